@@ -27,8 +27,8 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: hkls rewrites FILE --kernel NAME [--spec SPEC.json] [--hip] [--json]\n"
-            "       hkls rewrites FILE --kernel NAME --emit REWRITE [--param N=V]... [--spec SPEC.json]\n"
-            "                [--device S,W] [--hip]\n"
+            "       hkls rewrites FILE --kernel NAME --emit REWRITE[+REWRITE...] [--param [REWRITE.]N=V]...\n"
+            "                [--spec SPEC.json] [--device S,W] [--hip]\n"
             "What the built-in engine recognises in a kernel, without a GPU: the class the\n"
             "kernel model gives it (or the construct that came closest), then every rewrite\n"
             "with whether it applies at its default parameters and, when it does not, the\n"
@@ -40,9 +40,11 @@ static void usage(FILE *f)
             "                 construct, line, reason, grid}]} (grid: the launch an\n"
             "                 algorithm that applies needs, when not the spec's own)\n"
             "  --emit REWRITE the whole source as REWRITE leaves it, at its default\n"
-            "                 parameters (launch shape and grid are the search's, not here)\n"
+            "                 parameters (launch shape and grid are the search's, not here);\n"
+            "                 A+B: B applied to A's output (a stacked candidate of the search)\n"
             "  --param N=V    with --emit: the rewrite's parameter N at V (repeatable),\n"
-            "                 e.g. --emit warp_rows --param row_threads=512\n"
+            "                 e.g. --emit warp_rows --param row_threads=512; REWRITE.N=V\n"
+            "                 for a rewrite of a stack other than the first\n"
             "  --device S,W   the device's SM count and resident warps per SM (132,64 on an\n"
             "                 H200), for rewrites that size themselves to it; default unknown\n"
             "Exit 0, 1 when the file cannot be read or parsed or has no such kernel (or\n"
@@ -168,45 +170,121 @@ static void print_human(const json_t *o, FILE *f)
     cli_table_free(&t);
 }
 
-/* --emit: prints the source as rewrite name leaves ctx's kernel. EXIT_OK, EXIT_FAILED
- * (does not apply, or out of memory: the reason on stderr), EXIT_USAGE (no such rewrite). */
-static int emit(const char *name, const rw_context *ctx, const char *const *params, size_t n_params)
+/* The parameters of --param that are part `part` (0-based) of the stack, rewrite d: NAME=V
+ * for the first part, REWRITE.NAME=V for the part of that rewrite; each consumed one marked
+ * in used. EXIT_OK, or EXIT_USAGE with the reason on stderr. */
+static int part_params(const rw_descriptor *d, size_t part, const char *const *params, size_t n_params,
+                       bool *used, int *pv)
 {
-    const rw_descriptor *d = rw_find(name);
-    if (!d) {
-        fprintf(stderr, "hkls rewrites: no rewrite named %s\n", name);
-        return EXIT_USAGE;
-    }
-    int pv[RW_MAX_PARAMS] = {0};
     for (size_t i = 0; i < n_params; i++) {
-        const char *eq = strchr(params[i], '=');
+        const char *p = params[i], *eq = strchr(p, '='), *dot = strchr(p, '.');
+        if (dot && eq && dot < eq) {
+            if ((size_t)(dot - p) != strlen(d->name) || strncmp(p, d->name, (size_t)(dot - p)))
+                continue;
+            p = dot + 1;
+        } else if (part != 0) {
+            continue;
+        }
         int slot = -1;
         char pname[64];
-        if (eq && (size_t)(eq - params[i]) < sizeof pname) {
-            snprintf(pname, sizeof pname, "%.*s", (int)(eq - params[i]), params[i]);
+        if (eq && (size_t)(eq - p) < sizeof pname) {
+            snprintf(pname, sizeof pname, "%.*s", (int)(eq - p), p);
             slot = rw_param_index(d, pname);
         }
         char *end = NULL;
         long v = eq ? strtol(eq + 1, &end, 10) : 0;
         if (slot < 0 || slot >= RW_MAX_PARAMS || !end || *end || end == eq + 1) {
-            fprintf(stderr, "hkls rewrites: --param %s: not NAME=INTEGER with a parameter of %s\n", params[i], name);
+            fprintf(stderr, "hkls rewrites: --param %s: not NAME=INTEGER with a parameter of %s\n", params[i],
+                    d->name);
             return EXIT_USAGE;
         }
         pv[slot] = (int)v;
+        used[i] = true;
     }
-    rw_result r;
-    rw_refusal why;
-    memset(&why, 0, sizeof why);
-    int rc = rw_apply_named(name, ctx, pv, &r, &why);
+    return EXIT_OK;
+}
+
+/* --emit: prints the source as rewrite name leaves ctx's kernel. "A+B" applies B to A's
+ * output, analysed again, as the search stacks a second rewrite on a leader (search.c
+ * stack_on). EXIT_OK, EXIT_FAILED (a part does not apply: the reason on stderr), EXIT_USAGE. */
+#define EMIT_MAX_PARTS 4
+static int emit(const char *name, const rw_context *ctx, const char *const *params, size_t n_params)
+{
+    char parts[EMIT_MAX_PARTS][64];
+    size_t n_parts = 0;
+    bool ok = name[0] != '\0';
+    for (const char *p = name; ok && *p;) {
+        size_t l = strcspn(p, "+");
+        ok = l > 0 && l < sizeof parts[0] && n_parts < EMIT_MAX_PARTS;
+        if (ok)
+            snprintf(parts[n_parts++], sizeof parts[0], "%.*s", (int)l, p);
+        p += l;
+        if (*p == '+')
+            ok = ok && *++p;   /* no trailing '+' */
+    }
+    if (!ok) {
+        fprintf(stderr, "hkls rewrites: --emit %s: not REWRITE or REWRITE+REWRITE (at most %d)\n", name,
+                EMIT_MAX_PARTS);
+        return EXIT_USAGE;
+    }
+    bool used[RW_MAX_PARAMS] = {false};
+    const rw_descriptor *ds[EMIT_MAX_PARTS];
+    int pv[EMIT_MAX_PARTS][RW_MAX_PARAMS];
+    memset(pv, 0, sizeof pv);
+    for (size_t j = 0; j < n_parts; j++) {
+        if (!(ds[j] = rw_find(parts[j]))) {
+            fprintf(stderr, "hkls rewrites: no rewrite named %s\n", parts[j]);
+            return EXIT_USAGE;
+        }
+        int st = part_params(ds[j], j, params, n_params, used, pv[j]);
+        if (st)
+            return st;
+    }
+    for (size_t i = 0; i < n_params; i++)
+        if (!used[i]) {
+            fprintf(stderr, "hkls rewrites: --param %s: no rewrite of --emit %s has it\n", params[i], name);
+            return EXIT_USAGE;
+        }
+    rw_context c = *ctx;
+    const char *kname = ctx->m->funcs[ctx->kernel].name;
+    char *own = NULL;      /* the previous part's text, when c reads it */
+    an_model *m = NULL;    /* its model */
     int status = EXIT_FAILED;
-    if (rc == HK_OK && r.applicable) {
-        fwrite(r.text, 1, r.len, stdout);
-        status = EXIT_OK;
-    } else {
-        fprintf(stderr, "hkls rewrites: %s does not apply: %s\n", name,
-                why.reason[0] ? why.reason : r.description ? r.description : hk_strerror(rc));
+    for (size_t j = 0; j < n_parts; j++) {
+        rw_result r;
+        rw_refusal why;
+        memset(&why, 0, sizeof why);
+        int rc = rw_apply(ds[j], &c, pv[j], &r, &why);
+        if (rc != HK_OK || !r.applicable) {
+            fprintf(stderr, "hkls rewrites: %s does not apply%s%s: %s\n", parts[j], j ? " on the output of " : "",
+                    j ? parts[j - 1] : "", why.reason[0] ? why.reason : r.description ? r.description : hk_strerror(rc));
+            rw_result_free(&r);
+            goto out;
+        }
+        hk_free(own);
+        own = r.text;
+        r.text = NULL;
+        c.text = own;
+        c.len = r.len;
+        rw_result_free(&r);
+        if (j + 1 == n_parts)
+            break;
+        an_model_free(m);
+        m = NULL;
+        long k = -1;
+        if ((rc = an_analyze(c.text, c.len, &m)) || (k = an_model_find_kernel(m, kname)) < 0) {
+            fprintf(stderr, "hkls rewrites: the output of %s cannot be analysed again: %s\n", parts[j],
+                    rc ? hk_strerror(rc) : "the kernel is gone");
+            goto out;
+        }
+        c.m = m;
+        c.kernel = (size_t)k;
     }
-    rw_result_free(&r);
+    fwrite(c.text, 1, c.len, stdout);
+    status = EXIT_OK;
+out:
+    an_model_free(m);
+    hk_free(own);
     return status;
 }
 

@@ -208,6 +208,8 @@ static const struct hk_msg_entry msgs[HK_MSG_COUNT] = {
       "内存安全"),
     M(REP_SKILLS_TRIED, "Skills tried",
       "尝试过的优化技能"),
+    M(REP_STACKS_NOT_APPLIED, "Second rewrites not stacked on the leader",
+      "未能叠加到领先候选上的第二个代码改写"),
     M(REP_SKILL, "Skill",
       "优化技能"),
     M(REP_REWRITE, "Rewrite",

@@ -3004,6 +3004,26 @@ static void note_refused_tunables(ep_ctx *c, const search *s)
     ep__save_info(c);
 }
 
+/* Says which second rewrites (registry.h RW_STACKS) the search could not stack on a leading
+ * candidate and why (the log, and the episode info's "stacks_not_applied" for the report):
+ * "why was the jam never tried on the tiles?" has its construct and line. */
+static void note_stack_refusals(ep_ctx *c, const search *s)
+{
+    size_t n = 0;
+    const char *const *why = search_stack_refusals(s, &n);
+    if (!n)
+        return;
+    json_t *a = json_array();
+    for (size_t i = 0; i < n; i++) {
+        ep__log(c, "info", "%s", why[i]);
+        if (a)
+            json_array_append_new(a, ep__text(why[i]));
+    }
+    if (a)
+        json_object_set_new(c->info, "stacks_not_applied", a);
+    ep__save_info(c);
+}
+
 /* Proposals -> parallel compiles (all cores, ahead of the GPU) -> one GPU evaluation at a
  * time -> reports back to the search, until the candidate or time budget is spent, the
  * space is exhausted, or a stop. Without a GPU the compiles still run and are recorded. */
@@ -3158,6 +3178,8 @@ static int ep__stage_optimize(ep_ctx *c)
                 c->n_evaluated);
     if (rc == HK_OK)
         note_lock_wait(c);
+    if (rc == HK_OK)
+        note_stack_refusals(c, s);
     if (rc == HK_OK)
         learn_skills(c);
 out:

@@ -116,6 +116,24 @@ static int skills_tried_html(struct hk_buf *out, const json_t *info)
     return rc ? rc : hk_buf_appends(out, "</table>\n");
 }
 
+/* "Second rewrites not stacked on the leader" (the episode info's stacks_not_applied). */
+static int stacks_html(struct hk_buf *out, const json_t *info)
+{
+    const json_t *why = json_object_get(info, "stacks_not_applied");
+    if (!json_array_size(why))
+        return HK_OK;
+    int rc = hk_buf_printf(out, "<h2>%s</h2>\n<ul>\n", hk_tr(HK_MSG_REP_STACKS_NOT_APPLIED));
+    size_t i;
+    const json_t *t;
+    json_array_foreach(why, i, t) {
+        const char *s = json_string_value(t);
+        rc = rc ? rc : hk_buf_appends(out, "<li class=\"details\">");
+        rc = rc ? rc : report_html_escape(out, s ? s : "-");
+        rc = rc ? rc : hk_buf_appends(out, "</li>\n");
+    }
+    return rc ? rc : hk_buf_appends(out, "</ul>\n");
+}
+
 /* Horizontal bars: one per measured version, median as the bar and p10..p90 as a
  * whisker, coloured by role and status. */
 static int chart(struct hk_buf *out, const json_t *versions)
@@ -516,6 +534,7 @@ int report_model_to_html(const json_t *m, struct hk_buf *out)
     rc = rc ? rc : versions_html(out, m);
     rc = rc ? rc : facts_html(out, m);
     rc = rc ? rc : skills_tried_html(out, info);
+    rc = rc ? rc : stacks_html(out, info);
 
     /* Stages */
     size_t i;

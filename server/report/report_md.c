@@ -79,6 +79,25 @@ static int skills_tried_md(struct hk_buf *out, const json_t *info)
     return rc;
 }
 
+/* "Second rewrites not stacked on the leader": one line each, the rewrite, the leader and
+ * the construct and line (of the leader's text) that stopped it (the episode info's
+ * stacks_not_applied). Nothing when the episode recorded none. */
+static int stacks_md(struct hk_buf *out, const json_t *info)
+{
+    const json_t *why = json_object_get(info, "stacks_not_applied");
+    if (!json_array_size(why))
+        return HK_OK;
+    int rc = hk_buf_printf(out, "\n## %s\n\n", hk_tr(HK_MSG_REP_STACKS_NOT_APPLIED));
+    size_t i;
+    const json_t *t;
+    json_array_foreach(why, i, t) {
+        rc = rc ? rc : hk_buf_appends(out, "- ");
+        rc = rc ? rc : md_text(out, json_string_value(t), 600);
+        rc = rc ? rc : hk_buf_appends(out, "\n");
+    }
+    return rc;
+}
+
 /* A fenced block that no backtick run in text can close early: the fence is one
  * backtick longer than the longest run inside (at least three). */
 static int md_fence(struct hk_buf *out, const char *lang, const char *text)
@@ -399,6 +418,7 @@ int report_model_to_markdown(const json_t *m, struct hk_buf *out)
     if (!rc && report__str(info, "memory_safety")) /* compute-sanitizer (docs/sanitizer.md) */
         rc = row_text(out, hk_tr(HK_MSG_REP_MEMORY_SAFETY), report__str(info, "memory_safety"));
     rc = rc ? rc : skills_tried_md(out, info);
+    rc = rc ? rc : stacks_md(out, info);
 
     /* Stages */
     const json_t *stages = json_object_get(m, "stages");

@@ -59,8 +59,11 @@ typedef struct {
     size_t body_a, body_b;    /* the body's braces: [body_a] '{', [body_b - 1] '}' */
     sc_decl d[SC_DECLS];
     size_t n_d;
-    size_t upd_a;             /* the updates: [upd_a, body_b - 1) */
+    size_t upd_a, upd_b;      /* the updates: [upd_a, upd_b), upd_b the body's '}' or that of
+                               * the block the values continue in (read_body) */
     bool has_break;
+    uint32_t pragma_a, pragma_b; /* a `#pragma unroll` line before the loop: its bytes (a == b:
+                               * none), moved onto the remainder loop */
 } sc_loop;
 
 #define refuse(s, k, ...) rwl_refuse((s)->why, sizeof (s)->why, (s)->ts, (s)->text, (k), __VA_ARGS__)
@@ -152,6 +155,20 @@ static bool local_array(const sc_scan *s, size_t k)
         if (same_name(ts, q, k) && rwl_tok_is(ts, q + 1, "[") && rwl_declared_here(ts, q))
             return true;
     return false;
+}
+
+/* Is the name at k an array declared in the kernel body (in registers, local or __shared__
+ * memory) whose name is always subscripted: no pointer to it is ever formed, so a store
+ * reaches its elements only by naming it (uniform_tiles' hk_r0[] and hk_tile0[])? */
+static bool array_never_decays(const sc_scan *s, size_t k)
+{
+    const rw_toks *ts = s->ts;
+    if (!local_array(s, k))
+        return false;
+    for (size_t q = 0; q + 1 < ts->n; q++)
+        if (same_name(ts, q, k) && !rwl_tok_is(ts, q + 1, "["))
+            return false;
+    return true;
 }
 
 /* Is the name at k declared as a pointer in the kernel body (`float *p = ...`)? */
@@ -288,8 +305,11 @@ static bool read_header(sc_scan *s, size_t k, sc_loop *L)
         return refuse(s, s2 + 1, "loop step", "not `++%.*s` (items one at a time)", TOK(ts, L->v));
     if (!rwl_tok_is(ts, hc + 1, "{"))
         return refuse(s, hc + 1, "loop body", "not a braced block");
-    /* a `#pragma unroll` before it (between the previous token and the for): the compiler
-     * already puts its items side by side, and the pragma would be left on a block */
+    /* a `#pragma unroll` before it (between the previous token and the for): unrolling puts
+     * the items side by side but keeps each update's branch between one item's value and the
+     * next's (uniform_tiles' full-tile loop: its items' loads first, then each item's value
+     * and update in turn). The jam is still worth it; the pragma goes onto the remainder loop
+     * (left before the jam's block it would unroll nothing, and nvcc warns). */
     const char *gap = s->text + (k > 0 ? ts->t[k - 1].end : ts->t[k].start);
     size_t gl = ts->t[k].start - (size_t)(gap - s->text);
     for (size_t q = 0; q + 7 <= gl; q++) {
@@ -297,8 +317,12 @@ static bool read_header(sc_scan *s, size_t k, sc_loop *L)
             continue;
         const char *nl = memchr(gap + q, '\n', gl - q);
         size_t ll = nl ? (size_t)(nl - (gap + q)) : gl - q;
-        if (memmem(gap + q, ll, "unroll", 6))
-            return refuse(s, k, "for loop", "a `#pragma unroll` unrolls it already");
+        if (!memmem(gap + q, ll, "unroll", 6))
+            continue;
+        if (L->pragma_b > L->pragma_a)
+            return refuse(s, k, "for loop", "two `#pragma unroll` lines before it");
+        L->pragma_a = (uint32_t)(gap + q - s->text);
+        L->pragma_b = (uint32_t)(gap + q + ll - s->text);
     }
     L->body_a = hc + 1;
     size_t bc = rwl_match_close(ts, hc + 1);
@@ -323,10 +347,37 @@ static bool read_body(sc_scan *s, sc_loop *L)
         L->n_d += got;
         q = e;
     }
+    L->upd_b = end;
+    /* the values may go on in a block that ends the body (`{ int i = ...; { T x = ...; T d =
+     * ...; if (d < best) ... } }`: uniform_tiles wraps the original body so): its leading
+     * declarations are values too, and the updates are the rest of that block. Not when one
+     * of them would shadow a value or the counter (the jam declares them side by side). */
+    if (q < end && rwl_tok_is(ts, q, "{") && rwl_match_close(ts, q) == end - 1) {
+        size_t ie = end - 1, iq = q + 1, n0 = L->n_d;
+        while (iq < ie && rwl_starts_declaration(ts, iq)) {
+            size_t e = rwl_stmt_end(ts, iq, ie);
+            size_t got = read_decl(ts, iq, e, L->d + L->n_d, SC_DECLS - L->n_d);
+            if (!got)
+                break;
+            L->n_d += got;
+            iq = e;
+        }
+        bool clash = false;
+        for (size_t i = n0; i < L->n_d && !clash; i++) {
+            clash = same_name(ts, L->d[i].name, L->v);
+            for (size_t j = 0; j < i && !clash; j++)
+                clash = same_name(ts, L->d[i].name, L->d[j].name);
+        }
+        if (L->n_d > n0 && !clash && iq < ie) {
+            q = iq;
+            L->upd_b = ie;
+        } else
+            L->n_d = n0;
+    }
     if (!L->n_d)
         return refuse(s, L->body_a + 1, "loop body", "does not start with the item's value declarations "
                                                     "(`T d = ...;`)");
-    if (q >= end)
+    if (q >= L->upd_b)
         return refuse(s, L->body_a, "loop body", "has no update after its value declarations");
     L->upd_a = q;
     s->deep = true;
@@ -373,6 +424,21 @@ static bool read_body(sc_scan *s, sc_loop *L)
     for (size_t k = L->n_a; k < L->n_b; k++)
         if (rwl_tok_is(ts, k, "[") || (rwl_tok_is(ts, k, "(") && k > L->n_a && ts->t[k - 1].kind == T_IDENT))
             return refuse(s, k, "loop bound", "reads memory or calls a function");
+    /* values that read no memory and call nothing (uniform_tiles' partial tile: `int k = hk_k0 +
+     * hk_j;`, its reads behind a bound check; roi_align's sample coordinate `y` before a loop
+     * over x) put no load in flight: the compiler may move such arithmetic across the items
+     * itself, and the jam's gain is the loads of U items issued together */
+    bool reads = false;
+    for (size_t i = 0; i < L->n_d && !reads; i++)
+        for (size_t k = L->d[i].init_a; k < L->d[i].init_b && !reads; k++)
+            reads = (rwl_tok_is(ts, k, "[") || rwl_tok_is(ts, k, "(")) && k > L->d[i].init_a &&
+                    ts->t[k - 1].kind == T_IDENT && !rwl_is_type_word(ts, k - 1);
+    for (size_t i = 0; i < L->n_d && !reads; i++)
+        for (size_t k = L->d[i].init_a; k < L->d[i].init_b && !reads; k++)
+            reads = rwl_tok_is(ts, k, "*") && rwl_unary_position(ts, k);
+    if (!reads)
+        return refuse(s, L->d[0].name, "value declaration", "the values (`%.*s`...) read no memory and call "
+                      "nothing: no load for the jam to put in flight", TOK(ts, L->d[0].name));
     /* the value declarations: nothing the body writes, no writes, no calls that may write */
     for (size_t i = 0; i < L->n_d; i++) {
         const sc_decl *d = &L->d[i];
@@ -393,6 +459,10 @@ static bool read_body(sc_scan *s, sc_loop *L)
             bool mem = rwl_tok_is(ts, k + 1, "[") || (k > d->init_a && rwl_tok_is(ts, k - 1, "*") &&
                                                       rwl_unary_position(ts, k - 1));
             if (!mem)
+                continue;
+            /* an array of the kernel's own that no pointer reaches: only a store that names it,
+             * which the check above refuses */
+            if (array_never_decays(s, k))
                 continue;
             const an_param *rp = param_of(s, k);
             for (size_t j = 0; j < nw; j++) {
@@ -448,12 +518,12 @@ static int append_renamed(struct hk_buf *o, const rw_toks *ts, const sc_loop *L,
     return rc;
 }
 
-/* The updates [upd_a, body_b - 1) as written, a break of the item loop made
+/* The updates [upd_a, upd_b) as written, a break of the item loop made
  * `{ hk_uj_stop = true; break; }`. */
 static int append_updates(struct hk_buf *o, const sc_scan *s, const sc_loop *L)
 {
     const rw_toks *ts = s->ts;
-    size_t a = L->upd_a, end = L->body_b - 1;
+    size_t a = L->upd_a, end = L->upd_b;
     uint32_t at = ts->t[a].start;
     int rc = HK_OK;
     for (size_t k = a; k < end && !rc; k++)
@@ -496,7 +566,7 @@ static int emit_loop(struct hk_buf *o, const sc_scan *s, const sc_loop *L, int U
                 rc = hk_buf_printf(o, ";\n");
         }
     }
-    size_t end = L->body_b - 1;
+    size_t end = L->upd_b;
     for (int j = 0; j < U && !rc; j++) {
         rc = hk_buf_printf(o, "%s        {\n", ind);
         if (!rc && used_in(ts, L->upd_a, end, L->v))
@@ -514,9 +584,18 @@ static int emit_loop(struct hk_buf *o, const sc_scan *s, const sc_loop *L, int U
             rc = hk_buf_printf(o, "\n%s        }\n", ind);
     }
     if (!rc)
-        rc = hk_buf_printf(o, "%s    }\n%s    %s%sfor (%s %.*s = hk_uj; %.*s < %s; ++%.*s) %.*s\n%s}", ind, ind,
-                           L->has_break ? "if (!hk_uj_stop)\n    " : "", L->has_break ? ind : "", type, TOK(ts, L->v), TOK(ts, L->v), bound,
-                           TOK(ts, L->v), SPAN(ts, L->body_a, L->body_b), ind);
+        rc = hk_buf_printf(o, "%s    }\n%s    %s%s", ind, ind, L->has_break ? "if (!hk_uj_stop)\n    " : "",
+                           L->has_break ? ind : "");
+    /* the pragma, on its own line, applies to the remainder loop in a block of its own */
+    if (!rc && L->pragma_b > L->pragma_a)
+        rc = hk_buf_printf(o, "{\n%.*s\n%s    ", (int)(L->pragma_b - L->pragma_a), s->text + L->pragma_a, ind);
+    if (!rc)
+        rc = hk_buf_printf(o, "for (%s %.*s = hk_uj; %.*s < %s; ++%.*s) %.*s\n", type, TOK(ts, L->v),
+                           TOK(ts, L->v), bound, TOK(ts, L->v), SPAN(ts, L->body_a, L->body_b));
+    if (!rc && L->pragma_b > L->pragma_a)
+        rc = hk_buf_printf(o, "%s    }\n", ind);
+    if (!rc)
+        rc = hk_buf_printf(o, "%s}", ind);
     return rc;
 }
 
@@ -558,8 +637,17 @@ int rw_unroll_jam_scan(const char *text, size_t len, const an_model *m, size_t k
         memset(&L, 0, sizeof L);
         s.why[0] = '\0';
         if (read_header(&s, k, &L) && read_body(&s, &L)) {
-            found = true;
-            break;
+            /* a loop of fewer items than U, counted in the source (uniform_tiles' full tile of
+             * `hk_u < 4`), would run only its remainder */
+            char *e = NULL;
+            long items = L.n_b == L.n_a + 1 && ts.t[L.n_a].kind == T_NUMBER
+                             ? strtol(ts.text + ts.t[L.n_a].start, &e, 0) : -1;
+            bool literal = e && items >= 0 && (e == ts.text + ts.t[L.n_a].end || *e == 'u' || *e == 'U');
+            if (!(literal && items < unroll)) {
+                found = true;
+                break;
+            }
+            refuse(&s, L.n_a, "loop bound", "%ld items, fewer than the %d jammed", items, unroll);
         }
         /* a refusal about the values of a loop of the right shape is the one to report; one
          * about a loop of another shape (an init loop, a body starting with a store) only
@@ -585,7 +673,8 @@ int rw_unroll_jam_scan(const char *text, size_t len, const an_model *m, size_t k
     hk_buf_init(&nb, RW_TEXT_MAX);
     rc = emit_loop(&nb, &s, &L, unroll, ind);
     if (!rc)
-        rc = rwl_edits_add(&es, ts.t[L.loop_a].start, ts.t[L.loop_b - 1].end, nb.data);
+        rc = rwl_edits_add(&es, L.pragma_b > L.pragma_a ? L.pragma_a : ts.t[L.loop_a].start,
+                           ts.t[L.loop_b - 1].end, nb.data);
     hk_buf_free(&nb);
     if (rc)
         goto out;
@@ -619,6 +708,8 @@ const rw_descriptor rw_unroll_jam_scan_desc = {
                "runs their updates in order (exact; breaks kept)",
     .params = uj_params,
     .n_params = HK_ARRAY_LEN(uj_params),
-    .flags = 0,
+    /* it jams one item loop and keeps the launch: on top of uniform_tiles it jams the full
+     * tile's loop (values from registers the tile filled), a second gain after the first */
+    .flags = RW_STACKS,
     .emit = emit_unroll_jam_scan,
 };

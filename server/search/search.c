@@ -131,7 +131,7 @@ static int hset_add(hset *s, uint64_t h)
 /* ------------------------------------------------------------------ axes */
 
 enum axis_kind { AX_STRUCT, AX_GRID, AX_BLOCK, AX_TUNABLE, AX_RESTRICT, AX_LAUNCH_BOUNDS,
-                 AX_FAST_MATH };
+                 AX_FAST_MATH, AX_STACK };
 
 typedef struct {
     enum axis_kind kind;
@@ -143,8 +143,8 @@ typedef struct {
     enum an_tunable_kind tkind;
     long targ_index;            /* AX_TUNABLE: index into the spec's template args, or -1 */
     bool linked_block;          /* AX_TUNABLE: the value is also block_x */
-    search_struct *structs;     /* AX_STRUCT: [0] unused; strings owned (skill, rewrite) */
-    char **labels;              /* AX_STRUCT: "vectorize width=4" */
+    search_struct *structs;     /* AX_STRUCT, AX_STACK: [0] unused; strings owned (skill, rewrite) */
+    char **labels;              /* AX_STRUCT, AX_STACK: "vectorize width=4" */
     bool *bad;                  /* the value failed as a single change */
 } axis;
 
@@ -177,6 +177,7 @@ typedef struct {
     bool reported;
     enum search_status status;
     double median_ms;
+    char *structural_own;       /* backing for pub.structural when stacked ("A + B") */
 } cand_rec;
 
 struct search {
@@ -211,6 +212,8 @@ struct search {
     long best;                  /* index into cands of the fastest SEARCH_OK, or -1 */
     char **refused;             /* "NAME not searched: why" for tunables left out */
     size_t n_refused;
+    char **stack_refused;       /* "B not stacked on A: why", once per pair */
+    size_t n_stack_refused;
 };
 
 /* splitmix64: small, fast, and the same sequence everywhere for a seed */
@@ -475,6 +478,63 @@ nomem:
     return HK_ENOMEM;
 }
 
+/* The stacking axis: the structural choices whose rewrite stacks (RW_STACKS), each skill's
+ * first choice once, whether or not it applies to the baseline (it may apply only to a
+ * leader's text). Value v > 0 stacks structs[v] on the configuration's structural value;
+ * queue_stacks proposes it only on the leaders, once the first choices are measured. */
+static int add_stack_axis(search *s)
+{
+    const search_launch *l = &s->launch;
+    size_t cap = l->n_structs + 1, n = 1;
+    axis *a = &s->axes[s->n_axes];
+    memset(a, 0, sizeof *a);
+    a->kind = AX_STACK;
+    if (axis_alloc(a, cap) || !(a->structs = hk_calloc(cap, sizeof *a->structs)) ||
+        !(a->labels = hk_calloc(cap, sizeof *a->labels)))
+        goto nomem;
+    for (size_t i = 0; i < l->n_structs; i++) {
+        search_struct st = l->structs[i];
+        if (!st.rewrite || st.rank != 0 || !struct_has(&st, RW_STACKS))
+            continue;
+        bool dup = false;
+        for (size_t k = 1; k < n && !dup; k++)
+            dup = !strcmp(a->structs[k].rewrite, st.rewrite) &&
+                  !memcmp(a->structs[k].params, st.params, sizeof st.params);
+        if (dup)
+            continue;
+        st.block_size = st.blocks_per_sm = 0;   /* it keeps the leader's launch */
+        a->structs[n] = st;
+        a->structs[n].skill = st.skill ? hk_strdup(st.skill) : NULL;
+        a->structs[n].rewrite = hk_strdup(st.rewrite);
+        a->labels[n] = struct_label(&st);
+        n++;
+        if ((st.skill && !a->structs[n - 1].skill) || !a->structs[n - 1].rewrite ||
+            !a->labels[n - 1])
+            goto nomem;
+    }
+    if (n == 1) {
+        a->n_values = cap;
+        axis_free(a);
+        return HK_OK;
+    }
+    a->n_values = n;
+    s->n_axes++;
+    return HK_OK;
+nomem:
+    a->n_values = cap;
+    axis_free(a);
+    return HK_ENOMEM;
+}
+
+/* The index of the axis of kind k, or -1 (AX_STRUCT and AX_STACK are one axis each). */
+static long axis_of_kind(const search *s, enum axis_kind k)
+{
+    for (size_t a = 0; a < s->n_axes; a++)
+        if (s->axes[a].kind == k)
+            return (long)a;
+    return -1;
+}
+
 /* Records "NAME not searched: why" (why: new string, taken). */
 static int refuse_tunable(search *s, const char *name, char *why)
 {
@@ -537,6 +597,8 @@ static int build_axes(search *s)
     rw_result r;
 
     if (s->launch.n_structs && (rc = add_struct_axis(s)))
+        return rc;
+    if (axis_of_kind(s, AX_STRUCT) >= 0 && (rc = add_stack_axis(s)))
         return rc;
 
     /* grid-stride on an SM-multiple grid: 1D launches whose kernel is, or can become, a
@@ -625,6 +687,7 @@ static void cand_free(cand_rec *c)
         return;
     hk_free(c->pub.text);
     hk_free(c->pub.description);
+    hk_free(c->structural_own);
     for (size_t i = 0; i < c->pub.n_tunables; i++) {
         hk_free(c->pub.tunables[i].name);
         hk_free(c->pub.tunables[i].value);
@@ -761,6 +824,68 @@ static int vectorize_after_table(search *s, work *w, const search_struct *sst, i
     return rc;
 }
 
+/* Records "B not stacked on A: why" once (why: new string, taken; NULL: out of memory). */
+static int note_stack_refusal(search *s, char *why)
+{
+    if (!why)
+        return HK_ENOMEM;
+    for (size_t i = 0; i < s->n_stack_refused; i++)
+        if (!strcmp(s->stack_refused[i], why)) {
+            hk_free(why);
+            return HK_OK;
+        }
+    char **v = hk_realloc(s->stack_refused, (s->n_stack_refused + 1) * sizeof *v);
+    if (!v) {
+        hk_free(why);
+        return HK_ENOMEM;
+    }
+    s->stack_refused = v;
+    s->stack_refused[s->n_stack_refused++] = why;
+    HK_DEBUG("search: %s", why);
+    return HK_OK;
+}
+
+/* The second rewrite of a stacked configuration (AX_STACK value of cfg) on w's text, which
+ * holds the structural rewrite sst's output (label sst_label) re-modelled by work_take: the
+ * rewrites see the leader's text as they would a kernel of its own. *skip when cfg stacks
+ * without a structural value, stacks a rewrite on itself, or when the second rewrite refuses
+ * or would change the leader's launch (RW_STACKS keeps it): nothing is proposed, and the
+ * refusal is kept for the report (search_stack_refusals). */
+static int stack_on(search *s, work *w, const int *cfg, const search_struct *sst,
+                    const char *sst_label, cand_rec *c, struct hk_buf *desc, bool *skip)
+{
+    long st = axis_of_kind(s, AX_STACK);
+    if (st < 0 || cfg[st] == 0)
+        return HK_OK;
+    const search_struct *bst = &s->axes[st].structs[cfg[st]];
+    const char *blabel = s->axes[st].labels[cfg[st]];
+    if (!sst || !strcmp(bst->rewrite, sst->rewrite)) {
+        *skip = true;
+        return HK_OK;
+    }
+    rw_result r;
+    int rc = apply_struct(bst, &s->launch, w->text, w->len, work_model(s, w), w->kernel, &r);
+    if (rc == HK_ENOMEM) {
+        rw_result_free(&r);
+        return rc;
+    }
+    if (rc != HK_OK || !r.applicable || !r.keeps_launch) {
+        const char *why = rc != HK_OK       ? hk_strerror(rc)
+                          : !r.applicable   ? (r.description ? r.description : "not applicable")
+                                            : "its output changes the launch";
+        rc = note_stack_refusal(s, hk_asprintf("%s not stacked on %s: %s", blabel, sst_label, why));
+        rw_result_free(&r);
+        *skip = true;
+        return rc;
+    }
+    if ((rc = step(s, w, rc, &r, true, skip)) || *skip)
+        return rc;
+    if (!(c->structural_own = hk_asprintf("%s + %s", sst_label, blabel)))
+        return HK_ENOMEM;
+    c->pub.structural = c->structural_own;
+    return hk_buf_printf(desc, " + %s", blabel);
+}
+
 /* Builds the candidate for cfg into *out (new record). *skip when the configuration cannot
  * be written (a rewrite does not apply to the combined text). */
 static int materialize(search *s, const int *cfg, int phase, cand_rec **out, bool *skip)
@@ -894,7 +1019,14 @@ static int materialize(search *s, const int *cfg, int phase, cand_rec **out, boo
             goto out;
         if (restrict_first && (rc = hk_buf_printf(&desc, "; __restrict__/const")))
             goto out;
+        /* a second rewrite on this one's output (queue_stacks): "A + B" */
+        if (!*skip && (rc = stack_on(s, &w, cfg, sst, ax->labels[cfg[a]], c, &desc, skip)))
+            goto out;
     }
+    /* a stacking value with no structural rewrite under it is no candidate */
+    long st_axis = axis_of_kind(s, AX_STACK);
+    if (!sst && st_axis >= 0 && cfg[st_axis])
+        *skip = true;
     /* a library call ignores the kernel's launch, attributes and flags: combined with any
      * other axis it would be the same program timed again */
     for (size_t a = 0; sst && struct_has(sst, RW_LIBRARY_CALL) && a < s->n_axes; a++)
@@ -1190,6 +1322,9 @@ void search_free(search *s)
     for (size_t i = 0; i < s->n_refused; i++)
         hk_free(s->refused[i]);
     hk_free(s->refused);
+    for (size_t i = 0; i < s->n_stack_refused; i++)
+        hk_free(s->stack_refused[i]);
+    hk_free(s->stack_refused);
     an_model_free(s->m);
     hk_free(s->kernel_name);
     hk_free(s->text);
@@ -1277,6 +1412,75 @@ static int order_second_choices(search *s)
     return HK_OK;
 }
 
+static double baseline_ms(const search *s);
+
+/* Leaders whose output the stacking rewrites are offered: the fastest structural first
+ * choices that beat the baseline. Two, not one: two leaders within noise of each other are
+ * common (three_nn: uniform_tiles 1.18x, double_narrowing close), and the second may be
+ * the one the stacked rewrite fits. */
+#define SEARCH_STACK_LEADERS 2u
+
+/* Inserts cfg into the queue at pos (<= n_queue). */
+static int queue_insert(search *s, size_t pos, const int *cfg)
+{
+    int rc = queue_push(s, cfg);
+    if (rc)
+        return rc;
+    int *last = s->queue[s->n_queue - 1];
+    memmove(s->queue + pos + 1, s->queue + pos, (s->n_queue - 1 - pos) * sizeof *s->queue);
+    s->queue[pos] = last;
+    return HK_OK;
+}
+
+/* Once every skill's first choice is measured: each stacking value (AX_STACK) on the
+ * leaders' configurations, fastest leader first, queued right after the first choices
+ * (and the non-structural entries that keep their place there): two measured gains that
+ * address different costs (uniform_tiles the global loads of the items, unroll_jam_scan the
+ * dependent chain per item) are the likeliest next gain, more than a second launch of one
+ * of them. A stacking value is never put on its own rewrite; one that refuses the leader's
+ * text is skipped when proposed (stack_on), costing no budget. */
+static int queue_stacks(search *s)
+{
+    long st = axis_of_kind(s, AX_STACK), sa = axis_of_kind(s, AX_STRUCT);
+    if (st < 0 || sa < 0)
+        return HK_OK;
+    double base = baseline_ms(s);
+    const cand_rec *lead[SEARCH_STACK_LEADERS];
+    size_t n = 0;
+    while (n < SEARCH_STACK_LEADERS) {
+        const cand_rec *best = NULL;
+        for (size_t i = 0; i < s->n_cands; i++) {
+            const cand_rec *c = s->cands[i];
+            if (c->pub.phase != 1 || !c->reported || c->status != SEARCH_OK || !c->cfg[sa] ||
+                c->cfg[st] || !(c->median_ms < base))
+                continue;
+            bool taken = false;
+            for (size_t j = 0; j < n && !taken; j++)
+                taken = lead[j] == c;
+            if (!taken && (!best || c->median_ms < best->median_ms))
+                best = c;
+        }
+        if (!best)
+            break;
+        lead[n++] = best;
+    }
+    size_t pos = s->queue_pos;
+    while (pos < s->n_queue && !s->queue[pos][sa])
+        pos++;
+    for (size_t j = 0; j < n; j++)
+        for (size_t v = 1; v < s->axes[st].n_values; v++) {
+            if (!strcmp(s->axes[st].structs[v].rewrite, s->axes[sa].structs[lead[j]->cfg[sa]].rewrite))
+                continue;
+            int cfg[SEARCH_MAX_AXES];
+            memcpy(cfg, lead[j]->cfg, s->n_axes * sizeof *cfg);
+            cfg[st] = (int)v;
+            int rc = queue_insert(s, pos++, cfg);
+            if (rc)
+                return rc;
+        }
+    return HK_OK;
+}
+
 /* Phase 1: one axis changed at a time, round-robin over the axes so that a small budget
  * still tries every axis's nearest value. */
 static int queue_singles(search *s)
@@ -1316,7 +1520,9 @@ static int queue_singles(search *s)
             max_values = s->axes[a].n_values;
     for (size_t v = 1; v < max_values; v++)
         for (size_t a = 0; a < s->n_axes; a++) {
-            int rc = v < s->axes[a].n_values ? queue_single(s, a, v) : HK_OK;
+            /* a stacking value alone is no change (it needs a leader: queue_stacks) */
+            int rc = v < s->axes[a].n_values && s->axes[a].kind != AX_STACK ? queue_single(s, a, v)
+                                                                            : HK_OK;
             if (rc)
                 return rc;
         }
@@ -1563,11 +1769,12 @@ int search_next(search *s, const search_candidate **out)
         case 1:
         case 2:
             if (s->phase == 1 && !s->seconds_ordered && s->queue_pos == s->first_end &&
-                s->second_end > s->first_end) {
-                /* the second choices are ordered by the first choices' results */
+                (s->second_end > s->first_end || axis_of_kind(s, AX_STACK) >= 0)) {
+                /* the second choices are ordered by the first choices' results, and the
+                 * stacked candidates go on the leaders among them */
                 if (s->pending)
                     return HK_ESTATE;
-                if ((rc = order_second_choices(s)))
+                if ((rc = order_second_choices(s)) || (rc = queue_stacks(s)))
                     return rc;
                 s->seconds_ordered = true;
             }
@@ -1622,9 +1829,12 @@ int search_report(search *s, unsigned id, enum search_status status, double medi
         if (s->best < 0 || median_ms < s->cands[s->best]->median_ms)
             s->best = (long)id;
     } else if (c->pub.phase == 1) {
-        /* a single change that fails is not worth combining or revisiting */
+        /* a single change that fails is not worth combining or revisiting; a stacked one
+         * fails for its stacking value, not for its leader (measured on its own) */
+        long st = axis_of_kind(s, AX_STACK);
+        bool stacked = st >= 0 && c->cfg[st];
         for (size_t a = 0; a < s->n_axes; a++)
-            if (c->cfg[a])
+            if (c->cfg[a] && (!stacked || (long)a == st))
                 s->axes[a].bad[c->cfg[a]] = true;
     }
     return HK_OK;
@@ -1645,6 +1855,12 @@ const search_candidate *search_get(const search *s, unsigned id)
 }
 
 size_t search_count(const search *s) { return s ? s->n_cands : 0; }
+
+const char *const *search_stack_refusals(const search *s, size_t *n)
+{
+    *n = s ? s->n_stack_refused : 0;
+    return s ? (const char *const *)s->stack_refused : NULL;
+}
 
 const char *const *search_refused_tunables(const search *s, size_t *n)
 {
@@ -1693,6 +1909,11 @@ char *search_describe_axes(const search *s)
             break;
         case AX_FAST_MATH:
             rc = rc ? rc : hk_buf_appends(&b, "-use_fast_math");
+            break;
+        case AX_STACK:
+            rc = rc ? rc : hk_buf_appends(&b, "stacked on the leading structural candidates:");
+            for (size_t v = 1; v < ax->n_values && !rc; v++)
+                rc = hk_buf_printf(&b, "%s%s", v == 1 ? " " : ", ", ax->labels[v]);
             break;
         }
     }

@@ -5,7 +5,8 @@
  * time), then the best value of each axis combined, then random neighbours of the best.
  * Identical candidates (same text, launch and flags, by content hash) are proposed once.
  * Engine v2's structural rewrites, proposed by skills, form one more axis whose values
- * are tried before any other single change (each skill's first choice first).
+ * are tried before any other single change (each skill's first choice first); once those
+ * are measured, a rewrite that stacks (RW_STACKS) is applied to the leaders' outputs too.
  * One search per episode, used from one thread. */
 #ifndef HK_ENGINE_SEARCH_H
 #define HK_ENGINE_SEARCH_H
@@ -54,14 +55,18 @@ typedef struct {
     bool restrict_ptrs;            /* __restrict__ (and const where never written) added */
     bool grid_stride;              /* the grid-stride rewrite was applied */
     const char *structural;        /* the structural rewrite applied, e.g. "vectorize
-                                    * width=4", or NULL (owned by the search) */
+                                    * width=4", or NULL (owned by the search); a stacked
+                                    * candidate names both: "uniform_tiles tile=256 ... +
+                                    * unroll_jam_scan unroll=4 ..." (the second on the
+                                    * first's output) */
     const char *skill;             /* the skill that proposed it, or NULL */
     search_setting *tunables;      /* tunables set to a value other than the source's */
     size_t n_tunables;
     char **template_args;          /* the spec's template arguments with tunables applied;
                                     * NULL when the spec gives none */
     size_t n_template_args;
-    int phase;                     /* 0 baseline, 1 single change, 2 combination, 3 neighbour */
+    int phase;                     /* 0 baseline, 1 single change (or a second rewrite stacked
+                                    * on a leading one), 2 combination, 3 neighbour */
     char *description;             /* one line: what differs from the baseline ("baseline") */
 } search_candidate;
 
@@ -170,6 +175,13 @@ char *search_describe_axes(const search *s);
  * order: a tunable becomes an axis only when knob_prove (knob.h) shows it shapes the
  * launch or tiling alone. Borrowed (valid until search_free); *n their count. */
 const char *const *search_refused_tunables(const search *s, size_t *n);
+
+/* Why a rewrite that stacks (registry.h RW_STACKS) was not stacked on a leading structural
+ * candidate, one sentence per pair ("unroll_jam_scan unroll=4 (skill ...) not stacked on
+ * uniform_tiles tile=256 ...: <its refusal, with the construct and its line in the leader's
+ * text, not the kernel's>"), in the order met.
+ * Borrowed (valid until the next search_next or search_free); *n their count. */
+const char *const *search_stack_refusals(const search *s, size_t *n);
 
 /* The content hash used for deduplication: FNV-1a 64 over text, then a canonical
  * serialization of block, grid mode, flags and template arguments. (A divided grid's axis

@@ -275,6 +275,43 @@ static void emit_params(void **state)
     run_free(&r);
 }
 
+/* --emit A+B prints B applied to A's output (the search's stacked candidate): the tiles, then
+ * the full tile's loop jammed; REWRITE.N=V sets the second's parameter; a second that refuses
+ * the first's output says so (exit 1); a malformed stack is a usage error. */
+static void emit_stacked(void **state)
+{
+    (void)state;
+    struct run r;
+    const char *a[] = {HK_TEST_DATA "/skills/kernels/uniform_tiles.cu", "--kernel", "nearest", "--emit",
+                       "uniform_tiles+unroll_jam_scan", "--param", "unroll_jam_scan.unroll=2", NULL};
+    run(a, &r);
+    if (r.code != 0)
+        fail_msg("exit %d: %s", r.code, r.err);
+    assert_non_null(strstr(r.out, "__shared__"));
+    assert_non_null(strstr(r.out, "hk: unroll_jam_scan: 2 items' values first"));
+    assert_non_null(strstr(r.out, "= hk_r0[hk_uj_k1];"));
+    run_free(&r);
+    const char *back[] = {HK_TEST_DATA "/skills/kernels/uniform_tiles.cu", "--kernel", "nearest", "--emit",
+                          "unroll_jam_scan+uniform_tiles", NULL};
+    run(back, &r);
+    assert_int_equal(r.code, 1);
+    assert_string_equal(r.out, "");
+    assert_non_null(strstr(r.err, "uniform_tiles does not apply on the output of unroll_jam_scan: "));
+    run_free(&r);
+    const char *trailing[] = {HK_TEST_DATA "/skills/kernels/uniform_tiles.cu", "--kernel", "nearest", "--emit",
+                              "uniform_tiles+", NULL};
+    run(trailing, &r);
+    assert_int_equal(r.code, 2);
+    assert_non_null(strstr(r.err, "not REWRITE or REWRITE+REWRITE"));
+    run_free(&r);
+    const char *stray[] = {HK_TEST_DATA "/skills/kernels/uniform_tiles.cu", "--kernel", "nearest", "--emit",
+                           "uniform_tiles+unroll_jam_scan", "--param", "vectorize.width=4", NULL};
+    run(stray, &r);
+    assert_int_equal(r.code, 2);
+    assert_non_null(strstr(r.err, "--param vectorize.width=4: no rewrite of --emit"));
+    run_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -285,6 +322,7 @@ int main(void)
         cmocka_unit_test(bad_input),
         cmocka_unit_test(emit_text),
         cmocka_unit_test(emit_params),
+        cmocka_unit_test(emit_stacked),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

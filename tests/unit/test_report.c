@@ -616,6 +616,38 @@ static void floor_row(void **state)
     store_close(f.s);
 }
 
+/* A second rewrite the search could not stack on the leader: its reason, with the construct
+ * and line, is in both reports (escaped); none recorded, no section. */
+static void stacks_not_applied(void **state)
+{
+    (void)state;
+    struct fixture f;
+    fixture_build(&f, HOSTILE);
+    assert_int_equal(store_episode_set_info(
+                         f.s, f.ep,
+                         "{\"stacks_not_applied\":[\"unroll_jam_scan unroll=4 not stacked on "
+                         "uniform_tiles tile=256: value declaration at line 35: `d` reads `best` <x>\"]}"),
+                     HK_OK);
+    struct hk_buf out;
+    hk_buf_init(&out, 1 << 22);
+    assert_int_equal(report_render_markdown(f.s, f.ep, &out), HK_OK);
+    assert_non_null(strstr(out.data, "## Second rewrites not stacked on the leader\n\n- unroll\\_jam\\_scan "
+                                     "unroll=4 not stacked on uniform\\_tiles tile=256: value declaration "
+                                     "at line 35: \\`d\\` reads \\`best\\` \\<x\\>\n"));
+    hk_buf_free(&out);
+    hk_buf_init(&out, 1 << 22);
+    assert_int_equal(report_render_html(f.s, f.ep, &out), HK_OK);
+    assert_non_null(strstr(out.data, "<h2>Second rewrites not stacked on the leader</h2>"));
+    assert_non_null(strstr(out.data, "reads `best` &lt;x&gt;</li>"));
+    hk_buf_free(&out);
+    assert_int_equal(store_episode_set_info(f.s, f.ep, "{\"isolation\":\"none\"}"), HK_OK);
+    hk_buf_init(&out, 1 << 22);
+    assert_int_equal(report_render_markdown(f.s, f.ep, &out), HK_OK);
+    assert_null(strstr(out.data, "not stacked"));
+    hk_buf_free(&out);
+    store_close(f.s);
+}
+
 static void markdown_fence_survives_backticks(void **state)
 {
     store *s = NULL;
@@ -868,6 +900,7 @@ int main(void)
         cmocka_unit_test(chinese_reports),
         cmocka_unit_test(markdown_fence_survives_backticks),
         cmocka_unit_test(floor_row),
+        cmocka_unit_test(stacks_not_applied),
         cmocka_unit_test(odd_episodes),
         cmocka_unit_test(write_files),
         cmocka_unit_test(list_json),

@@ -390,18 +390,29 @@ static void refusals(void **state)
             "    }\n"
             "}\n",
             "half", "loop bound", 3, "reads the counter");
-    /* a loop the compiler unrolls already (line 4), the only one */
+    /* a loop of fewer items than U, counted in the source (line 5): only its remainder would run */
     refused("__global__ void unrolled(const float *x, float *y)\n"
             "{\n"
             "    float m = 0.0f;\n"
             "#pragma unroll\n"
-            "    for (int k = 0; k < 4; ++k) {\n"
+            "    for (int k = 0; k < 3; ++k) {\n"
             "        float v = x[k];\n"
             "        if (v > m) m = v;\n"
             "    }\n"
             "    y[0] = m;\n"
             "}\n",
-            "unrolled", "for loop", 5, "#pragma unroll");
+            "unrolled", "loop bound", 5, "3 items, fewer than the 4 jammed");
+    /* values that read no memory and call nothing (line 5): no load for the jam to put in flight */
+    refused("__global__ void arith(float *y, int n, float h)\n"
+            "{\n"
+            "    float m = 0.0f;\n"
+            "    for (int k = 0; k < n; ++k) {\n"
+            "        float v = (k + 0.5f) * h;\n"
+            "        if (v > m) m = v;\n"
+            "    }\n"
+            "    y[0] = m;\n"
+            "}\n",
+            "arith", "value declaration", 5, "read no memory and call nothing");
     /* a loop with no value first: the body's first statement (line 4) */
     refused("__global__ void fill(float *y, int n)\n"
             "{\n"
@@ -557,8 +568,23 @@ static void emulated(void **state)
          "                if (!emu::expect(\"ball_query idx\", o, c))\n"
          "                    printf(\"  (mode %d, rmax %g, nsample %d, n %d)\\n\", mode, rmax, ns, n);\n"
          "            }\n"},
+        /* its full block's `#pragma unroll` 4-loop is the one jammed (m of 512 and more) */
+        {"mmcv_chamfer_distance_fwd", "chamfer_distance_forward_cuda_kernel",
+         "const int b = 2, n = 70;\n"
+         "for (int mode = 0; mode < 4; mode++)\n"
+         "    for (int m : {5, 600, 1100}) {\n"
+         "        emu::buf<float> x(b * n * 2), x2(b * m * 2);\n"
+         "        pts(x, mode, 31 + m); pts(x2, mode, 32 + m);\n"
+         "        emu::buf<float> od(b * n), cd(b * n);\n"
+         "        emu::buf<int> oi(b * n), ci(b * n);\n"
+         "        od.set(-1.0f); cd.set(-1.0f); oi.set(-1); ci.set(-1);\n"
+         "        emu::launch(dim3(2), dim3(64), 0, [&] { orig::chamfer_distance_forward_cuda_kernel<float>(b, n, x, m, x2, od, oi); });\n"
+         "        emu::launch(dim3(2), dim3(64), 0, [&] { cand::chamfer_distance_forward_cuda_kernel<float>(b, n, x, m, x2, cd, ci); });\n"
+         "        if (!emu::expect(\"chamfer dist\", od, cd) | !emu::expect(\"chamfer idx\", oi, ci))\n"
+         "            printf(\"  (mode %d, m %d)\\n\", mode, m);\n"
+         "    }\n"},
     };
-    char *wild_src[3] = {0}, *wild_cand[3] = {0};
+    char *wild_src[HK_ARRAY_LEN(wild)] = {0}, *wild_cand[HK_ARRAY_LEN(wild)] = {0};
     for (size_t i = 0; i < HK_ARRAY_LEN(wild); i++) {
         char path[700];
         snprintf(path, sizeof path, HK_SOURCE_DIR "/bench/wild/src/%s.cu", wild[i].id);
@@ -569,11 +595,108 @@ static void emulated(void **state)
         size_t len;
         wild_src[i] = rwf_read_file(path, &len);
         char *cand = jammed(wild_src[i], wild[i].kernel, 4);
+        if (!strcmp(wild[i].id, "mmcv_chamfer_distance_fwd"))
+            assert_non_null(strstr(cand, "hk_uj3_x2 = buf[(k + hk_uj_k3) * 2] - x1;"));
         /* the header's include guard, defined by the original's copy, would hide the
          * rewrite's: opened unconditionally there */
         wild_cand[i] = emu_replaced(cand, "#ifndef ", "#if 1 // ");
         free(cand);
         emu_batch_add_pair(&batch, wild[i].id, wild_src[i], wild_cand[i], helpers_common, wild[i].driver, EMU_OK);
+    }
+    /* the same three stacked on uniform_tiles (the search's "A + B", search.c stack_on): the
+     * jam of the full tile's loop, whose values read the registers the tile filled. Item
+     * counts of no full tile, one exactly, and full tiles with a partial one after them;
+     * every thread order of the block emulator (the tile's barriers) */
+    static const struct {
+        const char *id, *kernel, *driver;
+    } stacked[] = {
+        {"mmcv_three_nn_fwd", "three_nn_forward_cuda_kernel",
+         "const int b = 2, n = 70;\n"
+         "for (int mode = 0; mode < 4; mode++)\n"
+         "    for (int m : {41, 256, 600}) {\n"
+         "        emu::schedule = (mode + m) % 3;\n"
+         "        emu::buf<float> u(b * n * 3), k(b * m * 3);\n"
+         "        pts(u, mode, 21 + m); pts(k, mode, 22 + m);\n"
+         "        emu::buf<float> od(b * n * 3), cd(b * n * 3);\n"
+         "        emu::buf<int> oi(b * n * 3), ci(b * n * 3);\n"
+         "        od.set(-1.0f); cd.set(-1.0f); oi.set(-1); ci.set(-1);\n"
+         "        emu::launch(dim3(2, b), dim3(64), 0, [&] { orig::three_nn_forward_cuda_kernel<float>(b, n, m, u, k, od, oi); });\n"
+         "        emu::launch(dim3(2, b), dim3(64), 0, [&] { cand::three_nn_forward_cuda_kernel<float>(b, n, m, u, k, cd, ci); });\n"
+         "        if (!emu::expect(\"three_nn dist\", od, cd) | !emu::expect(\"three_nn idx\", oi, ci))\n"
+         "            printf(\"  (mode %d, m %d)\\n\", mode, m);\n"
+         "    }\n"},
+        {"mmcv_knn_fwd", "knn_forward_cuda_kernel",
+         "const int b = 2, m = 70;\n"
+         "for (int mode = 0; mode < 4; mode++)\n"
+         "    for (int ns : {1, 5})\n"
+         "        for (int n : {41, 256, 600}) {\n"
+         "            emu::schedule = (mode + n + ns) % 3;\n"
+         "            emu::buf<float> xyz(b * n * 3), nx(b * m * 3);\n"
+         "            pts(xyz, mode, 23 + n); pts(nx, mode, 24 + n);\n"
+         "            emu::buf<float> od(b * m * ns), cd(b * m * ns);\n"
+         "            emu::buf<int> oi(b * m * ns), ci(b * m * ns);\n"
+         "            od.set(-1.0f); cd.set(-1.0f); oi.set(-1); ci.set(-1);\n"
+         "            emu::launch(dim3(2, b), dim3(64), 0, [&] { orig::knn_forward_cuda_kernel<float>(b, n, m, ns, xyz, nx, oi, od); });\n"
+         "            emu::launch(dim3(2, b), dim3(64), 0, [&] { cand::knn_forward_cuda_kernel<float>(b, n, m, ns, xyz, nx, ci, cd); });\n"
+         "            if (!emu::expect(\"knn dist\", od, cd) | !emu::expect(\"knn idx\", oi, ci))\n"
+         "                printf(\"  (mode %d, nsample %d, n %d)\\n\", mode, ns, n);\n"
+         "        }\n"},
+        {"mmcv_ball_query_fwd", "ball_query_forward_cuda_kernel",
+         "const int b = 2, m = 70;\n"
+         "for (int mode = 0; mode < 4; mode++)\n"
+         "    for (float rmax : {0.5f, 1.5f, 1e6f})\n"
+         "        for (int ns : {1, 6, 300})\n"
+         "            for (int n : {41, 256, 600}) {\n"
+         "                emu::schedule = (mode + n + ns) % 3;\n"
+         "                emu::buf<float> nx(b * m * 3), xyz(b * n * 3);\n"
+         "                pts(nx, mode, 25 + n); pts(xyz, mode, 26 + n);\n"
+         "                emu::buf<int> o(b * m * ns), c(b * m * ns);\n"
+         "                o.set(0); c.set(0);\n"
+         "                emu::launch(dim3(2, b), dim3(64), 0, [&] { orig::ball_query_forward_cuda_kernel<float>(b, n, m, 0.0f, rmax, ns, nx, xyz, o); });\n"
+         "                emu::launch(dim3(2, b), dim3(64), 0, [&] { cand::ball_query_forward_cuda_kernel<float>(b, n, m, 0.0f, rmax, ns, nx, xyz, c); });\n"
+         "                if (!emu::expect(\"ball_query idx\", o, c))\n"
+         "                    printf(\"  (mode %d, rmax %g, nsample %d, n %d)\\n\", mode, rmax, ns, n);\n"
+         "            }\n"},
+    };
+    /* this test's three searches stacked likewise (the wild sources may not be extracted),
+     * with item counts of no, one and two full tiles of 256 */
+    char *stacked_helpers = emu_replaced(helpers, "{1, 2, 3, 4, 5, 7, 8, 9, 15, 17, 40}", "{5, 256, 600}");
+    char *own_stacked[3] = {0};
+    for (size_t i = 0; i < 3; i++) {
+        char *tiles = emu_rewrite(kernels, names[i], "uniform_tiles", NULL);
+        own_stacked[i] = emu_rewrite(tiles, names[i], "unroll_jam_scan", NULL);
+        free(tiles);
+        assert_non_null(strstr(own_stacked[i], "= hk_r0[hk_uj_k3];"));
+        char tag[64];
+        snprintf(tag, sizeof tag, "stacked_%s", names[i]);
+        emu_batch_add_pair(&batch, tag, kernels, own_stacked[i], stacked_helpers, drivers[i], EMU_OK);
+    }
+    /* the full tiles are reached: a jam there that skips an item differs */
+    char *own_broken = emu_replaced(own_stacked[0], "hk_uj_k1 = hk_uj + 1;", "hk_uj_k1 = hk_uj + 2;");
+    emu_batch_add_pair(&batch, "stacked_nearest3_broken", kernels, own_broken, stacked_helpers, drivers[0],
+                       EMU_DIFFERS);
+    char *stacked_cand[HK_ARRAY_LEN(wild)] = {0}, *stacked_broken = NULL;
+    for (size_t i = 0; i < HK_ARRAY_LEN(stacked); i++) {
+        if (!wild_src[i])
+            continue;
+        char *tiles = emu_rewrite(wild_src[i], stacked[i].kernel, "uniform_tiles", NULL);
+        char *both = emu_rewrite(tiles, stacked[i].kernel, "unroll_jam_scan", NULL);
+        /* the full tile's loop is the one jammed: its values read the tile's registers */
+        assert_non_null(strstr(both, "= hk_r0[hk_uj_k3];"));
+        assert_non_null(strstr(both, "#pragma unroll\n"));
+        stacked_cand[i] = emu_replaced(both, "#ifndef ", "#if 1 // ");
+        free(both);
+        free(tiles);
+        char tag[80];
+        snprintf(tag, sizeof tag, "stacked_%s", stacked[i].id);
+        emu_batch_add_pair(&batch, tag, wild_src[i], stacked_cand[i], helpers_common, stacked[i].driver, EMU_OK);
+        /* and the full tiles are reached: a jam that skips an item there differs */
+        if (!stacked_broken) {
+            stacked_broken = emu_replaced(stacked_cand[i], "hk_uj_k1 = hk_uj + 1;", "hk_uj_k1 = hk_uj + 2;");
+            snprintf(tag, sizeof tag, "stacked_%s_broken", stacked[i].id);
+            emu_batch_add_pair(&batch, tag, wild_src[i], stacked_broken, helpers_common, stacked[i].driver,
+                               EMU_DIFFERS);
+        }
     }
     /* broken: item 1 of each jam is item 2 again (one item never seen) */
     char *skip = emu_replaced(cands[0], "hk_uj_k1 = hk_uj + 1;", "hk_uj_k1 = hk_uj + 2;");
@@ -589,7 +712,13 @@ static void emulated(void **state)
     for (size_t i = 0; i < HK_ARRAY_LEN(wild_src); i++) {
         free(wild_src[i]);
         free(wild_cand[i]);
+        free(stacked_cand[i]);
     }
+    free(stacked_broken);
+    free(stacked_helpers);
+    free(own_broken);
+    for (size_t i = 0; i < 3; i++)
+        free(own_stacked[i]);
     for (size_t i = 0; i < HK_ARRAY_LEN(cands); i++)
         free(cands[i]);
 }

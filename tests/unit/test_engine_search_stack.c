@@ -1,0 +1,278 @@
+/* The search stacks a second structural rewrite on the leading one (registry.h RW_STACKS,
+ * search.c queue_stacks and stack_on): once every first choice is measured, and not
+ * before, unroll_jam_scan is applied to the fastest first choice's text (uniform_tiles'
+ * output, re-modelled) as one candidate "A + B" whose label and description name both; it
+ * is never stacked on itself nor on a first choice that lost to the baseline; when it
+ * refuses the leader's text nothing is proposed and its reason is kept for the report.
+ * Where bench/wild/src is extracted, mmcv's three_nn, knn and ball_query under the shipped
+ * skills' plan get the stacked candidate with the full tile's loop jammed. */
+#include "analysis/analysis.h"
+#include "core/hk.h"
+#include "rewrites/rewrite.h"
+#include "search/search.h"
+#include "search/skillplan.h"
+#include "spec/spec.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "rw_fixture.h"
+#include "wild_kernel.h"
+
+static sk_set *skills;
+
+static int setup(void **state)
+{
+    (void)state;
+    char err[4096];
+    if (rwf_setup("search-stack"))
+        return -1;
+    return sk_load_dir(HK_SOURCE_DIR "/skills", &skills, err, sizeof err) == HK_OK ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    sk_set_free(skills);
+    return rwf_teardown();
+}
+
+/* A thread per query, every thread scanning the same items: uniform_tiles and
+ * unroll_jam_scan both apply, and the jam applies to the tiles' output too. */
+static const char nearest_src[] =
+    "__global__ void nearest(const float *query, const float *ref, float *dist, int *idx, int n, int m)\n"
+    "{\n"
+    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (i >= n)\n"
+    "        return;\n"
+    "    float qx = query[3 * i], qy = query[3 * i + 1], qz = query[3 * i + 2];\n"
+    "    float best = 1e30f;\n"
+    "    int besti = 0;\n"
+    "    for (int k = 0; k < m; k++) {\n"
+    "        float x = ref[3 * k], y = ref[3 * k + 1], z = ref[3 * k + 2];\n"
+    "        float d = (qx - x) * (qx - x) + (qy - y) * (qy - y) + (qz - z) * (qz - z);\n"
+    "        if (d < best) {\n"
+    "            best = d;\n"
+    "            besti = k;\n"
+    "        }\n"
+    "    }\n"
+    "    dist[i] = best;\n"
+    "    idx[i] = besti;\n"
+    "}\n";
+
+/* The same scan whose value reads the state (line 10 reads best, written at line 11): the
+ * tiles apply, the jam refuses, on the tiles' output as on the kernel. */
+static const char relative_src[] =
+    "__global__ void relative(const float *query, const float *ref, float *dist, int n, int m)\n"
+    "{\n"
+    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (i >= n)\n"
+    "        return;\n"
+    "    float qx = query[i];\n"
+    "    float best = 1e30f;\n"
+    "    for (int k = 0; k < m; k++) {\n"
+    "        float x = ref[k];\n"
+    "        float d = (qx - x) * (qx - x) + best * 0.5f;\n"
+    "        if (d < best) best = d;\n"
+    "    }\n"
+    "    dist[i] = best;\n"
+    "}\n";
+
+/* Two skills' choices, as a plan lists them: each skill's first choice, then its second. */
+static const search_struct structs[] = {
+    {.skill = "tiles", .rewrite = "uniform_tiles", .params = {256, 4}, .rank = 0},
+    {.skill = "jam", .rewrite = "unroll_jam_scan", .params = {4}, .rank = 0},
+    {.skill = "tiles", .rewrite = "uniform_tiles", .params = {256, 1}, .rank = 1},
+    {.skill = "jam", .rewrite = "unroll_jam_scan", .params = {8}, .rank = 1},
+};
+
+/* Times by what a candidate is: ms[0] the baseline, ms[1] uniform_tiles alone, ms[2]
+ * unroll_jam_scan alone, ms[3] a stacked one, 9.5 anything else. */
+static double time_of(const search_candidate *c, const double ms[4])
+{
+    if (!c->structural)
+        return c->phase == 0 ? ms[0] : 9.5;
+    if (strstr(c->structural, " + "))
+        return ms[3];
+    if (!strncmp(c->structural, "uniform_tiles", 13))
+        return ms[1];
+    if (!strncmp(c->structural, "unroll_jam_scan", 15))
+        return ms[2];
+    return 9.5;
+}
+
+static bool is_stacked(const search_candidate *c)
+{
+    return c->structural && strstr(c->structural, " + ") != NULL;
+}
+
+/* Proposes until the search waits for results (no stacked candidate may come before),
+ * reports them all at ms, and returns the first structural proposal that follows (NULL
+ * when none). */
+static const search_candidate *after_first_choices(search *s, const double ms[4])
+{
+    const search_candidate *c;
+    unsigned first = (unsigned)search_count(s), n = 0;
+    int rc;
+    while ((rc = search_next(s, &c)) == HK_OK) {
+        print_message("  %u: %s\n", c->id, c->description);
+        assert_false(is_stacked(c));
+        n++;
+    }
+    assert_int_equal(rc, HK_ESTATE);   /* the stacking waits for the first choices' results */
+    assert_true(n >= 2);                /* the baseline and the first choices that apply */
+    for (unsigned id = first; id < first + n; id++)
+        assert_int_equal(search_report(s, id, SEARCH_OK, time_of(search_get(s, id), ms)), HK_OK);
+    /* what keeps its place first after the first choices (restrict_early's __restrict__) */
+    while (search_next(s, &c) == HK_OK) {
+        print_message("  %u: %s\n", c->id, c->description);
+        if (c->structural)
+            return c;
+        assert_int_equal(search_report(s, c->id, SEARCH_OK, time_of(c, ms)), HK_OK);
+    }
+    return NULL;
+}
+
+static search *new_search(const fixture *fx, const char *kname)
+{
+    search_launch l = {.block = {256, 1, 1}, .block_max_threads = 256, .sm_count = 132,
+                       .structs = structs, .n_structs = HK_ARRAY_LEN(structs)};
+    search_budget b = {.max_candidates = 40};
+    search *s;
+    assert_int_equal(search_new(fx->text, fx->len, fx->m, kernel(fx, kname), &l, 1, &b, &s), HK_OK);
+    char *axes = search_describe_axes(s);
+    assert_non_null(axes);
+    print_message("axes: %s\n", axes);
+    assert_non_null(strstr(axes, "stacked on the leading structural candidates: unroll_jam_scan unroll=4 (skill jam)"));
+    free(axes);
+    return s;
+}
+
+/* uniform_tiles leads, unroll_jam_scan is second: the first proposal once both are measured
+ * is the jam on the tiles' output, the full tile's loop jammed; the jam is not stacked on
+ * itself, so the next is a second choice. */
+static void stacked_on_the_leader(void **state)
+{
+    (void)state;
+    fixture fx;
+    load_text(nearest_src, &fx);
+    search *s = new_search(&fx, "nearest");
+    static const double ms[4] = {10.0, 5.0, 8.0, 3.0};
+    const search_candidate *c = after_first_choices(s, ms);
+    assert_non_null(c);
+    assert_true(is_stacked(c));
+    assert_int_equal(c->phase, 1);
+    assert_non_null(strstr(c->structural, "uniform_tiles tile=256 unroll=4 (skill tiles) + unroll_jam_scan unroll=4 (skill jam)"));
+    assert_non_null(strstr(c->description, " + unroll_jam_scan unroll=4 (skill jam)"));
+    assert_non_null(strstr(c->text, "__shared__"));
+    assert_non_null(strstr(c->text, "= hk_r0[hk_uj_k3];"));
+    /* the tiles' launch, kept by the jam: the block the search gives uniform_tiles */
+    assert_int_equal(c->block[0], 256);
+    assert_int_equal(search_report(s, c->id, SEARCH_OK, 3.0), HK_OK);
+    const search_candidate *next;
+    assert_int_equal(search_next(s, &next), HK_OK);
+    print_message("  %u: %s\n", next->id, next->description);
+    assert_false(is_stacked(next));
+    assert_int_equal(search_report(s, next->id, SEARCH_OK, 9.5), HK_OK);
+    size_t n;
+    search_stack_refusals(s, &n);
+    assert_int_equal(n, 0);
+    /* the stacked candidate leads the search */
+    double best;
+    assert_ptr_equal(search_best(s, &best), c);
+    search_free(s);
+    unload(&fx);
+}
+
+/* Only first choices that beat the baseline lead: uniform_tiles slower than the kernel and
+ * the jam alone ahead proposes no stacked candidate (the jam is not put on itself). */
+static void no_stack_without_a_leader(void **state)
+{
+    (void)state;
+    fixture fx;
+    load_text(nearest_src, &fx);
+    search *s = new_search(&fx, "nearest");
+    static const double ms[4] = {10.0, 12.0, 8.0, 3.0};
+    const search_candidate *c = after_first_choices(s, ms);
+    assert_non_null(c);
+    assert_false(is_stacked(c));
+    search_free(s);
+    unload(&fx);
+}
+
+/* The jam refuses the tiles' output (its value reads the state): nothing stacked, and the
+ * refusal, with its construct and line, is what the report gets. */
+static void refusal_reaches_the_report(void **state)
+{
+    (void)state;
+    fixture fx;
+    load_text(relative_src, &fx);
+    search *s = new_search(&fx, "relative");
+    static const double ms[4] = {10.0, 5.0, 8.0, 3.0};
+    const search_candidate *c = after_first_choices(s, ms);
+    assert_true(c == NULL || !is_stacked(c));
+    size_t n;
+    const char *const *why = search_stack_refusals(s, &n);
+    assert_int_equal(n, 1);
+    print_message("  %s\n", why[0]);
+    assert_non_null(strstr(why[0], "unroll_jam_scan unroll=4 (skill jam) not stacked on uniform_tiles tile=256 unroll=4"));
+    assert_non_null(strstr(why[0], "value declaration at line"));
+    assert_non_null(strstr(why[0], "reads `best`, which the loop body writes"));
+    search_free(s);
+    unload(&fx);
+}
+
+/* mmcv's kernels under their specs and the shipped skills' latency-bound plan on sm_90:
+ * uniform_tiles leading, the stacked candidate comes right after the first choices. */
+static void wild_kernels(void **state)
+{
+    (void)state;
+    static const char *const ids[] = {"mmcv_three_nn_fwd", "mmcv_knn_fwd", "mmcv_ball_query_fwd"};
+    static const double ms[4] = {10.0, 5.0, 8.0, 3.0};
+    for (size_t i = 0; i < HK_ARRAY_LEN(ids); i++) {
+        wild_kernel w;
+        if (!wild_open(ids[i], &w))
+            continue;
+        const an_span *span = &w.fx.m->funcs[w.k].span;
+        rw_context ctx = {.text = w.fx.text, .len = w.fx.len, .m = w.fx.m, .kernel = w.k, .spec = w.sp};
+        skillplan plan;
+        sk_metrics mt;
+        sk_metrics_init(&mt);
+        mt.v[SK_M_ROOFLINE_PCT] = 5.0;
+        assert_int_equal(skillplan_build_for(skills, "sm_90", SK_LATENCY_BOUND, &mt, w.fx.text + span->start_byte,
+                                             span->end_byte - span->start_byte, &ctx, &plan),
+                         HK_OK);
+        w.l.structs = plan.v;
+        w.l.n_structs = plan.n;
+        search_budget b = {.max_candidates = 40};
+        search *s;
+        assert_int_equal(search_new(w.fx.text, w.fx.len, w.fx.m, w.k, &w.l, 1, &b, &s), HK_OK);
+        print_message("%s:\n", ids[i]);
+        const search_candidate *c = after_first_choices(s, ms);
+        assert_non_null(c);
+        assert_true(is_stacked(c));
+        assert_true(!strncmp(c->structural, "uniform_tiles", 13));
+        assert_non_null(strstr(c->structural, " + unroll_jam_scan unroll=4"));
+        assert_non_null(strstr(c->text, "= hk_r0[hk_uj_k3];"));
+        search_free(s);
+        skillplan_free(&plan);
+        wild_close(&w);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(stacked_on_the_leader),
+        cmocka_unit_test(no_stack_without_a_leader),
+        cmocka_unit_test(refusal_reaches_the_report),
+        cmocka_unit_test(wild_kernels),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
