@@ -47,6 +47,10 @@
 typedef struct {
     size_t tok[MB_MAX_SHARED]; /* the declared name's token */
     bool array[MB_MAX_SHARED]; /* declared with [] (a use without a subscript escapes) */
+    bool pointer[MB_MAX_SHARED]; /* a pointer kept in shared memory: what it points at is not read */
+    bool extern_[MB_MAX_SHARED]; /* declared `extern __shared__` */
+    size_t bit[MB_MAX_SHARED]; /* the bit its accesses set: every `extern __shared__` array is
+                                * the same dynamic shared memory, so they share the first's */
     size_t n;
 } names;
 
@@ -151,22 +155,54 @@ static void opaque(const scan_ctx *c, region *r, size_t k, const char *construct
     rwl_refuse(r->why, sizeof r->why, c->ts, c->text, k, construct, "%s", what);
 }
 
+/* Is token q of ts the name of a call the scan must follow (not a keyword, a type's cast, a
+ * pure math function, a shuffle or a make_ constructor)? */
+static bool followed_call(const rw_toks *ts, size_t q, size_t end, size_t *open)
+{
+    *open = q + 1;
+    if (rwl_tok_is(ts, *open, "<")) {
+        size_t cl = rwl_match_close(ts, *open);
+        if (cl < end && rwl_tok_is(ts, cl + 1, "("))
+            *open = cl + 1;
+    }
+    return ts->t[q].kind == T_IDENT && *open < end && rwl_tok_is(ts, *open, "(") &&
+           !tok_in(ts, q, not_calls, HK_ARRAY_LEN(not_calls)) && !rwl_is_type_word(ts, q) &&
+           !rwl_pure_call_name(ts, q) && !tok_prefix(ts, q, "__shfl") && !tok_prefix(ts, q, "make_") &&
+           !(q > 0 && rwl_tok_is(ts, q - 1, "::"));
+}
+
+/* Does function g of the file (and what it calls, depth functions deep) synchronize, have
+ * __shared__ memory of its own, or call what the scan cannot read? */
+static bool callee_opaque(const scan_ctx *c, const an_function *g, int depth)
+{
+    rw_toks gt = {0};
+    if (depth <= 0 || g->body_span.end_byte <= g->body_span.start_byte ||
+        rwl_lex(c->text, g->body_span.start_byte, g->body_span.end_byte, &gt) != HK_OK) {
+        rwl_toks_free(&gt);
+        return true;
+    }
+    bool bad = false;
+    for (size_t q = 0; q < gt.n && !bad; q++) {
+        size_t open;
+        if (tok_in(&gt, q, sync_words, HK_ARRAY_LEN(sync_words)) || rwl_tok_is_ident(&gt, q, "__shared__")) {
+            bad = true;
+        } else if (followed_call(&gt, q, gt.n, &open)) {
+            const an_function *h = rwl_callee(c->m, g, &gt, q);
+            bool defined = false;
+            bad = h ? h != c->f && callee_opaque(c, h, depth - 1)
+                    : !(macro_harmless(c->text, c->len, &gt, q, &defined) && defined);
+        }
+    }
+    rwl_toks_free(&gt);
+    return bad;
+}
+
 /* A function of the file, called from a region: what its body may do. */
 static void callee_effects(const scan_ctx *c, region *r, size_t k, const an_function *g)
 {
-    rw_toks gt = {0};
-    if (g->body_span.end_byte <= g->body_span.start_byte ||
-        rwl_lex(c->text, g->body_span.start_byte, g->body_span.end_byte, &gt) != HK_OK) {
-        opaque(c, r, k, "call", "a function whose body cannot be read");
-        rwl_toks_free(&gt);
-        return;
-    }
-    for (size_t q = 0; q < gt.n; q++)
-        if (tok_in(&gt, q, sync_words, HK_ARRAY_LEN(sync_words)) || rwl_tok_is_ident(&gt, q, "__shared__")) {
-            opaque(c, r, k, "call", "the function called synchronizes or has __shared__ memory of its own");
-            break;
-        }
-    rwl_toks_free(&gt);
+    if (callee_opaque(c, g, 4))
+        opaque(c, r, k, "call", "the function called (or one it calls) synchronizes, has __shared__ memory "
+               "of its own or calls what the scan cannot read");
     /* it may read and write whatever its pointer arguments reach */
     r->gr = true;
     if (!r->gw)
@@ -202,6 +238,10 @@ static void scan_region(const scan_ctx *c, size_t a, size_t b, region *r)
             r->gw = true;   /* a dereference: may be written */
             continue;
         }
+        if (ts->t[k].kind == T_IDENT && !rwl_is_use(ts, k) && rwl_tok_is(ts, k + 1, "(")) {
+            opaque(c, r, k, "call", "a member function call, which the scan cannot read");
+            continue;
+        }
         if (ts->t[k].kind != T_IDENT || !rwl_is_use(ts, k))
             continue;
         if (tok_prefix(ts, k, "atomic")) {
@@ -212,8 +252,12 @@ static void scan_region(const scan_ctx *c, size_t a, size_t b, region *r)
             continue;
         }
         long si = name_index(ts, c->sh, k);
+        if (si >= 0 && c->sh->pointer[si]) {
+            opaque(c, r, k, "__shared__ array", "a pointer kept in shared memory: what it points at is not read");
+            continue;
+        }
         if (si >= 0) {
-            uint64_t bit = 1ull << si;
+            uint64_t bit = 1ull << c->sh->bit[si];
             size_t j = access_end(ts, k, b);
             bool addr = k > 0 && rwl_tok_is(ts, k - 1, "&") && rwl_unary_position(ts, k - 1);
             bool pre = k > 0 && (rwl_tok_is(ts, k - 1, "++") || rwl_tok_is(ts, k - 1, "--"));
@@ -237,15 +281,8 @@ static void scan_region(const scan_ctx *c, size_t a, size_t b, region *r)
         if (name_index(ts, c->priv, k) >= 0)
             continue;   /* a thread's own array */
         /* a call? (`f(`, `f<T>(`) */
-        size_t open = k + 1;
-        if (rwl_tok_is(ts, open, "<")) {
-            size_t cl = rwl_match_close(ts, open);
-            if (cl < b && rwl_tok_is(ts, cl + 1, "("))
-                open = cl + 1;
-        }
-        if (open < b && rwl_tok_is(ts, open, "(") && !tok_in(ts, k, not_calls, HK_ARRAY_LEN(not_calls)) &&
-            !rwl_is_type_word(ts, k) && !rwl_pure_call_name(ts, k) && !tok_prefix(ts, k, "__shfl") &&
-            !tok_prefix(ts, k, "make_") && !(k > 0 && rwl_tok_is(ts, k - 1, "::"))) {
+        size_t open;
+        if (followed_call(ts, k, b, &open)) {
             const an_function *g = rwl_callee(c->m, c->f, ts, k);
             bool defined = false;
             if (g) {
@@ -302,19 +339,31 @@ static bool collect_names(const rw_toks *ts, size_t a, size_t b, names *sh, name
     for (size_t k = a; k < b; k++) {
         if (rwl_tok_is_ident(ts, k, "__shared__")) {
             size_t e = rwl_stmt_end(ts, k, b);
+            bool ext = k > a && rwl_tok_is_ident(ts, k - 1, "extern"), star = false;
             int depth = 0;
             for (size_t q = k + 1; q < e; q++) {
                 if (rwl_tok_is(ts, q, "[") || rwl_tok_is(ts, q, "(") || rwl_tok_is(ts, q, "{"))
                     depth++;
                 else if (rwl_tok_is(ts, q, "]") || rwl_tok_is(ts, q, ")") || rwl_tok_is(ts, q, "}"))
                     depth--;
+                else if (depth == 0 && rwl_tok_is(ts, q, "*"))
+                    star = true;
                 else if (depth == 0 && ts->t[q].kind == T_IDENT && !rwl_is_type_word(ts, q) && q + 1 < e &&
                          (rwl_tok_is(ts, q + 1, "[") || rwl_tok_is(ts, q + 1, ";") ||
                           rwl_tok_is(ts, q + 1, ",") || rwl_tok_is(ts, q + 1, "="))) {
                     if (sh->n == MB_MAX_SHARED)
                         return false;
                     sh->array[sh->n] = rwl_tok_is(ts, q + 1, "[");
+                    sh->pointer[sh->n] = star;
+                    sh->bit[sh->n] = sh->n;
+                    for (size_t o = 0; ext && o < sh->n; o++)
+                        if (sh->extern_[o]) {
+                            sh->bit[sh->n] = sh->bit[o];
+                            break;
+                        }
+                    sh->extern_[sh->n] = ext;
                     sh->tok[sh->n++] = q;
+                    star = false;
                 }
             }
             k = e - 1;
@@ -349,7 +398,7 @@ static void name_list(const rw_toks *ts, const names *sh, uint64_t set, char *ou
     size_t w = 0;
     out[0] = '\0';
     for (size_t i = 0; i < sh->n && w + 1 < n; i++)
-        if (set & (1ull << i)) {
+        if (set & (1ull << sh->bit[i])) {
             int c = snprintf(out + w, n - w, "%s%.*s", w ? ", " : "",
                              (int)(ts->t[sh->tok[i]].end - ts->t[sh->tok[i]].start),
                              ts->text + ts->t[sh->tok[i]].start);
@@ -472,9 +521,12 @@ static int rw_merge_barriers(const char *text, size_t len, const an_model *m, si
                          "is written on one side (line %d) and accessed on the other", line,
                          rwl_line_at(text, ts.t[at].start));
             } else {
+                size_t ni = 0;
+                while (ni + 1 < sh.n && sh.bit[ni] != (size_t)cf)
+                    ni++;
                 snprintf(kept_why, sizeof kept_why, "barrier at line %d: __shared__ `%.*s` is written "
                          "on one side and accessed on the other", line,
-                         (int)(ts.t[sh.tok[cf]].end - ts.t[sh.tok[cf]].start), ts.text + ts.t[sh.tok[cf]].start);
+                         (int)(ts.t[sh.tok[ni]].end - ts.t[sh.tok[ni]].start), ts.text + ts.t[sh.tok[ni]].start);
             }
         }
         cur = next;

@@ -10,7 +10,8 @@
  * refuse names the construct and line: no top-level barrier, a tile read across the barrier,
  * other memory written on one side and accessed on the other, a shared array passed on, a
  * call it cannot read, a barrier inside a loop, a tile read before the barrier and written after
- * it, a __shared__ variable at file scope. */
+ * it, a function calling one with a barrier, two `extern __shared__` names of the same memory, a
+ * __shared__ variable at file scope. */
 #include "analysis/analysis.h"
 #include "core/hk.h"
 #include "rewrites/registry.h"
@@ -364,6 +365,25 @@ static const char refused[] =
     "    __syncthreads();\n"
     "    a[threadIdx.x] = x[threadIdx.x] + v;\n"
     "    y[threadIdx.x] = v;\n"
+    "}\n"
+    "__device__ float pass_barrier(float v) { __syncthreads(); return v; }\n"
+    "__device__ float twice(float v) { return 2.0f * pass_barrier(v); }\n"
+    "__global__ void nested_call(const float *x, float *y)\n"                                    /* 60 */
+    "{\n"
+    "    __shared__ float a[64], b[64];\n"
+    "    a[threadIdx.x] = twice(x[threadIdx.x]);\n"
+    "    __syncthreads();\n"
+    "    b[threadIdx.x] = x[threadIdx.x];\n"
+    "    __syncthreads();\n"
+    "    y[threadIdx.x] = a[63 - threadIdx.x] + b[threadIdx.x];\n"
+    "}\n"
+    "__global__ void two_extern(const float *x, float *y)\n"                                     /* 69 */
+    "{\n"
+    "    extern __shared__ float da[];\n"
+    "    extern __shared__ float db[];\n"
+    "    da[threadIdx.x] = x[threadIdx.x];\n"
+    "    __syncthreads();\n"
+    "    y[threadIdx.x] = db[63 - threadIdx.x];\n"
     "}\n";
 
 static const char file_scope[] =
@@ -388,6 +408,10 @@ static void refusals(void **state)
         {"looped", "barrier", 46, "a barrier, warp sync, fence, asm or goto inside a statement"},
         /* read before the barrier, written after it: the readers must be done first */
         {"war", "barrier", 54, "__shared__ `a` is written on one side and accessed on the other"},
+        /* a function that calls a function with a barrier */
+        {"nested_call", "call", 63, "the function called (or one it calls) synchronizes"},
+        /* two names of the same dynamic shared memory */
+        {"two_extern", "barrier", 74, "__shared__ `da` is written on one side and accessed on the other"},
     };
     rwf_expect_refusals(refused, "merge_barriers", cases, HK_ARRAY_LEN(cases));
     static const rwf_refusal fs[] = {
