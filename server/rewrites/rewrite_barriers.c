@@ -95,19 +95,53 @@ static const char *const sync_words[] = {"__syncthreads", "__syncthreads_count",
 static const char *const not_calls[] = {"if", "for", "while", "switch", "return", "sizeof", "alignof",
                                         "decltype", "else", "do", "case"};
 
+/* Does the value of a #define of name[0, nl) in text name one of the kernel's __shared__
+ * variables (sh, their names in kts), directly or through the macros it names, depth deep? */
+static bool macro_names_shared(const char *text, size_t len, const char *name, size_t nl, const rw_toks *kts,
+                               const names *sh, int depth)
+{
+    size_t at = 0, a, b;
+    bool hit = false;
+    while (!hit && rwl_next_define(text, len, &at, name, nl, &a, &b)) {
+        rw_toks mt = {0};
+        if (depth <= 0 || rwl_lex(text, (uint32_t)(a + nl), (uint32_t)b, &mt) != HK_OK) {
+            rwl_toks_free(&mt);
+            return true;
+        }
+        for (size_t q = 0; q < mt.n && !hit; q++) {
+            if (mt.t[q].kind != T_IDENT)
+                continue;
+            const char *w = mt.text + mt.t[q].start;
+            size_t wl = mt.t[q].end - mt.t[q].start;
+            for (size_t i = 0; i < sh->n && !hit; i++)
+                hit = kts->t[sh->tok[i]].end - kts->t[sh->tok[i]].start == wl &&
+                      !memcmp(kts->text + kts->t[sh->tok[i]].start, w, wl);
+            if (!hit && !(wl == nl && !memcmp(w, name, nl)))
+                hit = macro_names_shared(text, len, w, wl, kts, sh, depth - 1);
+        }
+        rwl_toks_free(&mt);
+    }
+    return hit;
+}
+
 /* A #define of the token at k in text: harmless when object-like with a value that neither
- * synchronizes nor touches memory, or a pure function-like macro (rwl_pure_function_macro). */
-static bool macro_harmless(const char *text, size_t len, const rw_toks *ts, size_t k, bool *defined)
+ * synchronizes nor touches memory, or a pure function-like macro (rwl_pure_function_macro),
+ * and in either case its value names none of the kernel's __shared__ variables (sh, named
+ * in kts; NULL: not asked). */
+static bool macro_harmless(const char *text, size_t len, const rw_toks *ts, size_t k, bool *defined,
+                           const rw_toks *kts, const names *sh)
 {
     const char *name = ts->text + ts->t[k].start;
     size_t nl = ts->t[k].end - ts->t[k].start;
     size_t at = 0, a, b;
     *defined = false;
     bool ok = true;
-    while (rwl_next_define(text, len, &at, name, nl, &a, &b)) {
+    while (ok && rwl_next_define(text, len, &at, name, nl, &a, &b)) {
         *defined = true;
-        if (a + nl < b && text[a + nl] == '(')
-            return rwl_pure_function_macro(text, len, name, nl, 4);
+        if (a + nl < b && text[a + nl] == '(') {
+            ok = rwl_pure_function_macro(text, len, name, nl, 4);
+            break;
+        }
         rw_toks mt = {0};
         if (rwl_lex(text, (uint32_t)(a + nl), (uint32_t)b, &mt) != HK_OK)
             return false;
@@ -117,6 +151,8 @@ static bool macro_harmless(const char *text, size_t len, const rw_toks *ts, size
                    rwl_tok_is(&mt, q, "->") || tok_in(&mt, q, sync_words, HK_ARRAY_LEN(sync_words)));
         rwl_toks_free(&mt);
     }
+    if (ok && *defined && sh && sh->n && macro_names_shared(text, len, name, nl, kts, sh, 4))
+        ok = false;
     return ok;
 }
 
@@ -190,7 +226,7 @@ static bool callee_opaque(const scan_ctx *c, const an_function *g, int depth)
             const an_function *h = rwl_callee(c->m, g, &gt, q);
             bool defined = false;
             bad = h ? h != c->f && callee_opaque(c, h, depth - 1)
-                    : !(macro_harmless(c->text, c->len, &gt, q, &defined) && defined);
+                    : !(macro_harmless(c->text, c->len, &gt, q, &defined, NULL, NULL) && defined);
         }
     }
     rwl_toks_free(&gt);
@@ -287,7 +323,7 @@ static void scan_region(const scan_ctx *c, size_t a, size_t b, region *r)
             bool defined = false;
             if (g) {
                 callee_effects(c, r, k, g);
-            } else if (!macro_harmless(c->text, c->len, ts, k, &defined) || !defined) {
+            } else if (!macro_harmless(c->text, c->len, ts, k, &defined, ts, c->sh) || !defined) {
                 char what[160];
                 snprintf(what, sizeof what, "a call to %.*s, which the scan cannot read",
                          (int)(ts->t[k].end - ts->t[k].start), ts->text + ts->t[k].start);
@@ -296,8 +332,9 @@ static void scan_region(const scan_ctx *c, size_t a, size_t b, region *r)
             continue;
         }
         bool defined = false;
-        if (!macro_harmless(c->text, c->len, ts, k, &defined) && defined) {
-            opaque(c, r, k, "macro", "a macro whose value synchronizes or touches memory");
+        if (!macro_harmless(c->text, c->len, ts, k, &defined, ts, c->sh) && defined) {
+            opaque(c, r, k, "macro", "a macro whose value synchronizes, touches memory or names a __shared__ "
+                   "variable");
             continue;
         }
         if (rwl_tok_is(ts, k + 1, "[")) {   /* other memory: a parameter, a pointer, a global */

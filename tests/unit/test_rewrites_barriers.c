@@ -11,7 +11,7 @@
  * other memory written on one side and accessed on the other, a shared array passed on, a
  * call it cannot read, a barrier inside a loop, a tile read before the barrier and written after
  * it, a function calling one with a barrier, two `extern __shared__` names of the same memory, a
- * __shared__ variable at file scope. */
+ * macro naming a shared array, a __shared__ variable at file scope. */
 #include "analysis/analysis.h"
 #include "core/hk.h"
 #include "rewrites/registry.h"
@@ -384,6 +384,14 @@ static const char refused[] =
     "    da[threadIdx.x] = x[threadIdx.x];\n"
     "    __syncthreads();\n"
     "    y[threadIdx.x] = db[63 - threadIdx.x];\n"
+    "}\n"
+    "#define TILE_OF tile_m\n"                                                                      /* 77 */
+    "__global__ void macro_tile(const float *x, float *y)\n"
+    "{\n"
+    "    __shared__ float tile_m[64];\n"
+    "    tile_m[threadIdx.x] = x[threadIdx.x];\n"
+    "    __syncthreads();\n"
+    "    y[threadIdx.x] = TILE_OF[63 - threadIdx.x];\n"
     "}\n";
 
 static const char file_scope[] =
@@ -412,6 +420,8 @@ static void refusals(void **state)
         {"nested_call", "call", 63, "the function called (or one it calls) synchronizes"},
         /* two names of the same dynamic shared memory */
         {"two_extern", "barrier", 74, "__shared__ `da` is written on one side and accessed on the other"},
+        /* a macro that is the shared array under another name */
+        {"macro_tile", "macro", 83, "names a __shared__ variable"},
     };
     rwf_expect_refusals(refused, "merge_barriers", cases, HK_ARRAY_LEN(cases));
     static const rwf_refusal fs[] = {
