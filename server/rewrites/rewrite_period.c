@@ -453,8 +453,16 @@ static bool macro_bound_ok(pt_scan *s, size_t call)
     size_t nl = ts->t[call].end - ts->t[call].start, at = 0, a, b, a2, b2;
     if (!rwl_next_define(s->text, s->len, &at, name, nl, &a, &b))
         return refuse(s, call, "loop macro", "no #define of `%.*s` in the file", TOK(ts, call));
-    if (rwl_next_define(s->text, s->len, &at, name, nl, &a2, &b2))
-        return refuse(s, call, "loop macro", "`%.*s` is defined more than once", TOK(ts, call));
+    /* a second definition (a header included twice behind its guard) must be the same text */
+    while (rwl_next_define(s->text, s->len, &at, name, nl, &a2, &b2)) {
+        char x1[2048], x2[2048], r1[2048], r2[2048];
+        snprintf(r1, sizeof r1, "%.*s", (int)(b - a), s->text + a);
+        snprintf(r2, sizeof r2, "%.*s", (int)(b2 - a2), s->text + a2);
+        rwl_squeeze(r1, x1, sizeof x1);
+        rwl_squeeze(r2, x2, sizeof x2);
+        if (b - a >= sizeof r1 || b2 - a2 >= sizeof r2 || strcmp(x1, x2))
+            return refuse(s, call, "loop macro", "`%.*s` is defined more than once, differently", TOK(ts, call));
+    }
     rw_toks mt = {0};
     if (rwl_lex(s->text, (uint32_t)a, (uint32_t)b, &mt) != HK_OK)
         return refuse(s, call, "loop macro", "its definition cannot be read");

@@ -276,6 +276,14 @@ static const char refused[] =
     "        __syncthreads();\n"
     "        y[i % m] = x[i % m];\n"
     "    }\n"
+    "}\n"
+    "#define LOOPM(i, n) for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < (n); i += blockDim.x * gridDim.x)\n"
+    "#define LOOPM(i, n) for (int i = blockIdx.x * blockDim.x + threadIdx.x; (i) < (n); i += blockDim.x * gridDim.x)\n"
+    "__global__ void twodefs(const float *x, float *y, int n, int m)\n"
+    "{\n"
+    "    LOOPM(i, n) {\n"
+    "        y[i % m] = x[i % m];\n"
+    "    }\n"
     "}\n";
 
 static void refusals(void **state)
@@ -295,6 +303,7 @@ static void refusals(void **state)
         {"scaled", "counter", 61, "`*` before the coordinate of `i`"},
         {"aliased", "store", 66, "passes `buf` as both y and x"},
         {"sync", "barrier", 72, "`__syncthreads` in the loop"},
+        {"twodefs", "loop macro", 80, "defined more than once, differently"},
     };
     rwf_expect_refusals(refused, "periodic_trips", cases, HK_ARRAY_LEN(cases));
 }
