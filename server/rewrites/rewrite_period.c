@@ -10,6 +10,7 @@
 #include "core/hk.h"
 #include "model/kmodel.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -248,12 +249,57 @@ static bool coordinate(pt_scan *s, size_t q)
     return true;
 }
 
-/* Is the name at q declared in the body before q (a local of one trip)? */
+/* Is the name at q a local of one trip: declared in the body before q, and named by no
+ * parameter and no declaration of the kernel outside the body (so that no use before a
+ * nested declaration can mean an outer variable)? */
 static bool local_of_body(const pt_scan *s, size_t q)
+{
+    const rw_toks *ts = s->ts;
+    bool before = false;
+    for (size_t k = s->ba; k <= q && !before; k++)
+        before = rwl_same_tok(ts, k, q) && rwl_declared_here(ts, k);
+    if (!before || rwp_param_named(s->f, ts, q))
+        return false;
+    for (size_t k = 1; k + 1 < ts->n; k++)
+        if ((k < s->ba || k >= s->bb) && rwl_same_tok(ts, k, q) && rwl_declared_here(ts, k))
+            return false;
+    return true;
+}
+
+/* Does the body declare the name at q anywhere (a local that would hide it)? */
+static bool body_declares(const pt_scan *s, size_t q)
 {
     for (size_t k = s->ba; k < s->bb; k++)
         if (rwl_same_tok(s->ts, k, q) && rwl_declared_here(s->ts, k))
             return true;
+    return false;
+}
+
+/* Does a #define of the name at q (an object-like or function-like macro of the file) name
+ * a thread or grid coordinate, a clock, an atomic, a warp operation or the counter (what the
+ * body may not read through a macro either)? */
+static bool macro_hides(const pt_scan *s, size_t q)
+{
+    const rw_toks *ts = s->ts;
+    size_t at = 0, a, b;
+    while (rwl_next_define(s->text, s->len, &at, ts->text + ts->t[q].start, ts->t[q].end - ts->t[q].start, &a, &b)) {
+        static const char *const words[] = {"threadIdx", "blockIdx", "blockDim", "gridDim", "hipThreadIdx",
+                                            "hipBlockIdx", "clock", "atomic", "__shfl", "__sync", "laneid"};
+        /* the counter's name as a word: a read of it the coordinate check would not see */
+        size_t vl = ts->t[s->v].end - ts->t[s->v].start;
+        const char *vn = ts->text + ts->t[s->v].start;
+        for (size_t c = a; c + vl <= b; c++)
+            if (!memcmp(s->text + c, vn, vl) && (c == a || !(isalnum((unsigned char)s->text[c - 1]) || s->text[c - 1] == '_')) &&
+                !(c + vl < b && (isalnum((unsigned char)s->text[c + vl]) || s->text[c + vl] == '_')))
+                return true;
+        for (size_t i = 0; i < HK_ARRAY_LEN(words); i++) {
+            const char *w = words[i];
+            size_t wl = strlen(w);
+            for (size_t c = a; c + wl <= b; c++)
+                if (!memcmp(s->text + c, w, wl))
+                    return true;
+        }
+    }
     return false;
 }
 
@@ -403,11 +449,16 @@ static bool read_body(pt_scan *s)
                 return refuse(s, q, "call", "`%.*s(...)` may write memory or read what the loop writes", TOK(ts, q));
             if (!rwl_is_use(ts, q) || is_keyword(ts, q))
                 continue;
-            if (rwl_same_tok(ts, q, s->v) && !local_of_body(s, q)) {
+            if (rwl_same_tok(ts, q, s->v)) {
+                if (body_declares(s, q))
+                    return refuse(s, q, "counter", "the body declares a local `%.*s` of the counter's name", TOK(ts, q));
                 if (!coordinate(s, q))
                     return false;
                 continue;
             }
+            if (!rwp_param_named(s->f, ts, q) && !body_declares(s, q) && macro_hides(s, q))
+                return refuse(s, q, "macro", "`%.*s` is a macro of the file that names a thread index, a clock, an "
+                                             "atomic, a warp operation or the counter", TOK(ts, q));
             const an_param *pa = rwp_param_named(s->f, ts, q);
             if (pa && pa->pointer_depth >= 1 && !declared_in_body(ts, q)) {
                 bool sub = q + 1 < s->bb && rwl_tok_is(ts, q + 1, "[");

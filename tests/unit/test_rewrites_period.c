@@ -284,6 +284,26 @@ static const char refused[] =
     "    LOOPM(i, n) {\n"
     "        y[i % m] = x[i % m];\n"
     "    }\n"
+    "}\n"
+    "#define LANE (threadIdx.x & 31)\n"
+    "#define FLAT (i + 0)\n"
+    "__global__ void hidden(const float *x, float *y, int n, int m)\n"
+    "{\n"
+    "    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)\n"
+    "        y[i % m] = x[LANE];\n"
+    "}\n"
+    "__global__ void hidden_counter(const float *x, float *y, int n, int m)\n"
+    "{\n"
+    "    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)\n"
+    "        y[i % m] = x[FLAT];\n"
+    "}\n"
+    "__global__ void shadow(const float *x, float *y, int n, int m)\n"
+    "{\n"
+    "    float s = 0.0f;\n"
+    "    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {\n"
+    "        s = x[i % m];\n"
+    "        { float s = 1.0f; y[i % m] = s; }\n"
+    "    }\n"
     "}\n";
 
 static void refusals(void **state)
@@ -304,6 +324,9 @@ static void refusals(void **state)
         {"aliased", "store", 66, "passes `buf` as both y and x"},
         {"sync", "barrier", 72, "`__syncthreads` in the loop"},
         {"twodefs", "loop macro", 80, "defined more than once, differently"},
+        {"hidden", "macro", 89, "`LANE` is a macro of the file"},
+        {"hidden_counter", "macro", 94, "`FLAT` is a macro of the file"},
+        {"shadow", "write", 100, "`s` is declared outside the loop"},
     };
     rwf_expect_refusals(refused, "periodic_trips", cases, HK_ARRAY_LEN(cases));
 }
