@@ -109,12 +109,28 @@ static void wild_batching(void **state)
     }
 }
 
+/* float_literals on Rodinia's hotspot (19-22% of its roofline on the H200; its update in
+ * FP64 through `2.0*t`): within the first candidates in every class, as the search ran it. */
+static void wild_literals(void **state)
+{
+    (void)state;
+    static const wanted literals = {"float_literals", "2.0f*temp_on_cuda"};
+    wild_kernel w;
+    if (!wild_open("rodinia_hotspot", &w))
+        return;
+    for (size_t c = 0; c < HK_ARRAY_LEN(classes); c++)
+        assert_true(proposed_early(skills, BUDGET, ROOFLINE_PCT, &w.fx, w.k, w.sp, w.l, classes[c], "rodinia_hotspot",
+                                   &literals));
+    wild_close(&w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(sample_kernel),
         cmocka_unit_test(wild_kernels),
         cmocka_unit_test(wild_batching),
+        cmocka_unit_test(wild_literals),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
