@@ -123,6 +123,10 @@ static const refusal_case cases[] = {
     {"load_batching", k_barrier, "bar", {0}, "kernel body", 2},
     /* the tile written before the barrier is read across it */
     {"merge_barriers", k_barrier, "bar", {0}, "barrier", 6},
+    /* y[i]: the counter read whole, the trips never repeat */
+    {"periodic_trips", k_grid_stride, "gs", {0}, "counter", 4},
+    /* 2.0f: the literal is a float already */
+    {"float_literals", k_grid_stride, "gs", {0}, "kernel body", 2},
 };
 
 /* Applicability refuses each case with the construct and its line in the reason, and the

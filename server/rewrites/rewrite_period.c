@@ -1,0 +1,783 @@
+/* periodic_trips: a grid-stride loop over n whose body reads its counter only as the
+ * coordinates of a mixed-radix index that all end in a modulo (`i % A`, `(i / A) % B`,
+ * `i / A / B % C`) does the same work for i and for i + A*B*C: the trips past that period
+ * repeat stores of the same values to the same places. The loop stops at min(n, period). */
+#include "rewrites/registry.h"
+#include "rewrites/rewrite_lex.h"
+#include "rewrites/rewrite_recognize.h"
+
+#include "core/buf.h"
+#include "core/hk.h"
+#include "model/kmodel.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Why: mmcv launches tin_shift over nthreads = N*T*C*HW (the output's size) while its body
+ * decomposes the counter as (index % HW, index / HW % C, index / HW / C % N): a function of
+ * index mod N*C*HW. The grid-stride loop therefore runs every (n, c, hw) column T times, each
+ * time copying the same T elements again; on the H200 that is T times the traffic (11% of
+ * the roofline at T = 8). Any kernel launched with a count larger than its decomposition's
+ * extent, whose last coordinate wraps with `% batch`, does the same.
+ *
+ * Proof of equivalence. Let P be the product of the factors below (a common multiple of
+ * every use's own period). For a non-negative counter i = q*P + r and positive divisors,
+ * i % A = r % A, (i / A) % B = (r / A) % B, i / A / B % C = (r / A / B) % C (floor
+ * division of non-negative integers), and a parenthesised product of divisors divides the
+ * same way: every expression of the body that reads i has the same value at i and at r.
+ * The body reads nothing else that changes with i: no thread or block coordinate, no local
+ * declared outside the loop that the loop writes, no memory the kernel writes; so the trip
+ * at i does exactly what the trip at r does: it computes the same values and stores them
+ * with plain `=` (no +=, no atomic) to the same places. The counter starts at the global
+ * thread index and steps by blockDim * gridDim, so the grid runs every i in [0, n) once;
+ * with the bound min(n, P) it runs every r in [0, min(n, P)), and every trip it drops
+ * (i >= P, i < n) is a repeat of the trip at r = i mod P < min(n, P), which still runs. A
+ * store that two different trips make with different values would be a race in the
+ * original (the trips run on different threads, or on one thread in an order the grid
+ * decides); a race-free kernel ends with the same memory. Nothing follows the loop in the
+ * kernel, so no code sees which trips its own thread ran. The period is computed at run
+ * time, in long long, and used only when every factor is positive and the product does not
+ * overflow; otherwise the loop keeps n. */
+
+#define PT_FACTORS 16
+#define PT_BUFS 16
+
+typedef struct {
+    const char *text;
+    size_t len;
+    const rw_toks *ts;
+    const an_function *f;
+    const an_model *m;
+    size_t v;                 /* a token naming the counter */
+    size_t ba, bb;            /* the loop body's tokens */
+    char fac[PT_FACTORS][96]; /* the period's factors (squeezed text), with multiplicity */
+    size_t n_fac;
+    const an_param *wr[PT_BUFS], *rd[PT_BUFS];
+    size_t n_wr, n_rd;
+    char why[700];
+} pt_scan;
+
+#define refuse(s, k, ...) rwl_refuse((s)->why, sizeof (s)->why, (s)->ts, (s)->text, (k), __VA_ARGS__)
+#define TOK(ts, k) (int)((ts)->t[k].end - (ts)->t[k].start), (ts)->text + (ts)->t[k].start
+
+static bool builtin_name(const rw_toks *ts, size_t k)
+{
+    static const char *const b[] = {"threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize",
+                                    "hipThreadIdx_x", "hipBlockIdx_x", "hipBlockDim_x", "hipGridDim_x"};
+    for (size_t i = 0; i < HK_ARRAY_LEN(b); i++)
+        if (rwl_tok_is(ts, k, b[i]))
+            return true;
+    return false;
+}
+
+static bool is_keyword(const rw_toks *ts, size_t k)
+{
+    static const char *const kw[] = {"return", "if", "else", "for", "while", "do", "goto", "break", "continue",
+                                     "switch", "case", "default", "sizeof", "true", "false", "nullptr", "NULL"};
+    for (size_t i = 0; i < HK_ARRAY_LEN(kw); i++)
+        if (rwl_tok_is(ts, k, kw[i]))
+            return true;
+    return false;
+}
+
+/* An operand: an identifier or number (not called, subscripted or a member), or a
+ * parenthesised one. */
+static bool operand_end(const rw_toks *ts, size_t p, size_t end, size_t *after)
+{
+    if (p >= end)
+        return false;
+    if (rwl_tok_is(ts, p, "(")) {
+        size_t c = rwl_match_close(ts, p);
+        if (c >= end)
+            return false;
+        *after = c + 1;
+        return true;
+    }
+    if (ts->t[p].kind != T_IDENT && ts->t[p].kind != T_NUMBER)
+        return false;
+    if (p + 1 < end && (rwl_tok_is(ts, p + 1, "(") || rwl_tok_is(ts, p + 1, "[") || rwl_tok_is(ts, p + 1, ".") ||
+                        rwl_tok_is(ts, p + 1, "->") || rwl_tok_is(ts, p + 1, "::")))
+        return false;
+    *after = p + 1;
+    return true;
+}
+
+/* Is the name at q declared anywhere in the kernel's body tokens (a local that could hide a
+ * parameter)? */
+static bool declared_in_body(const rw_toks *ts, size_t q)
+{
+    for (size_t k = 1; k + 1 < ts->n; k++)
+        if (rwl_same_tok(ts, k, q) && rwl_declared_here(ts, k))
+            return true;
+    return false;
+}
+
+/* A factor of a divisor: an integer literal, or a scalar integer parameter the kernel
+ * never writes nor hides behind a local. Appends it (squeezed) to *fac. */
+static bool one_factor(pt_scan *s, size_t p, char fac[][96], size_t *n)
+{
+    const rw_toks *ts = s->ts;
+    if (*n >= PT_FACTORS)
+        return refuse(s, p, "divisor", "more than %d divisor factors", PT_FACTORS);
+    if (ts->t[p].kind == T_NUMBER) {
+        const char *c = ts->text + ts->t[p].start;
+        size_t l = ts->t[p].end - ts->t[p].start;
+        for (size_t i = 0; i < l; i++)
+            if (c[i] == '.' || ((c[i] == 'e' || c[i] == 'E') && !(l > 1 && (c[1] == 'x' || c[1] == 'X'))))
+                return refuse(s, p, "divisor", "the divisor `%.*s` is not an integer", TOK(ts, p));
+    } else {
+        const an_param *pa = rwp_param_named(s->f, ts, p);
+        if (!pa || pa->pointer_depth != 0)
+            return refuse(s, p, "divisor", "the divisor `%.*s` is not a scalar parameter or an integer literal (it "
+                                           "must stay the same for the whole launch)", TOK(ts, p));
+        if (strstr(pa->type, "float") || strstr(pa->type, "double") || strstr(pa->type, "half"))
+            return refuse(s, p, "divisor", "the divisor `%.*s` is not an integer", TOK(ts, p));
+        if (declared_in_body(ts, p))
+            return refuse(s, p, "divisor", "a local `%.*s` hides the parameter", TOK(ts, p));
+        for (size_t k = 1; k + 1 < ts->n; k++)
+            if (rwl_is_use(ts, k) && rwl_same_tok(ts, k, p) && rwl_scalar_written(ts, k))
+                return refuse(s, k, "divisor", "the divisor `%.*s` is written in the kernel", TOK(ts, p));
+    }
+    snprintf(fac[*n], sizeof fac[0], "%.*s", TOK(ts, p));
+    (*n)++;
+    return true;
+}
+
+/* The factors of operand [p, e): one factor, or a parenthesised product of them. */
+static bool factors(pt_scan *s, size_t p, size_t e, char fac[][96], size_t *n)
+{
+    const rw_toks *ts = s->ts;
+    if (rwl_tok_is(ts, p, "(")) {
+        size_t q = p + 1;
+        while (q < e - 1) {
+            size_t after;
+            if (!operand_end(ts, q, e - 1, &after))
+                return refuse(s, q, "divisor", "a divisor that is not a product of parameters and integer literals");
+            if (!factors(s, q, after, fac, n))
+                return false;
+            q = after;
+            if (q < e - 1 && !rwl_tok_is(ts, q, "*"))
+                return refuse(s, q, "divisor", "a divisor that is not a product of parameters and integer literals");
+            if (q < e - 1)
+                q++;
+        }
+        return true;
+    }
+    return one_factor(s, p, fac, n);
+}
+
+/* Can the token before a chain's start bind to it more tightly than its own `/` and `%`
+ * (a product, a unary operator, a cast)? Whitelist of what cannot. */
+static bool loose_before(const rw_toks *ts, size_t k)
+{
+    static const char *const ok[] = {"(", "[", ",", "=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>=",
+                                     "?", ":", "<", ">", "<=", ">=", "==", "!=", "&&", "||", "|", "^", "<<", ">>",
+                                     "{", ";"};
+    for (size_t i = 0; i < HK_ARRAY_LEN(ok); i++)
+        if (rwl_tok_is(ts, k, ok[i]))
+            return true;
+    /* binary + - &: after an operand */
+    if ((rwl_tok_is(ts, k, "+") || rwl_tok_is(ts, k, "-") || rwl_tok_is(ts, k, "&")) && k > 0 &&
+        ((ts->t[k - 1].kind == T_IDENT && !is_keyword(ts, k - 1)) || ts->t[k - 1].kind == T_NUMBER ||
+         rwl_tok_is(ts, k - 1, ")") || rwl_tok_is(ts, k - 1, "]")))
+        return true;
+    return false;
+}
+
+/* The use of the counter at q: `q / F / F ... % F` with grouping parentheses around a prefix
+ * of the chain. Its factors (the divisors and the modulus) are merged into s->fac (the
+ * largest multiplicity of each). */
+static bool coordinate(pt_scan *s, size_t q)
+{
+    const rw_toks *ts = s->ts;
+    size_t a = q, p = q + 1, end = s->bb;
+    char fac[PT_FACTORS][96];
+    size_t n = 0;
+    bool mod = false;
+    for (;;) {
+        while (p < end && rwl_tok_is(ts, p, "/")) {
+            size_t after;
+            if (!operand_end(ts, p + 1, end, &after))
+                return refuse(s, p, "counter", "`%.*s / ...`: the divisor is not a parameter, a literal or a "
+                                               "parenthesised product of them", TOK(ts, q));
+            if (!factors(s, p + 1, after, fac, &n))
+                return false;
+            p = after;
+        }
+        /* `( chain )` grouping, not a call's or a cast's parentheses */
+        if (p < end && rwl_tok_is(ts, p, ")") && a > s->ba && rwl_tok_is(ts, a - 1, "(") &&
+            rwl_match_close(ts, a - 1) == p &&
+            !(a - 1 > 0 && ((ts->t[a - 2].kind == T_IDENT && !is_keyword(ts, a - 2)) || rwl_tok_is(ts, a - 2, ")") ||
+                            rwl_tok_is(ts, a - 2, "]")))) {
+            a--;
+            p++;
+            continue;
+        }
+        break;
+    }
+    if (p < end && rwl_tok_is(ts, p, "%")) {
+        size_t after;
+        if (!operand_end(ts, p + 1, end, &after))
+            return refuse(s, p, "counter", "`%.*s %% ...`: the modulus is not a parameter, a literal or a "
+                                           "parenthesised product of them", TOK(ts, q));
+        if (!factors(s, p + 1, after, fac, &n))
+            return false;
+        mod = true;
+    }
+    if (!mod)
+        return refuse(s, q, "counter", "the counter `%.*s` is used other than as `%.*s %% A` or `%.*s / A %% B`: "
+                                       "that value grows with the counter, the trips do not repeat",
+                      TOK(ts, q), TOK(ts, q), TOK(ts, q));
+    if (a == 0 || !loose_before(ts, a - 1))
+        return refuse(s, a ? a - 1 : a, "counter", "`%.*s` before the coordinate of `%.*s` binds to the counter "
+                                                   "first", TOK(ts, a ? a - 1 : a), TOK(ts, q));
+    /* merge: the largest multiplicity of each factor */
+    for (size_t i = 0; i < n; i++) {
+        size_t mine = 0, have = 0;
+        for (size_t j = 0; j <= i; j++)
+            mine += !strcmp(fac[j], fac[i]);
+        for (size_t j = 0; j < s->n_fac; j++)
+            have += !strcmp(s->fac[j], fac[i]);
+        if (mine > have) {
+            if (s->n_fac >= PT_FACTORS)
+                return refuse(s, q, "counter", "more than %d divisor factors", PT_FACTORS);
+            snprintf(s->fac[s->n_fac++], sizeof s->fac[0], "%s", fac[i]);
+        }
+    }
+    return true;
+}
+
+/* Is the name at q a local of one trip: declared in the body before q, and named by no
+ * parameter and no declaration of the kernel outside the body (so that no use before a
+ * nested declaration can mean an outer variable)? */
+static bool local_of_body(const pt_scan *s, size_t q)
+{
+    const rw_toks *ts = s->ts;
+    bool before = false;
+    for (size_t k = s->ba; k <= q && !before; k++)
+        before = rwl_same_tok(ts, k, q) && rwl_declared_here(ts, k);
+    if (!before || rwp_param_named(s->f, ts, q))
+        return false;
+    for (size_t k = 1; k + 1 < ts->n; k++)
+        if ((k < s->ba || k >= s->bb) && rwl_same_tok(ts, k, q) && rwl_declared_here(ts, k))
+            return false;
+    return true;
+}
+
+/* Does the body declare the name at q anywhere (a local that would hide it)? */
+static bool body_declares(const pt_scan *s, size_t q)
+{
+    for (size_t k = s->ba; k < s->bb; k++)
+        if (rwl_same_tok(s->ts, k, q) && rwl_declared_here(s->ts, k))
+            return true;
+    return false;
+}
+
+/* Does a #define of the name at q (an object-like or function-like macro of the file) name
+ * a thread or grid coordinate, a clock, an atomic, a warp operation or the counter (what the
+ * body may not read through a macro either)? */
+static bool macro_hides(const pt_scan *s, size_t q)
+{
+    const rw_toks *ts = s->ts;
+    size_t at = 0, a, b;
+    while (rwl_next_define(s->text, s->len, &at, ts->text + ts->t[q].start, ts->t[q].end - ts->t[q].start, &a, &b)) {
+        static const char *const words[] = {"threadIdx", "blockIdx", "blockDim", "gridDim", "hipThreadIdx",
+                                            "hipBlockIdx", "clock", "atomic", "__shfl", "__sync", "laneid"};
+        /* the counter's name as a word: a read of it the coordinate check would not see */
+        size_t vl = ts->t[s->v].end - ts->t[s->v].start;
+        const char *vn = ts->text + ts->t[s->v].start;
+        for (size_t c = a; c + vl <= b; c++)
+            if (!memcmp(s->text + c, vn, vl) && (c == a || !(isalnum((unsigned char)s->text[c - 1]) || s->text[c - 1] == '_')) &&
+                !(c + vl < b && (isalnum((unsigned char)s->text[c + vl]) || s->text[c + vl] == '_')))
+                return true;
+        for (size_t i = 0; i < HK_ARRAY_LEN(words); i++) {
+            const char *w = words[i];
+            size_t wl = strlen(w);
+            for (size_t c = a; c + wl <= b; c++)
+                if (!memcmp(s->text + c, w, wl))
+                    return true;
+        }
+    }
+    return false;
+}
+
+static bool add_buf(const an_param **v, size_t *n, const an_param *p)
+{
+    for (size_t i = 0; i < *n; i++)
+        if (v[i] == p)
+            return true;
+    if (*n >= PT_BUFS)
+        return false;
+    v[(*n)++] = p;
+    return true;
+}
+
+/* The lvalue ending just before the assignment operator at k: a local of the body, or
+ * `P[...]` with P a pointer parameter (plain `=` only). */
+static bool check_store(pt_scan *s, size_t k)
+{
+    const rw_toks *ts = s->ts;
+    bool plain = rwl_tok_is(ts, k, "=");
+    size_t l = k - 1;
+    if (rwl_tok_is(ts, k, "++") || rwl_tok_is(ts, k, "--")) {
+        /* x++ or ++x: the name next to it */
+        if (k > s->ba && ts->t[k - 1].kind == T_IDENT)
+            l = k - 1;
+        else if (k + 1 < s->bb && ts->t[k + 1].kind == T_IDENT)
+            l = k + 1;
+        else
+            return refuse(s, k, "write", "`%.*s` of something that is not a local of the loop", TOK(ts, k));
+        plain = false;
+    }
+    if (ts->t[l].kind == T_IDENT) {
+        if (rwl_same_tok(ts, l, s->v))
+            return refuse(s, l, "loop", "the body changes its counter `%.*s`", TOK(ts, l));
+        if (l > s->ba && (rwl_tok_is(ts, l - 1, ".") || rwl_tok_is(ts, l - 1, "->")))
+            return refuse(s, l, "write", "a store to a member (`...%.*s%.*s`)", TOK(ts, l - 1), TOK(ts, l));
+        if (rwl_declared_here(ts, l) || local_of_body(s, l))
+            return true;
+        return refuse(s, l, "write", "`%.*s` is declared outside the loop and written in it: a trip would carry it "
+                                     "to the next", TOK(ts, l));
+    }
+    if (!rwl_tok_is(ts, l, "]"))
+        return refuse(s, l, "write", "a store the scan cannot follow (`%.*s` before `%.*s`)", TOK(ts, l), TOK(ts, k));
+    /* find the subscript's base */
+    size_t o = l;
+    int depth = 0;
+    for (;;) {
+        if (rwl_tok_is(ts, o, "]") || rwl_tok_is(ts, o, ")"))
+            depth++;
+        else if (rwl_tok_is(ts, o, "[") || rwl_tok_is(ts, o, "(")) {
+            depth--;
+            if (!depth && !(o > s->ba && rwl_tok_is(ts, o - 1, "]")))
+                break;
+        }
+        if (o == s->ba)
+            break;
+        o--;
+    }
+    if (o == s->ba || ts->t[o - 1].kind != T_IDENT)
+        return refuse(s, o, "write", "a store through an expression, not a named buffer");
+    size_t b = o - 1;
+    if (local_of_body(s, b))
+        return true;   /* a local array of one trip */
+    const an_param *pa = rwp_param_named(s->f, ts, b);
+    if (!pa || pa->pointer_depth != 1 || declared_in_body(ts, b))
+        return refuse(s, b, "write", "a store to `%.*s`, which is neither a pointer parameter nor a local of the "
+                                     "loop", TOK(ts, b));
+    if (!plain)
+        return refuse(s, k, "write", "`%.*s[...] %.*s`: a repeated trip would combine again (only plain `=` stores "
+                                     "repeat to the same result)", TOK(ts, b), TOK(ts, k));
+    if (!add_buf(s->wr, &s->n_wr, pa))
+        return refuse(s, b, "write", "more than %d buffers", PT_BUFS);
+    return true;
+}
+
+/* May the loop store through w while another trip reads r? Yes when one is __restrict__
+ * or no launch of the kernel in the file passes both the same expression (rw_restrict's
+ * rule, as load_batching's). */
+static bool alias_ok(pt_scan *s, const an_param *w, const an_param *r, size_t at)
+{
+    if (w->is_restrict || r->is_restrict)
+        return true;
+    if (w == r)
+        return refuse(s, at, "store", "the loop writes `%s`, which it reads: a repeated trip may read what another "
+                                      "wrote", r->name);
+    for (size_t l = 0; l < s->m->n_launches; l++) {
+        const an_launch *la = &s->m->launches[l];
+        if (!la->kernel || la->form == AN_LAUNCH_CUDA_API || la->n_args != s->f->n_params)
+            continue;
+        const char *sn = strrchr(la->kernel, ':');
+        sn = sn ? sn + 1 : la->kernel;
+        if (strcmp(sn, s->f->name))
+            continue;
+        size_t wi = (size_t)(w - s->f->params), ri = (size_t)(r - s->f->params);
+        char x1[512], y1[512];
+        rwl_squeeze(la->args[wi], x1, sizeof x1);
+        rwl_squeeze(la->args[ri], y1, sizeof y1);
+        if (!strcmp(x1, y1))
+            return refuse(s, at, "store", "the launch at line %u passes `%s` as both %s and %s: a repeated trip "
+                                          "may read what another wrote",
+                          la->span.start_row + 1, la->args[wi], w->name, r->name);
+    }
+    return true;
+}
+
+static bool in_nested(const rw_toks *ts, size_t a, size_t b, size_t q)
+{
+    for (size_t k = a; k < q; k++) {
+        if (!rwl_tok_is(ts, k, "for") && !rwl_tok_is(ts, k, "while") && !rwl_tok_is(ts, k, "do") &&
+            !rwl_tok_is(ts, k, "switch"))
+            continue;
+        size_t e = rwl_stmt_end(ts, k, b);
+        if (rwl_tok_is(ts, k, "do") && rwl_tok_is(ts, e, "while") && rwl_tok_is(ts, e + 1, "("))
+            e = rwl_match_close(ts, e + 1) + 2;
+        if (q < e)
+            return true;
+    }
+    return false;
+}
+
+/* The body [ba, bb): what it may do (see the proof above). */
+static bool read_body(pt_scan *s)
+{
+    const rw_toks *ts = s->ts;
+    for (size_t q = s->ba; q < s->bb; q++) {
+        if (ts->t[q].kind == T_IDENT) {
+            size_t l = ts->t[q].end - ts->t[q].start;
+            const char *c = ts->text + ts->t[q].start;
+            if (builtin_name(ts, q))
+                return refuse(s, q, "thread index", "`%.*s` in the loop: a trip's work would depend on the thread "
+                                                    "that runs it", TOK(ts, q));
+            if ((l >= 6 && !memcmp(c, "__sync", 6)) || (l >= 6 && !memcmp(c, "__shfl", 6)) ||
+                (l >= 8 && !memcmp(c, "__ballot", 8)) || rwl_tok_is(ts, q, "__syncthreads") ||
+                rwl_tok_is(ts, q, "__activemask") || rwl_tok_is(ts, q, "sync"))
+                return refuse(s, q, "barrier", "`%.*s` in the loop: the threads would run other numbers of trips",
+                              TOK(ts, q));
+            if (l >= 6 && !memcmp(c, "atomic", 6))
+                return refuse(s, q, "atomic", "`%.*s` in the loop: a repeated trip combines again", TOK(ts, q));
+            if (rwl_tok_is(ts, q, "return") || rwl_tok_is(ts, q, "goto") || rwl_tok_is(ts, q, "asm") ||
+                rwl_tok_is(ts, q, "__shared__") || rwl_tok_is(ts, q, "static") || rwl_tok_is(ts, q, "volatile"))
+                return refuse(s, q, rwl_tok_is(ts, q, "return") || rwl_tok_is(ts, q, "goto") ? "early exit" : "statement",
+                              "`%.*s` in the loop", TOK(ts, q));
+            if (rwl_tok_is(ts, q, "break") && !in_nested(ts, s->ba, s->bb, q))
+                return refuse(s, q, "early exit", "`break` leaves the loop");
+            if (q + 1 < s->bb && rwl_tok_is(ts, q + 1, "(") && !is_keyword(ts, q) && !rwl_is_type_word(ts, q) &&
+                !rwp_is_type_word(ts, q) && !rwl_pure_call_name(ts, q))
+                return refuse(s, q, "call", "`%.*s(...)` may write memory or read what the loop writes", TOK(ts, q));
+            if (!rwl_is_use(ts, q) || is_keyword(ts, q))
+                continue;
+            if (rwl_same_tok(ts, q, s->v)) {
+                if (body_declares(s, q))
+                    return refuse(s, q, "counter", "the body declares a local `%.*s` of the counter's name", TOK(ts, q));
+                if (!coordinate(s, q))
+                    return false;
+                continue;
+            }
+            if (!rwp_param_named(s->f, ts, q) && !body_declares(s, q) && macro_hides(s, q))
+                return refuse(s, q, "macro", "`%.*s` is a macro of the file that names a thread index, a clock, an "
+                                             "atomic, a warp operation or the counter", TOK(ts, q));
+            const an_param *pa = rwp_param_named(s->f, ts, q);
+            if (pa && pa->pointer_depth >= 1 && !declared_in_body(ts, q)) {
+                bool sub = q + 1 < s->bb && rwl_tok_is(ts, q + 1, "[");
+                if (!sub || pa->pointer_depth != 1)
+                    return refuse(s, q, "memory", "`%.*s` is used other than as `%.*s[...]`", TOK(ts, q), TOK(ts, q));
+                size_t cl = rwl_match_close(ts, q + 1);
+                bool store = cl + 1 < s->bb && rwl_tok_is_assign_op(ts, cl + 1);
+                if (!store) {
+                    if (rw_param_written(s->text, s->len, s->f, pa->name))
+                        return refuse(s, q, "memory", "the loop reads `%.*s`, which the kernel writes: a repeated "
+                                                      "trip may read what another wrote", TOK(ts, q));
+                    if (!add_buf(s->rd, &s->n_rd, pa))
+                        return refuse(s, q, "memory", "more than %d buffers", PT_BUFS);
+                }
+            }
+            continue;
+        }
+        if (rwl_tok_is(ts, q, "->") || ((rwl_tok_is(ts, q, "*") || rwl_tok_is(ts, q, "&")) && rwl_unary_position(ts, q)))
+            return refuse(s, q, "memory", "`%.*s` in the loop: memory through a pointer the scan cannot follow",
+                          TOK(ts, q));
+        if (rwl_tok_is(ts, q, "[") && q > s->ba && ts->t[q - 1].kind == T_IDENT && !rwp_param_named(s->f, ts, q - 1) &&
+            !local_of_body(s, q - 1))
+            return refuse(s, q - 1, "memory", "`%.*s[...]`: memory that is neither a parameter buffer nor a local of "
+                                              "the loop", TOK(ts, q - 1));
+        if ((rwl_tok_is_assign_op(ts, q) || rwl_tok_is(ts, q, "++") || rwl_tok_is(ts, q, "--")) && !check_store(s, q))
+            return false;
+    }
+    for (size_t w = 0; w < s->n_wr; w++)
+        for (size_t r = 0; r < s->n_rd; r++)
+            if (!alias_ok(s, s->wr[w], s->rd[r], s->ba))
+                return false;
+    if (!s->n_fac)
+        return refuse(s, s->ba, "counter", "the body does not read its counter");
+    return true;
+}
+
+/* A loop macro's definition: `#define M(p1, p2) for (... p1 < (p2); ...)` with p2 named
+ * once, in the condition. */
+static bool macro_bound_ok(pt_scan *s, size_t call)
+{
+    const rw_toks *ts = s->ts;
+    const char *name = ts->text + ts->t[call].start;
+    size_t nl = ts->t[call].end - ts->t[call].start, at = 0, a, b, a2, b2;
+    if (!rwl_next_define(s->text, s->len, &at, name, nl, &a, &b))
+        return refuse(s, call, "loop macro", "no #define of `%.*s` in the file", TOK(ts, call));
+    /* a second definition (a header included twice behind its guard) must be the same text */
+    while (rwl_next_define(s->text, s->len, &at, name, nl, &a2, &b2)) {
+        char x1[2048], x2[2048], r1[2048], r2[2048];
+        snprintf(r1, sizeof r1, "%.*s", (int)(b - a), s->text + a);
+        snprintf(r2, sizeof r2, "%.*s", (int)(b2 - a2), s->text + a2);
+        rwl_squeeze(r1, x1, sizeof x1);
+        rwl_squeeze(r2, x2, sizeof x2);
+        if (b - a >= sizeof r1 || b2 - a2 >= sizeof r2 || strcmp(x1, x2))
+            return refuse(s, call, "loop macro", "`%.*s` is defined more than once, differently", TOK(ts, call));
+    }
+    rw_toks mt = {0};
+    if (rwl_lex(s->text, (uint32_t)a, (uint32_t)b, &mt) != HK_OK)
+        return refuse(s, call, "loop macro", "its definition cannot be read");
+    bool ok = false;
+    /* NAME ( p1 , p2 ) for ( ... ; p1 < ( p2 ) ; ... ) */
+    if (mt.n > 8 && rwl_tok_is(&mt, 1, "(") && mt.t[2].kind == T_IDENT && rwl_tok_is(&mt, 3, ",") &&
+        mt.t[4].kind == T_IDENT && rwl_tok_is(&mt, 5, ")")) {
+        size_t f = 6;
+        while (f < mt.n && rwl_tok_is(&mt, f, "\\"))
+            f++;
+        size_t uses = 0, in_cond = 0, semis = 0;
+        if (f + 1 < mt.n && rwl_tok_is(&mt, f, "for") && rwl_tok_is(&mt, f + 1, "(")) {
+            size_t hc = rwl_match_close(&mt, f + 1);
+            for (size_t k = 6; k < mt.n; k++) {
+                if (k > f + 1 && k < hc && rwl_tok_is(&mt, k, ";"))
+                    semis++;
+                if (!rwl_same_tok(&mt, k, 4))
+                    continue;
+                uses++;
+                bool cond = semis == 1 && k < hc &&
+                            ((rwl_tok_is(&mt, k - 1, "<") && rwl_same_tok(&mt, k - 2, 2) && rwl_tok_is(&mt, k + 1, ";")) ||
+                             (rwl_tok_is(&mt, k - 1, "(") && rwl_tok_is(&mt, k - 2, "<") && rwl_same_tok(&mt, k - 3, 2) &&
+                              rwl_tok_is(&mt, k + 1, ")") && rwl_tok_is(&mt, k + 2, ";")));
+                in_cond += cond;
+            }
+            ok = uses == 1 && in_cond == 1 && hc < mt.n && hc + 1 == mt.n;
+        }
+    }
+    rwl_toks_free(&mt);
+    if (!ok)
+        return refuse(s, call, "loop macro", "`%.*s` is not `for (...; i < (n); ...)` with its bound named once, in the "
+                                             "condition", TOK(ts, call));
+    return true;
+}
+
+static int periodic_trips(const char *text, size_t len, const an_model *m, size_t kernel, rw_result *out)
+{
+    if (!out)
+        return HK_EINVAL;
+    memset(out, 0, sizeof *out);
+    const an_function *f;
+    int rc = rwl_check_kernel(text, len, m, kernel, &f);
+    if (rc)
+        return rc;
+    rw_toks ts = {0};
+    km_kernel *km = NULL;
+    rw_edits es = {0};
+    struct hk_buf nb;
+    hk_buf_init(&nb, RW_TEXT_MAX);
+    char bwhy[400] = "";
+    pt_scan s = {.text = text, .len = len, .ts = &ts, .f = f, .m = m};
+    if ((rc = rwl_open_body(text, len, f, true, &ts, &km, bwhy, sizeof bwhy)))
+        goto out;
+    if (bwhy[0]) {
+        snprintf(s.why, sizeof s.why, "%s", bwhy);
+        goto refused;
+    }
+    for (size_t k = 1; k + 1 < ts.n; k++)
+        if (ts.t[k].kind == T_IDENT && !strncmp(text + ts.t[k].start, "hk_pt_", 6)) {
+            refuse(&s, k, "loop", "the loop stops at its period already (this rewrite's hk_pt_ names)");
+            goto refused;
+        }
+    /* the model's grid-stride loop at the body's top level */
+    size_t nl = 0;
+    const km_loop *lp = km_loops(km, &nl), *L = NULL;
+    for (size_t i = 0; i < nl && !L; i++)
+        if (lp[i].parent < 0 && lp[i].kind == KM_LOOP_GRID_STRIDE)
+            L = &lp[i];
+    if (!L) {
+        refuse(&s, 1, "grid-stride loop", "no grid-stride loop at the kernel body's top level (the kernel model reads "
+                                          "none)");
+        goto refused;
+    }
+    bool global = false;
+    for (int ax = 0; ax < 3 && !global; ax++)
+        global = km_form_is_global_index(km, L->start, ax);
+    /* the statement at the loop's line */
+    size_t st = 0, se = 0, end = ts.n - 1;
+    for (size_t p = 1; p < end;) {
+        size_t e;
+        if (ts.t[p].kind == T_IDENT && rwl_tok_is(&ts, p + 1, "(") && !is_keyword(&ts, p) &&
+            rwl_match_close(&ts, p + 1) + 1 < end && rwl_tok_is(&ts, rwl_match_close(&ts, p + 1) + 1, "{"))
+            e = rwl_match_close(&ts, rwl_match_close(&ts, p + 1) + 1) + 1;
+        else
+            e = rwl_stmt_end(&ts, p, end);
+        if (e <= p)
+            break;
+        if ((uint32_t)rwl_line_at(text, ts.t[p].start) == L->line && !st) {
+            st = p;
+            se = e;
+        }
+        p = e;
+    }
+    if (!st) {
+        refuse(&s, 1, "grid-stride loop", "the grid-stride loop of line %u is not a statement of the body's top level",
+               L->line);
+        goto refused;
+    }
+    if (!L->var || !L->cmp || strcmp(L->cmp, "<") || !global) {
+        refuse(&s, st, "grid-stride loop", "the loop is not `for (i = blockIdx.x * blockDim.x + threadIdx.x; i < n; "
+                                           "i += blockDim.x * gridDim.x)`: every trip must be run once by the grid");
+        goto refused;
+    }
+    if (se != end) {
+        refuse(&s, se, "statement", "a statement after the loop (it could see which trips its thread ran)");
+        goto refused;
+    }
+    size_t ba, bb, bnd_a, bnd_b;
+    bool is_macro = !rwl_tok_is(&ts, st, "for");
+    if (!is_macro) {
+        size_t hc = rwl_match_close(&ts, st + 1), semi[2], n_semi = 0;
+        int depth = 0;
+        for (size_t q = st + 2; q < hc; q++) {
+            if (rwl_tok_is(&ts, q, "(") || rwl_tok_is(&ts, q, "[") || rwl_tok_is(&ts, q, "{"))
+                depth++;
+            else if (rwl_tok_is(&ts, q, ")") || rwl_tok_is(&ts, q, "]") || rwl_tok_is(&ts, q, "}"))
+                depth--;
+            else if (!depth && rwl_tok_is(&ts, q, ";") && n_semi < 2)
+                semi[n_semi++] = q;
+        }
+        if (n_semi != 2 || !rwl_tok_is_ident(&ts, semi[0] + 1, L->var) || !rwl_tok_is(&ts, semi[0] + 2, "<")) {
+            refuse(&s, st, "grid-stride loop", "the condition is not `%s < bound`", L->var);
+            goto refused;
+        }
+        s.v = semi[0] + 1;
+        bnd_a = semi[0] + 3;
+        bnd_b = semi[1];
+        ba = hc + 1;
+        bb = se;
+    } else {
+        size_t c = rwl_match_close(&ts, st + 1);
+        if (!(rwl_tok_is_ident(&ts, st + 2, L->var) && rwl_tok_is(&ts, st + 3, ","))) {
+            refuse(&s, st, "loop macro", "its first argument is not the counter `%s`", L->var);
+            goto refused;
+        }
+        if (!macro_bound_ok(&s, st))
+            goto refused;
+        s.v = st + 2;
+        bnd_a = st + 4;
+        bnd_b = c;
+        ba = c + 1;
+        bb = se;
+    }
+    if (rwl_tok_is(&ts, ba, "{"))
+        ba++, bb--;
+    s.ba = ba;
+    s.bb = bb;
+    /* the bound: nothing that binds less than `<`, nothing the body writes, not the counter */
+    int depth = 0;
+    for (size_t q = bnd_a; q < bnd_b; q++) {
+        if (rwl_tok_is(&ts, q, "(") || rwl_tok_is(&ts, q, "["))
+            depth++;
+        else if (rwl_tok_is(&ts, q, ")") || rwl_tok_is(&ts, q, "]"))
+            depth--;
+        static const char *const low[] = {"&&", "||", "?", ":", ",", "==", "!=", "<", ">", "<=", ">=", "&", "|", "^"};
+        for (size_t i = 0; !depth && i < HK_ARRAY_LEN(low); i++)
+            if (rwl_tok_is(&ts, q, low[i])) {
+                refuse(&s, q, "grid-stride loop", "the bound holds `%.*s`: it is not one value", TOK(&ts, q));
+                goto refused;
+            }
+        if (ts.t[q].kind == T_IDENT && rwl_same_tok(&ts, q, s.v)) {
+            refuse(&s, q, "grid-stride loop", "the bound names the counter");
+            goto refused;
+        }
+    }
+    if (bnd_b <= bnd_a || rwl_writes_any(&ts, bnd_a, bnd_b)) {
+        refuse(&s, bnd_a, "grid-stride loop", "the bound is empty or writes");
+        goto refused;
+    }
+    if (!read_body(&s))
+        goto refused;
+    for (size_t q = bnd_a; q < bnd_b; q++)
+        if (ts.t[q].kind == T_IDENT && (rwl_tok_is(&ts, q + 1, "(") || rwl_tok_is(&ts, q + 1, "["))) {
+            refuse(&s, q, "grid-stride loop", "the bound `%.*s...` calls or reads memory", TOK(&ts, q));
+            goto refused;
+        }
+    for (size_t q = ba; q < bb; q++)
+        for (size_t r = bnd_a; r < bnd_b; r++)
+            if (ts.t[r].kind == T_IDENT && rwl_is_use(&ts, q) && rwl_same_tok(&ts, q, r) &&
+                (rwl_scalar_written(&ts, q) || rwl_declared_here(&ts, q))) {
+                refuse(&s, q, "grid-stride loop", "the bound names `%.*s`, which the body writes or declares",
+                       TOK(&ts, q));
+                goto refused;
+            }
+    /* the edit: { the period; the bound min(n, period); the loop with its bound renamed } */
+    char ind[64] = "";
+    {
+        uint32_t ls = ts.t[st].start;
+        while (ls > 0 && (text[ls - 1] == ' ' || text[ls - 1] == '\t'))
+            ls--;
+        size_t il = ts.t[st].start - ls;
+        if ((ls == 0 || text[ls - 1] == '\n') && il < sizeof ind) {
+            memcpy(ind, text + ls, il);
+            ind[il] = '\0';
+        }
+    }
+    struct hk_buf per;
+    hk_buf_init(&per, 4096);
+    for (size_t i = 0; i < s.n_fac && !rc; i++)
+        rc = hk_buf_printf(&per, "%s%s", i ? " * " : "", s.fac[i]);
+    if (!rc)
+        rc = hk_buf_printf(&nb, "{   /* hk: periodic_trips: the body reads `%.*s` only as coordinates that repeat "
+                                "every %s trips: the trips past that repeat the same stores */\n"
+                                "%s    auto hk_pt_n = (%.*s);\n%s    long long hk_pt_p = 1;\n%s    bool hk_pt_ok = true;\n",
+                           TOK(&ts, s.v), per.data ? per.data : "", ind,
+                           (int)(ts.t[bnd_b - 1].end - ts.t[bnd_a].start), text + ts.t[bnd_a].start, ind, ind);
+    hk_buf_free(&per);
+    for (size_t i = 0; i < s.n_fac && !rc; i++)
+        rc = hk_buf_printf(&nb, "%s    hk_pt_ok = hk_pt_ok && (long long)(%s) > 0 && hk_pt_p <= 0x3fffffffffffffffLL / "
+                                "(long long)(%s);\n%s    if (hk_pt_ok)\n%s        hk_pt_p *= (long long)(%s);\n",
+                           ind, s.fac[i], s.fac[i], ind, ind, s.fac[i]);
+    if (!rc)
+        rc = hk_buf_printf(&nb, "%s    if (hk_pt_ok && hk_pt_p < hk_pt_n)\n%s        hk_pt_n = "
+                                "(decltype(hk_pt_n))hk_pt_p;\n%s    ",
+                           ind, ind, ind);
+    if (!rc)
+        rc = hk_buf_append(&nb, text + ts.t[st].start, ts.t[bnd_a].start - ts.t[st].start);
+    if (!rc)
+        rc = hk_buf_appends(&nb, "hk_pt_n");
+    if (!rc)
+        rc = hk_buf_append(&nb, text + ts.t[bnd_b - 1].end, ts.t[se - 1].end - ts.t[bnd_b - 1].end);
+    if (!rc)
+        rc = hk_buf_printf(&nb, "\n%s}", ind);
+    if (!rc)
+        rc = rwl_edits_add(&es, ts.t[st].start, ts.t[se - 1].end, nb.data);
+    if (rc)
+        goto out;
+    {
+        char fl[1600] = "";
+        size_t o = 0;
+        for (size_t i = 0; i < s.n_fac && o < sizeof fl; i++)
+            o += (size_t)snprintf(fl + o, sizeof fl - o, "%s%s", i ? " * " : "", s.fac[i]);
+        char *desc = hk_asprintf("kernel %s: the grid-stride loop at line %d reads `%.*s` only as coordinates that "
+                                 "repeat every %s trips, and its trips store plain values to memory it never reads: "
+                                 "it stops at min(%.*s, %s) (the same stores, the repeats dropped; the launch is the "
+                                 "kernel's own)",
+                                 f->name, rwl_line_at(text, ts.t[st].start), TOK(&ts, s.v), fl,
+                                 (int)(ts.t[bnd_b - 1].end - ts.t[bnd_a].start), text + ts.t[bnd_a].start, fl);
+        rc = rwl_finish(text, len, m, f->name, &es, desc, out);
+    }
+    goto out;
+refused:
+    rc = rwl_not_applicable(out, hk_asprintf("periodic_trips not applicable to kernel %s: %s", f->name,
+                                             s.why[0] ? s.why : "no reason"));
+out:
+    hk_buf_free(&nb);
+    rwl_edits_free(&es);
+    km_free(km);
+    rwl_toks_free(&ts);
+    return rc;
+}
+
+/* ---- registry descriptor (registry.h) ---- */
+
+static int emit_periodic_trips(const rw_context *c, const int *p, rw_result *out)
+{
+    (void)p;
+    return periodic_trips(c->text, c->len, c->m, c->kernel, out);
+}
+
+const rw_descriptor rw_periodic_trips_desc = {
+    .name = "periodic_trips",
+    .summary = "a grid-stride loop whose body reads its counter only as `i % A`, `i / A % B`, ... stops at min(n, "
+               "A*B*...): the trips past the period repeat the same stores (exact)",
+    .flags = RW_ALGORITHM,
+    .emit = emit_periodic_trips,
+};
