@@ -32,7 +32,12 @@ typedef struct {
                              * up) by grid_divisor along grid_axis (each thread does the work
                              * of that many along it) and gains only under that grid; 0: the
                              * spec's grid */
-    unsigned grid_axis;     /* 0 x, 1 y, 2 z; read when grid_divisor > 1 */
+    unsigned grid_axis;     /* 0 x, 1 y, 2 z; read when grid_divisor or grid_multiplier > 1 */
+    unsigned grid_multiplier; /* > 1: the body is written for the spec's grid multiplied by
+                               * grid_multiplier along grid_axis (grid_multiplier threads do
+                               * the work of one: split_topk_scan's lanes per query) and is
+                               * exact only under that grid; 0: the spec's grid. Never set
+                               * with grid_divisor */
 } rw_result;
 
 void rw_result_free(rw_result *r);
