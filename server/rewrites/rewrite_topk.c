@@ -494,7 +494,7 @@ static bool item_header(const rw_toks *ts, size_t q, tk_loop *L)
 /* The declaration of the name at k in [a, b): its type [*ta, *tb) (the statement's leading
  * words up to its first declarator) and initializer [*ia, *ib). */
 static bool find_decl(const rw_toks *ts, size_t a, size_t b, size_t k, size_t *ta, size_t *tb, size_t *ia,
-                      size_t *ib)
+                      size_t *ib, size_t *at)
 {
     for (size_t q = a; q < b;) {
         size_t e = rwl_stmt_end(ts, q, b);
@@ -508,9 +508,17 @@ static bool find_decl(const rw_toks *ts, size_t a, size_t b, size_t k, size_t *t
                     continue;
                 if (!rwl_tok_is(ts, d + 1, "="))
                     return false;
+                /* the first declarator's name: the word before the statement's first
+                 * `=`, `,`, `;` or `[` (`long long i1 = 7`: both longs are the type) */
                 size_t f = q;
-                while (f < e && !(ts->t[f].kind == T_IDENT && rwl_declared_here(ts, f)))
+                while (f < e && !rwl_tok_is(ts, f, "=") && !rwl_tok_is(ts, f, ",") && !rwl_tok_is(ts, f, ";") &&
+                       !rwl_tok_is(ts, f, "["))
                     f++;
+                if (f == q || f >= e)
+                    return false;
+                f--;
+                while (f > q && rwl_tok_is(ts, f - 1, "*"))
+                    f--;
                 *ta = q;
                 *tb = f;
                 size_t z = d + 2;
@@ -521,6 +529,7 @@ static bool find_decl(const rw_toks *ts, size_t a, size_t b, size_t k, size_t *t
                 }
                 *ia = d + 2;
                 *ib = z;
+                *at = d;
                 return *ib > *ia && *tb > *ta;
             }
         q = e;
@@ -765,14 +774,14 @@ static bool read_item_loop(tk_scan *s, tk_loop *L)
     char b0[128] = "", i0[128] = "", bt[128] = "", it[128] = "";
     for (int j = 0; j < L->K; j++)
         for (int w = 0; w < 2; w++) {
-            size_t v = w ? L->I[j] : L->B[j], ta, tb, ia, ib;
-            if (!find_decl(ts, qa, L->l_a, v, &ta, &tb, &ia, &ib))
+            size_t v = w ? L->I[j] : L->B[j], ta, tb, ia, ib, at;
+            if (!find_decl(ts, qa, L->l_a, v, &ta, &tb, &ia, &ib, &at))
                 return refuse(s, v, "state", "`%.*s` is not declared with a start value in the query loop before "
                               "the item loop", TOK(ts, v));
             for (size_t k = ia; k < ib; k++) {
                 if (rwl_tok_is(ts, k, "[") || (ts->t[k].kind == T_IDENT && !is_param(s, k)) ||
                     (ts->t[k].kind == T_IDENT && written_anywhere(ts, k)))
-                    return refuse(s, k, "state", "`%.*s` starts at `%.*s`, not a constant", TOK(ts, v),
+                    return refuse(s, at, "state", "`%.*s` starts at `%.*s`, not a constant", TOK(ts, v),
                                   SPAN(ts, ia, ib));
             }
             char init[128], type[128];
@@ -787,7 +796,7 @@ static bool read_item_loop(tk_scan *s, tk_loop *L)
                 else
                     L->b_type_a = ta, L->b_type_b = tb;
             } else if (strcmp(want, init) || strcmp(wt, type))
-                return refuse(s, v, "state", "`%.*s` does not start as the first slot does (`%s %s`): the slots "
+                return refuse(s, at, "state", "`%.*s` does not start as the first slot does (`%s %s`): the slots "
                               "are not one sorted list of sentinels", TOK(ts, v), wt, want);
             for (size_t k = ib; k < L->l_a; k++)
                 if (is_name(ts, k, v) && rwl_scalar_written(ts, k))
@@ -795,12 +804,12 @@ static bool read_item_loop(tk_scan *s, tk_loop *L)
         }
     /* the value's type: the state's own, or double (the comparison and the store then
      * convert it alike, exactly) */
-    size_t ta, tb, ia, ib;
+    size_t ta, tb, ia, ib, at;
     size_t dd = SIZE_MAX;
     for (size_t i = 0; i < L->n_vals; i++)
         if (same_name(ts, L->vals[i], L->d))
             dd = L->vals[i];
-    if (!find_decl(ts, ba, q, dd, &ta, &tb, &ia, &ib))
+    if (!find_decl(ts, ba, q, dd, &ta, &tb, &ia, &ib, &at))
         return refuse(s, dd, "value declaration", "`%.*s` has no initializer", TOK(ts, dd));
     L->d_type_a = ta;
     L->d_type_b = tb;
