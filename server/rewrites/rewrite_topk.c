@@ -871,15 +871,14 @@ static const char merge_helper[] =
     " * entry's rank is its place in its own list plus the entries of the other list before it; both\n"
     " * lanes get the same list (entries of two parts never tie; sentinels are all alike). */\n"
     "template <int K, typename V, typename I>\n"
-    "static __device__ __forceinline__ void hk_sp_merge(V *v, I *ix, unsigned mask, int off)\n"
+    "static __device__ __forceinline__ void hk_sp_merge(V *v, I *ix, unsigned mask, int off, int width)\n"
     "{\n"
     "    V ov[K], nv[K];\n"
     "    I oi[K], ni[K];\n"
     "    int pa[K], pb[K];\n"
     "#pragma unroll\n"
     "    for (int s = 0; s < K; s++) {\n"
-    "        ov[s] = __shfl_xor_sync(mask, v[s], off);\n"
-    "        oi[s] = __shfl_xor_sync(mask, ix[s], off);\n"
+    "$SHFL"
     "        pa[s] = s;\n"
     "        pb[s] = s;\n"
     "    }\n"
@@ -909,12 +908,30 @@ static const char merge_helper[] =
     "    }\n"
     "}\n\n";
 
-static int emit(const tk_scan *s, const tk_loop *L, int P, rw_edits *es)
+/* CUDA: the P lanes of the query by mask (the lanes that left the query loop are not named);
+ * HIP: a wavefront of 64 without masks, the exchange kept inside segments of P lanes by the
+ * width (xor offsets below P never leave a segment). */
+static const char shfl_cuda[] =
+    "        ov[s] = __shfl_xor_sync(mask, v[s], off, width);\n"
+    "        oi[s] = __shfl_xor_sync(mask, ix[s], off, width);\n";
+static const char shfl_hip[] =
+    "        (void)mask;\n"
+    "        ov[s] = __shfl_xor(v[s], off, width);\n"
+    "        oi[s] = __shfl_xor(ix[s], off, width);\n";
+
+static int emit(const tk_scan *s, const tk_loop *L, int P, bool hip, rw_edits *es)
 {
     const rw_toks *ts = s->ts;
     int rc;
     /* the helper before the kernel (its template line included) */
-    if ((rc = rwl_edits_add(es, s->f->span.start_byte, s->f->span.start_byte, merge_helper)))
+    struct hk_buf hb;
+    hk_buf_init(&hb, 1 << 16);
+    const char *const kv[] = {"SHFL", hip ? shfl_hip : shfl_cuda, NULL};
+    rc = rwl_render(&hb, merge_helper, kv);
+    if (!rc)
+        rc = rwl_edits_add(es, s->f->span.start_byte, s->f->span.start_byte, hb.data);
+    hk_buf_free(&hb);
+    if (rc)
         return rc;
     /* the query loop's header */
     char *h = hk_asprintf("for (long long hk_sp_t = (long long)blockIdx.x * blockDim.x + threadIdx.x; "
@@ -961,8 +978,8 @@ static int emit(const tk_scan *s, const tk_loop *L, int P, rw_edits *es)
     if (!rc)
         rc = hk_buf_printf(&o, "};\n"
                                "        for (int hk_sp_off = 1; hk_sp_off < %d; hk_sp_off <<= 1)\n"
-                               "            hk_sp_merge<%d>(hk_sp_v, hk_sp_i, hk_sp_mask, hk_sp_off);\n",
-                           P, L->K);
+                               "            hk_sp_merge<%d>(hk_sp_v, hk_sp_i, hk_sp_mask, hk_sp_off, %d);\n",
+                           P, L->K, P);
     for (int j = 0; j < L->K && !rc; j++)
         rc = hk_buf_printf(&o, "        %.*s = hk_sp_v[%d];\n        %.*s = hk_sp_i[%d];\n", TOK(ts, L->B[j]), j,
                            TOK(ts, L->I[j]), j);
@@ -1009,15 +1026,16 @@ static int rw_split_topk_scan(const rw_context *ctx, int P, rw_result *out)
         rc = rwl_not_applicable(out, hk_asprintf("split_topk_scan not applicable to kernel %s: %s", f->name, s.why));
         goto out;
     }
-    if ((rc = emit(&s, &L, P, &es)))
+    if ((rc = emit(&s, &L, P, ctx->hip, &es)))
         goto out;
     char *desc = hk_asprintf("kernel %s: each query of the loop at line %d gets %d adjacent lanes; the item loop "
                              "of line %d is split over them (items k = start + part + %d j) and their top-%d lists "
-                             "(`%.*s`, `%.*s`, ...) are merged by (value, lower index) with __shfl_xor_sync: the "
+                             "(`%.*s`, `%.*s`, ...) are merged by (value, lower index) with %s: the "
                              "sequential result exactly, ties and NaN included; part 0 runs what follows the loop. "
                              "Launch with the grid multiplied by %d along x",
                              f->name, rwl_line_at(ctx->text, ts.t[L.q_a].start), P,
-                             rwl_line_at(ctx->text, ts.t[L.l_a].start), P, L.K, TOK(&ts, L.B[0]), TOK(&ts, L.I[0]), P);
+                             rwl_line_at(ctx->text, ts.t[L.l_a].start), P, L.K, TOK(&ts, L.B[0]), TOK(&ts, L.I[0]),
+                             ctx->hip ? "__shfl_xor of width P" : "__shfl_xor_sync", P);
     rc = rwl_finish(ctx->text, ctx->len, ctx->m, f->name, &es, desc, out);
     if (rc == HK_OK && out->applicable) {
         out->grid_multiplier = (unsigned)P;

@@ -171,7 +171,7 @@ static void emits_and_compiles(void **state)
             assert_non_null(strstr(t, want));
             assert_non_null(strstr(t, "hk_sp_part < hk_sp_np && hk_sp_k < (long long)(ni); hk_sp_k += hk_sp_np)"));
             assert_non_null(strstr(t, "int j = (int)hk_sp_k;"));
-            snprintf(want, sizeof want, "hk_sp_merge<%d>(hk_sp_v, hk_sp_i, hk_sp_mask, hk_sp_off);", ks[i]);
+            snprintf(want, sizeof want, "hk_sp_merge<%d>(hk_sp_v, hk_sp_i, hk_sp_mask, hk_sp_off, %d);", ks[i], parts);
             assert_non_null(strstr(t, want));
             snprintf(want, sizeof want, "((1u << %d) - 1u) << (hk_sp_lane & ~%du)", parts, parts - 1);
             assert_non_null(strstr(t, want));
@@ -200,6 +200,20 @@ static void emits_and_compiles(void **state)
     fixture fx;
     load_text(kernels, &fx);
     rw_context ctx = {.text = fx.text, .len = fx.len, .m = fx.m, .kernel = kernel(&fx, "nearest1")};
+    /* HIP: a wavefront's shuffle of width P, no mask; CUDA: the query's lanes by mask */
+    rw_context hctx = ctx;
+    hctx.hip = true;
+    rw_result h;
+    assert_int_equal(rw_apply(rw_find("split_topk_scan"), &hctx, NULL, &h, NULL), HK_OK);
+    assert_true(h.applicable);
+    assert_non_null(strstr(h.text, "ov[s] = __shfl_xor(v[s], off, width);"));
+    assert_null(strstr(h.text, "__shfl_xor_sync"));
+    assert_non_null(strstr(h.description, "__shfl_xor of width P"));
+    rw_result_free(&h);
+    assert_int_equal(rw_apply(rw_find("split_topk_scan"), &ctx, NULL, &h, NULL), HK_OK);
+    assert_non_null(strstr(h.text, "ov[s] = __shfl_xor_sync(mask, v[s], off, width);"));
+    assert_int_equal(h.grid_multiplier, 4);   /* parts 4 by default */
+    rw_result_free(&h);
     int p3[RW_MAX_PARAMS] = {3};
     rw_result r;
     assert_int_equal(rw_apply(rw_find("split_topk_scan"), &ctx, p3, &r, NULL), HK_EINVAL);
