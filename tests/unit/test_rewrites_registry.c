@@ -121,6 +121,8 @@ static const refusal_case cases[] = {
     /* items two at a time (by the grid), not one at a time */
     {"unroll_jam_scan", k_grid_stride, "gs", {0}, "loop step", 3},
     {"load_batching", k_barrier, "bar", {0}, "kernel body", 2},
+    /* a grid-stride loop whose body is one statement: no item loop to split */
+    {"split_topk_scan", k_grid_stride, "gs", {0}, "query loop", 3},
 };
 
 /* Applicability refuses each case with the construct and its line in the reason, and the
