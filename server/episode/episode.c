@@ -2892,14 +2892,15 @@ static int evaluate(ep_ctx *c, ep_rec *r, search *s)
     return HK_OK;
 }
 
-/* Whether a version's launch JSON text (may be NULL) names a divided or multiplied grid. */
-static bool launch_is_divided(const char *launch_json)
+/* Whether a version's launch JSON text (may be NULL) names a divided or multiplied grid:
+ * "divided", "multiplied" or NULL. */
+static const char *launch_is_divided(const char *launch_json)
 {
     json_t *lj = launch_json ? json_loads(launch_json, 0, NULL) : NULL;
     const char *mode = json_string_value(json_object_get(lj, "grid_mode"));
-    bool divided = mode && (!strcmp(mode, "divided") || !strcmp(mode, "multiplied"));
+    const char *r = !mode ? NULL : !strcmp(mode, "divided") ? "divided" : !strcmp(mode, "multiplied") ? "multiplied" : NULL;
     json_decref(lj);
-    return divided;
+    return r;
 }
 
 /* The text the search starts from: the best verified version of earlier episodes (for this
@@ -2934,12 +2935,13 @@ static int choose_start(ep_ctx *c)
                 goto original;
             }
         }
-        if (has_kernel && launch_is_divided(v.launch_json)) {
+        const char *how = has_kernel ? launch_is_divided(v.launch_json) : NULL;
+        if (how) {
             /* its text gains only under its divided (multiplied) grid, and the search starts
              * from the spec's: every candidate from it would be timed under the wrong grid */
-            ep__log(c, "info", "the best earlier version v%d runs on the spec's grid divided "
-                    "or multiplied along one axis, which a search from its text would not keep: starting from "
-                    "the original", v.number);
+            ep__log(c, "info", "the best earlier version v%d runs on the spec's grid %s "
+                    "along one axis, which a search from its text would not keep: starting from "
+                    "the original", v.number, how);
             store_version_clear(&v);
             goto original;
         }

@@ -6,7 +6,7 @@
  * bit, distances and indices: spread, tie-heavy, all-equal and NaN inputs; item counts
  * below P, off and on multiples of P; queries off a multiple of the block; two batches;
  * grids that make every thread serve two queries; a block size not a multiple of P (part
- * 0 alone); K = 1, 2, 3; mmcv's own three_nn. Broken merges must differ. */
+ * 0 alone); K = 1, 2, 3; mmcv's own three_nn; the HIP form. Broken merges must differ. */
 #include "analysis/analysis.h"
 #include "core/hk.h"
 #include "rewrites/registry.h"
@@ -128,13 +128,13 @@ static const char kernels[] =
 static const char inst[] =
     "\ntemplate __global__ void nearest3<float>(int, int, int, const float *, const float *, float *, int *);\n";
 
-static char *split(const char *src, const char *kname, int parts, unsigned *mult)
+static char *split_for(const char *src, const char *kname, int parts, unsigned *mult, bool hip)
 {
     fixture fx;
     load_text(src, &fx);
     const rw_descriptor *d = rw_find("split_topk_scan");
     assert_non_null(d);
-    rw_context ctx = {.text = fx.text, .len = fx.len, .m = fx.m, .kernel = kernel(&fx, kname)};
+    rw_context ctx = {.text = fx.text, .len = fx.len, .m = fx.m, .kernel = kernel(&fx, kname), .hip = hip};
     int p[RW_MAX_PARAMS] = {parts};
     rw_result r;
     assert_int_equal(rw_apply(d, &ctx, p, &r, NULL), HK_OK);
@@ -150,6 +150,11 @@ static char *split(const char *src, const char *kname, int parts, unsigned *mult
     rw_result_free(&r);
     unload(&fx);
     return t;
+}
+
+static char *split(const char *src, const char *kname, int parts, unsigned *mult)
+{
+    return split_for(src, kname, parts, mult, false);
 }
 
 /* The text: the lanes' mapping, the strided items, the merge, part 0's stores; the grid
@@ -531,6 +536,27 @@ static void emulated(void **state)
             emu_batch_add_pair(&batch, wild_tag[l], wild_src, wild_cand[l], helpers_common, wild_drv[l], EMU_OK);
         }
     }
+    /* the HIP form (__shfl_xor of width P, no mask: the emulator's full-warp exchange, so
+     * every lane of every warp stays to the merge: 64 queries x P lanes on blocks of 64) */
+    char *hip = split_for(kernels, "nearest3", 4, NULL, true);
+    assert_non_null(strstr(hip, "__shfl_xor(v[s], off, width)"));
+    static const char hip_driver[] =
+        "const int b = 2, nq = 64, P = 4;\n"
+        "for (int mode = 0; mode < 4; mode++)\n"
+        "    for (int ni : nis) {\n"
+        "        emu::buf<float> q(b * nq * 3), it(b * ni * 3);\n"
+        "        pts(q, mode, 21 + ni); pts(it, mode, 22 + ni);\n"
+        "        emu::buf<float> od(b * nq * 3), cd(b * nq * 3);\n"
+        "        emu::buf<int> oi(b * nq * 3), ci(b * nq * 3);\n"
+        "        od.set(-1.0f); cd.set(-1.0f); oi.set(-1); ci.set(-1);\n"
+        "        emu::launch(dim3(1, b), dim3(64), 0, [&] { orig::nearest3<float>(b, nq, ni, q, it, od, oi); });\n"
+        "        emu::launch(dim3(P, b), dim3(64), 0, [&] { cand::nearest3<float>(b, nq, ni, q, it, cd, ci); });\n"
+        "        if (!emu::expect(\"hip nearest3 dist\", od, cd) | !emu::expect(\"hip nearest3 idx\", oi, ci)) {\n"
+        "            printf(\"  (mode %d, items %d)\\n\", mode, ni);\n"
+        "            break;\n"
+        "        }\n"
+        "    }\n";
+    emu_batch_add_pair(&batch, "topk_nearest3_hip_p4", kernels, hip, helpers_common, hip_driver, EMU_OK);
     /* broken: ties between parts to the higher index; the last merge level left out; every
      * lane of a query storing (a part's own list, not the merged one, where part 0 is late) */
     char *tie = emu_replaced(cands[1], "oi[t] < ix[s]", "oi[t] > ix[s]");
@@ -540,6 +566,7 @@ static void emulated(void **state)
     char *nomerge = emu_replaced(cands[1], "if (hk_sp_np > 1) {", "if (hk_sp_np > 99) {");
     emu_batch_add_pair(&batch, "topk_broken_nomerge", kernels, nomerge, helpers[1], drivers[0], EMU_DIFFERS);
     emu_batch_run(&batch);
+    free(hip);
     free(tie);
     free(half);
     free(nomerge);
