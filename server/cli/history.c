@@ -867,9 +867,9 @@ int cli_apply(int argc, char **argv)
         goto out;
     }
     if (launch_refused) {
-        fprintf(stderr, "hkls apply: refused: %s\nDivide the grid at the launch sites by "
+        fprintf(stderr, "hkls apply: refused: %s\n%s the grid at the launch sites by "
                 "hand and apply the kernel from the diff (hkls report %lld).\n", launch_msg,
-                (long long)e.id);
+                strstr(launch_msg, "multiplied") ? "Multiply" : "Divide", (long long)e.id);
         ec = EXIT_STALE;
         goto out;
     }
