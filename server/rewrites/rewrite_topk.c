@@ -54,6 +54,7 @@ typedef struct {
     const rw_toks *ts;
     const an_function *f;
     char why[TK_WHY];
+    bool oom;                   /* an allocation failed: HK_ENOMEM, not the refusal in why */
 } tk_scan;
 
 typedef struct {
@@ -189,7 +190,10 @@ static bool read_query_header(tk_scan *s, size_t at, const char *h, tk_loop *L)
 {
     rw_toks hs = {0};
     bool ok = false;
-    if (rwl_lex(h, 0, (uint32_t)strlen(h), &hs) != HK_OK || hs.n < 8 || !rwl_tok_is(&hs, 0, "for") ||
+    int lrc = rwl_lex(h, 0, (uint32_t)strlen(h), &hs);
+    if (lrc == HK_ENOMEM)
+        s->oom = true;
+    if (lrc != HK_OK || hs.n < 8 || !rwl_tok_is(&hs, 0, "for") ||
         !rwl_tok_is(&hs, 1, "(") || rwl_match_close(&hs, 1) != hs.n - 1) {
         refuse(s, at, "query loop", "not a `for` header");
         goto out;
@@ -258,7 +262,7 @@ out:
 
 /* The header a loop macro's call `M(a, b)` at tokens [k, close] expands to, as new text
  * (owned), or NULL when the file defines no such function-like macro. */
-static char *expand_macro_header(const tk_scan *s, size_t k, size_t close)
+static char *expand_macro_header(tk_scan *s, size_t k, size_t close)
 {
     const rw_toks *ts = s->ts;
     char name[128];
@@ -271,8 +275,10 @@ static char *expand_macro_header(const tk_scan *s, size_t k, size_t close)
         return NULL;
     /* joined continuation lines */
     char *def = hk_malloc(db - da + 1);
-    if (!def)
+    if (!def) {
+        s->oom = true;
         return NULL;
+    }
     size_t o = 0;
     for (size_t i = da; i < db; i++) {
         if (s->text[i] == '\\' && i + 1 < db && s->text[i + 1] == '\n') {
@@ -285,7 +291,10 @@ static char *expand_macro_header(const tk_scan *s, size_t k, size_t close)
     def[o] = '\0';
     rw_toks ds = {0};
     char *res = NULL;
-    if (rwl_lex(def, 0, (uint32_t)o, &ds) != HK_OK || ds.n < 3)
+    int lrc = rwl_lex(def, 0, (uint32_t)o, &ds);
+    if (lrc == HK_ENOMEM)
+        s->oom = true;
+    if (lrc != HK_OK || ds.n < 3)
         goto out;
     size_t pc = rwl_match_close(&ds, 1);
     if (pc >= ds.n)
@@ -332,6 +341,8 @@ static char *expand_macro_header(const tk_scan *s, size_t k, size_t close)
     }
     if (!rc)
         res = hk_buf_steal(&e);
+    if (!res)
+        s->oom = true;   /* a macro's header is never empty: only the buffer fails */
     hk_buf_free(&e);
 out:
     rwl_toks_free(&ds);
@@ -355,6 +366,10 @@ static bool find_query_loop(tk_scan *s, tk_loop *L)
             if (close + 1 >= end || !rwl_tok_is(ts, close + 1, "{"))
                 return refuse(s, q, "query loop", "its body is not a braced block");
             char *h = macro ? expand_macro_header(s, q, close) : rwl_tok_text(ts, q, close + 1);
+            if (!h && !macro)
+                s->oom = true;
+            if (!h && s->oom)
+                return false;
             if (!h)
                 return refuse(s, q, "query loop", "`%.*s` is not a loop macro this file defines", TOK(ts, q));
             bool ok = read_query_header(s, q, h, L);
@@ -1022,6 +1037,10 @@ static int rw_split_topk_scan(const rw_context *ctx, int P, rw_result *out)
         refuse(&s, 0, "kernel body", ts.n < 3 ? "empty" : "already split (the file has hk_sp_merge)");
     else if (find_query_loop(&s, &L) && check_kernel(&s, &L) && read_item_loop(&s, &L) && check_query_body(&s, &L))
         s.why[0] = '\0';
+    if (s.oom) {
+        rc = HK_ENOMEM;
+        goto out;
+    }
     if (s.why[0]) {
         rc = rwl_not_applicable(out, hk_asprintf("split_topk_scan not applicable to kernel %s: %s", f->name, s.why));
         goto out;

@@ -226,6 +226,30 @@ static void emits_and_compiles(void **state)
     unload(&fx);
 }
 
+/* Every allocation failure is HK_ENOMEM with nothing left behind, never a refusal, on the
+ * loop macro's form and the written-out for header. */
+static int split_nearest3(const fixture *fx, size_t k, rw_result *r)
+{
+    rw_context ctx = {.text = fx->text, .len = fx->len, .m = fx->m, .kernel = k};
+    int rc = rw_apply(rw_find("split_topk_scan"), &ctx, NULL, r, NULL);
+    if (rc == HK_OK && !r->applicable) {
+        /* an allocation failure taken for a refusal */
+        print_message("refused under an allocation failure: %s\n", r->description);
+        return HK_EINVAL;
+    }
+    return rc;
+}
+
+static void alloc_failures(void **state)
+{
+    (void)state;
+    fixture fx;
+    load_text(kernels, &fx);
+    rwf_survives_alloc_failures(&fx, kernel(&fx, "nearest3"), split_nearest3);
+    rwf_survives_alloc_failures(&fx, kernel(&fx, "nearest1"), split_nearest3);
+    unload(&fx);
+}
+
 /* Refusals, each with the construct and its line. */
 static const char refused_src[] =
     "__device__ void sift(float *key, int *val, int k) { key[0] = key[k - 1]; val[0] = val[k - 1]; }\n" /* 1 */
@@ -581,6 +605,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(emits_and_compiles),
+        cmocka_unit_test(alloc_failures),
         cmocka_unit_test(refusals),
         cmocka_unit_test(emulated),
     };
