@@ -646,11 +646,14 @@ static int apply_launch(const store_episode *e, const store_version *v,
     if (rc == HK_ENOMEM)
         goto out;
     const char *mode = json_string_value(json_object_get(lj, "grid_mode"));
-    if (mode && !strcmp(mode, "divided") && (fail != EP_LAUNCH_OK || !r.applicable)) {
+    bool mult = mode && !strcmp(mode, "multiplied");
+    if (mode && (!strcmp(mode, "divided") || mult) && (fail != EP_LAUNCH_OK || !r.applicable)) {
         *refused = true;
-        *msg = hk_asprintf("v%d was measured with its grid divided by %lld along %s, and the "
+        *msg = hk_asprintf("v%d was measured with its grid %s by %lld along %s, and the "
                            "launch sites cannot be changed to that: %s", v->number,
-                           (long long)json_integer_value(json_object_get(lj, "grid_divisor")),
+                           mult ? "multiplied" : "divided",
+                           (long long)json_integer_value(json_object_get(lj, mult ? "grid_multiplier"
+                                                                                  : "grid_divisor")),
                            json_string_value(json_object_get(lj, "grid_axis"))
                                ? json_string_value(json_object_get(lj, "grid_axis"))
                                : "?",
@@ -864,9 +867,9 @@ int cli_apply(int argc, char **argv)
         goto out;
     }
     if (launch_refused) {
-        fprintf(stderr, "hkls apply: refused: %s\nDivide the grid at the launch sites by "
+        fprintf(stderr, "hkls apply: refused: %s\n%s the grid at the launch sites by "
                 "hand and apply the kernel from the diff (hkls report %lld).\n", launch_msg,
-                (long long)e.id);
+                strstr(launch_msg, "multiplied") ? "Multiply" : "Divide", (long long)e.id);
         ec = EXIT_STALE;
         goto out;
     }

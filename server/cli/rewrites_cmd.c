@@ -78,13 +78,17 @@ static json_t *verdict(const rw_descriptor *d, const rw_context *ctx)
     json_t *o = json_pack("{s:s, s:s, s:b}", "name", d->name, "kind", kind_name(d->flags),
                           "applies", applies);
     /* an algorithm that gains only under a divided grid (stencil_window) or a launch of its
-     * own (split_k_columns) says which: the grid the search launches it with */
-    if (o && applies && (d->flags & RW_ALGORITHM)) {
+     * own (split_k_columns), or a rewrite exact only under a multiplied grid
+     * (split_topk_scan), says which: the grid the search launches it with */
+    if (o && applies && ((d->flags & RW_ALGORITHM) || d->launch)) {
         rw_result r;
         if (rw_apply(d, ctx, NULL, &r, NULL) == HK_OK && r.applicable && r.grid_divisor > 1)
             json_object_set_new(o, "grid", json_sprintf("the spec's grid / %u along %c",
                                                         r.grid_divisor, "xyz"[r.grid_axis % 3]));
-        else if (r.applicable && d->launch)   /* a launch of its own, said by its descriptor */
+        else if (r.applicable && r.grid_multiplier > 1)
+            json_object_set_new(o, "grid", json_sprintf("the spec's grid x %u along %c",
+                                                        r.grid_multiplier, "xyz"[r.grid_axis % 3]));
+        else if (r.applicable && d->launch && (d->flags & RW_ALGORITHM))   /* a launch of its own, said by its descriptor */
             json_object_set_new(o, "grid", json_string(d->launch));
         rw_result_free(&r);
     }

@@ -2216,6 +2216,24 @@ static int cand_grid_divided(const spec *sp, const search_candidate *k, cand_spe
     return rc;
 }
 
+/* SEARCH_GRID_MULTIPLIED: the spec's grid with the axis's expression g replaced by
+ * (g) * K (split_topk_scan: K lanes per query), the other two the spec's own. */
+static int cand_grid_multiplied(const spec *sp, const search_candidate *k, cand_spec *cs)
+{
+    if (k->grid_multiplier < 2 || k->grid_multiplier > 64 || k->grid_axis > 2)
+        return HK_EINVAL;
+    const expr *g = sp->grid[k->grid_axis];
+    char *text = hk_asprintf("(%s) * %u", g ? expr_text(g) : "1", k->grid_multiplier);
+    if (!text)
+        return HK_ENOMEM;
+    char err[128];
+    int rc = expr_parse(text, &cs->grid[k->grid_axis], err, sizeof err);
+    hk_free(text);
+    if (!rc)
+        cs->sp.grid[k->grid_axis] = cs->grid[k->grid_axis];
+    return rc;
+}
+
 static int cand_spec_make(const ep_ctx *c, const search_candidate *k, cand_spec *cs)
 {
     memset(cs, 0, sizeof *cs);
@@ -2226,6 +2244,8 @@ static int cand_spec_make(const ep_ctx *c, const search_candidate *k, cand_spec 
     }
     if (k->grid_mode == SEARCH_GRID_DIVIDED)
         return cand_grid_divided(c->sp, k, cs);
+    if (k->grid_mode == SEARCH_GRID_MULTIPLIED)
+        return cand_grid_multiplied(c->sp, k, cs);
     if (k->grid_mode != SEARCH_GRID_SM_MULTIPLE)
         return HK_OK;
     char text[64], err[128];
@@ -2257,7 +2277,8 @@ static json_t *cand_launch_json(const search_candidate *k)
     snprintf(hash, sizeof hash, "%016llx", (unsigned long long)k->hash);
     static const char *const modes[] = {[SEARCH_GRID_SPEC] = "spec",
                                         [SEARCH_GRID_SM_MULTIPLE] = "sm_multiple",
-                                        [SEARCH_GRID_DIVIDED] = "divided"};
+                                        [SEARCH_GRID_DIVIDED] = "divided",
+                                        [SEARCH_GRID_MULTIPLIED] = "multiplied"};
     json_object_set_new(j, "grid_mode", json_string(modes[k->grid_mode]));
     if (k->grid_mode == SEARCH_GRID_SM_MULTIPLE)
         json_object_set_new(j, "grid_per_sm", json_integer(k->grid_per_sm));
@@ -2265,6 +2286,11 @@ static json_t *cand_launch_json(const search_candidate *k)
         /* rw_launch_from_json reads these back for apply */
         char axis[2] = {"xyz"[k->grid_axis % 3], '\0'};
         json_object_set_new(j, "grid_divisor", json_integer(k->grid_divisor));
+        json_object_set_new(j, "grid_axis", json_string(axis));
+    }
+    if (k->grid_mode == SEARCH_GRID_MULTIPLIED) {
+        char axis[2] = {"xyz"[k->grid_axis % 3], '\0'};
+        json_object_set_new(j, "grid_multiplier", json_integer(k->grid_multiplier));
         json_object_set_new(j, "grid_axis", json_string(axis));
     }
     json_object_set_new(j, "fast_math", json_boolean(k->fast_math));
@@ -2400,8 +2426,9 @@ static int queue_candidate(ep_ctx *c, runner_pool *pool, const search_candidate 
     char *const *targs = k->n_template_args ? k->template_args : c->sp->template_args;
     size_t n_targs = k->n_template_args ? k->n_template_args : c->sp->n_template_args;
     /* the grid's own parameter: blocks per SM, or a divided grid's divisor and axis */
-    unsigned grid_arg = k->grid_mode == SEARCH_GRID_DIVIDED ? k->grid_divisor * 4 + k->grid_axis
-                                                            : k->grid_per_sm;
+    unsigned grid_arg = k->grid_mode == SEARCH_GRID_DIVIDED      ? k->grid_divisor * 4 + k->grid_axis
+                        : k->grid_mode == SEARCH_GRID_MULTIPLIED ? k->grid_multiplier * 4 + k->grid_axis
+                                                                 : k->grid_per_sm;
     if ((rc = program_key(r->text, r->len, k->flags, targs, n_targs, (int)k->grid_mode,
                           grid_arg, r->build_key)))
         return rc;
@@ -2906,14 +2933,15 @@ static int evaluate(ep_ctx *c, ep_rec *r, search *s)
     return HK_OK;
 }
 
-/* Whether a version's launch JSON text (may be NULL) names a divided grid. */
-static bool launch_is_divided(const char *launch_json)
+/* Whether a version's launch JSON text (may be NULL) names a divided or multiplied grid:
+ * "divided", "multiplied" or NULL. */
+static const char *launch_is_divided(const char *launch_json)
 {
     json_t *lj = launch_json ? json_loads(launch_json, 0, NULL) : NULL;
     const char *mode = json_string_value(json_object_get(lj, "grid_mode"));
-    bool divided = mode && !strcmp(mode, "divided");
+    const char *r = !mode ? NULL : !strcmp(mode, "divided") ? "divided" : !strcmp(mode, "multiplied") ? "multiplied" : NULL;
     json_decref(lj);
-    return divided;
+    return r;
 }
 
 /* The text the search starts from: the best verified version of earlier episodes (for this
@@ -2948,12 +2976,13 @@ static int choose_start(ep_ctx *c)
                 goto original;
             }
         }
-        if (has_kernel && launch_is_divided(v.launch_json)) {
-            /* its text gains only under its divided grid, and the search starts from the
-             * spec's: every candidate from it would be timed K times too slow */
-            ep__log(c, "info", "the best earlier version v%d runs on the spec's grid divided "
+        const char *how = has_kernel ? launch_is_divided(v.launch_json) : NULL;
+        if (how) {
+            /* its text gains only under its divided (multiplied) grid, and the search starts
+             * from the spec's: every candidate from it would be timed under the wrong grid */
+            ep__log(c, "info", "the best earlier version v%d runs on the spec's grid %s "
                     "along one axis, which a search from its text would not keep: starting from "
-                    "the original", v.number);
+                    "the original", v.number, how);
             store_version_clear(&v);
             goto original;
         }

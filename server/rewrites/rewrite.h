@@ -32,7 +32,12 @@ typedef struct {
                              * up) by grid_divisor along grid_axis (each thread does the work
                              * of that many along it) and gains only under that grid; 0: the
                              * spec's grid */
-    unsigned grid_axis;     /* 0 x, 1 y, 2 z; read when grid_divisor > 1 */
+    unsigned grid_axis;     /* 0 x, 1 y, 2 z; read when grid_divisor or grid_multiplier > 1 */
+    unsigned grid_multiplier; /* > 1: the body is written for the spec's grid multiplied by
+                               * grid_multiplier along grid_axis (grid_multiplier threads do
+                               * the work of one: split_topk_scan's lanes per query) and is
+                               * exact only under that grid; 0: the spec's grid. Never set
+                               * with grid_divisor */
 } rw_result;
 
 void rw_result_free(rw_result *r);
@@ -97,7 +102,10 @@ typedef struct {
     unsigned grid_per_sm;   /* 1..65535 when sm_multiple */
     unsigned grid_divisor;  /* 2..64: the sites' grid divided (rounded up) by it along
                              * grid_axis (a stencil_window body); 0: not divided */
-    unsigned grid_axis;     /* 0 x, 1 y, 2 z, when grid_divisor */
+    unsigned grid_axis;     /* 0 x, 1 y, 2 z, when grid_divisor or grid_multiplier */
+    unsigned grid_multiplier; /* 2..64: the sites' grid multiplied by it along grid_axis (a
+                               * split_topk_scan body: that many lanes per query); 0: not.
+                               * Never with grid_divisor or sm_multiple */
 } rw_launch;
 
 /* One edit rw_launch_config made, against the text it was given. */
@@ -127,7 +135,8 @@ void rw_launch_report_free(rw_launch_report *rep);
  * block the file uses. A command-form version ("form": "command") ran the user's own
  * launch, so it asks for nothing. HK_OK; HK_EINVAL with a reason in err (errlen bytes)
  * for a block outside 1..1024 per dimension, grid_per_sm outside 1..65535, or a divided
- * grid ("grid_mode": "divided") whose grid_divisor is not in 2..64 or grid_axis not x/y/z. */
+ * grid ("grid_mode": "divided") whose grid_divisor is not in 2..64 or grid_axis not x/y/z, or
+ * a multiplied one ("multiplied", grid_multiplier) likewise. */
 int rw_launch_from_json(const json_t *launch, const json_t *base, rw_launch *out, char *err,
                         size_t errlen);
 
@@ -142,6 +151,8 @@ int rw_launch_from_json(const json_t *launch, const json_t *base, rw_launch *out
  *    becomes `((it) + K - 1) / K`; a grid with no component along the axis (1-D, or
  *    dim3(a) for y) stays, since ceil(1 / K) is 1; any other grid (a parameter, a
  *    variable used elsewhere, a call) is refused: the user must divide it by hand;
+ *  - want->grid_multiplier: the same component becomes `((it) * K)` (a component the grid
+ *    does not write stays 1: multiply it by hand);
  *  - a block that differs from the site's (read from a literal, dim3(...), a #define or
  *    constexpr, or a local `int`/`dim3` variable of the launcher): the block expression
  *    becomes the new block, or the #define/constexpr it names when only these launch

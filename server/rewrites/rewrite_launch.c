@@ -131,6 +131,16 @@ int rw_launch_from_json(const json_t *launch, const json_t *base, rw_launch *out
         }
         out->grid_divisor = (unsigned)k;
         out->grid_axis = (unsigned)(axis[0] - 'x');
+    } else if (mode && !strcmp(mode, "multiplied")) {
+        json_int_t k = json_integer_value(json_object_get(launch, "grid_multiplier"));
+        const char *axis = json_string_value(json_object_get(launch, "grid_axis"));
+        if (k < 2 || k > 64 || !axis || strlen(axis) != 1 || !strchr("xyz", axis[0])) {
+            snprintf(err, errlen, "launch: a multiplied grid needs grid_multiplier in 2..64 and "
+                     "grid_axis x, y or z");
+            return HK_EINVAL;
+        }
+        out->grid_multiplier = (unsigned)k;
+        out->grid_axis = (unsigned)(axis[0] - 'x');
     } else if (mode && strcmp(mode, "spec") != 0) {
         snprintf(err, errlen, "launch: unknown grid_mode '%s'", mode);
         return HK_EINVAL;
@@ -1099,6 +1109,26 @@ static unsigned divided_by(const char *text, espan c)
     return l > tl + 2 && strcmp(sq + l - tl, tail) == 0 ? k : 0;
 }
 
+/* The K of a component written `((c) * K)` (what divide_grid writes for a multiplier), else 0. */
+static unsigned multiplied_by(const char *text, espan c)
+{
+    char raw[EXPR_TEXT_MAX + 1], sq[EXPR_TEXT_MAX + 1];
+    if (c.e - c.s > EXPR_TEXT_MAX)
+        return 0;
+    memcpy(raw, text + c.s, c.e - c.s);
+    raw[c.e - c.s] = '\0';
+    rwl_squeeze(raw, sq, sizeof sq);
+    size_t l = strlen(sq);
+    const char *t = l > 6 ? strrchr(sq, '*') : NULL;
+    unsigned k = 0;
+    char tail[48];
+    if (strncmp(sq, "((", 2) != 0 || !t || sscanf(t, "*%u", &k) != 1 || k < 2)
+        return 0;
+    snprintf(tail, sizeof tail, ")*%u)", k);
+    size_t tl = strlen(tail);
+    return l > tl + 2 && strcmp(sq + l - tl, tail) == 0 ? k : 0;
+}
+
 /* The grid at one site for want: divided along the axis (want->grid_divisor: the component
  * becomes `((c) + K - 1) / K`, as two insertions around it so that grid_literals may still
  * rewrite block literals inside it; a grid without that component is 1 along the axis and
@@ -1113,28 +1143,41 @@ static int divide_grid(job *j, const site *st, bool *divided)
     int rc = grid_parts(j, st, parts, &n);
     if (rc)
         return rc;
-    if (!n && w->grid_divisor)
-        return refuse(j, hk_asprintf("launch of %s at line %d: its grid `%s` cannot be divided "
+    unsigned want_k = w->grid_divisor ? w->grid_divisor : w->grid_multiplier;
+    const char *how = w->grid_divisor ? "divided" : "multiplied";
+    if (!n && want_k)
+        return refuse(j, hk_asprintf("launch of %s at line %d: its grid `%s` cannot be %s "
                                      "by %u along %c here (the version was measured with that "
-                                     "grid, rounded up): divide it by hand",
-                                     j->kernel, st->line, st->la->grid, w->grid_divisor,
-                                     "xyz"[w->grid_axis]));
+                                     "grid%s): %s it by hand",
+                                     j->kernel, st->line, st->la->grid, how, want_k,
+                                     "xyz"[w->grid_axis], w->grid_divisor ? ", rounded up" : "",
+                                     w->grid_divisor ? "divide" : "multiply"));
     for (size_t d = 0; d < n; d++) {
-        unsigned had = divided_by(j->text, parts[d]);
+        unsigned had = divided_by(j->text, parts[d]), hadm = multiplied_by(j->text, parts[d]);
         bool wanted = w->grid_divisor && d == w->grid_axis;
-        if (had && (!wanted || had != w->grid_divisor))
-            return refuse(j, hk_asprintf("launch of %s at line %d: its grid `%s` is divided by "
+        bool wanted_m = w->grid_multiplier && d == w->grid_axis;
+        if ((had && (!wanted || had != w->grid_divisor)) || (hadm && (!wanted_m || hadm != w->grid_multiplier)))
+            return refuse(j, hk_asprintf("launch of %s at line %d: its grid `%s` is %s by "
                                          "%u along %c (an earlier apply?), but this version was "
                                          "measured with %s: restore the grid by hand",
-                                         j->kernel, st->line, st->la->grid, had, "xyz"[d],
-                                         w->grid_divisor ? "another grid" : "the spec's grid"));
-        if (had)
-            return HK_OK; /* divided as wanted already */
+                                         j->kernel, st->line, st->la->grid, had ? "divided" : "multiplied",
+                                         had ? had : hadm, "xyz"[d],
+                                         want_k ? "another grid" : "the spec's grid"));
+        if (had || hadm)
+            return HK_OK; /* divided (multiplied) as wanted already */
     }
-    if (!w->grid_divisor || w->grid_axis >= n)
-        return HK_OK;
+    if (w->grid_multiplier && w->grid_axis >= n)
+        return refuse(j, hk_asprintf("launch of %s at line %d: its grid `%s` has no %c component "
+                                     "to multiply by %u: multiply it by hand",
+                                     j->kernel, st->line, st->la->grid, "xyz"[w->grid_axis],
+                                     w->grid_multiplier));
+    if (!want_k || w->grid_axis >= n)
+        return HK_OK;   /* a grid without the axis: ceil(1 / K) is 1 */
     char tail[48];
-    snprintf(tail, sizeof tail, ") + %u - 1) / %u", w->grid_divisor, w->grid_divisor);
+    if (w->grid_divisor)
+        snprintf(tail, sizeof tail, ") + %u - 1) / %u", w->grid_divisor, w->grid_divisor);
+    else
+        snprintf(tail, sizeof tail, ") * %u)", w->grid_multiplier);
     espan c = parts[w->grid_axis];
     if ((rc = rwl_edits_add(&j->es, c.s, c.s, "((")) ||
         (rc = rwl_edits_add(&j->es, c.e, c.e, tail)))
@@ -1246,8 +1289,9 @@ static int do_site(job *j, site *st, const espan *allowed, size_t n_allowed, boo
         if ((rc = divide_grid(j, st, &divided)) || j->refusal)
             goto out;
         if (divided) {
-            snprintf(note, sizeof note, "grid `%.200s` divided by %u along %c", st->la->grid,
-                     w->grid_divisor, "xyz"[w->grid_axis]);
+            snprintf(note, sizeof note, "grid `%.200s` %s by %u along %c", st->la->grid,
+                     w->grid_divisor ? "divided" : "multiplied",
+                     w->grid_divisor ? w->grid_divisor : w->grid_multiplier, "xyz"[w->grid_axis]);
             site_edited = true;
         }
     }
@@ -1483,6 +1527,9 @@ int rw_launch_config(const char *text, size_t len, const an_model *m, const char
     if (want->grid_divisor && (want->sm_multiple || want->grid_divisor < 2 ||
                                want->grid_divisor > 64 || want->grid_axis > 2))
         return HK_EINVAL;
+    if (want->grid_multiplier && (want->sm_multiple || want->grid_divisor || want->grid_multiplier < 2 ||
+                                  want->grid_multiplier > 64 || want->grid_axis > 2))
+        return HK_EINVAL;
     job j = {.text = text, .len = len, .m = m, .kernel = kernel, .want = want, .tunable_done = -1};
     hk_buf_init(&j.desc, 1 << 16);
     hk_buf_init(&j.advice, 1 << 16);
@@ -1577,7 +1624,7 @@ int rw_launch_config(const char *text, size_t len, const an_model *m, const char
         char b[48] = "";
         if (want->block[0])
             fmt_block(want->block, b, sizeof b);
-        bool differs = want->sm_multiple || want->grid_divisor ||
+        bool differs = want->sm_multiple || want->grid_divisor || want->grid_multiplier ||
                        (want->block[0] && memcmp(want->block, want->base_block,
                                                  sizeof want->block) != 0);
         if (differs) {
@@ -1587,6 +1634,9 @@ int rw_launch_config(const char *text, size_t len, const an_model *m, const char
             else if (want->grid_divisor)
                 snprintf(g, sizeof g, "the spec's grid divided by %u along %c (rounded up)",
                          want->grid_divisor, "xyz"[want->grid_axis]);
+            else if (want->grid_multiplier)
+                snprintf(g, sizeof g, "the spec's grid multiplied by %u along %c",
+                         want->grid_multiplier, "xyz"[want->grid_axis]);
             else
                 snprintf(g, sizeof g, "the spec's grid for that block");
             desc = b[0] ? hk_asprintf("no launch site of %s in this file: launch it with block "

@@ -929,6 +929,7 @@ static int materialize(search *s, const int *cfg, int phase, cand_rec **out, boo
     const search_struct *sst = NULL;
     bool restricted = false, restrict_first = false, keeps_launch = false, keeps_grid = false;
     unsigned divisor = 0, div_axis = 0;   /* the grid the structural rewrite asks for */
+    unsigned multiplier = 0;               /* ... or its grid multiplied along div_axis */
     for (size_t a = 0; a < s->n_axes && !*skip; a++) {
         const axis *ax = &s->axes[a];
         if (ax->kind != AX_STRUCT || cfg[a] == 0)
@@ -975,6 +976,8 @@ static int materialize(search *s, const int *cfg, int phase, cand_rec **out, boo
         keeps_grid = keeps_launch || (rc == HK_OK && r.applicable && r.keeps_grid);
         if (rc == HK_OK && r.applicable && r.grid_divisor > 1)
             divisor = r.grid_divisor, div_axis = r.grid_axis;
+        else if (rc == HK_OK && r.applicable && r.grid_multiplier > 1)
+            multiplier = r.grid_multiplier, div_axis = r.grid_axis;
         /* its other choices move only the launch it keeps: the same program again */
         if (keeps_launch && sst->rank > 0 && !has_own_params(sst)) {
             rw_result_free(&r);
@@ -1147,6 +1150,21 @@ static int materialize(search *s, const int *cfg, int phase, cand_rec **out, boo
         c->pub.grid_divisor = divisor;
         c->pub.grid_axis = div_axis;
         if (!*skip && (rc = hk_buf_printf(&desc, "; grid / %u along %c", divisor,
+                                          "xyz"[div_axis % 3])))
+            goto out;
+    }
+    /* a body that gives each unit of work K threads (split_topk_scan) is exact and gains
+     * only under the spec's grid multiplied by K there: launched so, never SM-multiple */
+    if (multiplier && !*skip) {
+        for (size_t a = 0; a < s->n_axes; a++)
+            if (s->axes[a].kind == AX_GRID && cfg[a] != 0)
+                *skip = true;
+        if (c->pub.grid_mode != SEARCH_GRID_SPEC)
+            *skip = true;
+        c->pub.grid_mode = SEARCH_GRID_MULTIPLIED;
+        c->pub.grid_multiplier = multiplier;
+        c->pub.grid_axis = div_axis;
+        if (!*skip && (rc = hk_buf_printf(&desc, "; grid x %u along %c", multiplier,
                                           "xyz"[div_axis % 3])))
             goto out;
     }

@@ -25,6 +25,9 @@ enum search_grid_mode {
     SEARCH_GRID_DIVIDED,     /* the spec's grid divided (rounded up) by grid_divisor along
                               * grid_axis: a rewrite whose threads each do the work of
                               * grid_divisor along it (rw_result.grid_divisor) */
+    SEARCH_GRID_MULTIPLIED,  /* the spec's grid multiplied by grid_multiplier along grid_axis:
+                              * a rewrite that gives each unit of work that many threads
+                              * (split_topk_scan's lanes per query; rw_result.grid_multiplier) */
 };
 
 typedef struct {
@@ -47,7 +50,8 @@ typedef struct {
     enum search_grid_mode grid_mode;
     unsigned grid_per_sm;          /* SEARCH_GRID_SM_MULTIPLE: blocks per SM */
     unsigned grid_divisor;         /* SEARCH_GRID_DIVIDED: 2..64 */
-    unsigned grid_axis;            /* SEARCH_GRID_DIVIDED: 0 x, 1 y, 2 z */
+    unsigned grid_axis;            /* SEARCH_GRID_DIVIDED, _MULTIPLIED: 0 x, 1 y, 2 z */
+    unsigned grid_multiplier;      /* SEARCH_GRID_MULTIPLIED: 2..64 */
     bool fast_math;
     const char *const *flags;      /* extra compiler flags, NULL-terminated (never NULL) */
     int launch_bounds;             /* max threads written into __launch_bounds__; 0: as in the source */

@@ -618,6 +618,111 @@ static void test_optimize_stencil_divided_grid(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* split_topk_scan on the simulated GPU (session 25): its candidate is measured on the spec's
+ * grid times its parts (the launcher computes `(grid) * 4`), recorded as a "multiplied"
+ * launch, and `hkls apply` multiplies the launch site (the merge helper it inserts before the
+ * kernel comes with it). */
+static const char nn2_src[] =
+    "#include <cuda_runtime.h>\n"
+    "__global__ void nn2(const float *query, const float *ref, float *dist, int *which, int n, int m)\n"
+    "{\n"
+    "    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {\n"
+    "        float qx = query[2 * i], qy = query[2 * i + 1];\n"
+    "        float b1 = 3.0e38f, b2 = 3.0e38f;\n"
+    "        int w1 = -1, w2 = -1;\n"
+    "        for (int k = 0; k < m; k++) {\n"
+    "            float dx = qx - ref[2 * k], dy = qy - ref[2 * k + 1];\n"
+    "            float d = dx * dx + dy * dy;\n"
+    "            if (d < b1) {\n"
+    "                b2 = b1; w2 = w1; b1 = d; w1 = k;\n"
+    "            } else if (d < b2) {\n"
+    "                b2 = d; w2 = k;\n"
+    "            }\n"
+    "        }\n"
+    "        dist[2 * i] = b1; dist[2 * i + 1] = b2;\n"
+    "        which[2 * i] = w1; which[2 * i + 1] = w2;\n"
+    "    }\n"
+    "}\n"
+    "void run_nn2(const float *query, const float *ref, float *dist, int *which, int n, int m)\n"
+    "{\n"
+    "    nn2<<<(n + 255) / 256, 256>>>(query, ref, dist, which, n, m);\n"
+    "}\n";
+
+static const char nn2_spec[] =
+    "{\"name\": \"nn2\", \"kernel\": \"nn2\", \"source\": \"nn2.cu\",\n"
+    " \"sizes\": [{\"n\": 1000, \"m\": 300}, {\"n\": 4099, \"m\": 500}],\n"
+    " \"args\": [\n"
+    "  {\"name\": \"query\", \"kind\": \"input\", \"dtype\": \"float\", \"count\": \"2 * n\"},\n"
+    "  {\"name\": \"ref\", \"kind\": \"input\", \"dtype\": \"float\", \"count\": \"2 * m\"},\n"
+    "  {\"name\": \"dist\", \"kind\": \"output\", \"dtype\": \"float\", \"count\": \"2 * n\"},\n"
+    "  {\"name\": \"which\", \"kind\": \"output\", \"dtype\": \"int32\", \"count\": \"2 * n\"},\n"
+    "  {\"name\": \"n\", \"kind\": \"scalar\", \"dtype\": \"int\", \"value\": \"n\"},\n"
+    "  {\"name\": \"m\", \"kind\": \"scalar\", \"dtype\": \"int\", \"value\": \"m\"}],\n"
+    " \"launch\": {\"grid\": \"ceil_div(n, block_x)\", \"block\": 256},\n"
+    " \"flops\": \"8 * n * m\", \"bytes\": \"8 * (n + m) + 16 * n\",\n"
+    " \"seeds\": [1, 2, 3, 4, 5], \"distributions\": [\"uniform(-1,1)\", \"normal(0,1)\"]}\n";
+
+static void write_to(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    assert_int_equal(fputs(text, f) >= 0, 1);
+    fclose(f);
+}
+
+static void test_optimize_split_multiplied_grid(void **state)
+{
+    (void)state;
+    if (!usable())
+        skip();
+    char d[] = "/tmp/hk-test-multiplied-XXXXXX";
+    assert_non_null(mkdtemp(d));
+    char cmd[2048], out[512], p[600], text[65536];
+    snprintf(out, sizeof out, "%s/out.txt", d);
+    snprintf(p, sizeof p, "%s/nn2.cu", d);
+    write_to(p, nn2_src);
+    snprintf(p, sizeof p, "%s/nn2.bench.json", d);
+    write_to(p, nn2_spec);
+    /* the sm_90 latency-bound plan offers it 5th (test_engine_search_scan) */
+    snprintf(cmd, sizeof cmd, "cd %s && HK_CACHE_DIR=%s/cache %s optimize nn2.cu --kernel nn2 --budget 5 "
+             "--db %s/h.db --work-dir %s/work", d, d, HKLS, d, d);
+    assert_int_equal(run_sim(cmd, out), 0);
+    read_err(out, text, sizeof text);
+    expect_in(text, "split_topk_scan parts=4 (skill sm90-split-topk-scan); grid x 4 along x");
+    /* the launcher that version ran with computes the grid times 4; the others do not */
+    snprintf(cmd, sizeof cmd, "grep -lF 'st->grid[0] = (hk_ceil_div(hk_v_n, hk_v_block_x) * 4LL);' "
+             "%s/cache/launchers/*/bench.cu | wc -l | grep -qx 1", d);
+    assert_int_equal(system(cmd), 0);
+    snprintf(cmd, sizeof cmd, "%s/reports/1/episode-1.json", d);
+    json_t *rep = json_load_file(cmd, 0, NULL);
+    assert_non_null(rep);
+    json_t *vs = json_object_get(rep, "versions");
+    int split_v = -1;
+    for (size_t i = 0; i < json_array_size(vs); i++) {
+        json_t *v = json_array_get(vs, i);
+        const char *by = json_string_value(json_object_get(v, "produced_by"));
+        json_t *l = json_object_get(v, "launch");
+        const char *mode = json_string_value(json_object_get(l, "grid_mode"));
+        if (by && strstr(by, "split_topk_scan")) {
+            split_v = (int)json_integer_value(json_object_get(v, "number"));
+            assert_string_equal(mode, "multiplied");
+            assert_int_equal(json_integer_value(json_object_get(l, "grid_multiplier")), 4);
+            assert_string_equal(json_string_value(json_object_get(l, "grid_axis")), "x");
+        } else if (mode)
+            assert_string_not_equal(mode, "multiplied");
+    }
+    json_decref(rep);
+    assert_true(split_v > 0);
+    /* apply: the site's grid is multiplied */
+    snprintf(cmd, sizeof cmd, "%s apply 1 --version %d --db %s/h.db", HKLS, split_v, d);
+    assert_int_equal(run(cmd, out), 0);
+    snprintf(cmd, sizeof cmd, "grep -qF 'nn2<<<(((n + 255) / 256) * 4), 256>>>' %s/nn2.cu && "
+             "grep -q hk_sp_merge %s/nn2.cu", d, d);
+    assert_int_equal(system(cmd), 0);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", d);
+    assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
     hk_alloc_init_json();
@@ -631,6 +736,7 @@ int main(void)
         cmocka_unit_test(test_verify_candidate_stopped),
         cmocka_unit_test(test_optimize_without_a_spec),
         cmocka_unit_test(test_optimize_stencil_divided_grid),
+        cmocka_unit_test(test_optimize_split_multiplied_grid),
         cmocka_unit_test(test_optimize_language),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

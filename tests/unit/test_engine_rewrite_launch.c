@@ -471,6 +471,68 @@ static void test_divided_grid(void **state)
     done(&o);
 }
 
+/* A multiplied grid (split_topk_scan: P lanes per query): `((c) * K)` along the axis, at
+ * the site and in a local dim3; refused twice, along an axis the grid does not write, and
+ * for a grid passed in. */
+static void test_multiplied_grid(void **state)
+{
+    (void)state;
+    rw_launch w = {.grid_multiplier = 4, .grid_axis = 0};
+    outcome o = {0};
+    run_on(stencil_src, "st", &w, false, &o);
+    assert_int_equal(o.rc, HK_OK);
+    if (!o.r.applicable)
+        print_message("%s\n", o.r.description);
+    assert_true(o.r.applicable);
+    assert_int_equal(o.rep.n_sites_edited, 2);
+    assert_non_null(strstr(o.r.text, "st<<<dim3((((w + 31) / 32) * 4), (h + 7) / 8), dim3(32, 8)>>>"));
+    assert_non_null(strstr(o.r.text, "dim3 grid((((w + 31) / 32) * 4), (h + 7) / 8);"));
+    assert_non_null(strstr(o.r.description, "multiplied by 4 along x"));
+    edits_rebuild(stencil_src, &o);
+    compiles("multiplied", o.r.text);
+    idempotent(o.r.text, "st", &w, false);
+    /* the multiplied text under the spec's grid, another K, or a divisor: refused */
+    rw_launch spec = {0}, k2 = {.grid_multiplier = 2, .grid_axis = 0}, d4 = {.grid_divisor = 4, .grid_axis = 0};
+    outcome o2 = {0};
+    run_on(o.r.text, "st", &spec, false, &o2);
+    assert_false(o2.r.applicable);
+    assert_non_null(strstr(o2.r.description, "multiplied by 4 along x"));
+    done(&o2);
+    run_on(o.r.text, "st", &k2, false, &o2);
+    assert_false(o2.r.applicable);
+    done(&o2);
+    run_on(o.r.text, "st", &d4, false, &o2);
+    assert_false(o2.r.applicable);
+    done(&o2);
+    done(&o);
+    /* along z of a 2-D grid: no component to multiply, refused (1 * K is not 1) */
+    rw_launch wz = {.grid_multiplier = 4, .grid_axis = 2};
+    run_on(stencil_src, "st", &wz, false, &o);
+    assert_false(o.r.applicable);
+    assert_non_null(strstr(o.r.description, "no z component"));
+    done(&o);
+    /* no launch site: how to launch it */
+    static const char nosite[] =
+        "__global__ void st(float *p) { p[blockIdx.y * blockDim.y + threadIdx.y] = 0; }\n";
+    run_on(nosite, "st", &w, false, &o);
+    assert_true(o.r.applicable);
+    assert_true(o.rep.advice);
+    assert_non_null(strstr(o.r.description, "multiplied by 4 along x"));
+    done(&o);
+    /* out of range, or with a divisor */
+    rw_launch bad = {.grid_multiplier = 1, .grid_axis = 0}, bad2 = {.grid_multiplier = 4, .grid_axis = 3},
+              both = {.grid_multiplier = 4, .grid_divisor = 2, .grid_axis = 0};
+    run_on(stencil_src, "st", &bad, false, &o);
+    assert_int_equal(o.rc, HK_EINVAL);
+    done(&o);
+    run_on(stencil_src, "st", &bad2, false, &o);
+    assert_int_equal(o.rc, HK_EINVAL);
+    done(&o);
+    run_on(stencil_src, "st", &both, false, &o);
+    assert_int_equal(o.rc, HK_EINVAL);
+    done(&o);
+}
+
 static const char hip_src[] =
     "#include <hip/hip_runtime.h>\n"
     "__global__ void add1(float *p, int n)\n"
@@ -836,7 +898,17 @@ static void test_from_json(void **state)
     assert_int_equal(w.grid_axis, 2);
     assert_false(w.sm_multiple);
     json_decref(l);
+    /* a multiplied grid (split_topk_scan) */
+    l = json_loads("{\"block\":[512,1,1],\"grid_mode\":\"multiplied\",\"grid_multiplier\":4,"
+                   "\"grid_axis\":\"x\"}", 0, NULL);
+    assert_int_equal(rw_launch_from_json(l, NULL, &w, err, sizeof err), HK_OK);
+    assert_int_equal(w.grid_multiplier, 4);
+    assert_int_equal(w.grid_divisor, 0);
+    assert_int_equal(w.grid_axis, 0);
+    json_decref(l);
     static const char *const bad[] = {
+        "{\"grid_mode\":\"multiplied\",\"grid_multiplier\":1,\"grid_axis\":\"x\"}",
+        "{\"grid_mode\":\"multiplied\",\"grid_multiplier\":4}",
         "{\"block\":[0,1,1]}", "{\"block\":[2048]}", "{\"block\":[1,1,1,1]}",
         "{\"block\":[\"x\"]}", "{\"grid_mode\":\"sm_multiple\"}",
         "{\"grid_mode\":\"sm_multiple\",\"grid_per_sm\":0}", "{\"grid_mode\":\"weird\"}",
@@ -961,6 +1033,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sm_multiple_chevron), cmocka_unit_test(test_block_literals),
         cmocka_unit_test(test_divided_grid),
+        cmocka_unit_test(test_multiplied_grid),
         cmocka_unit_test(test_nothing_to_change),   cmocka_unit_test(test_dim3),
         cmocka_unit_test(test_hip),                 cmocka_unit_test(test_cuda_launch_kernel),
         cmocka_unit_test(test_define),              cmocka_unit_test(test_refusals),

@@ -71,11 +71,77 @@ static void wild_kernels(void **state)
     }
 }
 
+/* split_topk_scan (session 25): among the first 8 proposals for a top-K cascade (its skill's
+ * sample kernel, mmcv's three_nn) and every candidate of it launched on the spec's grid
+ * multiplied by its parts along x (SEARCH_GRID_MULTIPLIED), which its text is written for;
+ * never proposed for knn (a heap) or ball_query (a counted break). */
+static unsigned split_candidates(const fixture *fx, size_t k, const struct spec *sp, search_launch l, const char *what)
+{
+    const an_span *span = &fx->m->funcs[k].span;
+    rw_context ctx = {.text = fx->text, .len = fx->len, .m = fx->m, .kernel = k, .spec = sp};
+    skillplan plan;
+    sk_metrics mt;
+    sk_metrics_init(&mt);
+    mt.v[SK_M_ROOFLINE_PCT] = ROOFLINE_PCT;
+    assert_int_equal(skillplan_build_for(skills, "sm_90", SK_LATENCY_BOUND, &mt, fx->text + span->start_byte,
+                                         span->end_byte - span->start_byte, &ctx, &plan),
+                     HK_OK);
+    l.structs = plan.v;
+    l.n_structs = plan.n;
+    search_budget b = {.max_candidates = 8};
+    search *s;
+    assert_int_equal(search_new(fx->text, fx->len, fx->m, k, &l, 1, &b, &s), HK_OK);
+    const search_candidate *c;
+    unsigned n = 0;
+    print_message("%s:\n", what);
+    while (search_next(s, &c) == HK_OK) {
+        print_message("  %u: %s\n", c->id, c->description ? c->description : "-");
+        if (c->structural && !strncmp(c->structural, "split_topk_scan", 15)) {
+            n++;
+            const char *pp = strstr(c->structural, "parts=");
+            assert_non_null(pp);
+            unsigned parts = (unsigned)atoi(pp + 6);
+            assert_int_equal(c->grid_mode, SEARCH_GRID_MULTIPLIED);
+            assert_int_equal(c->grid_multiplier, parts);
+            assert_int_equal(c->grid_axis, 0);
+            char want[64];
+            snprintf(want, sizeof want, "grid x %u along x", parts);
+            assert_non_null(strstr(c->description, want));
+            assert_non_null(strstr(c->text, "hk_sp_merge<"));
+        } else
+            assert_int_not_equal(c->grid_mode, SEARCH_GRID_MULTIPLIED);
+        assert_int_equal(search_report(s, c->id, SEARCH_OK, 1.0), HK_OK);
+    }
+    search_free(s);
+    skillplan_free(&plan);
+    return n;
+}
+
+static void split_grid(void **state)
+{
+    (void)state;
+    fixture fx;
+    load_path(HK_TEST_DATA "/skills/kernels/split_topk_scan.cu", &fx);
+    search_launch l = {.block = {256, 1, 1}, .block_max_threads = 256, .sm_count = 132};
+    assert_true(split_candidates(&fx, kernel(&fx, "two_nearest_idx"), NULL, l, "two_nearest_idx") > 0);
+    unload(&fx);
+    static const char *const ids[] = {"mmcv_three_nn_fwd", "mmcv_knn_fwd", "mmcv_ball_query_fwd"};
+    for (size_t i = 0; i < HK_ARRAY_LEN(ids); i++) {
+        wild_kernel w;
+        if (!wild_open(ids[i], &w))
+            continue;
+        unsigned n = split_candidates(&w.fx, w.k, w.sp, w.l, ids[i]);
+        assert_true(i == 0 ? n > 0 : n == 0);
+        wild_close(&w);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(sample_kernel),
         cmocka_unit_test(wild_kernels),
+        cmocka_unit_test(split_grid),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -127,6 +127,8 @@ static const refusal_case cases[] = {
     {"periodic_trips", k_grid_stride, "gs", {0}, "counter", 4},
     /* 2.0f: the literal is a float already */
     {"float_literals", k_grid_stride, "gs", {0}, "kernel body", 2},
+    /* a grid-stride loop whose body is one statement: no item loop to split */
+    {"split_topk_scan", k_grid_stride, "gs", {0}, "query loop", 3},
 };
 
 /* Applicability refuses each case with the construct and its line in the reason, and the

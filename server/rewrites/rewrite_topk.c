@@ -1,0 +1,1088 @@
+/* split_topk_scan: a grid-stride loop over queries whose body scans every item keeping the
+ * K best by a strict-< cascade (mmcv's three_nn) gives each query P adjacent lanes of a
+ * warp: lane `part` scans the items k = A + part, A + part + P, ..., and the P partial
+ * top-K lists are merged by (value, lower index) with __shfl_xor_sync. The grid grows by P
+ * along x (rw_result.grid_multiplier). */
+#include "rewrites/registry.h"
+#include "rewrites/rewrite_lex.h"
+
+#include "core/buf.h"
+#include "core/hk.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Why: three_nn gives each thread one query and scans all m items of its batch in one
+ * dependent chain; b * n queries are too few threads to fill the GPU (8 x 16384 = 131K of
+ * the H200's 270K), so the chain's latency is exposed. P lanes per query give P times the
+ * threads and chains P times shorter.
+ *
+ * Why it is exact (notes/s23-designs/neighbour-search.md, section 3). The cascade
+ *     if (d < B1) { shift B/I down from slot 1; B1 = d; I1 = k; }
+ *     else if (d < B2) { shift from slot 2; B2 = d; I2 = k; } ... (K slots, no else)
+ * with every slot starting at the same (S, I0) keeps, after items A..k, the K smallest of
+ * the items seen with value < S under the order (value, index), sorted, padded with (S, I0):
+ * item k has the largest index so far, strict < puts it after every kept entry of equal or
+ * smaller value, which is its place under (value, index), and the entry pushed out of slot
+ * K is the largest under that order. An item whose comparison is false everywhere (its
+ * value NaN, or >= S) is never kept, in any part. So a part scanning a subset of the items
+ * in index order holds the K smallest of its subset by (value, index), and merging the
+ * parts' lists by (value, then lower index) gives the sequential list entry for entry:
+ * the same values (each kept entry keeps its own bits: a -0/+0 tie is ordered by index, as
+ * the sequence orders it) and the same indices. Entries of different parts never tie
+ * (their indices differ); sentinels tie only with sentinels, which are all (S, I0), so both
+ * lanes of a shuffle pair compute the same merged list. The comparison and the store must
+ * convert the value alike: the state's type is the value's own or double.
+ *
+ * Which thread does what: thread t of the multiplied grid serves query t / P, as part
+ * t % P; a block whose size is a multiple of P keeps each query's P lanes in one warp,
+ * aligned, and the stride (blockDim.x * gridDim.x, a multiple of P) keeps them together on
+ * every trip, so the loop's exit and an `if (...) return;` before the scan (whose values are
+ * the query's, alike in its lanes) are uniform over the lanes a merge names. Under the
+ * grid multiplied by P, query t / P on trip i is the original thread t / P's query on trip
+ * i: the pointers the body advances in the loop (mmcv's `xyz += ...`) accumulate as in the
+ * original. A block size not a multiple of P runs part 0 alone over all items (no merge). */
+
+#define TK_SLOTS 8
+#define TK_WHY 700
+#define TK_VALUES 16
+
+typedef struct {
+    const char *text;
+    size_t len;
+    const rw_toks *ts;
+    const an_function *f;
+    char why[TK_WHY];
+    bool oom;                   /* an allocation failed: HK_ENOMEM, not the refusal in why */
+} tk_scan;
+
+typedef struct {
+    /* the query loop */
+    size_t q_a;                 /* its first token (the macro's name or `for`) */
+    size_t qbody_a, qbody_b;    /* its body: [qbody_a] '{', [qbody_b - 1] '}' */
+    size_t hdr_a, hdr_b;        /* a `for` header in the body's tokens, or both 0 (a macro) */
+    char qtype[64], qvar[64];
+    char qbound[256];
+    /* the item loop */
+    size_t l_a, l_b;
+    size_t ktype_a, ktype_b, kv, start_a, start_b, n_a, n_b, body_a, body_b;
+    size_t vals[TK_VALUES];     /* the value declarations' names */
+    size_t n_vals;
+    size_t casc;                /* the cascade's `if` */
+    size_t d;                   /* the compared value's name (a value declaration) */
+    size_t d_type_a, d_type_b;
+    int K;
+    size_t B[TK_SLOTS], I[TK_SLOTS];        /* the slots' value and index names */
+    size_t b_type_a, b_type_b, i_type_a, i_type_b;
+} tk_loop;
+
+#define refuse(s, k, ...) rwl_refuse((s)->why, sizeof (s)->why, (s)->ts, (s)->text, (k), __VA_ARGS__)
+#define SPAN(ts, a, b) (int)((ts)->t[(b) - 1].end - (ts)->t[a].start), (ts)->text + (ts)->t[a].start
+#define TOK(ts, k) (int)((ts)->t[k].end - (ts)->t[k].start), (ts)->text + (ts)->t[k].start
+
+static bool same_name(const rw_toks *ts, size_t a, size_t b)
+{
+    return ts->t[a].kind == T_IDENT && ts->t[b].kind == T_IDENT && rwl_same_tok(ts, a, b);
+}
+
+static bool is_name(const rw_toks *ts, size_t k, size_t name)
+{
+    return rwl_is_use(ts, k) && same_name(ts, k, name);
+}
+
+/* The tokens [a, b) without spaces, into out. */
+static void compact(const rw_toks *ts, size_t a, size_t b, char *out, size_t n)
+{
+    size_t o = 0;
+    for (size_t k = a; k < b; k++) {
+        size_t l = ts->t[k].end - ts->t[k].start;
+        if (o + l + 1 >= n) {
+            o = 0;   /* too long to be one of the forms compared */
+            break;
+        }
+        memcpy(out + o, ts->text + ts->t[k].start, l);
+        o += l;
+    }
+    out[o] = '\0';
+}
+
+static bool is_kw(const rw_toks *ts, size_t k)
+{
+    static const char *const kw[] = {"if", "for", "while", "switch", "return", "sizeof", "do", "else"};
+    for (size_t i = 0; i < HK_ARRAY_LEN(kw); i++)
+        if (rwl_tok_is_ident(ts, k, kw[i]))
+            return true;
+    return false;
+}
+
+/* Is token k inside a loop or switch that starts in [a, k)? (A break there is its own.) */
+static bool in_inner_construct(const rw_toks *ts, size_t a, size_t b, size_t k)
+{
+    for (size_t q = a; q < k && q < b; q++)
+        if (rwl_tok_is(ts, q, "for") || rwl_tok_is(ts, q, "while") || rwl_tok_is(ts, q, "do") ||
+            rwl_tok_is(ts, q, "switch")) {
+            size_t e = rwl_stmt_end(ts, q, b);
+            if (rwl_tok_is(ts, q, "do") && e < b && rwl_tok_is(ts, e, "while"))
+                e = rwl_stmt_end(ts, e, b);
+            if (k < e)
+                return true;
+        }
+    return false;
+}
+
+/* One past the statement at s of the kernel body: a loop macro's call `M(args) { ... }`
+ * ends at its closing brace. */
+static size_t stmt_end(const rw_toks *ts, size_t s, size_t end)
+{
+    if (ts->t[s].kind == T_IDENT && !is_kw(ts, s) && rwl_tok_is(ts, s + 1, "(")) {
+        size_t c = rwl_match_close(ts, s + 1);
+        if (c + 1 < end && rwl_tok_is(ts, c + 1, "{")) {
+            size_t e = rwl_match_close(ts, c + 1);
+            return e < end ? e + 1 : end;
+        }
+    }
+    return rwl_stmt_end(ts, s, end);
+}
+
+/* Is the kernel parameter or body-declared name at k a local array (`float a[8];`)? */
+static bool local_array(const rw_toks *ts, size_t k)
+{
+    for (size_t q = 1; q + 1 < ts->n; q++)
+        if (same_name(ts, q, k) && rwl_tok_is(ts, q + 1, "[") && rwl_declared_here(ts, q))
+            return true;
+    return false;
+}
+
+static bool is_param(const tk_scan *s, size_t k)
+{
+    for (size_t p = 0; p < s->f->n_params; p++) {
+        const char *nm = s->f->params[p].name;
+        size_t l = strlen(nm);
+        if (l && l == s->ts->t[k].end - s->ts->t[k].start && !memcmp(nm, s->text + s->ts->t[k].start, l))
+            return true;
+    }
+    return false;
+}
+
+/* Is the name at k written anywhere in the kernel body? */
+static bool written_anywhere(const rw_toks *ts, size_t k)
+{
+    for (size_t q = 1; q + 1 < ts->n; q++)
+        if (is_name(ts, q, k) && rwl_scalar_written(ts, q))
+            return true;
+    return false;
+}
+
+/* ---- the query loop: `for (TYPE v = <thread index over x>; v < N; v += <grid stride>)`,
+ * written so or through a loop macro (mmcv's CUDA_1D_KERNEL_LOOP) ---- */
+
+static bool one_of(const char *c, const char *const *forms, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(c, forms[i]))
+            return true;
+    return false;
+}
+
+/* Reads the header text h (`for (...)` alone) into L's query fields. */
+static bool read_query_header(tk_scan *s, size_t at, const char *h, tk_loop *L)
+{
+    rw_toks hs = {0};
+    bool ok = false;
+    int lrc = rwl_lex(h, 0, (uint32_t)strlen(h), &hs);
+    if (lrc == HK_ENOMEM)
+        s->oom = true;
+    if (lrc != HK_OK || hs.n < 8 || !rwl_tok_is(&hs, 0, "for") ||
+        !rwl_tok_is(&hs, 1, "(") || rwl_match_close(&hs, 1) != hs.n - 1) {
+        refuse(s, at, "query loop", "not a `for` header");
+        goto out;
+    }
+    size_t s1 = 0, s2 = 0, eq = 0;
+    for (size_t k = 2; k + 1 < hs.n; k++) {
+        if (rwl_tok_is(&hs, k, "(") || rwl_tok_is(&hs, k, "[")) {
+            k = rwl_match_close(&hs, k);
+            continue;
+        }
+        if (rwl_tok_is(&hs, k, ";"))
+            *(s1 ? &s2 : &s1) = k;
+        if (!s1 && !eq && rwl_tok_is(&hs, k, "="))
+            eq = k;
+    }
+    if (!s1 || !s2 || !eq || eq < 4 || hs.t[eq - 1].kind != T_IDENT) {
+        refuse(s, at, "query loop", "its header is not `for (TYPE i = ...; i < N; i += ...)`");
+        goto out;
+    }
+    char start[256], cond[300], step[256], var[64];
+    compact(&hs, eq - 1, eq, var, sizeof var);
+    compact(&hs, eq + 1, s1, start, sizeof start);
+    compact(&hs, s1 + 1, s2, cond, sizeof cond);
+    compact(&hs, s2 + 1, hs.n - 1, step, sizeof step);
+    static const char *const starts[] = {
+        "blockIdx.x*blockDim.x+threadIdx.x", "blockDim.x*blockIdx.x+threadIdx.x",
+        "threadIdx.x+blockIdx.x*blockDim.x", "threadIdx.x+blockDim.x*blockIdx.x"};
+    static const char *const strides[] = {"blockDim.x*gridDim.x", "gridDim.x*blockDim.x"};
+    size_t vl = strlen(var);
+    char sv[300];
+    bool step_ok = false;
+    if (!strncmp(step, var, vl) && !strncmp(step + vl, "+=", 2))
+        step_ok = one_of(step + vl + 2, strides, HK_ARRAY_LEN(strides));
+    snprintf(sv, sizeof sv, "%s=%s+", var, var);
+    if (!strncmp(step, sv, strlen(sv)))
+        step_ok = one_of(step + strlen(sv), strides, HK_ARRAY_LEN(strides));
+    if (!one_of(start, starts, HK_ARRAY_LEN(starts)) || !step_ok) {
+        refuse(s, at, "query loop", "not a grid-stride loop over x (`i = blockIdx.x * blockDim.x + threadIdx.x; "
+                                    "...; i += blockDim.x * gridDim.x`)");
+        goto out;
+    }
+    if (!(rwl_tok_is(&hs, s1 + 1, var) && rwl_tok_is(&hs, s1 + 2, "<") && s2 > s1 + 3)) {
+        refuse(s, at, "query loop", "its condition is not `%s < N`", var);
+        goto out;
+    }
+    for (size_t k = s1 + 3; k < s2; k++)
+        if (rwl_tok_is(&hs, k, var) || rwl_tok_is(&hs, k, "?") || rwl_tok_is(&hs, k, "&&") ||
+            rwl_tok_is(&hs, k, "||") || rwl_tok_is(&hs, k, "[") || rwl_tok_is(&hs, k, "=")) {
+            refuse(s, at, "query loop", "its bound is not one value of the kernel's arguments");
+            goto out;
+        }
+    for (size_t k = 2; k + 1 < eq; k++)
+        if (hs.t[k].kind != T_IDENT) {
+            refuse(s, at, "query loop", "its counter is not of a plain integer type");
+            goto out;
+        }
+    snprintf(L->qvar, sizeof L->qvar, "%s", var);
+    snprintf(L->qtype, sizeof L->qtype, "%.*s", (int)(hs.t[eq - 2].end - hs.t[2].start), h + hs.t[2].start);
+    snprintf(L->qbound, sizeof L->qbound, "%.*s", (int)(hs.t[s2 - 1].end - hs.t[s1 + 3].start),
+             h + hs.t[s1 + 3].start);
+    ok = true;
+out:
+    rwl_toks_free(&hs);
+    return ok;
+}
+
+/* The header a loop macro's call `M(a, b)` at tokens [k, close] expands to, as new text
+ * (owned), or NULL when the file defines no such function-like macro. */
+static char *expand_macro_header(tk_scan *s, size_t k, size_t close)
+{
+    const rw_toks *ts = s->ts;
+    char name[128];
+    snprintf(name, sizeof name, "%.*s", TOK(ts, k));
+    size_t at = 0, a, b, da = 0, db = 0;
+    bool found = false;
+    while (rwl_next_define(s->text, s->f->span.start_byte, &at, name, strlen(name), &a, &b))
+        found = true, da = a, db = b;   /* the last before the kernel */
+    if (!found || s->text[da + strlen(name)] != '(')
+        return NULL;
+    /* joined continuation lines */
+    char *def = hk_malloc(db - da + 1);
+    if (!def) {
+        s->oom = true;
+        return NULL;
+    }
+    size_t o = 0;
+    for (size_t i = da; i < db; i++) {
+        if (s->text[i] == '\\' && i + 1 < db && s->text[i + 1] == '\n') {
+            def[o++] = ' ';
+            i++;
+            continue;
+        }
+        def[o++] = s->text[i];
+    }
+    def[o] = '\0';
+    rw_toks ds = {0};
+    char *res = NULL;
+    int lrc = rwl_lex(def, 0, (uint32_t)o, &ds);
+    if (lrc == HK_ENOMEM)
+        s->oom = true;
+    if (lrc != HK_OK || ds.n < 3)
+        goto out;
+    size_t pc = rwl_match_close(&ds, 1);
+    if (pc >= ds.n)
+        goto out;
+    size_t params[8], np = 0;
+    for (size_t q = 2; q < pc; q++)
+        if (ds.t[q].kind == T_IDENT) {
+            if (np == 8)
+                goto out;
+            params[np++] = q;
+        } else if (!rwl_tok_is(&ds, q, ","))
+            goto out;
+    /* the call's arguments */
+    size_t args_a[8], args_b[8], na = 0, st = k + 2;
+    int depth = 0;
+    for (size_t q = k + 2; q <= close; q++) {
+        if (rwl_tok_is(ts, q, "(") || rwl_tok_is(ts, q, "["))
+            depth++;
+        else if ((rwl_tok_is(ts, q, ")") || rwl_tok_is(ts, q, "]")) && q < close)
+            depth--;
+        if ((depth == 0 && rwl_tok_is(ts, q, ",")) || q == close) {
+            if (na == 8 || q == st)
+                goto out;
+            args_a[na] = st;
+            args_b[na++] = q;
+            st = q + 1;
+        }
+    }
+    if (na != np)
+        goto out;
+    struct hk_buf e;
+    hk_buf_init(&e, 1 << 16);
+    int rc = HK_OK;
+    for (size_t q = pc + 1; q < ds.n && !rc; q++) {
+        if (q > pc + 1 && ds.t[q].start > ds.t[q - 1].end)
+            rc = hk_buf_printf(&e, " ");
+        size_t p = 0;
+        while (p < np && !(ds.t[q].kind == T_IDENT && rwl_same_tok(&ds, q, params[p])))
+            p++;
+        if (!rc && p < np)
+            rc = hk_buf_printf(&e, "%.*s", SPAN(ts, args_a[p], args_b[p]));
+        else if (!rc)
+            rc = hk_buf_printf(&e, "%.*s", TOK(&ds, q));
+    }
+    if (!rc)
+        res = hk_buf_steal(&e);
+    if (!res)
+        s->oom = true;   /* a macro's header is never empty: only the buffer fails */
+    hk_buf_free(&e);
+out:
+    rwl_toks_free(&ds);
+    hk_free(def);
+    return res;
+}
+
+/* Finds the query loop among the kernel body's top-level statements; what comes before it
+ * may only declare or return; nothing may follow it. */
+static bool find_query_loop(tk_scan *s, tk_loop *L)
+{
+    const rw_toks *ts = s->ts;
+    size_t end = ts->n - 1;
+    for (size_t q = 1; q < end;) {
+        size_t e = stmt_end(ts, q, end);
+        bool macro = ts->t[q].kind == T_IDENT && !is_kw(ts, q) && rwl_tok_is(ts, q + 1, "(") &&
+                     rwl_match_close(ts, q + 1) + 1 < end && rwl_tok_is(ts, rwl_match_close(ts, q + 1) + 1, "{");
+        bool loop = rwl_tok_is(ts, q, "for") && rwl_tok_is(ts, q + 1, "(");
+        if (macro || loop) {
+            size_t close = rwl_match_close(ts, q + 1);
+            if (close + 1 >= end || !rwl_tok_is(ts, close + 1, "{"))
+                return refuse(s, q, "query loop", "its body is not a braced block");
+            char *h = macro ? expand_macro_header(s, q, close) : rwl_tok_text(ts, q, close + 1);
+            if (!h && !macro)
+                s->oom = true;
+            if (!h && s->oom)
+                return false;
+            if (!h)
+                return refuse(s, q, "query loop", "`%.*s` is not a loop macro this file defines", TOK(ts, q));
+            bool ok = read_query_header(s, q, h, L);
+            hk_free(h);
+            if (!ok)
+                return false;
+            L->q_a = q;
+            L->hdr_a = loop ? q : 0;
+            L->hdr_b = loop ? close + 1 : 0;
+            L->qbody_a = close + 1;
+            L->qbody_b = rwl_match_close(ts, close + 1) + 1;
+            if (L->qbody_b > end)
+                return refuse(s, q, "query loop", "its body is not closed");
+            if (L->qbody_b < end)
+                return refuse(s, L->qbody_b, "statement after the query loop",
+                              "the P lanes of a query would all run it");
+            return true;
+        }
+        /* before the loop: declarations and `if (C) return;` only */
+        bool ret = rwl_tok_is(ts, q, "if") && rwl_tok_is(ts, rwl_match_close(ts, q + 1) + 1, "return");
+        if (!rwl_starts_declaration(ts, q) && !ret)
+            return refuse(s, q, "statement before the query loop", "only declarations and `if (...) return;` "
+                                                                    "may come before it");
+        q = e;
+    }
+    return refuse(s, 0, "kernel body", "no grid-stride loop over queries");
+}
+
+/* ---- the whole kernel: what the new thread mapping would change ---- */
+
+static bool check_kernel(tk_scan *s, const tk_loop *L)
+{
+    const rw_toks *ts = s->ts;
+    for (size_t k = 1; k + 1 < ts->n; k++) {
+        if (L->hdr_b && k >= L->hdr_a && k < L->hdr_b)
+            continue;
+        if (ts->t[k].kind != T_IDENT)
+            continue;
+        const char *p = ts->text + ts->t[k].start;
+        size_t l = ts->t[k].end - ts->t[k].start;
+        if (l >= 5 && !memcmp(p, "hk_sp", 5))
+            return refuse(s, k, "kernel body", "already split (names hk_sp*)");
+        if (!rwl_is_use(ts, k))
+            continue;
+        if (rwl_tok_is(ts, k, "threadIdx") || rwl_tok_is(ts, k, "blockDim") || rwl_tok_is(ts, k, "gridDim") ||
+            rwl_tok_is(ts, k, "warpSize") || rwl_builtin_x(ts, k, "blockIdx"))
+            return refuse(s, k, "thread index", "`%.*s` outside the query loop's header: each thread would "
+                                                "serve another query", TOK(ts, k));
+        if (rwl_tok_is(ts, k, "__syncthreads") || rwl_tok_is(ts, k, "__syncwarp") || rwl_tok_is(ts, k, "__shared__") ||
+            (l > 6 && !memcmp(p, "__shfl", 6)) || rwl_tok_is(ts, k, "__ballot_sync") ||
+            rwl_tok_is(ts, k, "__any_sync") || rwl_tok_is(ts, k, "__all_sync") || rwl_tok_is(ts, k, "asm") ||
+            rwl_tok_is(ts, k, "__activemask"))
+            return refuse(s, k, "barrier", "`%.*s`: a barrier, warp operation or shared memory", TOK(ts, k));
+        if (l > 6 && !memcmp(p, "atomic", 6))
+            return refuse(s, k, "atomic", "`%.*s`: P lanes per query would each do it", TOK(ts, k));
+    }
+    return true;
+}
+
+/* Does statement [a, b) store to memory other than a local array, or call a function that
+ * may? */
+static bool stores(tk_scan *s, size_t a, size_t b, const char *where)
+{
+    const rw_toks *ts = s->ts;
+    for (size_t k = a; k < b; k++) {
+        if (ts->t[k].kind == T_IDENT && rwl_tok_is(ts, k + 1, "(") && !is_kw(ts, k) && !rwl_pure_call_name(ts, k) &&
+            !rwl_is_type_word(ts, k))
+            return refuse(s, k, "call", "`%.*s` %s may write memory: P lanes would each do it", TOK(ts, k), where);
+        if (ts->t[k].kind != T_IDENT || !rwl_is_use(ts, k))
+            continue;
+        bool sub = rwl_tok_is(ts, k + 1, "[");
+        bool deref = k > a && rwl_tok_is(ts, k - 1, "*") && rwl_unary_position(ts, k - 1);
+        if (!sub && !deref)
+            continue;
+        size_t e = sub ? rwl_match_close(ts, k + 1) + 1 : k + 1;
+        while (e < b && rwl_tok_is(ts, e, "["))
+            e = rwl_match_close(ts, e) + 1;
+        bool w = (e < b && (rwl_tok_is_assign_op(ts, e) || rwl_tok_is(ts, e, "++") || rwl_tok_is(ts, e, "--"))) ||
+                 (k > a && (rwl_tok_is(ts, k - (deref ? 2 : 1), "++") || rwl_tok_is(ts, k - (deref ? 2 : 1), "--")));
+        if (w && !local_array(ts, k))
+            return refuse(s, k, "store", "through `%.*s` %s: P lanes would each do it", TOK(ts, k), where);
+    }
+    return true;
+}
+
+/* ---- the item loop ---- */
+
+/* `for (TYPE k = A; k < N; ++k | k++ | k += 1) { ... }` at q; false (no refusal) when the
+ * statement is not a for loop whose braced body starts with a declaration. */
+static bool item_header(const rw_toks *ts, size_t q, tk_loop *L)
+{
+    if (!rwl_tok_is(ts, q, "for") || !rwl_tok_is(ts, q + 1, "("))
+        return false;
+    size_t hc = rwl_match_close(ts, q + 1);
+    if (hc + 2 >= ts->n || !rwl_tok_is(ts, hc + 1, "{") || !rwl_starts_declaration(ts, hc + 2))
+        return false;
+    size_t s1 = 0, s2 = 0, eq = 0;
+    for (size_t k = q + 2; k < hc; k++) {
+        if (rwl_tok_is(ts, k, "(") || rwl_tok_is(ts, k, "[")) {
+            k = rwl_match_close(ts, k);
+            continue;
+        }
+        if (rwl_tok_is(ts, k, ";"))
+            *(s1 ? &s2 : &s1) = k;
+        if (!s1 && !eq && rwl_tok_is(ts, k, "="))
+            eq = k;
+        if (!s1 && rwl_tok_is(ts, k, ","))
+            return false;
+    }
+    if (!s1 || !s2 || !eq || eq < q + 4 || ts->t[eq - 1].kind != T_IDENT || !rwl_declared_here(ts, eq - 1))
+        return false;
+    for (size_t k = q + 2; k < eq - 1; k++)
+        if (ts->t[k].kind != T_IDENT)
+            return false;
+    L->ktype_a = q + 2;
+    L->ktype_b = eq - 1;
+    L->kv = eq - 1;
+    L->start_a = eq + 1;
+    L->start_b = s1;
+    if (!(s2 > s1 + 3 && is_name(ts, s1 + 1, L->kv) && rwl_tok_is(ts, s1 + 2, "<")))
+        return false;
+    L->n_a = s1 + 3;
+    L->n_b = s2;
+    bool step = (hc == s2 + 3 && ((rwl_tok_is(ts, s2 + 1, "++") && is_name(ts, s2 + 2, L->kv)) ||
+                                  (is_name(ts, s2 + 1, L->kv) && rwl_tok_is(ts, s2 + 2, "++")))) ||
+                (hc == s2 + 4 && is_name(ts, s2 + 1, L->kv) && rwl_tok_is(ts, s2 + 2, "+=") &&
+                 rwl_tok_is(ts, s2 + 3, "1"));
+    if (!step || L->start_a >= L->start_b)
+        return false;
+    L->l_a = q;
+    L->body_a = hc + 1;
+    L->body_b = rwl_match_close(ts, hc + 1) + 1;
+    L->l_b = L->body_b;
+    return L->body_b <= ts->n;
+}
+
+/* The declaration of the name at k in [a, b): its type [*ta, *tb) (the statement's leading
+ * words up to its first declarator) and initializer [*ia, *ib). */
+static bool find_decl(const rw_toks *ts, size_t a, size_t b, size_t k, size_t *ta, size_t *tb, size_t *ia,
+                      size_t *ib, size_t *at)
+{
+    for (size_t q = a; q < b;) {
+        size_t e = rwl_stmt_end(ts, q, b);
+        if (rwl_starts_declaration(ts, q))
+            for (size_t d = q; d + 1 < e; d++) {
+                if (rwl_tok_is(ts, d, "(") || rwl_tok_is(ts, d, "[") || rwl_tok_is(ts, d, "{")) {
+                    d = rwl_match_close(ts, d);
+                    continue;
+                }
+                if (!same_name(ts, d, k) || !rwl_declared_here(ts, d))
+                    continue;
+                if (!rwl_tok_is(ts, d + 1, "="))
+                    return false;
+                /* the first declarator's name: the word before the statement's first
+                 * `=`, `,`, `;` or `[` (`long long i1 = 7`: both longs are the type) */
+                size_t f = q;
+                while (f < e && !rwl_tok_is(ts, f, "=") && !rwl_tok_is(ts, f, ",") && !rwl_tok_is(ts, f, ";") &&
+                       !rwl_tok_is(ts, f, "["))
+                    f++;
+                if (f == q || f >= e)
+                    return false;
+                f--;
+                while (f > q && rwl_tok_is(ts, f - 1, "*"))
+                    f--;
+                *ta = q;
+                *tb = f;
+                size_t z = d + 2;
+                while (z < e - 1 && !rwl_tok_is(ts, z, ",")) {
+                    if (rwl_tok_is(ts, z, "(") || rwl_tok_is(ts, z, "[") || rwl_tok_is(ts, z, "{"))
+                        z = rwl_match_close(ts, z);
+                    z++;
+                }
+                *ia = d + 2;
+                *ib = z;
+                *at = d;
+                return *ib > *ia && *tb > *ta;
+            }
+        q = e;
+    }
+    return false;
+}
+
+/* The slot a name holds in the symbolic state of a cascade branch. */
+typedef struct {
+    size_t var;      /* the assigned name's token */
+    size_t from;     /* the token whose value it holds: a name of the state, the value or the counter */
+} tk_sym;
+
+/* Runs the assignments of a branch [a, b) (`X = Y;` each, X and Y names) on a symbolic
+ * state: sym[] holds, per assigned name, the name whose original value it ends with. */
+static bool run_branch(tk_scan *s, size_t a, size_t b, tk_sym *sym, size_t *n_sym, size_t room)
+{
+    const rw_toks *ts = s->ts;
+    if (rwl_tok_is(ts, a, "{")) {
+        if (rwl_match_close(ts, a) + 1 != b)
+            return refuse(s, a, "update", "not a braced block");
+        a++;
+        b--;
+    }
+    *n_sym = 0;
+    for (size_t q = a; q < b;) {
+        if (!(q + 3 < b + 1 && ts->t[q].kind == T_IDENT && rwl_tok_is(ts, q + 1, "=") &&
+              ts->t[q + 2].kind == T_IDENT && rwl_tok_is(ts, q + 3, ";")))
+            return refuse(s, q, "update", "not `X = Y;` (a shift of the kept slots or the new item's entry): "
+                                         "the state is not a top-K cascade this rewrite can merge");
+        size_t from = q + 2;
+        for (size_t i = 0; i < *n_sym; i++)
+            if (same_name(ts, sym[i].var, from)) {
+                from = sym[i].from;
+                break;
+            }
+        size_t i = 0;
+        while (i < *n_sym && !same_name(ts, sym[i].var, q))
+            i++;
+        if (i == *n_sym) {
+            if (i == room)
+                return refuse(s, q, "update", "assigns more than %zu names", room);
+            (*n_sym)++;
+        }
+        sym[i] = (tk_sym){.var = q, .from = from};
+        q += 4;
+    }
+    return true;
+}
+
+static size_t sym_of(const rw_toks *ts, const tk_sym *sym, size_t n, size_t var)
+{
+    for (size_t i = 0; i < n; i++)
+        if (same_name(ts, sym[i].var, var))
+            return sym[i].from;
+    return var;   /* unchanged */
+}
+
+/* The cascade at c: `if (d < B1) {...} else if (d < B2) {...} ...` (or `B > d`), no final else. */
+static bool read_cascade(tk_scan *s, tk_loop *L, size_t c, size_t end)
+{
+    const rw_toks *ts = s->ts;
+    size_t conds[TK_SLOTS], br_a[TK_SLOTS], br_b[TK_SLOTS];
+    int K = 0;
+    for (size_t q = c;;) {
+        if (!rwl_tok_is(ts, q, "if") || !rwl_tok_is(ts, q + 1, "("))
+            return refuse(s, q, "update", "not an `if (d < best)` cascade");
+        if (K == TK_SLOTS)
+            return refuse(s, q, "update", "more than %d slots", TK_SLOTS);
+        size_t cc = rwl_match_close(ts, q + 1);
+        if (cc != q + 5)
+            return refuse(s, q + 2, "comparison", "not `d < best` of two names (an array element, a call or "
+                                                  "several terms: not a slot of a top-K cascade)");
+        size_t dd, bb;
+        if (rwl_tok_is(ts, q + 3, "<"))
+            dd = q + 2, bb = q + 4;
+        else if (rwl_tok_is(ts, q + 3, ">"))
+            dd = q + 4, bb = q + 2;
+        else
+            return refuse(s, q + 3, "comparison", "`%.*s` is not a strict `<`: ties would go to the later item",
+                          TOK(ts, q + 3));
+        if (ts->t[dd].kind != T_IDENT || ts->t[bb].kind != T_IDENT)
+            return refuse(s, q + 2, "comparison", "not `d < best` of two names");
+        if (!K)
+            L->d = dd;
+        else if (!same_name(ts, dd, L->d))
+            return refuse(s, dd, "comparison", "compares `%.*s`, not `%.*s` as the first slot", TOK(ts, dd),
+                          TOK(ts, L->d));
+        conds[K] = q;
+        L->B[K] = bb;
+        br_a[K] = cc + 1;
+        br_b[K] = rwl_stmt_end(ts, cc + 1, end);
+        K++;
+        size_t e = br_b[K - 1];
+        if (e >= end)
+            break;
+        if (!rwl_tok_is(ts, e, "else"))
+            return refuse(s, e, "loop body", "more after the cascade: the state is not a top-K cascade alone");
+        if (!rwl_tok_is(ts, e + 1, "if"))
+            return refuse(s, e, "else", "a final else acts on items the cascade does not keep");
+        q = e + 1;
+    }
+    if (rwl_stmt_end(ts, c, end) != end)
+        return refuse(s, c, "update", "the cascade is not the loop's last statement");
+    L->K = K;
+    bool dval = false;
+    for (size_t i = 0; i < L->n_vals; i++)
+        dval |= same_name(ts, L->vals[i], L->d);
+    if (!dval)
+        return refuse(s, L->d, "comparison", "`%.*s` is not one of the item's value declarations", TOK(ts, L->d));
+    /* each branch j: slot j gets (d, k), the slots after it shift down by one */
+    tk_sym sym[2 * TK_SLOTS + 2];
+    size_t n_sym;
+    for (int j = 0; j < K; j++) {
+        if (!run_branch(s, br_a[j], br_b[j], sym, &n_sym, HK_ARRAY_LEN(sym)))
+            return false;
+        size_t idx = SIZE_MAX;
+        for (size_t i = 0; i < n_sym; i++)
+            if (same_name(ts, sym[i].from, L->kv)) {
+                if (idx != SIZE_MAX)
+                    return refuse(s, sym[i].var, "update", "the counter `%.*s` stored twice", TOK(ts, L->kv));
+                idx = sym[i].var;
+            }
+        if (idx == SIZE_MAX)
+            return refuse(s, conds[j], "update", "slot %d does not store the item's counter `%.*s`", j + 1,
+                          TOK(ts, L->kv));
+        L->I[j] = idx;
+    }
+    for (int j = 0; j < K; j++)
+        for (int i = 0; i < K; i++) {
+            if ((i != j && (same_name(ts, L->B[i], L->B[j]) || same_name(ts, L->I[i], L->I[j]))) ||
+                same_name(ts, L->B[i], L->I[j]) || same_name(ts, L->B[i], L->d) || same_name(ts, L->B[i], L->kv))
+                return refuse(s, conds[j], "update", "the slots' names are not distinct");
+        }
+    for (int j = 0; j < K; j++) {
+        if (!run_branch(s, br_a[j], br_b[j], sym, &n_sym, HK_ARRAY_LEN(sym)))
+            return false;
+        for (size_t i = 0; i < n_sym; i++) {
+            bool mine = false;
+            for (int t = j; t < K; t++)
+                mine |= same_name(ts, sym[i].var, L->B[t]) || same_name(ts, sym[i].var, L->I[t]);
+            if (!mine && !same_name(ts, sym[i].from, sym[i].var))
+                return refuse(s, sym[i].var, "update", "`%.*s` is not a slot from %d on: the branch changes "
+                              "more than the cascade's shift", TOK(ts, sym[i].var), j + 1);
+        }
+        for (int t = j; t < K; t++) {
+            size_t wb = t == j ? L->d : L->B[t - 1], wi = t == j ? L->kv : L->I[t - 1];
+            if (!same_name(ts, sym_of(ts, sym, n_sym, L->B[t]), wb) ||
+                !same_name(ts, sym_of(ts, sym, n_sym, L->I[t]), wi))
+                return refuse(s, conds[j], "update", "branch %d does not leave slot %d as `%.*s, %.*s` (a strict "
+                              "cascade inserts at its slot and shifts the later ones down by one)", j + 1, t + 1,
+                              TOK(ts, wb), TOK(ts, wi));
+        }
+    }
+    return true;
+}
+
+/* The item loop among the query body's top-level statements, its values and cascade, and
+ * the state's declarations before it. */
+static bool read_item_loop(tk_scan *s, tk_loop *L)
+{
+    const rw_toks *ts = s->ts;
+    size_t qa = L->qbody_a + 1, qe = L->qbody_b - 1;
+    bool found = false;
+    for (size_t q = qa; q < qe && !found; q = rwl_stmt_end(ts, q, qe))
+        found = item_header(ts, q, L);
+    if (!found)
+        return refuse(s, L->qbody_a, "query loop", "no loop over items (`for (int k = 0; k < m; ++k) { T d = ...; "
+                                                    "if (d < best1) ... }`) among its statements");
+    size_t ba = L->body_a + 1, be = L->body_b - 1;
+    /* jumps first: an early exit after a count (ball_query) cannot be split */
+    for (size_t k = ba; k < be; k++) {
+        if (rwl_tok_is(ts, k, "break") && !in_inner_construct(ts, ba, be, k)) {
+            /* the if it ends */
+            size_t c = k;
+            while (c > ba && !(rwl_tok_is(ts, c, "if") && rwl_stmt_end(ts, c, be) > k))
+                c--;
+            if (rwl_tok_is(ts, c, "if")) {
+                size_t cc = rwl_match_close(ts, c + 1);
+                return refuse(s, k, "break", "`if (%.*s) break;` ends the scan once a count reaches its limit: "
+                              "which items a part may take depends on how many the parts before it found, so "
+                              "the parts' states do not merge into the sequential one", SPAN(ts, c + 2, cc));
+            }
+            return refuse(s, k, "break", "ends the scan early: the parts' states do not merge into the "
+                                         "sequential one");
+        }
+        if (rwl_tok_is(ts, k, "continue") && !in_inner_construct(ts, ba, be, k))
+            return refuse(s, k, "continue", "a continue of the item loop");
+        if (rwl_tok_is(ts, k, "return") || rwl_tok_is(ts, k, "goto"))
+            return refuse(s, k, "jump", "`%.*s` leaves the item loop", TOK(ts, k));
+    }
+    /* calls that may write: a heap sifted by a callee (knn's reheap) */
+    for (size_t k = ba; k < be; k++)
+        if (ts->t[k].kind == T_IDENT && rwl_tok_is(ts, k + 1, "(") && !is_kw(ts, k) && !rwl_pure_call_name(ts, k) &&
+            !rwl_is_type_word(ts, k))
+            return refuse(s, k, "call", "`%.*s(...)` updates the state: a structure a callee reorders (a heap, "
+                          "whose order among equal values follows its shape, not (value, index)) is not a "
+                          "top-K cascade whose parts merge into the sequential state", TOK(ts, k));
+    /* the value declarations */
+    size_t q = ba;
+    while (q < be && rwl_starts_declaration(ts, q)) {
+        size_t e = rwl_stmt_end(ts, q, be);
+        for (size_t d = q; d < e; d++) {
+            if (rwl_tok_is(ts, d, "(") || rwl_tok_is(ts, d, "[") || rwl_tok_is(ts, d, "{")) {
+                if (d > q && ts->t[d - 1].kind == T_IDENT && rwl_declared_here(ts, d - 1) && !rwl_tok_is(ts, d, "("))
+                    return refuse(s, d, "value declaration", "an array or brace-initialized value");
+                d = rwl_match_close(ts, d);
+                continue;
+            }
+            if (ts->t[d].kind == T_IDENT && rwl_declared_here(ts, d)) {
+                if (L->n_vals == TK_VALUES)
+                    return refuse(s, d, "value declaration", "more than %d values", TK_VALUES);
+                L->vals[L->n_vals++] = d;
+            }
+        }
+        q = e;
+    }
+    if (q >= be)
+        return refuse(s, L->body_a, "item loop", "no update after its value declarations");
+    if (!read_cascade(s, L, q, be))
+        return false;
+    /* the values read no state and write nothing */
+    for (size_t k = ba; k < q; k++) {
+        if (ts->t[k].kind != T_IDENT || !rwl_is_use(ts, k))
+            continue;
+        if (rwl_scalar_written(ts, k) && !(rwl_tok_is(ts, k + 1, "=") && rwl_declared_here(ts, k)))
+            return refuse(s, k, "value declaration", "writes `%.*s`", TOK(ts, k));
+        for (int j = 0; j < L->K; j++)
+            if (same_name(ts, k, L->B[j]) || same_name(ts, k, L->I[j]))
+                return refuse(s, k, "value declaration", "reads the state `%.*s`: the value is not the item's "
+                              "alone", TOK(ts, k));
+    }
+    if (!stores(s, ba, q, "in the item's values"))
+        return false;
+    /* the bound and the start read no state */
+    for (size_t k = L->n_a; k < L->n_b; k++)
+        for (int j = 0; j < L->K; j++)
+            if (same_name(ts, k, L->B[j]) || same_name(ts, k, L->I[j]))
+                return refuse(s, k, "loop bound", "reads the state");
+    /* the state: declared in the query body before the loop, one start for all values and
+     * one for all indices, constants or unwritten parameters, never written before the loop */
+    char b0[128] = "", i0[128] = "", bt[128] = "", it[128] = "";
+    for (int j = 0; j < L->K; j++)
+        for (int w = 0; w < 2; w++) {
+            size_t v = w ? L->I[j] : L->B[j], ta, tb, ia, ib, at;
+            if (!find_decl(ts, qa, L->l_a, v, &ta, &tb, &ia, &ib, &at))
+                return refuse(s, v, "state", "`%.*s` is not declared with a start value in the query loop before "
+                              "the item loop", TOK(ts, v));
+            for (size_t k = ia; k < ib; k++) {
+                if (rwl_tok_is(ts, k, "[") || (ts->t[k].kind == T_IDENT && !is_param(s, k)) ||
+                    (ts->t[k].kind == T_IDENT && written_anywhere(ts, k)))
+                    return refuse(s, at, "state", "`%.*s` starts at `%.*s`, not a constant", TOK(ts, v),
+                                  SPAN(ts, ia, ib));
+            }
+            char init[128], type[128];
+            compact(ts, ia, ib, init, sizeof init);
+            compact(ts, ta, tb, type, sizeof type);
+            char *want = w ? i0 : b0, *wt = w ? it : bt;
+            if (!want[0]) {
+                snprintf(want, 128, "%s", init);
+                snprintf(wt, 128, "%s", type);
+                if (w)
+                    L->i_type_a = ta, L->i_type_b = tb;
+                else
+                    L->b_type_a = ta, L->b_type_b = tb;
+            } else if (strcmp(want, init) || strcmp(wt, type))
+                return refuse(s, at, "state", "`%.*s` does not start as the first slot does (`%s %s`): the slots "
+                              "are not one sorted list of sentinels", TOK(ts, v), wt, want);
+            for (size_t k = ib; k < L->l_a; k++)
+                if (is_name(ts, k, v) && rwl_scalar_written(ts, k))
+                    return refuse(s, k, "state", "`%.*s` is written before the item loop", TOK(ts, v));
+        }
+    /* the value's type: the state's own, or double (the comparison and the store then
+     * convert it alike, exactly) */
+    size_t ta, tb, ia, ib, at;
+    size_t dd = SIZE_MAX;
+    for (size_t i = 0; i < L->n_vals; i++)
+        if (same_name(ts, L->vals[i], L->d))
+            dd = L->vals[i];
+    if (!find_decl(ts, ba, q, dd, &ta, &tb, &ia, &ib, &at))
+        return refuse(s, dd, "value declaration", "`%.*s` has no initializer", TOK(ts, dd));
+    L->d_type_a = ta;
+    L->d_type_b = tb;
+    char dt[128];
+    compact(ts, ta, tb, dt, sizeof dt);
+    const char *dtn = strncmp(dt, "const", 5) ? dt : dt + 5;
+    if (strcmp(bt, "double") && strcmp(bt, dtn))
+        return refuse(s, L->B[0], "state", "`%.*s` is `%s` and the value `%.*s` is `%s`: the value stored is not "
+                      "the one compared", TOK(ts, L->B[0]), bt, TOK(ts, L->d), dtn);
+    char kt[128];
+    compact(ts, L->ktype_a, L->ktype_b, kt, sizeof kt);
+    if (strcmp(it, kt) && !(!strcmp(kt, "int") && (!strcmp(it, "long") || !strcmp(it, "longlong"))))
+        return refuse(s, L->I[0], "state", "the index `%.*s` is `%s`, the counter `%s`: the index kept may not "
+                      "order the items", TOK(ts, L->I[0]), it, kt);
+    return true;
+}
+
+/* The query body around the item loop: nothing before it stores, returns other than
+ * `if (C) return;` or leaves the query; nothing after it leaves the query. */
+static bool check_query_body(tk_scan *s, const tk_loop *L)
+{
+    const rw_toks *ts = s->ts;
+    size_t qa = L->qbody_a + 1, qe = L->qbody_b - 1;
+    for (size_t q = qa; q < L->l_a;) {
+        size_t e = rwl_stmt_end(ts, q, L->l_a);
+        bool ret = rwl_tok_is(ts, q, "if") && rwl_tok_is(ts, rwl_match_close(ts, q + 1) + 1, "return") &&
+                   rwl_match_close(ts, q + 1) + 3 == e;
+        if (ret) {
+            for (size_t k = q + 2; k < rwl_match_close(ts, q + 1); k++)
+                if (rwl_tok_is(ts, k, "[") || (rwl_tok_is(ts, k, "*") && rwl_unary_position(ts, k)) ||
+                    (ts->t[k].kind == T_IDENT && rwl_tok_is(ts, k + 1, "(") && !rwl_pure_call_name(ts, k)))
+                    return refuse(s, k, "return", "its condition reads memory: the P lanes of a query must leave "
+                                                  "together");
+        } else
+            for (size_t k = q; k < e; k++)
+                if ((rwl_tok_is(ts, k, "return") || rwl_tok_is(ts, k, "goto") ||
+                     ((rwl_tok_is(ts, k, "break") || rwl_tok_is(ts, k, "continue")) &&
+                      !in_inner_construct(ts, q, e, k))))
+                    return refuse(s, k, "jump", "`%.*s` before the item loop (only `if (...) return;`)", TOK(ts, k));
+        if (!stores(s, q, e, "before the item loop"))
+            return false;
+        q = e;
+    }
+    for (size_t k = L->l_b; k < qe; k++)
+        if (rwl_tok_is(ts, k, "return") || rwl_tok_is(ts, k, "goto") ||
+            ((rwl_tok_is(ts, k, "break") || rwl_tok_is(ts, k, "continue")) && !in_inner_construct(ts, L->l_b, qe, k)))
+            return refuse(s, k, "jump", "`%.*s` after the item loop: the query's lanes would part", TOK(ts, k));
+    for (size_t k = qa; k < qe; k++)
+        if (ts->t[k].kind == T_IDENT && rwl_is_use(ts, k) && rwl_tok_is(ts, k, L->qvar) && rwl_scalar_written(ts, k))
+            return refuse(s, k, "query loop", "its counter `%s` is written in the body", L->qvar);
+    return true;
+}
+
+/* ---- the text ---- */
+
+static const char merge_helper[] =
+    "/* hk: split_topk_scan: the lane's sorted top-K list (values v, indices ix) merged with its\n"
+    " * partner's (the lane `off` away in the mask) into the K first by (value, lower index): each\n"
+    " * entry's rank is its place in its own list plus the entries of the other list before it; both\n"
+    " * lanes get the same list (entries of two parts never tie; sentinels are all alike). */\n"
+    "template <int K, typename V, typename I>\n"
+    "static __device__ __forceinline__ void hk_sp_merge(V *v, I *ix, unsigned mask, int off, int width)\n"
+    "{\n"
+    "    V ov[K], nv[K];\n"
+    "    I oi[K], ni[K];\n"
+    "    int pa[K], pb[K];\n"
+    "#pragma unroll\n"
+    "    for (int s = 0; s < K; s++) {\n"
+    "$SHFL"
+    "        pa[s] = s;\n"
+    "        pb[s] = s;\n"
+    "    }\n"
+    "#pragma unroll\n"
+    "    for (int s = 0; s < K; s++) {\n"
+    "#pragma unroll\n"
+    "        for (int t = 0; t < K; t++) {\n"
+    "            const bool b_first = ov[t] < v[s] || (ov[t] == v[s] && oi[t] < ix[s]);\n"
+    "            pa[s] += b_first;\n"
+    "            pb[t] += !b_first;\n"
+    "        }\n"
+    "    }\n"
+    "#pragma unroll\n"
+    "    for (int r = 0; r < K; r++) {\n"
+    "        nv[r] = v[0];\n"
+    "        ni[r] = ix[0];\n"
+    "#pragma unroll\n"
+    "        for (int t = 0; t < K; t++) {\n"
+    "            if (pa[t] == r) { nv[r] = v[t]; ni[r] = ix[t]; }\n"
+    "            if (pb[t] == r) { nv[r] = ov[t]; ni[r] = oi[t]; }\n"
+    "        }\n"
+    "    }\n"
+    "#pragma unroll\n"
+    "    for (int r = 0; r < K; r++) {\n"
+    "        v[r] = nv[r];\n"
+    "        ix[r] = ni[r];\n"
+    "    }\n"
+    "}\n\n";
+
+/* CUDA: the P lanes of the query by mask (the lanes that left the query loop are not named);
+ * HIP: a wavefront of 64 without masks, the exchange kept inside segments of P lanes by the
+ * width (xor offsets below P never leave a segment). */
+static const char shfl_cuda[] =
+    "        ov[s] = __shfl_xor_sync(mask, v[s], off, width);\n"
+    "        oi[s] = __shfl_xor_sync(mask, ix[s], off, width);\n";
+static const char shfl_hip[] =
+    "        (void)mask;\n"
+    "        ov[s] = __shfl_xor(v[s], off, width);\n"
+    "        oi[s] = __shfl_xor(ix[s], off, width);\n";
+
+static int emit(const tk_scan *s, const tk_loop *L, int P, bool hip, rw_edits *es)
+{
+    const rw_toks *ts = s->ts;
+    int rc;
+    /* the helper before the kernel (its template line included) */
+    struct hk_buf hb;
+    hk_buf_init(&hb, 1 << 16);
+    const char *const kv[] = {"SHFL", hip ? shfl_hip : shfl_cuda, NULL};
+    rc = rwl_render(&hb, merge_helper, kv);
+    if (!rc)
+        rc = rwl_edits_add(es, s->f->span.start_byte, s->f->span.start_byte, hb.data);
+    hk_buf_free(&hb);
+    if (rc)
+        return rc;
+    /* the query loop's header */
+    char *h = hk_asprintf("for (long long hk_sp_t = (long long)blockIdx.x * blockDim.x + threadIdx.x; "
+                          "hk_sp_t / %d < (long long)(%s); hk_sp_t += (long long)blockDim.x * gridDim.x) {\n"
+                          "    /* hk: split_topk_scan: query hk_sp_t / %d, part hk_sp_t %% %d of its items */\n"
+                          "    %s %s = (%s)(hk_sp_t / %d);\n"
+                          "    const int hk_sp_part = (int)(hk_sp_t %% %d);\n"
+                          "    const int hk_sp_np = blockDim.x %% %d == 0 ? %d : 1;   /* P lanes in one warp, else part 0 alone */",
+                          P, L->qbound, P, P, L->qtype, L->qvar, L->qtype, P, P, P, P);
+    if (!h)
+        return HK_ENOMEM;
+    if ((rc = rwl_edits_add_owned(es, ts->t[L->q_a].start, ts->t[L->qbody_a].end, h)))
+        return rc;
+    /* the item loop */
+    char ktype[128], bt[128], it[128];
+    snprintf(ktype, sizeof ktype, "%.*s", SPAN(ts, L->ktype_a, L->ktype_b));
+    snprintf(bt, sizeof bt, "%.*s", SPAN(ts, L->b_type_a, L->b_type_b));
+    snprintf(it, sizeof it, "%.*s", SPAN(ts, L->i_type_a, L->i_type_b));
+    struct hk_buf o;
+    hk_buf_init(&o, RW_TEXT_MAX);
+    rc = hk_buf_printf(&o, "{   /* hk: split_topk_scan: items part, part + %d, ... of this query, then the %d lanes' "
+                           "top-%d lists merged */\n"
+                           "    for (long long hk_sp_k = (long long)(%.*s) + hk_sp_part; hk_sp_part < hk_sp_np && "
+                           "hk_sp_k < (long long)(%.*s); hk_sp_k += hk_sp_np) {\n"
+                           "        %s %.*s = (%s)hk_sp_k;\n        ",
+                       P, P, L->K, SPAN(ts, L->start_a, L->start_b), SPAN(ts, L->n_a, L->n_b), ktype, TOK(ts, L->kv),
+                       ktype);
+    if (!rc)
+        rc = hk_buf_printf(&o, "%.*s\n    }\n", (int)(ts->t[L->body_b - 2].end - ts->t[L->body_a + 1].start),
+                           ts->text + ts->t[L->body_a + 1].start);
+    if (!rc)
+        rc = hk_buf_printf(&o, "    if (hk_sp_np > 1) {\n"
+                               "        const unsigned hk_sp_lane = (threadIdx.x + blockDim.x * (threadIdx.y + "
+                               "blockDim.y * threadIdx.z)) %% 32u;\n"
+                               "        const unsigned hk_sp_mask = ((1u << %d) - 1u) << (hk_sp_lane & ~%du);\n"
+                               "        %s hk_sp_v[%d] = {",
+                           P, P - 1, bt, L->K);
+    for (int j = 0; j < L->K && !rc; j++)
+        rc = hk_buf_printf(&o, "%s%.*s", j ? ", " : "", TOK(ts, L->B[j]));
+    if (!rc)
+        rc = hk_buf_printf(&o, "};\n        %s hk_sp_i[%d] = {", it, L->K);
+    for (int j = 0; j < L->K && !rc; j++)
+        rc = hk_buf_printf(&o, "%s%.*s", j ? ", " : "", TOK(ts, L->I[j]));
+    if (!rc)
+        rc = hk_buf_printf(&o, "};\n"
+                               "        for (int hk_sp_off = 1; hk_sp_off < %d; hk_sp_off <<= 1)\n"
+                               "            hk_sp_merge<%d>(hk_sp_v, hk_sp_i, hk_sp_mask, hk_sp_off, %d);\n",
+                           P, L->K, P);
+    for (int j = 0; j < L->K && !rc; j++)
+        rc = hk_buf_printf(&o, "        %.*s = hk_sp_v[%d];\n        %.*s = hk_sp_i[%d];\n", TOK(ts, L->B[j]), j,
+                           TOK(ts, L->I[j]), j);
+    if (!rc)
+        rc = hk_buf_printf(&o, "    }\n}");
+    if (!rc)
+        rc = rwl_edits_add(es, ts->t[L->l_a].start, ts->t[L->l_b - 1].end, o.data);
+    hk_buf_free(&o);
+    if (rc)
+        return rc;
+    /* what follows the loop: part 0 alone (every lane holds the merged state) */
+    size_t qe = L->qbody_b - 1;
+    if (L->l_b < qe) {
+        if ((rc = rwl_edits_add(es, ts->t[L->l_b].start, ts->t[L->l_b].start, "if (hk_sp_part == 0) {\n    ")) ||
+            (rc = rwl_edits_add(es, ts->t[qe - 1].end, ts->t[qe - 1].end, "\n    }")))
+            return rc;
+    }
+    return HK_OK;
+}
+
+static int rw_split_topk_scan(const rw_context *ctx, int P, rw_result *out)
+{
+    if (!out)
+        return HK_EINVAL;
+    memset(out, 0, sizeof *out);
+    if (P != 2 && P != 4 && P != 8)
+        return HK_EINVAL;
+    const an_function *f;
+    int rc = rwl_check_kernel(ctx->text, ctx->len, ctx->m, ctx->kernel, &f);
+    if (rc)
+        return rc;
+    rw_toks ts = {0};
+    rw_edits es = {0};
+    if ((rc = rwl_lex(ctx->text, f->body_span.start_byte, f->body_span.end_byte, &ts)))
+        goto out;
+    tk_scan s = {.text = ctx->text, .len = ctx->len, .ts = &ts, .f = f};
+    tk_loop L;
+    memset(&L, 0, sizeof L);
+    if (ts.n < 3 || strstr(ctx->text, "hk_sp_merge"))
+        refuse(&s, 0, "kernel body", ts.n < 3 ? "empty" : "already split (the file has hk_sp_merge)");
+    else if (find_query_loop(&s, &L) && check_kernel(&s, &L) && read_item_loop(&s, &L) && check_query_body(&s, &L))
+        s.why[0] = '\0';
+    if (s.oom) {
+        rc = HK_ENOMEM;
+        goto out;
+    }
+    if (s.why[0]) {
+        rc = rwl_not_applicable(out, hk_asprintf("split_topk_scan not applicable to kernel %s: %s", f->name, s.why));
+        goto out;
+    }
+    if ((rc = emit(&s, &L, P, ctx->hip, &es)))
+        goto out;
+    char *desc = hk_asprintf("kernel %s: each query of the loop at line %d gets %d adjacent lanes; the item loop "
+                             "of line %d is split over them (items k = start + part + %d j) and their top-%d lists "
+                             "(`%.*s`, `%.*s`, ...) are merged by (value, lower index) with %s: the "
+                             "sequential result exactly, ties and NaN included; part 0 runs what follows the loop. "
+                             "Launch with the grid multiplied by %d along x",
+                             f->name, rwl_line_at(ctx->text, ts.t[L.q_a].start), P,
+                             rwl_line_at(ctx->text, ts.t[L.l_a].start), P, L.K, TOK(&ts, L.B[0]), TOK(&ts, L.I[0]),
+                             ctx->hip ? "__shfl_xor of width P" : "__shfl_xor_sync", P);
+    rc = rwl_finish(ctx->text, ctx->len, ctx->m, f->name, &es, desc, out);
+    if (rc == HK_OK && out->applicable) {
+        out->grid_multiplier = (unsigned)P;
+        out->grid_axis = 0;
+    }
+out:
+    rwl_edits_free(&es);
+    rwl_toks_free(&ts);
+    return rc;
+}
+
+/* ---- registry descriptor (registry.h) ---- */
+static const rw_param tk_params[] = {
+    {.name = "parts", .type = RW_PARAM_ENUM, .values = {4, 2, 8}, .n_values = 3, .def = 4},
+};
+
+static int emit_split_topk_scan(const rw_context *c, const int *p, rw_result *out)
+{
+    return rw_split_topk_scan(c, p[0], out);
+}
+
+const rw_descriptor rw_split_topk_scan_desc = {
+    .name = "split_topk_scan",
+    .summary = "a per-query scan keeping the K best items by a strict-< cascade is split over P adjacent lanes, "
+               "their lists merged by (value, lower index) with shuffles (exact; grid x P)",
+    .params = tk_params,
+    .n_params = HK_ARRAY_LEN(tk_params),
+    .flags = 0,
+    .emit = emit_split_topk_scan,
+    .launch = "the spec's grid multiplied by `parts` along x",
+};
