@@ -374,6 +374,18 @@ static void emulated_key(void **state)
     free(rev);
     free(lin);
     free(cand);
+    /* NaN: the key form orders it by its bits (a positive NaN above every value) where the
+     * tree never lets it win a slot; on pickraw's NaN inputs the two must differ (and the
+     * exact form's agreement in emulated_pairs is not for want of NaN reaching the merge) */
+    key_form = true;
+    char *raw = rewrite_one(src, "pickraw");
+    key_form = false;
+    assert_non_null(strstr(raw, "__shfl_xor_sync"));
+    emu_program q = {.dir = tmpdir, .tag = "argkey_nan", .orig = src, .orig_len = strlen(src), .cand = raw,
+                     .cand_len = strlen(raw), .helpers = helpers,
+                     .driver = "run_raw<64>(7); run_raw<256>(9); run_raw<1024>(11);\n"};
+    emu_expect(&q, EMU_DIFFERS);
+    free(raw);
 }
 
 int main(void)
