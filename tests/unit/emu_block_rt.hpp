@@ -732,3 +732,13 @@ template <class A, class B> static inline typename std::common_type<A, B>::type 
     typedef typename std::common_type<A, B>::type C;
     return (C)b < (C)a ? (C)b : (C)a;
 }
+/* max/min of two floats or two doubles as CUDA's (fmaxf, fminf, fmax, fmin): a NaN operand
+ * gives the other one (NaN only when both are); otherwise the ordered choice above, so
+ * signed zeros are left as the templates leave them. Without these, max(NaN, x) was NaN
+ * and max(x, NaN) x, which no GPU computes. */
+template <class F> static inline F emu_fmax(F a, F b) { return a != a ? b : b != b ? a : (a < b ? b : a); }
+template <class F> static inline F emu_fmin(F a, F b) { return a != a ? b : b != b ? a : (b < a ? b : a); }
+static inline float max(float a, float b) { return emu_fmax(a, b); }
+static inline float min(float a, float b) { return emu_fmin(a, b); }
+static inline double max(double a, double b) { return emu_fmax(a, b); }
+static inline double min(double a, double b) { return emu_fmin(a, b); }

@@ -761,6 +761,62 @@ static void registry_block_reduce(void **state)
     unload(&fx);
 }
 
+/* mmcv's furthest point sampling (bench/wild/src, when extracted): the per-pick argmax tree
+ * through __update (max of the values, the upper index only when its value is strictly
+ * greater) at the template block size. Both forms apply to the first kernel only; the loop
+ * over picks then holds 4 barriers (the one after the stores, 3 in the exact form) or 3 (2 in
+ * the key form) instead of 2 + the tree's one per level; the second kernel (the
+ * with-distances variant, a tree of its own) is left; nvcc sm_90 builds the text with the
+ * template instantiated at every block size mmcv's switch launches (64 .. 1024). */
+static void wild_fps(void **state)
+{
+    (void)state;
+    char path[700];
+    snprintf(path, sizeof path, HK_TEST_DATA "/../../bench/wild/src/mmcv_furthest_point_sample.cu");
+    if (access(path, R_OK) != 0) {
+        print_message("note: %s is not extracted (bench/wild/extract.sh), skipped\n", path);
+        return;
+    }
+    static const char tree[] = "__update(dists, dists_i, tid, tid + tid_thres);";
+    static const char inst[] =
+        "template __global__ void furthest_point_sampling_forward_cuda_kernel<64>(int, int, int, const float *, float *, int *);\n"
+        "template __global__ void furthest_point_sampling_forward_cuda_kernel<128>(int, int, int, const float *, float *, int *);\n"
+        "template __global__ void furthest_point_sampling_forward_cuda_kernel<256>(int, int, int, const float *, float *, int *);\n"
+        "template __global__ void furthest_point_sampling_forward_cuda_kernel<512>(int, int, int, const float *, float *, int *);\n"
+        "template __global__ void furthest_point_sampling_forward_cuda_kernel<1024>(int, int, int, const float *, float *, int *);\n";
+    for (int key = 0; key < 2; key++) {
+        fixture fx;
+        fx.text = rwf_read_file(path, &fx.len);
+        assert_int_equal(an_analyze(fx.text, fx.len, &fx.m), HK_OK);
+        rw_result r;
+        assert_int_equal(rw_block_tree_form(fx.text, fx.len, fx.m,
+                                            kernel(&fx, "furthest_point_sampling_forward_cuda_kernel"), key, &r),
+                         HK_OK);
+        if (!r.applicable)
+            fail_msg("key %d: %s", key, r.description);
+        /* the first kernel's tree is gone, the second's is there */
+        const char *first = strstr(r.text, "furthest_point_sampling_forward_cuda_kernel(");
+        const char *second = strstr(r.text, "furthest_point_sampling_with_dist_forward_cuda_kernel(");
+        assert_non_null(first);
+        assert_non_null(second);
+        assert_true(first < second);
+        const char *t = strstr(r.text, tree);
+        assert_true(t && t > second && !strstr(t + 1, tree));
+        assert_non_null(strstr(r.description, key ? "2 barriers" : "3 barriers"));
+        /* barriers in the loop over picks of the first kernel */
+        const char *picks = strstr(first, "for (int j = 1; j < m; j++)");
+        assert_true(picks && picks < second);
+        int nb = 0;
+        for (const char *b = strstr(picks, "__syncthreads()"); b && b < second; b = strstr(b + 1, "__syncthreads()"))
+            nb++;
+        assert_int_equal(nb, key ? 3 : 4);
+        assert_non_null(strstr(first, key ? "__shfl_xor_sync" : "__shfl_down_sync"));
+        rwf_nvcc_compiles_with(&r, inst, key ? "fps_key" : "fps_exact", "mmcv_furthest_point_sample");
+        rw_result_free(&r);
+        unload(&fx);
+    }
+}
+
 static int tree(const fixture *fx, size_t k, rw_result *r)
 {
     return rw_block_tree(fx->text, fx->len, fx->m, k, r);
@@ -824,6 +880,7 @@ int main(void)
         cmocka_unit_test(no_barrier_refused),
         cmocka_unit_test(quartering_refused),
         cmocka_unit_test(registry_block_reduce),
+        cmocka_unit_test(wild_fps),
         cmocka_unit_test(survives_alloc_failures),
         cmocka_unit_test(pair_survives_alloc_failures),
     };

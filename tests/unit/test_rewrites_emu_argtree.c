@@ -82,6 +82,35 @@ static const char src[] =
     "        __syncthreads();   /* every thread has read arg[0] before the next store */\n"
     "    }\n"
     "}\n"
+    "/* the tree over raw values, NaN among them: max() drops a NaN operand (fmaxf), the index\n"
+    " * stays the lower slot's unless the upper value is strictly greater (never for a NaN) */\n"
+    "template <unsigned int BS>\n"
+    "__global__ void pickraw(int n, int rounds, const float *__restrict__ d, int *__restrict__ chosen)\n"
+    "{\n"
+    "    __shared__ float rv[BS];\n"
+    "    __shared__ int ri[BS];\n"
+    "    const int me = threadIdx.x;\n"
+    "    int last = 0;\n"
+    "    for (int r = 0; r < rounds; r++) {\n"
+    "        rv[me] = d[(me + last) % n];\n"
+    "        ri[me] = (me + last) % n;\n"
+    "        __syncthreads();\n"
+    "#pragma unroll\n"
+    "        for (int w = 1024; w >= 2; w >>= 1) {\n"
+    "            const int half = w / 2;\n"
+    "            if (BS >= w && me < half) {\n"
+    "                keep_larger(rv, ri, me, me + half);\n"
+    "            }\n"
+    "            __syncthreads();\n"
+    "        }\n"
+    "        last = ri[0];\n"
+    "        if (me == 0) {\n"
+    "            chosen[2 * r] = last;\n"
+    "            chosen[2 * r + 1] = __float_as_int(rv[0]);\n"
+    "        }\n"
+    "        __syncthreads();\n"
+    "    }\n"
+    "}\n"
     "__global__ void nearest(const double *dist, long long *where, int n)\n"
     "{\n"
     "    extern __shared__ double sv[];\n"
@@ -150,6 +179,28 @@ static const char helpers[] =
     "    few(d, seed, 8);   /* about one slot in eight holds the maximum */\n"
     "    PAIR(int, \"pick\", rounds, 0, 0, emu::launch(dim3(1), dim3(BS), 0, [&] { NS::pick<BS>(n, rounds, d, out); }));\n"
     "}\n"
+    "/* pickraw at one template block size, 4 rounds (each round's start is the last pick):\n"
+    " * NaN in about one slot in four with ties among the rest; NaN everywhere but a few tied\n"
+    " * slots; all NaN; all equal */\n"
+    "template <unsigned int BS> static void run_raw(int seed)\n"
+    "{\n"
+    "    const unsigned bs = BS;\n"
+    "    const int n = (int)BS * 2 + 5, rounds = 4;\n"
+    "    const float nan = __int_as_float(0x7fc00000);\n"
+    "    emu::buf<float> d(n);\n"
+    "    for (int form = 0; form < 4; form++) {\n"
+    "        few(d, seed + form, 8);\n"
+    "        for (int i = 0; i < n; i++) {\n"
+    "            const unsigned h = ((unsigned)i * 40503u + (unsigned)seed * 131u) >> 3;\n"
+    "            if ((form == 0 && h % 4u == 0) || (form == 1 && d[i] < 6.0f) || form == 2)\n"
+    "                d[i] = nan;\n"
+    "            if (form == 3)\n"
+    "                d[i] = 2.5f;\n"
+    "        }\n"
+    "        PAIR(int, \"pickraw\", 2 * rounds, 0, 0,\n"
+    "             emu::launch(dim3(1), dim3(BS), 0, [&] { NS::pickraw<BS>(n, rounds, d, out); }));\n"
+    "    }\n"
+    "}\n"
     "/* signed values with ties, -0.0 and +0.0 among them (equal under >: they tie by slot) */\n"
     "static void signed_few(emu::buf<float> &b, int seed)\n"
     "{\n"
@@ -160,6 +211,7 @@ static const char helpers[] =
 
 static const char driver[] =
     "run_pick<32>(1); run_pick<64>(2); run_pick<128>(3); run_pick<256>(4); run_pick<512>(5); run_pick<1024>(6);\n"
+    "run_raw<64>(7); run_raw<128>(8); run_raw<256>(9); run_raw<512>(10); run_raw<1024>(11);\n"
     "for (unsigned bs : {32u, 64u, 128u, 256u, 512u, 1024u}) {\n"
     "    const unsigned g = 3;\n"
     "    const int n = (int)(g * bs) - 5;\n"
@@ -229,15 +281,17 @@ static void emulated_pairs(void **state)
     SKIP_WITHOUT_EMULATOR();
     char *a = rewrite_one(src, "pick");
     char *b = rewrite_one(a, "nearest");
-    char *cand = rewrite_one(b, "amax");
+    char *c = rewrite_one(b, "amax");
+    char *cand = rewrite_one(c, "pickraw");
     free(a);
     free(b);
+    free(c);
     emu_program p = {.dir = tmpdir, .tag = "argtree", .orig = src, .orig_len = strlen(src), .cand = cand,
                      .cand_len = strlen(cand), .helpers = helpers, .driver = driver};
     emu_expect(&p, EMU_OK);
     /* warp order instead of the tree's: each warp reduces its own 32 slots first */
     assert_int_equal(replace_all(cand, "(hk_tid / hk_nwarps) * 33u + hk_tid % hk_nwarps", "hk_lane * 33u + hk_warp"),
-                     3);
+                     4);
     emu_program w = p;
     w.tag = "argtree_warp_order";
     w.cand_len = strlen(cand);
@@ -320,6 +374,18 @@ static void emulated_key(void **state)
     free(rev);
     free(lin);
     free(cand);
+    /* NaN: the key form orders it by its bits (a positive NaN above every value) where the
+     * tree never lets it win a slot; on pickraw's NaN inputs the two must differ (and the
+     * exact form's agreement in emulated_pairs is not for want of NaN reaching the merge) */
+    key_form = true;
+    char *raw = rewrite_one(src, "pickraw");
+    key_form = false;
+    assert_non_null(strstr(raw, "__shfl_xor_sync"));
+    emu_program q = {.dir = tmpdir, .tag = "argkey_nan", .orig = src, .orig_len = strlen(src), .cand = raw,
+                     .cand_len = strlen(raw), .helpers = helpers,
+                     .driver = "run_raw<64>(7); run_raw<256>(9); run_raw<1024>(11);\n"};
+    emu_expect(&q, EMU_DIFFERS);
+    free(raw);
 }
 
 int main(void)
