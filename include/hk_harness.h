@@ -219,7 +219,110 @@ static inline long long hk_ceil_div(long long a, long long b)
 static inline long long hk_min(long long a, long long b) { return a < b ? a : b; }
 static inline long long hk_max(long long a, long long b) { return a > b ? a : b; }
 
-#if defined(__CUDACC__) || defined(__HIPCC__)
+#if defined(HK_HARNESS_LAUNCHER) || defined(__CUDACC__) || defined(__HIPCC__)
+/* ------------------------------------------------------------------------------------
+ * The program's own part: the types a generated program's tables and setup() use, shared
+ * by the runtime below and a launcher's own translation unit (plain C++, no CUDA).
+ * ---------------------------------------------------------------------------------- */
+
+/* A device buffer with guard zones (the runtime allocates it). */
+typedef struct {
+    const char *name;
+    int kind, dtype;
+    size_t count, bytes;
+    unsigned char *base;   /* device: redzone | data | redzone */
+    void *dev;             /* base + hk_guard_bytes() */
+    unsigned char *host;   /* host: what was uploaded (inputs) or downloaded (outputs) */
+} hk_buffer;
+
+/* A kernel argument: the spec says pointer or value; the kernel's own parameter types
+ * (deduced from its function pointer in a program) decide the exact C++ type passed. */
+typedef struct {
+    int is_ptr, is_float;
+    void *ptr;
+    size_t elem;  /* element size of the spec dtype, for pointers */
+    long long i;
+    double f;
+    int index;
+} hk_arg;
+
+/* ---- the program: tables and two functions written by the generator ---- */
+
+typedef struct {
+    const char *name;
+    int kind, dtype;
+    double rtol, atol;    /* outputs/inouts: the spec's tolerance, for checked timed launches */
+} hk_argdesc;
+
+/* A __constant__ input (the spec's "constants"): the variable's name as declared. */
+typedef struct {
+    const char *name;
+    int dtype;
+} hk_constdesc;
+
+typedef struct {
+    int size_index;
+    long long block[3];
+    int block_set;        /* --block given: setup keeps block */
+    int sm_count;
+    long long grid[3];
+    long long shmem;
+    size_t count[HK_MAX_ARGS];   /* pointer args: elements */
+    hk_arg args[HK_MAX_ARGS];    /* scalars filled by setup, pointers by the runtime */
+    hk_buffer buf[HK_MAX_ARGS];
+    unsigned char promoted[HK_MAX_ARGS]; /* --promote: a float argument given as double */
+    size_t const_count[HK_MAX_CONSTS];   /* __constant__ inputs: elements (setup) */
+} hk_state;
+
+typedef struct {
+    const char *kernel;
+    int n_args;
+    const hk_argdesc *args;
+    int n_sizes, n_dists;
+    const hk_dist *dists;                       /* [n_dists][n_args] */
+    void (*setup)(hk_state *st);                /* counts, scalars, launch dims */
+    void (*launch)(const hk_state *st);         /* one launch on the default stream; NULL in
+                                                 * a launcher (the kernel comes from --module) */
+    int n_consts;                               /* __constant__ inputs */
+    const hk_constdesc *consts;
+    const hk_dist *const_dists;                 /* [n_dists][n_consts] */
+    void (*set_constant)(int i, const void *host, size_t bytes); /* a program's own symbol i;
+                                                 * NULL in a launcher (set in the image) */
+} hk_program;
+
+/* Scalar argument values for the generated setup(). */
+static inline hk_arg hk_int_arg(long long v)
+{
+    hk_arg a;
+    memset(&a, 0, sizeof a);
+    a.i = v;
+    return a;
+}
+static inline hk_arg hk_float_arg(double v)
+{
+    hk_arg a;
+    memset(&a, 0, sizeof a);
+    a.is_float = 1;
+    a.f = v;
+    return a;
+}
+
+#endif
+
+#if defined(HK_HARNESS_LAUNCHER)
+/* ------------------------------------------------------------------------------------
+ * A launcher's own translation unit (harness_generate without a candidate defines
+ * HK_HARNESS_LAUNCHER): its tables, setup() and main only, compiled as plain C++ by the
+ * host compiler. The runtime (the CUDA part below, hk_main included) is compiled once per
+ * compiler, arch and header text from hk_launcher_rt.cu and linked in: it holds no line
+ * of any spec or candidate, so every launcher of a machine shares it, and a new spec's
+ * launcher costs a small C++ compile and a link instead of the whole runtime's build
+ * (harness_launcher_rt_argv, measure.c's prepare_image).
+ * ---------------------------------------------------------------------------------- */
+#include <math.h> /* fmin, fmax of the spec's formulas */
+int hk_launcher_main(int argc, char **argv, const hk_program *p);
+#define hk_main hk_launcher_main
+#elif defined(__CUDACC__) || defined(__HIPCC__)
 /* ------------------------------------------------------------------------------------
  * CUDA part: compiled by nvcc as CUDA C++ into every generated benchmark program, or by
  * hipcc as HIP (DCU / AMD gfx9 targets) through the compatibility block below.
@@ -552,15 +655,6 @@ static void hk_fill_device(void *dev, size_t count, int dt, hk_dist d, uint64_t 
 
 /* ---- device buffers with guard zones ---- */
 
-typedef struct {
-    const char *name;
-    int kind, dtype;
-    size_t count, bytes;
-    unsigned char *base;   /* device: redzone | data | redzone */
-    void *dev;             /* base + hk_guard_bytes() */
-    unsigned char *host;   /* host: what was uploaded (inputs) or downloaded (outputs) */
-} hk_buffer;
-
 /* HK_REDZONE_BYTES, or 0 when HK_GUARD_ZONES=0 (a compute-sanitizer run). */
 static size_t hk_guard_bytes(void)
 {
@@ -612,15 +706,6 @@ static long long hk_redzone_check(const hk_buffer *b, bool *hit)
 
 /* ---- kernel arguments: the spec says pointer or value; the kernel's own parameter
  * types (deduced from its function pointer) decide the exact C++ type passed ---- */
-
-typedef struct {
-    int is_ptr, is_float;
-    void *ptr;
-    size_t elem;  /* element size of the spec dtype, for pointers */
-    long long i;
-    double f;
-    int index;
-} hk_arg;
 
 template <typename T> struct hk_is_elem {
     typedef typename std::remove_cv<T>::type U;
@@ -681,49 +766,6 @@ static void hk_call_host_launch(void (*f)(dim3, dim3, P...), dim3 grid, dim3 blo
     f(grid, block, hk_conv<P>::get(a)...);
 }
 
-/* ---- the program: tables and two functions written by the generator ---- */
-
-typedef struct {
-    const char *name;
-    int kind, dtype;
-    double rtol, atol;    /* outputs/inouts: the spec's tolerance, for checked timed launches */
-} hk_argdesc;
-
-/* A __constant__ input (the spec's "constants"): the variable's name as declared. */
-typedef struct {
-    const char *name;
-    int dtype;
-} hk_constdesc;
-
-typedef struct {
-    int size_index;
-    long long block[3];
-    int block_set;        /* --block given: setup keeps block */
-    int sm_count;
-    long long grid[3];
-    long long shmem;
-    size_t count[HK_MAX_ARGS];   /* pointer args: elements */
-    hk_arg args[HK_MAX_ARGS];    /* scalars filled by setup, pointers by the runtime */
-    hk_buffer buf[HK_MAX_ARGS];
-    unsigned char promoted[HK_MAX_ARGS]; /* --promote: a float argument given as double */
-    size_t const_count[HK_MAX_CONSTS];   /* __constant__ inputs: elements (setup) */
-} hk_state;
-
-typedef struct {
-    const char *kernel;
-    int n_args;
-    const hk_argdesc *args;
-    int n_sizes, n_dists;
-    const hk_dist *dists;                       /* [n_dists][n_args] */
-    void (*setup)(hk_state *st);                /* counts, scalars, launch dims */
-    void (*launch)(const hk_state *st);         /* one launch on the default stream; NULL in
-                                                 * a launcher (the kernel comes from --module) */
-    int n_consts;                               /* __constant__ inputs */
-    const hk_constdesc *consts;
-    const hk_dist *const_dists;                 /* [n_dists][n_consts] */
-    void (*set_constant)(int i, const void *host, size_t bytes); /* a program's own symbol i;
-                                                 * NULL in a launcher (set in the image) */
-} hk_program;
 
 typedef struct {
     const char *mode, *out, *combos, *out_dir, *prime_sizes;
@@ -1888,22 +1930,5 @@ static int hk_main(int argc, char **argv, const hk_program *p)
     return HK_EXIT_OK;
 }
 
-/* Scalar argument values for the generated setup(). */
-static inline hk_arg hk_int_arg(long long v)
-{
-    hk_arg a;
-    memset(&a, 0, sizeof a);
-    a.i = v;
-    return a;
-}
-static inline hk_arg hk_float_arg(double v)
-{
-    hk_arg a;
-    memset(&a, 0, sizeof a);
-    a.is_float = 1;
-    a.f = v;
-    return a;
-}
-
-#endif /* __CUDACC__ || __HIPCC__ */
+#endif /* HK_HARNESS_LAUNCHER, __CUDACC__ || __HIPCC__ */
 #endif /* HK_HARNESS_H */

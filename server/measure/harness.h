@@ -39,12 +39,24 @@ int harness_image_argv(const spec *s, const char *compiler, const char *arch,
                        const char *include_dir, const char *const *extra, const char *module_cu,
                        const char *image, char ***argv);
 
-/* New argv building a launcher: NVCC -arch=ARCH -O2 -std=c++17 -I INCLUDE -o EXE
- * LAUNCHER_CU -ldl (no spec flag: no user code is in it); for a gfx arch
- * HIPCC --offload-arch=ARCH -O2 -std=c++17 -I INCLUDE -o EXE -x hip LAUNCHER_CU -ldl.
+/* New argv building the launchers' shared runtime (include/hk_launcher_rt.cu: hk_harness.h's
+ * CUDA part, no spec in it) into the object RT_OBJ:
+ *   NVCC -arch=ARCH -O2 -std=c++17 -I INCLUDE -c -o RT_OBJ INCLUDE/hk_launcher_rt.cu
+ * for a gfx arch
+ *   HIPCC --offload-arch=ARCH -O2 -std=c++17 -I INCLUDE -c -o RT_OBJ -x hip INCLUDE/hk_launcher_rt.cu
+ * include_dir NULL: harness_include_dir(). HK_OK, HK_ENOMEM. */
+int harness_launcher_rt_argv(const char *nvcc, const char *arch, const char *include_dir,
+                             const char *rt_obj, char ***argv);
+
+/* New argv building a launcher (harness_generate without a candidate: plain C++, so its
+ * file must be named .cpp) linked with that runtime object:
+ *   NVCC -arch=ARCH -O2 -std=c++17 -I INCLUDE -o EXE LAUNCHER_CPP RT_OBJ -ldl
+ * (no spec flag: no user code is in it); for a gfx arch
+ *   HIPCC --offload-arch=ARCH -O2 -std=c++17 -I INCLUDE -o EXE -x c++ LAUNCHER_CPP -x none RT_OBJ -ldl
  * HK_OK, HK_ENOMEM. */
 int harness_launcher_argv(const char *nvcc, const char *arch, const char *include_dir,
-                          const char *launcher_cu, const char *exe, char ***argv);
+                          const char *launcher_src, const char *rt_obj, const char *exe,
+                          char ***argv);
 
 /* harness_generate() then writes the text to out_path. HK_OK, HK_EIO, or as above. */
 int harness_write(const spec *s, const char *candidate_path, const char *out_path);

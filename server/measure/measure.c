@@ -656,48 +656,58 @@ static int prepare_image(const measure_opts *o, measure_build *b, const char *co
 {
     bool dcu = measure_backend(o) == CC_DCU;
     char *launcher = NULL, *ldir = NULL, *parent = NULL, *modsrc = NULL, *modtext = NULL;
-    char *script = NULL, **largv = NULL, **cargv = NULL, *qsh = NULL;
+    char *script = NULL, **largv = NULL, **rargv = NULL, **cargv = NULL, *qsh = NULL;
+    char *root = NULL, *rtdir = NULL, *rt = NULL, *qexe = NULL, *qrt = NULL;
     struct hk_buf sh;
     hk_buf_init(&sh, 1u << 20);
     int rc = HK_OK;
     TRY(harness_generate(o->spec, NULL, &launcher));
-    TRY(harness_launcher_argv(o->nvcc, o->arch, o->include_dir, "bench.cu", "@OUT@", &largv));
-    /* everything the launcher is built from: its text, the command, the harness headers it
-     * includes and the compiler itself */
+    /* The runtime every launcher links (hk_launcher_rt.cu: hk_harness.h's CUDA part, no spec
+     * in it), built once per command, header text and compiler: named by the hash of those */
+    TRY(harness_launcher_rt_argv(o->nvcc, o->arch, o->include_dir, "@RT@", &rargv));
+    const char *idir = o->include_dir ? o->include_dir : harness_include_dir();
+    static const char *const headers[] = { "hk_harness.h", "hk_gpulock.h", "hk_hip.h",
+                                           "hk_launcher_rt.cu" };
+    uint64_t hr = fnv1a(0xCBF29CE484222325ull, "launcher runtime");
+    for (size_t i = 0; rargv[i]; i++)
+        hr = fnv1a(hr, rargv[i]);
+    for (size_t i = 0; i < HK_ARRAY_LEN(headers); i++) {
+        char *path = hk_asprintf("%s/%s", idir, headers[i]);
+        if (!path) {
+            rc = HK_ENOMEM;
+            goto out;
+        }
+        hr = fnv1a_file(hr, path);
+        hk_free(path);
+    }
+    hr = fnv1a_tool(hr, o->nvcc);
+    /* everything the launcher is built from: its text, the command, the runtime it links
+     * (whose hash covers the harness headers and the compiler) and the compiler itself */
+    TRY(harness_launcher_argv(o->nvcc, o->arch, o->include_dir, "bench.cpp", "@RT@", "@OUT@",
+                              &largv));
     uint64_t h = fnv1a(0xCBF29CE484222325ull, launcher);
     for (size_t i = 0; largv[i]; i++)
         h = fnv1a(h, largv[i]);
-    const char *idir = o->include_dir ? o->include_dir : harness_include_dir();
-    char *hdr = hk_asprintf("%s/hk_harness.h", idir);
-    char *lockhdr = hk_asprintf("%s/hk_gpulock.h", idir);
-    char *hiphdr = hk_asprintf("%s/hk_hip.h", idir);
-    if (!hdr || !lockhdr || !hiphdr) {
-        hk_free(hdr);
-        hk_free(lockhdr);
-        hk_free(hiphdr);
-        rc = HK_ENOMEM;
-        goto out;
-    }
-    h = fnv1a_tool(fnv1a_file(fnv1a_file(fnv1a_file(h, hdr), lockhdr), hiphdr), o->nvcc);
-    hk_free(hdr);
-    hk_free(lockhdr);
-    hk_free(hiphdr);
-    char *root = NULL;
+    char hrtext[32];
+    snprintf(hrtext, sizeof hrtext, "%016llx", (unsigned long long)hr);
+    h = fnv1a_tool(fnv1a(h, hrtext), o->nvcc);
     if (!(parent = dir_of(b->dir)) || !(root = launcher_root(parent)) ||
         !(ldir = hk_asprintf("%s/%016llx", root, (unsigned long long)h)) ||
-        !(b->prog = hk_asprintf("%s/bench.cu", ldir)) || !(b->exe = hk_asprintf("%s/bench", ldir)) ||
+        !(rtdir = hk_asprintf("%s/rt-%s", root, hrtext)) ||
+        !(rt = hk_asprintf("%s/hk_launcher_rt.o", rtdir)) ||
+        !(b->prog = hk_asprintf("%s/bench.cpp", ldir)) || !(b->exe = hk_asprintf("%s/bench", ldir)) ||
         !(modsrc = hk_asprintf("%s/module.cu", b->dir)) ||
         !(b->module = hk_asprintf("%s/%s", b->dir, dcu ? "kernel.co" : "kernel.cubin")) ||
         !(script = hk_asprintf("%s/build.sh", b->dir))) {
-        hk_free(root);
         rc = HK_ENOMEM;
         goto out;
     }
     /* the cache is the user's alone: other accounts must not plant a launcher in it */
     rc = measure_mkdirs(ldir);
     if (rc == HK_OK)
+        rc = measure_mkdirs(rtdir);
+    if (rc == HK_OK)
         (void)chmod(root, 0700);
-    hk_free(root);
     if (rc)
         goto out;
     struct stat st;
@@ -722,10 +732,10 @@ static int prepare_image(const measure_opts *o, measure_build *b, const char *co
         if (rc)
             goto out;
     }
-    /* the launcher's argv names its source and output inside its own directory */
+    /* the launcher's argv names its source and the runtime's object by their full paths */
     for (size_t i = 0; largv[i]; i++)
-        if (!strcmp(largv[i], "bench.cu")) {
-            char *v = hk_strdup(b->prog);
+        if (!strcmp(largv[i], "bench.cpp") || !strcmp(largv[i], "@RT@")) {
+            char *v = hk_strdup(!strcmp(largv[i], "@RT@") ? rt : b->prog);
             if (!v) {
                 rc = HK_ENOMEM;
                 goto out;
@@ -737,26 +747,35 @@ static int prepare_image(const measure_opts *o, measure_build *b, const char *co
     TRY(write_file(modsrc, modtext, strlen(modtext)));
     TRY(harness_image_argv(o->spec, o->nvcc, o->arch, o->include_dir, extra, modsrc, b->module,
                            &cargv));
-    char *qexe = sh_quote(b->exe);
-    if (!qexe) {
+    if (!(qexe = sh_quote(b->exe)) || !(qrt = sh_quote(rt))) {
         rc = HK_ENOMEM;
         goto out;
     }
     /* Parallel candidates of one spec wait on the launcher's lock (flock(1), where it is
-     * installed) rather than each building it; the rename keeps a reader from ever
-     * running half a file either way. */
+     * installed) rather than each building it, and launchers of different specs on the
+     * runtime's; the renames keep a reader from ever running or linking half a file either
+     * way. */
     rc = hk_buf_printf(&sh, "#!/bin/sh\n# Written by hkls: the launcher for this spec (built once, "
-                            "shared), then the candidate's device-only image.\nset -e\n"
+                            "shared) with the launchers' runtime (built once per compiler and "
+                            "arch, shared),\n# then the candidate's device-only image.\nset -e\n"
                             "if [ ! -x %s ]; then\n"
                             "  if command -v flock >/dev/null 2>&1; then exec 9>%s.lock && "
                             "flock 9; fi\n"
-                            "  if [ ! -x %s ]; then\n    ", qexe, qexe, qexe);
+                            "  if [ ! -x %s ]; then\n"
+                            "    if [ ! -f %s ]; then\n"
+                            "      if command -v flock >/dev/null 2>&1; then exec 8>%s.lock && "
+                            "flock 8; fi\n"
+                            "      if [ ! -f %s ]; then\n        ", qexe, qexe, qexe, qrt, qrt, qrt);
+    if (rc == HK_OK)
+        rc = sh_command(&sh, rargv, "@RT@", rt);
+    if (rc == HK_OK)
+        rc = hk_buf_printf(&sh, "        mv -f %s.tmp.$$ %s\n      fi\n      exec 8>&-\n    fi\n    ",
+                           qrt, qrt);
     if (rc == HK_OK)
         rc = sh_command(&sh, largv, "@OUT@", b->exe);
     if (rc == HK_OK)
         rc = hk_buf_printf(&sh, "    mv -f %s.tmp.$$ %s\n  fi\n  exec 9>&-\nfi\nexec ", qexe,
                            qexe);
-    hk_free(qexe);
     if (rc == HK_OK)
         rc = sh_command(&sh, cargv, NULL, NULL);
     if (rc)
@@ -772,11 +791,17 @@ out:
     hk_free(launcher);
     hk_free(ldir);
     hk_free(parent);
+    hk_free(root);
+    hk_free(rtdir);
+    hk_free(rt);
+    hk_free(qexe);
+    hk_free(qrt);
     hk_free(modsrc);
     hk_free(modtext);
     hk_free(script);
     hk_free(qsh);
     harness_argv_free(largv);
+    harness_argv_free(rargv);
     harness_argv_free(cargv);
     return rc;
 }

@@ -187,7 +187,7 @@ int measure_run_argv(const measure_opts *o, const runner_spec *rs, runner_result
 typedef struct {
     char *dir;      /* the candidate's directory */
     char *src;      /* dir/kernel.cu: the candidate's text */
-    char *prog;     /* the generated launcher's source (shared), or dir/bench.cu: the program */
+    char *prog;     /* the generated launcher's source (shared, bench.cpp), or dir/bench.cu: the program */
     char *exe;      /* the launcher (shared), or dir/bench: the program */
     char *module;   /* dir/kernel.cubin (dir/kernel.co for a DCU): the candidate's device-only
                      * image; NULL: a program */

@@ -12,7 +12,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 
 cmake --install "$build" --prefix "$prefix" >/dev/null
 share=$prefix/share/hyperkernel
-for f in bin/hkls share/hyperkernel/include/hk_harness.h share/hyperkernel/include/hk_gpulock.h share/hyperkernel/include/hk_hip.h share/hyperkernel/recorded/recorded.json \
+for f in bin/hkls share/hyperkernel/include/hk_harness.h share/hyperkernel/include/hk_gpulock.h share/hyperkernel/include/hk_hip.h share/hyperkernel/include/hk_launcher_rt.cu share/hyperkernel/recorded/recorded.json \
          share/hyperkernel/recorded/2026-11-30-h200-saxpy/episode-2.html; do
   [ -e "$prefix/$f" ] || fail "not installed: $f"
 done

@@ -580,7 +580,7 @@ static void test_optimize_stencil_divided_grid(void **state)
     expect_in(text, "grid / 8 along y");
     /* the launcher v1 ran with computes that grid; the baseline's does not */
     snprintf(cmd, sizeof cmd, "grep -lF 'st->grid[1] = hk_ceil_div(hk_ceil_div(hk_v_h, "
-             "hk_v_block_y), 8LL);' %s/cache/launchers/*/bench.cu | wc -l | grep -qx 1", d);
+             "hk_v_block_y), 8LL);' %s/cache/launchers/*/bench.cpp | wc -l | grep -qx 1", d);
     assert_int_equal(system(cmd), 0);
     snprintf(cmd, sizeof cmd, "%s/reports/1/episode-1.json", d);
     json_t *rep = json_load_file(cmd, 0, NULL);

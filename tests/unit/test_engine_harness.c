@@ -279,6 +279,26 @@ static int run_capture(char **argv, char **out)
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
+/* The launchers' runtime (hk_launcher_rt.cu) built once into tmpdir with the argv measure.c
+ * uses (harness_launcher_rt_argv): every launcher of this test links it. Its path. */
+static const char *launcher_runtime(void)
+{
+    static char rt[512];
+    if (rt[0])
+        return rt;
+    snprintf(rt, sizeof rt, "%s/hk_launcher_rt.o", tmpdir);
+    char **ra = NULL, *out = NULL;
+    assert_int_equal(harness_launcher_rt_argv(NVCC, "sm_90", HK_SOURCE_DIR "/include", rt, &ra),
+                     HK_OK);
+    int rc = run_capture(ra, &out);
+    if (rc != 0)
+        fprintf(stderr, "%s\n", out);
+    assert_int_equal(rc, 0);
+    hk_free(out);
+    harness_argv_free(ra);
+    return rt;
+}
+
 static bool have_gpu(void)
 {
     return access("/dev/nvidiactl", F_OK) == 0 && getenv("HK_NO_GPU") == NULL;
@@ -597,6 +617,29 @@ static void command_lines(void **state)
     char *name = harness_run_out_name(1, 2, 1003);
     assert_string_equal(name, "run-s1-d2-seed1003.out");
     hk_free(name);
+    /* a launcher: the shared runtime compiled once (-c), each launcher's own text (.cpp: the
+     * host compiler alone) linked with it */
+    assert_int_equal(harness_launcher_rt_argv("/cuda/nvcc", "sm_80", "/inc", "/r/rt.o", &argv),
+                     HK_OK);
+    const char *want_rt[] = { "/cuda/nvcc", "-arch=sm_80", "-O2", "-std=c++17", "-I", "/inc", "-c",
+                              "-o", "/r/rt.o", "/inc/hk_launcher_rt.cu", NULL };
+    for (size_t i = 0; want_rt[i] || argv[i]; i++) {
+        assert_non_null(argv[i]);
+        assert_non_null(want_rt[i]);
+        assert_string_equal(argv[i], want_rt[i]);
+    }
+    harness_argv_free(argv);
+    assert_int_equal(harness_launcher_argv("/cuda/nvcc", "sm_80", "/inc", "/c/bench.cpp", "/r/rt.o",
+                                           "/c/bench", &argv),
+                     HK_OK);
+    const char *want_l[] = { "/cuda/nvcc", "-arch=sm_80", "-O2", "-std=c++17", "-I", "/inc", "-o",
+                             "/c/bench", "/c/bench.cpp", "/r/rt.o", "-ldl", NULL };
+    for (size_t i = 0; want_l[i] || argv[i]; i++) {
+        assert_non_null(argv[i]);
+        assert_non_null(want_l[i]);
+        assert_string_equal(argv[i], want_l[i]);
+    }
+    harness_argv_free(argv);
 }
 
 static void exit_reasons(void **state)
@@ -622,8 +665,10 @@ static void launcher_and_image(void **state)
     assert_null(strstr(text, "hk_launch_kernel"));
     assert_null(strstr(text, "#define main"));
     assert_non_null(strstr(text, "hk_setup, NULL,\n"));
+    /* plain C++: the runtime is linked in (hk_launcher_rt.cu), not compiled with it */
+    assert_non_null(strstr(text, "#define HK_HARNESS_LAUNCHER\n#include \"hk_harness.h\"\n"));
     char lcu[512], lexe[512], mcu[512], cubin[512];
-    snprintf(lcu, sizeof lcu, "%s/launcher.cu", tmpdir);
+    snprintf(lcu, sizeof lcu, "%s/launcher.cpp", tmpdir);
     snprintf(lexe, sizeof lexe, "%s/launcher", tmpdir);
     snprintf(mcu, sizeof mcu, "%s/module.cu", tmpdir);
     snprintf(cubin, sizeof cubin, "%s/kernel.cubin", tmpdir);
@@ -644,7 +689,8 @@ static void launcher_and_image(void **state)
         skip();
     }
     char **la = NULL, **ca = NULL, *out = NULL;
-    assert_int_equal(harness_launcher_argv(NVCC, "sm_90", HK_SOURCE_DIR "/include", lcu, lexe, &la), HK_OK);
+    assert_int_equal(harness_launcher_argv(NVCC, "sm_90", HK_SOURCE_DIR "/include", lcu,
+                                          launcher_runtime(), lexe, &la), HK_OK);
     assert_int_equal(harness_cubin_argv(s, NVCC, "sm_90", NULL, mcu, cubin, &ca), HK_OK);
     assert_string_equal(ca[1], "-cubin");
     int rc = run_capture(ca, &out);
@@ -711,7 +757,7 @@ static void constant_inputs(void **state)
     assert_non_null(strstr(text, "1, hk_consts, &hk_const_dists[0][0], NULL };"));
     assert_null(strstr(text, "cudaMemcpyToSymbol"));
     char lcu[512], lexe[512], mcu[512], cubin[512];
-    snprintf(lcu, sizeof lcu, "%s/conv_launcher.cu", tmpdir);
+    snprintf(lcu, sizeof lcu, "%s/conv_launcher.cpp", tmpdir);
     snprintf(lexe, sizeof lexe, "%s/conv_launcher", tmpdir);
     snprintf(mcu, sizeof mcu, "%s/conv_module.cu", tmpdir);
     snprintf(cubin, sizeof cubin, "%s/conv.cubin", tmpdir);
@@ -737,7 +783,8 @@ static void constant_inputs(void **state)
     assert_int_equal(wait_compile("conv", &log), 0); /* the program, by symbol */
     hk_free(log);
     char **la = NULL, **ca = NULL, *out = NULL;
-    assert_int_equal(harness_launcher_argv(NVCC, "sm_90", HK_SOURCE_DIR "/include", lcu, lexe, &la), HK_OK);
+    assert_int_equal(harness_launcher_argv(NVCC, "sm_90", HK_SOURCE_DIR "/include", lcu,
+                                          launcher_runtime(), lexe, &la), HK_OK);
     assert_int_equal(harness_cubin_argv(s, NVCC, "sm_90", NULL, mcu, cubin, &ca), HK_OK);
     int rc = run_capture(ca, &out);
     if (rc != 0)

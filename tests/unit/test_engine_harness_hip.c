@@ -526,11 +526,23 @@ static void test_argv(void **state)
     assert_int_equal(harness_image_argv(s, "nvcc", "sm_90", "/inc", NULL, "m.cu", "k.cubin", &v), HK_OK);
     assert_string_equal(v[1], "-cubin");
     harness_argv_free(v);
-    /* the launcher: hipcc for a gfx arch, with the module API's runtime */
-    assert_int_equal(harness_launcher_argv("hipcc", "gfx90a", "/inc", "/c/bench.cu", "/c/bench", &v),
+    /* the launcher: hipcc for a gfx arch, with the module API's runtime: the runtime's object
+     * compiled as HIP once, each launcher's own text as plain C++ linked with it */
+    assert_int_equal(harness_launcher_rt_argv("hipcc", "gfx90a", "/inc", "/r/rt.o", &v), HK_OK);
+    const char *want_rt[] = { "hipcc", "--offload-arch=gfx90a", "-O2", "-std=c++17", "-I", "/inc",
+                              "-c", "-o", "/r/rt.o", "-x", "hip", "/inc/hk_launcher_rt.cu", NULL };
+    for (size_t i = 0; want_rt[i] || v[i]; i++) {
+        assert_non_null(v[i]);
+        assert_non_null(want_rt[i]);
+        assert_string_equal(v[i], want_rt[i]);
+    }
+    harness_argv_free(v);
+    assert_int_equal(harness_launcher_argv("hipcc", "gfx90a", "/inc", "/c/bench.cpp", "/r/rt.o",
+                                           "/c/bench", &v),
                      HK_OK);
     const char *want_l[] = { "hipcc", "--offload-arch=gfx90a", "-O2", "-std=c++17", "-I", "/inc",
-                             "-o", "/c/bench", "-x", "hip", "/c/bench.cu", "-ldl", NULL };
+                             "-o", "/c/bench", "-x", "c++", "/c/bench.cpp", "-x", "none", "/r/rt.o",
+                             "-ldl", NULL };
     for (size_t i = 0; want_l[i] || v[i]; i++) {
         assert_non_null(v[i]);
         assert_non_null(want_l[i]);
