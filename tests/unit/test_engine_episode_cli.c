@@ -691,7 +691,7 @@ static void test_optimize_split_multiplied_grid(void **state)
     expect_in(text, "split_topk_scan parts=4 (skill sm90-split-topk-scan); grid x 4 along x");
     /* the launcher that version ran with computes the grid times 4; the others do not */
     snprintf(cmd, sizeof cmd, "grep -lF 'st->grid[0] = (hk_ceil_div(hk_v_n, hk_v_block_x) * 4LL);' "
-             "%s/cache/launchers/*/bench.cu | wc -l | grep -qx 1", d);
+             "%s/cache/launchers/*/bench.cpp | wc -l | grep -qx 1", d);
     assert_int_equal(system(cmd), 0);
     snprintf(cmd, sizeof cmd, "%s/reports/1/episode-1.json", d);
     json_t *rep = json_load_file(cmd, 0, NULL);
