@@ -328,6 +328,9 @@ static bool coordinate(cc_scan *s, size_t a, size_t e, size_t t, bool *last)
 {
     const rw_toks *ts = s->ts;
     size_t dn, eq;
+    if (!rwl_starts_declaration(ts, a))
+        return refuse(s, a, "coordinate", "`%.*s ...` reads the counter `%.*s` outside a coordinate's declaration "
+                                          "`int c = %.*s / A %% C;`", TOK(ts, a), TOK(ts, s->lo.v), TOK(ts, s->lo.v));
     if (!declaration(s, a, e - 1, &dn, &eq))
         return false;
     s->n_names--; /* coordinates are not body locals */
@@ -838,7 +841,7 @@ out:
 
 /* ---- registry descriptor (registry.h) ---- */
 static const rw_param chunks_params[] = {
-    {.name = "C_K", .type = RW_PARAM_ENUM, .values = {8, 4, 16}, .n_values = 3, .def = 8},
+    {.name = "chunk", .type = RW_PARAM_ENUM, .values = {8, 4, 16}, .n_values = 3, .def = 8},
 };
 
 static int emit_channel_chunks(const rw_context *c, const int *p, rw_result *out)
