@@ -552,7 +552,7 @@ static int put_coords(struct hk_buf *o, const cc_scan *s, const char *k, bool co
             rc = t == s->cj ? hk_buf_printf(o, " = hk_cc_c0 + %s;\n", k) : hk_buf_printf(o, " = hk_cc_d%zu;\n", t);
     }
     if (!rc && counter)
-        rc = hk_buf_printf(o, "const long long %.*s = hk_cc_idx[%s];\n", TOK(ts, s->lo.v), k);
+        rc = hk_buf_printf(o, "const long long %.*s = hk_cc_base + (hk_cc_c0 + %s) * hk_cc_sj;\n", TOK(ts, s->lo.v), k);
     return rc;
 }
 
@@ -595,13 +595,13 @@ static int emit_chunks(cc_scan *s, int CK, struct hk_buf *o)
             rc = hk_buf_printf(o, "    hk_cc_s *= hk_cc_f%zu;\n", t);
     }
     if (!rc)
-        rc = hk_buf_printf(o, "    const long long hk_cc_c0 = hk_cc_d%zu * %d;\n    long long hk_cc_idx[%d];\n"
+        rc = hk_buf_printf(o, "    const long long hk_cc_c0 = hk_cc_d%zu * %d;\n"
                               "    int hk_cc_kn = 0;\n#pragma unroll\n    for (int hk_k = 0; hk_k < %d; hk_k++) {\n"
                               "        const long long hk_i = hk_cc_base + (hk_cc_c0 + hk_k) * hk_cc_sj;\n"
                               "        if (hk_cc_kn == hk_k && hk_cc_c0 + hk_k < hk_cc_f%zu && hk_i < (long long)hk_cc_n) {\n"
-                              "            hk_cc_idx[hk_k] = hk_i;\n            hk_cc_kn++;\n        }\n    }\n"
+                              "            hk_cc_kn++;\n        }\n    }\n"
                               "    bool hk_cc_same = true;\n",
-                           s->cj, CK, CK, CK, s->cj);
+                           s->cj, CK, CK, s->cj);
     /* the guards: evaluated at every c0 + k, compared with c0's */
     size_t n_g = 0;
     for (size_t i = 0; i < s->n_names; i++)
@@ -693,7 +693,7 @@ static int emit_chunks(cc_scan *s, int CK, struct hk_buf *o)
         rc = hk_buf_append(o, text + ts->t[s->upd_e - 1].end, ts->t[s->nest_e - 1].end - ts->t[s->upd_e - 1].end);
     if (!rc)
         rc = hk_buf_printf(o, "\n#pragma unroll\n    for (int hk_k = 0; hk_k < %d; hk_k++)\n"
-                              "        if (hk_k < hk_cc_kn)\n            %.*s[hk_cc_idx[hk_k]] = hk_cc_acc[hk_k];\n"
+                              "        if (hk_k < hk_cc_kn)\n            %.*s[hk_cc_base + (hk_cc_c0 + hk_k) * hk_cc_sj] = hk_cc_acc[hk_k];\n"
                               "    }\n    } else {\n    ",
                            CK, TOK(ts, s->st_buf));
     if (!rc)

@@ -177,7 +177,7 @@ static void emitted_text(void **state)
         "const long long hk_cc_cb = hk_cc_ok ? (hk_cc_f2 + 7) / 8 : 0;",
         "const auto hk_cc_l0 = bottom_masks[mask_index];",
         "hk_cc_acc[hk_k] += bottom_data[feat_index] * hk_cc_l0;",
-        "top_data[hk_cc_idx[hk_k]] = hk_cc_acc[hk_k];",
+        "top_data[hk_cc_base + (hk_cc_c0 + hk_k) * hk_cc_sj] = hk_cc_acc[hk_k];",
         "hk_cc_same = hk_cc_same && mask_group ==",
         "} else {\n    CUDA_1D_KERNEL_LOOP(index, nthreads) {",
     };
