@@ -759,6 +759,13 @@ static int channel_chunks(const rw_context *ctx, int CK, rw_result *out)
             refuse(s, q, "barrier", "`%.*s` in the element: the chunks would run other numbers of them", TOK(&ts, q));
             goto refused;
         }
+        /* a macro of the file could read the counter, a thread index or memory unseen */
+        size_t at = 0, ma, mb;
+        if (rwl_is_use(&ts, q) && !rwp_param_named(f, &ts, q) &&
+            rwl_next_define(text, len, &at, c, l, &ma, &mb)) {
+            refuse(s, q, "macro", "`%.*s` is a macro of the file: the scan cannot see what it reads", TOK(&ts, q));
+            goto refused;
+        }
     }
     /* the coordinates: the body's first statements */
     {

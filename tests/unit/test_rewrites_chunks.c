@@ -305,7 +305,22 @@ static const char refused[] =
     "        y[i] = s;\n"
     "    }\n"
     "}\n"
-    "void launch(float *buf, const float *x, int n) { aliased<<<1, 64>>>(n, x, buf, buf, 4, 4, 4); }\n";
+    "void launch(float *buf, const float *x, int n) { aliased<<<1, 64>>>(n, x, buf, buf, 4, 4, 4); }\n"
+    "#define FLAT (i + 0)\n"
+    "__global__ void hidden(int n, const float *x, const float *m, float *y, int w, int h, int c)\n"
+    "{\n"
+    "    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {\n"
+    "        int px = i % w;\n"
+    "        int py = i / w % h;\n"
+    "        int ch = i / w / h % c;\n"
+    "        int b = i / w / h / c;\n"
+    "        float s = 0;\n"
+    "        for (int k = 0; k < 3; k++) {\n"
+    "            s += x[FLAT] * m[k * w + px];\n"
+    "        }\n"
+    "        y[i] = s;\n"
+    "    }\n"
+    "}\n";
 
 static void refusals(void **state)
 {
@@ -315,6 +330,7 @@ static void refusals(void **state)
         {"allc", "load", 59, "nothing for the chunk to share"},
         {"bound", "loop nest", 72, "the loop's bounds depend on `ch`"},
         {"aliased", "store", 89, "passes `buf` as both y and m"},
+        {"hidden", "macro", 103, "`FLAT` is a macro of the file"},
     };
     rwf_expect_refusals(refused, "channel_chunks", cases, HK_ARRAY_LEN(cases));
 }
