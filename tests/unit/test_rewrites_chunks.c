@@ -5,7 +5,8 @@
  * two mask groups take the per-element fallback), C not a multiple of C_K, nthreads short of
  * N*C*H*W: every output bit-identical. The rewrite without its group check must differ.
  * Kernels it must not take are refused with the construct and its line; the wild carafe,
- * rewritten, compiles with nvcc -arch=sm_90. */
+ * rewritten, compiles with nvcc -arch=sm_90. A plain for-loop kernel without guards (the
+ * skills' sample) runs bit-identical too. */
 #include "analysis/analysis.h"
 #include "core/hk.h"
 #include "rewrites/registry.h"
@@ -143,6 +144,40 @@ static const char straddle_drv[] =
     "        NS::carafe_naive_forward_cuda_kernel<float>(n, bd, bm, out, ks, G, S, C, H, W); }));\n"
     "}\n";
 
+/* a plain for loop (tests/data/skills/kernels/channel_chunks.cu): no prologue, no guard; the
+ * mask independent of c altogether; the chunked coordinate is c (index 2 of 4) */
+static const char reassemble[] =
+    "__global__ void reassemble(int nthreads, const float *feat, const float *mask, float *out, int k, int channels,\n"
+    "                           int height, int width)\n"
+    "{\n"
+    "    for (int index = blockIdx.x * blockDim.x + threadIdx.x; index < nthreads; index += blockDim.x * gridDim.x) {\n"
+    "        int pw = index % width;\n"
+    "        int ph = (index / width) % height;\n"
+    "        int c = (index / width / height) % channels;\n"
+    "        int n = index / width / height / channels;\n"
+    "        float acc = 0;\n"
+    "        for (int t = 0; t < k; t++) {\n"
+    "            int m = ((n * k + t) * height + ph) * width + pw;\n"
+    "            int f = ((n * channels + c) * height + ph) * width + (pw + t) % width;\n"
+    "            acc += feat[f] * mask[m];\n"
+    "        }\n"
+    "        out[index] = acc;\n"
+    "    }\n"
+    "}\n";
+
+static const char reassemble_drv[] =
+    "for (int N : {1, 3})\n"
+    "for (int C : {1, 5, 9})\n"
+    "for (int g : {1, 3, 40}) {\n"
+    "    const int H = 3, W = 7, K = 4, full = N * C * H * W, n = full - (g == 3 ? 2 : 0);\n"
+    "    emu::buf<float> f(full);\n"
+    "    f.fill(C);\n"
+    "    emu::buf<float> m(N * K * H * W);\n"
+    "    m.fill(N);\n"
+    "    PAIR(float, \"reassemble\", full, emu::launch(dim3(g), dim3(16), 0, [&] {\n"
+    "        NS::reassemble(n, f, m, out, K, C, H, W); }));\n"
+    "}\n";
+
 static void emulated_runs(void **state)
 {
     (void)state;
@@ -163,6 +198,10 @@ static void emulated_runs(void **state)
         }
         free(cand);
     }
+    static const int four = 4;
+    char *rc = emu_rewrite(reassemble, "reassemble", "channel_chunks", &four);
+    emu_batch_add_pair(&batch, "reassemble_ck4", reassemble, rc, helpers, reassemble_drv, EMU_OK);
+    free(rc);
     emu_batch_run(&batch);
 }
 
