@@ -606,12 +606,28 @@ static int emit_chunks(cc_scan *s, int CK, struct hk_buf *o)
     size_t n_g = 0;
     for (size_t i = 0; i < s->n_names; i++)
         n_g += s->guard[i];
+    /* the prologue up to its last guard (what follows cannot change a guard) */
+    size_t g_end = s->pro_a;
+    for (size_t i = 0; i < s->n_names; i++)
+        if (s->guard[i] && s->names[i] >= s->pro_a && s->names[i] < s->pro_e) {
+            size_t q = s->names[i];
+            int depth = 0;
+            while (q < s->pro_e && !(depth == 0 && rwl_tok_is(ts, q, ";"))) {
+                if (rwl_tok_is(ts, q, "(") || rwl_tok_is(ts, q, "[") || rwl_tok_is(ts, q, "{"))
+                    depth++;
+                else if (rwl_tok_is(ts, q, ")") || rwl_tok_is(ts, q, "]") || rwl_tok_is(ts, q, "}"))
+                    depth--;
+                q++;
+            }
+            if (q + 1 > g_end)
+                g_end = q + 1;
+        }
     if (n_g && !rc) {
         rc = hk_buf_appends(o, "    {\n");
         if (!rc)
             rc = put_coords(o, s, "0", false);
         if (!rc)
-            rc = put_range(o, s, s->pro_a, s->pro_e, false);
+            rc = put_range(o, s, s->pro_a, g_end, false);
         for (size_t i = 0; i < s->n_names && !rc; i++)
             if (s->guard[i])
                 rc = hk_buf_printf(o, "\n    const auto hk_cc_g%zu = %.*s;", i, TOK(ts, s->names[i]));
@@ -620,7 +636,7 @@ static int emit_chunks(cc_scan *s, int CK, struct hk_buf *o)
         if (!rc)
             rc = put_coords(o, s, "hk_k", false);
         if (!rc)
-            rc = put_range(o, s, s->pro_a, s->pro_e, false);
+            rc = put_range(o, s, s->pro_a, g_end, false);
         for (size_t i = 0; i < s->n_names && !rc; i++)
             if (s->guard[i])
                 rc = hk_buf_printf(o, "\n    hk_cc_same = hk_cc_same && %.*s == hk_cc_g%zu;", TOK(ts, s->names[i]), i);
