@@ -5,6 +5,7 @@
 #include "rewrites/registry.h"
 #include "rewrites/rewrite_lex.h"
 #include "rewrites/rewrite_recognize.h"
+#include "rewrites/rewrite_period.h"
 
 #include "core/buf.h"
 #include "core/hk.h"
@@ -549,6 +550,135 @@ static bool macro_bound_ok(pt_scan *s, size_t call)
     return true;
 }
 
+/* The grid-stride loop that periodic_trips and channel_chunks rewrite (rewrite_period.h). */
+static bool rwpt_out(pt_scan *s, rwpt_loop *lo, char *why, size_t nwhy, bool ok)
+{
+    if (!ok)
+        snprintf(why, nwhy, "%s", s->why[0] ? s->why : "no reason");
+    (void)lo;
+    return ok;
+}
+
+bool rwpt_grid_loop(const char *text, size_t len, const an_function *f, const an_model *m, const rw_toks *ts,
+                    km_kernel *km, rwpt_loop *lo, char *why, size_t nwhy)
+{
+    pt_scan s = {.text = text, .len = len, .ts = ts, .f = f, .m = m};
+    memset(lo, 0, sizeof *lo);
+    /* the model's grid-stride loop at the body's top level */
+    size_t nl = 0;
+    const km_loop *lp = km_loops(km, &nl), *L = NULL;
+    for (size_t i = 0; i < nl && !L; i++)
+        if (lp[i].parent < 0 && lp[i].kind == KM_LOOP_GRID_STRIDE)
+            L = &lp[i];
+    if (!L) {
+        refuse(&s, 1, "grid-stride loop", "no grid-stride loop at the kernel body's top level (the kernel model reads "
+                                          "none)");
+        return rwpt_out(&s, lo, why, nwhy, false);
+    }
+    bool global = false;
+    for (int ax = 0; ax < 3 && !global; ax++)
+        global = km_form_is_global_index(km, L->start, ax);
+    /* the statement at the loop's line */
+    size_t st = 0, se = 0, end = ts->n - 1;
+    for (size_t p = 1; p < end;) {
+        size_t e;
+        if (ts->t[p].kind == T_IDENT && rwl_tok_is(ts, p + 1, "(") && !is_keyword(ts, p) &&
+            rwl_match_close(ts, p + 1) + 1 < end && rwl_tok_is(ts, rwl_match_close(ts, p + 1) + 1, "{"))
+            e = rwl_match_close(ts, rwl_match_close(ts, p + 1) + 1) + 1;
+        else
+            e = rwl_stmt_end(ts, p, end);
+        if (e <= p)
+            break;
+        if ((uint32_t)rwl_line_at(text, ts->t[p].start) == L->line && !st) {
+            st = p;
+            se = e;
+        }
+        p = e;
+    }
+    if (!st) {
+        refuse(&s, 1, "grid-stride loop", "the grid-stride loop of line %u is not a statement of the body's top level",
+               L->line);
+        return rwpt_out(&s, lo, why, nwhy, false);
+    }
+    if (!L->var || !L->cmp || strcmp(L->cmp, "<") || !global) {
+        refuse(&s, st, "grid-stride loop", "the loop is not `for (i = blockIdx.x * blockDim.x + threadIdx.x; i < n; "
+                                           "i += blockDim.x * gridDim.x)`: every trip must be run once by the grid");
+        return rwpt_out(&s, lo, why, nwhy, false);
+    }
+    if (se != end) {
+        refuse(&s, se, "statement", "a statement after the loop (it could see which trips its thread ran)");
+        return rwpt_out(&s, lo, why, nwhy, false);
+    }
+    size_t ba, bb, bnd_a, bnd_b;
+    bool is_macro = !rwl_tok_is(ts, st, "for");
+    if (!is_macro) {
+        size_t hc = rwl_match_close(ts, st + 1), semi[2], n_semi = 0;
+        int depth = 0;
+        for (size_t q = st + 2; q < hc; q++) {
+            if (rwl_tok_is(ts, q, "(") || rwl_tok_is(ts, q, "[") || rwl_tok_is(ts, q, "{"))
+                depth++;
+            else if (rwl_tok_is(ts, q, ")") || rwl_tok_is(ts, q, "]") || rwl_tok_is(ts, q, "}"))
+                depth--;
+            else if (!depth && rwl_tok_is(ts, q, ";") && n_semi < 2)
+                semi[n_semi++] = q;
+        }
+        if (n_semi != 2 || !rwl_tok_is_ident(ts, semi[0] + 1, L->var) || !rwl_tok_is(ts, semi[0] + 2, "<")) {
+            refuse(&s, st, "grid-stride loop", "the condition is not `%s < bound`", L->var);
+            return rwpt_out(&s, lo, why, nwhy, false);
+        }
+        lo->v = semi[0] + 1;
+        bnd_a = semi[0] + 3;
+        bnd_b = semi[1];
+        ba = hc + 1;
+        bb = se;
+    } else {
+        size_t c = rwl_match_close(ts, st + 1);
+        if (!(rwl_tok_is_ident(ts, st + 2, L->var) && rwl_tok_is(ts, st + 3, ","))) {
+            refuse(&s, st, "loop macro", "its first argument is not the counter `%s`", L->var);
+            return rwpt_out(&s, lo, why, nwhy, false);
+        }
+        if (!macro_bound_ok(&s, st))
+            return rwpt_out(&s, lo, why, nwhy, false);
+        lo->v = st + 2;
+        bnd_a = st + 4;
+        bnd_b = c;
+        ba = c + 1;
+        bb = se;
+    }
+    if (rwl_tok_is(ts, ba, "{"))
+        ba++, bb--;
+    lo->ba = ba;
+    lo->bb = bb;
+    /* the bound: nothing that binds less than `<`, nothing the body writes, not the counter */
+    int depth = 0;
+    for (size_t q = bnd_a; q < bnd_b; q++) {
+        if (rwl_tok_is(ts, q, "(") || rwl_tok_is(ts, q, "["))
+            depth++;
+        else if (rwl_tok_is(ts, q, ")") || rwl_tok_is(ts, q, "]"))
+            depth--;
+        static const char *const low[] = {"&&", "||", "?", ":", ",", "==", "!=", "<", ">", "<=", ">=", "&", "|", "^"};
+        for (size_t i = 0; !depth && i < HK_ARRAY_LEN(low); i++)
+            if (rwl_tok_is(ts, q, low[i])) {
+                refuse(&s, q, "grid-stride loop", "the bound holds `%.*s`: it is not one value", TOK(ts, q));
+                return rwpt_out(&s, lo, why, nwhy, false);
+            }
+        if (ts->t[q].kind == T_IDENT && rwl_same_tok(ts, q, lo->v)) {
+            refuse(&s, q, "grid-stride loop", "the bound names the counter");
+            return rwpt_out(&s, lo, why, nwhy, false);
+        }
+    }
+    if (bnd_b <= bnd_a || rwl_writes_any(ts, bnd_a, bnd_b)) {
+        refuse(&s, bnd_a, "grid-stride loop", "the bound is empty or writes");
+        return rwpt_out(&s, lo, why, nwhy, false);
+    }
+    lo->st = st;
+    lo->se = se;
+    lo->bnd_a = bnd_a;
+    lo->bnd_b = bnd_b;
+    lo->is_macro = is_macro;
+    return true;
+}
+
 static int periodic_trips(const char *text, size_t len, const an_model *m, size_t kernel, rw_result *out)
 {
     if (!out)
@@ -576,113 +706,13 @@ static int periodic_trips(const char *text, size_t len, const an_model *m, size_
             refuse(&s, k, "loop", "the loop stops at its period already (this rewrite's hk_pt_ names)");
             goto refused;
         }
-    /* the model's grid-stride loop at the body's top level */
-    size_t nl = 0;
-    const km_loop *lp = km_loops(km, &nl), *L = NULL;
-    for (size_t i = 0; i < nl && !L; i++)
-        if (lp[i].parent < 0 && lp[i].kind == KM_LOOP_GRID_STRIDE)
-            L = &lp[i];
-    if (!L) {
-        refuse(&s, 1, "grid-stride loop", "no grid-stride loop at the kernel body's top level (the kernel model reads "
-                                          "none)");
+    rwpt_loop lo;
+    if (!rwpt_grid_loop(text, len, f, m, &ts, km, &lo, s.why, sizeof s.why))
         goto refused;
-    }
-    bool global = false;
-    for (int ax = 0; ax < 3 && !global; ax++)
-        global = km_form_is_global_index(km, L->start, ax);
-    /* the statement at the loop's line */
-    size_t st = 0, se = 0, end = ts.n - 1;
-    for (size_t p = 1; p < end;) {
-        size_t e;
-        if (ts.t[p].kind == T_IDENT && rwl_tok_is(&ts, p + 1, "(") && !is_keyword(&ts, p) &&
-            rwl_match_close(&ts, p + 1) + 1 < end && rwl_tok_is(&ts, rwl_match_close(&ts, p + 1) + 1, "{"))
-            e = rwl_match_close(&ts, rwl_match_close(&ts, p + 1) + 1) + 1;
-        else
-            e = rwl_stmt_end(&ts, p, end);
-        if (e <= p)
-            break;
-        if ((uint32_t)rwl_line_at(text, ts.t[p].start) == L->line && !st) {
-            st = p;
-            se = e;
-        }
-        p = e;
-    }
-    if (!st) {
-        refuse(&s, 1, "grid-stride loop", "the grid-stride loop of line %u is not a statement of the body's top level",
-               L->line);
-        goto refused;
-    }
-    if (!L->var || !L->cmp || strcmp(L->cmp, "<") || !global) {
-        refuse(&s, st, "grid-stride loop", "the loop is not `for (i = blockIdx.x * blockDim.x + threadIdx.x; i < n; "
-                                           "i += blockDim.x * gridDim.x)`: every trip must be run once by the grid");
-        goto refused;
-    }
-    if (se != end) {
-        refuse(&s, se, "statement", "a statement after the loop (it could see which trips its thread ran)");
-        goto refused;
-    }
-    size_t ba, bb, bnd_a, bnd_b;
-    bool is_macro = !rwl_tok_is(&ts, st, "for");
-    if (!is_macro) {
-        size_t hc = rwl_match_close(&ts, st + 1), semi[2], n_semi = 0;
-        int depth = 0;
-        for (size_t q = st + 2; q < hc; q++) {
-            if (rwl_tok_is(&ts, q, "(") || rwl_tok_is(&ts, q, "[") || rwl_tok_is(&ts, q, "{"))
-                depth++;
-            else if (rwl_tok_is(&ts, q, ")") || rwl_tok_is(&ts, q, "]") || rwl_tok_is(&ts, q, "}"))
-                depth--;
-            else if (!depth && rwl_tok_is(&ts, q, ";") && n_semi < 2)
-                semi[n_semi++] = q;
-        }
-        if (n_semi != 2 || !rwl_tok_is_ident(&ts, semi[0] + 1, L->var) || !rwl_tok_is(&ts, semi[0] + 2, "<")) {
-            refuse(&s, st, "grid-stride loop", "the condition is not `%s < bound`", L->var);
-            goto refused;
-        }
-        s.v = semi[0] + 1;
-        bnd_a = semi[0] + 3;
-        bnd_b = semi[1];
-        ba = hc + 1;
-        bb = se;
-    } else {
-        size_t c = rwl_match_close(&ts, st + 1);
-        if (!(rwl_tok_is_ident(&ts, st + 2, L->var) && rwl_tok_is(&ts, st + 3, ","))) {
-            refuse(&s, st, "loop macro", "its first argument is not the counter `%s`", L->var);
-            goto refused;
-        }
-        if (!macro_bound_ok(&s, st))
-            goto refused;
-        s.v = st + 2;
-        bnd_a = st + 4;
-        bnd_b = c;
-        ba = c + 1;
-        bb = se;
-    }
-    if (rwl_tok_is(&ts, ba, "{"))
-        ba++, bb--;
+    size_t st = lo.st, se = lo.se, ba = lo.ba, bb = lo.bb, bnd_a = lo.bnd_a, bnd_b = lo.bnd_b;
+    s.v = lo.v;
     s.ba = ba;
     s.bb = bb;
-    /* the bound: nothing that binds less than `<`, nothing the body writes, not the counter */
-    int depth = 0;
-    for (size_t q = bnd_a; q < bnd_b; q++) {
-        if (rwl_tok_is(&ts, q, "(") || rwl_tok_is(&ts, q, "["))
-            depth++;
-        else if (rwl_tok_is(&ts, q, ")") || rwl_tok_is(&ts, q, "]"))
-            depth--;
-        static const char *const low[] = {"&&", "||", "?", ":", ",", "==", "!=", "<", ">", "<=", ">=", "&", "|", "^"};
-        for (size_t i = 0; !depth && i < HK_ARRAY_LEN(low); i++)
-            if (rwl_tok_is(&ts, q, low[i])) {
-                refuse(&s, q, "grid-stride loop", "the bound holds `%.*s`: it is not one value", TOK(&ts, q));
-                goto refused;
-            }
-        if (ts.t[q].kind == T_IDENT && rwl_same_tok(&ts, q, s.v)) {
-            refuse(&s, q, "grid-stride loop", "the bound names the counter");
-            goto refused;
-        }
-    }
-    if (bnd_b <= bnd_a || rwl_writes_any(&ts, bnd_a, bnd_b)) {
-        refuse(&s, bnd_a, "grid-stride loop", "the bound is empty or writes");
-        goto refused;
-    }
     if (!read_body(&s))
         goto refused;
     for (size_t q = bnd_a; q < bnd_b; q++)

@@ -125,6 +125,8 @@ static const refusal_case cases[] = {
     {"merge_barriers", k_barrier, "bar", {0}, "barrier", 6},
     /* y[i]: the counter read whole, the trips never repeat */
     {"periodic_trips", k_grid_stride, "gs", {0}, "counter", 4},
+    /* y[i] = 2.0f * x[i]: the counter read whole, no coordinates to chunk */
+    {"channel_chunks", k_grid_stride, "gs", {8, 0, 0}, "coordinate", 4},
     /* 2.0f: the literal is a float already */
     {"float_literals", k_grid_stride, "gs", {0}, "kernel body", 2},
     /* a grid-stride loop whose body is one statement: no item loop to split */
