@@ -2816,6 +2816,21 @@ static void learn_skills(ep_ctx *c)
 }
 
 /* Correctness, timing and sanity for one built candidate (blocking, on the GPU). */
+/* A correct, timed candidate that stays a candidate (not credited, or behind the leader):
+ * its accuracy and measurement stored, its time reported to the search, its version event
+ * with reason and e's credit note. Clears e. */
+static void keep_candidate(ep_ctx *c, ep_rec *r, search *s, measure_eval *e, const char *reason)
+{
+    if (store_version_set_accuracy(c->db, r->vid, r->max_abs, r->max_rel))
+        ep__log(c, "warn", "store: %s", store_errmsg(c->db));
+    ep__add_measurement(c, r->vid, STORE_M_CANDIDATE, e->timing.size, e->timing.median_ms,
+                        e->timing.p10_ms, e->timing.p90_ms, e->timing.reps, measure_eval_json(e));
+    if (r->from_search && search_report(s, r->search_id, SEARCH_OK, r->median_ms) != HK_OK)
+        HK_DEBUG("episode: search_report %u refused", r->search_id);
+    version_event(c, r, "candidate", reason, e->credit_note);
+    measure_eval_clear(e);
+}
+
 /* The time a candidate must come near to be worth every check: the fastest credited
  * version so far, else the baseline's at the primary size (NAN: none, check in full). */
 static double lead_ms(const ep_ctx *c)
@@ -2865,15 +2880,7 @@ static int evaluate(ep_ctx *c, ep_rec *r, search *s)
         r->median_ms = e.timing.median_ms;
         r->speedup = e.speedup;
         r->behind = true;
-        if (store_version_set_accuracy(c->db, r->vid, r->max_abs, r->max_rel))
-            ep__log(c, "warn", "store: %s", store_errmsg(c->db));
-        ep__add_measurement(c, r->vid, STORE_M_CANDIDATE, e.timing.size, e.timing.median_ms,
-                            e.timing.p10_ms, e.timing.p90_ms, e.timing.reps,
-                            measure_eval_json(&e));
-        if (r->from_search && search_report(s, r->search_id, SEARCH_OK, r->median_ms) != HK_OK)
-            HK_DEBUG("episode: search_report %u refused", r->search_id);
-        version_event(c, r, "candidate", "behind", e.credit_note);
-        measure_eval_clear(&e);
+        keep_candidate(c, r, s, &e, "behind");
         return HK_OK;
     }
     if (sanitize_wanted(false, false, e.speedup, r->sanitize_note != NULL)) {
@@ -2896,15 +2903,7 @@ static int evaluate(ep_ctx *c, ep_rec *r, search *s)
          * candidate (never applied, never a start or a best), its time is recorded and the
          * search still learns from it. */
         r->uncredited = true;
-        if (store_version_set_accuracy(c->db, r->vid, r->max_abs, r->max_rel))
-            ep__log(c, "warn", "store: %s", store_errmsg(c->db));
-        ep__add_measurement(c, r->vid, STORE_M_CANDIDATE, e.timing.size, e.timing.median_ms,
-                            e.timing.p10_ms, e.timing.p90_ms, e.timing.reps,
-                            measure_eval_json(&e));
-        if (r->from_search && search_report(s, r->search_id, SEARCH_OK, r->median_ms) != HK_OK)
-            HK_DEBUG("episode: search_report %u refused", r->search_id);
-        version_event(c, r, "candidate", "not_credited", e.credit_note);
-        measure_eval_clear(&e);
+        keep_candidate(c, r, s, &e, "not_credited");
         return HK_OK;
     }
     r->accepted = true;
@@ -3013,13 +3012,9 @@ original:
     return c->start_text ? HK_OK : HK_ENOMEM;
 }
 
-/* Says which tunables the search left out and why (the log, and the episode info's
- * "tunables_not_searched" for the report): a constant that decides what the kernel
- * computes is refused, and the user should see that it was not forgotten. */
-static void note_refused_tunables(ep_ctx *c, const search *s)
+/* Logs each line of why[n] and keeps them as the episode info's array key (for the report). */
+static void note_lines(ep_ctx *c, const char *key, const char *const *why, size_t n)
 {
-    size_t n = 0;
-    const char *const *why = search_refused_tunables(s, &n);
     if (!n)
         return;
     json_t *a = json_array();
@@ -3029,8 +3024,18 @@ static void note_refused_tunables(ep_ctx *c, const search *s)
             json_array_append_new(a, ep__text(why[i]));
     }
     if (a)
-        json_object_set_new(c->info, "tunables_not_searched", a);
+        json_object_set_new(c->info, key, a);
     ep__save_info(c);
+}
+
+/* Says which tunables the search left out and why (the log, and the episode info's
+ * "tunables_not_searched" for the report): a constant that decides what the kernel
+ * computes is refused, and the user should see that it was not forgotten. */
+static void note_refused_tunables(ep_ctx *c, const search *s)
+{
+    size_t n = 0;
+    const char *const *why = search_refused_tunables(s, &n);
+    note_lines(c, "tunables_not_searched", why, n);
 }
 
 /* Says which second rewrites (registry.h RW_STACKS) the search could not stack on a leading
@@ -3040,17 +3045,7 @@ static void note_stack_refusals(ep_ctx *c, const search *s)
 {
     size_t n = 0;
     const char *const *why = search_stack_refusals(s, &n);
-    if (!n)
-        return;
-    json_t *a = json_array();
-    for (size_t i = 0; i < n; i++) {
-        ep__log(c, "info", "%s", why[i]);
-        if (a)
-            json_array_append_new(a, ep__text(why[i]));
-    }
-    if (a)
-        json_object_set_new(c->info, "stacks_not_applied", a);
-    ep__save_info(c);
+    note_lines(c, "stacks_not_applied", why, n);
 }
 
 /* Proposals -> parallel compiles (all cores, ahead of the GPU) -> one GPU evaluation at a

@@ -411,6 +411,31 @@ static bool struct_has(const search_struct *st, unsigned flag)
     return d && (d->flags & flag);
 }
 
+/* Puts a copy of st (its own skill and rewrite names, its label) at value v of a: false when
+ * out of memory. */
+static bool axis_put_struct(axis *a, size_t v, const search_struct *st)
+{
+    a->structs[v] = *st;
+    a->structs[v].skill = st->skill ? hk_strdup(st->skill) : NULL;
+    a->structs[v].rewrite = hk_strdup(st->rewrite);
+    a->labels[v] = struct_label(st);
+    return !(st->skill && !a->structs[v].skill) && a->structs[v].rewrite && a->labels[v];
+}
+
+/* Ends the building of a structural axis a of n values (of cap slots): kept as the search's
+ * next axis when it has a value besides "none" and rc is HK_OK, else freed. Returns rc. */
+static int axis_close(search *s, axis *a, size_t n, size_t cap, int rc)
+{
+    if (rc != HK_OK || n <= 1) {
+        a->n_values = cap;
+        axis_free(a);
+        return rc;
+    }
+    a->n_values = n;
+    s->n_axes++;
+    return HK_OK;
+}
+
 /* The structural axis: the proposed rewrites that apply to the baseline, in the caller's
  * order. A value whose launch needs the SM count when it is unknown loses that part. */
 static int add_struct_axis(search *s)
@@ -455,27 +480,12 @@ static int add_struct_axis(search *s)
                   a->structs[k].blocks_per_sm == st.blocks_per_sm;
         if (dup)
             continue;
-        a->structs[n] = st;
-        a->structs[n].skill = st.skill ? hk_strdup(st.skill) : NULL;
-        a->structs[n].rewrite = hk_strdup(st.rewrite);
-        a->labels[n] = struct_label(&st);
-        n++;
-        if ((st.skill && !a->structs[n - 1].skill) || !a->structs[n - 1].rewrite ||
-            !a->labels[n - 1])
+        if (!axis_put_struct(a, n++, &st))
             goto nomem;
     }
-    if (n == 1) {
-        a->n_values = cap;
-        axis_free(a);
-        return HK_OK;
-    }
-    a->n_values = n;
-    s->n_axes++;
-    return HK_OK;
+    return axis_close(s, a, n, cap, HK_OK);
 nomem:
-    a->n_values = cap;
-    axis_free(a);
-    return HK_ENOMEM;
+    return axis_close(s, a, n, cap, HK_ENOMEM);
 }
 
 /* The stacking axis: the structural choices whose rewrite stacks (RW_STACKS), each skill's
@@ -503,27 +513,12 @@ static int add_stack_axis(search *s)
         if (dup)
             continue;
         st.block_size = st.blocks_per_sm = 0;   /* it keeps the leader's launch */
-        a->structs[n] = st;
-        a->structs[n].skill = st.skill ? hk_strdup(st.skill) : NULL;
-        a->structs[n].rewrite = hk_strdup(st.rewrite);
-        a->labels[n] = struct_label(&st);
-        n++;
-        if ((st.skill && !a->structs[n - 1].skill) || !a->structs[n - 1].rewrite ||
-            !a->labels[n - 1])
+        if (!axis_put_struct(a, n++, &st))
             goto nomem;
     }
-    if (n == 1) {
-        a->n_values = cap;
-        axis_free(a);
-        return HK_OK;
-    }
-    a->n_values = n;
-    s->n_axes++;
-    return HK_OK;
+    return axis_close(s, a, n, cap, HK_OK);
 nomem:
-    a->n_values = cap;
-    axis_free(a);
-    return HK_ENOMEM;
+    return axis_close(s, a, n, cap, HK_ENOMEM);
 }
 
 /* The index of the axis of kind k, or -1 (AX_STRUCT and AX_STACK are one axis each). */
