@@ -143,28 +143,17 @@ static int find_alias(const an_model *m, const an_function *f, const size_t *ptr
                       char **why)
 {
     *why = NULL;
-    for (size_t l = 0; l < m->n_launches; l++) {
-        const an_launch *la = &m->launches[l];
-        if (!la->kernel || la->form == AN_LAUNCH_CUDA_API || la->n_args != f->n_params)
-            continue;
-        const char *short_name = strrchr(la->kernel, ':');
-        short_name = short_name ? short_name + 1 : la->kernel;
-        if (strcmp(short_name, f->name) != 0)
-            continue;
-        for (size_t a = 0; a < n_ptr; a++)
-            for (size_t b = a + 1; b < n_ptr; b++) {
-                char x[512], y[512];
-                rwl_squeeze(la->args[ptr[a]], x, sizeof x);
-                rwl_squeeze(la->args[ptr[b]], y, sizeof y);
-                if (strcmp(x, y) == 0) {
-                    *why = hk_asprintf("the launch at line %u passes `%s` as both %s and %s, so "
-                                       "they alias",
-                                       la->span.start_row + 1, la->args[ptr[a]],
-                                       f->params[ptr[a]].name, f->params[ptr[b]].name);
-                    return *why ? HK_OK : HK_ENOMEM;
-                }
+    for (size_t a = 0; a < n_ptr; a++)
+        for (size_t b = a + 1; b < n_ptr; b++) {
+            const an_launch *la = rwl_launch_passing_twice(m, f, ptr[a], ptr[b]);
+            if (la) {
+                *why = hk_asprintf("the launch at line %u passes `%s` as both %s and %s, so "
+                                   "they alias",
+                                   la->span.start_row + 1, la->args[ptr[a]],
+                                   f->params[ptr[a]].name, f->params[ptr[b]].name);
+                return *why ? HK_OK : HK_ENOMEM;
             }
-    }
+        }
     return HK_OK;
 }
 

@@ -500,21 +500,11 @@ static bool read_chunks(cc_scan *s, size_t cj)
             continue;
         if (rp == pb)
             return refuse(s, sa, "store", "the loop writes `%s`, which it reads", pb->name);
-        for (size_t l = 0; l < s->m->n_launches; l++) {
-            const an_launch *la = &s->m->launches[l];
-            if (!la->kernel || la->form == AN_LAUNCH_CUDA_API || la->n_args != s->f->n_params)
-                continue;
-            const char *sn = strrchr(la->kernel, ':');
-            sn = sn ? sn + 1 : la->kernel;
-            if (strcmp(sn, s->f->name))
-                continue;
-            char x1[512], y1[512];
-            rwl_squeeze(la->args[pb - s->f->params], x1, sizeof x1);
-            rwl_squeeze(la->args[rp - s->f->params], y1, sizeof y1);
-            if (!strcmp(x1, y1))
-                return refuse(s, sa, "store", "the launch at line %u passes `%s` as both %s and %s",
-                              la->span.start_row + 1, la->args[pb - s->f->params], pb->name, rp->name);
-        }
+        const an_launch *la = rwl_launch_passing_twice(s->m, s->f, (size_t)(pb - s->f->params),
+                                                       (size_t)(rp - s->f->params));
+        if (la)
+            return refuse(s, sa, "store", "the launch at line %u passes `%s` as both %s and %s",
+                          la->span.start_row + 1, la->args[pb - s->f->params], pb->name, rp->name);
     }
     return true;
 }

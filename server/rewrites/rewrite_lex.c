@@ -1037,3 +1037,24 @@ bool rwl_pure_call_name(const rw_toks *ts, size_t k)
             return true;
     return false;
 }
+
+const an_launch *rwl_launch_passing_twice(const an_model *m, const an_function *f, size_t a,
+                                          size_t b)
+{
+    for (size_t l = 0; m && f && l < m->n_launches; l++) {
+        const an_launch *la = &m->launches[l];
+        if (!la->kernel || la->form == AN_LAUNCH_CUDA_API || la->n_args != f->n_params ||
+            a >= la->n_args || b >= la->n_args)
+            continue;
+        const char *sn = strrchr(la->kernel, ':');
+        sn = sn ? sn + 1 : la->kernel;
+        if (strcmp(sn, f->name))
+            continue;
+        char x[512], y[512];
+        rwl_squeeze(la->args[a], x, sizeof x);
+        rwl_squeeze(la->args[b], y, sizeof y);
+        if (!strcmp(x, y))
+            return la;
+    }
+    return NULL;
+}

@@ -206,6 +206,12 @@ int rwl_check_kernel(const char *text, size_t len, const an_model *m, size_t ker
 /* `NAME . x` at token k, NAME a use (blockIdx.x, gridDim.x): spans 3 tokens. */
 bool rwl_builtin_x(const rw_toks *ts, size_t k, const char *name);
 
+/* The first launch of kernel f in m (by its last name component; a cudaLaunchKernel form is
+ * not read) that passes the same expression, squeezed of spaces, as its parameters a and b,
+ * or NULL: the two pointers alias there whatever the kernel's text says. */
+const an_launch *rwl_launch_passing_twice(const an_model *m, const an_function *f, size_t a,
+                                          size_t b);
+
 /* The function of m other than self, with a body, that token k names; NULL if none. */
 const an_function *rwl_callee(const an_model *m, const an_function *self, const rw_toks *ts,
                               size_t k);

@@ -386,23 +386,12 @@ static bool alias_ok(pt_scan *s, const an_param *w, const an_param *r, size_t at
     if (w == r)
         return refuse(s, at, "store", "the loop writes `%s`, which it reads: a repeated trip may read what another "
                                       "wrote", r->name);
-    for (size_t l = 0; l < s->m->n_launches; l++) {
-        const an_launch *la = &s->m->launches[l];
-        if (!la->kernel || la->form == AN_LAUNCH_CUDA_API || la->n_args != s->f->n_params)
-            continue;
-        const char *sn = strrchr(la->kernel, ':');
-        sn = sn ? sn + 1 : la->kernel;
-        if (strcmp(sn, s->f->name))
-            continue;
-        size_t wi = (size_t)(w - s->f->params), ri = (size_t)(r - s->f->params);
-        char x1[512], y1[512];
-        rwl_squeeze(la->args[wi], x1, sizeof x1);
-        rwl_squeeze(la->args[ri], y1, sizeof y1);
-        if (!strcmp(x1, y1))
-            return refuse(s, at, "store", "the launch at line %u passes `%s` as both %s and %s: a repeated trip "
-                                          "may read what another wrote",
-                          la->span.start_row + 1, la->args[wi], w->name, r->name);
-    }
+    size_t wi = (size_t)(w - s->f->params), ri = (size_t)(r - s->f->params);
+    const an_launch *la = rwl_launch_passing_twice(s->m, s->f, wi, ri);
+    if (la)
+        return refuse(s, at, "store", "the launch at line %u passes `%s` as both %s and %s: a repeated trip "
+                                      "may read what another wrote",
+                      la->span.start_row + 1, la->args[wi], w->name, r->name);
     return true;
 }
 
