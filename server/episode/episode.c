@@ -2196,6 +2196,20 @@ typedef struct {
     expr *grid[3];
 } cand_spec;
 
+/* Parses text (owned, freed here; NULL: out of memory) as the candidate's grid expression
+ * along axis. */
+static int cand_grid_set(cand_spec *cs, unsigned axis, char *text)
+{
+    if (!text)
+        return HK_ENOMEM;
+    char err[128];
+    int rc = expr_parse(text, &cs->grid[axis], err, sizeof err);
+    hk_free(text);
+    if (!rc)
+        cs->sp.grid[axis] = cs->grid[axis];
+    return rc;
+}
+
 /* SEARCH_GRID_DIVIDED: the spec's grid with the axis's expression g replaced by
  * ceil_div(g, K) (a stencil_window body: each thread computes K rows), the other two the
  * spec's own (borrowed). The baseline's checked launches keep the spec's grid
@@ -2205,15 +2219,8 @@ static int cand_grid_divided(const spec *sp, const search_candidate *k, cand_spe
     if (k->grid_divisor < 2 || k->grid_axis > 2)
         return HK_EINVAL;
     const expr *g = sp->grid[k->grid_axis];
-    char *text = hk_asprintf("ceil_div(%s, %u)", g ? expr_text(g) : "1", k->grid_divisor);
-    if (!text)
-        return HK_ENOMEM;
-    char err[128];
-    int rc = expr_parse(text, &cs->grid[k->grid_axis], err, sizeof err);
-    hk_free(text);
-    if (!rc)
-        cs->sp.grid[k->grid_axis] = cs->grid[k->grid_axis];
-    return rc;
+    return cand_grid_set(cs, k->grid_axis,
+                         hk_asprintf("ceil_div(%s, %u)", g ? expr_text(g) : "1", k->grid_divisor));
 }
 
 /* SEARCH_GRID_MULTIPLIED: the spec's grid with the axis's expression g replaced by
@@ -2223,15 +2230,8 @@ static int cand_grid_multiplied(const spec *sp, const search_candidate *k, cand_
     if (k->grid_multiplier < 2 || k->grid_multiplier > 64 || k->grid_axis > 2)
         return HK_EINVAL;
     const expr *g = sp->grid[k->grid_axis];
-    char *text = hk_asprintf("(%s) * %u", g ? expr_text(g) : "1", k->grid_multiplier);
-    if (!text)
-        return HK_ENOMEM;
-    char err[128];
-    int rc = expr_parse(text, &cs->grid[k->grid_axis], err, sizeof err);
-    hk_free(text);
-    if (!rc)
-        cs->sp.grid[k->grid_axis] = cs->grid[k->grid_axis];
-    return rc;
+    return cand_grid_set(cs, k->grid_axis,
+                         hk_asprintf("(%s) * %u", g ? expr_text(g) : "1", k->grid_multiplier));
 }
 
 static int cand_spec_make(const ep_ctx *c, const search_candidate *k, cand_spec *cs)
