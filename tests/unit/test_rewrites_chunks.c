@@ -183,11 +183,11 @@ static void emulated_runs(void **state)
     (void)state;
     SKIP_WITHOUT_EMULATOR();
     emu_batch_init(&batch, tmpdir, __func__);
-    static const int cks[] = {8, 4, 16};
+    static const int cks[][RW_MAX_PARAMS] = {{8}, {4}, {16}}; /* a full parameter vector each */
     for (size_t i = 0; i < HK_ARRAY_LEN(cks); i++) {
         char tag[32];
         snprintf(tag, sizeof tag, "carafe_ck%d", cks[i]);
-        char *cand = emu_rewrite(carafe, "carafe_naive_forward_cuda_kernel", "channel_chunks", &cks[i]);
+        char *cand = emu_rewrite(carafe, "carafe_naive_forward_cuda_kernel", "channel_chunks", cks[i]);
         emu_batch_add_pair(&batch, tag, carafe, cand, helpers, carafe_drv, EMU_OK);
         if (i == 1) {
             /* without the group check, a chunk across two mask groups reads one group's mask */
@@ -198,8 +198,8 @@ static void emulated_runs(void **state)
         }
         free(cand);
     }
-    static const int four = 4;
-    char *rc = emu_rewrite(reassemble, "reassemble", "channel_chunks", &four);
+    static const int four[RW_MAX_PARAMS] = {4};
+    char *rc = emu_rewrite(reassemble, "reassemble", "channel_chunks", four);
     emu_batch_add_pair(&batch, "reassemble_ck4", reassemble, rc, helpers, reassemble_drv, EMU_OK);
     free(rc);
     emu_batch_run(&batch);
@@ -209,8 +209,8 @@ static void emulated_runs(void **state)
 static void emitted_text(void **state)
 {
     (void)state;
-    static const int ck = 8;
-    char *t = emu_rewrite(carafe, "carafe_naive_forward_cuda_kernel", "channel_chunks", &ck);
+    static const int ck[RW_MAX_PARAMS] = {8};
+    char *t = emu_rewrite(carafe, "carafe_naive_forward_cuda_kernel", "channel_chunks", ck);
     static const char *const want[] = {
         "hk: channel_chunks: a thread takes 8 elements that differ only in `c`",
         "const long long hk_cc_cb = hk_cc_ok ? (hk_cc_f2 + 7) / 8 : 0;",
@@ -236,7 +236,7 @@ static void emitted_text(void **state)
     load_text(carafe, &fx);
     rw_context ctx = {.text = fx.text, .len = fx.len, .m = fx.m, .kernel = kernel(&fx, "carafe_naive_forward_cuda_kernel")};
     rw_result r;
-    assert_int_equal(rw_apply_named("channel_chunks", &ctx, &ck, &r, NULL), HK_OK);
+    assert_int_equal(rw_apply_named("channel_chunks", &ctx, ck, &r, NULL), HK_OK);
     assert_true(r.applicable);
     assert_int_equal(r.grid_divisor, 8);
     assert_int_equal(r.grid_axis, 0);
@@ -388,11 +388,11 @@ static void wild_kernels(void **state)
     fixture fx;
     fx.text = rwf_read_file(path, &fx.len);
     assert_int_equal(an_analyze(fx.text, fx.len, &fx.m), HK_OK);
-    static const int cks[] = {8, 4, 16};
+    static const int cks[][RW_MAX_PARAMS] = {{8}, {4}, {16}}; /* a full parameter vector each */
     for (size_t i = 0; i < HK_ARRAY_LEN(cks); i++) {
         rw_context ctx = {.text = fx.text, .len = fx.len, .m = fx.m, .kernel = kernel(&fx, "carafe_naive_forward_cuda_kernel")};
         rw_result r;
-        assert_int_equal(rw_apply_named("channel_chunks", &ctx, &cks[i], &r, NULL), HK_OK);
+        assert_int_equal(rw_apply_named("channel_chunks", &ctx, cks[i], &r, NULL), HK_OK);
         if (!r.applicable)
             fail_msg("C_K %d: %s", cks[i], r.description);
         char name[64];
