@@ -95,6 +95,22 @@ static inline void load_path(const char *path, fixture *fx)
     free(t);
 }
 
+/* The wild suite's kernel source bench/wild/src/ID.cu (ignored by git: bench/wild/extract.sh
+ * puts it there), read and analyzed into fx: false, with a note that the test is skipped, when
+ * it is not extracted. */
+static inline bool rwf_load_wild(const char *id, fixture *fx)
+{
+    char path[700];
+    snprintf(path, sizeof path, HK_TEST_DATA "/../../bench/wild/src/%s.cu", id);
+    if (access(path, R_OK) != 0) {
+        print_message("note: %s is not extracted (bench/wild/extract.sh), skipped\n", path);
+        return false;
+    }
+    fx->text = rwf_read_file(path, &fx->len);
+    assert_int_equal(an_analyze(fx->text, fx->len, &fx->m), HK_OK);
+    return true;
+}
+
 static inline void unload(fixture *fx)
 {
     an_model_free(fx->m);

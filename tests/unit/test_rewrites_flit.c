@@ -240,15 +240,9 @@ static void refusals(void **state)
 static void wild_hotspot(void **state)
 {
     (void)state;
-    char path[700];
-    snprintf(path, sizeof path, HK_TEST_DATA "/../../bench/wild/src/rodinia_hotspot.cu");
-    if (access(path, R_OK) != 0) {
-        print_message("note: %s is not extracted (bench/wild/extract.sh), skipped\n", path);
-        return;
-    }
     fixture fx;
-    fx.text = rwf_read_file(path, &fx.len);
-    assert_int_equal(an_analyze(fx.text, fx.len, &fx.m), HK_OK);
+    if (!rwf_load_wild("rodinia_hotspot", &fx))
+        return;
     rw_context ctx = {.text = fx.text, .len = fx.len, .m = fx.m, .kernel = kernel(&fx, "calculate_temp")};
     rw_result r;
     assert_int_equal(rw_apply_named("float_literals", &ctx, NULL, &r, NULL), HK_OK);
