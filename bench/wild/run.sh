@@ -120,7 +120,7 @@ table=$out/table.md
             }
             /no faster verified version \(baseline / { base = $0; sub(/.*\(baseline /, "", base); sub(/ ms.*/, "", base) }
             /% of the roofline bound/ { r = $0; sub(/^ */, "", r); sub(/%.*/, "", r); roof = r }
-            tolower($0) ~ /refus|does not apply|did not apply|not applied|not searched/ && $0 !~ /--untrusted|refuse a command-form/ {
+            tolower($0) ~ /refus|does not apply|did not apply|not applied|not searched/ && $0 !~ /--untrusted|refuse a command-form/ && $0 !~ /^[0-9][0-9]:[0-9][0-9]:[0-9.]+ (debug|trace) / {
                 nref++
                 t = $0; sub(/^ *(\[[a-z]+\] )?/, "", t)
                 # "skill S fits, but its rewrite R does not apply: why" -> "R: why"
