@@ -1351,6 +1351,23 @@ static bool hk_any_element_all(const unsigned char *b, size_t count, size_t es, 
     return false;
 }
 
+/* Milliseconds since t0 (CLOCK_MONOTONIC). */
+static double hk_ms_since(const struct timespec *t0)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)(now.tv_sec - t0->tv_sec) * 1e3 + (double)(now.tv_nsec - t0->tv_nsec) / 1e6;
+}
+
+/* Where a run's wall time goes (reported as "phase_ms"): the engine's stages after the
+ * search are mostly these processes, so this is what tells which part to make cheaper. */
+static struct {
+    double init, prime, alloc, prepare, lock, loop, recheck;
+    /* run mode with --combos, summed over the combinations: inputs generated and copied
+     * (fill), the checked launch and its checks (check), the output file (write) */
+    double fill, check, write;
+} hk_phase;
+
 /* One checked launch after hk_prepare: guard zones, unchanged inputs, every output
  * element written; then the outputs and inouts go to out_path (NULL: not written). */
 static void hk_check_run(const hk_program *p, hk_state *st, const char *out_path)
@@ -1425,6 +1442,8 @@ static void hk_check_run(const hk_program *p, hk_state *st, const char *out_path
     }
     if (!out_path)
         return;
+    struct timespec tw;
+    clock_gettime(CLOCK_MONOTONIC, &tw);
     /* Written under a temporary name and renamed: the file appears whole, so the server
      * may compare it while the next combination runs. */
     std::vector<char> part(strlen(out_path) + 8);
@@ -1449,21 +1468,9 @@ static void hk_check_run(const hk_program *p, hk_state *st, const char *out_path
     }
     if (fclose(f) != 0 || !ok || rename(part.data(), out_path) != 0)
         hk_fail(HK_EXIT_IO, "io", "cannot write %s", out_path);
+    hk_phase.write += hk_ms_since(&tw);
 }
 
-/* Milliseconds since t0 (CLOCK_MONOTONIC). */
-static double hk_ms_since(const struct timespec *t0)
-{
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (double)(now.tv_sec - t0->tv_sec) * 1e3 + (double)(now.tv_nsec - t0->tv_nsec) / 1e6;
-}
-
-/* Where a run's wall time goes (reported as "phase_ms"): the engine's stages after the
- * search are mostly these processes, so this is what tells which part to make cheaper. */
-static struct {
-    double init, prime, alloc, prepare, lock, loop, recheck;
-} hk_phase;
 
 /* The GPU lock the server handed over (hk_gpulock.h): held shared for the whole process,
  * exclusive around the timed loop alone (warm-up and timed launches), so that other
@@ -1906,17 +1913,25 @@ static int hk_main(int argc, char **argv, const hk_program *p)
                 snprintf(path.data() + n, path.size() - (size_t)n, HK_RUN_OUT_NAME, o.size,
                          hk_cur_dist, hk_cur_seed);
             }
+            struct timespec tc;
+            clock_gettime(CLOCK_MONOTONIC, &tc);
             hk_prepare(p, &st, hk_cur_seed, hk_cur_dist);
+            hk_phase.fill += hk_ms_since(&tc);
+            clock_gettime(CLOCK_MONOTONIC, &tc);
             hk_check_run(p, &st, o.out_dir ? path.data() : NULL);
+            hk_phase.check += hk_ms_since(&tc);
         }
+        hk_phase.check -= hk_phase.write;
         hk_cur_seed = -1;
         hk_cur_dist = -1;
         printf("{\"ok\":true,\"mode\":\"run\",\"size\":%d,\"combos\":%zu,\"primed\":%zu,"
                "\"block\":[%lld,%lld,%lld],\"grid\":[%lld,%lld,%lld],"
-               "\"phase_ms\":{\"init\":%.1f,\"prime\":%.1f,\"alloc\":%.1f,\"total\":%.1f}}\n",
+               "\"phase_ms\":{\"init\":%.1f,\"prime\":%.1f,\"alloc\":%.1f,\"fill\":%.1f,"
+               "\"check\":%.1f,\"write\":%.1f,\"total\":%.1f}}\n",
                o.size, list.size(), hk_prime_list().size(), st.block[0], st.block[1],
                st.block[2], st.grid[0], st.grid[1], st.grid[2], hk_phase.init, hk_phase.prime,
-               hk_phase.alloc, hk_ms_since(&t_main));
+               hk_phase.alloc, hk_phase.fill, hk_phase.check, hk_phase.write,
+               hk_ms_since(&t_main));
     } else if (!strcmp(o.mode, "run")) {
         hk_prepare(p, &st, o.seed, o.dist);
         hk_check_run(p, &st, o.out);
