@@ -132,6 +132,16 @@ static bool in_nested(const rw_toks *ts, size_t a, size_t b, size_t q)
     return false;
 }
 
+/* The first token of the body on line `line` (1-based), for a refusal the kernel model
+ * places by line; the body's first token when none is there. */
+static size_t tok_at_line(const sg_scan *s, uint32_t line)
+{
+    for (size_t k = 1; k + 1 < s->ts.n; k++)
+        if ((uint32_t)rwl_line_at(s->text, s->ts.t[k].start) == line)
+            return k;
+    return 1;
+}
+
 /* ---- forms: the row's base and extent ---- */
 
 /* The value of atom a: blockIdx.y/z from by/bz, a parameter from vals (NULL: not known), a
@@ -239,6 +249,7 @@ typedef struct {
     bool has_axis[2];
     uint32_t site_start[SG_SITES], site_end[SG_SITES];
     size_t n_sites;
+    size_t at;                /* the token of its first read site, where refusals point */
 } sg_buf;
 
 static bool same_terms(const km_term *a, uint32_t na, const km_term *b, uint32_t nb)
@@ -263,12 +274,13 @@ static bool gather_reads(sg_scan *s, const an_param *p, size_t lo_a, size_t lo_b
     g->p = p;
     g->pi = (size_t)(p - s->f->params);
     size_t n_reads = 0;
+    uint32_t line0 = 0;
     for (size_t i = 0; i < nacc; i++) {
         const km_access *a = &acc[i];
         if (strcmp(a->buffer, p->name) || a->space != KM_SPACE_GLOBAL)
             continue;
         if (a->mode != KM_READ)
-            return refuse(s, 1, "gather", "`%s` is written at line %u", p->name, a->line);
+            return refuse(s, tok_at_line(s, a->line), "gather", "`%s` is written here", p->name);
         km_form f = a->has_entry_element ? a->entry_element : a->index;
         km_term base[16];
         uint32_t nb = 0;
@@ -279,20 +291,24 @@ static bool gather_reads(sg_scan *s, const an_param *p, size_t lo_a, size_t lo_b
                 continue;
             }
             if (!row_term(s, &f.t[t]))
-                return refuse(s, 1, "gather", "the read of `%s` at line %u has a term that is neither the row's "
-                                              "(blockIdx.y/z, parameters) nor read from memory", p->name, a->line);
+                return refuse(s, tok_at_line(s, a->line), "gather", "the read of `%s` has a term that is neither "
+                              "the row's (blockIdx.y/z, parameters) nor read from memory: not a gather into a row",
+                              p->name);
             if (nb >= HK_ARRAY_LEN(base))
-                return refuse(s, 1, "gather", "the read of `%s` at line %u: a row form of too many terms",
-                              p->name, a->line);
+                return refuse(s, tok_at_line(s, a->line), "gather", "the read of `%s`: a row form of too many "
+                              "terms", p->name);
             base[nb++] = f.t[t];
         }
         if (!gathered)
-            return refuse(s, 1, "gather", "the read of `%s` at line %u is not a gather (no index read from memory)",
-                          p->name, a->line);
+            return refuse(s, tok_at_line(s, a->line), "gather", "the read of `%s` is not a gather (no index read "
+                          "from memory)", p->name);
         if (n_reads && !same_terms(base, nb, g->base, g->n_base))
-            return refuse(s, 1, "gather", "the reads of `%s` gather into different rows", p->name);
+            return refuse(s, tok_at_line(s, a->line), "gather", "the reads of `%s` gather into different rows",
+                          p->name);
         memcpy(g->base, base, nb * sizeof base[0]);
         g->n_base = nb;
+        if (!n_reads)
+            line0 = a->line;
         n_reads++;
     }
     if (!n_reads)
@@ -306,7 +322,7 @@ static bool gather_reads(sg_scan *s, const an_param *p, size_t lo_a, size_t lo_b
             }
         }
     if (!g->has_axis[0] && !g->has_axis[1])
-        return refuse(s, 1, "gather", "the row of `%s` does not depend on blockIdx.y or blockIdx.z: no block "
+        return refuse(s, tok_at_line(s, line0), "gather", "the row of `%s` does not depend on blockIdx.y or blockIdx.z: no block "
                                       "coordinate picks it", p->name);
     /* the sites to serve from the copy: `P[...]` spelled in the loop body */
     for (size_t i = 0; i < nsite; i++) {
@@ -322,6 +338,8 @@ static bool gather_reads(sg_scan *s, const an_param *p, size_t lo_a, size_t lo_b
             continue;
         if (g->n_sites >= SG_SITES)
             return refuse(s, k, "gather", "more than %d reads of `%s`", SG_SITES, p->name);
+        if (!g->n_sites)
+            g->at = k;
         g->site_start[g->n_sites] = rs[i].start;
         g->site_end[g->n_sites] = rs[i].end;
         g->n_sites++;
@@ -375,14 +393,14 @@ static bool spec_plan(sg_scan *s, const rw_context *ctx, sg_buf *g, const km_loo
     const spec *sp = ctx->spec;
     memset(pl, 0, sizeof *pl);
     if (!sp || sp->form != SPEC_FORM_HARNESS || !sp->n_sizes || sp->n_args != s->f->n_params)
-        return refuse(s, 1, "spec", "no harness-form bench spec: the row's extent cannot be checked against "
+        return refuse(s, g->at, "spec", "no harness-form bench spec: the row's extent cannot be checked against "
                                     "`%s`'s size", g->p->name);
     if (!sp->args[g->pi].count)
-        return refuse(s, 1, "spec", "the spec gives `%s` no count", g->p->name);
+        return refuse(s, g->at, "spec", "the spec gives `%s` no count", g->p->name);
     long long vals[64];
     bool known[64];
     if (s->f->n_params > HK_ARRAY_LEN(vals))
-        return refuse(s, 1, "spec", "more than %zu parameters", HK_ARRAY_LEN(vals));
+        return refuse(s, g->at, "spec", "more than %zu parameters", HK_ARRAY_LEN(vals));
     /* the extent: the coefficient of the block coordinate with the smaller stride */
     km_term co[2][16];
     uint32_t nco[2] = {0, 0};
@@ -390,13 +408,13 @@ static bool spec_plan(sg_scan *s, const rw_context *ctx, sg_buf *g, const km_loo
         if (g->has_axis[a]) {
             km_form bf = {g->base, g->n_base};
             if (!km_form_coefficient(s->km, bf, g->axis_atom[a], co[a], 16, &nco[a]) || !nco[a])
-                return refuse(s, 1, "gather", "the row of `%s` is not linear in blockIdx.%c", g->p->name, a ? 'z' : 'y');
+                return refuse(s, g->at, "gather", "the row of `%s` is not linear in blockIdx.%c", g->p->name, a ? 'z' : 'y');
             for (uint32_t t = 0; t < nco[a]; t++)
                 for (uint32_t j = 0; j < co[a][t].n; j++) {
                     size_t na;
                     const km_atom *at = km_atoms(s->km, &na);
                     if (at[co[a][t].atoms[j]].kind == KM_ATOM_BLOCK_IDX)
-                        return refuse(s, 1, "gather", "the row of `%s` multiplies block coordinates", g->p->name);
+                        return refuse(s, g->at, "gather", "the row of `%s` multiplies block coordinates", g->p->name);
                 }
         }
     int pick = -1;
@@ -409,44 +427,44 @@ static bool spec_plan(sg_scan *s, const rw_context *ctx, sg_buf *g, const km_loo
             !spec_dim(sp, sp->grid[2], k, &gz) || !spec_dim(sp, sp->block[0], k, &bx) ||
             !spec_dim(sp, sp->block[1], k, &by) || !spec_dim(sp, sp->block[2], k, &bz) ||
             spec_eval(sp, sp->args[g->pi].count, k, 132, &cv, NULL, 0) || cv.is_float)
-            return refuse(s, 1, "spec", "the spec's launch or `%s`'s count cannot be evaluated at size set %zu",
+            return refuse(s, g->at, "spec", "the spec's launch or `%s`'s count cannot be evaluated at size set %zu",
                           g->p->name, k + 1);
         cnt = cv.i;
         for (int a = 0; a < 2; a++)
             if (g->has_axis[a]) {
                 km_form cf = {co[a], nco[a]};
                 if (!form_value(s, cf, 0, 0, vals, known, &ext[a]))
-                    return refuse(s, 1, "spec", "the row stride of `%s` along blockIdx.%c is not known at size set %zu",
+                    return refuse(s, g->at, "spec", "the row stride of `%s` along blockIdx.%c is not known at size set %zu",
                                   g->p->name, a ? 'z' : 'y', k + 1);
             }
         int a = !g->has_axis[0] ? 1 : !g->has_axis[1] ? 0 : (ext[0] <= ext[1] ? 0 : 1);
         if (pick < 0)
             pick = a;
         else if (pick != a)
-            return refuse(s, 1, "gather", "the faster row coordinate of `%s` differs between size sets", g->p->name);
+            return refuse(s, g->at, "gather", "the faster row coordinate of `%s` differs between size sets", g->p->name);
         long long L = ext[a];
         if (L < 1)
-            return refuse(s, 1, "gather", "the row of `%s` has extent %lld at size set %zu", g->p->name, L, k + 1);
+            return refuse(s, g->at, "gather", "the row of `%s` has extent %lld at size set %zu", g->p->name, L, k + 1);
         /* every block's window [base, base + L) inside the buffer: the base at the grid's corners */
         km_form bf = {g->base, g->n_base};
         long long lo = 0, hi = 0;
         for (int c = 0; c < 4; c++) {
             long long v;
             if (!form_value(s, bf, (c & 1) ? gy - 1 : 0, (c & 2) ? gz - 1 : 0, vals, known, &v))
-                return refuse(s, 1, "spec", "the row base of `%s` is not known at size set %zu", g->p->name, k + 1);
+                return refuse(s, g->at, "spec", "the row base of `%s` is not known at size set %zu", g->p->name, k + 1);
             if (!c || v < lo)
                 lo = v;
             if (!c || v > hi)
                 hi = v;
         }
         if (lo < 0 || hi > cnt - L)
-            return refuse(s, 1, "spec", "at size set %zu a row of `%s` (base %lld..%lld, extent %lld) leaves its %lld "
+            return refuse(s, g->at, "spec", "at size set %zu a row of `%s` (base %lld..%lld, extent %lld) leaves its %lld "
                                         "elements", k + 1, g->p->name, lo, hi, L, cnt);
         long long bound;
         if (!form_value(s, lp->bound, 0, 0, vals, known, &bound))
-            return refuse(s, 1, "spec", "the loop's bound is not known at size set %zu", k + 1);
+            return refuse(s, g->at, "spec", "the loop's bound is not known at size set %zu", k + 1);
         if (one_trip && gx * bx * by * bz < bound)
-            return refuse(s, 1, "spec", "at size set %zu the spec's launch runs %lld threads along x for %lld items: "
+            return refuse(s, g->at, "spec", "at size set %zu the spec's launch runs %lld threads along x for %lld items: "
                                         "a thread runs several trips, and the body moves a parameter or returns",
                           k + 1, gx * bx, bound);
         if (L > pl->l_max)
@@ -461,7 +479,7 @@ static bool spec_plan(sg_scan *s, const rw_context *ctx, sg_buf *g, const km_loo
     g->n_ext = nco[pick];
     memcpy(g->ext, co[pick], nco[pick] * sizeof co[0][0]);
     if (pl->hits * 8 < pl->row)
-        return refuse(s, 1, "gather", "at the spec's largest size set a row of %lld elements gets %lld gathers: "
+        return refuse(s, g->at, "gather", "at the spec's largest size set a row of %lld elements gets %lld gathers: "
                                       "fewer than one per 8 elements, staging would read more than it saves",
                       pl->row, pl->hits);
     return true;
@@ -510,10 +528,7 @@ static int staged_gather(const rw_context *ctx, rw_result *out)
     rwpt_loop lo;
     if (!rwpt_grid_loop(s.text, s.len, f, s.m, ts, s.km, &lo, s.why, sizeof s.why))
         goto refused;
-    if (!rwl_tok_is(ts, lo.ba - 1, "{")) {
-        refuse(&s, lo.ba, "loop", "the loop's body is not a `{ ... }` block");
-        goto refused;
-    }
+    bool braced = rwl_tok_is(ts, lo.ba - 1, "{");
     const km_loop *lp = NULL;
     {
         size_t nl;
@@ -642,7 +657,7 @@ static int staged_gather(const rw_context *ctx, rw_result *out)
             continue;
         const an_launch *la = rwl_launch_passing_twice(s.m, f, i, g.pi);
         if (la) {
-            refuse(&s, 1, "store", "the launch at line %u passes `%s` as both %s and %s: a store could change the "
+            refuse(&s, g.at, "store", "the launch at line %u passes `%s` as both %s and %s: a store could change the "
                                    "staged row", la->span.start_row + 1, la->args[i], w->name, g.p->name);
             goto refused;
         }
@@ -673,13 +688,13 @@ static int staged_gather(const rw_context *ctx, rw_result *out)
         const km_atom *at = km_atoms(s.km, &na);
         for (uint32_t j = 0; j < g.ext[t].n; j++)
             if (at[g.ext[t].atoms[j]].kind != KM_ATOM_PARAM && at[g.ext[t].atoms[j]].kind != KM_ATOM_CONST) {
-                refuse(&s, 1, "row", "the row's extent is not a product of parameters and constants");
+                refuse(&s, g.at, "row", "the row's extent is not a product of parameters and constants");
                 goto refused;
             }
     }
     const char *et = g.p->elem_type;
     if (!et || !et[0] || strchr(et, '(') || strchr(et, '[')) {
-        refuse(&s, 1, "gather", "the element type of `%s` cannot be named", g.p->name);
+        refuse(&s, g.at, "gather", "the element type of `%s` cannot be named", g.p->name);
         goto refused;
     }
     /* the edits: the staged window at the body's start */
@@ -716,14 +731,21 @@ static int staged_gather(const rw_context *ctx, rw_result *out)
     if (!rc)
         rc = rwl_edits_add(&es, ts->t[0].end, ts->t[0].end, h.data);
     /* each trip starts from the parameters' entry values */
-    if (!rc && n_resets) {
+    if (!rc && (n_resets || !braced)) {
         struct hk_buf r;
         hk_buf_init(&r, 4096);
-        rc = hk_buf_appends(&r, "\n        /* hk: every trip from the parameters' entry values (staged_gather) */");
+        rc = hk_buf_appends(&r, braced ? "" : "{");
+        if (!rc && n_resets)
+            rc = hk_buf_appends(&r, "\n        /* hk: every trip from the parameters' entry values (staged_gather) */");
         for (size_t i = 0; i < n_resets && !rc; i++)
             rc = hk_buf_printf(&r, "\n        %.*s = hk_sg_entry_%.*s;", TOK(ts, resets[i]), TOK(ts, resets[i]));
+        if (!rc && !braced)
+            rc = hk_buf_appends(&r, "\n        ");
+        uint32_t at = braced ? ts->t[lo.ba - 1].end : ts->t[lo.ba].start;
         if (!rc)
-            rc = rwl_edits_add(&es, ts->t[lo.ba - 1].end, ts->t[lo.ba - 1].end, r.data);
+            rc = rwl_edits_add(&es, at, at, r.data);
+        if (!rc && !braced)
+            rc = rwl_edits_add(&es, ts->t[lo.bb - 1].end, ts->t[lo.bb - 1].end, "\n    }");
         hk_buf_free(&r);
     }
     for (size_t i = 0; i < n_rets && !rc; i++)
