@@ -95,6 +95,41 @@ static bool prefixed(const rw_toks *ts, size_t k, const char *p)
     return ts->t[k].kind == T_IDENT && ts->t[k].end - ts->t[k].start >= n && !memcmp(ts->text + ts->t[k].start, p, n);
 }
 
+/* Does a #define of the name at k mention a thread or block coordinate, a dimension, a
+ * barrier, a warp operation or an atomic (what the scan would not see through the macro)? */
+static bool macro_ties(const sg_scan *s, size_t k)
+{
+    const rw_toks *ts = &s->ts;
+    size_t at = 0, a, b;
+    while (rwl_next_define(s->text, s->len, &at, ts->text + ts->t[k].start, ts->t[k].end - ts->t[k].start, &a, &b)) {
+        static const char *const words[] = {"threadIdx", "blockIdx", "blockDim", "gridDim", "hipThreadIdx",
+                                            "hipBlockIdx", "hipBlockDim", "hipGridDim", "__sync", "__shfl",
+                                            "atomic", "__ballot", "warpSize"};
+        for (size_t i = 0; i < HK_ARRAY_LEN(words); i++) {
+            size_t wl = strlen(words[i]);
+            for (size_t c = a; c + wl <= b; c++)
+                if (!memcmp(s->text + c, words[i], wl))
+                    return true;
+        }
+    }
+    return false;
+}
+
+/* A call at k the scan cannot see into (not a math function, intrinsic load, conversion,
+ * type or keyword): it may read the thread's coordinates or write memory. */
+static bool opaque_call(const rw_toks *ts, size_t k, size_t end)
+{
+    static const char *const kw[] = {"if", "for", "while", "switch", "sizeof", "return", "decltype", "static_cast",
+                                     "reinterpret_cast", "const_cast"};
+    if (k + 1 >= end || !rwl_tok_is(ts, k + 1, "(") || !rwl_is_use(ts, k) || rwl_is_type_word(ts, k) ||
+        rwp_is_type_word(ts, k) || rwl_pure_call_name(ts, k))
+        return false;
+    for (size_t i = 0; i < HK_ARRAY_LEN(kw); i++)
+        if (rwl_tok_is(ts, k, kw[i]))
+            return false;
+    return true;
+}
+
 /* Tokens that no part of the kernel the rewrite moves may hold. */
 static bool forbidden(sg_scan *s, size_t k, const char *where)
 {
@@ -114,6 +149,12 @@ static bool forbidden(sg_scan *s, size_t k, const char *where)
     if (thread_builtin(ts, k))
         return refuse(s, k, "thread index", "`%.*s` %s: an item's work would depend on the thread that runs it "
                                             "under the divided grid", TOK(ts, k), where);
+    if (!rwp_param_named(s->f, ts, k) && macro_ties(s, k))
+        return refuse(s, k, "macro", "`%.*s` %s is a macro of the file that names a thread or block coordinate, a "
+                                     "barrier, a warp operation or an atomic", TOK(ts, k), where);
+    if (opaque_call(ts, k, ts->n - 1))
+        return refuse(s, k, "call", "`%.*s(...)` %s may read the thread's coordinates or write memory", TOK(ts, k),
+                      where);
     return true;
 }
 
@@ -463,7 +504,7 @@ static bool spec_plan(sg_scan *s, const rw_context *ctx, sg_buf *g, const km_loo
         long long bound;
         if (!form_value(s, lp->bound, 0, 0, vals, known, &bound))
             return refuse(s, g->at, "spec", "the loop's bound is not known at size set %zu", k + 1);
-        if (one_trip && gx * bx * by * bz < bound)
+        if (one_trip && gx * bx < bound)
             return refuse(s, g->at, "spec", "at size set %zu the spec's launch runs %lld threads along x for %lld items: "
                                         "a thread runs several trips, and the body moves a parameter or returns",
                           k + 1, gx * bx, bound);
@@ -565,13 +606,6 @@ static int staged_gather(const rw_context *ctx, rw_result *out)
             rets[n_rets++] = k;
             returns = true;
             continue;
-        }
-        if (k + 1 < lo.bb && rwl_tok_is(ts, k + 1, "(") && rwl_is_use(ts, k) && !rwl_is_type_word(ts, k) &&
-            !rwp_is_type_word(ts, k) && !rwl_pure_call_name(ts, k) && !rwl_tok_is(ts, k, "if") &&
-            !rwl_tok_is(ts, k, "for") && !rwl_tok_is(ts, k, "while") && !rwl_tok_is(ts, k, "switch") &&
-            !rwl_tok_is(ts, k, "sizeof") && !rwl_tok_is(ts, k, "return")) {
-            refuse(&s, k, "call", "`%.*s(...)` may read the thread's coordinates or write memory", TOK(ts, k));
-            goto refused;
         }
         if (!rwl_is_use(ts, k) || !rwl_scalar_written(ts, k))
             continue;

@@ -408,7 +408,20 @@ static const char refused[] =
     "    dst[blockIdx.y * cnt + j] = src[blockIdx.y * len + sel[j]];\n"
     "  }\n"
     "}\n"
-    "void launch(float *buf, const int *sel, int n) { aliased<<<dim3(1, 4), 64>>>(n, n, buf, sel, buf); }\n";
+    "void launch(float *buf, const int *sel, int n) { aliased<<<dim3(1, 4), 64>>>(n, n, buf, sel, buf); }\n"
+    "#define TID (threadIdx.x + 0)\n"
+    "__global__ void hidden(int len, int cnt, const float *src, const int *sel, float *dst) {\n"
+    "  ITEM_LOOP(j, cnt) {\n"
+    "    dst[blockIdx.y * cnt + j] = src[blockIdx.y * len + sel[j]] + TID;\n"
+    "  }\n"
+    "}\n"
+    "__device__ int lane_of(int j);\n"
+    "__global__ void opaque(int len, int cnt, const float *src, const int *sel, float *dst) {\n"
+    "  int l = lane_of(0);\n"
+    "  ITEM_LOOP(j, cnt) {\n"
+    "    dst[blockIdx.y * cnt + j] = src[blockIdx.y * len + sel[j]] + l;\n"
+    "  }\n"
+    "}\n";
 
 static void refusals(void **state)
 {
@@ -422,6 +435,8 @@ static void refusals(void **state)
         {"carry", "write", 32, "`last` is declared outside the loop"},
         {"nospec", "spec", 38, "no harness-form bench spec"},
         {"aliased", "store", 43, "passes `buf` as both dst and src"},
+        {"hidden", "macro", 50, "`TID` in the loop is a macro of the file"},
+        {"opaque", "call", 55, "`lane_of(...)` before the loop"},
     };
     rwf_expect_refusals(refused, "staged_gather", cases, HK_ARRAY_LEN(cases));
     /* what the spec says: too few gathers per row, a buffer shorter than its rows, a launch
