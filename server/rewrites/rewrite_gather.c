@@ -56,6 +56,10 @@
  * L2->SM traffic), against at most 48 KB staged: the copy is repaid several times over, and
  * rows of many items still get several blocks (group_points: 8 per row). */
 #define SG_TRIPS 16u
+/* Loads of the copy a thread issues before its first store: one at a time, each waits a DRAM
+ * round trip (~0.8 us), 24 of them for a 48 KB row at 512 threads; 8 at once keep ~64 KB a
+ * SM in flight. */
+#define SG_BATCH 8
 #define SG_SITES 16
 #define SG_RESETS 16
 
@@ -750,13 +754,26 @@ static int staged_gather(const rw_context *ctx, rw_result *out)
                                "    const long long hk_sg_len = %s;\n"
                                "    const unsigned long long hk_sg_n = hk_sg_len <= 0 ? 0ull : "
                                "(unsigned long long)hk_sg_len < hk_sg_cap ? (unsigned long long)hk_sg_len : hk_sg_cap;\n"
-                               "    for (unsigned long long hk_sg_t = threadIdx.x + blockDim.x * (threadIdx.y + "
-                               "blockDim.y * threadIdx.z); hk_sg_t < hk_sg_n; hk_sg_t += blockDim.x * blockDim.y * "
-                               "blockDim.z)\n"
-                               "        hk_sg_s[hk_sg_t] = hk_sg_w[hk_sg_t];\n"
+                               "    {   /* the copy, %d loads of a thread in flight at once */\n"
+                               "        const unsigned long long hk_sg_step = (unsigned long long)blockDim.x * blockDim.y * "
+                               "blockDim.z;\n"
+                               "        unsigned long long hk_sg_t = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * "
+                               "threadIdx.z);\n"
+                               "        for (; hk_sg_t + %d * hk_sg_step < hk_sg_n; hk_sg_t += %d * hk_sg_step) {\n"
+                               "            %s hk_sg_v[%d];\n"
+                               "#pragma unroll\n"
+                               "            for (int hk_sg_u = 0; hk_sg_u < %d; hk_sg_u++)\n"
+                               "                hk_sg_v[hk_sg_u] = hk_sg_w[hk_sg_t + hk_sg_u * hk_sg_step];\n"
+                               "#pragma unroll\n"
+                               "            for (int hk_sg_u = 0; hk_sg_u < %d; hk_sg_u++)\n"
+                               "                hk_sg_s[hk_sg_t + hk_sg_u * hk_sg_step] = hk_sg_v[hk_sg_u];\n"
+                               "        }\n"
+                               "        for (; hk_sg_t < hk_sg_n; hk_sg_t += hk_sg_step)\n"
+                               "            hk_sg_s[hk_sg_t] = hk_sg_w[hk_sg_t];\n"
+                               "    }\n"
                                "    __syncthreads();\n",
                            g.p->name, pl.l_max, et, SG_BYTES - 8, pl.l_max, et, SG_BYTES - 8, et, et, et, et, g.p->name,
-                           base.data, ext.data);
+                           base.data, ext.data, SG_BATCH, SG_BATCH - 1, SG_BATCH, et, SG_BATCH, SG_BATCH, SG_BATCH);
     for (size_t i = 0; i < n_resets && !rc; i++)
         rc = hk_buf_printf(&h, "    decltype(%.*s) const hk_sg_entry_%.*s = %.*s;\n", TOK(ts, resets[i]),
                            TOK(ts, resets[i]), TOK(ts, resets[i]));

@@ -6,8 +6,8 @@
  * grid the rewrite asks for, under the spec's and under one block per row: rows that fit the
  * 48 KB window and one that does not (13,000 floats), ragged item counts, gathers past the
  * row (into the next one), double elements: every output bit-identical. Without the
- * per-trip reset, or with the copy shifted by one, it must differ. Kernels it must not take
- * are refused with the construct and its line; the wild gather_points, group_points and
+ * per-trip reset, or with the copy (its batched or its remainder loop) shifted by one, it must
+ * differ. Kernels it must not take are refused with the construct and its line; the wild gather_points, group_points and
  * three_interpolate, rewritten under their specs, compile with nvcc -arch=sm_90 and (when
  * bench/wild/src is extracted) run bit-identical too. */
 #include "analysis/analysis.h"
@@ -291,6 +291,11 @@ static void emulated_runs(void **state)
     char *shifted = emu_replaced(cand, "hk_sg_s[hk_sg_t] = hk_sg_w[hk_sg_t];", "hk_sg_s[hk_sg_t] = hk_sg_w[hk_sg_t + 1];");
     emu_batch_add_pair(&batch, "pick_shifted", pick, shifted, helpers, pick_one_drv, EMU_DIFFERS);
     free(shifted);
+    /* the batched copy (8 loads a thread at once) shifted: rows of 13,000 take that path */
+    char *bshift = emu_replaced(cand, "hk_sg_v[hk_sg_u] = hk_sg_w[hk_sg_t + hk_sg_u * hk_sg_step];",
+                                "hk_sg_v[hk_sg_u] = hk_sg_w[hk_sg_t + hk_sg_u * hk_sg_step + 1];");
+    emu_batch_add_pair(&batch, "pick_batch_shifted", pick, bshift, helpers, pick_drv, EMU_DIFFERS);
+    free(bshift);
     free(cand);
     spec_free(ps);
     spec *bs = make_spec(blend_spec, "ceil_div(m, block_x)", "", "blend.cu", blend);
@@ -329,7 +334,8 @@ static void emitted_text(void **state)
         "const T *const hk_sg_w = src + ((long long)blockIdx.y * (long long)(len) + (long long)blockIdx.z * "
         "(long long)(len) * (long long)(nc));",
         "const long long hk_sg_len = (long long)(len);",
-        "hk_sg_s[hk_sg_t] = hk_sg_w[hk_sg_t];\n    __syncthreads();",
+        "hk_sg_v[hk_sg_u] = hk_sg_w[hk_sg_t + hk_sg_u * hk_sg_step];",
+        "hk_sg_s[hk_sg_t] = hk_sg_w[hk_sg_t];\n    }\n    __syncthreads();",
         "decltype(src) const hk_sg_entry_src = src;",
         "src = hk_sg_entry_src;",
         "if (b >= nb || c >= nc) continue;",
