@@ -774,13 +774,29 @@ static int staged_gather(const rw_context *ctx, rw_result *out)
                                "    __syncthreads();\n",
                            g.p->name, pl.l_max, et, SG_BYTES - 8, pl.l_max, et, SG_BYTES - 8, et, et, et, et, g.p->name,
                            base.data, ext.data, SG_BATCH, SG_BATCH - 1, SG_BATCH, et, SG_BATCH, SG_BATCH, SG_BATCH);
-    for (size_t i = 0; i < n_resets && !rc; i++)
-        rc = hk_buf_printf(&h, "    decltype(%.*s) const hk_sg_entry_%.*s = %.*s;\n", TOK(ts, resets[i]),
-                           TOK(ts, resets[i]), TOK(ts, resets[i]));
     hk_buf_free(&base);
     hk_buf_free(&ext);
     if (!rc)
         rc = rwl_edits_add(&es, ts->t[0].end, ts->t[0].end, h.data);
+    /* the values the loop starts from: taken just before it, after what the statements before
+     * it did to them */
+    if (!rc && n_resets) {
+        struct hk_buf e;
+        hk_buf_init(&e, 4096);
+        uint32_t ls = ts->t[lo.st].start;
+        while (ls > 0 && (s.text[ls - 1] == ' ' || s.text[ls - 1] == '\t'))
+            ls--;
+        int il = (int)(ts->t[lo.st].start - ls);
+        rc = hk_buf_appends(&e, "/* hk: the values every trip starts from (staged_gather) */\n");
+        for (size_t i = 0; i < n_resets && !rc; i++)
+            rc = hk_buf_printf(&e, "%.*sdecltype(%.*s) const hk_sg_entry_%.*s = %.*s;\n", il, s.text + ls,
+                               TOK(ts, resets[i]), TOK(ts, resets[i]), TOK(ts, resets[i]));
+        if (!rc)
+            rc = hk_buf_printf(&e, "%.*s", il, s.text + ls);
+        if (!rc)
+            rc = rwl_edits_add(&es, ts->t[lo.st].start, ts->t[lo.st].start, e.data);
+        hk_buf_free(&e);
+    }
     /* each trip starts from the parameters' entry values */
     if (!rc && (n_resets || !braced)) {
         struct hk_buf r;

@@ -336,7 +336,7 @@ static void emitted_text(void **state)
         "const long long hk_sg_len = (long long)(len);",
         "hk_sg_v[hk_sg_u] = hk_sg_w[hk_sg_t + hk_sg_u * hk_sg_step];",
         "hk_sg_s[hk_sg_t] = hk_sg_w[hk_sg_t];\n    }\n    __syncthreads();",
-        "decltype(src) const hk_sg_entry_src = src;",
+        "  /* hk: the values every trip starts from (staged_gather) */\n  decltype(src) const hk_sg_entry_src = src;\n  ITEM_LOOP(j, cnt) {",
         "src = hk_sg_entry_src;",
         "if (b >= nb || c >= nc) continue;",
         "dst[0] = hk_sg_load(hk_sg_s, hk_sg_w, hk_sg_n, &src[sel[0]]);",
