@@ -4,8 +4,9 @@
  * host_code every time, whatever it would gain. On the H200, tiled_permute's
  * `#define HK_OUT_INDEX` was (session 18), and tiled_gemm's `#define HK_ROW_OF` had been
  * since the policy came: nothing without a GPU said so. Each registry entry is applied at
- * its default parameters to its skills' sample kernel (tests/data/skills/kernels/NAME.cu),
- * and the text it writes is checked against the kernel as the referee checks a candidate. */
+ * its default parameters to its skills' sample kernel (tests/data/skills/kernels/NAME.cu,
+ * under NAME.bench.json when the rewrite reads the spec: staged_gather), and the text it
+ * writes is checked against the kernel as the referee checks a candidate. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,6 +18,7 @@
 #include "measure/hostcode.h"
 #include "rewrites/registry.h"
 #include "rewrites/rewrite.h"
+#include "spec/spec.h"
 #include "rw_fixture.h"
 
 static int setup(void **state)
@@ -50,13 +52,21 @@ static void every_rewrite_passes_the_host_code_policy(void **state)
         assert_true(k >= 0);
         const char *text = fx.text;
         size_t len = fx.len;
-        rw_context ctx = {.text = text, .len = len, .m = fx.m, .kernel = (size_t)k};
+        spec *sp = NULL;
+        snprintf(path, sizeof path, "%s/skills/kernels/%s.bench.json", HK_TEST_DATA, d->name);
+        if (access(path, R_OK) == 0) {
+            spec_diags sd = {0};
+            assert_int_equal(spec_load(path, &sp, &sd), HK_OK);
+            spec_diags_free(&sd);
+        }
+        rw_context ctx = {.text = text, .len = len, .m = fx.m, .kernel = (size_t)k, .spec = sp};
         rw_result out;
         rw_refusal why;
         int rc = rw_apply(d, &ctx, NULL, &out, &why);
         /* set_tunable has no default (it needs the tunable's name): nothing to emit */
         if (rc == HK_EINVAL && !strcmp(d->name, "set_tunable")) {
             rw_result_free(&out);
+            spec_free(sp);
             unload(&fx);
             continue;
         }
@@ -73,7 +83,10 @@ static void every_rewrite_passes_the_host_code_policy(void **state)
                          hf.line, hf.why, hf.quote);
             hostcode_finding_clear(&hf);
         }
+        if (sp && !out.applicable)
+            fail_msg("%s does not apply to its sample under its spec: %s", d->name, out.description);
         rw_result_free(&out);
+        spec_free(sp);
         unload(&fx);
     }
     /* not vacuous: most rewrites apply to their own sample kernel */

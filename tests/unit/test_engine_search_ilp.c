@@ -124,6 +124,25 @@ static void wild_literals(void **state)
     wild_close(&w);
 }
 
+/* staged_gather on mmcv's three row gathers (gather_points at 26% of its roofline on the H200,
+ * group_points and three_interpolate at 1.36x and 1.45x of their baselines in session 25's
+ * table): within the first candidates in every class, under the kernel's own launch, with
+ * the grid it asks for (the spec's divided by 16 along x). */
+static void wild_gathers(void **state)
+{
+    (void)state;
+    static const wanted staged = {"staged_gather", "hk_sg_load(hk_sg_s"};
+    static const char *const ids[] = {"mmcv_gather_points_fwd", "mmcv_group_points_fwd", "mmcv_three_interpolate_fwd"};
+    for (size_t i = 0; i < HK_ARRAY_LEN(ids); i++) {
+        wild_kernel w;
+        if (!wild_open(ids[i], &w))
+            continue;
+        for (size_t c = 0; c < HK_ARRAY_LEN(classes); c++)
+            assert_true(proposed_early(skills, BUDGET, 26.0, &w.fx, w.k, w.sp, w.l, classes[c], ids[i], &staged));
+        wild_close(&w);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -131,6 +150,7 @@ int main(void)
         cmocka_unit_test(wild_kernels),
         cmocka_unit_test(wild_batching),
         cmocka_unit_test(wild_literals),
+        cmocka_unit_test(wild_gathers),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -131,6 +131,8 @@ static const refusal_case cases[] = {
     {"float_literals", k_grid_stride, "gs", {0}, "kernel body", 2},
     /* a grid-stride loop whose body is one statement: no item loop to split */
     {"split_topk_scan", k_grid_stride, "gs", {0}, "query loop", 3},
+    /* x[i]: a read along the thread index, not a gather into a row */
+    {"staged_gather", k_grid_stride, "gs", {0}, "gather", 4},
 };
 
 /* Applicability refuses each case with the construct and its line in the reason, and the
