@@ -1200,6 +1200,9 @@ static bool sb_find_loops(sp_scan *s, sp_loop *split, size_t *n_split)
             continue;
         }
         const km_loop *m = &lp[li];
+        if (m->kind == KM_LOOP_GRID_STRIDE || m->grid_width)
+            return refuse(s, k, "grid-stride loop", "a loop strided over the whole grid: its iterations are spread "
+                                                    "over the blocks already, no block is an item");
         if (!km_form_mentions_kind(s->km, m->start, KM_ATOM_THREAD_IDX, 0) ||
             (m->kind != KM_LOOP_AFFINE && m->kind != KM_LOOP_BLOCK_STRIDE))
             continue;
