@@ -1530,11 +1530,64 @@ const rw_descriptor rw_split_item_loop_desc = {
 
 static const rw_param sb_params[] = {
     {.name = "waves", .type = RW_PARAM_INT, .min = 1, .max = 16, .def = 2},
+    /* load_batching's K on the split loops; 1: the split alone */
+    {.name = "batch", .type = RW_PARAM_ENUM, .values = {4, 2, 8, 1}, .n_values = 4, .def = 4},
 };
 
+/* The split, then its loops' loads of `batch` trips issued together (load_batching on the
+ * split's text): the split fills the idle block slots, the batch puts more loads in flight
+ * per thread (a store through a pointer that may alias the next trip's load keeps one in
+ * flight, which unrolling cannot lift). Where load_batching refuses, the split alone, with
+ * the reason in its description. */
 static int emit_split_block(const rw_context *c, const int *p, rw_result *out)
 {
-    return rw_split_block_item(c, p[0], out);
+    int rc = rw_split_block_item(c, p[0], out);
+    if (rc || !out->applicable || p[1] <= 1)
+        return rc;
+    an_model *m2 = NULL;
+    rw_result b;
+    memset(&b, 0, sizeof b);
+    char *d = NULL;
+    rc = an_analyze(out->text, out->len, &m2);
+    long k = rc == HK_OK && !m2->has_errors ? an_model_find_kernel(m2, c->m->funcs[c->kernel].name) : -1;
+    if (k >= 0) {
+        rw_context c2 = *c;
+        c2.text = out->text;
+        c2.len = out->len;
+        c2.m = m2;
+        c2.kernel = (size_t)k;
+        int lp[RW_MAX_PARAMS] = {p[1]};
+        rc = rw_apply(rw_find("load_batching"), &c2, lp, &b, NULL);
+    }
+    if (rc == HK_ENOMEM)
+        goto out;
+    rc = HK_OK;
+    if (b.applicable)
+        d = hk_asprintf("%s; then its loops' loads of %d trips issued together (load_batching)", out->description,
+                        p[1]);
+    else
+        d = hk_asprintf("%s; its loops' loads not batched (%s)", out->description,
+                        b.description ? b.description : "the split's text does not parse");
+    if (!d) {
+        rc = HK_ENOMEM;
+        goto out;
+    }
+    hk_free(out->description);
+    out->description = d;
+    if (b.applicable) {
+        hk_free(out->text);
+        out->text = b.text;
+        out->len = b.len;
+        b.text = NULL;
+    }
+out:
+    rw_result_free(&b);
+    an_model_free(m2);
+    if (rc) {
+        rw_result_free(out);
+        memset(out, 0, sizeof *out);
+    }
+    return rc;
 }
 
 const rw_descriptor rw_split_block_item_desc = {

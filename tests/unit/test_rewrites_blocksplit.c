@@ -221,10 +221,12 @@ static void applies_and_compiles(void **state)
 /* The shapes: each loop over the threads starts at its part and steps gridDim.y times as
  * far (the index's own type for the part's offset); the tail in blockIdx.y == 0 at its own
  * indentation; the rest as it was. A second application is refused (blockIdx.y). */
+static const int alone[RW_MAX_PARAMS] = {0, 1};
+
 static void emitted_shape(void **state)
 {
     (void)state;
-    char *c = emu_rewrite(kernels, "bn_out", "split_block_item", NULL);
+    char *c = emu_rewrite(kernels, "bn_out", "split_block_item", alone);
     assert_non_null(strstr(c, "            for (int i = (tid) + (int)blockIdx.y * (blockDim.x); i < num * spatial; "
                               "i += (blockDim.x) * gridDim.y) {\n"));
     const char *p = c;
@@ -243,15 +245,21 @@ static void emitted_shape(void **state)
     assert_non_null(strstr(why.reason, "blockIdx.y is used"));
     unload(&fx);
     free(c);
-    c = emu_rewrite(kernels, "two_passes", "split_block_item", NULL);
+    c = emu_rewrite(kernels, "two_passes", "split_block_item", alone);
     assert_non_null(strstr(c, "for (size_t j = (threadIdx.x) + (size_t)blockIdx.y * (blockDim.x); j < cols; "
                               "j += (blockDim.x) * gridDim.y)\n"));
     assert_null(strstr(c, "if (blockIdx.y == 0)"));
     free(c);
-    c = emu_rewrite(kernels, "per_batch", "split_block_item", NULL);
+    c = emu_rewrite(kernels, "per_batch", "split_block_item", alone);
     assert_non_null(strstr(c, "    if (ch >= c)\n        return;\n"));
     assert_non_null(strstr(c, "        for (int j = (threadIdx.x) + (int)blockIdx.y * (blockDim.x); j < s; "
                               "j += (blockDim.x) * gridDim.y)\n"));
+    free(c);
+    /* by default its loops' loads of 4 trips go first (load_batching on the split's text) */
+    c = emu_rewrite(kernels, "bn_out", "split_block_item", NULL);
+    assert_non_null(strstr(c, "for (int i = (tid) + (int)blockIdx.y * (blockDim.x); i < num * spatial;) {"));
+    assert_non_null(strstr(c, "hk_lb_iv += (blockDim.x) * gridDim.y"));
+    assert_non_null(strstr(c, "if (blockIdx.y == 0) {"));
     free(c);
 }
 
@@ -302,18 +310,22 @@ static void emulated_runs(void **state)
     SKIP_WITHOUT_EMULATOR();
     emu_batch_init(&batch, tmpdir, __func__);
     char *bn = emu_rewrite(kernels, "bn_out", "split_block_item", NULL);
+    char *bn1 = emu_rewrite(kernels, "bn_out", "split_block_item", alone);
     char *two = emu_rewrite(kernels, "two_passes", "split_block_item", NULL);
     char *pb = emu_rewrite(kernels, "per_batch", "split_block_item", NULL);
     emu_batch_add_pair(&batch, "bn_wn", kernels, bn, helpers, "bn_case(true, true);", EMU_OK);
     emu_batch_add_pair(&batch, "bn_w", kernels, bn, helpers, "bn_case(true, false);", EMU_OK);
     emu_batch_add_pair(&batch, "bn_n", kernels, bn, helpers, "bn_case(false, true);", EMU_OK);
     emu_batch_add_pair(&batch, "bn", kernels, bn, helpers, "bn_case(false, false);", EMU_OK);
+    emu_batch_add_pair(&batch, "bn_alone_wn", kernels, bn1, helpers, "bn_case(true, true);", EMU_OK);
+    emu_batch_add_pair(&batch, "bn_alone", kernels, bn1, helpers, "bn_case(false, false);", EMU_OK);
     emu_batch_add_pair(&batch, "two_passes", kernels, two, helpers, "two_passes_case();", EMU_OK);
     emu_batch_add_pair(&batch, "per_batch", kernels, pb, helpers, "per_batch_case();", EMU_OK);
     char *unguarded = emu_replaced(bn, "if (blockIdx.y == 0) {", "if (true) {");
     emu_batch_add_pair(&batch, "bn_unguarded", kernels, unguarded, helpers, "bn_case(true, true);", EMU_DIFFERS);
     emu_batch_run(&batch);
     free(bn);
+    free(bn1);
     free(two);
     free(pb);
     free(unguarded);
