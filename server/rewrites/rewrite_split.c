@@ -366,6 +366,109 @@ static bool scan_body(sp_scan *s, const sp_loop *item)
     return true;
 }
 
+/* Is f (an index) a function of loop counter c that takes a different value at every
+ * iteration, sizes being positive? Either c appears only in terms of its own, with a
+ * coefficient (symbolic: taken to be nonzero, as a product of sizes is), or only through
+ * the two coordinates of a flat value g = E + K*c split by D and put back with a larger
+ * stride: `B * (g % D) + A * (g / D)` (sync_bn's `(i / spatial) * channels * spatial +
+ * i % spatial`), B the constant 1 and A a multiple of D (A = D*M, |M| >= 1): then
+ * |A| >= D > |r - r'| for remainders r, r' in [0, D) (g >= 0: its terms all positive),
+ * so values of g with different quotients never meet, and the same quotient with
+ * different remainders differ by r - r'. g itself moves with c (K nonzero). */
+static bool atom_has_counter(const km_kernel *k, uint32_t a, uint32_t c, int depth)
+{
+    size_t na = 0;
+    const km_atom *at = km_atoms(k, &na);
+    if (a == c || a >= na || depth > 8)
+        return true;   /* past the table or too deep: cannot tell, taken to depend */
+    for (uint32_t i = 0; i < at[a].n_args; i++)
+        for (uint32_t t = 0; t < at[a].args[i].n; t++)
+            for (uint32_t q = 0; q < at[a].args[i].t[t].n; q++)
+                if (atom_has_counter(k, at[a].args[i].t[t].atoms[q], c, depth + 1))
+                    return true;
+    return false;
+}
+
+static bool form_has_counter(const km_kernel *k, km_form f, uint32_t c)
+{
+    for (uint32_t t = 0; t < f.n; t++)
+        for (uint32_t q = 0; q < f.t[t].n; q++)
+            if (atom_has_counter(k, f.t[t].atoms[q], c, 0))
+                return true;
+    return false;
+}
+
+static bool index_moves(const km_kernel *k, km_form f, uint32_t c)
+{
+    size_t na = 0;
+    const km_atom *at = km_atoms(k, &na);
+    km_term t[8];
+    uint32_t nt = 0;
+    /* the counter-dependent atoms of f's terms: the counter itself, or one `%` and one `/` */
+    long rem = -1, quo = -1;
+    bool direct = false;
+    for (uint32_t i = 0; i < f.n; i++) {
+        uint32_t dep = 0;
+        for (uint32_t q = 0; q < f.t[i].n; q++) {
+            uint32_t a = f.t[i].atoms[q];
+            if (!atom_has_counter(k, a, c, 0))
+                continue;
+            dep++;
+            if (a == c) {
+                direct = true;
+                continue;
+            }
+            if (at[a].kind != KM_ATOM_OPAQUE || !at[a].op || at[a].n_args != 2)
+                return false;
+            long *slot = !strcmp(at[a].op, "%") ? &rem : !strcmp(at[a].op, "/") ? &quo : NULL;
+            if (!slot || (*slot >= 0 && *slot != (long)a))
+                return false;
+            *slot = (long)a;
+        }
+        if (dep > 1)
+            return false;
+    }
+    if (direct)
+        return rem < 0 && quo < 0 && km_form_coefficient(k, f, c, t, HK_ARRAY_LEN(t), &nt) && nt > 0;
+    if (rem < 0 || quo < 0)
+        return false;
+    const km_atom *r = &at[rem], *qa = &at[quo];
+    km_form g = r->args[0], d = r->args[1];
+    if (!km_form_equal(g, qa->args[0]) || !km_form_equal(d, qa->args[1]) || form_has_counter(k, d, c))
+        return false;
+    /* g = E + K*c, K nonzero, every term positive */
+    for (uint32_t i = 0; i < g.n; i++) {
+        if (g.t[i].coef <= 0)
+            return false;
+        for (uint32_t q = 0; q < g.t[i].n; q++)
+            if (g.t[i].atoms[q] != c && atom_has_counter(k, g.t[i].atoms[q], c, 0))
+                return false;
+    }
+    if (!km_form_coefficient(k, g, c, t, HK_ARRAY_LEN(t), &nt) || nt == 0)
+        return false;
+    /* B = 1 */
+    if (!km_form_coefficient(k, f, (uint32_t)rem, t, HK_ARRAY_LEN(t), &nt) || nt != 1 || t[0].n != 0 ||
+        t[0].coef != 1)
+        return false;
+    /* A = D * M: D one atom that every term of A holds, or a positive constant dividing each */
+    if (!km_form_coefficient(k, f, (uint32_t)quo, t, HK_ARRAY_LEN(t), &nt) || nt == 0)
+        return false;
+    int64_t dv = 0;
+    bool dconst = km_form_value(k, d, &dv);
+    if (dconst && dv <= 0)
+        return false;
+    if (!dconst && (d.n != 1 || d.t[0].n != 1 || d.t[0].coef != 1))
+        return false;
+    for (uint32_t i = 0; i < nt; i++) {
+        bool has = dconst && t[i].coef % dv == 0;
+        for (uint32_t q = 0; q < t[i].n && !dconst && !has; q++)
+            has = t[i].atoms[q] == d.t[0].atoms[0];
+        if (!has)
+            return false;
+    }
+    return true;
+}
+
 /* Checks a loop L strided over the threads that writes global memory, to be split. */
 static bool check_split_loop(sp_scan *s, const sp_loop *item, sp_loop *L)
 {
@@ -439,20 +542,132 @@ static bool check_split_loop(sp_scan *s, const sp_loop *item, sp_loop *L)
             }
             continue;
         }
-        km_term t[8];
-        uint32_t nt = 0;
-        if (!km_form_coefficient(s->km, a->index, m->counter, t, HK_ARRAY_LEN(t), &nt) || nt == 0) {
+        if (!index_moves(s->km, a->index, m->counter)) {
             snprintf(s->why, sizeof s->why, "store at line %u: the element of %s written does not move with the "
                                             "loop's index, so iterations that now run in different blocks write it",
                      a->line, a->buffer ? a->buffer : "?");
             return false;
         }
-        /* another element of the buffer read or written anywhere in the kernel: one
-         * iteration (or the code before the item loop) may read what another writes */
+    }
+    return true;
+}
+
+/* A canonical text of form f with the counter atom text `from` read as `to` (NULL: as it
+ * is): each term's atoms sorted, the terms sorted, so that two forms that differ only in
+ * which loop's counter they name compare equal. false when it does not fit out (n bytes):
+ * the caller then cannot tell, and refuses. */
+#define SP_KEY_TERMS 24
+#define SP_KEY_TERM 240
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp((const char *)a, (const char *)b);
+}
+
+static bool renamed_atom(char *out, size_t n, const char *text, const char *from, const char *to)
+{
+    size_t o = 0, fl = from ? strlen(from) : 0;
+    for (const char *p = text; *p;) {
+        if (fl && !strncmp(p, from, fl) && !(p[fl] >= '0' && p[fl] <= '9')) {
+            int w = snprintf(out + o, n - o, "%s", to);
+            if (w < 0 || (size_t)w >= n - o)
+                return false;
+            o += (size_t)w;
+            p += fl;
+            continue;
+        }
+        if (o + 1 >= n)
+            return false;
+        out[o++] = *p++;
+    }
+    out[o] = '\0';
+    return true;
+}
+
+static bool form_key(const km_kernel *k, km_form f, const char *from, const char *to, char *out, size_t n)
+{
+    char terms[SP_KEY_TERMS][SP_KEY_TERM];
+    char atoms[KM_DEGREE_MAX][SP_KEY_TERM];
+    size_t na = 0;
+    const km_atom *at = km_atoms(k, &na);
+    if (f.n > SP_KEY_TERMS)
+        return false;
+    for (uint32_t i = 0; i < f.n; i++) {
+        const km_term *t = &f.t[i];
+        if (t->n > KM_DEGREE_MAX)
+            return false;
+        for (uint32_t q = 0; q < t->n; q++)
+            if (t->atoms[q] >= na || !renamed_atom(atoms[q], sizeof atoms[q], at[t->atoms[q]].text, from, to))
+                return false;
+        qsort(atoms, t->n, sizeof atoms[0], cmp_str);
+        int w = snprintf(terms[i], SP_KEY_TERM, "%lld", (long long)t->coef);
+        for (uint32_t q = 0; q < t->n && w > 0 && w < SP_KEY_TERM; q++)
+            w += snprintf(terms[i] + w, SP_KEY_TERM - (size_t)w, "*%s", atoms[q]);
+        if (w <= 0 || w >= SP_KEY_TERM)
+            return false;
+    }
+    qsort(terms, f.n, sizeof terms[0], cmp_str);
+    size_t o = 0;
+    out[0] = '\0';
+    for (uint32_t i = 0; i < f.n; i++) {
+        int w = snprintf(out + o, n - o, "%s ", terms[i]);
+        if (w < 0 || (size_t)w >= n - o)
+            return false;
+        o += (size_t)w;
+    }
+    return true;
+}
+
+/* Do iteration c of split loop A and iteration c of split loop B belong to the same
+ * (thread, part), and do a's and b's indices name the same element at the same c? Then
+ * the element stays with one thread of one block, as in the original. The loops' starts
+ * and steps must be the same forms (the same partition), and b's index with B's counter
+ * read as A's must be a's. */
+static bool same_owner(const sp_scan *s, const km_access *a, long la, const km_access *b, long lb)
+{
+    size_t nl = 0, na = 0;
+    const km_loop *lp = km_loops(s->km, &nl);
+    const km_atom *at = km_atoms(s->km, &na);
+    if (la < 0 || lb < 0 || (size_t)la >= nl || (size_t)lb >= nl)
+        return false;
+    if (la == lb)
+        return km_form_equal(a->index, b->index);
+    const km_loop *A = &lp[la], *B = &lp[lb];
+    if (!km_form_equal(A->start, B->start) || !km_form_equal(A->step, B->step) || A->counter >= na ||
+        B->counter >= na)
+        return false;
+    char ka[2048], kb[2048];
+    return form_key(s->km, a->index, NULL, NULL, ka, sizeof ka) &&
+           form_key(s->km, b->index, at[B->counter].text, at[A->counter].text, kb, sizeof kb) && !strcmp(ka, kb);
+}
+
+/* The split loop (index into split[]) an access is in, or -1. */
+static long split_of(const km_access *a, const sp_loop *split, size_t n_split)
+{
+    for (size_t l = 0; l < n_split; l++)
+        if (access_in(a, split[l].loop))
+            return (long)l;
+    return -1;
+}
+
+/* Every element a split loop writes: any other access of its buffer anywhere in the kernel
+ * must be in a split loop and name the same element at the same iteration of the same
+ * partition (same_owner); otherwise one iteration (or the code around the loops) may read
+ * what another, now in another block, writes. */
+static bool check_split_deps(sp_scan *s, const sp_loop *split, size_t n_split)
+{
+    size_t na = 0;
+    const km_access *acc = km_accesses(s->km, &na);
+    for (size_t i = 0; i < na; i++) {
+        const km_access *a = &acc[i];
+        long la = split_of(a, split, n_split);
+        if (la < 0 || a->mode == KM_READ || a->space != KM_SPACE_GLOBAL)
+            continue;
         for (size_t j = 0; j < na; j++) {
             const km_access *b = &acc[j];
-            if (j == i || b->space != KM_SPACE_GLOBAL || !b->buffer || !a->buffer || strcmp(a->buffer, b->buffer) ||
-                km_form_equal(a->index, b->index))
+            if (j == i || b->space != KM_SPACE_GLOBAL || !b->buffer || !a->buffer || strcmp(a->buffer, b->buffer))
+                continue;
+            long lb = split_of(b, split, n_split);
+            if (lb >= 0 && same_owner(s, a, split[la].loop, b, split[lb].loop))
                 continue;
             snprintf(s->why, sizeof s->why, "access at line %u: %s %s an element of %s other than the one written at "
                                             "line %u; iterations that now run in different blocks may depend on "
@@ -505,6 +720,8 @@ static bool find_split_loops(sp_scan *s, const sp_loop *item, sp_loop *split, si
     if (*n_split == 0)
         return refuse(s, item->kw, "loop", "no loop strided over the threads inside the loop over the items writes "
                                            "global memory: there is nothing to share between blocks");
+    if (!check_split_deps(s, split, *n_split))
+        return false;
     /* every global store is in a split loop: the P blocks of an item would repeat any other */
     for (size_t i = 0; i < na; i++) {
         const km_access *a = &acc[i];
@@ -863,6 +1080,435 @@ static int rw_split_item_loop(const rw_context *ctx, rw_result *out)
     return rc;
 }
 
+/* ---- split_block_item ------------------------------------------------------------ */
+
+/* split_block_item: a kernel whose block is its item -- `int c = blockIdx.x;`, then loops
+ * strided over the block's threads over the item's elements (mmcv's sync_bn kernels: one
+ * block per channel) -- launched with fewer blocks than the GPU holds leaves thread slots
+ * idle, however much work each item has. The rewrite adds a grid dimension: block (x, y)
+ * runs part y of every such loop that writes global memory, `for (j = E0 + y*S; j < M;
+ * j += S * gridDim.y)`, and the item's other global stores (per-item tail work: a running
+ * statistic stored by thread 0) only in blockIdx.y == 0. The search launches the spec's
+ * grid with P blocks along y (rw_result.grid_multiplier); under gridDim.y == 1 the text is
+ * the original.
+ *
+ * Why it is exact: the loops split as split_item_loop's (iteration s of thread t goes to
+ * part s mod P: the parts' sets are disjoint, their union the original's, and an element
+ * a split loop writes is touched only by split loops of the same partition at the same
+ * iteration, so by one thread of one block, in the original order). Every other statement
+ * runs in every part with the same values: it writes no global memory, reads nothing a
+ * split loop or a tail writes, and the split loops change no local it reads. A tail -- a
+ * statement of the body's top level that stores to global memory and holds no split
+ * loop -- runs in part 0 exactly as the original block ran it: its inputs are those
+ * locals and buffers that nothing else writes, and nothing else reads what it writes. */
+
+#define SB_STMTS 64
+
+typedef struct {
+    size_t a, e;     /* tokens [a, e) */
+    int la, lb;      /* its first and last line */
+    bool split;      /* holds a split loop */
+    bool tail;       /* stores to global memory outside split loops: part 0 only */
+} sb_stmt;
+
+static bool sb_is_barrier(const rw_toks *ts, size_t k)
+{
+    static const char *const w[] = {"__syncthreads", "__syncthreads_count", "__syncthreads_and",
+                                    "__syncthreads_or", "this_thread_block", "this_grid", "grid_group"};
+    for (size_t i = 0; i < HK_ARRAY_LEN(w); i++)
+        if (rwl_tok_is_ident(ts, k, w[i]))
+            return true;
+    return false;
+}
+
+/* Constructs the split cannot follow anywhere in the body; whether the block index is read. */
+static bool sb_scan_body(sp_scan *s)
+{
+    const rw_toks *ts = &s->ts;
+    bool item = false;
+    for (size_t k = 1; k + 1 < ts->n; k++) {
+        if (ts->t[k].kind != T_IDENT || !rwl_is_use(ts, k))
+            continue;
+        bool bi = rwl_tok_is_ident(ts, k, "blockIdx"), gd = rwl_tok_is_ident(ts, k, "gridDim");
+        if ((bi || gd) && !rwl_tok_is(ts, k + 1, "."))
+            return refuse(s, k, "block coordinates", "the block's coordinates are used as a whole");
+        if ((bi || gd) && k + 2 < ts->n && !rwl_tok_is_ident(ts, k + 2, "x"))
+            return refuse(s, k, "block coordinates", "%s.%.*s is used; the split takes the grid's y dimension for "
+                                                     "the parts of each item",
+                          bi ? "blockIdx" : "gridDim", (int)(ts->t[k + 2].end - ts->t[k + 2].start),
+                          ts->text + ts->t[k + 2].start);
+        item |= bi;
+        if (!strncmp(ts->text + ts->t[k].start, "hipBlockIdx_", 12) ||
+            !strncmp(ts->text + ts->t[k].start, "hipGridDim_", 11))
+            return refuse(s, k, "block coordinates", "HIP's block coordinates are not rewritten");
+        if (rwl_tok_is_ident(ts, k, "goto") || rwl_tok_is_ident(ts, k, "asm"))
+            return refuse(s, k, rwl_tok_is_ident(ts, k, "goto") ? "goto" : "asm",
+                          "the rewrite does not follow this construct");
+        if (sb_is_barrier(ts, k))
+            return refuse(s, k, "__syncthreads", "a barrier: the block's threads work on the item together (a "
+                                                 "reduction, a staged tile), which the parts in other blocks "
+                                                 "cannot join");
+        if (rwl_tok_is(ts, k + 1, "(")) {
+            const an_function *g = rwl_callee(s->m, s->f, &s->ts, k);
+            size_t nl = ts->t[k].end - ts->t[k].start;
+            if ((g && (rwl_mentions_grid(s->text + g->body_span.start_byte,
+                                         g->body_span.end_byte - g->body_span.start_byte) ||
+                       mentions_sync(s->text + g->body_span.start_byte,
+                                     g->body_span.end_byte - g->body_span.start_byte))) ||
+                rwl_macro_mentions_grid(s->text, s->len, ts->text + ts->t[k].start, nl))
+                return refuse(s, k, "call", "%.*s reads the block's coordinates or synchronizes; the rewrite "
+                                            "changes the kernel's text only",
+                              (int)nl, ts->text + ts->t[k].start);
+        }
+    }
+    if (!item)
+        return refuse(s, 1, "kernel body", "blockIdx.x is never read: the block is not an item");
+    size_t na = 0;
+    const km_access *acc = km_accesses(s->km, &na);
+    for (size_t i = 0; i < na; i++)
+        if (acc[i].space == KM_SPACE_SHARED && acc[i].mode != KM_READ) {
+            snprintf(s->why, sizeof s->why, "shared memory at line %u: the block's threads share %s, which the "
+                                            "parts of an item in other blocks would not see",
+                     acc[i].line, acc[i].buffer ? acc[i].buffer : "?");
+            return false;
+        }
+    return true;
+}
+
+/* The outermost loops strided over the block's threads (`for (j = ...threadIdx.x...; j <
+ * M; j += S)`, S the same for every thread and free of the grid): each must write global
+ * memory and pass check_split_loop. */
+static bool sb_find_loops(sp_scan *s, sp_loop *split, size_t *n_split)
+{
+    const rw_toks *ts = &s->ts;
+    size_t nl = 0, na = 0;
+    const km_loop *lp = km_loops(s->km, &nl);
+    const km_access *acc = km_accesses(s->km, &na);
+    *n_split = 0;
+    for (size_t k = 1; k + 1 < ts->n; k++) {
+        if (!rwl_tok_is_ident(ts, k, "for") || !rwl_tok_is(ts, k + 1, "("))
+            continue;
+        size_t var = header_var(ts, k);
+        long li = var ? model_loop(s, k, var) : -1;
+        size_t close = rwl_match_close(ts, k + 1);
+        bool mentions_tid = false;
+        for (size_t q = k + 2; q < close && q < ts->n; q++)
+            mentions_tid |= rwl_tok_is_ident(ts, q, "threadIdx");
+        if (li < 0) {
+            if (mentions_tid)
+                return refuse(s, k, "loop", "the kernel model does not read this loop over the threads");
+            continue;
+        }
+        const km_loop *m = &lp[li];
+        if (m->kind == KM_LOOP_GRID_STRIDE || m->grid_width)
+            return refuse(s, k, "grid-stride loop", "a loop strided over the whole grid: its iterations are spread "
+                                                    "over the blocks already, no block is an item");
+        if (!km_form_mentions_kind(s->km, m->start, KM_ATOM_THREAD_IDX, 0) ||
+            (m->kind != KM_LOOP_AFFINE && m->kind != KM_LOOP_BLOCK_STRIDE))
+            continue;
+        if (km_form_mentions_kind(s->km, m->step, KM_ATOM_GRID_DIM, -1) ||
+            km_form_mentions_kind(s->km, m->step, KM_ATOM_BLOCK_IDX, -1))
+            return refuse(s, k, "loop", "the loop over the threads steps by the grid: its iterations are "
+                                        "spread over the blocks already");
+        bool writes_global = false;
+        for (size_t i = 0; i < na; i++)
+            writes_global |= acc[i].space == KM_SPACE_GLOBAL && acc[i].mode != KM_READ && access_in(&acc[i], li);
+        if (!writes_global)
+            return refuse(s, k, "loop", "the loop over the block's threads writes no global memory: what it "
+                                        "computes (a sum over the item) each part would need whole");
+        if (*n_split == SP_LOOPS)
+            return refuse(s, k, "loop", "more than %d loops strided over the threads", SP_LOOPS);
+        sp_loop *L = &split[*n_split];
+        if (!read_for(s, k, "thread loop", L))
+            return false;
+        L->loop = li;
+        if (!check_split_loop(s, NULL, L))
+            return false;
+        for (size_t q = L->body_a; q < L->body_b; q++)
+            if (rwl_tok_is_ident(ts, q, "return") && rwl_is_use(ts, q))
+                return refuse(s, q, "return", "a return inside the loop to split ends the thread's later "
+                                              "iterations, which other blocks now run");
+        (*n_split)++;
+        k = L->body_b - 1;
+    }
+    if (s->why[0])
+        return false;
+    if (*n_split == 0)
+        return refuse(s, 1, "kernel body", "no loop strided over the block's threads (`for (j = threadIdx.x; j < "
+                                           "n; j += blockDim.x)`) writes global memory: nothing to split");
+    return check_split_deps(s, split, *n_split);
+}
+
+/* The statement of st[0, n) whose lines hold line, or -1 (none, or two: a line shared). */
+static long sb_stmt_at(const sb_stmt *st, size_t n, uint32_t line)
+{
+    long found = -1;
+    for (size_t i = 0; i < n; i++)
+        if ((int)line >= st[i].la && (int)line <= st[i].lb) {
+            if (found >= 0)
+                return -1;
+            found = (long)i;
+        }
+    return found;
+}
+
+/* The body's top-level statements; the tails among them, checked. */
+static bool sb_tails(sp_scan *s, const sp_loop *split, size_t n_split, sb_stmt *st, size_t *n_st)
+{
+    const rw_toks *ts = &s->ts;
+    size_t na = 0, n = 0;
+    const km_access *acc = km_accesses(s->km, &na);
+    for (size_t k = 1; k + 1 < ts->n;) {
+        size_t e = rwl_stmt_end(ts, k, ts->n - 1);
+        if (e <= k)
+            return refuse(s, k, "statement", "the body's statements cannot be told apart");
+        if (n == SB_STMTS)
+            return refuse(s, k, "kernel body", "more than %d statements at the body's top level", SB_STMTS);
+        st[n] = (sb_stmt){.a = k, .e = e, .la = line_of(s, k), .lb = line_of(s, e - 1)};
+        for (size_t l = 0; l < n_split; l++)
+            st[n].split |= split[l].kw >= k && split[l].kw < e;
+        n++;
+        k = e;
+    }
+    *n_st = n;
+    /* every global store outside the split loops: in one statement that holds no split loop */
+    for (size_t i = 0; i < na; i++) {
+        const km_access *a = &acc[i];
+        if (a->space != KM_SPACE_GLOBAL || a->mode == KM_READ || split_of(a, split, n_split) >= 0)
+            continue;
+        long t = sb_stmt_at(st, n, a->line);
+        if (t < 0) {
+            snprintf(s->why, sizeof s->why, "store at line %u: the statement that writes %s shares its line with "
+                                            "another; the rewrite cannot tell which runs it",
+                     a->line, a->buffer ? a->buffer : "?");
+            return false;
+        }
+        if (st[t].split) {
+            snprintf(s->why, sizeof s->why, "store at line %u: %s is written outside the loops over the threads, "
+                                            "inside a statement that holds one; every part would repeat it",
+                     a->line, a->buffer ? a->buffer : "?");
+            return false;
+        }
+        if (rwl_starts_declaration(ts, st[t].a))
+            return refuse(s, st[t].a, "statement", "a declaration that stores to global memory: run in part 0 "
+                                                   "only, its names would not reach the statements after it");
+        st[t].tail = true;
+    }
+    for (size_t t = 0; t < n; t++) {
+        if (!st[t].tail)
+            continue;
+        bool split_after = false;
+        for (size_t u = t + 1; u < n; u++)
+            split_after |= st[u].split;
+        for (size_t k = st[t].a; k < st[t].e; k++) {
+            if (ts->t[k].kind != T_IDENT || !rwl_is_use(ts, k))
+                continue;
+            if (rwl_tok_is_ident(ts, k, "return") && split_after)
+                return refuse(s, k, "return", "a return in a statement that runs in part 0 only: the thread's "
+                                              "later iterations would still run in the other parts");
+            if (rwl_scalar_written(ts, k) && !declared_within(ts, st[t].a, st[t].e, k))
+                return refuse(s, k, "statement", "%.*s is declared outside the per-item statement and written in it; "
+                                                 "that statement runs in part 0 only",
+                              (int)(ts->t[k].end - ts->t[k].start), ts->text + ts->t[k].start);
+        }
+    }
+    /* what a tail writes nothing else touches; what it reads nothing else writes */
+    for (size_t i = 0; i < na; i++) {
+        const km_access *a = &acc[i];
+        long ta = sb_stmt_at(st, n, a->line);
+        bool in_tail = ta >= 0 && st[ta].tail;
+        if (a->space != KM_SPACE_GLOBAL && a->mode != KM_READ && in_tail) {
+            size_t bl = a->buffer ? strlen(a->buffer) : 0;
+            bool inside = false;
+            for (size_t k = st[ta].a; k < st[ta].e && bl && !inside; k++)
+                inside = ts->t[k].end - ts->t[k].start == bl && !memcmp(ts->text + ts->t[k].start, a->buffer, bl) &&
+                         rwl_is_use(ts, k) && rwl_declared_here(ts, k);
+            if (!inside) {
+                snprintf(s->why, sizeof s->why, "local array at line %u: %s is declared outside the per-item "
+                                                "statement and written in it; that statement runs in part 0 only",
+                         a->line, a->buffer ? a->buffer : "?");
+                return false;
+            }
+            continue;
+        }
+        if (a->space != KM_SPACE_GLOBAL || !in_tail || !a->buffer)
+            continue;
+        for (size_t j = 0; j < na; j++) {
+            const km_access *b = &acc[j];
+            if (j == i || b->space != KM_SPACE_GLOBAL || !b->buffer || strcmp(a->buffer, b->buffer) ||
+                (a->mode == KM_READ && b->mode == KM_READ))
+                continue;
+            long tb = sb_stmt_at(st, n, b->line);
+            if (tb >= 0 && st[tb].tail && split_of(b, split, n_split) < 0)
+                continue;
+            snprintf(s->why, sizeof s->why, "access at line %u: %s %s %s, which the per-item statement at line %u "
+                                            "%s; that statement runs in part 0 only",
+                     b->line, b->buffer, b->mode == KM_READ ? "reads" : "writes", b->buffer, a->line,
+                     a->mode == KM_READ ? "reads" : "writes");
+            return false;
+        }
+    }
+    return true;
+}
+
+/* The parts per item, from the spec's launch when it gives one: the blocks the GPU holds
+ * (SMs x blocks of this size per SM by threads, at most 32) over the spec's grid at its
+ * first size set that leaves some idle, times `waves`; then, up to twice that, the part
+ * count whose last wave is fullest. false with the refusal when no size set leaves a block
+ * slot idle. *P 4 when the spec cannot say. */
+static bool sb_parts(sp_scan *s, const rw_context *ctx, int waves, int *P, char *note, size_t n)
+{
+    const spec *sp = ctx->spec;
+    *P = 4;
+    note[0] = '\0';
+    if (!sp || sp->form != SPEC_FORM_HARNESS || !sp->n_sizes)
+        return true;
+    long long sms = ctx->sm_count > 0 ? ctx->sm_count : 132;
+    long long slots = ctx->warps_per_sm > 0 ? 32LL * ctx->warps_per_sm : 2048;
+    long long grid = 0, resident = 0, full = 0;
+    size_t at = 0;
+    for (size_t k = 0; k < sp->n_sizes && !grid; k++) {
+        long long g = 1, b = 1;
+        for (int d = 0; d < 3; d++) {
+            expr_value v;
+            char err[160];
+            if (sp->grid[d] && (spec_eval(sp, sp->grid[d], k, sms, &v, err, sizeof err) || v.is_float))
+                return true;
+            if (sp->grid[d])
+                g *= v.i;
+            if (sp->block[d] && (spec_eval(sp, sp->block[d], k, sms, &v, err, sizeof err) || v.is_float))
+                return true;
+            if (sp->block[d])
+                b *= v.i;
+        }
+        if (g <= 0 || b <= 0 || b > 1024)
+            return true;
+        long long per_sm = slots / b < 32 ? slots / b : 32;
+        long long r = sms * (per_sm > 0 ? per_sm : 1);
+        if (g < r)
+            grid = g, resident = r, at = k;
+        else
+            full = g;
+    }
+    if (!grid)
+        return refuse(s, 1, "launch", "the spec's grid (%lld blocks) fills the GPU at every size set: no block slot "
+                                      "is idle, the split would add blocks for nothing", full);
+    long long pmin = (waves * resident + grid - 1) / grid, best = 0;
+    if (pmin < 2)
+        pmin = 2;
+    double best_fill = 0;
+    for (long long p = pmin; p < 2 * pmin && p <= 64; p++) {
+        long long blocks = grid * p, rounds = (blocks + resident - 1) / resident;
+        double fill = (double)blocks / (double)(rounds * resident);
+        if (fill > best_fill + 1e-9)
+            best_fill = fill, best = p;
+    }
+    *P = (int)(best ? best : (pmin > 64 ? 64 : pmin));
+    snprintf(note, n, "; the spec's launch at size set %zu: %lld blocks where %lld fit, %d parts per item (%lld "
+                      "blocks, %.0f%% of the last wave used)",
+             at + 1, grid, resident, *P, grid * *P, best_fill * 100.0);
+    return true;
+}
+
+static int sb_emit(sp_scan *s, const sp_loop *split, size_t n_split, const sb_stmt *st, size_t n_st, rw_edits *es)
+{
+    const rw_toks *ts = &s->ts;
+    int rc = HK_OK;
+    for (size_t l = 0; l < n_split && !rc; l++) {
+        const sp_loop *L = &split[l];
+        char *type = rwl_tok_text(ts, L->type_a, L->var), *step = rwl_tok_text(ts, L->step_a, L->step_b);
+        char *start = rwl_tok_text(ts, L->start_a, L->start_b);
+        if (!type || !step || !start) {
+            rc = HK_ENOMEM;
+        } else {
+            const char *t = type;
+            if (!strncmp(t, "const ", 6))
+                t += 6;
+            rc = rwl_edits_add_owned(es, ts->t[L->start_a].start, ts->t[L->start_b - 1].end,
+                                     hk_asprintf("(%s) + (%s)blockIdx.y * (%s)", start, t, step));
+            if (!rc)
+                rc = rwl_edits_add_owned(es, ts->t[L->step_a].start, ts->t[L->step_b - 1].end,
+                                         hk_asprintf("(%s) * gridDim.y", step));
+        }
+        hk_free(type);
+        hk_free(step);
+        hk_free(start);
+    }
+    for (size_t t = 0; t < n_st && !rc; t++) {
+        if (!st[t].tail)
+            continue;
+        /* the statement's own indentation for the lines around it */
+        uint32_t ls = ts->t[st[t].a].start, ie;
+        while (ls > 0 && s->text[ls - 1] != '\n')
+            ls--;
+        for (ie = ls; ie < ts->t[st[t].a].start && (s->text[ie] == ' ' || s->text[ie] == '\t'); ie++)
+            ;
+        int il = ie == ts->t[st[t].a].start ? (int)(ie - ls) : 0;
+        rc = rwl_edits_add_owned(es, ts->t[st[t].a].start, ts->t[st[t].a].start,
+                                 hk_asprintf("if (blockIdx.y == 0) { /* hk: the item's own stores, once "
+                                             "(split_block_item) */\n%.*s",
+                                             il, s->text + ls));
+        if (!rc)
+            rc = rwl_edits_add_owned(es, ts->t[st[t].e - 1].end, ts->t[st[t].e - 1].end,
+                                     hk_asprintf("\n%.*s}", il, s->text + ls));
+    }
+    return rc;
+}
+
+static int rw_split_block_item(const rw_context *ctx, int waves, rw_result *out)
+{
+    if (!out || !ctx)
+        return HK_EINVAL;
+    memset(out, 0, sizeof *out);
+    const an_function *f;
+    int rc = rwl_check_kernel(ctx->text, ctx->len, ctx->m, ctx->kernel, &f);
+    if (rc)
+        return rc;
+    sp_scan s = {.text = ctx->text, .len = ctx->len, .m = ctx->m, .f = f};
+    sp_loop split[SP_LOOPS];
+    sb_stmt st[SB_STMTS];
+    size_t n_split = 0, n_st = 0;
+    int P = 0;
+    rw_edits es = {0};
+    char note[240];
+    struct hk_buf lines;
+    hk_buf_init(&lines, 4096);
+    if ((rc = rwl_open_body(ctx->text, ctx->len, f, true, &s.ts, &s.km, s.why, sizeof s.why)))
+        goto out;
+    if (s.why[0] || !sb_scan_body(&s) || !sb_find_loops(&s, split, &n_split) ||
+        !sb_tails(&s, split, n_split, st, &n_st) || !sb_parts(&s, ctx, waves, &P, note, sizeof note))
+        goto refused;
+    if ((rc = sb_emit(&s, split, n_split, st, n_st, &es)))
+        goto out;
+    size_t n_tails = 0;
+    for (size_t l = 0; l < n_split && !rc; l++)
+        rc = hk_buf_printf(&lines, "%s%d", l ? ", " : "", line_of(&s, split[l].kw));
+    for (size_t t = 0; t < n_st; t++)
+        n_tails += st[t].tail;
+    if (rc)
+        goto out;
+    char *desc = hk_asprintf("kernel %s: each block's item gets %d blocks along y; block (x, y) runs part y of the "
+                             "loop%s strided over the threads (line%s %s)%s: the idle block slots share the items' "
+                             "work%s. Launch with the grid multiplied by %d along y",
+                             f->name, P, n_split > 1 ? "s" : "", n_split > 1 ? "s" : "", lines.data,
+                             n_tails ? ", the item's other stores in blockIdx.y == 0 only" : "", note, P);
+    rc = rwl_finish(ctx->text, ctx->len, ctx->m, f->name, &es, desc, out);
+    if (rc == HK_OK && out->applicable) {
+        out->grid_multiplier = (unsigned)P;
+        out->grid_axis = 1;
+    }
+    goto out;
+refused:
+    if (!rc)
+        rc = rwl_not_applicable(out, hk_asprintf("split_block_item not applicable to kernel %s: %s", f->name, s.why));
+out:
+    hk_buf_free(&lines);
+    rwl_edits_free(&es);
+    km_free(s.km);
+    rwl_toks_free(&s.ts);
+    return rc;
+}
+
 /* ---- registry descriptor (registry.h) ---- */
 
 static int emit_split(const rw_context *c, const int *p, rw_result *out)
@@ -880,4 +1526,81 @@ const rw_descriptor rw_split_item_loop_desc = {
      * busy SMs, larger than any tuning of the few blocks that work */
     .flags = RW_ALGORITHM,
     .emit = emit_split,
+};
+
+static const rw_param sb_params[] = {
+    {.name = "waves", .type = RW_PARAM_INT, .min = 1, .max = 16, .def = 2},
+    /* load_batching's K on the split loops; 1: the split alone */
+    {.name = "batch", .type = RW_PARAM_ENUM, .values = {4, 2, 8, 1}, .n_values = 4, .def = 4},
+};
+
+/* The split, then its loops' loads of `batch` trips issued together (load_batching on the
+ * split's text): the split fills the idle block slots, the batch puts more loads in flight
+ * per thread (a store through a pointer that may alias the next trip's load keeps one in
+ * flight, which unrolling cannot lift). Where load_batching refuses, the split alone, with
+ * the reason in its description. */
+static int emit_split_block(const rw_context *c, const int *p, rw_result *out)
+{
+    int rc = rw_split_block_item(c, p[0], out);
+    if (rc || !out->applicable || p[1] <= 1)
+        return rc;
+    an_model *m2 = NULL;
+    rw_result b;
+    memset(&b, 0, sizeof b);
+    char *d = NULL;
+    rc = an_analyze(out->text, out->len, &m2);
+    long k = rc == HK_OK && !m2->has_errors ? an_model_find_kernel(m2, c->m->funcs[c->kernel].name) : -1;
+    if (k >= 0) {
+        rw_context c2 = *c;
+        c2.text = out->text;
+        c2.len = out->len;
+        c2.m = m2;
+        c2.kernel = (size_t)k;
+        int lp[RW_MAX_PARAMS] = {p[1]};
+        rc = rw_apply(rw_find("load_batching"), &c2, lp, &b, NULL);
+    }
+    if (rc == HK_ENOMEM)
+        goto out;
+    rc = HK_OK;
+    if (b.applicable)
+        d = hk_asprintf("%s; then its loops' loads of %d trips issued together (load_batching)", out->description,
+                        p[1]);
+    else
+        d = hk_asprintf("%s; its loops' loads not batched (%s)", out->description,
+                        b.description ? b.description : "the split's text does not parse");
+    if (!d) {
+        rc = HK_ENOMEM;
+        goto out;
+    }
+    hk_free(out->description);
+    out->description = d;
+    if (b.applicable) {
+        hk_free(out->text);
+        out->text = b.text;
+        out->len = b.len;
+        b.text = NULL;
+    }
+out:
+    rw_result_free(&b);
+    an_model_free(m2);
+    if (rc) {
+        rw_result_free(out);
+        memset(out, 0, sizeof *out);
+    }
+    return rc;
+}
+
+const rw_descriptor rw_split_block_item_desc = {
+    .name = "split_block_item",
+    .summary = "a kernel of one block per item (c = blockIdx.x, loops strided over the threads) launched with fewer "
+               "blocks than the GPU holds gets P blocks per item along y, each running one part of the loops (exact; "
+               "grid x P along y)",
+    .params = sb_params,
+    .n_params = HK_ARRAY_LEN(sb_params),
+    /* planned with the pattern rewrites (its gain is the idle block slots, which no tuning
+     * of the busy ones recovers); its loops' loads issue together only once the stores
+     * cannot alias them: __restrict__ first */
+    .flags = RW_ALGORITHM | RW_RESTRICT_FIRST,
+    .emit = emit_split_block,
+    .launch = "the spec's grid multiplied along y by the parts per item (from the spec's launch and `waves`)",
 };

@@ -3,7 +3,10 @@
  * its own spec (8 items, 256 blocks), the shipped skills' plan on sm_90 -- compute-bound (as
  * chamfer measured), latency-bound, or of unknown class (nothing measured) -- puts a
  * candidate of the rewrite among the first five proposals, baseline included
- * (`--budget 5`). */
+ * (`--budget 5`). Likewise split_block_item (session 26) among the first four (the wild
+ * suite's `--budget 4`) for its sample kernel and mmcv's sync_bn_output under its spec (256
+ * channels of 512 threads, 51% of its roofline measured: memory-bound), in every class, with
+ * the grid multiplied along y. */
 #include "analysis/analysis.h"
 #include "core/hk.h"
 #include "rewrites/rewrite.h"
@@ -46,6 +49,7 @@ static int teardown(void **state)
 }
 
 static const wanted split = {"split_item_loop", "hk_sp_part"};
+static const wanted block_split = {"split_block_item", "gridDim.y"};
 
 static const enum sk_class classes[] = {SK_COMPUTE_BOUND, SK_LATENCY_BOUND, SK_CLASS_COUNT};
 
@@ -86,11 +90,39 @@ static void wild_kernels(void **state)
     }
 }
 
+/* split_block_item within the wild suite's budget of 4, baseline included. */
+#define BLOCK_BUDGET 4
+#define SYNC_BN_PCT 51.0 /* sync_bn_output on the H200 (session 25) */
+static const enum sk_class block_classes[] = {SK_MEMORY_BOUND, SK_LATENCY_BOUND, SK_CLASS_COUNT};
+
+static void block_items(void **state)
+{
+    (void)state;
+    char path[600];
+    snprintf(path, sizeof path, HK_TEST_DATA "/skills/kernels/split_block_item.cu");
+    fixture fx;
+    load_path(path, &fx);
+    size_t k = kernel(&fx, "normalize_per_channel");
+    search_launch l = {.block = {512, 1, 1}, .block_max_threads = 512, .sm_count = 132};
+    for (size_t i = 0; i < HK_ARRAY_LEN(block_classes); i++)
+        assert_true(proposed_early(skills, BLOCK_BUDGET, SYNC_BN_PCT, &fx, k, NULL, l, block_classes[i],
+                                   "normalize_per_channel", &block_split));
+    unload(&fx);
+    wild_kernel w;
+    if (!wild_open("mmcv_sync_bn_output", &w))
+        return;
+    for (size_t c = 0; c < HK_ARRAY_LEN(block_classes); c++)
+        assert_true(proposed_early(skills, BLOCK_BUDGET, SYNC_BN_PCT, &w.fx, w.k, w.sp, w.l, block_classes[c],
+                                   "mmcv_sync_bn_output", &block_split));
+    wild_close(&w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(sample_kernel),
         cmocka_unit_test(wild_kernels),
+        cmocka_unit_test(block_items),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

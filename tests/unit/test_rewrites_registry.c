@@ -115,6 +115,8 @@ static const refusal_case cases[] = {
     {"uniform_tiles", k_barrier, "bar", {256, 4, 0}, "barrier", 6},
     {"fast_divmod", k_grid_stride, "gs", {0}, "kernel body", 2},
     {"split_item_loop", k_grid_stride, "gs", {0}, "kernel body", 3},
+    /* the grid-stride loop spreads its elements over the blocks already: no block is an item */
+    {"split_block_item", k_grid_stride, "gs", {0}, "grid-stride loop", 3},
     {"split_grid_partials", k_grid_stride, "gs", {0}, "store", 4},
     {"specialize_constants", k_grid_stride, "gs", {0}, "parameter", 1},
     {"pow_small_exponent", k_grid_stride, "gs", {0}, "grid-stride loop", 3},
