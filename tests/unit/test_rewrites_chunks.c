@@ -178,6 +178,253 @@ static const char reassemble_drv[] =
     "        NS::reassemble(n, f, m, out, K, C, H, W); }));\n"
     "}\n";
 
+
+/* mmcv's roi_align forward, as in bench/wild/src (the loop macro, bilinear_interpolate, the
+ * kernel): the lockstep form (three stores, a select chain, the gathers in a __device__
+ * function of the file, inlined) */
+static const char roi_align[] =
+    "#include <float.h>\n"
+    "#define CUDA_1D_KERNEL_LOOP(i, n)                              \\\n"
+    "  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < (n); \\\n"
+    "       i += blockDim.x * gridDim.x)\n"
+    "template <typename T>\n"
+    "__device__ T bilinear_interpolate(const T* input, const int height,\n"
+    "                                  const int width, T y, T x,\n"
+    "                                  const int index /* index for debug only*/) {\n"
+    "  if (y < -1.0 || y > height || x < -1.0 || x > width) return 0;\n"
+    "  if (y <= 0) y = 0;\n"
+    "  if (x <= 0) x = 0;\n"
+    "  int y_low = (int)y;\n"
+    "  int x_low = (int)x;\n"
+    "  int y_high;\n"
+    "  int x_high;\n"
+    "  if (y_low >= height - 1) {\n"
+    "    y_high = y_low = height - 1;\n"
+    "    y = (T)y_low;\n"
+    "  } else {\n"
+    "    y_high = y_low + 1;\n"
+    "  }\n"
+    "  if (x_low >= width - 1) {\n"
+    "    x_high = x_low = width - 1;\n"
+    "    x = (T)x_low;\n"
+    "  } else {\n"
+    "    x_high = x_low + 1;\n"
+    "  }\n"
+    "  T ly = y - y_low;\n"
+    "  T lx = x - x_low;\n"
+    "  T hy = 1. - ly, hx = 1. - lx;\n"
+    "  T v1 = input[y_low * width + x_low];\n"
+    "  T v2 = input[y_low * width + x_high];\n"
+    "  T v3 = input[y_high * width + x_low];\n"
+    "  T v4 = input[y_high * width + x_high];\n"
+    "  T w1 = hy * hx, w2 = hy * lx, w3 = ly * hx, w4 = ly * lx;\n"
+    "  T val = (w1 * v1 + w2 * v2 + w3 * v3 + w4 * v4);\n"
+    "  return val;\n"
+    "}\n"
+    "template <typename T>\n"
+    "__global__ void roi_align_forward_cuda_kernel(\n"
+    "    const int nthreads, const T* input, const T* rois, T* output, T* argmax_y,\n"
+    "    T* argmax_x, const int pooled_height, const int pooled_width,\n"
+    "    const T spatial_scale, const int sampling_ratio,\n"
+    "    const int pool_mode,  // 0 - max pool, 1 - avg pool\n"
+    "    const bool aligned, const int channels, const int height, const int width) {\n"
+    "  CUDA_1D_KERNEL_LOOP(index, nthreads) {\n"
+    "    int pw = index % pooled_width;\n"
+    "    int ph = (index / pooled_width) % pooled_height;\n"
+    "    int c = (index / pooled_width / pooled_height) % channels;\n"
+    "    int n = index / pooled_width / pooled_height / channels;\n"
+    "    const T* offset_rois = rois + n * 5;\n"
+    "    int roi_batch_ind = offset_rois[0];\n"
+    "    T offset = aligned ? (T)0.5 : (T)0.0;\n"
+    "    T roi_start_w = offset_rois[1] * spatial_scale - offset;\n"
+    "    T roi_start_h = offset_rois[2] * spatial_scale - offset;\n"
+    "    T roi_end_w = offset_rois[3] * spatial_scale - offset;\n"
+    "    T roi_end_h = offset_rois[4] * spatial_scale - offset;\n"
+    "    T roi_width = roi_end_w - roi_start_w;\n"
+    "    T roi_height = roi_end_h - roi_start_h;\n"
+    "    if (!aligned) {  // for backward-compatibility only\n"
+    "      roi_width = max(roi_width, (T)1.);\n"
+    "      roi_height = max(roi_height, (T)1.);\n"
+    "    }\n"
+    "    T bin_size_h = static_cast<T>(roi_height) / static_cast<T>(pooled_height);\n"
+    "    T bin_size_w = static_cast<T>(roi_width) / static_cast<T>(pooled_width);\n"
+    "    const T* offset_input =\n"
+    "        input + (roi_batch_ind * channels + c) * height * width;\n"
+    "    int roi_bin_grid_h =\n"
+    "        (sampling_ratio > 0)\n"
+    "            ? sampling_ratio\n"
+    "            : static_cast<int>(ceilf(roi_height / pooled_height));\n"
+    "    int roi_bin_grid_w =\n"
+    "        (sampling_ratio > 0)\n"
+    "            ? sampling_ratio\n"
+    "            : static_cast<int>(ceilf(roi_width / pooled_width));\n"
+    "    if (pool_mode == 0) {\n"
+    "      T maxval = -FLT_MAX;\n"
+    "      T maxidx_y = -1.f, maxidx_x = -1.f;\n"
+    "      for (int iy = 0; iy < roi_bin_grid_h; iy++) {\n"
+    "        const T y = roi_start_h + ph * bin_size_h +\n"
+    "                    static_cast<T>(iy + .5f) * bin_size_h /\n"
+    "                        static_cast<T>(roi_bin_grid_h);\n"
+    "        for (int ix = 0; ix < roi_bin_grid_w; ix++) {\n"
+    "          const T x = roi_start_w + pw * bin_size_w +\n"
+    "                      static_cast<T>(ix + .5f) * bin_size_w /\n"
+    "                          static_cast<T>(roi_bin_grid_w);\n"
+    "          T val =\n"
+    "              bilinear_interpolate(offset_input, height, width, y, x, index);\n"
+    "          if (val > maxval) {\n"
+    "            maxval = val;\n"
+    "            maxidx_y = y;\n"
+    "            maxidx_x = x;\n"
+    "          }\n"
+    "        }\n"
+    "      }\n"
+    "      output[index] = maxval;\n"
+    "      argmax_y[index] = maxidx_y;\n"
+    "      argmax_x[index] = maxidx_x;\n"
+    "    } else if (pool_mode == 1) {\n"
+    "      const T count = max(roi_bin_grid_h * roi_bin_grid_w, 1);\n"
+    "      T output_val = 0.;\n"
+    "      for (int iy = 0; iy < roi_bin_grid_h; iy++) {\n"
+    "        const T y = roi_start_h + ph * bin_size_h +\n"
+    "                    static_cast<T>(iy + .5f) * bin_size_h /\n"
+    "                        static_cast<T>(roi_bin_grid_h);\n"
+    "        for (int ix = 0; ix < roi_bin_grid_w; ix++) {\n"
+    "          const T x = roi_start_w + pw * bin_size_w +\n"
+    "                      static_cast<T>(ix + .5f) * bin_size_w /\n"
+    "                          static_cast<T>(roi_bin_grid_w);\n"
+    "          T val =\n"
+    "              bilinear_interpolate(offset_input, height, width, y, x, index);\n"
+    "          output_val += val;\n"
+    "        }\n"
+    "      }\n"
+    "      output[index] = output_val / count;\n"
+    "    }\n"
+    "  }\n"
+    "}\n";
+
+/* PAIR3: as PAIR, three outputs (roi_align's max and its argmax), each bit-identical. */
+static const char helpers3[] =
+    "#define PAIR3(what, nout, ...)                                                   \\\n"
+    "    for (int s = 0; s < 3; s++) {                                                \\\n"
+    "        emu::schedule = s;                                                       \\\n"
+    "        emu::buf<float> o_a(nout), o_b(nout), o_c(nout);                         \\\n"
+    "        emu::buf<float> c_a(nout), c_b(nout), c_c(nout);                         \\\n"
+    "        o_a.set(-7.f); o_b.set(-7.f); o_c.set(-7.f);                             \\\n"
+    "        c_a.set(-7.f); c_b.set(-7.f); c_c.set(-7.f);                             \\\n"
+    "        { namespace NS = orig; auto &oa = o_a; auto &ob = o_b; auto &oc = o_c; __VA_ARGS__; } \\\n"
+    "        { namespace NS = cand; auto &oa = c_a; auto &ob = c_b; auto &oc = c_c; __VA_ARGS__; } \\\n"
+    "        bool ok = emu::expect(what, o_a, c_a);                                   \\\n"
+    "        ok = emu::expect(what \" argmax_y\", o_b, c_b) && ok;                     \\\n"
+    "        ok = emu::expect(what \" argmax_x\", o_c, c_c) && ok;                     \\\n"
+    "        if (!ok)                                                                 \\\n"
+    "            printf(\"  (schedule %d)\\n\", s);                                    \\\n"
+    "    }\n";
+
+/* N 1 and 2; C 3, 8 and 13 (C % C_K != 0: short chunks run the original body); a 7 x 9 map,
+ * pooled 3 x 2, 4 rois from outside the map's corner to inside it (the borders and the
+ * out-of-map samples of bilinear_interpolate), spatial scale 0.5 and 1; max and average
+ * pooling, aligned or not, sampling ratio 2 or adaptive (0); grids of 1, 2 (nthreads 5
+ * short) and 40 blocks of 32 */
+static const char roi_drv[] =
+    "for (int N : {1, 2})\n"
+    "for (int C : {3, 8, 13})\n"
+    "for (int mode : {0, 1})\n"
+    "for (int al : {0, 1})\n"
+    "for (int sr : {0, 2})\n"
+    "for (int g : {1, 2, 40}) {\n"
+    "    const int H = 7, W = 9, PH = 3, PW = 2, K = 4, full = K * C * PH * PW;\n"
+    "    const int n = full - (g == 2 ? 5 : 0);\n"
+    "    const float scale = (C % 2) ? 1.f : 0.5f;\n"
+    "    emu::buf<float> in(N * C * H * W);\n"
+    "    in.fill(C + mode);\n"
+    "    emu::buf<float> rois(K * 5);\n"
+    "    for (int k = 0; k < K; k++) {\n"
+    "        rois[k * 5 + 0] = (float)(k % N);\n"
+    "        rois[k * 5 + 1] = -1.75f + 2.5f * k;\n"
+    "        rois[k * 5 + 2] = -0.5f + 1.25f * k;\n"
+    "        rois[k * 5 + 3] = rois[k * 5 + 1] + 3.3f + 1.9f * (k % 3);\n"
+    "        rois[k * 5 + 4] = rois[k * 5 + 2] + 4.1f + 2.3f * (k % 2);\n"
+    "    }\n"
+    "    PAIR3(\"roi_align\", full, emu::launch(dim3(g), dim3(32), 0, [&] {\n"
+    "        NS::roi_align_forward_cuda_kernel<float>(n, in, rois, oa, ob, oc, PH, PW, scale, sr, mode,\n"
+    "                                                 al != 0, C, H, W); }));\n"
+    "}\n";
+
+/* one shape for the mutant (its differences are many) */
+static const char roi_one_drv[] =
+    "{\n"
+    "    const int N = 1, C = 8, H = 7, W = 9, PH = 3, PW = 2, K = 2, full = K * C * PH * PW;\n"
+    "    emu::buf<float> in(N * C * H * W);\n"
+    "    in.fill(3);\n"
+    "    emu::buf<float> rois(K * 5);\n"
+    "    for (int k = 0; k < K; k++) {\n"
+    "        rois[k * 5 + 0] = 0.f;\n"
+    "        rois[k * 5 + 1] = 0.5f + k;\n"
+    "        rois[k * 5 + 2] = 0.25f + k;\n"
+    "        rois[k * 5 + 3] = 5.5f;\n"
+    "        rois[k * 5 + 4] = 4.75f;\n"
+    "    }\n"
+    "    PAIR3(\"roi_align\", full, emu::launch(dim3(1), dim3(32), 0, [&] {\n"
+    "        NS::roi_align_forward_cuda_kernel<float>(full, in, rois, oa, ob, oc, PH, PW, 1.f, 2, 1, true, C, H, W); }));\n"
+    "}\n";
+
+/* The lockstep form's other paths: a call inlined as `v = f(...)` with a chain of
+ * `if (c) return e;`, a `continue` under a c-free condition, a loop whose bound depends on
+ * c (run whole per element) with a `break` inside it, a counter kept once (seen), two stores */
+static const char mix[] =
+    "__device__ float lerp_at(const float *p, int n, float t)\n"
+    "{\n"
+    "    if (t < 0) return p[0];\n"
+    "    if (t >= n - 1) { return p[n - 1]; }\n"
+    "    int i = (int)t;\n"
+    "    float f = t - i;\n"
+    "    return p[i] * (1.f - f) + p[i + 1] * f;\n"
+    "}\n"
+    "__global__ void mix(int total, const float *feat, const float *pos, float *out, float *cnt, int w, int h, int c)\n"
+    "{\n"
+    "    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < total; i += blockDim.x * gridDim.x) {\n"
+    "        int x = i % w;\n"
+    "        int y = i / w % h;\n"
+    "        int ch = i / w / h % c;\n"
+    "        int b = i / w / h / c;\n"
+    "        float t = pos[(b * h + y) * w + x] * 3.f;\n"
+    "        float acc = 0.f;\n"
+    "        int seen = 0;\n"
+    "        for (int k = 0; k < 4; k++) {\n"
+    "            if (k == 2 && t < 1.f)\n"
+    "                continue;\n"
+    "            float v;\n"
+    "            v = lerp_at(feat + (b * c + ch) * w, w, t + k - 1.5f);\n"
+    "            acc += v;\n"
+    "            for (int r = 0; r < ch % 3; r++) {\n"
+    "                if (acc > 2.f)\n"
+    "                    break;\n"
+    "                acc = acc * 0.5f + r;\n"
+    "            }\n"
+    "            seen++;\n"
+    "        }\n"
+    "        out[i] = acc;\n"
+    "        cnt[i] = (float)seen + ch;\n"
+    "    }\n"
+    "}\n";
+
+static const char mix_drv[] =
+    "for (int N : {1, 3})\n"
+    "for (int C : {1, 5, 9})\n"
+    "for (int g : {1, 3, 40}) {\n"
+    "    const int H = 3, W = 7, full = N * C * H * W, n = full - (g == 3 ? 2 : 0);\n"
+    "    emu::buf<float> f(N * C * W);\n"
+    "    f.fill(C);\n"
+    "    emu::buf<float> p(N * H * W);\n"
+    "    p.fill(N + 1);\n"
+    "    emu::buf<float> cnt_o(full), cnt_c(full);\n"
+    "    cnt_o.set(-7.f);\n"
+    "    cnt_c.set(-7.f);\n"
+    "    PAIR(float, \"mix\", full, emu::launch(dim3(g), dim3(16), 0, [&] {\n"
+    "        NS::mix(n, f, p, out, (&out == &o_out) ? (float *)cnt_o : (float *)cnt_c, W, H, C); }));\n"
+    "    if (!emu::expect(\"mix cnt\", cnt_o, cnt_c)) printf(\"  (cnt)\\n\");\n"
+    "}\n";
+
 static void emulated_runs(void **state)
 {
     (void)state;
@@ -202,6 +449,28 @@ static void emulated_runs(void **state)
     char *rc = emu_rewrite(reassemble, "reassemble", "channel_chunks", four);
     emu_batch_add_pair(&batch, "reassemble_ck4", reassemble, rc, helpers, reassemble_drv, EMU_OK);
     free(rc);
+    /* the lockstep form: roi_align at each C_K, the mutant that gives every element c0's
+     * channel caught; the mix kernel's other paths */
+    for (size_t i = 0; i < HK_ARRAY_LEN(cks); i++) {
+        char tag[32];
+        snprintf(tag, sizeof tag, "roi_align_ck%d", cks[i][0]);
+        char *cand = emu_rewrite(roi_align, "roi_align_forward_cuda_kernel", "channel_chunks", cks[i]);
+        assert_non_null(strstr(cand, "in lockstep") ? cand : strstr(cand, "hk_in1_"));
+        emu_batch_add_pair(&batch, tag, roi_align, cand, helpers3, roi_drv, EMU_OK);
+        if (i == 0) {
+            char *broken = emu_replaced(cand, "((int)(hk_cc_c0 + hk_k))", "((int)(hk_cc_c0))");
+            emu_batch_add_pair(&batch, "roi_align_one_channel", roi_align, broken, helpers3, roi_one_drv, EMU_DIFFERS);
+            free(broken);
+        }
+        free(cand);
+    }
+    for (size_t i = 0; i < HK_ARRAY_LEN(cks); i++) {
+        char tag[32];
+        snprintf(tag, sizeof tag, "mix_ck%d", cks[i][0]);
+        char *cand = emu_rewrite(mix, "mix", "channel_chunks", cks[i]);
+        emu_batch_add_pair(&batch, tag, mix, cand, helpers, mix_drv, EMU_OK);
+        free(cand);
+    }
     emu_batch_run(&batch);
 }
 
