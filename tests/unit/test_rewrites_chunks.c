@@ -643,6 +643,154 @@ static void refusals(void **state)
     rwf_expect_refusals(refused, "channel_chunks", cases, HK_ARRAY_LEN(cases));
 }
 
+/* Kernels the lockstep form must refuse (read_chunks refuses each too: their last
+ * statement is no `P[i] = acc;`): the reason names the lockstep form's construct and line. */
+static const char lock_refused[] =
+    "__device__ float get(const float *p, int k, float &w)\n"
+    "{\n"
+    "    w = p[k];\n"
+    "    return w * 2.f;\n"
+    "}\n"
+    "__device__ float first_pos(const float *p, int n)\n"
+    "{\n"
+    "    for (int k = 0; k < n; k++)\n"
+    "        if (p[k] > 0.f)\n"
+    "            return p[k];\n"
+    "    return 0.f;\n"
+    "}\n"
+    "__global__ void byref(int n, const float *x, const float *m, float *y, int w, int h, int c)\n"
+    "{\n"
+    "    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {\n"
+    "        int px = i % w;\n"
+    "        int py = i / w % h;\n"
+    "        int ch = i / w / h % c;\n"
+    "        int b = i / w / h / c;\n"
+    "        float s = m[py * w + px];\n"
+    "        float v = get(x + (b * c + ch) * w, px, s);\n"
+    "        y[i] = v * 2.f;\n"
+    "    }\n"
+    "}\n"
+    "__global__ void loopret(int n, const float *x, const float *m, float *y, int w, int h, int c)\n"
+    "{\n"
+    "    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {\n"
+    "        int px = i % w;\n"
+    "        int py = i / w % h;\n"
+    "        int ch = i / w / h % c;\n"
+    "        int b = i / w / h / c;\n"
+    "        float s = m[py * w + px];\n"
+    "        float v = first_pos(x + (b * c + ch) * w, w);\n"
+    "        y[i] = v * s;\n"
+    "    }\n"
+    "}\n"
+    "__global__ void contdep(int n, const float *x, const float *m, float *y, int w, int h, int c)\n"
+    "{\n"
+    "    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {\n"
+    "        int px = i % w;\n"
+    "        int py = i / w % h;\n"
+    "        int ch = i / w / h % c;\n"
+    "        int b = i / w / h / c;\n"
+    "        float s = m[py * w + px];\n"
+    "        if (ch > 1)\n"
+    "            continue;\n"
+    "        y[i] = x[(b * c + ch) * w + px] * s;\n"
+    "    }\n"
+    "}\n"
+    "__global__ void readout(int n, const float *x, const float *m, float *y, int w, int h, int c)\n"
+    "{\n"
+    "    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {\n"
+    "        int px = i % w;\n"
+    "        int py = i / w % h;\n"
+    "        int ch = i / w / h % c;\n"
+    "        int b = i / w / h / c;\n"
+    "        float s = m[py * w + px] + y[px];\n"
+    "        y[i] = x[(b * c + ch) * w + px] * s;\n"
+    "    }\n"
+    "}\n"
+    "__global__ void setparam(int n, const float *x, const float *m, float *y, int w, int h, int c, int k)\n"
+    "{\n"
+    "    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {\n"
+    "        int px = i % w;\n"
+    "        int py = i / w % h;\n"
+    "        int ch = i / w / h % c;\n"
+    "        int b = i / w / h / c;\n"
+    "        float s = m[py * w + px];\n"
+    "        k = 3;\n"
+    "        y[i] = x[(b * c + ch) * w + px] * s * k;\n"
+    "    }\n"
+    "}\n"
+    "__global__ void early(int n, const float *x, const float *m, float *y, int w, int h, int c)\n"
+    "{\n"
+    "    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {\n"
+    "        int px = i % w;\n"
+    "        int py = i / w % h;\n"
+    "        int ch = i / w / h % c;\n"
+    "        int b = i / w / h / c;\n"
+    "        float s = m[py * w + px];\n"
+    "        if (s > 3.f)\n"
+    "            break;\n"
+    "        y[i] = x[(b * c + ch) * w + px] * s;\n"
+    "    }\n"
+    "}\n"
+    "__global__ void through(int n, const float *x, const float *m, float *y, float *z, int w, int h, int c)\n"
+    "{\n"
+    "    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {\n"
+    "        int px = i % w;\n"
+    "        int py = i / w % h;\n"
+    "        int ch = i / w / h % c;\n"
+    "        int b = i / w / h / c;\n"
+    "        float s = m[py * w + px];\n"
+    "        float *q = z + i;\n"
+    "        q[0] = s;\n"
+    "        y[i] = x[(b * c + ch) * w + px] * s;\n"
+    "    }\n"
+    "}\n"
+    "__global__ void noshare(int n, const float *x, float *y, float *z, int w, int h, int c)\n"
+    "{\n"
+    "    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {\n"
+    "        int px = i % w;\n"
+    "        int py = i / w % h;\n"
+    "        int ch = i / w / h % c;\n"
+    "        int b = i / w / h / c;\n"
+    "        float s = x[((b * c + ch) * h + py) * w + px];\n"
+    "        y[i] = s * 2.f;\n"
+    "        z[i] = s;\n"
+    "    }\n"
+    "}\n"
+;
+
+static void lockstep_refusals(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *kernel, *words;
+    } cases[] = {
+        {"byref", "the lockstep form: call at line 21: `get` takes a parameter by reference"},
+        {"loopret", "the lockstep form: call at line 33: `first_pos` returns other than by `return e;`"},
+        {"contdep", "the lockstep form: loop nest at line 46: `continue` under a condition that depends on `ch`"},
+        {"readout", "the lockstep form: store at line 57: the kernel names `y` other than in `y[i] = ...;`"},
+        {"setparam", "the lockstep form: write at line 69: the element writes the parameter `k`"},
+        {"early", "the lockstep form: early exit at line 82: `break` out of the element's loop"},
+        {"through", "the lockstep form: write at line 95: `=` writes other than a local"},
+        {"noshare", "the lockstep form: load at line 106: every load of the element depends on `ch`"},
+    };
+    fixture fx;
+    load_text(lock_refused, &fx);
+    int failures = 0;
+    for (size_t i = 0; i < HK_ARRAY_LEN(cases); i++) {
+        rw_context ctx = {.text = fx.text, .len = fx.len, .m = fx.m, .kernel = kernel(&fx, cases[i].kernel)};
+        rw_result r;
+        assert_int_equal(rw_apply_named("channel_chunks", &ctx, NULL, &r, NULL), HK_OK);
+        if (r.applicable || !strstr(r.description, cases[i].words)) {
+            print_error("%s: wanted \"%s\", got %s\n", cases[i].kernel, cases[i].words,
+                        r.applicable ? "applicable" : r.description);
+            failures++;
+        }
+        rw_result_free(&r);
+    }
+    unload(&fx);
+    assert_int_equal(failures, 0);
+}
+
 /* The wild suite's carafe, rewritten at each C_K, compiles for sm_90 (skipped when
  * bench/wild/src is not extracted); its backward kernel is refused (atomics). */
 static void wild_kernels(void **state)
@@ -677,12 +825,49 @@ static void wild_kernels(void **state)
     unload(&fx);
 }
 
+/* The wild suite's roi_align, in lockstep at each C_K, compiles for sm_90; its backward
+ * kernel is refused (atomics). */
+static void wild_roi_align(void **state)
+{
+    (void)state;
+    fixture fx;
+    if (!rwf_load_wild("mmcv_roi_align_fwd", &fx))
+        return;
+    static const int cks[][RW_MAX_PARAMS] = {{8}, {4}, {16}};
+    for (size_t i = 0; i < HK_ARRAY_LEN(cks); i++) {
+        rw_context ctx = {.text = fx.text, .len = fx.len, .m = fx.m, .kernel = kernel(&fx, "roi_align_forward_cuda_kernel")};
+        rw_result r;
+        assert_int_equal(rw_apply_named("channel_chunks", &ctx, cks[i], &r, NULL), HK_OK);
+        if (!r.applicable)
+            fail_msg("C_K %d: %s", cks[i][0], r.description);
+        assert_non_null(strstr(r.description, "in lockstep"));
+        assert_int_equal(r.grid_divisor, cks[i][0]);
+        char name[64];
+        snprintf(name, sizeof name, "roi_align_ck%d", cks[i][0]);
+        rwf_nvcc_compiles_with(&r,
+                               "template __global__ void roi_align_forward_cuda_kernel<float>(const int, const float *, "
+                               "const float *, float *, float *, float *, const int, const int, const float, const int, "
+                               "const int, const bool, const int, const int, const int);\n",
+                               "chunks", name);
+        rw_result_free(&r);
+    }
+    rw_context cb = {.text = fx.text, .len = fx.len, .m = fx.m, .kernel = kernel(&fx, "roi_align_backward_cuda_kernel")};
+    rw_result rb;
+    assert_int_equal(rw_apply_named("channel_chunks", &cb, NULL, &rb, NULL), HK_OK);
+    assert_false(rb.applicable);
+    assert_non_null(strstr(rb.description, "atomicAdd"));
+    rw_result_free(&rb);
+    unload(&fx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(emitted_text),
         cmocka_unit_test(refusals),
+        cmocka_unit_test(lockstep_refusals),
         cmocka_unit_test(wild_kernels),
+        cmocka_unit_test(wild_roi_align),
         cmocka_unit_test(emulated_runs),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
