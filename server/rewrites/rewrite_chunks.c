@@ -36,6 +36,8 @@
 #include "core/buf.h"
 #include "core/hk.h"
 #include "model/kmodel.h"
+#include "spec/expr.h"
+#include "spec/spec.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,6 +74,7 @@ typedef struct {
     size_t n_ld;
     const an_param *rd[CC_BUFS];
     size_t n_rd;
+    int state_regs;                                              /* per-element registers carried (chunk_choice) */
     char why[700];
 } cc_scan;
 
@@ -779,6 +782,7 @@ typedef struct {
 typedef struct {
     const char *name;
     bool vec, decl;
+    int size;         /* registers of one value: 2 for a pointer, a double, a long long */
     const char *expr; /* c and the counter: their value for element hk_k */
 } ls_var;
 
@@ -815,6 +819,14 @@ static const char *ls_str(ls_state *L, const char *p, size_t n)
     return d;
 }
 
+static int ls_size_of(const char *type)
+{
+    return type && (strchr(type, '*') || strstr(type, "double") || strstr(type, "long long") ||
+                    strstr(type, "int64") || strstr(type, "size_t")) ? 2 : 1;
+}
+
+static ls_var *ls_add(ls_state *L, const char *name);
+
 static ls_var *ls_find(ls_state *L, const char *name)
 {
     for (size_t i = 0; i < L->n_var; i++)
@@ -832,6 +844,7 @@ static ls_var *ls_add(ls_state *L, const char *name)
     v->name = name;
     v->vec = v->decl = false;
     v->expr = NULL;
+    v->size = 1;
     return v;
 }
 
@@ -1255,11 +1268,11 @@ static int ls_inline(ls_state *L, int st, size_t a, size_t b, const char *target
             }
         }
         for (; q < ht.n; q++) {
-            static const char *const spec[] = {"__device__", "__host__", "__forceinline__", "inline", "static",
+            static const char *const specw[] = {"__device__", "__host__", "__forceinline__", "inline", "static",
                                                "__inline__", "__noinline__"};
             bool sk = false;
-            for (size_t i = 0; i < HK_ARRAY_LEN(spec); i++)
-                sk |= rwl_tok_is(&ht, q, spec[i]);
+            for (size_t i = 0; i < HK_ARRAY_LEN(specw); i++)
+                sk |= rwl_tok_is(&ht, q, specw[i]);
             if (sk)
                 continue;
             char t[160];
@@ -1325,6 +1338,7 @@ static int ls_inline(ls_state *L, int st, size_t a, size_t b, const char *target
         L->nd[d].b = args[i][1];
         if (!L->nd[d].name || !ls_declare(L, st, a, L->nd[d].name))
             return -1;
+        ls_find(L, L->nd[d].name)->size = ls_size_of(L->nd[d].atype);
         items[n_items++] = d;
     }
     /* the body's top-level statements: `if (c) return e;` splits the rest into its else */
@@ -1450,6 +1464,7 @@ static bool ls_list(ls_state *L, int st, size_t a, size_t b, int *first, int *co
                 const char *nm = ls_name(L, st, d);
                 if (!nm || !type || !atype || !ls_declare(L, st, d, nm))
                     return false;
+                ls_find(L, nm)->size = ls_size_of(atype);
                 int dn = ls_node_new(L, LS_DECL, st);
                 if (dn < 0 || n >= 120)
                     return LSREF(L, st, p, "statement", "too many statements");
@@ -1871,6 +1886,182 @@ static bool ls_jumps(ls_state *L, int first, int count, bool perk, int loops)
     return true;
 }
 
+/* The arrays (per-element locals) a subtree names: marks seen[], and in decl[] those it declares. */
+static void ls_names(ls_state *L, int first, int count, bool *seen, bool *decl)
+{
+    for (int i = 0; i < count; i++) {
+        ls_node *d = &L->nd[L->kids[first + i]];
+        size_t ranges[3][2] = {{d->a, d->b}, {0, 0}, {0, 0}};
+        int rst = d->kind == LS_DECL ? d->ist : d->st;
+        if (d->kind == LS_FOR) {
+            ranges[0][0] = d->fi[0];
+            ranges[0][1] = d->fi[5];
+        }
+        if (d->kind == LS_DECL || d->kind == LS_ASSIGN) {
+            ls_var *v = ls_find(L, d->name);
+            if (v) {
+                seen[v - L->var] = true;
+                if (d->kind == LS_DECL)
+                    decl[v - L->var] = true;
+            }
+        }
+        for (size_t k = ranges[0][0]; k < ranges[0][1]; k++) {
+            ls_var *v = ls_var_at(L, rst, k);
+            if (v)
+                seen[v - L->var] = true;
+        }
+        if (d->k1 >= 0)
+            ls_names(L, d->k1, d->n1, seen, decl);
+        if (d->k2 >= 0)
+            ls_names(L, d->k2, d->n2, seen, decl);
+    }
+}
+
+/* Registers of per-element state a chunk element carries across the element's loops: the
+ * arrays declared outside a once-run loop and named inside it (roi_align: the running max,
+ * its two argmax values and the channel's feature pointer, 5). */
+static void ls_carried(ls_state *L, int first, int count, bool *carried)
+{
+    for (int i = 0; i < count; i++) {
+        ls_node *d = &L->nd[L->kids[first + i]];
+        if (d->dep && d->kind != LS_BLOCK)
+            continue;
+        if (d->kind == LS_FOR) {
+            bool seen[LS_VARS] = {0}, decl[LS_VARS] = {0};
+            ls_names(L, d->k1, d->n1, seen, decl);
+            for (size_t v = 0; v < L->n_var; v++)
+                if (seen[v] && !decl[v] && L->var[v].vec && !L->var[v].expr)
+                    carried[v] = true;
+        }
+        if (d->k1 >= 0)
+            ls_carried(L, d->k1, d->n1, carried);
+        if (d->k2 >= 0)
+            ls_carried(L, d->k2, d->n2, carried);
+    }
+}
+
+/* Loads the per-element statements of a list make (`[`), not counting those of a nested
+ * once-run loop (its own step). */
+static int ls_loads_dep(ls_state *L, int first, int count, bool perk)
+{
+    int n = 0;
+    for (int i = 0; i < count; i++) {
+        ls_node *d = &L->nd[L->kids[first + i]];
+        bool pk = perk || (d->dep && d->kind != LS_BLOCK);
+        if (d->kind == LS_FOR && !pk)
+            continue;
+        if (pk) {
+            int st = d->kind == LS_DECL ? d->ist : d->st;
+            size_t a = d->kind == LS_FOR ? d->fi[0] : d->a, b = d->kind == LS_FOR ? d->fi[5] : d->b;
+            for (size_t k = a; k < b; k++)
+                n += rwl_tok_is(L->st[st].ts, k, "[");
+        }
+        if (d->k1 >= 0)
+            n += ls_loads_dep(L, d->k1, d->n1, pk);
+        if (d->k2 >= 0)
+            n += ls_loads_dep(L, d->k2, d->n2, pk);
+    }
+    return n;
+}
+
+/* The most per-element loads one step of a once-run loop makes (roi_align: the 4 gathers of
+ * a sample): values the compiler keeps in flight for every element at once. */
+static int ls_step_loads(ls_state *L, int first, int count)
+{
+    int best = 0;
+    for (int i = 0; i < count; i++) {
+        ls_node *d = &L->nd[L->kids[first + i]];
+        if (d->dep && d->kind != LS_BLOCK)
+            continue;
+        if (d->kind == LS_FOR) {
+            int n = ls_loads_dep(L, d->k1, d->n1, false);
+            if (n > best)
+                best = n;
+        }
+        int m = 0;
+        if (d->k1 >= 0)
+            m = ls_step_loads(L, d->k1, d->n1);
+        if (m > best)
+            best = m;
+        if (d->k2 >= 0)
+            m = ls_step_loads(L, d->k2, d->n2);
+        if (m > best)
+            best = m;
+    }
+    return best;
+}
+
+/* ---- the chunk C_K when the caller leaves it to the rewrite (chunk 0) ----
+ *
+ * A larger chunk shares the c-free work among more elements (1 / C_K of it per element) and
+ * puts more independent loads in flight per thread, but every element of the chunk keeps its
+ * own state: registers about R0 + E * C_K, E the per-element registers (what an element
+ * carries across the element's loops, its running max or accumulator and its channel
+ * pointer, plus the per-element loads of one step, which the compiler keeps in flight for
+ * all C_K at once), R0 ~ 40 the rest (carafe's one-element kernel has 40, roi_align's 45).
+ * Calibrated on nothing but ptxas -v of the two kernels this rewrite takes: carafe E 3,
+ * 48/64/80 registers at C_K 4/8/16 (model 52/64/88); roi_align E 9, 80/96/128 (model
+ * 76/112/184, where ptxas caps itself at the 512-thread block's 128). The rule:
+ *   1. the chunks must still fill the GPU: outputs / C_K >= its resident threads (SMs x
+ *      warps per SM x 32, an H200's 132 x 64 x 32 when the device is not known), at the
+ *      spec's first size (outputs: the spec's value of the loop's bound);
+ *   2. the largest C_K whose estimate keeps half the SM's threads resident under the spec's
+ *      block (carafe: 8, 64 registers, two blocks of 512);
+ *   3. else the largest whose estimate fits the block's register limit (65536 / block, at
+ *      most 128: the estimate is rough, and 128 still keeps a quarter of the SM's threads;
+ *      roi_align: 8, 112 <= 128);
+ *   4. else 4. */
+#define CC_R0 40
+
+static int chunk_choice(const rw_context *ctx, const cc_scan *s, int E, char *why, size_t n)
+{
+    static const int cand[] = {16, 8, 4};
+    long long sm = ctx->sm_count > 0 ? ctx->sm_count : 132, wps = ctx->warps_per_sm > 0 ? ctx->warps_per_sm : 64;
+    long long resident = sm * wps * 32, B = 256, outputs = -1;
+    const spec *sp = ctx->spec;
+    if (sp && sp->block[0] && sp->n_sizes) {
+        expr_value v;
+        char err[120];
+        if (spec_eval(sp, sp->block[0], 0, sm, &v, err, sizeof err) == HK_OK && !v.is_float && v.i > 0 && v.i <= 1024)
+            B = v.i;
+        const rw_toks *ts = s->ts;
+        const an_param *pa = s->lo.bnd_b == s->lo.bnd_a + 1 ? rwp_param_named(s->f, ts, s->lo.bnd_a) : NULL;
+        size_t pi = pa ? (size_t)(pa - s->f->params) : 0;
+        if (pa && pi < sp->n_args && sp->args[pi].value &&
+            spec_eval(sp, sp->args[pi].value, 0, sm, &v, err, sizeof err) == HK_OK && !v.is_float && v.i > 0)
+            outputs = v.i;
+    }
+    long long limit = 65536 / B > 128 ? 128 : 65536 / B;
+    int pick = 0, fit = 0;
+    const char *how = "";
+    for (size_t i = 0; i < HK_ARRAY_LEN(cand) && !pick; i++) {
+        int c = cand[i];
+        long long regs = CC_R0 + (long long)E * c;
+        if (outputs > 0 && outputs / c < resident)
+            continue;
+        long long blocks = 65536 / (regs * B);
+        if (blocks > 2048 / B)
+            blocks = 2048 / B;
+        if (blocks * B * 2 >= 2048) {
+            pick = c;
+            how = "keeps half the SM's threads";
+        } else if (!fit && regs <= limit)
+            fit = c;
+    }
+    if (!pick && fit) {
+        pick = fit;
+        how = "fits the block's register limit";
+    }
+    if (!pick) {
+        pick = 4;
+        how = "the smallest";
+    }
+    snprintf(why, n, "chunk %d chosen: %d per-element registers, about %d a thread at C_K %d, %s of %lld threads%s",
+             pick, E, CC_R0 + E * pick, pick, how, B,
+             outputs > 0 ? "; the chunks fill the GPU" : "");
+    return pick;
+}
+
 static int put_head(struct hk_buf *o, const cc_scan *s, int CK);
 
 /* The lockstep chunk for coordinate s->cj: true with the emitted text in o, false with the
@@ -1910,6 +2101,15 @@ static bool lockstep(cc_scan *s, int CK, struct hk_buf *o, int *err)
         ls_class(L, first, count, false);
         if (!L->changed)
             break;
+    }
+    {
+        bool carried[LS_VARS] = {0};
+        ls_carried(L, first, count, carried);
+        s->state_regs = 0;
+        for (size_t v = 0; v < L->n_var; v++)
+            if (carried[v] && v >= s->n_co && L->var[v].name != cv->name)
+                s->state_regs += L->var[v].size;
+        s->state_regs += ls_step_loads(L, first, count);
     }
     if (!L->n_stored) {
         refuse(s, bb - 1, "store", "the element stores nothing at `P[%.*s]`", TOK(ts, s->lo.v));
@@ -2007,8 +2207,10 @@ static int channel_chunks(const rw_context *ctx, int CK, rw_result *out)
     if (!out)
         return HK_EINVAL;
     memset(out, 0, sizeof *out);
-    if (CK < 2 || CK > 64)
+    if ((CK < 2 && CK != 0) || CK > 64)
         return HK_EINVAL;
+    bool chosen = CK == 0; /* chunk_choice picks it once the element is read */
+    char choice[300] = "";
     const char *text = ctx->text;
     size_t len = ctx->len;
     const an_function *f;
@@ -2113,10 +2315,15 @@ static int channel_chunks(const rw_context *ctx, int CK, rw_result *out)
         for (size_t cj = s->n_co - 2; cj >= 1 && !ok && !rc; cj--) {
             s->cj = cj;
             hk_buf_reset(&nb);
-            lock = lockstep(s, CK, &nb, &rc);
+            lock = lockstep(s, chosen ? 8 : CK, &nb, &rc);
             ok = lock;
             if (!ok && !second[0])
                 snprintf(second, sizeof second, "%s", s->why);
+        }
+        if (lock && chosen) {
+            CK = chunk_choice(ctx, s, s->state_regs, choice, sizeof choice);
+            hk_buf_reset(&nb);
+            ok = lockstep(s, CK, &nb, &rc);
         }
         if (rc)
             goto out;
@@ -2128,6 +2335,14 @@ static int channel_chunks(const rw_context *ctx, int CK, rw_result *out)
     /* the nest's extent */
     s->nest_a = s->acc_e;
     s->nest_e = s->st_a;
+    if (!lock && chosen) {
+        /* the accumulator, the per-element declarations of the update, its unshared loads */
+        int E = 1 + (int)s->n_vdecl, loads = 0;
+        for (size_t q = s->upd_a + 2; q + 1 < s->upd_e; q++)
+            loads += rwl_tok_is(&ts, q, "[");
+        E += loads > (int)s->n_ld ? loads - (int)s->n_ld : 0;
+        CK = chunk_choice(ctx, s, E, choice, sizeof choice);
+    }
     if (!lock && (rc = emit_chunks(s, CK, &nb)))
         goto out;
     if ((rc = rwl_edits_add(&es, ts.t[s->lo.st].start, ts.t[s->lo.se - 1].end, nb.data)))
@@ -2145,6 +2360,11 @@ static int channel_chunks(const rw_context *ctx, int CK, rw_result *out)
                                  "the grid divided by %d along x",
                                  f->name, rwl_line_at(text, ts.t[s->lo.st].start), CK, TOK(&ts, s->co_name[s->cj]),
                                  CK - 1, s->n_ld, s->n_ld > 1 ? "s" : "", CK, CK);
+        if (desc && choice[0]) {
+            char *d2 = hk_asprintf("%s (%s)", desc, choice);
+            hk_free(desc);
+            desc = d2;
+        }
         rc = rwl_finish(text, len, ctx->m, f->name, &es, desc, out);
         if (rc == HK_OK && out->applicable) {
             out->grid_divisor = (unsigned)CK;
@@ -2166,7 +2386,8 @@ out:
 
 /* ---- registry descriptor (registry.h) ---- */
 static const rw_param chunks_params[] = {
-    {.name = "chunk", .type = RW_PARAM_ENUM, .values = {8, 4, 16}, .n_values = 3, .def = 8},
+    /* 0: chosen by the kernel's per-element state and the GPU's threads (chunk_choice) */
+    {.name = "chunk", .type = RW_PARAM_ENUM, .values = {0, 8, 4, 16}, .n_values = 4, .def = 0},
 };
 
 static int emit_channel_chunks(const rw_context *c, const int *p, rw_result *out)

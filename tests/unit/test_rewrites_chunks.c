@@ -8,6 +8,7 @@
  * rewritten, compiles with nvcc -arch=sm_90. A plain for-loop kernel without guards (the
  * skills' sample) runs bit-identical too. */
 #include "analysis/analysis.h"
+#include "spec/spec.h"
 #include "core/hk.h"
 #include "rewrites/registry.h"
 #include "rewrites/rewrite.h"
@@ -874,6 +875,48 @@ static void wild_roi_align(void **state)
     unload(&fx);
 }
 
+/* chunk 0: the rewrite picks C_K from the element's per-element registers, the spec's block
+ * and outputs and the device's threads (chunk_choice): 8 for the wild roi_align (no C_K keeps
+ * half the SM's threads; 8 fits the 512-thread block's 128 registers) and carafe (8 keeps two
+ * blocks of 512); 4 on a device with so many threads that larger chunks would not fill it. */
+static void chosen_chunk(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *id, *kernel;
+        int sm, warps, want;
+        const char *words;
+    } cases[] = {
+        {"mmcv_roi_align_fwd", "roi_align_forward_cuda_kernel", 132, 64, 8,
+         "chunk 8 chosen: 10 per-element registers, about 120 a thread at C_K 8, fits the block's register limit of 512 threads; the chunks fill the GPU"},
+        {"mmcv_carafe_naive_fwd", "carafe_naive_forward_cuda_kernel", 132, 64, 8,
+         "chunk 8 chosen: 3 per-element registers, about 64 a thread at C_K 8, keeps half the SM's threads of 512 threads"},
+        {"mmcv_roi_align_fwd", "roi_align_forward_cuda_kernel", 2000, 64, 4, "chunk 4 chosen"},
+    };
+    for (size_t i = 0; i < HK_ARRAY_LEN(cases); i++) {
+        fixture fx;
+        if (!rwf_load_wild(cases[i].id, &fx))
+            return;
+        char path[700];
+        snprintf(path, sizeof path, HK_TEST_DATA "/../../bench/wild/specs/%s.bench.json", cases[i].id);
+        spec *sp = NULL;
+        spec_diags dg = {0};
+        assert_int_equal(spec_load(path, &sp, &dg), HK_OK);
+        spec_diags_free(&dg);
+        rw_context ctx = {.text = fx.text, .len = fx.len, .m = fx.m, .kernel = kernel(&fx, cases[i].kernel),
+                          .spec = sp, .sm_count = cases[i].sm, .warps_per_sm = cases[i].warps};
+        rw_result r;
+        assert_int_equal(rw_apply_named("channel_chunks", &ctx, NULL, &r, NULL), HK_OK);
+        assert_true(r.applicable);
+        assert_int_equal(r.grid_divisor, cases[i].want);
+        if (!strstr(r.description, cases[i].words))
+            fail_msg("%s: no \"%s\" in %s", cases[i].id, cases[i].words, r.description);
+        rw_result_free(&r);
+        spec_free(sp);
+        unload(&fx);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -882,6 +925,7 @@ int main(void)
         cmocka_unit_test(lockstep_refusals),
         cmocka_unit_test(wild_kernels),
         cmocka_unit_test(wild_roi_align),
+        cmocka_unit_test(chosen_chunk),
         cmocka_unit_test(emulated_runs),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
