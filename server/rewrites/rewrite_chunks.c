@@ -1444,6 +1444,10 @@ static bool ls_list(ls_state *L, int st, size_t a, size_t b, int *first, int *co
             /* q: the first name */
             if (ts->t[q].kind != T_IDENT || q == p)
                 return LSREF(L, st, p, "statement", "`%.*s ...`: a declaration the scan cannot read", TOK(ts, p));
+            for (size_t r = p; r < q; r++)
+                if (rwl_tok_is(ts, r, "&") || rwl_tok_is(ts, r, "&&") || rwl_tok_is(ts, r, "static") ||
+                    rwl_tok_is(ts, r, "__shared__") || rwl_tok_is(ts, r, "extern"))
+                    return LSREF(L, st, r, "statement", "`%.*s` in a declaration of the element", TOK(ts, r));
             const char *type = ls_text(L, st, p, q), *atype = ls_atype(L, st, p, q);
             for (size_t d = q; d < e;) {
                 if (ts->t[d].kind != T_IDENT)
@@ -2090,8 +2094,11 @@ static bool lockstep(cc_scan *s, int CK, struct hk_buf *o, int *err)
         }
     }
     ls_var *cv = ls_add(L, ls_name(L, 0, s->lo.v));
-    if (cv)
-        cv->vec = cv->decl = true;
+    if (!cv || L->n_var != s->n_co + 1) {
+        refuse(s, s->lo.v, "coordinate", "the coordinates and the counter are not %zu distinct names", s->n_co + 1);
+        goto done;
+    }
+    cv->vec = cv->decl = true;
     int first = 0, count = 0;
     size_t ba = s->co_e[s->n_co - 1], bb = s->lo.bb;
     if (!ls_list(L, 0, ba, bb, &first, &count))
