@@ -3,6 +3,9 @@
  * element is one accumulation `acc += ...` over a loop nest and one store `P[i] = acc`, and
  * one of whose loads does not depend on an outer coordinate c: one thread takes the C_K
  * elements that differ only in c, loads that value once per tap and keeps C_K accumulators.
+ * Any other element (several stores, a select chain, calls to functions of the file) is
+ * taken in lockstep when its c-free part loads memory (the lockstep section below: mmcv's
+ * roi_align); chunk 0 picks C_K by the element's registers (chunk_choice).
  *
  * Why: mmcv's carafe reads a mask that depends on the channel only through its group
  * (mask_group = c / (channels / group_size)); in the original thread order the channels that
