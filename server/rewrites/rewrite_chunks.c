@@ -3,6 +3,9 @@
  * element is one accumulation `acc += ...` over a loop nest and one store `P[i] = acc`, and
  * one of whose loads does not depend on an outer coordinate c: one thread takes the C_K
  * elements that differ only in c, loads that value once per tap and keeps C_K accumulators.
+ * Any other element (several stores, a select chain, calls to functions of the file) is
+ * taken in lockstep when its c-free part loads memory (the lockstep section below: mmcv's
+ * roi_align); chunk 0 picks C_K by the element's registers (chunk_choice).
  *
  * Why: mmcv's carafe reads a mask that depends on the channel only through its group
  * (mask_group = c / (channels / group_size)); in the original thread order the channels that
@@ -36,6 +39,8 @@
 #include "core/buf.h"
 #include "core/hk.h"
 #include "model/kmodel.h"
+#include "spec/expr.h"
+#include "spec/spec.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,6 +77,7 @@ typedef struct {
     size_t n_ld;
     const an_param *rd[CC_BUFS];
     size_t n_rd;
+    int state_regs;                                              /* per-element registers carried (chunk_choice) */
     char why[700];
 } cc_scan;
 
@@ -546,7 +552,9 @@ static int put_coords(struct hk_buf *o, const cc_scan *s, const char *k, bool co
     return rc;
 }
 
-static int emit_chunks(cc_scan *s, int CK, struct hk_buf *o)
+/* The chunk loop's head: the chunk space, the coordinates' digits, c0 and kn (the elements
+ * of the chunk that exist), shared by the accumulation form and the lockstep form. */
+static int put_head(struct hk_buf *o, const cc_scan *s, int CK)
 {
     const rw_toks *ts = s->ts;
     const char *text = s->text;
@@ -589,9 +597,18 @@ static int emit_chunks(cc_scan *s, int CK, struct hk_buf *o)
                               "    int hk_cc_kn = 0;\n#pragma unroll\n    for (int hk_k = 0; hk_k < %d; hk_k++) {\n"
                               "        const long long hk_i = hk_cc_base + (hk_cc_c0 + hk_k) * hk_cc_sj;\n"
                               "        if (hk_cc_kn == hk_k && hk_cc_c0 + hk_k < hk_cc_f%zu && hk_i < (long long)hk_cc_n) {\n"
-                              "            hk_cc_kn++;\n        }\n    }\n"
-                              "    bool hk_cc_same = true;\n",
+                              "            hk_cc_kn++;\n        }\n    }\n",
                            s->cj, CK, CK, s->cj);
+    return rc;
+}
+
+static int emit_chunks(cc_scan *s, int CK, struct hk_buf *o)
+{
+    const rw_toks *ts = s->ts;
+    const char *text = s->text;
+    int rc = put_head(o, s, CK);
+    if (!rc)
+        rc = hk_buf_appends(o, "    bool hk_cc_same = true;\n");
     /* the guards: evaluated at every c0 + k, compared with c0's */
     size_t n_g = 0;
     for (size_t i = 0; i < s->n_names; i++)
@@ -709,13 +726,1501 @@ static int emit_chunks(cc_scan *s, int CK, struct hk_buf *o)
     return rc;
 }
 
+/* ---- lockstep: the general form (an element that is not one accumulation) ----
+ *
+ * A body that read_chunks refuses (several stores, a select chain, a call to a __device__
+ * function of the file) still has the chunk's shape when the work that does not depend on c
+ * can run once for the C_K elements and the work that does can run per element beside it.
+ * The body is read into statements; calls `T v = f(args);` / `v = f(args);` to a function of
+ * the file are inlined first (parameters become locals initialised from the arguments, its
+ * locals renamed, `if (cond) return e;` / `return e;` at its top level become assignments of
+ * `(R)(e)` to v, R its return type): a general step, what the compiler does for the function
+ * anyway. Then each local is classed by a fixpoint: it depends on c when a statement that
+ * assigns it reads c, the counter or a local that depends on c, or stands under a condition
+ * that does. A statement that reads or writes such a local, or stores, runs once per element
+ * k (`for (hk_k < C_K) if (hk_k < kn)`), those locals become arrays of C_K (name[hk_k]); an
+ * `if` or `for` whose header depends on c runs whole per element. Everything else runs once.
+ *
+ * Proof of exactness. A statement that runs once reads only values that are the same for
+ * every element of the chunk (the other coordinates, parameters, locals computed the same way
+ * from them, and loads from buffers the kernel never writes: the only writes are the stores
+ * `P[i] = v` to buffers the body names nowhere else, at the element's own index, not aliasing
+ * a read buffer); it writes only such locals. So at every point each element's once-run values
+ * are what its own run would hold, and its per-element statements run in its own order on its
+ * own array slots: each element performs the same operations on the same operands in the same
+ * order as in the original. The stores of one element go to its own index, written once, read
+ * by no thread, so their order across elements is free. An inlined call computes what the
+ * call does: arguments copied into parameters of their declared types (by value; reference
+ * parameters are refused), the result converted to the return type. */
+
+#define LS_NODES 768
+#define LS_KIDS 2048
+#define LS_VARS 256
+#define LS_STREAMS 8
+#define LS_ARENA 65536
+
+enum { LS_DECL, LS_EXPR, LS_STORE, LS_ASSIGN, LS_IF, LS_FOR, LS_BLOCK, LS_JUMP };
+
+typedef struct {
+    const rw_toks *ts;
+    rw_toks own;
+    char pre[24];         /* callee locals' prefix ("" in the kernel) */
+    const char *loc[96];  /* a callee's locals and parameters (renamed) */
+    size_t n_loc;
+    const char *tp[4], *tv[4]; /* a callee's template parameters and what they stand for */
+    size_t n_tp;
+} ls_stream;
+
+typedef struct {
+    int kind, st;           /* st: the stream of the tokens */
+    size_t a, b;            /* EXPR/STORE: [a, b) without `;`; DECL: the init (a == b: none);
+                             * ASSIGN: the value; IF: the condition; JUMP: the keyword */
+    int ist;                /* DECL/ASSIGN: the stream of the value */
+    const char *type, *atype, *name; /* DECL: the type, the type of its array, the name; ASSIGN: cast, target */
+    size_t fi[6];           /* FOR: init [0,1), cond [2,3), step [4,5) */
+    int k1, n1, k2, n2;     /* children (then/body; else) in the kids pool */
+    bool dep;
+} ls_node;
+
+typedef struct {
+    const char *name;
+    bool vec, decl;
+    int size;         /* registers of one value: 2 for a pointer, a double, a long long */
+    const char *expr; /* c and the counter: their value for element hk_k */
+} ls_var;
+
+typedef struct {
+    cc_scan *s;
+    ls_stream st[LS_STREAMS];
+    size_t n_st;
+    ls_node nd[LS_NODES];
+    size_t n_nd;
+    int kids[LS_KIDS];
+    size_t n_kids;
+    ls_var var[LS_VARS];
+    size_t n_var;
+    char arena[LS_ARENA];
+    size_t n_arena;
+    bool changed, shared;
+    const an_param *stored[8];
+    size_t n_stored;
+    /* emission */
+    const char *scope[LS_VARS];
+    bool scope_arr[LS_VARS];
+    size_t n_scope;
+    int perk, loops_in_perk, CK;
+} ls_state;
+
+static const char *ls_str(ls_state *L, const char *p, size_t n)
+{
+    if (L->n_arena + n + 1 > LS_ARENA)
+        return NULL;
+    char *d = L->arena + L->n_arena;
+    memcpy(d, p, n);
+    d[n] = '\0';
+    L->n_arena += n + 1;
+    return d;
+}
+
+static int ls_size_of(const char *type)
+{
+    return type && (strchr(type, '*') || strstr(type, "double") || strstr(type, "long long") ||
+                    strstr(type, "int64") || strstr(type, "size_t")) ? 2 : 1;
+}
+
+static ls_var *ls_add(ls_state *L, const char *name);
+
+static ls_var *ls_find(ls_state *L, const char *name)
+{
+    for (size_t i = 0; i < L->n_var; i++)
+        if (!strcmp(L->var[i].name, name))
+            return &L->var[i];
+    return NULL;
+}
+
+static ls_var *ls_add(ls_state *L, const char *name)
+{
+    ls_var *v = ls_find(L, name);
+    if (v || L->n_var >= LS_VARS)
+        return v;
+    v = &L->var[L->n_var++];
+    v->name = name;
+    v->vec = v->decl = false;
+    v->expr = NULL;
+    v->size = 1;
+    return v;
+}
+
+/* The name token k of stream st stands for: a callee's local renamed, a template parameter
+ * replaced by its type; else its own text. */
+static const char *ls_tok(ls_state *L, int st, size_t k, char *buf, size_t n)
+{
+    const ls_stream *S = &L->st[st];
+    const rw_toks *ts = S->ts;
+    int len = (int)(ts->t[k].end - ts->t[k].start);
+    const char *c = ts->text + ts->t[k].start;
+    bool member = k > 0 && (rwl_tok_is(ts, k - 1, ".") || rwl_tok_is(ts, k - 1, "->") || rwl_tok_is(ts, k - 1, "::"));
+    if (ts->t[k].kind == T_IDENT && st > 0 && !member) {
+        for (size_t i = 0; i < S->n_tp; i++)
+            if ((int)strlen(S->tp[i]) == len && !memcmp(S->tp[i], c, (size_t)len))
+                return S->tv[i];
+        for (size_t i = 0; i < S->n_loc; i++)
+            if ((int)strlen(S->loc[i]) == len && !memcmp(S->loc[i], c, (size_t)len)) {
+                snprintf(buf, n, "%s%.*s", S->pre, len, c);
+                return buf;
+            }
+    }
+    snprintf(buf, n, "%.*s", len, c);
+    return buf;
+}
+
+/* ls_tok's text kept in the arena. */
+static const char *ls_name(ls_state *L, int st, size_t k)
+{
+    char b[160];
+    const char *w = ls_tok(L, st, k, b, sizeof b);
+    return ls_str(L, w, strlen(w));
+}
+
+/* The variable token k of stream st names (NULL: not a local of the element). */
+static ls_var *ls_var_at(ls_state *L, int st, size_t k)
+{
+    const rw_toks *ts = L->st[st].ts;
+    if (ts->t[k].kind != T_IDENT || (k > 0 && (rwl_tok_is(ts, k - 1, ".") || rwl_tok_is(ts, k - 1, "->") ||
+                                               rwl_tok_is(ts, k - 1, "::"))))
+        return NULL;
+    char b[160];
+    return ls_find(L, ls_tok(L, st, k, b, sizeof b));
+}
+
+/* Tokens [a, b) of st as text (names replaced), one space apart. */
+static const char *ls_text(ls_state *L, int st, size_t a, size_t b)
+{
+    char out[2048];
+    size_t n = 0;
+    out[0] = '\0';
+    for (size_t k = a; k < b; k++) {
+        char t[160];
+        const char *w = ls_tok(L, st, k, t, sizeof t);
+        int r = snprintf(out + n, sizeof out - n, "%s%s", n ? " " : "", w);
+        if (r < 0 || (size_t)r >= sizeof out - n)
+            return NULL;
+        n += (size_t)r;
+    }
+    return ls_str(L, out, n);
+}
+
+/* The type text [a, b) with the const of the declared object dropped (for its array). */
+static const char *ls_atype(ls_state *L, int st, size_t a, size_t b)
+{
+    const rw_toks *ts = L->st[st].ts;
+    size_t star = a;
+    for (size_t k = a; k < b; k++)
+        if (rwl_tok_is(ts, k, "*"))
+            star = k + 1;
+    char out[512];
+    size_t n = 0;
+    out[0] = '\0';
+    for (size_t k = a; k < b; k++) {
+        if (k >= star && rwl_tok_is(ts, k, "const"))
+            continue;
+        char t[160];
+        const char *w = ls_tok(L, st, k, t, sizeof t);
+        int r = snprintf(out + n, sizeof out - n, "%s%s", n ? " " : "", w);
+        if (r < 0 || (size_t)r >= sizeof out - n)
+            return NULL;
+        n += (size_t)r;
+    }
+    return ls_str(L, out, n);
+}
+
+static int ls_node_new(ls_state *L, int kind, int st)
+{
+    if (L->n_nd >= LS_NODES)
+        return -1;
+    ls_node *d = &L->nd[L->n_nd];
+    memset(d, 0, sizeof *d);
+    d->kind = kind;
+    d->st = d->ist = st;
+    d->k1 = d->k2 = -1;
+    return (int)L->n_nd++;
+}
+
+#define LSREF(L, st, k, ...) refuse((L)->s, (st) == 0 ? (k) : (L)->s->lo.ba, __VA_ARGS__)
+
+/* What an expression [a, b) of st may hold (writes only where `writes`: to locals, at the top
+ * of an expression statement). Records the kernel's pointer parameters it reads. */
+static bool ls_check(ls_state *L, int st, size_t a, size_t b, bool writes)
+{
+    cc_scan *s = L->s;
+    const rw_toks *ts = L->st[st].ts;
+    for (size_t q = a; q < b; q++) {
+        if (ts->t[q].kind != T_IDENT) {
+            if (rwl_tok_is(ts, q, "->") || ((rwl_tok_is(ts, q, "*") || rwl_tok_is(ts, q, "&")) && rwl_unary_position(ts, q)))
+                return LSREF(L, st, q, "memory", "`%.*s`: memory through a pointer the scan cannot follow", TOK(ts, q));
+            if (rwl_tok_is_assign_op(ts, q) || rwl_tok_is(ts, q, "++") || rwl_tok_is(ts, q, "--")) {
+                bool ok = writes && q > a && ((rwl_tok_is_assign_op(ts, q) && ls_var_at(L, st, q - 1) &&
+                                              (q - 1 == a || rwl_tok_is(ts, q - 2, "="))) ||
+                                             (!rwl_tok_is_assign_op(ts, q) && q == a + 1 && ls_var_at(L, st, a)));
+                ok = ok || (writes && !rwl_tok_is_assign_op(ts, q) && q == a && q + 2 == b && ls_var_at(L, st, q + 1));
+                if (!ok)
+                    return LSREF(L, st, q, "write", "`%.*s` writes other than a local of the element at the start of "
+                                                 "a statement", TOK(ts, q));
+            }
+            continue;
+        }
+        size_t l = ts->t[q].end - ts->t[q].start;
+        const char *c = ts->text + ts->t[q].start;
+        if (rwl_tok_is(ts, q, "threadIdx") || rwl_tok_is(ts, q, "blockIdx") || rwl_tok_is(ts, q, "blockDim") ||
+            rwl_tok_is(ts, q, "gridDim") || rwl_tok_is(ts, q, "warpSize"))
+            return LSREF(L, st, q, "thread index", "`%.*s` in the element: its value would depend on the thread",
+                         TOK(ts, q));
+        if ((l >= 6 && (!memcmp(c, "atomic", 6) || !memcmp(c, "__sync", 6) || !memcmp(c, "__shfl", 6))) ||
+            (l >= 8 && !memcmp(c, "__ballot", 8)))
+            return LSREF(L, st, q, "atomic", "`%.*s` in the element", TOK(ts, q));
+        if (rwl_tok_is(ts, q, "return") || rwl_tok_is(ts, q, "goto") || rwl_tok_is(ts, q, "asm") ||
+            rwl_tok_is(ts, q, "__shared__") || rwl_tok_is(ts, q, "static") || rwl_tok_is(ts, q, "volatile"))
+            return LSREF(L, st, q, "early exit", "`%.*s` in the element", TOK(ts, q));
+        bool member = q > 0 && (rwl_tok_is(ts, q - 1, ".") || rwl_tok_is(ts, q - 1, "->") || rwl_tok_is(ts, q - 1, "::"));
+        if (member)
+            continue;
+        bool tparam = false;
+        for (size_t i = 0; i < L->st[st].n_tp; i++)
+            tparam |= strlen(L->st[st].tp[i]) == l && !memcmp(L->st[st].tp[i], c, l);
+        if (q + 1 < b && rwl_tok_is(ts, q + 1, "(") && !is_kw(ts, q) && !rwl_is_type_word(ts, q) &&
+            !rwp_is_type_word(ts, q) && !rwl_pure_call_name(ts, q) && !tparam && !ls_var_at(L, st, q)) {
+            bool pure = false;
+            if (st == 0)
+                pure = pure_callee(s, q);
+            if (!pure)
+                return LSREF(L, st, q, "call", "`%.*s(...)` is not a pure function of its arguments (a call to a "
+                                             "function of the file is inlined only as `T v = f(...);`)", TOK(ts, q));
+        }
+        if (st != 0)
+            continue;
+        const an_param *pa = rwp_param_named(s->f, ts, q);
+        if (pa && pa->pointer_depth >= 1) {
+            for (size_t i = 0; i < L->n_stored; i++)
+                if (L->stored[i] == pa)
+                    return LSREF(L, st, q, "store", "the element names `%.*s`, which it stores to, other than in "
+                                                  "`%.*s[%.*s] = ...`", TOK(ts, q), TOK(ts, q), TOK(ts, s->lo.v));
+            /* inside the element nothing writes through a pointer (ls_check's rules); outside it, the
+             * kernel's own statements before the loop may not write or pass the buffer on */
+            for (size_t r = 1; r + 1 < s->ts->n; r++)
+                if ((r < s->lo.ba || r >= s->lo.bb) && rwl_same_tok(s->ts, r, q) && rwl_is_use(s->ts, r) &&
+                    rwl_occurrence_writes(s->ts, r))
+                    return LSREF(L, st, q, "memory", "the element reads `%.*s`, which the kernel writes (or passes "
+                                                  "on) at line %d", TOK(ts, q), rwl_line_at(s->text, s->ts->t[r].start));
+            bool have = false;
+            for (size_t i = 0; i < s->n_rd; i++)
+                have |= s->rd[i] == pa;
+            if (!have) {
+                if (s->n_rd >= CC_BUFS)
+                    return LSREF(L, st, q, "memory", "more than %d buffers", CC_BUFS);
+                s->rd[s->n_rd++] = pa;
+            }
+        } else if (pa && ts->t[q + 1].kind != T_IDENT && rwl_tok_is_assign_op(ts, q + 1))
+            return LSREF(L, st, q, "write", "the element writes the parameter `%.*s`", TOK(ts, q));
+    }
+    return true;
+}
+
+static bool ls_list(ls_state *L, int st, size_t a, size_t b, int *first, int *count);
+
+/* Declares name (a local of the element; a second declaration in another scope is the same
+ * variable for the classing: conservative). */
+static bool ls_declare(ls_state *L, int st, size_t k, const char *name)
+{
+    ls_var *v = ls_add(L, name);
+    if (!v)
+        return LSREF(L, st, k, "statement", "more than %d locals", LS_VARS);
+    v->decl = true;
+    for (size_t t = 0; t < L->s->n_co; t++)
+        if (t != L->s->cj && rwl_same_tok(L->s->ts, L->s->co_name[t], k) && st == 0)
+            return LSREF(L, st, k, "statement", "`%.*s` hides a coordinate", TOK(L->st[st].ts, k));
+    return true;
+}
+
+/* A type's words without const/volatile/__restrict__ (one space apart) and its stars. */
+static void ls_type_core(const char *txt, char *out, size_t n, int *stars)
+{
+    rw_toks tt = {0};
+    size_t k = 0;
+    *stars = 0;
+    out[0] = '\0';
+    if (rwl_lex(txt, 0, (uint32_t)strlen(txt), &tt) == HK_OK)
+        for (size_t q = 0; q < tt.n; q++) {
+            if (rwl_tok_is(&tt, q, "const") || rwl_tok_is(&tt, q, "volatile") || rwl_tok_is(&tt, q, "__restrict__") ||
+                rwl_tok_is(&tt, q, "__restrict"))
+                continue;
+            if (rwl_tok_is(&tt, q, "*")) {
+                (*stars)++;
+                continue;
+            }
+            int r = snprintf(out + k, n - k, "%s%.*s", k ? " " : "", (int)(tt.t[q].end - tt.t[q].start),
+                             txt + tt.t[q].start);
+            if (r > 0 && (size_t)r < n - k)
+                k += (size_t)r;
+        }
+    rwl_toks_free(&tt);
+}
+
+/* The callee's statements i.. of stm (stream gi) into items: `return e;` ends them as
+ * `target = (R)(e)`; `if (c) return e;` becomes an if whose else holds what follows. */
+static int ls_returns(ls_state *L, int gi, const size_t *stm, size_t n_stm, size_t i, const char *target,
+                      const char *rtype, int *items, int *n_items, const rw_toks *ts, size_t a)
+{
+    const rw_toks *gt = L->st[gi].ts;
+    for (; i < n_stm; i++) {
+        size_t q = stm[i], e = stm[i + 1];
+        bool has_ret = false;
+        for (size_t r = q; r < e; r++)
+            has_ret |= rwl_tok_is(gt, r, "return");
+        if (!has_ret) {
+            int f0, n0;
+            if (!ls_list(L, gi, q, e, &f0, &n0))
+                return -1;
+            for (int k = 0; k < n0; k++) {
+                if (*n_items >= 96)
+                    return -1;
+                items[(*n_items)++] = L->kids[f0 + k];
+            }
+            continue;
+        }
+        int asg = ls_node_new(L, LS_ASSIGN, gi);
+        if (asg < 0 || *n_items >= 96)
+            return -1;
+        L->nd[asg].name = target;
+        L->nd[asg].type = rtype;
+        if (rwl_tok_is(gt, q, "return")) {
+            if (!ls_check(L, gi, q + 1, e - 1, false))
+                return -1;
+            L->nd[asg].a = q + 1;
+            L->nd[asg].b = e - 1;
+            items[(*n_items)++] = asg;
+            return 1;
+        }
+        if (!rwl_tok_is(gt, q, "if") || !rwl_tok_is(gt, q + 1, "("))
+            return LSREF(L, 0, a, "call", "`%.*s` returns other than by `return e;` or `if (c) return e;` at its top "
+                                         "level", TOK(ts, a)) ? 0 : -1;
+        size_t c = rwl_match_close(gt, q + 1), r = c + 1;
+        bool br = rwl_tok_is(gt, r, "{");
+        if (br)
+            r++;
+        size_t re = rwl_stmt_end(gt, r, e);
+        if (!rwl_tok_is(gt, r, "return") || re != (br ? e - 1 : e) || (br && !rwl_tok_is(gt, e - 1, "}")))
+            return LSREF(L, 0, a, "call", "`%.*s`: an `if` with more than `return e;`", TOK(ts, a)) ? 0 : -1;
+        if (!ls_check(L, gi, q + 2, c, false) || !ls_check(L, gi, r + 1, re - 1, false))
+            return -1;
+        L->nd[asg].a = r + 1;
+        L->nd[asg].b = re - 1;
+        int node = ls_node_new(L, LS_IF, gi);
+        if (node < 0 || L->n_kids + 1 > LS_KIDS)
+            return -1;
+        L->nd[node].a = q + 2;
+        L->nd[node].b = c;
+        L->nd[node].k1 = (int)L->n_kids;
+        L->nd[node].n1 = 1;
+        L->kids[L->n_kids++] = asg;
+        int rest[96], n_rest = 0;
+        int rc = ls_returns(L, gi, stm, n_stm, i + 1, target, rtype, rest, &n_rest, ts, a);
+        if (rc <= 0)
+            return rc;
+        if (L->n_kids + (size_t)n_rest > LS_KIDS)
+            return -1;
+        L->nd[node].k2 = (int)L->n_kids;
+        L->nd[node].n2 = n_rest;
+        memcpy(L->kids + L->n_kids, rest, (size_t)n_rest * sizeof *rest);
+        L->n_kids += (size_t)n_rest;
+        items[(*n_items)++] = node;
+        return 1;
+    }
+    return LSREF(L, 0, a, "call", "`%.*s` does not end with `return e;`", TOK(ts, a)) ? 0 : -1;
+}
+
+/* A call `f(args)` at [a, b) of st to a function of the file: inlined into the list as a
+ * block assigning target (declared by the caller). -1: refused; 0: not such a call; 1: done. */
+static int ls_inline(ls_state *L, int st, size_t a, size_t b, const char *target, int *out)
+{
+    cc_scan *s = L->s;
+    const rw_toks *ts = L->st[st].ts;
+    if (b < a + 3 || ts->t[a].kind != T_IDENT || !rwl_tok_is(ts, a + 1, "(") || rwl_match_close(ts, a + 1) != b - 1)
+        return 0;
+    if (st != 0 || rwl_pure_call_name(ts, a) || pure_callee(s, a))
+        return 0;
+    const an_function *g = rwl_callee(s->m, s->f, ts, a);
+    if (!g)
+        return 0;
+    if (L->n_st >= LS_STREAMS)
+        return LSREF(L, st, a, "call", "more than %d calls to inline", LS_STREAMS - 1) ? 0 : -1;
+    ls_stream *G = &L->st[L->n_st];
+    memset(G, 0, sizeof *G);
+    if (rwl_lex(s->text, g->body_span.start_byte, g->body_span.end_byte, &G->own) != HK_OK || G->own.n < 2)
+        return LSREF(L, st, a, "call", "`%.*s`'s body cannot be read", TOK(ts, a)) ? 0 : -1;
+    G->ts = &G->own;
+    int gi = (int)L->n_st++;
+    snprintf(G->pre, sizeof G->pre, "hk_in%d_", gi);
+    const rw_toks *gt = G->ts;
+    /* the arguments */
+    size_t args[16][2], n_args = 0, p = a + 2;
+    for (size_t q = a + 2; q < b; q++) {
+        if (rwl_tok_is(ts, q, "(") || rwl_tok_is(ts, q, "[") || rwl_tok_is(ts, q, "{")) {
+            q = rwl_match_close(ts, q);
+            continue;
+        }
+        if (rwl_tok_is(ts, q, ",") || q == b - 1) {
+            if (n_args >= 16 || q == p)
+                return LSREF(L, st, a, "call", "`%.*s(...)`: an argument list the scan cannot read", TOK(ts, a)) ? 0 : -1;
+            args[n_args][0] = p;
+            args[n_args][1] = q;
+            n_args++;
+            p = q + 1;
+        }
+    }
+    if (n_args != g->n_params)
+        return LSREF(L, st, a, "call", "`%.*s(...)` passes %zu arguments to %zu parameters (defaults are not read)",
+                     TOK(ts, a), n_args, g->n_params) ? 0 : -1;
+    for (size_t i = 0; i < n_args; i++)
+        if (!ls_check(L, st, args[i][0], args[i][1], false))
+            return -1;
+    /* the template parameters: each from a parameter `U` or `U *` given a declared name */
+    if (g->template_params) {
+        rw_toks tt = {0};
+        const char *tpl = g->template_params;
+        if (rwl_lex(tpl, 0, (uint32_t)strlen(tpl), &tt) != HK_OK)
+            return -1;
+        for (size_t q = 0; q + 1 < tt.n; q++)
+            if ((rwl_tok_is(&tt, q, "typename") || rwl_tok_is(&tt, q, "class")) && tt.t[q + 1].kind == T_IDENT &&
+                G->n_tp < 4) {
+                G->tp[G->n_tp] = ls_str(L, tpl + tt.t[q + 1].start, tt.t[q + 1].end - tt.t[q + 1].start);
+                G->tv[G->n_tp] = NULL;
+                G->n_tp++;
+            } else if (rwl_tok_is(&tt, q, ",") && q + 2 < tt.n && !rwl_tok_is(&tt, q + 1, "typename") &&
+                       !rwl_tok_is(&tt, q + 1, "class")) {
+                rwl_toks_free(&tt);
+                return LSREF(L, st, a, "call", "`%.*s` has a template parameter that is not a type", TOK(ts, a)) ? 0 : -1;
+            }
+        rwl_toks_free(&tt);
+        for (size_t t = 0; t < G->n_tp; t++) {
+            for (size_t i = 0; i < n_args && !G->tv[t]; i++) {
+                char at[256], pb[256], ab[256];
+                int sp = 0, sa = 0;
+                if (args[i][1] != args[i][0] + 1 || ts->t[args[i][0]].kind != T_IDENT)
+                    continue;
+                /* the argument's declared type: a parameter's, or a local declaration's text */
+                const an_param *ap = rwp_param_named(s->f, ts, args[i][0]);
+                at[0] = '\0';
+                if (ap && ap->type)
+                    snprintf(at, sizeof at, "%s", ap->type);
+                else
+                    for (size_t q = s->lo.ba; q < args[i][0] && !at[0]; q++)
+                        if (rwl_same_tok(ts, q, args[i][0]) && rwl_declared_here(ts, q)) {
+                            size_t d = q;
+                            while (d > s->lo.ba && !rwl_tok_is(ts, d - 1, ";") && !rwl_tok_is(ts, d - 1, "{") &&
+                                   !rwl_tok_is(ts, d - 1, "}") && !rwl_tok_is(ts, d - 1, "("))
+                                d--;
+                            char *tx = rwl_tok_text(ts, d, q);
+                            if (tx)
+                                snprintf(at, sizeof at, "%s", tx);
+                            free(tx);
+                        }
+                if (!at[0])
+                    continue;
+                ls_type_core(g->params[i].type ? g->params[i].type : "", pb, sizeof pb, &sp);
+                ls_type_core(at, ab, sizeof ab, &sa);
+                size_t na = strlen(ab);
+                if (sp == sa && !strcmp(pb, G->tp[t]) && na)
+                    G->tv[t] = ls_str(L, ab, na);
+            }
+            if (!G->tv[t])
+                return LSREF(L, st, a, "call", "`%.*s`'s template parameter `%s` is not deduced from a declared "
+                                             "argument", TOK(ts, a), G->tp[t]) ? 0 : -1;
+        }
+    }
+    /* the callee's locals and parameters are renamed */
+    for (size_t i = 0; i < g->n_params; i++) {
+        if (!g->params[i].name || !g->params[i].name[0] || strchr(g->params[i].type ? g->params[i].type : "", '&') ||
+            G->n_loc >= 96)
+            return LSREF(L, st, a, "call", "`%.*s` takes a parameter by reference (or unnamed)", TOK(ts, a)) ? 0 : -1;
+        G->loc[G->n_loc++] = g->params[i].name;
+    }
+    for (size_t q = 1; q + 1 < gt->n; q++)
+        if (gt->t[q].kind == T_IDENT && rwl_declared_here(gt, q) && G->n_loc < 96) {
+            const char *nm = ls_str(L, gt->text + gt->t[q].start, gt->t[q].end - gt->t[q].start);
+            bool have = false;
+            for (size_t i = 0; i < G->n_loc; i++)
+                have |= !strcmp(G->loc[i], nm);
+            if (!have)
+                G->loc[G->n_loc++] = nm;
+        }
+    /* the return type: the signature's words before the name, less the specifiers */
+    char rt[256] = "";
+    {
+        rw_toks ht = {0};
+        if (rwl_lex(s->text, g->span.start_byte, g->name_span.start_byte, &ht) != HK_OK)
+            return -1;
+        size_t q = 0, n = 0;
+        if (rwl_tok_is(&ht, 0, "template")) {
+            int depth = 0;
+            for (q = 1; q < ht.n; q++) {
+                depth += rwl_tok_is(&ht, q, "<") - rwl_tok_is(&ht, q, ">");
+                if (depth == 0) {
+                    q++;
+                    break;
+                }
+            }
+        }
+        for (; q < ht.n; q++) {
+            static const char *const specw[] = {"__device__", "__host__", "__forceinline__", "inline", "static",
+                                               "__inline__", "__noinline__"};
+            bool sk = false;
+            for (size_t i = 0; i < HK_ARRAY_LEN(specw); i++)
+                sk |= rwl_tok_is(&ht, q, specw[i]);
+            if (sk)
+                continue;
+            char t[160];
+            int tl = (int)(ht.t[q].end - ht.t[q].start);
+            snprintf(t, sizeof t, "%.*s", tl, s->text + ht.t[q].start);
+            for (size_t i = 0; i < G->n_tp; i++)
+                if (!strcmp(t, G->tp[i]))
+                    snprintf(t, sizeof t, "%s", G->tv[i]);
+            int r = snprintf(rt + n, sizeof rt - n, "%s%s", n ? " " : "", t);
+            if (r > 0 && (size_t)r < sizeof rt - n)
+                n += (size_t)r;
+        }
+        rwl_toks_free(&ht);
+        if (!n || !strcmp(rt, "void"))
+            return LSREF(L, st, a, "call", "`%.*s` returns no value", TOK(ts, a)) ? 0 : -1;
+    }
+    const char *rtype = ls_str(L, rt, strlen(rt));
+    /* the block: parameters from the arguments, then the body with its returns */
+    int blk = ls_node_new(L, LS_BLOCK, gi);
+    if (blk < 0)
+        return LSREF(L, st, a, "statement", "too many statements") ? 0 : -1;
+    int items[96], n_items = 0;
+    for (size_t i = 0; i < g->n_params; i++) {
+        int d = ls_node_new(L, LS_DECL, gi);
+        if (d < 0)
+            return -1;
+        char nm[160], ty[256];
+        snprintf(nm, sizeof nm, "%s%s", G->pre, g->params[i].name);
+        /* the parameter's type with the template parameters replaced */
+        rw_toks pt = {0};
+        const char *ptx = g->params[i].type;
+        if (rwl_lex(ptx, 0, (uint32_t)strlen(ptx), &pt) != HK_OK)
+            return -1;
+        size_t n = 0, star = 0;
+        ty[0] = '\0';
+        for (size_t q = 0; q < pt.n; q++)
+            if (rwl_tok_is(&pt, q, "*"))
+                star = q + 1;
+        char aty[256];
+        size_t an = 0;
+        aty[0] = '\0';
+        for (size_t q = 0; q < pt.n; q++) {
+            char t[160];
+            snprintf(t, sizeof t, "%.*s", (int)(pt.t[q].end - pt.t[q].start), ptx + pt.t[q].start);
+            for (size_t k = 0; k < G->n_tp; k++)
+                if (!strcmp(t, G->tp[k]))
+                    snprintf(t, sizeof t, "%s", G->tv[k]);
+            int r = snprintf(ty + n, sizeof ty - n, "%s%s", n ? " " : "", t);
+            if (r > 0 && (size_t)r < sizeof ty - n)
+                n += (size_t)r;
+            if (!(q >= star && rwl_tok_is(&pt, q, "const"))) {
+                r = snprintf(aty + an, sizeof aty - an, "%s%s", an ? " " : "", t);
+                if (r > 0 && (size_t)r < sizeof aty - an)
+                    an += (size_t)r;
+            }
+        }
+        rwl_toks_free(&pt);
+        L->nd[d].type = ls_str(L, ty, n);
+        L->nd[d].atype = ls_str(L, aty, an);
+        L->nd[d].name = ls_str(L, nm, strlen(nm));
+        L->nd[d].ist = st;
+        L->nd[d].a = args[i][0];
+        L->nd[d].b = args[i][1];
+        if (!L->nd[d].name || !ls_declare(L, st, a, L->nd[d].name))
+            return -1;
+        ls_find(L, L->nd[d].name)->size = ls_size_of(L->nd[d].atype);
+        items[n_items++] = d;
+    }
+    /* the body's top-level statements: `if (c) return e;` splits the rest into its else */
+    size_t stm[129], n_stm = 0;
+    for (size_t q = 1; q + 1 < gt->n;) {
+        size_t e = stmt_end(gt, q, gt->n - 1);
+        if (e <= q || n_stm >= 128)
+            return LSREF(L, st, a, "call", "`%.*s`'s body: a statement the scan cannot delimit", TOK(ts, a)) ? 0 : -1;
+        stm[n_stm++] = q;
+        q = e;
+    }
+    stm[n_stm] = gt->n - 1;
+    int rc = ls_returns(L, gi, stm, n_stm, 0, target, rtype, items, &n_items, ts, a);
+    if (rc <= 0)
+        return rc;
+    if (L->n_kids + (size_t)n_items > LS_KIDS)
+        return -1;
+    L->nd[blk].k1 = (int)L->n_kids;
+    L->nd[blk].n1 = n_items;
+    memcpy(L->kids + L->n_kids, items, (size_t)n_items * sizeof *items);
+    L->n_kids += (size_t)n_items;
+    *out = blk;
+    return 1;
+}
+
+/* The statements [a, b) of stream st, appended to the kids pool: *first, *count. */
+static bool ls_list(ls_state *L, int st, size_t a, size_t b, int *first, int *count)
+{
+    cc_scan *s = L->s;
+    const rw_toks *ts = L->st[st].ts;
+    int items[128], n = 0;
+    for (size_t p = a; p < b;) {
+        size_t e = stmt_end(ts, p, b);
+        if (e <= p || e > b || n >= 120)
+            return LSREF(L, st, p, "statement", "a statement the scan cannot delimit");
+        int node = -1;
+        if (rwl_tok_is(ts, p, ";")) {
+            p = e;
+            continue;
+        } else if (rwl_tok_is(ts, p, "{")) {
+            node = ls_node_new(L, LS_BLOCK, st);
+            if (node < 0 || !ls_list(L, st, p + 1, e - 1, &L->nd[node].k1, &L->nd[node].n1))
+                return node < 0 ? LSREF(L, st, p, "statement", "too many statements") : false;
+        } else if (rwl_tok_is(ts, p, "if") && rwl_tok_is(ts, p + 1, "(")) {
+            size_t c = rwl_match_close(ts, p + 1), te = stmt_end(ts, c + 1, e);
+            node = ls_node_new(L, LS_IF, st);
+            if (node < 0 || !ls_check(L, st, p + 2, c, false))
+                return node < 0 ? LSREF(L, st, p, "statement", "too many statements") : false;
+            L->nd[node].a = p + 2;
+            L->nd[node].b = c;
+            if (!ls_list(L, st, c + 1, te, &L->nd[node].k1, &L->nd[node].n1))
+                return false;
+            if (te < e && rwl_tok_is(ts, te, "else") && !ls_list(L, st, te + 1, e, &L->nd[node].k2, &L->nd[node].n2))
+                return false;
+        } else if (rwl_tok_is(ts, p, "for") && rwl_tok_is(ts, p + 1, "(")) {
+            size_t c = rwl_match_close(ts, p + 1), s1 = p + 2, s2;
+            while (s1 < c && !rwl_tok_is(ts, s1, ";"))
+                s1++;
+            s2 = s1 + 1;
+            while (s2 < c && !rwl_tok_is(ts, s2, ";"))
+                s2++;
+            if (s2 >= c)
+                return LSREF(L, st, p, "statement", "a `for` header the scan cannot read");
+            node = ls_node_new(L, LS_FOR, st);
+            if (node < 0)
+                return LSREF(L, st, p, "statement", "too many statements");
+            /* the init: `T v = e` (declared) or an expression */
+            if (s1 > p + 2 && rwl_starts_declaration(ts, p + 2)) {
+                size_t q = p + 2;
+                while (q < s1 && !rwl_tok_is(ts, q, "="))
+                    q++;
+                if (q >= s1 || ts->t[q - 1].kind != T_IDENT ||
+                    !ls_declare(L, st, q - 1, ls_name(L, st, q - 1)))
+                    return LSREF(L, st, p, "statement", "a `for` header that declares other than `T v = e`");
+                for (size_t r = q; r < s1; r++)
+                    if (rwl_tok_is(ts, r, ","))
+                        return LSREF(L, st, r, "statement", "a `for` header with more than one declarator");
+                if (!ls_check(L, st, q + 1, s1, false))
+                    return false;
+            } else if (!ls_check(L, st, p + 2, s1, true))
+                return false;
+            if (!ls_check(L, st, s1 + 1, s2, false) || !ls_check(L, st, s2 + 1, c, true))
+                return false;
+            size_t *fi = L->nd[node].fi;
+            fi[0] = p + 2, fi[1] = s1, fi[2] = s1 + 1, fi[3] = s2, fi[4] = s2 + 1, fi[5] = c;
+            if (!ls_list(L, st, c + 1, e, &L->nd[node].k1, &L->nd[node].n1))
+                return false;
+        } else if ((rwl_tok_is(ts, p, "continue") || rwl_tok_is(ts, p, "break")) && rwl_tok_is(ts, p + 1, ";")) {
+            node = ls_node_new(L, LS_JUMP, st);
+            if (node < 0)
+                return LSREF(L, st, p, "statement", "too many statements");
+            L->nd[node].a = p;
+            L->nd[node].b = p + 1;
+        } else if (rwl_tok_is(ts, p, "while") || rwl_tok_is(ts, p, "do") || rwl_tok_is(ts, p, "switch") ||
+                   rwl_tok_is(ts, p, "return") || rwl_tok_is(ts, p, "goto") || rwl_tok_is(ts, p, "else")) {
+            return LSREF(L, st, p, "statement", "`%.*s` in the element", TOK(ts, p));
+        } else if (rwl_starts_declaration(ts, p) && !(ts->t[p].kind == T_IDENT && rwl_tok_is(ts, p + 1, "["))) {
+            /* declarators: the type is what precedes the first name */
+            size_t q = p;
+            while (q < e - 1 && !rwl_tok_is(ts, q, "=") && !rwl_tok_is(ts, q, ",") && !rwl_tok_is(ts, q + 1, ";") &&
+                   !(rwl_tok_is(ts, q + 1, "=") || rwl_tok_is(ts, q + 1, ",")))
+                q++;
+            /* q: the first name */
+            if (ts->t[q].kind != T_IDENT || q == p)
+                return LSREF(L, st, p, "statement", "`%.*s ...`: a declaration the scan cannot read", TOK(ts, p));
+            for (size_t r = p; r < q; r++)
+                if (rwl_tok_is(ts, r, "&") || rwl_tok_is(ts, r, "&&") || rwl_tok_is(ts, r, "static") ||
+                    rwl_tok_is(ts, r, "__shared__") || rwl_tok_is(ts, r, "extern"))
+                    return LSREF(L, st, r, "statement", "`%.*s` in a declaration of the element", TOK(ts, r));
+            const char *type = ls_text(L, st, p, q), *atype = ls_atype(L, st, p, q);
+            for (size_t d = q; d < e;) {
+                if (ts->t[d].kind != T_IDENT)
+                    return LSREF(L, st, d, "statement", "a declarator other than `name = value` or `name`");
+                size_t r = d + 1, ia = 0, ib = 0;
+                if (rwl_tok_is(ts, r, "=")) {
+                    ia = r + 1;
+                    for (r = ia; r < e - 1; r++) {
+                        if (rwl_tok_is(ts, r, "(") || rwl_tok_is(ts, r, "[") || rwl_tok_is(ts, r, "{"))
+                            r = rwl_match_close(ts, r);
+                        else if (rwl_tok_is(ts, r, ","))
+                            break;
+                    }
+                    ib = r;
+                } else if (!rwl_tok_is(ts, r, ",") && !rwl_tok_is(ts, r, ";"))
+                    return LSREF(L, st, d, "statement", "`%.*s`: a declarator other than `name = value` or `name`",
+                                 TOK(ts, d));
+                const char *nm = ls_name(L, st, d);
+                if (!nm || !type || !atype || !ls_declare(L, st, d, nm))
+                    return false;
+                ls_find(L, nm)->size = ls_size_of(atype);
+                int dn = ls_node_new(L, LS_DECL, st);
+                if (dn < 0 || n >= 120)
+                    return LSREF(L, st, p, "statement", "too many statements");
+                L->nd[dn].type = type;
+                L->nd[dn].atype = atype;
+                L->nd[dn].name = nm;
+                items[n++] = dn;
+                if (ia) {
+                    int blk = -1;
+                    int rc = ls_inline(L, st, ia, ib, nm, &blk);
+                    if (rc < 0)
+                        return false;
+                    if (rc == 1)
+                        items[n++] = blk;
+                    else {
+                        if (!ls_check(L, st, ia, ib, false))
+                            return false;
+                        L->nd[dn].a = ia;
+                        L->nd[dn].b = ib;
+                    }
+                }
+                d = r + 1;
+            }
+            p = e;
+            continue;
+        } else {
+            /* an expression statement: a store `P[i] = v`, `v = f(...)` inlined, or writes to locals */
+            const an_param *pa = st == 0 ? rwp_param_named(s->f, ts, p) : NULL;
+            if (pa && pa->pointer_depth == 1 && rwl_tok_is(ts, p + 1, "[") && rwl_same_tok(ts, p + 2, s->lo.v) &&
+                rwl_tok_is(ts, p + 3, "]") && rwl_tok_is(ts, p + 4, "=")) {
+                bool have = false;
+                for (size_t i = 0; i < L->n_stored; i++)
+                    have |= L->stored[i] == pa;
+                if (!have && L->n_stored >= 8)
+                    return LSREF(L, st, p, "store", "more than 8 stored buffers");
+                if (!have)
+                    L->stored[L->n_stored++] = pa;
+                if (!ls_check(L, st, p + 5, e - 1, false))
+                    return false;
+                node = ls_node_new(L, LS_STORE, st);
+                if (node < 0)
+                    return LSREF(L, st, p, "statement", "too many statements");
+                L->nd[node].a = p;
+                L->nd[node].b = e - 1;
+            } else {
+                int blk = -1, rc = 0;
+                if (ts->t[p].kind == T_IDENT && rwl_tok_is(ts, p + 1, "=") && ls_var_at(L, st, p)) {
+                    rc = ls_inline(L, st, p + 2, e - 1, ls_name(L, st, p), &blk);
+                }
+                if (rc < 0)
+                    return false;
+                if (rc == 1)
+                    node = blk;
+                else {
+                    if (!ls_check(L, st, p, e - 1, true))
+                        return false;
+                    node = ls_node_new(L, LS_EXPR, st);
+                    if (node < 0)
+                        return LSREF(L, st, p, "statement", "too many statements");
+                    L->nd[node].a = p;
+                    L->nd[node].b = e - 1;
+                }
+            }
+        }
+        items[n++] = node;
+        p = e;
+    }
+    if (L->n_kids + (size_t)n > LS_KIDS)
+        return LSREF(L, st, a, "statement", "too many statements");
+    *first = (int)L->n_kids;
+    *count = n;
+    memcpy(L->kids + L->n_kids, items, (size_t)n * sizeof *items);
+    L->n_kids += (size_t)n;
+    return true;
+}
+
+/* Whether tokens [a, b) of st read c, the counter or a local that depends on c. */
+static bool ls_mentions(ls_state *L, int st, size_t a, size_t b)
+{
+    for (size_t k = a; k < b; k++) {
+        ls_var *v = ls_var_at(L, st, k);
+        if (v && v->vec)
+            return true;
+    }
+    return false;
+}
+
+static void ls_mark(ls_state *L, ls_var *v)
+{
+    if (v && !v->vec) {
+        v->vec = true;
+        L->changed = true;
+    }
+}
+
+/* Marks every local written in [a, b) of st. */
+static void ls_mark_writes(ls_state *L, int st, size_t a, size_t b)
+{
+    const rw_toks *ts = L->st[st].ts;
+    for (size_t k = a; k < b; k++)
+        if (rwl_tok_is_assign_op(ts, k) || rwl_tok_is(ts, k, "++") || rwl_tok_is(ts, k, "--")) {
+            if (k > a)
+                ls_mark(L, ls_var_at(L, st, k - 1));
+            if (k + 1 < b && !rwl_tok_is_assign_op(ts, k))
+                ls_mark(L, ls_var_at(L, st, k + 1));
+        }
+}
+
+/* One pass of the classing over a list (ctl: under a condition that depends on c). */
+static void ls_class(ls_state *L, int first, int count, bool ctl)
+{
+    for (int i = 0; i < count; i++) {
+        ls_node *d = &L->nd[L->kids[first + i]];
+        switch (d->kind) {
+        case LS_DECL:
+            d->dep = ctl || (d->b > d->a && ls_mentions(L, d->ist, d->a, d->b)) || ls_find(L, d->name)->vec;
+            if (d->dep)
+                ls_mark(L, ls_find(L, d->name));
+            break;
+        case LS_ASSIGN:
+            d->dep = ctl || ls_find(L, d->name)->vec || ls_mentions(L, d->st, d->a, d->b);
+            if (d->dep)
+                ls_mark(L, ls_find(L, d->name));
+            break;
+        case LS_EXPR:
+            d->dep = ctl || ls_mentions(L, d->st, d->a, d->b);
+            if (d->dep)
+                ls_mark_writes(L, d->st, d->a, d->b);
+            break;
+        case LS_STORE:
+            d->dep = true;
+            break;
+        case LS_JUMP:
+            d->dep = ctl;
+            break;
+        case LS_BLOCK:
+            d->dep = false;
+            ls_class(L, d->k1, d->n1, ctl);
+            break;
+        case LS_IF:
+            d->dep = ctl || ls_mentions(L, d->st, d->a, d->b);
+            ls_class(L, d->k1, d->n1, d->dep);
+            if (d->k2 >= 0)
+                ls_class(L, d->k2, d->n2, d->dep);
+            break;
+        case LS_FOR:
+            d->dep = ctl || ls_mentions(L, d->st, d->fi[0], d->fi[5]);
+            if (d->dep)
+                ls_mark_writes(L, d->st, d->fi[0], d->fi[5]), ls_mark(L, NULL);
+            if (d->dep) {
+                /* the counter */
+                const rw_toks *ts = L->st[d->st].ts;
+                for (size_t k = d->fi[0]; k < d->fi[1]; k++)
+                    if (rwl_tok_is(ts, k, "="))
+                        ls_mark(L, ls_var_at(L, d->st, k - 1));
+            }
+            ls_class(L, d->k1, d->n1, d->dep);
+            break;
+        }
+    }
+}
+
+/* Whether a once-run part of the list loads memory (what the chunk shares). */
+static bool ls_shares(ls_state *L, int first, int count)
+{
+    for (int i = 0; i < count; i++) {
+        ls_node *d = &L->nd[L->kids[first + i]];
+        const rw_toks *ts;
+        if (d->dep && d->kind != LS_BLOCK)
+            continue;
+        switch (d->kind) {
+        case LS_DECL:
+        case LS_EXPR:
+            ts = L->st[d->kind == LS_DECL ? d->ist : d->st].ts;
+            for (size_t k = d->a; k < d->b; k++)
+                if (rwl_tok_is(ts, k, "["))
+                    return true;
+            break;
+        case LS_IF:
+            ts = L->st[d->st].ts;
+            for (size_t k = d->a; k < d->b; k++)
+                if (rwl_tok_is(ts, k, "["))
+                    return true;
+            if (ls_shares(L, d->k1, d->n1) || (d->k2 >= 0 && ls_shares(L, d->k2, d->n2)))
+                return true;
+            break;
+        case LS_FOR:
+        case LS_BLOCK:
+            if (ls_shares(L, d->k1, d->n1))
+                return true;
+            break;
+        default:
+            break;
+        }
+    }
+    return false;
+}
+
+static bool ls_arr(const ls_state *L, const char *name)
+{
+    for (size_t i = L->n_scope; i-- > 0;)
+        if (!strcmp(L->scope[i], name))
+            return L->scope_arr[i];
+    return false;
+}
+
+static int ls_push(ls_state *L, const char *name, bool arr)
+{
+    if (L->n_scope >= LS_VARS)
+        return HK_EINVAL;
+    L->scope[L->n_scope] = name;
+    L->scope_arr[L->n_scope++] = arr;
+    return HK_OK;
+}
+
+/* Tokens [a, b) of st, an array local read as name[hk_k] (only inside a per-element part). */
+static int ls_put(ls_state *L, struct hk_buf *o, int st, size_t a, size_t b)
+{
+    int rc = HK_OK;
+    for (size_t k = a; k < b && !rc; k++) {
+        char t[160];
+        const char *w = ls_tok(L, st, k, t, sizeof t);
+        ls_var *v = ls_var_at(L, st, k);
+        if (v && v->expr) {
+            if (!L->perk)
+                return HK_EINVAL;
+            rc = hk_buf_printf(o, " %s", v->expr);
+            continue;
+        }
+        rc = hk_buf_printf(o, " %s", w);
+        if (!rc && v && ls_arr(L, v->name)) {
+            if (!L->perk)
+                return HK_EINVAL; /* an array outside the per-element parts: a classing bug */
+            rc = hk_buf_appends(o, "[hk_k]");
+        }
+    }
+    return rc;
+}
+
+static int ls_put_name(ls_state *L, struct hk_buf *o, const char *name)
+{
+    int rc = hk_buf_printf(o, " %s", name);
+    if (!rc && ls_arr(L, name))
+        rc = L->perk ? hk_buf_appends(o, "[hk_k]") : HK_EINVAL;
+    return rc;
+}
+
+static int ls_emit_list(ls_state *L, struct hk_buf *o, int first, int count);
+
+static int ls_open_k(ls_state *L, struct hk_buf *o)
+{
+    L->perk = 1;
+    L->loops_in_perk = 0;
+    return hk_buf_printf(o, "\n#pragma unroll\nfor (int hk_k = 0; hk_k < %d; hk_k++) {", L->CK);
+}
+
+static int ls_emit(ls_state *L, struct hk_buf *o, int ni)
+{
+    ls_node *d = &L->nd[ni];
+    int rc = HK_OK;
+    if (!L->perk && d->dep && d->kind != LS_BLOCK) {
+        if (d->kind == LS_DECL) {
+            rc = hk_buf_printf(o, "\n%s %s[%d];", d->atype, d->name, L->CK);
+            if (!rc)
+                rc = ls_push(L, d->name, true);
+            if (!rc && d->b > d->a) {
+                rc = ls_open_k(L, o);
+                if (!rc)
+                    rc = ls_put_name(L, o, d->name);
+                if (!rc)
+                    rc = hk_buf_appends(o, " =");
+                if (!rc)
+                    rc = ls_put(L, o, d->ist, d->a, d->b);
+                if (!rc)
+                    rc = hk_buf_appends(o, "; }");
+                L->perk = 0;
+            }
+            return rc;
+        }
+        rc = ls_open_k(L, o);
+        if (!rc)
+            rc = ls_emit(L, o, ni);
+        if (!rc)
+            rc = hk_buf_appends(o, " }");
+        L->perk = 0;
+        return rc;
+    }
+    switch (d->kind) {
+    case LS_DECL:
+        rc = hk_buf_printf(o, "\n%s %s", d->type, d->name);
+        if (!rc && d->b > d->a) {
+            rc = hk_buf_appends(o, " =");
+            if (!rc)
+                rc = ls_put(L, o, d->ist, d->a, d->b);
+        }
+        if (!rc)
+            rc = hk_buf_appends(o, ";");
+        if (!rc)
+            rc = ls_push(L, d->name, false);
+        break;
+    case LS_ASSIGN:
+        rc = hk_buf_appends(o, "\n");
+        if (!rc)
+            rc = ls_put_name(L, o, d->name);
+        if (!rc)
+            rc = hk_buf_printf(o, " = (%s)(", d->type);
+        if (!rc)
+            rc = ls_put(L, o, d->st, d->a, d->b);
+        if (!rc)
+            rc = hk_buf_appends(o, ");");
+        break;
+    case LS_EXPR:
+    case LS_STORE:
+        rc = hk_buf_appends(o, "\n");
+        if (!rc)
+            rc = ls_put(L, o, d->st, d->a, d->b);
+        if (!rc)
+            rc = hk_buf_appends(o, ";");
+        break;
+    case LS_JUMP:
+        if (L->perk && !L->loops_in_perk)
+            return HK_EUNSUPPORTED; /* refused before emitting (ls_jumps) */
+        rc = hk_buf_appends(o, "\n");
+        if (!rc)
+            rc = ls_put(L, o, d->st, d->a, d->b);
+        if (!rc)
+            rc = hk_buf_appends(o, ";");
+        break;
+    case LS_BLOCK:
+        rc = hk_buf_appends(o, "\n{");
+        if (!rc)
+            rc = ls_emit_list(L, o, d->k1, d->n1);
+        if (!rc)
+            rc = hk_buf_appends(o, "\n}");
+        break;
+    case LS_IF:
+        rc = hk_buf_appends(o, "\nif (");
+        if (!rc)
+            rc = ls_put(L, o, d->st, d->a, d->b);
+        if (!rc)
+            rc = hk_buf_appends(o, ") {");
+        if (!rc)
+            rc = ls_emit_list(L, o, d->k1, d->n1);
+        if (!rc)
+            rc = hk_buf_appends(o, "\n}");
+        if (!rc && d->k2 >= 0) {
+            rc = hk_buf_appends(o, " else {");
+            if (!rc)
+                rc = ls_emit_list(L, o, d->k2, d->n2);
+            if (!rc)
+                rc = hk_buf_appends(o, "\n}");
+        }
+        break;
+    case LS_FOR: {
+        size_t save = L->n_scope;
+        const rw_toks *ts = L->st[d->st].ts;
+        rc = hk_buf_appends(o, "\nfor (");
+        if (!rc)
+            rc = ls_put(L, o, d->st, d->fi[0], d->fi[1]);
+        for (size_t k = d->fi[0]; k < d->fi[1] && !rc; k++)
+            if (rwl_tok_is(ts, k, "=") && rwl_starts_declaration(ts, d->fi[0])) {
+                ls_var *v = ls_var_at(L, d->st, k - 1);
+                if (v)
+                    rc = ls_push(L, v->name, false);
+                break;
+            }
+        if (!rc)
+            rc = hk_buf_appends(o, ";");
+        if (!rc)
+            rc = ls_put(L, o, d->st, d->fi[2], d->fi[3]);
+        if (!rc)
+            rc = hk_buf_appends(o, ";");
+        if (!rc)
+            rc = ls_put(L, o, d->st, d->fi[4], d->fi[5]);
+        if (!rc)
+            rc = hk_buf_appends(o, ") {");
+        L->loops_in_perk += L->perk;
+        if (!rc)
+            rc = ls_emit_list(L, o, d->k1, d->n1);
+        L->loops_in_perk -= L->perk;
+        if (!rc)
+            rc = hk_buf_appends(o, "\n}");
+        L->n_scope = save;
+        break;
+    }
+    }
+    return rc;
+}
+
+static int ls_emit_list(ls_state *L, struct hk_buf *o, int first, int count)
+{
+    size_t save = L->n_scope;
+    int rc = HK_OK;
+    for (int i = 0; i < count && !rc; i++)
+        rc = ls_emit(L, o, L->kids[first + i]);
+    L->n_scope = save;
+    return rc;
+}
+
+/* A `continue`/`break` that would leave the per-element loop instead of its own: refused. */
+static bool ls_jumps(ls_state *L, int first, int count, bool perk, int loops)
+{
+    for (int i = 0; i < count; i++) {
+        ls_node *d = &L->nd[L->kids[first + i]];
+        bool pk = perk || (d->dep && d->kind != LS_BLOCK);
+        int lp = (pk && !perk) ? 0 : loops;
+        if (d->kind == LS_JUMP && !lp && rwl_tok_is(L->st[d->st].ts, d->a, "break"))
+            return LSREF(L, d->st, d->a, "early exit", "`break` out of the element's loop");
+        if (d->kind == LS_JUMP && pk && !lp)
+            return LSREF(L, d->st, d->a, "loop nest", "`%.*s` under a condition that depends on `%.*s`",
+                         TOK(L->st[d->st].ts, d->a), TOK(L->s->ts, L->s->co_name[L->s->cj]));
+        if (d->kind == LS_FOR && !ls_jumps(L, d->k1, d->n1, pk, lp + 1))
+            return false;
+        if ((d->kind == LS_IF || d->kind == LS_BLOCK) && !ls_jumps(L, d->k1, d->n1, pk, lp))
+            return false;
+        if (d->kind == LS_IF && d->k2 >= 0 && !ls_jumps(L, d->k2, d->n2, pk, lp))
+            return false;
+    }
+    return true;
+}
+
+/* The arrays (per-element locals) a subtree names: marks seen[], and in decl[] those it declares. */
+static void ls_names(ls_state *L, int first, int count, bool *seen, bool *decl)
+{
+    for (int i = 0; i < count; i++) {
+        ls_node *d = &L->nd[L->kids[first + i]];
+        size_t ranges[3][2] = {{d->a, d->b}, {0, 0}, {0, 0}};
+        int rst = d->kind == LS_DECL ? d->ist : d->st;
+        if (d->kind == LS_FOR) {
+            ranges[0][0] = d->fi[0];
+            ranges[0][1] = d->fi[5];
+        }
+        if (d->kind == LS_DECL || d->kind == LS_ASSIGN) {
+            ls_var *v = ls_find(L, d->name);
+            if (v) {
+                seen[v - L->var] = true;
+                if (d->kind == LS_DECL)
+                    decl[v - L->var] = true;
+            }
+        }
+        for (size_t k = ranges[0][0]; k < ranges[0][1]; k++) {
+            ls_var *v = ls_var_at(L, rst, k);
+            if (v)
+                seen[v - L->var] = true;
+        }
+        if (d->k1 >= 0)
+            ls_names(L, d->k1, d->n1, seen, decl);
+        if (d->k2 >= 0)
+            ls_names(L, d->k2, d->n2, seen, decl);
+    }
+}
+
+/* Registers of per-element state a chunk element carries across the element's loops: the
+ * arrays declared outside a once-run loop and named inside it (roi_align: the running max,
+ * its two argmax values and the channel's feature pointer, 5). */
+static void ls_carried(ls_state *L, int first, int count, bool *carried)
+{
+    for (int i = 0; i < count; i++) {
+        ls_node *d = &L->nd[L->kids[first + i]];
+        if (d->dep && d->kind != LS_BLOCK)
+            continue;
+        if (d->kind == LS_FOR) {
+            bool seen[LS_VARS] = {0}, decl[LS_VARS] = {0};
+            ls_names(L, d->k1, d->n1, seen, decl);
+            for (size_t v = 0; v < L->n_var; v++)
+                if (seen[v] && !decl[v] && L->var[v].vec && !L->var[v].expr)
+                    carried[v] = true;
+        }
+        if (d->k1 >= 0)
+            ls_carried(L, d->k1, d->n1, carried);
+        if (d->k2 >= 0)
+            ls_carried(L, d->k2, d->n2, carried);
+    }
+}
+
+/* Loads the per-element statements of a list make (`[`), not counting those of a nested
+ * once-run loop (its own step). */
+static int ls_loads_dep(ls_state *L, int first, int count, bool perk)
+{
+    int n = 0;
+    for (int i = 0; i < count; i++) {
+        ls_node *d = &L->nd[L->kids[first + i]];
+        bool pk = perk || (d->dep && d->kind != LS_BLOCK);
+        if (d->kind == LS_FOR && !pk)
+            continue;
+        if (pk) {
+            int st = d->kind == LS_DECL ? d->ist : d->st;
+            size_t a = d->kind == LS_FOR ? d->fi[0] : d->a, b = d->kind == LS_FOR ? d->fi[5] : d->b;
+            for (size_t k = a; k < b; k++)
+                n += rwl_tok_is(L->st[st].ts, k, "[");
+        }
+        if (d->k1 >= 0)
+            n += ls_loads_dep(L, d->k1, d->n1, pk);
+        if (d->k2 >= 0)
+            n += ls_loads_dep(L, d->k2, d->n2, pk);
+    }
+    return n;
+}
+
+/* The most per-element loads one step of a once-run loop makes (roi_align: the 4 gathers of
+ * a sample): values the compiler keeps in flight for every element at once. */
+static int ls_step_loads(ls_state *L, int first, int count)
+{
+    int best = 0;
+    for (int i = 0; i < count; i++) {
+        ls_node *d = &L->nd[L->kids[first + i]];
+        if (d->dep && d->kind != LS_BLOCK)
+            continue;
+        if (d->kind == LS_FOR) {
+            int n = ls_loads_dep(L, d->k1, d->n1, false);
+            if (n > best)
+                best = n;
+        }
+        int m = 0;
+        if (d->k1 >= 0)
+            m = ls_step_loads(L, d->k1, d->n1);
+        if (m > best)
+            best = m;
+        if (d->k2 >= 0)
+            m = ls_step_loads(L, d->k2, d->n2);
+        if (m > best)
+            best = m;
+    }
+    return best;
+}
+
+/* ---- the chunk C_K when the caller leaves it to the rewrite (chunk 0) ----
+ *
+ * A larger chunk shares the c-free work among more elements (1 / C_K of it per element) and
+ * puts more independent loads in flight per thread, but every element of the chunk keeps its
+ * own state: registers about R0 + E * C_K, E the per-element registers (what an element
+ * carries across the element's loops, its running max or accumulator and its channel
+ * pointer, plus the per-element loads of one step, which the compiler keeps in flight for
+ * all C_K at once), R0 ~ 40 the rest (carafe's one-element kernel has 40, roi_align's 45).
+ * Calibrated on nothing but ptxas -v of the two kernels this rewrite takes: carafe E 3,
+ * 48/64/80 registers at C_K 4/8/16 (model 52/64/88); roi_align E 9, 80/96/128 (model
+ * 76/112/184, where ptxas caps itself at the 512-thread block's 128). The rule:
+ *   1. the chunks must still fill the GPU: outputs / C_K >= its resident threads (SMs x
+ *      warps per SM x 32, an H200's 132 x 64 x 32 when the device is not known), at the
+ *      spec's first size (outputs: the spec's value of the loop's bound);
+ *   2. the largest C_K whose estimate keeps half the SM's threads resident under the spec's
+ *      block (carafe: 8, 64 registers, two blocks of 512);
+ *   3. else the largest whose estimate fits the block's register limit (65536 / block, at
+ *      most 128: the estimate is rough, and 128 still keeps a quarter of the SM's threads;
+ *      roi_align: 8, 112 <= 128);
+ *   4. else 4. */
+#define CC_R0 40
+
+static int chunk_choice(const rw_context *ctx, const cc_scan *s, int E, char *why, size_t n)
+{
+    static const int cand[] = {16, 8, 4};
+    long long sm = ctx->sm_count > 0 ? ctx->sm_count : 132, wps = ctx->warps_per_sm > 0 ? ctx->warps_per_sm : 64;
+    long long resident = sm * wps * 32, B = 256, outputs = -1;
+    const spec *sp = ctx->spec;
+    if (sp && sp->block[0] && sp->n_sizes) {
+        expr_value v;
+        char err[120];
+        if (spec_eval(sp, sp->block[0], 0, sm, &v, err, sizeof err) == HK_OK && !v.is_float && v.i > 0 && v.i <= 1024)
+            B = v.i;
+        const rw_toks *ts = s->ts;
+        const an_param *pa = s->lo.bnd_b == s->lo.bnd_a + 1 ? rwp_param_named(s->f, ts, s->lo.bnd_a) : NULL;
+        size_t pi = pa ? (size_t)(pa - s->f->params) : 0;
+        if (pa && pi < sp->n_args && sp->args[pi].value &&
+            spec_eval(sp, sp->args[pi].value, 0, sm, &v, err, sizeof err) == HK_OK && !v.is_float && v.i > 0)
+            outputs = v.i;
+    }
+    long long limit = 65536 / B > 128 ? 128 : 65536 / B;
+    int pick = 0, fit = 0;
+    const char *how = "";
+    for (size_t i = 0; i < HK_ARRAY_LEN(cand) && !pick; i++) {
+        int c = cand[i];
+        long long regs = CC_R0 + (long long)E * c;
+        if (outputs > 0 && outputs / c < resident)
+            continue;
+        long long blocks = 65536 / (regs * B);
+        if (blocks > 2048 / B)
+            blocks = 2048 / B;
+        if (blocks * B * 2 >= 2048) {
+            pick = c;
+            how = "keeps half the SM's threads";
+        } else if (!fit && regs <= limit)
+            fit = c;
+    }
+    if (!pick && fit) {
+        pick = fit;
+        how = "fits the block's register limit";
+    }
+    if (!pick) {
+        pick = 4;
+        how = "the smallest";
+    }
+    snprintf(why, n, "chunk %d chosen: %d per-element registers, about %d a thread at C_K %d, %s of %lld threads%s",
+             pick, E, CC_R0 + E * pick, pick, how, B,
+             outputs > 0 ? "; the chunks fill the GPU" : "");
+    return pick;
+}
+
+static int put_head(struct hk_buf *o, const cc_scan *s, int CK);
+
+/* The lockstep chunk for coordinate s->cj: true with the emitted text in o, false with the
+ * refusal in s->why. *err: an error other than a refusal. */
+static bool lockstep(cc_scan *s, int CK, struct hk_buf *o, int *err)
+{
+    const rw_toks *ts = s->ts;
+    *err = HK_OK;
+    s->why[0] = '\0';
+    s->n_rd = 0;
+    ls_state *L = calloc(1, sizeof *L);
+    if (!L) {
+        *err = HK_ENOMEM;
+        return false;
+    }
+    bool ok = false;
+    L->s = s;
+    L->CK = CK;
+    L->st[0].ts = ts;
+    L->n_st = 1;
+    for (size_t t = 0; t < s->n_co; t++) {
+        ls_var *v = ls_add(L, ls_name(L, 0, s->co_name[t]));
+        if (v) {
+            v->decl = true;
+            v->vec = t == s->cj;
+        }
+    }
+    ls_var *cv = ls_add(L, ls_name(L, 0, s->lo.v));
+    if (!cv || L->n_var != s->n_co + 1) {
+        refuse(s, s->lo.v, "coordinate", "the coordinates and the counter are not %zu distinct names", s->n_co + 1);
+        goto done;
+    }
+    cv->vec = cv->decl = true;
+    int first = 0, count = 0;
+    size_t ba = s->co_e[s->n_co - 1], bb = s->lo.bb;
+    if (!ls_list(L, 0, ba, bb, &first, &count))
+        goto done;
+    for (int it = 0; it < 100; it++) {
+        L->changed = false;
+        ls_class(L, first, count, false);
+        if (!L->changed)
+            break;
+    }
+    {
+        bool carried[LS_VARS] = {0};
+        ls_carried(L, first, count, carried);
+        s->state_regs = 0;
+        for (size_t v = 0; v < L->n_var; v++)
+            if (carried[v] && v >= s->n_co && L->var[v].name != cv->name)
+                s->state_regs += L->var[v].size;
+        s->state_regs += ls_step_loads(L, first, count);
+    }
+    if (!L->n_stored) {
+        refuse(s, bb - 1, "store", "the element stores nothing at `P[%.*s]`", TOK(ts, s->lo.v));
+        goto done;
+    }
+    if (!ls_shares(L, first, count)) {
+        refuse(s, ba, "load", "every load of the element depends on `%.*s`: nothing for the chunk to share",
+               TOK(ts, s->co_name[s->cj]));
+        goto done;
+    }
+    if (!ls_jumps(L, first, count, false, 0))
+        goto done;
+    /* the stored buffers: named only by their stores, never outside the loop, not aliasing a read */
+    for (size_t i = 0; i < L->n_stored; i++) {
+        const an_param *pb = L->stored[i];
+        for (size_t q = 1; q + 1 < ts->n; q++) {
+            if (!rwl_is_use(ts, q) || !rwp_param_named(s->f, ts, q) || rwp_param_named(s->f, ts, q) != pb)
+                continue;
+            if (q < s->lo.ba || q >= s->lo.bb) {
+                refuse(s, q, "store", "`%.*s` is used outside the loop", TOK(ts, q));
+                goto done;
+            }
+            if (!(rwl_tok_is(ts, q + 1, "[") && rwl_same_tok(ts, q + 2, s->lo.v) && rwl_tok_is(ts, q + 3, "]") &&
+                  rwl_tok_is(ts, q + 4, "=") && (rwl_tok_is(ts, q - 1, ";") || rwl_tok_is(ts, q - 1, "{") ||
+                                                  rwl_tok_is(ts, q - 1, "}") || rwl_tok_is(ts, q - 1, ")")))) {
+                refuse(s, q, "store", "the kernel names `%.*s` other than in `%.*s[%.*s] = ...;`", TOK(ts, q), TOK(ts, q),
+                       TOK(ts, s->lo.v));
+                goto done;
+            }
+        }
+        for (size_t r = 0; r < s->n_rd; r++) {
+            const an_param *rp = s->rd[r];
+            if (pb->is_restrict || rp->is_restrict)
+                continue;
+            const an_launch *la = rwl_launch_passing_twice(s->m, s->f, (size_t)(pb - s->f->params),
+                                                           (size_t)(rp - s->f->params));
+            if (la) {
+                refuse(s, s->lo.st, "store", "the launch at line %u passes `%s` as both %s and %s",
+                       la->span.start_row + 1, la->args[pb - s->f->params], pb->name, rp->name);
+                goto done;
+            }
+        }
+    }
+    /* emitted: the chunk's head, the coordinates (c and the counter: expressions of hk_k), the body */
+    int rc = put_head(o, s, CK);
+    /* a chunk short of C_K elements (the last of c's range, the end of the counter's): the
+     * original body per element (the lockstep form has no per-element guards: they cost the
+     * compiler registers, 165 against 80 for roi_align at C_K 4) */
+    if (!rc)
+        rc = hk_buf_printf(o, "    if (hk_cc_kn < %d) {\n    for (int hk_k = 0; hk_k < hk_cc_kn; hk_k++) {\n", CK);
+    if (!rc)
+        rc = put_coords(o, s, "hk_k", true);
+    if (!rc)
+        rc = put_range(o, s, s->co_e[s->n_co - 1], s->lo.bb, false);
+    if (!rc)
+        rc = hk_buf_appends(o, "\n    }\n    continue;\n    }\n");
+    for (size_t t = 0; t < s->n_co && !rc; t++) {
+        if (t == s->cj) {
+            const char *at = ls_atype(L, 0, s->co_a[t], s->co_name[t]);
+            char e[300];
+            snprintf(e, sizeof e, "((%s)(hk_cc_c0 + hk_k))", at ? at : "int");
+            L->var[t].expr = ls_str(L, e, strlen(e));
+        } else {
+            rc = hk_buf_append(o, s->text + ts->t[s->co_a[t]].start,
+                               ts->t[s->co_name[t]].end - ts->t[s->co_a[t]].start);
+            if (!rc)
+                rc = hk_buf_printf(o, " = hk_cc_d%zu;\n", t);
+        }
+    }
+    cv->expr = "(hk_cc_base + (hk_cc_c0 + hk_k) * hk_cc_sj)";
+    if (!rc)
+        rc = ls_emit_list(L, o, first, count);
+    if (!rc)
+        rc = hk_buf_appends(o, "\n    }\n    } else {\n    ");
+    if (!rc)
+        rc = hk_buf_append(o, s->text + ts->t[s->lo.st].start, ts->t[s->lo.se - 1].end - ts->t[s->lo.st].start);
+    if (!rc)
+        rc = hk_buf_appends(o, "\n    }\n}");
+    if (rc) {
+        *err = rc == HK_ENOMEM ? rc : HK_OK;
+        if (!*err)
+            refuse(s, ba, "statement", "the lockstep form could not be written (%d)", rc);
+        goto done;
+    }
+    ok = true;
+done:
+    for (size_t i = 1; i < L->n_st; i++)
+        rwl_toks_free(&L->st[i].own);
+    free(L);
+    return ok;
+}
+
 static int channel_chunks(const rw_context *ctx, int CK, rw_result *out)
 {
     if (!out)
         return HK_EINVAL;
     memset(out, 0, sizeof *out);
-    if (CK < 2 || CK > 64)
+    if ((CK < 2 && CK != 0) || CK > 64)
         return HK_EINVAL;
+    bool chosen = CK == 0; /* chunk_choice picks it once the element is read */
+    char choice[300] = "";
     const char *text = ctx->text;
     size_t len = ctx->len;
     const an_function *f;
@@ -728,6 +2233,7 @@ static int channel_chunks(const rw_context *ctx, int CK, rw_result *out)
     struct hk_buf nb;
     hk_buf_init(&nb, RW_TEXT_MAX);
     char bwhy[400] = "";
+    bool lock = false;
     cc_scan *s = calloc(1, sizeof *s);
     if (!s) {
         rc = HK_ENOMEM;
@@ -814,25 +2320,61 @@ static int channel_chunks(const rw_context *ctx, int CK, rw_result *out)
             if (!ok && !first[0])
                 snprintf(first, sizeof first, "%s", s->why);
         }
+        /* the general form: any element whose c-free part can run once (lockstep) */
+        char second[700] = "";
+        for (size_t cj = s->n_co - 2; cj >= 1 && !ok && !rc; cj--) {
+            s->cj = cj;
+            hk_buf_reset(&nb);
+            lock = lockstep(s, chosen ? 8 : CK, &nb, &rc);
+            ok = lock;
+            if (!ok && !second[0])
+                snprintf(second, sizeof second, "%s", s->why);
+        }
+        if (lock && chosen) {
+            CK = chunk_choice(ctx, s, s->state_regs, choice, sizeof choice);
+            hk_buf_reset(&nb);
+            ok = lockstep(s, CK, &nb, &rc);
+        }
+        if (rc)
+            goto out;
         if (!ok) {
-            snprintf(s->why, sizeof s->why, "%s", first);
+            snprintf(s->why, sizeof s->why, "%s; the lockstep form: %s", first, second);
             goto refused;
         }
     }
     /* the nest's extent */
     s->nest_a = s->acc_e;
     s->nest_e = s->st_a;
-    if ((rc = emit_chunks(s, CK, &nb)))
+    if (!lock && chosen) {
+        /* the accumulator, the per-element declarations of the update, its unshared loads */
+        int E = 1 + (int)s->n_vdecl, loads = 0;
+        for (size_t q = s->upd_a + 2; q + 1 < s->upd_e; q++)
+            loads += rwl_tok_is(&ts, q, "[");
+        E += loads > (int)s->n_ld ? loads - (int)s->n_ld : 0;
+        CK = chunk_choice(ctx, s, E, choice, sizeof choice);
+    }
+    if (!lock && (rc = emit_chunks(s, CK, &nb)))
         goto out;
     if ((rc = rwl_edits_add(&es, ts.t[s->lo.st].start, ts.t[s->lo.se - 1].end, nb.data)))
         goto out;
     {
-        char *desc = hk_asprintf("kernel %s: the grid-stride loop at line %d takes %d elements per trip that differ only "
+        char *desc = lock ? hk_asprintf("kernel %s: the grid-stride loop at line %d takes %d elements per trip that "
+                                        "differ only in `%.*s` (c0 .. c0+%d) in lockstep: what does not depend on `%.*s` "
+                                        "(its loads, positions, weights; calls inlined) runs once for them, the rest per "
+                                        "element (exact); the grid divided by %d along x",
+                                        f->name, rwl_line_at(text, ts.t[s->lo.st].start), CK,
+                                        TOK(&ts, s->co_name[s->cj]), CK - 1, TOK(&ts, s->co_name[s->cj]), CK)
+                           : hk_asprintf("kernel %s: the grid-stride loop at line %d takes %d elements per trip that differ only "
                                  "in `%.*s` (c0 .. c0+%d), loads %zu value%s of its accumulation once for them and "
                                  "keeps %d accumulators (exact; a chunk whose guards differ runs the original body); "
                                  "the grid divided by %d along x",
                                  f->name, rwl_line_at(text, ts.t[s->lo.st].start), CK, TOK(&ts, s->co_name[s->cj]),
                                  CK - 1, s->n_ld, s->n_ld > 1 ? "s" : "", CK, CK);
+        if (desc && choice[0]) {
+            char *d2 = hk_asprintf("%s (%s)", desc, choice);
+            hk_free(desc);
+            desc = d2;
+        }
         rc = rwl_finish(text, len, ctx->m, f->name, &es, desc, out);
         if (rc == HK_OK && out->applicable) {
             out->grid_divisor = (unsigned)CK;
@@ -854,7 +2396,8 @@ out:
 
 /* ---- registry descriptor (registry.h) ---- */
 static const rw_param chunks_params[] = {
-    {.name = "chunk", .type = RW_PARAM_ENUM, .values = {8, 4, 16}, .n_values = 3, .def = 8},
+    /* 0: chosen by the kernel's per-element state and the GPU's threads (chunk_choice) */
+    {.name = "chunk", .type = RW_PARAM_ENUM, .values = {0, 8, 4, 16}, .n_values = 4, .def = 0},
 };
 
 static int emit_channel_chunks(const rw_context *c, const int *p, rw_result *out)

@@ -8,6 +8,7 @@
  * rewritten, compiles with nvcc -arch=sm_90. A plain for-loop kernel without guards (the
  * skills' sample) runs bit-identical too. */
 #include "analysis/analysis.h"
+#include "spec/spec.h"
 #include "core/hk.h"
 #include "rewrites/registry.h"
 #include "rewrites/rewrite.h"
@@ -178,6 +179,253 @@ static const char reassemble_drv[] =
     "        NS::reassemble(n, f, m, out, K, C, H, W); }));\n"
     "}\n";
 
+
+/* mmcv's roi_align forward, as in bench/wild/src (the loop macro, bilinear_interpolate, the
+ * kernel): the lockstep form (three stores, a select chain, the gathers in a __device__
+ * function of the file, inlined) */
+static const char roi_align[] =
+    "#include <float.h>\n"
+    "#define CUDA_1D_KERNEL_LOOP(i, n)                              \\\n"
+    "  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < (n); \\\n"
+    "       i += blockDim.x * gridDim.x)\n"
+    "template <typename T>\n"
+    "__device__ T bilinear_interpolate(const T* input, const int height,\n"
+    "                                  const int width, T y, T x,\n"
+    "                                  const int index /* index for debug only*/) {\n"
+    "  if (y < -1.0 || y > height || x < -1.0 || x > width) return 0;\n"
+    "  if (y <= 0) y = 0;\n"
+    "  if (x <= 0) x = 0;\n"
+    "  int y_low = (int)y;\n"
+    "  int x_low = (int)x;\n"
+    "  int y_high;\n"
+    "  int x_high;\n"
+    "  if (y_low >= height - 1) {\n"
+    "    y_high = y_low = height - 1;\n"
+    "    y = (T)y_low;\n"
+    "  } else {\n"
+    "    y_high = y_low + 1;\n"
+    "  }\n"
+    "  if (x_low >= width - 1) {\n"
+    "    x_high = x_low = width - 1;\n"
+    "    x = (T)x_low;\n"
+    "  } else {\n"
+    "    x_high = x_low + 1;\n"
+    "  }\n"
+    "  T ly = y - y_low;\n"
+    "  T lx = x - x_low;\n"
+    "  T hy = 1. - ly, hx = 1. - lx;\n"
+    "  T v1 = input[y_low * width + x_low];\n"
+    "  T v2 = input[y_low * width + x_high];\n"
+    "  T v3 = input[y_high * width + x_low];\n"
+    "  T v4 = input[y_high * width + x_high];\n"
+    "  T w1 = hy * hx, w2 = hy * lx, w3 = ly * hx, w4 = ly * lx;\n"
+    "  T val = (w1 * v1 + w2 * v2 + w3 * v3 + w4 * v4);\n"
+    "  return val;\n"
+    "}\n"
+    "template <typename T>\n"
+    "__global__ void roi_align_forward_cuda_kernel(\n"
+    "    const int nthreads, const T* input, const T* rois, T* output, T* argmax_y,\n"
+    "    T* argmax_x, const int pooled_height, const int pooled_width,\n"
+    "    const T spatial_scale, const int sampling_ratio,\n"
+    "    const int pool_mode,  // 0 - max pool, 1 - avg pool\n"
+    "    const bool aligned, const int channels, const int height, const int width) {\n"
+    "  CUDA_1D_KERNEL_LOOP(index, nthreads) {\n"
+    "    int pw = index % pooled_width;\n"
+    "    int ph = (index / pooled_width) % pooled_height;\n"
+    "    int c = (index / pooled_width / pooled_height) % channels;\n"
+    "    int n = index / pooled_width / pooled_height / channels;\n"
+    "    const T* offset_rois = rois + n * 5;\n"
+    "    int roi_batch_ind = offset_rois[0];\n"
+    "    T offset = aligned ? (T)0.5 : (T)0.0;\n"
+    "    T roi_start_w = offset_rois[1] * spatial_scale - offset;\n"
+    "    T roi_start_h = offset_rois[2] * spatial_scale - offset;\n"
+    "    T roi_end_w = offset_rois[3] * spatial_scale - offset;\n"
+    "    T roi_end_h = offset_rois[4] * spatial_scale - offset;\n"
+    "    T roi_width = roi_end_w - roi_start_w;\n"
+    "    T roi_height = roi_end_h - roi_start_h;\n"
+    "    if (!aligned) {  // for backward-compatibility only\n"
+    "      roi_width = max(roi_width, (T)1.);\n"
+    "      roi_height = max(roi_height, (T)1.);\n"
+    "    }\n"
+    "    T bin_size_h = static_cast<T>(roi_height) / static_cast<T>(pooled_height);\n"
+    "    T bin_size_w = static_cast<T>(roi_width) / static_cast<T>(pooled_width);\n"
+    "    const T* offset_input =\n"
+    "        input + (roi_batch_ind * channels + c) * height * width;\n"
+    "    int roi_bin_grid_h =\n"
+    "        (sampling_ratio > 0)\n"
+    "            ? sampling_ratio\n"
+    "            : static_cast<int>(ceilf(roi_height / pooled_height));\n"
+    "    int roi_bin_grid_w =\n"
+    "        (sampling_ratio > 0)\n"
+    "            ? sampling_ratio\n"
+    "            : static_cast<int>(ceilf(roi_width / pooled_width));\n"
+    "    if (pool_mode == 0) {\n"
+    "      T maxval = -FLT_MAX;\n"
+    "      T maxidx_y = -1.f, maxidx_x = -1.f;\n"
+    "      for (int iy = 0; iy < roi_bin_grid_h; iy++) {\n"
+    "        const T y = roi_start_h + ph * bin_size_h +\n"
+    "                    static_cast<T>(iy + .5f) * bin_size_h /\n"
+    "                        static_cast<T>(roi_bin_grid_h);\n"
+    "        for (int ix = 0; ix < roi_bin_grid_w; ix++) {\n"
+    "          const T x = roi_start_w + pw * bin_size_w +\n"
+    "                      static_cast<T>(ix + .5f) * bin_size_w /\n"
+    "                          static_cast<T>(roi_bin_grid_w);\n"
+    "          T val =\n"
+    "              bilinear_interpolate(offset_input, height, width, y, x, index);\n"
+    "          if (val > maxval) {\n"
+    "            maxval = val;\n"
+    "            maxidx_y = y;\n"
+    "            maxidx_x = x;\n"
+    "          }\n"
+    "        }\n"
+    "      }\n"
+    "      output[index] = maxval;\n"
+    "      argmax_y[index] = maxidx_y;\n"
+    "      argmax_x[index] = maxidx_x;\n"
+    "    } else if (pool_mode == 1) {\n"
+    "      const T count = max(roi_bin_grid_h * roi_bin_grid_w, 1);\n"
+    "      T output_val = 0.;\n"
+    "      for (int iy = 0; iy < roi_bin_grid_h; iy++) {\n"
+    "        const T y = roi_start_h + ph * bin_size_h +\n"
+    "                    static_cast<T>(iy + .5f) * bin_size_h /\n"
+    "                        static_cast<T>(roi_bin_grid_h);\n"
+    "        for (int ix = 0; ix < roi_bin_grid_w; ix++) {\n"
+    "          const T x = roi_start_w + pw * bin_size_w +\n"
+    "                      static_cast<T>(ix + .5f) * bin_size_w /\n"
+    "                          static_cast<T>(roi_bin_grid_w);\n"
+    "          T val =\n"
+    "              bilinear_interpolate(offset_input, height, width, y, x, index);\n"
+    "          output_val += val;\n"
+    "        }\n"
+    "      }\n"
+    "      output[index] = output_val / count;\n"
+    "    }\n"
+    "  }\n"
+    "}\n";
+
+/* PAIR3: as PAIR, three outputs (roi_align's max and its argmax), each bit-identical. */
+static const char helpers3[] =
+    "#define PAIR3(what, nout, ...)                                                   \\\n"
+    "    for (int s = 0; s < 3; s++) {                                                \\\n"
+    "        emu::schedule = s;                                                       \\\n"
+    "        emu::buf<float> o_a(nout), o_b(nout), o_c(nout);                         \\\n"
+    "        emu::buf<float> c_a(nout), c_b(nout), c_c(nout);                         \\\n"
+    "        o_a.set(-7.f); o_b.set(-7.f); o_c.set(-7.f);                             \\\n"
+    "        c_a.set(-7.f); c_b.set(-7.f); c_c.set(-7.f);                             \\\n"
+    "        { namespace NS = orig; auto &oa = o_a; auto &ob = o_b; auto &oc = o_c; __VA_ARGS__; } \\\n"
+    "        { namespace NS = cand; auto &oa = c_a; auto &ob = c_b; auto &oc = c_c; __VA_ARGS__; } \\\n"
+    "        bool ok = emu::expect(what, o_a, c_a);                                   \\\n"
+    "        ok = emu::expect(what \" argmax_y\", o_b, c_b) && ok;                     \\\n"
+    "        ok = emu::expect(what \" argmax_x\", o_c, c_c) && ok;                     \\\n"
+    "        if (!ok)                                                                 \\\n"
+    "            printf(\"  (schedule %d)\\n\", s);                                    \\\n"
+    "    }\n";
+
+/* N 1 and 2; C 3, 8 and 13 (C % C_K != 0: short chunks run the original body); a 7 x 9 map,
+ * pooled 3 x 2, 4 rois from outside the map's corner to inside it (the borders and the
+ * out-of-map samples of bilinear_interpolate), spatial scale 0.5 and 1; max and average
+ * pooling, aligned or not, sampling ratio 2 or adaptive (0); grids of 1, 2 (nthreads 5
+ * short) and 40 blocks of 32 */
+static const char roi_drv[] =
+    "for (int N : {1, 2})\n"
+    "for (int C : {3, 8, 13})\n"
+    "for (int mode : {0, 1})\n"
+    "for (int al : {0, 1})\n"
+    "for (int sr : {0, 2})\n"
+    "for (int g : {1, 2, 40}) {\n"
+    "    const int H = 7, W = 9, PH = 3, PW = 2, K = 4, full = K * C * PH * PW;\n"
+    "    const int n = full - (g == 2 ? 5 : 0);\n"
+    "    const float scale = (C % 2) ? 1.f : 0.5f;\n"
+    "    emu::buf<float> in(N * C * H * W);\n"
+    "    in.fill(C + mode);\n"
+    "    emu::buf<float> rois(K * 5);\n"
+    "    for (int k = 0; k < K; k++) {\n"
+    "        rois[k * 5 + 0] = (float)(k % N);\n"
+    "        rois[k * 5 + 1] = -1.75f + 2.5f * k;\n"
+    "        rois[k * 5 + 2] = -0.5f + 1.25f * k;\n"
+    "        rois[k * 5 + 3] = rois[k * 5 + 1] + 3.3f + 1.9f * (k % 3);\n"
+    "        rois[k * 5 + 4] = rois[k * 5 + 2] + 4.1f + 2.3f * (k % 2);\n"
+    "    }\n"
+    "    PAIR3(\"roi_align\", full, emu::launch(dim3(g), dim3(32), 0, [&] {\n"
+    "        NS::roi_align_forward_cuda_kernel<float>(n, in, rois, oa, ob, oc, PH, PW, scale, sr, mode,\n"
+    "                                                 al != 0, C, H, W); }));\n"
+    "}\n";
+
+/* one shape for the mutant (its differences are many) */
+static const char roi_one_drv[] =
+    "{\n"
+    "    const int N = 1, C = 8, H = 7, W = 9, PH = 3, PW = 2, K = 2, full = K * C * PH * PW;\n"
+    "    emu::buf<float> in(N * C * H * W);\n"
+    "    in.fill(3);\n"
+    "    emu::buf<float> rois(K * 5);\n"
+    "    for (int k = 0; k < K; k++) {\n"
+    "        rois[k * 5 + 0] = 0.f;\n"
+    "        rois[k * 5 + 1] = 0.5f + k;\n"
+    "        rois[k * 5 + 2] = 0.25f + k;\n"
+    "        rois[k * 5 + 3] = 5.5f;\n"
+    "        rois[k * 5 + 4] = 4.75f;\n"
+    "    }\n"
+    "    PAIR3(\"roi_align\", full, emu::launch(dim3(1), dim3(32), 0, [&] {\n"
+    "        NS::roi_align_forward_cuda_kernel<float>(full, in, rois, oa, ob, oc, PH, PW, 1.f, 2, 1, true, C, H, W); }));\n"
+    "}\n";
+
+/* The lockstep form's other paths: a call inlined as `v = f(...)` with a chain of
+ * `if (c) return e;`, a `continue` under a c-free condition, a loop whose bound depends on
+ * c (run whole per element) with a `break` inside it, a counter kept once (seen), two stores */
+static const char mix[] =
+    "__device__ float lerp_at(const float *p, int n, float t)\n"
+    "{\n"
+    "    if (t < 0) return p[0];\n"
+    "    if (t >= n - 1) { return p[n - 1]; }\n"
+    "    int i = (int)t;\n"
+    "    float f = t - i;\n"
+    "    return p[i] * (1.f - f) + p[i + 1] * f;\n"
+    "}\n"
+    "__global__ void mix(int total, const float *feat, const float *pos, float *out, float *cnt, int w, int h, int c)\n"
+    "{\n"
+    "    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < total; i += blockDim.x * gridDim.x) {\n"
+    "        int x = i % w;\n"
+    "        int y = i / w % h;\n"
+    "        int ch = i / w / h % c;\n"
+    "        int b = i / w / h / c;\n"
+    "        float t = pos[(b * h + y) * w + x] * 3.f;\n"
+    "        float acc = 0.f;\n"
+    "        int seen = 0;\n"
+    "        for (int k = 0; k < 4; k++) {\n"
+    "            if (k == 2 && t < 1.f)\n"
+    "                continue;\n"
+    "            float v;\n"
+    "            v = lerp_at(feat + (b * c + ch) * w, w, t + k - 1.5f);\n"
+    "            acc += v;\n"
+    "            for (int r = 0; r < ch % 3; r++) {\n"
+    "                if (acc > 2.f)\n"
+    "                    break;\n"
+    "                acc = acc * 0.5f + r;\n"
+    "            }\n"
+    "            seen++;\n"
+    "        }\n"
+    "        out[i] = acc;\n"
+    "        cnt[i] = (float)seen + ch;\n"
+    "    }\n"
+    "}\n";
+
+static const char mix_drv[] =
+    "for (int N : {1, 3})\n"
+    "for (int C : {1, 5, 9})\n"
+    "for (int g : {1, 3, 40}) {\n"
+    "    const int H = 3, W = 7, full = N * C * H * W, n = full - (g == 3 ? 2 : 0);\n"
+    "    emu::buf<float> f(N * C * W);\n"
+    "    f.fill(C);\n"
+    "    emu::buf<float> p(N * H * W);\n"
+    "    p.fill(N + 1);\n"
+    "    emu::buf<float> cnt_o(full), cnt_c(full);\n"
+    "    cnt_o.set(-7.f);\n"
+    "    cnt_c.set(-7.f);\n"
+    "    PAIR(float, \"mix\", full, emu::launch(dim3(g), dim3(16), 0, [&] {\n"
+    "        NS::mix(n, f, p, out, (&out == &o_out) ? (float *)cnt_o : (float *)cnt_c, W, H, C); }));\n"
+    "    if (!emu::expect(\"mix cnt\", cnt_o, cnt_c)) printf(\"  (cnt)\\n\");\n"
+    "}\n";
+
 static void emulated_runs(void **state)
 {
     (void)state;
@@ -202,6 +450,28 @@ static void emulated_runs(void **state)
     char *rc = emu_rewrite(reassemble, "reassemble", "channel_chunks", four);
     emu_batch_add_pair(&batch, "reassemble_ck4", reassemble, rc, helpers, reassemble_drv, EMU_OK);
     free(rc);
+    /* the lockstep form: roi_align at each C_K, the mutant that gives every element c0's
+     * channel caught; the mix kernel's other paths */
+    for (size_t i = 0; i < HK_ARRAY_LEN(cks); i++) {
+        char tag[32];
+        snprintf(tag, sizeof tag, "roi_align_ck%d", cks[i][0]);
+        char *cand = emu_rewrite(roi_align, "roi_align_forward_cuda_kernel", "channel_chunks", cks[i]);
+        assert_non_null(strstr(cand, "in lockstep") ? cand : strstr(cand, "hk_in1_"));
+        emu_batch_add_pair(&batch, tag, roi_align, cand, helpers3, roi_drv, EMU_OK);
+        if (i == 0) {
+            char *broken = emu_replaced(cand, "((int)(hk_cc_c0 + hk_k))", "((int)(hk_cc_c0))");
+            emu_batch_add_pair(&batch, "roi_align_one_channel", roi_align, broken, helpers3, roi_one_drv, EMU_DIFFERS);
+            free(broken);
+        }
+        free(cand);
+    }
+    for (size_t i = 0; i < HK_ARRAY_LEN(cks); i++) {
+        char tag[32];
+        snprintf(tag, sizeof tag, "mix_ck%d", cks[i][0]);
+        char *cand = emu_rewrite(mix, "mix", "channel_chunks", cks[i]);
+        emu_batch_add_pair(&batch, tag, mix, cand, helpers, mix_drv, EMU_OK);
+        free(cand);
+    }
     emu_batch_run(&batch);
 }
 
@@ -374,6 +644,154 @@ static void refusals(void **state)
     rwf_expect_refusals(refused, "channel_chunks", cases, HK_ARRAY_LEN(cases));
 }
 
+/* Kernels the lockstep form must refuse (read_chunks refuses each too: their last
+ * statement is no `P[i] = acc;`): the reason names the lockstep form's construct and line. */
+static const char lock_refused[] =
+    "__device__ float get(const float *p, int k, float &w)\n"
+    "{\n"
+    "    w = p[k];\n"
+    "    return w * 2.f;\n"
+    "}\n"
+    "__device__ float first_pos(const float *p, int n)\n"
+    "{\n"
+    "    for (int k = 0; k < n; k++)\n"
+    "        if (p[k] > 0.f)\n"
+    "            return p[k];\n"
+    "    return 0.f;\n"
+    "}\n"
+    "__global__ void byref(int n, const float *x, const float *m, float *y, int w, int h, int c)\n"
+    "{\n"
+    "    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {\n"
+    "        int px = i % w;\n"
+    "        int py = i / w % h;\n"
+    "        int ch = i / w / h % c;\n"
+    "        int b = i / w / h / c;\n"
+    "        float s = m[py * w + px];\n"
+    "        float v = get(x + (b * c + ch) * w, px, s);\n"
+    "        y[i] = v * 2.f;\n"
+    "    }\n"
+    "}\n"
+    "__global__ void loopret(int n, const float *x, const float *m, float *y, int w, int h, int c)\n"
+    "{\n"
+    "    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {\n"
+    "        int px = i % w;\n"
+    "        int py = i / w % h;\n"
+    "        int ch = i / w / h % c;\n"
+    "        int b = i / w / h / c;\n"
+    "        float s = m[py * w + px];\n"
+    "        float v = first_pos(x + (b * c + ch) * w, w);\n"
+    "        y[i] = v * s;\n"
+    "    }\n"
+    "}\n"
+    "__global__ void contdep(int n, const float *x, const float *m, float *y, int w, int h, int c)\n"
+    "{\n"
+    "    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {\n"
+    "        int px = i % w;\n"
+    "        int py = i / w % h;\n"
+    "        int ch = i / w / h % c;\n"
+    "        int b = i / w / h / c;\n"
+    "        float s = m[py * w + px];\n"
+    "        if (ch > 1)\n"
+    "            continue;\n"
+    "        y[i] = x[(b * c + ch) * w + px] * s;\n"
+    "    }\n"
+    "}\n"
+    "__global__ void readout(int n, const float *x, const float *m, float *y, int w, int h, int c)\n"
+    "{\n"
+    "    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {\n"
+    "        int px = i % w;\n"
+    "        int py = i / w % h;\n"
+    "        int ch = i / w / h % c;\n"
+    "        int b = i / w / h / c;\n"
+    "        float s = m[py * w + px] + y[px];\n"
+    "        y[i] = x[(b * c + ch) * w + px] * s;\n"
+    "    }\n"
+    "}\n"
+    "__global__ void setparam(int n, const float *x, const float *m, float *y, int w, int h, int c, int k)\n"
+    "{\n"
+    "    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {\n"
+    "        int px = i % w;\n"
+    "        int py = i / w % h;\n"
+    "        int ch = i / w / h % c;\n"
+    "        int b = i / w / h / c;\n"
+    "        float s = m[py * w + px];\n"
+    "        k = 3;\n"
+    "        y[i] = x[(b * c + ch) * w + px] * s * k;\n"
+    "    }\n"
+    "}\n"
+    "__global__ void early(int n, const float *x, const float *m, float *y, int w, int h, int c)\n"
+    "{\n"
+    "    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {\n"
+    "        int px = i % w;\n"
+    "        int py = i / w % h;\n"
+    "        int ch = i / w / h % c;\n"
+    "        int b = i / w / h / c;\n"
+    "        float s = m[py * w + px];\n"
+    "        if (s > 3.f)\n"
+    "            break;\n"
+    "        y[i] = x[(b * c + ch) * w + px] * s;\n"
+    "    }\n"
+    "}\n"
+    "__global__ void through(int n, const float *x, const float *m, float *y, float *z, int w, int h, int c)\n"
+    "{\n"
+    "    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {\n"
+    "        int px = i % w;\n"
+    "        int py = i / w % h;\n"
+    "        int ch = i / w / h % c;\n"
+    "        int b = i / w / h / c;\n"
+    "        float s = m[py * w + px];\n"
+    "        float *q = z + i;\n"
+    "        q[0] = s;\n"
+    "        y[i] = x[(b * c + ch) * w + px] * s;\n"
+    "    }\n"
+    "}\n"
+    "__global__ void noshare(int n, const float *x, float *y, float *z, int w, int h, int c)\n"
+    "{\n"
+    "    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {\n"
+    "        int px = i % w;\n"
+    "        int py = i / w % h;\n"
+    "        int ch = i / w / h % c;\n"
+    "        int b = i / w / h / c;\n"
+    "        float s = x[((b * c + ch) * h + py) * w + px];\n"
+    "        y[i] = s * 2.f;\n"
+    "        z[i] = s;\n"
+    "    }\n"
+    "}\n"
+;
+
+static void lockstep_refusals(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *kernel, *words;
+    } cases[] = {
+        {"byref", "the lockstep form: call at line 21: `get` takes a parameter by reference"},
+        {"loopret", "the lockstep form: call at line 33: `first_pos` returns other than by `return e;`"},
+        {"contdep", "the lockstep form: loop nest at line 46: `continue` under a condition that depends on `ch`"},
+        {"readout", "the lockstep form: store at line 57: the kernel names `y` other than in `y[i] = ...;`"},
+        {"setparam", "the lockstep form: write at line 69: the element writes the parameter `k`"},
+        {"early", "the lockstep form: early exit at line 82: `break` out of the element's loop"},
+        {"through", "the lockstep form: write at line 95: `=` writes other than a local"},
+        {"noshare", "the lockstep form: load at line 106: every load of the element depends on `ch`"},
+    };
+    fixture fx;
+    load_text(lock_refused, &fx);
+    int failures = 0;
+    for (size_t i = 0; i < HK_ARRAY_LEN(cases); i++) {
+        rw_context ctx = {.text = fx.text, .len = fx.len, .m = fx.m, .kernel = kernel(&fx, cases[i].kernel)};
+        rw_result r;
+        assert_int_equal(rw_apply_named("channel_chunks", &ctx, NULL, &r, NULL), HK_OK);
+        if (r.applicable || !strstr(r.description, cases[i].words)) {
+            print_error("%s: wanted \"%s\", got %s\n", cases[i].kernel, cases[i].words,
+                        r.applicable ? "applicable" : r.description);
+            failures++;
+        }
+        rw_result_free(&r);
+    }
+    unload(&fx);
+    assert_int_equal(failures, 0);
+}
+
 /* The wild suite's carafe, rewritten at each C_K, compiles for sm_90 (skipped when
  * bench/wild/src is not extracted); its backward kernel is refused (atomics). */
 static void wild_kernels(void **state)
@@ -408,12 +826,106 @@ static void wild_kernels(void **state)
     unload(&fx);
 }
 
+/* The wild suite's roi_align, in lockstep at each C_K, compiles for sm_90; its backward
+ * kernel is refused (atomics). */
+static void wild_roi_align(void **state)
+{
+    (void)state;
+    fixture fx;
+    if (!rwf_load_wild("mmcv_roi_align_fwd", &fx))
+        return;
+    static const int cks[][RW_MAX_PARAMS] = {{8}, {4}, {16}};
+    for (size_t i = 0; i < HK_ARRAY_LEN(cks); i++) {
+        rw_context ctx = {.text = fx.text, .len = fx.len, .m = fx.m, .kernel = kernel(&fx, "roi_align_forward_cuda_kernel")};
+        rw_result r;
+        assert_int_equal(rw_apply_named("channel_chunks", &ctx, cks[i], &r, NULL), HK_OK);
+        if (!r.applicable)
+            fail_msg("C_K %d: %s", cks[i][0], r.description);
+        assert_non_null(strstr(r.description, "in lockstep"));
+        assert_int_equal(r.grid_divisor, cks[i][0]);
+        char name[64];
+        snprintf(name, sizeof name, "roi_align_ck%d", cks[i][0]);
+        rwf_nvcc_compiles_with(&r,
+                               "template __global__ void roi_align_forward_cuda_kernel<float>(const int, const float *, "
+                               "const float *, float *, float *, float *, const int, const int, const float, const int, "
+                               "const int, const bool, const int, const int, const int);\n",
+                               "chunks", name);
+        /* the spec's block of 512 threads must still launch: at most 128 registers a thread
+         * (the per-element guards the lockstep form leaves out cost 165 at C_K 4) */
+        if (access(NVCC, X_OK) == 0) {
+            char cmd[2400], out[8192];
+            snprintf(cmd, sizeof cmd, "%s -arch=sm_90 -O3 -cubin -std=c++17 -Xptxas -v -o %s/chunks_%s.r.cubin %s/chunks_%s.cu 2>&1",
+                     NVCC, tmpdir, name, tmpdir, name);
+            assert_int_equal(run_cmd(cmd, out, sizeof out), 0);
+            const char *u = strstr(out, "Used ");
+            assert_non_null(u);
+            int regs = atoi(u + 5);
+            print_message("roi_align C_K %d: %d registers\n", cks[i][0], regs);
+            assert_true(regs > 0 && regs <= 128);
+            assert_null(strstr(out, "bytes spill stores") && !strstr(out, " 0 bytes spill stores") ? out : NULL);
+        }
+        rw_result_free(&r);
+    }
+    rw_context cb = {.text = fx.text, .len = fx.len, .m = fx.m, .kernel = kernel(&fx, "roi_align_backward_cuda_kernel")};
+    rw_result rb;
+    assert_int_equal(rw_apply_named("channel_chunks", &cb, NULL, &rb, NULL), HK_OK);
+    assert_false(rb.applicable);
+    assert_non_null(strstr(rb.description, "atomicAdd"));
+    rw_result_free(&rb);
+    unload(&fx);
+}
+
+/* chunk 0: the rewrite picks C_K from the element's per-element registers, the spec's block
+ * and outputs and the device's threads (chunk_choice): 8 for the wild roi_align (no C_K keeps
+ * half the SM's threads; 8 fits the 512-thread block's 128 registers) and carafe (8 keeps two
+ * blocks of 512); 4 on a device with so many threads that larger chunks would not fill it. */
+static void chosen_chunk(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *id, *kernel;
+        int sm, warps, want;
+        const char *words;
+    } cases[] = {
+        {"mmcv_roi_align_fwd", "roi_align_forward_cuda_kernel", 132, 64, 8,
+         "chunk 8 chosen: 10 per-element registers, about 120 a thread at C_K 8, fits the block's register limit of 512 threads; the chunks fill the GPU"},
+        {"mmcv_carafe_naive_fwd", "carafe_naive_forward_cuda_kernel", 132, 64, 8,
+         "chunk 8 chosen: 3 per-element registers, about 64 a thread at C_K 8, keeps half the SM's threads of 512 threads"},
+        {"mmcv_roi_align_fwd", "roi_align_forward_cuda_kernel", 2000, 64, 4, "chunk 4 chosen"},
+    };
+    for (size_t i = 0; i < HK_ARRAY_LEN(cases); i++) {
+        fixture fx;
+        if (!rwf_load_wild(cases[i].id, &fx))
+            return;
+        char path[700];
+        snprintf(path, sizeof path, HK_TEST_DATA "/../../bench/wild/specs/%s.bench.json", cases[i].id);
+        spec *sp = NULL;
+        spec_diags dg = {0};
+        assert_int_equal(spec_load(path, &sp, &dg), HK_OK);
+        spec_diags_free(&dg);
+        rw_context ctx = {.text = fx.text, .len = fx.len, .m = fx.m, .kernel = kernel(&fx, cases[i].kernel),
+                          .spec = sp, .sm_count = cases[i].sm, .warps_per_sm = cases[i].warps};
+        rw_result r;
+        assert_int_equal(rw_apply_named("channel_chunks", &ctx, NULL, &r, NULL), HK_OK);
+        assert_true(r.applicable);
+        assert_int_equal(r.grid_divisor, cases[i].want);
+        if (!strstr(r.description, cases[i].words))
+            fail_msg("%s: no \"%s\" in %s", cases[i].id, cases[i].words, r.description);
+        rw_result_free(&r);
+        spec_free(sp);
+        unload(&fx);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(emitted_text),
         cmocka_unit_test(refusals),
+        cmocka_unit_test(lockstep_refusals),
         cmocka_unit_test(wild_kernels),
+        cmocka_unit_test(wild_roi_align),
+        cmocka_unit_test(chosen_chunk),
         cmocka_unit_test(emulated_runs),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
