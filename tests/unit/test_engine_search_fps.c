@@ -1,0 +1,74 @@
+/* The search proposes block_reduce's key form early for mmcv's furthest point sampling
+ * (issue 13, FPS 1.04x): the kernel's per-pick argmax is a shared-memory (value, index)
+ * tree of 10 levels with a barrier each; the key form (one max of a 64-bit key: value order,
+ * then the tree's tie rank) needs 2 barriers and no transpose, the order-keeping shuffle
+ * form 3 barriers and a padded transpose (0.84x on the H200, session 24). Where
+ * bench/wild/src is extracted, the shipped skills' plan on sm_90 (memory-bound, at 35% of
+ * the roofline as measured, or of unknown class) puts a key-form candidate among the first
+ * four proposals, baseline included (the wild run's `--budget 4`): candidate 3, after the
+ * order-keeping form and unroll 4 (it was the 7th, behind the skill's four launch-only
+ * choices, which the search skips for a rewrite that keeps the kernel's launch). The rule
+ * itself, on kernels of the repository, is test_engine_skillplan's kept_launch_choices. */
+#include "analysis/analysis.h"
+#include "core/hk.h"
+#include "rewrites/rewrite.h"
+#include "search/search.h"
+#include "search/skillplan.h"
+#include "spec/spec.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "rw_fixture.h"
+#include "search_early.h"
+#include "wild_kernel.h"
+
+#define ROOFLINE_PCT 35.0 /* mmcv_furthest_point_sample's baseline on the H200 */
+#define BUDGET 4
+
+static sk_set *skills;
+
+static int setup(void **state)
+{
+    (void)state;
+    char err[4096];
+    if (rwf_setup("search-fps"))
+        return -1;
+    return sk_load_dir(HK_SOURCE_DIR "/skills", &skills, err, sizeof err) == HK_OK ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    sk_set_free(skills);
+    return rwf_teardown();
+}
+
+static const enum sk_class classes[] = {SK_MEMORY_BOUND, SK_CLASS_COUNT};
+static const wanted keyform = {"block_reduce key=1", "hk rewrite: block_reduce (key form)"};
+
+static void wild_fps(void **state)
+{
+    (void)state;
+    wild_kernel w;
+    if (!wild_open("mmcv_furthest_point_sample", &w))
+        return;
+    for (size_t i = 0; i < HK_ARRAY_LEN(classes); i++)
+        assert_true(proposed_early(skills, BUDGET, ROOFLINE_PCT, &w.fx, w.k, w.sp, w.l, classes[i],
+                                   "mmcv_furthest_point_sample", &keyform));
+    wild_close(&w);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(wild_fps),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
