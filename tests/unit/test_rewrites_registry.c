@@ -131,6 +131,8 @@ static const refusal_case cases[] = {
     {"float_literals", k_grid_stride, "gs", {0}, "kernel body", 2},
     /* a grid-stride loop whose body is one statement: no item loop to split */
     {"split_topk_scan", k_grid_stride, "gs", {0}, "query loop", 3},
+    /* a block-strided loop with no loop around it: nothing to carry */
+    {"register_carry", k_grid_stride, "gs", {0}, "block-strided loop", 3},
 };
 
 /* Applicability refuses each case with the construct and its line in the reason, and the
