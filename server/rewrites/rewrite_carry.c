@@ -32,6 +32,8 @@
 
 #include "core/buf.h"
 #include "core/hk.h"
+#include "spec/expr.h"
+#include "spec/spec.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -219,6 +221,26 @@ static void find_arrays(cr_shape *s)
     }
 }
 
+/* The spec's block (threads, the largest over its size sets), or 0 when there is no spec or
+ * a dimension does not evaluate to an integer. */
+static long long spec_block(const struct spec *sp)
+{
+    long long most = 0;
+    for (size_t k = 0; sp && k < sp->n_sizes; k++) {
+        long long t = 1;
+        for (int d = 0; d < 3; d++) {
+            expr_value v;
+            if (!sp->block[d])
+                continue;
+            if (spec_eval(sp, sp->block[d], k, 132, &v, NULL, 0) != HK_OK || v.is_float || v.i < 1)
+                return 0;
+            t *= v.i;
+        }
+        most = t > most ? t : most;
+    }
+    return most;
+}
+
 /* Text of tokens [a, b) as written (original spacing). */
 static char *span_text(const rw_toks *ts, size_t a, size_t b)
 {
@@ -366,6 +388,17 @@ static int register_carry(const rw_context *c, int cap, rw_result *out)
     }
     if ((rc = rwl_edits_add_owned(&es, ts.t[s.lo].start, ts.t[s.lo_end - 1].end, hk_buf_steal(&l))))
         goto out;
+    /* cap more registers a thread: without launch bounds ptxas may take more than the
+     * spec's block can have (65536 / 1024 = 64 on sm_90: the wild FPS takes 64, stacked on
+     * block_reduce's key form 75, which no 1024-thread block can launch with). Bounded by
+     * the spec's block, it fits (spilling if it must). */
+    long long blk = f->launch_bounds ? 0 : spec_block(c->spec);
+    char lb[64] = "";
+    if (blk > 0 && blk <= 1024) {
+        snprintf(lb, sizeof lb, "__launch_bounds__(%lld) ", blk);
+        if ((rc = rwl_edits_add(&es, (uint32_t)f->name_span.start_byte, (uint32_t)f->name_span.start_byte, lb)))
+            goto out;
+    }
     struct hk_buf names;
     hk_buf_init(&names, 512);
     for (size_t a = 0; a < s.n_arr && !rc; a++)
@@ -374,9 +407,10 @@ static int register_carry(const rw_context *c, int cap, rw_result *out)
                     : hk_asprintf("kernel %s: %s[k] of the block-strided loop at line %d (k = %s, k < %s, k += %s) "
                                   "carried in %d registers a thread across the loop at line %d: loaded once before "
                                   "it and written back once after it instead of once a trip (exact; when %s <= %d * %s, "
-                                  "blockDim.x <= %s and a 1-D block, else the original loop)",
+                                  "blockDim.x <= %s and a 1-D block, else the original loop)%s%s",
                                   f->name, names.data ? names.data : "", rwl_line_at(c->text, ts.t[s.fo].start), E, N,
-                                  S, cap, rwl_line_at(c->text, ts.t[s.lo].start), N, cap, S, S);
+                                  S, cap, rwl_line_at(c->text, ts.t[s.lo].start), N, cap, S, S,
+                                  lb[0] ? "; " : "", lb[0] ? lb : "");
     hk_buf_free(&names);
     if (!desc) {
         rc = HK_ENOMEM;
@@ -410,6 +444,9 @@ const rw_descriptor rw_register_carry_desc = {
                "loop stay in registers across the outer loop when N <= cap * S (exact)",
     .params = cr_params,
     .n_params = HK_ARRAY_LEN(cr_params),
-    .flags = 0,
+    /* it reshapes the loops of whatever text it is given and keeps that text's launch: on
+     * a leader whose gain is elsewhere (block_reduce's tree: barriers) it removes the
+     * memory traffic the leader left (RW_STACKS, search.c queue_stacks) */
+    .flags = RW_STACKS,
     .emit = emit_register_carry,
 };

@@ -9,11 +9,14 @@
  * bench/wild/src is extracted, mmcv's furthest point sampling, rewritten, compiles with
  * nvcc -arch=sm_90 with no stack frame (the carried array is in registers) and at most 64
  * registers a thread (its 1024-thread launch fits an SM), and runs bit for bit in the
- * emulator at a 64-thread instance. */
+ * emulator at a 64-thread instance (there both run mmcv's race alike -- thread 0 stores
+ * dists_i[0] of the next pick with no barrier after the others read the last pick's -- so
+ * that case checks the rewrite keeps the program, the own pick kernel checks the picks). */
 #include "analysis/analysis.h"
 #include "core/hk.h"
 #include "rewrites/registry.h"
 #include "rewrites/rewrite.h"
+#include "spec/spec.h"
 
 #include <stdarg.h>
 #include <stddef.h>
@@ -164,6 +167,14 @@ static void emulated_runs(void **state)
     emu_batch_add_pair(&batch, "pick_no_writeback", pick, broken, helpers, pick_drv, EMU_DIFFERS);
     char *c2 = emu_rewrite(relax, "relax", "register_carry", (const int[]){16});
     emu_batch_add_pair(&batch, "relax", relax, c2, helpers, relax_drv, EMU_OK);
+    /* stacked on block_reduce's key form (the search's "A+B"): the picks and distances still
+     * the original's. (Not on the wild FPS: there thread 0 stores dists_i[0] of the next pick
+     * with no barrier after the others read the last pick's from it, a race of the original
+     * that the emulator's shuffled order shows once the barrier counts differ.) */
+    char *k1 = emu_rewrite(pick, "fps_pick", "block_reduce", (const int[]){1});
+    char *c5 = emu_rewrite(k1, "fps_pick", "register_carry", NULL);
+    assert_non_null(strstr(c5, "hk rewrite: block_reduce (key form)"));
+    emu_batch_add_pair(&batch, "pick_key_carry", pick, c5, helpers, pick_drv, EMU_OK);
     char *c3 = emu_rewrite(relax, "relax", "register_carry", (const int[]){8});
     emu_batch_add_pair(&batch, "relax_cap8", relax, c3, helpers, relax_drv, EMU_OK);
     fixture fx;
@@ -193,6 +204,8 @@ static void emulated_runs(void **state)
     free(c3);
     free(c4);
     free(src4);
+    free(k1);
+    free(c5);
 }
 
 static void emitted_text(void **state)
@@ -283,33 +296,16 @@ static void refusals(void **state)
     rwf_expect_refusals(refused, "register_carry", cases, HK_ARRAY_LEN(cases));
 }
 
-/* The wild kernel, rewritten: compiles for sm_90; no stack frame, at most 64 registers. */
-static void wild_fps(void **state)
+/* nvcc -arch=sm_90 -Xptxas -v on text with FPS's 1024-thread instance: compiles with no
+ * stack frame and at most 64 registers a thread (a 1024-thread block can launch). */
+static void fps_fits(const char *text, const char *tag)
 {
-    (void)state;
-    fixture fx;
-    if (!rwf_load_wild("mmcv_furthest_point_sample", &fx))
-        return;
-    rw_context ctx = {.text = fx.text, .len = fx.len, .m = fx.m,
-                      .kernel = kernel(&fx, "furthest_point_sampling_forward_cuda_kernel")};
-    rw_result r;
-    assert_int_equal(rw_apply_named("register_carry", &ctx, NULL, &r, NULL), HK_OK);
-    assert_true(r.applicable);
-    assert_true(r.keeps_launch);
-    assert_non_null(strstr(r.text, "float hk_carry_temp[16];"));
-    assert_null(strstr(r.text, "hk_carry_dataset"));
-    if (access(NVCC, X_OK) != 0) {
-        print_message("note: no nvcc at %s, compile check skipped\n", NVCC);
-        rw_result_free(&r);
-        unload(&fx);
-        return;
-    }
     char src[700], cubin[700], cmd[2400], log[16384];
-    snprintf(src, sizeof src, "%s/fps_carry.cu", tmpdir);
-    snprintf(cubin, sizeof cubin, "%s/fps_carry.cubin", tmpdir);
+    snprintf(src, sizeof src, "%s/%s.cu", tmpdir, tag);
+    snprintf(cubin, sizeof cubin, "%s/%s.cubin", tmpdir, tag);
     FILE *f = fopen(src, "w");
     assert_non_null(f);
-    fputs(r.text, f);
+    fputs(text, f);
     fputs("\ntemplate __global__ void furthest_point_sampling_forward_cuda_kernel<1024>(int, int, int, const float "
           "*__restrict__, float *__restrict__, int *__restrict__);\n", f);
     fclose(f);
@@ -320,21 +316,62 @@ static void wild_fps(void **state)
     assert_int_equal(st, 0);
     const char *fn = strstr(log, "furthest_point_sampling_forward_cuda_kernelILj1024");
     assert_non_null(fn);
-    const char *stack = strstr(fn, "bytes stack frame");
+    const char *stack = strstr(fn, " bytes stack frame");
     const char *regs = strstr(fn, "Used ");
     assert_non_null(stack);
     assert_non_null(regs);
-    while (stack > fn && stack[-1] != ' ')
-        stack--;
-    while (stack > fn && stack[-1] == ' ')
-        stack--;
-    while (stack > fn && stack[-1] != ' ' && stack[-1] != '\n' && stack[-1] != '\t')
+    while (stack > fn && stack[-1] >= '0' && stack[-1] <= '9')
         stack--;
     assert_int_equal(atoi(stack), 0);
     int nregs = atoi(regs + 5);
-    print_message("wild FPS rewritten: %d registers, 1024 threads\n", nregs);
+    print_message("%s: %d registers at 1024 threads\n", tag, nregs);
     assert_true(nregs > 0 && nregs <= 64);
+}
+
+/* The wild kernel, rewritten under its spec: __launch_bounds__ of the spec's block (1024),
+ * alone and on block_reduce's key form (75 registers without the bound: no 1024-thread
+ * launch), each compiling for sm_90 with no stack frame and at most 64 registers. */
+static void wild_fps(void **state)
+{
+    (void)state;
+    fixture fx;
+    if (!rwf_load_wild("mmcv_furthest_point_sample", &fx))
+        return;
+    spec *sp = NULL;
+    spec_diags d;
+    memset(&d, 0, sizeof d);
+    assert_int_equal(spec_load(HK_TEST_DATA "/../../bench/wild/specs/mmcv_furthest_point_sample.bench.json", &sp, &d),
+                     HK_OK);
+    rw_context ctx = {.text = fx.text, .len = fx.len, .m = fx.m,
+                      .kernel = kernel(&fx, "furthest_point_sampling_forward_cuda_kernel"), .spec = sp};
+    rw_result r, k1, st;
+    assert_int_equal(rw_apply_named("register_carry", &ctx, NULL, &r, NULL), HK_OK);
+    assert_true(r.applicable);
+    assert_true(r.keeps_launch);
+    assert_non_null(strstr(r.text, "float hk_carry_temp[16];"));
+    assert_non_null(strstr(r.text, "__global__ void __launch_bounds__(1024) furthest_point_sampling_forward_cuda_kernel("));
+    assert_null(strstr(r.text, "hk_carry_dataset"));
+    /* stacked on the key form */
+    assert_int_equal(rw_apply_named("block_reduce", &ctx, (const int[]){1}, &k1, NULL), HK_OK);
+    assert_true(k1.applicable);
+    fixture f2;
+    load_text(k1.text, &f2);
+    rw_context c2 = {.text = f2.text, .len = f2.len, .m = f2.m,
+                     .kernel = kernel(&f2, "furthest_point_sampling_forward_cuda_kernel"), .spec = sp};
+    assert_int_equal(rw_apply_named("register_carry", &c2, NULL, &st, NULL), HK_OK);
+    assert_true(st.applicable);
+    assert_non_null(strstr(st.text, "hk rewrite: block_reduce (key form)"));
+    if (access(NVCC, X_OK) == 0) {
+        fps_fits(r.text, "fps_carry");
+        fps_fits(st.text, "fps_key_carry");
+    } else
+        print_message("note: no nvcc at %s, compile checks skipped\n", NVCC);
     rw_result_free(&r);
+    rw_result_free(&k1);
+    rw_result_free(&st);
+    unload(&f2);
+    spec_free(sp);
+    spec_diags_free(&d);
     unload(&fx);
 }
 
