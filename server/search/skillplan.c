@@ -125,6 +125,38 @@ static int expand(skillplan *p, size_t *cap, const sk_skill *sk)
     return rc;
 }
 
+/* A rewrite that keeps the kernel's own launch (block_reduce's tree path: the body is the
+ * kernel's, under the spec's block and grid) runs the same program at every block size and
+ * blocks per SM, so the search skips those choices when it meets them (search.c). They
+ * are dropped here instead, before they take ranks: the choices that change the program
+ * (block_reduce's key form, a pair tree's 2-barrier variant) then follow the first choice
+ * as the skill's second, among the early proposals of a small budget, instead of behind
+ * every launch-only choice (mmcv's FPS had key=1 at rank 5, its 7th candidate, with the wild
+ * run's budget of 4). Choices [first, p->n) are sk's; ctx NULL: kept as they are. */
+static int drop_kept_launch(skillplan *p, size_t first, const sk_skill *sk, const rw_context *ctx)
+{
+    if (!ctx || p->n - first < 2)
+        return HK_OK;
+    rw_result r;
+    int rc = rw_apply(sk->rewrite, ctx, p->v[first].params, &r, NULL);
+    bool kept = rc == HK_OK && r.applicable && r.keeps_launch;
+    rw_result_free(&r);
+    if (rc == HK_ENOMEM)
+        return rc;
+    if (!kept)
+        return HK_OK;   /* a refusal or any other failure: the search decides per choice */
+    size_t w = first + 1;
+    unsigned rank = 1;
+    for (size_t c = first + 1; c < p->n; c++) {
+        if (!memcmp(p->v[c].params, p->v[first].params, sizeof p->v[c].params))
+            continue;   /* the first choice's program at another launch */
+        p->v[w] = p->v[c];
+        p->v[w++].rank = rank++;
+    }
+    p->n = w;
+    return HK_OK;
+}
+
 static bool used_already(const skillplan *p, const sk_skill *sk)
 {
     for (size_t i = 0; i < p->n_used; i++)
@@ -241,6 +273,8 @@ int skillplan_build_for(const sk_set *set, const char *arch, enum sk_class cls,
             out->used[out->n_used++] = sk;
             size_t first = out->n;
             rc = expand(out, &cap, sk);
+            if (!rc)
+                rc = drop_kept_launch(out, first, sk, ctx);
             /* a vector loop's first choice may not fit (vectorize's width 8 is for 16-bit
              * types): the fallback's choices wait one rank, behind the width that does */
             bool after = false;

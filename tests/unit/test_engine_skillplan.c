@@ -251,6 +251,104 @@ static void test_permute_plan(void **state)
  * loop (mmcv's CUDA_1D_KERNEL_LOOP hides threadIdx.x from the vectorize skill's pattern)
  * still fits when its rewrite applies to the kernel model; without the kernel it stays
  * out, and so does it for a kernel of another class. */
+/* A rewrite that keeps the kernel's own launch (block_reduce's tree path) runs one program
+ * at every block size and blocks per SM: its launch-only choices are not planned, so its
+ * choices that change the program (the key form, key=1) come second, at rank 1, among a
+ * small budget's early proposals (mmcv's FPS had it at rank 5, behind four launch-only
+ * choices, and a budget of 4 never reached it). A rewrite that sets the launch (its
+ * atomics path: a grid-stride loop under the skill's grid) keeps all its choices. */
+static const char pair_tree[] =
+    "__device__ void keep_larger(float *val, int *arg, int lo, int hi) {\n"
+    "    const float a = val[lo], b = val[hi];\n"
+    "    const int ia = arg[lo], ib = arg[hi];\n"
+    "    val[lo] = max(a, b);\n"
+    "    arg[lo] = b > a ? ib : ia;\n"
+    "}\n"
+    "__global__ void pick(int n, int rounds, const float *__restrict__ d, int *__restrict__ chosen)\n"
+    "{\n"
+    "    __shared__ float val[1024];\n"
+    "    __shared__ int arg[1024];\n"
+    "    const int me = threadIdx.x;\n"
+    "    int last = 0;\n"
+    "    for (int r = 0; r < rounds; r++) {\n"
+    "        float top = -1.0f;\n"
+    "        int at = 0;\n"
+    "        for (int q = me; q < n; q += blockDim.x) {\n"
+    "            const float x = d[q] * (float)(1 + ((q + last) & 3));\n"
+    "            at = x > top ? q : at;\n"
+    "            top = x > top ? x : top;\n"
+    "        }\n"
+    "        val[me] = top;\n"
+    "        arg[me] = at;\n"
+    "        __syncthreads();\n"
+    "        for (unsigned int s = blockDim.x / 2; s > 0; s >>= 1) {\n"
+    "            if (me < s)\n"
+    "                keep_larger(val, arg, me, me + s);\n"
+    "            __syncthreads();\n"
+    "        }\n"
+    "        last = arg[0];\n"
+    "        if (me == 0) chosen[r] = last;\n"
+    "    }\n"
+    "}\n";
+
+/* The plan's block_reduce choices for kernel name of text (whole file): how many, each
+ * rank checked to be its position, and the rank of the one that sets the key form (-1: none). */
+static size_t reduce_choices(const char *text, const char *name, int *key1)
+{
+    size_t len = strlen(text);
+    an_model *m;
+    assert_int_equal(an_analyze(text, len, &m), HK_OK);
+    long k = an_model_find_kernel(m, name);
+    assert_true(k >= 0);
+    rw_context ctx = {.text = text, .len = len, .m = m, .kernel = (size_t)k};
+    const an_span *sp = &m->funcs[k].span;
+    skillplan p;
+    assert_int_equal(skillplan_build_for(skills, "sm_90", SK_MEMORY_BOUND, NULL, text + sp->start_byte,
+                                         sp->end_byte - sp->start_byte, &ctx, &p), HK_OK);
+    size_t n = 0;
+    *key1 = -1;
+    for (size_t i = 0; i < p.n; i++) {
+        if (strcmp(p.v[i].rewrite, "block_reduce"))
+            continue;
+        assert_int_equal(p.v[i].rank, n);
+        const rw_descriptor *d = rw_find("block_reduce");
+        int slot = rw_param_index(d, "key");
+        assert_true(slot >= 0);
+        if (p.v[i].params[slot] == 1)
+            *key1 = (int)p.v[i].rank;
+        n++;
+    }
+    skillplan_free(&p);
+    an_model_free(m);
+    return n;
+}
+
+static void test_kept_launch_choices(void **state)
+{
+    (void)state;
+    long live0 = hk_alloc_live();
+    int key1;
+    /* a pair tree: the first choice, then the key form; nothing else */
+    assert_int_equal(reduce_choices(pair_tree, "pick", &key1), 2);
+    assert_int_equal(key1, 1);
+    /* a one-array tree keeps the launch too; its key form is refused later, by the search */
+    char path[700];
+    snprintf(path, sizeof path, "%s/rewrite_pattern/reduce_variants.cu", HK_TEST_DATA);
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    static char text[1 << 16];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    assert_int_equal(reduce_choices(text, "tree_partial", &key1), 2);
+    assert_int_equal(key1, 1);
+    /* the atomics path writes its own launch (a grid-stride loop on the skill's grid):
+     * every block size and blocks per SM is another program, all six choices stay */
+    assert_int_equal(reduce_choices(text, "sum_squares", &key1), 6);
+    assert_int_equal(key1, 5);
+    assert_int_equal(hk_alloc_live(), live0);
+}
+
 static void test_structural_fits_by_model(void **state)
 {
     (void)state;
@@ -592,6 +690,7 @@ int main(void)
         cmocka_unit_test(test_metrics_filter),
         cmocka_unit_test(test_suite_kernels),
         cmocka_unit_test(test_histogram_launch_pairs),
+        cmocka_unit_test(test_kept_launch_choices),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

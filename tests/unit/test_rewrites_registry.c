@@ -137,6 +137,8 @@ static const refusal_case cases[] = {
     {"split_topk_scan", k_grid_stride, "gs", {0}, "query loop", 3},
     /* x[i]: a read along the thread index, not a gather into a row */
     {"staged_gather", k_grid_stride, "gs", {0}, "gather", 4},
+    /* a block-strided loop with no loop around it: nothing to carry */
+    {"register_carry", k_grid_stride, "gs", {0}, "block-strided loop", 3},
 };
 
 /* Applicability refuses each case with the construct and its line in the reason, and the
