@@ -208,9 +208,9 @@ struct search {
     size_t n_queue, queue_pos;
     size_t first_end, second_end; /* queue [0, first_end): the skills' first structural
                                  * choices; [first_end, second_end): their second choices */
-    size_t explore_end;         /* <= first_end: the first choices proposed before the leader's
-                                 * follow-ups (queue_follow_ups); the rest after them */
-    bool followed;              /* the follow-ups were queued at explore_end */
+    size_t explore;             /* first choices proposed before the leader's follow-ups
+                                 * (queue_follow_ups) when the queue has more; 0: no wait */
+    bool followed;              /* the follow-ups were queued */
     bool seconds_ordered;       /* the second choices ordered by their skills' first results */
     long best;                  /* index into cands of the fastest SEARCH_OK, or -1 */
     char **refused;             /* "NAME not searched: why" for tunables left out */
@@ -1558,8 +1558,8 @@ static const cand_rec *structural_leader(const search *s, long sa, long st)
 /* The leading skill's choices of these ranks follow it (queue_follow_ups). */
 #define SEARCH_LEADER_CHOICES 2u
 
-/* Once the explored first choices are measured (explore_end < first_end: a budget that
- * ends within the first choices), what the leader among them suggests goes before the other
+/* Once the explored first choices are measured (s->explore of them proposed, more in the
+ * queue: a budget that ends within the first choices), what the leader among them suggests goes before the other
  * skills' first choices: the stacking rewrites on the leaders (queue_stacks), then the
  * leading skill's next choices (rank 1 and 2: its parameters' next values, in the skill's
  * order). A measured gain says the rewrite fits the kernel; its next parameter moved the
@@ -1638,7 +1638,7 @@ static int queue_singles(search *s)
      * leader among them suggests (queue_follow_ups) goes before the rest */
     size_t budget = s->budget.max_candidates - 1;   /* after the baseline */
     size_t explore = budget > 1 ? (budget + 1) / 2 : 1;
-    s->explore_end = explore < s->first_end ? explore : s->first_end;
+    s->explore = explore < s->first_end ? explore : 0;
     size_t max_values = 0;
     for (size_t a = 0; a < s->n_axes; a++)
         if (s->axes[a].n_values > max_values)
@@ -1893,8 +1893,10 @@ int search_next(search *s, const search_candidate **out)
             continue;
         case 1:
         case 2:
-            if (s->phase == 1 && !s->followed && s->queue_pos == s->explore_end &&
-                s->explore_end < s->first_end) {
+            /* counted in proposals: a first choice skipped when proposed (the same
+             * program as another, a vector loop under the spec's grid) costs no budget */
+            if (s->phase == 1 && !s->followed && s->explore && s->queue_pos < s->first_end &&
+                s->n_cands > s->explore) {
                 if (s->pending)
                     return HK_ESTATE;
                 if ((rc = queue_follow_ups(s)))
