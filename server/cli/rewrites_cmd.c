@@ -19,7 +19,13 @@
 #include "model/kclass.h"
 #include "model/kmodel.h"
 #include "rewrites/registry.h"
+#include "search/search.h"
+#include "search/skillplan.h"
+#include "skills/skills.h"
 #include "spec/spec.h"
+
+#include <math.h>
+#include <stdlib.h>
 
 enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2 };
 
@@ -29,6 +35,8 @@ static void usage(FILE *f)
             "usage: hkls rewrites FILE --kernel NAME [--spec SPEC.json] [--hip] [--json]\n"
             "       hkls rewrites FILE --kernel NAME --emit REWRITE[+REWRITE...] [--param [REWRITE.]N=V]...\n"
             "                [--spec SPEC.json] [--device S,W] [--hip]\n"
+            "       hkls rewrites FILE --kernel NAME --spec SPEC.json --proposals N\n"
+            "                [--class CLASS] [--time PATTERN=MS]... [--device S,W] [--hip]\n"
             "What the built-in engine recognises in a kernel, without a GPU: the class the\n"
             "kernel model gives it (or the construct that came closest), then every rewrite\n"
             "with whether it applies at its default parameters and, when it does not, the\n"
@@ -47,6 +55,15 @@ static void usage(FILE *f)
             "                 for a rewrite of a stack other than the first\n"
             "  --device S,W   the device's SM count and resident warps per SM (132,64 on an\n"
             "                 H200), for rewrites that size themselves to it; default unknown\n"
+            "  --proposals N  the first N candidates the built-in search proposes after the\n"
+            "                 baseline (an episode's --budget N), with the shipped skills'\n"
+            "                 plan for CLASS on sm_90 (or gfx906 with --hip); no GPU: each\n"
+            "                 candidate is reported as timed by --time (below), so the\n"
+            "                 orders that follow results (second choices, stacks) show\n"
+            "  --class CLASS  memory-bound, compute-bound, latency-bound or unknown (the\n"
+            "                 baseline's measured roofline class; default unknown)\n"
+            "  --time P=MS    a candidate whose description holds P is reported at MS (the\n"
+            "                 baseline at 1; first match wins; repeatable); others at 1\n"
             "Exit 0, 1 when the file cannot be read or parsed or has no such kernel (or\n"
             "REWRITE does not apply: the reason on stderr), 2 for usage errors.\n");
 }
@@ -292,6 +309,92 @@ out:
     return status;
 }
 
+
+/* The time --time gives a candidate of that description: the first PATTERN it holds, else
+ * the baseline's 1. */
+static double proposal_ms(const char *desc, const char *const *times, size_t n_times)
+{
+    for (size_t i = 0; i < n_times; i++) {
+        const char *eq = strrchr(times[i], '=');
+        size_t l = (size_t)(eq - times[i]);
+        for (const char *p = desc; p && *p; p++)
+            if (!strncmp(p, times[i], l))
+                return strtod(eq + 1, NULL);
+    }
+    return 1.0;
+}
+
+/* --proposals: the first n candidates the built-in search proposes after the baseline, as an
+ * episode's optimize stage would with --budget n (episode.c ep__stage_optimize: the shipped
+ * skills' plan for class cls, search_new, search_next), each reported at once with the time
+ * --time gives it, so what the search orders by results (the second choices by their skills'
+ * first results, the stacks on the leaders) shows. The episode asks ahead of the GPU, but the
+ * search decides only on reported results (it answers HK_ESTATE until they are in), so the
+ * order is the same. EXIT_OK, EXIT_FAILED (no skills, the spec's launch cannot be searched). */
+static int proposals(const rw_context *ctx, const spec *sp, enum sk_class cls, unsigned n,
+                     const char *const *times, size_t n_times, bool json)
+{
+    const char *arch = ctx->hip ? "gfx906" : "sm_90";
+    char *dir = NULL, err[1024] = "";
+    sk_set *skills = NULL;
+    skillplan plan = {0};
+    search *s = NULL;
+    json_t *arr = NULL;
+    int status = EXIT_FAILED;
+    if (sk_default_dir(&dir) != HK_OK || sk_load_dir(dir, &skills, err, sizeof err) != HK_OK) {
+        fprintf(stderr, "hkls rewrites: skills not loaded from %s: %s\n", dir ? dir : "?", err);
+        goto out;
+    }
+    search_launch sl;
+    if (search_launch_from_spec(sp, ctx->sm_count, &sl, err, sizeof err) != HK_OK) {
+        fprintf(stderr, "hkls rewrites: the spec's launch cannot be searched: %s\n", err);
+        goto out;
+    }
+    sk_metrics mt;
+    sk_metrics_init(&mt);
+    const an_span *span = &ctx->m->funcs[ctx->kernel].span;
+    int rc = skillplan_build_for(skills, arch, cls, &mt, ctx->text + span->start_byte,
+                                 span->end_byte - span->start_byte, ctx, &plan);
+    sl.structs = plan.v;
+    sl.n_structs = plan.n;
+    sl.hip_target = ctx->hip;
+    sl.warps_per_sm = ctx->warps_per_sm;
+    search_budget b = {.max_candidates = n + 1};
+    if (rc || (rc = search_new(ctx->text, ctx->len, ctx->m, ctx->kernel, &sl, 1, &b, &s))) {
+        fprintf(stderr, "hkls rewrites: no search: %s\n", hk_strerror(rc));
+        goto out;
+    }
+    arr = json_array();
+    if (!json)
+        printf("kernel %s, %s, budget %u:\n", ctx->m->funcs[ctx->kernel].name,
+               cls == SK_CLASS_COUNT ? "class unknown" : sk_class_name(cls), n);
+    const search_candidate *c;
+    while ((rc = search_next(s, &c)) == HK_OK) {
+        double ms = c->phase == 0 ? 1.0 : proposal_ms(c->description, times, n_times);
+        if (c->phase != 0) {
+            if (json)
+                json_array_append_new(arr, json_pack("{s:i, s:s, s:s?, s:s?, s:i, s:f}", "id", (int)c->id,
+                                                     "description", c->description, "skill", c->skill,
+                                                     "structural", c->structural, "phase", c->phase,
+                                                     "ms", ms));
+            else
+                printf("  %u: %s  [%.3g]\n", c->id, c->description, ms);
+        }
+        if (search_report(s, c->id, SEARCH_OK, ms > 0 ? ms : 1.0) != HK_OK)
+            break;
+    }
+    if (json && json_dumpf(arr, stdout, JSON_INDENT(2)) == 0)
+        fputc('\n', stdout);
+    status = EXIT_OK;
+out:
+    json_decref(arr);
+    search_free(s);
+    skillplan_free(&plan);
+    sk_set_free(skills);
+    hk_free(dir);
+    return status;
+}
+
 int cli_rewrites(int argc, char **argv)
 {
     const char *file = NULL, *kernel = NULL, *spec_path = NULL, *emit_name = NULL;
@@ -299,6 +402,10 @@ int cli_rewrites(int argc, char **argv)
     const char *params[RW_MAX_PARAMS];
     size_t n_params = 0;
     int sms = 0, warps = 0;
+    long n_proposals = -1;
+    enum sk_class cls = SK_CLASS_COUNT;
+    const char *times[32];
+    size_t n_times = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -324,6 +431,31 @@ int cli_rewrites(int argc, char **argv)
                 fprintf(stderr, "hkls rewrites: --device wants SMS,WARPS_PER_SM (e.g. 132,64)\n");
                 return EXIT_USAGE;
             }
+        } else if (!strcmp(a, "--proposals") && i + 1 < argc) {
+            char *end;
+            n_proposals = strtol(argv[++i], &end, 10);
+            if (*end || n_proposals < 1 || n_proposals > 1000) {
+                fprintf(stderr, "hkls rewrites: --proposals wants 1..1000\n");
+                return EXIT_USAGE;
+            }
+        } else if (!strcmp(a, "--class") && i + 1 < argc) {
+            const char *v = argv[++i];
+            if (strcmp(v, "unknown") && sk_class_parse(v, &cls) != HK_OK) {
+                fprintf(stderr, "hkls rewrites: --class wants memory-bound, compute-bound, "
+                                "latency-bound or unknown\n");
+                return EXIT_USAGE;
+            }
+        } else if (!strcmp(a, "--time") && i + 1 < argc) {
+            const char *v = argv[++i], *eq = strrchr(v, '=');
+            char *end = NULL;
+            double ms = eq ? strtod(eq + 1, &end) : 0;
+            if (!eq || eq == v || !end || *end || end == eq + 1 || !(ms > 0) || !isfinite(ms) ||
+                n_times == HK_ARRAY_LEN(times)) {
+                fprintf(stderr, "hkls rewrites: --time wants PATTERN=MS (MS > 0; at most %zu)\n",
+                        HK_ARRAY_LEN(times));
+                return EXIT_USAGE;
+            }
+            times[n_times++] = v;
         } else if (a[0] != '-' && !file) {
             file = a;
         } else {
@@ -335,6 +467,15 @@ int cli_rewrites(int argc, char **argv)
     if (!file || !kernel) {
         fprintf(stderr, "hkls rewrites: %s\n", file ? "--kernel NAME is required" : "no FILE");
         usage(stderr);
+        return EXIT_USAGE;
+    }
+    if ((n_times || cls != SK_CLASS_COUNT) && n_proposals < 0) {
+        fprintf(stderr, "hkls rewrites: --class and --time need --proposals N\n");
+        return EXIT_USAGE;
+    }
+    if (n_proposals > 0 && (!spec_path || emit_name)) {
+        fprintf(stderr, "hkls rewrites: --proposals needs --spec (the launch the search varies), "
+                        "and not --emit\n");
         return EXIT_USAGE;
     }
     if (n_params && !emit_name) {   /* the listing is at every rewrite's defaults */
@@ -385,6 +526,10 @@ int cli_rewrites(int argc, char **argv)
                       .hip = hip, .sm_count = sms, .warps_per_sm = warps};
     if (emit_name) {
         status = emit(emit_name, &ctx, params, n_params);
+        goto out;
+    }
+    if (n_proposals > 0) {
+        status = proposals(&ctx, sp, cls, (unsigned)n_proposals, times, n_times, json);
         goto out;
     }
     json_t *rws = json_array();

@@ -208,6 +208,9 @@ struct search {
     size_t n_queue, queue_pos;
     size_t first_end, second_end; /* queue [0, first_end): the skills' first structural
                                  * choices; [first_end, second_end): their second choices */
+    size_t explore;             /* first choices proposed before the leader's follow-ups
+                                 * (queue_follow_ups) when the queue has more; 0: no wait */
+    bool followed;              /* the follow-ups were queued */
     bool seconds_ordered;       /* the second choices ordered by their skills' first results */
     long best;                  /* index into cands of the fastest SEARCH_OK, or -1 */
     char **refused;             /* "NAME not searched: why" for tunables left out */
@@ -436,8 +439,32 @@ static int axis_close(search *s, axis *a, size_t n, size_t cap, int rc)
     return HK_OK;
 }
 
+/* How many of the choices before structs[i] from the same skill (or rewrite, without one)
+ * of a lower rank were dropped as the same program (dropped[j]). */
+static unsigned ranks_dropped(const search_struct *structs, const bool *dropped, size_t i)
+{
+    const char *own = structs[i].skill ? structs[i].skill : structs[i].rewrite;
+    unsigned n = 0;
+    for (size_t j = 0; j < i; j++) {
+        const char *o = structs[j].skill ? structs[j].skill : structs[j].rewrite;
+        if (dropped[j] && o && own && !strcmp(o, own) && structs[j].rank < structs[i].rank)
+            n++;
+    }
+    return n;
+}
+
 /* The structural axis: the proposed rewrites that apply to the baseline, in the caller's
- * order. A value whose launch needs the SM count when it is unknown loses that part. */
+ * order. A value whose launch needs the SM count when it is unknown loses that part.
+ * A choice that would be a program already on the axis is dropped: the same rewrite and
+ * launch from two skills, or a choice that moves only a launch the rewrite does not use
+ * (rw_result.keeps_launch: FPS's block_reduce keeps the kernel's template block, so its
+ * skill's blocks/SM and block-size choices are its first choice again). A skill's choices
+ * after such a duplicate move up a rank, so its next new program is its second choice:
+ * FPS's key form (block_reduce key=1, the skill's sixth choice) was behind every other
+ * axis's values, never among a budget of 4, when the five before it were its first choice
+ * again. (A choice that does not apply keeps the ranks after it: vectorize's width 8 on a
+ * float kernel leaves width 4 a second choice, level with coarsen's first, which the plan
+ * put one rank back for that case.) */
 static int add_struct_axis(search *s)
 {
     const search_launch *l = &s->launch;
@@ -446,7 +473,10 @@ static int add_struct_axis(search *s)
     memset(a, 0, sizeof *a);
     a->kind = AX_STRUCT;
     size_t cap = l->n_structs + 1;
-    if (axis_alloc(a, cap) || !(a->structs = hk_calloc(cap, sizeof *a->structs)) ||
+    bool *dropped = hk_calloc(cap, sizeof *dropped);
+    bool *kept_launch = hk_calloc(cap, sizeof *kept_launch);   /* by axis value */
+    if (!dropped || !kept_launch || axis_alloc(a, cap) ||
+        !(a->structs = hk_calloc(cap, sizeof *a->structs)) ||
         !(a->labels = hk_calloc(cap, sizeof *a->labels)))
         goto nomem;
     n = 1;
@@ -454,6 +484,7 @@ static int add_struct_axis(search *s)
         search_struct st = l->structs[i];
         if (!st.rewrite)
             continue;
+        st.rank -= ranks_dropped(l->structs, dropped, i);
         if (!s->launch.sm_count)
             st.blocks_per_sm = 0;
         if (st.block_size > 1024)
@@ -461,6 +492,10 @@ static int add_struct_axis(search *s)
         rw_result r;
         int rc = apply_struct(&st, l, s->text, s->len, s->m, s->kernel, &r);
         bool ok = rc == HK_OK && r.applicable;
+        /* under an SM-multiple grid such a rewrite goes on a grid-stride loop first
+         * (materialize): another text than this dry run's */
+        bool keeps = ok && r.keeps_launch &&
+                     !(st.blocks_per_sm && struct_has(&st, RW_KEEPS_THREAD_INDEXING));
         if (rc == HK_EINVAL)
             HK_DEBUG("search: structural rewrite %s is not one the engine has", st.rewrite);
         else if (!ok)
@@ -471,20 +506,29 @@ static int add_struct_axis(search *s)
             goto nomem;
         if (!ok)
             continue;
-        /* the same rewrite and launch from two skills: tried once */
+        /* the same rewrite and launch from two skills, or the same rewrite whose launch
+         * is the kernel's own either way: tried once */
         bool dup = false;
         for (size_t k = 1; k < n && !dup; k++)
             dup = !strcmp(a->structs[k].rewrite, st.rewrite) &&
                   !memcmp(a->structs[k].params, st.params, sizeof st.params) &&
-                  a->structs[k].block_size == st.block_size &&
-                  a->structs[k].blocks_per_sm == st.blocks_per_sm;
-        if (dup)
+                  ((keeps && kept_launch[k]) ||
+                   (a->structs[k].block_size == st.block_size &&
+                    a->structs[k].blocks_per_sm == st.blocks_per_sm));
+        if (dup) {
+            dropped[i] = true;
             continue;
+        }
+        kept_launch[n] = keeps;
         if (!axis_put_struct(a, n++, &st))
             goto nomem;
     }
+    hk_free(dropped);
+    hk_free(kept_launch);
     return axis_close(s, a, n, cap, HK_OK);
 nomem:
+    hk_free(dropped);
+    hk_free(kept_launch);
     return axis_close(s, a, n, cap, HK_ENOMEM);
 }
 
@@ -1452,7 +1496,7 @@ static int queue_insert(search *s, size_t pos, const int *cfg)
  * dependent chain per item) are the likeliest next gain, more than a second launch of one
  * of them. A stacking value is never put on its own rewrite; one that refuses the leader's
  * text is skipped when proposed (stack_on), costing no budget. */
-static int queue_stacks(search *s)
+static int queue_stacks(search *s, size_t *at)
 {
     long st = axis_of_kind(s, AX_STACK), sa = axis_of_kind(s, AX_STRUCT);
     if (st < 0 || sa < 0)
@@ -1491,6 +1535,68 @@ static int queue_stacks(search *s)
             if (rc)
                 return rc;
         }
+    if (at)
+        *at = pos;
+    return HK_OK;
+}
+
+/* The fastest measured single change with a structural value and no stack that beat the
+ * baseline, or NULL. */
+static const cand_rec *structural_leader(const search *s, long sa, long st)
+{
+    const cand_rec *best = NULL;
+    double base = baseline_ms(s);
+    for (size_t i = 0; i < s->n_cands; i++) {
+        const cand_rec *c = s->cands[i];
+        if (c->pub.phase == 1 && c->reported && c->status == SEARCH_OK && c->cfg[sa] &&
+            (st < 0 || !c->cfg[st]) && c->median_ms < base && (!best || c->median_ms < best->median_ms))
+            best = c;
+    }
+    return best;
+}
+
+/* The leading skill's choices of these ranks follow it (queue_follow_ups). */
+#define SEARCH_LEADER_CHOICES 2u
+
+/* Once the explored first choices are measured (s->explore of them proposed, more in the
+ * queue: a budget that ends within the first choices), what the leader among them suggests goes before the other
+ * skills' first choices: the stacking rewrites on the leaders (queue_stacks), then the
+ * leading skill's next choices (rank 1 and 2: its parameters' next values, in the skill's
+ * order). A measured gain says the rewrite fits the kernel; its next parameter moved the
+ * H200 suite more than a first choice further down the plan, whose skill fits the class
+ * worse: carafe's channel_chunks led at chunk 8 (2.12x) while a budget of 4 went to
+ * fast_divmod, specialize_constants and unroll and never reached chunk 4 and 16; rmsnorm's
+ * warp_rows led at 8 blocks/SM (10.09x, six first choices in a budget of 6) where 16
+ * blocks/SM is its skill's next choice (session 6: 10.96x); stencil2d's grid_stride_2d at
+ * 64 blocks/SM (1.77x against 1.32x at 8) is its skill's second. A candidate that cannot lead
+ * is cheap (timed only: measure_evaluate_ranked), so a losing follow-up costs little. With
+ * no leader (nothing beat the baseline) nothing is queued: the first choices go on. The
+ * choices stay in their later places too; proposing one twice is skipped (same configuration)
+ * at no cost. */
+static int queue_follow_ups(search *s)
+{
+    long sa = axis_of_kind(s, AX_STRUCT), st = axis_of_kind(s, AX_STACK);
+    if (sa < 0)
+        return HK_OK;
+    const cand_rec *lead = structural_leader(s, sa, st);
+    if (!lead)
+        return HK_OK;
+    size_t pos = s->queue_pos, before = s->n_queue;
+    int rc = queue_stacks(s, &pos);
+    const char *owner = struct_owner(s, (size_t)sa, lead->cfg[sa]);
+    for (unsigned rank = 1; rank <= SEARCH_LEADER_CHOICES && !rc; rank++)
+        for (size_t v = 1; v < s->axes[sa].n_values && !rc; v++)
+            if (s->axes[sa].structs[v].rank == rank && !strcmp(struct_owner(s, (size_t)sa, (int)v), owner)) {
+                int cfg[SEARCH_MAX_AXES];
+                memset(cfg, 0, sizeof cfg);
+                cfg[sa] = (int)v;
+                rc = queue_insert(s, pos++, cfg);
+            }
+    if (rc)
+        return rc;
+    /* the first choices behind them, and the second choices still wait for those */
+    s->first_end += s->n_queue - before;
+    s->second_end += s->n_queue - before;
     return HK_OK;
 }
 
@@ -1527,6 +1633,12 @@ static int queue_singles(search *s)
         else if (rank == 1)
             s->second_end = s->n_queue;
     }
+    /* with more first choices than half the budget, half of it (rounded up) goes to the
+     * first choices in the plan's order (the skills that fit the kernel best), and what the
+     * leader among them suggests (queue_follow_ups) goes before the rest */
+    size_t budget = s->budget.max_candidates - 1;   /* after the baseline */
+    size_t explore = budget > 1 ? (budget + 1) / 2 : 1;
+    s->explore = explore < s->first_end ? explore : 0;
     size_t max_values = 0;
     for (size_t a = 0; a < s->n_axes; a++)
         if (s->axes[a].n_values > max_values)
@@ -1781,13 +1893,23 @@ int search_next(search *s, const search_candidate **out)
             continue;
         case 1:
         case 2:
+            /* counted in proposals: a first choice skipped when proposed (the same
+             * program as another, a vector loop under the spec's grid) costs no budget */
+            if (s->phase == 1 && !s->followed && s->explore && s->queue_pos < s->first_end &&
+                s->n_cands > s->explore) {
+                if (s->pending)
+                    return HK_ESTATE;
+                if ((rc = queue_follow_ups(s)))
+                    return rc;
+                s->followed = true;
+            }
             if (s->phase == 1 && !s->seconds_ordered && s->queue_pos == s->first_end &&
                 (s->second_end > s->first_end || axis_of_kind(s, AX_STACK) >= 0)) {
                 /* the second choices are ordered by the first choices' results, and the
                  * stacked candidates go on the leaders among them */
                 if (s->pending)
                     return HK_ESTATE;
-                if ((rc = order_second_choices(s)) || (rc = queue_stacks(s)))
+                if ((rc = order_second_choices(s)) || (rc = queue_stacks(s, NULL)))
                     return rc;
                 s->seconds_ordered = true;
             }

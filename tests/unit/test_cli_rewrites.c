@@ -312,6 +312,69 @@ static void emit_stacked(void **state)
     run_free(&r);
 }
 
+/* --proposals: the search's first N candidates under the shipped skills' plan, each reported
+ * at the time --time gives it. stencil2d, memory-bound, a budget of 4: with nothing faster
+ * than the baseline, the first four skills' first choices; with grid_stride_2d at 8 blocks/SM
+ * leading (the H200's 1.32x), its 64 and 16 blocks/SM follow it within the budget. */
+static void proposals(void **state)
+{
+    (void)state;
+    struct run r;
+    const char *flat[] = {HK_SOURCE_DIR "/bench/kernels/stencil2d.cu", "--kernel", "stencil2d", "--spec",
+                          HK_SOURCE_DIR "/bench/kernels/stencil2d.bench.json", "--proposals", "4", "--class",
+                          "memory-bound", "--device", "132,64", "--json", NULL};
+    run(flat, &r);
+    assert_int_equal(r.code, 0);
+    json_error_t e;
+    json_t *o = json_loads(r.out, 0, &e);
+    assert_non_null(o);
+    assert_int_equal(json_array_size(o), 4);
+    bool gs64 = false;
+    for (size_t i = 0; i < 4; i++) {
+        const json_t *c = json_array_get(o, i);
+        assert_int_equal(json_integer_value(json_object_get(c, "id")), (json_int_t)i + 1);
+        assert_int_equal(json_integer_value(json_object_get(c, "phase")), 1);
+        gs64 |= strstr(json_string_value(json_object_get(c, "description")), "64 blocks/SM") != NULL;
+    }
+    assert_false(gs64);
+    json_decref(o);
+    run_free(&r);
+    const char *lead[] = {HK_SOURCE_DIR "/bench/kernels/stencil2d.cu", "--kernel", "stencil2d", "--spec",
+                          HK_SOURCE_DIR "/bench/kernels/stencil2d.bench.json", "--proposals", "4", "--class",
+                          "memory-bound", "--device", "132,64", "--time",
+                          "grid_stride_2d, block 256, 8 blocks/SM=0.75", NULL};
+    run(lead, &r);
+    assert_int_equal(r.code, 0);
+    assert_non_null(strstr(r.out, "kernel stencil2d, memory-bound, budget 4:"));
+    assert_non_null(strstr(r.out, "8 blocks/SM (skill sm90-grid-stride-2d-coalesce)  [0.75]"));
+    assert_non_null(strstr(r.out, "  3: grid_stride_2d, block 256, 64 blocks/SM"));
+    assert_non_null(strstr(r.out, "  4: grid_stride_2d, block 256, 16 blocks/SM"));
+    assert_null(strstr(r.out, "  5:"));
+    run_free(&r);
+    /* usage: --proposals needs --spec; --class and --time need --proposals */
+    const char *nospec[] = {HK_SOURCE_DIR "/bench/kernels/stencil2d.cu", "--kernel", "stencil2d", "--proposals",
+                            "4", NULL};
+    run(nospec, &r);
+    assert_int_equal(r.code, 2);
+    assert_non_null(strstr(r.err, "--spec"));
+    run_free(&r);
+    const char *noprop[] = {HK_SOURCE_DIR "/bench/kernels/stencil2d.cu", "--kernel", "stencil2d", "--class",
+                            "memory-bound", NULL};
+    run(noprop, &r);
+    assert_int_equal(r.code, 2);
+    run_free(&r);
+    const char *badclass[] = {HK_SOURCE_DIR "/bench/kernels/stencil2d.cu", "--kernel", "stencil2d", "--class",
+                              "fast", NULL};
+    run(badclass, &r);
+    assert_int_equal(r.code, 2);
+    run_free(&r);
+    const char *badtime[] = {HK_SOURCE_DIR "/bench/kernels/stencil2d.cu", "--kernel", "stencil2d", "--time",
+                             "vectorize", NULL};
+    run(badtime, &r);
+    assert_int_equal(r.code, 2);
+    run_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -323,6 +386,7 @@ int main(void)
         cmocka_unit_test(emit_text),
         cmocka_unit_test(emit_params),
         cmocka_unit_test(emit_stacked),
+        cmocka_unit_test(proposals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
