@@ -352,6 +352,39 @@ static void doctor_reports(void **state)
     json_decref(root);
     run_free(&r);
 
+    /* The human output speaks the user's language (issue 14: LC_ALL, LC_MESSAGES, LANG);
+     * --json stays language-neutral. */
+    const char *zh_env[] = {"PATH=/nonexistent", "CUDA_HOME=/nonexistent", "CUDA_PATH=/nonexistent",
+                            "ROCM_PATH=/nonexistent", "LC_ALL=zh_CN.UTF-8", NULL};
+    const char *en_env[] = {"PATH=/nonexistent", "CUDA_HOME=/nonexistent", "CUDA_PATH=/nonexistent",
+                            "ROCM_PATH=/nonexistent", "LC_ALL=C", NULL};
+    run_hkls(args, en_env, &r);
+    assert_int_equal(r.code, 0);
+    expect_in(r.out, "\nrunners\n");
+    expect_in(r.out, "ssh           Remote GPU hosts cannot be used as runners.\n");
+    expect_in(r.out, "\nthis hkls\n");
+    expect_in(r.out, " missing.\n");
+    run_free(&r);
+    run_hkls(args, zh_env, &r);
+    assert_int_equal(r.code, 0);
+    expect_in(r.out, "\n工具链\n");
+    expect_in(r.out, "\n运行器\n");
+    expect_in(r.out, "\n隔离\n");
+    expect_in(r.out, "ssh           无法使用远程 GPU 主机作为运行器。\n");
+    expect_in(r.out, "本机可用：");
+    expect_in(r.out, "\n本 hkls\n");
+    expect_in(r.out, "缺少 ");
+    if (strstr(r.out, "Remote GPU hosts") || strstr(r.out, "\nrunners\n") || strstr(r.out, " missing."))
+        fail_msg("English left in the zh-CN output:\n%s", r.out);
+    run_free(&r);
+    run_hkls(jargs, zh_env, &r);
+    assert_int_equal(r.code, 0);
+    expect_in(r.out, "\"cost\": \"Remote GPU hosts cannot be used as runners.\"");
+    expect_in(r.out, "\"category\": \"runners\"");
+    if (strstr(r.out, "无法"))
+        fail_msg("--json changed with the language:\n%s", r.out);
+    run_free(&r);
+
     const char *bad[] = {"doctor", "--bogus", NULL};
     run_hkls(bad, NULL, &r);
     assert_int_equal(r.code, 2);
