@@ -19,6 +19,7 @@
 #include "lsp/config.h"
 #include "lsp/features.h"
 #include "rewrites/rewrite.h"
+#include "spec/ccdb.h"
 #include "lsp/server.h"
 
 #include "lsp_out.h"
@@ -41,7 +42,7 @@ static void test_uris(void **st)
 
 static void test_split_command(void **st)
 {
-    char **v = lsp_split_command("nvcc -I 'my dir' -DX=\"a b\" \\\"q -c   x.cu");
+    char **v = spec_split_command("nvcc -I 'my dir' -DX=\"a b\" \\\"q -c   x.cu");
     assert_non_null(v);
     assert_string_equal(v[0], "nvcc");
     assert_string_equal(v[1], "-I");
@@ -52,8 +53,8 @@ static void test_split_command(void **st)
     assert_string_equal(v[6], "x.cu");
     assert_null(v[7]);
     lsp_strv_free(v);
-    assert_null(lsp_split_command("nvcc 'unterminated"));
-    v = lsp_split_command("");
+    assert_null(spec_split_command("nvcc 'unterminated"));
+    v = spec_split_command("");
     assert_non_null(v);
     assert_null(v[0]);
     lsp_strv_free(v);
