@@ -403,6 +403,20 @@ static const struct hk_msg_entry msgs[HK_MSG_COUNT] = {
       "占用率表："),
     F(DOC_MISSING_COUNT, "%lld of %lld missing.",
       "缺少 %lld 项（共 %lld 项）。"),
+    F(TRUST_ADDED, "trusted: %s",
+      "已信任：%s"),
+    F(TRUST_ALREADY, "already trusted: %s",
+      "此前已信任：%s"),
+    F(TRUST_REMOVED, "no longer trusted: %s",
+      "已取消信任：%s"),
+    F(TRUST_WAS_NOT, "was not trusted: %s",
+      "原本未信任：%s"),
+    F(SPEC_CLI_INFERRED, "hkls spec: inferred: %s",
+      "hkls spec：推断：%s"),
+    F(SPEC_CLI_CHECK, "hkls spec: check: %s",
+      "hkls spec：请检查：%s"),
+    F(SPEC_CLI_WROTE, "hkls spec: wrote %s for kernel %s; check its counts, kinds and sizes",
+      "hkls spec：已写入 %s（核函数 %s），请检查其中的元素个数、参数种类和问题规模"),
 };
 
 #undef M

@@ -230,6 +230,14 @@ enum hk_msg {
     HK_MSG_DOC_CUPTI_MISSING,
     HK_MSG_DOC_OCCUPANCY_TABLES,
     HK_MSG_DOC_MISSING_COUNT,
+    /* hkls trust and hkls spec: their lines for a person (the spec's JSON is unchanged) */
+    HK_MSG_TRUST_ADDED,
+    HK_MSG_TRUST_ALREADY,
+    HK_MSG_TRUST_REMOVED,
+    HK_MSG_TRUST_WAS_NOT,
+    HK_MSG_SPEC_CLI_INFERRED,
+    HK_MSG_SPEC_CLI_CHECK,
+    HK_MSG_SPEC_CLI_WROTE,
     HK_MSG_COUNT
 };
 

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -391,6 +392,65 @@ static void doctor_reports(void **state)
     run_free(&r);
 }
 
+/* hkls trust and hkls spec speak the user's language (issue 14: the CLI's human
+ * output); the spec's JSON on stdout does not change with it. */
+static void trust_and_spec_in_chinese(void **state)
+{
+    (void)state;
+    char tmp[] = "/tmp/hk-cli-trust-XXXXXX";
+    assert_non_null(mkdtemp(tmp));
+    char cfg[128], xdg[160], folder[128];
+    snprintf(cfg, sizeof cfg, "%s/cfg", tmp);
+    snprintf(folder, sizeof folder, "%s/ws", tmp);
+    assert_int_equal(mkdir(cfg, 0700), 0);
+    assert_int_equal(mkdir(folder, 0700), 0);
+    snprintf(xdg, sizeof xdg, "XDG_CONFIG_HOME=%s", cfg);
+    const char *zh[] = {xdg, "LC_ALL=zh_CN.UTF-8", NULL}, *en[] = {xdg, "LC_ALL=C", NULL};
+    const char *add[] = {"trust", folder, NULL}, *rm[] = {"trust", "--remove", folder, NULL};
+    struct {
+        const char *const *args, *const *env;
+        const char *want;
+    } steps[] = {
+        {add, zh, "已信任："},       {add, zh, "此前已信任："},    {rm, zh, "已取消信任："},
+        {rm, zh, "原本未信任："},    {add, en, "trusted: "},      {add, en, "already trusted: "},
+        {rm, en, "no longer trusted: "}, {rm, en, "was not trusted: "},
+    };
+    for (size_t i = 0; i < HK_ARRAY_LEN(steps); i++) {
+        struct run r;
+        run_hkls(steps[i].args, steps[i].env, &r);
+        if (r.code != 0 || strncmp(r.out, steps[i].want, strlen(steps[i].want)) ||
+            !strstr(r.out, folder))
+            fail_msg("step %zu: exit %d, want \"%s\" and the folder:\n%s%s", i, r.code,
+                     steps[i].want, r.out, r.err);
+        run_free(&r);
+    }
+
+    const char *spec_args[] = {"spec", "saxpy.cu", "--kernel", "saxpy", NULL};
+    struct run a, b;
+    run_hkls(spec_args, zh, &a);
+    run_hkls(spec_args, en, &b);
+    assert_int_equal(a.code, 0);
+    assert_int_equal(b.code, 0);
+    expect_in(a.err, "hkls spec：推断：");
+    expect_in(b.err, "hkls spec: inferred: ");
+    if (strstr(a.err, "hkls spec: inferred"))
+        fail_msg("English left:\n%s", a.err);
+    assert_string_equal(a.out, b.out); /* the JSON is language-neutral */
+    run_free(&a);
+    run_free(&b);
+    char out[200];
+    snprintf(out, sizeof out, "%s/saxpy.bench.json", tmp);
+    const char *spec_o[] = {"spec", "saxpy.cu", "--kernel", "saxpy", "-o", out, NULL};
+    run_hkls(spec_o, zh, &a);
+    assert_int_equal(a.code, 0);
+    expect_in(a.err, "hkls spec：已写入 ");
+    expect_in(a.err, "（核函数 saxpy）");
+    run_free(&a);
+    char cmd[200];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
+    assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
     hk_alloc_init_json();
@@ -402,6 +462,7 @@ int main(void)
         cmocka_unit_test(check_refuses_binary_and_unknown_arch),
         cmocka_unit_test(check_hip),
         cmocka_unit_test(doctor_reports),
+        cmocka_unit_test(trust_and_spec_in_chinese),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
