@@ -23,6 +23,7 @@
 #include "compile/compile.h"
 #include "core/buf.h"
 #include "core/hk.h"
+#include "core/i18n.h"
 #include "measure/cmdform.h"
 #include "measure/harness.h"
 #include "runners/runner.h"
@@ -43,7 +44,8 @@ struct probe {
     const char *const *names;    /* executables to try, NULL-terminated (default: name) */
     const char *const *args;     /* version/query arguments */
     const char *device_glob;     /* PROBE_DEVICE: files that must exist */
-    const char *cost;            /* one sentence: what is lost without it */
+    enum hk_msg cost;            /* one sentence: what is lost without it (the JSON's "cost"
+                                  * is its English, the human output the user's language) */
 };
 
 static const char *const v_long[] = {"--version", NULL};
@@ -62,58 +64,64 @@ static const char *const rocprof_names[] = {"rocprof", "rocprofv2", "rocprofv3",
 
 static const struct probe probes[] = {
     {"toolchains", "nvcc", PROBE_TOOL, CC_NVIDIA, NULL, v_long, NULL,
-     "No NVIDIA compiles: no compile diagnostics, no register/spill/occupancy facts and no "
-     "NVIDIA optimization on this machine."},
+     HK_MSG_DOC_COST_NVCC},
     {"toolchains", "ptxas", PROBE_TOOL, CC_NVIDIA, NULL, v_long, NULL,
-     "nvcc cannot generate device code, so registers and spills are unknown."},
+     HK_MSG_DOC_COST_PTXAS},
     {"toolchains", "hipcc", PROBE_TOOL, CC_DCU, NULL, v_long, NULL,
-     "No HIP/DCU compiles: .hip files get no diagnostics or VGPR/LDS facts and no DCU "
-     "optimization runs here."},
+     HK_MSG_DOC_COST_HIPCC},
     {"gpus", "nvidia-smi", PROBE_TOOL, CC_NVIDIA, NULL, nvsmi_q, NULL,
-     "NVIDIA GPUs cannot be listed, so no local NVIDIA runs: use an ssh or Slurm runner."},
+     HK_MSG_DOC_COST_NVIDIA_SMI},
     {"gpus", "/dev/nvidia*", PROBE_DEVICE, CC_NVIDIA, NULL, NULL, "/dev/nvidia[0-9]*",
-     "No NVIDIA GPU device here: kernels compile but cannot be measured locally."},
+     HK_MSG_DOC_COST_NVIDIA_DEV},
     {"gpus", "rocm-smi", PROBE_TOOL, CC_DCU, NULL, rocmsmi_q, NULL,
-     "AMD GPUs cannot be listed, so no local DCU runs through ROCm."},
+     HK_MSG_DOC_COST_ROCM_SMI},
     {"gpus", "hy-smi", PROBE_TOOL, CC_DCU, NULL, hysmi_q, NULL,
-     "Hygon DCUs cannot be listed, so no local DCU runs through DTK."},
+     HK_MSG_DOC_COST_HY_SMI},
     {"gpus", "/dev/kfd", PROBE_DEVICE, CC_DCU, NULL, NULL, "/dev/kfd",
-     "No AMD/Hygon GPU device here: HIP kernels compile but cannot be measured locally."},
+     HK_MSG_DOC_COST_KFD},
     {"profilers", "ncu", PROBE_TOOL, CC_NVIDIA, NULL, ncu_v, NULL,
-     "No Nsight Compute counters: NVIDIA reports show times but no DRAM/SM throughput or "
-     "roofline position."},
+     HK_MSG_DOC_COST_NCU},
     {"profilers", "nsys", PROBE_TOOL, CC_NVIDIA, NULL, v_long, NULL,
-     "No Nsight Systems timelines of whole programs."},
+     HK_MSG_DOC_COST_NSYS},
     {"profilers", "rocprof", PROBE_TOOL, CC_DCU, rocprof_names, v_long, NULL,
-     "No counters on AMD GPUs: DCU reports show times only."},
+     HK_MSG_DOC_COST_ROCPROF},
     {"profilers", "hipprof", PROBE_TOOL, CC_DCU, NULL, v_long, NULL,
-     "No counters on Hygon DCUs (DTK's profiler): DCU reports show times only."},
+     HK_MSG_DOC_COST_HIPPROF},
     {"checkers", "compute-sanitizer", PROBE_TOOL, CC_NVIDIA, NULL, v_long, NULL,
-     "No memory-safety check: the accepted best and candidates claiming over 2x are not run "
-     "under memcheck, racecheck and initcheck, and reports say \"memory safety: not "
-     "checked\"."},
+     HK_MSG_DOC_COST_SANITIZER},
     {"disassemblers", "cuobjdump", PROBE_TOOL, CC_NVIDIA, NULL, v_long, NULL,
-     "No SASS: NVIDIA reports lack machine-code evidence (wide loads, tensor cores, local "
-     "memory traffic)."},
+     HK_MSG_DOC_COST_CUOBJDUMP},
     {"disassemblers", "nvdisasm", PROBE_TOOL, CC_NVIDIA, NULL, v_long, NULL,
-     "No control-flow view of SASS from raw cubins (cuobjdump covers the common case)."},
+     HK_MSG_DOC_COST_NVDISASM},
     {"disassemblers", "llvm-objdump", PROBE_TOOL, CC_DCU, llvm_objdump_names, v_long, NULL,
-     "No AMD GCN/CDNA ISA: DCU reports lack machine-code evidence."},
+     HK_MSG_DOC_COST_LLVM_OBJDUMP},
     {"runners", "ssh", PROBE_TOOL, CC_NVIDIA, NULL, v_short, NULL,
-     "Remote GPU hosts cannot be used as runners."},
+     HK_MSG_DOC_COST_SSH},
     {"runners", "srun", PROBE_TOOL, CC_NVIDIA, NULL, v_long, NULL,
-     "Slurm partitions cannot be used as runners (interactive jobs)."},
+     HK_MSG_DOC_COST_SRUN},
     {"runners", "sbatch", PROBE_TOOL, CC_NVIDIA, NULL, v_long, NULL,
-     "Slurm batch submission is unavailable."},
+     HK_MSG_DOC_COST_SBATCH},
     {"isolation", "bwrap", PROBE_TOOL, CC_NVIDIA, NULL, v_long, NULL,
-     "No bubblewrap: candidate programs get the namespace sandbox instead where the kernel "
-     "allows it (see 'sandbox' below), else no filesystem isolation."},
+     HK_MSG_DOC_COST_BWRAP},
     {"isolation", "prlimit", PROBE_TOOL, CC_NVIDIA, NULL, prlimit_v, NULL,
-     "Candidate runs cannot be given CPU-time and memory limits from outside."},
+     HK_MSG_DOC_COST_PRLIMIT},
 };
 
 static const char *const categories[] = {"toolchains", "gpus", "profilers", "checkers",
                                          "disassemblers", "runners", "isolation"};
+static const enum hk_msg category_titles[] = {
+    HK_MSG_DOC_CAT_TOOLCHAINS, HK_MSG_DOC_CAT_GPUS,     HK_MSG_DOC_CAT_PROFILERS,
+    HK_MSG_DOC_CAT_CHECKERS,   HK_MSG_DOC_CAT_DISASSEMBLERS, HK_MSG_DOC_CAT_RUNNERS,
+    HK_MSG_DOC_CAT_ISOLATION};
+
+/* What the missing tool named name costs, in the user's language ("" when unknown). */
+static const char *cost_text(const char *name)
+{
+    for (size_t i = 0; name && i < HK_ARRAY_LEN(probes); i++)
+        if (!strcmp(probes[i].name, name))
+            return hk_tr(probes[i].cost);
+    return "";
+}
 
 static long long now_ms(void)
 {
@@ -347,16 +355,20 @@ static void print_isolation(json_t *iso)
     const char *forced = json_string_value(json_object_get(iso, "forced_by"));
     printf("  %-9s %-13s %s\n", works ? "[ok]" : "[missing]", "sandbox",
            json_string_value(json_object_get(iso, "words")));
-    if (!works)
-        printf("  %-9s %-13s HK_RUNNER_ISOLATION=%s does not work here: sandboxed runs fail\n",
-               "", "", forced ? forced : "");
-    else if (forced)
-        printf("  %-9s %-13s (forced by HK_RUNNER_ISOLATION=%s)\n", "", "", forced);
-    printf("  %-9s %-13s works here:", "", "");
+    if (!works) {
+        printf("  %-9s %-13s ", "", "");
+        printf(hk_tr(HK_MSG_DOC_SANDBOX_FAILS), forced ? forced : "");
+        printf("\n");
+    } else if (forced) {
+        printf("  %-9s %-13s ", "", "");
+        printf(hk_tr(HK_MSG_DOC_SANDBOX_FORCED), forced);
+        printf("\n");
+    }
+    printf("  %-9s %-13s %s", "", "", hk_tr(HK_MSG_DOC_WORKS_HERE));
     const char *key;
     json_t *v;
     json_object_foreach(json_object_get(iso, "levels"), key, v)
-        printf(" %s %s;", key, json_is_true(v) ? "yes" : "no");
+        printf(" %s %s;", key, hk_tr(json_is_true(v) ? HK_MSG_DOC_YES : HK_MSG_DOC_NO));
     printf("\n");
 }
 
@@ -366,7 +378,7 @@ static void print_item(json_t *it)
     const char *name = json_string_value(json_object_get(it, "name"));
     printf("  %-9s %-13s", found ? "[ok]" : "[missing]", name);
     if (!found) {
-        printf(" %s\n", json_string_value(json_object_get(it, "cost")));
+        printf(" %s\n", cost_text(name));
         return;
     }
     json_t *paths = json_object_get(it, "paths");
@@ -385,9 +397,9 @@ static void print_item(json_t *it)
     json_t *outl = json_object_get(it, "output");
     if (outl) {
         if (!json_is_true(json_object_get(it, "works")))
-            printf("  (installed, but the query failed: %s)",
+            printf(hk_tr(HK_MSG_DOC_QUERY_FAILED),
                    json_array_size(outl) ? json_string_value(json_array_get(outl, 0))
-                                         : "no output");
+                                         : hk_tr(HK_MSG_DOC_NO_OUTPUT));
         printf("\n");
         size_t i;
         json_t *l;
@@ -433,17 +445,16 @@ static void print_install(const json_t *in)
     const char *hdr = json_string_value(json_object_get(in, "harness_header"));
     const char *sk = json_string_value(json_object_get(in, "skills"));
     const char *lib = json_string_value(json_object_get(in, "cupti_library"));
-    printf("\nthis hkls\n");
+    printf("\n%s\n", hk_tr(HK_MSG_DOC_THIS_HKLS));
     printf("  %-9s %-13s %s\n", "[ok]", "hkls", json_string_value(json_object_get(in, "hkls")));
     bool h = json_is_true(json_object_get(in, "harness_header_found"));
     printf("  %-9s %-13s %s%s\n", h ? "[ok]" : "[missing]", "harness", hdr ? hdr : "?",
-           h ? "" : ": episodes cannot build their benchmark programs (set HK_INCLUDE_DIR)");
+           h ? "" : hk_tr(HK_MSG_DOC_HARNESS_MISSING));
     bool s = json_is_true(json_object_get(in, "skills_found"));
     printf("  %-9s %-13s %s%s\n", s ? "[ok]" : "[missing]", "skills", sk ? sk : "?",
-           s ? "" : ": no structural rewrites (set HK_SKILLS_DIR)");
+           s ? "" : hk_tr(HK_MSG_DOC_SKILLS_MISSING));
     printf("  %-9s %-13s %s\n", lib ? "[ok]" : "[missing]", "cupti library",
-           lib ? lib : "command-form specs cannot be timed (libhk_cupti.so is built where "
-                       "CUPTI is found)");
+           lib ? lib : hk_tr(HK_MSG_DOC_CUPTI_MISSING));
 }
 
 int cli_doctor(int argc, char **argv)
@@ -479,7 +490,8 @@ int cli_doctor(int argc, char **argv)
         if (found && works && !json_is_true(works))
             found = false;
         if (!found) {
-            json_object_set_new(it, "cost", json_string(pr->cost));
+            /* the JSON is language-neutral: the English sentence */
+            json_object_set_new(it, "cost", json_string(hk_tr_in(HK_LANG_EN, pr->cost)));
             n_missing++;
         }
         json_array_append_new(items, it);
@@ -506,7 +518,7 @@ int cli_doctor(int argc, char **argv)
     } else {
         printf("hkls doctor (hkls %s)\n", HK_VERSION);
         for (size_t c = 0; c < HK_ARRAY_LEN(categories); c++) {
-            printf("\n%s\n", categories[c]);
+            printf("\n%s\n", hk_tr(category_titles[c]));
             size_t i;
             json_t *it;
             json_array_foreach(items, i, it) {
@@ -516,7 +528,7 @@ int cli_doctor(int argc, char **argv)
                 if (json_object_get(it, "cost") && json_is_true(json_object_get(it, "found"))) {
                     print_item(it);
                     printf("  %-9s %-13s %s\n", "", "",
-                           json_string_value(json_object_get(it, "cost")));
+                           cost_text(json_string_value(json_object_get(it, "name"))));
                     continue;
                 }
                 print_item(it);
@@ -525,10 +537,13 @@ int cli_doctor(int argc, char **argv)
                 print_isolation(iso);
         }
         print_install(inst);
-        printf("\noccupancy tables: ");
+        printf("\n%s", hk_tr(HK_MSG_DOC_OCCUPANCY_TABLES));
         for (size_t i = 0; i < n_arch; i++)
             printf("%s%s", i ? ", " : "", archs[i].arch);
-        printf("\n%zu of %zu missing.\n", n_missing, HK_ARRAY_LEN(probes));
+        printf("\n");
+        printf(hk_tr(HK_MSG_DOC_MISSING_COUNT), (long long)n_missing,
+               (long long)HK_ARRAY_LEN(probes));
+        printf("\n");
     }
     fflush(stdout);
     json_decref(root);

@@ -13,6 +13,7 @@
 
 #include "analysis/analysis.h"
 #include "core/hk.h"
+#include "core/i18n.h"
 #include "spec/infer.h"
 
 #define SPEC_CLI_MAX_SOURCE ((size_t)16 << 20)
@@ -79,10 +80,14 @@ int cli_spec(int argc, char **argv)
         code = rc == HK_EUNSUPPORTED || rc == HK_ENOENT ? 1 : 2;
         goto out;
     }
-    for (size_t i = 0; i < inf.n_notes; i++)
-        fprintf(stderr, "hkls spec: inferred: %s\n", inf.notes[i]);
-    for (size_t i = 0; i < inf.n_doubts; i++)
-        fprintf(stderr, "hkls spec: check: %s\n", inf.doubts[i]);
+    for (size_t i = 0; i < inf.n_notes; i++) {
+        fprintf(stderr, hk_tr(HK_MSG_SPEC_CLI_INFERRED), inf.notes[i]);
+        fputc('\n', stderr);
+    }
+    for (size_t i = 0; i < inf.n_doubts; i++) {
+        fprintf(stderr, hk_tr(HK_MSG_SPEC_CLI_CHECK), inf.doubts[i]);
+        fputc('\n', stderr);
+    }
     if (!(json_text = json_dumps(inf.spec, JSON_INDENT(2))))
         goto nomem;
     if (out) {
@@ -91,7 +96,8 @@ int cli_spec(int argc, char **argv)
             fprintf(stderr, "hkls spec: cannot write %s: %s\n", out, strerror(errno));
             goto out;
         }
-        fprintf(stderr, "hkls spec: wrote %s for kernel %s; check its counts, kinds and sizes\n", out, kernel);
+        fprintf(stderr, hk_tr(HK_MSG_SPEC_CLI_WROTE), out, kernel);
+        fputc('\n', stderr);
     } else {
         printf("%s\n", json_text);
     }

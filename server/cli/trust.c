@@ -4,6 +4,7 @@
 #include "cli/cli.h"
 
 #include "core/hk.h"
+#include "core/i18n.h"
 #include "lsp/lsp.h"
 
 #include <limits.h>
@@ -86,10 +87,10 @@ int cli_trust(int argc, char **argv)
                 rc == HK_ENOENT ? "no such folder" : hk_strerror(rc), file);
         goto out;
     }
-    if (remove)
-        printf("%s %s\n", changed ? "no longer trusted:" : "was not trusted:", canon);
-    else
-        printf("%s %s\n", changed ? "trusted:" : "already trusted:", canon);
+    printf(hk_tr(remove ? (changed ? HK_MSG_TRUST_REMOVED : HK_MSG_TRUST_WAS_NOT)
+                        : (changed ? HK_MSG_TRUST_ADDED : HK_MSG_TRUST_ALREADY)),
+           canon);
+    printf("\n");
     code = 0;
 out:
     lsp_trust_free(v);

@@ -12,6 +12,7 @@
 
 #include "core/buf.h"
 #include "core/hk.h"
+#include "spec/ccdb.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -140,66 +141,6 @@ char *lsp_path_to_uri(const char *path)
         return NULL;
     }
     return hk_buf_steal(&b);
-}
-
-/* ---- command lines ---- */
-
-char **lsp_split_command(const char *cmd)
-{
-    struct strv sv = {0};
-    struct hk_buf w;
-    hk_buf_init(&w, strlen(cmd) + 1);
-    const char *p = cmd;
-    bool bad = false;
-    while (*p) {
-        while (*p == ' ' || *p == '\t' || *p == '\n')
-            p++;
-        if (!*p)
-            break;
-        hk_buf_reset(&w);
-        bool any = false;
-        while (*p && *p != ' ' && *p != '\t' && *p != '\n') {
-            any = true;
-            if (*p == '\\' && p[1]) {
-                hk_buf_append(&w, p + 1, 1);
-                p += 2;
-            } else if (*p == '\'') {
-                const char *e = strchr(p + 1, '\'');
-                if (!e) {
-                    bad = true;
-                    goto out;
-                }
-                hk_buf_append(&w, p + 1, (size_t)(e - p - 1));
-                p = e + 1;
-            } else if (*p == '"') {
-                p++;
-                while (*p && *p != '"') {
-                    if (*p == '\\' && (p[1] == '"' || p[1] == '\\' || p[1] == '$'))
-                        p++;
-                    hk_buf_append(&w, p, 1);
-                    p++;
-                }
-                if (*p != '"') {
-                    bad = true;
-                    goto out;
-                }
-                p++;
-            } else {
-                hk_buf_append(&w, p, 1);
-                p++;
-            }
-        }
-        if (any)
-            strv_push(&sv, w.data ? w.data : "");
-    }
-out:
-    hk_buf_free(&w);
-    if (bad) {
-        sv.oom = true;
-        strv_done(&sv);
-        return NULL;
-    }
-    return strv_done(&sv);
 }
 
 /* ---- files ---- */
@@ -722,7 +663,7 @@ static void ccdb_work(uv_work_t *req)
             }
             argv = strv_done(&sv);
         } else if (cmd) {
-            argv = lsp_split_command(cmd);
+            argv = spec_split_command(cmd);
         }
         if (!argv) {
             hk_free(dir);

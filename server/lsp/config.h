@@ -25,8 +25,5 @@ void lsp_strv_free(char **v);
 char *lsp_uri_to_path(const char *uri);
 /* New file:// uri for an absolute path, or NULL. */
 char *lsp_path_to_uri(const char *path);
-/* Splits a shell-like command line (quotes, backslashes) into a new vector; NULL on
- * ENOMEM or an unterminated quote. */
-char **lsp_split_command(const char *cmd);
 
 #endif

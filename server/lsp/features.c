@@ -804,19 +804,36 @@ static void hover_launch(struct lsp_server *s, const doc *d, const an_model *m,
     struct doc_pos p = {0, 0};
     doc_position_at(d, s->enc, l->span.start_byte, &p);
     const char *caller = l->caller >= 0 && (size_t)l->caller < m->n_funcs
-                             ? m->funcs[l->caller].name : "file scope";
+                             ? m->funcs[l->caller].name : hk_tr(HK_MSG_HOVER_FILE_SCOPE);
     const char *q = s->cl_markdown ? "`" : "";
-    if (name_kernel)
-        hk_buf_printf(b, "- %s%s%s at line %u", q, l->kernel, q, p.line + 1);
-    else
-        hk_buf_printf(b, "- line %u in %s%s%s", p.line + 1, q, caller, q);
-    hk_buf_printf(b, ": grid %s%s%s, block %s%s%s", q, l->grid ? l->grid : "?", q, q,
-                  l->block ? l->block : "?", q);
-    if (l->shmem)
-        hk_buf_printf(b, ", shared memory %s%s%s B", q, l->shmem, q);
-    if (l->stream)
-        hk_buf_printf(b, ", stream %s%s%s", q, l->stream, q);
-    hk_buf_appends(b, "\n");
+    /* each name or expression quoted first, then placed in the reader's sentence */
+    char *who = hk_asprintf("%s%s%s", q, name_kernel ? l->kernel : caller, q);
+    char *grid = hk_asprintf("%s%s%s", q, l->grid ? l->grid : "?", q);
+    char *block = hk_asprintf("%s%s%s", q, l->block ? l->block : "?", q);
+    char *shmem = l->shmem ? hk_asprintf("%s%s%s", q, l->shmem, q) : NULL;
+    char *stream = l->stream ? hk_asprintf("%s%s%s", q, l->stream, q) : NULL;
+    char *line = NULL;
+    if (who && grid && block && (!l->shmem || shmem) && (!l->stream || stream)) {
+        char *head = name_kernel ? hk_trf(HK_MSG_HOVER_KERNEL_AT_LINE, who, p.line + 1)
+                                 : hk_trf(HK_MSG_HOVER_LINE_IN, p.line + 1, who);
+        char *gb = hk_trf(HK_MSG_HOVER_GRID_BLOCK, grid, block);
+        char *sm = shmem ? hk_trf(HK_MSG_HOVER_SHARED_MEMORY, shmem) : NULL;
+        char *st = stream ? hk_trf(HK_MSG_HOVER_STREAM, stream) : NULL;
+        if (head && gb && (!shmem || sm) && (!stream || st))
+            line = hk_asprintf("%s%s%s%s\n", head, gb, sm ? sm : "", st ? st : "");
+        hk_free(head);
+        hk_free(gb);
+        hk_free(sm);
+        hk_free(st);
+    }
+    if (line) /* out of memory: the hover goes without this line */
+        hk_buf_appends(b, line);
+    hk_free(line);
+    hk_free(who);
+    hk_free(grid);
+    hk_free(block);
+    hk_free(shmem);
+    hk_free(stream);
 }
 
 static void hover_kernel(struct lsp_server *s, const doc *d, const an_model *m,
@@ -825,7 +842,9 @@ static void hover_kernel(struct lsp_server *s, const doc *d, const an_model *m,
     struct lsp_doc *ld = lsp_doc_of((doc *)d);
     const char *bold = s->cl_markdown ? "**" : "";
     if (at) {
-        hk_buf_printf(b, "%sLaunch of %s%s\n", bold, at->kernel, bold);
+        char *title = hk_trf(HK_MSG_HOVER_LAUNCH_OF, at->kernel);
+        hk_buf_printf(b, "%s%s%s\n", bold, title ? title : at->kernel, bold);
+        hk_free(title);
         hover_launch(s, d, m, at, b, false);
         hk_buf_appends(b, "\n");
     }

@@ -672,10 +672,19 @@ static int job_build_env(runner_job *j)
     return HK_OK;
 }
 
-static bool is_dir(const char *p)
+/* The real path of an existing directory in buf, or NULL. bwrap builds its mounts before
+ * it enters the new root, so a bind through a symlink with an absolute target fails
+ * ("Can't mkdir ...": a cache folder under a linked build folder, found in session 25's
+ * CI) or, where the link lies under the private /tmp, mounts at a path nothing else
+ * uses: every bind is made at the real path, as the namespace sandbox does
+ * (runner_ns.c canonical_dir). A program may still name the folder through the link,
+ * which the read-only root keeps where it lies outside /tmp. */
+static const char *real_dir(const char *p, char buf[PATH_MAX])
 {
     struct stat st;
-    return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+    if (!p || !realpath(p, buf) || stat(buf, &st) != 0 || !S_ISDIR(st.st_mode))
+        return NULL;
+    return buf;
 }
 
 /* bwrap + options + "--" + argv. GPU device nodes are bound into the fresh /dev so the
@@ -729,28 +738,32 @@ static int job_build_bwrap(runner_job *j)
         if (!(rc = strv_push(v, &n, "--dev-bind")) && !(rc = strv_push(v, &n, gpu_devs[i])))
             rc = strv_push(v, &n, gpu_devs[i]);
     /* read-only binds first, so a writable directory inside one stays writable */
+    char real[PATH_MAX];
+    const char *d;
     for (size_t i = 0; i < n_r && !rc; i++) {
-        if (!is_dir(j->readable[i]))
+        if (!(d = real_dir(j->readable[i], real)))
             continue;
-        if (!(rc = strv_push(v, &n, "--ro-bind")) && !(rc = strv_push(v, &n, j->readable[i])))
-            rc = strv_push(v, &n, j->readable[i]);
+        if (!(rc = strv_push(v, &n, "--ro-bind")) && !(rc = strv_push(v, &n, d)))
+            rc = strv_push(v, &n, d);
     }
     for (size_t i = 0; i <= n_w && !rc; i++) {
-        const char *w = i < n_w ? j->writable[i] : cwd;
-        if (!is_dir(w))
+        if (!(d = real_dir(i < n_w ? j->writable[i] : cwd, real)))
             continue;
-        if (!(rc = strv_push(v, &n, "--bind")) && !(rc = strv_push(v, &n, w)))
-            rc = strv_push(v, &n, w);
+        if (!(rc = strv_push(v, &n, "--bind")) && !(rc = strv_push(v, &n, d)))
+            rc = strv_push(v, &n, d);
     }
     /* hidden last, so a hidden directory inside the work directory stays hidden */
     for (size_t i = 0; i < n_h && !rc; i++) {
-        if (!is_dir(j->hidden[i]))
+        if (!(d = real_dir(j->hidden[i], real)))
             continue;
-        if (!(rc = strv_push(v, &n, "--tmpfs")) && !(rc = strv_push(v, &n, j->hidden[i])) &&
+        if (!(rc = strv_push(v, &n, "--tmpfs")) && !(rc = strv_push(v, &n, d)) &&
             !(rc = strv_push(v, &n, "--remount-ro")))
-            rc = strv_push(v, &n, j->hidden[i]);
+            rc = strv_push(v, &n, d);
     }
-    if (!rc && !(rc = strv_push(v, &n, "--chdir")) && !(rc = strv_push(v, &n, cwd)))
+    /* the real work directory too: a link to it under /tmp is not in the sandbox */
+    if (!(d = real_dir(cwd, real)))
+        d = cwd;
+    if (!rc && !(rc = strv_push(v, &n, "--chdir")) && !(rc = strv_push(v, &n, d)))
         rc = strv_push(v, &n, "--");
     for (size_t i = 0; j->argv[i] && !rc; i++)
         rc = strv_push(v, &n, j->argv[i]);

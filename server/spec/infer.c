@@ -28,6 +28,7 @@
 #include "core/hk.h"
 #include "model/kclass.h"
 #include "model/kmodel.h"
+#include "spec/ccdb.h"
 #include "spec/expr.h"
 #include "spec/spec.h"
 
@@ -125,9 +126,84 @@ typedef struct {
 /* The inference on an analysed text: tries the launch site's grid, then the grid the
  * bounds checks imply, then a flat one; the first that validates (at spec_path, or as
  * text when NULL) and covers every element the bounds name wins. */
+/* target (a real path) as the spec at spec_path names it: relative to the spec's folder
+ * when the two share a folder below the root and target is at most 3 levels up (the spec
+ * moves with its project), else absolute. New string. */
+static char *path_from_spec(const char *spec_path, const char *target)
+{
+    char base[PATH_MAX] = "";
+    const char *slash = spec_path ? strrchr(spec_path, '/') : NULL;
+    char *d = !spec_path ? NULL : slash ? hk_strndup(spec_path, (size_t)(slash - spec_path + (slash == spec_path)))
+                                       : hk_strdup(".");
+    if (spec_path && !d)
+        return NULL;
+    bool have = d && realpath(d, base);
+    hk_free(d);
+    if (!have)
+        return hk_strdup(target);
+    /* the common folder prefix, by whole components */
+    size_t common = 0, i = 0;
+    for (;; i++) {
+        char a = base[i], b = target[i];
+        if ((a == '/' || !a) && (b == '/' || !b))
+            common = i;
+        if (!a || !b || a != b)
+            break;
+    }
+    if (!base[common] && !target[common])
+        return hk_strdup(".");
+    if (common == 0)
+        return hk_strdup(target); /* only the root in common */
+    size_t ups = 0;
+    for (const char *p = base + common; *p; p++)
+        ups += *p == '/';
+    if (ups > 3)
+        return hk_strdup(target);
+    struct hk_buf b;
+    hk_buf_init(&b, PATH_MAX);
+    int rc = HK_OK;
+    for (size_t u = 0; u < ups && !rc; u++)
+        rc = hk_buf_appends(&b, u ? "/.." : "..");
+    const char *rest = target + common + (target[common] == '/');
+    if (!rc && *rest)
+        rc = hk_buf_printf(&b, "%s%s", ups ? "/" : "", rest);
+    if (rc) {
+        hk_buf_free(&b);
+        return NULL;
+    }
+    return hk_buf_steal(&b);
+}
+
+/* The spec's "include_dirs" from the project's compile_commands.json (incs, found in
+ * db), with a note saying so. HK_OK or HK_ENOMEM. */
+static int add_include_dirs(json_t *root, skel *k, const char *const *incs, const char *db,
+                            const char *spec_path)
+{
+    json_t *a = json_array();
+    struct hk_buf list;
+    hk_buf_init(&list, 4096);
+    int rc = a ? HK_OK : HK_ENOMEM;
+    for (size_t i = 0; incs[i] && !rc; i++) {
+        char *p = path_from_spec(spec_path, incs[i]);
+        if (!p || json_array_append_new(a, json_string(p)) != 0 ||
+            hk_buf_printf(&list, "%s%s", i ? ", " : "", p))
+            rc = HK_ENOMEM;
+        hk_free(p);
+    }
+    if (!rc && json_object_set_new(root, "include_dirs", a) != 0)
+        rc = HK_ENOMEM;
+    else if (rc)
+        json_decref(a);
+    if (!rc)
+        sk_note(k, "include folders from the build's %s: %s", db, list.data ? list.data : "");
+    hk_buf_free(&list);
+    return rc;
+}
+
 static int infer_model(const an_model *m, long kernel, const char *text, size_t len, const char *source,
                        const char *file_label, const infer_site *ext, const char *spec_path,
-                       spec_inference *out, char *err, size_t errlen)
+                       const char *const *incs, const char *incs_db, spec_inference *out,
+                       char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
     if (err && errlen)
@@ -172,6 +248,13 @@ static int infer_model(const an_model *m, long kernel, const char *text, size_t 
         if (rc != HK_OK) {
             sk_cover_free(&cover);
             sk_free(&k);
+            goto out;
+        }
+        if (incs && incs[0] && add_include_dirs(root, &k, incs, incs_db, spec_path) != HK_OK) {
+            json_decref(root);
+            sk_cover_free(&cover);
+            sk_free(&k);
+            rc = HK_ENOMEM;
             goto out;
         }
         json_t *inferred = json_array();
@@ -236,7 +319,7 @@ int spec_skeleton(const an_model *m, long kernel, const char *text, size_t len, 
 {
     *out = NULL;
     spec_inference inf;
-    int rc = infer_model(m, kernel, text, len, source, source, NULL, NULL, &inf, NULL, 0);
+    int rc = infer_model(m, kernel, text, len, source, source, NULL, NULL, NULL, NULL, &inf, NULL, 0);
     if (rc == HK_OK) {
         *out = json_incref(inf.spec);
         spec_inference_free(&inf);
@@ -414,7 +497,8 @@ int spec_infer(const char *path, const char *kernel, const char *spec_path, spec
 {
     memset(out, 0, sizeof *out);
     size_t len = 0;
-    char *text = NULL, *src = NULL, *label = NULL;
+    char *text = NULL, *src = NULL, *label = NULL, *incs_db = NULL;
+    char **incs = NULL;
     an_model *m = NULL;
     sib_search sib = { 0 };
     /* grown as it is read (a 16 MiB buffer per file read cost the sibling search dearly
@@ -458,10 +542,15 @@ int spec_infer(const char *path, const char *kernel, const char *spec_path, spec
             ext = (infer_site){ .m = sib.m, .text = sib.text, .len = sib.len, .label = label };
         }
     }
+    /* a header from the project's include folders builds only with them (issue 14) */
+    if ((rc = spec_ccdb_include_dirs(path, &incs, &incs_db)) != HK_OK)
+        goto out;
     const char *slash = strrchr(path, '/');
     rc = infer_model(m, k, text, len, src, slash ? slash + 1 : path, sib.m && label ? &ext : NULL, spec_path,
-                     out, err, errlen);
+                     (const char *const *)incs, incs_db, out, err, errlen);
 out:
+    spec_strv_free(incs);
+    hk_free(incs_db);
     an_model_free(sib.m);
     hk_free(sib.text);
     hk_free(sib.path);

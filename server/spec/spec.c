@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/hk.h"
@@ -1481,8 +1482,11 @@ static void parse_command(pctx *c, spec *s, json_t *root, const char *spec_path)
 
 /* A relative -I names a directory next to the spec, wherever the engine compiles from;
  * the spec's and the source's directories are searched too (a candidate is compiled
- * from a copy, where the kernel's own "reference.h" is not). */
-static void anchor_includes(pctx *c, spec *s)
+ * from a copy, where the kernel's own "reference.h" is not), then the spec's
+ * "include_dirs" (relative to the spec's folder; inference takes them from the project's
+ * compile_commands.json). Unlike compile_flags these name folders only, so an untrusted
+ * folder's spec may carry them (the editor's compile.includePaths rule). */
+static void anchor_includes(pctx *c, spec *s, json_t *root)
 {
     for (size_t i = 0; i < s->n_compile_flags && c->rc == HK_OK; i++) {
         char *f = s->compile_flags[i];
@@ -1512,15 +1516,43 @@ static void anchor_includes(pctx *c, spec *s)
     char *src_dir = s->source_path ? dir_of(s->source_path) : NULL;
     if (src_dir && strcmp(src_dir, s->dir) != 0)
         dirs[1] = src_dir;
-    if (!(s->include_dirs = hk_calloc(2, sizeof *s->include_dirs)))
+    json_t *extra = json_object_get(root, "include_dirs");
+    size_t n_extra = json_array_size(extra);
+    if (extra && !json_is_array(extra)) {
+        diag(c, SPEC_ERROR, "include_dirs", "expected an array of folders, got %s", type_name(extra));
+    } else if (n_extra > 64) {
+        diag(c, SPEC_ERROR, "include_dirs", "more than 64 entries");
+        n_extra = 0;
+    }
+    if (!(s->include_dirs = hk_calloc(2 + n_extra, sizeof *s->include_dirs)))
         c->rc = HK_ENOMEM;
     for (size_t i = 0; i < 2 && dirs[i] && c->rc == HK_OK; i++) {
-        if (!(s->include_dirs[i] = hk_strdup(dirs[i])))
+        if (!(s->include_dirs[s->n_include_dirs] = hk_strdup(dirs[i])))
             c->rc = HK_ENOMEM;
         else
             s->n_include_dirs++;
     }
     hk_free(src_dir);
+    for (size_t i = 0; i < n_extra && c->rc == HK_OK; i++) {
+        json_t *x = json_array_get(extra, i);
+        char p[64];
+        snprintf(p, sizeof p, "include_dirs[%zu]", i);
+        const char *d = json_string_value(x);
+        if (!d || !*d) {
+            diag(c, SPEC_ERROR, p, "expected a folder (a non-empty string), got %s", type_name(x));
+            continue;
+        }
+        char *abs = d[0] == '/' ? hk_strdup(d) : hk_asprintf("%s/%s", s->dir, d);
+        struct stat st;
+        if (!abs) {
+            c->rc = HK_ENOMEM;
+        } else if (stat(abs, &st) != 0 || !S_ISDIR(st.st_mode)) {
+            diag(c, SPEC_ERROR, p, "not a folder: %s", abs);
+            hk_free(abs);
+        } else {
+            s->include_dirs[s->n_include_dirs++] = abs;
+        }
+    }
 }
 
 static void parse_harness(pctx *c, spec *s, json_t *root, const char *spec_path)
@@ -1528,7 +1560,7 @@ static void parse_harness(pctx *c, spec *s, json_t *root, const char *spec_path)
     static const char *const keys[] = { "form", "name", "description", "kernel", "source",
                                         "template_args", "compile_flags", "sizes", "args", "launch",
                                         "tolerance", "flops", "bytes", "seeds", "distributions",
-                                        "inferred", "exact_sizes", "constants", NULL };
+                                        "inferred", "exact_sizes", "constants", "include_dirs", NULL };
     check_keys(c, root, "", keys);
     parse_common(c, s, root, spec_path);
     parse_strv(c, json_object_get(root, "inferred"), "inferred", &s->inferred, &s->n_inferred,
@@ -1541,7 +1573,7 @@ static void parse_harness(pctx *c, spec *s, json_t *root, const char *spec_path)
                &s->n_template_args, false);
     parse_strv(c, json_object_get(root, "compile_flags"), "compile_flags", &s->compile_flags,
                &s->n_compile_flags, true);
-    anchor_includes(c, s);
+    anchor_includes(c, s, root);
     parse_sizes(c, s, root);
     parse_seeds(c, s, root);
     parse_distributions(c, s, root);

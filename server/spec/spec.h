@@ -58,7 +58,8 @@ typedef struct spec {
     size_t n_compile_flags;
     char **include_dirs;      /* harness form: the spec's and the source's directories,
                                * absolute, passed as -I (the candidate is compiled from a
-                               * copy elsewhere, so its "local.h" must be found there) */
+                               * copy elsewhere, so its "local.h" must be found there),
+                               * then the spec's "include_dirs", anchored likewise */
     size_t n_include_dirs;
     char **inferred;          /* "inferred": what spec inference guessed, and from where
                                * (for reports and hovers); NULL when absent */

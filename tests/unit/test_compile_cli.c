@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -352,10 +353,102 @@ static void doctor_reports(void **state)
     json_decref(root);
     run_free(&r);
 
+    /* The human output speaks the user's language (issue 14: LC_ALL, LC_MESSAGES, LANG);
+     * --json stays language-neutral. */
+    const char *zh_env[] = {"PATH=/nonexistent", "CUDA_HOME=/nonexistent", "CUDA_PATH=/nonexistent",
+                            "ROCM_PATH=/nonexistent", "LC_ALL=zh_CN.UTF-8", NULL};
+    const char *en_env[] = {"PATH=/nonexistent", "CUDA_HOME=/nonexistent", "CUDA_PATH=/nonexistent",
+                            "ROCM_PATH=/nonexistent", "LC_ALL=C", NULL};
+    run_hkls(args, en_env, &r);
+    assert_int_equal(r.code, 0);
+    expect_in(r.out, "\nrunners\n");
+    expect_in(r.out, "ssh           Remote GPU hosts cannot be used as runners.\n");
+    expect_in(r.out, "\nthis hkls\n");
+    expect_in(r.out, " missing.\n");
+    run_free(&r);
+    run_hkls(args, zh_env, &r);
+    assert_int_equal(r.code, 0);
+    expect_in(r.out, "\n工具链\n");
+    expect_in(r.out, "\n运行器\n");
+    expect_in(r.out, "\n隔离\n");
+    expect_in(r.out, "ssh           无法使用远程 GPU 主机作为运行器。\n");
+    expect_in(r.out, "本机可用：");
+    expect_in(r.out, "\n本 hkls\n");
+    expect_in(r.out, "缺少 ");
+    if (strstr(r.out, "Remote GPU hosts") || strstr(r.out, "\nrunners\n") || strstr(r.out, " missing."))
+        fail_msg("English left in the zh-CN output:\n%s", r.out);
+    run_free(&r);
+    run_hkls(jargs, zh_env, &r);
+    assert_int_equal(r.code, 0);
+    expect_in(r.out, "\"cost\": \"Remote GPU hosts cannot be used as runners.\"");
+    expect_in(r.out, "\"category\": \"runners\"");
+    if (strstr(r.out, "无法"))
+        fail_msg("--json changed with the language:\n%s", r.out);
+    run_free(&r);
+
     const char *bad[] = {"doctor", "--bogus", NULL};
     run_hkls(bad, NULL, &r);
     assert_int_equal(r.code, 2);
     run_free(&r);
+}
+
+/* hkls trust and hkls spec speak the user's language (issue 14: the CLI's human
+ * output); the spec's JSON on stdout does not change with it. */
+static void trust_and_spec_in_chinese(void **state)
+{
+    (void)state;
+    char tmp[] = "/tmp/hk-cli-trust-XXXXXX";
+    assert_non_null(mkdtemp(tmp));
+    char cfg[128], xdg[160], folder[128];
+    snprintf(cfg, sizeof cfg, "%s/cfg", tmp);
+    snprintf(folder, sizeof folder, "%s/ws", tmp);
+    assert_int_equal(mkdir(cfg, 0700), 0);
+    assert_int_equal(mkdir(folder, 0700), 0);
+    snprintf(xdg, sizeof xdg, "XDG_CONFIG_HOME=%s", cfg);
+    const char *zh[] = {xdg, "LC_ALL=zh_CN.UTF-8", NULL}, *en[] = {xdg, "LC_ALL=C", NULL};
+    const char *add[] = {"trust", folder, NULL}, *rm[] = {"trust", "--remove", folder, NULL};
+    struct {
+        const char *const *args, *const *env;
+        const char *want;
+    } steps[] = {
+        {add, zh, "已信任："},       {add, zh, "此前已信任："},    {rm, zh, "已取消信任："},
+        {rm, zh, "原本未信任："},    {add, en, "trusted: "},      {add, en, "already trusted: "},
+        {rm, en, "no longer trusted: "}, {rm, en, "was not trusted: "},
+    };
+    for (size_t i = 0; i < HK_ARRAY_LEN(steps); i++) {
+        struct run r;
+        run_hkls(steps[i].args, steps[i].env, &r);
+        if (r.code != 0 || strncmp(r.out, steps[i].want, strlen(steps[i].want)) ||
+            !strstr(r.out, folder))
+            fail_msg("step %zu: exit %d, want \"%s\" and the folder:\n%s%s", i, r.code,
+                     steps[i].want, r.out, r.err);
+        run_free(&r);
+    }
+
+    const char *spec_args[] = {"spec", "saxpy.cu", "--kernel", "saxpy", NULL};
+    struct run a, b;
+    run_hkls(spec_args, zh, &a);
+    run_hkls(spec_args, en, &b);
+    assert_int_equal(a.code, 0);
+    assert_int_equal(b.code, 0);
+    expect_in(a.err, "hkls spec：推断：");
+    expect_in(b.err, "hkls spec: inferred: ");
+    if (strstr(a.err, "hkls spec: inferred"))
+        fail_msg("English left:\n%s", a.err);
+    assert_string_equal(a.out, b.out); /* the JSON is language-neutral */
+    run_free(&a);
+    run_free(&b);
+    char out[200];
+    snprintf(out, sizeof out, "%s/saxpy.bench.json", tmp);
+    const char *spec_o[] = {"spec", "saxpy.cu", "--kernel", "saxpy", "-o", out, NULL};
+    run_hkls(spec_o, zh, &a);
+    assert_int_equal(a.code, 0);
+    expect_in(a.err, "hkls spec：已写入 ");
+    expect_in(a.err, "（核函数 saxpy）");
+    run_free(&a);
+    char cmd[200];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
+    assert_int_equal(system(cmd), 0);
 }
 
 int main(void)
@@ -369,6 +462,7 @@ int main(void)
         cmocka_unit_test(check_refuses_binary_and_unknown_arch),
         cmocka_unit_test(check_hip),
         cmocka_unit_test(doctor_reports),
+        cmocka_unit_test(trust_and_spec_in_chinese),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -20,6 +20,7 @@
 #include <sqlite3.h>
 
 #include "compile/compile.h"
+#include "core/buf.h"
 #include "core/hk.h"
 #include "episode/episode.h"
 
@@ -163,6 +164,15 @@ static void test_command_form_episode(void **state)
     assert_true(s.verified >= 1);
     assert_true(s.skipped >= 1); /* launch bounds and such: not the command form's */
     assert_int_equal(access(r.report_md, R_OK), 0);
+    /* the report says plainly who decided "correct" (issue 12: command-form reports are
+     * marked "checked by your program"), and what the command form cannot guarantee */
+    char *md = NULL;
+    size_t md_len = 0;
+    assert_int_equal(hk_read_file(r.report_md, (size_t)4 << 20, &md, &md_len), HK_OK);
+    if (!strstr(md, "Correctness") || !strstr(md, "checked by your program") ||
+        !strstr(md, "nonce") || strstr(md, "checked by the harness"))
+        fail_msg("the command form's report does not say who checked it:\n%s", md);
+    hk_free(md);
 
     store *st = NULL;
     assert_int_equal(store_open(db, &st), HK_OK);

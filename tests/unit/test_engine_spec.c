@@ -8,7 +8,9 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <limits.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/hk.h"
 #include "spec/spec.h"
@@ -396,6 +398,56 @@ static void data_specs_load(void **state)
     spec_diags_free(&d);
 }
 
+/* A spec named by a relative path (`hkls optimize --spec specs/x.bench.json`): its folder,
+ * source and work directory are anchored at parse time, because the sandboxed build and
+ * run (bwrap or the namespace sandbox) do not share this process's working directory
+ * (issue 14: a command-form spec given as a relative path failed under bubblewrap). */
+static void relative_spec_paths_are_anchored(void **state)
+{
+    char cwd[PATH_MAX], data[PATH_MAX], want[PATH_MAX + 64];
+    assert_non_null(getcwd(cwd, sizeof cwd));
+    assert_non_null(realpath(HK_TEST_DATA, data));
+    assert_int_equal(chdir(data), 0);
+    spec_diags d = { 0 };
+    spec *s = NULL;
+    int rc = spec_load("cmdform/saxpy.bench.json", &s, &d);
+    assert_int_equal(chdir("/"), 0); /* elsewhere: every path must still lead there */
+    if (rc != HK_OK) {
+        dump(&d);
+        fail_msg("cmdform/saxpy.bench.json: %s", hk_strerror(rc));
+    }
+    assert_int_equal(s->form, SPEC_FORM_COMMAND);
+    snprintf(want, sizeof want, "%s/cmdform", data);
+    assert_string_equal(s->dir, want);
+    snprintf(want, sizeof want, "%s/cmdform/project", data);
+    assert_string_equal(s->workdir, want);
+    snprintf(want, sizeof want, "%s/cmdform/project/saxpy.cu", data);
+    assert_string_equal(s->source_path, want);
+    assert_int_equal(access(s->source_path, R_OK), 0);
+    spec_free(s);
+    spec_diags_free(&d);
+
+    /* the harness form too: its include directories are the spec's and the source's */
+    assert_int_equal(chdir(data), 0);
+    s = NULL;
+    rc = spec_load("./specs/saxpy.bench.json", &s, &d);
+    assert_int_equal(chdir("/"), 0);
+    if (rc != HK_OK) {
+        dump(&d);
+        fail_msg("specs/saxpy.bench.json: %s", hk_strerror(rc));
+    }
+    snprintf(want, sizeof want, "%s/specs", data);
+    assert_string_equal(s->dir, want);
+    assert_true(s->n_include_dirs >= 1);
+    for (size_t i = 0; i < s->n_include_dirs; i++)
+        assert_int_equal(s->include_dirs[i][0], '/');
+    assert_int_equal(s->source_path[0], '/');
+    assert_int_equal(access(s->source_path, R_OK), 0);
+    spec_free(s);
+    spec_diags_free(&d);
+    assert_int_equal(chdir(cwd), 0);
+}
+
 static void tolerances_and_distributions(void **state)
 {
     spec_diags d = { 0 };
@@ -495,6 +547,7 @@ int main(void)
         cmocka_unit_test(command_form),
         cmocka_unit_test(locator),
         cmocka_unit_test(data_specs_load),
+        cmocka_unit_test(relative_spec_paths_are_anchored),
         cmocka_unit_test(tolerances_and_distributions),
         cmocka_unit_test(physical_floor),
         cmocka_unit_test(no_leaks_under_allocation_failure),

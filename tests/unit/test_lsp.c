@@ -19,6 +19,7 @@
 #include "lsp/config.h"
 #include "lsp/features.h"
 #include "rewrites/rewrite.h"
+#include "spec/ccdb.h"
 #include "lsp/server.h"
 
 #include "lsp_out.h"
@@ -41,7 +42,7 @@ static void test_uris(void **st)
 
 static void test_split_command(void **st)
 {
-    char **v = lsp_split_command("nvcc -I 'my dir' -DX=\"a b\" \\\"q -c   x.cu");
+    char **v = spec_split_command("nvcc -I 'my dir' -DX=\"a b\" \\\"q -c   x.cu");
     assert_non_null(v);
     assert_string_equal(v[0], "nvcc");
     assert_string_equal(v[1], "-I");
@@ -52,8 +53,8 @@ static void test_split_command(void **st)
     assert_string_equal(v[6], "x.cu");
     assert_null(v[7]);
     lsp_strv_free(v);
-    assert_null(lsp_split_command("nvcc 'unterminated"));
-    v = lsp_split_command("");
+    assert_null(spec_split_command("nvcc 'unterminated"));
+    v = spec_split_command("");
     assert_non_null(v);
     assert_null(v[0]);
     lsp_strv_free(v);
@@ -292,6 +293,39 @@ static void test_session_without_leaks(void **st)
     assert_int_equal(hk_alloc_live(), before);
 }
 
+/* The hover's launch lines in the client's language (issue 14): zh-CN from initialize's
+ * locale, the same grid, block and stream. */
+static void test_hover_launch_lines_in_chinese(void **st)
+{
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    struct out o = {0};
+    lsp_server *s = start(&loop, &o, "{\"capabilities\":{},\"locale\":\"zh-CN\"}");
+    feed(s, "{\"jsonrpc\":\"2.0\",\"method\":\"textDocument/didOpen\",\"params\":{\"textDocument\":"
+            "{\"uri\":\"file:///t/z.cu\",\"languageId\":\"cuda\",\"version\":1,\"text\":"
+            "\"__global__ void k(int *p) { p[0] = 1; }\\nvoid h(int *p, cudaStream_t st) "
+            "{ k<<<4, 32, 0, st>>>(p); }\\n\"}}}");
+    feed(s, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"textDocument/hover\",\"params\":"
+            "{\"textDocument\":{\"uri\":\"file:///t/z.cu\"},\"position\":{\"line\":1,\"character\":36}}}");
+    json_t *r = await_reply(&loop, &o, 3);
+    const char *v = json_string_value(
+        json_object_get(json_object_get(json_object_get(r, "result"), "contents"), "value"));
+    assert_non_null(v);
+    const char *want[] = {"核函数 k 的启动", "- 第 2 行，位于 ", "h", "：网格 ", "4",
+                          "，线程块 ", "32", "，共享内存 ", "，流 ", "st"};
+    for (size_t i = 0; i < HK_ARRAY_LEN(want); i++)
+        if (!strstr(v, want[i]))
+            fail_msg("no \"%s\" in the hover:\n%s", want[i], v);
+    if (strstr(v, "Launch of") || strstr(v, " in ") || strstr(v, "grid"))
+        fail_msg("English left in the hover:\n%s", v);
+    feed(s, "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"shutdown\"}");
+    feed(s, "{\"jsonrpc\":\"2.0\",\"method\":\"exit\"}");
+    stop(&loop, s);
+    assert_int_equal(uv_loop_close(&loop), 0);
+    out_clear(&o);
+    hk_i18n_set(HK_LANG_EN);
+}
+
 /* The resource line of the hover and of the resource hints, in both languages: the same
  * numbers, the occupancy limiter named in the reader's words (docs/i18n.md). */
 static void test_resource_summary_languages(void **st)
@@ -369,6 +403,7 @@ int main(void)
         cmocka_unit_test(test_settings_layers),
         cmocka_unit_test(test_client_requests),
         cmocka_unit_test(test_session_without_leaks),
+        cmocka_unit_test(test_hover_launch_lines_in_chinese),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -441,6 +441,75 @@ static void test_sandbox_readable_under_tmp(void **state)
         skip();
 }
 
+/* Folders named through a symlink (a launcher cache under a build folder that is a link,
+ * session 25): the sandbox binds them where they really are. The script names them by
+ * their real paths, which a bind at the link's path would not provide; a bind through the
+ * link made bwrap stop with "Can't mkdir". */
+static void check_through_a_link(enum runner_isolation iso)
+{
+    char real[700], link[700], cache[800], work[800], out[800], hidden[800];
+    char rcache[800], rwork[800], rout[800], rhidden[800], file[900], script[4000];
+    snprintf(real, sizeof real, "%s/real-%d", tmpdir, (int)iso);
+    snprintf(link, sizeof link, "%s/link-%d", tmpdir, (int)iso);
+    assert_int_equal(mkdir(real, 0755), 0);
+    assert_int_equal(symlink(real, link), 0);
+    snprintf(rcache, sizeof rcache, "%s/cache", real);
+    snprintf(rwork, sizeof rwork, "%s/work", real);
+    snprintf(rout, sizeof rout, "%s/out", real);
+    snprintf(rhidden, sizeof rhidden, "%s/work/refs", real);
+    snprintf(cache, sizeof cache, "%s/cache", link);
+    snprintf(work, sizeof work, "%s/work", link);
+    snprintf(out, sizeof out, "%s/out", link);
+    snprintf(hidden, sizeof hidden, "%s/work/refs", link);
+    assert_int_equal(mkdir(rcache, 0755), 0);
+    assert_int_equal(mkdir(rwork, 0755), 0);
+    assert_int_equal(mkdir(rout, 0755), 0);
+    assert_int_equal(mkdir(rhidden, 0755), 0);
+    const char *with_text[] = {"cache/input.txt", "work/refs/ref.txt"};
+    for (size_t i = 0; i < 2; i++) {
+        snprintf(file, sizeof file, "%s/%s", real, with_text[i]);
+        FILE *f = fopen(file, "w");
+        assert_non_null(f);
+        fputs("seen\n", f);
+        fclose(f);
+    }
+    snprintf(script, sizeof script,
+             "cat '%s/input.txt' || echo no-cache; "
+             "touch ./made && echo work-ok; touch '%s/made' && echo out-ok; "
+             "cat '%s/ref.txt' 2>/dev/null || echo refs-hidden; "
+             "touch '%s/made' 2>/dev/null && echo cache-writable; exit 0",
+             rcache, rout, rhidden, rcache);
+    const char *readable[] = {cache, NULL}, *writable[] = {out, NULL}, *hide[] = {hidden, NULL};
+    runner_spec s = {.cwd = work, .isolation = iso, .readable = readable, .writable = writable,
+                     .hidden = hide};
+    runner_result r;
+    run_sh(script, &s, &r);
+    assert_string_equal(r.err, "");
+    assert_string_equal(r.out, "seen\nwork-ok\nout-ok\nrefs-hidden\n");
+    assert_int_equal(r.exit_code, 0);
+    runner_result_free(&r);
+    struct stat st;
+    snprintf(file, sizeof file, "%s/made", rwork);
+    assert_int_equal(stat(file, &st), 0);
+    snprintf(file, sizeof file, "%s/made", rout);
+    assert_int_equal(stat(file, &st), 0);
+}
+
+static void test_sandbox_folders_through_a_link(void **state)
+{
+    bool any = false;
+    if (runner_isolation_works(RUNNER_ISO_BWRAP)) {
+        check_through_a_link(RUNNER_ISO_BWRAP);
+        any = true;
+    }
+    if (runner_isolation_works(RUNNER_ISO_NAMESPACES)) {
+        check_through_a_link(RUNNER_ISO_NAMESPACES);
+        any = true;
+    }
+    if (!any)
+        skip();
+}
+
 static void check_readonly_root(enum runner_isolation iso)
 {
     char outside[600], work[600], script[1600], priv[64];
@@ -946,6 +1015,7 @@ int main(void)
         cmocka_unit_test(test_sandbox_network),
         cmocka_unit_test(test_sandbox_readonly_root),
         cmocka_unit_test(test_sandbox_readable_under_tmp),
+        cmocka_unit_test(test_sandbox_folders_through_a_link),
         cmocka_unit_test(test_ns_forced_by_environment),
         cmocka_unit_test(test_ns_filesystem),
         cmocka_unit_test(test_ns_hidden),

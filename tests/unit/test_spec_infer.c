@@ -9,6 +9,7 @@
 #include <cmocka.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <limits.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -347,6 +348,73 @@ static void no_doubts(const spec_inference *inf)
 {
     if (inf->n_doubts)
         fail_msg("%zu doubts, the first: %s", inf->n_doubts, inf->doubts[0]);
+}
+
+/* A header from the project's include/ folder: the spec takes the include folders of the
+ * kernel's own entry in the build's compile_commands.json (build/ above the kernel's
+ * folder; a "command" string with quotes; a missing folder dropped, a repeated one kept
+ * once; the entry of the file beside it not used), written relative to the spec. */
+static void include_dirs_from_compile_commands(void **state)
+{
+    (void)state;
+    spec_inference inf;
+    infer(DATA("ccdb_project/src/scale_kernel.cu"), "ccdb_scale", &inf);
+    assert_int_equal(inf.n_doubts, 0);
+    json_t *dirs = json_object_get(inf.spec, "include_dirs");
+    assert_int_equal(json_array_size(dirs), 1);
+    assert_string_equal(json_string_value(json_array_get(dirs, 0)), "../include");
+    assert_true(has_note(&inf, "include folders from the build's "));
+    assert_true(has_note(&inf, "ccdb_project/build/compile_commands.json: ../include"));
+    /* the engine's parser anchors them: the harness build gets -I<project>/include */
+    char *spec_path = spec_default_path(DATA("ccdb_project/src/scale_kernel.cu"), "ccdb_scale");
+    char *dump = json_dumps(inf.spec, 0);
+    spec *s = NULL;
+    spec_diags d = { 0 };
+    assert_int_equal(spec_parse(dump, strlen(dump), spec_path, &s, &d), HK_OK);
+    char want[PATH_MAX];
+    assert_non_null(realpath(DATA("ccdb_project/include"), want));
+    bool found = false;
+    for (size_t i = 0; i < s->n_include_dirs; i++) {
+        char got[PATH_MAX];
+        found |= realpath(s->include_dirs[i], got) && !strcmp(got, want);
+    }
+    assert_true(found);
+    spec_free(s);
+    spec_diags_free(&d);
+    hk_free(dump);
+    spec_inference_free(&inf);
+
+    /* a folder that is not there, or not a list, is an error naming the field */
+    const char *bad[] = { "[\"no-such-folder\"]", "\"../include\"", "[3]" };
+    const char *where[] = { "include_dirs[0]", "include_dirs", "include_dirs[0]" };
+    for (size_t i = 0; i < 3; i++) {
+        char *text = hk_asprintf("{\"kernel\":\"ccdb_scale\",\"source\":\"scale_kernel.cu\","
+                                 "\"include_dirs\":%s,\"sizes\":[{\"n\":1024}],"
+                                 "\"args\":[{\"name\":\"n\",\"kind\":\"scalar\",\"dtype\":\"i32\",\"value\":\"n\"},"
+                                 "{\"name\":\"x\",\"kind\":\"input\",\"dtype\":\"f32\",\"count\":\"n\"},"
+                                 "{\"name\":\"y\",\"kind\":\"output\",\"dtype\":\"f32\",\"count\":\"n\"}],"
+                                 "\"launch\":{\"grid\":\"ceil_div(n, block_x)\",\"block\":256}}", bad[i]);
+        assert_non_null(text);
+        s = NULL;
+        spec_diags dd = { 0 };
+        assert_int_not_equal(spec_parse(text, strlen(text), spec_path, &s, &dd), HK_OK);
+        bool named = false;
+        for (size_t k = 0; k < dd.n; k++)
+            named |= !strcmp(dd.items[k].path, where[i]);
+        if (!named)
+            fail_msg("%s: no error at %s (first: %s: %s)", bad[i], where[i], dd.n ? dd.items[0].path : "-",
+                     dd.n ? dd.items[0].message : "-");
+        spec_free(s);
+        spec_diags_free(&dd);
+        hk_free(text);
+    }
+    hk_free(spec_path);
+
+    /* no database above the kernel: no include_dirs */
+    infer(DATA("axpy_temps.cu"), "axpy_copy", &inf);
+    assert_null(json_object_get(inf.spec, "include_dirs"));
+    assert_false(has_note(&inf, "include folders"));
+    spec_inference_free(&inf);
 }
 
 /* The value of a spec expression with the size variables set (names[i] = values[i]). */
@@ -1880,6 +1948,7 @@ int main(void)
         cmocka_unit_test(grid_from_bounds_when_the_launch_is_opaque),
         cmocka_unit_test(refusals_say_why),
         cmocka_unit_test(include_dirs_are_anchored),
+        cmocka_unit_test(include_dirs_from_compile_commands),
         cmocka_unit_test(counts_and_flops_through_temporaries),
         cmocka_unit_test(grid_and_flops_from_a_copied_index),
         cmocka_unit_test(grid_from_a_grid_stride_loop),

@@ -1,0 +1,1 @@
+// must not be used: other.cu's include folder
