@@ -51,11 +51,12 @@
  * trip of that item did. */
 
 #define SG_BYTES 49152 /* the static shared memory a block may take without an opt-in */
-/* Items per thread under the divided grid: the grid's x extent divided by this. A block of
- * 512 threads then gathers 8192 items, one 32-byte sector each in the original (256 KB of
- * L2->SM traffic), against at most 48 KB staged: the copy is repaid several times over, and
- * rows of many items still get several blocks (group_points: 8 per row). */
-#define SG_TRIPS 16u
+/* Items per thread under the divided grid (the parameter `items`, 16 by default): the grid's
+ * x extent divided by this. At 16 a block of 512 threads gathers 8192 items, one 32-byte
+ * sector each in the original (256 KB of L2->SM traffic), against at most 48 KB staged: the
+ * copy is repaid several times over, and rows of many items still get several blocks
+ * (group_points: 8 per row). Fewer items a thread shorten each thread's chain of dependent
+ * trips for more copies of the row. */
 /* Loads of the copy a thread issues before its first store: one at a time, each waits a DRAM
  * round trip (~0.8 us), 24 of them for a 48 KB row at 512 threads; 8 at once keep ~64 KB a
  * SM in flight. */
@@ -429,11 +430,12 @@ static bool spec_dim(const spec *sp, const expr *e, size_t k, long long *v)
  * the body needs it, the gather density, the largest row and the grid divisor. */
 typedef struct {
     long long l_max;          /* the largest row extent over the size sets */
-    unsigned divisor;         /* SG_TRIPS, or the spec's grid.x at its largest set when smaller */
+    unsigned divisor;         /* items, or the spec's grid.x at its largest set when smaller */
     long long hits, row;      /* gathers per row and the row's extent at that set */
 } sg_plan;
 
-static bool spec_plan(sg_scan *s, const rw_context *ctx, sg_buf *g, const km_loop *lp, bool one_trip, sg_plan *pl)
+static bool spec_plan(sg_scan *s, const rw_context *ctx, sg_buf *g, const km_loop *lp, bool one_trip, unsigned items,
+                      sg_plan *pl)
 {
     const spec *sp = ctx->spec;
     memset(pl, 0, sizeof *pl);
@@ -516,7 +518,7 @@ static bool spec_plan(sg_scan *s, const rw_context *ctx, sg_buf *g, const km_loo
             pl->l_max = L;
         if (cnt > best_size) {
             best_size = cnt;
-            pl->divisor = gx > SG_TRIPS ? SG_TRIPS : (unsigned)gx;
+            pl->divisor = gx > (long long)items ? items : (unsigned)gx;
             pl->hits = bound * (long long)g->n_sites;
             pl->row = L;
         }
@@ -544,7 +546,7 @@ static bool written_through(const sg_scan *s, const char *name)
 
 /* ---- the rewrite ---- */
 
-static int staged_gather(const rw_context *ctx, rw_result *out)
+static int staged_gather(const rw_context *ctx, unsigned items, rw_result *out)
 {
     if (!out)
         return HK_EINVAL;
@@ -718,7 +720,7 @@ static int staged_gather(const rw_context *ctx, rw_result *out)
         }
     }
     sg_plan pl;
-    if (!spec_plan(&s, ctx, &g, lp, returns || n_resets > 0, &pl))
+    if (!spec_plan(&s, ctx, &g, lp, returns || n_resets > 0, items, &pl))
         goto refused;
     /* the extent's parameters too */
     for (uint32_t t = 0; t < g.n_ext; t++) {
@@ -841,9 +843,9 @@ static int staged_gather(const rw_context *ctx, rw_result *out)
         char *desc = hk_asprintf("kernel %s: the %zu read(s) of `%s` in the grid-stride loop at line %d gather into the "
                                  "row blockIdx.y/z pick (extent up to %lld elements, %lld gathers per row): up to %d "
                                  "bytes of the row staged in shared memory once per block, gathers there served from "
-                                 "it (exact); the grid divided by %u along x (that many items per thread, fewer blocks per row)",
+                                 "it (exact); the grid divided by %u along x (up to %u items per thread, fewer blocks per row)",
                                  f->name, g.n_sites, g.p->name, rwl_line_at(s.text, ts->t[lo.st].start), pl.row,
-                                 pl.hits, SG_BYTES, pl.divisor);
+                                 pl.hits, SG_BYTES, pl.divisor, items);
         rc = rwl_finish(s.text, s.len, s.m, f->name, &es, desc, out);
         if (!rc && out->applicable && pl.divisor >= 2) {
             out->grid_divisor = pl.divisor;
@@ -864,17 +866,22 @@ out:
 
 /* ---- registry descriptor (registry.h) ---- */
 
+static const rw_param gather_params[] = {
+    {.name = "items", .type = RW_PARAM_ENUM, .values = {16, 8, 4, 32}, .n_values = 4, .def = 16},
+};
+
 static int emit_staged_gather(const rw_context *c, const int *p, rw_result *out)
 {
-    (void)p;
-    return staged_gather(c, out);
+    return staged_gather(c, (unsigned)p[0], out);
 }
 
 const rw_descriptor rw_staged_gather_desc = {
     .name = "staged_gather",
     .summary = "a grid-stride loop whose reads of a buffer gather into a row blockIdx.y/z pick stages the row in "
                "shared memory once per block (up to 48 KB; other gathers read global memory), 16 items per "
-               "thread (exact)",
+               "thread by default (parameter items; exact)",
+    .params = gather_params,
+    .n_params = 1,
     .flags = RW_ALGORITHM,
     .emit = emit_staged_gather,
 };

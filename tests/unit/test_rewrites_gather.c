@@ -349,6 +349,19 @@ static void emitted_text(void **state)
     /* the spec's grid.x is 32 at its largest set: 16 items per thread */
     assert_int_equal(r.grid_divisor, 16);
     assert_int_equal(r.grid_axis, 0);
+    /* items 8: the spec's 32 blocks along x become 4 */
+    {
+        fixture f8;
+        load_text(pick, &f8);
+        rw_context c8 = {.text = f8.text, .len = f8.len, .m = f8.m, .kernel = kernel(&f8, "pick_rows"), .spec = ps};
+        static const int eight[RW_MAX_PARAMS] = {8};
+        rw_result r8;
+        assert_int_equal(rw_apply_named("staged_gather", &c8, eight, &r8, NULL), HK_OK);
+        assert_true(r8.applicable);
+        assert_int_equal(r8.grid_divisor, 8);
+        rw_result_free(&r8);
+        unload(&f8);
+    }
     /* a second application finds its own names */
     fixture fx;
     load_text(r.text, &fx);
