@@ -37,7 +37,9 @@
  * either way the same value. Reads not spelled `P[e]` in the loop body keep their load.
  * (2) In bounds: [w, w + n) is inside P's buffer for every block of the spec's grid at every
  * size set (checked here with the spec's counts); n is at most the row's extent L (the
- * stride of the row's fastest block coordinate) and the shared array's size.
+ * stride of the row's fastest block coordinate) and the shared array's size, and 0 in a block
+ * where a guard of the kernel's own on the row fails (`c_idx < c` of mmcv's early return:
+ * a launch with more blocks than rows copies nothing for them).
  * (3) The divided grid: the loop is a grid-stride loop (start the global thread index, step
  * the grid's threads), so any grid.x runs every item once. A trip depends on its thread only
  * through the counter: the body names no thread index, block x index or dimension, nor do
@@ -51,11 +53,12 @@
  * trip of that item did. */
 
 #define SG_BYTES 49152 /* the static shared memory a block may take without an opt-in */
-/* Items per thread under the divided grid: the grid's x extent divided by this. A block of
- * 512 threads then gathers 8192 items, one 32-byte sector each in the original (256 KB of
- * L2->SM traffic), against at most 48 KB staged: the copy is repaid several times over, and
- * rows of many items still get several blocks (group_points: 8 per row). */
-#define SG_TRIPS 16u
+/* Items per thread under the divided grid (the parameter `items`, 16 by default): the grid's
+ * x extent divided by this. At 16 a block of 512 threads gathers 8192 items, one 32-byte
+ * sector each in the original (256 KB of L2->SM traffic), against at most 48 KB staged: the
+ * copy is repaid several times over, and rows of many items still get several blocks
+ * (group_points: 8 per row). Fewer items a thread shorten each thread's chain of dependent
+ * trips for more copies of the row. */
 /* Loads of the copy a thread issues before its first store: one at a time, each waits a DRAM
  * round trip (~0.8 us), 24 of them for a 48 KB row at 512 threads; 8 at once keep ~64 KB a
  * SM in flight. */
@@ -295,6 +298,9 @@ typedef struct {
     uint32_t site_start[SG_SITES], site_end[SG_SITES];
     size_t n_sites;
     size_t at;                /* the token of its first read site, where refusals point */
+    uint32_t guard[8];        /* guards in force at its reads that compare row terms only (the
+                               * kernel's own `c_idx < c`): the copy is made only where they hold */
+    size_t n_guard;
 } sg_buf;
 
 static bool same_terms(const km_term *a, uint32_t na, const km_term *b, uint32_t nb)
@@ -352,6 +358,26 @@ static bool gather_reads(sg_scan *s, const an_param *p, size_t lo_a, size_t lo_b
                           p->name);
         memcpy(g->base, base, nb * sizeof base[0]);
         g->n_base = nb;
+        size_t ng;
+        const km_guard *gs = km_guards(s->km, &ng);
+        for (uint32_t q = 0; q < a->n_guards; q++) {
+            uint32_t gi = a->guards[q];
+            if (gi >= ng || !gs[gi].op || (strcmp(gs[gi].op, "<") && strcmp(gs[gi].op, "<=") &&
+                                           strcmp(gs[gi].op, "==") && strcmp(gs[gi].op, "!=")))
+                continue;
+            bool rows = gs[gi].lhs.n + gs[gi].rhs.n > 0, block = false;
+            for (uint32_t t = 0; rows && t < gs[gi].lhs.n; t++)
+                rows = row_term(s, &gs[gi].lhs.t[t]);
+            for (uint32_t t = 0; rows && t < gs[gi].rhs.n; t++)
+                rows = row_term(s, &gs[gi].rhs.t[t]);
+            block = km_form_mentions_kind(s->km, gs[gi].lhs, KM_ATOM_BLOCK_IDX, -1) ||
+                    km_form_mentions_kind(s->km, gs[gi].rhs, KM_ATOM_BLOCK_IDX, -1);
+            bool have = false;
+            for (size_t h = 0; h < g->n_guard; h++)
+                have = have || g->guard[h] == gi;
+            if (rows && block && !have && g->n_guard < HK_ARRAY_LEN(g->guard))
+                g->guard[g->n_guard++] = gi;
+        }
         if (!n_reads)
             line0 = a->line;
         n_reads++;
@@ -429,11 +455,12 @@ static bool spec_dim(const spec *sp, const expr *e, size_t k, long long *v)
  * the body needs it, the gather density, the largest row and the grid divisor. */
 typedef struct {
     long long l_max;          /* the largest row extent over the size sets */
-    unsigned divisor;         /* SG_TRIPS, or the spec's grid.x at its largest set when smaller */
+    unsigned divisor;         /* items, or the spec's grid.x at its largest set when smaller */
     long long hits, row;      /* gathers per row and the row's extent at that set */
 } sg_plan;
 
-static bool spec_plan(sg_scan *s, const rw_context *ctx, sg_buf *g, const km_loop *lp, bool one_trip, sg_plan *pl)
+static bool spec_plan(sg_scan *s, const rw_context *ctx, sg_buf *g, const km_loop *lp, bool one_trip, unsigned items,
+                      sg_plan *pl)
 {
     const spec *sp = ctx->spec;
     memset(pl, 0, sizeof *pl);
@@ -516,7 +543,7 @@ static bool spec_plan(sg_scan *s, const rw_context *ctx, sg_buf *g, const km_loo
             pl->l_max = L;
         if (cnt > best_size) {
             best_size = cnt;
-            pl->divisor = gx > SG_TRIPS ? SG_TRIPS : (unsigned)gx;
+            pl->divisor = gx > (long long)items ? items : (unsigned)gx;
             pl->hits = bound * (long long)g->n_sites;
             pl->row = L;
         }
@@ -544,7 +571,7 @@ static bool written_through(const sg_scan *s, const char *name)
 
 /* ---- the rewrite ---- */
 
-static int staged_gather(const rw_context *ctx, rw_result *out)
+static int staged_gather(const rw_context *ctx, unsigned items, rw_result *out)
 {
     if (!out)
         return HK_EINVAL;
@@ -718,7 +745,7 @@ static int staged_gather(const rw_context *ctx, rw_result *out)
         }
     }
     sg_plan pl;
-    if (!spec_plan(&s, ctx, &g, lp, returns || n_resets > 0, &pl))
+    if (!spec_plan(&s, ctx, &g, lp, returns || n_resets > 0, items, &pl))
         goto refused;
     /* the extent's parameters too */
     for (uint32_t t = 0; t < g.n_ext; t++) {
@@ -743,6 +770,30 @@ static int staged_gather(const rw_context *ctx, rw_result *out)
         rc = print_term(&s, &g.base[t], t == 0, &base);
     for (uint32_t t = 0; t < g.n_ext && !rc; t++)
         rc = print_term(&s, &g.ext[t], t == 0, &ext);
+    struct hk_buf rowc;
+    hk_buf_init(&rowc, 4096);
+    {
+        size_t ng;
+        const km_guard *gs = km_guards(s.km, &ng);
+        for (size_t q = 0; q < g.n_guard && !rc; q++) {
+            /* `a < b` written `b > a`: the parser reads `x.y < ...` as a template's start */
+            const km_guard *G = &gs[g.guard[q]];
+            bool flip = G->op[0] == '<';
+            km_form l = flip ? G->rhs : G->lhs, r = flip ? G->lhs : G->rhs;
+            const char *op = !strcmp(G->op, "<") ? ">" : !strcmp(G->op, "<=") ? ">=" : G->op;
+            rc = hk_buf_appends(&rowc, q ? " && (" : "(");
+            for (uint32_t t = 0; t < l.n && !rc; t++)
+                rc = print_term(&s, &l.t[t], t == 0, &rowc);
+            if (!rc)
+                rc = hk_buf_printf(&rowc, "%s %s ", l.n ? "" : "0", op);
+            for (uint32_t t = 0; t < r.n && !rc; t++)
+                rc = print_term(&s, &r.t[t], t == 0, &rowc);
+            if (!rc)
+                rc = hk_buf_printf(&rowc, "%s)", r.n ? "" : "0");
+        }
+        if (!rc && !g.n_guard)
+            rc = hk_buf_appends(&rowc, "true");
+    }
     if (!rc)
         rc = hk_buf_printf(&h, "\n    /* hk: staged_gather: the reads of `%s` gather into the row blockIdx.y/z pick; "
                                "the row's first elements are copied to shared memory once per block and the gathers "
@@ -750,8 +801,9 @@ static int staged_gather(const rw_context *ctx, rw_result *out)
                                "    __shared__ unsigned long long hk_sg_raw[((%lldull * sizeof(%s) < %dull) ? %lldull * sizeof(%s) : %dull) / 8 + 1];\n"
                                "    %s *const hk_sg_s = reinterpret_cast<%s *>(hk_sg_raw);\n"
                                "    const unsigned long long hk_sg_cap = (unsigned long long)(sizeof(hk_sg_raw) / sizeof(%s));\n"
-                               "    const %s *const hk_sg_w = %s + (%s);\n"
-                               "    const long long hk_sg_len = %s;\n"
+                               "    const bool hk_sg_row = %s;   /* the kernel's own guards on the row */\n"
+                               "    const %s *const hk_sg_w = %s + (hk_sg_row ? (%s) : 0);\n"
+                               "    const long long hk_sg_len = hk_sg_row ? (long long)(%s) : 0;\n"
                                "    const unsigned long long hk_sg_n = hk_sg_len <= 0 ? 0ull : "
                                "(unsigned long long)hk_sg_len < hk_sg_cap ? (unsigned long long)hk_sg_len : hk_sg_cap;\n"
                                "    {   /* the copy, %d loads of a thread in flight at once */\n"
@@ -772,10 +824,11 @@ static int staged_gather(const rw_context *ctx, rw_result *out)
                                "            hk_sg_s[hk_sg_t] = hk_sg_w[hk_sg_t];\n"
                                "    }\n"
                                "    __syncthreads();\n",
-                           g.p->name, pl.l_max, et, SG_BYTES - 8, pl.l_max, et, SG_BYTES - 8, et, et, et, et, g.p->name,
-                           base.data, ext.data, SG_BATCH, SG_BATCH - 1, SG_BATCH, et, SG_BATCH, SG_BATCH, SG_BATCH);
+                           g.p->name, pl.l_max, et, SG_BYTES - 8, pl.l_max, et, SG_BYTES - 8, et, et, et, rowc.data,
+                           et, g.p->name, base.data, ext.data, SG_BATCH, SG_BATCH - 1, SG_BATCH, et, SG_BATCH, SG_BATCH, SG_BATCH);
     hk_buf_free(&base);
     hk_buf_free(&ext);
+    hk_buf_free(&rowc);
     if (!rc)
         rc = rwl_edits_add(&es, ts->t[0].end, ts->t[0].end, h.data);
     /* the values the loop starts from: taken just before it, after what the statements before
@@ -841,9 +894,9 @@ static int staged_gather(const rw_context *ctx, rw_result *out)
         char *desc = hk_asprintf("kernel %s: the %zu read(s) of `%s` in the grid-stride loop at line %d gather into the "
                                  "row blockIdx.y/z pick (extent up to %lld elements, %lld gathers per row): up to %d "
                                  "bytes of the row staged in shared memory once per block, gathers there served from "
-                                 "it (exact); the grid divided by %u along x (that many items per thread, fewer blocks per row)",
+                                 "it (exact); the grid divided by %u along x (up to %u items per thread, fewer blocks per row)",
                                  f->name, g.n_sites, g.p->name, rwl_line_at(s.text, ts->t[lo.st].start), pl.row,
-                                 pl.hits, SG_BYTES, pl.divisor);
+                                 pl.hits, SG_BYTES, pl.divisor, items);
         rc = rwl_finish(s.text, s.len, s.m, f->name, &es, desc, out);
         if (!rc && out->applicable && pl.divisor >= 2) {
             out->grid_divisor = pl.divisor;
@@ -864,17 +917,22 @@ out:
 
 /* ---- registry descriptor (registry.h) ---- */
 
+static const rw_param gather_params[] = {
+    {.name = "items", .type = RW_PARAM_ENUM, .values = {16, 8, 4, 32}, .n_values = 4, .def = 16},
+};
+
 static int emit_staged_gather(const rw_context *c, const int *p, rw_result *out)
 {
-    (void)p;
-    return staged_gather(c, out);
+    return staged_gather(c, (unsigned)p[0], out);
 }
 
 const rw_descriptor rw_staged_gather_desc = {
     .name = "staged_gather",
     .summary = "a grid-stride loop whose reads of a buffer gather into a row blockIdx.y/z pick stages the row in "
                "shared memory once per block (up to 48 KB; other gathers read global memory), 16 items per "
-               "thread (exact)",
+               "thread by default (parameter items; exact)",
+    .params = gather_params,
+    .n_params = 1,
     .flags = RW_ALGORITHM,
     .emit = emit_staged_gather,
 };

@@ -5,7 +5,8 @@
  * original runs under its covering grid (one item per thread), the rewrite under the divided
  * grid the rewrite asks for, under the spec's and under one block per row: rows that fit the
  * 48 KB window and one that does not (13,000 floats), ragged item counts, gathers past the
- * row (into the next one), double elements: every output bit-identical. Without the
+ * row (into the next one), a grid with a row more than the kernel's guard admits (the copy is
+ * made only where the kernel's own row guards hold), double elements: every output bit-identical. Without the
  * per-trip reset, or with the copy (its batched or its remainder loop) shifted by one, it must
  * differ. Kernels it must not take are refused with the construct and its line; the wild gather_points, group_points and
  * three_interpolate, rewritten under their specs, compile with nvcc -arch=sm_90 and (when
@@ -104,9 +105,9 @@ static const char pick_drv[] =
     "    emu::buf<int> sel(h.nb * h.cnt);\n"
     "    sel.fill_mod(h.cnt + gsel, h.range);\n"
     "    PAIR2(float, \"pick_rows\", h.nb * h.nc * h.cnt,\n"
-    "          emu::launch(dim3(gx, h.nc, h.nb), dim3(h.bs), 0, [&] {\n"
+    "          emu::launch(dim3(gx, h.nc + (gsel == 2), h.nb), dim3(h.bs), 0, [&] {\n"
     "              NS::pick_rows<float>(h.nb, h.nc, h.len, h.cnt, src, sel, out); }),\n"
-    "          emu::launch(dim3(gc, h.nc, h.nb), dim3(h.bs), 0, [&] {\n"
+    "          emu::launch(dim3(gc, h.nc + (gsel == 2), h.nb), dim3(h.bs), 0, [&] {\n"
     "              NS::pick_rows<float>(h.nb, h.nc, h.len, h.cnt, src, sel, out); }));\n"
     "    emu::buf<double> dsrc((h.nb * h.nc + 1) * h.len);\n"
     "    dsrc.fill(h.len + 7);\n"
@@ -331,12 +332,14 @@ static void emitted_text(void **state)
     static const char *const want[] = {
         "__shared__ unsigned long long hk_sg_raw[((16384ull * sizeof(T) < 49144ull) ? 16384ull * sizeof(T) : "
         "49144ull) / 8 + 1];",
-        "const T *const hk_sg_w = src + ((long long)blockIdx.y * (long long)(len) + (long long)blockIdx.z * "
-        "(long long)(len) * (long long)(nc));",
-        "const long long hk_sg_len = (long long)(len);",
+        "const bool hk_sg_row = ((long long)(nb) > (long long)blockIdx.z) && ((long long)(nc) > (long long)blockIdx.y);",
+        "const T *const hk_sg_w = src + (hk_sg_row ? ((long long)blockIdx.y * (long long)(len) + (long long)blockIdx.z * "
+        "(long long)(len) * (long long)(nc)) : 0);",
+        "const long long hk_sg_len = hk_sg_row ? (long long)((long long)(len)) : 0;",
         "hk_sg_v[hk_sg_u] = hk_sg_w[hk_sg_t + hk_sg_u * hk_sg_step];",
         "hk_sg_s[hk_sg_t] = hk_sg_w[hk_sg_t];\n    }\n    __syncthreads();",
-        "  /* hk: the values every trip starts from (staged_gather) */\n  decltype(src) const hk_sg_entry_src = src;\n  ITEM_LOOP(j, cnt) {",
+        "  /* hk: the values every trip starts from (staged_gather) */\n  decltype(src) const hk_sg_entry_src = src;\n",
+        "  decltype(dst) const hk_sg_entry_dst = dst;\n  ITEM_LOOP(j, cnt) {",
         "src = hk_sg_entry_src;",
         "if (b >= nb || c >= nc) continue;",
         "dst[0] = hk_sg_load(hk_sg_s, hk_sg_w, hk_sg_n, &src[sel[0]]);",
@@ -348,6 +351,19 @@ static void emitted_text(void **state)
     /* the spec's grid.x is 32 at its largest set: 16 items per thread */
     assert_int_equal(r.grid_divisor, 16);
     assert_int_equal(r.grid_axis, 0);
+    /* items 8: the spec's 32 blocks along x become 4 */
+    {
+        fixture f8;
+        load_text(pick, &f8);
+        rw_context c8 = {.text = f8.text, .len = f8.len, .m = f8.m, .kernel = kernel(&f8, "pick_rows"), .spec = ps};
+        static const int eight[RW_MAX_PARAMS] = {8};
+        rw_result r8;
+        assert_int_equal(rw_apply_named("staged_gather", &c8, eight, &r8, NULL), HK_OK);
+        assert_true(r8.applicable);
+        assert_int_equal(r8.grid_divisor, 8);
+        rw_result_free(&r8);
+        unload(&f8);
+    }
     /* a second application finds its own names */
     fixture fx;
     load_text(r.text, &fx);
