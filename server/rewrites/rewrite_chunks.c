@@ -2338,7 +2338,7 @@ static int channel_chunks(const rw_context *ctx, int CK, rw_result *out)
         if (rc)
             goto out;
         if (!ok) {
-            snprintf(s->why, sizeof s->why, "%s; the lockstep form: %s", first, second);
+            snprintf(s->why, sizeof s->why, "%.400s; the lockstep form: %.270s", first, second);
             goto refused;
         }
     }
