@@ -7,6 +7,9 @@
  * Engine v2's structural rewrites, proposed by skills, form one more axis whose values
  * are tried before any other single change (each skill's first choice first); once those
  * are measured, a rewrite that stacks (RW_STACKS) is applied to the leaders' outputs too.
+ * A candidate budget smaller than twice the first choices explores half of it among them,
+ * then puts the leader's follow-ups (its stacks, its skill's next two choices) before the
+ * other first choices (search.c queue_follow_ups).
  * One search per episode, used from one thread. */
 #ifndef HK_ENGINE_SEARCH_H
 #define HK_ENGINE_SEARCH_H
