@@ -24,7 +24,8 @@
  * loop, or the original loop unchanged (its barriers meet either way). Blocks are assumed
  * to own their elements of A, as in the original, where another block writing them would
  * race. Refused: an outer loop that can return or goto out (the write-back would be
- * skipped), A used in L other than as A[k] inside the inner loop, k written in the body
+ * skipped), A used in L other than as A[k] inside the inner loop, or anywhere in the kernel
+ * other than as A[...] or moved (A += ...; a copy could reach the same elements), k written in the body
  * or declared outside the header, E, N or S written, S or N not uniform. */
 #include "rewrites/registry.h"
 #include "rewrites/rewrite_lex.h"
@@ -205,11 +206,18 @@ static void find_arrays(cr_shape *s)
         if (pa->pointer_depth != 1 || !pa->is_restrict || !pa->elem_type || !pa->name[0])
             continue;
         bool ok = true, any = false, wr = false;
-        for (size_t i = s->lo; i < s->lo_end && ok; i++) {
+        for (size_t i = 0; i < ts->n && ok; i++) {
             if (ts->t[i].kind != T_IDENT || strlen(pa->name) != ts->t[i].end - ts->t[i].start ||
                 memcmp(pa->name, ts->text + ts->t[i].start, ts->t[i].end - ts->t[i].start) || !rwl_is_use(ts, i))
                 continue;
-            ok = i > s->fo_body_a && i < s->fo_end && rwl_tok_is(ts, i + 1, "[") && rwl_same_tok(ts, i + 2, s->kb) &&
+            /* outside the loop: elements (A[...]) or the pointer moved (A += ...); a copy
+             * (`p = A`, a call's argument) could reach the carried elements another way */
+            if (i < s->lo || i >= s->lo_end) {
+                ok = rwl_tok_is(ts, i + 1, "[") || rwl_tok_is(ts, i + 1, "+=") || rwl_tok_is(ts, i + 1, "-=");
+                continue;
+            }
+            ok = i > s->fo_body_a && i < s->fo_end && i + 3 < ts->n && rwl_tok_is(ts, i + 1, "[") &&
+                 rwl_same_tok(ts, i + 2, s->kb) &&
                  rwl_tok_is(ts, i + 3, "]");
             any = true;
             wr |= rwl_occurrence_writes(ts, i);
@@ -296,7 +304,8 @@ static int register_carry(const rw_context *c, int cap, rw_result *out)
         find_arrays(&s);
         if (!s.n_arr) {
             rwl_refuse(why, sizeof why, &ts, c->text, i, "block-strided loop",
-                       "no __restrict__ pointer parameter is used in the outer loop only as A[k] of this loop");
+                       "no __restrict__ pointer parameter is used in the outer loop only as A[k] of this loop "
+                       "(and elsewhere only as A[...] or moved: A += ...)");
             continue;
         }
         found = true;

@@ -273,6 +273,14 @@ static const char refused[] =
     "            a[i] = a[i] * 0.5f;\n"
     "    }\n"
     "}\n"
+    "__global__ void copied(int n, int m, float *__restrict__ a)\n"
+    "{\n"
+    "    float *b = a;\n"
+    "    for (int j = 0; j < m; j++) {\n"
+    "        for (int i = threadIdx.x; i < n; i += blockDim.x)\n"
+    "            a[i] = a[i] * 0.5f + b[i];\n"
+    "    }\n"
+    "}\n"
     "__global__ void moving(int n, int m, float *__restrict__ a)\n"
     "{\n"
     "    for (int j = 0; j < m; j++) {\n"
@@ -291,7 +299,8 @@ static void refusals(void **state)
         {"neighbour", "block-strided loop", 18, "only as A[k]"},
         {"aliased", "block-strided loop", 25, "__restrict__"},
         {"by_block", "block-strided loop", 32, "threadIdx.x"},
-        {"moving", "block-strided loop", 39, "bound or stride"},
+        {"copied", "block-strided loop", 40, "only as A[k]"},
+        {"moving", "block-strided loop", 47, "bound or stride"},
     };
     rwf_expect_refusals(refused, "register_carry", cases, HK_ARRAY_LEN(cases));
 }
