@@ -483,6 +483,7 @@ static void wild_sync_bn(void **state)
         return;
     spec *sp = NULL;
     spec_diags d;
+    memset(&d, 0, sizeof d);
     assert_int_equal(spec_load(path, &sp, &d), HK_OK);
     rw_context ctx = {.text = fx.text, .len = fx.len, .m = fx.m,
                       .kernel = kernel(&fx, "sync_bn_forward_output_cuda_kernel"), .spec = sp,
