@@ -418,7 +418,7 @@ static bool index_moves(const km_kernel *k, km_form f, uint32_t c)
                 direct = true;
                 continue;
             }
-            if (at[a].kind != KM_ATOM_OPAQUE || !at[a].op || at[a].n_args != 2)
+            if (a >= na || at[a].kind != KM_ATOM_OPAQUE || !at[a].op || at[a].n_args != 2)
                 return false;
             long *slot = !strcmp(at[a].op, "%") ? &rem : !strcmp(at[a].op, "/") ? &quo : NULL;
             if (!slot || (*slot >= 0 && *slot != (long)a))

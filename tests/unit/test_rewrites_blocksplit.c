@@ -145,13 +145,16 @@ static const char helpers[] =
     "            emu::buf<float> rm_c(C), rv_c(C), no_c(total), sd_c(C), out_c(total);\n"
     "            rm_o.fill(z + 6); rm_c.fill(z + 6); rv_o.fill(z + 7); rv_c.fill(z + 7);\n"
     "            no_o.set(-3.0f); no_c.set(-3.0f); out_o.set(-4.0f); out_c.set(-4.0f); sd_o.set(0); sd_c.set(0);\n"
-    "            const float *wp = with_weight ? (const float *)w : nullptr, *bp = with_weight ? (const float *)b : nullptr;\n"
+    "            const float *wp = with_weight ? (const float *)w : nullptr;\n"
+    "            const float *bp = with_weight ? (const float *)b : nullptr;\n"
     "            float *np_o = with_norm ? (float *)no_o : nullptr, *np_c = with_norm ? (float *)no_c : nullptr;\n"
     "            const dim3 blk(shapes[z][3]);\n"
-    "            emu::launch(dim3(C), blk, 0, [&] { orig::bn_out<float>(in, mean, var, rm_o, rv_o, wp, bp, np_o, sd_o,\n"
-    "                                                                   out_o, N, C, S, 1e-5f, 0.1f); });\n"
-    "            emu::launch(dim3(C, P), blk, 0, [&] { cand::bn_out<float>(in, mean, var, rm_c, rv_c, wp, bp, np_c, sd_c,\n"
-    "                                                                      out_c, N, C, S, 1e-5f, 0.1f); });\n"
+    "            emu::launch(dim3(C), blk, 0, [&] {\n"
+    "                orig::bn_out<float>(in, mean, var, rm_o, rv_o, wp, bp, np_o, sd_o, out_o, N, C, S,\n"
+    "                                    1e-5f, 0.1f); });\n"
+    "            emu::launch(dim3(C, P), blk, 0, [&] {\n"
+    "                cand::bn_out<float>(in, mean, var, rm_c, rv_c, wp, bp, np_c, sd_c, out_c, N, C, S,\n"
+    "                                    1e-5f, 0.1f); });\n"
     "            emu::expect(\"bn_out output\", out_o, out_c);\n"
     "            emu::expect(\"bn_out norm\", no_o, no_c);\n"
     "            emu::expect(\"bn_out std\", sd_o, sd_c);\n"
@@ -483,6 +486,7 @@ static void wild_sync_bn(void **state)
         return;
     spec *sp = NULL;
     spec_diags d;
+    memset(&d, 0, sizeof d);
     assert_int_equal(spec_load(path, &sp, &d), HK_OK);
     rw_context ctx = {.text = fx.text, .len = fx.len, .m = fx.m,
                       .kernel = kernel(&fx, "sync_bn_forward_output_cuda_kernel"), .spec = sp,
@@ -521,9 +525,11 @@ static void wild_sync_bn(void **state)
             "    in.fill(1); mean.fill(2); var.fill_mod(3, 4); w.fill(4); b.fill(5);\n"
             "    for (int i = 0; i < C; i++) var[i] = 1.0f + var[i];\n"
             "    rm_o.fill(6); rm_c.fill(6); rv_o.fill(7); rv_c.fill(7);\n"
-            "    emu::launch(dim3(C), dim3(64), 0, [&] { orig::sync_bn_forward_output_cuda_kernel<float>(in, mean, var,\n"
+            "    emu::launch(dim3(C), dim3(64), 0, [&] {\n"
+            "        orig::sync_bn_forward_output_cuda_kernel<float>(in, mean, var,\n"
             "        rm_o, rv_o, w, b, no_o, sd_o, out_o, N, C, S, 1e-5f, 0.1f, 1); });\n"
-            "    emu::launch(dim3(C, P), dim3(64), 0, [&] { cand::sync_bn_forward_output_cuda_kernel<float>(in, mean, var,\n"
+            "    emu::launch(dim3(C, P), dim3(64), 0, [&] {\n"
+            "        cand::sync_bn_forward_output_cuda_kernel<float>(in, mean, var,\n"
             "        rm_c, rv_c, w, b, no_c, sd_c, out_c, N, C, S, 1e-5f, 0.1f, 1); });\n"
             "    emu::expect(\"output\", out_o, out_c);\n"
             "    emu::expect(\"norm\", no_o, no_c);\n"
