@@ -456,7 +456,9 @@ static unsigned ranks_dropped(const search_struct *structs, const bool *dropped,
 /* The structural axis: the proposed rewrites that apply to the baseline, in the caller's
  * order. A value whose launch needs the SM count when it is unknown loses that part.
  * A choice that would be a program already on the axis is dropped: the same rewrite and
- * launch from two skills, or a choice that moves only a launch the rewrite does not use
+ * launch from two skills, the same text and grid under other parameters (channel_chunks'
+ * chunk 0 is its own choice of C_K: chunk 8 again on carafe), or a choice that moves only
+ * a launch the rewrite does not use
  * (rw_result.keeps_launch: FPS's block_reduce keeps the kernel's template block, so its
  * skill's blocks/SM and block-size choices are its first choice again). A skill's choices
  * after such a duplicate move up a rank, so its next new program is its second choice:
@@ -475,7 +477,8 @@ static int add_struct_axis(search *s)
     size_t cap = l->n_structs + 1;
     bool *dropped = hk_calloc(cap, sizeof *dropped);
     bool *kept_launch = hk_calloc(cap, sizeof *kept_launch);   /* by axis value */
-    if (!dropped || !kept_launch || axis_alloc(a, cap) ||
+    uint64_t *program = hk_calloc(cap, sizeof *program);       /* by axis value */
+    if (!dropped || !kept_launch || !program || axis_alloc(a, cap) ||
         !(a->structs = hk_calloc(cap, sizeof *a->structs)) ||
         !(a->labels = hk_calloc(cap, sizeof *a->labels)))
         goto nomem;
@@ -496,6 +499,15 @@ static int add_struct_axis(search *s)
          * (materialize): another text than this dry run's */
         bool keeps = ok && r.keeps_launch &&
                      !(st.blocks_per_sm && struct_has(&st, RW_KEEPS_THREAD_INDEXING));
+        /* the program the choice makes: its text and the grid it asks for (a parameter the
+         * rewrite resolves itself, channel_chunks' chunk 0, can name a program another
+         * choice names by value); under blocks/SM the search materializes a grid-stride loop
+         * first, whose program this dry run's text is not (invariant_table's vector width) */
+        uint64_t prog = 0;
+        if (ok) {
+            unsigned grid[4] = {r.grid_divisor, r.grid_multiplier, r.grid_axis, r.keeps_grid};
+            prog = fnv(fnv(FNV_OFFSET, r.text, r.len), grid, sizeof grid);
+        }
         if (rc == HK_EINVAL)
             HK_DEBUG("search: structural rewrite %s is not one the engine has", st.rewrite);
         else if (!ok)
@@ -511,7 +523,9 @@ static int add_struct_axis(search *s)
         bool dup = false;
         for (size_t k = 1; k < n && !dup; k++)
             dup = !strcmp(a->structs[k].rewrite, st.rewrite) &&
-                  !memcmp(a->structs[k].params, st.params, sizeof st.params) &&
+                  (!memcmp(a->structs[k].params, st.params, sizeof st.params) ||
+                   (program[k] == prog && !st.blocks_per_sm &&
+                    !a->structs[k].blocks_per_sm)) &&
                   ((keeps && kept_launch[k]) ||
                    (a->structs[k].block_size == st.block_size &&
                     a->structs[k].blocks_per_sm == st.blocks_per_sm));
@@ -520,15 +534,18 @@ static int add_struct_axis(search *s)
             continue;
         }
         kept_launch[n] = keeps;
+        program[n] = prog;
         if (!axis_put_struct(a, n++, &st))
             goto nomem;
     }
     hk_free(dropped);
     hk_free(kept_launch);
+    hk_free(program);
     return axis_close(s, a, n, cap, HK_OK);
 nomem:
     hk_free(dropped);
     hk_free(kept_launch);
+    hk_free(program);
     return axis_close(s, a, n, cap, HK_ENOMEM);
 }
 
