@@ -96,17 +96,27 @@ static inline void load_path(const char *path, fixture *fx)
 }
 
 /* The wild suite's kernel source bench/wild/src/ID.cu (ignored by git: bench/wild/extract.sh
- * puts it there), read and analyzed into fx: false, with a note that the test is skipped, when
- * it is not extracted. */
-static inline bool rwf_load_wild(const char *id, fixture *fx)
+ * puts it there) as a NUL-terminated string (malloc'd; its length in *len when len is not
+ * NULL): NULL, with a note that the test (or case) is skipped, when it is not extracted. For
+ * the tests that hand the text to a rewrite or an emulator, which analyze it themselves. */
+static inline char *rwf_wild_text(const char *id, size_t *len)
 {
     char path[700];
     snprintf(path, sizeof path, HK_TEST_DATA "/../../bench/wild/src/%s.cu", id);
     if (access(path, R_OK) != 0) {
         print_message("note: %s is not extracted (bench/wild/extract.sh), skipped\n", path);
-        return false;
+        return NULL;
     }
-    fx->text = rwf_read_file(path, &fx->len);
+    return rwf_read_file(path, len);
+}
+
+/* The same source read and analyzed into fx: false, with the same note, when it is not
+ * extracted. */
+static inline bool rwf_load_wild(const char *id, fixture *fx)
+{
+    fx->text = rwf_wild_text(id, &fx->len);
+    if (!fx->text)
+        return false;
     assert_int_equal(an_analyze(fx->text, fx->len, &fx->m), HK_OK);
     return true;
 }
