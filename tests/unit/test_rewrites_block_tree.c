@@ -877,6 +877,7 @@ int main(void)
         cmocka_unit_test(wild_fps),
         cmocka_unit_test(survives_alloc_failures),
         cmocka_unit_test(pair_survives_alloc_failures),
+        cmocka_unit_test(rwf_nvcc_queued), /* last: the queued compile checks */
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
