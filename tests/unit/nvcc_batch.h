@@ -1,9 +1,10 @@
 /* Compile checks of many generated CUDA texts in few nvcc runs, for the tests that make
- * dozens of them (test_engine_rewrite_mem, test_engine_rewrite_suite). Test code only:
+ * dozens of them (test_engine_rewrite_mem, test_engine_rewrite_suite, and every test's
+ * rwf_nvcc_compiles: rw_fixture.h). Test code only:
  * include after cmocka.h, core/hk.h, runners/runner.h and test_nvcc.h (NVCC).
  *
  * Each text is written to DIR/NAME.cu. nvb_compile_all() checks that every one compiles
- * with nvcc -arch=sm_90 -cubin, device code only: nvcc's front end still parses and checks
+ * with nvcc -arch=sm_90 -cubin -std=c++17, device code only: nvcc's front end still parses and checks
  * the whole text, host functions included (an undefined name in host code fails as under
  * -c), but no host compiler runs and no object is written that nobody links. Most of a
  * small compile is nvcc parsing its own headers, so texts that can share a translation
@@ -164,7 +165,8 @@ static void nvb_submit(runner_pool *p, const char *dir, const char *src, void *t
 {
     char out[1040];
     snprintf(out, sizeof out, "%s.cubin", src);
-    const char *argv[] = {NVCC, "-arch=sm_90", "-cubin", "-o", out, src, NULL};
+    /* -std=c++17: nvcc 12 and 13's default, given as the tests' single compiles give it */
+    const char *argv[] = {NVCC, "-arch=sm_90", "-cubin", "-std=c++17", "-o", out, src, NULL};
     runner_spec s = {.argv = argv, .cwd = dir, .timeout_ms = 300000,
                      .isolation = RUNNER_ISO_NONE};
     assert_int_equal(runner_pool_submit(p, &s, tag), HK_OK);
@@ -257,11 +259,15 @@ static void nvb_reset(void)
     nvb_n_jobs = 0;
 }
 
-/* Every queued text must compile (nvb_check_all); says so and drops them without nvcc. */
+/* Every queued text must compile (nvb_check_all; a text that fails is printed after nvcc's
+ * messages on it); says so and drops them without nvcc. */
 static void nvb_compile_all(const char *dir)
 {
     size_t n = nvb_n_jobs;
     long failed = nvb_check_all(dir);
+    for (size_t i = 0; i < nvb_n_jobs; i++)
+        if (nvb_jobs[i].failed)
+            print_message("the text of %s:\n%s\n---\n", nvb_jobs[i].name, nvb_jobs[i].text);
     nvb_reset();
     if (failed < 0)
         print_message("note: no nvcc at %s: %zu compile checks skipped\n", NVCC, n);

@@ -277,10 +277,9 @@ static void emulated_equal(void **state)
     /* the kernel the rule is for, when the wild suite is extracted here: Rodinia's srad_cuda_1
      * (halo rows, halo columns, centre: two of its four barriers go) and srad_cuda_2 (three
      * of five), on a 64 x 48 image, each output bit for bit */
-    char *srad = NULL, *srad1 = NULL, *srad2 = NULL, *srad12 = NULL, *srad_broken = NULL;
-    size_t srad_len = 0;
-    const char *srad_path = HK_SOURCE_DIR "/bench/wild/src/rodinia_srad1.cu";
-    if (access(srad_path, R_OK) == 0 && (srad = rwf_read_file(srad_path, &srad_len))) {
+    char *srad1 = NULL, *srad2 = NULL, *srad12 = NULL, *srad_broken = NULL;
+    char *srad = rwf_wild_text("rodinia_srad1", NULL);
+    if (srad) {
         srad1 = emu_rewrite(srad, "srad_cuda_1", "merge_barriers", NULL);
         srad2 = emu_rewrite(srad, "srad_cuda_2", "merge_barriers", NULL);
         assert_int_equal(count(srad1, "/* hk merge_barriers: no barrier needed here */"), 2);
@@ -295,8 +294,6 @@ static void emulated_equal(void **state)
         memcpy(srad_broken + (b - srad12), "                ", strlen("__syncthreads();"));
         emu_batch_add_pair(&batch, "barriers_srad_broken", srad, srad_broken, srad_helpers, srad_driver,
                            EMU_DIFFERS);
-    } else {
-        print_message("note: %s is not extracted (bench/wild/extract.sh): srad not emulated\n", srad_path);
     }
     emu_batch_run(&batch);
     for (size_t i = 0; i < HK_ARRAY_LEN(applying); i++) {
@@ -455,6 +452,7 @@ int main(void)
         cmocka_unit_test(emulated_equal),
         cmocka_unit_test(refusals),
         cmocka_unit_test(survives_allocation_failures),
+        cmocka_unit_test(rwf_nvcc_queued), /* last: the queued compile checks */
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -771,12 +771,9 @@ static void registry_block_reduce(void **state)
 static void wild_fps(void **state)
 {
     (void)state;
-    char path[700];
-    snprintf(path, sizeof path, HK_TEST_DATA "/../../bench/wild/src/mmcv_furthest_point_sample.cu");
-    if (access(path, R_OK) != 0) {
-        print_message("note: %s is not extracted (bench/wild/extract.sh), skipped\n", path);
+    fixture fx;
+    if (!rwf_load_wild("mmcv_furthest_point_sample", &fx))
         return;
-    }
     static const char tree[] = "__update(dists, dists_i, tid, tid + tid_thres);";
     static const char inst[] =
         "template __global__ void furthest_point_sampling_forward_cuda_kernel<64>(int, int, int, const float *, float *, int *);\n"
@@ -785,9 +782,6 @@ static void wild_fps(void **state)
         "template __global__ void furthest_point_sampling_forward_cuda_kernel<512>(int, int, int, const float *, float *, int *);\n"
         "template __global__ void furthest_point_sampling_forward_cuda_kernel<1024>(int, int, int, const float *, float *, int *);\n";
     for (int key = 0; key < 2; key++) {
-        fixture fx;
-        fx.text = rwf_read_file(path, &fx.len);
-        assert_int_equal(an_analyze(fx.text, fx.len, &fx.m), HK_OK);
         rw_result r;
         assert_int_equal(rw_block_tree_form(fx.text, fx.len, fx.m,
                                             kernel(&fx, "furthest_point_sampling_forward_cuda_kernel"), key, &r),
@@ -813,8 +807,8 @@ static void wild_fps(void **state)
         assert_non_null(strstr(first, key ? "__shfl_xor_sync" : "__shfl_down_sync"));
         rwf_nvcc_compiles_with(&r, inst, key ? "fps_key" : "fps_exact", "mmcv_furthest_point_sample");
         rw_result_free(&r);
-        unload(&fx);
     }
+    unload(&fx);
 }
 
 static int tree(const fixture *fx, size_t k, rw_result *r)
@@ -883,6 +877,7 @@ int main(void)
         cmocka_unit_test(wild_fps),
         cmocka_unit_test(survives_alloc_failures),
         cmocka_unit_test(pair_survives_alloc_failures),
+        cmocka_unit_test(rwf_nvcc_queued), /* last: the queued compile checks */
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -927,6 +927,7 @@ int main(void)
         cmocka_unit_test(wild_roi_align),
         cmocka_unit_test(chosen_chunk),
         cmocka_unit_test(emulated_runs),
+        cmocka_unit_test(rwf_nvcc_queued), /* last: the queued compile checks */
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -615,6 +615,7 @@ int main(void)
         cmocka_unit_test(emulated_equal),
         cmocka_unit_test(broken_differs),
         cmocka_unit_test(macro_defined_twice),
+        cmocka_unit_test(rwf_nvcc_queued), /* last: the queued compile checks */
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -611,15 +611,9 @@ static void wild_kernels(void **state)
          "sigmoid_focal_case();"},
     };
     for (size_t i = 0; i < HK_ARRAY_LEN(wild); i++) {
-        char path[700];
-        snprintf(path, sizeof path, HK_SOURCE_DIR "/bench/wild/src/%s.cu", wild[i].id);
-        if (access(path, R_OK) != 0) {
-            print_message("note: %s is not extracted (bench/wild/extract.sh), skipped\n", path);
+        char *src = rwf_wild_text(wild[i].id, NULL);
+        if (!src)
             continue;
-        }
-        size_t len;
-        char *src = rwf_read_file(path, &len);
-        assert_non_null(src);
         char *cand = emu_rewrite(src, wild[i].kernel, "fast_divmod", NULL);
         char *probe = NULL;
         size_t n = strlen(cand) + 256;
@@ -653,6 +647,7 @@ int main(void)
         cmocka_unit_test(emulated_equal),
         cmocka_unit_test(broken_differs),
         cmocka_unit_test(wild_kernels),
+        cmocka_unit_test(rwf_nvcc_queued), /* last: the queued compile checks */
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

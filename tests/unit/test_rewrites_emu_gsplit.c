@@ -423,6 +423,7 @@ int main(void)
         cmocka_unit_test(emulated_against_the_original),
         cmocka_unit_test(refusals),
         cmocka_unit_test(shoc_candidate_compiles),
+        cmocka_unit_test(rwf_nvcc_queued), /* last: the queued compile checks */
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -652,6 +652,7 @@ int main(void)
         cmocka_unit_test(template_spec_run),
         cmocka_unit_test(in_place_call_runs),
         cmocka_unit_test(broken_vectorize_fails),
+        cmocka_unit_test(rwf_nvcc_queued), /* last: the queued compile checks */
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -348,15 +348,9 @@ static void wild_kernels(void **state)
         {"rodinia_hotspot", "calculate_temp", false},
     };
     for (size_t i = 0; i < HK_ARRAY_LEN(ks); i++) {
-        char path[700];
-        snprintf(path, sizeof path, HK_TEST_DATA "/../../bench/wild/src/%s.cu", ks[i].id);
-        if (access(path, R_OK) != 0) {
-            print_message("note: %s is not extracted (bench/wild/extract.sh), skipped\n", path);
-            continue;
-        }
         fixture fx;
-        fx.text = rwf_read_file(path, &fx.len);
-        assert_int_equal(an_analyze(fx.text, fx.len, &fx.m), HK_OK);
+        if (!rwf_load_wild(ks[i].id, &fx))
+            continue;
         rw_context ctx = {.text = fx.text, .len = fx.len, .m = fx.m, .kernel = kernel(&fx, ks[i].kernel)};
         rw_result r;
         assert_int_equal(rw_apply_named("periodic_trips", &ctx, NULL, &r, NULL), HK_OK);
@@ -382,6 +376,7 @@ int main(void)
         cmocka_unit_test(refusals),
         cmocka_unit_test(emulated_runs),
         cmocka_unit_test(wild_kernels),
+        cmocka_unit_test(rwf_nvcc_queued), /* last: the queued compile checks */
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

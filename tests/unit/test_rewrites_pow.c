@@ -268,6 +268,7 @@ int main(void)
         cmocka_unit_test(broken_differs),
         cmocka_unit_test(refusals),
         cmocka_unit_test(survives_allocation_failures),
+        cmocka_unit_test(rwf_nvcc_queued), /* last: the queued compile checks */
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -250,6 +250,7 @@ int main(void)
         cmocka_unit_test(privatized_refused),
         cmocka_unit_test(given_count),
         cmocka_unit_test(model_path_survives_alloc_failures),
+        cmocka_unit_test(rwf_nvcc_queued), /* last: the queued compile checks */
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

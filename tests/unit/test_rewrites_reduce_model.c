@@ -343,6 +343,7 @@ int main(void)
         cmocka_unit_test(old_value_used_refused),
         cmocka_unit_test(row_per_block_refused),
         cmocka_unit_test(model_path_survives_alloc_failures),
+        cmocka_unit_test(rwf_nvcc_queued), /* last: the queued compile checks */
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

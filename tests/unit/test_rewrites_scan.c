@@ -586,14 +586,8 @@ static void emulated(void **state)
     };
     char *wild_src[HK_ARRAY_LEN(wild)] = {0}, *wild_cand[HK_ARRAY_LEN(wild)] = {0};
     for (size_t i = 0; i < HK_ARRAY_LEN(wild); i++) {
-        char path[700];
-        snprintf(path, sizeof path, HK_SOURCE_DIR "/bench/wild/src/%s.cu", wild[i].id);
-        if (access(path, R_OK) != 0) {
-            print_message("note: %s is not extracted (bench/wild/extract.sh), skipped\n", path);
+        if (!(wild_src[i] = rwf_wild_text(wild[i].id, NULL)))
             continue;
-        }
-        size_t len;
-        wild_src[i] = rwf_read_file(path, &len);
         char *cand = jammed(wild_src[i], wild[i].kernel, 4);
         if (!strcmp(wild[i].id, "mmcv_chamfer_distance_fwd"))
             assert_non_null(strstr(cand, "hk_uj3_x2 = buf[(k + hk_uj_k3) * 2] - x1;"));
@@ -729,6 +723,7 @@ int main(void)
         cmocka_unit_test(emits_and_compiles),
         cmocka_unit_test(refusals),
         cmocka_unit_test(emulated),
+        cmocka_unit_test(rwf_nvcc_queued), /* last: the queued compile checks */
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -486,15 +486,12 @@ static const char carafe_driver[] =
 static void wild_carafe_emulated(void **state)
 {
     (void)state;
-    const char *path = HK_SOURCE_DIR "/bench/wild/src/mmcv_carafe_naive_fwd.cu";
     const char *spath = HK_SOURCE_DIR "/bench/wild/specs/mmcv_carafe_naive_fwd.bench.json";
-    if (access(path, R_OK) != 0) {
-        print_message("note: %s is not extracted (bench/wild/extract.sh), skipped\n", path);
-        return;
-    }
-    char *src = rwf_read_file(path, NULL);
     fixture fx;
-    load_text(src, &fx);
+    if (!rwf_load_wild("mmcv_carafe_naive_fwd", &fx))
+        return;
+    assert_false(fx.m->has_errors);
+    const char *src = fx.text;
     spec *sp = NULL;
     spec_diags diags = {0};
     assert_int_equal(spec_load(spath, &sp, &diags), HK_OK);
@@ -523,7 +520,6 @@ static void wild_carafe_emulated(void **state)
     spec_diags_free(&diags);
     spec_free(sp);
     unload(&fx);
-    free(src);
 }
 
 /* Rodinia's hotspot, where bench/wild/src is extracted: its static __shared__ tiles declared
@@ -555,15 +551,12 @@ static const char hotspot_driver[] =
 static void wild_hotspot_emulated(void **state)
 {
     (void)state;
-    const char *path = HK_SOURCE_DIR "/bench/wild/src/rodinia_hotspot.cu";
     const char *spath = HK_SOURCE_DIR "/bench/wild/specs/rodinia_hotspot.bench.json";
-    if (access(path, R_OK) != 0) {
-        print_message("note: %s is not extracted (bench/wild/extract.sh), skipped\n", path);
-        return;
-    }
-    char *src = rwf_read_file(path, NULL);
     fixture fx;
-    load_text(src, &fx);
+    if (!rwf_load_wild("rodinia_hotspot", &fx))
+        return;
+    assert_false(fx.m->has_errors);
+    const char *src = fx.text;
     spec *sp = NULL;
     spec_diags diags = {0};
     assert_int_equal(spec_load(spath, &sp, &diags), HK_OK);
@@ -582,7 +575,6 @@ static void wild_hotspot_emulated(void **state)
     spec_diags_free(&diags);
     spec_free(sp);
     unload(&fx);
-    free(src);
 }
 
 int main(void)
@@ -597,6 +589,7 @@ int main(void)
         cmocka_unit_test(survives_allocation_failures),
         cmocka_unit_test(wild_carafe_emulated),
         cmocka_unit_test(wild_hotspot_emulated),
+        cmocka_unit_test(rwf_nvcc_queued), /* last: the queued compile checks */
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -654,12 +654,9 @@ static void wild_chamfer_emulated(void **state)
 {
     (void)state;
     SKIP_WITHOUT_EMULATOR();
-    const char *path = HK_SOURCE_DIR "/bench/wild/src/mmcv_chamfer_distance_fwd.cu";
-    if (access(path, R_OK) != 0) {
-        print_message("note: %s is not extracted (bench/wild/extract.sh), skipped\n", path);
+    char *src = rwf_wild_text("mmcv_chamfer_distance_fwd", NULL);
+    if (!src)
         return;
-    }
-    char *src = rwf_read_file(path, NULL);
     char *rw = emu_rewrite(src, "chamfer_distance_forward_cuda_kernel", "split_item_loop", NULL);
     /* both texts go in one program: the header's include guard would hide the second */
     char *cand = emu_replaced(rw, "#ifndef CHAMFER_DISTANCE_CUDA_KERNEL_CUH", "#ifndef HK_TEST_CANDIDATE_TEXT");
@@ -702,6 +699,7 @@ int main(void)
         cmocka_unit_test(emulated_equal),
         cmocka_unit_test(wild_chamfer_emulated),
         cmocka_unit_test(broken_differs),
+        cmocka_unit_test(rwf_nvcc_queued), /* last: the queued compile checks */
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -465,6 +465,7 @@ int main(void)
         cmocka_unit_test(refusals_name_construct_and_line),
         cmocka_unit_test(emulated_equal),
         cmocka_unit_test(broken_combine_differs),
+        cmocka_unit_test(rwf_nvcc_queued), /* last: the queued compile checks */
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -467,6 +467,7 @@ int main(void)
         cmocka_unit_test(emulated_runs_match),
         cmocka_unit_test(own_suite_stencil2d),
         cmocka_unit_test(unrolled_path_survives_alloc_failures),
+        cmocka_unit_test(rwf_nvcc_queued), /* last: the queued compile checks */
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -542,13 +542,7 @@ static void emulated(void **state)
     }
     /* mmcv's own three_nn (bench/wild/src, where extracted), P = 2, 4, 8 */
     char *wild_src = NULL, *wild_cand[3] = {0}, wild_drv[3][sizeof three_nn_driver_fmt + 16], wild_tag[3][64];
-    char path[700];
-    snprintf(path, sizeof path, HK_SOURCE_DIR "/bench/wild/src/mmcv_three_nn_fwd.cu");
-    if (access(path, R_OK) != 0)
-        print_message("note: %s is not extracted (bench/wild/extract.sh), skipped\n", path);
-    else {
-        size_t len;
-        wild_src = rwf_read_file(path, &len);
+    if ((wild_src = rwf_wild_text("mmcv_three_nn_fwd", NULL))) {
         for (size_t l = 0; l < 3; l++) {
             char *cand = split(wild_src, "three_nn_forward_cuda_kernel", ps[l], NULL);
             /* the header's include guard, defined by the original's copy, would hide the
@@ -608,6 +602,7 @@ int main(void)
         cmocka_unit_test(alloc_failures),
         cmocka_unit_test(refusals),
         cmocka_unit_test(emulated),
+        cmocka_unit_test(rwf_nvcc_queued), /* last: the queued compile checks */
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -540,14 +540,9 @@ static void wild_kernels_emulated(void **state)
          "         [&] { NS::ball_query_forward_cuda_kernel<float>(b, n, m, 0.0f, 2.5f, ns, nxyz, xyz, idx); }));\n"},
     };
     for (size_t i = 0; i < HK_ARRAY_LEN(wild); i++) {
-        char path[700];
-        snprintf(path, sizeof path, HK_SOURCE_DIR "/bench/wild/src/%s.cu", wild[i].id);
-        if (access(path, R_OK) != 0) {
-            print_message("note: %s is not extracted (bench/wild/extract.sh), skipped\n", path);
+        char *src = rwf_wild_text(wild[i].id, NULL);
+        if (!src)
             continue;
-        }
-        size_t len;
-        char *src = rwf_read_file(path, &len);
         char *cand = emu_rewrite(src, wild[i].kernel, "uniform_tiles", NULL);
         /* the header's include guard, defined by the original's copy, would hide the
          * rewrite's: opened unconditionally there */

@@ -592,6 +592,7 @@ int main(void)
         cmocka_unit_test(macro_other_element_refused),
         cmocka_unit_test(macro_not_grid_stride_refused),
         cmocka_unit_test(normalised_paths_survive_alloc_failures),
+        cmocka_unit_test(rwf_nvcc_queued), /* last: the queued compile checks */
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
