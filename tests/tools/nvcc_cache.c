@@ -302,6 +302,12 @@ static char *find_real(const char *tool)
     const char *env = getenv(hip ? "HK_REAL_HIPCC" : cxx ? "HK_REAL_CXX" : "HK_REAL_NVCC");
     if (env && *env)
         return strdup(env);
+    /* Called by another stand-in (two builds' test-tools folders on PATH): each would find
+     * the other first, and they called each other until the process table filled (session
+     * 26); the compiler's own place ends the chain. */
+    const char *chain = getenv("HK_STANDIN_CHAIN");
+    if (chain && !strcmp(chain, tool))
+        return strdup(hip ? "/opt/rocm/bin/hipcc" : cxx ? "/usr/bin/g++" : "/usr/local/cuda/bin/nvcc");
     char *self = realpath("/proc/self/exe", NULL);
     const char *path = getenv("PATH");
     char *copy = path ? strdup(path) : NULL;
@@ -560,6 +566,7 @@ int main(int argc, char **argv)
     char *a0 = strdup(argv[0]);
     const char *tool = basename(a0);
     char *real = find_real(tool);
+    setenv("HK_STANDIN_CHAIN", tool, 1);   /* what real runs is the compiler, never a stand-in */
     const char *cache = getenv("HK_NVCC_CACHE");
     int out_i = -1;
     bool plain = cache && *cache == '/';

@@ -140,4 +140,13 @@ HK_REAL_CXX="$t/fake" "$t/cxx/g++" -O1 -I "$t/inc" -o "$t/a/emu" "$t/a/k.cu" 2>/
 HK_REAL_CXX="$t/fake" "$t/cxx/g++" -O1 -I "$t/inc" -o "$t/b/emu" "$t/a/k.cu" 2>/dev/null
 [ "$(runs)" = 20 ] || fail "g++: the same program was built again, or not at all: $(runs) runs"
 cmp -s "$t/a/emu" "$t/b/emu" || fail "g++: the hit's output differs"
+# two stand-ins on PATH (two builds' test-tools folders): each finds the other first; the
+# chain must end at the compiler's own place, not call back and forth until killed
+mkdir -p "$t/s1" "$t/s2"
+cp "$wrapper" "$t/s1/nvcc"
+cp "$wrapper" "$t/s2/nvcc"
+rc=0
+(unset HK_REAL_NVCC HK_NVCC_CACHE HK_STANDIN_CHAIN; PATH="$t/s1:$t/s2:$PATH" \
+  timeout "${HK_CHAIN_TIMEOUT:-60}" "$t/s1/nvcc" --version > "$t/chain.out" 2>&1) || rc=$?
+[ "$rc" -ne 124 ] || fail "two stand-ins on PATH called each other until the time limit"
 echo "nvcc_cache: ok"

@@ -234,8 +234,22 @@ static inline bool rwf_nvcc_tag_queued(const char *tag)
     return false;
 }
 
+/* A test binary that queued texts and never ran rwf_nvcc_queued would pass without their
+ * compile checks: at exit, a queue still holding texts fails the binary. */
+static inline void rwf_nvcc_unchecked_at_exit(void)
+{
+    if (nvb_n_jobs) {
+        fprintf(stderr, "error: %zu queued compile check(s) never ran (the test binary lists no "
+                "cmocka_unit_test(rwf_nvcc_queued) last)\n", nvb_n_jobs);
+        _exit(1);
+    }
+}
+
 static inline void rwf_nvcc_compiles(const char *text, const char *tag)
 {
+    static bool armed;
+    if (!armed && atexit(rwf_nvcc_unchecked_at_exit) == 0)
+        armed = true;
     if (access(NVCC, X_OK) != 0) {
         print_message("note: no nvcc at %s, compile check of %s skipped\n", NVCC, tag);
         return;

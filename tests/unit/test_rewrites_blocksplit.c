@@ -572,6 +572,7 @@ int main(void)
         cmocka_unit_test(refuses_with_construct_and_line),
         cmocka_unit_test(emulated_runs),
         cmocka_unit_test(wild_sync_bn),
+        cmocka_unit_test(rwf_nvcc_queued),   /* last: the compile checks queued above */
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -542,6 +542,7 @@ int main(void)
         cmocka_unit_test(refusals),
         cmocka_unit_test(wild_kernels),
         cmocka_unit_test(emulated_runs),
+        cmocka_unit_test(rwf_nvcc_queued),   /* last: the compile checks queued above */
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
