@@ -12,6 +12,7 @@
 
 #include "core/buf.h"
 #include "core/hk.h"
+#include "core/strv.h"
 #include "spec/ccdb.h"
 
 #include <errno.h>
@@ -23,60 +24,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* ---- string vectors ---- */
-
-void lsp_strv_free(char **v)
-{
-    if (!v)
-        return;
-    for (char **p = v; *p; p++)
-        hk_free(*p);
-    hk_free(v);
-}
-
-struct strv {
-    char **v;
-    size_t n, cap;
-    bool oom;
-};
-
-static void strv_push_own(struct strv *sv, char *s)
-{
-    if (!s) {
-        sv->oom = true;
-        return;
-    }
-    if (sv->n + 2 > sv->cap) {
-        size_t cap = sv->cap ? sv->cap * 2 : 16;
-        char **nv = hk_realloc(sv->v, cap * sizeof *nv);
-        if (!nv) {
-            hk_free(s);
-            sv->oom = true;
-            return;
-        }
-        sv->v = nv;
-        sv->cap = cap;
-    }
-    sv->v[sv->n++] = s;
-    sv->v[sv->n] = NULL;
-}
-
-static void strv_push(struct strv *sv, const char *s) { strv_push_own(sv, hk_strdup(s)); }
-
-/* Finishes the vector: a new NULL-terminated array, or NULL on ENOMEM. */
-static char **strv_done(struct strv *sv)
-{
-    if (sv->oom) {
-        if (sv->v)
-            lsp_strv_free(sv->v);
-        return NULL;
-    }
-    if (!sv->v) {
-        sv->v = hk_calloc(1, sizeof *sv->v);
-        return sv->v;
-    }
-    return sv->v;
-}
 
 /* ---- uris ---- */
 
@@ -223,8 +170,8 @@ void lsp_config_init(struct lsp_config *c)
 void lsp_config_free(struct lsp_config *c)
 {
     hk_free(c->arch);
-    lsp_strv_free(c->flags);
-    lsp_strv_free(c->include_paths);
+    hk_strv_free(c->flags);
+    hk_strv_free(c->include_paths);
     hk_free(c->nvcc);
     hk_free(c->hipcc);
     lsp_ep_config_free(&c->ep);
@@ -270,7 +217,7 @@ static bool str_array(struct lsp_server *s, const char *from, const char *key, j
                         key, LSP_MAX_FLAGS);
         return false;
     }
-    struct strv sv = {0};
+    struct hk_strv sv = {0};
     size_t i;
     json_t *e;
     json_array_foreach(v, i, e) {
@@ -278,18 +225,18 @@ static bool str_array(struct lsp_server *s, const char *from, const char *key, j
             lsp_log_message(s, 2, "%s: %s[%zu] is not a string; the list is ignored", from, key,
                             i);
             sv.oom = true;
-            strv_done(&sv);
+            hk_strv_done(&sv);
             return false;
         }
         if (base_dir)
-            strv_push_own(&sv, join_path(base_dir, json_string_value(e)));
+            hk_strv_push_own(&sv, join_path(base_dir, json_string_value(e)));
         else
-            strv_push(&sv, json_string_value(e));
+            hk_strv_push(&sv, json_string_value(e));
     }
-    char **nv = strv_done(&sv);
+    char **nv = hk_strv_done(&sv);
     if (!nv)
         return false;
-    lsp_strv_free(*out);
+    hk_strv_free(*out);
     *out = nv;
     return true;
 }
@@ -548,7 +495,7 @@ void lsp_ccdb_free(struct lsp_ccdb *db)
 {
     for (size_t i = 0; i < db->n; i++) {
         hk_free(db->entries[i].file);
-        lsp_strv_free(db->entries[i].flags);
+        hk_strv_free(db->entries[i].flags);
     }
     hk_free(db->entries);
     hk_free(db->path);
@@ -560,7 +507,7 @@ void lsp_ccdb_free(struct lsp_ccdb *db)
  * Output, arch and mode flags are ours to choose. */
 static char **ccdb_flags(char **argv, const char *dir)
 {
-    struct strv sv = {0};
+    struct hk_strv sv = {0};
     for (size_t i = 1; argv[i]; i++) {
         const char *a = argv[i];
         const char *next = argv[i + 1];
@@ -568,29 +515,29 @@ static char **ccdb_flags(char **argv, const char *dir)
             !strcmp(a, "--include-path") || !strcmp(a, "-iquote")) {
             if (!next)
                 break;
-            strv_push(&sv, strcmp(a, "--include-path") == 0 ? "-I" : a);
-            strv_push_own(&sv, strcmp(a, "-include") == 0 ? hk_strdup(next)
+            hk_strv_push(&sv, strcmp(a, "--include-path") == 0 ? "-I" : a);
+            hk_strv_push_own(&sv, strcmp(a, "-include") == 0 ? hk_strdup(next)
                                                           : join_path(dir, next));
             i++;
         } else if (!strncmp(a, "-I", 2)) {
             char *p = join_path(dir, a + 2);
-            strv_push_own(&sv, p ? hk_asprintf("-I%s", p) : NULL);
+            hk_strv_push_own(&sv, p ? hk_asprintf("-I%s", p) : NULL);
             hk_free(p);
         } else if (!strcmp(a, "-D") || !strcmp(a, "-U")) {
             if (!next)
                 break;
-            strv_push_own(&sv, hk_asprintf("%s%s", a, next));
+            hk_strv_push_own(&sv, hk_asprintf("%s%s", a, next));
             i++;
         } else if (!strncmp(a, "-D", 2) || !strncmp(a, "-U", 2) || !strncmp(a, "-std=", 5) ||
                    !strncmp(a, "--std=", 6) || !strncmp(a, "--expt-", 7) ||
                    !strcmp(a, "--extended-lambda")) {
-            strv_push(&sv, a);
+            hk_strv_push(&sv, a);
         } else if ((!strcmp(a, "-std") || !strcmp(a, "--std")) && next) {
-            strv_push_own(&sv, hk_asprintf("-std=%s", next));
+            hk_strv_push_own(&sv, hk_asprintf("-std=%s", next));
             i++;
         }
     }
-    return strv_done(&sv);
+    return hk_strv_done(&sv);
 }
 
 /* ---- reading compile_commands.json off the loop ----
@@ -654,14 +601,14 @@ static void ccdb_work(uv_work_t *req)
             continue;
         char **argv = NULL;
         if (json_is_array(args)) {
-            struct strv sv = {0};
+            struct hk_strv sv = {0};
             size_t k;
             json_t *a;
             json_array_foreach(args, k, a) {
                 if (json_is_string(a))
-                    strv_push(&sv, json_string_value(a));
+                    hk_strv_push(&sv, json_string_value(a));
             }
-            argv = strv_done(&sv);
+            argv = hk_strv_done(&sv);
         } else if (cmd) {
             argv = spec_split_command(cmd);
         }
@@ -670,11 +617,11 @@ static void ccdb_work(uv_work_t *req)
             continue;
         }
         char **flags = argv[0] ? ccdb_flags(argv, dir) : NULL;
-        lsp_strv_free(argv);
+        hk_strv_free(argv);
         char *norm = norm_path(dir, file);
         hk_free(dir);
         if (!flags || !norm) {
-            lsp_strv_free(flags);
+            hk_strv_free(flags);
             hk_free(norm);
             continue;
         }
@@ -776,19 +723,19 @@ int lsp_compile_options(struct lsp_server *s, const char *path, cc_options *o,
     o->compiler = o->backend == CC_DCU ? c->hipcc : c->nvcc;
     o->timeout_ms = c->timeout_ms;
     o->workdir = s->root; /* relative flags in the settings are relative to the root */
-    struct strv sv = {0};
+    struct hk_strv sv = {0};
     /* In an untrusted folder nothing of the folder's reaches the compiler driver's shell
      * with characters that shell would read (cc_arg_shell_safe): compile_commands.json
      * entries and include paths that have them are left out. */
     bool strict = !s->cfg_trusted;
     for (char **f = c->flags; f && *f; f++)
-        strv_push(&sv, *f);
+        hk_strv_push(&sv, *f);
     for (char **f = c->include_paths; f && *f; f++) {
         if (strict && !cc_arg_shell_safe(o->backend, *f)) {
             HK_WARN("compile of %s: include path %s left out (untrusted folder)", path, *f);
             continue;
         }
-        strv_push_own(&sv, hk_asprintf("-I%s", *f));
+        hk_strv_push_own(&sv, hk_asprintf("-I%s", *f));
     }
     char *norm = norm_path(NULL, path);
     for (size_t i = 0; norm && i < s->ccdb.n; i++) {
@@ -805,14 +752,14 @@ int lsp_compile_options(struct lsp_server *s, const char *path, cc_options *o,
                 f += pair;
                 continue;
             }
-            strv_push(&sv, *f);
+            hk_strv_push(&sv, *f);
             if (pair)
-                strv_push(&sv, *++f);
+                hk_strv_push(&sv, *++f);
         }
         break;
     }
     hk_free(norm);
-    *extra_out = strv_done(&sv);
+    *extra_out = hk_strv_done(&sv);
     o->extra = (const char *const *)*extra_out;
     return *extra_out ? HK_OK : HK_ENOMEM;
 }

@@ -3,6 +3,7 @@
 #ifndef HK_LSP_CONFIG_H
 #define HK_LSP_CONFIG_H
 
+#include "core/strv.h"
 #include "lsp/state.h"
 
 void lsp_config_init(struct lsp_config *c);
@@ -14,13 +15,12 @@ void lsp_config_rebuild(struct lsp_server *s);
 bool lsp_config_refresh_file(struct lsp_server *s);
 /* Builds the compile options for path: backend/arch from the target (or from the file
  * extension when no target is set), flags from the config and compile_commands.json.
- * *extra_out: new NULL-terminated vector (lsp_strv_free). HK_OK, HK_ENOMEM, or HK_ESTATE
+ * *extra_out: new NULL-terminated vector (hk_strv_free). HK_OK, HK_ENOMEM, or HK_ESTATE
  * while compile_commands.json is being read on the pool (*extra_out NULL): the caller
  * waits; every open document is compiled again once the database is published. */
 int lsp_compile_options(struct lsp_server *s, const char *path, cc_options *o,
                         char ***extra_out);
 void lsp_ccdb_free(struct lsp_ccdb *db);
-void lsp_strv_free(char **v);
 /* New file path for a file:// uri (percent-decoded), or NULL (other scheme, ENOMEM). */
 char *lsp_uri_to_path(const char *uri);
 /* New file:// uri for an absolute path, or NULL. */

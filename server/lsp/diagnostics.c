@@ -343,7 +343,7 @@ out:
         hk_free(ctx->uri);
         hk_free(ctx);
     }
-    lsp_strv_free(extra);
+    hk_strv_free(extra);
 }
 
 static void debounce_fired(uv_timer_t *t)

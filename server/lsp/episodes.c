@@ -1046,7 +1046,7 @@ static char **build_argv(struct lsp_server *s, const char *exe, const struct lsp
     ARG(hk_strdup(hk_lang_tag(hk_i18n_lang())));
 #undef ARG
     if (oom) {
-        lsp_strv_free(v);
+        hk_strv_free(v);
         return NULL;
     }
     return v;
@@ -1172,7 +1172,7 @@ out:
         r->listed = false;
         run_maybe_free(r);
     }
-    lsp_strv_free(argv);
+    hk_strv_free(argv);
     hk_free(path);
     hk_free(spec_file);
     hk_free(db);

@@ -675,7 +675,7 @@ void lsp_server_free(lsp_server *s)
     json_decref(s->cfg_file_json);
     hk_free(s->cfg_file_text);
     json_decref(s->cfg_client_json);
-    lsp_strv_free(s->trusted_folders);
+    hk_strv_free(s->trusted_folders);
     hk_free(s->root_canon);
     hk_free(s->untrusted_keys);
     hk_free(s->root);

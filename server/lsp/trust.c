@@ -41,7 +41,7 @@ int lsp_trust_file(char **out)
     return *out ? HK_OK : HK_ENOMEM;
 }
 
-void lsp_trust_free(char **folders) { lsp_strv_free(folders); }
+void lsp_trust_free(char **folders) { hk_strv_free(folders); }
 
 static int push(char ***v, size_t *n, const char *s)
 {
@@ -103,7 +103,7 @@ out:
     json_decref(j);
     hk_buf_free(&b);
     if (rc) {
-        lsp_strv_free(v);
+        hk_strv_free(v);
         v = NULL;
     }
     *out = v;
@@ -278,8 +278,8 @@ out:
     }
     hk_free(c);
     hk_free(lock);
-    lsp_strv_free(v);
-    lsp_strv_free(nv);
+    hk_strv_free(v);
+    hk_strv_free(nv);
     return rc;
 }
 
@@ -335,7 +335,7 @@ void lsp_trust_load(struct lsp_server *s)
             n++;
         HK_INFO("trust: %s lists %zu folder(s)", file, n);
     }
-    lsp_strv_free(s->trusted_folders);
+    hk_strv_free(s->trusted_folders);
     s->trusted_folders = v;
     hk_free(file);
 }
@@ -508,7 +508,7 @@ static void trust_after(uv_work_t *req, int status)
         hk_free(m);
         goto out;
     }
-    lsp_strv_free(s->trusted_folders);
+    hk_strv_free(s->trusted_folders);
     s->trusted_folders = j->list;
     j->list = NULL;
     HK_INFO("trust: %s %s in %s", j->add ? "trusted" : "no longer trusted", j->canon, j->file);
@@ -528,7 +528,7 @@ out:
     hk_free(j->folder);
     hk_free(j->file);
     hk_free(j->canon);
-    lsp_strv_free(j->list);
+    hk_strv_free(j->list);
     hk_free(j);
 }
 

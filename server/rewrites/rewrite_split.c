@@ -791,6 +791,37 @@ static bool spec_leaves_blocks_idle(sp_scan *s, const rw_context *ctx, const sp_
     return true;
 }
 
+/* Each loop of split, `for (T v = START; ...; v += STEP)`, as part PART of COUNT: it starts
+ * at (START) + (T)PART * (STEP) and steps by (STEP) * COUNT (split_item_loop: the block's
+ * part of its item; split_block_item: blockIdx.y of gridDim.y). */
+static int sp_split_loops(const rw_toks *ts, const sp_loop *split, size_t n_split, const char *part,
+                          const char *count, rw_edits *es)
+{
+    int rc = HK_OK;
+    for (size_t l = 0; l < n_split && !rc; l++) {
+        const sp_loop *L = &split[l];
+        char *type = rwl_tok_text(ts, L->type_a, L->var), *step = rwl_tok_text(ts, L->step_a, L->step_b);
+        char *start = rwl_tok_text(ts, L->start_a, L->start_b);
+        if (!type || !step || !start) {
+            rc = HK_ENOMEM;
+        } else {
+            /* `const int j` is never a loop index that steps; the cast takes the type alone */
+            const char *t = type;
+            if (!strncmp(t, "const ", 6))
+                t += 6;
+            rc = rwl_edits_add_owned(es, ts->t[L->start_a].start, ts->t[L->start_b - 1].end,
+                                     hk_asprintf("(%s) + (%s)%s * (%s)", start, t, part, step));
+            if (!rc)
+                rc = rwl_edits_add_owned(es, ts->t[L->step_a].start, ts->t[L->step_b - 1].end,
+                                         hk_asprintf("(%s) * %s", step, count));
+        }
+        hk_free(type);
+        hk_free(step);
+        hk_free(start);
+    }
+    return rc;
+}
+
 static int emit(sp_scan *s, const sp_loop *item, const sp_loop *split, size_t n_split, rw_edits *es)
 {
     const rw_toks *ts = &s->ts;
@@ -830,28 +861,7 @@ static int emit(sp_scan *s, const sp_loop *item, const sp_loop *split, size_t n_
     for (size_t q = item->step_a; q < item->step_b && !rc; q++)
         if (rwl_builtin_x(ts, q, "gridDim"))
             rc = rwl_edits_add(es, ts->t[q].start, ts->t[q + 2].end, "(gridDim.x / hk_sp_P)");
-    for (size_t l = 0; l < n_split && !rc; l++) {
-        const sp_loop *L = &split[l];
-        char *type = rwl_tok_text(ts, L->type_a, L->var), *step = rwl_tok_text(ts, L->step_a, L->step_b);
-        char *start = rwl_tok_text(ts, L->start_a, L->start_b);
-        if (!type || !step || !start) {
-            rc = HK_ENOMEM;
-        } else {
-            /* `const int j` is never a loop index that steps; the cast takes the type alone */
-            const char *t = type;
-            if (!strncmp(t, "const ", 6))
-                t += 6;
-            rc = rwl_edits_add_owned(es, ts->t[L->start_a].start, ts->t[L->start_b - 1].end,
-                                     hk_asprintf("(%s) + (%s)hk_sp_part * (%s)", start, t, step));
-            if (!rc)
-                rc = rwl_edits_add_owned(es, ts->t[L->step_a].start, ts->t[L->step_b - 1].end,
-                                         hk_asprintf("(%s) * hk_sp_P", step));
-        }
-        hk_free(type);
-        hk_free(step);
-        hk_free(start);
-    }
-    return rc;
+    return rc ? rc : sp_split_loops(ts, split, n_split, "hk_sp_part", "hk_sp_P", es);
 }
 
 static int split_kernel(const rw_context *ctx, rw_result *out)
@@ -1413,27 +1423,7 @@ static bool sb_parts(sp_scan *s, const rw_context *ctx, int waves, int *P, char 
 static int sb_emit(sp_scan *s, const sp_loop *split, size_t n_split, const sb_stmt *st, size_t n_st, rw_edits *es)
 {
     const rw_toks *ts = &s->ts;
-    int rc = HK_OK;
-    for (size_t l = 0; l < n_split && !rc; l++) {
-        const sp_loop *L = &split[l];
-        char *type = rwl_tok_text(ts, L->type_a, L->var), *step = rwl_tok_text(ts, L->step_a, L->step_b);
-        char *start = rwl_tok_text(ts, L->start_a, L->start_b);
-        if (!type || !step || !start) {
-            rc = HK_ENOMEM;
-        } else {
-            const char *t = type;
-            if (!strncmp(t, "const ", 6))
-                t += 6;
-            rc = rwl_edits_add_owned(es, ts->t[L->start_a].start, ts->t[L->start_b - 1].end,
-                                     hk_asprintf("(%s) + (%s)blockIdx.y * (%s)", start, t, step));
-            if (!rc)
-                rc = rwl_edits_add_owned(es, ts->t[L->step_a].start, ts->t[L->step_b - 1].end,
-                                         hk_asprintf("(%s) * gridDim.y", step));
-        }
-        hk_free(type);
-        hk_free(step);
-        hk_free(start);
-    }
+    int rc = sp_split_loops(ts, split, n_split, "blockIdx.y", "gridDim.y", es);
     for (size_t t = 0; t < n_st && !rc; t++) {
         if (!st[t].tail)
             continue;

@@ -4,6 +4,7 @@
 
 #include "core/buf.h"
 #include "core/hk.h"
+#include "core/strv.h"
 
 #include <jansson.h>
 #include <limits.h>
@@ -13,56 +14,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-void spec_strv_free(char **v)
-{
-    if (!v)
-        return;
-    for (char **p = v; *p; p++)
-        hk_free(*p);
-    hk_free(v);
-}
-
-/* A growing NULL-terminated vector; oom once any step failed. */
-typedef struct {
-    char **v;
-    size_t n, cap;
-    bool oom;
-} strv;
-
-static void sv_push_own(strv *sv, char *s)
-{
-    if (!s) {
-        sv->oom = true;
-        return;
-    }
-    if (sv->n + 2 > sv->cap) {
-        size_t cap = sv->cap ? sv->cap * 2 : 16;
-        char **nv = hk_realloc(sv->v, cap * sizeof *nv);
-        if (!nv) {
-            hk_free(s);
-            sv->oom = true;
-            return;
-        }
-        sv->v = nv;
-        sv->cap = cap;
-    }
-    sv->v[sv->n++] = s;
-    sv->v[sv->n] = NULL;
-}
-
-/* The vector (an empty one when nothing was pushed), or NULL on ENOMEM. */
-static char **sv_done(strv *sv)
-{
-    if (sv->oom) {
-        spec_strv_free(sv->v);
-        return NULL;
-    }
-    return sv->v ? sv->v : hk_calloc(1, sizeof *sv->v);
-}
-
 char **spec_split_command(const char *cmd)
 {
-    strv sv = {0};
+    struct hk_strv sv = {0};
     struct hk_buf w;
     hk_buf_init(&w, strlen(cmd) + 1);
     const char *p = cmd;
@@ -106,16 +60,16 @@ char **spec_split_command(const char *cmd)
             }
         }
         if (any)
-            sv_push_own(&sv, hk_strdup(w.data ? w.data : ""));
+            hk_strv_push_own(&sv, hk_strdup(w.data ? w.data : ""));
     }
 out:
     hk_buf_free(&w);
     if (bad) {
         sv.oom = true;
-        sv_done(&sv);
+        hk_strv_done(&sv);
         return NULL;
     }
-    return sv_done(&sv);
+    return hk_strv_done(&sv);
 }
 
 /* dir/rel, or rel when it is absolute. New string. */
@@ -145,7 +99,7 @@ static char *real_dir(const char *dir, const char *rel, bool *oom)
 /* The include directories of one entry's argv (argv[0] the compiler). */
 static char **entry_dirs(char **argv, const char *dir)
 {
-    strv sv = {0};
+    struct hk_strv sv = {0};
     for (size_t i = 1; argv[i] && !sv.oom; i++) {
         const char *a = argv[i], *val = NULL;
         if (!strcmp(a, "-I") || !strcmp(a, "-isystem") || !strcmp(a, "-iquote") ||
@@ -171,9 +125,9 @@ static char **entry_dirs(char **argv, const char *dir)
         if (seen)
             hk_free(d);
         else
-            sv_push_own(&sv, d);
+            hk_strv_push_own(&sv, d);
     }
-    return sv_done(&sv);
+    return hk_strv_done(&sv);
 }
 
 /* The folder of path (new string). */
@@ -236,13 +190,13 @@ static int from_db(json_t *j, const char *db_path, const char *real, char ***dir
         const char *cmd = json_string_value(json_object_get(best, "command"));
         char **argv = NULL;
         if (json_is_array(args)) {
-            strv sv = {0};
+            struct hk_strv sv = {0};
             size_t k;
             json_t *a;
             json_array_foreach(args, k, a)
                 if (json_is_string(a))
-                    sv_push_own(&sv, hk_strdup(json_string_value(a)));
-            argv = sv_done(&sv);
+                    hk_strv_push_own(&sv, hk_strdup(json_string_value(a)));
+            argv = hk_strv_done(&sv);
             if (!argv)
                 rc = HK_ENOMEM;
         } else if (cmd) {
@@ -253,11 +207,11 @@ static int from_db(json_t *j, const char *db_path, const char *real, char ***dir
             if (!d)
                 rc = HK_ENOMEM;
             else if (!d[0])
-                spec_strv_free(d);
+                hk_strv_free(d);
             else
                 *dirs = d;
         }
-        spec_strv_free(argv);
+        hk_strv_free(argv);
     }
     hk_free(best_dir);
     hk_free(src_dir);
@@ -314,7 +268,7 @@ int spec_ccdb_include_dirs(const char *src, char ***dirs, char **db)
     }
     hk_free(dir);
     if (rc) {
-        spec_strv_free(*dirs);
+        hk_strv_free(*dirs);
         *dirs = NULL;
         if (db) {
             hk_free(*db);

@@ -8,12 +8,12 @@
 
 #include <stddef.h>
 
+#include "core/strv.h"
+
 /* A command line split into words as a POSIX shell would (single and double quotes,
- * backslashes), without expansions. A new NULL-terminated vector (spec_strv_free), NULL
+ * backslashes), without expansions. A new NULL-terminated vector (hk_strv_free), NULL
  * on ENOMEM or an unbalanced quote. */
 char **spec_split_command(const char *cmd);
-
-void spec_strv_free(char **v);
 
 /* The largest compile_commands.json read (a CMake build of a large project writes tens
  * of megabytes). */
@@ -29,7 +29,7 @@ void spec_strv_free(char **v);
  * compiled through the .cu beside it). The database is the nearest one in src's folder
  * or above (SPEC_CCDB_LEVELS), as compile_commands.json or build/compile_commands.json.
  * Only existing directories, as real paths, each once, in the command's order.
- * HK_OK with *dirs a new vector (spec_strv_free) or NULL when there is no database, no
+ * HK_OK with *dirs a new vector (hk_strv_free) or NULL when there is no database, no
  * entry or no include directory; *db (may be NULL) the database's path (new string) when
  * *dirs is set. HK_ENOMEM. An unreadable or malformed database counts as none. */
 int spec_ccdb_include_dirs(const char *src, char ***dirs, char **db);

@@ -549,7 +549,7 @@ int spec_infer(const char *path, const char *kernel, const char *spec_path, spec
     rc = infer_model(m, k, text, len, src, slash ? slash + 1 : path, sib.m && label ? &ext : NULL, spec_path,
                      (const char *const *)incs, incs_db, out, err, errlen);
 out:
-    spec_strv_free(incs);
+    hk_strv_free(incs);
     hk_free(incs_db);
     an_model_free(sib.m);
     hk_free(sib.text);

@@ -52,12 +52,12 @@ static void test_split_command(void **st)
     assert_string_equal(v[5], "-c");
     assert_string_equal(v[6], "x.cu");
     assert_null(v[7]);
-    lsp_strv_free(v);
+    hk_strv_free(v);
     assert_null(spec_split_command("nvcc 'unterminated"));
     v = spec_split_command("");
     assert_non_null(v);
     assert_null(v[0]);
-    lsp_strv_free(v);
+    hk_strv_free(v);
 }
 
 static void write_file(const char *path, const char *text)
@@ -178,7 +178,7 @@ static void test_settings_layers(void **st)
     assert_string_equal(extra[3], want);
     assert_string_equal(extra[4], "-DA=1");
     assert_string_equal(extra[5], "-std=c++17");
-    lsp_strv_free(extra);
+    hk_strv_free(extra);
     stop(&loop, s);
     assert_int_equal(uv_loop_close(&loop), 0);
     out_clear(&o);
