@@ -33,8 +33,6 @@
 
 #include "core/buf.h"
 #include "core/hk.h"
-#include "spec/expr.h"
-#include "spec/spec.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -229,26 +227,6 @@ static void find_arrays(cr_shape *s)
     }
 }
 
-/* The spec's block (threads, the largest over its size sets), or 0 when there is no spec or
- * a dimension does not evaluate to an integer. */
-static long long spec_block(const struct spec *sp)
-{
-    long long most = 0;
-    for (size_t k = 0; sp && k < sp->n_sizes; k++) {
-        long long t = 1;
-        for (int d = 0; d < 3; d++) {
-            expr_value v;
-            if (!sp->block[d])
-                continue;
-            if (spec_eval(sp, sp->block[d], k, 132, &v, NULL, 0) != HK_OK || v.is_float || v.i < 1)
-                return 0;
-            t *= v.i;
-        }
-        most = t > most ? t : most;
-    }
-    return most;
-}
-
 /* Text of tokens [a, b) as written (original spacing). */
 static char *span_text(const rw_toks *ts, size_t a, size_t b)
 {
@@ -397,11 +375,15 @@ static int register_carry(const rw_context *c, int cap, rw_result *out)
     }
     if ((rc = rwl_edits_add_owned(&es, ts.t[s.lo].start, ts.t[s.lo_end - 1].end, hk_buf_steal(&l))))
         goto out;
-    /* cap more registers a thread: without launch bounds ptxas may take more than the
-     * spec's block can have (65536 / 1024 = 64 on sm_90: the wild FPS takes 64, stacked on
-     * block_reduce's key form 75, which no 1024-thread block can launch with). Bounded by
-     * the spec's block, it fits (spilling if it must). */
-    long long blk = f->launch_bounds ? 0 : spec_block(c->spec);
+    /* cap more registers a thread: without launch bounds ptxas may take more than a
+     * 1024-thread block can have (65536 / 1024 = 64 on sm_90: the wild FPS takes 64, stacked
+     * on block_reduce's key form 75, which no 1024-thread block can launch with). Bounded by
+     * 1024, the most any launch has, it fits (spilling if it must) whatever block the
+     * program picks at run time (mmcv's FPS takes opt_n_threads(n)); bounded by the spec's
+     * block, a program launching more threads at sizes the spec does not name would fail
+     * to launch, and unbounded, the carried registers could make a 1024-thread launch that
+     * the original could make fail. */
+    long long blk = f->launch_bounds ? 0 : 1024;
     char lb[64] = "";
     if (blk > 0 && blk <= 1024) {
         snprintf(lb, sizeof lb, "__launch_bounds__(%lld) ", blk);

@@ -337,7 +337,7 @@ static void fps_fits(const char *text, const char *tag)
     assert_true(nregs > 0 && nregs <= 64);
 }
 
-/* The wild kernel, rewritten under its spec: __launch_bounds__ of the spec's block (1024),
+/* The wild kernel, rewritten under its spec: __launch_bounds__(1024), the most any launch has,
  * alone and on block_reduce's key form (75 registers without the bound: no 1024-thread
  * launch), each compiling for sm_90 with no stack frame and at most 64 registers. */
 static void wild_fps(void **state)
