@@ -165,17 +165,17 @@ static void emulated_runs(void **state)
     /* without the write-back the distances left in memory differ */
     char *broken = emu_replaced(c1, "far[(t) + hk_c * (step)] = hk_carry_far[hk_c];", ";");
     emu_batch_add_pair(&batch, "pick_no_writeback", pick, broken, helpers, pick_drv, EMU_DIFFERS);
-    char *c2 = emu_rewrite(relax, "relax", "register_carry", (const int[]){16});
+    char *c2 = emu_rewrite(relax, "relax", "register_carry", (const int[RW_MAX_PARAMS]){16});
     emu_batch_add_pair(&batch, "relax", relax, c2, helpers, relax_drv, EMU_OK);
     /* stacked on block_reduce's key form (the search's "A+B"): the picks and distances still
      * the original's. (Not on the wild FPS: there thread 0 stores dists_i[0] of the next pick
      * with no barrier after the others read the last pick's from it, a race of the original
      * that the emulator's shuffled order shows once the barrier counts differ.) */
-    char *k1 = emu_rewrite(pick, "fps_pick", "block_reduce", (const int[]){1});
+    char *k1 = emu_rewrite(pick, "fps_pick", "block_reduce", (const int[RW_MAX_PARAMS]){1});
     char *c5 = emu_rewrite(k1, "fps_pick", "register_carry", NULL);
     assert_non_null(strstr(c5, "hk rewrite: block_reduce (key form)"));
     emu_batch_add_pair(&batch, "pick_key_carry", pick, c5, helpers, pick_drv, EMU_OK);
-    char *c3 = emu_rewrite(relax, "relax", "register_carry", (const int[]){8});
+    char *c3 = emu_rewrite(relax, "relax", "register_carry", (const int[RW_MAX_PARAMS]){8});
     emu_batch_add_pair(&batch, "relax_cap8", relax, c3, helpers, relax_drv, EMU_OK);
     fixture fx;
     char *c4 = NULL, *src4 = NULL;
@@ -361,7 +361,7 @@ static void wild_fps(void **state)
     assert_non_null(strstr(r.text, "__global__ void __launch_bounds__(1024) furthest_point_sampling_forward_cuda_kernel("));
     assert_null(strstr(r.text, "hk_carry_dataset"));
     /* stacked on the key form */
-    assert_int_equal(rw_apply_named("block_reduce", &ctx, (const int[]){1}, &k1, NULL), HK_OK);
+    assert_int_equal(rw_apply_named("block_reduce", &ctx, (const int[RW_MAX_PARAMS]){1}, &k1, NULL), HK_OK);
     assert_true(k1.applicable);
     fixture f2;
     load_text(k1.text, &f2);
