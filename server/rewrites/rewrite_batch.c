@@ -251,26 +251,6 @@ static size_t find_word(const rw_toks *ts, size_t a, size_t b, const char *const
     return b;
 }
 
-/* Is token q inside a loop or switch nested in [a, b) (so that a break there is its own)? */
-static bool in_nested(const rw_toks *ts, size_t a, size_t b, size_t q, bool switches)
-{
-    for (size_t k = a; k < q; k++) {
-        bool loop = rwl_tok_is(ts, k, "for") || rwl_tok_is(ts, k, "while") || rwl_tok_is(ts, k, "do");
-        bool sw = switches && rwl_tok_is(ts, k, "switch");
-        if (!loop && !sw)
-            continue;
-        size_t e = rwl_stmt_end(ts, k, b);
-        if (rwl_tok_is(ts, k, "do")) {   /* do S while (c); */
-            size_t w = e;
-            if (rwl_tok_is(ts, w, "while") && rwl_tok_is(ts, w + 1, "("))
-                e = rwl_match_close(ts, w + 1) + 2;
-        }
-        if (q < e)
-            return true;
-    }
-    return false;
-}
-
 /* The loop's header: `for (init; v < N; step)` with step v += S, v = v + S, v++ or ++v. */
 static bool read_header(lb_scan *s, lb_loop *L)
 {
@@ -473,7 +453,7 @@ static bool read_body(lb_scan *s, lb_loop *L)
     if (q < bb)
         return refuse(s, q, rwl_tok_is(ts, q, "asm") ? "asm" : "early exit", "`%.*s` in the loop", TOK(ts, q));
     for (q = ba; q < bb; q++)
-        if (rwl_tok_is(ts, q, "break") && !in_nested(ts, ba, bb, q, true))
+        if (rwl_tok_is(ts, q, "break") && !rwl_in_nested(ts, ba, bb, q, true))
             return refuse(s, q, "early exit", "`break` leaves the loop (the batched trips would run past it)");
     for (q = ba; q < bb; q++)
         if (rwl_is_use(ts, q) && rwl_same_tok(ts, q, L->v) && rwl_scalar_written(ts, q))
@@ -538,7 +518,7 @@ static bool read_body(lb_scan *s, lb_loop *L)
         size_t a = L->st_a[i], b = L->st_b[i];
         bool cont = false;   /* a statement that may skip the rest of the trip: no load after it */
         for (q = a; q < b && !cont; q++)
-            cont = (rwl_tok_is(ts, q, "continue") && !in_nested(ts, a, b, q, false)) || rwl_tok_is(ts, q, "__trap") ||
+            cont = (rwl_tok_is(ts, q, "continue") && !rwl_in_nested(ts, a, b, q, false)) || rwl_tok_is(ts, q, "__trap") ||
                    rwl_tok_is(ts, q, "assert") || rwl_tok_is(ts, q, "abort") || rwl_tok_is(ts, q, "exit");
         if (cont)
             break;

@@ -893,13 +893,17 @@ static ls_var *ls_var_at(ls_state *L, int st, size_t k)
     return ls_find(L, ls_tok(L, st, k, b, sizeof b));
 }
 
-/* Tokens [a, b) of st as text (names replaced), one space apart. */
-static const char *ls_text(ls_state *L, int st, size_t a, size_t b)
+/* Tokens [a, b) of st as text (names replaced), one space apart, leaving out every `const`
+ * from token drop_const on (b: none). */
+static const char *ls_join(ls_state *L, int st, size_t a, size_t b, size_t drop_const)
 {
+    const rw_toks *ts = L->st[st].ts;
     char out[2048];
     size_t n = 0;
     out[0] = '\0';
     for (size_t k = a; k < b; k++) {
+        if (k >= drop_const && rwl_tok_is(ts, k, "const"))
+            continue;
         char t[160];
         const char *w = ls_tok(L, st, k, t, sizeof t);
         int r = snprintf(out + n, sizeof out - n, "%s%s", n ? " " : "", w);
@@ -910,6 +914,12 @@ static const char *ls_text(ls_state *L, int st, size_t a, size_t b)
     return ls_str(L, out, n);
 }
 
+/* Tokens [a, b) of st as text (names replaced), one space apart. */
+static const char *ls_text(ls_state *L, int st, size_t a, size_t b)
+{
+    return ls_join(L, st, a, b, b);
+}
+
 /* The type text [a, b) with the const of the declared object dropped (for its array). */
 static const char *ls_atype(ls_state *L, int st, size_t a, size_t b)
 {
@@ -918,20 +928,7 @@ static const char *ls_atype(ls_state *L, int st, size_t a, size_t b)
     for (size_t k = a; k < b; k++)
         if (rwl_tok_is(ts, k, "*"))
             star = k + 1;
-    char out[512];
-    size_t n = 0;
-    out[0] = '\0';
-    for (size_t k = a; k < b; k++) {
-        if (k >= star && rwl_tok_is(ts, k, "const"))
-            continue;
-        char t[160];
-        const char *w = ls_tok(L, st, k, t, sizeof t);
-        int r = snprintf(out + n, sizeof out - n, "%s%s", n ? " " : "", w);
-        if (r < 0 || (size_t)r >= sizeof out - n)
-            return NULL;
-        n += (size_t)r;
-    }
-    return ls_str(L, out, n);
+    return ls_join(L, st, a, b, star);
 }
 
 static int ls_node_new(ls_state *L, int kind, int st)

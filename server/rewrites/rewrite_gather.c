@@ -165,21 +165,6 @@ static bool forbidden(sg_scan *s, size_t k, const char *where)
     return true;
 }
 
-static bool in_nested(const rw_toks *ts, size_t a, size_t b, size_t q)
-{
-    for (size_t k = a; k < q; k++) {
-        if (!rwl_tok_is(ts, k, "for") && !rwl_tok_is(ts, k, "while") && !rwl_tok_is(ts, k, "do") &&
-            !rwl_tok_is(ts, k, "switch"))
-            continue;
-        size_t e = rwl_stmt_end(ts, k, b);
-        if (rwl_tok_is(ts, k, "do") && rwl_tok_is(ts, e, "while") && rwl_tok_is(ts, e + 1, "("))
-            e = rwl_match_close(ts, e + 1) + 2;
-        if (q < e)
-            return true;
-    }
-    return false;
-}
-
 /* The first token of the body on line `line` (1-based), for a refusal the kernel model
  * places by line; the body's first token when none is there. */
 static size_t tok_at_line(const sg_scan *s, uint32_t line)
@@ -625,12 +610,12 @@ static int staged_gather(const rw_context *ctx, unsigned items, rw_result *out)
             continue;
         if (!forbidden(&s, k, "in the loop"))
             goto refused;
-        if (rwl_tok_is(ts, k, "break") && !in_nested(ts, lo.ba, lo.bb, k)) {
+        if (rwl_tok_is(ts, k, "break") && !rwl_in_nested(ts, lo.ba, lo.bb, k, true)) {
             refuse(&s, k, "early exit", "`break` leaves the loop: it would end the trips the thread now takes on");
             goto refused;
         }
         if (rwl_tok_is(ts, k, "return")) {
-            if (in_nested(ts, lo.ba, lo.bb, k) || !rwl_tok_is(ts, k + 1, ";") || n_rets >= HK_ARRAY_LEN(rets)) {
+            if (rwl_in_nested(ts, lo.ba, lo.bb, k, true) || !rwl_tok_is(ts, k + 1, ";") || n_rets >= HK_ARRAY_LEN(rets)) {
                 refuse(&s, k, "early exit", "a `return` inside a nested loop or with a value");
                 goto refused;
             }

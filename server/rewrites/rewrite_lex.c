@@ -266,6 +266,25 @@ size_t rwl_stmt_end(const rw_toks *ts, size_t i, size_t end)
     return end;
 }
 
+bool rwl_in_nested(const rw_toks *ts, size_t a, size_t b, size_t q, bool switches)
+{
+    for (size_t k = a; k < q; k++) {
+        bool loop = rwl_tok_is(ts, k, "for") || rwl_tok_is(ts, k, "while") || rwl_tok_is(ts, k, "do");
+        bool sw = switches && rwl_tok_is(ts, k, "switch");
+        if (!loop && !sw)
+            continue;
+        size_t e = rwl_stmt_end(ts, k, b);
+        if (rwl_tok_is(ts, k, "do")) {   /* do S while (c); */
+            size_t w = e;
+            if (rwl_tok_is(ts, w, "while") && rwl_tok_is(ts, w + 1, "("))
+                e = rwl_match_close(ts, w + 1) + 2;
+        }
+        if (q < e)
+            return true;
+    }
+    return false;
+}
+
 bool rwl_is_type_word(const rw_toks *ts, size_t k)
 {
     for (size_t i = 0; i < HK_ARRAY_LEN(type_words); i++)

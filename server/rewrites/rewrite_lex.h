@@ -78,6 +78,10 @@ char *rwl_tok_text(const rw_toks *ts, size_t a, size_t b);
 /* Index one past the statement starting at token i (within [i, end)). */
 size_t rwl_stmt_end(const rw_toks *ts, size_t i, size_t end);
 
+/* Is token q inside a loop (or, with switches, a switch) nested in [a, b), so that a break
+ * or continue there is that statement's own? A do-while runs to its `while (c);`. */
+bool rwl_in_nested(const rw_toks *ts, size_t a, size_t b, size_t q, bool switches);
+
 bool rwl_is_type_word(const rw_toks *ts, size_t k);
 
 /* Does the statement at q start a declaration: a type word (`float *x`, `const ...`) or an

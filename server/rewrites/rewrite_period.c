@@ -395,21 +395,6 @@ static bool alias_ok(pt_scan *s, const an_param *w, const an_param *r, size_t at
     return true;
 }
 
-static bool in_nested(const rw_toks *ts, size_t a, size_t b, size_t q)
-{
-    for (size_t k = a; k < q; k++) {
-        if (!rwl_tok_is(ts, k, "for") && !rwl_tok_is(ts, k, "while") && !rwl_tok_is(ts, k, "do") &&
-            !rwl_tok_is(ts, k, "switch"))
-            continue;
-        size_t e = rwl_stmt_end(ts, k, b);
-        if (rwl_tok_is(ts, k, "do") && rwl_tok_is(ts, e, "while") && rwl_tok_is(ts, e + 1, "("))
-            e = rwl_match_close(ts, e + 1) + 2;
-        if (q < e)
-            return true;
-    }
-    return false;
-}
-
 /* The body [ba, bb): what it may do (see the proof above). */
 static bool read_body(pt_scan *s)
 {
@@ -432,7 +417,7 @@ static bool read_body(pt_scan *s)
                 rwl_tok_is(ts, q, "__shared__") || rwl_tok_is(ts, q, "static") || rwl_tok_is(ts, q, "volatile"))
                 return refuse(s, q, rwl_tok_is(ts, q, "return") || rwl_tok_is(ts, q, "goto") ? "early exit" : "statement",
                               "`%.*s` in the loop", TOK(ts, q));
-            if (rwl_tok_is(ts, q, "break") && !in_nested(ts, s->ba, s->bb, q))
+            if (rwl_tok_is(ts, q, "break") && !rwl_in_nested(ts, s->ba, s->bb, q, true))
                 return refuse(s, q, "early exit", "`break` leaves the loop");
             if (q + 1 < s->bb && rwl_tok_is(ts, q + 1, "(") && !is_keyword(ts, q) && !rwl_is_type_word(ts, q) &&
                 !rwp_is_type_word(ts, q) && !rwl_pure_call_name(ts, q))
