@@ -1290,6 +1290,7 @@ static int sanitize_again(ep_ctx *c, const sanitize_opts *so, const measure_prog
     if (!c->base_san_done) {
         sanitize_opts bo = *so;
         bo.all_tools = true;
+        bo.signatures = true; /* memcheck's findings kept by signature (sanitize_sigs) */
         ep__log(c, "info", "memory safety: compute-sanitizer on the original kernel, to tell "
                 "%s's %s finding from the original's", what,
                 sanitize_tool_name((enum sanitize_tool)found));

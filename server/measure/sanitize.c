@@ -7,6 +7,8 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,11 +104,14 @@ static long number_at(const char *s)
 
 /* The summary line: "ERROR SUMMARY: 3 errors" or "RACECHECK SUMMARY: 1 hazard displayed (1
  * error, 5 warnings)" (its errors plus warnings: the tool's exit status counts both). -2
- * when body is not a summary. */
+ * when body is not a summary; -1 for the second line the tool prints past its print limit,
+ * "ERROR SUMMARY: 157 errors were not printed. Use --print-limit ...", which counts no more
+ * errors (the first line counts them all). */
 static long summary_count(const char *body)
 {
     if (starts_ci(body, "ERROR SUMMARY:"))
-        return number_at(body + 14 + strspn(body + 14, " ")); /* 14: strlen of the prefix */
+        return strstr(body, "not printed") ? -1
+                                           : number_at(body + 14 + strspn(body + 14, " ")); /* 14: strlen of the prefix */
     if (!starts_ci(body, "RACECHECK SUMMARY:"))
         return -2;
     const char *paren = strchr(body, '(');
@@ -274,6 +279,303 @@ void sanitize_parse(const char *text, sanitize_report *out)
         find_location(out->finding, out->location, sizeof out->location);
 }
 
+/* ---- memcheck's findings by signature ---- */
+
+void sanitize_sigs_init(sanitize_sigs *s)
+{
+    memset(s, 0, sizeof *s);
+    s->errors = -1;
+}
+
+void sanitize_sigs_free(sanitize_sigs *s)
+{
+    if (!s)
+        return;
+    hk_free(s->slots);
+    sanitize_sigs_init(s);
+}
+
+/* "N" with thousands separators at s, as an unsigned 64-bit number; false when s holds no
+ * digit or the number does not fit. */
+static bool ull_at(const char *s, unsigned long long *out)
+{
+    unsigned long long v = 0;
+    bool any = false;
+    for (; *s == ',' || isdigit((unsigned char)*s); s++) {
+        if (*s == ',')
+            continue;
+        unsigned d = (unsigned)(*s - '0');
+        if (v > (~0ull - d) / 10)
+            return false;
+        v = v * 10 + d;
+        any = true;
+    }
+    *out = v;
+    return any;
+}
+
+/* "0xHEX" at s. */
+static bool hex_at(const char *s, unsigned long long *out)
+{
+    if (s[0] != '0' || (s[1] != 'x' && s[1] != 'X') || !isxdigit((unsigned char)s[2]))
+        return false;
+    errno = 0;
+    char *end = NULL;
+    *out = strtoull(s + 2, &end, 16);
+    return errno == 0 && end != s + 2;
+}
+
+static uint64_t sig_hash(const sanitize_sig *g)
+{
+    uint64_t h = 1469598103934665603ull;
+    const uint64_t v[4] = {g->kind, g->size, g->alloc_size, (uint64_t)g->offset};
+    for (int i = 0; i < 4; i++)
+        for (int b = 0; b < 8; b++) {
+            h ^= (v[i] >> (8 * b)) & 0xff;
+            h *= 1099511628211ull;
+        }
+    return h;
+}
+
+static bool sig_same(const sanitize_sig *a, const sanitize_sig *b)
+{
+    return a->kind == b->kind && a->size == b->size && a->alloc_size == b->alloc_size &&
+           a->offset == b->offset;
+}
+
+/* The slot of g's signature in s (count 0: where it would go); s->cap > 0. */
+static sanitize_sig *sig_slot(const sanitize_sigs *s, const sanitize_sig *g)
+{
+    size_t i = (size_t)sig_hash(g) & (s->cap - 1);
+    while (s->slots[i].count && !sig_same(&s->slots[i], g))
+        i = (i + 1) & (s->cap - 1);
+    return &s->slots[i];
+}
+
+static int sig_add(sanitize_sigs *s, const sanitize_sig *g)
+{
+    if ((s->n + 1) * 2 > s->cap) { /* at most half full */
+        size_t cap = s->cap ? s->cap * 2 : 1024;
+        sanitize_sig *old = s->slots;
+        size_t old_cap = s->cap;
+        if (!(s->slots = hk_calloc(cap, sizeof *s->slots))) {
+            s->slots = old;
+            return HK_ENOMEM;
+        }
+        s->cap = cap;
+        for (size_t i = 0; i < old_cap; i++)
+            if (old[i].count)
+                *sig_slot(s, &old[i]) = old[i];
+        hk_free(old);
+    }
+    sanitize_sig *slot = sig_slot(s, g);
+    if (!slot->count) {
+        *slot = *g;
+        slot->count = 0;
+        s->n++;
+    }
+    slot->count++;
+    return HK_OK;
+}
+
+/* Closes the report being read: its signature counted, or it is counted unsigned. */
+static int sigs_close(sanitize_sigs *s)
+{
+    if (!s->open)
+        return HK_OK;
+    s->open = false;
+    if (!s->has_addr || !s->has_base || !s->has_size || !s->cur_size ||
+        strncmp(s->cur_kind, "Invalid __global__ ", 19) != 0) {
+        s->unsigned_n++;
+        return HK_OK;
+    }
+    unsigned k = 0;
+    while (k < s->n_kinds && strcmp(s->kinds[k], s->cur_kind))
+        k++;
+    if (k == s->n_kinds) {
+        if (k == SANITIZE_SIG_KINDS) {
+            s->unsigned_n++;
+            return HK_OK;
+        }
+        snprintf(s->kinds[k], sizeof s->kinds[k], "%s", s->cur_kind);
+        s->n_kinds++;
+    }
+    sanitize_sig g = {.kind = k, .size = s->cur_size, .alloc_size = s->alloc_size,
+                      .offset = (long long)(s->addr - s->base), .count = 1};
+    return sig_add(s, &g);
+}
+
+int sanitize_sigs_line(sanitize_sigs *s, const char *line, size_t len)
+{
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%.*s", (int)(len < sizeof buf - 1 ? len : sizeof buf - 1), line);
+    size_t l = strlen(buf);
+    while (l && (buf[l - 1] == '\r' || buf[l - 1] == ' '))
+        buf[--l] = '\0';
+    if (strncmp(buf, PREFIX, strlen(PREFIX)) != 0)
+        return HK_OK; /* the program's own line */
+    const char *rest = buf + strlen(PREFIX);
+    size_t indent = strspn(rest, " ");
+    const char *body = rest + indent;
+    if (!*body) /* the blank line that closes a report */
+        return sigs_close(s);
+    if (indent >= 2) { /* a detail of the report above */
+        if (!s->open)
+            return HK_OK;
+        const char *p;
+        if (starts_ci(body, "Access to ") && hex_at(body + 10, &s->addr))
+            s->has_addr = true;
+        else if (starts_ci(body, "and is ") && (p = strstr(body, "nearest allocation at ")) &&
+                 hex_at(p + 22, &s->base) && (p = strstr(p, " of size ")) &&
+                 ull_at(p + 9, &s->alloc_size))
+            s->has_base = true;
+        if (s->printed == 1 && !starts_ci(body, "Saved host backtrace") &&
+            !starts_ci(body, "Host Frame") && !starts_ci(body, "Device Frame")) {
+            append(s->first, sizeof s->first, "; ", 2);
+            append(s->first, sizeof s->first, body, strlen(body));
+        }
+        return HK_OK;
+    }
+    int rc = sigs_close(s);
+    if (rc)
+        return rc;
+    if (starts_ci(body, "ERROR SUMMARY:")) {
+        const char *n = body + 14 + strspn(body + 14, " ");
+        unsigned long long v;
+        if (!ull_at(n, &v))
+            return HK_OK;
+        if (strstr(n, "not printed"))
+            s->unprinted += (long)(v > (unsigned long long)LONG_MAX ? LONG_MAX : v);
+        else
+            s->errors = (long)(v > (unsigned long long)LONG_MAX ? LONG_MAX : v);
+        return HK_OK;
+    }
+    /* the banner, the tool's notes and failures: no finding (as sanitize_parse) */
+    if (starts_ci(body, "COMPUTE-SANITIZER") || starts_ci(body, "LEAK SUMMARY") ||
+        starts_ci(body, "Target application returned an error") ||
+        starts_ci(body, "Process didn't terminate successfully") || starts_ci(body, "Error") ||
+        starts_ci(body, "Warning:") || starts_ci(body, "Internal "))
+        return HK_OK;
+    s->printed++;
+    if (s->printed > SANITIZE_SIG_MAX_FINDINGS) {
+        s->overflow = true;
+        return HK_OK;
+    }
+    s->open = true;
+    s->has_addr = s->has_base = s->has_size = false;
+    s->cur_size = 0;
+    const char *of = strstr(body, " of size ");
+    unsigned long long sz;
+    snprintf(s->cur_kind, sizeof s->cur_kind, "%.*s",
+             (int)(of ? (size_t)(of - body) : strlen(body)), body);
+    if (of && ull_at(of + 9, &sz) && sz <= 0xffffffffull) {
+        s->cur_size = (unsigned)sz;
+        s->has_size = true;
+    }
+    if (s->printed == 1)
+        snprintf(s->first, sizeof s->first, "%s", body);
+    return HK_OK;
+}
+
+int sanitize_sigs_end(sanitize_sigs *s)
+{
+    return sigs_close(s);
+}
+
+int sanitize_sigs_parse(const char *text, sanitize_sigs *s)
+{
+    sanitize_sigs_init(s);
+    const char *p = text ? text : "";
+    while (*p) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+        int rc = sanitize_sigs_line(s, p, len);
+        if (rc)
+            return rc;
+        p = nl ? nl + 1 : p + len;
+    }
+    return sanitize_sigs_end(s);
+}
+
+bool sanitize_sigs_complete(const sanitize_sigs *s)
+{
+    return s && s->errors >= 0 && s->printed == s->errors && s->unprinted == 0 &&
+           s->unsigned_n == 0 && !s->overflow && !s->open;
+}
+
+/* "a 4-byte Invalid __global__ read 4 bytes before an allocation of 4000012 bytes"; past
+ * the end counted as the tool counts it ("1 bytes after": the first byte past the end) */
+static void sig_words(const sanitize_sigs *s, const sanitize_sig *g, char *out, size_t cap)
+{
+    long long off = g->offset;
+    if (off < 0)
+        snprintf(out, cap, "a %u-byte %s %llu bytes before an allocation of %llu bytes", g->size,
+                 s->kinds[g->kind], (unsigned long long)-off, g->alloc_size);
+    else if ((unsigned long long)off >= g->alloc_size)
+        snprintf(out, cap, "a %u-byte %s %llu bytes after the end of an allocation of %llu bytes",
+                 g->size, s->kinds[g->kind], (unsigned long long)off - g->alloc_size + 1,
+                 g->alloc_size);
+    else
+        snprintf(out, cap, "a %u-byte %s at offset %lld inside an allocation of %llu bytes",
+                 g->size, s->kinds[g->kind], off, g->alloc_size);
+}
+
+bool sanitize_sigs_within(const sanitize_sigs *base, const sanitize_sigs *cand, char *why,
+                          size_t why_len)
+{
+    char dummy[8];
+    if (!why) {
+        why = dummy;
+        why_len = sizeof dummy;
+    }
+    why[0] = '\0';
+    if (!base || !cand)
+        return false;
+    if (!sanitize_sigs_complete(base)) {
+        snprintf(why, why_len, "the original kernel's findings were not all seen (%ld printed of "
+                 "%ld counted)", base->printed, base->errors);
+        return false;
+    }
+    if (!sanitize_sigs_complete(cand)) {
+        if (cand->errors > base->errors)
+            snprintf(why, why_len, "%ld findings, more than the original kernel's %ld",
+                     cand->errors, base->errors);
+        else
+            snprintf(why, why_len, "the candidate's findings were not all seen or read (%ld "
+                     "printed of %ld counted, %ld not printed, %ld without an address near an "
+                     "allocation)", cand->printed, cand->errors, cand->unprinted, cand->unsigned_n);
+        return false;
+    }
+    if (cand->errors > base->errors) {
+        snprintf(why, why_len, "%ld findings, more than the original kernel's %ld", cand->errors,
+                 base->errors);
+        return false;
+    }
+    for (size_t i = 0; i < cand->cap; i++) {
+        const sanitize_sig *g = &cand->slots[i];
+        if (!g->count)
+            continue;
+        sanitize_sig want = *g;
+        unsigned k = 0;
+        while (k < base->n_kinds && strcmp(base->kinds[k], cand->kinds[g->kind]))
+            k++;
+        want.kind = k;
+        const sanitize_sig *b = k < base->n_kinds && base->cap ? sig_slot(base, &want) : NULL;
+        long have = b && b->count ? b->count : 0;
+        if (g->count > have) {
+            char w[384];
+            sig_words(cand, g, w, sizeof w);
+            if (have)
+                snprintf(why, why_len, "%s %ld times, where the original kernel makes it %ld times",
+                         w, g->count, have);
+            else
+                snprintf(why, why_len, "%s, which the original kernel does not make", w);
+            return false;
+        }
+    }
+    return true;
+}
+
 /* The generated program's message: "message" of its last JSON line (an {"error":...} line
  * says why it failed), or "". */
 static void program_message(const char *text, char *out, size_t cap)
@@ -336,6 +638,7 @@ void sanitize_judge(enum sanitize_tool tool, int exit_code, int term_signal, boo
     out->reason = MEASURE_OK;
     sanitize_report rep;
     sanitize_parse(text, &rep);
+    out->errors = rep.errors;
     char msg[512];
     program_message(text, msg, sizeof msg);
     if (rep.found && rep.errors != 0) {
@@ -399,6 +702,10 @@ void sanitize_result_clear(sanitize_result *r)
 {
     if (!r)
         return;
+    if (r->sigs) {
+        sanitize_sigs_free(r->sigs);
+        hk_free(r->sigs);
+    }
     hk_free(r->details);
     hk_free(r->note);
     memset(r, 0, sizeof *r);
@@ -549,19 +856,22 @@ static unsigned timeout_of(const sanitize_opts *so)
 
 /* tool + its flags + o's wrapper + the program's argv, as one new argv. */
 static int tool_argv(const char *tool, enum sanitize_tool t, const measure_opts *o,
-                     unsigned print_limit, char **prog_argv, char ***out)
+                     unsigned print_limit, const char *const *extra, char **prog_argv,
+                     char ***out)
 {
     char limit[16];
     snprintf(limit, sizeof limit, "%u", print_limit);
     const char *const *flags = sanitize_tool_flags(t);
-    size_t nf = 0, nw = 0, np = 0;
+    size_t nf = 0, ne = 0, nw = 0, np = 0;
     while (flags[nf])
         nf++;
+    while (extra && extra[ne])
+        ne++;
     while (o->wrapper && o->wrapper[nw])
         nw++;
     while (prog_argv[np])
         np++;
-    char **v = hk_calloc(1 + nf + nw + np + 1, sizeof *v);
+    char **v = hk_calloc(1 + nf + ne + nw + np + 1, sizeof *v);
     if (!v)
         return HK_ENOMEM;
     size_t k = 0;
@@ -569,6 +879,8 @@ static int tool_argv(const char *tool, enum sanitize_tool t, const measure_opts 
     for (size_t i = 0; ok && i < nf; i++)
         ok = (v[k++] = hk_strdup(i && !strcmp(flags[i - 1], "--print-limit") ? limit
                                                                              : flags[i])) != NULL;
+    for (size_t i = 0; ok && i < ne; i++)
+        ok = (v[k++] = hk_strdup(extra[i])) != NULL;
     for (size_t i = 0; ok && i < nw; i++)
         ok = (v[k++] = hk_strdup(o->wrapper[i])) != NULL;
     for (size_t i = 0; ok && i < np; i++)
@@ -581,12 +893,60 @@ static int tool_argv(const char *tool, enum sanitize_tool t, const measure_opts 
     return HK_OK;
 }
 
+/* The log file of a run that prints every finding (run_tool with sigs): fed to sigs line by
+ * line, its first OUTPUT_MAX bytes and every summary line after them appended to text (for
+ * sanitize_judge); *cut when lines were left out of text. The file is the tool's alone
+ * (--log-file): the program's own printf goes to stdout, so device code cannot print a
+ * finding into it. A missing file (the tool did not start) adds nothing. HK_OK, HK_ENOMEM. */
+static int read_findings_log(const char *path, sanitize_sigs *sigs, struct hk_buf *text,
+                             bool *cut)
+{
+    *cut = false;
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return HK_OK;
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t n;
+    int rc = HK_OK;
+    while (!rc && (n = getline(&line, &cap, f)) >= 0) {
+        size_t len = (size_t)n;
+        while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+            len--;
+        if ((rc = sanitize_sigs_line(sigs, line, len)))
+            break;
+        bool summary = strstr(line, "SUMMARY:") != NULL;
+        if (!*cut && text->len + len + 1 <= OUTPUT_MAX) {
+            rc = hk_buf_append(text, line, len);
+            rc = rc ? rc : hk_buf_append(text, "\n", 1);
+        } else {
+            *cut = true;
+            if (summary) {
+                rc = hk_buf_append(text, line, len);
+                rc = rc ? rc : hk_buf_append(text, "\n", 1);
+            }
+        }
+    }
+    free(line);
+    fclose(f);
+    if (!rc)
+        rc = sanitize_sigs_end(sigs);
+    return rc == HK_ETOOBIG ? HK_ENOMEM : rc;
+}
+
 /* One tool's run of the program at out's combination. HK_OK (res says what happened),
- * HK_ECANCELED, HK_ENOMEM. */
+ * HK_ECANCELED, HK_ENOMEM. With sigs (memcheck judged by signature): every finding up to
+ * print_limit printed without backtraces into a log file in the program's directory, read
+ * into sigs (initialised here); res->shown and res->all_seen then count them all. */
 static int run_tool(const measure_opts *o, const char *tool, enum sanitize_tool t,
                     const measure_prog *p, const sanitize_result *at, unsigned timeout_ms,
-                    unsigned print_limit, sanitize_tool_result *res)
+                    unsigned print_limit, sanitize_sigs *sigs, sanitize_tool_result *res)
 {
+    char *logpath = NULL;
+    struct hk_buf tb;
+    hk_buf_init(&tb, (size_t)4 * OUTPUT_MAX);
+    if (sigs)
+        sanitize_sigs_init(sigs);
     harness_run hr = {.mode = "run", .size = at->size, .dist = at->dist, .seed = at->seed,
                       .check_seed = -1, .block = p->block};
     char **pargv = NULL, **argv = NULL, *exedir = NULL, *tooldir = NULL, *wrapdir = NULL,
@@ -619,7 +979,12 @@ static int run_tool(const measure_opts *o, const char *tool, enum sanitize_tool 
     }
     if ((rc = harness_run_argv(copy ? copy : p->exe, &hr, &pargv)))
         goto out;
-    if ((rc = tool_argv(tool, t, o, print_limit, pargv, &argv)))
+    if (sigs && !(logpath = hk_asprintf("%s/hk-sanitize-findings.log", exedir))) {
+        rc = HK_ENOMEM;
+        goto out;
+    }
+    const char *log_flags[] = {"--show-backtrace", "no", "--log-file", logpath, NULL};
+    if ((rc = tool_argv(tool, t, o, print_limit, sigs ? log_flags : NULL, pargv, &argv)))
         goto out;
     /* the program's directory is where it runs; the tool and a wrapper under /tmp must stay
      * visible under bwrap's private /tmp */
@@ -646,6 +1011,8 @@ static int run_tool(const measure_opts *o, const char *tool, enum sanitize_tool 
         /* The tool runs the kernel but times nothing: the GPU lock shared, beside other
          * episodes' checks, never beside a timed loop. Not handed to the program: its run
          * mode has no timed loop, and the tool's slowdown would make any timing moot. */
+        if (logpath)
+            (void)unlink(logpath);
         rc = measure_run_argv_held(o, &rs, MEASURE_GPU_SHARED, &r);
         if (rc == HK_ECANCELED || rc == HK_ENOMEM)
             goto out;
@@ -658,12 +1025,26 @@ static int run_tool(const measure_opts *o, const char *tool, enum sanitize_tool 
             rc = HK_OK;
             goto out;
         }
-        if (!(text = hk_asprintf("%s\n%s", r.out ? r.out : "", r.err ? r.err : ""))) {
+        bool log_cut = false;
+        if (sigs) {
+            sanitize_sigs_free(sigs);
+            hk_buf_reset(&tb);
+            if ((rc = read_findings_log(logpath, sigs, &tb, &log_cut)))
+                goto out;
+        }
+        if (!(text = hk_asprintf("%s%s\n%s", tb.data ? tb.data : "", r.out ? r.out : "",
+                                 r.err ? r.err : ""))) {
             rc = HK_ENOMEM;
             goto out;
         }
         sanitize_judge(t, r.exit_code, r.term_signal, r.timed_out, timeout_ms, text, res);
         res->net_only = attempt > 0;
+        if (sigs) {
+            /* every finding printed is in sigs; the text's sites hold all of them only when
+             * no line was left out of it */
+            res->shown = sigs->printed > INT_MAX ? INT_MAX : (int)sigs->printed;
+            res->all_seen = res->all_seen && !log_cut && sanitize_sigs_complete(sigs);
+        }
         if (res->shown >= (int)print_limit)
             res->all_seen = false; /* the tool stopped printing: some findings are unseen */
         /* Should the tool still not launch its target inside the namespace sandbox ("Error
@@ -688,6 +1069,10 @@ static int run_tool(const measure_opts *o, const char *tool, enum sanitize_tool 
     }
     res->wall_ms = r.wall_ms;
 out:
+    if (logpath)
+        (void)unlink(logpath);
+    hk_free(logpath);
+    hk_buf_free(&tb);
     runner_result_free(&r);
     harness_argv_free(pargv);
     harness_argv_free(argv);
@@ -735,7 +1120,14 @@ static int make_note(sanitize_result *r)
     for (int t = 0; t < SANITIZE_N_TOOLS && !inh; t++)
         if (r->tools[t].status == SANITIZE_INHERITED)
             inh = &r->tools[t];
-    if (r->outcome == SANITIZE_PASSED && inh) {
+    if (r->outcome == SANITIZE_PASSED && inh && inh->by_signature) {
+        rc = hk_buf_printf(&b, "memory safety: checked by compute-sanitizer (memcheck, "
+                               "racecheck, initcheck: no findings of the candidate's own; %s "
+                               "reports only invalid accesses the original kernel makes too, "
+                               "every one printed and compared by kind, size, allocation and "
+                               "offset: %s; %s)",
+                           sanitize_tool_name(inh->tool), inh->text, at);
+    } else if (r->outcome == SANITIZE_PASSED && inh) {
         rc = hk_buf_printf(&b, "memory safety: checked by compute-sanitizer (memcheck, "
                                "racecheck, initcheck: no findings of the candidate's own; %s "
                                "reports what it reports in the original kernel, on lines the "
@@ -835,6 +1227,34 @@ static bool inherited(const sanitize_opts *so, enum sanitize_tool t, const sanit
     return named > 0;
 }
 
+/* sanitize_opts.signatures: memcheck found something in the baseline (x, at print limit 1 or
+ * SANITIZE_JUDGE_PRINT_LIMIT); it runs once more printing every finding its summary counted
+ * (limit: that count + 1) into out->sigs. Not run past SANITIZE_SIG_MAX_FINDINGS, nor when the
+ * count is unknown (the run was cut): out->sigs stays NULL and only the line rule is left.
+ * HK_OK, HK_ECANCELED, HK_ENOMEM. */
+static int collect_signatures(const measure_opts *o, const char *tool, const measure_prog *p,
+                              sanitize_result *out, unsigned timeout_ms,
+                              const sanitize_tool_result *x)
+{
+    if (x->errors <= 0 || x->errors > SANITIZE_SIG_MAX_FINDINGS || out->sigs)
+        return HK_OK;
+    if (!(out->sigs = hk_calloc(1, sizeof *out->sigs)))
+        return HK_ENOMEM;
+    sanitize_tool_result again;
+    int rc = run_tool(o, tool, SANITIZE_MEMCHECK, p, out, timeout_ms,
+                      (unsigned)x->errors + 1, out->sigs, &again);
+    HK_DEBUG("sanitize: memcheck's findings by signature on %s: status %d, %ld printed of %ld, "
+             "%zu distinct, %ld unsigned, in %ld ms", p->exe, (int)again.status,
+             out->sigs->printed, out->sigs->errors, out->sigs->n, out->sigs->unsigned_n,
+             again.wall_ms);
+    if (rc || again.status != SANITIZE_FOUND || !sanitize_sigs_complete(out->sigs)) {
+        sanitize_sigs_free(out->sigs);
+        hk_free(out->sigs);
+        out->sigs = NULL;
+    }
+    return rc;
+}
+
 int sanitize_candidate(const measure_opts *o, const sanitize_opts *so, const measure_prog *p,
                        sanitize_result *out)
 {
@@ -880,10 +1300,44 @@ int sanitize_candidate(const measure_opts *o, const sanitize_opts *so, const mea
     for (int t = 0; t < SANITIZE_N_TOOLS; t++) {
         sanitize_tool_result *x = &out->tools[t];
         unsigned limit = so && so->baseline ? SANITIZE_JUDGE_PRINT_LIMIT : 1;
-        if ((rc = run_tool(o, tool, (enum sanitize_tool)t, p, out, timeout_ms, limit, x)))
+        /* memcheck judged against the original's findings by signature: every finding up
+         * to one more than the original's count printed, so that all of them are seen
+         * unless there are more than the original's */
+        const sanitize_sigs *bsig = t == SANITIZE_MEMCHECK && so && so->baseline
+                                        ? so->baseline->sigs : NULL;
+        if (bsig && !sanitize_sigs_complete(bsig))
+            bsig = NULL;
+        if (bsig) {
+            if (!(out->sigs = hk_calloc(1, sizeof *out->sigs))) {
+                rc = HK_ENOMEM;
+                goto out;
+            }
+            if (bsig->errors + 1 > (long)limit)
+                limit = (unsigned)(bsig->errors + 1);
+        }
+        if ((rc = run_tool(o, tool, (enum sanitize_tool)t, p, out, timeout_ms, limit,
+                           bsig ? out->sigs : NULL, x)))
             goto out;
         HK_DEBUG("sanitize: %s on %s: status %d in %ld ms%s%s", sanitize_tool_name(t), p->exe,
                  (int)x->status, x->wall_ms, x->text[0] ? ": " : "", x->text);
+        if (t == SANITIZE_MEMCHECK && so && so->signatures && x->status == SANITIZE_FOUND &&
+            (rc = collect_signatures(o, tool, p, out, timeout_ms, x)))
+            goto out;
+        if (x->status == SANITIZE_FOUND && bsig) {
+            char why_not[512];
+            if (sanitize_sigs_within(bsig, out->sigs, why_not, sizeof why_not)) {
+                x->status = SANITIZE_INHERITED;
+                x->reason = MEASURE_OK;
+                x->by_signature = true;
+                snprintf(x->text, sizeof x->text, "%ld invalid accesses (the original kernel: %ld), "
+                         "the first: %s", out->sigs->errors, bsig->errors, out->sigs->first);
+                continue;
+            }
+            if (!inherited(so, (enum sanitize_tool)t, x)) {
+                size_t l = strlen(x->text);
+                snprintf(x->text + l, sizeof x->text - l, " (not the original kernel's: %s)", why_not);
+            }
+        }
         if (x->status == SANITIZE_FOUND && inherited(so, (enum sanitize_tool)t, x)) {
             x->status = SANITIZE_INHERITED;
             x->reason = MEASURE_OK;

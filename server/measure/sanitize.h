@@ -106,6 +106,9 @@ typedef struct {
     bool all_seen;
     bool net_only; /* run in the network-only sandbox: the tool could not launch its target
                     * inside the namespace sandbox (sanitize_run_tool) */
+    long errors;   /* the tool's own count (its summary line, sanitize_report.errors); -1 none */
+    bool by_signature; /* INHERITED by memcheck's signatures (sanitize_sigs_within), not by
+                        * the lines the findings name */
 } sanitize_tool_result;
 
 /* Pure: the outcome of one tool's run from how it ended (exit_code -1 with term_signal for
@@ -116,6 +119,75 @@ typedef struct {
  * NOT_CHECKED; any other exit is FAILED with the program's reason (its JSON message kept). */
 void sanitize_judge(enum sanitize_tool tool, int exit_code, int term_signal, bool timed_out,
                     unsigned timeout_ms, const char *text, sanitize_tool_result *out);
+
+/* ---- memcheck's findings by signature (pure) ---- */
+
+/* An original kernel that reads out of bounds more often than the judged run prints (Rodinia's
+ * srad1: ~49 K reads of the row above the first and below the last, session 26) cannot have its
+ * findings credited line by line: the unprinted ones are unseen. So memcheck's findings are
+ * also compared by what each access is, in terms no thread mapping changes and no candidate
+ * can claim without making that very access: its kind ("Invalid __global__ read"), its size,
+ * the size of the allocation it falls near and its offset from that allocation's start (the
+ * access's address less the allocation's, both printed in one report, so the address space's
+ * placement drops out). The original's findings and the candidate's are multisets of these;
+ * the candidate's are the original's when every one was printed (the tool's ERROR SUMMARY
+ * counts as many as it printed, none "were not printed", each one signed) on both sides and
+ * each signature occurs in the candidate at most as often as in the original. A candidate
+ * with an access of its own, the same access more often, or more findings than the original
+ * is rejected; an unseen finding is never credited. Two allocations of one size are not told
+ * apart (the harness allocates the spec's buffers; the report names no buffer). */
+#define SANITIZE_SIG_MAX_FINDINGS 262144L /* the judged run's print limit at most */
+#define SANITIZE_SIG_KINDS 16
+#define SANITIZE_SIG_KIND_MAX 48
+
+typedef struct {
+    unsigned kind;                 /* index into sanitize_sigs.kinds */
+    unsigned size;                 /* bytes accessed */
+    unsigned long long alloc_size; /* the nearest allocation's size in bytes */
+    long long offset;              /* the access's address less the allocation's */
+    long count;                    /* how many findings have it; 0: an empty slot */
+} sanitize_sig;
+
+/* One memcheck run's findings as a multiset of signatures, and its counts. Fed line by line
+ * (sanitize_sigs_line) so that a run printing 10^5 findings is never held as text.
+ * sanitize_sigs_init, then sanitize_sigs_free. */
+typedef struct sanitize_sigs {
+    long printed;    /* finding reports printed */
+    long errors;     /* the ERROR SUMMARY's count; -1: no summary line (the run was cut) */
+    long unprinted;  /* "ERROR SUMMARY: N errors were not printed"; 0 when absent */
+    long unsigned_n; /* printed findings without a signature (no "Access to" address, no
+                      * nearest allocation, not a __global__ access, too many kinds) */
+    bool overflow;   /* more than SANITIZE_SIG_MAX_FINDINGS printed: not all kept */
+    char kinds[SANITIZE_SIG_KINDS][SANITIZE_SIG_KIND_MAX];
+    unsigned n_kinds;
+    sanitize_sig *slots; /* open addressing, cap a power of two */
+    size_t cap, n;       /* slots, and distinct signatures in them */
+    char first[SANITIZE_TEXT_MAX]; /* the first finding on one line (header; details) */
+    /* the report being read */
+    bool open, has_addr, has_base, has_size;
+    char cur_kind[SANITIZE_SIG_KIND_MAX];
+    unsigned cur_size;
+    unsigned long long addr, base, alloc_size;
+} sanitize_sigs;
+
+void sanitize_sigs_init(sanitize_sigs *s);
+void sanitize_sigs_free(sanitize_sigs *s);
+/* One line of the tool's text (len bytes, no newline; lines without the "=========" prefix
+ * are the program's and are skipped). HK_OK, HK_ENOMEM. */
+int sanitize_sigs_line(sanitize_sigs *s, const char *line, size_t len);
+/* Closes the report being read (after the last line). HK_OK, HK_ENOMEM. */
+int sanitize_sigs_end(sanitize_sigs *s);
+/* The whole text, line by line, then sanitize_sigs_end; s is initialised here. */
+int sanitize_sigs_parse(const char *text, sanitize_sigs *s);
+/* Whether every finding the tool counted was printed and signed: a summary, as many printed
+ * as it counts, none "not printed", none without a signature, no overflow. */
+bool sanitize_sigs_complete(const sanitize_sigs *s);
+/* Whether cand's findings are base's: both complete, cand counts no more than base, and each
+ * of cand's signatures occurs in base at least as often. false with why (may be NULL) saying
+ * what is not, e.g. "a 4-byte Invalid __global__ read 4 bytes before an allocation of
+ * 4000012 bytes, which the original kernel does not make". */
+bool sanitize_sigs_within(const sanitize_sigs *base, const sanitize_sigs *cand, char *why,
+                          size_t why_len);
 
 /* ---- which candidates (pure) ---- */
 
@@ -148,6 +220,12 @@ typedef struct {
     const char *base_text, *cand_text;
     size_t base_len, cand_len;
     bool all_tools;        /* every tool runs, also after a finding (for the baseline) */
+    /* For the baseline: when memcheck finds something, it runs once more printing all its
+     * findings (print limit: its count + 1, at most SANITIZE_SIG_MAX_FINDINGS) into a log
+     * file, read into sanitize_result.sigs. A candidate judged against a baseline with sigs
+     * (sanitize_opts.baseline) runs memcheck the same way, and its findings are INHERITED
+     * when sanitize_sigs_within(baseline's, its own) holds, or by the line rule above. */
+    bool signatures;
 } sanitize_opts;
 
 enum sanitize_outcome {
@@ -170,6 +248,8 @@ typedef struct sanitize_result {
     long long seed;
     long long elements;          /* elements in the largest buffer at that size; -1 unknown */
     char tool_path[512];         /* the compute-sanitizer used; "" when none */
+    sanitize_sigs *sigs;         /* memcheck's findings by signature (sanitize_opts.signatures,
+                                  * or a candidate judged by them); NULL when not collected */
 } sanitize_result;
 
 void sanitize_result_clear(sanitize_result *r);

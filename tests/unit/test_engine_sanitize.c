@@ -333,6 +333,244 @@ static void test_wanted(void **state)
     assert_false(sanitize_wanted(true, true, 3.0, true));    /* never twice */
 }
 
+/* ---- memcheck's findings by signature (issue 12: an original with more findings than the
+ * print limit, Rodinia's srad1) ---- */
+
+/* The recorded reports: kind, size, the nearest allocation's size and the offset from it
+ * (the two addresses printed, subtracted), whatever the addresses themselves. */
+static void test_sigs_recorded(void **state)
+{
+    (void)state;
+    sanitize_sigs s;
+    assert_int_equal(sanitize_sigs_parse(slurp("memcheck_oob_read.txt"), &s), HK_OK);
+    assert_int_equal(s.printed, 1);
+    assert_int_equal(s.errors, 1);
+    assert_int_equal(s.unprinted, 0);
+    assert_int_equal(s.unsigned_n, 0);
+    assert_true(sanitize_sigs_complete(&s));
+    assert_int_equal(s.n, 1);
+    assert_string_equal(s.kinds[0], "Invalid __global__ read");
+    const sanitize_sig *g = NULL;
+    for (size_t i = 0; i < s.cap; i++)
+        if (s.slots[i].count)
+            g = &s.slots[i];
+    assert_non_null(g);
+    assert_int_equal(g->size, 16);
+    assert_int_equal(g->alloc_size, 4000012);
+    assert_int_equal(g->offset, 0x7fd682bd0900LL - 0x7fd682800000LL); /* 4000000 */
+    assert_int_equal(g->count, 1);
+    /* the first finding on one line, backtrace left out */
+    assert_non_null(strstr(s.first, "Invalid __global__ read of size 16 bytes; at saxpy_tail("));
+    assert_null(strstr(s.first, "Host Frame"));
+    sanitize_sigs b;
+    assert_int_equal(sanitize_sigs_parse(slurp("memcheck_oob_write.txt"), &b), HK_OK);
+    char why[512];
+    /* a write one element past the end is not that read */
+    assert_false(sanitize_sigs_within(&s, &b, why, sizeof why));
+    assert_non_null(strstr(why, "a 4-byte Invalid __global__ write 1 bytes after the end of an "
+                                "allocation of 4000012 bytes, which the original kernel does "
+                                "not make"));
+    assert_true(sanitize_sigs_within(&s, &s, why, sizeof why));
+    sanitize_sigs_free(&b);
+    /* a shared-memory report names no allocation: no signature, never credited by it */
+    assert_int_equal(sanitize_sigs_parse(slurp("memcheck_cuda11_format.txt"), &b), HK_OK);
+    assert_int_equal(b.printed, 1);
+    assert_int_equal(b.unsigned_n, 1);
+    assert_false(sanitize_sigs_complete(&b));
+    assert_false(sanitize_sigs_within(&b, &b, why, sizeof why));
+    sanitize_sigs_free(&b);
+    /* no finding: complete and empty */
+    assert_int_equal(sanitize_sigs_parse(slurp("memcheck_clean.txt"), &b), HK_OK);
+    assert_true(sanitize_sigs_complete(&b));
+    assert_int_equal(b.n, 0);
+    assert_true(sanitize_sigs_within(&s, &b, why, sizeof why));
+    sanitize_sigs_free(&b);
+    sanitize_sigs_free(&s);
+}
+
+/* srad1's kind of finding, modelled after session 26's account (Rodinia's index_n at the
+ * first block row, index_s at the last: the row above the image and the row below it): a
+ * COLS x ROWS float image, the border threads reading J[-COLS + x] and J[ROWS * COLS + x],
+ * from two statements each reading one of two buffers of the image's size (so every
+ * signature occurs twice). The tool's text for a program whose allocations start at base,
+ * the threads of each border row in the order perm gives (a thread mapping), at source line
+ * line: the original with every finding, or a candidate's variation of it. */
+enum { COLS = 12288, ROWS = 512, SRAD_FINDINGS = 4 * COLS }; /* 49152 */
+
+typedef enum {
+    SRAD_SAME = 0,     /* the original's accesses */
+    SRAD_OWN_EXTRA,    /* and one read of its own, 4 bytes further below the image */
+    SRAD_OWN_SWAPPED,  /* one of the original's reads left out, one of its own instead */
+    SRAD_TWICE,        /* one of the original's reads left out, another made once more */
+    SRAD_FEWER,        /* the bottom border read by one buffer only */
+    SRAD_VECTOR,       /* the top border read 16 bytes at a time (a vectorized candidate) */
+} srad_variant;
+
+static char *srad_text(unsigned long long base, int reversed, int line, srad_variant v,
+                       long print_limit)
+{
+    const unsigned long long bytes = 4ull * COLS * ROWS, gap = 1ull << 26;
+    size_t cap = (size_t)(SRAD_FINDINGS + 8) * 400, n = 0;
+    char *t = malloc(cap);
+    assert_non_null(t);
+    n += (size_t)snprintf(t + n, cap - n, "========= COMPUTE-SANITIZER\n");
+    long count = 0, printed = 0;
+    for (int buf = 0; buf < 2; buf++)
+        for (int row = 0; row < 2; row++)
+            for (int k = 0; k < COLS; k += (v == SRAD_VECTOR && row == 0 ? 4 : 1)) {
+                int x = reversed ? COLS - 1 - k - (v == SRAD_VECTOR && row == 0 ? 3 : 0) : k;
+                if (v == SRAD_FEWER && buf == 1 && row == 1)
+                    continue;
+                long long off = row == 0 ? -4ll * (COLS - x) : (long long)bytes + 4ll * x;
+                if ((v == SRAD_OWN_SWAPPED || v == SRAD_TWICE) && buf == 1 && row == 1 && x == 7)
+                    off = v == SRAD_OWN_SWAPPED ? (long long)bytes + 4ll * COLS + 64 /* own */
+                                                : (long long)bytes + 4ll * 8; /* x = 8 again */
+                unsigned size = v == SRAD_VECTOR && row == 0 ? 16 : 4;
+                unsigned long long alloc = base + (unsigned long long)buf * (bytes + gap);
+                count++;
+                if (print_limit && printed >= print_limit)
+                    continue;
+                printed++;
+                n += (size_t)snprintf(
+                    t + n, cap - n,
+                    "========= Invalid __global__ read of size %u bytes\n"
+                    "=========     at srad_cuda_1(float *, float *, float *, float *, float *, "
+                    "float *, int, int, float)+0x%x in srad1.cu:%d\n"
+                    "=========     by thread (%d,%d,0) in block (%d,%d,0)\n"
+                    "=========     Access to 0x%llx is out of bounds\n"
+                    "=========     and is %llu bytes %s the nearest allocation at 0x%llx of size "
+                    "%llu bytes\n=========\n",
+                    size, 0x2a0 + 0x10 * buf, line + buf, x % 16, row ? 15 : 0, x / 16,
+                    row ? ROWS / 16 - 1 : 0, alloc + (unsigned long long)off,
+                    off < 0 ? (unsigned long long)-off
+                            : (unsigned long long)off - bytes + 1, /* the tool's "1 bytes after" */
+                    off < 0 ? "before" : "after", alloc, bytes);
+            }
+    if (v == SRAD_OWN_EXTRA) {
+        count++;
+        if (!print_limit || printed < print_limit) {
+            printed++;
+            n += (size_t)snprintf(t + n, cap - n,
+                                  "========= Invalid __global__ read of size 4 bytes\n"
+                                  "=========     at srad_cuda_1(...)+0x400 in srad1.cu:%d\n"
+                                  "=========     by thread (0,0,0) in block (0,0,0)\n"
+                                  "=========     Access to 0x%llx is out of bounds\n"
+                                  "=========     and is 4100 bytes after the nearest allocation "
+                                  "at 0x%llx of size %llu bytes\n=========\n",
+                                  line + 9, base + bytes + 4100 - 1, base, bytes);
+        }
+    }
+    n += (size_t)snprintf(t + n, cap - n, "========= ERROR SUMMARY: %ld errors\n", count);
+    if (printed < count)
+        n += (size_t)snprintf(t + n, cap - n,
+                              "========= ERROR SUMMARY: %ld errors were not printed. Use "
+                              "--print-limit option to adjust the number of printed errors\n",
+                              count - printed);
+    assert_true(n < cap);
+    return t;
+}
+
+static void sigs_of(const char *text, sanitize_sigs *s)
+{
+    assert_int_equal(sanitize_sigs_parse(text, s), HK_OK);
+}
+
+/* The rule on srad1's kind of original: the same accesses under another thread mapping, other
+ * addresses and other source lines are the original's; the cheat (an out-of-bounds read of
+ * its own beside the original's 49152) is not, nor the same count with one access swapped
+ * for its own or made twice; fewer is; unseen findings on either side never are. */
+static void test_sigs_rule(void **state)
+{
+    (void)state;
+    char why[512];
+    sanitize_sigs o, c;
+    char *t = srad_text(0x7f0000000000ull, 0, 57, SRAD_SAME, 0);
+    sigs_of(t, &o);
+    free(t);
+    assert_int_equal(o.errors, SRAD_FINDINGS);
+    assert_int_equal(o.printed, SRAD_FINDINGS);
+    assert_true(sanitize_sigs_complete(&o));
+    assert_int_equal(o.n, 2 * COLS);   /* two buffers of one size: each signature twice */
+    /* the parser's count: "were not printed" adds no errors */
+    t = srad_text(0x7f0000000000ull, 0, 57, SRAD_SAME, 64);
+    sanitize_report rep;
+    sanitize_parse(t, &rep);
+    assert_int_equal(rep.errors, SRAD_FINDINGS);
+    assert_int_equal(rep.shown, 64);
+    sigs_of(t, &c);
+    free(t);
+    assert_int_equal(c.printed, 64);
+    assert_int_equal(c.unprinted, SRAD_FINDINGS - 64);
+    assert_false(sanitize_sigs_complete(&c));
+    /* an original seen only in part credits nothing, not even its own findings */
+    assert_false(sanitize_sigs_within(&c, &o, why, sizeof why));
+    assert_non_null(strstr(why, "the original kernel's findings were not all seen"));
+    sanitize_sigs_free(&c);
+
+    /* the same accesses: other addresses, the other thread order, other lines */
+    t = srad_text(0x7fe126800000ull, 1, 40, SRAD_SAME, 0);
+    sigs_of(t, &c);
+    free(t);
+    assert_true(sanitize_sigs_within(&o, &c, why, sizeof why));
+    sanitize_sigs_free(&c);
+    t = srad_text(0x7fe126800000ull, 1, 40, SRAD_FEWER, 0);
+    sigs_of(t, &c);
+    free(t);
+    assert_int_equal(c.errors, 3 * COLS);
+    assert_true(sanitize_sigs_within(&o, &c, why, sizeof why));
+    sanitize_sigs_free(&c);
+
+    /* the cheat: its own out-of-bounds read beside the original's 49152 */
+    t = srad_text(0x7fe126800000ull, 1, 40, SRAD_OWN_EXTRA, 0);
+    sigs_of(t, &c);
+    free(t);
+    assert_true(sanitize_sigs_complete(&c));
+    assert_false(sanitize_sigs_within(&o, &c, why, sizeof why));
+    assert_string_equal(why, "49153 findings, more than the original kernel's 49152");
+    sanitize_sigs_free(&c);
+    /* the same, judged at the print limit the candidate gets (the original's count + 1):
+     * all printed, still one too many */
+    t = srad_text(0x7fe126800000ull, 1, 40, SRAD_OWN_EXTRA, SRAD_FINDINGS + 1);
+    sigs_of(t, &c);
+    free(t);
+    assert_false(sanitize_sigs_within(&o, &c, why, sizeof why));
+    sanitize_sigs_free(&c);
+    /* the count kept: one of the original's reads left out for one of its own */
+    t = srad_text(0x7fe126800000ull, 1, 40, SRAD_OWN_SWAPPED, 0);
+    sigs_of(t, &c);
+    free(t);
+    assert_int_equal(c.errors, SRAD_FINDINGS);
+    assert_false(sanitize_sigs_within(&o, &c, why, sizeof why));
+    assert_non_null(strstr(why, "a 4-byte Invalid __global__ read 49217 bytes after the end of "
+                                "an allocation of 25165824 bytes, which the original kernel "
+                                "does not make"));
+    sanitize_sigs_free(&c);
+    /* ... or for one of the original's made once more than the original makes it */
+    t = srad_text(0x7fe126800000ull, 1, 40, SRAD_TWICE, 0);
+    sigs_of(t, &c);
+    free(t);
+    assert_false(sanitize_sigs_within(&o, &c, why, sizeof why));
+    assert_non_null(strstr(why, "3 times, where the original kernel makes it 2 times"));
+    sanitize_sigs_free(&c);
+    /* a vectorized read of the same bytes is another access (not credited: a known limit) */
+    t = srad_text(0x7fe126800000ull, 0, 40, SRAD_VECTOR, 0);
+    sigs_of(t, &c);
+    free(t);
+    assert_false(sanitize_sigs_within(&o, &c, why, sizeof why));
+    assert_non_null(strstr(why, "16-byte"));
+    sanitize_sigs_free(&c);
+    /* a candidate cut short (no summary) is not all seen */
+    t = srad_text(0x7fe126800000ull, 1, 40, SRAD_FEWER, 0);
+    *strstr(t, "========= ERROR SUMMARY") = '\0';
+    sigs_of(t, &c);
+    free(t);
+    assert_int_equal(c.errors, -1);
+    assert_false(sanitize_sigs_within(&o, &c, why, sizeof why));
+    sanitize_sigs_free(&c);
+    sanitize_sigs_free(&o);
+}
+
+
 /* ---- the whole sequence, through the runner ---- */
 
 typedef struct {
@@ -372,6 +610,7 @@ static int setup(void **state)
     unsetenv("FAKE_SANITIZER_RACECHECK");
     unsetenv("FAKE_SANITIZER_INITCHECK");
     unsetenv("FAKE_SANITIZER_SLEEP");
+    unsetenv("FAKE_SANITIZER_STDOUT");
     unsetenv("HK_COMPUTE_SANITIZER");
     unsetenv("HK_SANITIZE_TIMEOUT_S");
     *state = f;
@@ -795,6 +1034,124 @@ static void test_not_checked(void **state)
     sanitize_result_clear(&r);
 }
 
+/* text written to the file dir/name; its path in out */
+static void write_fixture(const fixture *f, const char *name, const char *text, char *out,
+                          size_t cap)
+{
+    snprintf(out, cap, "%s/%s", f->dir, name);
+    FILE *fp = fopen(out, "w");
+    assert_non_null(fp);
+    assert_int_equal(fputs(text, fp) >= 0, 1);
+    assert_int_equal(fclose(fp), 0);
+}
+
+/* The whole sequence on srad1's kind of original (49152 invalid reads, far past the judged
+ * print limit of 64): the baseline under every tool with signatures runs memcheck a second
+ * time printing all of them into its own log file; a candidate making the same accesses under
+ * another mapping passes (memcheck INHERITED by signature, the other tools still run); the
+ * cheat -- the original's 49152 and one read of its own -- and the same count with one of the
+ * original's swapped for its own are rejected as out_of_bounds, the reason in the details,
+ * whatever the program itself prints on stdout. */
+static void test_run_signatures(void **state)
+{
+    fixture *f = *state;
+    char orig[400], same[400], extra[400], swapped[400], fake[400];
+    char *t = srad_text(0x7f0000000000ull, 0, 57, SRAD_SAME, 0);
+    write_fixture(f, "orig.txt", t, orig, sizeof orig);
+    free(t);
+    t = srad_text(0x7fe126800000ull, 1, 40, SRAD_SAME, 0);
+    write_fixture(f, "same.txt", t, same, sizeof same);
+    free(t);
+    t = srad_text(0x7fe126800000ull, 1, 40, SRAD_OWN_EXTRA, 0);
+    write_fixture(f, "extra.txt", t, extra, sizeof extra);
+    free(t);
+    t = srad_text(0x7fe126800000ull, 1, 40, SRAD_OWN_SWAPPED, 0);
+    write_fixture(f, "swapped.txt", t, swapped, sizeof swapped);
+    free(t);
+
+    setenv("FAKE_SANITIZER_MEMCHECK", orig, 1);
+    sanitize_opts bo = {.tool = FAKE_TOOL, .all_tools = true, .signatures = true};
+    sanitize_result b;
+    run(f, "ok", &bo, &b);
+    assert_int_equal(b.outcome, SANITIZE_REJECTED);
+    assert_int_equal(b.tools[SANITIZE_MEMCHECK].status, SANITIZE_FOUND);
+    assert_int_equal(b.tools[SANITIZE_MEMCHECK].errors, SRAD_FINDINGS); /* at print limit 1 */
+    assert_int_equal(b.tools[SANITIZE_INITCHECK].status, SANITIZE_CLEAN);
+    assert_non_null(b.sigs);
+    assert_true(sanitize_sigs_complete(b.sigs));
+    assert_int_equal(b.sigs->errors, SRAD_FINDINGS);
+    /* the second memcheck run: every finding, into its own file, no backtraces */
+    char want[640];
+    snprintf(want, sizeof want, "memcheck --tool memcheck --leak-check no --padding 65536 "
+             "--report-api-errors no --error-exitcode 86 --check-exit-code no --print-limit %d "
+             "--show-backtrace no --log-file %s/bin/hk-sanitize-findings.log ",
+             SRAD_FINDINGS + 1, f->dir);
+    assert_non_null(strstr(tool_log(f), want));
+    char logfile[400];
+    snprintf(logfile, sizeof logfile, "%s/bin/hk-sanitize-findings.log", f->dir);
+    assert_int_equal(access(logfile, F_OK), -1); /* removed after it was read */
+
+    sanitize_opts io = {.tool = FAKE_TOOL, .baseline = &b, .base_text = "", .base_len = 0,
+                        .cand_text = "", .cand_len = 0};
+    sanitize_result r;
+    setenv("FAKE_SANITIZER_MEMCHECK", same, 1);
+    run(f, "ok", &io, &r);
+    assert_int_equal(r.outcome, SANITIZE_PASSED);
+    assert_int_equal(r.tools[SANITIZE_MEMCHECK].status, SANITIZE_INHERITED);
+    assert_true(r.tools[SANITIZE_MEMCHECK].by_signature);
+    assert_int_equal(r.tools[SANITIZE_RACECHECK].status, SANITIZE_CLEAN);
+    assert_int_equal(r.tools[SANITIZE_INITCHECK].status, SANITIZE_CLEAN);
+    assert_non_null(strstr(r.note, "memcheck reports only invalid accesses the original kernel "
+                                   "makes too, every one printed and compared by kind, size, "
+                                   "allocation and offset: 49152 invalid accesses (the original "
+                                   "kernel: 49152), the first: Invalid __global__ read of size 4 "
+                                   "bytes; at srad_cuda_1("));
+    assert_non_null(strstr(tool_log(f), want)); /* the candidate: the original's count + 1 */
+    sanitize_result_clear(&r);
+
+    /* the cheat: one read of its own beside the original's 49152 */
+    setenv("FAKE_SANITIZER_MEMCHECK", extra, 1);
+    run(f, "ok", &io, &r);
+    assert_int_equal(r.outcome, SANITIZE_REJECTED);
+    assert_int_equal(r.reason, MEASURE_OUT_OF_BOUNDS);
+    assert_int_equal(r.tools[SANITIZE_MEMCHECK].status, SANITIZE_FOUND);
+    assert_non_null(strstr(r.details, "(not the original kernel's: 49153 findings, more than the "
+                                      "original kernel's 49152)"));
+    sanitize_result_clear(&r);
+
+    /* the count kept, one read swapped for its own; the program printing a clean summary and
+     * copies of the original's reports on stdout changes nothing (the tool's log is its own) */
+    write_fixture(f, "fake.txt", "========= ERROR SUMMARY: 0 errors\n", fake, sizeof fake);
+    setenv("FAKE_SANITIZER_STDOUT", orig, 1);
+    setenv("FAKE_SANITIZER_MEMCHECK", swapped, 1);
+    run(f, "ok", &io, &r);
+    assert_int_equal(r.outcome, SANITIZE_REJECTED);
+    assert_int_equal(r.reason, MEASURE_OUT_OF_BOUNDS);
+    assert_non_null(strstr(r.details, "which the original kernel does not make)"));
+    sanitize_result_clear(&r);
+    setenv("FAKE_SANITIZER_STDOUT", fake, 1);
+    run(f, "ok", &io, &r);
+    assert_int_equal(r.outcome, SANITIZE_REJECTED);
+    sanitize_result_clear(&r);
+    unsetenv("FAKE_SANITIZER_STDOUT");
+
+    /* without signatures (a baseline run that did not ask), the 49152 findings are past the
+     * print limit: rejected as before */
+    sanitize_result_clear(&b);
+    setenv("FAKE_SANITIZER_MEMCHECK", orig, 1);
+    bo.signatures = false;
+    run(f, "ok", &bo, &b);
+    assert_null(b.sigs);
+    io.baseline = &b;
+    setenv("FAKE_SANITIZER_MEMCHECK", same, 1);
+    run(f, "ok", &io, &r);
+    unsetenv("FAKE_SANITIZER_MEMCHECK");
+    assert_int_equal(r.outcome, SANITIZE_REJECTED);
+    assert_int_equal(r.tools[SANITIZE_MEMCHECK].status, SANITIZE_FOUND);
+    sanitize_result_clear(&r);
+    sanitize_result_clear(&b);
+}
+
 int main(void)
 {
     hk_alloc_init_json();
@@ -808,11 +1165,14 @@ int main(void)
         cmocka_unit_test(test_judge),
         cmocka_unit_test(test_flags),
         cmocka_unit_test(test_wanted),
+        cmocka_unit_test(test_sigs_recorded),
+        cmocka_unit_test(test_sigs_rule),
         cmocka_unit_test_setup_teardown(test_run_clean, setup, teardown),
         cmocka_unit_test_setup_teardown(test_run_net_only_fallback, setup, teardown),
         cmocka_unit_test_setup_teardown(test_run_launcher_copied, setup, teardown),
         cmocka_unit_test_setup_teardown(test_run_race, setup, teardown),
         cmocka_unit_test_setup_teardown(test_run_inherited, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_run_signatures, setup, teardown),
         cmocka_unit_test_setup_teardown(test_run_program_fails, setup, teardown),
         cmocka_unit_test_setup_teardown(test_run_timeout, setup, teardown),
         cmocka_unit_test_setup_teardown(test_not_checked, setup, teardown),
