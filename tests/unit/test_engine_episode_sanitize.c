@@ -206,12 +206,70 @@ static void test_race_rejects_best(void **state)
     ep_result_clear(&r);
 }
 
+/* An original kernel with more out-of-bounds reads than the judged print limit (Rodinia's
+ * srad1 reads ~49 K words above and below its image, session 26): the stand-in answers every
+ * program, the baseline included, with the same 49152 reads of the words around a buffer
+ * (other addresses each time: another allocation base per run is what the tool shows). The
+ * best is found, its memcheck finding asks for the original's: the baseline runs under every
+ * tool, memcheck once more printing all 49152 findings, the candidate again at 49153, and its
+ * findings are the original's by signature: it becomes the best, the report says why. Before
+ * the signatures every such candidate was rejected (all findings unseen past the limit). */
+static void test_many_findings_inherited(void **state)
+{
+    (void)state;
+    if (!sim[0])
+        skip();
+    char db[400], fx[400];
+    snprintf(db, sizeof db, "%s/many.db", dir);
+    snprintf(fx, sizeof fx, "%s/many.txt", dir);
+    FILE *f = fopen(fx, "w");
+    assert_non_null(f);
+    const unsigned long long base = 0x7f3a40000000ull, bytes = 4ull * 12288 * 512;
+    fprintf(f, "========= COMPUTE-SANITIZER\n");
+    for (int k = 0; k < 49152; k++) {
+        int x = k % 12288, below = (k / 12288) & 1;
+        long long off = below ? (long long)bytes + 4ll * x : -4ll * (12288 - x);
+        fprintf(f, "========= Invalid __global__ read of size 4 bytes\n"
+                   "=========     at srad_cuda_1(float *, int, int)+0x2a0 in srad1.cu:%d\n"
+                   "=========     by thread (%d,0,0) in block (%d,0,0)\n"
+                   "=========     Access to 0x%llx is out of bounds\n"
+                   "=========     and is %llu bytes %s the nearest allocation at 0x%llx of size "
+                   "%llu bytes\n=========\n",
+                57 + k / 24576, x % 256, x / 256, base + (unsigned long long)off,
+                below ? (unsigned long long)off - bytes + 1 : (unsigned long long)-off,
+                below ? "after" : "before", base, bytes);
+    }
+    fprintf(f, "========= ERROR SUMMARY: 49152 errors\n");
+    assert_int_equal(fclose(f), 0);
+    unlink(tool_log);
+    setenv("FAKE_SANITIZER_MEMCHECK", fx, 1);
+    const char *wrapper[] = {sim, NULL};
+    ep_options o = options(db, wrapper);
+    ep_result r;
+    int rc = ep_run(&o, &r);
+    unsetenv("FAKE_SANITIZER_MEMCHECK");
+    assert_int_equal(rc, HK_OK);
+    assert_int_equal(r.status, STORE_EP_COMPLETED);
+    json_t *sum = json_object_get(r.summary, "summary");
+    assert_true(json_is_integer(json_object_get(sum, "best_version")));
+    const char *ms = json_string_value(json_object_get(sum, "memory_safety"));
+    assert_non_null(ms);
+    assert_non_null(strstr(ms, "no findings of the candidate's own; memcheck reports only invalid "
+                               "accesses the original kernel makes too, every one printed and "
+                               "compared by kind, size, allocation and offset: 49152 invalid "
+                               "accesses (the original kernel: 49152)"));
+    const char *log = slurp(tool_log);
+    assert_non_null(strstr(log, "--print-limit 49153 --show-backtrace no --log-file "));
+    ep_result_clear(&r);
+}
+
 int main(void)
 {
     hk_alloc_init_json();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_best_checked),
         cmocka_unit_test(test_race_rejects_best),
+        cmocka_unit_test(test_many_findings_inherited),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
