@@ -7,6 +7,15 @@
 # (bench/wild/src/shoc_reduce.cu, never committed) and judged by `hkls verify-candidate
 # --sanitize`. Also records racecheck's own text for the probe's warp-synchronous tail
 # printed in full (the --print-limit the judged run uses), which the unit fixtures model.
+# Where bench/wild/src/rodinia_srad1.cu is extracted, memcheck's signature rule too (session
+# 27): srad1 reads ~49 K words above and below its image at the sanitizer's size (every word
+# of the row above the first and below the last, once per thread row of a block), far past
+# the print limit; the kernel itself is accepted (memcheck inherited by signature), and one
+# whose first thread of each block row also reads 16 rows below its index_s into a shared
+# slot overwritten next (the outputs stay right: two more invalid reads, a word 16 rows below
+# the image and one more read of a word the original reads 16 times) is rejected as
+# out_of_bounds. SRAD_TIMEOUT per srad candidate (default 400 s: three memcheck runs print
+# 49 K findings each).
 #
 #   HKLS=... tests/gpu/inherited.sh
 #
@@ -66,32 +75,53 @@ cmp -s "$src" "$work/benign.cu" && { echo "inherited.sh: benign.cu is unchanged"
 cmp -s "$src" "$work/copied.cu" && { echo "inherited.sh: copied.cu is unchanged" >&2; exit 2; }
 cmp -s "$src" "$work/own.cu" && { echo "inherited.sh: own.cu is unchanged" >&2; exit 2; }
 
+# srad1's candidates (when extracted)
+srad_src=$top/bench/wild/src/rodinia_srad1.cu
+srad_spec=$top/bench/wild/specs/rodinia_srad1.bench.json
+srad=()
+if [ -f "$srad_src" ]; then
+  cp "$srad_src" "$work/srad_same.cu"
+  awk '{ print } !done && /^[[:space:]]*south\[ty\]\[tx\] = J_cuda\[index_s\];/ {
+         print "  if (bx == 0 && tx == 0 && ty == 0) west[ty][tx] = J_cuda[index_s + cols * BLOCK_SIZE];"
+         done = 1 }' "$srad_src" >"$work/srad_extra.cu"
+  cmp -s "$srad_src" "$work/srad_extra.cu" && { echo "inherited.sh: srad_extra.cu is unchanged" >&2; exit 2; }
+  srad=(srad_same srad_extra)
+fi
+
 judge() { # name
-  timeout -k 10 "${CHECK_TIMEOUT:-240}" "$hkls" verify-candidate --spec "$spec" \
+  local sp=$spec limit=${CHECK_TIMEOUT:-240}
+  case $1 in srad_*) sp=$srad_spec limit=${SRAD_TIMEOUT:-400} ;; esac
+  timeout -k 10 "$limit" "$hkls" verify-candidate --spec "$sp" \
       --candidate "$work/$1.cu" --sanitize --check quick --pairs 3 --json \
       >"$out/inherited-$1.json" 2>"$out/inherited-$1.log"
   echo $? >"$work/$1.rc"
 }
-for n in same copied own benign; do judge "$n" & done
+for n in same copied own benign "${srad[@]}"; do judge "$n" & done
 wait
 
 failed=0
 table=$out/inherited-table.md
 {
-  echo "| candidate | expected | got | racecheck | ok |"
+  echo "| candidate | expected | got | racecheck (srad: memcheck) | ok |"
   echo "|---|---|---|---|---|"
-  for n in same copied own benign; do
-    case $n in same) want="accepted (inherited)" ;; copied|benign) want=race ;; *) want="race|wrong_answer" ;; esac
+  for n in same copied own benign "${srad[@]}"; do
+    tool=racecheck
+    case $n in
+      same) want="accepted (inherited)" ;; copied|benign) want=race ;;
+      srad_same) want="accepted (inherited)" tool=memcheck ;;
+      srad_extra) want="out_of_bounds" tool=memcheck ;;
+      *) want="race|wrong_answer" ;;
+    esac
     rc=$(cat "$work/$n.rc")
     read -r got race < <(python3 -c 'import json,sys
 t=open(sys.argv[1]).read(); i=t.find("{")
 d=json.loads(t[i:]) if i >= 0 else {}
 tools=(d.get("sanitizer") or {}).get("tools") or []
-rc=[x.get("status") for x in tools if x.get("tool") == "racecheck"]
+rc=[x.get("status") for x in tools if x.get("tool") == sys.argv[2]]
 print("accepted" if d.get("accepted") else d.get("reason") or "?", rc[0] if rc else "-")' \
-        "$out/inherited-$n.json" 2>/dev/null || echo "exit-$rc -")
+        "$out/inherited-$n.json" "$tool" 2>/dev/null || echo "exit-$rc -")
     ok=FAIL
-    if [ "$n" = same ]; then
+    if [ "$n" = same ] || [ "$n" = srad_same ]; then
       [ "$got" = accepted ] && [ "$race" = inherited ] && ok=PASS
     else
       printf '|%s|' "$want" | grep -qF "|$got|" && ok=PASS
