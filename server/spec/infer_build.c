@@ -1103,6 +1103,20 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
     }
     int site_line = site ? (int)site->span.start_row + 1 : 0;
     const char *file = k->site_file ? k->site_file : k->file ? k->file : source;
+    sk_branch branch;
+    if (site && sk_site_branch(sm, k->site_text, k->site_len, site, &branch)) {
+        /* the launch in the branch the program takes: its parameter is that constant there
+         * (the block dim3(block_size, block_size) reads as 32 x 32) */
+        char v[32];
+        snprintf(v, sizeof v, "%lld", branch.value);
+        sk_map(k, branch.param, v);
+        sk_note(k, "the launch at %s:%d runs %s: every call of %s (%d in the file) passes %s = %lld", file,
+                site_line, branch.taken ? "in the branch the program takes" : "in a branch no call takes",
+                branch.launcher, branch.calls, branch.param, branch.value);
+        if (!branch.taken)
+            sk_doubt(k, "every launch of %s is in a branch the program does not take (%s = %lld at every call "
+                     "of %s)", f->name, branch.param, branch.value, branch.launcher);
+    }
     int rc = HK_OK;
     json_t *root = NULL;
     kfacts kf = { 0 };
