@@ -1710,9 +1710,13 @@ static bool kv_shared(const km_kernel *km, const char *name, const char **seen, 
     for (size_t i = 0; i < n; i++) {
         if (!ac[i].buffer || strcmp(ac[i].buffer, name))
             continue;
-        if (ac[i].space != KM_SPACE_SHARED || ac[i].atomic || ac[i].mode == KM_RMW)
+        /* a read-modify-write whose value is the whole new value (op OTHER: `d[a] = c ?
+         * d[b] : d[a]`), or the larger or smaller of the old one and its operand, keeps
+         * to the values stored; a sum or an atomic does not */
+        if (ac[i].space != KM_SPACE_SHARED || ac[i].atomic ||
+            (ac[i].mode == KM_RMW && ac[i].op != KM_OP_OTHER && ac[i].op != KM_OP_MAX && ac[i].op != KM_OP_MIN))
             return false;
-        if (ac[i].mode != KM_WRITE)
+        if (ac[i].mode == KM_READ)
             continue;
         kv_range x = { .any = false };
         long loop = ac[i].n_loops ? (long)ac[i].loops[ac[i].n_loops - 1] : -1;
@@ -1889,6 +1893,8 @@ static bool kv_local(const skel *k, size_t s, size_t e, const char *name, kv_ran
     return sets > 0 && r->any;
 }
 
+static bool kc_ranged_bound(skel *k, uint32_t id, const char *what, const kv_range *r, kc_bound *out);
+
 /* A bound for the one local the model does not follow ("$var") in access a's subscript,
  * from the values it is set to (kv_local): into *out, whose lhs is that atom. */
 static bool kc_local_bound(skel *k, const km_access *a, kc_bound *out)
@@ -1912,18 +1918,39 @@ static bool kc_local_bound(skel *k, const km_access *a, kc_bound *out)
         kv_range r;
         if (!kv_local(k, bs, be, lo[i].name, &r) || r.constant_only)
             return false;
-        *out = (kc_bound){ .counter = { .coef = 1, .n = 1, .atoms = { id } }, .rhs = r.bound };
-        out->lhs = (km_form){ .t = &out->counter, .n = 1 };
-        struct hk_buf b;
-        hk_buf_init(&b, SK_MAX_TEXT);
-        char *tr = kc_print(k->km, r.bound.t, r.bound.n, &b) && b.data ? sk_translate(k, b.data, 0) : NULL;
-        sk_note(k, "%s stays below %s: it is set only to constants and to elements of shared arrays that "
-                "hold nothing but such values and loop variables below that bound", lo[i].name, tr ? tr : "?");
-        hk_free(tr);
-        hk_buf_free(&b);
-        return true;
+        return kc_ranged_bound(k, id, lo[i].name, &r, out);
     }
+    /* or a shared array's element read in the subscript itself (`dataset[pick[0] * 3]`) */
+    for (uint32_t t = 0; t < el.n; t++)
+        for (uint32_t j = 0; j < el.t[t].n; j++) {
+            uint32_t id = el.t[t].atoms[j];
+            if (id >= na || atoms[id].kind != KM_ATOM_READ || !atoms[id].name)
+                continue;
+            bool shared = false;
+            for (size_t q = 0; q < nlo && !shared; q++)
+                shared = lo[q].kind == KM_LOCAL_ARRAY && lo[q].space == KM_SPACE_SHARED &&
+                         !strcmp(lo[q].name, atoms[id].name);
+            kv_range r = { .any = false };
+            if (!shared || !kv_shared(k->km, atoms[id].name, NULL, 0, 0, &r) || !r.any || r.constant_only)
+                return false;
+            return kc_ranged_bound(k, id, atoms[id].text, &r, out);
+        }
     return false;
+}
+
+/* *out: atom id (named what in notes) below r's bound. */
+static bool kc_ranged_bound(skel *k, uint32_t id, const char *what, const kv_range *r, kc_bound *out)
+{
+    *out = (kc_bound){ .counter = { .coef = 1, .n = 1, .atoms = { id } }, .rhs = r->bound };
+    out->lhs = (km_form){ .t = &out->counter, .n = 1 };
+    struct hk_buf b;
+    hk_buf_init(&b, SK_MAX_TEXT);
+    char *tr = kc_print(k->km, r->bound.t, r->bound.n, &b) && b.data ? sk_translate(k, b.data, 0) : NULL;
+    sk_note(k, "%s stays below %s: it is set only to constants and to elements of shared arrays that hold "
+            "nothing but such values and loop variables below that bound", what, tr ? tr : "?");
+    hk_free(tr);
+    hk_buf_free(&b);
+    return true;
 }
 
 /* Count of buffer from the model: the largest element any global access of it can reach,
