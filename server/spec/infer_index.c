@@ -1702,7 +1702,8 @@ static bool kv_shared(const km_kernel *km, const char *name, const char **seen, 
     if (n_seen >= KV_DEPTH)
         return false;
     const char *inner[KV_DEPTH];
-    memcpy(inner, seen, n_seen * sizeof *seen);
+    for (size_t i = 0; i < n_seen; i++)
+        inner[i] = seen[i];
     inner[n_seen] = name;
     size_t n = 0;
     const km_access *ac = km_accesses(km, &n);

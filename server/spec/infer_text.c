@@ -3262,9 +3262,9 @@ static size_t sk_open_brace(const char *t, size_t lo, size_t close)
     return SIZE_MAX;
 }
 
-/* The value of integer name at byte at of t inside function body [bs, be): a literal, or a
- * local initialised with one (`int block_size = 32;`) that nothing else in the body assigns,
- * steps or takes the address of. */
+/* The value of integer name (an argument's text) inside function body [bs, be) of t: a
+ * literal, or a local initialised with one (`int block_size = 32;`) that nothing else in
+ * the body assigns, steps or takes the address of. */
 static bool sk_local_constant(const char *t, size_t bs, size_t be, const char *name, long long *v)
 {
     char *end = NULL;
@@ -3351,6 +3351,9 @@ bool sk_site_branch(const an_model *m, const char *t, size_t len, const an_launc
     if (kw < lo + 2 || !sk_word_at(t, kw, kw - 2, "if", 2) || kw - 2 < lo ||
         (kw - 2 > lo && (isalnum((unsigned char)t[kw - 3]) || t[kw - 3] == '_')))
         return false;
+    size_t before_if = sk_back_ws(t, lo, kw - 2);
+    if (before_if >= lo + 4 && sk_word_at(t, before_if, before_if - 4, "else", 4))
+        return false; /* `else if (..)`: whether it runs depends on the conditions before too */
     char a[64], b[64], op[3] = "";
     int used = 0;
     char cond[200];
