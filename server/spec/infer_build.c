@@ -246,6 +246,8 @@ typedef struct {
     const bool *single;      /* the pointer itself is one accumulator (count 1) */
     const bool *written;     /* an output or inout */
     const bool *loop_bound;  /* by size: a counted loop of the kernel runs to it */
+    const bool *serial;      /* by size: a loop holding a block barrier runs to it
+                              * (sk_serial_sizes); may be NULL */
     const int *gather;       /* reads per element of a buffer read only by a gather
                               * (kc_gather_reads), 0 for the others */
     const char *gather_elems;/* the elements a grid-stride loop visits (kc_stride_bound), or
@@ -506,6 +508,79 @@ static void sk_loop_bound_sizes(const skel *k, const an_function *f, char *const
                     for (size_t v = 0; v < k->n_vars; v++)
                         bound[v] |= sk_names(scal[p], k->vars[v]);
         }
+}
+
+/* Whether the loop of the kernel's text that starts on line (1-based) holds a block
+ * barrier in its body: each of its trips is then a step the whole block takes in turn. */
+static bool sk_loop_has_barrier(const skel *k, const an_function *f, uint32_t line)
+{
+    size_t bs = f->body_span.start_byte, be = f->body_span.end_byte <= k->len ? f->body_span.end_byte : k->len;
+    const char *t = k->text;
+    size_t at = bs;
+    for (uint32_t l = (uint32_t)sk_line(k, bs); at < be && l < line; at++)
+        l += t[at] == '\n';
+    /* the first for/while on that line, its header, then its body */
+    size_t kw = SIZE_MAX;
+    for (size_t i = at; i < be && t[i] != '\n' && kw == SIZE_MAX; i++)
+        if (sk_word_at(t, be, i, "for", 3) || sk_word_at(t, be, i, "while", 5))
+            kw = i;
+    if (kw == SIZE_MAX)
+        return false;
+    size_t i = kw;
+    while (i < be && t[i] != '(')
+        i++;
+    for (int d = 0; i < be; i++) {
+        d += (t[i] == '(') - (t[i] == ')');
+        if (d == 0)
+            break;
+    }
+    size_t body = i + 1;
+    while (body < be && isspace((unsigned char)t[body]))
+        body++;
+    size_t end = body;
+    if (body < be && t[body] == '{') {
+        for (int d = 0; end < be; end++) {
+            d += (t[end] == '{') - (t[end] == '}');
+            if (d == 0)
+                break;
+        }
+    } else {
+        while (end < be && t[end] != ';')
+            end++;
+    }
+    for (size_t q = body; q + 13 <= end; q++)
+        if (sk_word_at(t, end, q, "__syncthreads", 13))
+            return true;
+    return false;
+}
+
+/* Sizes a loop holding a block barrier runs to (serial[v] set): furthest point sampling's
+ * `for (j = 1; j < m; j++)`, each pick a block-wide argmax between barriers. A block takes
+ * their trips one after another, whatever the grid: they are each block's serial work,
+ * not elements the timed set must spread. */
+static void sk_serial_sizes(const skel *k, const an_function *f, char *const *scal, bool *serial)
+{
+    if (!k->km)
+        return;
+    size_t nl = 0, nt = 0;
+    const km_loop *lp = km_loops(k->km, &nl);
+    const km_atom *at = km_atoms(k->km, &nt);
+    for (size_t l = 0; l < nl; l++) {
+        /* not a loop over blocks (`i = blockIdx.x; i < b; i += gridDim.x`): its trips are
+         * spread over the grid */
+        if (lp[l].kind != KM_LOOP_AFFINE || km_form_mentions_kind(k->km, lp[l].step, KM_ATOM_GRID_DIM, -1) ||
+            km_form_mentions_kind(k->km, lp[l].start, KM_ATOM_BLOCK_IDX, -1) ||
+            !sk_loop_has_barrier(k, f, lp[l].line))
+            continue;
+        for (size_t a = 0; a < nt; a++) {
+            if (at[a].kind != KM_ATOM_PARAM || !at[a].name || !km_form_mentions(k->km, lp[l].bound, (uint32_t)a))
+                continue;
+            for (size_t p = 0; p < f->n_params && p < HK_MAX_ARGS; p++)
+                if (scal[p] && !strcmp(f->params[p].name, at[a].name))
+                    for (size_t v = 0; v < k->n_vars; v++)
+                        serial[v] |= sk_names(scal[p], k->vars[v]);
+        }
+    }
 }
 
 static void sk_array_loop_sizes(const skel *k, const an_function *f, char *const *scal, bool *keep)
@@ -825,7 +900,10 @@ static void sk_grow_timing(skel *k, sk_timing *t, json_t *set, const long long *
             continue;
         size_t first = SIZE_MAX;
         for (size_t v = 0; v < k->n_vars; v++) {
-            if (!sk_names(t->counts[i], k->vars[v]))
+            /* a block's serial steps (FPS's picks) that an output also counts (its m
+             * indices per batch) grow with the outputs' group no more than with the grid:
+             * each one costs the block a round of barriers, not bytes */
+            if (!sk_names(t->counts[i], k->vars[v]) || (t->serial && t->serial[v]))
                 continue;
             in_output[v] = true;
             if (cls[v] < 0)
@@ -1103,6 +1181,20 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
     }
     int site_line = site ? (int)site->span.start_row + 1 : 0;
     const char *file = k->site_file ? k->site_file : k->file ? k->file : source;
+    sk_branch branch;
+    if (site && sk_site_branch(sm, k->site_text, k->site_len, site, &branch)) {
+        /* the launch in the branch the program takes: its parameter is that constant there
+         * (the block dim3(block_size, block_size) reads as 32 x 32) */
+        char v[32];
+        snprintf(v, sizeof v, "%lld", branch.value);
+        sk_map(k, branch.param, v);
+        sk_note(k, "the launch at %s:%d runs %s: every call of %s (%d in the file) passes %s = %lld", file,
+                site_line, branch.taken ? "in the branch the program takes" : "in a branch no call takes",
+                branch.launcher, branch.calls, branch.param, branch.value);
+        if (!branch.taken)
+            sk_doubt(k, "every launch of %s is in a branch the program does not take (%s = %lld at every call "
+                     "of %s)", f->name, branch.param, branch.value, branch.launcher);
+    }
     int rc = HK_OK;
     json_t *root = NULL;
     kfacts kf = { 0 };
@@ -1896,12 +1988,13 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
         long long cap[SK_MAX_VARS];
         bool can[SK_MAX_VARS];
         bool single[HK_MAX_ARGS] = { 0 }, written[HK_MAX_ARGS] = { 0 }, in_array[SK_MAX_VARS] = { 0 };
-        bool loop_bound[SK_MAX_VARS] = { 0 };
+        bool loop_bound[SK_MAX_VARS] = { 0 }, serial[SK_MAX_VARS] = { 0 };
         int gather[HK_MAX_ARGS] = { 0 };
         int gb_line = 0;
         gather_bound = kc_stride_bound(k, &gb_line);
         sk_array_loop_sizes(k, f, scal, in_array);
         sk_loop_bound_sizes(k, f, scal, loop_bound);
+        sk_serial_sizes(k, f, scal, serial);
         for (size_t i = 0; i < k->n_vars; i++) {
             /* kept as invented where the loop above made it small on purpose */
             bool kept = k->n_vars > 1 && (sk_subtracted(k->vars[i], grid, n_grid) ||
@@ -1923,7 +2016,7 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
                 gather[i] = 0;
         }
         sk_timing t = { .f = f, .counts = counts, .count_sure = count_sure, .elem_bytes = elem_bytes,
-                        .single = single, .written = written, .loop_bound = loop_bound,
+                        .single = single, .written = written, .loop_bound = loop_bound, .serial = serial,
                         .gather = gather, .gather_elems = gather_bound, .grid = grid, .n_grid = n_grid,
                         .need = cover->need, .block_val = block_val,
                         .shmem = sh && sk_sizes_or_block(k, sh, block_val) ? sh : NULL,

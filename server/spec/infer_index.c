@@ -438,9 +438,10 @@ typedef struct {
 
 static bool kc_form_sized_at(const km_kernel *km, km_form f, int depth);
 
-/* A size: a scalar parameter or a named constant, or a division or remainder of sizes
- * by sizes (carafe's `width / scale_factor`, `(kernel_size - 1) / 2`): the same for every
- * thread. */
+/* A size: a scalar parameter or a named constant, or a division, rounded-up division or
+ * remainder of sizes by sizes (carafe's `width / scale_factor`, `(kernel_size - 1) / 2`,
+ * the trip count ceil_div(wA, BLOCK_SIZE) of cuda-samples' matrixMul tile loop
+ * `for (a = aBegin; a <= aBegin + wA - 1; a += BLOCK_SIZE)`): the same for every thread. */
 static bool kc_size_atom_at(const km_kernel *km, uint32_t id, int depth)
 {
     size_t n = 0;
@@ -449,7 +450,8 @@ static bool kc_size_atom_at(const km_kernel *km, uint32_t id, int depth)
         return false;
     if (a[id].kind == KM_ATOM_PARAM || a[id].kind == KM_ATOM_CONST)
         return true;
-    return a[id].kind == KM_ATOM_OPAQUE && a[id].op && (!strcmp(a[id].op, "/") || !strcmp(a[id].op, "%")) &&
+    return a[id].kind == KM_ATOM_OPAQUE && a[id].op &&
+           (!strcmp(a[id].op, "/") || !strcmp(a[id].op, "%") || !strcmp(a[id].op, "ceildiv")) &&
            a[id].n_args == 2 && a[id].args[1].n && depth < 4 && kc_form_sized_at(km, a[id].args[0], depth + 1) &&
            kc_form_sized_at(km, a[id].args[1], depth + 1);
 }
@@ -485,15 +487,26 @@ static bool kc_form_sized(const km_kernel *km, km_form f)
     return kc_form_sized_at(km, f, 0);
 }
 
+typedef struct kc_limits kc_limits;
+
+/* The value a constant the model does not know (a template parameter) takes in the spec:
+ * the launch's template argument the skeleton maps its name to (BLOCK_SIZE = 32). False
+ * when lim (may be NULL) has no skeleton or the mapped text is no integer. */
+static bool kc_const_value(const kc_limits *lim, const char *name, long long *v);
+
 /* Whether size atom id is never negative when every size is at least 1: a parameter or
- * constant, or x / d and x % d with d's terms positive and x a sum of such atoms with
- * positive coefficients less at most 1 (kernel_size - 1). A multiplier of a bound must be. */
-static bool kc_size_nonneg(const km_kernel *km, uint32_t id, int depth)
+ * constant (a template parameter whose launch argument lim's skeleton knows), or x / d,
+ * ceil_div(x, d) and x % d with d's terms positive and x a sum of such atoms with positive
+ * coefficients less at most 1 (kernel_size - 1). A multiplier of a bound must be. */
+static bool kc_size_nonneg(const km_kernel *km, const kc_limits *lim, uint32_t id, int depth)
 {
     size_t n = 0;
     const km_atom *a = km_atoms(km, &n);
     if (id >= n || depth > 4)
         return false;
+    long long mapped = -1;
+    if (a[id].kind == KM_ATOM_CONST && !a[id].has_value && a[id].name && kc_const_value(lim, a[id].name, &mapped))
+        return mapped >= 0;
     if (a[id].kind == KM_ATOM_PARAM || (a[id].kind == KM_ATOM_CONST && (!a[id].has_value || a[id].value >= 0)))
         return a[id].kind == KM_ATOM_PARAM || a[id].has_value; /* an unknown constant may be negative */
     if (a[id].kind != KM_ATOM_OPAQUE || a[id].n_args != 2)
@@ -510,7 +523,7 @@ static bool kc_size_nonneg(const km_kernel *km, uint32_t id, int depth)
             if (t->coef <= 0)
                 return false;
             for (uint32_t j = 0; j < t->n; j++)
-                if (!kc_size_nonneg(km, t->atoms[j], depth + 1))
+                if (!kc_size_nonneg(km, lim, t->atoms[j], depth + 1))
                     return false;
             positive |= g == 0;
         }
@@ -519,10 +532,10 @@ static bool kc_size_nonneg(const km_kernel *km, uint32_t id, int depth)
 }
 
 /* Every atom of term t is a size that is never negative (kc_size_nonneg). */
-static bool kc_term_nonneg(const km_kernel *km, const km_term *t)
+static bool kc_term_nonneg(const km_kernel *km, const kc_limits *lim, const km_term *t)
 {
     for (uint32_t j = 0; j < t->n; j++)
-        if (!kc_size_nonneg(km, t->atoms[j], 0))
+        if (!kc_size_nonneg(km, lim, t->atoms[j], 0))
             return false;
     return true;
 }
@@ -566,7 +579,7 @@ static bool kc_add(kc_poly *p, const km_term *m, const km_term *x, int64_t coef)
 }
 
 /* m with t == m * g (coefficient and atoms), m positive and made of sizes only. */
-static bool kc_divide(const km_kernel *km, const km_term *t, const km_term *g, km_term *m)
+static bool kc_divide(const km_kernel *km, const kc_limits *lim, const km_term *t, const km_term *g, km_term *m)
 {
     if (g->coef <= 0 || t->coef <= 0 || t->coef % g->coef || g->n > t->n)
         return false;
@@ -585,7 +598,7 @@ static bool kc_divide(const km_kernel *km, const km_term *t, const km_term *g, k
         if (!used[j])
             m->atoms[m->n++] = t->atoms[j];
     for (uint32_t j = 0; j < m->n; j++)
-        if (!kc_size_nonneg(km, m->atoms[j], 0))
+        if (!kc_size_nonneg(km, lim, m->atoms[j], 0))
             return false;
     return kc_term_sized(km, m);
 }
@@ -610,6 +623,13 @@ static bool kc_print(const km_kernel *km, const km_term *t, size_t n, struct hk_
                 ok &= hk_buf_printf(b, "%s%lld", j ? " * " : "", (long long)a->value) == HK_OK;
             else if (a->name && (a->kind == KM_ATOM_PARAM || a->kind == KM_ATOM_CONST))
                 ok &= hk_buf_printf(b, "%s%s", j ? " * " : "", a->name) == HK_OK;
+            else if (kc_size_atom(km, t[i].atoms[j]) && !strcmp(a->op, "ceildiv"))
+                /* ((x) + (d) - 1) / (d): sk_translate reads no call of ceil_div (a launcher's
+                 * own ceil_div(N, block_size) is its macro or inline function) */
+                ok &= hk_buf_appends(b, j ? " * (((" : "(((") == HK_OK &&
+                      kc_print(km, a->args[0].t, a->args[0].n, b) && hk_buf_appends(b, ") + (") == HK_OK &&
+                      kc_print(km, a->args[1].t, a->args[1].n, b) && hk_buf_appends(b, ") - 1) / (") == HK_OK &&
+                      kc_print(km, a->args[1].t, a->args[1].n, b) && hk_buf_appends(b, "))") == HK_OK;
             else if (kc_size_atom(km, t[i].atoms[j])) /* (x) / (d), (x) % (d) of sizes */
                 ok &= hk_buf_appends(b, j ? " * ((" : "((") == HK_OK &&
                       kc_print(km, a->args[0].t, a->args[0].n, b) &&
@@ -632,7 +652,9 @@ typedef struct {
 } kc_bound;
 
 /* Bounds known besides the access's guards and loops. */
-typedef struct {
+struct kc_limits {
+    const skel *k;         /* the skeleton, whose template arguments give constants the
+                            * model does not know (kc_const_value); may be NULL */
     const kc_bound *extra; /* a read value below a limit (kg_gathers), or NULL */
     bool grid[3];          /* blockIdx.d is below the launch's grid dimension d, which the
                             * skeleton maps from kc_grid_names[d] (sk_map_grid) */
@@ -640,7 +662,20 @@ typedef struct {
                             * spec launches along d, kc_thread_names[d] (sk_map_threads) */
     long long block[3];    /* the block the spec launches (threadIdx.d < block[d]); 0:
                             * not known */
-} kc_limits;
+};
+
+static bool kc_const_value(const kc_limits *lim, const char *name, long long *v)
+{
+    const char *t = lim && lim->k ? sk_mapped(lim->k, name) : NULL;
+    char *end = NULL;
+    if (!t || !*t)
+        return false;
+    long long x = strtoll(t, &end, 10);
+    if (end == t || *end)
+        return false;
+    *v = x;
+    return true;
+}
 
 const char *const kc_grid_names[3] = { "hk_grid_x", "hk_grid_y", "hk_grid_z" };
 
@@ -687,7 +722,7 @@ static bool kc_divmod_term(const km_kernel *km, const km_access *a, const km_ter
     for (uint32_t j = 0; j < t->n; j++)
         if ((long)j != op_at)
             m.atoms[m.n++] = t->atoms[j];
-    if (!kc_term_nonneg(km, &m))
+    if (!kc_term_nonneg(km, lim, &m))
         return false;
     bool ok = hk_buf_appends(b, " + (") == HK_OK && kc_print(km, &m, 1, b) &&
               hk_buf_appends(b, ") * ((") == HK_OK;
@@ -728,7 +763,7 @@ static bool kc_launch_term(const km_kernel *km, const km_term *t, const kc_limit
     for (uint32_t j = 0; j < t->n; j++)
         if ((long)j != at)
             m.atoms[m.n++] = t->atoms[j];
-    if (!kc_term_nonneg(km, &m))
+    if (!kc_term_nonneg(km, lim, &m))
         return false;
     return hk_buf_appends(b, " + (") == HK_OK && kc_print(km, &m, 1, b) &&
            hk_buf_printf(b, ") * (%s%s)", kc_grid_names[atoms[t->atoms[at]].axis], suffix) == HK_OK;
@@ -751,8 +786,8 @@ static bool kc_grid_dim_term(const km_kernel *km, const km_term *t, const kc_lim
 
 /* Whether term t is m * x with m a positive product of sizes (into *m) and x the builtin
  * atoms one (kind a) or two (kinds a and b) along one axis (into *axis). */
-static bool kc_builtin_term(const km_kernel *km, const km_term *t, enum km_atom_kind a, int b, km_term *m,
-                            int *axis)
+static bool kc_builtin_term(const km_kernel *km, const kc_limits *lim, const km_term *t, enum km_atom_kind a,
+                            int b, km_term *m, int *axis)
 {
     size_t na = 0;
     const km_atom *atoms = km_atoms(km, &na);
@@ -776,11 +811,44 @@ static bool kc_builtin_term(const km_kernel *km, const km_term *t, enum km_atom_
             return false;
     }
     *axis = ax;
-    return seen_a && seen_b && t->coef > 0 && kc_term_nonneg(km, m);
+    return seen_a && seen_b && t->coef > 0 && kc_term_nonneg(km, lim, m);
+}
+
+/* Whether term t is m * blockIdx.d * blockDim.d (kc_builtin_term), or m * B * blockIdx.d
+ * with B the block the spec launches along d, a literal factor of the coefficient or a
+ * constant of that value (a template parameter the launch sets to it: matrixMul's
+ * `BLOCK_SIZE * bx` beside `tx`, a kernel whose index math fixes its block, `blockIdx.x *
+ * 256`): the thread's block times the block's width either way. m into *m, d into *axis. */
+static bool kc_block_index_term(const km_kernel *km, const kc_limits *lim, const km_term *t, km_term *m, int *axis)
+{
+    if (kc_builtin_term(km, lim, t, KM_ATOM_BLOCK_IDX, KM_ATOM_BLOCK_DIM, m, axis))
+        return true;
+    if (!lim || !kc_builtin_term(km, lim, t, KM_ATOM_BLOCK_IDX, -1, m, axis))
+        return false;
+    long long bd = lim->block[*axis];
+    if (bd < 2) /* a block of 1 along d: any factor would do, and none is the block's */
+        return false;
+    if (m->coef % bd == 0) {
+        m->coef /= bd;
+        return true;
+    }
+    size_t na = 0;
+    const km_atom *atoms = km_atoms(km, &na);
+    for (uint32_t j = 0; j < m->n; j++) {
+        const km_atom *x = m->atoms[j] < na ? &atoms[m->atoms[j]] : NULL;
+        long long v = -1;
+        if (!x || x->kind != KM_ATOM_CONST ||
+            !(x->has_value ? (v = x->value, true) : x->name && kc_const_value(lim, x->name, &v)) || v != bd)
+            continue;
+        m->atoms[j] = m->atoms[--m->n];
+        return true;
+    }
+    return false;
 }
 
 /* The largest value of the global thread index along an axis in p, where no guard bounds
- * it: m * threadIdx.d plus, when the term is there too, m * blockIdx.d * blockDim.d. With
+ * it: m * threadIdx.d plus, when the term is there too, m * blockIdx.d * blockDim.d (or
+ * m * B * blockIdx.d with B the launched block, kc_block_index_term). With
  * both, at most m * (threads_d - 1) (the threads the spec launches along d); with the
  * thread index alone, m * (block_d - 1). The terms are taken out of p (term at is one of
  * them) and the bound appended to b after " + ". False for any other term, and when a
@@ -792,17 +860,17 @@ static bool kc_thread_term(const km_kernel *km, const km_access *a, kc_poly *p, 
     int d = -1, d2 = -1;
     long other = -1;
     size_t tid_at = at;
-    if (kc_builtin_term(km, &p->t[at], KM_ATOM_BLOCK_IDX, KM_ATOM_BLOCK_DIM, &m, &d)) {
+    if (kc_block_index_term(km, lim, &p->t[at], &m, &d)) {
         for (size_t i = 0; i < p->n && other < 0; i++)
-            if (kc_builtin_term(km, &p->t[i], KM_ATOM_THREAD_IDX, -1, &m2, &d2) && d2 == d &&
+            if (kc_builtin_term(km, lim, &p->t[i], KM_ATOM_THREAD_IDX, -1, &m2, &d2) && d2 == d &&
                 m2.coef == m.coef && kc_same_atoms(&m, &m2))
                 other = (long)i;
         if (other < 0)
             return false;
         tid_at = (size_t)other;
-    } else if (kc_builtin_term(km, &p->t[at], KM_ATOM_THREAD_IDX, -1, &m, &d)) {
+    } else if (kc_builtin_term(km, lim, &p->t[at], KM_ATOM_THREAD_IDX, -1, &m, &d)) {
         for (size_t i = 0; i < p->n && other < 0; i++)
-            if (kc_builtin_term(km, &p->t[i], KM_ATOM_BLOCK_IDX, KM_ATOM_BLOCK_DIM, &m2, &d2) && d2 == d &&
+            if (kc_block_index_term(km, lim, &p->t[i], &m2, &d2) && d2 == d &&
                 m2.coef == m.coef && kc_same_atoms(&m, &m2))
                 other = (long)i;
     } else {
@@ -1060,56 +1128,70 @@ static bool kc_form_extent(const km_kernel *km, const km_access *a, km_form form
         nb++;
     }
     /* a loop whose bound moves with the thread (psamask's window, `for (hidx = hstart;
-     * hidx < hend; ..)` with hend = min(h_mask, h_feature + half_h_mask - h)): below each
-     * operand of a min, its terms that are no size taken to the left (hidx + h <
-     * h_feature + half_h_mask), read at the thread's first element */
+     * hidx < hend; ..)` with hend = min(h_mask, h_feature + half_h_mask - h)), or with an
+     * outer loop's tile (chamfer's staging loop, `j < 2 * (min(m, k2 + 512) - k2)`): the
+     * bound is c * min(A, B) plus other terms R, c > 0, so the variable is below c * A + R
+     * and below c * B + R; each, its terms that are no size taken to the left (hidx + h <
+     * h_feature + half_h_mask; j + 2 * k2 < 2 * m, where k2 cancels), read at the thread's
+     * first element */
     for (uint32_t i = 0; i < a->n_loops && nb < KC_BOUNDS; i++) {
         const km_loop *l = &loops[a->loops[i]];
         bool lt = l->cmp && !strcmp(l->cmp, "<"), le = l->cmp && !strcmp(l->cmp, "<=");
-        if (l->kind != KM_LOOP_AFFINE || (!lt && !le) || !l->step.n || !l->bound.n ||
-            (l->has_trip && kc_form_sized(km, l->trip)) || kc_form_sized(km, l->bound))
+        if ((l->kind != KM_LOOP_AFFINE && l->kind != KM_LOOP_BLOCK_STRIDE) || (!lt && !le) || !l->step.n ||
+            !l->bound.n || (l->has_trip && kc_form_sized(km, l->trip)) || kc_form_sized(km, l->bound))
             continue;
         size_t na = 0;
         const km_atom *atoms = km_atoms(km, &na);
-        km_form piece[2] = { l->bound };
-        size_t n_piece = 1;
-        const km_term *b0 = &l->bound.t[0];
-        if (l->bound.n == 1 && b0->n == 1 && b0->coef == 1 && b0->atoms[0] < na &&
-            atoms[b0->atoms[0]].kind == KM_ATOM_OPAQUE && atoms[b0->atoms[0]].op &&
-            !strcmp(atoms[b0->atoms[0]].op, "min") && atoms[b0->atoms[0]].n_args == 2) {
-            piece[0] = atoms[b0->atoms[0]].args[0];
-            piece[1] = atoms[b0->atoms[0]].args[1];
-            n_piece = 2;
+        long min_at = -1;
+        bool two = false;
+        for (uint32_t j = 0; j < l->bound.n; j++) {
+            const km_term *bt = &l->bound.t[j];
+            if (bt->n == 1 && bt->coef > 0 && bt->atoms[0] < na && atoms[bt->atoms[0]].kind == KM_ATOM_OPAQUE &&
+                atoms[bt->atoms[0]].op && !strcmp(atoms[bt->atoms[0]].op, "min") &&
+                atoms[bt->atoms[0]].n_args == 2) {
+                two |= min_at >= 0;
+                min_at = (long)j;
+            }
         }
-        for (size_t pc = 0; pc < n_piece && nb < KC_BOUNDS; pc++) {
-            km_term lhs[2 * KC_BOUNDS];
-            uint32_t n = 0, ns = 0;
-            bool fits = l->start.n + l->step.n + piece[pc].n <= HK_ARRAY_LEN(lhs);
-            kc_bound *x = &bd[nb];
-            *x = (kc_bound){ .le = le };
+        if (min_at < 0 || two)
+            continue;
+        const km_atom *mn = &atoms[l->bound.t[min_at].atoms[0]];
+        km_term scale = { .coef = l->bound.t[min_at].coef, .n = 0 };
+        km_term one = { .coef = 1, .n = 0 };
+        for (size_t pc = 0; pc < 2 && nb < KC_BOUNDS; pc++) {
+            kc_poly lhs = { .n = 0 }, sized = { .n = 0 };
+            bool fits = true;
             for (uint32_t j = 0; j < l->start.n && fits; j++)
-                lhs[n++] = l->start.t[j];
+                fits = kc_add(&lhs, &one, &l->start.t[j], 1);
             for (uint32_t j = 0; j < l->step.n && fits; j++) {
                 km_term t = l->step.t[j];
                 fits = t.n < KM_DEGREE_MAX;
-                if (fits)
+                if (fits) {
                     t.atoms[t.n++] = l->counter;
-                lhs[n++] = t;
-            }
-            for (uint32_t j = 0; j < piece[pc].n && fits; j++) {
-                km_term t = piece[pc].t[j];
-                if (kc_term_sized(km, &t)) {
-                    fits = ns < HK_ARRAY_LEN(x->sized);
-                    if (fits)
-                        x->sized[ns++] = t;
-                } else {
-                    t.coef = -t.coef;
-                    lhs[n++] = t;
+                    fits = kc_add(&lhs, &one, &t, 1);
                 }
             }
-            if (!fits || !kc_guard_at_entry(km, (km_form){ .t = lhs, .n = n }, x))
+            /* the bound's other terms, then the piece's, c times */
+            for (int part = 0; part < 2 && fits; part++) {
+                km_form f = part ? mn->args[pc] : l->bound;
+                const km_term *m = part ? &scale : &one;
+                for (uint32_t j = 0; j < f.n && fits; j++) {
+                    if (!part && (long)j == min_at)
+                        continue;
+                    km_term t = f.t[j];
+                    if (kc_term_sized(km, &t))
+                        fits = kc_add(&sized, m, &t, 1);
+                    else
+                        fits = kc_add(&lhs, m, &t, -1);
+                }
+            }
+            kc_bound *x = &bd[nb];
+            *x = (kc_bound){ .le = le };
+            if (!fits || !lhs.n || sized.n > HK_ARRAY_LEN(x->sized) ||
+                !kc_guard_at_entry(km, (km_form){ .t = lhs.t, .n = (uint32_t)lhs.n }, x))
                 continue;
-            x->rhs = (km_form){ .t = x->sized, .n = ns };
+            memcpy(x->sized, sized.t, sized.n * sizeof *sized.t);
+            x->rhs = (km_form){ .t = x->sized, .n = (uint32_t)sized.n };
             nb++;
         }
     }
@@ -1148,16 +1230,27 @@ static bool kc_form_extent(const km_kernel *km, const km_access *a, km_form form
             }
             hk_buf_free(&one_term);
         }
-        for (size_t i = 0; i < nb && !split; i++)
-            for (uint32_t j = 0; j < bd[i].lhs.n && !split; j++) {
-                if (kc_term_sized(km, &bd[i].lhs.t[j]) || !kc_divide(km, &t, &bd[i].lhs.t[j], &m) ||
+        /* of the bounds that split t exactly, the one over the most terms: a tile loop's
+         * counter `k2 < ceil_div(m, 512)` and its staging loop's `j + 2 * k2 < 2 * m` both
+         * split k2's term, the second exactly to 2 * m, the first rounded up to the tile */
+        size_t pick = nb;
+        km_term pick_m = { 0 };
+        for (size_t i = 0; i < nb && (exact || pick == nb); i++)
+            for (uint32_t j = 0; j < bd[i].lhs.n && (exact || pick == nb); j++) {
+                if (kc_term_sized(km, &bd[i].lhs.t[j]) || !kc_divide(km, lim, &t, &bd[i].lhs.t[j], &m) ||
                     (exact && !kc_split_cancels(km, &rest, &m, bd[i].lhs)))
                     continue;
-                for (uint32_t q = 0; q < bd[i].lhs.n; q++)
-                    ok &= kc_add(&rest, &m, &bd[i].lhs.t[q], -1);
-                ok &= kc_add(&mult[i], &one, &m, 1);
-                split = true;
+                if (pick == nb || bd[i].lhs.n > bd[pick].lhs.n) {
+                    pick = i;
+                    pick_m = m;
+                }
             }
+        if (!split && pick < nb) {
+            for (uint32_t q = 0; q < bd[pick].lhs.n; q++)
+                ok &= kc_add(&rest, &pick_m, &bd[pick].lhs.t[q], -1);
+            ok &= kc_add(&mult[pick], &one, &pick_m, 1);
+            split = true;
+        }
         }
         if (!split && lim && kc_block_term(km, &t, lim, &divmod)) {
             rest.t[at] = rest.t[--rest.n];
@@ -1555,6 +1648,312 @@ static bool kc_gather_bound(skel *k, const km_access *a, kc_bound *out)
     return true;
 }
 
+/* ---- values a local takes through shared memory ----
+ * Furthest point sampling reads dataset[old * 3] with `old = dists_i[0]`, and every value
+ * the block stores in dists_i is a point index k of `for (k = tid; k < n; k += stride)`
+ * (or 0, or another element of dists_i): old stays below n. The bounds are exclusive upper
+ * bounds made of sizes, as forms of the model (a loop's bound) or a constant. */
+
+#define KV_DEPTH 8
+
+typedef struct {
+    km_form bound;      /* value < bound, when !constant */
+    int64_t constant;   /* value < constant, when constant */
+    bool constant_only;
+    bool any;           /* some value seen (a self-reference adds none) */
+} kv_range;
+
+/* r joined with value < (x's bound or constant): false when the two do not compare (two
+ * different sizes). A constant of at most 1 is below any size (sizes are at least 1). */
+static bool kv_join(const km_kernel *km, kv_range *r, const kv_range *x)
+{
+    if (!x->any)
+        return true;
+    if (!r->any) {
+        *r = *x;
+        return true;
+    }
+    if (r->constant_only && x->constant_only) {
+        r->constant = r->constant > x->constant ? r->constant : x->constant;
+        return true;
+    }
+    if (!r->constant_only && !x->constant_only)
+        return km_form_equal(r->bound, x->bound);
+    const kv_range *c = r->constant_only ? r : x, *f = r->constant_only ? x : r;
+    if (c->constant > 1)
+        return false;
+    for (uint32_t i = 0; i < f->bound.n; i++)
+        if (f->bound.t[i].coef <= 0 || !kc_term_sized(km, &f->bound.t[i]) || !kc_term_nonneg(km, NULL, &f->bound.t[i]))
+            return false; /* not surely at least 1 */
+    *r = *f;
+    return true;
+}
+
+static bool kv_form(const km_kernel *km, km_form f, long loop, uint32_t self, const char **seen, size_t n_seen,
+                    int depth, kv_range *r);
+
+/* The values the kernel stores in shared array name (every write's value). */
+static bool kv_shared(const km_kernel *km, const char *name, const char **seen, size_t n_seen, int depth,
+                      kv_range *r)
+{
+    for (size_t i = 0; i < n_seen; i++)
+        if (!strcmp(seen[i], name))
+            return true; /* a copy of its own elements adds no value */
+    if (n_seen >= KV_DEPTH)
+        return false;
+    const char *inner[KV_DEPTH];
+    for (size_t i = 0; i < n_seen; i++)
+        inner[i] = seen[i];
+    inner[n_seen] = name;
+    size_t n = 0;
+    const km_access *ac = km_accesses(km, &n);
+    bool any = false;
+    for (size_t i = 0; i < n; i++) {
+        if (!ac[i].buffer || strcmp(ac[i].buffer, name))
+            continue;
+        /* a read-modify-write whose value is the whole new value (op OTHER: `d[a] = c ?
+         * d[b] : d[a]`), or the larger or smaller of the old one and its operand, keeps
+         * to the values stored; a sum or an atomic does not */
+        if (ac[i].space != KM_SPACE_SHARED || ac[i].atomic ||
+            (ac[i].mode == KM_RMW && ac[i].op != KM_OP_OTHER && ac[i].op != KM_OP_MAX && ac[i].op != KM_OP_MIN))
+            return false;
+        if (ac[i].mode == KM_READ)
+            continue;
+        kv_range x = { .any = false };
+        long loop = ac[i].n_loops ? (long)ac[i].loops[ac[i].n_loops - 1] : -1;
+        if (!kv_form(km, ac[i].value, loop, UINT32_MAX, inner, n_seen + 1, depth + 1, &x) || !kv_join(km, r, &x))
+            return false;
+        any = true;
+    }
+    return any;
+}
+
+/* Whether form f is the variable of loop l or of a loop enclosing it (start + step *
+ * counter, step positive) whose bound is made of sizes and compared with <: its bound. */
+static bool kv_loop_var(const km_kernel *km, km_form f, long l, kv_range *r)
+{
+    size_t nl = 0;
+    const km_loop *loops = km_loops(km, &nl);
+    for (; l >= 0 && (size_t)l < nl; l = loops[l].parent) {
+        const km_loop *x = &loops[l];
+        if ((x->kind != KM_LOOP_AFFINE && x->kind != KM_LOOP_BLOCK_STRIDE) || !x->cmp || strcmp(x->cmp, "<") ||
+            !x->bound.n || !kc_form_sized(km, x->bound) || !x->step.n || x->start.n + x->step.n > KC_TERMS)
+            continue;
+        kc_poly v = { .n = 0 };
+        km_term one = { .coef = 1, .n = 0 }, ctr = { .coef = 1, .n = 1, .atoms = { x->counter } };
+        bool ok = true, positive = true;
+        for (uint32_t j = 0; j < x->start.n && ok; j++)
+            ok = kc_add(&v, &one, &x->start.t[j], 1);
+        for (uint32_t j = 0; j < x->step.n && ok; j++) {
+            positive &= x->step.t[j].coef > 0;
+            ok = kc_add(&v, &ctr, &x->step.t[j], 1);
+        }
+        if (!ok || !positive || v.n != f.n)
+            continue;
+        bool same = true;
+        for (uint32_t j = 0; j < f.n && same; j++) {
+            bool found = false;
+            for (size_t q = 0; q < v.n && !found; q++)
+                found = v.t[q].coef == f.t[j].coef && kc_same_atoms(&v.t[q], &f.t[j]);
+            same = found;
+        }
+        if (same) {
+            *r = (kv_range){ .bound = x->bound, .any = true };
+            return true;
+        }
+    }
+    return false;
+}
+
+/* The values form f can take (stored inside loop, -1 for none): a constant, a loop's
+ * variable, c ? a : b, an accumulator (its start and what it takes in; self is the one
+ * being followed), a read of a shared array. */
+static bool kv_form(const km_kernel *km, km_form f, long loop, uint32_t self, const char **seen, size_t n_seen,
+                    int depth, kv_range *r)
+{
+    if (depth > KV_DEPTH)
+        return false;
+    int64_t c = 0;
+    if (!f.n || (f.n == 1 && f.t[0].n == 0)) {
+        c = f.n ? f.t[0].coef : 0;
+        if (c < 0)
+            return false; /* a negative subscript: not a count's business, and no bound */
+        *r = (kv_range){ .constant = c + 1, .constant_only = true, .any = true };
+        return true;
+    }
+    size_t na = 0, nacc = 0;
+    const km_atom *atoms = km_atoms(km, &na);
+    const km_accumulator *accs = km_accumulators(km, &nacc);
+    if (f.n == 1 && f.t[0].n == 1 && f.t[0].coef == 1 && f.t[0].atoms[0] < na) {
+        uint32_t id = f.t[0].atoms[0];
+        const km_atom *a = &atoms[id];
+        if (id == self) {
+            *r = (kv_range){ .any = false };
+            return true;
+        }
+        if (a->kind == KM_ATOM_OPAQUE && a->op && !strcmp(a->op, "?:") && a->n_args == 3) {
+            kv_range x = { .any = false }, y = { .any = false };
+            *r = (kv_range){ .any = false };
+            return kv_form(km, a->args[1], loop, self, seen, n_seen, depth + 1, &x) &&
+                   kv_form(km, a->args[2], loop, self, seen, n_seen, depth + 1, &y) && kv_join(km, r, &x) &&
+                   kv_join(km, r, &y);
+        }
+        if (a->kind == KM_ATOM_ACC && a->loop >= 0 && (size_t)a->loop < nacc) {
+            const km_accumulator *acc = &accs[a->loop];
+            kv_range x = { .any = false }, y = { .any = false };
+            *r = (kv_range){ .any = false };
+            return acc->n_updates == 1 && kv_form(km, acc->init, -1, id, seen, n_seen, depth + 1, &x) &&
+                   kv_form(km, acc->operand, acc->loop, id, seen, n_seen, depth + 1, &y) && kv_join(km, r, &x) &&
+                   kv_join(km, r, &y);
+        }
+        if (a->kind == KM_ATOM_READ && a->name) {
+            size_t nlo = 0;
+            const km_local *lo = km_locals(km, &nlo);
+            for (size_t i = 0; i < nlo; i++)
+                if (lo[i].kind == KM_LOCAL_ARRAY && lo[i].space == KM_SPACE_SHARED && !strcmp(lo[i].name, a->name)) {
+                    *r = (kv_range){ .any = false };
+                    return kv_shared(km, a->name, seen, n_seen, depth, r);
+                }
+            return false;
+        }
+    }
+    return kv_loop_var(km, f, loop, r);
+}
+
+/* Whether byte i of t starts a statement that assigns the word at i: `name = ...`
+ * (not ==), `name += ...`, `++name`, `name++`. *plain: a plain `=`, its value's text at
+ * *value (up to the ';'). */
+static bool kv_assignment(const char *t, size_t s, size_t e, size_t i, size_t nl, bool *plain, size_t *value)
+{
+    size_t b = i, j = i + nl;
+    while (b > s && isspace((unsigned char)t[b - 1]))
+        b--;
+    while (j < e && isspace((unsigned char)t[j]))
+        j++;
+    *plain = false;
+    if ((b > s + 1 && (t[b - 1] == '+' || t[b - 1] == '-') && t[b - 2] == t[b - 1]) ||
+        (b > s && t[b - 1] == '&' && (b < s + 2 || t[b - 2] != '&')))
+        return true; /* ++name, &name: changed some other way */
+    if (j + 1 < e && (t[j] == '+' || t[j] == '-') && t[j + 1] == t[j])
+        return true;
+    if (j + 1 < e && strchr("+-*/%&|^", t[j]) && t[j + 1] == '=')
+        return true;
+    if (j + 2 < e && (t[j] == '<' || t[j] == '>') && t[j + 1] == t[j] && t[j + 2] == '=')
+        return true;
+    if (j + 1 < e && t[j] == '=' && t[j + 1] != '=') {
+        *plain = true;
+        *value = j + 1;
+        return true;
+    }
+    return false;
+}
+
+/* When local name of the kernel's body [s, e) is set only to integer constants and to
+ * elements of shared arrays (`int old = 0; ... old = dists_i[0];`), the values those
+ * arrays hold bound it: into *r. */
+static bool kv_local(const skel *k, size_t s, size_t e, const char *name, kv_range *r)
+{
+    const char *t = k->text;
+    size_t nl = strlen(name);
+    size_t nlo = 0;
+    const km_local *lo = km_locals(k->km, &nlo);
+    int sets = 0;
+    *r = (kv_range){ .any = false };
+    for (size_t i = s; i + nl <= e; i++) {
+        bool plain = false;
+        size_t v = 0;
+        if (!sk_word_at(t, e, i, name, nl) || !kv_assignment(t, s, e, i, nl, &plain, &v))
+            continue;
+        if (!plain)
+            return false;
+        size_t end = kf_expr_end(t, v, e, ";,)");
+        char value[128];
+        if (end >= e || t[end] != ';' || !sk_bare(t + v, end - v, value, sizeof value))
+            return false;
+        char *stop = NULL;
+        long long c = strtoll(value, &stop, 0);
+        kv_range x = { .any = false };
+        if (stop != value && !*stop && c >= 0) {
+            x = (kv_range){ .constant = c + 1, .constant_only = true, .any = true };
+        } else {
+            char arr[64];
+            int used = 0;
+            if (sscanf(value, "%63[A-Za-z0-9_][%*[^]]]%n", arr, &used) != 1 || (size_t)used != strlen(value))
+                return false;
+            bool shared = false;
+            for (size_t q = 0; q < nlo && !shared; q++)
+                shared = lo[q].kind == KM_LOCAL_ARRAY && lo[q].space == KM_SPACE_SHARED && !strcmp(lo[q].name, arr);
+            if (!shared || !kv_shared(k->km, arr, NULL, 0, 0, &x))
+                return false;
+        }
+        if (!kv_join(k->km, r, &x))
+            return false;
+        sets++;
+        i += nl;
+    }
+    return sets > 0 && r->any;
+}
+
+static bool kc_ranged_bound(skel *k, uint32_t id, const char *what, const kv_range *r, kc_bound *out);
+
+/* A bound for the one local the model does not follow ("$var") in access a's subscript,
+ * from the values it is set to (kv_local): into *out, whose lhs is that atom. */
+static bool kc_local_bound(skel *k, const km_access *a, kc_bound *out)
+{
+    long fi = k->m ? an_model_find_kernel(k->m, km_name(k->km)) : -1;
+    if (fi < 0)
+        return false;
+    const an_function *f = &k->m->funcs[fi];
+    size_t bs = f->body_span.start_byte, be = f->body_span.end_byte <= k->len ? f->body_span.end_byte : k->len;
+    size_t na = 0, nlo = 0;
+    const km_atom *atoms = km_atoms(k->km, &na);
+    const km_local *lo = km_locals(k->km, &nlo);
+    km_form el = a->has_entry_element ? a->entry_element : a->element;
+    for (size_t i = 0; i < nlo; i++) {
+        if (lo[i].kind != KM_LOCAL_VAR || lo[i].form.n != 1 || lo[i].form.t[0].n != 1 ||
+            lo[i].form.t[0].coef != 1)
+            continue;
+        uint32_t id = lo[i].form.t[0].atoms[0];
+        if (id >= na || atoms[id].kind != KM_ATOM_VAR || !km_form_mentions(k->km, el, id))
+            continue;
+        kv_range r;
+        if (!kv_local(k, bs, be, lo[i].name, &r) || r.constant_only)
+            return false;
+        return kc_ranged_bound(k, id, lo[i].name, &r, out);
+    }
+    /* or a shared array's element read in the subscript itself (`dataset[pick[0] * 3]`) */
+    for (uint32_t t = 0; t < el.n; t++)
+        for (uint32_t j = 0; j < el.t[t].n; j++) {
+            uint32_t id = el.t[t].atoms[j];
+            if (id >= na || atoms[id].kind != KM_ATOM_READ || !atoms[id].name)
+                continue;
+            bool shared = false;
+            for (size_t q = 0; q < nlo && !shared; q++)
+                shared = lo[q].kind == KM_LOCAL_ARRAY && lo[q].space == KM_SPACE_SHARED &&
+                         !strcmp(lo[q].name, atoms[id].name);
+            kv_range r = { .any = false };
+            if (!shared || !kv_shared(k->km, atoms[id].name, NULL, 0, 0, &r) || !r.any || r.constant_only)
+                return false;
+            return kc_ranged_bound(k, id, atoms[id].text, &r, out);
+        }
+    return false;
+}
+
+/* *out: atom id (named what in notes) below r's bound. */
+static bool kc_ranged_bound(skel *k, uint32_t id, const char *what, const kv_range *r, kc_bound *out)
+{
+    *out = (kc_bound){ .counter = { .coef = 1, .n = 1, .atoms = { id } }, .rhs = r->bound };
+    out->lhs = (km_form){ .t = &out->counter, .n = 1 };
+    struct hk_buf b;
+    hk_buf_init(&b, SK_MAX_TEXT);
+    char *tr = kc_print(k->km, r->bound.t, r->bound.n, &b) && b.data ? sk_translate(k, b.data, 0) : NULL;
+    sk_note(k, "%s stays below %s: it is set only to constants and to elements of shared arrays that hold "
+            "nothing but such values and loop variables below that bound", what, tr ? tr : "?");
+    hk_free(tr);
+    hk_buf_free(&b);
+    return true;
+}
+
 /* Count of buffer from the model: the largest element any global access of it can reach,
  * plus one, in spec terms (kernel parameters replaced by their launch values). A gather
  * whose read value is a digit below a size (kc_gather_bound) reaches that size minus one.
@@ -1579,11 +1978,13 @@ static char *kc_reach(skel *k, const char *buffer, bool writes_only)
         }
         struct hk_buf b;
         hk_buf_init(&b, SK_MAX_TEXT);
-        kc_limits lim = { .extra = NULL };
+        kc_limits lim = { .k = k, .extra = NULL };
         kc_bound gathered;
         if (have_hits && km_form_mentions(k->km, acc[i].index, hits.lhs.t[0].atoms[0]))
             lim.extra = &hits;
         else if (km_form_reads(k->km, acc[i].index, 4) && kc_gather_bound(k, &acc[i], &gathered))
+            lim.extra = &gathered;
+        else if (kc_local_bound(k, &acc[i], &gathered))
             lim.extra = &gathered;
         memcpy(lim.grid, k->grid_known, sizeof lim.grid);
         memcpy(lim.threads, k->threads_known, sizeof lim.threads);
@@ -2414,7 +2815,7 @@ static bool kc_read_terms_guarded(const km_kernel *km, const km_access *a)
             if (!lower)
                 continue;
             for (uint32_t j = 0; j < up[u].lhs.n && !split; j++) {
-                if (kc_term_sized(km, &up[u].lhs.t[j]) || !kc_divide(km, &t, &up[u].lhs.t[j], &m) ||
+                if (kc_term_sized(km, &up[u].lhs.t[j]) || !kc_divide(km, NULL, &t, &up[u].lhs.t[j], &m) ||
                     !kc_split_cancels(km, &rest, &m, up[u].lhs))
                     continue;
                 for (uint32_t q = 0; q < up[u].lhs.n; q++)
@@ -2747,7 +3148,7 @@ static bool kg_inside(skel *k, const km_access *a, uint32_t read, long long limi
     km_term counter = { .coef = 1, .n = 1, .atoms = { read } };
     km_term bound = { .coef = limit, .n = 0 };
     kc_bound extra = { .lhs = { .t = &counter, .n = 1 }, .rhs = { .t = &bound, .n = 1 } };
-    kc_limits lim = { .extra = &extra };
+    kc_limits lim = { .k = k, .extra = &extra };
     memcpy(lim.grid, k->grid_known, sizeof lim.grid);
     memcpy(lim.threads, k->threads_known, sizeof lim.threads);
     memcpy(lim.block, k->block_known, sizeof lim.block);

@@ -509,10 +509,26 @@ const char *sk_dispatch_macro(const skel *k, size_t site);
  * the outermost brace before it that opens a function body. False when there is none. */
 bool sk_site_body(const an_model *m, const char *t, size_t len, const an_launch *l, uint32_t *start);
 
+/* A launch under `if (P == V)` (or !=, or that if's else) with P an integer parameter of
+ * the launcher that every call of the launcher in the file passes as the same constant (a
+ * literal, or a local of the caller initialised with one and never changed): whether the
+ * program takes that branch. */
+typedef struct {
+    char param[64];     /* P */
+    char launcher[128]; /* the function holding the launch */
+    long long value;    /* what every call passes as P */
+    int calls;
+    bool taken;
+} sk_branch;
+
+/* Whether the launch l of m (text, len bytes) sits in such a branch: *br filled. */
+bool sk_site_branch(const an_model *m, const char *t, size_t len, const an_launch *l, sk_branch *br);
+
 /* The first launch of kernel in m (analysed from text, len bytes; text may be NULL) that
  * passes n_params arguments (a launch of another kernel of the same name, in a sibling
- * file, would not), else one through a function pointer its launcher sets to the kernel
- * (`p = &kernel; ... p<<<g, b>>>(...)`). Borrowed from m, or NULL. */
+ * file, would not) and is not in a branch the program never takes (sk_site_branch; the
+ * first one when all are), else one through a function pointer its launcher sets to the
+ * kernel (`p = &kernel; ... p<<<g, b>>>(...)`). Borrowed from m, or NULL. */
 const an_launch *sk_find_site(const an_model *m, const char *text, size_t len, const char *kernel,
                               size_t n_params);
 

@@ -3225,16 +3225,257 @@ static bool sk_pointer_launch(const an_model *m, const char *t, size_t len, cons
     return declared && assigned;
 }
 
+/* ---- the branch the program takes ---- */
+
+/* Byte just past the blank space before byte i of t, not below lo. */
+static size_t sk_back_ws(const char *t, size_t lo, size_t i)
+{
+    while (i > lo && isspace((unsigned char)t[i - 1]))
+        i--;
+    return i;
+}
+
+/* The '(' that opens the parenthesis closed at byte close - 1, or SIZE_MAX. */
+static size_t sk_open_paren(const char *t, size_t lo, size_t close)
+{
+    if (close <= lo || t[close - 1] != ')')
+        return SIZE_MAX;
+    size_t open = close - 1;
+    for (int d = 0; open > lo;) {
+        open--;
+        d += (t[open] == ')') - (t[open] == '(');
+        if (d < 0)
+            return open;
+    }
+    return SIZE_MAX;
+}
+
+/* The '{' that opens the block closed by the '}' at byte close, or SIZE_MAX. */
+static size_t sk_open_brace(const char *t, size_t lo, size_t close)
+{
+    for (int d = 0; close > lo;) {
+        close--;
+        d += (t[close] == '}') - (t[close] == '{');
+        if (d < 0)
+            return close;
+    }
+    return SIZE_MAX;
+}
+
+/* The value of integer name (an argument's text) inside function body [bs, be) of t: a
+ * literal, or a local initialised with one (`int block_size = 32;`) that nothing else in
+ * the body assigns, steps or takes the address of. */
+static bool sk_local_constant(const char *t, size_t bs, size_t be, const char *name, long long *v)
+{
+    char *end = NULL;
+    long long x = strtoll(name, &end, 0);
+    if (end != name && !*end) {
+        *v = x;
+        return true;
+    }
+    if (!sk_is_identifier(name))
+        return false;
+    size_t nl = strlen(name);
+    int inits = 0;
+    for (size_t i = bs; i + nl <= be; i++) {
+        if (!sk_word_at(t, be, i, name, nl))
+            continue;
+        size_t b = sk_back_ws(t, bs, i), j = i + nl;
+        while (j < be && isspace((unsigned char)t[j]))
+            j++;
+        if ((b > bs && t[b - 1] == '&' && (b < bs + 2 || t[b - 2] != '&')) ||
+            (b > bs + 1 && (t[b - 1] == '+' || t[b - 1] == '-') && t[b - 2] == t[b - 1]) ||
+            (j + 1 < be && (t[j] == '+' || t[j] == '-') && t[j + 1] == t[j]) ||
+            (j + 1 < be && strchr("+-*/%&|^<>", t[j]) && t[j + 1] == '=' && !(t[j] == '<' || t[j] == '>')))
+            return false; /* &name, ++name, name++, name += ... */
+        if (j + 1 < be && t[j] == '=' && t[j + 1] != '=') {
+            /* an assignment: only `int name = LITERAL;` once */
+            bool typed = b > bs && (isalnum((unsigned char)t[b - 1]) || t[b - 1] == '_');
+            size_t q = j + 1;
+            while (q < be && isspace((unsigned char)t[q]))
+                q++;
+            long long y = strtoll(t + q, &end, 0);
+            if (!typed || end == t + q)
+                return false;
+            while (end < t + be && isspace((unsigned char)*end))
+                end++;
+            if (end >= t + be || *end != ';')
+                return false;
+            x = y;
+            inits++;
+        }
+    }
+    if (inits != 1)
+        return false;
+    *v = x;
+    return true;
+}
+
+bool sk_site_branch(const an_model *m, const char *t, size_t len, const an_launch *l, sk_branch *br)
+{
+    memset(br, 0, sizeof *br);
+    if (!m || !t || l->caller < 0 || (size_t)l->caller >= m->n_funcs)
+        return false;
+    const an_function *f = &m->funcs[l->caller];
+    size_t lo = f->body_span.start_byte, at = l->span.start_byte;
+    if (at > len || at <= lo)
+        return false;
+    /* `if (C) k<<<..>>>(..);`, `if (C) { .. k<<<..>>>(..); .. }` or its `else { .. }` */
+    bool in_else = false;
+    size_t close = sk_back_ws(t, lo, at);
+    if (close > lo && t[close - 1] != ')') {
+        size_t c = at;
+        for (int depth = 0; c > lo;) {
+            c--;
+            if (t[c] == '}')
+                depth++;
+            else if (t[c] == '{' && depth-- == 0)
+                break;
+        }
+        if (t[c] != '{')
+            return false;
+        close = sk_back_ws(t, lo, c);
+        if (close >= lo + 4 && sk_word_at(t, close, close - 4, "else", 4)) {
+            size_t rb = sk_back_ws(t, lo, close - 4);
+            size_t ob = rb > lo && t[rb - 1] == '}' ? sk_open_brace(t, lo, rb - 1) : SIZE_MAX;
+            if (ob == SIZE_MAX)
+                return false;
+            close = sk_back_ws(t, lo, ob);
+            in_else = true;
+        }
+    }
+    size_t open = sk_open_paren(t, lo, close);
+    if (open == SIZE_MAX)
+        return false;
+    size_t kw = sk_back_ws(t, lo, open);
+    if (kw < lo + 2 || !sk_word_at(t, kw, kw - 2, "if", 2) || kw - 2 < lo ||
+        (kw - 2 > lo && (isalnum((unsigned char)t[kw - 3]) || t[kw - 3] == '_')))
+        return false;
+    size_t before_if = sk_back_ws(t, lo, kw - 2);
+    if (before_if >= lo + 4 && sk_word_at(t, before_if, before_if - 4, "else", 4))
+        return false; /* `else if (..)`: whether it runs depends on the conditions before too */
+    char a[64], b[64], op[3] = "";
+    int used = 0;
+    char cond[200];
+    size_t cl = close - 1 - (open + 1);
+    if (cl >= sizeof cond)
+        return false;
+    memcpy(cond, t + open + 1, cl);
+    cond[cl] = '\0';
+    if (sscanf(cond, " %63[A-Za-z0-9_] %2[=!] %63[A-Za-z0-9_] %n", a, op, b, &used) != 3 || (size_t)used != cl ||
+        op[1] != '=' || (op[0] != '=' && op[0] != '!'))
+        return false;
+    bool a_param = false, b_param = false;
+    size_t pi = 0;
+    for (size_t i = 0; i < f->n_params; i++) {
+        if (f->params[i].pointer_depth > 0 || !f->params[i].name)
+            continue;
+        if (!strcmp(f->params[i].name, a) && !a_param && !b_param) {
+            a_param = true;
+            pi = i;
+        } else if (!strcmp(f->params[i].name, b) && !a_param && !b_param) {
+            b_param = true;
+            pi = i;
+        }
+    }
+    char *end = NULL;
+    long long cmp = strtoll(a_param ? b : a, &end, 0);
+    if ((!a_param && !b_param) || !end || *end || end == (a_param ? b : a))
+        return false;
+    /* every call of the launcher in the file passes that parameter the same constant */
+    const char *fn = f->name;
+    size_t fl = fn ? strlen(fn) : 0;
+    long long value = 0;
+    int calls = 0;
+    for (size_t i = 0; fl && i + fl <= len; i++) {
+        if (!sk_word_at(t, len, i, fn, fl) || (i >= f->name_span.start_byte && i < f->name_span.end_byte))
+            continue;
+        size_t j = i + fl;
+        while (j < len && isspace((unsigned char)t[j]))
+            j++;
+        if (j >= len || t[j] != '(')
+            continue;
+        /* the function making the call: the outermost brace open before it (the analysis
+         * lists only the functions that launch kernels, not main) */
+        size_t gs = SIZE_MAX, ge = SIZE_MAX;
+        for (size_t q = i, depth = 0; q > 0;) {
+            q--;
+            if (t[q] == '}')
+                depth++;
+            else if (t[q] == '{' && depth > 0)
+                depth--;
+            else if (t[q] == '{')
+                gs = q;
+        }
+        for (size_t q = gs == SIZE_MAX ? len : gs, depth = 0; q < len; q++) {
+            depth += (t[q] == '{') - (t[q] == '}');
+            if (depth == 0) {
+                ge = q;
+                break;
+            }
+        }
+        if (gs == SIZE_MAX || ge == SIZE_MAX)
+            continue; /* a declaration or a mention outside any body */
+        size_t arg = j + 1, argn = 0, e = arg;
+        bool found = false;
+        for (int d = 0; e < len; e++) {
+            char ch = t[e];
+            if (ch == '(' || ch == '[' || ch == '{')
+                d++;
+            else if ((ch == ')' || ch == ']' || ch == '}') && d > 0)
+                d--;
+            else if ((ch == ',' || ch == ')') && d == 0) {
+                if (argn == pi) {
+                    found = true;
+                    break;
+                }
+                if (ch == ')')
+                    break;
+                argn++;
+                arg = e + 1;
+            }
+        }
+        char text[64];
+        long long v = 0;
+        if (!found || !sk_bare(t + arg, e - arg, text, sizeof text) ||
+            !sk_local_constant(t, gs, ge, text, &v) ||
+            (calls && v != value))
+            return false;
+        value = v;
+        calls++;
+    }
+    if (!calls)
+        return false;
+    snprintf(br->param, sizeof br->param, "%s", f->params[pi].name);
+    snprintf(br->launcher, sizeof br->launcher, "%s", fn);
+    br->value = value;
+    br->calls = calls;
+    bool holds = op[0] == '=' ? value == cmp : value != cmp;
+    br->taken = in_else ? !holds : holds;
+    return true;
+}
+
 const an_launch *sk_find_site(const an_model *m, const char *text, size_t len, const char *kernel,
                               size_t n_params)
 {
+    /* the first launch whose branch the program takes: one under `if (block_size == 16)`
+     * whose launcher every call passes block_size = 32 is not it (cuda-samples' matrixMul
+     * launches <16> there and <32> in the else) */
+    const an_launch *first = NULL;
     for (size_t i = 0; m && i < m->n_launches; i++) {
         const an_launch *l = &m->launches[i];
         const char *colon = strrchr(l->kernel, ':');
         const char *base = colon ? colon + 1 : l->kernel;
-        if ((!strcmp(l->kernel, kernel) || !strcmp(base, kernel)) && l->n_args == n_params)
-            return l;
+        if ((!strcmp(l->kernel, kernel) || !strcmp(base, kernel)) && l->n_args == n_params) {
+            sk_branch br;
+            if (!sk_site_branch(m, text, len, l, &br) || br.taken)
+                return l;
+            if (!first)
+                first = l;
+        }
     }
+    if (first)
+        return first;
     for (size_t i = 0; m && i < m->n_launches; i++) {
         const an_launch *l = &m->launches[i];
         if (l->n_args == n_params && sk_pointer_launch(m, text, len, l, kernel))

@@ -1681,12 +1681,24 @@ static void windows_clipped_where_the_thread_is(void **state)
  * its block of 1024, though its grid is one block per batch) and a guessed count of 4 GB.
  * Now the sizes are halved until every buffer, guesses included, fits 16 MiB, b is no
  * multiple of the block, the two sets differ, and the timed set keeps every buffer within
- * 2 GiB; the guess says what it costs. */
+ * 2 GiB; the guess says what it costs. Session 27: farthest's points is counted now (its
+ * pick, read back from shared memory, stays below n: b * n * 3), so the guess is
+ * farthest_seeded's, whose first pick is loaded from memory. */
 static void the_check_set_is_cheap(void **state)
 {
     (void)state;
     spec_inference inf;
     infer(DATA("check_sizes.cu"), "farthest", &inf);
+    assert_false(has_note(&inf, "guessed as"));
+    assert_true(has_note(&inf, "old stays below n"));
+    {
+        static const char *const fnames[] = { "b", "n", "m" };
+        static const long long fv[] = { 5, 7, 11 };
+        /* it reads x alone (points[k * 3]): the last batch's last point's x is the last */
+        assert_int_equal(eval(field(inf.spec, 3, "count"), fnames, fv, 3), 3 * 7 * (5 - 1) + 3 * (7 - 1) + 1);
+    }
+    spec_inference_free(&inf);
+    infer(DATA("check_sizes.cu"), "farthest_seeded", &inf);
     long long count = 0, bytes = 0;
     assert_true(buffer_bytes(inf.spec, 0, &count, &bytes) <= CHECK_BUDGET);
     buffer_bytes(inf.spec, 1, &count, &bytes);
@@ -1787,16 +1799,18 @@ static void a_block_under_an_if_and_dim3_parameters(void **state)
     spec_inference_free(&inf);
 
     /* matrixMul's shape: c and a from their allocations (dims_c's members as declared), b
-     * a guess of an input; wa, which the tile loop runs to, keeps the timed set's K (a
-     * GEMM of K = 16 when it was halved to make room for the guess) */
+     * from the index math (session 27: the tile loop's trip ceil_div(wa, 16) and the block
+     * index scaled by BS, pinned to the block; it was a guess); wa, which the tile loop
+     * runs to, keeps the timed set's K (a GEMM of K = 16 when it was halved to make room
+     * for the guess) */
     static const char *const mul_names[] = { "wa", "wb", "dims_a_y" };
     static const long long mul_v[] = { 32, 64, 48 };
     infer(DATA("check_sizes.cu"), "tile_mul", &inf);
     no_doubts(&inf);
     assert_int_equal(eval(field(inf.spec, 0, "count"), mul_names, mul_v, 3), 64 * 48);
     assert_int_equal(eval(field(inf.spec, 1, "count"), mul_names, mul_v, 3), 32 * 48);
-    assert_true(eval(field(inf.spec, 2, "count"), mul_names, mul_v, 3) >= 32 * 64);
-    assert_true(has_note(&inf, "count of b guessed as"));
+    assert_int_equal(eval(field(inf.spec, 2, "count"), mul_names, mul_v, 3), 32 * 64);
+    assert_true(has_note(&inf, "count of b from the kernel model's index forms in tile_mul"));
     json_t *s0 = json_array_get(json_object_get(inf.spec, "sizes"), 0);
     json_t *s1 = json_array_get(json_object_get(inf.spec, "sizes"), 1);
     assert_true(json_integer_value(json_object_get(s1, "wa")) >= json_integer_value(json_object_get(s0, "wa")));

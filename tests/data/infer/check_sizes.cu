@@ -153,3 +153,35 @@ void run_seven(int b, int c, int h, int w, int kh, int kw, int g, const float *s
 {
     seven<<<(b * c + 255) / 256, 256>>>(b, c, h, w, kh, kw, g, src, dst);
 }
+
+// farthest with its first pick loaded from seed[]: best[] holds point indices below n, but
+// old starts at a value read from memory, which bounds nothing: points' count stays a
+// guess (the product of every size), which the check set must still keep cheap.
+template <int block_size>
+__global__ void farthest_seeded(int b, int n, int m, const float *points, const int *seed, float *dist, int *picked)
+{
+    __shared__ int best[block_size];
+    points += blockIdx.x * n * 3;
+    dist += blockIdx.x * n;
+    picked += blockIdx.x * m;
+    int old = seed[blockIdx.x];
+    for (int j = 1; j < m; j++) {
+        float x = points[old * 3];
+        int bi = 0;
+        for (int k = threadIdx.x; k < n; k += block_size) {
+            float d = points[k * 3] - x;
+            dist[k] = d;
+            bi = d > 0 ? k : bi;
+        }
+        best[threadIdx.x] = bi;
+        __syncthreads();
+        old = best[0];
+        if (threadIdx.x == 0)
+            picked[j] = old;
+    }
+}
+
+void run_farthest_seeded(int b, int n, int m, const float *points, const int *seed, float *dist, int *picked)
+{
+    farthest_seeded<1024><<<b, 1024>>>(b, n, m, points, seed, dist, picked);
+}
