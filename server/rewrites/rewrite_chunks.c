@@ -1554,9 +1554,17 @@ static bool ls_out_body(const cc_scan *s, const an_function *g)
             size_t t = rwl_tok_is_assign_op(&gt, q) || (q > 0 && gt.t[q - 1].kind == T_IDENT) ? q - 1 : q + 1;
             if (gt.t[t].kind != T_IDENT || (t > 0 && (rwl_tok_is(&gt, t - 1, "*") || rwl_tok_is(&gt, t - 1, "."))))
                 ok = false;
+            /* a reference parameter, or a local the body declares (not a global of the file) */
+            bool mine = false;
             for (size_t i = 0; ok && i < g->n_params; i++)
-                if (rwl_tok_is_ident(&gt, t, g->params[i].name) && !strchr(g->params[i].type, '&'))
-                    ok = false; /* a by-value parameter written: fine in C, but keep the form simple */
+                if (rwl_tok_is_ident(&gt, t, g->params[i].name)) {
+                    if (!strchr(g->params[i].type, '&'))
+                        ok = false; /* a by-value parameter written: fine in C, but keep the form simple */
+                    mine = true;
+                }
+            for (size_t r = 1; ok && !mine && r + 1 < gt.n; r++)
+                mine = rwl_same_tok(&gt, r, t) && rwl_declared_here(&gt, r);
+            ok = ok && mine;
         }
     }
     rwl_toks_free(&gt);

@@ -360,6 +360,12 @@ static const char refused[] =
     "{\n"
     "    o = p[k + threadIdx.x];\n"
     "}\n"
+    "__device__ float last_seen;\n"
+    "__device__ void note(const float *p, int k, float &o)\n"
+    "{\n"
+    "    o = p[k];\n"
+    "    last_seen = o;\n"
+    "}\n"
     "template <typename T>\n"
     "__device__ T pick(const T *p, int k)\n"
     "{\n"
@@ -433,6 +439,16 @@ static const char refused[] =
     "        }\n"
     "    }\n"
     "}\n"
+    "__global__ void global(int n, const float *x, float *y, int nb)\n"
+    "{\n"
+    "    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {\n"
+    "        const int r = i / nb;\n"
+    "        const int c = i % nb;\n"
+    "        float o;\n"
+    "        note(x, c, o);\n"
+    "        y[i] = o * r;\n"
+    "    }\n"
+    "}\n"
     "__global__ void after(int n, const float *x, float *y, int nb, int k)\n"
     "{\n"
     "    if (k) {\n"
@@ -451,15 +467,16 @@ static void refusals(void **state)
     static const struct {
         const char *kernel, *words;
     } cases[] = {
-        {"readback", "store at line 25: the store pointer `p` is used other than in `*p = v;` and `p += e;`"},
-        {"flat", "the lockstep form: store at line 33: the store pointer `p` does not depend on `r`"},
-        {"writes", "the lockstep form: call at line 44: `put(...)` takes a pointer to memory it may write"},
-        {"thread", "the lockstep form: call at line 54: `lane(...)` writes other than its reference parameters, or "
+        {"readback", "store at line 31: the store pointer `p` is used other than in `*p = v;` and `p += e;`"},
+        {"flat", "the lockstep form: store at line 39: the store pointer `p` does not depend on `r`"},
+        {"writes", "the lockstep form: call at line 50: `put(...)` takes a pointer to memory it may write"},
+        {"thread", "the lockstep form: call at line 60: `lane(...)` writes other than its reference parameters, or "
                    "depends on the thread"},
-        {"tcall", "the lockstep form: call at line 63: `pick<...>(...)`: a call with template arguments"},
-        {"perthread", "grid-stride loop at line 69: the grid-stride loop of line 70 is not a statement of the body's "
+        {"tcall", "the lockstep form: call at line 69: `pick<...>(...)`: a call with template arguments"},
+        {"perthread", "grid-stride loop at line 75: the grid-stride loop of line 76 is not a statement of the body's "
                       "top level"},
-        {"after", "statement at line 91: a statement after the loop"},
+        {"global", "the lockstep form: call at line 95: `note(...)` writes other than its reference parameters"},
+        {"after", "statement at line 107: a statement after the loop"},
     };
     fixture fx;
     load_text(refused, &fx);
