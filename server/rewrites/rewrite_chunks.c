@@ -829,7 +829,24 @@ static int emit_chunks(cc_scan *s, int CK, struct hk_buf *o)
  * order as in the original. The stores of one element go to its own index, written once, read
  * by no thread, so their order across elements is free. An inlined call computes what the
  * call does: arguments copied into parameters of their declared types (by value; reference
- * parameters are refused), the result converted to the return type. */
+ * parameters are refused), the result converted to the return type.
+ *
+ * Session 27 (deform_im2col, bbox_overlaps). The last coordinate (no modulus) may be chunked:
+ * its chunks count ceil(ceil(n / plane) / C_K), and an element exists iff its flat index is
+ * below n, which then decomposes back into the same coordinates (base < plane). A group index
+ * (ls_guards) runs once at c0; the chunk takes the lockstep path only when its value at every
+ * c0 + k equals c0's, so every element still reads its own value. A store pointer `T *p = P +
+ * e;` runs per element (an array of C_K pointers), its stores `*p = v` and walks `p += e` too,
+ * in the element's own order: each element stores the same values at the same addresses as
+ * in the original, P is named nowhere else and p nowhere but there, so nothing reads what a
+ * chunk wrote; that the order of stores across elements is free assumes, as any change of the
+ * launch does, that no two elements store to one address. An out-call `f(args);` is the
+ * original call on the original arguments: once when no argument depends on c (every element
+ * would make the same call on the same values: f writes only its reference parameters, which
+ * are then c-free locals), else per element on the element's slots. A loop in a branch of a
+ * uniform if/else chain: every thread of the launch takes that branch, so the chunk loop
+ * replaces the original loop for all of them; the other branches are code this launch does
+ * not run. */
 
 #define LS_NODES 768
 #define LS_KIDS 2048
