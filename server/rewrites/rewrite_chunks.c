@@ -42,6 +42,7 @@
 #include "spec/expr.h"
 #include "spec/spec.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,7 +61,9 @@ typedef struct {
     rwpt_loop lo;
     size_t n_co;
     size_t co_a[CC_COORDS], co_e[CC_COORDS], co_name[CC_COORDS]; /* each coordinate's statement and name */
-    size_t fac[CC_COORDS];                                       /* F_t: the modulus of coordinate t */
+    size_t fac[CC_COORDS];                                       /* F_t: the modulus of coordinate t (0: the last) */
+    size_t cdv[CC_COORDS][CC_COORDS], cndv[CC_COORDS];           /* each coordinate's divisors */
+    size_t co_end;                                               /* the end of the coordinates' statements */
     size_t cj;                                                   /* the chunked coordinate */
     size_t pro_a, pro_e;                                         /* the prologue's statements */
     size_t acc_a, acc_e, acc_name, acc_dn, acc_init_a, acc_init_e;       /* `T acc = init;` */
@@ -83,6 +86,13 @@ typedef struct {
 
 #define refuse(s, k, ...) rwl_refuse((s)->why, sizeof (s)->why, (s)->ts, (s)->text, (k), __VA_ARGS__)
 #define TOK(ts, k) (int)((ts)->t[k].end - (ts)->t[k].start), (ts)->text + (ts)->t[k].start
+
+/* Whether token q lies in another branch of the uniform if/else chain that holds the loop
+ * (rwpt_grid_loop_in): code no thread of this launch runs. */
+static bool in_sibling(const cc_scan *s, size_t q)
+{
+    return s->lo.if_e && q >= s->lo.if_a && q < s->lo.if_e && (q < s->lo.br_a || q >= s->lo.br_b);
+}
 
 static int name_of(const cc_scan *s, size_t k)
 {
@@ -330,7 +340,11 @@ static bool nest_level(cc_scan *s, size_t a, size_t b)
 }
 
 /* Coordinate t's statement [a, e): `T name = ( i / F0 ... ) % Ft ;` (no `%` for the last). */
-static bool coordinate(cc_scan *s, size_t a, size_t e, size_t t, bool *last)
+/* One coordinate's declaration `T c = i / A / B % F;` at statement [a, e), read into slot u
+ * (its divisors in s->cdv[u], its modulus in s->fac[u], 0 for none: the last coordinate). The
+ * coordinates may be declared in any order (mmcv's bbox_overlaps: `b1 = i / n2; b2 = i % n2;`):
+ * order_coords puts them in place. */
+static bool coordinate(cc_scan *s, size_t a, size_t e, size_t u)
 {
     const rw_toks *ts = s->ts;
     size_t dn, eq;
@@ -349,6 +363,7 @@ static bool coordinate(cc_scan *s, size_t a, size_t e, size_t t, bool *last)
     q++;
     size_t divs = 0;
     bool mod = false;
+    s->fac[u] = 0;
     while (q + 1 < e) {
         if (rwl_tok_is(ts, q, ")")) {
             if (!opens)
@@ -372,23 +387,75 @@ static bool coordinate(cc_scan *s, size_t a, size_t e, size_t t, bool *last)
             return refuse(s, fq, "coordinate", "the factor `%.*s` is not an integer parameter the kernel keeps or a "
                                                "literal", TOK(ts, fq));
         if (d) {
-            if (divs >= t || !rwl_same_tok(ts, fq, s->fac[divs]))
-                return refuse(s, fq, "coordinate", "coordinate %zu divides by `%.*s`, not by the moduli of the "
-                                                   "coordinates before it, in order", t, TOK(ts, fq));
-            divs++;
+            if (divs >= CC_COORDS - 1)
+                return refuse(s, fq, "coordinate", "more than %d divisions", CC_COORDS - 1);
+            s->cdv[u][divs++] = fq;
         } else {
             mod = true;
-            s->fac[t] = fq;
+            s->fac[u] = fq;
         }
         q = fq + 1;
     }
-    if (opens || divs != t)
-        return refuse(s, a, "coordinate", "`%.*s` is not coordinate %zu of the counter (%zu divisions)", TOK(ts, dn), t,
-                      divs);
-    *last = !mod;
-    s->co_a[t] = a;
-    s->co_e[t] = e;
-    s->co_name[t] = dn;
+    if (opens)
+        return refuse(s, a, "coordinate", "unbalanced parentheses in `%.*s`", TOK(ts, dn));
+    s->cndv[u] = divs;
+    s->co_a[u] = a;
+    s->co_e[u] = e;
+    s->co_name[u] = dn;
+    return true;
+}
+
+/* Whether the coordinates read so far are complete: one without a modulus (the last) after as
+ * many divisions as there are coordinates before it. */
+static bool coords_complete(const cc_scan *s)
+{
+    for (size_t u = 0; u < s->n_co; u++)
+        if (!s->fac[u] && s->cndv[u] + 1 == s->n_co)
+            return true;
+    return false;
+}
+
+/* Puts the coordinates read in declaration order into the counter's order: coordinate t
+ * divides by the moduli of coordinates 0 .. t-1, in that order, and takes its own modulus
+ * (none for the last). */
+static bool order_coords(cc_scan *s)
+{
+    const rw_toks *ts = s->ts;
+    size_t n = s->n_co, a[CC_COORDS], e[CC_COORDS], nm[CC_COORDS], fc[CC_COORDS], dv[CC_COORDS][CC_COORDS], nd[CC_COORDS];
+    memcpy(a, s->co_a, sizeof a);
+    memcpy(e, s->co_e, sizeof e);
+    memcpy(nm, s->co_name, sizeof nm);
+    memcpy(fc, s->fac, sizeof fc);
+    memcpy(dv, s->cdv, sizeof dv);
+    memcpy(nd, s->cndv, sizeof nd);
+    s->co_end = 0;
+    for (size_t t = 0; t < n; t++) {
+        size_t u = n;
+        for (size_t w = 0; w < n && u == n; w++)
+            if (nd[w] == t)
+                u = w;
+        if (u == n)
+            return refuse(s, a[0], "coordinate", "no coordinate divides the counter %zu times", t);
+        for (size_t w = u + 1; w < n; w++)
+            if (nd[w] == t)
+                return refuse(s, a[w], "coordinate", "two coordinates divide the counter %zu times", t);
+        if ((t + 1 < n) != (fc[u] != 0))
+            return refuse(s, a[u], "coordinate", t + 1 < n ? "`%.*s` is not the last coordinate but takes no modulus"
+                                                           : "`%.*s` (the last coordinate) takes a modulus",
+                          TOK(ts, nm[u]));
+        for (size_t i = 0; i < t; i++)
+            if (!rwl_same_tok(ts, dv[u][i], s->fac[i]))
+                return refuse(s, dv[u][i], "coordinate", "coordinate %zu divides by `%.*s`, not by the moduli of the "
+                                                         "coordinates before it, in order", t, TOK(ts, dv[u][i]));
+        s->co_a[t] = a[u];
+        s->co_e[t] = e[u];
+        s->co_name[t] = nm[u];
+        s->fac[t] = fc[u];
+        s->cndv[t] = nd[u];
+        memcpy(s->cdv[t], dv[u], sizeof dv[u]);
+        if (e[u] > s->co_end)
+            s->co_end = e[u];
+    }
     return true;
 }
 
@@ -428,7 +495,7 @@ static bool read_chunks(cc_scan *s, size_t cj)
         if (q != sa && rwl_same_tok(ts, q, sa))
             return refuse(s, q, "store", "the kernel names `%.*s` again: it may read what a chunk wrote", TOK(ts, q));
     for (size_t q = 1; q + 1 < ts->n; q++)
-        if ((q < ba || q >= bb) && rwl_same_tok(ts, q, sa) && rwl_is_use(ts, q))
+        if ((q < ba || q >= bb) && !in_sibling(s, q) && rwl_same_tok(ts, q, sa) && rwl_is_use(ts, q))
             return refuse(s, q, "store", "`%.*s` is used outside the loop", TOK(ts, q));
     /* the nest and the accumulator */
     size_t na = stmts[n - 2], aa = stmts[n - 3];
@@ -570,15 +637,23 @@ static int put_head(struct hk_buf *o, const cc_scan *s, int CK)
                               "    hk_cc_ok = hk_cc_ok && hk_cc_f%zu > 0 && hk_cc_plane <= 0x0fffffffffffffffLL / hk_cc_f%zu;\n"
                               "    if (hk_cc_ok)\n        hk_cc_plane *= hk_cc_f%zu;\n",
                            t, TOK(ts, s->fac[t]), t, t, t);
-    if (!rc)
+    /* the last coordinate (no modulus) counts to ceil(n / plane): its chunks cover that */
+    bool last = s->cj + 1 == K;
+    if (!rc && !last)
         rc = hk_buf_printf(o, "    const long long hk_cc_cb = hk_cc_ok ? (hk_cc_f%zu + %d) / %d : 0;\n"
                               "    const long long hk_cc_total = hk_cc_ok ? (((long long)hk_cc_n + hk_cc_plane - 1) / "
-                              "hk_cc_plane) * (hk_cc_plane / hk_cc_f%zu) * hk_cc_cb : 0;\n"
-                              "    if (hk_cc_ok) {\n"
-                              "    for (long long hk_j = blockIdx.x * (long long)blockDim.x + threadIdx.x; hk_j < hk_cc_total;"
-                              " hk_j += (long long)blockDim.x * gridDim.x) {\n"
-                              "    long long hk_cc_r = hk_j, hk_cc_base = 0, hk_cc_s = 1, hk_cc_sj = 1;\n",
+                              "hk_cc_plane) * (hk_cc_plane / hk_cc_f%zu) * hk_cc_cb : 0;\n",
                            s->cj, CK - 1, CK, s->cj);
+    else if (!rc)
+        rc = hk_buf_printf(o, "    const long long hk_cc_cb = hk_cc_ok ? (((long long)hk_cc_n + hk_cc_plane - 1) / "
+                              "hk_cc_plane + %d) / %d : 0;\n"
+                              "    const long long hk_cc_total = hk_cc_ok ? hk_cc_plane * hk_cc_cb : 0;\n",
+                           CK - 1, CK);
+    if (!rc)
+        rc = hk_buf_appends(o, "    if (hk_cc_ok) {\n"
+                               "    for (long long hk_j = blockIdx.x * (long long)blockDim.x + threadIdx.x; hk_j < hk_cc_total;"
+                               " hk_j += (long long)blockDim.x * gridDim.x) {\n"
+                               "    long long hk_cc_r = hk_j, hk_cc_base = 0, hk_cc_s = 1, hk_cc_sj = 1;\n");
     for (size_t t = 0; t < K && !rc; t++) {
         char fn[32];
         snprintf(fn, sizeof fn, t == s->cj ? "hk_cc_cb" : "hk_cc_f%zu", t);
@@ -592,13 +667,16 @@ static int put_head(struct hk_buf *o, const cc_scan *s, int CK)
         if (!rc && t + 1 < K)
             rc = hk_buf_printf(o, "    hk_cc_s *= hk_cc_f%zu;\n", t);
     }
+    char inrange[48] = "";
+    if (!last)
+        snprintf(inrange, sizeof inrange, "hk_cc_c0 + hk_k < hk_cc_f%zu && ", s->cj);
     if (!rc)
         rc = hk_buf_printf(o, "    const long long hk_cc_c0 = hk_cc_d%zu * %d;\n"
                               "    int hk_cc_kn = 0;\n#pragma unroll\n    for (int hk_k = 0; hk_k < %d; hk_k++) {\n"
                               "        const long long hk_i = hk_cc_base + (hk_cc_c0 + hk_k) * hk_cc_sj;\n"
-                              "        if (hk_cc_kn == hk_k && hk_cc_c0 + hk_k < hk_cc_f%zu && hk_i < (long long)hk_cc_n) {\n"
+                              "        if (hk_cc_kn == hk_k && %shk_i < (long long)hk_cc_n) {\n"
                               "            hk_cc_kn++;\n        }\n    }\n",
-                           s->cj, CK, CK, s->cj);
+                           s->cj, CK, CK, inrange);
     return rc;
 }
 
@@ -751,7 +829,24 @@ static int emit_chunks(cc_scan *s, int CK, struct hk_buf *o)
  * order as in the original. The stores of one element go to its own index, written once, read
  * by no thread, so their order across elements is free. An inlined call computes what the
  * call does: arguments copied into parameters of their declared types (by value; reference
- * parameters are refused), the result converted to the return type. */
+ * parameters are refused), the result converted to the return type.
+ *
+ * Session 27 (deform_im2col, bbox_overlaps). The last coordinate (no modulus) may be chunked:
+ * its chunks count ceil(ceil(n / plane) / C_K), and an element exists iff its flat index is
+ * below n, which then decomposes back into the same coordinates (base < plane). A group index
+ * (ls_guards) runs once at c0; the chunk takes the lockstep path only when its value at every
+ * c0 + k equals c0's, so every element still reads its own value. A store pointer `T *p = P +
+ * e;` runs per element (an array of C_K pointers), its stores `*p = v` and walks `p += e` too,
+ * in the element's own order: each element stores the same values at the same addresses as
+ * in the original, P is named nowhere else and p nowhere but there, so nothing reads what a
+ * chunk wrote; that the order of stores across elements is free assumes, as any change of the
+ * launch does, that no two elements store to one address. An out-call `f(args);` is the
+ * original call on the original arguments: once when no argument depends on c (every element
+ * would make the same call on the same values: f writes only its reference parameters, which
+ * are then c-free locals), else per element on the element's slots. A loop in a branch of a
+ * uniform if/else chain: every thread of the launch takes that branch, so the chunk loop
+ * replaces the original loop for all of them; the other branches are code this launch does
+ * not run. */
 
 #define LS_NODES 768
 #define LS_KIDS 2048
@@ -779,7 +874,11 @@ typedef struct {
     const char *type, *atype, *name; /* DECL: the type, the type of its array, the name; ASSIGN: cast, target */
     size_t fi[6];           /* FOR: init [0,1), cond [2,3), step [4,5) */
     int k1, n1, k2, n2;     /* children (then/body; else) in the kids pool */
+    size_t outs[8];         /* EXPR of an out-call (ls_out_call): the locals it writes */
+    int n_outs;
+    bool loads;             /* EXPR of an out-call: it reads memory through a pointer argument */
     bool dep;
+    bool guard;             /* DECL: a group index of c checked equal across the chunk (ls_guards) */
 } ls_node;
 
 typedef struct {
@@ -787,6 +886,8 @@ typedef struct {
     bool vec, decl;
     int size;         /* registers of one value: 2 for a pointer, a double, a long long */
     const char *expr; /* c and the counter: their value for element hk_k */
+    const char *expr0; /* c: its value for element 0 (a guard's once-run declaration) */
+    bool sptr;        /* a store pointer `T *p = P + e;` used only as `*p = v;` and `p += e;` */
 } ls_var;
 
 typedef struct {
@@ -809,6 +910,9 @@ typedef struct {
     bool scope_arr[LS_VARS];
     size_t n_scope;
     int perk, loops_in_perk, CK;
+    bool at0;                   /* emitting a guard at element 0 */
+    size_t sptr_tok[8];         /* the `P` of each store pointer's declaration */
+    size_t n_sptr;
 } ls_state;
 
 static const char *ls_str(ls_state *L, const char *p, size_t n)
@@ -846,7 +950,8 @@ static ls_var *ls_add(ls_state *L, const char *name)
     v = &L->var[L->n_var++];
     v->name = name;
     v->vec = v->decl = false;
-    v->expr = NULL;
+    v->expr = v->expr0 = NULL;
+    v->sptr = false;
     v->size = 1;
     return v;
 }
@@ -945,8 +1050,38 @@ static int ls_node_new(ls_state *L, int kind, int st)
 
 #define LSREF(L, st, k, ...) refuse((L)->s, (st) == 0 ? (k) : (L)->s->lo.ba, __VA_ARGS__)
 
+/* Where `name<...>(` has its template arguments: the token after `>` when that is `(` (0: not
+ * that form). */
+static size_t ls_template_args_end(const rw_toks *ts, size_t q, size_t b)
+{
+    if (ts->t[q].kind != T_IDENT || q + 1 >= b || !rwl_tok_is(ts, q + 1, "<"))
+        return 0;
+    int depth = 0;
+    for (size_t r = q + 1; r < b; r++) {
+        if (rwl_tok_is(ts, r, "<"))
+            depth++;
+        else if (rwl_tok_is(ts, r, ">"))
+            depth--;
+        else if (rwl_tok_is(ts, r, ">>"))
+            depth -= 2;
+        else if (rwl_tok_is(ts, r, ";") || rwl_tok_is(ts, r, "{") || rwl_tok_is(ts, r, "&&") || rwl_tok_is(ts, r, "||"))
+            return 0;
+        if (depth <= 0)
+            return depth == 0 && r + 1 < b && rwl_tok_is(ts, r + 1, "(") ? r + 1 : 0;
+    }
+    return 0;
+}
+
+static bool ls_cast_word(const rw_toks *ts, size_t q)
+{
+    return rwl_tok_is(ts, q, "static_cast") || rwl_tok_is(ts, q, "reinterpret_cast") ||
+           rwl_tok_is(ts, q, "const_cast");
+}
+
 /* What an expression [a, b) of st may hold (writes only where `writes`: to locals, at the top
  * of an expression statement). Records the kernel's pointer parameters it reads. */
+static bool ls_type_param(const ls_state *L, const rw_toks *ts, size_t k);
+
 static bool ls_check(ls_state *L, int st, size_t a, size_t b, bool writes)
 {
     cc_scan *s = L->s;
@@ -981,9 +1116,18 @@ static bool ls_check(ls_state *L, int st, size_t a, size_t b, bool writes)
         bool member = q > 0 && (rwl_tok_is(ts, q - 1, ".") || rwl_tok_is(ts, q - 1, "->") || rwl_tok_is(ts, q - 1, "::"));
         if (member)
             continue;
-        bool tparam = false;
+        ls_var *sv = ls_var_at(L, st, q);
+        if (sv && sv->sptr)
+            return LSREF(L, st, q, "store", "the store pointer `%.*s` is used other than in `*%.*s = v;` and "
+                                          "`%.*s += e;`", TOK(ts, q), TOK(ts, q), TOK(ts, q));
+        bool tparam = st == 0 && ls_type_param(L, ts, q);
         for (size_t i = 0; i < L->st[st].n_tp; i++)
             tparam |= strlen(L->st[st].tp[i]) == l && !memcmp(L->st[st].tp[i], c, l);
+        /* a call with template arguments, `f<T>(...)`, is a call of f */
+        size_t ta = ls_template_args_end(ts, q, b);
+        if (ta && !tparam && !rwl_is_type_word(ts, q) && !rwp_is_type_word(ts, q) && !ls_cast_word(ts, q))
+            return LSREF(L, st, q, "call", "`%.*s<...>(...)`: a call with template arguments (only `%.*s<...>(args);` "
+                                           "whose results are reference parameters is read)", TOK(ts, q), TOK(ts, q));
         if (q + 1 < b && rwl_tok_is(ts, q + 1, "(") && !is_kw(ts, q) && !rwl_is_type_word(ts, q) &&
             !rwp_is_type_word(ts, q) && !rwl_pure_call_name(ts, q) && !tparam && !ls_var_at(L, st, q)) {
             bool pure = false;
@@ -1004,7 +1148,7 @@ static bool ls_check(ls_state *L, int st, size_t a, size_t b, bool writes)
             /* inside the element nothing writes through a pointer (ls_check's rules); outside it, the
              * kernel's own statements before the loop may not write or pass the buffer on */
             for (size_t r = 1; r + 1 < s->ts->n; r++)
-                if ((r < s->lo.ba || r >= s->lo.bb) && rwl_same_tok(s->ts, r, q) && rwl_is_use(s->ts, r) &&
+                if ((r < s->lo.ba || r >= s->lo.bb) && !in_sibling(s, r) && rwl_same_tok(s->ts, r, q) && rwl_is_use(s->ts, r) &&
                     rwl_occurrence_writes(s->ts, r))
                     return LSREF(L, st, q, "memory", "the element reads `%.*s`, which the kernel writes (or passes "
                                                   "on) at line %d", TOK(ts, q), rwl_line_at(s->text, s->ts->t[r].start));
@@ -1365,6 +1509,196 @@ static int ls_inline(ls_state *L, int st, size_t a, size_t b, const char *target
 }
 
 /* The statements [a, b) of stream st, appended to the kids pool: *first, *count. */
+/* Whether token k names a type parameter of the kernel's template (`typename T`, `class T`). */
+static bool ls_type_param(const ls_state *L, const rw_toks *ts, size_t k)
+{
+    const char *tp = L->s->f->template_params, *name = ts->text + ts->t[k].start;
+    size_t n = ts->t[k].end - ts->t[k].start;
+    if (!tp || ts->t[k].kind != T_IDENT || !n)
+        return false;
+    for (const char *w = tp; *w; w++) {
+        if (strncmp(w, name, n) || (w > tp && (isalnum((unsigned char)w[-1]) || w[-1] == '_')) ||
+            isalnum((unsigned char)w[n]) || w[n] == '_')
+            continue;
+        const char *b = w;
+        while (b > tp && isspace((unsigned char)b[-1]))
+            b--;
+        if ((b - tp >= 8 && !strncmp(b - 8, "typename", 8)) || (b - tp >= 5 && !strncmp(b - 5, "class", 5)))
+            return true;
+    }
+    return false;
+}
+
+/* Whether the element stores through the local named name: a statement `*name = v;`. */
+static bool ls_stored_through(ls_state *L, const char *name)
+{
+    const rw_toks *ts = L->s->ts;
+    size_t n = strlen(name);
+    for (size_t q = L->s->lo.ba; q + 2 < L->s->lo.bb; q++)
+        if (rwl_tok_is(ts, q, "*") && ts->t[q + 1].kind == T_IDENT && rwl_tok_is(ts, q + 2, "=") &&
+            ts->t[q + 1].end - ts->t[q + 1].start == n && !memcmp(ts->text + ts->t[q + 1].start, name, n) &&
+            (rwl_tok_is(ts, q - 1, ";") || rwl_tok_is(ts, q - 1, "{") || rwl_tok_is(ts, q - 1, "}") ||
+             rwl_tok_is(ts, q - 1, ")") || rwl_tok_is(ts, q - 1, "else")))
+            return true;
+    return false;
+}
+
+/* Whether function g's body writes nothing but its own locals and its reference parameters,
+ * reads memory only through its parameters, and holds nothing that depends on the thread. */
+static bool ls_out_body(const cc_scan *s, const an_function *g)
+{
+    rw_toks gt = {0};
+    if (rwl_lex(s->text, g->body_span.start_byte, g->body_span.end_byte, &gt) != HK_OK)
+        return false;
+    bool ok = gt.n >= 2;
+    for (size_t q = 1; ok && q + 1 < gt.n; q++) {
+        size_t l = gt.t[q].end - gt.t[q].start;
+        const char *c = gt.text + gt.t[q].start;
+        if (rwl_tok_is(&gt, q, "->") || rwl_tok_is(&gt, q, "asm") || rwl_tok_is(&gt, q, "static") ||
+            rwl_tok_is(&gt, q, "volatile") || rwl_tok_is(&gt, q, "__shared__") || rwl_tok_is(&gt, q, "threadIdx") ||
+            rwl_tok_is(&gt, q, "blockIdx") || rwl_tok_is(&gt, q, "blockDim") || rwl_tok_is(&gt, q, "gridDim") ||
+            rwl_tok_is(&gt, q, "goto") || (gt.t[q].kind == T_IDENT && l >= 6 && (!memcmp(c, "atomic", 6) ||
+                                                                           !memcmp(c, "__sync", 6) || !memcmp(c, "__shfl", 6))))
+            ok = false;
+        else if (rwl_tok_is(&gt, q, "&") && rwl_unary_position(&gt, q))
+            ok = false;
+        else if (gt.t[q].kind == T_IDENT && rwl_tok_is(&gt, q + 1, "(") && !rwl_pure_call_name(&gt, q) &&
+                 !rwl_is_type_word(&gt, q) && !rwp_is_type_word(&gt, q) && !rwl_tok_is(&gt, q, "return") &&
+                 !rwl_tok_is(&gt, q, "if") && !rwl_tok_is(&gt, q, "for") && !rwl_tok_is(&gt, q, "while"))
+            ok = false;
+        else if (rwl_tok_is_assign_op(&gt, q) || rwl_tok_is(&gt, q, "++") || rwl_tok_is(&gt, q, "--")) {
+            /* the target: a name (a local or a reference parameter), never memory */
+            size_t t = rwl_tok_is_assign_op(&gt, q) || (q > 0 && gt.t[q - 1].kind == T_IDENT) ? q - 1 : q + 1;
+            if (gt.t[t].kind != T_IDENT || (t > 0 && (rwl_tok_is(&gt, t - 1, "*") || rwl_tok_is(&gt, t - 1, "."))))
+                ok = false;
+            /* a reference parameter, or a local the body declares (not a global of the file) */
+            bool mine = false;
+            for (size_t i = 0; ok && i < g->n_params; i++)
+                if (rwl_tok_is_ident(&gt, t, g->params[i].name)) {
+                    if (!strchr(g->params[i].type, '&'))
+                        ok = false; /* a by-value parameter written: fine in C, but keep the form simple */
+                    mine = true;
+                }
+            for (size_t r = 1; ok && !mine && r + 1 < gt.n; r++)
+                mine = rwl_same_tok(&gt, r, t) && rwl_declared_here(&gt, r);
+            ok = ok && mine;
+        }
+    }
+    rwl_toks_free(&gt);
+    return ok;
+}
+
+/* A call statement `f(args);` or `f<T>(args);` at [p, e) (`;` at e - 1) of the kernel's stream
+ * whose every definition of that name in the file (overloads, explicit specialisations:
+ * bbox_overlaps' load_bbox<float>) takes its pointers to const, its outputs as `T &` bound to
+ * locals of the element, the rest by value, and writes nothing else (ls_out_body). Kept as a
+ * call, not inlined: a specialisation may be what runs. 1 with the node in *node, 0 when the
+ * statement is not such a call, -1 refused. */
+static int ls_out_call(ls_state *L, int st, size_t p, size_t e, int *node)
+{
+    cc_scan *s = L->s;
+    const rw_toks *ts = L->st[st].ts;
+    if (st != 0 || ts->t[p].kind != T_IDENT || is_kw(ts, p) || !rwl_tok_is(ts, e - 1, ";"))
+        return 0;
+    size_t op = rwl_tok_is(ts, p + 1, "(") ? p + 1 : ls_template_args_end(ts, p, e);
+    if (!op || rwl_match_close(ts, op) + 2 != e)
+        return 0;
+    size_t cl = rwl_match_close(ts, op), nl = ts->t[p].end - ts->t[p].start;
+    /* the arguments */
+    size_t arg[16][2], na = 0, at = op + 1;
+    for (size_t q = op + 1; q <= cl; q++) {
+        if (rwl_tok_is(ts, q, "(") || rwl_tok_is(ts, q, "["))
+            q = rwl_match_close(ts, q);
+        else if ((rwl_tok_is(ts, q, ",") || q == cl) && q > at) {
+            if (na >= 16)
+                return (void)LSREF(L, st, p, "call", "`%.*s(...)` has more than 16 arguments", TOK(ts, p)), -1;
+            arg[na][0] = at, arg[na][1] = q, na++;
+            at = q + 1;
+        }
+    }
+    size_t defs = 0;
+    bool out[16] = {0};
+    for (size_t fi = 0; fi < s->m->n_funcs; fi++) {
+        const an_function *g = &s->m->funcs[fi];
+        if (strlen(g->name) != nl || memcmp(g->name, ts->text + ts->t[p].start, nl) || g == s->f)
+            continue;
+        defs++;
+        if (g->body_span.end_byte <= g->body_span.start_byte || g->n_params != na)
+            return (void)LSREF(L, st, p, "call", "`%.*s(...)`: a definition without a body or with another number of "
+                                           "parameters", TOK(ts, p)), -1;
+        for (size_t i = 0; i < na; i++) {
+            const char *ty = g->params[i].type ? g->params[i].type : "";
+            bool ref = strchr(ty, '&') != NULL;
+            if (ref && (strstr(ty, "&&") || g->params[i].pointer_depth))
+                return (void)LSREF(L, st, p, "call", "`%.*s(...)` takes a pointer or an rvalue by reference", TOK(ts, p)), -1;
+            if (g->params[i].pointer_depth && !g->params[i].is_const)
+                return (void)LSREF(L, st, p, "call", "`%.*s(...)` takes a pointer to memory it may write (`%s`)", TOK(ts, p),
+                             ty), -1;
+            if (defs > 1 && ref != out[i])
+                return (void)LSREF(L, st, p, "call", "the definitions of `%.*s` pass parameter %zu differently", TOK(ts, p),
+                             i + 1), -1;
+            out[i] = ref;
+        }
+        if (!ls_out_body(s, g))
+            return (void)LSREF(L, st, p, "call", "`%.*s(...)` writes other than its reference parameters, or depends on "
+                                           "the thread", TOK(ts, p)), -1;
+    }
+    if (!defs)
+        return 0;
+    int nd = ls_node_new(L, LS_EXPR, st);
+    if (nd < 0)
+        return (void)LSREF(L, st, p, "statement", "too many statements"), -1;
+    ls_node *d = &L->nd[nd];
+    for (size_t i = 0; i < na; i++) {
+        if (out[i]) {
+            ls_var *v = arg[i][1] == arg[i][0] + 1 ? ls_var_at(L, st, arg[i][0]) : NULL;
+            bool coord = false;
+            for (size_t t = 0; v && t <= s->n_co && t < L->n_var; t++)
+                coord |= v == &L->var[t];
+            if (!v || coord || v->sptr || d->n_outs >= 8)
+                return (void)LSREF(L, st, arg[i][0], "call", "`%.*s(...)` writes its argument %zu, which is not a local of "
+                                                       "the element", TOK(ts, p), i + 1), -1;
+            d->outs[d->n_outs++] = arg[i][0];
+        } else {
+            if (!ls_check(L, st, arg[i][0], arg[i][1], false))
+                return -1;
+            for (size_t q = arg[i][0]; q < arg[i][1]; q++) {
+                const an_param *pa = rwp_param_named(s->f, ts, q);
+                ls_var *v = ls_var_at(L, st, q);
+                d->loads |= (pa && pa->pointer_depth) || (v && v->size == 2 && !strstr(v->name, "hk_"));
+            }
+        }
+    }
+    d->a = p;
+    d->b = e - 1;
+    *node = nd;
+    return 1;
+}
+
+/* A store pointer's declaration `T *p = P + e;` (st 0, init [ia, ib)): P a pointer parameter
+ * the element stores to through p (im2col's `data_col_ptr`), e checked as an expression. */
+static bool ls_store_pointer(ls_state *L, size_t ia, size_t ib, ls_var *v)
+{
+    cc_scan *s = L->s;
+    const rw_toks *ts = s->ts;
+    const an_param *pa = rwp_param_named(s->f, ts, ia);
+    if (!pa || pa->pointer_depth != 1 || !(ia + 1 == ib || rwl_tok_is(ts, ia + 1, "+")))
+        return LSREF(L, 0, ia, "store", "the element stores through `%s`, which is not `P + e` of a pointer "
+                                        "parameter P", v->name);
+    bool have = false;
+    for (size_t i = 0; i < L->n_stored; i++)
+        have |= L->stored[i] == pa;
+    if ((!have && L->n_stored >= 8) || L->n_sptr >= 8)
+        return LSREF(L, 0, ia, "store", "more than 8 stored buffers");
+    if (!have)
+        L->stored[L->n_stored++] = pa;
+    L->sptr_tok[L->n_sptr++] = ia;
+    if (ia + 1 < ib && !ls_check(L, 0, ia + 2, ib, false))
+        return false;
+    v->sptr = true;
+    return true;
+}
+
 static bool ls_list(ls_state *L, int st, size_t a, size_t b, int *first, int *count)
 {
     cc_scan *s = L->s;
@@ -1435,7 +1769,10 @@ static bool ls_list(ls_state *L, int st, size_t a, size_t b, int *first, int *co
         } else if (rwl_tok_is(ts, p, "while") || rwl_tok_is(ts, p, "do") || rwl_tok_is(ts, p, "switch") ||
                    rwl_tok_is(ts, p, "return") || rwl_tok_is(ts, p, "goto") || rwl_tok_is(ts, p, "else")) {
             return LSREF(L, st, p, "statement", "`%.*s` in the element", TOK(ts, p));
-        } else if (rwl_starts_declaration(ts, p) && !(ts->t[p].kind == T_IDENT && rwl_tok_is(ts, p + 1, "["))) {
+        } else if ((rwl_starts_declaration(ts, p) && !(ts->t[p].kind == T_IDENT && rwl_tok_is(ts, p + 1, "["))) ||
+                   (st == 0 && ls_type_param(L, ts, p) && rwl_tok_is(ts, p + 1, "*") && ts->t[p + 2].kind == T_IDENT &&
+                    (rwl_tok_is(ts, p + 3, "=") || rwl_tok_is(ts, p + 3, ";")))) {
+            /* (`T *p = ...` with T a type parameter of the kernel reads as a product otherwise) */
             /* declarators: the type is what precedes the first name */
             size_t q = p;
             while (q < e - 1 && !rwl_tok_is(ts, q, "=") && !rwl_tok_is(ts, q, ",") && !rwl_tok_is(ts, q + 1, ";") &&
@@ -1476,7 +1813,12 @@ static bool ls_list(ls_state *L, int st, size_t a, size_t b, int *first, int *co
                 L->nd[dn].atype = atype;
                 L->nd[dn].name = nm;
                 items[n++] = dn;
-                if (ia) {
+                if (ia && st == 0 && strchr(type, '*') && ls_stored_through(L, nm)) {
+                    if (!ls_store_pointer(L, ia, ib, ls_find(L, nm)))
+                        return false;
+                    L->nd[dn].a = ia;
+                    L->nd[dn].b = ib;
+                } else if (ia) {
                     int blk = -1;
                     int rc = ls_inline(L, st, ia, ib, nm, &blk);
                     if (rc < 0)
@@ -1495,9 +1837,28 @@ static bool ls_list(ls_state *L, int st, size_t a, size_t b, int *first, int *co
             p = e;
             continue;
         } else {
-            /* an expression statement: a store `P[i] = v`, `v = f(...)` inlined, or writes to locals */
+            /* an expression statement: a store `P[i] = v` or `*p = v`, a store pointer's walk
+             * `p += e`, a call whose results are reference parameters, `v = f(...)` inlined, or
+             * writes to locals */
+            int oc = 0;
             const an_param *pa = st == 0 ? rwp_param_named(s->f, ts, p) : NULL;
-            if (pa && pa->pointer_depth == 1 && rwl_tok_is(ts, p + 1, "[") && rwl_same_tok(ts, p + 2, s->lo.v) &&
+            ls_var *sv = rwl_tok_is(ts, p, "*") || rwl_tok_is(ts, p, "++") ? ls_var_at(L, st, p + 1) : ls_var_at(L, st, p);
+            if (sv && sv->sptr) {
+                bool store = rwl_tok_is(ts, p, "*") && rwl_tok_is(ts, p + 2, "=");
+                bool walk = !store && ((rwl_tok_is(ts, p + 1, "+=") || rwl_tok_is(ts, p + 1, "-=")) ||
+                                       (rwl_tok_is(ts, p + 1, "++") && p + 3 == e) || (rwl_tok_is(ts, p, "++") && p + 3 == e));
+                if (!store && !walk)
+                    return LSREF(L, st, p, "store", "the store pointer `%s` is used other than in `*%s = v;` and "
+                                                    "`%s += e;`", sv->name, sv->name, sv->name);
+                size_t va = store ? p + 3 : rwl_tok_is(ts, p + 1, "+=") || rwl_tok_is(ts, p + 1, "-=") ? p + 2 : e - 1;
+                if (va < e - 1 && !ls_check(L, st, va, e - 1, false))
+                    return false;
+                node = ls_node_new(L, store ? LS_STORE : LS_EXPR, st);
+                if (node < 0)
+                    return LSREF(L, st, p, "statement", "too many statements");
+                L->nd[node].a = p;
+                L->nd[node].b = e - 1;
+            } else if (pa && pa->pointer_depth == 1 && rwl_tok_is(ts, p + 1, "[") && rwl_same_tok(ts, p + 2, s->lo.v) &&
                 rwl_tok_is(ts, p + 3, "]") && rwl_tok_is(ts, p + 4, "=")) {
                 bool have = false;
                 for (size_t i = 0; i < L->n_stored; i++)
@@ -1513,6 +1874,9 @@ static bool ls_list(ls_state *L, int st, size_t a, size_t b, int *first, int *co
                     return LSREF(L, st, p, "statement", "too many statements");
                 L->nd[node].a = p;
                 L->nd[node].b = e - 1;
+            } else if ((oc = ls_out_call(L, st, p, e, &node)) != 0) {
+                if (oc < 0)
+                    return false;
             } else {
                 int blk = -1, rc = 0;
                 if (ts->t[p].kind == T_IDENT && rwl_tok_is(ts, p + 1, "=") && ls_var_at(L, st, p)) {
@@ -1584,6 +1948,10 @@ static void ls_class(ls_state *L, int first, int count, bool ctl)
         ls_node *d = &L->nd[L->kids[first + i]];
         switch (d->kind) {
         case LS_DECL:
+            if (d->guard) {
+                d->dep = false;
+                break;
+            }
             d->dep = ctl || (d->b > d->a && ls_mentions(L, d->ist, d->a, d->b)) || ls_find(L, d->name)->vec;
             if (d->dep)
                 ls_mark(L, ls_find(L, d->name));
@@ -1597,6 +1965,8 @@ static void ls_class(ls_state *L, int first, int count, bool ctl)
             d->dep = ctl || ls_mentions(L, d->st, d->a, d->b);
             if (d->dep)
                 ls_mark_writes(L, d->st, d->a, d->b);
+            for (int o = 0; d->dep && o < d->n_outs; o++)
+                ls_mark(L, ls_var_at(L, d->st, d->outs[o]));
             break;
         case LS_STORE:
             d->dep = true;
@@ -1642,6 +2012,8 @@ static bool ls_shares(ls_state *L, int first, int count)
         switch (d->kind) {
         case LS_DECL:
         case LS_EXPR:
+            if (d->loads)
+                return true;
             ts = L->st[d->kind == LS_DECL ? d->ist : d->st].ts;
             for (size_t k = d->a; k < d->b; k++)
                 if (rwl_tok_is(ts, k, "["))
@@ -1693,9 +2065,9 @@ static int ls_put(ls_state *L, struct hk_buf *o, int st, size_t a, size_t b)
         const char *w = ls_tok(L, st, k, t, sizeof t);
         ls_var *v = ls_var_at(L, st, k);
         if (v && v->expr) {
-            if (!L->perk)
+            if (!L->perk && !(L->at0 && v->expr0))
                 return HK_EINVAL;
-            rc = hk_buf_printf(o, " %s", v->expr);
+            rc = hk_buf_printf(o, " %s", L->perk ? v->expr : v->expr0);
             continue;
         }
         rc = hk_buf_printf(o, " %s", w);
@@ -1761,8 +2133,10 @@ static int ls_emit(ls_state *L, struct hk_buf *o, int ni)
         rc = hk_buf_printf(o, "\n%s %s", d->type, d->name);
         if (!rc && d->b > d->a) {
             rc = hk_buf_appends(o, " =");
+            L->at0 = d->guard && !L->perk;
             if (!rc)
                 rc = ls_put(L, o, d->ist, d->a, d->b);
+            L->at0 = false;
         }
         if (!rc)
             rc = hk_buf_appends(o, ";");
@@ -2068,6 +2442,64 @@ static int chunk_choice(const rw_context *ctx, const cc_scan *s, int E, char *wh
 
 static int put_head(struct hk_buf *o, const cc_scan *s, int CK);
 
+/* The group indices of c: a declaration at the element's top level `const I g = e;`, I an
+ * integer type, whose e names c only as `c / X` and otherwise parameters (not pointers), the
+ * other coordinates, numbers and pure calls, no load, no local (deform_im2col's
+ * `deformable_group_index = c_im / channel_per_deformable_group`, carafe's mask group): a value
+ * that consecutive c share except where a group ends. It is taken as c-free: the chunk
+ * evaluates e at every c0 + k and, where one differs from c0's, runs the original body per
+ * element (exact either way; the rule only picks which values are worth the check). */
+static void ls_guards(ls_state *L, int first, int count)
+{
+    cc_scan *s = L->s;
+    const rw_toks *ts = s->ts;
+    for (int i = 0; i < count; i++) {
+        ls_node *d = &L->nd[L->kids[first + i]];
+        if (d->kind != LS_DECL || d->ist != 0 || d->st != 0 || d->b <= d->a || !d->type ||
+            !strstr(d->type, "const") || strchr(d->type, '*') || strstr(d->type, "float") ||
+            strstr(d->type, "double") || strstr(d->type, "half") || strstr(d->type, "bool"))
+            continue;
+        bool ok = true, names_c = false;
+        for (size_t q = d->a; q < d->b && ok; q++) {
+            if (rwl_tok_is(ts, q, "[") || rwl_tok_is(ts, q, "?") || rwl_tok_is(ts, q, "."))
+                ok = false;
+            if (ts->t[q].kind != T_IDENT)
+                continue;
+            if (rwl_same_tok(ts, q, s->co_name[s->cj])) {
+                ok = rwl_tok_is(ts, q + 1, "/");
+                names_c = true;
+                continue;
+            }
+            bool coord = false;
+            for (size_t t = 0; t < s->n_co; t++)
+                coord |= rwl_same_tok(ts, q, s->co_name[t]);
+            const an_param *pa = rwp_param_named(s->f, ts, q);
+            if (coord || (pa && !pa->pointer_depth) || rwl_is_type_word(ts, q) || rwp_is_type_word(ts, q) ||
+                (rwl_tok_is(ts, q + 1, "(") && rwl_pure_call_name(ts, q)))
+                continue;
+            ok = false;
+        }
+        if (ok && names_c) {
+            d->guard = true;
+            ls_find(L, d->name)->vec = false;
+        }
+    }
+}
+
+/* A chunk that the lockstep form does not take: the original body for each of its kn
+ * elements, then the next chunk (closes the `if` the caller opened). */
+static int put_fallback(struct hk_buf *o, const cc_scan *s)
+{
+    int rc = hk_buf_appends(o, "    for (int hk_k = 0; hk_k < hk_cc_kn; hk_k++) {\n");
+    if (!rc)
+        rc = put_coords(o, s, "hk_k", true);
+    if (!rc)
+        rc = put_range(o, s, s->co_end, s->lo.bb, false);
+    if (!rc)
+        rc = hk_buf_appends(o, "\n    }\n    continue;\n    }\n");
+    return rc;
+}
+
 /* The lockstep chunk for coordinate s->cj: true with the emitted text in o, false with the
  * refusal in s->why. *err: an error other than a refusal. */
 static bool lockstep(cc_scan *s, int CK, struct hk_buf *o, int *err)
@@ -2100,9 +2532,10 @@ static bool lockstep(cc_scan *s, int CK, struct hk_buf *o, int *err)
     }
     cv->vec = cv->decl = true;
     int first = 0, count = 0;
-    size_t ba = s->co_e[s->n_co - 1], bb = s->lo.bb;
+    size_t ba = s->co_end, bb = s->lo.bb;
     if (!ls_list(L, 0, ba, bb, &first, &count))
         goto done;
+    ls_guards(L, first, count);
     for (int it = 0; it < 100; it++) {
         L->changed = false;
         ls_class(L, first, count, false);
@@ -2122,6 +2555,13 @@ static bool lockstep(cc_scan *s, int CK, struct hk_buf *o, int *err)
         refuse(s, bb - 1, "store", "the element stores nothing at `P[%.*s]`", TOK(ts, s->lo.v));
         goto done;
     }
+    /* a store pointer that does not depend on c would have the chunk's elements store to one address */
+    for (size_t v = 0; v < L->n_var; v++)
+        if (L->var[v].sptr && !L->var[v].vec) {
+            refuse(s, ba, "store", "the store pointer `%s` does not depend on `%.*s`: the chunk's elements would "
+                                   "store to one address", L->var[v].name, TOK(ts, s->co_name[s->cj]));
+            goto done;
+        }
     if (!ls_shares(L, first, count)) {
         refuse(s, ba, "load", "every load of the element depends on `%.*s`: nothing for the chunk to share",
                TOK(ts, s->co_name[s->cj]));
@@ -2133,17 +2573,24 @@ static bool lockstep(cc_scan *s, int CK, struct hk_buf *o, int *err)
     for (size_t i = 0; i < L->n_stored; i++) {
         const an_param *pb = L->stored[i];
         for (size_t q = 1; q + 1 < ts->n; q++) {
-            if (!rwl_is_use(ts, q) || !rwp_param_named(s->f, ts, q) || rwp_param_named(s->f, ts, q) != pb)
+            if (!rwl_is_use(ts, q) || !rwp_param_named(s->f, ts, q) || rwp_param_named(s->f, ts, q) != pb ||
+                in_sibling(s, q))
                 continue;
             if (q < s->lo.ba || q >= s->lo.bb) {
                 refuse(s, q, "store", "`%.*s` is used outside the loop", TOK(ts, q));
                 goto done;
             }
+            bool at_sptr = false;
+            for (size_t k = 0; k < L->n_sptr; k++)
+                at_sptr |= L->sptr_tok[k] == q;
+            if (at_sptr)
+                continue;
             if (!(rwl_tok_is(ts, q + 1, "[") && rwl_same_tok(ts, q + 2, s->lo.v) && rwl_tok_is(ts, q + 3, "]") &&
                   rwl_tok_is(ts, q + 4, "=") && (rwl_tok_is(ts, q - 1, ";") || rwl_tok_is(ts, q - 1, "{") ||
                                                   rwl_tok_is(ts, q - 1, "}") || rwl_tok_is(ts, q - 1, ")")))) {
-                refuse(s, q, "store", "the kernel names `%.*s` other than in `%.*s[%.*s] = ...;`", TOK(ts, q), TOK(ts, q),
-                       TOK(ts, s->lo.v));
+                refuse(s, q, "store", "the kernel names `%.*s` other than in `%.*s[%.*s] = ...;` (or a store "
+                                      "pointer's `T *p = %.*s + e;`)", TOK(ts, q), TOK(ts, q), TOK(ts, s->lo.v),
+                       TOK(ts, q));
                 goto done;
             }
         }
@@ -2166,25 +2613,52 @@ static bool lockstep(cc_scan *s, int CK, struct hk_buf *o, int *err)
      * original body per element (the lockstep form has no per-element guards: they cost the
      * compiler registers, 165 against 80 for roi_align at C_K 4) */
     if (!rc)
-        rc = hk_buf_printf(o, "    if (hk_cc_kn < %d) {\n    for (int hk_k = 0; hk_k < hk_cc_kn; hk_k++) {\n", CK);
+        rc = hk_buf_printf(o, "    if (hk_cc_kn < %d) {\n", CK);
     if (!rc)
-        rc = put_coords(o, s, "hk_k", true);
-    if (!rc)
-        rc = put_range(o, s, s->co_e[s->n_co - 1], s->lo.bb, false);
-    if (!rc)
-        rc = hk_buf_appends(o, "\n    }\n    continue;\n    }\n");
+        rc = put_fallback(o, s);
     for (size_t t = 0; t < s->n_co && !rc; t++) {
         if (t == s->cj) {
             const char *at = ls_atype(L, 0, s->co_a[t], s->co_name[t]);
             char e[300];
             snprintf(e, sizeof e, "((%s)(hk_cc_c0 + hk_k))", at ? at : "int");
             L->var[t].expr = ls_str(L, e, strlen(e));
+            snprintf(e, sizeof e, "((%s)(hk_cc_c0))", at ? at : "int");
+            L->var[t].expr0 = ls_str(L, e, strlen(e));
         } else {
             rc = hk_buf_append(o, s->text + ts->t[s->co_a[t]].start,
                                ts->t[s->co_name[t]].end - ts->t[s->co_a[t]].start);
             if (!rc)
                 rc = hk_buf_printf(o, " = hk_cc_d%zu;\n", t);
         }
+    }
+    /* the group indices (ls_guards): the same at every c0 + k, else the original body per element */
+    bool guards = false;
+    for (int i = 0; i < count; i++)
+        guards |= L->nd[L->kids[first + i]].guard;
+    if (guards && !rc) {
+        rc = hk_buf_printf(o, "    bool hk_cc_same = true;\n#pragma unroll\n    for (int hk_k = 1; hk_k < %d; hk_k++) {", CK);
+        for (int i = 0; i < count && !rc; i++) {
+            ls_node *d = &L->nd[L->kids[first + i]];
+            if (!d->guard)
+                continue;
+            rc = hk_buf_appends(o, "\n        hk_cc_same = hk_cc_same && (");
+            L->perk = 1;
+            if (!rc)
+                rc = ls_put(L, o, 0, d->a, d->b);
+            L->perk = 0;
+            L->at0 = true;
+            if (!rc)
+                rc = hk_buf_appends(o, ") == (");
+            if (!rc)
+                rc = ls_put(L, o, 0, d->a, d->b);
+            L->at0 = false;
+            if (!rc)
+                rc = hk_buf_appends(o, ");");
+        }
+        if (!rc)
+            rc = hk_buf_appends(o, "\n    }\n    if (!hk_cc_same) {\n");
+        if (!rc)
+            rc = put_fallback(o, s);
     }
     cv->expr = "(hk_cc_base + (hk_cc_c0 + hk_k) * hk_cc_sj)";
     if (!rc)
@@ -2252,8 +2726,27 @@ static int channel_chunks(const rw_context *ctx, int CK, rw_result *out)
             refuse(s, k, "loop", "the kernel is chunked already (this rewrite's hk_cc_ names)");
             goto refused;
         }
-    if (!rwpt_grid_loop(text, len, f, ctx->m, &ts, km, &s->lo, s->why, sizeof s->why))
+    /* each grid-stride loop in turn (one in a branch of a uniform if/else: bbox_overlaps' aligned
+     * and all-pairs loops), the first that takes a chunk */
+    size_t nth = 0;
+    const int CK0 = CK;
+    char why0[sizeof s->why] = "", why1[sizeof s->why] = "";
+retry:
+    CK = CK0;
+    hk_buf_reset(&nb);
+    {
+        cc_scan keep = *s;
+        memset(s, 0, sizeof *s);
+        s->text = keep.text, s->len = keep.len, s->ts = keep.ts, s->f = keep.f, s->m = keep.m;
+    }
+    lock = false;
+    if (!rwpt_grid_loop_in(text, len, f, ctx->m, &ts, km, nth, true, &s->lo, s->why, sizeof s->why)) {
+        if (nth == 1)
+            snprintf(s->why, sizeof s->why, "%s", why0);
+        else if (nth)
+            snprintf(s->why, sizeof s->why, "%.400s; the next loop: %.280s", why0, why1);
         goto refused;
+    }
     /* what no chunk may hold, wherever it stands in the element */
     for (size_t q = s->lo.ba; q < s->lo.bb; q++) {
         size_t l = ts.t[q].end - ts.t[q].start;
@@ -2262,25 +2755,24 @@ static int channel_chunks(const rw_context *ctx, int CK, rw_result *out)
             continue;
         if (l >= 6 && !memcmp(c, "atomic", 6)) {
             refuse(s, q, "atomic", "`%.*s` in the element: not one plain store of one accumulator", TOK(&ts, q));
-            goto refused;
+            goto next_loop;
         }
         if ((l >= 6 && (!memcmp(c, "__sync", 6) || !memcmp(c, "__shfl", 6))) || (l >= 8 && !memcmp(c, "__ballot", 8))) {
             refuse(s, q, "barrier", "`%.*s` in the element: the chunks would run other numbers of them", TOK(&ts, q));
-            goto refused;
+            goto next_loop;
         }
         /* a macro of the file could read the counter, a thread index or memory unseen */
         size_t at = 0, ma, mb;
         if (rwl_is_use(&ts, q) && !rwp_param_named(f, &ts, q) &&
             rwl_next_define(text, len, &at, c, l, &ma, &mb)) {
             refuse(s, q, "macro", "`%.*s` is a macro of the file: the scan cannot see what it reads", TOK(&ts, q));
-            goto refused;
+            goto next_loop;
         }
     }
     /* the coordinates: the body's first statements */
     {
         size_t p = s->lo.ba;
-        bool last = false;
-        while (p < s->lo.bb && !last) {
+        while (p < s->lo.bb && !coords_complete(s)) {
             size_t e = stmt_end(&ts, p, s->lo.bb);
             bool reads = false;
             for (size_t q = p; q < e; q++)
@@ -2289,23 +2781,25 @@ static int channel_chunks(const rw_context *ctx, int CK, rw_result *out)
                 break;
             if (s->n_co >= CC_COORDS) {
                 refuse(s, p, "coordinate", "more than %d coordinates", CC_COORDS);
-                goto refused;
+                goto next_loop;
             }
-            if (!coordinate(s, p, e, s->n_co, &last))
-                goto refused;
+            if (!coordinate(s, p, e, s->n_co))
+                goto next_loop;
             s->n_co++;
             p = e;
         }
-        if (!last || s->n_co < 3) {
+        if (!coords_complete(s) || s->n_co < 2) {
             refuse(s, s->lo.ba, "coordinate", "the body does not start with the counter's coordinates `i %% A`, "
-                                              "`i / A %% B`, ..., the last `i / A / B ...` (at least three)");
-            goto refused;
+                                              "`i / A %% B`, ..., the last `i / A / B ...` (at least two)");
+            goto next_loop;
         }
+        if (!order_coords(s))
+            goto next_loop;
         for (size_t t = 0; t < s->n_co; t++)
             for (size_t q = s->lo.ba; q < s->lo.bb; q++)
                 if (rwl_same_tok(&ts, q, s->co_name[t]) && q != s->co_name[t] && rwl_is_use(&ts, q) && rwl_scalar_written(&ts, q)) {
                     refuse(s, q, "coordinate", "the body writes the coordinate `%.*s`", TOK(&ts, q));
-                    goto refused;
+                    goto next_loop;
                 }
     }
     /* the chunked coordinate: the outermost one with a modulus, not the innermost, that works */
@@ -2317,9 +2811,15 @@ static int channel_chunks(const rw_context *ctx, int CK, rw_result *out)
             if (!ok && !first[0])
                 snprintf(first, sizeof first, "%s", s->why);
         }
+        if (!first[0])
+            refuse(s, s->lo.ba, "coordinate", "%zu coordinates: the accumulation form needs three or more", s->n_co),
+                snprintf(first, sizeof first, "%s", s->why);
         /* the general form: any element whose c-free part can run once (lockstep) */
         char second[700] = "";
-        for (size_t cj = s->n_co - 2; cj >= 1 && !ok && !rc; cj--) {
+        /* the outer coordinates with a modulus first (as before), then the last one (no modulus:
+         * deform_im2col's channel, bbox_overlaps' first box) */
+        for (size_t i = 0; i + 1 < s->n_co && !ok && !rc; i++) {
+            size_t cj = i + 2 < s->n_co ? s->n_co - 2 - i : s->n_co - 1;
             s->cj = cj;
             hk_buf_reset(&nb);
             lock = lockstep(s, chosen ? 8 : CK, &nb, &rc);
@@ -2336,9 +2836,17 @@ static int channel_chunks(const rw_context *ctx, int CK, rw_result *out)
             goto out;
         if (!ok) {
             snprintf(s->why, sizeof s->why, "%.400s; the lockstep form: %.270s", first, second);
-            goto refused;
+            goto next_loop;
         }
     }
+    goto chunked;
+next_loop:
+    if (rc)
+        goto out;
+    snprintf(nth ? why1 : why0, sizeof why0, "%s", s->why);
+    nth++;
+    goto retry;
+chunked:
     /* the nest's extent */
     s->nest_a = s->acc_e;
     s->nest_e = s->st_a;

@@ -533,27 +533,116 @@ static bool rwpt_out(pt_scan *s, rwpt_loop *lo, char *why, size_t nwhy, bool ok)
     return ok;
 }
 
+/* Whether the condition [a, b) is the same for every thread of every launch: numbers, `!`,
+ * comparisons and logic on the kernel's scalar parameters the body never writes. */
+static bool pt_uniform(const pt_scan *s, size_t a, size_t b)
+{
+    const rw_toks *ts = s->ts;
+    if (b <= a)
+        return false;
+    for (size_t q = a; q < b; q++) {
+        if (rwl_tok_is(ts, q, "[") || rwl_tok_is(ts, q, ".") || rwl_tok_is(ts, q, "->") ||
+            rwl_tok_is_assign_op(ts, q) || rwl_tok_is(ts, q, "++") || rwl_tok_is(ts, q, "--"))
+            return false;
+        if (ts->t[q].kind != T_IDENT || rwl_tok_is(ts, q, "true") || rwl_tok_is(ts, q, "false"))
+            continue;
+        const an_param *pa = rwp_param_named(s->f, ts, q);
+        if (!pa || pa->pointer_depth)
+            return false;
+        for (size_t k = 1; k + 1 < ts->n; k++)
+            if (rwl_same_tok(ts, k, q) && (rwl_declared_here(ts, k) || (rwl_is_use(ts, k) && rwl_scalar_written(ts, k))))
+                return false;
+    }
+    return true;
+}
+
+/* The statement at line `line` inside the branches of the `if (C) {..} else if (D) {..} else
+ * {..}` chain at [p, e) whose conditions are uniform (pt_uniform): *st, *se, and the end of
+ * its branch's statement list in *lend. false when it is not there. */
+static bool pt_in_branches(const pt_scan *s, size_t p, size_t e, uint32_t line, size_t *st, size_t *se, size_t *lend,
+                           size_t *bra)
+{
+    const rw_toks *ts = s->ts;
+    while (p < e && rwl_tok_is(ts, p, "if") && rwl_tok_is(ts, p + 1, "(")) {
+        size_t c = rwl_match_close(ts, p + 1);
+        if (c >= e || !pt_uniform(s, p + 2, c) || !rwl_tok_is(ts, c + 1, "{"))
+            return false;
+        size_t bc = rwl_match_close(ts, c + 1), ba = c + 2;
+        for (size_t q = ba; q < bc;) {
+            size_t qe = rwl_stmt_end(ts, q, bc);
+            if (ts->t[q].kind == T_IDENT && rwl_tok_is(ts, q + 1, "(") && !is_keyword(ts, q) &&
+                rwl_match_close(ts, q + 1) + 1 < bc && rwl_tok_is(ts, rwl_match_close(ts, q + 1) + 1, "{"))
+                qe = rwl_match_close(ts, rwl_match_close(ts, q + 1) + 1) + 1;
+            if (qe <= q)
+                break;
+            if ((uint32_t)rwl_line_at(s->text, ts->t[q].start) == line) {
+                *st = q;
+                *se = qe;
+                *lend = bc;
+                *bra = ba - 1;
+                return true;
+            }
+            q = qe;
+        }
+        p = bc + 1;
+        if (p < e && rwl_tok_is(ts, p, "else")) {
+            p++;
+            if (p < e && rwl_tok_is(ts, p, "{")) {
+                /* a final else block: read as `if (true)` */
+                size_t fc = rwl_match_close(ts, p);
+                for (size_t q = p + 1; q < fc;) {
+                    size_t qe = rwl_stmt_end(ts, q, fc);
+                    if (ts->t[q].kind == T_IDENT && rwl_tok_is(ts, q + 1, "(") && !is_keyword(ts, q) &&
+                        rwl_match_close(ts, q + 1) + 1 < fc && rwl_tok_is(ts, rwl_match_close(ts, q + 1) + 1, "{"))
+                        qe = rwl_match_close(ts, rwl_match_close(ts, q + 1) + 1) + 1;
+                    if (qe <= q)
+                        break;
+                    if ((uint32_t)rwl_line_at(s->text, ts->t[q].start) == line) {
+                        *st = q;
+                        *se = qe;
+                        *lend = fc;
+                        *bra = p;
+                        return true;
+                    }
+                    q = qe;
+                }
+                return false;
+            }
+        }
+    }
+    return false;
+}
+
 bool rwpt_grid_loop(const char *text, size_t len, const an_function *f, const an_model *m, const rw_toks *ts,
                     km_kernel *km, rwpt_loop *lo, char *why, size_t nwhy)
 {
+    return rwpt_grid_loop_in(text, len, f, m, ts, km, 0, false, lo, why, nwhy);
+}
+
+bool rwpt_grid_loop_in(const char *text, size_t len, const an_function *f, const an_model *m, const rw_toks *ts,
+                       km_kernel *km, size_t nth, bool branches, rwpt_loop *lo, char *why, size_t nwhy)
+{
     pt_scan s = {.text = text, .len = len, .ts = ts, .f = f, .m = m};
     memset(lo, 0, sizeof *lo);
-    /* the model's grid-stride loop at the body's top level */
-    size_t nl = 0;
+    /* the model's nth grid-stride loop outside other loops */
+    size_t nl = 0, seen = 0;
     const km_loop *lp = km_loops(km, &nl), *L = NULL;
     for (size_t i = 0; i < nl && !L; i++)
-        if (lp[i].parent < 0 && lp[i].kind == KM_LOOP_GRID_STRIDE)
+        if (lp[i].parent < 0 && lp[i].kind == KM_LOOP_GRID_STRIDE && seen++ == nth)
             L = &lp[i];
     if (!L) {
-        refuse(&s, 1, "grid-stride loop", "no grid-stride loop at the kernel body's top level (the kernel model reads "
-                                          "none)");
-        return rwpt_out(&s, lo, why, nwhy, false);
+        if (nth)
+            snprintf(why, nwhy, "grid-stride loop at line 1: no grid-stride loop number %zu", nth + 1);
+        else
+            refuse(&s, 1, "grid-stride loop", "no grid-stride loop at the kernel body's top level (the kernel model "
+                                              "reads none)");
+        return nth ? false : rwpt_out(&s, lo, why, nwhy, false);
     }
     bool global = false;
     for (int ax = 0; ax < 3 && !global; ax++)
         global = km_form_is_global_index(km, L->start, ax);
     /* the statement at the loop's line */
-    size_t st = 0, se = 0, end = ts->n - 1;
+    size_t st = 0, se = 0, end = ts->n - 1, lend = end, if_a = 0, if_e = 0, bra = 0;
     for (size_t p = 1; p < end;) {
         size_t e;
         if (ts->t[p].kind == T_IDENT && rwl_tok_is(ts, p + 1, "(") && !is_keyword(ts, p) &&
@@ -567,6 +656,12 @@ bool rwpt_grid_loop(const char *text, size_t len, const an_function *f, const an
             st = p;
             se = e;
         }
+        /* in a branch of a uniform if/else chain that ends the body (mmcv's bbox_overlaps:
+         * `if (aligned) { loop } else { loop }`): every thread takes the same branch */
+        if (!st && branches && e == end && pt_in_branches(&s, p, e, L->line, &st, &se, &lend, &bra)) {
+            if_a = p;
+            if_e = e;
+        }
         p = e;
     }
     if (!st) {
@@ -579,7 +674,7 @@ bool rwpt_grid_loop(const char *text, size_t len, const an_function *f, const an
                                            "i += blockDim.x * gridDim.x)`: every trip must be run once by the grid");
         return rwpt_out(&s, lo, why, nwhy, false);
     }
-    if (se != end) {
+    if (se != lend) {
         refuse(&s, se, "statement", "a statement after the loop (it could see which trips its thread ran)");
         return rwpt_out(&s, lo, why, nwhy, false);
     }
@@ -647,6 +742,12 @@ bool rwpt_grid_loop(const char *text, size_t len, const an_function *f, const an
     }
     lo->st = st;
     lo->se = se;
+    if (if_e) {
+        lo->if_a = if_a;
+        lo->if_e = if_e;
+        lo->br_a = bra;
+        lo->br_b = lend + 1;
+    }
     lo->bnd_a = bnd_a;
     lo->bnd_b = bnd_b;
     lo->is_macro = is_macro;

@@ -690,7 +690,7 @@ static const char lock_refused[] =
     "        int py = i / w % h;\n"
     "        int ch = i / w / h % c;\n"
     "        int b = i / w / h / c;\n"
-    "        float s = m[py * w + px];\n"
+    "        float s = m[(b * h + py) * w + px];\n"
     "        if (ch > 1)\n"
     "            continue;\n"
     "        y[i] = x[(b * c + ch) * w + px] * s;\n"
@@ -767,6 +767,7 @@ static void lockstep_refusals(void **state)
     } cases[] = {
         {"byref", "the lockstep form: call at line 21: `get` takes a parameter by reference"},
         {"loopret", "the lockstep form: call at line 33: `first_pos` returns other than by `return e;`"},
+        /* (its m read depends on b too: the last coordinate, b, shares nothing either) */
         {"contdep", "the lockstep form: loop nest at line 46: `continue` under a condition that depends on `ch`"},
         {"readout", "the lockstep form: store at line 57: the kernel names `y` other than in `y[i] = ...;`"},
         {"setparam", "the lockstep form: write at line 69: the element writes the parameter `k`"},
