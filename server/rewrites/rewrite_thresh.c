@@ -471,9 +471,10 @@ const rw_descriptor rw_register_threshold_desc = {
     .name = "register_threshold",
     .summary = "a local array's element that a loop's guard compares against (a heap's root: `if (d < best[0])`), "
                "written only under that guard, kept in a register refreshed at the guard's end (exact)",
-    /* it reshapes one loop of whatever text it is given and keeps that text's launch: on
-     * uniform_tiles' output (the points from shared memory) the root's local-memory load is
-     * what is left on the scan's critical path (RW_STACKS, search.c queue_stacks) */
-    .flags = RW_STACKS,
+    /* not RW_STACKS: on the texts it would stack on (uniform_tiles' and unroll_jam_scan's
+     * unrolled groups) nvcc already keeps the root in a register between the compares (sm_90
+     * SASS of the wild knn: one LDL after each reheap, none between points), so "A + this"
+     * would be A's hot loop again; its gain is on a plain scan */
+    .flags = 0,
     .emit = emit_register_threshold,
 };

@@ -202,6 +202,52 @@ static void sm_fill_wild(void **state)
     }
 }
 
+/* three_nn: once uniform_tiles (the loads) and double_narrowing (the FP64 compares) both beat
+ * the baseline, their stack comes within a budget of 4 (double_narrowing is RW_STACKS): the
+ * wild three_nn's recorded 1.18x and 1.14x as the reports, the rest at the baseline's time. */
+static void three_nn_stack_within_4(void **state)
+{
+    (void)state;
+    wild_kernel w;
+    if (!wild_open("mmcv_three_nn_fwd", &w))
+        return;
+    const an_span *span = &w.fx.m->funcs[w.k].span;
+    static const char *const targs[] = {"float"};
+    rw_context ctx = {.text = w.fx.text, .len = w.fx.len, .m = w.fx.m, .kernel = w.k, .spec = w.sp,
+                      .template_args = targs, .n_template_args = 1};
+    skillplan plan;
+    sk_metrics mt;
+    sk_metrics_init(&mt);
+    mt.v[SK_M_ROOFLINE_PCT] = ROOFLINE_PCT;
+    assert_int_equal(skillplan_build_for(skills, "sm_90", SK_COMPUTE_BOUND, &mt, w.fx.text + span->start_byte,
+                                         span->end_byte - span->start_byte, &ctx, &plan),
+                     HK_OK);
+    search_launch l = w.l;
+    l.structs = plan.v;
+    l.n_structs = plan.n;
+    search_budget b = {.max_candidates = 4};
+    search *s;
+    assert_int_equal(search_new(w.fx.text, w.fx.len, w.fx.m, w.k, &l, 1, &b, &s), HK_OK);
+    const search_candidate *c;
+    bool stacked = false;
+    while (search_next(s, &c) == HK_OK) {
+        const char *st = c->structural;
+        print_message("  %u: %s\n", c->id, c->description ? c->description : "-");
+        bool tiled = st && strstr(st, "uniform_tiles") == st, narrow = st && strstr(st, "double_narrowing");
+        if (tiled && narrow) {
+            stacked = true;
+            assert_non_null(strstr(c->text, "hk_tile0"));
+            assert_null(strstr(c->text, "double best1"));
+        }
+        double ms = tiled ? 1.0 / 1.18 : narrow ? 1.0 / 1.14 : 1.0;
+        assert_int_equal(search_report(s, c->id, SEARCH_OK, ms), HK_OK);
+    }
+    assert_true(stacked);
+    search_free(s);
+    skillplan_free(&plan);
+    wild_close(&w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -209,6 +255,7 @@ int main(void)
         cmocka_unit_test(wild_kernels),
         cmocka_unit_test(sm_fill_sample),
         cmocka_unit_test(sm_fill_wild),
+        cmocka_unit_test(three_nn_stack_within_4),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
