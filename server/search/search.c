@@ -244,6 +244,32 @@ static bool parse_long(const char *s, long *out)
 
 static unsigned threads_of(const unsigned b[3]) { return b[0] * b[1] * b[2]; }
 
+/* Blocks the spec's grid launches at size set 0 (the timed size) under block b: the product
+ * of its dimensions, or -1 when it cannot be evaluated (no spec, a float, a bad value). */
+static long long spec_grid_blocks(const search *s, const unsigned b[3])
+{
+    const spec *sp = s->launch.spec;
+    if (!sp)
+        return -1;
+    expr_var *vars = hk_calloc(sp->n_size_names + 4, sizeof *vars);
+    if (!vars)
+        return -1;
+    const long long blk[3] = {b[0], b[1], b[2]};
+    size_t nv = spec_size_vars(sp, 0, blk, s->launch.sm_count, vars);
+    long long total = 1;
+    for (int d = 0; d < 3 && total > 0; d++) {
+        expr_value v;
+        if (!sp->grid[d])
+            continue;
+        if (expr_eval(sp->grid[d], vars, nv, &v, NULL, 0) != HK_OK || v.is_float || v.i < 1)
+            total = -1;
+        else
+            total *= v.i;
+    }
+    hk_free(vars);
+    return total;
+}
+
 static int axis_alloc(axis *a, size_t n)
 {
     a->n_values = n;
@@ -1245,6 +1271,40 @@ static int materialize(search *s, const int *cfg, int phase, cand_rec **out, boo
         if ((rc = hk_buf_printf(&desc, "%sgrid-stride, %u blocks/SM", desc.len ? "; " : "",
                                 c->pub.grid_per_sm)))
             goto out;
+    }
+    /* SM fill: an algorithm's body, written for any block (RW_ALGORITHM, its launch not the
+     * kernel's own: the kernel's own code, under a hint, may assume its block), under the
+     * spec's grid, where that grid at the candidate's block launches fewer
+     * blocks than the device has SMs, runs the same work on more, smaller blocks: the block
+     * is halved (down to 64 threads) while that lowers the threads the busiest SM gets,
+     * ceil(blocks / SMs) x block (equal work a thread: the SM that runs most threads ends
+     * last). mmcv's knn: 8 x 8 blocks of 512 threads (4096 queries a batch) leave 68 of the
+     * H200's 132 SMs idle; blocks of 256 give 128, one an SM, half the threads the busiest
+     * SM had (128 would give 256 blocks, two on most SMs: no fewer). ball_query's 128 blocks
+     * of 512 stay (256 of 256 put two on most SMs). A grid that does not follow the block
+     * (one block, a fixed count) never moves it. */
+    if (sst && struct_has(sst, RW_ALGORITHM) && !keeps_launch && !c->pub.block_own &&
+        c->pub.grid_mode == SEARCH_GRID_SPEC &&
+        s->launch.block_free && s->launch.sm_count > 0 && c->pub.block[1] == 1 && c->pub.block[2] == 1 &&
+        !struct_has(sst, RW_VECTOR_LOOP) && !struct_has(sst, RW_TILE_LOOP) && !*skip) {
+        unsigned b0 = c->pub.block[0], nb = b0;
+        long long g0 = spec_grid_blocks(s, c->pub.block), ng = g0;
+        const long long sms = s->launch.sm_count;
+        while (g0 > 0 && g0 < sms && nb >= 128 && nb % 64 == 0) {
+            const unsigned half[3] = {nb / 2, 1, 1};
+            long long h = spec_grid_blocks(s, half);
+            if (h <= ng || (h + sms - 1) / sms * (nb / 2) >= (ng + sms - 1) / sms * nb)
+                break;
+            nb /= 2;
+            ng = h;
+        }
+        if (nb != b0) {
+            c->pub.block[0] = nb;
+            c->pub.block_own = true;
+            if ((rc = hk_buf_printf(&desc, "; block %u (the spec's grid: %lld blocks of %u for %d SMs)", nb, g0, b0,
+                                    s->launch.sm_count)))
+                goto out;
+        }
     }
     unsigned threads = threads_of(c->pub.block);
     /* The vectorized body is a grid-stride loop over vectors: under the spec's grid (one

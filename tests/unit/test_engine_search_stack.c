@@ -229,7 +229,8 @@ static void refusal_reaches_the_report(void **state)
 }
 
 /* mmcv's kernels under their specs and the shipped skills' latency-bound plan on sm_90:
- * uniform_tiles leading, the stacked candidate comes right after the first choices. */
+ * uniform_tiles leading, the stacked candidate comes right after the first choices (on
+ * three_nn after the stack with double_narrowing). */
 static void wild_kernels(void **state)
 {
     (void)state;
@@ -258,6 +259,17 @@ static void wild_kernels(void **state)
         assert_non_null(c);
         assert_true(is_stacked(c));
         assert_true(!strncmp(c->structural, "uniform_tiles", 13));
+        /* three_nn: double_narrowing stacks too (session 27, RW_STACKS), the plan's order
+         * putting it first; the jam's stack follows it */
+        if (strstr(c->structural, " + double_narrowing")) {
+            assert_string_equal(ids[i], "mmcv_three_nn_fwd");
+            assert_null(strstr(c->text, "double best1"));
+            assert_int_equal(search_report(s, c->id, SEARCH_OK, time_of(c, ms)), HK_OK);
+            assert_int_equal(search_next(s, &c), HK_OK);
+            print_message("  %u: %s\n", c->id, c->description);
+            assert_true(is_stacked(c));
+            assert_true(!strncmp(c->structural, "uniform_tiles", 13));
+        }
         assert_non_null(strstr(c->structural, " + unroll_jam_scan unroll=4"));
         assert_non_null(strstr(c->text, "= hk_r0[hk_uj_k3];"));
         search_free(s);

@@ -139,6 +139,8 @@ static const refusal_case cases[] = {
     {"staged_gather", k_grid_stride, "gs", {0}, "gather", 4},
     /* a block-strided loop with no loop around it: nothing to carry */
     {"register_carry", k_grid_stride, "gs", {0}, "block-strided loop", 3},
+    /* no per-thread local array: nothing a guard compares against */
+    {"register_threshold", k_grid_stride, "gs", {0}, "kernel body", 2},
 };
 
 /* Applicability refuses each case with the construct and its line in the reason, and the
