@@ -4,12 +4,10 @@
  * store reads go through lsp_ep_query (libuv pool), never on the loop. */
 #include "lsp/actions.h"
 
-#include "lsp/config.h"
-#include "lsp/episodes.h"
-#include "lsp/features.h"
-#include "lsp/server.h"
-#include "lsp/textsync.h"
+#include "lsp/base.h"
 #include "lsp/trust.h"
+#include "lsp/textsync.h"
+#include "lsp/episodes.h"
 
 #include "core/buf.h"
 #include "core/hk.h"

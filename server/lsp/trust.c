@@ -5,12 +5,11 @@
  * had ignored. config.c decides which keys need trust. */
 #include "lsp/trust.h"
 
-#include "lsp/config.h"
-#include "lsp/diagnostics.h"
-#include "lsp/server.h"
+#include "lsp/base.h"
 
 #include "core/buf.h"
 #include "core/hk.h"
+#include "core/strv.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -486,8 +485,6 @@ static void trust_work(uv_work_t *req)
         j->rc = lsp_trust_read(j->file, &j->list);
 }
 
-static void reschedule(doc *d, void *ud) { lsp_diag_schedule(ud, d, 0); }
-
 static void trust_after(uv_work_t *req, int status)
 {
     struct trust_job *j = req->data;
@@ -514,9 +511,10 @@ static void trust_after(uv_work_t *req, int status)
     HK_INFO("trust: %s %s in %s", j->add ? "trusted" : "no longer trusted", j->canon, j->file);
     bool was = s->cfg_trusted;
     if (s->state == LSP_RUNNING && !s->stopped) {
-        lsp_config_rebuild(s); /* the folder's settings, now with or without trust */
+        lsp_emit(s, LSP_EV_TRUST_CHANGED, NULL, NULL); /* the folder's settings, now
+                                                        * with or without trust */
         if (!was && s->cfg_trusted)
-            doc_store_foreach(s->docs, reschedule, s);
+            lsp_emit(s, LSP_EV_RECHECK_ALL, NULL, NULL);
         lsp_show_message(s, 3, "hkls: %s %s%s", j->add ? "trusted" : "no longer trusting",
                          j->canon,
                          j->add && lsp_trusted(s) ? ": its .hyperkernel.json applies in full" : "");
