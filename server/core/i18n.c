@@ -204,6 +204,14 @@ static const struct hk_msg_entry msgs[HK_MSG_COUNT] = {
       "正确性"),
     M(REP_PHYSICAL_FLOOR, "Physical floor",
       "物理下限"),
+    M(REP_LIBRARY, "Library",
+      "调用的库"),
+    F(REP_LIBRARY_WORDS, "%s (%s, called from the version's host code: its kernels are the "
+      "library's, not in the program's SASS)",
+      "%s（%s，由该版本的主机代码调用：其核函数属于库本身，不在程序的 SASS 中）"),
+    F(REP_CREDIT_LIBRARY, "`: the version calls %s (`%s`) from its host code; the call %s in "
+      "its source\n",
+      "`：该版本在主机代码中调用 %s（`%s`）；该调用%s其源代码中\n"),
     M(REP_MEMORY_SAFETY, "Memory safety",
       "内存安全"),
     M(REP_SKILLS_TRIED, "Skills tried",

@@ -25,6 +25,7 @@
 #include "measure/hostcode.h"
 #include "measure/oracle.h"
 #include "rewrites/promote.h"
+#include "rewrites/rewrite.h"
 #include "measure/sanitize.h"
 #include "search/search.h"
 #include "search/skillplan.h"
@@ -3903,14 +3904,20 @@ static void skill_credit(ep_ctx *c)
     } else if (sk->rewrite->flags & RW_LIBRARY_CALL) {
         /* the library's kernels live in libcublas/libhipblas, not in the program's SASS:
          * the evidence is that the measured program calls the library (host-call mode) */
-        bool calls = b->text && strstr(b->text, "HK_HOST_CALL_") != NULL;
+        char routine[64];
+        const char *lib = b->text ? rw_blas_library_of(b->text, routine, sizeof routine) : NULL;
+        bool calls = lib && strstr(b->text, "HK_HOST_CALL_") != NULL;
         json_object_set_new(j, "explained", json_boolean(calls));
         json_object_set_new(j, "evidence", json_string("library call: credited by the call in "
                                                        "the source"));
+        if (lib) { /* the report names it (issue 12) */
+            json_object_set_new(j, "library", json_string(lib));
+            json_object_set_new(j, "routine", json_string(routine));
+        }
         if (calls)
-            ep__log(c, "info", "v%d's gain is credited to skill %s: the version calls the "
-                    "library (host-call mode; its kernels are not in the program's SASS)",
-                    b->number, sk->id);
+            ep__log(c, "info", "v%d's gain is credited to skill %s: the version calls %s (%s; "
+                    "host-call mode, its kernels are not in the program's SASS)",
+                    b->number, sk->id, routine, lib);
         else
             ep__log(c, "warn", "v%d's gain is unexplained: skill %s's version does not call "
                     "the library", b->number, sk->id);
