@@ -406,8 +406,8 @@ bool lsp_config_refresh_file(struct lsp_server *s)
     json_t *j = json_loadb(text, len, 0, &err);
     s->cfg_file_text = text;
     if (!j || !json_is_object(j)) {
-        lsp_show_message(s, 2, "%s: line %d: %s; the file is ignored", path, j ? 1 : err.line,
-                         j ? "not a JSON object" : err.text);
+        lsp_show_message(s, 2, hk_tr(HK_MSG_SHOW_CONFIG_BAD), path, j ? 1 : err.line,
+                         j ? hk_tr(HK_MSG_SHOW_NOT_AN_OBJECT) : err.text);
         json_decref(j);
         goto out;
     }

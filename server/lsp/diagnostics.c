@@ -261,9 +261,7 @@ static void job_done(cc_job *job, int status, const cc_result *res, void *data)
     ld->job = NULL;
     if (status == HK_ENOENT) {
         if (!s->told_no_compiler)
-            lsp_show_message(s, 2,
-                             "hkls: the compiler was not found, so there are no compile "
-                             "diagnostics; set compile.nvcc / compile.hipcc (docs/config.md)");
+            lsp_show_message(s, 2, "%s", hk_tr(HK_MSG_SHOW_NO_COMPILER));
         s->told_no_compiler = true;
         goto out;
     }

@@ -910,7 +910,8 @@ static void start_error_code(struct lsp_server *s, rpc_call *call, int code, con
     if (call)
         rpc_call_error_code(call, code, msg);
     else if (s->state == LSP_RUNNING)
-        lsp_show_message(s, 1, "Optimize failed: %s", msg ? msg : "unknown error");
+        lsp_show_message(s, 1, hk_tr(HK_MSG_SHOW_START_FAILED),
+                         msg ? msg : hk_tr(HK_MSG_UNKNOWN_ERROR));
 }
 
 static void start_error(struct lsp_server *s, rpc_call *call, int hk_err, const char *msg)

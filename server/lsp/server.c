@@ -232,7 +232,7 @@ static void on_initialized(rpc_call *call, json_t *params, void *ud)
 {
     struct lsp_server *s = ud;
     if (!s->grammar_ok)
-        lsp_show_message(s, 1, "hkls: CUDA/HIP analysis is off: %s", s->grammar_why);
+        lsp_show_message(s, 1, hk_tr(HK_MSG_SHOW_ANALYSIS_OFF), s->grammar_why);
     rpc_call_reply(call, NULL);
 }
 

@@ -442,14 +442,8 @@ void lsp_trust_report(struct lsp_server *s)
             else
                 hk_buf_append(&b, p, 1);
         }
-        lsp_show_message(s, 2,
-                         "hkls: %s is not a trusted folder, so these settings of its %s were "
-                         "ignored: %s (they can run programs, send the code elsewhere or "
-                         "replace the GPU with the simulator). The other settings apply. To "
-                         "trust the folder "
-                         "run \"hkls trust %s\", :HyperKernelTrust in Neovim or the command "
-                         "hyperkernel.trustFolder, or trust the workspace in VS Code.",
-                         s->root, LSP_CONFIG_FILE, b.data ? b.data : keys, s->root);
+        lsp_show_message(s, 2, hk_tr(HK_MSG_SHOW_UNTRUSTED), s->root, LSP_CONFIG_FILE,
+                         b.data ? b.data : keys, s->root);
         hk_buf_free(&b);
     } else {
         HK_INFO("trust: every setting of %s/%s applies now", s->root ? s->root : "",
@@ -515,9 +509,11 @@ static void trust_after(uv_work_t *req, int status)
                                                         * with or without trust */
         if (!was && s->cfg_trusted)
             lsp_emit(s, LSP_EV_RECHECK_ALL, NULL, NULL);
-        lsp_show_message(s, 3, "hkls: %s %s%s", j->add ? "trusted" : "no longer trusting",
-                         j->canon,
-                         j->add && lsp_trusted(s) ? ": its .hyperkernel.json applies in full" : "");
+        lsp_show_message(s, 3,
+                         hk_tr(!j->add ? HK_MSG_SHOW_UNTRUSTING
+                                       : lsp_trusted(s) ? HK_MSG_SHOW_TRUSTED_FULL
+                                                        : HK_MSG_SHOW_TRUSTED),
+                         j->canon);
     }
     rpc_call_reply(j->call, json_pack("{s:s, s:s, s:b, s:b}", "folder", j->canon, "file",
                                       j->file, "changed", j->changed, "workspaceTrusted",
