@@ -321,6 +321,14 @@ enum hk_msg {
     HK_MSG_SHOW_NO_COMPILER,
     HK_MSG_SHOW_START_FAILED,
     HK_MSG_SHOW_ANALYSIS_OFF,
+    /* hkls verify-candidate's verdict in words (not --json; the reason codes stay) */
+    HK_MSG_VC_INTERLEAVED,
+    HK_MSG_VC_FASTER,
+    HK_MSG_VC_FLAGGED,
+    HK_MSG_VC_NOT_FASTER,
+    HK_MSG_VC_NOT_CREDITED,
+    HK_MSG_VC_NOT_MEASURED,
+    HK_MSG_VC_REJECTED,
     HK_MSG_COUNT
 };
 
