@@ -14,6 +14,7 @@
 #include "analysis/analysis.h"
 #include "compile/compile.h"
 #include "core/hk.h"
+#include "core/i18n.h"
 #include "rewrites/rewrite.h"
 
 #define CHECK_MAX_FILE ((size_t)16 << 20)
@@ -374,40 +375,42 @@ static void print_kernel(FILE *out, json_t *k, bool nvidia)
 {
     fprintf(out, "  %s", jstr(k, "name"));
     if (jint(k, "line") > 0)
-        fprintf(out, " (line %lld)", jint(k, "line"));
+        fprintf(out, hk_tr(HK_MSG_CHECK_AT_LINE), jint(k, "line"));
     if (nvidia) {
-        fprintf(out, ": %lld registers", jint(k, "registers"));
+        fprintf(out, hk_tr(HK_MSG_CHECK_NV_REGISTERS), jint(k, "registers"));
         if (jint(k, "spill_stores") || jint(k, "spill_loads"))
-            fprintf(out, ", SPILLS %lld B stores / %lld B loads", jint(k, "spill_stores"),
+            fprintf(out, hk_tr(HK_MSG_CHECK_NV_SPILLS), jint(k, "spill_stores"),
                     jint(k, "spill_loads"));
         else
-            fprintf(out, ", no spills");
-        fprintf(out, ", %lld B shared, %lld B stack", jint(k, "smem_static"), jint(k, "stack"));
+            fputs(hk_tr(HK_MSG_CHECK_NO_SPILLS), out);
+        fprintf(out, hk_tr(HK_MSG_CHECK_NV_MEMORY), jint(k, "smem_static"), jint(k, "stack"));
     } else {
-        fprintf(out, ": %lld VGPRs, %lld SGPRs", jint(k, "registers"), jint(k, "sgprs"));
+        fprintf(out, hk_tr(HK_MSG_CHECK_DCU_REGISTERS), jint(k, "registers"), jint(k, "sgprs"));
         if (jint(k, "agprs"))
-            fprintf(out, ", %lld AGPRs", jint(k, "agprs"));
+            fprintf(out, hk_tr(HK_MSG_CHECK_DCU_AGPRS), jint(k, "agprs"));
         if (jint(k, "vgpr_spills") || jint(k, "sgpr_spills"))
-            fprintf(out, ", SPILLS %lld VGPRs / %lld SGPRs", jint(k, "vgpr_spills"),
+            fprintf(out, hk_tr(HK_MSG_CHECK_DCU_SPILLS), jint(k, "vgpr_spills"),
                     jint(k, "sgpr_spills"));
         else
-            fprintf(out, ", no spills");
-        fprintf(out, ", %lld B LDS, %lld B scratch/lane", jint(k, "smem_static"),
-                jint(k, "stack"));
+            fputs(hk_tr(HK_MSG_CHECK_NO_SPILLS), out);
+        fprintf(out, hk_tr(HK_MSG_CHECK_DCU_MEMORY), jint(k, "smem_static"), jint(k, "stack"));
     }
     json_t *o = json_object_get(k, "occupancy");
     if (json_is_object(o)) {
         const char *src = jstr(o, "block_source");
-        fprintf(out, "\n      occupancy %.0f%%: %lld blocks/%s x %lld threads (%s%s",
+        fprintf(out, hk_tr(HK_MSG_CHECK_OCCUPANCY),
                 json_real_value(json_object_get(o, "occupancy")) * 100.0,
-                jint(o, "blocks_per_sm"), nvidia ? "SM" : "CU", jint(o, "block_threads"),
-                !strcmp(src, "assumed") ? "block size assumed" : "block size from ",
-                !strcmp(src, "assumed") ? "" : !strcmp(src, "launch") ? "a launch" : src);
+                jint(o, "blocks_per_sm"), nvidia ? "SM" : "CU", jint(o, "block_threads"));
+        if (!strcmp(src, "assumed"))
+            fputs(hk_tr(HK_MSG_CHECK_BLOCK_ASSUMED), out);
+        else /* __launch_bounds__, reqd_work_group_size, ...: names, as they are */
+            fprintf(out, hk_tr(HK_MSG_CHECK_BLOCK_FROM),
+                    !strcmp(src, "launch") ? hk_tr(HK_MSG_CHECK_A_LAUNCH) : src);
         if (jint(o, "dynamic_smem"))
-            fprintf(out, ", %lld B dynamic shared", jint(o, "dynamic_smem"));
-        fprintf(out, "), limited by %s", jstr(o, "limiter"));
+            fprintf(out, hk_tr(HK_MSG_CHECK_DYNAMIC_SHARED), jint(o, "dynamic_smem"));
+        fprintf(out, hk_tr(HK_MSG_CHECK_LIMITED_BY), jstr(o, "limiter"));
     } else {
-        fprintf(out, "\n      occupancy unknown for %s", jstr(k, "arch"));
+        fprintf(out, hk_tr(HK_MSG_CHECK_OCCUPANCY_UNKNOWN), jstr(k, "arch"));
     }
     fputc('\n', out);
 }
@@ -418,17 +421,19 @@ static void print_text(FILE *out, json_t *rep)
     fprintf(out, "%s [%s]: ", jstr(rep, "file"), jstr(rep, "target"));
     bool nvidia = strncmp(jstr(rep, "target"), "nvidia:", 7) == 0;
     if (!strcmp(status, "failed")) {
-        fprintf(out, "not checked: %s\n", jstr(rep, "error"));
+        fprintf(out, hk_tr(HK_MSG_CHECK_NOT_CHECKED), jstr(rep, "error"));
         return;
     }
     json_t *kernels = json_object_get(rep, "kernels");
     json_t *diags = json_object_get(rep, "diagnostics");
     size_t nk = json_array_size(kernels);
-    if (!strcmp(status, "ok"))
-        fprintf(out, "ok, %zu kernel%s (%.1f s)\n", nk, nk == 1 ? "" : "s",
-                json_real_value(json_object_get(rep, "seconds")));
+    double secs = json_real_value(json_object_get(rep, "seconds"));
+    if (!strcmp(status, "ok") && nk == 1)
+        fprintf(out, hk_tr(HK_MSG_CHECK_OK_ONE), secs);
+    else if (!strcmp(status, "ok"))
+        fprintf(out, hk_tr(HK_MSG_CHECK_OK_MANY), nk, secs);
     else
-        fprintf(out, "compile errors (exit %lld)\n", jint(rep, "exit_code"));
+        fprintf(out, hk_tr(HK_MSG_CHECK_COMPILE_ERRORS), jint(rep, "exit_code"));
     size_t i;
     json_t *d;
     json_array_foreach(diags, i, d) {
@@ -444,8 +449,7 @@ static void print_text(FILE *out, json_t *rep)
         print_kernel(out, k, nvidia);
     json_t *absent = json_object_get(rep, "not_compiled");
     json_array_foreach(absent, i, k)
-        fprintf(out, "  %s: no code generated (a template never instantiated in this file?)\n",
-                json_string_value(k));
+        fprintf(out, hk_tr(HK_MSG_CHECK_NOT_COMPILED), json_string_value(k));
 }
 
 /* ---- the command ---- */

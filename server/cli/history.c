@@ -22,6 +22,7 @@
 #include "cli/cli.h"
 #include "core/buf.h"
 #include "core/hk.h"
+#include "core/i18n.h"
 #include "episode/apply.h"
 #include "episode/episode.h"
 #include "rewrites/rewrite.h"
@@ -202,9 +203,9 @@ static void print_kernel_text(const store_kernel *k, const store_episode *eps, s
                               const store_history_row *rows, size_t n_rows)
 {
     printf("%s: %s\n", k->file, k->name);
-    printf("  episodes\n");
+    printf("  %s\n", hk_tr(HK_MSG_HIST_EPISODES));
     if (n_eps == 0)
-        printf("    (none)\n");
+        printf("    %s\n", hk_tr(HK_MSG_HIST_NONE));
     cli_table t;
     cli_table_init(&t, 6);
     for (size_t i = 0; i < n_eps; i++) {
@@ -216,31 +217,36 @@ static void print_kernel_text(const store_kernel *k, const store_episode *eps, s
         const store_history_row *best = row_by_id(rows, n_rows, e->best_version_id);
         if (best)
             fmt_speedup(best, sp, sizeof sp);
-        snprintf(tail, sizeof tail, "%s", e->device ? e->device : "(no GPU)");
+        snprintf(tail, sizeof tail, "%s", e->device ? e->device : hk_tr(HK_MSG_HIST_NO_GPU));
         if (best) {
             size_t l = strlen(tail);
-            snprintf(tail + l, sizeof tail - l, "  best v%d %s", best->version.number, sp);
+            snprintf(tail + l, sizeof tail - l, hk_tr(HK_MSG_HIST_BEST), best->version.number, sp);
         }
         if (store_episode_simulated(e)) {
             size_t l = strlen(tail);
-            snprintf(tail + l, sizeof tail - l, "  (simulated GPU: not measured on hardware)");
+            snprintf(tail + l, sizeof tail - l, "%s", hk_tr(HK_MSG_HIST_SIMULATED));
         }
         const char *cells[] = {id, e->name ? e->name : "-", store_episode_status_name(e->status),
                                when, dur, tail};
         cli_table_row(&t, cells);
         if (e->error && *e->error) {
             const char *nl = strchr(e->error, '\n');
-            char *note = hk_asprintf("      %s: %.*s", e->status == STORE_EP_COMPLETED ? "note" : "why",
-                                     nl ? (int)(nl - e->error) : (int)strlen(e->error), e->error);
+            char *first = hk_asprintf("%.*s", nl ? (int)(nl - e->error) : (int)strlen(e->error),
+                                      e->error);
+            char *note = first ? hk_trf(e->status == STORE_EP_COMPLETED ? HK_MSG_HIST_NOTE
+                                                                        : HK_MSG_HIST_WHY,
+                                        first)
+                               : NULL;
             cli_table_note(&t, note ? note : "");
             hk_free(note);
+            hk_free(first);
         }
     }
     cli_table_print(&t, stdout, "    ");
     cli_table_free(&t);
-    printf("  versions\n");
+    printf("  %s\n", hk_tr(HK_MSG_HIST_VERSIONS));
     if (n_rows == 0)
-        printf("    (none)\n");
+        printf("    %s\n", hk_tr(HK_MSG_HIST_NONE));
     cli_table_init(&t, 7);
     for (size_t i = 0; i < n_rows; i++) {
         const store_history_row *r = &rows[i];
@@ -269,7 +275,7 @@ static void print_kernel_text(const store_kernel *k, const store_episode *eps, s
             snprintf(tail, sizeof tail, "%s", sp);
         if (isfinite(v->max_rel_err) && v->status != STORE_V_REJECTED) {
             size_t l = strlen(tail);
-            snprintf(tail + l, sizeof tail - l, "  max rel err %.2g", v->max_rel_err);
+            snprintf(tail + l, sizeof tail - l, hk_tr(HK_MSG_HIST_MAX_REL_ERR), v->max_rel_err);
         }
         const char *cells[] = {label, parent, ep, store_version_status_label(v->status, r->measured),
                                v->produced_by ? v->produced_by : "-", ms, tail};
@@ -399,11 +405,14 @@ int cli_history(int argc, char **argv)
             free(s);
         }
     } else if (ec == EXIT_OK && shown == 0) {
-        if (file || kernel)
-            printf("no history for %s%s%s\n", file ? file : "", file && kernel ? ": " : "",
-                   kernel ? kernel : "");
-        else
-            printf("no history yet in %s\n", path);
+        if (file || kernel) {
+            char *what = hk_asprintf("%s%s%s", file ? file : "", file && kernel ? ": " : "",
+                                     kernel ? kernel : "");
+            printf(hk_tr(HK_MSG_HIST_NO_HISTORY_FOR), what ? what : "");
+            hk_free(what);
+        } else {
+            printf(hk_tr(HK_MSG_HIST_NO_HISTORY_YET), path);
+        }
     }
 out:
     json_decref(out);

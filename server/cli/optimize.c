@@ -734,31 +734,26 @@ static void print_verdict(const json_t *v, const char *what, const char *reason,
 {
     const json_t *il = json_object_get(v, "interleaved");
     if (json_is_object(il))
-        printf("interleaved: baseline %.4g ms, candidate %.4g ms: %.2fx (pairs p10 %.2fx .. "
-               "p90 %.2fx, %lld pairs)\n",
-               num(il, "baseline_ms"), num(il, "candidate_ms"), num(il, "speedup"),
+        printf(hk_tr(HK_MSG_VC_INTERLEAVED), num(il, "baseline_ms"), num(il, "candidate_ms"), num(il, "speedup"),
                num(il, "p10"), num(il, "p90"),
                (long long)json_integer_value(json_object_get(il, "pairs")));
     bool flagged = json_is_true(json_object_get(v, "flagged"));
     if (!strcmp(what, "faster")) {
-        printf("accepted: faster, %.2fx interleaved (judged %.4g ms, %.2fx)%s\n",
-               num(il, "speedup"), num(v, "median_ms"), num(v, "speedup"),
-               flagged ? " (over 10x: verified again on fresh seeds)" : "");
+        printf(hk_tr(HK_MSG_VC_FASTER), num(il, "speedup"), num(v, "median_ms"),
+               num(v, "speedup"), flagged ? hk_tr(HK_MSG_VC_FLAGGED) : "");
     } else if (!strcmp(what, "not_faster")) {
-        printf("accepted: correct, but not faster: %.2fx interleaved, pairs p10 %.2fx is not "
-               "above 1\n", num(il, "speedup"), num(il, "p10"));
+        printf(hk_tr(HK_MSG_VC_NOT_FASTER), num(il, "speedup"), num(il, "p10"));
     } else if (!strcmp(what, "not_credited")) {
         const char *note = json_string_value(json_object_get(v, "credit_note"));
-        printf("accepted: correct, %.2fx interleaved, but the speedup is not credited\n",
-               num(il, "speedup"));
+        printf(hk_tr(HK_MSG_VC_NOT_CREDITED), num(il, "speedup"));
         if (note)
             printf("  %s\n", note);
     } else if (!strcmp(what, "not_measured")) {
-        printf("not measured: no GPU\n");
+        printf("%s\n", hk_tr(HK_MSG_VC_NOT_MEASURED));
         if (details)
             printf("  %s\n", details);
     } else {
-        printf("rejected: %s\n", reason ? reason : "?");
+        printf(hk_tr(HK_MSG_VC_REJECTED), reason ? reason : "?");
         if (details)
             printf("  %s\n", details);
     }

@@ -19,12 +19,14 @@
 #include "analysis/analysis.h"
 #include "core/buf.h"
 #include "core/hk.h"
+#include "core/i18n.h"
 #include "core/log.h"
 #include "measure/device.h"
 #include "episode/evidence.h"
 #include "measure/hostcode.h"
 #include "measure/oracle.h"
 #include "rewrites/promote.h"
+#include "rewrites/rewrite.h"
 #include "measure/sanitize.h"
 #include "search/search.h"
 #include "search/skillplan.h"
@@ -544,7 +546,7 @@ static int init_device(ep_ctx *c)
         char *dir = hk_asprintf("%s/probe", c->work);
         if (!dir)
             return HK_ENOMEM;
-        progress(c, 2, NULL, "measuring the peaks of %s (once per device)", c->gpu.name);
+        progress(c, 2, NULL, hk_tr(HK_MSG_EPW_PEAKS), c->gpu.name);
         device_probe_options po = {.nvcc = c->nvcc, .workdir = dir, .arch = c->arch,
                                    .stop = c->o->stop};
         rc = measure_mkdirs(dir);
@@ -817,7 +819,7 @@ static int create_episode(ep_ctx *c)
 static int stage_init(ep_ctx *c)
 {
     int rc = HK_OK;
-    stage_begin(c, "init", 0, "toolchain, GPU and peaks");
+    stage_begin(c, "init", 0, "%s", hk_tr(HK_MSG_EPW_INIT));
     c->info = json_object();
     if (!c->info)
         return HK_ENOMEM;
@@ -1148,8 +1150,8 @@ static void baseline_measured(ep_ctx *c)
 static int stage_baseline(ep_ctx *c)
 {
     int rc = HK_OK;
-    stage_begin(c, "baseline", 5, "the original kernel: build%s",
-                c->has_gpu ? ", reference outputs and timing" : " (no GPU: no runs)");
+    stage_begin(c, "baseline", 5, "%s",
+                hk_tr(c->has_gpu ? HK_MSG_EPW_BASELINE_GPU : HK_MSG_EPW_BASELINE_NO_GPU));
     if ((rc = baseline_version(c, NULL)))
         return rc;
     ep_rec *b = c->base_rec;
@@ -1170,7 +1172,7 @@ static int stage_baseline(ep_ctx *c)
     }
     const char *base_name = strrchr(c->file_abs, '/');
     mb.name = hk_strdup(base_name ? base_name + 1 : c->file_abs); /* errors name the user's file */
-    progress(c, 6, NULL, "compiling the baseline");
+    progress(c, 6, NULL, "%s", hk_tr(HK_MSG_EPW_COMPILING_BASELINE));
     TRY(measure_build_compile(&c->mo, &mb, &mc));
     b->dir = hk_strdup(mb.dir);
     b->exe = hk_strdup(mb.exe);
@@ -1209,8 +1211,8 @@ static int stage_baseline(ep_ctx *c)
     }
     measure_verdict v;
     measure_verdict_init(&v);
-    progress(c, 8, NULL, "running the baseline on the %s set of (size, seed, distribution)",
-             c->mo.quick_check ? "quick" : "full");
+    progress(c, 8, NULL, "%s",
+             hk_tr(c->mo.quick_check ? HK_MSG_EPW_RUN_BASELINE_QUICK : HK_MSG_EPW_RUN_BASELINE_FULL));
     measure_prog bp = rec_prog(b);
     rc = measure_baseline_run(&c->mo, &bp, ref, &c->base, &v);
     hk_free(ref);
@@ -1239,9 +1241,9 @@ static int stage_baseline(ep_ctx *c)
         json_t *x = json_pack("{s:i, s:f, s:o, s:o, s:o, s:i}", "size", (int)k, "median_ms",
                               t->median_ms, "bytes_per_s", num_or_null(bps), "flop_per_s",
                               num_or_null(fps), "roofline_pct", num_or_null(pct), "reps", t->reps);
-        progress(c, 12, x, "baseline size %zu: %.4g ms (p10 %.4g, p90 %.4g, %d reps)%s", k,
+        progress(c, 12, x, hk_tr(HK_MSG_EPW_BASELINE_SIZE), k,
                  t->median_ms, t->p10_ms, t->p90_ms, t->reps,
-                 (int)k == c->base.primary_size ? ", the speedup is measured here" : "");
+                 (int)k == c->base.primary_size ? hk_tr(HK_MSG_EPW_SPEEDUP_HERE) : "");
         if (measure_floor_check(&c->mo, (int)k, t->median_ms, &floor_ms, &below) == HK_OK && below)
             ep__log(c, "warn",
                     "the baseline (%.4g ms) is below the physical floor (%.4g ms) at size %zu: "
@@ -1440,9 +1442,7 @@ static void note_uncredited(ep_ctx *c)
 static int stage_accuracy(ep_ctx *c)
 {
     int rc = HK_OK;
-    stage_begin(c, "accuracy", 80,
-                "re-checking the best on the full set (every size, seed and distribution) "
-                "with new seeds");
+    stage_begin(c, "accuracy", 80, "%s", hk_tr(HK_MSG_EPW_ACCURACY));
     ep_rec **order = hk_calloc(c->n_recs ? c->n_recs : 1, sizeof *order);
     measure_combo *combos = NULL;
     size_t n = 0, n_order = 0;
@@ -1510,9 +1510,7 @@ static int stage_accuracy(ep_ctx *c)
         if (v.reason == MEASURE_OK) {
             c->best = r;
             (void)store_version_set_accuracy(c->db, r->vid, r->max_abs, r->max_rel);
-            progress(c, 86, NULL,
-                     "v%d passed %zu more combinations (the full set, seeds + 1000): max abs "
-                     "error %.3g, max rel error %.3g",
+            progress(c, 86, NULL, hk_tr(HK_MSG_EPW_PASSED_MORE),
                      r->number, v.n_checked, r->max_abs, r->max_rel);
         } else {
             reject_late(c, r, unsafe ? "memory safety" : "accuracy", &v);
@@ -1560,7 +1558,7 @@ static int stage_verify(ep_ctx *c)
         pairs = 5;
     if (pairs > MEASURE_MAX_PAIRS)
         pairs = MEASURE_MAX_PAIRS;
-    stage_begin(c, "verify", 88, "baseline and v%d interleaved, %zu pairs, separate processes",
+    stage_begin(c, "verify", 88, hk_tr(HK_MSG_EPW_VERIFY),
                 r->number, pairs);
     double a[MEASURE_MAX_PAIRS], b[MEASURE_MAX_PAIRS];
     measure_verdict va, vb;
@@ -1600,7 +1598,7 @@ static int stage_verify(ep_ctx *c)
     json_t *x = json_pack("{s:f, s:f, s:f, s:f, s:f}", "speedup", sp.speedup, "speedup_p10",
                           sp.lo, "speedup_p90", sp.hi, "baseline_ms", sp.a_median, "best_ms",
                           sp.b_median);
-    progress(c, 94, x, "interleaved: baseline %.4g ms, v%d %.4g ms: %.2fx (pairs p10 %.2fx .. p90 %.2fx)",
+    progress(c, 94, x, hk_tr(HK_MSG_EPW_INTERLEAVED),
              sp.a_median, r->number, sp.b_median, sp.speedup, sp.lo, sp.hi);
     if (sp.speedup > 1.0) {
         if (store_episode_set_best(c->db, c->episode_id, r->vid))
@@ -1663,7 +1661,7 @@ static void keep_sources(ep_ctx *c)
 static int stage_report(ep_ctx *c)
 {
     int rc = HK_OK;
-    stage_begin(c, "report", 95, "evidence and the report");
+    stage_begin(c, "report", 95, "%s", hk_tr(HK_MSG_EPW_REPORT));
     /* never a silent pass: a best that no tool checked says so (command form) */
     if (c->best && c->info && !json_object_get(c->info, "memory_safety"))
         json_object_set_new(c->info, "memory_safety",
@@ -2184,9 +2182,9 @@ static void optimize_progress(ep_ctx *c)
     json_t *x = json_pack("{s:I, s:I, s:o}", "candidate", (json_int_t)c->n_evaluated, "budget",
                           (json_int_t)c->budget, "best_speedup", num_or_null(b));
     if (isnan(b))
-        progress(c, 15 + (int)(65 * f), x, "candidate %zu/%ld", c->n_evaluated, c->budget);
+        progress(c, 15 + (int)(65 * f), x, hk_tr(HK_MSG_EPW_CANDIDATE), c->n_evaluated, c->budget);
     else
-        progress(c, 15 + (int)(65 * f), x, "candidate %zu/%ld, best %.2fx", c->n_evaluated,
+        progress(c, 15 + (int)(65 * f), x, hk_tr(HK_MSG_EPW_CANDIDATE_BEST), c->n_evaluated,
                  c->budget, b);
 }
 
@@ -3061,7 +3059,7 @@ static int ep__stage_optimize(ep_ctx *c)
     rec_queue ready = {0};
     skillplan plan = {0};
     char err[256] = "";
-    stage_begin(c, "optimize", 15, "builtin search: up to %ld candidates or %.1f minutes",
+    stage_begin(c, "optimize", 15, hk_tr(HK_MSG_EPW_SEARCH),
                 c->budget, c->minutes);
     c->t_opt = hk_now_s();
     TRY(choose_start(c));
@@ -3247,8 +3245,8 @@ static int cmd_stage_baseline(ep_ctx *c)
     int rc = HK_OK;
     cmdform_result res;
     memset(&res, 0, sizeof res);
-    stage_begin(c, "baseline", 5, "the original program: its build command%s",
-                c->has_gpu ? ", then its run command timed by CUPTI" : " (no GPU: no runs)");
+    stage_begin(c, "baseline", 5, "%s",
+                hk_tr(c->has_gpu ? HK_MSG_EPW_CMD_BASELINE_GPU : HK_MSG_EPW_CMD_BASELINE_NO_GPU));
     if ((rc = baseline_version(c, "command")))
         return rc;
     ep_rec *b = c->base_rec;
@@ -3266,7 +3264,7 @@ static int cmd_stage_baseline(ep_ctx *c)
                     res.build_ms);
         goto out;
     }
-    progress(c, 8, NULL, "building and running the original program (%u timed runs)",
+    progress(c, 8, NULL, hk_tr(HK_MSG_EPW_CMD_RUNNING),
              co.runs ? co.runs : CMDFORM_DEFAULT_RUNS);
     TRY(cmdform_measure(c->sp, NULL, 0, &co, &res));
     json_object_set_new(c->info, "isolation", ep__text(res.isolation_words));
@@ -3279,8 +3277,7 @@ static int cmd_stage_baseline(ep_ctx *c)
     TRY(cmd_set_base_time(c, &res.timing));
     baseline_measured(c);
     const measure_timing *t = &c->base.times[0];
-    progress(c, 12, NULL, "baseline: %.4g ms of %s device time per run (p10 %.4g, p90 %.4g, %d "
-             "runs, CUPTI; build %ld ms)", t->median_ms, c->sp->kernel, t->p10_ms, t->p90_ms,
+    progress(c, 12, NULL, hk_tr(HK_MSG_EPW_CMD_BASELINE), t->median_ms, c->sp->kernel, t->p10_ms, t->p90_ms,
              t->reps, res.build_ms);
     ep__add_measurement(c, c->base_vid, STORE_M_BASELINE, 0, t->median_ms, t->p10_ms, t->p90_ms,
                         t->reps, cmdform_result_json(&res));
@@ -3358,8 +3355,7 @@ static int cmd_stage_optimize(ep_ctx *c)
     int rc = HK_OK;
     search *s = NULL;
     an_model *m = NULL;
-    stage_begin(c, "optimize", 15, "builtin search (kernel text rewrites): up to %ld candidates "
-                "or %.1f minutes", c->budget, c->minutes);
+    stage_begin(c, "optimize", 15, hk_tr(HK_MSG_EPW_CMD_SEARCH), c->budget, c->minutes);
     c->t_opt = hk_now_s();
     TRY(choose_start(c));
     ep__save_info(c);
@@ -3534,7 +3530,7 @@ out:
  * and verify re-runs it interleaved. */
 static int cmd_stage_accuracy(ep_ctx *c)
 {
-    stage_begin(c, "accuracy", 80, "command form: the program's own checks gated every run");
+    stage_begin(c, "accuracy", 80, "%s", hk_tr(HK_MSG_EPW_CMD_ACCURACY));
     note_uncredited(c);
     for (size_t i = 0; i < c->n_recs; i++) {
         ep_rec *r = c->recs[i];
@@ -3553,7 +3549,7 @@ static int cmd_stage_verify(ep_ctx *c)
     ep_rec *r = c->best;
     size_t pairs = c->o->verify_pairs > 0 ? (size_t)c->o->verify_pairs : 5;
     pairs = pairs < 5 ? 5 : pairs > MEASURE_MAX_PAIRS ? MEASURE_MAX_PAIRS : pairs;
-    stage_begin(c, "verify", 88, "baseline and v%d built once each, runs interleaved, %zu pairs",
+    stage_begin(c, "verify", 88, hk_tr(HK_MSG_EPW_CMD_VERIFY),
                 r->number, pairs);
     cmdform_options co;
     cmd_options_for(c, &co);
@@ -3606,8 +3602,7 @@ static int cmd_stage_verify(ep_ctx *c)
     ep__add_measurement(c, c->base_vid, STORE_M_VERIFY, 0, a50, a10, a90, (int)pairs, raw_a);
     ep__add_measurement(c, r->vid, STORE_M_VERIFY, 0, b50, b10, b90, (int)pairs, raw_b);
     c->verified_speedup = sp;
-    progress(c, 94, NULL, "interleaved runs: baseline %.4g ms, v%d %.4g ms: %.2fx (pairs p10 "
-             "%.2fx .. p90 %.2fx)", sp.a_median, r->number, sp.b_median, sp.speedup, sp.lo, sp.hi);
+    progress(c, 94, NULL, hk_tr(HK_MSG_EPW_CMD_INTERLEAVED), sp.a_median, r->number, sp.b_median, sp.speedup, sp.lo, sp.hi);
     if (sp.speedup > 1.0) {
         if (store_episode_set_best(c->db, c->episode_id, r->vid))
             ep__log(c, "warn", "store: %s", store_errmsg(c->db));
@@ -3904,14 +3899,20 @@ static void skill_credit(ep_ctx *c)
     } else if (sk->rewrite->flags & RW_LIBRARY_CALL) {
         /* the library's kernels live in libcublas/libhipblas, not in the program's SASS:
          * the evidence is that the measured program calls the library (host-call mode) */
-        bool calls = b->text && strstr(b->text, "HK_HOST_CALL_") != NULL;
+        char routine[64];
+        const char *lib = b->text ? rw_blas_library_of(b->text, routine, sizeof routine) : NULL;
+        bool calls = lib && strstr(b->text, "HK_HOST_CALL_") != NULL;
         json_object_set_new(j, "explained", json_boolean(calls));
         json_object_set_new(j, "evidence", json_string("library call: credited by the call in "
                                                        "the source"));
+        if (lib) { /* the report names it (issue 12) */
+            json_object_set_new(j, "library", json_string(lib));
+            json_object_set_new(j, "routine", json_string(routine));
+        }
         if (calls)
-            ep__log(c, "info", "v%d's gain is credited to skill %s: the version calls the "
-                    "library (host-call mode; its kernels are not in the program's SASS)",
-                    b->number, sk->id);
+            ep__log(c, "info", "v%d's gain is credited to skill %s: the version calls %s (%s; "
+                    "host-call mode, its kernels are not in the program's SASS)",
+                    b->number, sk->id, routine, lib);
         else
             ep__log(c, "warn", "v%d's gain is unexplained: skill %s's version does not call "
                     "the library", b->number, sk->id);

@@ -4,12 +4,10 @@
  * store reads go through lsp_ep_query (libuv pool), never on the loop. */
 #include "lsp/actions.h"
 
-#include "lsp/config.h"
-#include "lsp/episodes.h"
-#include "lsp/features.h"
-#include "lsp/server.h"
-#include "lsp/textsync.h"
+#include "lsp/base.h"
 #include "lsp/trust.h"
+#include "lsp/textsync.h"
+#include "lsp/episodes.h"
 
 #include "core/buf.h"
 #include "core/hk.h"
@@ -1614,7 +1612,7 @@ static void report_done(struct lsp_server *s, int rc, json_t *out, const char *m
                         json_pack("{s:s, s:b}", "uri", uri, "external", 1), 0, report_shown,
                         NULL, NULL);
         else
-            lsp_show_message(s, 3, "Report of episode %lld: %s", (long long)a->episode, html);
+            lsp_show_message(s, 3, hk_tr(HK_MSG_SHOW_REPORT_OF), (long long)a->episode, html);
         hk_free(uri);
     }
     reply_query(s, rc, out, msg, arg);

@@ -9,7 +9,7 @@
 /* Adds codeActionProvider, codeLensProvider and executeCommandProvider to caps
  * (borrowed). */
 void lsp_ep_capabilities(json_t *caps);
-/* Registers the methods of actions.c (called by lsp_ep_init). */
+/* Registers the methods of actions.c (server.c, after lsp_ep_init). */
 void lsp_ep_register(struct lsp_server *s);
 
 #endif

@@ -5,9 +5,7 @@
  * and read only when their mtime changes. */
 #include "lsp/config.h"
 
-#include "lsp/diagnostics.h"
-#include "lsp/episodes.h"
-#include "lsp/server.h"
+#include "lsp/base.h"
 #include "lsp/trust.h"
 
 #include "core/buf.h"
@@ -24,71 +22,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-
-/* ---- uris ---- */
-
-static int hexval(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
-char *lsp_uri_to_path(const char *uri)
-{
-    if (strncmp(uri, "file://", 7) != 0)
-        return NULL;
-    const char *p = uri + 7;
-    if (strncmp(p, "localhost/", 10) == 0)
-        p += 9;
-    if (*p != '/')
-        return NULL; /* a remote host: not a local file */
-    size_t n = strlen(p);
-    char *out = hk_malloc(n + 1);
-    if (!out)
-        return NULL;
-    size_t j = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (p[i] == '%' && i + 2 < n && hexval(p[i + 1]) >= 0 && hexval(p[i + 2]) >= 0) {
-            int c = hexval(p[i + 1]) * 16 + hexval(p[i + 2]);
-            if (c == 0) {
-                hk_free(out);
-                return NULL;
-            }
-            out[j++] = (char)c;
-            i += 2;
-        } else if (p[i] == '?' || p[i] == '#') {
-            break;
-        } else {
-            out[j++] = p[i];
-        }
-    }
-    out[j] = '\0';
-    return out;
-}
-
-char *lsp_path_to_uri(const char *path)
-{
-    struct hk_buf b;
-    hk_buf_init(&b, 3 * strlen(path) + 16);
-    int rc = hk_buf_appends(&b, "file://");
-    for (const unsigned char *p = (const unsigned char *)path; *p && !rc; p++) {
-        if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
-            strchr("/-._~", *p))
-            rc = hk_buf_append(&b, p, 1);
-        else
-            rc = hk_buf_printf(&b, "%%%02X", *p);
-    }
-    if (rc) {
-        hk_buf_free(&b);
-        return NULL;
-    }
-    return hk_buf_steal(&b);
-}
 
 /* ---- files ---- */
 
@@ -399,8 +332,6 @@ static json_t *untrusted_view(json_t *file, struct hk_buf *ignored)
     return c;
 }
 
-static void reschedule_doc(doc *d, void *ud) { lsp_diag_schedule(ud, d, 0); }
-
 void lsp_config_rebuild(struct lsp_server *s)
 {
     struct lsp_config c;
@@ -431,7 +362,7 @@ void lsp_config_rebuild(struct lsp_server *s)
     hk_buf_free(&ignored);
     /* Compiles ran with the untrusted settings: redo them with the folder's own. */
     if (newly_trusted && s->init_replied && s->docs)
-        doc_store_foreach(s->docs, reschedule_doc, s);
+        lsp_emit(s, LSP_EV_RECHECK_ALL, NULL, NULL);
 }
 
 bool lsp_config_refresh_file(struct lsp_server *s)
@@ -475,8 +406,8 @@ bool lsp_config_refresh_file(struct lsp_server *s)
     json_t *j = json_loadb(text, len, 0, &err);
     s->cfg_file_text = text;
     if (!j || !json_is_object(j)) {
-        lsp_show_message(s, 2, "%s: line %d: %s; the file is ignored", path, j ? 1 : err.line,
-                         j ? "not a JSON object" : err.text);
+        lsp_show_message(s, 2, hk_tr(HK_MSG_SHOW_CONFIG_BAD), path, j ? 1 : err.line,
+                         j ? hk_tr(HK_MSG_SHOW_NOT_AN_OBJECT) : err.text);
         json_decref(j);
         goto out;
     }
@@ -633,8 +564,6 @@ out:
     hk_free(db_dir);
 }
 
-static void ccdb_reschedule(doc *d, void *ud) { lsp_diag_schedule(ud, d, 0); }
-
 static void ccdb_after(uv_work_t *req, int status)
 {
     struct ccdb_job *jb = req->data;
@@ -651,7 +580,7 @@ static void ccdb_after(uv_work_t *req, int status)
     lsp_ccdb_free(&s->ccdb);
     s->ccdb = jb->db; /* loaded, also when unreadable: its mtime says when to try again */
     if (s->state == LSP_RUNNING)
-        doc_store_foreach(s->docs, ccdb_reschedule, s);
+        lsp_emit(s, LSP_EV_RECHECK_ALL, NULL, NULL);
 out:
     hk_free(jb->msg);
     hk_free(jb);
@@ -762,4 +691,151 @@ int lsp_compile_options(struct lsp_server *s, const char *path, cc_options *o,
     *extra_out = hk_strv_done(&sv);
     o->extra = (const char *const *)*extra_out;
     return *extra_out ? HK_OK : HK_ENOMEM;
+}
+
+/* ---- the "episodes" and "engines" settings (episodes.c reads them) ---- */
+
+void lsp_ep_config_init(struct lsp_ep_config *c) { memset(c, 0, sizeof *c); }
+
+void lsp_ep_config_free(struct lsp_ep_config *c)
+{
+    hk_free(c->db);
+    hk_free(c->check);
+    json_decref(c->engines);
+    memset(c, 0, sizeof *c);
+}
+
+static const char *const ep_keys[] = {"db", "budget", "minutes", "simulate", "check",
+                                      "allowNoFloor"};
+
+bool lsp_ep_config_key(const char *key)
+{
+    if (!strcmp(key, "episodes") || !strcmp(key, "engines"))
+        return true;
+    if (strncmp(key, "episodes.", 9) != 0)
+        return false;
+    for (size_t i = 0; i < HK_ARRAY_LEN(ep_keys); i++)
+        if (!strcmp(key + 9, ep_keys[i]))
+            return true;
+    return false;
+}
+
+static json_t *ep_cfg_get(json_t *o, const char *key)
+{
+    json_t *v = json_object_get(json_object_get(o, "episodes"), key);
+    if (v)
+        return v;
+    char dotted[64];
+    snprintf(dotted, sizeof dotted, "episodes.%s", key);
+    return json_object_get(o, dotted);
+}
+
+/* An engine entry as the contract has it; NULL (and a message) when malformed. */
+static json_t *engine_entry(struct lsp_server *s, const char *from, size_t i, json_t *e)
+{
+    const char *name = json_string_value(json_object_get(e, "name"));
+    const char *kind = json_string_value(json_object_get(e, "kind"));
+    if (!json_is_object(e) || !name || !*name || strlen(name) > 64 || !kind ||
+        (strcmp(kind, "builtin") && strcmp(kind, "openai") && strcmp(kind, "anthropic"))) {
+        lsp_log_message(s, 2,
+                        "%s: engines[%zu] needs \"name\" and \"kind\" (builtin, openai or "
+                        "anthropic); ignored",
+                        from, i);
+        return NULL;
+    }
+    json_t *out = json_pack("{s:s, s:s}", "name", name, "kind", kind);
+    const char *opt[] = {"endpoint", "model"};
+    for (size_t k = 0; out && k < HK_ARRAY_LEN(opt); k++) {
+        json_t *v = json_object_get(e, opt[k]);
+        if (json_is_string(v))
+            json_object_set(out, opt[k], v);
+    }
+    return out;
+}
+
+void lsp_ep_config_apply(struct lsp_server *s, struct lsp_ep_config *c, json_t *o,
+                         const char *from)
+{
+    if (!json_is_object(o))
+        return;
+    json_t *sect = json_object_get(o, "episodes");
+    if (sect && !json_is_object(sect))
+        lsp_log_message(s, 2, "%s: \"episodes\" must be an object; ignored", from);
+    const char *k;
+    json_t *v;
+    json_object_foreach(json_is_object(sect) ? sect : NULL, k, v) {
+        bool known = false;
+        for (size_t i = 0; i < HK_ARRAY_LEN(ep_keys); i++)
+            known |= !strcmp(k, ep_keys[i]);
+        if (!known)
+            lsp_log_message(s, 2, "%s: unknown setting \"episodes.%.100s\" ignored", from, k);
+    }
+    if ((v = ep_cfg_get(o, "db"))) {
+        if (json_is_string(v) && json_string_length(v) > 0) {
+            const char *p = json_string_value(v);
+            char *n = p[0] == '/' || !s->root ? hk_strdup(p) : hk_asprintf("%s/%s", s->root, p);
+            if (n) {
+                hk_free(c->db);
+                c->db = n;
+            }
+        } else {
+            lsp_log_message(s, 2, "%s: episodes.db must be a path; ignored", from);
+        }
+    }
+    if ((v = ep_cfg_get(o, "budget"))) {
+        if (json_is_integer(v) && json_integer_value(v) >= 1 && json_integer_value(v) <= 100000)
+            c->budget = (long)json_integer_value(v);
+        else
+            lsp_log_message(s, 2, "%s: episodes.budget must be an integer 1..100000; ignored",
+                            from);
+    }
+    if ((v = ep_cfg_get(o, "minutes"))) {
+        if (json_is_number(v) && json_number_value(v) > 0 && json_number_value(v) <= 1440)
+            c->minutes = json_number_value(v);
+        else
+            lsp_log_message(s, 2, "%s: episodes.minutes must be a number in (0, 1440]; ignored",
+                            from);
+    }
+    if ((v = ep_cfg_get(o, "simulate"))) {
+        if (json_is_boolean(v))
+            c->simulate = json_is_true(v);
+        else
+            lsp_log_message(s, 2, "%s: episodes.simulate must be true or false; ignored", from);
+    }
+    if ((v = ep_cfg_get(o, "allowNoFloor"))) {
+        if (json_is_boolean(v))
+            c->allow_no_floor = json_is_true(v);
+        else
+            lsp_log_message(s, 2, "%s: episodes.allowNoFloor must be true or false; ignored",
+                            from);
+    }
+    if ((v = ep_cfg_get(o, "check"))) {
+        const char *t = json_string_value(v);
+        if (t && (!strcmp(t, "full") || !strcmp(t, "quick"))) {
+            hk_free(c->check);
+            c->check = hk_strdup(t);
+        } else {
+            lsp_log_message(s, 2, "%s: episodes.check must be \"full\" or \"quick\"; ignored",
+                            from);
+        }
+    }
+    if ((v = json_object_get(o, "engines"))) {
+        if (!json_is_array(v) || json_array_size(v) > 32) {
+            lsp_log_message(s, 2, "%s: engines must be an array of at most 32 objects; ignored",
+                            from);
+            return;
+        }
+        json_t *list = json_array();
+        size_t i;
+        json_t *e;
+        json_array_foreach(v, i, e) {
+            json_t *n = engine_entry(s, from, i, e);
+            if (n && list)
+                json_array_append_new(list, n);
+            else
+                json_decref(n);
+        }
+        json_decref(c->engines);
+        c->engines = list;
+    }
 }

@@ -1,5 +1,6 @@
-/* config.c: the settings layers, compile options (compile_commands.json read on the
- * libuv pool), uri/path helpers. Loop thread unless a function says otherwise. */
+/* config.c: the settings layers (the "episodes" and "engines" settings included), compile
+ * options (compile_commands.json read on the libuv pool). Loop thread unless a function
+ * says otherwise. */
 #ifndef HK_LSP_CONFIG_H
 #define HK_LSP_CONFIG_H
 
@@ -21,9 +22,17 @@ bool lsp_config_refresh_file(struct lsp_server *s);
 int lsp_compile_options(struct lsp_server *s, const char *path, cc_options *o,
                         char ***extra_out);
 void lsp_ccdb_free(struct lsp_ccdb *db);
-/* New file path for a file:// uri (percent-decoded), or NULL (other scheme, ENOMEM). */
-char *lsp_uri_to_path(const char *uri);
-/* New file:// uri for an absolute path, or NULL. */
-char *lsp_path_to_uri(const char *path);
+
+/* struct lsp_ep_config, the settings under "episodes" and "engines", is in state.h. */
+void lsp_ep_config_init(struct lsp_ep_config *c);
+void lsp_ep_config_free(struct lsp_ep_config *c);
+/* Applies one settings layer (o borrowed; from names it in messages): keys "episodes"
+ * (nested or dotted "episodes.db" ...) and "engines". Bad values are reported with
+ * window/logMessage and ignored. */
+void lsp_ep_config_apply(struct lsp_server *s, struct lsp_ep_config *c, json_t *o,
+                         const char *from);
+/* true for the top-level keys lsp_ep_config_apply reads (so that they are not
+ * reported unknown). */
+bool lsp_ep_config_key(const char *key);
 
 #endif

@@ -4,9 +4,8 @@
  * keeps its own set; publishDiagnostics always sends the merged whole. */
 #include "lsp/diagnostics.h"
 
+#include "lsp/base.h"
 #include "lsp/config.h"
-#include "lsp/features.h"
-#include "lsp/server.h"
 #include "lsp/textsync.h"
 
 #include "core/buf.h"
@@ -262,9 +261,7 @@ static void job_done(cc_job *job, int status, const cc_result *res, void *data)
     ld->job = NULL;
     if (status == HK_ENOENT) {
         if (!s->told_no_compiler)
-            lsp_show_message(s, 2,
-                             "hkls: the compiler was not found, so there are no compile "
-                             "diagnostics; set compile.nvcc / compile.hipcc (docs/config.md)");
+            lsp_show_message(s, 2, "%s", hk_tr(HK_MSG_SHOW_NO_COMPILER));
         s->told_no_compiler = true;
         goto out;
     }
@@ -394,3 +391,43 @@ static void cancel_doc(doc *d, void *ud)
 }
 
 void lsp_diag_cancel_all(struct lsp_server *s) { doc_store_foreach(s->docs, cancel_doc, s); }
+
+/* ---- resource summaries (hints here, hover in features.c) ---- */
+
+/* The occupancy limiter (compile/occupancy.c's name for it) as the user reads it. */
+static const char *limiter_label(const char *limiter)
+{
+    static const struct {
+        const char *name;
+        enum hk_msg msg;
+    } limits[] = {
+        {"threads", HK_MSG_LIMIT_THREADS},         {"blocks", HK_MSG_LIMIT_BLOCKS},
+        {"registers", HK_MSG_LIMIT_REGISTERS},     {"shared memory", HK_MSG_LIMIT_SHARED_MEMORY},
+        {"barriers", HK_MSG_LIMIT_BARRIERS},       {"sgprs", HK_MSG_LIMIT_SGPRS},
+    };
+    for (size_t i = 0; i < HK_ARRAY_LEN(limits); i++)
+        if (!strcmp(limiter, limits[i].name))
+            return hk_tr(limits[i].msg);
+    return limiter;
+}
+
+int lsp_resource_summary(const cc_resource *r, const rw_kernel_block *kb, struct hk_buf *b)
+{
+    int rc = hk_buf_printf(b, hk_tr(HK_MSG_RES_SUMMARY), r->registers,
+                           r->spill_stores + r->spill_loads);
+    if (!rc && (r->vgpr_spills || r->sgpr_spills))
+        rc = hk_buf_printf(b, hk_tr(HK_MSG_RES_DCU_SPILLED), r->vgpr_spills, r->sgpr_spills);
+    if (!rc)
+        rc = hk_buf_printf(b, hk_tr(HK_MSG_RES_SMEM), r->smem_static);
+    if (rc || !r->arch)
+        return rc;
+    int block = kb ? kb->threads : 0, dyn = kb ? kb->dyn_smem : 0;
+    cc_occupancy occ;
+    if (cc_occupancy_for(r->arch, r, block, dyn, &occ) == HK_OK) {
+        rc = hk_buf_printf(b, hk_tr(HK_MSG_RES_OCCUPANCY), occ.occupancy * 100.0,
+                           occ.block_threads ? occ.block_threads : (block ? block : 256));
+        if (!rc && occ.limiter)
+            rc = hk_buf_printf(b, hk_tr(HK_MSG_RES_LIMITED_BY), limiter_label(occ.limiter));
+    }
+    return rc;
+}

@@ -4,6 +4,7 @@
 #define HK_LSP_DIAGNOSTICS_H
 
 #include "lsp/state.h"
+#include "rewrites/rewrite.h"
 
 /* Schedules a compile of d after delay_ms (the configured debounce when negative). */
 void lsp_diag_schedule(struct lsp_server *s, doc *d, int delay_ms);
@@ -16,5 +17,11 @@ void lsp_diag_cancel_all(struct lsp_server *s);
 /* The analysis of d's current text came back from the pool after a compile of that text
  * had finished: its resource hints, which need the model, are made and published now. */
 void lsp_diag_model_ready(struct lsp_server *s, doc *d);
+
+/* Appends a one-line resource summary ("32 registers, 0 B spill, ...") to buf; the
+ * occupancy is at the block the kernel is launched with, kb (rw_kernel_block_of or
+ * rw_kernel_blocks; NULL or threads 0: not known). HK_OK or HK_ENOMEM. Any thread. */
+struct hk_buf;
+int lsp_resource_summary(const cc_resource *r, const rw_kernel_block *kb, struct hk_buf *buf);
 
 #endif

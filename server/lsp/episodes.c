@@ -6,16 +6,14 @@
  * diagnostics answer from the per-file cache that those reads fill. */
 #include "lsp/episodes.h"
 
-#include "lsp/actions.h"
-#include "lsp/config.h"
-#include "lsp/diagnostics.h"
-#include "lsp/features.h"
-#include "lsp/server.h"
-#include "lsp/textsync.h"
+#include "lsp/base.h"
 #include "lsp/trust.h"
+#include "lsp/textsync.h"
+#include "lsp/diagnostics.h"
 
 #include "core/buf.h"
 #include "core/hk.h"
+#include "core/strv.h"
 #include "episode/apply.h"
 #include "episode/episode.h"
 #include "report/report.h"
@@ -29,153 +27,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-/* ---- configuration ---- */
-
-void lsp_ep_config_init(struct lsp_ep_config *c) { memset(c, 0, sizeof *c); }
-
-void lsp_ep_config_free(struct lsp_ep_config *c)
-{
-    hk_free(c->db);
-    hk_free(c->check);
-    json_decref(c->engines);
-    memset(c, 0, sizeof *c);
-}
-
-static const char *const ep_keys[] = {"db", "budget", "minutes", "simulate", "check",
-                                      "allowNoFloor"};
-
-bool lsp_ep_config_key(const char *key)
-{
-    if (!strcmp(key, "episodes") || !strcmp(key, "engines"))
-        return true;
-    if (strncmp(key, "episodes.", 9) != 0)
-        return false;
-    for (size_t i = 0; i < HK_ARRAY_LEN(ep_keys); i++)
-        if (!strcmp(key + 9, ep_keys[i]))
-            return true;
-    return false;
-}
-
-static json_t *ep_cfg_get(json_t *o, const char *key)
-{
-    json_t *v = json_object_get(json_object_get(o, "episodes"), key);
-    if (v)
-        return v;
-    char dotted[64];
-    snprintf(dotted, sizeof dotted, "episodes.%s", key);
-    return json_object_get(o, dotted);
-}
-
-/* An engine entry as the contract has it; NULL (and a message) when malformed. */
-static json_t *engine_entry(struct lsp_server *s, const char *from, size_t i, json_t *e)
-{
-    const char *name = json_string_value(json_object_get(e, "name"));
-    const char *kind = json_string_value(json_object_get(e, "kind"));
-    if (!json_is_object(e) || !name || !*name || strlen(name) > 64 || !kind ||
-        (strcmp(kind, "builtin") && strcmp(kind, "openai") && strcmp(kind, "anthropic"))) {
-        lsp_log_message(s, 2,
-                        "%s: engines[%zu] needs \"name\" and \"kind\" (builtin, openai or "
-                        "anthropic); ignored",
-                        from, i);
-        return NULL;
-    }
-    json_t *out = json_pack("{s:s, s:s}", "name", name, "kind", kind);
-    const char *opt[] = {"endpoint", "model"};
-    for (size_t k = 0; out && k < HK_ARRAY_LEN(opt); k++) {
-        json_t *v = json_object_get(e, opt[k]);
-        if (json_is_string(v))
-            json_object_set(out, opt[k], v);
-    }
-    return out;
-}
-
-void lsp_ep_config_apply(struct lsp_server *s, struct lsp_ep_config *c, json_t *o,
-                         const char *from)
-{
-    if (!json_is_object(o))
-        return;
-    json_t *sect = json_object_get(o, "episodes");
-    if (sect && !json_is_object(sect))
-        lsp_log_message(s, 2, "%s: \"episodes\" must be an object; ignored", from);
-    const char *k;
-    json_t *v;
-    json_object_foreach(json_is_object(sect) ? sect : NULL, k, v) {
-        bool known = false;
-        for (size_t i = 0; i < HK_ARRAY_LEN(ep_keys); i++)
-            known |= !strcmp(k, ep_keys[i]);
-        if (!known)
-            lsp_log_message(s, 2, "%s: unknown setting \"episodes.%.100s\" ignored", from, k);
-    }
-    if ((v = ep_cfg_get(o, "db"))) {
-        if (json_is_string(v) && json_string_length(v) > 0) {
-            const char *p = json_string_value(v);
-            char *n = p[0] == '/' || !s->root ? hk_strdup(p) : hk_asprintf("%s/%s", s->root, p);
-            if (n) {
-                hk_free(c->db);
-                c->db = n;
-            }
-        } else {
-            lsp_log_message(s, 2, "%s: episodes.db must be a path; ignored", from);
-        }
-    }
-    if ((v = ep_cfg_get(o, "budget"))) {
-        if (json_is_integer(v) && json_integer_value(v) >= 1 && json_integer_value(v) <= 100000)
-            c->budget = (long)json_integer_value(v);
-        else
-            lsp_log_message(s, 2, "%s: episodes.budget must be an integer 1..100000; ignored",
-                            from);
-    }
-    if ((v = ep_cfg_get(o, "minutes"))) {
-        if (json_is_number(v) && json_number_value(v) > 0 && json_number_value(v) <= 1440)
-            c->minutes = json_number_value(v);
-        else
-            lsp_log_message(s, 2, "%s: episodes.minutes must be a number in (0, 1440]; ignored",
-                            from);
-    }
-    if ((v = ep_cfg_get(o, "simulate"))) {
-        if (json_is_boolean(v))
-            c->simulate = json_is_true(v);
-        else
-            lsp_log_message(s, 2, "%s: episodes.simulate must be true or false; ignored", from);
-    }
-    if ((v = ep_cfg_get(o, "allowNoFloor"))) {
-        if (json_is_boolean(v))
-            c->allow_no_floor = json_is_true(v);
-        else
-            lsp_log_message(s, 2, "%s: episodes.allowNoFloor must be true or false; ignored",
-                            from);
-    }
-    if ((v = ep_cfg_get(o, "check"))) {
-        const char *t = json_string_value(v);
-        if (t && (!strcmp(t, "full") || !strcmp(t, "quick"))) {
-            hk_free(c->check);
-            c->check = hk_strdup(t);
-        } else {
-            lsp_log_message(s, 2, "%s: episodes.check must be \"full\" or \"quick\"; ignored",
-                            from);
-        }
-    }
-    if ((v = json_object_get(o, "engines"))) {
-        if (!json_is_array(v) || json_array_size(v) > 32) {
-            lsp_log_message(s, 2, "%s: engines must be an array of at most 32 objects; ignored",
-                            from);
-            return;
-        }
-        json_t *list = json_array();
-        size_t i;
-        json_t *e;
-        json_array_foreach(v, i, e) {
-            json_t *n = engine_entry(s, from, i, e);
-            if (n && list)
-                json_array_append_new(list, n);
-            else
-                json_decref(n);
-        }
-        json_decref(c->engines);
-        c->engines = list;
-    }
-}
 
 /* ---- pure helpers ---- */
 
@@ -1059,7 +910,8 @@ static void start_error_code(struct lsp_server *s, rpc_call *call, int code, con
     if (call)
         rpc_call_error_code(call, code, msg);
     else if (s->state == LSP_RUNNING)
-        lsp_show_message(s, 1, "Optimize failed: %s", msg ? msg : "unknown error");
+        lsp_show_message(s, 1, hk_tr(HK_MSG_SHOW_START_FAILED),
+                         msg ? msg : hk_tr(HK_MSG_UNKNOWN_ERROR));
 }
 
 static void start_error(struct lsp_server *s, rpc_call *call, int hk_err, const char *msg)
@@ -1208,7 +1060,6 @@ int lsp_ep_init(struct lsp_server *s)
     s->eps = hk_calloc(1, sizeof *s->eps);
     if (!s->eps || !(s->eps->files = json_object()) || !(s->eps->pending = json_object()))
         return HK_ENOMEM;
-    lsp_ep_register(s);
     return HK_OK;
 }
 

@@ -31,21 +31,10 @@ typedef struct store store;
 #define LSP_EP_MAX_CHAIN 12
 #define LSP_EP_MAX_TABLE 15
 
-/* struct lsp_ep_config, the settings under "episodes" and "engines", is in state.h. */
-void lsp_ep_config_init(struct lsp_ep_config *c);
-void lsp_ep_config_free(struct lsp_ep_config *c);
-/* Applies one settings layer (o borrowed; from names it in messages): keys "episodes"
- * (nested or dotted "episodes.db" ...) and "engines". Bad values are reported with
- * window/logMessage and ignored. */
-void lsp_ep_config_apply(struct lsp_server *s, struct lsp_ep_config *c, json_t *o,
-                         const char *from);
-/* true for the top-level keys lsp_ep_config_apply reads (so config.c does not call them
- * unknown). */
-bool lsp_ep_config_key(const char *key);
 
 /* ---- lifecycle (server.c) ---- */
 
-/* Creates the episode state of s and registers the LSP methods of actions.c. HK_OK or
+/* Creates the episode state of s (server.c then registers the methods of actions.c). HK_OK or
  * HK_ENOMEM. */
 int lsp_ep_init(struct lsp_server *s);
 /* Sends SIGTERM to every worker's process group (SIGKILL after LSP_EP_KILL_GRACE_MS) and

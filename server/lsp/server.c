@@ -1,16 +1,19 @@
 /* Lifecycle of the server (initialize, initialized, shutdown, exit), the state gate in
- * front of every method, capability negotiation, tracing, messages to the user and the
- * requests the server sends to the client. lsp_main wires it to stdio. */
-#include "lsp/server.h"
+ * front of every method, capability negotiation, tracing, and the routing of the events
+ * the files below send up (route). The top of the module: the only file that calls every
+ * other (docs/ARCHITECTURE.md, "Inside lsp/"). lsp_main wires it to stdio. Its functions
+ * are the module's public API, lsp.h. */
+#include "lsp/lsp.h"
 
-#include "lsp/actions.h"
+#include "lsp/loopwatch.h"
+#include "lsp/base.h"
+#include "lsp/trust.h"
 #include "lsp/config.h"
+#include "lsp/textsync.h"
 #include "lsp/diagnostics.h"
 #include "lsp/episodes.h"
 #include "lsp/features.h"
-#include "lsp/loopwatch.h"
-#include "lsp/textsync.h"
-#include "lsp/trust.h"
+#include "lsp/actions.h"
 
 #include "core/hk.h"
 #include "transport/transport.h"
@@ -23,78 +26,6 @@
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
-
-/* ---- messages to the user ---- */
-
-static void vmessage(struct lsp_server *s, const char *method, int type, const char *fmt,
-                     va_list ap)
-{
-    char text[2048];
-    vsnprintf(text, sizeof text, fmt, ap);
-    enum hk_log_level lv = type == 1 ? HK_LOG_ERROR : type == 2 ? HK_LOG_WARN : HK_LOG_INFO;
-    hk_log(lv, "%s", text);
-    if (s->state == LSP_EXITED)
-        return;
-    rpc_notify(s->rpc, method, json_pack("{s:i, s:s}", "type", type, "message", text));
-}
-
-void lsp_log_message(struct lsp_server *s, int type, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vmessage(s, "window/logMessage", type, fmt, ap);
-    va_end(ap);
-}
-
-void lsp_show_message(struct lsp_server *s, int type, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vmessage(s, "window/showMessage", type, fmt, ap);
-    va_end(ap);
-}
-
-/* ---- requests to the client ---- */
-
-int lsp_client_apply_edit(struct lsp_server *s, const char *label, json_t *edit,
-                          rpc_reply_fn cb, void *ud)
-{
-    if (!s->cl_apply_edit || !edit) {
-        json_decref(edit);
-        return HK_EUNSUPPORTED;
-    }
-    json_t *p = json_pack("{s:o}", "edit", edit);
-    if (p && label)
-        json_object_set_new(p, "label", json_string(label));
-    return rpc_request(s->rpc, "workspace/applyEdit", p, 0, cb, ud, NULL);
-}
-
-int lsp_client_progress_create(struct lsp_server *s, const char *token, rpc_reply_fn cb,
-                               void *ud)
-{
-    if (!s->cl_progress)
-        return HK_EUNSUPPORTED;
-    return rpc_request(s->rpc, "window/workDoneProgress/create",
-                       json_pack("{s:s}", "token", token), 0, cb, ud, NULL);
-}
-
-int lsp_client_show_document(struct lsp_server *s, const char *uri, bool take_focus,
-                             json_t *selection, rpc_reply_fn cb, void *ud)
-{
-    if (!s->cl_show_document) {
-        char *path = lsp_uri_to_path(uri);
-        lsp_show_message(s, 3, "Open %s", path ? path : uri);
-        hk_free(path);
-        json_decref(selection);
-        return HK_EUNSUPPORTED;
-    }
-    json_t *p = json_pack("{s:s, s:b}", "uri", uri, "takeFocus", take_focus);
-    if (p && selection)
-        json_object_set_new(p, "selection", selection);
-    else
-        json_decref(selection);
-    return rpc_request(s->rpc, "window/showDocument", p, 0, cb, ud, NULL);
-}
 
 /* ---- gate and trace ---- */
 
@@ -301,7 +232,7 @@ static void on_initialized(rpc_call *call, json_t *params, void *ud)
 {
     struct lsp_server *s = ud;
     if (!s->grammar_ok)
-        lsp_show_message(s, 1, "hkls: CUDA/HIP analysis is off: %s", s->grammar_why);
+        lsp_show_message(s, 1, hk_tr(HK_MSG_SHOW_ANALYSIS_OFF), s->grammar_why);
     rpc_call_reply(call, NULL);
 }
 
@@ -335,7 +266,11 @@ static void on_shutdown(rpc_call *call, json_t *params, void *ud)
 
 static void finish(struct lsp_server *s, int code);
 
-void lsp_server_analysis_drained(struct lsp_server *s)
+/* A document's waiting requests were answered (textsync.c, LSP_EV_ANALYSIS_DRAINED). A
+ * shutdown that waited for them is answered once no document has any, and an exit that
+ * came after it is carried out then: requests sent before shutdown get their replies
+ * first. */
+static void analysis_drained(struct lsp_server *s)
 {
     if (!s->shutdown_call || analysis_waited_for(s))
         return;
@@ -393,6 +328,50 @@ static void on_did_change_configuration(rpc_call *call, json_t *params, void *ud
     rpc_call_reply(call, NULL);
 }
 
+/* ---- events from the files below (lsp_emit) ---- */
+
+static void recheck_doc(doc *d, void *ud) { lsp_diag_schedule(ud, d, 0); }
+
+/* Where each event goes: the files that act on it, which the file that sends it may not
+ * call (docs/ARCHITECTURE.md, "Inside lsp/"). */
+static void route(struct lsp_server *s, enum lsp_event ev, doc *d, const char *str)
+{
+    switch (ev) {
+    case LSP_EV_RECHECK_ALL:
+        if (s->docs)
+            doc_store_foreach(s->docs, recheck_doc, s);
+        break;
+    case LSP_EV_TRUST_CHANGED:
+        lsp_config_rebuild(s);
+        break;
+    case LSP_EV_DOC_OPENED:
+        lsp_diag_schedule(s, d, -1);
+        lsp_ep_doc_opened(s, d);
+        break;
+    case LSP_EV_DOC_CHANGED:
+        lsp_diag_schedule(s, d, -1);
+        break;
+    case LSP_EV_DOC_SAVED:
+        if (str)
+            lsp_ep_spec_saved(s, str);
+        if (d)
+            lsp_diag_schedule(s, d, 0);
+        break;
+    case LSP_EV_DOC_CLOSED:
+        lsp_diag_clear_uri(s, str);
+        break;
+    case LSP_EV_MODEL_FOR_HINTS:
+        lsp_diag_model_ready(s, d);
+        break;
+    case LSP_EV_MODEL_FOR_RESULTS:
+        lsp_ep_doc_opened(s, d);
+        break;
+    case LSP_EV_ANALYSIS_DRAINED:
+        analysis_drained(s);
+        break;
+    }
+}
+
 /* ---- the embedding API ---- */
 
 int lsp_server_new(uv_loop_t *loop, lsp_send_fn send, void *send_ud, lsp_server **out)
@@ -405,6 +384,7 @@ int lsp_server_new(uv_loop_t *loop, lsp_send_fn send, void *send_ud, lsp_server 
     s->send = send;
     s->send_ud = send_ud;
     s->enc = DOC_UTF16;
+    s->on_event = route;
     if (lsp_loopwatch_start(loop, &s->loopwatch) == HK_ENOMEM)
         goto out;
     lsp_config_init(&s->cfg);
@@ -434,6 +414,7 @@ int lsp_server_new(uv_loop_t *loop, lsp_send_fn send, void *send_ud, lsp_server 
     lsp_trust_load(s); /* startup: the loop does not run yet */
     if (lsp_ep_init(s))
         goto out;
+    lsp_ep_register(s);
     s->grammar_ok = an_grammar_check(&s->grammar_why) == HK_OK;
     if (!s->grammar_ok)
         HK_ERROR("tree-sitter grammar unusable: %s", s->grammar_why);

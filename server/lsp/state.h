@@ -108,11 +108,31 @@ struct lsp_doc {
     size_t snap_cap;
 };
 
+/* What a file tells the files above it (docs/ARCHITECTURE.md, "Inside lsp/"): no file
+ * calls one above it; it sends one of these through lsp_emit (base.h), and server.c, the
+ * top, passes it on (route()). d: the document or NULL; str: as each says. */
+enum lsp_event {
+    LSP_EV_RECHECK_ALL,       /* what compiles read changed (folder trusted, compile database
+                               * published): compile every open document again */
+    LSP_EV_TRUST_CHANGED,     /* the trust list changed (trust.c): rebuild the settings */
+    LSP_EV_DOC_OPENED,        /* d opened: compile it, read earlier episodes' results */
+    LSP_EV_DOC_CHANGED,       /* d's text changed: compile it after the debounce */
+    LSP_EV_DOC_SAVED,         /* saved: str its path (or NULL), a draft spec an Optimize may
+                               * wait for; d (NULL: not open) compiled at once */
+    LSP_EV_DOC_CLOSED,        /* str: the uri of a document closed: clear its diagnostics */
+    LSP_EV_MODEL_FOR_HINTS,   /* d's model came in, which a compile's resource hints wanted */
+    LSP_EV_MODEL_FOR_RESULTS, /* d's model came in, which episode results wanted */
+    LSP_EV_ANALYSIS_DRAINED,  /* requests that waited for an analysis were answered: a
+                               * shutdown that waited for them goes on (may stop the server) */
+};
+typedef void (*lsp_event_fn)(struct lsp_server *s, enum lsp_event ev, doc *d, const char *str);
+
 enum lsp_state { LSP_UNINIT, LSP_RUNNING, LSP_SHUTDOWN, LSP_EXITED };
 
 struct lsp_server {
     uv_loop_t *loop;
     struct lsp_loopwatch *loopwatch; /* the loop's busy time (loopwatch.h), or NULL */
+    lsp_event_fn on_event;    /* where lsp_emit sends events: server.c's route() */
     rpc *rpc;
     lsp_send_fn send;
     void *send_ud;

@@ -12,12 +12,10 @@
  * wait on the document (lsp_doc_await_analysis) and run when it is current. */
 #include "lsp/textsync.h"
 
-#include "lsp/config.h"
-#include "lsp/diagnostics.h"
-#include "lsp/episodes.h"
-#include "lsp/features.h"
 #include "lsp/loopwatch.h"
-#include "lsp/server.h"
+#include "lsp/base.h"
+#include "lsp/symbols.h"
+#include "lsp/config.h"
 
 #include "core/hk.h"
 
@@ -225,14 +223,15 @@ static void analysis_ready(struct lsp_server *s, struct lsp_doc *ld)
         return;
     if (ld->hints_due) {
         ld->hints_due = false;
-        lsp_diag_model_ready(s, d);
+        lsp_emit(s, LSP_EV_MODEL_FOR_HINTS, d, NULL);
     }
     if (ld->ep_diags_due) {
         ld->ep_diags_due = false;
-        lsp_ep_doc_opened(s, d);
+        lsp_emit(s, LSP_EV_MODEL_FOR_RESULTS, d, NULL);
     }
     waiters_finish(s, ld, 0);
-    lsp_server_analysis_drained(s); /* last: it may stop the server and free ld */
+    lsp_emit(s, LSP_EV_ANALYSIS_DRAINED, NULL, NULL); /* last: it may stop the server and
+                                                        * free ld */
 }
 
 /* The documentSymbol reply of the model just parsed, made here rather than on the loop
@@ -572,10 +571,9 @@ static void on_did_open(rpc_call *call, json_t *params, void *ud)
     }
     doc_set_user(d, ld);
     ld->text_gen = 1;
-    lsp_diag_schedule(s, d, -1);
-    /* earlier episodes' results (diagnostics, lenses) for this file, read off the loop
-     * and placed once the model is in */
-    lsp_ep_doc_opened(s, d);
+    /* compiled after the debounce; earlier episodes' results (diagnostics, lenses) for this
+     * file read off the loop and placed once the model is in */
+    lsp_emit(s, LSP_EV_DOC_OPENED, d, NULL);
     parse_start(s, ld, jt);
     rpc_call_reply(call, NULL);
 }
@@ -671,7 +669,7 @@ static void on_did_change(rpc_call *call, json_t *params, void *ud)
         ld->text_gen++;
         parse_start(s, ld, full);
     }
-    lsp_diag_schedule(s, d, -1);
+    lsp_emit(s, LSP_EV_DOC_CHANGED, d, NULL);
     rpc_call_reply(call, NULL);
 }
 
@@ -709,10 +707,10 @@ static void on_did_close(rpc_call *call, json_t *params, void *ud)
     lsp_doc_state_free(s, ld);
     doc_set_user(d, NULL);
     doc_close(s->docs, uri);
-    lsp_diag_clear_uri(s, uri);
+    lsp_emit(s, LSP_EV_DOC_CLOSED, NULL, uri);
     release_later(s->loop, an);
     rpc_call_reply(call, NULL);
-    lsp_server_analysis_drained(s); /* its waiting requests were answered */
+    lsp_emit(s, LSP_EV_ANALYSIS_DRAINED, NULL, NULL); /* its waiting requests were answered */
 }
 
 static void on_did_save(rpc_call *call, json_t *params, void *ud)
@@ -730,12 +728,9 @@ static void on_did_save(rpc_call *call, json_t *params, void *ud)
         if (base && strcmp(base + 1, LSP_CONFIG_FILE) == 0)
             lsp_config_refresh_file(s);
     }
-    if (path) /* a draft spec that an Optimize waits for */
-        lsp_ep_spec_saved(s, path);
+    /* a draft spec that an Optimize waits for; the document compiled at once */
+    lsp_emit(s, LSP_EV_DOC_SAVED, doc_get(s->docs, uri), path);
     hk_free(path);
-    doc *d = doc_get(s->docs, uri);
-    if (d)
-        lsp_diag_schedule(s, d, 0);
     rpc_call_reply(call, NULL);
 }
 

@@ -5,12 +5,11 @@
  * had ignored. config.c decides which keys need trust. */
 #include "lsp/trust.h"
 
-#include "lsp/config.h"
-#include "lsp/diagnostics.h"
-#include "lsp/server.h"
+#include "lsp/base.h"
 
 #include "core/buf.h"
 #include "core/hk.h"
+#include "core/strv.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -443,14 +442,8 @@ void lsp_trust_report(struct lsp_server *s)
             else
                 hk_buf_append(&b, p, 1);
         }
-        lsp_show_message(s, 2,
-                         "hkls: %s is not a trusted folder, so these settings of its %s were "
-                         "ignored: %s (they can run programs, send the code elsewhere or "
-                         "replace the GPU with the simulator). The other settings apply. To "
-                         "trust the folder "
-                         "run \"hkls trust %s\", :HyperKernelTrust in Neovim or the command "
-                         "hyperkernel.trustFolder, or trust the workspace in VS Code.",
-                         s->root, LSP_CONFIG_FILE, b.data ? b.data : keys, s->root);
+        lsp_show_message(s, 2, hk_tr(HK_MSG_SHOW_UNTRUSTED), s->root, LSP_CONFIG_FILE,
+                         b.data ? b.data : keys, s->root);
         hk_buf_free(&b);
     } else {
         HK_INFO("trust: every setting of %s/%s applies now", s->root ? s->root : "",
@@ -486,8 +479,6 @@ static void trust_work(uv_work_t *req)
         j->rc = lsp_trust_read(j->file, &j->list);
 }
 
-static void reschedule(doc *d, void *ud) { lsp_diag_schedule(ud, d, 0); }
-
 static void trust_after(uv_work_t *req, int status)
 {
     struct trust_job *j = req->data;
@@ -514,12 +505,15 @@ static void trust_after(uv_work_t *req, int status)
     HK_INFO("trust: %s %s in %s", j->add ? "trusted" : "no longer trusted", j->canon, j->file);
     bool was = s->cfg_trusted;
     if (s->state == LSP_RUNNING && !s->stopped) {
-        lsp_config_rebuild(s); /* the folder's settings, now with or without trust */
+        lsp_emit(s, LSP_EV_TRUST_CHANGED, NULL, NULL); /* the folder's settings, now
+                                                        * with or without trust */
         if (!was && s->cfg_trusted)
-            doc_store_foreach(s->docs, reschedule, s);
-        lsp_show_message(s, 3, "hkls: %s %s%s", j->add ? "trusted" : "no longer trusting",
-                         j->canon,
-                         j->add && lsp_trusted(s) ? ": its .hyperkernel.json applies in full" : "");
+            lsp_emit(s, LSP_EV_RECHECK_ALL, NULL, NULL);
+        lsp_show_message(s, 3,
+                         hk_tr(!j->add ? HK_MSG_SHOW_UNTRUSTING
+                                       : lsp_trusted(s) ? HK_MSG_SHOW_TRUSTED_FULL
+                                                        : HK_MSG_SHOW_TRUSTED),
+                         j->canon);
     }
     rpc_call_reply(j->call, json_pack("{s:s, s:s, s:b, s:b}", "folder", j->canon, "file",
                                       j->file, "changed", j->changed, "workspaceTrusted",

@@ -3,6 +3,7 @@
  * The JSON report is this model; Markdown and HTML are renderings of it
  * (report_md.c, report_html.c), so the three never disagree. Also writes the files. */
 #include "report/report.h"
+#include "core/i18n.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -106,6 +107,18 @@ bool report__floor_words(const json_t *info, char *buf, size_t n)
                  (long long)json_integer_value(json_object_get(nc, "versions")),
                  (long long)json_integer_value(json_object_get(nc, "best_version")),
                  json_number_value(json_object_get(nc, "best_speedup")));
+    return true;
+}
+
+bool report__library_words(const json_t *info, char *buf, size_t n)
+{
+    const json_t *cr = json_object_get(info, "credit");
+    const char *lib = report__str(cr, "library"), *routine = report__str(cr, "routine");
+    if (n)
+        buf[0] = '\0';
+    if (!lib)
+        return false;
+    snprintf(buf, n, hk_tr(HK_MSG_REP_LIBRARY_WORDS), lib, routine && *routine ? routine : "?");
     return true;
 }
 

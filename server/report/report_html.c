@@ -420,6 +420,8 @@ static int facts_html(struct hk_buf *out, const json_t *m)
         rc = fact(out, hk_tr(HK_MSG_HOVER_SPEC_INFERRED), report__str(info, "spec_inferred"));
     if (!rc && report__floor_words(info, words, sizeof words))
         rc = fact(out, hk_tr(HK_MSG_REP_PHYSICAL_FLOOR), words);
+    if (!rc && report__library_words(info, words, sizeof words))
+        rc = fact(out, hk_tr(HK_MSG_REP_LIBRARY), words);
     if (!rc && report__str(info, "memory_safety")) /* compute-sanitizer (docs/sanitizer.md) */
         rc = fact(out, hk_tr(HK_MSG_REP_MEMORY_SAFETY), report__str(info, "memory_safety"));
     return rc ? rc : hk_buf_appends(out, "</table>\n");

@@ -21,6 +21,11 @@ const char *report__str(const json_t *obj, const char *key);
  * physical floor") into buf: none and why, whether speedups were credited, and the faster
  * versions that were not. false (buf empty) when a floor applied. */
 bool report__floor_words(const json_t *info, char *buf, size_t n);
+/* The library a library substitution's best version calls (info.credit.library and
+ * .routine, episode.c skill_credit), in the user's language, into buf: "cuBLAS
+ * (cublasSgemm, called from the version's host code; ...)". false (buf empty) when the
+ * winner calls no library. */
+bool report__library_words(const json_t *info, char *buf, size_t n);
 /* The toolchain of an episode's info as readable text into buf: the compiler's path and,
  * from the device probe, the CUDA runtime and driver versions ("nvcc /usr/local/cuda/bin/nvcc,
  * CUDA 13.0 (...); driver for CUDA 13.0"). false (buf empty) when info names no compiler. */

@@ -305,7 +305,13 @@ int report_model_to_markdown(const json_t *m, struct hk_buf *out)
         else
             rc = rc ? rc : hk_buf_appends(out, hk_tr(HK_MSG_REP_UNEXPLAINED));
         rc = rc ? rc : md_key(out, cr, "skill", 128);
-        if (json_is_true(ex) || json_is_false(ex))
+        if (report__str(cr, "library")) /* no SASS to count: the library's kernels */
+            rc = rc ? rc : hk_buf_printf(out, hk_tr(HK_MSG_REP_CREDIT_LIBRARY),
+                                         report__str(cr, "library"),
+                                         report__str(cr, "routine") ? report__str(cr, "routine") : "?",
+                                         hk_tr(json_is_true(ex) ? HK_MSG_REP_SHOWS
+                                                                : HK_MSG_REP_DOES_NOT_SHOW));
+        else if (json_is_true(ex) || json_is_false(ex))
             rc = rc ? rc
                     : hk_buf_printf(out, hk_tr(HK_MSG_REP_CREDIT_EVIDENCE),
                                     report__str(cr, "evidence") ? report__str(cr, "evidence")
@@ -415,6 +421,8 @@ int report_model_to_markdown(const json_t *m, struct hk_buf *out)
     char floor_words[512];
     if (!rc && report__floor_words(info, floor_words, sizeof floor_words))
         rc = row_text(out, hk_tr(HK_MSG_REP_PHYSICAL_FLOOR), floor_words);
+    if (!rc && report__library_words(info, floor_words, sizeof floor_words))
+        rc = row_text(out, hk_tr(HK_MSG_REP_LIBRARY), floor_words);
     if (!rc && report__str(info, "memory_safety")) /* compute-sanitizer (docs/sanitizer.md) */
         rc = row_text(out, hk_tr(HK_MSG_REP_MEMORY_SAFETY), report__str(info, "memory_safety"));
     rc = rc ? rc : skills_tried_md(out, info);

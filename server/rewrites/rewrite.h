@@ -219,5 +219,11 @@ int rw_kernel_blocks(const char *text, size_t len, const an_model *m, rw_kernel_
  * outside 0..1. */
 int rw_blas_substitution(const char *text, size_t len, const an_model *m, size_t kernel, int math,
                          bool hip, rw_result *out);
+/* The library a version made by rw_blas_substitution calls, read from its text: "cuBLAS" or
+ * "hipBLAS", with the product routine its host function calls ("cublasSgemm", "cublasSgemv", ...;
+ * a scal only when it calls no product) written to
+ * routine (n bytes; may be NULL). NULL when the text calls no routine of either (not such a
+ * version): a name not followed by "(" (a prefix of a longer name) is no call. */
+const char *rw_blas_library_of(const char *text, char *routine, size_t n);
 
 #endif

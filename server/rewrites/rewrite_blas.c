@@ -156,6 +156,41 @@ static const blas_names names[2][2] = {
       "hipblasDgemmStridedBatched", "hipblasDgemv", "hipblasDscal", "hipBLAS"}},
 };
 
+const char *rw_blas_library_of(const char *text, char *routine, size_t n)
+{
+    const char *best = NULL, *lib = NULL;
+    size_t best_len = 0;
+    /* the product first: a GEMV's host function may scale y (scal) before it */
+    for (int tier = 0; tier < 2 && !best; tier++)
+    for (int h = 0; h < 2; h++)
+        for (int d = 0; d < 2; d++) {
+            const blas_names *nm = &names[h][d];
+            const char *main_r[] = {nm->gemm_batched, nm->gemm, nm->gemv}, *helper[] = {nm->scal};
+            const char *const *routines = tier ? helper : main_r;
+            size_t nr = tier ? 1 : 3;
+            for (size_t i = 0; i < nr; i++) {
+                size_t l = strlen(routines[i]);
+                for (const char *p = strstr(text, routines[i]); p; p = strstr(p + 1, routines[i])) {
+                    const char *q = p + l;
+                    while (*q == ' ' || *q == '\t' || *q == '\n')
+                        q++;
+                    bool starts = p == text || !(isalnum((unsigned char)p[-1]) || p[-1] == '_');
+                    if (!starts || *q != '(')
+                        continue;
+                    if (!best || p < best) {
+                        best = p;
+                        best_len = l;
+                        lib = nm->lib;
+                    }
+                    break;
+                }
+            }
+        }
+    if (routine && n)
+        snprintf(routine, n, "%.*s", best ? (int)best_len : 0, best ? best : "");
+    return lib;
+}
+
 /* The call the host function makes, whichever recognizer found it (the kernel model's
  * class, or the textual rwp_match_blas). Expressions are host-side C texts. */
 typedef struct {

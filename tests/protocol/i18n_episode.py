@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Protocol test of an episode in Chinese (docs/i18n.md), on the simulated GPU: with the
-setting "language": "zh-CN" the code action, the $/progress title and end message, the
+setting "language": "zh-CN" the code action, the $/progress title, the worker's stage and
+progress details in its messages, the end message, the
 result diagnostic, the hover and the report the episode worker writes are in Chinese,
 while the command, the episode's status and hyperkernel/episodes stay as they are.
 
@@ -41,6 +42,14 @@ def run(c, tmp):
           and progress[0]["title"].startswith("优化核函数 saxpy ("), "begin %s" % progress[:1])
     check(progress[-1]["kind"] == "end"
           and progress[-1]["message"].startswith("完成：最佳加速比 "), "end %s" % progress[-1:])
+    # the details after the stage names come from the worker's events, in its --lang
+    msgs = [p.get("message", "") for p in progress if p["kind"] == "report"]
+    check(any("原始核函数：构建" in m for m in msgs) and any("候选版本 " in m for m in msgs)
+          and any("证据与报告" in m for m in msgs), "worker details: %s" % msgs)
+    english = ("the original kernel", "candidate ", "evidence and the report", "toolchain",
+               "interleaved", "re-checking")
+    check(not [m for m in msgs if any(e in m for e in english)],
+          "English worker details: %s" % [m for m in msgs if any(e in m for e in english)])
     # the result diagnostic, once the results are read back
     diag = c.wait_for(lambda m: m.get("method") == "textDocument/publishDiagnostics"
                       and m["params"]["uri"] == uri

@@ -378,6 +378,35 @@ static void history_misses(void **state)
     run_free(&r);
 }
 
+/* hkls history's text in Chinese (LC_ALL): the headings, the best version, the note on a
+ * failed episode, the error column; the status names are codes and stay (docs/i18n.md). */
+static void history_in_chinese(void **state)
+{
+    (void)state;
+    struct run r;
+    setenv("LC_ALL", "zh_CN.UTF-8", 1);
+    const char *a[] = { "history", file, "--db", db_path, NULL };
+    run_hkls(a, &r);
+    const char *b[] = { "history", file, "--kernel", "other", "--db", db_path, NULL };
+    struct run none;
+    run_hkls(b, &none);
+    unsetenv("LC_ALL");
+    assert_int_equal(r.code, 0);
+    if (!strstr(r.out, "  优化任务\n") || !strstr(r.out, "  版本\n") ||
+        !strstr(r.out, "最佳版本 v1 2.00x") || !strstr(r.out, "completed"))
+        fail_msg("not the Chinese history:\n%s", r.out);
+    static const char *const english[] = {"  episodes\n", "  versions\n", "best v1", "max rel err",
+                                          "      why: ", "      note: "};
+    for (size_t i = 0; i < sizeof english / sizeof *english; i++)
+        if (strstr(r.out, english[i]))
+            fail_msg("English \"%s\" left in:\n%s", english[i], r.out);
+    assert_int_equal(none.code, 0);
+    if (!strstr(none.out, ": other 没有历史记录\n"))
+        fail_msg("no Chinese 'no history':\n%s", none.out);
+    run_free(&r);
+    run_free(&none);
+}
+
 /* ---- report ---- */
 
 static void report_formats(void **state)
@@ -709,6 +738,7 @@ int main(void)
         cmocka_unit_test(history_text),
         cmocka_unit_test(history_json),
         cmocka_unit_test(history_misses),
+        cmocka_unit_test(history_in_chinese),
         cmocka_unit_test(report_formats),
         cmocka_unit_test(report_errors),
         cmocka_unit_test(apply_dry_run_then_apply),

@@ -139,6 +139,36 @@ static void check_prints_kernels(void **state)
     run_free(&r);
 }
 
+/* hkls check's text report speaks the user's language (issue 14: the CLI's faces): the
+ * status line, each kernel's resources and occupancy; the kernel names, the limiter and
+ * nvcc's own messages stay as they are. English without a Chinese locale, as above. */
+static void check_in_chinese(void **state)
+{
+    (void)state;
+    const char *zh[] = {"LC_ALL=zh_CN.UTF-8", NULL}, *en[] = {"LC_ALL=C", NULL};
+    const char *args[] = {"check", "saxpy.cu", "reduce.cu", "dynsmem.cu", "errors.cu", NULL};
+    struct run a, b;
+    run_hkls(args, zh, &a);
+    run_hkls(args, en, &b);
+    assert_int_equal(a.code, b.code);
+    expect_in(a.out, "saxpy.cu [nvidia:sm_90]: 通过，2 个核函数（");
+    expect_in(a.out, "saxpy（第 2 行）：10 个寄存器，无溢出");
+    expect_in(a.out, "reduce<256>（第 3 行）：12 个寄存器，无溢出，1024 B 共享内存");
+    expect_in(a.out, "占用率 ");
+    expect_in(a.out, "16 个线程块/SM × 128 个线程（线程块大小取自 __launch_bounds__），受限于");
+    expect_in(a.out, "errors.cu [nvidia:sm_90]: 编译错误（退出码 ");
+    expect_in(a.out, "errors.cu:7: error: identifier \"undeclared_thing\" is undefined");
+    static const char *const english[] = {"registers", "no spills", "occupancy", "kernels (",
+                                          "block size", "limited by", "compile errors"};
+    for (size_t i = 0; i < HK_ARRAY_LEN(english); i++)
+        if (strstr(a.out, english[i]))
+            fail_msg("English \"%s\" left in:\n%s", english[i], a.out);
+    expect_in(b.out, "16 blocks/SM x 128 threads (block size from __launch_bounds__), limited by");
+    expect_in(b.out, "errors.cu [nvidia:sm_90]: compile errors (exit ");
+    run_free(&a);
+    run_free(&b);
+}
+
 static void check_names_errors_and_fails(void **state)
 {
     struct run r;
@@ -462,6 +492,7 @@ int main(void)
         cmocka_unit_test(check_refuses_binary_and_unknown_arch),
         cmocka_unit_test(check_hip),
         cmocka_unit_test(doctor_reports),
+        cmocka_unit_test(check_in_chinese),
         cmocka_unit_test(trust_and_spec_in_chinese),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

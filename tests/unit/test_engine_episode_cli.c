@@ -149,6 +149,20 @@ static void test_verify_candidate_codes(void **state)
     read_all(out, text, sizeof text);
     assert_non_null(strstr(text, "not measured: no GPU"));
     assert_null(strstr(text, "rejected"));
+    /* the verdict in words in the user's language; the reason codes stay (docs/i18n.md) */
+    snprintf(cmd, sizeof cmd, "LC_ALL=zh_CN.UTF-8 %s verify-candidate --spec "
+             "%s/specs/saxpy.bench.json --candidate %s/bench/kernels/saxpy.cu", HKLS,
+             HK_TEST_DATA, HK_SOURCE_DIR);
+    assert_int_equal(run(cmd, out), 3);
+    read_all(out, text, sizeof text);
+    if (!strstr(text, "未测量：没有 GPU") || strstr(text, "not measured"))
+        fail_msg("not the Chinese verdict:\n%s", text);
+    snprintf(cmd, sizeof cmd, "LC_ALL=zh_CN.UTF-8 %s verify-candidate --spec "
+             "%s/specs/saxpy.bench.json --candidate %s", HKLS, HK_TEST_DATA, bad);
+    assert_int_equal(run(cmd, out), 1);
+    read_all(out, text, sizeof text);
+    if (!strstr(text, "已拒绝：compile_error\n") || !strstr(text, "undefined_name"))
+        fail_msg("not the Chinese rejection:\n%s", text);
     snprintf(cmd, sizeof cmd, "%s verify-candidate --spec %s/specs/saxpy.bench.json "
              "--candidate %s/bench/kernels/saxpy.cu --json", HKLS, HK_TEST_DATA, HK_SOURCE_DIR);
     assert_int_equal(run(cmd, out), 3);

@@ -106,6 +106,47 @@ static void test_suite_kernels(void **state)
     assert_int_equal(hk_alloc_live(), 0);
 }
 
+/* Which library a substituted version calls, read from its text (the report names it:
+ * episode.c skill_credit): cuBLAS or hipBLAS and the routine, for GEMM, batched GEMM and
+ * GEMV; none for the kernel before substitution, nor for a name that is only a prefix of the
+ * routine called, nor one not called. */
+static void test_the_library_is_named(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *file, *kernel;
+        bool hip;
+        const char *lib, *routine;
+    } cases[] = {
+        {"/sgemm.cu", "sgemm", false, "cuBLAS", "cublasSgemm"},
+        {"/batched_gemm.cu", "batched_gemm", false, "cuBLAS", "cublasSgemmStridedBatched"},
+        {"/gemv.cu", "gemv", false, "cuBLAS", "cublasSgemv"},
+        {"/sgemm.cu", "sgemm", true, "hipBLAS", "hipblasSgemm"},
+        {"/gemv.cu", "gemv", true, "hipBLAS", "hipblasSgemv"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char path[512], *t, routine[64];
+        snprintf(path, sizeof path, "%s%s", BENCH, cases[i].file);
+        substitute(path, cases[i].kernel, 0, cases[i].hip, &t);
+        const char *lib = rw_blas_library_of(t, routine, sizeof routine);
+        if (!lib || strcmp(lib, cases[i].lib) || strcmp(routine, cases[i].routine))
+            fail_msg("%s%s: %s %s, want %s %s", cases[i].file, cases[i].hip ? " (hip)" : "",
+                     lib ? lib : "(none)", routine, cases[i].lib, cases[i].routine);
+        free(t);
+        /* the kernel as it was calls no library */
+        fixture fx;
+        load_path(path, &fx);
+        assert_null(rw_blas_library_of(fx.text, routine, sizeof routine));
+        assert_string_equal(routine, "");
+        unload(&fx);
+    }
+    assert_null(rw_blas_library_of("int cublasSgemmX(int); int y = cublasSgemmX(1);", NULL, 0));
+    assert_null(rw_blas_library_of("const char *s = \"cublasSgemm\";", NULL, 0));
+    assert_string_equal(rw_blas_library_of("x = my_cublasSgemv(1); hipblasSscal (h, 1);", NULL, 0),
+                        "hipBLAS");
+    assert_int_equal(hk_alloc_live(), 0);
+}
+
 /* Another form of the same GEMM: operands swapped in the product, offsets in the index,
  * alpha only, scalar sizes from #defines. */
 static const char other_forms[] =
@@ -647,6 +688,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_suite_kernels),
         cmocka_unit_test(test_other_forms),
+        cmocka_unit_test(test_the_library_is_named),
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_harness_program),
         cmocka_unit_test(test_harness_program_grid),

@@ -16,11 +16,11 @@
 #include "core/buf.h"
 #include "core/hk.h"
 #include "lsp/state.h"
+#include "lsp/base.h"
 #include "lsp/config.h"
-#include "lsp/features.h"
+#include "lsp/diagnostics.h"
 #include "rewrites/rewrite.h"
 #include "spec/ccdb.h"
-#include "lsp/server.h"
 
 #include "lsp_out.h"
 

@@ -372,6 +372,45 @@ static void test_unsafe_include_paths(void **st)
     out_clear(&o);
 }
 
+/* The trust messages in the user's language (docs/i18n.md): with "language": "zh-CN" (a
+ * setting that needs no trust) the untrusted warning and trustFolder's result are Chinese;
+ * the keys, the folder and the commands stay as they are. */
+static void test_messages_in_chinese(void **st)
+{
+    (void)st;
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    struct out o = {0};
+    lsp_server *s = start(&loop, &o, "{\"language\":\"zh-CN\"}");
+    const char *msg = last_message(&o, "window/showMessage");
+    assert_non_null(msg);
+    char want[256];
+    snprintf(want, sizeof want, "hkls：%s 不是受信任的文件夹，因此忽略了其 .hyperkernel.json 中的"
+             "以下设置：", g_dir);
+    if (strncmp(msg, want, strlen(want)) || !strstr(msg, "compile.nvcc") ||
+        !strstr(msg, "\"hkls trust ") || strstr(msg, "is not a trusted folder"))
+        fail_msg("not the Chinese warning: %s", msg);
+    feed(s, "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"workspace/executeCommand\",\"params\":"
+            "{\"command\":\"hyperkernel.trustFolder\",\"arguments\":[]}}");
+    uv_run(&loop, UV_RUN_DEFAULT);
+    assert_non_null(json_object_get(reply(&o, 7), "result"));
+    msg = last_message(&o, "window/showMessage");
+    snprintf(want, sizeof want, "hkls：已信任 %s：其 .hyperkernel.json 全部生效", g_dir);
+    if (!msg || strcmp(msg, want))
+        fail_msg("trustFolder said: %s", msg ? msg : "(nothing)");
+    feed(s, "{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"workspace/executeCommand\",\"params\":"
+            "{\"command\":\"hyperkernel.untrustFolder\",\"arguments\":[]}}");
+    uv_run(&loop, UV_RUN_DEFAULT);
+    msg = last_message(&o, "window/showMessage");
+    snprintf(want, sizeof want, "hkls：不再信任 %s", g_dir);
+    if (!msg || strcmp(msg, want))
+        fail_msg("untrustFolder said: %s", msg ? msg : "(nothing)");
+    stop(&loop, s);
+    out_clear(&o);
+    uv_loop_close(&loop);
+    hk_i18n_set(HK_LANG_EN);
+}
+
 int main(void)
 {
     hk_alloc_init_json();
@@ -380,6 +419,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_untrusted_then_trusted, setup, teardown),
         cmocka_unit_test_setup_teardown(test_client_trust, setup, teardown),
         cmocka_unit_test_setup_teardown(test_unsafe_include_paths, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_messages_in_chinese, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -616,6 +616,72 @@ static void floor_row(void **state)
     store_close(f.s);
 }
 
+/* A library substitution won (issue 12: "the report names the library"): both reports
+ * name the library and the routine the best version calls, in a facts row and in the
+ * credit line, which counts no SASS lines (the library's kernels are not the program's);
+ * in Chinese too. A credit without a library (a rewrite's SASS evidence) has no such row. */
+static void library_named(void **state)
+{
+    (void)state;
+    struct fixture f;
+    fixture_build(&f, HOSTILE);
+    assert_int_equal(store_episode_set_info(
+                         f.s, f.ep,
+                         "{\"credit\":{\"skill\":\"sm90-cublas-gemm\",\"explained\":true,"
+                         "\"evidence\":\"library call: credited by the call in the source\","
+                         "\"library\":\"cuBLAS\",\"routine\":\"cublasSgemm\"}}"),
+                     HK_OK);
+    struct hk_buf out;
+    hk_buf_init(&out, 1 << 22);
+    assert_int_equal(report_render_markdown(f.s, f.ep, &out), HK_OK);
+    if (!strstr(out.data, "| Library | cuBLAS (cublasSgemm, called from the version's host code: "
+                          "its kernels are the library's, not in the program's SASS) |"))
+        fail_msg("no library row in:\n%s", out.data);
+    assert_non_null(strstr(out.data, "The gain is credited to skill `sm90-cublas-gemm`: the "
+                                     "version calls cuBLAS (`cublasSgemm`) from its host code; "
+                                     "the call shows in its source\n"));
+    assert_null(strstr(out.data, "in the SASS (0 lines")); /* no SASS counts */
+    hk_buf_free(&out);
+    hk_buf_init(&out, 1 << 22);
+    assert_int_equal(report_render_html(f.s, f.ep, &out), HK_OK);
+    assert_non_null(strstr(out.data, "<th>Library</th><td>cuBLAS (cublasSgemm, called from the "
+                                     "version&#39;s host code"));
+    hk_buf_free(&out);
+    hk_i18n_set(HK_LANG_ZH_CN);
+    hk_buf_init(&out, 1 << 22);
+    assert_int_equal(report_render_markdown(f.s, f.ep, &out), HK_OK);
+    assert_non_null(strstr(out.data, "| 调用的库 | cuBLAS（cublasSgemm，由该版本的主机代码调用"));
+    assert_non_null(strstr(out.data, "该版本在主机代码中调用 cuBLAS（`cublasSgemm`）"));
+    hk_buf_free(&out);
+    hk_buf_init(&out, 1 << 22);
+    assert_int_equal(report_render_html(f.s, f.ep, &out), HK_OK);
+    assert_non_null(strstr(out.data, "<th>调用的库</th><td>cuBLAS（cublasSgemm"));
+    hk_buf_free(&out);
+    hk_i18n_set(HK_LANG_EN);
+    /* hipBLAS on a DCU */
+    assert_int_equal(store_episode_set_info(
+                         f.s, f.ep,
+                         "{\"credit\":{\"skill\":\"gfx9-hipblas-gemv\",\"explained\":true,"
+                         "\"library\":\"hipBLAS\",\"routine\":\"hipblasSgemv\"}}"),
+                     HK_OK);
+    hk_buf_init(&out, 1 << 22);
+    assert_int_equal(report_render_markdown(f.s, f.ep, &out), HK_OK);
+    assert_non_null(strstr(out.data, "| Library | hipBLAS (hipblasSgemv, "));
+    hk_buf_free(&out);
+    /* a rewrite's SASS evidence: no library */
+    assert_int_equal(store_episode_set_info(
+                         f.s, f.ep,
+                         "{\"credit\":{\"skill\":\"vec\",\"explained\":true,\"evidence\":"
+                         "\"LDG.E.128\",\"lines_before\":0,\"lines_after\":4}}"),
+                     HK_OK);
+    hk_buf_init(&out, 1 << 22);
+    assert_int_equal(report_render_markdown(f.s, f.ep, &out), HK_OK);
+    assert_null(strstr(out.data, "| Library |"));
+    assert_non_null(strstr(out.data, "in the SASS (4 lines; 0 in the baseline)"));
+    hk_buf_free(&out);
+    store_close(f.s);
+}
+
 /* A second rewrite the search could not stack on the leader: its reason, with the construct
  * and line, is in both reports (escaped); none recorded, no section. */
 static void stacks_not_applied(void **state)
@@ -901,6 +967,7 @@ int main(void)
         cmocka_unit_test(markdown_fence_survives_backticks),
         cmocka_unit_test(floor_row),
         cmocka_unit_test(stacks_not_applied),
+        cmocka_unit_test(library_named),
         cmocka_unit_test(odd_episodes),
         cmocka_unit_test(write_files),
         cmocka_unit_test(list_json),
