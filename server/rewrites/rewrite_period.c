@@ -556,6 +556,28 @@ static bool pt_uniform(const pt_scan *s, size_t a, size_t b)
     return true;
 }
 
+/* The statement that starts at line `line` among those of the block whose braces are at
+ * `open` and `close` (a `for (..) {..}` or `while (..) {..}` read as one statement): *st, *se. */
+static bool pt_stmt_at_line(const pt_scan *s, size_t open, size_t close, uint32_t line, size_t *st, size_t *se)
+{
+    const rw_toks *ts = s->ts;
+    for (size_t q = open + 1; q < close;) {
+        size_t qe = rwl_stmt_end(ts, q, close);
+        if (ts->t[q].kind == T_IDENT && rwl_tok_is(ts, q + 1, "(") && !is_keyword(ts, q) &&
+            rwl_match_close(ts, q + 1) + 1 < close && rwl_tok_is(ts, rwl_match_close(ts, q + 1) + 1, "{"))
+            qe = rwl_match_close(ts, rwl_match_close(ts, q + 1) + 1) + 1;
+        if (qe <= q)
+            return false;
+        if ((uint32_t)rwl_line_at(s->text, ts->t[q].start) == line) {
+            *st = q;
+            *se = qe;
+            return true;
+        }
+        q = qe;
+    }
+    return false;
+}
+
 /* The statement at line `line` inside the branches of the `if (C) {..} else if (D) {..} else
  * {..}` chain at [p, e) whose conditions are uniform (pt_uniform): *st, *se, and the end of
  * its branch's statement list in *lend. false when it is not there. */
@@ -567,22 +589,11 @@ static bool pt_in_branches(const pt_scan *s, size_t p, size_t e, uint32_t line, 
         size_t c = rwl_match_close(ts, p + 1);
         if (c >= e || !pt_uniform(s, p + 2, c) || !rwl_tok_is(ts, c + 1, "{"))
             return false;
-        size_t bc = rwl_match_close(ts, c + 1), ba = c + 2;
-        for (size_t q = ba; q < bc;) {
-            size_t qe = rwl_stmt_end(ts, q, bc);
-            if (ts->t[q].kind == T_IDENT && rwl_tok_is(ts, q + 1, "(") && !is_keyword(ts, q) &&
-                rwl_match_close(ts, q + 1) + 1 < bc && rwl_tok_is(ts, rwl_match_close(ts, q + 1) + 1, "{"))
-                qe = rwl_match_close(ts, rwl_match_close(ts, q + 1) + 1) + 1;
-            if (qe <= q)
-                break;
-            if ((uint32_t)rwl_line_at(s->text, ts->t[q].start) == line) {
-                *st = q;
-                *se = qe;
-                *lend = bc;
-                *bra = ba - 1;
-                return true;
-            }
-            q = qe;
+        size_t bc = rwl_match_close(ts, c + 1);
+        if (pt_stmt_at_line(s, c + 1, bc, line, st, se)) {
+            *lend = bc;
+            *bra = c + 1;
+            return true;
         }
         p = bc + 1;
         if (p < e && rwl_tok_is(ts, p, "else")) {
@@ -590,23 +601,11 @@ static bool pt_in_branches(const pt_scan *s, size_t p, size_t e, uint32_t line, 
             if (p < e && rwl_tok_is(ts, p, "{")) {
                 /* a final else block: read as `if (true)` */
                 size_t fc = rwl_match_close(ts, p);
-                for (size_t q = p + 1; q < fc;) {
-                    size_t qe = rwl_stmt_end(ts, q, fc);
-                    if (ts->t[q].kind == T_IDENT && rwl_tok_is(ts, q + 1, "(") && !is_keyword(ts, q) &&
-                        rwl_match_close(ts, q + 1) + 1 < fc && rwl_tok_is(ts, rwl_match_close(ts, q + 1) + 1, "{"))
-                        qe = rwl_match_close(ts, rwl_match_close(ts, q + 1) + 1) + 1;
-                    if (qe <= q)
-                        break;
-                    if ((uint32_t)rwl_line_at(s->text, ts->t[q].start) == line) {
-                        *st = q;
-                        *se = qe;
-                        *lend = fc;
-                        *bra = p;
-                        return true;
-                    }
-                    q = qe;
-                }
-                return false;
+                if (!pt_stmt_at_line(s, p, fc, line, st, se))
+                    return false;
+                *lend = fc;
+                *bra = p;
+                return true;
             }
         }
     }
