@@ -490,24 +490,32 @@ static bool sk_form_term_has(km_form f, uint32_t atom)
     return false;
 }
 
+/* Marks (out[v]) the sizes that loop lp's bound names: the scalar parameters in its bound
+ * whose launch value (scal) names them. */
+static void sk_bound_names(const skel *k, const an_function *f, const km_loop *lp, char *const *scal, bool *out)
+{
+    size_t nt = 0;
+    const km_atom *at = km_atoms(k->km, &nt);
+    for (size_t a = 0; a < nt; a++) {
+        if (at[a].kind != KM_ATOM_PARAM || !at[a].name || !km_form_mentions(k->km, lp->bound, (uint32_t)a))
+            continue;
+        for (size_t p = 0; p < f->n_params && p < HK_MAX_ARGS; p++)
+            if (scal[p] && !strcmp(f->params[p].name, at[a].name))
+                for (size_t v = 0; v < k->n_vars; v++)
+                    out[v] |= sk_names(scal[p], k->vars[v]);
+    }
+}
+
 /* Sizes a counted loop of the kernel runs to (bound[v] set): a loop whose bound is made of
  * a scalar parameter whose launch value (scal) names them. */
 static void sk_loop_bound_sizes(const skel *k, const an_function *f, char *const *scal, bool *bound)
 {
     if (!k->km)
         return;
-    size_t nl = 0, nt = 0;
+    size_t nl = 0;
     const km_loop *lp = km_loops(k->km, &nl);
-    const km_atom *at = km_atoms(k->km, &nt);
     for (size_t l = 0; l < nl; l++)
-        for (size_t a = 0; a < nt; a++) {
-            if (at[a].kind != KM_ATOM_PARAM || !at[a].name || !km_form_mentions(k->km, lp[l].bound, (uint32_t)a))
-                continue;
-            for (size_t p = 0; p < f->n_params && p < HK_MAX_ARGS; p++)
-                if (scal[p] && !strcmp(f->params[p].name, at[a].name))
-                    for (size_t v = 0; v < k->n_vars; v++)
-                        bound[v] |= sk_names(scal[p], k->vars[v]);
-        }
+        sk_bound_names(k, f, &lp[l], scal, bound);
 }
 
 /* Whether the loop of the kernel's text that starts on line (1-based) holds a block
@@ -562,9 +570,8 @@ static void sk_serial_sizes(const skel *k, const an_function *f, char *const *sc
 {
     if (!k->km)
         return;
-    size_t nl = 0, nt = 0;
+    size_t nl = 0;
     const km_loop *lp = km_loops(k->km, &nl);
-    const km_atom *at = km_atoms(k->km, &nt);
     for (size_t l = 0; l < nl; l++) {
         /* not a loop over blocks (`i = blockIdx.x; i < b; i += gridDim.x`): its trips are
          * spread over the grid */
@@ -572,14 +579,7 @@ static void sk_serial_sizes(const skel *k, const an_function *f, char *const *sc
             km_form_mentions_kind(k->km, lp[l].start, KM_ATOM_BLOCK_IDX, -1) ||
             !sk_loop_has_barrier(k, f, lp[l].line))
             continue;
-        for (size_t a = 0; a < nt; a++) {
-            if (at[a].kind != KM_ATOM_PARAM || !at[a].name || !km_form_mentions(k->km, lp[l].bound, (uint32_t)a))
-                continue;
-            for (size_t p = 0; p < f->n_params && p < HK_MAX_ARGS; p++)
-                if (scal[p] && !strcmp(f->params[p].name, at[a].name))
-                    for (size_t v = 0; v < k->n_vars; v++)
-                        serial[v] |= sk_names(scal[p], k->vars[v]);
-        }
+        sk_bound_names(k, f, &lp[l], scal, serial);
     }
 }
 
