@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # ./hk test's build behind the plain pass (./hk's behind, behind_wait, behind_stop):
-#  1. the command runs at nice 19, in a process group of its own, its output in the log;
+#  1. the command runs at nice 19, in a process group of its own whose scheduling group
+#     (where the kernel schedules sessions as groups) is at nice 19 too, its output in the log;
 #  2. behind_wait gives its exit status (a failed build fails the run) and its output;
 #  3. behind_stop ends the whole group: the command and what it started (make, compilers),
 #     not the command alone.
@@ -17,8 +18,12 @@ done
 behind_pid=
 behind_log=
 
-# 1. priority, group, output
-behind "$t/log1" sh -c 'echo "nice $(nice) pgid $(ps -o pgid= -p $$ | tr -d " ") pid $$"; echo to-stderr >&2'
+# 1. priority (the process's, and its scheduling group's where sessions are scheduled as
+# groups), group, output
+own_group=
+[ -r /proc/self/autogroup ] && own_group=$(cat /proc/self/autogroup)
+behind "$t/log1" sh -c 'echo "nice $(nice) pgid $(ps -o pgid= -p $$ | tr -d " ") pid $$"; echo to-stderr >&2
+  if [ -r /proc/self/autogroup ]; then echo "autogroup $(cat /proc/self/autogroup)"; fi'
 pid=$behind_pid
 [ -n "$pid" ] || fail "behind left no pid"
 behind_wait 2> "$t/err1" || fail "behind_wait of a command that exits 0 failed"
@@ -28,6 +33,11 @@ grep -q " pgid $pid pid $pid\$" "$t/log1" || fail "not in a process group of its
 [ "$(ps -o pgid= -p $$ | tr -d ' ')" != "$pid" ] || fail "the command's group is the test's"
 grep -q "^to-stderr\$" "$t/log1" || fail "its stderr is not in the log"
 grep -q "^nice 19 " "$t/err1" || fail "behind_wait did not print the output"
+if [ -n "$own_group" ]; then
+  grep -q "^autogroup /autogroup-[0-9]* nice 19\$" "$t/log1" ||
+    fail "its scheduling group is not at nice 19: $(grep autogroup "$t/log1")"
+  [ "$(cat /proc/self/autogroup)" = "$own_group" ] || fail "the test's own group changed: $(cat /proc/self/autogroup)"
+fi
 
 # 2. the exit status
 behind "$t/log2" sh -c 'echo building; exit 3'
