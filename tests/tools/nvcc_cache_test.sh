@@ -117,28 +117,37 @@ HK_REAL_HIPCC="$t/fake" "$t/hipcc" -cubin -I "$t/inc" -o "$t/a/k.cubin" "$t/a/k.
 cmp -s "$t/a/k.tmp.4436" "$t/b/k.tmp.18490" || fail "the hit's temporary output differs"
 "$wrapper" -cubin -I "$t/inc" -o "$t/b/k.tmp2.18490" "$t/a/k.cu" 2>/dev/null
 [ "$(runs)" = 16 ] || fail "another extension was answered from the cache"
+# a temporary written before its rename (measure.c's hk_launcher_rt.o.tmp.$$) is the same
+# compile as the final name (test_engine_harness's hk_launcher_rt.o, the same argv); a
+# name that only begins alike is not
+"$wrapper" -c -I "$t/inc" -o "$t/a/rt.o.tmp.4436" "$t/a/k.cu" 2>/dev/null
+"$wrapper" -c -I "$t/inc" -o "$t/b/rt.o" "$t/a/k.cu" 2>/dev/null
+[ "$(runs)" = 17 ] || fail "the same compile to the final name of a temporary was run again: $(runs) runs"
+cmp -s "$t/a/rt.o.tmp.4436" "$t/b/rt.o" || fail "the hit's output under the final name differs"
+"$wrapper" -c -I "$t/inc" -o "$t/b/rt.obj" "$t/a/k.cu" 2>/dev/null
+[ "$(runs)" = 18 ] || fail "another extension (.obj after .o) was answered from the cache"
 # a cache folder whose parents do not exist yet (./hk test's build/hk-test-cache/nvcc in a
 # fresh clone, before anything made build/hk-test-cache) is made, and the compile kept
 HK_NVCC_CACHE="$t/fresh/run/nvcc" "$wrapper" -cubin -I "$t/inc" -o "$t/a/k.cubin" "$t/a/k.cu" 2>/dev/null
 HK_NVCC_CACHE="$t/fresh/run/nvcc" "$wrapper" -cubin -I "$t/inc" -o "$t/a/k.cubin" "$t/a/k.cu" 2>/dev/null
-[ "$(runs)" = 17 ] || fail "a cache folder under folders not made yet kept nothing: $(runs) runs"
+[ "$(runs)" = 19 ] || fail "a cache folder under folders not made yet kept nothing: $(runs) runs"
 # -DNAME="FILE" naming a file that the source includes through the macro
 # (test_engine_rewrite_hist's HK_KERNEL_FILE): keyed by FILE's content, not its folder
 printf 'int main_part;\n' > "$t/inc/main.cu"
 for w in w1 w2; do printf 'int rewritten;\n' > "$t/$w/rw.cu"; done
 "$wrapper" -O3 "-DKF=\"$t/w1/rw.cu\"" -o "$t/w1/chk" "$t/inc/main.cu" 2>/dev/null
 "$wrapper" -O3 "-DKF=\"$t/w2/rw.cu\"" -o "$t/w2/chk" "$t/inc/main.cu" 2>/dev/null
-[ "$(runs)" = 18 ] || fail "the same -D file in another work folder was compiled again: $(runs) runs"
+[ "$(runs)" = 20 ] || fail "the same -D file in another work folder was compiled again: $(runs) runs"
 printf 'int rewritten_otherwise;\n' > "$t/w2/rw.cu"
 "$wrapper" -O3 "-DKF=\"$t/w2/rw.cu\"" -o "$t/w2/chk" "$t/inc/main.cu" 2>/dev/null
-[ "$(runs)" = 19 ] || fail "another text behind the same -D file was answered from the cache"
+[ "$(runs)" = 21 ] || fail "another text behind the same -D file was answered from the cache"
 # named g++ (test-tools/cxx/g++: the block emulator's programs) it stands for g++
 # (HK_REAL_CXX), in entries of its own
 mkdir -p "$t/cxx"
 ln -s "$wrapper" "$t/cxx/g++"
 HK_REAL_CXX="$t/fake" "$t/cxx/g++" -O1 -I "$t/inc" -o "$t/a/emu" "$t/a/k.cu" 2>/dev/null
 HK_REAL_CXX="$t/fake" "$t/cxx/g++" -O1 -I "$t/inc" -o "$t/b/emu" "$t/a/k.cu" 2>/dev/null
-[ "$(runs)" = 20 ] || fail "g++: the same program was built again, or not at all: $(runs) runs"
+[ "$(runs)" = 22 ] || fail "g++: the same program was built again, or not at all: $(runs) runs"
 cmp -s "$t/a/emu" "$t/b/emu" || fail "g++: the hit's output differs"
 # two stand-ins on PATH (two builds' test-tools folders): each finds the other first; the
 # chain must end at the compiler's own place, not call back and forth until killed

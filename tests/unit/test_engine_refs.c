@@ -154,6 +154,25 @@ static void test_hk_refs_compiles(void **state)
     }
 }
 
+/* The ASan/UBSan pass of a `./hk test` run whose plain pass ran and passed these same
+ * tests (./hk sets HK_PLAIN_PASS_RAN=1 for it): the checks of the scripts alone
+ * (spec_args.sh, summary.py, torch_refs.py: sh, sed and python3, which no sanitizer
+ * instruments, on the same files) gave their answers there, and the same answers here cost
+ * a third of this test's time under ASan (issue 14). What runs this build's C code still
+ * runs: the engine's reading of every spec, refs_expr.h against expr_eval, hk_refs. A
+ * plain build, or a sanitized one outside such a run, checks everything. */
+static bool scripts_checked_in_plain_pass(void)
+{
+#if defined(__SANITIZE_ADDRESS__)
+    const char *v = getenv("HK_PLAIN_PASS_RAN");
+    if (v && !strcmp(v, "1")) {
+        print_message("the ASan pass after a plain pass: the scripts' own checks ran there\n");
+        return true;
+    }
+#endif
+    return false;
+}
+
 /* ---- spec_args.sh on every suite spec ---- */
 
 /* Checks spec_args.sh's lines for spec s (size set k) against the engine's reading and,
@@ -217,6 +236,11 @@ static void test_spec_args_every_spec(void **state)
     char paths[64][512];
     size_t np = suite_specs(paths, 64);
     assert_true(np >= 15); /* issue 5: at least 15 naive kernels */
+    if (scripts_checked_in_plain_pass()) {
+        for (size_t p = 0; p < np; p++) /* the engine's reading, sanitized */
+            spec_free(load_spec(paths[p]));
+        return;
+    }
     int have_py = system("command -v python3 >/dev/null 2>&1") == 0;
     if (!have_py)
         print_message("no python3: only the sed fallback is checked\n");
@@ -370,6 +394,8 @@ static void write_file(const char *name, const char *text)
 static void test_summary(void **state)
 {
     (void)state;
+    if (scripts_checked_in_plain_pass())
+        skip();
     if (system("command -v python3 >/dev/null 2>&1") != 0) {
         print_message("skipped: no python3 (run.sh's tables need it)\n");
         skip();
@@ -494,6 +520,8 @@ static void test_hk_refs_names(void **state)
 static void test_torch_refs(void **state)
 {
     (void)state;
+    if (scripts_checked_in_plain_pass())
+        skip();
     if (system("command -v python3 >/dev/null 2>&1") != 0) {
         print_message("skipped: no python3\n");
         skip();
