@@ -195,7 +195,7 @@ static int add_include_dirs(json_t *root, skel *k, const char *const *incs, cons
     else if (rc)
         json_decref(a);
     if (!rc)
-        sk_note(k, "include folders from the build's %s: %s", db, list.data ? list.data : "");
+        sk_note(k, HK_MSG_INF_INCLUDE_DIRS, db, list.data ? list.data : "");
     hk_buf_free(&list);
     return rc;
 }
@@ -285,7 +285,7 @@ static int infer_model(const an_model *m, long kernel, const char *text, size_t 
         }
         if (rc == HK_OK && (covers || mode == GRID_FLAT)) {
             if (!covers)
-                sk_doubt(&k, "%s", last_why);
+                sk_doubt_text(&k, last_why);
             if (k.nomem) {
                 json_decref(root);
                 sk_free(&k);
@@ -301,7 +301,7 @@ static int infer_model(const an_model *m, long kernel, const char *text, size_t 
         }
         /* keep the reasons of the last attempt for the refusal */
         if (mode == GRID_FLAT && err) {
-            size_t at = (size_t)snprintf(err, errlen, "no spec for %s validates: %s", f->name, last_why);
+            size_t at = (size_t)snprintf(err, errlen, hk_tr(HK_MSG_INF_NO_SPEC_VALIDATES), f->name, last_why);
             for (size_t i = 0; i < k.n_doubts && at < errlen; i++)
                 at += (size_t)snprintf(err + at, errlen - at, "; %s", k.doubts[i]);
         }
