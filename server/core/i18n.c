@@ -950,12 +950,50 @@ static const struct hk_msg_entry msgs[HK_MSG_COUNT] = {
     M(INF_FRAG_SHMEM_UNREAD, "the launch's size could not be read", "无法读取启动给出的大小"),
     M(INF_FRAG_SHMEM_NONE, "no launch gives its size", "没有启动给出其大小"),
     F(INF_NO_SPEC_VALIDATES, "no spec for %s validates: %s", "%s 的 spec 均未通过校验：%s"),
+    M(INF_FRAG_GATHER_CAPPED, "it only sizes a count the grid gathers from, which capped the others", "它只决定网格从中 gather 的元素个数，这个元素个数限制了其他大小"),
+    M(INF_FRAG_GUESS_CAPPED, "it only sizes a guessed count, which capped the others", "它只决定一个推测的元素个数，这个元素个数限制了其他大小"),
+    M(INF_FRAG_GRID_OVER, "the grid launches over it", "网格按它启动"),
+    M(INF_FRAG_OUTPUT_GRID, "an output's count holds it with a size of the grid", "输出的元素个数含有它和网格的一个大小"),
+    M(INF_FRAG_STRIDES, "it strides an input beside a size of the grid", "它与网格的一个大小一起作为输入的跨距"),
+    M(INF_FRAG_PER_THREAD_LOOPS, "only per-thread loops run over it", "只有每个线程内的循环遍历它"),
+    M(INF_FRAG_SURE_BUFFERS, "the buffers whose counts are known", "元素个数已知的缓冲区"),
+    M(INF_FRAG_BUFFERS, "the buffers", "缓冲区"),
+    M(INF_FRAG_NO_EVAL, "a count that does not evaluate", "无法求值的元素个数"),
+    M(INF_FRAG_PAST_8G, "the buffers past 8 GiB in all", "缓冲区总量超过 8 GiB"),
+    M(INF_FRAG_PAST_DEVICE, "the grid past the device's limits or 2^31 threads", "网格超过设备限制或 2^31 个线程"),
+    M(INF_FRAG_PAST_48K, "dynamic shared memory past 48 KiB", "动态共享内存超过 48 KiB"),
+    M(INF_FRAG_NO_MEMORY, "no memory", "内存不足"),
+    M(INF_FRAG_ASSERT, "a launcher's assert", "启动函数中的 assert"),
+    M(INF_FRAG_ONE_PASS, "the launch's grid, which must cover the grid-stride loop in one pass", "启动的网格，它必须一轮覆盖网格跨步循环"),
+    M(INF_FRAG_ROWS_SIDE, "the rows the kernel writes, which must stay side by side", "核函数写入的行，它们必须保持并排"),
+    M(INF_FRAG_SEP, ", ", "，"),
+    F(INF_FRAG_MULTIPLE_OF, "%s%s of %lld", "%s%s 为 %lld 的倍数"),
+    F(INF_FRAG_PER_THREAD, "%s%s (%d per thread)", "%s%s（每线程 %d 个）"),
+    F(INF_FRAG_AT_LINE, "%s%s (line %d)", "%s%s（第 %d 行）"),
+    F(INF_FRAG_GREW, "%s%s %lld -> %lld (%s)", "%s%s %lld -> %lld（%s）"),
+    F(INF_FRAG_FROM_SITE, "the launch site at %s:%d", "%s:%d 处的启动点"),
+    F(INF_FRAG_FROM_INST, "the explicit instantiation at %s:%d", "%s:%d 处的显式实例化"),
+    M(INF_FRAG_MULTIPLIES, "the index math multiplies blockIdx.x by it", "下标计算用它乘以 blockIdx.x"),
 };
 
 #undef M
 #undef F
 
 static enum hk_lang current = HK_LANG_EN;
+
+void hk_utf8_trim(char *s)
+{
+    size_t n = strlen(s), lead = n;
+    /* the last lead byte, at most 3 continuation bytes back */
+    while (lead > 0 && n - lead < 4 && ((unsigned char)s[lead - 1] & 0xC0) == 0x80)
+        lead--;
+    if (lead == 0)
+        return;
+    unsigned char b = (unsigned char)s[lead - 1];
+    size_t want = b < 0x80 ? 1 : (b & 0xE0) == 0xC0 ? 2 : (b & 0xF0) == 0xE0 ? 3 : (b & 0xF8) == 0xF0 ? 4 : 0;
+    if (want && n - (lead - 1) < want)
+        s[lead - 1] = '\0';
+}
 
 const char *hk_lang_tag(enum hk_lang lang)
 {

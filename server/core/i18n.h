@@ -442,8 +442,36 @@ enum hk_msg {
     HK_MSG_INF_FRAG_SHMEM_UNREAD,
     HK_MSG_INF_FRAG_SHMEM_NONE,
     HK_MSG_INF_NO_SPEC_VALIDATES,    /* %s kernel, %s why */
+    HK_MSG_INF_FRAG_GATHER_CAPPED,
+    HK_MSG_INF_FRAG_GUESS_CAPPED,
+    HK_MSG_INF_FRAG_GRID_OVER,
+    HK_MSG_INF_FRAG_OUTPUT_GRID,
+    HK_MSG_INF_FRAG_STRIDES,
+    HK_MSG_INF_FRAG_PER_THREAD_LOOPS,
+    HK_MSG_INF_FRAG_SURE_BUFFERS,
+    HK_MSG_INF_FRAG_BUFFERS,
+    HK_MSG_INF_FRAG_NO_EVAL,
+    HK_MSG_INF_FRAG_PAST_8G,
+    HK_MSG_INF_FRAG_PAST_DEVICE,
+    HK_MSG_INF_FRAG_PAST_48K,
+    HK_MSG_INF_FRAG_NO_MEMORY,
+    HK_MSG_INF_FRAG_ASSERT,
+    HK_MSG_INF_FRAG_ONE_PASS,
+    HK_MSG_INF_FRAG_ROWS_SIDE,
+    HK_MSG_INF_FRAG_SEP,
+    HK_MSG_INF_FRAG_MULTIPLE_OF,
+    HK_MSG_INF_FRAG_PER_THREAD,
+    HK_MSG_INF_FRAG_AT_LINE,
+    HK_MSG_INF_FRAG_GREW,
+    HK_MSG_INF_FRAG_FROM_SITE,       /* %s file, %d line */
+    HK_MSG_INF_FRAG_FROM_INST,       /* %s file, %d line */
+    HK_MSG_INF_FRAG_MULTIPLIES,
     HK_MSG_COUNT
 };
+
+/* Cuts s where a bounded snprintf may have left part of a UTF-8 character (a Chinese
+ * character is three bytes): drops a trailing incomplete sequence, keeps the rest. */
+void hk_utf8_trim(char *s);
 
 /* "en" or "zh-CN" (never NULL). */
 const char *hk_lang_tag(enum hk_lang lang);

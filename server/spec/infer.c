@@ -304,6 +304,8 @@ static int infer_model(const an_model *m, long kernel, const char *text, size_t 
             size_t at = (size_t)snprintf(err, errlen, hk_tr(HK_MSG_INF_NO_SPEC_VALIDATES), f->name, last_why);
             for (size_t i = 0; i < k.n_doubts && at < errlen; i++)
                 at += (size_t)snprintf(err + at, errlen - at, "; %s", k.doubts[i]);
+            if (at >= errlen)
+                hk_utf8_trim(err); /* cut short: whole characters only */
         }
         json_decref(root);
         sk_free(&k);

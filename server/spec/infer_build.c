@@ -368,7 +368,7 @@ static bool sk_timing_fits(sk_timing *t, long long *sure, long long *all, const 
             continue;
         long long c = 0;
         if (!sk_timing_eval(t, t->count_x[i], &c) || c < 0) {
-            *why = "a count that does not evaluate";
+            *why = hk_tr(HK_MSG_INF_FRAG_NO_EVAL);
             return false;
         }
         long long b = c <= SK_ELEMENT_CAP ? c * (t->elem_bytes[i] > 0 ? t->elem_bytes[i] : 1) : 0;
@@ -392,16 +392,16 @@ static bool sk_timing_fits(sk_timing *t, long long *sure, long long *all, const 
             *sure += b;
     }
     if (total > SK_TOTAL_CAP) {
-        *why = "the buffers past 8 GiB in all";
+        *why = hk_tr(HK_MSG_INF_FRAG_PAST_8G);
         t->over_cap = true;
         return false;
     }
     if (!ok) {
-        *why = "the grid past the device's limits or 2^31 threads";
+        *why = hk_tr(HK_MSG_INF_FRAG_PAST_DEVICE);
         return false;
     }
     if (t->shmem && (!sk_timing_eval(t, t->shmem_x, &v) || v > SK_SHARED_CAP)) {
-        *why = "dynamic shared memory past 48 KiB";
+        *why = hk_tr(HK_MSG_INF_FRAG_PAST_48K);
         return false;
     }
     if (!t->n_asserts && !t->one_pass_bound && !t->rows)
@@ -415,20 +415,20 @@ static bool sk_timing_fits(sk_timing *t, long long *sure, long long *all, const 
         }
     ok = set != NULL;
     if (!ok)
-        *why = "no memory";
+        *why = hk_tr(HK_MSG_INF_FRAG_NO_MEMORY);
     for (size_t c = 0; ok && c < t->n_asserts; c++)
         if (sk_assert_holds(&t->asserts[c], set) == 0) {
             ok = false;
-            *why = "a launcher's assert";
+            *why = hk_tr(HK_MSG_INF_FRAG_ASSERT);
         }
     if (ok && t->one_pass_bound && !sk_one_pass_at(t->one_pass_bound, t->grid[0], t->block_val, set)) {
         ok = false;
-        *why = "the launch's grid, which must cover the grid-stride loop in one pass";
+        *why = hk_tr(HK_MSG_INF_FRAG_ONE_PASS);
     }
     char *width = NULL;
     if (ok && t->rows && sk_rows_at(t->rows, t->block_val, set, &width) != 0) {
         ok = false;
-        *why = "the rows the kernel writes, which must stay side by side";
+        *why = hk_tr(HK_MSG_INF_FRAG_ROWS_SIDE);
     }
     hk_free(width);
     json_decref(set);
@@ -853,7 +853,7 @@ static void sk_grow_timing(skel *k, sk_timing *t, json_t *set, const long long *
         if (sk_timing_shrink(t, k->n_vars, can, unit, ragged, SK_SHRINK_FLOOR, LLONG_MAX, &all)) {
             for (size_t v = 0; v < k->n_vars; v++)
                 if (SK_VAL(t, v) != invented[v])
-                    hk_buf_printf(&grew, "%s%s %lld -> %lld", grew.len ? ", " : "", k->vars[v], invented[v],
+                    hk_buf_printf(&grew, "%s%s %lld -> %lld", grew.len ? hk_tr(HK_MSG_INF_FRAG_SEP) : "", k->vars[v], invented[v],
                                   SK_VAL(t, v));
             sk_note(k, HK_MSG_INF_TIMING_HALVED, why,
                     grew.data ? grew.data : "");
@@ -1011,16 +1011,16 @@ static void sk_grow_timing(skel *k, sk_timing *t, json_t *set, const long long *
             k->nomem = true;
         if (now == start[v])
             continue;
-        hk_buf_printf(&grew, "%s%s %lld -> %lld (%s)", grew.len ? ", " : "", k->vars[v], start[v], now,
+        hk_buf_printf(&grew, hk_tr(HK_MSG_INF_FRAG_GREW), grew.len ? hk_tr(HK_MSG_INF_FRAG_SEP) : "", k->vars[v], start[v], now,
                       now < start[v] && sk_in_gather(t, k->vars[v])
-                                      ? "it only sizes a count the grid gathers from, which capped the others"
-                      : now < start[v]  ? "it only sizes a guessed count, which capped the others"
-                      : cls[v] == 0   ? "the grid launches over it"
-                      : in_output[v] ? "an output's count holds it with a size of the grid"
-                      : strides[v]   ? "it strides an input beside a size of the grid"
-                                      : "only per-thread loops run over it");
+                                      ? hk_tr(HK_MSG_INF_FRAG_GATHER_CAPPED)
+                      : now < start[v]  ? hk_tr(HK_MSG_INF_FRAG_GUESS_CAPPED)
+                      : cls[v] == 0   ? hk_tr(HK_MSG_INF_FRAG_GRID_OVER)
+                      : in_output[v] ? hk_tr(HK_MSG_INF_FRAG_OUTPUT_GRID)
+                      : strides[v]   ? hk_tr(HK_MSG_INF_FRAG_STRIDES)
+                                      : hk_tr(HK_MSG_INF_FRAG_PER_THREAD_LOOPS));
     }
-    const char *whose = use_sure ? "the buffers whose counts are known" : "the buffers";
+    const char *whose = use_sure ? hk_tr(HK_MSG_INF_FRAG_SURE_BUFFERS) : hk_tr(HK_MSG_INF_FRAG_BUFFERS);
     if (grew.len && moved >= SK_TIMING_BYTES)
         sk_note(k, HK_MSG_INF_TIMING_GROWN_PAST,
                 whose, (double)moved / 1e6, grew.data);
@@ -1100,7 +1100,7 @@ static void sk_shrink_check(skel *k, sk_timing *t, json_t *set, const bool *can,
             continue;
         if (json_object_set_new(set, k->vars[v], json_integer(SK_VAL(t, v))) != 0)
             k->nomem = true;
-        hk_buf_printf(&said, "%s%s %lld -> %lld", said.len ? ", " : "", k->vars[v], was[v], SK_VAL(t, v));
+        hk_buf_printf(&said, "%s%s %lld -> %lld", said.len ? hk_tr(HK_MSG_INF_FRAG_SEP) : "", k->vars[v], was[v], SK_VAL(t, v));
     }
     bool grown = false, halved = false;
     for (size_t v = 0; v < k->n_vars && parsed; v++) {
@@ -1212,7 +1212,7 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
                               ? sk_split_targs(site->template_args, site_targs, HK_ARRAY_LEN(site_targs))
                               : 0;
     char targ_from[PATH_MAX + 48];
-    snprintf(targ_from, sizeof targ_from, "the launch site at %s:%d", file, site_line);
+    snprintf(targ_from, sizeof targ_from, hk_tr(HK_MSG_INF_FRAG_FROM_SITE), file, site_line);
     if (!n_site_targs && f->template_params) {
         size_t at = 0;
         bool own = true;
@@ -1223,7 +1223,7 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
         }
         if (inst) {
             n_site_targs = sk_split_targs(inst, site_targs, HK_ARRAY_LEN(site_targs));
-            snprintf(targ_from, sizeof targ_from, "the explicit instantiation at %s:%d",
+            snprintf(targ_from, sizeof targ_from, hk_tr(HK_MSG_INF_FRAG_FROM_INST),
                      own ? (k->file ? k->file : source) : file, own ? sk_line(k, at) : sk_site_line(k, at));
         }
         hk_free(inst);
@@ -2040,7 +2040,7 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
         hk_buf_init(&mult, SK_MAX_TEXT);
         for (size_t i = 0; i < k->n_vars; i++)
             if (unit[i] > 1)
-                hk_buf_printf(&mult, "%s%s of %lld", mult.len ? ", " : "", k->vars[i], unit[i]);
+                hk_buf_printf(&mult, hk_tr(HK_MSG_INF_FRAG_MULTIPLE_OF), mult.len ? hk_tr(HK_MSG_INF_FRAG_SEP) : "", k->vars[i], unit[i]);
         if (mult.len)
             sk_note(k, HK_MSG_INF_NO_BOUNDS_MULTIPLE, f->name, mult.data);
         else
@@ -2254,7 +2254,7 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
             else if (clip_line) {
                 /* left out: the count spans it, but the kernel may touch a small part */
                 size_t cl = strlen(clipped);
-                snprintf(clipped + cl, sizeof clipped - cl, "%s%s (line %d)", cl ? ", " : "", p->name, clip_line);
+                snprintf(clipped + cl, sizeof clipped - cl, hk_tr(HK_MSG_INF_FRAG_AT_LINE), cl ? hk_tr(HK_MSG_INF_FRAG_SEP) : "", p->name, clip_line);
             } else if (gather_reads > 0 && picked_by[0]) {
                 /* read only by a gather: what the grid's threads pick of it, at most its count */
                 if ((size_t)snprintf(bytes + bl, sizeof bytes - bl, "%s%d * min(%s, %d * %s)", bl ? " + " : "",
@@ -2262,7 +2262,7 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
                     sizeof bytes - bl)
                     bytes_ok = false;
                 size_t gl = strlen(gathered);
-                snprintf(gathered + gl, sizeof gathered - gl, "%s%s (%d per thread)", gl ? ", " : "", p->name,
+                snprintf(gathered + gl, sizeof gathered - gl, hk_tr(HK_MSG_INF_FRAG_PER_THREAD), gl ? hk_tr(HK_MSG_INF_FRAG_SEP) : "", p->name,
                          gather_reads);
             } else if ((size_t)snprintf(bytes + bl, sizeof bytes - bl, "%s%d * (%s)", bl ? " + " : "",
                                       (int)hk_dtype_size(dtc) * (!strcmp(kind, "inout") ? 2 : 1),

@@ -226,7 +226,7 @@ void kf_scan(skel *k, const an_function *f, kfacts *kf)
                 if (ff && !kf->fixed_block) {
                     kf->fixed_block = ff;
                     kf->fixed_line = x->line;
-                    kf->fixed_why = "the index math multiplies blockIdx.x by it";
+                    kf->fixed_why = hk_tr(HK_MSG_INF_FRAG_MULTIPLIES);
                 }
             }
         } else if (loop && n_dims == 0) {

@@ -1604,14 +1604,8 @@ static void sk_list(skel *k, char **list, size_t *n, enum hk_msg msg, va_list ap
 {
     char tmp[1024];
     int len = vsnprintf(tmp, sizeof tmp, hk_tr(msg), ap);
-    if (len >= (int)sizeof tmp) {
-        size_t at = sizeof tmp - 1;
-        while (at > 0 && ((unsigned char)tmp[at - 1] & 0xC0) == 0x80)
-            at--; /* continuation bytes of the last character */
-        if (at > 0 && ((unsigned char)tmp[at - 1] & 0x80))
-            at--; /* its lead byte */
-        tmp[at] = '\0';
-    }
+    if (len >= (int)sizeof tmp)
+        hk_utf8_trim(tmp);
     sk_list_add(k, list, n, tmp);
 }
 

@@ -159,6 +159,38 @@ static void table_is_complete_and_consistent(void **state)
     }
 }
 
+/* The first n bytes of s in buf, as a bounded snprintf leaves them. */
+static void cut(char *buf, const char *s, size_t n)
+{
+    memcpy(buf, s, n);
+    buf[n] = '\0';
+}
+
+/* A cut Chinese sentence keeps whole characters only; whole text is kept as it is. */
+static void utf8_trim_keeps_whole_characters(void **state)
+{
+    (void)state;
+    char buf[32];
+    cut(buf, "大小来自启动点", 15); /* 5 whole characters */
+    hk_utf8_trim(buf);
+    assert_string_equal(buf, "大小来自启");
+    cut(buf, "ab大小来自", 7); /* "ab", 大 and 1 byte of 小 */
+    hk_utf8_trim(buf);
+    assert_string_equal(buf, "ab大");
+    cut(buf, "ab大小来自", 10); /* 2 bytes of 来 */
+    hk_utf8_trim(buf);
+    assert_string_equal(buf, "ab大小");
+    snprintf(buf, sizeof buf, "%s", "ab大小");
+    hk_utf8_trim(buf);
+    assert_string_equal(buf, "ab大小");
+    snprintf(buf, sizeof buf, "%s", "plain");
+    hk_utf8_trim(buf);
+    assert_string_equal(buf, "plain");
+    buf[0] = '\0';
+    hk_utf8_trim(buf);
+    assert_string_equal(buf, "");
+}
+
 /* The checker itself: it must see a difference the table could have. */
 static void conversions_checker_sees_differences(void **state)
 {
@@ -184,6 +216,7 @@ int main(void)
         cmocka_unit_test(lookup_follows_current_language),
         cmocka_unit_test(table_is_complete_and_consistent),
         cmocka_unit_test(conversions_checker_sees_differences),
+        cmocka_unit_test(utf8_trim_keeps_whole_characters),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
