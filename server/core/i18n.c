@@ -974,6 +974,22 @@ static const struct hk_msg_entry msgs[HK_MSG_COUNT] = {
     F(INF_FRAG_FROM_SITE, "the launch site at %s:%d", "%s:%d 处的启动点"),
     F(INF_FRAG_FROM_INST, "the explicit instantiation at %s:%d", "%s:%d 处的显式实例化"),
     M(INF_FRAG_MULTIPLIES, "the index math multiplies blockIdx.x by it", "下标计算用它乘以 blockIdx.x"),
+    M(TRUST_WHY_COMPILER, "it names the compiler to run",
+      "它指定要运行的编译器"),
+    M(TRUST_WHY_FLAGS, "compiler flags can run or load programs (-ccbin, -Xcompiler, ...)",
+      "编译器参数可以运行或加载程序（-ccbin、-Xcompiler 等）"),
+    M(TRUST_WHY_SIMULATE, "it replaces the GPU with the simulator, whose numbers are not measurements",
+      "它用模拟器代替 GPU，而模拟器的数字不是实测值"),
+    M(TRUST_WHY_ENGINES, "an engine sends the kernel's code to its endpoint",
+      "优化引擎会把核函数的代码发送到它的端点"),
+    M(TRUST_WHY_IS_TRUSTED, "only the editor or the user's trust list can trust a folder",
+      "只有编辑器或用户的信任列表才能信任一个文件夹"),
+    M(TRUST_WHY_INCLUDE, "an entry has characters the compiler driver's shell would run (` $ ...)",
+      "其中某一项含有编译器驱动的 shell 会执行的字符（` $ 等）"),
+    M(TRUST_WHY_DEFAULT, "it needs a trusted folder",
+      "它需要受信任的文件夹"),
+    F(TRUST_KEY_IGNORED, "%s ignored: this folder is not trusted and %s. Trust the folder to use it (hkls trust %s, :HyperKernelTrust, the command hyperkernel.trustFolder, or VS Code's workspace trust).",
+      "已忽略 %s：此文件夹不受信任，而%s。信任该文件夹后才能使用它（hkls trust %s、:HyperKernelTrust、命令 hyperkernel.trustFolder，或 VS Code 的工作区信任）。"),
 };
 
 #undef M

@@ -466,6 +466,15 @@ enum hk_msg {
     HK_MSG_INF_FRAG_FROM_SITE,       /* %s file, %d line */
     HK_MSG_INF_FRAG_FROM_INST,       /* %s file, %d line */
     HK_MSG_INF_FRAG_MULTIPLIES,
+    /* the per-key warnings on .hyperkernel.json in an untrusted folder (lsp/trust.c) */
+    HK_MSG_TRUST_WHY_COMPILER,
+    HK_MSG_TRUST_WHY_FLAGS,
+    HK_MSG_TRUST_WHY_SIMULATE,
+    HK_MSG_TRUST_WHY_ENGINES,
+    HK_MSG_TRUST_WHY_IS_TRUSTED,
+    HK_MSG_TRUST_WHY_INCLUDE,
+    HK_MSG_TRUST_WHY_DEFAULT,
+    HK_MSG_TRUST_KEY_IGNORED,
     HK_MSG_COUNT
 };
 
