@@ -990,6 +990,20 @@ static const struct hk_msg_entry msgs[HK_MSG_COUNT] = {
       "它需要受信任的文件夹"),
     F(TRUST_KEY_IGNORED, "%s ignored: this folder is not trusted and %s. Trust the folder to use it (hkls trust %s, :HyperKernelTrust, the command hyperkernel.trustFolder, or VS Code's workspace trust).",
       "已忽略 %s：此文件夹不受信任，而%s。信任该文件夹后才能使用它（hkls trust %s、:HyperKernelTrust、命令 hyperkernel.trustFolder，或 VS Code 的工作区信任）。"),
+    F(OPT_SPEC_NONE, "hkls optimize: no bench spec for %s next to %s, and none can be inferred: %s\n",
+      "hkls optimize：%s 没有 bench spec（在 %s 旁），也无法推断：%s\n"),
+    F(OPT_SPEC_SAVE_FAILED, "hkls optimize: cannot save the inferred spec %s: %s\n",
+      "hkls optimize：无法保存推断出的 bench spec %s：%s\n"),
+    F(OPT_SPEC_DRAFT, "hkls optimize: no bench spec for %s; the one inferred is not sure enough to run on:\n",
+      "hkls optimize：%s 没有 bench spec；推断出的那份还不够可靠，不能直接运行：\n"),
+    F(OPT_SPEC_DRAFT_SAVED, "The draft is saved at %s: check it, then run this again (it is found next to %s).\n",
+      "草稿已保存到 %s：请检查后重新运行此命令（它会在 %s 旁被找到）。\n"),
+    F(OPT_SPEC_INFERRED, "hkls optimize: no bench spec for %s; inferred one and saved it to %s:\n",
+      "hkls optimize：%s 没有 bench spec；已推断出一份并保存到 %s：\n"),
+    F(EP_DRAFT_CHECK, "the inferred spec needs checking: %s",
+      "推断出的 bench spec 需要检查：%s"),
+    F(EP_DRAFT_CHECK_EDIT, "the inferred spec needs checking: %s; edit and save %s and Optimize runs again",
+      "推断出的 bench spec 需要检查：%s；编辑并保存 %s 后会重新运行优化"),
 };
 
 #undef M
@@ -1071,9 +1085,19 @@ void hk_i18n_set(enum hk_lang lang)
     current = lang == HK_LANG_ZH_CN ? HK_LANG_ZH_CN : HK_LANG_EN;
 }
 
+/* this thread's language, when it differs from the process's (hk_i18n_thread_lang) */
+static _Thread_local int thread_lang = -1;
+
+int hk_i18n_thread_lang(int lang)
+{
+    int was = thread_lang;
+    thread_lang = lang >= 0 && lang < HK_LANG_COUNT ? lang : -1;
+    return was;
+}
+
 enum hk_lang hk_i18n_lang(void)
 {
-    return current;
+    return thread_lang >= 0 ? (enum hk_lang)thread_lang : current;
 }
 
 const char *hk_tr_in(enum hk_lang lang, enum hk_msg id)
@@ -1089,7 +1113,7 @@ const char *hk_tr_in(enum hk_lang lang, enum hk_msg id)
 
 const char *hk_tr(enum hk_msg id)
 {
-    return hk_tr_in(current, id);
+    return hk_tr_in(hk_i18n_lang(), id);
 }
 
 const char *hk_msg_entry(enum hk_lang lang, enum hk_msg id)

@@ -475,6 +475,14 @@ enum hk_msg {
     HK_MSG_TRUST_WHY_INCLUDE,
     HK_MSG_TRUST_WHY_DEFAULT,
     HK_MSG_TRUST_KEY_IGNORED,
+    /* hkls optimize without a spec (cli/optimize.c) and the editor's draft refusal */
+    HK_MSG_OPT_SPEC_NONE,
+    HK_MSG_OPT_SPEC_SAVE_FAILED,
+    HK_MSG_OPT_SPEC_DRAFT,
+    HK_MSG_OPT_SPEC_DRAFT_SAVED,
+    HK_MSG_OPT_SPEC_INFERRED,
+    HK_MSG_EP_DRAFT_CHECK,
+    HK_MSG_EP_DRAFT_CHECK_EDIT,
     HK_MSG_COUNT
 };
 
@@ -502,6 +510,10 @@ const char *hk_i18n_env_locale(void);
  * messages start (the LSP loop sets it at initialize and on a configuration change). */
 void hk_i18n_set(enum hk_lang lang);
 enum hk_lang hk_i18n_lang(void);
+/* Speaks lang on this thread only, whatever the process's language (-1: the process's
+ * again); returns what the thread had (-1 or a language), to put back. Spec inference
+ * writes its spec's notes in English this way while it tells the user in theirs. */
+int hk_i18n_thread_lang(int lang);
 
 /* The text of id in the current language / in lang. Static, never NULL: an id out of
  * range gives "". */

@@ -744,10 +744,8 @@ static void maybe_finish(struct ep_run *r, const char *err_tail)
         /* Not sure enough to run: the draft opens for editing, and saving it runs this
          * optimization again (lsp_ep_spec_saved). */
         struct lsp_server *s = r->s;
-        char *m = hk_asprintf("the inferred spec needs checking: %s%s%s%s", r->draft_why,
-                              r->draft_path ? "; edit and save " : "",
-                              r->draft_path ? r->draft_path : "",
-                              r->draft_path ? " and Optimize runs again" : "");
+        char *m = r->draft_path ? hk_trf(HK_MSG_EP_DRAFT_CHECK_EDIT, r->draft_why, r->draft_path)
+                              : hk_trf(HK_MSG_EP_DRAFT_CHECK, r->draft_why);
         r->end_status = hk_strdup("failed");
         r->end_error = m;
         if (r->draft_path && s->eps->pending && !s->eps->stopped) {

@@ -494,8 +494,8 @@ static void sib_find(sib_search *s, const char *self)
     }
 }
 
-int spec_infer(const char *path, const char *kernel, const char *spec_path, spec_inference *out,
-               char *err, size_t errlen)
+static int infer_once(const char *path, const char *kernel, const char *spec_path, spec_inference *out,
+                      char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
     size_t len = 0;
@@ -626,4 +626,30 @@ char *spec_find(const char *path, const char *kernel)
             hk_free(cands[i]);
     }
     return found;
+}
+
+int spec_infer(const char *path, const char *kernel, const char *spec_path, spec_inference *out,
+               char *err, size_t errlen)
+{
+    if (hk_i18n_lang() == HK_LANG_EN)
+        return infer_once(path, kernel, spec_path, out, err, errlen);
+    /* The notes, doubts and err speak the user's language; the spec's "inferred" list stays
+     * English, as the rest of its JSON does not change with the language (docs/i18n.md):
+     * taken from the same inference in English (it is deterministic: as many notes). */
+    spec_inference en;
+    int was = hk_i18n_thread_lang(HK_LANG_EN);
+    int rc_en = infer_once(path, kernel, spec_path, &en, NULL, 0);
+    hk_i18n_thread_lang(was);
+    int rc = infer_once(path, kernel, spec_path, out, err, errlen);
+    if (rc == HK_OK && rc_en == HK_OK) {
+        json_t *notes = json_object_get(en.spec, "inferred");
+        if (notes && json_object_set(out->spec, "inferred", notes) != 0)
+            rc = HK_ENOMEM;
+    } else if (rc == HK_OK && rc_en == HK_ENOMEM) {
+        rc = HK_ENOMEM;
+    }
+    spec_inference_free(&en);
+    if (rc != HK_OK)
+        spec_inference_free(out);
+    return rc;
 }
