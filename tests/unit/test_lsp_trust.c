@@ -381,7 +381,11 @@ static void test_messages_in_chinese(void **st)
     uv_loop_t loop;
     uv_loop_init(&loop);
     struct out o = {0};
-    lsp_server *s = start(&loop, &o, "{\"language\":\"zh-CN\"}");
+    lsp_server *s = start(&loop, &o, "{\"language\":\"zh-CN\",\"bogusKey\":1}");
+    /* the settings' warnings speak the language those same settings choose */
+    const char *log = last_message(&o, "window/logMessage");
+    if (!log || !strstr(log, "：已忽略未知设置 \"bogusKey\""))
+        fail_msg("not the Chinese settings warning: %s", log ? log : "(none)");
     const char *msg = last_message(&o, "window/showMessage");
     assert_non_null(msg);
     char want[256];
