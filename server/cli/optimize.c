@@ -446,7 +446,7 @@ static int infer_spec(ui *u, const char *file, const char *kernel, char **out)
     json_t *notes = json_array(), *doubts = json_array();
     int code = EXIT_USAGE;
     if (rc != HK_OK) {
-        fprintf(stderr, "hkls optimize: no bench spec for %s next to %s, and none can be inferred: %s\n",
+        fprintf(stderr, hk_tr(HK_MSG_OPT_SPEC_NONE),
                 kernel, file, err[0] ? err : hk_strerror(rc));
         json_array_append_new(doubts, json_string(err[0] ? err : hk_strerror(rc)));
         json_object_set_new(ev, "status", json_string("refused"));
@@ -454,7 +454,7 @@ static int infer_spec(ui *u, const char *file, const char *kernel, char **out)
         goto out;
     }
     if ((rc = spec_infer_save(&inf, path, false)) != HK_OK) {
-        fprintf(stderr, "hkls optimize: cannot save the inferred spec %s: %s\n", path,
+        fprintf(stderr, hk_tr(HK_MSG_OPT_SPEC_SAVE_FAILED), path,
                 rc == HK_EIO ? strerror(errno) : hk_strerror(rc));
         json_array_append_new(doubts, json_string("cannot save the inferred spec"));
         json_object_set_new(ev, "status", json_string("refused"));
@@ -465,17 +465,15 @@ static int infer_spec(ui *u, const char *file, const char *kernel, char **out)
     for (size_t i = 0; i < inf.n_doubts; i++)
         json_array_append_new(doubts, json_string(inf.doubts[i]));
     if (inf.n_doubts) {
-        fprintf(stderr, "hkls optimize: no bench spec for %s; the one inferred is not sure enough to "
-                        "run on:\n", kernel);
+        fprintf(stderr, hk_tr(HK_MSG_OPT_SPEC_DRAFT), kernel);
         for (size_t i = 0; i < inf.n_doubts; i++)
             fprintf(stderr, "  - %s\n", inf.doubts[i]);
-        fprintf(stderr, "The draft is saved at %s: check it, then run this again (it is found "
-                        "next to %s).\n", path, file);
+        fprintf(stderr, hk_tr(HK_MSG_OPT_SPEC_DRAFT_SAVED), path, file);
         json_object_set_new(ev, "status", json_string("draft"));
         json_object_set_new(ev, "message", json_string("the inferred spec needs checking"));
     } else {
         if (!u->quiet) {
-            fprintf(stderr, "hkls optimize: no bench spec for %s; inferred one and saved it to %s:\n",
+            fprintf(stderr, hk_tr(HK_MSG_OPT_SPEC_INFERRED),
                     kernel, path);
             for (size_t i = 0; i < inf.n_notes; i++)
                 fprintf(stderr, "  - %s\n", inf.notes[i]);

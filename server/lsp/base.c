@@ -5,6 +5,7 @@
 
 #include "core/buf.h"
 #include "core/hk.h"
+#include "core/i18n.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -24,7 +25,8 @@ static void vmessage(struct lsp_server *s, const char *method, int type, const c
                      va_list ap)
 {
     char text[2048];
-    vsnprintf(text, sizeof text, fmt, ap);
+    if (vsnprintf(text, sizeof text, fmt, ap) >= (int)sizeof text)
+        hk_utf8_trim(text); /* whole characters: json_pack wants UTF-8 */
     enum hk_log_level lv = type == 1 ? HK_LOG_ERROR : type == 2 ? HK_LOG_WARN : HK_LOG_INFO;
     hk_log(lv, "%s", text);
     if (s->state == LSP_EXITED)

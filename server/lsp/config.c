@@ -146,7 +146,7 @@ static bool str_array(struct lsp_server *s, const char *from, const char *key, j
                       const char *base_dir, char ***out)
 {
     if (!json_is_array(v) || json_array_size(v) > LSP_MAX_FLAGS) {
-        lsp_log_message(s, 2, "%s: %s must be an array of at most %d strings; ignored", from,
+        lsp_log_message(s, 2, hk_tr(HK_MSG_LOG_CFG_STR_ARRAY), from,
                         key, LSP_MAX_FLAGS);
         return false;
     }
@@ -155,7 +155,7 @@ static bool str_array(struct lsp_server *s, const char *from, const char *key, j
     json_t *e;
     json_array_foreach(v, i, e) {
         if (!json_is_string(e) || json_string_length(e) != strlen(json_string_value(e))) {
-            lsp_log_message(s, 2, "%s: %s[%zu] is not a string; the list is ignored", from, key,
+            lsp_log_message(s, 2, hk_tr(HK_MSG_LOG_CFG_NOT_STRING), from, key,
                             i);
             sv.oom = true;
             hk_strv_done(&sv);
@@ -193,14 +193,14 @@ static void apply_layer(struct lsp_server *s, struct lsp_config *c, json_t *o, c
         if (strcmp(k, "hyperkernel") == 0)
             continue;
         if (!in_list(k, known_keys, HK_ARRAY_LEN(known_keys)) && !lsp_ep_config_key(k))
-            lsp_log_message(s, 2, "%s: unknown setting \"%.100s\" ignored", from, k);
+            lsp_log_message(s, 2, hk_tr(HK_MSG_LOG_CFG_UNKNOWN), from, k);
     }
     json_t *comp = json_object_get(o, "compile");
     if (comp && !json_is_object(comp))
-        lsp_log_message(s, 2, "%s: \"compile\" must be an object; ignored", from);
+        lsp_log_message(s, 2, hk_tr(HK_MSG_LOG_CFG_COMPILE_OBJECT), from);
     json_object_foreach(json_is_object(comp) ? comp : NULL, k, v) {
         if (!in_list(k, compile_keys, HK_ARRAY_LEN(compile_keys)))
-            lsp_log_message(s, 2, "%s: unknown setting \"compile.%.100s\" ignored", from, k);
+            lsp_log_message(s, 2, hk_tr(HK_MSG_LOG_CFG_UNKNOWN_COMPILE), from, k);
     }
     if ((v = cfg_get(o, NULL, "target"))) {
         enum cc_backend be;
@@ -211,9 +211,7 @@ static void apply_layer(struct lsp_server *s, struct lsp_config *c, json_t *o, c
             c->backend = be;
             c->target_set = true;
         } else {
-            lsp_log_message(s, 2,
-                            "%s: target must look like \"nvidia:sm_90\" or \"dcu:gfx906\", "
-                            "sm_XX one of %s; ignored",
+            lsp_log_message(s, 2, hk_tr(HK_MSG_LOG_CFG_TARGET),
                             from, cc_nvidia_archs_text());
         }
     }
@@ -221,13 +219,13 @@ static void apply_layer(struct lsp_server *s, struct lsp_config *c, json_t *o, c
         if (json_is_boolean(v))
             c->compile_enabled = json_is_true(v);
         else
-            lsp_log_message(s, 2, "%s: compile.enabled must be true or false; ignored", from);
+            lsp_log_message(s, 2, hk_tr(HK_MSG_LOG_CFG_COMPILE_ENABLED), from);
     }
     if ((v = cfg_get(o, "compile", "debounceMs"))) {
         if (json_is_integer(v) && json_integer_value(v) >= 0 && json_integer_value(v) <= 60000)
             c->debounce_ms = (unsigned)json_integer_value(v);
         else
-            lsp_log_message(s, 2, "%s: compile.debounceMs must be an integer 0..60000; ignored",
+            lsp_log_message(s, 2, hk_tr(HK_MSG_LOG_CFG_DEBOUNCE),
                             from);
     }
     if ((v = cfg_get(o, "compile", "timeoutMs"))) {
@@ -235,8 +233,7 @@ static void apply_layer(struct lsp_server *s, struct lsp_config *c, json_t *o, c
             json_integer_value(v) <= 600000)
             c->timeout_ms = (unsigned)json_integer_value(v);
         else
-            lsp_log_message(s, 2,
-                            "%s: compile.timeoutMs must be an integer 1000..600000; ignored",
+            lsp_log_message(s, 2, hk_tr(HK_MSG_LOG_CFG_TIMEOUT),
                             from);
     }
     if ((v = cfg_get(o, "compile", "flags")))
@@ -247,13 +244,13 @@ static void apply_layer(struct lsp_server *s, struct lsp_config *c, json_t *o, c
         if (json_is_string(v) && json_string_length(v) > 0)
             set_str(&c->nvcc, json_string_value(v));
         else
-            lsp_log_message(s, 2, "%s: compile.nvcc must be a path; ignored", from);
+            lsp_log_message(s, 2, hk_tr(HK_MSG_LOG_CFG_NVCC), from);
     }
     if ((v = cfg_get(o, "compile", "hipcc"))) {
         if (json_is_string(v) && json_string_length(v) > 0)
             set_str(&c->hipcc, json_string_value(v));
         else
-            lsp_log_message(s, 2, "%s: compile.hipcc must be a path; ignored", from);
+            lsp_log_message(s, 2, hk_tr(HK_MSG_LOG_CFG_HIPCC), from);
     }
     lsp_ep_config_apply(s, &c->ep, o, from);
     if ((v = cfg_get(o, NULL, "language"))) {
@@ -264,7 +261,7 @@ static void apply_layer(struct lsp_server *s, struct lsp_config *c, json_t *o, c
             c->language_set = true;
             c->language = hk_i18n_parse(l);
         } else {
-            lsp_log_message(s, 2, "%s: language must be \"auto\", \"en\" or \"zh-CN\"; ignored",
+            lsp_log_message(s, 2, hk_tr(HK_MSG_LOG_CFG_LANGUAGE),
                             from);
         }
     }
@@ -274,7 +271,7 @@ static void apply_layer(struct lsp_server *s, struct lsp_config *c, json_t *o, c
             c->log_level = lv;
             c->log_level_set = true;
         } else {
-            lsp_log_message(s, 2, "%s: log.level must be error, warn, info, debug or trace",
+            lsp_log_message(s, 2, hk_tr(HK_MSG_LOG_CFG_LOG_LEVEL),
                             from);
         }
     }
@@ -332,6 +329,23 @@ static json_t *untrusted_view(json_t *file, struct hk_buf *ignored)
     return c;
 }
 
+/* The language a layer's valid "language" chooses (the client's settings over the file's),
+ * else the client's locale's, else the environment's: what lsp_config_rebuild sets, known
+ * before the layers are applied and warned about. */
+static enum hk_lang settings_language(struct lsp_server *s, json_t *file, json_t *client)
+{
+    json_t *layers[] = {client, file};
+    for (size_t i = 0; i < HK_ARRAY_LEN(layers); i++) {
+        const char *l =
+            json_is_object(layers[i]) ? json_string_value(cfg_get(layers[i], NULL, "language")) : NULL;
+        if (l && (!strcmp(l, "en") || !strcmp(l, "zh-CN")))
+            return hk_i18n_parse(l);
+        if (l && !strcmp(l, "auto"))
+            break; /* the client's "auto" undoes the file's choice, as in apply_layer */
+    }
+    return hk_i18n_pick(s->client_locale, hk_i18n_env_locale());
+}
+
 void lsp_config_rebuild(struct lsp_server *s)
 {
     struct lsp_config c;
@@ -342,6 +356,8 @@ void lsp_config_rebuild(struct lsp_server *s)
     hk_buf_init(&ignored, 4096);
     if (file && !trusted)
         file = view = untrusted_view(file, &ignored);
+    /* the warnings on the settings below speak the language these settings choose */
+    hk_i18n_set(settings_language(s, file, s->cfg_client_json));
     apply_layer(s, &c, file, LSP_CONFIG_FILE);
     apply_layer(s, &c, s->cfg_client_json, "client settings");
     json_decref(view);
@@ -399,7 +415,7 @@ bool lsp_config_refresh_file(struct lsp_server *s)
     size_t len = 0;
     int rc = read_file(path, LSP_CONFIG_MAX_BYTES, &text, &len);
     if (rc) {
-        lsp_log_message(s, 2, "%s: cannot read it: %s", path, hk_strerror(rc));
+        lsp_log_message(s, 2, hk_tr(HK_MSG_LOG_CFG_CANNOT_READ), path, hk_strerror(rc));
         goto out;
     }
     json_error_t err;
@@ -503,13 +519,13 @@ static void ccdb_work(uv_work_t *req)
         *slash = '\0';
     int rc = read_file(path, LSP_COMPILE_DB_MAX_BYTES, &text, &len);
     if (rc) {
-        jb->msg = hk_asprintf("%s: cannot read it: %s", path, hk_strerror(rc));
+        jb->msg = hk_asprintf(hk_tr(HK_MSG_LOG_CFG_CANNOT_READ), path, hk_strerror(rc));
         goto out;
     }
     json_error_t err;
     j = json_loadb(text, len, 0, &err);
     if (!json_is_array(j)) {
-        jb->msg = hk_asprintf("%s: not a JSON array (%s); ignored", path, j ? "" : err.text);
+        jb->msg = hk_asprintf(hk_tr(HK_MSG_LOG_CFG_NOT_ARRAY), path, j ? "" : err.text);
         goto out;
     }
     size_t n = json_array_size(j);
@@ -620,7 +636,7 @@ static bool ccdb_refresh(struct lsp_server *s)
         jb->db.mtime = st.st_mtim;
         jb->db.loaded = true;
         if (!s->loop || uv_queue_work(s->loop, &jb->req, ccdb_work, ccdb_after)) {
-            lsp_log_message(s, 2, "%s: cannot queue its read", path);
+            lsp_log_message(s, 2, hk_tr(HK_MSG_LOG_CFG_CANNOT_QUEUE), path);
             lsp_ccdb_free(&jb->db);
             hk_free(jb);
             return true;
@@ -737,9 +753,7 @@ static json_t *engine_entry(struct lsp_server *s, const char *from, size_t i, js
     const char *kind = json_string_value(json_object_get(e, "kind"));
     if (!json_is_object(e) || !name || !*name || strlen(name) > 64 || !kind ||
         (strcmp(kind, "builtin") && strcmp(kind, "openai") && strcmp(kind, "anthropic"))) {
-        lsp_log_message(s, 2,
-                        "%s: engines[%zu] needs \"name\" and \"kind\" (builtin, openai or "
-                        "anthropic); ignored",
+        lsp_log_message(s, 2, hk_tr(HK_MSG_LOG_CFG_ENGINE_ENTRY),
                         from, i);
         return NULL;
     }
@@ -760,7 +774,7 @@ void lsp_ep_config_apply(struct lsp_server *s, struct lsp_ep_config *c, json_t *
         return;
     json_t *sect = json_object_get(o, "episodes");
     if (sect && !json_is_object(sect))
-        lsp_log_message(s, 2, "%s: \"episodes\" must be an object; ignored", from);
+        lsp_log_message(s, 2, hk_tr(HK_MSG_LOG_CFG_EPISODES_OBJECT), from);
     const char *k;
     json_t *v;
     json_object_foreach(json_is_object(sect) ? sect : NULL, k, v) {
@@ -768,7 +782,7 @@ void lsp_ep_config_apply(struct lsp_server *s, struct lsp_ep_config *c, json_t *
         for (size_t i = 0; i < HK_ARRAY_LEN(ep_keys); i++)
             known |= !strcmp(k, ep_keys[i]);
         if (!known)
-            lsp_log_message(s, 2, "%s: unknown setting \"episodes.%.100s\" ignored", from, k);
+            lsp_log_message(s, 2, hk_tr(HK_MSG_LOG_CFG_UNKNOWN_EPISODES), from, k);
     }
     if ((v = ep_cfg_get(o, "db"))) {
         if (json_is_string(v) && json_string_length(v) > 0) {
@@ -779,34 +793,34 @@ void lsp_ep_config_apply(struct lsp_server *s, struct lsp_ep_config *c, json_t *
                 c->db = n;
             }
         } else {
-            lsp_log_message(s, 2, "%s: episodes.db must be a path; ignored", from);
+            lsp_log_message(s, 2, hk_tr(HK_MSG_LOG_CFG_EP_DB), from);
         }
     }
     if ((v = ep_cfg_get(o, "budget"))) {
         if (json_is_integer(v) && json_integer_value(v) >= 1 && json_integer_value(v) <= 100000)
             c->budget = (long)json_integer_value(v);
         else
-            lsp_log_message(s, 2, "%s: episodes.budget must be an integer 1..100000; ignored",
+            lsp_log_message(s, 2, hk_tr(HK_MSG_LOG_CFG_EP_BUDGET),
                             from);
     }
     if ((v = ep_cfg_get(o, "minutes"))) {
         if (json_is_number(v) && json_number_value(v) > 0 && json_number_value(v) <= 1440)
             c->minutes = json_number_value(v);
         else
-            lsp_log_message(s, 2, "%s: episodes.minutes must be a number in (0, 1440]; ignored",
+            lsp_log_message(s, 2, hk_tr(HK_MSG_LOG_CFG_EP_MINUTES),
                             from);
     }
     if ((v = ep_cfg_get(o, "simulate"))) {
         if (json_is_boolean(v))
             c->simulate = json_is_true(v);
         else
-            lsp_log_message(s, 2, "%s: episodes.simulate must be true or false; ignored", from);
+            lsp_log_message(s, 2, hk_tr(HK_MSG_LOG_CFG_EP_SIMULATE), from);
     }
     if ((v = ep_cfg_get(o, "allowNoFloor"))) {
         if (json_is_boolean(v))
             c->allow_no_floor = json_is_true(v);
         else
-            lsp_log_message(s, 2, "%s: episodes.allowNoFloor must be true or false; ignored",
+            lsp_log_message(s, 2, hk_tr(HK_MSG_LOG_CFG_EP_NO_FLOOR),
                             from);
     }
     if ((v = ep_cfg_get(o, "check"))) {
@@ -815,13 +829,13 @@ void lsp_ep_config_apply(struct lsp_server *s, struct lsp_ep_config *c, json_t *
             hk_free(c->check);
             c->check = hk_strdup(t);
         } else {
-            lsp_log_message(s, 2, "%s: episodes.check must be \"full\" or \"quick\"; ignored",
+            lsp_log_message(s, 2, hk_tr(HK_MSG_LOG_CFG_EP_CHECK),
                             from);
         }
     }
     if ((v = json_object_get(o, "engines"))) {
         if (!json_is_array(v) || json_array_size(v) > 32) {
-            lsp_log_message(s, 2, "%s: engines must be an array of at most 32 objects; ignored",
+            lsp_log_message(s, 2, hk_tr(HK_MSG_LOG_CFG_ENGINES),
                             from);
             return;
         }

@@ -431,6 +431,7 @@ static void set_message(struct ep_run *r, const char *stage, const char *msg)
     char *nl = strchr(r->message, '\n');
     if (nl)
         *nl = '\0';
+    hk_utf8_trim(r->message); /* cut at its size: whole characters (json_pack wants UTF-8) */
 }
 
 static void run_cancel(struct ep_run *r);
@@ -503,6 +504,7 @@ static void on_event_line(const char *line, size_t n, void *ud)
         } else {
             snprintf(r->message, sizeof r->message, hk_tr(HK_MSG_PROGRESS_SPEC_INFERRED),
                      path ? path : "?", why.data ? why.data : "");
+            hk_utf8_trim(r->message); /* Chinese notes cut at its size */
             if (r->progress_ok) {
                 progress_send(r, "report");
             } else { /* kept for the begin, whenever the client accepts the token */
@@ -586,6 +588,7 @@ static void announce_end(struct ep_run *r)
     } else {
         snprintf(r->message, sizeof r->message, hk_tr(HK_MSG_PROGRESS_FAILED),
                  r->end_error ? r->end_error : hk_tr(HK_MSG_UNKNOWN_ERROR));
+        hk_utf8_trim(r->message); /* %.480s counts bytes */
     }
     r->percent = r->sent_percent > r->percent ? r->sent_percent : r->percent;
     answer_start(r);
@@ -744,10 +747,8 @@ static void maybe_finish(struct ep_run *r, const char *err_tail)
         /* Not sure enough to run: the draft opens for editing, and saving it runs this
          * optimization again (lsp_ep_spec_saved). */
         struct lsp_server *s = r->s;
-        char *m = hk_asprintf("the inferred spec needs checking: %s%s%s%s", r->draft_why,
-                              r->draft_path ? "; edit and save " : "",
-                              r->draft_path ? r->draft_path : "",
-                              r->draft_path ? " and Optimize runs again" : "");
+        char *m = r->draft_path ? hk_trf(HK_MSG_EP_DRAFT_CHECK_EDIT, r->draft_why, r->draft_path)
+                              : hk_trf(HK_MSG_EP_DRAFT_CHECK, r->draft_why);
         r->end_status = hk_strdup("failed");
         r->end_error = m;
         if (r->draft_path && s->eps->pending && !s->eps->stopped) {
@@ -1542,6 +1543,7 @@ static void set_doc_diags(struct lsp_server *s, doc *d, json_t *results)
             snprintf(msg, sizeof msg,
                      hk_tr(!strcmp(st, "failed") ? HK_MSG_DIAG_FAILED : HK_MSG_DIAG_INTERRUPTED),
                      err ? err : hk_tr(HK_MSG_DIAG_SEE_REPORT));
+            hk_utf8_trim(msg); /* %.600s counts bytes */
             json_t *dj = make_diag(s, d, sp, 2, msg,
                                    json_string_value(json_object_get(latest, "report_html")));
             if (dj)

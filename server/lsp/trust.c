@@ -293,29 +293,28 @@ out:
  * compile_commands.json's -I/-D/-U/-std/-include/--expt-* -- except those with characters
  * the compiler driver's shell would read (cc_arg_shell_safe; config.c leaves them out). */
 const struct lsp_trust_key lsp_trust_keys[] = {
-    {"compile", "nvcc", "it names the compiler to run"},
-    {"compile", "hipcc", "it names the compiler to run"},
-    {"compile", "flags", "compiler flags can run or load programs (-ccbin, -Xcompiler, ...)"},
-    {"episodes", "simulate", "it replaces the GPU with the simulator, whose numbers are not "
-                             "measurements"},
-    {NULL, "engines", "an engine sends the kernel's code to its endpoint"},
-    {NULL, "isTrusted", "only the editor or the user's trust list can trust a folder"},
+    {"compile", "nvcc", HK_MSG_TRUST_WHY_COMPILER},
+    {"compile", "hipcc", HK_MSG_TRUST_WHY_COMPILER},
+    {"compile", "flags", HK_MSG_TRUST_WHY_FLAGS},
+    {"episodes", "simulate", HK_MSG_TRUST_WHY_SIMULATE},
+    {NULL, "engines", HK_MSG_TRUST_WHY_ENGINES},
+    {NULL, "isTrusted", HK_MSG_TRUST_WHY_IS_TRUSTED},
 };
 const size_t lsp_trust_n_keys = HK_ARRAY_LEN(lsp_trust_keys);
 
 static const char *key_why(const char *dotted)
 {
     if (!strcmp(dotted, "compile.includePaths")) /* only when an entry is unsafe (config.c) */
-        return "an entry has characters the compiler driver's shell would run (` $ ...)";
+        return hk_tr(HK_MSG_TRUST_WHY_INCLUDE);
     for (size_t i = 0; i < lsp_trust_n_keys; i++) {
         const struct lsp_trust_key *k = &lsp_trust_keys[i];
         size_t n = k->section ? strlen(k->section) : 0;
         if (k->section ? !strncmp(dotted, k->section, n) && dotted[n] == '.' &&
                              !strcmp(dotted + n + 1, k->key)
                        : !strcmp(dotted, k->key))
-            return k->why;
+            return hk_tr(k->why);
     }
-    return "it needs a trusted folder";
+    return hk_tr(HK_MSG_TRUST_WHY_DEFAULT);
 }
 
 void lsp_trust_load(struct lsp_server *s)
@@ -384,10 +383,7 @@ static void publish_file_diags(struct lsp_server *s)
         char key[96];
         snprintf(key, sizeof key, "%.*s", (int)(n < 95 ? n : 95), keys);
         unsigned line = key_line(s->cfg_file_text, key);
-        char *msg = hk_asprintf("%s ignored: this folder is not trusted and %s. Trust the "
-                                "folder to use it (hkls trust %s, :HyperKernelTrust, the "
-                                "command hyperkernel.trustFolder, or VS Code's workspace "
-                                "trust).",
+        char *msg = hk_trf(HK_MSG_TRUST_KEY_IGNORED,
                                 key, key_why(key), s->root);
         json_t *d = msg ? json_pack("{s:{s:{s:i, s:i}, s:{s:i, s:i}}, s:i, s:s, s:s, s:s}",
                                     "range", "start", "line", (int)line, "character", 0,

@@ -3,6 +3,7 @@
 #ifndef HK_LSP_TRUST_H
 #define HK_LSP_TRUST_H
 
+#include "core/i18n.h"
 #include "lsp/state.h"
 
 /* The keys of .hyperkernel.json that apply only in a trusted folder, nested
@@ -10,7 +11,7 @@
 struct lsp_trust_key {
     const char *section;      /* NULL: a top-level key */
     const char *key;
-    const char *why;
+    enum hk_msg why;          /* why it needs trust (core/i18n.c) */
 };
 extern const struct lsp_trust_key lsp_trust_keys[];
 extern const size_t lsp_trust_n_keys;

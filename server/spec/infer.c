@@ -195,7 +195,7 @@ static int add_include_dirs(json_t *root, skel *k, const char *const *incs, cons
     else if (rc)
         json_decref(a);
     if (!rc)
-        sk_note(k, "include folders from the build's %s: %s", db, list.data ? list.data : "");
+        sk_note(k, HK_MSG_INF_INCLUDE_DIRS, db, list.data ? list.data : "");
     hk_buf_free(&list);
     return rc;
 }
@@ -285,7 +285,7 @@ static int infer_model(const an_model *m, long kernel, const char *text, size_t 
         }
         if (rc == HK_OK && (covers || mode == GRID_FLAT)) {
             if (!covers)
-                sk_doubt(&k, "%s", last_why);
+                sk_doubt_text(&k, last_why);
             if (k.nomem) {
                 json_decref(root);
                 sk_free(&k);
@@ -301,9 +301,11 @@ static int infer_model(const an_model *m, long kernel, const char *text, size_t 
         }
         /* keep the reasons of the last attempt for the refusal */
         if (mode == GRID_FLAT && err) {
-            size_t at = (size_t)snprintf(err, errlen, "no spec for %s validates: %s", f->name, last_why);
+            size_t at = (size_t)snprintf(err, errlen, hk_tr(HK_MSG_INF_NO_SPEC_VALIDATES), f->name, last_why);
             for (size_t i = 0; i < k.n_doubts && at < errlen; i++)
                 at += (size_t)snprintf(err + at, errlen - at, "; %s", k.doubts[i]);
+            if (at >= errlen)
+                hk_utf8_trim(err); /* cut short: whole characters only */
         }
         json_decref(root);
         sk_free(&k);
@@ -492,8 +494,8 @@ static void sib_find(sib_search *s, const char *self)
     }
 }
 
-int spec_infer(const char *path, const char *kernel, const char *spec_path, spec_inference *out,
-               char *err, size_t errlen)
+static int infer_once(const char *path, const char *kernel, const char *spec_path, spec_inference *out,
+                      char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
     size_t len = 0;
@@ -624,4 +626,30 @@ char *spec_find(const char *path, const char *kernel)
             hk_free(cands[i]);
     }
     return found;
+}
+
+int spec_infer(const char *path, const char *kernel, const char *spec_path, spec_inference *out,
+               char *err, size_t errlen)
+{
+    if (hk_i18n_lang() == HK_LANG_EN)
+        return infer_once(path, kernel, spec_path, out, err, errlen);
+    /* The notes, doubts and err speak the user's language; the spec's "inferred" list stays
+     * English, as the rest of its JSON does not change with the language (docs/i18n.md):
+     * taken from the same inference in English (it is deterministic: as many notes). */
+    spec_inference en;
+    int was = hk_i18n_thread_lang(HK_LANG_EN);
+    int rc_en = infer_once(path, kernel, spec_path, &en, NULL, 0);
+    hk_i18n_thread_lang(was);
+    int rc = infer_once(path, kernel, spec_path, out, err, errlen);
+    if (rc == HK_OK && rc_en == HK_OK) {
+        json_t *notes = json_object_get(en.spec, "inferred");
+        if (notes && json_object_set(out->spec, "inferred", notes) != 0)
+            rc = HK_ENOMEM;
+    } else if (rc == HK_OK && rc_en == HK_ENOMEM) {
+        rc = HK_ENOMEM;
+    }
+    spec_inference_free(&en);
+    if (rc != HK_OK)
+        spec_inference_free(out);
+    return rc;
 }

@@ -368,7 +368,7 @@ static bool sk_timing_fits(sk_timing *t, long long *sure, long long *all, const 
             continue;
         long long c = 0;
         if (!sk_timing_eval(t, t->count_x[i], &c) || c < 0) {
-            *why = "a count that does not evaluate";
+            *why = hk_tr(HK_MSG_INF_FRAG_NO_EVAL);
             return false;
         }
         long long b = c <= SK_ELEMENT_CAP ? c * (t->elem_bytes[i] > 0 ? t->elem_bytes[i] : 1) : 0;
@@ -392,16 +392,16 @@ static bool sk_timing_fits(sk_timing *t, long long *sure, long long *all, const 
             *sure += b;
     }
     if (total > SK_TOTAL_CAP) {
-        *why = "the buffers past 8 GiB in all";
+        *why = hk_tr(HK_MSG_INF_FRAG_PAST_8G);
         t->over_cap = true;
         return false;
     }
     if (!ok) {
-        *why = "the grid past the device's limits or 2^31 threads";
+        *why = hk_tr(HK_MSG_INF_FRAG_PAST_DEVICE);
         return false;
     }
     if (t->shmem && (!sk_timing_eval(t, t->shmem_x, &v) || v > SK_SHARED_CAP)) {
-        *why = "dynamic shared memory past 48 KiB";
+        *why = hk_tr(HK_MSG_INF_FRAG_PAST_48K);
         return false;
     }
     if (!t->n_asserts && !t->one_pass_bound && !t->rows)
@@ -415,20 +415,20 @@ static bool sk_timing_fits(sk_timing *t, long long *sure, long long *all, const 
         }
     ok = set != NULL;
     if (!ok)
-        *why = "no memory";
+        *why = hk_tr(HK_MSG_INF_FRAG_NO_MEMORY);
     for (size_t c = 0; ok && c < t->n_asserts; c++)
         if (sk_assert_holds(&t->asserts[c], set) == 0) {
             ok = false;
-            *why = "a launcher's assert";
+            *why = hk_tr(HK_MSG_INF_FRAG_ASSERT);
         }
     if (ok && t->one_pass_bound && !sk_one_pass_at(t->one_pass_bound, t->grid[0], t->block_val, set)) {
         ok = false;
-        *why = "the launch's grid, which must cover the grid-stride loop in one pass";
+        *why = hk_tr(HK_MSG_INF_FRAG_ONE_PASS);
     }
     char *width = NULL;
     if (ok && t->rows && sk_rows_at(t->rows, t->block_val, set, &width) != 0) {
         ok = false;
-        *why = "the rows the kernel writes, which must stay side by side";
+        *why = hk_tr(HK_MSG_INF_FRAG_ROWS_SIDE);
     }
     hk_free(width);
     json_decref(set);
@@ -468,8 +468,7 @@ static void sk_dense_rows(skel *k, const kc_rows *rows, const char *rows_size, c
         }
         fixed[v] = least[0] || least[1];
         if (fixed[v])
-            sk_note(k, "size %s %lld: it only sets the stride %s of rows %lld wide (one block), which "
-                    "lie side by side at it, and the rows launched (%s) grow the work", name,
+            sk_note(k, HK_MSG_INF_SIZE_STRIDE, name,
                     least[1] ? least[1] : least[0], rows->stride, block_val[0], rows_size);
     }
 }
@@ -854,9 +853,9 @@ static void sk_grow_timing(skel *k, sk_timing *t, json_t *set, const long long *
         if (sk_timing_shrink(t, k->n_vars, can, unit, ragged, SK_SHRINK_FLOOR, LLONG_MAX, &all)) {
             for (size_t v = 0; v < k->n_vars; v++)
                 if (SK_VAL(t, v) != invented[v])
-                    hk_buf_printf(&grew, "%s%s %lld -> %lld", grew.len ? ", " : "", k->vars[v], invented[v],
+                    hk_buf_printf(&grew, "%s%s %lld -> %lld", grew.len ? hk_tr(HK_MSG_INF_FRAG_SEP) : "", k->vars[v], invented[v],
                                   SK_VAL(t, v));
-            sk_note(k, "timing sizes (sizes[1]) halved until every buffer fits (%s as invented): %s", why,
+            sk_note(k, HK_MSG_INF_TIMING_HALVED, why,
                     grew.data ? grew.data : "");
             hk_buf_free(&grew);
             hk_buf_init(&grew, SK_MAX_TEXT);
@@ -1012,33 +1011,31 @@ static void sk_grow_timing(skel *k, sk_timing *t, json_t *set, const long long *
             k->nomem = true;
         if (now == start[v])
             continue;
-        hk_buf_printf(&grew, "%s%s %lld -> %lld (%s)", grew.len ? ", " : "", k->vars[v], start[v], now,
+        hk_buf_printf(&grew, hk_tr(HK_MSG_INF_FRAG_GREW), grew.len ? hk_tr(HK_MSG_INF_FRAG_SEP) : "", k->vars[v], start[v], now,
                       now < start[v] && sk_in_gather(t, k->vars[v])
-                                      ? "it only sizes a count the grid gathers from, which capped the others"
-                      : now < start[v]  ? "it only sizes a guessed count, which capped the others"
-                      : cls[v] == 0   ? "the grid launches over it"
-                      : in_output[v] ? "an output's count holds it with a size of the grid"
-                      : strides[v]   ? "it strides an input beside a size of the grid"
-                                      : "only per-thread loops run over it");
+                                      ? hk_tr(HK_MSG_INF_FRAG_GATHER_CAPPED)
+                      : now < start[v]  ? hk_tr(HK_MSG_INF_FRAG_GUESS_CAPPED)
+                      : cls[v] == 0   ? hk_tr(HK_MSG_INF_FRAG_GRID_OVER)
+                      : in_output[v] ? hk_tr(HK_MSG_INF_FRAG_OUTPUT_GRID)
+                      : strides[v]   ? hk_tr(HK_MSG_INF_FRAG_STRIDES)
+                                      : hk_tr(HK_MSG_INF_FRAG_PER_THREAD_LOOPS));
     }
-    const char *whose = use_sure ? "the buffers whose counts are known" : "the buffers";
+    const char *whose = use_sure ? hk_tr(HK_MSG_INF_FRAG_SURE_BUFFERS) : hk_tr(HK_MSG_INF_FRAG_BUFFERS);
     if (grew.len && moved >= SK_TIMING_BYTES)
-        sk_note(k, "timing sizes (sizes[1]) grown until %s move %.0f MB, past 4x the 50 MB L2 of an H200: %s",
+        sk_note(k, HK_MSG_INF_TIMING_GROWN_PAST,
                 whose, (double)moved / 1e6, grew.data);
     else if (grew.len)
-        sk_note(k, "timing sizes (sizes[1]) grown until %s move %.0f MB, short of 4x the 50 MB L2 of an "
-                "H200 (%s%s%s): %s", whose, (double)moved / 1e6, stop_var ? stop_var : "no size left to grow",
-                stop_var ? " stopped by " : "", stop_var && stop_why ? stop_why : "", grew.data);
+        sk_note(k, HK_MSG_INF_TIMING_GROWN_SHORT, whose, (double)moved / 1e6, stop_var ? stop_var : hk_tr(HK_MSG_INF_FRAG_NO_SIZE_LEFT),
+                stop_var ? hk_tr(HK_MSG_INF_FRAG_STOPPED_BY) : "", stop_var && stop_why ? stop_why : "", grew.data);
     else if (moved < SK_TIMING_BYTES)
-        sk_note(k, "timing sizes (sizes[1]) move %.0f MB, short of 4x the 50 MB L2 of an H200: %s%s%s",
-                (double)moved / 1e6, stop_var ? stop_var : "no size can grow", stop_var ? " stopped by " : "",
+        sk_note(k, HK_MSG_INF_TIMING_SHORT,
+                (double)moved / 1e6, stop_var ? stop_var : hk_tr(HK_MSG_INF_FRAG_NO_SIZE_CAN), stop_var ? hk_tr(HK_MSG_INF_FRAG_STOPPED_BY) : "",
                 stop_var && stop_why ? stop_why : "");
     /* a guess that leaves the known buffers next to nothing leaves nothing to time (mmcv's
      * carafe: the product of seven sizes held its 21 outputs, a kernel of one block) */
     if (use_sure && moved < SK_TIMING_FLOOR && stop_guess >= 0 && (size_t)stop_guess < t->f->n_params &&
         !t->count_sure[stop_guess])
-        sk_doubt(k, "the timed set (sizes[1]) moves %.2f MB in the buffers whose counts are known: the guessed "
-                 "count of %s (past a cap at any larger size) leaves nothing to time",
+        sk_doubt(k, HK_MSG_INF_TIMED_NOTHING,
                  (double)moved / 1e6, t->f->params[stop_guess].name);
 out:
     /* a halving that fit, when the growth went no further */
@@ -1103,7 +1100,7 @@ static void sk_shrink_check(skel *k, sk_timing *t, json_t *set, const bool *can,
             continue;
         if (json_object_set_new(set, k->vars[v], json_integer(SK_VAL(t, v))) != 0)
             k->nomem = true;
-        hk_buf_printf(&said, "%s%s %lld -> %lld", said.len ? ", " : "", k->vars[v], was[v], SK_VAL(t, v));
+        hk_buf_printf(&said, "%s%s %lld -> %lld", said.len ? hk_tr(HK_MSG_INF_FRAG_SEP) : "", k->vars[v], was[v], SK_VAL(t, v));
     }
     bool grown = false, halved = false;
     for (size_t v = 0; v < k->n_vars && parsed; v++) {
@@ -1111,20 +1108,18 @@ static void sk_shrink_check(skel *k, sk_timing *t, json_t *set, const bool *can,
         halved |= SK_VAL(t, v) < was[v];
     }
     if (parsed && said.len && grown)
-        sk_note(k, "check sizes (sizes[0]) %sgrown until the launch has two blocks (one checks nothing between "
-                "blocks), the buffers %.1f MB in all, guessed counts included, within 16 MiB: %s",
-                halved ? "halved and " : "", (double)all / 1e6, said.data);
+        sk_note(k, HK_MSG_INF_CHECK_GROWN,
+                halved ? hk_tr(HK_MSG_INF_FRAG_HALVED_AND) : "", (double)all / 1e6, said.data);
     else if (parsed && said.len)
-        sk_note(k, "check sizes (sizes[0]) halved until the buffers take %.1f MB in all%s (the check set "
-                "runs for every seed and distribution, and in an fp64 shadow): %s", (double)all / 1e6,
-                fits ? ", guessed counts included, within 16 MiB" : ", short of 16 MiB: no size left to halve",
+        sk_note(k, HK_MSG_INF_CHECK_HALVED, (double)all / 1e6,
+                fits ? hk_tr(HK_MSG_INF_FRAG_WITHIN) : hk_tr(HK_MSG_INF_FRAG_SHORT),
                 said.data);
     else if (parsed && !fits && t->over_cap)
-        sk_note(k, "check sizes (sizes[0]) past the memory caps: no size can be halved");
+        sk_note(k, HK_MSG_INF_CHECK_CAPS);
     else if (parsed && !fits)
-        sk_note(k, "check sizes (sizes[0]) take %.0f MB in all, past 16 MiB: no size can be halved", (double)all / 1e6);
+        sk_note(k, HK_MSG_INF_CHECK_PAST, (double)all / 1e6);
     if (parsed && one_block)
-        sk_note(k, "check sizes (sizes[0]) launch one block: more would take past 16 MiB");
+        sk_note(k, HK_MSG_INF_CHECK_ONE_BLOCK);
     sk_timing_close(t);
     hk_buf_free(&said);
 }
@@ -1188,12 +1183,11 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
         char v[32];
         snprintf(v, sizeof v, "%lld", branch.value);
         sk_map(k, branch.param, v);
-        sk_note(k, "the launch at %s:%d runs %s: every call of %s (%d in the file) passes %s = %lld", file,
-                site_line, branch.taken ? "in the branch the program takes" : "in a branch no call takes",
+        sk_note(k, HK_MSG_INF_BRANCH_RUNS, file,
+                site_line, branch.taken ? hk_tr(HK_MSG_INF_FRAG_BRANCH_TAKEN) : hk_tr(HK_MSG_INF_FRAG_BRANCH_NONE),
                 branch.launcher, branch.calls, branch.param, branch.value);
         if (!branch.taken)
-            sk_doubt(k, "every launch of %s is in a branch the program does not take (%s = %lld at every call "
-                     "of %s)", f->name, branch.param, branch.value, branch.launcher);
+            sk_doubt(k, HK_MSG_INF_BRANCH_NONE, f->name, branch.param, branch.value, branch.launcher);
     }
     int rc = HK_OK;
     json_t *root = NULL;
@@ -1218,7 +1212,7 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
                               ? sk_split_targs(site->template_args, site_targs, HK_ARRAY_LEN(site_targs))
                               : 0;
     char targ_from[PATH_MAX + 48];
-    snprintf(targ_from, sizeof targ_from, "the launch site at %s:%d", file, site_line);
+    snprintf(targ_from, sizeof targ_from, hk_tr(HK_MSG_INF_FRAG_FROM_SITE), file, site_line);
     if (!n_site_targs && f->template_params) {
         size_t at = 0;
         bool own = true;
@@ -1229,7 +1223,7 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
         }
         if (inst) {
             n_site_targs = sk_split_targs(inst, site_targs, HK_ARRAY_LEN(site_targs));
-            snprintf(targ_from, sizeof targ_from, "the explicit instantiation at %s:%d",
+            snprintf(targ_from, sizeof targ_from, hk_tr(HK_MSG_INF_FRAG_FROM_INST),
                      own ? (k->file ? k->file : source) : file, own ? sk_line(k, at) : sk_site_line(k, at));
         }
         hk_free(inst);
@@ -1275,20 +1269,16 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
             expr_free(e);
             hk_free(tr);
             if (!given)
-                sk_doubt(k, "template argument %s of %s is not given by a launch site or an explicit "
-                         "instantiation: guessed %s", nm[0] ? nm : "?",
+                sk_doubt(k, HK_MSG_INF_TARG_GUESSED, nm[0] ? nm : "?",
                          f->name, targs[n_ta] ? targs[n_ta] : "?");
             else if (dispatch)
-                sk_note(k, "template argument %s = float: %s is scalar_t inside %s at %s:%d, which "
-                        "instantiates it for float among others", nm[0] ? nm : "?", nm[0] ? nm : "?",
+                sk_note(k, HK_MSG_INF_TARG_SCALAR_T, nm[0] ? nm : "?", nm[0] ? nm : "?",
                         dispatch, file, site_line);
             else if (launcher)
-                sk_note(k, "template argument %s = float: the launch at %s:%d passes %s, a type "
-                        "parameter of its launcher %s, which line %d instantiates for float (an explicit "
-                        "instantiation, or a call that names the type)", nm[0] ? nm : "?", file, site_line,
+                sk_note(k, HK_MSG_INF_TARG_LAUNCHER, nm[0] ? nm : "?", file, site_line,
                         i < n_site_targs ? site_targs[i] : "?", launcher, launcher_line);
             else
-                sk_note(k, "template argument %s = %s from %s", nm[0] ? nm : "?", given, targ_from);
+                sk_note(k, HK_MSG_INF_TARG_FROM, nm[0] ? nm : "?", given, targ_from);
             if (type && nm[0] && n_tp < HK_ARRAY_LEN(tparams)) {
                 tparams[n_tp] = hk_strdup(nm);
                 tactual[n_tp++] = hk_strdup(targs[n_ta] ? targs[n_ta] : "float");
@@ -1352,7 +1342,7 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
         hk_free(raw);
         long long case_val = 0;
         if (n_block)
-            sk_note(k, "block from the launch site at %s:%d", file, site_line);
+            sk_note(k, HK_MSG_INF_BLOCK_SITE, file, site_line);
         else if (sk_switch_case(k, site, &case_val)) {
             /* switch (n_threads) { case 1024: k<1024><<<b, n_threads>>> ...: the launch
              * runs with that value (a kernel templated on its block needs it) */
@@ -1360,13 +1350,12 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
             block_val[1] = block_val[2] = 1;
             n_block = 1;
             site_block_unread = false;
-            sk_note(k, "block %lld: the launch at %s:%d is under `case %lld:` of a switch on its block %s",
+            sk_note(k, HK_MSG_INF_BLOCK_CASE,
                     case_val, file, site_line, case_val, site->block);
         } else if ((n_block = sk_if_block(k, site, block_val)) > 0) {
             /* if (block_size == 16) k<16><<<grid, threads>>>: likewise */
             site_block_unread = false;
-            sk_note(k, "block %lld x %lld x %lld: the launch at %s:%d is under an `if` that compares its "
-                    "block %s with a constant", block_val[0], n_block > 1 ? block_val[1] : 1,
+            sk_note(k, HK_MSG_INF_BLOCK_IF, block_val[0], n_block > 1 ? block_val[1] : 1,
                     n_block > 2 ? block_val[2] : 1, file, site_line, site->block);
         }
     }
@@ -1387,7 +1376,7 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
         if (member && p->pointer_depth == 0 && p->name[0] && sk_is_identifier(p->name) &&
             spec_dtype_parse(p->elem_type, &dt) == HK_OK && !hk_dtype_is_float(dt)) {
             sk_map(k, chain, p->name);
-            sk_note(k, "%s passed as %s at %s:%d: that text in the launcher is the size %s", p->name,
+            sk_note(k, HK_MSG_INF_PASSED_AS_SIZE, p->name,
                     site->args[i], file, site_line, p->name);
         }
     }
@@ -1407,7 +1396,7 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
             bool on = arg && (!strcmp(arg, "true") || !strcmp(arg, "1"));
             scal[i] = hk_strdup(on ? "1" : "0");
             if (!arg)
-                sk_note(k, "flag %s set to false (no launch site gives it)", p->name[0] ? p->name : "?");
+                sk_note(k, HK_MSG_INF_FLAG_FALSE, p->name[0] ? p->name : "?");
             continue;
         }
         char *t = arg ? sk_translate(k, arg, 0) : NULL;
@@ -1464,7 +1453,7 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
     long long pinned = 0;
     if (kf.fixed_block) {
         pinned = kf.fixed_block;
-        sk_note(k, "block pinned at %lld: %s (line %d)", pinned, kf.fixed_why, kf.fixed_line);
+        sk_note(k, HK_MSG_INF_BLOCK_PINNED, pinned, kf.fixed_why, kf.fixed_line);
     } else if (f->launch_bounds) {
         char *lb = hk_strdup(f->launch_bounds);
         if (lb)
@@ -1481,7 +1470,7 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
                 block_val[1] = block_val[2] = 1;
             }
             pinned = -1; /* the block is fixed as launched */
-            sk_note(k, "block pinned: the kernel declares __launch_bounds__(%s)", f->launch_bounds);
+            sk_note(k, HK_MSG_INF_BLOCK_LAUNCH_BOUNDS, f->launch_bounds);
         }
         expr_free(e);
         hk_free(tr);
@@ -1489,19 +1478,18 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
     }
     if (pinned > 0 && (!n_block || block_val[0] != pinned)) {
         if (n_block && block_val[0] != pinned)
-            sk_doubt(k, "the launch at %s:%d uses a block of %lld but the index math assumes %lld",
+            sk_doubt(k, HK_MSG_INF_BLOCK_MISMATCH,
                      file, site_line, block_val[0], pinned);
         n_block = n_block ? n_block : 1;
         block_val[0] = pinned;
     }
     if (n_block == 0 && site_block_sized)
-        sk_doubt(k, "the block of the launch at %s:%d grows with the sizes (%s): the kernel may rely on it, "
-                 "and a generated spec launches a fixed one (guessed %s)", file, site_line, sized_block,
+        sk_doubt(k, HK_MSG_INF_BLOCK_GROWS, file, site_line, sized_block,
                  kf.uses_dim[1] ? "16 x 16" : "256");
     else if (n_block == 0 && site_block_unread)
         /* the program launches one block size, which the kernel may assume (a shared table
          * per warp, a loop over a fixed count): another one is not a guess to run on */
-        sk_doubt(k, "the block %s of the launch at %s:%d could not be read: guessed %s", site->block, file,
+        sk_doubt(k, HK_MSG_INF_BLOCK_UNREAD, site->block, file,
                  site_line, kf.uses_dim[1] ? "16 x 16" : "256");
     if (n_block == 0) {
         bool two = kf.uses_dim[1];
@@ -1539,7 +1527,7 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
                 cover->need[d] = x->kind == IX_THREAD ? hk_asprintf("ceil_div(%s, %lld)", b, block_val[d])
                                                       : hk_strdup(b);
                 if (grid_mode == GRID_BOUNDS)
-                    sk_note(k, "grid %c from the bounds check on %s at line %d", "xyz"[d], x->name, x->bound_line);
+                    sk_note(k, HK_MSG_INF_GRID_BOUND_ON, "xyz"[d], x->name, x->bound_line);
             }
             hk_free(b);
         }
@@ -1550,8 +1538,7 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
             derived[d] = hk_asprintf("ceil_div(%s, %s)", mb, bvar[d]);
             cover->need[d] = hk_asprintf("ceil_div(%s, %lld)", mb, block_val[d]);
             if (grid_mode == GRID_BOUNDS)
-                sk_note(k, "grid %c from the bounds check at line %d (the kernel model's global "
-                        "index)", "xyz"[d], gline);
+                sk_note(k, HK_MSG_INF_GRID_BOUND_GLOBAL, "xyz"[d], gline);
             hk_free(mb);
         }
         (void)seen;
@@ -1571,12 +1558,10 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
                 derived[1] = hk_strdup("1");
                 kf.bounds_checked = true;
                 if (grid_mode == GRID_BOUNDS)
-                    sk_note(k, "grid %s x 1 from the bounds check at line %d on the flat index of a 2-D "
-                            "grid (blockDim.x * (gridDim.x * blockIdx.y + blockIdx.x) + threadIdx.x)",
+                    sk_note(k, HK_MSG_INF_GRID_FLAT,
                             derived[0] ? derived[0] : "?", fline);
             }
-            sk_note(k, "the flat index of a 2-D grid is bounded by %s at line %d: grid x times grid y "
-                    "must launch ceil_div(%s, %lld) blocks (checked at every size set)", fb, fline, fb,
+            sk_note(k, HK_MSG_INF_GRID_FLAT_BOUND, fb, fline, fb,
                     block_val[0]);
             hk_free(fb);
         }
@@ -1585,9 +1570,7 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
         const char *gbuf = NULL;
         uint32_t gline = cover->need_xy ? 0 : kc_grid_dim_write(k, f, &gbuf);
         if (gline)
-            sk_doubt(k, "the write to %s at line %u computes its element with gridDim outside a grid-stride "
-                     "loop: which elements a grid reaches depends on its shape, and no bounds check says "
-                     "which grid covers them", gbuf, gline);
+            sk_doubt(k, HK_MSG_INF_GRID_GRIDDIM, gbuf, gline);
     }
 
     /* grid: the launch's (in spec terms), or the one the bounds imply */
@@ -1653,7 +1636,7 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
             }
         }
         if (n_grid)
-            sk_note(k, "grid from the launch site at %s:%d", file, site_line);
+            sk_note(k, HK_MSG_INF_GRID_SITE, file, site_line);
     }
     bool site_grid = n_grid > 0;
     if (site_grid)
@@ -1673,7 +1656,7 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
             if (grid_mode == GRID_SITE)
                 for (size_t d = 0; d < nd; d++)
                     if (derived[d] && strcmp(derived[d], "1") != 0) /* y of a flat index: 1 */
-                        sk_note(k, "grid %c from the bounds checks of the index math", "xyz"[d]);
+                        sk_note(k, HK_MSG_INF_GRID_BOUNDS_MATH, "xyz"[d]);
         }
     }
     int stride_line = 0;
@@ -1687,7 +1670,7 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
          * .z): one thread per element of its bound, as for a 1D grid, not one block */
         hk_free(grid[0]);
         grid[0] = hk_asprintf("ceil_div(%s, %s)", stride_bound, bvar[0]);
-        sk_note(k, "grid x over %s: the bound of the grid-stride loop at line %d", stride_bound,
+        sk_note(k, HK_MSG_INF_GRID_X_STRIDE, stride_bound,
                 stride_line);
         stride_grid = true;
         hk_free(stride_bound);
@@ -1730,10 +1713,9 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
         grid[1] = hk_asprintf("ceil_div(%s, %lld)", rows_size, rows.cy);
         n_grid = 2;
         sk_map_grid(k, grid, n_grid);
-        sk_note(k, "grid %s x %s, block %lld x %lld: %s writes rows of stride %s at %lld * blockIdx.y + "
-                "threadIdx.y%s, and never reads %s (the rows launched)", grid[0] ? grid[0] : "?",
+        sk_note(k, HK_MSG_INF_GRID_ROWS, grid[0] ? grid[0] : "?",
                 grid[1] ? grid[1] : "?", block_val[0], block_val[1], f->name, rows.stride, rows.cy,
-                rows.bx ? ", tiles side by side across it" : ", one block wide", rows_size);
+                rows.bx ? hk_tr(HK_MSG_INF_FRAG_TILES) : hk_tr(HK_MSG_INF_FRAG_ONE_BLOCK), rows_size);
     }
     for (int d = 0; d < 3; d++)
         hk_free(derived[d]);
@@ -1751,7 +1733,7 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
         /* a grid-stride loop covers its bound with any grid: one thread per element */
         n_grid = 1;
         grid[0] = hk_asprintf("ceil_div(%s, %s)", stride_bound, bvar[0]);
-        sk_note(k, "grid over %s: the bound of the grid-stride loop at line %d", stride_bound,
+        sk_note(k, HK_MSG_INF_GRID_STRIDE, stride_bound,
                 stride_line);
         stride_grid = true;
     }
@@ -1768,8 +1750,7 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
     }
     for (int d = 0; d < 3 && !site_grid && !kf.grid_stride && !rows_size; d++)
         if (odd_line[d])
-            sk_doubt(k, "the index at line %d scales blockIdx.%c by neither blockDim.%c nor a constant: "
-                     "how many blocks cover the outputs is not known", odd_line[d], "xyz"[d], "xyz"[d]);
+            sk_doubt(k, HK_MSG_INF_GRID_ODD_SCALE, odd_line[d], "xyz"[d], "xyz"[d]);
     for (size_t d = 0; d < n_block; d++)
         block[d] = hk_asprintf("%lld", block_val[d]);
     for (size_t d = 0; d < n_block; d++)
@@ -1805,40 +1786,36 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
         if (c) {
             count_host[i] = true;
             if (k->site_file)
-                sk_note(k, "count of %s from its allocation at %s:%d", p->name, k->site_file, line);
+                sk_note(k, HK_MSG_INF_COUNT_ALLOC_AT, p->name, k->site_file, line);
             else
-                sk_note(k, "count of %s from its allocation at line %d", p->name, line);
+                sk_note(k, HK_MSG_INF_COUNT_ALLOC_LINE, p->name, line);
         } else if (kc_recast_line(k->km, p->name)) {
             /* read through a pointer to wider elements (float4 over float): no subscript
              * of the model or the text counts its elements */
             derived_line[i] = (int)kc_recast_line(k->km, p->name);
         } else if (moved && kc_moved_once(k, p->name, stride_grid) && kc_accesses_resolved(k->km, f) &&
                    (c = kc_count(k, p->name)) != NULL) {
-            sk_note(k, "count of %s from the kernel model's index forms in %s (its move at line %d "
-                    "put in)", p->name, f->name, sk_line(k, moved));
+            sk_note(k, HK_MSG_INF_COUNT_MOVED, p->name, f->name, sk_line(k, moved));
         } else if (moved && site_grid && !stride_grid && kf.grid_stride && kc_moved_once(k, p->name, true) &&
                    kc_accesses_resolved(k->km, f) && (c = kc_count(k, p->name)) != NULL) {
             /* the launch's grid (mmcv's GET_BLOCKS, capped at 4096 blocks): the move adds up
              * when a thread loops again, so the count holds only at sizes where every
              * thread makes one pass; checked once the sizes are chosen */
             one_pass = p->name;
-            sk_note(k, "count of %s from the kernel model's index forms in %s (its move at line %d "
-                    "put in, one pass of the grid-stride loop each)", p->name, f->name, sk_line(k, moved));
+            sk_note(k, HK_MSG_INF_COUNT_MOVED_PASS, p->name, f->name, sk_line(k, moved));
         } else if (moved) {
-            sk_note(k, "%s is moved at line %d (its subscripts are relative to that): no count "
-                    "from the index math", p->name, sk_line(k, moved));
+            sk_note(k, HK_MSG_INF_MOVED_NO_COUNT, p->name, sk_line(k, moved));
         } else if (made_at) {
             /* its own subscripts miss what the pointer made from it reaches: only the
              * model, when it followed every such pointer, gives the count */
             if (kc_accesses_resolved(k->km, f) && (c = kc_count(k, p->name)) != NULL)
-                sk_note(k, "count of %s from the kernel model's index forms in %s (the pointer made "
-                        "from it at line %d followed)", p->name, f->name, sk_line(k, made_at));
+                sk_note(k, HK_MSG_INF_COUNT_DERIVED, p->name, f->name, sk_line(k, made_at));
             else
                 derived_line[i] = sk_line(k, made_at);
         } else if ((c = kf_count_from_index(k, f, &kf, p->name)) != NULL) {
-            sk_note(k, "count of %s from its subscripts in %s", p->name, f->name);
+            sk_note(k, HK_MSG_INF_COUNT_SUBSCRIPTS, p->name, f->name);
         } else if ((c = kc_count(k, p->name)) != NULL) {
-            sk_note(k, "count of %s from the kernel model's index forms in %s (temporaries followed)",
+            sk_note(k, HK_MSG_INF_COUNT_TEMPS,
                     p->name, f->name);
         }
         if (c) {
@@ -1867,10 +1844,9 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
         for (size_t i = 0; i < f->n_params && i < HK_MAX_ARGS && follows; i++)
             follows = f->params[i].pointer_depth == 0 || count_sure[i];
         if (follows)
-            sk_note(k, "grid guessed over %s: %s has no bounds check, and every count follows the "
-                    "threads it launches", k->n_vars == 1 ? k->vars[0] : product, f->name);
+            sk_note(k, HK_MSG_INF_GRID_GUESSED_FOLLOW, k->n_vars == 1 ? k->vars[0] : product, f->name);
         else
-            sk_doubt(k, "no launch site or bounds check says how many blocks %s needs: guessed a 1D grid over %s",
+            sk_doubt(k, HK_MSG_INF_GRID_GUESSED_1D,
                      f->name, k->n_vars == 1 ? k->vars[0] : product);
     }
     if (rows_size) {
@@ -1880,8 +1856,7 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
         for (size_t i = 0; i < f->n_params && i < HK_MAX_ARGS && follows; i++)
             follows = f->params[i].pointer_depth == 0 || (count_sure[i] && !count_host[i]);
         if (!follows)
-            sk_doubt(k, "no launch site or bounds check says how many blocks %s needs: guessed a 2D grid of "
-                     "%s x %s", f->name, grid[0] ? grid[0] : "?", grid[1] ? grid[1] : "?");
+            sk_doubt(k, HK_MSG_INF_GRID_GUESSED_2D, f->name, grid[0] ? grid[0] : "?", grid[1] ? grid[1] : "?");
     }
 
     bool ok = true;
@@ -1967,7 +1942,7 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
         } else if (bounded[i] > 0 && (a > bounded[i] || b > bounded[i])) {
             a = a < bounded[i] ? a : bounded[i];
             b = b < bounded[i] ? b : bounded[i];
-            sk_note(k, "size %s at most %lld: the largest the assert at %s:%d allows", k->vars[i], bounded[i],
+            sk_note(k, HK_MSG_INF_SIZE_ASSERT_MAX, k->vars[i], bounded[i],
                     file, bounded_line[i]);
         }
         ok &= json_object_set_new(s0, k->vars[i], json_integer(a)) == 0;
@@ -2039,12 +2014,10 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
             if (ac[i].space == KM_SPACE_SHARED && km_form_mentions_kind(k->km, ac[i].index, KM_ATOM_PARAM, -1) &&
                 !kc_params_bounded(k, f, ac[i].index, scal, bounded, 0)) {
                 if (kc_shared_inside(k->km, &ac[i], &lo, &hi, &extent)) {
-                    sk_note(k, "the shared-memory subscript at line %u stays in [%lld, %lld] for every value "
-                            "of the sizes: inside %s's %lld elements", ac[i].line, lo, hi, ac[i].buffer, extent);
+                    sk_note(k, HK_MSG_INF_SHARED_IN_RANGE, ac[i].line, lo, hi, ac[i].buffer, extent);
                     continue;
                 }
-                sk_doubt(k, "the shared-memory subscript at line %u depends on a scalar parameter, whose "
-                         "value is invented: it may leave the shared array (give the sizes the program uses)",
+                sk_doubt(k, HK_MSG_INF_SHARED_SCALAR,
                          ac[i].line);
                 break;
             }
@@ -2052,28 +2025,26 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
     for (size_t c = 0; c < n_asserts; c++) {
         for (int set = 0; set < 2; set++)
             if (sk_assert_holds(&asserts[c], set ? s1 : s0) == 0) {
-                sk_doubt(k, "sizes[%d] break the assert at %s:%d (%s %s %s): the program does not run "
-                         "with them", set, file, asserts[c].line, asserts[c].lhs, asserts[c].op, asserts[c].rhs);
+                sk_doubt(k, HK_MSG_INF_SIZES_BREAK_ASSERT, set, file, asserts[c].line, asserts[c].lhs, asserts[c].op, asserts[c].rhs);
                 break;
             }
         hk_free(asserts[c].lhs);
         hk_free(asserts[c].rhs);
     }
     if (all_program)
-        sk_note(k, "sizes from the launch site at %s:%d", file, site_line);
+        sk_note(k, HK_MSG_INF_SIZES_SITE, file, site_line);
     else
-        sk_note(k, "sizes invented: %s", ragged ? "one set not a multiple of the block" : "powers of two");
+        sk_note(k, HK_MSG_INF_SIZES_INVENTED, ragged ? hk_tr(HK_MSG_INF_FRAG_RAGGED) : hk_tr(HK_MSG_INF_FRAG_POW2));
     if (!ragged) {
         struct hk_buf mult;
         hk_buf_init(&mult, SK_MAX_TEXT);
         for (size_t i = 0; i < k->n_vars; i++)
             if (unit[i] > 1)
-                hk_buf_printf(&mult, "%s%s of %lld", mult.len ? ", " : "", k->vars[i], unit[i]);
+                hk_buf_printf(&mult, hk_tr(HK_MSG_INF_FRAG_MULTIPLE_OF), mult.len ? hk_tr(HK_MSG_INF_FRAG_SEP) : "", k->vars[i], unit[i]);
         if (mult.len)
-            sk_note(k, "no bounds check in %s: every size the grid divides into blocks a multiple of its "
-                    "block (%s)", f->name, mult.data);
+            sk_note(k, HK_MSG_INF_NO_BOUNDS_MULTIPLE, f->name, mult.data);
         else
-            sk_note(k, "no bounds check in %s, and no size the grid divides into blocks", f->name);
+            sk_note(k, HK_MSG_INF_NO_BOUNDS_NONE, f->name);
         hk_buf_free(&mult);
     }
     for (int set = 0; rows_size && set < 2; set++) {
@@ -2082,13 +2053,12 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
         char *width = NULL;
         int at = sk_rows_at(&rows, block_val, set ? s1 : s0, &width);
         if (at == 1) {
-            sk_doubt(k, "%s writes rows %s apart, %s elements wide at sizes[%d]: rows may overlap",
+            sk_doubt(k, HK_MSG_INF_ROWS_OVERLAP,
                      f->name, rows.stride, width ? width : "?", set);
             set = 2;
         } else if (at == 2) {
             /* an output's elements between the rows would stay unwritten */
-            sk_doubt(k, "%s stores rows %s apart, %s elements wide at sizes[%d]: the elements "
-                     "between them are never written", f->name, rows.stride, width ? width : "?", set);
+            sk_doubt(k, HK_MSG_INF_ROWS_GAPS, f->name, rows.stride, width ? width : "?", set);
             set = 2;
         }
         hk_free(width);
@@ -2098,9 +2068,7 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
          * loop's bound at every size set */
         for (int set = 0; set < 2; set++)
             if (!sk_one_pass_at(pass_bound, grid[0], block_val, set ? s1 : s0)) {
-                sk_doubt(k, "%s is moved in every pass of the grid-stride loop at line %d, and at sizes[%d] "
-                         "the launch's grid runs fewer threads than its bound %s: a thread passes again and "
-                         "the count does not hold", one_pass, pass_line, set, pass_bound ? pass_bound : "?");
+                sk_doubt(k, HK_MSG_INF_PASS_FEWER, one_pass, pass_line, set, pass_bound ? pass_bound : "?");
                 break;
             }
     }
@@ -2122,32 +2090,25 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
                 hk_free(counts[i]);
                 counts[i] = rows_count[i];
                 count_sure[i] = true;
-                sk_note(k, "count of %s %s: a table whose rows the values of another buffer pick (line "
-                        "%d), and neither the kernel nor its launcher says how many rows it has",
+                sk_note(k, HK_MSG_INF_COUNT_TABLE,
                         f->params[i].name, counts[i], kg_line);
             }
         for (size_t i = 0; i < f->n_params && i < HK_MAX_ARGS; i++)
             if (index_limit[i] && index_limit[i] == KG_TABLE_ROWS && !index_compared[i])
-                sk_note(k, "values of %s in [0, %lld]: they pick rows of a table of %d rows (line %d)",
+                sk_note(k, HK_MSG_INF_VALUES_ROWS,
                         f->params[i].name, index_limit[i] - 1, KG_TABLE_ROWS, kg_line);
             else if (index_limit[i] && index_compared[i])
-                sk_note(k, "values of %s in [0, %lld]: the kernel compares them with a remainder by a "
-                        "size (a class label), and every subscript they feed (line %d) stays inside its "
-                        "buffer at every size set", f->params[i].name, index_limit[i] - 1, kg_line);
+                sk_note(k, HK_MSG_INF_VALUES_CLASS, f->params[i].name, index_limit[i] - 1, kg_line);
             else if (index_limit[i])
-                sk_note(k, "values of %s in [0, %lld]: it is the lowest digit of a subscript whose other "
-                        "terms are multiples of a size (line %d), and every subscript it feeds stays "
-                        "inside its buffer at every size set", f->params[i].name, index_limit[i] - 1, kg_line);
+                sk_note(k, HK_MSG_INF_VALUES_DIGIT, f->params[i].name, index_limit[i] - 1, kg_line);
     } else if (gather_line) {
         for (size_t i = 0; i < HK_MAX_ARGS; i++)
             index_limit[i] = 0;
         uint32_t guarded = kc_gathers_guarded(k, f, counts, count_sure);
         if (guarded)
-            sk_note(k, "the subscript at line %u holds a value read from a buffer, and guards keep it "
-                    "inside its buffer whatever the value (the count holds their bound)", guarded);
+            sk_note(k, HK_MSG_INF_GATHER_GUARDED, guarded);
         else
-            sk_doubt(k, "the subscript at line %u is a value read from a buffer: the generated inputs "
-                     "are not valid indices (give that input an int(lo,hi) distribution)", gather_line);
+            sk_doubt(k, HK_MSG_INF_GATHER_INVALID, gather_line);
     }
     /* __constant__ data the program sets with cudaMemcpyToSymbol: inputs the harness fills */
     json_t *constants = sk_constants(k, f);
@@ -2214,12 +2175,12 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
             snprintf(plain, sizeof plain, "%s", elem_buf);
             sk_resolve_pointee(k, elem, elem_buf, sizeof elem_buf);
             if (sk_dtype_known(elem_buf))
-                sk_note(k, "%s points to %s, a struct of like fields: passed as %s", p->name, plain, elem_buf);
+                sk_note(k, HK_MSG_INF_STRUCT_AS, p->name, plain, elem_buf);
         }
         elem = elem_buf;
         const char *dt = sk_dtype(elem, NULL, 0, &width);
         if (!sk_dtype_known(elem))
-            sk_doubt(k, "%s is of type %s, which the generated harness does not know: passed as float",
+            sk_doubt(k, HK_MSG_INF_TYPE_UNKNOWN,
                      p->name[0] ? p->name : "?", elem);
         if (p->pointer_depth > 0) {
             int use = p->is_const ? -1 : sk_pointer_use(text, bs, be, p->name);
@@ -2241,20 +2202,17 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
                 if (reach && sk_eval_at(reach, s0, &w0) && sk_eval_at(counts[i], s0, &n0) &&
                     sk_eval_at(reach, s1, &w1) && sk_eval_at(counts[i], s1, &n1) && (w0 < n0 || w1 < n1)) {
                     kind = "inout";
-                    sk_note(k, "%s: its writes reach %s of its %s elements (%lld of %lld at sizes[0]): an "
-                            "inout, the elements not written keep their contents", p->name, reach, counts[i],
+                    sk_note(k, HK_MSG_INF_INOUT_PARTIAL, p->name, reach, counts[i],
                             w0, n0);
                 }
                 hk_free(reach);
             }
             if (window_line)
-                sk_note(k, "%s is written in windows clipped where each thread is (line %d): an inout, the "
-                        "elements no window reaches keep their contents", p->name, window_line);
+                sk_note(k, HK_MSG_INF_INOUT_WINDOWS, p->name, window_line);
             if (use >= 0 && !written)
-                sk_note(k, "%s is never written: an input", p->name);
+                sk_note(k, HK_MSG_INF_INPUT, p->name);
             if (data_line)
-                sk_note(k, "%s is written only where values read from memory decide (line %d): an inout, "
-                        "the elements not written keep their contents", p->name, data_line);
+                sk_note(k, HK_MSG_INF_INOUT_DATA, p->name, data_line);
             any_output |= strcmp(kind, "input") != 0;
             ok &= json_object_set_new(a, "kind", json_string(kind)) == 0;
             ok &= json_object_set_new(a, "dtype", json_string(dt)) == 0;
@@ -2269,14 +2227,13 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
             if (use != 3 && !count_sure[i] && derived_line[i])
                 /* an input too: a guess short of what the other pointer reads would read
                  * past the buffer */
-                sk_doubt(k, "%s is used through another pointer made from it at line %d: how many "
-                         "elements that reaches is not known (guessed %s%s)", p->name, derived_line[i],
+                sk_doubt(k, HK_MSG_INF_COUNT_VIA_POINTER, p->name, derived_line[i],
                          cnt ? cnt : "?", cost);
             else if (use != 3 && !count_sure[i] && strcmp(kind, "input") != 0)
-                sk_doubt(k, "how many elements %s has is not in the index math or the host code: guessed %s%s",
+                sk_doubt(k, HK_MSG_INF_COUNT_UNKNOWN,
                          p->name, cnt ? cnt : "?", cost);
             else if (use != 3 && !count_sure[i])
-                sk_note(k, "count of %s guessed as %s%s", p->name, cnt ? cnt : "?", cost);
+                sk_note(k, HK_MSG_INF_COUNT_GUESSED, p->name, cnt ? cnt : "?", cost);
             ok &= json_object_set_new(a, "count", json_string(cnt ? cnt : "1")) == 0;
             if (use >= 2)
                 ok &= json_object_set_new(a, "dist", json_string("zeros")) == 0;
@@ -2297,7 +2254,7 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
             else if (clip_line) {
                 /* left out: the count spans it, but the kernel may touch a small part */
                 size_t cl = strlen(clipped);
-                snprintf(clipped + cl, sizeof clipped - cl, "%s%s (line %d)", cl ? ", " : "", p->name, clip_line);
+                snprintf(clipped + cl, sizeof clipped - cl, hk_tr(HK_MSG_INF_FRAG_AT_LINE), cl ? hk_tr(HK_MSG_INF_FRAG_SEP) : "", p->name, clip_line);
             } else if (gather_reads > 0 && picked_by[0]) {
                 /* read only by a gather: what the grid's threads pick of it, at most its count */
                 if ((size_t)snprintf(bytes + bl, sizeof bytes - bl, "%s%d * min(%s, %d * %s)", bl ? " + " : "",
@@ -2305,7 +2262,7 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
                     sizeof bytes - bl)
                     bytes_ok = false;
                 size_t gl = strlen(gathered);
-                snprintf(gathered + gl, sizeof gathered - gl, "%s%s (%d per thread)", gl ? ", " : "", p->name,
+                snprintf(gathered + gl, sizeof gathered - gl, hk_tr(HK_MSG_INF_FRAG_PER_THREAD), gl ? hk_tr(HK_MSG_INF_FRAG_SEP) : "", p->name,
                          gather_reads);
             } else if ((size_t)snprintf(bytes + bl, sizeof bytes - bl, "%s%d * (%s)", bl ? " + " : "",
                                       (int)hk_dtype_size(dtc) * (!strcmp(kind, "inout") ? 2 : 1),
@@ -2323,12 +2280,12 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
             else
                 ok &= json_object_set_new(a, "value", json_real(scal[i] ? atof(scal[i]) : sk_float_default(p->name))) == 0;
             if (!scal[i])
-                sk_note(k, "value of %s invented (no launch site gives it)", p->name[0] ? p->name : "?");
+                sk_note(k, HK_MSG_INF_VALUE_INVENTED, p->name[0] ? p->name : "?");
         }
         ok &= json_array_append_new(args, a) == 0;
     }
     if (!any_output)
-        sk_doubt(k, "%s writes none of its pointers that the body shows: nothing to compare", f->name);
+        sk_doubt(k, HK_MSG_INF_NO_WRITES, f->name);
 
     ok &= json_object_set_new(root, "name", json_string(f->name)) == 0;
     ok &= json_object_set_new(root, "description",
@@ -2360,10 +2317,10 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
         expr_free(x);
         if (constant || (sh && sk_sizes_or_block(k, sh, block_val))) {
             ok &= json_object_set_new(launch, "shmem", constant ? json_integer(v.i) : json_string(sh)) == 0;
-            sk_note(k, "dynamic shared memory from the launch site at %s:%d", file, site_line);
+            sk_note(k, HK_MSG_INF_DYN_SHARED_SITE, file, site_line);
         } else {
-            sk_doubt(k, "%s uses dynamic shared memory (line %d) and %s: how many bytes it needs is not known",
-                     f->name, dyn_line, site && site->shmem ? "the launch's size could not be read" : "no launch gives its size");
+            sk_doubt(k, HK_MSG_INF_DYN_SHARED_UNKNOWN,
+                     f->name, dyn_line, site && site->shmem ? hk_tr(HK_MSG_INF_FRAG_SHMEM_UNREAD) : hk_tr(HK_MSG_INF_FRAG_SHMEM_NONE));
         }
     }
     hk_free(sh);
@@ -2371,19 +2328,14 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
     if (bytes_ok && bytes[0]) {
         ok &= json_object_set_new(root, "bytes", json_string(bytes)) == 0;
         if (clipped[0])
-            sk_note(k, "bytes: every buffer moved once (inouts twice) but %s, accessed in loops whose "
-                    "iterations a guard on the counter skips or a min/max clips: how many of its elements "
-                    "the kernel touches depends on the sizes, so bytes is a floor, never more than it moves",
+            sk_note(k, HK_MSG_INF_BYTES_FLOOR,
                     clipped);
         else
-            sk_note(k, "bytes: every buffer moved once (inouts twice)");
+            sk_note(k, HK_MSG_INF_BYTES_ONCE);
         if (gathered[0])
-            sk_note(k, "bytes: %s read only by a gather (a subscript holding a value read from memory): counted "
-                    "by the elements the grid's threads pick, at most its count", gathered);
+            sk_note(k, HK_MSG_INF_BYTES_GATHER, gathered);
     } else if (bytes_ok && clipped[0]) {
-        sk_note(k, "bytes not given: every buffer (%s) is accessed in loops whose iterations a guard on the "
-                "counter skips or a min/max clips, and how many of its elements the kernel touches depends "
-                "on the sizes", clipped);
+        sk_note(k, HK_MSG_INF_BYTES_NONE, clipped);
     }
     char *flops = kc_flops(k, f, counts, count_sure);
     if (flops)

@@ -226,7 +226,7 @@ void kf_scan(skel *k, const an_function *f, kfacts *kf)
                 if (ff && !kf->fixed_block) {
                     kf->fixed_block = ff;
                     kf->fixed_line = x->line;
-                    kf->fixed_why = "the index math multiplies blockIdx.x by it";
+                    kf->fixed_why = hk_tr(HK_MSG_INF_FRAG_MULTIPLIES);
                 }
             }
         } else if (loop && n_dims == 0) {
@@ -1947,8 +1947,7 @@ static bool kc_ranged_bound(skel *k, uint32_t id, const char *what, const kv_ran
     struct hk_buf b;
     hk_buf_init(&b, SK_MAX_TEXT);
     char *tr = kc_print(k->km, r->bound.t, r->bound.n, &b) && b.data ? sk_translate(k, b.data, 0) : NULL;
-    sk_note(k, "%s stays below %s: it is set only to constants and to elements of shared arrays that hold "
-            "nothing but such values and loop variables below that bound", what, tr ? tr : "?");
+    sk_note(k, HK_MSG_INF_STAYS_BELOW, what, tr ? tr : "?");
     hk_free(tr);
     hk_buf_free(&b);
     return true;
@@ -2373,7 +2372,7 @@ char *kc_flops(skel *k, const an_function *f, char *const *counts, const bool *c
         res = ok && b.data ? sk_translate(k, b.data, 0) : NULL;
         hk_buf_free(&b);
         if (res && kf_only_sizes(k, res))
-            sk_note(k, "flops: 2 per multiply-add of the %s the kernel model recognises (%s)",
+            sk_note(k, HK_MSG_INF_FLOPS_FMA,
                     km_class_name(c.kind), res);
     } else if (c.kind == KM_CLASS_ELEMENTWISE && c.streams_written == 1 && c.out) {
         const km_access *w = km_output_map(k->km, c.out);
@@ -2385,8 +2384,7 @@ char *kc_flops(skel *k, const an_function *f, char *const *counts, const bool *c
             if (!strcmp(f->params[i].name, c.out) && counts[i] && count_sure[i]) {
                 res = hk_asprintf("%ld * (%s)", ops, counts[i]);
                 if (res)
-                    sk_note(k, "flops: %ld per element of %s, from the value the kernel model "
-                            "shows it stores", ops, c.out);
+                    sk_note(k, HK_MSG_INF_FLOPS_ELEM, ops, c.out);
             }
     }
     if (res && !kf_only_sizes(k, res)) {
@@ -2923,7 +2921,7 @@ void sk_numel_sizes(skel *k, const an_function *f, const an_launch *site, char *
             k->nomem |= !value;
             continue;
         }
-        sk_note(k, "%s is %s.numel() in the launcher, the element count of %s: %s", v, tensor,
+        sk_note(k, HK_MSG_INF_NUMEL, v, tensor,
                 f->params[j].name, counts[j]);
         for (size_t d = 0; d < n_grid && d < 3; d++) {
             hk_free(grid[d]);

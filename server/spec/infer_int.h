@@ -14,6 +14,7 @@
 #include "analysis/analysis.h"
 #include "core/buf.h"
 #include "core/hk.h"
+#include "core/i18n.h"
 #include "model/kclass.h"
 #include "model/kmodel.h"
 #include "spec/expr.h"
@@ -141,11 +142,16 @@ double sk_float_default(const char *name);
 /* Whether size variable v names a head or model dimension (dim, d, hd): invented small. */
 bool sk_dim_like(const char *v);
 
-/* Records what was guessed and from where (printf format) in k. */
-void sk_note(skel *k, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Records what was guessed and from where in k: msg is a format of core/i18n.c's table
+ * (HK_MSG_INF_*), written in the process's language (docs/i18n.md); the arguments follow
+ * its conversions, which test_core_i18n keeps the same in both languages. */
+void sk_note(skel *k, enum hk_msg msg, ...);
 
-/* Records why the spec is not sure enough to run on (printf format) in k. */
-void sk_doubt(skel *k, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Records why the spec is not sure enough to run on in k, as sk_note. */
+void sk_doubt(skel *k, enum hk_msg msg, ...);
+
+/* Records a doubt already in words (a validation message of spec_parse or sk_covers). */
+void sk_doubt_text(skel *k, const char *text);
 
 /* The 1-based line of byte in the kernel's text. */
 int sk_line(const skel *k, size_t byte);

@@ -327,7 +327,7 @@ static char *sk_dim3_param_member(skel *k, const char *chain)
     if (!name)
         return NULL;
     sk_map(k, chain, name);
-    sk_note(k, "%s, a member of the launcher's dim3 parameter %s, reads as %s (a size where the spec uses it)",
+    sk_note(k, HK_MSG_INF_DIM3_MEMBER,
             chain, base, name);
     return name;
 }
@@ -1577,13 +1577,11 @@ bool sk_dim_like(const char *v)
 
 /* ---- what the skeleton guessed ---- */
 
-static void sk_list(skel *k, char **list, size_t *n, const char *fmt, va_list ap)
+static void sk_list_add(skel *k, char **list, size_t *n, const char *text)
 {
     if (*n == SK_MAX_NOTES)
         return;
-    char tmp[512];
-    vsnprintf(tmp, sizeof tmp, fmt, ap);
-    char *s = hk_strdup(tmp);
+    char *s = hk_strdup(text);
     if (!s) {
         k->nomem = true;
         return;
@@ -1600,20 +1598,36 @@ static void sk_list(skel *k, char **list, size_t *n, const char *fmt, va_list ap
     list[(*n)++] = s;
 }
 
-void sk_note(skel *k, const char *fmt, ...)
+/* msg's format in the process's language (a Chinese character is three bytes: the buffer
+ * is twice what an English note needs), cut at a whole character when it is too long */
+static void sk_list(skel *k, char **list, size_t *n, enum hk_msg msg, va_list ap)
+{
+    char tmp[1024];
+    int len = vsnprintf(tmp, sizeof tmp, hk_tr(msg), ap);
+    if (len >= (int)sizeof tmp)
+        hk_utf8_trim(tmp);
+    sk_list_add(k, list, n, tmp);
+}
+
+void sk_note(skel *k, enum hk_msg msg, ...)
 {
     va_list ap;
-    va_start(ap, fmt);
-    sk_list(k, k->notes, &k->n_notes, fmt, ap);
+    va_start(ap, msg);
+    sk_list(k, k->notes, &k->n_notes, msg, ap);
     va_end(ap);
 }
 
-void sk_doubt(skel *k, const char *fmt, ...)
+void sk_doubt(skel *k, enum hk_msg msg, ...)
 {
     va_list ap;
-    va_start(ap, fmt);
-    sk_list(k, k->doubts, &k->n_doubts, fmt, ap);
+    va_start(ap, msg);
+    sk_list(k, k->doubts, &k->n_doubts, msg, ap);
     va_end(ap);
+}
+
+void sk_doubt_text(skel *k, const char *text)
+{
+    sk_list_add(k, k->doubts, &k->n_doubts, text);
 }
 
 int sk_line(const skel *k, size_t byte)
@@ -2380,14 +2394,11 @@ json_t *sk_constants(skel *k, const an_function *f)
         if (!sk_reached_mentions(k, f, ident))
             continue;
         if (d->initialised) {
-            sk_note(k, "%s reads the __constant__ table %s, initialised in its declaration at line %d: "
-                    "its values come with the kernel image", f->name, d->name, d->line);
+            sk_note(k, HK_MSG_INF_CONST_TABLE, f->name, d->name, d->line);
             continue;
         }
         if (d->unnameable) {
-            sk_doubt(k, "%s reads the __constant__ array %s (line %d), declared static inside a namespace "
-                     "or in an anonymous one: its symbol in the kernel image has a name private to the "
-                     "file, which the harness cannot fill (use a command-form spec)", f->name, d->name,
+            sk_doubt(k, HK_MSG_INF_CONST_STATIC, f->name, d->name,
                      d->line);
             continue;
         }
@@ -2416,27 +2427,23 @@ json_t *sk_constants(skel *k, const an_function *f)
             p += close + 1;
         }
         if (!dt) {
-            sk_doubt(k, "%s reads the __constant__ %s (line %d) of type %s, which the generated harness "
-                     "does not know: it cannot fill it (use a command-form spec)", f->name, d->name,
+            sk_doubt(k, HK_MSG_INF_CONST_TYPE, f->name, d->name,
                      d->line, d->type[0] ? d->type : "?");
             continue;
         }
         if (!hk_dtype_is_float(dtc)) {
             /* integers in a table are offsets, indices or sizes more often than data: random
              * ones would read out of bounds or loop for ever */
-            sk_doubt(k, "%s reads the integer __constant__ %s (line %d): the harness would fill it "
-                     "with random integers, which are not valid offsets or sizes (give it a dist "
-                     "in the spec's \"constants\" by hand)", f->name, d->name, d->line);
+            sk_doubt(k, HK_MSG_INF_CONST_INT, f->name, d->name, d->line);
             continue;
         }
         if (!sized || count * (long long)hk_dtype_size(dtc) > SPEC_CONSTANT_BYTES) {
-            sk_doubt(k, "the size of the __constant__ array %s that %s reads (line %d) could not be "
-                     "read from its declaration", d->name, f->name, d->line);
+            sk_doubt(k, HK_MSG_INF_CONST_SIZE, d->name, f->name, d->line);
             continue;
         }
         bytes += count * (long long)hk_dtype_size(dtc);
         if (bytes > SPEC_CONSTANT_BYTES || used == SPEC_MAX_CONSTANTS) {
-            sk_doubt(k, "%s reads more __constant__ data than one spec fills (%d arrays, %d bytes)",
+            sk_doubt(k, HK_MSG_INF_CONST_TOO_MUCH,
                      f->name, SPEC_MAX_CONSTANTS, SPEC_CONSTANT_BYTES);
             break;
         }
@@ -2450,8 +2457,7 @@ json_t *sk_constants(skel *k, const an_function *f)
             return NULL;
         }
         used++;
-        sk_note(k, "__constant__ %s: %lld %s from its declaration at line %d, filled like an input "
-                "(the program sets it with cudaMemcpyToSymbol)", d->name, count, dt, d->line);
+        sk_note(k, HK_MSG_INF_CONST_FILLED, d->name, count, dt, d->line);
     }
     return list;
 }

@@ -7,6 +7,7 @@
 #include <cmocka.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <pthread.h>
 #include <string.h>
 
 #include "core/hk.h"
@@ -159,6 +160,66 @@ static void table_is_complete_and_consistent(void **state)
     }
 }
 
+/* A thread's own language wins over the process's on that thread until it is put back
+ * (spec inference writes its spec's notes in English this way); other threads keep the
+ * process's. */
+static void *tr_on_thread(void *arg)
+{
+    (void)arg;
+    return (void *)hk_tr(HK_MSG_LENS_REPORT);
+}
+
+static void thread_language_overrides_the_process(void **state)
+{
+    (void)state;
+    hk_i18n_set(HK_LANG_ZH_CN);
+    int was = hk_i18n_thread_lang(HK_LANG_EN);
+    assert_int_equal(was, -1);
+    assert_int_equal(hk_i18n_lang(), HK_LANG_EN);
+    assert_string_equal(hk_tr(HK_MSG_LENS_REPORT), "Report");
+    pthread_t t;
+    void *other = NULL;
+    assert_int_equal(pthread_create(&t, NULL, tr_on_thread, NULL), 0);
+    assert_int_equal(pthread_join(t, &other), 0);
+    assert_string_equal((const char *)other, "报告"); /* the process's language there */
+    assert_int_equal(hk_i18n_thread_lang(was), HK_LANG_EN);
+    assert_string_equal(hk_tr(HK_MSG_LENS_REPORT), "报告");
+    assert_int_equal(hk_i18n_lang(), HK_LANG_ZH_CN);
+    hk_i18n_set(HK_LANG_EN);
+}
+
+/* The first n bytes of s in buf, as a bounded snprintf leaves them. */
+static void cut(char *buf, const char *s, size_t n)
+{
+    memcpy(buf, s, n);
+    buf[n] = '\0';
+}
+
+/* A cut Chinese sentence keeps whole characters only; whole text is kept as it is. */
+static void utf8_trim_keeps_whole_characters(void **state)
+{
+    (void)state;
+    char buf[32];
+    cut(buf, "大小来自启动点", 15); /* 5 whole characters */
+    hk_utf8_trim(buf);
+    assert_string_equal(buf, "大小来自启");
+    cut(buf, "ab大小来自", 7); /* "ab", 大 and 1 byte of 小 */
+    hk_utf8_trim(buf);
+    assert_string_equal(buf, "ab大");
+    cut(buf, "ab大小来自", 10); /* 2 bytes of 来 */
+    hk_utf8_trim(buf);
+    assert_string_equal(buf, "ab大小");
+    snprintf(buf, sizeof buf, "%s", "ab大小");
+    hk_utf8_trim(buf);
+    assert_string_equal(buf, "ab大小");
+    snprintf(buf, sizeof buf, "%s", "plain");
+    hk_utf8_trim(buf);
+    assert_string_equal(buf, "plain");
+    buf[0] = '\0';
+    hk_utf8_trim(buf);
+    assert_string_equal(buf, "");
+}
+
 /* The checker itself: it must see a difference the table could have. */
 static void conversions_checker_sees_differences(void **state)
 {
@@ -184,6 +245,8 @@ int main(void)
         cmocka_unit_test(lookup_follows_current_language),
         cmocka_unit_test(table_is_complete_and_consistent),
         cmocka_unit_test(conversions_checker_sees_differences),
+        cmocka_unit_test(utf8_trim_keeps_whole_characters),
+        cmocka_unit_test(thread_language_overrides_the_process),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

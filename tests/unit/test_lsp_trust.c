@@ -381,7 +381,11 @@ static void test_messages_in_chinese(void **st)
     uv_loop_t loop;
     uv_loop_init(&loop);
     struct out o = {0};
-    lsp_server *s = start(&loop, &o, "{\"language\":\"zh-CN\"}");
+    lsp_server *s = start(&loop, &o, "{\"language\":\"zh-CN\",\"bogusKey\":1}");
+    /* the settings' warnings speak the language those same settings choose */
+    const char *log = last_message(&o, "window/logMessage");
+    if (!log || !strstr(log, "：已忽略未知设置 \"bogusKey\""))
+        fail_msg("not the Chinese settings warning: %s", log ? log : "(none)");
     const char *msg = last_message(&o, "window/showMessage");
     assert_non_null(msg);
     char want[256];
@@ -390,6 +394,17 @@ static void test_messages_in_chinese(void **st)
     if (strncmp(msg, want, strlen(want)) || !strstr(msg, "compile.nvcc") ||
         !strstr(msg, "\"hkls trust ") || strstr(msg, "is not a trusted folder"))
         fail_msg("not the Chinese warning: %s", msg);
+    /* the per-key warnings on .hyperkernel.json: the sentence and its reason in Chinese,
+     * the key and the command as they are */
+    json_t *d = file_diags(&o);
+    assert_true(json_array_size(d) >= 1);
+    const char *nvcc = json_string_value(json_object_get(json_array_get(d, 0), "message"));
+    snprintf(want, sizeof want, "已忽略 compile.nvcc：此文件夹不受信任，而它指定要运行的编译器。"
+             "信任该文件夹后才能使用它（hkls trust %s、", g_dir);
+    if (!nvcc || strncmp(nvcc, want, strlen(want)))
+        fail_msg("not the Chinese per-key warning: %s", nvcc ? nvcc : "(none)");
+    assert_string_equal(json_string_value(json_object_get(json_array_get(d, 0), "code")),
+                        "untrusted-setting");
     feed(s, "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"workspace/executeCommand\",\"params\":"
             "{\"command\":\"hyperkernel.trustFolder\",\"arguments\":[]}}");
     uv_run(&loop, UV_RUN_DEFAULT);

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "core/hk.h"
+#include "core/i18n.h"
 #include "spec/expr.h"
 #include "spec/infer.h"
 #include "spec/spec.h"
@@ -1947,6 +1948,69 @@ static void a_gathered_buffer_moves_what_the_grid_picks(void **state)
     spec_inference_free(&inf);
 }
 
+/* Whether s is valid UTF-8 (a note cut at its buffer's end keeps whole characters). */
+static bool utf8_ok(const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        int n = *p < 0x80 ? 0 : (*p & 0xE0) == 0xC0 ? 1 : (*p & 0xF0) == 0xE0 ? 2 : (*p & 0xF8) == 0xF0 ? 3 : -1;
+        if (n < 0)
+            return false;
+        p++;
+        for (int i = 0; i < n; i++, p++)
+            if ((*p & 0xC0) != 0x80)
+                return false;
+    }
+    return true;
+}
+
+/* In Chinese (docs/i18n.md) the notes and doubts are the table's Chinese sentences and
+ * only the words change: as many notes and doubts as in English, and the same spec, whose
+ * "inferred" list stays English (its JSON never changes with the language). */
+static void notes_and_doubts_in_chinese(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *file, *kernel;
+    } cases[] = { { "gemm_host.cu", "matmul" }, { "const_kinds.cu", "shifted" } };
+    spec_inference en[2], zh[2];
+    char path[2][256];
+    for (int i = 0; i < 2; i++) {
+        snprintf(path[i], sizeof path[i], "%s/infer/%s", HK_TEST_DATA, cases[i].file);
+        hk_i18n_set(HK_LANG_EN);
+        infer(path[i], cases[i].kernel, &en[i]);
+        hk_i18n_set(HK_LANG_ZH_CN);
+        infer(path[i], cases[i].kernel, &zh[i]);
+        hk_i18n_set(HK_LANG_EN);
+        assert_int_equal(zh[i].n_notes, en[i].n_notes);
+        assert_int_equal(zh[i].n_doubts, en[i].n_doubts);
+        char *a = json_dumps(en[i].spec, JSON_SORT_KEYS), *b = json_dumps(zh[i].spec, JSON_SORT_KEYS);
+        assert_string_equal(a, b);
+        hk_free(a);
+        hk_free(b);
+        json_t *listed = json_object_get(zh[i].spec, "inferred");
+        assert_int_equal(json_array_size(listed), en[i].n_notes);
+        for (size_t n = 0; n < zh[i].n_notes; n++) {
+            assert_true(utf8_ok(zh[i].notes[n]));
+            assert_string_equal(json_string_value(json_array_get(listed, n)), en[i].notes[n]);
+            assert_string_not_equal(zh[i].notes[n], en[i].notes[n]);
+        }
+        for (size_t n = 0; n < zh[i].n_doubts; n++) {
+            assert_true(utf8_ok(zh[i].doubts[n]));
+            assert_string_not_equal(zh[i].doubts[n], en[i].doubts[n]);
+        }
+    }
+    assert_true(has_note(&en[0], "count of C from its allocation at line 25"));
+    assert_true(has_note(&zh[0], "C 的元素个数来自第 25 行的分配"));
+    assert_true(has_note(&zh[0], "大小来自 gemm_host.cu:28 处的启动点"));
+    assert_true(has_doubt(&en[1], "integer __constant__ offsets (line 8)"));
+    assert_true(has_doubt(&zh[1], "读取整数 __constant__ offsets（第 8 行）"));
+    assert_true(has_doubt(&zh[1], "请使用命令形式的 spec"));
+    for (int i = 0; i < 2; i++) {
+        spec_inference_free(&en[i]);
+        spec_inference_free(&zh[i]);
+    }
+}
+
 int main(void)
 {
     hk_alloc_init_json();
@@ -2013,6 +2077,7 @@ int main(void)
         cmocka_unit_test(flat_index_of_a_2d_grid),
         cmocka_unit_test(bytes_leave_out_clipped_windows),
         cmocka_unit_test(wider_cast_reads_are_not_counted),
+        cmocka_unit_test(notes_and_doubts_in_chinese),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
