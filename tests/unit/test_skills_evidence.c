@@ -179,8 +179,14 @@ static bool ev_batchable(const char *text)
             q++;
             while (*q == ' ' || *q == '\t')
                 q++;
-            if (!strncmp(q, "include", 7) && !strstr(q, "<hip/hip_runtime.h>"))
-                return false;
+            const char *h = "<hip/hip_runtime.h>";
+            if (!strncmp(q, "include", 7)) {
+                q += 7;
+                while (*q == ' ' || *q == '\t')
+                    q++;
+                if (strncmp(q, h, strlen(h)))
+                    return false;
+            }
         }
         const char *nl = strchr(line, '\n');
         line = nl ? nl + 1 : NULL;
