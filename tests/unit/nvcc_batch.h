@@ -17,7 +17,15 @@
  * undefined after it; after each text, markers declared at its start and end must both
  * be found at file scope, so a brace, comment or string left open by one text and closed
  * by the next fails the batch. A batch that fails is compiled again one text at a time, and
- * only the texts that fail alone fail the test (with nvcc's messages on them). */
+ * only the texts that fail alone fail the test (with nvcc's messages on them).
+ *
+ * A text queued with nvb_add_strict fails on any nvcc warning too (a test that fails on
+ * warnings: test_engine_rewrite_rows). Its batch is still one nvcc run; when that run says
+ * "warning" anywhere, every strict text of it is compiled again alone, and a strict text
+ * whose own run warns fails, named, with nvcc's messages (a warning in the batch names its
+ * text's file too: each text has its own #line). A strict text with a #pragma line other
+ * than #pragma unroll (one that could silence a warning for the texts after it) is
+ * compiled alone. */
 #ifndef HK_TEST_NVCC_BATCH_H
 #define HK_TEST_NVCC_BATCH_H
 
@@ -37,6 +45,7 @@ typedef struct {
     char *includes;     /* its #include lines in order, malloc'd; NULL: compiled alone */
     char *undefs;       /* "#undef M\n" for each macro it defines, malloc'd */
     bool batched;
+    bool strict;        /* a warning fails it too (nvb_add_strict) */
     bool failed;        /* failed alone (after nvb_check_all) */
 } nvb_job;
 
@@ -154,6 +163,39 @@ static void nvb_write_batch(const char *path, const size_t *idx, size_t n)
     assert_int_equal(fclose(f), 0);
 }
 
+/* nvb_add, and any nvcc warning on the text fails it too (see the head of this file). */
+static void nvb_add_strict(const char *dir, const char *name, const char *text, size_t len)
+{
+    nvb_add(dir, name, text, len);
+    nvb_job *j = &nvb_jobs[nvb_n_jobs - 1];
+    j->strict = true;
+    for (const char *line = j->text; line && *line;) {
+        const char *d = nvb_directive(line);
+        if (d && nvb_is(d, "pragma")) {
+            /* #pragma unroll [N] acts on the loop after it; any other could reach the next
+             * texts (nv_diag_suppress, diagnostic push, ...) */
+            const char *q = d + 6;
+            while (*q == ' ' || *q == '\t')
+                q++;
+            const char *w = "unroll";
+            if (strncmp(q, w, strlen(w)) || (q[6] && !strchr(" \t\n(", q[6]))) {
+                free(j->includes);
+                j->includes = NULL;
+                break;
+            }
+        }
+        const char *nl = strchr(line, '\n');
+        line = nl ? nl + 1 : NULL;
+    }
+}
+
+/* Whether a run's output (stdout or stderr) holds a warning, as the tests' single compiles
+ * that fail on warnings look for one. */
+static bool nvb_warned(const runner_result *r)
+{
+    return (r->out && strstr(r->out, "warning")) || (r->err && strstr(r->err, "warning"));
+}
+
 typedef struct {
     char path[1024];
     size_t first, n; /* into the batch's index list */
@@ -234,11 +276,29 @@ static long nvb_check_all(const char *dir)
             for (size_t k = 0; k < u->n; k++)
                 nvb_submit(p, dir, nvb_jobs[order[u->first + k]].path,
                            &nvb_jobs[order[u->first + k]]);
+        } else if (is_unit && nvb_warned(&r)) {
+            /* the batch compiled but warned: each strict text of it alone decides */
+            const nvb_unit *u = tag;
+            size_t n_strict = 0;
+            for (size_t k = 0; k < u->n; k++)
+                n_strict += nvb_jobs[order[u->first + k]].strict;
+            if (n_strict)
+                print_message("the batch %s of %zu texts warned; its %zu strict texts are compiled "
+                              "alone:\n%s%s\n", u->path, u->n, n_strict, r.out, r.err);
+            for (size_t k = 0; k < u->n; k++)
+                if (nvb_jobs[order[u->first + k]].strict)
+                    nvb_submit(p, dir, nvb_jobs[order[u->first + k]].path,
+                               &nvb_jobs[order[u->first + k]]);
         } else if (!is_unit && !ok) {
             nvb_job *j = tag;
             j->failed = true;
             failed++;
             print_message("nvcc failed on %s (exit %d):\n%s\n", j->name, r.exit_code, r.err);
+        } else if (!is_unit && ((nvb_job *)tag)->strict && nvb_warned(&r)) {
+            nvb_job *j = tag;
+            j->failed = true;
+            failed++;
+            print_message("nvcc warned on %s (a warning fails it):\n%s%s\n", j->name, r.out, r.err);
         }
         runner_result_free(&r);
     }

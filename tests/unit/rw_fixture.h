@@ -245,7 +245,7 @@ static inline void rwf_nvcc_unchecked_at_exit(void)
     }
 }
 
-static inline void rwf_nvcc_compiles(const char *text, const char *tag)
+static inline void rwf_nvcc_queue(const char *text, const char *tag, bool strict)
 {
     static bool armed;
     if (!armed && atexit(rwf_nvcc_unchecked_at_exit) == 0)
@@ -260,7 +260,22 @@ static inline void rwf_nvcc_compiles(const char *text, const char *tag)
     snprintf(name, sizeof name, "%s", tag);
     for (int k = 2; rwf_nvcc_tag_queued(name); k++)
         snprintf(name, sizeof name, "%.200s_%d", tag, k);
-    nvb_add(tmpdir, name, text, strlen(text));
+    if (strict)
+        nvb_add_strict(tmpdir, name, text, strlen(text));
+    else
+        nvb_add(tmpdir, name, text, strlen(text));
+}
+
+static inline void rwf_nvcc_compiles(const char *text, const char *tag)
+{
+    rwf_nvcc_queue(text, tag, false);
+}
+
+/* rwf_nvcc_compiles, and any nvcc warning on text fails the test too, naming tag
+ * (nvb_add_strict). */
+static inline void rwf_nvcc_compiles_strict(const char *text, const char *tag)
+{
+    rwf_nvcc_queue(text, tag, true);
 }
 
 /* The test that compiles every text rwf_nvcc_compiles queued in this test binary: listed

@@ -67,29 +67,6 @@ static void run_ok(char **argv, const char *tag)
     assert_int_equal(st, 0);
 }
 
-/* Compiles text alone with nvcc -arch=sm_90 -cubin (device code only); warnings fail too. */
-static void nvcc_compiles(const char *text, const char *tag)
-{
-    if (access(NVCC, X_OK) != 0) {
-        print_message("note: no nvcc at %s, compile check of %s skipped\n", NVCC, tag);
-        return;
-    }
-    char src[700], cmd[2000];
-    snprintf(src, sizeof src, "%s/%s.cu", tmpdir, tag);
-    rwf_write_file(src, text);
-    snprintf(cmd, sizeof cmd, "%s -arch=sm_90 -cubin -std=c++17 -o %s/%s.cubin %s 2>&1", NVCC, tmpdir, tag, src);
-    FILE *p = popen(cmd, "r");
-    assert_non_null(p);
-    char out[8192];
-    size_t n = fread(out, 1, sizeof out - 1, p);
-    out[n] = '\0';
-    int st = pclose(p);
-    if (st != 0 || strstr(out, "warning"))
-        print_message("nvcc on %s:\n%s\n---\n%s\n", tag, out, text);
-    assert_int_equal(st, 0);
-    assert_null(strstr(out, "warning"));
-}
-
 /* The candidate inside the benchmark program of bench/kernels/<kname>.bench.json compiles. */
 static void compiles_in_harness(const char *kname, const char *candidate)
 {
@@ -179,7 +156,8 @@ static void expect_desc(const char *path, const char *kname, const char *const *
         check_structure(&fx, k, &r, want, not);
         char tag[256];
         snprintf(tag, sizeof tag, "rows_%s", kname);
-        nvcc_compiles(r.text, tag);
+        /* queued: one nvcc run for all (rwf_nvcc_queued, last); a warning fails it too */
+        rwf_nvcc_compiles_strict(r.text, tag);
     }
     rw_result_free(&r);
     unload(&fx);
@@ -819,6 +797,7 @@ int main(void)
         cmocka_unit_test(test_alloc_failures),
         cmocka_unit_test(test_skill_plan),
         cmocka_unit_test(test_hip_build),
+        cmocka_unit_test(rwf_nvcc_queued),
     };
     if (dir && *dir)
         return cmocka_run_group_tests(dump_only, setup, teardown);

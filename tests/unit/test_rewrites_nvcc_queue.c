@@ -1,7 +1,9 @@
 /* rw_fixture.h's queued compile checks (issue 14: CI time): rwf_nvcc_compiles queues a text,
  * rwf_nvcc_queued compiles the queue with nvcc_batch.h. Texts that can share a translation
  * unit are compiled in one nvcc run; a text that does not compile fails alone, the texts
- * beside it in its batch pass; a tag queued twice keeps both texts. Skipped without nvcc. */
+ * beside it in its batch pass; a tag queued twice keeps both texts; a strict text
+ * (rwf_nvcc_compiles_strict) fails on a warning too, named, in the same few runs. Skipped
+ * without nvcc. */
 #include "analysis/analysis.h"
 #include "core/hk.h"
 #include "rewrites/rewrite.h"
@@ -99,12 +101,69 @@ static void a_tag_queued_twice_checks_both(void **state)
     assert_false(rwf_nvcc_tag_queued("q_twice"));
 }
 
+/* Strict texts that compile cleanly, one with #pragma unroll, share one nvcc run. */
+static void strict_texts_share_one_run(void **state)
+{
+    (void)state;
+    SKIP_WITHOUT_NVCC();
+    rwf_nvcc_compiles_strict("__global__ void s1(float *p) { p[threadIdx.x] *= 2.f; }\n", "q_s1");
+    rwf_nvcc_compiles_strict("__global__ void s2(float *p) {\n#pragma unroll 4\n"
+                             "  for (int i = 0; i < 8; i++) p[i] += 1.f;\n}\n", "q_s2");
+    assert_int_equal(nvb_n_jobs, 2);
+    assert_true(nvb_jobs[0].strict && nvb_jobs[1].strict);
+    assert_non_null(nvb_jobs[1].includes); /* #pragma unroll does not keep it alone */
+    assert_int_equal(nvb_check_all(tmpdir), 0);
+    assert_int_equal(nvb_runs, 1);
+    nvb_reset();
+}
+
+/* A strict text with a warning (a variable never referenced: nvcc's #177-D) fails, alone and
+ * named, though its batch compiles; the strict text beside it passes, and so does a
+ * non-strict text with the same warning. */
+static void a_warning_fails_its_strict_text(void **state)
+{
+    (void)state;
+    SKIP_WITHOUT_NVCC();
+    rwf_nvcc_compiles_strict("__global__ void w1(float *p) { p[0] = 1.f; }\n", "q_clean");
+    rwf_nvcc_compiles_strict("__global__ void w2(float *p) { int unused_here = 1; p[0] = 2.f; }\n",
+                             "q_warns");
+    rwf_nvcc_compiles("__global__ void w3(float *p) { int unused_too = 1; p[0] = 3.f; }\n",
+                      "q_lenient");
+    assert_non_null(nvb_jobs[1].includes); /* batched with the others */
+    assert_int_equal(nvb_check_all(tmpdir), 1);
+    assert_false(nvb_jobs[0].failed);
+    assert_true(nvb_jobs[1].failed);
+    assert_false(nvb_jobs[2].failed);
+    assert_int_equal(nvb_runs, 3); /* the batch, then its two strict texts alone */
+    nvb_reset();
+}
+
+/* A strict text with a #pragma that could silence the next texts' warnings is compiled
+ * alone; a warning in a strict text after it still fails that text. */
+static void a_diagnostic_pragma_keeps_its_text_alone(void **state)
+{
+    (void)state;
+    SKIP_WITHOUT_NVCC();
+    rwf_nvcc_compiles_strict("#pragma nv_diag_suppress 177\n"
+                             "__global__ void d1(float *p) { p[0] = 1.f; }\n", "q_pragma");
+    rwf_nvcc_compiles_strict("__global__ void d2(float *p) { int unused_here = 1; p[0] = 2.f; }\n",
+                             "q_after");
+    assert_null(nvb_jobs[0].includes);
+    assert_int_equal(nvb_check_all(tmpdir), 1);
+    assert_false(nvb_jobs[0].failed);
+    assert_true(nvb_jobs[1].failed);
+    nvb_reset();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(queued_texts_share_one_run),
         cmocka_unit_test(a_failing_text_fails_alone),
         cmocka_unit_test(a_tag_queued_twice_checks_both),
+        cmocka_unit_test(strict_texts_share_one_run),
+        cmocka_unit_test(a_warning_fails_its_strict_text),
+        cmocka_unit_test(a_diagnostic_pragma_keeps_its_text_alone),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

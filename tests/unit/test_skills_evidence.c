@@ -149,6 +149,202 @@ static char *disassemble(const struct tools *t, const char *src, const char *arc
     return read_text(text);
 }
 
+/* The gfx9 pairs' compiles in one hipcc run (issue 14: CI time; each hipcc --genco is ~2 s
+ * of CPU, most of it the toolchain and its headers): every source of the list becomes
+ * namespace hk_ev_K of one translation unit (after one #include <hip/hip_runtime.h>, its
+ * own macros undefined after it), and the disassembly is split per function: source K's
+ * machine code is every function whose mangled name is in namespace hk_ev_K, the same
+ * functions its own compile holds. A source with another #include, or that declares
+ * extern "C" (no namespace in its names), is compiled alone; so is every source when
+ * the batch fails to compile or disassemble (the per-source path then names the one
+ * that fails). */
+#define EV_MAX 64
+
+struct ev_batch {
+    char path[EV_MAX][512];
+    char *code[EV_MAX];   /* machine code per source (malloc'd); NULL: compile it alone */
+    size_t n;
+};
+
+/* Whether src can share the batch: no #include but <hip/hip_runtime.h>, no extern "C". */
+static bool ev_batchable(const char *text)
+{
+    if (strstr(text, "extern \"C\""))
+        return false;
+    for (const char *line = text; line && *line;) {
+        const char *q = line;
+        while (*q == ' ' || *q == '\t')
+            q++;
+        if (*q == '#') {
+            q++;
+            while (*q == ' ' || *q == '\t')
+                q++;
+            const char *h = "<hip/hip_runtime.h>";
+            if (!strncmp(q, "include", 7)) {
+                q += 7;
+                while (*q == ' ' || *q == '\t')
+                    q++;
+                if (strncmp(q, h, strlen(h)))
+                    return false;
+            }
+        }
+        const char *nl = strchr(line, '\n');
+        line = nl ? nl + 1 : NULL;
+    }
+    return true;
+}
+
+/* The index of path in b, added when new (NULL path table full: fails the test). */
+static size_t ev_index(struct ev_batch *b, const char *path)
+{
+    for (size_t i = 0; i < b->n; i++)
+        if (!strcmp(b->path[i], path))
+            return i;
+    assert_true(b->n < EV_MAX);
+    snprintf(b->path[b->n], sizeof b->path[b->n], "%s", path);
+    b->code[b->n] = NULL;
+    return b->n++;
+}
+
+/* Writes the batch source of b's batchable sources to out; which[i] says whether source i
+ * is in it. False when none is. */
+static bool ev_write_batch(const struct ev_batch *b, const char *out, bool *which)
+{
+    FILE *f = fopen(out, "w");
+    assert_non_null(f);
+    fprintf(f, "#include <hip/hip_runtime.h>\n");
+    size_t n_in = 0;
+    for (size_t i = 0; i < b->n; i++) {
+        char *text = read_text(b->path[i]);
+        assert_non_null(text);
+        which[i] = ev_batchable(text);
+        if (which[i]) {
+            n_in++;
+            fprintf(f, "namespace hk_ev_%zu {\n#line 1 \"%s\"\n%s\n}\n", i, b->path[i], text);
+            for (const char *line = text; line && *line;) {
+                const char *q = line;
+                while (*q == ' ' || *q == '\t')
+                    q++;
+                if (*q == '#') {
+                    q++;
+                    while (*q == ' ' || *q == '\t')
+                        q++;
+                    if (!strncmp(q, "define", 6)) {
+                        q += 6;
+                        while (*q == ' ' || *q == '\t')
+                            q++;
+                        size_t ml = strspn(q, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                                              "0123456789_");
+                        if (ml)
+                            fprintf(f, "#undef %.*s\n", (int)ml, q);
+                    }
+                }
+                const char *nl = strchr(line, '\n');
+                line = nl ? nl + 1 : NULL;
+            }
+        }
+        free(text);
+    }
+    assert_int_equal(fclose(f), 0);
+    return n_in > 0;
+}
+
+/* Source k's functions out of the batch's disassembly: the blocks of llvm-objdump -d whose
+ * label (a line "ADDRESS <NAME>:") names a function of namespace hk_ev_K. malloc'd. */
+static char *ev_split(const char *dis, size_t k)
+{
+    char key[64];
+    int kl = snprintf(key, sizeof key, "hk_ev_%zu", k);
+    char mangled[80];
+    snprintf(mangled, sizeof mangled, "N%d%s", kl, key);   /* _ZN7hk_ev_0... */
+    size_t cap = strlen(dis) + 1, len = 0;
+    char *out = malloc(cap);
+    assert_non_null(out);
+    bool in = false;
+    for (const char *line = dis; line && *line;) {
+        const char *nl = strchr(line, '\n');
+        size_t ll = nl ? (size_t)(nl - line) + 1 : strlen(line);
+        const char *lt = memchr(line, '<', ll), *gt = memchr(line, '>', ll);
+        if (line[0] != ' ' && line[0] != '\t' && line[0] != '\n') {
+            /* a line of its own (a label, a section's title): a label "ADDRESS <NAME>:"
+             * opens a function that is source k's or not; anything else ends one. The
+             * mangled names' lengths keep hk_ev_1 from matching hk_ev_10 (N7... vs N8...) */
+            in = false;
+            if (lt && gt && gt > lt && (nl ? nl[-1] == ':' : line[ll - 1] == ':')) {
+                char name[1024];
+                size_t nn = (size_t)(gt - lt - 1);
+                snprintf(name, sizeof name, "%.*s", (int)(nn < sizeof name ? nn : sizeof name - 1), lt + 1);
+                in = strstr(name, mangled) != NULL;
+            }
+        }
+        if (in) {
+            memcpy(out + len, line, ll);
+            len += ll;
+        }
+        line = nl ? nl + 1 : NULL;
+    }
+    out[len] = '\0';
+    return out;
+}
+
+/* Compiles b's batchable sources for arch in one hipcc run and fills their code; leaves
+ * every code NULL (each compiled alone) when a step fails. */
+static void ev_compile_batch(const struct tools *t, struct ev_batch *b, const char *arch, const char *tmp)
+{
+    char src[600], obj[600], out[600], text[600];
+    snprintf(src, sizeof src, "%s/batch.hip", tmp);
+    snprintf(obj, sizeof obj, "%s/batch.bin", tmp);
+    snprintf(out, sizeof out, "%s/batch.o", tmp);
+    snprintf(text, sizeof text, "%s/batch.txt", tmp);
+    bool which[EV_MAX];
+    if (!ev_write_batch(b, src, which))
+        return;
+    char archflag[64], target[128], in_arg[640], out_arg[640], mcpu[64];
+    snprintf(archflag, sizeof archflag, "--offload-arch=%s", arch);
+    char *cc[] = {(char *)t->hipcc, "--genco", archflag, src, "-o", obj, NULL};
+    snprintf(target, sizeof target, "--targets=hipv4-amdgcn-amd-amdhsa--%s", arch);
+    snprintf(in_arg, sizeof in_arg, "--input=%s", obj);
+    snprintf(out_arg, sizeof out_arg, "--output=%s", out);
+    char *unb[] = {(char *)t->bundler, "--unbundle", "--type=o", target, in_arg, out_arg, NULL};
+    snprintf(mcpu, sizeof mcpu, "--mcpu=%s", arch);
+    char *dis[] = {(char *)t->objdump, "-d", mcpu, out, NULL};
+    char *all = NULL;
+    if (run(cc, NULL) != 0 || run(unb, NULL) != 0 || run(dis, text) != 0 || !(all = read_text(text))) {
+        print_message("note: the batch of %zu sources for %s failed; each is compiled alone\n", b->n, arch);
+    } else {
+        for (size_t i = 0; i < b->n; i++)
+            if (which[i]) {
+                b->code[i] = ev_split(all, i);
+                if (!b->code[i][0]) {
+                    /* no function of it found: its own compile decides, never an empty text */
+                    print_message("note: no function of %s in the batch; compiled alone\n", b->path[i]);
+                    free(b->code[i]);
+                    b->code[i] = NULL;
+                }
+            }
+    }
+    free(all);
+    const char *leftovers[] = {src, obj, out, text};
+    for (size_t i = 0; i < HK_ARRAY_LEN(leftovers); i++)
+        unlink(leftovers[i]);
+}
+
+/* Source path's machine code: the batch's split when it has one (a copy), else its own
+ * compile (disassemble). */
+static char *ev_code(const struct tools *t, struct ev_batch *b, const char *path, const char *arch,
+                     const char *tmp)
+{
+    if (strncmp(arch, "sm_", 3)) {
+        for (size_t i = 0; i < b->n; i++)
+            if (!strcmp(b->path[i], path) && b->code[i]) {
+                char *c = strdup(b->code[i]);
+                assert_non_null(c);
+                return c;
+            }
+    }
+    return disassemble(t, path, arch, tmp);
+}
+
 static void evidence_appears_in_rewrites(void **state)
 {
     (void)state;
@@ -173,6 +369,29 @@ static void evidence_appears_in_rewrites(void **state)
             fail_msg("skill %s has evidence.sass but no line in after/EVIDENCE", sk->id);
     }
 
+    /* The gfx9 sources, compiled in one batch first (ev_compile_batch). */
+    static struct ev_batch batch;
+    batch.n = 0;
+    if (t.amd) {
+        char *copy = strdup(list), *save2 = NULL;
+        assert_non_null(copy);
+        for (char *line = strtok_r(copy, "\n", &save2); line; line = strtok_r(NULL, "\n", &save2)) {
+            char id[128], before[256], after[256], p[512];
+            if (line[0] == '#' || sscanf(line, "%127s %255s %255s", id, before, after) != 3)
+                continue;
+            const sk_skill *sk = sk_get(set, id);
+            if (!sk || strcmp(sk->hardware_dir, "nvidia-sm90") == 0 ||
+                strcmp(sk->hardware_dir, "nvidia-sm80") == 0)
+                continue;
+            snprintf(p, sizeof p, DATA "/%s", before);
+            ev_index(&batch, p);
+            snprintf(p, sizeof p, DATA "/%s", after);
+            ev_index(&batch, p);
+        }
+        free(copy);
+        ev_compile_batch(&t, &batch, "gfx906", tmp);
+    }
+
     size_t checked = 0, skipped = 0;
     char *save = NULL;
     for (char *line = strtok_r(list, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
@@ -195,10 +414,10 @@ static void evidence_appears_in_rewrites(void **state)
         char bpath[512], apath[512];
         snprintf(bpath, sizeof bpath, DATA "/%s", before);
         snprintf(apath, sizeof apath, DATA "/%s", after);
-        char *bt = disassemble(&t, bpath, arch, tmp);
+        char *bt = ev_code(&t, &batch, bpath, arch, tmp);
         if (!bt)
             fail_msg("%s: %s does not compile/disassemble for %s", id, bpath, arch);
-        char *at = disassemble(&t, apath, arch, tmp);
+        char *at = ev_code(&t, &batch, apath, arch, tmp);
         if (!at)
             fail_msg("%s: %s does not compile/disassemble for %s", id, apath, arch);
         size_t nb = 0, na = 0;
@@ -226,6 +445,8 @@ static void evidence_appears_in_rewrites(void **state)
         unlink(f);
     }
     rmdir(tmp);
+    for (size_t i = 0; i < batch.n; i++)
+        free(batch.code[i]);
     free(list);
     sk_set_free(set);
     print_message("evidence checked on %zu pairs, %zu skipped (nvcc+cuobjdump: %s, "
