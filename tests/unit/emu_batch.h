@@ -41,6 +41,23 @@
 #include "emu_block.h"
 #include "cxx_batch.h"   /* cxx_scan_macros: the macros a case pushes and pops */
 
+/* EMU_PAIR: the driver macro PAIR(T, what, nout, ...) for emu_batch_add_pair's helpers: the
+ * launch (a statement using NS:: for the namespace and out for a buffer of nout T, set to a
+ * sentinel) on the original and on the rewrite under the three thread orders; the outputs
+ * must be bit-identical. */
+#define EMU_PAIR \
+    "#define PAIR(T, what, nout, ...)                                                \\\n" \
+    "    for (int s = 0; s < 3; s++) {                                               \\\n" \
+    "        emu::schedule = s;                                                      \\\n" \
+    "        emu::buf<T> o_out(nout), c_out(nout);                                   \\\n" \
+    "        o_out.set(T(-7));                                                       \\\n" \
+    "        c_out.set(T(-7));                                                       \\\n" \
+    "        { namespace NS = orig; auto &out = o_out; __VA_ARGS__; }                \\\n" \
+    "        { namespace NS = cand; auto &out = c_out; __VA_ARGS__; }                \\\n" \
+    "        if (!emu::expect(what, o_out, c_out))                                   \\\n" \
+    "            printf(\"  (schedule %d)\\n\", s);                                   \\\n" \
+    "    }\n"
+
 #define EMU_BATCH_MAX 64
 #define EMU_BATCH_LOG 16384
 

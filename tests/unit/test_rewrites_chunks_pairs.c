@@ -45,20 +45,8 @@ static int teardown(void **state)
     return rwf_teardown();
 }
 
-/* PAIR(T, what, nout, ...): the launch on the original and on the rewrite under the three
- * thread orders, the outputs bit-identical. */
-static const char helpers[] =
-    "#define PAIR(T, what, nout, ...)                                                \\\n"
-    "    for (int s = 0; s < 3; s++) {                                               \\\n"
-    "        emu::schedule = s;                                                      \\\n"
-    "        emu::buf<T> o_out(nout), c_out(nout);                                   \\\n"
-    "        o_out.set(T(-7));                                                       \\\n"
-    "        c_out.set(T(-7));                                                       \\\n"
-    "        { namespace NS = orig; auto &out = o_out; __VA_ARGS__; }                \\\n"
-    "        { namespace NS = cand; auto &out = c_out; __VA_ARGS__; }                \\\n"
-    "        if (!emu::expect(what, o_out, c_out))                                   \\\n"
-    "            printf(\"  (schedule %d)\\n\", s);                                   \\\n"
-    "    }\n";
+/* PAIR(T, what, nout, ...): emu_batch.h's EMU_PAIR */
+static const char helpers[] = EMU_PAIR;
 
 static emu_batch batch;
 
