@@ -20,26 +20,7 @@
 
 #define DATA(f) HK_TEST_DATA "/infer/" f
 
-static json_t *arg(json_t *root, size_t i)
-{
-    json_t *a = json_array_get(json_object_get(root, "args"), i);
-    assert_non_null(a);
-    return a;
-}
-
-static const char *field(json_t *root, size_t i, const char *key)
-{
-    json_t *v = json_object_get(arg(root, i), key);
-    return v ? json_string_value(v) : NULL;
-}
-
-static bool has_note(const spec_inference *inf, const char *part)
-{
-    for (size_t i = 0; i < inf->n_notes; i++)
-        if (strstr(inf->notes[i], part))
-            return true;
-    return false;
-}
+#include "infer_fixture.h"
 
 static bool has_doubt(const spec_inference *inf, const char *part)
 {
@@ -47,52 +28,6 @@ static bool has_doubt(const spec_inference *inf, const char *part)
         if (strstr(inf->doubts[i], part))
             return true;
     return false;
-}
-
-/* Inferred for DATA(file) as if saved next to it; must parse there. */
-static void infer(const char *file, const char *kernel, spec_inference *inf)
-{
-    char *spec_path = spec_default_path(file, kernel);
-    char err[512];
-    assert_int_equal(spec_infer(file, kernel, spec_path, inf, err, sizeof err), HK_OK);
-    char *dump = json_dumps(inf->spec, 0);
-    spec *s = NULL;
-    spec_diags d = { 0 };
-    if (spec_parse(dump, strlen(dump), spec_path, &s, &d) != HK_OK)
-        fail_msg("%s does not parse: %s", kernel, d.n ? d.items[0].message : "?");
-    spec_free(s);
-    spec_diags_free(&d);
-    hk_free(dump);
-    hk_free(spec_path);
-}
-
-/* The value of spec expression text at size set (a JSON object of integers). */
-static long long eval_at(const char *text, json_t *set)
-{
-    expr *e = NULL;
-    expr_var vars[16];
-    size_t n = 0;
-    const char *name;
-    json_t *v;
-    json_object_foreach(set, name, v) {
-        assert_true(n < 16);
-        vars[n++] = (expr_var){ .name = name, .value = { .is_float = false, .i = json_integer_value(v) } };
-    }
-    expr_value x;
-    char err[256] = "";
-    assert_non_null(text);
-    if (expr_parse(text, &e, err, sizeof err) != HK_OK || expr_eval(e, vars, n, &x, err, sizeof err) != HK_OK)
-        fail_msg("%s: %s", text, err);
-    expr_free(e);
-    assert_false(x.is_float);
-    return x.i;
-}
-
-static long long size_of(json_t *set, const char *name)
-{
-    json_t *v = json_object_get(set, name);
-    assert_non_null(v);
-    return json_integer_value(v);
 }
 
 /* The hi of dist "int(0,hi)". */
