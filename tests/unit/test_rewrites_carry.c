@@ -175,6 +175,11 @@ static void emulated_runs(void **state)
     char *c5 = emu_rewrite(k1, "fps_pick", "register_carry", NULL);
     assert_non_null(strstr(c5, "hk rewrite: block_reduce (key form)"));
     emu_batch_add_pair(&batch, "pick_key_carry", pick, c5, helpers, pick_drv, EMU_OK);
+    /* and on its exact form (the transpose made in the tree's own arrays) */
+    char *k0 = emu_rewrite(pick, "fps_pick", "block_reduce", (const int[RW_MAX_PARAMS]){0});
+    char *c6 = emu_rewrite(k0, "fps_pick", "register_carry", NULL);
+    assert_non_null(strstr(c6, "= hk_mv;"));
+    emu_batch_add_pair(&batch, "pick_exact_carry", pick, c6, helpers, pick_drv, EMU_OK);
     char *c3 = emu_rewrite(relax, "relax", "register_carry", (const int[RW_MAX_PARAMS]){8});
     emu_batch_add_pair(&batch, "relax_cap8", relax, c3, helpers, relax_drv, EMU_OK);
     fixture fx;
@@ -206,6 +211,8 @@ static void emulated_runs(void **state)
     free(src4);
     free(k1);
     free(c5);
+    free(k0);
+    free(c6);
 }
 
 static void emitted_text(void **state)
@@ -342,7 +349,8 @@ static void fps_fits(const char *text, const char *tag)
 
 /* The wild kernel, rewritten under its spec: __launch_bounds__(1024), the most any launch has,
  * alone and on block_reduce's key form (75 registers without the bound: no 1024-thread
- * launch), each compiling for sm_90 with no stack frame and at most 64 registers. */
+ * launch) and exact form (64), each compiling for sm_90 with no stack frame and at most 64
+ * registers. */
 static void wild_fps(void **state)
 {
     (void)state;
@@ -373,15 +381,30 @@ static void wild_fps(void **state)
     assert_int_equal(rw_apply_named("register_carry", &c2, NULL, &st, NULL), HK_OK);
     assert_true(st.applicable);
     assert_non_null(strstr(st.text, "hk rewrite: block_reduce (key form)"));
+    /* stacked on the exact form */
+    rw_result k0, se;
+    assert_int_equal(rw_apply_named("block_reduce", &ctx, (const int[RW_MAX_PARAMS]){0}, &k0, NULL), HK_OK);
+    assert_true(k0.applicable);
+    fixture f3;
+    load_text(k0.text, &f3);
+    rw_context c3 = {.text = f3.text, .len = f3.len, .m = f3.m,
+                     .kernel = kernel(&f3, "furthest_point_sampling_forward_cuda_kernel"), .spec = sp};
+    assert_int_equal(rw_apply_named("register_carry", &c3, NULL, &se, NULL), HK_OK);
+    assert_true(se.applicable);
+    assert_non_null(strstr(se.text, "= hk_mv;"));
     if (access(NVCC, X_OK) == 0) {
         fps_fits(r.text, "fps_carry");
         fps_fits(st.text, "fps_key_carry");
+        fps_fits(se.text, "fps_exact_carry");
     } else
         print_message("note: no nvcc at %s, compile checks skipped\n", NVCC);
     rw_result_free(&r);
     rw_result_free(&k1);
     rw_result_free(&st);
+    rw_result_free(&k0);
+    rw_result_free(&se);
     unload(&f2);
+    unload(&f3);
     spec_free(sp);
     spec_diags_free(&d);
     unload(&fx);
