@@ -22,7 +22,7 @@
 # 5), CHECK (full|quick, default quick), SASS=1 (cuobjdump -sass of each text's kernel and
 # counts of LDG, STG, LDS, STS, SHFL, BAR in it: needs nvcc and cuobjdump).
 # Prints a Markdown table (variant, registers, shared bytes, verdict, speedup, spread).
-# Needs jq. Exit 0, 2 when something is missing.
+# Needs python3 (the verdict's JSON). Exit 0, 2 when something is missing.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -30,7 +30,7 @@ hkls=${HKLS:-$root/build/hkls}
 case $hkls in /*) ;; *) hkls=$PWD/$hkls ;; esac
 [ $# -ge 2 ] || { sed -n '2,27p' "$0" >&2; exit 2; }
 [ -x "$hkls" ] || { echo "variants.sh: no hkls at $hkls (set HKLS)" >&2; exit 2; }
-command -v jq >/dev/null || { echo "variants.sh: needs jq" >&2; exit 2; }
+command -v python3 >/dev/null || { echo "variants.sh: needs python3" >&2; exit 2; }
 id=$1; shift
 spec=$here/specs/$id.bench.json
 src=$here/src/$id.cu
@@ -102,9 +102,18 @@ for v in "$@"; do
     "$hkls" verify-candidate --spec "$spec" --candidate "$f" --check "${CHECK:-quick}" --pairs "${PAIRS:-5}" --json \
         > "$out/v$n.json" 2> "$out/v$n.log"
     rc=$?
-    verdict=$(jq -r '[.verdict, .reason] | map(select(. != null)) | join(": ")' "$out/v$n.json" 2>/dev/null | cut -c1-160 | tr '|\n' '  ')
-    sp=$(jq -r '.interleaved | if . then "\(.speedup) (\(.baseline_ms) / \(.candidate_ms) ms)" else empty end' "$out/v$n.json" 2>/dev/null)
-    spread=$(jq -r '.interleaved | if . then "\(.p10)..\(.p90)" else empty end' "$out/v$n.json" 2>/dev/null)
+    IFS=$'\t' read -r verdict sp spread < <(python3 - "$out/v$n.json" <<'PY' 2>/dev/null
+import json, sys
+try:
+    v = json.load(open(sys.argv[1]))
+except Exception:
+    print("\t\t"); sys.exit(0)
+w = ": ".join(str(x) for x in (v.get("verdict"), v.get("reason")) if x)[:160].replace("|", " ").replace("\n", " ")
+il = v.get("interleaved") or {}
+sp = "%s (%s / %s ms)" % (il.get("speedup"), il.get("baseline_ms"), il.get("candidate_ms")) if il else ""
+print("%s\t%s\t%s" % (w, sp, "%s..%s" % (il.get("p10"), il.get("p90")) if il else ""))
+PY
+)
     echo "| \`$v\` | ${regs:--} | ${smem:--} | ${verdict:-exit $rc} | ${sp:--} | ${spread:--} |"
 done | tee "$out/table.md"
 echo "texts, ptxas lines, logs: $out" >&2
