@@ -467,12 +467,23 @@ static bool has_barrier(const rw_toks *ts, size_t a, size_t b)
  * among equal values depends on the order of the combination: the halving tree over B
  * slots combines, first, slots B/2 apart, so the slots reduced together before the last
  * five levels are a, a + W, a + 2W, ... (W = B/32), not the 32 slots of a warp. The
- * rewrite keeps that order exactly: warp a takes slots a + W*m (lane m) through a padded
- * shared transpose, its shuffles (offsets 16 .. 1) are the tree's levels 16W .. W, and the
+ * rewrite keeps that order exactly: warp a takes slots a + W*m (lane m) through a shared
+ * transpose, its shuffles (offsets 16 .. 1) are the tree's levels 16W .. W, and the
  * first warp's shuffles over the W warp results are the levels W/2 .. 1. Every combine
  * gets the same two operands in the same roles (the lower slot's pair first) as in the
  * tree, so V[0] and I[0] are the tree's for every input: ties, NaNs and signed zeros
- * included, whatever the tie rule. */
+ * included, whatever the tie rule.
+ *
+ * The transpose is made in V and I themselves (after the tree only V[0] and I[0] are read:
+ * find_pair checks it): each thread reads its own slot, a barrier, then stores it at slot
+ * s ^ (s >> 5), where warp a's lane m reads slot a + W*m back. The xor only changes bits
+ * below log2(W) (s >> 5 < W), so it is a permutation of [0, B); a warp of writers (s = 32q
+ * + l) hits banks l ^ q and a warp of readers banks ((W*m) % 32) | (a ^ (W*m >> 5)), both
+ * 32 distinct banks. A padded copy ([32][33] of each array: 8.4 KB for float + int) cost one
+ * barrier less but moved the wild FPS to the next shared-memory carveout (16.9 KB a block,
+ * two blocks of 1024 threads resident by registers: 64 KB instead of 32 KB of the SM's
+ * 256 KB, so L1 192 KB, less than its 196 KB of points): measured 0.84x in sessions 22 and
+ * 26 where the key form, 256 B more, measured 1.01x. */
 
 static const char tpl_pair[] =
     "{\n"
@@ -482,18 +493,19 @@ static const char tpl_pair[] =
     "        // $I[0] hold what the tree left there.\n"
     "        const unsigned int hk_tid = threadIdx.x, hk_nthreads = blockDim.x;\n"
     PT_WARP
-    "        __shared__ $TV hk_tv[32 * 33];\n"
-    "        __shared__ $TI hk_ti[32 * 33];\n"
     "        __shared__ $TV hk_wv[32];\n"
     "        __shared__ $TI hk_wi[32];\n"
-    "        {\n"
-    "            const unsigned int hk_at = (hk_tid / hk_nwarps) * 33u + hk_tid % hk_nwarps;\n"
-    "            hk_tv[hk_at] = $V[hk_tid];\n"
-    "            hk_ti[hk_at] = $I[hk_tid];\n"
+    "        {   // the transpose in $V/$I themselves: slot s moves to s ^ (s >> 5)\n"
+    "            const $TV hk_mv = $V[hk_tid];\n"
+    "            const $TI hk_mi = $I[hk_tid];\n"
+    "            __syncthreads();   // every slot read before any is overwritten\n"
+    "            $V[hk_tid ^ (hk_tid >> 5)] = hk_mv;\n"
+    "            $I[hk_tid ^ (hk_tid >> 5)] = hk_mi;\n"
     "        }\n"
     "        __syncthreads();\n"
-    "        $TV hk_v = hk_tv[hk_lane * 33u + hk_warp];\n"
-    "        $TI hk_i = hk_ti[hk_lane * 33u + hk_warp];\n"
+    "        const unsigned int hk_at = hk_warp + hk_nwarps * hk_lane;   // the tree's order\n"
+    "        $TV hk_v = $V[hk_at ^ (hk_at >> 5)];\n"
+    "        $TI hk_i = $I[hk_at ^ (hk_at >> 5)];\n"
     "        for (unsigned int hk_off = 16; hk_off > 0; hk_off >>= 1) {\n"
     "            const $TV hk_ov = __shfl_down_sync(hk_mask, hk_v, hk_off);\n"
     "            const $TI hk_oi = __shfl_down_sync(hk_mask, hk_i, hk_off);\n"
@@ -1277,11 +1289,12 @@ static int rw_block_pair(const char *text, size_t len, const an_model *m, const 
     }
     char *desc = hk_asprintf("kernel %s: shared-memory %s tree of (%s, %s) (%s, %s; loop at line %u) -> warp "
                              "shuffles in the tree's own order of combination (warp a takes slots a, a + W, "
-                             "a + 2W, ...), 3 barriers instead of one per level; %s[0] and %s[0] hold what the "
+                             "a + 2W, ...: transposed in %s and %s themselves, 2 x 32 shared slots added), 4 barriers "
+                             "instead of one per level; %s[0] and %s[0] hold what the "
                              "tree left there for every input (equal values: the %s slot's index, as in the "
                              "tree), the code before and after the tree is unchanged; assumes a power-of-two 1-D "
                              "block of at most 1024 threads%s",
-                             f->name, what, p.v, p.i, tv, ti, p.loop->line, p.v, p.i,
+                             f->name, what, p.v, p.i, tv, ti, p.loop->line, p.v, p.i, p.v, p.i,
                              p.ties_upper ? "upper" : "lower",
                              p.size != UINT32_MAX ? " equal to the tree's named size" : "");
     if (!desc) {

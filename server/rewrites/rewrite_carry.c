@@ -11,7 +11,9 @@
  * bounded -- N <= CAP * S -- the elements can stay in a register array of CAP entries for
  * the whole of L: loaded once before it, written back once after it (only if the loop
  * writes A), and the inner loop becomes `for (c = 0; c < CAP; c++) { T k = E + c * S;
- * if (!(k < N)) break; body }`, fully unrolled, with A[k] read as hk_carry_A[c].
+ * if (!(k < N)) break; body }`, fully unrolled, with A[k] read as hk_carry_A[c]; a thread
+ * whose CAP trips are all in range (E + (CAP - 1) * S < N) takes a copy without the check,
+ * one straight run whose loads can be issued together.
  *
  * Why it is the same: with E = threadIdx.x < blockDim.x <= S and a 1-D block, the k of
  * distinct (thread, c) differ, so no thread touches another's elements (A is __restrict__:
@@ -227,6 +229,31 @@ static void find_arrays(cr_shape *s)
     }
 }
 
+/* Does [a, b) name a warp or block collective (a barrier, a shuffle, a vote, a match, a
+ * warp reduction, cooperative groups)? Threads that take different copies of the code
+ * could not meet in it. */
+static bool collective(const rw_toks *ts, size_t a, size_t b)
+{
+    static const char *const prefix[] = {"__shfl", "__ballot", "__any", "__all", "__activemask", "__match",
+                                         "__reduce", "__barrier", "cooperative_groups", "tiled_partition",
+                                         "this_thread_block", "coalesced_threads", "cg"};
+    for (size_t k = a; k < b; k++) {
+        if (ts->t[k].kind != T_IDENT)
+            continue;
+        size_t n = ts->t[k].end - ts->t[k].start;
+        const char *w = ts->text + ts->t[k].start;
+        for (size_t i = 0; i + 4 <= n; i++)
+            if (!memcmp(w + i, "sync", 4))
+                return true;
+        for (size_t p = 0; p < HK_ARRAY_LEN(prefix); p++) {
+            size_t pl = strlen(prefix[p]);
+            if (n >= pl && !memcmp(w, prefix[p], pl) && (strcmp(prefix[p], "cg") || n == 2))
+                return true;
+        }
+    }
+    return false;
+}
+
 /* Text of tokens [a, b) as written (original spacing). */
 static char *span_text(const rw_toks *ts, size_t a, size_t b)
 {
@@ -327,13 +354,9 @@ static int register_carry(const rw_context *c, int cap, rw_result *out)
         rc = hk_buf_appends(&l, "        ");
     if (!rc)
         rc = hk_buf_append(&l, c->text + at, ts.t[s.fo].start - at);
-    if (!rc)
-        rc = hk_buf_printf(&l, "\n#pragma unroll\n        for (int hk_c = 0; hk_c < %d; hk_c++) {\n"
-                               "            %s %s = (%s) + hk_c * (%s);\n"
-                               "            if (!(%s < %s))\n"
-                               "                break;\n"
-                               "            ",
-                           cap, KT, K, E, S, K, N);
+    /* the inner loop's body with A[k] replaced */
+    struct hk_buf bd;
+    hk_buf_init(&bd, RW_TEXT_MAX);
     at = ts.t[s.fo_body_a].start;
     for (size_t j = s.fo_body_a; j < s.fo_end && !rc; j++) {
         size_t p;
@@ -342,16 +365,42 @@ static int register_carry(const rw_context *c, int cap, rw_result *out)
             carried = is_param(f, &ts, j, &p) && p == s.arr[a] && rwl_is_use(&ts, j);
         if (!carried)
             continue;
-        rc = hk_buf_append(&l, c->text + at, ts.t[j].start - at);
+        rc = hk_buf_append(&bd, c->text + at, ts.t[j].start - at);
         if (!rc)
-            rc = hk_buf_printf(&l, "hk_carry_%s[hk_c]", f->params[p].name);
+            rc = hk_buf_printf(&bd, "hk_carry_%s[hk_c]", f->params[p].name);
         at = ts.t[j + 3].end;
         j += 3;
     }
     if (!rc)
-        rc = hk_buf_append(&l, c->text + at, ts.t[s.fo_end - 1].end - at);
+        rc = hk_buf_append(&bd, c->text + at, ts.t[s.fo_end - 1].end - at);
+    /* A thread whose cap trips are all in range takes them with no check between them:
+     * with the check (a branch a trip, the loop left at the first k >= N) each trip's loads
+     * wait for the previous trip's work to issue, one trip in flight a warp; without it the
+     * unrolled trips are one straight run whose loads the compiler can issue together. The
+     * same trips in the same order (k rises with c), so exact. The branch differs between
+     * threads: not taken when the body holds a warp or block collective. */
+    bool split = !rc && !collective(&ts, s.fo_body_a, s.fo_end);
+    if (!rc && split)
+        rc = hk_buf_printf(&l, "\n        if ((long long)(%s) + %dLL * (long long)(%s) < (long long)(%s)) {\n"
+                               "            // all %d trips of this thread in range: no check between them\n"
+                               "#pragma unroll\n        for (int hk_c = 0; hk_c < %d; hk_c++) {\n"
+                               "            %s %s = (%s) + hk_c * (%s);\n"
+                               "            ",
+                           E, cap - 1, S, N, cap, cap, KT, K, E, S);
+    if (!rc && split && !(rc = hk_buf_append(&l, bd.data, bd.len)))
+        rc = hk_buf_appends(&l, "\n        }\n        } else {");
     if (!rc)
-        rc = hk_buf_appends(&l, "\n        }");
+        rc = hk_buf_printf(&l, "\n#pragma unroll\n        for (int hk_c = 0; hk_c < %d; hk_c++) {\n"
+                               "            %s %s = (%s) + hk_c * (%s);\n"
+                               "            if (!(%s < %s))\n"
+                               "                break;\n"
+                               "            ",
+                           cap, KT, K, E, S, K, N);
+    if (!rc)
+        rc = hk_buf_append(&l, bd.data, bd.len);
+    hk_buf_free(&bd);
+    if (!rc)
+        rc = hk_buf_appends(&l, split ? "\n        }\n        }" : "\n        }");
     at = ts.t[s.fo_end - 1].end;
     if (!rc)
         rc = hk_buf_append(&l, c->text + at, ts.t[s.lo_end - 1].end - at);

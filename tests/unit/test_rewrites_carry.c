@@ -4,8 +4,9 @@
  * and a `continue`, against their rewrites in the block emulator (emu_block.h, one batched
  * program): the picks and the distances left in memory bit for bit, under three thread
  * orders, at sizes where the thread's share fits the registers (n up to cap * stride, a
- * block smaller than the stride) and where it does not (the original loop runs). A rewrite
- * without its write-back must differ. Refusals name the construct and line. Where
+ * block smaller than the stride; all of a thread's trips in range or not) and where it does
+ * not (the original loop runs). A rewrite without its write-back must differ, and so must
+ * one whose unchecked copy stops a trip short. Refusals name the construct and line. Where
  * bench/wild/src is extracted, mmcv's furthest point sampling, rewritten, compiles with
  * nvcc -arch=sm_90 with no stack frame (the carried array is in registers) and at most 64
  * registers a thread (its 1024-thread launch fits an SM), and runs bit for bit in the
@@ -117,9 +118,11 @@ static const char pick[] =
 
 /* 2 blocks of n points; far starts high (1e9 + ...), picks 9. Points on a coarse grid so
  * that distances tie (the tree's order must decide the same way). The 64-thread block at
- * n <= 1024 carries (cap 16), 1500 does not; a 32-thread block under BS 64 carries too. */
+ * n <= 1024 carries (cap 16), 1500 does not; a 32-thread block under BS 64 carries too. At
+ * 1024 every thread has all 16 trips in range (the unchecked copy), at 1000 threads 0..39
+ * do and the others take the checked one, at 300 none. */
 static const char pick_drv[] =
-    "for (int n : {1, 37, 64, 300, 1024, 1500}) {\n"
+    "for (int n : {1, 37, 64, 300, 1000, 1024, 1500}) {\n"
     "    const int picks = 9;\n"
     "    emu::buf<float> pts(2 * n * 3);\n"
     "    pts.fill_mod(n, 7);\n"
@@ -147,7 +150,7 @@ static const char relax[] =
     "}\n";
 
 static const char relax_drv[] =
-    "for (int n : {5, 100, 512, 513}) {\n"
+    "for (int n : {5, 100, 500, 512, 513}) {\n"
     "    const int iters = 4;\n"
     "    emu::buf<float> w(n);\n"
     "    w.fill(n);\n"
@@ -165,6 +168,10 @@ static void emulated_runs(void **state)
     /* without the write-back the distances left in memory differ */
     char *broken = emu_replaced(c1, "far[(t) + hk_c * (step)] = hk_carry_far[hk_c];", ";");
     emu_batch_add_pair(&batch, "pick_no_writeback", pick, broken, helpers, pick_drv, EMU_DIFFERS);
+    /* the unchecked copy one trip short: it must be the one that runs (n = 1024, 1000) */
+    char *early = emu_replaced(c1, "no check between them\n#pragma unroll\n        for (int hk_c = 0; hk_c < 16;",
+                               "no check between them\n#pragma unroll\n        for (int hk_c = 0; hk_c < 15;");
+    emu_batch_add_pair(&batch, "pick_unchecked_short", pick, early, helpers, pick_drv, EMU_DIFFERS);
     char *c2 = emu_rewrite(relax, "relax", "register_carry", (const int[RW_MAX_PARAMS]){16});
     emu_batch_add_pair(&batch, "relax", relax, c2, helpers, relax_drv, EMU_OK);
     /* stacked on block_reduce's key form (the search's "A+B"): the picks and distances still
@@ -175,6 +182,11 @@ static void emulated_runs(void **state)
     char *c5 = emu_rewrite(k1, "fps_pick", "register_carry", NULL);
     assert_non_null(strstr(c5, "hk rewrite: block_reduce (key form)"));
     emu_batch_add_pair(&batch, "pick_key_carry", pick, c5, helpers, pick_drv, EMU_OK);
+    /* and on its exact form (the transpose made in the tree's own arrays) */
+    char *k0 = emu_rewrite(pick, "fps_pick", "block_reduce", (const int[RW_MAX_PARAMS]){0});
+    char *c6 = emu_rewrite(k0, "fps_pick", "register_carry", NULL);
+    assert_non_null(strstr(c6, "= hk_mv;"));
+    emu_batch_add_pair(&batch, "pick_exact_carry", pick, c6, helpers, pick_drv, EMU_OK);
     char *c3 = emu_rewrite(relax, "relax", "register_carry", (const int[RW_MAX_PARAMS]){8});
     emu_batch_add_pair(&batch, "relax_cap8", relax, c3, helpers, relax_drv, EMU_OK);
     fixture fx;
@@ -200,12 +212,15 @@ static void emulated_runs(void **state)
     emu_batch_run(&batch);
     free(c1);
     free(broken);
+    free(early);
     free(c2);
     free(c3);
     free(c4);
     free(src4);
     free(k1);
     free(c5);
+    free(k0);
+    free(c6);
 }
 
 static void emitted_text(void **state)
@@ -237,7 +252,16 @@ static void emitted_text(void **state)
     assert_non_null(strstr(t, "float hk_carry_w[16];"));
     assert_null(strstr(t, "w[(threadIdx.x) + hk_c * (blockDim.x)] = hk_carry_w[hk_c];"));
     assert_non_null(strstr(t, "acc[(threadIdx.x) + hk_c * (blockDim.x)] = hk_carry_acc[hk_c];"));
+    /* a thread with all its trips in range takes them with no check between them */
+    assert_non_null(strstr(t, "if ((long long)(threadIdx.x) + 15LL * (long long)(blockDim.x) < (long long)(n)) {"));
     free(t);
+    /* not when the body holds a warp collective: the lanes of a warp could take different copies */
+    char *shfl = emu_replaced(relax, "s += acc[i];", "s += __shfl_xor_sync(0xffffffffu, acc[i], 1);");
+    t = emu_rewrite(shfl, "relax", "register_carry", NULL);
+    assert_non_null(strstr(t, "float hk_carry_acc[16];"));
+    assert_null(strstr(t, "15LL"));
+    free(t);
+    free(shfl);
 }
 
 static const char refused[] =
@@ -342,7 +366,8 @@ static void fps_fits(const char *text, const char *tag)
 
 /* The wild kernel, rewritten under its spec: __launch_bounds__(1024), the most any launch has,
  * alone and on block_reduce's key form (75 registers without the bound: no 1024-thread
- * launch), each compiling for sm_90 with no stack frame and at most 64 registers. */
+ * launch) and exact form (64), each compiling for sm_90 with no stack frame and at most 64
+ * registers. */
 static void wild_fps(void **state)
 {
     (void)state;
@@ -373,15 +398,30 @@ static void wild_fps(void **state)
     assert_int_equal(rw_apply_named("register_carry", &c2, NULL, &st, NULL), HK_OK);
     assert_true(st.applicable);
     assert_non_null(strstr(st.text, "hk rewrite: block_reduce (key form)"));
+    /* stacked on the exact form */
+    rw_result k0, se;
+    assert_int_equal(rw_apply_named("block_reduce", &ctx, (const int[RW_MAX_PARAMS]){0}, &k0, NULL), HK_OK);
+    assert_true(k0.applicable);
+    fixture f3;
+    load_text(k0.text, &f3);
+    rw_context c3 = {.text = f3.text, .len = f3.len, .m = f3.m,
+                     .kernel = kernel(&f3, "furthest_point_sampling_forward_cuda_kernel"), .spec = sp};
+    assert_int_equal(rw_apply_named("register_carry", &c3, NULL, &se, NULL), HK_OK);
+    assert_true(se.applicable);
+    assert_non_null(strstr(se.text, "= hk_mv;"));
     if (access(NVCC, X_OK) == 0) {
         fps_fits(r.text, "fps_carry");
         fps_fits(st.text, "fps_key_carry");
+        fps_fits(se.text, "fps_exact_carry");
     } else
         print_message("note: no nvcc at %s, compile checks skipped\n", NVCC);
     rw_result_free(&r);
     rw_result_free(&k1);
     rw_result_free(&st);
+    rw_result_free(&k0);
+    rw_result_free(&se);
     unload(&f2);
+    unload(&f3);
     spec_free(sp);
     spec_diags_free(&d);
     unload(&fx);
