@@ -9,7 +9,8 @@
  * the block reads: the instruction with its rounding modifiers, then its operands, each a
  * float instruction of the block (recursively), `L` for a global load, `M` another load,
  * an immediate as written, `R` anything else (a register from another block, a select, a
- * conversion). `mov` between registers is followed. Operands of a commutative operation
+ * conversion). `mov` between registers is followed; add.rn, sub.rn and mul.rn read as add,
+ * sub and mul (the same rounding: .rn only keeps them out of a contraction). Operands of a commutative operation
  * (add, mul, min, max, the two factors of an fma) are sorted, since a*b and b*a round
  * alike. A rewrite that changes no float computation has no chain the original lacks
  * (ptx_chains_extra); the fma that fuses another product of a sum is a different chain. */
@@ -134,6 +135,10 @@ static inline int pxc_parse(const char *ptx, const char *entry, pxc_kernel *k)
         in->block = block;
         size_t ol = strcspn(s, " \t;");
         snprintf(in->op, sizeof in->op, "%.*s", (int)ol, s);
+        /* add.rn / sub.rn / mul.rn round as add / sub / mul: .rn only forbids contracting them */
+        if ((!strncmp(in->op, "add.rn.", 7) || !strncmp(in->op, "sub.rn.", 7) || !strncmp(in->op, "mul.rn.", 7)) &&
+            (!strcmp(in->op + 7, "f32") || !strcmp(in->op + 7, "f64")))
+            memmove(in->op + 3, in->op + 6, strlen(in->op + 6) + 1);
         in->arith = pxc_is_arith(in->op);
         if (!strncmp(in->op, "bra", 3) || !strncmp(in->op, "ret", 3) || !strncmp(in->op, "exit", 4))
             ended = true;
