@@ -28,9 +28,13 @@
  * loop, with c = c0 + k; a load of the accumulation whose subscript does not depend on c
  * reads a buffer the kernel never writes, so one load gives every k the value its own
  * would. Each accumulator gets `acc[k] += e` with e the same expression on the same
- * operands in the same order (fma contraction alike), and is stored once to P[index], a
- * buffer the kernel never reads: every output has the bits of the original. Outputs are
- * written once each from read-only memory, so the order of chunks over threads is free. */
+ * operands in the same order, and is stored once to P[index], a buffer the kernel never
+ * reads: every output has the bits of the original as C++ defines them. Outputs are
+ * written once each from read-only memory, so the order of chunks over threads is free.
+ * nvcc's fma contraction is not part of that argument: it fuses `a * b + c` by heuristics
+ * that read the surrounding code, so the same expression may round otherwise in the chunk
+ * (session 28: selections by float comparisons, below lockstep_pass; test_rewrites_chunks_ptx
+ * compares the float op chains nvcc makes of both). */
 #include "rewrites/registry.h"
 #include "rewrites/rewrite_lex.h"
 #include "rewrites/rewrite_period.h"
@@ -826,7 +830,8 @@ static int emit_chunks(cc_scan *s, int CK, struct hk_buf *o)
  * a read buffer); it writes only such locals. So at every point each element's once-run values
  * are what its own run would hold, and its per-element statements run in its own order on its
  * own array slots: each element performs the same operations on the same operands in the same
- * order as in the original. The stores of one element go to its own index, written once, read
+ * order as in the original (as C++ defines them; where nvcc's contraction may differ, see the
+ * selections by float comparisons before ls_shares). The stores of one element go to its own index, written once, read
  * by no thread, so their order across elements is free. An inlined call computes what the
  * call does: arguments copied into parameters of their declared types (by value; reference
  * parameters are refused), the result converted to the return type.
