@@ -831,8 +831,8 @@ static int emit_chunks(cc_scan *s, int CK, struct hk_buf *o)
  * are what its own run would hold, and its per-element statements run in its own order on its
  * own array slots: each element performs the same operations on the same operands in the same
  * order as in the original (as C++ defines them; where nvcc's contraction may differ, see the
- * selections by float comparisons before ls_shares). The stores of one element go to its own index, written once, read
- * by no thread, so their order across elements is free. An inlined call computes what the
+ * selections by float comparisons before ls_shares). The stores of one element go to its own
+ * index, written once, read by no thread, so their order across elements is free. An inlined call computes what the
  * call does: arguments copied into parameters of their declared types (by value; reference
  * parameters are refused), the result converted to the return type.
  *
@@ -1595,12 +1595,8 @@ static bool ls_out_body(const cc_scan *s, const an_function *g)
     return ok;
 }
 
-/* A call at token q of the kernel's stream to a function of the file (every definition of it)
- * that takes its pointers as pointers to const and everything else by value, and writes only
- * its locals and by-value parameters (ls_out_body's other rules): a function of its arguments
- * and of memory the element only reads. The lockstep form keeps such a call as a call when the
- * element selects by comparing computed floats (lockstep_pass): inlined, the call's float
- * arithmetic would be compiled in the chunk's code, where nvcc may contract it otherwise. */
+/* Whether g (a definition in text) takes its pointers as pointers to const and everything else
+ * by value, and writes only its locals and by-value parameters (ls_out_body's other rules). */
 static bool ls_reader_body(const an_function *g, const char *text)
 {
     if (g->body_span.end_byte <= g->body_span.start_byte)
@@ -1646,6 +1642,11 @@ static bool ls_reader_body(const an_function *g, const char *text)
     return ok;
 }
 
+/* A call at token q of the kernel's stream to a function of the file every definition of
+ * which ls_reader_body holds: a function of its arguments and of memory the element only
+ * reads. The lockstep form keeps such a call as a call when the element selects by comparing
+ * computed floats (lockstep_pass): inlined, the call's float arithmetic would be compiled in
+ * the chunk's code, where nvcc may contract it otherwise. */
 static bool ls_reader(const cc_scan *s, const rw_toks *ts, size_t q)
 {
     const an_function *g = rwl_callee(s->m, s->f, ts, q);
@@ -2595,9 +2596,10 @@ static int ls_loads_dep(ls_state *L, int first, int count, bool perk)
             int st = d->kind == LS_DECL ? d->ist : d->st;
             size_t a = d->kind == LS_FOR ? d->fi[0] : d->a, b = d->kind == LS_FOR ? d->fi[5] : d->b;
             for (size_t k = a; k < b; k++) {
-                n += rwl_tok_is(L->st[st].ts, k, "[");
-                if (L->keep_calls && st == 0 && rwl_tok_is(L->st[st].ts, k + 1, "(") && ls_reader(L->s, L->st[st].ts, k))
-                    n += ls_reader_loads(L->s, L->st[st].ts, k);
+                const rw_toks *ts = L->st[st].ts;
+                n += rwl_tok_is(ts, k, "[");
+                if (L->keep_calls && st == 0 && rwl_tok_is(ts, k + 1, "(") && ls_reader(L->s, ts, k))
+                    n += ls_reader_loads(L->s, ts, k); /* a kept call's gathers */
             }
         }
         if (d->k1 >= 0)

@@ -3,17 +3,19 @@
  *
  * nvcc contracts `a * b + c` into one fma by heuristics of its own (which product of a sum
  * of products it fuses depends on the surrounding code): two sources that are the same
- * expression in C++ may round differently. Contraction happens inside a basic block, so a
- * chain here is a tree of the float instructions of one block (add, sub, mul, fma, div,
- * neg, abs, min, max, sqrt, rcp; .f32 and .f64) whose result no later float instruction of
- * the block reads: the instruction with its rounding modifiers, then its operands, each a
- * float instruction of the block (recursively), `L` for a global load, `M` another load,
- * an immediate as written, `R` anything else (a register from another block, a select, a
- * conversion). `mov` between registers is followed; add.rn, sub.rn and mul.rn read as add,
- * sub and mul (the same rounding: .rn only keeps them out of a contraction). Operands of a commutative operation
- * (add, mul, min, max, the two factors of an fma) are sorted, since a*b and b*a round
- * alike. A rewrite that changes no float computation has no chain the original lacks
- * (ptx_chains_extra); the fma that fuses another product of a sum is a different chain. */
+ * expression in C++ may round differently. A chain is a tree of float instructions (add,
+ * sub, mul, fma, div, neg, abs, min, max, sqrt, rcp; .f32 and .f64) whose result no float
+ * instruction reads: the instruction with its modifiers, then its operands, each the float
+ * instruction that defined it (the register's only definition in the kernel, nvcc's PTX
+ * being in SSA form but for loop-carried registers, which are followed only within their
+ * block), `L` for a global load, `M` another load, an immediate as written, `R` anything
+ * else (a loop-carried value, a select, a conversion), `T` an operand whose tree is longer
+ * than PXC_TEXT. `mov` between registers is followed; add.rn, sub.rn and mul.rn read as add,
+ * sub and mul (the same rounding: .rn only keeps them out of a contraction). Operands of a
+ * commutative operation (add, mul, min, max, the two factors of an fma) are sorted, since
+ * a*b and b*a round alike. A rewrite that changes no float computation has no chain the
+ * original lacks (ptx_chains_extra); the fma that fuses another product of a sum is another
+ * chain. The rewrite may have fewer distinct chains (code the original duplicates). */
 #ifndef HK_TESTS_PTX_CHAINS_H
 #define HK_TESTS_PTX_CHAINS_H
 
@@ -25,6 +27,7 @@
 #define PXC_LINES 40000
 #define PXC_OPS 6
 #define PXC_DEPTH 24
+#define PXC_TEXT 4096 /* the longest operand kept whole */
 
 typedef struct {
     char op[48];            /* the opcode with its modifiers */
@@ -208,6 +211,12 @@ static inline char *pxc_tree(const pxc_kernel *k, size_t i, int depth)
             leaf = "L";
         else if (d >= 0 && !strncmp(k->in[d].op, "ld.", 3))
             leaf = "M";
+        if (kid[o] && strlen(kid[o]) > PXC_TEXT) {
+            /* a value read many times over (a product of products): its tree cut, as `T` */
+            free(kid[o]);
+            kid[o] = NULL;
+            leaf = "T";
+        }
         if (!kid[o])
             kid[o] = strdup(leaf);
         if (!kid[o])
