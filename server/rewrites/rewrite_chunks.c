@@ -28,9 +28,13 @@
  * loop, with c = c0 + k; a load of the accumulation whose subscript does not depend on c
  * reads a buffer the kernel never writes, so one load gives every k the value its own
  * would. Each accumulator gets `acc[k] += e` with e the same expression on the same
- * operands in the same order (fma contraction alike), and is stored once to P[index], a
- * buffer the kernel never reads: every output has the bits of the original. Outputs are
- * written once each from read-only memory, so the order of chunks over threads is free. */
+ * operands in the same order, and is stored once to P[index], a buffer the kernel never
+ * reads: every output has the bits of the original as C++ defines them. Outputs are
+ * written once each from read-only memory, so the order of chunks over threads is free.
+ * nvcc's fma contraction is not part of that argument: it fuses `a * b + c` by heuristics
+ * that read the surrounding code, so the same expression may round otherwise in the chunk
+ * (session 28: selections by float comparisons, below lockstep_pass; test_rewrites_chunks_ptx
+ * compares the float op chains nvcc makes of both). */
 #include "rewrites/registry.h"
 #include "rewrites/rewrite_lex.h"
 #include "rewrites/rewrite_period.h"
@@ -826,8 +830,9 @@ static int emit_chunks(cc_scan *s, int CK, struct hk_buf *o)
  * a read buffer); it writes only such locals. So at every point each element's once-run values
  * are what its own run would hold, and its per-element statements run in its own order on its
  * own array slots: each element performs the same operations on the same operands in the same
- * order as in the original. The stores of one element go to its own index, written once, read
- * by no thread, so their order across elements is free. An inlined call computes what the
+ * order as in the original (as C++ defines them; where nvcc's contraction may differ, see the
+ * selections by float comparisons before ls_shares). The stores of one element go to its own
+ * index, written once, read by no thread, so their order across elements is free. An inlined call computes what the
  * call does: arguments copied into parameters of their declared types (by value; reference
  * parameters are refused), the result converted to the return type.
  *
@@ -911,6 +916,7 @@ typedef struct {
     size_t n_scope;
     int perk, loops_in_perk, CK;
     bool at0;                   /* emitting a guard at element 0 */
+    bool keep_calls;            /* calls to reader functions kept as calls, not inlined (ls_reader) */
     size_t sptr_tok[8];         /* the `P` of each store pointer's declaration */
     size_t n_sptr;
 } ls_state;
@@ -1081,6 +1087,7 @@ static bool ls_cast_word(const rw_toks *ts, size_t q)
 /* What an expression [a, b) of st may hold (writes only where `writes`: to locals, at the top
  * of an expression statement). Records the kernel's pointer parameters it reads. */
 static bool ls_type_param(const ls_state *L, const rw_toks *ts, size_t k);
+static bool ls_reader(const cc_scan *s, const rw_toks *ts, size_t q);
 
 static bool ls_check(ls_state *L, int st, size_t a, size_t b, bool writes)
 {
@@ -1132,7 +1139,7 @@ static bool ls_check(ls_state *L, int st, size_t a, size_t b, bool writes)
             !rwp_is_type_word(ts, q) && !rwl_pure_call_name(ts, q) && !tparam && !ls_var_at(L, st, q)) {
             bool pure = false;
             if (st == 0)
-                pure = pure_callee(s, q);
+                pure = pure_callee(s, q) || (L->keep_calls && ls_reader(s, ts, q));
             if (!pure)
                 return LSREF(L, st, q, "call", "`%.*s(...)` is not a pure function of its arguments (a call to a "
                                              "function of the file is inlined only as `T v = f(...);`)", TOK(ts, q));
@@ -1287,7 +1294,7 @@ static int ls_inline(ls_state *L, int st, size_t a, size_t b, const char *target
     const rw_toks *ts = L->st[st].ts;
     if (b < a + 3 || ts->t[a].kind != T_IDENT || !rwl_tok_is(ts, a + 1, "(") || rwl_match_close(ts, a + 1) != b - 1)
         return 0;
-    if (st != 0 || rwl_pure_call_name(ts, a) || pure_callee(s, a))
+    if (st != 0 || rwl_pure_call_name(ts, a) || pure_callee(s, a) || (L->keep_calls && ls_reader(s, ts, a)))
         return 0;
     const an_function *g = rwl_callee(s->m, s->f, ts, a);
     if (!g)
@@ -1586,6 +1593,92 @@ static bool ls_out_body(const cc_scan *s, const an_function *g)
     }
     rwl_toks_free(&gt);
     return ok;
+}
+
+/* Whether g (a definition in text) takes its pointers as pointers to const and everything else
+ * by value, and writes only its locals and by-value parameters (ls_out_body's other rules). */
+static bool ls_reader_body(const an_function *g, const char *text)
+{
+    if (g->body_span.end_byte <= g->body_span.start_byte)
+        return false;
+    for (size_t i = 0; i < g->n_params; i++) {
+        const char *ty = g->params[i].type ? g->params[i].type : "";
+        if (strchr(ty, '&') || g->params[i].pointer_depth > 1 || (g->params[i].pointer_depth && !g->params[i].is_const))
+            return false;
+    }
+    rw_toks gt = {0};
+    if (rwl_lex(text, g->body_span.start_byte, g->body_span.end_byte, &gt) != HK_OK)
+        return false;
+    bool ok = gt.n >= 2;
+    for (size_t k = 1; ok && k + 1 < gt.n; k++) {
+        size_t l = gt.t[k].end - gt.t[k].start;
+        const char *c = gt.text + gt.t[k].start;
+        if (rwl_tok_is(&gt, k, "->") || rwl_tok_is(&gt, k, "asm") || rwl_tok_is(&gt, k, "static") ||
+            rwl_tok_is(&gt, k, "volatile") || rwl_tok_is(&gt, k, "__shared__") || rwl_tok_is(&gt, k, "threadIdx") ||
+            rwl_tok_is(&gt, k, "blockIdx") || rwl_tok_is(&gt, k, "blockDim") || rwl_tok_is(&gt, k, "gridDim") ||
+            rwl_tok_is(&gt, k, "goto") || (gt.t[k].kind == T_IDENT && l >= 6 && (!memcmp(c, "atomic", 6) ||
+                                                                          !memcmp(c, "__sync", 6) || !memcmp(c, "__shfl", 6))))
+            ok = false;
+        else if (rwl_tok_is(&gt, k, "&") && rwl_unary_position(&gt, k))
+            ok = false;
+        else if (gt.t[k].kind == T_IDENT && rwl_tok_is(&gt, k + 1, "(") && !rwl_pure_call_name(&gt, k) &&
+                 !rwl_is_type_word(&gt, k) && !rwp_is_type_word(&gt, k) && !rwl_tok_is(&gt, k, "return") &&
+                 !rwl_tok_is(&gt, k, "if") && !rwl_tok_is(&gt, k, "for") && !rwl_tok_is(&gt, k, "while"))
+            ok = false;
+        else if (rwl_tok_is_assign_op(&gt, k) || rwl_tok_is(&gt, k, "++") || rwl_tok_is(&gt, k, "--")) {
+            /* the target: a local of the body or a by-value parameter, never memory */
+            size_t t = rwl_tok_is_assign_op(&gt, k) || gt.t[k - 1].kind == T_IDENT ? k - 1 : k + 1;
+            if (gt.t[t].kind != T_IDENT || rwl_tok_is(&gt, t - 1, "*") || rwl_tok_is(&gt, t - 1, "."))
+                ok = false;
+            bool mine = false;
+            for (size_t i = 0; ok && i < g->n_params; i++)
+                mine |= rwl_tok_is_ident(&gt, t, g->params[i].name) && !g->params[i].pointer_depth;
+            for (size_t r = 1; ok && !mine && r + 1 < gt.n; r++)
+                mine = rwl_same_tok(&gt, r, t) && rwl_declared_here(&gt, r);
+            ok = ok && mine;
+        }
+    }
+    rwl_toks_free(&gt);
+    return ok;
+}
+
+/* A call at token q of the kernel's stream to a function of the file every definition of
+ * which ls_reader_body holds: a function of its arguments and of memory the element only
+ * reads. The lockstep form keeps such a call as a call when the element selects by comparing
+ * computed floats (lockstep_pass): inlined, the call's float arithmetic would be compiled in
+ * the chunk's code, where nvcc may contract it otherwise. */
+static bool ls_reader(const cc_scan *s, const rw_toks *ts, size_t q)
+{
+    const an_function *g = rwl_callee(s->m, s->f, ts, q);
+    if (!g || g == s->f)
+        return false;
+    /* every definition of the name (the file may hold several under #if branches) */
+    for (size_t fi = 0; fi < s->m->n_funcs; fi++) {
+        const an_function *h = &s->m->funcs[fi];
+        if (!strcmp(h->name, g->name) && (h == s->f || h->n_params != g->n_params || !ls_reader_body(h, s->text)))
+            return false;
+    }
+    return true;
+}
+
+/* The loads of a kept call (ls_reader) at token q: its body's subscripts, the most of its
+ * definitions' (what the compiler keeps in flight for each element, chunk_choice). */
+static int ls_reader_loads(const cc_scan *s, const rw_toks *ts, size_t q)
+{
+    const an_function *g = rwl_callee(s->m, s->f, ts, q);
+    int most = 0;
+    for (size_t fi = 0; g && fi < s->m->n_funcs; fi++) {
+        const an_function *h = &s->m->funcs[fi];
+        rw_toks gt = {0};
+        if (strcmp(h->name, g->name) || rwl_lex(s->text, h->body_span.start_byte, h->body_span.end_byte, &gt) != HK_OK)
+            continue;
+        int n = 0;
+        for (size_t k = 0; k < gt.n; k++)
+            n += rwl_tok_is(&gt, k, "[");
+        most = n > most ? n : most;
+        rwl_toks_free(&gt);
+    }
+    return most;
 }
 
 /* A call statement `f(args);` or `f<T>(args);` at [p, e) (`;` at e - 1) of the kernel's stream
@@ -2001,6 +2094,177 @@ static void ls_class(ls_state *L, int first, int count, bool ctl)
     }
 }
 
+/* Selections by float comparisons. nvcc contracts `a * b + c` into one fma by heuristics that
+ * read the code around the expression (which product of `w1 * v1 + w2 * v2` it fuses differs
+ * between mmcv's roi_align and its lockstep form: bench/results/2026-12-05-chunks-exact-cpu-s28.md),
+ * so the same expression may round otherwise in the chunk. A value off by an ulp passes any
+ * tolerance; what a comparison of such values selects does not (roi_align's argmax: the
+ * position of the largest sample, a different sample when two are an ulp apart). */
+
+/* Whether a declaration's type is a floating-point scalar: float, double, a half type, or a
+ * template type parameter of the kernel (which the launch may make one). */
+static bool ls_float_type(const ls_state *L, const char *type)
+{
+    if (!type || strchr(type, '*') || strchr(type, '['))
+        return false;
+    rw_toks tt = {0};
+    bool f = false;
+    if (rwl_lex(type, 0, (uint32_t)strlen(type), &tt) == HK_OK)
+        for (size_t q = 0; q < tt.n && !f; q++)
+            f = rwl_tok_is(&tt, q, "float") || rwl_tok_is(&tt, q, "double") || rwl_tok_is(&tt, q, "half") ||
+                rwl_tok_is(&tt, q, "__half") || rwl_tok_is(&tt, q, "__nv_bfloat16") || ls_type_param(L, &tt, q);
+    rwl_toks_free(&tt);
+    return f;
+}
+
+static bool ls_var_float(const ls_state *L, const ls_var *v)
+{
+    for (size_t i = 0; v && i < L->n_nd; i++)
+        if (L->nd[i].kind == LS_DECL && L->nd[i].name && !strcmp(L->nd[i].name, v->name))
+            return ls_float_type(L, L->nd[i].type);
+    return false;
+}
+
+/* The local a node assigns (a declaration's, `v = e`, `v op= e`), with its value's tokens. */
+static ls_var *ls_target(ls_state *L, const ls_node *d, int *st, size_t *a, size_t *b)
+{
+    const rw_toks *ts = L->st[d->st].ts;
+    if (d->kind == LS_DECL && d->b > d->a) {
+        *st = d->ist, *a = d->a, *b = d->b;
+        return ls_find(L, d->name);
+    }
+    if (d->kind == LS_ASSIGN) {
+        *st = d->ist, *a = d->a, *b = d->b;
+        return ls_find(L, d->name);
+    }
+    if (d->kind == LS_EXPR && !d->n_outs && d->b > d->a + 2 && rwl_tok_is_assign_op(ts, d->a + 1)) {
+        *st = d->st, *a = d->a + 1, *b = d->b; /* the operator too: `+=` is a sum */
+        return ls_var_at(L, d->st, d->a);
+    }
+    return NULL;
+}
+
+/* Whether tokens [a, b) of st hold a binary `op` (or `op=`). */
+static bool ls_has_binary(ls_state *L, int st, size_t a, size_t b, char op)
+{
+    const rw_toks *ts = L->st[st].ts;
+    char o1[2] = {op, 0}, o2[3] = {op, '=', 0};
+    for (size_t q = a; q < b; q++)
+        if ((rwl_tok_is(ts, q, o1) && !rwl_unary_position(ts, q)) || rwl_tok_is(ts, q, o2))
+            return true;
+    return false;
+}
+
+/* A local with a float product among its values (`w = hy * hx`): a sum that reads it may fuse it. */
+static bool ls_product_var(ls_state *L, const ls_var *v)
+{
+    for (size_t i = 0; v && i < L->n_nd; i++) {
+        int st;
+        size_t a, b;
+        if (ls_target(L, &L->nd[i], &st, &a, &b) == v && ls_has_binary(L, st, a, b, '*'))
+            return true;
+    }
+    return false;
+}
+
+/* Whether node d computes a float by a sum with a product in it or read from a local that
+ * holds one: what nvcc may contract either way. */
+static bool ls_contractible(ls_state *L, const ls_node *d)
+{
+    int st;
+    size_t a, b;
+    ls_var *t = ls_target(L, d, &st, &a, &b);
+    if (!t || !ls_var_float(L, t) || !(ls_has_binary(L, st, a, b, '+') || ls_has_binary(L, st, a, b, '-')))
+        return false;
+    if (ls_has_binary(L, st, a, b, '*'))
+        return true;
+    for (size_t q = a; q < b; q++) {
+        ls_var *v = ls_var_at(L, st, q);
+        if (v && v != t && ls_var_float(L, v) && ls_product_var(L, v))
+            return true;
+    }
+    return false;
+}
+
+/* Whether the list assigns a local its condition [ca, cb) of cst does not read. */
+static const char *ls_assigns_other(ls_state *L, int first, int count, int cst, size_t ca, size_t cb)
+{
+    for (int i = 0; i < count; i++) {
+        ls_node *d = &L->nd[L->kids[first + i]];
+        int st;
+        size_t a, b;
+        ls_var *t = d->kind == LS_DECL ? NULL : ls_target(L, d, &st, &a, &b);
+        if (t) {
+            bool read = false;
+            for (size_t q = ca; q < cb && !read; q++)
+                read = ls_var_at(L, cst, q) == t;
+            if (!read)
+                return t->name;
+        }
+        const char *r = NULL;
+        if (d->kind == LS_BLOCK || d->kind == LS_IF || d->kind == LS_FOR)
+            r = ls_assigns_other(L, d->k1, d->n1, cst, ca, cb);
+        if (!r && d->kind == LS_IF && d->k2 >= 0)
+            r = ls_assigns_other(L, d->k2, d->n2, cst, ca, cb);
+        if (r)
+            return r;
+    }
+    return NULL;
+}
+
+/* A per-element `if` that compares floats and assigns a local the comparison does not read (an
+ * argmax): the node, with that local in *what; -1 for none. */
+static int ls_selection(ls_state *L, int first, int count, const char **what)
+{
+    for (int i = 0; i < count; i++) {
+        int ni = L->kids[first + i];
+        ls_node *d = &L->nd[ni];
+        if (d->kind == LS_IF && d->dep) {
+            const rw_toks *ts = L->st[d->st].ts;
+            bool cmp = false, flt = false;
+            for (size_t q = d->a; q < d->b; q++) {
+                cmp |= rwl_tok_is(ts, q, "<") || rwl_tok_is(ts, q, ">") || rwl_tok_is(ts, q, "<=") ||
+                       rwl_tok_is(ts, q, ">=") || rwl_tok_is(ts, q, "==") || rwl_tok_is(ts, q, "!=");
+                flt |= ls_var_float(L, ls_var_at(L, d->st, q));
+            }
+            const char *o = cmp && flt ? ls_assigns_other(L, d->k1, d->n1, d->st, d->a, d->b) : NULL;
+            if (!o && cmp && flt && d->k2 >= 0)
+                o = ls_assigns_other(L, d->k2, d->n2, d->st, d->a, d->b);
+            if (o) {
+                *what = o;
+                return ni;
+            }
+        }
+        int r = -1;
+        if (d->kind == LS_BLOCK || d->kind == LS_IF || d->kind == LS_FOR)
+            r = ls_selection(L, d->k1, d->n1, what);
+        if (r < 0 && d->kind == LS_IF && d->k2 >= 0)
+            r = ls_selection(L, d->k2, d->n2, what);
+        if (r >= 0)
+            return r;
+    }
+    return -1;
+}
+
+/* A per-element node of the list that ls_contractible holds, or -1. */
+static int ls_contraction(ls_state *L, int first, int count)
+{
+    for (int i = 0; i < count; i++) {
+        int ni = L->kids[first + i];
+        ls_node *d = &L->nd[ni];
+        if (d->dep && d->kind != LS_BLOCK && ls_contractible(L, d))
+            return ni;
+        int r = -1;
+        if (d->kind == LS_BLOCK || d->kind == LS_IF || d->kind == LS_FOR)
+            r = ls_contraction(L, d->k1, d->n1);
+        if (r < 0 && d->kind == LS_IF && d->k2 >= 0)
+            r = ls_contraction(L, d->k2, d->n2);
+        if (r >= 0)
+            return r;
+    }
+    return -1;
+}
+
 /* Whether a once-run part of the list loads memory (what the chunk shares). */
 static bool ls_shares(ls_state *L, int first, int count)
 {
@@ -2331,8 +2595,12 @@ static int ls_loads_dep(ls_state *L, int first, int count, bool perk)
         if (pk) {
             int st = d->kind == LS_DECL ? d->ist : d->st;
             size_t a = d->kind == LS_FOR ? d->fi[0] : d->a, b = d->kind == LS_FOR ? d->fi[5] : d->b;
-            for (size_t k = a; k < b; k++)
-                n += rwl_tok_is(L->st[st].ts, k, "[");
+            for (size_t k = a; k < b; k++) {
+                const rw_toks *ts = L->st[st].ts;
+                n += rwl_tok_is(ts, k, "[");
+                if (L->keep_calls && st == 0 && rwl_tok_is(ts, k + 1, "(") && ls_reader(L->s, ts, k))
+                    n += ls_reader_loads(L->s, ts, k); /* a kept call's gathers */
+            }
         }
         if (d->k1 >= 0)
             n += ls_loads_dep(L, d->k1, d->n1, pk);
@@ -2500,9 +2768,10 @@ static int put_fallback(struct hk_buf *o, const cc_scan *s)
     return rc;
 }
 
-/* The lockstep chunk for coordinate s->cj: true with the emitted text in o, false with the
- * refusal in s->why. *err: an error other than a refusal. */
-static bool lockstep(cc_scan *s, int CK, struct hk_buf *o, int *err)
+/* One reading of the lockstep chunk (lockstep); keep: calls to reader functions kept as calls.
+ * *retry: the element selects by comparing floats and a call was inlined: read it again with
+ * keep. */
+static bool lockstep_pass(cc_scan *s, int CK, struct hk_buf *o, int *err, bool keep, bool *retry)
 {
     const rw_toks *ts = s->ts;
     *err = HK_OK;
@@ -2516,6 +2785,7 @@ static bool lockstep(cc_scan *s, int CK, struct hk_buf *o, int *err)
     bool ok = false;
     L->s = s;
     L->CK = CK;
+    L->keep_calls = keep;
     L->st[0].ts = ts;
     L->n_st = 1;
     for (size_t t = 0; t < s->n_co; t++) {
@@ -2550,6 +2820,25 @@ static bool lockstep(cc_scan *s, int CK, struct hk_buf *o, int *err)
             if (carried[v] && v >= s->n_co && L->var[v].name != cv->name)
                 s->state_regs += L->var[v].size;
         s->state_regs += ls_step_loads(L, first, count);
+    }
+    {
+        /* an argmax over floats: its compared values computed as the original computes them */
+        const char *what = NULL;
+        int sel = ls_selection(L, first, count, &what);
+        if (sel >= 0 && !keep && L->n_st > 1) {
+            *retry = true;
+            goto done;
+        }
+        int con = sel >= 0 ? ls_contraction(L, first, count) : -1;
+        if (con >= 0) {
+            const ls_node *c = &L->nd[con], *d = &L->nd[sel];
+            int cst = c->kind == LS_DECL || c->kind == LS_ASSIGN ? c->ist : c->st;
+            LSREF(L, cst, c->a, "float selection",
+                  "the element selects `%s` by comparing floats (line %d) and computes a float per element by a "
+                  "product and a sum, which nvcc may contract otherwise in the chunk's code: an ulp would select "
+                  "another value", what, rwl_line_at(s->text, L->st[d->st].ts->t[d->a].start));
+            goto done;
+        }
     }
     if (!L->n_stored) {
         refuse(s, bb - 1, "store", "the element stores nothing at `P[%.*s]`", TOK(ts, s->lo.v));
@@ -2680,6 +2969,21 @@ done:
     for (size_t i = 1; i < L->n_st; i++)
         rwl_toks_free(&L->st[i].own);
     free(L);
+    return ok;
+}
+
+/* The lockstep chunk for coordinate s->cj: true with the emitted text in o, false with the
+ * refusal in s->why. *err: an error other than a refusal. An element that selects by comparing
+ * floats (ls_selection: roi_align's argmax) keeps its calls to functions of the file as calls
+ * (ls_reader), so that nvcc compiles their float arithmetic from their own body, per element,
+ * as in the original (inlined into the chunk it fused another product of roi_align's
+ * interpolation); a product and a sum of its own per element are refused (ls_contraction). */
+static bool lockstep(cc_scan *s, int CK, struct hk_buf *o, int *err)
+{
+    bool retry = false;
+    bool ok = lockstep_pass(s, CK, o, err, false, &retry);
+    if (!ok && retry && !*err)
+        ok = lockstep_pass(s, CK, o, err, true, &retry);
     return ok;
 }
 

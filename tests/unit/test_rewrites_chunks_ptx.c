@@ -1,0 +1,233 @@
+/* channel_chunks computes each element's floats as nvcc computes them in the original: the
+ * float op chains (ptx_chains.h) of the rewritten kernel's PTX (nvcc -arch=sm_90 -O3 -ptx)
+ * are all chains of the original's. On the H200 (session 28) the lockstep roi_align picked
+ * another sample as the argmax of one output in 25 M: with bilinear_interpolate inlined into
+ * the chunk, nvcc fused w1 * v1 into the fma and left w2 * v2 a product; in the original it
+ * does the reverse. A planted candidate with that contraction written out is rejected.
+ * The wild suite's channel_chunks kernels (bench/wild/src, when extracted): roi_align,
+ * carafe and deform_im2col have no chain the original lacks; bbox_overlaps has (nvcc fuses
+ * `b1_area + b2_area` in the original only: the ious differ by an ulp, a value no comparison
+ * selects), printed. An element that selects by comparing floats it computes per element
+ * with a product and a sum of its own is refused. */
+#include "analysis/analysis.h"
+#include "core/hk.h"
+#include "spec/spec.h"
+#include "rewrites/registry.h"
+#include "rewrites/rewrite.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "test_nvcc.h"
+#include "rw_fixture.h"
+#include "emu_block.h"
+#include "chunks_fixture.h"
+#include "ptx_chains.h"
+
+static int setup(void **state)
+{
+    (void)state;
+    return rwf_setup("rewrites-chunks-ptx");
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    return rwf_teardown();
+}
+
+/* text with `inst` appended (an explicit instantiation) compiled to PTX; the kernel's chains */
+static void chains_of(const char *text, const char *inst, const char *tag, const char *kname, pxc_kernel *k)
+{
+    char src[700], ptx[700], cmd[2000], out[8192];
+    snprintf(src, sizeof src, "%s/%s.cu", tmpdir, tag);
+    snprintf(ptx, sizeof ptx, "%s/%s.ptx", tmpdir, tag);
+    size_t n = strlen(text) + strlen(inst) + 2;
+    char *full = malloc(n);
+    assert_non_null(full);
+    snprintf(full, n, "%s\n%s", text, inst);
+    rwf_write_file(src, full);
+    free(full);
+    snprintf(cmd, sizeof cmd, "%s -arch=sm_90 -O3 -ptx -std=c++17 -o %s %s 2>&1", NVCC, ptx, src);
+    if (run_cmd(cmd, out, sizeof out) != 0)
+        fail_msg("%s: nvcc -ptx failed:\n%s", tag, out);
+    size_t len = 0;
+    char *p = rwf_read_file(ptx, &len);
+    assert_non_null(p);
+    if (ptx_chains(p, kname, k))
+        fail_msg("%s: no .entry %s in the PTX", tag, kname);
+    free(p);
+}
+
+/* The chains of cand's kernel that the original's lack (printed). */
+static size_t extra_chains(const char *orig, const char *cand, const char *inst, const char *tag, const char *kname)
+{
+    char t[200];
+    pxc_kernel a, b;
+    snprintf(t, sizeof t, "%s_orig", tag);
+    chains_of(orig, inst, t, kname, &a);
+    snprintf(t, sizeof t, "%s_cand", tag);
+    chains_of(cand, inst, t, kname, &b);
+    assert_true(a.n_chains > 0);
+    print_message("%s: %zu chains in the original, %zu in the rewrite\n", tag, a.n_chains, b.n_chains);
+    size_t n = ptx_chains_extra(&a, &b, stdout);
+    ptx_chains_free(&a);
+    ptx_chains_free(&b);
+    return n;
+}
+
+static const char roi_inst[] = "static auto hk_inst = &roi_align_forward_cuda_kernel<float>;\n";
+
+/* the contraction the H200 run's candidate had: w1 * v1 fused into the fma, w2 * v2 a product */
+static const char plant_from[] = "T val = (w1 * v1 + w2 * v2 + w3 * v3 + w4 * v4);";
+static const char plant_to[] = "T val = (__fmaf_rn(w1, v1, __fmul_rn(w2, v2)) + w3 * v3 + w4 * v4);";
+
+/* roi_align (the fixture) at C_K 4, 8 and 16: no chain the original lacks; the planted
+ * contraction has one. */
+static void roi_align_chains(void **state)
+{
+    (void)state;
+    if (access(NVCC, X_OK) != 0)
+        skip();
+    static const int cks[][RW_MAX_PARAMS] = {{8}, {4}, {16}};
+    for (size_t i = 0; i < HK_ARRAY_LEN(cks); i++) {
+        char *cand = emu_rewrite(roi_align, "roi_align_forward_cuda_kernel", "channel_chunks", cks[i]);
+        assert_non_null(strstr(cand, "= bilinear_interpolate ("));
+        char tag[64];
+        snprintf(tag, sizeof tag, "roi_align_ck%d", cks[i][0]);
+        size_t n = extra_chains(roi_align, cand, roi_inst, tag, "roi_align_forward_cuda_kernel");
+        if (n)
+            fail_msg("%s: %zu float chains the original does not compute", tag, n);
+        if (i == 0) {
+            char *bad = emu_replaced(cand, plant_from, plant_to);
+            assert_true(extra_chains(roi_align, bad, roi_inst, "roi_align_planted", "roi_align_forward_cuda_kernel") > 0);
+            free(bad);
+        }
+        free(cand);
+    }
+}
+
+/* The wild suite's channel_chunks kernels at chunk 0 on an H200 (what the search proposes). */
+static void wild_chains(void **state)
+{
+    (void)state;
+    if (access(NVCC, X_OK) != 0)
+        skip();
+    static const struct {
+        const char *id, *kernel;
+        bool exact;
+    } cases[] = {
+        {"mmcv_roi_align_fwd", "roi_align_forward_cuda_kernel", true},
+        {"mmcv_carafe_naive_fwd", "carafe_naive_forward_cuda_kernel", true},
+        {"mmcv_deform_im2col", "deformable_im2col_gpu_kernel", true},
+        {"mmcv_bbox_overlaps", "bbox_overlaps_cuda_kernel", false},
+    };
+    for (size_t i = 0; i < HK_ARRAY_LEN(cases); i++) {
+        fixture fx;
+        if (!rwf_load_wild(cases[i].id, &fx))
+            return;
+        char path[700];
+        snprintf(path, sizeof path, HK_TEST_DATA "/../../bench/wild/specs/%s.bench.json", cases[i].id);
+        spec *sp = NULL;
+        spec_diags dg = {0};
+        assert_int_equal(spec_load(path, &sp, &dg), HK_OK);
+        spec_diags_free(&dg);
+        rw_context ctx = {.text = fx.text, .len = fx.len, .m = fx.m, .kernel = kernel(&fx, cases[i].kernel),
+                          .spec = sp, .sm_count = 132, .warps_per_sm = 64};
+        rw_result r;
+        assert_int_equal(rw_apply_named("channel_chunks", &ctx, NULL, &r, NULL), HK_OK);
+        if (!r.applicable)
+            fail_msg("%s: %s", cases[i].id, r.description);
+        char inst[300];
+        snprintf(inst, sizeof inst, "static auto hk_inst = &%s<float>;\n", cases[i].kernel);
+        size_t n = extra_chains(fx.text, r.text, inst, cases[i].id, cases[i].kernel);
+        if (cases[i].exact && n)
+            fail_msg("%s: %zu float chains the original does not compute", cases[i].id, n);
+        if (!cases[i].exact)
+            print_message("%s: %zu chains differ (no float selection: an ulp in a value)\n", cases[i].id, n);
+        rw_result_free(&r);
+        spec_free(sp);
+        unload(&fx);
+    }
+}
+
+/* An argmax over floats computed per element by a product and a sum: refused with the
+ * reason; the same element without the argmax is taken. */
+static const char argmax_own[] =
+    "__global__ void pick(int total, const float *f, const float *wt, float *best, float *at, int w, int c)\n"
+    "{\n"
+    "    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < total; i += blockDim.x * gridDim.x) {\n"
+    "        int x = i % w;\n"
+    "        int ch = i / w % c;\n"
+    "        int b = i / w / c;\n"
+    "        float m = -1e30f, pos = -1.f;\n"
+    "        for (int k = 0; k < 4; k++) {\n"
+    "            float s = wt[b * 4 + k];\n"
+    "            float v = f[((b * c + ch) * 4 + k) * w + x] * s + s * 0.5f;\n"
+    "            if (v > m) {\n"
+    "                m = v;\n"
+    "                pos = k;\n"
+    "            }\n"
+    "        }\n"
+    "        best[i] = m;\n"
+    "        at[i] = pos;\n"
+    "    }\n"
+    "}\n";
+
+static const char max_own[] =
+    "__global__ void pick(int total, const float *f, const float *wt, float *best, int w, int c)\n"
+    "{\n"
+    "    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < total; i += blockDim.x * gridDim.x) {\n"
+    "        int x = i % w;\n"
+    "        int ch = i / w % c;\n"
+    "        int b = i / w / c;\n"
+    "        float m = -1e30f;\n"
+    "        for (int k = 0; k < 4; k++) {\n"
+    "            float s = wt[b * 4 + k];\n"
+    "            float v = f[((b * c + ch) * 4 + k) * w + x] * s + s * 0.5f;\n"
+    "            if (v > m) {\n"
+    "                m = v;\n"
+    "            }\n"
+    "        }\n"
+    "        best[i] = m;\n"
+    "    }\n"
+    "}\n";
+
+static void float_selection(void **state)
+{
+    (void)state;
+    fixture fx;
+    load_text(argmax_own, &fx);
+    rw_context ctx = {.text = fx.text, .len = fx.len, .m = fx.m, .kernel = kernel(&fx, "pick")};
+    rw_result r;
+    static const int ck[RW_MAX_PARAMS] = {8};
+    assert_int_equal(rw_apply_named("channel_chunks", &ctx, ck, &r, NULL), HK_OK);
+    assert_false(r.applicable);
+    if (!strstr(r.description, "selects `pos` by comparing floats"))
+        fail_msg("%s", r.description);
+    rw_result_free(&r);
+    unload(&fx);
+    load_text(max_own, &fx);
+    rw_context c2 = {.text = fx.text, .len = fx.len, .m = fx.m, .kernel = kernel(&fx, "pick")};
+    assert_int_equal(rw_apply_named("channel_chunks", &c2, ck, &r, NULL), HK_OK);
+    if (!r.applicable)
+        fail_msg("%s", r.description);
+    rw_result_free(&r);
+    unload(&fx);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(float_selection),
+        cmocka_unit_test(roi_align_chains),
+        cmocka_unit_test(wild_chains),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
