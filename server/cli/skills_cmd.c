@@ -23,8 +23,7 @@ enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2 };
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "%s", hk_tr(HK_MSG_CLI_SKILLS_USAGE));
+    fputs(hk_tr(HK_MSG_CLI_SKILLS_USAGE), f);
 }
 
 static int opt_value(int argc, char **argv, int *i, const char *name, const char **val)
