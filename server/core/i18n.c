@@ -3,6 +3,7 @@
  * the product's own (bench spec, episode ids, NVIDIA, DCU) stay as they are. */
 #include "core/i18n.h"
 
+#include "core/buf.h"
 #include "core/hk.h"
 
 #include <ctype.h>
@@ -971,6 +972,7 @@ static const struct hk_msg_entry msgs[HK_MSG_COUNT] = {
     F(INF_FRAG_PER_THREAD, "%s%s (%d per thread)", "%s%s（每线程 %d 个）"),
     F(INF_FRAG_AT_LINE, "%s%s (line %d)", "%s%s（第 %d 行）"),
     F(INF_FRAG_GREW, "%s%s %lld -> %lld (%s)", "%s%s %lld -> %lld（%s）"),
+    F(INF_FRAG_WAS_NOW, "%s%s %lld -> %lld", "%s%s %lld -> %lld"),
     F(INF_FRAG_FROM_SITE, "the launch site at %s:%d", "%s:%d 处的启动点"),
     F(INF_FRAG_FROM_INST, "the explicit instantiation at %s:%d", "%s:%d 处的显式实例化"),
     M(INF_FRAG_MULTIPLIES, "the index math multiplies blockIdx.x by it", "下标计算用它乘以 blockIdx.x"),
@@ -1955,3 +1957,233 @@ char *hk_trf(enum hk_msg id, ...)
     va_end(ap);
     return s;
 }
+
+/* ---- reading an English sentence back (hk_tr_back) ---- */
+
+/* The length of the conversion at f (f[0] == '%', not "%%"): flags, width, precision,
+ * length and the conversion letter; 0 when it is not one. */
+static size_t conv_len(const char *f)
+{
+    size_t i = 1;
+    while (f[i] && strchr("-+ #0", f[i]))
+        i++;
+    while (isdigit((unsigned char)f[i]) || f[i] == '*')
+        i++;
+    if (f[i] == '.') {
+        i++;
+        while (isdigit((unsigned char)f[i]) || f[i] == '*')
+            i++;
+    }
+    while (f[i] && strchr("hlzjtL", f[i]))
+        i++;
+    return f[i] && strchr("diouxXeEfgGcsp", f[i]) ? i + 1 : 0;
+}
+
+#define BACK_MAX_CONVS 16
+
+struct back_match {
+    const char *at[BACK_MAX_CONVS]; /* each conversion's text in the sentence */
+    size_t len[BACK_MAX_CONVS];
+    char kind[BACK_MAX_CONVS];      /* its conversion letter */
+    size_t n;
+    long steps;                     /* left to try: a bound on the backtracking */
+    enum hk_msg first, last;        /* the entries a quoted piece may be */
+    bool found;                     /* best holds a match */
+    int best_score;
+    const char *best_at[BACK_MAX_CONVS];
+    size_t best_len[BACK_MAX_CONVS];
+    char best_kind[BACK_MAX_CONVS];
+    size_t best_n;
+};
+
+static int back_find(const char *s, enum hk_msg first, enum hk_msg last, struct back_match *out);
+
+/* How well a split reads: a quoted %s piece that is an entry of the range (plain text:
+ * 2, a sentence of a format: 1) counts; among the splits of adjacent conversions ("%s%s")
+ * the one whose pieces are the range's own wins. */
+static int back_score(const struct back_match *m)
+{
+    int score = 0;
+    for (size_t k = 0; k < m->n; k++) {
+        if (m->kind[k] != 's' || m->len[k] == 0)
+            continue;
+        char *piece = hk_strndup(m->at[k], m->len[k]);
+        if (!piece)
+            continue;
+        for (int id = (int)m->first; id <= (int)m->last && id < HK_MSG_COUNT; id++)
+            if (!msgs[id].format && msgs[id].text[HK_LANG_EN] &&
+                !strcmp(msgs[id].text[HK_LANG_EN], piece)) {
+                score += 2;
+                goto next;
+            }
+        if (m->len[k] > 3) {
+            struct back_match sub;
+            if (back_find(piece, m->first, m->last, &sub) >= 0)
+                score += 1;
+        }
+next:
+        hk_free(piece);
+    }
+    return score;
+}
+
+/* Every way s matches the format f (plain text when !fmt): each conversion takes a piece
+ * (a %s may be empty, as a conversion given "" is), shortest first; the best-scored one is
+ * kept in m. At most m->steps tries in all. */
+static void back_match(const char *f, const char *s, bool fmt, struct back_match *m)
+{
+    if (--m->steps < 0)
+        return;
+    for (;;) {
+        if (!*f) {
+            if (!*s) {
+                int score = back_score(m);
+                if (!m->found || score > m->best_score) {
+                    m->found = true;
+                    m->best_score = score;
+                    m->best_n = m->n;
+                    memcpy(m->best_at, m->at, sizeof m->at);
+                    memcpy(m->best_len, m->len, sizeof m->len);
+                    memcpy(m->best_kind, m->kind, sizeof m->kind);
+                }
+            }
+            return;
+        }
+        if (fmt && f[0] == '%' && f[1] == '%') {
+            if (*s != '%')
+                return;
+            f += 2;
+            s++;
+            continue;
+        }
+        size_t cl = fmt && *f == '%' ? conv_len(f) : 0;
+        if (!cl) {
+            if (*f != *s)
+                return;
+            f++;
+            s++;
+            continue;
+        }
+        if (m->n >= BACK_MAX_CONVS)
+            return;
+        size_t k = m->n++;
+        m->at[k] = s;
+        m->kind[k] = f[cl - 1];
+        size_t avail = strlen(s);
+        for (size_t n = m->kind[k] == 's' ? 0 : 1; n <= avail && m->steps >= 0; n++) {
+            m->len[k] = n;
+            back_match(f + cl, s + n, fmt, m);
+        }
+        m->n = k;
+        return;
+    }
+}
+
+static size_t literal_len(const char *f, bool fmt)
+{
+    size_t n = 0;
+    while (*f) {
+        size_t cl = fmt && *f == '%' && f[1] != '%' ? conv_len(f) : 0;
+        if (cl) {
+            f += cl;
+        } else {
+            f += fmt && f[0] == '%' && f[1] == '%' ? 2 : 1;
+            n++;
+        }
+    }
+    return n;
+}
+
+/* The id in first..last whose English entry matches s best (most literal text), or -1;
+ * out holds its best split (best_*). */
+static int back_find(const char *s, enum hk_msg first, enum hk_msg last, struct back_match *out)
+{
+    int best = -1;
+    size_t best_lit = 0;
+    for (int id = (int)first; id <= (int)last && id < HK_MSG_COUNT; id++) {
+        const char *en = msgs[id].text[HK_LANG_EN];
+        if (!en)
+            continue;
+        size_t lit = literal_len(en, msgs[id].format);
+        if (lit <= best_lit || lit > strlen(s))
+            continue;
+        struct back_match m = {.n = 0, .steps = 20000, .first = first, .last = last};
+        back_match(en, s, msgs[id].format, &m);
+        if (m.found) {
+            best = id;
+            best_lit = lit;
+            *out = m;
+        }
+    }
+    return best;
+}
+
+static char *back_say(enum hk_lang lang, const char *s, enum hk_msg first, enum hk_msg last,
+                      int depth);
+
+char *hk_tr_back(enum hk_lang lang, const char *english, enum hk_msg first, enum hk_msg last)
+{
+    if (!english || (unsigned)lang >= HK_LANG_COUNT || strlen(english) > 4096)
+        return NULL;
+    struct back_match m;
+    int id = back_find(english, first, last, &m);
+    if (id < 0)
+        return NULL;
+    const char *to = hk_tr_in(lang, (enum hk_msg)id);
+    if (!msgs[id].format)
+        return hk_strdup(to);
+    struct hk_buf b;
+    hk_buf_init(&b, 16384);
+    size_t k = 0;
+    for (const char *f = to; *f;) {
+        size_t cl = f[0] == '%' && f[1] != '%' ? conv_len(f) : 0;
+        if (f[0] == '%' && f[1] == '%') {
+            hk_buf_append(&b, "%", 1);
+            f += 2;
+        } else if (cl && k < m.best_n) {
+            char *piece = hk_strndup(m.best_at[k], m.best_len[k]);
+            /* a quoted sentence of the range (a fragment) in lang too */
+            char *again = piece && *piece && m.best_kind[k] == 's'
+                              ? back_say(lang, piece, first, last, 0)
+                              : NULL;
+            const char *use = again ? again : piece;
+            if (use)
+                hk_buf_appends(&b, use);
+            hk_free(again);
+            hk_free(piece);
+            k++;
+            f += cl;
+        } else {
+            hk_buf_append(&b, f, 1);
+            f++;
+        }
+    }
+    char *out = b.data ? hk_strndup(b.data, b.len) : hk_strdup("");
+    hk_buf_free(&b);
+    return out;
+}
+
+/* A quoted piece: a list of the range's entries (items joined as a fragment's separator
+ * joins them: ", " or "; "; a format's %s%s would swallow the list whole), else one entry,
+ * each said in lang. NULL when no reading covers all of it. */
+static char *back_say(enum hk_lang lang, const char *s, enum hk_msg first, enum hk_msg last,
+                      int depth)
+{
+    for (const char *p = s + 1; *p && depth < 8; p++) {
+        if (!((p[0] == ',' || p[0] == ';') && p[1] == ' '))
+            continue;
+        char *head_en = hk_strndup(s, (size_t)(p - s));
+        char *head = head_en ? hk_tr_back(lang, head_en, first, last) : NULL;
+        hk_free(head_en);
+        if (!head)
+            continue;
+        char *tail = back_say(lang, p, first, last, depth + 1);
+        char *out = tail ? hk_asprintf("%s%s", head, tail) : NULL;
+        hk_free(head);
+        hk_free(tail);
+        if (out)
+            return out;
+    }
+    return hk_tr_back(lang, s, first, last);
+}
+

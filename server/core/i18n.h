@@ -465,6 +465,7 @@ enum hk_msg {
     HK_MSG_INF_FRAG_GREW,
     HK_MSG_INF_FRAG_FROM_SITE,       /* %s file, %d line */
     HK_MSG_INF_FRAG_FROM_INST,       /* %s file, %d line */
+    HK_MSG_INF_FRAG_WAS_NOW,         /* %s separator, %s size variable, %lld was, %lld now */
     HK_MSG_INF_FRAG_MULTIPLIES,
     /* the per-key warnings on .hyperkernel.json in an untrusted folder (lsp/trust.c) */
     HK_MSG_TRUST_WHY_COMPILER,
@@ -1075,5 +1076,13 @@ const char *hk_msg_name(enum hk_msg id);
  * arguments. NULL on allocation failure. */
 char *hk_trf(enum hk_msg id, ...);
 char *hk_vtrf(enum hk_msg id, va_list ap);
+
+/* A sentence that was written in English from one of the ids first..last (a saved spec's
+ * "inferred" notes), said again in lang: the English entry whose literal text matches it
+ * (the one with the most literal text), each conversion's text carried over in order into
+ * lang's entry, and a quoted %s piece that is itself an English entry of the range said
+ * in lang too. New string (hk_free), or NULL when no entry matches (show it as it is) or
+ * on allocation failure. */
+char *hk_tr_back(enum hk_lang lang, const char *english, enum hk_msg first, enum hk_msg last);
 
 #endif

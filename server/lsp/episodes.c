@@ -1639,9 +1639,19 @@ void lsp_ep_hover(struct lsp_server *s, doc *d, const char *kernel, struct hk_bu
                       md ? "**" : "", file ? file : "?");
         size_t k;
         json_t *x;
-        json_array_foreach(notes, k, x)
-            if (json_is_string(x))
-                hk_buf_printf(b, "- %s\n", json_string_value(x));
+        /* the saved spec's notes are English (its JSON never changes with the language):
+         * said again in the session's (docs/i18n.md) */
+        enum hk_lang lang = hk_i18n_lang();
+        json_array_foreach(notes, k, x) {
+            if (!json_is_string(x))
+                continue;
+            char *said = lang == HK_LANG_EN ? NULL
+                                             : hk_tr_back(lang, json_string_value(x),
+                                                          HK_MSG_INF_INCLUDE_DIRS,
+                                                          HK_MSG_INF_FRAG_MULTIPLIES);
+            hk_buf_printf(b, "- %s\n", said ? said : json_string_value(x));
+            hk_free(said);
+        }
     }
     if (!json_array_size(table))
         return;

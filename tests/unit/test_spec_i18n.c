@@ -15,7 +15,10 @@
 #include "core/hk.h"
 #include "core/i18n.h"
 #include "spec/expr.h"
+#include "spec/infer.h"
 #include "spec/spec.h"
+
+#define DATA(f) HK_TEST_DATA "/infer/" f
 
 /* line 2: a typo (kernal); line 4: an unknown distribution; line 7: a float dist for an
  * int buffer (a warning); line 8: an expression that does not parse; line 10: a scalar
@@ -178,6 +181,64 @@ static void errors_outside_the_parser(void **state)
     assert_string_equal(err, "column 6: min takes two arguments: expected ',' (at ')')");
 }
 
+/* A saved spec's "inferred" notes stay English (its JSON never changes with the language);
+ * the hover says them again in the session's language with hk_tr_back. Inference run in
+ * zh-CN gives both: the Chinese notes it tells the user and the English ones it saves, in
+ * the same order; each English note read back must be the very Chinese note. */
+static void inferred_notes_said_again(void **state)
+{
+    static const struct { const char *file, *kernel; } k[] = {
+        {DATA("aliases.cu"), "pick"},           {DATA("aliases.cu"), "row_fill"},
+        {DATA("asserts.cu"), "halve"},          {DATA("asserts.cu"), "lag_through_shared"},
+        {DATA("axpy_temps.cu"), "axpy_copy"},   {DATA("block_loops.cu"), "row_max"},
+        {DATA("block_rows.cu"), "row_sums"},    {DATA("capped_grid.cu"), "offset_rows"},
+        {DATA("check_sizes.cu"), "farthest"},   {DATA("check_sizes.cu"), "tile_mul"},
+        {DATA("class_label.cu"), "weighted_any"}, {DATA("const_kinds.cu"), "fir"},
+        {DATA("const_table.cu"), "poly"},       {DATA("conv_mask.cu"), "conv2d"},
+        {DATA("device_limits.cu"), "radius"},   {DATA("elimination.cu"), "eliminate"},
+        {DATA("fixed_block.cu"), "scale"},      {DATA("flat_grid.cu"), "dist"},
+        {DATA("gather.cu"), "embed"},           {DATA("gather_rows.cu"), "pick_loss"},
+        {DATA("gemm_host.cu"), "matmul"},
+    };
+    size_t notes = 0, chinese = 0;
+    for (size_t i = 0; i < HK_ARRAY_LEN(k); i++) {
+        char *spec_path = spec_default_path(k[i].file, k[i].kernel);
+        char err[512];
+        spec_inference inf = {0};
+        hk_i18n_set(HK_LANG_ZH_CN);
+        int rc = spec_infer(k[i].file, k[i].kernel, spec_path, &inf, err, sizeof err);
+        hk_i18n_set(HK_LANG_EN);
+        if (rc != HK_OK)
+            fail_msg("%s: %s", k[i].kernel, err);
+        json_t *saved = json_object_get(inf.spec, "inferred");
+        assert_int_equal(json_array_size(saved), inf.n_notes);
+        for (size_t j = 0; j < inf.n_notes; j++) {
+            const char *en = json_string_value(json_array_get(saved, j));
+            char *zh = hk_tr_back(HK_LANG_ZH_CN, en, HK_MSG_INF_INCLUDE_DIRS,
+                                  HK_MSG_INF_FRAG_MULTIPLIES);
+            if (!zh || strcmp(zh, inf.notes[j]) != 0)
+                fail_msg("%s: '%s' read back as '%s', said '%s'", k[i].kernel, en,
+                         zh ? zh : "(none)", inf.notes[j]);
+            chinese += strcmp(zh, en) != 0;
+            hk_free(zh);
+            /* in English it is the note itself */
+            char *again = hk_tr_back(HK_LANG_EN, en, HK_MSG_INF_INCLUDE_DIRS,
+                                     HK_MSG_INF_FRAG_MULTIPLIES);
+            assert_non_null(again);
+            assert_string_equal(again, en);
+            hk_free(again);
+            notes++;
+        }
+        spec_inference_free(&inf);
+        hk_free(spec_path);
+    }
+    assert_true(notes >= 20);
+    assert_int_equal(chinese, notes);
+    /* what no entry says is left to be shown as it is */
+    assert_null(hk_tr_back(HK_LANG_ZH_CN, "a note from an older hkls", HK_MSG_INF_INCLUDE_DIRS,
+                           HK_MSG_INF_FRAG_MULTIPLIES));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -185,6 +246,7 @@ int main(void)
         cmocka_unit_test(chinese_diagnostics),
         cmocka_unit_test(chinese_fragments),
         cmocka_unit_test(errors_outside_the_parser),
+        cmocka_unit_test(inferred_notes_said_again),
     };
     return cmocka_run_group_tests(tests, 0, 0);
 }
