@@ -136,7 +136,8 @@ static void on_event(const json_t *ev, void *data)
     }
     ui_clear_line(u);
     if (loud)
-        fprintf(stderr, "%s: %s\n", !strcmp(level, "error") ? "error" : "warning", msg);
+        fprintf(stderr, hk_tr(!strcmp(level, "error") ? HK_MSG_CLI_LOG_ERROR : HK_MSG_CLI_LOG_WARNING),
+                msg);
     else
         fprintf(stderr, "[%s] %s\n", stage ? stage : "", msg);
     fflush(stderr);

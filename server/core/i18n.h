@@ -1029,6 +1029,32 @@ enum hk_msg {
     HK_MSG_EP_UNTRUSTED_FLAGS,
     HK_MSG_EP_WHAT_BASELINE,
     HK_MSG_EP_WHAT_CANDIDATE,
+    /* the referee's rejection details (server/measure/measure.c): why a candidate or the
+     * baseline failed a check, stored with the version as said (the reason code stays) */
+    HK_MSG_MEAS_NO_OUTPUT,
+    HK_MSG_MEAS_WRONG_ANSWER,
+    HK_MSG_MEAS_FAILED_AT,
+    HK_MSG_MEAS_FP64_ADDED,
+    HK_MSG_MEAS_FP64,
+    HK_MSG_MEAS_BASE_NO_OUTPUT,
+    HK_MSG_MEAS_TIMING,
+    HK_MSG_MEAS_NO_MEDIAN,
+    HK_MSG_MEAS_NO_SPREAD,
+    HK_MSG_MEAS_NO_RECHECK,
+    HK_MSG_MEAS_UNFLUSHED,
+    HK_MSG_MEAS_UNSTABLE,
+    HK_MSG_MEAS_BELOW_FLOOR,
+    HK_MSG_MEAS_SECOND_LOOK_BASE,
+    HK_MSG_MEAS_NOT_REPRODUCED,
+    /* a version event's message (the editor's progress, hkls optimize's lines) and the
+     * CLI's error/warning prefixes */
+    HK_MSG_EP_VER_ACCEPTED,
+    HK_MSG_EP_VER_UNCREDITED,
+    HK_MSG_EP_VER_BEHIND,
+    HK_MSG_EP_VER_OTHER,
+    HK_MSG_EP_VER_FLAGGED,
+    HK_MSG_CLI_LOG_ERROR,
+    HK_MSG_CLI_LOG_WARNING,
     HK_MSG_COUNT
 };
 

@@ -2083,16 +2083,15 @@ static void version_event(ep_ctx *c, const ep_rec *r, const char *status, const 
         return;
     char msg[512];
     if (r->accepted)
-        snprintf(msg, sizeof msg, "v%d: %.4g ms, %.2fx%s (%s)", r->number, r->median_ms,
-                 r->speedup, r->flagged ? ", flagged for a second look" : "", r->produced_by);
+        snprintf(msg, sizeof msg, hk_tr(HK_MSG_EP_VER_ACCEPTED), r->number, r->median_ms,
+                 r->speedup, r->flagged ? hk_tr(HK_MSG_EP_VER_FLAGGED) : "", r->produced_by);
     else if (r->uncredited)
-        snprintf(msg, sizeof msg, "v%d: %.4g ms, %.2fx, not credited: no physical floor (%s)",
+        snprintf(msg, sizeof msg, hk_tr(HK_MSG_EP_VER_UNCREDITED),
                  r->number, r->median_ms, r->speedup, r->produced_by);
     else if (r->behind)
-        snprintf(msg, sizeof msg, "v%d: %.4g ms, %.2fx, behind the leader: ranked, not fully "
-                 "checked (%s)", r->number, r->median_ms, r->speedup, r->produced_by);
+        snprintf(msg, sizeof msg, hk_tr(HK_MSG_EP_VER_BEHIND), r->number, r->median_ms, r->speedup, r->produced_by);
     else
-        snprintf(msg, sizeof msg, "v%d %s%s%s (%s)", r->number, status, reason ? ": " : "",
+        snprintf(msg, sizeof msg, hk_tr(HK_MSG_EP_VER_OTHER), r->number, status, reason ? ": " : "",
                  reason ? reason : "", r->produced_by);
     json_object_set_new(ev, "event", json_string("version"));
     json_object_set_new(ev, "stage", json_string(c->stage));

@@ -547,6 +547,17 @@ static void test_optimize_language(void **state)
     expect_in(text, "  模拟 GPU：以下时间和加速比均为模拟值");
     expect_in(text, "  报告：");
     assert_null(strstr(text, "candidates:"));
+    /* the worker's lines on stderr (session 28): its log lines and version lines */
+    char err[2048], log[16384];
+    snprintf(err, sizeof err, "%s.err", out);
+    read_all(err, log, sizeof log);
+    expect_in(log, "已提出 1 个候选版本，测量了 1 个");
+    expect_in(log, "基线：");
+    expect_in(log, "个寄存器，溢出 0 字节");
+    expect_in(log, "] v1：");
+    expect_in(log, "警告：模拟 GPU ");
+    assert_null(strstr(log, "candidates proposed"));
+    assert_null(strstr(log, "warning: "));
     snprintf(cmd, sizeof cmd, "%s/reports/1/episode-1.html", d);
     read_all(cmd, html, sizeof html);
     expect_in(html, "<html lang=\"zh-CN\">");
@@ -559,6 +570,11 @@ static void test_optimize_language(void **state)
     expect_in(text, "  candidates: ");
     expect_in(text, " proposed, ");
     assert_null(strstr(text, "候选版本"));
+    read_all(err, log, sizeof log);
+    expect_in(log, " candidates proposed, ");
+    expect_in(log, "] v1: ");
+    expect_in(log, "warning: SIMULATED GPU ");
+    assert_null(strstr(log, "已提出"));
     snprintf(cmd, sizeof cmd, "%s/reports/2/episode-2.html", d);
     read_all(cmd, html, sizeof html);
     expect_in(html, "<html lang=\"en\">");
