@@ -32,41 +32,7 @@ enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2 };
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: hkls rewrites FILE --kernel NAME [--spec SPEC.json] [--hip] [--json]\n"
-            "       hkls rewrites FILE --kernel NAME --emit REWRITE[+REWRITE...] [--param [REWRITE.]N=V]...\n"
-            "                [--spec SPEC.json] [--device S,W] [--hip]\n"
-            "       hkls rewrites FILE --kernel NAME --spec SPEC.json --proposals N\n"
-            "                [--class CLASS] [--time PATTERN=MS]... [--device S,W] [--hip]\n"
-            "What the built-in engine recognises in a kernel, without a GPU: the class the\n"
-            "kernel model gives it (or the construct that came closest), then every rewrite\n"
-            "with whether it applies at its default parameters and, when it does not, the\n"
-            "construct and line that stop it.\n"
-            "  --kernel NAME  the kernel (template arguments left out)\n"
-            "  --spec SPEC    the kernel's bench spec (some rewrites read its sizes)\n"
-            "  --hip          ask as for an AMD/DCU build\n"
-            "  --json         {kernel, class, near, rewrites: [{name, kind, applies,\n"
-            "                 construct, line, reason, grid}]} (grid: the launch an\n"
-            "                 algorithm that applies needs, when not the spec's own)\n"
-            "  --emit REWRITE the whole source as REWRITE leaves it, at its default\n"
-            "                 parameters (launch shape and grid are the search's, not here);\n"
-            "                 A+B: B applied to A's output (a stacked candidate of the search)\n"
-            "  --param N=V    with --emit: the rewrite's parameter N at V (repeatable),\n"
-            "                 e.g. --emit warp_rows --param row_threads=512; REWRITE.N=V\n"
-            "                 for a rewrite of a stack other than the first\n"
-            "  --device S,W   the device's SM count and resident warps per SM (132,64 on an\n"
-            "                 H200), for rewrites that size themselves to it; default unknown\n"
-            "  --proposals N  the first N candidates the built-in search proposes after the\n"
-            "                 baseline (an episode's --budget N), with the shipped skills'\n"
-            "                 plan for CLASS on sm_90 (or gfx906 with --hip); no GPU: each\n"
-            "                 candidate is reported as timed by --time (below), so the\n"
-            "                 orders that follow results (second choices, stacks) show\n"
-            "  --class CLASS  memory-bound, compute-bound, latency-bound or unknown (the\n"
-            "                 baseline's measured roofline class; default unknown)\n"
-            "  --time P=MS    a candidate whose description holds P is reported at MS (the\n"
-            "                 baseline at 1; first match wins; repeatable); others at 1\n"
-            "Exit 0, 1 when the file cannot be read or parsed or has no such kernel (or\n"
-            "REWRITE does not apply: the reason on stderr), 2 for usage errors.\n");
+    fputs(hk_tr(HK_MSG_CLI_RW_USAGE), f);
 }
 
 

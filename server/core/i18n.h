@@ -1055,6 +1055,8 @@ enum hk_msg {
     HK_MSG_EP_VER_FLAGGED,
     HK_MSG_CLI_LOG_ERROR,
     HK_MSG_CLI_LOG_WARNING,
+    /* hkls rewrites' usage */
+    HK_MSG_CLI_RW_USAGE,
     HK_MSG_COUNT
 };
 
