@@ -4,7 +4,6 @@
  * floor and credit, >10x second look), each recorded in the verdict's checks. Shared by the
  * episode and `hkls verify-candidate` so both judge alike. */
 #include "measure/measure.h"
-#include "core/i18n.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -24,6 +23,7 @@
 
 #include "core/buf.h"
 #include "core/hk.h"
+#include "core/i18n.h"
 #include "core/log.h"
 #include "hk_gpulock.h"
 #include "measure/kimage.h"

@@ -4,7 +4,6 @@
  * first, and evaluates every expression for every size set so a spec that passes
  * here cannot fail later on arithmetic. */
 #include "spec/spec.h"
-#include "core/i18n.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -19,6 +18,7 @@
 #include <unistd.h>
 
 #include "core/hk.h"
+#include "core/i18n.h"
 
 #define MAX_BUFFER_BYTES (64LL << 30) /* one buffer larger than this is surely a typo */
 #define VALIDATION_SM_COUNT 132       /* sm_count assumed when checking grids without a device */
