@@ -480,6 +480,15 @@ static void test_verify_candidate_fp64(void **state)
     read_all(out, text, sizeof text);
     if (!strstr(text, "rejected: wrong_answer") || !strstr(text, "fp64 shadow"))
         fail_msg("verify-candidate said: %s", text);
+    /* the rejection's details in zh-CN (issue 14, session 28): the referee's sentence in
+     * Chinese, the reason code as it is */
+    snprintf(cmd, sizeof cmd, "LC_ALL=zh_CN.UTF-8 %s verify-candidate --spec "
+             "%s/episode/tiny.bench.json --candidate %s --pairs 1", HKLS, HK_TEST_DATA, sloppy);
+    assert_int_equal(run_sim(cmd, out), 1);
+    read_all(out, text, sizeof text);
+    if (!strstr(text, "已拒绝：wrong_answer") || !strstr(text, "与基线的 fp64 影子版本在 ") ||
+        strstr(text, "against the baseline's fp64 shadow"))
+        fail_msg("not the Chinese rejection: %s", text);
     snprintf(cmd, sizeof cmd, "HK_REF64=off %s verify-candidate --spec %s/episode/tiny.bench.json "
              "--candidate %s --pairs 1", HKLS, HK_TEST_DATA, sloppy);
     assert_int_equal(run_sim(cmd, out), 5);
