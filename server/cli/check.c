@@ -45,14 +45,7 @@ struct check_run {
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: hkls check FILE... [--target nvidia:sm_90|dcu:gfx906] [--json]\n"
-            "                  [--block N] [--timeout SEC] [--compiler PATH]\n"
-            "                  [-I DIR] [-D NAME[=VALUE]] [--flag FLAG]\n"
-            "Compiles each file and prints its kernels' registers, spills, shared memory\n"
-            "and occupancy. The default target is dcu:gfx906 for .hip files and\n"
-            "nvidia:sm_90 otherwise. Exit 0: all compiled; 1: compile errors; 2: could not\n"
-            "check (usage, unreadable file, no compiler).\n");
+    fputs(hk_tr(HK_MSG_CLI_CHECK_USAGE), f);
 }
 
 /* ---- the block size for occupancy ---- */
@@ -470,7 +463,7 @@ int cli_check(int argc, char **argv)
     json_t *all = NULL;
     bool loop_ready = false;
     if (!files || !extra || !owned) {
-        fprintf(stderr, "hkls check: out of memory\n");
+        fprintf(stderr, "%s", hk_tr(HK_MSG_CLI_CHECK_OOM));
         goto out;
     }
     hk_alloc_init_json();
@@ -481,7 +474,7 @@ int cli_check(int argc, char **argv)
 #define NEED_VALUE()                                                           \
     do {                                                                       \
         if (i + 1 >= argc) {                                                   \
-            fprintf(stderr, "hkls check: %s needs a value\n", a);              \
+            fprintf(stderr, hk_tr(HK_MSG_CLI_CHECK_NEEDS_VALUE), a);              \
             goto out;                                                          \
         }                                                                      \
         val = argv[++i];                                                       \
@@ -507,7 +500,7 @@ int cli_check(int argc, char **argv)
             long v = strtol(val, &end, 10);
             bool block = !strcmp(a, "--block");
             if (errno || *end || v <= 0 || v > (block ? 1024 : 3600)) {
-                fprintf(stderr, "hkls check: bad %s value '%s'\n", a, val);
+                fprintf(stderr, hk_tr(HK_MSG_CLI_CHECK_BAD_VALUE), a, val);
                 goto out;
             }
             if (block)
@@ -521,7 +514,7 @@ int cli_check(int argc, char **argv)
             NEED_VALUE();
             char *joined = hk_asprintf("%s%s", a, val);
             if (!joined) {
-                fprintf(stderr, "hkls check: out of memory\n");
+                fprintf(stderr, "%s", hk_tr(HK_MSG_CLI_CHECK_OOM));
                 goto out;
             }
             owned[n_owned++] = joined;
@@ -532,7 +525,7 @@ int cli_check(int argc, char **argv)
             for (i++; i < argc; i++)
                 files[n_files++] = argv[i];
         } else if (a[0] == '-') {
-            fprintf(stderr, "hkls check: unknown option '%s'\n", a);
+            fprintf(stderr, hk_tr(HK_MSG_CLI_CHECK_UNKNOWN_OPTION), a);
             usage(stderr);
             goto out;
         } else {
@@ -541,24 +534,23 @@ int cli_check(int argc, char **argv)
 #undef NEED_VALUE
     }
     if (!n_files) {
-        fprintf(stderr, "hkls check: no files given\n");
+        fprintf(stderr, "%s", hk_tr(HK_MSG_CLI_CHECK_NO_FILES));
         usage(stderr);
         goto out;
     }
     if (target && cc_parse_target(target, &forced_backend, &forced_arch) != HK_OK) {
-        fprintf(stderr, "hkls check: bad target '%s' (nvidia:sm_XX or dcu:gfxXXX; sm_XX one "
-                "of %s)\n", target, cc_nvidia_archs_text());
+        fprintf(stderr, hk_tr(HK_MSG_CLI_CHECK_BAD_TARGET), target, cc_nvidia_archs_text());
         goto out;
     }
     if (forced_arch && !cc_arch_find(forced_arch))
-        fprintf(stderr, "hkls check: note: no occupancy table for %s; resources only\n",
+        fprintf(stderr, hk_tr(HK_MSG_CLI_CHECK_NO_OCC_TABLE),
                 forced_arch);
     extra[n_extra] = NULL;
     run.extra = n_extra ? extra : NULL;
 
     run.files = hk_calloc(n_files, sizeof *run.files);
     if (!run.files || uv_loop_init(&run.loop) != 0) {
-        fprintf(stderr, "hkls check: cannot start\n");
+        fprintf(stderr, "%s", hk_tr(HK_MSG_CLI_CHECK_CANNOT_START));
         goto out;
     }
     loop_ready = true;
@@ -573,7 +565,7 @@ int cli_check(int argc, char **argv)
         f->arch = hk_strdup(forced_arch ? forced_arch
                                         : f->backend == CC_DCU ? "gfx906" : "sm_90");
         if (!f->arch) {
-            fprintf(stderr, "hkls check: out of memory\n");
+            fprintf(stderr, "%s", hk_tr(HK_MSG_CLI_CHECK_OOM));
             goto out;
         }
         const char *why = NULL;

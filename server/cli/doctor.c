@@ -464,12 +464,10 @@ int cli_doctor(int argc, char **argv)
         if (!strcmp(argv[i], "--json")) {
             as_json = true;
         } else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-            printf("usage: hkls doctor [--json]\nReports the compilers, GPUs, profilers, "
-                   "disassemblers, runners and isolation tools found here, and what each "
-                   "missing one costs.\n");
+            printf("%s", hk_tr(HK_MSG_CLI_DOCTOR_USAGE));
             return 0;
         } else {
-            fprintf(stderr, "hkls doctor: unknown argument '%s'\n", argv[i]);
+            fprintf(stderr, hk_tr(HK_MSG_CLI_DOCTOR_UNKNOWN_ARG), argv[i]);
             return 2;
         }
     }

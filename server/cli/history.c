@@ -52,7 +52,7 @@ static int opt_value(const char *cmd, int argc, char **argv, int *i, const char 
     if (a[n] != '\0')
         return 0;
     if (*i + 1 >= argc) {
-        fprintf(stderr, "hkls %s: %s needs a value\n", cmd, name);
+        fprintf(stderr, hk_tr(HK_MSG_CLI_NEEDS_VALUE), cmd, name);
         return -1;
     }
     *val = argv[++*i];
@@ -83,23 +83,22 @@ static int open_db(const char *cmd, const char *path, store **db, char **path_ou
     if (path) {
         p = hk_strdup(path);
     } else if (ep_default_db_path(&p) != HK_OK) {
-        fprintf(stderr, "hkls %s: no database path: pass --db, or set HK_DB or HOME\n", cmd);
+        fprintf(stderr, hk_tr(HK_MSG_CLI_NO_DB_PATH), cmd);
         return EXIT_USAGE;
     }
     if (!p) {
-        fprintf(stderr, "hkls %s: out of memory\n", cmd);
+        fprintf(stderr, hk_tr(HK_MSG_CLI_OUT_OF_MEMORY), cmd);
         return EXIT_FAILED;
     }
     if (strcmp(p, ":memory:") != 0 && access(p, F_OK) != 0) {
-        fprintf(stderr, "hkls %s: no history database at %s (nothing optimized yet? pass --db "
-                "PATH or set HK_DB)\n", cmd, p);
+        fprintf(stderr, hk_tr(HK_MSG_CLI_NO_DB), cmd, p);
         hk_free(p);
         return EXIT_FAILED;
     }
     int rc = store_open(p, db);
     if (rc != HK_OK) {
-        fprintf(stderr, "hkls %s: cannot open the history database %s: %s\n", cmd, p,
-                rc == HK_EUNSUPPORTED ? "it was written by a newer hkls" : hk_strerror(rc));
+        fprintf(stderr, hk_tr(HK_MSG_CLI_DB_OPEN), cmd, p,
+                rc == HK_EUNSUPPORTED ? hk_tr(HK_MSG_CLI_DB_NEWER) : hk_strerror(rc));
         hk_free(p);
         return EXIT_FAILED;
     }
@@ -108,7 +107,7 @@ static int open_db(const char *cmd, const char *path, store **db, char **path_ou
      * CLI and the editor never disagree about it. Failing that is a note, not an error:
      * the history is still worth showing (a read-only database, say). */
     if (store_mark_interrupted(*db, NULL) != HK_OK)
-        fprintf(stderr, "hkls %s: note: could not mark interrupted episodes: %s\n", cmd,
+        fprintf(stderr, hk_tr(HK_MSG_CLI_DB_MARK), cmd,
                 store_errmsg(*db));
     *path_out = p;
     return EXIT_OK;
@@ -146,7 +145,7 @@ static int find_episode(const char *cmd, store *db, const char *arg, store_episo
         memset(&all[found], 0, sizeof all[found]);
         rc = EXIT_OK;
     } else {
-        fprintf(stderr, "hkls %s: no episode '%s' (see hkls history)\n", cmd, arg);
+        fprintf(stderr, hk_tr(HK_MSG_CLI_NO_EPISODE), cmd, arg);
     }
     store_episodes_free(all, n);
     return rc;
@@ -289,8 +288,7 @@ static void print_kernel_text(const store_kernel *k, const store_episode *eps, s
 
 static void history_usage(FILE *f)
 {
-    fprintf(f, "usage: hkls history [FILE] [--kernel NAME] [--db PATH] [--json] [--limit N]\n"
-               "Episodes and version chains of the kernels of FILE (default: all kernels).\n");
+    fprintf(f, "%s", hk_tr(HK_MSG_CLI_HISTORY_USAGE));
 }
 
 int cli_history(int argc, char **argv)
@@ -310,7 +308,7 @@ int cli_history(int argc, char **argv)
             history_usage(stdout);
             return EXIT_OK;
         } else if (argv[i][0] == '-' || file) {
-            fprintf(stderr, "hkls history: unexpected argument '%s'\n", argv[i]);
+            fprintf(stderr, hk_tr(HK_MSG_CLI_HISTORY_UNEXPECTED), argv[i]);
             history_usage(stderr);
             return EXIT_USAGE;
         } else {
@@ -319,7 +317,7 @@ int cli_history(int argc, char **argv)
     }
     long limit = 100;
     if (limit_s && !parse_long(limit_s, 1, 10000, &limit)) {
-        fprintf(stderr, "hkls history: --limit %s: expected 1 to 10000\n", limit_s);
+        fprintf(stderr, hk_tr(HK_MSG_CLI_HISTORY_LIMIT), limit_s);
         return EXIT_USAGE;
     }
     /* Episodes record the file's real path: look it up the same way. */
@@ -329,7 +327,7 @@ int cli_history(int argc, char **argv)
         file_abs = rp ? hk_strdup(rp) : hk_strdup(file);
         free(rp);
         if (!file_abs) {
-            fprintf(stderr, "hkls history: out of memory\n");
+            fprintf(stderr, "%s", hk_tr(HK_MSG_CLI_HISTORY_OOM));
             return EXIT_FAILED;
         }
     }
@@ -384,7 +382,7 @@ int cli_history(int argc, char **argv)
             json_decref(ea);
             json_decref(va);
             if (!ok) {
-                fprintf(stderr, "hkls history: out of memory\n");
+                fprintf(stderr, "%s", hk_tr(HK_MSG_CLI_HISTORY_OOM));
                 ec = EXIT_FAILED;
             }
         } else {
@@ -465,8 +463,7 @@ static int write_atomic(const char *path, const char *text, size_t len, mode_t m
 
 static void report_usage(FILE *f)
 {
-    fprintf(f, "usage: hkls report EPISODE [--format md|html|json] [--db PATH] [-o FILE]\n"
-               "EPISODE: an episode id or name (see hkls history).\n");
+    fprintf(f, "%s", hk_tr(HK_MSG_CLI_REPORT_USAGE));
 }
 
 int cli_report(int argc, char **argv)
@@ -484,7 +481,7 @@ int cli_report(int argc, char **argv)
             report_usage(stdout);
             return EXIT_OK;
         } else if (argv[i][0] == '-' || ep_arg) {
-            fprintf(stderr, "hkls report: unexpected argument '%s'\n", argv[i]);
+            fprintf(stderr, hk_tr(HK_MSG_CLI_REPORT_UNEXPECTED), argv[i]);
             report_usage(stderr);
             return EXIT_USAGE;
         } else {
@@ -503,7 +500,7 @@ int cli_report(int argc, char **argv)
     else if (!strcmp(format, "json"))
         render = report_render_json;
     if (!render) {
-        fprintf(stderr, "hkls report: --format %s: expected md, html or json\n", format);
+        fprintf(stderr, hk_tr(HK_MSG_CLI_REPORT_FORMAT), format);
         return EXIT_USAGE;
     }
     store *db = NULL;
@@ -519,8 +516,8 @@ int cli_report(int argc, char **argv)
         goto out;
     int rc = render(db, e.id, &b);
     if (rc != HK_OK) {
-        fprintf(stderr, "hkls report: episode #%lld: %s%s%s\n", (long long)e.id,
-                rc == HK_ETOOBIG ? "the report is too large" : hk_strerror(rc),
+        fprintf(stderr, hk_tr(HK_MSG_CLI_REPORT_RENDER), (long long)e.id,
+                rc == HK_ETOOBIG ? hk_tr(HK_MSG_CLI_REPORT_TOO_LARGE) : hk_strerror(rc),
                 rc == HK_EDB ? ": " : "", rc == HK_EDB ? store_errmsg(db) : "");
         ec = EXIT_FAILED;
         goto out;
@@ -528,11 +525,11 @@ int cli_report(int argc, char **argv)
     if (out_path) {
         rc = write_atomic(out_path, b.data ? b.data : "", b.len, 0644);
         if (rc != HK_OK) {
-            fprintf(stderr, "hkls report: cannot write %s: %s\n", out_path, hk_strerror(rc));
+            fprintf(stderr, hk_tr(HK_MSG_CLI_REPORT_WRITE), out_path, hk_strerror(rc));
             ec = EXIT_FAILED;
             goto out;
         }
-        fprintf(stderr, "wrote %s\n", out_path);
+        fprintf(stderr, hk_tr(HK_MSG_CLI_WROTE), out_path);
     } else if (b.len && fwrite(b.data, 1, b.len, stdout) != b.len) {
         ec = EXIT_FAILED;
     }
@@ -564,9 +561,9 @@ static void print_diff(FILE *f, const char *a, size_t alen, const char *b, size_
     if (d.len)
         fwrite(d.data, 1, d.len, f);
     if (rc == HK_ETOOBIG)
-        fprintf(f, "... (diff too large to show)\n");
+        fprintf(f, "%s", hk_tr(HK_MSG_CLI_DIFF_TOO_LARGE));
     else if (rc != HK_OK)
-        fprintf(f, "(no diff: %s)\n", hk_strerror(rc));
+        fprintf(f, hk_tr(HK_MSG_CLI_NO_DIFF), hk_strerror(rc));
     hk_buf_free(&d);
 }
 
@@ -581,28 +578,23 @@ static int refuse_changed_kernel(const store_episode *e, const store_version *v,
     const an_span *sp = k >= 0 ? &m->funcs[k].span : NULL;
     int ec = EXIT_STALE;
     if (rc != HK_OK || (sp && (sp->end_byte > cur_len || sp->start_byte > sp->end_byte))) {
-        fprintf(stderr, "hkls apply: cannot analyse %s: %s\n", e->file,
+        fprintf(stderr, hk_tr(HK_MSG_CLI_APPLY_ANALYSE), e->file,
                 hk_strerror(rc != HK_OK ? rc : HK_EPARSE));
         ec = EXIT_FAILED;
     } else if (!sp) {
-        fprintf(stderr, "hkls apply: refused: %s no longer defines kernel %s (renamed or "
-                "removed since episode #%lld began)\n", e->file, e->kernel, (long long)e->id);
+        fprintf(stderr, hk_tr(HK_MSG_CLI_APPLY_KERNEL_GONE), e->file, e->kernel, (long long)e->id);
     } else {
         char was[STORE_HASH_HEX], now[STORE_HASH_HEX];
         store_content_hash(base_k, strlen(base_k), was);
         store_content_hash(cur + sp->start_byte, sp->end_byte - sp->start_byte, now);
         fprintf(stderr,
-                "hkls apply: refused: kernel %s in %s (lines %d-%d) changed since episode #%lld "
-                "began, so v%d would overwrite your edits.\n"
-                "Its text no longer matches the episode's (content hash %.12s, now %.12s). "
-                "What changed:\n",
+                hk_tr(HK_MSG_CLI_APPLY_KERNEL_CHANGED),
                 e->kernel, e->file, line_of(cur, sp->start_byte), line_of(cur, sp->end_byte),
                 (long long)e->id, v->number, was, now);
         print_diff(stderr, base_k, strlen(base_k), cur + sp->start_byte,
-                   sp->end_byte - sp->start_byte, "kernel when the episode began",
-                   "kernel in the file now");
-        fprintf(stderr, "Start a new episode on the current text, or restore the kernel and "
-                "apply again.\n");
+                   sp->end_byte - sp->start_byte, hk_tr(HK_MSG_CLI_DIFF_WAS),
+                   hk_tr(HK_MSG_CLI_DIFF_NOW));
+        fprintf(stderr, "%s", hk_tr(HK_MSG_CLI_APPLY_KERNEL_CHANGED_HINT));
     }
     an_model_free(m);
     return ec;
@@ -617,12 +609,12 @@ static void print_flags_note(const store_version *v, const store_version *base)
     json_t *flags = json_object_get(lj, "flags");
     if (json_is_array(flags) && json_array_size(flags) > 0 &&
         !json_equal(flags, json_object_get(bj, "flags"))) {
-        printf("note: v%d was compiled with", v->number);
+        printf(hk_tr(HK_MSG_CLI_APPLY_FLAGS_NOTE), v->number);
         size_t i;
         json_t *x;
         json_array_foreach(flags, i, x)
             printf(" %s", json_string_value(x) ? json_string_value(x) : "?");
-        printf(": add that to the file's build\n");
+        printf("%s", hk_tr(HK_MSG_CLI_APPLY_FLAGS_ADD));
     }
     json_decref(lj);
     json_decref(bj);
@@ -636,13 +628,13 @@ static void print_flags_note(const store_version *v, const store_version *base)
  * the kernel is applied all the same (the editor refuses instead: docs/episode.md) -- except
  * for a version measured on a divided grid (a stencil_window body: each thread does K rows):
  * applied under the user's undivided grid it would do K times the work for nothing, so
- * *refused is set and *msg says why. */
+ * *refused is set (1: divided, 2: multiplied) and *msg says why. */
 static int apply_launch(const store_episode *e, const store_version *v,
                         const store_version *base, char **text, size_t *len, char **msg,
-                        bool *refused)
+                        int *refused)
 {
     *msg = NULL;
-    *refused = false;
+    *refused = 0;
     json_t *lj = v->launch_json ? json_loads(v->launch_json, 0, NULL) : NULL;
     json_t *bj = base->launch_json ? json_loads(base->launch_json, 0, NULL) : NULL;
     rw_result r = {0};
@@ -657,10 +649,9 @@ static int apply_launch(const store_episode *e, const store_version *v,
     const char *mode = json_string_value(json_object_get(lj, "grid_mode"));
     bool mult = mode && !strcmp(mode, "multiplied");
     if (mode && (!strcmp(mode, "divided") || mult) && (fail != EP_LAUNCH_OK || !r.applicable)) {
-        *refused = true;
-        *msg = hk_asprintf("v%d was measured with its grid %s by %lld along %s, and the "
-                           "launch sites cannot be changed to that: %s", v->number,
-                           mult ? "multiplied" : "divided",
+        *refused = mult ? 2 : 1;
+        *msg = hk_asprintf(hk_tr(mult ? HK_MSG_CLI_APPLY_MEASURED_MUL : HK_MSG_CLI_APPLY_MEASURED_DIV),
+                           v->number,
                            (long long)json_integer_value(json_object_get(lj, mult ? "grid_multiplier"
                                                                                   : "grid_divisor")),
                            json_string_value(json_object_get(lj, "grid_axis"))
@@ -673,18 +664,16 @@ static int apply_launch(const store_episode *e, const store_version *v,
         goto out;
     }
     if (fail == EP_LAUNCH_JSON) {
-        *msg = hk_asprintf("note: v%d's launch configuration cannot be read (%s): the launch "
-                           "sites were not changed", v->number, err);
+        *msg = hk_asprintf(hk_tr(HK_MSG_CLI_APPLY_LAUNCH_JSON), v->number, err);
     } else if (fail == EP_LAUNCH_ANALYSE) {
-        *msg = hk_asprintf("note: the launch sites were not changed: the new text cannot be "
-                           "analysed (%s)", hk_strerror(rc));
+        *msg = hk_asprintf(hk_tr(HK_MSG_CLI_APPLY_LAUNCH_ANALYSE), hk_strerror(rc));
     } else if (fail == EP_LAUNCH_REWRITE) {
-        *msg = hk_asprintf("note: the launch sites were not changed: %s", hk_strerror(rc));
+        *msg = hk_asprintf(hk_tr(HK_MSG_CLI_APPLY_LAUNCH_REWRITE), hk_strerror(rc));
     } else if (!r.applicable) {
-        *msg = hk_asprintf("note: v%d's launch was not written: %s", v->number,
+        *msg = hk_asprintf(hk_tr(HK_MSG_CLI_APPLY_LAUNCH_NOT_WRITTEN), v->number,
                            r.description);
     } else if (rep.n_edits) {
-        *msg = hk_asprintf("launch: %s", r.description);
+        *msg = hk_asprintf(hk_tr(HK_MSG_CLI_APPLY_LAUNCH), r.description);
         if (*msg) {
             hk_free(*text);
             *text = r.text;
@@ -692,7 +681,7 @@ static int apply_launch(const store_episode *e, const store_version *v,
             r.text = NULL;
         }
     } else if (rep.advice) {
-        *msg = hk_asprintf("note: %s", r.description);
+        *msg = hk_asprintf(hk_tr(HK_MSG_CLI_APPLY_NOTE), r.description);
     }
     rc = (*msg || (fail == EP_LAUNCH_OK && r.applicable && !rep.n_edits && !rep.advice))
              ? HK_OK
@@ -707,10 +696,7 @@ out:
 
 static void apply_usage(FILE *f)
 {
-    fprintf(f, "usage: hkls apply EPISODE [--version N] [--db PATH] [--dry-run]\n"
-               "Writes version N (default: the episode's best) of the episode's kernel into\n"
-               "its file, only if the kernel is still as the episode found it, and sets the\n"
-               "kernel's launch sites in that file to the grid and block it was measured with.\n");
+    fprintf(f, "%s", hk_tr(HK_MSG_CLI_APPLY_USAGE));
 }
 
 int cli_apply(int argc, char **argv)
@@ -729,7 +715,7 @@ int cli_apply(int argc, char **argv)
             apply_usage(stdout);
             return EXIT_OK;
         } else if (argv[i][0] == '-' || ep_arg) {
-            fprintf(stderr, "hkls apply: unexpected argument '%s'\n", argv[i]);
+            fprintf(stderr, hk_tr(HK_MSG_CLI_APPLY_UNEXPECTED), argv[i]);
             apply_usage(stderr);
             return EXIT_USAGE;
         } else {
@@ -742,7 +728,7 @@ int cli_apply(int argc, char **argv)
         return EXIT_USAGE;
     }
     if (ver_s && !parse_long(ver_s[0] == 'v' ? ver_s + 1 : ver_s, 0, 0x7fffffff, &want_number)) {
-        fprintf(stderr, "hkls apply: --version %s: expected a version number (3 or v3)\n", ver_s);
+        fprintf(stderr, hk_tr(HK_MSG_CLI_APPLY_VERSION_ARG), ver_s);
         return EXIT_USAGE;
     }
 
@@ -778,47 +764,44 @@ int cli_apply(int argc, char **argv)
             if (rows[i].version.number == want_number)
                 vid = rows[i].version.id;
         if (!vid) {
-            fprintf(stderr, "hkls apply: kernel %s has no version v%ld (see hkls history %s)\n",
+            fprintf(stderr, hk_tr(HK_MSG_CLI_APPLY_NO_VERSION),
                     e.kernel, want_number, e.file);
             goto out;
         }
     } else if (!vid) {
-        fprintf(stderr, "hkls apply: episode #%lld (%s) has no verified version faster than its "
-                "baseline: nothing to apply (pick one with --version N)\n", (long long)e.id,
+        fprintf(stderr, hk_tr(HK_MSG_CLI_APPLY_NO_BEST), (long long)e.id,
                 store_episode_status_name(e.status));
         goto out;
     }
     if (store_version_get(db, vid, &v) != HK_OK || !v.source) {
-        fprintf(stderr, "hkls apply: version %lld: %s\n", (long long)vid, store_errmsg(db));
+        fprintf(stderr, hk_tr(HK_MSG_CLI_APPLY_VERSION_GET), (long long)vid, store_errmsg(db));
         goto out;
     }
     if (v.kernel_id != e.kernel_id) {
-        fprintf(stderr, "hkls apply: v%d belongs to another kernel\n", v.number);
+        fprintf(stderr, hk_tr(HK_MSG_CLI_APPLY_OTHER_KERNEL), v.number);
         goto out;
     }
     if (v.status != STORE_V_VERIFIED) {
-        fprintf(stderr, "hkls apply: v%d is not verified (%s%s%s): only verified versions are "
-                "applied\n", v.number, store_version_status_name(v.status), v.reject_reason ? ": " : "",
+        fprintf(stderr, hk_tr(HK_MSG_CLI_APPLY_NOT_VERIFIED), v.number, store_version_status_name(v.status), v.reject_reason ? ": " : "",
                 v.reject_reason ? v.reject_reason : "");
         goto out;
     }
     if (!e.baseline_version_id || store_version_get(db, e.baseline_version_id, &base) != HK_OK ||
         !base.source) {
-        fprintf(stderr, "hkls apply: episode #%lld has no recorded starting text (it failed "
-                "before its baseline): cannot check the file is unchanged\n", (long long)e.id);
+        fprintf(stderr, hk_tr(HK_MSG_CLI_APPLY_NO_BASE), (long long)e.id);
         goto out;
     }
 
     /* the file as it is now */
     rc = hk_read_file(e.file, AN_TEXT_MAX_BYTES, &cur, &cur_len);
     if (rc != HK_OK) {
-        fprintf(stderr, "hkls apply: cannot read %s: %s\n", e.file,
-                rc == HK_ENOENT ? "no such file" : hk_strerror(rc));
+        fprintf(stderr, hk_tr(HK_MSG_CLI_APPLY_READ), e.file,
+                rc == HK_ENOENT ? hk_tr(HK_MSG_CLI_APPLY_NO_SUCH_FILE) : hk_strerror(rc));
         goto out;
     }
     struct stat st;
     if (stat(e.file, &st) != 0) {
-        fprintf(stderr, "hkls apply: cannot stat %s: %s\n", e.file, strerror(errno));
+        fprintf(stderr, hk_tr(HK_MSG_CLI_APPLY_STAT), e.file, strerror(errno));
         goto out;
     }
     /* The episode recorded the whole file as it started (its baseline version's text);
@@ -826,13 +809,13 @@ int cli_apply(int argc, char **argv)
     size_t base_len = strlen(base.source), bk_start = 0;
     rc = ep_apply_kernel_text(base.source, base_len, e.kernel, &base_k, &bk_start);
     if (rc != HK_OK) {
-        fprintf(stderr, "hkls apply: the episode's starting text has no kernel %s (%s)\n",
+        fprintf(stderr, hk_tr(HK_MSG_CLI_APPLY_BASE_NO_KERNEL),
                 e.kernel, hk_strerror(rc));
         goto out;
     }
     if ((rc = ep_change_of(base.source, base_len, base_k, bk_start, v.source, strlen(v.source),
                            e.kernel, &ch)) != HK_OK) {
-        fprintf(stderr, "hkls apply: v%d: %s\n", v.number, hk_strerror(rc));
+        fprintf(stderr, hk_tr(HK_MSG_CLI_APPLY_CHANGE), v.number, hk_strerror(rc));
         goto out;
     }
     uint32_t at_a = 0, at_b = 0;
@@ -843,15 +826,12 @@ int cli_apply(int argc, char **argv)
         goto out;
     }
     if (!ch.ver_has_kernel) {
-        fprintf(stderr, "hkls apply: v%d's text has no kernel %s\n", v.number, e.kernel);
+        fprintf(stderr, hk_tr(HK_MSG_CLI_APPLY_VER_NO_KERNEL), v.number, e.kernel);
         goto out;
     }
     if (place == EP_PLACE_STALE_FILE) {
         fprintf(stderr,
-                "hkls apply: refused: v%d also changes %s outside kernel %s (line %d of the "
-                "version), and the file changed elsewhere since episode #%lld began, so "
-                "that part cannot be applied safely.\nApply it by hand (hkls report %lld "
-                "shows the diff), or restore the file to the episode's text.\n",
+                hk_tr(HK_MSG_CLI_APPLY_STALE_FILE),
                 v.number, e.file, e.kernel, ch.outside_line, (long long)e.id, (long long)e.id);
         ec = EXIT_STALE;
         goto out;
@@ -869,16 +849,16 @@ int cli_apply(int argc, char **argv)
         memcpy(next + at_a + ntl, cur + at_b, cur_len - at_b);
         next[next_len] = '\0';
     }
-    bool launch_refused = false;
+    int launch_refused = 0;
     if (!next ||
         apply_launch(&e, &v, &base, &next, &next_len, &launch_msg, &launch_refused) != HK_OK) {
-        fprintf(stderr, "hkls apply: out of memory\n");
+        fprintf(stderr, "%s", hk_tr(HK_MSG_CLI_APPLY_OOM));
         goto out;
     }
     if (launch_refused) {
-        fprintf(stderr, "hkls apply: refused: %s\n%s the grid at the launch sites by "
-                "hand and apply the kernel from the diff (hkls report %lld).\n", launch_msg,
-                strstr(launch_msg, "multiplied") ? "Multiply" : "Divide", (long long)e.id);
+        fprintf(stderr,
+                hk_tr(launch_refused == 2 ? HK_MSG_CLI_APPLY_REFUSED_MUL : HK_MSG_CLI_APPLY_REFUSED_DIV),
+                launch_msg, (long long)e.id);
         ec = EXIT_STALE;
         goto out;
     }
@@ -887,7 +867,7 @@ int cli_apply(int argc, char **argv)
     if (row)
         fmt_speedup(row, sp, sizeof sp);
     if (next_len == cur_len && memcmp(next, cur, cur_len) == 0) {
-        printf("%s already holds v%d of kernel %s: nothing to do\n", e.file, v.number, e.kernel);
+        printf(hk_tr(HK_MSG_CLI_APPLY_ALREADY), e.file, v.number, e.kernel);
         ec = EXIT_OK;
         goto out;
     }
@@ -896,7 +876,7 @@ int cli_apply(int argc, char **argv)
         print_diff(stdout, cur, cur_len, next, next_len, la ? la : "a", lb ? lb : "b");
         hk_free(la);
         hk_free(lb);
-        printf("dry run: would apply v%d (speedup %s) of episode #%lld to %s\n", v.number, sp,
+        printf(hk_tr(HK_MSG_CLI_APPLY_DRY), v.number, sp,
                (long long)e.id, e.file);
         if (launch_msg)
             printf("%s\n", launch_msg);
@@ -909,10 +889,10 @@ int cli_apply(int argc, char **argv)
     int kernel_line = line_of(next, kat ? (uint32_t)(kat - next) : at_a);
     rc = write_atomic(e.file, next, next_len, st.st_mode);
     if (rc != HK_OK) {
-        fprintf(stderr, "hkls apply: cannot write %s: %s\n", e.file, hk_strerror(rc));
+        fprintf(stderr, hk_tr(HK_MSG_CLI_APPLY_WRITE), e.file, hk_strerror(rc));
         goto out;
     }
-    printf("applied v%d (speedup %s) of episode #%lld to %s: kernel %s, line %d\n", v.number, sp,
+    printf(hk_tr(HK_MSG_CLI_APPLY_DONE), v.number, sp,
            (long long)e.id, e.file, e.kernel, kernel_line);
     if (launch_msg)
         printf("%s\n", launch_msg);

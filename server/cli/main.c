@@ -17,22 +17,22 @@
 struct cli_command {
     const char *name;
     int (*run)(int argc, char **argv);
-    const char *summary;
+    enum hk_msg summary;
 };
 
 static const struct cli_command commands[] = {
-    {"check", cli_check, "compile files; print kernels, resources and errors (FILE:LINE)"},
-    {"doctor", cli_doctor, "report toolchains, GPUs, profilers and runners found here"},
-    {"optimize", cli_optimize, "optimize one kernel on the GPU (an episode); --help for options"},
-    {"verify-candidate", cli_verify_candidate, "judge one candidate .cu against a spec's baseline"},
-    {"history", cli_history, "episodes and version chains of a file's kernels (--json)"},
-    {"report", cli_report, "print an episode's report (--format md|html|json, -o FILE)"},
-    {"spec", cli_spec, "write a harness-form bench spec skeleton for a kernel (-o FILE)"},
-    {"skills", cli_skills, "list and validate the skills knowledge base (--json, --hardware)"},
-    {"rewrites", cli_rewrites, "a kernel's class and which rewrites apply, or what stops each"},
-    {"apply", cli_apply, "write a verified version into its file, if the kernel is unchanged"},
-    {"trust", cli_trust, "trust a folder's .hyperkernel.json (--list, --remove)"},
-    {NULL, NULL, NULL},
+    {"check", cli_check, HK_MSG_CLI_CMD_CHECK},
+    {"doctor", cli_doctor, HK_MSG_CLI_CMD_DOCTOR},
+    {"optimize", cli_optimize, HK_MSG_CLI_CMD_OPTIMIZE},
+    {"verify-candidate", cli_verify_candidate, HK_MSG_CLI_CMD_VERIFY},
+    {"history", cli_history, HK_MSG_CLI_CMD_HISTORY},
+    {"report", cli_report, HK_MSG_CLI_CMD_REPORT},
+    {"spec", cli_spec, HK_MSG_CLI_CMD_SPEC},
+    {"skills", cli_skills, HK_MSG_CLI_CMD_SKILLS},
+    {"rewrites", cli_rewrites, HK_MSG_CLI_CMD_REWRITES},
+    {"apply", cli_apply, HK_MSG_CLI_CMD_APPLY},
+    {"trust", cli_trust, HK_MSG_CLI_CMD_TRUST},
+    {NULL, NULL, HK_MSG_COUNT},
 };
 
 static const struct cli_command *find_command(const char *name)
@@ -45,22 +45,11 @@ static const struct cli_command *find_command(const char *name)
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: hkls [--stdio] [--log FILE] [--log-level LEVEL]\n"
-            "       hkls COMMAND [ARGS...]\n"
-            "       hkls --version | --help\n"
-            "\n"
-            "Without a command, hkls speaks the Language Server Protocol on stdin/stdout.\n"
-            "  --stdio            use stdin/stdout (the default)\n"
-            "  --log FILE         append the log to FILE instead of stderr\n"
-            "  --log-level LEVEL  error, warn (default), info, debug or trace\n"
-            "  --version          print the version\n"
-            "A command logs warnings to stderr; HK_LOG_LEVEL=LEVEL in its environment asks for\n"
-            "more (debug: every benchmark process with its wall time).\n");
+    fputs(hk_tr(HK_MSG_CLI_MAIN_USAGE), f);
     if (commands[0].name) {
-        fprintf(f, "\ncommands:\n");
+        fprintf(f, "%s", hk_tr(HK_MSG_CLI_MAIN_COMMANDS));
         for (const struct cli_command *c = commands; c->name; c++)
-            fprintf(f, "  hkls %-10s %s\n", c->name, c->summary);
+            fprintf(f, "  hkls %-10s %s\n", c->name, hk_tr(c->summary));
     }
 }
 
@@ -78,13 +67,12 @@ int main(int argc, char **argv)
         if (hk_log_parse_level(level, &lv) == HK_OK)
             hk_log_set_level(lv);
         else
-            fprintf(stderr, "hkls: HK_LOG_LEVEL=%s is not a level (error, warn, info, debug or "
-                            "trace); logging warnings\n", level);
+            fprintf(stderr, hk_tr(HK_MSG_CLI_MAIN_LOG_LEVEL), level);
     }
     if (argc > 1 && argv[1][0] != '-') {
         const struct cli_command *c = find_command(argv[1]);
         if (!c) {
-            fprintf(stderr, "hkls: unknown command '%s'\n", argv[1]);
+            fprintf(stderr, hk_tr(HK_MSG_CLI_MAIN_UNKNOWN_COMMAND), argv[1]);
             usage(stderr);
             return 2;
         }
@@ -102,7 +90,7 @@ int main(int argc, char **argv)
             continue;
         } else if (!strcmp(a, "--log") || !strcmp(a, "--log-level")) {
             if (i + 1 >= argc) {
-                fprintf(stderr, "hkls: %s needs a value\n", a);
+                fprintf(stderr, hk_tr(HK_MSG_CLI_MAIN_NEEDS_VALUE), a);
                 return 2;
             }
             if (!strcmp(a, "--log"))
@@ -114,7 +102,7 @@ int main(int argc, char **argv)
         } else if (!strncmp(a, "--log-level=", 12)) {
             o.log_level = a + 12;
         } else {
-            fprintf(stderr, "hkls: unknown argument '%s'\n", a);
+            fprintf(stderr, hk_tr(HK_MSG_CLI_MAIN_UNKNOWN_ARG), a);
             usage(stderr);
             return 2;
         }

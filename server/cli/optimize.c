@@ -136,7 +136,8 @@ static void on_event(const json_t *ev, void *data)
     }
     ui_clear_line(u);
     if (loud)
-        fprintf(stderr, "%s: %s\n", !strcmp(level, "error") ? "error" : "warning", msg);
+        fprintf(stderr, hk_tr(!strcmp(level, "error") ? HK_MSG_CLI_LOG_ERROR : HK_MSG_CLI_LOG_WARNING),
+                msg);
     else
         fprintf(stderr, "[%s] %s\n", stage ? stage : "", msg);
     fflush(stderr);
@@ -229,10 +230,10 @@ static void print_recorded(const json_t *s)
         const char *dev = json_string_value(json_object_get(rep, "device"));
         const char *res = json_string_value(json_object_get(rep, "result"));
         const char *notes = json_string_value(json_object_get(rep, "notes"));
-        printf("  what a GPU gives: this kernel's recorded %s episode%s%s: %s/%s\n",
+        printf(hk_tr(HK_MSG_CLI_OPT_RECORDED),
                dev ? dev : "GPU", res ? ", " : "", res ? res : "", dir, html);
         if (notes)
-            printf("    (how it was recorded: %s/%s)\n", dir, notes);
+            printf(hk_tr(HK_MSG_CLI_OPT_RECORDED_HOW), dir, notes);
         break;
     }
 out:
@@ -292,13 +293,12 @@ static void print_summary(const ep_result *r)
         }
         const json_t *nc = json_object_get(s, "not_credited_best");
         if (json_is_object(nc))
-            printf("  not credited: %lld version%s measured faster (best v%lld, %.2fx), but no "
-                   "physical floor checked %s (%s); --allow-no-floor credits them\n",
+            printf(hk_tr(json_integer_value(json_object_get(s, "not_credited")) == 1
+                             ? HK_MSG_CLI_OPT_NOT_CREDITED_ONE
+                             : HK_MSG_CLI_OPT_NOT_CREDITED),
                    (long long)json_integer_value(json_object_get(s, "not_credited")),
-                   json_integer_value(json_object_get(s, "not_credited")) == 1 ? "" : "s",
                    (long long)json_integer_value(json_object_get(nc, "version")),
                    num(nc, "speedup"),
-                   json_integer_value(json_object_get(s, "not_credited")) == 1 ? "it" : "them",
                    json_string_value(json_object_get(nc, "why"))
                        ? json_string_value(json_object_get(nc, "why"))
                        : "?");
@@ -313,45 +313,7 @@ static void print_summary(const ep_result *r)
 
 static void optimize_usage(FILE *f)
 {
-    fprintf(f,
-            "usage: hkls optimize FILE --kernel NAME [--spec SPEC.json] [options]\n"
-            "  --spec SPEC.json         the bench spec (default: next to FILE,\n"
-            "                           <file>.<kernel>.bench.json, <kernel>.bench.json or\n"
-            "                           <file>.bench.json; when there is none, one is inferred\n"
-            "                           and saved as <file>.<kernel>.bench.json)\n"
-            "  --target T               nvidia[:sm_XX] or dcu[:gfxNNN] (default: nvidia, the GPU's arch)\n"
-            "  --engine builtin         optimization engine (default builtin)\n"
-            "  --budget N               candidates to evaluate (default 12)\n"
-            "  --minutes M              time budget of the search (default 10)\n"
-            "  --seed S                 search seed (default 1)\n"
-            "  --name NAME              episode name (default \"<kernel> <arch>\")\n"
-            "  --from-original          search from the original, not the best earlier version\n"
-            "  --db PATH                history database (default $HK_DB, else\n"
-            "                           $XDG_DATA_HOME/hyperkernel/history.db)\n"
-            "  --out DIR                reports directory (default <db dir>/reports/<episode>)\n"
-            "  --jobs N                 parallel compiles (default: all cores)\n"
-            "  --check quick|full       combinations each candidate is checked on during the\n"
-            "                           search: every (seed, distribution) at the smallest\n"
-            "                           size plus one seed per distribution at the others\n"
-            "                           (quick, the default) or every (size, seed,\n"
-            "                           distribution) (full); either way the best is\n"
-            "                           re-checked on the full set with new seeds\n"
-            "  --work-dir DIR           scratch directory (kept); --keep-work keeps the default one\n"
-            "  --json                   print a JSON summary at the end\n"
-            "  --events                 one JSON event per line on stdout (for editors)\n"
-            "  --quiet                  only warnings and the result\n"
-            "  --allow-no-floor         credit speedups that no physical floor checked (the\n"
-            "                           device's peaks unknown, or a spec without bytes/flops\n"
-            "                           formulas; command-form specs); by default they are\n"
-            "                           measured but not credited, reported or applied\n"
-            "  --simulate-gpu           CI only: a deterministic simulated GPU (the tests'\n"
-            "                           simulator, $HK_GPU_SIMULATOR or built from the source\n"
-            "                           tree; it answers for tests/data/episode/tiny.bench.json)\n"
-            "  --untrusted              the spec's folder is not trusted (the editor passes it):\n"
-            "                           refuse a command-form spec or one with compile_flags\n"
-            "  --lang en|zh-CN          language of the report and the summary (default: from\n"
-            "                           LC_ALL, LC_MESSAGES or LANG; JSON is never translated)\n"
-            "Exit: 0 completed, 1 failed, 2 bad input, 3 no GPU, 130 stopped.\n");
+    fputs(hk_tr(HK_MSG_CLI_OPT_USAGE), f);
 }
 
 /* --simulate-gpu (CI only: issue 4 allows a simulated GPU there and nowhere else): every
@@ -392,7 +354,7 @@ static int sim_prepare(char *bin, size_t n)
     if (rc == HK_OK && r.exit_code != 0)
         rc = HK_ECHILD;
     if (rc)
-        fprintf(stderr, "hkls optimize: cannot build the GPU simulator: %s %s\n",
+        fprintf(stderr, hk_tr(HK_MSG_CLI_OPT_SIM_BUILD),
                 hk_strerror(rc), r.err ? r.err : "");
     runner_result_free(&r);
     if (rc) {
@@ -423,8 +385,7 @@ static int sim_setup(const char *cmd, char *bin, size_t n, device_info *dev)
 {
     int rc = sim_prepare(bin, n);
     if (rc) {
-        fprintf(stderr, "hkls %s: --simulate-gpu: no GPU simulator (set HK_GPU_SIMULATOR, or "
-                        "run from a source tree with cc)\n", cmd);
+        fprintf(stderr, hk_tr(HK_MSG_CLI_OPT_NO_SIM), cmd);
         return rc;
     }
     sim_device(dev);
@@ -515,15 +476,15 @@ static bool source_usable(const char *cmd, const char *path)
     size_t at = 0;
     int rc = cc_source_file_is_text(path, &is_text, &why, &at);
     if (rc == HK_ENOENT)
-        fprintf(stderr, "hkls %s: %s does not exist\n", cmd, path);
+        fprintf(stderr, hk_tr(HK_MSG_CLI_OPT_NO_FILE), cmd, path);
     else if (rc == HK_EINVAL)
-        fprintf(stderr, "hkls %s: %s is a directory, not a source file\n", cmd, path);
+        fprintf(stderr, hk_tr(HK_MSG_CLI_OPT_IS_DIR), cmd, path);
     else if (rc == HK_EIO)
-        fprintf(stderr, "hkls %s: cannot read %s: %s\n", cmd, path, strerror(errno));
+        fprintf(stderr, hk_tr(HK_MSG_CLI_OPT_CANNOT_READ), cmd, path, strerror(errno));
     else if (rc)
-        fprintf(stderr, "hkls %s: cannot read %s: %s\n", cmd, path, hk_strerror(rc));
+        fprintf(stderr, hk_tr(HK_MSG_CLI_OPT_CANNOT_READ), cmd, path, hk_strerror(rc));
     else if (!is_text)
-        fprintf(stderr, "hkls %s: %s is not a text file (%s at byte %zu)\n", cmd, path, why,
+        fprintf(stderr, hk_tr(HK_MSG_CLI_OPT_NOT_TEXT), cmd, path, why,
                 at);
     return rc == HK_OK && is_text;
 }
@@ -638,14 +599,14 @@ int cli_optimize(int argc, char **argv)
         case O_NO_FLOOR: o.measure.allow_no_floor = true; break;
         case 'h': optimize_usage(stdout); return EXIT_OK;
         default:
-            fprintf(stderr, "hkls optimize: unknown option or missing value: %s\n",
+            fprintf(stderr, hk_tr(HK_MSG_CLI_OPT_UNKNOWN_OPTION),
                     argv[optind - 1]);
             optimize_usage(stderr);
             return EXIT_USAGE;
         }
     }
     if (optind + 1 != argc || !o.kernel) {
-        fprintf(stderr, "hkls optimize: need FILE and --kernel\n");
+        fprintf(stderr, "%s", hk_tr(HK_MSG_CLI_OPT_NEED_FILE));
         optimize_usage(stderr);
         return EXIT_USAGE;
     }
@@ -665,7 +626,7 @@ int cli_optimize(int argc, char **argv)
     }
     if (!o.db_path) {
         if (ep_default_db_path(&db)) {
-            fprintf(stderr, "hkls optimize: no database path: set --db, HK_DB or HOME\n");
+            fprintf(stderr, "%s", hk_tr(HK_MSG_CLI_OPT_NO_DB_PATH));
             hk_free(spec_found);
             return EXIT_USAGE;
         }
@@ -706,23 +667,13 @@ int cli_optimize(int argc, char **argv)
     hk_free(spec_found);
     return code;
 bad_value:
-    fprintf(stderr, "hkls optimize: bad option value '%s'\n", optarg ? optarg : "");
+    fprintf(stderr, hk_tr(HK_MSG_CLI_OPT_BAD_VALUE), optarg ? optarg : "");
     return EXIT_USAGE;
 }
 
 static void verify_usage(FILE *f)
 {
-    fprintf(f, "usage: hkls verify-candidate --spec SPEC.json --candidate FILE.cu [--target "
-               "nvidia[:sm_XX]|dcu[:gfxNNN]] [--check full|quick] [--pairs N] "
-               "[--allow-no-floor] [--sanitize] [--json] [--keep-work]\n"
-               "Judges FILE.cu against the spec's source with the episode's checks, then times\n"
-               "both interleaved (--pairs, default 5) for the speedup and its p10..p90 spread.\n"
-               "An accepted candidate claiming over 2x (any, with --sanitize) also runs under\n"
-               "compute-sanitizer (memcheck, racecheck, initcheck; $HK_SANITIZE_TIMEOUT_S per\n"
-               "tool, default 300).\n"
-               "Exit: 0 accepted and faster (interleaved p10 > 1), 5 accepted but not faster\n"
-               "or its speedup not credited (no physical floor), 1 rejected, 2 bad input,\n"
-               "3 not measured (no GPU), 4 the baseline failed, 130 stopped.\n");
+    fprintf(f, "%s", hk_tr(HK_MSG_CLI_VC_USAGE));
 }
 
 /* The verdict in words: the interleaved speedup line first when there is one, then what
@@ -805,7 +756,7 @@ int cli_verify_candidate(int argc, char **argv)
             break;
         case O_PAIRS:
             if (!parse_long(optarg, 1, MEASURE_MAX_PAIRS, &v)) {
-                fprintf(stderr, "hkls verify-candidate: --pairs takes 1..%d\n",
+                fprintf(stderr, hk_tr(HK_MSG_CLI_VC_PAIRS),
                         MEASURE_MAX_PAIRS);
                 return EXIT_USAGE;
             }
@@ -822,7 +773,7 @@ int cli_verify_candidate(int argc, char **argv)
         case O_SANITIZE: o.sanitize = true; break;
         case 'h': verify_usage(stdout); return EXIT_OK;
         default:
-            fprintf(stderr, "hkls verify-candidate: unknown option or missing value: %s\n",
+            fprintf(stderr, hk_tr(HK_MSG_CLI_VC_UNKNOWN_OPTION),
                     argv[optind - 1]);
             verify_usage(stderr);
             return EXIT_USAGE;
@@ -845,7 +796,7 @@ int cli_verify_candidate(int argc, char **argv)
         /* a run cut by a time limit says where its time went (tests/gpu/run.sh keeps it) */
         char where[900];
         ui_where(&u, where, sizeof where);
-        fprintf(stderr, "hkls verify-candidate: stopped %s\n", where);
+        fprintf(stderr, hk_tr(HK_MSG_CLI_VC_STOPPED), where);
         return EXIT_STOPPED;
     }
     if (rc) {

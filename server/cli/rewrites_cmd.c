@@ -16,6 +16,7 @@
 #include "analysis/analysis.h"
 #include "core/buf.h"
 #include "core/hk.h"
+#include "core/i18n.h"
 #include "model/kclass.h"
 #include "model/kmodel.h"
 #include "rewrites/registry.h"
@@ -31,41 +32,7 @@ enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2 };
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: hkls rewrites FILE --kernel NAME [--spec SPEC.json] [--hip] [--json]\n"
-            "       hkls rewrites FILE --kernel NAME --emit REWRITE[+REWRITE...] [--param [REWRITE.]N=V]...\n"
-            "                [--spec SPEC.json] [--device S,W] [--hip]\n"
-            "       hkls rewrites FILE --kernel NAME --spec SPEC.json --proposals N\n"
-            "                [--class CLASS] [--time PATTERN=MS]... [--device S,W] [--hip]\n"
-            "What the built-in engine recognises in a kernel, without a GPU: the class the\n"
-            "kernel model gives it (or the construct that came closest), then every rewrite\n"
-            "with whether it applies at its default parameters and, when it does not, the\n"
-            "construct and line that stop it.\n"
-            "  --kernel NAME  the kernel (template arguments left out)\n"
-            "  --spec SPEC    the kernel's bench spec (some rewrites read its sizes)\n"
-            "  --hip          ask as for an AMD/DCU build\n"
-            "  --json         {kernel, class, near, rewrites: [{name, kind, applies,\n"
-            "                 construct, line, reason, grid}]} (grid: the launch an\n"
-            "                 algorithm that applies needs, when not the spec's own)\n"
-            "  --emit REWRITE the whole source as REWRITE leaves it, at its default\n"
-            "                 parameters (launch shape and grid are the search's, not here);\n"
-            "                 A+B: B applied to A's output (a stacked candidate of the search)\n"
-            "  --param N=V    with --emit: the rewrite's parameter N at V (repeatable),\n"
-            "                 e.g. --emit warp_rows --param row_threads=512; REWRITE.N=V\n"
-            "                 for a rewrite of a stack other than the first\n"
-            "  --device S,W   the device's SM count and resident warps per SM (132,64 on an\n"
-            "                 H200), for rewrites that size themselves to it; default unknown\n"
-            "  --proposals N  the first N candidates the built-in search proposes after the\n"
-            "                 baseline (an episode's --budget N), with the shipped skills'\n"
-            "                 plan for CLASS on sm_90 (or gfx906 with --hip); no GPU: each\n"
-            "                 candidate is reported as timed by --time (below), so the\n"
-            "                 orders that follow results (second choices, stacks) show\n"
-            "  --class CLASS  memory-bound, compute-bound, latency-bound or unknown (the\n"
-            "                 baseline's measured roofline class; default unknown)\n"
-            "  --time P=MS    a candidate whose description holds P is reported at MS (the\n"
-            "                 baseline at 1; first match wins; repeatable); others at 1\n"
-            "Exit 0, 1 when the file cannot be read or parsed or has no such kernel (or\n"
-            "REWRITE does not apply: the reason on stderr), 2 for usage errors.\n");
+    fputs(hk_tr(HK_MSG_CLI_RW_USAGE), f);
 }
 
 
@@ -215,7 +182,7 @@ static int part_params(const rw_descriptor *d, size_t part, const char *const *p
         char *end = NULL;
         long v = eq ? strtol(eq + 1, &end, 10) : 0;
         if (slot < 0 || slot >= RW_MAX_PARAMS || !end || *end || end == eq + 1) {
-            fprintf(stderr, "hkls rewrites: --param %s: not NAME=INTEGER with a parameter of %s\n", params[i],
+            fprintf(stderr, hk_tr(HK_MSG_CLI_RW_PARAM), params[i],
                     d->name);
             return EXIT_USAGE;
         }
@@ -244,7 +211,7 @@ static int emit(const char *name, const rw_context *ctx, const char *const *para
             ok = ok && *++p;   /* no trailing '+' */
     }
     if (!ok) {
-        fprintf(stderr, "hkls rewrites: --emit %s: not REWRITE or REWRITE+REWRITE (at most %d)\n", name,
+        fprintf(stderr, hk_tr(HK_MSG_CLI_RW_EMIT), name,
                 EMIT_MAX_PARTS);
         return EXIT_USAGE;
     }
@@ -254,7 +221,7 @@ static int emit(const char *name, const rw_context *ctx, const char *const *para
     memset(pv, 0, sizeof pv);
     for (size_t j = 0; j < n_parts; j++) {
         if (!(ds[j] = rw_find(parts[j]))) {
-            fprintf(stderr, "hkls rewrites: no rewrite named %s\n", parts[j]);
+            fprintf(stderr, hk_tr(HK_MSG_CLI_RW_NO_REWRITE), parts[j]);
             return EXIT_USAGE;
         }
         int st = part_params(ds[j], j, params, n_params, used, pv[j]);
@@ -263,7 +230,7 @@ static int emit(const char *name, const rw_context *ctx, const char *const *para
     }
     for (size_t i = 0; i < n_params; i++)
         if (!used[i]) {
-            fprintf(stderr, "hkls rewrites: --param %s: no rewrite of --emit %s has it\n", params[i], name);
+            fprintf(stderr, hk_tr(HK_MSG_CLI_RW_PARAM_NONE), params[i], name);
             return EXIT_USAGE;
         }
     rw_context c = *ctx;
@@ -277,8 +244,11 @@ static int emit(const char *name, const rw_context *ctx, const char *const *para
         memset(&why, 0, sizeof why);
         int rc = rw_apply(ds[j], &c, pv[j], &r, &why);
         if (rc != HK_OK || !r.applicable) {
-            fprintf(stderr, "hkls rewrites: %s does not apply%s%s: %s\n", parts[j], j ? " on the output of " : "",
-                    j ? parts[j - 1] : "", why.reason[0] ? why.reason : r.description ? r.description : hk_strerror(rc));
+            const char *reason = why.reason[0] ? why.reason : r.description ? r.description : hk_strerror(rc);
+            if (j)
+                fprintf(stderr, hk_tr(HK_MSG_CLI_RW_NOT_APPLY_ON), parts[j], parts[j - 1], reason);
+            else
+                fprintf(stderr, hk_tr(HK_MSG_CLI_RW_NOT_APPLY), parts[j], reason);
             rw_result_free(&r);
             goto out;
         }
@@ -294,7 +264,7 @@ static int emit(const char *name, const rw_context *ctx, const char *const *para
         m = NULL;
         long k = -1;
         if ((rc = an_analyze(c.text, c.len, &m)) || (k = an_model_find_kernel(m, kname)) < 0) {
-            fprintf(stderr, "hkls rewrites: the output of %s cannot be analysed again: %s\n", parts[j],
+            fprintf(stderr, hk_tr(HK_MSG_CLI_RW_REANALYSE), parts[j],
                     rc ? hk_strerror(rc) : "the kernel is gone");
             goto out;
         }
@@ -342,12 +312,12 @@ static int proposals(const rw_context *ctx, const spec *sp, enum sk_class cls, u
     json_t *arr = NULL;
     int status = EXIT_FAILED;
     if (sk_default_dir(&dir) != HK_OK || sk_load_dir(dir, &skills, err, sizeof err) != HK_OK) {
-        fprintf(stderr, "hkls rewrites: skills not loaded from %s: %s\n", dir ? dir : "?", err);
+        fprintf(stderr, hk_tr(HK_MSG_CLI_RW_SKILLS), dir ? dir : "?", err);
         goto out;
     }
     search_launch sl;
     if (search_launch_from_spec(sp, ctx->sm_count, &sl, err, sizeof err) != HK_OK) {
-        fprintf(stderr, "hkls rewrites: the spec's launch cannot be searched: %s\n", err);
+        fprintf(stderr, hk_tr(HK_MSG_CLI_RW_LAUNCH), err);
         goto out;
     }
     sk_metrics mt;
@@ -361,7 +331,7 @@ static int proposals(const rw_context *ctx, const spec *sp, enum sk_class cls, u
     sl.warps_per_sm = ctx->warps_per_sm;
     search_budget b = {.max_candidates = n + 1};
     if (rc || (rc = search_new(ctx->text, ctx->len, ctx->m, ctx->kernel, &sl, 1, &b, &s))) {
-        fprintf(stderr, "hkls rewrites: no search: %s\n", hk_strerror(rc));
+        fprintf(stderr, hk_tr(HK_MSG_CLI_RW_NO_SEARCH), hk_strerror(rc));
         goto out;
     }
     arr = json_array();
@@ -421,28 +391,27 @@ int cli_rewrites(int argc, char **argv)
             emit_name = argv[++i];
         } else if (!strcmp(a, "--param") && i + 1 < argc) {
             if (n_params == RW_MAX_PARAMS) {
-                fprintf(stderr, "hkls rewrites: at most %d --param (a rewrite has no more parameters)\n",
+                fprintf(stderr, hk_tr(HK_MSG_CLI_RW_MAX_PARAMS),
                         RW_MAX_PARAMS);
                 return EXIT_USAGE;
             }
             params[n_params++] = argv[++i];
         } else if (!strcmp(a, "--device") && i + 1 < argc) {
             if (sscanf(argv[++i], "%d,%d", &sms, &warps) != 2 || sms <= 0 || warps <= 0) {
-                fprintf(stderr, "hkls rewrites: --device wants SMS,WARPS_PER_SM (e.g. 132,64)\n");
+                fprintf(stderr, "%s", hk_tr(HK_MSG_CLI_RW_DEVICE));
                 return EXIT_USAGE;
             }
         } else if (!strcmp(a, "--proposals") && i + 1 < argc) {
             char *end;
             n_proposals = strtol(argv[++i], &end, 10);
             if (*end || n_proposals < 1 || n_proposals > 1000) {
-                fprintf(stderr, "hkls rewrites: --proposals wants 1..1000\n");
+                fprintf(stderr, "%s", hk_tr(HK_MSG_CLI_RW_PROPOSALS));
                 return EXIT_USAGE;
             }
         } else if (!strcmp(a, "--class") && i + 1 < argc) {
             const char *v = argv[++i];
             if (strcmp(v, "unknown") && sk_class_parse(v, &cls) != HK_OK) {
-                fprintf(stderr, "hkls rewrites: --class wants memory-bound, compute-bound, "
-                                "latency-bound or unknown\n");
+                fprintf(stderr, "%s", hk_tr(HK_MSG_CLI_RW_CLASS));
                 return EXIT_USAGE;
             }
         } else if (!strcmp(a, "--time") && i + 1 < argc) {
@@ -451,7 +420,7 @@ int cli_rewrites(int argc, char **argv)
             double ms = eq ? strtod(eq + 1, &end) : 0;
             if (!eq || eq == v || !end || *end || end == eq + 1 || !(ms > 0) || !isfinite(ms) ||
                 n_times == HK_ARRAY_LEN(times)) {
-                fprintf(stderr, "hkls rewrites: --time wants PATTERN=MS (MS > 0; at most %zu)\n",
+                fprintf(stderr, hk_tr(HK_MSG_CLI_RW_TIME),
                         HK_ARRAY_LEN(times));
                 return EXIT_USAGE;
             }
@@ -459,7 +428,7 @@ int cli_rewrites(int argc, char **argv)
         } else if (a[0] != '-' && !file) {
             file = a;
         } else {
-            fprintf(stderr, "hkls rewrites: unexpected argument '%s'\n", a);
+            fprintf(stderr, hk_tr(HK_MSG_CLI_RW_UNEXPECTED), a);
             usage(stderr);
             return EXIT_USAGE;
         }
@@ -470,21 +439,20 @@ int cli_rewrites(int argc, char **argv)
         return EXIT_USAGE;
     }
     if ((n_times || cls != SK_CLASS_COUNT) && n_proposals < 0) {
-        fprintf(stderr, "hkls rewrites: --class and --time need --proposals N\n");
+        fprintf(stderr, "%s", hk_tr(HK_MSG_CLI_RW_NEED_PROPOSALS));
         return EXIT_USAGE;
     }
     if (n_proposals > 0 && (!spec_path || emit_name)) {
-        fprintf(stderr, "hkls rewrites: --proposals needs --spec (the launch the search varies), "
-                        "and not --emit\n");
+        fprintf(stderr, "%s", hk_tr(HK_MSG_CLI_RW_PROPOSALS_SPEC));
         return EXIT_USAGE;
     }
     if (n_params && !emit_name) {   /* the listing is at every rewrite's defaults */
-        fprintf(stderr, "hkls rewrites: --param needs --emit REWRITE\n");
+        fprintf(stderr, "%s", hk_tr(HK_MSG_CLI_RW_PARAM_EMIT));
         return EXIT_USAGE;
     }
     const char *gwhy = NULL;
     if (an_grammar_check(&gwhy) != HK_OK) {
-        fprintf(stderr, "hkls rewrites: the CUDA grammar cannot be used: %s\n", gwhy ? gwhy : "?");
+        fprintf(stderr, hk_tr(HK_MSG_CLI_RW_GRAMMAR), gwhy ? gwhy : "?");
         return EXIT_FAILED;
     }
     char *text = NULL;
@@ -514,12 +482,12 @@ int cli_rewrites(int argc, char **argv)
         }
     }
     if ((rc = an_analyze(text, len, &m))) {
-        fprintf(stderr, "hkls rewrites: %s: cannot be parsed: %s\n", file, hk_strerror(rc));
+        fprintf(stderr, hk_tr(HK_MSG_CLI_RW_PARSE), file, hk_strerror(rc));
         goto out;
     }
     long k = an_model_find_kernel(m, kernel);
     if (k < 0) {
-        fprintf(stderr, "hkls rewrites: %s: no kernel named %s\n", file, kernel);
+        fprintf(stderr, hk_tr(HK_MSG_CLI_RW_NO_KERNEL), file, kernel);
         goto out;
     }
     rw_context ctx = {.text = text, .len = len, .m = m, .kernel = (size_t)k, .spec = sp,
@@ -535,14 +503,14 @@ int cli_rewrites(int argc, char **argv)
     json_t *rws = json_array();
     o = json_pack("{s:s, s:s, s:o}", "file", file, "kernel", kernel, "rewrites", rws);
     if (!o) {
-        fprintf(stderr, "hkls rewrites: out of memory\n");
+        fprintf(stderr, "%s", hk_tr(HK_MSG_CLI_RW_OOM));
         goto out;
     }
     classify(text, len, kernel, o);
     for (size_t i = 0; i < rw_registry_count(); i++) {
         json_t *v = verdict(rw_registry_at(i), &ctx);
         if (!v || json_array_append_new(rws, v)) {
-            fprintf(stderr, "hkls rewrites: out of memory\n");
+            fprintf(stderr, "%s", hk_tr(HK_MSG_CLI_RW_OOM));
             goto out;
         }
     }

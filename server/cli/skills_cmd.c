@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "core/hk.h"
+#include "core/i18n.h"
 #include "episode/episode.h"
 #include "skills/skills.h"
 #include "store/store.h"
@@ -22,22 +23,7 @@ enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2 };
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: hkls skills [--dir DIR] [--hardware ARCH] [--class CLASS] [--db PATH] "
-            "[--json]\n"
-            "Loads and validates the skills, then lists id, hardware, class, rewrite and\n"
-            "record (tries that helped, mean and best speedup) in the order the engine\n"
-            "tries them.\n"
-            "  --dir DIR        skills directory (default: $HK_SKILLS_DIR, else\n"
-            "                   <exe>/../share/hyperkernel/skills, else the source tree's)\n"
-            "  --hardware ARCH  only skills for ARCH (sm_90, sm_80, gfx906, gfx90a, ...);\n"
-            "                   the record is then the one on ARCH\n"
-            "  --class CLASS    memory-bound, compute-bound or latency-bound\n"
-            "  --db PATH        history database with the record (default: $HK_DB or\n"
-            "                   the default path, when that file exists)\n"
-            "  --json           every field of every skill, and its record, as JSON\n"
-            "Exit 0, 1 when a skill file is broken or the database cannot be read, 2 for\n"
-            "usage errors.\n");
+    fputs(hk_tr(HK_MSG_CLI_SKILLS_USAGE), f);
 }
 
 static int opt_value(int argc, char **argv, int *i, const char *name, const char **val)
@@ -53,7 +39,7 @@ static int opt_value(int argc, char **argv, int *i, const char *name, const char
     if (a[n] != '\0')
         return 0;
     if (*i + 1 >= argc) {
-        fprintf(stderr, "hkls skills: %s needs a value\n", name);
+        fprintf(stderr, hk_tr(HK_MSG_CLI_SKILLS_NEEDS_VALUE), name);
         return -1;
     }
     *val = argv[++*i];
@@ -72,18 +58,18 @@ static const store_skill_stat *find_stat(const store_skill_stat *st, size_t n, c
 static void format_record(const store_skill_stat *st, char *out, size_t len)
 {
     if (!st || st->tried <= 0) {
-        snprintf(out, len, "untried");
+        snprintf(out, len, "%s", hk_tr(HK_MSG_CLI_SKILLS_UNTRIED));
         return;
     }
-    int n = snprintf(out, len, "%lld/%lld helped on %lld/%lld kernel%s", (long long)st->helped,
-                     (long long)st->tried, (long long)st->kernels_helped,
-                     (long long)st->kernels, st->kernels == 1 ? "" : "s");
-    if (n < 0 || (size_t)n >= len)
-        return;
-    if (isfinite(st->mean_speedup))
-        n += snprintf(out + n, len - (size_t)n, ", mean %.2fx", st->mean_speedup);
-    if ((size_t)n < len && isfinite(st->best_speedup))
-        snprintf(out + n, len - (size_t)n, ", best %.2fx", st->best_speedup);
+    int n = snprintf(out, len,
+                     hk_tr(st->kernels == 1 ? HK_MSG_CLI_SKILLS_HELPED_ONE : HK_MSG_CLI_SKILLS_HELPED),
+                     (long long)st->helped, (long long)st->tried, (long long)st->kernels_helped,
+                     (long long)st->kernels);
+    if (n >= 0 && (size_t)n < len && isfinite(st->mean_speedup))
+        n += snprintf(out + n, len - (size_t)n, hk_tr(HK_MSG_CLI_SKILLS_MEAN), st->mean_speedup);
+    if (n >= 0 && (size_t)n < len && isfinite(st->best_speedup))
+        snprintf(out + n, len - (size_t)n, hk_tr(HK_MSG_CLI_SKILLS_BEST), st->best_speedup);
+    hk_utf8_trim(out);
 }
 
 static void join_hardware(const sk_skill *sk, char *out, size_t len)
@@ -194,12 +180,12 @@ static int open_record_db(const char *path, store **db, char **used)
     else if (ep_default_db_path(&p) != HK_OK)
         return EXIT_OK;
     if (!p) {
-        fprintf(stderr, "hkls skills: out of memory\n");
+        fprintf(stderr, "%s", hk_tr(HK_MSG_CLI_SKILLS_OOM));
         return EXIT_FAILED;
     }
     if (strcmp(p, ":memory:") != 0 && access(p, F_OK) != 0) {
         if (explicit_path) {
-            fprintf(stderr, "hkls skills: no history database at %s\n", p);
+            fprintf(stderr, hk_tr(HK_MSG_CLI_SKILLS_NO_DB), p);
             hk_free(p);
             return EXIT_FAILED;
         }
@@ -209,7 +195,7 @@ static int open_record_db(const char *path, store **db, char **used)
     char why[512] = "";
     int rc = store_open_ex(p, 0, db, why, sizeof why);
     if (rc != HK_OK) {
-        fprintf(stderr, "hkls skills: cannot open the history database %s: %s\n", p,
+        fprintf(stderr, hk_tr(HK_MSG_CLI_SKILLS_DB_OPEN), p,
                 why[0] ? why : hk_strerror(rc));
         hk_free(p);
         return EXIT_FAILED;
@@ -237,19 +223,18 @@ int cli_skills(int argc, char **argv)
             usage(stdout);
             return EXIT_OK;
         } else {
-            fprintf(stderr, "hkls skills: unknown argument '%s'\n", argv[i]);
+            fprintf(stderr, hk_tr(HK_MSG_CLI_SKILLS_UNKNOWN_ARG), argv[i]);
             usage(stderr);
             return EXIT_USAGE;
         }
     }
     enum sk_class cls = SK_CLASS_COUNT;
     if (class_arg && sk_class_parse(class_arg, &cls) != HK_OK) {
-        fprintf(stderr, "hkls skills: unknown class '%s' (memory-bound, compute-bound, "
-                "latency-bound)\n", class_arg);
+        fprintf(stderr, hk_tr(HK_MSG_CLI_SKILLS_UNKNOWN_CLASS), class_arg);
         return EXIT_USAGE;
     }
     if (arch && !*arch) {
-        fprintf(stderr, "hkls skills: --hardware needs an arch such as sm_90 or gfx906\n");
+        fprintf(stderr, "%s", hk_tr(HK_MSG_CLI_SKILLS_HARDWARE));
         return EXIT_USAGE;
     }
 
@@ -270,12 +255,12 @@ int cli_skills(int argc, char **argv)
         dir = NULL;
     err = hk_malloc(SKILLS_ERR_MAX);
     if (!dir || !err) {
-        fprintf(stderr, "hkls skills: out of memory\n");
+        fprintf(stderr, "%s", hk_tr(HK_MSG_CLI_SKILLS_OOM));
         goto out;
     }
     int rc = sk_load_dir(dir, &set, err, SKILLS_ERR_MAX);
     if (rc != HK_OK) {
-        fprintf(stderr, "hkls skills: cannot load the skills in %s (%s):\n%s\n", dir,
+        fprintf(stderr, hk_tr(HK_MSG_CLI_SKILLS_LOAD), dir,
                 hk_strerror(rc), err);
         goto out;
     }
@@ -285,17 +270,17 @@ int cli_skills(int argc, char **argv)
     ec = EXIT_FAILED;
     if (db) {
         if (store_skill_stats(db, arch, &stats, &n_stats) != HK_OK) {
-            fprintf(stderr, "hkls skills: reading the record in %s: %s\n", db_path,
+            fprintf(stderr, hk_tr(HK_MSG_CLI_SKILLS_RECORD), db_path,
                     store_errmsg(db));
             goto out;
         }
         if (sk_order_by_record(set, stats, n_stats) != HK_OK) {
-            fprintf(stderr, "hkls skills: out of memory\n");
+            fprintf(stderr, "%s", hk_tr(HK_MSG_CLI_SKILLS_OOM));
             goto out;
         }
     }
     if (sk_for(set, arch, cls, &list, &n) != HK_OK) {
-        fprintf(stderr, "hkls skills: out of memory\n");
+        fprintf(stderr, "%s", hk_tr(HK_MSG_CLI_SKILLS_OOM));
         goto out;
     }
 
@@ -304,13 +289,13 @@ int cli_skills(int argc, char **argv)
         out = json_pack("{s:s, s:o, s:o}", "dir", dir, "db",
                         db_path ? json_string(db_path) : json_null(), "skills", arr);
         if (!out) {
-            fprintf(stderr, "hkls skills: out of memory\n");
+            fprintf(stderr, "%s", hk_tr(HK_MSG_CLI_SKILLS_OOM));
             goto out;
         }
         for (size_t i = 0; i < n; i++) {
             json_t *s = skill_json(list[i], find_stat(stats, n_stats, list[i]->id), db != NULL);
             if (!s || json_array_append_new(arr, s)) {
-                fprintf(stderr, "hkls skills: out of memory\n");
+                fprintf(stderr, "%s", hk_tr(HK_MSG_CLI_SKILLS_OOM));
                 goto out;
             }
         }
@@ -318,18 +303,21 @@ int cli_skills(int argc, char **argv)
             goto out;
         fputc('\n', stdout);
     } else {
-        printf("%zu skill%s in %s", n, n == 1 ? "" : "s", dir);
+        printf(hk_tr(n == 1 ? HK_MSG_CLI_SKILLS_COUNT_ONE : HK_MSG_CLI_SKILLS_COUNT), n, dir);
         if (arch)
-            printf(" for %s", arch);
+            printf(hk_tr(HK_MSG_CLI_SKILLS_FOR), arch);
         if (class_arg)
-            printf(" (%s)", class_arg);
+            printf(hk_tr(HK_MSG_CLI_SKILLS_CLASS), class_arg);
         if (db_path)
-            printf("; record from %s", db_path);
+            printf(hk_tr(HK_MSG_CLI_SKILLS_RECORD_FROM), db_path);
         printf("\n");
         if (n) {
             cli_table t;
             cli_table_init(&t, 5);
-            const char *head[] = {"ID", "HARDWARE", "CLASS", "REWRITE", db ? "RECORD" : "TITLE"};
+            const char *head[] = {"ID", hk_tr(HK_MSG_CLI_SKILLS_HEAD_HARDWARE),
+                                  hk_tr(HK_MSG_CLI_SKILLS_HEAD_CLASS),
+                                  hk_tr(HK_MSG_CLI_SKILLS_HEAD_REWRITE),
+                                  hk_tr(db ? HK_MSG_CLI_SKILLS_HEAD_RECORD : HK_MSG_CLI_SKILLS_HEAD_TITLE)};
             cli_table_row(&t, head);
             for (size_t i = 0; i < n; i++) {
                 char hw[128], rec[160];

@@ -20,11 +20,7 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: hkls spec FILE --kernel NAME [-o OUT] [--force]\n"
-            "Writes a harness-form bench spec for kernel NAME of FILE, inferred from its\n"
-            "signature and launch site, to OUT (default: stdout). Edit the buffer counts,\n"
-            "kinds and sizes it guessed; docs/bench-spec.md describes every field.\n");
+    fputs(hk_tr(HK_MSG_CLI_SPEC_USAGE), f);
 }
 
 int cli_spec(int argc, char **argv)
@@ -39,7 +35,7 @@ int cli_spec(int argc, char **argv)
             return 0;
         } else if (!strcmp(a, "--kernel") || !strcmp(a, "-k") || !strcmp(a, "-o") || !strcmp(a, "--output")) {
             if (i + 1 >= argc) {
-                fprintf(stderr, "hkls spec: %s needs a value\n", a);
+                fprintf(stderr, hk_tr(HK_MSG_CLI_SPEC_NEEDS_VALUE), a);
                 return 2;
             }
             if (!strcmp(a, "--kernel") || !strcmp(a, "-k"))
@@ -49,13 +45,13 @@ int cli_spec(int argc, char **argv)
         } else if (!strcmp(a, "--force")) {
             force = true;
         } else if (a[0] == '-') {
-            fprintf(stderr, "hkls spec: unknown option %s\n", a);
+            fprintf(stderr, hk_tr(HK_MSG_CLI_SPEC_UNKNOWN_OPTION), a);
             usage(stderr);
             return 2;
         } else if (!file) {
             file = a;
         } else {
-            fprintf(stderr, "hkls spec: one FILE only (got %s and %s)\n", file, a);
+            fprintf(stderr, hk_tr(HK_MSG_CLI_SPEC_ONE_FILE), file, a);
             return 2;
         }
     }
@@ -64,7 +60,7 @@ int cli_spec(int argc, char **argv)
         return 2;
     }
     if (out && !force && access(out, F_OK) == 0) {
-        fprintf(stderr, "hkls spec: %s exists; use --force to replace it\n", out);
+        fprintf(stderr, hk_tr(HK_MSG_CLI_SPEC_EXISTS), out);
         return 1;
     }
     int code = 2;
@@ -93,7 +89,7 @@ int cli_spec(int argc, char **argv)
     if (out) {
         FILE *f = fopen(out, "w");
         if (!f || fprintf(f, "%s\n", json_text) < 0 || fclose(f) != 0) {
-            fprintf(stderr, "hkls spec: cannot write %s: %s\n", out, strerror(errno));
+            fprintf(stderr, hk_tr(HK_MSG_CLI_SPEC_WRITE), out, strerror(errno));
             goto out;
         }
         fprintf(stderr, hk_tr(HK_MSG_SPEC_CLI_WROTE), out, kernel);
@@ -104,7 +100,7 @@ int cli_spec(int argc, char **argv)
     code = 0;
     goto out;
 nomem:
-    fprintf(stderr, "hkls spec: out of memory\n");
+    fprintf(stderr, "%s", hk_tr(HK_MSG_CLI_SPEC_OOM));
 out:
     spec_inference_free(&inf);
     hk_free(json_text);

@@ -15,16 +15,7 @@
 
 static void trust_usage(FILE *f)
 {
-    fprintf(f, "usage: hkls trust [FOLDER]            trust FOLDER (default: the current directory)\n"
-               "       hkls trust --remove [FOLDER]   stop trusting it\n"
-               "       hkls trust --list              the trusted folders, one a line\n"
-               "\n"
-               "A trusted folder's .hyperkernel.json may choose the compilers (compile.nvcc,\n"
-               "compile.hipcc), compiler flags, engines and the simulated GPU; in other folders\n"
-               "those keys are ignored. Subfolders of a trusted folder are trusted. The list is\n"
-               "$XDG_CONFIG_HOME/hyperkernel/trusted.json (else ~/.config/hyperkernel/).\n"
-               "A running server sees the change when it restarts (or use the editor's\n"
-               "command: :HyperKernelTrust, hyperkernel.trustFolder).\n");
+    fprintf(f, "%s", hk_tr(HK_MSG_CLI_TRUST_USAGE));
 }
 
 int cli_trust(int argc, char **argv)
@@ -45,7 +36,7 @@ int cli_trust(int argc, char **argv)
             trust_usage(stdout);
             return 0;
         } else if (a[0] == '-' || folder) {
-            fprintf(stderr, "hkls trust: unexpected argument '%s'\n", a);
+            fprintf(stderr, hk_tr(HK_MSG_CLI_TRUST_UNEXPECTED), a);
             trust_usage(stderr);
             return 2;
         } else {
@@ -53,12 +44,12 @@ int cli_trust(int argc, char **argv)
         }
     }
     if (list && (remove || folder)) {
-        fprintf(stderr, "hkls trust: --list takes no folder\n");
+        fprintf(stderr, "%s", hk_tr(HK_MSG_CLI_TRUST_LIST_NO_FOLDER));
         return 2;
     }
     int rc = lsp_trust_file(&file);
     if (rc) {
-        fprintf(stderr, "hkls trust: no place for the trust list: set XDG_CONFIG_HOME or HOME\n");
+        fprintf(stderr, "%s", hk_tr(HK_MSG_CLI_TRUST_NO_PLACE));
         goto out;
     }
     if (list) {
@@ -73,7 +64,7 @@ int cli_trust(int argc, char **argv)
     }
     if (!folder) {
         if (!getcwd(cwd, sizeof cwd)) {
-            fprintf(stderr, "hkls trust: cannot tell the current directory\n");
+            fprintf(stderr, "%s", hk_tr(HK_MSG_CLI_TRUST_NO_CWD));
             goto out;
         }
         folder = cwd;
@@ -83,8 +74,8 @@ int cli_trust(int argc, char **argv)
     bool changed = false;
     rc = lsp_trust_update(file, folder, !remove, &canon, &changed);
     if (rc) {
-        fprintf(stderr, "hkls trust: %s%s: %s (list %s)\n", remove ? "--remove " : "", folder,
-                rc == HK_ENOENT ? "no such folder" : hk_strerror(rc), file);
+        fprintf(stderr, hk_tr(HK_MSG_CLI_TRUST_FAILED), remove ? "--remove " : "", folder,
+                rc == HK_ENOENT ? hk_tr(HK_MSG_CLI_TRUST_NO_FOLDER) : hk_strerror(rc), file);
         goto out;
     }
     printf(hk_tr(remove ? (changed ? HK_MSG_TRUST_REMOVED : HK_MSG_TRUST_WAS_NOT)

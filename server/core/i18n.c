@@ -3,6 +3,7 @@
  * the product's own (bench spec, episode ids, NVIDIA, DCU) stay as they are. */
 #include "core/i18n.h"
 
+#include "core/buf.h"
 #include "core/hk.h"
 
 #include <ctype.h>
@@ -971,6 +972,7 @@ static const struct hk_msg_entry msgs[HK_MSG_COUNT] = {
     F(INF_FRAG_PER_THREAD, "%s%s (%d per thread)", "%s%s（每线程 %d 个）"),
     F(INF_FRAG_AT_LINE, "%s%s (line %d)", "%s%s（第 %d 行）"),
     F(INF_FRAG_GREW, "%s%s %lld -> %lld (%s)", "%s%s %lld -> %lld（%s）"),
+    F(INF_FRAG_WAS_NOW, "%s%s %lld -> %lld", "%s%s %lld -> %lld"),
     F(INF_FRAG_FROM_SITE, "the launch site at %s:%d", "%s:%d 处的启动点"),
     F(INF_FRAG_FROM_INST, "the explicit instantiation at %s:%d", "%s:%d 处的显式实例化"),
     M(INF_FRAG_MULTIPLIES, "the index math multiplies blockIdx.x by it", "下标计算用它乘以 blockIdx.x"),
@@ -1056,6 +1058,798 @@ static const struct hk_msg_entry msgs[HK_MSG_COUNT] = {
       "%s：episodes.allowNoFloor 必须是 true 或 false；已忽略"),
     F(LOG_CFG_EP_CHECK, "%s: episodes.check must be \"full\" or \"quick\"; ignored",
       "%s：episodes.check 必须是 \"full\" 或 \"quick\"；已忽略"),
+    F(SPEC_UNKNOWN_FIELD_NEAR, "unknown field (did you mean \"%s\"?)", "未知字段（是否想写 \"%s\"？）"),
+    M(SPEC_UNKNOWN_FIELD, "unknown field", "未知字段"),
+    M(SPEC_MISSING, "missing (required)", "缺少此项（必填）"),
+    F(SPEC_EXPECTED_STRING_GOT, "expected a string, got %s", "应为字符串，实际为%s"),
+    M(SPEC_EMPTY_STRING, "empty string", "字符串为空"),
+    F(SPEC_LAUNCH_VAR_ONLY, "'%s' may only be used in launch.grid and launch.shmem",
+      "'%s' 只能用在 launch.grid 和 launch.shmem 中"),
+    F(SPEC_UNKNOWN_VAR, "unknown variable '%s' (size variables: %s%s)", "未知变量 '%s'（规模变量：%s%s）"),
+    F(SPEC_EXPECTED_EXPR_GOT, "expected a number or an expression string, got %s",
+      "应为数字或表达式字符串，实际为%s"),
+    F(SPEC_BAD_EXPR, "bad expression \"%s\": %s", "表达式 \"%s\" 有误：%s"),
+    F(SPEC_EVAL_FAILED, "\"%s\" with sizes[%zu]: %s", "\"%s\" 在 sizes[%zu] 下：%s"),
+    F(SPEC_FLOAT_EXPR, "\"%s\" is a float expression; %s must be an integer",
+      "\"%s\" 是浮点表达式；%s必须是整数"),
+    F(SPEC_OUT_OF_RANGE, "\"%s\" with sizes[%zu] is %g; %s must be in [%lld, %lld]",
+      "\"%s\" 在 sizes[%zu] 下为 %g；%s必须在 [%lld, %lld] 之内"),
+    F(SPEC_EXPECTED_ARRAY_GOT, "expected an array, got %s", "应为数组，实际为%s"),
+    M(SPEC_MORE_THAN_64, "more than 64 entries", "超过 64 项"),
+    F(SPEC_EXPECTED_NONEMPTY_GOT, "expected a non-empty string%s, got %s", "应为非空字符串%s，实际为%s"),
+    F(SPEC_FLAG_DASH, "\"%s\": a compiler flag starts with '-'", "\"%s\"：编译选项须以 '-' 开头"),
+    F(SPEC_NOT_TEMPLATE_ARG, "\"%s\": not a template argument", "\"%s\"：不是合法的模板参数"),
+    F(SPEC_SIZES_MISSING, "missing (required): at least %d size sets, e.g. [{\"n\": 1000003}, {\"n\": 16777216}]",
+      "缺少此项（必填）：至少 %d 组规模，例如 [{\"n\": 1000003}, {\"n\": 16777216}]"),
+    F(SPEC_SIZES_NOT_ARRAY, "expected an array of size sets, got %s", "应为规模组的数组，实际为%s"),
+    F(SPEC_SIZES_COUNT, "needs %d to %d size sets (one of them not a multiple of the block size); got %zu",
+      "需要 %d 到 %d 组规模（其中一组不是线程块大小的整数倍）；实际为 %zu 组"),
+    F(SPEC_SIZES_FIRST, "expected an object of 1 to %d size variables, e.g. {\"n\": 1000003}",
+      "应为含 1 到 %d 个规模变量的对象，例如 {\"n\": 1000003}"),
+    M(SPEC_SIZE_VAR_IDENT, "a size variable name must be an identifier", "规模变量名必须是标识符"),
+    F(SPEC_SIZE_VAR_RESERVED, "'%s' is reserved for the launch", "'%s' 是启动配置的保留名"),
+    F(SPEC_EXPECTED_OBJECT_GOT, "expected an object, got %s", "应为对象，实际为%s"),
+    M(SPEC_SIZE_VAR_UNDEFINED, "not defined in sizes[0]: every size set defines the same variables",
+      "未在 sizes[0] 中定义：每组规模须定义相同的变量"),
+    F(SPEC_SIZE_VAR_MISSING, "missing size variable '%s'", "缺少规模变量 '%s'"),
+    F(SPEC_SIZE_VALUE, "expected an integer in [1, 2^40], got %s", "应为 [1, 2^40] 内的整数，实际为%s"),
+    F(SPEC_DIMS, "expected 1 to 3 dimensions, got %zu", "应为 1 到 3 维，实际为 %zu 维"),
+    M(SPEC_LAUNCH_MISSING, "missing (required): {\"grid\": \"ceil_div(n, block_x)\", \"block\": 256}",
+      "缺少此项（必填）：{\"grid\": \"ceil_div(n, block_x)\", \"block\": 256}"),
+    F(SPEC_BLOCK_THREADS, "%lld threads per block with sizes[%zu]; at most 1024",
+      "每个线程块 %lld 个线程（sizes[%zu]）；最多 1024 个"),
+    M(SPEC_NO_RAGGED, "no size set is a non-multiple of the block size: add one (e.g. a prime such as 1000003) so bounds checks are exercised",
+      "没有一组规模不是线程块大小的整数倍：请加一组（例如素数 1000003），以便覆盖边界检查"),
+    F(SPEC_TOL_NOT_OBJECT, "expected an object {\"rtol\":..., \"atol\":..., \"l2\":...}, got %s",
+      "应为对象 {\"rtol\":..., \"atol\":..., \"l2\":...}，实际为%s"),
+    M(SPEC_EXPECTED_NONNEG, "expected a number >= 0", "应为 >= 0 的数"),
+    F(SPEC_DISTS_NOT_ARRAY, "expected an array of distributions, got %s", "应为分布的数组，实际为%s"),
+    F(SPEC_DISTS_COUNT, "needs %d to %d distributions; got %zu", "需要 %d 到 %d 个分布；实际为 %zu 个"),
+    F(SPEC_DIST_NOT_STRING, "expected a string such as \"uniform(-1,1)\", got %s",
+      "应为形如 \"uniform(-1,1)\" 的字符串，实际为%s"),
+    M(SPEC_ZEROS_DISTS, "zeros is only allowed as the dist of an inout accumulator",
+      "zeros 只能作为 inout 累加器的 dist"),
+    M(SPEC_ZEROS_INPUT, "zeros is only allowed for an inout accumulator (e.g. histogram bins); inputs are never constant",
+      "zeros 只能用于 inout 累加器（例如直方图的桶）；输入不能是常量"),
+    F(SPEC_NARROW_INT_DIST, "integer %s values are truncated from a narrow float distribution; most elements will be equal: use int(lo,hi)",
+      "整数 %s 的值由区间很窄的浮点分布截断而来，大部分元素会相等：请用 int(lo,hi)"),
+    F(SPEC_ARG_DIST_SHAPE, "expected a distribution string, or an array of %zu (one per entry of distributions)",
+      "应为分布字符串，或含 %zu 项的数组（distributions 每项一个）"),
+    M(SPEC_EXPECTED_DIST_STRING, "expected a distribution string", "应为分布字符串"),
+    M(SPEC_ZEROS_ONLY_INOUT, "zeros is only allowed for an inout accumulator",
+      "zeros 只能用于 inout 累加器"),
+    M(SPEC_ARGS_MISSING, "missing (required): the kernel's parameters in order",
+      "缺少此项（必填）：按顺序列出核函数的参数"),
+    F(SPEC_ARGS_SHAPE, "expected an array of 1 to %d arguments in kernel parameter order",
+      "应为按核函数参数顺序排列的 1 到 %d 个参数的数组"),
+    F(SPEC_ARG_NOT_OBJECT, "expected an object {\"kind\":..., \"dtype\":...}, got %s",
+      "应为对象 {\"kind\":..., \"dtype\":...}，实际为%s"),
+    F(SPEC_ARG_KIND, "\"%s\": expected scalar, input, output or inout",
+      "\"%s\"：应为 scalar、input、output 或 inout"),
+    F(SPEC_UNKNOWN_DTYPE, "\"%s\": unknown dtype (float, double, half, bfloat16, int8/16/32/64, uint8/16/32/64)",
+      "\"%s\"：未知的 dtype（float、double、half、bfloat16、int8/16/32/64、uint8/16/32/64）"),
+    M(SPEC_SCALAR_VALUE_MISSING, "missing (required for a scalar)", "缺少此项（标量必填）"),
+    F(SPEC_SCALAR_FLOAT, "\"%s\" is a float; %s is an integer type", "\"%s\" 是浮点数；%s 是整数类型"),
+    M(SPEC_SCALAR_COUNT, "a scalar has no count (did you mean kind \"input\"?)",
+      "标量没有 count（是否想写 kind \"input\"？）"),
+    M(SPEC_SCALAR_DIST, "a scalar takes a value, not a dist", "标量取 value，不取 dist"),
+    M(SPEC_TOL_ONLY_OUTPUTS, "only outputs and inouts have a tolerance",
+      "只有 output 和 inout 才有 tolerance"),
+    M(SPEC_BUFFER_COUNT_MISSING, "missing (required for a buffer): element count, e.g. \"n\"",
+      "缺少此项（缓冲区必填）：元素个数，例如 \"n\""),
+    F(SPEC_BUFFER_TOO_BIG, "\"%s\" with sizes[%zu] is %lld elements: over 64 GiB",
+      "\"%s\" 在 sizes[%zu] 下为 %lld 个元素：超过 64 GiB"),
+    M(SPEC_BUFFER_VALUE, "a buffer has a count and a dist, not a value",
+      "缓冲区取 count 和 dist，不取 value"),
+    M(SPEC_OUTPUT_DIST, "an output is poisoned before each run; give it no dist (use kind \"inout\" if the kernel reads it)",
+      "output 在每次运行前会被填满哑值（poison）；不要给它 dist（核函数要读它时请用 kind \"inout\"）"),
+    M(SPEC_NO_OUTPUT, "no output or inout argument: there would be nothing to check",
+      "没有 output 或 inout 参数：没有可检查的结果"),
+    F(SPEC_CONSTS_SHAPE, "expected an array of at most %d __constant__ variables, e.g. [{\"name\": \"mask\", \"dtype\": \"float\", \"count\": 25}]",
+      "应为至多 %d 个 __constant__ 变量的数组，例如 [{\"name\": \"mask\", \"dtype\": \"float\", \"count\": 25}]"),
+    F(SPEC_CONST_NOT_OBJECT, "expected an object {\"name\":..., \"dtype\":..., \"count\":...}, got %s",
+      "应为对象 {\"name\":..., \"dtype\":..., \"count\":...}，实际为%s"),
+    F(SPEC_CONST_NAME, "\"%s\": not the name of a __constant__ variable (an identifier, or one qualified by namespaces: ns::mask)",
+      "\"%s\"：不是 __constant__ 变量名（应为标识符，或带命名空间限定的标识符：ns::mask）"),
+    F(SPEC_CONST_DUP, "\"%s\" is already constants[%zu]", "\"%s\" 已是 constants[%zu]"),
+    M(SPEC_CONST_COUNT_MISSING, "missing (required): element count, e.g. 25 for __constant__ float mask[5][5]",
+      "缺少此项（必填）：元素个数，例如 __constant__ float mask[5][5] 为 25"),
+    F(SPEC_CONSTS_TOO_BIG, "%lld bytes of __constant__ data with sizes[%zu]; the device holds at most %d",
+      "__constant__ 数据共 %lld 字节（sizes[%zu]）；设备最多容纳 %d 字节"),
+    F(SPEC_SEEDS_SHAPE, "expected an array of %d to %d integer seeds%s", "应为 %d 到 %d 个整数随机种子的数组%s"),
+    M(SPEC_EXPECTED_NONNEG_INT, "expected an integer >= 0", "应为 >= 0 的整数"),
+    F(SPEC_SEED_REPEATS, "seed %lld repeats seeds[%zu]", "随机种子 %lld 与 seeds[%zu] 重复"),
+    F(SPEC_NOT_KERNEL_NAME, "\"%s\" is not a kernel name", "\"%s\" 不是核函数名"),
+    F(SPEC_CANNOT_READ_ERRNO, "cannot read %s: %s", "无法读取 %s：%s"),
+    M(SPEC_EXPECTED_STRING, "expected a string", "应为字符串"),
+    F(SPEC_WORKDIR, "cannot enter the work directory %s: %s", "无法进入工作目录 %s：%s"),
+    F(SPEC_BAD_REGEX, "bad POSIX extended regex \"%s\": %s", "POSIX 扩展正则表达式 \"%s\" 有误：%s"),
+    M(SPEC_TIMEOUT, "expected seconds in (0, 86400]", "应为 (0, 86400] 内的秒数"),
+    F(SPEC_INCLUDE_DIRS_SHAPE, "expected an array of folders, got %s", "应为目录的数组，实际为%s"),
+    F(SPEC_INCLUDE_DIR_NOT_STRING, "expected a folder (a non-empty string), got %s",
+      "应为目录（非空字符串），实际为%s"),
+    F(SPEC_NOT_A_FOLDER, "not a folder: %s", "不是目录：%s"),
+    F(SPEC_EXPECTED_BOOL_GOT, "expected true or false, got %s", "应为 true 或 false，实际为%s"),
+    F(SPEC_TOO_LARGE, "spec is larger than %u bytes", "bench spec 超过 %u 字节"),
+    F(SPEC_BAD_JSON, "not valid JSON: %s (column %d)", "不是合法的 JSON：%s（第 %d 列）"),
+    M(SPEC_NOT_OBJECT, "a bench spec is a JSON object", "bench spec 应为 JSON 对象"),
+    F(SPEC_FORM, "\"%s\": expected \"harness\" or \"command\"",
+      "\"%s\"：应为 \"harness\" 或 \"command\""),
+    F(SPEC_CANNOT_OPEN, "cannot open %s: %s", "无法打开 %s：%s"),
+    F(SPEC_CANNOT_READ, "cannot read %s", "无法读取 %s"),
+    F(SPEC_DIST_UNKNOWN, "unknown distribution '%s' (uniform(lo,hi), normal(mu,sigma), int(lo,hi), ones_sparse(p), zeros)",
+      "未知的分布 '%s'（uniform(lo,hi)、normal(mu,sigma)、int(lo,hi)、ones_sparse(p)、zeros）"),
+    F(SPEC_DIST_BAD_NUMBER, "'%s': bad or extra number in the arguments", "'%s'：参数中有错误或多余的数字"),
+    F(SPEC_DIST_EXPECTED_COMMA, "'%s': expected ',' or ')'", "'%s'：应为 ',' 或 ')'"),
+    F(SPEC_DIST_TRAILING, "'%s': unexpected text after the distribution", "'%s'：分布之后有多余的文字"),
+    F(SPEC_DIST_UNIFORM, "'%s': needs lo < hi (a constant input hides bugs)",
+      "'%s'：需要 lo < hi（常量输入会掩盖错误）"),
+    F(SPEC_DIST_NORMAL, "'%s': needs sigma > 0", "'%s'：需要 sigma > 0"),
+    F(SPEC_DIST_INT, "'%s': needs integers lo < hi", "'%s'：需要整数 lo < hi"),
+    F(SPEC_DIST_SPARSE, "'%s': needs 0 < p < 1", "'%s'：需要 0 < p < 1"),
+    F(SPEC_NO_SIZE_SET, "no size set %zu", "没有第 %zu 组规模"),
+    M(SPEC_OUT_OF_MEMORY, "out of memory", "内存不足"),
+    F(SPEC_DIST_NARGS_ONE, "'%s': %s takes %d argument", "'%s'：%s 需要 %d 个参数"),
+    F(SPEC_DIST_NARGS, "'%s': %s takes %d arguments", "'%s'：%s 需要 %d 个参数"),
+    M(SPEC_T_OBJECT, "an object", "对象"),
+    M(SPEC_T_ARRAY, "an array", "数组"),
+    M(SPEC_T_STRING, "a string", "字符串"),
+    M(SPEC_T_INTEGER, "an integer", "整数"),
+    M(SPEC_T_NUMBER, "a number", "数字"),
+    M(SPEC_T_BOOLEAN, "a boolean", "布尔值"),
+    M(SPEC_T_NULL, "null", "null"),
+    M(SPEC_NONE, "none", "无"),
+    M(SPEC_LAUNCH_VARS, "; launch variables: block_x, block_y, block_z, sm_count",
+      "；启动变量：block_x、block_y、block_z、sm_count"),
+    M(SPEC_NOT_FINITE, "not finite", "不是有限值"),
+    M(SPEC_OR_INTEGER, " or an integer", "或整数"),
+    M(SPEC_ONE_OUTSIDE, "one outside", "超出范围的整数"),
+    M(SPEC_TOO_FEW_SEEDS, " (too few: correctness needs several inputs)", "（太少：正确性检查需要多组输入）"),
+    M(SPEC_WHAT_BLOCK_DIM, "a block dimension", "线程块维度"),
+    M(SPEC_WHAT_GRID_DIM, "a grid dimension", "网格维度"),
+    M(SPEC_WHAT_SHMEM, "dynamic shared memory (bytes)", "动态共享内存（字节）"),
+    M(SPEC_WHAT_VALUE, "the value", "取值"),
+    M(SPEC_WHAT_COUNT, "the element count", "元素个数"),
+    M(SPEC_WHAT_CONST_COUNT, "the element count of a __constant__ array (at most 64 KiB)",
+      "__constant__ 数组的元素个数（至多 64 KiB）"),
+    F(EXPR_AT, "column %zu: %s (at '%.12s')", "第 %zu 列：%s（位于 '%.12s'）"),
+    F(EXPR_AT_END, "column %zu: %s (at end of expression)", "第 %zu 列：%s（位于表达式末尾）"),
+    F(EXPR_TOO_DEEP, "nested deeper than %d", "嵌套超过 %d 层"),
+    M(EXPR_EMPTY, "no expression", "没有表达式"),
+    F(EXPR_TOO_LONG, "expression longer than %d characters", "表达式超过 %d 个字符"),
+    F(EXPR_UNKNOWN_VAR, "unknown variable '%s' (column %d)", "未知变量 '%s'（第 %d 列）"),
+    F(EXPR_OVERFLOW, "integer overflow (column %d)", "整数溢出（第 %d 列）"),
+    F(EXPR_INT_OPERANDS, "%s needs integer operands (column %d)", "%s 需要整数操作数（第 %d 列）"),
+    F(EXPR_DIV_ZERO, "division by zero (column %d)", "除以零（第 %d 列）"),
+    F(EXPR_NOT_FINITE, "result is not finite (column %d)", "结果不是有限值（第 %d 列）"),
+    M(EXPR_EXPECTED_PAREN_AFTER_FN, "expected '(' after function name", "函数名之后应为 '('"),
+    F(EXPR_TWO_ARGS_COMMA, "%s takes two arguments: expected ','", "%s 需要两个参数：应为 ','"),
+    F(EXPR_TWO_ARGS_PAREN, "%s takes two arguments: expected ')'", "%s 需要两个参数：应为 ')'"),
+    M(EXPR_EXPECTED_CLOSE, "expected ')'", "应为 ')'"),
+    M(EXPR_NUMBER_TOO_LONG, "number too long", "数字过长"),
+    M(EXPR_BAD_NUMBER, "bad number", "数字有误"),
+    M(EXPR_UNKNOWN_FN, "unknown function (only min, max, ceil_div)", "未知函数（只支持 min、max、ceil_div）"),
+    M(EXPR_EXPECTED_OPERAND, "expected a number, a variable or '('", "应为数字、变量或 '('"),
+    M(EXPR_EXPECTED_VALUE, "expected a value", "应为一个值"),
+    F(CLI_NEEDS_VALUE, "hkls %s: %s needs a value\n", "hkls %s：%s 需要一个值\n"),
+    F(CLI_NO_DB_PATH, "hkls %s: no database path: pass --db, or set HK_DB or HOME\n",
+      "hkls %s：没有数据库路径：请传入 --db，或设置 HK_DB 或 HOME\n"),
+    F(CLI_OUT_OF_MEMORY, "hkls %s: out of memory\n", "hkls %s：内存不足\n"),
+    F(CLI_NO_DB, "hkls %s: no history database at %s (nothing optimized yet? pass --db PATH or set HK_DB)\n",
+      "hkls %s：%s 处没有历史数据库（还没有优化过？请传入 --db PATH 或设置 HK_DB）\n"),
+    F(CLI_DB_OPEN, "hkls %s: cannot open the history database %s: %s\n",
+      "hkls %s：无法打开历史数据库 %s：%s\n"),
+    F(CLI_DB_MARK, "hkls %s: note: could not mark interrupted episodes: %s\n",
+      "hkls %s：注意：无法标记被中断的优化任务：%s\n"),
+    F(CLI_NO_EPISODE, "hkls %s: no episode '%s' (see hkls history)\n",
+      "hkls %s：没有优化任务 '%s'（见 hkls history）\n"),
+    M(CLI_HISTORY_USAGE, "usage: hkls history [FILE] [--kernel NAME] [--db PATH] [--json] [--limit N]\nEpisodes and version chains of the kernels of FILE (default: all kernels).\n",
+      "用法：hkls history [FILE] [--kernel NAME] [--db PATH] [--json] [--limit N]\n列出 FILE 中各核函数的优化任务和版本链（默认：所有核函数）。\n"),
+    F(CLI_HISTORY_UNEXPECTED, "hkls history: unexpected argument '%s'\n",
+      "hkls history：多余的参数 '%s'\n"),
+    F(CLI_HISTORY_LIMIT, "hkls history: --limit %s: expected 1 to 10000\n",
+      "hkls history：--limit %s：应为 1 到 10000\n"),
+    M(CLI_HISTORY_OOM, "hkls history: out of memory\n", "hkls history：内存不足\n"),
+    M(CLI_REPORT_USAGE, "usage: hkls report EPISODE [--format md|html|json] [--db PATH] [-o FILE]\nEPISODE: an episode id or name (see hkls history).\n",
+      "用法：hkls report EPISODE [--format md|html|json] [--db PATH] [-o FILE]\nEPISODE：优化任务的编号或名称（见 hkls history）。\n"),
+    F(CLI_REPORT_UNEXPECTED, "hkls report: unexpected argument '%s'\n", "hkls report：多余的参数 '%s'\n"),
+    F(CLI_REPORT_FORMAT, "hkls report: --format %s: expected md, html or json\n",
+      "hkls report：--format %s：应为 md、html 或 json\n"),
+    F(CLI_REPORT_RENDER, "hkls report: episode #%lld: %s%s%s\n", "hkls report：优化任务 #%lld：%s%s%s\n"),
+    F(CLI_REPORT_WRITE, "hkls report: cannot write %s: %s\n", "hkls report：无法写入 %s：%s\n"),
+    F(CLI_WROTE, "wrote %s\n", "已写入 %s\n"),
+    M(CLI_DIFF_TOO_LARGE, "... (diff too large to show)\n", "……（差异太大，无法显示）\n"),
+    F(CLI_NO_DIFF, "(no diff: %s)\n", "（无差异：%s）\n"),
+    F(CLI_APPLY_ANALYSE, "hkls apply: cannot analyse %s: %s\n", "hkls apply：无法分析 %s：%s\n"),
+    F(CLI_APPLY_KERNEL_GONE, "hkls apply: refused: %s no longer defines kernel %s (renamed or removed since episode #%lld began)\n",
+      "hkls apply：已拒绝：%s 中已没有核函数 %s（优化任务 #%lld 开始后被改名或删除）\n"),
+    F(CLI_APPLY_KERNEL_CHANGED, "hkls apply: refused: kernel %s in %s (lines %d-%d) changed since episode #%lld began, so v%d would overwrite your edits.\nIts text no longer matches the episode's (content hash %.12s, now %.12s). What changed:\n",
+      "hkls apply：已拒绝：核函数 %s（%s 第 %d-%d 行）在优化任务 #%lld 开始后被修改过，应用 v%d 会覆盖你的修改。\n它的文本与优化任务记录的不再一致（内容哈希 %.12s，现在为 %.12s）。改动如下：\n"),
+    M(CLI_APPLY_KERNEL_CHANGED_HINT, "Start a new episode on the current text, or restore the kernel and apply again.\n",
+      "请在当前文本上开始新的优化任务，或恢复该核函数后再应用。\n"),
+    F(CLI_APPLY_FLAGS_NOTE, "note: v%d was compiled with", "注意：v%d 编译时使用了"),
+    M(CLI_APPLY_FLAGS_ADD, ": add that to the file's build\n", "：请把它加到该文件的构建中\n"),
+    F(CLI_APPLY_LAUNCH_JSON, "note: v%d's launch configuration cannot be read (%s): the launch sites were not changed",
+      "注意：无法读取 v%d 的启动配置（%s）：未修改核函数的启动处"),
+    F(CLI_APPLY_LAUNCH_ANALYSE, "note: the launch sites were not changed: the new text cannot be analysed (%s)",
+      "注意：未修改核函数的启动处：无法分析新的文本（%s）"),
+    F(CLI_APPLY_LAUNCH_REWRITE, "note: the launch sites were not changed: %s", "注意：未修改核函数的启动处：%s"),
+    F(CLI_APPLY_LAUNCH_NOT_WRITTEN, "note: v%d's launch was not written: %s",
+      "注意：未写入 v%d 的启动配置：%s"),
+    F(CLI_APPLY_LAUNCH, "launch: %s", "启动配置：%s"),
+    F(CLI_APPLY_NOTE, "note: %s", "注意：%s"),
+    M(CLI_APPLY_USAGE, "usage: hkls apply EPISODE [--version N] [--db PATH] [--dry-run]\nWrites version N (default: the episode's best) of the episode's kernel into\nits file, only if the kernel is still as the episode found it, and sets the\nkernel's launch sites in that file to the grid and block it was measured with.\n",
+      "用法：hkls apply EPISODE [--version N] [--db PATH] [--dry-run]\n把优化任务中核函数的版本 N（默认：最佳版本）写回它的文件，前提是该核函数仍与\n优化任务开始时一致；并把该文件中这个核函数的启动处改为测量时所用的网格和线程块。\n"),
+    F(CLI_APPLY_UNEXPECTED, "hkls apply: unexpected argument '%s'\n", "hkls apply：多余的参数 '%s'\n"),
+    F(CLI_APPLY_VERSION_ARG, "hkls apply: --version %s: expected a version number (3 or v3)\n",
+      "hkls apply：--version %s：应为版本号（3 或 v3）\n"),
+    F(CLI_APPLY_NO_VERSION, "hkls apply: kernel %s has no version v%ld (see hkls history %s)\n",
+      "hkls apply：核函数 %s 没有版本 v%ld（见 hkls history %s）\n"),
+    F(CLI_APPLY_NO_BEST, "hkls apply: episode #%lld (%s) has no verified version faster than its baseline: nothing to apply (pick one with --version N)\n",
+      "hkls apply：优化任务 #%lld（%s）没有比基线更快且经过验证的版本：没有可应用的内容（可用 --version N 指定一个）\n"),
+    F(CLI_APPLY_VERSION_GET, "hkls apply: version %lld: %s\n", "hkls apply：版本 %lld：%s\n"),
+    F(CLI_APPLY_OTHER_KERNEL, "hkls apply: v%d belongs to another kernel\n",
+      "hkls apply：v%d 属于另一个核函数\n"),
+    F(CLI_APPLY_NOT_VERIFIED, "hkls apply: v%d is not verified (%s%s%s): only verified versions are applied\n",
+      "hkls apply：v%d 未通过验证（%s%s%s）：只应用经过验证的版本\n"),
+    F(CLI_APPLY_NO_BASE, "hkls apply: episode #%lld has no recorded starting text (it failed before its baseline): cannot check the file is unchanged\n",
+      "hkls apply：优化任务 #%lld 没有记录起始文本（它在基线测量之前就失败了）：无法确认文件未被修改\n"),
+    F(CLI_APPLY_READ, "hkls apply: cannot read %s: %s\n", "hkls apply：无法读取 %s：%s\n"),
+    F(CLI_APPLY_STAT, "hkls apply: cannot stat %s: %s\n", "hkls apply：无法获取 %s 的状态：%s\n"),
+    F(CLI_APPLY_BASE_NO_KERNEL, "hkls apply: the episode's starting text has no kernel %s (%s)\n",
+      "hkls apply：优化任务的起始文本中没有核函数 %s（%s）\n"),
+    F(CLI_APPLY_CHANGE, "hkls apply: v%d: %s\n", "hkls apply：v%d：%s\n"),
+    F(CLI_APPLY_VER_NO_KERNEL, "hkls apply: v%d's text has no kernel %s\n",
+      "hkls apply：v%d 的文本中没有核函数 %s\n"),
+    F(CLI_APPLY_STALE_FILE, "hkls apply: refused: v%d also changes %s outside kernel %s (line %d of the version), and the file changed elsewhere since episode #%lld began, so that part cannot be applied safely.\nApply it by hand (hkls report %lld shows the diff), or restore the file to the episode's text.\n",
+      "hkls apply：已拒绝：v%d 还修改了 %s 中核函数 %s 之外的内容（该版本第 %d 行），而该文件在优化任务 #%lld 开始后其他地方也被修改过，这部分无法安全应用。\n请手工应用（hkls report %lld 会显示差异），或把文件恢复为优化任务开始时的文本。\n"),
+    M(CLI_APPLY_OOM, "hkls apply: out of memory\n", "hkls apply：内存不足\n"),
+    F(CLI_APPLY_ALREADY, "%s already holds v%d of kernel %s: nothing to do\n",
+      "%s 已包含 v%d（核函数 %s）：无需操作\n"),
+    F(CLI_APPLY_DRY, "dry run: would apply v%d (speedup %s) of episode #%lld to %s\n",
+      "试运行：将把 v%d（加速比 %s，优化任务 #%lld）应用到 %s\n"),
+    F(CLI_APPLY_WRITE, "hkls apply: cannot write %s: %s\n", "hkls apply：无法写入 %s：%s\n"),
+    F(CLI_APPLY_DONE, "applied v%d (speedup %s) of episode #%lld to %s: kernel %s, line %d\n",
+      "已把 v%d（加速比 %s，优化任务 #%lld）应用到 %s：核函数 %s，第 %d 行\n"),
+    M(CLI_DB_NEWER, "it was written by a newer hkls", "它是由更新版本的 hkls 写入的"),
+    M(CLI_REPORT_TOO_LARGE, "the report is too large", "报告太大"),
+    M(CLI_APPLY_NO_SUCH_FILE, "no such file", "文件不存在"),
+    M(CLI_DIFF_WAS, "kernel when the episode began", "优化任务开始时的核函数"),
+    M(CLI_DIFF_NOW, "kernel in the file now", "文件中现在的核函数"),
+    F(CLI_APPLY_MEASURED_MUL, "v%d was measured with its grid multiplied by %lld along %s, and the launch sites cannot be changed to that: %s",
+      "v%d 测量时网格乘以 %lld（沿 %s 方向），而核函数的启动处无法改成这样：%s"),
+    F(CLI_APPLY_MEASURED_DIV, "v%d was measured with its grid divided by %lld along %s, and the launch sites cannot be changed to that: %s",
+      "v%d 测量时网格除以 %lld（沿 %s 方向），而核函数的启动处无法改成这样：%s"),
+    F(CLI_APPLY_REFUSED_MUL, "hkls apply: refused: %s\nMultiply the grid at the launch sites by hand and apply the kernel from the diff (hkls report %lld).\n",
+      "hkls apply：已拒绝：%s\n请手工把启动处的网格乘上相应倍数，再按差异应用该核函数（hkls report %lld）。\n"),
+    F(CLI_APPLY_REFUSED_DIV, "hkls apply: refused: %s\nDivide the grid at the launch sites by hand and apply the kernel from the diff (hkls report %lld).\n",
+      "hkls apply：已拒绝：%s\n请手工把启动处的网格除以相应倍数，再按差异应用该核函数（hkls report %lld）。\n"),
+    M(CLI_SKILLS_USAGE, "usage: hkls skills [--dir DIR] [--hardware ARCH] [--class CLASS] [--db PATH] [--json]\nLoads and validates the skills, then lists id, hardware, class, rewrite and\nrecord (tries that helped, mean and best speedup) in the order the engine\ntries them.\n  --dir DIR        skills directory (default: $HK_SKILLS_DIR, else\n                   <exe>/../share/hyperkernel/skills, else the source tree's)\n  --hardware ARCH  only skills for ARCH (sm_90, sm_80, gfx906, gfx90a, ...);\n                   the record is then the one on ARCH\n  --class CLASS    memory-bound, compute-bound or latency-bound\n  --db PATH        history database with the record (default: $HK_DB or\n                   the default path, when that file exists)\n  --json           every field of every skill, and its record, as JSON\nExit 0, 1 when a skill file is broken or the database cannot be read, 2 for\nusage errors.\n",
+      "用法：hkls skills [--dir DIR] [--hardware ARCH] [--class CLASS] [--db PATH] [--json]\n加载并校验优化技能，然后按引擎尝试的顺序列出编号、硬件、类别、代码改写和\n战绩（有效的尝试次数、平均和最佳加速比）。\n  --dir DIR        优化技能目录（默认：$HK_SKILLS_DIR，其次\n                   <exe>/../share/hyperkernel/skills，再次源码树中的目录）\n  --hardware ARCH  只列出适用于 ARCH 的优化技能（sm_90、sm_80、gfx906、gfx90a 等）；\n                   此时战绩也只统计 ARCH 上的\n  --class CLASS    memory-bound（访存密集型）、compute-bound（计算密集型）或\n                   latency-bound（延迟密集型）\n  --db PATH        含战绩的历史数据库（默认：$HK_DB，或默认路径处的文件，\n                   如果存在）\n  --json           以 JSON 输出每个优化技能的所有字段及其战绩\n退出码：0；优化技能文件有误或无法读取数据库时为 1；用法错误为 2。\n"),
+    F(CLI_SKILLS_NEEDS_VALUE, "hkls skills: %s needs a value\n", "hkls skills：%s 需要一个值\n"),
+    M(CLI_SKILLS_UNTRIED, "untried", "未尝试"),
+    F(CLI_SKILLS_MEAN, ", mean %.2fx", "，平均 %.2fx"),
+    F(CLI_SKILLS_BEST, ", best %.2fx", "，最佳 %.2fx"),
+    M(CLI_SKILLS_OOM, "hkls skills: out of memory\n", "hkls skills：内存不足\n"),
+    F(CLI_SKILLS_NO_DB, "hkls skills: no history database at %s\n", "hkls skills：%s 处没有历史数据库\n"),
+    F(CLI_SKILLS_DB_OPEN, "hkls skills: cannot open the history database %s: %s\n",
+      "hkls skills：无法打开历史数据库 %s：%s\n"),
+    F(CLI_SKILLS_UNKNOWN_ARG, "hkls skills: unknown argument '%s'\n", "hkls skills：未知参数 '%s'\n"),
+    F(CLI_SKILLS_UNKNOWN_CLASS, "hkls skills: unknown class '%s' (memory-bound, compute-bound, latency-bound)\n",
+      "hkls skills：未知类别 '%s'（memory-bound、compute-bound、latency-bound）\n"),
+    M(CLI_SKILLS_HARDWARE, "hkls skills: --hardware needs an arch such as sm_90 or gfx906\n",
+      "hkls skills：--hardware 需要一个架构名，例如 sm_90 或 gfx906\n"),
+    F(CLI_SKILLS_LOAD, "hkls skills: cannot load the skills in %s (%s):\n%s\n",
+      "hkls skills：无法加载 %s 中的优化技能（%s）：\n%s\n"),
+    F(CLI_SKILLS_RECORD, "hkls skills: reading the record in %s: %s\n",
+      "hkls skills：读取 %s 中的战绩时出错：%s\n"),
+    F(CLI_SKILLS_FOR, " for %s", "，适用于 %s"),
+    F(CLI_SKILLS_RECORD_FROM, "; record from %s", "；战绩来自 %s"),
+    F(CLI_SKILLS_CLASS, " (%s)", "（%s）"),
+    F(CLI_SKILLS_HELPED_ONE, "%lld/%lld helped on %lld/%lld kernel",
+      "%lld/%lld 次有效，在 %lld/%lld 个核函数上"),
+    F(CLI_SKILLS_HELPED, "%lld/%lld helped on %lld/%lld kernels",
+      "%lld/%lld 次有效，在 %lld/%lld 个核函数上"),
+    F(CLI_SKILLS_COUNT_ONE, "%zu skill in %s", "%zu 个优化技能，位于 %s"),
+    F(CLI_SKILLS_COUNT, "%zu skills in %s", "%zu 个优化技能，位于 %s"),
+    M(CLI_SKILLS_HEAD_HARDWARE, "HARDWARE", "硬件"),
+    M(CLI_SKILLS_HEAD_CLASS, "CLASS", "类别"),
+    M(CLI_SKILLS_HEAD_REWRITE, "REWRITE", "代码改写"),
+    M(CLI_SKILLS_HEAD_RECORD, "RECORD", "战绩"),
+    M(CLI_SKILLS_HEAD_TITLE, "TITLE", "标题"),
+    F(CLI_MAIN_LOG_LEVEL, "hkls: HK_LOG_LEVEL=%s is not a level (error, warn, info, debug or trace); logging warnings\n",
+      "hkls：HK_LOG_LEVEL=%s 不是日志级别（error、warn、info、debug 或 trace）；只记录警告\n"),
+    F(CLI_MAIN_UNKNOWN_COMMAND, "hkls: unknown command '%s'\n", "hkls：未知命令 '%s'\n"),
+    F(CLI_MAIN_NEEDS_VALUE, "hkls: %s needs a value\n", "hkls：%s 需要一个值\n"),
+    F(CLI_MAIN_UNKNOWN_ARG, "hkls: unknown argument '%s'\n", "hkls：未知参数 '%s'\n"),
+    M(CLI_MAIN_USAGE, "usage: hkls [--stdio] [--log FILE] [--log-level LEVEL]\n       hkls COMMAND [ARGS...]\n       hkls --version | --help\n\nWithout a command, hkls speaks the Language Server Protocol on stdin/stdout.\n  --stdio            use stdin/stdout (the default)\n  --log FILE         append the log to FILE instead of stderr\n  --log-level LEVEL  error, warn (default), info, debug or trace\n  --version          print the version\nA command logs warnings to stderr; HK_LOG_LEVEL=LEVEL in its environment asks for\nmore (debug: every benchmark process with its wall time).\n",
+      "用法：hkls [--stdio] [--log FILE] [--log-level LEVEL]\n      hkls COMMAND [ARGS...]\n      hkls --version | --help\n\n不带命令时，hkls 在 stdin/stdout 上提供语言服务器协议（LSP）服务。\n  --stdio            使用 stdin/stdout（默认）\n  --log FILE         把日志追加到 FILE，而不是 stderr\n  --log-level LEVEL  error、warn（默认）、info、debug 或 trace\n  --version          显示版本\n命令把警告写到 stderr；在环境中设置 HK_LOG_LEVEL=LEVEL 可以输出更多\n（debug：每个基准测试进程及其耗时）。\n"),
+    M(CLI_MAIN_COMMANDS, "\ncommands:\n", "\n命令：\n"),
+    M(CLI_CMD_CHECK, "compile files; print kernels, resources and errors (FILE:LINE)",
+      "编译文件；显示核函数、资源占用和错误（FILE:LINE）"),
+    M(CLI_CMD_DOCTOR, "report toolchains, GPUs, profilers and runners found here",
+      "报告本机找到的工具链、GPU、性能分析工具和运行器"),
+    M(CLI_CMD_OPTIMIZE, "optimize one kernel on the GPU (an episode); --help for options",
+      "在 GPU 上优化一个核函数（一次优化任务）；--help 查看选项"),
+    M(CLI_CMD_VERIFY, "judge one candidate .cu against a spec's baseline",
+      "按 bench spec 的基线评判一个候选版本 .cu"),
+    M(CLI_CMD_HISTORY, "episodes and version chains of a file's kernels (--json)",
+      "文件中各核函数的优化任务和版本链（--json）"),
+    M(CLI_CMD_REPORT, "print an episode's report (--format md|html|json, -o FILE)",
+      "输出优化任务的报告（--format md|html|json，-o FILE）"),
+    M(CLI_CMD_SPEC, "write a harness-form bench spec skeleton for a kernel (-o FILE)",
+      "为核函数生成 harness 形式的 bench spec 骨架（-o FILE）"),
+    M(CLI_CMD_SKILLS, "list and validate the skills knowledge base (--json, --hardware)",
+      "列出并校验优化技能知识库（--json，--hardware）"),
+    M(CLI_CMD_REWRITES, "a kernel's class and which rewrites apply, or what stops each",
+      "核函数的类别，以及哪些代码改写适用、哪些被什么挡住"),
+    M(CLI_CMD_APPLY, "write a verified version into its file, if the kernel is unchanged",
+      "在核函数未被修改时，把经过验证的版本写回文件"),
+    M(CLI_CMD_TRUST, "trust a folder's .hyperkernel.json (--list, --remove)",
+      "信任某个目录的 .hyperkernel.json（--list，--remove）"),
+    M(CLI_CHECK_USAGE, "usage: hkls check FILE... [--target nvidia:sm_90|dcu:gfx906] [--json]\n                  [--block N] [--timeout SEC] [--compiler PATH]\n                  [-I DIR] [-D NAME[=VALUE]] [--flag FLAG]\nCompiles each file and prints its kernels' registers, spills, shared memory\nand occupancy. The default target is dcu:gfx906 for .hip files and\nnvidia:sm_90 otherwise. Exit 0: all compiled; 1: compile errors; 2: could not\ncheck (usage, unreadable file, no compiler).\n",
+      "用法：hkls check FILE... [--target nvidia:sm_90|dcu:gfx906] [--json]\n                 [--block N] [--timeout SEC] [--compiler PATH]\n                 [-I DIR] [-D NAME[=VALUE]] [--flag FLAG]\n编译每个文件，显示其中核函数的寄存器、溢出、共享内存和占用率。.hip 文件的\n默认目标是 dcu:gfx906，其他文件是 nvidia:sm_90。退出码 0：全部编译成功；\n1：有编译错误；2：无法检查（用法错误、文件不可读、没有编译器）。\n"),
+    M(CLI_CHECK_OOM, "hkls check: out of memory\n", "hkls check：内存不足\n"),
+    F(CLI_CHECK_NEEDS_VALUE, "hkls check: %s needs a value\n", "hkls check：%s 需要一个值\n"),
+    F(CLI_CHECK_BAD_VALUE, "hkls check: bad %s value '%s'\n", "hkls check：%s 的值 '%s' 有误\n"),
+    F(CLI_CHECK_UNKNOWN_OPTION, "hkls check: unknown option '%s'\n", "hkls check：未知选项 '%s'\n"),
+    M(CLI_CHECK_NO_FILES, "hkls check: no files given\n", "hkls check：没有给出文件\n"),
+    F(CLI_CHECK_BAD_TARGET, "hkls check: bad target '%s' (nvidia:sm_XX or dcu:gfxXXX; sm_XX one of %s)\n",
+      "hkls check：目标 '%s' 有误（nvidia:sm_XX 或 dcu:gfxXXX；sm_XX 取 %s 之一）\n"),
+    F(CLI_CHECK_NO_OCC_TABLE, "hkls check: note: no occupancy table for %s; resources only\n",
+      "hkls check：注意：没有 %s 的占用率表；只显示资源占用\n"),
+    M(CLI_CHECK_CANNOT_START, "hkls check: cannot start\n", "hkls check：无法启动\n"),
+    F(CLI_DOCTOR_UNKNOWN_ARG, "hkls doctor: unknown argument '%s'\n", "hkls doctor：未知参数 '%s'\n"),
+    M(CLI_DOCTOR_USAGE, "usage: hkls doctor [--json]\nReports the compilers, GPUs, profilers, disassemblers, runners and isolation tools found here, and what each missing one costs.\n",
+      "用法：hkls doctor [--json]\n报告本机找到的编译器、GPU、性能分析工具、反汇编工具、运行器和隔离工具，以及缺少每一项会损失什么。\n"),
+    F(CLI_OPT_RECORDED, "  what a GPU gives: this kernel's recorded %s episode%s%s: %s/%s\n",
+      "  在 GPU 上的效果：这个核函数已记录的 %s 优化任务%s%s：%s/%s\n"),
+    F(CLI_OPT_RECORDED_HOW, "    (how it was recorded: %s/%s)\n", "    （记录方式：%s/%s）\n"),
+    F(CLI_OPT_SIM_BUILD, "hkls optimize: cannot build the GPU simulator: %s %s\n",
+      "hkls optimize：无法构建 GPU 模拟器：%s %s\n"),
+    F(CLI_OPT_NO_SIM, "hkls %s: --simulate-gpu: no GPU simulator (set HK_GPU_SIMULATOR, or run from a source tree with cc)\n",
+      "hkls %s：--simulate-gpu：没有 GPU 模拟器（请设置 HK_GPU_SIMULATOR，或在有 cc 的源码树中运行）\n"),
+    F(CLI_OPT_NO_FILE, "hkls %s: %s does not exist\n", "hkls %s：%s 不存在\n"),
+    F(CLI_OPT_IS_DIR, "hkls %s: %s is a directory, not a source file\n", "hkls %s：%s 是目录，不是源文件\n"),
+    F(CLI_OPT_CANNOT_READ, "hkls %s: cannot read %s: %s\n", "hkls %s：无法读取 %s：%s\n"),
+    F(CLI_OPT_NOT_TEXT, "hkls %s: %s is not a text file (%s at byte %zu)\n",
+      "hkls %s：%s 不是文本文件（%s，位于第 %zu 字节）\n"),
+    F(CLI_OPT_UNKNOWN_OPTION, "hkls optimize: unknown option or missing value: %s\n",
+      "hkls optimize：未知选项或缺少值：%s\n"),
+    M(CLI_OPT_NEED_FILE, "hkls optimize: need FILE and --kernel\n",
+      "hkls optimize：需要 FILE 和 --kernel\n"),
+    M(CLI_OPT_NO_DB_PATH, "hkls optimize: no database path: set --db, HK_DB or HOME\n",
+      "hkls optimize：没有数据库路径：请设置 --db、HK_DB 或 HOME\n"),
+    F(CLI_OPT_BAD_VALUE, "hkls optimize: bad option value '%s'\n", "hkls optimize：选项值 '%s' 有误\n"),
+    F(CLI_VC_PAIRS, "hkls verify-candidate: --pairs takes 1..%d\n",
+      "hkls verify-candidate：--pairs 取 1..%d\n"),
+    F(CLI_VC_UNKNOWN_OPTION, "hkls verify-candidate: unknown option or missing value: %s\n",
+      "hkls verify-candidate：未知选项或缺少值：%s\n"),
+    F(CLI_VC_STOPPED, "hkls verify-candidate: stopped %s\n", "hkls verify-candidate：已停止 %s\n"),
+    M(CLI_SPEC_USAGE, "usage: hkls spec FILE --kernel NAME [-o OUT] [--force]\nWrites a harness-form bench spec for kernel NAME of FILE, inferred from its\nsignature and launch site, to OUT (default: stdout). Edit the buffer counts,\nkinds and sizes it guessed; docs/bench-spec.md describes every field.\n",
+      "用法：hkls spec FILE --kernel NAME [-o OUT] [--force]\n根据 FILE 中核函数 NAME 的签名和启动处推断出 harness 形式的 bench spec，\n写到 OUT（默认：stdout）。请检查并修改它猜测的缓冲区元素个数、参数种类和\n规模；docs/bench-spec.md 说明了每个字段。\n"),
+    F(CLI_SPEC_NEEDS_VALUE, "hkls spec: %s needs a value\n", "hkls spec：%s 需要一个值\n"),
+    F(CLI_SPEC_UNKNOWN_OPTION, "hkls spec: unknown option %s\n", "hkls spec：未知选项 %s\n"),
+    F(CLI_SPEC_ONE_FILE, "hkls spec: one FILE only (got %s and %s)\n",
+      "hkls spec：只能给一个 FILE（收到了 %s 和 %s）\n"),
+    F(CLI_SPEC_EXISTS, "hkls spec: %s exists; use --force to replace it\n",
+      "hkls spec：%s 已存在；要替换请用 --force\n"),
+    F(CLI_SPEC_WRITE, "hkls spec: cannot write %s: %s\n", "hkls spec：无法写入 %s：%s\n"),
+    M(CLI_SPEC_OOM, "hkls spec: out of memory\n", "hkls spec：内存不足\n"),
+    M(CLI_TRUST_USAGE, "usage: hkls trust [FOLDER]            trust FOLDER (default: the current directory)\n       hkls trust --remove [FOLDER]   stop trusting it\n       hkls trust --list              the trusted folders, one a line\n\nA trusted folder's .hyperkernel.json may choose the compilers (compile.nvcc,\ncompile.hipcc), compiler flags, engines and the simulated GPU; in other folders\nthose keys are ignored. Subfolders of a trusted folder are trusted. The list is\n$XDG_CONFIG_HOME/hyperkernel/trusted.json (else ~/.config/hyperkernel/).\nA running server sees the change when it restarts (or use the editor's\ncommand: :HyperKernelTrust, hyperkernel.trustFolder).\n",
+      "用法：hkls trust [FOLDER]            信任 FOLDER（默认：当前目录）\n      hkls trust --remove [FOLDER]   不再信任它\n      hkls trust --list              列出受信任的目录，每行一个\n\n受信任目录的 .hyperkernel.json 可以选择编译器（compile.nvcc、compile.hipcc）、\n编译选项、引擎和模拟 GPU；在其他目录中这些键会被忽略。受信任目录的子目录也受\n信任。列表保存在 $XDG_CONFIG_HOME/hyperkernel/trusted.json（否则在\n~/.config/hyperkernel/）。正在运行的服务器在重启后才会看到变化（或使用编辑器\n的命令：:HyperKernelTrust、hyperkernel.trustFolder）。\n"),
+    F(CLI_TRUST_UNEXPECTED, "hkls trust: unexpected argument '%s'\n", "hkls trust：多余的参数 '%s'\n"),
+    M(CLI_TRUST_LIST_NO_FOLDER, "hkls trust: --list takes no folder\n",
+      "hkls trust：--list 不接受目录参数\n"),
+    M(CLI_TRUST_NO_PLACE, "hkls trust: no place for the trust list: set XDG_CONFIG_HOME or HOME\n",
+      "hkls trust：没有地方保存信任列表：请设置 XDG_CONFIG_HOME 或 HOME\n"),
+    M(CLI_TRUST_NO_CWD, "hkls trust: cannot tell the current directory\n", "hkls trust：无法确定当前目录\n"),
+    F(CLI_TRUST_FAILED, "hkls trust: %s%s: %s (list %s)\n", "hkls trust：%s%s：%s（列表 %s）\n"),
+    F(CLI_RW_PARAM, "hkls rewrites: --param %s: not NAME=INTEGER with a parameter of %s\n",
+      "hkls rewrites：--param %s：不是 %s 的参数形式 NAME=INTEGER\n"),
+    F(CLI_RW_EMIT, "hkls rewrites: --emit %s: not REWRITE or REWRITE+REWRITE (at most %d)\n",
+      "hkls rewrites：--emit %s：不是 REWRITE 或 REWRITE+REWRITE（至多 %d 个）\n"),
+    F(CLI_RW_NO_REWRITE, "hkls rewrites: no rewrite named %s\n", "hkls rewrites：没有名为 %s 的代码改写\n"),
+    F(CLI_RW_PARAM_NONE, "hkls rewrites: --param %s: no rewrite of --emit %s has it\n",
+      "hkls rewrites：--param %s：--emit %s 中没有代码改写有这个参数\n"),
+    F(CLI_RW_REANALYSE, "hkls rewrites: the output of %s cannot be analysed again: %s\n",
+      "hkls rewrites：%s 的输出无法再次分析：%s\n"),
+    F(CLI_RW_SKILLS, "hkls rewrites: skills not loaded from %s: %s\n",
+      "hkls rewrites：未能从 %s 加载优化技能：%s\n"),
+    F(CLI_RW_LAUNCH, "hkls rewrites: the spec's launch cannot be searched: %s\n",
+      "hkls rewrites：无法搜索 bench spec 的启动配置：%s\n"),
+    F(CLI_RW_NO_SEARCH, "hkls rewrites: no search: %s\n", "hkls rewrites：无法搜索：%s\n"),
+    F(CLI_RW_MAX_PARAMS, "hkls rewrites: at most %d --param (a rewrite has no more parameters)\n",
+      "hkls rewrites：至多 %d 个 --param（代码改写没有更多参数）\n"),
+    M(CLI_RW_DEVICE, "hkls rewrites: --device wants SMS,WARPS_PER_SM (e.g. 132,64)\n",
+      "hkls rewrites：--device 应为 SMS,WARPS_PER_SM（例如 132,64）\n"),
+    M(CLI_RW_PROPOSALS, "hkls rewrites: --proposals wants 1..1000\n",
+      "hkls rewrites：--proposals 应为 1..1000\n"),
+    M(CLI_RW_CLASS, "hkls rewrites: --class wants memory-bound, compute-bound, latency-bound or unknown\n",
+      "hkls rewrites：--class 应为 memory-bound、compute-bound、latency-bound 或 unknown\n"),
+    F(CLI_RW_TIME, "hkls rewrites: --time wants PATTERN=MS (MS > 0; at most %zu)\n",
+      "hkls rewrites：--time 应为 PATTERN=MS（MS > 0；至多 %zu 个）\n"),
+    F(CLI_RW_UNEXPECTED, "hkls rewrites: unexpected argument '%s'\n", "hkls rewrites：多余的参数 '%s'\n"),
+    M(CLI_RW_NEED_PROPOSALS, "hkls rewrites: --class and --time need --proposals N\n",
+      "hkls rewrites：--class 和 --time 需要 --proposals N\n"),
+    M(CLI_RW_PROPOSALS_SPEC, "hkls rewrites: --proposals needs --spec (the launch the search varies), and not --emit\n",
+      "hkls rewrites：--proposals 需要 --spec（搜索要改变的启动配置），且不能与 --emit 同用\n"),
+    M(CLI_RW_PARAM_EMIT, "hkls rewrites: --param needs --emit REWRITE\n",
+      "hkls rewrites：--param 需要 --emit REWRITE\n"),
+    F(CLI_RW_GRAMMAR, "hkls rewrites: the CUDA grammar cannot be used: %s\n",
+      "hkls rewrites：无法使用 CUDA 语法：%s\n"),
+    F(CLI_RW_PARSE, "hkls rewrites: %s: cannot be parsed: %s\n", "hkls rewrites：%s：无法解析：%s\n"),
+    F(CLI_RW_NO_KERNEL, "hkls rewrites: %s: no kernel named %s\n",
+      "hkls rewrites：%s：没有名为 %s 的核函数\n"),
+    M(CLI_RW_OOM, "hkls rewrites: out of memory\n", "hkls rewrites：内存不足\n"),
+    M(CLI_TRUST_NO_FOLDER, "no such folder", "目录不存在"),
+    F(CLI_RW_NOT_APPLY, "hkls rewrites: %s does not apply: %s\n", "hkls rewrites：%s 不适用：%s\n"),
+    F(CLI_RW_NOT_APPLY_ON, "hkls rewrites: %s does not apply on the output of %s: %s\n",
+      "hkls rewrites：%s 不适用于 %s 的输出：%s\n"),
+    M(CLI_OPT_USAGE, "usage: hkls optimize FILE --kernel NAME [--spec SPEC.json] [options]\n  --spec SPEC.json         the bench spec (default: next to FILE,\n                           <file>.<kernel>.bench.json, <kernel>.bench.json or\n                           <file>.bench.json; when there is none, one is inferred\n                           and saved as <file>.<kernel>.bench.json)\n  --target T               nvidia[:sm_XX] or dcu[:gfxNNN] (default: nvidia, the GPU's arch)\n  --engine builtin         optimization engine (default builtin)\n  --budget N               candidates to evaluate (default 12)\n  --minutes M              time budget of the search (default 10)\n  --seed S                 search seed (default 1)\n  --name NAME              episode name (default \"<kernel> <arch>\")\n  --from-original          search from the original, not the best earlier version\n  --db PATH                history database (default $HK_DB, else\n                           $XDG_DATA_HOME/hyperkernel/history.db)\n  --out DIR                reports directory (default <db dir>/reports/<episode>)\n  --jobs N                 parallel compiles (default: all cores)\n  --check quick|full       combinations each candidate is checked on during the\n                           search: every (seed, distribution) at the smallest\n                           size plus one seed per distribution at the others\n                           (quick, the default) or every (size, seed,\n                           distribution) (full); either way the best is\n                           re-checked on the full set with new seeds\n  --work-dir DIR           scratch directory (kept); --keep-work keeps the default one\n  --json                   print a JSON summary at the end\n  --events                 one JSON event per line on stdout (for editors)\n  --quiet                  only warnings and the result\n  --allow-no-floor         credit speedups that no physical floor checked (the\n                           device's peaks unknown, or a spec without bytes/flops\n                           formulas; command-form specs); by default they are\n                           measured but not credited, reported or applied\n  --simulate-gpu           CI only: a deterministic simulated GPU (the tests'\n                           simulator, $HK_GPU_SIMULATOR or built from the source\n                           tree; it answers for tests/data/episode/tiny.bench.json)\n  --untrusted              the spec's folder is not trusted (the editor passes it):\n                           refuse a command-form spec or one with compile_flags\n  --lang en|zh-CN          language of the report and the summary (default: from\n                           LC_ALL, LC_MESSAGES or LANG; JSON is never translated)\nExit: 0 completed, 1 failed, 2 bad input, 3 no GPU, 130 stopped.\n",
+      "用法：hkls optimize FILE --kernel NAME [--spec SPEC.json] [选项]\n  --spec SPEC.json         bench spec（默认在 FILE 旁边找 <file>.<kernel>.bench.json、\n                           <kernel>.bench.json 或 <file>.bench.json；都没有时自动\n                           推断一个并保存为 <file>.<kernel>.bench.json）\n  --target T               nvidia[:sm_XX] 或 dcu[:gfxNNN]（默认：nvidia，取 GPU 的架构）\n  --engine builtin         优化引擎（默认 builtin）\n  --budget N               要评估的候选版本数（默认 12）\n  --minutes M              搜索的时间预算，单位分钟（默认 10）\n  --seed S                 搜索的随机种子（默认 1）\n  --name NAME              优化任务名称（默认 \"<kernel> <arch>\"）\n  --from-original          从原始版本开始搜索，而不是之前的最佳版本\n  --db PATH                历史数据库（默认 $HK_DB，否则\n                           $XDG_DATA_HOME/hyperkernel/history.db）\n  --out DIR                报告目录（默认 <数据库目录>/reports/<优化任务>）\n  --jobs N                 并行编译数（默认：所有核心）\n  --check quick|full       搜索期间每个候选版本检查的组合：最小规模下的每个\n                           （种子，分布）加上其他规模下每个分布一个种子（quick，\n                           默认），或每个（规模，种子，分布）（full）；两种方式下\n                           最佳版本都会用新种子在全集上复查\n  --work-dir DIR           临时目录（保留）；--keep-work 保留默认的临时目录\n  --json                   结束时输出 JSON 摘要\n  --events                 在 stdout 上每行输出一个 JSON 事件（供编辑器使用）\n  --quiet                  只输出警告和结果\n  --allow-no-floor         计入没有经过物理下限检查的加速比（设备峰值未知，或\n                           bench spec 没有 bytes/flops 公式；command 形式的\n                           bench spec）；默认只测量，不计入、不报告、不应用\n  --simulate-gpu           仅用于 CI：确定性的模拟 GPU（测试用模拟器，\n                           $HK_GPU_SIMULATOR 或从源码树构建；只响应\n                           tests/data/episode/tiny.bench.json）\n  --untrusted              bench spec 所在目录不受信任（编辑器会传入）：拒绝\n                           command 形式或带 compile_flags 的 bench spec\n  --lang en|zh-CN          报告和摘要的语言（默认取自 LC_ALL、LC_MESSAGES 或\n                           LANG；JSON 从不翻译）\n退出码：0 完成，1 失败，2 输入有误，3 没有 GPU，130 已停止。\n"),
+    M(CLI_VC_USAGE, "usage: hkls verify-candidate --spec SPEC.json --candidate FILE.cu [--target nvidia[:sm_XX]|dcu[:gfxNNN]] [--check full|quick] [--pairs N] [--allow-no-floor] [--sanitize] [--json] [--keep-work]\nJudges FILE.cu against the spec's source with the episode's checks, then times\nboth interleaved (--pairs, default 5) for the speedup and its p10..p90 spread.\nAn accepted candidate claiming over 2x (any, with --sanitize) also runs under\ncompute-sanitizer (memcheck, racecheck, initcheck; $HK_SANITIZE_TIMEOUT_S per\ntool, default 300).\nExit: 0 accepted and faster (interleaved p10 > 1), 5 accepted but not faster\nor its speedup not credited (no physical floor), 1 rejected, 2 bad input,\n3 not measured (no GPU), 4 the baseline failed, 130 stopped.\n",
+      "用法：hkls verify-candidate --spec SPEC.json --candidate FILE.cu [--target nvidia[:sm_XX]|dcu[:gfxNNN]] [--check full|quick] [--pairs N] [--allow-no-floor] [--sanitize] [--json] [--keep-work]\n用优化任务的检查把 FILE.cu 与 bench spec 的源文件对比评判，然后交替计时两者\n（--pairs，默认 5 对），得到加速比及其 p10..p90 波动区间。\n被接受且加速比超过 2x 的候选版本（用 --sanitize 时为所有候选版本）还会在\ncompute-sanitizer 下运行（memcheck、racecheck、initcheck；每个工具\n$HK_SANITIZE_TIMEOUT_S 秒，默认 300）。\n退出码：0 已接受且更快（交替计时的 p10 > 1），5 已接受但不更快或其加速比\n未计入（没有物理下限），1 已拒绝，2 输入有误，3 未测量（没有 GPU），\n4 基线失败，130 已停止。\n"),
+    F(CLI_OPT_NOT_CREDITED_ONE, "  not credited: %lld version measured faster (best v%lld, %.2fx), but no physical floor checked it (%s); --allow-no-floor credits them\n",
+      "  未计入：%lld 个版本测得更快（最佳 v%lld，%.2fx），但没有物理下限检查过它（%s）；--allow-no-floor 会计入\n"),
+    F(CLI_OPT_NOT_CREDITED, "  not credited: %lld versions measured faster (best v%lld, %.2fx), but no physical floor checked them (%s); --allow-no-floor credits them\n",
+      "  未计入：%lld 个版本测得更快（最佳 v%lld，%.2fx），但没有物理下限检查过它们（%s）；--allow-no-floor 会计入\n"),
+    F(LSP_APPLY_KERNEL_CHANGED, "kernel changed since episode %lld started",
+      "优化任务 %lld 开始后核函数已被修改"),
+    F(LSP_APPLY_FILE_CHANGED, "kernel changed since episode %lld started (v%d also changes code outside the kernel, so the whole file must match)",
+      "优化任务 %lld 开始后核函数已被修改（v%d 还修改了核函数之外的代码，所以整个文件必须一致）"),
+    F(LSP_APPLY_LAUNCH_INSIDE, "v%d: the launch edit at line %d falls inside the version's own change: apply it by hand",
+      "v%d：第 %d 行的启动配置修改落在该版本自身的改动之内：请手工应用"),
+    F(LSP_APPLY_LAUNCH_CANNOT, "v%d's launch cannot be written: %s", "无法写入 v%d 的启动配置：%s"),
+    F(LSP_APPLY_ALREADY, "v%d is already in the file", "v%d 已在文件中"),
+    F(LSP_APPLY_LAUNCH_IN_KERNEL, "v%d: a launch of %s at line %d lies inside the changed kernel text: apply it by hand",
+      "v%d：%s 的启动（第 %d 行）位于被修改的核函数文本之内：请手工应用"),
+    F(LSP_APPLY_LAUNCH_TOUCHES, "v%d: the launch edit at line %d touches the kernel edit: apply it by hand",
+      "v%d：第 %d 行的启动配置修改紧挨着核函数的修改：请手工应用"),
+    F(LSP_APPLY_APPLIED, "v%d applied: the document now holds its text%s%.400s",
+      "已应用 v%d：文档现在包含它的文本%s%.400s"),
+    F(LSP_APPLY_CLIENT_REFUSED, "v%d was not applied: the client refused the edit%s%.400s",
+      "未应用 v%d：客户端拒绝了这次编辑%s%.400s"),
+    F(LSP_APPLY_NOT_HELD, "v%d was not applied: the document does not hold its text (the client reported success, or the text changed meanwhile)",
+      "未应用 v%d：文档中没有它的文本（客户端报告了成功，或文本在此期间被修改）"),
+    F(LSP_APPLY_NOT_IN_CHAIN, "v%d is not a verified version of %s's best chain",
+      "v%d 不是 %s 最佳版本链上经过验证的版本"),
+    M(LSP_ERR_DOC_CHANGED_EDITS, "the document changed while the edits were computed: ask again",
+      "计算编辑期间文档已被修改：请重新请求"),
+    M(LSP_ERR_QUEUE_EDITS, "cannot queue the edit planning", "无法把编辑规划加入队列"),
+    M(LSP_ERR_RANGE_START, "range.start must be a position inside the document",
+      "range.start 必须是文档内的位置"),
+    M(LSP_ERR_ARGS_APPLY, "arguments: [{uri, kernel, episode, version}]",
+      "参数应为：[{uri, kernel, episode, version}]"),
+    M(LSP_ERR_DOC_NOT_OPEN, "the document is not open", "文档未打开"),
+    M(LSP_ERR_ARGS_OPTIMIZE, "arguments: [{uri, kernel, target, engine?, spec?}] (uri and kernel are required)",
+      "参数应为：[{uri, kernel, target, engine?, spec?}]（uri 和 kernel 必填）"),
+    M(LSP_ERR_TARGET, "target must be nvidia, nvidia:sm_XX or dcu[:gfxNNN]",
+      "target 必须是 nvidia、nvidia:sm_XX 或 dcu[:gfxNNN]"),
+    M(LSP_ERR_NEEDS_EPISODE, "needs {episode: ID}", "需要 {episode: ID}"),
+    F(LSP_ERR_NO_SKELETON, "no benchmark spec_path skeleton for %s: %s",
+      "无法为 %s 生成 bench spec 骨架：%s"),
+    M(LSP_ERR_QUEUE_SKELETON, "cannot queue the spec's skeleton", "无法把 bench spec 骨架的生成加入队列"),
+    M(LSP_ERR_DOC_CHANGED_SPEC, "the document changed while the spec was made: ask again",
+      "生成 bench spec 期间文档已被修改：请重新请求"),
+    M(LSP_ERR_ARGS_SPEC, "arguments: [{uri, kernel}] with a file:// uri",
+      "参数应为：[{uri, kernel}]，uri 为 file:// URI"),
+    M(LSP_ERR_DB_NOW, "cannot read the history database now", "现在无法读取历史数据库"),
+    F(LSP_ERR_NO_EPISODE, "no episode %lld", "没有优化任务 %lld"),
+    F(LSP_ERR_NO_REPORT, "episode %lld has no report (yet): %s", "优化任务 %lld（还）没有报告：%s"),
+    M(LSP_ERR_PARAMS_OBJECT, "params must be an object", "params 必须是对象"),
+    M(LSP_ERR_FILE_URI, "uri must be a file:// uri", "uri 必须是 file:// URI"),
+    M(LSP_ERR_NEEDS_URI_KERNEL, "needs {uri: file://..., kernel: NAME}",
+      "需要 {uri: file://..., kernel: NAME}"),
+    M(LSP_ERR_COMMAND_STRING, "command must be a string", "command 必须是字符串"),
+    M(LSP_ERR_UNKNOWN_COMMAND, "unknown command", "未知命令"),
+    F(LSP_ERR_DB_OPEN, "cannot open the history database %s: %s", "无法打开历史数据库 %s：%s"),
+    F(LSP_ERR_NOT_STARTED, "optimization of %s did not start: %s", "%s 的优化没有启动：%s"),
+    M(LSP_ERR_STOPPING, "the server is stopping", "服务器正在停止"),
+    M(LSP_ERR_TOO_MANY, "too many optimizations running at once; cancel one first",
+      "同时运行的优化任务太多；请先取消一个"),
+    F(LSP_ERR_NO_SPEC, "no benchmark spec for %s: %s does not exist", "%s 没有 bench spec：%s 不存在"),
+    M(LSP_ERR_NO_EXE, "cannot find the hkls executable to run the worker",
+      "找不到运行优化进程所需的 hkls 可执行文件"),
+    F(LSP_ERR_WORKER_START, "cannot start the optimization worker %.200s: %s",
+      "无法启动优化进程 %.200s：%s"),
+    M(LSP_ERR_URI_STRING, "textDocument.uri must be a string", "textDocument.uri 必须是字符串"),
+    M(LSP_ERR_NOT_OPEN, "document not open", "文档未打开"),
+    M(LSP_ERR_NO_ANALYSIS, "the analysis of this version is not available yet", "这个版本的分析结果还没有就绪"),
+    M(LSP_ERR_POSITION, "position must be {line, character} with non-negative integers",
+      "position 必须是 {line, character}，且为非负整数"),
+    M(LSP_ERR_POSITION_OUTSIDE, "position is outside the document or inside a character",
+      "position 在文档之外或落在一个字符中间"),
+    M(LSP_ERR_OOM, "out of memory", "内存不足"),
+    M(LSP_ERR_INIT_TWICE, "initialize was already received", "已经收到过 initialize"),
+    M(LSP_ERR_INIT_PARAMS, "initialize needs an object of params", "initialize 需要对象形式的 params"),
+    M(LSP_ERR_CAPABILITIES, "\"capabilities\" must be an object", "\"capabilities\" 必须是对象"),
+    M(LSP_ERR_CLOSED, "the document was closed before its analysis", "文档在分析完成前已被关闭"),
+    M(LSP_ERR_DIDOPEN, "didOpen needs textDocument.uri, .version (integer) and .text",
+      "didOpen 需要 textDocument.uri、.version（整数）和 .text"),
+    M(LSP_ERR_DIDCHANGE, "didChange needs textDocument.uri and .version",
+      "didChange 需要 textDocument.uri 和 .version"),
+    M(LSP_ERR_DIDCLOSE, "didClose needs textDocument.uri", "didClose 需要 textDocument.uri"),
+    M(LSP_ERR_DIDSAVE, "didSave needs textDocument.uri", "didSave 需要 textDocument.uri"),
+    M(LSP_ERR_ARGS_TRUST, "arguments must be [] or [{\"folder\": PATH or file:// URI}]",
+      "参数必须是 [] 或 [{\"folder\": PATH 或 file:// URI}]"),
+    M(LSP_ERR_NO_WORKSPACE, "no workspace folder: name the folder to trust", "没有工作区目录：请指定要信任的目录"),
+    M(LSP_ERR_QUEUE_TRUST, "cannot queue the write of the trust list", "无法把信任列表的写入加入队列"),
+    F(LSP_LOG_VERSION_NOTE, "v%d: %s", "v%d：%s"),
+    F(LSP_LOG_COMPILE_FAILED, "%s: compile failed to run: %s", "%s：编译未能运行：%s"),
+    F(LSP_LOG_COMPILER_START, "%s: cannot start the compiler: %s", "%s：无法启动编译器：%s"),
+    F(LSP_LOG_EPISODE, "episode %lld (%s): %s", "优化任务 %lld（%s）：%s"),
+    F(LSP_LOG_SPEC_INFERRED, "Optimize %s: no spec, inferred %s: %s",
+      "优化核函数 %s：没有 bench spec，已推断 %s：%s"),
+    F(LSP_LOG_OPTIMIZE_DONE, "Optimize %s (%s): %s", "优化核函数 %s (%s)：%s"),
+    M(LSP_LOG_IS_TRUSTED, "client settings: isTrusted must be true or false; ignored",
+      "客户端设置：isTrusted 必须是 true 或 false；已忽略"),
+    F(LSP_LOG_CANNOT_OPEN, "%s: cannot open: %s", "%s：无法打开：%s"),
+    F(LSP_LOG_CHANGE_REJECTED, "%s: change to version %lld rejected (%s); the server keeps version %lld, so close and reopen the file if the editor applied it",
+      "%s：已拒绝对版本 %lld 的修改（%s）；服务器保留版本 %lld，如果编辑器已应用这次修改，请关闭并重新打开该文件"),
+    M(LSP_END_STOPPED, "stopped by the user", "已被用户停止"),
+    F(LSP_END_SIGNAL, "the worker was killed by signal %d%s%.400s", "优化进程被信号 %d 终止%s%.400s"),
+    F(LSP_END_STATUS, "the worker exited with status %lld%s%.400s", "优化进程以状态 %lld 退出%s%.400s"),
+    M(LSP_APPLY_NOTE_SEP, "; note: ", "；注意："),
+    M(LSP_CLIENT_SETTINGS, "client settings", "客户端设置"),
+    M(LSP_ERR_SKELETON_NO_KERNEL, "no __global__ kernel of that name", "没有这个名字的 __global__ 核函数"),
+    M(LSP_ERR_SKELETON_NOTHING, "its parameters give a harness nothing to compare",
+      "它的参数没有可供 harness 比较的输出"),
+    M(LSP_ERR_CANNOT_ANALYSE, "cannot analyse the file", "无法分析该文件"),
+    M(LSP_ERR_NOT_OVERWRITTEN, " (not overwritten)", "（未覆盖）"),
+    M(LSP_ERR_NO_WORKER_EPISODE, "the worker ended without an episode", "优化进程结束时没有产生优化任务"),
+    M(LSP_ERR_NO_SPEC_SHORT, "no benchmark spec", "没有 bench spec"),
+    M(LSP_OPEN_TOO_BIG, "over the document size cap or too many open files", "超过文档大小上限，或打开的文件太多"),
+    M(LSP_HOVER_SIMULATED, " simulated", "（模拟）"),
+    M(LSP_APPLY_VERSIONS_UNREADABLE, "the episode's versions could not be read", "无法读取优化任务的版本"),
+    F(EP_ACCURACY_REFEREE_ADDED_DISTRIBUTION, "accuracy: the referee-added distribution %s is not judged (%s): the spec's tolerance cannot judge it, and no fp64 reference exists",
+      "精度：裁判追加的分布 %s 不参与评判（%s）：bench spec 的容差无法评判它，且没有 fp64 参考"),
+    F(EP_ACCURACY_FP64_REFERENCE_SPEC, "accuracy: no fp64 reference (%s): the spec's tolerance decides alone",
+      "精度：没有 fp64 参考（%s）：仅由 bench spec 的容差判定"),
+    F(EP_ACCURACY_FP64_SHADOW_DOES, "accuracy: the fp64 shadow does not build, the spec's tolerance decides alone:\n%s",
+      "精度：fp64 影子版本无法构建，仅由 bench spec 的容差判定：\n%s"),
+    F(EP_ACCURACY_OUTPUTS_ARE_ALSO, "accuracy: outputs are also judged against the baseline's fp64 shadow (%zu functions promoted): a candidate's error may be at most %.0fx the baseline's own plus a floor",
+      "精度：输出还会与基线的 fp64 影子版本对比（%zu 个函数提升为 fp64）：候选版本的误差最多为基线自身误差的 %.0fx 再加一个下限"),
+    F(EP_ACCURACY_BASELINE_UP_FROM, "accuracy: the baseline's '%s' is up to %.3g from its fp64 shadow: comparisons with the baseline widen its absolute tolerance (%g) by up to %.3g, twice that (the fp64 rule still judges the candidate's own error)",
+      "精度：基线的 '%s' 与其 fp64 影子版本相差最多 %.3g：与基线对比时，其绝对容差（%g）最多放宽 %.3g 的两倍（候选版本自身的误差仍由 fp64 规则评判）"),
+    F(EP_ACCURACY_SPEC_TOLERANCE_DECIDES, "accuracy: %s; the spec's tolerance decides alone",
+      "精度：%s；仅由 bench spec 的容差判定"),
+    F(EP_SIMULATED_GPU_NOTHING_HERE, "SIMULATED GPU %s: nothing here is measured on hardware",
+      "模拟 GPU %s：这里没有任何结果是在硬件上实测的"),
+    F(EP_DEVICE_PEAKS_FROM_CACHE, "device peaks from the cache %s (measured %lld)",
+      "设备峰值取自缓存 %s（测量于 %lld）"),
+    F(EP_DEVICE_PROBE_FAILED_PHYSICAL, "device probe failed (%s): %s; no physical floor or roofline",
+      "设备探测失败（%s）：%s；没有物理下限和屋顶线模型"),
+    F(EP_COULD_NOT_CACHE_DEVICE, "could not cache the device peaks in %s", "无法把设备峰值缓存到 %s"),
+    F(EP_SMS_GB_COPY_TFLOP, "%s (%s, %d SMs): %.0f GB/s copy, %.1f TFLOP/s FP32, tensor %s",
+      "%s（%s，%d 个 SM）：拷贝带宽 %.0f GB/s，FP32 %.1f TFLOP/s，张量核 %s"),
+    F(EP_SPEC_SOURCE_OPTIMIZING_GIVEN, "the spec's source is %s; optimizing %s as given",
+      "bench spec 的源文件是 %s；按原样优化 %s"),
+    F(EP_DCU_GPU_CUS_FOUND, "DCU GPU: %s %s, %d CUs (found by %s)",
+      "DCU GPU：%s %s，%d 个 CU（由 %s 发现）"),
+    F(EP_PEAKS_UNKNOWN_DEVICE_PROBE, "peaks of %s unknown: the device probe is CUDA-only; no physical floor check and no roofline on DCU",
+      "%s 的峰值未知：设备探测只支持 CUDA；DCU 上没有物理下限检查，也没有屋顶线模型"),
+    F(EP_COMPILING_ASKED_GPU, "compiling for %s as asked; the GPU is %s", "按要求为 %s 编译；GPU 是 %s"),
+    F(EP_GPU_FOUND_BY, "GPU: %s (found by %s)", "GPU：%s（由 %s 发现）"),
+    F(EP_ISOLATION, "isolation: %s", "隔离：%s"),
+    F(EP_SPEC_SIZES_SEEDS_DISTRIBUTIONS, "spec %s: %zu sizes, %zu seeds, %zu distributions",
+      "bench spec %s：%zu 组规模，%zu 个随机种子，%zu 个分布"),
+    F(EP_SPEC_INFERRED, "spec inferred: %s", "已推断 bench spec：%s"),
+    F(EP_PHYSICAL_FLOOR_SPEEDUPS_ARE, "no physical floor (%s): speedups are credited without one, as allowed (--allow-no-floor)",
+      "没有物理下限（%s）：按允许的方式（--allow-no-floor）在没有下限的情况下计入加速比"),
+    F(EP_PHYSICAL_FLOOR_CANDIDATES_ARE, "no physical floor (%s): candidates are judged and timed, but no speedup is credited, reported as verified or applied; --allow-no-floor (episodes.allowNoFloor) credits them",
+      "没有物理下限（%s）：候选版本会被评判和计时，但加速比不计入、不报告为已验证、也不应用；--allow-no-floor（episodes.allowNoFloor）会计入"),
+    F(EP_STORE_EVIDENCE, "store: evidence %s: %s", "存储：证据 %s：%s"),
+    F(EP_STORE_MEASUREMENT, "store: measurement: %s", "存储：测量：%s"),
+    F(EP_STORE_VERSION, "store: version: %s", "存储：版本：%s"),
+    F(EP_BASELINE_REGISTERS_BYTES_SPILLED, "baseline: %lld registers, %lld bytes spilled, %lld bytes shared",
+      "基线：%lld 个寄存器，溢出 %lld 字节，共享内存 %lld 字节"),
+    F(EP_INPUTS_SPEC_SEEDS_DRAWN, "inputs: the spec's seeds + %lld, drawn for this episode (HK_SEED=%lld replays them); timed launches draw their own per launch",
+      "输入：bench spec 的随机种子 + %lld，为本次优化任务抽取（HK_SEED=%lld 可重放）；计时的启动每次各自抽取"),
+    F(EP_BASELINE_MS_BELOW_PHYSICAL, "the baseline (%.4g ms) is below the physical floor (%.4g ms) at size %zu: the spec's bytes/flops formulas or the peaks are wrong (bytes counts what crosses to DRAM: data read again from the L2 does not count); every candidate faster than the baseline will be rejected as below the floor",
+      "基线（%.4g ms）低于物理下限（%.4g ms，规模 %zu）：bench spec 的 bytes/flops 公式或峰值有误（bytes 只计经过 DRAM 的数据：从 L2 再次读取的数据不算）；比基线快的候选版本都会因低于下限而被拒绝"),
+    F(EP_MEMORY_SAFETY_COMPUTE_SANITIZER, "memory safety: compute-sanitizer on the original kernel, to tell %s's %s finding from the original's",
+      "内存安全：在原始核函数上运行 compute-sanitizer，以区分 %s 的 %s 发现是否来自原始版本"),
+    F(EP_MEMORY_SAFETY_COMPUTE_SANITIZER_2, "memory safety: compute-sanitizer on v%d, the best",
+      "内存安全：在最佳版本 v%d 上运行 compute-sanitizer"),
+    F(EP_MEMORY_SAFETY_COMPUTE_SANITIZER_3, "memory safety: compute-sanitizer on v%d, which claims %.2fx (over %.0fx)",
+      "内存安全：在 v%d 上运行 compute-sanitizer，它声称 %.2fx（超过 %.0fx）"),
+    F(EP_V_NOT_FASTER_WHEN, "v%d is not faster when interleaved with the baseline (%.3fx): no best",
+      "v%d 与基线交替计时时并不更快（%.3fx）：没有最佳版本"),
+    F(EP_CANDIDATES_SOURCES_NOT_KEPT, "candidates' sources not kept: cannot create %s",
+      "未保留候选版本的源码：无法创建 %s"),
+    F(EP_CANDIDATE_V_SOURCE_NOT, "candidate v%d's source not kept: %s", "未保留候选版本 v%d 的源码：%s"),
+    F(EP_NOTHING_MEASURED_CANDIDATES_SOURCES, "nothing measured: the %zu candidates' sources are kept in %s",
+      "没有任何测量：%zu 个候选版本的源码保存在 %s"),
+    F(EP_DCU_ARCH_KNOWN_HERE, "no DCU arch known here: building for %s (give dcu:gfxNNN)",
+      "这里不知道 DCU 架构：按 %s 构建（请给出 dcu:gfxNNN）"),
+    M(EP_STOPPED_VERSIONS_FOUND_SO, "stopped: the versions found so far are kept",
+      "已停止：保留到目前为止找到的版本"),
+    F(EP_WAITING_GPU_ANOTHER_EPISODE, "%.1f s waiting for the GPU (another episode's runs held it) were not counted in the time budget",
+      "等待 GPU 的 %.1f 秒（被另一个优化任务的运行占用）未计入时间预算"),
+    F(EP_V_DEVICE_CODE_V, "v%d: the device code of v%d, not rebuilt: %lld registers, %lld bytes spilled (%s)",
+      "v%d：沿用 v%d 的设备代码，未重新构建：%lld 个寄存器，溢出 %lld 字节（%s）"),
+    F(EP_V_DEVICE_CODE_V_2, "v%d: the device code of v%d, not rebuilt (%s)",
+      "v%d：沿用 v%d 的设备代码，未重新构建（%s）"),
+    F(EP_V_BUILT_REGISTERS_BYTES, "v%d built: %lld registers, %lld bytes spilled (%s)",
+      "v%d 已构建：%lld 个寄存器，溢出 %lld 字节（%s）"),
+    F(EP_V_BUILT_RESOURCE_FIGURES, "v%d built, no resource figures (%s)", "v%d 已构建，没有资源数据（%s）"),
+    F(EP_BUILD_GAVE_PTXAS_RESOURCES, "a build of %s gave no ptxas resources for kernel %s; its stderr ends: %s",
+      "%s 的构建没有给出核函数 %s 的 ptxas 资源信息；它的 stderr 结尾为：%s"),
+    F(EP_SKILLS_NOT_LOADED_FROM, "skills not loaded from %s (%s): no structural rewrites%s%s",
+      "未能从 %s 加载优化技能（%s）：没有结构性代码改写%s%s"),
+    M(EP_SKILLS_KEPT_THEIR_LOAD, "skills kept in their load order (out of memory)",
+      "优化技能保持加载顺序（内存不足）"),
+    F(EP_SKILL_FITS_BUT_REWRITE, "skill %s fits, but its rewrite %s does not apply: %s",
+      "优化技能 %s 适用，但它的代码改写 %s 不适用：%s"),
+    F(EP_BASELINE_F_ROOFLINE_BOUND, "baseline: %s, %.1f%% of its roofline bound; skills that fit: %s",
+      "基线：%s，达到屋顶线模型上限的 %.1f%%；适用的优化技能：%s"),
+    F(EP_BASELINE_SKILLS_THAT_FIT, "baseline: %s; skills that fit: %s", "基线：%s；适用的优化技能：%s"),
+    F(EP_STORE_SKILL_RECORD, "store: skill record: %s", "存储：优化技能记录：%s"),
+    F(EP_V_RUNS_AT_F, "v%d runs at %.0f%% of its roofline bound: the search stops here",
+      "v%d 已达到屋顶线模型上限的 %.0f%%：搜索到此为止"),
+    F(EP_BEST_EARLIER_VERSION_V, "the best earlier version v%d is no start (%s): starting from the original",
+      "之前的最佳版本 v%d 不能作为起点（%s）：从原始版本开始"),
+    F(EP_BEST_EARLIER_VERSION_V_2, "the best earlier version v%d runs on the spec's grid %s along one axis, which a search from its text would not keep: starting from the original",
+      "之前的最佳版本 v%d 运行时 bench spec 的网格沿一个维度做了变换（%s），从它的文本搜索无法保持这一点：从原始版本开始"),
+    F(EP_STARTING_FROM_V_BEST, "starting from v%d, the best verified version so far (the baseline stays the original)",
+      "从 v%d（目前经过验证的最佳版本）开始（基线仍是原始版本）"),
+    F(EP_BEST_EARLIER_VERSION_V_3, "the best earlier version v%d lacks kernel %s: starting from the original",
+      "之前的最佳版本 v%d 中没有核函数 %s：从原始版本开始"),
+    F(EP_SEARCH_AXES, "search axes: %s", "搜索维度：%s"),
+    F(EP_TIME_BUDGET_MIN_SPENT, "the time budget (%.1f min) is spent", "时间预算（%.1f 分钟）已用完"),
+    F(EP_BUILT_CANDIDATES_WERE_NOT, "%zu built candidates were not measured (budget spent)",
+      "%zu 个已构建的候选版本未被测量（预算已用完）"),
+    F(EP_CANDIDATES_PROPOSED_MEASURED, "%zu candidates proposed, %zu measured",
+      "已提出 %zu 个候选版本，测量了 %zu 个"),
+    F(EP_BUILD_COMMAND_WORKS_MS, "the build command works (%ld ms); runs need the GPU",
+      "构建命令可用（%ld ms）；运行需要 GPU"),
+    F(EP_V_X_OVER_LIMIT, "v%d: %.1fx over the limit %.0fx: re-measured in fresh copies: %.2fx",
+      "v%d：%.1fx 超过上限 %.0fx：在新的副本中重新测量：%.2fx"),
+    M(EP_COMMAND_FORM_CANDIDATES_ARE, "command form: candidates are judged by running the program, which needs the GPU",
+      "command 形式：通过运行程序来评判候选版本，这需要 GPU"),
+    F(EP_SEARCH_AXES_COMMAND_FORM, "search axes (command form: text rewrites only): %s",
+      "搜索维度（command 形式：只做文本改写）：%s"),
+    F(EP_SKIPPED_LAUNCH_CONFIGURATION_COMPILER, "skipped %s: launch configuration and compiler flags are the command form's own",
+      "跳过 %s：启动配置和编译选项由 command 形式自己决定"),
+    M(EP_CANDIDATE_WAS_FASTER_THAN, "no candidate was faster than the baseline", "没有比基线更快的候选版本"),
+    F(EP_ISA_EVIDENCE_V_NOT, "no ISA evidence for v%d on %s: %s not found (SASS is NVIDIA-only)",
+      "v%d 在 %s 上没有 ISA 证据：找不到 %s（SASS 只适用于 NVIDIA）"),
+    F(EP_FAILED_V_EXIT_ISA, "%s failed for v%d (exit %d): no ISA evidence",
+      "%s 对 v%d 失败（退出码 %d）：没有 ISA 证据"),
+    F(EP_LLVM_OBJDUMP_FUNCTION_V, "llvm-objdump: no function %s in v%d",
+      "llvm-objdump：没有函数 %s（v%d 中）"),
+    F(EP_V_ISA_INSTRUCTIONS_16, "v%d ISA (%s): %ld instructions, %ld 16-byte global loads, %ld scratch",
+      "v%d ISA（%s）：%ld 条指令，%ld 次 16 字节全局加载，%ld 次 scratch 访问"),
+    F(EP_CUOBJDUMP_HERE_SASS_SUMMARY, "no cuobjdump here: no SASS summary for v%d",
+      "这里没有 cuobjdump：v%d 没有 SASS 摘要"),
+    F(EP_CUOBJDUMP_FUNCTION_V, "cuobjdump: no function %s in v%d", "cuobjdump：没有函数 %s（v%d 中）"),
+    F(EP_CUOBJDUMP_DUMP_SASS_GAVE, "cuobjdump --dump-sass gave no SASS for v%d (exit %d)",
+      "cuobjdump --dump-sass 没有给出 v%d 的 SASS（退出码 %d）"),
+    F(EP_NCU_GAVE_METRICS_V, "ncu gave no metrics for v%d (%s)%s%s", "ncu 没有给出 v%d 的指标（%s）%s%s"),
+    F(EP_V_GAIN_CREDITED_SKILL, "v%d's gain is credited to skill %s: the version calls %s (%s; host-call mode, its kernels are not in the program's SASS)",
+      "v%d 的收益归功于优化技能 %s：该版本调用了 %s（%s；主机调用模式，其核函数不在程序的 SASS 中）"),
+    F(EP_V_GAIN_UNEXPLAINED_SKILL, "v%d's gain is unexplained: skill %s's version does not call the library",
+      "v%d 的收益无法解释：优化技能 %s 的版本没有调用该库"),
+    F(EP_V_GAIN_CREDITED_SKILL_2, "v%d's gain is credited to skill %s: its evidence /%s/ shows (%zu SASS lines, %zu in the baseline)",
+      "v%d 的收益归功于优化技能 %s：其证据 /%s/ 出现了（SASS 中 %zu 行，基线中 %zu 行）"),
+    F(EP_V_GAIN_UNEXPLAINED_SKILL_2, "v%d's gain is unexplained: skill %s expected /%s/ in the SASS (%zu lines, %zu in the baseline)",
+      "v%d 的收益无法解释：优化技能 %s 预期 SASS 中出现 /%s/（%zu 行，基线中 %zu 行）"),
+    F(EP_MEMORY_SAFETY_COMPUTE_SANITIZER_4, "memory safety: compute-sanitizer on the candidate (%s)",
+      "内存安全：在候选版本上运行 compute-sanitizer（%s）"),
+    F(EP_BASELINE_CANDIDATE_INTERLEAVED_PAIRS, "baseline and candidate interleaved: %zu pairs, separate processes",
+      "基线和候选版本交替计时：%zu 对，独立进程"),
+    F(EP_BASELINE_FAILED_WHILE_INTERLEAVED, "the baseline failed while interleaved (%s): %s",
+      "交替计时时基线失败（%s）：%s"),
+    F(EP_NOT_TEXT_FILE_AT, "%s %s is not a text file (%s at byte %zu)",
+      "%s %s 不是文本文件（%s，位于第 %zu 字节）"),
+    F(EP_VERIFY_CANDIDATE_NEEDS_HARNESS, "%s: verify-candidate needs a harness-form spec with a source",
+      "%s：verify-candidate 需要带源文件的 harness 形式 bench spec"),
+    F(EP_CANNOT_READ_BASELINE, "cannot read the baseline %s: %s", "无法读取基线 %s：%s"),
+    F(EP_CANNOT_READ_CANDIDATE, "cannot read the candidate %s: %s", "无法读取候选版本 %s：%s"),
+    M(EP_SIMULATED_GPU_NEEDS_SIM, "a simulated GPU needs sim_device and measure.wrapper",
+      "模拟 GPU 需要 sim_device 和 measure.wrapper"),
+    F(EP_COMPILING_BASELINE_CANDIDATE, "compiling the baseline and the candidate for %s",
+      "为 %s 编译基线和候选版本"),
+    F(EP_BASELINE_DOES_NOT_BUILD, "the baseline %s does not build:\n%s", "基线 %s 无法构建：\n%s"),
+    F(EP_RUNNING_BASELINE_SET_INPUT, "running the baseline on the %s set of input combinations (%zu processes, one per size; outputs in %s)",
+      "在 %s 输入组合集上运行基线（%zu 个进程，每个规模一个；输出在 %s）"),
+    F(EP_BASELINE_FAILED, "the baseline failed (%s): %s", "基线失败（%s）：%s"),
+    F(EP_JUDGING_CANDIDATE_RUN_TIMEOUT, "judging the candidate (run timeout %u ms)",
+      "评判候选版本（运行超时 %u ms）"),
+    M(EP_COMMAND_FORM_SPECS_ARE, "command-form specs are timed through CUPTI, NVIDIA only: optimize for DCU with a harness-form spec",
+      "command 形式的 bench spec 通过 CUPTI 计时，只支持 NVIDIA：要针对 DCU 优化请用 harness 形式的 bench spec"),
+    F(EP_CANNOT_WRITE_BENCHMARK_PROGRAM, "cannot write the benchmark program: %s", "无法写入基准测试程序：%s"),
+    F(EP_ORIGINAL_KERNEL_DOES_NOT, "the original kernel does not build with the spec's harness:\n%s",
+      "原始核函数无法用 bench spec 的 harness 构建：\n%s"),
+    F(EP_BASELINE_FAILED_ACCURACY_SEEDS, "the baseline failed on the accuracy seeds (%s): %s",
+      "基线在精度检查的随机种子上失败（%s）：%s"),
+    F(EP_BASELINE_FAILED_WHILE_VERIFYING, "the baseline failed while verifying (%s): %s",
+      "基线在验证时失败（%s）：%s"),
+    F(EP_BUILT_BASELINE_HIPCC_OPTIMIZED, "%s; built the baseline for %s with hipcc, optimized and measured nothing",
+      "%s；已用 hipcc 为 %s 构建基线，没有优化也没有测量"),
+    F(EP_BUILT_BASELINE_CANDIDATES_MEASURED, "%s; built the baseline and %zu candidates, measured nothing",
+      "%s；已构建基线和 %zu 个候选版本，没有任何测量"),
+    F(EP_KERNEL_NOT_FOUND_START, "kernel %s not found in the start text", "起始文本中找不到核函数 %s"),
+    F(EP_SPEC_LAUNCH_CANNOT_BE, "the spec's launch cannot be searched: %s",
+      "无法搜索 bench spec 的启动配置：%s"),
+    F(EP_ORIGINAL_PROGRAM_DOES_NOT, "the original program does not build (%s): %s",
+      "原始程序无法构建（%s）：%s"),
+    F(EP_ORIGINAL_PROGRAM_FAILED, "the original program failed (%s): %s", "原始程序失败（%s）：%s"),
+    F(EP_ORIGINAL_PROGRAM_FAILED_WHILE, "the original program failed while verifying (%s): %s",
+      "原始程序在验证时失败（%s）：%s"),
+    F(EP_CANNOT_OPEN, "cannot open %s: %s", "无法打开 %s：%s"),
+    F(EP_CANNOT_READ, "cannot read %s: %s", "无法读取 %s：%s"),
+    F(EP_NOT_TEXT_FILE_AT_2, "%s is not a text file (%s at byte %zu)", "%s 不是文本文件（%s，位于第 %zu 字节）"),
+    F(EP_CANNOT_ANALYSE, "cannot analyse %s: %s", "无法分析 %s：%s"),
+    F(EP_GLOBAL_KERNEL_NAMED, "%s: no __global__ kernel named '%s'",
+      "%s：没有名为 '%s' 的 __global__ 核函数"),
+    F(EP_BENCH_SPEC_NOT_VALID, "the bench spec %s is not valid", "bench spec %s 无效"),
+    F(EP_FOLDER_NOT_TRUSTED_TRUST, "%s %s, and its folder is not trusted: trust the folder first (hkls trust, :HyperKernelTrust, the command hyperkernel.trustFolder, or VS Code's workspace trust)",
+      "bench spec %s %s，而它所在的目录不受信任：请先信任该目录（hkls trust、:HyperKernelTrust、命令 hyperkernel.trustFolder，或 VS Code 的工作区信任）"),
+    F(EP_BENCHMARKS_KERNEL_NOT, "%s benchmarks kernel '%s', not '%s'", "%s 测试的是核函数 '%s'，不是 '%s'"),
+    F(EP_TARGET_NOT_AN_NVIDIA, "--target %s: %s is not an NVIDIA architecture nvcc knows; accepted: %s",
+      "--target %s：%s 不是 nvcc 已知的 NVIDIA 架构；可接受：%s"),
+    F(EP_TARGET_EXPECTED_NVIDIA_NVIDIA, "--target %s: expected nvidia, nvidia:sm_XX, dcu or dcu:gfxNNN",
+      "--target %s：应为 nvidia、nvidia:sm_XX、dcu 或 dcu:gfxNNN"),
+    F(EP_CANNOT_CREATE_DIRECTORY_HISTORY, "cannot create the directory %s for the history database",
+      "无法为历史数据库创建目录 %s"),
+    F(EP_CANNOT_OPEN_HISTORY_DATABASE, "cannot open the history database %s: %s",
+      "无法打开历史数据库 %s：%s"),
+    F(EP_ENGINE_NOT_AVAILABLE_HERE, "engine '%s' is not available here (builtin is)",
+      "引擎 '%s' 在这里不可用（可用的是 builtin）"),
+    F(EP_CANNOT_CREATE_WORK_DIRECTORY, "cannot create a work directory: %s", "无法创建工作目录：%s"),
+    F(EP_NOT_CREDITED_ONE, "%zu version measured faster than the baseline (best v%d, %.2fx) but not credited: no physical floor (%s); they stay candidates, not verified versions. --allow-no-floor (episodes.allowNoFloor) credits them",
+      "%zu 个版本测得比基线快（最佳 v%d，%.2fx），但未计入：没有物理下限（%s）；它们仍是候选版本，不是经过验证的版本。--allow-no-floor（episodes.allowNoFloor）会计入"),
+    F(EP_NOT_CREDITED, "%zu versions measured faster than the baseline (best v%d, %.2fx) but not credited: no physical floor (%s); they stay candidates, not verified versions. --allow-no-floor (episodes.allowNoFloor) credits them",
+      "%zu 个版本测得比基线快（最佳 v%d，%.2fx），但未计入：没有物理下限（%s）；它们仍是候选版本，不是经过验证的版本。--allow-no-floor（episodes.allowNoFloor）会计入"),
+    M(EP_UNTRUSTED_COMMAND, "runs its own build and run commands (command form)",
+      "会运行它自己的构建和运行命令（command 形式）"),
+    M(EP_UNTRUSTED_FLAGS, "passes compiler flags (compile_flags)", "会传入编译选项（compile_flags）"),
+    M(EP_WHAT_BASELINE, "the baseline", "基线"),
+    M(EP_WHAT_CANDIDATE, "the candidate", "候选版本"),
+    M(EP_NO_FASTER_CREDITED, "no candidate was faster than the baseline with a credited speedup",
+      "没有候选版本以可计入的加速比快过基线"),
+    M(EP_NO_FASTER_NOISE,
+      "no candidate was faster than the baseline by 2% or more (within one timed run's noise)",
+      "没有候选版本比基线快 2% 或以上（差距在一次计时运行的噪声之内）"),
+    F(MEAS_NO_OUTPUT, "no output file %s", "没有输出文件 %s"),
+    F(MEAS_WRONG_ANSWER, "%s (max abs error %.3g, max rel error %.3g)",
+      "%s（最大绝对误差 %.3g，最大相对误差 %.3g）"),
+    F(MEAS_FAILED_AT, "%s on size %d, seed %lld, distribution %d: %s",
+      "%s 在规模 %d、随机种子 %lld、分布 %d 上：%s"),
+    F(MEAS_FP64_ADDED, "output '%s', on distribution %zu %s (added by the referee: the spec's are integer-valued), against the baseline's fp64 shadow over %zu combinations: %s",
+      "输出 '%s'，在分布 %zu %s 上（由裁判追加：bench spec 的分布都是整数值），与基线的 fp64 影子版本在 %zu 个组合上对比：%s"),
+    F(MEAS_FP64, "output '%s', against the baseline's fp64 shadow over %zu combinations: %s",
+      "输出 '%s'，与基线的 fp64 影子版本在 %zu 个组合上对比：%s"),
+    F(MEAS_BASE_NO_OUTPUT, "the baseline wrote no output file %s", "基线没有写出输出文件 %s"),
+    F(MEAS_TIMING, "timing size %d: %s", "计时规模 %d：%s"),
+    F(MEAS_NO_MEDIAN, "timing size %d: no positive median_ms in the result",
+      "计时规模 %d：结果中没有为正的 median_ms"),
+    F(MEAS_NO_SPREAD, "timing size %d: no spread in the result: its stability cannot be judged",
+      "计时规模 %d：结果中没有波动数据：无法判断其稳定性"),
+    F(MEAS_NO_RECHECK, "timing size %d: no re-check output written", "计时规模 %d：没有写出复查输出"),
+    F(MEAS_UNFLUSHED, "timing size %d: the L2 flush before each timed launch was not done (flushed_l2 false, l2_bytes %.0f; median %.6g ms unverified): no time is credited",
+      "计时规模 %d：每次计时启动前没有清空 L2（flushed_l2 为 false，l2_bytes %.0f；中位数 %.6g ms 未经验证）：不计入任何时间"),
+    F(MEAS_UNSTABLE, "timing size %d: the spread (IQR / median of the timed launches) was %.3g, then %.3g in a fresh process (median %.6g ms, then %.6g ms, %d reps), above the bound %.3g: the time cannot be trusted",
+      "计时规模 %d：波动（计时启动的 IQR / 中位数）为 %.3g，在新进程中为 %.3g（中位数 %.6g ms，然后 %.6g ms，%d 次重复），超过上限 %.3g：该时间不可信"),
+    F(MEAS_BELOW_FLOOR, "median %.6g ms at size %d is below the physical floor %.6g ms (spec bytes/flops at the measured peaks %.4g GB/s, %.4g TFLOP/s): the kernel cannot have done the work",
+      "中位数 %.6g ms（规模 %d）低于物理下限 %.6g ms（按 bench spec 的 bytes/flops 和实测峰值 %.4g GB/s、%.4g TFLOP/s 计算）：核函数不可能完成了这些工作"),
+    F(MEAS_SECOND_LOOK_BASE, "the baseline failed during the second look at a %.1fx speedup (fresh seeds +%lld): %s (%s)",
+      "复查 %.1fx 加速比时基线失败（新随机种子 +%lld）：%s（%s）"),
+    F(MEAS_NOT_REPRODUCED, "a %.2fx speedup (over %.0fx) did not reproduce on the second look: %.2fx on fresh inputs (seed %lld, re-check %lld; baseline %.6g ms, candidate %.6g ms), outside +-%.0f%% of the first",
+      "%.2fx 的加速比（超过 %.0fx）在复查中没有重现：在新输入上为 %.2fx（随机种子 %lld，复查 %lld；基线 %.6g ms，候选版本 %.6g ms），超出首次结果的 +-%.0f%%"),
+    F(EP_VER_ACCEPTED, "v%d: %.4g ms, %.2fx%s (%s)", "v%d：%.4g ms，%.2fx%s（%s）"),
+    F(EP_VER_UNCREDITED, "v%d: %.4g ms, %.2fx, not credited: no physical floor (%s)",
+      "v%d：%.4g ms，%.2fx，未计入：没有物理下限（%s）"),
+    F(EP_VER_BEHIND, "v%d: %.4g ms, %.2fx, behind the leader: ranked, not fully checked (%s)",
+      "v%d：%.4g ms，%.2fx，落后于当前最优：已排名，未做完整校验（%s）"),
+    F(EP_VER_OTHER, "v%d %s%s%s (%s)", "v%d %s%s%s（%s）"),
+    M(EP_VER_FLAGGED, ", flagged for a second look", "，标记为需要复查"),
+    F(CLI_LOG_ERROR, "error: %s\n", "错误：%s\n"),
+    F(CLI_LOG_WARNING, "warning: %s\n", "警告：%s\n"),
+    M(CLI_RW_USAGE, "usage: hkls rewrites FILE --kernel NAME [--spec SPEC.json] [--hip] [--json]\n       hkls rewrites FILE --kernel NAME --emit REWRITE[+REWRITE...] [--param [REWRITE.]N=V]...\n                [--spec SPEC.json] [--device S,W] [--hip]\n       hkls rewrites FILE --kernel NAME --spec SPEC.json --proposals N\n                [--class CLASS] [--time PATTERN=MS]... [--device S,W] [--hip]\nWhat the built-in engine recognises in a kernel, without a GPU: the class the\nkernel model gives it (or the construct that came closest), then every rewrite\nwith whether it applies at its default parameters and, when it does not, the\nconstruct and line that stop it.\n  --kernel NAME  the kernel (template arguments left out)\n  --spec SPEC    the kernel's bench spec (some rewrites read its sizes)\n  --hip          ask as for an AMD/DCU build\n  --json         {kernel, class, near, rewrites: [{name, kind, applies,\n                 construct, line, reason, grid}]} (grid: the launch an\n                 algorithm that applies needs, when not the spec's own)\n  --emit REWRITE the whole source as REWRITE leaves it, at its default\n                 parameters (launch shape and grid are the search's, not here);\n                 A+B: B applied to A's output (a stacked candidate of the search)\n  --param N=V    with --emit: the rewrite's parameter N at V (repeatable),\n                 e.g. --emit warp_rows --param row_threads=512; REWRITE.N=V\n                 for a rewrite of a stack other than the first\n  --device S,W   the device's SM count and resident warps per SM (132,64 on an\n                 H200), for rewrites that size themselves to it; default unknown\n  --proposals N  the first N candidates the built-in search proposes after the\n                 baseline (an episode's --budget N), with the shipped skills'\n                 plan for CLASS on sm_90 (or gfx906 with --hip); no GPU: each\n                 candidate is reported as timed by --time (below), so the\n                 orders that follow results (second choices, stacks) show\n  --class CLASS  memory-bound, compute-bound, latency-bound or unknown (the\n                 baseline's measured roofline class; default unknown)\n  --time P=MS    a candidate whose description holds P is reported at MS (the\n                 baseline at 1; first match wins; repeatable); others at 1\nExit 0, 1 when the file cannot be read or parsed or has no such kernel (or\nREWRITE does not apply: the reason on stderr), 2 for usage errors.\n",
+      "用法：hkls rewrites FILE --kernel NAME [--spec SPEC.json] [--hip] [--json]\n      hkls rewrites FILE --kernel NAME --emit REWRITE[+REWRITE...] [--param [REWRITE.]N=V]...\n               [--spec SPEC.json] [--device S,W] [--hip]\n      hkls rewrites FILE --kernel NAME --spec SPEC.json --proposals N\n               [--class CLASS] [--time PATTERN=MS]... [--device S,W] [--hip]\n不用 GPU，显示内置引擎在核函数中识别出的内容：核函数模型给出的类别（或最接近的\n结构），然后列出每个代码改写在默认参数下是否适用；不适用时，列出挡住它的结构和行号。\n  --kernel NAME  核函数（不含模板参数）\n  --spec SPEC    核函数的 bench spec（有些代码改写会读取其中的规模）\n  --hip          按 AMD/DCU 构建来判断\n  --json         {kernel, class, near, rewrites: [{name, kind, applies,\n                 construct, line, reason, grid}]}（grid：适用的算法所需的\n                 启动配置，当它不是 bench spec 自己的启动配置时）\n  --emit REWRITE 输出 REWRITE 在默认参数下改写后的整个源文件（启动形状和网格\n                 由搜索决定，这里不改）；A+B：把 B 应用到 A 的输出上（搜索中\n                 叠加的候选版本）\n  --param N=V    与 --emit 同用：把代码改写的参数 N 设为 V（可重复），例如\n                 --emit warp_rows --param row_threads=512；REWRITE.N=V 用于\n                 叠加中非第一个的代码改写\n  --device S,W   设备的 SM 数和每个 SM 的驻留 warp 数（H200 上为 132,64），\n                 供按设备确定大小的代码改写使用；默认未知\n  --proposals N  内置搜索在基线之后提出的前 N 个候选版本（相当于优化任务的\n                 --budget N），使用随附优化技能在 sm_90（用 --hip 时为 gfx906）\n                 上针对 CLASS 的计划；没有 GPU：每个候选版本按 --time（见下）\n                 报告计时，以显示依赖结果的顺序（次优选择、叠加）\n  --class CLASS  memory-bound、compute-bound、latency-bound 或 unknown（基线\n                 实测的屋顶线模型类别；默认 unknown）\n  --time P=MS    描述中含有 P 的候选版本按 MS 报告（基线为 1；第一个匹配生效；\n                 可重复）；其他为 1\n退出码：0；文件无法读取或解析、或没有该核函数时为 1（或 REWRITE 不适用：原因\n写在 stderr）；用法错误为 2。\n"),
 };
 
 #undef M
@@ -1200,3 +1994,233 @@ char *hk_trf(enum hk_msg id, ...)
     va_end(ap);
     return s;
 }
+
+/* ---- reading an English sentence back (hk_tr_back) ---- */
+
+/* The length of the conversion at f (f[0] == '%', not "%%"): flags, width, precision,
+ * length and the conversion letter; 0 when it is not one. */
+static size_t conv_len(const char *f)
+{
+    size_t i = 1;
+    while (f[i] && strchr("-+ #0", f[i]))
+        i++;
+    while (isdigit((unsigned char)f[i]) || f[i] == '*')
+        i++;
+    if (f[i] == '.') {
+        i++;
+        while (isdigit((unsigned char)f[i]) || f[i] == '*')
+            i++;
+    }
+    while (f[i] && strchr("hlzjtL", f[i]))
+        i++;
+    return f[i] && strchr("diouxXeEfgGcsp", f[i]) ? i + 1 : 0;
+}
+
+#define BACK_MAX_CONVS 16
+
+struct back_match {
+    const char *at[BACK_MAX_CONVS]; /* each conversion's text in the sentence */
+    size_t len[BACK_MAX_CONVS];
+    char kind[BACK_MAX_CONVS];      /* its conversion letter */
+    size_t n;
+    long steps;                     /* left to try: a bound on the backtracking */
+    enum hk_msg first, last;        /* the entries a quoted piece may be */
+    bool found;                     /* best holds a match */
+    int best_score;
+    const char *best_at[BACK_MAX_CONVS];
+    size_t best_len[BACK_MAX_CONVS];
+    char best_kind[BACK_MAX_CONVS];
+    size_t best_n;
+};
+
+static int back_find(const char *s, enum hk_msg first, enum hk_msg last, struct back_match *out);
+
+/* How well a split reads: a quoted %s piece that is an entry of the range (plain text:
+ * 2, a sentence of a format: 1) counts; among the splits of adjacent conversions ("%s%s")
+ * the one whose pieces are the range's own wins. */
+static int back_score(const struct back_match *m)
+{
+    int score = 0;
+    for (size_t k = 0; k < m->n; k++) {
+        if (m->kind[k] != 's' || m->len[k] == 0)
+            continue;
+        char *piece = hk_strndup(m->at[k], m->len[k]);
+        if (!piece)
+            continue;
+        for (int id = (int)m->first; id <= (int)m->last && id < HK_MSG_COUNT; id++)
+            if (!msgs[id].format && msgs[id].text[HK_LANG_EN] &&
+                !strcmp(msgs[id].text[HK_LANG_EN], piece)) {
+                score += 2;
+                goto next;
+            }
+        if (m->len[k] > 3) {
+            struct back_match sub;
+            if (back_find(piece, m->first, m->last, &sub) >= 0)
+                score += 1;
+        }
+next:
+        hk_free(piece);
+    }
+    return score;
+}
+
+/* Every way s matches the format f (plain text when !fmt): each conversion takes a piece
+ * (a %s may be empty, as a conversion given "" is), shortest first; the best-scored one is
+ * kept in m. At most m->steps tries in all. */
+static void back_match(const char *f, const char *s, bool fmt, struct back_match *m)
+{
+    if (--m->steps < 0)
+        return;
+    for (;;) {
+        if (!*f) {
+            if (!*s) {
+                int score = back_score(m);
+                if (!m->found || score > m->best_score) {
+                    m->found = true;
+                    m->best_score = score;
+                    m->best_n = m->n;
+                    memcpy(m->best_at, m->at, sizeof m->at);
+                    memcpy(m->best_len, m->len, sizeof m->len);
+                    memcpy(m->best_kind, m->kind, sizeof m->kind);
+                }
+            }
+            return;
+        }
+        if (fmt && f[0] == '%' && f[1] == '%') {
+            if (*s != '%')
+                return;
+            f += 2;
+            s++;
+            continue;
+        }
+        size_t cl = fmt && *f == '%' ? conv_len(f) : 0;
+        if (!cl) {
+            if (*f != *s)
+                return;
+            f++;
+            s++;
+            continue;
+        }
+        if (m->n >= BACK_MAX_CONVS)
+            return;
+        size_t k = m->n++;
+        m->at[k] = s;
+        m->kind[k] = f[cl - 1];
+        size_t avail = strlen(s);
+        for (size_t n = m->kind[k] == 's' ? 0 : 1; n <= avail && m->steps >= 0; n++) {
+            m->len[k] = n;
+            back_match(f + cl, s + n, fmt, m);
+        }
+        m->n = k;
+        return;
+    }
+}
+
+static size_t literal_len(const char *f, bool fmt)
+{
+    size_t n = 0;
+    while (*f) {
+        size_t cl = fmt && *f == '%' && f[1] != '%' ? conv_len(f) : 0;
+        if (cl) {
+            f += cl;
+        } else {
+            f += fmt && f[0] == '%' && f[1] == '%' ? 2 : 1;
+            n++;
+        }
+    }
+    return n;
+}
+
+/* The id in first..last whose English entry matches s best (most literal text), or -1;
+ * out holds its best split (best_*). */
+static int back_find(const char *s, enum hk_msg first, enum hk_msg last, struct back_match *out)
+{
+    int best = -1;
+    size_t best_lit = 0;
+    for (int id = (int)first; id <= (int)last && id < HK_MSG_COUNT; id++) {
+        const char *en = msgs[id].text[HK_LANG_EN];
+        if (!en)
+            continue;
+        size_t lit = literal_len(en, msgs[id].format);
+        if (lit <= best_lit || lit > strlen(s))
+            continue;
+        struct back_match m = {.n = 0, .steps = 20000, .first = first, .last = last};
+        back_match(en, s, msgs[id].format, &m);
+        if (m.found) {
+            best = id;
+            best_lit = lit;
+            *out = m;
+        }
+    }
+    return best;
+}
+
+static char *back_say(enum hk_lang lang, const char *s, enum hk_msg first, enum hk_msg last,
+                      int depth);
+
+char *hk_tr_back(enum hk_lang lang, const char *english, enum hk_msg first, enum hk_msg last)
+{
+    if (!english || (unsigned)lang >= HK_LANG_COUNT || strlen(english) > 4096)
+        return NULL;
+    struct back_match m;
+    int id = back_find(english, first, last, &m);
+    if (id < 0)
+        return NULL;
+    const char *to = hk_tr_in(lang, (enum hk_msg)id);
+    if (!msgs[id].format)
+        return hk_strdup(to);
+    struct hk_buf b;
+    hk_buf_init(&b, 16384);
+    size_t k = 0;
+    for (const char *f = to; *f;) {
+        size_t cl = f[0] == '%' && f[1] != '%' ? conv_len(f) : 0;
+        if (f[0] == '%' && f[1] == '%') {
+            hk_buf_append(&b, "%", 1);
+            f += 2;
+        } else if (cl && k < m.best_n) {
+            char *piece = hk_strndup(m.best_at[k], m.best_len[k]);
+            /* a quoted sentence of the range (a fragment) in lang too */
+            char *again = piece && *piece && m.best_kind[k] == 's'
+                              ? back_say(lang, piece, first, last, 0)
+                              : NULL;
+            const char *use = again ? again : piece;
+            if (use)
+                hk_buf_appends(&b, use);
+            hk_free(again);
+            hk_free(piece);
+            k++;
+            f += cl;
+        } else {
+            hk_buf_append(&b, f, 1);
+            f++;
+        }
+    }
+    char *out = b.data ? hk_strndup(b.data, b.len) : hk_strdup("");
+    hk_buf_free(&b);
+    return out;
+}
+
+/* A quoted piece: a list of the range's entries (items joined as a fragment's separator
+ * joins them: ", " or "; "; a format's %s%s would swallow the list whole), else one entry,
+ * each said in lang. NULL when no reading covers all of it. */
+static char *back_say(enum hk_lang lang, const char *s, enum hk_msg first, enum hk_msg last,
+                      int depth)
+{
+    for (const char *p = s + 1; *p && depth < 8; p++) {
+        if (!((p[0] == ',' || p[0] == ';') && p[1] == ' '))
+            continue;
+        char *head_en = hk_strndup(s, (size_t)(p - s));
+        char *head = head_en ? hk_tr_back(lang, head_en, first, last) : NULL;
+        hk_free(head_en);
+        if (!head)
+            continue;
+        char *tail = back_say(lang, p, first, last, depth + 1);
+        char *out = tail ? hk_asprintf("%s%s", head, tail) : NULL;
+        hk_free(head);
+        hk_free(tail);
+        if (out)
+            return out;
+    }
+    return hk_tr_back(lang, s, first, last);
+}
+

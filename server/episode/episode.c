@@ -332,8 +332,7 @@ static int host_code_details(const char *base, size_t base_len, const char *cand
 static void precision_unjudged(ep_ctx *c, const char *why)
 {
     if (c->sp && c->sp->n_referee_dists)
-        ep__log(c, "warn", "accuracy: the referee-added distribution %s is not judged (%s): "
-                "the spec's tolerance cannot judge it, and no fp64 reference exists",
+        ep__log(c, "warn", hk_tr(HK_MSG_EP_ACCURACY_REFEREE_ADDED_DISTRIBUTION),
                 c->sp->dist_texts[c->sp->n_dists - 1], why);
 }
 
@@ -366,7 +365,7 @@ static int build_shadow(ep_ctx *c, const char *dir)
         if (strcmp(pr.template_args[i], c->sp->template_args[i]) != 0)
             why = "a float template argument would change the parameters' types unmarked";
     if (why) {
-        ep__log(c, "info", "accuracy: no fp64 reference (%s): the spec's tolerance decides alone",
+        ep__log(c, "info", hk_tr(HK_MSG_EP_ACCURACY_FP64_REFERENCE_SPEC),
                 why);
         json_object_set_new(c->info, "accuracy_reference", ep__text(why));
         precision_unjudged(c, why);
@@ -378,8 +377,7 @@ static int build_shadow(ep_ctx *c, const char *dir)
     if ((rc = measure_build_compile(&mo, &c->shadow_build, &mc)))
         goto out;
     if (!mc.ok || !c->shadow_build.module) {
-        ep__log(c, "warn", "accuracy: the fp64 shadow does not build, the spec's tolerance decides "
-                "alone:\n%s", mc.details ? mc.details : "");
+        ep__log(c, "warn", hk_tr(HK_MSG_EP_ACCURACY_FP64_SHADOW_DOES), mc.details ? mc.details : "");
         json_object_set_new(c->info, "accuracy_reference",
                             ep__text("the fp64 shadow does not build"));
         precision_unjudged(c, "the fp64 shadow does not build");
@@ -388,9 +386,7 @@ static int build_shadow(ep_ctx *c, const char *dir)
     c->shadow = (measure_prog){.exe = c->shadow_build.exe, .module = c->shadow_build.module,
                                .promote = pr.double_params, .shmem_scale = pr.shmem_factor};
     c->mo.ref64 = &c->shadow;
-    ep__log(c, "info", "accuracy: outputs are also judged against the baseline's fp64 shadow "
-            "(%zu functions promoted): a candidate's error may be at most %.0fx the "
-            "baseline's own plus a floor", pr.n_promoted, ORACLE_REF64_K);
+    ep__log(c, "info", hk_tr(HK_MSG_EP_ACCURACY_OUTPUTS_ARE_ALSO), pr.n_promoted, ORACLE_REF64_K);
     json_object_set_new(c->info, "accuracy_reference",
                         ep__text("the baseline's fp64 shadow: error at most 4x the baseline's "
                                  "own plus 8 ulps (docs/accuracy.md)"));
@@ -416,9 +412,7 @@ static void widen_from_shadow(ep_ctx *c)
                 most = fmax(most, measure_widen_at(w, (int)k, (int)d, a).atol);
         if (most <= c->sp->args[a].tol.atol)
             continue;
-        ep__log(c, "info", "accuracy: the baseline's '%s' is up to %.3g from its fp64 shadow: "
-                "comparisons with the baseline widen its absolute tolerance (%g) by up to "
-                "%.3g, twice that (the fp64 rule still judges the candidate's own error)",
+        ep__log(c, "info", hk_tr(HK_MSG_EP_ACCURACY_BASELINE_UP_FROM),
                 c->sp->args[a].name, most / 2, c->sp->args[a].tol.atol, most);
         (void)hk_buf_printf(&note, "%s'%s' up to %.3g", note.len ? ", " : "",
                             c->sp->args[a].name, most);
@@ -442,7 +436,7 @@ static void shadow_ran(ep_ctx *c)
         widen_from_shadow(c);
     if (!c->mo.ref64 || c->base.ref64_dir)
         return;
-    ep__log(c, "warn", "accuracy: %s; the spec's tolerance decides alone",
+    ep__log(c, "warn", hk_tr(HK_MSG_EP_ACCURACY_SPEC_TOLERANCE_DECIDES),
             c->base.ref64_note ? c->base.ref64_note : "the fp64 shadow gave no reference");
     json_object_set_new(c->info, "accuracy_reference", ep__text(c->base.ref64_note));
     precision_unjudged(c, c->base.ref64_note ? c->base.ref64_note : "the fp64 shadow gave no reference");
@@ -537,10 +531,10 @@ static int init_device(ep_ctx *c)
     (void)device_cache_path(&cache);
     if (c->o->gpu == EP_GPU_SIMULATED) {
         c->dev = *c->o->sim_device;
-        ep__log(c, "warn", "SIMULATED GPU %s: nothing here is measured on hardware",
+        ep__log(c, "warn", hk_tr(HK_MSG_EP_SIMULATED_GPU_NOTHING_HERE),
                 c->dev.name);
     } else if (device_cache_load(cache, c->gpu.name, c->gpu.uuid, &c->dev) == HK_OK) {
-        ep__log(c, "info", "device peaks from the cache %s (measured %lld)", cache,
+        ep__log(c, "info", hk_tr(HK_MSG_EP_DEVICE_PEAKS_FROM_CACHE), cache,
                 (long long)c->dev.measured_at);
     } else {
         char *dir = hk_asprintf("%s/probe", c->work);
@@ -559,7 +553,7 @@ static int init_device(ep_ctx *c)
             return rc;
         }
         if (rc) {
-            ep__log(c, "warn", "device probe failed (%s): %s; no physical floor or roofline",
+            ep__log(c, "warn", hk_tr(HK_MSG_EP_DEVICE_PROBE_FAILED_PHYSICAL),
                     hk_strerror(rc), why ? why : "");
             hk_free(why);
             hk_free(cache);
@@ -567,7 +561,7 @@ static int init_device(ep_ctx *c)
             return HK_OK; /* the episode can still measure; the floor check is skipped */
         }
         if (device_cache_save(cache, &c->dev) != HK_OK)
-            ep__log(c, "warn", "could not cache the device peaks in %s", cache ? cache : "?");
+            ep__log(c, "warn", hk_tr(HK_MSG_EP_COULD_NOT_CACHE_DEVICE), cache ? cache : "?");
     }
     hk_free(cache);
     c->has_dev = true;
@@ -582,7 +576,7 @@ static int init_device(ep_ctx *c)
     c->mo.sm_count = c->dev.sm_count;
     json_t *dj = device_info_to_json(&c->dev);
     json_object_set_new(c->info, "device", dj ? dj : json_null());
-    ep__log(c, "info", "%s (%s, %d SMs): %.0f GB/s copy, %.1f TFLOP/s FP32, tensor %s", c->dev.name,
+    ep__log(c, "info", hk_tr(HK_MSG_EP_SMS_GB_COPY_TFLOP), c->dev.name,
             c->dev.arch, c->dev.sm_count, device_peak_bandwidth_gbs(&c->dev), c->dev.fp32_tflops,
             c->dev.tensor_bf16_tflops > 0 ? "measured" : "absent");
 out:
@@ -623,7 +617,7 @@ static int init_inputs(ep_ctx *c)
     an_model *m = NULL;
     char *abs = realpath(o->file, NULL);
     if (!abs) {
-        ep__fail_early(c, HK_ENOENT, "cannot open %s: %s", o->file, strerror(errno));
+        ep__fail_early(c, HK_ENOENT, hk_tr(HK_MSG_EP_CANNOT_OPEN), o->file, strerror(errno));
         return HK_ENOENT;
     }
     c->file_abs = hk_strdup(abs);
@@ -632,24 +626,24 @@ static int init_inputs(ep_ctx *c)
         return HK_ENOMEM;
     rc = hk_read_file(c->file_abs, SOURCE_MAX, &c->text, &c->text_len);
     if (rc) {
-        ep__fail_early(c, rc, "cannot read %s: %s", c->file_abs, hk_strerror(rc));
+        ep__fail_early(c, rc, hk_tr(HK_MSG_EP_CANNOT_READ), c->file_abs, hk_strerror(rc));
         return rc;
     }
     const char *why = "";
     size_t at = 0;
     if (!cc_source_is_text(c->text, c->text_len, &why, &at)) {
-        ep__fail_early(c, HK_EINVAL, "%s is not a text file (%s at byte %zu)", o->file, why,
+        ep__fail_early(c, HK_EINVAL, hk_tr(HK_MSG_EP_NOT_TEXT_FILE_AT_2), o->file, why,
                        at);
         return HK_EINVAL;
     }
     if ((rc = an_analyze(c->text, c->text_len, &m))) {
-        ep__fail_early(c, rc, "cannot analyse %s: %s", c->file_abs, hk_strerror(rc));
+        ep__fail_early(c, rc, hk_tr(HK_MSG_EP_CANNOT_ANALYSE), c->file_abs, hk_strerror(rc));
         return rc;
     }
     long k = an_model_find_kernel(m, o->kernel);
     if (k < 0) {
         an_model_free(m);
-        ep__fail_early(c, HK_ENOENT, "%s: no __global__ kernel named '%s'", c->file_abs,
+        ep__fail_early(c, HK_ENOENT, hk_tr(HK_MSG_EP_GLOBAL_KERNEL_NAMED), c->file_abs,
                        o->kernel);
         return HK_ENOENT;
     }
@@ -659,29 +653,26 @@ static int init_inputs(ep_ctx *c)
 
     rc = load_spec(c, o->spec_path);
     if (rc) {
-        ep__fail_early(c, rc == HK_ENOMEM ? rc : HK_EPARSE, "the bench spec %s is not valid",
+        ep__fail_early(c, rc == HK_ENOMEM ? rc : HK_EPARSE, hk_tr(HK_MSG_EP_BENCH_SPEC_NOT_VALID),
                        o->spec_path);
         return rc == HK_ENOMEM ? rc : HK_EPARSE;
     }
     c->is_cmd = c->sp->form == SPEC_FORM_COMMAND;
     if (o->untrusted && (c->is_cmd || c->sp->n_compile_flags > 0)) {
         ep__fail_early(c, HK_EUNSUPPORTED,
-                       "%s %s, and its folder is not trusted: trust the folder first "
-                       "(hkls trust, :HyperKernelTrust, the command hyperkernel.trustFolder, "
-                       "or VS Code's workspace trust)",
+                       hk_tr(HK_MSG_EP_FOLDER_NOT_TRUSTED_TRUST),
                        o->spec_path,
-                       c->is_cmd ? "runs its own build and run commands (command form)"
-                                 : "passes compiler flags (compile_flags)");
+                       hk_tr(c->is_cmd ? HK_MSG_EP_UNTRUSTED_COMMAND : HK_MSG_EP_UNTRUSTED_FLAGS));
         return HK_EUNSUPPORTED;
     }
     if (strcmp(c->sp->kernel, o->kernel) != 0) {
-        ep__fail_early(c, HK_EINVAL, "%s benchmarks kernel '%s', not '%s'", o->spec_path,
+        ep__fail_early(c, HK_EINVAL, hk_tr(HK_MSG_EP_BENCHMARKS_KERNEL_NOT), o->spec_path,
                        c->sp->kernel, o->kernel);
         return HK_EINVAL;
     }
     char *spec_src = c->sp->source_path ? realpath(c->sp->source_path, NULL) : NULL;
     if (spec_src && strcmp(spec_src, c->file_abs) != 0)
-        ep__log(c, "warn", "the spec's source is %s; optimizing %s as given", spec_src,
+        ep__log(c, "warn", hk_tr(HK_MSG_EP_SPEC_SOURCE_OPTIMIZING_GIVEN), spec_src,
                 c->file_abs);
     free(spec_src);
     return HK_OK;
@@ -707,11 +698,10 @@ static int parse_target(ep_ctx *c)
     if (rc) {
         const char *a = !strncmp(t, "nvidia:", 7) ? t + 7 : t;
         if (!strncmp(a, "sm_", 3))
-            ep__fail_early(c, HK_EINVAL, "--target %s: %s is not an NVIDIA architecture nvcc "
-                           "knows; accepted: %s", t, a, cc_nvidia_archs_text());
+            ep__fail_early(c, HK_EINVAL, hk_tr(HK_MSG_EP_TARGET_NOT_AN_NVIDIA), t, a, cc_nvidia_archs_text());
         else
             ep__fail_early(c, HK_EINVAL,
-                           "--target %s: expected nvidia, nvidia:sm_XX, dcu or dcu:gfxNNN", t);
+                           hk_tr(HK_MSG_EP_TARGET_EXPECTED_NVIDIA_NVIDIA), t);
         return HK_EINVAL;
     }
     c->backend = be;
@@ -772,7 +762,7 @@ static int create_episode(ep_ctx *c)
     if (slash && slash != dbdir) {
         *slash = '\0';
         if (measure_mkdirs(dbdir) != HK_OK) {
-            ep__fail_early(c, HK_EIO, "cannot create the directory %s for the history database",
+            ep__fail_early(c, HK_EIO, hk_tr(HK_MSG_EP_CANNOT_CREATE_DIRECTORY_HISTORY),
                            dbdir);
             hk_free(dbdir);
             return HK_EIO;
@@ -781,7 +771,7 @@ static int create_episode(ep_ctx *c)
     hk_free(dbdir);
     char dberr[256] = "";
     if ((rc = store_open_ex(o->db_path, 0, &c->db, dberr, sizeof dberr))) {
-        ep__fail_early(c, rc, "cannot open the history database %s: %s", o->db_path,
+        ep__fail_early(c, rc, hk_tr(HK_MSG_EP_CANNOT_OPEN_HISTORY_DATABASE), o->db_path,
                        dberr[0] ? dberr : hk_strerror(rc));
         return rc;
     }
@@ -833,19 +823,17 @@ static int stage_init(ep_ctx *c)
     json_object_set_new(c->info, "work_dir", ep__text(c->work));
     ep__log(c, "info", "%s: %s", dcu ? "hipcc" : "nvcc", c->nvcc);
     if (dcu && c->is_cmd) /* its kernel timer is a CUPTI injection library */
-        return ep__fail(c, false, "command-form specs are timed through CUPTI, NVIDIA only: "
-                        "optimize for DCU with a harness-form spec");
+        return ep__fail(c, false, "%s", hk_tr(HK_MSG_EP_COMMAND_FORM_SPECS_ARE));
     if (c->has_gpu && dcu && c->o->gpu != EP_GPU_SIMULATED) {
         json_object_set_new(c->info, "gpu", json_pack("{s:s, s:s, s:s, s:s}", "name", c->gpu.name,
                                                       "uuid", c->gpu.uuid, "how", c->gpu.how,
                                                       "arch", c->gpu.arch));
-        ep__log(c, "info", "DCU GPU: %s %s, %d CUs (found by %s)",
+        ep__log(c, "info", hk_tr(HK_MSG_EP_DCU_GPU_CUS_FOUND),
                 c->gpu.name[0] ? c->gpu.name : "AMD/Hygon GPU", c->gpu.arch, c->gpu.cu_count,
                 c->gpu.how);
         /* The device probe (device.c) is a CUDA program: on a DCU the peaks stay unknown,
          * so there is no physical floor and no roofline position. */
-        ep__log(c, "warn", "peaks of %s unknown: the device probe is CUDA-only; no physical "
-                "floor check and no roofline on DCU", c->gpu.name[0] ? c->gpu.name : "the DCU");
+        ep__log(c, "warn", hk_tr(HK_MSG_EP_PEAKS_UNKNOWN_DEVICE_PROBE), c->gpu.name[0] ? c->gpu.name : "the DCU");
         snprintf(c->dev.name, sizeof c->dev.name, "%s", c->gpu.name);
         snprintf(c->dev.arch, sizeof c->dev.arch, "%.*s", (int)sizeof c->dev.arch - 1, c->gpu.arch);
         if (c->gpu.cu_count > 0)
@@ -854,15 +842,15 @@ static int stage_init(ep_ctx *c)
             store_episode_set_device(c->db, c->episode_id, c->gpu.name[0] ? c->gpu.name : "DCU"))
             ep__log(c, "warn", "store: %s", store_errmsg(c->db));
         if (c->o->target && c->gpu.arch[0] && strcmp(c->arch, c->gpu.arch) != 0)
-            ep__log(c, "warn", "compiling for %s as asked; the GPU is %s", c->arch, c->gpu.arch);
+            ep__log(c, "warn", hk_tr(HK_MSG_EP_COMPILING_ASKED_GPU), c->arch, c->gpu.arch);
     } else if (c->has_gpu) {
         json_object_set_new(c->info, "gpu", json_pack("{s:s, s:s, s:s}", "name", c->gpu.name,
                                                       "uuid", c->gpu.uuid, "how", c->gpu.how));
-        ep__log(c, "info", "GPU: %s (found by %s)", c->gpu.name[0] ? c->gpu.name : "NVIDIA GPU",
+        ep__log(c, "info", hk_tr(HK_MSG_EP_GPU_FOUND_BY), c->gpu.name[0] ? c->gpu.name : "NVIDIA GPU",
                 c->gpu.how);
         TRY(init_device(c));
         if (c->o->target && strcmp(c->arch, c->dev.arch) != 0 && c->has_dev)
-            ep__log(c, "warn", "compiling for %s as asked; the GPU is %s", c->arch, c->dev.arch);
+            ep__log(c, "warn", hk_tr(HK_MSG_EP_COMPILING_ASKED_GPU), c->arch, c->dev.arch);
     } else {
         json_object_set_new(c->info, "gpu", json_null());
         ep__log(c, "warn", "%s", c->no_gpu_why);
@@ -888,8 +876,8 @@ static int stage_init(ep_ctx *c)
                                        "inputs, timed launches re-checked against the "
                                        "baseline's kernel (docs/referee.md)"));
     json_object_set_new(c->info, "memory_limit", ep__text(mem_words));
-    ep__log(c, "info", "isolation: %s", runner_isolation_name(iso));
-    ep__log(c, "info", "spec %s: %zu sizes, %zu seeds, %zu distributions", c->o->spec_path,
+    ep__log(c, "info", hk_tr(HK_MSG_EP_ISOLATION), runner_isolation_name(iso));
+    ep__log(c, "info", hk_tr(HK_MSG_EP_SPEC_SIZES_SEEDS_DISTRIBUTIONS), c->o->spec_path,
             c->sp->n_sizes, c->sp->n_seeds, c->sp->n_dists);
     if (c->sp->n_inferred) {
         /* an inferred spec says what it guessed: the report and the editor repeat it */
@@ -898,7 +886,7 @@ static int stage_init(ep_ctx *c)
         for (size_t i = 0; i < c->sp->n_inferred; i++)
             hk_buf_printf(&ib, "%s%s", i ? "; " : "", c->sp->inferred[i]);
         json_object_set_new(c->info, "spec_inferred", ep__text(ib.data ? ib.data : ""));
-        ep__log(c, "info", "spec inferred: %s", ib.data ? ib.data : "");
+        ep__log(c, "info", hk_tr(HK_MSG_EP_SPEC_INFERRED), ib.data ? ib.data : "");
         hk_buf_free(&ib);
     }
     c->mo.spec = c->sp;
@@ -912,12 +900,9 @@ static int stage_init(ep_ctx *c)
                             json_pack("{s:b, s:s, s:b}", "available", 0, "why", no_floor,
                                       "allow_no_floor", c->mo.allow_no_floor));
         if (c->mo.allow_no_floor)
-            ep__log(c, "warn", "no physical floor (%s): speedups are credited without one, as "
-                    "allowed (--allow-no-floor)", no_floor);
+            ep__log(c, "warn", hk_tr(HK_MSG_EP_PHYSICAL_FLOOR_SPEEDUPS_ARE), no_floor);
         else
-            ep__log(c, "warn", "no physical floor (%s): candidates are judged and timed, but "
-                    "no speedup is credited, reported as verified or applied; "
-                    "--allow-no-floor (episodes.allowNoFloor) credits them", no_floor);
+            ep__log(c, "warn", hk_tr(HK_MSG_EP_PHYSICAL_FLOOR_CANDIDATES_ARE), no_floor);
     }
     ep__save_info(c);
 out:
@@ -1003,7 +988,7 @@ static int record_evidence(ep_ctx *c, int64_t vid, const char *kind, json_t *j)
     if (!s)
         return HK_ENOMEM;
     if (store_evidence_add(c->db, vid, c->episode_id, kind, s, NULL))
-        ep__log(c, "warn", "store: evidence %s: %s", kind, store_errmsg(c->db));
+        ep__log(c, "warn", hk_tr(HK_MSG_EP_STORE_EVIDENCE), kind, store_errmsg(c->db));
     free(s);
     return HK_OK;
 }
@@ -1038,7 +1023,7 @@ static int ep__add_measurement(ep_ctx *c, int64_t vid, enum store_measure_kind k
     json_decref(raw);
     int rc = store_measurement_add(c->db, &m, NULL);
     if (rc)
-        ep__log(c, "warn", "store: measurement: %s", store_errmsg(c->db));
+        ep__log(c, "warn", hk_tr(HK_MSG_EP_STORE_MEASUREMENT), store_errmsg(c->db));
     hk_free(m.size_key);
     free(m.raw_json);
     return HK_OK;
@@ -1077,7 +1062,7 @@ static int ep__add_version(ep_ctx *c, const char *text, int64_t parent, json_t *
     int rc = store_version_add(c->db, &vn, vid);
     free(lj);
     if (rc)
-        ep__log(c, "error", "store: version: %s", store_errmsg(c->db));
+        ep__log(c, "error", hk_tr(HK_MSG_EP_STORE_VERSION), store_errmsg(c->db));
     return rc ? HK_EDB : HK_OK;
 }
 
@@ -1167,7 +1152,7 @@ static int stage_baseline(ep_ctx *c)
     rc = measure_build_prepare(&c->mo, dir, c->text, c->text_len, NULL, &mb);
     hk_free(dir);
     if (rc) {
-        rc = ep__fail(c, false, "cannot write the benchmark program: %s", hk_strerror(rc));
+        rc = ep__fail(c, false, hk_tr(HK_MSG_EP_CANNOT_WRITE_BENCHMARK_PROGRAM), hk_strerror(rc));
         goto out;
     }
     const char *base_name = strrchr(c->file_abs, '/');
@@ -1179,7 +1164,7 @@ static int stage_baseline(ep_ctx *c)
     b->module = mb.module ? hk_strdup(mb.module) : NULL;
     b->ptxas = measure_resources_json(&mc, c->o->kernel);
     if (!mc.ok) {
-        rc = ep__fail(c, false, "the original kernel does not build with the spec's harness:\n%s",
+        rc = ep__fail(c, false, hk_tr(HK_MSG_EP_ORIGINAL_KERNEL_DOES_NOT),
                       mc.details ? mc.details : "");
         goto out;
     }
@@ -1187,7 +1172,7 @@ static int stage_baseline(ep_ctx *c)
     TRY(program_key(c->text, c->text_len, NULL, c->sp->template_args, c->sp->n_template_args,
                     SEARCH_GRID_SPEC, 0, b->build_key));
     if (b->ptxas) {
-        ep__log(c, "info", "baseline: %lld registers, %lld bytes spilled, %lld bytes shared",
+        ep__log(c, "info", hk_tr(HK_MSG_EP_BASELINE_REGISTERS_BYTES_SPILLED),
                 json_integer_value(json_object_get(b->ptxas, "registers")),
                 json_integer_value(json_object_get(b->ptxas, "spill_stores")),
                 json_integer_value(json_object_get(b->ptxas, "smem_static")));
@@ -1219,11 +1204,10 @@ static int stage_baseline(ep_ctx *c)
     if (rc == HK_OK && v.reason == MEASURE_OK)
         shadow_ran(c);
     if (rc == HK_OK)
-        ep__log(c, "info", "inputs: the spec's seeds + %lld, drawn for this episode (HK_SEED=%lld "
-                "replays them); timed launches draw their own per launch",
+        ep__log(c, "info", hk_tr(HK_MSG_EP_INPUTS_SPEC_SEEDS_DRAWN),
                 c->base.seed_offset, c->base.seed_offset);
     if (rc == HK_OK && v.reason != MEASURE_OK) {
-        rc = ep__fail(c, v.reason == MEASURE_NO_GPU, "the baseline failed (%s): %s",
+        rc = ep__fail(c, v.reason == MEASURE_NO_GPU, hk_tr(HK_MSG_EP_BASELINE_FAILED),
                       measure_reason_name(v.reason), v.details ? v.details : "");
         measure_verdict_clear(&v);
         goto out;
@@ -1246,10 +1230,7 @@ static int stage_baseline(ep_ctx *c)
                  (int)k == c->base.primary_size ? hk_tr(HK_MSG_EPW_SPEEDUP_HERE) : "");
         if (measure_floor_check(&c->mo, (int)k, t->median_ms, &floor_ms, &below) == HK_OK && below)
             ep__log(c, "warn",
-                    "the baseline (%.4g ms) is below the physical floor (%.4g ms) at size %zu: "
-                    "the spec's bytes/flops formulas or the peaks are wrong (bytes counts what "
-                    "crosses to DRAM: data read again from the L2 does not count); every "
-                    "candidate faster than the baseline will be rejected as below the floor",
+                    hk_tr(HK_MSG_EP_BASELINE_MS_BELOW_PHYSICAL),
                     t->median_ms, floor_ms, k);
     }
     const measure_timing *pt = &c->base.times[c->base.primary_size];
@@ -1293,8 +1274,7 @@ static int sanitize_again(ep_ctx *c, const sanitize_opts *so, const measure_prog
         sanitize_opts bo = *so;
         bo.all_tools = true;
         bo.signatures = true; /* memcheck's findings kept by signature (sanitize_sigs) */
-        ep__log(c, "info", "memory safety: compute-sanitizer on the original kernel, to tell "
-                "%s's %s finding from the original's", what,
+        ep__log(c, "info", hk_tr(HK_MSG_EP_MEMORY_SAFETY_COMPUTE_SANITIZER), what,
                 sanitize_tool_name((enum sanitize_tool)found));
         if ((rc = sanitize_candidate(&c->mo, &bo, bp, &c->base_san))) {
             sanitize_result_clear(&c->base_san);
@@ -1353,10 +1333,9 @@ static int sanitize_rec(ep_ctx *c, ep_rec *r, bool best, double claimed, measure
     else if (c->o->gpu == EP_GPU_SIMULATED && !getenv("HK_COMPUTE_SANITIZER"))
         so.unchecked = "simulated GPU";
     if (best)
-        ep__log(c, "info", "memory safety: compute-sanitizer on v%d, the best", r->number);
+        ep__log(c, "info", hk_tr(HK_MSG_EP_MEMORY_SAFETY_COMPUTE_SANITIZER_2), r->number);
     else
-        ep__log(c, "info", "memory safety: compute-sanitizer on v%d, which claims %.2fx (over "
-                "%.0fx)", r->number, claimed, SANITIZE_CLAIM_SPEEDUP);
+        ep__log(c, "info", hk_tr(HK_MSG_EP_MEMORY_SAFETY_COMPUTE_SANITIZER_3), r->number, claimed, SANITIZE_CLAIM_SPEEDUP);
     sanitize_result sr;
     measure_prog p = rec_prog(r);
     int rc = sanitize_candidate(&c->mo, &so, &p, &sr);
@@ -1422,10 +1401,8 @@ static void note_uncredited(ep_ctx *c)
     for (size_t i = 0; i < c->n_recs; i++)
         n += c->recs[i]->uncredited && c->recs[i]->speedup > 1.0;
     const char *why = credit_missing(c);
-    ep__log(c, "warn", "%zu version%s measured faster than the baseline (best v%d, %.2fx) but "
-            "not credited: no physical floor (%s); they stay candidates, not verified versions. "
-            "--allow-no-floor (episodes.allowNoFloor) credits them",
-            n, n == 1 ? "" : "s", b->number, b->speedup, why ? why : "?");
+    ep__log(c, "warn", hk_tr(n == 1 ? HK_MSG_EP_NOT_CREDITED_ONE : HK_MSG_EP_NOT_CREDITED), n,
+            b->number, b->speedup, why ? why : "?");
     json_object_set_new(c->info, "not_credited",
                         json_pack("{s:i, s:i, s:f, s:s?}", "versions", (int)n, "best_version",
                                   b->number, "best_speedup", b->speedup, "why", why));
@@ -1456,9 +1433,8 @@ static int stage_accuracy(ep_ctx *c)
     qsort(order, n_order, sizeof *order, cmp_rec_speedup);
     note_uncredited(c);
     if (!n_order) {
-        ep__log(c, "info", "no candidate was faster than the baseline%s",
-                uncredited_best(c) ? " with a credited speedup"
-                                   : " by 2% or more (within one timed run's noise)");
+        ep__log(c, "info", "%s",
+                hk_tr(uncredited_best(c) ? HK_MSG_EP_NO_FASTER_CREDITED : HK_MSG_EP_NO_FASTER_NOISE));
         goto out;
     }
     /* The full set whatever the search used, on seeds no search check saw. */
@@ -1472,7 +1448,7 @@ static int stage_accuracy(ep_ctx *c)
     measure_prog bp = rec_prog(c->base_rec);
     TRY(measure_reference(&c->mo, &bp, ref, combos, n, &v));
     if (v.reason != MEASURE_OK) {
-        rc = ep__fail(c, false, "the baseline failed on the accuracy seeds (%s): %s",
+        rc = ep__fail(c, false, hk_tr(HK_MSG_EP_BASELINE_FAILED_ACCURACY_SEEDS),
                       measure_reason_name(v.reason), v.details ? v.details : "");
         measure_verdict_clear(&v);
         goto out;
@@ -1574,7 +1550,7 @@ static int stage_verify(ep_ctx *c)
     TRY(measure_interleave(&c->mo, &pa, da, &pb, db, c->base.ref_dir, size, c->base.time_seed,
                            c->base.time_dist, c->base.check_seed, pairs, a, b, &va, &vb));
     if (va.reason != MEASURE_OK) {
-        rc = ep__fail(c, false, "the baseline failed while verifying (%s): %s",
+        rc = ep__fail(c, false, hk_tr(HK_MSG_EP_BASELINE_FAILED_WHILE_VERIFYING),
                       measure_reason_name(va.reason), va.details ? va.details : "");
         goto out;
     }
@@ -1604,7 +1580,7 @@ static int stage_verify(ep_ctx *c)
         if (store_episode_set_best(c->db, c->episode_id, r->vid))
             ep__log(c, "warn", "store: %s", store_errmsg(c->db));
     } else {
-        ep__log(c, "info", "v%d is not faster when interleaved with the baseline (%.3fx): no best",
+        ep__log(c, "info", hk_tr(HK_MSG_EP_V_NOT_FASTER_WHEN),
                 r->number, sp.speedup);
         c->best = NULL;
     }
@@ -1627,7 +1603,7 @@ static void keep_sources(ep_ctx *c)
     char *dir = hk_asprintf("%s/candidates", c->report_dir);
     size_t kept = 0;
     if (!dir || measure_mkdirs(dir) != HK_OK) {
-        ep__log(c, "warn", "candidates' sources not kept: cannot create %s",
+        ep__log(c, "warn", hk_tr(HK_MSG_EP_CANDIDATES_SOURCES_NOT_KEPT),
                 dir ? dir : "their folder");
         hk_free(dir);
         return;
@@ -1642,7 +1618,7 @@ static void keep_sources(ep_ctx *c)
         if (f && fclose(f) != 0)
             ok = false;
         if (!ok)
-            ep__log(c, "warn", "candidate v%d's source not kept: %s", r->number,
+            ep__log(c, "warn", hk_tr(HK_MSG_EP_CANDIDATE_V_SOURCE_NOT), r->number,
                     path ? path : "out of memory");
         else
             kept++;
@@ -1650,7 +1626,7 @@ static void keep_sources(ep_ctx *c)
     }
     if (kept) {
         c->sources_dir = dir;
-        ep__log(c, "info", "nothing measured: the %zu candidates' sources are kept in %s", kept,
+        ep__log(c, "info", hk_tr(HK_MSG_EP_NOTHING_MEASURED_CANDIDATES_SOURCES), kept,
                 dir);
     } else {
         (void)rmdir(dir); /* no candidate got that far: no empty folder left behind */
@@ -1962,7 +1938,7 @@ int ep_run(const ep_options *o, ep_result *out)
         c->co.memory_max = o->measure.memory_max;
     int rc = HK_OK;
     if (o->engine && strcmp(o->engine, "builtin") != 0) {
-        ep__fail_early(c, HK_EUNSUPPORTED, "engine '%s' is not available here (builtin is)",
+        ep__fail_early(c, HK_EUNSUPPORTED, hk_tr(HK_MSG_EP_ENGINE_NOT_AVAILABLE_HERE),
                        o->engine);
         rc = HK_EUNSUPPORTED;
         goto early;
@@ -1975,7 +1951,7 @@ int ep_run(const ep_options *o, ep_result *out)
         detect_gpu(c, EP_GPU_NONE);
     } else if (o->gpu == EP_GPU_SIMULATED) {
         if (!o->sim_device || (!o->measure.wrapper && !c->is_cmd)) {
-            ep__fail_early(c, HK_EINVAL, "a simulated GPU needs sim_device and measure.wrapper");
+            ep__fail_early(c, HK_EINVAL, "%s", hk_tr(HK_MSG_EP_SIMULATED_GPU_NEEDS_SIM));
             rc = HK_EINVAL;
             goto early;
         }
@@ -1993,7 +1969,7 @@ int ep_run(const ep_options *o, ep_result *out)
          * gfx926/928/936 need DTK's compiler: name them with dcu:gfxNNN) */
         snprintf(c->arch, sizeof c->arch, "%s", c->gpu.arch[0] ? c->gpu.arch : "gfx906");
         if (!c->gpu.arch[0])
-            ep__log(c, "info", "no DCU arch known here: building for %s (give dcu:gfxNNN)",
+            ep__log(c, "info", hk_tr(HK_MSG_EP_DCU_ARCH_KNOWN_HERE),
                     c->arch);
     }
     if (!c->arch[0]) {
@@ -2007,7 +1983,7 @@ int ep_run(const ep_options *o, ep_result *out)
         hk_free(cache);
     }
     if ((rc = make_work_dir(c)) || (rc = make_scratch(c))) {
-        ep__fail_early(c, rc, "cannot create a work directory: %s", hk_strerror(rc));
+        ep__fail_early(c, rc, hk_tr(HK_MSG_EP_CANNOT_CREATE_WORK_DIRECTORY), hk_strerror(rc));
         goto early;
     }
     if ((rc = create_episode(c)))
@@ -2021,8 +1997,7 @@ int ep_run(const ep_options *o, ep_result *out)
     /* DCU without a GPU: the baseline's hipcc build proved the spec and the source build
      * for the target; candidates could be built but never judged, so it stops here. */
     if (!rc && c->backend == CC_DCU && !c->has_gpu && !stopped(c))
-        rc = ep__fail(c, true, "%s; built the baseline for %s with hipcc, optimized and "
-                      "measured nothing", c->no_gpu_why, c->arch);
+        rc = ep__fail(c, true, hk_tr(HK_MSG_EP_BUILT_BASELINE_HIPCC_OPTIMIZED), c->no_gpu_why, c->arch);
     if (!rc)
         rc = c->is_cmd ? cmd_stage_optimize(c) : ep__stage_optimize(c);
     if (!rc && c->has_gpu && !stopped(c))
@@ -2032,7 +2007,7 @@ int ep_run(const ep_options *o, ep_result *out)
     if (!rc && stopped(c))
         rc = HK_ECANCELED;
     if (!rc && !c->has_gpu)
-        rc = ep__fail(c, true, "%s; built the baseline and %zu candidates, measured nothing",
+        rc = ep__fail(c, true, hk_tr(HK_MSG_EP_BUILT_BASELINE_CANDIDATES_MEASURED),
                       c->no_gpu_why, c->n_proposed);
 
     enum store_episode_status st = STORE_EP_COMPLETED;
@@ -2041,7 +2016,7 @@ int ep_run(const ep_options *o, ep_result *out)
         if (!out->error)
             out->error = hk_strdup("stopped by the user");
         if (c->stage)
-            ep__log(c, "warn", "stopped: the versions found so far are kept");
+            ep__log(c, "warn", "%s", hk_tr(HK_MSG_EP_STOPPED_VERSIONS_FOUND_SO));
     } else if (rc == HK_ECHILD || c->failed) {
         st = STORE_EP_FAILED;
     } else if (rc) {
@@ -2108,16 +2083,15 @@ static void version_event(ep_ctx *c, const ep_rec *r, const char *status, const 
         return;
     char msg[512];
     if (r->accepted)
-        snprintf(msg, sizeof msg, "v%d: %.4g ms, %.2fx%s (%s)", r->number, r->median_ms,
-                 r->speedup, r->flagged ? ", flagged for a second look" : "", r->produced_by);
+        snprintf(msg, sizeof msg, hk_tr(HK_MSG_EP_VER_ACCEPTED), r->number, r->median_ms,
+                 r->speedup, r->flagged ? hk_tr(HK_MSG_EP_VER_FLAGGED) : "", r->produced_by);
     else if (r->uncredited)
-        snprintf(msg, sizeof msg, "v%d: %.4g ms, %.2fx, not credited: no physical floor (%s)",
+        snprintf(msg, sizeof msg, hk_tr(HK_MSG_EP_VER_UNCREDITED),
                  r->number, r->median_ms, r->speedup, r->produced_by);
     else if (r->behind)
-        snprintf(msg, sizeof msg, "v%d: %.4g ms, %.2fx, behind the leader: ranked, not fully "
-                 "checked (%s)", r->number, r->median_ms, r->speedup, r->produced_by);
+        snprintf(msg, sizeof msg, hk_tr(HK_MSG_EP_VER_BEHIND), r->number, r->median_ms, r->speedup, r->produced_by);
     else
-        snprintf(msg, sizeof msg, "v%d %s%s%s (%s)", r->number, status, reason ? ": " : "",
+        snprintf(msg, sizeof msg, hk_tr(HK_MSG_EP_VER_OTHER), r->number, status, reason ? ": " : "",
                  reason ? reason : "", r->produced_by);
     json_object_set_new(ev, "event", json_string("version"));
     json_object_set_new(ev, "stage", json_string(c->stage));
@@ -2167,8 +2141,7 @@ static void note_lock_wait(ep_ctx *c)
 {
     if (c->opt_wait_s < 0.5)
         return;
-    ep__log(c, "info", "%.1f s waiting for the GPU (another episode's runs held it) were not "
-            "counted in the time budget", c->opt_wait_s);
+    ep__log(c, "info", hk_tr(HK_MSG_EP_WAITING_GPU_ANOTHER_EPISODE), c->opt_wait_s);
     json_object_set_new(c->info, "gpu_wait_s", json_real(c->opt_wait_s));
     ep__save_info(c);
 }
@@ -2534,19 +2507,18 @@ static int settle(ep_ctx *c, ep_rec *r, search *s, rec_queue *ready)
     /* one line per version: built, or sharing the device image of an earlier one (a
      * launch-only change), never both */
     if (r->follows && r->ptxas)
-        ep__log(c, "info", "v%d: the device code of v%d, not rebuilt: %lld registers, %lld "
-                "bytes spilled (%s)", r->number, r->follows->number,
+        ep__log(c, "info", hk_tr(HK_MSG_EP_V_DEVICE_CODE_V), r->number, r->follows->number,
                 json_integer_value(json_object_get(r->ptxas, "registers")),
                 json_integer_value(json_object_get(r->ptxas, "spill_stores")), r->produced_by);
     else if (r->follows)
-        ep__log(c, "info", "v%d: the device code of v%d, not rebuilt (%s)", r->number,
+        ep__log(c, "info", hk_tr(HK_MSG_EP_V_DEVICE_CODE_V_2), r->number,
                 r->follows->number, r->produced_by);
     else if (r->ptxas)
-        ep__log(c, "info", "v%d built: %lld registers, %lld bytes spilled (%s)", r->number,
+        ep__log(c, "info", hk_tr(HK_MSG_EP_V_BUILT_REGISTERS_BYTES), r->number,
                 json_integer_value(json_object_get(r->ptxas, "registers")),
                 json_integer_value(json_object_get(r->ptxas, "spill_stores")), r->produced_by);
     else   /* never silent: its report lacks the ptxas evidence (compiled() logged why) */
-        ep__log(c, "info", "v%d built, no resource figures (%s)", r->number, r->produced_by);
+        ep__log(c, "info", hk_tr(HK_MSG_EP_V_BUILT_RESOURCE_FIGURES), r->number, r->produced_by);
     if (c->has_gpu)
         return rq_push(ready, r);
     search_report(s, r->search_id, SEARCH_REJECTED, 0); /* not measured: no GPU */
@@ -2570,7 +2542,7 @@ static int compiled(ep_ctx *c, ep_rec *r, const runner_result *res, search *s,
     else if (mc.ok) {   /* what the compiler said instead (the last of it) */
         const char *e = res && res->err ? res->err : "";
         size_t el = strlen(e);
-        ep__log(c, "warn", "a build of %s gave no ptxas resources for kernel %s; its stderr ends: %s",
+        ep__log(c, "warn", hk_tr(HK_MSG_EP_BUILD_GAVE_PTXAS_RESOURCES),
                 r->produced_by ? r->produced_by : "a candidate", c->o->kernel,
                 el > 400 ? e + el - 400 : (el ? e : "(empty)"));
     }
@@ -2615,7 +2587,7 @@ static void load_skills(ep_ctx *c)
         return;
     int rc = sk_load_dir(dir, &c->skills, err, sizeof err);
     if (rc) {
-        ep__log(c, "warn", "skills not loaded from %s (%s): no structural rewrites%s%s", dir,
+        ep__log(c, "warn", hk_tr(HK_MSG_EP_SKILLS_NOT_LOADED_FROM), dir,
                 hk_strerror(rc), err[0] ? ": " : "", err);
         hk_free(dir);
         return;
@@ -2625,7 +2597,7 @@ static void load_skills(ep_ctx *c)
     size_t n = 0;
     if (store_skill_stats(c->db, c->arch, &st, &n) == HK_OK) {
         if (sk_order_by_record(c->skills, st, n) != HK_OK)
-            ep__log(c, "warn", "skills kept in their load order (out of memory)");
+            ep__log(c, "warn", "%s", hk_tr(HK_MSG_EP_SKILLS_KEPT_THEIR_LOAD));
     }
     store_skill_stats_free(st, n);
 }
@@ -2708,7 +2680,7 @@ static int note_skills_tried(ep_ctx *c, const an_model *m, size_t k, const skill
             json_object_set_new(e, "construct", json_string(why.construct));
             json_object_set_new(e, "line", json_integer(why.line));
             json_object_set_new(e, "reason", ep__text(why.reason));
-            ep__log(c, "info", "skill %s fits, but its rewrite %s does not apply: %s", sk->id,
+            ep__log(c, "info", hk_tr(HK_MSG_EP_SKILL_FITS_BUT_REWRITE), sk->id,
                     sk->rewrite->name, why.reason);
         }
         if (!e || json_array_append_new(tried, e))
@@ -2769,10 +2741,10 @@ static int plan_skills(ep_ctx *c, const an_model *m, size_t k, skillplan *plan)
         cname = cname_buf;
     }
     if (isfinite(pct))
-        ep__log(c, "info", "baseline: %s, %.1f%% of its roofline bound; skills that fit: %s",
+        ep__log(c, "info", hk_tr(HK_MSG_EP_BASELINE_F_ROOFLINE_BOUND),
                 cname, pct, b.len ? b.data : "none");
     else
-        ep__log(c, "info", "baseline: %s; skills that fit: %s", cname, b.len ? b.data : "none");
+        ep__log(c, "info", hk_tr(HK_MSG_EP_BASELINE_SKILLS_THAT_FIT), cname, b.len ? b.data : "none");
     json_object_set_new(c->info, "bottleneck", json_string(cname));
     json_object_set_new(c->info, "skills", names ? names : json_null());
     hk_buf_free(&b);
@@ -2810,7 +2782,7 @@ static void learn_skills(ep_ctx *c)
         }
         if (store_skill_record(c->db, r->skill, c->o->kernel, c->kernel_hash, c->arch,
                                best >= SKILL_HELPED_MIN, best) != HK_OK)
-            ep__log(c, "warn", "store: skill record: %s", store_errmsg(c->db));
+            ep__log(c, "warn", hk_tr(HK_MSG_EP_STORE_SKILL_RECORD), store_errmsg(c->db));
     }
 }
 
@@ -2923,7 +2895,7 @@ static int evaluate(ep_ctx *c, ep_rec *r, search *s)
     measure_rates(&c->mo, c->base.primary_size, r->median_ms, &bps, &fps, &pct);
     if (!c->at_roof && isfinite(pct) && pct >= EP_ROOF_PCT && c->o->gpu != EP_GPU_SIMULATED) {
         c->at_roof = true;
-        ep__log(c, "info", "v%d runs at %.0f%% of its roofline bound: the search stops here",
+        ep__log(c, "info", hk_tr(HK_MSG_EP_V_RUNS_AT_F),
                 r->number, pct);
         json_object_set_new(c->info, "stopped_at_roof",
                             json_pack("{s:i, s:f}", "version", r->number, "roofline_pct", pct));
@@ -2967,7 +2939,7 @@ static int choose_start(ep_ctx *c)
                 return rc;
             }
             if (rc || line) {
-                ep__log(c, "warn", "the best earlier version v%d is no start (%s): starting from the original", v.number,
+                ep__log(c, "warn", hk_tr(HK_MSG_EP_BEST_EARLIER_VERSION_V), v.number,
                         why ? why : hk_strerror(rc));
                 hk_free(why);
                 store_version_clear(&v);
@@ -2978,9 +2950,7 @@ static int choose_start(ep_ctx *c)
         if (how) {
             /* its text gains only under its divided (multiplied) grid, and the search starts
              * from the spec's: every candidate from it would be timed under the wrong grid */
-            ep__log(c, "info", "the best earlier version v%d runs on the spec's grid %s "
-                    "along one axis, which a search from its text would not keep: starting from "
-                    "the original", v.number, how);
+            ep__log(c, "info", hk_tr(HK_MSG_EP_BEST_EARLIER_VERSION_V_2), v.number, how);
             store_version_clear(&v);
             goto original;
         }
@@ -2991,8 +2961,7 @@ static int choose_start(ep_ctx *c)
             c->start_vid = v.id;
             c->start_number = v.number;
             ep__log(c, "info",
-                    "starting from v%d, the best verified version so far (the baseline stays "
-                    "the original)",
+                    hk_tr(HK_MSG_EP_STARTING_FROM_V_BEST),
                     v.number);
             json_object_set_new(c->info, "started_from",
                                 json_pack("{s:I, s:i}", "version_id", (json_int_t)v.id, "number",
@@ -3000,8 +2969,7 @@ static int choose_start(ep_ctx *c)
             store_version_clear(&v);
             return HK_OK;
         }
-        ep__log(c, "warn", "the best earlier version v%d lacks kernel %s: starting from the "
-                "original", v.number, c->o->kernel);
+        ep__log(c, "warn", hk_tr(HK_MSG_EP_BEST_EARLIER_VERSION_V_3), v.number, c->o->kernel);
     }
     store_version_clear(&v);
 original:
@@ -3067,13 +3035,13 @@ static int ep__stage_optimize(ep_ctx *c)
     TRY(an_analyze(c->start_text, c->start_len, &m));
     long k = an_model_find_kernel(m, c->o->kernel);
     if (k < 0) {
-        rc = ep__fail(c, false, "kernel %s not found in the start text", c->o->kernel);
+        rc = ep__fail(c, false, hk_tr(HK_MSG_EP_KERNEL_NOT_FOUND_START), c->o->kernel);
         goto out;
     }
     search_launch sl;
     if (search_launch_from_spec(c->sp, c->has_dev ? c->dev.sm_count : 0, &sl, err,
                                 sizeof err) != HK_OK) {
-        rc = ep__fail(c, false, "the spec's launch cannot be searched: %s", err);
+        rc = ep__fail(c, false, hk_tr(HK_MSG_EP_SPEC_LAUNCH_CANNOT_BE), err);
         goto out;
     }
     /* the budget counts candidates besides the baseline the search proposes first */
@@ -3087,7 +3055,7 @@ static int ep__stage_optimize(ep_ctx *c)
     TRY(search_new(c->start_text, c->start_len, m, (size_t)k, &sl, c->o->seed, &sb, &s));
     char *axes = search_describe_axes(s);
     if (axes) {
-        ep__log(c, "info", "search axes: %s", axes);
+        ep__log(c, "info", hk_tr(HK_MSG_EP_SEARCH_AXES), axes);
         json_object_set_new(c->info, "search_axes", ep__text(axes));
         ep__save_info(c);
     }
@@ -3187,17 +3155,17 @@ static int ep__stage_optimize(ep_ctx *c)
         if (!blocked && !exhausted && !out_of_time)
             continue; /* settled records may have been reported: ask the search again */
         if (out_of_time) {
-            ep__log(c, "info", "the time budget (%.1f min) is spent", c->minutes);
+            ep__log(c, "info", hk_tr(HK_MSG_EP_TIME_BUDGET_MIN_SPENT), c->minutes);
             break;
         }
         if (exhausted || blocked)
             break; /* nothing in flight: the search has nothing more to propose */
     }
     if (rc == HK_OK && (ready.n || runner_pool_pending(pool)))
-        ep__log(c, "info", "%zu built candidates were not measured (budget spent)",
+        ep__log(c, "info", hk_tr(HK_MSG_EP_BUILT_CANDIDATES_WERE_NOT),
                 ready.n + runner_pool_pending(pool));
     if (rc == HK_OK)
-        ep__log(c, "info", "%zu candidates proposed, %zu measured", c->n_proposed,
+        ep__log(c, "info", hk_tr(HK_MSG_EP_CANDIDATES_PROPOSED_MEASURED), c->n_proposed,
                 c->n_evaluated);
     if (rc == HK_OK)
         note_lock_wait(c);
@@ -3257,10 +3225,10 @@ static int cmd_stage_baseline(ep_ctx *c)
         rc = cmdform_prepare(c->sp, NULL, 0, &co, &ws, &res);
         cmdform_ws_free(ws);
         if (rc == HK_OK && res.status != CMDFORM_OK)
-            rc = ep__fail(c, false, "the original program does not build (%s): %s",
+            rc = ep__fail(c, false, hk_tr(HK_MSG_EP_ORIGINAL_PROGRAM_DOES_NOT),
                           cmdform_status_name(res.status), res.details ? res.details : "");
         else if (rc == HK_OK)
-            ep__log(c, "info", "the build command works (%ld ms); runs need the GPU",
+            ep__log(c, "info", hk_tr(HK_MSG_EP_BUILD_COMMAND_WORKS_MS),
                     res.build_ms);
         goto out;
     }
@@ -3270,7 +3238,7 @@ static int cmd_stage_baseline(ep_ctx *c)
     json_object_set_new(c->info, "isolation", ep__text(res.isolation_words));
     if (res.status != CMDFORM_OK) {
         enum measure_reason why = cmdform_status_reason(res.status);
-        rc = ep__fail(c, why == MEASURE_NO_GPU, "the original program failed (%s): %s",
+        rc = ep__fail(c, why == MEASURE_NO_GPU, hk_tr(HK_MSG_EP_ORIGINAL_PROGRAM_FAILED),
                       cmdform_status_name(res.status), res.details ? res.details : "");
         goto out;
     }
@@ -3326,7 +3294,7 @@ static int cmd_judge(ep_ctx *c, ep_rec *r, cmdform_result *res, char **unstable)
         r->flagged = true;
         r->median_ms = again.timing.median_ms;
         r->speedup = base.timing.median_ms / again.timing.median_ms;
-        ep__log(c, "warn", "v%d: %.1fx over the limit %.0fx: re-measured in fresh copies: %.2fx",
+        ep__log(c, "warn", hk_tr(HK_MSG_EP_V_X_OVER_LIMIT),
                 r->number, first, limit, r->speedup);
         /* The user's program chooses its inputs, so fresh seeds cannot be had here; the
          * speedup must at least come back in fresh copies. */
@@ -3360,14 +3328,13 @@ static int cmd_stage_optimize(ep_ctx *c)
     TRY(choose_start(c));
     ep__save_info(c);
     if (!c->has_gpu) {
-        ep__log(c, "info", "command form: candidates are judged by running the program, which "
-                "needs the GPU");
+        ep__log(c, "info", "%s", hk_tr(HK_MSG_EP_COMMAND_FORM_CANDIDATES_ARE));
         goto out;
     }
     TRY(an_analyze(c->start_text, c->start_len, &m));
     long k = an_model_find_kernel(m, c->o->kernel);
     if (k < 0) {
-        rc = ep__fail(c, false, "kernel %s not found in the start text", c->o->kernel);
+        rc = ep__fail(c, false, hk_tr(HK_MSG_EP_KERNEL_NOT_FOUND_START), c->o->kernel);
         goto out;
     }
     /* No launch to vary: block 1 and no SM count leave only the text rewrites; fast-math
@@ -3379,7 +3346,7 @@ static int cmd_stage_optimize(ep_ctx *c)
     TRY(search_new(c->start_text, c->start_len, m, (size_t)k, &sl, c->o->seed, &sb, &s));
     char *axes = search_describe_axes(s);
     if (axes) {
-        ep__log(c, "info", "search axes (command form: text rewrites only): %s", axes);
+        ep__log(c, "info", hk_tr(HK_MSG_EP_SEARCH_AXES_COMMAND_FORM), axes);
         json_object_set_new(c->info, "search_axes", ep__text(axes));
         ep__save_info(c);
     }
@@ -3393,7 +3360,7 @@ static int cmd_stage_optimize(ep_ctx *c)
         }
         budget_skip_lock_wait(c, s, &deadline, &waited);
         if (hk_now_s() >= deadline) {
-            ep__log(c, "info", "the time budget (%.1f min) is spent", c->minutes);
+            ep__log(c, "info", hk_tr(HK_MSG_EP_TIME_BUDGET_MIN_SPENT), c->minutes);
             break;
         }
         if ((long)c->n_evaluated >= c->budget)
@@ -3411,8 +3378,7 @@ static int cmd_stage_optimize(ep_ctx *c)
             continue;
         }
         if (!cmd_applies(c, cand)) {
-            ep__log(c, "info", "skipped %s: launch configuration and compiler flags are the "
-                    "command form's own", cand->description);
+            ep__log(c, "info", hk_tr(HK_MSG_EP_SKIPPED_LAUNCH_CONFIGURATION_COMPILER), cand->description);
             search_report(s, cand->id, SEARCH_REJECTED, 0);
             continue;
         }
@@ -3515,7 +3481,7 @@ static int cmd_stage_optimize(ep_ctx *c)
         optimize_progress(c);
     }
     if (rc == HK_OK)
-        ep__log(c, "info", "%zu candidates proposed, %zu measured", c->n_proposed,
+        ep__log(c, "info", hk_tr(HK_MSG_EP_CANDIDATES_PROPOSED_MEASURED), c->n_proposed,
                 c->n_evaluated);
     if (rc == HK_OK)
         note_lock_wait(c);
@@ -3539,7 +3505,7 @@ static int cmd_stage_accuracy(ep_ctx *c)
             c->best = r;
     }
     if (!c->best)
-        ep__log(c, "info", "no candidate was faster than the baseline");
+        ep__log(c, "info", "%s", hk_tr(HK_MSG_EP_CANDIDATE_WAS_FASTER_THAN));
     return HK_OK;
 }
 
@@ -3560,7 +3526,7 @@ static int cmd_stage_verify(ep_ctx *c)
     double a[MEASURE_MAX_PAIRS], b[MEASURE_MAX_PAIRS];
     TRY(cmdform_prepare(c->sp, NULL, 0, &co, &wa, &ra));
     if (ra.status != CMDFORM_OK) {
-        rc = ep__fail(c, false, "the original program failed while verifying (%s): %s",
+        rc = ep__fail(c, false, hk_tr(HK_MSG_EP_ORIGINAL_PROGRAM_FAILED_WHILE),
                       cmdform_status_name(ra.status), ra.details ? ra.details : "");
         goto out;
     }
@@ -3568,7 +3534,7 @@ static int cmd_stage_verify(ep_ctx *c)
     for (size_t i = 0; i < pairs && rb.status == CMDFORM_OK; i++) {
         TRY(cmdform_run_once(wa, &ra));
         if (ra.status != CMDFORM_OK) {
-            rc = ep__fail(c, false, "the original program failed while verifying (%s): %s",
+            rc = ep__fail(c, false, hk_tr(HK_MSG_EP_ORIGINAL_PROGRAM_FAILED_WHILE),
                           cmdform_status_name(ra.status), ra.details ? ra.details : "");
             goto out;
         }
@@ -3607,7 +3573,7 @@ static int cmd_stage_verify(ep_ctx *c)
         if (store_episode_set_best(c->db, c->episode_id, r->vid))
             ep__log(c, "warn", "store: %s", store_errmsg(c->db));
     } else {
-        ep__log(c, "info", "v%d is not faster when interleaved with the baseline (%.3fx): no best",
+        ep__log(c, "info", hk_tr(HK_MSG_EP_V_NOT_FASTER_WHEN),
                 r->number, sp.speedup);
         c->best = NULL;
     }
@@ -3702,7 +3668,7 @@ static void isa_evidence(ep_ctx *c, ep_rec *r)
     runner_result res;
     memset(&res, 0, sizeof res);
     if (!objcopy || !bundler || !objdump) {
-        ep__log(c, "info", "no ISA evidence for v%d on %s: %s not found (SASS is NVIDIA-only)",
+        ep__log(c, "info", hk_tr(HK_MSG_EP_ISA_EVIDENCE_V_NOT),
                 r->number, c->arch, !objcopy ? "objcopy" : !bundler ? "clang-offload-bundler"
                                                                     : "llvm-objdump");
         goto out;
@@ -3719,7 +3685,7 @@ static void isa_evidence(ep_ctx *c, ep_rec *r)
         if (run_tool(c, steps[i], r->dir, 120000, (size_t)64 << 20, &res) != HK_OK ||
             res.exit_code != 0) {
             if (!stopped(c))
-                ep__log(c, "warn", "%s failed for v%d (exit %d): no ISA evidence", steps[i][0],
+                ep__log(c, "warn", hk_tr(HK_MSG_EP_FAILED_V_EXIT_ISA), steps[i][0],
                         r->number, res.exit_code);
             goto out;
         }
@@ -3731,7 +3697,7 @@ static void isa_evidence(ep_ctx *c, ep_rec *r)
     long counts[HK_ARRAY_LEN(pats)] = {0}, total = 0;
     isa_count(res.out, c->o->kernel, pats, HK_ARRAY_LEN(pats), counts, &total);
     if (total == 0) {
-        ep__log(c, "warn", "llvm-objdump: no function %s in v%d", c->o->kernel, r->number);
+        ep__log(c, "warn", hk_tr(HK_MSG_EP_LLVM_OBJDUMP_FUNCTION_V), c->o->kernel, r->number);
         goto out;
     }
     if (!r->sass) /* for the skill's evidence (skill_credit) */
@@ -3748,7 +3714,7 @@ static void isa_evidence(ep_ctx *c, ep_rec *r)
         json_decref(j);
         json_decref(cj);
     }
-    ep__log(c, "info", "v%d ISA (%s): %ld instructions, %ld 16-byte global loads, %ld scratch",
+    ep__log(c, "info", hk_tr(HK_MSG_EP_V_ISA_INSTRUCTIONS_16),
             r->number, c->arch, total, counts[0], counts[6]);
 out:
     runner_result_free(&res);
@@ -3778,7 +3744,7 @@ static void sass_evidence(ep_ctx *c, ep_rec *r)
         return;
     }
     if (cc_find_tool(CC_NVIDIA, "cuobjdump", &tool) != HK_OK) {
-        ep__log(c, "info", "no cuobjdump here: no SASS summary for v%d", r->number);
+        ep__log(c, "info", hk_tr(HK_MSG_EP_CUOBJDUMP_HERE_SASS_SUMMARY), r->number);
         return;
     }
     evidence_sass_list l;
@@ -3796,9 +3762,9 @@ static void sass_evidence(ep_ctx *c, ep_rec *r)
         if (k && evidence_sass_json(k, &j) == HK_OK)
             record_evidence(c, r->vid, "sass", j);
         else
-            ep__log(c, "warn", "cuobjdump: no function %s in v%d", c->o->kernel, r->number);
+            ep__log(c, "warn", hk_tr(HK_MSG_EP_CUOBJDUMP_FUNCTION_V), c->o->kernel, r->number);
     } else if (!stopped(c)) {
-        ep__log(c, "warn", "cuobjdump --dump-sass gave no SASS for v%d (exit %d)", r->number,
+        ep__log(c, "warn", hk_tr(HK_MSG_EP_CUOBJDUMP_DUMP_SASS_GAVE), r->number,
                 res.exit_code);
     }
     evidence_sass_list_free(&l);
@@ -3836,7 +3802,7 @@ static void ncu_evidence(ep_ctx *c, ep_rec *r)
     if (!rc && evidence_ncu_json(&n, &j) == HK_OK)
         record_evidence(c, r->vid, "ncu", j);
     else if (!stopped(c))
-        ep__log(c, "warn", "ncu gave no metrics for v%d (%s)%s%s", r->number, hk_strerror(rc),
+        ep__log(c, "warn", hk_tr(HK_MSG_EP_NCU_GAVE_METRICS_V), r->number, hk_strerror(rc),
                 why ? ": " : "", why ? why : "");
     evidence_ncu_clear(&n);
     hk_free(fn);
@@ -3910,12 +3876,10 @@ static void skill_credit(ep_ctx *c)
             json_object_set_new(j, "routine", json_string(routine));
         }
         if (calls)
-            ep__log(c, "info", "v%d's gain is credited to skill %s: the version calls %s (%s; "
-                    "host-call mode, its kernels are not in the program's SASS)",
+            ep__log(c, "info", hk_tr(HK_MSG_EP_V_GAIN_CREDITED_SKILL),
                     b->number, sk->id, routine, lib);
         else
-            ep__log(c, "warn", "v%d's gain is unexplained: skill %s's version does not call "
-                    "the library", b->number, sk->id);
+            ep__log(c, "warn", hk_tr(HK_MSG_EP_V_GAIN_UNEXPLAINED_SKILL), b->number, sk->id);
     } else if (!b->sass || !c->base_rec || !c->base_rec->sass) {
         json_object_set_new(j, "explained", json_null());
         json_object_set_new(j, "why", json_string("no SASS to look for the evidence in "
@@ -3931,12 +3895,10 @@ static void skill_credit(ep_ctx *c)
         json_object_set_new(j, "lines_before", json_integer((json_int_t)nb));
         json_object_set_new(j, "lines_after", json_integer((json_int_t)na));
         if (found)
-            ep__log(c, "info", "v%d's gain is credited to skill %s: its evidence /%s/ shows "
-                    "(%zu SASS lines, %zu in the baseline)", b->number, sk->id,
+            ep__log(c, "info", hk_tr(HK_MSG_EP_V_GAIN_CREDITED_SKILL_2), b->number, sk->id,
                     sk->evidence_sass ? sk->evidence_sass : "", na, nb);
         else
-            ep__log(c, "warn", "v%d's gain is unexplained: skill %s expected /%s/ in the SASS "
-                    "(%zu lines, %zu in the baseline)", b->number, sk->id,
+            ep__log(c, "warn", hk_tr(HK_MSG_EP_V_GAIN_UNEXPLAINED_SKILL_2), b->number, sk->id,
                     sk->evidence_sass ? sk->evidence_sass : "(a metric change)", na, nb);
     }
     json_object_set_new(c->info, "credit", j);
@@ -3965,12 +3927,12 @@ static int verify_sanitize(ep_ctx *c, const ep_verify_options *vo, const measure
     sanitize_opts so = {0};
     if (c->backend == CC_DCU)
         so.unchecked = "DCU target: compute-sanitizer is NVIDIA-only";
-    ep__log(c, "info", "memory safety: compute-sanitizer on the candidate (%s)",
+    ep__log(c, "info", hk_tr(HK_MSG_EP_MEMORY_SAFETY_COMPUTE_SANITIZER_4),
             vo->sanitize ? "--sanitize" : "it claims over 2x");
     sanitize_result sr;
     int rc = sanitize_candidate(&c->mo, &so, cp, &sr);
     if (!rc)
-        rc = sanitize_again(c, &so, bp, "the candidate", cp, cand_text, cand_len, &sr);
+        rc = sanitize_again(c, &so, bp, hk_tr(HK_MSG_EP_WHAT_CANDIDATE), cp, cand_text, cand_len, &sr);
     if (!rc && sr.outcome == SANITIZE_REJECTED) {
         rc = measure_verdict_set(&e->verdict, sr.reason, "%s", sr.details ? sr.details : "");
         e->verdict.where = (measure_combo){sr.size, sr.dist, sr.seed};
@@ -4017,13 +3979,13 @@ static int verify_interleaved(ep_ctx *c, const measure_prog *bp, const measure_p
         rc = HK_ENOMEM;
         goto out;
     }
-    ep__log(c, "info", "baseline and candidate interleaved: %zu pairs, separate processes",
+    ep__log(c, "info", hk_tr(HK_MSG_EP_BASELINE_CANDIDATE_INTERLEAVED_PAIRS),
             pairs);
     TRY(measure_interleave(&c->mo, bp, da, cp, db, c->base.ref_dir, c->base.primary_size,
                            c->base.time_seed, c->base.time_dist, c->base.check_seed, pairs, a, b,
                            &va, &vb));
     if (va.reason != MEASURE_OK) {
-        ep__log(c, "error", "the baseline failed while interleaved (%s): %s",
+        ep__log(c, "error", hk_tr(HK_MSG_EP_BASELINE_FAILED_WHILE_INTERLEAVED),
                 measure_reason_name(va.reason), va.details ? va.details : "");
         rc = va.reason == MEASURE_NO_GPU ? HK_ENOGPU : HK_ECHILD;
         goto out;
@@ -4079,7 +4041,7 @@ static int require_text(ep_ctx *c, const char *what, const char *path, const cha
     size_t at = 0;
     if (cc_source_is_text(text, len, &why, &at))
         return HK_OK;
-    ep__log(c, "error", "%s %s is not a text file (%s at byte %zu)", what, path, why, at);
+    ep__log(c, "error", hk_tr(HK_MSG_EP_NOT_TEXT_FILE_AT), what, path, why, at);
     return HK_EINVAL;
 }
 
@@ -4129,23 +4091,23 @@ int ep_verify_candidate(const ep_verify_options *vo, json_t **verdict)
         goto out;
     }
     if (c->sp->form != SPEC_FORM_HARNESS || !c->sp->source_path) {
-        ep__log(c, "error", "%s: verify-candidate needs a harness-form spec with a source",
+        ep__log(c, "error", hk_tr(HK_MSG_EP_VERIFY_CANDIDATE_NEEDS_HARNESS),
                 vo->spec_path);
         rc = HK_EUNSUPPORTED;
         goto out;
     }
     if ((rc = hk_read_file(c->sp->source_path, SOURCE_MAX, &c->text, &c->text_len))) {
-        ep__log(c, "error", "cannot read the baseline %s: %s", c->sp->source_path,
+        ep__log(c, "error", hk_tr(HK_MSG_EP_CANNOT_READ_BASELINE), c->sp->source_path,
                 hk_strerror(rc));
         goto out;
     }
-    if ((rc = require_text(c, "the baseline", c->sp->source_path, c->text, c->text_len)))
+    if ((rc = require_text(c, hk_tr(HK_MSG_EP_WHAT_BASELINE), c->sp->source_path, c->text, c->text_len)))
         goto out;
     if ((rc = hk_read_file(vo->candidate, SOURCE_MAX, &cand_text, &cand_len))) {
-        ep__log(c, "error", "cannot read the candidate %s: %s", vo->candidate, hk_strerror(rc));
+        ep__log(c, "error", hk_tr(HK_MSG_EP_CANNOT_READ_CANDIDATE), vo->candidate, hk_strerror(rc));
         goto out;
     }
-    if ((rc = require_text(c, "the candidate", vo->candidate, cand_text, cand_len)))
+    if ((rc = require_text(c, hk_tr(HK_MSG_EP_WHAT_CANDIDATE), vo->candidate, cand_text, cand_len)))
         goto out;
     /* Before anything is compiled or a GPU looked for: a candidate adds device code only. */
     {
@@ -4167,7 +4129,7 @@ int ep_verify_candidate(const ep_verify_options *vo, json_t **verdict)
     }
     if (vo->gpu == EP_GPU_SIMULATED) { /* CI only: the episode's simulated GPU */
         if (!vo->sim_device || !vo->measure.wrapper) {
-            ep__log(c, "error", "a simulated GPU needs sim_device and measure.wrapper");
+            ep__log(c, "error", "%s", hk_tr(HK_MSG_EP_SIMULATED_GPU_NEEDS_SIM));
             rc = HK_EINVAL;
             goto out;
         }
@@ -4222,7 +4184,7 @@ int ep_verify_candidate(const ep_verify_options *vo, json_t **verdict)
         slash = strrchr(c->sp->source_path, '/');
         bb.name = hk_strdup(slash ? slash + 1 : c->sp->source_path);
     }
-    ep__log(c, "info", "compiling the baseline and the candidate for %s", c->arch);
+    ep__log(c, "info", hk_tr(HK_MSG_EP_COMPILING_BASELINE_CANDIDATE), c->arch);
     TRY(runner_pool_new(2, &pool));
     runner_spec rs;
     measure_build_runner_spec(&c->mo, &bb, &rs);
@@ -4249,7 +4211,7 @@ int ep_verify_candidate(const ep_verify_options *vo, json_t **verdict)
         done++;
     }
     if (!bc.ok) {
-        ep__log(c, "error", "the baseline %s does not build:\n%s", c->sp->source_path,
+        ep__log(c, "error", hk_tr(HK_MSG_EP_BASELINE_DOES_NOT_BUILD), c->sp->source_path,
                 bc.details ? bc.details : "");
         rc = HK_ECHILD;
         goto out;
@@ -4267,8 +4229,7 @@ int ep_verify_candidate(const ep_verify_options *vo, json_t **verdict)
         rc = HK_ENOMEM;
         goto out;
     }
-    ep__log(c, "info", "running the baseline on the %s set of input combinations (%zu "
-            "processes, one per size; outputs in %s)",
+    ep__log(c, "info", hk_tr(HK_MSG_EP_RUNNING_BASELINE_SET_INPUT),
             c->mo.quick_check ? "quick" : "full", c->sp->n_sizes, c->scratch);
     measure_prog bp = {.exe = bb.exe, .module = bb.module}, cp = {.exe = cb.exe, .module = cb.module};
     {
@@ -4287,13 +4248,13 @@ int ep_verify_candidate(const ep_verify_options *vo, json_t **verdict)
     if (v.reason == MEASURE_OK)
         shadow_ran(c);
     if (v.reason != MEASURE_OK) {
-        ep__log(c, "error", "the baseline failed (%s): %s", measure_reason_name(v.reason),
+        ep__log(c, "error", hk_tr(HK_MSG_EP_BASELINE_FAILED), measure_reason_name(v.reason),
                 v.details ? v.details : "");
         rc = v.reason == MEASURE_NO_GPU ? HK_ENOGPU : HK_ECHILD;
         goto out;
     }
     size_timeouts(c, &v);
-    ep__log(c, "info", "judging the candidate (run timeout %u ms)", c->mo.run_timeout_ms);
+    ep__log(c, "info", hk_tr(HK_MSG_EP_JUDGING_CANDIDATE_RUN_TIMEOUT), c->mo.run_timeout_ms);
     if (!(cout = hk_asprintf("%s/candidate-out", c->scratch))) {
         rc = HK_ENOMEM;
         goto out;

@@ -365,13 +365,13 @@ static void plan_compute(struct apply_snap *sn, json_t *info, json_t *c,
     rw_launch_report rep = {0};
     json_t *tes = NULL;
     if (!kind || !base_k) {
-        p->reason = hk_strdup("the episode's versions could not be read");
+        p->reason = hk_strdup(hk_tr(HK_MSG_LSP_APPLY_VERSIONS_UNREADABLE));
         goto out;
     }
     /* the version's change as lsp/episodes.c recorded it (ep_change_of on the pool) */
     ep_change ch;
     if (lsp_ep_change_view(c, &ch)) {
-        p->reason = hk_strdup("the episode's versions could not be read");
+        p->reason = hk_strdup(hk_tr(HK_MSG_LSP_APPLY_VERSIONS_UNREADABLE));
         goto out;
     }
     const char *base = str_of(info, "base_text");
@@ -381,17 +381,15 @@ static void plan_compute(struct apply_snap *sn, json_t *info, json_t *c,
     bool kernel_edit = place == EP_PLACE_AT && ch.kind != EP_CHANGE_LAUNCH;
     bool already = place == EP_PLACE_ALREADY; /* the kernel is in; its launch may not be */
     if (place == EP_PLACE_STALE && ch.kind != EP_CHANGE_FILE) {
-        p->reason = hk_asprintf("kernel changed since episode %lld started", ep);
+        p->reason = hk_asprintf(hk_tr(HK_MSG_LSP_APPLY_KERNEL_CHANGED), ep);
         goto out;
     }
     if (place == EP_PLACE_STALE || place == EP_PLACE_STALE_FILE) {
-        p->reason = hk_asprintf("kernel changed since episode %lld started (v%d also "
-                                "changes code outside the kernel, so the whole file "
-                                "must match)", ep, num);
+        p->reason = hk_asprintf(hk_tr(HK_MSG_LSP_APPLY_FILE_CHANGED), ep, num);
         goto out;
     }
     if (kernel_edit && (a > b || b > len)) {
-        p->reason = hk_strdup("the episode's versions could not be read");
+        p->reason = hk_strdup(hk_tr(HK_MSG_LSP_APPLY_VERSIONS_UNREADABLE));
         goto out;
     }
     const char *why = NULL;
@@ -419,8 +417,7 @@ static void plan_compute(struct apply_snap *sn, json_t *info, json_t *c,
                 e->start = (uint32_t)(e->start - ntl + (b - a));
                 e->end = (uint32_t)(e->end - ntl + (b - a));
             } else {
-                p->reason = hk_asprintf("v%d: the launch edit at line %d falls inside the "
-                                        "version's own change: apply it by hand", num, e->line);
+                p->reason = hk_asprintf(hk_tr(HK_MSG_LSP_APPLY_LAUNCH_INSIDE), num, e->line);
                 goto out;
             }
         }
@@ -428,18 +425,18 @@ static void plan_compute(struct apply_snap *sn, json_t *info, json_t *c,
         rc = launch_edits_memo(lm, sn, info, c, &lr, &rep, &why);
     }
     if (rc) {
-        p->reason = hk_asprintf("v%d's launch cannot be written: %s", num, why ? why : hk_strerror(rc));
+        p->reason = hk_asprintf(hk_tr(HK_MSG_LSP_APPLY_LAUNCH_CANNOT), num, why ? why : hk_strerror(rc));
         goto out;
     }
     if (!lr.applicable) {
-        p->reason = hk_asprintf("v%d's launch cannot be written: %s", num, lr.description);
+        p->reason = hk_asprintf(hk_tr(HK_MSG_LSP_APPLY_LAUNCH_CANNOT), num, lr.description);
         goto out;
     }
     if (!kernel_edit && !rep.n_edits) {
         if (rep.advice)
-            p->reason = hk_asprintf("v%d: %s", num, lr.description);
+            p->reason = hk_asprintf(hk_tr(HK_MSG_LSP_LOG_VERSION_NOTE), num, lr.description);
         else
-            p->reason = hk_asprintf("v%d is already in the file", num);
+            p->reason = hk_asprintf(hk_tr(HK_MSG_LSP_APPLY_ALREADY), num);
         goto out;
     }
     if (rep.advice && !(p->note = hk_strdup(lr.description)))
@@ -459,14 +456,12 @@ static void plan_compute(struct apply_snap *sn, json_t *info, json_t *c,
     for (size_t i = 0; i < rep.n_edits; i++) {
         const rw_launch_edit *e = &rep.edits[i];
         if (kernel_edit && ((e->start < b && e->end > a) || (e->start == a && a == b))) {
-            p->reason = hk_asprintf("v%d: a launch of %s at line %d lies inside the changed "
-                                    "kernel text: apply it by hand", num, str_of(info, "kernel"),
+            p->reason = hk_asprintf(hk_tr(HK_MSG_LSP_APPLY_LAUNCH_IN_KERNEL), num, str_of(info, "kernel"),
                                     e->line);
             goto out;
         }
         if (kernel_edit && e->start == e->end && (e->start == a || e->start == b) && a != b) {
-            p->reason = hk_asprintf("v%d: the launch edit at line %d touches the kernel edit: "
-                                    "apply it by hand", num, e->line);
+            p->reason = hk_asprintf(hk_tr(HK_MSG_LSP_APPLY_LAUNCH_TOUCHES), num, e->line);
             goto out;
         }
         json_t *te = json_pack("{s:I, s:I, s:s}", "start", (json_int_t)e->start, "end",
@@ -626,8 +621,7 @@ static void plan_after(uv_work_t *req, int status)
         rpc_call_error(j->call, HK_ECANCELED, NULL);
     } else if (!d || doc_version(d) != j->version || doc_length(d) != j->len ||
                memcmp(doc_text(d), j->text, j->len) != 0) {
-        rpc_call_error(j->call, HK_ESTALE, "the document changed while the edits were "
-                                           "computed: ask again");
+        rpc_call_error(j->call, HK_ESTALE, hk_tr(HK_MSG_LSP_ERR_DOC_CHANGED_EDITS));
     } else {
         for (size_t i = 0; i < j->n_plans; i++)
             plan_finish(s, d, &j->plans[i]);
@@ -684,7 +678,7 @@ static void plan_job_queue(struct plan_job *j)
     struct lsp_server *s = j->s;
     rpc_call_defer(j->call);
     if (uv_queue_work(s->loop, &j->req, plan_work, plan_after)) {
-        rpc_call_error(j->call, HK_EIO, "cannot queue the edit planning");
+        rpc_call_error(j->call, HK_EIO, hk_tr(HK_MSG_LSP_ERR_QUEUE_EDITS));
         plan_job_free(j);
         return;
     }
@@ -776,7 +770,7 @@ static void on_code_action(rpc_call *call, json_t *params, void *ud)
     uint32_t off;
     if (doc_parse_position(json_object_get(json_object_get(params, "range"), "start"), &p) ||
         doc_offset_at(d, s->enc, p, &off)) {
-        rpc_call_error(call, HK_EINVAL, "range.start must be a position inside the document");
+        rpc_call_error(call, HK_EINVAL, hk_tr(HK_MSG_LSP_ERR_RANGE_START));
         return;
     }
     const an_model *m = lsp_doc_model(lsp_doc_of(d));
@@ -1038,20 +1032,19 @@ static void verify_finish(struct verify *v, bool ok)
 {
     char msg[600];
     if (ok)
-        snprintf(msg, sizeof msg, "v%d applied: the document now holds its text%s%.400s",
-                 v->number, v->note ? "; note: " : "", v->note ? v->note : "");
+        snprintf(msg, sizeof msg, hk_tr(HK_MSG_LSP_APPLY_APPLIED),
+                 v->number, v->note ? hk_tr(HK_MSG_LSP_APPLY_NOTE_SEP) : "", v->note ? v->note : "");
     else if (v->client_said_no)
-        snprintf(msg, sizeof msg, "v%d was not applied: the client refused the edit%s%.400s",
+        snprintf(msg, sizeof msg, hk_tr(HK_MSG_LSP_APPLY_CLIENT_REFUSED),
                  v->number, v->client_why ? ": " : "", v->client_why ? v->client_why : "");
     else
         snprintf(msg, sizeof msg,
-                 "v%d was not applied: the document does not hold its text (the client "
-                 "reported success, or the text changed meanwhile)",
+                 hk_tr(HK_MSG_LSP_APPLY_NOT_HELD),
                  v->number);
     if (!ok)
         lsp_log_message(v->s, 2, "%s", msg);
     else if (v->note)
-        lsp_log_message(v->s, 3, "v%d: %s", v->number, v->note);
+        lsp_log_message(v->s, 3, hk_tr(HK_MSG_LSP_LOG_VERSION_NOTE), v->number, v->note);
     rpc_call_reply(v->call, json_pack("{s:b, s:s}", "ok", ok, "message", msg));
     if (ok && v->path && !lsp_ep_stopping(v->s))
         lsp_ep_file_reload(v->s, v->path); /* diagnostics and lenses follow the new text */
@@ -1130,7 +1123,7 @@ static bool find_version(struct lsp_server *s, rpc_call *call, json_t *params,
     const char *uri = str_of(a, "uri"), *kernel = str_of(a, "kernel");
     json_t *ver = json_object_get(a, "version");
     if (!uri || !kernel || !(json_is_integer(ver) || json_is_string(ver))) {
-        rpc_call_error(call, HK_EINVAL, "arguments: [{uri, kernel, episode, version}]");
+        rpc_call_error(call, HK_EINVAL, hk_tr(HK_MSG_LSP_ERR_ARGS_APPLY));
         return false;
     }
     int number = json_is_integer(ver) ? (int)json_integer_value(ver)
@@ -1139,7 +1132,7 @@ static bool find_version(struct lsp_server *s, rpc_call *call, json_t *params,
     doc *d = doc_get(s->docs, uri);
     struct lsp_doc *ld = d ? lsp_doc_of(d) : NULL;
     if (!d || !ld || !ld->path) {
-        rpc_call_error(call, HK_ENOENT, "the document is not open");
+        rpc_call_error(call, HK_ENOENT, hk_tr(HK_MSG_LSP_ERR_DOC_NOT_OPEN));
         return false;
     }
     json_t *results = lsp_ep_file_results(s, ld->path, call, params, retry);
@@ -1149,7 +1142,7 @@ static bool find_version(struct lsp_server *s, rpc_call *call, json_t *params,
     json_t *c = chain_version(info, number);
     if (!c) {
         char msg[300];
-        snprintf(msg, sizeof msg, "v%d is not a verified version of %s's best chain", number,
+        snprintf(msg, sizeof msg, hk_tr(HK_MSG_LSP_APPLY_NOT_IN_CHAIN), number,
                  kernel);
         rpc_call_reply(call, json_pack("{s:b, s:s}", "ok", 0, "message", msg));
         return false;
@@ -1277,8 +1270,7 @@ static void cmd_optimize(struct lsp_server *s, rpc_call *call, json_t *params)
                               .spec = str_of(a, "spec")};
     if (!st.uri || !st.kernel || !*st.kernel) {
         rpc_call_error(call, HK_EINVAL,
-                       "arguments: [{uri, kernel, target, engine?, spec?}] (uri and kernel "
-                       "are required)");
+                       hk_tr(HK_MSG_LSP_ERR_ARGS_OPTIMIZE));
         return;
     }
     char *nv = NULL;
@@ -1286,7 +1278,7 @@ static void cmd_optimize(struct lsp_server *s, rpc_call *call, json_t *params)
         st.target = nv = nvidia_target(s);
     if (!st.target || (strncmp(st.target, "nvidia", 6) && strncmp(st.target, "dcu", 3))) {
         hk_free(nv);
-        rpc_call_error(call, HK_EINVAL, "target must be nvidia, nvidia:sm_XX or dcu[:gfxNNN]");
+        rpc_call_error(call, HK_EINVAL, hk_tr(HK_MSG_LSP_ERR_TARGET));
         return;
     }
     if (st.engine) {
@@ -1306,7 +1298,7 @@ static void cmd_cancel(struct lsp_server *s, rpc_call *call, json_t *a)
 {
     int64_t ep = episode_of(a);
     if (!ep) {
-        rpc_call_error(call, HK_EINVAL, "needs {episode: ID}");
+        rpc_call_error(call, HK_EINVAL, hk_tr(HK_MSG_LSP_ERR_NEEDS_EPISODE));
         return;
     }
     int rc = lsp_ep_cancel(s, ep);
@@ -1383,7 +1375,7 @@ static void spec_make(struct spec_job *j)
         }
     }
     if (an_analyze(j->text, j->len, &m)) {
-        spec_fail(j, HK_EPARSE, 0, hk_strdup("cannot analyse the file"));
+        spec_fail(j, HK_EPARSE, 0, hk_strdup(hk_tr(HK_MSG_LSP_ERR_CANNOT_ANALYSE)));
         goto out;
     }
     long k = an_model_find_kernel(m, j->kernel);
@@ -1392,10 +1384,10 @@ static void spec_make(struct spec_job *j)
                    : spec_skeleton(m, k, j->text, j->len, slash ? slash + 1 : j->path, &sk);
     if (rc) {
         spec_fail(j, rc, RPC_REQUEST_FAILED,
-                  hk_asprintf("no benchmark spec_path skeleton for %s: %s", j->kernel,
-                              rc == HK_ENOENT ? "no __global__ kernel of that name"
+                  hk_asprintf(hk_tr(HK_MSG_LSP_ERR_NO_SKELETON), j->kernel,
+                              rc == HK_ENOENT ? hk_tr(HK_MSG_LSP_ERR_SKELETON_NO_KERNEL)
                               : rc == HK_EUNSUPPORTED
-                                  ? "its parameters give a harness nothing to compare"
+                                  ? hk_tr(HK_MSG_LSP_ERR_SKELETON_NOTHING)
                                   : hk_strerror(rc)));
         goto out;
     }
@@ -1415,7 +1407,7 @@ static void spec_write(struct spec_job *j)
     if (fd < 0) {
         spec_fail(j, HK_EIO, RPC_REQUEST_FAILED,
                   hk_asprintf("%s: %s%s", j->spec_path, strerror(errno),
-                              errno == EEXIST ? " (not overwritten)" : ""));
+                              errno == EEXIST ? hk_tr(HK_MSG_LSP_ERR_NOT_OVERWRITTEN) : ""));
         return;
     }
     size_t dl = strlen(j->dump);
@@ -1451,7 +1443,7 @@ static void spec_queue(struct spec_job *j)
 {
     struct lsp_server *s = j->s;
     if (uv_queue_work(s->loop, &j->req, spec_work, spec_after)) {
-        rpc_call_error(j->call, HK_EIO, "cannot queue the spec's skeleton");
+        rpc_call_error(j->call, HK_EIO, hk_tr(HK_MSG_LSP_ERR_QUEUE_SKELETON));
         spec_job_free(j);
         return;
     }
@@ -1475,8 +1467,7 @@ static void spec_after(uv_work_t *req, int status)
     } else if (!j->writing && j->from_doc &&
                (!d || doc_version(d) != j->version || doc_length(d) != j->len ||
                 memcmp(doc_text(d), j->text, j->len) != 0)) {
-        rpc_call_error(j->call, HK_ESTALE, "the document changed while the spec was made: "
-                                           "ask again");
+        rpc_call_error(j->call, HK_ESTALE, hk_tr(HK_MSG_LSP_ERR_DOC_CHANGED_SPEC));
     } else if (!j->writing) {
         j->writing = true;
         spec_queue(j);
@@ -1503,7 +1494,7 @@ static void cmd_create_spec(struct lsp_server *s, rpc_call *call, json_t *params
     const char *uri = str_of(a, "uri"), *kernel = str_of(a, "kernel");
     char *path = uri && kernel ? lsp_uri_to_path(uri) : NULL;
     if (!path) {
-        rpc_call_error(call, HK_EINVAL, "arguments: [{uri, kernel}] with a file:// uri");
+        rpc_call_error(call, HK_EINVAL, hk_tr(HK_MSG_LSP_ERR_ARGS_SPEC));
         return;
     }
     struct spec_job *j = hk_calloc(1, sizeof *j);
@@ -1575,7 +1566,7 @@ static void run_query(struct lsp_server *s, rpc_call *call, lsp_ep_query_fn fn,
     rpc_call_defer(call);
     int rc = lsp_ep_query(s, fn, done, a, free_req_arg);
     if (rc)
-        rpc_call_error(call, rc, "cannot read the history database now");
+        rpc_call_error(call, rc, hk_tr(HK_MSG_LSP_ERR_DB_NOW));
 }
 
 static int report_query(store *st, void *arg, json_t **out, char **msg)
@@ -1584,11 +1575,11 @@ static int report_query(store *st, void *arg, json_t **out, char **msg)
     store_episode e;
     int rc = store_episode_get(st, a->episode, &e);
     if (rc) {
-        *msg = hk_asprintf("no episode %lld", (long long)a->episode);
+        *msg = hk_asprintf(hk_tr(HK_MSG_LSP_ERR_NO_EPISODE), (long long)a->episode);
         return rc;
     }
     if (!e.report_html && !e.report_md && !e.report_json) {
-        *msg = hk_asprintf("episode %lld has no report (yet): %s", (long long)a->episode,
+        *msg = hk_asprintf(hk_tr(HK_MSG_LSP_ERR_NO_REPORT), (long long)a->episode,
                            store_episode_status_name(e.status));
         store_episode_clear(&e);
         return HK_ENOENT;
@@ -1622,7 +1613,7 @@ static void report_request(struct lsp_server *s, rpc_call *call, json_t *a, bool
 {
     int64_t ep = episode_of(a);
     if (!ep) {
-        rpc_call_error(call, HK_EINVAL, "needs {episode: ID}");
+        rpc_call_error(call, HK_EINVAL, hk_tr(HK_MSG_LSP_ERR_NEEDS_EPISODE));
         return;
     }
     struct req_arg *q = hk_calloc(1, sizeof *q);
@@ -1727,7 +1718,7 @@ static void on_episodes(rpc_call *call, json_t *params, void *ud)
 {
     struct lsp_server *s = ud;
     if (params && !json_is_object(params)) {
-        rpc_call_error(call, HK_EINVAL, "params must be an object");
+        rpc_call_error(call, HK_EINVAL, hk_tr(HK_MSG_LSP_ERR_PARAMS_OBJECT));
         return;
     }
     struct req_arg *q = hk_calloc(1, sizeof *q);
@@ -1770,7 +1761,7 @@ static void on_episodes(rpc_call *call, json_t *params, void *ud)
     const char *uri = str_of(params, "uri"), *kernel = str_of(params, "kernel");
     if ((uri && !(q->file = lsp_uri_to_path(uri))) || (kernel && !(q->kernel = hk_strdup(kernel)))) {
         free_req_arg(q);
-        rpc_call_error(call, HK_EINVAL, "uri must be a file:// uri");
+        rpc_call_error(call, HK_EINVAL, hk_tr(HK_MSG_LSP_ERR_FILE_URI));
         return;
     }
     run_query(s, call, episodes_query, episodes_done, q);
@@ -1842,7 +1833,7 @@ static void on_history(rpc_call *call, json_t *params, void *ud)
     if (!q || !(q->file = lsp_uri_to_path(uri)) || !(q->kernel = hk_strdup(kernel))) {
         if (q)
             free_req_arg(q);
-        rpc_call_error(call, HK_EINVAL, "needs {uri: file://..., kernel: NAME}");
+        rpc_call_error(call, HK_EINVAL, hk_tr(HK_MSG_LSP_ERR_NEEDS_URI_KERNEL));
         return;
     }
     run_query(s, call, history_query, reply_query, q);
@@ -1881,7 +1872,7 @@ static void on_execute_command(rpc_call *call, json_t *params, void *ud)
     struct lsp_server *s = ud;
     const char *cmd = str_of(params, "command");
     if (!cmd) {
-        rpc_call_error(call, HK_EINVAL, "command must be a string");
+        rpc_call_error(call, HK_EINVAL, hk_tr(HK_MSG_LSP_ERR_COMMAND_STRING));
         return;
     }
     if (!strcmp(cmd, "hyperkernel.optimize"))
@@ -1901,7 +1892,7 @@ static void on_execute_command(rpc_call *call, json_t *params, void *ud)
     else if (!strcmp(cmd, "hyperkernel.untrustFolder"))
         lsp_trust_command(s, call, params, false);
     else
-        rpc_call_error(call, HK_EINVAL, "unknown command");
+        rpc_call_error(call, HK_EINVAL, hk_tr(HK_MSG_LSP_ERR_UNKNOWN_COMMAND));
 }
 
 void lsp_ep_register(struct lsp_server *s)

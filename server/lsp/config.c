@@ -359,7 +359,7 @@ void lsp_config_rebuild(struct lsp_server *s)
     /* the warnings on the settings below speak the language these settings choose */
     hk_i18n_set(settings_language(s, file, s->cfg_client_json));
     apply_layer(s, &c, file, LSP_CONFIG_FILE);
-    apply_layer(s, &c, s->cfg_client_json, "client settings");
+    apply_layer(s, &c, s->cfg_client_json, hk_tr(HK_MSG_LSP_CLIENT_SETTINGS));
     json_decref(view);
     lsp_config_free(&s->cfg);
     s->cfg = c;

@@ -266,7 +266,7 @@ static void job_done(cc_job *job, int status, const cc_result *res, void *data)
         goto out;
     }
     if (status != HK_OK || !res) {
-        lsp_log_message(s, 2, "%s: compile failed to run: %s", ctx->uri, hk_strerror(status));
+        lsp_log_message(s, 2, hk_tr(HK_MSG_LSP_LOG_COMPILE_FAILED), ctx->uri, hk_strerror(status));
         goto out;
     }
     if (doc_version(d) != ctx->version) {
@@ -327,7 +327,7 @@ static void start_compile(struct lsp_server *s, doc *d, struct lsp_doc *ld)
     cc_job *job = NULL;
     int rc = cc_job_start(s->loop, &o, ld->path, doc_text(d), doc_length(d), job_done, ctx, &job);
     if (rc) {
-        lsp_log_message(s, 2, "%s: cannot start the compiler: %s", ld->uri, hk_strerror(rc));
+        lsp_log_message(s, 2, hk_tr(HK_MSG_LSP_LOG_COMPILER_START), ld->uri, hk_strerror(rc));
         goto out;
     }
     ctx = NULL; /* owned by the job now */

@@ -109,7 +109,7 @@ static void query_work(uv_work_t *req)
     bool exists = access(q->db, F_OK) == 0;
     q->rc = store_open_ex(exists ? q->db : ":memory:", 0, &st, err, sizeof err);
     if (q->rc) {
-        q->msg = hk_asprintf("cannot open the history database %s: %s", q->db,
+        q->msg = hk_asprintf(hk_tr(HK_MSG_LSP_ERR_DB_OPEN), q->db,
                              err[0] ? err : hk_strerror(q->rc));
         return;
     }
@@ -329,8 +329,8 @@ static void answer_start(struct ep_run *r)
         rpc_call_reply(c, res);
     } else {
         char msg[900];
-        snprintf(msg, sizeof msg, "optimization of %s did not start: %s", r->kernel,
-                 r->end_error ? r->end_error : "the worker ended without an episode");
+        snprintf(msg, sizeof msg, hk_tr(HK_MSG_LSP_ERR_NOT_STARTED), r->kernel,
+                 r->end_error ? r->end_error : hk_tr(HK_MSG_LSP_ERR_NO_WORKER_EPISODE));
         rpc_call_error_code(c, RPC_REQUEST_FAILED, msg);
     }
 }
@@ -473,7 +473,7 @@ static void on_event_line(const char *line, size_t n, void *ud)
         const char *level = json_string_value(json_object_get(ev, "level"));
         int type = level && !strcmp(level, "error") ? 1 : level && !strcmp(level, "warn") ? 2 : 4;
         if (!r->s->eps->stopped && r->s->state == LSP_RUNNING)
-            lsp_log_message(r->s, type, "episode %lld (%s): %s", (long long)r->episode,
+            lsp_log_message(r->s, type, hk_tr(HK_MSG_LSP_LOG_EPISODE), (long long)r->episode,
                             r->kernel, msg ? msg : "");
         /* Without a GPU the worker would go on building every candidate for nothing it
          * can measure; the editor wants the answer now (issue 4: "ends quickly"). */
@@ -512,7 +512,7 @@ static void on_event_line(const char *line, size_t n, void *ud)
                 r->spec_note = hk_strdup(r->message);
             }
             if (!r->s->eps->stopped && r->s->state == LSP_RUNNING)
-                lsp_log_message(r->s, 3, "Optimize %s: no spec, inferred %s: %s", r->kernel,
+                lsp_log_message(r->s, 3, hk_tr(HK_MSG_LSP_LOG_SPEC_INFERRED), r->kernel,
                                 path ? path : "?", why.data ? why.data : "");
         }
         hk_buf_free(&why);
@@ -600,7 +600,7 @@ static void announce_end(struct ep_run *r)
             lsp_show_message(s, 1, hk_tr(HK_MSG_SHOW_OPTIMIZE_FAILED), r->kernel, r->target,
                              r->end_error ? r->end_error : hk_tr(HK_MSG_UNKNOWN_ERROR));
         else if (!strcmp(st, "completed"))
-            lsp_log_message(s, 3, "Optimize %s (%s): %s", r->kernel, r->target, r->message);
+            lsp_log_message(s, 3, hk_tr(HK_MSG_LSP_LOG_OPTIMIZE_DONE), r->kernel, r->target, r->message);
         if (r->path)
             lsp_ep_file_reload(s, r->path);
     }
@@ -773,12 +773,12 @@ static void maybe_finish(struct ep_run *r, const char *err_tail)
         if (*p == '\n' && p[1])
             last = p + 1;
     if (r->cancel)
-        snprintf(why, sizeof why, "stopped by the user");
+        snprintf(why, sizeof why, "%s", hk_tr(HK_MSG_LSP_END_STOPPED));
     else if (r->term_signal)
-        snprintf(why, sizeof why, "the worker was killed by signal %d%s%.400s", r->term_signal,
+        snprintf(why, sizeof why, hk_tr(HK_MSG_LSP_END_SIGNAL), r->term_signal,
                  *last ? ": " : "", last);
     else
-        snprintf(why, sizeof why, "the worker exited with status %lld%s%.400s",
+        snprintf(why, sizeof why, hk_tr(HK_MSG_LSP_END_STATUS),
                  (long long)r->exit_status, *last ? ": " : "", last);
     char *nl = strchr(why, '\n');
     if (nl)
@@ -931,16 +931,16 @@ void lsp_ep_optimize(struct lsp_server *s, rpc_call *call, const struct lsp_ep_s
     char exe[4096];
     size_t exe_len = sizeof exe;
     if (e->stopped) {
-        start_error(s, call, HK_ESTATE, "the server is stopping");
+        start_error(s, call, HK_ESTATE, hk_tr(HK_MSG_LSP_ERR_STOPPING));
         return;
     }
     if (e->n_running >= LSP_EP_MAX_RUNNING) {
         start_error_code(s, call, RPC_REQUEST_FAILED,
-                            "too many optimizations running at once; cancel one first");
+                            hk_tr(HK_MSG_LSP_ERR_TOO_MANY));
         return;
     }
     if (!(path = lsp_uri_to_path(st->uri))) {
-        start_error(s, call, HK_EINVAL, "uri must be a file:// uri");
+        start_error(s, call, HK_EINVAL, hk_tr(HK_MSG_LSP_ERR_FILE_URI));
         goto out;
     }
     /* Without a spec the worker infers one (spec/infer.c), off this loop, and says so in
@@ -955,13 +955,13 @@ void lsp_ep_optimize(struct lsp_server *s, rpc_call *call, const struct lsp_ep_s
         goto out;
     }
     if (st->spec && access(spec_file, R_OK) != 0) {
-        char *m = hk_asprintf("no benchmark spec for %s: %s does not exist", st->kernel, spec_file);
-        start_error_code(s, call, RPC_REQUEST_FAILED, m ? m : "no benchmark spec");
+        char *m = hk_asprintf(hk_tr(HK_MSG_LSP_ERR_NO_SPEC), st->kernel, spec_file);
+        start_error_code(s, call, RPC_REQUEST_FAILED, m ? m : hk_tr(HK_MSG_LSP_ERR_NO_SPEC_SHORT));
         hk_free(m);
         goto out;
     }
     if (uv_exepath(exe, &exe_len) != 0) {
-        start_error(s, call, HK_EIO, "cannot find the hkls executable to run the worker");
+        start_error(s, call, HK_EIO, hk_tr(HK_MSG_LSP_ERR_NO_EXE));
         goto out;
     }
     if (!(argv = build_argv(s, exe, st, path, spec_file, db)) || !(r = hk_calloc(1, sizeof *r))) {
@@ -998,7 +998,7 @@ void lsp_ep_optimize(struct lsp_server *s, rpc_call *call, const struct lsp_ep_s
     hk_free(cwd);
     if (rc) {
         char m[300];
-        snprintf(m, sizeof m, "cannot start the optimization worker %.200s: %s", exe,
+        snprintf(m, sizeof m, hk_tr(HK_MSG_LSP_ERR_WORKER_START), exe,
                  uvrc ? uv_strerror(uvrc) : hk_strerror(rc));
         start_error_code(s, call, RPC_REQUEST_FAILED, m);
         goto out;
@@ -1078,7 +1078,7 @@ void lsp_ep_stop(struct lsp_server *s)
     while (e->waiters) {
         struct ep_waiter *w = e->waiters;
         e->waiters = w->next;
-        rpc_call_error(w->call, HK_ECANCELED, "the server is stopping");
+        rpc_call_error(w->call, HK_ECANCELED, hk_tr(HK_MSG_LSP_ERR_STOPPING));
         json_decref(w->params);
         hk_free(w->path);
         hk_free(w);
@@ -1639,9 +1639,19 @@ void lsp_ep_hover(struct lsp_server *s, doc *d, const char *kernel, struct hk_bu
                       md ? "**" : "", file ? file : "?");
         size_t k;
         json_t *x;
-        json_array_foreach(notes, k, x)
-            if (json_is_string(x))
-                hk_buf_printf(b, "- %s\n", json_string_value(x));
+        /* the saved spec's notes are English (its JSON never changes with the language):
+         * said again in the session's (docs/i18n.md) */
+        enum hk_lang lang = hk_i18n_lang();
+        json_array_foreach(notes, k, x) {
+            if (!json_is_string(x))
+                continue;
+            char *said = lang == HK_LANG_EN ? NULL
+                                             : hk_tr_back(lang, json_string_value(x),
+                                                          HK_MSG_INF_INCLUDE_DIRS,
+                                                          HK_MSG_INF_FRAG_MULTIPLIES);
+            hk_buf_printf(b, "- %s\n", said ? said : json_string_value(x));
+            hk_free(said);
+        }
     }
     if (!json_array_size(table))
         return;
@@ -1661,14 +1671,14 @@ void lsp_ep_hover(struct lsp_server *s, doc *d, const char *kernel, struct hk_bu
         fmt_num(bw, sizeof bw, json_object_get(row, "bytes_per_s"), "%.0f GB/s", 1e-9);
         if (json_is_true(json_object_get(row, "simulated"))) { /* not a measurement */
             size_t l = strlen(sp);
-            snprintf(sp + l, sizeof sp - l, " simulated");
+            snprintf(sp + l, sizeof sp - l, "%s", hk_tr(HK_MSG_LSP_HOVER_SIMULATED));
             if (strcmp(ms, "-") != 0) {
                 l = strlen(ms);
-                snprintf(ms + l, sizeof ms - l, " simulated");
+                snprintf(ms + l, sizeof ms - l, "%s", hk_tr(HK_MSG_LSP_HOVER_SIMULATED));
             }
             if (strcmp(bw, "-") != 0) {
                 l = strlen(bw);
-                snprintf(bw + l, sizeof bw - l, " simulated");
+                snprintf(bw + l, sizeof bw - l, "%s", hk_tr(HK_MSG_LSP_HOVER_SIMULATED));
             }
         }
         fmt_num(acc, sizeof acc, json_object_get(row, "max_rel_err"), "%.1e rel", 1);

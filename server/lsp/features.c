@@ -23,32 +23,32 @@ static doc *request_doc(struct lsp_server *s, rpc_call *call, json_t *params, ui
 {
     json_t *ju = json_object_get(json_object_get(params, "textDocument"), "uri");
     if (!json_is_string(ju)) {
-        rpc_call_error(call, HK_EINVAL, "textDocument.uri must be a string");
+        rpc_call_error(call, HK_EINVAL, hk_tr(HK_MSG_LSP_ERR_URI_STRING));
         return NULL;
     }
     doc *d = doc_get(s->docs, json_string_value(ju));
     if (!d) {
-        rpc_call_error(call, HK_ENOENT, "document not open");
+        rpc_call_error(call, HK_ENOENT, hk_tr(HK_MSG_LSP_ERR_NOT_OPEN));
         return NULL;
     }
     struct lsp_doc *ld = lsp_doc_of(d);
     if (ld && ld->an && ld->model_stale) {
         /* The last reparse failed: the model describes older text, and its spans
          * would point at the wrong places. */
-        rpc_call_error(call, HK_ESTALE, "the analysis of this version is not available yet");
+        rpc_call_error(call, HK_ESTALE, hk_tr(HK_MSG_LSP_ERR_NO_ANALYSIS));
         return NULL;
     }
     if (offset) {
         struct doc_pos p;
         if (doc_parse_position(json_object_get(params, "position"), &p)) {
             rpc_call_error(call, HK_EINVAL,
-                           "position must be {line, character} with non-negative integers");
+                           hk_tr(HK_MSG_LSP_ERR_POSITION));
             return NULL;
         }
         int rc = doc_offset_at(d, s->enc, p, offset);
         if (rc) {
             rpc_call_error(call, rc,
-                           "position is outside the document or inside a character");
+                           hk_tr(HK_MSG_LSP_ERR_POSITION_OUTSIDE));
             return NULL;
         }
     }

@@ -41,7 +41,7 @@ static void on_loop_stats(rpc_call *call, json_t *params, void *ud)
     if (r)
         rpc_call_reply(call, r);
     else
-        rpc_call_error(call, HK_ENOMEM, "out of memory");
+        rpc_call_error(call, HK_ENOMEM, hk_tr(HK_MSG_LSP_ERR_OOM));
 }
 
 static int gate(const char *method, bool is_request, const char **msg, void *ud)
@@ -160,14 +160,14 @@ static char *root_from_params(json_t *p)
 
 /* "isTrusted" of the client's settings (VS Code's workspace.isTrusted): true trusts the
  * workspace for this session; absent leaves it as it was (VS Code cannot take trust back
- * without restarting the extension, and other clients never send it). */
-static void client_trust(struct lsp_server *s, json_t *settings)
+ * without restarting the extension, and other clients never send it). False when the value
+ * is not a boolean: the caller says so once the settings have chosen the language. */
+static bool client_trust(struct lsp_server *s, json_t *settings)
 {
     json_t *v = json_object_get(settings, "isTrusted");
     if (json_is_boolean(v))
         s->client_trusted = json_is_true(v);
-    else if (v)
-        lsp_log_message(s, 2, "client settings: isTrusted must be true or false; ignored");
+    return !v || json_is_boolean(v);
 }
 
 static json_t *capabilities(struct lsp_server *s)
@@ -187,16 +187,16 @@ static void on_initialize(rpc_call *call, json_t *params, void *ud)
 {
     struct lsp_server *s = ud;
     if (s->state != LSP_UNINIT) {
-        rpc_call_error_code(call, RPC_INVALID_REQUEST, "initialize was already received");
+        rpc_call_error_code(call, RPC_INVALID_REQUEST, hk_tr(HK_MSG_LSP_ERR_INIT_TWICE));
         return;
     }
     if (!json_is_object(params)) {
-        rpc_call_error_code(call, RPC_INVALID_PARAMS, "initialize needs an object of params");
+        rpc_call_error_code(call, RPC_INVALID_PARAMS, hk_tr(HK_MSG_LSP_ERR_INIT_PARAMS));
         return;
     }
     json_t *caps = json_object_get(params, "capabilities");
     if (caps && !json_is_object(caps)) {
-        rpc_call_error_code(call, RPC_INVALID_PARAMS, "\"capabilities\" must be an object");
+        rpc_call_error_code(call, RPC_INVALID_PARAMS, hk_tr(HK_MSG_LSP_ERR_CAPABILITIES));
         return;
     }
     negotiate(s, caps);
@@ -211,13 +211,16 @@ static void on_initialize(rpc_call *call, json_t *params, void *ud)
     if (locale)
         s->client_locale = hk_strndup(locale, strnlen(locale, 64));
     json_t *opts = json_object_get(params, "initializationOptions");
+    bool trust_ok = true;
     if (json_is_object(opts)) {
         s->cfg_client_json = json_incref(opts);
-        client_trust(s, opts);
+        trust_ok = client_trust(s, opts);
     }
     s->state = LSP_RUNNING;
     if (!lsp_config_refresh_file(s)) /* it rebuilds the settings when it read the file */
         lsp_config_rebuild(s);
+    if (!trust_ok)
+        lsp_log_message(s, 2, "%s", hk_tr(HK_MSG_LSP_LOG_IS_TRUSTED));
     json_t *caps_out = capabilities(s);
     json_t *res = json_pack("{s:o, s:{s:s, s:s}}", "capabilities", caps_out, "serverInfo",
                             "name", "hkls", "version", HK_VERSION);
@@ -323,8 +326,10 @@ static void on_did_change_configuration(rpc_call *call, json_t *params, void *ud
         settings = mine;
     json_decref(s->cfg_client_json);
     s->cfg_client_json = json_is_object(settings) ? json_incref(settings) : NULL;
-    client_trust(s, s->cfg_client_json);
+    bool trust_ok = client_trust(s, s->cfg_client_json);
     lsp_config_rebuild(s);
+    if (!trust_ok)
+        lsp_log_message(s, 2, "%s", hk_tr(HK_MSG_LSP_LOG_IS_TRUSTED));
     rpc_call_reply(call, NULL);
 }
 

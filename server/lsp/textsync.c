@@ -73,7 +73,7 @@ static void waiters_finish(struct lsp_server *s, struct lsp_doc *ld, int err)
         struct lsp_waiter *next = w->next;
         rpc_call_on_cancel(w->call, NULL, NULL);
         if (err) {
-            rpc_call_error(w->call, err, "the document was closed before its analysis");
+            rpc_call_error(w->call, err, hk_tr(HK_MSG_LSP_ERR_CLOSED));
         } else {
             lsp_loopwatch_note(s->loopwatch, "(a request that waited)");
             w->fn(w->call, w->params, s);
@@ -522,7 +522,7 @@ static void on_did_open(rpc_call *call, json_t *params, void *ud)
     json_t *jt = json_object_get(json_object_get(params, "textDocument"), "text");
     if (text_document(params, &uri, &version, true) || !json_is_string(jt)) {
         rpc_call_error(call, HK_EINVAL,
-                       "didOpen needs textDocument.uri, .version (integer) and .text");
+                       hk_tr(HK_MSG_LSP_ERR_DIDOPEN));
         return;
     }
     struct lsp_doc *ld = hk_calloc(1, sizeof *ld);
@@ -560,8 +560,8 @@ static void on_did_open(rpc_call *call, json_t *params, void *ud)
         lsp_text_prep_free(tp);
     }
     if (rc) {
-        lsp_log_message(s, 2, "%s: cannot open: %s", uri,
-                        rc == HK_ETOOBIG ? "over the document size cap or too many open files"
+        lsp_log_message(s, 2, hk_tr(HK_MSG_LSP_LOG_CANNOT_OPEN), uri,
+                        rc == HK_ETOOBIG ? hk_tr(HK_MSG_LSP_OPEN_TOO_BIG)
                                          : hk_strerror(rc));
         lsp_doc_state_free(s, ld);
         if (d)
@@ -622,13 +622,13 @@ static void on_did_change(rpc_call *call, json_t *params, void *ud)
     const char *uri;
     int64_t version = 0;
     if (text_document(params, &uri, &version, true)) {
-        rpc_call_error(call, HK_EINVAL, "didChange needs textDocument.uri and .version");
+        rpc_call_error(call, HK_EINVAL, hk_tr(HK_MSG_LSP_ERR_DIDCHANGE));
         return;
     }
     doc *d = doc_get(s->docs, uri);
     if (!d) {
         HK_WARN("didChange for %s, which is not open: ignored", uri);
-        rpc_call_error(call, HK_ENOENT, "document not open");
+        rpc_call_error(call, HK_ENOENT, hk_tr(HK_MSG_LSP_ERR_NOT_OPEN));
         return;
     }
     struct lsp_doc *ld = lsp_doc_of(d);
@@ -658,8 +658,7 @@ static void on_did_change(rpc_call *call, json_t *params, void *ud)
     }
     if (rc) {
         lsp_log_message(s, 2,
-                        "%s: change to version %lld rejected (%s); the server keeps version "
-                        "%lld, so close and reopen the file if the editor applied it",
+                        hk_tr(HK_MSG_LSP_LOG_CHANGE_REJECTED),
                         uri, (long long)version, why ? why : hk_strerror(rc),
                         (long long)doc_version(d));
         rpc_call_error(call, rc, why);
@@ -689,13 +688,13 @@ static void on_did_close(rpc_call *call, json_t *params, void *ud)
     struct lsp_server *s = ud;
     const char *uri;
     if (text_document(params, &uri, NULL, false)) {
-        rpc_call_error(call, HK_EINVAL, "didClose needs textDocument.uri");
+        rpc_call_error(call, HK_EINVAL, hk_tr(HK_MSG_LSP_ERR_DIDCLOSE));
         return;
     }
     doc *d = doc_get(s->docs, uri);
     if (!d) {
         HK_WARN("didClose for %s, which is not open: ignored", uri);
-        rpc_call_error(call, HK_ENOENT, "document not open");
+        rpc_call_error(call, HK_ENOENT, hk_tr(HK_MSG_LSP_ERR_NOT_OPEN));
         return;
     }
     struct lsp_doc *ld = lsp_doc_of(d);
@@ -718,7 +717,7 @@ static void on_did_save(rpc_call *call, json_t *params, void *ud)
     struct lsp_server *s = ud;
     const char *uri;
     if (text_document(params, &uri, NULL, false)) {
-        rpc_call_error(call, HK_EINVAL, "didSave needs textDocument.uri");
+        rpc_call_error(call, HK_EINVAL, hk_tr(HK_MSG_LSP_ERR_DIDSAVE));
         return;
     }
     /* Saving the workspace config applies it at once. */

@@ -531,11 +531,11 @@ void lsp_trust_command(struct lsp_server *s, rpc_call *call, json_t *params, boo
         given = json_string_value(json_object_get(a, "uri"));
     if (a && !json_is_null(a) && !given) {
         rpc_call_error(call, HK_EINVAL,
-                       "arguments must be [] or [{\"folder\": PATH or file:// URI}]");
+                       hk_tr(HK_MSG_LSP_ERR_ARGS_TRUST));
         return;
     }
     if (!given && !s->root) {
-        rpc_call_error(call, HK_EINVAL, "no workspace folder: name the folder to trust");
+        rpc_call_error(call, HK_EINVAL, hk_tr(HK_MSG_LSP_ERR_NO_WORKSPACE));
         return;
     }
     struct trust_job *j = hk_calloc(1, sizeof *j);
@@ -562,7 +562,7 @@ void lsp_trust_command(struct lsp_server *s, rpc_call *call, json_t *params, boo
     }
     rpc_call_defer(call);
     if (uv_queue_work(s->loop, &j->req, trust_work, trust_after)) {
-        rpc_call_error(call, HK_EIO, "cannot queue the write of the trust list");
+        rpc_call_error(call, HK_EIO, hk_tr(HK_MSG_LSP_ERR_QUEUE_TRUST));
         hk_free(j->folder);
         hk_free(j);
         return;

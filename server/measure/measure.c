@@ -23,6 +23,7 @@
 
 #include "core/buf.h"
 #include "core/hk.h"
+#include "core/i18n.h"
 #include "core/log.h"
 #include "hk_gpulock.h"
 #include "measure/kimage.h"
@@ -1454,6 +1455,7 @@ int measure_verdict_set(measure_verdict *v, enum measure_reason reason, const ch
     va_start(ap, fmt);
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
+    hk_utf8_trim(buf); /* a Chinese detail cut at its size */
     char *d = hk_strdup(buf);
     if (!d)
         return HK_ENOMEM;
@@ -1492,7 +1494,7 @@ static int compare_files(const measure_opts *o, const char *ref_path, const char
     oracle_result res;
     memset(&res, 0, sizeof res);
     if (access(cand_path, R_OK) != 0) /* exit 0 but no file: the program misbehaved */
-        return measure_verdict_set(v, MEASURE_HARNESS_ERROR, "no output file %s", cand_path);
+        return measure_verdict_set(v, MEASURE_HARNESS_ERROR, hk_tr(HK_MSG_MEAS_NO_OUTPUT), cand_path);
     oracle_widen widen[HK_MAX_ARGS];
     bool wide = !precision && where && measure_widen_fill(o->widen, where->size, where->dist,
                                                           widen);
@@ -1507,7 +1509,7 @@ static int compare_files(const measure_opts *o, const char *ref_path, const char
     if (!precision) /* there, errors against the baseline say nothing: it is inaccurate too */
         fold_errors(v, res.max_abs, res.max_rel);
     if (!res.pass) /* the oracle's reason names the output, the first bad element, the errors */
-        rc = measure_verdict_set(v, MEASURE_WRONG_ANSWER, "%s (max abs error %.3g, max rel error %.3g)",
+        rc = measure_verdict_set(v, MEASURE_WRONG_ANSWER, hk_tr(HK_MSG_MEAS_WRONG_ANSWER),
                                  res.reason, res.max_abs, res.max_rel);
     return rc;
 }
@@ -1640,7 +1642,7 @@ out:
 static int group_failure(measure_verdict *v, const measure_run *r, const char *role,
                          const measure_combo *c)
 {
-    int rc = measure_verdict_set(v, r->reason, "%s on size %d, seed %lld, distribution %d: %s",
+    int rc = measure_verdict_set(v, r->reason, hk_tr(HK_MSG_MEAS_FAILED_AT),
                                  role, c->size, c->seed, c->dist,
                                  r->details ? r->details : measure_reason_name(r->reason));
     v->where = *c;
@@ -1736,14 +1738,10 @@ static int ref64_judge(const measure_opts *o, measure_verdict *v)
                 continue;
             if (pass)
                 return measure_verdict_set(v, MEASURE_WRONG_ANSWER,
-                                           "output '%s', on distribution %zu %s (added by the "
-                                           "referee: the spec's are integer-valued), against "
-                                           "the baseline's fp64 shadow over %zu combinations: "
-                                           "%s", name, s->n_dists - 1,
+                                           hk_tr(HK_MSG_MEAS_FP64_ADDED), name, s->n_dists - 1,
                                            s->dist_texts[s->n_dists - 1], po->runs, res.reason);
             return measure_verdict_set(v, MEASURE_WRONG_ANSWER,
-                                       "output '%s', against the baseline's fp64 shadow over %zu "
-                                       "combinations: %s", name, po->runs, res.reason);
+                                       hk_tr(HK_MSG_MEAS_FP64), name, po->runs, res.reason);
         }
     }
     return HK_OK;
@@ -1791,7 +1789,7 @@ int measure_reference(const measure_opts *o, const measure_prog *p, const char *
                 rc = HK_ENOMEM;
             } else if (access(path, R_OK) != 0) {
                 rc = measure_verdict_set(v, MEASURE_HARNESS_ERROR,
-                                         "the baseline wrote no output file %s", path);
+                                         hk_tr(HK_MSG_MEAS_BASE_NO_OUTPUT), path);
                 v->where = combos[i];
             } else {
                 v->n_checked++;
@@ -1946,7 +1944,7 @@ static int time_at(const measure_opts *o, const measure_prog *p, const char *dir
     if (r.wall_ms > v->max_wall_ms)
         v->max_wall_ms = r.wall_ms;
     if (r.reason != MEASURE_OK) {
-        rc = measure_verdict_set(v, r.reason, "timing size %d: %s", size,
+        rc = measure_verdict_set(v, r.reason, hk_tr(HK_MSG_MEAS_TIMING), size,
                                  r.details ? r.details : measure_reason_name(r.reason));
         v->where = here;
         goto out;
@@ -1963,14 +1961,13 @@ static int time_at(const measure_opts *o, const measure_prog *p, const char *dir
     t->raw = json_dumps(r.json, JSON_COMPACT);
     if (!(isfinite(t->median_ms) && t->median_ms > 0)) {
         rc = measure_verdict_set(v, MEASURE_HARNESS_ERROR,
-                                 "timing size %d: no positive median_ms in the result", size);
+                                 hk_tr(HK_MSG_MEAS_NO_MEDIAN), size);
         v->where = here;
         goto out;
     }
     if (!(isfinite(t->spread) && t->spread >= 0)) {
         rc = measure_verdict_set(v, MEASURE_HARNESS_ERROR,
-                                 "timing size %d: no spread in the result: its stability "
-                                 "cannot be judged", size);
+                                 hk_tr(HK_MSG_MEAS_NO_SPREAD), size);
         v->where = here;
         goto out;
     }
@@ -1978,7 +1975,7 @@ static int time_at(const measure_opts *o, const measure_prog *p, const char *dir
         save_launch(dir, size, r.json);
         if (access(path, R_OK) != 0) {
             rc = measure_verdict_set(v, MEASURE_HARNESS_ERROR,
-                                     "timing size %d: no re-check output written", size);
+                                     hk_tr(HK_MSG_MEAS_NO_RECHECK), size);
             v->where = here;
         }
         goto flush;
@@ -2005,9 +2002,7 @@ flush:
      * found above is the stronger verdict and stays. */
     if (v->reason == MEASURE_OK && !t->flushed_l2) {
         rc = measure_verdict_set(v, MEASURE_UNFLUSHED,
-                                 "timing size %d: the L2 flush before each timed launch was "
-                                 "not done (flushed_l2 false, l2_bytes %.0f; median %.6g ms "
-                                 "unverified): no time is credited",
+                                 hk_tr(HK_MSG_MEAS_UNFLUSHED),
                                  size, jnum(r.json, "l2_bytes"), t->median_ms);
         v->where = here;
     }
@@ -2112,9 +2107,7 @@ static int spread_recheck(const measure_opts *o, const measure_prog *p, const ch
     }
     check_add(checks, spread_entry(role, t, bound, "fail"));
     rc = measure_verdict_set(v, MEASURE_UNSTABLE,
-                             "timing size %d: the spread (IQR / median of the timed launches) "
-                             "was %.3g, then %.3g in a fresh process (median %.6g ms, then %.6g ms, "
-                             "%d reps), above the bound %.3g: the time cannot be trusted",
+                             hk_tr(HK_MSG_MEAS_UNSTABLE),
                              size, first, t->spread, first_median, t->median_ms, t->reps,
                              bound);
     v->where = (measure_combo){size, dist, seed};
@@ -2503,9 +2496,7 @@ static int floor_verdict(const measure_opts *o, int size, const measure_timing *
                                 below ? "below" : "pass"));
     if (below)
         rc = measure_verdict_set(v, MEASURE_BELOW_FLOOR,
-                                 "median %.6g ms at size %d is below the physical floor %.6g ms "
-                                 "(spec bytes/flops at the measured peaks %.4g GB/s, %.4g "
-                                 "TFLOP/s): the kernel cannot have done the work",
+                                 hk_tr(HK_MSG_MEAS_BELOW_FLOOR),
                                  t->median_ms, size, *floor_ms, o->peak_bytes_per_s / 1e9,
                                  o->peak_flops / 1e12);
     return rc;
@@ -2573,8 +2564,7 @@ static int second_look(const measure_opts *o, const measure_baseline *base,
                                 check_seed, "baseline (second look)", out->checks, &bt, &bv));
     if (bv.reason != MEASURE_OK) {
         rc = measure_verdict_set(v, MEASURE_HARNESS_ERROR,
-                                 "the baseline failed during the second look at a %.1fx "
-                                 "speedup (fresh seeds +%lld): %s (%s)",
+                                 hk_tr(HK_MSG_MEAS_SECOND_LOOK_BASE),
                                  first, offset, bv.details ? bv.details : "",
                                  measure_reason_name(bv.reason));
         goto out;
@@ -2602,10 +2592,7 @@ static int second_look(const measure_opts *o, const measure_baseline *base,
                         "result", result));
     if (!same) {
         rc = measure_verdict_set(v, MEASURE_UNSTABLE,
-                                 "a %.2fx speedup (over %.0fx) did not reproduce on the second "
-                                 "look: %.2fx on fresh inputs (seed %lld, re-check %lld; "
-                                 "baseline %.6g ms, candidate %.6g ms), outside +-%.0f%% of "
-                                 "the first",
+                                 hk_tr(HK_MSG_MEAS_NOT_REPRODUCED),
                                  first, limit, again, seed, check_seed, bt.median_ms,
                                  out->timing.median_ms, 100 * tol);
         goto out;

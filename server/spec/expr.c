@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "core/hk.h"
+#include "core/i18n.h"
 
 enum node_kind { N_INT, N_FLOAT, N_VAR, N_NEG, N_ADD, N_SUB, N_MUL, N_DIV, N_MOD, N_MIN, N_MAX, N_CEIL_DIV };
 
@@ -39,15 +40,20 @@ typedef struct {
     size_t errlen;
 } parser;
 
-static void set_err(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
+/* err gets the message id (an HK_MSG_EXPR_* or HK_MSG_SPEC_* row) in the current
+ * language (docs/i18n.md), whole UTF-8 characters when it is cut. */
+static void set_err(char *err, size_t errlen, enum hk_msg id, ...)
 {
     if (!err || errlen == 0)
         return;
     va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
+    va_start(ap, id);
+    if (hk_msg_is_format(id))
+        vsnprintf(err, errlen, hk_tr(id), ap);
+    else
+        snprintf(err, errlen, "%s", hk_tr(id));
     va_end(ap);
+    hk_utf8_trim(err);
 }
 
 static void node_free(node *n)
@@ -84,9 +90,9 @@ static void fail(parser *p, const char *what)
         return;
     p->rc = HK_EPARSE;
     if (p->s[p->pos])
-        set_err(p->err, p->errlen, "column %zu: %s (at '%.12s')", p->pos + 1, what, p->s + p->pos);
+        set_err(p->err, p->errlen, HK_MSG_EXPR_AT, p->pos + 1, what, p->s + p->pos);
     else
-        set_err(p->err, p->errlen, "column %zu: %s (at end of expression)", p->pos + 1, what);
+        set_err(p->err, p->errlen, HK_MSG_EXPR_AT_END, p->pos + 1, what);
 }
 
 static node *parse_sum(parser *p);
@@ -95,7 +101,7 @@ static node *parse_call(parser *p, enum node_kind kind, int col, const char *fna
 {
     skip_ws(p);
     if (p->s[p->pos] != '(') {
-        fail(p, "expected '(' after function name");
+        fail(p, hk_tr(HK_MSG_EXPR_EXPECTED_PAREN_AFTER_FN));
         return NULL;
     }
     p->pos++;
@@ -105,8 +111,9 @@ static node *parse_call(parser *p, enum node_kind kind, int col, const char *fna
     n->a = parse_sum(p);
     skip_ws(p);
     if (p->rc == HK_OK && p->s[p->pos] != ',') {
-        char msg[80];
-        snprintf(msg, sizeof msg, "%s takes two arguments: expected ','", fname);
+        char msg[160];
+        snprintf(msg, sizeof msg, hk_tr(HK_MSG_EXPR_TWO_ARGS_COMMA), fname);
+        hk_utf8_trim(msg);
         fail(p, msg);
     }
     if (p->rc == HK_OK) {
@@ -114,8 +121,9 @@ static node *parse_call(parser *p, enum node_kind kind, int col, const char *fna
         n->b = parse_sum(p);
         skip_ws(p);
         if (p->rc == HK_OK && p->s[p->pos] != ')') {
-            char msg[80];
-            snprintf(msg, sizeof msg, "%s takes two arguments: expected ')'", fname);
+            char msg[160];
+            snprintf(msg, sizeof msg, hk_tr(HK_MSG_EXPR_TWO_ARGS_PAREN), fname);
+            hk_utf8_trim(msg);
             fail(p, msg);
         }
         if (p->rc == HK_OK)
@@ -134,7 +142,7 @@ static node *parse_primary(parser *p)
     if (++p->depth > EXPR_MAX_DEPTH) {
         if (p->rc == HK_OK) {
             p->rc = HK_ETOOBIG;
-            set_err(p->err, p->errlen, "nested deeper than %d", EXPR_MAX_DEPTH);
+            set_err(p->err, p->errlen, HK_MSG_EXPR_TOO_DEEP, EXPR_MAX_DEPTH);
         }
         return NULL;
     }
@@ -146,7 +154,7 @@ static node *parse_primary(parser *p)
         n = parse_sum(p);
         skip_ws(p);
         if (p->rc == HK_OK && p->s[p->pos] != ')')
-            fail(p, "expected ')'");
+            fail(p, hk_tr(HK_MSG_EXPR_EXPECTED_CLOSE));
         if (p->rc != HK_OK) {
             node_free(n);
             n = NULL;
@@ -178,7 +186,7 @@ static node *parse_primary(parser *p)
         }
         char buf[64];
         if (len >= sizeof buf) {
-            fail(p, "number too long");
+            fail(p, hk_tr(HK_MSG_EXPR_NUMBER_TOO_LONG));
             return NULL;
         }
         memcpy(buf, start, len);
@@ -194,7 +202,7 @@ static node *parse_primary(parser *p)
             n->i = strtoll(buf, &end, 10);
         if (*end != '\0' || errno == ERANGE || (is_float && !isfinite(n->f))) {
             node_free(n);
-            fail(p, "bad number");
+            fail(p, hk_tr(HK_MSG_EXPR_BAD_NUMBER));
             return NULL;
         }
         p->pos += len;
@@ -212,7 +220,7 @@ static node *parse_primary(parser *p)
         } else if (len == 8 && strncmp(start, "ceil_div", 8) == 0) {
             n = parse_call(p, N_CEIL_DIV, col, "ceil_div");
         } else if (p->s[p->pos] == '(') {
-            fail(p, "unknown function (only min, max, ceil_div)");
+            fail(p, hk_tr(HK_MSG_EXPR_UNKNOWN_FN));
         } else if ((n = node_new(p, N_VAR, col)) != NULL) {
             n->name = hk_strndup(start, len);
             if (!n->name) {
@@ -223,7 +231,7 @@ static node *parse_primary(parser *p)
             }
         }
     } else {
-        fail(p, c ? "expected a number, a variable or '('" : "expected a value");
+        fail(p, hk_tr(c ? HK_MSG_EXPR_EXPECTED_OPERAND : HK_MSG_EXPR_EXPECTED_VALUE));
     }
     p->depth--;
     return n;
@@ -287,11 +295,11 @@ int expr_parse(const char *text, expr **out, char *err, size_t errlen)
 {
     *out = NULL;
     if (!text) {
-        set_err(err, errlen, "no expression");
+        set_err(err, errlen, HK_MSG_EXPR_EMPTY);
         return HK_EINVAL;
     }
     if (strlen(text) > EXPR_MAX_TEXT) {
-        set_err(err, errlen, "expression longer than %d characters", EXPR_MAX_TEXT);
+        set_err(err, errlen, HK_MSG_EXPR_TOO_LONG, EXPR_MAX_TEXT);
         return HK_ETOOBIG;
     }
     parser p = { .s = text, .rc = HK_OK, .err = err, .errlen = errlen };
@@ -304,7 +312,7 @@ int expr_parse(const char *text, expr **out, char *err, size_t errlen)
     if (p.rc != HK_OK) {
         node_free(root);
         if (p.rc == HK_ENOMEM)
-            set_err(err, errlen, "out of memory");
+            set_err(err, errlen, HK_MSG_SPEC_OUT_OF_MEMORY);
         return p.rc;
     }
     expr *e = hk_calloc(1, sizeof *e);
@@ -313,7 +321,7 @@ int expr_parse(const char *text, expr **out, char *err, size_t errlen)
         hk_free(e);
         hk_free(t);
         node_free(root);
-        set_err(err, errlen, "out of memory");
+        set_err(err, errlen, HK_MSG_SPEC_OUT_OF_MEMORY);
         return HK_ENOMEM;
     }
     e->root = root;
@@ -369,7 +377,7 @@ static int eval_node(const node *n, const expr_var *vars, size_t n_vars, expr_va
                 return HK_OK;
             }
         }
-        set_err(err, errlen, "unknown variable '%s' (column %d)", n->name, n->col);
+        set_err(err, errlen, HK_MSG_EXPR_UNKNOWN_VAR, n->name, n->col);
         return HK_EINVAL;
     default:
         break;
@@ -381,7 +389,7 @@ static int eval_node(const node *n, const expr_var *vars, size_t n_vars, expr_va
             *out = (expr_value){ .is_float = true, .f = -a.f };
         } else {
             if (a.i == LLONG_MIN) {
-                set_err(err, errlen, "integer overflow (column %d)", n->col);
+                set_err(err, errlen, HK_MSG_EXPR_OVERFLOW, n->col);
                 return HK_EINVAL;
             }
             *out = (expr_value){ .is_float = false, .i = -a.i };
@@ -392,7 +400,7 @@ static int eval_node(const node *n, const expr_var *vars, size_t n_vars, expr_va
         return rc;
     bool fl = a.is_float || b.is_float;
     if ((n->kind == N_MOD || n->kind == N_CEIL_DIV) && fl) {
-        set_err(err, errlen, "%s needs integer operands (column %d)",
+        set_err(err, errlen, HK_MSG_EXPR_INT_OPERANDS,
                 n->kind == N_MOD ? "%" : "ceil_div", n->col);
         return HK_EINVAL;
     }
@@ -404,7 +412,7 @@ static int eval_node(const node *n, const expr_var *vars, size_t n_vars, expr_va
         case N_MUL: r = x * y; break;
         case N_DIV:
             if (y == 0) {
-                set_err(err, errlen, "division by zero (column %d)", n->col);
+                set_err(err, errlen, HK_MSG_EXPR_DIV_ZERO, n->col);
                 return HK_EINVAL;
             }
             r = x / y;
@@ -414,7 +422,7 @@ static int eval_node(const node *n, const expr_var *vars, size_t n_vars, expr_va
         default: break;
         }
         if (!isfinite(r)) {
-            set_err(err, errlen, "result is not finite (column %d)", n->col);
+            set_err(err, errlen, HK_MSG_EXPR_NOT_FINITE, n->col);
             return HK_EINVAL;
         }
         *out = (expr_value){ .is_float = true, .f = r };
@@ -430,7 +438,7 @@ static int eval_node(const node *n, const expr_var *vars, size_t n_vars, expr_va
     case N_MOD:
     case N_CEIL_DIV:
         if (y == 0) {
-            set_err(err, errlen, "division by zero (column %d)", n->col);
+            set_err(err, errlen, HK_MSG_EXPR_DIV_ZERO, n->col);
             return HK_EINVAL;
         }
         if (x == LLONG_MIN && y == -1) {
@@ -449,7 +457,7 @@ static int eval_node(const node *n, const expr_var *vars, size_t n_vars, expr_va
     default: break;
     }
     if (ovf) {
-        set_err(err, errlen, "integer overflow (column %d)", n->col);
+        set_err(err, errlen, HK_MSG_EXPR_OVERFLOW, n->col);
         return HK_EINVAL;
     }
     *out = (expr_value){ .is_float = false, .i = r };

@@ -853,7 +853,7 @@ static void sk_grow_timing(skel *k, sk_timing *t, json_t *set, const long long *
         if (sk_timing_shrink(t, k->n_vars, can, unit, ragged, SK_SHRINK_FLOOR, LLONG_MAX, &all)) {
             for (size_t v = 0; v < k->n_vars; v++)
                 if (SK_VAL(t, v) != invented[v])
-                    hk_buf_printf(&grew, "%s%s %lld -> %lld", grew.len ? hk_tr(HK_MSG_INF_FRAG_SEP) : "", k->vars[v], invented[v],
+                    hk_buf_printf(&grew, hk_tr(HK_MSG_INF_FRAG_WAS_NOW), grew.len ? hk_tr(HK_MSG_INF_FRAG_SEP) : "", k->vars[v], invented[v],
                                   SK_VAL(t, v));
             sk_note(k, HK_MSG_INF_TIMING_HALVED, why,
                     grew.data ? grew.data : "");
@@ -1100,7 +1100,7 @@ static void sk_shrink_check(skel *k, sk_timing *t, json_t *set, const bool *can,
             continue;
         if (json_object_set_new(set, k->vars[v], json_integer(SK_VAL(t, v))) != 0)
             k->nomem = true;
-        hk_buf_printf(&said, "%s%s %lld -> %lld", said.len ? hk_tr(HK_MSG_INF_FRAG_SEP) : "", k->vars[v], was[v], SK_VAL(t, v));
+        hk_buf_printf(&said, hk_tr(HK_MSG_INF_FRAG_WAS_NOW), said.len ? hk_tr(HK_MSG_INF_FRAG_SEP) : "", k->vars[v], was[v], SK_VAL(t, v));
     }
     bool grown = false, halved = false;
     for (size_t v = 0; v < k->n_vars && parsed; v++) {

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "core/hk.h"
+#include "core/i18n.h"
 
 #define MAX_BUFFER_BYTES (64LL << 30) /* one buffer larger than this is surely a typo */
 #define VALIDATION_SM_COUNT 132       /* sm_count assumed when checking grids without a device */
@@ -217,20 +218,33 @@ typedef struct {
     int rc;          /* HK_ENOMEM once an allocation failed */
 } pctx;
 
-static void diag(pctx *c, enum spec_severity sev, const char *path, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static void diag(pctx *c, enum spec_severity sev, const char *path, const char *fmt, ...)
+/* A diagnostic whose text is ready (a message built elsewhere, such as a distribution's). */
+static void diag_text(pctx *c, enum spec_severity sev, const char *path, const char *msg);
+
+/* A diagnostic in the current language: id is an HK_MSG_SPEC_* row, a format (F) with
+ * its arguments or plain text (M) without (docs/i18n.md). */
+static void diag(pctx *c, enum spec_severity sev, const char *path, enum hk_msg id, ...)
+{
+    char msg[512];
+    if (hk_msg_is_format(id)) {
+        va_list ap;
+        va_start(ap, id);
+        vsnprintf(msg, sizeof msg, hk_tr(id), ap);
+        va_end(ap);
+    } else {
+        snprintf(msg, sizeof msg, "%s", hk_tr(id));
+    }
+    hk_utf8_trim(msg);
+    diag_text(c, sev, path, msg);
+}
+
+static void diag_text(pctx *c, enum spec_severity sev, const char *path, const char *msg)
 {
     spec_diags *d = c->d;
     if (sev == SPEC_ERROR)
         d->n_errors++;
     if (d->n >= SPEC_MAX_DIAGS)
         return;
-    char msg[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
     spec_diag *items = hk_realloc(d->items, (d->n + 1) * sizeof *items);
     if (!items) {
         c->rc = HK_ENOMEM;
@@ -324,9 +338,9 @@ static void check_keys(pctx *c, json_t *obj, const char *path, const char *const
         char p[256];
         snprintf(p, sizeof p, "%s%s%s", path, path[0] ? "." : "", key);
         if (near)
-            diag(c, SPEC_ERROR, p, "unknown field (did you mean \"%s\"?)", near);
+            diag(c, SPEC_ERROR, p, HK_MSG_SPEC_UNKNOWN_FIELD_NEAR, near);
         else
-            diag(c, SPEC_ERROR, p, "unknown field");
+            diag(c, SPEC_ERROR, p, HK_MSG_SPEC_UNKNOWN_FIELD);
     }
 }
 
@@ -354,14 +368,14 @@ static bool is_kernel_name(const char *s)
 static const char *type_name(const json_t *v)
 {
     switch (json_typeof(v)) {
-    case JSON_OBJECT: return "an object";
-    case JSON_ARRAY: return "an array";
-    case JSON_STRING: return "a string";
-    case JSON_INTEGER: return "an integer";
-    case JSON_REAL: return "a number";
+    case JSON_OBJECT: return hk_tr(HK_MSG_SPEC_T_OBJECT);
+    case JSON_ARRAY: return hk_tr(HK_MSG_SPEC_T_ARRAY);
+    case JSON_STRING: return hk_tr(HK_MSG_SPEC_T_STRING);
+    case JSON_INTEGER: return hk_tr(HK_MSG_SPEC_T_INTEGER);
+    case JSON_REAL: return hk_tr(HK_MSG_SPEC_T_NUMBER);
     case JSON_TRUE:
-    case JSON_FALSE: return "a boolean";
-    default: return "null";
+    case JSON_FALSE: return hk_tr(HK_MSG_SPEC_T_BOOLEAN);
+    default: return hk_tr(HK_MSG_SPEC_T_NULL);
     }
 }
 
@@ -373,15 +387,15 @@ static const char *get_string(pctx *c, json_t *obj, const char *base, const char
     snprintf(p, sizeof p, "%s%s%s", base, base[0] ? "." : "", key);
     if (!v) {
         if (required)
-            diag(c, SPEC_ERROR, p, "missing (required)");
+            diag(c, SPEC_ERROR, p, HK_MSG_SPEC_MISSING);
         return NULL;
     }
     if (!json_is_string(v)) {
-        diag(c, SPEC_ERROR, p, "expected a string, got %s", type_name(v));
+        diag(c, SPEC_ERROR, p, HK_MSG_SPEC_EXPECTED_STRING_GOT, type_name(v));
         return NULL;
     }
     if (json_string_length(v) == 0) {
-        diag(c, SPEC_ERROR, p, "empty string");
+        diag(c, SPEC_ERROR, p, HK_MSG_SPEC_EMPTY_STRING);
         return NULL;
     }
     return json_string_value(v);
@@ -447,15 +461,19 @@ spec_tolerance spec_default_tolerance(int dtype)
     }
 }
 
-static void set_err(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
+/* err gets the message id (an HK_MSG_SPEC_* format) in the current language. */
+static void set_err(char *err, size_t errlen, enum hk_msg id, ...)
 {
     if (!err || !errlen)
         return;
     va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
+    va_start(ap, id);
+    if (hk_msg_is_format(id))
+        vsnprintf(err, errlen, hk_tr(id), ap);
+    else
+        snprintf(err, errlen, "%s", hk_tr(id));
     va_end(ap);
+    hk_utf8_trim(err);
 }
 
 int spec_dist_parse(const char *text, hk_dist *out, char *err, size_t errlen)
@@ -480,8 +498,7 @@ int spec_dist_parse(const char *text, hk_dist *out, char *err, size_t errlen)
             nargs = kinds[i].nargs;
         }
     if (!kind) {
-        set_err(err, errlen, "unknown distribution '%s' (uniform(lo,hi), normal(mu,sigma), "
-                "int(lo,hi), ones_sparse(p), zeros)", text);
+        set_err(err, errlen, HK_MSG_SPEC_DIST_UNKNOWN, text);
         return HK_EINVAL;
     }
     double a[2] = { 0, 0 };
@@ -501,7 +518,7 @@ int spec_dist_parse(const char *text, hk_dist *out, char *err, size_t errlen)
             errno = 0;
             double v = strtod(p, &end);
             if (end == p || errno == ERANGE || !isfinite(v) || got >= 2) {
-                set_err(err, errlen, "'%s': bad or extra number in the arguments", text);
+                set_err(err, errlen, HK_MSG_SPEC_DIST_BAD_NUMBER, text);
                 return HK_EINVAL;
             }
             a[got++] = v;
@@ -516,43 +533,44 @@ int spec_dist_parse(const char *text, hk_dist *out, char *err, size_t errlen)
                 p++;
                 break;
             }
-            set_err(err, errlen, "'%s': expected ',' or ')'", text);
+            set_err(err, errlen, HK_MSG_SPEC_DIST_EXPECTED_COMMA, text);
             return HK_EINVAL;
         }
     }
     while (isspace((unsigned char)*p))
         p++;
     if (*p) {
-        set_err(err, errlen, "'%s': unexpected text after the distribution", text);
+        set_err(err, errlen, HK_MSG_SPEC_DIST_TRAILING, text);
         return HK_EINVAL;
     }
     if (got != nargs) {
-        set_err(err, errlen, "'%s': %s takes %d argument%s", text, name, nargs, nargs == 1 ? "" : "s");
+        set_err(err, errlen, nargs == 1 ? HK_MSG_SPEC_DIST_NARGS_ONE : HK_MSG_SPEC_DIST_NARGS, text, name,
+                nargs);
         return HK_EINVAL;
     }
     *out = (hk_dist){ .kind = kind, .a = a[0], .b = a[1] };
     switch (kind) {
     case HK_DIST_UNIFORM:
         if (!(a[0] < a[1])) {
-            set_err(err, errlen, "'%s': needs lo < hi (a constant input hides bugs)", text);
+            set_err(err, errlen, HK_MSG_SPEC_DIST_UNIFORM, text);
             return HK_EINVAL;
         }
         break;
     case HK_DIST_NORMAL:
         if (!(a[1] > 0)) {
-            set_err(err, errlen, "'%s': needs sigma > 0", text);
+            set_err(err, errlen, HK_MSG_SPEC_DIST_NORMAL, text);
             return HK_EINVAL;
         }
         break;
     case HK_DIST_INT:
         if (a[0] != floor(a[0]) || a[1] != floor(a[1]) || !(a[0] < a[1])) {
-            set_err(err, errlen, "'%s': needs integers lo < hi", text);
+            set_err(err, errlen, HK_MSG_SPEC_DIST_INT, text);
             return HK_EINVAL;
         }
         break;
     case HK_DIST_ONES_SPARSE:
         if (!(a[0] > 0 && a[0] < 1)) {
-            set_err(err, errlen, "'%s': needs 0 < p < 1", text);
+            set_err(err, errlen, HK_MSG_SPEC_DIST_SPARSE, text);
             return HK_EINVAL;
         }
         break;
@@ -597,7 +615,7 @@ static int check_var_cb(const char *name, void *ctx)
         if (strcmp(launch_vars[i], name) == 0) {
             if (v->allow_launch_vars)
                 return 0;
-            diag(v->c, SPEC_ERROR, v->path, "'%s' may only be used in launch.grid and launch.shmem",
+            diag(v->c, SPEC_ERROR, v->path, HK_MSG_SPEC_LAUNCH_VAR_ONLY,
                  name);
             v->bad = true;
             return 1;
@@ -608,9 +626,9 @@ static int check_var_cb(const char *name, void *ctx)
         strcat(names, i ? ", " : "");
         strncat(names, v->s->size_names[i], 40);
     }
-    diag(v->c, SPEC_ERROR, v->path, "unknown variable '%s' (size variables: %s%s)", name,
-         names[0] ? names : "none",
-         v->allow_launch_vars ? "; launch variables: block_x, block_y, block_z, sm_count" : "");
+    diag(v->c, SPEC_ERROR, v->path, HK_MSG_SPEC_UNKNOWN_VAR, name,
+         names[0] ? names : hk_tr(HK_MSG_SPEC_NONE),
+         v->allow_launch_vars ? hk_tr(HK_MSG_SPEC_LAUNCH_VARS) : "");
     v->bad = true;
     return 1;
 }
@@ -629,7 +647,7 @@ static expr *get_expr(pctx *c, const spec *s, json_t *v, const char *path, bool 
     else if (json_is_string(v))
         rc = expr_parse(json_string_value(v), &e, err, sizeof err);
     else {
-        diag(c, SPEC_ERROR, path, "expected a number or an expression string, got %s", type_name(v));
+        diag(c, SPEC_ERROR, path, HK_MSG_SPEC_EXPECTED_EXPR_GOT, type_name(v));
         return NULL;
     }
     if (rc == HK_ENOMEM) {
@@ -637,8 +655,8 @@ static expr *get_expr(pctx *c, const spec *s, json_t *v, const char *path, bool 
         return NULL;
     }
     if (rc != HK_OK) {
-        diag(c, SPEC_ERROR, path, "bad expression \"%s\": %s",
-             json_is_string(v) ? json_string_value(v) : "", json_is_string(v) ? err : "not finite");
+        diag(c, SPEC_ERROR, path, HK_MSG_SPEC_BAD_EXPR,
+             json_is_string(v) ? json_string_value(v) : "", json_is_string(v) ? err : hk_tr(HK_MSG_SPEC_NOT_FINITE));
         return NULL;
     }
     var_check vc = { .c = c, .s = s, .path = path, .allow_launch_vars = allow_launch };
@@ -677,14 +695,14 @@ int spec_eval(const spec *s, const expr *e, size_t k, long long sm_count, expr_v
               char *err, size_t errlen)
 {
     if (k >= s->n_sizes) {
-        set_err(err, errlen, "no size set %zu", k);
+        set_err(err, errlen, HK_MSG_SPEC_NO_SIZE_SET, k);
         return HK_EINVAL;
     }
     /* most specs have a handful of size variables; a long list (deformable im2col has 17)
      * gets its table from the heap */
     expr_var stack[32], *vars = stack;
     if (s->n_size_names + 4 > HK_ARRAY_LEN(stack) && !(vars = hk_calloc(s->n_size_names + 4, sizeof *vars))) {
-        set_err(err, errlen, "out of memory");
+        set_err(err, errlen, HK_MSG_SPEC_OUT_OF_MEMORY);
         return HK_ENOMEM;
     }
     size_t n = spec_size_vars(s, k, NULL, sm_count, vars);
@@ -703,17 +721,17 @@ static bool eval_all(pctx *c, const spec *s, const expr *e, const char *path, lo
         expr_value v;
         char err[200];
         if (spec_eval(s, e, k, VALIDATION_SM_COUNT, &v, err, sizeof err) != HK_OK) {
-            diag(c, SPEC_ERROR, path, "\"%s\" with sizes[%zu]: %s", expr_text(e), k, err);
+            diag(c, SPEC_ERROR, path, HK_MSG_SPEC_EVAL_FAILED, expr_text(e), k, err);
             return false;
         }
         if (v.is_float && !allow_float) {
-            diag(c, SPEC_ERROR, path, "\"%s\" is a float expression; %s must be an integer",
+            diag(c, SPEC_ERROR, path, HK_MSG_SPEC_FLOAT_EXPR,
                  expr_text(e), what);
             return false;
         }
         double x = expr_value_double(v);
         if (x < (double)lo || x > (double)hi) {
-            diag(c, SPEC_ERROR, path, "\"%s\" with sizes[%zu] is %g; %s must be in [%lld, %lld]",
+            diag(c, SPEC_ERROR, path, HK_MSG_SPEC_OUT_OF_RANGE,
                  expr_text(e), k, x, what, lo, hi);
             return false;
         }
@@ -788,12 +806,12 @@ static void parse_strv(pctx *c, json_t *v, const char *path, char ***out, size_t
     if (!v)
         return;
     if (!json_is_array(v)) {
-        diag(c, SPEC_ERROR, path, "expected an array, got %s", type_name(v));
+        diag(c, SPEC_ERROR, path, HK_MSG_SPEC_EXPECTED_ARRAY_GOT, type_name(v));
         return;
     }
     size_t n = json_array_size(v);
     if (n > 64) {
-        diag(c, SPEC_ERROR, path, "more than 64 entries");
+        diag(c, SPEC_ERROR, path, HK_MSG_SPEC_MORE_THAN_64);
         return;
     }
     char **strv = hk_calloc(n ? n : 1, sizeof *strv);
@@ -811,16 +829,16 @@ static void parse_strv(pctx *c, json_t *v, const char *path, char ***out, size_t
         else if (json_is_integer(x) && !flags)
             strv[idx] = hk_asprintf("%lld", (long long)json_integer_value(x));
         else {
-            diag(c, SPEC_ERROR, p, "expected a non-empty string%s, got %s", flags ? "" : " or an integer",
+            diag(c, SPEC_ERROR, p, HK_MSG_SPEC_EXPECTED_NONEMPTY_GOT, flags ? "" : hk_tr(HK_MSG_SPEC_OR_INTEGER),
                  type_name(x));
             continue;
         }
         if (!strv[idx])
             c->rc = HK_ENOMEM;
         else if (flags && strv[idx][0] != '-')
-            diag(c, SPEC_ERROR, p, "\"%s\": a compiler flag starts with '-'", strv[idx]);
+            diag(c, SPEC_ERROR, p, HK_MSG_SPEC_FLAG_DASH, strv[idx]);
         else if (!flags && strpbrk(strv[idx], ";{}\"\n"))
-            diag(c, SPEC_ERROR, p, "\"%s\": not a template argument", strv[idx]);
+            diag(c, SPEC_ERROR, p, HK_MSG_SPEC_NOT_TEMPLATE_ARG, strv[idx]);
     }
     *out = strv;
     *n_out = n;
@@ -830,23 +848,21 @@ static void parse_sizes(pctx *c, spec *s, json_t *root)
 {
     json_t *v = json_object_get(root, "sizes");
     if (!v) {
-        diag(c, SPEC_ERROR, "sizes", "missing (required): at least %d size sets, e.g. "
-             "[{\"n\": 1000003}, {\"n\": 16777216}]", SPEC_MIN_SIZES);
+        diag(c, SPEC_ERROR, "sizes", HK_MSG_SPEC_SIZES_MISSING, SPEC_MIN_SIZES);
         return;
     }
     if (!json_is_array(v)) {
-        diag(c, SPEC_ERROR, "sizes", "expected an array of size sets, got %s", type_name(v));
+        diag(c, SPEC_ERROR, "sizes", HK_MSG_SPEC_SIZES_NOT_ARRAY, type_name(v));
         return;
     }
     size_t n = json_array_size(v);
     if (n < SPEC_MIN_SIZES || n > SPEC_MAX_SIZES) {
-        diag(c, SPEC_ERROR, "sizes", "needs %d to %d size sets (one of them not a multiple of the "
-             "block size); got %zu", SPEC_MIN_SIZES, SPEC_MAX_SIZES, n);
+        diag(c, SPEC_ERROR, "sizes", HK_MSG_SPEC_SIZES_COUNT, SPEC_MIN_SIZES, SPEC_MAX_SIZES, n);
         return;
     }
     json_t *first = json_array_get(v, 0);
     if (!json_is_object(first) || json_object_size(first) == 0 || json_object_size(first) > SPEC_MAX_SIZE_VARS) {
-        diag(c, SPEC_ERROR, "sizes[0]", "expected an object of 1 to %d size variables, e.g. {\"n\": 1000003}",
+        diag(c, SPEC_ERROR, "sizes[0]", HK_MSG_SPEC_SIZES_FIRST,
              SPEC_MAX_SIZE_VARS);
         return;
     }
@@ -863,14 +879,14 @@ static void parse_sizes(pctx *c, spec *s, json_t *root)
         char p[256];
         snprintf(p, sizeof p, "sizes[0].%s", key);
         if (!is_identifier(key)) {
-            diag(c, SPEC_ERROR, p, "a size variable name must be an identifier");
+            diag(c, SPEC_ERROR, p, HK_MSG_SPEC_SIZE_VAR_IDENT);
             continue;
         }
         bool reserved = false;
         for (size_t i = 0; i < HK_ARRAY_LEN(launch_vars); i++)
             reserved |= strcmp(launch_vars[i], key) == 0;
         if (reserved) {
-            diag(c, SPEC_ERROR, p, "'%s' is reserved for the launch", key);
+            diag(c, SPEC_ERROR, p, HK_MSG_SPEC_SIZE_VAR_RESERVED, key);
             continue;
         }
         if (!(s->size_names[s->n_size_names] = hk_strdup(key))) {
@@ -888,7 +904,7 @@ static void parse_sizes(pctx *c, spec *s, json_t *root)
         char p[256];
         snprintf(p, sizeof p, "sizes[%zu]", k);
         if (!json_is_object(set)) {
-            diag(c, SPEC_ERROR, p, "expected an object, got %s", type_name(set));
+            diag(c, SPEC_ERROR, p, HK_MSG_SPEC_EXPECTED_OBJECT_GOT, type_name(set));
             continue;
         }
         json_object_foreach(set, key, x) {
@@ -898,7 +914,7 @@ static void parse_sizes(pctx *c, spec *s, json_t *root)
             if (!known) {
                 char q[300];
                 snprintf(q, sizeof q, "%s.%s", p, key);
-                diag(c, SPEC_ERROR, q, "not defined in sizes[0]: every size set defines the same variables");
+                diag(c, SPEC_ERROR, q, HK_MSG_SPEC_SIZE_VAR_UNDEFINED);
             }
         }
         for (size_t i = 0; i < nv; i++) {
@@ -906,13 +922,13 @@ static void parse_sizes(pctx *c, spec *s, json_t *root)
             char q[300];
             snprintf(q, sizeof q, "%s.%s", p, s->size_names[i]);
             if (!val) {
-                diag(c, SPEC_ERROR, p, "missing size variable '%s'", s->size_names[i]);
+                diag(c, SPEC_ERROR, p, HK_MSG_SPEC_SIZE_VAR_MISSING, s->size_names[i]);
                 continue;
             }
             if (!json_is_integer(val) || json_integer_value(val) < 1 ||
                 json_integer_value(val) > (1LL << 40)) {
-                diag(c, SPEC_ERROR, q, "expected an integer in [1, 2^40], got %s",
-                     json_is_integer(val) ? "one outside" : type_name(val));
+                diag(c, SPEC_ERROR, q, HK_MSG_SPEC_SIZE_VALUE,
+                     json_is_integer(val) ? hk_tr(HK_MSG_SPEC_ONE_OUTSIDE) : type_name(val));
                 continue;
             }
             s->size_values[k * nv + i] = json_integer_value(val);
@@ -925,7 +941,7 @@ static void parse_dims(pctx *c, spec *s, json_t *v, const char *path, expr **dim
 {
     size_t n = json_is_array(v) ? json_array_size(v) : 1;
     if (json_is_array(v) && (n < 1 || n > 3)) {
-        diag(c, SPEC_ERROR, path, "expected 1 to 3 dimensions, got %zu", n);
+        diag(c, SPEC_ERROR, path, HK_MSG_SPEC_DIMS, n);
         return;
     }
     for (size_t d = 0; d < n; d++) {
@@ -947,19 +963,19 @@ static void parse_launch(pctx *c, spec *s, json_t *root)
     static const char *const keys[] = { "grid", "block", "shmem", NULL };
     json_t *l = json_object_get(root, "launch");
     if (!l) {
-        diag(c, SPEC_ERROR, "launch", "missing (required): {\"grid\": \"ceil_div(n, block_x)\", \"block\": 256}");
+        diag(c, SPEC_ERROR, "launch", HK_MSG_SPEC_LAUNCH_MISSING);
         return;
     }
     if (!json_is_object(l)) {
-        diag(c, SPEC_ERROR, "launch", "expected an object, got %s", type_name(l));
+        diag(c, SPEC_ERROR, "launch", HK_MSG_SPEC_EXPECTED_OBJECT_GOT, type_name(l));
         return;
     }
     check_keys(c, l, "launch", keys);
     json_t *g = json_object_get(l, "grid"), *b = json_object_get(l, "block");
     if (!g)
-        diag(c, SPEC_ERROR, "launch.grid", "missing (required)");
+        diag(c, SPEC_ERROR, "launch.grid", HK_MSG_SPEC_MISSING);
     if (!b)
-        diag(c, SPEC_ERROR, "launch.block", "missing (required)");
+        diag(c, SPEC_ERROR, "launch.block", HK_MSG_SPEC_MISSING);
     if (!g || !b || s->n_sizes == 0)
         return;
     parse_dims(c, s, b, "launch.block", s->block, false);
@@ -971,7 +987,7 @@ static void parse_launch(pctx *c, spec *s, json_t *root)
         char p[64] = "launch.block";
         if (json_is_array(b))
             snprintf(p, sizeof p, "launch.block[%d]", d);
-        block_ok &= eval_all(c, s, s->block[d], p, 1, block_max[d], false, "a block dimension");
+        block_ok &= eval_all(c, s, s->block[d], p, 1, block_max[d], false, hk_tr(HK_MSG_SPEC_WHAT_BLOCK_DIM));
     }
     for (size_t k = 0; block_ok && k < s->n_sizes; k++) {
         long long t = 1;
@@ -981,7 +997,7 @@ static void parse_launch(pctx *c, spec *s, json_t *root)
             t *= v.i;
         }
         if (t > 1024) {
-            diag(c, SPEC_ERROR, "launch.block", "%lld threads per block with sizes[%zu]; at most 1024", t, k);
+            diag(c, SPEC_ERROR, "launch.block", HK_MSG_SPEC_BLOCK_THREADS, t, k);
             block_ok = false;
         }
     }
@@ -994,11 +1010,11 @@ static void parse_launch(pctx *c, spec *s, json_t *root)
         if (json_is_array(g))
             snprintf(p, sizeof p, "launch.grid[%d]", d);
         if (s->grid[d])
-            eval_all(c, s, s->grid[d], p, 1, grid_max[d], false, "a grid dimension");
+            eval_all(c, s, s->grid[d], p, 1, grid_max[d], false, hk_tr(HK_MSG_SPEC_WHAT_GRID_DIM));
     }
     json_t *sh = json_object_get(l, "shmem");
     if (sh && (s->shmem = get_expr(c, s, sh, "launch.shmem", true)) != NULL)
-        eval_all(c, s, s->shmem, "launch.shmem", 0, 227 * 1024, false, "dynamic shared memory (bytes)");
+        eval_all(c, s, s->shmem, "launch.shmem", 0, 227 * 1024, false, hk_tr(HK_MSG_SPEC_WHAT_SHMEM));
 
     /* The rule "one size is not a multiple of the block size": look at the size
      * variables each grid dimension divides by its block dimension. */
@@ -1017,8 +1033,7 @@ static void parse_launch(pctx *c, spec *s, json_t *root)
         }
     }
     if (any_var && !ragged && !s->exact_sizes)
-        diag(c, SPEC_WARNING, "sizes", "no size set is a non-multiple of the block size: add one "
-             "(e.g. a prime such as 1000003) so bounds checks are exercised");
+        diag(c, SPEC_WARNING, "sizes", HK_MSG_SPEC_NO_RAGGED);
 }
 
 static void parse_tolerance(pctx *c, json_t *v, const char *path, spec_tolerance *t)
@@ -1027,7 +1042,7 @@ static void parse_tolerance(pctx *c, json_t *v, const char *path, spec_tolerance
     if (!v)
         return;
     if (!json_is_object(v)) {
-        diag(c, SPEC_ERROR, path, "expected an object {\"rtol\":..., \"atol\":..., \"l2\":...}, got %s",
+        diag(c, SPEC_ERROR, path, HK_MSG_SPEC_TOL_NOT_OBJECT,
              type_name(v));
         return;
     }
@@ -1040,7 +1055,7 @@ static void parse_tolerance(pctx *c, json_t *v, const char *path, spec_tolerance
         char p[256];
         snprintf(p, sizeof p, "%s.%s", path, keys[i]);
         if (!json_is_number(x) || json_number_value(x) < 0 || json_number_value(x) > 1e6)
-            diag(c, SPEC_ERROR, p, "expected a number >= 0");
+            diag(c, SPEC_ERROR, p, HK_MSG_SPEC_EXPECTED_NONNEG);
         else
             *dst[i] = json_number_value(x);
     }
@@ -1053,12 +1068,12 @@ static void parse_distributions(pctx *c, spec *s, json_t *root)
     size_t n = HK_ARRAY_LEN(defaults);
     if (v) {
         if (!json_is_array(v)) {
-            diag(c, SPEC_ERROR, "distributions", "expected an array of distributions, got %s", type_name(v));
+            diag(c, SPEC_ERROR, "distributions", HK_MSG_SPEC_DISTS_NOT_ARRAY, type_name(v));
             return;
         }
         n = json_array_size(v);
         if (n < SPEC_MIN_DISTS || n > SPEC_MAX_DISTS) {
-            diag(c, SPEC_ERROR, "distributions", "needs %d to %d distributions; got %zu",
+            diag(c, SPEC_ERROR, "distributions", HK_MSG_SPEC_DISTS_COUNT,
                  SPEC_MIN_DISTS, SPEC_MAX_DISTS, n);
             return;
         }
@@ -1076,13 +1091,13 @@ static void parse_distributions(pctx *c, spec *s, json_t *root)
         json_t *x = v ? json_array_get(v, i) : NULL;
         const char *t = v ? json_string_value(x) : defaults[i];
         if (!t) {
-            diag(c, SPEC_ERROR, p, "expected a string such as \"uniform(-1,1)\", got %s", type_name(x));
+            diag(c, SPEC_ERROR, p, HK_MSG_SPEC_DIST_NOT_STRING, type_name(x));
             continue;
         }
         if (spec_dist_parse(t, &s->dists[i], err, sizeof err) != HK_OK)
-            diag(c, SPEC_ERROR, p, "%s", err);
+            diag_text(c, SPEC_ERROR, p, err);
         else if (s->dists[i].kind == HK_DIST_ZEROS)
-            diag(c, SPEC_ERROR, p, "zeros is only allowed as the dist of an inout accumulator");
+            diag(c, SPEC_ERROR, p, HK_MSG_SPEC_ZEROS_DISTS);
         if (!(s->dist_texts[i] = hk_strdup(t)))
             c->rc = HK_ENOMEM;
     }
@@ -1105,25 +1120,22 @@ static void parse_arg_dist(pctx *c, spec *s, spec_arg *a, json_t *v, const char 
     if (json_is_string(v)) {
         hk_dist d;
         if (spec_dist_parse(json_string_value(v), &d, err, sizeof err) != HK_OK) {
-            diag(c, SPEC_ERROR, path, "%s", err);
+            diag_text(c, SPEC_ERROR, path, err);
             return;
         }
         if (d.kind == HK_DIST_ZEROS && a->kind != HK_ARG_INOUT) {
-            diag(c, SPEC_ERROR, path, "zeros is only allowed for an inout accumulator (e.g. histogram "
-                 "bins); inputs are never constant");
+            diag(c, SPEC_ERROR, path, HK_MSG_SPEC_ZEROS_INPUT);
             return;
         }
         if (!hk_dtype_is_float(a->dtype) && (d.kind == HK_DIST_UNIFORM || d.kind == HK_DIST_NORMAL) &&
             fabs(d.b - d.a) < 4)
-            diag(c, SPEC_WARNING, path, "integer %s values are truncated from a narrow float "
-                 "distribution; most elements will be equal: use int(lo,hi)", hk_dtype_name(a->dtype));
+            diag(c, SPEC_WARNING, path, HK_MSG_SPEC_NARROW_INT_DIST, hk_dtype_name(a->dtype));
         for (size_t i = 0; i < s->n_dists; i++)
             a->dists[i] = d;
         return;
     }
     if (!json_is_array(v) || json_array_size(v) != s->n_dists) {
-        diag(c, SPEC_ERROR, path, "expected a distribution string, or an array of %zu (one per entry "
-             "of distributions)", s->n_dists);
+        diag(c, SPEC_ERROR, path, HK_MSG_SPEC_ARG_DIST_SHAPE, s->n_dists);
         return;
     }
     for (size_t i = 0; i < s->n_dists; i++) {
@@ -1131,9 +1143,9 @@ static void parse_arg_dist(pctx *c, spec *s, spec_arg *a, json_t *v, const char 
         snprintf(p, sizeof p, "%s[%zu]", path, i);
         const char *t = json_string_value(json_array_get(v, i));
         if (!t || spec_dist_parse(t, &a->dists[i], err, sizeof err) != HK_OK)
-            diag(c, SPEC_ERROR, p, "%s", t ? err : "expected a distribution string");
+            diag_text(c, SPEC_ERROR, p, t ? err : hk_tr(HK_MSG_SPEC_EXPECTED_DIST_STRING));
         else if (a->dists[i].kind == HK_DIST_ZEROS && a->kind != HK_ARG_INOUT)
-            diag(c, SPEC_ERROR, p, "zeros is only allowed for an inout accumulator");
+            diag(c, SPEC_ERROR, p, HK_MSG_SPEC_ZEROS_ONLY_INOUT);
     }
 }
 
@@ -1143,11 +1155,11 @@ static void parse_args(pctx *c, spec *s, json_t *root, const spec_tolerance *top
     static const char *const keys[] = { "name", "kind", "dtype", "count", "value", "dist", "tolerance", NULL };
     json_t *v = json_object_get(root, "args");
     if (!v) {
-        diag(c, SPEC_ERROR, "args", "missing (required): the kernel's parameters in order");
+        diag(c, SPEC_ERROR, "args", HK_MSG_SPEC_ARGS_MISSING);
         return;
     }
     if (!json_is_array(v) || json_array_size(v) == 0 || json_array_size(v) > HK_MAX_ARGS) {
-        diag(c, SPEC_ERROR, "args", "expected an array of 1 to %d arguments in kernel parameter order",
+        diag(c, SPEC_ERROR, "args", HK_MSG_SPEC_ARGS_SHAPE,
              HK_MAX_ARGS);
         return;
     }
@@ -1165,7 +1177,7 @@ static void parse_args(pctx *c, spec *s, json_t *root, const spec_tolerance *top
         char p[64], q[128];
         snprintf(p, sizeof p, "args[%zu]", i);
         if (!json_is_object(o)) {
-            diag(c, SPEC_ERROR, p, "expected an object {\"kind\":..., \"dtype\":...}, got %s", type_name(o));
+            diag(c, SPEC_ERROR, p, HK_MSG_SPEC_ARG_NOT_OBJECT, type_name(o));
             continue;
         }
         check_keys(c, o, p, keys);
@@ -1183,7 +1195,7 @@ static void parse_args(pctx *c, spec *s, json_t *root, const spec_tolerance *top
             else if (!strcmp(kind, "inout")) a->kind = HK_ARG_INOUT;
             else {
                 snprintf(q, sizeof q, "%s.kind", p);
-                diag(c, SPEC_ERROR, q, "\"%s\": expected scalar, input, output or inout", kind);
+                diag(c, SPEC_ERROR, q, HK_MSG_SPEC_ARG_KIND, kind);
                 kind_ok = false;
             }
         } else {
@@ -1193,8 +1205,7 @@ static void parse_args(pctx *c, spec *s, json_t *root, const spec_tolerance *top
         a->dtype = HK_DT_F32;
         if (dt && spec_dtype_parse(dt, &a->dtype) != HK_OK) {
             snprintf(q, sizeof q, "%s.dtype", p);
-            diag(c, SPEC_ERROR, q, "\"%s\": unknown dtype (float, double, half, bfloat16, int8/16/32/64, "
-                 "uint8/16/32/64)", dt);
+            diag(c, SPEC_ERROR, q, HK_MSG_SPEC_UNKNOWN_DTYPE, dt);
         }
         if (!kind_ok)
             continue;
@@ -1203,38 +1214,38 @@ static void parse_args(pctx *c, spec *s, json_t *root, const spec_tolerance *top
         if (a->kind == HK_ARG_SCALAR) {
             snprintf(q, sizeof q, "%s.value", p);
             if (!value) {
-                diag(c, SPEC_ERROR, q, "missing (required for a scalar)");
+                diag(c, SPEC_ERROR, q, HK_MSG_SPEC_SCALAR_VALUE_MISSING);
             } else if ((a->value = get_expr(c, s, value, q, false)) != NULL) {
                 if (!hk_dtype_is_float(a->dtype) && expr_is_float(a->value))
-                    diag(c, SPEC_ERROR, q, "\"%s\" is a float; %s is an integer type",
+                    diag(c, SPEC_ERROR, q, HK_MSG_SPEC_SCALAR_FLOAT,
                          expr_text(a->value), hk_dtype_name(a->dtype));
                 else
-                    eval_all(c, s, a->value, q, LLONG_MIN, LLONG_MAX, true, "the value");
+                    eval_all(c, s, a->value, q, LLONG_MIN, LLONG_MAX, true, hk_tr(HK_MSG_SPEC_WHAT_VALUE));
             }
             if (count) {
                 snprintf(q, sizeof q, "%s.count", p);
-                diag(c, SPEC_ERROR, q, "a scalar has no count (did you mean kind \"input\"?)");
+                diag(c, SPEC_ERROR, q, HK_MSG_SPEC_SCALAR_COUNT);
             }
             if (dist) {
                 snprintf(q, sizeof q, "%s.dist", p);
-                diag(c, SPEC_ERROR, q, "a scalar takes a value, not a dist");
+                diag(c, SPEC_ERROR, q, HK_MSG_SPEC_SCALAR_DIST);
             }
             if (tol) {
                 snprintf(q, sizeof q, "%s.tolerance", p);
-                diag(c, SPEC_ERROR, q, "only outputs and inouts have a tolerance");
+                diag(c, SPEC_ERROR, q, HK_MSG_SPEC_TOL_ONLY_OUTPUTS);
             }
             continue;
         }
         snprintf(q, sizeof q, "%s.count", p);
         if (!count) {
-            diag(c, SPEC_ERROR, q, "missing (required for a buffer): element count, e.g. \"n\"");
+            diag(c, SPEC_ERROR, q, HK_MSG_SPEC_BUFFER_COUNT_MISSING);
         } else if ((a->count = get_expr(c, s, count, q, false)) != NULL &&
-                   eval_all(c, s, a->count, q, 1, MAX_BUFFER_BYTES, false, "the element count")) {
+                   eval_all(c, s, a->count, q, 1, MAX_BUFFER_BYTES, false, hk_tr(HK_MSG_SPEC_WHAT_COUNT))) {
             for (size_t k = 0; k < s->n_sizes; k++) {
                 expr_value ev;
                 spec_eval(s, a->count, k, VALIDATION_SM_COUNT, &ev, NULL, 0);
                 if (ev.i > MAX_BUFFER_BYTES / (long long)hk_dtype_size(a->dtype)) {
-                    diag(c, SPEC_ERROR, q, "\"%s\" with sizes[%zu] is %lld elements: over 64 GiB",
+                    diag(c, SPEC_ERROR, q, HK_MSG_SPEC_BUFFER_TOO_BIG,
                          expr_text(a->count), k, ev.i);
                     break;
                 }
@@ -1242,13 +1253,12 @@ static void parse_args(pctx *c, spec *s, json_t *root, const spec_tolerance *top
         }
         if (value) {
             snprintf(q, sizeof q, "%s.value", p);
-            diag(c, SPEC_ERROR, q, "a buffer has a count and a dist, not a value");
+            diag(c, SPEC_ERROR, q, HK_MSG_SPEC_BUFFER_VALUE);
         }
         snprintf(q, sizeof q, "%s.dist", p);
         if (a->kind == HK_ARG_OUTPUT) {
             if (dist)
-                diag(c, SPEC_ERROR, q, "an output is poisoned before each run; give it no dist (use "
-                     "kind \"inout\" if the kernel reads it)");
+                diag(c, SPEC_ERROR, q, HK_MSG_SPEC_OUTPUT_DIST);
         } else {
             parse_arg_dist(c, s, a, dist, q);
         }
@@ -1262,11 +1272,11 @@ static void parse_args(pctx *c, spec *s, json_t *root, const spec_tolerance *top
             parse_tolerance(c, tol, q, &a->tol);
         } else if (tol) {
             snprintf(q, sizeof q, "%s.tolerance", p);
-            diag(c, SPEC_ERROR, q, "only outputs and inouts have a tolerance");
+            diag(c, SPEC_ERROR, q, HK_MSG_SPEC_TOL_ONLY_OUTPUTS);
         }
     }
     if (n_out == 0)
-        diag(c, SPEC_ERROR, "args", "no output or inout argument: there would be nothing to check");
+        diag(c, SPEC_ERROR, "args", HK_MSG_SPEC_NO_OUTPUT);
 }
 
 /* A __constant__ variable's name as declared: an identifier, or one qualified by its
@@ -1300,8 +1310,7 @@ static void parse_constants(pctx *c, spec *s, json_t *root)
     if (!v)
         return;
     if (!json_is_array(v) || json_array_size(v) > SPEC_MAX_CONSTANTS) {
-        diag(c, SPEC_ERROR, "constants", "expected an array of at most %d __constant__ variables, "
-             "e.g. [{\"name\": \"mask\", \"dtype\": \"float\", \"count\": 25}]", SPEC_MAX_CONSTANTS);
+        diag(c, SPEC_ERROR, "constants", HK_MSG_SPEC_CONSTS_SHAPE, SPEC_MAX_CONSTANTS);
         return;
     }
     size_t n = json_array_size(v);
@@ -1321,19 +1330,17 @@ static void parse_constants(pctx *c, spec *s, json_t *root)
         a->kind = HK_ARG_INPUT;
         a->dtype = HK_DT_F32;
         if (!json_is_object(o)) {
-            diag(c, SPEC_ERROR, p, "expected an object {\"name\":..., \"dtype\":..., \"count\":...}, "
-                 "got %s", type_name(o));
+            diag(c, SPEC_ERROR, p, HK_MSG_SPEC_CONST_NOT_OBJECT, type_name(o));
             continue;
         }
         check_keys(c, o, p, keys);
         const char *name = get_string(c, o, p, "name", true);
         snprintf(q, sizeof q, "%s.name", p);
         if (name && !is_symbol_name(name))
-            diag(c, SPEC_ERROR, q, "\"%s\": not the name of a __constant__ variable (an identifier, "
-                 "or one qualified by namespaces: ns::mask)", name);
+            diag(c, SPEC_ERROR, q, HK_MSG_SPEC_CONST_NAME, name);
         for (size_t j = 0; name && j < i; j++)
             if (s->consts[j].name && !strcmp(s->consts[j].name, name))
-                diag(c, SPEC_ERROR, q, "\"%s\" is already constants[%zu]", name, j);
+                diag(c, SPEC_ERROR, q, HK_MSG_SPEC_CONST_DUP, name, j);
         a->name = hk_strdup(name ? name : "?");
         if (!a->name)
             c->rc = HK_ENOMEM;
@@ -1341,18 +1348,16 @@ static void parse_constants(pctx *c, spec *s, json_t *root)
         bool dtype_ok = dt && spec_dtype_parse(dt, &a->dtype) == HK_OK;
         if (dt && !dtype_ok) {
             snprintf(q, sizeof q, "%s.dtype", p);
-            diag(c, SPEC_ERROR, q, "\"%s\": unknown dtype (float, double, half, bfloat16, "
-                 "int8/16/32/64, uint8/16/32/64)", dt);
+            diag(c, SPEC_ERROR, q, HK_MSG_SPEC_UNKNOWN_DTYPE, dt);
         }
         json_t *count = json_object_get(o, "count");
         snprintf(q, sizeof q, "%s.count", p);
         long long most = SPEC_CONSTANT_BYTES / (long long)hk_dtype_size(a->dtype);
         if (!count)
-            diag(c, SPEC_ERROR, q, "missing (required): element count, e.g. 25 for "
-                 "__constant__ float mask[5][5]");
+            diag(c, SPEC_ERROR, q, HK_MSG_SPEC_CONST_COUNT_MISSING);
         else if ((a->count = get_expr(c, s, count, q, false)) != NULL && dtype_ok &&
-                 eval_all(c, s, a->count, q, 1, most, false, "the element count of a __constant__ "
-                          "array (at most 64 KiB)"))
+                 eval_all(c, s, a->count, q, 1, most, false,
+                          hk_tr(HK_MSG_SPEC_WHAT_CONST_COUNT)))
             for (size_t k = 0; k < s->n_sizes; k++) {
                 expr_value ev;
                 spec_eval(s, a->count, k, VALIDATION_SM_COUNT, &ev, NULL, 0);
@@ -1363,8 +1368,7 @@ static void parse_constants(pctx *c, spec *s, json_t *root)
     }
     for (size_t k = 0; k < s->n_sizes && c->rc == HK_OK; k++)
         if (total[k] > SPEC_CONSTANT_BYTES) {
-            diag(c, SPEC_ERROR, "constants", "%lld bytes of __constant__ data with sizes[%zu]; the "
-                 "device holds at most %d", total[k], k, SPEC_CONSTANT_BYTES);
+            diag(c, SPEC_ERROR, "constants", HK_MSG_SPEC_CONSTS_TOO_BIG, total[k], k, SPEC_CONSTANT_BYTES);
             break;
         }
 }
@@ -1374,8 +1378,8 @@ static void parse_seeds(pctx *c, spec *s, json_t *root)
     json_t *v = json_object_get(root, "seeds");
     size_t n = v ? json_array_size(v) : SPEC_MIN_SEEDS;
     if (v && (!json_is_array(v) || n < SPEC_MIN_SEEDS || n > SPEC_MAX_SEEDS)) {
-        diag(c, SPEC_ERROR, "seeds", "expected an array of %d to %d integer seeds%s", SPEC_MIN_SEEDS,
-             SPEC_MAX_SEEDS, json_is_array(v) ? " (too few: correctness needs several inputs)" : "");
+        diag(c, SPEC_ERROR, "seeds", HK_MSG_SPEC_SEEDS_SHAPE, SPEC_MIN_SEEDS,
+             SPEC_MAX_SEEDS, json_is_array(v) ? hk_tr(HK_MSG_SPEC_TOO_FEW_SEEDS) : "");
         return;
     }
     s->seeds = hk_calloc(n, sizeof *s->seeds);
@@ -1393,13 +1397,13 @@ static void parse_seeds(pctx *c, spec *s, json_t *root)
         char p[64];
         snprintf(p, sizeof p, "seeds[%zu]", i);
         if (!json_is_integer(x) || json_integer_value(x) < 0) {
-            diag(c, SPEC_ERROR, p, "expected an integer >= 0");
+            diag(c, SPEC_ERROR, p, HK_MSG_SPEC_EXPECTED_NONNEG_INT);
             continue;
         }
         s->seeds[i] = json_integer_value(x);
         for (size_t j = 0; j < i; j++)
             if (s->seeds[j] == s->seeds[i])
-                diag(c, SPEC_ERROR, p, "seed %lld repeats seeds[%zu]", s->seeds[i], j);
+                diag(c, SPEC_ERROR, p, HK_MSG_SPEC_SEED_REPEATS, s->seeds[i], j);
     }
 }
 
@@ -1419,7 +1423,7 @@ static void parse_common(pctx *c, spec *s, json_t *root, const char *spec_path)
     s->name = dup_or_fail(c, name);
     const char *kernel = get_string(c, root, "", "kernel", true);
     if (kernel && !is_kernel_name(kernel))
-        diag(c, SPEC_ERROR, "kernel", "\"%s\" is not a kernel name", kernel);
+        diag(c, SPEC_ERROR, "kernel", HK_MSG_SPEC_NOT_KERNEL_NAME, kernel);
     s->kernel = dup_or_fail(c, kernel);
     const char *src = get_string(c, root, "", "source", true);
     s->source = dup_or_fail(c, src);
@@ -1428,11 +1432,11 @@ static void parse_common(pctx *c, spec *s, json_t *root, const char *spec_path)
         if (!s->source_path)
             c->rc = HK_ENOMEM;
         else if (spec_path && access(s->source_path, R_OK) != 0)
-            diag(c, SPEC_ERROR, "source", "cannot read %s: %s", s->source_path, strerror(errno));
+            diag(c, SPEC_ERROR, "source", HK_MSG_SPEC_CANNOT_READ_ERRNO, s->source_path, strerror(errno));
     }
     json_t *d = json_object_get(root, "description");
     if (d && !json_is_string(d))
-        diag(c, SPEC_ERROR, "description", "expected a string");
+        diag(c, SPEC_ERROR, "description", HK_MSG_SPEC_EXPECTED_STRING);
 }
 
 static void parse_command(pctx *c, spec *s, json_t *root, const char *spec_path)
@@ -1451,7 +1455,7 @@ static void parse_command(pctx *c, spec *s, json_t *root, const char *spec_path)
     if (!s->workdir)
         c->rc = HK_ENOMEM;
     else if (spec_path && access(s->workdir, X_OK) != 0)
-        diag(c, SPEC_ERROR, wd ? "workdir" : "", "cannot enter the work directory %s: %s", s->workdir,
+        diag(c, SPEC_ERROR, wd ? "workdir" : "", HK_MSG_SPEC_WORKDIR, s->workdir,
              strerror(errno));
     const char *rx_keys[2] = { "pass_regex", "fail_regex" };
     char **rx_dst[2] = { &s->pass_regex, &s->fail_regex };
@@ -1464,7 +1468,7 @@ static void parse_command(pctx *c, spec *s, json_t *root, const char *spec_path)
         if (rc != 0) {
             char err[200];
             regerror(rc, &re, err, sizeof err);
-            diag(c, SPEC_ERROR, rx_keys[i], "bad POSIX extended regex \"%s\": %s", rx, err);
+            diag(c, SPEC_ERROR, rx_keys[i], HK_MSG_SPEC_BAD_REGEX, rx, err);
             continue;
         }
         regfree(&re);
@@ -1474,7 +1478,7 @@ static void parse_command(pctx *c, spec *s, json_t *root, const char *spec_path)
     json_t *t = json_object_get(root, "timeout_s");
     if (t) {
         if (!json_is_number(t) || json_number_value(t) <= 0 || json_number_value(t) > 86400)
-            diag(c, SPEC_ERROR, "timeout_s", "expected seconds in (0, 86400]");
+            diag(c, SPEC_ERROR, "timeout_s", HK_MSG_SPEC_TIMEOUT);
         else
             s->timeout_s = json_number_value(t);
     }
@@ -1519,9 +1523,9 @@ static void anchor_includes(pctx *c, spec *s, json_t *root)
     json_t *extra = json_object_get(root, "include_dirs");
     size_t n_extra = json_array_size(extra);
     if (extra && !json_is_array(extra)) {
-        diag(c, SPEC_ERROR, "include_dirs", "expected an array of folders, got %s", type_name(extra));
+        diag(c, SPEC_ERROR, "include_dirs", HK_MSG_SPEC_INCLUDE_DIRS_SHAPE, type_name(extra));
     } else if (n_extra > 64) {
-        diag(c, SPEC_ERROR, "include_dirs", "more than 64 entries");
+        diag(c, SPEC_ERROR, "include_dirs", HK_MSG_SPEC_MORE_THAN_64);
         n_extra = 0;
     }
     if (!(s->include_dirs = hk_calloc(2 + n_extra, sizeof *s->include_dirs)))
@@ -1539,7 +1543,7 @@ static void anchor_includes(pctx *c, spec *s, json_t *root)
         snprintf(p, sizeof p, "include_dirs[%zu]", i);
         const char *d = json_string_value(x);
         if (!d || !*d) {
-            diag(c, SPEC_ERROR, p, "expected a folder (a non-empty string), got %s", type_name(x));
+            diag(c, SPEC_ERROR, p, HK_MSG_SPEC_INCLUDE_DIR_NOT_STRING, type_name(x));
             continue;
         }
         char *abs = d[0] == '/' ? hk_strdup(d) : hk_asprintf("%s/%s", s->dir, d);
@@ -1547,7 +1551,7 @@ static void anchor_includes(pctx *c, spec *s, json_t *root)
         if (!abs) {
             c->rc = HK_ENOMEM;
         } else if (stat(abs, &st) != 0 || !S_ISDIR(st.st_mode)) {
-            diag(c, SPEC_ERROR, p, "not a folder: %s", abs);
+            diag(c, SPEC_ERROR, p, HK_MSG_SPEC_NOT_A_FOLDER, abs);
             hk_free(abs);
         } else {
             s->include_dirs[s->n_include_dirs++] = abs;
@@ -1567,7 +1571,7 @@ static void parse_harness(pctx *c, spec *s, json_t *root, const char *spec_path)
                false);
     json_t *ex = json_object_get(root, "exact_sizes");
     if (ex && !json_is_boolean(ex))
-        diag(c, SPEC_ERROR, "exact_sizes", "expected true or false, got %s", type_name(ex));
+        diag(c, SPEC_ERROR, "exact_sizes", HK_MSG_SPEC_EXPECTED_BOOL_GOT, type_name(ex));
     s->exact_sizes = json_is_true(ex);
     parse_strv(c, json_object_get(root, "template_args"), "template_args", &s->template_args,
                &s->n_template_args, false);
@@ -1613,7 +1617,7 @@ int spec_parse(const char *text, size_t len, const char *spec_path, spec **out, 
     pctx c = { .text = text, .len = len, .d = diags, .rc = HK_OK };
     if (len > SPEC_MAX_BYTES) {
         c.text = NULL;
-        diag(&c, SPEC_ERROR, "", "spec is larger than %u bytes", SPEC_MAX_BYTES);
+        diag(&c, SPEC_ERROR, "", HK_MSG_SPEC_TOO_LARGE, SPEC_MAX_BYTES);
         return HK_ETOOBIG;
     }
     size_t errors_before = diags->n_errors, first_diag = diags->n;
@@ -1621,13 +1625,13 @@ int spec_parse(const char *text, size_t len, const char *spec_path, spec **out, 
     json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
     spec *s = NULL;
     if (!root) {
-        diag(&c, SPEC_ERROR, "", "not valid JSON: %s (column %d)", jerr.text, jerr.column);
+        diag(&c, SPEC_ERROR, "", HK_MSG_SPEC_BAD_JSON, jerr.text, jerr.column);
         if (diags->n && diags->items[diags->n - 1].path[0] == '\0')
             diags->items[diags->n - 1].line = jerr.line > 0 ? jerr.line : 1;
         return c.rc == HK_ENOMEM ? HK_ENOMEM : HK_EPARSE;
     }
     if (!json_is_object(root)) {
-        diag(&c, SPEC_ERROR, "", "a bench spec is a JSON object");
+        diag(&c, SPEC_ERROR, "", HK_MSG_SPEC_NOT_OBJECT);
         goto out;
     }
     s = hk_calloc(1, sizeof *s);
@@ -1652,7 +1656,7 @@ int spec_parse(const char *text, size_t len, const char *spec_path, spec **out, 
     }
     const char *form = get_string(&c, root, "", "form", false);
     if (form && strcmp(form, "harness") && strcmp(form, "command")) {
-        diag(&c, SPEC_ERROR, "form", "\"%s\": expected \"harness\" or \"command\"", form);
+        diag(&c, SPEC_ERROR, "form", HK_MSG_SPEC_FORM, form);
         goto out;
     }
     bool command = form ? strcmp(form, "command") == 0
@@ -1691,7 +1695,7 @@ int spec_load(const char *path, spec **out, spec_diags *diags)
     FILE *f = fopen(path, "rb");
     if (!f) {
         int e = errno;
-        diag(&c, SPEC_ERROR, "", "cannot open %s: %s", path, strerror(e));
+        diag(&c, SPEC_ERROR, "", HK_MSG_SPEC_CANNOT_OPEN, path, strerror(e));
         return e == ENOENT ? HK_ENOENT : HK_EIO;
     }
     char *buf = hk_malloc(SPEC_MAX_BYTES + 1);
@@ -1704,7 +1708,7 @@ int spec_load(const char *path, spec **out, spec_diags *diags)
     fclose(f);
     int rc;
     if (err) {
-        diag(&c, SPEC_ERROR, "", "cannot read %s", path);
+        diag(&c, SPEC_ERROR, "", HK_MSG_SPEC_CANNOT_READ, path);
         rc = HK_EIO;
     } else {
         rc = spec_parse(buf, n, path, out, diags);

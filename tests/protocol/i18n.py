@@ -93,6 +93,39 @@ def expect(hkls, tmp, name, env, locale, want, want_lens, init_opts=None):
     close(c)
 
 
+def server_words(hkls, tmp, name, env, locale, want):
+    """The server's own sentences (issue 14): the message of a request's error response
+    (its code never changes), and window/logMessage's warnings with the "client settings"
+    label. want: the expected texts in order; returns the error codes."""
+    c, uri = session(hkls, tmp, name, env, locale)
+    try:
+        codes, got = [], []
+        for method, params in (
+                ("workspace/executeCommand", {"command": "hyperkernel.nope"}),
+                ("workspace/executeCommand", {"command": "hyperkernel.applyVersion",
+                                              "arguments": []}),
+                ("textDocument/hover", {"textDocument": {"uri": uri},
+                                        "position": {"line": -1, "character": 0}})):
+            r = c.request(method, params)
+            check("error" in r, "%s: %s did not fail: %s" % (name, method, r))
+            codes.append(r["error"]["code"])
+            got.append(r["error"]["message"])
+        c.notify("workspace/didChangeConfiguration",
+                 {"settings": {"episodes": {"db": os.path.join(tmp, name + ".db")},
+                               "bogusSetting": 1, "isTrusted": "yes"}})
+        for what in want[3:]:
+            m = c.wait(lambda m: m.get("method") == "window/logMessage"
+                       and what in m["params"]["message"], 10, "%s: log '%s'" % (name, what))
+            got.append(what)
+        for w, g in zip(want, got):
+            check(w in g, "%s: expected '%s', got '%s'" % (name, w, g))
+    except BaseException:
+        c.close()
+        raise
+    close(c)
+    return codes
+
+
 def run(hkls, tmp):
     os.makedirs(os.path.join(tmp, "ws"))
     os.makedirs(os.path.join(tmp, "xdg"))
@@ -132,7 +165,19 @@ def run(hkls, tmp):
         c.close()
         raise
     close(c)
+    zh_codes = server_words(hkls, tmp, "zh-words", en_env, "zh-CN",
+                            ["未知命令", "参数应为：[{uri, kernel, episode, version}]",
+                             "position 必须是 {line, character}，且为非负整数",
+                             "客户端设置：已忽略未知设置 \"bogusSetting\"",
+                             "客户端设置：isTrusted 必须是 true 或 false；已忽略"])
+    en_codes = server_words(hkls, tmp, "en-words", zh_env, "en",
+                            ["unknown command", "arguments: [{uri, kernel, episode, version}]",
+                             "position must be {line, character} with non-negative integers",
+                             "client settings: unknown setting \"bogusSetting\" ignored",
+                             "client settings: isTrusted must be true or false; ignored"])
+    check(zh_codes == en_codes, "error codes differ by language: %s %s" % (zh_codes, en_codes))
     print("ok: code actions and lenses follow locale, environment and setting")
+    print("ok: error responses and log messages in zh-CN and en, the same codes")
     return 0
 
 

@@ -65,6 +65,19 @@ def run(c, tmp):
         if "优化历史" not in hv:
             c.drain(0.3)
     check("优化历史" in hv and "| 版本 | 耗时 | 加速比 |" in hv, "hover:\n" + hv)
+    # the simulated marks inside the history's cells (issue 14)
+    check("x（模拟）" in hv and " simulated" not in hv, "hover's cells:\n" + hv)
+    # the worker's log lines the editor relays, with the server's own prefix (issue 14)
+    logs = [m["params"]["message"] for _, m in c.log if m.get("method") == "window/logMessage"]
+    mine = [m for m in logs if m.startswith("优化任务 %d（saxpy）：" % episode)]
+    check(any("基线：" in m and "个寄存器，溢出 0 字节" in m for m in mine)
+          and any("已提出 1 个候选版本，测量了 1 个" in m for m in mine),
+          "relayed worker lines: %s" % mine)
+    english = ("registers", "candidates proposed", "search axes", "skills that fit")
+    check(not [m for m in logs if m.startswith("episode %d (" % episode)]
+          and not [m for m in mine if any(e in m for e in english)],
+          "English relayed lines: %s" % logs)
+    check(any(m.startswith("优化核函数 saxpy (") for m in logs), "the end line: %s" % logs)
     # the worker wrote its report in the editor's language, not its environment's
     eps = [e for e in c.request("hyperkernel/episodes", {}) if e.get("id") == episode]
     check(eps and eps[0].get("status") == "completed", "episodes %s" % eps)

@@ -89,6 +89,24 @@ def inferred_then_run(c, tmp):
     check("Spec inferred" in hv and "(saxpy.saxpy.bench.json)" in hv
           and "- grid from the launch site at saxpy.cu:" in hv
           and "Optimization history" in hv, "hover:\n" + hv)
+    # in Chinese the same notes are said in Chinese; the saved spec stays English (issue 14)
+    c.notify("workspace/didChangeConfiguration",
+             {"settings": {"compile": {"enabled": False}, "language": "zh-CN",
+                           "episodes": {"simulate": True, "budget": 1, "check": "quick",
+                                        "db": os.path.join(tmp, "history.db")}}})
+    deadline = time.monotonic() + 30
+    zh = hover_text(c, uri, at)
+    while "已推断 bench spec" not in zh and time.monotonic() < deadline:
+        c.drain(0.3)
+        zh = hover_text(c, uri, at)
+    check("已推断 bench spec" in zh and "- 网格来自 saxpy.cu:" in zh
+          and "from the launch site" not in zh, "hover in Chinese:\n" + zh)
+    check(json.load(open(spec_path)).get("inferred") == spec["inferred"], "the saved notes changed")
+    c.notify("workspace/didChangeConfiguration",
+             {"settings": {"compile": {"enabled": False}, "language": "en",
+                           "episodes": {"simulate": True, "budget": 1, "check": "quick",
+                                        "db": os.path.join(tmp, "history.db")}}})
+    check("Spec inferred" in hover_text(c, uri, at), "the hover is English again")
     # a second click finds the spec: nothing is inferred again
     mtime = os.stat(spec_path).st_mtime_ns
     n = len(c.log)

@@ -664,6 +664,50 @@ static void apply_refuses_bad_versions(void **state)
     free(now);
 }
 
+/* Issue 14: report's and apply's errors and apply's result lines in zh-CN from the
+ * environment; ids, paths, version numbers, status codes and the diff stay as they are,
+ * and the file is untouched by a dry run. (The tests above check the English.) */
+static void report_and_apply_in_chinese(void **state)
+{
+    reset_file(original);
+    struct run nf, fmt, dry, rej, usage;
+    setenv("LC_ALL", "zh_CN.UTF-8", 1);
+    const char *a[] = { "report", "999", "--db", db_path, NULL };
+    run_hkls(a, &nf);
+    const char *b[] = { "report", ep_arg(ep_id), "--format", "pdf", "--db", db_path, NULL };
+    run_hkls(b, &fmt);
+    const char *c[] = { "apply", ep_arg(ep_id), "--db", db_path, "--dry-run", NULL };
+    run_hkls(c, &dry);
+    const char *d[] = { "apply", ep_arg(ep_id), "--version", "2", "--db", db_path, NULL };
+    run_hkls(d, &rej);
+    const char *e[] = { "apply", NULL };
+    run_hkls(e, &usage);
+    unsetenv("LC_ALL");
+    assert_int_equal(nf.code, 1);
+    assert_non_null(strstr(nf.err, "hkls report：没有优化任务 '999'（见 hkls history）"));
+    assert_int_equal(fmt.code, 2);
+    assert_non_null(strstr(fmt.err, "hkls report：--format pdf：应为 md、html 或 json"));
+    assert_int_equal(dry.code, 0);
+    char want[256];
+    snprintf(want, sizeof want, "]，优化任务 #%lld）应用到 %s\n", (long long)ep_id, file);
+    if (!strstr(dry.out, "试运行：将把 v1（加速比 2.00x [") || !strstr(dry.out, want) || !strstr(dry.out, "注意：v1 编译时使用了 --use_fast_math：") ||
+        !strstr(dry.out, "+#define BLOCK 128") || strstr(dry.out, "dry run") ||
+        strstr(dry.out, "note: "))
+        fail_msg("not the Chinese dry run:\n%s", dry.out);
+    char *now = read_all(file);
+    assert_string_equal(now, original);
+    free(now);
+    assert_int_equal(rej.code, 1);
+    assert_non_null(strstr(rej.err, "hkls apply：v2 未通过验证（rejected: wrong_answer）"));
+    assert_int_equal(usage.code, 2);
+    assert_non_null(strstr(usage.err, "用法：hkls apply EPISODE [--version N]"));
+    run_free(&nf);
+    run_free(&fmt);
+    run_free(&dry);
+    run_free(&rej);
+    run_free(&usage);
+}
+
 /* Issue 15: an episode whose worker was killed is shown as interrupted by `hkls report`
  * and `hkls history` (not "running" forever), the same test the editor's server applies
  * (store_mark_interrupted); one whose worker is alive stays running. */
@@ -746,6 +790,7 @@ int main(void)
         cmocka_unit_test(apply_splices_into_a_file_edited_elsewhere),
         cmocka_unit_test(apply_writes_the_measured_launch),
         cmocka_unit_test(apply_refuses_bad_versions),
+        cmocka_unit_test(report_and_apply_in_chinese),
         cmocka_unit_test(killed_worker_shows_interrupted),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "core/i18n.h"
 
 struct run {
     int code;
@@ -258,6 +259,20 @@ static void emit_params(void **state)
     run(dev, &r);
     assert_int_equal(r.code, 2);
     assert_non_null(strstr(r.err, "--device wants SMS,WARPS_PER_SM"));
+    run_free(&r);
+    /* in zh-CN (issue 14): the same refusal and the help in Chinese, the exit code the same */
+    hk_i18n_set(HK_LANG_ZH_CN);
+    run(dev, &r);
+    struct run help;
+    const char *h[] = {"--help", NULL};
+    run(h, &help);
+    hk_i18n_set(HK_LANG_EN);
+    assert_int_equal(r.code, 2);
+    assert_non_null(strstr(r.err, "hkls rewrites：--device 应为 SMS,WARPS_PER_SM（例如 132,64）"));
+    assert_int_equal(help.code, 0);
+    assert_non_null(strstr(help.out, "用法：hkls rewrites FILE --kernel NAME"));
+    assert_null(strstr(help.out, "usage:"));
+    run_free(&help);
     run_free(&r);
     /* a parameter means nothing to the listing, which is at every rewrite's defaults */
     const char *listing[] = {HK_TEST_DATA "/rewrite_rows/blockrows.cu", "--kernel", "soft_llmc", "--param",

@@ -480,6 +480,15 @@ static void test_verify_candidate_fp64(void **state)
     read_all(out, text, sizeof text);
     if (!strstr(text, "rejected: wrong_answer") || !strstr(text, "fp64 shadow"))
         fail_msg("verify-candidate said: %s", text);
+    /* the rejection's details in zh-CN (issue 14, session 28): the referee's sentence in
+     * Chinese, the reason code as it is */
+    snprintf(cmd, sizeof cmd, "LC_ALL=zh_CN.UTF-8 %s verify-candidate --spec "
+             "%s/episode/tiny.bench.json --candidate %s --pairs 1", HKLS, HK_TEST_DATA, sloppy);
+    assert_int_equal(run_sim(cmd, out), 1);
+    read_all(out, text, sizeof text);
+    if (!strstr(text, "已拒绝：wrong_answer") || !strstr(text, "与基线的 fp64 影子版本在 ") ||
+        strstr(text, "against the baseline's fp64 shadow"))
+        fail_msg("not the Chinese rejection: %s", text);
     snprintf(cmd, sizeof cmd, "HK_REF64=off %s verify-candidate --spec %s/episode/tiny.bench.json "
              "--candidate %s --pairs 1", HKLS, HK_TEST_DATA, sloppy);
     assert_int_equal(run_sim(cmd, out), 5);
@@ -547,6 +556,17 @@ static void test_optimize_language(void **state)
     expect_in(text, "  模拟 GPU：以下时间和加速比均为模拟值");
     expect_in(text, "  报告：");
     assert_null(strstr(text, "candidates:"));
+    /* the worker's lines on stderr (session 28): its log lines and version lines */
+    char err[2048], log[16384];
+    snprintf(err, sizeof err, "%s.err", out);
+    read_all(err, log, sizeof log);
+    expect_in(log, "已提出 1 个候选版本，测量了 1 个");
+    expect_in(log, "基线：");
+    expect_in(log, "个寄存器，溢出 0 字节");
+    expect_in(log, "] v1：");
+    expect_in(log, "警告：模拟 GPU ");
+    assert_null(strstr(log, "candidates proposed"));
+    assert_null(strstr(log, "warning: "));
     snprintf(cmd, sizeof cmd, "%s/reports/1/episode-1.html", d);
     read_all(cmd, html, sizeof html);
     expect_in(html, "<html lang=\"zh-CN\">");
@@ -559,6 +579,11 @@ static void test_optimize_language(void **state)
     expect_in(text, "  candidates: ");
     expect_in(text, " proposed, ");
     assert_null(strstr(text, "候选版本"));
+    read_all(err, log, sizeof log);
+    expect_in(log, " candidates proposed, ");
+    expect_in(log, "] v1: ");
+    expect_in(log, "warning: SIMULATED GPU ");
+    assert_null(strstr(log, "已提出"));
     snprintf(cmd, sizeof cmd, "%s/reports/2/episode-2.html", d);
     read_all(cmd, html, sizeof html);
     expect_in(html, "<html lang=\"en\">");

@@ -710,6 +710,41 @@ static void cli_shows_record_and_order(void **state)
     json_decref(j);
     run_free(&r);
 
+    /* Issue 14: the same list in zh-CN from the environment: the headings, the count
+     * line and each record in Chinese, the ids, classes and rewrites as they are; --json
+     * is the same in both languages. */
+    const char *aj_en[] = {"skills", "--dir", SHIPPED, "--db", db_path, "--json", NULL};
+    struct run en_json, zh_json, bad;
+    run_hkls(aj_en, &en_json);
+    setenv("LC_ALL", "zh_CN.UTF-8", 1);
+    run_hkls(a, &r);
+    run_hkls(aj_en, &zh_json);
+    const char *bad_class[] = {"skills", "--dir", SHIPPED, "--class", "io-bound", NULL};
+    run_hkls(bad_class, &bad);
+    unsetenv("LC_ALL");
+    if (r.code != 0)
+        fail_msg("exit %d: %s", r.code, r.err);
+    static const char *const zh[] = {"个优化技能，位于 ", "（memory-bound）；战绩来自 ", "硬件",
+                                     "类别", "代码改写", "战绩",
+                                     "1/1 次有效，在 1/1 个核函数上，平均 2.50x，最佳 2.50x",
+                                     "未尝试", "sm90-warp-shuffle-reduce", "memory-bound"};
+    for (size_t i = 0; i < sizeof zh / sizeof *zh; i++)
+        if (!strstr(r.out, zh[i]))
+            fail_msg("no \"%s\" in the Chinese list:\n%s", zh[i], r.out);
+    static const char *const english[] = {"RECORD", "HARDWARE", "helped on", "untried", "mean ",
+                                          "skills in", "record from"};
+    for (size_t i = 0; i < sizeof english / sizeof *english; i++)
+        if (strstr(r.out, english[i]))
+            fail_msg("English \"%s\" left in:\n%s", english[i], r.out);
+    assert_int_equal(zh_json.code, 0);
+    assert_string_equal(zh_json.out, en_json.out);
+    assert_int_equal(bad.code, 2);
+    assert_non_null(strstr(bad.err, "hkls skills：未知类别 'io-bound'"));
+    run_free(&r);
+    run_free(&en_json);
+    run_free(&zh_json);
+    run_free(&bad);
+
     /* A --db that does not exist is an error, not a new empty database. */
     char missing[640];
     snprintf(missing, sizeof missing, "%s/missing.db", dir);
