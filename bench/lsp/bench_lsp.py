@@ -127,18 +127,20 @@ def proc_state(pid):
 class Server:
     """One language server process over stdio, driven synchronously."""
 
-    def __init__(self, name, cmd, cwd, log_path):
+    def __init__(self, name, cmd, cwd, log_path, env=None):
         self.name = name
         self.cmd = cmd
         self.log = open(log_path, "wb")
         self.proc = subprocess.Popen(cmd, cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=self.log, bufsize=0)
+                                     stderr=self.log, bufsize=0, env=env)
         self.pid = self.proc.pid
         self.fd = self.proc.stdout.fileno()
         self.buf = bytearray()
         self.next_id = 1
         self.diag_times = {}  # uri -> (time, count) of the last publishDiagnostics
         self.notes = []
+        self.counts = {}  # method of each notification and request from the server -> count
+        self.watch = None  # called with every message from the server (the --busy run)
 
     def send(self, obj):
         body = json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
@@ -172,6 +174,10 @@ class Server:
             out.append((t_read, body))
 
     def _handle(self, msg):
+        if "method" in msg:
+            self.counts[msg["method"]] = self.counts.get(msg["method"], 0) + 1
+        if self.watch:
+            self.watch(msg)
         if "method" in msg and "id" in msg:
             # a request from the server (progress, configuration...): answer as a
             # minimal client does
@@ -367,7 +373,7 @@ INIT_CAPS = {
 def initialize(srv, root, init_options):
     params = {"processId": os.getpid(), "rootUri": "file://" + root,
               "workspaceFolders": [{"uri": "file://" + root, "name": "bench"}],
-              "capabilities": INIT_CAPS}
+              "capabilities": getattr(srv, "caps", INIT_CAPS)}
     if init_options is not None:
         params["initializationOptions"] = init_options
     ms, res = srv.request("initialize", params, timeout=60)
@@ -595,6 +601,281 @@ def run_hkls_compiling(args, ws, big, log_dir):
         out["compilers_left_after_exit"] = len(left)
         out["notes"] += srv.notes
     return out
+
+
+def burner():
+    """A process that keeps one CPU busy until killed (the --busy run's other work)."""
+    return subprocess.Popen([sys.executable, "-c", "while True: pass"],
+                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+
+
+def write_ccdb(path, ws, n, gen):
+    """A compile_commands.json of n entries (the big file, saxpy.cu, and n - 2 files of a
+    pretend project); gen changes a -D flag of every entry, so each call changes it."""
+    flags = ["nvcc", "-x", "cu", "-std=c++17", "-I%s/include" % ws, "-I%s/third_party" % ws,
+             "-DHK_BUSY_GEN=%d" % gen, "-O2", "-c"]
+    files = [os.path.join(ws, "big.cu"), os.path.join(ws, "saxpy.cu")]
+    files += [os.path.join(ws, "src", "m%03d" % (i % 200), "gen_%05d.cu" % i)
+              for i in range(n - 2)]
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump([{"directory": ws, "file": fn, "arguments": flags + [fn, "-o", fn + ".o"]}
+                   for fn in files], f)
+    os.replace(tmp, path)  # as a build tool does: the server never reads half a file
+    return os.path.getsize(path)
+
+
+def run_busy(args, tmp, big_text, log_dir):
+    """The --busy scenario: what a user meets while the server works. The big file stays
+    open while at once (a) episodes run on the simulated GPU, one after another, streaming
+    $/progress and diagnostics; (b) edits + documentSymbol, hover and codeAction requests
+    go to the big file (and codeAction to the episode's file, whose Apply actions are
+    planned from the episode's versions); (c) a large compile_commands.json is rewritten
+    every --ccdb-every seconds and the big file saved, so the server reads it again and
+    recompiles; (d) --burn processes keep the CPUs busy. Returns the figures."""
+    out = {"notes": [], "kinds": {}}
+    ws = os.path.join(tmp, "ws-busy")
+    os.makedirs(ws)
+    with open(os.path.join(ws, "big.cu"), "w") as f:
+        f.write(big_text)
+    shutil.copy(os.path.join(REPO, "bench", "kernels", "saxpy.cu"), ws)
+    spec = json.load(open(os.path.join(REPO, "tests", "data", "episode", "tiny.bench.json")))
+    spec["source"] = "saxpy.cu"
+    with open(os.path.join(ws, "saxpy.saxpy.bench.json"), "w") as f:
+        json.dump(spec, f, indent=1)
+    ccdb = os.path.join(ws, "compile_commands.json")
+    gen = 0
+    out["ccdb_bytes"] = write_ccdb(ccdb, ws, args.ccdb_entries, gen)
+    home = os.path.join(tmp, "home")
+    os.makedirs(home)
+    cuda_bin = os.path.join(args.cuda_path, "bin")
+    env = dict(os.environ, HOME=home, TMPDIR=home, XDG_DATA_HOME=os.path.join(home, "xdg"),
+               XDG_CONFIG_HOME=os.path.join(home, "config"),
+               PATH=cuda_bin + os.pathsep + os.environ.get("PATH", ""))
+    env.pop("HK_NO_GPU", None)
+    burners = [burner() for _ in range(args.burn)]
+    out["burners"] = len(burners)
+    nvcc = os.path.join(cuda_bin, "nvcc")
+    cmd = [args.hkls, "--log", os.path.join(log_dir, "hkls-busy.log"), "--log-level", "info"]
+    srv = Server("hkls-busy", cmd, ws, os.path.join(log_dir, "hkls-busy.stderr"), env=env)
+    ev = {"ended": [], "progress": 0, "diags_big": 0, "diags_saxpy": 0}
+    big = Doc(os.path.join(ws, "big.cu"), big_text)
+    sax_path = os.path.join(ws, "saxpy.cu")
+    sax = Doc(sax_path, open(sax_path).read())
+
+    def watch(msg):
+        m = msg.get("method")
+        if m == "$/progress":
+            ev["progress"] += 1
+        elif m == "hyperkernel/episodeChanged":
+            p = msg.get("params", {})
+            if p.get("status") in ("completed", "stopped", "failed"):
+                ev["ended"].append((p.get("episode"), p.get("status")))
+        elif m == "textDocument/publishDiagnostics":
+            uri = msg.get("params", {}).get("uri")
+            if uri == big.uri:
+                ev["diags_big"] += 1
+            elif uri == sax.uri:
+                ev["diags_saxpy"] += 1
+    srv.watch = watch
+    lat = {}
+
+    def timed(kind, method, params, before=None):
+        w, c, q, r = srv.timed_request(method, params, before=before)
+        lat.setdefault(kind, ([], [], []))
+        lat[kind][0].append(w)
+        lat[kind][1].append(c)
+        lat[kind][2].append(q)
+        return r
+
+    def optimize():
+        _, r = srv.request("workspace/executeCommand", {
+            "command": "hyperkernel.optimize",
+            "arguments": [{"uri": sax.uri, "kernel": "saxpy", "target": "nvidia"}]})
+        return r["episode"]
+
+    try:
+        srv.caps = dict(INIT_CAPS, window={"workDoneProgress": True})
+        initialize(srv, ws, {
+            "compile": {"enabled": True, "nvcc": nvcc,
+                        "timeoutMs": args.compile_timeout * 1000},
+            "episodes": {"simulate": True, "db": os.path.join(home, "history.db"),
+                         "budget": args.busy_budget, "check": "quick"}})
+        load0 = open("/proc/loadavg").read().split()[:3]
+        out["load_start"] = " ".join(load0)
+        timed("didOpen + documentSymbol (742 KB)", "textDocument/documentSymbol",
+              {"textDocument": {"uri": big.uri}},
+              before=lambda: srv.notify("textDocument/didOpen", open_params(big)))
+        srv.notify("textDocument/didOpen", open_params(sax))
+        episodes = [optimize()]
+        names = {k[0] for k in big.kernels}
+        rng = random.Random(5)
+        state = {}
+        t0 = time.perf_counter()
+        t_ccdb = t0
+        rounds = complete = 0
+        while time.perf_counter() - t0 < args.busy_seconds:
+            for half in (0, 1):  # insert, then remove: the kernels' positions hold again
+                ch = edit_round(srv, big, 2 * rounds + half, rng, state)
+                syms = timed("didChange + documentSymbol", "textDocument/documentSymbol",
+                             {"textDocument": {"uri": big.uri}},
+                             before=lambda ch=ch: srv.notify("textDocument/didChange", ch))
+                complete += count_kernels(syms, names) == len(names)
+            kname, line, col = big.kernels[rng.randrange(len(big.kernels))]
+            at = {"line": line, "character": col + 1}
+            timed("hover", "textDocument/hover", {"textDocument": {"uri": big.uri},
+                                                  "position": at})
+            timed("codeAction (big file)", "textDocument/codeAction", {
+                "textDocument": {"uri": big.uri}, "range": {"start": at, "end": at},
+                "context": {"diagnostics": []}})
+            sat = {"line": 1, "character": 17}
+            timed("codeAction (episode's file)", "textDocument/codeAction", {
+                "textDocument": {"uri": sax.uri}, "range": {"start": sat, "end": sat},
+                "context": {"diagnostics": []}})
+            rounds += 1
+            now = time.perf_counter()
+            if now - t_ccdb >= args.ccdb_every:
+                gen += 1
+                write_ccdb(ccdb, ws, args.ccdb_entries, gen)
+                srv.notify("textDocument/didSave", {"textDocument": {"uri": big.uri}})
+                t_ccdb = now
+            if len(ev["ended"]) >= len(episodes):
+                episodes.append(optimize())
+            srv.pump(None, args.busy_pause / 1000.0)  # an editor's typing pace
+        out["seconds"] = time.perf_counter() - t0
+        out["rounds"] = rounds
+        out["symbols_complete"] = complete
+        out["ccdb_rewrites"] = gen
+        out["episodes_started"] = len(episodes)
+        out["episodes_ended"] = list(ev["ended"])
+        out["progress_notes"] = ev["progress"]
+        out["diagnostics_big"] = ev["diags_big"]
+        out["diagnostics_saxpy"] = ev["diags_saxpy"]
+        out["server_messages"] = dict(srv.counts)
+        out["compilers_seen_at_end"] = sorted(set(children_of(srv.pid).values()))
+        out["load_end"] = " ".join(open("/proc/loadavg").read().split()[:3])
+        _, loop = srv.request("hyperkernel/loopStats", {})
+        out["loop"] = loop if isinstance(loop, dict) else None
+        for kind, (w, c, q) in lat.items():
+            out["kinds"][kind] = {"wall": summarize(w), "cpu": summarize(c),
+                                  "wait": summarize(q)}
+        if len(ev["ended"]) < len(episodes):
+            srv.request("hyperkernel/cancel", {"episode": episodes[-1]})
+    finally:
+        for b in burners:
+            b.kill()
+            b.wait()
+        out["exit_code"] = srv.stop()
+        out["notes"] += srv.notes
+    return out
+
+
+def markdown_busy(r, args, info, argv):
+    L = ["# LSP loop under load: hkls busy (%s)" % time.strftime("%Y-%m-%d %H:%M UTC",
+                                                                time.gmtime()), ""]
+    L.append("Written by `bench/lsp/bench_lsp.py --busy`; the figures below are its output, "
+             "unedited.")
+    L.append("")
+    L.append("- Command: `%s`" % " ".join(argv))
+    L.append("- Commit: `%s`%s" % (info["commit"], " (uncommitted changes under server/: %s)"
+                                   % info["dirty"] if info["dirty"] else ""))
+    L.append("- Machine: %s, %s CPUs (%s threads/core), %s RAM" % (
+        info.get("Model name", "?"), info.get("CPU(s)", info.get("nproc")),
+        info.get("Thread(s) per core", "?"), info.get("RAM", "?")))
+    L.append("- Load average at the start / the end of the busy phase: %s / %s (1, 5, 15 "
+             "min); driver and server at nice %d; %d CPU burners of the driver's own (a "
+             "Python spin loop each) at nice 0, besides whatever else the machine ran" % (
+                 r.get("load_start"), r.get("load_end"), os.nice(0), r["burners"]))
+    L.append("- hkls: `%s` (%s, binary built %s)" % (args.hkls, info["hkls_version"],
+                                                    info["hkls_built"]))
+    L.append("- File: `bench/gen_kernels.py --kernels %d --seed %d`: %d lines, %d bytes, %d "
+             "kernels" % (args.kernels, args.seed, info["lines"], info["bytes"],
+                          info["kernels"]))
+    L.append("- Scenario (%.0f s, %d rounds): the big file open; each round a didChange "
+             "inserting a space or a line in a random kernel body + documentSymbol, one "
+             "removing it + documentSymbol, a hover and a codeAction at a random kernel's "
+             "name, a "
+             "codeAction on saxpy.cu's kernel (the episode's file: Apply actions once an "
+             "episode found a version), then %d ms of reading what the server sends. "
+             "Episodes of saxpy on the simulated GPU (`episodes.simulate`, budget %d) run "
+             "one after another, the next started when one ends. compile_commands.json "
+             "(%d entries, %d bytes) is rewritten (a -D changes in every entry) every %g s "
+             "and big.cu saved, which re-reads it and recompiles (`compile.enabled`, nvcc)."
+             % (r["seconds"], r["rounds"], args.busy_pause, args.busy_budget,
+                args.ccdb_entries, r["ccdb_bytes"], args.ccdb_every))
+    L.append("- **wall**: first byte written to the last byte of the reply. **CPU**: the "
+             "server's on-CPU time over the request, all its threads (pool parses, "
+             "compiles' and episodes' bookkeeping included), /proc/PID/task/*/schedstat. "
+             "**wait**: its threads' run-queue wait over the request.")
+    L.append("")
+    L.append("| request | n | wall p50 | wall p99 | wall max | CPU p50 | CPU p99 | wait p99 |")
+    L.append("|---|---|---|---|---|---|---|---|")
+    for kind, k in r["kinds"].items():
+        w, c, q = k["wall"], k["cpu"], k["wait"]
+        L.append("| %s | %d | %s | %s | %s | %s | %s | %s |" % (
+            kind, w["n"], fmt(w["p50"]), fmt(w["p99"]), fmt(w["max"]), fmt(c["p50"]),
+            fmt(c["p99"]), fmt(q["p99"])))
+    L.append("")
+    lp = r.get("loop") or {}
+    lg = lp.get("longest") or {}
+    L.append("The loop (`hyperkernel/loopStats`, the whole run; limit %s ms):" %
+             lp.get("limit_ms"))
+    L.append("")
+    L.append("| | |")
+    L.append("|---|---|")
+    rows = [
+        ("iterations / past the limit (wall busy time)", "%s / %s" % (lp.get("iterations"),
+                                                                   lp.get("over_limit"))),
+        ("busy time p99 (ms, bucket edge) / mean (ms)", "%s / %s" % (
+            fmt(lp.get("busy_ms_p99")), fmt(lp.get("busy_ms_mean")))),
+        ("longest iteration, wall busy (ms)", fmt(lp.get("busy_ms_max"))),
+        ("... it handled", lp.get("longest_during") or "-"),
+        ("... its loop-thread CPU (ms) / page faults / times preempted", "%s / %s / %s" % (
+            fmt(lg.get("cpu_ms")), lg.get("faults"), lg.get("preempted"))),
+        ("most loop-thread CPU in one iteration (ms) / iterations past the limit in CPU",
+         "%s / %s" % (fmt(lp.get("cpu_ms_max")), lp.get("cpu_over_limit"))),
+        ("... it handled", lp.get("cpu_longest_during") or "-"),
+        ("loop-thread page faults: most in one iteration / all", "%s / %s" % (
+            lp.get("faults_max"), lp.get("faults_total"))),
+    ]
+    rows.append(("loop-thread heap calls (allocations + frees): most in one iteration",
+                 lp.get("heap_calls_max")))
+    rows.append(("... it handled", lp.get("heap_calls_longest_during") or "-"))
+    for a, b in rows:
+        L.append("| %s | %s |" % (a, b))
+    L.append("")
+    top = lp.get("top_cpu") or []
+    if top:
+        L.append("The %d iterations with the most loop-thread CPU time:" % len(top))
+        L.append("")
+        L.append("| loop CPU (ms) | busy wall (ms) | heap calls | handled |")
+        L.append("|---|---|---|---|")
+        for t in top:
+            L.append("| %s | %s | %s | %s |" % (fmt(t.get("cpu_ms")), fmt(t.get("busy_ms")),
+                                               t.get("heap_calls"), t.get("during") or "-"))
+        L.append("")
+    L.append("What ran meanwhile:")
+    L.append("")
+    ended = r["episodes_ended"]
+    L.append("- episodes: %d started, %d ended (%s); %d `$/progress` notifications" % (
+        r["episodes_started"], len(ended),
+        ", ".join("%s %s" % (e, st) for e, st in ended) or "none", r["progress_notes"]))
+    L.append("- publishDiagnostics: %d for big.cu, %d for saxpy.cu" % (
+        r["diagnostics_big"], r["diagnostics_saxpy"]))
+    L.append("- compile_commands.json rewritten %d times" % r["ccdb_rewrites"])
+    L.append("- documentSymbol replies holding all %d kernels: %d of %d" % (
+        info["kernels"], r["symbols_complete"], 2 * r["rounds"]))
+    L.append("- messages from the server, by method: %s" % ", ".join(
+        "%s %d" % kv for kv in sorted(r["server_messages"].items())))
+    L.append("- server children at the end: %s" % (", ".join(r["compilers_seen_at_end"])
+                                                  or "none"))
+    L.append("- exit code after shutdown + exit: %s" % r["exit_code"])
+    if r["notes"]:
+        L.append("")
+        L.append("Notes from the run:")
+        L += ["- " + n for n in r["notes"]]
+    L.append("")
+    return "\n".join(L)
 
 
 def machine_info():
@@ -841,6 +1122,19 @@ def main():
     ap.add_argument("--nice", type=int, default=None,
                     help="run the driver and the servers at this nice value (e.g. -20 on a "
                          "shared machine, needs root); recorded in the report")
+    ap.add_argument("--busy", action="store_true",
+                    help="instead of the usual runs, the loaded scenario: episodes on the "
+                         "simulated GPU, edits and requests, compile_commands.json changing "
+                         "and CPU burners, all at once (README.md)")
+    ap.add_argument("--busy-seconds", type=float, default=90.0)
+    ap.add_argument("--busy-budget", type=int, default=5, help="each episode's budget")
+    ap.add_argument("--busy-pause", type=int, default=20,
+                    help="ms of reading the server's messages after each round")
+    ap.add_argument("--burn", type=int, default=None,
+                    help="CPU burners for --busy (default: one per CPU)")
+    ap.add_argument("--ccdb-entries", type=int, default=20000)
+    ap.add_argument("--ccdb-every", type=float, default=5.0,
+                    help="seconds between rewrites of compile_commands.json")
     ap.add_argument("--out", help="write the Markdown report here (else stdout)")
     ap.add_argument("--json", help="write all figures as JSON here")
     ap.add_argument("--keep", action="store_true", help="keep the temporary workspace")
@@ -866,7 +1160,8 @@ def main():
             return subprocess.run([sys.executable, GEN, "--kernels", str(k), "--seed", str(seed)],
                                   check=True, capture_output=True, text=True).stdout
         big_text = gen(args.kernels, args.seed)
-        small = [gen(args.small_kernels, s) for s in range(2, args.files + 1)]
+        small = ([] if args.busy else
+                 [gen(args.small_kernels, s) for s in range(2, args.files + 1)])
         ws = {}
         for name in ("hkls", "clangd"):
             ws[name] = os.path.join(tmp, "ws-" + name)
@@ -896,6 +1191,23 @@ def main():
         info["lines"] = len(big.lines) - (1 if big_text.endswith("\n") else 0)
         info["bytes"] = len(big_text.encode("utf-8"))
         info["kernels"] = len(big.kernels)
+
+        if args.busy:
+            if args.burn is None:
+                args.burn = os.cpu_count() or 1
+            print("hkls: busy run ...", file=sys.stderr)
+            res["hkls_busy"] = run_busy(args, tmp, big_text, log_dir)
+            md = markdown_busy(res["hkls_busy"], args, info, argv)
+            if args.out:
+                with open(args.out, "w") as f:
+                    f.write(md)
+                print("bench_lsp: wrote %s" % args.out, file=sys.stderr)
+            else:
+                print(md)
+            if args.json:
+                with open(args.json, "w") as f:
+                    json.dump({"info": info, "results": res}, f, indent=1, default=str)
+            return 0
 
         print("hkls: latency run (compile off) ...", file=sys.stderr)
         res["hkls"] = run_server(

@@ -90,6 +90,10 @@ void hk_alloc_fail_after(long n)
 
 long hk_alloc_live(void) { return atomic_load(&alloc_live); }
 
+static _Thread_local unsigned long thread_heap_calls;
+
+unsigned long hk_thread_heap_calls(void) { return thread_heap_calls; }
+
 void *hk_malloc(size_t n)
 {
     if (alloc_should_fail())
@@ -97,6 +101,7 @@ void *hk_malloc(size_t n)
     void *p = malloc(n ? n : 1);
     if (p)
         atomic_fetch_add(&alloc_live, 1);
+    thread_heap_calls++;
     return p;
 }
 
@@ -107,6 +112,7 @@ void *hk_calloc(size_t count, size_t size)
     void *p = calloc(count ? count : 1, size ? size : 1);
     if (p)
         atomic_fetch_add(&alloc_live, 1);
+    thread_heap_calls++;
     return p;
 }
 
@@ -116,6 +122,7 @@ void *hk_realloc(void *p, size_t n)
         return hk_malloc(n);
     if (alloc_should_fail())
         return NULL;
+    thread_heap_calls++;
     return realloc(p, n ? n : 1);
 }
 
@@ -124,6 +131,7 @@ void hk_free(void *p)
     if (!p)
         return;
     atomic_fetch_sub(&alloc_live, 1);
+    thread_heap_calls++;
     free(p);
 }
 

@@ -61,6 +61,11 @@ char *hk_vasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1,
 void hk_alloc_fail_after(long n);
 long hk_alloc_live(void);
 
+/* The calling thread's allocations and frees through the seam so far (jansson's too,
+ * after hk_alloc_init_json): a count of heap work that does not depend on the CPU's
+ * speed or load. The LSP loop watch reads it per loop iteration. */
+unsigned long hk_thread_heap_calls(void);
+
 /* Routes jansson's allocations through the seam; call once at start. */
 void hk_alloc_init_json(void);
 

@@ -4,6 +4,7 @@
  * store reads go through lsp_ep_query (libuv pool), never on the loop. */
 #include "lsp/actions.h"
 
+#include "lsp/loopwatch.h"
 #include "lsp/base.h"
 #include "lsp/trust.h"
 #include "lsp/textsync.h"
@@ -614,6 +615,7 @@ static void plan_after(uv_work_t *req, int status)
 {
     struct plan_job *j = req->data;
     struct lsp_server *s = j->s;
+    lsp_loopwatch_note(s->loopwatch, "(Apply plan done)");
     s->plan_jobs--;
     rpc_call_on_cancel(j->call, NULL, NULL);
     doc *d = doc_get(s->docs, j->uri);
@@ -1455,6 +1457,7 @@ static void spec_after(uv_work_t *req, int status)
 {
     struct spec_job *j = req->data;
     struct lsp_server *s = j->s;
+    lsp_loopwatch_note(s->loopwatch, "(createSpec done)");
     s->plan_jobs--;
     rpc_call_on_cancel(j->call, NULL, NULL);
     doc *d = j->from_doc ? doc_get(s->docs, j->uri) : NULL;

@@ -5,6 +5,7 @@
  * and read only when their mtime changes. */
 #include "lsp/config.h"
 
+#include "lsp/loopwatch.h"
 #include "lsp/base.h"
 #include "lsp/trust.h"
 
@@ -503,6 +504,47 @@ struct ccdb_job {
     char *msg;                /* why it could not be read, or NULL (new string) */
 };
 
+/* A database that is replaced (or whose file is gone) is freed on the pool: one of 20,000
+ * entries is some 300,000 frees, 30 ms of the loop thread on the 2-core machine
+ * (bench/results/lsp-2026-12-05-s28-busy.md). On the loop only when the pool refuses it. */
+struct ccdb_drop_job {
+    uv_work_t req;
+    struct lsp_ccdb db;
+};
+
+static void ccdb_drop_work(uv_work_t *req)
+{
+    hk_thread_background();
+    struct ccdb_drop_job *d = req->data;
+    lsp_ccdb_free(&d->db);
+}
+
+static void ccdb_drop_after(uv_work_t *req, int status)
+{
+    struct ccdb_drop_job *d = req->data;
+    if (status == UV_ECANCELED)
+        lsp_ccdb_free(&d->db);
+    hk_free(d);
+}
+
+/* Frees *db's contents off the loop and clears it. */
+static void ccdb_drop(struct lsp_server *s, struct lsp_ccdb *db)
+{
+    if (db->n && s->loop && !s->stopped) {
+        struct ccdb_drop_job *d = hk_calloc(1, sizeof *d);
+        if (d) {
+            d->req.data = d;
+            d->db = *db;
+            if (uv_queue_work(s->loop, &d->req, ccdb_drop_work, ccdb_drop_after) == 0) {
+                memset(db, 0, sizeof *db);
+                return;
+            }
+            hk_free(d);
+        }
+    }
+    lsp_ccdb_free(db);
+}
+
 /* Pool thread: reads and parses j->db.path into j->db. Touches nothing of the server's. */
 static void ccdb_work(uv_work_t *req)
 {
@@ -584,6 +626,7 @@ static void ccdb_after(uv_work_t *req, int status)
 {
     struct ccdb_job *jb = req->data;
     struct lsp_server *s = jb->s;
+    lsp_loopwatch_note(s->loopwatch, "(compile_commands.json read)");
     s->ccdb_job = NULL;
     if (status == UV_ECANCELED || s->stopped) {
         lsp_ccdb_free(&jb->db);
@@ -593,7 +636,7 @@ static void ccdb_after(uv_work_t *req, int status)
         lsp_log_message(s, 2, "%s", jb->msg);
     else
         HK_INFO("compile_commands: %zu entries from %s", jb->db.n, jb->db.path);
-    lsp_ccdb_free(&s->ccdb);
+    ccdb_drop(s, &s->ccdb);
     s->ccdb = jb->db; /* loaded, also when unreadable: its mtime says when to try again */
     if (s->state == LSP_RUNNING)
         lsp_emit(s, LSP_EV_RECHECK_ALL, NULL, NULL);
@@ -645,7 +688,7 @@ static bool ccdb_refresh(struct lsp_server *s)
         return false;
     }
     if (s->ccdb.loaded)
-        lsp_ccdb_free(&s->ccdb);
+        ccdb_drop(s, &s->ccdb);
     return true;
 }
 

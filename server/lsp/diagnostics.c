@@ -4,6 +4,7 @@
  * keeps its own set; publishDiagnostics always sends the merged whole. */
 #include "lsp/diagnostics.h"
 
+#include "lsp/loopwatch.h"
 #include "lsp/base.h"
 #include "lsp/config.h"
 #include "lsp/textsync.h"
@@ -250,6 +251,7 @@ static void job_done(cc_job *job, int status, const cc_result *res, void *data)
 {
     struct job_ctx *ctx = data;
     struct lsp_server *s = ctx->s;
+    lsp_loopwatch_note(s->loopwatch, "(compile done)");
     s->jobs_running--;
     doc *d = doc_get(s->docs, ctx->uri);
     struct lsp_doc *ld = lsp_doc_of(d);
@@ -348,6 +350,7 @@ static void debounce_fired(uv_timer_t *t)
     struct lsp_doc *ld = t->data;
     if (!ld)
         return;
+    lsp_loopwatch_note(ld->s->loopwatch, "(compile started)");
     struct lsp_server *s = ld->s;
     doc *d = doc_get(s->docs, ld->uri);
     if (!d || lsp_doc_of(d) != ld || s->stopped || s->state != LSP_RUNNING)

@@ -6,6 +6,7 @@
  * diagnostics answer from the per-file cache that those reads fill. */
 #include "lsp/episodes.h"
 
+#include "lsp/loopwatch.h"
 #include "lsp/base.h"
 #include "lsp/trust.h"
 #include "lsp/textsync.h"
@@ -123,6 +124,7 @@ static void query_after(uv_work_t *req, int status)
 {
     struct ep_query *q = req->data;
     struct lsp_server *s = q->s;
+    lsp_loopwatch_note(s->loopwatch, "(store query done)");
     s->eps->n_queries--;
     int rc = status == UV_ECANCELED ? HK_ECANCELED : q->rc;
     json_t *out = status == UV_ECANCELED ? NULL : q->out;
@@ -441,6 +443,7 @@ static void on_event_line(const char *line, size_t n, void *ud)
     struct ep_run *r = ud;
     if (n == 0)
         return;
+    lsp_loopwatch_note(r->s->loopwatch, "(episode event)");
     json_error_t jerr;
     json_t *ev = json_loadb(line, n, JSON_REJECT_DUPLICATES, &jerr);
     const char *kind = json_string_value(json_object_get(ev, "event"));
@@ -544,6 +547,7 @@ static void worker_done(runner_child *c, const runner_child_exit *e, void *data)
 {
     (void)c;
     struct ep_run *r = data;
+    lsp_loopwatch_note(r->s->loopwatch, "(episode worker exited)");
     r->child = NULL;
     r->exit_status = e->exit_status;
     r->term_signal = e->term_signal;

@@ -15,6 +15,9 @@ struct lsp_loopwatch {
     uv_check_t check;
     uv_loop_t *loop;
     uint64_t last_ns, last_idle_ns, last_cpu_ns, last_faults, last_preempted;
+    unsigned long last_heap;
+    unsigned long heap_max; /* the loop thread's heap calls: most in one iteration */
+    char heap_longest[160]; /* what that iteration handled */
     uint64_t iterations, over_limit;
     uint64_t buckets[N_BUCKETS];
     double max_ms, total_ms;
@@ -31,7 +34,33 @@ struct lsp_loopwatch {
      * core, not work) */
     double longest_cpu_ms;
     uint64_t longest_faults, longest_preempted;
+    /* the LOOPWATCH_TOP iterations with the most loop-thread CPU time, most first */
+    struct {
+        double cpu_ms, busy_ms;
+        unsigned long heap;
+        char during[160];
+    } top[LOOPWATCH_TOP];
+    size_t n_top;
 };
+
+/* Keeps the iteration among the LOOPWATCH_TOP with the most CPU time. */
+static void top_add(lsp_loopwatch *w, double cpu_ms, double busy_ms, unsigned long heap)
+{
+    size_t i = w->n_top;
+    if (i == LOOPWATCH_TOP) {
+        if (cpu_ms <= w->top[i - 1].cpu_ms)
+            return;
+        i--;
+    } else {
+        w->n_top++;
+    }
+    for (; i > 0 && w->top[i - 1].cpu_ms < cpu_ms; i--)
+        w->top[i] = w->top[i - 1];
+    w->top[i].cpu_ms = cpu_ms;
+    w->top[i].busy_ms = busy_ms;
+    w->top[i].heap = heap;
+    memcpy(w->top[i].during, w->during, sizeof w->top[i].during);
+}
 
 /* The loop thread's page faults so far (minor and major) and the times it was preempted
  * (involuntary context switches). On a VM a fault costs about 20 us, so a few hundred (a
@@ -66,7 +95,13 @@ static void on_check(uv_check_t *h)
     uint64_t now = uv_hrtime(), idle = uv_metrics_idle_time(w->loop), cpu = thread_cpu_ns();
     uint64_t faults, preempted;
     thread_usage(&faults, &preempted);
+    unsigned long heap = hk_thread_heap_calls();
     if (w->last_ns) {
+        unsigned long nh = heap - w->last_heap;
+        if (nh > w->heap_max) {
+            w->heap_max = nh;
+            memcpy(w->heap_longest, w->during, sizeof w->heap_longest);
+        }
         uint64_t nf = faults > w->last_faults ? faults - w->last_faults : 0;
         w->faults_total += nf;
         if (nf > w->faults_max) {
@@ -90,6 +125,7 @@ static void on_check(uv_check_t *h)
         w->buckets[b]++;
         if (busy > LOOPWATCH_LIMIT_MS)
             w->over_limit++;
+        top_add(w, cpu_ms, busy, nh);
         if (busy > w->max_ms) {
             w->max_ms = busy;
             memcpy(w->longest, w->during, sizeof w->longest);
@@ -104,6 +140,7 @@ static void on_check(uv_check_t *h)
     w->last_cpu_ns = cpu;
     w->last_faults = faults;
     w->last_preempted = preempted;
+    w->last_heap = heap;
 }
 #endif
 
@@ -171,12 +208,33 @@ json_t *lsp_loopwatch_json(const lsp_loopwatch *w)
     json_t *longest = json_pack("{s:f, s:I, s:I}", "cpu_ms", w ? w->longest_cpu_ms : 0.0,
                                 "faults", (json_int_t)(w ? w->longest_faults : 0), "preempted",
                                 (json_int_t)(w ? w->longest_preempted : 0));
-    if (j && json_object_set_new(j, "longest", longest) == 0) /* steals longest */
-        return j;
-    if (!j)
+    json_t *top = json_array();
+    for (size_t i = 0; w && top && i < w->n_top; i++) {
+        if (json_array_append_new(top, json_pack("{s:f, s:f, s:I, s:s}", "cpu_ms",
+                                                 w->top[i].cpu_ms, "busy_ms", w->top[i].busy_ms,
+                                                 "heap_calls", (json_int_t)w->top[i].heap,
+                                                 "during", w->top[i].during)) != 0) {
+            json_decref(top);
+            top = NULL;
+        }
+    }
+    if (!j) {
+        json_decref(top);
         json_decref(longest);
-    json_decref(j);
-    return NULL;
+        return NULL;
+    }
+    /* json_object_set_new takes its value also when it fails (a NULL one is a failure) */
+    bool bad = json_object_set_new(j, "heap_calls_max",
+                                   json_integer((json_int_t)(w ? w->heap_max : 0))) != 0;
+    bad |= json_object_set_new(j, "heap_calls_longest_during",
+                               json_string(w ? w->heap_longest : "")) != 0;
+    bad |= json_object_set_new(j, "top_cpu", top) != 0;
+    bad |= json_object_set_new(j, "longest", longest) != 0;
+    if (bad) {
+        json_decref(j);
+        return NULL;
+    }
+    return j;
 }
 
 static void on_closed(uv_handle_t *h) { hk_free(h->data); }

@@ -15,6 +15,9 @@
 /* An iteration busier than this counts in "over_limit". */
 #define LOOPWATCH_LIMIT_MS 5.0
 
+/* How many of the busiest iterations (loop-thread CPU time) "top_cpu" lists. */
+#define LOOPWATCH_TOP 8
+
 typedef struct lsp_loopwatch lsp_loopwatch;
 
 /* Starts watching loop (before uv_run: the idle-time metric must be on from the start).
@@ -29,11 +32,17 @@ void lsp_loopwatch_note(lsp_loopwatch *w, const char *what);
 /* {"iterations", "busy_ms_max", "busy_ms_mean", "busy_ms_p99", "over_limit",
  *  "limit_ms", "longest_during", "cpu_ms_max", "cpu_over_limit", "cpu_longest_during",
  *  "faults_max", "faults_total", "faults_longest_during",
- *  "longest": {"cpu_ms", "faults", "preempted"}}
+ *  "longest": {"cpu_ms", "faults", "preempted"},
+ *  "heap_calls_max", "heap_calls_longest_during",
+ *  "top_cpu": [{"cpu_ms", "busy_ms", "heap_calls", "during"}, ...]}
  * (the cpu_ figures: the loop thread's CPU time per iteration, without preemption; the
  * faults_ ones: its page faults, the most in one iteration and in all; "longest": the
  * longest iteration's own CPU time, page faults and involuntary context switches, which
- * tell work from a wait for a core); NULL on ENOMEM.
+ * tell work from a wait for a core; "heap_calls_": the loop thread's allocations and frees
+ * (hk_thread_heap_calls), the most in one iteration and what it handled: a count of work
+ * that no load changes, which tests can assert; "top_cpu": the LOOPWATCH_TOP iterations with the most
+ * loop-thread CPU time, most first, each with its busy wall time and what it handled);
+ * NULL on ENOMEM.
  * Busy times of iterations not yet ended are not counted. */
 json_t *lsp_loopwatch_json(const lsp_loopwatch *w);
 

@@ -1,15 +1,30 @@
 /* Asynchronous children on a libuv loop (child.h). The child leads its own process group
- * (UV_PROCESS_DETACHED runs setsid), so a kill of -pid reaches everything it started
+ * (POSIX_SPAWN_SETSID), so a kill of -pid reaches everything it started
  * that stayed in the group: the compiler driver's cicc and ptxas, the episode worker's
  * compilers and benchmark programs. One timer serves the timeout, the grace between
  * SIGTERM and SIGKILL, and the drain after exit; the report comes from the last close
- * callback, the only point where no libuv callback can still reach the child. */
+ * callback, the only point where no libuv callback can still reach the child.
+ *
+ * The child is started with posix_spawn, not uv_spawn: libuv 1.44 forks, and a fork of
+ * the language server copies its page tables (tens of MB mapped) and makes every page it
+ * writes next a copy-on-write fault; each compile the editor started cost the loop 10-24
+ * ms (bench/results/lsp-2026-12-05-s28-busy.md). glibc's posix_spawn shares the memory
+ * until the exec (CLONE_VM | CLONE_VFORK). Its exit is seen through a SIGCHLD watch and
+ * waitpid on its own pid, so other children are never reaped here (_GNU_SOURCE, set for
+ * the whole build, gives posix_spawn_file_actions_addchdir_np and POSIX_SPAWN_SETSID). */
 #include "runners/child.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
 
 #include "core/buf.h"
 #include "core/hk.h"
@@ -23,7 +38,7 @@ enum { H_PROC, H_OUT, H_ERR, H_TIMER, H_COUNT };
 enum timer_phase { T_IDLE, T_TIMEOUT, T_GRACE, T_DRAIN };
 
 struct runner_child {
-    uv_process_t proc;
+    uv_signal_t sig;               /* SIGCHLD: has the child exited? (H_PROC) */
     uv_pipe_t pipes[2];            /* stdout, stderr */
     uv_timer_t timer;
     bool open[H_COUNT];            /* initialised and not yet closed */
@@ -147,7 +162,7 @@ static void finish(runner_child *c)
 
 static uv_handle_t *handle_of(runner_child *c, int k)
 {
-    return k == H_PROC ? (uv_handle_t *)&c->proc
+    return k == H_PROC ? (uv_handle_t *)&c->sig
          : k == H_TIMER ? (uv_handle_t *)&c->timer
                         : (uv_handle_t *)&c->pipes[k - H_OUT];
 }
@@ -286,9 +301,8 @@ static void on_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf)
     }
 }
 
-static void on_exit_cb(uv_process_t *p, int64_t exit_status, int term_signal)
+static void on_exit_cb(runner_child *c, int64_t exit_status, int term_signal)
 {
-    runner_child *c = p->data;
     c->exited = true;
     c->exit_status = exit_status;
     c->term_signal = term_signal;
@@ -335,6 +349,125 @@ static void on_timer(uv_timer_t *t)
     }
 }
 
+static void on_sigchld(uv_signal_t *h, int signum)
+{
+    (void)signum;
+    runner_child *c = h->data;
+    if (c->exited || c->pid <= 0)
+        return;
+    int st = 0;
+    pid_t r = waitpid(c->pid, &st, WNOHANG);
+    if (r == 0 || (r < 0 && errno == EINTR))
+        return; /* another child's signal, or a stop */
+    if (r < 0) { /* reaped elsewhere: nothing to say but that it is gone */
+        on_exit_cb(c, 0, 0);
+        return;
+    }
+    if (WIFEXITED(st))
+        on_exit_cb(c, WEXITSTATUS(st), 0);
+    else if (WIFSIGNALED(st))
+        on_exit_cb(c, 0, WTERMSIG(st));
+}
+
+/* The value of PATH in env (NULL: this process's). */
+static const char *path_of(char **env)
+{
+    if (!env)
+        return getenv("PATH");
+    for (char **e = env; *e; e++)
+        if (!strncmp(*e, "PATH=", 5))
+            return *e + 5;
+    return NULL;
+}
+
+/* argv[0] as execvp would find it on the child's PATH (uv_spawn's rule): a name with a
+ * slash as it is; NULL with *err ENOENT or EACCES when there is none to run, or ENOMEM. */
+static char *find_program(const char *file, char **env, int *err)
+{
+    *err = 0;
+    if (strchr(file, '/')) {
+        char *p = hk_strdup(file);
+        if (!p)
+            *err = ENOMEM;
+        return p;
+    }
+    const char *path = path_of(env);
+    if (!path)
+        path = "/bin:/usr/bin";
+    int seen = ENOENT;
+    while (*file) {
+        const char *end = strchr(path, ':');
+        size_t n = end ? (size_t)(end - path) : strlen(path);
+        char *cand = n ? hk_asprintf("%.*s/%s", (int)n, path, file) : hk_asprintf("%s", file);
+        if (!cand) {
+            *err = ENOMEM;
+            return NULL;
+        }
+        if (access(cand, X_OK) == 0)
+            return cand;
+        if (errno == EACCES)
+            seen = EACCES;
+        hk_free(cand);
+        if (!end)
+            break;
+        path = end + 1;
+    }
+    *err = seen;
+    return NULL;
+}
+
+/* Starts argv with stdin on /dev/null, stdout/stderr on the pipes' write ends (or
+ * /dev/null), in its own session, signals at their defaults and none blocked. 0 and
+ * *pid, or an errno value. */
+static int spawn(const runner_child_spec *spec, const int wr[2], pid_t *pid)
+{
+    int err = 0;
+    char *prog = find_program(spec->argv[0], spec->env, &err);
+    if (!prog)
+        return err;
+    posix_spawn_file_actions_t fa;
+    posix_spawnattr_t at;
+    if ((err = posix_spawn_file_actions_init(&fa)) != 0) {
+        hk_free(prog);
+        return err;
+    }
+    if ((err = posix_spawnattr_init(&at)) != 0) {
+        posix_spawn_file_actions_destroy(&fa);
+        hk_free(prog);
+        return err;
+    }
+    sigset_t def, none;
+    sigfillset(&def);
+    sigdelset(&def, SIGKILL);
+    sigdelset(&def, SIGSTOP);
+    sigemptyset(&none);
+    err = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    for (int s = 0; s < 2 && !err; s++)
+        err = wr[s] >= 0 ? posix_spawn_file_actions_adddup2(&fa, wr[s], 1 + s)
+                         : posix_spawn_file_actions_addopen(&fa, 1 + s, "/dev/null", O_WRONLY, 0);
+    if (!err && spec->cwd)
+        err = posix_spawn_file_actions_addchdir_np(&fa, spec->cwd);
+    if (!err)
+        err = posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGDEF |
+                                                POSIX_SPAWN_SETSIGMASK);
+    if (!err)
+        err = posix_spawnattr_setsigdefault(&at, &def);
+    if (!err)
+        err = posix_spawnattr_setsigmask(&at, &none);
+    if (!err)
+        err = posix_spawn(pid, prog, &fa, &at, spec->argv, spec->env ? spec->env : environ);
+    posix_spawnattr_destroy(&at);
+    posix_spawn_file_actions_destroy(&fa);
+    hk_free(prog);
+    return err;
+}
+
+static int uv_err_of(int err)
+{
+    return err == ENOENT ? UV_ENOENT : err == EACCES ? UV_EACCES : err == ENOMEM ? UV_ENOMEM
+                                                                                 : uv_translate_sys_error(err);
+}
+
 /* ---- the API ---- */
 
 int runner_child_start(uv_loop_t *loop, const runner_child_spec *spec, runner_child **out,
@@ -374,43 +507,55 @@ int runner_child_start(uv_loop_t *loop, const runner_child_spec *spec, runner_ch
     uv_timer_init(loop, &c->timer);
     c->timer.data = c;
     c->open[H_TIMER] = true;
-    uv_stdio_container_t stdio[3];
-    memset(stdio, 0, sizeof stdio);
-    stdio[0].flags = UV_IGNORE;
+    int rd[2] = {-1, -1}, wr[2] = {-1, -1};
     for (int s = 0; s < 2; s++) {
-        if (c->streams[s].mode == RUNNER_CHILD_IGNORE) {
-            stdio[1 + s].flags = UV_IGNORE;
+        if (c->streams[s].mode == RUNNER_CHILD_IGNORE)
             continue;
-        }
         uv_pipe_init(loop, &c->pipes[s], 0);
         c->pipes[s].data = c;
         c->open[H_OUT + s] = true;
-        stdio[1 + s].flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE;
-        stdio[1 + s].data.stream = (uv_stream_t *)&c->pipes[s];
     }
     int rc = HK_OK;
     if (!spec->argv) {
         c->not_found = true;
     } else {
-        uv_process_options_t po;
-        memset(&po, 0, sizeof po);
-        po.exit_cb = on_exit_cb;
-        po.file = spec->argv[0];
-        po.args = spec->argv;
-        po.env = spec->env;
-        po.cwd = spec->cwd;
-        po.flags = UV_PROCESS_DETACHED;
-        po.stdio_count = 3;
-        po.stdio = stdio;
-        c->proc.data = c;
-        int urc = uv_spawn(loop, &c->proc, &po);
-        c->open[H_PROC] = true; /* closed even when the spawn failed (libuv's rule) */
+        /* the watch first: a child that exits at once is still seen */
+        int urc = uv_signal_init(loop, &c->sig);
+        if (urc == 0) {
+            c->sig.data = c;
+            c->open[H_PROC] = true;
+            urc = uv_signal_start(&c->sig, on_sigchld, SIGCHLD);
+        }
+        for (int s = 0; s < 2 && urc == 0; s++) {
+            if (!c->open[H_OUT + s])
+                continue;
+            uv_file fds[2];
+            urc = uv_pipe(fds, 0, 0); /* both ends close-on-exec; dup2 clears it in the child */
+            if (urc == 0) {
+                rd[s] = fds[0];
+                wr[s] = fds[1];
+            }
+        }
+        pid_t pid = 0;
+        int err = urc ? 0 : spawn(spec, wr, &pid);
+        if (urc == 0 && err)
+            urc = uv_err_of(err);
+        for (int s = 0; s < 2; s++)
+            if (wr[s] >= 0)
+                close(wr[s]);
         if (urc == 0) {
             c->spawned = true;
-            c->pid = c->pgid = c->proc.pid;
-            for (int s = 0; s < 2; s++)
-                if (c->open[H_OUT + s])
+            c->pid = c->pgid = (int)pid;
+            for (int s = 0; s < 2; s++) {
+                if (!c->open[H_OUT + s])
+                    continue;
+                if (uv_pipe_open(&c->pipes[s], rd[s]) == 0) {
+                    rd[s] = -1;
                     uv_read_start((uv_stream_t *)&c->pipes[s], on_alloc, on_read);
+                } else {
+                    close_pipe(c, s);
+                }
+            }
             if (spec->timeout_ms)
                 start_timer(c, T_TIMEOUT, spec->timeout_ms);
         } else if ((urc == UV_ENOENT || urc == UV_EACCES) && spec->report_not_found) {
@@ -421,6 +566,9 @@ int runner_child_start(uv_loop_t *loop, const runner_child_spec *spec, runner_ch
             c->silent = true;
             rc = urc == UV_ENOENT || urc == UV_EACCES ? HK_ENOENT : HK_EIO;
         }
+        for (int s = 0; s < 2; s++)
+            if (rd[s] >= 0)
+                close(rd[s]);
     }
     if (!c->spawned)
         close_all(c); /* the report, if any, comes from the last close: a later iteration */

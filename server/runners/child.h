@@ -2,8 +2,10 @@
  * stdout and stderr captured with a cap or cut into lines, a timeout and a cancel that
  * kill the whole group, and one report after every handle is closed. The background
  * compiles (compile/job.c) and the episode workers (lsp/episodes.c) run on it; runner.c
- * is the blocking runner with child-side limits and sandboxes, which uv_spawn cannot set
- * up. Everything here runs on the loop's thread. */
+ * is the blocking runner with child-side limits and sandboxes, which posix_spawn cannot
+ * set up. The child is started with posix_spawn (no fork of the caller's memory) and its
+ * exit seen through SIGCHLD and waitpid on its own pid. Everything here runs on the
+ * loop's thread. */
 #ifndef HK_RUNNERS_CHILD_H
 #define HK_RUNNERS_CHILD_H
 

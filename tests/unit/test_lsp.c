@@ -1,7 +1,9 @@
 /* Unit tests for the lsp module in-process: uri and command-line helpers, settings
  * layers (file < client, nested and dotted keys, bad values reported), compile options
  * from compile_commands.json, requests to the client gated by capabilities, and a
- * session without leaks. */
+ * session without leaks. A large compile_commands.json replaced while the server runs is
+ * read and freed off the loop: the loop watch's count of the loop thread's heap calls in
+ * any one iteration stays far below the database's (a count, not a time). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -19,6 +22,7 @@
 #include "lsp/base.h"
 #include "lsp/config.h"
 #include "lsp/diagnostics.h"
+#include "lsp/loopwatch.h"
 #include "rewrites/rewrite.h"
 #include "spec/ccdb.h"
 
@@ -187,6 +191,90 @@ static void test_settings_layers(void **st)
     rmdir(bdir);
     snprintf(path, sizeof path, "%s/.hyperkernel.json", dir);
     unlink(path);
+    rmdir(dir);
+}
+
+/* n entries, each with 5 flags kept (-I DIR -DA=i -DB -std=c++17), written with stdio (no
+ * heap calls through the seam), its mtime set to sec so that each version is new. */
+static void write_ccdb(const char *path, const char *dir, int n, int gen, time_t sec)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputc('[', f);
+    for (int i = 0; i < n; i++)
+        fprintf(f, "%s{\"directory\":\"%s\",\"file\":\"f%05d.cu\",\"arguments\":[\"nvcc\","
+                   "\"-I\",\"inc\",\"-DA=%d\",\"-DB\",\"-std=c++17\",\"-c\",\"f%05d.cu\"]}",
+                i ? "," : "", dir, i, gen, i);
+    fputs("]\n", f);
+    fclose(f);
+    struct timespec ts[2] = {{sec, 0}, {sec, 0}};
+    assert_int_equal(utimensat(AT_FDCWD, path, ts, 0), 0);
+}
+
+/* Asks for a file's options until the database read on the pool is published. */
+static void await_ccdb(uv_loop_t *loop, lsp_server *s, const char *file, const char *want_flag)
+{
+    cc_options opt;
+    char **extra = NULL;
+    assert_int_equal(lsp_compile_options(s, file, &opt, &extra), HK_ESTATE);
+    for (int i = 0; i < 1000 && s->ccdb_job; i++) {
+        uv_run(loop, UV_RUN_NOWAIT);
+        if (s->ccdb_job)
+            usleep(10000);
+    }
+    assert_null(s->ccdb_job);
+    assert_int_equal(lsp_compile_options(s, file, &opt, &extra), HK_OK);
+    bool seen = false;
+    for (char **f = extra; *f; f++)
+        seen |= strcmp(*f, want_flag) == 0;
+    assert_true(seen);
+    hk_strv_free(extra);
+}
+
+static void test_large_ccdb_off_the_loop(void **st)
+{
+    enum { N = 4000 }; /* freed on the loop, 7 heap calls an entry: 28,000 in one iteration */
+    char dir[] = "/tmp/hk_test_lsp_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[256], file[256];
+    snprintf(path, sizeof path, "%s/compile_commands.json", dir);
+    snprintf(file, sizeof file, "%s/f00007.cu", dir);
+    write_ccdb(path, dir, N, 1, 1000000);
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    struct out o = {0};
+    char init[512];
+    snprintf(init, sizeof init, "{\"rootUri\":\"file://%s\",\"capabilities\":{}}", dir);
+    lsp_server *s = start(&loop, &o, init);
+    assert_non_null(s->loopwatch);
+    await_ccdb(&loop, s, file, "-DA=1");
+    assert_int_equal(s->ccdb.n, N);
+    /* a build rewrites it: the new one is read on the pool, the old one freed there */
+    write_ccdb(path, dir, N, 2, 2000000);
+    await_ccdb(&loop, s, file, "-DA=2");
+    /* and it goes away: the last one freed on the pool too */
+    unlink(path);
+    cc_options opt;
+    char **extra = NULL;
+    assert_int_equal(lsp_compile_options(s, file, &opt, &extra), HK_OK);
+    assert_int_equal(s->ccdb.n, 0);
+    hk_strv_free(extra);
+    for (int i = 0; i < 50; i++) { /* the frees' completions */
+        uv_run(&loop, UV_RUN_NOWAIT);
+        usleep(2000);
+    }
+    json_t *j = lsp_loopwatch_json(s->loopwatch);
+    assert_non_null(j);
+    json_int_t most = json_integer_value(json_object_get(j, "heap_calls_max"));
+    print_message("most heap calls of the loop thread in one iteration: %lld (%s)\n",
+                  (long long)most,
+                  json_string_value(json_object_get(j, "heap_calls_longest_during")));
+    assert_true(json_integer_value(json_object_get(j, "iterations")) > 0);
+    assert_true(most < N);
+    json_decref(j);
+    stop(&loop, s);
+    assert_int_equal(uv_loop_close(&loop), 0);
+    out_clear(&o);
     rmdir(dir);
 }
 
@@ -401,6 +489,7 @@ int main(void)
         cmocka_unit_test(test_resource_summary_launch_block),
         cmocka_unit_test(test_split_command),
         cmocka_unit_test(test_settings_layers),
+        cmocka_unit_test(test_large_ccdb_off_the_loop),
         cmocka_unit_test(test_client_requests),
         cmocka_unit_test(test_session_without_leaks),
         cmocka_unit_test(test_hover_launch_lines_in_chinese),

@@ -3,7 +3,9 @@
  * waiting in the poll (a 30 ms timer with nothing to do) is not busy time; the watch does
  * not keep the loop alive; its figures are JSON; stopping frees it once the loop runs. The
  * loop thread's page faults are counted: an iteration that writes 4 MB of fresh pages is
- * the one with the most, named by what was noted in it. */
+ * the one with the most, named by what was noted in it. So is the loop thread's heap work:
+ * the iteration that makes and frees 1,500 blocks has the most heap calls (a count), and
+ * the busiest iterations by CPU are listed, most first. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -34,7 +36,7 @@ static void spin_ms(double ms)
 
 #define FRESH_BYTES ((size_t)4 << 20)
 
-/* fired 1: a quick callback; 2: one that holds the loop 8 ms; 3: one that writes fresh
+/* fired 1: a quick callback (that makes and frees 1,500 blocks); 2: one that holds the loop 8 ms; 3: one that writes fresh
  * pages, then stop */
 static double now_ms(void)
 {
@@ -62,6 +64,11 @@ static void on_timer(uv_timer_t *t)
         munmap(p, FRESH_BYTES);
     } else {
         lsp_loopwatch_note(sc->w, "quick/thing");
+        if (sc->fired == 1) {
+            lsp_loopwatch_note(sc->w, "heap/work");
+            for (int i = 0; i < 1500; i++)
+                hk_free(hk_malloc(32));
+        }
     }
     if (sc->fired < 4)
         sc->cb_ms[sc->fired] = now_ms() - t0;
@@ -112,6 +119,16 @@ static void test_busy_and_idle(void **state)
                 json_integer_value(json_object_get(j, "faults_max")));
     assert_string_equal(json_string_value(json_object_get(j, "faults_longest_during")),
                         "fresh/pages");
+    /* 1,500 allocations and as many frees in one iteration; the others make a few */
+    assert_true(json_integer_value(json_object_get(j, "heap_calls_max")) >= 3000);
+    assert_string_equal(json_string_value(json_object_get(j, "heap_calls_longest_during")),
+                        "quick/thing, heap/work");
+    json_t *top = json_object_get(j, "top_cpu");
+    assert_true(json_is_array(top) && json_array_size(top) >= 2 &&
+                json_array_size(top) <= LOOPWATCH_TOP);
+    for (size_t i = 1; i < json_array_size(top); i++)
+        assert_true(json_real_value(json_object_get(json_array_get(top, i - 1), "cpu_ms")) >=
+                    json_real_value(json_object_get(json_array_get(top, i), "cpu_ms")));
     /* the longest iteration is the spin: 8 ms of the thread's own CPU, unless preempted */
     json_t *lg = json_object_get(j, "longest");
     assert_non_null(lg);
