@@ -40,6 +40,7 @@
 #include "rewrites/rewrite_hist.h"
 #include "rewrites/rewrite_pattern.h"
 #include "spec/spec.h"
+#include "prog_batch.h"
 
 #define SUITE HK_SOURCE_DIR "/bench/kernels/"
 #define DCU_DATA HK_TEST_DATA "/dcu/"
@@ -228,13 +229,14 @@ static void start(build *b)
 }
 
 /* Issue 14 (CI time): the gfx906 programs but the first (which test_runs runs as the
- * product builds it) are compiled as one program: each generated file verbatim, #included
- * in a namespace of its own (its main an ordinary function there), and a main that runs
- * the one its first argument names (test_builds runs each). One hipcc run instead of 13:
- * clang, the bundler and lld start once, hk_harness.h is compiled once. Each program's
- * files lie in workdir/batch, named by its tag, so that a message names its text. When
- * the batch does not build, each of its programs is compiled alone (batch_failed), and
- * is checked as before. A spec with compile flags of its own is never batched. */
+ * product builds it) are compiled as one program (prog_batch.h): each generated file
+ * verbatim in a namespace of its own, where its main is an ordinary function, and a main
+ * that runs the one its first argument names (test_builds runs each). One hipcc run
+ * instead of one each: clang, the bundler and lld start once, hk_harness.h is compiled
+ * once. The batch holds the programs whose candidates include the same system headers as
+ * most do (prog_batch.h's rules); the others, and every program of a batch that fails, are
+ * compiled alone. A spec with compile flags of its own is never batched. The programs'
+ * files lie in workdir/batch, named by their tags, so that a message names its text. */
 #define BATCH_ARCH "gfx906"
 static struct {
     build all;        /* the batch's program: exe, log, pid, status (tag "batch") */
@@ -242,19 +244,8 @@ static struct {
     size_t idx[HK_ARRAY_LEN(builds)]; /* the builds in it, in namespace order hk_hb_1... */
     bool failed;      /* it did not build: its programs were compiled alone */
 } batch = { .all = { .tag = "batch", .pid = -1, .status = -1 } };
-
-/* Fills batch.idx: the gfx906 programs but the first, whose specs have no compile flags. */
-static void batch_choose(void)
-{
-    for (size_t i = 1; i < HK_ARRAY_LEN(builds); i++) {
-        if (strcmp(builds[i].arch, BATCH_ARCH))
-            continue;
-        spec *s = load_clean(builds[i].spec_path);
-        if (!s->n_compile_flags)
-            batch.idx[batch.n++] = i;
-        spec_free(s);
-    }
-}
+/* the builds written in workdir/batch (the batch's and the other candidates for it) */
+static bool in_batch_dir[HK_ARRAY_LEN(builds)];
 
 static bool in_batch(const build *b)
 {
@@ -264,73 +255,109 @@ static bool in_batch(const build *b)
     return false;
 }
 
-/* Writes workdir/batch's programs and batch.cu, and starts hipcc on it. */
-static void start_batch(void)
+/* Writes the gfx906 programs but the first (those of specs without compile flags) into
+ * workdir/batch, fills batch.idx with those whose candidates' includes are the most
+ * common set, and writes workdir/batch/batch.cu. */
+static void batch_write(void)
 {
     char dir[400], cu[600];
     snprintf(dir, sizeof dir, "%s/batch", workdir);
     assert_int_equal(mkdir(dir, 0755), 0);
-    struct hk_buf text;
-    hk_buf_init(&text, 1 << 20);
-    assert_int_equal(hk_buf_appends(&text, "/* test_engine_harness_hip: generated programs for "
-                                           BATCH_ARCH " in one program (issue 14) */\n"
-                                           "#include \"hk_harness.h\"\n"),
-                     HK_OK);
-    spec *first = NULL;
-    const char *dirs[2 * HK_ARRAY_LEN(builds) + 1]; /* "-I" DIR of the other specs' folders */
-    char *owned[HK_ARRAY_LEN(builds)];
-    size_t n_dirs = 0, n_owned = 0;
-    for (size_t k = 0; k < batch.n; k++) {
-        build *b = &builds[batch.idx[k]];
+    size_t cand_idx[HK_ARRAY_LEN(builds)], n_cand = 0;
+    char *inc[HK_ARRAY_LEN(builds)], *und[HK_ARRAY_LEN(builds)];
+    for (size_t i = 1; i < HK_ARRAY_LEN(builds); i++) {
+        if (strcmp(builds[i].arch, BATCH_ARCH))
+            continue;
+        build *b = &builds[i];
         spec *s = write_program(b, dir, b->tag);
+        in_batch_dir[i] = true;
+        char cand[700];
+        if (b->rw != RW_NONE)
+            snprintf(cand, sizeof cand, "%s/%s.kernel.cu", dir, b->tag);
+        else
+            snprintf(cand, sizeof cand, "%s", s->source_path);
+        if (!s->n_compile_flags && pb_scan(cand, &inc[n_cand], &und[n_cand]))
+            cand_idx[n_cand++] = i;
+        spec_free(s);
+    }
+    /* the most common include set (the first such, on a tie) */
+    size_t best = 0, best_count = 0;
+    for (size_t c = 0; c < n_cand; c++) {
+        size_t count = 0;
+        for (size_t d = 0; d < n_cand; d++)
+            count += !strcmp(inc[c], inc[d]);
+        if (count > best_count) {
+            best = c;
+            best_count = count;
+        }
+    }
+    const char *files[HK_ARRAY_LEN(builds)];
+    char *undefs[HK_ARRAY_LEN(builds)], names[HK_ARRAY_LEN(builds)][128];
+    for (size_t c = 0; c < n_cand && best_count > 1; c++)
+        if (!strcmp(inc[c], inc[best])) {
+            build *b = &builds[cand_idx[c]];
+            snprintf(names[batch.n], sizeof names[batch.n], "%s.cu", b->tag);
+            files[batch.n] = names[batch.n];
+            undefs[batch.n] = und[c];
+            batch.idx[batch.n++] = cand_idx[c];
+        }
+    if (batch.n) {
+        snprintf(cu, sizeof cu, "%s/batch.cu", dir);
+        FILE *f = fopen(cu, "wb");
+        assert_non_null(f);
+        pb_write(f, "hk_hb", inc[best], files, undefs, batch.n);
+        fprintf(f, "\nint main(int argc, char **argv)\n{\n");
+        for (size_t k = 0; k < batch.n; k++)
+            fprintf(f, "    if (argc > 1 && !strcmp(argv[1], \"%s\"))\n"
+                       "        return hk_hb_%zu::main(argc - 1, argv + 1);\n",
+                    builds[batch.idx[k]].tag, k + 1);
+        fprintf(f, "    fprintf(stderr, \"name one of the programs\\n\");\n    return 2;\n}\n");
+        assert_int_equal(fclose(f), 0);
+        snprintf(batch.all.exe, sizeof batch.all.exe, "%s/batch", dir);
+        snprintf(batch.all.log, sizeof batch.all.log, "%s/batch.log", dir);
+    }
+    for (size_t c = 0; c < n_cand; c++) {
+        hk_free(inc[c]);
+        hk_free(und[c]);
+    }
+}
+
+/* Starts hipcc on workdir/batch/batch.cu: the first program's spec's argv, with the
+ * include folders of the others' specs added. */
+static void start_batch(void)
+{
+    char cu[600];
+    snprintf(cu, sizeof cu, "%s/batch/batch.cu", workdir);
+    spec *first = load_clean(builds[batch.idx[0]].spec_path);
+    const char *dirs[64]; /* "-I" DIR of the other specs' folders */
+    char *owned[32];
+    size_t n_dirs = 0, n_owned = 0;
+    for (size_t k = 1; k < batch.n; k++) {
+        spec *s = load_clean(builds[batch.idx[k]].spec_path);
         assert_int_equal(s->n_compile_flags, 0);
-        assert_int_equal(hk_buf_printf(&text, "namespace hk_hb_%zu {\n#include \"%s.cu\"\n}\n",
-                                       k + 1, b->tag),
-                         HK_OK);
         for (size_t d = 0; d < s->n_include_dirs; d++) {
             bool have = false;
-            for (size_t j = 0; first && j < first->n_include_dirs; j++)
+            for (size_t j = 0; j < first->n_include_dirs; j++)
                 have = have || !strcmp(first->include_dirs[j], s->include_dirs[d]);
             for (size_t j = 1; j < n_dirs; j += 2)
                 have = have || !strcmp(dirs[j], s->include_dirs[d]);
-            if (!have && first) {
+            if (!have) {
                 assert_true(n_owned < HK_ARRAY_LEN(owned));
                 owned[n_owned] = hk_strdup(s->include_dirs[d]);
                 dirs[n_dirs++] = "-I";
                 dirs[n_dirs++] = owned[n_owned++];
             }
         }
-        if (!first)
-            first = s;
-        else
-            spec_free(s);
+        spec_free(s);
     }
     dirs[n_dirs] = NULL;
-    assert_int_equal(hk_buf_appends(&text, "\nint main(int argc, char **argv)\n{\n"), HK_OK);
-    for (size_t k = 0; k < batch.n; k++)
-        assert_int_equal(hk_buf_printf(&text, "    if (argc > 1 && !strcmp(argv[1], \"%s\"))\n"
-                                              "        return hk_hb_%zu::main(argc - 1, argv + 1);\n",
-                                       builds[batch.idx[k]].tag, k + 1),
-                         HK_OK);
-    assert_int_equal(hk_buf_appends(&text, "    fprintf(stderr, \"name one of the programs\\n\");\n"
-                                           "    return 2;\n}\n"),
-                     HK_OK);
-    snprintf(cu, sizeof cu, "%s/batch.cu", dir);
-    FILE *f = fopen(cu, "wb");
-    assert_non_null(f);
-    assert_int_equal(fwrite(text.data, 1, text.len, f), text.len);
-    assert_int_equal(fclose(f), 0);
-    hk_buf_free(&text);
-    snprintf(batch.all.exe, sizeof batch.all.exe, "%s/batch", dir);
-    snprintf(batch.all.log, sizeof batch.all.log, "%s/batch.log", dir);
-    assert_non_null(first);
     batch.all.pid = start_hipcc(first, BATCH_ARCH, cu, batch.all.exe, batch.all.log, dirs);
     spec_free(first);
     for (size_t k = 0; k < n_owned; k++)
         hk_free(owned[k]);
 }
 
-/* b (a program of the failed batch) compiled alone from workdir/batch/TAG.cu. */
+/* b, written in workdir/batch, compiled alone from workdir/batch/TAG.cu. */
 static void start_alone(build *b)
 {
     spec *s = load_clean(b->spec_path);
@@ -340,15 +367,21 @@ static void start_alone(build *b)
     spec_free(s);
 }
 
-/* Runs the jobs (builds, the batch) two at a time (two cores); start(b) starts one. */
-static int run_jobs(build **jobs, size_t n, void (*start_one)(build *))
+/* Runs the jobs (builds, the batch) two at a time (two cores). */
+static int run_jobs(build **jobs, size_t n)
 {
     size_t next = 0, running = 0, done = 0;
     build *live[2] = { NULL, NULL };
     while (done < n) {
         while (running < 2 && next < n) {
-            start_one(jobs[next]);
-            live[live[0] ? 1 : 0] = jobs[next];
+            build *b = jobs[next];
+            if (b == &batch.all)
+                start_batch();
+            else if (in_batch_dir[b - builds])
+                start_alone(b);
+            else
+                start(b);
+            live[live[0] ? 1 : 0] = b;
             next++;
             running++;
         }
@@ -367,14 +400,6 @@ static int run_jobs(build **jobs, size_t n, void (*start_one)(build *))
     return 0;
 }
 
-static void start_job(build *b)
-{
-    if (b == &batch.all)
-        start_batch();
-    else
-        start(b);
-}
-
 /* All started before the tests look at any: the batch first (the longest), the programs
  * built alone beside it. */
 static int group_setup(void **state)
@@ -387,7 +412,7 @@ static int group_setup(void **state)
     }
     if (!mkdtemp(workdir))
         return -1;
-    batch_choose();
+    batch_write();
     build *jobs[HK_ARRAY_LEN(builds) + 1];
     size_t n = 0;
     if (batch.n)
@@ -395,7 +420,7 @@ static int group_setup(void **state)
     for (size_t i = 0; i < HK_ARRAY_LEN(builds); i++)
         if (!in_batch(&builds[i]))
             jobs[n++] = &builds[i];
-    if (run_jobs(jobs, n, start_job) != 0)
+    if (run_jobs(jobs, n) != 0)
         return -1;
     if (batch.n && batch.all.status != 0) {
         char *log = slurp(batch.all.log);
@@ -406,7 +431,7 @@ static int group_setup(void **state)
         n = 0;
         for (size_t k = 0; k < batch.n; k++)
             jobs[n++] = &builds[batch.idx[k]];
-        if (run_jobs(jobs, n, start_alone) != 0)
+        if (run_jobs(jobs, n) != 0)
             return -1;
     }
     return 0;
