@@ -29,7 +29,7 @@ static char *slurp(const char *path, size_t *len)
     return buf;
 }
 
-static size_t list(const char *pattern, char **out, size_t max)
+static inline size_t list(const char *pattern, char **out, size_t max)
 {
     glob_t g;
     size_t n = 0;
@@ -41,7 +41,7 @@ static size_t list(const char *pattern, char **out, size_t max)
     return n;
 }
 
-static spec *load_clean(const char *path)
+static inline spec *load_clean(const char *path)
 {
     spec_diags d = { 0 };
     spec *s = NULL;
