@@ -1,7 +1,8 @@
 /* Helpers shared by the suite tests (test_engine_suite*.c): listing files, loading a
  * spec that must be clean, and generating + compiling harness programs or candidate images
  * with nvcc, two at a time, through the suite's compile cache when the run has one
- * (test_nvcc.h). Test code only: cmocka asserts on every failure. Include after cmocka.h,
+ * (test_nvcc.h); compile_programs_batched checks many programs in few nvcc runs
+ * (prog_batch.h). Test code only: cmocka asserts on every failure. Include after cmocka.h,
  * core/hk.h, measure/harness.h and spec/spec.h. */
 #ifndef HK_TEST_SUITE_COMPILE_H
 #define HK_TEST_SUITE_COMPILE_H
