@@ -1,9 +1,9 @@
-/* Helpers shared by the suite tests (test_engine_suite*.c): listing files, loading a
- * spec that must be clean, and generating + compiling harness programs or candidate images
- * with nvcc, two at a time, through the suite's compile cache when the run has one
- * (test_nvcc.h); compile_programs_batched checks many programs in few nvcc runs
- * (prog_batch.h). Test code only: cmocka asserts on every failure. Include after cmocka.h,
- * core/hk.h, measure/harness.h and spec/spec.h. */
+/* Helpers shared by the suite tests (test_engine_suite*.c, test_engine_rewrite_pattern):
+ * listing files, loading a spec that must be clean, and generating + compiling harness
+ * programs or candidate images with nvcc, two at a time, through the suite's compile cache
+ * when the run has one (test_nvcc.h); compile_programs_batched checks many programs in few
+ * nvcc runs (prog_batch.h). Test code only: cmocka asserts on every failure. Include after
+ * cmocka.h, core/hk.h, measure/harness.h and spec/spec.h. */
 #ifndef HK_TEST_SUITE_COMPILE_H
 #define HK_TEST_SUITE_COMPILE_H
 
@@ -266,7 +266,8 @@ static inline int compile_programs_batched(job *jobs, size_t n)
         if (!pb_scan(jobs[j].source, &inc[j], &und[j]))
             continue; /* inc[j] NULL: alone */
         for (size_t i = 0; i < j; i++)
-            if (inc[i] && leader[i] == i && same_flags(&jobs[i], &jobs[j]) && !strcmp(inc[i], inc[j])) {
+            if (inc[i] && leader[i] == i && same_flags(&jobs[i], &jobs[j]) &&
+                !strcmp(inc[i], inc[j])) {
                 leader[j] = i;
                 break;
             }
@@ -293,7 +294,8 @@ static inline int compile_programs_batched(job *jobs, size_t n)
                 files[m] = strrchr(owned[m], '/') + 1;
                 undefs[m++] = und[j];
             }
-        char *cu = hk_asprintf("%s/batch-%zu.cu", dir, g), *out = hk_asprintf("%s/batch-%zu.cubin", dir, g);
+        char *cu = hk_asprintf("%s/batch-%zu.cu", dir, g);
+        char *out = hk_asprintf("%s/batch-%zu.cubin", dir, g);
         char *log = hk_asprintf("%s/batch-%zu.log", dir, g);
         assert_true(cu && out && log);
         FILE *f = fopen(cu, "wb");
@@ -345,7 +347,8 @@ static inline int compile_programs_batched(job *jobs, size_t n)
     bool kept = false;
     for (size_t b = 0; b < n_lead; b++) {
         size_t g = lead[b], len = 0;
-        char *out = hk_asprintf("%s/batch-%zu.cubin", dir, g), *log = hk_asprintf("%s/batch-%zu.log", dir, g);
+        char *out = hk_asprintf("%s/batch-%zu.cubin", dir, g);
+        char *log = hk_asprintf("%s/batch-%zu.log", dir, g);
         assert_true(out && log);
         char *cubin = status[b] == 0 ? read_all(out, &len) : NULL;
         bool ok = cubin != NULL;
@@ -370,7 +373,8 @@ static inline int compile_programs_batched(job *jobs, size_t n)
         if (!ok) {
             char *text = slurp(log, NULL);
             fprintf(stderr, "the batch of %zu programs (%s's includes) failed (nvcc %d); each is "
-                            "compiled alone:\n%s\n", members[g], jobs[g].tag, status[b], text ? text : "");
+                            "compiled alone:\n%s\n",
+                    members[g], jobs[g].tag, status[b], text ? text : "");
             hk_free(text);
             for (size_t j = g; j < n; j++)
                 alone[j] = alone[j] || (inc[j] && leader[j] == g);
