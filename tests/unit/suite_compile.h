@@ -1,8 +1,9 @@
-/* Helpers shared by the suite tests (test_engine_suite*.c): listing files, loading a
- * spec that must be clean, and generating + compiling harness programs or candidate images
- * with nvcc, two at a time, through the suite's compile cache when the run has one
- * (test_nvcc.h). Test code only: cmocka asserts on every failure. Include after cmocka.h,
- * core/hk.h, measure/harness.h and spec/spec.h. */
+/* Helpers shared by the suite tests (test_engine_suite*.c, test_engine_rewrite_pattern):
+ * listing files, loading a spec that must be clean, and generating + compiling harness
+ * programs or candidate images with nvcc, two at a time, through the suite's compile cache
+ * when the run has one (test_nvcc.h); compile_programs_batched checks many programs in few
+ * nvcc runs (prog_batch.h). Test code only: cmocka asserts on every failure. Include after
+ * cmocka.h, core/hk.h, measure/harness.h and spec/spec.h. */
 #ifndef HK_TEST_SUITE_COMPILE_H
 #define HK_TEST_SUITE_COMPILE_H
 
@@ -10,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "prog_batch.h"
 #include "test_nvcc.h" /* NVCC: through the suite's compile cache when the run has one */
 #define SUITE_DIR HK_SOURCE_DIR "/bench/kernels"
 #define CHEAT_DIR HK_SOURCE_DIR "/tests/gpu/cheats"
@@ -28,7 +30,7 @@ static char *slurp(const char *path, size_t *len)
     return buf;
 }
 
-static size_t list(const char *pattern, char **out, size_t max)
+static inline size_t list(const char *pattern, char **out, size_t max)
 {
     glob_t g;
     size_t n = 0;
@@ -40,7 +42,7 @@ static size_t list(const char *pattern, char **out, size_t max)
     return n;
 }
 
-static spec *load_clean(const char *path)
+static inline spec *load_clean(const char *path)
 {
     spec_diags d = { 0 };
     spec *s = NULL;
@@ -202,6 +204,197 @@ static int compile_jobs(job *jobs, size_t n, enum suite_build how)
     }
     char *cmd = hk_asprintf("rm -rf '%s'", dir);
     if (failures == 0 && (!cmd || system(cmd) != 0)) /* kept on failure, for a look */
+        fprintf(stderr, "could not remove %s\n", dir);
+    hk_free(cmd);
+    return failures;
+}
+
+/* Whether the n bytes at b hold needle. */
+static inline bool bytes_have(const char *b, size_t n, const char *needle)
+{
+    return memmem(b, n, needle, strlen(needle)) != NULL;
+}
+
+/* Whether jobs a and b are built with the same flags (the spec's compile flags and include
+ * folders): only then can they share a batch. */
+static inline bool same_flags(const job *a, const job *b)
+{
+    const spec *x = a->s, *y = b->s;
+    bool same = x->n_compile_flags == y->n_compile_flags && x->n_include_dirs == y->n_include_dirs;
+    for (size_t i = 0; same && i < x->n_compile_flags; i++)
+        same = !strcmp(x->compile_flags[i], y->compile_flags[i]);
+    for (size_t i = 0; same && i < x->n_include_dirs; i++)
+        same = !strcmp(x->include_dirs[i], y->include_dirs[i]);
+    return same;
+}
+
+/* The whole file at path (*len bytes), or NULL when it is missing or empty; hk_free. */
+static inline char *read_all(const char *path, size_t *len)
+{
+    char *buf = NULL;
+    *len = 0;
+    FILE *f = fopen(path, "rb");
+    if (f && fseek(f, 0, SEEK_END) == 0 && ftell(f) > 0) {
+        *len = (size_t)ftell(f);
+        buf = hk_malloc(*len);
+        assert_non_null(buf);
+        rewind(f);
+        assert_int_equal(fread(buf, 1, *len, f), *len);
+    }
+    if (f)
+        fclose(f);
+    return buf;
+}
+
+/* Issue 14 (CI time): the jobs' benchmark programs checked as SUITE_PROGRAM_CUBIN checks
+ * them, in few nvcc runs: the programs whose candidates include the same system headers
+ * (and whose specs give the same flags) form one translation unit (prog_batch.h: each
+ * generated file verbatim in a namespace hk_sb_K of its own), compiled with -cubin: the
+ * front end checks every program's host text, its spec's expressions and its typed
+ * launch, and every kernel's device code is compiled (the cubin must hold each program's
+ * kernel in its namespace). A group of one, a candidate with a quoted #include, and every
+ * program of a batch that fails or lacks a kernel are compiled alone (compile_jobs), so a
+ * failure names its program. Returns how many failed. */
+static inline int compile_programs_batched(job *jobs, size_t n)
+{
+    assert_true(n <= MAX_SPECS);
+    char *inc[MAX_SPECS], *und[MAX_SPECS];
+    size_t leader[MAX_SPECS], members[MAX_SPECS];
+    for (size_t j = 0; j < n; j++) {
+        members[j] = 0;
+        leader[j] = j;
+        if (!pb_scan(jobs[j].source, &inc[j], &und[j]))
+            continue; /* inc[j] NULL: alone */
+        for (size_t i = 0; i < j; i++)
+            if (inc[i] && leader[i] == i && same_flags(&jobs[i], &jobs[j]) &&
+                !strcmp(inc[i], inc[j])) {
+                leader[j] = i;
+                break;
+            }
+        members[leader[j]]++;
+    }
+    char dir[] = "/tmp/hk_suite_batch.XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    /* the batches: leaders of two or more; up to two nvcc at a time */
+    size_t lead[MAX_SPECS], n_lead = 0;
+    pid_t pids[MAX_SPECS];
+    int status[MAX_SPECS];
+    size_t running = 0;
+    for (size_t g = 0; g < n; g++) {
+        if (!inc[g] || leader[g] != g || members[g] < 2)
+            continue;
+        const char *files[MAX_SPECS];
+        char *undefs[MAX_SPECS], *owned[MAX_SPECS];
+        size_t m = 0;
+        for (size_t j = g; j < n; j++)
+            if (inc[j] && leader[j] == g) {
+                owned[m] = hk_asprintf("%s/%s.cu", dir, jobs[j].tag);
+                assert_non_null(owned[m]);
+                assert_int_equal(harness_write(jobs[j].s, jobs[j].source, owned[m]), HK_OK);
+                files[m] = strrchr(owned[m], '/') + 1;
+                undefs[m++] = und[j];
+            }
+        char *cu = hk_asprintf("%s/batch-%zu.cu", dir, g);
+        char *out = hk_asprintf("%s/batch-%zu.cubin", dir, g);
+        char *log = hk_asprintf("%s/batch-%zu.log", dir, g);
+        assert_true(cu && out && log);
+        FILE *f = fopen(cu, "wb");
+        assert_non_null(f);
+        pb_write(f, "hk_sb", inc[g], files, undefs, m);
+        assert_int_equal(fclose(f), 0);
+        for (size_t k = 0; k < m; k++)
+            hk_free(owned[k]);
+        char **argv = NULL;
+        assert_int_equal(harness_nvcc_argv(jobs[g].s, NVCC, "sm_90", HK_SOURCE_DIR "/include",
+                                           NULL, cu, out, &argv),
+                         HK_OK);
+        char **run = cubin_form(argv);
+        if (running == 2) {
+            int st = 0;
+            pid_t pid = wait(&st);
+            assert_true(pid > 0);
+            for (size_t b = 0; b < n_lead; b++)
+                if (pids[b] == pid) {
+                    status[b] = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+                    pids[b] = 0;
+                }
+            running--;
+        }
+        pids[n_lead] = spawn(run, log);
+        status[n_lead] = -2;
+        lead[n_lead++] = g;
+        running++;
+        hk_free(run);
+        harness_argv_free(argv);
+        hk_free(cu);
+        hk_free(out);
+        hk_free(log);
+    }
+    for (; running > 0; running--) {
+        int st = 0;
+        pid_t pid = wait(&st);
+        assert_true(pid > 0);
+        for (size_t b = 0; b < n_lead; b++)
+            if (pids[b] == pid) {
+                status[b] = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+                pids[b] = 0;
+            }
+    }
+    /* a batch that failed, or lacks a kernel: its programs go alone too */
+    bool alone[MAX_SPECS];
+    for (size_t j = 0; j < n; j++)
+        alone[j] = !inc[j] || members[leader[j]] < 2;
+    bool kept = false;
+    for (size_t b = 0; b < n_lead; b++) {
+        size_t g = lead[b], len = 0;
+        char *out = hk_asprintf("%s/batch-%zu.cubin", dir, g);
+        char *log = hk_asprintf("%s/batch-%zu.log", dir, g);
+        assert_true(out && log);
+        char *cubin = status[b] == 0 ? read_all(out, &len) : NULL;
+        bool ok = cubin != NULL;
+        /* each program's kernel in its namespace: <len>hk_sb_K<len>NAME (NAME: the kernel's
+         * first component) in the mangled names */
+        for (size_t j = g, k = 0; ok && j < n; j++) {
+            if (!inc[j] || leader[j] != g)
+                continue;
+            const char *kn = jobs[j].s->kernel, *colon = strstr(kn, "::");
+            int klen = colon ? (int)(colon - kn) : (int)strlen(kn);
+            char ns[32];
+            snprintf(ns, sizeof ns, "hk_sb_%zu", ++k);
+            char *name = hk_asprintf("%zu%s%d%.*s", strlen(ns), ns, klen, klen, kn);
+            assert_non_null(name);
+            if (!bytes_have(cubin, len, name)) {
+                fprintf(stderr, "the batch's cubin holds no %s (%s's kernel)\n", name, jobs[j].tag);
+                ok = false;
+            }
+            hk_free(name);
+        }
+        hk_free(cubin);
+        if (!ok) {
+            char *text = slurp(log, NULL);
+            fprintf(stderr, "the batch of %zu programs (%s's includes) failed (nvcc %d); each is "
+                            "compiled alone:\n%s\n",
+                    members[g], jobs[g].tag, status[b], text ? text : "");
+            hk_free(text);
+            for (size_t j = g; j < n; j++)
+                alone[j] = alone[j] || (inc[j] && leader[j] == g);
+            kept = true;
+        }
+        hk_free(out);
+        hk_free(log);
+    }
+    job rest[MAX_SPECS];
+    size_t n_rest = 0;
+    for (size_t j = 0; j < n; j++)
+        if (alone[j])
+            rest[n_rest++] = jobs[j];
+    int failures = n_rest ? compile_jobs(rest, n_rest, SUITE_PROGRAM_CUBIN) : 0;
+    for (size_t j = 0; j < n; j++) {
+        hk_free(inc[j]);
+        hk_free(und[j]);
+    }
+    char *cmd = hk_asprintf("rm -rf '%s'", dir);
+    if (!kept && (!cmd || system(cmd) != 0)) /* kept on failure, for a look */
         fprintf(stderr, "could not remove %s\n", dir);
     hk_free(cmd);
     return failures;

@@ -4,14 +4,18 @@
  * harness_nvcc_argv's hipcc form, and the real hipcc builds them for gfx906 and gfx90a; so
  * do the engine's structural rewrites of five suite kernels (warp reduce, tiled transpose,
  * privatized histogram and lane-replica histogram, online softmax, tiled GEMM), as a DCU
- * episode proposes them.
+ * episode proposes them. The first gfx906 program and the gfx90a one are built alone, as
+ * the product builds a program; the other gfx906 programs are built as one program, each
+ * its generated file verbatim in a namespace of its own (batch, issue 14: CI time), each
+ * answering from it; a batch that fails is rebuilt one program at a time.
  * Candidates including CUDA headers build through measure.c's shims (of hk_hip.h), device-only
  * as every DCU candidate: measure.c's build is a hipcc --genco code object plus the shared
  * launcher built with hipcc, which holds no candidate text and loads the image with
  * hipModuleLoad (test_measure_device_only; the program form tested here is what the
  * engine's own hipBLAS substitution still uses).
  * The programs then run here: with no AMD GPU they must say so (exit HK_EXIT_NO_GPU, one
- * JSON line), and a bad command line is a usage error before any device is touched.
+ * JSON line), and a bad command line is a usage error before any device is touched (every
+ * program of the batch is run with one).
  * Skipped with a message when hipcc is missing. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -36,6 +40,7 @@
 #include "rewrites/rewrite_hist.h"
 #include "rewrites/rewrite_pattern.h"
 #include "spec/spec.h"
+#include "prog_batch.h"
 
 #define SUITE HK_SOURCE_DIR "/bench/kernels/"
 #define DCU_DATA HK_TEST_DATA "/dcu/"
@@ -164,52 +169,219 @@ static char *slurp(const char *path)
     return buf;
 }
 
-static void start(build *b)
+/* Writes b's program into dir as STEM.cu (its rewritten candidate, when rw is set, as
+ * STEM.kernel.cu beside it); b->exe and b->log: dir/STEM and dir/STEM.log. Returns the spec. */
+static spec *write_program(build *b, const char *dir, const char *stem)
 {
     spec *s = load_clean(b->spec_path);
-    char dir[400], cu[600], cand[600];
-    snprintf(dir, sizeof dir, "%s/%s", workdir, b->tag);
-    assert_int_equal(mkdir(dir, 0755), 0);
-    snprintf(cu, sizeof cu, "%s/bench.cu", dir);
-    snprintf(b->exe, sizeof b->exe, "%s/bench", dir);
-    snprintf(b->log, sizeof b->log, "%s/hipcc.log", dir);
+    char cu[600], cand[600];
+    snprintf(cu, sizeof cu, "%s/%s.cu", dir, stem);
+    snprintf(b->exe, sizeof b->exe, "%s/%s", dir, stem);
+    snprintf(b->log, sizeof b->log, "%s/%s.log", dir, stem);
     assert_non_null(s->source_path);
     snprintf(cand, sizeof cand, "%s", s->source_path);
     if (b->rw != RW_NONE) {
-        snprintf(cand, sizeof cand, "%s/kernel.cu", dir);
+        snprintf(cand, sizeof cand, "%s/%s.kernel.cu", dir, stem);
         write_rewrite(b, s->source_path, cand);
     }
     assert_int_equal(harness_write(s, cand, cu), HK_OK);
-    /* as measure.c asks for a DCU build: clang's resource remarks, and an nvcc-only flag
-     * that must be translated (fast math) and one that must be dropped (-Xptxas -v) */
-    const char *extra[] = { "-Rpass-analysis=kernel-resource-usage", "--use_fast_math",
-                            "-Xptxas", "-v", NULL };
+    return s;
+}
+
+/* as measure.c asks for a DCU build: clang's resource remarks, and an nvcc-only flag that
+ * must be translated (fast math) and one that must be dropped (-Xptxas -v) */
+static const char *const hip_extra[] = { "-Rpass-analysis=kernel-resource-usage",
+                                         "--use_fast_math", "-Xptxas", "-v" };
+
+/* Starts hipcc on s's program cu for arch, output exe, its messages in log; more: further
+ * arguments (NULL-ended, may be NULL) after hip_extra. Returns the pid. */
+static pid_t start_hipcc(const spec *s, const char *arch, const char *cu, const char *exe,
+                         const char *log, const char *const *more)
+{
+    const char *extra[64];
+    size_t n = 0;
+    for (size_t i = 0; i < HK_ARRAY_LEN(hip_extra); i++)
+        extra[n++] = hip_extra[i];
+    for (; more && *more; more++) {
+        assert_true(n + 1 < HK_ARRAY_LEN(extra));
+        extra[n++] = *more;
+    }
+    extra[n] = NULL;
     char **argv = NULL;
-    assert_int_equal(harness_nvcc_argv(s, hipcc, b->arch, HK_SOURCE_DIR "/include", extra, cu,
-                                       b->exe, &argv),
+    assert_int_equal(harness_nvcc_argv(s, hipcc, arch, HK_SOURCE_DIR "/include", extra, cu, exe,
+                                       &argv),
                      HK_OK);
-    b->pid = spawn(argv, b->log);
+    pid_t pid = spawn(argv, log);
     harness_argv_free(argv);
+    return pid;
+}
+
+/* One program built alone, in workdir/TAG (the product's form: its own hipcc run). */
+static void start(build *b)
+{
+    char dir[400], cu[600];
+    snprintf(dir, sizeof dir, "%s/%s", workdir, b->tag);
+    assert_int_equal(mkdir(dir, 0755), 0);
+    spec *s = write_program(b, dir, "bench");
+    snprintf(cu, sizeof cu, "%s/bench.cu", dir);
+    b->pid = start_hipcc(s, b->arch, cu, b->exe, b->log, NULL);
     spec_free(s);
 }
 
-/* Two hipcc at a time (two cores), all started before the tests look at any. */
-static int group_setup(void **state)
+/* Issue 14 (CI time): the gfx906 programs but the first (which test_runs runs as the
+ * product builds it) are compiled as one program (prog_batch.h): each generated file
+ * verbatim in a namespace of its own, where its main is an ordinary function, and a main
+ * that runs the one its first argument names (test_builds runs each). One hipcc run
+ * instead of one each: clang, the bundler and lld start once, hk_harness.h is compiled
+ * once. The batch holds the programs whose candidates include the same system headers as
+ * most do (prog_batch.h's rules); the others, and every program of a batch that fails, are
+ * compiled alone. A spec with compile flags of its own is never batched. The programs'
+ * files lie in workdir/batch, named by their tags, so that a message names its text. */
+#define BATCH_ARCH "gfx906"
+static struct {
+    build all;        /* the batch's program: exe, log, pid, status (tag "batch") */
+    size_t n;
+    size_t idx[HK_ARRAY_LEN(builds)]; /* the builds in it, in namespace order hk_hb_1... */
+    bool failed;      /* it did not build: its programs were compiled alone */
+} batch = { .all = { .tag = "batch", .pid = -1, .status = -1 } };
+/* the builds written in workdir/batch (the batch's and the other candidates for it) */
+static bool in_batch_dir[HK_ARRAY_LEN(builds)];
+
+static bool in_batch(const build *b)
 {
-    (void)state;
-    if (cc_find_compiler(CC_DCU, &hipcc) != HK_OK) {
-        fprintf(stderr, "skipped: hipcc not found (apt-get install hipcc libamdhip64-dev "
-                        "rocm-device-libs)\n");
-        return 0;
+    for (size_t k = 0; k < batch.n; k++)
+        if (&builds[batch.idx[k]] == b)
+            return true;
+    return false;
+}
+
+/* Writes the gfx906 programs but the first (those of specs without compile flags) into
+ * workdir/batch, fills batch.idx with those whose candidates' includes are the most
+ * common set, and writes workdir/batch/batch.cu. */
+static void batch_write(void)
+{
+    char dir[400], cu[600];
+    snprintf(dir, sizeof dir, "%s/batch", workdir);
+    assert_int_equal(mkdir(dir, 0755), 0);
+    size_t cand_idx[HK_ARRAY_LEN(builds)], n_cand = 0;
+    char *inc[HK_ARRAY_LEN(builds)], *und[HK_ARRAY_LEN(builds)];
+    for (size_t i = 1; i < HK_ARRAY_LEN(builds); i++) {
+        if (strcmp(builds[i].arch, BATCH_ARCH))
+            continue;
+        build *b = &builds[i];
+        spec *s = write_program(b, dir, b->tag);
+        in_batch_dir[i] = true;
+        char cand[700];
+        if (b->rw != RW_NONE)
+            snprintf(cand, sizeof cand, "%s/%s.kernel.cu", dir, b->tag);
+        else
+            snprintf(cand, sizeof cand, "%s", s->source_path);
+        if (!s->n_compile_flags && pb_scan(cand, &inc[n_cand], &und[n_cand]))
+            cand_idx[n_cand++] = i;
+        spec_free(s);
     }
-    if (!mkdtemp(workdir))
-        return -1;
-    size_t n = HK_ARRAY_LEN(builds), next = 0, running = 0, done = 0;
+    /* the most common include set (the first such, on a tie) */
+    size_t best = 0, best_count = 0;
+    for (size_t c = 0; c < n_cand; c++) {
+        size_t count = 0;
+        for (size_t d = 0; d < n_cand; d++)
+            count += !strcmp(inc[c], inc[d]);
+        if (count > best_count) {
+            best = c;
+            best_count = count;
+        }
+    }
+    const char *files[HK_ARRAY_LEN(builds)];
+    char *undefs[HK_ARRAY_LEN(builds)], names[HK_ARRAY_LEN(builds)][128];
+    for (size_t c = 0; c < n_cand && best_count > 1; c++)
+        if (!strcmp(inc[c], inc[best])) {
+            build *b = &builds[cand_idx[c]];
+            snprintf(names[batch.n], sizeof names[batch.n], "%s.cu", b->tag);
+            files[batch.n] = names[batch.n];
+            undefs[batch.n] = und[c];
+            batch.idx[batch.n++] = cand_idx[c];
+        }
+    if (batch.n) {
+        snprintf(cu, sizeof cu, "%s/batch.cu", dir);
+        FILE *f = fopen(cu, "wb");
+        assert_non_null(f);
+        pb_write(f, "hk_hb", inc[best], files, undefs, batch.n);
+        fprintf(f, "\nint main(int argc, char **argv)\n{\n");
+        for (size_t k = 0; k < batch.n; k++)
+            fprintf(f, "    if (argc > 1 && !strcmp(argv[1], \"%s\"))\n"
+                       "        return hk_hb_%zu::main(argc - 1, argv + 1);\n",
+                    builds[batch.idx[k]].tag, k + 1);
+        fprintf(f, "    fprintf(stderr, \"name one of the programs\\n\");\n    return 2;\n}\n");
+        assert_int_equal(fclose(f), 0);
+        snprintf(batch.all.exe, sizeof batch.all.exe, "%s/batch", dir);
+        snprintf(batch.all.log, sizeof batch.all.log, "%s/batch.log", dir);
+    }
+    for (size_t c = 0; c < n_cand; c++) {
+        hk_free(inc[c]);
+        hk_free(und[c]);
+    }
+}
+
+/* Starts hipcc on workdir/batch/batch.cu: the first program's spec's argv, with the
+ * include folders of the others' specs added. */
+static void start_batch(void)
+{
+    char cu[600];
+    snprintf(cu, sizeof cu, "%s/batch/batch.cu", workdir);
+    spec *first = load_clean(builds[batch.idx[0]].spec_path);
+    const char *dirs[64]; /* "-I" DIR of the other specs' folders */
+    char *owned[32];
+    size_t n_dirs = 0, n_owned = 0;
+    for (size_t k = 1; k < batch.n; k++) {
+        spec *s = load_clean(builds[batch.idx[k]].spec_path);
+        assert_int_equal(s->n_compile_flags, 0);
+        for (size_t d = 0; d < s->n_include_dirs; d++) {
+            bool have = false;
+            for (size_t j = 0; j < first->n_include_dirs; j++)
+                have = have || !strcmp(first->include_dirs[j], s->include_dirs[d]);
+            for (size_t j = 1; j < n_dirs; j += 2)
+                have = have || !strcmp(dirs[j], s->include_dirs[d]);
+            if (!have) {
+                assert_true(n_owned < HK_ARRAY_LEN(owned));
+                owned[n_owned] = hk_strdup(s->include_dirs[d]);
+                dirs[n_dirs++] = "-I";
+                dirs[n_dirs++] = owned[n_owned++];
+            }
+        }
+        spec_free(s);
+    }
+    dirs[n_dirs] = NULL;
+    batch.all.pid = start_hipcc(first, BATCH_ARCH, cu, batch.all.exe, batch.all.log, dirs);
+    spec_free(first);
+    for (size_t k = 0; k < n_owned; k++)
+        hk_free(owned[k]);
+}
+
+/* b, written in workdir/batch, compiled alone from workdir/batch/TAG.cu. */
+static void start_alone(build *b)
+{
+    spec *s = load_clean(b->spec_path);
+    char cu[600];
+    snprintf(cu, sizeof cu, "%s/batch/%s.cu", workdir, b->tag);
+    b->pid = start_hipcc(s, b->arch, cu, b->exe, b->log, NULL);
+    spec_free(s);
+}
+
+/* Runs the jobs (builds, the batch) two at a time (two cores). */
+static int run_jobs(build **jobs, size_t n)
+{
+    size_t next = 0, running = 0, done = 0;
     build *live[2] = { NULL, NULL };
     while (done < n) {
         while (running < 2 && next < n) {
-            start(&builds[next]);
-            live[live[0] ? 1 : 0] = &builds[next];
+            build *b = jobs[next];
+            if (b == &batch.all)
+                start_batch();
+            else if (in_batch_dir[b - builds])
+                start_alone(b);
+            else
+                start(b);
+            live[live[0] ? 1 : 0] = b;
             next++;
             running++;
         }
@@ -228,6 +400,43 @@ static int group_setup(void **state)
     return 0;
 }
 
+/* All started before the tests look at any: the batch first (the longest), the programs
+ * built alone beside it. */
+static int group_setup(void **state)
+{
+    (void)state;
+    if (cc_find_compiler(CC_DCU, &hipcc) != HK_OK) {
+        fprintf(stderr, "skipped: hipcc not found (apt-get install hipcc libamdhip64-dev "
+                        "rocm-device-libs)\n");
+        return 0;
+    }
+    if (!mkdtemp(workdir))
+        return -1;
+    batch_write();
+    build *jobs[HK_ARRAY_LEN(builds) + 1];
+    size_t n = 0;
+    if (batch.n)
+        jobs[n++] = &batch.all;
+    for (size_t i = 0; i < HK_ARRAY_LEN(builds); i++)
+        if (!in_batch(&builds[i]))
+            jobs[n++] = &builds[i];
+    if (run_jobs(jobs, n) != 0)
+        return -1;
+    if (batch.n && batch.all.status != 0) {
+        char *log = slurp(batch.all.log);
+        fprintf(stderr, "the batch of %zu programs for " BATCH_ARCH " failed (hipcc exit %d); "
+                        "each is compiled alone:\n%s\n", batch.n, batch.all.status, log);
+        hk_free(log);
+        batch.failed = true;
+        n = 0;
+        for (size_t k = 0; k < batch.n; k++)
+            jobs[n++] = &builds[batch.idx[k]];
+        if (run_jobs(jobs, n) != 0)
+            return -1;
+    }
+    return 0;
+}
+
 static int group_teardown(void **state)
 {
     (void)state;
@@ -241,7 +450,12 @@ static int group_teardown(void **state)
     return 0;
 }
 
-/* Every program built; the resource remarks name the kernel on the right arch. */
+/* Every program built; the resource remarks name the kernel on the right arch. A program
+ * of the batch: the batch built, and its remarks name the kernel in the program's
+ * namespace (hk_hb_K::kernel); the batch's main runs each program's own, which answers a
+ * bad mode with the usage error. */
+static int run_exe(const char *exe, const char *const *args, char **out);
+
 static void test_builds(void **state)
 {
     (void)state;
@@ -249,25 +463,45 @@ static void test_builds(void **state)
         skip();
     for (size_t i = 0; i < HK_ARRAY_LEN(builds); i++) {
         build *b = &builds[i];
-        char *log = slurp(b->log);
-        if (b->status != 0)
-            fprintf(stderr, "%s: hipcc exit %d:\n%s\n", b->tag, b->status, log);
-        assert_int_equal(b->status, 0);
-        assert_int_equal(access(b->exe, X_OK), 0);
+        const build *from = b; /* the hipcc run that built it */
+        char ns[64] = "";      /* its kernel's namespace in that run, with "::" */
+        for (size_t k = 0; !batch.failed && k < batch.n; k++)
+            if (batch.idx[k] == i) {
+                from = &batch.all;
+                snprintf(ns, sizeof ns, "hk_hb_%zu::", k + 1);
+            }
+        char *log = slurp(from->log);
+        if (from->status != 0)
+            fprintf(stderr, "%s: hipcc exit %d:\n%s\n", b->tag, from->status, log);
+        assert_int_equal(from->status, 0);
+        assert_int_equal(access(from->exe, X_OK), 0);
         cc_result r = { 0 };
         assert_int_equal(cc_parse_output(CC_DCU, log, strlen(log), &r), HK_OK);
         bool found = false;
         for (size_t k = 0; k < r.n_res; k++)
-            if (r.res[k].base_name && !strcmp(r.res[k].base_name, b->kernel)) {
+            if (r.res[k].base_name && !strcmp(r.res[k].base_name, b->kernel) && r.res[k].kernel &&
+                !strncmp(r.res[k].kernel, ns, strlen(ns)) &&
+                !strcmp(r.res[k].kernel + strlen(ns), b->kernel)) {
                 found = true;
                 assert_true(r.res[k].registers > 0); /* VGPRs */
                 assert_true(r.res[k].sgprs > 0);
             }
         if (!found)
-            fprintf(stderr, "%s: no resource remark for %s in:\n%s\n", b->tag, b->kernel, log);
+            fprintf(stderr, "%s: no resource remark for %s%s in:\n%s\n", b->tag, ns, b->kernel,
+                    log);
         assert_true(found);
         cc_result_free(&r);
         hk_free(log);
+        if (from == &batch.all) {
+            const char *bad[] = { b->tag, "--mode", "fly", NULL };
+            char *out = NULL;
+            int rc = run_exe(from->exe, bad, &out);
+            if (rc != HK_EXIT_USAGE || !strstr(out, "\"error\":\"usage\""))
+                fprintf(stderr, "%s: the batch's program answered %d:\n%s\n", b->tag, rc, out);
+            assert_int_equal(rc, HK_EXIT_USAGE);
+            assert_non_null(strstr(out, "\"error\":\"usage\""));
+            hk_free(out);
+        }
     }
 }
 

@@ -32,6 +32,7 @@
 #define DATA HK_TEST_DATA "/rewrite_pattern"
 
 #include "rw_fixture.h"
+#include "suite_compile.h" /* compile_programs_batched */
 
 static int setup(void **state)
 {
@@ -335,28 +336,16 @@ static void test_gemm(void **state)
     nvb_compile_all(tmpdir);
 }
 
-/* Runs argv (NULL-terminated) and fails the test with its output when it exits non-zero. */
-static void run_ok(char **argv, const char *tag)
-{
-    char cmd[8192];
-    size_t n = 0;
-    for (size_t i = 0; argv[i] && n + 4 < sizeof cmd; i++)
-        n += (size_t)snprintf(cmd + n, sizeof cmd - n, "'%s' ", argv[i]);
-    snprintf(cmd + n, sizeof cmd - n, "2>&1");
-    FILE *p = popen(cmd, "r");
-    assert_non_null(p);
-    char out[8192];
-    size_t got = fread(out, 1, sizeof out - 1, p);
-    out[got] = '\0';
-    int st = pclose(p);
-    if (st != 0)
-        print_message("%s failed:\n%s\n%s\n", tag, cmd, out);
-    assert_int_equal(st, 0);
-}
+/* The benchmark programs spec_and_harness queued, compiled by harness_flush: in few nvcc
+ * runs (suite_compile.h compile_programs_batched: -cubin, programs in namespaces of their
+ * own, each compiled alone when its batch fails, so that a failure names its program). */
+static job harness_jobs[16];
+static size_t n_harness_jobs;
 
 /* The spec of a suite kernel loads without errors, and the generated benchmark program for
- * candidate (the kernel file itself, or a rewrite of it) compiles with nvcc. */
-static void spec_and_harness(const char *kname, const char *candidate)
+ * candidate (the kernel file itself, or a rewrite of it) compiles with nvcc (queued: see
+ * harness_flush; tag names it). */
+static void spec_and_harness(const char *kname, const char *candidate, const char *tag)
 {
     char path[1024];
     snprintf(path, sizeof path, "%s/%s.bench.json", BENCH, kname);
@@ -373,19 +362,30 @@ static void spec_and_harness(const char *kname, const char *candidate)
     assert_string_equal(sp->kernel, kname);
     spec_diags_free(&d);
     if (access(NVCC, X_OK) == 0) {
-        char prog[1024], exe[1024];
-        snprintf(prog, sizeof prog, "%s/harness-%s-%d.cu", tmpdir, kname, (int)strlen(candidate));
-        snprintf(exe, sizeof exe, "%s/harness-%s-%d.o", tmpdir, kname, (int)strlen(candidate));
-        assert_int_equal(harness_write(sp, candidate, prog), HK_OK);
-        char **argv = NULL;
-        const char *const extra[] = {"-cubin", NULL};
-        assert_int_equal(harness_nvcc_argv(sp, NVCC, "sm_90", NULL, extra, prog, exe, &argv), HK_OK);
-        run_ok(argv, kname);
-        harness_argv_free(argv);
+        assert_true(n_harness_jobs < HK_ARRAY_LEN(harness_jobs));
+        job *j = &harness_jobs[n_harness_jobs++];
+        memset(j, 0, sizeof *j);
+        j->s = sp;
+        j->source = hk_strdup(candidate);
+        j->tag = hk_strdup(tag);
+        assert_true(j->source && j->tag);
     } else {
         print_message("note: no nvcc at %s, harness compile of %s skipped\n", NVCC, kname);
+        spec_free(sp);
     }
-    spec_free(sp);
+}
+
+/* Compiles the queued programs; every one must compile. */
+static void harness_flush(void)
+{
+    int failures = n_harness_jobs ? compile_programs_batched(harness_jobs, n_harness_jobs) : 0;
+    for (size_t i = 0; i < n_harness_jobs; i++) {
+        spec_free((spec *)harness_jobs[i].s);
+        hk_free((char *)harness_jobs[i].source);
+        hk_free(harness_jobs[i].tag);
+    }
+    n_harness_jobs = 0;
+    assert_int_equal(failures, 0);
 }
 
 /* The new naive bench kernels: specs valid, harness programs compile. */
@@ -395,8 +395,9 @@ static void test_new_bench_kernels(void **state)
     for (size_t i = 0; i < HK_ARRAY_LEN(names); i++) {
         char src[1024];
         snprintf(src, sizeof src, "%s/%s.cu", BENCH, names[i]);
-        spec_and_harness(names[i], src);
+        spec_and_harness(names[i], src, names[i]);
     }
+    harness_flush();
     /* dot is a reduction the warp-reduce rewrite takes */
     const char *const want_dot[] = {"hk_acc += (float)(a[i] * b[i]);", "__shfl_down_sync", NULL};
     expect(BENCH "/dot.cu", "dot", RWP_REDUCE, want_dot, NULL);
@@ -452,11 +453,14 @@ static void test_rewrites_in_harness(void **state)
         assert_non_null(f);
         fputs(r.text, f);
         fclose(f);
-        spec_and_harness(cases[c].kernel, cand);
+        char tag[64];
+        snprintf(tag, sizeof tag, "rw-%s", cases[c].kernel);
+        spec_and_harness(cases[c].kernel, cand, tag);
         rw_result_free(&r);
         unload(&fx);
     }
 #undef cases
+    harness_flush();
     assert_int_equal(hk_alloc_live(), 0);
 }
 

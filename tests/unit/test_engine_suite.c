@@ -4,9 +4,11 @@
  * kernel its source defines, and its generated benchmark program compiles with nvcc
  * -arch=sm_90 -cubin (the front end checks the generated host code, the same the launcher
  * holds, and the typed launch; the kernel's device code is built), so the GPU run never
- * fails on a spec mistake. The README example's program is built whole, linked: that the
- * host side also goes through gcc and the link is the same for every spec, and the episode
- * tests build launchers whole. The cheats against these specs are compiled by
+ * fails on a spec mistake. The suite's programs are checked in one nvcc run, each in a
+ * namespace of its own (suite_compile.h compile_programs_batched; issue 14: CI time), and
+ * one at a time when that run fails, so that a failure names its spec. The README
+ * example's program is built whole, linked: that the host side also goes through gcc and
+ * the link is the same for every spec, and the episode tests build launchers whole. The cheats against these specs are compiled by
  * test_engine_suite_cheats.c (split to keep each test under its timeout). */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -119,7 +121,7 @@ static void harnesses_compile_with_nvcc(void **state)
         jobs[i].tag = hk_strdup(loaded[i]->kernel);
         assert_non_null(jobs[i].tag);
     }
-    int failures = compile_jobs(jobs, n, SUITE_PROGRAM_CUBIN);
+    int failures = compile_programs_batched(jobs, n);
     for (size_t i = 0; i < n; i++) {
         hk_free(jobs[i].tag);
         spec_free(loaded[i]);
