@@ -1097,6 +1097,19 @@ def markdown(res, args, info, argv, load_before, load_after):
     return "\n".join(L)
 
 
+def write_report(md, info, res, args):
+    """The Markdown report to --out (or stdout) and every figure to --json."""
+    if args.out:
+        with open(args.out, "w") as f:
+            f.write(md)
+        print("bench_lsp: wrote %s" % args.out, file=sys.stderr)
+    else:
+        print(md)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"info": info, "results": res}, f, indent=1, default=str)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--hkls", required=True, help="path of the built hkls")
@@ -1197,16 +1210,7 @@ def main():
                 args.burn = os.cpu_count() or 1
             print("hkls: busy run ...", file=sys.stderr)
             res["hkls_busy"] = run_busy(args, tmp, big_text, log_dir)
-            md = markdown_busy(res["hkls_busy"], args, info, argv)
-            if args.out:
-                with open(args.out, "w") as f:
-                    f.write(md)
-                print("bench_lsp: wrote %s" % args.out, file=sys.stderr)
-            else:
-                print(md)
-            if args.json:
-                with open(args.json, "w") as f:
-                    json.dump({"info": info, "results": res}, f, indent=1, default=str)
+            write_report(markdown_busy(res["hkls_busy"], args, info, argv), info, res, args)
             return 0
 
         print("hkls: latency run (compile off) ...", file=sys.stderr)
@@ -1248,16 +1252,8 @@ def main():
             res["hkls_compiling"] = run_hkls_compiling(args, ws["hkls"], cbig, log_dir)
 
         load_after = open("/proc/loadavg").read().split()[:3]
-        md = markdown(res, args, info, argv, " ".join(load_before), " ".join(load_after))
-        if args.out:
-            with open(args.out, "w") as f:
-                f.write(md)
-            print("bench_lsp: wrote %s" % args.out, file=sys.stderr)
-        else:
-            print(md)
-        if args.json:
-            with open(args.json, "w") as f:
-                json.dump({"info": info, "results": res}, f, indent=1, default=str)
+        write_report(markdown(res, args, info, argv, " ".join(load_before), " ".join(load_after)),
+                     info, res, args)
         h = res["hkls"]
         missed = [k for k, v in (("first_symbols_ms", h["first_symbols_ms"]),
                                  ("hover_p99_ms", h["hover"]["p99"]),

@@ -127,4 +127,24 @@ static const char roi_align[] =
     "  }\n"
     "}\n";
 
+/* channel_chunks applied to bench/wild's kernel kname of id (its own spec) on a device of sm
+ * SMs of warps warps each: fx loaded (unload), *sp (spec_free) and *r (rw_result_free) set.
+ * false, with nothing to free, when the wild source is not extracted (the caller returns). */
+static inline bool chunks_on_wild(const char *id, const char *kname, int sm, int warps,
+                                  fixture *fx, spec **sp, rw_result *r)
+{
+    if (!rwf_load_wild(id, fx))
+        return false;
+    char path[700];
+    snprintf(path, sizeof path, HK_TEST_DATA "/../../bench/wild/specs/%s.bench.json", id);
+    spec_diags dg = {0};
+    *sp = NULL;
+    assert_int_equal(spec_load(path, sp, &dg), HK_OK);
+    spec_diags_free(&dg);
+    rw_context ctx = {.text = fx->text, .len = fx->len, .m = fx->m, .kernel = kernel(fx, kname),
+                      .spec = *sp, .sm_count = sm, .warps_per_sm = warps};
+    assert_int_equal(rw_apply_named("channel_chunks", &ctx, NULL, r, NULL), HK_OK);
+    return true;
+}
+
 #endif

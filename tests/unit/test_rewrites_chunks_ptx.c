@@ -130,18 +130,10 @@ static void wild_chains(void **state)
     };
     for (size_t i = 0; i < HK_ARRAY_LEN(cases); i++) {
         fixture fx;
-        if (!rwf_load_wild(cases[i].id, &fx))
-            return;
-        char path[700];
-        snprintf(path, sizeof path, HK_TEST_DATA "/../../bench/wild/specs/%s.bench.json", cases[i].id);
-        spec *sp = NULL;
-        spec_diags dg = {0};
-        assert_int_equal(spec_load(path, &sp, &dg), HK_OK);
-        spec_diags_free(&dg);
-        rw_context ctx = {.text = fx.text, .len = fx.len, .m = fx.m, .kernel = kernel(&fx, cases[i].kernel),
-                          .spec = sp, .sm_count = 132, .warps_per_sm = 64};
+        spec *sp;
         rw_result r;
-        assert_int_equal(rw_apply_named("channel_chunks", &ctx, NULL, &r, NULL), HK_OK);
+        if (!chunks_on_wild(cases[i].id, cases[i].kernel, 132, 64, &fx, &sp, &r))
+            return;
         if (!r.applicable)
             fail_msg("%s: %s", cases[i].id, r.description);
         char inst[300];
