@@ -22,8 +22,13 @@
  * loop stops at the first k >= N, which comes at c <= CAP since E + CAP * S >= N. The
  * check `S > 0 && blockDim.x <= S && blockDim.y == blockDim.z == 1 && N <= CAP * S` is
  * the same for every thread of the block (N and S are parameters, constants or locals
- * initialised from them, never written), so the block takes one branch: the carried
- * loop, or the original loop unchanged (its barriers meet either way). Blocks are assumed
+ * initialised from them, never written), so it is computed once before L and the block
+ * takes one branch at each trip: the carried inner loop, or the original one unchanged. L
+ * itself is kept once -- the load before it and the write-back after it under the
+ * condition, only the inner loop versioned inside it -- so every statement of L outside the
+ * inner loop (an argmax tree, its barriers, its shared reads and writes) appears once, as
+ * in the original: the referee credits a race to the original only when each line it names
+ * occurs no more often in the candidate (sanitize.c inherited()). Blocks are assumed
  * to own their elements of A, as in the original, where another block writing them would
  * race. Refused: an outer loop that can return or goto out (the write-back would be
  * skipped), A used in L other than as A[k] inside the inner loop, or anywhere in the kernel
