@@ -22,8 +22,13 @@
  * loop stops at the first k >= N, which comes at c <= CAP since E + CAP * S >= N. The
  * check `S > 0 && blockDim.x <= S && blockDim.y == blockDim.z == 1 && N <= CAP * S` is
  * the same for every thread of the block (N and S are parameters, constants or locals
- * initialised from them, never written), so the block takes one branch: the carried
- * loop, or the original loop unchanged (its barriers meet either way). Blocks are assumed
+ * initialised from them, never written), so it is computed once before L and the block
+ * takes one branch at each trip: the carried inner loop, or the original one unchanged. L
+ * itself is kept once -- the load before it and the write-back after it under the
+ * condition, only the inner loop versioned inside it -- so every statement of L outside the
+ * inner loop (an argmax tree, its barriers, its shared reads and writes) appears once, as
+ * in the original: the referee credits a race to the original only when each line it names
+ * occurs no more often in the candidate (sanitize.c inherited()). Blocks are assumed
  * to own their elements of A, as in the original, where another block writing them would
  * race. Refused: an outer loop that can return or goto out (the write-back would be
  * skipped), A used in L other than as A[k] inside the inner loop, or anywhere in the kernel
@@ -329,29 +334,44 @@ static int register_carry(const rw_context *c, int cap, rw_result *out)
         rc = HK_ENOMEM;
         goto out;
     }
-    /* the carried loop: L's text with the inner loop's header and A[k] replaced */
+    /* The loads and the write-back stand outside L, where E may not be declared yet (a
+     * local of threadIdx.x declared in L): there they use threadIdx.x itself, its value. */
+    const char *EO = s.eb - s.ea == 3 || local_decl(&ts, s.ea, s.lo) < ts.n ? E : "threadIdx.x";
+    /* L kept once, its statements in place; only the inner loop is versioned. Every
+     * statement of L outside the inner loop -- the tree, its barriers, the shared reads and
+     * writes around them -- appears once in the rewrite, as in the original: the referee
+     * credits a finding (a race) to the original only where each line it names occurs no
+     * more often in the candidate than there (sanitize.c inherited()), and a racing
+     * statement copied to a second place races on its own account. The carry condition is
+     * uniform (N, S and the block shape), computed once before L:
+     *   { const bool hk_carry_on = cond; T hk_carry_A[cap]; if (hk_carry_on) load;
+     *     L with its inner loop as `if (hk_carry_on) { carried } else original`;
+     *     if (hk_carry_on) write back; } */
     struct hk_buf l;
     hk_buf_init(&l, RW_TEXT_MAX);
     uint32_t at = ts.t[s.lo].start;
-    rc = hk_buf_printf(&l, "if ((%s) > 0 && blockDim.x <= (unsigned int)(%s) && blockDim.y == 1 && blockDim.z == 1 &&\n"
-                           "        (long long)(%s) <= %dLL * (long long)(%s)) {\n"
-                           "        // hk rewrite: register_carry. Each thread's elements k = %s + c * %s (c < %d) of",
+    rc = hk_buf_printf(&l, "{\n"
+                           "    const bool hk_carry_on = (%s) > 0 && blockDim.x <= (unsigned int)(%s) && blockDim.y == 1 &&\n"
+                           "        blockDim.z == 1 && (long long)(%s) <= %dLL * (long long)(%s);\n"
+                           "    // hk rewrite: register_carry. Each thread's elements k = %s + c * %s (c < %d) of",
                        S, S, N, cap, S, E, S, cap);
     for (size_t a = 0; a < s.n_arr && !rc; a++)
         rc = hk_buf_printf(&l, " %s", f->params[s.arr[a]].name);
     if (!rc)
-        rc = hk_buf_appends(&l, "\n        // stay in registers across the loop: loaded once, written back once after it.\n");
+        rc = hk_buf_appends(&l, "\n    // stay in registers across the loop: loaded once, written back once after it.\n");
     for (size_t a = 0; a < s.n_arr && !rc; a++) {
         const an_param *p = &f->params[s.arr[a]];
-        rc = hk_buf_printf(&l, "        %s hk_carry_%s[%d];\n#pragma unroll\n"
+        rc = hk_buf_printf(&l, "    %s hk_carry_%s[%d];\n"
+                               "    if (hk_carry_on) {\n#pragma unroll\n"
                                "        for (int hk_c = 0; hk_c < %d; hk_c++)\n"
                                "            if ((long long)(%s) + (long long)hk_c * (long long)(%s) < (long long)(%s))\n"
-                               "                hk_carry_%s[hk_c] = %s[(%s) + hk_c * (%s)];\n",
-                           p->elem_type, p->name, cap, cap, E, S, N, p->name, p->name, E, S);
+                               "                hk_carry_%s[hk_c] = %s[(%s) + hk_c * (%s)];\n"
+                               "    }\n",
+                           p->elem_type, p->name, cap, cap, EO, S, N, p->name, p->name, EO, S);
     }
-    /* L up to the inner loop, the new header, the body with A[k] replaced, the rest of L */
+    /* L up to the inner loop */
     if (!rc)
-        rc = hk_buf_appends(&l, "        ");
+        rc = hk_buf_appends(&l, "    ");
     if (!rc)
         rc = hk_buf_append(&l, c->text + at, ts.t[s.fo].start - at);
     /* the inner loop's body with A[k] replaced */
@@ -373,6 +393,8 @@ static int register_carry(const rw_context *c, int cap, rw_result *out)
     }
     if (!rc)
         rc = hk_buf_append(&bd, c->text + at, ts.t[s.fo_end - 1].end - at);
+    if (!rc)
+        rc = hk_buf_appends(&l, "if (hk_carry_on) {");
     /* A thread whose cap trips are all in range takes them with no check between them:
      * with the check (a branch a trip, the loop left at the first k >= N) each trip's loads
      * wait for the previous trip's work to issue, one trip in flight a warp; without it the
@@ -400,24 +422,24 @@ static int register_carry(const rw_context *c, int cap, rw_result *out)
         rc = hk_buf_append(&l, bd.data, bd.len);
     hk_buf_free(&bd);
     if (!rc)
-        rc = hk_buf_appends(&l, split ? "\n        }\n        }" : "\n        }");
-    at = ts.t[s.fo_end - 1].end;
+        rc = hk_buf_appends(&l, split ? "\n        }\n        }\n        } else\n        " : "\n        }\n        } else\n        ");
+    /* the original inner loop, then the rest of L */
+    at = ts.t[s.fo].start;
     if (!rc)
         rc = hk_buf_append(&l, c->text + at, ts.t[s.lo_end - 1].end - at);
     for (size_t a = 0; a < s.n_arr && !rc; a++) {
         if (!s.wr[a])
             continue;
         const char *pn = f->params[s.arr[a]].name;
-        rc = hk_buf_printf(&l, "\n#pragma unroll\n"
+        rc = hk_buf_printf(&l, "\n    if (hk_carry_on) {\n#pragma unroll\n"
                                "        for (int hk_c = 0; hk_c < %d; hk_c++)\n"
                                "            if ((long long)(%s) + (long long)hk_c * (long long)(%s) < (long long)(%s))\n"
-                               "                %s[(%s) + hk_c * (%s)] = hk_carry_%s[hk_c];",
-                           cap, E, S, N, pn, E, S, pn);
+                               "                %s[(%s) + hk_c * (%s)] = hk_carry_%s[hk_c];\n"
+                               "    }",
+                           cap, EO, S, N, pn, EO, S, pn);
     }
     if (!rc)
-        rc = hk_buf_appends(&l, "\n    } else ");
-    if (!rc)
-        rc = hk_buf_append(&l, c->text + ts.t[s.lo].start, ts.t[s.lo_end - 1].end - ts.t[s.lo].start);
+        rc = hk_buf_appends(&l, "\n    }");
     if (rc) {
         hk_buf_free(&l);
         goto out;
