@@ -770,18 +770,21 @@ def run_busy(args, tmp, big_text, log_dir):
     return out
 
 
+def report_head(title, writer, argv, info):
+    """A report's first lines: its title with the time, who wrote it, the command, the commit
+    and the machine."""
+    return ["# %s (%s)" % (title, time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())), "",
+            "Written by `%s`; the figures below are its output, unedited." % writer, "",
+            "- Command: `%s`" % " ".join(argv),
+            "- Commit: `%s`%s" % (info["commit"], " (uncommitted changes under server/: %s)"
+                                  % info["dirty"] if info["dirty"] else ""),
+            "- Machine: %s, %s CPUs (%s threads/core), %s RAM" % (
+                info.get("Model name", "?"), info.get("CPU(s)", info.get("nproc")),
+                info.get("Thread(s) per core", "?"), info.get("RAM", "?"))]
+
+
 def markdown_busy(r, args, info, argv):
-    L = ["# LSP loop under load: hkls busy (%s)" % time.strftime("%Y-%m-%d %H:%M UTC",
-                                                                time.gmtime()), ""]
-    L.append("Written by `bench/lsp/bench_lsp.py --busy`; the figures below are its output, "
-             "unedited.")
-    L.append("")
-    L.append("- Command: `%s`" % " ".join(argv))
-    L.append("- Commit: `%s`%s" % (info["commit"], " (uncommitted changes under server/: %s)"
-                                   % info["dirty"] if info["dirty"] else ""))
-    L.append("- Machine: %s, %s CPUs (%s threads/core), %s RAM" % (
-        info.get("Model name", "?"), info.get("CPU(s)", info.get("nproc")),
-        info.get("Thread(s) per core", "?"), info.get("RAM", "?")))
+    L = report_head("LSP loop under load: hkls busy", "bench/lsp/bench_lsp.py --busy", argv, info)
     L.append("- Load average at the start / the end of the busy phase: %s / %s (1, 5, 15 "
              "min); driver and server at nice %d; %d CPU burners of the driver's own (a "
              "Python spin loop each) at nice 0, besides whatever else the machine ran" % (
@@ -935,18 +938,7 @@ def markdown(res, args, info, argv, load_before, load_after):
         v = r[k]
         return v.get(sub) if sub else v
 
-    L = []
-    L.append("# LSP benchmark: hkls vs clangd (%s)" % time.strftime("%Y-%m-%d %H:%M UTC",
-                                                                    time.gmtime()))
-    L.append("")
-    L.append("Written by `bench/lsp/bench_lsp.py`; the figures below are its output, unedited.")
-    L.append("")
-    L.append("- Command: `%s`" % " ".join(argv))
-    L.append("- Commit: `%s`%s" % (info["commit"], " (uncommitted changes under server/: %s)"
-                                   % info["dirty"] if info["dirty"] else ""))
-    L.append("- Machine: %s, %s CPUs (%s threads/core), %s RAM" % (
-        info.get("Model name", "?"), info.get("CPU(s)", info.get("nproc")),
-        info.get("Thread(s) per core", "?"), info.get("RAM", "?")))
+    L = report_head("LSP benchmark: hkls vs clangd", "bench/lsp/bench_lsp.py", argv, info)
     L.append("- Load average before / after the run: %s / %s (1, 5, 15 min); "
              "driver and servers ran at nice %d" % (load_before, load_after, os.nice(0)))
     L.append("- hkls: `%s` (%s, binary built %s: the commit above is HEAD when the run "
