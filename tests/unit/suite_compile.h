@@ -131,6 +131,20 @@ static void wait_one(job *jobs, size_t n)
         }
 }
 
+/* wait_one over parallel arrays (the batched builds): the child that ends sets its status
+ * (its exit code, -1 when a signal ended it) and its pid to 0 */
+static void reap_one(pid_t *pids, int *status, size_t n)
+{
+    int st = 0;
+    pid_t pid = wait(&st);
+    assert_true(pid > 0);
+    for (size_t i = 0; i < n; i++)
+        if (pids[i] == pid) {
+            status[i] = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+            pids[i] = 0;
+        }
+}
+
 /* The file a job builds: DIR/TAG, or DIR/TAG.cubin; new string. */
 static char *job_output(const char *dir, const job *j, enum suite_build how)
 {
@@ -310,14 +324,7 @@ static inline int compile_programs_batched(job *jobs, size_t n)
                          HK_OK);
         char **run = cubin_form(argv);
         if (running == 2) {
-            int st = 0;
-            pid_t pid = wait(&st);
-            assert_true(pid > 0);
-            for (size_t b = 0; b < n_lead; b++)
-                if (pids[b] == pid) {
-                    status[b] = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-                    pids[b] = 0;
-                }
+            reap_one(pids, status, n_lead);
             running--;
         }
         pids[n_lead] = spawn(run, log);
@@ -330,16 +337,8 @@ static inline int compile_programs_batched(job *jobs, size_t n)
         hk_free(out);
         hk_free(log);
     }
-    for (; running > 0; running--) {
-        int st = 0;
-        pid_t pid = wait(&st);
-        assert_true(pid > 0);
-        for (size_t b = 0; b < n_lead; b++)
-            if (pids[b] == pid) {
-                status[b] = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-                pids[b] = 0;
-            }
-    }
+    for (; running > 0; running--)
+        reap_one(pids, status, n_lead);
     /* a batch that failed, or lacks a kernel: its programs go alone too */
     bool alone[MAX_SPECS];
     for (size_t j = 0; j < n; j++)
