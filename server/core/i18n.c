@@ -673,6 +673,11 @@ static const struct hk_msg_entry msgs[HK_MSG_COUNT] = {
     F(INF_BLOCK_PINNED,
       "block pinned at %lld: %s (line %d)",
       "线程块固定为 %lld：%s（第 %d 行）"),
+    F(INF_BLOCK_PINNED_MULTIPLE,
+      "block pinned at %lld, as the launch at %s:%d gives it: the index math steps blockIdx.x by "
+      "%lld, %lld elements per thread that far apart",
+      "线程块固定为 %lld，与 %s:%d 处的启动一致：下标计算中 blockIdx.x 的步长为 %lld，"
+      "每个线程处理 %lld 个相隔一个线程块的元素"),
     F(INF_BLOCK_LAUNCH_BOUNDS,
       "block pinned: the kernel declares __launch_bounds__(%s)",
       "线程块固定：核函数声明了 __launch_bounds__(%s)"),
@@ -847,6 +852,10 @@ static const struct hk_msg_entry msgs[HK_MSG_COUNT] = {
       "%s is written only where values read from memory decide (line %d): an inout, the elements "
       "not written keep their contents",
       "%s 只在从内存读出的值决定的位置写入（第 %d 行）：作为 inout，未写入的元素保留原内容"),
+    F(INF_INOUT_LOCAL,
+      "%s is written only where a local that the kernel model does not follow decides (line %d): "
+      "an inout, the elements not written keep their contents",
+      "%s 只在内核模型无法跟踪的局部变量决定的位置写入（第 %d 行）：作为 inout，未写入的元素保留原内容"),
     F(INF_COUNT_VIA_POINTER,
       "%s is used through another pointer made from it at line %d: how many elements that "
       "reaches is not known (guessed %s%s)",

@@ -716,7 +716,7 @@ static long long sk_timing_blocks(const sk_timing *t)
  * their order (a leading dimension its extent). 0 when it cannot shrink. */
 static long long sk_halved(long long cur, long long unit, bool ragged, long long floor)
 {
-    long long next = ragged ? (cur / 2) | 1 : unit > 1 ? cur / 2 / unit * unit : cur / 2;
+    long long next = ragged && unit <= 1 ? (cur / 2) | 1 : unit > 1 ? cur / 2 / unit * unit : cur / 2;
     return next < cur && next >= floor && next >= unit ? next : 0;
 }
 
@@ -1451,7 +1451,15 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
      * grid let any grid cover the bounds, and every other grid is checked against them */
     cover->grid_stride = kf.grid_stride && kc_grid_steps(k);
     long long pinned = 0;
-    if (kf.fixed_block) {
+    if (kf.fixed_block && n_block && block_val[0] > 0 && block_val[0] < kf.fixed_block &&
+        kf.fixed_block % block_val[0] == 0) {
+        /* the launch's block divides what the index math steps blockIdx.x by: each thread
+         * covers several elements that far apart (a loop over i * block), so the block the
+         * program launches is the one the kernel is written for */
+        pinned = block_val[0];
+        sk_note(k, HK_MSG_INF_BLOCK_PINNED_MULTIPLE, pinned, file, site_line, kf.fixed_block,
+                kf.fixed_block / pinned);
+    } else if (kf.fixed_block) {
         pinned = kf.fixed_block;
         sk_note(k, HK_MSG_INF_BLOCK_PINNED, pinned, kf.fixed_why, kf.fixed_line);
     } else if (f->launch_bounds) {
@@ -1909,6 +1917,17 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
             }
         }
     }
+    /* a size the launcher asserts is a multiple of a constant (assert(w % 128 == 0): the
+     * grid divides it without a remainder) stays one in both sets, ragged or not */
+    bool multiple[SK_MAX_VARS] = { 0 };
+    for (size_t i = 0; i < k->n_vars; i++)
+        for (size_t c = 0; c < n_asserts; c++) {
+            long long mult = sk_assert_multiple(&asserts[c], k->vars[i]);
+            if (mult > 1 && sk_lcm(unit[i], mult) <= (1LL << 20)) {
+                unit[i] = sk_lcm(unit[i], mult);
+                multiple[i] = true;
+            }
+        }
     for (size_t i = 0; i < k->n_vars; i++) {
         long long a = 13 + 2 * (long long)i, b = 32;
         if (k->n_vars <= 3) {
@@ -1927,6 +1946,8 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
         if (!ragged) {
             a = b;
             b = 2 * b;
+        }
+        if (!ragged || multiple[i]) {
             if (a % unit[i])
                 a = (a / unit[i] + 1) * unit[i];
             if (b % unit[i])
@@ -2185,7 +2206,8 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
         if (p->pointer_depth > 0) {
             int use = p->is_const ? -1 : sk_pointer_use(text, bs, be, p->name);
             bool written = !p->is_const && (use >= 2 || sk_pointer_written(text, bs, be, p->name));
-            int data_line = use == 0 && written ? kc_data_guarded_writes(k->km, p->name) : 0;
+            bool data_local = false;
+            int data_line = use == 0 && written ? kc_data_guarded_writes(k->km, p->name, &data_local) : 0;
             int window_line = use == 0 && written && !data_line ? kc_window_writes(k->km, p->name) : 0;
             const char *kind = use < 0 || !written ? "input" : use == 0 && !data_line && !window_line ? "output" : "inout";
             /* an output whose writes cannot reach its last elements under the spec's launch
@@ -2212,7 +2234,7 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
             if (use >= 0 && !written)
                 sk_note(k, HK_MSG_INF_INPUT, p->name);
             if (data_line)
-                sk_note(k, HK_MSG_INF_INOUT_DATA, p->name, data_line);
+                sk_note(k, data_local ? HK_MSG_INF_INOUT_LOCAL : HK_MSG_INF_INOUT_DATA, p->name, data_line);
             any_output |= strcmp(kind, "input") != 0;
             ok &= json_object_set_new(a, "kind", json_string(kind)) == 0;
             ok &= json_object_set_new(a, "dtype", json_string(dt)) == 0;

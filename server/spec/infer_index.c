@@ -107,8 +107,86 @@ static kf_index *kf_find(kfacts *f, const char *name)
     return NULL;
 }
 
+/* The value of word (a literal, a #define/constexpr constant or a template parameter the
+ * launch gives) when it is an integer in [1, 1024], else 0. */
+static long long kf_word_value(const skel *k, const char *word)
+{
+    if (!word[0] || !strncmp(word, "blockDim", 8))
+        return 0;
+    const char *v = word;
+    if (!isdigit((unsigned char)word[0]))
+        v = sk_tunable_value(k, word);
+    if (!v) /* a template parameter's value (from the launch or an instantiation) */
+        v = sk_mapped(k, word);
+    char *end = NULL;
+    long long n = v ? strtoll(v, &end, 10) : 0;
+    return v && end && (*end == '\0' || strchr("uUlL", *end)) && n >= 1 && n <= 1024 ? n : 0;
+}
+
+/* What multiplies the parenthesised groups around t[a, z) within t[s, e): `(... a ...) * W`
+ * or `W * (...)`, outward group by group (`(blockIdx.x * STEPS - HALO) * WIDTH`: WIDTH),
+ * each W a value kf_word_value knows; 1 when none. A group that is a call's arguments
+ * (`min(...)`) ends the walk. */
+static long long kf_group_factor(const skel *k, const char *t, size_t s, size_t e, size_t a, size_t z)
+{
+    long long f = 1;
+    for (int guard = 0; guard < 8; guard++) {
+        int depth = 0;
+        size_t o = a;
+        while (o > s) {
+            char c = t[o - 1];
+            if (c == ')' || c == ']')
+                depth++;
+            else if ((c == '(' || c == '[') && depth-- == 0)
+                break;
+            o--;
+        }
+        if (o <= s || t[o - 1] != '(')
+            return f;
+        size_t before = o - 1; /* the '(' */
+        size_t c = before;
+        while (c > s && isspace((unsigned char)t[c - 1]))
+            c--;
+        if (c > s && (isalnum((unsigned char)t[c - 1]) || t[c - 1] == '_'))
+            return f; /* a call's arguments */
+        size_t close = kf_expr_end(t, z, e, "");
+        if (close >= e || t[close] != ')')
+            return f;
+        char word[64] = "";
+        size_t j = close + 1;
+        while (j < e && isspace((unsigned char)t[j]))
+            j++;
+        if (j < e && t[j] == '*') {
+            j++;
+            while (j < e && isspace((unsigned char)t[j]))
+                j++;
+            size_t w = 0;
+            while (j < e && w + 1 < sizeof word && (isalnum((unsigned char)t[j]) || t[j] == '_'))
+                word[w++] = t[j++];
+            word[w] = '\0';
+        } else if (c > s && t[c - 1] == '*') {
+            size_t b = c - 1;
+            while (b > s && isspace((unsigned char)t[b - 1]))
+                b--;
+            size_t w = b;
+            while (w > s && (isalnum((unsigned char)t[w - 1]) || t[w - 1] == '_'))
+                w--;
+            snprintf(word, sizeof word, "%.*s", (int)(b - w), t + w);
+        }
+        long long n = kf_word_value(k, word);
+        if (!n || f * n > (1LL << 20))
+            return f;
+        f *= n;
+        a = before;
+        z = close + 1;
+    }
+    return f;
+}
+
 /* A literal (or a #define/constexpr constant) multiplying blockIdx.D where blockDim.D
- * would be: the block size the kernel assumes. */
+ * would be, times what multiplies the groups around that product: the block size the
+ * kernel assumes, or a multiple of it when each thread covers several elements that far
+ * apart (cuda-samples' convolution rows: `(blockIdx.x * STEPS - HALO) * WIDTH`). */
 static long long kf_fixed_factor(const skel *k, const char *t, size_t s, size_t e)
 {
     static const char *const bi[3] = { "blockIdx.x", "blockIdx.y", "blockIdx.z" };
@@ -144,17 +222,12 @@ static long long kf_fixed_factor(const skel *k, const char *t, size_t s, size_t 
                     snprintf(word, sizeof word, "%.*s", (int)(b - w), t + w);
                 }
             }
-            if (!word[0] || !strncmp(word, "blockDim", 8))
-                continue;
-            const char *v = word;
-            if (!isdigit((unsigned char)word[0]))
-                v = sk_tunable_value(k, word);
-            if (!v) /* a template parameter's value (from the launch or an instantiation) */
-                v = sk_mapped(k, word);
-            char *end = NULL;
-            long long n = v ? strtoll(v, &end, 10) : 0;
-            if (v && end && (*end == '\0' || strchr("uUlL", *end)) && n >= 1 && n <= 1024)
-                return n;
+            long long n = kf_word_value(k, word);
+            if (n) {
+                size_t lo = i < j ? i : j, hi = i < j ? j : i + wl;
+                long long g = kf_group_factor(k, t, s, e, lo, hi);
+                return n * g <= 1024 ? n * g : n;
+            }
         }
     }
     return 0;
@@ -1406,26 +1479,36 @@ static uint32_t kc_moved_param(const km_kernel *km, const char *name)
 /* Does the model place every access of parameter name, moved once? A move inside a
  * grid-stride loop adds up over its iterations: exact only when the grid gives every
  * thread one iteration (stride_grid: the grid is the loop bound's). */
-int kc_data_guarded_writes(const km_kernel *km, const char *name)
+int kc_data_guarded_writes(const km_kernel *km, const char *name, bool *by_local)
 {
     size_t na = 0, ng = 0;
     const km_access *a = km ? km_accesses(km, &na) : NULL;
     const km_guard *g = km ? km_guards(km, &ng) : NULL;
     int line = 0;
+    bool local = false;
     for (size_t i = 0; i < na; i++) {
         if (strcmp(a[i].buffer, name) != 0 || a[i].mode == KM_READ)
             continue;
-        bool data = false;
+        bool data = false, var = false;
         for (uint32_t j = 0; j < a[i].n_guards && !data; j++) {
             uint32_t q = a[i].guards[j];
-            data = q < ng && (km_form_mentions_kind(km, g[q].lhs, KM_ATOM_READ, -1) ||
-                              km_form_mentions_kind(km, g[q].rhs, KM_ATOM_READ, -1));
+            if (q >= ng)
+                continue;
+            data = km_form_mentions_kind(km, g[q].lhs, KM_ATOM_READ, -1) ||
+                   km_form_mentions_kind(km, g[q].rhs, KM_ATOM_READ, -1);
+            /* a local the model does not follow (a flag set in a loop from a device
+             * function's answer): it may be data, so it may leave elements unwritten */
+            var |= km_form_mentions_kind(km, g[q].lhs, KM_ATOM_VAR, -1) ||
+                   km_form_mentions_kind(km, g[q].rhs, KM_ATOM_VAR, -1);
         }
-        if (!data)
+        if (!data && !var)
             return 0;
+        local |= !data;
         if (!line)
             line = (int)a[i].line;
     }
+    if (by_local)
+        *by_local = line && local;
     return line;
 }
 
@@ -2575,6 +2658,18 @@ static bool sk_pointer_written_at(const char *t, size_t s, size_t e, const char 
             if (plain && !sk_pointer_written_at(t, s, e, local, depth + 1))
                 continue;
             return true;
+        }
+        /* name += off, name -= off, name++, name--: the pointer itself moves and no element
+         * is stored (its later subscripts say which are); *name++ = v stores one */
+        if (j + 1 < e && (t[j] == '+' || t[j] == '-') && (t[j + 1] == '=' || t[j + 1] == t[j])) {
+            if (t[j + 1] == t[j] && b > s && t[b - 1] == '*') {
+                size_t q = j + 2;
+                while (q < e && isspace((unsigned char)t[q]))
+                    q++;
+                if (q + 1 < e && t[q] == '=' && t[q + 1] != '=')
+                    return true;
+            }
+            continue;
         }
         /* passed to a call, or its address taken, or offset into another pointer: the
          * callee may write it */

@@ -234,10 +234,13 @@ extern const char *const kc_thread_names[3];
 bool kc_moved_once(const skel *k, const char *name, bool stride_grid);
 
 /* When every write of buffer name in the kernel model (NULL: none) sits under a condition
- * on a value read from memory (ball query's `if (d2 < r2) idx[cnt] = k`): the line of the
- * first, else 0. Which elements are written then depends on the data, so the others keep
- * what the buffer held: an inout, never an output the harness checks as all written. */
-int kc_data_guarded_writes(const km_kernel *km, const char *name);
+ * on a value read from memory (ball query's `if (d2 < r2) idx[cnt] = k`) or on a local the
+ * model does not follow (a flag set in a loop from a device function's answer: mmcv's
+ * points_in_boxes): the line of the first, else 0; *by_local (may be NULL) says whether
+ * some write's condition is such a local alone. Which elements are written then depends
+ * on the data, so the others keep what the buffer held: an inout, never an output the
+ * harness checks as all written. */
+int kc_data_guarded_writes(const km_kernel *km, const char *name, bool *by_local);
 
 /* When every write of buffer name in the kernel model sits in a loop whose start or bound
  * is a min or max of something that moves with the thread (psamask's window clipped at
@@ -400,6 +403,10 @@ size_t sk_launcher_asserts(skel *k, sk_assert_cmp *out, size_t cap);
 /* Whether comparison c holds at the sizes of set: 1 yes, 0 no, -1 cannot say (a side
  * names something that is no size). */
 int sk_assert_holds(const sk_assert_cmp *c, const json_t *set);
+
+/* The C of an assert that size variable var is a multiple of a constant (var % C == 0),
+ * else 0. */
+long long sk_assert_multiple(const sk_assert_cmp *c, const char *var);
 
 /* The largest value of size variable var that comparison c allows (var <= C, var < C,
  * C >= var, C > var with C a constant), or -1. */

@@ -2106,6 +2106,36 @@ int sk_assert_holds(const sk_assert_cmp *c, const json_t *set)
     return ok;
 }
 
+/* The C of an assert that size variable var is a multiple of a constant: var % C == 0 or
+ * 0 == var % C (cuda-samples' assert(imageW % (STEPS * BLOCKDIM_X) == 0)); 0 for any other
+ * comparison or a C below 2. */
+long long sk_assert_multiple(const sk_assert_cmp *c, const char *var)
+{
+    if (strcmp(c->op, "=="))
+        return 0;
+    const char *side = NULL, *zero = NULL;
+    size_t vl = strlen(var);
+    for (int k = 0; k < 2 && !side; k++) {
+        const char *x = k ? c->rhs : c->lhs, *o = k ? c->lhs : c->rhs;
+        while (*x == ' ' || *x == '(')
+            x++;
+        if (!strncmp(x, var, vl) && !(isalnum((unsigned char)x[vl]) || x[vl] == '_')) {
+            const char *p = x + vl;
+            while (*p == ' ' || *p == ')')
+                p++;
+            if (*p == '%') {
+                side = p + 1;
+                zero = o;
+            }
+        }
+    }
+    long long m = 0, z = 1;
+    json_t *none = json_object();
+    bool ok = side && none && sk_eval_at(side, none, &m) && sk_eval_at(zero, none, &z);
+    json_decref(none);
+    return ok && z == 0 && m >= 2 && m <= (1LL << 20) ? m : 0;
+}
+
 /* The largest value of size variable var that comparison c allows (var <= C, var < C,
  * C >= var, C > var with C a constant), or -1. */
 long long sk_assert_upper(const sk_assert_cmp *c, const char *var)

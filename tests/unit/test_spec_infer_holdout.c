@@ -1,0 +1,117 @@
+/* Spec inference (spec/infer.c) on the patterns that session 29's holdout batch of wild
+ * kernels (bench/wild, "batch": "holdout-s29") got wrong, each written from scratch in
+ * data/infer/holdout_writes.cu:
+ * - a result written only where a flag says, the flag a local assigned in a loop from a
+ *   device function's answer (mmcv's points_in_boxes): an inout, not an output the
+ *   harness would find partly unwritten (the spec was "sure" and its baseline would fail);
+ * - a read-only pointer parameter that is moved (src += off, src++): an input, not an inout
+ *   (cuda-samples' convolution rows); *dst++ = v still stores;
+ * - threads that each cover several elements a block apart, the index math stepping
+ *   blockIdx.x by a multiple of the launch's block inside a group ((bx * PARTS - SKIRT) *
+ *   WIDTH): the launch's block, pinned, not the inner factor (it was pinned at PARTS, with
+ *   a doubt), and the launcher's assert(w % (PARTS * WIDTH) == 0) kept by every size set. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/hk.h"
+#include "spec/expr.h"
+#include "spec/infer.h"
+#include "spec/spec.h"
+
+#define DATA(f) HK_TEST_DATA "/infer/" f
+
+#include "infer_fixture.h"
+
+/* The kind of the pointer argument called name. */
+static const char *kind_of(json_t *root, const char *name)
+{
+    size_t i;
+    json_t *a;
+    json_array_foreach(json_object_get(root, "args"), i, a) {
+        json_t *n = json_object_get(a, "name");
+        if (n && !strcmp(json_string_value(n), name))
+            return json_string_value(json_object_get(a, "kind"));
+    }
+    fail_msg("no argument %s", name);
+    return NULL;
+}
+
+/* A write under a data-dependent flag: inout, with the note that says why; the control
+ * kernel, which writes every element below npts whatever the data, stays an output. */
+static void a_flag_from_a_device_call_makes_an_inout(void **state)
+{
+    (void)state;
+    const char *const kernels[] = { "first_span_flag", "first_span_moved" };
+    for (size_t c = 0; c < HK_ARRAY_LEN(kernels); c++) {
+        spec_inference inf;
+        infer(DATA("holdout_writes.cu"), kernels[c], &inf);
+        if (strcmp(kind_of(inf.spec, "slot"), "inout"))
+            fail_msg("%s: slot is %s, not inout", kernels[c], kind_of(inf.spec, "slot"));
+        assert_true(has_note(&inf, "slot is written only where a local that the kernel model does not follow"));
+        assert_string_equal(kind_of(inf.spec, "segs"), "input");
+        assert_string_equal(kind_of(inf.spec, "pts"), "input");
+        spec_inference_free(&inf);
+    }
+    spec_inference inf;
+    infer(DATA("holdout_writes.cu"), "count_spans", &inf);
+    assert_string_equal(kind_of(inf.spec, "slot"), "output");
+    assert_false(has_note(&inf, "written only where"));
+    spec_inference_free(&inf);
+}
+
+/* src += q and src++ move the pointer, no element is stored through it: an input (checked
+ * unchanged after the launch); *dst++ = v stores. */
+static void a_moved_read_only_pointer_is_an_input(void **state)
+{
+    (void)state;
+    spec_inference inf;
+    infer(DATA("holdout_writes.cu"), "copy_moved", &inf);
+    assert_string_equal(kind_of(inf.spec, "src"), "input");
+    assert_true(has_note(&inf, "src is never written"));
+    assert_string_not_equal(kind_of(inf.spec, "dst"), "input");
+    spec_inference_free(&inf);
+}
+
+/* The launch's 32 x 2 block, pinned (the index math steps blockIdx.x by 128 = 4 x 32), no
+ * doubt, and both size sets keep the launcher's asserts (w a multiple of 128, h of 2) though
+ * the check on y makes them ragged otherwise; in and out then hold w * h elements each. */
+static void threads_covering_parts_keep_the_launch_block(void **state)
+{
+    (void)state;
+    spec_inference inf;
+    infer(DATA("holdout_writes.cu"), "parts_scale", &inf);
+    if (inf.n_doubts)
+        fail_msg("%zu doubts, the first: %s", inf.n_doubts, inf.doubts[0]);
+    assert_true(has_note(&inf, "block pinned at 32, as the launch"));
+    assert_false(has_note(&inf, "block pinned at 4:"));
+    json_t *block = json_object_get(json_object_get(inf.spec, "launch"), "block");
+    assert_int_equal(json_integer_value(json_array_get(block, 0)), 32);
+    assert_int_equal(json_integer_value(json_array_get(block, 1)), 2);
+    assert_string_equal(kind_of(inf.spec, "in"), "input");
+    assert_string_equal(kind_of(inf.spec, "out"), "output");
+    json_t *set;
+    size_t i;
+    json_array_foreach(json_object_get(inf.spec, "sizes"), i, set) {
+        long long w = size_of(set, "w"), h = size_of(set, "h");
+        assert_int_equal(w % 128, 0);
+        assert_int_equal(h % 2, 0);
+        assert_int_equal(eval_at(field(inf.spec, 0, "count"), set), w * h);
+        assert_int_equal(eval_at(field(inf.spec, 1, "count"), set), w * h);
+    }
+    spec_inference_free(&inf);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(a_flag_from_a_device_call_makes_an_inout),
+        cmocka_unit_test(a_moved_read_only_pointer_is_an_input),
+        cmocka_unit_test(threads_covering_parts_keep_the_launch_block),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
