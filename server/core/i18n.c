@@ -670,6 +670,9 @@ static const struct hk_msg_entry msgs[HK_MSG_COUNT] = {
     F(INF_FLAG_FALSE,
       "flag %s set to false (no launch site gives it)",
       "标志 %s 设为 false（没有启动点给出它）"),
+    F(INF_SIZE_FIRST_ZERO,
+      "%s is 0 at the program's first launch (%s:%d): an offset, invented small (1 and 3)",
+      "%s 在程序首次启动时（%s:%d）为 0：是偏移量，编造为小值（1 和 3）"),
     F(INF_BLOCK_PINNED,
       "block pinned at %lld: %s (line %d)",
       "线程块固定为 %lld：%s（第 %d 行）"),
@@ -944,6 +947,9 @@ static const struct hk_msg_entry msgs[HK_MSG_COUNT] = {
       "__constant__ %s: %lld %s from its declaration at line %d, filled like an input (the "
       "program sets it with cudaMemcpyToSymbol)",
       "__constant__ %s：%lld %s，来自第 %d 行的声明，像输入一样填充（程序用 cudaMemcpyToSymbol 设置它）"),
+    F(INF_CONST_STRUCT,
+      "__constant__ %s holds %s, a struct of like fields: filled as %s",
+      "__constant__ %s 的元素是 %s，一个字段类型相同的结构体：按 %s 填充"),
     /* pieces of those notes */
     M(INF_FRAG_NO_SIZE_LEFT, "no size left to grow", "没有可再增大的大小"),
     M(INF_FRAG_NO_SIZE_CAN, "no size can grow", "没有可增大的大小"),

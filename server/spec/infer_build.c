@@ -1425,13 +1425,26 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
         expr *e = NULL;
         expr_value v;
         if (t && strcmp(t, k->vars[i]) != 0 && expr_parse(t, &e, NULL, 0) == HK_OK &&
-            expr_eval(e, NULL, 0, &v, NULL, 0) == HK_OK && !v.is_float && v.i >= 1 && v.i <= (1LL << 31)) {
+            expr_eval(e, NULL, 0, &v, NULL, 0) == HK_OK && !v.is_float && v.i >= 0 && v.i <= (1LL << 31)) {
             program[i] = v.i;
             have_program[i] = true;
         }
         expr_free(e);
         hk_free(t);
     }
+    /* A size variable the program sets to 0 (a tile's base on the first pass of the
+     * launcher's loop: `for (q = 0; ...) { base = q * TILE; k<<<...>>>(n, base, ...); }`) is
+     * an offset, no size: invented like one (the powers of two of the sizes put it past the
+     * kernel's `base < n`, which left the kernel no work to check), small, 1 and 3, as an
+     * offset taken off a bound is below; it stays a variable, so no candidate can take it
+     * for a constant. */
+    bool zero_offset[SK_MAX_VARS] = { 0 };
+    for (size_t i = 0; i < k->n_vars; i++)
+        if (have_program[i] && program[i] == 0) {
+            zero_offset[i] = true;
+            have_program[i] = false;
+            sk_note(k, HK_MSG_INF_SIZE_FIRST_ZERO, k->vars[i], file, site_line);
+        }
     /* kernel parameters read in the body are their launch values */
     for (size_t i = 0; i < f->n_params; i++)
         if (scal[i] && f->params[i].name[0] && f->params[i].pointer_depth == 0)
@@ -1934,7 +1947,8 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
             a = first[k->n_vars - 1][i];
             b = second[k->n_vars - 1][i];
         }
-        if (k->n_vars > 1 && (sk_subtracted(k->vars[i], grid, n_grid) || sk_subtracted(k->vars[i], cover->need, 3))) {
+        if (k->n_vars > 1 && (zero_offset[i] || sk_subtracted(k->vars[i], grid, n_grid) ||
+                              sk_subtracted(k->vars[i], cover->need, 3))) {
             /* an offset taken off a bound (Rodinia's Fan2: gid < Size - 1 - t): small,
              * so the bound stays positive at every set */
             a = 1;
@@ -1993,12 +2007,12 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
         sk_serial_sizes(k, f, scal, serial);
         for (size_t i = 0; i < k->n_vars; i++) {
             /* kept as invented where the loop above made it small on purpose */
-            bool kept = k->n_vars > 1 && (sk_subtracted(k->vars[i], grid, n_grid) ||
+            bool kept = k->n_vars > 1 && (zero_offset[i] || sk_subtracted(k->vars[i], grid, n_grid) ||
                                           sk_subtracted(k->vars[i], cover->need, 3) || sk_dim_like(k->vars[i]));
             cap[i] = kept || in_array[i] || stride_only[i] ? -1 : bounded[i] > 0 ? bounded[i] : 0;
             /* the check set may go lower than invented, but not an offset or a row stride
              * set to its least (a head dimension or an array's loop bound halved is safe) */
-            can[i] = !stride_only[i] && !(k->n_vars > 1 && (sk_subtracted(k->vars[i], grid, n_grid) ||
+            can[i] = !stride_only[i] && !(k->n_vars > 1 && (zero_offset[i] || sk_subtracted(k->vars[i], grid, n_grid) ||
                                                             sk_subtracted(k->vars[i], cover->need, 3)));
         }
         for (size_t i = 0; i < f->n_params && i < HK_MAX_ARGS; i++) {

@@ -3382,7 +3382,9 @@ static bool dd_mentions(const char *t, size_t s, size_t e, char names[][64], siz
 {
     for (size_t k = 0; k < n; k++)
         for (size_t i = s; i + strlen(names[k]) <= e; i++)
-            if (sk_word_at(t, e, i, names[k], strlen(names[k])))
+            /* a member (threadIdx.x, p->y) is not the local x or y read from a buffer */
+            if (sk_word_at(t, e, i, names[k], strlen(names[k])) &&
+                !(i > 0 && (t[i - 1] == '.' || (t[i - 1] == '>' && i > 1 && t[i - 2] == '-'))))
                 return true;
     return false;
 }

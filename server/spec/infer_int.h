@@ -506,9 +506,10 @@ size_t sk_if_block(skel *k, const an_launch *site, long long *dims);
  * cur (n bytes). */
 void sk_resolve_type(const skel *k, const char *elem, char *cur, size_t n);
 
-/* The element type of a buffer: as sk_resolve_type, and a struct of like fields as the
- * vector of them (sk_struct_vector), whose elements the harness generates and compares. A
- * scalar or a __constant__ of such a struct is not one (its bytes are no buffer). */
+/* The element type of a buffer or a __constant__ table: as sk_resolve_type, and a struct of
+ * like fields as the vector of them (sk_struct_vector), whose elements the harness
+ * generates and compares (fills, for a table). A scalar or a single __constant__ of such a
+ * struct is not one (its bytes are no buffer; its fields are settings). */
 void sk_resolve_pointee(const skel *k, const char *elem, char *cur, size_t n);
 
 /* PyTorch's AT_DISPATCH_FLOATING_TYPES* macros run their lambda once per floating type,

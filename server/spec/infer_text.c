@@ -2432,10 +2432,19 @@ json_t *sk_constants(skel *k, const an_function *f)
                      d->line);
             continue;
         }
-        char elem[96];
+        char elem[96], plain[96];
         int width = 1;
-        sk_resolve_type(k, d->type, elem, sizeof elem);
+        sk_resolve_type(k, d->type, plain, sizeof plain);
+        /* a table of structs of like fields (Parboil mri-q's kValues of four floats) is that
+         * many elements of the field type per entry: bytes the harness fills like a vector's
+         * (a single struct stays a doubt: its fields are settings more often than data) */
+        if (d->dims[0] == '[')
+            sk_resolve_pointee(k, d->type, elem, sizeof elem);
+        else
+            snprintf(elem, sizeof elem, "%s", plain);
         const char *dt = sk_dtype_or_null(elem, NULL, 0, &width);
+        if (dt && strcmp(plain, elem) != 0)
+            sk_note(k, HK_MSG_INF_CONST_STRUCT, d->name, plain, elem);
         int dtc = HK_DT_F32;
         if (dt)
             spec_dtype_parse(dt, &dtc);

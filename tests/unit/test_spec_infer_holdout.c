@@ -9,7 +9,9 @@
  * - threads that each cover several elements a block apart, the index math stepping
  *   blockIdx.x by a multiple of the launch's block inside a group ((bx * PARTS - SKIRT) *
  *   WIDTH): the launch's block, pinned, not the inner factor (it was pinned at PARTS, with
- *   a doubt), and the launcher's assert(w % (PARTS * WIDTH) == 0) kept by every size set. */
+ *   a doubt), and the launcher's assert(w % (PARTS * WIDTH) == 0) kept by every size set;
+ * - a __constant__ table of structs of like fields, filled tile by tile from a launcher's
+ *   loop whose counter gives the tile's base (Parboil's mri-q): floats, and a small base. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -106,12 +108,51 @@ static void threads_covering_parts_keep_the_launch_block(void **state)
     spec_inference_free(&inf);
 }
 
+/* A tile of struct waves in __constant__ memory and the tile's base from the launcher's loop
+ * (Parboil mri-q's kValues and QGridBase): the table is filled as 3 x 512 floats (it was a
+ * doubt: a type the harness does not know), and base, 0 on the program's first pass, is an
+ * offset invented small and different per set (invented as a size, 256 against 128 waves,
+ * it skipped the kernel's loop: a "sure" spec whose check compares untouched outputs).
+ * Locals x and y read from buffers taint no index: threadIdx.x's member x is not the local
+ * x (it was a gather doubt). */
+static void a_tile_loop_runs_its_first_tile(void **state)
+{
+    (void)state;
+    spec_inference inf;
+    infer(DATA("holdout_tiles.cu"), "add_waves", &inf);
+    if (inf.n_doubts)
+        fail_msg("%zu doubts, the first: %s", inf.n_doubts, inf.doubts[0]);
+    json_t *c = json_array_get(json_object_get(inf.spec, "constants"), 0);
+    assert_non_null(c);
+    assert_string_equal(json_string_value(json_object_get(c, "name")), "waves");
+    assert_string_equal(json_string_value(json_object_get(c, "dtype")), "float");
+    assert_int_equal(json_integer_value(json_object_get(c, "count")), 3 * 512);
+    assert_true(has_note(&inf, "__constant__ waves holds wave, a struct of like fields"));
+    assert_string_equal(field(inf.spec, 1, "value"), "first");
+    assert_true(has_note(&inf, "first is 0 at the program's first launch"));
+    json_t *set;
+    size_t i;
+    long long firsts[2] = { 0, 0 };
+    json_array_foreach(json_object_get(inf.spec, "sizes"), i, set) {
+        long long first = size_of(set, "first"), nwaves = size_of(set, "nwaves");
+        /* small, below the waves: the kernel's loop runs (nwaves - first of a tile) */
+        assert_in_range(first, 1, 8);
+        assert_true(nwaves - first >= 64);
+        assert_int_equal(size_of(set, "npoints") % 128, 0);
+        if (i < 2)
+            firsts[i] = first;
+    }
+    assert_int_not_equal(firsts[0], firsts[1]); /* a variable, no constant to bake in */
+    spec_inference_free(&inf);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(a_flag_from_a_device_call_makes_an_inout),
         cmocka_unit_test(a_moved_read_only_pointer_is_an_input),
         cmocka_unit_test(threads_covering_parts_keep_the_launch_block),
+        cmocka_unit_test(a_tile_loop_runs_its_first_tile),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
