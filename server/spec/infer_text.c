@@ -2129,6 +2129,29 @@ long long sk_assert_multiple(const sk_assert_cmp *c, const char *var)
             }
         }
     }
+    /* the divisor one operand (a word or a parenthesised group) up to the end: w % 4 + 1
+     * == 0 says something else */
+    if (side) {
+        while (*side == ' ')
+            side++;
+        size_t end = 0;
+        if (*side == '(') {
+            int depth = 0;
+            for (end = 0; side[end]; end++) {
+                depth += (side[end] == '(') - (side[end] == ')');
+                if (depth == 0)
+                    break;
+            }
+            end += side[end] != '\0';
+        } else {
+            while (isalnum((unsigned char)side[end]) || side[end] == '_')
+                end++;
+        }
+        while (side[end] == ' ')
+            end++;
+        if (end == 0 || side[end] != '\0')
+            side = NULL;
+    }
     long long m = 0, z = 1;
     json_t *none = json_object();
     bool ok = side && none && sk_eval_at(side, none, &m) && sk_eval_at(zero, none, &z);
