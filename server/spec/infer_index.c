@@ -12,6 +12,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+bool sk_in_comment(const char *t, size_t s, size_t e, size_t at)
+{
+    for (size_t i = s; i < at;) {
+        size_t j = sk_skip_lexeme(t, e, i);
+        if (j == i) {
+            i++;
+            continue;
+        }
+        if (at < j)
+            return true;
+        i = j;
+    }
+    return false;
+}
+
 /* 0: written only (output); 1: read too (inout); 2: elements are atomic targets
  * (accumulators); 3: the pointer itself is one (a single accumulator, count 1). */
 int sk_pointer_use(const char *t, size_t s, size_t e, const char *name)
@@ -21,7 +36,7 @@ int sk_pointer_use(const char *t, size_t s, size_t e, const char *name)
     if (!*name)
         return 0;
     for (size_t i = s; i + wl <= e; i++) {
-        if (!sk_word_at(t, e, i, name, wl))
+        if (!sk_word_at(t, e, i, name, wl) || sk_in_comment(t, s, e, i))
             continue;
         /* inside atomicXxx( ... name ... ) as the first argument */
         size_t b = i;
@@ -2540,7 +2555,8 @@ static bool sk_next_use(const char *t, size_t s, size_t e, const char *name, boo
     for (; *name && *i + wl <= e; (*i)++) {
         size_t at = *i;
         if (!sk_word_at(t, e, at, name, wl) ||
-            (at > s && (t[at - 1] == '.' || t[at - 1] == '>' || (not_deref && t[at - 1] == '*'))))
+            (at > s && (t[at - 1] == '.' || t[at - 1] == '>' || (not_deref && t[at - 1] == '*'))) ||
+            sk_in_comment(t, s, e, at))
             continue;
         *j = at + wl;
         while (*j < e && isspace((unsigned char)t[*j]))

@@ -404,6 +404,14 @@ size_t sk_launcher_asserts(skel *k, sk_assert_cmp *out, size_t cap);
  * names something that is no size). */
 int sk_assert_holds(const sk_assert_cmp *c, const json_t *set);
 
+/* Past a comment, string or character literal starting at t[i] (the index after it), or i
+ * when none starts there. */
+size_t sk_skip_lexeme(const char *t, size_t len, size_t i);
+
+/* Whether byte at of t lies inside a comment or a string or character literal that starts
+ * in [s, at) (t's text up to e): a name there is no use of it. */
+bool sk_in_comment(const char *t, size_t s, size_t e, size_t at);
+
 /* The C of an assert that size variable var is a multiple of a constant (var % C == 0),
  * else 0. */
 long long sk_assert_multiple(const sk_assert_cmp *c, const char *var);

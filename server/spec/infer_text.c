@@ -2200,9 +2200,7 @@ typedef struct {
 
 #define SK_NS_DEPTH 16
 
-/* Past a comment, string or character literal starting at t[i] (the index after it), or i
- * when none starts there. */
-static size_t sk_skip_lexeme(const char *t, size_t len, size_t i)
+size_t sk_skip_lexeme(const char *t, size_t len, size_t i)
 {
     if (t[i] == '/' && i + 1 < len && t[i + 1] == '/') {
         const char *nl = memchr(t + i, '\n', len - i);

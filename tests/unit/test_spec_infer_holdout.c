@@ -10,6 +10,8 @@
  *   blockIdx.x by a multiple of the launch's block inside a group ((bx * PARTS - SKIRT) *
  *   WIDTH): the launch's block, pinned, not the inner factor (it was pinned at PARTS, with
  *   a doubt), and the launcher's assert(w % (PARTS * WIDTH) == 0) kept by every size set;
+ * - a parameter named in a comment as code would name it (`argmax = -1 causes ...`): no use
+ *   (it was read as a move, or a read that made an output an inout);
  * - a __constant__ table of structs of like fields, filled tile by tile from a launcher's
  *   loop whose counter gives the tile's base (Parboil's mri-q): floats, and a small base. */
 #include <setjmp.h>
@@ -76,6 +78,26 @@ static void a_moved_read_only_pointer_is_an_input(void **state)
     assert_string_equal(kind_of(inf.spec, "src"), "input");
     assert_true(has_note(&inf, "src is never written"));
     assert_string_not_equal(kind_of(inf.spec, "dst"), "input");
+    spec_inference_free(&inf);
+}
+
+/* Names in comments are no uses: out, written and never read, is an output (a comment's
+ * `out[q] += in[q]` made it an inout), and idx_of, never moved (a comment's `idx_of = -1`
+ * made it moved, its count lost), has n elements from its subscript. */
+static void comments_are_no_uses(void **state)
+{
+    (void)state;
+    spec_inference inf;
+    infer(DATA("holdout_writes.cu"), "commented_uses", &inf);
+    if (inf.n_doubts)
+        fail_msg("%zu doubts, the first: %s", inf.n_doubts, inf.doubts[0]);
+    assert_string_equal(kind_of(inf.spec, "out"), "output");
+    assert_string_equal(kind_of(inf.spec, "idx_of"), "output");
+    assert_false(has_note(&inf, "idx_of is moved"));
+    json_t *set;
+    size_t i;
+    json_array_foreach(json_object_get(inf.spec, "sizes"), i, set)
+        assert_int_equal(eval_at(field(inf.spec, 1, "count"), set), size_of(set, "npts"));
     spec_inference_free(&inf);
 }
 
@@ -151,6 +173,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(a_flag_from_a_device_call_makes_an_inout),
         cmocka_unit_test(a_moved_read_only_pointer_is_an_input),
+        cmocka_unit_test(comments_are_no_uses),
         cmocka_unit_test(threads_covering_parts_keep_the_launch_block),
         cmocka_unit_test(a_tile_loop_runs_its_first_tile),
     };

@@ -73,6 +73,19 @@ __global__ void copy_moved(float *dst, float *src, int n)
     *dst++ = 2.0f * v;
 }
 
+// Comments that name the parameters as code would (mmcv's "argmax = -1 causes ...", llm.c's
+// "position in out[idx,:]"): no use of them.
+__global__ void commented_uses(float *out, float *idx_of, const float *in, int n)
+{
+    int q = blockIdx.x * blockDim.x + threadIdx.x;
+    if (q >= n)
+        return;
+    // out[q] += in[q] would read it first; idx_of = -1 would mark a miss
+    /* idx_of += q; */
+    out[q] = 2.0f * in[q];
+    idx_of[q] = in[q] > 0.0f ? 1.0f : 0.0f;
+}
+
 // Each thread of a WIDTH-wide block covers PARTS elements WIDTH apart, and the index math
 // steps blockIdx.x by PARTS * WIDTH inside a group: the block is the launch's WIDTH, the
 // grid w / (PARTS * WIDTH) with no bounds check on x, so the launcher asserts the
@@ -101,6 +114,7 @@ void run_all(int rows, int nseg, int npts, const float *segs, const float *pts, 
     first_span_moved<<<batch, 256>>>(rows, nseg, npts, segs, pts, slot);
     count_spans<<<(npts + 255) / 256, 256>>>(nseg, npts, segs, pts, slot);
     copy_moved<<<(npts + 127) / 128, 128>>>(a, b, npts);
+    commented_uses<<<(npts + 127) / 128, 128>>>(a, b, pts, npts);
     assert(w % (PARTS * WIDTH) == 0);
     assert(h % ROWS == 0);
     dim3 grid(w / (PARTS * WIDTH), h / ROWS);
