@@ -206,6 +206,9 @@ static char *with_assert(const char *text)
     return out;
 }
 
+/* The batch keeps its programs' texts and logs until the next emu_batch_init. */
+static emu_batch batch;
+
 static void holdout_rewrites_emulate_equal(void **state)
 {
     (void)state;
@@ -223,8 +226,7 @@ static void holdout_rewrites_emulate_equal(void **state)
         {"cs_vector_add", "vectorAdd", vector_add_driver, {"grid_stride", "vectorize", "coarsen"}},
         {"rodinia_kmeans_invert", "invert_mapping", kmeans_invert_driver, {"load_batching", "coarsen"}},
     };
-    emu_batch b;
-    emu_batch_init(&b, tmpdir, "holdout");
+    emu_batch_init(&batch, tmpdir, "holdout");
     char *keep[64];
     size_t n_keep = 0, added = 0;
     char tags[32][96];
@@ -250,13 +252,13 @@ static void holdout_rewrites_emulate_equal(void **state)
             emu_program p = {.dir = tmpdir, .tag = tags[added], .orig = orig, .orig_len = strlen(orig),
                              .cand = cand, .cand_len = strlen(cand), .helpers = NULL,
                              .driver = cases[c].driver};
-            emu_batch_add(&b, &p, EMU_OK);
+            emu_batch_add(&batch, &p, EMU_OK);
             added++;
         }
         free(src);
     }
     if (added)
-        emu_batch_run(&b);
+        emu_batch_run(&batch);
     else
         print_message("note: no holdout kernel is extracted here (bench/wild/extract.sh): nothing emulated\n");
     for (size_t i = 0; i < n_keep; i++)
