@@ -814,6 +814,10 @@ static const struct hk_msg_entry msgs[HK_MSG_COUNT] = {
       "count of %s %s: a table whose rows the values of another buffer pick (line %d), and "
       "neither the kernel nor its launcher says how many rows it has",
       "%s 的元素个数 %s：这是一张由另一个缓冲区的值选择行的表（第 %d 行），核函数及其启动函数都没有说明它有多少行"),
+    F(INF_COUNT_TABLE_CHECKED,
+      "count of %s %s: a table whose rows the values of another buffer pick (line %d), as many "
+      "rows as the kernel's check of those values lets through",
+      "%s 的元素个数 %s：这是一张由另一个缓冲区的值选择行的表（第 %d 行），行数为核函数对这些值的检查所允许的范围"),
     F(INF_VALUES_ROWS,
       "values of %s in [0, %lld]: they pick rows of a table of %d rows (line %d)",
       "%s 的值在 [0, %lld] 内：它们选择一张 %d 行的表中的行（第 %d 行）"),
@@ -821,6 +825,10 @@ static const struct hk_msg_entry msgs[HK_MSG_COUNT] = {
       "values of %s in [0, %lld]: the kernel compares them with a remainder by a size (a class "
       "label), and every subscript they feed (line %d) stays inside its buffer at every size set",
       "%s 的值在 [0, %lld] 内：核函数将它们与对某个大小取余的结果比较（类别标签），它们参与的每个下标（第 %d 行）在每组大小下都在缓冲区之内"),
+    F(INF_VALUES_CHECKED,
+      "values of %s in [0, %lld]: the kernel skips any other before using it (a check against a "
+      "size), and every subscript they feed (line %d) stays inside its buffer at every size set",
+      "%s 的值在 [0, %lld] 内：核函数在使用前跳过其他值（与某个大小比较的检查），它们参与的每个下标（第 %d 行）在每组大小下都在缓冲区之内"),
     F(INF_VALUES_DIGIT,
       "values of %s in [0, %lld]: it is the lowest digit of a subscript whose other terms are "
       "multiples of a size (line %d), and every subscript it feeds stays inside its buffer at "

@@ -2116,20 +2116,22 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
     long long index_limit[HK_MAX_ARGS] = { 0 };
     const json_t *const size_sets[2] = { s0, s1 };
     int kg_line = 0;
-    bool index_compared[HK_MAX_ARGS] = { 0 };
+    bool index_compared[HK_MAX_ARGS] = { 0 }, index_checked[HK_MAX_ARGS] = { 0 };
     char *rows_count[HK_MAX_ARGS];
     if (gather_line && kg_gathers(k, f, bs, be, counts, size_sets, 2, gather ? (int)gather_line : 0,
-                                  index_limit, &kg_line, index_compared, count_host, rows_count)) {
+                                  index_limit, &kg_line, index_compared, index_checked, count_host, rows_count)) {
         for (size_t i = 0; i < f->n_params && i < HK_MAX_ARGS; i++)
             if (rows_count[i]) {
                 hk_free(counts[i]);
                 counts[i] = rows_count[i];
                 count_sure[i] = true;
-                sk_note(k, HK_MSG_INF_COUNT_TABLE,
+                sk_note(k, index_checked[i] ? HK_MSG_INF_COUNT_TABLE_CHECKED : HK_MSG_INF_COUNT_TABLE,
                         f->params[i].name, counts[i], kg_line);
             }
         for (size_t i = 0; i < f->n_params && i < HK_MAX_ARGS; i++)
-            if (index_limit[i] && index_limit[i] == KG_TABLE_ROWS && !index_compared[i])
+            if (index_limit[i] && index_checked[i])
+                sk_note(k, HK_MSG_INF_VALUES_CHECKED, f->params[i].name, index_limit[i] - 1, kg_line);
+            else if (index_limit[i] && index_limit[i] == KG_TABLE_ROWS && !index_compared[i])
                 sk_note(k, HK_MSG_INF_VALUES_ROWS,
                         f->params[i].name, index_limit[i] - 1, KG_TABLE_ROWS, kg_line);
             else if (index_limit[i] && index_compared[i])

@@ -3176,6 +3176,37 @@ static bool kg_compared(const km_kernel *km, const char *buffer, uint32_t *radix
     return false;
 }
 
+/* The parameter R when the kernel checks a value read from buffer against it before using
+ * it, `if (r < 0 || r >= R) continue;` (mmcv's assign_score_withk skips a neighbour index
+ * past N0): guards `buffer[...] < R` and `0 <= buffer[...]` (or `<= R - 1`, `>= 0`) on one
+ * element. Values past R would only send threads out of the kernel's work, so the input
+ * gets int(0, R - 1) and a table it picks rows of has R rows. True and *radix its atom. */
+static bool kg_guard_bound(const km_kernel *km, const char *buffer, uint32_t *radix)
+{
+    size_t ng = 0, na = 0;
+    const km_guard *g = km_guards(km, &ng);
+    const km_atom *a = km_atoms(km, &na);
+    for (size_t i = 0; buffer && i < ng; i++) {
+        if (strcmp(g[i].op, "<") != 0 || g[i].lhs.n != 1 || g[i].lhs.t[0].n != 1 || g[i].lhs.t[0].coef != 1 ||
+            g[i].rhs.n != 1 || g[i].rhs.t[0].n != 1 || g[i].rhs.t[0].coef != 1)
+            continue;
+        uint32_t ra = g[i].lhs.t[0].atoms[0], pa = g[i].rhs.t[0].atoms[0];
+        if (ra >= na || pa >= na || a[ra].kind != KM_ATOM_READ || !a[ra].name || strcmp(a[ra].name, buffer) != 0 ||
+            a[pa].kind != KM_ATOM_PARAM || !a[pa].name)
+            continue;
+        /* and the same element at least 0: 0 <= buffer[...] */
+        for (size_t j = 0; j < ng; j++) {
+            bool lower = !strcmp(g[j].op, "<=") && g[j].lhs.n == 0 && g[j].rhs.n == 1 && g[j].rhs.t[0].n == 1 &&
+                         g[j].rhs.t[0].coef == 1 && g[j].rhs.t[0].atoms[0] == ra;
+            if (lower) {
+                *radix = pa;
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
 /* Whether every scalar parameter form f mentions (operands of its operations too) is
  * passed a number or a size variable that bounded fixes (>= 0): a subscript through them
  * then takes the values the program is written for. */
@@ -3288,7 +3319,7 @@ static bool kg_inside(skel *k, const km_access *a, uint32_t read, long long limi
  * (text_line, 0 for none) is none of the model's. */
 bool kg_gathers(skel *k, const an_function *f, size_t bs, size_t be, char *const *counts,
                 const json_t *const *sets, size_t n_sets, int text_line, long long *limit, int *line,
-                bool *compared, const bool *count_fixed, char **rows_count)
+                bool *compared, bool *checked, const bool *count_fixed, char **rows_count)
 {
     const km_kernel *km = k->km;
     size_t n = 0, na = 0;
@@ -3297,6 +3328,7 @@ bool kg_gathers(skel *k, const an_function *f, size_t bs, size_t be, char *const
     for (size_t p = 0; p < HK_MAX_ARGS; p++) {
         limit[p] = 0;
         compared[p] = false;
+        checked[p] = false;
         rows_count[p] = NULL;
     }
     if (!ac)
@@ -3327,6 +3359,25 @@ bool kg_gathers(skel *k, const an_function *f, size_t bs, size_t be, char *const
             if (q < 0 || (pass == 0 && !kg_index_input(k, f, q, bs, be))) {
                 ok = false;
                 break;
+            }
+            uint32_t guard_radix = 0;
+            if (pass == 0 && row && kg_guard_bound(km, atoms[read].name, &guard_radix)) {
+                /* Q's values pick rows of a table S wide, and the kernel skips a value past
+                 * R: the table has R rows and Q's values stay below R */
+                long long lim = 0;
+                char *s_text = sk_translate(k, atoms[scale].name, 0);
+                char *r_text = sk_translate(k, atoms[guard_radix].name, 0);
+                char *c = s_text && r_text && kf_only_sizes(k, s_text) && kf_only_sizes(k, r_text)
+                              ? hk_asprintf("%s * %s", r_text, s_text) : NULL;
+                hk_free(s_text);
+                hk_free(r_text);
+                ok = c && kg_lower_limit(k, atoms[guard_radix].name, sets, n_sets, &lim) &&
+                     (!rows_count[dest] || !strcmp(rows_count[dest], c)) && (!limit[q] || limit[q] == lim);
+                hk_free(rows_count[dest]);
+                rows_count[dest] = c;
+                limit[q] = lim;
+                checked[q] = checked[dest] = true;
+                continue;
             }
             if (pass == 0 && row) {
                 /* Q's values pick rows of a table S wide that nothing in the kernel or its

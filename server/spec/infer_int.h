@@ -437,10 +437,12 @@ bool kc_params_bounded(const skel *k, const an_function *f, km_form form, char *
  * rows_count[] the counts of the tables (NULL for others) and *line the first gather's
  * line; false (limits unusable, rows_count all NULL) when one gather is not such, Q is not
  * an integer input, a limit is below 2 (a constant input), or the textual scan's gather
- * (text_line, 0 for none) is none of the model's. */
+ * (text_line, 0 for none) is none of the model's. Where the kernel checks Q's value against
+ * a size R before using it (`if (r < 0 || r >= R) continue;`), R is the table's rows and
+ * Q's limit, and checked[] is set for both Q and the table. */
 bool kg_gathers(skel *k, const an_function *f, size_t bs, size_t be, char *const *counts,
                 const json_t *const *sets, size_t n_sets, int text_line, long long *limit, int *line,
-                bool *compared, const bool *count_fixed, char **rows_count);
+                bool *compared, bool *checked, const bool *count_fixed, char **rows_count);
 
 /* Whether shared access a of km stays inside its array at every size: its subscript
  * bounded by constants through loop trips, min/max operands, masks and ceil_div (a tile

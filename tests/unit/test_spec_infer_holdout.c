@@ -12,6 +12,8 @@
  *   a doubt), and the launcher's assert(w % (PARTS * WIDTH) == 0) kept by every size set;
  * - a parameter named in a comment as code would name it (`argmax = -1 causes ...`): no use
  *   (it was read as a move, or a read that made an output an inout);
+ * - a gather index the kernel checks against a size before use (mmcv's assign_score_withk):
+ *   the table it picks rows of has that many rows, the index that range;
  * - a __constant__ table of structs of like fields, filled tile by tile from a launcher's
  *   loop whose counter gives the tile's base (Parboil's mri-q): floats, and a small base. */
 #include <setjmp.h>
@@ -168,6 +170,35 @@ static void a_tile_loop_runs_its_first_tile(void **state)
     spec_inference_free(&inf);
 }
 
+/* A gather whose index the kernel checks against a size before using it (`if (r < 0 || r >=
+ * nrows) { // ...  continue; }`): the table has nrows rows and the index input int(0, L - 1),
+ * L the smallest nrows of the sets, so every thread does the work (it was 65536 rows and
+ * int(0, 65535): nearly every thread skipped); the comment in the exit's block keeps it an
+ * exit (the kernel model lost the guard before). */
+static void a_checked_index_sizes_its_table(void **state)
+{
+    (void)state;
+    spec_inference inf;
+    infer(DATA("holdout_gather.cu"), "pick_rows", &inf);
+    if (inf.n_doubts)
+        fail_msg("%zu doubts, the first: %s", inf.n_doubts, inf.doubts[0]);
+    assert_true(has_note(&inf, "as many rows as the kernel's check of those values lets through"));
+    assert_true(has_note(&inf, "values of which in [0, "));
+    long long least = -1;
+    json_t *set;
+    size_t i;
+    json_array_foreach(json_object_get(inf.spec, "sizes"), i, set) {
+        long long nrows = size_of(set, "nrows"), width = size_of(set, "width");
+        assert_int_equal(eval_at(field(inf.spec, 3, "count"), set), nrows * width);
+        if (least < 0 || nrows < least)
+            least = nrows;
+    }
+    char want[64];
+    snprintf(want, sizeof want, "int(0,%lld)", least - 1);
+    assert_string_equal(field(inf.spec, 4, "dist"), want);
+    spec_inference_free(&inf);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -176,6 +207,7 @@ int main(void)
         cmocka_unit_test(comments_are_no_uses),
         cmocka_unit_test(threads_covering_parts_keep_the_launch_block),
         cmocka_unit_test(a_tile_loop_runs_its_first_tile),
+        cmocka_unit_test(a_checked_index_sizes_its_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
