@@ -22,7 +22,9 @@
 #          >out an output larger (its baseline would fail as unwritten), < some smaller
 #          (under-allocates: wrong), ? variables could not be bound
 #   grid   threads launched (grid x block), inferred against hand: >= covers at least as
-#          many threads, < fewer (wrong unless the kernel loops over the rest), ? unbound
+#          many threads, >=out fewer but at least one per element of the hand spec's largest
+#          output (the hand grid over-launches), < fewer (wrong unless the kernel loops over
+#          the rest), ? unbound
 #   targs  template arguments equal (=), differ (the inferred ones), - none
 # An invalid or doubtful spec is still compared when hkls wrote one.
 # Exit status: 0; 2 when hkls or the sources are missing.
@@ -171,10 +173,15 @@ def compare(inf, hand):
             elif x > y:
                 over.add("out" if b.get("kind") != "input" else "in")
         ti, th = threads(inf, env), threads(hand, henv)
+        # fewer threads than the hand spec launches, but at least one per element of its
+        # largest output (the hand grid over-launches: Rodinia nn's 65535-wide rows, or a
+        # smaller block over one block per row): >=out, not wrong by this column
+        outs = [ev(b.get("count", 1), henv) for b in hand.get("args", []) if b.get("kind") in ("output", "inout")]
+        most = max([o for o in outs if isinstance(o, int)] or [0])
         if ti is None or th is None:
             grid = "?"
         elif ti < th and grid != "?":
-            grid = "<"
+            grid = ">=out" if most and ti >= most and grid != "<" else "<"
     if count == "=" and over:
         count = ">" + "+".join(sorted(over))
     ht, it = hand.get("template_args"), inf.get("template_args")

@@ -670,9 +670,17 @@ static const struct hk_msg_entry msgs[HK_MSG_COUNT] = {
     F(INF_FLAG_FALSE,
       "flag %s set to false (no launch site gives it)",
       "标志 %s 设为 false（没有启动点给出它）"),
+    F(INF_SIZE_FIRST_ZERO,
+      "%s is 0 at the program's first launch (%s:%d): an offset, invented small (1 and 3)",
+      "%s 在程序首次启动时（%s:%d）为 0：是偏移量，编造为小值（1 和 3）"),
     F(INF_BLOCK_PINNED,
       "block pinned at %lld: %s (line %d)",
       "线程块固定为 %lld：%s（第 %d 行）"),
+    F(INF_BLOCK_PINNED_MULTIPLE,
+      "block pinned at %lld, as the launch at %s:%d gives it: the index math steps blockIdx.x by "
+      "%lld, %lld elements per thread that far apart",
+      "线程块固定为 %lld，与 %s:%d 处的启动一致：下标计算中 blockIdx.x 的步长为 %lld，"
+      "每个线程处理 %lld 个相隔一个线程块的元素"),
     F(INF_BLOCK_LAUNCH_BOUNDS,
       "block pinned: the kernel declares __launch_bounds__(%s)",
       "线程块固定：核函数声明了 __launch_bounds__(%s)"),
@@ -806,6 +814,10 @@ static const struct hk_msg_entry msgs[HK_MSG_COUNT] = {
       "count of %s %s: a table whose rows the values of another buffer pick (line %d), and "
       "neither the kernel nor its launcher says how many rows it has",
       "%s 的元素个数 %s：这是一张由另一个缓冲区的值选择行的表（第 %d 行），核函数及其启动函数都没有说明它有多少行"),
+    F(INF_COUNT_TABLE_CHECKED,
+      "count of %s %s: a table whose rows the values of another buffer pick (line %d), as many "
+      "rows as the kernel's check of those values lets through",
+      "%s 的元素个数 %s：这是一张由另一个缓冲区的值选择行的表（第 %d 行），行数为核函数对这些值的检查所允许的范围"),
     F(INF_VALUES_ROWS,
       "values of %s in [0, %lld]: they pick rows of a table of %d rows (line %d)",
       "%s 的值在 [0, %lld] 内：它们选择一张 %d 行的表中的行（第 %d 行）"),
@@ -813,6 +825,10 @@ static const struct hk_msg_entry msgs[HK_MSG_COUNT] = {
       "values of %s in [0, %lld]: the kernel compares them with a remainder by a size (a class "
       "label), and every subscript they feed (line %d) stays inside its buffer at every size set",
       "%s 的值在 [0, %lld] 内：核函数将它们与对某个大小取余的结果比较（类别标签），它们参与的每个下标（第 %d 行）在每组大小下都在缓冲区之内"),
+    F(INF_VALUES_CHECKED,
+      "values of %s in [0, %lld]: the kernel skips any other before using it (a check against a "
+      "size), and every subscript they feed (line %d) stays inside its buffer at every size set",
+      "%s 的值在 [0, %lld] 内：核函数在使用前跳过其他值（与某个大小比较的检查），它们参与的每个下标（第 %d 行）在每组大小下都在缓冲区之内"),
     F(INF_VALUES_DIGIT,
       "values of %s in [0, %lld]: it is the lowest digit of a subscript whose other terms are "
       "multiples of a size (line %d), and every subscript it feeds stays inside its buffer at "
@@ -847,6 +863,10 @@ static const struct hk_msg_entry msgs[HK_MSG_COUNT] = {
       "%s is written only where values read from memory decide (line %d): an inout, the elements "
       "not written keep their contents",
       "%s 只在从内存读出的值决定的位置写入（第 %d 行）：作为 inout，未写入的元素保留原内容"),
+    F(INF_INOUT_LOCAL,
+      "%s is written only where a local that the kernel model does not follow decides (line %d): "
+      "an inout, the elements not written keep their contents",
+      "%s 只在内核模型无法跟踪的局部变量决定的位置写入（第 %d 行）：作为 inout，未写入的元素保留原内容"),
     F(INF_COUNT_VIA_POINTER,
       "%s is used through another pointer made from it at line %d: how many elements that "
       "reaches is not known (guessed %s%s)",
@@ -935,6 +955,9 @@ static const struct hk_msg_entry msgs[HK_MSG_COUNT] = {
       "__constant__ %s: %lld %s from its declaration at line %d, filled like an input (the "
       "program sets it with cudaMemcpyToSymbol)",
       "__constant__ %s：%lld %s，来自第 %d 行的声明，像输入一样填充（程序用 cudaMemcpyToSymbol 设置它）"),
+    F(INF_CONST_STRUCT,
+      "__constant__ %s holds %s, a struct of like fields: filled as %s",
+      "__constant__ %s 的元素是 %s，一个字段类型相同的结构体：按 %s 填充"),
     /* pieces of those notes */
     M(INF_FRAG_NO_SIZE_LEFT, "no size left to grow", "没有可再增大的大小"),
     M(INF_FRAG_NO_SIZE_CAN, "no size can grow", "没有可增大的大小"),

@@ -1492,8 +1492,21 @@ static void guards(kb *b, const char *src, TSNode n, bool neg, uint32_t line)
 
 static bool is_exit(TSNode n)
 {
-    if (is(n, "compound_statement") && ts_node_named_child_count(n) == 1)
-        n = ts_node_named_child(n, 0);
+    /* `{ return; }`, comments aside (`{  // out of range` on the if's line) */
+    if (is(n, "compound_statement")) {
+        TSNode only = n;
+        uint32_t k = 0;
+        for (uint32_t i = 0; i < ts_node_named_child_count(n); i++) {
+            TSNode c = ts_node_named_child(n, i);
+            if (!is(c, "comment")) {
+                only = c;
+                k++;
+            }
+        }
+        if (k != 1)
+            return false;
+        n = only;
+    }
     return is(n, "return_statement") || is(n, "continue_statement");
 }
 

@@ -716,7 +716,7 @@ static long long sk_timing_blocks(const sk_timing *t)
  * their order (a leading dimension its extent). 0 when it cannot shrink. */
 static long long sk_halved(long long cur, long long unit, bool ragged, long long floor)
 {
-    long long next = ragged ? (cur / 2) | 1 : unit > 1 ? cur / 2 / unit * unit : cur / 2;
+    long long next = ragged && unit <= 1 ? (cur / 2) | 1 : unit > 1 ? cur / 2 / unit * unit : cur / 2;
     return next < cur && next >= floor && next >= unit ? next : 0;
 }
 
@@ -1425,13 +1425,26 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
         expr *e = NULL;
         expr_value v;
         if (t && strcmp(t, k->vars[i]) != 0 && expr_parse(t, &e, NULL, 0) == HK_OK &&
-            expr_eval(e, NULL, 0, &v, NULL, 0) == HK_OK && !v.is_float && v.i >= 1 && v.i <= (1LL << 31)) {
+            expr_eval(e, NULL, 0, &v, NULL, 0) == HK_OK && !v.is_float && v.i >= 0 && v.i <= (1LL << 31)) {
             program[i] = v.i;
             have_program[i] = true;
         }
         expr_free(e);
         hk_free(t);
     }
+    /* A size variable the program sets to 0 (a tile's base on the first pass of the
+     * launcher's loop: `for (q = 0; ...) { base = q * TILE; k<<<...>>>(n, base, ...); }`) is
+     * an offset, no size: invented like one (the powers of two of the sizes put it past the
+     * kernel's `base < n`, which left the kernel no work to check), small, 1 and 3, as an
+     * offset taken off a bound is below; it stays a variable, so no candidate can take it
+     * for a constant. */
+    bool zero_offset[SK_MAX_VARS] = { 0 };
+    for (size_t i = 0; i < k->n_vars; i++)
+        if (have_program[i] && program[i] == 0) {
+            zero_offset[i] = true;
+            have_program[i] = false;
+            sk_note(k, HK_MSG_INF_SIZE_FIRST_ZERO, k->vars[i], file, site_line);
+        }
     /* kernel parameters read in the body are their launch values */
     for (size_t i = 0; i < f->n_params; i++)
         if (scal[i] && f->params[i].name[0] && f->params[i].pointer_depth == 0)
@@ -1451,7 +1464,15 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
      * grid let any grid cover the bounds, and every other grid is checked against them */
     cover->grid_stride = kf.grid_stride && kc_grid_steps(k);
     long long pinned = 0;
-    if (kf.fixed_block) {
+    if (kf.fixed_block && n_block && block_val[0] > 0 && block_val[0] < kf.fixed_block &&
+        kf.fixed_block % block_val[0] == 0) {
+        /* the launch's block divides what the index math steps blockIdx.x by: each thread
+         * covers several elements that far apart (a loop over i * block), so the block the
+         * program launches is the one the kernel is written for */
+        pinned = block_val[0];
+        sk_note(k, HK_MSG_INF_BLOCK_PINNED_MULTIPLE, pinned, file, site_line, kf.fixed_block,
+                kf.fixed_block / pinned);
+    } else if (kf.fixed_block) {
         pinned = kf.fixed_block;
         sk_note(k, HK_MSG_INF_BLOCK_PINNED, pinned, kf.fixed_why, kf.fixed_line);
     } else if (f->launch_bounds) {
@@ -1909,13 +1930,25 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
             }
         }
     }
+    /* a size the launcher asserts is a multiple of a constant (assert(w % 128 == 0): the
+     * grid divides it without a remainder) stays one in both sets, ragged or not */
+    bool multiple[SK_MAX_VARS] = { 0 };
+    for (size_t i = 0; i < k->n_vars; i++)
+        for (size_t c = 0; c < n_asserts; c++) {
+            long long mult = sk_assert_multiple(&asserts[c], k->vars[i]);
+            if (mult > 1 && sk_lcm(unit[i], mult) <= (1LL << 20)) {
+                unit[i] = sk_lcm(unit[i], mult);
+                multiple[i] = true;
+            }
+        }
     for (size_t i = 0; i < k->n_vars; i++) {
         long long a = 13 + 2 * (long long)i, b = 32;
         if (k->n_vars <= 3) {
             a = first[k->n_vars - 1][i];
             b = second[k->n_vars - 1][i];
         }
-        if (k->n_vars > 1 && (sk_subtracted(k->vars[i], grid, n_grid) || sk_subtracted(k->vars[i], cover->need, 3))) {
+        if (k->n_vars > 1 && (zero_offset[i] || sk_subtracted(k->vars[i], grid, n_grid) ||
+                              sk_subtracted(k->vars[i], cover->need, 3))) {
             /* an offset taken off a bound (Rodinia's Fan2: gid < Size - 1 - t): small,
              * so the bound stays positive at every set */
             a = 1;
@@ -1927,6 +1960,8 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
         if (!ragged) {
             a = b;
             b = 2 * b;
+        }
+        if (!ragged || multiple[i]) {
             if (a % unit[i])
                 a = (a / unit[i] + 1) * unit[i];
             if (b % unit[i])
@@ -1972,12 +2007,12 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
         sk_serial_sizes(k, f, scal, serial);
         for (size_t i = 0; i < k->n_vars; i++) {
             /* kept as invented where the loop above made it small on purpose */
-            bool kept = k->n_vars > 1 && (sk_subtracted(k->vars[i], grid, n_grid) ||
+            bool kept = k->n_vars > 1 && (zero_offset[i] || sk_subtracted(k->vars[i], grid, n_grid) ||
                                           sk_subtracted(k->vars[i], cover->need, 3) || sk_dim_like(k->vars[i]));
             cap[i] = kept || in_array[i] || stride_only[i] ? -1 : bounded[i] > 0 ? bounded[i] : 0;
             /* the check set may go lower than invented, but not an offset or a row stride
              * set to its least (a head dimension or an array's loop bound halved is safe) */
-            can[i] = !stride_only[i] && !(k->n_vars > 1 && (sk_subtracted(k->vars[i], grid, n_grid) ||
+            can[i] = !stride_only[i] && !(k->n_vars > 1 && (zero_offset[i] || sk_subtracted(k->vars[i], grid, n_grid) ||
                                                             sk_subtracted(k->vars[i], cover->need, 3)));
         }
         for (size_t i = 0; i < f->n_params && i < HK_MAX_ARGS; i++) {
@@ -2081,20 +2116,22 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
     long long index_limit[HK_MAX_ARGS] = { 0 };
     const json_t *const size_sets[2] = { s0, s1 };
     int kg_line = 0;
-    bool index_compared[HK_MAX_ARGS] = { 0 };
+    bool index_compared[HK_MAX_ARGS] = { 0 }, index_checked[HK_MAX_ARGS] = { 0 };
     char *rows_count[HK_MAX_ARGS];
     if (gather_line && kg_gathers(k, f, bs, be, counts, size_sets, 2, gather ? (int)gather_line : 0,
-                                  index_limit, &kg_line, index_compared, count_host, rows_count)) {
+                                  index_limit, &kg_line, index_compared, index_checked, count_host, rows_count)) {
         for (size_t i = 0; i < f->n_params && i < HK_MAX_ARGS; i++)
             if (rows_count[i]) {
                 hk_free(counts[i]);
                 counts[i] = rows_count[i];
                 count_sure[i] = true;
-                sk_note(k, HK_MSG_INF_COUNT_TABLE,
+                sk_note(k, index_checked[i] ? HK_MSG_INF_COUNT_TABLE_CHECKED : HK_MSG_INF_COUNT_TABLE,
                         f->params[i].name, counts[i], kg_line);
             }
         for (size_t i = 0; i < f->n_params && i < HK_MAX_ARGS; i++)
-            if (index_limit[i] && index_limit[i] == KG_TABLE_ROWS && !index_compared[i])
+            if (index_limit[i] && index_checked[i])
+                sk_note(k, HK_MSG_INF_VALUES_CHECKED, f->params[i].name, index_limit[i] - 1, kg_line);
+            else if (index_limit[i] && index_limit[i] == KG_TABLE_ROWS && !index_compared[i])
                 sk_note(k, HK_MSG_INF_VALUES_ROWS,
                         f->params[i].name, index_limit[i] - 1, KG_TABLE_ROWS, kg_line);
             else if (index_limit[i] && index_compared[i])
@@ -2185,7 +2222,8 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
         if (p->pointer_depth > 0) {
             int use = p->is_const ? -1 : sk_pointer_use(text, bs, be, p->name);
             bool written = !p->is_const && (use >= 2 || sk_pointer_written(text, bs, be, p->name));
-            int data_line = use == 0 && written ? kc_data_guarded_writes(k->km, p->name) : 0;
+            bool data_local = false;
+            int data_line = use == 0 && written ? kc_data_guarded_writes(k->km, p->name, &data_local) : 0;
             int window_line = use == 0 && written && !data_line ? kc_window_writes(k->km, p->name) : 0;
             const char *kind = use < 0 || !written ? "input" : use == 0 && !data_line && !window_line ? "output" : "inout";
             /* an output whose writes cannot reach its last elements under the spec's launch
@@ -2212,7 +2250,7 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
             if (use >= 0 && !written)
                 sk_note(k, HK_MSG_INF_INPUT, p->name);
             if (data_line)
-                sk_note(k, HK_MSG_INF_INOUT_DATA, p->name, data_line);
+                sk_note(k, data_local ? HK_MSG_INF_INOUT_LOCAL : HK_MSG_INF_INOUT_DATA, p->name, data_line);
             any_output |= strcmp(kind, "input") != 0;
             ok &= json_object_set_new(a, "kind", json_string(kind)) == 0;
             ok &= json_object_set_new(a, "dtype", json_string(dt)) == 0;

@@ -12,6 +12,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+bool sk_in_comment(const char *t, size_t s, size_t e, size_t at)
+{
+    for (size_t i = s; i < at;) {
+        size_t j = sk_skip_lexeme(t, e, i);
+        if (j == i) {
+            i++;
+            continue;
+        }
+        if (at < j)
+            return true;
+        i = j;
+    }
+    return false;
+}
+
 /* 0: written only (output); 1: read too (inout); 2: elements are atomic targets
  * (accumulators); 3: the pointer itself is one (a single accumulator, count 1). */
 int sk_pointer_use(const char *t, size_t s, size_t e, const char *name)
@@ -21,7 +36,7 @@ int sk_pointer_use(const char *t, size_t s, size_t e, const char *name)
     if (!*name)
         return 0;
     for (size_t i = s; i + wl <= e; i++) {
-        if (!sk_word_at(t, e, i, name, wl))
+        if (!sk_word_at(t, e, i, name, wl) || sk_in_comment(t, s, e, i))
             continue;
         /* inside atomicXxx( ... name ... ) as the first argument */
         size_t b = i;
@@ -107,8 +122,86 @@ static kf_index *kf_find(kfacts *f, const char *name)
     return NULL;
 }
 
+/* The value of word (a literal, a #define/constexpr constant or a template parameter the
+ * launch gives) when it is an integer in [1, 1024], else 0. */
+static long long kf_word_value(const skel *k, const char *word)
+{
+    if (!word[0] || !strncmp(word, "blockDim", 8))
+        return 0;
+    const char *v = word;
+    if (!isdigit((unsigned char)word[0]))
+        v = sk_tunable_value(k, word);
+    if (!v) /* a template parameter's value (from the launch or an instantiation) */
+        v = sk_mapped(k, word);
+    char *end = NULL;
+    long long n = v ? strtoll(v, &end, 10) : 0;
+    return v && end && (*end == '\0' || strchr("uUlL", *end)) && n >= 1 && n <= 1024 ? n : 0;
+}
+
+/* What multiplies the parenthesised groups around t[a, z) within t[s, e): `(... a ...) * W`
+ * or `W * (...)`, outward group by group (`(blockIdx.x * STEPS - HALO) * WIDTH`: WIDTH),
+ * each W a value kf_word_value knows; 1 when none. A group that is a call's arguments
+ * (`min(...)`) ends the walk. */
+static long long kf_group_factor(const skel *k, const char *t, size_t s, size_t e, size_t a, size_t z)
+{
+    long long f = 1;
+    for (int guard = 0; guard < 8; guard++) {
+        int depth = 0;
+        size_t o = a;
+        while (o > s) {
+            char c = t[o - 1];
+            if (c == ')' || c == ']')
+                depth++;
+            else if ((c == '(' || c == '[') && depth-- == 0)
+                break;
+            o--;
+        }
+        if (o <= s || t[o - 1] != '(')
+            return f;
+        size_t before = o - 1; /* the '(' */
+        size_t c = before;
+        while (c > s && isspace((unsigned char)t[c - 1]))
+            c--;
+        if (c > s && (isalnum((unsigned char)t[c - 1]) || t[c - 1] == '_'))
+            return f; /* a call's arguments */
+        size_t close = kf_expr_end(t, z, e, "");
+        if (close >= e || t[close] != ')')
+            return f;
+        char word[64] = "";
+        size_t j = close + 1;
+        while (j < e && isspace((unsigned char)t[j]))
+            j++;
+        if (j < e && t[j] == '*') {
+            j++;
+            while (j < e && isspace((unsigned char)t[j]))
+                j++;
+            size_t w = 0;
+            while (j < e && w + 1 < sizeof word && (isalnum((unsigned char)t[j]) || t[j] == '_'))
+                word[w++] = t[j++];
+            word[w] = '\0';
+        } else if (c > s && t[c - 1] == '*') {
+            size_t b = c - 1;
+            while (b > s && isspace((unsigned char)t[b - 1]))
+                b--;
+            size_t w = b;
+            while (w > s && (isalnum((unsigned char)t[w - 1]) || t[w - 1] == '_'))
+                w--;
+            snprintf(word, sizeof word, "%.*s", (int)(b - w), t + w);
+        }
+        long long n = kf_word_value(k, word);
+        if (!n || f * n > (1LL << 20))
+            return f;
+        f *= n;
+        a = before;
+        z = close + 1;
+    }
+    return f;
+}
+
 /* A literal (or a #define/constexpr constant) multiplying blockIdx.D where blockDim.D
- * would be: the block size the kernel assumes. */
+ * would be, times what multiplies the groups around that product: the block size the
+ * kernel assumes, or a multiple of it when each thread covers several elements that far
+ * apart (cuda-samples' convolution rows: `(blockIdx.x * STEPS - HALO) * WIDTH`). */
 static long long kf_fixed_factor(const skel *k, const char *t, size_t s, size_t e)
 {
     static const char *const bi[3] = { "blockIdx.x", "blockIdx.y", "blockIdx.z" };
@@ -144,17 +237,12 @@ static long long kf_fixed_factor(const skel *k, const char *t, size_t s, size_t 
                     snprintf(word, sizeof word, "%.*s", (int)(b - w), t + w);
                 }
             }
-            if (!word[0] || !strncmp(word, "blockDim", 8))
-                continue;
-            const char *v = word;
-            if (!isdigit((unsigned char)word[0]))
-                v = sk_tunable_value(k, word);
-            if (!v) /* a template parameter's value (from the launch or an instantiation) */
-                v = sk_mapped(k, word);
-            char *end = NULL;
-            long long n = v ? strtoll(v, &end, 10) : 0;
-            if (v && end && (*end == '\0' || strchr("uUlL", *end)) && n >= 1 && n <= 1024)
-                return n;
+            long long n = kf_word_value(k, word);
+            if (n) {
+                size_t lo = i < j ? i : j, hi = i < j ? j : i + wl;
+                long long g = kf_group_factor(k, t, s, e, lo, hi);
+                return n * g <= 1024 ? n * g : n;
+            }
         }
     }
     return 0;
@@ -1406,26 +1494,36 @@ static uint32_t kc_moved_param(const km_kernel *km, const char *name)
 /* Does the model place every access of parameter name, moved once? A move inside a
  * grid-stride loop adds up over its iterations: exact only when the grid gives every
  * thread one iteration (stride_grid: the grid is the loop bound's). */
-int kc_data_guarded_writes(const km_kernel *km, const char *name)
+int kc_data_guarded_writes(const km_kernel *km, const char *name, bool *by_local)
 {
     size_t na = 0, ng = 0;
     const km_access *a = km ? km_accesses(km, &na) : NULL;
     const km_guard *g = km ? km_guards(km, &ng) : NULL;
     int line = 0;
+    bool local = false;
     for (size_t i = 0; i < na; i++) {
         if (strcmp(a[i].buffer, name) != 0 || a[i].mode == KM_READ)
             continue;
-        bool data = false;
+        bool data = false, var = false;
         for (uint32_t j = 0; j < a[i].n_guards && !data; j++) {
             uint32_t q = a[i].guards[j];
-            data = q < ng && (km_form_mentions_kind(km, g[q].lhs, KM_ATOM_READ, -1) ||
-                              km_form_mentions_kind(km, g[q].rhs, KM_ATOM_READ, -1));
+            if (q >= ng)
+                continue;
+            data = km_form_mentions_kind(km, g[q].lhs, KM_ATOM_READ, -1) ||
+                   km_form_mentions_kind(km, g[q].rhs, KM_ATOM_READ, -1);
+            /* a local the model does not follow (a flag set in a loop from a device
+             * function's answer): it may be data, so it may leave elements unwritten */
+            var |= km_form_mentions_kind(km, g[q].lhs, KM_ATOM_VAR, -1) ||
+                   km_form_mentions_kind(km, g[q].rhs, KM_ATOM_VAR, -1);
         }
-        if (!data)
+        if (!data && !var)
             return 0;
+        local |= !data;
         if (!line)
             line = (int)a[i].line;
     }
+    if (by_local)
+        *by_local = line && local;
     return line;
 }
 
@@ -2457,7 +2555,8 @@ static bool sk_next_use(const char *t, size_t s, size_t e, const char *name, boo
     for (; *name && *i + wl <= e; (*i)++) {
         size_t at = *i;
         if (!sk_word_at(t, e, at, name, wl) ||
-            (at > s && (t[at - 1] == '.' || t[at - 1] == '>' || (not_deref && t[at - 1] == '*'))))
+            (at > s && (t[at - 1] == '.' || t[at - 1] == '>' || (not_deref && t[at - 1] == '*'))) ||
+            sk_in_comment(t, s, e, at))
             continue;
         *j = at + wl;
         while (*j < e && isspace((unsigned char)t[*j]))
@@ -2575,6 +2674,18 @@ static bool sk_pointer_written_at(const char *t, size_t s, size_t e, const char 
             if (plain && !sk_pointer_written_at(t, s, e, local, depth + 1))
                 continue;
             return true;
+        }
+        /* name += off, name -= off, name++, name--: the pointer itself moves and no element
+         * is stored (its later subscripts say which are); *name++ = v stores one */
+        if (j + 1 < e && (t[j] == '+' || t[j] == '-') && (t[j + 1] == '=' || t[j + 1] == t[j])) {
+            if (t[j + 1] == t[j] && b > s && t[b - 1] == '*') {
+                size_t q = j + 2;
+                while (q < e && isspace((unsigned char)t[q]))
+                    q++;
+                if (q + 1 < e && t[q] == '=' && t[q + 1] != '=')
+                    return true;
+            }
+            continue;
         }
         /* passed to a call, or its address taken, or offset into another pointer: the
          * callee may write it */
@@ -3065,6 +3176,37 @@ static bool kg_compared(const km_kernel *km, const char *buffer, uint32_t *radix
     return false;
 }
 
+/* The parameter R when the kernel checks a value read from buffer against it before using
+ * it, `if (r < 0 || r >= R) continue;` (mmcv's assign_score_withk skips a neighbour index
+ * past N0): guards `buffer[...] < R` and `0 <= buffer[...]` (or `<= R - 1`, `>= 0`) on one
+ * element. Values past R would only send threads out of the kernel's work, so the input
+ * gets int(0, R - 1) and a table it picks rows of has R rows. True and *radix its atom. */
+static bool kg_guard_bound(const km_kernel *km, const char *buffer, uint32_t *radix)
+{
+    size_t ng = 0, na = 0;
+    const km_guard *g = km_guards(km, &ng);
+    const km_atom *a = km_atoms(km, &na);
+    for (size_t i = 0; buffer && i < ng; i++) {
+        if (strcmp(g[i].op, "<") != 0 || g[i].lhs.n != 1 || g[i].lhs.t[0].n != 1 || g[i].lhs.t[0].coef != 1 ||
+            g[i].rhs.n != 1 || g[i].rhs.t[0].n != 1 || g[i].rhs.t[0].coef != 1)
+            continue;
+        uint32_t ra = g[i].lhs.t[0].atoms[0], pa = g[i].rhs.t[0].atoms[0];
+        if (ra >= na || pa >= na || a[ra].kind != KM_ATOM_READ || !a[ra].name || strcmp(a[ra].name, buffer) != 0 ||
+            a[pa].kind != KM_ATOM_PARAM || !a[pa].name)
+            continue;
+        /* and the same element at least 0: 0 <= buffer[...] */
+        for (size_t j = 0; j < ng; j++) {
+            bool lower = !strcmp(g[j].op, "<=") && g[j].lhs.n == 0 && g[j].rhs.n == 1 && g[j].rhs.t[0].n == 1 &&
+                         g[j].rhs.t[0].coef == 1 && g[j].rhs.t[0].atoms[0] == ra;
+            if (lower) {
+                *radix = pa;
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
 /* Whether every scalar parameter form f mentions (operands of its operations too) is
  * passed a number or a size variable that bounded fixes (>= 0): a subscript through them
  * then takes the values the program is written for. */
@@ -3177,7 +3319,7 @@ static bool kg_inside(skel *k, const km_access *a, uint32_t read, long long limi
  * (text_line, 0 for none) is none of the model's. */
 bool kg_gathers(skel *k, const an_function *f, size_t bs, size_t be, char *const *counts,
                 const json_t *const *sets, size_t n_sets, int text_line, long long *limit, int *line,
-                bool *compared, const bool *count_fixed, char **rows_count)
+                bool *compared, bool *checked, const bool *count_fixed, char **rows_count)
 {
     const km_kernel *km = k->km;
     size_t n = 0, na = 0;
@@ -3186,6 +3328,7 @@ bool kg_gathers(skel *k, const an_function *f, size_t bs, size_t be, char *const
     for (size_t p = 0; p < HK_MAX_ARGS; p++) {
         limit[p] = 0;
         compared[p] = false;
+        checked[p] = false;
         rows_count[p] = NULL;
     }
     if (!ac)
@@ -3216,6 +3359,25 @@ bool kg_gathers(skel *k, const an_function *f, size_t bs, size_t be, char *const
             if (q < 0 || (pass == 0 && !kg_index_input(k, f, q, bs, be))) {
                 ok = false;
                 break;
+            }
+            uint32_t guard_radix = 0;
+            if (pass == 0 && row && kg_guard_bound(km, atoms[read].name, &guard_radix)) {
+                /* Q's values pick rows of a table S wide, and the kernel skips a value past
+                 * R: the table has R rows and Q's values stay below R */
+                long long lim = 0;
+                char *s_text = sk_translate(k, atoms[scale].name, 0);
+                char *r_text = sk_translate(k, atoms[guard_radix].name, 0);
+                char *c = s_text && r_text && kf_only_sizes(k, s_text) && kf_only_sizes(k, r_text)
+                              ? hk_asprintf("%s * %s", r_text, s_text) : NULL;
+                hk_free(s_text);
+                hk_free(r_text);
+                ok = c && kg_lower_limit(k, atoms[guard_radix].name, sets, n_sets, &lim) &&
+                     (!rows_count[dest] || !strcmp(rows_count[dest], c)) && (!limit[q] || limit[q] == lim);
+                hk_free(rows_count[dest]);
+                rows_count[dest] = c;
+                limit[q] = lim;
+                checked[q] = checked[dest] = true;
+                continue;
             }
             if (pass == 0 && row) {
                 /* Q's values pick rows of a table S wide that nothing in the kernel or its
@@ -3287,7 +3449,9 @@ static bool dd_mentions(const char *t, size_t s, size_t e, char names[][64], siz
 {
     for (size_t k = 0; k < n; k++)
         for (size_t i = s; i + strlen(names[k]) <= e; i++)
-            if (sk_word_at(t, e, i, names[k], strlen(names[k])))
+            /* a member (threadIdx.x, p->y) is not the local x or y read from a buffer */
+            if (sk_word_at(t, e, i, names[k], strlen(names[k])) &&
+                !(i > 0 && (t[i - 1] == '.' || (t[i - 1] == '>' && i > 1 && t[i - 2] == '-'))))
                 return true;
     return false;
 }

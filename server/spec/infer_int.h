@@ -234,10 +234,13 @@ extern const char *const kc_thread_names[3];
 bool kc_moved_once(const skel *k, const char *name, bool stride_grid);
 
 /* When every write of buffer name in the kernel model (NULL: none) sits under a condition
- * on a value read from memory (ball query's `if (d2 < r2) idx[cnt] = k`): the line of the
- * first, else 0. Which elements are written then depends on the data, so the others keep
- * what the buffer held: an inout, never an output the harness checks as all written. */
-int kc_data_guarded_writes(const km_kernel *km, const char *name);
+ * on a value read from memory (ball query's `if (d2 < r2) idx[cnt] = k`) or on a local the
+ * model does not follow (a flag set in a loop from a device function's answer: mmcv's
+ * points_in_boxes): the line of the first, else 0; *by_local (may be NULL) says whether
+ * some write's condition is such a local alone. Which elements are written then depends
+ * on the data, so the others keep what the buffer held: an inout, never an output the
+ * harness checks as all written. */
+int kc_data_guarded_writes(const km_kernel *km, const char *name, bool *by_local);
 
 /* When every write of buffer name in the kernel model sits in a loop whose start or bound
  * is a min or max of something that moves with the thread (psamask's window clipped at
@@ -401,6 +404,18 @@ size_t sk_launcher_asserts(skel *k, sk_assert_cmp *out, size_t cap);
  * names something that is no size). */
 int sk_assert_holds(const sk_assert_cmp *c, const json_t *set);
 
+/* Past a comment, string or character literal starting at t[i] (the index after it), or i
+ * when none starts there. */
+size_t sk_skip_lexeme(const char *t, size_t len, size_t i);
+
+/* Whether byte at of t lies inside a comment or a string or character literal that starts
+ * in [s, at) (t's text up to e): a name there is no use of it. */
+bool sk_in_comment(const char *t, size_t s, size_t e, size_t at);
+
+/* The C of an assert that size variable var is a multiple of a constant (var % C == 0),
+ * else 0. */
+long long sk_assert_multiple(const sk_assert_cmp *c, const char *var);
+
 /* The largest value of size variable var that comparison c allows (var <= C, var < C,
  * C >= var, C > var with C a constant), or -1. */
 long long sk_assert_upper(const sk_assert_cmp *c, const char *var);
@@ -422,10 +437,12 @@ bool kc_params_bounded(const skel *k, const an_function *f, km_form form, char *
  * rows_count[] the counts of the tables (NULL for others) and *line the first gather's
  * line; false (limits unusable, rows_count all NULL) when one gather is not such, Q is not
  * an integer input, a limit is below 2 (a constant input), or the textual scan's gather
- * (text_line, 0 for none) is none of the model's. */
+ * (text_line, 0 for none) is none of the model's. Where the kernel checks Q's value against
+ * a size R before using it (`if (r < 0 || r >= R) continue;`), R is the table's rows and
+ * Q's limit, and checked[] is set for both Q and the table. */
 bool kg_gathers(skel *k, const an_function *f, size_t bs, size_t be, char *const *counts,
                 const json_t *const *sets, size_t n_sets, int text_line, long long *limit, int *line,
-                bool *compared, const bool *count_fixed, char **rows_count);
+                bool *compared, bool *checked, const bool *count_fixed, char **rows_count);
 
 /* Whether shared access a of km stays inside its array at every size: its subscript
  * bounded by constants through loop trips, min/max operands, masks and ceil_div (a tile
@@ -499,9 +516,10 @@ size_t sk_if_block(skel *k, const an_launch *site, long long *dims);
  * cur (n bytes). */
 void sk_resolve_type(const skel *k, const char *elem, char *cur, size_t n);
 
-/* The element type of a buffer: as sk_resolve_type, and a struct of like fields as the
- * vector of them (sk_struct_vector), whose elements the harness generates and compares. A
- * scalar or a __constant__ of such a struct is not one (its bytes are no buffer). */
+/* The element type of a buffer or a __constant__ table: as sk_resolve_type, and a struct of
+ * like fields as the vector of them (sk_struct_vector), whose elements the harness
+ * generates and compares (fills, for a table). A scalar or a single __constant__ of such a
+ * struct is not one (its bytes are no buffer; its fields are settings). */
 void sk_resolve_pointee(const skel *k, const char *elem, char *cur, size_t n);
 
 /* PyTorch's AT_DISPATCH_FLOATING_TYPES* macros run their lambda once per floating type,

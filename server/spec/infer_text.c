@@ -2106,6 +2106,59 @@ int sk_assert_holds(const sk_assert_cmp *c, const json_t *set)
     return ok;
 }
 
+/* The C of an assert that size variable var is a multiple of a constant: var % C == 0 or
+ * 0 == var % C (cuda-samples' assert(imageW % (STEPS * BLOCKDIM_X) == 0)); 0 for any other
+ * comparison or a C below 2. */
+long long sk_assert_multiple(const sk_assert_cmp *c, const char *var)
+{
+    if (strcmp(c->op, "=="))
+        return 0;
+    const char *side = NULL, *zero = NULL;
+    size_t vl = strlen(var);
+    for (int k = 0; k < 2 && !side; k++) {
+        const char *x = k ? c->rhs : c->lhs, *o = k ? c->lhs : c->rhs;
+        while (*x == ' ' || *x == '(')
+            x++;
+        if (!strncmp(x, var, vl) && !(isalnum((unsigned char)x[vl]) || x[vl] == '_')) {
+            const char *p = x + vl;
+            while (*p == ' ' || *p == ')')
+                p++;
+            if (*p == '%') {
+                side = p + 1;
+                zero = o;
+            }
+        }
+    }
+    /* the divisor one operand (a word or a parenthesised group) up to the end: w % 4 + 1
+     * == 0 says something else */
+    if (side) {
+        while (*side == ' ')
+            side++;
+        size_t end = 0;
+        if (*side == '(') {
+            int depth = 0;
+            for (end = 0; side[end]; end++) {
+                depth += (side[end] == '(') - (side[end] == ')');
+                if (depth == 0)
+                    break;
+            }
+            end += side[end] != '\0';
+        } else {
+            while (isalnum((unsigned char)side[end]) || side[end] == '_')
+                end++;
+        }
+        while (side[end] == ' ')
+            end++;
+        if (end == 0 || side[end] != '\0')
+            side = NULL;
+    }
+    long long m = 0, z = 1;
+    json_t *none = json_object();
+    bool ok = side && none && sk_eval_at(side, none, &m) && sk_eval_at(zero, none, &z);
+    json_decref(none);
+    return ok && z == 0 && m >= 2 && m <= (1LL << 20) ? m : 0;
+}
+
 /* The largest value of size variable var that comparison c allows (var <= C, var < C,
  * C >= var, C > var with C a constant), or -1. */
 long long sk_assert_upper(const sk_assert_cmp *c, const char *var)
@@ -2147,9 +2200,7 @@ typedef struct {
 
 #define SK_NS_DEPTH 16
 
-/* Past a comment, string or character literal starting at t[i] (the index after it), or i
- * when none starts there. */
-static size_t sk_skip_lexeme(const char *t, size_t len, size_t i)
+size_t sk_skip_lexeme(const char *t, size_t len, size_t i)
 {
     if (t[i] == '/' && i + 1 < len && t[i + 1] == '/') {
         const char *nl = memchr(t + i, '\n', len - i);
@@ -2402,10 +2453,19 @@ json_t *sk_constants(skel *k, const an_function *f)
                      d->line);
             continue;
         }
-        char elem[96];
+        char elem[96], plain[96];
         int width = 1;
-        sk_resolve_type(k, d->type, elem, sizeof elem);
+        sk_resolve_type(k, d->type, plain, sizeof plain);
+        /* a table of structs of like fields (Parboil mri-q's kValues of four floats) is that
+         * many elements of the field type per entry: bytes the harness fills like a vector's
+         * (a single struct stays a doubt: its fields are settings more often than data) */
+        if (d->dims[0] == '[')
+            sk_resolve_pointee(k, d->type, elem, sizeof elem);
+        else
+            snprintf(elem, sizeof elem, "%s", plain);
         const char *dt = sk_dtype_or_null(elem, NULL, 0, &width);
+        if (dt && strcmp(plain, elem) != 0)
+            sk_note(k, HK_MSG_INF_CONST_STRUCT, d->name, plain, elem);
         int dtc = HK_DT_F32;
         if (dt)
             spec_dtype_parse(dt, &dtc);

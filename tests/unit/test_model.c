@@ -110,10 +110,10 @@ static const km_access *access_of(const km_kernel *k, const char *buffer, enum k
 static void test_saxpy_spellings(void **state)
 {
     (void)state;
-    /* if block, early return, unsigned, size_t with fmaf and `n > i`, inline index: one
-     * model, also in the full dump */
-    static const char *const same[] = {"saxpy_return", "saxpy_unsigned", "saxpy_size_t",
-                                       "saxpy_inline"};
+    /* if block, early return (also in a block with comments), unsigned, size_t with fmaf
+     * and `n > i`, inline index: one model, also in the full dump */
+    static const char *const same[] = {"saxpy_return", "saxpy_return_commented", "saxpy_unsigned",
+                                       "saxpy_size_t", "saxpy_inline"};
     for (size_t i = 0; i < HK_ARRAY_LEN(same); i++)
         assert_same_dumps("saxpy_variants.cu", "saxpy_if", same[i], 0);
     /* grid-stride loops (int and 64-bit with a stride temporary) map elements to

@@ -14,6 +14,18 @@ __global__ void saxpy_return(int n, float a, const float *x, float *y)
     y[i] = a * x[i] + y[i];
 }
 
+// The early return in a block with a comment on the if's line (mmcv's assign_score_withk
+// writes `if (...) {  // ...` then `return;`): still an exit that guards what follows.
+__global__ void saxpy_return_commented(int n, float a, const float *x, float *y)
+{
+    int i = threadIdx.x + blockDim.x * blockIdx.x;
+    if (i >= n) {  // past the end: nothing to do
+        /* the last block's spare threads */
+        return;
+    }
+    y[i] = a * x[i] + y[i];
+}
+
 __global__ void saxpy_unsigned(unsigned n, float a, const float *x, float *y)
 {
     unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
