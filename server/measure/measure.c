@@ -708,7 +708,7 @@ static enum cc_backend measure_backend(const measure_opts *o);
 /* The device-only build of b: module.cu, the shared launcher's source under
  * launcher_root()/HASH, and dir/build.sh building the launcher when it is missing (under
  * a lock, so parallel candidates build it once), then the image: kernel.cubin (nvcc
- * -cubin, its PTX kept as kernel.cubin.ptx), or for a DCU kernel.co (hipcc --genco; the
+ * -ptx into kernel.cubin.ptx, then nvcc -cubin of that PTX), or for a DCU kernel.co (hipcc --genco; the
  * launcher is then built with hipcc and loads it with hipModuleLoad). extra: the candidate's own compiler flags (with -Xptxas -v,
  * or clang's resource remarks and the CUDA header shims for a DCU). */
 static int prepare_image(const measure_opts *o, measure_build *b, const char *const *extra)
@@ -717,7 +717,7 @@ static int prepare_image(const measure_opts *o, measure_build *b, const char *co
     char *launcher = NULL, *ldir = NULL, *parent = NULL, *modsrc = NULL, *modtext = NULL;
     char *script = NULL, **largv = NULL, **rargv = NULL, **cargv = NULL, *qsh = NULL;
     char *root = NULL, *rtdir = NULL, *rt = NULL, *qexe = NULL, *qrt = NULL;
-    char *keep = NULL, *qkeep = NULL, *ptx = NULL, *qptx = NULL;
+    char *ptx = NULL, *qptx = NULL;
     struct hk_buf sh;
     hk_buf_init(&sh, 1u << 20);
     int rc = HK_OK;
@@ -840,23 +840,31 @@ static int prepare_image(const measure_opts *o, measure_build *b, const char *co
         if (rc == HK_OK)
             rc = sh_command(&sh, cargv, NULL, NULL);
     } else if (rc == HK_OK) {
-        /* nvcc keeps the PTX it assembled the image from: MODULE.ptx, which the referee
-         * reads for clock reads (measure_clock_check); the other intermediates go */
-        if (!(keep = hk_asprintf("%s/ptx-keep", b->dir)) || !(qkeep = sh_quote(keep)) ||
-            !(ptx = hk_asprintf("%s.ptx", b->module)) || !(qptx = sh_quote(ptx))) {
+        /* in two steps, as nvcc -cubin itself runs them: the PTX (kept as MODULE.ptx, which
+         * the referee reads for clock reads: measure_clock_check), then the image assembled
+         * from exactly that PTX (the same cubin, byte for byte, as one -cubin call) */
+        if (!(ptx = hk_asprintf("%s.ptx", b->module)) || !(qptx = sh_quote(ptx))) {
             rc = HK_ENOMEM;
             goto out;
         }
-        rc = hk_buf_printf(&sh, "rm -rf %s %s\nmkdir %s\n", qkeep, qptx, qkeep);
-        for (size_t i = 0; rc == HK_OK && cargv[i]; i++) {
-            char *q = sh_quote(cargv[i]);
-            rc = q ? hk_buf_printf(&sh, "%s ", q) : HK_ENOMEM;
-            hk_free(q);
+        rc = hk_buf_printf(&sh, "rm -f %s\n", qptx);
+        for (int step = 0; step < 2 && rc == HK_OK; step++) {
+            for (size_t i = 0; rc == HK_OK && cargv[i]; i++) {
+                const char *arg = cargv[i];
+                if (step == 0 && !strcmp(arg, "-cubin"))
+                    arg = "-ptx";
+                else if (step == 0 && i && !strcmp(cargv[i - 1], "-o"))
+                    arg = ptx;
+                else if (step == 1 && !strcmp(arg, modsrc))
+                    arg = ptx;
+                char *q = sh_quote(arg);
+                rc = q ? hk_buf_printf(&sh, "%s%s%s", step && !i ? "exec " : "", i ? " " : "", q)
+                       : HK_ENOMEM;
+                hk_free(q);
+            }
+            if (rc == HK_OK)
+                rc = hk_buf_appends(&sh, "\n");
         }
-        if (rc == HK_OK)
-            rc = hk_buf_printf(&sh, "--keep --keep-dir %s\ncat %s/*.ptx > %s.tmp.$$\n"
-                                    "mv -f %s.tmp.$$ %s\nrm -rf %s\n",
-                               qkeep, qkeep, qptx, qptx, qptx, qkeep);
     }
     if (rc)
         goto out;
@@ -868,8 +876,6 @@ static int prepare_image(const measure_opts *o, measure_build *b, const char *co
     }
 out:
     hk_buf_free(&sh);
-    hk_free(keep);
-    hk_free(qkeep);
     hk_free(ptx);
     hk_free(qptx);
     hk_free(launcher);
@@ -2792,9 +2798,10 @@ int measure_evaluate_ranked(const measure_opts *o, const measure_baseline *base,
     const bool ranked = isfinite(lead_ms) && lead_ms > 0;
     if (!(out->checks = json_array()))
         return HK_ENOMEM;
-    /* before anything runs: a kernel that reads a clock could tell every later check apart */
+    /* before anything runs: a kernel that reads a clock could tell every later check apart
+     * (a program -- the engine's own library call -- has no image to read) */
     rule = "clock";
-    {
+    if (p->module) {
         const char *result = NULL;
         char *why = NULL;
         TRY(measure_clock_check(p->ref_module, p->module, &result, &why));
