@@ -1642,6 +1642,15 @@ static void hk_check_timed(const hk_program *p, hk_state *st, hk_refbufs *rb, lo
             }
         }
     }
+    /* A check leaves no trace a later launch could read: the reference's copies (its
+     * regenerated inputs and its outputs, in device memory of this context) go back to the
+     * canary they were allocated with, so a kernel that finds them cannot count the checks
+     * made so far and skip its work once the --checks budget looks spent. */
+    size_t guard = hk_guard_bytes();
+    for (int i = 0; i < p->n_args; i++)
+        if (rb->base[i])
+            HK_CHECK(cudaMemset(rb->base[i], HK_CANARY, st->buf[i].bytes + 2 * guard));
+    HK_CHECK(cudaDeviceSynchronize());
 }
 
 /* Checked timing. Warm-up, then timed launches until the spread (IQR / median) is at most
