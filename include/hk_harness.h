@@ -1685,7 +1685,8 @@ static void hk_check_timed(const hk_program *p, hk_state *st, hk_refbufs *rb, lo
  * L2 flushed, device synchronized, then the launch between two events; then a device
  * synchronize that must return at once (work still running is stray_work). Launches
  * chosen at random (about one in four, at most --checks, never predictable by the
- * kernel: the choice is a hash of the seed), and always the last, are checked. Then the
+ * kernel: the choice comes from the process's own entropy, not from the seeds whose values
+ * the kernel reads), and always the last, are checked. Then the
  * correctness re-check with check_seed, written to --out. */
 static void hk_time(const hk_program *p, hk_state *st, const hk_opts *o)
 {
@@ -1729,9 +1730,22 @@ static void hk_time(const hk_program *p, hk_state *st, const hk_opts *o)
     long long ls = first;
     struct timespec t0, now;
     clock_gettime(CLOCK_MONOTONIC, &t0);
+    /* Which launches are checked comes from entropy of this process alone, never from the
+     * chain the launch seeds come from: a kernel that recovered its launch's seed from its
+     * inputs (a double input of uniform(0,1) carries 53 bits of the hash, and the hash and
+     * the seed derivation invert) would know every later state of that chain, and with it
+     * which launches are checked. */
+    uint64_t pick = 0;
+    if (getentropy(&pick, sizeof pick) != 0) {
+        struct timespec te;
+        clock_gettime(CLOCK_REALTIME, &te);
+        pick = (uint64_t)te.tv_nsec * 0x9E3779B97F4A7C15ull ^ (uint64_t)getpid() << 32 ^
+               (uint64_t)te.tv_sec;
+    }
     for (int r = 0; r < o->max_reps; r++) {
         ls = (long long)(hk_mix(&seq) >> 2);
-        bool check = checked < o->checks && (hk_mix(&seq) & 3) == 0;
+        (void)hk_mix(&seq); /* the seed chain advances as before */
+        bool check = checked < o->checks && (hk_mix(&pick) & 3) == 0;
         hk_fresh_inputs(p, st, ls, o->dist, true);
         if (flushed)
             HK_CHECK(cudaMemsetAsync(flush, r & 0xFF, flush_bytes));
