@@ -340,6 +340,7 @@ int hk_launcher_main(int argc, char **argv, const hk_program *p);
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 #include <time.h>
 #include <dlfcn.h>
@@ -370,6 +371,30 @@ static void hk_json_string(FILE *f, const char *s)
     fputc('"', f);
 }
 
+/* Where the result line goes: the process's own stdout, which the server reads (the last
+ * JSON line of it). hk_main first points fd 1 itself at stderr (hk_divert_stdout), so that a
+ * kernel's device printf, which the CUDA driver writes to stdout, can never add a line to
+ * the results: a forged {"median_ms":...} line followed by a fragment that spoils the real
+ * line's start made the forged one the last JSON line the server read (session 29). */
+static FILE *hk_out_stream;
+static FILE *hk_res(void) { return hk_out_stream ? hk_out_stream : stdout; }
+static void hk_divert_stdout(void)
+{
+    fflush(stdout);
+    int fd = dup(1);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!f) {
+        if (fd >= 0)
+            close(fd);
+        return; /* results stay on stdout, device printf with them */
+    }
+    if (dup2(2, 1) < 0) {
+        fclose(f);
+        return;
+    }
+    hk_out_stream = f;
+}
+
 /* The combination a --combos process is running (-1: none), named in its failure line so
  * the server knows which combination failed. */
 static long long hk_cur_seed = -1;
@@ -390,18 +415,18 @@ static void hk_fail(int code, const char *kind, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg + at, sizeof msg - (size_t)at, fmt, ap);
     va_end(ap);
-    fflush(stdout);
-    printf("{\"error\":");
-    hk_json_string(stdout, kind);
-    printf(",\"message\":");
-    hk_json_string(stdout, msg);
-    printf(",\"exit\":%d", code);
+    fflush(hk_res());
+    fprintf(hk_res(), "{\"error\":");
+    hk_json_string(hk_res(), kind);
+    fprintf(hk_res(), ",\"message\":");
+    hk_json_string(hk_res(), msg);
+    fprintf(hk_res(), ",\"exit\":%d", code);
     if (hk_cur_prime >= 0)
-        printf(",\"prime_size\":%d", hk_cur_prime);
+        fprintf(hk_res(), ",\"prime_size\":%d", hk_cur_prime);
     if (hk_cur_seed >= 0)
-        printf(",\"seed\":%lld,\"dist\":%d", hk_cur_seed, hk_cur_dist);
-    printf("}\n");
-    fflush(stdout);
+        fprintf(hk_res(), ",\"seed\":%lld,\"dist\":%d", hk_cur_seed, hk_cur_dist);
+    fprintf(hk_res(), "}\n");
+    fflush(hk_res());
     exit(code);
 }
 
@@ -1242,22 +1267,22 @@ static void hk_probe(void)
     HK_CHECK(cudaGetDeviceProperties(&prop, 0));
     int major = hk_device_attr(cudaDevAttrComputeCapabilityMajor);
     int minor = hk_device_attr(cudaDevAttrComputeCapabilityMinor);
-    printf("{\"name\":");
-    hk_json_string(stdout, prop.name);
+    fprintf(hk_res(), "{\"name\":");
+    hk_json_string(hk_res(), prop.name);
 #ifdef HK_HIP
     /* The arch is the code-object target ("gfx906" of "gfx906:sramecc+:xnack-"), what
      * --offload-arch takes; the compute capability HIP reports is only nominal. */
     char arch[64];
     snprintf(arch, sizeof arch, "%s", prop.gcnArchName);
     arch[strcspn(arch, ":")] = '\0';
-    printf(",\"sm_count\":%d,\"l2_bytes\":%d,\"cc\":\"%d.%d\",\"arch\":",
+    fprintf(hk_res(), ",\"sm_count\":%d,\"l2_bytes\":%d,\"cc\":\"%d.%d\",\"arch\":",
            hk_device_attr(cudaDevAttrMultiProcessorCount), hk_device_attr(cudaDevAttrL2CacheSize),
            major, minor);
-    hk_json_string(stdout, arch);
-    printf(",\"warp_size\":%d,\"global_mem_bytes\":%zu}\n", hk_device_attr(cudaDevAttrWarpSize),
+    hk_json_string(hk_res(), arch);
+    fprintf(hk_res(), ",\"warp_size\":%d,\"global_mem_bytes\":%zu}\n", hk_device_attr(cudaDevAttrWarpSize),
            prop.totalGlobalMem);
 #else
-    printf(",\"sm_count\":%d,\"l2_bytes\":%d,\"cc\":\"%d.%d\",\"arch\":\"sm_%d%d\","
+    fprintf(hk_res(), ",\"sm_count\":%d,\"l2_bytes\":%d,\"cc\":\"%d.%d\",\"arch\":\"sm_%d%d\","
            "\"global_mem_bytes\":%zu}\n",
            hk_device_attr(cudaDevAttrMultiProcessorCount), hk_device_attr(cudaDevAttrL2CacheSize),
            major, minor, major, minor, prop.totalGlobalMem);
@@ -1642,6 +1667,15 @@ static void hk_check_timed(const hk_program *p, hk_state *st, hk_refbufs *rb, lo
             }
         }
     }
+    /* A check leaves no trace a later launch could read: the reference's copies (its
+     * regenerated inputs and its outputs, in device memory of this context) go back to the
+     * canary they were allocated with, so a kernel that finds them cannot count the checks
+     * made so far and skip its work once the --checks budget looks spent. */
+    size_t guard = hk_guard_bytes();
+    for (int i = 0; i < p->n_args; i++)
+        if (rb->base[i])
+            HK_CHECK(cudaMemset(rb->base[i], HK_CANARY, st->buf[i].bytes + 2 * guard));
+    HK_CHECK(cudaDeviceSynchronize());
 }
 
 /* Checked timing. Warm-up, then timed launches until the spread (IQR / median) is at most
@@ -1651,7 +1685,8 @@ static void hk_check_timed(const hk_program *p, hk_state *st, hk_refbufs *rb, lo
  * L2 flushed, device synchronized, then the launch between two events; then a device
  * synchronize that must return at once (work still running is stray_work). Launches
  * chosen at random (about one in four, at most --checks, never predictable by the
- * kernel: the choice is a hash of the seed), and always the last, are checked. Then the
+ * kernel: the choice comes from the process's own entropy, not from the seeds whose values
+ * the kernel reads), and always the last, are checked. Then the
  * correctness re-check with check_seed, written to --out. */
 static void hk_time(const hk_program *p, hk_state *st, const hk_opts *o)
 {
@@ -1695,9 +1730,22 @@ static void hk_time(const hk_program *p, hk_state *st, const hk_opts *o)
     long long ls = first;
     struct timespec t0, now;
     clock_gettime(CLOCK_MONOTONIC, &t0);
+    /* Which launches are checked comes from entropy of this process alone, never from the
+     * chain the launch seeds come from: a kernel that recovered its launch's seed from its
+     * inputs (a double input of uniform(0,1) carries 53 bits of the hash, and the hash and
+     * the seed derivation invert) would know every later state of that chain, and with it
+     * which launches are checked. */
+    uint64_t pick = 0;
+    if (getentropy(&pick, sizeof pick) != 0) {
+        struct timespec te;
+        clock_gettime(CLOCK_REALTIME, &te);
+        pick = (uint64_t)te.tv_nsec * 0x9E3779B97F4A7C15ull ^ (uint64_t)getpid() << 32 ^
+               (uint64_t)te.tv_sec;
+    }
     for (int r = 0; r < o->max_reps; r++) {
         ls = (long long)(hk_mix(&seq) >> 2);
-        bool check = checked < o->checks && (hk_mix(&seq) & 3) == 0;
+        (void)hk_mix(&seq); /* the seed chain advances as before */
+        bool check = checked < o->checks && (hk_mix(&pick) & 3) == 0;
         hk_fresh_inputs(p, st, ls, o->dist, true);
         if (flushed)
             HK_CHECK(cudaMemsetAsync(flush, r & 0xFF, flush_bytes));
@@ -1766,7 +1814,7 @@ static void hk_time(const hk_program *p, hk_state *st, const hk_opts *o)
     hk_prepare(p, st, o->check_seed, o->dist);
     hk_check_run(p, st, o->out);
     hk_phase.recheck = hk_ms_since(&tp);
-    printf("{\"median_ms\":%.6g,\"p10\":%.6g,\"p90\":%.6g,\"min\":%.6g,\"reps\":%zu,"
+    fprintf(hk_res(), "{\"median_ms\":%.6g,\"p10\":%.6g,\"p90\":%.6g,\"min\":%.6g,\"reps\":%zu,"
            "\"spread\":%.6g,\"flushed_l2\":%s,\"l2_bytes\":%zu,\"check_seed\":%lld,"
            "\"seed\":%lld,\"inputs\":\"fresh per launch\",\"checked_launches\":%d,"
            "\"reference_kernel\":%s,\"max_tail_ms\":%.4f,\"module\":%s,"
@@ -1871,6 +1919,7 @@ static void hk_prime(const hk_program *p, hk_state *st, const hk_opts *o, long l
 
 static int hk_main(int argc, char **argv, const hk_program *p)
 {
+    hk_divert_stdout(); /* before any CUDA call: no device printf reaches the results */
     hk_opts o;
     hk_parse_opts(argc, argv, p, &o);
     if (!strcmp(o.mode, "probe")) {
@@ -1924,7 +1973,7 @@ static int hk_main(int argc, char **argv, const hk_program *p)
         hk_phase.check -= hk_phase.write;
         hk_cur_seed = -1;
         hk_cur_dist = -1;
-        printf("{\"ok\":true,\"mode\":\"run\",\"size\":%d,\"combos\":%zu,\"primed\":%zu,"
+        fprintf(hk_res(), "{\"ok\":true,\"mode\":\"run\",\"size\":%d,\"combos\":%zu,\"primed\":%zu,"
                "\"block\":[%lld,%lld,%lld],\"grid\":[%lld,%lld,%lld],"
                "\"phase_ms\":{\"init\":%.1f,\"prime\":%.1f,\"alloc\":%.1f,\"fill\":%.1f,"
                "\"check\":%.1f,\"write\":%.1f,\"total\":%.1f}}\n",
@@ -1935,7 +1984,7 @@ static int hk_main(int argc, char **argv, const hk_program *p)
     } else if (!strcmp(o.mode, "run")) {
         hk_prepare(p, &st, o.seed, o.dist);
         hk_check_run(p, &st, o.out);
-        printf("{\"ok\":true,\"mode\":\"run\",\"size\":%d,\"seed\":%lld,\"dist\":%d,"
+        fprintf(hk_res(), "{\"ok\":true,\"mode\":\"run\",\"size\":%d,\"seed\":%lld,\"dist\":%d,"
                "\"block\":[%lld,%lld,%lld],\"grid\":[%lld,%lld,%lld]}\n",
                o.size, o.seed, o.dist, st.block[0], st.block[1], st.block[2], st.grid[0],
                st.grid[1], st.grid[2]);

@@ -4220,6 +4220,19 @@ int ep_verify_candidate(const ep_verify_options *vo, json_t **verdict)
         *verdict = verdict_new(false, measure_reason_name(MEASURE_COMPILE_ERROR), cc.details);
         goto out;
     }
+    { /* judged from the two images, so before a GPU is needed (measure_evaluate repeats it) */
+        const char *result = NULL;
+        char *why = NULL;
+        if ((rc = measure_clock_check(bb.module, cb.module, &result, &why)))
+            goto out;
+        if (!strcmp(result, "fail")) {
+            *verdict = verdict_new(false, measure_reason_name(MEASURE_READS_CLOCK), why);
+            hk_free(why);
+            rc = *verdict ? HK_OK : HK_ENOMEM;
+            goto out;
+        }
+        hk_free(why);
+    }
     if (!c->has_gpu) {
         *verdict = verdict_new(false, measure_reason_name(MEASURE_NO_GPU), c->no_gpu_why);
         goto out;

@@ -4,6 +4,7 @@
  * program's wall clock is recorded for the report but never used as the time. */
 #include "measure/cmdform.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -465,6 +466,106 @@ static size_t common_prefix(const char *a, size_t na, const char *b, size_t nb)
     return i;
 }
 
+/* The next directive of text[a, b) from *at: a logical line (one no backslash-newline
+ * continues) whose first token, past blanks and block comments, is '#', "%:" or "??=", or a
+ * _Pragma operator anywhere. *d, *dl: where it starts and how long its first physical line
+ * is. false when there is none. Strings and line comments are not read apart: a '#' at the
+ * start of a line inside a raw string counts too, which only makes the check stricter. */
+static bool next_directive(const char *t, size_t a, size_t b, size_t *at, size_t *d, size_t *dl)
+{
+    for (size_t i = *at; i < b; i++) {
+        bool start = i == a;
+        if (!start && t[i - 1] == '\n') {
+            size_t k = i - 1;
+            while (k > a && (t[k - 1] == '\r' || t[k - 1] == ' ' || t[k - 1] == '\t'))
+                k--;
+            start = !(k > a && t[k - 1] == '\\');
+        }
+        size_t j = i;
+        if (!start) {
+            if (b - i >= 7 && !memcmp(t + i, "_Pragma", 7) && (i == a || !(isalnum((unsigned char)t[i - 1]) || t[i - 1] == '_')))
+                j = i; /* the operator: a pragma with no '#' */
+            else
+                continue;
+        } else {
+            for (;;) {
+                while (j < b && (t[j] == ' ' || t[j] == '\t'))
+                    j++;
+                if (b - j >= 2 && t[j] == '/' && t[j + 1] == '*') {
+                    const char *e = memmem(t + j + 2, b - j - 2, "*/", 2);
+                    j = e ? (size_t)(e - t) + 2 : b;
+                    continue;
+                }
+                break;
+            }
+            if (!(j < b && (t[j] == '#' || (b - j >= 2 && !memcmp(t + j, "%:", 2)) ||
+                            (b - j >= 3 && !memcmp(t + j, "?\?=", 3)) ||
+                            (b - j >= 7 && !memcmp(t + j, "_Pragma", 7)))))
+                continue;
+        }
+        size_t e = j;
+        while (e < b && t[e] != '\n' && t[e] != '\r')
+            e++;
+        *d = j;
+        *dl = e - j;
+        *at = e;
+        return true;
+    }
+    *at = b;
+    return false;
+}
+
+/* Whether directive line l (n bytes) is #pragma unroll / nounroll, which changes nothing
+ * outside the loop it precedes. */
+static bool harmless_directive(const char *l, size_t n)
+{
+    size_t i = 0;
+    if (n && l[0] == '#')
+        i = 1;
+    else if (n >= 2 && !memcmp(l, "%:", 2))
+        i = 2;
+    else
+        return false;
+    while (i < n && (l[i] == ' ' || l[i] == '\t'))
+        i++;
+    if (n - i < 6 || memcmp(l + i, "pragma", 6) != 0)
+        return false;
+    i += 6;
+    while (i < n && (l[i] == ' ' || l[i] == '\t'))
+        i++;
+    return (n - i >= 6 && !memcmp(l + i, "unroll", 6)) || (n - i >= 8 && !memcmp(l + i, "nounroll", 8));
+}
+
+/* A preprocessor directive inside the candidate's definition that the original's definition
+ * does not have, as the same line: a #define, #undef, #include, #line or pragma there acts
+ * on everything after it in the file, the program's own check included (`#undef RADIUS` /
+ * `#define RADIUS 3` inside the kernel's body passed the byte comparison outside it). */
+static int directive_in_kernel(const char *base, an_span s, const char *cand, an_span cs,
+                               const char *kernel, unsigned *line, char **why)
+{
+    size_t at = cs.start_byte, d, dl;
+    while (next_directive(cand, cs.start_byte, cs.end_byte, &at, &d, &dl)) {
+        if (harmless_directive(cand + d, dl))
+            continue;
+        bool known = false;
+        size_t bat = s.start_byte, bd, bdl;
+        while (!known && next_directive(base, s.start_byte, s.end_byte, &bat, &bd, &bdl))
+            known = bdl == dl && !memcmp(base + bd, cand + d, dl);
+        if (known)
+            continue;
+        unsigned n = 1;
+        for (size_t i = 0; i < d; i++)
+            n += cand[i] == '\n';
+        *line = n;
+        *why = sentence("the candidate's definition of %s has a preprocessor line the original's "
+                        "does not, line %u: `%.*s` (a directive inside the kernel acts on the "
+                        "code after it too; in the command form only the kernel may change)",
+                        kernel, n, (int)(dl > 200 ? 200 : dl), cand + d);
+        return *why ? HK_OK : HK_ENOMEM;
+    }
+    return HK_OK;
+}
+
 int cmdform_check_outside_kernel(const char *base, size_t blen, const char *cand, size_t clen,
                                  const char *kernel, unsigned *line, char **why)
 {
@@ -493,7 +594,7 @@ int cmdform_check_outside_kernel(const char *base, size_t blen, const char *cand
         size_t sb = blen - s.end_byte, sc = clen - cs.end_byte;
         size_t j = common_prefix(base + s.end_byte, sb, cand + cs.end_byte, sc);
         if (j == sb && j == sc)
-            return HK_OK;
+            return directive_in_kernel(base, s, cand, cs, kernel, line, why);
         boff = s.end_byte + j;
         coff = cs.end_byte + j;
         rb = blen;

@@ -1914,6 +1914,24 @@ static int scan_directives(hc *h)
                        "makes)");
                 break;
             }
+        /* brackets that do not balance inside the body: every use then opens or closes a
+         * bracket the scan cannot see (`#define RP )` in `if ((i < n) RP` leaves the scan a
+         * parenthesis deep for the rest of the text, so whatever follows, host code
+         * included, reads as part of the kernel) */
+        long depth[3] = {0, 0, 0};
+        static const char *const opens[3] = {"(", "[", "{"}, *const closes[3] = {")", "]", "}"};
+        bool unbalanced = false;
+        for (size_t k = x; k < y && !unbalanced; k++)
+            for (int b = 0; b < 3; b++) {
+                depth[b] += is_p(&pt->dt[k], opens[b]) - is_p(&pt->dt[k], closes[b]);
+                unbalanced = unbalanced || depth[b] < 0;
+            }
+        if (unbalanced || depth[0] || depth[1] || depth[2]) {
+            report(h, d->start,
+                   "a macro whose brackets do not balance (the scan would read the code around "
+                   "its uses in another shape than the compiler)");
+            continue;
+        }
         if ((rc = check_tokens(h, pt, pt->dt, x, y)))
             return rc;
     }

@@ -275,3 +275,202 @@ out:
     hk_free(w);
     return rc;
 }
+
+/* ---- clock reads in PTX ---- */
+
+/* A streaming scan: PTX can be hundreds of MB (an initialised __device__ array is written
+ * out element by element), so the file is fed in chunks and nothing grows with it. */
+typedef struct {
+    kimage_clocks *out;
+    enum { PS_CODE, PS_LINE_COMMENT, PS_BLOCK_COMMENT, PS_STRING } mode;
+    bool escape;     /* PS_STRING: the previous character was a backslash */
+    bool star;       /* PS_BLOCK_COMMENT: the previous character was '*' */
+    bool slash;      /* PS_CODE: the previous character was '/' */
+    bool line_start; /* PS_CODE: only blanks so far on this line */
+    bool in_tok;     /* reading the name after a '%' */
+    char tok[24];
+    size_t tok_len;
+    long line;
+    char cur[160]; /* the current line's first bytes */
+    size_t cur_len;
+    unsigned pending; /* bits first found on the current line: their text is filled at its end */
+} ptx_scan;
+
+int kimage_clocks_first(unsigned bits)
+{
+    for (int i = 0; i < 4; i++)
+        if (bits & (1u << i))
+            return i;
+    return -1;
+}
+
+static unsigned ptx_register_bit(const char *name, size_t n)
+{
+    static const char *const clocks[] = {"clock", "clock_hi", "clock64"};
+    static const char *const timers[] = {"globaltimer", "globaltimer_lo", "globaltimer_hi"};
+    for (size_t i = 0; i < 3; i++) {
+        if (strlen(clocks[i]) == n && !memcmp(name, clocks[i], n))
+            return KIMAGE_READS_CLOCK;
+        if (strlen(timers[i]) == n && !memcmp(name, timers[i], n))
+            return KIMAGE_READS_GLOBALTIMER;
+    }
+    /* %pm0..%pm7 and their 64-bit forms %pm0_64..%pm7_64 */
+    if ((n == 3 || (n == 6 && !memcmp(name + 3, "_64", 3))) && !memcmp(name, "pm", 2) &&
+        name[2] >= '0' && name[2] <= '7')
+        return KIMAGE_READS_PMCOUNTER;
+    return 0;
+}
+
+static void ptx_found(ptx_scan *s, unsigned bit, const char *what)
+{
+    int i = kimage_clocks_first(bit);
+    if (i < 0 || (s->out->reads & bit))
+        return;
+    s->out->reads |= bit;
+    s->out->line[i] = s->line;
+    snprintf(s->out->what[i], sizeof s->out->what[i], "%s", what);
+    s->pending |= bit;
+}
+
+static void ptx_end_token(ptx_scan *s)
+{
+    if (!s->in_tok)
+        return;
+    s->in_tok = false;
+    unsigned bit = ptx_register_bit(s->tok, s->tok_len);
+    if (bit) {
+        char what[sizeof s->tok + 1];
+        snprintf(what, sizeof what, "%%%.*s", (int)s->tok_len, s->tok);
+        ptx_found(s, bit, what);
+    }
+}
+
+static void ptx_end_line(ptx_scan *s)
+{
+    ptx_end_token(s);
+    size_t a = 0, b = s->cur_len;
+    while (a < b && (s->cur[a] == ' ' || s->cur[a] == '\t'))
+        a++;
+    while (b > a && (s->cur[b - 1] == ' ' || s->cur[b - 1] == '\t' || s->cur[b - 1] == '\r'))
+        b--;
+    for (int i = 0; i < 4; i++)
+        if (s->pending & (1u << i)) {
+            /* tabs (nvcc's PTX aligns operands with them) read as one space in a message */
+            size_t o = 0;
+            for (size_t k = a; k < b && o + 1 < sizeof s->out->text[i]; k++)
+                if (s->cur[k] != '\t')
+                    s->out->text[i][o++] = s->cur[k];
+                else if (o && s->out->text[i][o - 1] != ' ')
+                    s->out->text[i][o++] = ' ';
+            s->out->text[i][o] = '\0';
+        }
+    s->pending = 0;
+    s->cur_len = 0;
+    s->line++;
+    s->line_start = true;
+    s->slash = false;
+    s->star = false;
+    if (s->mode == PS_LINE_COMMENT || s->mode == PS_STRING)
+        s->mode = PS_CODE;
+}
+
+static bool ptx_name_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           c == '_' || c == '$';
+}
+
+static void ptx_feed(ptx_scan *s, const char *p, size_t n)
+{
+    for (size_t k = 0; k < n; k++) {
+        char c = p[k];
+        if (c == '\n') {
+            ptx_end_line(s);
+            continue;
+        }
+        if (s->cur_len < sizeof s->cur)
+            s->cur[s->cur_len++] = c;
+        switch (s->mode) {
+        case PS_LINE_COMMENT:
+            continue;
+        case PS_BLOCK_COMMENT:
+            if (s->star && c == '/')
+                s->mode = PS_CODE;
+            s->star = c == '*';
+            continue;
+        case PS_STRING:
+            if (s->escape)
+                s->escape = false;
+            else if (c == '\\')
+                s->escape = true;
+            else if (c == '"')
+                s->mode = PS_CODE;
+            continue;
+        case PS_CODE:
+            break;
+        }
+        if (s->in_tok) {
+            if (ptx_name_char(c)) {
+                if (s->tok_len < sizeof s->tok)
+                    s->tok[s->tok_len++] = c;
+                else
+                    s->tok_len = sizeof s->tok; /* too long for any register: no match */
+                continue;
+            }
+            ptx_end_token(s);
+        }
+        if (s->slash && (c == '/' || c == '*')) {
+            s->mode = c == '/' ? PS_LINE_COMMENT : PS_BLOCK_COMMENT;
+            s->star = false;
+            s->slash = false;
+            continue;
+        }
+        s->slash = c == '/';
+        if (c == '"') {
+            s->mode = PS_STRING;
+            s->escape = false;
+        } else if (c == '%') {
+            s->in_tok = true;
+            s->tok_len = 0;
+        } else if (c == '#' && s->line_start) {
+            ptx_found(s, KIMAGE_PTX_DIRECTIVE, "#");
+        }
+        if (c != ' ' && c != '\t' && c != '\r')
+            s->line_start = false;
+    }
+}
+
+static void ptx_scan_init(ptx_scan *s, kimage_clocks *out)
+{
+    memset(out, 0, sizeof *out);
+    memset(s, 0, sizeof *s);
+    s->out = out;
+    s->mode = PS_CODE;
+    s->line = 1;
+    s->line_start = true;
+}
+
+void kimage_ptx_clocks(const char *text, size_t len, kimage_clocks *out)
+{
+    ptx_scan s;
+    ptx_scan_init(&s, out);
+    ptx_feed(&s, text, len);
+    ptx_end_line(&s);
+}
+
+int kimage_ptx_clocks_file(const char *path, kimage_clocks *out)
+{
+    ptx_scan s;
+    ptx_scan_init(&s, out);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return HK_ENOENT;
+    char chunk[65536];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+        ptx_feed(&s, chunk, n);
+    int rc = ferror(f) ? HK_EIO : HK_OK;
+    fclose(f);
+    ptx_end_line(&s);
+    return rc;
+}

@@ -29,4 +29,37 @@ void kimage_names_free(char **names);
 int kimage_find(char *const *names, const char *kernel, char *const *targs, size_t n_targs,
                 char **out, char **why);
 
+/* ---- clock reads in an image's PTX ----
+ * A kernel that reads a clock can tell being timed, checked or instrumented apart from
+ * anything else (the gap since its last launch, its own slowdown under compute-sanitizer)
+ * and behave differently in each; the referee therefore lets a candidate read no clock the
+ * baseline does not (measure_clock_check). The PTX of an image names every such read: the
+ * only ways device code reads time or a hardware counter are these special registers. */
+enum {
+    KIMAGE_READS_CLOCK = 1u << 0,       /* %clock, %clock_hi, %clock64 (clock(), clock64()) */
+    KIMAGE_READS_GLOBALTIMER = 1u << 1, /* %globaltimer, %globaltimer_lo, %globaltimer_hi */
+    KIMAGE_READS_PMCOUNTER = 1u << 2,   /* %pm0..%pm7, %pm0_64..%pm7_64 */
+    KIMAGE_PTX_DIRECTIVE = 1u << 3,     /* a '#' line (inline asm using ptxas's preprocessor,
+                                         * which could spell a register out of pieces);
+                                         * nvcc itself writes none */
+};
+
+/* The first read of each kind and the kinds seen. Value struct. */
+typedef struct {
+    unsigned reads;   /* KIMAGE_READS_* / KIMAGE_PTX_DIRECTIVE bits found */
+    long line[4];     /* per bit (in bit order): line of its first occurrence, 1-based; 0: none */
+    char what[4][24]; /* per bit: the register as written ("%globaltimer") or "#" */
+    char text[4][160];/* per bit: that line, blanks trimmed, cut to fit */
+} kimage_clocks;
+
+/* The clock reads of a PTX text (len bytes; comments and string literals skipped). Pure. */
+void kimage_ptx_clocks(const char *text, size_t len, kimage_clocks *out);
+
+/* The same for the PTX file at path, read in chunks (no size cap: a PTX made huge by an
+ * initialised array is scanned whole). HK_OK, HK_ENOENT (no such file), HK_EIO. */
+int kimage_ptx_clocks_file(const char *path, kimage_clocks *out);
+
+/* The bit's index (0..3) of the first bit set in bits; -1 when none. */
+int kimage_clocks_first(unsigned bits);
+
 #endif

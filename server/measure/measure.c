@@ -59,6 +59,7 @@ static const char *const reason_names[] = {
     [MEASURE_RACE] = "race",
     [MEASURE_UNINITIALIZED] = "uninitialized",
     [MEASURE_UNFLUSHED] = "unflushed",
+    [MEASURE_READS_CLOCK] = "reads_clock",
 };
 
 const char *measure_reason_name(enum measure_reason r)
@@ -66,6 +67,63 @@ const char *measure_reason_name(enum measure_reason r)
     if ((unsigned)r < HK_ARRAY_LEN(reason_names) && reason_names[r])
         return reason_names[r];
     return "unknown";
+}
+
+int measure_clock_check(const char *base_module, const char *cand_module, const char **result,
+                        char **why)
+{
+    static const char *const kinds[] = {"a clock", "the global timer", "a performance counter",
+                                        "a ptxas preprocessor line (inline asm could spell a register out of pieces there)"};
+    *result = "not_run";
+    *why = NULL;
+    char *path = NULL;
+    int rc = HK_OK;
+    kimage_clocks base, cand;
+    memset(&base, 0, sizeof base);
+    if (!cand_module) {
+        *why = hk_strdup("no kernel image: the program is the engine's own library call");
+        goto out;
+    }
+    size_t ml = strlen(cand_module);
+    if (ml >= 3 && !strcmp(cand_module + ml - 3, ".co")) {
+        *why = hk_strdup("a DCU code object: its PTX-free ISA is not read for clock reads");
+        goto out;
+    }
+    if (!(path = hk_asprintf("%s.ptx", cand_module))) {
+        rc = HK_ENOMEM;
+        goto out;
+    }
+    if (kimage_ptx_clocks_file(path, &cand) != HK_OK) {
+        *why = hk_asprintf("no PTX beside the image (%s)", path);
+        goto out;
+    }
+    hk_free(path);
+    path = NULL;
+    if (base_module) {
+        if (!(path = hk_asprintf("%s.ptx", base_module))) {
+            rc = HK_ENOMEM;
+            goto out;
+        }
+        if (kimage_ptx_clocks_file(path, &base) != HK_OK)
+            memset(&base, 0, sizeof base);
+    }
+    unsigned extra = cand.reads & ~base.reads;
+    int k = kimage_clocks_first(extra);
+    if (k < 0) {
+        *result = "pass";
+        goto out;
+    }
+    *result = "fail";
+    *why = hk_asprintf("the candidate's device code %s %s (%s, PTX line %ld: %s), which the "
+                       "baseline's does not: a kernel that reads a clock can tell timed, checked "
+                       "and sanitized launches apart",
+                       k == 3 ? "has" : "reads", kinds[k], cand.what[k], cand.line[k],
+                       cand.text[k]);
+out:
+    hk_free(path);
+    if (!rc && !*why && strcmp(*result, "pass") != 0)
+        rc = HK_ENOMEM;
+    return rc;
 }
 
 enum measure_reason measure_reason_from_exit(int code)
@@ -650,8 +708,8 @@ static enum cc_backend measure_backend(const measure_opts *o);
 /* The device-only build of b: module.cu, the shared launcher's source under
  * launcher_root()/HASH, and dir/build.sh building the launcher when it is missing (under
  * a lock, so parallel candidates build it once), then the image: kernel.cubin (nvcc
- * -cubin), or for a DCU kernel.co (hipcc --genco; the launcher is then built with hipcc and
- * loads it with hipModuleLoad). extra: the candidate's own compiler flags (with -Xptxas -v,
+ * -ptx into kernel.cubin.ptx, then nvcc -cubin of that PTX), or for a DCU kernel.co (hipcc --genco; the
+ * launcher is then built with hipcc and loads it with hipModuleLoad). extra: the candidate's own compiler flags (with -Xptxas -v,
  * or clang's resource remarks and the CUDA header shims for a DCU). */
 static int prepare_image(const measure_opts *o, measure_build *b, const char *const *extra)
 {
@@ -659,6 +717,7 @@ static int prepare_image(const measure_opts *o, measure_build *b, const char *co
     char *launcher = NULL, *ldir = NULL, *parent = NULL, *modsrc = NULL, *modtext = NULL;
     char *script = NULL, **largv = NULL, **rargv = NULL, **cargv = NULL, *qsh = NULL;
     char *root = NULL, *rtdir = NULL, *rt = NULL, *qexe = NULL, *qrt = NULL;
+    char *ptx = NULL, *qptx = NULL;
     struct hk_buf sh;
     hk_buf_init(&sh, 1u << 20);
     int rc = HK_OK;
@@ -775,10 +834,38 @@ static int prepare_image(const measure_opts *o, measure_build *b, const char *co
     if (rc == HK_OK)
         rc = sh_command(&sh, largv, "@OUT@", b->exe);
     if (rc == HK_OK)
-        rc = hk_buf_printf(&sh, "    mv -f %s.tmp.$$ %s\n  fi\n  exec 9>&-\nfi\nexec ", qexe,
-                           qexe);
-    if (rc == HK_OK)
-        rc = sh_command(&sh, cargv, NULL, NULL);
+        rc = hk_buf_printf(&sh, "    mv -f %s.tmp.$$ %s\n  fi\n  exec 9>&-\nfi\n", qexe, qexe);
+    if (rc == HK_OK && dcu) {
+        rc = hk_buf_appends(&sh, "exec ");
+        if (rc == HK_OK)
+            rc = sh_command(&sh, cargv, NULL, NULL);
+    } else if (rc == HK_OK) {
+        /* in two steps, as nvcc -cubin itself runs them: the PTX (kept as MODULE.ptx, which
+         * the referee reads for clock reads: measure_clock_check), then the image assembled
+         * from exactly that PTX (the same cubin, byte for byte, as one -cubin call) */
+        if (!(ptx = hk_asprintf("%s.ptx", b->module)) || !(qptx = sh_quote(ptx))) {
+            rc = HK_ENOMEM;
+            goto out;
+        }
+        rc = hk_buf_printf(&sh, "rm -f %s\n", qptx);
+        for (int step = 0; step < 2 && rc == HK_OK; step++) {
+            for (size_t i = 0; rc == HK_OK && cargv[i]; i++) {
+                const char *arg = cargv[i];
+                if (step == 0 && !strcmp(arg, "-cubin"))
+                    arg = "-ptx";
+                else if (step == 0 && i && !strcmp(cargv[i - 1], "-o"))
+                    arg = ptx;
+                else if (step == 1 && !strcmp(arg, modsrc))
+                    arg = ptx;
+                char *q = sh_quote(arg);
+                rc = q ? hk_buf_printf(&sh, "%s%s%s", step && !i ? "exec " : "", i ? " " : "", q)
+                       : HK_ENOMEM;
+                hk_free(q);
+            }
+            if (rc == HK_OK)
+                rc = hk_buf_appends(&sh, "\n");
+        }
+    }
     if (rc)
         goto out;
     TRY(write_file(script, sh.data, sh.len));
@@ -789,6 +876,8 @@ static int prepare_image(const measure_opts *o, measure_build *b, const char *co
     }
 out:
     hk_buf_free(&sh);
+    hk_free(ptx);
+    hk_free(qptx);
     hk_free(launcher);
     hk_free(ldir);
     hk_free(parent);
@@ -2709,6 +2798,23 @@ int measure_evaluate_ranked(const measure_opts *o, const measure_baseline *base,
     const bool ranked = isfinite(lead_ms) && lead_ms > 0;
     if (!(out->checks = json_array()))
         return HK_ENOMEM;
+    /* before anything runs: a kernel that reads a clock could tell every later check apart
+     * (a program -- the engine's own library call -- has no image to read) */
+    rule = "clock";
+    if (p->module) {
+        const char *result = NULL;
+        char *why = NULL;
+        TRY(measure_clock_check(p->ref_module, p->module, &result, &why));
+        if (!strcmp(result, "fail")) {
+            v->reason = MEASURE_READS_CLOCK;
+            v->details = why;
+            goto out;
+        }
+        check_add(out->checks, json_pack("{s:s, s:s, s:s?}", "check", "clock", "result", result,
+                                         "why", why));
+        hk_free(why);
+    }
+    rule = "correctness";
     if (!ranked) {
         TRY(check_set(o, base, p, dir, out));
         if (v->reason != MEASURE_OK)

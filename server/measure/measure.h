@@ -58,12 +58,28 @@ enum measure_reason {
                                * of uninitialized device memory */
     MEASURE_UNFLUSHED,        /* "unflushed": the L2 flush before timed launches could not
                                * be done or verified, so no time is credited */
+    MEASURE_READS_CLOCK,      /* "reads_clock": the candidate's device code reads a clock,
+                               * timer or performance counter the baseline's does not */
 };
+/* The last reason (loops over every reason end here). */
+#define MEASURE_REASON_LAST MEASURE_READS_CLOCK
 
 /* Stable snake_case name (static, never NULL). */
 const char *measure_reason_name(enum measure_reason r);
 /* Reason for a generated program's exit code (harness_exit_reason's mapping). */
 enum measure_reason measure_reason_from_exit(int exit_code);
+
+/* Clock reads (docs/referee.md, "A candidate reads no clock"): the kernel image cand_module
+ * may not read a clock, timer or performance counter (the PTX special registers %clock*,
+ * %globaltimer*, %pm*), nor carry a ptxas preprocessor line, that the baseline's image
+ * base_module does not: with one, a kernel can tell timed, checked and sanitized launches
+ * apart by their timing. Each image's PTX is MODULE.ptx, kept by its build (nvcc --keep).
+ * *result: "pass", "fail" (*why: new text naming the register and the PTX line) or
+ * "not_run" (*why: new text saying why: no image, no PTX beside it, a DCU code object).
+ * cand_module NULL (a program, not a launcher's image): "not_run". base_module NULL or
+ * without PTX: the baseline counts as reading nothing. HK_OK, HK_ENOMEM. */
+int measure_clock_check(const char *base_module, const char *cand_module, const char **result,
+                        char **why);
 
 /* What every call needs. Value struct; pointers are borrowed for the duration of calls. */
 typedef struct {

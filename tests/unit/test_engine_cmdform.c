@@ -691,6 +691,44 @@ static void test_check_outside_kernel(void **state)
     assert_non_null(strstr(why, "`#define RADIUS 7`"));
     hk_free(why);
 
+    /* session 29: the same change made from inside the kernel's body. A directive there
+     * passes the byte comparison outside the definition, yet acts on everything after it:
+     * RADIUS is 1 for the kernel's loop and for the program's own check after it */
+    char *inside = replaced(stencil, "    out[gindex] = result;\n",
+                            "    out[gindex] = result;\n#undef RADIUS\n#define RADIUS 1\n");
+    assert_int_equal(cmdform_check_outside_kernel(stencil, slen, inside, strlen(inside), "stencil_1d",
+                                                  &line, &why), HK_OK);
+    assert_int_equal(line, 25);
+    assert_non_null(strstr(why, "the candidate's definition of stencil_1d has a preprocessor line the "
+                                "original's does not, line 25: `#undef RADIUS`"));
+    hk_free(why);
+    /* the same through a comment before the '#', the %: digraph, a _Pragma operator */
+    static const char *const hidden[] = {"/* x */ # define RADIUS 1\n", "  %:define RADIUS 1\n",
+                                         "    _Pragma(\"push_macro(\\\"RADIUS\\\")\") int z = 0;\n"};
+    for (size_t h = 0; h < sizeof hidden / sizeof hidden[0]; h++) {
+        char *t = replaced(stencil, "    int result = 0;\n", hidden[h]);
+        line = 0;
+        assert_int_equal(cmdform_check_outside_kernel(stencil, slen, t, strlen(t), "stencil_1d", &line,
+                                                      &why), HK_OK);
+        assert_int_equal(line, 21);
+        hk_free(why);
+        free(t);
+    }
+    /* #pragma unroll is the kernel's own business; a line continued by a backslash is no
+     * directive */
+    char *unroll = replaced(stencil, "    for (int offset", "    #pragma unroll\n    for (int offset");
+    assert_int_equal(cmdform_check_outside_kernel(stencil, slen, unroll, strlen(unroll), "stencil_1d",
+                                                  &line, &why), HK_OK);
+    assert_int_equal(line, 0);
+    assert_null(why);
+    char *cont = replaced(stencil, "    int result = 0;\n", "    int result = 0 + \\\n# 0;\n");
+    assert_int_equal(cmdform_check_outside_kernel(stencil, slen, cont, strlen(cont), "stencil_1d",
+                                                  &line, &why), HK_OK);
+    assert_int_equal(line, 0);
+    free(inside);
+    free(unroll);
+    free(cont);
+
     /* no definition in the candidate */
     const char *other = "__global__ void other(float *y) { y[0] = 0; }\n";
     assert_int_equal(cmdform_check_outside_kernel(text, len, other, strlen(other), "saxpy", &line, &why),

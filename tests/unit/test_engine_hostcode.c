@@ -255,6 +255,34 @@ static void test_harness_defines(void **state)
     expect_finding(c, "#define STR", "#define STR(x) #x",
                    "a macro that stringifies or pastes tokens (the scan cannot see what it makes)");
     free(c);
+    /* a bracket only the compiler sees (session 29): `#define RP )` closes the kernel's
+     * `if ((i < n) RP` for the compiler, while the scan stays a parenthesis deep to the end
+     * of the text and took the host code after the kernel (a printf in a static
+     * initializer) for part of it */
+    static const char *const unbalanced[][2] = {
+        {"#define RP )\n", "if ((i < n) RP"},
+        {"#define OPEN(x) x [\n", "if (i < n)"},
+        {"#define END }\n", "if (i < n)"},
+        {"#define CLOSE_OPEN ) (\n", "if (i < n)"},
+    };
+    for (size_t i = 0; i < sizeof unbalanced / sizeof unbalanced[0]; i++) {
+        char *k = replace(BASE, "if (i < n)", unbalanced[i][1]);
+        c = insert_before(k, "__global__", unbalanced[i][0]);
+        free(k);
+        char *d = replace(c, "static const char *banner", "static int boot = printf(\"x\");\n"
+                                                           "static const char *banner");
+        char quote[64];
+        snprintf(quote, sizeof quote, "%.*s", (int)strlen(unbalanced[i][0]) - 1, unbalanced[i][0]);
+        expect_finding(d, unbalanced[i][0], quote,
+                       "a macro whose brackets do not balance (the scan would read the code "
+                       "around its uses in another shape than the compiler)");
+        free(c);
+        free(d);
+    }
+    /* balanced brackets in a macro are fine */
+    c = insert_before(BASE, "__global__", "#define SQ(x) ((x) * (x))\n#define IDX(a) [a]\n");
+    expect_clean(c);
+    free(c);
 }
 
 /* A HIP baseline (host code of its own: hipLaunchKernelGGL, a HIP_ macro) judged the same

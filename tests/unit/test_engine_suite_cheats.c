@@ -53,7 +53,7 @@ static char *candidate_kernel(const char *path)
 /* A rejection reason the referee really reports (measure.h's stable names). */
 static bool known_reason(const char *name)
 {
-    for (int r = MEASURE_COMPILE_ERROR; r <= MEASURE_UNFLUSHED; r++)
+    for (int r = MEASURE_COMPILE_ERROR; r <= MEASURE_REASON_LAST; r++)
         if (strcmp(name, measure_reason_name((enum measure_reason)r)) == 0)
             return true;
     return false;

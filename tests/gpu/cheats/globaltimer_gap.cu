@@ -1,4 +1,4 @@
-// expect: wrong_answer|below_floor
+// expect: reads_clock|wrong_answer|below_floor
 // kernel: reduce_sum
 // Class: timed launches (back-to-back detection with %globaltimer). reduce_sum as a proper
 // block reduction (one atomic per block) that also remembers when its last launch ended and

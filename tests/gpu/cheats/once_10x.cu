@@ -1,4 +1,4 @@
-// expect: unstable
+// expect: reads_clock|unstable
 // kernel: reduce_sum
 // Class: enforced checks (a speedup over 10x that does not reproduce). reduce_sum as a
 // correct block reduction -- one atomic per block instead of one per element, honestly

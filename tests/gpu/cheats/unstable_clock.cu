@@ -1,4 +1,4 @@
-// expect: unstable
+// expect: reads_clock|unstable
 // kernel: vector_add
 // Class: enforced checks (spread). vector_add that is honest in every element but whose
 // first thread waits a pseudo-random 0, 0.25, 0.5 or 0.75 ms (chosen from the low bits of

@@ -1,0 +1,237 @@
+/* Clock reads in a kernel image's PTX (kimage_ptx_clocks) and the referee's rule on them
+ * (measure_clock_check): a candidate may read no clock, timer or performance counter that
+ * the baseline does not. The PTX lines are as nvcc 13 writes them (clock64(), inline asm
+ * reading %globaltimer); comments and strings that merely name a register, and registers
+ * whose names only start like one, are not reads; a register split across the file
+ * reader's 64 KiB chunks is found. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/hk.h"
+#include "measure/kimage.h"
+#include "measure/measure.h"
+
+static char dir[] = "/tmp/hk-clock-XXXXXX";
+
+static int setup(void **state)
+{
+    (void)state;
+    return mkdtemp(dir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+static const char honest[] =
+    ".version 9.0\n"
+    ".target sm_90\n"
+    ".address_size 64\n"
+    "\t// .globl\tvector_add\n"
+    ".visible .entry vector_add(\n"
+    "\t.param .u64 vector_add_param_0\n"
+    ")\n"
+    "{\n"
+    "\t.reg .b32 \t%r<5>;\n"
+    "\t.reg .b64 \t%rd<3>;\n"
+    "\tmov.u32 \t%r1, %ctaid.x;\n"
+    "\tmov.u32 \t%r2, %ntid.x;\n"
+    "\tmov.u32 \t%r3, %tid.x;\n"
+    "\tret;\n"
+    "}\n";
+
+static void scan(const char *text, kimage_clocks *c)
+{
+    kimage_ptx_clocks(text, strlen(text), c);
+}
+
+static void test_honest_ptx(void **state)
+{
+    (void)state;
+    kimage_clocks c;
+    scan(honest, &c);
+    assert_int_equal(c.reads, 0);
+    /* named in comments and strings only, or by registers that only start like one */
+    scan("// mov.u64 %rd1, %globaltimer;\n"
+         "/* mov.u32 %r1, %clock;\n   %pm0 */\n"
+         ".file 1 \"%clock64.cu\"\n"
+         "\t.reg .b32 %clockwork, %pm8, %pm0_32, %globaltimer_mid;\n"
+         "\tmov.u32 %r1, %clockwork;\n",
+         &c);
+    assert_int_equal(c.reads, 0);
+}
+
+static void test_reads(void **state)
+{
+    (void)state;
+    kimage_clocks c;
+    scan("\tmov.u32 \t%r1, %tid.x;\n"
+         "\tmov.u64 \t%rd1, %clock64;\n"
+         "\t// begin inline asm\n"
+         "\tmov.u64 %rd2, %globaltimer;\n"
+         "\t// end inline asm\n"
+         "\tmov.u64 %rd3, %clock64;\n",
+         &c);
+    assert_int_equal(c.reads, KIMAGE_READS_CLOCK | KIMAGE_READS_GLOBALTIMER);
+    assert_int_equal(c.line[0], 2); /* the first of each kind */
+    assert_string_equal(c.what[0], "%clock64");
+    assert_string_equal(c.text[0], "mov.u64 %rd1, %clock64;"); /* tabs read as one space */
+    assert_int_equal(c.line[1], 4);
+    assert_string_equal(c.what[1], "%globaltimer");
+    assert_string_equal(c.text[1], "mov.u64 %rd2, %globaltimer;");
+    static const char *const one[][2] = {
+        {"mov.u32 %r1, %clock;", "%clock"},       {"mov.u32 %r1,%clock_hi;", "%clock_hi"},
+        {"mov.u32 %r1, %globaltimer_lo;", "%globaltimer_lo"},
+        {"mov.u32 %r1, %globaltimer_hi;", "%globaltimer_hi"},
+        {"mov.u32 %r1, %pm0;", "%pm0"},           {"mov.u64 %rd1, %pm7_64;", "%pm7_64"},
+        {"add.u64 %rd1, %rd1, %clock64; // x", "%clock64"},
+    };
+    static const unsigned bit[] = {KIMAGE_READS_CLOCK,       KIMAGE_READS_CLOCK,
+                                   KIMAGE_READS_GLOBALTIMER, KIMAGE_READS_GLOBALTIMER,
+                                   KIMAGE_READS_PMCOUNTER,   KIMAGE_READS_PMCOUNTER,
+                                   KIMAGE_READS_CLOCK};
+    for (size_t i = 0; i < sizeof one / sizeof one[0]; i++) {
+        scan(one[i][0], &c);
+        assert_int_equal(c.reads, bit[i]);
+        assert_string_equal(c.what[kimage_clocks_first(bit[i])], one[i][1]);
+    }
+    /* a register right after a block comment, on a CR LF line */
+    scan("mov.u64 %rd1, /* t */%globaltimer;\r\n", &c);
+    assert_int_equal(c.reads, KIMAGE_READS_GLOBALTIMER);
+    assert_string_equal(c.text[1], "mov.u64 %rd1, /* t */%globaltimer;");
+}
+
+static void test_directive(void **state)
+{
+    (void)state;
+    kimage_clocks c;
+    /* ptxas's preprocessor could paste a register's name together: a '#' line is its own
+     * finding (nvcc writes none); a '#' elsewhere on a line is not a directive */
+    scan("\t// begin inline asm\n  #define T(a, b) a##b\n\tmov.u64 %rd1, T(%global, timer);\n", &c);
+    assert_int_equal(c.reads, KIMAGE_PTX_DIRECTIVE);
+    assert_int_equal(c.line[3], 2);
+    assert_string_equal(c.text[3], "#define T(a, b) a##b");
+    scan("\tmov.u32 %r1, 1; # not at the start\n", &c);
+    assert_int_equal(c.reads, 0);
+}
+
+static void write_text(const char *path, const char *text, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(text, 1, len, f), len);
+    fclose(f);
+}
+
+static void test_file_chunks(void **state)
+{
+    (void)state;
+    /* the register straddles the reader's 64 KiB chunk boundary, after ~1 MB of an
+     * initialised array's PTX */
+    size_t pad = 65536 - 20, total = pad + (1u << 20) + 64;
+    char *t = malloc(total);
+    assert_non_null(t);
+    memset(t, ' ', pad);
+    memcpy(t + pad, "mov.u64 %rd1, %globaltimer;\n", 28);
+    size_t at = pad + 28;
+    while (at + 3 < total - 1) {
+        memcpy(t + at, "0,\n", 3);
+        at += 3;
+    }
+    t[at] = '\0';
+    char path[128];
+    snprintf(path, sizeof path, "%s/big.ptx", dir);
+    write_text(path, t, at);
+    kimage_clocks c;
+    assert_int_equal(kimage_ptx_clocks_file(path, &c), HK_OK);
+    assert_int_equal(c.reads, KIMAGE_READS_GLOBALTIMER);
+    assert_int_equal(c.line[1], 1);
+    free(t);
+    snprintf(path, sizeof path, "%s/none.ptx", dir);
+    assert_int_equal(kimage_ptx_clocks_file(path, &c), HK_ENOENT);
+}
+
+/* MODULE.ptx of image name in dir, holding text. *module: that image's path (the image
+ * itself need not exist: only its PTX is read). */
+static void image(const char *name, const char *text, char *module, size_t n)
+{
+    char path[256];
+    snprintf(module, n, "%s/%s.cubin", dir, name);
+    snprintf(path, sizeof path, "%s.ptx", module);
+    write_text(path, text, strlen(text));
+}
+
+static void test_clock_check(void **state)
+{
+    (void)state;
+    char base[256], cand[256], same[256], pm[256];
+    image("base", honest, base, sizeof base);
+    image("cand", "mov.u32 %r1, %tid.x;\n\tmov.u64 \t%rd1, %clock64;\n", cand, sizeof cand);
+    image("same", "mov.u64 %rd1, %clock64;\n", same, sizeof same);
+    image("pm", "mov.u64 %rd1, %clock64;\nmov.u32 %r2, %pm3;\n", pm, sizeof pm);
+    const char *result = NULL;
+    char *why = NULL;
+    /* honest against honest: pass, nothing to say */
+    assert_int_equal(measure_clock_check(base, base, &result, &why), HK_OK);
+    assert_string_equal(result, "pass");
+    assert_null(why);
+    /* a clock the baseline does not read: fail, naming the register and the line */
+    assert_int_equal(measure_clock_check(base, cand, &result, &why), HK_OK);
+    assert_string_equal(result, "fail");
+    assert_non_null(strstr(why, "reads a clock (%clock64, PTX line 2: mov.u64 %rd1, %clock64;)"));
+    assert_non_null(strstr(why, "which the baseline's does not"));
+    hk_free(why);
+    /* the baseline reads the clock too: the candidate may; a kind it does not read is new */
+    assert_int_equal(measure_clock_check(same, cand, &result, &why), HK_OK);
+    assert_string_equal(result, "pass");
+    assert_null(why);
+    assert_int_equal(measure_clock_check(same, pm, &result, &why), HK_OK);
+    assert_string_equal(result, "fail");
+    assert_non_null(strstr(why, "a performance counter (%pm3, PTX line 2"));
+    hk_free(why);
+    /* no baseline image (or no PTX for it): the baseline reads nothing */
+    assert_int_equal(measure_clock_check(NULL, cand, &result, &why), HK_OK);
+    assert_string_equal(result, "fail");
+    hk_free(why);
+    char nopx[256];
+    snprintf(nopx, sizeof nopx, "%s/gone.cubin", dir);
+    assert_int_equal(measure_clock_check(nopx, cand, &result, &why), HK_OK);
+    assert_string_equal(result, "fail");
+    hk_free(why);
+    /* not judged, with the reason: no PTX beside the candidate's image, a DCU code object,
+     * a program instead of an image */
+    assert_int_equal(measure_clock_check(base, nopx, &result, &why), HK_OK);
+    assert_string_equal(result, "not_run");
+    assert_non_null(strstr(why, "no PTX beside the image"));
+    hk_free(why);
+    assert_int_equal(measure_clock_check(base, "/x/kernel.co", &result, &why), HK_OK);
+    assert_string_equal(result, "not_run");
+    assert_non_null(strstr(why, "DCU code object"));
+    hk_free(why);
+    assert_int_equal(measure_clock_check(base, NULL, &result, &why), HK_OK);
+    assert_string_equal(result, "not_run");
+    hk_free(why);
+    assert_string_equal(measure_reason_name(MEASURE_READS_CLOCK), "reads_clock");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_honest_ptx),
+        cmocka_unit_test(test_reads),
+        cmocka_unit_test(test_directive),
+        cmocka_unit_test(test_file_chunks),
+        cmocka_unit_test(test_clock_check),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
