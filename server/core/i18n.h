@@ -1046,6 +1046,30 @@ enum hk_msg {
     HK_MSG_MEAS_BELOW_FLOOR,
     HK_MSG_MEAS_SECOND_LOOK_BASE,
     HK_MSG_MEAS_NOT_REPRODUCED,
+    HK_MSG_MEAS_RECHECK,             /* %d size, %lld seed, %s details */
+    HK_MSG_MEAS_STALLED,             /* %.1f s, %zu combination, %zu of */
+    HK_MSG_MEAS_NO_RESULT,           /* %u s */
+    HK_MSG_MEAS_KILLED,              /* %d signal, %s its name, %s ": " or "", %s stderr */
+    HK_MSG_MEAS_EXIT_STATUS,         /* %d status, %s its meaning, %s ": " or "", %s stderr */
+    /* why the worker has no GPU (its "no_gpu" log line, an episode's error; the editor keys
+     * on the line's code) and a late rejection's stage */
+    HK_MSG_EP_NO_GPU_DISABLED,
+    HK_MSG_EP_NO_DCU_DISABLED,
+    HK_MSG_EP_NO_GPU_FOUND,
+    HK_MSG_EP_NO_DCU_NO_KFD,
+    HK_MSG_EP_NO_DCU_NO_NODE,
+    HK_MSG_EP_REJECT_LATE,           /* %s stage, %s details */
+    /* the oracle's comparison (server/measure/oracle.c), quoted in a rejection's details */
+    HK_MSG_ORACLE_NONFINITE,
+    HK_MSG_ORACLE_WRONG,
+    HK_MSG_ORACLE_WIDENING,
+    HK_MSG_ORACLE_WRONG_L2,
+    HK_MSG_ORACLE_WIDENED,
+    HK_MSG_ORACLE_COUNT_MISMATCH,
+    HK_MSG_ORACLE_ARG_MISMATCH,
+    HK_MSG_ORACLE_OUTPUT,
+    HK_MSG_ORACLE_BASE_UNUSABLE,
+    HK_MSG_ORACLE_CAND_UNUSABLE,
     /* a version event's message (the editor's progress, hkls optimize's lines) and the
      * CLI's error/warning prefixes */
     HK_MSG_EP_VER_ACCEPTED,
@@ -1112,5 +1136,20 @@ char *hk_vtrf(enum hk_msg id, va_list ap);
  * in lang too. New string (hk_free), or NULL when no entry matches (show it as it is) or
  * on allocation failure. */
 char *hk_tr_back(enum hk_lang lang, const char *english, enum hk_msg first, enum hk_msg last);
+
+/* A sentence that is stored or sent in English (an episode's error, a version's rejection
+ * details, an event's message, spec inference's notes: docs/i18n.md, "Stored in English,
+ * shown in the user's language"), said again in lang: hk_tr_back over every range such
+ * sentences are written from (the worker's progress, log lines and failures, the referee's
+ * and the oracle's sentences, the editor server's record of a worker's end, spec
+ * inference's notes and doubts, the spec's validation). New string (hk_free); NULL when
+ * lang is English (the sentence is already said), when no entry matches (show it as it
+ * is: an older hkls's words, or the Chinese one stored), or on allocation failure. */
+char *hk_tr_said(enum hk_lang lang, const char *english);
+/* A spec inference note or doubt sent in English (a "spec" event's notes and reasons, the
+ * spec's "inferred" list), said in lang: hk_tr_back over the HK_MSG_INF_* entries with the
+ * budget a note of nested fragments needs, else hk_tr_said (a reason quoting the spec's
+ * validation). New string, or NULL as hk_tr_said. */
+char *hk_tr_note(enum hk_lang lang, const char *english);
 
 #endif
