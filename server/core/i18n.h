@@ -1079,6 +1079,19 @@ enum hk_msg {
     HK_MSG_EP_VER_FLAGGED,
     HK_MSG_CLI_LOG_ERROR,
     HK_MSG_CLI_LOG_WARNING,
+    /* the JSON-RPC layer's own error responses (server/rpc: their message is for people,
+     * their code never changes) */
+    HK_MSG_RPC_TOO_MANY,
+    HK_MSG_RPC_NO_MEMORY,
+    HK_MSG_RPC_CANCELLED,
+    HK_MSG_RPC_ID_IN_PROGRESS,
+    HK_MSG_RPC_METHOD_NOT_FOUND,     /* %.200s method */
+    HK_MSG_RPC_NO_ANSWER,
+    HK_MSG_RPC_TOO_DEEP,             /* %d levels */
+    HK_MSG_RPC_INVALID_JSON,         /* %s jansson's words, %d byte */
+    HK_MSG_RPC_BATCH,
+    HK_MSG_RPC_NOT_OBJECT,
+    HK_MSG_RPC_METHOD_NUL,
     /* hkls rewrites' usage */
     HK_MSG_CLI_RW_USAGE,
     HK_MSG_COUNT
