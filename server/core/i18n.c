@@ -1059,6 +1059,10 @@ static const struct hk_msg_entry msgs[HK_MSG_COUNT] = {
       "%s：episodes.allowNoFloor 必须是 true 或 false；已忽略"),
     F(LOG_CFG_EP_CHECK, "%s: episodes.check must be \"full\" or \"quick\"; ignored",
       "%s：episodes.check 必须是 \"full\" 或 \"quick\"；已忽略"),
+    F(SPEC_DIAG_ERROR_PATH, "%s:%d: error: %s: %s", "%s:%d: error: %s: %s"),
+    F(SPEC_DIAG_WARNING_PATH, "%s:%d: warning: %s: %s", "%s:%d: warning: %s: %s"),
+    F(SPEC_DIAG_ERROR, "%s:%d: error: %s", "%s:%d: error: %s"),
+    F(SPEC_DIAG_WARNING, "%s:%d: warning: %s", "%s:%d: warning: %s"),
     F(SPEC_UNKNOWN_FIELD_NEAR, "unknown field (did you mean \"%s\"?)", "未知字段（是否想写 \"%s\"？）"),
     M(SPEC_UNKNOWN_FIELD, "unknown field", "未知字段"),
     M(SPEC_MISSING, "missing (required)", "缺少此项（必填）"),
@@ -2107,10 +2111,10 @@ static int back_find(const char *s, const struct back_set *set, struct back_matc
  * of many quoted pieces (a list of notes) has more readings than are worth trying, and
  * the editor's loop says each event it relays (docs/i18n.md). Spent: no match (the
  * sentence is shown as it is). A spec note of nested fragments takes up to about a
- * million (test_spec_i18n's 21 kernels). A worker's line takes a few thousand; a
- * rejection four sentences deep (re-check, wrong answer, the oracle's output and
- * comparison) about 150,000; a line that quotes a list of notes more than it is worth:
- * 200,000 is 4 ms there in a Debug build on the loaded 2-core machine. */
+ * million (test_spec_i18n's 21 kernels). BACK_BUDGET fits a rejection four sentences
+ * deep (re-check, wrong answer, the oracle's output and comparison: 0.5 ms of CPU in a
+ * Debug build) and stops a line that quotes a list of notes at 2.4-2.7 ms
+ * (bench/results/2026-12-05-i18n-neutral-s29.md). */
 #define BACK_BUDGET 200000L
 #define BACK_BUDGET_NOTES 4000000L
 static _Thread_local long back_budget;

@@ -514,6 +514,12 @@ enum hk_msg {
     /* the bench spec's validation (server/spec/spec.c): spec_parse's diagnostics, a
      * distribution's and spec_eval's errors, and the fragments they quote */
     HK_MSG_SPEC_UNKNOWN_FIELD_NEAR,
+    /* spec_diag_format's line: FILE:LINE: error|warning: [PATH: ]MESSAGE, the same in both
+     * languages (editors' problem matchers read it); the MESSAGE is said in the user's */
+    HK_MSG_SPEC_DIAG_ERROR_PATH,     /* %s file, %d line, %s path, %s message */
+    HK_MSG_SPEC_DIAG_WARNING_PATH,   /* %s file, %d line, %s path, %s message */
+    HK_MSG_SPEC_DIAG_ERROR,          /* %s file, %d line, %s message */
+    HK_MSG_SPEC_DIAG_WARNING,        /* %s file, %d line, %s message */
     HK_MSG_SPEC_UNKNOWN_FIELD,
     HK_MSG_SPEC_MISSING,
     HK_MSG_SPEC_EXPECTED_STRING_GOT,
