@@ -1391,7 +1391,8 @@ static int cmp_rec_speedup(const void *a, const void *b)
 static int reject_late(ep_ctx *c, ep_rec *r, const char *stage, const measure_verdict *v)
 {
     char details[MEASURE_MAX_DETAILS + 128];
-    snprintf(details, sizeof details, hk_tr(HK_MSG_EP_REJECT_LATE), stage, v->details ? v->details : "");
+    snprintf(details, sizeof details, hk_tr(HK_MSG_EP_REJECT_LATE), stage,
+             v->details ? v->details : "");
     r->accepted = false;
     if (store_version_set_status(c->db, r->vid, STORE_V_REJECTED, measure_reason_name(v->reason),
                                  details))

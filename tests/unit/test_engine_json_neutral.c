@@ -269,7 +269,8 @@ static void test_human_outputs(void **state)
 
     /* the rejected version's details in the Markdown report: the referee's sentence and
      * the oracle's comparison inside it */
-    assert_int_equal(hk(dir, "LC_ALL=zh_CN.UTF-8", "report 1 --db h.db --format md", "rep1.zh.md"), 0);
+    assert_int_equal(hk(dir, "LC_ALL=zh_CN.UTF-8", "report 1 --db h.db --format md", "rep1.zh.md"),
+                     0);
     snprintf(path, sizeof path, "%s/rep1.zh.md", dir);
     t = slurp(path);
     expect_in("report md", t, "wrong\\_answer");
