@@ -1065,6 +1065,10 @@ enum hk_msg {
     HK_MSG_EP_NO_DCU_NO_KFD,
     HK_MSG_EP_NO_DCU_NO_NODE,
     HK_MSG_EP_REJECT_LATE,           /* %s stage, %s details */
+    HK_MSG_EP_NO_NVCC,
+    HK_MSG_EP_NO_HIPCC,
+    HK_MSG_EP_INTERNAL_ERROR,        /* %s hk_strerror's words */
+    HK_MSG_EP_ACCURACY_NOTE,         /* %s the referee's note (oracle.c, English) */
     /* the oracle's comparison (server/measure/oracle.c), quoted in a rejection's details */
     HK_MSG_ORACLE_NONFINITE,
     HK_MSG_ORACLE_WRONG,

@@ -619,7 +619,7 @@ static int load_spec(ep_ctx *c, const char *path)
         char note[640];
         rc = oracle_add_precision_dist(c->sp, note, sizeof note);
         if (rc == HK_OK && note[0])
-            ep__log(c, "info", "accuracy: %s", note);
+            ep__log(c, "info", hk_tr(HK_MSG_EP_ACCURACY_NOTE), note);
     }
     return rc;
 }
@@ -756,9 +756,7 @@ static bool find_compiler(ep_ctx *c, bool episode)
 {
     if (cc_find_compiler(c->backend, &c->nvcc) == HK_OK)
         return true;
-    const char *why = c->backend == CC_DCU
-                          ? "hipcc not found (PATH, ROCM_PATH, /opt/rocm/bin, /opt/dtk/bin)"
-                          : "nvcc not found (PATH, CUDA_HOME, /usr/local/cuda/bin)";
+    const char *why = hk_tr(c->backend == CC_DCU ? HK_MSG_EP_NO_HIPCC : HK_MSG_EP_NO_NVCC);
     if (episode)
         (void)ep__fail(c, false, "%s", why);
     else
@@ -2042,7 +2040,7 @@ static int episode_run(const ep_options *o, ep_result *out, enum hk_lang lang)
     } else if (rc) {
         st = STORE_EP_FAILED;
         if (!out->error)
-            out->error = hk_asprintf("internal error: %s", hk_strerror(rc));
+            out->error = hk_trf(HK_MSG_EP_INTERNAL_ERROR, hk_strerror(rc));
         ep__log(c, "error", "%s", out->error);
     }
     /* A report is written whatever the ending: a stopped or failed episode still shows
