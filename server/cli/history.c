@@ -232,12 +232,15 @@ static void print_kernel_text(const store_kernel *k, const store_episode *eps, s
             const char *nl = strchr(e->error, '\n');
             char *first = hk_asprintf("%.*s", nl ? (int)(nl - e->error) : (int)strlen(e->error),
                                       e->error);
+            /* stored in English (an older hkls's may be Chinese: shown as it is) */
+            char *said = hk_tr_said(hk_i18n_lang(), first);
             char *note = first ? hk_trf(e->status == STORE_EP_COMPLETED ? HK_MSG_HIST_NOTE
                                                                         : HK_MSG_HIST_WHY,
-                                        first)
+                                        said ? said : first)
                                : NULL;
             cli_table_note(&t, note ? note : "");
             hk_free(note);
+            hk_free(said);
             hk_free(first);
         }
     }

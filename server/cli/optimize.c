@@ -36,6 +36,7 @@ typedef struct {
     bool tty;      /* live line on stderr */
     bool quiet;
     bool line_open;
+    enum hk_lang lang; /* the person's: the episode's events come in English (ep_run) */
     int percent;   /* the latest percentage (events without one keep it) */
     /* where a run stopped by a signal was (said on stop, quiet or not): the seconds each
      * stage took ("baseline 41 s, evaluate 300 s") and the last message */
@@ -107,15 +108,19 @@ static void on_event(const json_t *ev, void *data)
     const char *stage = json_string_value(json_object_get(ev, "stage"));
     const char *msg = json_string_value(json_object_get(ev, "message"));
     const char *level = json_string_value(json_object_get(ev, "level"));
+    /* said in the person's language here (the event is English) */
+    char *said = hk_tr_said(u->lang, msg);
+    if (said)
+        msg = said;
     ui_track(u, stage, msg);
     json_t *pj = json_object_get(ev, "percent");
     if (json_is_integer(pj))
         u->percent = (int)json_integer_value(pj);
     if (!kind || !msg || !strcmp(kind, "done"))
-        return;
+        goto out;
     bool loud = !strcmp(kind, "log") && level && strcmp(level, "info") != 0;
     if (u->quiet && !loud)
-        return;
+        goto out;
     if (u->tty && !loud) {
         /* one live line: stage, percent, the latest message */
         char line[200];
@@ -132,15 +137,18 @@ static void on_event(const json_t *ev, void *data)
             }
         }
         fflush(stderr);
-        return;
+        goto out;
     }
     ui_clear_line(u);
-    if (loud)
-        fprintf(stderr, hk_tr(!strcmp(level, "error") ? HK_MSG_CLI_LOG_ERROR : HK_MSG_CLI_LOG_WARNING),
+    if (loud) /* called inside the episode, which speaks English on this thread */
+        fprintf(stderr, hk_tr_in(u->lang, !strcmp(level, "error") ? HK_MSG_CLI_LOG_ERROR
+                                                                  : HK_MSG_CLI_LOG_WARNING),
                 msg);
     else
         fprintf(stderr, "[%s] %s\n", stage ? stage : "", msg);
     fflush(stderr);
+out:
+    hk_free(said);
 }
 
 static double num(const json_t *o, const char *k)
@@ -248,8 +256,11 @@ static void print_summary(const ep_result *r)
     /* the status is the store's name for it, as --json and the history say it */
     printf(hk_tr(HK_MSG_CLI_EPISODE), (long long)r->episode_id,
            store_episode_status_name(r->status));
-    if (r->error)
-        printf(hk_tr(HK_MSG_CLI_ERROR_SUFFIX), r->error);
+    if (r->error) { /* stored in English */
+        char *said = hk_tr_said(hk_i18n_lang(), r->error);
+        printf(hk_tr(HK_MSG_CLI_ERROR_SUFFIX), said ? said : r->error);
+        hk_free(said);
+    }
     printf("\n");
     if (json_is_object(s)) {
         printf(hk_tr(HK_MSG_CLI_KERNEL_LINE), json_string_value(json_object_get(s, "kernel")),
@@ -392,6 +403,14 @@ static int sim_setup(const char *cmd, char *bin, size_t n, device_info *dev)
     return HK_OK;
 }
 
+/* "  - ITEM" on stderr, an English note said in the person's language. */
+static void say_item(const ui *u, const char *item)
+{
+    char *said = hk_tr_note(u->lang, item);
+    fprintf(stderr, "  - %s\n", said ? said : item);
+    hk_free(said);
+}
+
 /* No spec next to FILE: infer one, save it where discovery finds it, and say what was
  * guessed. EXIT_OK with *out (new) when it can run; EXIT_USAGE when it cannot: inference
  * failed, or the saved draft has doubts (the reasons and its path are printed, and sent as
@@ -402,13 +421,20 @@ static int infer_spec(ui *u, const char *file, const char *kernel, char **out)
     char err[1024] = "";
     spec_inference inf = {0}; /* freed on every path, also when spec_infer never ran */
     char *path = spec_default_path(file, kernel);
+    /* with --events the notes and reasons are sent, so inferred in English (docs/i18n.md)
+     * and said in the person's language on stderr (hk_tr_said) */
+    int was = u->events ? hk_i18n_thread_lang(HK_LANG_EN) : -1;
     int rc = path ? spec_infer(file, kernel, path, &inf, err, sizeof err) : HK_ENOMEM;
+    if (u->events)
+        hk_i18n_thread_lang(was);
     json_t *ev = json_pack("{s:s, s:s, s:s}", "event", "spec", "kernel", kernel, "path", path ? path : "");
     json_t *notes = json_array(), *doubts = json_array();
     int code = EXIT_USAGE;
     if (rc != HK_OK) {
+        char *said = hk_tr_said(u->lang, err);
         fprintf(stderr, hk_tr(HK_MSG_OPT_SPEC_NONE),
-                kernel, file, err[0] ? err : hk_strerror(rc));
+                kernel, file, said ? said : err[0] ? err : hk_strerror(rc));
+        hk_free(said);
         json_array_append_new(doubts, json_string(err[0] ? err : hk_strerror(rc)));
         json_object_set_new(ev, "status", json_string("refused"));
         json_object_set_new(ev, "path", json_null());
@@ -428,7 +454,7 @@ static int infer_spec(ui *u, const char *file, const char *kernel, char **out)
     if (inf.n_doubts) {
         fprintf(stderr, hk_tr(HK_MSG_OPT_SPEC_DRAFT), kernel);
         for (size_t i = 0; i < inf.n_doubts; i++)
-            fprintf(stderr, "  - %s\n", inf.doubts[i]);
+            say_item(u, inf.doubts[i]);
         fprintf(stderr, hk_tr(HK_MSG_OPT_SPEC_DRAFT_SAVED), path, file);
         json_object_set_new(ev, "status", json_string("draft"));
         json_object_set_new(ev, "message", json_string("the inferred spec needs checking"));
@@ -437,7 +463,7 @@ static int infer_spec(ui *u, const char *file, const char *kernel, char **out)
             fprintf(stderr, hk_tr(HK_MSG_OPT_SPEC_INFERRED),
                     kernel, path);
             for (size_t i = 0; i < inf.n_notes; i++)
-                fprintf(stderr, "  - %s\n", inf.notes[i]);
+                say_item(u, inf.notes[i]);
         }
         json_object_set_new(ev, "status", json_string("inferred"));
         json_object_set_new(ev, "message", json_string("spec inferred and saved"));
@@ -611,6 +637,7 @@ int cli_optimize(int argc, char **argv)
         return EXIT_USAGE;
     }
     o.file = argv[optind];
+    u.lang = hk_i18n_lang(); /* --lang has been read */
     if (!source_usable("optimize", o.file))
         return EXIT_USAGE;
     char *spec_found = NULL;
@@ -697,14 +724,16 @@ static void print_verdict(const json_t *v, const char *what, const char *reason,
         printf(hk_tr(HK_MSG_VC_NOT_CREDITED), num(il, "speedup"));
         if (note)
             printf("  %s\n", note);
-    } else if (!strcmp(what, "not_measured")) {
-        printf("%s\n", hk_tr(HK_MSG_VC_NOT_MEASURED));
-        if (details)
-            printf("  %s\n", details);
     } else {
-        printf(hk_tr(HK_MSG_VC_REJECTED), reason ? reason : "?");
+        /* the details are English, as the verdict's JSON says them */
+        char *said = hk_tr_said(hk_i18n_lang(), details);
+        if (!strcmp(what, "not_measured"))
+            printf("%s\n", hk_tr(HK_MSG_VC_NOT_MEASURED));
+        else
+            printf(hk_tr(HK_MSG_VC_REJECTED), reason ? reason : "?");
         if (details)
-            printf("  %s\n", details);
+            printf("  %s\n", said ? said : details);
+        hk_free(said);
     }
 }
 
@@ -784,6 +813,7 @@ int cli_verify_candidate(int argc, char **argv)
         return EXIT_USAGE;
     }
     hk_alloc_init_json();
+    u.lang = hk_i18n_lang();
     u.tty = false;
     u.quiet = json;
     o.stop = ep_stop_on_signals();

@@ -7,6 +7,7 @@
 #include "core/hk.h"
 
 #include <ctype.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1081,6 +1082,10 @@ static const struct hk_msg_entry msgs[HK_MSG_COUNT] = {
       "%s：episodes.allowNoFloor 必须是 true 或 false；已忽略"),
     F(LOG_CFG_EP_CHECK, "%s: episodes.check must be \"full\" or \"quick\"; ignored",
       "%s：episodes.check 必须是 \"full\" 或 \"quick\"；已忽略"),
+    F(SPEC_DIAG_ERROR_PATH, "%s:%d: error: %s: %s", "%s:%d: error: %s: %s"),
+    F(SPEC_DIAG_WARNING_PATH, "%s:%d: warning: %s: %s", "%s:%d: warning: %s: %s"),
+    F(SPEC_DIAG_ERROR, "%s:%d: error: %s", "%s:%d: error: %s"),
+    F(SPEC_DIAG_WARNING, "%s:%d: warning: %s", "%s:%d: warning: %s"),
     F(SPEC_UNKNOWN_FIELD_NEAR, "unknown field (did you mean \"%s\"?)", "未知字段（是否想写 \"%s\"？）"),
     M(SPEC_UNKNOWN_FIELD, "unknown field", "未知字段"),
     M(SPEC_MISSING, "missing (required)", "缺少此项（必填）"),
@@ -1862,6 +1867,46 @@ static const struct hk_msg_entry msgs[HK_MSG_COUNT] = {
       "复查 %.1fx 加速比时基线失败（新随机种子 +%lld）：%s（%s）"),
     F(MEAS_NOT_REPRODUCED, "a %.2fx speedup (over %.0fx) did not reproduce on the second look: %.2fx on fresh inputs (seed %lld, re-check %lld; baseline %.6g ms, candidate %.6g ms), outside +-%.0f%% of the first",
       "%.2fx 的加速比（超过 %.0fx）在复查中没有重现：在新输入上为 %.2fx（随机种子 %lld，复查 %lld；基线 %.6g ms，候选版本 %.6g ms），超出首次结果的 +-%.0f%%"),
+    F(MEAS_RECHECK, "re-check after the timing loop (size %d, seed %lld): %s",
+      "计时循环之后的复查（规模 %d，随机种子 %lld）：%s"),
+    F(MEAS_STALLED, "no progress for %.1f s (combination %zu of %zu not finished): the process group was killed",
+      "%.1f s 内没有进展（第 %zu 个组合，共 %zu 个，未完成）：进程组已被终止"),
+    F(MEAS_NO_RESULT, "no result within %u s: the process group was killed",
+      "%u s 内没有结果：进程组已被终止"),
+    F(MEAS_KILLED, "killed by signal %d (%s)%s%s", "被信号 %d（%s）终止%s%s"),
+    F(MEAS_EXIT_STATUS, "exit status %d (%s)%s%s", "退出状态 %d（%s）%s%s"),
+    M(EP_NO_GPU_DISABLED, "no GPU found: GPU use is disabled (HK_NO_GPU or the caller)",
+      "未找到 GPU：GPU 已被禁用（HK_NO_GPU 或调用方）"),
+    M(EP_NO_DCU_DISABLED, "no DCU GPU here: GPU use is disabled (HK_NO_GPU or the caller)",
+      "这里没有 DCU GPU：GPU 已被禁用（HK_NO_GPU 或调用方）"),
+    M(EP_NO_GPU_FOUND, "no GPU found: nvidia-smi lists none and /dev/nvidia0 is absent",
+      "未找到 GPU：nvidia-smi 没有列出任何 GPU，且没有 /dev/nvidia0"),
+    M(EP_NO_DCU_NO_KFD, "no DCU GPU here (no /dev/kfd: no HIP runtime can see an AMD/Hygon GPU)",
+      "这里没有 DCU GPU（没有 /dev/kfd：HIP 运行时看不到任何 AMD/海光 GPU）"),
+    M(EP_NO_DCU_NO_NODE, "no DCU GPU here (the KFD topology lists no GPU node: no HIP runtime can see an AMD/Hygon GPU)",
+      "这里没有 DCU GPU（KFD 拓扑中没有 GPU 节点：HIP 运行时看不到任何 AMD/海光 GPU）"),
+    F(EP_REJECT_LATE, "%s stage: %s", "%s 阶段：%s"),
+    M(EP_NO_NVCC, "nvcc not found (PATH, CUDA_HOME, /usr/local/cuda/bin)",
+      "未找到 nvcc（已查找 PATH、CUDA_HOME、/usr/local/cuda/bin）"),
+    M(EP_NO_HIPCC, "hipcc not found (PATH, ROCM_PATH, /opt/rocm/bin, /opt/dtk/bin)",
+      "未找到 hipcc（已查找 PATH、ROCM_PATH、/opt/rocm/bin、/opt/dtk/bin）"),
+    F(EP_INTERNAL_ERROR, "internal error: %s", "内部错误：%s"),
+    F(EP_ACCURACY_NOTE, "accuracy: %s", "精度：%s"),
+    F(ORACLE_NONFINITE, "non-finite output: %zu elements are NaN/Inf where the baseline is finite (first at %lld: %g vs baseline %g)",
+      "非有限输出：%zu 个元素为 NaN/Inf，而基线在这些位置是有限值（第一个在 %lld：%g，基线为 %g）"),
+    F(ORACLE_WRONG, "wrong answer: %zu of %zu elements out of tolerance (first at %lld: %.9g vs baseline %.9g); max abs err %.3g, max rel err %.3g, rel L2 %.3g (rtol %g, atol %g%s)",
+      "结果错误：%zu 个元素超出容差（共 %zu 个；第一个在 %lld：%.9g，基线为 %.9g）；最大绝对误差 %.3g，最大相对误差 %.3g，相对 L2 误差 %.3g（rtol %g，atol %g%s）"),
+    F(ORACLE_WIDENING, " + widening %.3g", " + 放宽 %.3g"),
+    F(ORACLE_WRONG_L2, "wrong answer: relative L2 error %.3g over the limit %g%s (max abs err %.3g, max rel err %.3g)",
+      "结果错误：相对 L2 误差 %.3g 超过上限 %g%s（最大绝对误差 %.3g，最大相对误差 %.3g）"),
+    M(ORACLE_WIDENED, " (widened)", "（已放宽）"),
+    F(ORACLE_COUNT_MISMATCH, "output mismatch: %zu outputs, baseline has %zu",
+      "输出不匹配：有 %zu 个输出，基线有 %zu 个"),
+    F(ORACLE_ARG_MISMATCH, "output mismatch: output %zu is argument %u (%s x %llu), baseline has argument %u '%s' (%s x %llu)",
+      "输出不匹配：输出 %zu 是参数 %u（%s x %llu），基线中是参数 %u '%s'（%s x %llu）"),
+    F(ORACLE_OUTPUT, "output '%.40s': %.260s", "输出 '%.40s'：%.260s"),
+    F(ORACLE_BASE_UNUSABLE, "baseline output unusable: %s", "基线输出不可用：%s"),
+    F(ORACLE_CAND_UNUSABLE, "candidate output unusable: %s", "候选版本输出不可用：%s"),
     F(EP_VER_ACCEPTED, "v%d: %.4g ms, %.2fx%s (%s)", "v%d：%.4g ms，%.2fx%s（%s）"),
     F(EP_VER_UNCREDITED, "v%d: %.4g ms, %.2fx, not credited: no physical floor (%s)",
       "v%d：%.4g ms，%.2fx，未计入：没有物理下限（%s）"),
@@ -1871,6 +1916,17 @@ static const struct hk_msg_entry msgs[HK_MSG_COUNT] = {
     M(EP_VER_FLAGGED, ", flagged for a second look", "，标记为需要复查"),
     F(CLI_LOG_ERROR, "error: %s\n", "错误：%s\n"),
     F(CLI_LOG_WARNING, "warning: %s\n", "警告：%s\n"),
+    M(RPC_TOO_MANY, "too many requests in progress", "进行中的请求过多"),
+    M(RPC_NO_MEMORY, "out of memory", "内存不足"),
+    M(RPC_CANCELLED, "request cancelled", "请求已取消"),
+    M(RPC_ID_IN_PROGRESS, "a request with this id is in progress", "具有此 id 的请求正在进行中"),
+    F(RPC_METHOD_NOT_FOUND, "method not found: %.200s", "未找到方法：%.200s"),
+    M(RPC_NO_ANSWER, "the server did not answer this request", "服务器没有应答此请求"),
+    F(RPC_TOO_DEEP, "JSON nested deeper than %d levels", "JSON 嵌套超过 %d 层"),
+    F(RPC_INVALID_JSON, "invalid JSON: %s (at byte %d)", "无效的 JSON：%s（位于第 %d 字节）"),
+    M(RPC_BATCH, "batch messages are not used by LSP", "LSP 不使用批量消息"),
+    M(RPC_NOT_OBJECT, "a message must be a JSON object", "消息必须是 JSON 对象"),
+    M(RPC_METHOD_NUL, "method name contains NUL", "方法名中含有 NUL"),
     M(CLI_RW_USAGE, "usage: hkls rewrites FILE --kernel NAME [--spec SPEC.json] [--hip] [--json]\n       hkls rewrites FILE --kernel NAME --emit REWRITE[+REWRITE...] [--param [REWRITE.]N=V]...\n                [--spec SPEC.json] [--device S,W] [--hip]\n       hkls rewrites FILE --kernel NAME --spec SPEC.json --proposals N\n                [--class CLASS] [--time PATTERN=MS]... [--device S,W] [--hip]\nWhat the built-in engine recognises in a kernel, without a GPU: the class the\nkernel model gives it (or the construct that came closest), then every rewrite\nwith whether it applies at its default parameters and, when it does not, the\nconstruct and line that stop it.\n  --kernel NAME  the kernel (template arguments left out)\n  --spec SPEC    the kernel's bench spec (some rewrites read its sizes)\n  --hip          ask as for an AMD/DCU build\n  --json         {kernel, class, near, rewrites: [{name, kind, applies,\n                 construct, line, reason, grid}]} (grid: the launch an\n                 algorithm that applies needs, when not the spec's own)\n  --emit REWRITE the whole source as REWRITE leaves it, at its default\n                 parameters (launch shape and grid are the search's, not here);\n                 A+B: B applied to A's output (a stacked candidate of the search)\n  --param N=V    with --emit: the rewrite's parameter N at V (repeatable),\n                 e.g. --emit warp_rows --param row_threads=512; REWRITE.N=V\n                 for a rewrite of a stack other than the first\n  --device S,W   the device's SM count and resident warps per SM (132,64 on an\n                 H200), for rewrites that size themselves to it; default unknown\n  --proposals N  the first N candidates the built-in search proposes after the\n                 baseline (an episode's --budget N), with the shipped skills'\n                 plan for CLASS on sm_90 (or gfx906 with --hip); no GPU: each\n                 candidate is reported as timed by --time (below), so the\n                 orders that follow results (second choices, stacks) show\n  --class CLASS  memory-bound, compute-bound, latency-bound or unknown (the\n                 baseline's measured roofline class; default unknown)\n  --time P=MS    a candidate whose description holds P is reported at MS (the\n                 baseline at 1; first match wins; repeatable); others at 1\nExit 0, 1 when the file cannot be read or parsed or has no such kernel (or\nREWRITE does not apply: the reason on stderr), 2 for usage errors.\n",
       "用法：hkls rewrites FILE --kernel NAME [--spec SPEC.json] [--hip] [--json]\n      hkls rewrites FILE --kernel NAME --emit REWRITE[+REWRITE...] [--param [REWRITE.]N=V]...\n               [--spec SPEC.json] [--device S,W] [--hip]\n      hkls rewrites FILE --kernel NAME --spec SPEC.json --proposals N\n               [--class CLASS] [--time PATTERN=MS]... [--device S,W] [--hip]\n不用 GPU，显示内置引擎在核函数中识别出的内容：核函数模型给出的类别（或最接近的\n结构），然后列出每个代码改写在默认参数下是否适用；不适用时，列出挡住它的结构和行号。\n  --kernel NAME  核函数（不含模板参数）\n  --spec SPEC    核函数的 bench spec（有些代码改写会读取其中的规模）\n  --hip          按 AMD/DCU 构建来判断\n  --json         {kernel, class, near, rewrites: [{name, kind, applies,\n                 construct, line, reason, grid}]}（grid：适用的算法所需的\n                 启动配置，当它不是 bench spec 自己的启动配置时）\n  --emit REWRITE 输出 REWRITE 在默认参数下改写后的整个源文件（启动形状和网格\n                 由搜索决定，这里不改）；A+B：把 B 应用到 A 的输出上（搜索中\n                 叠加的候选版本）\n  --param N=V    与 --emit 同用：把代码改写的参数 N 设为 V（可重复），例如\n                 --emit warp_rows --param row_threads=512；REWRITE.N=V 用于\n                 叠加中非第一个的代码改写\n  --device S,W   设备的 SM 数和每个 SM 的驻留 warp 数（H200 上为 132,64），\n                 供按设备确定大小的代码改写使用；默认未知\n  --proposals N  内置搜索在基线之后提出的前 N 个候选版本（相当于优化任务的\n                 --budget N），使用随附优化技能在 sm_90（用 --hip 时为 gfx906）\n                 上针对 CLASS 的计划；没有 GPU：每个候选版本按 --time（见下）\n                 报告计时，以显示依赖结果的顺序（次优选择、叠加）\n  --class CLASS  memory-bound、compute-bound、latency-bound 或 unknown（基线\n                 实测的屋顶线模型类别；默认 unknown）\n  --time P=MS    描述中含有 P 的候选版本按 MS 报告（基线为 1；第一个匹配生效；\n                 可重复）；其他为 1\n退出码：0；文件无法读取或解析、或没有该核函数时为 1（或 REWRITE 不适用：原因\n写在 stderr）；用法错误为 2。\n"),
 };
@@ -2041,13 +2097,35 @@ static size_t conv_len(const char *f)
 
 #define BACK_MAX_CONVS 16
 
+/* Whether a conversion of kind (its letter) can have printed the character c: any for %s,
+ * %c and %p; digits, a sign and, for the floating ones, '.', an exponent, inf and nan. */
+static bool conv_may_hold(char kind, char c)
+{
+    if (kind == 's' || kind == 'c' || kind == 'p')
+        return true;
+    if (isdigit((unsigned char)c) || c == '-' || c == '+' || c == ' ')
+        return true;
+    if (strchr("xX", kind))
+        return isxdigit((unsigned char)c) || c == 'x' || c == 'X';
+    if (strchr("eEfgG", kind))
+        return strchr(".eEinfaINFA", c) != NULL;
+    return false;
+}
+
+/* The entries a sentence may have been written from: ranges of ids, each first..last. */
+struct back_set {
+    const enum hk_msg (*range)[2];
+    size_t n;
+    bool whole_first; /* a quoted piece is read as one entry before as a list (back_say) */
+};
+
 struct back_match {
     const char *at[BACK_MAX_CONVS]; /* each conversion's text in the sentence */
     size_t len[BACK_MAX_CONVS];
     char kind[BACK_MAX_CONVS];      /* its conversion letter */
     size_t n;
     long steps;                     /* left to try: a bound on the backtracking */
-    enum hk_msg first, last;        /* the entries a quoted piece may be */
+    const struct back_set *set;     /* the entries a quoted piece may be */
     bool found;                     /* best holds a match */
     int best_score;
     const char *best_at[BACK_MAX_CONVS];
@@ -2056,29 +2134,44 @@ struct back_match {
     size_t best_n;
 };
 
-static int back_find(const char *s, enum hk_msg first, enum hk_msg last, struct back_match *out);
+static int back_find(const char *s, const struct back_set *set, struct back_match *out);
+
+/* Tries left to one hk_tr_back or hk_tr_said call in all, whatever it nests: a sentence
+ * of many quoted pieces (a list of notes) has more readings than are worth trying, and
+ * the editor's loop says each event it relays (docs/i18n.md). Spent: no match (the
+ * sentence is shown as it is). A spec note of nested fragments takes up to about a
+ * million (test_spec_i18n's 21 kernels). BACK_BUDGET fits a rejection four sentences
+ * deep (re-check, wrong answer, the oracle's output and comparison: 0.5 ms of CPU in a
+ * Debug build) and stops a line that quotes a list of notes at 2.4-2.7 ms
+ * (bench/results/2026-12-05-i18n-neutral-s29.md). */
+#define BACK_BUDGET 200000L
+#define BACK_BUDGET_NOTES 4000000L
+static _Thread_local long back_budget;
 
 /* How well a split reads: a quoted %s piece that is an entry of the range (plain text:
  * 2, a sentence of a format: 1) counts; among the splits of adjacent conversions ("%s%s")
  * the one whose pieces are the range's own wins. */
-static int back_score(const struct back_match *m)
+static int back_score(const char *const *at, const size_t *len, const char *kind, size_t n,
+                      const struct back_set *set)
 {
     int score = 0;
-    for (size_t k = 0; k < m->n; k++) {
-        if (m->kind[k] != 's' || m->len[k] == 0)
+    for (size_t k = 0; k < n; k++) {
+        if (kind[k] != 's' || len[k] == 0)
             continue;
-        char *piece = hk_strndup(m->at[k], m->len[k]);
+        char *piece = hk_strndup(at[k], len[k]);
         if (!piece)
             continue;
-        for (int id = (int)m->first; id <= (int)m->last && id < HK_MSG_COUNT; id++)
-            if (!msgs[id].format && msgs[id].text[HK_LANG_EN] &&
-                !strcmp(msgs[id].text[HK_LANG_EN], piece)) {
-                score += 2;
-                goto next;
-            }
-        if (m->len[k] > 3) {
+        for (size_t r = 0; r < set->n; r++)
+            for (int id = (int)set->range[r][0];
+                 id <= (int)set->range[r][1] && id < HK_MSG_COUNT; id++)
+                if (!msgs[id].format && msgs[id].text[HK_LANG_EN] &&
+                    !strcmp(msgs[id].text[HK_LANG_EN], piece)) {
+                    score += 2;
+                    goto next;
+                }
+        if (len[k] > 3) {
             struct back_match sub;
-            if (back_find(piece, m->first, m->last, &sub) >= 0)
+            if (back_find(piece, set, &sub) >= 0)
                 score += 1;
         }
 next:
@@ -2087,17 +2180,27 @@ next:
     return score;
 }
 
+/* Scores are weighed only between two splits of one entry: a sentence with one reading of
+ * its entry (most) costs no search of its pieces here. */
+#define BACK_UNSCORED INT_MIN
+
 /* Every way s matches the format f (plain text when !fmt): each conversion takes a piece
  * (a %s may be empty, as a conversion given "" is), shortest first; the best-scored one is
  * kept in m. At most m->steps tries in all. */
 static void back_match(const char *f, const char *s, bool fmt, struct back_match *m)
 {
-    if (--m->steps < 0)
+    if (--m->steps < 0 || --back_budget < 0)
         return;
     for (;;) {
         if (!*f) {
             if (!*s) {
-                int score = back_score(m);
+                int score = BACK_UNSCORED;
+                if (m->found) {
+                    if (m->best_score == BACK_UNSCORED)
+                        m->best_score = back_score(m->best_at, m->best_len, m->best_kind,
+                                                   m->best_n, m->set);
+                    score = back_score(m->at, m->len, m->kind, m->n, m->set);
+                }
                 if (!m->found || score > m->best_score) {
                     m->found = true;
                     m->best_score = score;
@@ -2130,7 +2233,12 @@ static void back_match(const char *f, const char *s, bool fmt, struct back_match
         m->at[k] = s;
         m->kind[k] = f[cl - 1];
         size_t avail = strlen(s);
-        for (size_t n = m->kind[k] == 's' ? 0 : 1; n <= avail && m->steps >= 0; n++) {
+        for (size_t n = m->kind[k] == 's' ? 0 : 1; n <= avail && m->steps >= 0 && back_budget >= 0;
+             n++) {
+            /* a number's conversion printed a number: a piece with another character in it
+             * is no reading (and longer ones hold it too) */
+            if (n > 0 && !conv_may_hold(m->kind[k], s[n - 1]))
+                break;
             m->len[k] = n;
             back_match(f + cl, s + n, fmt, m);
         }
@@ -2154,39 +2262,81 @@ static size_t literal_len(const char *f, bool fmt)
     return n;
 }
 
-/* The id in first..last whose English entry matches s best (most literal text), or -1;
- * out holds its best split (best_*). */
-static int back_find(const char *s, enum hk_msg first, enum hk_msg last, struct back_match *out)
+/* Whether every literal run of the entry en (of 4 bytes or more; conversions split them)
+ * occurs in s: an entry that fails it cannot match, and is ruled out without backtracking. */
+static bool back_literals_in(const char *en, bool fmt, const char *s)
 {
-    int best = -1;
-    size_t best_lit = 0;
-    for (int id = (int)first; id <= (int)last && id < HK_MSG_COUNT; id++) {
-        const char *en = msgs[id].text[HK_LANG_EN];
-        if (!en)
-            continue;
-        size_t lit = literal_len(en, msgs[id].format);
-        if (lit <= best_lit || lit > strlen(s))
-            continue;
-        struct back_match m = {.n = 0, .steps = 20000, .first = first, .last = last};
-        back_match(en, s, msgs[id].format, &m);
-        if (m.found) {
-            best = id;
-            best_lit = lit;
-            *out = m;
+    char run[256];
+    size_t n = 0;
+    for (const char *f = en;; ) {
+        size_t cl = fmt && f[0] == '%' && f[1] != '%' ? conv_len(f) : 0;
+        if (!*f || cl || n + 1 >= sizeof run) {
+            run[n] = '\0';
+            if (n >= 4 && !strstr(s, run))
+                return false;
+            n = 0;
+            if (!*f)
+                return true;
+            if (cl) {
+                f += cl;
+                continue;
+            }
+        }
+        if (fmt && f[0] == '%' && f[1] == '%') {
+            run[n++] = '%';
+            f += 2;
+        } else {
+            run[n++] = *f++;
         }
     }
+}
+
+/* The id of set whose English entry matches s best (most literal text), or -1; out holds
+ * its best split (best_*). */
+static int back_find(const char *s, const struct back_set *set, struct back_match *out)
+{
+    int best = -1;
+    size_t best_lit = 0, slen = strlen(s);
+    for (size_t r = 0; r < set->n; r++)
+        for (int id = (int)set->range[r][0]; id <= (int)set->range[r][1] && id < HK_MSG_COUNT;
+             id++) {
+            const char *en = msgs[id].text[HK_LANG_EN];
+            if (!en)
+                continue;
+            /* most entries start with literal text: a first byte that differs rules one
+             * out before any backtracking */
+            if (en[0] != '%' && en[0] != s[0])
+                continue;
+            size_t lit = literal_len(en, msgs[id].format);
+            if (lit <= best_lit || lit > slen || !back_literals_in(en, msgs[id].format, s))
+                continue;
+            struct back_match m = {.n = 0, .steps = 20000, .set = set};
+            back_match(en, s, msgs[id].format, &m);
+            if (m.found) {
+                best = id;
+                best_lit = lit;
+                *out = m;
+            }
+        }
     return best;
 }
 
-static char *back_say(enum hk_lang lang, const char *s, enum hk_msg first, enum hk_msg last,
-                      int depth);
+/* The tails of one quoted piece that no reading covers (offsets into it), so that a list is
+ * split in polynomial time: each tail is tried once. */
+struct say_memo {
+    const char *root;
+    unsigned char *dead; /* strlen(root) + 1 flags */
+};
 
-char *hk_tr_back(enum hk_lang lang, const char *english, enum hk_msg first, enum hk_msg last)
+static char *back_say(enum hk_lang lang, const char *s, const struct back_set *set, int depth,
+                      struct say_memo *memo);
+
+static char *back_tr(enum hk_lang lang, const char *english, const struct back_set *set)
 {
     if (!english || (unsigned)lang >= HK_LANG_COUNT || strlen(english) > 4096)
         return NULL;
     struct back_match m;
-    int id = back_find(english, first, last, &m);
+    int id = back_find(english, set, &m);
     if (id < 0)
         return NULL;
     const char *to = hk_tr_in(lang, (enum hk_msg)id);
@@ -2204,7 +2354,7 @@ char *hk_tr_back(enum hk_lang lang, const char *english, enum hk_msg first, enum
             char *piece = hk_strndup(m.best_at[k], m.best_len[k]);
             /* a quoted sentence of the range (a fragment) in lang too */
             char *again = piece && *piece && m.best_kind[k] == 's'
-                              ? back_say(lang, piece, first, last, 0)
+                              ? back_say(lang, piece, set, 0, NULL)
                               : NULL;
             const char *use = again ? again : piece;
             if (use)
@@ -2225,25 +2375,75 @@ char *hk_tr_back(enum hk_lang lang, const char *english, enum hk_msg first, enum
 
 /* A quoted piece: a list of the range's entries (items joined as a fragment's separator
  * joins them: ", " or "; "; a format's %s%s would swallow the list whole), else one entry,
- * each said in lang. NULL when no reading covers all of it. */
-static char *back_say(enum hk_lang lang, const char *s, enum hk_msg first, enum hk_msg last,
-                      int depth)
+ * each said in lang; with set->whole_first, one entry first. NULL when no reading covers
+ * all of it. */
+static char *back_say(enum hk_lang lang, const char *s, const struct back_set *set, int depth,
+                      struct say_memo *memo)
 {
-    for (const char *p = s + 1; *p && depth < 8; p++) {
-        if (!((p[0] == ',' || p[0] == ';') && p[1] == ' '))
+    struct say_memo own = {s, NULL};
+    if (!memo) {
+        own.dead = hk_calloc(strlen(s) + 1, 1);
+        if (!own.dead)
+            return NULL;
+        memo = &own;
+    }
+    char *out = set->whole_first ? back_tr(lang, s, set) : NULL;
+    for (const char *p = s + 1; *p && depth < 8 && !out; p++) {
+        if (!((p[0] == ',' || p[0] == ';') && p[1] == ' ') || memo->dead[p - memo->root])
             continue;
         char *head_en = hk_strndup(s, (size_t)(p - s));
-        char *head = head_en ? hk_tr_back(lang, head_en, first, last) : NULL;
+        char *head = head_en ? back_tr(lang, head_en, set) : NULL;
         hk_free(head_en);
         if (!head)
             continue;
-        char *tail = back_say(lang, p, first, last, depth + 1);
-        char *out = tail ? hk_asprintf("%s%s", head, tail) : NULL;
+        char *tail = back_say(lang, p, set, depth + 1, memo);
+        if (!tail)
+            memo->dead[p - memo->root] = 1;
+        out = tail ? hk_asprintf("%s%s", head, tail) : NULL;
         hk_free(head);
         hk_free(tail);
-        if (out)
-            return out;
     }
-    return hk_tr_back(lang, s, first, last);
+    if (!out && !set->whole_first)
+        out = back_tr(lang, s, set);
+    hk_free(own.dead);
+    return out;
 }
 
+char *hk_tr_back(enum hk_lang lang, const char *english, enum hk_msg first, enum hk_msg last)
+{
+    const enum hk_msg range[1][2] = {{first, last}};
+    const struct back_set set = {range, 1, false};
+    back_budget = BACK_BUDGET_NOTES;
+    return back_tr(lang, english, &set);
+}
+
+/* Where a stored or sent sentence comes from (hk_tr_said): the worker's progress details,
+ * its log lines and failures with the referee's and the oracle's sentences and the version
+ * events, the editor server's record of a worker's end, spec inference's notes and doubts,
+ * and the spec's validation they quote. */
+static const enum hk_msg said_ranges[][2] = {
+    {HK_MSG_EPW_PEAKS, HK_MSG_EPW_CMD_INTERLEAVED},
+    {HK_MSG_EP_ACCURACY_REFEREE_ADDED_DISTRIBUTION, HK_MSG_EP_VER_FLAGGED},
+    {HK_MSG_LSP_END_STOPPED, HK_MSG_LSP_END_STATUS},
+    {HK_MSG_INF_INCLUDE_DIRS, HK_MSG_INF_FRAG_MULTIPLIES},
+    {HK_MSG_SPEC_UNKNOWN_FIELD_NEAR, HK_MSG_EXPR_EXPECTED_VALUE},
+};
+
+char *hk_tr_said(enum hk_lang lang, const char *english)
+{
+    if (lang == HK_LANG_EN || !english || !*english)
+        return NULL;
+    /* a worker's sentence nests others whole (a rejection quotes the oracle's, which
+     * quotes a list of errors), where a spec note's fragments make lists */
+    const struct back_set set = {said_ranges, HK_ARRAY_LEN(said_ranges), true};
+    back_budget = BACK_BUDGET;
+    return back_tr(lang, english, &set);
+}
+
+char *hk_tr_note(enum hk_lang lang, const char *english)
+{
+    if (lang == HK_LANG_EN || !english || !*english)
+        return NULL;
+    char *out = hk_tr_back(lang, english, HK_MSG_INF_INCLUDE_DIRS, HK_MSG_INF_FRAG_MULTIPLIES);
+    return out ? out : hk_tr_said(lang, english);
+}

@@ -520,6 +520,12 @@ enum hk_msg {
     /* the bench spec's validation (server/spec/spec.c): spec_parse's diagnostics, a
      * distribution's and spec_eval's errors, and the fragments they quote */
     HK_MSG_SPEC_UNKNOWN_FIELD_NEAR,
+    /* spec_diag_format's line: FILE:LINE: error|warning: [PATH: ]MESSAGE, the same in both
+     * languages (editors' problem matchers read it); the MESSAGE is said in the user's */
+    HK_MSG_SPEC_DIAG_ERROR_PATH,     /* %s file, %d line, %s path, %s message */
+    HK_MSG_SPEC_DIAG_WARNING_PATH,   /* %s file, %d line, %s path, %s message */
+    HK_MSG_SPEC_DIAG_ERROR,          /* %s file, %d line, %s message */
+    HK_MSG_SPEC_DIAG_WARNING,        /* %s file, %d line, %s message */
     HK_MSG_SPEC_UNKNOWN_FIELD,
     HK_MSG_SPEC_MISSING,
     HK_MSG_SPEC_EXPECTED_STRING_GOT,
@@ -1052,6 +1058,34 @@ enum hk_msg {
     HK_MSG_MEAS_BELOW_FLOOR,
     HK_MSG_MEAS_SECOND_LOOK_BASE,
     HK_MSG_MEAS_NOT_REPRODUCED,
+    HK_MSG_MEAS_RECHECK,             /* %d size, %lld seed, %s details */
+    HK_MSG_MEAS_STALLED,             /* %.1f s, %zu combination, %zu of */
+    HK_MSG_MEAS_NO_RESULT,           /* %u s */
+    HK_MSG_MEAS_KILLED,              /* %d signal, %s its name, %s ": " or "", %s stderr */
+    HK_MSG_MEAS_EXIT_STATUS,         /* %d status, %s its meaning, %s ": " or "", %s stderr */
+    /* why the worker has no GPU (its "no_gpu" log line, an episode's error; the editor keys
+     * on the line's code) and a late rejection's stage */
+    HK_MSG_EP_NO_GPU_DISABLED,
+    HK_MSG_EP_NO_DCU_DISABLED,
+    HK_MSG_EP_NO_GPU_FOUND,
+    HK_MSG_EP_NO_DCU_NO_KFD,
+    HK_MSG_EP_NO_DCU_NO_NODE,
+    HK_MSG_EP_REJECT_LATE,           /* %s stage, %s details */
+    HK_MSG_EP_NO_NVCC,
+    HK_MSG_EP_NO_HIPCC,
+    HK_MSG_EP_INTERNAL_ERROR,        /* %s hk_strerror's words */
+    HK_MSG_EP_ACCURACY_NOTE,         /* %s the referee's note (oracle.c, English) */
+    /* the oracle's comparison (server/measure/oracle.c), quoted in a rejection's details */
+    HK_MSG_ORACLE_NONFINITE,
+    HK_MSG_ORACLE_WRONG,
+    HK_MSG_ORACLE_WIDENING,
+    HK_MSG_ORACLE_WRONG_L2,
+    HK_MSG_ORACLE_WIDENED,
+    HK_MSG_ORACLE_COUNT_MISMATCH,
+    HK_MSG_ORACLE_ARG_MISMATCH,
+    HK_MSG_ORACLE_OUTPUT,
+    HK_MSG_ORACLE_BASE_UNUSABLE,
+    HK_MSG_ORACLE_CAND_UNUSABLE,
     /* a version event's message (the editor's progress, hkls optimize's lines) and the
      * CLI's error/warning prefixes */
     HK_MSG_EP_VER_ACCEPTED,
@@ -1061,6 +1095,19 @@ enum hk_msg {
     HK_MSG_EP_VER_FLAGGED,
     HK_MSG_CLI_LOG_ERROR,
     HK_MSG_CLI_LOG_WARNING,
+    /* the JSON-RPC layer's own error responses (server/rpc: their message is for people,
+     * their code never changes) */
+    HK_MSG_RPC_TOO_MANY,
+    HK_MSG_RPC_NO_MEMORY,
+    HK_MSG_RPC_CANCELLED,
+    HK_MSG_RPC_ID_IN_PROGRESS,
+    HK_MSG_RPC_METHOD_NOT_FOUND,     /* %.200s method */
+    HK_MSG_RPC_NO_ANSWER,
+    HK_MSG_RPC_TOO_DEEP,             /* %d levels */
+    HK_MSG_RPC_INVALID_JSON,         /* %s jansson's words, %d byte */
+    HK_MSG_RPC_BATCH,
+    HK_MSG_RPC_NOT_OBJECT,
+    HK_MSG_RPC_METHOD_NUL,
     /* hkls rewrites' usage */
     HK_MSG_CLI_RW_USAGE,
     HK_MSG_COUNT
@@ -1118,5 +1165,20 @@ char *hk_vtrf(enum hk_msg id, va_list ap);
  * in lang too. New string (hk_free), or NULL when no entry matches (show it as it is) or
  * on allocation failure. */
 char *hk_tr_back(enum hk_lang lang, const char *english, enum hk_msg first, enum hk_msg last);
+
+/* A sentence that is stored or sent in English (an episode's error, a version's rejection
+ * details, an event's message, spec inference's notes: docs/i18n.md, "Stored in English,
+ * shown in the user's language"), said again in lang: hk_tr_back over every range such
+ * sentences are written from (the worker's progress, log lines and failures, the referee's
+ * and the oracle's sentences, the editor server's record of a worker's end, spec
+ * inference's notes and doubts, the spec's validation). New string (hk_free); NULL when
+ * lang is English (the sentence is already said), when no entry matches (show it as it
+ * is: an older hkls's words, or the Chinese one stored), or on allocation failure. */
+char *hk_tr_said(enum hk_lang lang, const char *english);
+/* A spec inference note or doubt sent in English (a "spec" event's notes and reasons, the
+ * spec's "inferred" list), said in lang: hk_tr_back over the HK_MSG_INF_* entries with the
+ * budget a note of nested fragments needs, else hk_tr_said (a reason quoting the spec's
+ * validation). New string, or NULL as hk_tr_said. */
+char *hk_tr_note(enum hk_lang lang, const char *english);
 
 #endif

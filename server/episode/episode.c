@@ -121,6 +121,8 @@ typedef struct {
     char *sources_dir;   /* the candidates' sources kept beside the report, or NULL */
     sk_set *skills;  /* loaded for the optimize stage; NULL when none could be */
     bool at_roof;    /* a candidate reached EP_ROOF_PCT of its roofline bound */
+    enum hk_lang lang; /* the user's, for the report's Markdown and HTML: everything else
+                        * the episode says is stored or sent, so English (docs/i18n.md) */
 } ep_ctx;
 
 /* The search stops proposing once a candidate runs at this % of its roofline bound:
@@ -280,6 +282,20 @@ static void ep__log(ep_ctx *c, const char *level, const char *fmt, ...)
     va_end(ap);
     if (ev)
         json_object_set_new(ev, "level", json_string(level));
+    ep__emit(c, ev);
+}
+
+/* A log line that programs key on by its code ("no_gpu": docs/episode.md), not its words. */
+static void ep__log_code(ep_ctx *c, const char *level, const char *code, const char *msg)
+{
+    json_t *ev = json_object();
+    if (!ev)
+        return;
+    json_object_set_new(ev, "event", json_string("log"));
+    json_object_set_new(ev, "stage", json_string(c->stage ? c->stage : "init"));
+    json_object_set_new(ev, "message", ep__text(msg));
+    json_object_set_new(ev, "level", json_string(level));
+    json_object_set_new(ev, "code", json_string(code));
     ep__emit(c, ev);
 }
 
@@ -603,7 +619,7 @@ static int load_spec(ep_ctx *c, const char *path)
         char note[640];
         rc = oracle_add_precision_dist(c->sp, note, sizeof note);
         if (rc == HK_OK && note[0])
-            ep__log(c, "info", "accuracy: %s", note);
+            ep__log(c, "info", hk_tr(HK_MSG_EP_ACCURACY_NOTE), note);
     }
     return rc;
 }
@@ -717,8 +733,8 @@ static void detect_gpu(ep_ctx *c, enum ep_gpu_mode mode)
 {
     bool dcu = c->backend == CC_DCU;
     if (mode == EP_GPU_NONE) {
-        snprintf(c->no_gpu_why, sizeof c->no_gpu_why, "%s: GPU use is disabled (HK_NO_GPU or "
-                 "the caller)", dcu ? "no DCU GPU here" : "no GPU found");
+        snprintf(c->no_gpu_why, sizeof c->no_gpu_why, "%s",
+                 hk_tr(dcu ? HK_MSG_EP_NO_DCU_DISABLED : HK_MSG_EP_NO_GPU_DISABLED));
         return;
     }
     if (dcu ? device_detect_dcu(NULL, NULL, &c->gpu) == HK_OK && c->gpu.present
@@ -727,12 +743,11 @@ static void detect_gpu(ep_ctx *c, enum ep_gpu_mode mode)
         return;
     }
     if (dcu)
-        snprintf(c->no_gpu_why, sizeof c->no_gpu_why, "no DCU GPU here (%s: no HIP runtime can "
-                 "see an AMD/Hygon GPU)", !strcmp(c->gpu.how, "none")
-                 ? "no /dev/kfd" : "the KFD topology lists no GPU node");
+        snprintf(c->no_gpu_why, sizeof c->no_gpu_why, "%s",
+                 hk_tr(!strcmp(c->gpu.how, "none") ? HK_MSG_EP_NO_DCU_NO_KFD
+                                                   : HK_MSG_EP_NO_DCU_NO_NODE));
     else
-        snprintf(c->no_gpu_why, sizeof c->no_gpu_why,
-                 "no GPU found: nvidia-smi lists none and /dev/nvidia0 is absent");
+        snprintf(c->no_gpu_why, sizeof c->no_gpu_why, "%s", hk_tr(HK_MSG_EP_NO_GPU_FOUND));
 }
 
 /* The target's compiler into c->nvcc, or false with the error logged (and the episode
@@ -741,9 +756,7 @@ static bool find_compiler(ep_ctx *c, bool episode)
 {
     if (cc_find_compiler(c->backend, &c->nvcc) == HK_OK)
         return true;
-    const char *why = c->backend == CC_DCU
-                          ? "hipcc not found (PATH, ROCM_PATH, /opt/rocm/bin, /opt/dtk/bin)"
-                          : "nvcc not found (PATH, CUDA_HOME, /usr/local/cuda/bin)";
+    const char *why = hk_tr(c->backend == CC_DCU ? HK_MSG_EP_NO_HIPCC : HK_MSG_EP_NO_NVCC);
     if (episode)
         (void)ep__fail(c, false, "%s", why);
     else
@@ -853,7 +866,7 @@ static int stage_init(ep_ctx *c)
             ep__log(c, "warn", hk_tr(HK_MSG_EP_COMPILING_ASKED_GPU), c->arch, c->dev.arch);
     } else {
         json_object_set_new(c->info, "gpu", json_null());
-        ep__log(c, "warn", "%s", c->no_gpu_why);
+        ep__log_code(c, "warn", "no_gpu", c->no_gpu_why);
     }
     json_object_set_new(c->info, "arch", json_string(c->arch));
     const char *mem_words = NULL;
@@ -1376,7 +1389,8 @@ static int cmp_rec_speedup(const void *a, const void *b)
 static int reject_late(ep_ctx *c, ep_rec *r, const char *stage, const measure_verdict *v)
 {
     char details[MEASURE_MAX_DETAILS + 128];
-    snprintf(details, sizeof details, "%s stage: %s", stage, v->details ? v->details : "");
+    snprintf(details, sizeof details, hk_tr(HK_MSG_EP_REJECT_LATE), stage,
+             v->details ? v->details : "");
     r->accepted = false;
     if (store_version_set_status(c->db, r->vid, STORE_V_REJECTED, measure_reason_name(v->reason),
                                  details))
@@ -1679,7 +1693,10 @@ static int stage_report(ep_ctx *c)
 static int write_report(ep_ctx *c)
 {
     report_paths rp = {0};
+    /* the one thing of the episode a person reads as it is written */
+    int was = hk_i18n_thread_lang(c->lang);
     int rc = report_write(c->db, c->episode_id, c->report_dir, REPORT_ALL, &rp);
+    hk_i18n_thread_lang(was);
     if (rc) {
         ep__log(c, "error", "report: %s", hk_strerror(rc));
         return rc;
@@ -1915,7 +1932,7 @@ static char *rec_out_dir(const ep_ctx *c, const ep_rec *r, const char *what)
     return hk_asprintf("%s/%s-%s", c->scratch, base ? base + 1 : "rec", what);
 }
 
-int ep_run(const ep_options *o, ep_result *out)
+static int episode_run(const ep_options *o, ep_result *out, enum hk_lang lang)
 {
     memset(out, 0, sizeof *out);
     out->status = STORE_EP_FAILED;
@@ -1925,6 +1942,7 @@ int ep_run(const ep_options *o, ep_result *out)
     memset(c, 0, sizeof *c);
     c->o = o;
     c->res = out;
+    c->lang = lang;
     c->mo = o->measure;
     c->budget = o->budget > 0 ? o->budget : 12;
     c->minutes = o->minutes > 0 ? o->minutes : 10;
@@ -2022,7 +2040,7 @@ int ep_run(const ep_options *o, ep_result *out)
     } else if (rc) {
         st = STORE_EP_FAILED;
         if (!out->error)
-            out->error = hk_asprintf("internal error: %s", hk_strerror(rc));
+            out->error = hk_trf(HK_MSG_EP_INTERNAL_ERROR, hk_strerror(rc));
         ep__log(c, "error", "%s", out->error);
     }
     /* A report is written whatever the ending: a stopped or failed episode still shows
@@ -2042,6 +2060,19 @@ early:
     out->status = STORE_EP_FAILED;
     emit_done(c);
     ctx_free(c);
+    return rc;
+}
+
+/* The episode speaks English on this thread (it is single-threaded: compiles and runs are
+ * child processes): its events, what it stores and its result are read by programs as
+ * well as people, and each face says them in its user's language where it shows them
+ * (hk_tr_said). The report's Markdown and HTML are written in the caller's language. */
+int ep_run(const ep_options *o, ep_result *out)
+{
+    enum hk_lang lang = hk_i18n_lang();
+    int was = hk_i18n_thread_lang(HK_LANG_EN);
+    int rc = episode_run(o, out, lang);
+    hk_i18n_thread_lang(was);
     return rc;
 }
 
@@ -4045,7 +4076,18 @@ static int require_text(ep_ctx *c, const char *what, const char *path, const cha
     return HK_EINVAL;
 }
 
+static int verify_candidate(const ep_verify_options *vo, json_t **verdict);
+
+/* In English, as ep_run: the verdict and its events are read by programs too. */
 int ep_verify_candidate(const ep_verify_options *vo, json_t **verdict)
+{
+    int was = hk_i18n_thread_lang(HK_LANG_EN);
+    int rc = verify_candidate(vo, verdict);
+    hk_i18n_thread_lang(was);
+    return rc;
+}
+
+static int verify_candidate(const ep_verify_options *vo, json_t **verdict)
 {
     *verdict = NULL;
     if (!vo || !vo->spec_path || !vo->candidate)

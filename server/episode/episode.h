@@ -90,11 +90,14 @@ typedef struct {
 
 void ep_result_clear(ep_result *r);
 
-/* Runs a whole episode. HK_OK whenever an episode was created and ended (completed, stopped
- * or failed: see out->status); HK_EINVAL for bad options, HK_ENOENT when the file or the
- * kernel in it is missing, HK_EPARSE for a spec with errors (each diagnostic was sent as a
- * "log" event), HK_EDB when the database cannot be opened -- in those cases no episode
- * exists and out->error says why. out must be cleared with ep_result_clear. */
+/* Runs a whole episode, speaking English on this thread (what it sends, stores and returns
+ * is read by programs too; docs/i18n.md) except for the report's Markdown and HTML, which
+ * are in the caller's language (hk_i18n_lang). HK_OK whenever an episode was created and
+ * ended (completed, stopped or failed: see out->status); HK_EINVAL for bad options,
+ * HK_ENOENT when the file or the kernel in it is missing, HK_EPARSE for a spec with errors
+ * (each diagnostic was sent as a "log" event), HK_EDB when the database cannot be opened
+ * -- in those cases no episode exists and out->error says why. out must be cleared with
+ * ep_result_clear. */
 int ep_run(const ep_options *o, ep_result *out);
 
 /* The default database path: $HK_DB, else $XDG_DATA_HOME/hyperkernel/history.db, else
@@ -139,7 +142,7 @@ typedef struct {
  * built, run, timed reliably), HK_ECANCELED, HK_EPARSE (bad spec), HK_ENOENT (missing file),
  * HK_ENOMEM, HK_EIO. An accepted candidate claiming over 2x (or o->sanitize) also runs
  * under compute-sanitizer (sanitize.h: out_of_bounds, race, uninitialized; "memory_safety"
- * and "sanitizer" in the verdict). */
+ * and "sanitizer" in the verdict). Its events and verdict are in English, as ep_run's. */
 int ep_verify_candidate(const ep_verify_options *o, json_t **verdict);
 
 #endif

@@ -455,6 +455,9 @@ static void on_event_line(const char *line, size_t n, void *ud)
     find_episode_id(r);
     const char *stage = json_string_value(json_object_get(ev, "stage"));
     const char *msg = json_string_value(json_object_get(ev, "message"));
+    /* the worker's events are English (docs/i18n.md): said in the session's language
+     * where they are shown */
+    char *said = hk_tr_said(hk_i18n_lang(), msg);
     json_t *pct = json_object_get(ev, "percent");
     if (json_is_integer(pct)) {
         json_int_t p = json_integer_value(pct);
@@ -465,24 +468,26 @@ static void on_event_line(const char *line, size_t n, void *ud)
         bool changed = !stage || strcmp(stage, r->stage) != 0;
         if (stage)
             snprintf(r->stage, sizeof r->stage, "%s", stage);
-        set_message(r, stage, msg);
+        set_message(r, stage, said ? said : msg);
         progress_send(r, "report");
         if (changed)
             notify_changed(r, "running");
     } else if (!strcmp(kind, "progress") || !strcmp(kind, "version")) {
-        set_message(r, stage ? stage : r->stage, msg);
+        set_message(r, stage ? stage : r->stage, said ? said : msg);
         progress_send(r, "report");
     } else if (!strcmp(kind, "log")) {
         const char *level = json_string_value(json_object_get(ev, "level"));
         int type = level && !strcmp(level, "error") ? 1 : level && !strcmp(level, "warn") ? 2 : 4;
         if (!r->s->eps->stopped && r->s->state == LSP_RUNNING)
             lsp_log_message(r->s, type, hk_tr(HK_MSG_LSP_LOG_EPISODE), (long long)r->episode,
-                            r->kernel, msg ? msg : "");
+                            r->kernel, said ? said : msg ? msg : "");
         /* Without a GPU the worker would go on building every candidate for nothing it
-         * can measure; the editor wants the answer now (issue 4: "ends quickly"). */
-        if (msg && !strncmp(msg, "no GPU found", 12) && !r->gpu_missing && !r->cancel) {
+         * can measure; the editor wants the answer now (issue 4: "ends quickly"). The
+         * line says so by its code, whatever its words. */
+        const char *code = json_string_value(json_object_get(ev, "code"));
+        if (code && !strcmp(code, "no_gpu") && !r->gpu_missing && !r->cancel) {
             r->gpu_missing = true;
-            r->gpu_why = hk_strdup(msg);
+            r->gpu_why = hk_strdup(msg ? msg : "no GPU found");
             run_cancel(r);
             snprintf(r->message, sizeof r->message, "%s", hk_tr(HK_MSG_PROGRESS_NO_GPU));
         }
@@ -497,8 +502,12 @@ static void on_event_line(const char *line, size_t n, void *ud)
         json_t *list = json_object_get(ev, draft ? "reasons" : "notes");
         size_t i;
         json_t *x;
-        json_array_foreach(list, i, x)
-            hk_buf_printf(&why, "%s%s", i ? "; " : "", json_string_value(x) ? json_string_value(x) : "");
+        json_array_foreach(list, i, x) {
+            const char *item = json_string_value(x) ? json_string_value(x) : "";
+            char *item_said = hk_tr_note(hk_i18n_lang(), item);
+            hk_buf_printf(&why, "%s%s", i ? "; " : "", item_said ? item_said : item);
+            hk_free(item_said);
+        }
         if (draft) {
             hk_free(r->draft_path);
             hk_free(r->draft_why);
@@ -526,6 +535,7 @@ static void on_event_line(const char *line, size_t n, void *ud)
         if (json_is_integer(id) && !r->episode)
             r->episode = json_integer_value(id);
     }
+    hk_free(said);
     json_decref(ev);
 }
 
@@ -578,6 +588,9 @@ static void announce_end(struct ep_run *r)
 {
     struct lsp_server *s = r->s;
     const char *st = r->end_status ? r->end_status : "failed";
+    /* the error is English as stored (the worker's, or ours: maybe_finish) */
+    char *said = hk_tr_said(hk_i18n_lang(), r->end_error);
+    const char *end_error = said ? said : r->end_error;
     if (!strcmp(st, "completed")) {
         json_t *dsum = json_object_get(r->done_ev, "summary");
         double sp = json_number_value(json_object_get(dsum, "speedup"));
@@ -591,7 +604,7 @@ static void announce_end(struct ep_run *r)
         snprintf(r->message, sizeof r->message, "%s", hk_tr(HK_MSG_PROGRESS_STOPPED));
     } else {
         snprintf(r->message, sizeof r->message, hk_tr(HK_MSG_PROGRESS_FAILED),
-                 r->end_error ? r->end_error : hk_tr(HK_MSG_UNKNOWN_ERROR));
+                 end_error ? end_error : hk_tr(HK_MSG_UNKNOWN_ERROR));
         hk_utf8_trim(r->message); /* %.480s counts bytes */
     }
     r->percent = r->sent_percent > r->percent ? r->sent_percent : r->percent;
@@ -602,12 +615,13 @@ static void announce_end(struct ep_run *r)
         notify_changed(r, st);
         if (!strcmp(st, "failed"))
             lsp_show_message(s, 1, hk_tr(HK_MSG_SHOW_OPTIMIZE_FAILED), r->kernel, r->target,
-                             r->end_error ? r->end_error : hk_tr(HK_MSG_UNKNOWN_ERROR));
+                             end_error ? end_error : hk_tr(HK_MSG_UNKNOWN_ERROR));
         else if (!strcmp(st, "completed"))
             lsp_log_message(s, 3, hk_tr(HK_MSG_LSP_LOG_OPTIMIZE_DONE), r->kernel, r->target, r->message);
         if (r->path)
             lsp_ep_file_reload(s, r->path);
     }
+    hk_free(said);
     unlist(r);
 }
 
@@ -776,13 +790,14 @@ static void maybe_finish(struct ep_run *r, const char *err_tail)
     for (const char *p = tail; *p; p++)
         if (*p == '\n' && p[1])
             last = p + 1;
+    /* recorded in the store, so English; announce_end says it in the session's language */
     if (r->cancel)
-        snprintf(why, sizeof why, "%s", hk_tr(HK_MSG_LSP_END_STOPPED));
+        snprintf(why, sizeof why, "%s", hk_tr_in(HK_LANG_EN, HK_MSG_LSP_END_STOPPED));
     else if (r->term_signal)
-        snprintf(why, sizeof why, hk_tr(HK_MSG_LSP_END_SIGNAL), r->term_signal,
+        snprintf(why, sizeof why, hk_tr_in(HK_LANG_EN, HK_MSG_LSP_END_SIGNAL), r->term_signal,
                  *last ? ": " : "", last);
     else
-        snprintf(why, sizeof why, hk_tr(HK_MSG_LSP_END_STATUS),
+        snprintf(why, sizeof why, hk_tr_in(HK_LANG_EN, HK_MSG_LSP_END_STATUS),
                  (long long)r->exit_status, *last ? ": " : "", last);
     char *nl = strchr(why, '\n');
     if (nl)
@@ -1543,10 +1558,12 @@ static void set_doc_diags(struct lsp_server *s, doc *d, json_t *results)
             continue;
         if (st && (!strcmp(st, "failed") || !strcmp(st, "interrupted"))) {
             const char *err = json_string_value(json_object_get(latest, "error"));
+            char *said = hk_tr_said(hk_i18n_lang(), err); /* stored in English */
             char msg[700];
             snprintf(msg, sizeof msg,
                      hk_tr(!strcmp(st, "failed") ? HK_MSG_DIAG_FAILED : HK_MSG_DIAG_INTERRUPTED),
-                     err ? err : hk_tr(HK_MSG_DIAG_SEE_REPORT));
+                     said ? said : err ? err : hk_tr(HK_MSG_DIAG_SEE_REPORT));
+            hk_free(said);
             hk_utf8_trim(msg); /* %.600s counts bytes */
             json_t *dj = make_diag(s, d, sp, 2, msg,
                                    json_string_value(json_object_get(latest, "report_html")));

@@ -1444,13 +1444,11 @@ static int run_program(const measure_opts *o, const measure_prog *p, const char 
         goto out;
     } else if (watch && watch->stalled) {
         out->reason = MEASURE_TIMEOUT;
-        out->details = hk_asprintf("no progress for %.1f s (combination %zu of %zu not "
-                                   "finished): the process group was killed",
-                                   watch->progress_ms / 1e3, watch->done + 1, watch->n);
+        out->details = hk_trf(HK_MSG_MEAS_STALLED, watch->progress_ms / 1e3, watch->done + 1,
+                              watch->n);
     } else if (r.timed_out) {
         out->reason = MEASURE_TIMEOUT;
-        out->details = hk_asprintf("no result within %u s: the process group was killed",
-                                   rs.timeout_ms / 1000);
+        out->details = hk_trf(HK_MSG_MEAS_NO_RESULT, rs.timeout_ms / 1000);
     } else if (r.cpu_limit_hit || r.file_limit_hit || r.memory_limit_hit) {
         out->reason = MEASURE_RESOURCE_LIMIT;
         out->details = hk_asprintf("%s limit hit", r.cpu_limit_hit    ? "CPU time"
@@ -1458,17 +1456,16 @@ static int run_program(const measure_opts *o, const measure_prog *p, const char 
                                                                       : "memory");
     } else if (r.term_signal) {
         out->reason = MEASURE_CRASH;
-        out->details = hk_asprintf("killed by signal %d (%s)%s%s", r.term_signal,
-                                   strsignal(r.term_signal), *r.err ? ": " : "",
-                                   tail_of(r.err, 3));
+        out->details = hk_trf(HK_MSG_MEAS_KILLED, r.term_signal, strsignal(r.term_signal),
+                              *r.err ? ": " : "", tail_of(r.err, 3));
     } else if (r.exit_code != 0) {
         out->reason = measure_reason_from_exit(r.exit_code);
         if (msg)
             out->details = hk_asprintf("%s", msg);
         else
-            out->details = hk_asprintf("exit status %d (%s)%s%s", r.exit_code,
-                                       harness_exit_reason(r.exit_code), *r.err ? ": " : "",
-                                       tail_of(r.err, 3));
+            out->details = hk_trf(HK_MSG_MEAS_EXIT_STATUS, r.exit_code,
+                                  harness_exit_reason(r.exit_code), *r.err ? ": " : "",
+                                  tail_of(r.err, 3));
     } else if (!out->json || json_object_get(out->json, "error")) {
         out->reason = MEASURE_HARNESS_ERROR;
         out->details = hk_asprintf("exit status 0 without a result line%s%s",
@@ -2077,8 +2074,7 @@ static int time_at(const measure_opts *o, const measure_prog *p, const char *dir
     TRY(compare_files(o, ref, path, false, &checked, v));
     if (v->reason != MEASURE_OK) {
         v->where = (measure_combo){size, dist, check_seed};
-        char *d = hk_asprintf("re-check after the timing loop (size %d, seed %lld): %s", size,
-                              check_seed, v->details);
+        char *d = hk_trf(HK_MSG_MEAS_RECHECK, size, check_seed, v->details);
         if (d) {
             hk_free(v->details);
             v->details = d;

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "core/hk.h"
+#include "core/i18n.h"
 #include "hk_harness.h"
 
 static void set_err(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -367,25 +368,21 @@ static void compare_buffer(int dtype, const void *base, const void *cand, size_t
     r->rel_l2 = sum_b2 > 0 ? sqrt(sum_d2 / sum_b2) : sqrt(sum_d2);
     if (r->n_nonfinite) {
         r->pass = false;
-        snprintf(r->reason, sizeof r->reason,
-                 "non-finite output: %zu elements are NaN/Inf where the baseline is finite "
-                 "(first at %lld: %g vs baseline %g)", r->n_nonfinite, r->first_bad, bad_c, bad_b);
+        snprintf(r->reason, sizeof r->reason, hk_tr(HK_MSG_ORACLE_NONFINITE), r->n_nonfinite,
+                 r->first_bad, bad_c, bad_b);
     } else if (r->n_bad) {
         r->pass = false;
         char wide[48] = "";
         if (widen.atol > 0)
-            snprintf(wide, sizeof wide, " + widening %.3g", widen.atol);
-        snprintf(r->reason, sizeof r->reason,
-                 "wrong answer: %zu of %zu elements out of tolerance (first at %lld: %.9g vs "
-                 "baseline %.9g); max abs err %.3g, max rel err %.3g, rel L2 %.3g "
-                 "(rtol %g, atol %g%s)", r->n_bad, count, r->first_bad, bad_c, bad_b, r->max_abs,
-                 r->max_rel, r->rel_l2, tol.rtol, tol.atol, wide);
+            snprintf(wide, sizeof wide, hk_tr(HK_MSG_ORACLE_WIDENING), widen.atol);
+        snprintf(r->reason, sizeof r->reason, hk_tr(HK_MSG_ORACLE_WRONG), r->n_bad, count,
+                 r->first_bad, bad_c, bad_b, r->max_abs, r->max_rel, r->rel_l2, tol.rtol,
+                 tol.atol, wide);
     } else if (tol.l2 > 0 && r->rel_l2 > tol.l2 + widen.l2) {
         r->pass = false;
-        snprintf(r->reason, sizeof r->reason,
-                 "wrong answer: relative L2 error %.3g over the limit %g%s (max abs err %.3g, "
-                 "max rel err %.3g)", r->rel_l2, tol.l2 + widen.l2,
-                 widen.l2 > 0 ? " (widened)" : "", r->max_abs, r->max_rel);
+        snprintf(r->reason, sizeof r->reason, hk_tr(HK_MSG_ORACLE_WRONG_L2), r->rel_l2,
+                 tol.l2 + widen.l2, widen.l2 > 0 ? hk_tr(HK_MSG_ORACLE_WIDENED) : "", r->max_abs,
+                 r->max_rel);
     } else {
         r->pass = true;
         r->l2_widened = tol.l2 > 0 && r->rel_l2 > tol.l2;
@@ -420,8 +417,8 @@ static int compare_impl(const spec *s, const oracle_file *base, const oracle_fil
     r->arg_index = -1;
     r->first_bad = -1;
     if (base->n != cand->n) {
-        snprintf(r->reason, sizeof r->reason, "output mismatch: %zu outputs, baseline has %zu",
-                 cand->n, base->n);
+        snprintf(r->reason, sizeof r->reason, hk_tr(HK_MSG_ORACLE_COUNT_MISMATCH), cand->n,
+                 base->n);
         return HK_OK;
     }
     r->pass = true;
@@ -436,9 +433,8 @@ static int compare_impl(const spec *s, const oracle_file *base, const oracle_fil
         if (b->arg_index != c->arg_index || b->dtype != c->dtype || b->count != c->count) {
             r->pass = false;
             r->arg_index = (int)b->arg_index;
-            snprintf(r->reason, sizeof r->reason,
-                     "output mismatch: output %zu is argument %u (%s x %llu), baseline has "
-                     "argument %u '%s' (%s x %llu)", i, c->arg_index, hk_dtype_name(c->dtype),
+            snprintf(r->reason, sizeof r->reason, hk_tr(HK_MSG_ORACLE_ARG_MISMATCH), i,
+                     c->arg_index, hk_dtype_name(c->dtype),
                      (unsigned long long)c->count, b->arg_index, name, hk_dtype_name(b->dtype),
                      (unsigned long long)b->count);
             return HK_OK;
@@ -460,7 +456,7 @@ static int compare_impl(const spec *s, const oracle_file *base, const oracle_fil
         if (!one.pass) {
             char why[sizeof one.reason];
             memcpy(why, one.reason, sizeof why);
-            snprintf(one.reason, sizeof one.reason, "output '%.40s': %.260s", name, why);
+            snprintf(one.reason, sizeof one.reason, hk_tr(HK_MSG_ORACLE_OUTPUT), name, why);
             *r = one;
             return HK_OK;
         }
@@ -515,7 +511,7 @@ static int compare_files_impl(const spec *s, const char *baseline_path,
     r->first_bad = -1;
     int rc = oracle_read(baseline_path, &base, err, sizeof err);
     if (rc != HK_OK) {
-        snprintf(r->reason, sizeof r->reason, "baseline output unusable: %s", err);
+        snprintf(r->reason, sizeof r->reason, hk_tr(HK_MSG_ORACLE_BASE_UNUSABLE), err);
         return rc;
     }
     rc = oracle_read(candidate_path, &cand, err, sizeof err);
@@ -524,7 +520,7 @@ static int compare_files_impl(const spec *s, const char *baseline_path,
         return rc;
     }
     if (rc != HK_OK)
-        snprintf(r->reason, sizeof r->reason, "candidate output unusable: %s", err);
+        snprintf(r->reason, sizeof r->reason, hk_tr(HK_MSG_ORACLE_CAND_UNUSABLE), err);
     else
         compare_impl(s, &base, &cand, precision, precision ? NULL : widen, r);
     oracle_file_free(&base);

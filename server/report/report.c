@@ -89,6 +89,11 @@ const char *report__str(const json_t *obj, const char *key)
     return json_string_value(json_object_get(obj, key));
 }
 
+char *report__said(const json_t *obj, const char *key)
+{
+    return hk_tr_said(hk_i18n_lang(), report__str(obj, key));
+}
+
 bool report__floor_words(const json_t *info, char *buf, size_t n)
 {
     const json_t *fl = json_object_get(info, "floor"), *nc = json_object_get(info, "not_credited");

@@ -50,6 +50,15 @@ static int h(struct hk_buf *out, const json_t *o, const char *key)
     return s ? report_html_escape(out, s) : hk_buf_appends(out, "-");
 }
 
+/* h of a member stored in English, said in the report's language (report__said) */
+static int h_said(struct hk_buf *out, const json_t *o, const char *key)
+{
+    char *said = report__said(o, key);
+    int rc = said ? report_html_escape(out, said) : h(out, o, key);
+    hk_free(said);
+    return rc;
+}
+
 static int fact(struct hk_buf *out, const char *label, const char *value)
 {
     int rc = hk_buf_printf(out, "<tr><th>%s</th><td>", label);
@@ -476,7 +485,7 @@ int report_model_to_html(const json_t *m, struct hk_buf *out)
                                 hk_tr(HK_MSG_REP_SIM_BANNER_HTML));
     if (!rc && report__str(ep, "error")) {
         rc = hk_buf_printf(out, "<p class=\"bad\"><b>%s</b> ", hk_tr(HK_MSG_REP_ERROR));
-        rc = rc ? rc : h(out, ep, "error");
+        rc = rc ? rc : h_said(out, ep, "error");
         rc = rc ? rc : hk_buf_appends(out, "</p>\n");
     }
 
@@ -560,7 +569,7 @@ int report_model_to_html(const json_t *m, struct hk_buf *out)
         rc = rc ? rc
                 : hk_buf_printf(out, "</td><td class=\"num\">%s</td><td class=\"num\">%lld</td><td>",
                                 a, (long long)json_integer_value(json_object_get(s, "events")));
-        rc = rc ? rc : h(out, s, "last_message");
+        rc = rc ? rc : h_said(out, s, "last_message");
         rc = rc ? rc : hk_buf_appends(out, "</td></tr>\n");
     }
     rc = rc ? rc : hk_buf_appends(out, "</table>\n");
@@ -582,7 +591,7 @@ int report_model_to_html(const json_t *m, struct hk_buf *out)
             rc = rc ? rc : hk_buf_appends(out, "</td><td>");
             rc = rc ? rc : h(out, v, "reject_reason");
             rc = rc ? rc : hk_buf_appends(out, "</td><td class=\"details\">");
-            rc = rc ? rc : h(out, v, "reject_details");
+            rc = rc ? rc : h_said(out, v, "reject_details");
             rc = rc ? rc : hk_buf_appends(out, "</td><td>");
             rc = rc ? rc : h(out, v, "produced_by");
             rc = rc ? rc : hk_buf_appends(out, "</td></tr>\n");

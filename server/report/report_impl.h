@@ -17,6 +17,11 @@ json_t *report__text(const char *s, size_t cap);
 
 /* Borrowed member string of obj, or NULL when absent or not a string. */
 const char *report__str(const json_t *obj, const char *key);
+/* A member the model keeps in English because programs read it too (an episode's error, a
+ * version's rejection details, a stage's last message: docs/i18n.md) in the current
+ * language: a new string (hk_free) when it reads differently there (hk_tr_said), NULL to
+ * show report__str as it is (English, no match, absent, out of memory). */
+char *report__said(const json_t *obj, const char *key);
 /* The physical-floor line of an episode's info (docs/episode.md, "Speedups without a
  * physical floor") into buf: none and why, whether speedups were credited, and the faster
  * versions that were not. false (buf empty) when a floor applied. */

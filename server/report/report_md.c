@@ -46,6 +46,15 @@ static int md_key(struct hk_buf *out, const json_t *obj, const char *key, size_t
     return md_text(out, report__str(obj, key), max);
 }
 
+/* md_key of a member stored in English, said in the report's language (report__said) */
+static int md_said(struct hk_buf *out, const json_t *obj, const char *key, size_t max)
+{
+    char *said = report__said(obj, key);
+    int rc = said ? md_text(out, said, max) : md_key(out, obj, key, max);
+    hk_free(said);
+    return rc;
+}
+
 /* "Skills tried": each skill that fit and whether its rewrite applied; a refusal names the
  * construct that stopped it and its line (the episode info's skills_tried). Nothing when
  * the episode recorded none. */
@@ -238,7 +247,7 @@ int report_model_to_markdown(const json_t *m, struct hk_buf *out)
         rc = rc ? rc : hk_buf_printf(out, "\n\n**%s**", hk_tr(HK_MSG_REP_SIM_BANNER));
     if (!rc && report__str(ep, "error")) {
         rc = hk_buf_printf(out, "\n\n**%s** ", hk_tr(HK_MSG_REP_ERROR));
-        rc = rc ? rc : md_key(out, ep, "error", REPORT_MAX_TEXT);
+        rc = rc ? rc : md_said(out, ep, "error", REPORT_MAX_TEXT);
     }
     rc = rc ? rc : hk_buf_appends(out, "\n");
 
@@ -448,7 +457,7 @@ int report_model_to_markdown(const json_t *m, struct hk_buf *out)
         rc = rc ? rc
                 : hk_buf_printf(out, " | %s | %lld | ", a,
                                 (long long)json_integer_value(json_object_get(s, "events")));
-        rc = rc ? rc : md_key(out, s, "last_message", 300);
+        rc = rc ? rc : md_said(out, s, "last_message", 300);
         rc = rc ? rc : hk_buf_appends(out, " |\n");
     }
 
@@ -468,7 +477,7 @@ int report_model_to_markdown(const json_t *m, struct hk_buf *out)
             rc = rc ? rc : hk_buf_appends(out, " | ");
             rc = rc ? rc : md_key(out, v, "reject_reason", 200);
             rc = rc ? rc : hk_buf_appends(out, " | ");
-            rc = rc ? rc : md_key(out, v, "reject_details", CELL_MAX);
+            rc = rc ? rc : md_said(out, v, "reject_details", CELL_MAX);
             rc = rc ? rc : hk_buf_appends(out, " | ");
             rc = rc ? rc : md_key(out, v, "produced_by", 128);
             rc = rc ? rc : hk_buf_appends(out, " |\n");

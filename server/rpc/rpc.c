@@ -6,6 +6,7 @@
 
 #include "core/buf.h"
 #include "core/hk.h"
+#include "core/i18n.h"
 #include "core/log.h"
 
 #include <stdio.h>
@@ -282,7 +283,7 @@ void rpc_call_defer(rpc_call *c)
     if (r->n_deferred >= RPC_MAX_DEFERRED) {
         /* Refuse now; the handler's later finish is dropped like a cancelled one. */
         if (c->id)
-            send_error(r, c->id, RPC_REQUEST_FAILED, "too many requests in progress");
+            send_error(r, c->id, RPC_REQUEST_FAILED, hk_tr(HK_MSG_RPC_TOO_MANY));
         c->cancelled = true;
     }
     c->linked = true;
@@ -335,7 +336,7 @@ void rpc_call_reply_raw(rpc_call *c, const char *text, size_t len)
             rc = send_text(c->r, hk_buf_steal(&b), n);
         }
         if (rc == HK_ENOMEM) /* still answer, so the request gets its one response */
-            send_error(c->r, c->id, RPC_INTERNAL_ERROR, "out of memory");
+            send_error(c->r, c->id, RPC_INTERNAL_ERROR, hk_tr(HK_MSG_RPC_NO_MEMORY));
         else if (rc)
             HK_WARN("rpc: could not send a message: %s", hk_strerror(rc));
         hk_free(id);
@@ -366,7 +367,7 @@ void rpc_call_reply_inplace(rpc_call *c, char *buf, size_t room, size_t len)
     buf[room + len] = '}';
     int rc = c->r->send(start, (size_t)n + len + 1, c->r->send_ud);
     if (rc == HK_ENOMEM)
-        send_error(c->r, c->id, RPC_INTERNAL_ERROR, "out of memory");
+        send_error(c->r, c->id, RPC_INTERNAL_ERROR, hk_tr(HK_MSG_RPC_NO_MEMORY));
     else if (rc)
         HK_WARN("rpc: could not send a message: %s", hk_strerror(rc));
     call_finish(c);
@@ -395,7 +396,7 @@ void rpc_call_reply_lent(rpc_call *c, const char *text, size_t len, rpc_release_
                               c->r->send_ud);
     }
     if (rc == HK_ENOMEM) /* still answer, so the request gets its one response */
-        send_error(c->r, c->id, RPC_INTERNAL_ERROR, "out of memory");
+        send_error(c->r, c->id, RPC_INTERNAL_ERROR, hk_tr(HK_MSG_RPC_NO_MEMORY));
     else if (rc)
         HK_WARN("rpc: could not send a message: %s", hk_strerror(rc));
     call_finish(c);
@@ -474,7 +475,7 @@ static void handle_cancel(rpc *r, json_t *params)
         if (!ids_equal(c->id, id) || c->cancelled || c->finished)
             continue;
         c->cancelled = true;
-        send_error(r, c->id, RPC_REQUEST_CANCELLED, "request cancelled");
+        send_error(r, c->id, RPC_REQUEST_CANCELLED, hk_tr(HK_MSG_RPC_CANCELLED));
         if (c->on_cancel)
             c->on_cancel(c, c->cancel_ud);
         return;
@@ -529,7 +530,7 @@ static void dispatch(rpc *r, const char *method, json_t *id, json_t *params)
     if (is_request) {
         for (rpc_call *c = r->deferred; c; c = c->next) {
             if (ids_equal(c->id, id) && !c->cancelled) {
-                send_error(r, id, RPC_INVALID_REQUEST, "a request with this id is in progress");
+                send_error(r, id, RPC_INVALID_REQUEST, hk_tr(HK_MSG_RPC_ID_IN_PROGRESS));
                 goto traced;
             }
         }
@@ -537,7 +538,7 @@ static void dispatch(rpc *r, const char *method, json_t *id, json_t *params)
     struct method *m = find_method(r, method);
     if (!m) {
         if (is_request) {
-            char *msg = hk_asprintf("method not found: %.200s", method);
+            char *msg = hk_trf(HK_MSG_RPC_METHOD_NOT_FOUND, method);
             send_error(r, id, RPC_METHOD_NOT_FOUND, msg ? msg : "method not found");
             hk_free(msg);
         } else if (strncmp(method, "$/", 2) != 0) {
@@ -550,7 +551,7 @@ static void dispatch(rpc *r, const char *method, json_t *id, json_t *params)
     if (!c || !name) {
         hk_free(c);
         if (is_request)
-            send_error(r, id, RPC_INTERNAL_ERROR, "out of memory");
+            send_error(r, id, RPC_INTERNAL_ERROR, hk_tr(HK_MSG_RPC_NO_MEMORY));
         goto traced;
     }
     c->r = r;
@@ -564,7 +565,7 @@ static void dispatch(rpc *r, const char *method, json_t *id, json_t *params)
     } else if (!c->deferred) {
         if (is_request) {
             HK_ERROR("rpc: handler for %s returned without answering", method);
-            send_error(r, id, RPC_INTERNAL_ERROR, "the server did not answer this request");
+            send_error(r, id, RPC_INTERNAL_ERROR, hk_tr(HK_MSG_RPC_NO_ANSWER));
         }
         call_free(c);
     }
@@ -577,13 +578,15 @@ int rpc_decode(const char *body, size_t len, json_t **out, char *why, size_t why
 {
     *out = NULL;
     if (rpc_check_depth(body, len, RPC_MAX_DEPTH)) {
-        snprintf(why, why_len, "JSON nested deeper than %d levels", RPC_MAX_DEPTH);
+        snprintf(why, why_len, hk_tr(HK_MSG_RPC_TOO_DEEP), RPC_MAX_DEPTH);
+        hk_utf8_trim(why);
         return HK_EPARSE;
     }
     json_error_t jerr;
     *out = json_loadb(body, len, JSON_ALLOW_NUL | JSON_DECODE_ANY, &jerr);
     if (!*out) {
-        snprintf(why, why_len, "invalid JSON: %s (at byte %d)", jerr.text, jerr.position);
+        snprintf(why, why_len, hk_tr(HK_MSG_RPC_INVALID_JSON), jerr.text, jerr.position);
+        hk_utf8_trim(why);
         return HK_EPARSE;
     }
     return HK_OK;
@@ -602,11 +605,11 @@ int rpc_feed_decoded(rpc *r, json_t *msg, const char *why)
     if (!msg)
         return send_error(r, NULL, RPC_PARSE_ERROR, why) == HK_ENOMEM ? HK_ENOMEM : HK_OK;
     if (json_is_array(msg)) {
-        send_error(r, NULL, RPC_INVALID_REQUEST, "batch messages are not used by LSP");
+        send_error(r, NULL, RPC_INVALID_REQUEST, hk_tr(HK_MSG_RPC_BATCH));
         goto out;
     }
     if (!json_is_object(msg)) {
-        send_error(r, NULL, RPC_INVALID_REQUEST, "a message must be a JSON object");
+        send_error(r, NULL, RPC_INVALID_REQUEST, hk_tr(HK_MSG_RPC_NOT_OBJECT));
         goto out;
     }
     json_t *id = json_object_get(msg, "id");
@@ -646,7 +649,7 @@ int rpc_feed_decoded(rpc *r, json_t *msg, const char *why)
     }
     if (json_string_length(method) != strlen(json_string_value(method))) {
         if (id)
-            send_error(r, id, RPC_METHOD_NOT_FOUND, "method name contains NUL");
+            send_error(r, id, RPC_METHOD_NOT_FOUND, hk_tr(HK_MSG_RPC_METHOD_NUL));
         goto out;
     }
     dispatch(r, json_string_value(method), id, params);

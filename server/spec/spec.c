@@ -282,11 +282,15 @@ void spec_diags_free(spec_diags *d)
 
 char *spec_diag_format(const spec_diag *d, const char *file)
 {
-    const char *sev = d->severity == SPEC_ERROR ? "error" : "warning";
+    /* the same words in every language (problem matchers read them); through the table
+     * so that a stored English line is read back (hk_tr_said) with its message said */
     const char *f = file ? file : "spec";
+    bool err = d->severity == SPEC_ERROR;
     if (d->path[0])
-        return hk_asprintf("%s:%d: %s: %s: %s", f, d->line, sev, d->path, d->message);
-    return hk_asprintf("%s:%d: %s: %s", f, d->line, sev, d->message);
+        return hk_trf(err ? HK_MSG_SPEC_DIAG_ERROR_PATH : HK_MSG_SPEC_DIAG_WARNING_PATH, f,
+                      d->line, d->path, d->message);
+    return hk_trf(err ? HK_MSG_SPEC_DIAG_ERROR : HK_MSG_SPEC_DIAG_WARNING, f, d->line,
+                  d->message);
 }
 
 /* ------------------------------------------------------------------------------------

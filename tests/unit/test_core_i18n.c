@@ -235,6 +235,44 @@ static void conversions_checker_sees_differences(void **state)
     assert_true(valid_utf8((const unsigned char *)"加速比"));
 }
 
+/* hk_tr_said (docs/i18n.md, "Stored in English, shown in the user's language"): a stored
+ * English sentence said again in Chinese with the sentences it quotes, nothing for English
+ * (shown byte for byte as stored), nothing for what no entry wrote (a Chinese sentence an
+ * older hkls stored, words from outside the table), numbers only where a number was. */
+static void said_again_where_shown(void **state)
+{
+    (void)state;
+    /* a rejection four sentences deep, as the referee stores it */
+    static const char *const stored =
+        "re-check after the timing loop (size 1, seed 42): output 'y': wrong answer: 1 of "
+        "4099 elements out of tolerance (first at 7: 2.4348197 vs baseline 1.43481982); max "
+        "abs err 1, max rel err 0.697, rel L2 0.00737 (rtol 0.0001, atol 1e-05 + widening "
+        "4.16e-07) (max abs error 1, max rel error 0.697)";
+    char *zh = hk_tr_said(HK_LANG_ZH_CN, stored);
+    assert_non_null(zh);
+    assert_string_equal(zh, "计时循环之后的复查（规模 1，随机种子 42）：输出 'y'：结果错误：1 个元素"
+                            "超出容差（共 4099 个；第一个在 7：2.4348197，基线为 1.43481982）；最大"
+                            "绝对误差 1，最大相对误差 0.697，相对 L2 误差 0.00737（rtol 0.0001，atol "
+                            "1e-05 + 放宽 4.16e-07）（最大绝对误差 1，最大相对误差 0.697）");
+    hk_free(zh);
+    assert_null(hk_tr_said(HK_LANG_EN, stored));
+    /* the no-GPU error an episode stores, and the worker's end the editor records */
+    zh = hk_tr_said(HK_LANG_ZH_CN, hk_tr_in(HK_LANG_EN, HK_MSG_EP_NO_GPU_FOUND));
+    assert_non_null(zh);
+    assert_string_equal(zh, hk_tr_in(HK_LANG_ZH_CN, HK_MSG_EP_NO_GPU_FOUND));
+    hk_free(zh);
+    zh = hk_tr_said(HK_LANG_ZH_CN, "the worker exited with status 3: boom");
+    assert_non_null(zh);
+    assert_string_equal(zh, "优化进程以状态 3 退出: boom");
+    hk_free(zh);
+    /* Chinese already stored, and words no entry wrote: shown as they are */
+    assert_null(hk_tr_said(HK_LANG_ZH_CN, hk_tr_in(HK_LANG_ZH_CN, HK_MSG_EP_NO_GPU_FOUND)));
+    assert_null(hk_tr_said(HK_LANG_ZH_CN, "completed"));
+    assert_null(hk_tr_said(HK_LANG_ZH_CN, NULL));
+    /* "v%d %s%s%s (%s)" is no reading of a line whose "v" is followed by no number */
+    assert_null(hk_tr_said(HK_LANG_ZH_CN, "v1: memory safety: not checked (simulated GPU)"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -247,6 +285,7 @@ int main(void)
         cmocka_unit_test(conversions_checker_sees_differences),
         cmocka_unit_test(utf8_trim_keeps_whole_characters),
         cmocka_unit_test(thread_language_overrides_the_process),
+        cmocka_unit_test(said_again_where_shown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
