@@ -63,7 +63,7 @@ void kimage_names_free(char **names)
 
 /* A clang offload bundle (hipcc --genco): "__CLANG_OFFLOAD_BUNDLE__", a uint64 count, then
  * per entry uint64 offset, size, triple length and the triple ("hipv4-amdgcn-amd-amdhsa--gfx906",
- * "host-x86_64-unknown-linux"). *elf/*elf_len: the first amdgcn entry's bytes, an AMDGPU ELF.
+ * "host-x86_64-unknown-linux"). *elf and *elf_len: the first amdgcn entry's bytes, an AMDGPU ELF.
  * HK_OK, HK_EPARSE (no such entry, or an offset outside the file). */
 #define BUNDLE_MAGIC "__CLANG_OFFLOAD_BUNDLE__"
 static int bundle_device_elf(const unsigned char *d, size_t len, const unsigned char **elf,
