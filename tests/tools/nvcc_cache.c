@@ -9,8 +9,9 @@
  * resolves to a file (quoted includes from the including file's folder, any include from
  * the -I folders, absolute includes as written, except that the folder of a file argument
  * in an absolute include counts as that argument's folder, whatever its name; a
- * -DNAME="FILE" that names a file counts as FILE's content and name, the same way), and the
- * output's extension in place of its path (a trailing process id and a temporary's ".tmp" left
+ * -DNAME="FILE" that names a file counts as FILE's content and name, the same way), an
+ * argument that names a folder, alone or joined as -IDIR, by "a folder" (what it holds
+ * counts through the includes found there), and the output's extension in place of its path (a trailing process id and a temporary's ".tmp" left
  * out: out_extension();
  * "-o -", output on stdout, is kept as stdout).
  * A hit writes the recorded output file and replays the recorded stdout and stderr and
@@ -261,6 +262,16 @@ static bool define_file(const char *a, char *path, size_t size)
     memcpy(path, v, n);
     path[n] = '\0';
     return path[0] == '/' && is_file(path);
+}
+
+/* Whether argument a is -IDIR, joined, with DIR a folder. The key holds it as a folder, as
+ * it holds "-I" "DIR" (the headers found there count by content, mix_source): the same
+ * program with its -I folder in another build folder (build-asan beside build) is the same
+ * compile. As text, the block emulator's -I/build/test-tools/emu-pch once made the ASan pass
+ * miss every emulation (bench/results/2026-12-05-ci-time-s29-helper.md). */
+static bool joined_include_dir(const char *a)
+{
+    return !strncmp(a, "-I", 2) && a[2] && is_dir(a + 2);
 }
 
 /* Folds a program's identity into h: its resolved file, size and mtime (an upgrade changes
@@ -611,6 +622,10 @@ int main(int argc, char **argv)
             char *abs = realpath(dirname(def), NULL);
             if (abs)
                 now[n_now++] = abs;
+        } else if (joined_include_dir(argv[i])) {
+            char *abs = realpath(argv[i] + 2, NULL);
+            if (abs)
+                now[n_now++] = abs;
         } else if ((i == out_i && !to_stdout) || is_file(argv[i]) || is_dir(argv[i])) {
             char *c = strdup(argv[i]);
             char *abs = realpath(i == out_i || is_file(argv[i]) ? dirname(c) : argv[i], NULL);
@@ -642,6 +657,8 @@ int main(int argc, char **argv)
             mix(&h, &k, sizeof k);
             mixs(&h, strrchr(def, '/') + 1);
             mix_source(&h, def);
+        } else if (joined_include_dir(argv[i])) {
+            mixs(&h, "-I(dir)"); /* the headers found there are folded by content */
         } else if (is_file(argv[i])) {
             mixs(&h, "(file)");
             mix_source(&h, argv[i]);

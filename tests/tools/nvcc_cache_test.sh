@@ -149,6 +149,17 @@ HK_REAL_CXX="$t/fake" "$t/cxx/g++" -O1 -I "$t/inc" -o "$t/a/emu" "$t/a/k.cu" 2>/
 HK_REAL_CXX="$t/fake" "$t/cxx/g++" -O1 -I "$t/inc" -o "$t/b/emu" "$t/a/k.cu" 2>/dev/null
 [ "$(runs)" = 22 ] || fail "g++: the same program was built again, or not at all: $(runs) runs"
 cmp -s "$t/a/emu" "$t/b/emu" || fail "g++: the hit's output differs"
+# a joined -IDIR is a folder too, as "-I" "DIR" is: the same headers in another build folder's
+# -I folder (build-asan beside build) are the same compile; another header there is not
+mkdir -p "$t/build/pch" "$t/build-asan/pch"
+printf 'int lib3;\n' > "$t/build/pch/lib.h"
+printf 'int lib3;\n' > "$t/build-asan/pch/lib.h"
+"$wrapper" -cubin "-I$t/build/pch" -o "$t/a/k.cubin" "$t/a/k.cu" 2>/dev/null
+"$wrapper" -cubin "-I$t/build-asan/pch" -o "$t/b/k.cubin" "$t/a/k.cu" 2>/dev/null
+[ "$(runs)" = 23 ] || fail "the same -IDIR headers in another build folder were compiled again: $(runs) runs"
+printf 'int lib4;\n' > "$t/build-asan/pch/lib.h"
+"$wrapper" -cubin "-I$t/build-asan/pch" -o "$t/b/k.cubin" "$t/a/k.cu" 2>/dev/null
+[ "$(runs)" = 24 ] || fail "another header behind a joined -IDIR was answered from the cache"
 # two stand-ins on PATH (two builds' test-tools folders): each finds the other first; the
 # chain must end at the compiler's own place, not call back and forth until killed
 mkdir -p "$t/s1" "$t/s2"

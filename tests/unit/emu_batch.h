@@ -1,7 +1,8 @@
 /* Many block-emulator programs (emu_block.h) in one g++ run: a test that emulates a dozen
  * rewrites builds one program that holds them all instead of one program each. Most of a
  * small emulation's build is g++ parsing emu_block_rt.hpp and the CUDA headers (about a
- * second of CPU each time); bench/results/2026-12-04-ci-time-s22.md has the figures.
+ * second of CPU each time, of which the precompiled runtime, emu_block.h's EMU_PCH_DIR,
+ * saves about 0.6 s); bench/results/2026-12-04-ci-time-s22.md has the figures.
  *
  *   emu_batch b;
  *   emu_batch_init(&b, tmpdir, "rows");
@@ -149,7 +150,7 @@ static inline void emu_batch_write(const emu_batch *b, const char *path, const s
 {
     FILE *f = fopen(path, "w");
     assert_non_null(f);
-    fprintf(f, "#include \"%s\"\n", EMU_RUNTIME);
+    fputs("#include \"emu_block_rt.hpp\"\n", f); /* emu_block.h's EMU_PCH_DIR */
     for (size_t i = 0; i < n; i++)
         fputs(b->cases[idx[i]].chunk, f);
     fprintf(f, "#line 1 \"emu_main\"\nint main(int argc, char **argv)\n{\n"
@@ -166,8 +167,7 @@ static inline void emu_batch_write(const emu_batch *b, const char *path, const s
 static inline bool emu_batch_build(emu_batch *b, const char *src, const char *exe, char *log, size_t n)
 {
     char cmd[2400];
-    snprintf(cmd, sizeof cmd, "%s -std=gnu++17 -O1 -g0 -ffp-contract=off -w -I%s -o '%s' '%s' 2>&1", EMU_CXX,
-             EMU_CUDA_INCLUDE, exe, src);
+    snprintf(cmd, sizeof cmd, "%s " EMU_BUILD_FLAGS " -o '%s' '%s' 2>&1", EMU_CXX, exe, src);
     b->builds++;
     FILE *pp = popen(cmd, "r");
     assert_non_null(pp);
@@ -255,8 +255,8 @@ static inline size_t emu_batch_finish(emu_batch *b)
             char kept[800];
             snprintf(kept, sizeof kept, "%s/emu_failed_%s.cpp", HK_BINARY_DIR, c->tag);
             emu_batch_write(b, kept, &k, 1);
-            print_message("emulated %s: want %d, got %d:\n%s\n(program: %s)\n", c->tag, c->want, c->got, c->log,
-                          kept);
+            print_message("emulated %s: want %d, got %d:\n%s\n(program: %s; built with g++ " EMU_BUILD_FLAGS ")\n",
+                          c->tag, c->want, c->got, c->log, kept);
             if (strlen(names) + strlen(c->tag) + 2 < sizeof names)
                 snprintf(names + strlen(names), sizeof names - strlen(names), " %s", c->tag);
             bad++;
