@@ -205,6 +205,9 @@ struct ep_run {
     char *draft_why;           /* its reasons, joined */
     char *end_status, *end_error;
     bool no_gpu;
+    json_t *held_logs;         /* the worker's log lines from before its store id was known,
+                                * [type, text] each: relayed once the id is there, so that
+                                * none says "episode 0" */
 };
 
 static void run_maybe_free(struct ep_run *r)
@@ -212,6 +215,7 @@ static void run_maybe_free(struct ep_run *r)
     if (r->child || r->refs > 0 || r->listed)
         return;
     json_decref(r->done_ev);
+    json_decref(r->held_logs);
     hk_free(r->spec_note);
     hk_free(r->draft_path);
     hk_free(r->draft_why);
@@ -234,6 +238,44 @@ static void run_unref(struct ep_run *r)
 }
 
 static bool is_running(const struct ep_run *r) { return !r->finished; }
+
+/* A worker's log line in the editor's log, prefixed with the episode and kernel. Before the
+ * store id is known (its query runs on the pool, and under load the worker's first lines
+ * come before it answers) lines are held, at most HELD_LOGS_MAX of them, and relayed in
+ * order by flush_held_logs. */
+#define HELD_LOGS_MAX 256
+static void relay_log(struct ep_run *r, int type, const char *text)
+{
+    if (r->s->eps->stopped || r->s->state != LSP_RUNNING)
+        return;
+    if (!r->episode) {
+        if (!r->held_logs)
+            r->held_logs = json_array();
+        if (r->held_logs && json_array_size(r->held_logs) < HELD_LOGS_MAX)
+            json_array_append_new(r->held_logs, json_pack("[is]", type, text));
+        return;
+    }
+    lsp_log_message(r->s, type, hk_tr(HK_MSG_LSP_LOG_EPISODE), (long long)r->episode, r->kernel,
+                    text);
+}
+
+/* The held lines, once the id is known (or the worker has ended without one: then they go
+ * out with the number the run has, 0 at worst, rather than not at all). */
+static void flush_held_logs(struct ep_run *r)
+{
+    json_t *held = r->held_logs;
+    r->held_logs = NULL;
+    size_t i;
+    json_t *x;
+    json_array_foreach(held, i, x) {
+        if (r->s->eps->stopped || r->s->state != LSP_RUNNING)
+            break;
+        lsp_log_message(r->s, (int)json_integer_value(json_array_get(x, 0)),
+                        hk_tr(HK_MSG_LSP_LOG_EPISODE), (long long)r->episode, r->kernel,
+                        json_string_value(json_array_get(x, 1)));
+    }
+    json_decref(held);
+}
 
 static json_t *run_changed_json(const struct ep_run *r, const char *status)
 {
@@ -375,6 +417,7 @@ static void id_done(struct lsp_server *s, int rc, json_t *out, const char *msg, 
     if (rc == HK_OK && json_is_integer(out) && !r->episode) {
         r->episode = json_integer_value(out);
         HK_INFO("episode %lld: worker %d for %s", (long long)r->episode, r->pid, r->kernel);
+        flush_held_logs(r);
         answer_start(r);
         notify_changed(r, "running");
     }
@@ -478,9 +521,7 @@ static void on_event_line(const char *line, size_t n, void *ud)
     } else if (!strcmp(kind, "log")) {
         const char *level = json_string_value(json_object_get(ev, "level"));
         int type = level && !strcmp(level, "error") ? 1 : level && !strcmp(level, "warn") ? 2 : 4;
-        if (!r->s->eps->stopped && r->s->state == LSP_RUNNING)
-            lsp_log_message(r->s, type, hk_tr(HK_MSG_LSP_LOG_EPISODE), (long long)r->episode,
-                            r->kernel, said ? said : msg ? msg : "");
+        relay_log(r, type, said ? said : msg ? msg : "");
         /* Without a GPU the worker would go on building every candidate for nothing it
          * can measure; the editor wants the answer now (issue 4: "ends quickly"). The
          * line says so by its code, whatever its words. */
@@ -534,6 +575,8 @@ static void on_event_line(const char *line, size_t n, void *ud)
         json_t *id = json_object_get(ev, "episode");
         if (json_is_integer(id) && !r->episode)
             r->episode = json_integer_value(id);
+        if (r->episode)
+            flush_held_logs(r);
     }
     hk_free(said);
     json_decref(ev);
@@ -587,6 +630,7 @@ static void unlist(struct ep_run *r)
 static void announce_end(struct ep_run *r)
 {
     struct lsp_server *s = r->s;
+    flush_held_logs(r);
     const char *st = r->end_status ? r->end_status : "failed";
     /* the error is English as stored (the worker's, or ours: maybe_finish) */
     char *said = hk_tr_said(hk_i18n_lang(), r->end_error);
