@@ -286,6 +286,30 @@ static inline char *emu_rewrite(const char *src, const char *kname, const char *
     return text;
 }
 
+/* text with every from replaced by to (malloc'd): e.g. a wild file's include guards renamed,
+ * so that its original and a rewrite of it can stand in one emulation program. */
+static inline char *emu_replaced_all(const char *text, const char *from, const char *to)
+{
+    size_t n = 0, fl = strlen(from), tl = strlen(to);
+    for (const char *p = strstr(text, from); p; p = strstr(p + fl, from))
+        n++;
+    char *out = malloc(strlen(text) + n * tl + 1), *o = out;
+    assert_non_null(out);
+    for (const char *p = text;;) {
+        const char *at = strstr(p, from);
+        size_t k = at ? (size_t)(at - p) : strlen(p);
+        memcpy(o, p, k);
+        o += k;
+        if (!at)
+            break;
+        memcpy(o, to, tl);
+        o += tl;
+        p = at + fl;
+    }
+    *o = '\0';
+    return out;
+}
+
 /* Replaces the first occurrence of from in text (malloc'd) by to; fails when absent. */
 static inline char *emu_replaced(const char *text, const char *from, const char *to)
 {

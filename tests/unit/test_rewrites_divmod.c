@@ -572,29 +572,6 @@ static const char sigmoid_focal_helpers[] =
     "    }\n"
     "}\n";
 
-/* text with every from replaced by to (malloc'd). */
-static char *replaced_all(const char *text, const char *from, const char *to)
-{
-    size_t n = 0, fl = strlen(from), tl = strlen(to);
-    for (const char *p = strstr(text, from); p; p = strstr(p + fl, from))
-        n++;
-    char *out = malloc(strlen(text) + n * tl + 1), *o = out;
-    assert_non_null(out);
-    for (const char *p = text;;) {
-        const char *at = strstr(p, from);
-        size_t k = at ? (size_t)(at - p) : strlen(p);
-        memcpy(o, p, k);
-        o += k;
-        if (!at)
-            break;
-        memcpy(o, to, tl);
-        o += tl;
-        p = at + fl;
-    }
-    *o = '\0';
-    return out;
-}
-
 static void wild_kernels(void **state)
 {
     (void)state;
@@ -624,8 +601,8 @@ static void wild_kernels(void **state)
         if (wild[i].driver && emu_available()) {
             /* both texts go into one program: the original's include guards renamed, so the
              * candidate's are not already defined */
-            char *g1 = replaced_all(src, "_CUDA_KERNEL_CUH", "_CUDA_KERNEL_CUH_ORIG");
-            char *g2 = replaced_all(g1, "COMMON_CUDA_HELPER", "COMMON_CUDA_HELPER_ORIG");
+            char *g1 = emu_replaced_all(src, "_CUDA_KERNEL_CUH", "_CUDA_KERNEL_CUH_ORIG");
+            char *g2 = emu_replaced_all(g1, "COMMON_CUDA_HELPER", "COMMON_CUDA_HELPER_ORIG");
             emu_run_pair(tmpdir, wild[i].id, g2, cand, wild[i].helpers, wild[i].driver, EMU_OK);
             free(g2);
             free(g1);

@@ -170,29 +170,6 @@ static char *holdout_rewrite(const char *id, const char *kname, const char *rewr
     return text;
 }
 
-/* text with every from replaced by to (malloc'd). */
-static char *replaced_all(const char *text, const char *from, const char *to)
-{
-    size_t n = 0, fl = strlen(from), tl = strlen(to);
-    for (const char *p = strstr(text, from); p; p = strstr(p + fl, from))
-        n++;
-    char *out = malloc(strlen(text) + n * tl + 1), *o = out;
-    assert_non_null(out);
-    for (const char *p = text;;) {
-        const char *at = strstr(p, from);
-        size_t k = at ? (size_t)(at - p) : strlen(p);
-        memcpy(o, p, k);
-        o += k;
-        if (!at)
-            break;
-        memcpy(o, to, tl);
-        o += tl;
-        p = at + fl;
-    }
-    *o = '\0';
-    return out;
-}
-
 /* text (malloc'd copy) with assert defined first where it uses one: the emulator blanks
  * #include lines, <assert.h> with them (mmcv's assign_score_withk asserts in a template). */
 static char *with_assert(const char *text)
@@ -236,8 +213,8 @@ static void holdout_rewrites_emulate_equal(void **state)
             continue;
         /* both texts go into one program: the original's include guards renamed, so the
          * candidate's are not already defined */
-        char *g1 = replaced_all(src, "_CUDA_KERNEL_CUH", "_CUDA_KERNEL_CUH_ORIG");
-        char *g2 = replaced_all(g1, "COMMON_CUDA_HELPER", "COMMON_CUDA_HELPER_ORIG");
+        char *g1 = emu_replaced_all(src, "_CUDA_KERNEL_CUH", "_CUDA_KERNEL_CUH_ORIG");
+        char *g2 = emu_replaced_all(g1, "COMMON_CUDA_HELPER", "COMMON_CUDA_HELPER_ORIG");
         char *orig = with_assert(g2);
         free(g2);
         free(g1);
@@ -281,8 +258,8 @@ static void a_broken_candidate_differs(void **state)
     }
     src = rwf_wild_text("mmcv_roi_pool_fwd", NULL);
     if (src) {
-        char *g1 = replaced_all(src, "_CUDA_KERNEL_CUH", "_CUDA_KERNEL_CUH_ORIG");
-        char *orig = replaced_all(g1, "COMMON_CUDA_HELPER", "COMMON_CUDA_HELPER_ORIG");
+        char *g1 = emu_replaced_all(src, "_CUDA_KERNEL_CUH", "_CUDA_KERNEL_CUH_ORIG");
+        char *orig = emu_replaced_all(g1, "COMMON_CUDA_HELPER", "COMMON_CUDA_HELPER_ORIG");
         char *bad = emu_replaced(src, "max_idx = offset;", "max_idx = offset + 1;");
         emu_run_pair(tmpdir, "holdout_roi_pool_broken", orig, bad, NULL, roi_pool_driver, EMU_DIFFERS);
         free(bad);
