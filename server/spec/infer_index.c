@@ -138,6 +138,47 @@ static long long kf_word_value(const skel *k, const char *word)
     return v && end && (*end == '\0' || strchr("uUlL", *end)) && n >= 1 && n <= 1024 ? n : 0;
 }
 
+/* ` * WORD` at t[*at, e) (spaces allowed around the '*'): whether a '*' follows; WORD into
+ * word (empty when none); *at moves past WORD, or past the spaces when no '*' follows. */
+static bool kf_factor_after(const char *t, size_t *at, size_t e, char *word, size_t cap)
+{
+    size_t j = *at;
+    word[0] = '\0';
+    while (j < e && isspace((unsigned char)t[j]))
+        j++;
+    *at = j;
+    if (j >= e || t[j] != '*')
+        return false;
+    j++;
+    while (j < e && isspace((unsigned char)t[j]))
+        j++;
+    size_t w = 0;
+    while (j < e && w + 1 < cap && (isalnum((unsigned char)t[j]) || t[j] == '_'))
+        word[w++] = t[j++];
+    word[w] = '\0';
+    *at = j;
+    return true;
+}
+
+/* `WORD * ` ending at t[p] within t[s, p) (spaces allowed around the '*'): WORD into word;
+ * false (word empty) when no '*' comes before p. */
+static bool kf_factor_before(const char *t, size_t s, size_t p, char *word, size_t cap)
+{
+    word[0] = '\0';
+    while (p > s && isspace((unsigned char)t[p - 1]))
+        p--;
+    if (p <= s || t[p - 1] != '*')
+        return false;
+    p--;
+    while (p > s && isspace((unsigned char)t[p - 1]))
+        p--;
+    size_t w = p;
+    while (w > s && (isalnum((unsigned char)t[w - 1]) || t[w - 1] == '_'))
+        w--;
+    snprintf(word, cap, "%.*s", (int)(p - w), t + w);
+    return true;
+}
+
 /* What multiplies the parenthesised groups around t[a, z) within t[s, e): `(... a ...) * W`
  * or `W * (...)`, outward group by group (`(blockIdx.x * STEPS - HALO) * WIDTH`: WIDTH),
  * each W a value kf_word_value knows; 1 when none. A group that is a call's arguments
@@ -167,27 +208,10 @@ static long long kf_group_factor(const skel *k, const char *t, size_t s, size_t 
         size_t close = kf_expr_end(t, z, e, "");
         if (close >= e || t[close] != ')')
             return f;
-        char word[64] = "";
+        char word[64];
         size_t j = close + 1;
-        while (j < e && isspace((unsigned char)t[j]))
-            j++;
-        if (j < e && t[j] == '*') {
-            j++;
-            while (j < e && isspace((unsigned char)t[j]))
-                j++;
-            size_t w = 0;
-            while (j < e && w + 1 < sizeof word && (isalnum((unsigned char)t[j]) || t[j] == '_'))
-                word[w++] = t[j++];
-            word[w] = '\0';
-        } else if (c > s && t[c - 1] == '*') {
-            size_t b = c - 1;
-            while (b > s && isspace((unsigned char)t[b - 1]))
-                b--;
-            size_t w = b;
-            while (w > s && (isalnum((unsigned char)t[w - 1]) || t[w - 1] == '_'))
-                w--;
-            snprintf(word, sizeof word, "%.*s", (int)(b - w), t + w);
-        }
+        if (!kf_factor_after(t, &j, e, word, sizeof word))
+            kf_factor_before(t, s, c, word, sizeof word);
         long long n = kf_word_value(k, word);
         if (!n || f * n > (1LL << 20))
             return f;
@@ -211,32 +235,10 @@ static long long kf_fixed_factor(const skel *k, const char *t, size_t s, size_t 
             if (memcmp(t + i, bi[d], wl))
                 continue;
             /* blockIdx.x * LIT or LIT * blockIdx.x */
+            char word[64];
             size_t j = i + wl;
-            while (j < e && isspace((unsigned char)t[j]))
-                j++;
-            char word[64] = "";
-            if (j < e && t[j] == '*') {
-                j++;
-                while (j < e && isspace((unsigned char)t[j]))
-                    j++;
-                size_t w = 0;
-                while (j < e && w + 1 < sizeof word && (isalnum((unsigned char)t[j]) || t[j] == '_'))
-                    word[w++] = t[j++];
-                word[w] = '\0';
-            } else {
-                size_t b = i;
-                while (b > s && isspace((unsigned char)t[b - 1]))
-                    b--;
-                if (b > s && t[b - 1] == '*') {
-                    b--;
-                    while (b > s && isspace((unsigned char)t[b - 1]))
-                        b--;
-                    size_t w = b;
-                    while (w > s && (isalnum((unsigned char)t[w - 1]) || t[w - 1] == '_'))
-                        w--;
-                    snprintf(word, sizeof word, "%.*s", (int)(b - w), t + w);
-                }
-            }
+            if (!kf_factor_after(t, &j, e, word, sizeof word))
+                kf_factor_before(t, s, i, word, sizeof word);
             long long n = kf_word_value(k, word);
             if (n) {
                 size_t lo = i < j ? i : j, hi = i < j ? j : i + wl;
