@@ -246,10 +246,22 @@ int measure_gpu_lock_path(char *buf, size_t n)
         snprintf(buf, n, "%s", env);
         return HK_OK;
     }
-    /* per user and per visible-device set: episodes on different GPUs do not wait */
+    /* per user and per physical GPU: a benchmark program runs on device 0 of the devices it
+     * sees (hk_harness.h), the first of CUDA_VISIBLE_DEVICES (HIP_VISIBLE_DEVICES on ROCm),
+     * physical 0 when unset. Keyed so, an episode started with CUDA_VISIBLE_DEVICES=0 and
+     * one started with it unset wait for each other on a one-GPU machine (keyed by the
+     * whole variable, "0" and "all" were two locks on one GPU, and the H100 run of session
+     * 30 timed a wild batch beside the cheats that way); episodes on different GPUs do not
+     * wait. An index and that GPU's UUID are still two keys. */
     const char *vis = getenv("CUDA_VISIBLE_DEVICES");
+    if (!vis)
+        vis = getenv("HIP_VISIBLE_DEVICES");
     char dev[64];
-    snprintf(dev, sizeof dev, "%s", vis && *vis ? vis : "all");
+    size_t len = vis ? strcspn(vis, ",") : 0;
+    if (len == 0)
+        snprintf(dev, sizeof dev, "0");
+    else
+        snprintf(dev, sizeof dev, "%.*s", (int)(len < sizeof dev ? len : sizeof dev - 1), vis);
     for (char *p = dev; *p; p++)
         if (!((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
               *p == '-'))

@@ -161,8 +161,9 @@ bool measure_stopped(const measure_opts *o);
 
 /* The file whose flock keeps the GPU programs (runner_spec.gpu, measure_opts.untimed
  * unset) of every hkls process from running a kernel while another one times:
- * $HK_GPU_LOCK, else /tmp/hyperkernel-gpu-UID-DEVICES.lock (DEVICES from
- * CUDA_VISIBLE_DEVICES, "all" when unset); its turnstile is the same path with
+ * $HK_GPU_LOCK, else /tmp/hyperkernel-gpu-UID-DEV.lock (DEV the GPU a benchmark program
+ * runs on: the first entry of CUDA_VISIBLE_DEVICES, else of HIP_VISIBLE_DEVICES, "0" when
+ * unset or empty); its turnstile is the same path with
  * HK_GPULOCK_TURN_SUFFIX (include/hk_gpulock.h). HK_ENOENT when HK_GPU_LOCK=off (no lock). */
 int measure_gpu_lock_path(char *buf, size_t n);
 

@@ -451,10 +451,12 @@ if [ "${REFS:-1}" != 0 ] && [ ${#kernels[@]} -gt 0 ]; then
     say "$refs_note"
   fi
 fi
-# the lock file hkls takes for the GPUs this process sees
+# the lock file hkls takes for the GPU this process's programs run on (measure_gpu_lock_path:
+# the first entry of CUDA_VISIBLE_DEVICES, else of HIP_VISIBLE_DEVICES, "0" when unset)
 gpu_lock_file() {
-  local dev=${CUDA_VISIBLE_DEVICES:-all}
-  dev=$(printf '%s' "${dev:-all}" | tr -c 'A-Za-z0-9-' '_')
+  local dev=${CUDA_VISIBLE_DEVICES-${HIP_VISIBLE_DEVICES-}}
+  dev=${dev%%,*}
+  dev=$(printf '%s' "${dev:-0}" | tr -c 'A-Za-z0-9-' '_')
   printf '/tmp/hyperkernel-gpu-%s-%s.lock' "$(id -u)" "$dev"
 }
 # runs a command holding that lock exclusively for its whole life (without flock(1):

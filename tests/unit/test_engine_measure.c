@@ -1134,6 +1134,38 @@ static void test_precision_unjudged(void **state)
     expect_reject(f, "nan", MEASURE_WRONG_ANSWER, "NaN/Inf where the baseline is finite");
 }
 
+/* The lock is keyed by the GPU a benchmark program runs on (device 0 of those it sees), not
+ * by how the variable spells the set: on a one-GPU machine an episode with
+ * CUDA_VISIBLE_DEVICES unset and one with it "0" take one lock (session 30's H100 run timed
+ * a wild batch beside the cheats under two); another first device is another lock. */
+static void test_gpu_lock_key(void **state)
+{
+    (void)state;
+    char unset[512], zero[512], pair[512], one[512], hip[512], empty[512];
+    unsetenv("HK_GPU_LOCK");
+    unsetenv("CUDA_VISIBLE_DEVICES");
+    unsetenv("HIP_VISIBLE_DEVICES");
+    assert_int_equal(measure_gpu_lock_path(unset, sizeof unset), HK_OK);
+    setenv("CUDA_VISIBLE_DEVICES", "0", 1);
+    assert_int_equal(measure_gpu_lock_path(zero, sizeof zero), HK_OK);
+    setenv("CUDA_VISIBLE_DEVICES", "0,1", 1);
+    assert_int_equal(measure_gpu_lock_path(pair, sizeof pair), HK_OK);
+    setenv("CUDA_VISIBLE_DEVICES", "1", 1);
+    assert_int_equal(measure_gpu_lock_path(one, sizeof one), HK_OK);
+    setenv("CUDA_VISIBLE_DEVICES", "", 1);
+    assert_int_equal(measure_gpu_lock_path(empty, sizeof empty), HK_OK);
+    unsetenv("CUDA_VISIBLE_DEVICES");
+    setenv("HIP_VISIBLE_DEVICES", "1,0", 1);
+    assert_int_equal(measure_gpu_lock_path(hip, sizeof hip), HK_OK);
+    unsetenv("HIP_VISIBLE_DEVICES");
+    assert_string_equal(unset, zero);
+    assert_string_equal(pair, zero);
+    assert_string_equal(empty, zero);
+    assert_string_not_equal(one, zero);
+    assert_string_equal(hip, one);
+    assert_non_null(strstr(zero, "/tmp/hyperkernel-gpu-"));
+}
+
 /* GPU programs of two processes never run at once: while another process holds the GPU
  * lock, a GPU run waits for it (and a stop ends the wait); a CPU run (a compile) does not
  * wait; HK_GPU_LOCK=off runs unlocked. */
@@ -1384,6 +1416,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_interleave, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stop, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sandboxed, setup, teardown),
+        cmocka_unit_test(test_gpu_lock_key),
         cmocka_unit_test_setup_teardown(test_gpu_lock, setup, teardown),
         cmocka_unit_test_setup_teardown(test_gpu_lock_handed, setup, teardown),
         cmocka_unit_test_setup_teardown(test_precision_dist, setup, teardown),
