@@ -106,6 +106,25 @@ static int name_of(const cc_scan *s, size_t k)
     return -1;
 }
 
+/* Token q (a pointer) compared with a null constant: `P != NULL`, `P == nullptr`, `0 != P`,
+ * standing alone between `(`/`&&`/`||`/`!` and `)`/`&&`/`||`. It reads the pointer's value
+ * only, no memory, the same at every element: the guard of an optional output (mmcv's
+ * roi_pool, `if (argmax != NULL) argmax[index] = max_idx;`). */
+static bool null_test_at(const rw_toks *ts, size_t q)
+{
+#define NULL_WORD(k) (rwl_tok_is(ts, (k), "NULL") || rwl_tok_is(ts, (k), "nullptr") || rwl_tok_is(ts, (k), "0"))
+#define CMP(k) (rwl_tok_is(ts, (k), "!=") || rwl_tok_is(ts, (k), "=="))
+#define OPEN(k) (rwl_tok_is(ts, (k), "(") || rwl_tok_is(ts, (k), "&&") || rwl_tok_is(ts, (k), "||") || rwl_tok_is(ts, (k), "!"))
+#define CLOSE(k) (rwl_tok_is(ts, (k), ")") || rwl_tok_is(ts, (k), "&&") || rwl_tok_is(ts, (k), "||"))
+    bool after = q >= 1 && q + 3 < ts->n && OPEN(q - 1) && CMP(q + 1) && NULL_WORD(q + 2) && CLOSE(q + 3);
+    bool before = q >= 3 && q + 1 < ts->n && OPEN(q - 3) && NULL_WORD(q - 2) && CMP(q - 1) && CLOSE(q + 1);
+#undef NULL_WORD
+#undef CMP
+#undef OPEN
+#undef CLOSE
+    return after || before;
+}
+
 static bool is_kw(const rw_toks *ts, size_t k)
 {
     static const char *const kw[] = {"if", "else", "for", "while", "do", "continue", "sizeof", "true", "false"};
@@ -1149,7 +1168,7 @@ static bool ls_check(ls_state *L, int st, size_t a, size_t b, bool writes)
         const an_param *pa = rwp_param_named(s->f, ts, q);
         if (pa && pa->pointer_depth >= 1) {
             for (size_t i = 0; i < L->n_stored; i++)
-                if (L->stored[i] == pa)
+                if (L->stored[i] == pa && !null_test_at(ts, q))
                     return LSREF(L, st, q, "store", "the element names `%.*s`, which it stores to, other than in "
                                                   "`%.*s[%.*s] = ...`", TOK(ts, q), TOK(ts, q), TOK(ts, s->lo.v));
             /* inside the element nothing writes through a pointer (ls_check's rules); outside it, the
@@ -2872,7 +2891,7 @@ static bool lockstep_pass(cc_scan *s, int CK, struct hk_buf *o, int *err, bool k
             bool at_sptr = false;
             for (size_t k = 0; k < L->n_sptr; k++)
                 at_sptr |= L->sptr_tok[k] == q;
-            if (at_sptr)
+            if (at_sptr || null_test_at(ts, q))
                 continue;
             if (!(rwl_tok_is(ts, q + 1, "[") && rwl_same_tok(ts, q + 2, s->lo.v) && rwl_tok_is(ts, q + 3, "]") &&
                   rwl_tok_is(ts, q + 4, "=") && (rwl_tok_is(ts, q - 1, ";") || rwl_tok_is(ts, q - 1, "{") ||

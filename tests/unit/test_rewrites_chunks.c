@@ -292,6 +292,52 @@ static const char mix_drv[] =
     "    if (!emu::expect(\"mix cnt\", cnt_o, cnt_c)) printf(\"  (cnt)\\n\");\n"
     "}\n";
 
+/* An optional second output guarded by a null test, the idiom of mmcv's roi_pool (`if (argmax
+ * != NULL) argmax[index] = max_idx;`): a window maximum with its position, the window's
+ * radius loaded once per chunk; run with the position buffer and with NULL */
+static const char optout[] =
+    "__global__ void winmax(int total, const float *in, const int *rad, float *best, int *at, int w, int c)\n"
+    "{\n"
+    "    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < total; i += blockDim.x * gridDim.x) {\n"
+    "        int x = i % w;\n"
+    "        int ch = i / w % c;\n"
+    "        int b = i / w / c;\n"
+    "        int r = rad[b * w + x];\n"
+    "        int lo = x - r < 0 ? 0 : x - r;\n"
+    "        int hi = x + r >= w ? w - 1 : x + r;\n"
+    "        const float *row = in + (b * c + ch) * w;\n"
+    "        float m = -1e30f;\n"
+    "        int pos = -1;\n"
+    "        for (int k = lo; k <= hi; k++) {\n"
+    "            if (row[k] > m) {\n"
+    "                m = row[k];\n"
+    "                pos = k;\n"
+    "            }\n"
+    "        }\n"
+    "        best[i] = m;\n"
+    "        if (at != NULL) at[i] = pos;\n"
+    "    }\n"
+    "}\n";
+
+static const char optout_drv[] =
+    "for (int N : {1, 2})\n"
+    "for (int C : {3, 8, 13})\n"
+    "for (int g : {1, 2, 40}) {\n"
+    "    const int W = 9, full = N * C * W, n = full - (g == 2 ? 5 : 0);\n"
+    "    emu::buf<float> in(N * C * W);\n"
+    "    in.fill(C + N);\n"
+    "    emu::buf<int> rad(N * W);\n"
+    "    for (int k = 0; k < N * W; k++) rad[k] = (k * 7 + C) % 4;\n"
+    "    emu::buf<int> at_o(full), at_c(full);\n"
+    "    at_o.set(-7);\n"
+    "    at_c.set(-7);\n"
+    "    PAIR(float, \"winmax\", full, emu::launch(dim3(g), dim3(32), 0, [&] {\n"
+    "        NS::winmax(n, in, rad, out, (&out == &o_out) ? (int *)at_o : (int *)at_c, W, C); }));\n"
+    "    if (!emu::expect(\"winmax at\", at_o, at_c)) printf(\"  (at)\\n\");\n"
+    "    PAIR(float, \"winmax without at\", full, emu::launch(dim3(g), dim3(32), 0, [&] {\n"
+    "        NS::winmax(n, in, rad, out, (int *)NULL, W, C); }));\n"
+    "}\n";
+
 static void emulated_runs(void **state)
 {
     (void)state;
@@ -338,6 +384,18 @@ static void emulated_runs(void **state)
         snprintf(tag, sizeof tag, "mix_ck%d", cks[i][0]);
         char *cand = emu_rewrite(mix, "mix", "channel_chunks", cks[i]);
         emu_batch_add_pair(&batch, tag, mix, cand, helpers, mix_drv, EMU_OK);
+        free(cand);
+        snprintf(tag, sizeof tag, "optout_ck%d", cks[i][0]);
+        cand = emu_rewrite(optout, "winmax", "channel_chunks", cks[i]);
+        assert_non_null(strstr(cand, "if ( at != NULL) {"));
+        emu_batch_add_pair(&batch, tag, optout, cand, helpers, optout_drv, EMU_OK);
+        if (i == 0) {
+            /* the guarded store at the chunk's first element only: the others' positions stay unwritten */
+            char *broken = emu_replaced(cand, "at [ (hk_cc_base + (hk_cc_c0 + hk_k) * hk_cc_sj) ] = pos[hk_k];",
+                                        "if (hk_k == 0) at [ (hk_cc_base + (hk_cc_c0 + hk_k) * hk_cc_sj) ] = pos[hk_k];");
+            emu_batch_add_pair(&batch, "optout_first_only", optout, broken, helpers, optout_drv, EMU_DIFFERS);
+            free(broken);
+        }
         free(cand);
     }
     emu_batch_run(&batch);
@@ -624,6 +682,17 @@ static const char lock_refused[] =
     "        y[i] = s * 2.f;\n"
     "        z[i] = s;\n"
     "    }\n"
+    "}\n"    "__global__ void nullread(int n, const float *x, const float *m, float *y, int *at, int w, int h, int c)\n"
+    "{\n"
+    "    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {\n"
+    "        int px = i % w;\n"
+    "        int py = i / w % h;\n"
+    "        int ch = i / w / h % c;\n"
+    "        int b = i / w / h / c;\n"
+    "        float s = m[py * w + px];\n"
+    "        y[i] = x[(b * c + ch) * w + px] * s;\n"
+    "        if (at != NULL && at[i] < 0) at[i] = ch;\n"
+    "    }\n"
     "}\n"
 ;
 
@@ -642,6 +711,8 @@ static void lockstep_refusals(void **state)
         {"early", "the lockstep form: early exit at line 82: `break` out of the element's loop"},
         {"through", "the lockstep form: write at line 95: `=` writes other than a local"},
         {"noshare", "the lockstep form: load at line 106: every load of the element depends on `ch`"},
+        /* a null test of an output is no use of it; a read of it beside that test still is */
+        {"nullread", "the kernel names `at` other than in `at[i] = ...;`"},
     };
     fixture fx;
     load_text(lock_refused, &fx);

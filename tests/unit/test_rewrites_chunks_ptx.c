@@ -124,6 +124,7 @@ static void wild_chains(void **state)
         bool exact;
     } cases[] = {
         {"mmcv_roi_align_fwd", "roi_align_forward_cuda_kernel", true},
+        {"mmcv_roi_pool_fwd", "roi_pool_forward_cuda_kernel", true},
         {"mmcv_carafe_naive_fwd", "carafe_naive_forward_cuda_kernel", true},
         {"mmcv_deform_im2col", "deformable_im2col_gpu_kernel", true},
         {"mmcv_bbox_overlaps", "bbox_overlaps_cuda_kernel", false},
