@@ -1545,6 +1545,47 @@ static int try_window(cx *x)
         offsets_shape(x);
         return FIT;
     }
+    /* a max (min) kept by `if (v > m) { m = v; ... }`, an argmax beside it: m is a local
+     * the model does not follow (assigned under a condition), bounded by the guard m < v
+     * of a read that moves with two or more window loops; the output stores m. Max
+     * pooling with its indices (mmcv's RoIPool, whose windows are read from the rois). */
+    for (size_t j = 0; j < x->n_as; j++) {
+        const km_access *w = &x->as[j];
+        km_form v = w->element_value;
+        if (w->mode != KM_WRITE || w->space != KM_SPACE_GLOBAL || v.n != 1 || v.t[0].n != 1 ||
+            v.t[0].coef != 1 || x->atoms[v.t[0].atoms[0]].kind != KM_ATOM_VAR ||
+            thread_free(x, w->element))
+            continue;
+        uint32_t m = v.t[0].atoms[0];
+        for (size_t g = 0; g < x->n_gs; g++) {
+            const km_guard *gd = &x->gs[g];
+            if (strcmp(gd->op, "<") != 0 || gd->lhs.n != 1 || gd->rhs.n != 1 || gd->lhs.t[0].n != 1 ||
+                gd->rhs.t[0].n != 1 || gd->lhs.t[0].coef != 1 || gd->rhs.t[0].coef != 1)
+                continue;
+            uint32_t l = gd->lhs.t[0].atoms[0], r = gd->rhs.t[0].atoms[0];
+            bool is_max = l == m && x->atoms[r].kind == KM_ATOM_READ;
+            bool is_min = r == m && x->atoms[l].kind == KM_ATOM_READ;
+            if (!is_max && !is_min)
+                continue;
+            const km_atom *rd = &x->atoms[is_max ? r : l];
+            if (!rd->n_args || !is_global_param(x, rd->name) || thread_free(x, rd->args[0]))
+                continue;
+            unsigned wl = 0;
+            for (size_t q = 0; q < x->n_loops; q++)
+                if (x->loops[q].kind != KM_LOOP_GRID_STRIDE &&
+                    km_form_mentions(x->k, rd->args[0], x->loops[q].counter))
+                    wl++;
+            if (wl < 2)
+                continue;   /* one loop: a row's max, not a window */
+            c->kind = KM_CLASS_POOLING;
+            c->reduce = is_max ? KM_REDUCE_MAX : KM_REDUCE_MIN;
+            c->out = w->buffer;
+            c->line = w->line;
+            c->dims = wl;
+            add_in(c, rd->name);
+            return FIT;
+        }
+    }
     /* explicit stencils: out[e] = f(in[e + d0], in[e + d1], ...) */
     for (size_t j = 0; j < x->n_as; j++) {
         const km_access *w = &x->as[j];

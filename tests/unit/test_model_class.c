@@ -227,6 +227,12 @@ static void test_windows(void **state)
     expect("class_misc.cu", "conv_2d", "convolution out=out in=img,f dims=2 radius=0 offsets=");
     expect("class_misc.cu", "maxpool_2d",
            "pooling out=out in=in op=max dims=2 radius=1 offsets=0,1,W,W + 1");
+    /* the max kept by an if, with its argmax (RoIPool's spelling): pooling over two window
+     * loops; over one loop a row's minimum is no window */
+    expect("class_misc.cu", "maxpool_argmax", "pooling out=out in=in op=max dims=2 radius=0 offsets=");
+    km_class c;
+    free(classify("class_misc.cu", "row_argmin", &c));
+    assert_int_equal(c.kind, KM_CLASS_NONE);
 }
 
 static void test_scan_norm_softmax(void **state)

@@ -425,3 +425,41 @@ __global__ void batched_row_sum(const float *in, float *out, int B, int R, int C
         out[b * R + r] = s;
     }
 }
+
+// max pooling with its argmax, the max kept by an if (not fmaxf): pooling; the same over
+// one loop (a row's max with its index) is no window
+__global__ void maxpool_argmax(const float *in, float *out, int *arg, int W, int OW, int OH)
+{
+    int ox = blockIdx.x * blockDim.x + threadIdx.x;
+    int oy = blockIdx.y * blockDim.y + threadIdx.y;
+    if (ox < OW && oy < OH) {
+        float m = -1e30f;
+        int at = -1;
+        for (int dy = 0; dy < 3; dy++)
+            for (int dx = 0; dx < 3; dx++) {
+                int p = (2 * oy + dy) * W + 2 * ox + dx;
+                if (in[p] > m) {
+                    m = in[p];
+                    at = p;
+                }
+            }
+        out[oy * OW + ox] = m;
+        arg[oy * OW + ox] = at;
+    }
+}
+
+__global__ void row_argmin(const float *in, float *out, int *arg, int rows, int cols)
+{
+    int r = blockIdx.x * blockDim.x + threadIdx.x;
+    if (r < rows) {
+        float m = 1e30f;
+        int at = 0;
+        for (int c = 0; c < cols; c++)
+            if (m > in[r * cols + c]) {
+                m = in[r * cols + c];
+                at = c;
+            }
+        out[r] = m;
+        arg[r] = at;
+    }
+}
