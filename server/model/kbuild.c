@@ -2248,15 +2248,15 @@ static bool varies_in(const char *src, TSNode n, const char *name, int depth)
 }
 
 /* Does expression e keep its value through every iteration of loop (no identifier in it
- * varies there) and not mention self (skip: a name e may mention, the header's own
- * variable)? */
+ * varies there, no call) and not mention self (skip: a name e may mention, the header's
+ * own variable)? */
 static bool invariant_in(const char *src, TSNode e, TSNode loop, const char *self, const char *skip,
                          int depth)
 {
     if (ts_node_is_null(e))
         return true;
-    if (depth > KB_DEPTH_MAX)
-        return false;
+    if (depth > KB_DEPTH_MAX || is(e, "call_expression"))
+        return false;   /* a call is walked (a __device__ body): not evaluated ahead */
     if (is(e, "identifier")) {
         char name[128];
         uint32_t a = ts_node_start_byte(e), z = ts_node_end_byte(e);
