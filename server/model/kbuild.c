@@ -41,6 +41,9 @@ typedef struct {
     uint32_t n_dims;
     long acc;              /* ACC: accumulator index */
     int scope;
+    bool induct;           /* POINTER/VALUE: an induction variable (induction_ok): stepped
+                            * by loop-invariant amounts, its value at the top of a loop's
+                            * iteration put in when the loop opens (for_loop) */
 } ent;
 
 typedef struct {
@@ -1008,6 +1011,26 @@ static km_form assign(kb *b, const char *src, TSNode n)
             e->form = combine(b, e->form, op, rv);
             return e->form;
         }
+        if (e->kind == E_POINTER && e->induct) {
+            const char *base;
+            enum km_space space;
+            km_form off;
+            if (strcmp(op, "+=") == 0) {
+                e->form = km__add(b->k, e->form, rv);
+            } else if (strcmp(op, "-=") == 0) {
+                e->form = km__sub(b->k, e->form, rv);
+            } else {
+                b->quiet++;   /* p = p + s: rv above recorded what s reads */
+                bool ok = strcmp(op, "=") == 0 && pointer(b, src, r, &base, &space, &off);
+                b->quiet--;
+                e = env_find(b, ntext(b, src, l));
+                if (ok && base == e->base)
+                    e->form = off;
+                else
+                    e->form = fresh_var(b);
+            }
+            return rv;
+        }
         if (e->kind == E_POINTER)
             move_param(b, src, n, ntext(b, src, l), e, op, rv);
         return rv;
@@ -1053,7 +1076,7 @@ static km_form update(kb *b, const char *src, TSNode n)
         ent *e = env_find(b, ntext(b, src, a));
         if (e && e->kind == E_ACC)
             acc_update(b, e, km__add(b->k, e->form, one));
-        else if (e && e->kind == E_VALUE)
+        else if (e && (e->kind == E_VALUE || (e->kind == E_POINTER && e->induct)))
             e->form = km__add(b->k, e->form, one);
         return e ? e->form : literal(b, nsqueeze(b, src, n));
     }
@@ -1530,6 +1553,8 @@ static TSNode declarator_name(TSNode d, bool *ptr, TSNode *sizes, uint32_t *n_si
     }
 }
 
+static bool induction_ok(kb *b, const char *src, TSNode decl, const char *name);
+
 static void declaration(kb *b, const char *src, TSNode n)
 {
     bool shared = false;
@@ -1586,10 +1611,13 @@ static void declaration(kb *b, const char *src, TSNode n)
             enum km_space space;
             km_form off;
             if (!ts_node_is_null(value) && pointer(b, src, value, &base, &space, &off)) {
+                bool moved = mu && (mu->n_mut || mu->stepped);
+                bool induct = moved && !mu->stepped && induction_ok(b, src, n, name);
                 ent *e = env_push(b, name, E_POINTER);
                 e->base = base;
                 e->space = space;
-                e->form = mu && (mu->n_mut || mu->stepped) ? fresh_var(b) : off;
+                e->form = moved && !induct ? fresh_var(b) : off;
+                e->induct = induct;
                 local_push(b, name, KM_LOCAL_POINTER, e->form, line)->base = base;
             } else if (!ts_node_is_null(value) && !(mu && (mu->n_mut || mu->stepped)) &&
                        shared_helper(b, src, value)) {
@@ -1623,6 +1651,13 @@ static void declaration(kb *b, const char *src, TSNode n)
             e->acc = ai;
             e->form = km__of_atom(b->k, km__atom(b->k, &p));
             local_push(b, name, KM_LOCAL_ACC, e->form, line);
+        } else if (mu && mu->n_mut && mu->max_depth > depth && mu->indexes && !mu->stepped &&
+                   !ts_node_is_null(value) && induction_ok(b, src, n, name)) {
+            /* an index stepped through loops (`int o = base; ... out[o] = v; o += s;`) */
+            ent *e = env_push(b, name, E_VALUE);
+            e->form = v;
+            e->induct = true;
+            local_push(b, name, KM_LOCAL_VALUE, e->form, line);
         } else if (mu && mu->n_mut && mu->max_depth > depth) {
             ent *e = env_push(b, name, E_VAR);
             e->form = fresh_var(b);
@@ -2123,6 +2158,262 @@ static bool for_side_vars(kb *b, const char *src, TSNode init, TSNode cond, TSNo
     return true;
 }
 
+/* ---- induction variables: locals stepped by loop-invariant amounts ------------- */
+
+/* Is n a step of name: `name += e`, `name -= e`, `name = name + e` (or `- e`), `++name`,
+ * `name--` ...? *amount gets e (a null node for ++ and --), *sign +1 or -1. */
+static bool step_of(const char *src, TSNode n, const char *name, TSNode *amount, int *sign)
+{
+    n = unparen(n);
+    if (is(n, "update_expression")) {
+        TSNode a = unparen(field(n, "argument"));
+        if (!is(a, "identifier") || !name_is(src, a, name))
+            return false;
+        *amount = (TSNode){0};
+        *sign = strcmp(op_of(n), "++") == 0 ? 1 : -1;
+        return true;
+    }
+    if (!is(n, "assignment_expression"))
+        return false;
+    TSNode l = unparen(field(n, "left")), r = unparen(field(n, "right"));
+    if (!is(l, "identifier") || !name_is(src, l, name))
+        return false;
+    const char *op = op_of(n);
+    if (strcmp(op, "+=") == 0 || strcmp(op, "-=") == 0) {
+        *amount = r;
+        *sign = op[0] == '+' ? 1 : -1;
+        return true;
+    }
+    if (strcmp(op, "=") == 0 && is(r, "binary_expression") &&
+        (strcmp(op_of(r), "+") == 0 || strcmp(op_of(r), "-") == 0)) {
+        TSNode rl = unparen(field(r, "left"));
+        if (is(rl, "identifier") && name_is(src, rl, name)) {
+            *amount = field(r, "right");
+            *sign = strcmp(op_of(r), "+") == 0 ? 1 : -1;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* A break, continue or goto anywhere in n. */
+static bool has_jump(TSNode n, int depth)
+{
+    if (ts_node_is_null(n) || depth > KB_DEPTH_MAX)
+        return false;
+    if (is(n, "break_statement") || is(n, "continue_statement") || is(n, "goto_statement"))
+        return true;
+    for (uint32_t i = 0; i < ts_node_named_child_count(n); i++)
+        if (has_jump(ts_node_named_child(n, i), depth + 1))
+            return true;
+    return false;
+}
+
+/* Does declaration n declare name? */
+static bool declares(const char *src, TSNode n, const char *name)
+{
+    TSNode type = field(n, "type");
+    for (uint32_t i = 0; i < ts_node_named_child_count(n); i++) {
+        TSNode d = ts_node_named_child(n, i), sizes[8];
+        if (ts_node_eq(d, type))
+            continue;
+        if (is(d, "init_declarator"))
+            d = field(d, "declarator");
+        bool ptr;
+        uint32_t ns;
+        TSNode id = declarator_name(d, &ptr, sizes, &ns);
+        if (is(id, "identifier") && name_is(src, id, name))
+            return true;
+    }
+    return false;
+}
+
+/* Is name declared, assigned or stepped anywhere inside n (a loop: then its value may
+ * differ between the loop's iterations)? */
+static bool varies_in(const char *src, TSNode n, const char *name, int depth)
+{
+    if (ts_node_is_null(n) || depth > KB_DEPTH_MAX)
+        return true;
+    if (is(n, "declaration") && declares(src, n, name))
+        return true;
+    if (is(n, "assignment_expression") || is(n, "update_expression")) {
+        TSNode l = unparen(field(n, is(n, "assignment_expression") ? "left" : "argument"));
+        if (is(l, "identifier") && name_is(src, l, name))
+            return true;
+    }
+    for (uint32_t i = 0; i < ts_node_named_child_count(n); i++)
+        if (varies_in(src, ts_node_named_child(n, i), name, depth + 1))
+            return true;
+    return false;
+}
+
+/* Does expression e keep its value through every iteration of loop (no identifier in it
+ * varies there, no call) and not mention self (skip: a name e may mention, the header's
+ * own variable)? */
+static bool invariant_in(const char *src, TSNode e, TSNode loop, const char *self, const char *skip,
+                         int depth)
+{
+    if (ts_node_is_null(e))
+        return true;
+    if (depth > KB_DEPTH_MAX || is(e, "call_expression"))
+        return false;   /* a call is walked (a __device__ body): not evaluated ahead */
+    if (is(e, "identifier")) {
+        char name[128];
+        uint32_t a = ts_node_start_byte(e), z = ts_node_end_byte(e);
+        if (z - a >= sizeof name)
+            return false;
+        memcpy(name, src + a, z - a);
+        name[z - a] = '\0';
+        if (strcmp(name, self) == 0)
+            return false;
+        return (skip && strcmp(name, skip) == 0) || !varies_in(src, loop, name, 0);
+    }
+    for (uint32_t i = 0; i < ts_node_named_child_count(e); i++)
+        if (!invariant_in(src, ts_node_named_child(e, i), loop, self, skip, depth + 1))
+            return false;
+    return true;
+}
+
+/* The variable a for loop's header declares or assigns first, or NULL. */
+static const char *header_var(kb *b, const char *src, TSNode loop)
+{
+    TSNode init = field(loop, "initializer");
+    if (is(init, "declaration")) {
+        TSNode d = field(init, "declarator");
+        if (is(d, "init_declarator") && is(field(d, "declarator"), "identifier"))
+            return ntext(b, src, field(d, "declarator"));
+    } else if (is(init, "assignment_expression") && is(unparen(field(init, "left")), "identifier")) {
+        return ntext(b, src, unparen(field(init, "left")));
+    }
+    return NULL;
+}
+
+/* Step n of name, below scope: is it run once on every iteration of each loop between
+ * them (each a for loop reached through its body and blocks only: no if, while, do or
+ * switch between, no break, continue or goto in it), by an amount that does not vary in
+ * the outermost of them, whose inner loops' headers do not vary there either (so a loop's
+ * iteration moves name by the same amount each time)? */
+static bool step_placed(kb *b, const char *src, TSNode n, TSNode scope, TSNode amount, const char *name)
+{
+    TSNode st = ts_node_parent(n), loops[KB_LOOPS_MAX];
+    uint32_t nl = 0;
+    if (!is(st, "expression_statement"))
+        return false;
+    for (TSNode c = st; !ts_node_eq(c, scope);) {
+        TSNode p = ts_node_parent(c);
+        if (ts_node_is_null(p))
+            return false;
+        if (is(p, "for_statement")) {
+            if (!ts_node_eq(field(p, "body"), c) || nl == KB_LOOPS_MAX || has_jump(field(p, "body"), 0))
+                return false;
+            loops[nl++] = p;
+        } else if (!is(p, "compound_statement")) {
+            return false;
+        }
+        c = p;
+    }
+    if (nl == 0)   /* straight-line: followed in order */
+        return invariant_in(src, amount, st, name, NULL, 0);
+    TSNode outer = loops[nl - 1];
+    if (!invariant_in(src, amount, outer, name, NULL, 0))
+        return false;
+    for (uint32_t i = 0; i + 1 < nl; i++) {
+        const char *v = header_var(b, src, loops[i]);
+        if (!v || !invariant_in(src, field(loops[i], "condition"), outer, name, v, 0) ||
+            !invariant_in(src, field(loops[i], "update"), outer, name, v, 0) ||
+            !invariant_in(src, field(loops[i], "initializer"), outer, name, v, 0))
+            return false;
+    }
+    return true;
+}
+
+static bool induction_scan(kb *b, const char *src, TSNode n, TSNode scope, TSNode decl, const char *name,
+                           int depth)
+{
+    if (depth > KB_DEPTH_MAX)
+        return false;
+    if (ts_node_end_byte(n) <= ts_node_end_byte(decl))
+        return true;   /* the declaration and what comes before it */
+    if (is(n, "declaration") && declares(src, n, name))
+        return false;  /* declared again: another variable */
+    if (is(n, "pointer_expression") && strcmp(op_of(n), "&") == 0) {
+        TSNode a = unparen(field(n, "argument"));
+        if (is(a, "identifier") && name_is(src, a, name))
+            return false;  /* its address taken: changed where the walk cannot see */
+    }
+    if (is(n, "assignment_expression") || is(n, "update_expression")) {
+        TSNode l = unparen(field(n, is(n, "assignment_expression") ? "left" : "argument"));
+        if (is(l, "identifier") && name_is(src, l, name)) {
+            TSNode amount;
+            int sign;
+            return step_of(src, n, name, &amount, &sign) && step_placed(b, src, n, scope, amount, name);
+        }
+    }
+    for (uint32_t i = 0; i < ts_node_named_child_count(n); i++)
+        if (!induction_scan(b, src, ts_node_named_child(n, i), scope, decl, name, depth + 1))
+            return false;
+    return true;
+}
+
+/* Is the local name, declared by statement decl in a block, an induction variable: every
+ * change of it after decl a step (step_of) placed as step_placed says, its address never
+ * taken, the name not declared again in the block? A walked pointer (`T *p = base + off;
+ * for (...) for (...) { *p = v; p += s; }`, mmcv's im2col) then has an affine index. */
+static bool induction_ok(kb *b, const char *src, TSNode decl, const char *name)
+{
+    TSNode scope = ts_node_parent(decl);
+    if (src != b->text || b->n_calls || !is(scope, "compound_statement"))
+        return false;
+    return induction_scan(b, src, scope, scope, decl, name, 0);
+}
+
+/* What one iteration of a loop whose body is n adds to the induction variable name: its
+ * steps, a nested for loop's times that loop's trip. *ok false when a nested loop's trip
+ * is not known. Evaluated quietly (no access recorded), in the environment at the loop's
+ * head: induction_ok checked that nothing it reads varies in the loop. */
+static km_form body_delta(kb *b, const char *src, TSNode n, const char *name, bool *ok, int depth)
+{
+    km_form d = {0};
+    if (!*ok || ts_node_is_null(n) || depth > KB_DEPTH_MAX)
+        return d;
+    if (is(n, "compound_statement")) {
+        for (uint32_t i = 0; i < ts_node_named_child_count(n); i++)
+            d = km__add(b->k, d, body_delta(b, src, ts_node_named_child(n, i), name, ok, depth + 1));
+        return d;
+    }
+    if (is(n, "expression_statement")) {
+        TSNode e = first_named(n), amount;
+        int sign;
+        if (ts_node_is_null(e) || !step_of(src, e, name, &amount, &sign))
+            return d;
+        b->quiet++;
+        km_form a = ts_node_is_null(amount) ? km__const(b->k, 1) : eval(b, src, amount);
+        b->quiet--;
+        return km__scale(b->k, a, sign);
+    }
+    if (!is(n, "for_statement"))
+        return d;   /* induction_ok: no step anywhere else */
+    km_form inner = body_delta(b, src, field(n, "body"), name, ok, depth + 1);
+    if (!*ok || inner.n == 0)
+        return d;
+    loop_head h = {.var = header_var(b, src, n)};
+    TSNode init = field(n, "initializer");
+    b->quiet++;
+    if (h.var && is(init, "declaration"))
+        h.start = eval(b, src, field(field(init, "declarator"), "value"));
+    else if (h.var)
+        h.start = eval(b, src, field(init, "right"));
+    loop_cond(b, src, unparen(field(n, "condition")), &h);
+    loop_step(b, src, field(n, "update"), &h);
+    b->quiet--;
+    km_form trip;
+    if (!h.var || !h.cmp || !h.affine || !loop_trip(b, &h, &trip)) {
+        *ok = false;
+        return d;
+    }
+    return km__mul(b->k, inner, trip);
+}
+
 /* for (v = start; v cmp bound; step) body */
 static void for_loop(kb *b, const char *src, TSNode n)
 {
@@ -2166,7 +2457,41 @@ static void for_loop(kb *b, const char *src, TSNode n)
     }
     if (kind == KM_LOOP_OTHER && !ts_node_is_null(cond))
         (void)eval(b, src, cond);
+    /* induction variables the body steps: at the top of iteration c, entry + c * delta */
+    struct {
+        size_t at;
+        km_form entry, delta;
+    } iv[8];
+    uint32_t niv = 0;
+    const long li = (long)b->loops[b->n_loops - 1];
+    bool counted = kind != KM_LOOP_GEOMETRIC && kind != KM_LOOP_OTHER;
+    for (size_t i = b->env_floor; i < b->env.n; i++) {
+        if (!((ent *)b->env.v)[i].induct)
+            continue;
+        bool ok = true;
+        km_form d = body_delta(b, src, body, ((ent *)b->env.v)[i].name, &ok, 0);
+        ent *e = (ent *)b->env.v + i;
+        if (ok && d.n == 0)
+            continue;
+        if (!ok || !counted || niv == HK_ARRAY_LEN(iv)) {
+            e->induct = false;
+            e->form = fresh_var(b);
+            continue;
+        }
+        const km_loop *lp = (const km_loop *)b->k->loops.v + li;
+        iv[niv].at = i;
+        iv[niv].entry = e->form;
+        iv[niv++].delta = d;
+        e->form = km__add(b->k, e->form, km__mul(b->k, d, km__of_atom(b->k, lp->counter)));
+    }
     walk(b, src, body);
+    for (uint32_t i = 0; i < niv; i++) {
+        /* after the loop: entry + trip * delta */
+        const km_loop *lp = (const km_loop *)b->k->loops.v + li;
+        km_form after = lp->has_trip ? km__add(b->k, iv[i].entry, km__mul(b->k, iv[i].delta, lp->trip))
+                                     : fresh_var(b);
+        ((ent *)b->env.v)[iv[i].at].form = after;
+    }
     if (!ts_node_is_null(upd) && !h.affine && kind != KM_LOOP_GEOMETRIC) {
         b->quiet++;
         (void)eval(b, src, upd);

@@ -1484,6 +1484,10 @@ static int try_window(cx *x)
             if (!thread_free(x, rd[f]->args[0]) || thread_free(x, rd[in]->args[0]) ||
                 !window_loops(x, ac, rd[f]->args[0]) || !window_loops(x, ac, rd[in]->args[0]))
                 continue;
+            /* a row picked through a value read from memory (table[idx[i] * M + m]) is a
+             * gather, not a window around the output element */
+            if (km_form_mentions_kind(x->k, rd[in]->args[0], KM_ATOM_READ, -1))
+                continue;
             c->kind = KM_CLASS_CONVOLUTION;
             c->out = w->buffer;
             c->line = w->line;
@@ -1540,6 +1544,47 @@ static int try_window(cx *x)
         window_offsets(x, ac, center, rd[0]->args[0]);
         offsets_shape(x);
         return FIT;
+    }
+    /* a max (min) kept by `if (v > m) { m = v; ... }`, an argmax beside it: m is a local
+     * the model does not follow (assigned under a condition), bounded by the guard m < v
+     * of a read that moves with two or more window loops; the output stores m. Max
+     * pooling with its indices (mmcv's RoIPool, whose windows are read from the rois). */
+    for (size_t j = 0; j < x->n_as; j++) {
+        const km_access *w = &x->as[j];
+        km_form v = w->element_value;
+        if (w->mode != KM_WRITE || w->space != KM_SPACE_GLOBAL || v.n != 1 || v.t[0].n != 1 ||
+            v.t[0].coef != 1 || x->atoms[v.t[0].atoms[0]].kind != KM_ATOM_VAR ||
+            thread_free(x, w->element))
+            continue;
+        uint32_t m = v.t[0].atoms[0];
+        for (size_t g = 0; g < x->n_gs; g++) {
+            const km_guard *gd = &x->gs[g];
+            if (strcmp(gd->op, "<") != 0 || gd->lhs.n != 1 || gd->rhs.n != 1 || gd->lhs.t[0].n != 1 ||
+                gd->rhs.t[0].n != 1 || gd->lhs.t[0].coef != 1 || gd->rhs.t[0].coef != 1)
+                continue;
+            uint32_t l = gd->lhs.t[0].atoms[0], r = gd->rhs.t[0].atoms[0];
+            bool is_max = l == m && x->atoms[r].kind == KM_ATOM_READ;
+            bool is_min = r == m && x->atoms[l].kind == KM_ATOM_READ;
+            if (!is_max && !is_min)
+                continue;
+            const km_atom *rd = &x->atoms[is_max ? r : l];
+            if (!rd->n_args || !is_global_param(x, rd->name) || thread_free(x, rd->args[0]))
+                continue;
+            unsigned wl = 0;
+            for (size_t q = 0; q < x->n_loops; q++)
+                if (x->loops[q].kind != KM_LOOP_GRID_STRIDE &&
+                    km_form_mentions(x->k, rd->args[0], x->loops[q].counter))
+                    wl++;
+            if (wl < 2)
+                continue;   /* one loop: a row's max, not a window */
+            c->kind = KM_CLASS_POOLING;
+            c->reduce = is_max ? KM_REDUCE_MAX : KM_REDUCE_MIN;
+            c->out = w->buffer;
+            c->line = w->line;
+            c->dims = wl;
+            add_in(c, rd->name);
+            return FIT;
+        }
     }
     /* explicit stencils: out[e] = f(in[e + d0], in[e + d1], ...) */
     for (size_t j = 0; j < x->n_as; j++) {
@@ -1642,6 +1687,104 @@ static bool tile_product(const cx *x, const km_accumulator *ac, const char **a, 
     return false;
 }
 
+/* Is atom id a coordinate of the thread: a thread or block id, or an operation over one
+ * (`i / (K*N)`, `i % K`)? */
+static bool thread_atom(const cx *x, uint32_t id)
+{
+    enum km_atom_kind kd = x->atoms[id].kind;
+    if (kd == KM_ATOM_THREAD_IDX || kd == KM_ATOM_BLOCK_IDX)
+        return true;
+    return kd == KM_ATOM_OPAQUE && (atom_mentions_kind(x, id, KM_ATOM_THREAD_IDX) ||
+                                    atom_mentions_kind(x, id, KM_ATOM_BLOCK_IDX));
+}
+
+/* Does some term of f hold atom id itself (not inside another atom)? */
+static bool top_has(km_form f, uint32_t id)
+{
+    for (uint32_t t = 0; t < f.n; t++)
+        for (uint32_t a = 0; a < f.t[t].n; a++)
+            if (f.t[t].atoms[a] == id)
+                return true;
+    return false;
+}
+
+#define COORDS_MAX 24
+typedef struct {
+    uint32_t v[COORDS_MAX];
+    uint32_t n;
+} coords;
+
+/* The thread coordinates among f's own atoms into s; false when f holds an atom the
+ * model does not follow (an unfollowed local, a value read from memory). */
+static bool coords_of(const cx *x, km_form f, bool split_only, coords *s)
+{
+    for (uint32_t t = 0; t < f.n; t++)
+        for (uint32_t a = 0; a < f.t[t].n; a++) {
+            uint32_t id = f.t[t].atoms[a];
+            enum km_atom_kind kd = x->atoms[id].kind;
+            if (kd == KM_ATOM_VAR || kd == KM_ATOM_READ)
+                return false;
+            if (!thread_atom(x, id) || (split_only && kd != KM_ATOM_OPAQUE))
+                continue;
+            bool dup = false;
+            for (uint32_t i = 0; i < s->n; i++)
+                dup |= s->v[i] == id;
+            if (!dup && s->n < COORDS_MAX)
+                s->v[s->n++] = id;
+        }
+    return true;
+}
+
+static bool follows_all(km_form f, const coords *s)
+{
+    for (uint32_t i = 0; i < s->n; i++)
+        if (!top_has(f, s->v[i]))
+            return false;
+    return s->n > 0;
+}
+
+/* A loop accumulation into a per-thread output reduces many elements into few only when
+ * its input is split among the outputs: some global read of the operand walks the loop,
+ * is not gathered (no value read from memory in its index), and follows every thread
+ * coordinate of the output element, so each output owns its own run of the input
+ * (row_sum's in[r * cols + c]). An output written at the flat thread index whose
+ * coordinates the kernel splits out with / and % (`b = i / (O * P)`, `o = i / P % O`)
+ * has those coordinates, read from the other accesses. Otherwise the loop combines a few
+ * terms gathered or shared by several outputs (PAConv's score assignment:
+ * points[.. knn_idx[..] ..], and scores[b, n, k, m] read by every o): a map with an inner
+ * loop, which no warp or block reduction speeds up. False then, with the first global read
+ * that walks the loop in *read (NULL when there is none). */
+static bool partitioned(const cx *x, const km_accumulator *ac, const km_access *w,
+                        const km_atom **read)
+{
+    *read = NULL;
+    coords out = {.n = 0}, split = {.n = 0};
+    if (!coords_of(x, w->element, false, &out) || out.n == 0)
+        return true;   /* an output the model does not follow: say nothing new */
+    /* the coordinates the kernel splits the thread index into, wherever it indexes */
+    for (size_t j = 0; j < x->n_as; j++)
+        if (x->as[j].space == KM_SPACE_GLOBAL && !coords_of(x, x->as[j].element, true, &split))
+            split.n = COORDS_MAX;   /* unknown: no split to compare with */
+    if (split.n == COORDS_MAX)
+        split.n = 0;
+    uint32_t ctr = x->loops[ac->loop].counter;
+    km_form op = ac->element_operand;
+    for (uint32_t t = 0; t < op.n; t++)
+        for (uint32_t a = 0; a < op.t[t].n; a++) {
+            const km_atom *r = &x->atoms[op.t[t].atoms[a]];
+            if (r->kind != KM_ATOM_READ || !r->n_args || !is_global_param(x, r->name) ||
+                !km_form_mentions(x->k, r->args[0], ctr))
+                continue;
+            if (!*read)
+                *read = r;
+            if (km_form_mentions_kind(x->k, r->args[0], KM_ATOM_READ, -1))
+                continue;   /* gathered */
+            if (follows_all(r->args[0], &out) || follows_all(r->args[0], &split))
+                return true;
+        }
+    return false;
+}
+
 static int try_reduction(cx *x)
 {
     km_class *c = x->c;
@@ -1702,6 +1845,24 @@ static int try_reduction(cx *x)
                     if (!cf_is_const(&s, 1))
                         c->axis = KM_AXIS_COLUMN;
                 }
+            const km_atom *r;
+            if (c->how == KM_HOW_LOOP && !partitioned(x, ac, w, &r)) {
+                uint32_t wline = w->line;
+                const char *wbuf = w->buffer;
+                km_class keep = *c;
+                *c = (km_class){.near = keep.near, .why_line = keep.why_line,
+                                .row_axis = -1, .col_axis = -1};
+                memcpy(c->why, keep.why, sizeof(c->why));
+                near(x, KM_CLASS_REDUCTION, wline,
+                     "%s[...] combines %s over the loop at line %u but no input is split among the "
+                     "outputs (%s%s %s): a map with an inner loop, not a reduction", wbuf, ac->name,
+                     lp->line, r ? r->name : "nothing global", r ? "[...]" : " is read in the loop",
+                     !r ? ""
+                     : km_form_mentions_kind(x->k, r->args[0], KM_ATOM_READ, -1)
+                         ? "is gathered through a value read from memory"
+                         : "is shared by outputs that differ in a coordinate its index does not follow");
+                continue;
+            }
         }
         /* statistics: mean (divided), variance (squares, divided), std (square root) */
         bool ok;

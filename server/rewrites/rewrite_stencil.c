@@ -379,6 +379,15 @@ static int plan_of(const char *text, size_t len, const an_function *f, sw_plan *
     }
     p->class_name = km_class_name(c.kind);
     p->line = c.line;
+    for (size_t i = 0; i < na; i++)
+        for (uint32_t j = 0; j < c.n_in; j++)
+            if (as[i].mode == KM_READ && strcmp(as[i].buffer, c.in[j]) == 0 &&
+                km_form_mentions_kind(k, as[i].index, KM_ATOM_READ, -1)) {
+                /* RoIPool's bins: where the window lies is data */
+                snprintf(why, n, "line %u: the window of %s is placed by values read from memory: "
+                         "no fixed neighbourhood that neighbouring outputs share", as[i].line, as[i].buffer);
+                goto out;
+            }
     if (km_barriers(k)) {
         snprintf(why, n, "__syncthreads(): the threads of a block work together, and a block K "
                  "times taller would change what they share");

@@ -96,18 +96,54 @@ static int thread_axis(const km_kernel *k, const tm_part *p)
     return -1;
 }
 
+static bool is_extent_atom(const km_atom *a)
+{
+    return (a->kind == KM_ATOM_PARAM || a->kind == KM_ATOM_CONST) && a->name;
+}
+
+/* Is form f exactly the extent named name? */
+static bool is_extent(const km_kernel *k, km_form f, const char *name)
+{
+    size_t na;
+    const km_atom *at = km_atoms(k, &na);
+    return f.n == 1 && f.t[0].coef == 1 && f.t[0].n == 1 && is_extent_atom(&at[f.t[0].atoms[0]]) &&
+           strcmp(at[f.t[0].atoms[0]].name, name) == 0;
+}
+
+/* A coordinate one thread walks by a loop (Rodinia's kmeans invert_mapping: one thread
+ * per point, `for (i = 0; i < nfeatures; i++) out[pid + npoints * i] = in[pid * nfeatures
+ * + i]`): p is the counter alone, of a loop from 0 by 1 while below the extent named
+ * extent, so the loop visits the whole coordinate. Its id, 3 + the loop's index (apart
+ * from the thread axes 0-2), or -1. */
+static int loop_axis(const km_kernel *k, const tm_part *p, const char *extent)
+{
+    size_t na, nl;
+    const km_atom *at = km_atoms(k, &na);
+    const km_loop *ls = km_loops(k, &nl);
+    if (p->n != 1 || p->t[0].coef != 1 || p->t[0].n != 1)
+        return -1;
+    const km_atom *a = &at[p->t[0].atoms[0]];
+    if (a->kind != KM_ATOM_LOOP || a->loop < 0 || (size_t)a->loop >= nl)
+        return -1;
+    const km_loop *lp = &ls[a->loop];
+    int64_t st;
+    km_form zero = {0};
+    if (lp->kind != KM_LOOP_AFFINE || lp->grid_width || !lp->cmp || strcmp(lp->cmp, "<") != 0 ||
+        !km_form_equal(lp->start, zero) || !km_form_value(k, lp->step, &st) || st != 1 ||
+        !is_extent(k, lp->bound, extent))
+        return -1;
+    return 3 + (int)a->loop;
+}
+
 /* What the model path found: in[y * W + x] -> out[x * H + y]. */
 typedef struct {
     char in[128], out[128];  /* buffer names */
     char w[128], h[128];     /* the extents' source names (parameters or constants) */
     tm_part x, y;            /* the coordinates */
+    bool looped;             /* one of them is a loop's counter (loop_axis) */
     uint32_t line;
 } tm_match;
 
-static bool is_extent_atom(const km_atom *a)
-{
-    return (a->kind == KM_ATOM_PARAM || a->kind == KM_ATOM_CONST) && a->name;
-}
 
 /* Tries every pair of extent atoms (W in the read, H in the write) for
  * in = x + W * y and out = y + H * x. */
@@ -127,7 +163,13 @@ static bool find_extents(const km_kernel *k, const km_class *c, tm_match *t)
                     if (!is_extent_atom(&at[h]) || !split_by(c->out_map, h, &y2, &x2) ||
                         !part_same(&x, &x2) || !part_same(&y, &y2))
                         continue;
+                    /* each coordinate along a thread axis or walked whole by a loop, at
+                     * least one along the threads */
                     int ax = thread_axis(k, &x), ay = thread_axis(k, &y);
+                    if (ax < 0 && ay >= 0)
+                        ax = loop_axis(k, &x, at[w].name);
+                    else if (ay < 0 && ax >= 0)
+                        ay = loop_axis(k, &y, at[h].name);
                     if (ax < 0 || ay < 0 || ax == ay)
                         continue;
                     if (!rwp_copy_fits(t->w, sizeof t->w, at[w].name) ||
@@ -135,19 +177,11 @@ static bool find_extents(const km_kernel *k, const km_class *c, tm_match *t)
                         continue;
                     t->x = x;
                     t->y = y;
+                    t->looped = ax > 2 || ay > 2;
                     return true;
                 }
         }
     return false;
-}
-
-/* Is form f exactly the extent named name? */
-static bool is_extent(const km_kernel *k, km_form f, const char *name)
-{
-    size_t na;
-    const km_atom *at = km_atoms(k, &na);
-    return f.n == 1 && f.t[0].coef == 1 && f.t[0].n == 1 && is_extent_atom(&at[f.t[0].atoms[0]]) &&
-           strcmp(at[f.t[0].atoms[0]].name, name) == 0;
 }
 
 /* The writes besides the copy and the guards in force on it: NULL when the new body does
@@ -214,10 +248,27 @@ static int model_transpose(const char *text, size_t len, const an_function *f, t
     t->line = c.line;
     if (!find_extents(k, &c, t)) {
         snprintf(why, n, "line %u: the maps are not in[y * W + x] and out[x * H + y] with W and H "
-                 "parameters or named constants, x and y along two thread axes", c.line);
+                 "parameters or named constants, x and y along two thread axes (or one of them "
+                 "the counter of a loop `for (v = 0; v < W or H; v++)`)", c.line);
         goto out;
     }
-    check_rest(k, &c, t, why, n);
+    if (!check_rest(k, &c, t, why, n) && t->looped) {
+        /* the loop must visit its whole coordinate: the model does not see a `break` (an
+         * early `continue` or `return` is a guard, which check_rest has read) */
+        rw_toks ts = {0};
+        if ((rc = rwl_lex(text, f->body_span.start_byte, f->body_span.end_byte, &ts)) == HK_OK) {
+            for (size_t i = 0; i < ts.n; i++)
+                if (rwl_tok_is(&ts, i, "break") || rwl_tok_is(&ts, i, "goto")) {
+                    snprintf(why, n, "line %d: a `%s` may end the loop over a coordinate early",
+                             rwl_line_at(text, ts.t[i].start), rwl_tok_is(&ts, i, "break") ? "break" : "goto");
+                    break;
+                }
+        } else if (rc == HK_ETOOBIG) {
+            snprintf(why, n, "line %u: the body is far larger than a transpose", c.line);
+            rc = HK_OK;
+        }
+        rwl_toks_free(&ts);
+    }
 out:
     km_free(k);
     return rc;

@@ -856,6 +856,32 @@ static void test_companion_loop_vars(void **state)
     free(text);
 }
 
+/* Induction variables (induction.cu): a pointer or an index stepped by loop-invariant
+ * amounts through loops models as the loop counters' subscript of the same computation;
+ * a step the walk cannot count on each iteration leaves the offset unknown. */
+static void test_induction_variables(void **state)
+{
+    (void)state;
+    assert_same_dumps("induction.cu", "im2col_index", "im2col_pointer", 0);
+    assert_same_dumps("induction.cu", "im2col_index", "im2col_rows", 0);
+    assert_same_dumps("induction.cu", "im2col_index", "im2col_offset", 0);
+    assert_same_dumps("induction.cu", "rowsum_index", "rowsum_pointer", 0);
+    size_t len;
+    char *text = slurp("induction.cu", &len);
+    km_kernel *k = build(text, len, "past_loop");
+    assert_form(k, access_of(k, "y", KM_WRITE, 0)->index, "$L0*n + blockDim.x*blockIdx.x + threadIdx.x");
+    assert_form(k, access_of(k, "y", KM_WRITE, 1)->index, "K*n + blockDim.x*blockIdx.x + threadIdx.x");
+    km_free(k);
+    static const char *const unknown[] = {"step_conditional", "step_varies", "step_break"};
+    for (size_t i = 0; i < HK_ARRAY_LEN(unknown); i++) {
+        k = build(text, len, unknown[i]);
+        if (!km_form_mentions_kind(k, access_of(k, "y", KM_WRITE, 0)->index, KM_ATOM_VAR, -1))
+            fail_msg("%s: the walked pointer's offset should be unknown", unknown[i]);
+        km_free(k);
+    }
+    free(text);
+}
+
 static void test_device_helpers(void **state)
 {
     (void)state;
@@ -1020,6 +1046,7 @@ int main(void)
         cmocka_unit_test(test_index_splits),
         cmocka_unit_test(test_while_and_do),
         cmocka_unit_test(test_companion_loop_vars),
+        cmocka_unit_test(test_induction_variables),
         cmocka_unit_test(test_device_helpers),
         cmocka_unit_test(test_wider_casts),
         cmocka_unit_test(test_errors),

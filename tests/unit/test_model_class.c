@@ -195,6 +195,19 @@ static void test_reductions(void **state)
     /* the tree's array is dynamic shared memory reached through a helper type */
     expect("class_misc.cu", "helper_tree_max",
            "reduction out=blockmax in=v op=max axis=global how=tree passes=1");
+    /* a per-thread loop of a few terms into the thread's own output, whose inputs are
+     * gathered (table[idx[i] * M + m]) or shared by several outputs (wt[o * C + c] for
+     * every (b, p)): a map with an inner loop, neither a reduction nor a convolution
+     * (PAConv's score assignment in mmcv); written with an if, a grid-stride loop and
+     * fmaf, unsigned indices split by / and % */
+    expect_near("class_misc.cu", "gather_dot", KM_CLASS_REDUCTION, 384, "table[...] is gathered");
+    expect_near("class_misc.cu", "gather_dot_gs", KM_CLASS_REDUCTION, 397, "table[...] is gathered");
+    expect_near("class_misc.cu", "mix_channels", KM_CLASS_REDUCTION, 413, "is shared by outputs");
+    km_class c;
+    free(classify("class_misc.cu", "gather_dot_gs", &c));
+    assert_int_equal(c.kind, KM_CLASS_NONE);
+    /* each output owns its run of the input, also through a split index: still one */
+    expect("class_misc.cu", "batched_row_sum", "reduction out=out in=in op=sum axis=row how=loop passes=1");
     /* products of two shared tiles summed over k: a matrix product, not a reduction (the
      * class sees through the tiles: test_gemm_tiled) */
     expect("class_misc.cu", "tile_product_flat",
@@ -214,6 +227,12 @@ static void test_windows(void **state)
     expect("class_misc.cu", "conv_2d", "convolution out=out in=img,f dims=2 radius=0 offsets=");
     expect("class_misc.cu", "maxpool_2d",
            "pooling out=out in=in op=max dims=2 radius=1 offsets=0,1,W,W + 1");
+    /* the max kept by an if, with its argmax (RoIPool's spelling): pooling over two window
+     * loops; over one loop a row's minimum is no window */
+    expect("class_misc.cu", "maxpool_argmax", "pooling out=out in=in op=max dims=2 radius=0 offsets=");
+    km_class c;
+    free(classify("class_misc.cu", "row_argmin", &c));
+    assert_int_equal(c.kind, KM_CLASS_NONE);
 }
 
 static void test_scan_norm_softmax(void **state)

@@ -280,6 +280,15 @@ static void emulated_runs(void **state)
         emu_batch_add_pair(&batch, wild[i].id, src, open, helpers, wild[i].drv, EMU_OK);
         free(open);
         free(cand);
+        if (strcmp(wild[i].id, "mmcv_deform_im2col") == 0) {
+            /* coarsen too: it applies since the kernel model follows data_col_ptr, the pointer
+             * the kernel walks through its two window loops */
+            cand = emu_rewrite(src, wild[i].kernel, "coarsen", NULL);
+            open = emu_replaced(cand, "#ifndef ", "#if 1 // ");
+            emu_batch_add_pair(&batch, "mmcv_deform_im2col_coarsen", src, open, helpers, wild[i].drv, EMU_OK);
+            free(open);
+            free(cand);
+        }
         free(src);
     }
     emu_batch_run(&batch);

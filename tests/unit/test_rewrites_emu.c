@@ -112,7 +112,31 @@ static const char helpers[] =
     "                printf(\"  (%d x %d schedule %d)\\n\", W, H, s);\n"
     "        }\n"
     "}\n"
-    "#define W_H int(n >> 16), int(n & 65535)\n";
+    "#define W_H int(n >> 16), int(n & 65535)\n"
+    /* the same W x H transpose by a kernel whose threads each walk one coordinate by a loop
+     * (a 1-D grid over the other, H threads, or W when threads_over_w); ragged sizes, a
+     * coordinate shorter than a tile and one of a kmeans-like feature count */
+    "template <class T, class F, class G>\n"
+    "static void transpose_loop_case(const char *what, F ko, G kc, bool threads_over_w)\n"
+    "{\n"
+    "    static const int sizes[][2] = {{32, 32}, {64, 96}, {33, 17}, {70, 45}, {1, 40}, {34, 300}};\n"
+    "    for (int z = 0; z < 6; z++)\n"
+    "        for (int s = 0; s < 3; s++) {\n"
+    "            emu::schedule = s;\n"
+    "            const int W = sizes[z][0], H = sizes[z][1];\n"
+    "            emu::buf<T> in((size_t)W * H), oo((size_t)W * H), oc((size_t)W * H);\n"
+    "            in.fill(W + s);\n"
+    "            oo.fill(99);\n"
+    "            oc.fill(99);\n"
+    "            const int threads = threads_over_w ? W : H;\n"
+    "            dim3 g((threads + 127) / 128), ob(128);\n"
+    "            emu::launch(g, ob, 0, [&] { ko(in.ptr(), oo.ptr(), (T *)0, (long)W * 65536 + H); });\n"
+    "            dim3 cb = s == 1 ? dim3(32, 8) : ob;\n"
+    "            emu::launch(cand_grid(s, g), cb, 0, [&] { kc(in.ptr(), oc.ptr(), (T *)0, (long)W * 65536 + H); });\n"
+    "            if (!emu::expect(what, oo, oc))\n"
+    "                printf(\"  (%d x %d schedule %d)\\n\", W, H, s);\n"
+    "        }\n"
+    "}\n";
 
 /* Runs driver on src and cand (with this file's helpers); the emulation must give want. */
 /* The running test's emulated programs (emu_batch.h): queued by emulate(), built together
@@ -445,6 +469,66 @@ static void transposes_run(void **state)
     emu_batch_run(&batch);
 }
 
+/* A transpose whose threads each walk one coordinate by a loop, on a 1-D grid (Rodinia's
+ * kmeans invert_mapping shape, written our own ways): one thread per input row, a thread
+ * per column walking the rows (unsigned, early return), a grid-stride loop over rows. */
+static const char loop_rows[] =
+    "__global__ void tr(float *in, float *out, int W, int H)\n"
+    "{\n"
+    "    int p = threadIdx.x + blockDim.x * blockIdx.x;\n"
+    "    if (p < H) {\n"
+    "        for (int f = 0; f < W; f++)\n"
+    "            out[p + H * f] = in[p * W + f];\n"
+    "    }\n"
+    "}\n";
+static const char loop_cols[] =
+    "__global__ void tr(const double *src, double *dst, unsigned w, unsigned h)\n"
+    "{\n"
+    "    const unsigned col = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (col >= w) return;\n"
+    "    for (unsigned row = 0; row < h; ++row) {\n"
+    "        const size_t from = (size_t)row * w + col;\n"
+    "        dst[(size_t)col * h + row] = src[from];\n"
+    "    }\n"
+    "}\n";
+static const char loop_grid_stride[] =
+    "__global__ void tr(const int *a, int *b, int W, int H)\n"
+    "{\n"
+    "    for (int p = blockIdx.x * blockDim.x + threadIdx.x; p < H; p += blockDim.x * gridDim.x)\n"
+    "        for (int f = 0; f < W; ++f)\n"
+    "            b[f * H + p] = a[p * W + f];\n"
+    "}\n";
+
+static void transpose_loops_run(void **state)
+{
+    (void)state;
+    SKIP_WITHOUT_EMULATOR();
+    emu_batch_init(&batch, tmpdir, __func__);
+    int tile[RW_MAX_PARAMS] = {32, 0, 0};
+    static const struct {
+        const char *tag, *src, *driver;
+    } cases[] = {
+        {"loop_rows", loop_rows, "transpose_loop_case<float>(\"loop_rows\", BOTH(tr(a, b, W_H)), false);"},
+        {"loop_cols", loop_cols,
+         "transpose_loop_case<double>(\"loop_cols\", BOTH(tr(a, b, (unsigned)(n >> 16), (unsigned)(n & 65535))), true);"},
+        {"loop_grid_stride", loop_grid_stride,
+         "transpose_loop_case<int>(\"loop_grid_stride\", BOTH(tr(a, b, W_H)), false);"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *cand = emu_rewrite(cases[i].src, "tr", "tiled_transpose", tile);
+        emulate(cases[i].tag, cases[i].src, cand, cases[i].driver, EMU_OK);
+        free(cand);
+    }
+    /* planted: the edge tiles' write reads the tile untransposed; only the ragged sizes
+     * (a partial tile) reach that path, so passing shows they were run */
+    char *cand = emu_rewrite(loop_rows, "tr", "tiled_transpose", tile);
+    char *broken = emu_replaced(cand, "= hk_tile[hk_tx][hk_ty];", "= hk_tile[hk_ty][hk_tx];");
+    emulate("loop_rows_edge_broken", loop_rows, broken, cases[0].driver, EMU_DIFFERS);
+    free(broken);
+    free(cand);
+    emu_batch_run(&batch);
+}
+
 /* The tile's barrier dropped: threads read tile elements other threads have not written. */
 static void transpose_without_barrier_fails(void **state)
 {
@@ -524,6 +608,7 @@ int main(void)
         cmocka_unit_test(histogram_model_path_runs),
         cmocka_unit_test(transposes_run),
         cmocka_unit_test(transpose_without_barrier_fails),
+        cmocka_unit_test(transpose_loops_run),
         cmocka_unit_test(gemm_from_grid_runs),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -197,6 +197,59 @@ static void second_write_refused(void **state)
                       "tr", "line 6: seen is written besides");
 }
 
+/* one thread per input row walks the row's W elements by a loop on a 1-D grid (the shape
+ * of Rodinia's kmeans invert_mapping); and one thread per column walking the rows */
+static const char loop_rows[] =
+    "__global__ void tr(float *in, float *out, int W, int H)\n"
+    "{\n"
+    "    int p = threadIdx.x + blockDim.x * blockIdx.x;\n"
+    "    if (p < H) {\n"
+    "        for (int f = 0; f < W; f++)\n"
+    "            out[p + H * f] = in[p * W + f];\n"
+    "    }\n"
+    "}\n";
+
+static void loop_coordinate_applies(void **state)
+{
+    (void)state;
+    static const char *const want[] = {"hk_w = (W), hk_h = (H);", NULL};
+    transpose_applies(loop_rows, "tr", want, NULL);
+    static const char *const want_cols[] = {"hk_w = (w), hk_h = (h);", NULL};
+    transpose_applies("__global__ void tr(const double *src, double *dst, unsigned w, unsigned h)\n"
+                      "{\n"
+                      "    const unsigned col = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                      "    if (col >= w) return;\n"
+                      "    for (unsigned row = 0; row < h; ++row)\n"
+                      "        dst[(size_t)col * h + row] = src[(size_t)row * w + col];\n"
+                      "}\n",
+                      "tr", want_cols, NULL);
+}
+
+/* a loop that may not visit its whole coordinate: from 1, or ended by a break */
+static void partial_loop_refused(void **state)
+{
+    (void)state;
+    transpose_refused("__global__ void tr(const float *in, float *out, int W, int H)\n"
+                      "{\n"
+                      "    int p = threadIdx.x + blockDim.x * blockIdx.x;\n"
+                      "    if (p < H)\n"
+                      "        for (int f = 1; f < W; f++)\n"
+                      "            out[p + H * f] = in[p * W + f];\n"
+                      "}\n",
+                      "tr", "line 6: the maps are not in[y * W + x]");
+    transpose_refused("__global__ void tr(const float *in, float *out, int W, int H)\n"
+                      "{\n"
+                      "    int p = threadIdx.x + blockDim.x * blockIdx.x;\n"
+                      "    if (p < H)\n"
+                      "        for (int f = 0; f < W; f++) {\n"
+                      "            if (in[p * W] < 0.0f)\n"
+                      "                break;\n"
+                      "            out[p + H * f] = in[p * W + f];\n"
+                      "        }\n"
+                      "}\n",
+                      "tr", "line 7: a `break` may end the loop");
+}
+
 /* the emitted kernel of the macro spelling is CUDA nvcc accepts */
 static void macro_loop_compiles(void **state)
 {
@@ -244,6 +297,8 @@ int main(void)
         cmocka_unit_test(wrong_guard_refused),
         cmocka_unit_test(strided_rows_refused),
         cmocka_unit_test(second_write_refused),
+        cmocka_unit_test(loop_coordinate_applies),
+        cmocka_unit_test(partial_loop_refused),
         cmocka_unit_test(macro_loop_compiles),
         cmocka_unit_test(model_path_survives_alloc_failures),
     };

@@ -369,3 +369,97 @@ __global__ void tile_product_flat(const float *P, const float *Q, float *R, int 
     }
     R[wq * TL * blockIdx.y + TL * blockIdx.x + wq * threadIdx.y + threadIdx.x] = dot;
 }
+
+// A per-thread loop of a few terms into the thread's own output is a map, not a reduction,
+// when no input is split among the outputs (the loop's reads are gathered or shared).
+// Gathered rows times shared weights, one output per thread:
+__global__ void gather_dot(const float *table, const int *idx, const float *w, float *out,
+                           int n, int M)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        float s = 0.0f;
+        for (int m = 0; m < M; m++)
+            s += table[idx[i] * M + m] * w[m];
+        out[i] = s;
+    }
+}
+
+// the same written with a grid-stride loop, fmaf and an early-exit check on the index
+__global__ void gather_dot_gs(const float *table, const int *idx, const float *w, float *out,
+                              int n, int M)
+{
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {
+        const int row = idx[i];
+        float s = 0.0f;
+        for (int m = 0; m < M; ++m)
+            s = fmaf(table[row * M + m], w[m], s);
+        out[i] = s;
+    }
+}
+
+// a flat index split into (b, o, p); x[b, p, :] is read by every o, wt[o, :] by every
+// (b, p), and the old output is added to: a small contraction per thread
+__global__ void mix_channels(const float *x, const float *wt, float *out, unsigned B, unsigned O,
+                             unsigned P, unsigned C)
+{
+    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= B * O * P)
+        return;
+    unsigned b = i / (O * P), o = i / P % O, p = i % P;
+    float acc = out[i];
+    for (unsigned c = 0; c < C; c++)
+        acc += x[(b * P + p) * C + c] * wt[o * C + c];
+    out[i] = acc;
+}
+
+// still reductions: each output owns its run of the input, also through a split index
+__global__ void batched_row_sum(const float *in, float *out, int B, int R, int C)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < B * R) {
+        int b = i / R, r = i % R;
+        float s = 0.0f;
+        for (int c = 0; c < C; c++)
+            s += in[(b * R + r) * C + c];
+        out[b * R + r] = s;
+    }
+}
+
+// max pooling with its argmax, the max kept by an if (not fmaxf): pooling; the same over
+// one loop (a row's max with its index) is no window
+__global__ void maxpool_argmax(const float *in, float *out, int *arg, int W, int OW, int OH)
+{
+    int ox = blockIdx.x * blockDim.x + threadIdx.x;
+    int oy = blockIdx.y * blockDim.y + threadIdx.y;
+    if (ox < OW && oy < OH) {
+        float m = -1e30f;
+        int at = -1;
+        for (int dy = 0; dy < 3; dy++)
+            for (int dx = 0; dx < 3; dx++) {
+                int p = (2 * oy + dy) * W + 2 * ox + dx;
+                if (in[p] > m) {
+                    m = in[p];
+                    at = p;
+                }
+            }
+        out[oy * OW + ox] = m;
+        arg[oy * OW + ox] = at;
+    }
+}
+
+__global__ void row_argmin(const float *in, float *out, int *arg, int rows, int cols)
+{
+    int r = blockIdx.x * blockDim.x + threadIdx.x;
+    if (r < rows) {
+        float m = 1e30f;
+        int at = 0;
+        for (int c = 0; c < cols; c++)
+            if (m > in[r * cols + c]) {
+                m = in[r * cols + c];
+                at = c;
+            }
+        out[r] = m;
+        arg[r] = at;
+    }
+}
