@@ -2463,6 +2463,13 @@ static const char *const fast_calls[][2] = {
     {"tanf", "__tanf"}, {"powf", "__powf"}, {"sincosf", "__sincosf"}, {"exp10f", "__exp10f"},
     {"log2f", "__log2f"}, {"log10f", "__log10f"}};
 
+/* The C++ overloads of the same functions (CUDA's math headers and <cmath>): `sin(v)` on a
+ * float v is sinf; taken only where every argument is typed float (a double, an integer or
+ * an unknown argument calls the double function, whose intrinsic there is none). */
+static const char *const fast_overloads[][2] = {
+    {"exp", "__expf"}, {"log", "__logf"}, {"sin", "__sinf"}, {"cos", "__cosf"}, {"tan", "__tanf"},
+    {"pow", "__powf"}, {"exp10", "__exp10f"}, {"log2", "__log2f"}, {"log10", "__log10f"}};
+
 /* Calls whose result is a float or a double, for typing division operands. */
 static const char *const float_funcs[] = {
     "expf", "logf", "sinf", "cosf", "tanf", "powf", "exp10f", "log2f", "log10f", "exp2f",
@@ -2875,6 +2882,31 @@ out:
     return rc;
 }
 
+/* The call's arguments, from its "(" at open, are each typed float (operand_type: float and
+ * nothing double, unknown or integer-only). */
+static bool float_arguments(const rw_toks *ts, size_t open, const an_function *f, const fm_names *nm)
+{
+    size_t close = rwl_match_close(ts, open);
+    if (close >= ts->n || close == open + 1)
+        return false;
+    size_t a = open + 1;
+    for (size_t k = a; k <= close; k++) {
+        if (k < close && (rwl_tok_is(ts, k, "(") || rwl_tok_is(ts, k, "["))) {
+            k = rwl_match_close(ts, k);
+            if (k >= close)
+                return false;
+            continue;
+        }
+        if (k < close && !rwl_tok_is(ts, k, ","))
+            continue;
+        int t = operand_type(ts, a, k, f, nm);
+        if (a == k || !(t & FT_FLOAT) || (t & (FT_DOUBLE | FT_UNKNOWN)))
+            return false;
+        a = k + 1;
+    }
+    return true;
+}
+
 int rw_fast_math(const char *text, size_t len, const an_model *m, size_t kernel, rw_result *out)
 {
     memset(out, 0, sizeof *out);
@@ -2887,9 +2919,11 @@ int rw_fast_math(const char *text, size_t len, const an_model *m, size_t kernel,
     struct hk_buf desc;
     hk_buf_init(&desc, 4096);
     char *body = NULL;
-    size_t blen = 0, counts[HK_ARRAY_LEN(fast_calls)] = {0}, divs = 0, skipped = 0, already = 0;
+    size_t blen = 0, counts[HK_ARRAY_LEN(fast_calls)] = {0}, ocounts[HK_ARRAY_LEN(fast_overloads)] = {0};
+    size_t divs = 0, skipped = 0, already = 0, oskipped = 0;
+    fm_names nm = {0};
     uint32_t bs = f->body_span.start_byte, be = f->body_span.end_byte;
-    if ((rc = rwl_lex(text, bs, be, &ts)))
+    if ((rc = rwl_lex(text, bs, be, &ts)) || (rc = fm_collect(&ts, &nm)))
         goto out;
     /* the calls: one token each */
     for (size_t k = 0; k < ts.n; k++) {
@@ -2905,6 +2939,17 @@ int rw_fast_math(const char *text, size_t len, const an_model *m, size_t kernel,
             if ((rc = rwl_edits_add(&es, ts.t[k].start - bs, ts.t[k].end - bs, fast_calls[c][1])))
                 goto out;
             counts[c]++;
+        }
+        for (size_t c = 0; c < HK_ARRAY_LEN(fast_overloads); c++) {
+            if (!rwl_tok_is_ident(&ts, k, fast_overloads[c][0]))
+                continue;
+            if (!float_arguments(&ts, k + 1, f, &nm)) {
+                oskipped++;
+                continue;
+            }
+            if ((rc = rwl_edits_add(&es, ts.t[k].start - bs, ts.t[k].end - bs, fast_overloads[c][1])))
+                goto out;
+            ocounts[c]++;
         }
     }
     char *btext = hk_strndup(text + bs, be - bs);
@@ -2934,6 +2979,10 @@ int rw_fast_math(const char *text, size_t len, const an_model *m, size_t kernel,
         if (counts[c] && (rc = hk_buf_printf(&desc, "%s%s -> %s (%zu)", desc.len ? ", " : "",
                                              fast_calls[c][0], fast_calls[c][1], counts[c])))
             goto out;
+    for (size_t c = 0; c < HK_ARRAY_LEN(fast_overloads); c++)
+        if (ocounts[c] && (rc = hk_buf_printf(&desc, "%s%s(float) -> %s (%zu)", desc.len ? ", " : "",
+                                              fast_overloads[c][0], fast_overloads[c][1], ocounts[c])))
+            goto out;
     if (divs && (rc = hk_buf_printf(&desc, "%s/ -> __fdividef (%zu)", desc.len ? ", " : "", divs)))
         goto out;
     if (!desc.len) {
@@ -2945,13 +2994,19 @@ int rw_fast_math(const char *text, size_t len, const an_model *m, size_t kernel,
         else
             rc = rwl_not_applicable(out, hk_asprintf("fast math not applicable to kernel %s: no expf, "
                                                  "logf, sinf, cosf, tanf, powf, sincosf, exp10f, "
-                                                 "log2f, log10f call or float division in its body%s",
+                                                 "log2f, log10f call (nor exp, log, sin, ... on float "
+                                                 "arguments) or float division in its body%s%s",
                                                  f->name, skipped ? " (divisions of integers, "
-                                                 "doubles or unknown types are left)" : ""));
+                                                 "doubles or unknown types are left)" : "",
+                                                 oskipped ? " (calls of exp, log, sin, ... on double, "
+                                                 "integer or unknown arguments are left)" : ""));
         goto out;
     }
     if (skipped && (rc = hk_buf_printf(&desc, "; %zu division%s of another or unknown type left", skipped,
                                        skipped == 1 ? "" : "s")))
+        goto out;
+    if (oskipped && (rc = hk_buf_printf(&desc, "; %zu call%s of exp, log, sin, ... on another or unknown "
+                                        "type left", oskipped, oskipped == 1 ? "" : "s")))
         goto out;
     rwl_edits_free(&es);
     rc = rwl_edits_add_owned(&es, bs, be, body);
@@ -2961,6 +3016,7 @@ int rw_fast_math(const char *text, size_t len, const an_model *m, size_t kernel,
     char *d = hk_asprintf("kernel %s: %s", f->name, desc.data);
     rc = rwl_finish(text, len, m, f->name, &es, d, out);
 out:
+    fm_names_free(&nm);
     hk_free(body);
     hk_buf_free(&desc);
     rwl_edits_free(&es);

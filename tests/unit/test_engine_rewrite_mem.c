@@ -473,6 +473,16 @@ static void test_fast_math(void **state)
     add_job("fm_divisions", r.text, r.len);
     rw_result_free(&r);
 
+    /* the C++ overloads: on floats the intrinsics, on doubles left */
+    assert_int_equal(rw_fast_math(fx.text, fx.len, fx.m, kernel(&fx, "overloads"), &r), HK_OK);
+    print_message("%s\n", r.description);
+    expect_text(&r, "y[i] = __sinf(v) * __cosf(t) + __expf(-v) + __powf(v, t) + (float)cos(w[i]) + "
+                    "(float)sin(w[i] * 2.0) + __logf(v * 2);");
+    assert_non_null(strstr(r.description, "sin(float) -> __sinf (1)"));
+    assert_non_null(strstr(r.description, "2 calls of exp, log, sin, ... on another or unknown type left"));
+    add_job("fm_overloads", r.text, r.len);
+    rw_result_free(&r);
+
     /* double math and divisions only */
     assert_int_equal(rw_fast_math(fx.text, fx.len, fx.m, kernel(&fx, "doubles"), &r), HK_OK);
     expect_reason(&r, "no expf");

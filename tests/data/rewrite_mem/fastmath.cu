@@ -43,3 +43,16 @@ __global__ void doubles(const double *x, double *y, int n)
     if (i < n)
         y[i] = exp(x[i]) / 2.0 + (double)(i / 4);
 }
+
+// The C++ overloads on float arguments are the float functions (Parboil's mri-q spells its
+// sinf and cosf as sin and cos): taken; on a double argument they are the
+// double functions: left.
+__global__ void overloads(const float *x, const double *w, float *y, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        float v = x[i];
+        float t = v * 0.5f;
+        y[i] = sin(v) * cos(t) + exp(-v) + pow(v, t) + (float)cos(w[i]) + (float)sin(w[i] * 2.0) + log(v * 2);
+    }
+}
