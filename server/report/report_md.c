@@ -150,6 +150,15 @@ static int row_text(struct hk_buf *out, const char *label, const char *text)
     return rc ? rc : hk_buf_appends(out, " |\n");
 }
 
+/* row_text of a member stored in English, said in the report's language (report__said) */
+static int row_said(struct hk_buf *out, const char *label, const json_t *obj, const char *key)
+{
+    char *said = report__said(obj, key);
+    int rc = row_text(out, label, said ? said : report__str(obj, key));
+    hk_free(said);
+    return rc;
+}
+
 static int version_label(struct hk_buf *out, const json_t *v)
 {
     if (!v || json_is_null(v))
@@ -433,7 +442,7 @@ int report_model_to_markdown(const json_t *m, struct hk_buf *out)
     if (!rc && report__library_words(info, floor_words, sizeof floor_words))
         rc = row_text(out, hk_tr(HK_MSG_REP_LIBRARY), floor_words);
     if (!rc && report__str(info, "memory_safety")) /* compute-sanitizer (docs/sanitizer.md) */
-        rc = row_text(out, hk_tr(HK_MSG_REP_MEMORY_SAFETY), report__str(info, "memory_safety"));
+        rc = row_said(out, hk_tr(HK_MSG_REP_MEMORY_SAFETY), info, "memory_safety");
     rc = rc ? rc : skills_tried_md(out, info);
     rc = rc ? rc : stacks_md(out, info);
 
