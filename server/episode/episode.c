@@ -704,11 +704,13 @@ static int init_inputs(ep_ctx *c)
 }
 
 /* Target -> backend and arch (arch empty when it must come from the GPU): "nvidia",
- * "nvidia:sm_XX", "sm_XX", "dcu", "dcu:gfxNNN", "amd:gfxNNN", "gfxNNN". */
+ * "nvidia:sm_XX", "sm_XX", "dcu", "dcu:gfxNNN", "amd:gfxNNN", "gfxNNN"; none: the .hip
+ * rule (cc_backend_of_path: a .hip file is for a DCU, as hkls check and the editor's
+ * compiles read it). */
 static int parse_target(ep_ctx *c)
 {
     const char *t = c->o->target;
-    c->backend = CC_NVIDIA;
+    c->backend = t ? CC_NVIDIA : cc_backend_of_path(c->o->file);
     if (!t || !strcmp(t, "nvidia"))
         return HK_OK;
     if (!strcmp(t, "dcu") || !strcmp(t, "amd")) {
