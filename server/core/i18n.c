@@ -241,6 +241,34 @@ static const struct hk_msg_entry msgs[HK_MSG_COUNT] = {
       "事件数"),
     M(REP_LAST_MESSAGE, "Last message",
       "最后一条消息"),
+    F(REP_BW_HEAD, "Bandwidth of %s: %s, %s of peak bandwidth (%s, measured on this GPU)",
+      "%s 的带宽：%s，为峰值带宽的 %s（%s，在这块 GPU 上实测）"),
+    F(REP_BW_HEAD_NO_PEAK, "Bandwidth of %s: %s (no measured peak bandwidth for this GPU)",
+      "%s 的带宽：%s（这块 GPU 没有实测的峰值带宽）"),
+    M(REP_BW_NOTE, "% of peak bandwidth: the bytes the bench spec says one launch moves, divided by "
+      "the median time, against the peak hkls measured on this GPU (a 16-byte copy kernel over "
+      "buffers far larger than the L2). The tables' % of roofline is this figure for a "
+      "memory-bound version (the FLOP rate against the FP32 peak when that fraction is larger). "
+      "The README and the suite tables in bench/results quote % of the copy line instead: "
+      "against a device-to-device copy of the same bytes, timed cold in the same run "
+      "(bench/refs). That copy is slower than the peak, so the same run reads a few points "
+      "higher there.",
+      "峰值带宽 %：bench spec 给出的一次启动搬运的字节数除以中位耗时，再与 hkls 在这块 GPU 上"
+      "实测的峰值（一个 16 字节拷贝核函数，缓冲区远大于 L2）相比。表中的屋顶线模型 % 对访存"
+      "密集型版本就是这个数（FLOP 速率相对 FP32 峰值的比例更大时取后者）。README 和 "
+      "bench/results 中的基准套件表格引用的是拷贝线 %：与同一次运行中冷启动计时、相同字节数"
+      "的设备到设备拷贝相比（bench/refs）。该拷贝比峰值慢，所以同一次运行在那里的读数会高几个"
+      "百分点。"),
+    F(REP_FLOOR_NONE, "none (%s): %s", "无（%s）：%s"),
+    M(REP_FLOOR_CREDITED, "speedups credited without one (--allow-no-floor)",
+      "加速比未经物理下限检查即计入（--allow-no-floor）"),
+    M(REP_FLOOR_NOT_CREDITED, "speedups measured but not credited", "加速比已测量，但未计入"),
+    F(REP_FLOOR_UNCREDITED, "; %lld faster version(s) not credited, best v%lld at %.2fx (--allow-no-floor credits them)",
+      "；%lld 个更快的版本未计入，最佳为 v%lld，%.2fx（--allow-no-floor 会计入它们）"),
+    M(REP_UNKNOWN, "unknown", "未知"),
+    F(REP_TOOLCHAIN_RUNTIME, ", CUDA %s (the runtime the device probe was built with)",
+      "，CUDA %s（设备探测程序构建时所用的运行时）"),
+    F(REP_TOOLCHAIN_DRIVER, "; driver for CUDA %s", "；驱动支持 CUDA %s"),
     M(REP_REJECTED, "Rejected candidates",
       "被拒绝的候选版本"),
     M(REP_REASON, "Reason",

@@ -146,6 +146,16 @@ enum hk_msg {
     HK_MSG_REP_STAGE,
     HK_MSG_REP_EVENTS,
     HK_MSG_REP_LAST_MESSAGE,
+    HK_MSG_REP_BW_HEAD,              /* %s version, %s rate, %s pct, %s peak */
+    HK_MSG_REP_BW_HEAD_NO_PEAK,      /* %s version, %s rate */
+    HK_MSG_REP_BW_NOTE,
+    HK_MSG_REP_FLOOR_NONE,           /* %s why (stored), %s what became of the speedups */
+    HK_MSG_REP_FLOOR_CREDITED,
+    HK_MSG_REP_FLOOR_NOT_CREDITED,
+    HK_MSG_REP_FLOOR_UNCREDITED,     /* %lld versions, v%lld, %.2fx */
+    HK_MSG_REP_UNKNOWN,
+    HK_MSG_REP_TOOLCHAIN_RUNTIME,    /* %s CUDA version */
+    HK_MSG_REP_TOOLCHAIN_DRIVER,     /* %s CUDA version */
     HK_MSG_REP_REJECTED,
     HK_MSG_REP_REASON,
     HK_MSG_REP_DETAILS,
