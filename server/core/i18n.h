@@ -1158,6 +1158,14 @@ enum hk_msg {
     HK_MSG_ORACLE_BASE_NONFINITE,
     HK_MSG_ORACLE_REF64_OK,
     HK_MSG_ORACLE_REF64_WRONG,
+    HK_MSG_EP_ISO_BWRAP,             /* runner_isolation_name's words (English always) */
+    HK_MSG_EP_ISO_NAMESPACES,
+    HK_MSG_EP_ISO_UNSHARE_NET,
+    HK_MSG_EP_ISO_NONE,
+    HK_MSG_EP_CORRECT_HARNESS,       /* the episode's "correctness" (the report's row) */
+    HK_MSG_EP_CORRECT_CMD,
+    HK_MSG_EP_CORRECT_WIDENED,       /* %s the above, %s the outputs widened */
+    HK_MSG_EP_CREDIT_NO_SASS,        /* a credit's why */
     HK_MSG_SAN_NOTE,                 /* "memory safety: %s" */
     HK_MSG_SAN_VERSION_NOTE,         /* "v%d: %s": the episode's record of its best */
     HK_MSG_SAN_NOT_CHECKED,          /* %s why */

@@ -444,9 +444,7 @@ static void widen_from_shadow(ep_ctx *c)
     }
     const char *said = json_string_value(json_object_get(c->info, "correctness"));
     if (note.len && said) { /* the report's Correctness row says so */
-        char *more = hk_asprintf("%s; the tolerance against the baseline widened by twice the "
-                                 "baseline's own error against its fp64 shadow (%s)", said,
-                                 note.data);
+        char *more = hk_trf(HK_MSG_EP_CORRECT_WIDENED, said, note.data);
         if (more)
             json_object_set_new(c->info, "correctness", ep__text(more));
         hk_free(more);
@@ -887,18 +885,8 @@ static int stage_init(ep_ctx *c)
     json_object_set_new(c->info, "isolation", ep__text(runner_isolation_name(iso)));
     /* what decided "correct": said on every report, plainly for the command form */
     json_object_set_new(c->info, "correctness",
-                        ep__text(c->is_cmd
-                                     ? "checked by your program: its exit status and pass/fail "
-                                       "output decide; the harness's poisoned outputs, "
-                                       "unchanged-input, tolerance and checked-timing rules do "
-                                       "not apply. Times come from the CUPTI injection "
-                                       "library's records, each stamped with a nonce drawn for "
-                                       "the run; a program of yours that reads its environment "
-                                       "before its first CUDA call could still see the nonce"
-                                     : "checked by the harness: candidate outputs against the "
-                                       "baseline's on fresh seeds, poisoned outputs, unchanged "
-                                       "inputs, timed launches re-checked against the "
-                                       "baseline's kernel (docs/referee.md)"));
+                        ep__text(hk_tr(c->is_cmd ? HK_MSG_EP_CORRECT_CMD
+                                                 : HK_MSG_EP_CORRECT_HARNESS)));
     json_object_set_new(c->info, "memory_limit", ep__text(mem_words));
     ep__log(c, "info", hk_tr(HK_MSG_EP_ISOLATION), runner_isolation_name(iso));
     ep__log(c, "info", hk_tr(HK_MSG_EP_SPEC_SIZES_SEEDS_DISTRIBUTIONS), c->o->spec_path,
@@ -3928,8 +3916,7 @@ static void skill_credit(ep_ctx *c)
             ep__log(c, "warn", hk_tr(HK_MSG_EP_V_GAIN_UNEXPLAINED_SKILL), b->number, sk->id);
     } else if (!b->sass || !c->base_rec || !c->base_rec->sass) {
         json_object_set_new(j, "explained", json_null());
-        json_object_set_new(j, "why", json_string("no SASS to look for the evidence in "
-                                                  "(cuobjdump missing or failed)"));
+        json_object_set_new(j, "why", json_string(hk_tr(HK_MSG_EP_CREDIT_NO_SASS)));
     } else if (sk_evidence_found(sk, c->base_rec->sass, b->sass, NULL, NULL, &found, &what) ==
                HK_OK) {
         size_t nb = 0, na = 0;

@@ -431,9 +431,9 @@ static int facts_html(struct hk_buf *out, const json_t *m)
     if (!rc && report__str(info, "bottleneck"))
         rc = fact(out, hk_tr(HK_MSG_REP_BOTTLENECK), report__str(info, "bottleneck"));
     if (!rc && report__str(info, "isolation"))
-        rc = fact(out, hk_tr(HK_MSG_REP_ISOLATION), report__str(info, "isolation"));
+        rc = fact_said(out, hk_tr(HK_MSG_REP_ISOLATION), info, "isolation");
     if (!rc && report__str(info, "correctness"))
-        rc = fact(out, hk_tr(HK_MSG_REP_CORRECTNESS), report__str(info, "correctness"));
+        rc = fact_said(out, hk_tr(HK_MSG_REP_CORRECTNESS), info, "correctness");
     if (!rc && report__str(info, "spec_inferred")) /* spec inference (docs/bench-spec.md) */
         rc = fact(out, hk_tr(HK_MSG_HOVER_SPEC_INFERRED), report__str(info, "spec_inferred"));
     if (!rc && report__floor_words(info, words, sizeof words))

@@ -338,8 +338,11 @@ int report_model_to_markdown(const json_t *m, struct hk_buf *out)
                                                            : HK_MSG_REP_DOES_NOT_SHOW),
                                     (long long)json_integer_value(json_object_get(cr, "lines_after")),
                                     (long long)json_integer_value(json_object_get(cr, "lines_before")));
-        else
-            rc = rc ? rc : hk_buf_printf(out, "`: %s\n", report__str(cr, "why") ? report__str(cr, "why") : "");
+        else if (!rc) { /* the engine's why, stored in English */
+            char *why = report__said(cr, "why");
+            rc = hk_buf_printf(out, "`: %s\n", why ? why : report__str(cr, "why") ? report__str(cr, "why") : "");
+            hk_free(why);
+        }
     }
     if (!rc && json_is_true(json_object_get(m, "best_is_inferred")))
         rc = hk_buf_printf(out, "\n(%s)\n", hk_tr(HK_MSG_REP_BEST_INFERRED));
@@ -431,9 +434,9 @@ int report_model_to_markdown(const json_t *m, struct hk_buf *out)
     report__fmt_duration(a, sizeof a, num_or_nan(ep, "duration_ms"));
     rc = rc ? rc : row2(out, hk_tr(HK_MSG_REP_DURATION), a);
     if (!rc && report__str(info, "isolation"))
-        rc = row_text(out, hk_tr(HK_MSG_REP_ISOLATION), report__str(info, "isolation"));
+        rc = row_said(out, hk_tr(HK_MSG_REP_ISOLATION), info, "isolation");
     if (!rc && report__str(info, "correctness"))
-        rc = row_text(out, hk_tr(HK_MSG_REP_CORRECTNESS), report__str(info, "correctness"));
+        rc = row_said(out, hk_tr(HK_MSG_REP_CORRECTNESS), info, "correctness");
     if (!rc && report__str(info, "spec_inferred")) /* spec inference (docs/bench-spec.md) */
         rc = row_text(out, hk_tr(HK_MSG_HOVER_SPEC_INFERRED), report__str(info, "spec_inferred"));
     char floor_words[512];

@@ -309,6 +309,10 @@ static void said_again_session30(void **state)
     said_case("v1: memory safety: not checked (simulated GPU)",
               "v1：内存安全：未检查（模拟 GPU）");
     said_case("v2: not checked (simulated GPU)", "v2：未检查（模拟 GPU）");
+    said_case("no SASS to look for the evidence in (cuobjdump missing or failed)",
+              "没有可查找证据的 SASS（缺少 cuobjdump 或其运行失败）");
+    said_case(hk_tr_in(HK_LANG_EN, HK_MSG_EP_CORRECT_HARNESS),
+              hk_tr_in(HK_LANG_ZH_CN, HK_MSG_EP_CORRECT_HARNESS));
     said_case("memory safety: checked by compute-sanitizer (memcheck, racecheck, initcheck: no "
               "findings; run mode at size 2 (4096 elements in the largest buffer), seed 42)",
               "内存安全：已由 compute-sanitizer 检查（memcheck、racecheck、initcheck：没有发现问题；"

@@ -302,6 +302,12 @@ static void test_human_outputs(void **state)
     expect_not_in("report md", t, "| 内存安全 | v1: not");
     expect_not_in("report md", t, "| 内存安全 | v2: not");
     expect_not_in("report md", t, "| 内存安全 | v3: not");
+    /* the isolation and correctness rows: the engine's words, stored in English */
+    expect_in("report md", t, "| 正确性 | 由测试框架检查：");
+    expect_not_in("report md", t, "| 隔离方式 | bwrap sandbox");
+    expect_not_in("report md", t, "| 隔离方式 | namespace sandbox");
+    expect_not_in("report md", t, "| 隔离方式 | network namespace");
+    expect_not_in("report md", t, "| 隔离方式 | none: plain");
     hk_free(t);
     assert_int_equal(hk(dir, "LC_ALL=C", "report 1 --db h.db --format md", "rep1.en.md"), 0);
     snprintf(path, sizeof path, "%s/rep1.en.md", dir);
