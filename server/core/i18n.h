@@ -1199,7 +1199,8 @@ enum hk_msg {
     HK_MSG_EP_VER_ACCEPTED,
     HK_MSG_EP_VER_UNCREDITED,
     HK_MSG_EP_VER_BEHIND,
-    HK_MSG_EP_VER_OTHER,
+    HK_MSG_EP_VER_OTHER,             /* v%d, %s status code, %s produced by */
+    HK_MSG_EP_VER_REASON,            /* v%d, %s status code, %s reason code, %s produced by */
     HK_MSG_EP_VER_FLAGGED,
     HK_MSG_CLI_LOG_ERROR,
     HK_MSG_CLI_LOG_WARNING,

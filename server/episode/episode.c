@@ -2124,9 +2124,11 @@ static void version_event(ep_ctx *c, const ep_rec *r, const char *status, const 
                  r->number, r->median_ms, r->speedup, r->produced_by);
     else if (r->behind)
         snprintf(msg, sizeof msg, hk_tr(HK_MSG_EP_VER_BEHIND), r->number, r->median_ms, r->speedup, r->produced_by);
+    else if (reason) /* no adjacent %s in either: a face reads the line back in a few tries */
+        snprintf(msg, sizeof msg, hk_tr(HK_MSG_EP_VER_REASON), r->number, status, reason,
+                 r->produced_by);
     else
-        snprintf(msg, sizeof msg, hk_tr(HK_MSG_EP_VER_OTHER), r->number, status, reason ? ": " : "",
-                 reason ? reason : "", r->produced_by);
+        snprintf(msg, sizeof msg, hk_tr(HK_MSG_EP_VER_OTHER), r->number, status, r->produced_by);
     json_object_set_new(ev, "event", json_string("version"));
     json_object_set_new(ev, "stage", json_string(c->stage));
     json_object_set_new(ev, "message", ep__text(msg));
