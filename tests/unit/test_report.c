@@ -590,17 +590,20 @@ static void chinese_reports(void **state)
     store_close(f.s);
 }
 
+/* An episode whose device had no physical floor and which left faster versions uncredited. */
+static const char floor_info[] =
+    "{\"floor\":{\"available\":false,\"why\":\"the device's peaks are unknown\","
+    "\"allow_no_floor\":false},\"not_credited\":{\"versions\":2,\"best_version\":3,"
+    "\"best_speedup\":1.5}}";
+
 /* No physical floor: both reports say so, why, and which faster versions went uncredited. */
+
 static void floor_row(void **state)
 {
     (void)state;
     struct fixture f;
     fixture_build(&f, HOSTILE);
-    assert_int_equal(store_episode_set_info(
-                         f.s, f.ep,
-                         "{\"floor\":{\"available\":false,\"why\":\"the device's peaks are "
-                         "unknown\",\"allow_no_floor\":false},\"not_credited\":{\"versions\":2,"
-                         "\"best_version\":3,\"best_speedup\":1.5}}"),
+    assert_int_equal(store_episode_set_info(f.s, f.ep, floor_info),
                      HK_OK);
     struct hk_buf out;
     hk_buf_init(&out, 1 << 22);
@@ -620,11 +623,7 @@ static void floor_row(void **state)
     assert_null(strstr(out.data, "Physical floor"));
     hk_buf_free(&out);
     /* in zh-CN (session 30): the row's words; the floor's why is the engine's, as stored */
-    assert_int_equal(store_episode_set_info(
-                         f.s, f.ep,
-                         "{\"floor\":{\"available\":false,\"why\":\"the device's peaks are "
-                         "unknown\",\"allow_no_floor\":false},\"not_credited\":{\"versions\":2,"
-                         "\"best_version\":3,\"best_speedup\":1.5}}"),
+    assert_int_equal(store_episode_set_info(f.s, f.ep, floor_info),
                      HK_OK);
     hk_i18n_set(HK_LANG_ZH_CN);
     hk_buf_init(&out, 1 << 22);
