@@ -134,6 +134,12 @@ def server_words(hkls, tmp, name, env, locale, want):
                    "%s: where the spec went" % name)
         got.append(m["params"]["message"])
         n_asked = len(got)
+        # a change the server refuses: its reason in the log (documents/, session 30)
+        c.notify("textDocument/didChange",
+                 {"textDocument": {"uri": uri, "version": 2},
+                  "contentChanges": [{"range": {"start": {"line": 2, "character": 0},
+                                                "end": {"line": 1, "character": 0}},
+                                      "text": "x"}]})
         c.notify("workspace/didChangeConfiguration",
                  {"settings": {"episodes": {"db": os.path.join(tmp, name + ".db")},
                                "bogusSetting": 1, "isTrusted": "yes"}})
@@ -196,7 +202,8 @@ def run(hkls, tmp):
                              "目录必须是绝对路径或 file:// URI",
                              "该优化任务不在此服务器中运行", "打开 /",
                              "客户端设置：已忽略未知设置 \"bogusSetting\"",
-                             "客户端设置：isTrusted 必须是 true 或 false；已忽略"])
+                             "客户端设置：isTrusted 必须是 true 或 false；已忽略",
+                             "内容变更的范围颠倒（结束位置在开始位置之前）"])
     en_codes = server_words(hkls, tmp, "en-words", zh_env, "en",
                             ["unknown command", "arguments: [{uri, kernel, episode, version}]",
                              "position must be {line, character} with non-negative integers",
@@ -204,7 +211,8 @@ def run(hkls, tmp):
                              "the folder must be an absolute path or a file:// URI",
                              "that episode is not running in this server", "Open /",
                              "client settings: unknown setting \"bogusSetting\" ignored",
-                             "client settings: isTrusted must be true or false; ignored"])
+                             "client settings: isTrusted must be true or false; ignored",
+                             "a content change has an inverted range (end before start)"])
     check(zh_codes == en_codes, "error codes differ by language: %s %s" % (zh_codes, en_codes))
     print("ok: code actions and lenses follow locale, environment and setting")
     print("ok: error responses and log messages in zh-CN and en, the same codes")
