@@ -855,8 +855,12 @@ int cli_verify_candidate(int argc, char **argv)
     } else {
         print_verdict(verdict, what, reason, details);
         const char *safety = json_string_value(json_object_get(verdict, "memory_safety"));
-        if (safety && json_is_true(json_object_get(verdict, "accepted")))
-            printf("%s\n", safety); /* the note names itself ("memory safety: ...") */
+        if (safety && json_is_true(json_object_get(verdict, "accepted"))) {
+            /* the note names itself ("memory safety: ..."), stored in English */
+            char *said = hk_tr_said(hk_i18n_lang(), safety);
+            printf("%s\n", said ? said : safety);
+            hk_free(said);
+        }
     }
     json_decref(verdict);
     return code;

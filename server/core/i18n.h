@@ -146,6 +146,16 @@ enum hk_msg {
     HK_MSG_REP_STAGE,
     HK_MSG_REP_EVENTS,
     HK_MSG_REP_LAST_MESSAGE,
+    HK_MSG_REP_BW_HEAD,              /* %s version, %s rate, %s pct, %s peak */
+    HK_MSG_REP_BW_HEAD_NO_PEAK,      /* %s version, %s rate */
+    HK_MSG_REP_BW_NOTE,
+    HK_MSG_REP_FLOOR_NONE,           /* %s why (stored), %s what became of the speedups */
+    HK_MSG_REP_FLOOR_CREDITED,
+    HK_MSG_REP_FLOOR_NOT_CREDITED,
+    HK_MSG_REP_FLOOR_UNCREDITED,     /* %lld versions, v%lld, %.2fx */
+    HK_MSG_REP_UNKNOWN,
+    HK_MSG_REP_TOOLCHAIN_RUNTIME,    /* %s CUDA version */
+    HK_MSG_REP_TOOLCHAIN_DRIVER,     /* %s CUDA version */
     HK_MSG_REP_REJECTED,
     HK_MSG_REP_REASON,
     HK_MSG_REP_DETAILS,
@@ -893,6 +903,29 @@ enum hk_msg {
     HK_MSG_LSP_ERR_ARGS_TRUST,
     HK_MSG_LSP_ERR_NO_WORKSPACE,
     HK_MSG_LSP_ERR_QUEUE_TRUST,
+    HK_MSG_LSP_ERR_FOLDER_ABSOLUTE,
+    HK_MSG_DOC_CHANGE_NOT_OBJECT,    /* why a content change was refused (documents/) */
+    HK_MSG_DOC_CHANGE_NO_TEXT,
+    HK_MSG_DOC_CHANGE_BAD_RANGE,
+    HK_MSG_DOC_CHANGE_INVERTED,
+    HK_MSG_DOC_CHANGE_OUTSIDE,
+    HK_MSG_DOC_CHANGE_TOO_BIG,
+    HK_MSG_LSP_ERR_READ_FILE,
+    HK_MSG_LSP_ERR_WRITE_SPEC,
+    HK_MSG_LSP_ERR_NO_DB,
+    HK_MSG_LSP_OPEN_PATH,            /* %s: without window/showDocument */
+    HK_MSG_LSP_WHY_KERNEL_UNKNOWN,   /* why Apply cannot be planned (a disabled reason) */
+    HK_MSG_LSP_WHY_LAUNCH_UNREADABLE,
+    HK_MSG_LSP_WHY_NOT_ANALYSED,
+    HK_MSG_LSP_WHY_VERSION_GONE,
+    HK_MSG_LSP_APPLY_NO_EDIT,        /* hyperkernel.applyVersion's message */
+    HK_MSG_LSP_APPLY_CLIENT_CANNOT,
+    HK_MSG_LSP_APPLY_NO_CHANGE,
+    HK_MSG_LSP_CANCEL_NOT_RUNNING,
+    HK_MSG_LSP_COMPILE_TIMED_OUT,
+    HK_MSG_LSP_INFERENCE_FAILED,
+    HK_MSG_LSP_ERR_SHUTTING_DOWN,
+    HK_MSG_LSP_ERR_EXITED,
     HK_MSG_LSP_LOG_VERSION_NOTE,
     HK_MSG_LSP_LOG_COMPILE_FAILED,
     HK_MSG_LSP_LOG_COMPILER_START,
@@ -1086,12 +1119,94 @@ enum hk_msg {
     HK_MSG_ORACLE_OUTPUT,
     HK_MSG_ORACLE_BASE_UNUSABLE,
     HK_MSG_ORACLE_CAND_UNUSABLE,
+    /* session 30: what else the worker stores or sends in English and a face says again
+     * (hk_tr_said): a store or report failure's prefix, a signal's name (in place of
+     * strsignal's), the oracle's notes on a pass and the fp64 rule's sentences, the
+     * sanitizer's notes (server/measure/sanitize.c) */
+    HK_MSG_EP_STORE_FAILED,          /* %s SQLite's words */
+    HK_MSG_EP_REPORT_FAILED,         /* %s hk_strerror's words */
+    HK_MSG_SIG_HUP,
+    HK_MSG_SIG_INT,
+    HK_MSG_SIG_QUIT,
+    HK_MSG_SIG_ILL,
+    HK_MSG_SIG_TRAP,
+    HK_MSG_SIG_ABRT,
+    HK_MSG_SIG_BUS,
+    HK_MSG_SIG_FPE,
+    HK_MSG_SIG_KILL,
+    HK_MSG_SIG_USR1,
+    HK_MSG_SIG_SEGV,
+    HK_MSG_SIG_USR2,
+    HK_MSG_SIG_PIPE,
+    HK_MSG_SIG_ALRM,
+    HK_MSG_SIG_TERM,
+    HK_MSG_SIG_XCPU,
+    HK_MSG_SIG_XFSZ,
+    HK_MSG_ORACLE_OK,                /* one buffer */
+    HK_MSG_ORACLE_OK_ONE,            /* a file of one output; %s _WIDENED_* or "" */
+    HK_MSG_ORACLE_OK_MANY,           /* %zu outputs; %s _WIDENED_* or "" */
+    HK_MSG_ORACLE_OK_WIDENED_ONE,    /* %s ORACLE_OK_AND_L2 or "" */
+    HK_MSG_ORACLE_OK_WIDENED_MANY,   /* %zu elements, %s ORACLE_OK_AND_L2 or "" */
+    HK_MSG_ORACLE_OK_AND_L2,
+    HK_MSG_ORACLE_BY_TOLERANCE,      /* the deciders' names in a sentence (the JSON's */
+    HK_MSG_ORACLE_BY_REF64,          /* "decided_by" keeps oracle_decider_name's) */
+    HK_MSG_ORACLE_BY_EXACT,
+    HK_MSG_ORACLE_BY_NONFINITE,
+    HK_MSG_ORACLE_EXACT_OK,          /* %s decider, %zu elements */
+    HK_MSG_ORACLE_EXACT_DIFFER,
+    HK_MSG_ORACLE_REF64_NONFINITE_ONE,
+    HK_MSG_ORACLE_REF64_NONFINITE_MANY,
+    HK_MSG_ORACLE_MAX_ERROR,
+    HK_MSG_ORACLE_REL_L2_ERROR,
+    HK_MSG_ORACLE_RATIO,             /* %s ORACLE_MAX_ERROR or _REL_L2_ERROR, ... */
+    HK_MSG_ORACLE_RATIO_EXACT,
+    HK_MSG_ORACLE_RMS_RUNS,
+    HK_MSG_ORACLE_BASE_NONFINITE,
+    HK_MSG_ORACLE_REF64_OK,
+    HK_MSG_ORACLE_REF64_WRONG,
+    HK_MSG_EP_ISO_BWRAP,             /* runner_isolation_name's words (English always) */
+    HK_MSG_EP_ISO_NAMESPACES,
+    HK_MSG_EP_ISO_UNSHARE_NET,
+    HK_MSG_EP_ISO_NONE,
+    HK_MSG_EP_CORRECT_HARNESS,       /* the episode's "correctness" (the report's row) */
+    HK_MSG_EP_CORRECT_CMD,
+    HK_MSG_EP_CORRECT_WIDENED,       /* %s the above, %s the outputs widened */
+    HK_MSG_EP_CREDIT_NO_SASS,        /* a credit's why */
+    HK_MSG_SAN_NOTE,                 /* "memory safety: %s" */
+    HK_MSG_SAN_VERSION_NOTE,         /* "v%d: %s": the episode's record of its best */
+    HK_MSG_SAN_NOT_CHECKED,          /* %s why */
+    HK_MSG_SAN_NOT_CLAIMED,          /* %.2fx claimed, %.0fx the bar */
+    HK_MSG_SAN_SIMULATED,
+    HK_MSG_SAN_DCU,
+    HK_MSG_SAN_NOT_FOUND,
+    HK_MSG_SAN_TURNED_OFF,           /* %s HK_COMPUTE_SANITIZER */
+    HK_MSG_SAN_NOT_EXECUTABLE,       /* %s HK_COMPUTE_SANITIZER */
+    HK_MSG_SAN_AT_SIZE,              /* %d size, %lld elements, %s SAN_LARGE or "", %lld seed */
+    HK_MSG_SAN_AT_SIZE_SHORT,        /* %d size, %lld seed */
+    HK_MSG_SAN_LARGE,
+    HK_MSG_SAN_NET_ONLY,
+    HK_MSG_SAN_PASSED,               /* %s where it ran */
+    HK_MSG_SAN_PASSED_INHERITED,     /* %s tool, %s its report, %s where */
+    HK_MSG_SAN_PASSED_SIGNATURES,    /* %s tool, %s its report, %s where */
+    HK_MSG_SAN_REJECTED,             /* %s reason code, %s details */
+    HK_MSG_SAN_NOT_FULLY,            /* %s memcheck, racecheck, initcheck (_TOOL_*), %s where */
+    HK_MSG_SAN_TOOL_CLEAN,           /* %s tool */
+    HK_MSG_SAN_TOOL_NOT_CHECKED,     /* %s tool, %s why */
+    HK_MSG_SAN_TOOL_NOT_CHECKED_BARE,
+    HK_MSG_SAN_TOOL_NOT_RUN,
+    HK_MSG_SAN_TOOL_NOT_RUN_BARE,
+    HK_MSG_SAN_TIMED_OUT,            /* %u s */
+    HK_MSG_SAN_TOOL_FAILED,          /* %s the tool's own words */
+    HK_MSG_SAN_TOOL_KILLED,          /* %d signal */
+    HK_MSG_SAN_TOOL_EXIT,            /* %d status */
+    HK_MSG_SAN_PROGRAM_EXITED,       /* %d status, %s its code, %s ": " or "", %s its message */
     /* a version event's message (the editor's progress, hkls optimize's lines) and the
      * CLI's error/warning prefixes */
     HK_MSG_EP_VER_ACCEPTED,
     HK_MSG_EP_VER_UNCREDITED,
     HK_MSG_EP_VER_BEHIND,
-    HK_MSG_EP_VER_OTHER,
+    HK_MSG_EP_VER_OTHER,             /* v%d, %s status code, %s produced by */
+    HK_MSG_EP_VER_REASON,            /* v%d, %s status code, %s reason code, %s produced by */
     HK_MSG_EP_VER_FLAGGED,
     HK_MSG_CLI_LOG_ERROR,
     HK_MSG_CLI_LOG_WARNING,
@@ -1180,5 +1295,11 @@ char *hk_tr_said(enum hk_lang lang, const char *english);
  * budget a note of nested fragments needs, else hk_tr_said (a reason quoting the spec's
  * validation). New string, or NULL as hk_tr_said. */
 char *hk_tr_note(enum hk_lang lang, const char *english);
+
+/* The name of signal sig in the current language (static, never NULL): the table's words
+ * for the signals a process of ours dies of (glibc's strsignal text in English, so that a
+ * stored sentence reads as before and hk_tr_said can say it again), strsignal's for the
+ * rest. In place of strsignal wherever the words are stored or shown. */
+const char *hk_signal_words(int sig);
 
 #endif

@@ -7,6 +7,7 @@
 
 #include "core/buf.h"
 #include "core/hk.h"
+#include "core/i18n.h"
 
 #include <string.h>
 
@@ -660,12 +661,12 @@ static int apply_one(struct work *w, enum doc_encoding enc, const json_t *change
                      struct doc_edit *e, const char **why)
 {
     if (!json_is_object(change)) {
-        *why = "a content change must be an object";
+        *why = hk_tr(HK_MSG_DOC_CHANGE_NOT_OBJECT);
         return HK_EINVAL;
     }
     json_t *jt = json_object_get(change, "text");
     if (!json_is_string(jt)) {
-        *why = "a content change needs a \"text\" string";
+        *why = hk_tr(HK_MSG_DOC_CHANGE_NO_TEXT);
         return HK_EINVAL;
     }
     const char *t = w->text->data ? w->text->data : "";
@@ -677,23 +678,23 @@ static int apply_one(struct work *w, enum doc_encoding enc, const json_t *change
     if (jr) {
         struct doc_pos ps, pe;
         if (doc_parse_range(jr, &ps, &pe)) {
-            *why = "a content change has a malformed \"range\"";
+            *why = hk_tr(HK_MSG_DOC_CHANGE_BAD_RANGE);
             return HK_EINVAL;
         }
         if (pe.line < ps.line || (pe.line == ps.line && pe.character < ps.character)) {
-            *why = "a content change has an inverted range (end before start)";
+            *why = hk_tr(HK_MSG_DOC_CHANGE_INVERTED);
             return HK_EINVAL;
         }
         int rc = offset_at(t, len, *w->lines, *w->n_lines, enc, ps, &s);
         if (!rc)
             rc = offset_at(t, len, *w->lines, *w->n_lines, enc, pe, &end);
         if (rc) {
-            *why = "a content change has a position outside the document or inside a character";
+            *why = hk_tr(HK_MSG_DOC_CHANGE_OUTSIDE);
             return rc;
         }
     }
     if (len - (end - s) + n > max) {
-        *why = "the change makes the document larger than the size cap";
+        *why = hk_tr(HK_MSG_DOC_CHANGE_TOO_BIG);
         return HK_ETOOBIG;
     }
     e->start_byte = s;
@@ -706,13 +707,13 @@ static int apply_one(struct work *w, enum doc_encoding enc, const json_t *change
      * the lines after it, moved. */
     int rc = splice(w->text, s, end, repl, n);
     if (rc) {
-        *why = "out of memory";
+        *why = hk_tr(HK_MSG_LSP_ERR_OOM);
         return rc;
     }
     rc = index_lines_edit(w->text->data ? w->text->data : "", w->text->len, w->lines,
                           w->n_lines, w->cap_lines, w->lone_cr, s, end, n);
     if (rc) {
-        *why = "out of memory";
+        *why = hk_tr(HK_MSG_LSP_ERR_OOM);
         return rc;
     }
     ts_point(w->text->data ? w->text->data : "", *w->lines, *w->n_lines, *w->lone_cr,

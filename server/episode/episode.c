@@ -299,6 +299,15 @@ static void ep__log_code(ep_ctx *c, const char *level, const char *code, const c
     ep__emit(c, ev);
 }
 
+/* A store write that failed, the episode going on without it: "store: <SQLite's words>",
+ * code "store_error" (its words are SQLite's, English; a face says the prefix again). */
+static void ep__log_store(ep_ctx *c)
+{
+    char *m = hk_trf(HK_MSG_EP_STORE_FAILED, store_errmsg(c->db));
+    ep__log_code(c, "warn", "store_error", m ? m : store_errmsg(c->db));
+    hk_free(m);
+}
+
 static void stage_begin(ep_ctx *c, const char *stage, int percent, const char *fmt, ...)
 {
     c->stage = stage;
@@ -435,9 +444,7 @@ static void widen_from_shadow(ep_ctx *c)
     }
     const char *said = json_string_value(json_object_get(c->info, "correctness"));
     if (note.len && said) { /* the report's Correctness row says so */
-        char *more = hk_asprintf("%s; the tolerance against the baseline widened by twice the "
-                                 "baseline's own error against its fp64 shadow (%s)", said,
-                                 note.data);
+        char *more = hk_trf(HK_MSG_EP_CORRECT_WIDENED, said, note.data);
         if (more)
             json_object_set_new(c->info, "correctness", ep__text(more));
         hk_free(more);
@@ -586,7 +593,7 @@ static int init_device(ep_ctx *c)
     TRY(peaks_json(&c->dev, &peaks));
     if (c->db && (store_device_put(c->db, c->dev.name, cc, peaks) ||
                   store_episode_set_device(c->db, c->episode_id, c->dev.name)))
-        ep__log(c, "warn", "store: %s", store_errmsg(c->db));
+        ep__log_store(c);
     c->mo.peak_bytes_per_s = device_peak_bandwidth_gbs(&c->dev) * 1e9;
     c->mo.peak_flops = c->dev.fp32_tflops > 0 ? c->dev.fp32_tflops * 1e12 : 0;
     c->mo.sm_count = c->dev.sm_count;
@@ -695,11 +702,13 @@ static int init_inputs(ep_ctx *c)
 }
 
 /* Target -> backend and arch (arch empty when it must come from the GPU): "nvidia",
- * "nvidia:sm_XX", "sm_XX", "dcu", "dcu:gfxNNN", "amd:gfxNNN", "gfxNNN". */
+ * "nvidia:sm_XX", "sm_XX", "dcu", "dcu:gfxNNN", "amd:gfxNNN", "gfxNNN"; none: the .hip
+ * rule (cc_backend_of_path: a .hip file is for a DCU, as hkls check and the editor's
+ * compiles read it). */
 static int parse_target(ep_ctx *c)
 {
     const char *t = c->o->target;
-    c->backend = CC_NVIDIA;
+    c->backend = t ? CC_NVIDIA : cc_backend_of_path(c->o->file);
     if (!t || !strcmp(t, "nvidia"))
         return HK_OK;
     if (!strcmp(t, "dcu") || !strcmp(t, "amd")) {
@@ -789,7 +798,7 @@ static int create_episode(ep_ctx *c)
         return rc;
     }
     if (store_kernel_upsert(c->db, c->file_abs, o->kernel, c->kernel_hash, &c->kernel_id)) {
-        ep__fail_early(c, HK_EDB, "store: %s", store_errmsg(c->db));
+        ep__fail_early(c, HK_EDB, hk_tr(HK_MSG_EP_STORE_FAILED), store_errmsg(c->db));
         return HK_EDB;
     }
     json_t *bj = json_pack("{s:I, s:f, s:I, s:b}", "candidates", (json_int_t)c->budget,
@@ -811,7 +820,7 @@ static int create_episode(ep_ctx *c)
                             .budget_json = budget,
                             .pid = (int)getpid()};
     if (store_episode_create(c->db, &en, &c->episode_id)) {
-        ep__fail_early(c, HK_EDB, "store: %s", store_errmsg(c->db));
+        ep__fail_early(c, HK_EDB, hk_tr(HK_MSG_EP_STORE_FAILED), store_errmsg(c->db));
         rc = HK_EDB;
     }
     c->res->episode_id = c->episode_id;
@@ -853,7 +862,7 @@ static int stage_init(ep_ctx *c)
             c->mo.sm_count = c->gpu.cu_count;
         if (c->db && c->episode_id &&
             store_episode_set_device(c->db, c->episode_id, c->gpu.name[0] ? c->gpu.name : "DCU"))
-            ep__log(c, "warn", "store: %s", store_errmsg(c->db));
+            ep__log_store(c);
         if (c->o->target && c->gpu.arch[0] && strcmp(c->arch, c->gpu.arch) != 0)
             ep__log(c, "warn", hk_tr(HK_MSG_EP_COMPILING_ASKED_GPU), c->arch, c->gpu.arch);
     } else if (c->has_gpu) {
@@ -876,18 +885,8 @@ static int stage_init(ep_ctx *c)
     json_object_set_new(c->info, "isolation", ep__text(runner_isolation_name(iso)));
     /* what decided "correct": said on every report, plainly for the command form */
     json_object_set_new(c->info, "correctness",
-                        ep__text(c->is_cmd
-                                     ? "checked by your program: its exit status and pass/fail "
-                                       "output decide; the harness's poisoned outputs, "
-                                       "unchanged-input, tolerance and checked-timing rules do "
-                                       "not apply. Times come from the CUPTI injection "
-                                       "library's records, each stamped with a nonce drawn for "
-                                       "the run; a program of yours that reads its environment "
-                                       "before its first CUDA call could still see the nonce"
-                                     : "checked by the harness: candidate outputs against the "
-                                       "baseline's on fresh seeds, poisoned outputs, unchanged "
-                                       "inputs, timed launches re-checked against the "
-                                       "baseline's kernel (docs/referee.md)"));
+                        ep__text(hk_tr(c->is_cmd ? HK_MSG_EP_CORRECT_CMD
+                                                 : HK_MSG_EP_CORRECT_HARNESS)));
     json_object_set_new(c->info, "memory_limit", ep__text(mem_words));
     ep__log(c, "info", hk_tr(HK_MSG_EP_ISOLATION), runner_isolation_name(iso));
     ep__log(c, "info", hk_tr(HK_MSG_EP_SPEC_SIZES_SEEDS_DISTRIBUTIONS), c->o->spec_path,
@@ -1122,7 +1121,7 @@ static int baseline_version(ep_ctx *c, const char *form)
             return rc;
     }
     if (store_episode_set_baseline(c->db, c->episode_id, c->base_vid))
-        ep__log(c, "warn", "store: %s", store_errmsg(c->db));
+        ep__log_store(c);
     ep_rec *b = hk_calloc(1, sizeof *b);
     if (!b)
         return HK_ENOMEM;
@@ -1142,7 +1141,7 @@ static void baseline_measured(ep_ctx *c)
 {
     c->have_base = true;
     if (store_version_set_status(c->db, c->base_vid, STORE_V_VERIFIED, NULL, NULL))
-        ep__log(c, "warn", "store: %s", store_errmsg(c->db));
+        ep__log_store(c);
 }
 
 static int stage_baseline(ep_ctx *c)
@@ -1337,14 +1336,15 @@ static int sanitize_rec(ep_ctx *c, ep_rec *r, bool best, double claimed, measure
     if (!sanitize_wanted(best, false, claimed, r->sanitize_note != NULL)) {
         if (best && r->sanitize_note && c->info)
             json_object_set_new(c->info, "memory_safety",
-                                json_sprintf("v%d: %s", r->number, r->sanitize_note));
+                                json_sprintf(hk_tr(HK_MSG_SAN_VERSION_NOTE), r->number,
+                                             r->sanitize_note));
         return HK_OK;
     }
     sanitize_opts so = {0};
     if (c->backend == CC_DCU)
-        so.unchecked = "DCU target: compute-sanitizer is NVIDIA-only";
+        so.unchecked = hk_tr(HK_MSG_SAN_DCU);
     else if (c->o->gpu == EP_GPU_SIMULATED && !getenv("HK_COMPUTE_SANITIZER"))
-        so.unchecked = "simulated GPU";
+        so.unchecked = hk_tr(HK_MSG_SAN_SIMULATED);
     if (best)
         ep__log(c, "info", hk_tr(HK_MSG_EP_MEMORY_SAFETY_COMPUTE_SANITIZER_2), r->number);
     else
@@ -1365,13 +1365,14 @@ static int sanitize_rec(ep_ctx *c, ep_rec *r, bool best, double claimed, measure
         sanitize_result_clear(&sr);
         return HK_ENOMEM;
     }
-    ep__log(c, sr.outcome == SANITIZE_PASSED ? "info" : "warn", "v%d: %s", r->number,
-            sr.note ? sr.note : "");
+    ep__log(c, sr.outcome == SANITIZE_PASSED ? "info" : "warn", hk_tr(HK_MSG_SAN_VERSION_NOTE),
+            r->number, sr.note ? sr.note : "");
     if (r->vid)
         record_evidence(c, r->vid, "sanitizer", sanitize_result_json(&sr));
     if (c->info)
         json_object_set_new(c->info, "memory_safety",
-                            json_sprintf("v%d: %s", r->number, r->sanitize_note));
+                            json_sprintf(hk_tr(HK_MSG_SAN_VERSION_NOTE), r->number,
+                                         r->sanitize_note));
     if (sr.outcome == SANITIZE_REJECTED)
         rc = measure_verdict_set(v, sr.reason, "%s", sr.details ? sr.details : "");
     sanitize_result_clear(&sr);
@@ -1394,7 +1395,7 @@ static int reject_late(ep_ctx *c, ep_rec *r, const char *stage, const measure_ve
     r->accepted = false;
     if (store_version_set_status(c->db, r->vid, STORE_V_REJECTED, measure_reason_name(v->reason),
                                  details))
-        ep__log(c, "warn", "store: %s", store_errmsg(c->db));
+        ep__log_store(c);
     json_t *ev = json_pack("{s:s, s:s, s:I, s:s, s:s, s:o}", "event", "version", "stage",
                            c->stage, "id", (json_int_t)r->vid, "status", "rejected", "reason",
                            measure_reason_name(v->reason), "message", ep__text(details));
@@ -1592,7 +1593,7 @@ static int stage_verify(ep_ctx *c)
              sp.a_median, r->number, sp.b_median, sp.speedup, sp.lo, sp.hi);
     if (sp.speedup > 1.0) {
         if (store_episode_set_best(c->db, c->episode_id, r->vid))
-            ep__log(c, "warn", "store: %s", store_errmsg(c->db));
+            ep__log_store(c);
     } else {
         ep__log(c, "info", hk_tr(HK_MSG_EP_V_NOT_FASTER_WHEN),
                 r->number, sp.speedup);
@@ -1698,7 +1699,9 @@ static int write_report(ep_ctx *c)
     int rc = report_write(c->db, c->episode_id, c->report_dir, REPORT_ALL, &rp);
     hk_i18n_thread_lang(was);
     if (rc) {
-        ep__log(c, "error", "report: %s", hk_strerror(rc));
+        char *m = hk_trf(HK_MSG_EP_REPORT_FAILED, hk_strerror(rc));
+        ep__log_code(c, "error", "report_error", m ? m : hk_strerror(rc));
+        hk_free(m);
         return rc;
     }
     c->res->report_json = rp.json;
@@ -2121,9 +2124,11 @@ static void version_event(ep_ctx *c, const ep_rec *r, const char *status, const 
                  r->number, r->median_ms, r->speedup, r->produced_by);
     else if (r->behind)
         snprintf(msg, sizeof msg, hk_tr(HK_MSG_EP_VER_BEHIND), r->number, r->median_ms, r->speedup, r->produced_by);
+    else if (reason) /* no adjacent %s in either: a face reads the line back in a few tries */
+        snprintf(msg, sizeof msg, hk_tr(HK_MSG_EP_VER_REASON), r->number, status, reason,
+                 r->produced_by);
     else
-        snprintf(msg, sizeof msg, hk_tr(HK_MSG_EP_VER_OTHER), r->number, status, reason ? ": " : "",
-                 reason ? reason : "", r->produced_by);
+        snprintf(msg, sizeof msg, hk_tr(HK_MSG_EP_VER_OTHER), r->number, status, r->produced_by);
     json_object_set_new(ev, "event", json_string("version"));
     json_object_set_new(ev, "stage", json_string(c->stage));
     json_object_set_new(ev, "message", ep__text(msg));
@@ -2513,7 +2518,7 @@ static void record_rejection(ep_ctx *c, ep_rec *r, enum measure_reason reason,
     r->rejected = true;
     if (r->vid && store_version_set_status(c->db, r->vid, STORE_V_REJECTED,
                                            measure_reason_name(reason), details))
-        ep__log(c, "warn", "store: %s", store_errmsg(c->db));
+        ep__log_store(c);
     if (r->from_search && search_report(s, r->search_id, search_status_of(reason), 0) != HK_OK)
         HK_DEBUG("episode: search_report %u refused", r->search_id);
     version_event(c, r, "rejected", measure_reason_name(reason), details);
@@ -2824,7 +2829,7 @@ static void learn_skills(ep_ctx *c)
 static void keep_candidate(ep_ctx *c, ep_rec *r, search *s, measure_eval *e, const char *reason)
 {
     if (store_version_set_accuracy(c->db, r->vid, r->max_abs, r->max_rel))
-        ep__log(c, "warn", "store: %s", store_errmsg(c->db));
+        ep__log_store(c);
     ep__add_measurement(c, r->vid, STORE_M_CANDIDATE, e->timing.size, e->timing.median_ms,
                         e->timing.p10_ms, e->timing.p90_ms, e->timing.reps, measure_eval_json(e));
     if (r->from_search && search_report(s, r->search_id, SEARCH_OK, r->median_ms) != HK_OK)
@@ -2871,7 +2876,7 @@ static int evaluate(ep_ctx *c, ep_rec *r, search *s)
     if (e.verdict.reason != MEASURE_OK) {
         if ((!isnan(r->max_abs) || !isnan(r->max_rel)) &&
             store_version_set_accuracy(c->db, r->vid, r->max_abs, r->max_rel))
-            ep__log(c, "warn", "store: %s", store_errmsg(c->db));
+            ep__log_store(c);
         record_rejection(c, r, e.verdict.reason, e.verdict.details, s);
         measure_eval_clear(&e);
         return HK_OK;
@@ -2911,7 +2916,7 @@ static int evaluate(ep_ctx *c, ep_rec *r, search *s)
     r->accepted = true;
     if (store_version_set_status(c->db, r->vid, STORE_V_VERIFIED, NULL, NULL) ||
         store_version_set_accuracy(c->db, r->vid, r->max_abs, r->max_rel))
-        ep__log(c, "warn", "store: %s", store_errmsg(c->db));
+        ep__log_store(c);
     ep__add_measurement(c, r->vid, STORE_M_CANDIDATE, e.timing.size, e.timing.median_ms,
                         e.timing.p10_ms, e.timing.p90_ms, e.timing.reps, measure_eval_json(&e));
     if (e.flagged)
@@ -3496,7 +3501,7 @@ static int cmd_stage_optimize(ep_ctx *c)
         } else {
             r->accepted = true;
             if (store_version_set_status(c->db, r->vid, STORE_V_VERIFIED, NULL, NULL))
-                ep__log(c, "warn", "store: %s", store_errmsg(c->db));
+                ep__log_store(c);
             ep__add_measurement(c, r->vid, STORE_M_CANDIDATE, 0, r->median_ms, res.timing.p10_ms,
                                 res.timing.p90_ms, res.timing.reps, cmdform_result_json(&res));
             if (r->flagged)
@@ -3602,7 +3607,7 @@ static int cmd_stage_verify(ep_ctx *c)
     progress(c, 94, NULL, hk_tr(HK_MSG_EPW_CMD_INTERLEAVED), sp.a_median, r->number, sp.b_median, sp.speedup, sp.lo, sp.hi);
     if (sp.speedup > 1.0) {
         if (store_episode_set_best(c->db, c->episode_id, r->vid))
-            ep__log(c, "warn", "store: %s", store_errmsg(c->db));
+            ep__log_store(c);
     } else {
         ep__log(c, "info", hk_tr(HK_MSG_EP_V_NOT_FASTER_WHEN),
                 r->number, sp.speedup);
@@ -3913,8 +3918,7 @@ static void skill_credit(ep_ctx *c)
             ep__log(c, "warn", hk_tr(HK_MSG_EP_V_GAIN_UNEXPLAINED_SKILL), b->number, sk->id);
     } else if (!b->sass || !c->base_rec || !c->base_rec->sass) {
         json_object_set_new(j, "explained", json_null());
-        json_object_set_new(j, "why", json_string("no SASS to look for the evidence in "
-                                                  "(cuobjdump missing or failed)"));
+        json_object_set_new(j, "why", json_string(hk_tr(HK_MSG_EP_CREDIT_NO_SASS)));
     } else if (sk_evidence_found(sk, c->base_rec->sass, b->sass, NULL, NULL, &found, &what) ==
                HK_OK) {
         size_t nb = 0, na = 0;
@@ -3949,15 +3953,15 @@ static int verify_sanitize(ep_ctx *c, const ep_verify_options *vo, const measure
     if (e->verdict.reason != MEASURE_OK)
         return HK_OK; /* rejected already */
     if (!sanitize_wanted(false, vo->sanitize, e->speedup, false)) {
-        *safety = json_pack("{s:o}", "note",
-                            json_sprintf("memory safety: not checked (the candidate claims "
-                                         "%.2fx, not over %.0fx; --sanitize checks it anyway)",
-                                         e->speedup, SANITIZE_CLAIM_SPEEDUP));
+        char *body = hk_trf(HK_MSG_SAN_NOT_CLAIMED, e->speedup, SANITIZE_CLAIM_SPEEDUP);
+        *safety = body ? json_pack("{s:o}", "note", json_sprintf(hk_tr(HK_MSG_SAN_NOTE), body))
+                       : NULL;
+        hk_free(body);
         return *safety ? HK_OK : HK_ENOMEM;
     }
     sanitize_opts so = {0};
     if (c->backend == CC_DCU)
-        so.unchecked = "DCU target: compute-sanitizer is NVIDIA-only";
+        so.unchecked = hk_tr(HK_MSG_SAN_DCU);
     ep__log(c, "info", hk_tr(HK_MSG_EP_MEMORY_SAFETY_COMPUTE_SANITIZER_4),
             vo->sanitize ? "--sanitize" : "it claims over 2x");
     sanitize_result sr;

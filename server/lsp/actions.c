@@ -219,7 +219,7 @@ static int launch_edits(bool hip_file, json_t *info, json_t *c, const char *text
     memset(rep, 0, sizeof *rep);
     *why = NULL;
     if (!kernel) {
-        *why = "the episode's kernel is unknown";
+        *why = hk_tr(HK_MSG_LSP_WHY_KERNEL_UNKNOWN);
         return HK_EINVAL;
     }
     const char *target = str_of(json_object_get(info, "best"), "target");
@@ -229,9 +229,9 @@ static int launch_edits(bool hip_file, json_t *info, json_t *c, const char *text
                              hip_file || ep_apply_hip(target, NULL), r, rep, &fail, err,
                              sizeof err);
     if (fail == EP_LAUNCH_JSON)
-        *why = "its launch configuration cannot be read";
+        *why = hk_tr(HK_MSG_LSP_WHY_LAUNCH_UNREADABLE);
     else if (fail == EP_LAUNCH_ANALYSE)
-        *why = "the document cannot be analysed";
+        *why = hk_tr(HK_MSG_LSP_WHY_NOT_ANALYSED);
     else if (rc)
         *why = hk_strerror(rc);
     return rc;
@@ -313,7 +313,7 @@ static int launch_edits_memo(struct launch_memo *lm, struct apply_snap *sn, json
     if (!m) {
         memset(r, 0, sizeof *r);
         memset(rep, 0, sizeof *rep);
-        *why = "the document cannot be analysed";
+        *why = hk_tr(HK_MSG_LSP_WHY_NOT_ANALYSED);
         rc = sn->m_rc ? sn->m_rc : HK_EPARSE;
     } else {
         rc = launch_edits(sn->hip_file, info, c, sn->text, sn->len, m, r, rep, why);
@@ -488,7 +488,7 @@ static void plan_compute(struct apply_snap *sn, json_t *info, json_t *c,
     goto out;
 oom:
     plan_clear(p);
-    p->reason = hk_strdup("out of memory");
+    p->reason = hk_strdup(hk_tr(HK_MSG_LSP_ERR_OOM));
 out:
     if (p->reason) {
         json_decref(p->edits);
@@ -532,7 +532,7 @@ static void plan_finish(struct lsp_server *s, doc *d, struct apply_plan *p)
     json_decref(tes);
     if (!p->edit) {
         plan_clear(p);
-        p->reason = hk_strdup("out of memory");
+        p->reason = hk_strdup(hk_tr(HK_MSG_LSP_ERR_OOM));
     }
 }
 
@@ -602,7 +602,7 @@ static void plan_work(uv_work_t *req)
         if (c)
             plan_compute(&sn, j->info, c, NULL, &j->plans[0]);
         else
-            j->plans[0].reason = hk_strdup("the version is gone from the chain");
+            j->plans[0].reason = hk_strdup(hk_tr(HK_MSG_LSP_WHY_VERSION_GONE));
     } else {
         for (size_t i = 0; i < j->n_plans; i++)
             plan_compute(&sn, j->info, json_array_get(chain, i), &memo, &j->plans[i]);
@@ -765,7 +765,7 @@ static void on_code_action(rpc_call *call, json_t *params, void *ud)
     doc *d = uri ? doc_get(s->docs, uri) : NULL;
     if (!d) {
         rpc_call_error(call, uri ? HK_ENOENT : HK_EINVAL,
-                       uri ? "document not open" : "textDocument.uri must be a string");
+                       hk_tr(uri ? HK_MSG_LSP_ERR_NOT_OPEN : HK_MSG_LSP_ERR_URI_STRING));
         return;
     }
     struct doc_pos p;
@@ -930,7 +930,7 @@ static void on_code_lens(rpc_call *call, json_t *params, void *ud)
     doc *d = uri ? doc_get(s->docs, uri) : NULL;
     if (!d) {
         rpc_call_error(call, uri ? HK_ENOENT : HK_EINVAL,
-                       uri ? "document not open" : "textDocument.uri must be a string");
+                       hk_tr(uri ? HK_MSG_LSP_ERR_NOT_OPEN : HK_MSG_LSP_ERR_URI_STRING));
         return;
     }
     struct lsp_doc *ld = lsp_doc_of(d);
@@ -1187,13 +1187,12 @@ static void apply_version_done(struct lsp_server *s, struct plan_job *j, doc *d)
     json_t *c = chain_version(j->info, j->number);
     if (!p->edit || !c) {
         rpc_call_reply(call, json_pack("{s:b, s:s}", "ok", 0, "message",
-                                       p->reason ? p->reason : "cannot build the edit"));
+                                       p->reason ? p->reason : hk_tr(HK_MSG_LSP_APPLY_NO_EDIT)));
         return;
     }
     if (!s->cl_apply_edit) {
         rpc_call_reply(call, json_pack("{s:b, s:s}", "ok", 0, "message",
-                                       "the client cannot apply edits (workspace.applyEdit); "
-                                       "use the code action instead"));
+                                       hk_tr(HK_MSG_LSP_APPLY_CLIENT_CANNOT)));
         return;
     }
     int number = j->number;
@@ -1243,7 +1242,7 @@ static void cmd_applied(struct lsp_server *s, rpc_call *call, json_t *params)
     if (!usable) {
         if (!after) {
             rpc_call_reply(call, json_pack("{s:b, s:s}", "ok", 0, "message",
-                                           "this version changes no text"));
+                                           hk_tr(HK_MSG_LSP_APPLY_NO_CHANGE)));
             return;
         }
         if (!(own = json_pack("[s]", after))) {
@@ -1307,7 +1306,7 @@ static void cmd_cancel(struct lsp_server *s, rpc_call *call, json_t *a)
     json_t *res = json_pack("{s:b}", "ok", rc == HK_OK);
     if (res && rc)
         json_object_set_new(res, "message",
-                            json_string("that episode is not running in this server"));
+                            json_string(hk_tr(HK_MSG_LSP_CANCEL_NOT_RUNNING)));
     rpc_call_reply(call, res);
 }
 
@@ -1372,7 +1371,7 @@ static void spec_make(struct spec_job *j)
             fclose(f);
         j->len = b.len;
         if (!(j->text = hk_buf_steal(&b))) {
-            spec_fail(j, HK_ENOENT, 0, hk_strdup("cannot read the file"));
+            spec_fail(j, HK_ENOENT, 0, hk_strdup(hk_tr(HK_MSG_LSP_ERR_READ_FILE)));
             return;
         }
     }
@@ -1417,7 +1416,7 @@ static void spec_write(struct spec_job *j)
     ok = close(fd) == 0 && ok;
     if (!ok) {
         unlink(j->spec_path);
-        spec_fail(j, HK_EIO, 0, hk_strdup("cannot write the spec_path"));
+        spec_fail(j, HK_EIO, 0, hk_strdup(hk_tr(HK_MSG_LSP_ERR_WRITE_SPEC)));
     }
 }
 

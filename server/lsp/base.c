@@ -79,7 +79,7 @@ int lsp_client_show_document(struct lsp_server *s, const char *uri, bool take_fo
 {
     if (!s->cl_show_document) {
         char *path = lsp_uri_to_path(uri);
-        lsp_show_message(s, 3, "Open %s", path ? path : uri);
+        lsp_show_message(s, 3, hk_tr(HK_MSG_LSP_OPEN_PATH), path ? path : uri);
         hk_free(path);
         json_decref(selection);
         return HK_EUNSUPPORTED;

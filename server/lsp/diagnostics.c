@@ -169,7 +169,7 @@ static json_t *compile_diags(struct lsp_server *s, const doc *d, struct lsp_doc 
     }
     if (out && res->timed_out) {
         json_t *dj = make_diag(s, d, 0, 0, 2, source,
-                               "the compile timed out; raise compile.timeoutMs to see results");
+                               hk_tr(HK_MSG_LSP_COMPILE_TIMED_OUT));
         if (dj)
             json_array_append_new(out, dj);
     }

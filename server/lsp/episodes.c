@@ -553,7 +553,7 @@ static void on_event_line(const char *line, size_t n, void *ud)
             hk_free(r->draft_path);
             hk_free(r->draft_why);
             r->draft_path = path && *path ? hk_strdup(path) : NULL;
-            r->draft_why = hk_strdup(why.data ? why.data : "inference failed");
+            r->draft_why = hk_strdup(why.data ? why.data : hk_tr(HK_MSG_LSP_INFERENCE_FAILED));
         } else {
             snprintf(r->message, sizeof r->message, hk_tr(HK_MSG_PROGRESS_SPEC_INFERRED),
                      path ? path : "?", why.data ? why.data : "");
@@ -1014,7 +1014,7 @@ void lsp_ep_optimize(struct lsp_server *s, rpc_call *call, const struct lsp_ep_s
     db = db_path(s);
     if ((st->spec && !spec_file) || !db) {
         start_error(s, call, db ? HK_ENOMEM : HK_ENOENT,
-                    db ? NULL : "no history database: set episodes.db (or HOME)");
+                    db ? NULL : hk_tr(HK_MSG_LSP_ERR_NO_DB));
         goto out;
     }
     if (st->spec && access(spec_file, R_OK) != 0) {

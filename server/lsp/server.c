@@ -60,10 +60,10 @@ static int gate(const char *method, bool is_request, const char **msg, void *ud)
     case LSP_SHUTDOWN:
         if (is_exit)
             return 0;
-        *msg = "the server is shutting down";
+        *msg = hk_tr(HK_MSG_LSP_ERR_SHUTTING_DOWN);
         return RPC_INVALID_REQUEST;
     case LSP_EXITED:
-        *msg = "the server has exited";
+        *msg = hk_tr(HK_MSG_LSP_ERR_EXITED);
         return RPC_INVALID_REQUEST;
     }
     return 0;

@@ -646,7 +646,7 @@ static void on_did_change(rpc_call *call, json_t *params, void *ud)
         rc = doc_replace_draft(d, version, tp->draft, &e);
         tp->draft = NULL; /* stolen */
         if (rc == HK_ETOOBIG)
-            why = "the change makes the document larger than the size cap";
+            why = hk_tr(HK_MSG_DOC_CHANGE_TOO_BIG);
         if (!rc) {
             forward_edit(&e, &fwd);
             prep_give_snap(ld, tp);

@@ -555,7 +555,7 @@ void lsp_trust_command(struct lsp_server *s, rpc_call *call, json_t *params, boo
         j->folder = hk_strdup(given);
     if (!j->folder || j->folder[0] != '/') {
         rpc_call_error(call, j->folder ? HK_EINVAL : HK_ENOMEM,
-                       j->folder ? "the folder must be an absolute path or a file:// URI" : NULL);
+                       j->folder ? hk_tr(HK_MSG_LSP_ERR_FOLDER_ABSOLUTE) : NULL);
         hk_free(j->folder);
         hk_free(j);
         return;

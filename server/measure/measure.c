@@ -1468,7 +1468,7 @@ static int run_program(const measure_opts *o, const measure_prog *p, const char 
                                                                       : "memory");
     } else if (r.term_signal) {
         out->reason = MEASURE_CRASH;
-        out->details = hk_trf(HK_MSG_MEAS_KILLED, r.term_signal, strsignal(r.term_signal),
+        out->details = hk_trf(HK_MSG_MEAS_KILLED, r.term_signal, hk_signal_words(r.term_signal),
                               *r.err ? ": " : "", tail_of(r.err, 3));
     } else if (r.exit_code != 0) {
         out->reason = measure_reason_from_exit(r.exit_code);

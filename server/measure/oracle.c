@@ -386,8 +386,8 @@ static void compare_buffer(int dtype, const void *base, const void *cand, size_t
     } else {
         r->pass = true;
         r->l2_widened = tol.l2 > 0 && r->rel_l2 > tol.l2;
-        snprintf(r->reason, sizeof r->reason, "ok: max abs err %.3g, max rel err %.3g, rel L2 %.3g",
-                 r->max_abs, r->max_rel, r->rel_l2);
+        snprintf(r->reason, sizeof r->reason, hk_tr(HK_MSG_ORACLE_OK), r->max_abs, r->max_rel,
+                 r->rel_l2);
     }
 }
 
@@ -477,15 +477,18 @@ static int compare_impl(const spec *s, const oracle_file *base, const oracle_fil
     r->pass = true;
     r->n_widened = widened;
     r->l2_widened = l2_widened;
-    snprintf(r->reason, sizeof r->reason, "ok: %zu output%s within tolerance; max abs err %.3g, "
-             "max rel err %.3g, rel L2 %.3g", base->n, base->n == 1 ? "" : "s", r->max_abs,
-             r->max_rel, r->rel_l2);
-    if (widened || l2_widened) {
-        size_t at = strlen(r->reason);
-        snprintf(r->reason + at, sizeof r->reason - at,
-                 "; %zu element%s%s within the tolerance widened by the baseline's own error",
-                 widened, widened == 1 ? "" : "s", l2_widened ? " and an L2 error" : "");
-    }
+    char wide[200] = "";
+    const char *l2 = l2_widened ? hk_tr(HK_MSG_ORACLE_OK_AND_L2) : "";
+    if (widened == 1)
+        snprintf(wide, sizeof wide, hk_tr(HK_MSG_ORACLE_OK_WIDENED_ONE), l2);
+    else if (widened || l2_widened)
+        snprintf(wide, sizeof wide, hk_tr(HK_MSG_ORACLE_OK_WIDENED_MANY), widened, l2);
+    if (base->n == 1)
+        snprintf(r->reason, sizeof r->reason, hk_tr(HK_MSG_ORACLE_OK_ONE), r->max_abs,
+                 r->max_rel, r->rel_l2, wide);
+    else
+        snprintf(r->reason, sizeof r->reason, hk_tr(HK_MSG_ORACLE_OK_MANY), base->n, r->max_abs,
+                 r->max_rel, r->rel_l2, wide);
     return HK_OK;
 }
 
@@ -689,11 +692,22 @@ static void describe_ratio(char *buf, size_t len, const char *what, double c, do
                            const oracle_rule *rule)
 {
     if (b > 0)
-        snprintf(buf, len, "%s %.3g vs the baseline's %.3g (k=%g, floor %.2g): %.3gx the "
-                 "baseline's own error", what, c, b, rule->k, rule->floor, c / b);
+        snprintf(buf, len, hk_tr(HK_MSG_ORACLE_RATIO), what, c, b, rule->k, rule->floor, c / b);
     else
-        snprintf(buf, len, "%s %.3g where the baseline is exact (k=%g, floor %.2g)", what, c,
-                 rule->k, rule->floor);
+        snprintf(buf, len, hk_tr(HK_MSG_ORACLE_RATIO_EXACT), what, c, rule->k, rule->floor);
+}
+
+/* A decider's name in a sentence: the table's (English where it is stored; the JSON's
+ * "decided_by" keeps oracle_decider_name's, a code). */
+static const char *decider_words(int decider)
+{
+    switch (decider) {
+    case ORACLE_BY_TOLERANCE: return hk_tr(HK_MSG_ORACLE_BY_TOLERANCE);
+    case ORACLE_BY_REF64: return hk_tr(HK_MSG_ORACLE_BY_REF64);
+    case ORACLE_BY_EXACT: return hk_tr(HK_MSG_ORACLE_BY_EXACT);
+    case ORACLE_BY_NONFINITE: return hk_tr(HK_MSG_ORACLE_BY_NONFINITE);
+    default: return oracle_decider_name(decider);
+    }
 }
 
 void oracle_ref64_judge(int dtype, const oracle_ref64_err *base, const oracle_ref64_err *cand,
@@ -743,31 +757,29 @@ void oracle_ref64_judge(int dtype, const oracle_ref64_err *base, const oracle_re
         for (size_t i = 0; i < runs && first < 0; i++)
             first = cand[i].first_nonfinite;
         snprintf(out->reason, sizeof out->reason,
-                 "%s: %zu element%s NaN/Inf where the fp64 reference is finite (first at %lld)",
-                 oracle_decider_name(ORACLE_BY_NONFINITE), out->n_nonfinite,
-                 out->n_nonfinite == 1 ? " is" : "s are", first);
+                 hk_tr(out->n_nonfinite == 1 ? HK_MSG_ORACLE_REF64_NONFINITE_ONE
+                                             : HK_MSG_ORACLE_REF64_NONFINITE_MANY),
+                 decider_words(ORACLE_BY_NONFINITE), out->n_nonfinite, first);
         return;
     }
     out->ref64_pass = out->pass = out->ratio <= 1;
     if (rm >= rl)
-        describe_ratio(what, sizeof what, "max error", out->cand_max, out->base_max, rule);
+        describe_ratio(what, sizeof what, hk_tr(HK_MSG_ORACLE_MAX_ERROR), out->cand_max, out->base_max, rule);
     else
-        describe_ratio(what, sizeof what, "relative L2 error", out->cand_l2, out->base_l2, rule);
+        describe_ratio(what, sizeof what, hk_tr(HK_MSG_ORACLE_REL_L2_ERROR), out->cand_l2, out->base_l2, rule);
     char runs_note[48] = "";
     if (runs > 1)
-        snprintf(runs_note, sizeof runs_note, ", RMS over %zu runs", runs);
+        snprintf(runs_note, sizeof runs_note, hk_tr(HK_MSG_ORACLE_RMS_RUNS), runs);
     char base_note[128] = "";
     if (base_nonfinite)
-        snprintf(base_note, sizeof base_note, "; the baseline itself is non-finite at %zu "
-                 "elements where the reference is finite", base_nonfinite);
+        snprintf(base_note, sizeof base_note, hk_tr(HK_MSG_ORACLE_BASE_NONFINITE), base_nonfinite);
     if (out->pass)
-        snprintf(out->reason, sizeof out->reason, "ok (%s %.2g of the limit%s): max error %.3g "
-                 "(baseline %.3g), relative L2 error %.3g (baseline %.3g)%s",
-                 oracle_decider_name(ORACLE_BY_REF64), out->ratio, runs_note, out->cand_max,
+        snprintf(out->reason, sizeof out->reason, hk_tr(HK_MSG_ORACLE_REF64_OK),
+                 decider_words(ORACLE_BY_REF64), out->ratio, runs_note, out->cand_max,
                  out->base_max, out->cand_l2, out->base_l2, base_note);
     else
-        snprintf(out->reason, sizeof out->reason, "%s: %s%s (worst element %lld)%s",
-                 oracle_decider_name(ORACLE_BY_REF64), what, runs_note, out->worst, base_note);
+        snprintf(out->reason, sizeof out->reason, hk_tr(HK_MSG_ORACLE_REF64_WRONG),
+                 decider_words(ORACLE_BY_REF64), what, runs_note, out->worst, base_note);
 }
 
 int oracle_compare_ref64(const double *ref, const void *base, const void *cand, int dtype, size_t n,
@@ -798,13 +810,13 @@ int oracle_compare_ref64(const double *ref, const void *base, const void *cand, 
         out->pass = out->tol_pass = bad == 0;
         out->worst = first;
         if (bad)
-            snprintf(out->reason, sizeof out->reason, "%s: %zu of %zu elements differ from the "
-                     "baseline (first at %lld: %.17g vs %.17g)", oracle_decider_name(ORACLE_BY_EXACT),
+            snprintf(out->reason, sizeof out->reason, hk_tr(HK_MSG_ORACLE_EXACT_DIFFER),
+                     decider_words(ORACLE_BY_EXACT),
                      bad, n, first, oracle_element(dtype, cand, (size_t)first),
                      oracle_element(dtype, base, (size_t)first));
         else
-            snprintf(out->reason, sizeof out->reason, "ok (%s): %zu elements",
-                     oracle_decider_name(ORACLE_BY_EXACT), n);
+            snprintf(out->reason, sizeof out->reason, hk_tr(HK_MSG_ORACLE_EXACT_OK),
+                     decider_words(ORACLE_BY_EXACT), n);
         return HK_OK;
     }
     oracle_result tol;

@@ -4,6 +4,8 @@
  * (tests/data/sanitize/), with the CUDA 11 location form tolerated. docs/sanitizer.md. */
 #include "measure/sanitize.h"
 
+#include "core/i18n.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -663,19 +665,17 @@ void sanitize_judge(enum sanitize_tool tool, int exit_code, int term_signal, boo
                  SANITIZE_EXIT_FOUND, first[0] ? ": " : "", first);
     } else if (timed_out) {
         out->status = SANITIZE_TIMED_OUT;
-        snprintf(out->text, sizeof out->text, "timed out after %u s without a finding",
-                 timeout_ms / 1000);
+        snprintf(out->text, sizeof out->text, hk_tr(HK_MSG_SAN_TIMED_OUT), timeout_ms / 1000);
     } else if (exit_code == 0 && !term_signal) {
         out->status = SANITIZE_CLEAN;
     } else if (rep.tool_error[0] || term_signal || exit_code == 255 || exit_code < 0) {
         out->status = SANITIZE_NOT_CHECKED;
         if (rep.tool_error[0])
-            snprintf(out->text, sizeof out->text, "the tool failed: %s", rep.tool_error);
+            snprintf(out->text, sizeof out->text, hk_tr(HK_MSG_SAN_TOOL_FAILED), rep.tool_error);
         else if (term_signal)
-            snprintf(out->text, sizeof out->text, "the tool was killed by signal %d",
-                     term_signal);
+            snprintf(out->text, sizeof out->text, hk_tr(HK_MSG_SAN_TOOL_KILLED), term_signal);
         else
-            snprintf(out->text, sizeof out->text, "the tool failed (exit status %d)", exit_code);
+            snprintf(out->text, sizeof out->text, hk_tr(HK_MSG_SAN_TOOL_EXIT), exit_code);
     } else {
         enum measure_reason r = measure_reason_from_exit(exit_code);
         bool could_not_start = r == MEASURE_NO_GPU || r == MEASURE_SPEC_MISMATCH ||
@@ -683,8 +683,7 @@ void sanitize_judge(enum sanitize_tool tool, int exit_code, int term_signal, boo
                                r == MEASURE_TIMEOUT;
         out->status = could_not_start ? SANITIZE_NOT_CHECKED : SANITIZE_FAILED;
         out->reason = could_not_start ? MEASURE_OK : r;
-        snprintf(out->text, sizeof out->text,
-                 "the program exited %d (%s) under the tool without a finding%s%s", exit_code,
+        snprintf(out->text, sizeof out->text, hk_tr(HK_MSG_SAN_PROGRAM_EXITED), exit_code,
                  measure_reason_name(r), msg[0] ? ": " : "", msg);
     }
 }
@@ -728,11 +727,11 @@ int sanitize_find_tool(char **out, char *why, size_t why_len)
     const char *env = getenv("HK_COMPUTE_SANITIZER");
     if (env && *env) {
         if (!strcmp(env, "off") || !strcmp(env, "none")) {
-            snprintf(why, why_len, "turned off: HK_COMPUTE_SANITIZER=%s", env);
+            snprintf(why, why_len, hk_tr(HK_MSG_SAN_TURNED_OFF), env);
             return HK_ENOENT;
         }
         if (!executable(env)) {
-            snprintf(why, why_len, "compute-sanitizer not found: HK_COMPUTE_SANITIZER=%s is not an executable", env);
+            snprintf(why, why_len, hk_tr(HK_MSG_SAN_NOT_EXECUTABLE), env);
             return HK_ENOENT;
         }
         return (*out = hk_strdup(env)) ? HK_OK : HK_ENOMEM;
@@ -754,7 +753,7 @@ int sanitize_find_tool(char **out, char *why, size_t why_len)
         }
         hk_free(p);
     }
-    snprintf(why, why_len, "compute-sanitizer not found");
+    snprintf(why, why_len, "%s", hk_tr(HK_MSG_SAN_NOT_FOUND));
     return HK_ENOENT;
 }
 
@@ -1091,14 +1090,19 @@ out:
 static void size_words(const sanitize_result *r, char *out, size_t cap)
 {
     if (r->elements >= 0)
-        snprintf(out, cap, "run mode at size %d (%lld elements in the largest buffer%s), "
-                 "seed %lld",
-                 r->size, r->elements,
-                 r->elements > SANITIZE_LARGE_ELEMENTS ? ": large for the tools, which run "
-                                                         "10-100x slower" : "",
-                 r->seed);
+        snprintf(out, cap, hk_tr(HK_MSG_SAN_AT_SIZE), r->size, r->elements,
+                 r->elements > SANITIZE_LARGE_ELEMENTS ? hk_tr(HK_MSG_SAN_LARGE) : "", r->seed);
     else
-        snprintf(out, cap, "run mode at size %d, seed %lld", r->size, r->seed);
+        snprintf(out, cap, hk_tr(HK_MSG_SAN_AT_SIZE_SHORT), r->size, r->seed);
+}
+
+/* New string: "memory safety: not checked (<why>)", the note when nothing ran. */
+static char *not_checked_note(const char *why)
+{
+    char *body = hk_trf(HK_MSG_SAN_NOT_CHECKED, why);
+    char *note = body ? hk_trf(HK_MSG_SAN_NOTE, body) : NULL;
+    hk_free(body);
+    return note;
 }
 
 static int make_note(sanitize_result *r)
@@ -1113,46 +1117,42 @@ static int make_note(sanitize_result *r)
         net_only |= r->tools[t].net_only;
     if (net_only) {
         size_t l = strlen(at);
-        snprintf(at + l, sizeof at - l, "; in the network-only sandbox: the tool could not "
-                                        "launch its target in the namespace sandbox");
+        snprintf(at + l, sizeof at - l, "%s", hk_tr(HK_MSG_SAN_NET_ONLY));
     }
     const sanitize_tool_result *inh = NULL;
     for (int t = 0; t < SANITIZE_N_TOOLS && !inh; t++)
         if (r->tools[t].status == SANITIZE_INHERITED)
             inh = &r->tools[t];
-    if (r->outcome == SANITIZE_PASSED && inh && inh->by_signature) {
-        rc = hk_buf_printf(&b, "memory safety: checked by compute-sanitizer (memcheck, "
-                               "racecheck, initcheck: no findings of the candidate's own; %s "
-                               "reports only invalid accesses the original kernel makes too, "
-                               "every one printed and compared by kind, size, allocation and "
-                               "offset: %s; %s)",
+    /* the body first, then "memory safety: " around it: the episode keeps the body (a
+     * version's record, "v3: <body>") and a face says either again (hk_tr_said) */
+    if (r->outcome == SANITIZE_PASSED && inh)
+        rc = hk_buf_printf(&b, hk_tr(inh->by_signature ? HK_MSG_SAN_PASSED_SIGNATURES
+                                                       : HK_MSG_SAN_PASSED_INHERITED),
                            sanitize_tool_name(inh->tool), inh->text, at);
-    } else if (r->outcome == SANITIZE_PASSED && inh) {
-        rc = hk_buf_printf(&b, "memory safety: checked by compute-sanitizer (memcheck, "
-                               "racecheck, initcheck: no findings of the candidate's own; %s "
-                               "reports what it reports in the original kernel, on lines the "
-                               "candidate keeps unchanged: %s; %s)",
-                           sanitize_tool_name(inh->tool), inh->text, at);
-    } else if (r->outcome == SANITIZE_PASSED) {
-        rc = hk_buf_printf(&b, "memory safety: checked by compute-sanitizer (memcheck, "
-                               "racecheck, initcheck: no findings; %s)", at);
-    } else if (r->outcome == SANITIZE_REJECTED) {
-        rc = hk_buf_printf(&b, "memory safety: rejected (%s): %s", measure_reason_name(r->reason),
+    else if (r->outcome == SANITIZE_PASSED)
+        rc = hk_buf_printf(&b, hk_tr(HK_MSG_SAN_PASSED), at);
+    else if (r->outcome == SANITIZE_REJECTED)
+        rc = hk_buf_printf(&b, hk_tr(HK_MSG_SAN_REJECTED), measure_reason_name(r->reason),
                            r->details ? r->details : "");
-    } else {
-        rc = hk_buf_appends(&b, "memory safety: not fully checked (");
-        for (int t = 0; !rc && t < SANITIZE_N_TOOLS; t++) {
+    else {
+        /* one slot per tool, in order: a reading of the stored sentence has no list to
+         * guess the ends of */
+        char words[SANITIZE_N_TOOLS][SANITIZE_TEXT_MAX + 256];
+        for (int t = 0; t < SANITIZE_N_TOOLS; t++) {
             const sanitize_tool_result *x = &r->tools[t];
-            const char *st = x->status == SANITIZE_CLEAN        ? "no findings"
-                             : x->status == SANITIZE_TIMED_OUT  ? "not checked"
-                             : x->status == SANITIZE_NOT_CHECKED ? "not checked"
-                                                                 : "not run";
-            rc = hk_buf_printf(&b, "%s%s %s%s%s", t ? "; " : "", sanitize_tool_name(t), st,
-                               x->text[0] && x->status != SANITIZE_CLEAN ? ": " : "",
-                               x->status != SANITIZE_CLEAN ? x->text : "");
+            bool said = x->text[0] && x->status != SANITIZE_CLEAN;
+            enum hk_msg id = x->status == SANITIZE_CLEAN ? HK_MSG_SAN_TOOL_CLEAN
+                           : x->status == SANITIZE_TIMED_OUT || x->status == SANITIZE_NOT_CHECKED
+                               ? (said ? HK_MSG_SAN_TOOL_NOT_CHECKED : HK_MSG_SAN_TOOL_NOT_CHECKED_BARE)
+                               : (said ? HK_MSG_SAN_TOOL_NOT_RUN : HK_MSG_SAN_TOOL_NOT_RUN_BARE);
+            snprintf(words[t], sizeof words[t], hk_tr(id), sanitize_tool_name(t), x->text);
         }
-        rc = rc ? rc : hk_buf_printf(&b, "; %s)", at);
+        _Static_assert(SANITIZE_N_TOOLS == 3, "SAN_NOT_FULLY has a slot per tool");
+        rc = hk_buf_printf(&b, hk_tr(HK_MSG_SAN_NOT_FULLY), words[0], words[1], words[2], at);
     }
+    char *body = rc ? NULL : hk_buf_steal(&b);
+    rc = rc ? rc : body ? hk_buf_printf(&b, hk_tr(HK_MSG_SAN_NOTE), body) : HK_ENOMEM;
+    hk_free(body);
     if (rc) {
         hk_buf_free(&b);
         return rc;
@@ -1280,7 +1280,7 @@ int sanitize_candidate(const measure_opts *o, const sanitize_opts *so, const mea
     char why[300];
     if (so && so->unchecked) {
         out->outcome = SANITIZE_UNCHECKED;
-        out->note = hk_asprintf("memory safety: not checked (%s)", so->unchecked);
+        out->note = not_checked_note(so->unchecked);
         return out->note ? HK_OK : HK_ENOMEM;
     }
     if (so && so->tool)
@@ -1289,7 +1289,7 @@ int sanitize_candidate(const measure_opts *o, const sanitize_opts *so, const mea
         rc = sanitize_find_tool(&tool, why, sizeof why);
     if (rc == HK_ENOENT) {
         out->outcome = SANITIZE_UNCHECKED;
-        out->note = hk_asprintf("memory safety: not checked (%s)", why);
+        out->note = not_checked_note(why);
         return out->note ? HK_OK : HK_ENOMEM;
     }
     if (rc)

@@ -102,13 +102,14 @@ bool report__floor_words(const json_t *info, char *buf, size_t n)
     if (!json_is_object(fl) || json_is_true(json_object_get(fl, "available")))
         return false;
     const char *why = report__str(fl, "why");
-    int w = snprintf(buf, n, "none (%s): %s", why ? why : "unknown",
-                     json_is_true(json_object_get(fl, "allow_no_floor"))
-                         ? "speedups credited without one (--allow-no-floor)"
-                         : "speedups measured but not credited");
+    char *why_said = report__said(fl, "why"); /* the engine's, stored in English */
+    int w = snprintf(buf, n, hk_tr(HK_MSG_REP_FLOOR_NONE),
+                     why_said ? why_said : why ? why : hk_tr(HK_MSG_REP_UNKNOWN),
+                     hk_tr(json_is_true(json_object_get(fl, "allow_no_floor"))
+                               ? HK_MSG_REP_FLOOR_CREDITED : HK_MSG_REP_FLOOR_NOT_CREDITED));
+    hk_free(why_said);
     if (json_is_object(nc) && w > 0 && (size_t)w < n)
-        snprintf(buf + w, n - (size_t)w, "; %lld faster version(s) not credited, best v%lld at "
-                 "%.2fx (--allow-no-floor credits them)",
+        snprintf(buf + w, n - (size_t)w, hk_tr(HK_MSG_REP_FLOOR_UNCREDITED),
                  (long long)json_integer_value(json_object_get(nc, "versions")),
                  (long long)json_integer_value(json_object_get(nc, "best_version")),
                  json_number_value(json_object_get(nc, "best_speedup")));
@@ -151,10 +152,10 @@ bool report__toolchain_words(const json_t *info, char *buf, size_t n)
         cuda_version(d, sizeof d, drv);
     bool dcu = backend && !strcmp(backend, "dcu");
     int w = snprintf(buf, n, "%s %s", dcu ? "hipcc" : "nvcc", cc);
-    if (w > 0 && (size_t)w < n && !dcu)
-        snprintf(buf + w, n - (size_t)w, "%s%s%s%s%s", *r ? ", CUDA " : "", r,
-                 *r ? " (the runtime the device probe was built with)" : "",
-                 *d ? "; driver for CUDA " : "", d);
+    if (w > 0 && (size_t)w < n && !dcu && *r)
+        w += snprintf(buf + w, n - (size_t)w, hk_tr(HK_MSG_REP_TOOLCHAIN_RUNTIME), r);
+    if (w > 0 && (size_t)w < n && !dcu && *d)
+        snprintf(buf + w, n - (size_t)w, hk_tr(HK_MSG_REP_TOOLCHAIN_DRIVER), d);
     return true;
 }
 
@@ -185,20 +186,10 @@ bool report__bandwidth_words(const json_t *m, char *head, size_t hn, char *note,
     report__fmt_bytes_rate(pk, sizeof pk, peak);
     const char *label = report__str(v, "label");
     if (isfinite(pct))
-        snprintf(head, hn, "Bandwidth of %s: %s, %s of peak bandwidth (%s, measured on this GPU)",
-                 label ? label : "-", rate, p, pk);
+        snprintf(head, hn, hk_tr(HK_MSG_REP_BW_HEAD), label ? label : "-", rate, p, pk);
     else
-        snprintf(head, hn, "Bandwidth of %s: %s (no measured peak bandwidth for this GPU)",
-                 label ? label : "-", rate);
-    snprintf(note, nn,
-             "%% of peak bandwidth: the bytes the bench spec says one launch moves, divided by "
-             "the median time, against the peak hkls measured on this GPU (a 16-byte copy "
-             "kernel over buffers far larger than the L2). The tables' %% of roofline is this "
-             "figure for a memory-bound version (the FLOP rate against the FP32 peak when that "
-             "fraction is larger). The README and the suite tables in bench/results quote %% "
-             "of the copy line instead: against a device-to-device copy of the same bytes, "
-             "timed cold in the same run (bench/refs). That copy is slower than the peak, so "
-             "the same run reads a few points higher there.");
+        snprintf(head, hn, hk_tr(HK_MSG_REP_BW_HEAD_NO_PEAK), label ? label : "-", rate);
+    snprintf(note, nn, "%s", hk_tr(HK_MSG_REP_BW_NOTE));
     return true;
 }
 

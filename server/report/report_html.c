@@ -66,6 +66,15 @@ static int fact(struct hk_buf *out, const char *label, const char *value)
     return rc ? rc : hk_buf_appends(out, "</td></tr>\n");
 }
 
+/* fact of a member stored in English, said in the report's language (report__said) */
+static int fact_said(struct hk_buf *out, const char *label, const json_t *o, const char *key)
+{
+    char *said = report__said(o, key);
+    int rc = fact(out, label, said ? said : report__str(o, key));
+    hk_free(said);
+    return rc;
+}
+
 static const char css[] =
     "body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:1em auto;"
     "max-width:1240px;padding:0 1em;color:#1d2330;background:#fff}"
@@ -422,9 +431,9 @@ static int facts_html(struct hk_buf *out, const json_t *m)
     if (!rc && report__str(info, "bottleneck"))
         rc = fact(out, hk_tr(HK_MSG_REP_BOTTLENECK), report__str(info, "bottleneck"));
     if (!rc && report__str(info, "isolation"))
-        rc = fact(out, hk_tr(HK_MSG_REP_ISOLATION), report__str(info, "isolation"));
+        rc = fact_said(out, hk_tr(HK_MSG_REP_ISOLATION), info, "isolation");
     if (!rc && report__str(info, "correctness"))
-        rc = fact(out, hk_tr(HK_MSG_REP_CORRECTNESS), report__str(info, "correctness"));
+        rc = fact_said(out, hk_tr(HK_MSG_REP_CORRECTNESS), info, "correctness");
     if (!rc && report__str(info, "spec_inferred")) /* spec inference (docs/bench-spec.md) */
         rc = fact(out, hk_tr(HK_MSG_HOVER_SPEC_INFERRED), report__str(info, "spec_inferred"));
     if (!rc && report__floor_words(info, words, sizeof words))
@@ -432,7 +441,7 @@ static int facts_html(struct hk_buf *out, const json_t *m)
     if (!rc && report__library_words(info, words, sizeof words))
         rc = fact(out, hk_tr(HK_MSG_REP_LIBRARY), words);
     if (!rc && report__str(info, "memory_safety")) /* compute-sanitizer (docs/sanitizer.md) */
-        rc = fact(out, hk_tr(HK_MSG_REP_MEMORY_SAFETY), report__str(info, "memory_safety"));
+        rc = fact_said(out, hk_tr(HK_MSG_REP_MEMORY_SAFETY), info, "memory_safety");
     return rc ? rc : hk_buf_appends(out, "</table>\n");
 }
 

@@ -150,6 +150,15 @@ static int row_text(struct hk_buf *out, const char *label, const char *text)
     return rc ? rc : hk_buf_appends(out, " |\n");
 }
 
+/* row_text of a member stored in English, said in the report's language (report__said) */
+static int row_said(struct hk_buf *out, const char *label, const json_t *obj, const char *key)
+{
+    char *said = report__said(obj, key);
+    int rc = row_text(out, label, said ? said : report__str(obj, key));
+    hk_free(said);
+    return rc;
+}
+
 static int version_label(struct hk_buf *out, const json_t *v)
 {
     if (!v || json_is_null(v))
@@ -329,8 +338,11 @@ int report_model_to_markdown(const json_t *m, struct hk_buf *out)
                                                            : HK_MSG_REP_DOES_NOT_SHOW),
                                     (long long)json_integer_value(json_object_get(cr, "lines_after")),
                                     (long long)json_integer_value(json_object_get(cr, "lines_before")));
-        else
-            rc = rc ? rc : hk_buf_printf(out, "`: %s\n", report__str(cr, "why") ? report__str(cr, "why") : "");
+        else if (!rc) { /* the engine's why, stored in English */
+            char *why = report__said(cr, "why");
+            rc = hk_buf_printf(out, "`: %s\n", why ? why : report__str(cr, "why") ? report__str(cr, "why") : "");
+            hk_free(why);
+        }
     }
     if (!rc && json_is_true(json_object_get(m, "best_is_inferred")))
         rc = hk_buf_printf(out, "\n(%s)\n", hk_tr(HK_MSG_REP_BEST_INFERRED));
@@ -422,9 +434,9 @@ int report_model_to_markdown(const json_t *m, struct hk_buf *out)
     report__fmt_duration(a, sizeof a, num_or_nan(ep, "duration_ms"));
     rc = rc ? rc : row2(out, hk_tr(HK_MSG_REP_DURATION), a);
     if (!rc && report__str(info, "isolation"))
-        rc = row_text(out, hk_tr(HK_MSG_REP_ISOLATION), report__str(info, "isolation"));
+        rc = row_said(out, hk_tr(HK_MSG_REP_ISOLATION), info, "isolation");
     if (!rc && report__str(info, "correctness"))
-        rc = row_text(out, hk_tr(HK_MSG_REP_CORRECTNESS), report__str(info, "correctness"));
+        rc = row_said(out, hk_tr(HK_MSG_REP_CORRECTNESS), info, "correctness");
     if (!rc && report__str(info, "spec_inferred")) /* spec inference (docs/bench-spec.md) */
         rc = row_text(out, hk_tr(HK_MSG_HOVER_SPEC_INFERRED), report__str(info, "spec_inferred"));
     char floor_words[512];
@@ -433,7 +445,7 @@ int report_model_to_markdown(const json_t *m, struct hk_buf *out)
     if (!rc && report__library_words(info, floor_words, sizeof floor_words))
         rc = row_text(out, hk_tr(HK_MSG_REP_LIBRARY), floor_words);
     if (!rc && report__str(info, "memory_safety")) /* compute-sanitizer (docs/sanitizer.md) */
-        rc = row_text(out, hk_tr(HK_MSG_REP_MEMORY_SAFETY), report__str(info, "memory_safety"));
+        rc = row_said(out, hk_tr(HK_MSG_REP_MEMORY_SAFETY), info, "memory_safety");
     rc = rc ? rc : skills_tried_md(out, info);
     rc = rc ? rc : stacks_md(out, info);
 

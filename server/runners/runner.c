@@ -7,6 +7,7 @@
 
 #include "core/buf.h"
 #include "core/hk.h"
+#include "core/i18n.h"
 #include "core/log.h"
 
 #include <dirent.h>
@@ -369,17 +370,17 @@ static struct {
 
 const char *runner_isolation_name(enum runner_isolation iso)
 {
+    /* English whatever the language: stored with an episode and printed by hkls doctor as
+     * it is; a face says it again from the table (hk_tr_said) */
     switch (iso) {
     case RUNNER_ISO_BWRAP:
-        return "bwrap sandbox: no network, read-only root filesystem, private /tmp and /dev, "
-               "only the work directory writable";
+        return hk_tr_in(HK_LANG_EN, HK_MSG_EP_ISO_BWRAP);
     case RUNNER_ISO_NAMESPACES:
-        return "namespace sandbox (no bwrap): no network, read-only root filesystem, private "
-               "/tmp and /dev, own process ids, only the work directory writable";
+        return hk_tr_in(HK_LANG_EN, HK_MSG_EP_ISO_NAMESPACES);
     case RUNNER_ISO_UNSHARE_NET:
-        return "network namespace (unshare): no network; the filesystem is not isolated";
+        return hk_tr_in(HK_LANG_EN, HK_MSG_EP_ISO_UNSHARE_NET);
     case RUNNER_ISO_NONE:
-        return "none: plain child process (no bwrap, and unshare not permitted)";
+        return hk_tr_in(HK_LANG_EN, HK_MSG_EP_ISO_NONE);
     case RUNNER_ISO_AUTO:
         break;
     }

@@ -105,15 +105,45 @@ def server_words(hkls, tmp, name, env, locale, want):
                 ("workspace/executeCommand", {"command": "hyperkernel.applyVersion",
                                               "arguments": []}),
                 ("textDocument/hover", {"textDocument": {"uri": uri},
-                                        "position": {"line": -1, "character": 0}})):
+                                        "position": {"line": -1, "character": 0}}),
+                ("textDocument/codeAction", {"textDocument": {"uri": uri + ".gone"},
+                                             "range": {"start": {"line": 0, "character": 0},
+                                                       "end": {"line": 0, "character": 0}},
+                                             "context": {"diagnostics": []}}),
+                ("textDocument/codeLens", {"textDocument": {}}),
+                ("workspace/executeCommand", {"command": "hyperkernel.trustFolder",
+                                              "arguments": [{"folder": "relative/dir"}]})):
             r = c.request(method, params)
             check("error" in r, "%s: %s did not fail: %s" % (name, method, r))
             codes.append(r["error"]["code"])
             got.append(r["error"]["message"])
+        # a reply's message for a person: cancelling an episode this server does not run
+        r = c.request("workspace/executeCommand", {"command": "hyperkernel.cancel",
+                                                   "arguments": [{"episode": 4242}]})
+        check("result" in r and r["result"].get("ok") is False,
+              "%s: cancel of no episode: %s" % (name, r))
+        got.append(r["result"].get("message", ""))
+        # a client without window/showDocument is told where createSpec wrote the spec
+        r = c.request("workspace/executeCommand", {"command": "hyperkernel.createSpec",
+                                                   "arguments": [{"uri": uri,
+                                                                  "kernel": "saxpy"}]})
+        check("result" in r, "%s: createSpec failed: %s" % (name, r))
+        os.unlink(r["result"]["path"])
+        m = c.wait(lambda m: m.get("method") == "window/showMessage"
+                   and r["result"]["path"] in m["params"]["message"], 10,
+                   "%s: where the spec went" % name)
+        got.append(m["params"]["message"])
+        n_asked = len(got)
+        # a change the server refuses: its reason in the log (documents/, session 30)
+        c.notify("textDocument/didChange",
+                 {"textDocument": {"uri": uri, "version": 2},
+                  "contentChanges": [{"range": {"start": {"line": 2, "character": 0},
+                                                "end": {"line": 1, "character": 0}},
+                                      "text": "x"}]})
         c.notify("workspace/didChangeConfiguration",
                  {"settings": {"episodes": {"db": os.path.join(tmp, name + ".db")},
                                "bogusSetting": 1, "isTrusted": "yes"}})
-        for what in want[3:]:
+        for what in want[n_asked:]:
             m = c.wait(lambda m: m.get("method") == "window/logMessage"
                        and what in m["params"]["message"], 10, "%s: log '%s'" % (name, what))
             got.append(what)
@@ -168,13 +198,21 @@ def run(hkls, tmp):
     zh_codes = server_words(hkls, tmp, "zh-words", en_env, "zh-CN",
                             ["未知命令", "参数应为：[{uri, kernel, episode, version}]",
                              "position 必须是 {line, character}，且为非负整数",
+                             "文档未打开", "textDocument.uri 必须是字符串",
+                             "目录必须是绝对路径或 file:// URI",
+                             "该优化任务不在此服务器中运行", "打开 /",
                              "客户端设置：已忽略未知设置 \"bogusSetting\"",
-                             "客户端设置：isTrusted 必须是 true 或 false；已忽略"])
+                             "客户端设置：isTrusted 必须是 true 或 false；已忽略",
+                             "内容变更的范围颠倒（结束位置在开始位置之前）"])
     en_codes = server_words(hkls, tmp, "en-words", zh_env, "en",
                             ["unknown command", "arguments: [{uri, kernel, episode, version}]",
                              "position must be {line, character} with non-negative integers",
+                             "document not open", "textDocument.uri must be a string",
+                             "the folder must be an absolute path or a file:// URI",
+                             "that episode is not running in this server", "Open /",
                              "client settings: unknown setting \"bogusSetting\" ignored",
-                             "client settings: isTrusted must be true or false; ignored"])
+                             "client settings: isTrusted must be true or false; ignored",
+                             "a content change has an inverted range (end before start)"])
     check(zh_codes == en_codes, "error codes differ by language: %s %s" % (zh_codes, en_codes))
     print("ok: code actions and lenses follow locale, environment and setting")
     print("ok: error responses and log messages in zh-CN and en, the same codes")

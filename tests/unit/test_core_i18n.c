@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <pthread.h>
+#include <signal.h>
 #include <string.h>
 
 #include "core/hk.h"
@@ -269,8 +270,63 @@ static void said_again_where_shown(void **state)
     assert_null(hk_tr_said(HK_LANG_ZH_CN, hk_tr_in(HK_LANG_ZH_CN, HK_MSG_EP_NO_GPU_FOUND)));
     assert_null(hk_tr_said(HK_LANG_ZH_CN, "completed"));
     assert_null(hk_tr_said(HK_LANG_ZH_CN, NULL));
-    /* "v%d %s%s%s (%s)" is no reading of a line whose "v" is followed by no number */
-    assert_null(hk_tr_said(HK_LANG_ZH_CN, "v1: memory safety: not checked (simulated GPU)"));
+    /* "v%d: %s" is no reading of a line whose "v" is followed by no number */
+    assert_null(hk_tr_said(HK_LANG_ZH_CN, "v: memory safety: not checked (simulated GPU)"));
+}
+
+static void said_case(const char *stored, const char *want)
+{
+    char *zh = hk_tr_said(HK_LANG_ZH_CN, stored);
+    if (!zh || strcmp(zh, want))
+        fail_msg("said %s\nas   %s\nnot  %s", stored, zh ? zh : "(nothing)", want);
+    hk_free(zh);
+    assert_null(hk_tr_said(HK_LANG_EN, stored));
+}
+
+/* What session 30 added to the stored sentences a face says again (docs/i18n.md): a store
+ * or report failure's prefix (SQLite's own words stay), a signal's name where strsignal's
+ * was, the oracle's notes on a pass and the fp64 rule's sentences, the sanitizer's notes
+ * (the episode's log line and report row for its best, "v1: ...") */
+static void said_again_session30(void **state)
+{
+    (void)state;
+    said_case("store: database is locked", "存储：database is locked");
+    said_case("report: I/O error", "报告：I/O error");
+    assert_string_equal(hk_signal_words(SIGSEGV), "Segmentation fault");
+    assert_string_equal(hk_signal_words(SIGKILL), "Killed");
+    said_case("killed by signal 11 (Segmentation fault): boom",
+              "被信号 11（段错误）终止: boom");
+    said_case("ok: 2 outputs within tolerance; max abs err 0, max rel err 0, rel L2 0",
+              "通过：2 个输出在容差之内；最大绝对误差 0，最大相对误差 0，相对 L2 误差 0");
+    said_case("ok: 1 output within tolerance; max abs err 1e-07, max rel err 2e-07, rel L2 3e-08; "
+              "3 elements and an L2 error within the tolerance widened by the baseline's own error",
+              "通过：1 个输出在容差之内；最大绝对误差 1e-07，最大相对误差 2e-07，相对 L2 误差 3e-08"
+              "；3 个元素及一个 L2 误差在按基线自身误差放宽的容差之内");
+    said_case("fp64 reference, error ratio: max error 0.5 vs the baseline's 0.001 (k=4, floor "
+              "1e-06): 500x the baseline's own error, RMS over 2 runs (worst element 17)",
+              "fp64 参考结果，误差比：最大误差 0.5，基线为 0.001（k=4，下限 1e-06）：是基线自身误差的 "
+              "500 倍，2 次运行的均方根（最差的元素 17）");
+    said_case("v1: memory safety: not checked (simulated GPU)",
+              "v1：内存安全：未检查（模拟 GPU）");
+    said_case("v2: not checked (simulated GPU)", "v2：未检查（模拟 GPU）");
+    /* a version event's line: codes stay, the frame is said (it took 5-12 ms of CPU and
+     * ran out of budget, unsaid, while the entry was "v%d %s%s%s (%s)") */
+    said_case("v4 rejected: wrong_answer (builtin: block 128x1x1)",
+              "v4 rejected：wrong_answer（builtin: block 128x1x1）");
+    said_case("v2 queued (builtin: block 128x1x1)", "v2 queued（builtin: block 128x1x1）");
+    said_case("no SASS to look for the evidence in (cuobjdump missing or failed)",
+              "没有可查找证据的 SASS（缺少 cuobjdump 或其运行失败）");
+    said_case(hk_tr_in(HK_LANG_EN, HK_MSG_EP_CORRECT_HARNESS),
+              hk_tr_in(HK_LANG_ZH_CN, HK_MSG_EP_CORRECT_HARNESS));
+    said_case("memory safety: checked by compute-sanitizer (memcheck, racecheck, initcheck: no "
+              "findings; run mode at size 2 (4096 elements in the largest buffer), seed 42)",
+              "内存安全：已由 compute-sanitizer 检查（memcheck、racecheck、initcheck：没有发现问题；"
+              "运行模式，规模 2（最大的缓冲区有 4096 个元素），随机种子 42）");
+    said_case("memory safety: not fully checked (memcheck no findings; racecheck not checked: "
+              "timed out after 600 s without a finding; initcheck no findings; run mode at size "
+              "2, seed 42)",
+              "内存安全：未完全检查（memcheck 没有发现问题；racecheck 未检查：600 s 后超时，没有发现"
+              "问题；initcheck 没有发现问题；运行模式，规模 2，随机种子 42）");
 }
 
 int main(void)
@@ -286,6 +342,7 @@ int main(void)
         cmocka_unit_test(utf8_trim_keeps_whole_characters),
         cmocka_unit_test(thread_language_overrides_the_process),
         cmocka_unit_test(said_again_where_shown),
+        cmocka_unit_test(said_again_session30),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -532,6 +532,37 @@ static void test_optimize_without_a_spec(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* The .hip rule (session 30): without --target, a .hip file is for a DCU, as hkls check and
+ * the editor read it; it went to nvcc, whose HIP-on-CUDA headers do not build the harness.
+ * Without a GPU the episode stops at "no DCU GPU here" (hipcc found) or "hipcc not found":
+ * never at nvcc. */
+static void test_optimize_hip_file_is_dcu(void **state)
+{
+    (void)state;
+    if (!usable())
+        skip();
+    char d[] = "/tmp/hk-test-hip-rule-XXXXXX";
+    assert_non_null(mkdtemp(d));
+    char cmd[2048], out[512], text[16384];
+    snprintf(out, sizeof out, "%s/out.json", d);
+    snprintf(cmd, sizeof cmd, "cp %s/analysis/vadd.hip %s/", HK_TEST_DATA, d);
+    assert_int_equal(system(cmd), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s optimize vadd.hip --kernel vadd --budget 1 --json "
+             "--db %s/h.db", d, HKLS, d);
+    assert_int_not_equal(run(cmd, out), 0);
+    read_all(out, text, sizeof text);
+    json_error_t err;
+    json_t *j = json_loads(text, 0, &err);
+    if (!j)
+        fail_msg("not JSON: %s", text);
+    const char *e = json_string_value(json_object_get(j, "error"));
+    if (!e || (strncmp(e, "no DCU GPU here", 15) && strncmp(e, "hipcc not found", 15)))
+        fail_msg("a .hip file without --target did not go to the DCU: %s", e ? e : text);
+    json_decref(j);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", d);
+    assert_int_equal(system(cmd), 0);
+}
+
 /* The summary and the report in the user's language (docs/i18n.md): Chinese from the
  * environment's locale, English with --lang en whatever the environment says, and a
  * language it does not have refused before anything runs. Simulated GPU. */
@@ -777,6 +808,7 @@ int main(void)
         cmocka_unit_test(test_optimize_stencil_divided_grid),
         cmocka_unit_test(test_optimize_split_multiplied_grid),
         cmocka_unit_test(test_optimize_language),
+        cmocka_unit_test(test_optimize_hip_file_is_dcu),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

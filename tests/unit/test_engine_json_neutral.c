@@ -295,12 +295,26 @@ static void test_human_outputs(void **state)
     expect_in("report md", t, "结果错误：");
     expect_not_in("report md", t, "max abs error");
     expect_not_in("report md", t, "wrong answer:");
+    /* the best's memory-safety row, stored "vN: not checked (simulated GPU)" (session 30;
+     * the settings fold further down lists the stored fields as they are) */
+    expect_in("report md", t, "| 内存安全 | v");
+    expect_in("report md", t, "：未检查（模拟 GPU） |");
+    expect_not_in("report md", t, "| 内存安全 | v1: not");
+    expect_not_in("report md", t, "| 内存安全 | v2: not");
+    expect_not_in("report md", t, "| 内存安全 | v3: not");
+    /* the isolation and correctness rows: the engine's words, stored in English */
+    expect_in("report md", t, "| 正确性 | 由测试框架检查：");
+    expect_not_in("report md", t, "| 隔离方式 | bwrap sandbox");
+    expect_not_in("report md", t, "| 隔离方式 | namespace sandbox");
+    expect_not_in("report md", t, "| 隔离方式 | network namespace");
+    expect_not_in("report md", t, "| 隔离方式 | none: plain");
     hk_free(t);
     assert_int_equal(hk(dir, "LC_ALL=C", "report 1 --db h.db --format md", "rep1.en.md"), 0);
     snprintf(path, sizeof path, "%s/rep1.en.md", dir);
     t = slurp(path);
     expect_in("report md (en)", t, "max abs error");
     expect_in("report md (en)", t, "wrong answer: ");
+    expect_in("report md (en)", t, "not checked (simulated GPU)");
     hk_free(t);
     /* the failed episode's error, in the report the worker wrote in zh-CN */
     snprintf(path, sizeof path, "%s/reports/2/episode-2.md", dir);

@@ -553,6 +553,12 @@ static void chinese_reports(void **state)
     assert_null(strstr(m, "## Result"));
     assert_null(strstr(m, "## Versions"));
     assert_null(strstr(m, "| Kernel |"));
+    /* the bandwidth headline and its note (session 30) */
+    assert_non_null(strstr(m, "**v3 的带宽："));
+    assert_non_null(strstr(m, "，为峰值带宽的 "));
+    assert_non_null(strstr(m, "峰值带宽 %：bench spec 给出的一次启动搬运的字节数"));
+    assert_null(strstr(m, "Bandwidth of"));
+    assert_null(strstr(m, "% of peak bandwidth: the bytes"));
     int rows = 0;
     for (const char *line = m; line && *line;) {
         const char *nl = strchr(line, '\n');
@@ -584,17 +590,20 @@ static void chinese_reports(void **state)
     store_close(f.s);
 }
 
+/* An episode whose device had no physical floor and which left faster versions uncredited. */
+static const char floor_info[] =
+    "{\"floor\":{\"available\":false,\"why\":\"the device's peaks are unknown\","
+    "\"allow_no_floor\":false},\"not_credited\":{\"versions\":2,\"best_version\":3,"
+    "\"best_speedup\":1.5}}";
+
 /* No physical floor: both reports say so, why, and which faster versions went uncredited. */
+
 static void floor_row(void **state)
 {
     (void)state;
     struct fixture f;
     fixture_build(&f, HOSTILE);
-    assert_int_equal(store_episode_set_info(
-                         f.s, f.ep,
-                         "{\"floor\":{\"available\":false,\"why\":\"the device's peaks are "
-                         "unknown\",\"allow_no_floor\":false},\"not_credited\":{\"versions\":2,"
-                         "\"best_version\":3,\"best_speedup\":1.5}}"),
+    assert_int_equal(store_episode_set_info(f.s, f.ep, floor_info),
                      HK_OK);
     struct hk_buf out;
     hk_buf_init(&out, 1 << 22);
@@ -612,6 +621,17 @@ static void floor_row(void **state)
     hk_buf_init(&out, 1 << 22);
     assert_int_equal(report_render_markdown(f.s, f.ep, &out), HK_OK);
     assert_null(strstr(out.data, "Physical floor"));
+    hk_buf_free(&out);
+    /* in zh-CN (session 30): the row's words; the floor's why is the engine's, as stored */
+    assert_int_equal(store_episode_set_info(f.s, f.ep, floor_info),
+                     HK_OK);
+    hk_i18n_set(HK_LANG_ZH_CN);
+    hk_buf_init(&out, 1 << 22);
+    assert_int_equal(report_render_markdown(f.s, f.ep, &out), HK_OK);
+    hk_i18n_set(HK_LANG_EN);
+    if (!strstr(out.data, "无（the device's peaks are unknown）：加速比已测量，但未计入；2 个更快的"
+                          "版本未计入，最佳为 v3，1.50x（--allow-no-floor 会计入它们）"))
+        fail_msg("no Chinese floor row in:\n%s", out.data);
     hk_buf_free(&out);
     store_close(f.s);
 }
