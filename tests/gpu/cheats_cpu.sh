@@ -14,7 +14,12 @@
 #              CHEAT_TIMEOUT=S wall-clock limit of one verify-candidate (default 120);
 #              CHEAT_TARGET=T  verify for --target T (e.g. dcu:gfx906: the host-code rule is
 #                              the same for a HIP build; only the host_code cheats are then
-#                              judged, the compile_error ones are nvcc's and are skipped).
+#                              judged, the compile_error ones are nvcc's and are skipped);
+#              HK_COMPILE_CPU_S, HK_COMPILE_MEMORY_MB: the compile limits (default here 20 s
+#                              and 1024 MiB, above the biggest honest compile's 12.4 s and
+#                              306 MB: measure.h), so that the compile bombs
+#                              (compile_bomb_*.cu) stop within seconds, not at the referee's
+#                              defaults (120 s, 4 GiB).
 # Prints "cheat | expected | got | ok" per cheat and a count. Exit 0 when every cheat that
 # can be judged without a GPU got an expected reason, 1 otherwise, 2 without hkls.
 set -uo pipefail
@@ -36,6 +41,8 @@ have_nvcc=0
 command -v nvcc >/dev/null 2>&1 && have_nvcc=1
 target_args=()
 [ -z "${CHEAT_TARGET:-}" ] || target_args=(--target "$CHEAT_TARGET")
+
+export HK_COMPILE_CPU_S=${HK_COMPILE_CPU_S:-20} HK_COMPILE_MEMORY_MB=${HK_COMPILE_MEMORY_MB:-1024}
 
 cheats=("$@")
 [ ${#cheats[@]} -gt 0 ] || cheats=("$here"/cheats/*.cu)
