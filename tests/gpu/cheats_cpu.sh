@@ -17,11 +17,11 @@
 #                              and the reads_clock ones that build with hipcc (the clock is
 #                              read in the code object's assembly); the compile_error ones
 #                              are nvcc's and are skipped);
-#              HK_COMPILE_CPU_S, HK_COMPILE_MEMORY_MB: the compile limits (default here 20 s
-#                              and 1024 MiB, above the biggest honest compile's 12.4 s and
-#                              306 MB: measure.h), so that the compile bombs
-#                              (compile_bomb_*.cu) stop within seconds, not at the referee's
-#                              defaults (120 s, 4 GiB).
+#              BOMB_CPU_S, BOMB_MEMORY_MB: the compile limits the compile bombs
+#                              (compile_bomb_*.cu) are judged under (HK_COMPILE_CPU_S,
+#                              HK_COMPILE_MEMORY_MB; default 8 s and 768 MiB), so that each
+#                              stops within seconds, not at the referee's defaults (120 s,
+#                              4 GiB); every other cheat compiles under the defaults.
 # Prints "cheat | expected | got | ok" per cheat and a count. Exit 0 when every cheat that
 # can be judged without a GPU got an expected reason, 1 otherwise, 2 without hkls.
 set -uo pipefail
@@ -43,8 +43,6 @@ have_nvcc=0
 command -v nvcc >/dev/null 2>&1 && have_nvcc=1
 target_args=()
 [ -z "${CHEAT_TARGET:-}" ] || target_args=(--target "$CHEAT_TARGET")
-
-export HK_COMPILE_CPU_S=${HK_COMPILE_CPU_S:-20} HK_COMPILE_MEMORY_MB=${HK_COMPILE_MEMORY_MB:-1024}
 
 cheats=("$@")
 [ ${#cheats[@]} -gt 0 ] || cheats=("$here"/cheats/*.cu)
@@ -94,7 +92,11 @@ for c in "${cheats[@]}"; do
   fi
   judged=$((judged + 1))
   out="$work/$name.json"
-  HK_NO_GPU=1 timeout -k 10 "$timeout_s" "$hkls" verify-candidate --spec "$spec" --candidate "$c" \
+  limits=()
+  case "$name" in
+    compile_bomb_*) limits=(HK_COMPILE_CPU_S="${BOMB_CPU_S:-8}" HK_COMPILE_MEMORY_MB="${BOMB_MEMORY_MB:-768}") ;;
+  esac
+  env "${limits[@]}" HK_NO_GPU=1 timeout -k 10 "$timeout_s" "$hkls" verify-candidate --spec "$spec" --candidate "$c" \
       "${target_args[@]}" --json --work-dir "$work/w-$name" >"$out" 2>"$work/$name.log"
   rc=$?
   got=$(python3 -c 'import json,sys
