@@ -620,6 +620,38 @@ static int parse_amd_remark(struct pstate *st, const char *file, size_t flen, lo
     return HK_OK;
 }
 
+/* "remark: FILE:LINE:COL: msg": how clang prints a backend remark when the backend runs
+ * apart from the front end (-save-temps, which the referee's DCU image build uses: no
+ * source manager there). *file_end, *line, *msg as split_gnu. */
+static bool split_backend_remark(const char *p, size_t n, const char **file_end, long *line,
+                                 const char **msg)
+{
+    static const char tag[] = "remark: ";
+    if (n <= sizeof tag - 1 || memcmp(p, tag, sizeof tag - 1) != 0)
+        return false;
+    const char *f = p + sizeof tag - 1, *end = p + n;
+    for (const char *c = f; c < end; c++) {
+        if (*c != ':' || c == f)
+            continue;
+        const char *d = c + 1, *l0 = d;
+        while (d < end && isdigit((unsigned char)*d))
+            d++;
+        if (d == l0 || d >= end || *d != ':')
+            continue;
+        const char *e = d + 1, *c0 = e;
+        while (e < end && isdigit((unsigned char)*e))
+            e++;
+        if (e == c0 || end - e < 2 || e[0] != ':' || e[1] != ' ')
+            continue;
+        const char *s = l0;
+        *line = read_num(&s, d);
+        *file_end = c;
+        *msg = e + 2;
+        return true;
+    }
+    return false;
+}
+
 static int parse_dcu_line(struct pstate *st, const char *p, size_t n)
 {
     bool m;
@@ -627,6 +659,10 @@ static int parse_dcu_line(struct pstate *st, const char *p, size_t n)
     long line, col;
     enum cc_severity sev;
     bool remark;
+    if (split_backend_remark(p, n, &fe, &line, &msg)) {
+        const char *f = p + 8; /* after "remark: " */
+        return parse_amd_remark(st, f, (size_t)(fe - f), line, msg, p + n);
+    }
     if (split_gnu(p, n, &fe, &line, &col, &sev, &remark, &msg)) {
         if (remark)
             return parse_amd_remark(st, p, (size_t)(fe - p), line, msg, p + n);

@@ -66,6 +66,9 @@ typedef struct ep_rec {
     char *sass;                  /* cuobjdump --dump-sass of its program (base and best) */
     char *sanitize_note;         /* compute-sanitizer's outcome once its program was checked
                                   * (sanitize.h), without the "memory safety: " prefix */
+    char *credit_why;            /* set when that check could not complete and the claim it
+                                  * was made for is over 2x (sanitize_credit_allowed): why
+                                  * its speedup is not credited */
     double median_ms, speedup, max_abs, max_rel;
     bool evaluated, accepted, rejected, flagged, is_start;
     bool uncredited;             /* measured and correct, but no floor checked its time and
@@ -483,6 +486,7 @@ static void rec_free(ep_rec *r)
     hk_free(r->skill);
     hk_free(r->sass);
     hk_free(r->sanitize_note);
+    hk_free(r->credit_why);
     measure_build_free(&r->build);
     hk_free(r);
 }
@@ -1375,6 +1379,13 @@ static int sanitize_rec(ep_ctx *c, ep_rec *r, bool best, double claimed, measure
                                          r->sanitize_note));
     if (sr.outcome == SANITIZE_REJECTED)
         rc = measure_verdict_set(v, sr.reason, "%s", sr.details ? sr.details : "");
+    if (!rc && !sanitize_credit_allowed(&sr, claimed)) {
+        hk_free(r->credit_why);
+        if (!(r->credit_why = sanitize_credit_note(&sr, claimed)))
+            rc = HK_ENOMEM;
+        else
+            ep__log(c, "warn", "v%d: %s", r->number, r->credit_why);
+    }
     sanitize_result_clear(&sr);
     return rc;
 }
@@ -1415,7 +1426,7 @@ static void note_uncredited(ep_ctx *c)
     size_t n = 0;
     for (size_t i = 0; i < c->n_recs; i++)
         n += c->recs[i]->uncredited && c->recs[i]->speedup > 1.0;
-    const char *why = credit_missing(c);
+    const char *why = credit_missing(c) ? credit_missing(c) : b->credit_why;
     ep__log(c, "warn", hk_tr(n == 1 ? HK_MSG_EP_NOT_CREDITED_ONE : HK_MSG_EP_NOT_CREDITED), n,
             b->number, b->speedup, why ? why : "?");
     json_object_set_new(c->info, "not_credited",
@@ -1766,7 +1777,9 @@ static json_t *summary_json(ep_ctx *c)
         json_object_set_new(s, "not_credited_best",
                             json_pack("{s:i, s:f, s:f, s:s?}", "version", best_unc->number,
                                       "speedup", best_unc->speedup, "median_ms",
-                                      best_unc->median_ms, "why", credit_missing(c)));
+                                      best_unc->median_ms, "why",
+                                      credit_missing(c) ? credit_missing(c)
+                                                        : best_unc->credit_why));
     /* what was built, each with its resources: a run without a GPU shows its work here */
     json_t *built = json_array();
     for (size_t i = 0; built && i < c->n_recs; i++) {
@@ -2898,6 +2911,9 @@ static int evaluate(ep_ctx *c, ep_rec *r, search *s)
             record_rejection(c, r, sv.reason, sv.details, s);
         bool unsafe = sv.reason != MEASURE_OK;
         measure_verdict_clear(&sv);
+        /* a claim the tools could not check is measured, not credited (sanitize.h) */
+        if (!rc && !unsafe && r->credit_why)
+            rc = measure_eval_uncredit(&e, "memory_safety", r->credit_why);
         if (rc || unsafe) {
             measure_eval_clear(&e);
             return rc;
@@ -3971,6 +3987,14 @@ static int verify_sanitize(ep_ctx *c, const ep_verify_options *vo, const measure
     if (!rc && sr.outcome == SANITIZE_REJECTED) {
         rc = measure_verdict_set(&e->verdict, sr.reason, "%s", sr.details ? sr.details : "");
         e->verdict.where = (measure_combo){sr.size, sr.dist, sr.seed};
+    }
+    /* a claim over 2x that the tools could not check: correct and timed, not credited */
+    if (!rc && !sanitize_credit_allowed(&sr, e->speedup)) {
+        char *why = sanitize_credit_note(&sr, e->speedup);
+        rc = why ? measure_eval_uncredit(e, "memory_safety", why) : HK_ENOMEM;
+        if (why)
+            ep__log(c, "warn", "%s", why);
+        hk_free(why);
     }
     if (!rc) {
         ep__log(c, sr.outcome == SANITIZE_PASSED ? "info" : "warn", "%s", sr.note);

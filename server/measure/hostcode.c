@@ -1803,6 +1803,76 @@ static const char *define_name_why(hc *h, const char *p, size_t len, bool undef)
     return NULL;
 }
 
+/* Whether p (len bytes, the text between < and >) names a header: no path component that
+ * starts with '.' (.env, .git/, .hyperkernel/), and a last component with a header's
+ * extension, or none for the C++ library's own headers and libcu++'s (cuda/..., nv/...).
+ * An angle include is searched in every -I folder, the spec's own among them, and what it
+ * reads is compiled in or quoted back by the compiler's errors ("null character(s)
+ * ignored" with the bytes): `#include <.env>` or a reference output under the project would
+ * reach the candidate's image or its diagnostics, which go back to whoever wrote it. */
+static bool header_name(const char *p, size_t len)
+{
+    static const char *const exts[] = {"h", "hh", "hpp", "hxx", "h++", "cuh", "inl", "ipp",
+                                       "tcc", "tpp", NULL};
+    static const char *const std_headers[] = {
+        "algorithm", "any", "array", "atomic", "barrier", "bit", "bitset", "cassert",
+        "ccomplex", "cctype", "cerrno", "cfenv", "cfloat", "charconv", "chrono", "cinttypes",
+        "ciso646", "climits", "clocale", "cmath", "codecvt", "compare", "complex", "concepts",
+        "condition_variable", "coroutine", "csetjmp", "csignal", "cstdalign", "cstdarg",
+        "cstdbool", "cstddef", "cstdint", "cstdio", "cstdlib", "cstring", "ctgmath", "ctime",
+        "cuchar", "cwchar", "cwctype", "deque", "exception", "execution", "expected",
+        "filesystem", "format", "forward_list", "fstream", "functional", "future",
+        "initializer_list", "iomanip", "ios", "iosfwd", "iostream", "istream", "iterator",
+        "latch", "limits", "list", "locale", "map", "memory", "memory_resource", "mutex", "new",
+        "numbers", "numeric", "optional", "ostream", "queue", "random", "ranges", "ratio",
+        "regex", "scoped_allocator", "semaphore", "set", "shared_mutex", "source_location",
+        "span", "sstream", "stack", "stdexcept", "stop_token", "streambuf", "string",
+        "string_view", "syncstream", "system_error", "thread", "tuple", "type_traits",
+        "typeindex", "typeinfo", "unordered_map", "unordered_set", "utility", "valarray",
+        "variant", "vector", "version", NULL};
+    size_t last = 0;
+    for (size_t i = 0; i < len; i++) {
+        if ((i == 0 || p[i - 1] == '/') && p[i] == '.')
+            return false;
+        if (p[i] == '/')
+            last = i + 1;
+    }
+    const char *name = p + last, *dot = NULL;
+    size_t nl = len - last;
+    for (size_t i = 0; i < nl; i++)
+        if (name[i] == '.')
+            dot = name + i;
+    if (dot) {
+        size_t el = nl - (size_t)(dot + 1 - name);
+        for (size_t i = 0; exts[i]; i++)
+            if (strlen(exts[i]) == el && !memcmp(dot + 1, exts[i], el))
+                return true;
+        return false;
+    }
+    if ((len > 5 && !memcmp(p, "cuda/", 5)) || (len > 3 && !memcmp(p, "nv/", 3)))
+        return true;
+    if (last)
+        return false;
+    for (size_t i = 0; std_headers[i]; i++)
+        if (strlen(std_headers[i]) == nl && !memcmp(name, std_headers[i], nl))
+            return true;
+    return false;
+}
+
+/* The header name of an angle include d (between < and >), or NULL. */
+static const char *angle_name(const ptext *pt, const pdir *d, size_t *len)
+{
+    if (d->count != 3 || !tok_eq(pt, &pt->dt[d->first + 1], "include"))
+        return NULL;
+    const tok *hn = &pt->dt[d->first + 2];
+    const char *p = pt->s + hn->start;
+    size_t l = hn->end - hn->start;
+    if (hn->kind != TK_HEADER || l < 3 || p[0] != '<' || p[l - 1] != '>')
+        return NULL;
+    *len = l - 2;
+    return p + 1;
+}
+
 static bool include_is_relative(const ptext *pt, const pdir *d)
 {
     if (d->count != 3 || !tok_eq(pt, &pt->dt[d->first + 1], "include"))
@@ -1819,7 +1889,7 @@ static bool include_is_relative(const ptext *pt, const pdir *d)
     for (size_t i = 0; i + 1 < len; i++)
         if (p[i] == '.' && p[i + 1] == '.')
             return false;
-    return true;
+    return header_name(p, len);
 }
 
 static bool include_is_outside(const ptext *pt, const pdir *d)
@@ -1849,6 +1919,11 @@ static const char *directive_why(const ptext *pt, const pdir *d)
     if (tok_eq(pt, nm, "include_next") || tok_eq(pt, nm, "import"))
         return include_is_outside(pt, d) ? "#include of a file outside the system include paths"
                                          : "an #include_next or #import the baseline does not have";
+    size_t an = 0;
+    const char *a = angle_name(pt, d, &an);
+    if (tok_eq(pt, nm, "include") && !include_is_outside(pt, d) && a && !header_name(a, an))
+        return "#include of a file that is not a header (its bytes would be compiled in, or "
+               "quoted back by the compiler's errors)";
     if (tok_eq(pt, nm, "include"))
         return include_is_outside(pt, d) ? "#include of a file outside the system include paths"
                                          : "#include of a file the baseline does not include";

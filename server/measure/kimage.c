@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "compile/compile.h"
 #include "core/buf.h"
@@ -472,5 +473,207 @@ int kimage_ptx_clocks_file(const char *path, kimage_clocks *out)
     int rc = ferror(f) ? HK_EIO : HK_OK;
     fclose(f);
     ptx_end_line(&s);
+    return rc;
+}
+
+/* ---- clock reads in AMDGPU assembly ---- */
+
+/* A streaming line scan of clang's AMDGPU assembly (hipcc -save-temps): the assembler takes
+ * mnemonics in any case, a label may start the line of an instruction, and inline asm may
+ * build an instruction from pieces (.macro, .rept ...) or from raw words (.long in a code
+ * section), so all of those count. Lines are judged on their first KIMAGE_ASM_LINE bytes
+ * (a mnemonic and its operands fit; data lines of a huge array are cut, harmlessly). */
+#define KIMAGE_ASM_LINE 512
+
+typedef struct {
+    kimage_clocks *out;
+    long line;
+    char cur[KIMAGE_ASM_LINE];
+    size_t cur_len;
+    bool in_asm;  /* between the compiler's ;;#ASMSTART and ;;#ASMEND (inline asm) */
+    bool in_exec; /* the current section holds code */
+} asm_scan;
+
+static bool asm_name_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           c == '_' || c == '.' || c == '$';
+}
+
+static bool ieq(const char *a, size_t n, const char *b)
+{
+    return strlen(b) == n && !strncasecmp(a, b, n);
+}
+
+static bool iin(const char *a, size_t n, const char *const *set)
+{
+    for (size_t i = 0; set[i]; i++)
+        if (ieq(a, n, set[i]))
+            return true;
+    return false;
+}
+
+static void asm_found(asm_scan *s, unsigned bit, const char *what, const char *text, size_t len)
+{
+    int i = kimage_clocks_first(bit);
+    if (i < 0 || (s->out->reads & bit))
+        return;
+    s->out->reads |= bit;
+    s->out->line[i] = s->line;
+    snprintf(s->out->what[i], sizeof s->out->what[i], "%s", what);
+    size_t a = 0, o = 0;
+    while (a < len && (text[a] == ' ' || text[a] == '\t'))
+        a++;
+    while (len > a && (text[len - 1] == ' ' || text[len - 1] == '\t' || text[len - 1] == '\r'))
+        len--;
+    for (size_t k = a; k < len && o + 1 < sizeof s->out->text[i]; k++)
+        if (text[k] != '\t')
+            s->out->text[i][o++] = text[k];
+        else if (o && s->out->text[i][o - 1] != ' ')
+            s->out->text[i][o++] = ' ';
+    s->out->text[i][o] = '\0';
+}
+
+/* What the operands of s_getreg_b32 read: hwreg(NAME, ...) or hwreg(N ...). */
+static unsigned getreg_bit(const char *ops, size_t n, char *what, size_t what_len)
+{
+    const char *h = memmem(ops, n, "hwreg(", 6);
+    if (!h) /* a raw simm16: any register */
+        return snprintf(what, what_len, "s_getreg_b32"), KIMAGE_PTX_DIRECTIVE;
+    h += 6;
+    size_t rest = n - (size_t)(h - ops), k = 0;
+    while (k < rest && (h[k] == ' ' || h[k] == '\t'))
+        k++;
+    size_t e = k;
+    while (e < rest && asm_name_char(h[e]))
+        e++;
+    snprintf(what, what_len, "hwreg(%.*s)", (int)(e - k), h + k);
+    if (k < rest && h[k] >= '0' && h[k] <= '9')
+        return KIMAGE_PTX_DIRECTIVE; /* a register by number: no name to judge */
+    for (size_t i = k; i + 5 <= e; i++)
+        if (!strncasecmp(h + i, "CYCLE", 5))
+            return KIMAGE_READS_CLOCK; /* HW_REG_SHADER_CYCLES(_HI) */
+    for (size_t i = k; i + 4 <= e; i++)
+        if (!strncasecmp(h + i, "PERF", 4))
+            return KIMAGE_READS_PMCOUNTER; /* HW_REG_PERF_SNAPSHOT_* */
+    for (size_t i = k; i + 4 <= e; i++)
+        if (!strncasecmp(h + i, "TIME", 4))
+            return KIMAGE_READS_GLOBALTIMER;
+    return 0;
+}
+
+static void asm_end_line(asm_scan *s)
+{
+    const char *t = s->cur;
+    size_t len = s->cur_len, k = 0;
+    /* the compiler's inline-asm markers are comments: read before comments are cut */
+    const char *semi = memchr(t, ';', len);
+    if (semi && (size_t)(t + len - semi) >= 11 && !memcmp(semi, ";;#ASMSTART", 11))
+        s->in_asm = true;
+    else if (semi && (size_t)(t + len - semi) >= 9 && !memcmp(semi, ";;#ASMEND", 9))
+        s->in_asm = false;
+    if (semi)
+        len = (size_t)(semi - t);
+    const char *sl = memmem(t, len, "//", 2);
+    if (sl)
+        len = (size_t)(sl - t);
+    static const char *const builders[] = {
+        ".macro", ".rept", ".irp", ".irpc", ".include", ".incbin", ".inst", ".purgem",
+        ".pushsection", ".popsection", ".previous", ".subsection", NULL};
+    static const char *const raw[] = {
+        ".long", ".byte", ".short", ".word", ".int", ".quad", ".2byte", ".4byte", ".8byte",
+        ".hword", ".fill", ".ascii", ".asciz", ".string", ".zero", ".space", ".skip",
+        ".octa", ".value", ".dc", ".dc.l", ".dc.b", ".dc.w", ".dcb", ".ds", NULL};
+    for (;;) {
+        while (k < len && (t[k] == ' ' || t[k] == '\t' || t[k] == '\r'))
+            k++;
+        size_t a = k;
+        while (k < len && asm_name_char(t[k]))
+            k++;
+        if (k == a)
+            break;
+        if (k < len && t[k] == ':') { /* a label: an instruction may follow on its line */
+            k++;
+            continue;
+        }
+        const char *m = t + a;
+        size_t n = k - a;
+        const char *ops = t + k;
+        size_t nops = len - k;
+        char what[40];
+        if (*m == '.') {
+            if (ieq(m, n, ".text"))
+                s->in_exec = true;
+            else if (ieq(m, n, ".data") || ieq(m, n, ".bss") || ieq(m, n, ".rodata"))
+                s->in_exec = false;
+            else if (ieq(m, n, ".section")) {
+                size_t q = 0;
+                while (q < nops && (ops[q] == ' ' || ops[q] == '\t' || ops[q] == '"'))
+                    q++;
+                const char *comma = memchr(ops + q, ',', nops - q);
+                size_t nl = comma ? (size_t)(comma - ops - q) : nops - q;
+                s->in_exec = (nl >= 5 && !strncmp(ops + q, ".text", 5)) ||
+                             (comma && memchr(comma, 'x', (size_t)(ops + nops - comma)));
+            }
+            if (s->in_asm || iin(m, n, builders) || (s->in_exec && iin(m, n, raw))) {
+                snprintf(what, sizeof what, "%.*s", (int)(n < 20 ? n : 20), m);
+                asm_found(s, KIMAGE_PTX_DIRECTIVE, what, t, len);
+            }
+        } else if (ieq(m, n, "s_memtime")) {
+            asm_found(s, KIMAGE_READS_CLOCK, "s_memtime", t, len);
+        } else if (ieq(m, n, "s_memrealtime")) {
+            asm_found(s, KIMAGE_READS_GLOBALTIMER, "s_memrealtime", t, len);
+        } else if (n >= 13 && !strncasecmp(m, "s_sendmsg_rtn", 13)) {
+            /* returns MSG_RTN_GET_REALTIME, among others */
+            asm_found(s, KIMAGE_READS_GLOBALTIMER, "s_sendmsg_rtn", t, len);
+        } else if (n >= 8 && !strncasecmp(m, "s_getreg", 8)) {
+            unsigned bit = getreg_bit(ops, nops, what, sizeof what);
+            if (bit)
+                asm_found(s, bit, what, t, len);
+        }
+        break;
+    }
+    s->cur_len = 0;
+    s->line++;
+}
+
+static void asm_feed(asm_scan *s, const char *p, size_t n)
+{
+    for (size_t k = 0; k < n; k++) {
+        if (p[k] == '\n')
+            asm_end_line(s);
+        else if (s->cur_len < sizeof s->cur)
+            s->cur[s->cur_len++] = p[k];
+    }
+}
+
+void kimage_asm_clocks(const char *text, size_t len, kimage_clocks *out)
+{
+    asm_scan s;
+    memset(out, 0, sizeof *out);
+    memset(&s, 0, sizeof s);
+    s.out = out;
+    s.line = 1;
+    asm_feed(&s, text, len);
+    asm_end_line(&s);
+}
+
+int kimage_asm_clocks_file(const char *path, kimage_clocks *out)
+{
+    asm_scan s;
+    memset(out, 0, sizeof *out);
+    memset(&s, 0, sizeof s);
+    s.out = out;
+    s.line = 1;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return HK_ENOENT;
+    char chunk[65536];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+        asm_feed(&s, chunk, n);
+    int rc = ferror(f) ? HK_EIO : HK_OK;
+    fclose(f);
+    asm_end_line(&s);
     return rc;
 }

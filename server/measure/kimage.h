@@ -48,7 +48,8 @@ enum {
 typedef struct {
     unsigned reads;   /* KIMAGE_READS_* / KIMAGE_PTX_DIRECTIVE bits found */
     long line[4];     /* per bit (in bit order): line of its first occurrence, 1-based; 0: none */
-    char what[4][24]; /* per bit: the register as written ("%globaltimer") or "#" */
+    char what[4][40]; /* per bit: the register as written ("%globaltimer"), "#", or in
+                       * assembly the instruction or directive ("s_memtime", ".long") */
     char text[4][160];/* per bit: that line, blanks trimmed, cut to fit */
 } kimage_clocks;
 
@@ -58,6 +59,20 @@ void kimage_ptx_clocks(const char *text, size_t len, kimage_clocks *out);
 /* The same for the PTX file at path, read in chunks (no size cap: a PTX made huge by an
  * initialised array is scanned whole). HK_OK, HK_ENOENT (no such file), HK_EIO. */
 int kimage_ptx_clocks_file(const char *path, kimage_clocks *out);
+
+/* The same kinds in a DCU (AMDGPU) image's assembly, clang's `.s` as hipcc -save-temps
+ * writes it and then assembles into the code object: s_memtime (KIMAGE_READS_CLOCK; what
+ * clock64() and llvm.readcyclecounter become on gfx9), s_memrealtime and s_sendmsg_rtn
+ * (KIMAGE_READS_GLOBALTIMER: wall_clock64(), MSG_RTN_GET_REALTIME), s_getreg of a cycle,
+ * time or performance register (HW_REG_SHADER_CYCLES: CLOCK, *PERF*: PMCOUNTER); mnemonics
+ * in any case, after a label too. KIMAGE_PTX_DIRECTIVE here: an assembler line that can
+ * spell an instruction out of pieces or raw words -- any directive inside inline asm (the
+ * compiler's ;;#ASMSTART .. ;;#ASMEND), .macro/.rept/.irp/.include/.incbin/.inst and
+ * section stacking anywhere, data directives (.long, .byte ...) in a code section, an
+ * s_getreg of a register by number. Pure; the file form reads in chunks, no size cap.
+ * HK_OK, HK_ENOENT, HK_EIO. */
+void kimage_asm_clocks(const char *text, size_t len, kimage_clocks *out);
+int kimage_asm_clocks_file(const char *path, kimage_clocks *out);
 
 /* The bit's index (0..3) of the first bit set in bits; -1 when none. */
 int kimage_clocks_first(unsigned bits);

@@ -8,7 +8,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <glob.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,11 +71,52 @@ const char *measure_reason_name(enum measure_reason r)
     return "unknown";
 }
 
+static char *dir_of(const char *path);
+
+/* The clock reads of a DCU code object's assembly: clang's .s beside it (hipcc
+ * -save-temps=obj, prepare_image), every one there (one per offload arch) ORed.
+ * HK_OK, HK_ENOENT (none there), HK_EIO, HK_ENOMEM. */
+static int asm_clocks(const char *module, kimage_clocks *out)
+{
+    memset(out, 0, sizeof *out);
+    char *dir = dir_of(module), *pat = NULL;
+    glob_t g;
+    memset(&g, 0, sizeof g);
+    int rc = HK_ENOENT;
+    if (!dir || !(pat = hk_asprintf("%s/module-hip-amdgcn-amd-amdhsa-*.s", dir))) {
+        rc = HK_ENOMEM;
+        goto out;
+    }
+    if (glob(pat, 0, NULL, &g) != 0)
+        goto out;
+    for (size_t i = 0; i < g.gl_pathc; i++) {
+        kimage_clocks one;
+        if ((rc = kimage_asm_clocks_file(g.gl_pathv[i], &one)) != HK_OK)
+            goto out;
+        for (int k = 0; k < 4; k++)
+            if ((one.reads & (1u << k)) && !(out->reads & (1u << k))) {
+                out->line[k] = one.line[k];
+                memcpy(out->what[k], one.what[k], sizeof out->what[k]);
+                memcpy(out->text[k], one.text[k], sizeof out->text[k]);
+            }
+        out->reads |= one.reads;
+    }
+out:
+    globfree(&g);
+    hk_free(dir);
+    hk_free(pat);
+    return rc;
+}
+
 int measure_clock_check(const char *base_module, const char *cand_module, const char **result,
                         char **why)
 {
     static const char *const kinds[] = {"a clock", "the global timer", "a performance counter",
                                         "a ptxas preprocessor line (inline asm could spell a register out of pieces there)"};
+    static const char *const asm_kinds[] = {
+        "a clock", "the real-time clock", "a performance counter",
+        "an assembler line that can spell an instruction out of pieces or raw words"};
+    bool dcu = false;
     *result = "not_run";
     *why = NULL;
     char *path = NULL;
@@ -86,8 +129,23 @@ int measure_clock_check(const char *base_module, const char *cand_module, const 
     }
     size_t ml = strlen(cand_module);
     if (ml >= 3 && !strcmp(cand_module + ml - 3, ".co")) {
-        *why = hk_strdup("a DCU code object: its PTX-free ISA is not read for clock reads");
-        goto out;
+        /* a DCU code object: read in the assembly it was assembled from */
+        dcu = true;
+        if ((rc = asm_clocks(cand_module, &cand)) == HK_ENOMEM)
+            goto out;
+        if (rc) {
+            rc = HK_OK;
+            *why = hk_strdup("a DCU code object without its assembly beside it "
+                             "(module-hip-amdgcn-*.s)");
+            goto out;
+        }
+        if (base_module && (rc = asm_clocks(base_module, &base)) == HK_ENOMEM)
+            goto out;
+        if (rc) {
+            rc = HK_OK;
+            memset(&base, 0, sizeof base);
+        }
+        goto judge;
     }
     if (!(path = hk_asprintf("%s.ptx", cand_module))) {
         rc = HK_ENOMEM;
@@ -107,6 +165,7 @@ int measure_clock_check(const char *base_module, const char *cand_module, const 
         if (kimage_ptx_clocks_file(path, &base) != HK_OK)
             memset(&base, 0, sizeof base);
     }
+judge:;
     unsigned extra = cand.reads & ~base.reads;
     int k = kimage_clocks_first(extra);
     if (k < 0) {
@@ -114,11 +173,11 @@ int measure_clock_check(const char *base_module, const char *cand_module, const 
         goto out;
     }
     *result = "fail";
-    *why = hk_asprintf("the candidate's device code %s %s (%s, PTX line %ld: %s), which the "
+    *why = hk_asprintf("the candidate's device code %s %s (%s, %s line %ld: %s), which the "
                        "baseline's does not: a kernel that reads a clock can tell timed, checked "
                        "and sanitized launches apart",
-                       k == 3 ? "has" : "reads", kinds[k], cand.what[k], cand.line[k],
-                       cand.text[k]);
+                       k == 3 ? "has" : "reads", dcu ? asm_kinds[k] : kinds[k], cand.what[k],
+                       dcu ? "assembly" : "PTX", cand.line[k], cand.text[k]);
 out:
     hk_free(path);
     if (!rc && !*why && strcmp(*result, "pass") != 0)
@@ -848,9 +907,19 @@ static int prepare_image(const measure_opts *o, measure_build *b, const char *co
     if (rc == HK_OK)
         rc = hk_buf_printf(&sh, "    mv -f %s.tmp.$$ %s\n  fi\n  exec 9>&-\nfi\n", qexe, qexe);
     if (rc == HK_OK && dcu) {
-        rc = hk_buf_appends(&sh, "exec ");
+        /* -save-temps=obj keeps clang's assembly (module-hip-amdgcn-amd-amdhsa-ARCH.s), which
+         * the referee reads for clock reads (measure_clock_check): with it the device code
+         * is assembled from exactly that file into the code object. The preprocessed text
+         * and the bitcode it also keeps (~2 MB) are not needed. */
+        for (size_t i = 0; rc == HK_OK && cargv[i]; i++) {
+            char *q = sh_quote(cargv[i]);
+            rc = q ? hk_buf_printf(&sh, "%s%s%s", i ? " " : "", q, i ? "" : " -save-temps=obj")
+                   : HK_ENOMEM;
+            hk_free(q);
+        }
         if (rc == HK_OK)
-            rc = sh_command(&sh, cargv, NULL, NULL);
+            rc = hk_buf_appends(&sh, "\nrm -f module-hip-*.cui module-hip-*.bc module-hip-*.o "
+                                     "module-hip-*.out module-hip-*.resolution.txt module-host-*\n");
     } else if (rc == HK_OK) {
         /* in two steps, as nvcc -cubin itself runs them: the PTX (kept as MODULE.ptx, which
          * the referee reads for clock reads: measure_clock_check), then the image assembled
@@ -1006,6 +1075,32 @@ out:
     return rc;
 }
 
+/* A positive whole number from the environment variable name; 0 when unset or not one. */
+static unsigned long long env_count(const char *name)
+{
+    const char *v = getenv(name);
+    char *end = NULL;
+    if (!v || !*v)
+        return 0;
+    errno = 0;
+    unsigned long long n = strtoull(v, &end, 10);
+    return errno || *end || n > (1ull << 40) ? 0 : n;
+}
+
+/* The limits of a compile of candidate text: measure_opts.compile_*, else
+ * $HK_COMPILE_CPU_S / $HK_COMPILE_FILE_MB / $HK_COMPILE_MEMORY_MB, else MEASURE_COMPILE_*. */
+static void compile_limits(const measure_opts *o, unsigned *cpu, uint64_t *file, uint64_t *mem)
+{
+    unsigned long long e;
+    *cpu = o->compile_cpu_seconds ? o->compile_cpu_seconds
+           : (e = env_count("HK_COMPILE_CPU_S")) && e < 1000000 ? (unsigned)e
+                                                                : MEASURE_COMPILE_CPU_S;
+    *file = o->compile_file_max ? o->compile_file_max
+            : (e = env_count("HK_COMPILE_FILE_MB")) ? (uint64_t)e << 20 : MEASURE_COMPILE_FILE_MAX;
+    *mem = o->compile_memory_max ? o->compile_memory_max
+           : (e = env_count("HK_COMPILE_MEMORY_MB")) ? (uint64_t)e << 20 : MEASURE_COMPILE_MEMORY_MAX;
+}
+
 void measure_build_runner_spec(const measure_opts *o, const measure_build *b, runner_spec *rs)
 {
     memset(rs, 0, sizeof *rs);
@@ -1013,7 +1108,10 @@ void measure_build_runner_spec(const measure_opts *o, const measure_build *b, ru
     rs->cwd = b->dir;
     rs->timeout_ms = o->compile_timeout_ms ? o->compile_timeout_ms : 180000;
     rs->output_max = OUTPUT_MAX;
-    /* The compiler is trusted; only the programs it builds run sandboxed. */
+    /* The compiler is trusted, but the text it reads is not: a bomb in it is stopped by the
+     * runner's limits, as a benchmark program's runaway is (MEASURE_COMPILE_*) */
+    compile_limits(o, &rs->cpu_seconds, &rs->file_max, &rs->memory_max);
+    /* Only the programs it builds run sandboxed. */
     rs->isolation = RUNNER_ISO_NONE;
 }
 
@@ -1115,6 +1213,48 @@ out:
     return rc;
 }
 
+static bool either_has(const runner_result *r, const char *what)
+{
+    return (r->err && strcasestr(r->err, what)) || (r->out && strcasestr(r->out, what));
+}
+
+/* A failed compile that one of its limits stopped (measure_build_runner_spec), in words that
+ * name the limit; NULL when no limit explains it (or on ENOMEM: *nomem). The limits apply to
+ * every process of the compile, and the one stopped is mostly a compiler's child (cicc,
+ * ptxas, cc1plus, clang's cc1), whose end the job sees only in what the driver prints
+ * ("CPU time limit exceeded", "signal 25", "out of memory") and in its exit status (128 +
+ * the signal); a memory cgroup's OOM kill is seen in the cgroup. A candidate can make a
+ * compiler print those words, and gains nothing by it: it is refused either way. */
+static char *compile_limit_words(const measure_opts *o, const runner_result *r, bool *nomem)
+{
+    unsigned cpu;
+    uint64_t file, mem;
+    compile_limits(o, &cpu, &file, &mem);
+    int status = r->term_signal ? 128 + r->term_signal : r->exit_code;
+    char *s = NULL;
+    if (r->cpu_limit_hit || status == 128 + SIGXCPU || either_has(r, "CPU time limit exceeded") ||
+        either_has(r, "signal 24") ||
+        ((status == 128 + SIGKILL || either_has(r, "signal 9")) && !r->memory_limit_hit &&
+         r->cpu_ms >= (long)cpu * 1000))
+        s = hk_asprintf("the compiler was stopped at its CPU time limit (%u s per process)", cpu);
+    else if (r->file_limit_hit || status == 128 + SIGXFSZ || either_has(r, "File size limit exceeded") ||
+             either_has(r, "signal 25") || either_has(r, "File too large"))
+        s = hk_asprintf("the compiler was stopped at its file size limit (%llu MiB per file "
+                        "written)", (unsigned long long)(file >> 20));
+    else if (r->memory_limit_hit || either_has(r, "out of memory") ||
+             either_has(r, "memory exhausted") || either_has(r, "Cannot allocate memory") ||
+             either_has(r, "bad_alloc"))
+        s = hk_asprintf("the compiler ran out of memory under its limit (%llu MiB %s)",
+                        (unsigned long long)(mem >> 20),
+                        r->memory == RUNNER_MEM_RLIMIT_AS ? "of address space per process"
+                        : r->memory == RUNNER_MEM_NONE    ? "asked for; none could be set here"
+                                                          : "for the whole compile");
+    else
+        return NULL;
+    *nomem = !s;
+    return s;
+}
+
 int measure_build_finish(const measure_opts *o, const measure_build *b, const runner_result *r,
                          measure_compile *out)
 {
@@ -1142,7 +1282,18 @@ int measure_build_finish(const measure_opts *o, const measure_build *b, const ru
         out->details = hk_asprintf("the compiler took longer than %ld ms and was killed",
                                    r->wall_ms);
     } else if (r->exit_code != 0 || r->term_signal) {
-        out->details = compile_details(out, r, b ? b->name : NULL);
+        bool nomem = false;
+        char *limit = compile_limit_words(o, r, &nomem), *d = NULL;
+        if (nomem)
+            return HK_ENOMEM;
+        if (!(d = compile_details(out, r, b ? b->name : NULL)) || !limit) {
+            out->details = d;
+            hk_free(limit);
+        } else {
+            out->details = hk_asprintf("%s:\n%s", limit, d);
+            hk_free(limit);
+            hk_free(d);
+        }
     } else if (b && b->module) {
         return find_entry(o, b, out);
     } else {
@@ -2155,6 +2306,22 @@ static void check_add(json_t *checks, json_t *entry)
         json_array_append_new(checks, entry);
     else
         json_decref(entry);
+}
+
+int measure_eval_uncredit(measure_eval *e, const char *rule, const char *why)
+{
+    char *note = hk_strdup(why ? why : "");
+    if (!note)
+        return HK_ENOMEM;
+    e->credited = false;
+    hk_free(e->credit_note);
+    e->credit_note = note;
+    json_t *j = json_pack("{s:s, s:s, s:s, s:s}", "check", "credit", "result", "not_credited",
+                          "by", rule ? rule : "", "why", note);
+    if (!j)
+        return HK_ENOMEM;
+    check_add(e->checks, j);
+    return HK_OK;
 }
 
 static json_t *spread_entry(const char *role, const measure_timing *t, double bound,

@@ -30,6 +30,21 @@
 #define MEASURE_REPRODUCE_TOLERANCE 0.25 /* default: how far (relative, either way) the >10x
                                           * second look's speedup may be from the first */
 
+/* A compile runs the compiler on candidate text, which can make it a bomb: a template
+ * recursion or a huge `#pragma unroll` (CPU, memory), an endless include such as /dev/zero
+ * or a macro that expands to 2^24 tokens (memory, then a preprocessed file of GBs), a giant
+ * initialised `__device__` array (an image of hundreds of MB). The biggest honest compiles
+ * measured (session 30, nvcc 13.0 and Debian's hipcc 5.2, on the 2-core VM): the launchers'
+ * runtime (hk_launcher_rt.cu, built in the same job as the first candidate of a compiler)
+ * 12.4 s of CPU, 252 MB of RSS, 291 MB of address space, 222 KB written (hipcc: 8.9 s,
+ * 165 MB, 318 MB, 284 KB); among the 65 suite and wild kernels' images the largest,
+ * cs_reduce0, 9.3 s, 306 MB, 388 MB, 1.7 MB. A compile past a limit is a compile_error that
+ * names the limit (docs/referee.md, "Compile limits"). */
+#define MEASURE_COMPILE_CPU_S 120u                       /* per process, seconds */
+#define MEASURE_COMPILE_FILE_MAX ((uint64_t)64 << 20)    /* per file written */
+#define MEASURE_COMPILE_MEMORY_MAX ((uint64_t)4 << 30)   /* the whole compile (cgroup), else
+                                                          * per process (address space) */
+
 /* Why a candidate was rejected (MEASURE_OK: it was not). Names are stable: they are stored
  * as the version's reject reason and the cheat tests compare them. */
 enum measure_reason {
@@ -94,6 +109,14 @@ typedef struct {
     double peak_flops;
     long long sm_count;            /* the device's, for spec expressions; <= 0: 132 */
     unsigned compile_timeout_ms;   /* 0: 180000 */
+    /* Limits on every compile of candidate text (measure_build_runner_spec: the runner's
+     * RLIMIT_CPU per process, RLIMIT_FSIZE per file, and its memory limit for the whole
+     * compile: a memory cgroup, else RLIMIT_AS per process). 0: $HK_COMPILE_CPU_S,
+     * $HK_COMPILE_FILE_MB, $HK_COMPILE_MEMORY_MB when set, else MEASURE_COMPILE_CPU_S,
+     * MEASURE_COMPILE_FILE_MAX, MEASURE_COMPILE_MEMORY_MAX. */
+    unsigned compile_cpu_seconds;
+    uint64_t compile_file_max;
+    uint64_t compile_memory_max;
     unsigned run_timeout_ms;       /* run mode, per combination: a process running n
                                     * combinations (--combos) is killed when no new output
                                     * file appears for this long (start-up included), and
@@ -225,7 +248,8 @@ void measure_build_free(measure_build *b);
 int measure_build_prepare(const measure_opts *o, const char *dir, const char *text, size_t len,
                           const char *const *flags, measure_build *b);
 
-/* The runner spec compiling b (borrowing b's strings): compile timeout, output cap, cwd. */
+/* The runner spec compiling b (borrowing b's strings): compile timeout, output cap, cwd,
+ * and the compile limits (CPU, file size, memory: measure_opts.compile_*). */
 void measure_build_runner_spec(const measure_opts *o, const measure_build *b, runner_spec *rs);
 
 /* The outcome of a compile. Owns details and cc (measure_compile_clear). */
@@ -566,6 +590,13 @@ int measure_evaluate(const measure_opts *o, const measure_baseline *base,
 int measure_evaluate_ranked(const measure_opts *o, const measure_baseline *base,
                             const measure_prog *base_prog, const measure_prog *p,
                             const char *dir, double lead_ms, measure_eval *out);
+
+/* Takes the credit away from an evaluated candidate for a rule outside measure_evaluate
+ * (rule: the check's name, e.g. "memory_safety"; why: the note, copied): credited becomes
+ * false, credit_note says why, and the checks end with {"check": "credit", "result":
+ * "not_credited", "by": rule, "why": why}. The verdict is untouched: the candidate is
+ * correct and timed, its speedup is not vouched for. HK_OK, HK_ENOMEM. */
+int measure_eval_uncredit(measure_eval *e, const char *rule, const char *why);
 
 /* New reference: a verdict/eval as JSON (reason, details, errors, timing, floor, flag,
  * credited and credit_note, checks). */

@@ -665,11 +665,14 @@ void sanitize_judge(enum sanitize_tool tool, int exit_code, int term_signal, boo
                  SANITIZE_EXIT_FOUND, first[0] ? ": " : "", first);
     } else if (timed_out) {
         out->status = SANITIZE_TIMED_OUT;
+        out->incomplete = true;
         snprintf(out->text, sizeof out->text, hk_tr(HK_MSG_SAN_TIMED_OUT), timeout_ms / 1000);
     } else if (exit_code == 0 && !term_signal) {
         out->status = SANITIZE_CLEAN;
     } else if (rep.tool_error[0] || term_signal || exit_code == 255 || exit_code < 0) {
         out->status = SANITIZE_NOT_CHECKED;
+        /* a signal without the tool's own error: the runner's limits (OOM, CPU) ended it */
+        out->incomplete = term_signal && !rep.tool_error[0];
         if (rep.tool_error[0])
             snprintf(out->text, sizeof out->text, hk_tr(HK_MSG_SAN_TOOL_FAILED), rep.tool_error);
         else if (term_signal)
@@ -686,6 +689,25 @@ void sanitize_judge(enum sanitize_tool tool, int exit_code, int term_signal, boo
         snprintf(out->text, sizeof out->text, hk_tr(HK_MSG_SAN_PROGRAM_EXITED), exit_code,
                  measure_reason_name(r), msg[0] ? ": " : "", msg);
     }
+}
+
+bool sanitize_credit_allowed(const sanitize_result *r, double claimed_speedup)
+{
+    return !(r && r->outcome == SANITIZE_UNCHECKED && r->incomplete &&
+             claimed_speedup > SANITIZE_CLAIM_SPEEDUP);
+}
+
+char *sanitize_credit_note(const sanitize_result *r, double claimed_speedup)
+{
+    const sanitize_tool_result *x = NULL;
+    for (int t = 0; t < SANITIZE_N_TOOLS && !x; t++)
+        if (r->tools[t].incomplete)
+            x = &r->tools[t];
+    return hk_asprintf("memory safety could not be checked (compute-sanitizer %s: %s): a "
+                       "speedup over %.0fx is credited only once the tools have checked it, "
+                       "and this candidate claims %.2fx; measured, not credited",
+                       x ? sanitize_tool_name(x->tool) : "?", x ? x->text : "?",
+                       SANITIZE_CLAIM_SPEEDUP, claimed_speedup);
 }
 
 bool sanitize_wanted(bool best, bool forced, double claimed_speedup, bool already)
@@ -1063,6 +1085,7 @@ static int run_tool(const measure_opts *o, const char *tool, enum sanitize_tool 
     if ((r.memory_limit_hit || r.cpu_limit_hit) && res->status != SANITIZE_FOUND) {
         res->status = SANITIZE_NOT_CHECKED;
         res->reason = MEASURE_OK;
+        res->incomplete = true;
         snprintf(res->text, sizeof res->text, "the %s limit was hit under the tool",
                  r.memory_limit_hit ? "memory" : "CPU time");
     }
@@ -1357,8 +1380,10 @@ int sanitize_candidate(const measure_opts *o, const sanitize_opts *so, const mea
                 continue;
             break;
         }
-        if (x->status != SANITIZE_CLEAN && out->outcome != SANITIZE_REJECTED)
+        if (x->status != SANITIZE_CLEAN && out->outcome != SANITIZE_REJECTED) {
             out->outcome = SANITIZE_UNCHECKED;
+            out->incomplete |= x->incomplete;
+        }
         if (x->status == SANITIZE_TIMED_OUT)
             break; /* the next tool runs the same size, as slowly: do not pay for it twice */
     }
@@ -1384,12 +1409,13 @@ json_t *sanitize_result_json(const sanitize_result *r)
                                  : "?",
                              "text", x->text, "wall_ms", (json_int_t)x->wall_ms));
     }
-    return json_pack("{s:s, s:s, s:s?, s:s?, s:i, s:I, s:i, s:I, s:s?, s:o*}", "outcome",
+    return json_pack("{s:s, s:s, s:s?, s:s?, s:i, s:I, s:i, s:I, s:s?, s:b, s:o*}", "outcome",
                      (unsigned)r->outcome < HK_ARRAY_LEN(outcome_names)
                          ? outcome_names[r->outcome]
                          : "?",
                      "reason", measure_reason_name(r->reason), "details", r->details, "note",
                      r->note, "size", r->size, "seed", (json_int_t)r->seed, "dist", r->dist,
                      "elements", (json_int_t)r->elements, "tool",
-                     r->tool_path[0] ? r->tool_path : NULL, "tools", tools);
+                     r->tool_path[0] ? r->tool_path : NULL, "incomplete", r->incomplete,
+                     "tools", tools);
 }

@@ -109,6 +109,11 @@ typedef struct {
     long errors;   /* the tool's own count (its summary line, sanitize_report.errors); -1 none */
     bool by_signature; /* INHERITED by memcheck's signatures (sanitize_sigs_within), not by
                         * the lines the findings name */
+    /* TIMED_OUT or NOT_CHECKED for a cause of the candidate's own run under the tool: its
+     * time limit, a CPU or memory limit, the program's own timeout or resource limit, a
+     * signal that ended the tool. Not: the tool missing, failing by itself or unable to
+     * start the program (no_gpu, spec_mismatch, harness_error), which no kernel causes. */
+    bool incomplete;
 } sanitize_tool_result;
 
 /* Pure: the outcome of one tool's run from how it ended (exit_code -1 with term_signal for
@@ -250,9 +255,28 @@ typedef struct sanitize_result {
     char tool_path[512];         /* the compute-sanitizer used; "" when none */
     sanitize_sigs *sigs;         /* memcheck's findings by signature (sanitize_opts.signatures,
                                   * or a candidate judged by them); NULL when not collected */
+    bool incomplete;             /* UNCHECKED because a tool's check could not complete for a
+                                  * cause of the candidate's own run (tools[].incomplete) */
 } sanitize_result;
 
 void sanitize_result_clear(sanitize_result *r);
+
+/* ---- the credit of a claim the tools could not check (pure) ----
+ * A kernel can make itself slow, or heavy, only under the tool (spinning on a value only the
+ * tool's allocator leaves, or simply on the tool's size) so that the check runs past its
+ * limit; "not checked" must then not leave it an unchecked win. The rule: a candidate whose
+ * check could not complete (sanitize_result.incomplete) is not credited a speedup over
+ * SANITIZE_CLAIM_SPEEDUP, the claim that made the check required (docs/sanitizer.md, "When a
+ * check cannot complete"). A slower one keeps its place, with the note saying what was not
+ * checked. The tool missing or unable to start (incomplete false) is the machine's doing and
+ * the same for every candidate: the note says so, the credit stands. */
+
+/* Whether r leaves a claim of claimed_speedup creditable. */
+bool sanitize_credit_allowed(const sanitize_result *r, double claimed_speedup);
+
+/* When sanitize_credit_allowed is false: why, in words for the report (the tool and what
+ * stopped it, the claim and the rule). New string; NULL on ENOMEM. */
+char *sanitize_credit_note(const sanitize_result *r, double claimed_speedup);
 
 /* compute-sanitizer's path: $HK_COMPUTE_SANITIZER when set ("off": HK_ENOENT, why says it
  * was turned off), else the CUDA toolkit's (cc_find_tool: PATH, CUDA_HOME, CUDA_PATH,

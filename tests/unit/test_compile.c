@@ -244,6 +244,29 @@ static void hipcc_resource_remarks(void **state)
     cc_result_free(&r);
 }
 
+/* The same remarks when the backend runs apart from the front end (-save-temps=obj, the
+ * referee's DCU image build): "remark: FILE:LINE:0: ..." with the function's line. */
+static void hipcc_resource_remarks_save_temps(void **state)
+{
+    (void)state;
+    cc_result r, plain;
+    parse_fixture(CC_DCU, "reduce.gfx906.save-temps.hipcc.txt", &r);
+    parse_fixture(CC_DCU, "reduce.gfx906.hipcc.txt", &plain);
+    assert_int_equal(r.n_diags, 0);
+    assert_int_equal(r.n_res, plain.n_res);
+    const char *names[] = {"reduce<1024>", "hk::fill"};
+    for (size_t i = 0; i < 2; i++) {
+        const cc_resource *a = find_res(&r, names[i]), *b = find_res(&plain, names[i]);
+        assert_int_equal(a->registers, b->registers);
+        assert_int_equal(a->sgprs, b->sgprs);
+        assert_int_equal(a->smem_static, b->smem_static);
+        assert_int_equal(a->waves_per_simd, b->waves_per_simd);
+        assert_true(a->line > 0 && a->line <= b->line);
+    }
+    cc_result_free(&r);
+    cc_result_free(&plain);
+}
+
 static void hipcc_spills(void **state)
 {
     cc_result r;
@@ -891,6 +914,7 @@ int main(void)
         cmocka_unit_test(nvcc_host_compiler_gcc_style),
         cmocka_unit_test(ptxas_error_names_kernel),
         cmocka_unit_test(hipcc_resource_remarks),
+        cmocka_unit_test(hipcc_resource_remarks_save_temps),
         cmocka_unit_test(hipcc_spills),
         cmocka_unit_test(hipcc_diagnostics),
         cmocka_unit_test(parse_never_fails_on_odd_text),

@@ -15,7 +15,9 @@
 
 #include "core/hk.h"
 #include "measure/kimage.h"
+#include "measure/harness.h"
 #include "measure/measure.h"
+#include "spec/spec.h"
 
 static char dir[] = "/tmp/hk-clock-XXXXXX";
 
@@ -224,14 +226,201 @@ static void test_clock_check(void **state)
     assert_string_equal(measure_reason_name(MEASURE_READS_CLOCK), "reads_clock");
 }
 
+/* ---- DCU (AMDGPU) assembly, as clang writes it for hipcc -save-temps ---- */
+
+static const char honest_asm[] =
+    "\t.text\n"
+    "\t.amdgcn_target \"amdgcn-amd-amdhsa--gfx906\"\n"
+    "\t.globl\t_Z5saxpyifPKfPf\n"
+    "\t.p2align\t8\n"
+    "\t.type\t_Z5saxpyifPKfPf,@function\n"
+    "_Z5saxpyifPKfPf:                        ; @_Z5saxpyifPKfPf\n"
+    "; %bb.0:\n"
+    "\ts_load_dword s0, s[4:5], 0x4 ; s_memtime in a comment is no read\n"
+    "\ts_getreg_b32 s1, hwreg(HW_REG_HW_ID, 0, 32)\n"
+    "\ts_waitcnt lgkmcnt(0)\n"
+    "\tglobal_store_dword v1, v2, s[0:1]\n"
+    "\ts_endpgm\n"
+    "\t.section\t.rodata,#alloc\n"
+    "\t.p2align\t6\n"
+    "\t.long 0\n" /* data outside a code section: a table, not code */
+    "\t.amdhsa_kernel _Z5saxpyifPKfPf\n"
+    "\t\t.amdhsa_next_free_vgpr 3\n"
+    "\t.end_amdhsa_kernel\n"
+    "\t.amdgpu_metadata\n"
+    "    .name:           _Z5saxpyifPKfPf\n"
+    "    .value_kind:     global_buffer\n"
+    "\t.end_amdgpu_metadata\n";
+
+static void asm_scan_one(const char *extra, kimage_clocks *c)
+{
+    char text[4096];
+    snprintf(text, sizeof text, "%s%s", honest_asm, extra);
+    kimage_asm_clocks(text, strlen(text), c);
+}
+
+static void test_asm(void **state)
+{
+    (void)state;
+    kimage_clocks c;
+    kimage_asm_clocks(honest_asm, strlen(honest_asm), &c);
+    assert_int_equal(c.reads, 0);
+    /* clock64(), wall_clock64() on gfx9, as the compiler writes them */
+    asm_scan_one("\t.text\n\ts_memtime s[4:5]\n\ts_memrealtime s[6:7]\n", &c);
+    assert_int_equal(c.reads, KIMAGE_READS_CLOCK | KIMAGE_READS_GLOBALTIMER);
+    assert_string_equal(c.what[0], "s_memtime");
+    assert_string_equal(c.text[0], "s_memtime s[4:5]");
+    assert_int_equal(c.line[0], 24);
+    assert_string_equal(c.what[1], "s_memrealtime");
+    /* the assembler's own spellings: any case, after a label on the same line */
+    asm_scan_one("\t;;#ASMSTART\n\tS_MEMTIME s[4:5]\n\t;;#ASMEND\n", &c);
+    assert_true(c.reads & KIMAGE_READS_CLOCK);
+    asm_scan_one("\t.text\nlbl_x: s_memrealtime s[4:5]\n", &c);
+    assert_int_equal(c.reads, KIMAGE_READS_GLOBALTIMER);
+    /* gfx10.3+/gfx11 forms: the cycle register, the real-time message, a perf snapshot */
+    asm_scan_one("\ts_getreg_b32 s0, hwreg(HW_REG_SHADER_CYCLES, 0, 20)\n", &c);
+    assert_int_equal(c.reads, KIMAGE_READS_CLOCK);
+    assert_string_equal(c.what[0], "hwreg(HW_REG_SHADER_CYCLES)");
+    asm_scan_one("\ts_sendmsg_rtn_b64 s[0:1], sendmsg(MSG_RTN_GET_REALTIME)\n", &c);
+    assert_int_equal(c.reads, KIMAGE_READS_GLOBALTIMER);
+    asm_scan_one("\ts_getreg_b32 s0, hwreg(HW_REG_PERF_SNAPSHOT_DATA)\n", &c);
+    assert_int_equal(c.reads, KIMAGE_READS_PMCOUNTER);
+    /* spelled out of pieces or raw words: a register by number, any directive in inline
+     * asm, a macro anywhere, a word of data in a code section */
+    asm_scan_one("\ts_getreg_b32 s0, hwreg(29, 0, 20)\n", &c);
+    assert_int_equal(c.reads, KIMAGE_PTX_DIRECTIVE);
+    asm_scan_one("\t.text\n\t;;#ASMSTART\n\t.long 0xc0900100\n.long 0\n\t;;#ASMEND\n", &c);
+    assert_int_equal(c.reads, KIMAGE_PTX_DIRECTIVE);
+    assert_string_equal(c.what[3], ".long");
+    asm_scan_one("\t;;#ASMSTART\n\t.macro mt a\n s_mem\\a s[0:1]\n.endm\n mt time\n\t;;#ASMEND\n",
+                 &c);
+    assert_int_equal(c.reads, KIMAGE_PTX_DIRECTIVE);
+    assert_string_equal(c.what[3], ".macro");
+    /* a forged end marker does not hide raw words in code */
+    asm_scan_one("\t.text\n\t;;#ASMSTART\n;;#ASMEND\n.byte 0x00,0x01,0x90,0xc0\n\t;;#ASMEND\n",
+                 &c);
+    assert_int_equal(c.reads, KIMAGE_PTX_DIRECTIVE);
+    asm_scan_one("\t.section .text.hot,\"ax\",@progbits\n\t.4byte 0xc0900100\n", &c);
+    assert_int_equal(c.reads, KIMAGE_PTX_DIRECTIVE);
+    asm_scan_one("\t.incbin \"/etc/passwd\"\n", &c);
+    assert_int_equal(c.reads, KIMAGE_PTX_DIRECTIVE);
+}
+
+/* The rule on DCU code objects: the assembly beside the image (module-hip-amdgcn-*.s). */
+static void test_asm_clock_check(void **state)
+{
+    (void)state;
+    char d1[256], d2[256], d3[256], path[300], base[300], cand[300], none[300];
+    snprintf(d1, sizeof d1, "%s/dcu-base", dir);
+    snprintf(d2, sizeof d2, "%s/dcu-cand", dir);
+    snprintf(d3, sizeof d3, "%s/dcu-none", dir);
+    assert_int_equal(measure_mkdirs(d1), HK_OK);
+    assert_int_equal(measure_mkdirs(d2), HK_OK);
+    assert_int_equal(measure_mkdirs(d3), HK_OK);
+    snprintf(path, sizeof path, "%s/module-hip-amdgcn-amd-amdhsa-gfx906.s", d1);
+    write_text(path, honest_asm, strlen(honest_asm));
+    snprintf(path, sizeof path, "%s/module-hip-amdgcn-amd-amdhsa-gfx906.s", d2);
+    static const char reads[] = "\t.text\n\ts_nop 0\n\ts_memtime s[4:5]\n";
+    write_text(path, reads, strlen(reads));
+    snprintf(base, sizeof base, "%s/kernel.co", d1);
+    snprintf(cand, sizeof cand, "%s/kernel.co", d2);
+    snprintf(none, sizeof none, "%s/kernel.co", d3);
+    const char *result = NULL;
+    char *why = NULL;
+    assert_int_equal(measure_clock_check(base, base, &result, &why), HK_OK);
+    assert_string_equal(result, "pass");
+    assert_int_equal(measure_clock_check(base, cand, &result, &why), HK_OK);
+    assert_string_equal(result, "fail");
+    assert_non_null(strstr(why, "reads a clock (s_memtime, assembly line 3: s_memtime s[4:5])"));
+    hk_free(why);
+    /* the baseline reads it too: allowed */
+    assert_int_equal(measure_clock_check(cand, cand, &result, &why), HK_OK);
+    assert_string_equal(result, "pass");
+    /* no assembly beside the candidate's code object: not judged, said why */
+    assert_int_equal(measure_clock_check(base, none, &result, &why), HK_OK);
+    assert_string_equal(result, "not_run");
+    assert_non_null(strstr(why, "without its assembly"));
+    hk_free(why);
+}
+
+/* The real hipcc: a HIP candidate reading clock64() and wall_clock64() built the way the
+ * referee builds a DCU image (harness_image_argv, plus -save-temps=obj as prepare_image's
+ * build.sh adds it) fails the rule against an honest saxpy built the same way. */
+static void build_dcu(const char *name, const char *src_text, char *module, size_t len)
+{
+    char d[256], src[300], cmd[2048];
+    snprintf(d, sizeof d, "%s/hip-%s", dir, name);
+    assert_int_equal(measure_mkdirs(d), HK_OK);
+    snprintf(src, sizeof src, "%s/module.cu", d);
+    write_text(src, src_text, strlen(src_text));
+    snprintf(module, len, "%s/kernel.co", d);
+    spec_diags sd = {0};
+    spec *s = NULL;
+    assert_int_equal(spec_load(HK_TEST_DATA "/episode/tiny.bench.json", &s, &sd), HK_OK);
+    spec_diags_free(&sd);
+    char **argv = NULL;
+    assert_int_equal(harness_image_argv(s, "hipcc", "gfx906", HK_SOURCE_DIR "/include", NULL,
+                                        src, module, &argv),
+                     HK_OK);
+    size_t o = (size_t)snprintf(cmd, sizeof cmd, "cd %s && %s -save-temps=obj", d, argv[0]);
+    for (size_t i = 1; argv[i]; i++)
+        o += (size_t)snprintf(cmd + o, sizeof cmd - o, " '%s'", argv[i]);
+    harness_argv_free(argv);
+    spec_free(s);
+    assert_true(o < sizeof cmd);
+    if (system(cmd) != 0)
+        fail_msg("hipcc failed: %s", cmd);
+}
+
+static void test_hip_clock64(void **state)
+{
+    (void)state;
+    if (system("command -v hipcc >/dev/null 2>&1") != 0)
+        skip();
+    static const char honest_hip[] =
+        "#include <hip/hip_runtime.h>\n"
+        "__global__ void saxpy(int n, float a, const float *x, float *y)\n"
+        "{\n"
+        "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "    if (i < n) y[i] = a * x[i] + y[i];\n"
+        "}\n";
+    static const char timed_hip[] =
+        "#include <hip/hip_runtime.h>\n"
+        "__device__ unsigned long long last;\n"
+        "__global__ void saxpy(int n, float a, const float *x, float *y)\n"
+        "{\n"
+        "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "    unsigned long long now = wall_clock64() + (clock64() & 1);\n"
+        "    bool back_to_back = now - last < 2000;\n"
+        "    if (i == 0) last = now;\n"
+        "    if (i < n && !(back_to_back && (i & 1))) y[i] = a * x[i] + y[i];\n"
+        "}\n";
+    char base[300], cand[300];
+    build_dcu("honest", honest_hip, base, sizeof base);
+    build_dcu("timed", timed_hip, cand, sizeof cand);
+    const char *result = NULL;
+    char *why = NULL;
+    assert_int_equal(measure_clock_check(base, base, &result, &why), HK_OK);
+    assert_string_equal(result, "pass");
+    assert_int_equal(measure_clock_check(base, cand, &result, &why), HK_OK);
+    assert_string_equal(result, "fail");
+    assert_non_null(strstr(why, "s_mem"));
+    print_message("%s\n", why);
+    hk_free(why);
+}
+
 int main(void)
 {
+    hk_alloc_init_json();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_honest_ptx),
         cmocka_unit_test(test_reads),
         cmocka_unit_test(test_directive),
         cmocka_unit_test(test_file_chunks),
         cmocka_unit_test(test_clock_check),
+        cmocka_unit_test(test_asm),
+        cmocka_unit_test(test_asm_clock_check),
+        cmocka_unit_test(test_hip_clock64),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -424,6 +424,70 @@ static void test_verify_candidate_interleaved(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* A claim over 2x whose memory-safety check could not complete (the tool past its time
+ * limit: a kernel that is slow only under compute-sanitizer) is measured and correct, but not
+ * credited: verdict not_credited, the note says why, the checks end their credit entry with
+ * the rule. The same candidate whose check completes is faster (exit 0). On the simulated GPU
+ * (x0.8 with __restrict__, x0.9 __launch_bounds__, x0.7 float4, x0.95 __ldg: the words in a
+ * comment are enough for it) the candidate claims 2.09x; the stand-in tool sleeps in memcheck. */
+static void test_verify_candidate_sanitizer_incomplete(void **state)
+{
+    (void)state;
+    if (!usable())
+        skip();
+    char d[] = "/tmp/hk-test-verify-san-XXXXXX";
+    assert_non_null(mkdtemp(d));
+    char cmd[4096], out[512], fast[512], env[1024];
+    snprintf(out, sizeof out, "%s/out.json", d);
+    snprintf(fast, sizeof fast, "%s/fast.cu", d);
+    snprintf(cmd, sizeof cmd, "sed '/__global__/s/const float \\*x, float \\*y/const float *__restrict__ x, "
+             "float *__restrict__ y/' %s/bench/kernels/saxpy.cu > %s && "
+             "echo '// float4 __ldg( __launch_bounds__(' >> %s && grep -q __restrict__ %s",
+             HK_SOURCE_DIR, fast, fast, fast);
+    assert_int_equal(system(cmd), 0);
+    snprintf(env, sizeof env, "HK_COMPUTE_SANITIZER=%s/sanitize/fake_compute_sanitizer.sh "
+             "HK_SANITIZE_TIMEOUT_S=1", HK_TEST_DATA);
+    for (int slow = 1; slow >= 0; slow--) {
+        snprintf(cmd, sizeof cmd, "%s %s %s verify-candidate --spec %s/episode/tiny.bench.json "
+                 "--candidate %s --pairs 3 --json", env, slow ? "FAKE_SANITIZER_SLEEP=memcheck" : "",
+                 HKLS, HK_TEST_DATA, fast);
+        int code = run_sim(cmd, out);
+        json_t *j = json_load_file(out, 0, NULL);
+        assert_non_null(j);
+        assert_true(json_is_true(json_object_get(j, "accepted")));
+        double claim = json_number_value(json_object_get(j, "speedup"));
+        if (!(claim > 2.0))
+            fail_msg("the simulated candidate claims %.3fx, not over 2x", claim);
+        const char *note = json_string_value(json_object_get(j, "credit_note"));
+        if (slow) {
+            assert_int_not_equal(code, 0);
+            assert_false(json_is_true(json_object_get(j, "credited")));
+            assert_string_equal(json_string_value(json_object_get(j, "verdict")), "not_credited");
+            assert_non_null(note);
+            assert_non_null(strstr(note, "memory safety could not be checked (compute-sanitizer "
+                                         "memcheck: timed out after 1 s without a finding): a "
+                                         "speedup over 2x is credited only once"));
+            const json_t *checks = json_object_get(j, "checks"), *c;
+            size_t i;
+            bool by_safety = false;
+            json_array_foreach(checks, i, c)
+                by_safety |= !strcmp(json_string_value(json_object_get(c, "check")), "credit") &&
+                             json_string_value(json_object_get(c, "by")) &&
+                             !strcmp(json_string_value(json_object_get(c, "by")), "memory_safety");
+            assert_true(by_safety);
+            assert_true(json_is_true(json_object_get(json_object_get(j, "sanitizer"), "incomplete")));
+        } else {
+            if (code != 0)
+                fail_msg("checked, the candidate should be faster (exit 0), got %d: %s", code,
+                         json_string_value(json_object_get(j, "verdict")));
+            assert_true(json_is_true(json_object_get(j, "credited")));
+        }
+        json_decref(j);
+    }
+    snprintf(cmd, sizeof cmd, "rm -rf %s", d);
+    assert_int_equal(system(cmd), 0);
+}
+
 /* A verify-candidate stopped by a signal (tests/gpu/run.sh's CHEAT_TIMEOUT) says where its
  * time went: how long it ran, the stage and the last thing it was doing (session 12's H200
  * run had five cheats cut with only "stopped"). The simulated GPU is the fake harness,
@@ -802,6 +866,7 @@ int main(void)
         cmocka_unit_test(test_refusals_before_compiling),
         cmocka_unit_test(test_demo_without_gpu),
         cmocka_unit_test(test_verify_candidate_interleaved),
+        cmocka_unit_test(test_verify_candidate_sanitizer_incomplete),
         cmocka_unit_test(test_verify_candidate_fp64),
         cmocka_unit_test(test_verify_candidate_stopped),
         cmocka_unit_test(test_optimize_without_a_spec),

@@ -678,6 +678,17 @@ static void test_measure_device_only(void **state)
     assert_true(file_has(b.module, "amdgcn-amd-amdhsa--gfx906"));
     assert_non_null(b.function);
     assert_string_equal(b.function, "_Z5saxpyifPKfPf");
+    /* the assembly the code object was assembled from stays beside it, read for clock reads
+     * (measure_clock_check): saxpy reads none; the preprocessed text is not kept */
+    char asmpath[700], cuipath[700];
+    snprintf(asmpath, sizeof asmpath, "%s/module-hip-amdgcn-amd-amdhsa-gfx906.s", b.dir);
+    snprintf(cuipath, sizeof cuipath, "%s/module-hip-amdgcn-amd-amdhsa-gfx906.cui", b.dir);
+    assert_true(file_has(asmpath, "s_endpgm"));
+    assert_int_not_equal(access(cuipath, F_OK), 0);
+    const char *clock_result = NULL;
+    char *clock_why = NULL;
+    assert_int_equal(measure_clock_check(b.module, b.module, &clock_result, &clock_why), HK_OK);
+    assert_string_equal(clock_result, "pass");
     json_t *r = measure_resources_json(&c, "saxpy");
     assert_non_null(r);
     assert_string_equal(json_string_value(json_object_get(r, "arch")), "gfx906");

@@ -350,6 +350,32 @@ static void test_includes_and_lines(void **state)
     expect_finding(c, "#include <../", "#include <../../work/refs/out.h>",
                    "#include of a file outside the system include paths");
     free(c);
+    /* angle includes search every -I folder, the spec's (the user's project) among them:
+     * only header names pass, never a dot file or a data file whose bytes the compiler's
+     * errors would quote back (session 30) */
+    static const char *const not_headers[] = {
+        "#include <.env>\n", "#include <.git/config>\n", "#include <work/.hyperkernel/x.h>\n",
+        "#include <work/ref/run-s0-d0-seed1.out>\n", "#include <secrets.txt>\n",
+        "#include <id_rsa>\n", "#include <proc/self/environ>\n", "#include <expected.inc>\n",
+        NULL};
+    for (size_t i = 0; not_headers[i]; i++) {
+        c = insert_before(BASE, "__global__", not_headers[i]);
+        char quote[128];
+        snprintf(quote, sizeof quote, "%.*s", (int)strlen(not_headers[i]) - 1, not_headers[i]);
+        expect_finding(c, quote, quote,
+                       "#include of a file that is not a header (its bytes would be compiled "
+                       "in, or quoted back by the compiler's errors)");
+        free(c);
+    }
+    static const char *const headers[] = {
+        "#include <cuda_fp16.h>\n", "#include <cooperative_groups/reduce.h>\n",
+        "#include <cuda/std/cmath>\n", "#include <type_traits>\n", "#include <cub/cub.cuh>\n",
+        "#include <nv/target>\n", "#include <thrust/device_vector.h>\n", NULL};
+    for (size_t i = 0; headers[i]; i++) {
+        c = insert_before(BASE, "__global__", headers[i]);
+        expect_clean(c);
+        free(c);
+    }
     c = insert_before(BASE, "__global__", "#include \"kernel_helpers.cuh\"\n");
     expect_finding(c, "#include \"kernel", "#include \"kernel_helpers.cuh\"",
                    "#include of a file the baseline does not include");

@@ -272,12 +272,14 @@ static void test_judge(void **state)
     assert_int_equal(j.status, SANITIZE_NOT_CHECKED);
     assert_int_equal(j.reason, MEASURE_OK);
     assert_string_equal(j.text, "the tool failed: unrecognised option '--no-such-flag'");
+    assert_false(j.incomplete); /* the tool's doing, not the candidate's */
     sanitize_judge(SANITIZE_MEMCHECK, 1, 0, false, 300000, slurp("tool_internal_error.txt"), &j);
     assert_int_equal(j.status, SANITIZE_NOT_CHECKED);
     sanitize_judge(SANITIZE_MEMCHECK, 8, 0, false, 300000,
                    "{\"error\":\"no_gpu\",\"message\":\"no CUDA device\"}\n", &j);
     assert_int_equal(j.status, SANITIZE_NOT_CHECKED);
     assert_non_null(strstr(j.text, "no_gpu"));
+    assert_false(j.incomplete);
     /* the tool could not launch the program (seen on the H200 when the namespace
      * sandbox's loopback was down): not a memory error */
     sanitize_judge(SANITIZE_MEMCHECK, 1, 0, false, 300000,
@@ -285,12 +287,15 @@ static void test_judge(void **state)
     assert_int_equal(j.status, SANITIZE_NOT_CHECKED);
     assert_int_equal(j.reason, MEASURE_OK);
     assert_string_equal(j.text, "the tool failed: Error launching target app.");
+    assert_false(j.incomplete);
     sanitize_judge(SANITIZE_MEMCHECK, -1, 9, false, 300000, "", &j);
     assert_int_equal(j.status, SANITIZE_NOT_CHECKED);
+    assert_true(j.incomplete); /* ended by a signal: the runner's memory or CPU limit */
 
     sanitize_judge(SANITIZE_RACECHECK, -1, 15, true, 120000, "========= COMPUTE-SANITIZER\n", &j);
     assert_int_equal(j.status, SANITIZE_TIMED_OUT);
     assert_string_equal(j.text, "timed out after 120 s without a finding");
+    assert_true(j.incomplete);
 
     sanitize_judge(SANITIZE_INITCHECK, 0, 0, false, 300000, slurp("initcheck_clean.txt"), &j);
     assert_int_equal(j.status, SANITIZE_CLEAN);
@@ -976,6 +981,26 @@ static void test_run_timeout(void **state)
                                 "racecheck not checked: timed out after 1 s without a finding; "
                                 "initcheck not run; run mode at size 0 (1000 elements in the "
                                 "largest buffer), seed 2001)");
+    /* the check could not complete on the candidate's own run: a claim over 2x is not
+     * credited (a kernel slow only under the tool keeps no unchecked win), a claim at or
+     * under 2x keeps its place with the note */
+    assert_true(r.incomplete);
+    assert_true(r.tools[SANITIZE_RACECHECK].incomplete);
+    assert_false(r.tools[SANITIZE_MEMCHECK].incomplete);
+    assert_false(sanitize_credit_allowed(&r, 3.0));
+    assert_false(sanitize_credit_allowed(&r, 2.01));
+    assert_true(sanitize_credit_allowed(&r, 2.0));
+    assert_true(sanitize_credit_allowed(&r, 1.5));
+    char *why = sanitize_credit_note(&r, 3.0);
+    assert_non_null(why);
+    assert_string_equal(why, "memory safety could not be checked (compute-sanitizer racecheck: "
+                             "timed out after 1 s without a finding): a speedup over 2x is "
+                             "credited only once the tools have checked it, and this candidate "
+                             "claims 3.00x; measured, not credited");
+    hk_free(why);
+    json_t *j = sanitize_result_json(&r);
+    assert_true(json_is_true(json_object_get(j, "incomplete")));
+    json_decref(j);
     sanitize_result_clear(&r);
     /* the environment's timeout */
     setenv("HK_SANITIZE_TIMEOUT_S", "1", 1);
@@ -1002,6 +1027,9 @@ static void test_not_checked(void **state)
                                 "HK_COMPUTE_SANITIZER=/nonexistent/compute-sanitizer is not an "
                                 "executable)");
     assert_string_equal(tool_log(f), "");
+    /* the machine's doing, the same for every candidate: the credit stands */
+    assert_false(r.incomplete);
+    assert_true(sanitize_credit_allowed(&r, 10.0));
     sanitize_result_clear(&r);
     setenv("HK_COMPUTE_SANITIZER", "off", 1);
     run(f, "ok", &so, &r);
