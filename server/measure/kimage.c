@@ -459,19 +459,33 @@ void kimage_ptx_clocks(const char *text, size_t len, kimage_clocks *out)
     ptx_end_line(&s);
 }
 
-int kimage_ptx_clocks_file(const char *path, kimage_clocks *out)
+/* The file at path fed to a scanner in chunks (feed(scan, bytes, n)); HK_ENOENT, HK_EIO. */
+static int feed_file(const char *path, void (*feed)(void *, const char *, size_t), void *scan)
 {
-    ptx_scan s;
-    ptx_scan_init(&s, out);
     FILE *f = fopen(path, "rb");
     if (!f)
         return HK_ENOENT;
     char chunk[65536];
     size_t n;
     while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-        ptx_feed(&s, chunk, n);
+        feed(scan, chunk, n);
     int rc = ferror(f) ? HK_EIO : HK_OK;
     fclose(f);
+    return rc;
+}
+
+static void ptx_feed_any(void *s, const char *p, size_t n)
+{
+    ptx_feed(s, p, n);
+}
+
+int kimage_ptx_clocks_file(const char *path, kimage_clocks *out)
+{
+    ptx_scan s;
+    ptx_scan_init(&s, out);
+    int rc = feed_file(path, ptx_feed_any, &s);
+    if (rc == HK_ENOENT)
+        return rc;
     ptx_end_line(&s);
     return rc;
 }
@@ -658,6 +672,11 @@ void kimage_asm_clocks(const char *text, size_t len, kimage_clocks *out)
     asm_end_line(&s);
 }
 
+static void asm_feed_any(void *s, const char *p, size_t n)
+{
+    asm_feed(s, p, n);
+}
+
 int kimage_asm_clocks_file(const char *path, kimage_clocks *out)
 {
     asm_scan s;
@@ -665,15 +684,9 @@ int kimage_asm_clocks_file(const char *path, kimage_clocks *out)
     memset(&s, 0, sizeof s);
     s.out = out;
     s.line = 1;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return HK_ENOENT;
-    char chunk[65536];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-        asm_feed(&s, chunk, n);
-    int rc = ferror(f) ? HK_EIO : HK_OK;
-    fclose(f);
+    int rc = feed_file(path, asm_feed_any, &s);
+    if (rc == HK_ENOENT)
+        return rc;
     asm_end_line(&s);
     return rc;
 }
