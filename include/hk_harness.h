@@ -549,32 +549,55 @@ static void hk_fill_range(T *p, size_t lo, size_t hi, hk_dist d, uint64_t seed)
     }
 }
 
-/* Fills [0, count) with up to hardware_concurrency threads. */
-template <typename T>
-static void hk_fill_typed(void *host, size_t count, hk_dist d, uint64_t seed)
+/* Elements [lo, hi) of a buffer of dtype dt (hk_fill_range of its element type); false for
+ * an unknown dtype. */
+static bool hk_fill_chunk(void *p, size_t lo, size_t hi, int dt, hk_dist d, uint64_t seed)
 {
-    T *p = (T *)host;
+    switch (dt) {
+    case HK_DT_F32: hk_fill_range<float>((float *)p, lo, hi, d, seed); return true;
+    case HK_DT_F64: hk_fill_range<double>((double *)p, lo, hi, d, seed); return true;
+    case HK_DT_F16: hk_fill_range<__half>((__half *)p, lo, hi, d, seed); return true;
+    case HK_DT_BF16: hk_fill_range<__nv_bfloat16>((__nv_bfloat16 *)p, lo, hi, d, seed); return true;
+    case HK_DT_I8: hk_fill_range<int8_t>((int8_t *)p, lo, hi, d, seed); return true;
+    case HK_DT_I16: hk_fill_range<int16_t>((int16_t *)p, lo, hi, d, seed); return true;
+    case HK_DT_I32: hk_fill_range<int32_t>((int32_t *)p, lo, hi, d, seed); return true;
+    case HK_DT_I64: hk_fill_range<int64_t>((int64_t *)p, lo, hi, d, seed); return true;
+    case HK_DT_U8: hk_fill_range<uint8_t>((uint8_t *)p, lo, hi, d, seed); return true;
+    case HK_DT_U16: hk_fill_range<uint16_t>((uint16_t *)p, lo, hi, d, seed); return true;
+    case HK_DT_U32: hk_fill_range<uint32_t>((uint32_t *)p, lo, hi, d, seed); return true;
+    case HK_DT_U64: hk_fill_range<uint64_t>((uint64_t *)p, lo, hi, d, seed); return true;
+    }
+    return false;
+}
+
+/* Fills [0, count) of dtype dt with up to hardware_concurrency threads; false for an
+ * unknown dtype. The threads run hk_fill_chunk, which is not a template: one std::thread
+ * constructor for every dtype (one per element type cost every program's compile, nvcc
+ * -cubin included, about 0.8 s of CPU: bench/results/2026-12-05-ci-time-s30-helper.md). */
+static bool hk_fill_threads(void *host, size_t count, int dt, hk_dist d, uint64_t seed)
+{
     const size_t min_chunk = (size_t)1 << 20;
     unsigned n = std::thread::hardware_concurrency();
     n = n < 1 ? 1 : n > 32 ? 32 : n;
-    if (count < 2 * min_chunk || n == 1) {
-        hk_fill_range<T>(p, 0, count, d, seed);
-        return;
-    }
+    if (count < 2 * min_chunk || n == 1)
+        return hk_fill_chunk(host, 0, count, dt, d, seed);
+    if (!hk_fill_chunk(host, 0, 0, dt, d, seed)) /* an empty range: the dtype's check alone */
+        return false;
     size_t chunks = count / min_chunk < n ? count / min_chunk : n;
     size_t per = count / chunks + 1;
     std::vector<std::thread> th;
     for (size_t c = 1; c < chunks && c * per < count; c++) {
         size_t lo = c * per, hi = lo + per < count ? lo + per : count;
         try {
-            th.emplace_back(hk_fill_range<T>, p, lo, hi, d, seed);
+            th.emplace_back(hk_fill_chunk, host, lo, hi, dt, d, seed);
         } catch (...) { /* no thread: fill that chunk here */
-            hk_fill_range<T>(p, lo, hi, d, seed);
+            hk_fill_chunk(host, lo, hi, dt, d, seed);
         }
     }
-    hk_fill_range<T>(p, 0, per < count ? per : count, d, seed);
+    hk_fill_chunk(host, 0, per < count ? per : count, dt, d, seed);
     for (auto &t : th)
         t.join();
+    return true;
 }
 
 /* Stores v into element i of a buffer of dtype dt (hk_from_double's rounding). */
@@ -600,21 +623,8 @@ static void hk_store(void *p, size_t i, int dt, double v)
  * is never constant: a constant buffer hides indexing bugs, so one element is changed. */
 static void hk_fill(void *host, size_t count, int dt, hk_dist d, uint64_t seed)
 {
-    switch (dt) {
-    case HK_DT_F32: hk_fill_typed<float>(host, count, d, seed); break;
-    case HK_DT_F64: hk_fill_typed<double>(host, count, d, seed); break;
-    case HK_DT_F16: hk_fill_typed<__half>(host, count, d, seed); break;
-    case HK_DT_BF16: hk_fill_typed<__nv_bfloat16>(host, count, d, seed); break;
-    case HK_DT_I8: hk_fill_typed<int8_t>(host, count, d, seed); break;
-    case HK_DT_I16: hk_fill_typed<int16_t>(host, count, d, seed); break;
-    case HK_DT_I32: hk_fill_typed<int32_t>(host, count, d, seed); break;
-    case HK_DT_I64: hk_fill_typed<int64_t>(host, count, d, seed); break;
-    case HK_DT_U8: hk_fill_typed<uint8_t>(host, count, d, seed); break;
-    case HK_DT_U16: hk_fill_typed<uint16_t>(host, count, d, seed); break;
-    case HK_DT_U32: hk_fill_typed<uint32_t>(host, count, d, seed); break;
-    case HK_DT_U64: hk_fill_typed<uint64_t>(host, count, d, seed); break;
-    default: return;
-    }
+    if (!hk_fill_threads(host, count, dt, d, seed))
+        return;
     size_t es = hk_dtype_size(dt);
     if (d.kind == HK_DIST_ZEROS || count < 2)
         return;
