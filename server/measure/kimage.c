@@ -322,15 +322,23 @@ static unsigned ptx_register_bit(const char *name, size_t n)
     return 0;
 }
 
-static void ptx_found(ptx_scan *s, unsigned bit, const char *what)
+/* The first read of bit's kind recorded in out at line, named what: its slot, or -1 when
+ * bit names no slot or one of its kind was recorded already. */
+static int clocks_mark(kimage_clocks *out, unsigned bit, long line, const char *what)
 {
     int i = kimage_clocks_first(bit);
-    if (i < 0 || (s->out->reads & bit))
-        return;
-    s->out->reads |= bit;
-    s->out->line[i] = s->line;
-    snprintf(s->out->what[i], sizeof s->out->what[i], "%s", what);
-    s->pending |= bit;
+    if (i < 0 || (out->reads & bit))
+        return -1;
+    out->reads |= bit;
+    out->line[i] = line;
+    snprintf(out->what[i], sizeof out->what[i], "%s", what);
+    return i;
+}
+
+static void ptx_found(ptx_scan *s, unsigned bit, const char *what)
+{
+    if (clocks_mark(s->out, bit, s->line, what) >= 0)
+        s->pending |= bit;
 }
 
 static void ptx_end_token(ptx_scan *s)
@@ -529,12 +537,9 @@ static bool iin(const char *a, size_t n, const char *const *set)
 
 static void asm_found(asm_scan *s, unsigned bit, const char *what, const char *text, size_t len)
 {
-    int i = kimage_clocks_first(bit);
-    if (i < 0 || (s->out->reads & bit))
+    int i = clocks_mark(s->out, bit, s->line, what);
+    if (i < 0)
         return;
-    s->out->reads |= bit;
-    s->out->line[i] = s->line;
-    snprintf(s->out->what[i], sizeof s->out->what[i], "%s", what);
     size_t a = 0, o = 0;
     while (a < len && (text[a] == ' ' || text[a] == '\t'))
         a++;
