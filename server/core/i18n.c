@@ -2071,6 +2071,11 @@ static const struct hk_msg_entry msgs[HK_MSG_COUNT] = {
     F(SAN_TOOL_EXIT, "the tool failed (exit status %d)", "工具运行失败（退出状态 %d）"),
     F(SAN_PROGRAM_EXITED, "the program exited %d (%s) under the tool without a finding%s%s",
       "程序在工具下以 %d（%s）退出，没有发现问题%s%s"),
+    F(SAN_CREDIT_INCOMPLETE,
+      "memory safety could not be checked (compute-sanitizer %s: %s): a speedup over %.0fx is "
+      "credited only once the tools have checked it, and this candidate claims %.2fx; measured, "
+      "not credited",
+      "内存安全未能检查完（compute-sanitizer %s：%s）：超过 %.0fx 的加速比须经工具检查后才计入，该候选声称 %.2fx；已测量，未计入"),
     F(EP_VER_ACCEPTED, "v%d: %.4g ms, %.2fx%s (%s)", "v%d：%.4g ms，%.2fx%s（%s）"),
     F(EP_VER_UNCREDITED, "v%d: %.4g ms, %.2fx, not credited: no physical floor (%s)",
       "v%d：%.4g ms，%.2fx，未计入：没有物理下限（%s）"),

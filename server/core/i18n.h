@@ -1200,6 +1200,7 @@ enum hk_msg {
     HK_MSG_SAN_TOOL_KILLED,          /* %d signal */
     HK_MSG_SAN_TOOL_EXIT,            /* %d status */
     HK_MSG_SAN_PROGRAM_EXITED,       /* %d status, %s its code, %s ": " or "", %s its message */
+    HK_MSG_SAN_CREDIT_INCOMPLETE,    /* %s tool, %s its note, %.0f bound, %.2f claim */
     /* a version event's message (the editor's progress, hkls optimize's lines) and the
      * CLI's error/warning prefixes */
     HK_MSG_EP_VER_ACCEPTED,

@@ -703,9 +703,7 @@ char *sanitize_credit_note(const sanitize_result *r, double claimed_speedup)
     for (int t = 0; t < SANITIZE_N_TOOLS && !x; t++)
         if (r->tools[t].incomplete)
             x = &r->tools[t];
-    return hk_asprintf("memory safety could not be checked (compute-sanitizer %s: %s): a "
-                       "speedup over %.0fx is credited only once the tools have checked it, "
-                       "and this candidate claims %.2fx; measured, not credited",
+    return hk_asprintf(hk_tr(HK_MSG_SAN_CREDIT_INCOMPLETE),
                        x ? sanitize_tool_name(x->tool) : "?", x ? x->text : "?",
                        SANITIZE_CLAIM_SPEEDUP, claimed_speedup);
 }

@@ -327,6 +327,12 @@ static void said_again_session30(void **state)
               "2, seed 42)",
               "内存安全：未完全检查（memcheck 没有发现问题；racecheck 未检查：600 s 后超时，没有发现"
               "问题；initcheck 没有发现问题；运行模式，规模 2，随机种子 42）");
+    /* the credit rule's note (a check that could not complete), its tool's note inside */
+    said_case("memory safety could not be checked (compute-sanitizer racecheck: timed out after 1 s "
+              "without a finding): a speedup over 2x is credited only once the tools have checked it, "
+              "and this candidate claims 2.09x; measured, not credited",
+              "内存安全未能检查完（compute-sanitizer racecheck：1 s 后超时，没有发现问题）：超过 2x 的加速比"
+              "须经工具检查后才计入，该候选声称 2.09x；已测量，未计入");
 }
 
 int main(void)
