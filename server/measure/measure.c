@@ -1236,15 +1236,17 @@ static char *compile_limit_words(const measure_opts *o, const runner_result *r, 
         either_has(r, "signal 24") ||
         ((status == 128 + SIGKILL || either_has(r, "signal 9")) && !r->memory_limit_hit &&
          r->cpu_ms >= (long)cpu * 1000))
-        s = hk_asprintf("the compiler was stopped at its CPU time limit (%u s per process)", cpu);
+        s = hk_asprintf("the compiler was stopped at its CPU time limit (%u s per process; "
+                        "HK_COMPILE_CPU_S sets it)", cpu);
     else if (r->file_limit_hit || status == 128 + SIGXFSZ || either_has(r, "File size limit exceeded") ||
              either_has(r, "signal 25") || either_has(r, "File too large"))
         s = hk_asprintf("the compiler was stopped at its file size limit (%llu MiB per file "
-                        "written)", (unsigned long long)(file >> 20));
+                        "written; HK_COMPILE_FILE_MB sets it)", (unsigned long long)(file >> 20));
     else if (r->memory_limit_hit || either_has(r, "out of memory") ||
              either_has(r, "memory exhausted") || either_has(r, "Cannot allocate memory") ||
              either_has(r, "bad_alloc"))
-        s = hk_asprintf("the compiler ran out of memory under its limit (%llu MiB %s)",
+        s = hk_asprintf("the compiler ran out of memory under its limit (%llu MiB %s; "
+                        "HK_COMPILE_MEMORY_MB sets it)",
                         (unsigned long long)(mem >> 20),
                         r->memory == RUNNER_MEM_RLIMIT_AS ? "of address space per process"
                         : r->memory == RUNNER_MEM_NONE    ? "asked for; none could be set here"
