@@ -1875,15 +1875,10 @@ static const char *angle_name(const ptext *pt, const pdir *d, size_t *len)
 
 static bool include_is_relative(const ptext *pt, const pdir *d)
 {
-    if (d->count != 3 || !tok_eq(pt, &pt->dt[d->first + 1], "include"))
+    size_t len;
+    const char *p = angle_name(pt, d, &len);
+    if (!p)
         return false;
-    const tok *hn = &pt->dt[d->first + 2];
-    const char *p = pt->s + hn->start;
-    size_t len = hn->end - hn->start;
-    if (hn->kind != TK_HEADER || len < 3 || p[0] != '<' || p[len - 1] != '>')
-        return false;
-    p++;
-    len -= 2;
     if (p[0] == '/' || memchr(p, '\\', len) || memchr(p, '\0', len))
         return false;
     for (size_t i = 0; i + 1 < len; i++)
