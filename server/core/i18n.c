@@ -1173,6 +1173,8 @@ static const struct hk_msg_entry msgs[HK_MSG_COUNT] = {
     F(SPEC_ARG_DIST_SHAPE, "expected a distribution string, or an array of %zu (one per entry of distributions)",
       "应为分布字符串，或含 %zu 项的数组（distributions 每项一个）"),
     M(SPEC_EXPECTED_DIST_STRING, "expected a distribution string", "应为分布字符串"),
+    F(SPEC_DIST_AT_SIZE, "at size set %zu the distribution's bounds give %s: %s",
+      "在第 %zu 组尺寸下，分布的边界算出 %s：%s"),
     M(SPEC_ZEROS_ONLY_INOUT, "zeros is only allowed for an inout accumulator",
       "zeros 只能用于 inout 累加器"),
     M(SPEC_ARGS_MISSING, "missing (required): the kernel's parameters in order",

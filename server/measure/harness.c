@@ -172,7 +172,7 @@ int harness_generate(const spec *s, const char *candidate_path, char **out)
 
     /* distributions: one row per --dist index, one entry per argument */
     TRY(hk_buf_printf(&b, "/* input distributions: [--dist][argument] */\n"
-                          "static const hk_dist hk_dists[%zu][%zu] = {\n", s->n_dists, s->n_args));
+                          "static hk_dist hk_dists[%zu][%zu] = {\n", s->n_dists, s->n_args));
     for (size_t d = 0; d < s->n_dists; d++) {
         TRY(hk_buf_printf(&b, "    { /* %zu: %s */\n", d, s->dist_texts[d]));
         for (size_t i = 0; i < s->n_args; i++) {
@@ -226,6 +226,25 @@ int harness_generate(const spec *s, const char *candidate_path, char **out)
             TRY(emit_expr(&b, a->count));
             TRY(hk_buf_printf(&b, "; /* %s */\n", a->name));
         }
+    }
+    /* a distribution whose bounds the spec wrote in size variables: this size set's values,
+     * for every distribution index */
+    for (size_t i = 0; i < s->n_args; i++) {
+        const spec_arg *a = &s->args[i];
+        if (!a->dist_lo && !a->dist_hi)
+            continue;
+        TRY(hk_buf_printf(&b, "    for (int d = 0; d < %zu; d++) { /* %s */\n", a->n_dists, a->name));
+        if (a->dist_lo) {
+            TRY(hk_buf_printf(&b, "        hk_dists[d][%zu].a = (double)(", i));
+            TRY(emit_expr(&b, a->dist_lo));
+            TRY(hk_buf_appends(&b, ");\n"));
+        }
+        if (a->dist_hi) {
+            TRY(hk_buf_printf(&b, "        hk_dists[d][%zu].b = (double)(", i));
+            TRY(emit_expr(&b, a->dist_hi));
+            TRY(hk_buf_appends(&b, ");\n"));
+        }
+        TRY(hk_buf_appends(&b, "    }\n"));
     }
     for (size_t i = 0; i < s->n_consts; i++) {
         TRY(hk_buf_printf(&b, "    st->const_count[%zu] = (size_t)", i));

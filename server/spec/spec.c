@@ -776,6 +776,8 @@ void spec_free(spec *s)
         expr_free(s->args[i].count);
         expr_free(s->args[i].value);
         hk_free(s->args[i].dists);
+        expr_free(s->args[i].dist_lo);
+        expr_free(s->args[i].dist_hi);
     }
     hk_free(s->args);
     for (size_t i = 0; s->consts && i < s->n_consts; i++) {
@@ -1107,6 +1109,108 @@ static void parse_distributions(pctx *c, spec *s, json_t *root)
     }
 }
 
+/* A distribution whose bounds are expressions of the size variables: "int(0, n - 1)" for an
+ * index buffer into n elements at every size set, where a number would hold for one size
+ * only. Returns 0 when every bound is a number (the caller parses text as usual), 1 with
+ * a->dist_lo / dist_hi set (NULL for a numeric bound) and *out the first size set's
+ * distribution, -1 after a diagnostic. Each size set's distribution passes the same checks
+ * as a written one. */
+static int parse_dist_bounds(pctx *c, spec *s, spec_arg *a, const char *text, const char *path,
+                             hk_dist *out)
+{
+    const char *open = strchr(text, '('), *close = strrchr(text, ')');
+    if (!open || !close || close < open)
+        return 0;
+    char name[32];
+    size_t nlen = (size_t)(open - text);
+    while (nlen && isspace((unsigned char)text[nlen - 1]))
+        nlen--;
+    if (nlen == 0 || nlen >= sizeof name)
+        return 0;
+    memcpy(name, text, nlen);
+    name[nlen] = '\0';
+    /* the bounds: split at the commas outside parentheses (min(a, b) is one bound) */
+    char bound[2][EXPR_MAX_TEXT];
+    size_t nb = 0, len = 0;
+    int depth = 0;
+    for (const char *q = open + 1; q < close; q++) {
+        if (*q == ',' && depth == 0) {
+            if (nb == 1)
+                return 0; /* three bounds: spec_dist_parse says what is wrong */
+            bound[nb++][len] = '\0';
+            len = 0;
+            continue;
+        }
+        depth += *q == '(' ? 1 : *q == ')' ? -1 : 0;
+        if (len + 1 >= sizeof bound[0])
+            return 0;
+        bound[nb][len++] = *q;
+    }
+    bound[nb++][len] = '\0';
+    expr *e[2] = { NULL, NULL };
+    double num_bound[2] = { 0, 0 };
+    bool any = false, failed = false;
+    for (size_t i = 0; i < nb && !failed; i++) {
+        char *end;
+        const char *b = bound[i];
+        while (isspace((unsigned char)*b))
+            b++;
+        errno = 0;
+        num_bound[i] = strtod(b, &end);
+        while (isspace((unsigned char)*end))
+            end++;
+        if (end != b && *end == '\0' && errno == 0)
+            continue; /* a number */
+        json_t *js = json_string(b);
+        if (!js)
+            c->rc = HK_ENOMEM;
+        else if ((e[i] = get_expr(c, s, js, path, false)) != NULL)
+            any = true;
+        json_decref(js);
+        failed = !e[i];
+    }
+    if (failed || !any) {
+        expr_free(e[0]);
+        expr_free(e[1]);
+        return failed ? -1 : 0;
+    }
+    for (size_t k = 0; k < s->n_sizes; k++) {
+        double v[2];
+        for (size_t i = 0; i < nb; i++) {
+            if (!e[i]) {
+                v[i] = num_bound[i];
+                continue;
+            }
+            expr_value ev;
+            char err[200];
+            if (spec_eval(s, e[i], k, VALIDATION_SM_COUNT, &ev, err, sizeof err) != HK_OK) {
+                diag(c, SPEC_ERROR, path, HK_MSG_SPEC_EVAL_FAILED, expr_text(e[i]), k, err);
+                expr_free(e[0]);
+                expr_free(e[1]);
+                return -1;
+            }
+            v[i] = expr_value_double(ev);
+        }
+        char num[128], err[200];
+        if (nb == 2)
+            snprintf(num, sizeof num, "%s(%.17g,%.17g)", name, v[0], v[1]);
+        else
+            snprintf(num, sizeof num, "%s(%.17g)", name, v[0]);
+        hk_dist d;
+        if (spec_dist_parse(num, &d, err, sizeof err) != HK_OK) {
+            diag(c, SPEC_ERROR, path, HK_MSG_SPEC_DIST_AT_SIZE, k, num, err);
+            expr_free(e[0]);
+            expr_free(e[1]);
+            return -1;
+        }
+        if (k == 0)
+            *out = d;
+    }
+    a->dist_lo = e[0];
+    a->dist_hi = e[1];
+    return 1;
+}
+
 static void parse_arg_dist(pctx *c, spec *s, spec_arg *a, json_t *v, const char *path)
 {
     a->dists = hk_calloc(s->n_dists ? s->n_dists : 1, sizeof *a->dists);
@@ -1123,7 +1227,10 @@ static void parse_arg_dist(pctx *c, spec *s, spec_arg *a, json_t *v, const char 
     }
     if (json_is_string(v)) {
         hk_dist d;
-        if (spec_dist_parse(json_string_value(v), &d, err, sizeof err) != HK_OK) {
+        int bounds = parse_dist_bounds(c, s, a, json_string_value(v), path, &d);
+        if (bounds < 0)
+            return;
+        if (bounds == 0 && spec_dist_parse(json_string_value(v), &d, err, sizeof err) != HK_OK) {
             diag_text(c, SPEC_ERROR, path, err);
             return;
         }

@@ -40,6 +40,10 @@ typedef struct {
     expr *value;              /* scalars: value; NULL for buffers */
     hk_dist *dists;           /* inputs/inouts: n_dists entries, one per spec distribution index */
     size_t n_dists;           /* 0 for scalars and outputs */
+    expr *dist_lo, *dist_hi;  /* a "dist" string's bounds written as expressions of the size
+                               * variables ("int(0, n - 1)"), evaluated per size set by the
+                               * harness for every distribution index; NULL where a bound is a
+                               * number. dists[] then hold the first size set's values */
     spec_tolerance tol;       /* outputs/inouts: defaults by dtype, then spec, then arg overrides */
 } spec_arg;
 

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "core/hk.h"
+#include "measure/harness.h"
 #include "spec/spec.h"
 
 static int parse(const char *text, spec **s, spec_diags *d)
@@ -495,6 +496,63 @@ static void tolerances_and_distributions(void **state)
     assert_int_equal(spec_dist_parse("ones_sparse(1.5)", &x, err, sizeof err), HK_EINVAL);
 }
 
+/* A distribution whose bounds are written in size variables ("int(0, n - 1)": an index
+ * buffer into n elements at every size set) is evaluated per size set: parsed, checked at
+ * every set, the first set's values kept for reports, and the generated harness assigns
+ * each set's bounds in its setup. */
+static void size_bound_distributions(void **state)
+{
+    (void)state;
+    spec_diags d = { 0 };
+    spec *s = expect_ok(HEAD "  \"args\": [\n"
+                        "    {\"kind\": \"scalar\", \"dtype\": \"int\", \"value\": \"n\"},\n"
+                        "    {\"kind\": \"scalar\", \"dtype\": \"float\", \"value\": 2.5},\n"
+                        "    {\"kind\": \"input\", \"dtype\": \"int\", \"count\": \"n\", \"dist\": \"int(0, min(n, 5000) - 1)\"},\n"
+                        "    {\"kind\": \"inout\", \"dtype\": \"float\", \"count\": \"n\", \"dist\": \"uniform(-1, 1)\"}\n"
+                        "  ],\n" LAUNCH TAIL, &d);
+    const spec_arg *a = &s->args[2];
+    assert_null(a->dist_lo);
+    assert_non_null(a->dist_hi);
+    assert_string_equal(expr_text(a->dist_hi), "min(n, 5000) - 1");
+    assert_int_equal(a->dists[0].kind, HK_DIST_INT);
+    assert_true(a->dists[0].a == 0 && a->dists[0].b == 4999); /* size set 0: n = 1000003 */
+    assert_true(a->dists[1].b == 4999);
+    assert_null(s->args[3].dist_lo); /* numbers stay numbers */
+    assert_null(s->args[3].dist_hi);
+    char *text = NULL;
+    assert_int_equal(harness_generate(s, "/abs/cand.cu", &text), HK_OK);
+    assert_non_null(strstr(text, "static hk_dist hk_dists[3][4]"));
+    assert_non_null(strstr(text, "hk_dists[d][2].b = (double)("));
+    assert_null(strstr(text, "hk_dists[d][2].a ="));
+    assert_null(strstr(text, "hk_dists[d][3]"));
+    hk_free(text);
+    spec_free(s);
+    spec_diags_free(&d);
+    /* every size set is checked: n - 4100 is below 0 at the second set (n = 4096) */
+    expect_error(HEAD "  \"args\": [\n"
+                 "    {\"kind\": \"scalar\", \"dtype\": \"int\", \"value\": \"n\"},\n"
+                 "    {\"kind\": \"scalar\", \"dtype\": \"float\", \"value\": 2.5},\n"
+                 "    {\"kind\": \"input\", \"dtype\": \"int\", \"count\": \"n\", \"dist\": \"int(0, n - 4100)\"},\n"
+                 "    {\"kind\": \"inout\", \"dtype\": \"float\", \"count\": \"n\"}\n"
+                 "  ],\n" LAUNCH TAIL,
+                 "args[2].dist", 8, "at size set 1");
+    /* only size variables: a launch variable or an unknown name is refused */
+    expect_error(HEAD "  \"args\": [\n"
+                 "    {\"kind\": \"scalar\", \"dtype\": \"int\", \"value\": \"n\"},\n"
+                 "    {\"kind\": \"scalar\", \"dtype\": \"float\", \"value\": 2.5},\n"
+                 "    {\"kind\": \"input\", \"dtype\": \"int\", \"count\": \"n\", \"dist\": \"int(0, m - 1)\"},\n"
+                 "    {\"kind\": \"inout\", \"dtype\": \"float\", \"count\": \"n\"}\n"
+                 "  ],\n" LAUNCH TAIL,
+                 "args[2].dist", 8, "'m'");
+    expect_error(HEAD "  \"args\": [\n"
+                 "    {\"kind\": \"scalar\", \"dtype\": \"int\", \"value\": \"n\"},\n"
+                 "    {\"kind\": \"scalar\", \"dtype\": \"float\", \"value\": 2.5},\n"
+                 "    {\"kind\": \"input\", \"dtype\": \"int\", \"count\": \"n\", \"dist\": \"int(0, block_x)\"},\n"
+                 "    {\"kind\": \"inout\", \"dtype\": \"float\", \"count\": \"n\"}\n"
+                 "  ],\n" LAUNCH TAIL,
+                 "args[2].dist", 8, "block_x");
+}
+
 static void physical_floor(void **state)
 {
     spec_diags d = { 0 };
@@ -549,6 +607,7 @@ int main(void)
         cmocka_unit_test(data_specs_load),
         cmocka_unit_test(relative_spec_paths_are_anchored),
         cmocka_unit_test(tolerances_and_distributions),
+        cmocka_unit_test(size_bound_distributions),
         cmocka_unit_test(physical_floor),
         cmocka_unit_test(no_leaks_under_allocation_failure),
     };
