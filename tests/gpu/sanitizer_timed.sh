@@ -39,7 +39,9 @@ find "$root" -name 'hk-sani-argv-*.bin' 2>/dev/null | sort | while read -r rec; 
       --tool) tool=${args[i + 1]} ;;
       --size) recorded=${args[i + 1]} ;;
     esac
-    if [ -z "$prog" ] && [ -f "${args[i]}" ] && [ -x "${args[i]}" ]; then prog=${args[i]}; fi
+    a=${args[i]}
+    [ "${a#/}" = "$a" ] && a=$(dirname "$rec")/$a # relative: to the tool's working directory
+    if [ -z "$prog" ] && [ -f "$a" ] && [ -x "$a" ]; then prog=${args[i]}; fi
   done
   for s in "${sizes[@]}"; do
     run=()
@@ -58,6 +60,9 @@ find "$root" -name 'hk-sani-argv-*.bin' 2>/dev/null | sort | while read -r rec; 
     summary=$(printf '%s\n' "$out" | grep -E 'ERROR SUMMARY|LEAK SUMMARY|RACECHECK SUMMARY' | tail -1 |
       sed 's/^========= //')
     [ "$rc" -eq 124 ] && summary="cut at ${limit} s"
+    # no program found (session 31's first replay: "Target application doesn't exist"): the
+    # recorded command line itself, so the next run can say which path the sandbox gave it
+    [ -z "$prog" ] && summary="no program among the recorded arguments: ${args[*]:0:12}"
     printf '| %s | %s | %s | %s | %s | %s | %s |\n' "$tool" "$(basename "$(dirname "$prog")")/$(basename "$prog")" \
       "$recorded" "$s" "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')" "$rc" "${summary:-$(printf '%s\n' "$out" | tail -1 | cut -c1-120)}"
   done
