@@ -30,7 +30,7 @@ static const char *const fakes[] = {"ok",        "fast",   "fast20", "floor",  "
                                     "nan",       "cached", "cachedsmall", "unwritten", "oob", "cudaerr",
                                     "crash",     "hang",   "noline", "latebad", "latecrash",
                                     "noisy",     "noisyonce", "datadep", "unflushed", "seedfast",
-                                    "coarse",    "coarse8", "stale"};
+                                    "coarse",    "coarse8", "stale", "drifty"};
 
 typedef struct {
     char dir[256];
@@ -694,6 +694,57 @@ static void test_spread(void **state)
     assert_non_null(strstr(v.details, "the baseline cannot be timed reliably"));
     measure_verdict_clear(&v);
     measure_baseline_clear(&b);
+}
+
+/* The drift rule: a baseline whose spread stays above the bound and whose median moves
+ * from process to process within MEASURE_DRIFT_MAX (1.0, 1.1, 1.05 ms) is kept as the middle
+ * of three processes with its drift; a candidate against it gets the same allowance, and its
+ * speedup is credited only beyond the drift. Against a stable baseline the same candidate is
+ * unstable, and medians that keep moving (noisy: 1.0, 1.2, 1.4) are unstable as before. */
+static void test_drift(void **state)
+{
+    fixture *f = *state;
+    f->base_prog.exe = fake_path(f, "drifty");
+    baseline_in(f, "ref-drifty");
+    int k = f->base.primary_size;
+    const measure_timing *bt = &f->base.times[k];
+    assert_true(fabs(bt->drift - 0.1) < 1e-6);
+    double scale = bt->median_ms / 1.05; /* the fake's time scales with the size */
+    assert_true(fabs(bt->median_ms - 1.05 * scale) < 1e-9);
+    json_t *pass = NULL, *c;
+    size_t ci;
+    json_array_foreach(f->base.checks, ci, c)
+        if (json_object_get(c, "drift"))
+            pass = c;
+    assert_non_null(pass);
+    assert_string_equal(json_string_value(json_object_get(pass, "result")), "pass");
+    assert_int_equal(json_array_size(json_object_get(pass, "medians")), 3);
+
+    /* a faster candidate, stable: 2x is beyond a 10% drift, credited (a floor applies) */
+    f->o.peak_bytes_per_s = 3e12;
+    measure_eval e;
+    evaluate(f, "fast", &e);
+    assert_int_equal(e.verdict.reason, MEASURE_OK);
+    if (!e.credited)
+        fail_msg("fast: not credited: %s", e.credit_note ? e.credit_note : "");
+    measure_eval_clear(&e);
+    /* the same kernel as a candidate: timed by the same rule, its ~1.0x within the drift */
+    evaluate(f, "drifty", &e);
+    if (e.verdict.reason != MEASURE_OK)
+        fail_msg("drifty: %s (%s)", measure_reason_name(e.verdict.reason), e.verdict.details);
+    assert_true(e.timing.drift > 0);
+    assert_false(e.credited);
+    assert_non_null(strstr(e.credit_note, "within the drift between processes"));
+    assert_int_equal(count_checks(&e, "credit", "not_credited"), 1);
+    measure_eval_clear(&e);
+    f->o.peak_bytes_per_s = 0;
+
+    /* against a stable baseline the drifting candidate is unstable (no allowance) */
+    f->base_prog.exe = f->base_exe;
+    baseline(f);
+    evaluate(f, "drifty", &e);
+    assert_int_equal(e.verdict.reason, MEASURE_UNSTABLE);
+    measure_eval_clear(&e);
 }
 
 /* flushed_l2 false: no time is credited, for a candidate or a baseline. */
@@ -1409,6 +1460,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_timeout, setup, teardown),
         cmocka_unit_test_setup_teardown(test_timeout_per_combination, setup, teardown),
         cmocka_unit_test_setup_teardown(test_floor_and_flag, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_drift, setup, teardown),
         cmocka_unit_test_setup_teardown(test_spread, setup, teardown),
         cmocka_unit_test_setup_teardown(test_unflushed, setup, teardown),
         cmocka_unit_test_setup_teardown(test_floor_credit, setup, teardown),

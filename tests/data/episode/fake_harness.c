@@ -18,6 +18,9 @@
  *              1.0 ms, then 1.2 ms, ... (noisy.count in the directory counts time runs)
  *   datadep    right answers, 1.0 ms every time, but a spread of 0.5 every time: a kernel
  *              whose time depends on its inputs, drawn afresh per launch
+ *   drifty     right answers, a spread of 0.5 every time and medians 1.0, 1.1, 1.05 ms, again
+ *              and again (drifty.count in the directory): a kernel whose time moves from one
+ *              process to the next within 10% (llm.c's cross-entropy gather, its TLB misses)
  *   noisyonce  the same on its first time-mode run in a directory (noisyonce.count there
  *              counts them), 0.01 afterwards: a noisy neighbour that goes away
  *   unflushed  right answers, 1.0 ms, flushed_l2 false (the L2 flush buffer was not had)
@@ -336,6 +339,23 @@ int main(int argc, char **argv)
     }
     if (!strcmp(name, "datadep"))
         spread = 0.5;
+    if (!strcmp(name, "drifty")) {
+        static const double medians[3] = { 1.0, 1.1, 1.05 };
+        int count = 0;
+        FILE *cf = fopen("drifty.count", "r");
+        if (cf) {
+            if (fscanf(cf, "%d", &count) != 1)
+                count = 0;
+            fclose(cf);
+        }
+        cf = fopen("drifty.count", "w");
+        if (cf) {
+            fprintf(cf, "%d\n", count + 1);
+            fclose(cf);
+        }
+        spread = 0.5;
+        ms *= medians[count % 3];
+    }
     if (!strcmp(name, "noisyonce")) {
         int count = 0;
         FILE *cf = fopen("noisyonce.count", "r");
