@@ -406,6 +406,45 @@ static bool block_stride_header(const rw_toks *hts, const char *var, struct hk_b
 
 enum ut_region { UT_KERNEL, UT_IF, UT_GRID_STRIDE };
 
+/* The loop whose `for` is on line ln passes a pointer parameter moved by its counter var
+ * to a call (`check(pts, boxes + k * 7)`): the reads that move with the counter are in the
+ * callee, which the staging does not follow. why gets the call and its line. */
+static bool call_moves_with(const ut_scan *s, const km_param *params, size_t n_params, int ln, const char *var,
+                            char *why, size_t n)
+{
+    const rw_toks *ts = s->ts;
+    for (size_t k = 1; k + 2 < ts->n; k++) {
+        if (!tok_is(s, k, "for") || !tok_is(s, k + 1, "(") || rwl_line_at(s->text, ts->t[k].start) != ln)
+            continue;
+        size_t hc = rwl_match_close(ts, k + 1);
+        if (hc + 1 >= ts->n)
+            return false;
+        size_t be = rwl_stmt_end(ts, hc + 1, ts->n - 1);
+        for (size_t c = hc + 1; c + 1 < be; c++) {
+            if (ts->t[c].kind != T_IDENT || !tok_is(s, c + 1, "(") || rwl_is_type_word(ts, c) ||
+                rwl_pure_call_name(ts, c) || tok_is(s, c, "if") || tok_is(s, c, "for") || tok_is(s, c, "while") ||
+                tok_is(s, c, "switch") || tok_is(s, c, "sizeof"))
+                continue;
+            size_t cc = rwl_match_close(ts, c + 1);
+            bool counter = false, pointer = false;
+            for (size_t a = c + 2; a < cc && a < be; a++) {
+                counter |= tok_is(s, a, var) && rwl_is_use(ts, a);
+                for (size_t p = 0; p < n_params; p++)
+                    pointer |= params[p].pointer && params[p].name && tok_is(s, a, params[p].name) &&
+                               rwl_is_use(ts, a);
+            }
+            if (counter && pointer) {
+                snprintf(why, n, "its reads that move with %s are inside the call `%.*s(...)` (line %d), through a "
+                                 "pointer argument: the staging follows reads of the kernel's own text only",
+                         var, TXT(s, c), rwl_line_at(s->text, ts->t[c].start));
+                return true;
+            }
+        }
+        return false;
+    }
+    return false;
+}
+
 static const char *const reserved[] = {
     "hk_on",    "hk_done",  "hk_base",  "hk_k0",    "hk_l",     "hk_j",     "hk_g",     "hk_u",
     "hk_full",  "hk_tile0", "hk_tile1", "hk_tile2", "hk_tile3", "hk_tile4", "hk_tile5", "hk_tile6",
@@ -479,7 +518,7 @@ static int rw_uniform_tiles(const rw_context *ctx, int tile, int unroll, rw_resu
 
     /* ---- the all-pairs loop: a counted loop of uniform trip whose body reads an element
      * that depends on its counter and on nothing per thread ---- */
-    char first_why[400] = "";
+    char first_why[400] = "", own_why[400] = "", call_why[300];
     long L = -1;
     size_t lf = 0;           /* its `for` token */
     for (size_t li = 0; li < n_loops && L < 0; li++) {
@@ -501,7 +540,9 @@ static int rw_uniform_tiles(const rw_context *ctx, int tile, int unroll, rw_resu
                 any = rs[r].n_loops && rs[r].loops[rs[r].n_loops - 1] == li && !rs[r].ambiguous &&
                       km_form_mentions(km, rs[r].index, lp->counter);
             if (!any)
-                why = "no read in it moves with its counter";
+                why = call_moves_with(s, params, n_params, ln, lp->var, call_why, sizeof call_why)
+                          ? call_why
+                          : "no read in it moves with its counter";
         }
         if (!why) {
             /* the `for` token on its line that declares its variable */
@@ -521,14 +562,20 @@ static int rw_uniform_tiles(const rw_context *ctx, int tile, int unroll, rw_resu
                 why = "not a `for` statement that declares its counter";
         }
         if (why) {
-            if (!first_why[0])
-                snprintf(first_why, sizeof first_why, "loop at line %d: %s", ln, why);
+            /* the thread's own loop over its queries (grid- or block-stride) is never the
+             * all-pairs loop: a reason of a counted loop says more, when there is one */
+            bool own = lp->kind == KM_LOOP_GRID_STRIDE || lp->kind == KM_LOOP_BLOCK_STRIDE;
+            char *slot = own ? own_why : first_why;
+            if (!slot[0])
+                snprintf(slot, sizeof first_why, "loop at line %d: %s", ln, why);
             continue;
         }
         L = (long)li;
     }
     if (L < 0)
-        REFUSE("%s", first_why[0] ? first_why : "loop: the kernel has no loop over the reference points");
+        REFUSE("%s", first_why[0] ? first_why
+                     : own_why[0] ? own_why
+                                  : "loop: the kernel has no loop over the reference points");
     const km_loop *lp = &loops[L];
 
     /* the loop's parts: for ( TYPE k = S ; COND ; STEP ) BODY */

@@ -304,6 +304,33 @@ static void near_misses_refused(void **state)
          "    o[i] = b;\n"
          "}\n",
          "k", "loop", 6, "written by the kernel"},
+        {"reads through a call",
+         "__device__ float score(const float *p, const float *box)\n"
+         "{\n"
+         "    return (p[0] - box[0]) * (p[0] - box[0]) + (p[1] - box[1]) * box[2];\n"
+         "}\n"
+         "__global__ void k(const float *pts, const float *boxes, float *o, int n, int m)\n"
+         "{\n"
+         "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+         "    if (i >= n) return;\n"
+         "    float b = 0.f;\n"
+         "    for (int k = 0; k < m; k++)\n"
+         "        b = fmaxf(b, score(pts + 2 * i, boxes + k * 3));\n"
+         "    o[i] = b;\n"
+         "}\n",
+         "k", "loop", 10, "inside the call `score(...)` (line 11)"},
+        /* the thread's own grid-stride loop is not the reason given: the counted loop's is */
+        {"grid-stride query loop",
+         "__global__ void k(const float *r, const int *cnt, float *o, int n)\n"
+         "{\n"
+         "    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {\n"
+         "        float b = 0.f;\n"
+         "        for (int k = 0; k < cnt[i]; k++)\n"
+         "            b = fmaxf(b, r[k]);\n"
+         "        o[i] = b;\n"
+         "    }\n"
+         "}\n",
+         "k", "loop", 5, "varies per thread"},
         {"return in the loop",
          "__global__ void k(const float *r, float *o, int n, int m)\n"
          "{\n"
