@@ -813,8 +813,9 @@ static bool return_varies(const co_scan *s, const co_loop *L, size_t k, size_t *
 
 /* What the returns in the loop's body become in the copies. In the original a return ends
  * the thread: its later elements, and whatever follows the loop, with it.
- * - A block-stride loop keeps the launch: each thread still takes its own elements in
- *   their order, so a return stays a return (CO_EXIT_KEEP).
+ * - A block-stride loop keeps the launch (when no grid-stride loop of the kernel divides
+ *   the grid): each thread still takes its own elements in their order, so a return stays
+ *   a return (CO_EXIT_KEEP).
  * - A grid-stride loop, under the grid divided by K, gives copy c of a thread at trip t
  *   the element that the original's thread (that thread + c * the new stride) took at its
  *   trip t, when K divides the grid: each copy is one of the original's threads. Nothing
@@ -827,11 +828,11 @@ static bool return_varies(const co_scan *s, const co_loop *L, size_t k, size_t *
  *   which the original's own result is defined (its returns make which elements are left
  *   depend on the grid).
  * False with s->why set when refused. */
-static bool loop_exits(co_scan *s, const rw_context *ctx, const co_loop *L, int K, co_exit *exit)
+static bool loop_exits(co_scan *s, const rw_context *ctx, const co_loop *L, int K, bool divides, co_exit *exit)
 {
     const rw_toks *ts = &s->ts;
-    *exit = L->grid ? CO_EXIT_SKIP : CO_EXIT_KEEP;
-    if (!L->grid)
+    *exit = L->grid || divides ? CO_EXIT_SKIP : CO_EXIT_KEEP;
+    if (*exit == CO_EXIT_KEEP)
         return true;
     for (size_t k = L->body_a; k < L->body_b; k++) {
         if (!rwl_tok_is_ident(ts, k, "return"))
@@ -845,8 +846,8 @@ static bool loop_exits(co_scan *s, const rw_context *ctx, const co_loop *L, int 
         bool conditioned;
         if (!return_varies(s, L, k, &at, &conditioned) || *exit == CO_EXIT_FLAG)
             continue;
-        char gw[200];
-        if (!spec_grid_divisible_at(ctx, K, 0, false, gw, sizeof gw)) {
+        char gw[200] = "the loop strides over the block while another divides the grid";
+        if (!L->grid || !spec_grid_divisible_at(ctx, K, 0, false, gw, sizeof gw)) {
             if (!conditioned)
                 return refuse(s, k, "return", "a return under no condition ends the thread at its first element, "
                                               "which a copy can follow only when %d divides the grid: %s", K, gw);
@@ -863,8 +864,8 @@ static bool loop_exits(co_scan *s, const rw_context *ctx, const co_loop *L, int 
 /* The loop L with K copies of its body per trip. A trip whose last element is in range
  * (every trip but the last few) runs the copies without bound checks between them, so
  * nothing orders one copy's loads after another's check; the other trips check each. */
-static int emit_loop(co_scan *s, const rw_context *ctx, const co_loop *L, size_t ordinal, int K, rw_edits *es,
-                     char *line_note, size_t ln, bool *flagged)
+static int emit_loop(co_scan *s, const rw_context *ctx, const co_loop *L, size_t ordinal, int K, bool divides,
+                     rw_edits *es, char *line_note, size_t ln, bool *flagged)
 {
     const rw_toks *ts = &s->ts;
     int rc = HK_OK;
@@ -873,7 +874,7 @@ static int emit_loop(co_scan *s, const rw_context *ctx, const co_loop *L, size_t
         if (rwp_mentions(ts, k, k + 1, L->var) && rwl_scalar_written(ts, k))
             return refuse(s, k, "loop index", "the body changes the loop's index %s", L->var), HK_OK;
     co_exit exit;
-    if (!loop_exits(s, ctx, L, K, &exit))
+    if (!loop_exits(s, ctx, L, K, divides, &exit))
         return HK_OK;
     *flagged |= exit == CO_EXIT_FLAG;
     const char *wt = wide_type(L->type);
@@ -1198,7 +1199,7 @@ static int coarsen_kernel(const rw_context *ctx, int K, rw_result *out)
             goto refused;
     } else {
         for (size_t l = 0; l < n_loops && !rc && !s.why[0]; l++) {
-            if ((rc = emit_loop(&s, ctx, &loops[l], l, K, &es, where, sizeof where, &flagged)))
+            if ((rc = emit_loop(&s, ctx, &loops[l], l, K, divides, &es, where, sizeof where, &flagged)))
                 break;
             rc = hk_buf_printf(&lines, "%s%s", lines.len ? ", " : "", where);
         }

@@ -426,6 +426,15 @@ static const char refused[] =
     "        if ((x[i] < 0.0f)) return;\n"
     "        y[i] = x[i];\n"
     "    }\n"
+    "}\n"
+    "__global__ void block_exit_divided(const float *x, float *y, float *z, int n)\n"  /* 85 */
+    "{\n"
+    "    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)\n"
+    "        y[i] = x[i];\n"
+    "    for (int j = threadIdx.x; j < n; j += blockDim.x) {\n"
+    "        if (x[j] < 0.0f) return;\n"                                               /* 90 */
+    "        z[j] = x[j];\n"
+    "    }\n"
     "}\n";
 
 static const rwf_refusal refusals[] = {
@@ -443,6 +452,7 @@ static const rwf_refusal refusals[] = {
     {"bound_call", "loop", 66, "`block_base`"},
     {"return_then_loop", "return", 72, "code after the loop (line 75)"},
     {"return_element", "return", 81, "may differ between the elements"},
+    {"block_exit_divided", "return", 90, "another divides the grid"},
 };
 
 /* Each refuses through the registry with its construct and line. */
