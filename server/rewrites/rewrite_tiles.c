@@ -1244,6 +1244,8 @@ static int inline_call_reads(const rw_context *ctx, const an_function *f, char *
             for (size_t c = st; plain && !*out && c + 1 < se; c++) {
                 if (rwl_tok_is(&ts, c, "?") || rwl_tok_is(&ts, c, "&&") || rwl_tok_is(&ts, c, "||"))
                     break;   /* a call after these may not run */
+                if (rwl_tok_is(&ts, c, "++") || rwl_tok_is(&ts, c, "--"))
+                    break;   /* the argument may not have the value it has at the statement's start */
                 if (ts.t[c].kind != T_IDENT || !rwl_tok_is(&ts, c + 1, "(") || rwl_is_type_word(&ts, c))
                     continue;
                 const an_function *g = NULL;
@@ -1253,6 +1255,8 @@ static int inline_call_reads(const rw_context *ctx, const an_function *f, char *
                         !memcmp(ctx->m->funcs[fi].name, text + ts.t[c].start, nl) && &ctx->m->funcs[fi] != f)
                         g = &ctx->m->funcs[fi];
                 size_t cc = rwl_match_close(&ts, c + 1);
+                if (!g && !rwl_pure_call_name(&ts, c))
+                    break;   /* a call before this one may change what its argument reads */
                 if (!g || cc >= se)
                     continue;
                 /* each argument [a, e) */
@@ -1317,6 +1321,8 @@ static int inline_call_reads(const rw_context *ctx, const an_function *f, char *
                     a = e + 1;
                     arg++;
                 }
+                if (!*out)
+                    break;   /* a call before the next one may change what its argument reads */
             }
             st = se;
         }

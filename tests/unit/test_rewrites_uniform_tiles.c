@@ -266,7 +266,10 @@ static void reads_inside_a_call(void **state)
     char *sum = emu_replaced(k_call, "boxes + k * 5", "boxes + k * 5 + 1");
     char *written = emu_replaced(k_call, "    float x0 = box[0], y0 = box[1];\n",
                                  "    float x0 = box[0], y0 = box[1];\n    ((float *)box)[4] = 0.0f;\n");
-    const char *const srcs[] = {cond, sum, written};
+    /* the call under a ?: (not made on every trip) */
+    char *maybe = emu_replaced(k_call, "int in = inside(p, boxes + k * 5);",
+                               "int in = p[0] > 100.0f ? 0 : inside(p, boxes + k * 5);");
+    const char *const srcs[] = {cond, sum, written, maybe};
     for (size_t i = 0; i < HK_ARRAY_LEN(srcs); i++) {
         fixture fx;
         load_text(srcs[i], &fx);
@@ -283,6 +286,7 @@ static void reads_inside_a_call(void **state)
     free(cond);
     free(sum);
     free(written);
+    free(maybe);
 }
 
 static void spellings_apply(void **state)
