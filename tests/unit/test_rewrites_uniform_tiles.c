@@ -243,6 +243,12 @@ static const char k_call[] =
     "    }\n"
     "}\n";
 
+static int call_tiles(const fixture *fx, size_t k, rw_result *r)
+{
+    rw_context ctx = {.text = fx->text, .len = fx->len, .m = fx->m, .kernel = k};
+    return rw_apply_named("uniform_tiles", &ctx, NULL, r, NULL);
+}
+
 /* The call's reads are brought into the kernel's text (a local array of the offsets the
  * function reads), then staged; a function that reads its box after a condition, or whose
  * argument is not the pointer plus the counter's product, is refused with the call. */
@@ -256,6 +262,12 @@ static void reads_inside_a_call(void **state)
     assert_null(strstr(t, "hk_tile4"));   /* offset 4 is never read */
     assert_non_null(strstr(t, "int in = inside(p, hk_ua);"));
     free(t);
+    {   /* out of memory anywhere, the second analysis included: HK_ENOMEM, nothing left */
+        fixture fx;
+        load_text(k_call, &fx);
+        rwf_survives_alloc_failures(&fx, kernel(&fx, "first_box"), call_tiles);
+        unload(&fx);
+    }
     static const char *const later[] = {
         /* the box read after a condition: not every call reads it */
         "    float x0 = box[0], y0 = box[1];\n    float x1 = box[2], y1 = box[3];\n",
