@@ -1166,17 +1166,20 @@ out:
 /* Reads the callee g's parameter q (index pi) makes: every use of q in g's body is a read
  * `q[C]` (C an integer literal below UT_MAX_OFFSETS) in the body's straight-line prefix,
  * before any if, loop, switch, return, ?:, && or || (so that each is read whenever g is
- * called). The offsets in used[]; false when any use is otherwise (written, offset, passed
- * on, read under a condition) or there is none. */
-static bool callee_reads(const char *text, const an_function *g, size_t pi, bool used[UT_MAX_OFFSETS])
+ * called). The offsets in used[] and *fits true; *fits false when any use is otherwise
+ * (written, offset, passed on, read under a condition) or there is none. HK_OK or
+ * HK_ENOMEM. */
+static int callee_reads(const char *text, const an_function *g, size_t pi, bool used[UT_MAX_OFFSETS], bool *fits)
 {
+    *fits = false;
     if (pi >= g->n_params || !g->params[pi].name || !g->params[pi].name[0] || g->params[pi].pointer_depth != 1 ||
         g->body_span.end_byte <= g->body_span.start_byte)
-        return false;
+        return HK_OK;
     const char *q = g->params[pi].name;
     rw_toks ts = {0};
-    if (rwl_lex(text, g->body_span.start_byte, g->body_span.end_byte, &ts))
-        return false;
+    int rc = rwl_lex(text, g->body_span.start_byte, g->body_span.end_byte, &ts);
+    if (rc)
+        return rc == HK_ENOMEM ? rc : HK_OK;
     bool ok = true, any = false, straight = true;
     memset(used, 0, UT_MAX_OFFSETS * sizeof used[0]);
     for (size_t k = 1; k + 1 < ts.n && ok; k++) {
@@ -1204,7 +1207,8 @@ static bool callee_reads(const char *text, const an_function *g, size_t pi, bool
             used[c] = any = true;
     }
     rwl_toks_free(&ts);
-    return ok && any;
+    *fits = ok && any;
+    return HK_OK;
 }
 
 /* The kernel f with the reads of one call in a counted loop brought into its own text:
@@ -1291,8 +1295,10 @@ static int inline_call_reads(const rw_context *ctx, const an_function *f, char *
                                !rwl_tok_is(&ts, x, "-");   /* one product: `k * 7` (a sum would
                                                             * be read as P + k ... ) */
                     }
-                    bool used[UT_MAX_OFFSETS];
-                    if (kp && pure && counter && callee_reads(text, g, arg, used)) {
+                    bool used[UT_MAX_OFFSETS], fits = false;
+                    if (kp && pure && counter && (rc = callee_reads(text, g, arg, used, &fits)))
+                        break;
+                    if (fits) {
                         int last = 0;
                         for (int o = 0; o < UT_MAX_OFFSETS; o++)
                             if (used[o])
