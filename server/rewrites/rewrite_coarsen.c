@@ -241,9 +241,9 @@ static bool accesses_bounded(const co_scan *s, int axis, const km_access **first
 }
 
 /* Does the spec's grid along axis split into K equal parts at every size, under the
- * spec's block and under every power-of-two block the search may launch it with (a grid
- * written as n / block_x changes with it)? */
-static bool spec_grid_divisible(const rw_context *ctx, int K, int axis, char *why, size_t n)
+ * spec's block and, any_block, under every power-of-two block the search may launch it
+ * with (a grid written as n / block_x changes with it)? */
+static bool spec_grid_divisible_at(const rw_context *ctx, int K, int axis, bool any_block, char *why, size_t n)
 {
     const spec *sp = ctx->spec;
     if (!sp || !sp->grid[axis] || sp->n_sizes == 0) {
@@ -258,7 +258,7 @@ static bool spec_grid_divisible(const rw_context *ctx, int K, int axis, char *wh
     }
     bool ok = true;
     for (size_t k = 0; k < sp->n_sizes && ok; k++)
-        for (size_t b = 0; b < HK_ARRAY_LEN(blocks) && ok; b++) {
+        for (size_t b = 0; b < (any_block ? HK_ARRAY_LEN(blocks) : 1) && ok; b++) {
             const long long block[3] = {blocks[b], 1, 1};
             /* an SM-count grid is a grid-stride kernel's, never this shape's: 132 (an H200)
              * only lets the expression evaluate */
@@ -275,6 +275,11 @@ static bool spec_grid_divisible(const rw_context *ctx, int K, int axis, char *wh
         }
     hk_free(vars);
     return ok;
+}
+
+static bool spec_grid_divisible(const rw_context *ctx, int K, int axis, char *why, size_t n)
+{
+    return spec_grid_divisible_at(ctx, K, axis, true, why, n);
 }
 
 /* Does the body assign the parameter name itself (`n -= 1`, `p += off`, `&n`, a member
@@ -693,11 +698,18 @@ static bool nested_in_loop(const rw_toks *ts, size_t a, size_t r, size_t end)
     return false;
 }
 
-/* The edits inside one element's code [a, b): `return;` leaves the element (continue, or
- * `goto label;` to the end of the copy when inside a loop: *jump); `break` outside an inner
- * loop or switch would leave the copies: refused. */
+/* What a `return;` in one element's code becomes in its copy (loop_exits decides). */
+typedef enum {
+    CO_EXIT_SKIP,   /* it leaves the element only: continue (or a jump to the copy's end) */
+    CO_EXIT_KEEP,   /* it stays a return: the thread keeps its own elements, in order */
+    CO_EXIT_FLAG,   /* it also ends the copy's later trips: the copy's flag hk_co_live[c] */
+} co_exit;
+
+/* The edits inside one element's code [a, b): `return;` as exit says (CO_EXIT_SKIP and
+ * CO_EXIT_FLAG: continue, or `goto label;` to the end of the copy when inside a loop:
+ * *jump); `break` outside an inner loop or switch would leave the copies: refused. */
 static int element_exits(co_scan *s, size_t a, size_t b, rw_edits *es, bool *jump, bool in_loop_body,
-                         const char *label)
+                         const char *label, co_exit exit)
 {
     const rw_toks *ts = &s->ts;
     int rc = HK_OK;
@@ -707,9 +719,15 @@ static int element_exits(co_scan *s, size_t a, size_t b, rw_edits *es, bool *jum
                 refuse(s, k, "return", "a return with a value");
                 break;
             }
+            if (exit == CO_EXIT_KEEP)
+                continue;
             bool nested = nested_in_loop(ts, a, k, b);
             *jump |= nested;
-            char *to = nested ? hk_asprintf("goto %s;", label) : hk_strdup("continue;");
+            char *leave = nested ? hk_asprintf("goto %s;", label) : hk_strdup("continue;");
+            char *to = leave && exit == CO_EXIT_FLAG ? hk_asprintf("{ hk_co_live[hk_co_c] = false; %s }", leave)
+                                                     : leave;
+            if (to != leave)
+                hk_free(leave);
             rc = rwl_edits_add_owned(es, ts->t[k].start, ts->t[k + 1].end, to);
         } else if (in_loop_body && rwl_tok_is_ident(ts, k, "break") && !nested_in_loop(ts, a, k, b)) {
             refuse(s, k, "break", "a break leaves the loop over all elements of the thread; coarsened, it "
@@ -720,15 +738,16 @@ static int element_exits(co_scan *s, size_t a, size_t b, rw_edits *es, bool *jum
     return rc;
 }
 
-/* The loop body [a, b) as one copy's text, its returns leaving the copy (label: the copy's
+/* The loop body [a, b) as one copy's text, its returns as exit says (label: the copy's
  * end), appended to out. */
-static int copy_text(co_scan *s, size_t a, size_t b, const char *label, struct hk_buf *out, bool *jump)
+static int copy_text(co_scan *s, size_t a, size_t b, const char *label, co_exit exit, struct hk_buf *out,
+                     bool *jump)
 {
     const rw_toks *ts = &s->ts;
     rw_edits es = {0};
     char *o = NULL;
     size_t ol = 0;
-    int rc = element_exits(s, a, b, &es, jump, true, label);
+    int rc = element_exits(s, a, b, &es, jump, true, label, exit);
     if (rc || s->why[0])
         goto out;
     uint32_t base = ts->t[a].start, end = ts->t[b - 1].end;
@@ -760,14 +779,61 @@ static bool moved_in(const co_scan *s, const co_loop *L, const km_param *p)
            (int)p->moved_at <= rwl_line_at(s->text, s->ts.t[L->body_b - 1].start);
 }
 
-/* A return in the loop's body ends the thread in the original, its later elements and
- * whatever follows the loop with it; in the copies it skips one element. The two agree
- * when nothing follows the loop in the kernel and the return's condition is the same for
- * every element of the thread (mmcv's `if (bs_idx >= b || c_idx >= c) return;`): it then
- * returns at the first element or never. */
-static bool loop_returns_exact(co_scan *s, const co_loop *L)
+/* Does the condition of the `if` around the return at k read something that may differ
+ * between the elements of a thread (memory, a call, the loop's index, a local the body
+ * declares or writes)? The token that does in *at. */
+static bool return_varies(const co_scan *s, const co_loop *L, size_t k, size_t *at, bool *conditioned)
 {
     const rw_toks *ts = &s->ts;
+    size_t cond = 0, close = 0;
+    for (size_t q = L->body_a; q < k; q++)
+        if (rwl_tok_is_ident(ts, q, "if") && rwl_stmt_end(ts, q, L->body_b) > k && rwl_match_close(ts, q + 1) < k) {
+            cond = q + 2;
+            close = rwl_match_close(ts, q + 1);
+        }
+    *conditioned = cond != 0;
+    *at = k;
+    if (!cond)
+        return true;
+    for (size_t q = cond; q < close; q++) {
+        bool call = rwl_tok_is(ts, q, "(") && q > cond && ts->t[q - 1].kind == T_IDENT && !rwl_is_type_word(ts, q - 1);
+        bool element = rwl_tok_is(ts, q, "[") || rwl_tok_is(ts, q, "->") || call ||
+                       (rwl_tok_is(ts, q, "*") && rwl_unary_position(ts, q)) ||
+                       (rwl_is_use(ts, q) && rwp_mentions(ts, q, q + 1, L->var));
+        for (size_t d = L->body_a; !element && rwl_is_use(ts, q) && d < L->body_b; d++)
+            element = rwl_same_tok(ts, d, q) && rwl_is_use(ts, d) &&
+                      (rwl_declared_here(ts, d) || rwl_scalar_written(ts, d));
+        if (element) {
+            *at = q;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* What the returns in the loop's body become in the copies. In the original a return ends
+ * the thread: its later elements, and whatever follows the loop, with it.
+ * - A block-stride loop keeps the launch (when no grid-stride loop of the kernel divides
+ *   the grid): each thread still takes its own elements in their order, so a return stays
+ *   a return (CO_EXIT_KEEP).
+ * - A grid-stride loop, under the grid divided by K, gives copy c of a thread at trip t
+ *   the element that the original's thread (that thread + c * the new stride) took at its
+ *   trip t, when K divides the grid: each copy is one of the original's threads. Nothing
+ *   may follow the loop (it would run once per thread, not once per copy). A return whose
+ *   condition is the same for every element of the thread (mmcv's `if (bs_idx >= b ||
+ *   c_idx >= c) return;`) returns at the first element or never, so skipping the element
+ *   is enough (CO_EXIT_SKIP). Any other (`if (idx[i] < 0) return;`: an early exit per
+ *   element) ends its copy's later trips through a flag per copy (CO_EXIT_FLAG): exact
+ *   when K divides the spec's grid at every size under the spec's block, the launch under
+ *   which the original's own result is defined (its returns make which elements are left
+ *   depend on the grid).
+ * False with s->why set when refused. */
+static bool loop_exits(co_scan *s, const rw_context *ctx, const co_loop *L, int K, bool divides, co_exit *exit)
+{
+    const rw_toks *ts = &s->ts;
+    *exit = L->grid || divides ? CO_EXIT_SKIP : CO_EXIT_KEEP;
+    if (*exit == CO_EXIT_KEEP)
+        return true;
     for (size_t k = L->body_a; k < L->body_b; k++) {
         if (!rwl_tok_is_ident(ts, k, "return"))
             continue;
@@ -776,29 +842,21 @@ static bool loop_returns_exact(co_scan *s, const co_loop *L)
                 return refuse(s, k, "return", "it ends the thread, and code after the loop (line %d) would run "
                                               "once the return only skips an element",
                               rwl_line_at(s->text, ts->t[q].start));
-        size_t cond = 0, close = 0;
-        for (size_t q = L->body_a; q < k; q++)
-            if (rwl_tok_is_ident(ts, q, "if") && rwl_stmt_end(ts, q, L->body_b) > k &&
-                rwl_match_close(ts, q + 1) < k) {
-                cond = q + 2;
-                close = rwl_match_close(ts, q + 1);
-            }
-        if (!cond)
-            return refuse(s, k, "return", "a return under no condition ends the thread at its first element");
-        for (size_t q = cond; q < close; q++) {
-            bool call = rwl_tok_is(ts, q, "(") && q > cond && ts->t[q - 1].kind == T_IDENT &&
-                        !rwl_is_type_word(ts, q - 1);
-            bool element = rwl_tok_is(ts, q, "[") || rwl_tok_is(ts, q, "->") || call ||
-                           (rwl_tok_is(ts, q, "*") && rwl_unary_position(ts, q)) ||
-                           (rwl_is_use(ts, q) && rwp_mentions(ts, q, q + 1, L->var));
-            for (size_t d = L->body_a; !element && rwl_is_use(ts, q) && d < L->body_b; d++)
-                element = rwl_same_tok(ts, d, q) && rwl_is_use(ts, d) &&
-                          (rwl_declared_here(ts, d) || rwl_scalar_written(ts, d));
-            if (element)
-                return refuse(s, k, "return", "its condition may differ between the elements of a thread (`%.*s`): "
-                                              "the original's return ends the thread's later elements too",
-                              (int)(ts->t[q].end - ts->t[q].start), s->text + ts->t[q].start);
+        size_t at;
+        bool conditioned;
+        if (!return_varies(s, L, k, &at, &conditioned) || *exit == CO_EXIT_FLAG)
+            continue;
+        char gw[200] = "the loop strides over the block while another divides the grid";
+        if (!L->grid || !spec_grid_divisible_at(ctx, K, 0, false, gw, sizeof gw)) {
+            if (!conditioned)
+                return refuse(s, k, "return", "a return under no condition ends the thread at its first element, "
+                                              "which a copy can follow only when %d divides the grid: %s", K, gw);
+            return refuse(s, k, "return", "its condition may differ between the elements of a thread (`%.*s`): "
+                                          "the original's return ends the thread's later elements too, which a "
+                                          "copy can follow only when %d divides the grid: %s",
+                          (int)(ts->t[at].end - ts->t[at].start), s->text + ts->t[at].start, K, gw);
         }
+        *exit = CO_EXIT_FLAG;
     }
     return true;
 }
@@ -806,7 +864,8 @@ static bool loop_returns_exact(co_scan *s, const co_loop *L)
 /* The loop L with K copies of its body per trip. A trip whose last element is in range
  * (every trip but the last few) runs the copies without bound checks between them, so
  * nothing orders one copy's loads after another's check; the other trips check each. */
-static int emit_loop(co_scan *s, const co_loop *L, size_t ordinal, int K, rw_edits *es, char *line_note, size_t ln)
+static int emit_loop(co_scan *s, const rw_context *ctx, const co_loop *L, size_t ordinal, int K, bool divides,
+                     rw_edits *es, char *line_note, size_t ln, bool *flagged)
 {
     const rw_toks *ts = &s->ts;
     int rc = HK_OK;
@@ -814,8 +873,10 @@ static int emit_loop(co_scan *s, const co_loop *L, size_t ordinal, int K, rw_edi
     for (size_t k = L->body_a; k < L->body_b; k++)
         if (rwp_mentions(ts, k, k + 1, L->var) && rwl_scalar_written(ts, k))
             return refuse(s, k, "loop index", "the body changes the loop's index %s", L->var), HK_OK;
-    if (!loop_returns_exact(s, L))
+    co_exit exit;
+    if (!loop_exits(s, ctx, L, K, divides, &exit))
         return HK_OK;
+    *flagged |= exit == CO_EXIT_FLAG;
     const char *wt = wide_type(L->type);
     size_t np = 0;
     const km_param *ps = km_params(s->km, &np);
@@ -827,6 +888,14 @@ static int emit_loop(co_scan *s, const co_loop *L, size_t ordinal, int K, rw_edi
     for (size_t p = 0; p < np && !rc; p++)
         if (moved_in(s, L, &ps[p]))
             rc = hk_buf_printf(&h, "    decltype(%s) const hk_co_entry_%s = %s;\n", ps[p].name, ps[p].name, ps[p].name);
+    /* the copies whose original thread has not returned yet */
+    if (!rc && exit == CO_EXIT_FLAG) {
+        rc = hk_buf_printf(&h, "    bool hk_co_live[%d] = {", K);
+        for (int c = 0; c < K && !rc; c++)
+            rc = hk_buf_appends(&h, c ? ", true" : "true");
+        if (!rc)
+            rc = hk_buf_appends(&h, "};   /* a copy's thread returned: its later trips are skipped */\n");
+    }
     if (!rc)
         rc = hk_buf_printf(&h,
                            "    for (%s hk_co_i = %s; hk_co_i %s (%s); hk_co_i += (%s)%d * (%s)) {\n"
@@ -842,6 +911,9 @@ static int emit_loop(co_scan *s, const co_loop *L, size_t ordinal, int K, rw_edi
             rc = hk_buf_printf(&h, "                if (!(hk_co_e %s (%s)))\n"
                                    "                    continue;\n",
                                L->cmp, L->bound);
+        if (!rc && exit == CO_EXIT_FLAG)
+            rc = hk_buf_appends(&h, "                if (!hk_co_live[hk_co_c])\n"
+                                    "                    continue;\n");
         if (!rc)
             rc = hk_buf_printf(&h, "                %s %s = (%s)hk_co_e;\n", L->type, L->var, L->type);
         for (size_t p = 0; p < np && !rc; p++)
@@ -851,7 +923,7 @@ static int emit_loop(co_scan *s, const co_loop *L, size_t ordinal, int K, rw_edi
         snprintf(label, sizeof label, "hk_co_next%zu_%d", ordinal, full);
         if (!rc)
             rc = hk_buf_appends(&h, "                ");
-        if (!rc && ((rc = copy_text(s, L->body_a, L->body_b, label, &h, &jump)) || s->why[0]))
+        if (!rc && ((rc = copy_text(s, L->body_a, L->body_b, label, exit, &h, &jump)) || s->why[0]))
             break;
         if (!rc && jump)
             rc = hk_buf_printf(&h, "\n            %s: ;", label);
@@ -905,7 +977,7 @@ static int blocks_body(co_scan *s, int axis, const char *grid, const char *label
                                     "elements along %c", ax, ax);
         goto out;
     }
-    if ((rc = element_exits(s, 1, ts->n - 1, &es, jump, false, label)) || s->why[0])
+    if ((rc = element_exits(s, 1, ts->n - 1, &es, jump, false, label, CO_EXIT_SKIP)) || s->why[0])
         goto out;
     uint32_t base = ts->t[0].end, end = ts->t[ts->n - 1].start;
     for (size_t i = 0; i < es.n; i++) {
@@ -1091,6 +1163,7 @@ static int coarsen_kernel(const rw_context *ctx, int K, rw_result *out)
     rw_edits es = {0};
     char note[400] = "", where[64] = "";
     int axis = 0;
+    bool flagged = false;   /* a copy's flag follows an early return per element */
     struct hk_buf lines;
     hk_buf_init(&lines, 4096);
     if ((rc = rwl_open_body(ctx->text, ctx->len, f, false, &s.ts, &s.km, s.why, sizeof s.why)))
@@ -1126,7 +1199,7 @@ static int coarsen_kernel(const rw_context *ctx, int K, rw_result *out)
             goto refused;
     } else {
         for (size_t l = 0; l < n_loops && !rc && !s.why[0]; l++) {
-            if ((rc = emit_loop(&s, &loops[l], l, K, &es, where, sizeof where)))
+            if ((rc = emit_loop(&s, ctx, &loops[l], l, K, divides, &es, where, sizeof where, &flagged)))
                 break;
             rc = hk_buf_printf(&lines, "%s%s", lines.len ? ", " : "", where);
         }
@@ -1136,9 +1209,13 @@ static int coarsen_kernel(const rw_context *ctx, int K, rw_result *out)
     char *desc;
     if (n_loops)
         desc = hk_asprintf("kernel %s: the loop%s strided over the %s (%s) handle%s %d elements per trip in one "
-                           "unrolled loop, each under its own bounds check%s",
+                           "unrolled loop, each under its own bounds check%s%s",
                            f->name, n_loops > 1 ? "s" : "", divides ? "grid" : "block", lines.data,
-                           n_loops > 1 ? "" : "s", K, divides ? "; the grid divided by K along x" : "; the launch kept");
+                           n_loops > 1 ? "" : "s", K, divides ? "; the grid divided by K along x" : "; the launch kept",
+                           flagged ? "; a return that differs between elements ends its copy's later trips (a flag "
+                                     "per copy: each copy is one of the original's threads): exact because K "
+                                     "divides the spec's grid at every size, and only under the spec's grid"
+                                   : "");
     else
         desc = hk_asprintf("kernel %s: each block runs %d blocks of the original grid (blockIdx.%c * %d + c) in one "
                            "unrolled loop, a return leaving only its own element; the grid divided by %d along %c%s",

@@ -406,13 +406,52 @@ static bool block_stride_header(const rw_toks *hts, const char *var, struct hk_b
 
 enum ut_region { UT_KERNEL, UT_IF, UT_GRID_STRIDE };
 
+/* The loop whose `for` is on line ln passes a pointer parameter moved by its counter var
+ * to a call (`check(pts, boxes + k * 7)`): the reads that move with the counter are in the
+ * callee, which the staging does not follow. why gets the call and its line. */
+static bool call_moves_with(const ut_scan *s, const km_param *params, size_t n_params, int ln, const char *var,
+                            char *why, size_t n)
+{
+    const rw_toks *ts = s->ts;
+    for (size_t k = 1; k + 2 < ts->n; k++) {
+        if (!tok_is(s, k, "for") || !tok_is(s, k + 1, "(") || rwl_line_at(s->text, ts->t[k].start) != ln)
+            continue;
+        size_t hc = rwl_match_close(ts, k + 1);
+        if (hc + 1 >= ts->n)
+            return false;
+        size_t be = rwl_stmt_end(ts, hc + 1, ts->n - 1);
+        for (size_t c = hc + 1; c + 1 < be; c++) {
+            if (ts->t[c].kind != T_IDENT || !tok_is(s, c + 1, "(") || rwl_is_type_word(ts, c) ||
+                rwl_pure_call_name(ts, c) || tok_is(s, c, "if") || tok_is(s, c, "for") || tok_is(s, c, "while") ||
+                tok_is(s, c, "switch") || tok_is(s, c, "sizeof"))
+                continue;
+            size_t cc = rwl_match_close(ts, c + 1);
+            bool counter = false, pointer = false;
+            for (size_t a = c + 2; a < cc && a < be; a++) {
+                counter |= tok_is(s, a, var) && rwl_is_use(ts, a);
+                for (size_t p = 0; p < n_params; p++)
+                    pointer |= params[p].pointer && params[p].name && tok_is(s, a, params[p].name) &&
+                               rwl_is_use(ts, a);
+            }
+            if (counter && pointer) {
+                snprintf(why, n, "its reads that move with %s are inside the call `%.*s(...)` (line %d), through a "
+                                 "pointer argument: the staging follows reads of the kernel's own text only",
+                         var, TXT(s, c), rwl_line_at(s->text, ts->t[c].start));
+                return true;
+            }
+        }
+        return false;
+    }
+    return false;
+}
+
 static const char *const reserved[] = {
     "hk_on",    "hk_done",  "hk_base",  "hk_k0",    "hk_l",     "hk_j",     "hk_g",     "hk_u",
     "hk_full",  "hk_tile0", "hk_tile1", "hk_tile2", "hk_tile3", "hk_tile4", "hk_tile5", "hk_tile6",
     "hk_tile7", "hk_r0",    "hk_r1",    "hk_r2",    "hk_r3",    "hk_r4",    "hk_r5",    "hk_r6",
     "hk_r7"};
 
-static int rw_uniform_tiles(const rw_context *ctx, int tile, int unroll, rw_result *out)
+static int tiles_core(const rw_context *ctx, int tile, int unroll, rw_result *out)
 {
     if (!out)
         return HK_EINVAL;
@@ -479,7 +518,7 @@ static int rw_uniform_tiles(const rw_context *ctx, int tile, int unroll, rw_resu
 
     /* ---- the all-pairs loop: a counted loop of uniform trip whose body reads an element
      * that depends on its counter and on nothing per thread ---- */
-    char first_why[400] = "";
+    char first_why[400] = "", own_why[400] = "", call_why[300];
     long L = -1;
     size_t lf = 0;           /* its `for` token */
     for (size_t li = 0; li < n_loops && L < 0; li++) {
@@ -501,7 +540,9 @@ static int rw_uniform_tiles(const rw_context *ctx, int tile, int unroll, rw_resu
                 any = rs[r].n_loops && rs[r].loops[rs[r].n_loops - 1] == li && !rs[r].ambiguous &&
                       km_form_mentions(km, rs[r].index, lp->counter);
             if (!any)
-                why = "no read in it moves with its counter";
+                why = call_moves_with(s, params, n_params, ln, lp->var, call_why, sizeof call_why)
+                          ? call_why
+                          : "no read in it moves with its counter";
         }
         if (!why) {
             /* the `for` token on its line that declares its variable */
@@ -521,14 +562,20 @@ static int rw_uniform_tiles(const rw_context *ctx, int tile, int unroll, rw_resu
                 why = "not a `for` statement that declares its counter";
         }
         if (why) {
-            if (!first_why[0])
-                snprintf(first_why, sizeof first_why, "loop at line %d: %s", ln, why);
+            /* the thread's own loop over its queries (grid- or block-stride) is never the
+             * all-pairs loop: a reason of a counted loop says more, when there is one */
+            bool own = lp->kind == KM_LOOP_GRID_STRIDE || lp->kind == KM_LOOP_BLOCK_STRIDE;
+            char *slot = own ? own_why : first_why;
+            if (!slot[0])
+                snprintf(slot, sizeof first_why, "loop at line %d: %s", ln, why);
             continue;
         }
         L = (long)li;
     }
     if (L < 0)
-        REFUSE("%s", first_why[0] ? first_why : "loop: the kernel has no loop over the reference points");
+        REFUSE("%s", first_why[0] ? first_why
+                     : own_why[0] ? own_why
+                                  : "loop: the kernel has no loop over the reference points");
     const km_loop *lp = &loops[L];
 
     /* the loop's parts: for ( TYPE k = S ; COND ; STEP ) BODY */
@@ -1110,6 +1157,240 @@ out:
     rwl_toks_free(&ts);
     return rc;
 #undef REFUSE
+}
+
+/* ---- reads inside a called function ---- */
+
+#define UT_MAX_OFFSETS 32
+
+/* Reads the callee g's parameter q (index pi) makes: every use of q in g's body is a read
+ * `q[C]` (C an integer literal below UT_MAX_OFFSETS) in the body's straight-line prefix,
+ * before any if, loop, switch, return, ?:, && or || (so that each is read whenever g is
+ * called). The offsets in used[] and *fits true; *fits false when any use is otherwise
+ * (written, offset, passed on, read under a condition) or there is none. HK_OK or
+ * HK_ENOMEM. */
+static int callee_reads(const char *text, const an_function *g, size_t pi, bool used[UT_MAX_OFFSETS], bool *fits)
+{
+    *fits = false;
+    if (pi >= g->n_params || !g->params[pi].name || !g->params[pi].name[0] || g->params[pi].pointer_depth != 1 ||
+        g->body_span.end_byte <= g->body_span.start_byte)
+        return HK_OK;
+    const char *q = g->params[pi].name;
+    rw_toks ts = {0};
+    int rc = rwl_lex(text, g->body_span.start_byte, g->body_span.end_byte, &ts);
+    if (rc)
+        return rc == HK_ENOMEM ? rc : HK_OK;
+    bool ok = true, any = false, straight = true;
+    memset(used, 0, UT_MAX_OFFSETS * sizeof used[0]);
+    for (size_t k = 1; k + 1 < ts.n && ok; k++) {
+        if (rwl_tok_is_ident(&ts, k, "if") || rwl_tok_is_ident(&ts, k, "for") || rwl_tok_is_ident(&ts, k, "while") ||
+            rwl_tok_is_ident(&ts, k, "do") || rwl_tok_is_ident(&ts, k, "switch") ||
+            rwl_tok_is_ident(&ts, k, "return") || rwl_tok_is_ident(&ts, k, "goto") || rwl_tok_is(&ts, k, "?") ||
+            rwl_tok_is(&ts, k, "&&") || rwl_tok_is(&ts, k, "||"))
+            straight = false;
+        if (!rwl_tok_is_ident(&ts, k, q) || !rwl_is_use(&ts, k))
+            continue;
+        /* q [ C ] read: not written, not its address taken */
+        ok = straight && k + 3 < ts.n && rwl_tok_is(&ts, k + 1, "[") && ts.t[k + 2].kind == T_NUMBER &&
+             rwl_tok_is(&ts, k + 3, "]") && !rwl_tok_is_assign_op(&ts, k + 4) && !rwl_tok_is(&ts, k + 4, "++") &&
+             !rwl_tok_is(&ts, k + 4, "--") && !rwl_tok_is(&ts, k - 1, "&") && !rwl_tok_is(&ts, k - 1, "++") &&
+             !rwl_tok_is(&ts, k - 1, "--");
+        if (!ok)
+            break;
+        char num[16];
+        size_t nl = ts.t[k + 2].end - ts.t[k + 2].start;
+        snprintf(num, sizeof num, "%.*s", (int)(nl < sizeof num ? nl : sizeof num - 1), text + ts.t[k + 2].start);
+        char *end;
+        long c = strtol(num, &end, 0);
+        ok = *end == '\0' && c >= 0 && c < UT_MAX_OFFSETS;
+        if (ok)
+            used[c] = any = true;
+    }
+    rwl_toks_free(&ts);
+    *fits = ok && any;
+    return HK_OK;
+}
+
+/* The kernel f with the reads of one call in a counted loop brought into its own text:
+ * a statement `... g(..., P + X, ...) ...;` of the loop's body block, where P is a pointer
+ * parameter of the kernel, X a pure expression of the loop's counter and g a function of
+ * the model that only reads its parameter at constant offsets C (callee_reads), becomes
+ * `T hk_ua[N]; hk_ua[C] = P[(X) + C]; ...  ... g(..., hk_ua, ...) ...;` (also for
+ * `X + P` and `&P[X]`). The same elements are read, at the same trip, before the same
+ * call, which reads each of them whenever it is called; then uniform_tiles sees them.
+ * New text in *out (NULL when no such call), *line the call's line. */
+static int inline_call_reads(const rw_context *ctx, const an_function *f, char **out, int *line)
+{
+    const char *text = ctx->text;
+    rw_toks ts = {0};
+    struct hk_buf b;
+    hk_buf_init(&b, RW_TEXT_MAX);
+    *out = NULL;
+    int rc = rwl_lex(text, f->body_span.start_byte, f->body_span.end_byte, &ts);
+    for (size_t k = 1; !rc && !*out && k + 2 < ts.n; k++) {
+        if (!rwl_tok_is_ident(&ts, k, "for") || !rwl_tok_is(&ts, k + 1, "("))
+            continue;
+        /* its counter: `TYPE v =` in the header's init */
+        size_t hc = rwl_match_close(&ts, k + 1), v = 0;
+        for (size_t j = k + 3; j < hc && !rwl_tok_is(&ts, j, ";"); j++)
+            if (ts.t[j].kind == T_IDENT && rwl_tok_is(&ts, j + 1, "=") &&
+                (rwl_is_type_word(&ts, j - 1) || ts.t[j - 1].kind == T_IDENT))
+                v = j;
+        if (!v || hc + 1 >= ts.n || !rwl_tok_is(&ts, hc + 1, "{"))
+            continue;
+        size_t bc = rwl_match_close(&ts, hc + 1);
+        for (size_t st = hc + 2; !rc && !*out && st < bc;) {
+            size_t se = rwl_stmt_end(&ts, st, bc);
+            bool plain = !(rwl_tok_is_ident(&ts, st, "if") || rwl_tok_is_ident(&ts, st, "for") ||
+                           rwl_tok_is_ident(&ts, st, "while") || rwl_tok_is_ident(&ts, st, "do") ||
+                           rwl_tok_is_ident(&ts, st, "switch") || rwl_tok_is(&ts, st, "{") ||
+                           rwl_tok_is_ident(&ts, st, "return"));
+            for (size_t c = st; plain && !*out && c + 1 < se; c++) {
+                if (rwl_tok_is(&ts, c, "?") || rwl_tok_is(&ts, c, "&&") || rwl_tok_is(&ts, c, "||"))
+                    break;   /* a call after these may not run */
+                if (rwl_tok_is(&ts, c, "++") || rwl_tok_is(&ts, c, "--"))
+                    break;   /* the argument may not have the value it has at the statement's start */
+                if (ts.t[c].kind != T_IDENT || !rwl_tok_is(&ts, c + 1, "(") || rwl_is_type_word(&ts, c))
+                    continue;
+                const an_function *g = NULL;
+                size_t nl = ts.t[c].end - ts.t[c].start;
+                for (size_t fi = 0; fi < ctx->m->n_funcs && !g; fi++)
+                    if (ctx->m->funcs[fi].name && strlen(ctx->m->funcs[fi].name) == nl &&
+                        !memcmp(ctx->m->funcs[fi].name, text + ts.t[c].start, nl) && &ctx->m->funcs[fi] != f)
+                        g = &ctx->m->funcs[fi];
+                size_t cc = rwl_match_close(&ts, c + 1);
+                if (!g && !rwl_pure_call_name(&ts, c))
+                    break;   /* a call before this one may change what its argument reads */
+                if (!g || cc >= se)
+                    continue;
+                /* each argument [a, e) */
+                size_t a = c + 2, arg = 0;
+                while (!*out && !rc && a < cc) {
+                    size_t e = a;
+                    int depth = 0;
+                    while (e < cc && !(depth == 0 && rwl_tok_is(&ts, e, ","))) {
+                        depth += rwl_tok_is(&ts, e, "(") || rwl_tok_is(&ts, e, "[");
+                        depth -= rwl_tok_is(&ts, e, ")") || rwl_tok_is(&ts, e, "]");
+                        e++;
+                    }
+                    /* P + X, X + P or &P[X]: P the pointer parameter, [xa, xb) X */
+                    size_t pt = 0, xa = 0, xb = 0;
+                    if (e - a >= 4 && rwl_tok_is(&ts, a, "&") && rwl_tok_is(&ts, a + 2, "[") &&
+                        rwl_match_close(&ts, a + 2) == e - 1)
+                        pt = a + 1, xa = a + 3, xb = e - 1;
+                    else if (e - a >= 3 && rwl_tok_is(&ts, a + 1, "+"))
+                        pt = a, xa = a + 2, xb = e;
+                    else if (e - a >= 3 && rwl_tok_is(&ts, e - 2, "+"))
+                        pt = e - 1, xa = a, xb = e - 2;
+                    const an_param *kp = NULL;
+                    for (size_t pi = 0; pt && pi < f->n_params && !kp; pi++)
+                        if (f->params[pi].pointer_depth == 1 && f->params[pi].name &&
+                            rwl_tok_is_ident(&ts, pt, f->params[pi].name))
+                            kp = &f->params[pi];
+                    bool counter = false, pure = kp != NULL;
+                    for (size_t x = xa; pure && x < xb; x++) {
+                        counter |= rwl_same_tok(&ts, x, v) && rwl_is_use(&ts, x);
+                        pure = !rwl_tok_is(&ts, x, "++") && !rwl_tok_is(&ts, x, "--") && !rwl_tok_is_assign_op(&ts, x) &&
+                               !rwl_tok_is(&ts, x, "(") && !rwl_tok_is(&ts, x, "[") && !rwl_tok_is(&ts, x, "+") &&
+                               !rwl_tok_is(&ts, x, "-");   /* one product: `k * 7` (a sum would
+                                                            * be read as P + k ... ) */
+                    }
+                    bool used[UT_MAX_OFFSETS], fits = false;
+                    if (kp && pure && counter && (rc = callee_reads(text, g, arg, used, &fits)))
+                        break;
+                    if (fits) {
+                        int last = 0;
+                        for (int o = 0; o < UT_MAX_OFFSETS; o++)
+                            if (used[o])
+                                last = o;
+                        uint32_t s0 = ts.t[st].start;
+                        rc = hk_buf_append(&b, text, s0);
+                        rc = rc ? rc : hk_buf_printf(&b, "%s hk_ua[%d];", kp->elem_type, last + 1);
+                        for (int o = 0; o < UT_MAX_OFFSETS && !rc; o++)
+                            if (used[o])
+                                rc = hk_buf_printf(&b, " hk_ua[%d] = %s[(%.*s) + %d];", o, kp->name,
+                                                   (int)(ts.t[xb - 1].end - ts.t[xa].start), text + ts.t[xa].start, o);
+                        /* the statement again on a line of its own, as indented */
+                        uint32_t ls = s0;
+                        while (ls > 0 && text[ls - 1] != '\n')
+                            ls--;
+                        rc = rc ? rc : hk_buf_appends(&b, "\n");
+                        for (uint32_t w = ls; w < s0 && !rc; w++)
+                            rc = hk_buf_append(&b, text[w] == '\t' ? "\t" : " ", 1);
+                        rc = rc ? rc : hk_buf_append(&b, text + s0, ts.t[a].start - s0);
+                        rc = rc ? rc : hk_buf_appends(&b, "hk_ua");
+                        rc = rc ? rc : hk_buf_append(&b, text + ts.t[e - 1].end, ctx->len - ts.t[e - 1].end);
+                        if (!rc && !(*out = hk_buf_steal(&b)))
+                            rc = HK_ENOMEM;
+                        *line = rwl_line_at(text, ts.t[c].start);
+                    }
+                    a = e + 1;
+                    arg++;
+                }
+                if (!*out)
+                    break;   /* a call before the next one may change what its argument reads */
+            }
+            st = se;
+        }
+    }
+    rwl_toks_free(&ts);
+    hk_buf_free(&b);
+    return rc;
+}
+
+/* uniform_tiles on the kernel, or, when it refuses and a counted loop reads its elements
+ * inside a call (mmcv's `check_pt_in_box3d(pts, boxes + k * 7, ...)`), on the kernel with
+ * that call's reads brought into its text (inline_call_reads); the original's refusal when
+ * that does not apply either. */
+static int rw_uniform_tiles(const rw_context *ctx, int tile, int unroll, rw_result *out)
+{
+    int rc = tiles_core(ctx, tile, unroll, out);
+    if (rc || out->applicable)
+        return rc;
+    const an_function *f;
+    if ((rc = rwl_check_kernel(ctx->text, ctx->len, ctx->m, ctx->kernel, &f)))
+        return rc;
+    char *text = NULL;
+    int line = 0;
+    an_model *m2 = NULL;
+    rw_result r2;
+    memset(&r2, 0, sizeof r2);
+    /* the local the copy declares must be a new name */
+    for (uint32_t b = f->body_span.start_byte; b + 5 <= f->body_span.end_byte; b++)
+        if (!memcmp(ctx->text + b, "hk_ua", 5))
+            goto out;
+    if ((rc = inline_call_reads(ctx, f, &text, &line)) || !text)
+        goto out;
+    if ((rc = an_analyze(text, strlen(text), &m2)))
+        goto out;
+    long k = an_model_find_kernel(m2, f->name);
+    if (k < 0)
+        goto out;
+    rw_context c2 = *ctx;
+    c2.text = text;
+    c2.len = strlen(text);
+    c2.m = m2;
+    c2.kernel = (size_t)k;
+    if ((rc = tiles_core(&c2, tile, unroll, &r2)) || !r2.applicable)
+        goto out;
+    char *desc = hk_asprintf("%s; the reads of the call at line %d first copied into a local array hk_ua "
+                             "(the same elements, read before the call that reads each of them)",
+                             r2.description ? r2.description : "", line);
+    if (!desc) {
+        rc = HK_ENOMEM;
+        goto out;
+    }
+    hk_free(r2.description);
+    r2.description = desc;
+    rw_result_free(out);
+    *out = r2;
+    memset(&r2, 0, sizeof r2);
+out:
+    rw_result_free(&r2);
+    an_model_free(m2);
+    hk_free(text);
+    /* a text that does not analyze keeps the original's refusal; memory does not */
+    return rc == HK_ENOMEM ? rc : HK_OK;
 }
 
 /* ---- registry descriptor (registry.h) ---- */

@@ -426,6 +426,15 @@ static const char refused[] =
     "        if ((x[i] < 0.0f)) return;\n"
     "        y[i] = x[i];\n"
     "    }\n"
+    "}\n"
+    "__global__ void block_exit_divided(const float *x, float *y, float *z, int n)\n"  /* 85 */
+    "{\n"
+    "    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)\n"
+    "        y[i] = x[i];\n"
+    "    for (int j = threadIdx.x; j < n; j += blockDim.x) {\n"
+    "        if (x[j] < 0.0f) return;\n"                                               /* 90 */
+    "        z[j] = x[j];\n"
+    "    }\n"
     "}\n";
 
 static const rwf_refusal refusals[] = {
@@ -443,6 +452,7 @@ static const rwf_refusal refusals[] = {
     {"bound_call", "loop", 66, "`block_base`"},
     {"return_then_loop", "return", 72, "code after the loop (line 75)"},
     {"return_element", "return", 81, "may differ between the elements"},
+    {"block_exit_divided", "return", 90, "another divides the grid"},
 };
 
 /* Each refuses through the registry with its construct and line. */
@@ -604,6 +614,246 @@ static void macro_defined_twice(void **state)
     unload(&fx);
 }
 
+
+/* Early exits per element (issue 13: mmcv's assign_score_withk returns from its
+ * CUDA_1D_KERNEL_LOOP when a neighbour index is out of range). In a grid-stride loop the
+ * return ends the thread: its later elements are left as they were. Under the grid divided
+ * by K each copy is one of the original's threads, so a flag per copy follows it: exact
+ * when K divides the spec's grid, refused otherwise. In a block-stride loop (the launch
+ * kept) the return stays a return, and code after the loop may follow. */
+static const char exits[] =
+    "__global__ void pick_until(const float *x, const int *sel, float *y, int n, int lim)\n"   /* 1 */
+    "{\n"
+    "    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {\n"
+    "        const int s = sel[i];\n"
+    "        if (s >= lim)\n"                                                                      /* 5 */
+    "            return;\n"
+    "        y[i] = 2.0f * x[s] + y[i];\n"
+    "    }\n"
+    "}\n"
+    "__global__ void rows_until(const float *x, float *y, int n, int w)\n"                       /* 10 */
+    "{\n"
+    "    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {\n"
+    "        float t = 0.0f;\n"
+    "        for (int k = 0; k < w; k++) {\n"
+    "            if (x[i * w + k] > 29.5f)\n"                                                     /* 15 */
+    "                return;\n"
+    "            t += x[i * w + k];\n"
+    "        }\n"
+    "        y[i] = t;\n"
+    "    }\n"                                                                                     /* 20 */
+    "}\n"
+    "__global__ void channel_until(const float *x, float *y, float *done, int sp)\n"
+    "{\n"
+    "    const int c = blockIdx.x;\n"
+    "    for (int i = threadIdx.x; i < sp; i += blockDim.x) {\n"                                 /* 25 */
+    "        if (x[c * sp + i] > 35.5f)\n"
+    "            return;\n"
+    "        y[c * sp + i] = 3.0f * x[c * sp + i];\n"
+    "    }\n"
+    "    if (threadIdx.x == 0)\n"                                                                 /* 30 */
+    "        done[c] = 1.0f;\n"
+    "}\n";
+
+/* The grid-stride kernels under a capped grid (several elements per thread, so a return
+ * leaves later ones), at ragged sizes, the rewrite under the grid divided by K. */
+static const char exits_helpers[] =
+    "static int K = 4;\n"
+    "static unsigned div_up(unsigned a, unsigned b) { return (a + b - 1) / b; }\n"
+    "static void pick_until_case(void)\n"
+    "{\n"
+    "    static const int sizes[] = {0, 1, 37, 1000, 4099};\n"
+    "    for (int z = 0; z < 5; z++)\n"
+    "        for (int gm = 1; gm <= 3; gm++) {\n"
+    "            emu::schedule = (z + gm) % 3;\n"
+    "            const int n = sizes[z];\n"
+    "            const unsigned b = 32, g = K * gm;   /* the spec's grid: K divides it */\n"
+    "            emu::buf<float> x(64), yo(n + 1), yc(n + 1);\n"
+    "            emu::buf<int> sel(n + 1);\n"
+    "            x.fill(z + 1);\n"
+    "            sel.fill_mod(z + 2, 43);\n"
+    "            yo.fill(z + 3);\n"
+    "            yc.fill(z + 3);\n"
+    "            emu::launch(dim3(g), dim3(b), 0, [&] { orig::pick_until(x, sel, yo, n, 40); });\n"
+    "            emu::launch(dim3(g / K), dim3(b), 0, [&] { cand::pick_until(x, sel, yc, n, 40); });\n"
+    "            emu::expect(\"pick_until\", yo, yc);\n"
+    "        }\n"
+    "}\n"
+    "static void rows_until_case(void)\n"
+    "{\n"
+    "    static const int sizes[] = {0, 3, 100, 1001};\n"
+    "    for (int z = 0; z < 4; z++) {\n"
+    "        emu::schedule = z % 3;\n"
+    "        const int n = sizes[z], w = 3;\n"
+    "        const unsigned b = 32, g = 2 * K;\n"
+    "        emu::buf<float> x(w * n + w), yo(n + 1), yc(n + 1);\n"
+    "        x.fill_mod(z + 4, 31);\n"
+    "        yo.set(7.0f);\n"
+    "        yc.set(7.0f);\n"
+    "        emu::launch(dim3(g), dim3(b), 0, [&] { orig::rows_until(x, yo, n, w); });\n"
+    "        emu::launch(dim3(g / K), dim3(b), 0, [&] { cand::rows_until(x, yc, n, w); });\n"
+    "        emu::expect(\"rows_until\", yo, yc);\n"
+    "    }\n"
+    "}\n"
+    "static void channel_until_case(void)\n"
+    "{\n"
+    "    static const int sz[][2] = {{1, 1}, {2, 7}, {4, 37}, {3, 1001}};\n"
+    "    for (int z = 0; z < 4; z++) {\n"
+    "        emu::schedule = z % 3;\n"
+    "        const int ch = sz[z][0], sp = sz[z][1];\n"
+    "        emu::buf<float> x((size_t)ch * sp), yo((size_t)ch * sp), yc((size_t)ch * sp), dz(ch), dc(ch);\n"
+    "        x.fill_mod(z + 5, 37);\n"
+    "        yo.set(-1.0f);\n"
+    "        yc.set(-1.0f);\n"
+    "        emu::launch(dim3(ch), dim3(64), 0, [&] { orig::channel_until(x, yo, dz, sp); });\n"
+    "        emu::launch(dim3(ch), dim3(64), 0, [&] { cand::channel_until(x, yc, dc, sp); });\n"
+    "        emu::expect(\"channel_until\", yo, yc);\n"
+    "        emu::expect(\"channel_until done\", dz, dc);\n"
+    "    }\n"
+    "}\n";
+
+/* A spec for the grid-stride kernels of exits: n elements under grid (the x count). */
+static spec *exits_spec(const char *kname, const char *grid, int n1, int n2)
+{
+    char js[1200];
+    bool rows = !strcmp(kname, "rows_until");
+    snprintf(js, sizeof js,
+             "{\"name\": \"e\", \"source\": \"e.cu\", \"kernel\": \"%s\", \"sizes\": [{\"n\": %d}, {\"n\": %d}],"
+             " \"args\": [{\"name\": \"x\", \"kind\": \"input\", \"dtype\": \"float\", \"count\": \"%s\"},"
+             "%s"
+             " {\"name\": \"y\", \"kind\": \"inout\", \"dtype\": \"float\", \"count\": \"n\"},"
+             " {\"name\": \"n\", \"kind\": \"scalar\", \"dtype\": \"int\", \"value\": \"n\"},"
+             " {\"name\": \"%s\", \"kind\": \"scalar\", \"dtype\": \"int\", \"value\": %d}],"
+             " \"launch\": {\"grid\": \"%s\", \"block\": 32}}",
+             kname, n1, n2, rows ? "3 * n" : "64",
+             rows ? "" : " {\"name\": \"sel\", \"kind\": \"input\", \"dtype\": \"int\", \"count\": \"n\"},",
+             rows ? "w" : "lim", rows ? 3 : 40, grid);
+    spec *sp = NULL;
+    spec_diags diags = {0};
+    int rc = spec_parse(js, strlen(js), NULL, &sp, &diags);
+    for (size_t d = 0; rc && d < diags.n; d++)
+        print_message("spec: %s: %s\n", diags.items[d].path, diags.items[d].message);
+    assert_int_equal(rc, HK_OK);
+    spec_diags_free(&diags);
+    return sp;
+}
+
+/* coarsen of kname in exits at K under sp (NULL: none): the result, applicable or not. */
+static void exits_coarsen(const char *kname, int K, const spec *sp, rw_result *r)
+{
+    fixture fx;
+    load_text(exits, &fx);
+    int params[RW_MAX_PARAMS] = {K};
+    rw_context ctx = {.text = fx.text, .len = fx.len, .m = fx.m, .kernel = kernel(&fx, kname), .spec = sp};
+    assert_int_equal(rw_apply_named("coarsen", &ctx, params, r, NULL), HK_OK);
+    unload(&fx);
+}
+
+/* The new text of an applicable coarsen of kname at K (malloc'd). */
+static char *exits_text(const char *kname, int K, const char *grid)
+{
+    spec *sp = strcmp(kname, "channel_until") ? exits_spec(kname, grid, 1000, 4099) : NULL;
+    rw_result r;
+    exits_coarsen(kname, K, sp, &r);
+    if (!r.applicable)
+        print_message("%s: %s\n", kname, r.description);
+    assert_true(r.applicable);
+    char *t = strdup(r.text);
+    assert_non_null(t);
+    rw_result_free(&r);
+    spec_free(sp);
+    return t;
+}
+
+/* The grid-stride ones apply with a flag per copy under a spec whose grid K divides at
+ * every size (a grid capped at 8 blocks), and refuse, naming the grid, under one that K
+ * does not divide, or with no spec; the block-stride one keeps its return and needs none.
+ * Every text compiles (nvcc). */
+static void early_exit_per_element(void **state)
+{
+    (void)state;
+    static const int ks[] = {2, 4, 8};
+    for (size_t l = 0; l < HK_ARRAY_LEN(ks); l++) {
+        static const char *const names[] = {"pick_until", "rows_until"};
+        for (size_t i = 0; i < HK_ARRAY_LEN(names); i++) {
+            spec *sp = exits_spec(names[i], "min(ceil_div(n, block_x), 8)", 1000, 4099);
+            rw_result r;
+            exits_coarsen(names[i], ks[l], sp, &r);
+            if (!r.applicable)
+                print_message("%s: %s\n", names[i], r.description);
+            assert_true(r.applicable);
+            assert_int_equal(r.grid_divisor, ks[l]);
+            assert_non_null(strstr(r.text, "hk_co_live[hk_co_c] = false;"));
+            assert_non_null(strstr(r.description, "a flag per copy"));
+            if (ks[l] == 4)
+                rwf_nvcc_compiles_with(&r, "", "coarsen_exit", names[i]);
+            rw_result_free(&r);
+            spec_free(sp);
+            /* 1000 and 4099 elements in blocks of 32: 32 and 129 blocks, 129 odd */
+            sp = exits_spec(names[i], "ceil_div(n, block_x)", 1000, 4099);
+            exits_coarsen(names[i], ks[l], sp, &r);
+            assert_false(r.applicable);
+            if (!strstr(r.description, "129 blocks at size set 2"))
+                print_message("%s\n", r.description);
+            assert_non_null(strstr(r.description, "129 blocks at size set 2"));
+            rw_result_free(&r);
+            spec_free(sp);
+        }
+        rw_result r;
+        exits_coarsen("channel_until", ks[l], NULL, &r);
+        assert_true(r.applicable);
+        assert_int_equal(r.grid_divisor, 0);
+        assert_null(strstr(r.text, "hk_co_live"));
+        assert_non_null(strstr(r.text, "            return;"));
+        if (ks[l] == 4)
+            rwf_nvcc_compiles_with(&r, "", "coarsen_exit", "channel_until");
+        rw_result_free(&r);
+    }
+    /* the returned flag is per copy, not per thread: the shape */
+    char *t = exits_text("rows_until", 4, "min(ceil_div(n, block_x), 8)");
+    assert_non_null(strstr(t, "bool hk_co_live[4] = {true, true, true, true};"));
+    assert_non_null(strstr(t, "if (!hk_co_live[hk_co_c])\n                    continue;"));
+    assert_non_null(strstr(t, "{ hk_co_live[hk_co_c] = false; goto hk_co_next0_1; }"));
+    free(t);
+}
+
+/* Emulated against the original at K = 2, 4 and 8; then the check fails on purpose: a
+ * return that only skips its element (the flag never set), one flag for all copies, a
+ * block-stride return turned into a continue. */
+static void early_exit_emulated(void **state)
+{
+    (void)state;
+    SKIP_WITHOUT_EMULATOR();
+    emu_batch_init(&batch, tmpdir, __func__);
+    static const char *const names[] = {"pick_until", "rows_until", "channel_until"};
+    static const int ks[] = {2, 4, 8};
+    for (size_t i = 0; i < HK_ARRAY_LEN(names); i++)
+        for (size_t l = 0; l < HK_ARRAY_LEN(ks); l++) {
+            char *cand = exits_text(names[i], ks[l], "min(ceil_div(n, block_x), 8)");
+            char driver[200], tag[64];
+            snprintf(driver, sizeof driver, "K = %d; %s_case();", ks[l], names[i]);
+            snprintf(tag, sizeof tag, "exit_%s_%d", names[i], ks[l]);
+            emu_batch_add_pair(&batch, tag, exits, cand, exits_helpers, driver, EMU_OK);
+            free(cand);
+        }
+    char *cand = exits_text("pick_until", 4, "min(ceil_div(n, block_x), 8)");
+    char *broken = emu_replaced(cand, "hk_co_live[hk_co_c] = false; ", "");
+    emu_batch_add_pair(&batch, "exit_broken_skip", exits, broken, exits_helpers, "pick_until_case();", EMU_DIFFERS);
+    free(broken);
+    broken = emu_replaced_all(cand, "if (!hk_co_live[hk_co_c])", "if (!hk_co_live[0])");
+    emu_batch_add_pair(&batch, "exit_broken_shared", exits, broken, exits_helpers, "pick_until_case();", EMU_DIFFERS);
+    free(broken);
+    free(cand);
+    cand = exits_text("channel_until", 4, NULL);
+    /* every return of the text (the other kernels' too: this driver runs channel_until only) */
+    broken = emu_replaced_all(cand, "            return;", "            continue;");
+    emu_batch_add_pair(&batch, "exit_broken_keep", exits, broken, exits_helpers, "channel_until_case();",
+                       EMU_DIFFERS);
+    free(broken);
+    free(cand);
+    emu_batch_run(&batch);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -615,6 +865,8 @@ int main(void)
         cmocka_unit_test(emulated_equal),
         cmocka_unit_test(broken_differs),
         cmocka_unit_test(macro_defined_twice),
+        cmocka_unit_test(early_exit_per_element),
+        cmocka_unit_test(early_exit_emulated),
         cmocka_unit_test(rwf_nvcc_queued), /* last: the queued compile checks */
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -211,6 +211,96 @@ static const sample samples[] = {
     {k_ret, "nn_ret"}, {k_if, "nn_if"}, {k_gs, "nn_gs"}, {k_macro, "nn3"}, {k_ball, "ball"}, {k_f3, "nn_f3"},
 };
 
+/* The first of m boxes that holds each point, the box read inside a __device__ function
+ * through `boxes + k * 5` (offsets 0-3 of 5, at its top, before its condition), batches on
+ * y under a grid-stride loop, a break when found. */
+static const char k_call[] =
+    "__device__ inline int inside(const float *p, const float *box)\n"
+    "{\n"
+    "    float x0 = box[0], y0 = box[1];\n"
+    "    float x1 = box[2], y1 = box[3];\n"
+    "    if (p[0] < x0 || p[0] > x1)\n"
+    "        return 0;\n"
+    "    return p[1] >= y0 && p[1] <= y1;\n"
+    "}\n"
+    "__global__ void first_box(int b, int n, int m, const float *boxes, const float *pts, int *idx)\n"
+    "{\n"
+    "    int bs = blockIdx.y;\n"
+    "    boxes += bs * m * 5;\n"
+    "    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {\n"
+    "        if (bs >= b)\n"
+    "            return;\n"
+    "        const float *p = pts + (bs * n + i) * 2;\n"
+    "        int found = -1;\n"
+    "        for (int k = 0; k < m; k++) {\n"
+    "            int in = inside(p, boxes + k * 5);\n"
+    "            if (in) {\n"
+    "                found = k;\n"
+    "                break;\n"
+    "            }\n"
+    "        }\n"
+    "        idx[bs * n + i] = found;\n"
+    "    }\n"
+    "}\n";
+
+static int call_tiles(const fixture *fx, size_t k, rw_result *r)
+{
+    rw_context ctx = {.text = fx->text, .len = fx->len, .m = fx->m, .kernel = k};
+    return rw_apply_named("uniform_tiles", &ctx, NULL, r, NULL);
+}
+
+/* The call's reads are brought into the kernel's text (a local array of the offsets the
+ * function reads), then staged; a function that reads its box after a condition, or whose
+ * argument is not the pointer plus the counter's product, is refused with the call. */
+static void reads_inside_a_call(void **state)
+{
+    (void)state;
+    char *t = emu_rewrite(k_call, "first_box", "uniform_tiles", NULL);
+    assert_non_null(strstr(t, "float hk_ua[4]; hk_ua[0] = hk_tile0[hk_j]; hk_ua[1] = hk_tile1[hk_j]; "
+                              "hk_ua[2] = hk_tile2[hk_j]; hk_ua[3] = hk_tile3[hk_j];"));
+    assert_non_null(strstr(t, "hk_tile3[hk_l] = boxes[(k * 5) + 3];"));
+    assert_null(strstr(t, "hk_tile4"));   /* offset 4 is never read */
+    assert_non_null(strstr(t, "int in = inside(p, hk_ua);"));
+    free(t);
+    {   /* out of memory anywhere, the second analysis included: HK_ENOMEM, nothing left */
+        fixture fx;
+        load_text(k_call, &fx);
+        rwf_survives_alloc_failures(&fx, kernel(&fx, "first_box"), call_tiles);
+        unload(&fx);
+    }
+    static const char *const later[] = {
+        /* the box read after a condition: not every call reads it */
+        "    float x0 = box[0], y0 = box[1];\n    float x1 = box[2], y1 = box[3];\n",
+        /* the argument moved with the counter by a sum: not one product */
+    };
+    char *cond = emu_replaced(k_call, later[0], "    if (p[0] < 0.0f) return 0;\n"
+                                                "    float x0 = box[0], y0 = box[1];\n    float x1 = box[2], y1 = box[3];\n");
+    char *sum = emu_replaced(k_call, "boxes + k * 5", "boxes + k * 5 + 1");
+    char *written = emu_replaced(k_call, "    float x0 = box[0], y0 = box[1];\n",
+                                 "    float x0 = box[0], y0 = box[1];\n    ((float *)box)[4] = 0.0f;\n");
+    /* the call under a ?: (not made on every trip) */
+    char *maybe = emu_replaced(k_call, "int in = inside(p, boxes + k * 5);",
+                               "int in = p[0] > 100.0f ? 0 : inside(p, boxes + k * 5);");
+    const char *const srcs[] = {cond, sum, written, maybe};
+    for (size_t i = 0; i < HK_ARRAY_LEN(srcs); i++) {
+        fixture fx;
+        load_text(srcs[i], &fx);
+        rw_context ctx = {.text = fx.text, .len = fx.len, .m = fx.m, .kernel = kernel(&fx, "first_box")};
+        rw_result r;
+        assert_int_equal(rw_apply_named("uniform_tiles", &ctx, NULL, &r, NULL), HK_OK);
+        if (r.applicable || !strstr(r.description, "inside the call `inside(...)`"))
+            print_message("case %zu: %s\n", i, r.description);
+        assert_false(r.applicable);
+        assert_non_null(strstr(r.description, "inside the call `inside(...)`"));
+        rw_result_free(&r);
+        unload(&fx);
+    }
+    free(cond);
+    free(sum);
+    free(written);
+    free(maybe);
+}
+
 static void spellings_apply(void **state)
 {
     (void)state;
@@ -304,6 +394,33 @@ static void near_misses_refused(void **state)
          "    o[i] = b;\n"
          "}\n",
          "k", "loop", 6, "written by the kernel"},
+        {"reads through a call",
+         "__device__ float score(const float *p, const float *box)\n"
+         "{\n"
+         "    return (p[0] - box[0]) * (p[0] - box[0]) + (p[1] - box[1]) * box[2];\n"
+         "}\n"
+         "__global__ void k(const float *pts, const float *boxes, float *o, int n, int m)\n"
+         "{\n"
+         "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+         "    if (i >= n) return;\n"
+         "    float b = 0.f;\n"
+         "    for (int k = 0; k < m; k++)\n"
+         "        b = fmaxf(b, score(pts + 2 * i, boxes + k * 3));\n"
+         "    o[i] = b;\n"
+         "}\n",
+         "k", "loop", 10, "inside the call `score(...)` (line 11)"},
+        /* the thread's own grid-stride loop is not the reason given: the counted loop's is */
+        {"grid-stride query loop",
+         "__global__ void k(const float *r, const int *cnt, float *o, int n)\n"
+         "{\n"
+         "    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {\n"
+         "        float b = 0.f;\n"
+         "        for (int k = 0; k < cnt[i]; k++)\n"
+         "            b = fmaxf(b, r[k]);\n"
+         "        o[i] = b;\n"
+         "    }\n"
+         "}\n",
+         "k", "loop", 5, "varies per thread"},
         {"return in the loop",
          "__global__ void k(const float *r, float *o, int n, int m)\n"
          "{\n"
@@ -503,6 +620,25 @@ static void emulated_runs(void **state)
         "         [&] { NS::ball(n, m, 6.0f, ns, q, pts, idx); }));\n";
     emulate("tiles_ball", k_ball, "ball", (const int[]){128, 4, 0}, ball_drv, false);
     emulate("tiles_ball_t256", k_ball, "ball", NULL, ball_drv, false);
+    /* the box read inside a call: 333 points (ragged), 300 boxes (a partial last tile),
+     * a grid of 2 along x (several grid-stride iterations), one more batch than b */
+    static const char call_drv[] =
+        "const int b = 2, n = 333, m = 300;\n"
+        "emu::buf<float> boxes(b * m * 5), pts(b * n * 2);\n"
+        "boxes.fill_mod(13, 9); pts.fill_mod(14, 9);\n"
+        "for (unsigned bl : {64u, 96u})\n"
+        "    PAIR(float, 1, b * n, emu::launch(dim3(2, b + 1), dim3(bl), 0,\n"
+        "         [&] { NS::first_box(b, n, m, boxes, pts, idx); }));\n";
+    emulate("tiles_call", k_call, "first_box", NULL, call_drv, false);
+    emulate("tiles_call_t128", k_call, "first_box", (const int[]){128, 1, 0}, call_drv, false);
+    emulate("tiles_call_broken", k_call, "first_box", (const int[]){128, 2, 0}, call_drv, true);
+    {   /* one offset staged from the wrong element */
+        char *cand = emu_rewrite(k_call, "first_box", "uniform_tiles", NULL);
+        char *b = emu_replaced(cand, "boxes[(k * 5) + 2]", "boxes[(k * 5) + 1]");
+        emu_batch_add_pair(&batch, "tiles_call_offset", k_call, b, emu_helpers, call_drv, EMU_DIFFERS);
+        free(b);
+        free(cand);
+    }
     emu_batch_run(&batch);
 }
 
@@ -629,6 +765,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(spellings_apply),
         cmocka_unit_test(near_misses_refused),
+        cmocka_unit_test(reads_inside_a_call),
         cmocka_unit_test(emulated_runs),
         cmocka_unit_test(composes_with_narrowing),
         cmocka_unit_test(wild_kernels_emulated),
