@@ -589,7 +589,7 @@ int cli_check(int argc, char **argv)
         const char *what = "";
         size_t at = 0;
         if (!cc_source_is_text(f->text, f->len, &what, &at)) {
-            char *msg = hk_asprintf(EN(HK_MSG_CHECK_NOT_TEXT), f->path, what, at);
+            char *msg = hk_asprintf(EN(HK_MSG_EP_NOT_TEXT_FILE_AT_2), f->path, what, at);
             not_checked(f, msg ? msg : EN(HK_MSG_CHECK_NOT_TEXT_BARE));
             hk_free(msg);
             continue;

@@ -2291,8 +2291,6 @@ static const struct hk_msg_entry msgs[HK_MSG_COUNT] = {
       "无法读取"),
     M(CHECK_NOT_TEXT_BARE, "not a text file",
       "不是文本文件"),
-    F(CHECK_NOT_TEXT, "%s is not a text file (%s at byte %zu)",
-      "%s 不是文本文件（%s，在第 %zu 字节）"),
     M(CHECK_NUL_BYTE, "a NUL byte",
       "NUL 字节"),
     M(CHECK_BAD_UTF8, "invalid UTF-8",

@@ -1327,9 +1327,8 @@ enum hk_msg {
     HK_MSG_CHECK_NO_MEMORY,
     HK_MSG_CHECK_CANNOT_READ_BARE,
     HK_MSG_CHECK_NOT_TEXT_BARE,
-    HK_MSG_CHECK_NOT_TEXT,            /* %s path, %s CHECK_NUL_BYTE or _BAD_UTF8, %zu byte */
-    HK_MSG_CHECK_NUL_BYTE,
-    HK_MSG_CHECK_BAD_UTF8,
+    HK_MSG_CHECK_NUL_BYTE,           /* cc_source_is_text's words (compile/source.c), which a */
+    HK_MSG_CHECK_BAD_UTF8,           /* "not a text file" sentence quotes */
     HK_MSG_COUNT
 };
 

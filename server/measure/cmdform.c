@@ -26,6 +26,7 @@
 #include "compile/compile.h"
 #include "core/buf.h"
 #include "core/hk.h"
+#include "core/i18n.h"
 #include "core/log.h"
 
 #define COPY_MAX_DEPTH 128
@@ -95,6 +96,11 @@ static bool stopped(const cmdform_options *o)
 }
 
 /* A details sentence, capped at CMDFORM_MAX_DETAILS (the store keeps it). */
+/* A sentence of the message table in English: what this file writes is stored with the
+ * version or the episode and said again in the user's language where it is shown
+ * (hk_tr_said, docs/i18n.md). */
+#define EN(id) hk_tr_in(HK_LANG_EN, HK_MSG_##id)
+
 static char *sentence(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static char *sentence(const char *fmt, ...)
 {

@@ -286,7 +286,7 @@ static void check_refuses_binary_and_unknown_arch(void **state)
     const char *zh[] = {"LC_ALL=zh_CN.UTF-8", NULL};
     run_hkls(a1, zh, &r);
     assert_int_equal(r.code, 2);
-    expect_in(r.out, "blob.cu 不是文本文件（NUL 字节，在第 7 字节）");
+    expect_in(r.out, "blob.cu 不是文本文件（NUL 字节，位于第 7 字节）");
     assert_null(strstr(r.out, "is not a text file"));
     run_free(&r);
     const char *a1j[] = {"check", bin, "--json", NULL};

@@ -392,7 +392,7 @@ static void said_again_session31(void **state)
               "编译器失败（退出码 2）：nvcc fatal   : Unknown option '-foo'");
     said_case("the compiler timed out and was killed", "编译器超时，已被终止");
     said_case("/src/blob.cu is not a text file (invalid UTF-8 at byte 51)",
-              "/src/blob.cu 不是文本文件（无效的 UTF-8，在第 51 字节）");
+              "/src/blob.cu 不是文本文件（无效的 UTF-8，位于第 51 字节）");
 }
 
 int main(void)
