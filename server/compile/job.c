@@ -5,7 +5,9 @@
  * holding the text is also the compiler's TMPDIR, so nothing a killed nvcc leaves behind
  * outlives the job. The text's copy is written on the libuv pool, not on the caller's
  * loop (a 742 KB file is hundreds of page-cache pages, and a write can wait on the disk);
- * the compiler is spawned on the loop once the copy is on disk. */
+ * the compiler is spawned on the loop once the copy is on disk. Its output is parsed on
+ * the pool too, with the temp dir's removal (a thousand kernels' ptxas lines: 4-5 ms of
+ * the loop, bench/results/lsp-2026-12-05-s31-face4.md). */
 #include "compile/compile.h"
 
 #include <errno.h>
@@ -34,7 +36,18 @@ struct cc_job {
     uv_loop_t *loop;
     uv_work_t write_req;          /* the temp copy's write, on the pool */
     bool writing;                 /* write_req queued and not yet back on the loop */
-    bool canceled, reported;
+    bool canceled;
+    bool reported;                /* cb has been called (or is being called) */
+    /* The compiler's end, parsed on the pool (parse_work): its streams (the job's own
+     * copies), exit code and timeout, and what the parse made of them. */
+    uv_work_t parse_req;
+    char *stream[2];
+    size_t stream_len[2];
+    int exit_code;
+    bool timed_out;
+    bool tmpdir_removed;          /* by parse_work, on the pool */
+    cc_result res;
+    int parse_rc;
     struct cc_job *prev_w, *next_w; /* jobs writing, for cc_job_kill_all */
     /* What the write needs and its result: text is the job's own copy (freed on the pool
      * once written), write_rc the write's HK_ code. */
@@ -158,14 +171,16 @@ static int replace_all(char **s, const char *from, const char *to)
     return HK_OK;
 }
 
-/* Builds the result: parse each stream, map the temp copy back to the original. */
-static int job_result(cc_job *j, const runner_child_exit *e, cc_result *r)
+/* Builds the result from the job's copies of the streams: parse each stream, map the temp
+ * copy back to the original. Pool thread (or the loop when the pool takes no work); reads
+ * only the job's own fields. */
+static int job_result(cc_job *j, cc_result *r)
 {
     memset(r, 0, sizeof *r);
-    r->exit_code = e->term_signal ? -1 : (int)e->exit_status;
-    r->timed_out = e->timed_out;
-    const char *text[2] = {e->out, e->err};
-    size_t len[2] = {e->out_len, e->err_len};
+    r->exit_code = j->exit_code;
+    r->timed_out = j->timed_out;
+    const char *text[2] = {j->stream[0], j->stream[1]};
+    size_t len[2] = {j->stream_len[0], j->stream_len[1]};
     int rc = HK_OK;
     for (int s = 0; s < 2 && rc == HK_OK; s++)
         if (text[s])
@@ -208,7 +223,10 @@ static int job_result(cc_job *j, const runner_child_exit *e, cc_result *r)
 
 static void job_free(cc_job *j)
 {
-    remove_tree(j->tmpdir);
+    if (!j->tmpdir_removed)
+        remove_tree(j->tmpdir);
+    hk_free(j->stream[0]);
+    hk_free(j->stream[1]);
     hk_free(j->text);
     cc_argv_free(j->argv);
     cc_argv_free(j->env);
@@ -221,27 +239,79 @@ static void job_free(cc_job *j)
     hk_free(j);
 }
 
-/* The compiler's one report (runner_child calls it after every handle is closed): the
- * single place cb is called. */
+/* Pool thread: parses the compiler's output; the temp dir goes meanwhile (the compiler
+ * has ended, nothing writes there any more). */
+static void parse_work(uv_work_t *req)
+{
+    cc_job *j = req->data;
+    j->parse_rc = job_result(j, &j->res);
+    remove_tree(j->tmpdir);
+    j->tmpdir_removed = true;
+}
+
+/* Loop thread: the single place cb is called with a result. */
+static void parse_done(uv_work_t *req, int status)
+{
+    cc_job *j = req->data;
+    j->reported = true;
+    if (j->canceled || status == UV_ECANCELED)
+        j->cb(j, HK_ECANCELED, NULL, j->data);
+    else if (j->parse_rc == HK_OK)
+        j->cb(j, HK_OK, &j->res, j->data);
+    else
+        j->cb(j, j->parse_rc, NULL, j->data);
+    cc_result_free(&j->res);
+    job_free(j);
+}
+
+/* New copy of a stream the child's report lends (NULL for none or no memory: *ok false). */
+static char *stream_copy(const char *text, size_t len, bool *ok)
+{
+    if (!text)
+        return NULL;
+    char *c = hk_malloc(len + 1);
+    if (!c) {
+        *ok = false;
+        return NULL;
+    }
+    memcpy(c, text, len);
+    c[len] = '\0';
+    return c;
+}
+
+/* The compiler's one report (runner_child calls it after every handle is closed): cb now
+ * when there is nothing to parse, else once the pool has parsed the output. */
 static void on_child_done(runner_child *c, const runner_child_exit *e, void *data)
 {
     (void)c;
     cc_job *j = data;
     j->child = NULL;
-    j->reported = true;
     if (j->canceled || e->canceled) {
+        j->reported = true;
         j->cb(j, HK_ECANCELED, NULL, j->data);
     } else if (e->not_found) {
         HK_INFO("no %s compiler found for %s", cc_backend_name(j->backend), j->orig_path);
+        j->reported = true;
         j->cb(j, HK_ENOENT, NULL, j->data);
     } else {
-        cc_result r;
-        int rc = job_result(j, e, &r);
-        if (rc == HK_OK)
-            j->cb(j, HK_OK, &r, j->data);
-        else
-            j->cb(j, rc, NULL, j->data);
-        cc_result_free(&r);
+        bool ok = true;
+        j->exit_code = e->term_signal ? -1 : (int)e->exit_status;
+        j->timed_out = e->timed_out;
+        j->stream[0] = stream_copy(e->out, e->out_len, &ok);
+        j->stream_len[0] = e->out_len;
+        j->stream[1] = stream_copy(e->err, e->err_len, &ok);
+        j->stream_len[1] = e->err_len;
+        if (!ok) {
+            j->reported = true;
+            j->cb(j, HK_ENOMEM, NULL, j->data);
+        } else {
+            j->parse_req.data = j;
+            if (uv_queue_work(j->loop, &j->parse_req, parse_work, parse_done) == 0)
+                return; /* parse_done reports */
+            parse_work(&j->parse_req); /* the loop is closing: here, as the pool would */
+            parse_done(&j->parse_req, 0);
+            return;
+        }
     }
     job_free(j);
 }
@@ -504,8 +574,9 @@ void cc_job_cancel(cc_job *job)
     if (job->writing)
         uv_cancel((uv_req_t *)&job->write_req); /* fails once the write has started:
                                                    write_done then sees canceled */
-    else
+    else if (job->child)
         runner_child_cancel(job->child);
+    /* else the output is being parsed on the pool: parse_done reports the cancel */
 }
 
 int cc_job_pid(const cc_job *job) { return job ? runner_child_pid(job->child) : 0; }
