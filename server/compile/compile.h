@@ -230,8 +230,12 @@ void cc_job_cancel(cc_job *job);
 /* The process id of the running compiler (its process group id), or 0. For tests. */
 int cc_job_pid(const cc_job *job);
 /* For exit paths that will not run the loop again (shutdown, fatal errors): SIGKILLs
- * every running compile's process group and removes the temp dirs, synchronously.
- * The jobs still report HK_ECANCELED if the loop does run later. Loop thread. */
+ * every running compile's process group and removes the temp dirs, synchronously, those
+ * of the jobs whose copy is still being written too (they spawn nothing). The jobs still
+ * report HK_ECANCELED if the loop does run later; a job whose compiler had already ended
+ * is being parsed on the pool, removes its dir there and reports its result. A copy
+ * being written at this very moment may outlive the call until the loop runs. Loop
+ * thread. */
 void cc_job_kill_all(void);
 
 /* Finds the compiler for backend: new absolute path in *out, or HK_ENOENT. Looks at
