@@ -17,6 +17,10 @@
 #include "core/i18n.h"
 #include "rewrites/rewrite.h"
 
+/* Our own sentences in a report: English in the JSON (--json is language-neutral), said
+ * again in the user's language by the text (print_text, hk_tr_said). */
+#define EN(id) hk_tr_in(HK_LANG_EN, id)
+
 #define CHECK_MAX_FILE ((size_t)16 << 20)
 #define CHECK_MAX_FLAGS 256
 
@@ -151,9 +155,8 @@ static void file_done(struct check_run *run, struct check_file *f, int status,
         json_object_set_new(rep, "status", json_string("failed"));
         json_object_set_new(rep, "error",
                             json_string(status == HK_ENOENT
-                                            ? (f->backend == CC_NVIDIA
-                                                   ? "nvcc not found (PATH, CUDA_HOME, /usr/local/cuda/bin)"
-                                                   : "hipcc not found (PATH, ROCM_PATH, /opt/rocm/bin, /opt/dtk/bin)")
+                                            ? EN(f->backend == CC_NVIDIA ? HK_MSG_CHECK_NO_NVCC
+                                                                         : HK_MSG_CHECK_NO_HIPCC)
                                             : hk_strerror(status)));
         f->report = rep;
         return;
@@ -190,20 +193,20 @@ static void file_done(struct check_run *run, struct check_file *f, int status,
         json_object_set_new(j, "line", json_integer(0));
         json_object_set_new(j, "col", json_integer(0));
         json_object_set_new(j, "severity", json_string("error"));
-        json_object_set_new(j, "message", json_string("the compiler timed out and was killed"));
+        json_object_set_new(j, "message", json_string(EN(HK_MSG_CHECK_TIMED_OUT)));
         json_array_append_new(diags, j);
     } else if (res->exit_code != 0 && res->n_diags == 0) {
         /* A failure the parser did not recognise: show the tail of the output. */
         const char *out = res->output ? res->output : "";
         size_t n = strlen(out);
         const char *tail = n > 2000 ? out + n - 2000 : out;
-        char *msg = hk_asprintf("the compiler failed (exit %d): %s", res->exit_code, tail);
+        char *msg = hk_asprintf(EN(HK_MSG_CHECK_FAILED_EXIT), res->exit_code, tail);
         json_t *j = json_object();
         json_object_set_new(j, "file", json_string(f->path));
         json_object_set_new(j, "line", json_integer(0));
         json_object_set_new(j, "col", json_integer(0));
         json_object_set_new(j, "severity", json_string("error"));
-        json_object_set_new(j, "message", json_string(msg ? msg : "the compiler failed"));
+        json_object_set_new(j, "message", json_string(msg ? msg : EN(HK_MSG_CHECK_FAILED)));
         hk_free(msg);
         json_array_append_new(diags, j);
     }
@@ -296,7 +299,7 @@ static int read_file(const char *path, char **text, size_t *len, const char **wh
     while ((n = fread(chunk, 1, sizeof chunk, fp)) > 0) {
         if (b.len + n > CHECK_MAX_FILE) {
             rc = HK_ETOOBIG;
-            *why = "file larger than 16 MiB";
+            *why = EN(HK_MSG_CHECK_TOO_BIG);
             break;
         }
         if (b.len + n + 1 > b.cap) {
@@ -306,7 +309,7 @@ static int read_file(const char *path, char **text, size_t *len, const char **wh
             char *p = hk_realloc(b.data, cap);
             if (!p) {
                 rc = HK_ENOMEM;
-                *why = "out of memory";
+                *why = EN(HK_MSG_CHECK_NO_MEMORY);
                 break;
             }
             b.data = p;
@@ -327,7 +330,7 @@ static int read_file(const char *path, char **text, size_t *len, const char **wh
     if (!b.data) {
         b.data = hk_strdup("");
         if (!b.data) {
-            *why = "out of memory";
+            *why = EN(HK_MSG_CHECK_NO_MEMORY);
             return HK_ENOMEM;
         }
     }
@@ -414,7 +417,9 @@ static void print_text(FILE *out, json_t *rep)
     fprintf(out, "%s [%s]: ", jstr(rep, "file"), jstr(rep, "target"));
     bool nvidia = strncmp(jstr(rep, "target"), "nvidia:", 7) == 0;
     if (!strcmp(status, "failed")) {
-        fprintf(out, hk_tr(HK_MSG_CHECK_NOT_CHECKED), jstr(rep, "error"));
+        char *said = hk_tr_said(hk_i18n_lang(), jstr(rep, "error"));
+        fprintf(out, hk_tr(HK_MSG_CHECK_NOT_CHECKED), said ? said : jstr(rep, "error"));
+        hk_free(said);
         return;
     }
     json_t *kernels = json_object_get(rep, "kernels");
@@ -435,7 +440,11 @@ static void print_text(FILE *out, json_t *rep)
             fprintf(out, ":%lld", jint(d, "line"));
         if (jint(d, "col") > 0)
             fprintf(out, ":%lld", jint(d, "col"));
-        fprintf(out, ": %s: %s\n", jstr(d, "severity"), jstr(d, "message"));
+        /* a line-less message may be ours (a timeout, a failure we could not place): the
+         * compilers' own words match no entry and stay as they are */
+        char *said = jint(d, "line") > 0 ? NULL : hk_tr_said(hk_i18n_lang(), jstr(d, "message"));
+        fprintf(out, ": %s: %s\n", jstr(d, "severity"), said ? said : jstr(d, "message"));
+        hk_free(said);
     }
     json_t *k;
     json_array_foreach(kernels, i, k)
@@ -571,8 +580,8 @@ int cli_check(int argc, char **argv)
         const char *why = NULL;
         int rc = read_file(f->path, &f->text, &f->len, &why);
         if (rc != HK_OK) {
-            char *msg = hk_asprintf("cannot read: %s", why ? why : hk_strerror(rc));
-            not_checked(f, msg ? msg : "cannot read");
+            char *msg = hk_asprintf(EN(HK_MSG_CHECK_CANNOT_READ), why ? why : hk_strerror(rc));
+            not_checked(f, msg ? msg : EN(HK_MSG_CHECK_CANNOT_READ_BARE));
             hk_free(msg);
             continue;
         }
@@ -580,8 +589,8 @@ int cli_check(int argc, char **argv)
         const char *what = "";
         size_t at = 0;
         if (!cc_source_is_text(f->text, f->len, &what, &at)) {
-            char *msg = hk_asprintf("%s is not a text file (%s at byte %zu)", f->path, what, at);
-            not_checked(f, msg ? msg : "not a text file");
+            char *msg = hk_asprintf(EN(HK_MSG_EP_NOT_TEXT_FILE_AT_2), f->path, what, at);
+            not_checked(f, msg ? msg : EN(HK_MSG_CHECK_NOT_TEXT_BARE));
             hk_free(msg);
             continue;
         }

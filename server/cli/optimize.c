@@ -303,16 +303,18 @@ static void print_summary(const ep_result *r)
             printf(hk_tr(HK_MSG_CLI_NO_FASTER), num(s, "baseline_ms"));
         }
         const json_t *nc = json_object_get(s, "not_credited_best");
-        if (json_is_object(nc))
+        if (json_is_object(nc)) {
+            /* why: the engine's, stored in English (docs/i18n.md) */
+            const char *why = json_string_value(json_object_get(nc, "why"));
+            char *why_said = hk_tr_said(hk_i18n_lang(), why);
             printf(hk_tr(json_integer_value(json_object_get(s, "not_credited")) == 1
                              ? HK_MSG_CLI_OPT_NOT_CREDITED_ONE
                              : HK_MSG_CLI_OPT_NOT_CREDITED),
                    (long long)json_integer_value(json_object_get(s, "not_credited")),
                    (long long)json_integer_value(json_object_get(nc, "version")),
-                   num(nc, "speedup"),
-                   json_string_value(json_object_get(nc, "why"))
-                       ? json_string_value(json_object_get(nc, "why"))
-                       : "?");
+                   num(nc, "speedup"), why_said ? why_said : why ? why : "?");
+            hk_free(why_said);
+        }
     }
     if (json_is_object(s) && !isfinite(num(s, "baseline_ms")))
         print_built(s);

@@ -203,10 +203,11 @@ int cc_parse_output(enum cc_backend backend, const char *text, size_t len, cc_re
  * HK_OK, HK_EPARSE (not decodable: nothing allocated), HK_ENOMEM. */
 int cc_demangle(const char *mangled, char **qualified, char **base);
 
-/* An asynchronous compile of an in-memory text. The text is written to a private temp
- * dir (also the compiler's TMPDIR, removed afterwards) under orig_path's basename; the
- * original file's directory is added with -I so relative includes work; lines/files in
- * results are mapped back to orig_path. */
+/* An asynchronous compile of an in-memory text. The text is copied, and the copy written
+ * on the libuv pool to a private temp dir (also the compiler's TMPDIR, removed
+ * afterwards) under orig_path's basename; the compiler is spawned on the loop once it is
+ * written. The original file's directory is added with -I so relative includes work;
+ * lines/files in results are mapped back to orig_path. */
 typedef struct cc_job cc_job;
 /* Called exactly once on the loop thread: with the result (borrowed for the call) and
  * status HK_OK (also for compile errors and timeouts: see res->exit_code, timed_out),
@@ -214,20 +215,27 @@ typedef struct cc_job cc_job;
  * freed after cb returns: do not touch it from then on. */
 typedef void (*cc_done_cb)(cc_job *job, int status, const cc_result *res, void *data);
 
-/* Starts a compile; the job frees itself after cb returns. HK_OK, HK_ENOMEM, HK_EIO,
- * HK_ETOOBIG (text over 64 MiB), HK_EINVAL. On failure cb is never called. A missing
- * compiler is not a failure here: cb gets HK_ENOENT on a later loop iteration.
- * *out (may be NULL) is valid until cb returns. */
+/* Starts a compile; the job frees itself after cb returns. text is copied (the caller
+ * may change it at once). HK_OK, HK_ENOMEM, HK_EIO (no temp dir, or a loop that takes no
+ * more work), HK_ETOOBIG (text over 16 MiB), HK_EINVAL. On failure cb is never called.
+ * What fails later, always on a later loop iteration, comes to cb: a missing compiler
+ * (HK_ENOENT), the copy not written or the compiler not spawned (HK_EIO, HK_ENOMEM).
+ * Loop thread. *out (may be NULL) is valid until cb returns. */
 int cc_job_start(uv_loop_t *loop, const cc_options *o, const char *orig_path,
                  const char *text, size_t len, cc_done_cb cb, void *data, cc_job **out);
-/* Kills the compiler's process group; cb then runs with HK_ECANCELED. Only before cb
- * has run; a second call, or one from inside cb, does nothing. */
+/* Kills the compiler's process group (or, while the copy is still being written, spawns
+ * none); cb then runs with HK_ECANCELED on a later iteration. Only before cb has run; a
+ * second call, or one from inside cb, does nothing. */
 void cc_job_cancel(cc_job *job);
 /* The process id of the running compiler (its process group id), or 0. For tests. */
 int cc_job_pid(const cc_job *job);
 /* For exit paths that will not run the loop again (shutdown, fatal errors): SIGKILLs
- * every running compile's process group and removes the temp dirs, synchronously.
- * The jobs still report HK_ECANCELED if the loop does run later. Loop thread. */
+ * every running compile's process group and removes the temp dirs, synchronously, those
+ * of the jobs whose copy is still being written too (they spawn nothing). The jobs still
+ * report HK_ECANCELED if the loop does run later; a job whose compiler had already ended
+ * is being parsed on the pool, removes its dir there and reports its result. A copy
+ * being written at this very moment may outlive the call until the loop runs. Loop
+ * thread. */
 void cc_job_kill_all(void);
 
 /* Finds the compiler for backend: new absolute path in *out, or HK_ENOENT. Looks at

@@ -1,8 +1,13 @@
 /* Background compiles: the compiler runs as a runner_child (runners/child.h: its own
  * process group, so a cancel or timeout kills cicc/ptxas/clang with it; both streams
  * captured with a cap; one report after every handle is closed), and this file adds what
- * is the compile's own: the temp dir, the command, and the parsed result. The temp dir holding the text is also the compiler's TMPDIR, so nothing a killed
- * nvcc leaves behind outlives the job. */
+ * is the compile's own: the temp dir, the command, and the parsed result. The temp dir
+ * holding the text is also the compiler's TMPDIR, so nothing a killed nvcc leaves behind
+ * outlives the job. The text's copy is written on the libuv pool, not on the caller's
+ * loop (a 742 KB file is hundreds of page-cache pages, and a write can wait on the disk);
+ * the compiler is spawned on the loop once the copy is on disk. Its output is parsed on
+ * the pool too, with the temp dir's removal (a thousand kernels' ptxas lines: 4-5 ms of
+ * the loop, bench/results/lsp-2026-12-05-s31-face4.md). */
 #include "compile/compile.h"
 
 #include <errno.h>
@@ -28,7 +33,34 @@ extern char **environ;
 
 struct cc_job {
     runner_child *child;          /* the compiler; NULL once it has reported */
-    bool canceled, reported;
+    uv_loop_t *loop;
+    uv_work_t write_req;          /* the temp copy's write, on the pool */
+    bool writing;                 /* write_req queued and not yet back on the loop */
+    bool canceled;
+    bool reported;                /* cb has been called (or is being called) */
+    /* The compiler's end, parsed on the pool (parse_work): its streams (the job's own
+     * copies), exit code and timeout, and what the parse made of them. */
+    uv_work_t parse_req;
+    char *stream[2];
+    size_t stream_len[2];
+    int exit_code;
+    bool timed_out;
+    bool tmpdir_removed;          /* by parse_work, on the pool */
+    cc_result res;
+    int parse_rc;
+    struct cc_job *prev_w, *next_w; /* jobs writing, for cc_job_kill_all */
+    /* What the write needs and its result: text is the job's own copy (freed on the pool
+     * once written), write_rc the write's HK_ code. */
+    char *text;
+    size_t len;
+    int write_rc;
+    /* What the spawn needs once the copy is written (the caller's cc_options are borrowed
+     * only for cc_job_start). */
+    char **argv;                  /* NULL: no compiler was found (HK_ENOENT later) */
+    char **env;
+    char *cwd;
+    char *name;
+    unsigned timeout_ms;
     enum cc_backend backend;
     char *arch;
     char *tmpdir;
@@ -139,14 +171,16 @@ static int replace_all(char **s, const char *from, const char *to)
     return HK_OK;
 }
 
-/* Builds the result: parse each stream, map the temp copy back to the original. */
-static int job_result(cc_job *j, const runner_child_exit *e, cc_result *r)
+/* Builds the result from the job's copies of the streams: parse each stream, map the temp
+ * copy back to the original. Pool thread (or the loop when the pool takes no work); reads
+ * only the job's own fields. */
+static int job_result(cc_job *j, cc_result *r)
 {
     memset(r, 0, sizeof *r);
-    r->exit_code = e->term_signal ? -1 : (int)e->exit_status;
-    r->timed_out = e->timed_out;
-    const char *text[2] = {e->out, e->err};
-    size_t len[2] = {e->out_len, e->err_len};
+    r->exit_code = j->exit_code;
+    r->timed_out = j->timed_out;
+    const char *text[2] = {j->stream[0], j->stream[1]};
+    size_t len[2] = {j->stream_len[0], j->stream_len[1]};
     int rc = HK_OK;
     for (int s = 0; s < 2 && rc == HK_OK; s++)
         if (text[s])
@@ -189,7 +223,15 @@ static int job_result(cc_job *j, const runner_child_exit *e, cc_result *r)
 
 static void job_free(cc_job *j)
 {
-    remove_tree(j->tmpdir);
+    if (!j->tmpdir_removed)
+        remove_tree(j->tmpdir);
+    hk_free(j->stream[0]);
+    hk_free(j->stream[1]);
+    hk_free(j->text);
+    cc_argv_free(j->argv);
+    cc_argv_free(j->env);
+    hk_free(j->cwd);
+    hk_free(j->name);
     hk_free(j->arch);
     hk_free(j->tmpdir);
     hk_free(j->tmpfile);
@@ -197,27 +239,79 @@ static void job_free(cc_job *j)
     hk_free(j);
 }
 
-/* The compiler's one report (runner_child calls it after every handle is closed): the
- * single place cb is called. */
+/* Pool thread: parses the compiler's output; the temp dir goes meanwhile (the compiler
+ * has ended, nothing writes there any more). */
+static void parse_work(uv_work_t *req)
+{
+    cc_job *j = req->data;
+    j->parse_rc = job_result(j, &j->res);
+    remove_tree(j->tmpdir);
+    j->tmpdir_removed = true;
+}
+
+/* Loop thread: the single place cb is called with a result. */
+static void parse_done(uv_work_t *req, int status)
+{
+    cc_job *j = req->data;
+    j->reported = true;
+    if (j->canceled || status == UV_ECANCELED)
+        j->cb(j, HK_ECANCELED, NULL, j->data);
+    else if (j->parse_rc == HK_OK)
+        j->cb(j, HK_OK, &j->res, j->data);
+    else
+        j->cb(j, j->parse_rc, NULL, j->data);
+    cc_result_free(&j->res);
+    job_free(j);
+}
+
+/* New copy of a stream the child's report lends (NULL for none or no memory: *ok false). */
+static char *stream_copy(const char *text, size_t len, bool *ok)
+{
+    if (!text)
+        return NULL;
+    char *c = hk_malloc(len + 1);
+    if (!c) {
+        *ok = false;
+        return NULL;
+    }
+    memcpy(c, text, len);
+    c[len] = '\0';
+    return c;
+}
+
+/* The compiler's one report (runner_child calls it after every handle is closed): cb now
+ * when there is nothing to parse, else once the pool has parsed the output. */
 static void on_child_done(runner_child *c, const runner_child_exit *e, void *data)
 {
     (void)c;
     cc_job *j = data;
     j->child = NULL;
-    j->reported = true;
     if (j->canceled || e->canceled) {
+        j->reported = true;
         j->cb(j, HK_ECANCELED, NULL, j->data);
     } else if (e->not_found) {
         HK_INFO("no %s compiler found for %s", cc_backend_name(j->backend), j->orig_path);
+        j->reported = true;
         j->cb(j, HK_ENOENT, NULL, j->data);
     } else {
-        cc_result r;
-        int rc = job_result(j, e, &r);
-        if (rc == HK_OK)
-            j->cb(j, HK_OK, &r, j->data);
-        else
-            j->cb(j, rc, NULL, j->data);
-        cc_result_free(&r);
+        bool ok = true;
+        j->exit_code = e->term_signal ? -1 : (int)e->exit_status;
+        j->timed_out = e->timed_out;
+        j->stream[0] = stream_copy(e->out, e->out_len, &ok);
+        j->stream_len[0] = e->out_len;
+        j->stream[1] = stream_copy(e->err, e->err_len, &ok);
+        j->stream_len[1] = e->err_len;
+        if (!ok) {
+            j->reported = true;
+            j->cb(j, HK_ENOMEM, NULL, j->data);
+        } else {
+            j->parse_req.data = j;
+            if (uv_queue_work(j->loop, &j->parse_req, parse_work, parse_done) == 0)
+                return; /* parse_done reports */
+            parse_work(&j->parse_req); /* the loop is closing: here, as the pool would */
+            parse_done(&j->parse_req, 0);
+            return;
+        }
     }
     job_free(j);
 }
@@ -257,6 +351,85 @@ fail:
     return NULL;
 }
 
+/* The jobs whose copy is being written (the loop thread's list; the pool never
+ * touches it), for cc_job_kill_all: they have no child yet. */
+static cc_job *writing_jobs;
+
+static void writing_unlink(cc_job *j)
+{
+    if (j->prev_w)
+        j->prev_w->next_w = j->next_w;
+    else if (writing_jobs == j)
+        writing_jobs = j->next_w;
+    if (j->next_w)
+        j->next_w->prev_w = j->prev_w;
+    j->prev_w = j->next_w = NULL;
+}
+
+/* Pool thread: writes the copy and frees it (a big free is an munmap, kept off the
+ * loop too). Reads only the job's own fields, which the loop leaves alone meanwhile
+ * (a cancel sets canceled, read back on the loop in write_done). */
+static void write_work(uv_work_t *req)
+{
+    cc_job *j = req->data;
+    j->write_rc = write_all(j->tmpfile, j->text ? j->text : "", j->len);
+    hk_free(j->text);
+    j->text = NULL;
+}
+
+/* A failure to spawn, reported through cb like every other outcome of a started job. */
+static void report_early(cc_job *j, int status)
+{
+    j->reported = true;
+    j->cb(j, status, NULL, j->data);
+    job_free(j);
+}
+
+/* Loop thread: the copy is on disk (or not): spawn the compiler, or report. */
+static void write_done(uv_work_t *req, int status)
+{
+    cc_job *j = req->data;
+    j->writing = false;
+    writing_unlink(j);
+    if (j->canceled || status == UV_ECANCELED) {
+        report_early(j, HK_ECANCELED);
+        return;
+    }
+    if (j->write_rc) {
+        HK_WARN("compile of %s: cannot write its copy in %s", j->orig_path, j->tmpdir);
+        report_early(j, j->write_rc);
+        return;
+    }
+    /* No compiler: reported as HK_ENOENT on a later iteration, never from inside this
+     * call (runner_child's report_not_found). */
+    runner_child_spec cs = {
+        .argv = j->argv,
+        .env = j->env,
+        .cwd = j->cwd,
+        .name = j->name,
+        .out = {.mode = RUNNER_CHILD_CAPTURE, .max = CC_OUTPUT_MAX},
+        .err = {.mode = RUNNER_CHILD_CAPTURE, .max = CC_OUTPUT_MAX},
+        .timeout_ms = j->timeout_ms,
+        .kill_grace_ms = 0, /* a compile has nothing to save: SIGKILL at once */
+        .drain_ms = CC_DRAIN_MS,
+        .report_not_found = true,
+        .done = on_child_done,
+        .data = j,
+        .tag = &job_tag,
+        .on_kill_all = on_kill_all,
+    };
+    int uerr = 0;
+    int rc = runner_child_start(j->loop, &cs, &j->child, &uerr);
+    if (rc) {
+        if (rc != HK_ENOMEM) {
+            HK_WARN("spawning %s failed: %s", j->argv ? j->argv[0] : "the compiler",
+                    uerr ? uv_strerror(uerr) : hk_strerror(rc));
+            rc = HK_EIO;
+        }
+        report_early(j, rc);
+    }
+}
+
 int cc_job_start(uv_loop_t *loop, const cc_options *o, const char *orig_path,
                  const char *text, size_t len, cc_done_cb cb, void *data, cc_job **out)
 {
@@ -267,19 +440,25 @@ int cc_job_start(uv_loop_t *loop, const cc_options *o, const char *orig_path,
     if (len > CC_TEXT_MAX)
         return HK_ETOOBIG;
     int rc = HK_ENOMEM;
-    char *compiler = NULL, *incdir = NULL, *incflag = NULL, *name = NULL;
-    char **argv = NULL, **env = NULL;
+    char *compiler = NULL, *incdir = NULL, *incflag = NULL;
+    char **argv = NULL;
     const char **extra = NULL;
     cc_job *j = hk_calloc(1, sizeof *j);
     if (!j)
         return HK_ENOMEM;
+    j->loop = loop;
     j->cb = cb;
     j->data = data;
     j->backend = o->backend;
     j->arch = hk_strdup(o->arch ? o->arch : o->backend == CC_NVIDIA ? "sm_90" : "gfx906");
     j->orig_path = hk_strdup(orig_path);
-    if (!j->arch || !j->orig_path)
+    /* the caller's text may change once this returns (an editor's next keystroke) */
+    j->text = hk_malloc(len + 1);
+    if (!j->arch || !j->orig_path || !j->text)
         goto fail;
+    if (len)
+        memcpy(j->text, text, len);
+    j->len = len;
 
     const char *tmp = getenv("TMPDIR");
     if (!tmp || tmp[0] != '/' || !is_dir(tmp))
@@ -306,10 +485,6 @@ int cc_job_start(uv_loop_t *loop, const cc_options *o, const char *orig_path,
         if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
               *p == '.' || *p == '_' || *p == '-' || *p == '+'))
             *p = '_';
-    rc = write_all(j->tmpfile, text ? text : "", len);
-    if (rc)
-        goto fail;
-    rc = HK_ENOMEM;
 
     bool found = true;
     if (o->compiler) {
@@ -354,40 +529,28 @@ int cc_job_start(uv_loop_t *loop, const cc_options *o, const char *orig_path,
     if (rc)
         goto fail;
     rc = HK_ENOMEM;
-    env = make_env(j->tmpdir);
-    if (!env)
+    j->env = make_env(j->tmpdir);
+    j->cwd = hk_strdup(is_dir(o->workdir) ? o->workdir : incdir ? incdir : j->tmpdir);
+    j->name = hk_asprintf("compile of %s", orig_path);
+    if (!j->env || !j->cwd || !j->name)
         goto fail;
+    j->timeout_ms = o->timeout_ms ? o->timeout_ms : 60000;
+    if (found) {
+        j->argv = argv;
+        argv = NULL;
+    }
 
-    name = hk_asprintf("compile of %s", orig_path);
-    if (!name)
-        goto fail;
-    /* No compiler: reported as HK_ENOENT on a later iteration, never from inside this
-     * call (runner_child's report_not_found). */
-    runner_child_spec cs = {
-        .argv = found ? argv : NULL,
-        .env = env,
-        .cwd = is_dir(o->workdir) ? o->workdir : incdir ? incdir : j->tmpdir,
-        .name = name,
-        .out = {.mode = RUNNER_CHILD_CAPTURE, .max = CC_OUTPUT_MAX},
-        .err = {.mode = RUNNER_CHILD_CAPTURE, .max = CC_OUTPUT_MAX},
-        .timeout_ms = o->timeout_ms ? o->timeout_ms : 60000,
-        .kill_grace_ms = 0, /* a compile has nothing to save: SIGKILL at once */
-        .drain_ms = CC_DRAIN_MS,
-        .report_not_found = true,
-        .done = on_child_done,
-        .data = j,
-        .tag = &job_tag,
-        .on_kill_all = on_kill_all,
-    };
-    int uerr = 0;
-    rc = runner_child_start(loop, &cs, &j->child, &uerr);
-    if (rc) {
-        if (rc != HK_ENOMEM) {
-            HK_WARN("spawning %s failed: %s", argv[0], uerr ? uv_strerror(uerr) : hk_strerror(rc));
-            rc = HK_EIO;
-        }
+    j->write_req.data = j;
+    if (uv_queue_work(loop, &j->write_req, write_work, write_done)) {
+        rc = HK_EIO; /* the loop is closing: nothing would report */
         goto fail;
     }
+    j->writing = true;
+    j->next_w = writing_jobs;
+    if (writing_jobs)
+        writing_jobs->prev_w = j;
+    writing_jobs = j;
+    rc = HK_OK;
     if (out)
         *out = j;
     goto out;
@@ -395,13 +558,11 @@ int cc_job_start(uv_loop_t *loop, const cc_options *o, const char *orig_path,
 fail:
     job_free(j);
 out:
-    hk_free(name);
     hk_free(compiler);
     hk_free(incdir);
     hk_free(incflag);
     hk_free(extra);
     cc_argv_free(argv);
-    cc_argv_free(env);
     return rc;
 }
 
@@ -410,9 +571,25 @@ void cc_job_cancel(cc_job *job)
     if (!job || job->canceled || job->reported)
         return;
     job->canceled = true;
-    runner_child_cancel(job->child);
+    if (job->writing)
+        uv_cancel((uv_req_t *)&job->write_req); /* fails once the write has started:
+                                                   write_done then sees canceled */
+    else if (job->child)
+        runner_child_cancel(job->child);
+    /* else the output is being parsed on the pool: parse_done reports the cancel */
 }
 
 int cc_job_pid(const cc_job *job) { return job ? runner_child_pid(job->child) : 0; }
 
-void cc_job_kill_all(void) { runner_child_kill_all(&job_tag); }
+void cc_job_kill_all(void)
+{
+    /* A job still writing its copy has no compiler yet: it will spawn none, and its
+     * temp dir goes now; a write on the pool at this very moment may leave the copy
+     * behind, which write_done's job_free removes if the loop runs again. */
+    for (cc_job *j = writing_jobs; j; j = j->next_w) {
+        j->canceled = true;
+        uv_cancel((uv_req_t *)&j->write_req);
+        remove_tree(j->tmpdir);
+    }
+    runner_child_kill_all(&job_tag);
+}

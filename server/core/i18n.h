@@ -1227,6 +1227,110 @@ enum hk_msg {
     HK_MSG_RPC_METHOD_NUL,
     /* hkls rewrites' usage */
     HK_MSG_CLI_RW_USAGE,
+    /* session 31: what the worker, hkls check and the engine still stored or printed in
+     * English (hk_tr_said says them where they are shown): the command form's sentences
+     * (measure/cmdform.c, CF_*), why the physical floor is missing and why a speedup is
+     * not credited (measure/measure.c, episode.c: FLOOR_*, CREDIT_*), hkls check's own
+     * diagnostics (cli/check.c; its --json keeps them in English) */
+    HK_MSG_CF_CANNOT_READ,            /* %s path, %s the C library's words */
+    HK_MSG_CF_CANNOT_CREATE,
+    HK_MSG_CF_CANNOT_WRITE,
+    HK_MSG_CF_WS_OVER,
+    HK_MSG_CF_WS_OVER_FILE,
+    HK_MSG_CF_TOO_DEEP,
+    HK_MSG_CF_CANNOT_READ_DIR,
+    HK_MSG_CF_CANNOT_STAT,
+    HK_MSG_CF_TOO_MANY_FILES,
+    HK_MSG_CF_CANNOT_READ_LINK,
+    HK_MSG_CF_CANNOT_CREATE_LINK,
+    HK_MSG_CF_NOT_DIR,
+    HK_MSG_CF_CANNOT_RESOLVE_EITHER,
+    HK_MSG_CF_COPY_INSIDE,
+    HK_MSG_CF_CANNOT_ANALYSE,
+    HK_MSG_CF_NO_DEFINITION_ONE,      /* %s where, %s kernel, %zu 1, %s CF_SYNTAX_ERRORS or "" */
+    HK_MSG_CF_NO_DEFINITION,
+    HK_MSG_CF_SYNTAX_ERRORS,
+    HK_MSG_CF_WHERE_SOURCE,           /* kernel_span's where */
+    HK_MSG_CF_WHERE_CANDIDATE,
+    HK_MSG_CF_WHERE_ORIGINAL,
+    HK_MSG_CF_PP_LINE,
+    HK_MSG_CF_DROPS_LINE,
+    HK_MSG_CF_CHANGES_LINE,
+    HK_MSG_CF_NO_RECORDS,
+    HK_MSG_CF_RECORDS_TOO_BIG,
+    HK_MSG_CF_NOT_RECORD_LINE,
+    HK_MSG_CF_NOT_RECORD_LINE_WHY,    /* %s jansson's words */
+    HK_MSG_CF_NO_NONCE,
+    HK_MSG_CF_TOO_MANY_PIDS,
+    HK_MSG_CF_RECORD_INCOMPLETE,
+    HK_MSG_CF_RECORD_BEFORE_INIT,
+    HK_MSG_CF_RECORD_ENDS_FIRST,
+    HK_MSG_CF_NO_INIT,
+    HK_MSG_CF_CUPTI_FAILED,
+    HK_MSG_CF_CUPTI_DROPPED,
+    HK_MSG_CF_NO_EXIT,
+    HK_MSG_CF_NOT_LAUNCHED_ONE,
+    HK_MSG_CF_NOT_LAUNCHED,
+    HK_MSG_CF_NOT_LAUNCHED_NONE,
+    HK_MSG_CF_NO_OUTPUT,              /* the output quote's words */
+    HK_MSG_CF_OUTPUT_TRUNCATED,
+    HK_MSG_CF_RUN_NOT_STARTED,
+    HK_MSG_CF_RUN_TIME_LIMIT,
+    HK_MSG_CF_RUN_CPU_LIMIT,
+    HK_MSG_CF_RUN_FILE_LIMIT,
+    HK_MSG_CF_RUN_MEMORY_LIMIT,
+    HK_MSG_CF_RUN_SIGNAL,             /* %d signal, %s hk_signal_words, %s output */
+    HK_MSG_CF_PROGRAM_SIGNAL,
+    HK_MSG_CF_RUN_EXIT,
+    HK_MSG_CF_RUN_EXIT_PRINTED,
+    HK_MSG_CF_FAIL_REGEX,
+    HK_MSG_CF_NO_PASS,
+    HK_MSG_CF_CANNOT_READ_INJ_SRC,
+    HK_MSG_CF_NO_CUPTI,
+    HK_MSG_CF_INJ_UNREADABLE,
+    HK_MSG_CF_NO_INJ,
+    HK_MSG_CF_CANNOT_RESOLVE,
+    HK_MSG_CF_SOURCE_OUTSIDE,
+    HK_MSG_CF_SOURCE_SKIPPED,
+    HK_MSG_CF_CANNOT_MKDIR,
+    HK_MSG_CF_CANNOT_COPY_INJ,
+    HK_MSG_CF_CANNOT_COPY_WS,
+    HK_MSG_CF_CANNOT_SWAP,
+    HK_MSG_CF_BUILD_NOT_STARTED,
+    HK_MSG_CF_BUILD_TIME_LIMIT,
+    HK_MSG_CF_BUILD_SIGNAL,
+    HK_MSG_CF_BUILD_EXIT,
+    HK_MSG_CF_RUN_N_NO_INJ,
+    HK_MSG_CF_RUN_N,
+    HK_MSG_FLOOR_NO_FORMULA,          /* measure_floor_missing's words */
+    HK_MSG_FLOOR_NO_PEAKS,
+    HK_MSG_FLOOR_NO_BANDWIDTH,
+    HK_MSG_FLOOR_NO_FP32,
+    HK_MSG_FLOOR_NONE_APPLIES,
+    HK_MSG_FLOOR_CMDFORM,
+    HK_MSG_CREDIT_NO_FLOOR_ALLOWED,   /* %s FLOOR_* */
+    HK_MSG_CREDIT_NO_FLOOR,           /* %s FLOOR_* */
+    HK_MSG_CREDIT_BEHIND,
+    HK_MSG_CREDIT_DRIFT,             /* %.2f speedup, %.0f%% baseline, %.0f%% candidate, %.2f needed */
+    HK_MSG_MEAS_AT_COMBO,            /* %d size, %lld seed, %d distribution, %s details */
+    HK_MSG_MEAS_AT_COMBO_ADDED,      /* ... %s the referee's distribution, %s details */
+    HK_MSG_MEAS_BASELINE_FAILED,
+    HK_MSG_MEAS_BASE_UNRELIABLE,     /* %s details */
+    HK_MSG_MEAS_SECOND_LOOK_AT,      /* %.1f speedup, %lld seed offset, %s details */
+    HK_MSG_MEAS_FLAG_NOTE,
+    HK_MSG_MEAS_FP64_SHADOW_FAILED,  /* %s reason code, %s details */
+    HK_MSG_CHECK_TIMED_OUT,
+    HK_MSG_CHECK_FAILED_EXIT,         /* %d exit, %s the output's tail */
+    HK_MSG_CHECK_FAILED,
+    HK_MSG_CHECK_NO_NVCC,
+    HK_MSG_CHECK_NO_HIPCC,
+    HK_MSG_CHECK_CANNOT_READ,         /* %s why */
+    HK_MSG_CHECK_TOO_BIG,
+    HK_MSG_CHECK_NO_MEMORY,
+    HK_MSG_CHECK_CANNOT_READ_BARE,
+    HK_MSG_CHECK_NOT_TEXT_BARE,
+    HK_MSG_CHECK_NUL_BYTE,           /* cc_source_is_text's words (compile/source.c), which a */
+    HK_MSG_CHECK_BAD_UTF8,           /* "not a text file" sentence quotes */
     HK_MSG_COUNT
 };
 

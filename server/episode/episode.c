@@ -930,7 +930,7 @@ out:
 static const char *credit_missing(const ep_ctx *c)
 {
     if (c->is_cmd)
-        return "a command-form spec has no bytes or flops formula";
+        return hk_tr_in(HK_LANG_EN, HK_MSG_FLOOR_CMDFORM);
     return c->mo.spec ? measure_floor_missing(&c->mo) : NULL;
 }
 

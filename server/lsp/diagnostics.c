@@ -122,11 +122,71 @@ static json_t *make_diag(struct lsp_server *s, const doc *d, uint32_t start, uin
                      source, "message", message);
 }
 
+/* The model's kernels by name, for finding hundreds of them at once: an_model_find_kernel
+ * searches the whole list each time (5 ms of the loop for the hints of a file of 1,000
+ * kernels, bench/results/lsp-2026-12-05-s31-face4.md). The same answers: the first kernel
+ * of that name, else of the name's last component after "::". */
+struct kernel_name {
+    const char *name;
+    size_t at;
+};
+
+struct kernel_index {
+    const an_model *m;
+    struct kernel_name *k; /* sorted by name, then position; NULL: search the model */
+    size_t n;
+};
+
+static int kernel_name_cmp(const void *a, const void *b)
+{
+    const struct kernel_name *x = a, *y = b;
+    int c = strcmp(x->name, y->name);
+    return c ? c : x->at < y->at ? -1 : x->at > y->at;
+}
+
+static void kernel_index_init(struct kernel_index *x, const an_model *m)
+{
+    x->m = m;
+    x->n = 0;
+    x->k = m && m->n_funcs ? hk_malloc(m->n_funcs * sizeof *x->k) : NULL;
+    for (size_t i = 0; x->k && i < m->n_funcs; i++)
+        if (m->funcs[i].kind == AN_KERNEL)
+            x->k[x->n++] = (struct kernel_name){m->funcs[i].name, i};
+    if (x->k)
+        qsort(x->k, x->n, sizeof *x->k, kernel_name_cmp);
+}
+
+static long kernel_index_find(const struct kernel_index *x, const char *name)
+{
+    if (!x->m || !name)
+        return -1;
+    if (!x->k)
+        return an_model_find_kernel(x->m, name);
+    size_t lo = 0, hi = x->n; /* the first entry not below name */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (strcmp(x->k[mid].name, name) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < x->n && !strcmp(x->k[lo].name, name))
+        return (long)x->k[lo].at;
+    const char *last = name;
+    for (const char *p = name; (p = strstr(p, "::")); p += 2)
+        last = p + 2;
+    return last != name && *last ? kernel_index_find(x, last) : -1;
+}
+
+static void kernel_index_free(struct kernel_index *x) { hk_free(x->k); }
+
 static json_t *compile_diags(struct lsp_server *s, const doc *d, struct lsp_doc *ld,
                              const cc_result *res, const char *source)
 {
     json_t *out = json_array();
     const an_model *m = lsp_doc_model(ld);
+    struct kernel_index ki;
+    kernel_index_init(&ki, m);
     for (size_t i = 0; out && i < res->n_diags && json_array_size(out) < MAX_DIAGS; i++) {
         const cc_diag *g = &res->diags[i];
         int sev = g->severity == CC_ERROR ? 1 : g->severity == CC_WARNING ? 2 : 3;
@@ -135,7 +195,7 @@ static json_t *compile_diags(struct lsp_server *s, const doc *d, struct lsp_doc 
         long k = -1;
         if (g->kernel && m) {
             const char *base = g->kernel;
-            k = an_model_find_kernel(m, base);
+            k = kernel_index_find(&ki, base);
         }
         if (g->file && same_file(g->file, ld->path) && g->line > 0) {
             line_range(d, g->line, g->col, g->message, &a, &b);
@@ -173,6 +233,7 @@ static json_t *compile_diags(struct lsp_server *s, const doc *d, struct lsp_doc 
         if (dj)
             json_array_append_new(out, dj);
     }
+    kernel_index_free(&ki);
     return out;
 }
 
@@ -187,10 +248,12 @@ static json_t *resource_hints(struct lsp_server *s, const doc *d, struct lsp_doc
         hk_free(blocks);
         blocks = NULL;
     }
+    struct kernel_index ki;
+    kernel_index_init(&ki, m);
     for (size_t i = 0; out && m && i < ld->n_res; i++) {
         const cc_resource *r = &ld->res[i];
         const char *base = r->base_name ? r->base_name : r->kernel;
-        long k = base ? an_model_find_kernel(m, base) : -1;
+        long k = base ? kernel_index_find(&ki, base) : -1;
         if (k < 0 || (size_t)k >= m->n_funcs)
             continue;
         const an_function *f = &m->funcs[k];
@@ -206,6 +269,7 @@ static json_t *resource_hints(struct lsp_server *s, const doc *d, struct lsp_doc
         if (dj)
             json_array_append_new(out, dj);
     }
+    kernel_index_free(&ki);
     hk_free(blocks);
     return out;
 }

@@ -26,6 +26,7 @@
 #include "compile/compile.h"
 #include "core/buf.h"
 #include "core/hk.h"
+#include "core/i18n.h"
 #include "core/log.h"
 
 #define COPY_MAX_DEPTH 128
@@ -95,6 +96,11 @@ static bool stopped(const cmdform_options *o)
 }
 
 /* A details sentence, capped at CMDFORM_MAX_DETAILS (the store keeps it). */
+/* A sentence of the message table in English: what this file writes is stored with the
+ * version or the episode and said again in the user's language where it is shown
+ * (hk_tr_said, docs/i18n.md). */
+#define EN(id) hk_tr_in(HK_LANG_EN, HK_MSG_##id)
+
 static char *sentence(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static char *sentence(const char *fmt, ...)
 {
@@ -151,13 +157,13 @@ static int copy_file(copy_ctx *c, const char *src, const char *dst, const struct
     int rc = HK_OK, in = -1, outfd = -1;
     char buf[1 << 16];
     if ((in = open(src, O_RDONLY | O_CLOEXEC)) < 0) {
-        rc = copy_fail(c, HK_EIO, "cannot read %s: %s", src, strerror(errno));
+        rc = copy_fail(c, HK_EIO, EN(CF_CANNOT_READ), src, strerror(errno));
         goto out;
     }
     /* owner read/write always: the swap rewrites a copied file and cleanup removes them all */
     mode_t mode = (st->st_mode & 07777) | S_IRUSR | S_IWUSR;
     if ((outfd = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)) < 0) {
-        rc = copy_fail(c, HK_EIO, "cannot create %s: %s", dst, strerror(errno));
+        rc = copy_fail(c, HK_EIO, EN(CF_CANNOT_CREATE), dst, strerror(errno));
         goto out;
     }
     for (;;) {
@@ -165,14 +171,14 @@ static int copy_file(copy_ctx *c, const char *src, const char *dst, const struct
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0) {
-            rc = copy_fail(c, HK_EIO, "cannot read %s: %s", src, strerror(errno));
+            rc = copy_fail(c, HK_EIO, EN(CF_CANNOT_READ), src, strerror(errno));
             goto out;
         }
         if (n == 0)
             break;
         c->bytes += (uint64_t)n;
         if (c->bytes > c->max_bytes) { /* the file grew since stat */
-            rc = copy_fail(c, HK_ETOOBIG, "the workspace is over %llu bytes (at %s)",
+            rc = copy_fail(c, HK_ETOOBIG, EN(CF_WS_OVER),
                            (unsigned long long)c->max_bytes, src);
             goto out;
         }
@@ -181,7 +187,7 @@ static int copy_file(copy_ctx *c, const char *src, const char *dst, const struct
             if (w < 0 && errno == EINTR)
                 continue;
             if (w <= 0) {
-                rc = copy_fail(c, HK_EIO, "cannot write %s: %s", dst, strerror(errno));
+                rc = copy_fail(c, HK_EIO, EN(CF_CANNOT_WRITE), dst, strerror(errno));
                 goto out;
             }
             off += w;
@@ -194,7 +200,7 @@ out:
     if (in >= 0)
         close(in);
     if (outfd >= 0 && close(outfd) != 0 && rc == HK_OK)
-        rc = copy_fail(c, HK_EIO, "cannot write %s: %s", dst, strerror(errno));
+        rc = copy_fail(c, HK_EIO, EN(CF_CANNOT_WRITE), dst, strerror(errno));
     return rc;
 }
 
@@ -204,12 +210,12 @@ static int copy_dir(copy_ctx *c, const char *src, const char *dst, mode_t mode, 
     DIR *d = NULL;
     char *s = NULL, *t = NULL;
     if (depth > COPY_MAX_DEPTH)
-        return copy_fail(c, HK_ETOOBIG, "directories nested deeper than %d levels at %s",
+        return copy_fail(c, HK_ETOOBIG, EN(CF_TOO_DEEP),
                          COPY_MAX_DEPTH, src);
     if (mkdir(dst, (mode & 07777) | S_IRWXU) != 0)
-        return copy_fail(c, HK_EIO, "cannot create %s: %s", dst, strerror(errno));
+        return copy_fail(c, HK_EIO, EN(CF_CANNOT_CREATE), dst, strerror(errno));
     if (!(d = opendir(src)))
-        return copy_fail(c, HK_EIO, "cannot read the directory %s: %s", src, strerror(errno));
+        return copy_fail(c, HK_EIO, EN(CF_CANNOT_READ_DIR), src, strerror(errno));
     struct dirent *de;
     while ((errno = 0, de = readdir(d))) {
         if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") || cmdform_skipped(c->o, de->d_name))
@@ -224,12 +230,12 @@ static int copy_dir(copy_ctx *c, const char *src, const char *dst, mode_t mode, 
         }
         struct stat st;
         if (lstat(s, &st) != 0) {
-            rc = copy_fail(c, HK_EIO, "cannot stat %s: %s", s, strerror(errno));
+            rc = copy_fail(c, HK_EIO, EN(CF_CANNOT_STAT), s, strerror(errno));
             goto out;
         }
         if (S_ISDIR(st.st_mode) || S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) {
             if (++c->files > c->max_files) {
-                rc = copy_fail(c, HK_ETOOBIG, "the workspace has more than %zu files (at %s)",
+                rc = copy_fail(c, HK_ETOOBIG, EN(CF_TOO_MANY_FILES),
                                c->max_files, s);
                 goto out;
             }
@@ -240,8 +246,7 @@ static int copy_dir(copy_ctx *c, const char *src, const char *dst, mode_t mode, 
         } else if (S_ISREG(st.st_mode)) {
             if ((uint64_t)st.st_size > c->max_bytes - c->bytes) {
                 rc = copy_fail(c, HK_ETOOBIG,
-                               "the workspace is over %llu bytes (at %s, %lld bytes): narrow the "
-                               "spec's workdir or skip the directory holding large files",
+                               EN(CF_WS_OVER_FILE),
                                (unsigned long long)c->max_bytes, s, (long long)st.st_size);
                 goto out;
             }
@@ -252,19 +257,19 @@ static int copy_dir(copy_ctx *c, const char *src, const char *dst, mode_t mode, 
             char target[PATH_MAX];
             ssize_t n = readlink(s, target, sizeof target - 1);
             if (n < 0) {
-                rc = copy_fail(c, HK_EIO, "cannot read the link %s: %s", s, strerror(errno));
+                rc = copy_fail(c, HK_EIO, EN(CF_CANNOT_READ_LINK), s, strerror(errno));
                 goto out;
             }
             target[n] = 0;
             if (symlink(target, t) != 0) {
-                rc = copy_fail(c, HK_EIO, "cannot create the link %s: %s", t, strerror(errno));
+                rc = copy_fail(c, HK_EIO, EN(CF_CANNOT_CREATE_LINK), t, strerror(errno));
                 goto out;
             }
         }
         /* sockets, fifos and devices are not part of a source tree: left out */
     }
     if (errno != 0)
-        rc = copy_fail(c, HK_EIO, "cannot read the directory %s: %s", src, strerror(errno));
+        rc = copy_fail(c, HK_EIO, EN(CF_CANNOT_READ_DIR), src, strerror(errno));
 out:
     hk_free(s);
     hk_free(t);
@@ -289,7 +294,7 @@ int cmdform_copy_tree(const char *src_dir, const char *dst_dir, const cmdform_op
     }
     struct stat st;
     if (stat(src_dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        rc = copy_fail(&c, HK_ENOENT, "%s is not a directory", src_dir);
+        rc = copy_fail(&c, HK_ENOENT, EN(CF_NOT_DIR), src_dir);
         goto out;
     }
     /* the copy must not land inside the tree it copies (it would copy itself) */
@@ -302,12 +307,12 @@ int cmdform_copy_tree(const char *src_dir, const char *dst_dir, const cmdform_op
     }
     real_parent = realpath(parent, NULL);
     if (!real_src || !real_parent) {
-        rc = copy_fail(&c, HK_ENOENT, "cannot resolve %s or %s: %s", src_dir, parent, strerror(errno));
+        rc = copy_fail(&c, HK_ENOENT, EN(CF_CANNOT_RESOLVE_EITHER), src_dir, parent, strerror(errno));
         goto out;
     }
     size_t ls = strlen(real_src);
     if (!strncmp(real_parent, real_src, ls) && (real_parent[ls] == '/' || real_parent[ls] == 0)) {
-        rc = copy_fail(&c, HK_EINVAL, "the copy %s would be inside the workspace %s", dst_dir, src_dir);
+        rc = copy_fail(&c, HK_EINVAL, EN(CF_COPY_INSIDE), dst_dir, src_dir);
         goto out;
     }
     rc = copy_dir(&c, src_dir, dst_dir, st.st_mode, 0);
@@ -393,7 +398,7 @@ static int kernel_span(const char *text, size_t len, const char *kernel, const c
     int rc = an_analyze(text, len, &m);
     if (rc) {
         if (rc != HK_ENOMEM)
-            *why = sentence("cannot analyse %s: %s", where, hk_strerror(rc));
+            *why = sentence(EN(CF_CANNOT_ANALYSE), where, hk_strerror(rc));
         return rc == HK_ENOMEM ? rc : HK_ENOENT;
     }
     long k = find_definition(m, kernel);
@@ -401,8 +406,8 @@ static int kernel_span(const char *text, size_t len, const char *kernel, const c
         size_t n_kernels = 0;
         for (size_t i = 0; i < m->n_funcs; i++)
             n_kernels += m->funcs[i].kind == AN_KERNEL;
-        *why = sentence("%s has no definition of the kernel %s (%zu other kernel%s found%s)", where, kernel,
-                        n_kernels, n_kernels == 1 ? "" : "s", m->has_errors ? "; it has syntax errors" : "");
+        *why = sentence(n_kernels == 1 ? EN(CF_NO_DEFINITION_ONE) : EN(CF_NO_DEFINITION), where,
+                        kernel, n_kernels, m->has_errors ? EN(CF_SYNTAX_ERRORS) : "");
         rc = HK_ENOENT;
     } else {
         *span = m->funcs[k].span;
@@ -418,10 +423,10 @@ int cmdform_swap_kernel(const char *text, size_t len, const char *kernel, const 
     *out_len = 0;
     *why = NULL;
     an_span s, cs;
-    int rc = kernel_span(text, len, kernel, "the source file", &s, why);
+    int rc = kernel_span(text, len, kernel, EN(CF_WHERE_SOURCE), &s, why);
     if (rc)
         return rc;
-    if ((rc = kernel_span(cand, clen, kernel, "the candidate", &cs, why)))
+    if ((rc = kernel_span(cand, clen, kernel, EN(CF_WHERE_CANDIDATE), &cs, why)))
         return rc;
     if (s.end_byte > len || cs.end_byte > clen || s.start_byte > s.end_byte || cs.start_byte > cs.end_byte)
         return HK_ERANGE; /* the analysis promises spans inside the text */
@@ -557,10 +562,9 @@ static int directive_in_kernel(const char *base, an_span s, const char *cand, an
         for (size_t i = 0; i < d; i++)
             n += cand[i] == '\n';
         *line = n;
-        *why = sentence("the candidate's definition of %s has a preprocessor line the original's "
-                        "does not, line %u: `%.*s` (a directive inside the kernel acts on the "
-                        "code after it too; in the command form only the kernel may change)",
-                        kernel, n, (int)(dl > 200 ? 200 : dl), cand + d);
+        char *text = hk_strndup(cand + d, dl > 200 ? 200 : dl);
+        *why = text ? sentence(EN(CF_PP_LINE), kernel, n, text) : NULL;
+        hk_free(text);
         return *why ? HK_OK : HK_ENOMEM;
     }
     return HK_OK;
@@ -572,9 +576,9 @@ int cmdform_check_outside_kernel(const char *base, size_t blen, const char *cand
     *line = 0;
     *why = NULL;
     an_span s, cs;
-    int rc = kernel_span(base, blen, kernel, "the original", &s, why);
+    int rc = kernel_span(base, blen, kernel, EN(CF_WHERE_ORIGINAL), &s, why);
     if (rc == HK_OK)
-        rc = kernel_span(cand, clen, kernel, "the candidate", &cs, why);
+        rc = kernel_span(cand, clen, kernel, EN(CF_WHERE_CANDIDATE), &cs, why);
     if (rc)
         return rc;
     if (s.end_byte > blen || cs.end_byte > clen || s.start_byte > s.end_byte || cs.start_byte > cs.end_byte)
@@ -611,12 +615,10 @@ int cmdform_check_outside_kernel(const char *base, size_t blen, const char *cand
     if (!text)
         return HK_ENOMEM;
     if (dropped)
-        *why = sentence("the candidate drops line %u of the original, outside the definition of "
-                        "%s (in the command form only the kernel may change): `%s`",
+        *why = sentence(EN(CF_DROPS_LINE),
                         *line, kernel, text);
     else
-        *why = sentence("the candidate changes line %u, outside the definition of %s (in the "
-                        "command form only the kernel may change): `%s`", *line, kernel, text);
+        *why = sentence(EN(CF_CHANGES_LINE), *line, kernel, text);
     hk_free(text);
     return *why ? HK_OK : HK_ENOMEM;
 }
@@ -773,15 +775,14 @@ int cmdform_records_read_nonce(const char *path, const char *kernel, const char 
     int rc = read_file(path, CMDFORM_RECORDS_MAX_BYTES, &text, &len);
     if (rc == HK_ENOENT || rc == HK_EIO) {
         *status = CMDFORM_NO_CUPTI;
-        *why = sentence("no CUPTI records were written (%s): the injection library was not loaded "
-                        "(no GPU or CUDA driver, CUPTI missing, or the program never called CUDA)",
+        *why = sentence(EN(CF_NO_RECORDS),
                         path);
         rc = *why ? HK_OK : HK_ENOMEM;
         goto out;
     }
     if (rc == HK_ETOOBIG) {
         *status = CMDFORM_RECORDS_ERROR;
-        *why = sentence("the CUPTI records file %s is over %zu bytes", path, CMDFORM_RECORDS_MAX_BYTES);
+        *why = sentence(EN(CF_RECORDS_TOO_BIG), path, CMDFORM_RECORDS_MAX_BYTES);
         rc = *why ? HK_OK : HK_ENOMEM;
         goto out;
     }
@@ -808,8 +809,8 @@ int cmdform_records_read_nonce(const char *path, const char *kernel, const char 
         json_t *jpid = j ? json_object_get(j, "pid") : NULL;
         if (!ev || !json_is_integer(jpid)) {
             *status = CMDFORM_RECORDS_ERROR;
-            *why = sentence("%s:%zu: not a CUPTI record line%s%s", path, line_no, j ? "" : ": ",
-                            j ? "" : jerr.text);
+            *why = j ? sentence(EN(CF_NOT_RECORD_LINE), path, line_no)
+                     : sentence(EN(CF_NOT_RECORD_LINE_WHY), path, line_no, jerr.text);
             goto done;
         }
         if (nonce) {
@@ -819,8 +820,7 @@ int cmdform_records_read_nonce(const char *path, const char *kernel, const char 
             const char *nn = json_string_value(json_object_get(j, "nonce"));
             if (!nn || strcmp(nn, nonce) != 0) {
                 *status = CMDFORM_RECORDS_ERROR;
-                *why = sentence("%s:%zu: a record line without this run's nonce: not written by "
-                                "the injection library of this run (forged or replayed)",
+                *why = sentence(EN(CF_NO_NONCE),
                                 path, line_no);
                 goto done;
             }
@@ -828,7 +828,7 @@ int cmdform_records_read_nonce(const char *path, const char *kernel, const char 
         pid_state *ps = pid_get(pids, &n_pids, json_integer_value(jpid));
         if (!ps) {
             *status = CMDFORM_RECORDS_ERROR;
-            *why = sentence("%s: more than %d processes wrote records", path, RECORDS_MAX_PIDS);
+            *why = sentence(EN(CF_TOO_MANY_PIDS), path, RECORDS_MAX_PIDS);
             goto done;
         }
         if (!strcmp(ev, "init")) {
@@ -853,19 +853,19 @@ int cmdform_records_read_nonce(const char *path, const char *kernel, const char 
             json_t *js = json_object_get(j, "start"), *je = json_object_get(j, "end");
             if (!name || !json_is_integer(js) || !json_is_integer(je)) {
                 *status = CMDFORM_RECORDS_ERROR;
-                *why = sentence("%s:%zu: a kernel record without name, start or end", path, line_no);
+                *why = sentence(EN(CF_RECORD_INCOMPLETE), path, line_no);
                 goto done;
             }
             if (!ps->init) {
                 *status = CMDFORM_RECORDS_ERROR;
-                *why = sentence("%s:%zu: a kernel record of process %lld before its init line", path,
+                *why = sentence(EN(CF_RECORD_BEFORE_INIT), path,
                                 line_no, ps->pid);
                 goto done;
             }
             long long s0 = json_integer_value(js), e0 = json_integer_value(je);
             if (e0 < s0 || s0 < 0) {
                 *status = CMDFORM_RECORDS_ERROR;
-                *why = sentence("%s:%zu: kernel %s ends (%lld ns) before it starts (%lld ns)", path,
+                *why = sentence(EN(CF_RECORD_ENDS_FIRST), path,
                                 line_no, name, e0, s0);
                 goto done;
             }
@@ -891,25 +891,24 @@ int cmdform_records_read_nonce(const char *path, const char *kernel, const char 
         run->processes += pids[i].init;
     if (run->processes == 0) {
         *status = CMDFORM_NO_CUPTI;
-        *why = sentence("%s has no init line: the CUPTI injection library was not loaded", path);
+        *why = sentence(EN(CF_NO_INIT), path);
         goto done;
     }
     if (err_msg) {
         *status = CMDFORM_NO_CUPTI;
-        *why = sentence("CUPTI failed in process %lld: %s", error_pid, err_msg);
+        *why = sentence(EN(CF_CUPTI_FAILED), error_pid, err_msg);
         goto done;
     }
     if (dropped) {
         *status = CMDFORM_RECORDS_ERROR;
-        *why = sentence("CUPTI dropped %llu kernel records: the kernel time would be incomplete",
+        *why = sentence(EN(CF_CUPTI_DROPPED),
                         (unsigned long long)dropped);
         goto done;
     }
     for (size_t i = 0; i < n_pids; i++) {
         if (pids[i].init && !pids[i].exit) {
             *status = CMDFORM_RECORDS_ERROR;
-            *why = sentence("process %lld did not exit normally (no exit line in %s): its kernel "
-                            "records may be incomplete",
+            *why = sentence(EN(CF_NO_EXIT),
                             pids[i].pid, path);
             goto done;
         }
@@ -921,11 +920,10 @@ int cmdform_records_read_nonce(const char *path, const char *kernel, const char 
             hk_buf_printf(&b, "%s%s", i ? ", " : "", others[i]);
         *status = CMDFORM_NOT_LAUNCHED;
         if (run->other_kernels)
-            *why = sentence("kernel %s was not launched (the program launched %u other kernel%s: %s)",
-                            kernel, run->other_kernels, run->other_kernels == 1 ? "" : "s",
-                            b.data ? b.data : "");
+            *why = sentence(run->other_kernels == 1 ? EN(CF_NOT_LAUNCHED_ONE) : EN(CF_NOT_LAUNCHED),
+                            kernel, run->other_kernels, b.data ? b.data : "");
         else
-            *why = sentence("kernel %s was not launched (the program launched no kernel at all)", kernel);
+            *why = sentence(EN(CF_NOT_LAUNCHED_NONE), kernel);
         hk_buf_free(&b);
         goto done;
     }
@@ -986,7 +984,8 @@ static char *output_quote(const runner_result *r)
     char *q = NULL;
     if (o && e)
         q = sentence("%s%s%s%s%s%s", o[0] ? "\nstdout:\n" : "", o, e[0] ? "\nstderr:\n" : "", e,
-                     !o[0] && !e[0] ? " (no output)" : "", r->out_truncated || r->err_truncated ? "\n(output truncated)" : "");
+                     !o[0] && !e[0] ? EN(CF_NO_OUTPUT) : "",
+                     r->out_truncated || r->err_truncated ? EN(CF_OUTPUT_TRUNCATED) : "");
     hk_free(o);
     hk_free(e);
     return q;
@@ -1042,37 +1041,36 @@ int cmdform_gate(const spec *s, const runner_result *r, enum cmdform_status *sta
     }
     if (r->error) {
         *status = CMDFORM_RUN_FAILED;
-        *why = sentence("the run command could not be started: %s", hk_strerror(r->error));
+        *why = sentence(EN(CF_RUN_NOT_STARTED), hk_strerror(r->error));
     } else if (r->timed_out) {
         *status = CMDFORM_RUN_TIMEOUT;
-        *why = sentence("the run command was stopped after %ld ms (time limit); its output:%s", r->wall_ms, quote);
+        *why = sentence(EN(CF_RUN_TIME_LIMIT), r->wall_ms, quote);
     } else if (r->cpu_limit_hit || r->file_limit_hit || r->memory_limit_hit) {
         *status = CMDFORM_RESOURCE_LIMIT;
-        *why = sentence("the run command hit the %s limit; its output:%s",
-                        r->cpu_limit_hit ? "CPU time" : r->file_limit_hit ? "file size" : "memory", quote);
+        *why = sentence(r->cpu_limit_hit    ? EN(CF_RUN_CPU_LIMIT)
+                        : r->file_limit_hit ? EN(CF_RUN_FILE_LIMIT)
+                                            : EN(CF_RUN_MEMORY_LIMIT),
+                        quote);
     } else if (r->term_signal) {
         *status = CMDFORM_RUN_CRASHED;
-        *why = sentence("the run command was killed by signal %d (%s); its output:%s", r->term_signal,
-                        strsignal(r->term_signal), quote);
+        *why = sentence(EN(CF_RUN_SIGNAL), r->term_signal, hk_signal_words(r->term_signal), quote);
     } else if (shell_signal(r->exit_code)) {
         /* the run command goes through /bin/sh, which reports a child killed by signal N
          * as status 128 + N */
         int sig = r->exit_code - 128;
         *status = CMDFORM_RUN_CRASHED;
-        *why = sentence("the program was killed by signal %d (%s; the shell's status %d); its output:%s", sig,
-                        strsignal(sig), r->exit_code, quote);
+        *why = sentence(EN(CF_PROGRAM_SIGNAL), sig, hk_signal_words(sig), r->exit_code, quote);
     } else if (r->exit_code != 0) {
         *status = CMDFORM_RUN_FAILED;
-        *why = sentence("the run command exited with status %d%s%s%s; its output:%s", r->exit_code,
-                        fail_line ? " and printed \"" : "", fail_line ? fail_line : "",
-                        fail_line ? "\"" : "", quote);
+        *why = fail_line ? sentence(EN(CF_RUN_EXIT_PRINTED), r->exit_code, fail_line, quote)
+                         : sentence(EN(CF_RUN_EXIT), r->exit_code, quote);
     } else if (fail_found) {
         *status = CMDFORM_FAIL_OUTPUT;
-        *why = sentence("the output matches fail_regex \"%s\": \"%s\"; its output:%s", s->fail_regex,
+        *why = sentence(EN(CF_FAIL_REGEX), s->fail_regex,
                         fail_line, quote);
     } else if (s->pass_regex && !pass_found) {
         *status = CMDFORM_NO_PASS_OUTPUT;
-        *why = sentence("the output does not match pass_regex \"%s\"; its output:%s", s->pass_regex, quote);
+        *why = sentence(EN(CF_NO_PASS), s->pass_regex, quote);
     }
     if (*status != CMDFORM_OK && !*why)
         rc = HK_ENOMEM;
@@ -1184,7 +1182,7 @@ int cmdform_cupti_build(const char *src, const char *out_path, const char *cc, c
     if (!readable(src)) {
         rc = HK_ENOENT;
         if (log)
-            *log = sentence("cannot read the injection library's source %s", src);
+            *log = sentence(EN(CF_CANNOT_READ_INJ_SRC), src);
         goto out;
     }
     inc = first_existing(cuda_home, inc_dirs, "cupti.h");
@@ -1192,7 +1190,7 @@ int cmdform_cupti_build(const char *src, const char *out_path, const char *cc, c
     if (!inc || !libdir) {
         rc = HK_ENOENT;
         if (log)
-            *log = sentence("CUPTI not found under %s (no %s)", cuda_home, !inc ? "cupti.h" : "libcupti.so");
+            *log = sentence(EN(CF_NO_CUPTI), cuda_home, !inc ? "cupti.h" : "libcupti.so");
         goto out;
     }
     iflag = hk_asprintf("-I%s", inc);
@@ -1411,9 +1409,8 @@ int cmdform_prepare(const spec *s, const char *kernel_text, size_t len, const cm
         goto out;
     if (!lib || !readable(lib)) {
         rc = set_status(out, CMDFORM_NO_CUPTI,
-                        lib ? sentence("the CUPTI injection library %s cannot be read", lib)
-                            : sentence("no CUPTI injection library (" CMDFORM_LIB_NAME "): build the hk_cupti "
-                                       "target or set HK_CUPTI_LIB"));
+                        lib ? sentence(EN(CF_INJ_UNREADABLE), lib)
+                            : sentence("%s", EN(CF_NO_INJ)));
         goto out;
     }
 
@@ -1422,14 +1419,13 @@ int cmdform_prepare(const spec *s, const char *kernel_text, size_t len, const cm
     real_src = realpath(s->source_path, NULL);
     if (!real_wd || !real_src) {
         rc = set_status(out, CMDFORM_WORKSPACE_ERROR,
-                        sentence("cannot resolve %s: %s", !real_wd ? s->workdir : s->source_path, strerror(errno)));
+                        sentence(EN(CF_CANNOT_RESOLVE), !real_wd ? s->workdir : s->source_path, strerror(errno)));
         goto out;
     }
     size_t lw = strlen(real_wd);
     if (strncmp(real_src, real_wd, lw) != 0 || real_src[lw] != '/') {
         rc = set_status(out, CMDFORM_WORKSPACE_ERROR,
-                        sentence("the source %s is outside the workdir %s: only files of the workdir are "
-                                 "copied and swapped", s->source_path, s->workdir));
+                        sentence(EN(CF_SOURCE_OUTSIDE), s->source_path, s->workdir));
         goto out;
     }
     const char *rel = real_src + lw + 1;
@@ -1443,7 +1439,7 @@ int cmdform_prepare(const spec *s, const char *kernel_text, size_t len, const cm
         bool skip = cmdform_skipped(o, part);
         if (skip)
             rc = set_status(out, CMDFORM_WORKSPACE_ERROR,
-                            sentence("the source %s lies in %s, which the workspace copy skips", rel, part));
+                            sentence(EN(CF_SOURCE_SKIPPED), rel, part));
         hk_free(part);
         if (skip)
             goto out;
@@ -1459,7 +1455,7 @@ int cmdform_prepare(const spec *s, const char *kernel_text, size_t len, const cm
         goto out;
     }
     if (!mkdtemp(root)) {
-        rc = set_status(out, CMDFORM_WORKSPACE_ERROR, sentence("cannot create a directory in %s: %s", tmp, strerror(errno)));
+        rc = set_status(out, CMDFORM_WORKSPACE_ERROR, sentence(EN(CF_CANNOT_MKDIR), tmp, strerror(errno)));
         hk_free(root);
         goto out;
     }
@@ -1476,7 +1472,7 @@ int cmdform_prepare(const spec *s, const char *kernel_text, size_t len, const cm
         goto out;
     }
     if (mkdir(w->cupti_dir, 0700) != 0 || copy_lib(lib, w->lib_copy) != HK_OK) {
-        rc = set_status(out, CMDFORM_NO_CUPTI, sentence("cannot copy the injection library %s to %s", lib, w->cupti_dir));
+        rc = set_status(out, CMDFORM_NO_CUPTI, sentence(EN(CF_CANNOT_COPY_INJ), lib, w->cupti_dir));
         goto out;
     }
     long t0 = now_ms();
@@ -1485,7 +1481,7 @@ int cmdform_prepare(const spec *s, const char *kernel_text, size_t len, const cm
     if (rc == HK_ENOMEM)
         goto out;
     if (rc) {
-        rc = set_status(out, CMDFORM_WORKSPACE_ERROR, sentence("cannot copy the workspace: %s", why ? why : "?"));
+        rc = set_status(out, CMDFORM_WORKSPACE_ERROR, sentence(EN(CF_CANNOT_COPY_WS), why ? why : "?"));
         goto out;
     }
     if (stopped(o)) {
@@ -1496,7 +1492,7 @@ int cmdform_prepare(const spec *s, const char *kernel_text, size_t len, const cm
     /* the swap, in the copy only */
     if ((rc = read_file(src_copy, AN_TEXT_MAX_BYTES, &text, &text_len))) {
         if (rc != HK_ENOMEM)
-            rc = set_status(out, CMDFORM_WORKSPACE_ERROR, sentence("cannot read %s: %s", src_copy, hk_strerror(rc)));
+            rc = set_status(out, CMDFORM_WORKSPACE_ERROR, sentence(EN(CF_CANNOT_READ), src_copy, hk_strerror(rc)));
         goto out;
     }
     an_span unused;
@@ -1526,7 +1522,7 @@ int cmdform_prepare(const spec *s, const char *kernel_text, size_t len, const cm
         goto out;
     if (rc) {
         rc = set_status(out, CMDFORM_SWAP_ERROR,
-                        why ? sentence("%s", why) : sentence("cannot swap the kernel into %s: %s", src_copy, hk_strerror(rc)));
+                        why ? sentence("%s", why) : sentence(EN(CF_CANNOT_SWAP), src_copy, hk_strerror(rc)));
         goto out;
     }
 
@@ -1538,13 +1534,13 @@ int cmdform_prepare(const spec *s, const char *kernel_text, size_t len, const cm
         build_ms = out->build_ms = r.wall_ms;
         out->isolation_words = r.isolation_words;
         if (r.error || rc) {
-            rc = set_status(out, CMDFORM_BUILD_ERROR, sentence("the build command could not be started: %s",
+            rc = set_status(out, CMDFORM_BUILD_ERROR, sentence(EN(CF_BUILD_NOT_STARTED),
                                                                hk_strerror(r.error ? r.error : rc)));
             goto out;
         }
         if (r.timed_out) {
             rc = set_status(out, CMDFORM_BUILD_TIMEOUT,
-                            sentence("the build command was stopped after %ld ms (time limit %u ms)", r.wall_ms, timeout_ms));
+                            sentence(EN(CF_BUILD_TIME_LIMIT), r.wall_ms, timeout_ms));
             goto out;
         }
         if (r.exit_code != 0 || r.term_signal) {
@@ -1556,10 +1552,10 @@ int cmdform_prepare(const spec *s, const char *kernel_text, size_t len, const cm
             }
             if (r.term_signal)
                 rc = set_status(out, CMDFORM_BUILD_ERROR,
-                                sentence("the build command was killed by signal %d:\n%s", r.term_signal, lines));
+                                sentence(EN(CF_BUILD_SIGNAL), r.term_signal, lines));
             else
                 rc = set_status(out, CMDFORM_BUILD_ERROR,
-                                sentence("the build command exited with status %d:\n%s", r.exit_code, lines));
+                                sentence(EN(CF_BUILD_EXIT), r.exit_code, lines));
             hk_free(lines);
             goto out;
         }
@@ -1641,10 +1637,9 @@ int cmdform_run_once(cmdform_ws *w, cmdform_result *out)
         bool loaded = stat(records, &rst) == 0 && rst.st_size > 0;
         if (!loaded && (st == CMDFORM_RUN_FAILED || st == CMDFORM_RUN_CRASHED))
             rc = set_status(out, CMDFORM_NO_CUPTI,
-                            sentence("run %u: %s\nThe CUPTI injection library was never loaded: no GPU or CUDA "
-                                     "driver here?", i + 1, why));
+                            sentence(EN(CF_RUN_N_NO_INJ), i + 1, why));
         else
-            rc = set_status(out, st, sentence("run %u: %s", i + 1, why));
+            rc = set_status(out, st, sentence(EN(CF_RUN_N), i + 1, why));
         goto out;
     }
     cmdform_run *cr = &out->runs[out->n_runs];
@@ -1655,7 +1650,7 @@ int cmdform_run_once(cmdform_ws *w, cmdform_result *out)
                                          &out->n_kernel_names, &st, &why)))
         goto out;
     if (st != CMDFORM_OK) {
-        rc = set_status(out, st, sentence("run %u: %s", i + 1, why));
+        rc = set_status(out, st, sentence(EN(CF_RUN_N), i + 1, why));
         goto out;
     }
     cr->wall_ms = r.wall_ms;

@@ -1772,21 +1772,19 @@ int measure_compare_files(const measure_opts *o, const char *ref_path, const cha
 }
 
 /* Appends "prefix: " to v's details (which combination failed). */
-static void details_prefix(measure_verdict *v, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-static void details_prefix(measure_verdict *v, const char *fmt, ...)
+/* d (new, stolen; NULL: out of memory, the details stay) in place of v->details: a
+ * sentence of the table that quotes them, in English like every stored sentence (said
+ * again where it is shown: hk_tr_said). */
+static void details_set(measure_verdict *v, char *d)
 {
-    char pre[256];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(pre, sizeof pre, fmt, ap);
-    va_end(ap);
-    char *d = hk_asprintf("%s%s", pre, v->details ? v->details : "");
     if (d) {
         hk_free(v->details);
         v->details = d;
     }
 }
+
+#define EN(id) hk_tr_in(HK_LANG_EN, HK_MSG_##id)
+#define DETAILS(v) ((v)->details ? (v)->details : "")
 
 /* The end of the run of combinations from i0 that share combos[i0]'s size (at most
  * HK_MAX_COMBOS): they go to one process. */
@@ -2008,9 +2006,10 @@ static int compare_one(const measure_opts *o, const char *dir, const char *ref_d
         v->precision_runs++;
     if (rc == HK_OK && v->reason != MEASURE_OK) {
         v->where = *c;
-        details_prefix(v, "size %d, seed %lld, distribution %d%s%s%s: ", c->size, c->seed,
-                       c->dist, added ? " " : "", added ? o->spec->dist_texts[c->dist] : "",
-                       added ? " (added by the referee)" : "");
+        details_set(v, added ? hk_asprintf(EN(MEAS_AT_COMBO_ADDED), c->size, (long long)c->seed,
+                                           c->dist, o->spec->dist_texts[c->dist], DETAILS(v))
+                             : hk_asprintf(EN(MEAS_AT_COMBO), c->size, (long long)c->seed,
+                                           c->dist, DETAILS(v)));
     } else if (rc == HK_OK) {
         v->n_checked++;
         if (o->ref64_dir)
@@ -2032,7 +2031,8 @@ int measure_reference(const measure_opts *o, const measure_prog *p, const char *
         measure_run r;
         rc = run_group(o, p, ref_dir, NULL, combos, i0, i1, &r, &fail_at, &compared, v);
         if (rc == HK_OK && r.reason != MEASURE_OK)
-            rc = group_failure(v, &r, "the baseline failed", &combos[fail_at]);
+            rc = group_failure(v, &r, hk_tr_in(HK_LANG_EN, HK_MSG_MEAS_BASELINE_FAILED),
+                               &combos[fail_at]);
         measure_run_clear(&r);
         for (size_t i = i0; rc == HK_OK && v->reason == MEASURE_OK && i < i1; i++) {
             char *path = measure_run_out_path(ref_dir, &combos[i]);
@@ -2286,15 +2286,14 @@ const char *measure_floor_missing(const measure_opts *o)
 {
     const spec *s = o->spec;
     bool bw = o->peak_bytes_per_s > 0, fl = o->peak_flops > 0;
+    /* stored in English with the episode and the version (docs/i18n.md) */
     if (!s->bytes && !s->flops)
-        return "the spec has no bytes or flops formula";
+        return hk_tr_in(HK_LANG_EN, HK_MSG_FLOOR_NO_FORMULA);
     if (!bw && !fl)
-        return "the device's peaks are unknown (the device probe failed, or it does not run "
-               "on this GPU)";
+        return hk_tr_in(HK_LANG_EN, HK_MSG_FLOOR_NO_PEAKS);
     if ((s->bytes && bw) || (s->flops && fl))
         return NULL;
-    return s->bytes ? "the spec has a bytes formula but the peak bandwidth is unknown"
-                    : "the spec has a flops formula but the peak FP32 rate is unknown";
+    return hk_tr_in(HK_LANG_EN, s->bytes ? HK_MSG_FLOOR_NO_BANDWIDTH : HK_MSG_FLOOR_NO_FP32);
 }
 
 static double spread_bound(const measure_opts *o)
@@ -2703,7 +2702,7 @@ int measure_baseline_run(const measure_opts *o, const measure_prog *p, const cha
         }
         rc = measure_reference(o, o->ref64, out->ref64_dir, out->combos, out->n_combos, &sv);
         if (rc == HK_OK && sv.reason != MEASURE_OK) {
-            out->ref64_note = hk_asprintf("the fp64 shadow failed (%s): %s",
+            out->ref64_note = hk_asprintf(hk_tr_in(HK_LANG_EN, HK_MSG_MEAS_FP64_SHADOW_FAILED),
                                           measure_reason_name(sv.reason),
                                           sv.details ? sv.details : "");
             (void)measure_rmtree(out->ref64_dir);
@@ -2748,7 +2747,7 @@ int measure_baseline_run(const measure_opts *o, const measure_prog *p, const cha
         TRY(spread_recheck(o, p, ref_dir, NULL, k, out->time_seed, out->time_dist,
                            out->check_seed, "baseline", true, out->checks, &out->times[k], v));
         if (v->reason != MEASURE_OK)
-            details_prefix(v, "the baseline cannot be timed reliably: ");
+            details_set(v, hk_asprintf(EN(MEAS_BASE_UNRELIABLE), DETAILS(v)));
     }
 out:
     if (rc)
@@ -2790,7 +2789,7 @@ static int floor_verdict(const measure_opts *o, int size, const measure_timing *
         const char *why = measure_floor_missing(o);
         check_add(checks, json_pack("{s:s, s:i, s:f, s:s, s:s}", "check", "floor", "size", size,
                                     "median_ms", t->median_ms, "result", "missing", "why",
-                                    why ? why : "no floor applies"));
+                                    why ? why : hk_tr_in(HK_LANG_EN, HK_MSG_FLOOR_NONE_APPLIES)));
         return HK_OK;
     }
     check_add(checks, json_pack("{s:s, s:i, s:f, s:f, s:s}", "check", "floor", "size", size,
@@ -2843,10 +2842,8 @@ static int uncredit_drift(const measure_baseline *base, int size, measure_eval *
 {
     double bd = drift_of(base, size), cd = e->timing.drift;
     char why[300];
-    snprintf(why, sizeof why,
-             "%.2fx is within the drift between processes (baseline %.0f%%, candidate %.0f%%: "
-             "credited only above %.2fx)",
-             e->speedup, 100 * bd, 100 * cd, (1 + bd) * (1 + cd));
+    snprintf(why, sizeof why, EN(CREDIT_DRIFT), e->speedup, 100 * bd, 100 * cd,
+             (1 + bd) * (1 + cd));
     return measure_eval_uncredit(e, "drift", why);
 }
 
@@ -2888,8 +2885,8 @@ static int second_look(const measure_opts *o, const measure_baseline *base,
     TRY(measure_reference(o, base_prog, ref, combos, n, &bv));
     if (bv.reason == MEASURE_OK)
         TRY(measure_time_stable(o, base_prog, ref, NULL, size, seed, base->time_dist,
-                                check_seed, "baseline (second look)", true, out->checks, &bt,
-                                &bv));
+                                check_seed, "baseline (second look)", /* i18n: not for people (a JSON role) */
+                                true, out->checks, &bt, &bv));
     if (bv.reason != MEASURE_OK) {
         rc = measure_verdict_set(v, MEASURE_HARNESS_ERROR,
                                  hk_tr(HK_MSG_MEAS_SECOND_LOOK_BASE),
@@ -2900,13 +2897,12 @@ static int second_look(const measure_opts *o, const measure_baseline *base,
     TRY(measure_check(o, p, cand, ref, combos, n, v));
     if (v->reason == MEASURE_OK)
         TRY(measure_time_stable(o, p, cand, ref, size, seed, base->time_dist, check_seed,
-                                "candidate (second look)", bt.drift > 0, out->checks,
-                                &out->timing, v));
+                                "candidate (second look)", /* i18n: not for people (a JSON role) */
+                                bt.drift > 0, out->checks, &out->timing, v));
     if (v->reason == MEASURE_OK)
         TRY(floor_verdict(o, size, &out->timing, &out->floor_ms, v, out->checks));
     if (v->reason != MEASURE_OK) {
-        details_prefix(v, "second look at a %.1fx speedup, fresh seeds (+%lld): ", first,
-                       offset);
+        details_set(v, hk_asprintf(EN(MEAS_SECOND_LOOK_AT), first, offset, DETAILS(v)));
         goto out;
     }
     double again = bt.median_ms / out->timing.median_ms;
@@ -2931,11 +2927,8 @@ static int second_look(const measure_opts *o, const measure_baseline *base,
      * stands; a finding is its verdict (MEASURE_RACE, MEASURE_UNINITIALIZED, ...). Not run
      * yet: nothing is recorded for it. */
     out->speedup = again;
-    out->flag_note = hk_asprintf("speedup over %.0fx: verified again on fresh inputs (%zu "
-                                 "combinations, seeds +%lld) and re-measured in fresh processes: "
-                                 "first %.2fx, second %.2fx (baseline %.6g ms, candidate %.6g "
-                                 "ms); correctness re-checked",
-                                 limit, n, offset, first, again, bt.median_ms,
+    out->flag_note = hk_asprintf(hk_tr_in(HK_LANG_EN, HK_MSG_MEAS_FLAG_NOTE),
+                                 limit, n, (long long)offset, first, again, bt.median_ms,
                                  out->timing.median_ms);
     if (!out->flag_note)
         rc = HK_ENOMEM;
@@ -3077,17 +3070,16 @@ int measure_evaluate_ranked(const measure_opts *o, const measure_baseline *base,
         if (out->timing.median_ms >= lead_ms * MEASURE_LEAD_MARGIN) {
             out->behind = true;
             out->speedup = base_ms0 / out->timing.median_ms;
-            out->credit_note = hk_asprintf(
-                "behind the leader (%.4g ms against its %.4g ms): timed, its timed launches "
-                "re-checked against the baseline's kernel, the full correctness set not run",
-                out->timing.median_ms, lead_ms);
+            out->credit_note = hk_asprintf(hk_tr_in(HK_LANG_EN, HK_MSG_CREDIT_BEHIND),
+                                           out->timing.median_ms, lead_ms);
             if (!out->credit_note) {
                 rc = HK_ENOMEM;
                 goto out;
             }
             check_add(out->checks,
                       json_pack("{s:s, s:s, s:s, s:f}", "check", "correctness", "result",
-                                "not_run", "why", "behind the leader", "lead_ms", lead_ms));
+                                "not_run", "why", "behind the leader", /* i18n: not for people (the check's JSON) */
+                                "lead_ms", lead_ms));
             goto out;
         }
         rule = "correctness";
@@ -3129,16 +3121,13 @@ int measure_evaluate_ranked(const measure_opts *o, const measure_baseline *base,
      * way the oracle missed; without the floor nothing bounds it from below. */
     const char *missing = isnan(out->floor_ms) ? measure_floor_missing(o) : NULL;
     if (isnan(out->floor_ms) && !missing)
-        missing = "no floor applies";
+        missing = hk_tr_in(HK_LANG_EN, HK_MSG_FLOOR_NONE_APPLIES);
     out->credited = !missing || o->allow_no_floor;
     if (missing)
         out->credit_note =
             o->allow_no_floor
-                ? hk_asprintf("no physical floor (%s): the speedup is credited because "
-                              "no-floor credit was allowed (--allow-no-floor)", missing)
-                : hk_asprintf("no physical floor (%s): the speedup is measured but not "
-                              "credited; --allow-no-floor (episodes.allowNoFloor) credits it",
-                              missing);
+                ? hk_asprintf(hk_tr_in(HK_LANG_EN, HK_MSG_CREDIT_NO_FLOOR_ALLOWED), missing)
+                : hk_asprintf(hk_tr_in(HK_LANG_EN, HK_MSG_CREDIT_NO_FLOOR), missing);
     if (missing && !out->credit_note)
         rc = HK_ENOMEM;
     check_add(out->checks, json_pack("{s:s, s:s, s:b, s:s?}", "check", "credit", "result",

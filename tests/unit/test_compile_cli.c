@@ -282,6 +282,17 @@ static void check_refuses_binary_and_unknown_arch(void **state)
     assert_null(strstr(r.out, "warning"));
     assert_null(strstr(r.err, "warning"));
     run_free(&r);
+    /* hkls check's own sentence in the user's language (the JSON keeps the English) */
+    const char *zh[] = {"LC_ALL=zh_CN.UTF-8", NULL};
+    run_hkls(a1, zh, &r);
+    assert_int_equal(r.code, 2);
+    expect_in(r.out, "blob.cu 不是文本文件（NUL 字节，位于第 7 字节）");
+    assert_null(strstr(r.out, "is not a text file"));
+    run_free(&r);
+    const char *a1j[] = {"check", bin, "--json", NULL};
+    run_hkls(a1j, zh, &r);
+    expect_in(r.out, "blob.cu is not a text file (a NUL byte at byte 7)");
+    run_free(&r);
     const char *a2[] = {"check", latin1, "saxpy.cu", "--json", NULL};
     run_hkls(a2, NULL, &r);
     assert_int_equal(r.code, 2);

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <uv.h>
 
 #include "compile/compile.h"
 #include "core/hk.h"
@@ -414,8 +415,153 @@ static void hipcc_job(void **state)
     assert_int_equal(out.first_line, 7);
 }
 
+/* ---- the copy is written on the pool, not on the caller's loop ---- */
+
+/* Holds the pool's only thread (main sets UV_THREADPOOL_SIZE=1) until released. */
+struct pool_plug {
+    uv_work_t req;
+    uv_sem_t in, go;
+};
+
+static void plug_work(uv_work_t *req)
+{
+    struct pool_plug *p = req->data;
+    uv_sem_post(&p->in);
+    uv_sem_wait(&p->go);
+}
+
+static void plug_after(uv_work_t *req, int status) { (void)req, (void)status; }
+
+static void plug_pool(uv_loop_t *loop, struct pool_plug *p)
+{
+    uv_sem_init(&p->in, 0);
+    uv_sem_init(&p->go, 0);
+    p->req.data = p;
+    assert_int_equal(uv_queue_work(loop, &p->req, plug_work, plug_after), 0);
+    uv_sem_wait(&p->in); /* the thread is in plug_work: nothing else runs on the pool */
+}
+
+static void unplug_pool(struct pool_plug *p) { uv_sem_post(&p->go); }
+
+static void plug_destroy(struct pool_plug *p)
+{
+    uv_sem_destroy(&p->in);
+    uv_sem_destroy(&p->go);
+}
+
+/* The entries of the one job dir under tmproot: -1 when there is none. */
+static int job_dir_entries(void)
+{
+    DIR *d = opendir(tmproot);
+    assert_non_null(d);
+    struct dirent *e;
+    int n = -1;
+    while ((e = readdir(d)))
+        if (strncmp(e->d_name, "hk-cc-", 6) == 0) {
+            char p[1024];
+            snprintf(p, sizeof p, "%s/%s", tmproot, e->d_name);
+            n = count_entries(p);
+        }
+    closedir(d);
+    return n;
+}
+
+/* cc_job_start writes nothing itself: with the pool held, the job's dir is there and
+ * empty when it returns, and no compiler runs; the text is the job's own copy (the
+ * caller's buffer changed at once does not reach the compiler); once the pool runs, the
+ * copy is written, the compiler spawned and the result as usual. */
+static void copy_written_on_the_pool(void **state)
+{
+    size_t len;
+    char *text = slurp("saxpy.cu", &len);
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    struct outcome out = {0};
+    long live = hk_alloc_live();
+    struct pool_plug plug;
+    plug_pool(&loop, &plug);
+    cc_options o = {.backend = CC_NVIDIA, .arch = "sm_80"};
+    assert_int_equal(cc_job_start(&loop, &o, "/x/saxpy.cu", text, len, on_done, &out, &out.job),
+                     HK_OK);
+    assert_int_equal(job_dir_entries(), 0); /* the dir, no copy in it yet */
+    assert_int_equal(cc_job_pid(out.job), 0); /* no compiler before the copy */
+    memset(text, '#', len);                   /* the editor's next change */
+    unplug_pool(&plug);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    plug_destroy(&plug);
+    assert_int_equal(out.calls, 1);
+    assert_int_equal(out.status, HK_OK);
+    assert_int_equal(out.copy_flags.exit_code, 0);
+    assert_int_equal(out.n_diags, 0);
+    assert_int_equal(out.n_res, 2);
+    assert_int_equal(uv_loop_close(&loop), 0);
+    assert_int_equal(hk_alloc_live(), live);
+    assert_int_equal(count_entries(tmproot), 0);
+    free(text);
+}
+
+/* A cancel or a kill_all while the copy waits for the pool: no compiler is ever
+ * spawned, cb reports HK_ECANCELED once, later, and the temp dir goes. */
+static void cancel_while_writing(void **state)
+{
+    for (int kill_all = 0; kill_all < 2; kill_all++) {
+        size_t len;
+        char *text = slurp("saxpy.cu", &len);
+        uv_loop_t loop;
+        uv_loop_init(&loop);
+        struct outcome out = {0};
+        long live = hk_alloc_live();
+        struct pool_plug plug;
+        plug_pool(&loop, &plug);
+        cc_options o = {.backend = CC_NVIDIA};
+        assert_int_equal(
+            cc_job_start(&loop, &o, "/x/saxpy.cu", text, len, on_done, &out, &out.job), HK_OK);
+        if (kill_all) {
+            cc_job_kill_all();
+            assert_int_equal(job_dir_entries(), -1); /* gone at once, as for a compile */
+        } else {
+            cc_job_cancel(out.job);
+        }
+        assert_int_equal(out.calls, 0); /* never from inside the call */
+        unplug_pool(&plug);
+        uv_run(&loop, UV_RUN_DEFAULT);
+        plug_destroy(&plug);
+        assert_int_equal(out.calls, 1);
+        assert_int_equal(out.status, HK_ECANCELED);
+        assert_int_equal(uv_loop_close(&loop), 0);
+        assert_int_equal(hk_alloc_live(), live);
+        assert_int_equal(count_entries(tmproot), 0);
+        free(text);
+    }
+}
+
+/* A copy that cannot be written (its dir removed behind the job's back) is a report of
+ * HK_EIO through cb, not a compile of nothing. */
+static void copy_not_written_reports_eio(void **state)
+{
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    struct outcome out = {0};
+    struct pool_plug plug;
+    plug_pool(&loop, &plug);
+    cc_options o = {.backend = CC_NVIDIA};
+    assert_int_equal(cc_job_start(&loop, &o, "/x/a.cu", "x", 1, on_done, &out, &out.job), HK_OK);
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "rmdir %s/hk-cc-*", tmproot);
+    assert_int_equal(system(cmd), 0);
+    unplug_pool(&plug);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    plug_destroy(&plug);
+    assert_int_equal(out.calls, 1);
+    assert_int_equal(out.status, HK_EIO);
+    assert_int_equal(uv_loop_close(&loop), 0);
+    assert_int_equal(count_entries(tmproot), 0);
+}
+
 int main(void)
 {
+    /* one pool thread, so that plug_pool holds the whole pool */
+    setenv("UV_THREADPOOL_SIZE", "1", 1);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(compiles_and_reports_resources),
         cmocka_unit_test(errors_point_at_the_original_file),
@@ -429,6 +575,9 @@ int main(void)
         cmocka_unit_test(parallel_jobs),
         cmocka_unit_test(bad_arguments),
         cmocka_unit_test(hipcc_job),
+        cmocka_unit_test(copy_written_on_the_pool),
+        cmocka_unit_test(cancel_while_writing),
+        cmocka_unit_test(copy_not_written_reports_eio),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

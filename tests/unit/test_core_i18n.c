@@ -335,6 +335,66 @@ static void said_again_session30(void **state)
               "须经工具检查后才计入，该候选声称 2.09x；已测量，未计入");
 }
 
+/* Session 31 (issue 14): the command form's sentences, why the physical floor is missing
+ * and why a speedup is not credited, hkls check's own diagnostics. Each stored sentence is
+ * written exactly as the code writes it (the English entry is the code's old literal, so
+ * stored English is unchanged) and said again in Chinese, with what it quotes. */
+static void said_again_session31(void **state)
+{
+    (void)state;
+    /* the English is byte for byte what the code wrote before the table held it */
+    assert_string_equal(hk_tr_in(HK_LANG_EN, HK_MSG_CREDIT_NO_FLOOR),
+                        "no physical floor (%s): the speedup is measured but not credited; "
+                        "--allow-no-floor (episodes.allowNoFloor) credits it");
+    assert_string_equal(hk_tr_in(HK_LANG_EN, HK_MSG_CF_RUN_EXIT_PRINTED),
+                        "the run command exited with status %d and printed \"%s\"; its output:%s");
+    /* the command form (measure/cmdform.c) */
+    said_case("run 2: the run command hit the memory limit; its output: (no output)",
+              "第 2 次运行：运行命令达到内存限制；其输出：（无输出）");
+    said_case("the run command exited with status 3 and printed \"FAIL: 2 mismatches\"; its "
+              "output:\nstdout:\nFAIL: 2 mismatches",
+              "运行命令以状态 3 退出，并输出了 \"FAIL: 2 mismatches\"；其输出：\nstdout:\nFAIL: 2 mismatches");
+    said_case("the program was killed by signal 11 (Segmentation fault; the shell's status 139); "
+              "its output:\nstderr:\nboom",
+              "程序被信号 11（段错误；shell 的退出状态 139）终止；其输出：\nstderr:\nboom");
+    said_case("kernel scale was not launched (the program launched 2 other kernels: fill, sum)",
+              "核函数 scale 没有被启动（程序启动了 2 个其他核函数：fill, sum）");
+    said_case("the candidate has no definition of the kernel scale (1 other kernel found; it has "
+              "syntax errors)",
+              "候选版本中没有核函数 scale 的定义（找到 1 个其他核函数；其中有语法错误）");
+    said_case("the candidate changes line 12, outside the definition of scale (in the command form "
+              "only the kernel may change): `#define N 64`",
+              "候选版本修改了第 12 行，它在 scale 的定义之外（command 形式中只允许修改核函数）：`#define N 64`");
+    said_case("no CUPTI records were written (/w/records.jsonl): the injection library was not "
+              "loaded (no GPU or CUDA driver, CUPTI missing, or the program never called CUDA)",
+              "没有写出 CUPTI 记录（/w/records.jsonl）：注入库未被加载（没有 GPU 或 CUDA 驱动、缺少 "
+              "CUPTI，或程序从未调用 CUDA）");
+    said_case("cannot copy the workspace: the workspace has more than 20000 files (at /w/data)",
+              "无法复制工作区：工作区的文件超过 20000 个（在 /w/data 处）");
+    /* the physical floor and the credit (measure.c, episode.c): the floor's why inside */
+    said_case("no physical floor (the device's peaks are unknown (the device probe failed, or it "
+              "does not run on this GPU)): the speedup is measured but not credited; "
+              "--allow-no-floor (episodes.allowNoFloor) credits it",
+              "没有物理下限（设备的峰值未知（设备探测失败，或它没有在这块 GPU 上运行））：加速比已测量，"
+              "但未计入；--allow-no-floor（episodes.allowNoFloor）可计入它");
+    said_case("no physical floor (a command-form spec has no bytes or flops formula): the speedup "
+              "is credited because no-floor credit was allowed (--allow-no-floor)",
+              "没有物理下限（command 形式的 bench spec 没有 bytes 或 flops 公式）：因为允许无下限计入"
+              "（--allow-no-floor），加速比已计入");
+    said_case("the spec has a bytes formula but the peak bandwidth is unknown",
+              "bench spec 有 bytes 公式，但峰值带宽未知");
+    said_case("behind the leader (1.5 ms against its 1.25 ms): timed, its timed launches "
+              "re-checked against the baseline's kernel, the full correctness set not run",
+              "落后于当前领先版本（1.5 ms，领先版本 1.25 ms）：已计时，其计时的各次启动已对照基线核函数"
+              "复查，未运行完整的正确性检查集");
+    /* hkls check's own diagnostics */
+    said_case("the compiler failed (exit 2): nvcc fatal   : Unknown option '-foo'",
+              "编译器失败（退出码 2）：nvcc fatal   : Unknown option '-foo'");
+    said_case("the compiler timed out and was killed", "编译器超时，已被终止");
+    said_case("/src/blob.cu is not a text file (invalid UTF-8 at byte 51)",
+              "/src/blob.cu 不是文本文件（无效的 UTF-8，位于第 51 字节）");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -349,6 +409,7 @@ int main(void)
         cmocka_unit_test(thread_language_overrides_the_process),
         cmocka_unit_test(said_again_where_shown),
         cmocka_unit_test(said_again_session30),
+        cmocka_unit_test(said_again_session31),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -689,6 +689,45 @@ static void test_optimize_language(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* Why a faster version is not credited, in the user's language (session 31): a spec with
+ * no bytes/flops formula has no physical floor; hkls optimize's "not credited" line and the
+ * Markdown report's floor row quote the engine's reason, stored in English (the report's
+ * JSON keeps it so), said in Chinese; with --lang en the line is as before. Simulated GPU. */
+static void test_optimize_not_credited_language(void **state)
+{
+    (void)state;
+    if (!usable())
+        skip();
+    char d[] = "/tmp/hk-test-nocredit-XXXXXX";
+    assert_non_null(mkdtemp(d));
+    char cmd[4096], out[512], text[16384], md[512], report[65536];
+    snprintf(out, sizeof out, "%s/out.txt", d);
+    snprintf(cmd, sizeof cmd, "cp %s/bench/kernels/saxpy.cu %s/ && sed -e '/\"flops\"/d' -e "
+             "'/\"bytes\"/d' -e 's|\"source\": .*|\"source\": \"saxpy.cu\",|' "
+             "%s/episode/tiny.bench.json > %s/nf.bench.json", HK_SOURCE_DIR, d, HK_TEST_DATA, d);
+    assert_int_equal(system(cmd), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && LC_ALL=zh_CN.UTF-8 %s optimize saxpy.cu --kernel saxpy "
+             "--spec nf.bench.json --budget 1 --db %s/h.db", d, HKLS, d);
+    assert_int_equal(run_sim(cmd, out), 0);
+    read_all(out, text, sizeof text);
+    expect_in(text, "但没有物理下限检查过它（bench spec 没有 bytes 或 flops 公式）；--allow-no-floor");
+    assert_null(strstr(text, "the spec has no bytes"));
+    snprintf(md, sizeof md, "%s/reports/1/episode-1.md", d);
+    read_all(md, report, sizeof report);
+    expect_in(report, "| 物理下限 | 无（bench spec 没有 bytes 或 flops 公式）：加速比已测量，但未计入");
+    snprintf(md, sizeof md, "%s/reports/1/episode-1.json", d);
+    read_all(md, report, sizeof report);
+    expect_in(report, "\"why\": \"the spec has no bytes or flops formula\"");
+    snprintf(cmd, sizeof cmd, "cd %s && LC_ALL=zh_CN.UTF-8 %s optimize saxpy.cu --kernel saxpy "
+             "--spec nf.bench.json --budget 1 --db %s/h.db --lang en", d, HKLS, d);
+    assert_int_equal(run_sim(cmd, out), 0);
+    read_all(out, text, sizeof text);
+    expect_in(text, "but no physical floor checked it (the spec has no bytes or flops formula); "
+                    "--allow-no-floor credits them\n");
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", d);
+    assert_int_equal(system(cmd), 0);
+}
+
 /* Issue 13: stencil2d's first candidate on the simulated GPU is stencil_window at K = 8,
  * built and measured with the spec's grid divided by 8 along y (its launcher's grid, the
  * version's launch JSON in the report); `hkls apply` divides the file's launch the same way,
@@ -873,6 +912,7 @@ int main(void)
         cmocka_unit_test(test_optimize_stencil_divided_grid),
         cmocka_unit_test(test_optimize_split_multiplied_grid),
         cmocka_unit_test(test_optimize_language),
+        cmocka_unit_test(test_optimize_not_credited_language),
         cmocka_unit_test(test_optimize_hip_file_is_dcu),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
