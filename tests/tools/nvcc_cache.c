@@ -20,7 +20,12 @@
  * hashed: they do not change during a test run.
  *
  * Anything it does not understand goes straight to the compiler: no -o, or a flag that
- * writes other files or reads from stdin. Without HK_NVCC_CACHE (the cache folder) it is
+ * writes other files or reads from stdin, except -save-temps=obj (hipcc's, as measure.c
+ * builds a DCU image: clang's assembly kept beside the code object for the clock scan):
+ * the files it writes beside the output, named after a source argument ("module-hip-...",
+ * save_temps()), are kept with the entry and written back on a hit, a text one with its
+ * recorded folders replaced by the current ones as in messages, a binary one as it was,
+ * as the output itself is. Without HK_NVCC_CACHE (the cache folder) it is
  * the compiler. The real compiler: HK_REAL_NVCC / HK_REAL_HIPCC, else the next one of
  * that name on PATH after this program, else /usr/local/cuda/bin/nvcc, /opt/rocm/bin/hipcc.
  * Named g++ (test-tools/cxx/g++), it stands for g++ (HK_REAL_CXX, else g++ on PATH): the
@@ -37,6 +42,7 @@
 #define _GNU_SOURCE
 #endif
 #include <errno.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
@@ -547,6 +553,76 @@ static const char *out_extension(const char *path)
     return "";
 }
 
+/* -save-temps=obj: the files the compiler leaves beside the output (clang names them after
+ * the source: SOURCE_STEM-hip-amdgcn-amd-amdhsa-ARCH.s, ...-host-...), those of out_dir whose
+ * name begins with the stem of a file argument and a '-' and that were written from t0 on:
+ * copied into entry_tmp/temps/ (a miss). False if one could not be kept. */
+static bool save_temps(const char *out_dir, char **stems, size_t n_stems, double t0,
+                       const char *entry_tmp)
+{
+    DIR *d = opendir(out_dir);
+    if (!d)
+        return false;
+    char to[2 * PATH_MAX + NAME_MAX], from[PATH_MAX + NAME_MAX + 2];
+    snprintf(to, sizeof to, "%s/temps", entry_tmp);
+    bool ok = mkdir(to, 0755) == 0;
+    for (struct dirent *e; ok && (e = readdir(d));) {
+        bool named = false;
+        for (size_t i = 0; i < n_stems && !named; i++)
+            named = !strncmp(e->d_name, stems[i], strlen(stems[i])) &&
+                    e->d_name[strlen(stems[i])] == '-';
+        struct stat st;
+        snprintf(from, sizeof from, "%s/%s", out_dir, e->d_name);
+        if (!named || stat(from, &st) != 0 || !S_ISREG(st.st_mode) ||
+            (double)st.st_mtim.tv_sec + (double)st.st_mtim.tv_nsec / 1e9 < t0 - 0.01)
+            continue;
+        snprintf(to, sizeof to, "%s/temps/%s", entry_tmp, e->d_name);
+        ok = copy_file(from, to);
+    }
+    closedir(d);
+    return ok;
+}
+
+/* A hit's -save-temps=obj files (save_temps()) written into out_dir: a text file (no NUL
+ * byte) with the recorded folders replaced by the current ones, as replay() does for
+ * messages (clang's assembly names the source and its folder); a binary one as kept.
+ * False if one could not be written. */
+static bool restore_temps(const char *entry, const char *out_dir, char **was, char **now_dirs,
+                          size_t pairs)
+{
+    char dir[PATH_MAX + 8], from[PATH_MAX + NAME_MAX + 10], to[PATH_MAX + NAME_MAX + 2];
+    snprintf(dir, sizeof dir, "%s/temps", entry);
+    DIR *d = opendir(dir);
+    if (!d)
+        return true; /* none kept */
+    bool ok = true;
+    for (struct dirent *e; ok && (e = readdir(d));) {
+        if (e->d_name[0] == '.')
+            continue;
+        snprintf(from, sizeof from, "%s/%s", dir, e->d_name);
+        snprintf(to, sizeof to, "%s/%s", out_dir, e->d_name);
+        size_t n = 0;
+        char *t = slurp(from, &n);
+        if (!t) {
+            ok = false;
+            break;
+        }
+        if (memchr(t, '\0', n)) {
+            ok = copy_file(from, to);
+        } else {
+            int fd = open(to, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+            ok = fd >= 0;
+            if (ok) {
+                replay(fd, t, n, was, now_dirs, pairs);
+                ok = close(fd) == 0;
+            }
+        }
+        free(t);
+    }
+    closedir(d);
+    return ok;
+}
+
 /* mkdir -p path. The cache folder lies under a test run's folder (./hk test's
  * build/hk-test-cache/nvcc) that nothing may have made yet when the first compile comes:
  * in a fresh clone, every compile before the first launcher build (measure.c makes the
@@ -592,7 +668,7 @@ int main(int argc, char **argv)
     setenv("HK_STANDIN_CHAIN", tool, 1);   /* what real runs is the compiler, never a stand-in */
     const char *cache = getenv("HK_NVCC_CACHE");
     int out_i = -1;
-    bool plain = cache && *cache == '/';
+    bool plain = cache && *cache == '/', temps = false;
     for (int i = 1; plain && i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "-o") && i + 1 < argc)
@@ -603,6 +679,8 @@ int main(int argc, char **argv)
             i++;
         } else if (!strncmp(a, "-I", 2) && n_inc < MAX_INCLUDE_DIRS)
             inc_dirs[n_inc++] = a + 2;
+        else if (!strcmp(a, "-save-temps=obj"))
+            temps = true;
         else if (!strcmp(a, "-") || !strncmp(a, "-M", 2) || !strncmp(a, "--generate-dep", 14) ||
                  !strcmp(a, "-keep") || !strcmp(a, "--keep") || !strncmp(a, "-save-temps", 11) ||
                  !strcmp(a, "-odir") || !strcmp(a, "--output-directory") || !strcmp(a, "-run") ||
@@ -614,6 +692,28 @@ int main(int argc, char **argv)
         return cache ? run_direct(real, argc, argv) : exec_real(real, argv);
     /* "-o -" (PTX on stdout, as a test reads it through a pipe): no output file to keep */
     bool to_stdout = !strcmp(argv[out_i], "-");
+    if (temps && to_stdout)
+        return run_direct(real, argc, argv); /* no output folder for the temporaries */
+    /* -save-temps=obj: the output's folder, where they go, and the stems of the file
+     * arguments, which name them */
+    char *out_dir = NULL, *stems[64];
+    size_t n_stems = 0;
+    if (temps) {
+        char *o = strdup(argv[out_i]);
+        out_dir = o ? realpath(dirname(o), NULL) : NULL;
+        free(o);
+        if (!out_dir)
+            return run_direct(real, argc, argv);
+        for (int i = 1; i < argc && n_stems < 64; i++)
+            if (i != out_i && is_file(argv[i])) {
+                const char *b = strrchr(argv[i], '/') ? strrchr(argv[i], '/') + 1 : argv[i];
+                char *stem = strdup(b);
+                if (stem && strrchr(stem, '.'))
+                    *strrchr(stem, '.') = '\0';
+                if (stem)
+                    stems[n_stems++] = stem;
+            }
+    }
 
     /* the folders of the file arguments, as now (replay() maps the recorded ones to them) */
     char def[PATH_MAX];
@@ -690,6 +790,8 @@ int main(int argc, char **argv)
         snprintf(p, sizeof p, "%s/out", entry);
         if (ok && rc == 0 && !to_stdout)
             ok = copy_file(p, argv[out_i]);
+        if (ok && temps)
+            ok = restore_temps(entry, out_dir, was, now, n_now);
         if (ok) {
             const char *names[2] = {"stdout", "stderr"};
             for (int k = 0; k < 2; k++) {
@@ -742,6 +844,8 @@ int main(int argc, char **argv)
         snprintf(p, sizeof p, "%s/out", tmp);
         keep = copy_file(argv[out_i], p);
     }
+    if (keep && temps)
+        keep = save_temps(out_dir, stems, n_stems, t0, tmp);
     if (keep) {
         char num[32], dirs[PATH_MAX * 8] = "";
         snprintf(num, sizeof num, "%d\n", rc);

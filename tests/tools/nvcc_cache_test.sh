@@ -11,12 +11,20 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 cat > "$t/fake" <<'FAKE'
 #!/bin/sh
 # counts runs; writes the concatenated sources (headers inlined by cat) to -o; a source
-# that says ERROR fails with a message naming it
+# that says ERROR fails with a message naming it; with -save-temps=obj it also leaves, as
+# hipcc does, SOURCE_STEM-hip-amdgcn-amd-amdhsa-gfx906.s (naming the source and its folder)
+# and a binary SOURCE_STEM-hip-amdgcn-amd-amdhsa-gfx906.o beside the output
 echo x >> "$FAKE_COUNT"
-out=; src=
+out=; src=; temps=
 while [ $# -gt 0 ]; do
-  case $1 in -o) out=$2; shift ;; -*) ;; *) src=$1 ;; esac; shift
+  case $1 in -o) out=$2; shift ;; -save-temps=obj) temps=1 ;; -*) ;; *) src=$1 ;; esac; shift
 done
+if [ -n "$temps" ]; then
+  stem=$(basename "$src"); stem=${stem%.*}
+  t=$(dirname "$out")/$stem-hip-amdgcn-amd-amdhsa-gfx906
+  printf '\t.file\t1 "%s" "%s"\n\ts_memtime s[0:1]\n' "$(dirname "$src")" "$(basename "$src")" > "$t.s"
+  printf 'ELF\000%s\000' "$(dirname "$src")" > "$t.o"
+fi
 if grep -q ERROR "$src"; then echo "$src(1): error: ERROR here" >&2; exit 2; fi
 echo "ptxas info: compiled $(basename "$src")" >&2
 if [ "$out" = - ]; then cat "$src"; exit 0; fi
@@ -160,6 +168,24 @@ printf 'int lib3;\n' > "$t/build-asan/pch/lib.h"
 printf 'int lib4;\n' > "$t/build-asan/pch/lib.h"
 "$wrapper" -cubin "-I$t/build-asan/pch" -o "$t/b/k.cubin" "$t/a/k.cu" 2>/dev/null
 [ "$(runs)" = 24 ] || fail "another header behind a joined -IDIR was answered from the cache"
+# -save-temps=obj (measure.c's DCU image build: clang's assembly beside the code object, read
+# for clock reads): the same compile in another folder is a hit that writes the temporaries
+# back beside its output, the text one naming the current folder, the binary one as kept
+mkdir -p "$t/st1/o" "$t/st2/o"
+for w in st1 st2; do printf 'int dcu;\n' > "$t/$w/module.cu"; done
+"$wrapper" -save-temps=obj --genco -o "$t/st1/o/k.co" "$t/st1/module.cu" 2>/dev/null
+"$wrapper" -save-temps=obj --genco -o "$t/st2/o/k.co" "$t/st2/module.cu" 2>/dev/null
+[ "$(runs)" = 25 ] || fail "-save-temps=obj: the same compile in another folder was run again: $(runs) runs"
+s2=$t/st2/o/module-hip-amdgcn-amd-amdhsa-gfx906
+[ -f "$s2.s" ] && [ -f "$s2.o" ] || fail "-save-temps=obj: the hit did not write the temporaries: $(ls "$t/st2/o")"
+grep -q "^	.file	1 \"$t/st2\" \"module.cu\"\$" "$s2.s" || fail "-save-temps=obj: the hit's assembly: $(cat "$s2.s")"
+if grep -q "$t/st1" "$s2.s"; then fail "-save-temps=obj: the hit's assembly names the recorded folder"; fi
+cmp -s "$t/st1/o/module-hip-amdgcn-amd-amdhsa-gfx906.o" "$s2.o" || fail "-save-temps=obj: the binary temporary differs"
+cmp -s "$t/st1/o/k.co" "$t/st2/o/k.co" || fail "-save-temps=obj: the hit's output differs"
+# other -save-temps forms (into the working folder) still go to the compiler every time
+(cd "$t/st1" && "$wrapper" -save-temps --genco -o "$t/st1/o/k.co" "$t/st1/module.cu" 2>/dev/null)
+(cd "$t/st1" && "$wrapper" -save-temps --genco -o "$t/st1/o/k.co" "$t/st1/module.cu" 2>/dev/null)
+[ "$(runs)" = 27 ] || fail "-save-temps was cached: $(runs) runs"
 # two stand-ins on PATH (two builds' test-tools folders): each finds the other first; the
 # chain must end at the compiler's own place, not call back and forth until killed
 mkdir -p "$t/s1" "$t/s2"
