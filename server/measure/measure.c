@@ -1296,10 +1296,16 @@ static char *compile_limit_words(const measure_opts *o, const runner_result *r, 
     compile_limits(o, &cpu, &file, &mem);
     int status = r->term_signal ? 128 + r->term_signal : r->exit_code;
     char *s = NULL;
+    /* In bubblewrap's sandbox (and the namespace one) the job's rusage misses what ran
+     * inside (its pid namespace's init does not hand it on; the cgroup's count is read where
+     * cgroup v2 gives one): a SIGKILL that no memory limit and no timeout explains, after at
+     * least the CPU limit's time on the wall clock, is the hard CPU limit */
+    bool sandboxed = r->isolation == RUNNER_ISO_BWRAP || r->isolation == RUNNER_ISO_NAMESPACES;
+    long cpu_seen = sandboxed && r->cpu_ms < r->wall_ms ? r->wall_ms : r->cpu_ms;
     if (r->cpu_limit_hit || status == 128 + SIGXCPU || either_has(r, "CPU time limit exceeded") ||
         either_has(r, "signal 24") ||
         ((status == 128 + SIGKILL || either_has(r, "signal 9")) && !r->memory_limit_hit &&
-         r->cpu_ms >= (long)cpu * 1000))
+         !r->timed_out && cpu_seen >= (long)cpu * 1000))
         s = hk_asprintf("the compiler was stopped at its CPU time limit (%u s per process; "
                         "HK_COMPILE_CPU_S sets it)", cpu);
     else if (r->file_limit_hit || status == 128 + SIGXFSZ || either_has(r, "File size limit exceeded") ||

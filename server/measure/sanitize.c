@@ -1200,6 +1200,8 @@ static int note_body(const sanitize_result *r, char **body)
 static int make_note_with(sanitize_result *r, const char *small_body)
 {
     char *body = NULL, *timed = NULL, *both = NULL;
+    if (r->outcome == SANITIZE_REJECTED)
+        small_body = NULL; /* the rejection is the note, whichever pass made it */
     int rc = small_body ? ((body = hk_strdup(small_body)) ? HK_OK : HK_ENOMEM)
                         : note_body(r, &body);
     if (!rc && r->at_timed && r->outcome != SANITIZE_REJECTED) {

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <unistd.h>
 
@@ -226,15 +227,20 @@ static void test_compile_sandbox(void **state)
     snprintf(cache, sizeof cache, "%s/cache", f->dir);
     snprintf(nvcc, sizeof nvcc, "%s/nvcc", bin);
     snprintf(escaped, sizeof escaped, "%s/escaped", secret_dir);
-    snprintf(cmd, sizeof cmd,
-             "mkdir -p %s %s && echo TOPSECRET-42 > %s/secret.txt && "
-             "printf '%%s\n' '#!/bin/sh' 'echo "secret: $(cat %s/secret.txt 2>&1)" >&2' "
-             "'echo escaped > %s 2>/dev/null' "
-             "'out=; prev=; for a; do [ "$prev" = -o ] && out=$a; prev=$a; done' "
-             "'[ -n "$out" ] && echo built > "$out" && echo "wrote $out" >&2' 'exit 1' > %s && "
-             "chmod +x %s",
-             secret_dir, bin, secret_dir, secret_dir, escaped, nvcc, nvcc);
+    snprintf(cmd, sizeof cmd, "mkdir -p %s %s && echo TOPSECRET-42 > %s/secret.txt", secret_dir,
+             bin, secret_dir);
     assert_int_equal(system(cmd), 0);
+    FILE *fp = fopen(nvcc, "w");
+    assert_non_null(fp);
+    fprintf(fp, "#!/bin/sh\n"
+                "echo \"secret: $(cat %s/secret.txt 2>&1)\" >&2\n"
+                "echo escaped > %s 2>/dev/null\n"
+                "out=; prev=; for a; do [ \"$prev\" = -o ] && out=$a; prev=$a; done\n"
+                "[ -n \"$out\" ] && echo built > \"$out\" && echo \"wrote $out\" >&2\n"
+                "exit 1\n",
+            secret_dir, escaped);
+    fclose(fp);
+    assert_int_equal(chmod(nvcc, 0755), 0);
     assert_int_equal(setenv("HK_CACHE_DIR", cache, 1), 0);
     measure_opts o = {.spec = f->sp, .nvcc = nvcc, .arch = "sm_90"};
     char work[512];

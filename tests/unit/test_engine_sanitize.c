@@ -742,7 +742,7 @@ static void test_run_timed_size(void **state)
     assert_true(strncmp(r.details, "compute-sanitizer racecheck at the timed size 1: Error: Race "
                                    "reported between", 77) == 0);
     assert_true(strncmp(r.note, "memory safety: rejected (race): compute-sanitizer racecheck at "
-                                "the timed size 1: ", 77) == 0);
+                                "the timed size 1: ", 81) == 0);
     sanitize_result_clear(&r);
     unsetenv("FAKE_SANITIZER_RACECHECK");
     unsetenv("FAKE_SANITIZER_AT_SIZE");
