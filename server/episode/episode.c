@@ -4416,8 +4416,8 @@ out:
                                           : c->mo.isolation;
             json_object_set_new(*verdict, "isolation", ep__text(runner_isolation_name(i)));
         }
-        /* the compiles of candidate text (and of the baseline) ran in the same sandbox,
-         * also on a verdict reached before any run (host_code, reads_clock, compile_error) */
+        /* the compiles of candidate text (and of the baseline) run in the same sandbox
+         * (measure_build_runner_spec) */
         json_object_set(*verdict, "compile_isolation", json_object_get(*verdict, "isolation"));
     }
     runner_pool_free(pool);
