@@ -1170,13 +1170,16 @@ void measure_build_runner_spec(const measure_opts *o, const measure_build *b, ru
      * quote them back through the image or the compiler's errors. So the compile runs in the
      * benchmark programs' sandbox (o->isolation, AUTO: the strongest here): a read-only
      * root, a private /tmp, no network, only the candidate's directory and the launchers'
-     * cache writable (docs/referee.md, "The compile's sandbox"). TMPDIR is the private /tmp,
-     * where the compiler's temporaries go: a TMPDIR elsewhere is read-only or hidden there. */
+     * cache writable (docs/referee.md, "The compile's sandbox"). There TMPDIR is the private
+     * /tmp, where the compiler's temporaries go: a TMPDIR elsewhere is read-only or hidden. */
     static const char *const env_set[] = {"TMPDIR=/tmp", NULL};
     rs->isolation = o->isolation;
     rs->writable = (const char *const *)b->sandbox_rw;
     rs->readable = (const char *const *)b->sandbox_ro;
-    rs->env_set = env_set;
+    enum runner_isolation iso =
+        o->isolation == RUNNER_ISO_AUTO ? runner_isolation_available() : o->isolation;
+    if (iso == RUNNER_ISO_BWRAP || iso == RUNNER_ISO_NAMESPACES)
+        rs->env_set = env_set;
 }
 
 void measure_compile_clear(measure_compile *c)
