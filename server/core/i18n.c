@@ -2078,6 +2078,9 @@ static const struct hk_msg_entry msgs[HK_MSG_COUNT] = {
       "credited only once the tools have checked it, and this candidate claims %.2fx; measured, "
       "not credited",
       "内存安全未能检查完（compute-sanitizer %s：%s）：超过 %.0fx 的加速比须经工具检查后才计入，该候选声称 %.2fx；已测量，未计入"),
+    F(EP_MEMORY_SAFETY_TIMED, "memory safety: compute-sanitizer on %s again at the timed size %d, one launch",
+      "内存安全：对 %s 在计时规模 %d 上再次运行 compute-sanitizer（单次启动）"),
+    F(SAN_TIMED_NOTE, "%s; at the timed size, one launch: %s", "%s；在计时规模上（单次启动）：%s"),
     F(EP_VER_ACCEPTED, "v%d: %.4g ms, %.2fx%s (%s)", "v%d：%.4g ms，%.2fx%s（%s）"),
     F(EP_VER_UNCREDITED, "v%d: %.4g ms, %.2fx, not credited: no physical floor (%s)",
       "v%d：%.4g ms，%.2fx，未计入：没有物理下限（%s）"),

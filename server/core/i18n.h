@@ -1202,6 +1202,8 @@ enum hk_msg {
     HK_MSG_SAN_TOOL_EXIT,            /* %d status */
     HK_MSG_SAN_PROGRAM_EXITED,       /* %d status, %s its code, %s ": " or "", %s its message */
     HK_MSG_SAN_CREDIT_INCOMPLETE,    /* %s tool, %s its note, %.0f bound, %.2f claim */
+    HK_MSG_EP_MEMORY_SAFETY_TIMED,   /* %s what, %d size: the pass at the timed size */
+    HK_MSG_SAN_TIMED_NOTE,           /* %s the smallest size's note, %s the timed size's */
     /* a version event's message (the editor's progress, hkls optimize's lines) and the
      * CLI's error/warning prefixes */
     HK_MSG_EP_VER_ACCEPTED,

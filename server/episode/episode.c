@@ -112,8 +112,10 @@ typedef struct {
     int start_number;
     ep_rec *base_rec, *start_rec, *best;
     sanitize_result base_san;    /* the baseline under every tool, once a candidate's finding
-                                  * asks whether it is the original's (sanitize_inherited) */
+                                  * asks whether it is the original's (sanitize_again) */
     bool base_san_done;
+    sanitize_result base_san_timed; /* the same at the timed size (sanitize_opts.timed) */
+    bool base_san_timed_done;
     char *start_text;
     size_t start_len;
     ep_rec **recs;
@@ -887,6 +889,8 @@ static int stage_init(ep_ctx *c)
                                                                    : c->mo.isolation;
     (void)runner_memory_available(true, &mem_words);
     json_object_set_new(c->info, "isolation", ep__text(runner_isolation_name(iso)));
+    /* compiles of candidate text run in the same sandbox (measure_build_runner_spec) */
+    json_object_set_new(c->info, "compile_isolation", ep__text(runner_isolation_name(iso)));
     /* what decided "correct": said on every report, plainly for the command form */
     json_object_set_new(c->info, "correctness",
                         ep__text(hk_tr(c->is_cmd ? HK_MSG_EP_CORRECT_CMD
@@ -1286,22 +1290,25 @@ static int sanitize_again(ep_ctx *c, const sanitize_opts *so, const measure_prog
     if (found < 0)
         return HK_OK;
     int rc;
-    if (!c->base_san_done) {
+    /* the baseline's run at the same size: the smallest, or the timed one */
+    sanitize_result *base = so->timed ? &c->base_san_timed : &c->base_san;
+    bool *done = so->timed ? &c->base_san_timed_done : &c->base_san_done;
+    if (!*done) {
         sanitize_opts bo = *so;
         bo.all_tools = true;
         bo.signatures = true; /* memcheck's findings kept by signature (sanitize_sigs) */
         ep__log(c, "info", hk_tr(HK_MSG_EP_MEMORY_SAFETY_COMPUTE_SANITIZER), what,
                 sanitize_tool_name((enum sanitize_tool)found));
-        if ((rc = sanitize_candidate(&c->mo, &bo, bp, &c->base_san))) {
-            sanitize_result_clear(&c->base_san);
+        if ((rc = sanitize_candidate(&c->mo, &bo, bp, base))) {
+            sanitize_result_clear(base);
             return rc;
         }
-        c->base_san_done = true;
+        *done = true;
     }
-    if (c->base_san.tools[found].status != SANITIZE_FOUND)
+    if (base->tools[found].status != SANITIZE_FOUND)
         return HK_OK;
     sanitize_opts io = *so;
-    io.baseline = &c->base_san;
+    io.baseline = base;
     io.base_text = c->text;
     io.base_len = c->text_len;
     io.cand_text = text;
@@ -1316,16 +1323,34 @@ static int sanitize_again(ep_ctx *c, const sanitize_opts *so, const measure_prog
     return HK_OK;
 }
 
-/* sanitize_again for version r of the episode. */
-static int sanitize_inherited(ep_ctx *c, const sanitize_opts *so, const ep_rec *r,
-                              sanitize_result *sr)
+/* The tools at the smallest size (cheap, quick findings), then, unless that rejected or
+ * could not complete (sanitize_timed_wanted), once more at the timed size: one launch at
+ * the baseline's primary size, where the speedup is measured, so that a kernel safe only at
+ * small sizes is seen where it is timed (tests/gpu/cheats/size_race.cu). Each pass judges
+ * findings against the original kernel's own at its size (sanitize_again: bp and text;
+ * bp NULL or text NULL: every finding rejects). *sr: both passes folded into one
+ * (sanitize_result_add_timed). HK_OK, HK_ECANCELED, HK_ENOMEM. */
+static int sanitize_sizes(ep_ctx *c, const sanitize_opts *so, const measure_prog *bp,
+                          const char *what, const measure_prog *cp, const char *text,
+                          size_t len, sanitize_result *sr)
 {
-    if (!c->base_rec || r == c->base_rec)
-        return HK_OK;
-    char what[32];
-    snprintf(what, sizeof what, "v%d", r->number);
-    measure_prog bp = rec_prog(c->base_rec), p = rec_prog(r);
-    return sanitize_again(c, so, &bp, what, &p, r->text, r->len, sr);
+    int rc = sanitize_candidate(&c->mo, so, cp, sr);
+    if (!rc && bp)
+        rc = sanitize_again(c, so, bp, what, cp, text, len, sr);
+    if (rc || !c->base.n_times || !sanitize_timed_wanted(sr, c->base.primary_size))
+        return rc;
+    sanitize_opts to = *so;
+    to.timed = true;
+    to.size = c->base.primary_size;
+    ep__log(c, "info", hk_tr(HK_MSG_EP_MEMORY_SAFETY_TIMED), what, to.size);
+    sanitize_result t;
+    rc = sanitize_candidate(&c->mo, &to, cp, &t);
+    if (!rc && bp)
+        rc = sanitize_again(c, &to, bp, what, cp, text, len, &t);
+    if (!rc)
+        rc = sanitize_result_add_timed(sr, &t);
+    sanitize_result_clear(&t);
+    return rc;
 }
 
 /* Runs the tools on r's program when sanitize_wanted says so (best: it is about to become
@@ -1354,10 +1379,12 @@ static int sanitize_rec(ep_ctx *c, ep_rec *r, bool best, double claimed, measure
     else
         ep__log(c, "info", hk_tr(HK_MSG_EP_MEMORY_SAFETY_COMPUTE_SANITIZER_3), r->number, claimed, SANITIZE_CLAIM_SPEEDUP);
     sanitize_result sr;
-    measure_prog p = rec_prog(r);
-    int rc = sanitize_candidate(&c->mo, &so, &p, &sr);
-    if (!rc)
-        rc = sanitize_inherited(c, &so, r, &sr);
+    measure_prog p = rec_prog(r), bp = c->base_rec ? rec_prog(c->base_rec) : p;
+    char what[32];
+    snprintf(what, sizeof what, "v%d", r->number);
+    bool judge = c->base_rec && r != c->base_rec; /* the original's findings (sanitize_again) */
+    int rc = sanitize_sizes(c, &so, judge ? &bp : NULL, what, &p, judge ? r->text : NULL,
+                            r->len, &sr);
     if (rc) {
         sanitize_result_clear(&sr);
         return rc;
@@ -1866,6 +1893,8 @@ static void ctx_free(ep_ctx *c)
     measure_baseline_clear(&c->base);
     if (c->base_san_done)
         sanitize_result_clear(&c->base_san);
+    if (c->base_san_timed_done)
+        sanitize_result_clear(&c->base_san_timed);
     measure_build_free(&c->shadow_build);
     spec_free(c->sp);
     sk_set_free(c->skills);
@@ -3981,12 +4010,14 @@ static int verify_sanitize(ep_ctx *c, const ep_verify_options *vo, const measure
     ep__log(c, "info", hk_tr(HK_MSG_EP_MEMORY_SAFETY_COMPUTE_SANITIZER_4),
             vo->sanitize ? "--sanitize" : "it claims over 2x");
     sanitize_result sr;
-    int rc = sanitize_candidate(&c->mo, &so, cp, &sr);
-    if (!rc)
-        rc = sanitize_again(c, &so, bp, hk_tr(HK_MSG_EP_WHAT_CANDIDATE), cp, cand_text, cand_len, &sr);
+    int rc = sanitize_sizes(c, &so, bp, hk_tr(HK_MSG_EP_WHAT_CANDIDATE), cp, cand_text, cand_len,
+                            &sr);
     if (!rc && sr.outcome == SANITIZE_REJECTED) {
+        /* where: the pass that rejected (the timed size's when the smallest passed) */
+        const sanitize_result *at = sr.at_timed && sr.at_timed->outcome == SANITIZE_REJECTED
+                                        ? sr.at_timed : &sr;
         rc = measure_verdict_set(&e->verdict, sr.reason, "%s", sr.details ? sr.details : "");
-        e->verdict.where = (measure_combo){sr.size, sr.dist, sr.seed};
+        e->verdict.where = (measure_combo){at->size, at->dist, at->seed};
     }
     /* a claim over 2x that the tools could not check: correct and timed, not credited */
     if (!rc && !sanitize_credit_allowed(&sr, e->speedup)) {
@@ -4385,6 +4416,9 @@ out:
                                           : c->mo.isolation;
             json_object_set_new(*verdict, "isolation", ep__text(runner_isolation_name(i)));
         }
+        /* the compiles of candidate text (and of the baseline) run in the same sandbox
+         * (measure_build_runner_spec) */
+        json_object_set(*verdict, "compile_isolation", json_object_get(*verdict, "isolation"));
     }
     runner_pool_free(pool);
     measure_build_free(&bb);

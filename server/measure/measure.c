@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "core/buf.h"
+#include "core/strv.h"
 #include "core/hk.h"
 #include "core/i18n.h"
 #include "core/log.h"
@@ -682,6 +683,8 @@ void measure_build_free(measure_build *b)
     hk_free(b->function);
     hk_free(b->name);
     harness_argv_free(b->argv);
+    hk_strv_free(b->sandbox_rw);
+    hk_strv_free(b->sandbox_ro);
     memset(b, 0, sizeof *b);
 }
 
@@ -1008,6 +1011,55 @@ static int write_cuda_shims(const char *dir, char **inc)
     return rc;
 }
 
+/* Pushes dir_of(path) and, when it differs, the folder of path's real file. */
+static void push_dir_of(struct hk_strv *sv, const char *path)
+{
+    if (!path || !strchr(path, '/'))
+        return;
+    hk_strv_push_own(sv, dir_of(path));
+    char *real = realpath(path, NULL);
+    if (real)
+        hk_strv_push_own(sv, dir_of(real));
+    free(real);
+}
+
+/* b->sandbox_rw and b->sandbox_ro (measure_build): what a compile of candidate text may write
+ * and the folders it must still read inside the sandbox. HK_OK, HK_ENOMEM. */
+static int sandbox_dirs(const measure_opts *o, measure_build *b)
+{
+    struct hk_strv rw = {0}, ro = {0};
+    hk_strv_push(&rw, b->dir);
+    if (b->module) { /* build.sh builds a missing launcher and runtime into the cache */
+        char *parent = dir_of(b->dir);
+        hk_strv_push_own(&rw, parent ? launcher_root(parent) : NULL);
+        hk_free(parent);
+    }
+    /* the user's own extra folders (a compiler wrapper's cache: ./hk test's nvcc_cache) */
+    const char *env = getenv("HK_COMPILE_WRITABLE");
+    for (const char *p = env; p && *p;) {
+        size_t l = strcspn(p, ":");
+        if (l && *p == '/')
+            hk_strv_push_own(&rw, hk_strndup(p, l));
+        p += l + (p[l] == ':');
+    }
+    hk_strv_push(&ro, o->include_dir ? o->include_dir : harness_include_dir());
+    for (size_t i = 0; i < o->spec->n_include_dirs; i++)
+        hk_strv_push(&ro, o->spec->include_dirs[i]);
+    push_dir_of(&ro, o->nvcc);
+    /* a compiler, or its wrapper, found on PATH; PATH's folders under /tmp are hidden by the
+     * private /tmp otherwise */
+    const char *path = getenv("PATH");
+    for (const char *p = path; p && *p;) {
+        size_t l = strcspn(p, ":");
+        if (l > 5 && !strncmp(p, "/tmp/", 5))
+            hk_strv_push_own(&ro, hk_strndup(p, l));
+        p += l + (p[l] == ':');
+    }
+    b->sandbox_rw = hk_strv_done(&rw);
+    b->sandbox_ro = hk_strv_done(&ro);
+    return b->sandbox_rw && b->sandbox_ro ? HK_OK : HK_ENOMEM;
+}
+
 int measure_build_prepare(const measure_opts *o, const char *dir, const char *text, size_t len,
                           const char *const *flags, measure_build *b)
 {
@@ -1069,6 +1121,8 @@ int measure_build_prepare(const measure_opts *o, const char *dir, const char *te
     TRY(harness_nvcc_argv(o->spec, o->nvcc, o->arch, o->include_dir, extra, b->prog, b->exe,
                           &b->argv));
 out:
+    if (rc == HK_OK)
+        rc = sandbox_dirs(o, b);
     hk_free(shim_inc);
     if (rc)
         measure_build_free(b);
@@ -1111,8 +1165,21 @@ void measure_build_runner_spec(const measure_opts *o, const measure_build *b, ru
     /* The compiler is trusted, but the text it reads is not: a bomb in it is stopped by the
      * runner's limits, as a benchmark program's runaway is (MEASURE_COMPILE_*) */
     compile_limits(o, &rs->cpu_seconds, &rs->file_max, &rs->memory_max);
-    /* Only the programs it builds run sandboxed. */
-    rs->isolation = RUNNER_ISO_NONE;
+    /* ... and what it reads is not either: an #include or a directive that the host-code
+     * rule missed could read another candidate's files, the references or the user's, and
+     * quote them back through the image or the compiler's errors. So the compile runs in the
+     * benchmark programs' sandbox (o->isolation, AUTO: the strongest here): a read-only
+     * root, a private /tmp, no network, only the candidate's directory and the launchers'
+     * cache writable (docs/referee.md, "The compile's sandbox"). There TMPDIR is the private
+     * /tmp, where the compiler's temporaries go: a TMPDIR elsewhere is read-only or hidden. */
+    static const char *const env_set[] = {"TMPDIR=/tmp", NULL};
+    rs->isolation = o->isolation;
+    rs->writable = (const char *const *)b->sandbox_rw;
+    rs->readable = (const char *const *)b->sandbox_ro;
+    enum runner_isolation iso =
+        o->isolation == RUNNER_ISO_AUTO ? runner_isolation_available() : o->isolation;
+    if (iso == RUNNER_ISO_BWRAP || iso == RUNNER_ISO_NAMESPACES)
+        rs->env_set = env_set;
 }
 
 void measure_compile_clear(measure_compile *c)
@@ -1232,10 +1299,16 @@ static char *compile_limit_words(const measure_opts *o, const runner_result *r, 
     compile_limits(o, &cpu, &file, &mem);
     int status = r->term_signal ? 128 + r->term_signal : r->exit_code;
     char *s = NULL;
+    /* In bubblewrap's sandbox (and the namespace one) the job's rusage misses what ran
+     * inside (its pid namespace's init does not hand it on; the cgroup's count is read where
+     * cgroup v2 gives one): a SIGKILL that no memory limit and no timeout explains, after at
+     * least the CPU limit's time on the wall clock, is the hard CPU limit */
+    bool sandboxed = r->isolation == RUNNER_ISO_BWRAP || r->isolation == RUNNER_ISO_NAMESPACES;
+    long cpu_seen = sandboxed && r->cpu_ms < r->wall_ms ? r->wall_ms : r->cpu_ms;
     if (r->cpu_limit_hit || status == 128 + SIGXCPU || either_has(r, "CPU time limit exceeded") ||
         either_has(r, "signal 24") ||
         ((status == 128 + SIGKILL || either_has(r, "signal 9")) && !r->memory_limit_hit &&
-         r->cpu_ms >= (long)cpu * 1000))
+         !r->timed_out && cpu_seen >= (long)cpu * 1000))
         s = hk_asprintf("the compiler was stopped at its CPU time limit (%u s per process; "
                         "HK_COMPILE_CPU_S sets it)", cpu);
     else if (r->file_limit_hit || status == 128 + SIGXFSZ || either_has(r, "File size limit exceeded") ||

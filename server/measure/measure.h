@@ -239,6 +239,12 @@ typedef struct {
     char *name;     /* what compiler messages call the candidate ("kernel.cu" is replaced
                      * by it), e.g. the user's file name; NULL: kernel.cu. Set by the caller
                      * after prepare (hk_strdup; freed with the build) */
+    /* The compile's sandbox (measure_build_runner_spec), NULL-terminated: writable, the
+     * candidate's directory, the launchers' cache (the launcher and its runtime are built
+     * in the same job) and $HK_COMPILE_WRITABLE's folders; readable, the folders under /tmp
+     * the compile reads (the harness headers, the spec's include folders, the compiler's
+     * folder, PATH's entries), which the sandbox's private /tmp would hide. */
+    char **sandbox_rw, **sandbox_ro;
 } measure_build;
 
 void measure_build_free(measure_build *b);

@@ -700,9 +700,11 @@ bool sanitize_credit_allowed(const sanitize_result *r, double claimed_speedup)
 char *sanitize_credit_note(const sanitize_result *r, double claimed_speedup)
 {
     const sanitize_tool_result *x = NULL;
-    for (int t = 0; t < SANITIZE_N_TOOLS && !x; t++)
-        if (r->tools[t].incomplete)
-            x = &r->tools[t];
+    /* the smallest size's pass first, then the timed size's (sanitize_result_add_timed) */
+    for (const sanitize_result *p = r; p && !x; p = p->at_timed)
+        for (int t = 0; t < SANITIZE_N_TOOLS && !x; t++)
+            if (p->tools[t].incomplete)
+                x = &p->tools[t];
     return hk_asprintf(hk_tr(HK_MSG_SAN_CREDIT_INCOMPLETE),
                        x ? sanitize_tool_name(x->tool) : "?", x ? x->text : "?",
                        SANITIZE_CLAIM_SPEEDUP, claimed_speedup);
@@ -727,7 +729,17 @@ void sanitize_result_clear(sanitize_result *r)
     }
     hk_free(r->details);
     hk_free(r->note);
+    if (r->at_timed) {
+        sanitize_result_clear(r->at_timed);
+        hk_free(r->at_timed);
+    }
     memset(r, 0, sizeof *r);
+}
+
+bool sanitize_timed_wanted(const sanitize_result *r, int timed_size)
+{
+    return r && r->tool_path[0] && r->outcome != SANITIZE_REJECTED && !r->incomplete &&
+           !r->timed && !r->at_timed && timed_size >= 0 && timed_size != r->size;
 }
 
 static bool executable(const char *path)
@@ -856,21 +868,25 @@ static long long largest_buffer(const measure_opts *o, int k)
     return best;
 }
 
+/* One tool's limit: so->timeout_ms, else the environment's ($HK_SANITIZE_TIMED_S for the
+ * pass at the timed size, $HK_SANITIZE_TIMEOUT_S otherwise), else the default. */
 static unsigned timeout_of(const sanitize_opts *so)
 {
     if (so && so->timeout_ms)
         return so->timeout_ms;
-    const char *env = getenv("HK_SANITIZE_TIMEOUT_S");
+    bool timed = so && so->timed;
+    const char *name = timed ? "HK_SANITIZE_TIMED_S" : "HK_SANITIZE_TIMEOUT_S";
+    unsigned dflt = timed ? SANITIZE_TIMED_TIMEOUT_MS : SANITIZE_TIMEOUT_MS;
+    const char *env = getenv(name);
     if (env && *env) {
         char *end = NULL;
         double s = strtod(env, &end);
         if (end && !*end && s >= 1 && s <= 86400)
             return (unsigned)(s * 1000);
-        HK_WARN("sanitize: HK_SANITIZE_TIMEOUT_S=%s is not a number of seconds in [1, 86400]; "
-                "using %u s",
-                env, SANITIZE_TIMEOUT_MS / 1000);
+        HK_WARN("sanitize: %s=%s is not a number of seconds in [1, 86400]; using %u s", name,
+                env, dflt / 1000);
     }
-    return SANITIZE_TIMEOUT_MS;
+    return dflt;
 }
 
 /* tool + its flags + o's wrapper + the program's argv, as one new argv. */
@@ -1126,7 +1142,8 @@ static char *not_checked_note(const char *why)
     return note;
 }
 
-static int make_note(sanitize_result *r)
+/* *body: new string, r's note without the "memory safety: " around it. HK_OK, HK_ENOMEM. */
+static int note_body(const sanitize_result *r, char **body)
 {
     char at[384];
     size_words(r, at, sizeof at);
@@ -1171,15 +1188,69 @@ static int make_note(sanitize_result *r)
         _Static_assert(SANITIZE_N_TOOLS == 3, "SAN_NOT_FULLY has a slot per tool");
         rc = hk_buf_printf(&b, hk_tr(HK_MSG_SAN_NOT_FULLY), words[0], words[1], words[2], at);
     }
-    char *body = rc ? NULL : hk_buf_steal(&b);
-    rc = rc ? rc : body ? hk_buf_printf(&b, hk_tr(HK_MSG_SAN_NOTE), body) : HK_ENOMEM;
-    hk_free(body);
-    if (rc) {
-        hk_buf_free(&b);
-        return rc;
+    *body = rc ? NULL : hk_buf_steal(&b);
+    hk_buf_free(&b);
+    return rc ? rc : *body ? HK_OK : HK_ENOMEM;
+}
+
+/* r->note: "memory safety: <body>"; with a pass at the timed size that did not reject,
+ * both bodies ("<smallest size's>; at the timed size, one launch: <timed size's>"). The
+ * smallest size's body is written from small_body when given (r as it was before the timed
+ * pass was folded in). */
+static int make_note_with(sanitize_result *r, const char *small_body)
+{
+    char *body = NULL, *timed = NULL, *both = NULL;
+    if (r->outcome == SANITIZE_REJECTED)
+        small_body = NULL; /* the rejection is the note, whichever pass made it */
+    int rc = small_body ? ((body = hk_strdup(small_body)) ? HK_OK : HK_ENOMEM)
+                        : note_body(r, &body);
+    if (!rc && r->at_timed && r->outcome != SANITIZE_REJECTED) {
+        rc = note_body(r->at_timed, &timed);
+        if (!rc && !(both = hk_trf(HK_MSG_SAN_TIMED_NOTE, body, timed)))
+            rc = HK_ENOMEM;
     }
-    r->note = hk_buf_steal(&b);
-    return r->note ? HK_OK : HK_ENOMEM;
+    hk_free(r->note);
+    r->note = NULL;
+    if (!rc && !(r->note = hk_trf(HK_MSG_SAN_NOTE, both ? both : body)))
+        rc = HK_ENOMEM;
+    hk_free(body);
+    hk_free(timed);
+    hk_free(both);
+    return rc;
+}
+
+static int make_note(sanitize_result *r)
+{
+    return make_note_with(r, NULL);
+}
+
+int sanitize_result_add_timed(sanitize_result *r, sanitize_result *timed)
+{
+    char *small_body = NULL;
+    int rc = note_body(r, &small_body);
+    sanitize_result *t = rc ? NULL : hk_calloc(1, sizeof *t);
+    if (!t) {
+        hk_free(small_body);
+        return rc ? rc : HK_ENOMEM;
+    }
+    *t = *timed;
+    memset(timed, 0, sizeof *timed);
+    r->at_timed = t;
+    if (t->outcome == SANITIZE_REJECTED && r->outcome != SANITIZE_REJECTED) {
+        r->outcome = SANITIZE_REJECTED;
+        r->reason = t->reason;
+        hk_free(r->details);
+        if (!(r->details = hk_strdup(t->details ? t->details : ""))) {
+            hk_free(small_body);
+            return HK_ENOMEM;
+        }
+    } else if (t->outcome == SANITIZE_UNCHECKED && r->outcome == SANITIZE_PASSED) {
+        r->outcome = SANITIZE_UNCHECKED;
+    }
+    r->incomplete |= t->incomplete && r->outcome == SANITIZE_UNCHECKED;
+    rc = make_note_with(r, small_body);
+    hk_free(small_body);
+    return rc;
 }
 
 /* Line n (1-based) of text, trimmed of blanks at both ends, into out ("" past the end). */
@@ -1292,8 +1363,14 @@ int sanitize_candidate(const measure_opts *o, const sanitize_opts *so, const mea
     int rc = measure_combos_quick(o->spec, 2000, &combos, &n);
     if (rc)
         return rc;
-    /* the quick set starts with the smallest size's first distribution and seed */
-    out->size = combos[0].size;
+    /* the quick set starts with the smallest size's first distribution and seed; the pass
+     * at the timed size keeps them and takes the size the speedup is measured at */
+    out->timed = so && so->timed;
+    if (out->timed && (so->size < 0 || (size_t)so->size >= o->spec->n_sizes)) {
+        hk_free(combos);
+        return HK_EINVAL;
+    }
+    out->size = out->timed ? so->size : combos[0].size;
     out->dist = combos[0].dist;
     out->seed = combos[0].seed;
     hk_free(combos);
@@ -1369,8 +1446,11 @@ int sanitize_candidate(const measure_opts *o, const sanitize_opts *so, const mea
                 continue;
             out->outcome = SANITIZE_REJECTED;
             out->reason = x->reason;
-            if (!(out->details = hk_asprintf("compute-sanitizer %s: %s", sanitize_tool_name(t),
-                                             x->text))) {
+            char where[64] = "";
+            if (out->timed)
+                snprintf(where, sizeof where, " at the timed size %d", out->size);
+            if (!(out->details = hk_asprintf("compute-sanitizer %s%s: %s", sanitize_tool_name(t),
+                                             where, x->text))) {
                 rc = HK_ENOMEM;
                 goto out;
             }
@@ -1407,7 +1487,12 @@ json_t *sanitize_result_json(const sanitize_result *r)
                                  : "?",
                              "text", x->text, "wall_ms", (json_int_t)x->wall_ms));
     }
-    return json_pack("{s:s, s:s, s:s?, s:s?, s:i, s:I, s:i, s:I, s:s?, s:b, s:o*}", "outcome",
+    json_t *timed = r->at_timed ? sanitize_result_json(r->at_timed) : NULL;
+    if (r->at_timed && !timed) {
+        json_decref(tools);
+        return NULL;
+    }
+    return json_pack("{s:s, s:s, s:s?, s:s?, s:i, s:I, s:i, s:I, s:s?, s:b, s:o*, s:o*}", "outcome",
                      (unsigned)r->outcome < HK_ARRAY_LEN(outcome_names)
                          ? outcome_names[r->outcome]
                          : "?",
@@ -1415,5 +1500,5 @@ json_t *sanitize_result_json(const sanitize_result *r)
                      r->note, "size", r->size, "seed", (json_int_t)r->seed, "dist", r->dist,
                      "elements", (json_int_t)r->elements, "tool",
                      r->tool_path[0] ? r->tool_path : NULL, "incomplete", r->incomplete,
-                     "tools", tools);
+                     "tools", tools, "timed", timed);
 }

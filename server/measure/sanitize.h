@@ -24,6 +24,11 @@
 /* One tool's run, wall clock. The tools run 10-100x slower than the program; a run past it
  * is "not checked", not a rejection. $HK_SANITIZE_TIMEOUT_S overrides. */
 #define SANITIZE_TIMEOUT_MS (300u * 1000u)
+/* One tool's run at the timed size (sanitize_opts.timed), wall clock: a single launch at the
+ * size the speedup is measured at, where a kernel that is safe only at small sizes races
+ * (tests/gpu/cheats/size_race.cu). $HK_SANITIZE_TIMED_S overrides. A run past it is
+ * incomplete (no credit over 2x), like any tool's timeout. */
+#define SANITIZE_TIMED_TIMEOUT_MS (300u * 1000u)
 /* Above this many elements in the largest buffer the note says the run was large. */
 #define SANITIZE_LARGE_ELEMENTS (1ll << 22)
 #define SANITIZE_TEXT_MAX 1024
@@ -231,6 +236,13 @@ typedef struct {
      * (sanitize_opts.baseline) runs memcheck the same way, and its findings are INHERITED
      * when sanitize_sigs_within(baseline's, its own) holds, or by the line rule above. */
     bool signatures;
+    /* The pass at the timed size: one run-mode launch at size (the baseline's primary size,
+     * measure_baseline.primary_size; no timing loop) instead of the smallest size, each tool
+     * under $HK_SANITIZE_TIMED_S (else SANITIZE_TIMED_TIMEOUT_MS; timeout_ms still wins).
+     * A rejection's details say the size ("compute-sanitizer racecheck at the timed size 1:
+     * ..."). false: the smallest size, as before. */
+    bool timed;
+    int size;
 } sanitize_opts;
 
 enum sanitize_outcome {
@@ -257,9 +269,25 @@ typedef struct sanitize_result {
                                   * or a candidate judged by them); NULL when not collected */
     bool incomplete;             /* UNCHECKED because a tool's check could not complete for a
                                   * cause of the candidate's own run (tools[].incomplete) */
+    bool timed;                  /* this is the pass at the timed size (sanitize_opts.timed) */
+    struct sanitize_result *at_timed; /* the pass at the timed size that followed this one
+                                  * (sanitize_result_add_timed), owned; NULL: none ran */
 } sanitize_result;
 
 void sanitize_result_clear(sanitize_result *r);
+
+/* Whether the pass at the timed size should follow r, the smallest size's: the tools ran
+ * (a tool was found, nothing "unchecked" by option), r did not reject, no tool's run was
+ * cut by the candidate's own doing (r->incomplete: the timed size is slower still), and
+ * timed_size differs from r's size. Pure. */
+bool sanitize_timed_wanted(const sanitize_result *r, int timed_size);
+
+/* Folds the timed size's pass into r (the smallest size's), taking what *timed owns
+ * (*timed is zeroed): a rejection there is r's rejection (reason, details), a check that
+ * could not complete there makes r UNCHECKED (and incomplete when it was the candidate's
+ * doing), and r's note is written again to say both sizes. r->at_timed keeps the pass.
+ * HK_OK, HK_ENOMEM. */
+int sanitize_result_add_timed(sanitize_result *r, sanitize_result *timed);
 
 /* ---- the credit of a claim the tools could not check (pure) ----
  * A kernel can make itself slow, or heavy, only under the tool (spinning on a value only the
@@ -285,8 +313,9 @@ char *sanitize_credit_note(const sanitize_result *r, double claimed_speedup);
  * HK_ENOMEM. */
 int sanitize_find_tool(char **out, char *why, size_t why_len);
 
-/* Runs memcheck, then racecheck, then initcheck on p's program (o->spec's smallest size,
- * its first distribution, seed = the first seed + 2000, run mode, no output file), each
+/* Runs memcheck, then racecheck, then initcheck on p's program (o->spec's smallest size, or
+ * so->size with so->timed; its first distribution, seed = the first seed + 2000, run mode,
+ * one launch, no output file), each
  * under so's timeout, stopping at the first rejection or timeout; p->block is kept. The
  * program runs in its own directory, with o's isolation and wrapper (the tool goes before
  * the wrapper) and SANITIZE_GUARD_ENV. No tool, or so->unchecked: UNCHECKED without
@@ -296,7 +325,8 @@ int sanitize_candidate(const measure_opts *o, const sanitize_opts *so, const mea
                        sanitize_result *out);
 
 /* New reference: r as evidence JSON {"outcome", "reason", "note", "size", "seed", "dist",
- * "elements", "tool", "tools": [{"tool", "status", "text", "wall_ms"}]}; NULL on ENOMEM. */
+ * "elements", "tool", "tools": [{"tool", "status", "text", "wall_ms"}], and "timed": the
+ * timed size's pass in the same form when one ran}; NULL on ENOMEM. */
 json_t *sanitize_result_json(const sanitize_result *r);
 
 #endif

@@ -84,7 +84,9 @@ typedef struct {
     bool out_truncated;     /* stdout exceeded output_max; the excess was dropped */
     bool err_truncated;
     long wall_ms;
-    long cpu_ms;            /* user + system time of the child and what it reaped */
+    long cpu_ms;            /* user + system time of the child and what it reaped, or of the
+                             * job's cgroup (cgroup v2) when that is more: in bwrap's sandbox
+                             * the rusage misses what ran inside */
     char *out;              /* NUL-terminated (never NULL after a run); hk_free */
     size_t out_len;
     char *err;

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <unistd.h>
 
@@ -204,6 +205,67 @@ static void test_honest_and_env(void **state)
     measure_compile_clear(&c);
 }
 
+/* The compile of candidate text runs in the benchmark programs' sandbox (issue 12): an
+ * #include or a directive the host-code rule missed must not read a file under /tmp beside
+ * the candidate's directory (another candidate's, a reference), nor write there. A stand-in
+ * compiler (a script under /tmp, so its folder must be bound into the sandbox) reads a
+ * secret in a sibling folder, tries to write beside it, and writes its -o output (the
+ * launchers' runtime, in the launchers' cache: that must still work). Before the sandbox it
+ * quoted the secret back in the compile error and left the file. */
+static void test_compile_sandbox(void **state)
+{
+    fixture *f = *state;
+    enum runner_isolation iso = runner_isolation_available();
+    if (iso != RUNNER_ISO_BWRAP && iso != RUNNER_ISO_NAMESPACES) {
+        print_message("skipped: no sandbox with a private /tmp here (%s)\n",
+                      runner_isolation_name(iso));
+        skip();
+    }
+    char secret_dir[512], cmd[2048], bin[512], cache[512], nvcc[600], escaped[600];
+    snprintf(secret_dir, sizeof secret_dir, "%s/secret", f->dir);
+    snprintf(bin, sizeof bin, "%s/bin", f->dir);
+    snprintf(cache, sizeof cache, "%s/cache", f->dir);
+    snprintf(nvcc, sizeof nvcc, "%s/nvcc", bin);
+    snprintf(escaped, sizeof escaped, "%s/escaped", secret_dir);
+    snprintf(cmd, sizeof cmd, "mkdir -p %s %s && echo TOPSECRET-42 > %s/secret.txt", secret_dir,
+             bin, secret_dir);
+    assert_int_equal(system(cmd), 0);
+    FILE *fp = fopen(nvcc, "w");
+    assert_non_null(fp);
+    fprintf(fp, "#!/bin/sh\n"
+                "echo \"secret: $(cat %s/secret.txt 2>&1)\" >&2\n"
+                "echo escaped > %s 2>/dev/null\n"
+                "out=; prev=; for a; do [ \"$prev\" = -o ] && out=$a; prev=$a; done\n"
+                "[ -n \"$out\" ] && echo built > \"$out\" && echo \"wrote $out\" >&2\n"
+                "exit 1\n",
+            secret_dir, escaped);
+    fclose(fp);
+    assert_int_equal(chmod(nvcc, 0755), 0);
+    assert_int_equal(setenv("HK_CACHE_DIR", cache, 1), 0);
+    measure_opts o = {.spec = f->sp, .nvcc = nvcc, .arch = "sm_90"};
+    char work[512];
+    snprintf(work, sizeof work, "%s/work/cand", f->dir);
+    static const char text[] = "__global__ void saxpy(int n, float a, const float *x, float *y)\n"
+                               "{ int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                               "  if (i < n) y[i] = a * x[i] + y[i]; }\n";
+    measure_build b;
+    assert_int_equal(measure_build_prepare(&o, work, text, strlen(text), NULL, &b), HK_OK);
+    measure_compile out;
+    assert_int_equal(measure_build_compile(&o, &b, &out), HK_OK);
+    assert_false(out.ok);
+    assert_non_null(out.details);
+    if (strstr(out.details, "TOPSECRET"))
+        fail_msg("the compile read a file outside its sandbox: %s", out.details);
+    assert_int_not_equal(access(escaped, F_OK), 0);
+    /* the stand-in ran (its folder under /tmp was bound) and wrote into the cache */
+    assert_non_null(strstr(out.details, "secret: "));
+    if (!strstr(out.details, "wrote "))
+        fail_msg("the launchers' cache was not writable in the sandbox: %s", out.details);
+    measure_compile_clear(&out);
+    measure_build_free(&b);
+    unsetenv("HK_CACHE_DIR");
+}
+
 int main(void)
 {
     hk_alloc_init_json();
@@ -212,6 +274,7 @@ int main(void)
         cmocka_unit_test(test_cpu_limit),
         cmocka_unit_test(test_file_limit),
         cmocka_unit_test(test_memory_limit),
+        cmocka_unit_test(test_compile_sandbox),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

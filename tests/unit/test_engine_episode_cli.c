@@ -488,6 +488,68 @@ static void test_verify_candidate_sanitizer_incomplete(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* Memory safety at the size that is timed (issue 12; tests/gpu/cheats/size_race.cu): a
+ * candidate safe at the spec's smallest size and racing at the timed (primary) one must be
+ * rejected. The stand-in tool reports a race only for a program run with --size 1 (tiny's
+ * larger size, the one timed) and logs every command line: the tools run at size 0 first,
+ * then at the timed size with one run-mode launch, and the race found there rejects as
+ * `race`, quoting the finding and naming the size. Without the timed pass the candidate was
+ * accepted. */
+static void test_verify_candidate_sanitizer_timed_size(void **state)
+{
+    (void)state;
+    if (!usable())
+        skip();
+    char d[] = "/tmp/hk-test-verify-santimed-XXXXXX";
+    assert_non_null(mkdtemp(d));
+    char cmd[4096], out[512], log[512], text[16384];
+    snprintf(out, sizeof out, "%s/out.json", d);
+    snprintf(log, sizeof log, "%s/tool.log", d);
+    snprintf(cmd, sizeof cmd, "HK_COMPUTE_SANITIZER=%s/sanitize/fake_compute_sanitizer.sh "
+             "FAKE_SANITIZER_RACECHECK=%s/sanitize/racecheck_error.txt FAKE_SANITIZER_AT_SIZE=1 "
+             "FAKE_SANITIZER_LOG=%s HK_SANITIZE_TIMED_S=30 HK_RUNNER_ISOLATION=none %s "
+             "verify-candidate --spec %s/episode/tiny.bench.json --candidate %s/bench/kernels/saxpy.cu --sanitize "
+             "--pairs 3 --json", HK_TEST_DATA, HK_TEST_DATA, log, HKLS, HK_TEST_DATA,
+             HK_SOURCE_DIR);
+    (void)run_sim(cmd, out);
+    json_t *j = json_load_file(out, 0, NULL);
+    assert_non_null(j);
+    const char *reason = json_string_value(json_object_get(j, "reason"));
+    const char *details = json_string_value(json_object_get(j, "details"));
+    if (!reason || strcmp(reason, "race"))
+        fail_msg("a race at the timed size should reject as race, got %s: %s",
+                 reason ? reason : "(none)", details ? details : "");
+    assert_string_equal(json_string_value(json_object_get(j, "verdict")), "rejected");
+    assert_false(json_is_true(json_object_get(j, "accepted")));
+    assert_non_null(details);
+    assert_non_null(strstr(details, "compute-sanitizer racecheck at the timed size 1: Error: Race "
+                                    "reported between"));
+    const json_t *san = json_object_get(j, "sanitizer"), *timed = json_object_get(san, "timed");
+    assert_string_equal(json_string_value(json_object_get(san, "outcome")), "rejected");
+    assert_int_equal(json_integer_value(json_object_get(san, "size")), 0);
+    assert_non_null(timed);
+    assert_int_equal(json_integer_value(json_object_get(timed, "size")), 1);
+    assert_string_equal(json_string_value(json_object_get(timed, "reason")), "race");
+    json_decref(j);
+    /* the tool ran at both sizes: every tool at size 0, then memcheck and racecheck (which
+     * found the race) at size 1, each a run-mode process of one combination (no sandbox:
+     * the log lies under the real /tmp) */
+    read_all(log, text, sizeof text);
+    const char *want[] = {"memcheck", "racecheck", "initcheck"};
+    for (int t = 0; t < 3; t++) {
+        char line[64];
+        snprintf(line, sizeof line, "%s --tool %s", want[t], want[t]);
+        assert_non_null(strstr(text, line));
+    }
+    assert_non_null(strstr(text, "--mode run --size 0"));
+    const char *at1 = strstr(text, "--mode run --size 1");
+    assert_non_null(at1);
+    assert_true(at1 > strstr(text, "--mode run --size 0")); /* the smallest size first */
+    assert_null(strstr(text, "--mode time"));
+    snprintf(cmd, sizeof cmd, "rm -rf %s", d);
+    assert_int_equal(system(cmd), 0);
+}
+
 /* A verify-candidate stopped by a signal (tests/gpu/run.sh's CHEAT_TIMEOUT) says where its
  * time went: how long it ran, the stage and the last thing it was doing (session 12's H200
  * run had five cheats cut with only "stopped"). The simulated GPU is the fake harness,
@@ -906,6 +968,7 @@ int main(void)
         cmocka_unit_test(test_demo_without_gpu),
         cmocka_unit_test(test_verify_candidate_interleaved),
         cmocka_unit_test(test_verify_candidate_sanitizer_incomplete),
+        cmocka_unit_test(test_verify_candidate_sanitizer_timed_size),
         cmocka_unit_test(test_verify_candidate_fp64),
         cmocka_unit_test(test_verify_candidate_stopped),
         cmocka_unit_test(test_optimize_without_a_spec),

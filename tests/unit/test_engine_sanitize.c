@@ -618,6 +618,8 @@ static int setup(void **state)
     unsetenv("FAKE_SANITIZER_STDOUT");
     unsetenv("HK_COMPUTE_SANITIZER");
     unsetenv("HK_SANITIZE_TIMEOUT_S");
+    unsetenv("HK_SANITIZE_TIMED_S");
+    unsetenv("FAKE_SANITIZER_AT_SIZE");
     *state = f;
     return 0;
 }
@@ -690,6 +692,80 @@ static void test_run_clean(void **state)
     assert_string_equal(json_string_value(json_object_get(j, "outcome")), "passed");
     assert_int_equal(json_array_size(json_object_get(j, "tools")), 3);
     json_decref(j);
+    sanitize_result_clear(&r);
+}
+
+/* The pass at the timed size (sanitize_opts.timed): the tools run at the size given, one
+ * run-mode launch, under $HK_SANITIZE_TIMED_S; folded into the smallest size's result, a
+ * finding there rejects with the size named, a clean pass adds to the note, a timeout there
+ * takes a claim over 2x's credit away. */
+static void test_run_timed_size(void **state)
+{
+    fixture *f = *state;
+    sanitize_opts so = {.tool = FAKE_TOOL};
+    sanitize_result r, t;
+    run(f, "ok", &so, &r);
+    assert_int_equal(r.outcome, SANITIZE_PASSED);
+    assert_true(sanitize_timed_wanted(&r, 1));
+    assert_false(sanitize_timed_wanted(&r, 0)); /* the smallest size is the timed one */
+    sanitize_opts to = {.tool = FAKE_TOOL, .timed = true, .size = 1};
+    run(f, "ok", &to, &t);
+    assert_true(t.timed);
+    assert_int_equal(t.size, 1);
+    assert_int_equal(t.elements, 4099);
+    assert_non_null(strstr(tool_log(f), "/ok --mode run --size 1 --seed 2001 --dist 0 "
+                                        "HK_GUARD_ZONES=0\n"));
+    assert_int_equal(sanitize_result_add_timed(&r, &t), HK_OK);
+    assert_null(t.note); /* taken */
+    assert_int_equal(r.outcome, SANITIZE_PASSED);
+    assert_false(sanitize_timed_wanted(&r, 1)); /* once */
+    assert_string_equal(r.note, "memory safety: checked by compute-sanitizer (memcheck, "
+                                "racecheck, initcheck: no findings; run mode at size 0 (1000 "
+                                "elements in the largest buffer), seed 2001); at the timed size, "
+                                "one launch: checked by compute-sanitizer (memcheck, racecheck, "
+                                "initcheck: no findings; run mode at size 1 (4099 elements in "
+                                "the largest buffer), seed 2001)");
+    json_t *j = sanitize_result_json(&r);
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "timed"), "size")), 1);
+    json_decref(j);
+    sanitize_result_clear(&r);
+    /* a race at the timed size only (the fake's fixture at --size 1) */
+    setenv("FAKE_SANITIZER_RACECHECK", HK_TEST_DATA "/sanitize/racecheck_error.txt", 1);
+    setenv("FAKE_SANITIZER_AT_SIZE", "1", 1);
+    run(f, "ok", &so, &r);
+    assert_int_equal(r.outcome, SANITIZE_PASSED);
+    run(f, "ok", &to, &t);
+    assert_int_equal(t.outcome, SANITIZE_REJECTED);
+    assert_int_equal(sanitize_result_add_timed(&r, &t), HK_OK);
+    assert_int_equal(r.outcome, SANITIZE_REJECTED);
+    assert_int_equal(r.reason, MEASURE_RACE);
+    assert_true(strncmp(r.details, "compute-sanitizer racecheck at the timed size 1: Error: Race "
+                                   "reported between", 77) == 0);
+    assert_true(strncmp(r.note, "memory safety: rejected (race): compute-sanitizer racecheck at "
+                                "the timed size 1: ", 81) == 0);
+    sanitize_result_clear(&r);
+    unsetenv("FAKE_SANITIZER_RACECHECK");
+    unsetenv("FAKE_SANITIZER_AT_SIZE");
+    /* past $HK_SANITIZE_TIMED_S at the timed size: incomplete, no credit over 2x */
+    setenv("HK_SANITIZE_TIMED_S", "1", 1);
+    setenv("FAKE_SANITIZER_SLEEP", "memcheck", 1);
+    run(f, "ok", &to, &t);
+    unsetenv("FAKE_SANITIZER_SLEEP");
+    unsetenv("HK_SANITIZE_TIMED_S");
+    assert_int_equal(t.tools[SANITIZE_MEMCHECK].status, SANITIZE_TIMED_OUT);
+    run(f, "ok", &so, &r);
+    assert_int_equal(sanitize_result_add_timed(&r, &t), HK_OK);
+    assert_int_equal(r.outcome, SANITIZE_UNCHECKED);
+    assert_true(r.incomplete);
+    assert_false(sanitize_credit_allowed(&r, 3.0));
+    assert_true(sanitize_credit_allowed(&r, 1.5));
+    char *why = sanitize_credit_note(&r, 3.0);
+    assert_non_null(why);
+    assert_non_null(strstr(why, "(compute-sanitizer memcheck: timed out after 1 s without a "
+                                "finding)"));
+    hk_free(why);
+    assert_non_null(strstr(r.note, "; at the timed size, one launch: not fully checked (memcheck "
+                                   "not checked: timed out after 1 s"));
     sanitize_result_clear(&r);
 }
 
@@ -1196,6 +1272,7 @@ int main(void)
         cmocka_unit_test(test_sigs_recorded),
         cmocka_unit_test(test_sigs_rule),
         cmocka_unit_test_setup_teardown(test_run_clean, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_run_timed_size, setup, teardown),
         cmocka_unit_test_setup_teardown(test_run_net_only_fallback, setup, teardown),
         cmocka_unit_test_setup_teardown(test_run_launcher_copied, setup, teardown),
         cmocka_unit_test_setup_teardown(test_run_race, setup, teardown),

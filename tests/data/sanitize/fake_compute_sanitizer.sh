@@ -11,6 +11,9 @@
 #                                 "ERROR SUMMARY: K errors were not printed. ..." line
 #   --log-file F                  the tool's lines go to F instead of stdout (the program's
 #                                 own output stays on stdout)
+#   $FAKE_SANITIZER_AT_SIZE=K      the FAKE_SANITIZER_<TOOL> fixtures apply only to a program
+#                                 run with --size K (a kernel that races only at the size
+#                                 the referee times: tests/gpu/cheats/size_race.cu)
 #   $FAKE_SANITIZER_STDOUT=FILE   FILE printed on stdout as the program's own output (what a
 #                                 kernel's printf would print)
 #   $FAKE_SANITIZER_SLEEP=TOOL    that tool never ends (for the timeout)
@@ -55,6 +58,15 @@ if [ -n "${FAKE_SANITIZER_STDOUT:-}" ]; then
 fi
 var=FAKE_SANITIZER_$(printf '%s' "$tool" | tr 'a-z' 'A-Z')
 fixture=${!var:-}
+if [ -n "${FAKE_SANITIZER_AT_SIZE:-}" ]; then
+  size=
+  prev=
+  for a in "$@"; do
+    [ "$prev" = --size ] && size=$a
+    prev=$a
+  done
+  [ "$size" = "$FAKE_SANITIZER_AT_SIZE" ] || fixture=
+fi
 if [ -n "$fixture" ]; then
   grep '^=========' "$fixture" | grep -v 'COMPUTE-SANITIZER' | awk -v limit="$limit" '
     # a report: a top-level line (one blank after the prefix) that is no summary, with its
