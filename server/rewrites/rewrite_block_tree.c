@@ -162,16 +162,20 @@ static bool is_block_size(const km_kernel *k, km_form f, uint32_t bdx, bool half
 static const char *tree_covers_block(const km_kernel *k, const km_loop *lp, uint32_t bdx, char *why, size_t n)
 {
     int64_t v;
-    bool down = lp->cmp && (!strcmp(lp->cmp, ">") || !strcmp(lp->cmp, "!=")) && km_form_value(k, lp->bound, &v) &&
-                v == 0 && is_block_size(k, lp->start, bdx, true);
-    bool down32 = lp->cmp && !strcmp(lp->cmp, ">") && km_form_value(k, lp->bound, &v) && v > 0;
+    /* down to 1: `s > 0`, `s != 0`, or `s >= 1` (the same test on the integer the loop
+     * halves: llm.c's matmul_backward_bias_kernel1 spells it so) */
+    bool down_cmp = lp->cmp && (!strcmp(lp->cmp, ">") || !strcmp(lp->cmp, "!=") || !strcmp(lp->cmp, ">="));
+    bool down = down_cmp && km_form_value(k, lp->bound, &v) && v == (strcmp(lp->cmp, ">=") == 0 ? 1 : 0) &&
+                is_block_size(k, lp->start, bdx, true);
+    bool down32 = lp->cmp && (!strcmp(lp->cmp, ">") || !strcmp(lp->cmp, ">=")) && km_form_value(k, lp->bound, &v) &&
+                  v > (strcmp(lp->cmp, ">=") == 0 ? 1 : 0);
     bool up = lp->cmp && !strcmp(lp->cmp, "<") && km_form_value(k, lp->start, &v) && v == 1 &&
               is_block_size(k, lp->bound, bdx, false);
     if (down || up)
         return NULL;
     if (down32)
         snprintf(why, n, "line %u: the tree loop stops before one element (an unrolled last warp follows): "
-                 "only a loop down to s > 0 or up to blockDim.x is read as the whole tree", lp->line);
+                 "only a loop down to s > 0 (s >= 1) or up to blockDim.x is read as the whole tree", lp->line);
     else
         snprintf(why, n, "line %u: the tree loop does not run from blockDim.x / 2 down to 1 or from 1 up to "
                  "blockDim.x: not read as a reduction of the whole block", lp->line);

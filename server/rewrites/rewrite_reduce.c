@@ -207,7 +207,8 @@ static const char *match_tree_reduce(const an_function *f, const rw_toks *ts, pt
             /* sdata[tid] = (i < n) ? EXPR : 0; */
             if (!*tid || s->n_idx != 1 || !rwl_tok_is(ts, k, sh) || !rwl_tok_is(ts, k + 1, "[") ||
                 !rwl_tok_is(ts, k + 2, tid) || !rwl_tok_is(ts, k + 3, "]") || !rwl_tok_is(ts, k + 4, "="))
-                return "the shared array is not loaded with `sdata[tid] = i < n ? value : 0;`";
+                return "the shared array is not loaded with `sdata[tid] = i < n ? value : 0;` "
+                       "(block_reduce takes any)";
             size_t a = k + 5, b = e - 1;
             size_t qm = b, colon = b;
             int depth = 0;
@@ -225,7 +226,8 @@ static const char *match_tree_reduce(const an_function *f, const rw_toks *ts, pt
                 !(colon + 2 == b && (rwl_tok_is(ts, colon + 1, "0") || rwl_tok_is(ts, colon + 1, "0.0f") ||
                                      rwl_tok_is(ts, colon + 1, "0.0") || rwl_tok_is(ts, colon + 1, "0.f") ||
                                      rwl_tok_is(ts, colon + 1, "0u"))))
-                return "the shared array is not loaded with `sdata[tid] = i < n ? value : 0;`";
+                return "the shared array is not loaded with `sdata[tid] = i < n ? value : 0;` "
+                       "(block_reduce takes any)";
             if (rwp_has_side_effects(ts, qm + 1, colon) || rwp_mentions(ts, qm + 1, colon, sh))
                 return "the loaded value has side effects";
             if (!(r->expr = rwl_tok_text(ts, qm + 1, colon)))

@@ -624,6 +624,26 @@ static void unrolled_last_warp_refused(void **state)
                  "unr", "line 7: the tree loop stops before one element");
 }
 
+/* session 31 (llm.c's matmul_backward_bias_kernel1 has this form): each thread sums its
+ * rows in a register, stores it at its slot, and the tree runs `h >= 1; h /= 2` with its
+ * barrier first in the body; `h >= 2` stops with two partial sums left, `h >= 0` never
+ * ends: both refused. */
+static void coarsened_ge_one(void **state)
+{
+    (void)state;
+    char *src = rwf_data_file("rewrite_tree/colsum_coarsened.cu");
+    tree_applies(src, "colsum_acc", "lane_sum[t + h]",
+                 (const char *const[]){"run += m[r * cols + c];", "lane_sum[t] = run;",
+                                       "total[c] = total[c] + lane_sum[0];", "lane_sum[0] = hk_acc;", NULL});
+    char *at = strstr(src, "h >= 1;");
+    assert_non_null(at);
+    at[5] = '2';
+    tree_refused(src, "colsum_acc", "line 18: the tree loop stops before one element");
+    at[5] = '0';
+    tree_refused(src, "colsum_acc", "line 18: the tree loop does not run from blockDim.x / 2 down to 1");
+    free(src);
+}
+
 static void unguarded_refused(void **state)
 {
     (void)state;
@@ -871,6 +891,7 @@ int main(void)
         cmocka_unit_test(pair_no_barrier_refused),
         cmocka_unit_test(pair_other_orders_refused),
         cmocka_unit_test(unrolled_last_warp_refused),
+        cmocka_unit_test(coarsened_ge_one),
         cmocka_unit_test(unguarded_refused),
         cmocka_unit_test(doubling_wrong_guard_refused),
         cmocka_unit_test(early_return_refused),

@@ -1,10 +1,12 @@
-/* block_reduce's tree path (rw_block_tree) run, not only compiled: three shared-memory
+/* block_reduce's tree path (rw_block_tree) run, not only compiled: four shared-memory
  * tree reductions -- a per-block partial sum over a grid-stride loop, an interleaved
  * integer tree over dynamic shared memory into one atomic, a per-channel max of a template
- * T scaled after the tree -- and their rewrites run in the block emulator (emu_block.h)
- * on the same inputs, on blocks of one to eight warps under three thread orders; every
- * output must match (integers and maxima exactly, float sums within a relative
- * tolerance). A rewrite with its warp step cut short must differ, so the check cannot pass
+ * T scaled after the tree, and (session 31) a column sum coarsened in a register whose
+ * tree runs `h >= 1` with its barrier first -- and their rewrites run in the block
+ * emulator (emu_block.h) on the same inputs, on blocks of one to eight warps under three
+ * thread orders; every output must match (integers and maxima exactly, float sums within
+ * a relative tolerance). A rewrite with its warp step cut short must differ, and so must
+ * the column sum's rewrite against its tree stopped at `h >= 2`, so the check cannot pass
  * vacuously. */
 #include "analysis/analysis.h"
 #include "core/hk.h"
@@ -166,6 +168,40 @@ static void emulated_runs(void **state)
         "for (unsigned b : {32u, 128u})\n"
         "    PAIR(float, \"chmax\", chans, 0, 0, emu::launch(dim3(chans), dim3(b), 0, [&] { NS::chmax<float>(x, out, batch, chans, hw); }));\n";
     emulate_tree("tree_chmax", emu_chmax, "chmax", chmax_drv, false);
+    /* session 31: a column sum whose threads first sum their rows in a register, the tree
+     * halving `h >= 1` with its barrier first in the body, thread 0 adding to the output
+     * (tests/data/rewrite_tree/colsum_coarsened.cu); ragged row counts, blocks of one to
+     * eight warps, the output filled before (it is read and written) */
+    static const char colsum_drv[] =
+        "for (unsigned b : {32u, 64u, 256u})\n"
+        "    for (int rows : {1, 37, 300, 1031}) {\n"
+        "        const int cols = 5;\n"
+        "        emu::buf<float> m(rows * cols);\n"
+        "        m.fill(rows + (int)b);\n"
+        "        PAIR(float, \"colsum\", cols, 1e-5, 10.0 * rows, out.fill(3); emu::launch(dim3(cols), dim3(b), b * sizeof(float), [&] { NS::colsum_acc(out, m, rows, cols); }));\n"
+        "    }\n";
+    char *colsum = rwf_data_file("rewrite_tree/colsum_coarsened.cu");
+    emulate_tree("tree_colsum", colsum, "colsum_acc", colsum_drv, false);
+    emulate_tree("tree_colsum_broken", colsum, "colsum_acc", colsum_drv, true);
+    /* the loop's bound matters: the same rewrite against the tree stopped at `h >= 2`
+     * (two partial sums left, S[0] holding only one) must differ: what refuses `>= 2` */
+    {
+        fixture fx;
+        load_text(colsum, &fx);
+        rw_result r;
+        assert_int_equal(rw_block_tree(fx.text, fx.len, fx.m, kernel(&fx, "colsum_acc"), &r), HK_OK);
+        assert_true(r.applicable);
+        char *early = strdup(colsum);
+        assert_non_null(early);
+        char *at = strstr(early, "h >= 1;");
+        assert_non_null(at);
+        at[5] = '2';
+        emu_batch_add_pair(&batch, "tree_colsum_stops_at_2", early, r.text, emu_helpers, colsum_drv, EMU_DIFFERS);
+        free(early);
+        rw_result_free(&r);
+        unload(&fx);
+    }
+    free(colsum);
     emu_batch_run(&batch);
 }
 
