@@ -31,6 +31,18 @@ void rw_result_free(rw_result *r)
     memset(r, 0, sizeof *r);
 }
 
+int rw_result_adopt(rw_result *to, rw_result *from, char *desc)
+{
+    if (!desc)
+        return HK_ENOMEM;
+    hk_free(from->description);
+    from->description = desc;
+    rw_result_free(to);
+    *to = *from;
+    memset(from, 0, sizeof *from);
+    return HK_OK;
+}
+
 /* ------------------------------------------------------------------ launch bounds */
 
 int rw_launch_bounds(const char *text, size_t len, const an_model *m, size_t kernel,

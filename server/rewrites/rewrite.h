@@ -42,6 +42,12 @@ typedef struct {
 
 void rw_result_free(rw_result *r);
 
+/* The outcome of a rewrite tried on a transformed text (a macro expanded, loops unrolled, a
+ * call's reads brought in) stands for the original's: desc (owned, may be NULL) replaces
+ * from's description, then *from moves into *to (freed first) and is left empty.
+ * HK_ENOMEM when desc is NULL, and nothing moves. */
+int rw_result_adopt(rw_result *to, rw_result *from, char *desc);
+
 /* Every rewrite below: text/len is the source that model m (borrowed) was built from;
  * kernel is an index into m->funcs that must be an AN_KERNEL. Returns HK_OK with
  * out->applicable true (new text) or false (reason); HK_EINVAL for bad arguments (index

@@ -1988,16 +1988,7 @@ static int vectorize_normalised(char *ntext, size_t nlen, const char *name, int 
     long nk = an_model_find_kernel(nm, name);
     if (nk < 0 || (rc = vectorize_once(ntext, nlen, nm, (size_t)nk, width, targs, n_targs, &r2)))
         goto out;
-    char *desc = hk_asprintf("%s (%s)", r2.description, what);
-    if (!desc) {
-        rc = HK_ENOMEM;
-        goto out;
-    }
-    hk_free(r2.description);
-    r2.description = desc;
-    rw_result_free(out);
-    *out = r2;
-    memset(&r2, 0, sizeof r2);
+    rc = rw_result_adopt(out, &r2, hk_asprintf("%s (%s)", r2.description, what));
 out:
     rw_result_free(&r2);
     an_model_free(nm);

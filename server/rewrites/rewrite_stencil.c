@@ -907,16 +907,9 @@ int rw_stencil_window(const char *text, size_t len, const an_model *m, size_t ke
     if (k2 < 0 || (rc = window_of(un, un_len, m2, (size_t)k2, kk, &r2)))
         goto out;
     if (r2.applicable) {
-        char *d = hk_asprintf("%s (its filter loops unrolled first: %s iterations)", r2.description, what.data);
-        if (!d) {
-            rc = HK_ENOMEM;
+        if ((rc = rw_result_adopt(out, &r2, hk_asprintf("%s (its filter loops unrolled first: %s iterations)",
+                                                        r2.description, what.data))))
             goto out;
-        }
-        hk_free(r2.description);
-        r2.description = d;
-        rw_result_free(out);
-        *out = r2;
-        memset(&r2, 0, sizeof r2);
     } else if (r2.description) {   /* what still stops it, once unrolled */
         char *d = hk_asprintf("%s (with its filter loops unrolled, %s iterations: %s)", out->description,
                               what.data, r2.description);

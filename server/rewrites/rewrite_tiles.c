@@ -1373,18 +1373,11 @@ static int rw_uniform_tiles(const rw_context *ctx, int tile, int unroll, rw_resu
     c2.kernel = (size_t)k;
     if ((rc = tiles_core(&c2, tile, unroll, &r2)) || !r2.applicable)
         goto out;
-    char *desc = hk_asprintf("%s; the reads of the call at line %d first copied into a local array hk_ua "
-                             "(the same elements, read before the call that reads each of them)",
-                             r2.description ? r2.description : "", line);
-    if (!desc) {
-        rc = HK_ENOMEM;
-        goto out;
-    }
-    hk_free(r2.description);
-    r2.description = desc;
-    rw_result_free(out);
-    *out = r2;
-    memset(&r2, 0, sizeof r2);
+    rc = rw_result_adopt(out, &r2,
+                         hk_asprintf("%s; the reads of the call at line %d first copied into a local "
+                                     "array hk_ua (the same elements, read before the call that "
+                                     "reads each of them)",
+                                     r2.description ? r2.description : "", line));
 out:
     rw_result_free(&r2);
     an_model_free(m2);

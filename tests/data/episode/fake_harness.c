@@ -152,6 +152,25 @@ static double sim_factor(const char *prog, int *wrong)
     return x;
 }
 
+/* The number in file (0 when absent), which is then one more: how many time-mode runs came
+ * before this one in the directory. */
+static int bump_count(const char *file)
+{
+    int count = 0;
+    FILE *cf = fopen(file, "r");
+    if (cf) {
+        if (fscanf(cf, "%d", &count) != 1)
+            count = 0;
+        fclose(cf);
+    }
+    cf = fopen(file, "w");
+    if (cf) {
+        fprintf(cf, "%d\n", count + 1);
+        fclose(cf);
+    }
+    return count;
+}
+
 int main(int argc, char **argv)
 {
     const char *name = strrchr(argv[0], '/');
@@ -323,18 +342,7 @@ int main(int argc, char **argv)
     if (!strcmp(name, "seedfast") && seed <= 5) ms = 0.05;
     double spread = 0.01;
     if (!strcmp(name, "noisy")) {
-        int count = 0;
-        FILE *cf = fopen("noisy.count", "r");
-        if (cf) {
-            if (fscanf(cf, "%d", &count) != 1)
-                count = 0;
-            fclose(cf);
-        }
-        cf = fopen("noisy.count", "w");
-        if (cf) {
-            fprintf(cf, "%d\n", count + 1);
-            fclose(cf);
-        }
+        int count = bump_count("noisy.count");
         spread = 0.5;
         ms *= 1.0 + 0.6 * count;
     }
@@ -342,34 +350,12 @@ int main(int argc, char **argv)
         spread = 0.5;
     if (!strcmp(name, "drifty")) {
         static const double medians[3] = { 1.0, 1.1, 1.05 };
-        int count = 0;
-        FILE *cf = fopen("drifty.count", "r");
-        if (cf) {
-            if (fscanf(cf, "%d", &count) != 1)
-                count = 0;
-            fclose(cf);
-        }
-        cf = fopen("drifty.count", "w");
-        if (cf) {
-            fprintf(cf, "%d\n", count + 1);
-            fclose(cf);
-        }
+        int count = bump_count("drifty.count");
         spread = 0.5;
         ms *= medians[count % 3];
     }
     if (!strcmp(name, "noisyonce")) {
-        int count = 0;
-        FILE *cf = fopen("noisyonce.count", "r");
-        if (cf) {
-            if (fscanf(cf, "%d", &count) != 1)
-                count = 0;
-            fclose(cf);
-        }
-        cf = fopen("noisyonce.count", "w");
-        if (cf) {
-            fprintf(cf, "%d\n", count + 1);
-            fclose(cf);
-        }
+        int count = bump_count("noisyonce.count");
         spread = count == 0 ? 0.5 : 0.01;
     }
     ms *= (double)sizes[size] / 1000.0;
