@@ -1147,6 +1147,8 @@ static int parse_dist_bounds(pctx *c, spec *s, spec_arg *a, const char *text, co
         bound[nb][len++] = *q;
     }
     bound[nb++][len] = '\0';
+    if (nb == 1 && strspn(bound[0], " \t\r\n") == strlen(bound[0]))
+        return 0; /* "zeros()": no bounds at all */
     expr *e[2] = { NULL, NULL };
     double num_bound[2] = { 0, 0 };
     bool any = false, failed = false;

@@ -528,6 +528,16 @@ static void size_bound_distributions(void **state)
     hk_free(text);
     spec_free(s);
     spec_diags_free(&d);
+    /* a distribution without bounds is not an expression form: "zeros()" as "zeros" */
+    s = expect_ok(HEAD "  \"args\": [\n"
+                  "    {\"kind\": \"scalar\", \"dtype\": \"int\", \"value\": \"n\"},\n"
+                  "    {\"kind\": \"scalar\", \"dtype\": \"float\", \"value\": 2.5},\n"
+                  "    {\"kind\": \"input\", \"dtype\": \"float\", \"count\": \"n\"},\n"
+                  "    {\"kind\": \"inout\", \"dtype\": \"float\", \"count\": \"n\", \"dist\": \"zeros()\"}\n"
+                  "  ],\n" LAUNCH TAIL, &d);
+    assert_int_equal(s->args[3].dists[0].kind, HK_DIST_ZEROS);
+    spec_free(s);
+    spec_diags_free(&d);
     /* every size set is checked: n - 4100 is below 0 at the second set (n = 4096) */
     expect_error(HEAD "  \"args\": [\n"
                  "    {\"kind\": \"scalar\", \"dtype\": \"int\", \"value\": \"n\"},\n"
