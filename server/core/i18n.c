@@ -849,21 +849,21 @@ static const struct hk_msg_entry msgs[HK_MSG_COUNT] = {
       "rows as the kernel's check of those values lets through",
       "%s 的元素个数 %s：这是一张由另一个缓冲区的值选择行的表（第 %d 行），行数为核函数对这些值的检查所允许的范围"),
     F(INF_VALUES_ROWS,
-      "values of %s in [0, %lld]: they pick rows of a table of %d rows (line %d)",
-      "%s 的值在 [0, %lld] 内：它们选择一张 %d 行的表中的行（第 %d 行）"),
+      "values of %s in [0, %s]: they pick rows of a table of %d rows (line %d)",
+      "%s 的值在 [0, %s] 内：它们选择一张 %d 行的表中的行（第 %d 行）"),
     F(INF_VALUES_CLASS,
-      "values of %s in [0, %lld]: the kernel compares them with a remainder by a size (a class "
+      "values of %s in [0, %s]: the kernel compares them with a remainder by a size (a class "
       "label), and every subscript they feed (line %d) stays inside its buffer at every size set",
-      "%s 的值在 [0, %lld] 内：核函数将它们与对某个大小取余的结果比较（类别标签），它们参与的每个下标（第 %d 行）在每组大小下都在缓冲区之内"),
+      "%s 的值在 [0, %s] 内：核函数将它们与对某个大小取余的结果比较（类别标签），它们参与的每个下标（第 %d 行）在每组大小下都在缓冲区之内"),
     F(INF_VALUES_CHECKED,
-      "values of %s in [0, %lld]: the kernel skips any other before using it (a check against a "
+      "values of %s in [0, %s]: the kernel skips any other before using it (a check against a "
       "size), and every subscript they feed (line %d) stays inside its buffer at every size set",
-      "%s 的值在 [0, %lld] 内：核函数在使用前跳过其他值（与某个大小比较的检查），它们参与的每个下标（第 %d 行）在每组大小下都在缓冲区之内"),
+      "%s 的值在 [0, %s] 内：核函数在使用前跳过其他值（与某个大小比较的检查），它们参与的每个下标（第 %d 行）在每组大小下都在缓冲区之内"),
     F(INF_VALUES_DIGIT,
-      "values of %s in [0, %lld]: it is the lowest digit of a subscript whose other terms are "
+      "values of %s in [0, %s]: it is the lowest digit of a subscript whose other terms are "
       "multiples of a size (line %d), and every subscript it feeds stays inside its buffer at "
       "every size set",
-      "%s 的值在 [0, %lld] 内：它是一个下标的最低位，该下标的其他项都是某个大小的倍数（第 %d 行），它参与的每个下标在每组大小下都在缓冲区之内"),
+      "%s 的值在 [0, %s] 内：它是一个下标的最低位，该下标的其他项都是某个大小的倍数（第 %d 行），它参与的每个下标在每组大小下都在缓冲区之内"),
     F(INF_GATHER_GUARDED,
       "the subscript at line %u holds a value read from a buffer, and guards keep it inside its "
       "buffer whatever the value (the count holds their bound)",

@@ -2117,9 +2117,19 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
     const json_t *const size_sets[2] = { s0, s1 };
     int kg_line = 0;
     bool index_compared[HK_MAX_ARGS] = { 0 }, index_checked[HK_MAX_ARGS] = { 0 };
-    char *rows_count[HK_MAX_ARGS];
+    char *rows_count[HK_MAX_ARGS], *limit_text[HK_MAX_ARGS] = { 0 };
+    /* the largest value of each index input: "R - 1" at each size set, or a number */
+    char index_top[HK_MAX_ARGS][96] = { { 0 } };
     if (gather_line && kg_gathers(k, f, bs, be, counts, size_sets, 2, gather ? (int)gather_line : 0,
-                                  index_limit, &kg_line, index_compared, index_checked, count_host, rows_count)) {
+                                  index_limit, &kg_line, index_compared, index_checked, count_host, rows_count,
+                                  limit_text)) {
+        for (size_t i = 0; i < f->n_params && i < HK_MAX_ARGS; i++) {
+            if (limit_text[i] && strlen(limit_text[i]) + 5 < sizeof index_top[i])
+                snprintf(index_top[i], sizeof index_top[i], "%s - 1", limit_text[i]);
+            else if (index_limit[i])
+                snprintf(index_top[i], sizeof index_top[i], "%lld", index_limit[i] - 1);
+            hk_free(limit_text[i]);
+        }
         for (size_t i = 0; i < f->n_params && i < HK_MAX_ARGS; i++)
             if (rows_count[i]) {
                 hk_free(counts[i]);
@@ -2130,14 +2140,14 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
             }
         for (size_t i = 0; i < f->n_params && i < HK_MAX_ARGS; i++)
             if (index_limit[i] && index_checked[i])
-                sk_note(k, HK_MSG_INF_VALUES_CHECKED, f->params[i].name, index_limit[i] - 1, kg_line);
+                sk_note(k, HK_MSG_INF_VALUES_CHECKED, f->params[i].name, index_top[i], kg_line);
             else if (index_limit[i] && index_limit[i] == KG_TABLE_ROWS && !index_compared[i])
                 sk_note(k, HK_MSG_INF_VALUES_ROWS,
-                        f->params[i].name, index_limit[i] - 1, KG_TABLE_ROWS, kg_line);
+                        f->params[i].name, index_top[i], KG_TABLE_ROWS, kg_line);
             else if (index_limit[i] && index_compared[i])
-                sk_note(k, HK_MSG_INF_VALUES_CLASS, f->params[i].name, index_limit[i] - 1, kg_line);
+                sk_note(k, HK_MSG_INF_VALUES_CLASS, f->params[i].name, index_top[i], kg_line);
             else if (index_limit[i])
-                sk_note(k, HK_MSG_INF_VALUES_DIGIT, f->params[i].name, index_limit[i] - 1, kg_line);
+                sk_note(k, HK_MSG_INF_VALUES_DIGIT, f->params[i].name, index_top[i], kg_line);
     } else if (gather_line) {
         for (size_t i = 0; i < HK_MAX_ARGS; i++)
             index_limit[i] = 0;
@@ -2275,9 +2285,9 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
             ok &= json_object_set_new(a, "count", json_string(cnt ? cnt : "1")) == 0;
             if (use >= 2)
                 ok &= json_object_set_new(a, "dist", json_string("zeros")) == 0;
-            else if (i < HK_MAX_ARGS && index_limit[i]) {
-                char d[64];
-                snprintf(d, sizeof d, "int(0,%lld)", index_limit[i] - 1);
+            else if (i < HK_MAX_ARGS && index_limit[i] && index_top[i][0]) {
+                char d[128];
+                snprintf(d, sizeof d, "int(0, %s)", index_top[i]);
                 ok &= json_object_set_new(a, "dist", json_string(d)) == 0;
             }
             int dtc = HK_DT_F32;

@@ -1705,8 +1705,8 @@ static int kg_pointer_param(const an_function *f, const char *name);
  * weight[t] with t == index % num_classes) or another gather's digit reads the same buffer,
  * and the value is read from an integer input
  * of the kernel: kg_gathers gives that
- * input the distribution int(0, R - 1), R the radix's smallest value over the size sets,
- * so the harness keeps the promise. *out's lhs is the read value, its rhs the radix (a
+ * input the distribution int(0, R - 1), R the radix at each size set (or its smallest
+ * value over the sets, where two radixes bound one input), so the harness keeps the promise. *out's lhs is the read value, its rhs the radix (a
  * size); both point into *out. False for any other access. */
 static bool kc_gather_bound(skel *k, const km_access *a, kc_bound *out)
 {
@@ -3283,12 +3283,14 @@ static bool kg_lower_limit(skel *k, const char *radix, const json_t *const *sets
 }
 
 /* Whether access a stays inside its buffer (count, what the harness allocates) at every
- * size set with the value read (atom read) below limit. */
-static bool kg_inside(skel *k, const km_access *a, uint32_t read, long long limit, const char *count,
-                      const json_t *const *sets, size_t n_sets)
+ * size set with the value read (atom read) below the radix (atom radix, a size: its value
+ * at each set), or below limit where radix is UINT32_MAX. */
+static bool kg_inside(skel *k, const km_access *a, uint32_t read, long long limit, uint32_t radix,
+                      const char *count, const json_t *const *sets, size_t n_sets)
 {
     km_term counter = { .coef = 1, .n = 1, .atoms = { read } };
-    km_term bound = { .coef = limit, .n = 0 };
+    km_term bound = radix != UINT32_MAX ? (km_term){ .coef = 1, .n = 1, .atoms = { radix } }
+                                        : (km_term){ .coef = limit, .n = 0 };
     kc_bound extra = { .lhs = { .t = &counter, .n = 1 }, .rhs = { .t = &bound, .n = 1 } };
     kc_limits lim = { .k = k, .extra = &extra };
     memcpy(lim.grid, k->grid_known, sizeof lim.grid);
@@ -3321,17 +3323,23 @@ static bool kg_inside(skel *k, const km_access *a, uint32_t read, long long limi
  * (text_line, 0 for none) is none of the model's. */
 bool kg_gathers(skel *k, const an_function *f, size_t bs, size_t be, char *const *counts,
                 const json_t *const *sets, size_t n_sets, int text_line, long long *limit, int *line,
-                bool *compared, bool *checked, const bool *count_fixed, char **rows_count)
+                bool *compared, bool *checked, const bool *count_fixed, char **rows_count, char **limit_text)
 {
     const km_kernel *km = k->km;
     size_t n = 0, na = 0;
     const km_access *ac = km ? km_accesses(km, &n) : NULL;
     const km_atom *atoms = km ? km_atoms(km, &na) : NULL;
+    /* the size each index buffer's values stay below, where one alone bounds them all
+     * (UINT32_MAX: none, or a table's fixed rows; KG_MIXED: two different sizes) */
+    enum { KG_MIXED = UINT32_MAX - 1 };
+    uint32_t lim_atom[HK_MAX_ARGS];
     for (size_t p = 0; p < HK_MAX_ARGS; p++) {
         limit[p] = 0;
         compared[p] = false;
         checked[p] = false;
         rows_count[p] = NULL;
+        limit_text[p] = NULL;
+        lim_atom[p] = UINT32_MAX;
     }
     if (!ac)
         return false;
@@ -3378,6 +3386,7 @@ bool kg_gathers(skel *k, const an_function *f, size_t bs, size_t be, char *const
                 hk_free(rows_count[dest]);
                 rows_count[dest] = c;
                 limit[q] = lim;
+                lim_atom[q] = lim_atom[q] == UINT32_MAX || lim_atom[q] == guard_radix ? guard_radix : KG_MIXED;
                 checked[q] = checked[dest] = true;
                 continue;
             }
@@ -3393,6 +3402,7 @@ bool kg_gathers(skel *k, const an_function *f, size_t bs, size_t be, char *const
                 hk_free(rows_count[dest]);
                 rows_count[dest] = c;
                 limit[q] = KG_TABLE_ROWS;
+                lim_atom[q] = KG_MIXED;
                 continue;
             }
             if (pass == 0) {
@@ -3402,12 +3412,16 @@ bool kg_gathers(skel *k, const an_function *f, size_t bs, size_t be, char *const
                     ok = false;
                     break;
                 }
+                if (digit || cmp)
+                    lim_atom[q] = lim_atom[q] == UINT32_MAX || lim_atom[q] == radix ? radix : KG_MIXED;
                 compared[q] |= cmp;
                 continue;
             }
-            /* no subscript says how far Q's values go, or one leaves its buffer */
+            /* no subscript says how far Q's values go, or one leaves its buffer: with one
+             * size bounding Q's values, below that size at each set, else below the least */
             const char *count = row ? rows_count[dest] : counts[dest];
-            if (!limit[q] || !kg_inside(k, &ac[i], read, limit[q], count, sets, n_sets)) {
+            uint32_t per_set = lim_atom[q] < na ? lim_atom[q] : UINT32_MAX;
+            if (!limit[q] || !kg_inside(k, &ac[i], read, limit[q], per_set, count, sets, n_sets)) {
                 ok = false;
                 break;
             }
@@ -3416,8 +3430,12 @@ bool kg_gathers(skel *k, const an_function *f, size_t bs, size_t be, char *const
             seen_text |= (int)ac[i].line == text_line;
             any = true;
         }
-    if (ok && any && seen_text)
+    if (ok && any && seen_text) {
+        for (size_t p = 0; p < HK_MAX_ARGS; p++)
+            if (limit[p] && lim_atom[p] < na)
+                limit_text[p] = sk_translate(k, atoms[lim_atom[p]].name, 0);
         return true;
+    }
     for (size_t p = 0; p < HK_MAX_ARGS; p++) {
         hk_free(rows_count[p]);
         rows_count[p] = NULL;

@@ -439,10 +439,12 @@ bool kc_params_bounded(const skel *k, const an_function *f, km_form form, char *
  * an integer input, a limit is below 2 (a constant input), or the textual scan's gather
  * (text_line, 0 for none) is none of the model's. Where the kernel checks Q's value against
  * a size R before using it (`if (r < 0 || r >= R) continue;`), R is the table's rows and
- * Q's limit, and checked[] is set for both Q and the table. */
+ * Q's limit, and checked[] is set for both Q and the table. Where one size R alone bounds
+ * Q's values, limit_text[q] is R as the spec's size expression (a new string: Q's values
+ * are then int(0, R - 1) at each size set, and the gathers are checked so), else NULL. */
 bool kg_gathers(skel *k, const an_function *f, size_t bs, size_t be, char *const *counts,
                 const json_t *const *sets, size_t n_sets, int text_line, long long *limit, int *line,
-                bool *compared, bool *checked, const bool *count_fixed, char **rows_count);
+                bool *compared, bool *checked, const bool *count_fixed, char **rows_count, char **limit_text);
 
 /* Whether shared access a of km stays inside its array at every size: its subscript
  * bounded by constants through loop trips, min/max operands, masks and ceil_div (a tile

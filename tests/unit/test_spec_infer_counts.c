@@ -30,14 +30,16 @@ static bool has_doubt(const spec_inference *inf, const char *part)
     return false;
 }
 
-/* The hi of dist "int(0,hi)". */
-static long long int_hi(const char *dist)
+/* The hi of dist "int(0, HI)" at size set `set`: HI may be an expression of the sizes
+ * (the index range per size set) or a number. */
+static long long int_hi_at(const char *dist, json_t *set)
 {
-    long long lo = -1, hi = -1;
     assert_non_null(dist);
-    assert_int_equal(sscanf(dist, "int(%lld,%lld)", &lo, &hi), 2);
-    assert_int_equal(lo, 0);
-    return hi;
+    size_t n = strlen(dist);
+    assert_true(n > 7 && !strncmp(dist, "int(0,", 6) && dist[n - 1] == ')');
+    char hi[128];
+    snprintf(hi, sizeof hi, "%.*s", (int)(n - 7), dist + 6);
+    return eval_at(hi, set);
 }
 
 /* gather_moved (mmcv's gather_points: pointers moved to the thread's row, then
@@ -65,15 +67,16 @@ static void a_gather_counts_its_table_from_the_index_range(void **state)
         assert_true(has_note(&inf, cases[c].note));
         assert_false(has_note(&inf, "guessed as"));
         assert_non_null(json_object_get(inf.spec, "bytes"));
-        long long hi = int_hi(field(inf.spec, cases[c].idx, "dist"));
         json_t *set;
         size_t i;
         json_array_foreach(json_object_get(inf.spec, "sizes"), i, set) {
             long long b = size_of(set, "b"), n = size_of(set, "n"), planes = cases[c].planes ? size_of(set, "c") : 1;
             long long count = eval_at(field(inf.spec, cases[c].table, "count"), set);
-            /* the harness's largest index is below n, and the last row then reads its
-             * element hi: inside the count */
-            assert_true(hi <= n - 1);
+            long long hi = int_hi_at(field(inf.spec, cases[c].idx, "dist"), set);
+            /* the harness's largest index is n - 1 at every set (the whole table is
+             * read, not the first rows of the smallest set's n), and the last row then
+             * reads its element hi: inside the count */
+            assert_int_equal(hi, n - 1);
             assert_true((b * planes - 1) * n + hi < count);
             assert_int_equal(count, b * planes * n);
         }
@@ -84,7 +87,7 @@ static void a_gather_counts_its_table_from_the_index_range(void **state)
 /* A class label: weight[t] where the kernel compares t with index % classes
  * (label_compared, mmcv's sigmoid_focal_loss), or where t is also the lowest digit of
  * another subscript (label_shared, softmax_focal_loss's prob[r * classes + t]). The label
- * buffer is filled below the smallest classes of the sets, so weight has classes elements
+ * buffer is filled below classes at each set, so weight has classes elements
  * and the largest label the harness draws is inside them; with every count known, bytes
  * follow. */
 static void a_class_label_counts_its_weights(void **state)
@@ -99,11 +102,12 @@ static void a_class_label_counts_its_weights(void **state)
         assert_true(has_note(&inf, "count of weight from the kernel model's index forms"));
         assert_false(has_note(&inf, "guessed as"));
         assert_non_null(json_object_get(inf.spec, "bytes"));
-        long long hi = int_hi(field(inf.spec, 1, "dist"));
         json_t *set;
         size_t i;
         json_array_foreach(json_object_get(inf.spec, "sizes"), i, set) {
             long long n = size_of(set, "n"), count = eval_at(field(inf.spec, 2, "count"), set);
+            long long hi = int_hi_at(field(inf.spec, 1, "dist"), set);
+            assert_int_equal(hi, n - 1);
             assert_true(hi < count);
             assert_int_equal(count, n);
         }
