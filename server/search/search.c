@@ -1686,10 +1686,14 @@ static bool launch_axis(const axis *a)
 }
 
 /* Whether the structural single changes measured so far (stacked or not) lost: none beat the
- * baseline by the search's noise bar, SEARCH_NOISE_SPEEDUP, and one ran slower than the
- * baseline or failed (wrong, a compile error, a crash, a time-out, rejected). Every one at
- * 1.00x to 1.02x is no loss: nothing measured says the plan's order was wrong (a time equal
- * to the baseline's comes from a fake measurement; a real one is above or below). */
+ * baseline by the search's noise bar, SEARCH_NOISE_SPEEDUP, and an algorithm rewrite
+ * (RW_ALGORITHM) among them ran slower than the baseline or failed (wrong, a compile error, a
+ * crash, a time-out, rejected). The plan puts those first on their pattern alone, ahead of the
+ * class's skills (skillplan.c); one that loses says that order does not hold for this kernel.
+ * A class skill within the noise (fast_divmod, unroll at 0.99x) says nothing of the kind, and
+ * a rewrite after it may still win (assign_score's load_batching, 1.11x on the H100 behind two
+ * of them), so it keeps the plan, as every result at 1.00x to 1.02x does (a time equal to
+ * the baseline's comes from a fake measurement; a real one is above or below). */
 static bool rewrites_lost(const search *s, long sa)
 {
     double base = baseline_ms(s);
@@ -1698,10 +1702,11 @@ static bool rewrites_lost(const search *s, long sa)
         const cand_rec *c = s->cands[i];
         if (c->pub.phase != 1 || !c->reported || !c->cfg[sa])
             continue;
-        if (c->status != SEARCH_OK || c->median_ms > base)
-            lost = true;
-        else if (c->median_ms * SEARCH_NOISE_SPEEDUP <= base)
+        if (c->status == SEARCH_OK && c->median_ms * SEARCH_NOISE_SPEEDUP <= base)
             return false;   /* a gain */
+        if ((c->status != SEARCH_OK || c->median_ms > base) &&
+            struct_has(&s->axes[sa].structs[c->cfg[sa]], RW_ALGORITHM))
+            lost = true;
     }
     return lost;
 }
@@ -1717,18 +1722,19 @@ static size_t queue_find(const search *s, size_t from, const int *cfg)
 
 /* At the search's first wait for results (queue_follow_ups' after the explored first choices,
  * or the one before the second choices): when the rewrites measured so far lost
- * (rewrites_lost: one ran slower than the baseline or failed, none gained SEARCH_NOISE_SPEEDUP),
- * the launch axes' first values (launch_axis: the nearest block size, 8 blocks/SM, a knob's
- * half or double) and then the first choices of the generic tunings (RW_TUNING: unroll) go next,
- * before the rest of the rewrites, unless the budget left reaches them anyway (a large
- * budget keeps its order; skipped proposals aside, that is where they stand in the queue).
- * The plan lists the algorithm rewrites first, and one that fits the kernel's shape may still
- * lose on its data: on the H100 (session 31) roi_pool's budget of 3 went to channel_chunks
- * (0.98x), fast_divmod and specialize_constants (1.02x each) and never reached the block and
- * unroll candidates that gave it 1.12x in session 30, before channel_chunks applied;
- * points_in_boxes' uniform_tiles (0.84x) led its budget of 3 the same way. A rewrite's
- * measured loss says it does not fit this kernel's data, and a launch change is the
- * likeliest gain left; with a gain, the leader's follow-ups keep the budget. Decided once. */
+ * (rewrites_lost: an algorithm rewrite ran slower than the baseline or failed, none gained
+ * SEARCH_NOISE_SPEEDUP), the launch axes' first values (launch_axis: the nearest block size,
+ * 8 blocks/SM, a knob's half or double) and then the first choices of the generic tunings
+ * (RW_TUNING: unroll) go next, before the rest of the rewrites, unless the budget left
+ * reaches them anyway (a large budget keeps its order; skipped proposals aside, that is where
+ * they stand in the queue). The plan lists the algorithm rewrites first, and one that fits
+ * the kernel's shape may still lose on its data: on the H100 (session 31) roi_pool's budget
+ * of 3 went to channel_chunks (0.98x), fast_divmod and specialize_constants (1.02x each) and
+ * never reached the block and unroll candidates that gave it 1.12x in session 30, before
+ * channel_chunks applied; points_in_boxes' uniform_tiles (0.84x) led its budget of 3 the same
+ * way. An algorithm rewrite's measured loss says the plan's order does not fit this kernel's
+ * data, and a launch change is the likeliest gain left; with a gain, the leader's follow-ups
+ * keep the budget. Decided once. */
 static int queue_fallback(search *s)
 {
     long sa = axis_of_kind(s, AX_STRUCT);
@@ -1765,8 +1771,8 @@ static int queue_fallback(search *s)
     if (s->second_end > s->queue_pos)
         s->second_end += added;
     if (added)
-        HK_DEBUG("search: the rewrites lost (none %.2fx): %zu launch and tuning values next",
-                 SEARCH_NOISE_SPEEDUP, added);
+        HK_DEBUG("search: an algorithm rewrite lost, none gained %.2fx: %zu launch and tuning "
+                 "values next", SEARCH_NOISE_SPEEDUP, added);
     return HK_OK;
 }
 
