@@ -92,6 +92,10 @@ enum {
                                * candidate's output ("A+B", search.c queue_stacks). Its own
                                * gain must address another cost than the leaders' (the jam: the
                                * dependent chain per item; tiles: the global loads) */
+    RW_TUNING = 1 << 10,      /* a generic tuning of the kernel's own code (unroll's factor),
+                               * no algorithm of its own: with the search's launch axes it is
+                               * what a small budget falls back to when the rewrites measured
+                               * first gained nothing (search.c queue_fallback) */
 };
 
 typedef struct rw_descriptor rw_descriptor;

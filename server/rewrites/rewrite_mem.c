@@ -3067,7 +3067,7 @@ const rw_descriptor rw_unroll_desc = {
     .summary = "#pragma unroll factor on constant-trip loops",
     .params = unroll_params,
     .n_params = HK_ARRAY_LEN(unroll_params),
-    .flags = 0,
+    .flags = RW_TUNING,
     .emit = emit_unroll,
 };
 

@@ -211,6 +211,7 @@ struct search {
     size_t explore;             /* first choices proposed before the leader's follow-ups
                                  * (queue_follow_ups) when the queue has more; 0: no wait */
     bool followed;              /* the follow-ups were queued */
+    bool fell_back;             /* queue_fallback decided (at the first wait for results) */
     bool seconds_ordered;       /* the second choices ordered by their skills' first results */
     long best;                  /* index into cands of the fastest SEARCH_OK, or -1 */
     char **refused;             /* "NAME not searched: why" for tunables left out */
@@ -1677,6 +1678,104 @@ static int queue_follow_ups(search *s)
     return HK_OK;
 }
 
+/* The search's launch axes: the block, the blocks per SM of a grid-stride kernel, a
+ * tunable proven to shape the launch or its tiling (knob_prove). */
+static bool launch_axis(const axis *a)
+{
+    return a->kind == AX_BLOCK || a->kind == AX_GRID || a->kind == AX_TUNABLE;
+}
+
+/* Whether the structural single changes measured so far (stacked or not) lost: none beat the
+ * baseline by the search's noise bar, SEARCH_NOISE_SPEEDUP, and an algorithm rewrite
+ * (RW_ALGORITHM) among them ran slower than the baseline or failed (wrong, a compile error, a
+ * crash, a time-out, rejected). The plan puts those first on their pattern alone, ahead of the
+ * class's skills (skillplan.c); one that loses says that order does not hold for this kernel.
+ * A class skill within the noise (fast_divmod, unroll at 0.99x) says nothing of the kind, and
+ * a rewrite after it may still win (assign_score's load_batching, 1.11x on the H100 behind two
+ * of them), so it keeps the plan, as every result at 1.00x to 1.02x does (a time equal to
+ * the baseline's comes from a fake measurement; a real one is above or below). */
+static bool rewrites_lost(const search *s, long sa)
+{
+    double base = baseline_ms(s);
+    bool lost = false;
+    for (size_t i = 0; i < s->n_cands && isfinite(base); i++) {
+        const cand_rec *c = s->cands[i];
+        if (c->pub.phase != 1 || !c->reported || !c->cfg[sa])
+            continue;
+        if (c->status == SEARCH_OK && c->median_ms * SEARCH_NOISE_SPEEDUP <= base)
+            return false;   /* a gain */
+        if ((c->status != SEARCH_OK || c->median_ms > base) &&
+            struct_has(&s->axes[sa].structs[c->cfg[sa]], RW_ALGORITHM))
+            lost = true;
+    }
+    return lost;
+}
+
+/* Position of cfg in the queue at or after from, or n_queue. */
+static size_t queue_find(const search *s, size_t from, const int *cfg)
+{
+    for (size_t i = from; i < s->n_queue; i++)
+        if (!memcmp(s->queue[i], cfg, s->n_axes * sizeof *cfg))
+            return i;
+    return s->n_queue;
+}
+
+/* At the search's first wait for results (queue_follow_ups' after the explored first choices,
+ * or the one before the second choices): when the rewrites measured so far lost
+ * (rewrites_lost: an algorithm rewrite ran slower than the baseline or failed, none gained
+ * SEARCH_NOISE_SPEEDUP), the launch axes' first values (launch_axis: the nearest block size,
+ * 8 blocks/SM, a knob's half or double) and then the first choices of the generic tunings
+ * (RW_TUNING: unroll) go next, before the rest of the rewrites, unless the budget left
+ * reaches them anyway (a large budget keeps its order; skipped proposals aside, that is where
+ * they stand in the queue). The plan lists the algorithm rewrites first, and one that fits
+ * the kernel's shape may still lose on its data: on the H100 (session 31) roi_pool's budget
+ * of 3 went to channel_chunks (0.98x), fast_divmod and specialize_constants (1.02x each) and
+ * never reached the block and unroll candidates that gave it 1.12x in session 30, before
+ * channel_chunks applied; points_in_boxes' uniform_tiles (0.84x) led its budget of 3 the same
+ * way. An algorithm rewrite's measured loss says the plan's order does not fit this kernel's
+ * data, and a launch change is the likeliest gain left; with a gain, the leader's follow-ups
+ * keep the budget. Decided once. */
+static int queue_fallback(search *s)
+{
+    long sa = axis_of_kind(s, AX_STRUCT);
+    if (s->fell_back || sa < 0)
+        return HK_OK;
+    s->fell_back = true;
+    if (!rewrites_lost(s, sa))
+        return HK_OK;
+    size_t left = s->budget.max_candidates > s->n_cands ? s->budget.max_candidates - s->n_cands : 0;
+    size_t pos = s->queue_pos, added = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t a = 0; a < s->n_axes; a++) {
+            const axis *ax = &s->axes[a];
+            for (size_t v = 1; v < ax->n_values; v++) {
+                if (pass == 0 ? !launch_axis(ax) || v > 1
+                              : (long)a != sa || ax->structs[v].rank != 0 ||
+                                    !struct_has(&ax->structs[v], RW_TUNING))
+                    continue;
+                int cfg[SEARCH_MAX_AXES];
+                memset(cfg, 0, sizeof cfg);
+                cfg[a] = (int)v;
+                if (hset_has(&s->configs, config_hash(s, cfg)) ||
+                    queue_find(s, s->queue_pos, cfg) < pos + left)
+                    continue;   /* proposed, or reached within the budget as queued */
+                int rc = queue_insert(s, pos++, cfg);
+                if (rc)
+                    return rc;
+                added++;
+            }
+        }
+    /* the marks behind the insertion move with what they mark */
+    if (s->first_end > s->queue_pos)
+        s->first_end += added;
+    if (s->second_end > s->queue_pos)
+        s->second_end += added;
+    if (added)
+        HK_DEBUG("search: an algorithm rewrite lost, none gained %.2fx: %zu launch and tuning "
+                 "values next", SEARCH_NOISE_SPEEDUP, added);
+    return HK_OK;
+}
+
 /* Phase 1: one axis changed at a time, round-robin over the axes so that a small budget
  * still tries every axis's nearest value. */
 static int queue_singles(search *s)
@@ -1976,7 +2075,7 @@ int search_next(search *s, const search_candidate **out)
                 s->n_cands > s->explore) {
                 if (s->pending)
                     return HK_ESTATE;
-                if ((rc = queue_follow_ups(s)))
+                if ((rc = queue_follow_ups(s)) || (rc = queue_fallback(s)))
                     return rc;
                 s->followed = true;
             }
@@ -1986,7 +2085,8 @@ int search_next(search *s, const search_candidate **out)
                  * stacked candidates go on the leaders among them */
                 if (s->pending)
                     return HK_ESTATE;
-                if ((rc = order_second_choices(s)) || (rc = queue_stacks(s, NULL)))
+                if ((rc = order_second_choices(s)) || (rc = queue_stacks(s, NULL)) ||
+                    (rc = queue_fallback(s)))
                     return rc;
                 s->seconds_ordered = true;
             }

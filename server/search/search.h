@@ -9,7 +9,10 @@
  * are measured, a rewrite that stacks (RW_STACKS) is applied to the leaders' outputs too.
  * A candidate budget smaller than twice the first choices explores half of it among them,
  * then puts the leader's follow-ups (its stacks, its skill's next two choices) before the
- * other first choices (search.c queue_follow_ups).
+ * other first choices (search.c queue_follow_ups). When the rewrites measured by then lost
+ * (an algorithm rewrite slower than the baseline or failed, none SEARCH_NOISE_SPEEDUP
+ * faster), the launch axes' first values and the generic tunings (RW_TUNING) go next
+ * instead, where the budget left would not reach them (queue_fallback).
  * One search per episode, used from one thread. */
 #ifndef HK_ENGINE_SEARCH_H
 #define HK_ENGINE_SEARCH_H
@@ -118,6 +121,13 @@ typedef struct {
     const struct spec *spec;       /* the bench spec, for rewrites that read its sizes and grid
                                     * (coarsen); borrowed, must outlive the search; NULL: none */
 } search_launch;
+
+/* The least speedup over the baseline that counts as a gain: the search times a candidate
+ * once against the baseline's own run, and a gain under 2% is within that run's noise. The
+ * episode verifies only candidates at or above it (episode.c stage_accuracy); the search falls
+ * back to its launch axes when an algorithm rewrite it measured lost and none reached it
+ * (queue_fallback). */
+#define SEARCH_NOISE_SPEEDUP 1.02
 
 typedef struct {
     unsigned max_candidates;       /* proposals in all, baseline included; 0: 64 */

@@ -1,9 +1,11 @@
 /* What the search tries within a small budget (issue 12): with more first choices than half
  * the budget, half of it (rounded up) goes to the first choices in the plan's order, then,
  * once those are measured, the leader's follow-ups -- stacks on it, then its skill's next two
- * choices -- come before the other skills' first choices; with no leader (nothing beat the
- * baseline) the first choices go on in the plan's order; with a budget that holds the first
- * choices nothing moves. A choice that moves only a launch its rewrite does not use is its
+ * choices -- come before the other skills' first choices; when they lost (an algorithm
+ * rewrite slower than the baseline or failed, none SEARCH_NOISE_SPEEDUP faster) the launch
+ * axes' first values and the unroll skill's first choice come next (queue_fallback), with a
+ * leader's follow-ups after them; with ties alone the first choices go on in the plan's
+ * order; with a budget that holds the first choices nothing moves. A choice that moves only a launch its rewrite does not use is its
  * skill's first choice again: it is dropped from the axis and the skill's next program
  * becomes its second choice (FPS's key form). Where bench/wild/src is extracted, carafe's
  * chunk 4 and 16 follow chunk 8 in a budget of 4 when chunk 8 leads. */
@@ -133,24 +135,150 @@ static void leader_follow_ups_in_a_small_budget(void **state)
     assert_int_equal(hk_alloc_live(), live);
 }
 
-/* No leader (both explored first choices lost to the baseline, or tied it): the first
- * choices go on in the plan's order, as they did before any follow-up existed. */
-static void no_leader_keeps_the_plan(void **state)
+/* A row per thread (our own row sum): warp_rows, an algorithm rewrite (RW_ALGORITHM), is
+ * the plan's first choice, then three class skills; the last is unroll (RW_TUNING). */
+static const char rowsum_src[] =
+    "__global__ void row_sum(int rows, int cols, const float *a, float *out)\n"
+    "{\n"
+    "    int r = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (r < rows) {\n"
+    "        float s = 0.0f;\n"
+    "        for (int c = 0; c < cols; c++)\n"
+    "            s += a[r * cols + c];\n"
+    "        out[r] = s;\n"
+    "    }\n"
+    "}\n";
+
+static const search_struct rowsum_plan[] = {
+    {.skill = "s-wr", .rewrite = "warp_rows", .block_size = 256, .blocks_per_sm = 8},
+    {.skill = "s-wr", .rewrite = "warp_rows", .block_size = 256, .blocks_per_sm = 16, .rank = 1},
+    {.skill = "s-ro", .rewrite = "readonly_loads", .block_size = 512},
+    {.skill = "s-ro", .rewrite = "readonly_loads", .block_size = 128, .rank = 1},
+    {.skill = "s-ro2", .rewrite = "readonly_loads", .block_size = 1024},
+    {.skill = "s-un", .rewrite = "unroll", .params = {4}},
+};
+
+/* A search of row_sum over rowsum_plan with budget candidates after the baseline, the
+ * baseline proposed and reported at 1 ms; launch_axes: the spec's block free and the SM
+ * count known (a block axis and a grid-stride axis), else neither. */
+static search *rowsum_search(const fixture *fx, unsigned budget, bool launch_axes)
+{
+    search_launch l = {.block = {256, 1, 1}, .block_free = launch_axes, .sm_count = launch_axes ? 132 : 0,
+                       .structs = rowsum_plan, .n_structs = HK_ARRAY_LEN(rowsum_plan)};
+    search_budget b = {.max_candidates = budget + 1};
+    search *s;
+    assert_int_equal(search_new(fx->text, fx->len, fx->m, kernel(fx, "row_sum"), &l, 1, &b, &s), HK_OK);
+    const search_candidate *c;
+    assert_int_equal(search_next(s, &c), HK_OK);
+    assert_int_equal(c->phase, 0);
+    assert_int_equal(search_report(s, c->id, SEARCH_OK, 1.0), HK_OK);
+    return s;
+}
+
+/* The rewrites lost (the algorithm rewrite ran slower than the baseline or failed, and no
+ * rewrite beat it by SEARCH_NOISE_SPEEDUP): the launch axes' first values go next
+ * (queue_fallback), 8 blocks/SM of the grid-stride loop, then the nearest block size, before
+ * the other skills' first choices: a budget of 3 is not spent on rewrites alone. A leader
+ * within the noise keeps its follow-up, after them. A gain, a class skill's loss alone, or ties
+ * keep the plan. */
+static void lost_rewrites_fall_back_to_the_launch(void **state)
 {
     (void)state;
     long live = hk_alloc_live();
     fixture fx;
-    load_text(saxpy_src, &fx);
-    for (int tie = 0; tie < 2; tie++) {
-        search *s = saxpy_search(&fx, 4);
-        const search_candidate *v = expect_next(s, "vectorize width=4, 8 blocks/SM");
+    load_text(rowsum_src, &fx);
+    /* warp_rows' status and time, readonly_loads' time; lost: the fallback comes */
+    static const struct { enum search_status ws; double w, r; bool lost; } cases[] = {
+        {SEARCH_OK, 1.2, 1.0, true},
+        {SEARCH_WRONG, 1.0, 1.0, true},
+        {SEARCH_COMPILE_ERROR, 1.0, 0.995, true},
+        {SEARCH_OK, 1.005, 0.99, true},     /* a loss by a hair beside a 1.01x leader */
+        {SEARCH_OK, 1.2, 0.97, false},      /* a 1.03x gain beside it */
+        {SEARCH_OK, 1.0, 1.2, false},       /* a class skill's loss alone */
+        {SEARCH_OK, 0.995, 0.99, false},    /* gains within the noise */
+        {SEARCH_OK, 1.0, 1.0, false},       /* ties */
+    };
+    for (size_t k = 0; k < HK_ARRAY_LEN(cases); k++) {
+        for (unsigned budget = 3; budget <= 4; budget++) {
+            search *s = rowsum_search(&fx, budget, true);
+            const search_candidate *w = expect_next(s, "warp_rows");
+            const search_candidate *r = expect_next(s, "readonly_loads, block 512");
+            const search_candidate *c;
+            assert_int_equal(search_next(s, &c), HK_ESTATE);   /* the explored half waits */
+            assert_int_equal(search_report(s, w->id, cases[k].ws, cases[k].w), HK_OK);
+            assert_int_equal(search_report(s, r->id, SEARCH_OK, cases[k].r), HK_OK);
+            bool leader = cases[k].r < 1.0 && (cases[k].ws != SEARCH_OK || cases[k].r < cases[k].w);
+            if (!cases[k].lost) {
+                /* the plan goes on: the leader's follow-up (readonly at block 128), else the
+                 * next first choice */
+                c = expect_next(s, leader ? "readonly_loads, block 128" : "readonly_loads, block 1024");
+                search_free(s);
+                continue;
+            }
+            c = expect_next(s, "grid-stride, 8 blocks/SM");
+            assert_null(c->structural);
+            assert_int_equal(c->phase, 1);
+            assert_int_equal(search_report(s, c->id, SEARCH_OK, 0.8), HK_OK);
+            if (budget == 4) {
+                c = expect_next(s, "block 128x1x1");
+                assert_true(c->block_own);
+                assert_int_equal(search_report(s, c->id, SEARCH_OK, 1.0), HK_OK);
+            }
+            assert_int_equal(search_next(s, &c), HK_ENOENT);
+            search_free(s);
+        }
+        if (!cases[k].lost)
+            continue;
+        /* a larger budget (three first choices explored): the launch values, then a noise
+         * leader's follow-up, then the last first choice, unroll, which the budget reaches
+         * where it stands */
+        search *s = rowsum_search(&fx, 6, true);
+        const search_candidate *w = expect_next(s, "warp_rows");
         const search_candidate *r = expect_next(s, "readonly_loads, block 512");
-        assert_int_equal(search_report(s, v->id, SEARCH_OK, tie ? 1.0 : 1.2), HK_OK);
-        assert_int_equal(search_report(s, r->id, tie ? SEARCH_OK : SEARCH_WRONG, 1.0), HK_OK);
-        const search_candidate *c = expect_next(s, "coarsen elements=4");
-        assert_int_equal(search_report(s, c->id, SEARCH_OK, 1.1), HK_OK);
-        c = expect_next(s, "readonly_loads, block 1024");
-        assert_string_equal(c->skill, "s-ro2");
+        const search_candidate *r2 = expect_next(s, "readonly_loads, block 1024"), *c;
+        assert_int_equal(search_next(s, &c), HK_ESTATE);
+        assert_int_equal(search_report(s, w->id, cases[k].ws, cases[k].w), HK_OK);
+        assert_int_equal(search_report(s, r->id, SEARCH_OK, cases[k].r), HK_OK);
+        assert_int_equal(search_report(s, r2->id, SEARCH_OK, 1.05), HK_OK);
+        const char *const next[] = {"grid-stride, 8 blocks/SM", "block 128x1x1",
+                                    cases[k].r < 1.0 ? "readonly_loads, block 128" : "unroll factor=4"};
+        for (size_t i = 0; i < HK_ARRAY_LEN(next); i++) {
+            c = expect_next(s, next[i]);
+            assert_int_equal(search_report(s, c->id, SEARCH_OK, 1.0), HK_OK);
+        }
+        assert_int_equal(search_next(s, &c), HK_ENOENT);
+        search_free(s);
+    }
+    unload(&fx);
+    assert_int_equal(hk_alloc_live(), live);
+}
+
+/* A generic tuning (RW_TUNING: unroll) is part of the fallback: with no launch axis (the
+ * spec's block fixed, no SM count) the unroll skill's first choice, last in the plan, comes
+ * right after the algorithm rewrite lost; with a gain, the leader's follow-up comes. */
+static void lost_rewrites_fall_back_to_unroll(void **state)
+{
+    (void)state;
+    long live = hk_alloc_live();
+    fixture fx;
+    load_text(rowsum_src, &fx);
+    for (int gain = 0; gain < 2; gain++) {
+        search *s = rowsum_search(&fx, 3, false);
+        char *axes = search_describe_axes(s);
+        assert_non_null(axes);
+        assert_null(strstr(axes, "| block"));
+        assert_null(strstr(axes, "blocks per SM"));
+        hk_free(axes);
+        const search_candidate *w = expect_next(s, "warp_rows");
+        const search_candidate *r = expect_next(s, "readonly_loads, block 512"), *c;
+        assert_int_equal(search_report(s, w->id, SEARCH_OK, 1.3), HK_OK);
+        assert_int_equal(search_report(s, r->id, SEARCH_OK, gain ? 0.9 : 1.0), HK_OK);
+        if (gain) {
+            c = expect_next(s, "readonly_loads, block 128");   /* the leader's follow-up */
+        } else {
+            c = expect_next(s, "unroll factor=4");
+            assert_string_equal(c->skill, "s-un");
+        }
         search_free(s);
     }
     unload(&fx);
@@ -334,7 +462,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(leader_follow_ups_in_a_small_budget),
-        cmocka_unit_test(no_leader_keeps_the_plan),
+        cmocka_unit_test(lost_rewrites_fall_back_to_the_launch),
+        cmocka_unit_test(lost_rewrites_fall_back_to_unroll),
         cmocka_unit_test(large_budget_keeps_the_first_choices_first),
         cmocka_unit_test(launch_only_choices_are_one_program),
         cmocka_unit_test(wild_carafe_chunks),
