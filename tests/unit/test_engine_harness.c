@@ -370,6 +370,20 @@ static void combos_mode(void **state)
     assert_int_equal(run_capture(bad_prime_mode, &out), HK_EXIT_USAGE);
     assert_non_null(strstr(out, "--prime-sizes is for --mode run"));
     hk_free(out);
+    /* --launch-state: check or restore; check needs run mode and an image */
+    char *bad_state[] = { exe, "--mode", "run", "--size", "0", "--launch-state", "off", NULL };
+    assert_int_equal(run_capture(bad_state, &out), HK_EXIT_USAGE);
+    assert_non_null(strstr(out, "--launch-state off"));
+    hk_free(out);
+    char *state_no_module[] = { exe, "--mode", "run", "--size", "0", "--launch-state", "check", NULL };
+    assert_int_equal(run_capture(state_no_module, &out), HK_EXIT_USAGE);
+    assert_non_null(strstr(out, "--launch-state check is for --mode run with --module"));
+    hk_free(out);
+    char *state_time[] = { exe, "--mode", "time", "--size", "0", "--module", "k.cubin",
+                           "--function", "k", "--launch-state", "check", NULL };
+    assert_int_equal(run_capture(state_time, &out), HK_EXIT_USAGE);
+    assert_non_null(strstr(out, "--launch-state check is for --mode run"));
+    hk_free(out);
     /* --ref-launch: seven launch numbers, with a reference kernel only */
     char *bad_ref_launch[] = { exe, "--mode", "time", "--size", "0", "--ref-launch", "1,1,1", NULL };
     assert_int_equal(run_capture(bad_ref_launch, &out), HK_EXIT_USAGE);
@@ -665,6 +679,7 @@ static void exit_reasons(void **state)
     assert_string_equal(harness_exit_reason(HK_EXIT_UNWRITTEN), "unwritten_output");
     assert_string_equal(harness_exit_reason(HK_EXIT_OUT_OF_BOUNDS), "out_of_bounds");
     assert_string_equal(harness_exit_reason(HK_EXIT_INPUT_MODIFIED), "input_modified");
+    assert_string_equal(harness_exit_reason(HK_EXIT_LAUNCH_STATE), "launch_state");
     assert_string_equal(harness_exit_reason(HK_EXIT_CUDA), "cuda_error");
     assert_string_equal(harness_exit_reason(137), "timeout");
     assert_string_equal(harness_exit_reason(42), "exit_42");
