@@ -265,6 +265,15 @@ static void test_launch_state_reason(void **state)
     assert_non_null(strstr(zh, "_ZN5stage7retiredE"));
     assert_non_null(strstr(zh, "启动器在每次启动前恢复它们"));
     hk_free(zh);
+    /* as a candidate's first launch (a priming launch) fails with it: the launcher's prefix */
+    char primed[1200];
+    snprintf(primed, sizeof primed, "priming launch at size %d: %s", 1, said);
+    assert_non_null(strstr(hk_msg_entry(HK_LANG_EN, HK_MSG_MEAS_PRIMING_AT), "priming launch at size %d: "));
+    zh = hk_tr_said(HK_LANG_ZH_CN, primed);
+    assert_non_null(zh);
+    assert_non_null(strstr(zh, "规模 1 的预热启动"));
+    assert_non_null(strstr(zh, "启动器在每次启动前恢复它们"));
+    hk_free(zh);
     /* a candidate's run-mode process with its image: --launch-state check */
     const int prime[] = { 1 };
     const long long seeds[] = { 7 };
