@@ -13,6 +13,9 @@
  *        (every combination of that size in one process, each with its own inputs, poison,
  *        guard and unchanged-input checks, written to DIR/run-sK-dD-seedS.out: the name
  *        HK_RUN_OUT_NAME gives, which the server reads back)
+ *        [--launch-state check]  (run mode with --module: a launch that leaves a writable
+ *        global of the image changed fails the program; default "restore": restored and
+ *        noted in the result line)
  *        [--prime-sizes K2[,K3...]]  (run mode: first one unchecked "priming" launch at
  *        each of those sizes, its buffers then freed, so that whatever the kernel leaves in
  *        device memory it owns is there when size K runs; see hk_prime)
@@ -31,6 +34,12 @@
  * hipModuleLoad), so a candidate cannot reach the timer, the inputs' generator or the
  * checks. A *program* #includes the source and calls the kernel directly: only the
  * engine's own library substitutions (a cuBLAS/hipBLAS host call it generated) use it.
+ *
+ * Every launch of a loaded image starts from the same device state: the image's writable
+ * globals (__device__ variables, read from its ELF symbol table: hk_kglobals_each) are set
+ * back to their bytes at load before each launch, outside the timed region; run mode
+ * compares them after each launch, and with --launch-state check (the server's candidates)
+ * a launch that leaves one changed fails the program (launch_state, HK_EXIT_LAUNCH_STATE).
  *
  * A spec's __constant__ inputs ("constants") are generated like inputs and copied into the
  * kernel's own variables: a launcher finds them in the loaded image (cuModuleGetGlobal or
@@ -473,7 +482,13 @@ static inline size_t hk_kglobals_ranges(hk_kglobal_at *g, size_t n, hk_krange *o
                 (*unrestored)++;
                 continue;
             }
-            hk_krange r = {g[i].dptr, g[i].g.size, i, 1};
+            /* the smaller of the two sizes: never a byte past what the driver gave */
+            uint64_t bytes = g[i].dev_size < g[i].g.size ? g[i].dev_size : g[i].g.size;
+            if (!bytes) {
+                (*unrestored)++;
+                continue;
+            }
+            hk_krange r = {g[i].dptr, bytes, i, 1};
             out[nr++] = r;
         }
     }

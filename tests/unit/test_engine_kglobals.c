@@ -230,6 +230,15 @@ static void test_ranges(void **state)
     assert_int_equal(unrestored, 1);
     assert_int_equal(r[0].dptr, 0x3000);
     assert_int_equal(r[1].dptr, 0x9000);
+    /* alone, a variable is copied at the smaller of the image's and the driver's sizes */
+    hk_kglobal_at w[] = {
+        var("wide", 17, 0, 16, 0x5000, 1, 0),
+        var("other", 17, 64, 4, 0x7000, 1, 0),
+    };
+    w[0].dev_size = 8;
+    assert_int_equal(hk_kglobals_ranges(w, 2, r, &unrestored), 2);
+    assert_int_equal(r[0].bytes, 8);
+    assert_int_equal(unrestored, 0);
     /* two sections: one range each; nothing found in the second: both its variables
      * unrestored */
     hk_kglobal_at two[] = {
