@@ -1554,7 +1554,7 @@ static std::string hk_state_changed;
  * bytes before and after) when fail, else the first one is kept in hk_state_changed. */
 static void hk_kmod_state_check(const hk_kmod *m, bool fail)
 {
-    if (!m->state)
+    if (!m->state || (!fail && !hk_state_changed.empty())) /* noted once is enough */
         return;
     hk_kstate *ks = m->state;
     for (size_t r = 0; r < ks->ranges.size(); r++) {
