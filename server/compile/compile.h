@@ -223,6 +223,20 @@ typedef void (*cc_done_cb)(cc_job *job, int status, const cc_result *res, void *
  * Loop thread. *out (may be NULL) is valid until cb returns. */
 int cc_job_start(uv_loop_t *loop, const cc_options *o, const char *orig_path,
                  const char *text, size_t len, cc_done_cb cb, void *data, cc_job **out);
+/* Work on the pool with a compile's parsed result and the very text compiled (both
+ * borrowed for the call, len bytes, NUL after them): called once the output is parsed,
+ * on a pool thread, before cb on the loop, and only for a result cb will get with HK_OK
+ * (not for a failure, nor for a cancel seen before the parse: a cancel that comes while
+ * post runs still reaches cb as HK_ECANCELED, so post must leave what it makes where cb,
+ * or the freeing of data, finds it). It may touch nothing the loop touches meanwhile:
+ * data is the job's, the loop's state is not. So that a big result costs the caller's
+ * loop nothing, cb then gets a result that keeps only exit_code and timed_out (the
+ * diagnostics, resources and output were freed on the pool after post). */
+typedef void (*cc_post_fn)(const cc_result *res, const char *text, size_t len, void *data);
+/* cc_job_start with post (NULL: cc_job_start). */
+int cc_job_start_post(uv_loop_t *loop, const cc_options *o, const char *orig_path,
+                      const char *text, size_t len, cc_post_fn post, cc_done_cb cb, void *data,
+                      cc_job **out);
 /* Kills the compiler's process group (or, while the copy is still being written, spawns
  * none); cb then runs with HK_ECANCELED on a later iteration. Only before cb has run; a
  * second call, or one from inside cb, does nothing. */

@@ -66,6 +66,7 @@ struct cc_job {
     char *tmpdir;
     char *tmpfile;
     char *orig_path;
+    cc_post_fn post;              /* or NULL: then text is freed once written */
     cc_done_cb cb;
     void *data;
 };
@@ -247,6 +248,17 @@ static void parse_work(uv_work_t *req)
     j->parse_rc = job_result(j, &j->res);
     remove_tree(j->tmpdir);
     j->tmpdir_removed = true;
+    if (!j->post)
+        return;
+    /* The caller's own work on the result and the compiled text, then what cb does not
+     * get is freed here too (a thousand kernels' result: thousands of frees). */
+    if (j->parse_rc == HK_OK)
+        j->post(&j->res, j->text ? j->text : "", j->len, j->data);
+    cc_result kept = {.exit_code = j->res.exit_code, .timed_out = j->res.timed_out};
+    cc_result_free(&j->res);
+    j->res = kept;
+    hk_free(j->text);
+    j->text = NULL;
 }
 
 /* Loop thread: the single place cb is called with a result. */
@@ -366,13 +378,15 @@ static void writing_unlink(cc_job *j)
     j->prev_w = j->next_w = NULL;
 }
 
-/* Pool thread: writes the copy and frees it (a big free is an munmap, kept off the
+/* Pool thread: writes the copy and frees it (unless post reads it later) (a big free is an munmap, kept off the
  * loop too). Reads only the job's own fields, which the loop leaves alone meanwhile
  * (a cancel sets canceled, read back on the loop in write_done). */
 static void write_work(uv_work_t *req)
 {
     cc_job *j = req->data;
     j->write_rc = write_all(j->tmpfile, j->text ? j->text : "", j->len);
+    if (j->post)
+        return; /* kept for post, freed after it on the pool */
     hk_free(j->text);
     j->text = NULL;
 }
@@ -433,6 +447,13 @@ static void write_done(uv_work_t *req, int status)
 int cc_job_start(uv_loop_t *loop, const cc_options *o, const char *orig_path,
                  const char *text, size_t len, cc_done_cb cb, void *data, cc_job **out)
 {
+    return cc_job_start_post(loop, o, orig_path, text, len, NULL, cb, data, out);
+}
+
+int cc_job_start_post(uv_loop_t *loop, const cc_options *o, const char *orig_path,
+                      const char *text, size_t len, cc_post_fn post, cc_done_cb cb, void *data,
+                      cc_job **out)
+{
     if (out)
         *out = NULL;
     if (!loop || !o || !orig_path || !*orig_path || (!text && len) || !cb)
@@ -447,6 +468,7 @@ int cc_job_start(uv_loop_t *loop, const cc_options *o, const char *orig_path,
     if (!j)
         return HK_ENOMEM;
     j->loop = loop;
+    j->post = post;
     j->cb = cb;
     j->data = data;
     j->backend = o->backend;

@@ -365,9 +365,6 @@ static void route(struct lsp_server *s, enum lsp_event ev, doc *d, const char *s
     case LSP_EV_DOC_CLOSED:
         lsp_diag_clear_uri(s, str);
         break;
-    case LSP_EV_MODEL_FOR_HINTS:
-        lsp_diag_model_ready(s, d);
-        break;
     case LSP_EV_MODEL_FOR_RESULTS:
         lsp_ep_doc_opened(s, d);
         break;

@@ -93,7 +93,6 @@ struct lsp_doc {
     bool edits_lost;          /* more edits than the cap: the next parse is a full one */
     struct lsp_waiter *waiters; /* requests waiting for the current analysis, oldest first */
     bool ep_diags_due;        /* episode results wanted the model before it was current */
-    bool hints_due;           /* a compile's resource hints wanted it (diagnostics.c) */
     char *path;               /* file path of a file:// uri, or NULL */
     uv_timer_t *debounce;     /* NULL until first scheduled; freed in its close cb */
     cc_job *job;              /* running compile or NULL */
@@ -101,7 +100,11 @@ struct lsp_doc {
     cc_resource *res;         /* resources of the last finished compile (owned copies) */
     size_t n_res;
     int64_t res_version;      /* document version those resources belong to */
-    json_t *diags[LSP_DIAG_N];/* per source, new references or NULL */
+    json_t *diags[LSP_DIAG_N];/* per source, new references or NULL (a compile's sources
+                               * are kept as text only: NULL) */
+    char *diag_text[LSP_DIAG_N]; /* per source, the JSON text of its diagnostics (the array's
+                                  * elements, no brackets; owned), what a publish joins */
+    size_t diag_len[LSP_DIAG_N]; /* 0: none */
     char *snap;               /* a large document's buffer for the next parse's copy of the
                                * text (owned, snap_cap bytes, its pages touched), or NULL:
                                * kept between parses so the copy costs no page faults */
@@ -120,7 +123,6 @@ enum lsp_event {
     LSP_EV_DOC_SAVED,         /* saved: str its path (or NULL), a draft spec an Optimize may
                                * wait for; d (NULL: not open) compiled at once */
     LSP_EV_DOC_CLOSED,        /* str: the uri of a document closed: clear its diagnostics */
-    LSP_EV_MODEL_FOR_HINTS,   /* d's model came in, which a compile's resource hints wanted */
     LSP_EV_MODEL_FOR_RESULTS, /* d's model came in, which episode results wanted */
     LSP_EV_ANALYSIS_DRAINED,  /* requests that waited for an analysis were answered: a
                                * shutdown that waited for them goes on (may stop the server) */

@@ -128,8 +128,10 @@ void lsp_doc_state_free(struct lsp_server *s, struct lsp_doc *ld)
         hk_free(ld->res[i].arch);
     }
     hk_free(ld->res);
-    for (int i = 0; i < LSP_DIAG_N; i++)
+    for (int i = 0; i < LSP_DIAG_N; i++) {
         json_decref(ld->diags[i]);
+        hk_free(ld->diag_text[i]);
+    }
     hk_free(ld);
 }
 
@@ -221,10 +223,6 @@ static void analysis_ready(struct lsp_server *s, struct lsp_doc *ld)
     doc *d = doc_get(s->docs, ld->uri);
     if (!d)
         return;
-    if (ld->hints_due) {
-        ld->hints_due = false;
-        lsp_emit(s, LSP_EV_MODEL_FOR_HINTS, d, NULL);
-    }
     if (ld->ep_diags_due) {
         ld->ep_diags_due = false;
         lsp_emit(s, LSP_EV_MODEL_FOR_RESULTS, d, NULL);
