@@ -97,7 +97,8 @@ struct lsp_doc {
     uv_timer_t *debounce;     /* NULL until first scheduled; freed in its close cb */
     cc_job *job;              /* running compile or NULL */
     int64_t job_version;
-    cc_resource *res;         /* resources of the last finished compile (owned copies) */
+    cc_resource *res;         /* resources of the last finished compile: one block (hk_free)
+                               * that holds their strings too */
     size_t n_res;
     int64_t res_version;      /* document version those resources belong to */
     json_t *diags[LSP_DIAG_N];/* per source, new references or NULL (a compile's sources

@@ -121,13 +121,7 @@ void lsp_doc_state_free(struct lsp_server *s, struct lsp_doc *ld)
     an_doc_free(ld->an);
     hk_free(ld->path);
     hk_free(ld->uri);
-    for (size_t i = 0; i < ld->n_res; i++) {
-        hk_free(ld->res[i].kernel);
-        hk_free(ld->res[i].base_name);
-        hk_free(ld->res[i].mangled);
-        hk_free(ld->res[i].arch);
-    }
-    hk_free(ld->res);
+    hk_free(ld->res); /* one block, its strings inside (diagnostics.c) */
     for (int i = 0; i < LSP_DIAG_N; i++) {
         json_decref(ld->diags[i]);
         hk_free(ld->diag_text[i]);
