@@ -2302,6 +2302,43 @@ static const struct hk_msg_entry msgs[HK_MSG_COUNT] = {
       "NUL 字节"),
     M(CHECK_BAD_UTF8, "invalid UTF-8",
       "无效的 UTF-8"),
+    F(MEAS_CC_NOT_STARTED, "could not start the compiler: %s",
+      "无法启动编译器：%s"),
+    F(MEAS_CC_TOOK_TOO_LONG, "the compiler took longer than %ld ms and was killed",
+      "编译器耗时超过 %ld ms，已被终止"),
+    F(MEAS_CC_CPU_LIMIT,
+      "the compiler was stopped at its CPU time limit (%u s per process; HK_COMPILE_CPU_S "
+      "sets it)",
+      "编译器达到 CPU 时间限制被终止（每个进程 %u 秒；由 HK_COMPILE_CPU_S 设置）"),
+    F(MEAS_CC_FILE_LIMIT,
+      "the compiler was stopped at its file size limit (%llu MiB per file written; "
+      "HK_COMPILE_FILE_MB sets it)",
+      "编译器达到文件大小限制被终止（每个写出的文件 %llu MiB；由 HK_COMPILE_FILE_MB 设置）"),
+    F(MEAS_CC_MEMORY_LIMIT_AS,
+      "the compiler ran out of memory under its limit (%llu MiB of address space per "
+      "process; HK_COMPILE_MEMORY_MB sets it)",
+      "编译器在内存限制内耗尽了内存（每个进程 %llu MiB 地址空间；由 HK_COMPILE_MEMORY_MB 设置）"),
+    F(MEAS_CC_MEMORY_LIMIT_NONE,
+      "the compiler ran out of memory under its limit (%llu MiB asked for; none could be set "
+      "here; HK_COMPILE_MEMORY_MB sets it)",
+      "编译器耗尽了内存（请求的限制为 %llu MiB，但本机无法设置任何内存限制；由 "
+      "HK_COMPILE_MEMORY_MB 设置）"),
+    F(MEAS_CC_MEMORY_LIMIT,
+      "the compiler ran out of memory under its limit (%llu MiB for the whole compile; "
+      "HK_COMPILE_MEMORY_MB sets it)",
+      "编译器在内存限制内耗尽了内存（整个编译共 %llu MiB；由 HK_COMPILE_MEMORY_MB 设置）"),
+    F(MEAS_CC_SILENT, "the compiler exited with status %d and printed nothing",
+      "编译器以状态 %d 退出，没有任何输出"),
+    M(MEAS_CC_FAILED, "compile failed",
+      "编译失败"),
+    F(MEAS_CC_IMAGE_UNREADABLE, "the kernel image %s cannot be read: %s",
+      "无法读取核函数镜像 %s：%s"),
+    M(MEAS_CC_NO_ENTRY, "no kernel entry in the image",
+      "镜像中没有核函数入口"),
+    F(LSP_COMPILER_EXITED, "%s exited with status %d: %.400s",
+      "%s 以状态 %d 退出：%.400s"),
+    M(LSP_COMPILER_NO_OUTPUT, "(no output)",
+      "（无输出）"),
 };
 
 #undef M
@@ -2800,7 +2837,7 @@ static const enum hk_msg said_ranges[][2] = {
     {HK_MSG_LSP_END_STOPPED, HK_MSG_LSP_END_STATUS},
     {HK_MSG_INF_INCLUDE_DIRS, HK_MSG_INF_FRAG_MULTIPLIES},
     {HK_MSG_SPEC_UNKNOWN_FIELD_NEAR, HK_MSG_EXPR_EXPECTED_VALUE},
-    {HK_MSG_CF_CANNOT_READ, HK_MSG_CHECK_BAD_UTF8},
+    {HK_MSG_CF_CANNOT_READ, HK_MSG_MEAS_CC_NO_ENTRY},
 };
 
 char *hk_tr_said(enum hk_lang lang, const char *english)

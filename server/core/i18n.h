@@ -1333,6 +1333,22 @@ enum hk_msg {
     HK_MSG_CHECK_NOT_TEXT_BARE,
     HK_MSG_CHECK_NUL_BYTE,           /* cc_source_is_text's words (compile/source.c), which a */
     HK_MSG_CHECK_BAD_UTF8,           /* "not a text file" sentence quotes */
+    /* session 32: the compile step's own sentences (measure/measure.c: its limits, a
+     * compiler that printed nothing, the kernel image; stored in English, said again where
+     * shown) and the editor's compile diagnostic for a failure it cannot place */
+    HK_MSG_MEAS_CC_NOT_STARTED,       /* %s hk_strerror */
+    HK_MSG_MEAS_CC_TOOK_TOO_LONG,     /* %ld ms */
+    HK_MSG_MEAS_CC_CPU_LIMIT,         /* %u s */
+    HK_MSG_MEAS_CC_FILE_LIMIT,        /* %llu MiB */
+    HK_MSG_MEAS_CC_MEMORY_LIMIT_AS,   /* %llu MiB (RUNNER_MEM_RLIMIT_AS) */
+    HK_MSG_MEAS_CC_MEMORY_LIMIT_NONE, /* %llu MiB (RUNNER_MEM_NONE) */
+    HK_MSG_MEAS_CC_MEMORY_LIMIT,      /* %llu MiB (a cgroup's, for the whole compile) */
+    HK_MSG_MEAS_CC_SILENT,            /* %d exit status */
+    HK_MSG_MEAS_CC_FAILED,
+    HK_MSG_MEAS_CC_IMAGE_UNREADABLE,  /* %s path, %s hk_strerror */
+    HK_MSG_MEAS_CC_NO_ENTRY,
+    HK_MSG_LSP_COMPILER_EXITED,       /* %s compiler, %d status, %.400s output or: */
+    HK_MSG_LSP_COMPILER_NO_OUTPUT,
     HK_MSG_COUNT
 };
 

@@ -296,8 +296,8 @@ static json_t *compile_diags(const struct placed *pl, const an_model *m, const c
     }
     if (out && res->exit_code != 0 && !res->timed_out && json_array_size(out) == 0) {
         /* The compiler failed without a message we could place: say so, with its output. */
-        char *msg = hk_asprintf("%s exited with status %d: %.400s", source, res->exit_code,
-                                res->output ? res->output : "(no output)");
+        char *msg = hk_asprintf(hk_tr(HK_MSG_LSP_COMPILER_EXITED), source, res->exit_code,
+                                res->output ? res->output : hk_tr(HK_MSG_LSP_COMPILER_NO_OUTPUT));
         json_t *dj = msg ? make_diag(pl, 0, 0, 1, source, msg) : NULL;
         hk_free(msg);
         if (dj)

@@ -1231,11 +1231,10 @@ static char *compile_details(const measure_compile *c, const runner_result *r,
             }
         }
         if (!lines)
-            (void)hk_buf_printf(&b, "the compiler exited with status %d and printed nothing",
-                                r->exit_code);
+            (void)hk_buf_printf(&b, hk_tr_in(HK_LANG_EN, HK_MSG_MEAS_CC_SILENT), r->exit_code);
     }
     char *s = hk_buf_steal(&b);
-    return s ? s : hk_strdup("compile failed");
+    return s ? s : hk_strdup(hk_tr_in(HK_LANG_EN, HK_MSG_MEAS_CC_FAILED));
 }
 
 /* A built image: its entry for the spec's kernel, kept in b and in MODULE.fn (what
@@ -1248,7 +1247,8 @@ static int find_entry(const measure_opts *o, const measure_build *b, measure_com
     if (rc == HK_ENOMEM)
         return rc;
     if (rc) {
-        out->details = hk_asprintf("the kernel image %s cannot be read: %s", b->module, hk_strerror(rc));
+        out->details = hk_asprintf(hk_tr_in(HK_LANG_EN, HK_MSG_MEAS_CC_IMAGE_UNREADABLE),
+                                   b->module, hk_strerror(rc));
         return out->details ? HK_OK : HK_ENOMEM;
     }
     rc = kimage_find(names, o->spec->kernel, o->spec->template_args, o->spec->n_template_args,
@@ -1257,7 +1257,7 @@ static int find_entry(const measure_opts *o, const measure_build *b, measure_com
     if (rc == HK_ENOMEM)
         goto out;
     if (rc) {
-        out->details = why ? why : hk_strdup("no kernel entry in the image");
+        out->details = why ? why : hk_strdup(hk_tr_in(HK_LANG_EN, HK_MSG_MEAS_CC_NO_ENTRY));
         why = NULL;
         rc = out->details ? HK_OK : HK_ENOMEM;
         goto out;
@@ -1305,25 +1305,30 @@ static char *compile_limit_words(const measure_opts *o, const runner_result *r, 
      * least the CPU limit's time on the wall clock, is the hard CPU limit */
     bool sandboxed = r->isolation == RUNNER_ISO_BWRAP || r->isolation == RUNNER_ISO_NAMESPACES;
     long cpu_seen = sandboxed && r->cpu_ms < r->wall_ms ? r->wall_ms : r->cpu_ms;
-    if (r->cpu_limit_hit || status == 128 + SIGXCPU || either_has(r, "CPU time limit exceeded") ||
+    /* the words below are the compilers' and the C library's, matched in their output */
+    if (r->cpu_limit_hit || status == 128 + SIGXCPU ||
+        either_has(r, "CPU time limit exceeded") /* i18n: not for people */ ||
         either_has(r, "signal 24") ||
         ((status == 128 + SIGKILL || either_has(r, "signal 9")) && !r->memory_limit_hit &&
          !r->timed_out && cpu_seen >= (long)cpu * 1000))
-        s = hk_asprintf("the compiler was stopped at its CPU time limit (%u s per process; "
-                        "HK_COMPILE_CPU_S sets it)", cpu);
-    else if (r->file_limit_hit || status == 128 + SIGXFSZ || either_has(r, "File size limit exceeded") ||
-             either_has(r, "signal 25") || either_has(r, "File too large"))
-        s = hk_asprintf("the compiler was stopped at its file size limit (%llu MiB per file "
-                        "written; HK_COMPILE_FILE_MB sets it)", (unsigned long long)(file >> 20));
-    else if (r->memory_limit_hit || either_has(r, "out of memory") ||
-             either_has(r, "memory exhausted") || either_has(r, "Cannot allocate memory") ||
+        s = hk_asprintf(hk_tr_in(HK_LANG_EN, HK_MSG_MEAS_CC_CPU_LIMIT), cpu);
+    else if (r->file_limit_hit || status == 128 + SIGXFSZ ||
+             either_has(r, "File size limit exceeded") /* i18n: not for people */ ||
+             either_has(r, "signal 25") ||
+             either_has(r, "File too large") /* i18n: not for people */)
+        s = hk_asprintf(hk_tr_in(HK_LANG_EN, HK_MSG_MEAS_CC_FILE_LIMIT),
+                        (unsigned long long)(file >> 20));
+    else if (r->memory_limit_hit ||
+             either_has(r, "out of memory") /* i18n: not for people */ ||
+             either_has(r, "memory exhausted") ||
+             either_has(r, "Cannot allocate memory") /* i18n: not for people */ ||
              either_has(r, "bad_alloc"))
-        s = hk_asprintf("the compiler ran out of memory under its limit (%llu MiB %s; "
-                        "HK_COMPILE_MEMORY_MB sets it)",
-                        (unsigned long long)(mem >> 20),
-                        r->memory == RUNNER_MEM_RLIMIT_AS ? "of address space per process"
-                        : r->memory == RUNNER_MEM_NONE    ? "asked for; none could be set here"
-                                                          : "for the whole compile");
+        s = hk_asprintf(hk_tr_in(HK_LANG_EN, r->memory == RUNNER_MEM_RLIMIT_AS
+                                                 ? HK_MSG_MEAS_CC_MEMORY_LIMIT_AS
+                                             : r->memory == RUNNER_MEM_NONE
+                                                 ? HK_MSG_MEAS_CC_MEMORY_LIMIT_NONE
+                                                 : HK_MSG_MEAS_CC_MEMORY_LIMIT),
+                        (unsigned long long)(mem >> 20));
     else
         return NULL;
     *nomem = !s;
@@ -1337,7 +1342,8 @@ int measure_build_finish(const measure_opts *o, const measure_build *b, const ru
     memset(out, 0, sizeof *out);
     out->wall_ms = r->wall_ms;
     if (r->error) {
-        out->details = hk_asprintf("could not start the compiler: %s", hk_strerror(r->error));
+        out->details = hk_asprintf(hk_tr_in(HK_LANG_EN, HK_MSG_MEAS_CC_NOT_STARTED),
+                                   hk_strerror(r->error));
         return out->details ? HK_OK : HK_ENOMEM;
     }
     int rc = HK_OK;
@@ -1354,8 +1360,7 @@ int measure_build_finish(const measure_opts *o, const measure_build *b, const ru
     out->cc.exit_code = r->exit_code;
     out->cc.timed_out = r->timed_out;
     if (r->timed_out) {
-        out->details = hk_asprintf("the compiler took longer than %ld ms and was killed",
-                                   r->wall_ms);
+        out->details = hk_asprintf(hk_tr_in(HK_LANG_EN, HK_MSG_MEAS_CC_TOOK_TOO_LONG), r->wall_ms);
     } else if (r->exit_code != 0 || r->term_signal) {
         bool nomem = false;
         char *limit = compile_limit_words(o, r, &nomem), *d = NULL;
