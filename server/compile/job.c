@@ -250,10 +250,11 @@ static void parse_work(uv_work_t *req)
     j->tmpdir_removed = true;
     if (!j->post)
         return;
-    /* The caller's own work on the result and the compiled text, then what cb does not
-     * get is freed here too (a thousand kernels' result: thousands of frees). */
-    if (j->parse_rc == HK_OK)
-        j->post(&j->res, j->text ? j->text : "", j->len, j->data);
+    /* The caller's own work on the result and the compiled text (which it may take
+     * back), then what cb does not get is freed here too (a thousand kernels' result:
+     * thousands of frees). */
+    if (j->parse_rc == HK_OK && j->text)
+        j->post(&j->res, &j->text, j->len, j->data);
     cc_result kept = {.exit_code = j->res.exit_code, .timed_out = j->res.timed_out};
     cc_result_free(&j->res);
     j->res = kept;
@@ -447,40 +448,55 @@ static void write_done(uv_work_t *req, int status)
 int cc_job_start(uv_loop_t *loop, const cc_options *o, const char *orig_path,
                  const char *text, size_t len, cc_done_cb cb, void *data, cc_job **out)
 {
-    return cc_job_start_post(loop, o, orig_path, text, len, NULL, cb, data, out);
-}
-
-int cc_job_start_post(uv_loop_t *loop, const cc_options *o, const char *orig_path,
-                      const char *text, size_t len, cc_post_fn post, cc_done_cb cb, void *data,
-                      cc_job **out)
-{
     if (out)
         *out = NULL;
     if (!loop || !o || !orig_path || !*orig_path || (!text && len) || !cb)
         return HK_EINVAL;
     if (len > CC_TEXT_MAX)
         return HK_ETOOBIG;
+    /* the caller's text may change once this returns (an editor's next keystroke) */
+    char *copy = hk_malloc(len + 1);
+    if (!copy)
+        return HK_ENOMEM;
+    if (len)
+        memcpy(copy, text, len);
+    copy[len] = '\0';
+    return cc_job_start_post(loop, o, orig_path, copy, len, NULL, cb, data, out);
+}
+
+int cc_job_start_post(uv_loop_t *loop, const cc_options *o, const char *orig_path, char *text,
+                      size_t len, cc_post_fn post, cc_done_cb cb, void *data, cc_job **out)
+{
+    if (out)
+        *out = NULL;
+    if (!loop || !o || !orig_path || !*orig_path || !text || !cb) {
+        hk_free(text);
+        return HK_EINVAL;
+    }
+    if (len > CC_TEXT_MAX) {
+        hk_free(text);
+        return HK_ETOOBIG;
+    }
     int rc = HK_ENOMEM;
     char *compiler = NULL, *incdir = NULL, *incflag = NULL;
     char **argv = NULL;
     const char **extra = NULL;
     cc_job *j = hk_calloc(1, sizeof *j);
-    if (!j)
+    if (!j) {
+        hk_free(text);
         return HK_ENOMEM;
+    }
     j->loop = loop;
     j->post = post;
     j->cb = cb;
     j->data = data;
     j->backend = o->backend;
+    j->text = text; /* the job's from now on, freed with it on failure too */
+    j->len = len;
     j->arch = hk_strdup(o->arch ? o->arch : o->backend == CC_NVIDIA ? "sm_90" : "gfx906");
     j->orig_path = hk_strdup(orig_path);
-    /* the caller's text may change once this returns (an editor's next keystroke) */
-    j->text = hk_malloc(len + 1);
-    if (!j->arch || !j->orig_path || !j->text)
+    if (!j->arch || !j->orig_path)
         goto fail;
-    if (len)
-        memcpy(j->text, text, len);
-    j->len = len;
 
     const char *tmp = getenv("TMPDIR");
     if (!tmp || tmp[0] != '/' || !is_dir(tmp))

@@ -413,6 +413,9 @@ struct job_ctx {
     size_t n_res;
     size_t n_diags;           /* the compiler's, for the log */
     int exit_code;
+    char *copy;               /* the compiled text's buffer, taken back from the job for the
+                               * document's spares (lsp_doc_copy_return), or NULL */
+    size_t copy_cap;
 };
 
 static void job_ctx_free(struct job_ctx *ctx)
@@ -424,6 +427,7 @@ static void job_ctx_free(struct job_ctx *ctx)
     hk_free(ctx->text[0]);
     hk_free(ctx->text[1]);
     hk_free(ctx->res);
+    hk_free(ctx->copy);
     hk_free(ctx);
 }
 
@@ -432,9 +436,12 @@ static void job_ctx_free(struct job_ctx *ctx)
  * is of whatever text the loop has parsed by now, and a parse may replace it while this
  * runs), and serializes both. On a file of 1,000 kernels this was 18 ms of the loop
  * (bench/results/lsp-2026-12-05-s31-face4.md). */
-static void post_work(const cc_result *res, const char *text, size_t len, void *data)
+static void post_work(const cc_result *res, char **textp, size_t len, void *data)
 {
     struct job_ctx *ctx = data;
+    const char *text = *textp;
+    ctx->copy = *textp; /* back to the document's spares once done (job_done) */
+    *textp = NULL;
     hk_thread_background();
     int was = hk_i18n_thread_lang((int)ctx->lang);
     doc_draft *dr = NULL;
@@ -471,6 +478,8 @@ static void job_done(cc_job *job, int status, const cc_result *res, void *data)
     s->jobs_running--;
     doc *d = doc_get(s->docs, ctx->uri);
     struct lsp_doc *ld = lsp_doc_of(d);
+    lsp_doc_copy_return(ld, ctx->copy, ctx->copy_cap); /* NULL ld: freed */
+    ctx->copy = NULL;
     if (!ld || ld->job != job) {
         HK_DEBUG("%s: compile of version %lld dropped (%s)", ctx->uri, (long long)ctx->version,
                  status == HK_ECANCELED ? "cancelled" : "superseded");
@@ -544,9 +553,16 @@ static void start_compile(struct lsp_server *s, doc *d, struct lsp_doc *ld)
                                                       : cc_backend_of_path(ld->path));
     ctx->enc = s->enc;
     ctx->lang = hk_i18n_lang();
+    /* the copy the job writes and post_work reads, in one of the document's spare buffers
+     * (their pages are in) */
+    size_t len = doc_length(d);
+    char *copy = lsp_doc_copy_buffer(ld, len + 1, &ctx->copy_cap);
+    if (!copy)
+        goto out;
+    memcpy(copy, doc_text(d), len);
+    copy[len] = '\0';
     cc_job *job = NULL;
-    int rc = cc_job_start_post(s->loop, &o, ld->path, doc_text(d), doc_length(d), post_work,
-                               job_done, ctx, &job);
+    int rc = cc_job_start_post(s->loop, &o, ld->path, copy, len, post_work, job_done, ctx, &job);
     if (rc) {
         lsp_log_message(s, 2, hk_tr(HK_MSG_LSP_LOG_COMPILER_START), ld->uri, hk_strerror(rc));
         goto out;

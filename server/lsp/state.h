@@ -73,6 +73,11 @@ struct lsp_ccdb {
 
 enum lsp_diag_source { LSP_DIAG_COMPILE, LSP_DIAG_RESOURCES, LSP_DIAG_REPORT, LSP_DIAG_N };
 
+/* How many spare copies of a large document's text are kept (lsp_doc_copy_buffer): a parse
+ * and a compile take one each after a change, while the compile the change cancelled may
+ * still hold its own. */
+#define LSP_DOC_SPARES 3
+
 /* Server-side state of one open document (doc_user of its doc). */
 struct lsp_doc {
     struct lsp_server *s;
@@ -106,10 +111,11 @@ struct lsp_doc {
     char *diag_text[LSP_DIAG_N]; /* per source, the JSON text of its diagnostics (the array's
                                   * elements, no brackets; owned), what a publish joins */
     size_t diag_len[LSP_DIAG_N]; /* 0: none */
-    char *snap;               /* a large document's buffer for the next parse's copy of the
-                               * text (owned, snap_cap bytes, its pages touched), or NULL:
-                               * kept between parses so the copy costs no page faults */
-    size_t snap_cap;
+    char *snap[LSP_DOC_SPARES]; /* a large document's buffers for the next copies of its text
+                                 * a pool job takes (a parse, a compile, a plan: owned,
+                                 * snap_cap bytes, their pages touched), or NULL: kept
+                                 * between jobs so a copy costs no page faults */
+    size_t snap_cap[LSP_DOC_SPARES];
 };
 
 /* What a file tells the files above it (docs/ARCHITECTURE.md, "Inside lsp/"): no file

@@ -71,6 +71,16 @@ static char *kernels_text(int n)
     return t;
 }
 
+/* The largest of a document's spare text buffers (0: none). */
+static size_t spare_max(const struct lsp_doc *ld)
+{
+    size_t m = 0;
+    for (int i = 0; i < LSP_DOC_SPARES; i++)
+        if (ld->snap[i] && ld->snap_cap[i] > m)
+            m = ld->snap_cap[i];
+    return m;
+}
+
 static void open_doc(lsp_server *s, const char *text)
 {
     feed_json(s, json_pack("{s:s, s:s, s:{s:{s:s, s:s, s:i, s:s}}}", "jsonrpc", "2.0", "method",
@@ -436,7 +446,7 @@ static void test_large_text_made_ready_on_the_pool(void **st)
     assert_memory_equal(doc_text(d) + off, "kABCD", 5);
     /* the change's parse buffer came from the pool, with room to grow (a parse's own
      * copy is the text's size exactly) */
-    assert_true(lsp_doc_of(d)->snap_cap > doc_length(d) + 1);
+    assert_true(spare_max(lsp_doc_of(d)) > doc_length(d) + 1);
     out_clear(&o);
     stop(&loop, s);
     out_clear(&o);
@@ -445,8 +455,7 @@ static void test_large_text_made_ready_on_the_pool(void **st)
     s = start(&loop, &o);
     open_doc(s, text);
     struct lsp_doc *ld = await_open(&loop, s);
-    assert_non_null(ld->snap);
-    assert_true(ld->snap_cap > strlen(text));
+    assert_true(spare_max(ld) > strlen(text));
     /* closed with its parse out, then a large open and full change and close back to
      * back, and the server stops: nothing leaks */
     feed(s, "{\"jsonrpc\":\"2.0\",\"method\":\"textDocument/didClose\",\"params\":"
@@ -921,6 +930,75 @@ static void test_stale_compile_result_not_published(void **st)
     assert_int_equal(hk_alloc_live(), live);
 }
 
+
+/* codeLens on a file of 300 kernels: two lenses a kernel (NVIDIA, DCU) on its name, with the
+ * titles and the arguments hyperkernel.optimize takes, written as text: the request's heap
+ * work on the loop is a few calls a kernel (as jansson objects it was about 160). */
+static void test_code_lens_written_as_text(void **st)
+{
+    (void)st;
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    struct out o = {0};
+    struct raw raw = {0};
+    long live = hk_alloc_live();
+    char *text = kernels_text(300);
+    lsp_server *s;
+    assert_int_equal(lsp_server_new(&loop, raw_sink, &raw, &s), HK_OK);
+    lsp_server_disable_compiles(s);
+    feed(s, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"capabilities\":{}}}");
+    feed(s, "{\"jsonrpc\":\"2.0\",\"method\":\"initialized\",\"params\":{}}");
+    open_doc(s, text);
+    feed_symbols(s, 2);
+    for (int i = 0; i < 1000 && !reply(&o, 2); i++) {
+        uv_run(&loop, UV_RUN_NOWAIT);
+        raw_parse(&raw, &o);
+        if (!reply(&o, 2))
+            usleep(10000);
+    }
+    assert_non_null(reply(&o, 2));
+    out_clear(&o);
+    unsigned long h0 = hk_thread_heap_calls();
+    feed(s, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"textDocument/codeLens\",\"params\":"
+            "{\"textDocument\":{\"uri\":\"" URI "\"}}}");
+    unsigned long calls = hk_thread_heap_calls() - h0;
+    for (int i = 0; i < 1000 && !raw.n; i++) {
+        uv_run(&loop, UV_RUN_NOWAIT); /* a large reply is written from the pool */
+        if (!raw.n)
+            usleep(10000);
+    }
+    raw_parse(&raw, &o);
+    json_t *lenses = json_object_get(reply(&o, 3), "result");
+    assert_int_equal(json_array_size(lenses), 600);
+    for (int k = 0; k < 300; k += 37) {
+        char name[8];
+        snprintf(name, sizeof name, "k%04d", k);
+        for (int t = 0; t < 2; t++) {
+            json_t *l = json_array_get(lenses, (size_t)(2 * k + t));
+            json_t *want = json_pack(
+                "{s:{s:{s:i, s:i}, s:{s:i, s:i}}, s:{s:s, s:s, s:[{s:s, s:s, s:s}]}}", "range",
+                "start", "line", 5 * k, "character", 16, "end", "line", 5 * k, "character", 21,
+                "command", "title",
+                hk_tr(t ? HK_MSG_LENS_OPTIMIZE_DCU : HK_MSG_LENS_OPTIMIZE_NVIDIA), "command",
+                "hyperkernel.optimize", "arguments", "uri", URI, "kernel", name, "target",
+                t ? "dcu" : "nvidia");
+            if (!json_equal(l, want)) {
+                char *got = json_dumps(l, JSON_COMPACT);
+                fail_msg("lens %d: %s", 2 * k + t, got);
+            }
+            json_decref(want);
+        }
+    }
+    assert_in_range(calls, 0, 3000);
+    out_clear(&o);
+    stop(&loop, s);
+    raw_parse(&raw, &o);
+    out_clear(&o);
+    uv_loop_close(&loop);
+    free(text);
+    assert_int_equal(hk_alloc_live(), live);
+}
+
 int main(void)
 {
     hk_alloc_init_json();
@@ -939,6 +1017,7 @@ int main(void)
         cmocka_unit_test(test_server_freed_with_a_lent_reply_out),
         cmocka_unit_test(test_compile_result_made_on_the_pool),
         cmocka_unit_test(test_stale_compile_result_not_published),
+        cmocka_unit_test(test_code_lens_written_as_text),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
