@@ -2335,10 +2335,21 @@ static const struct hk_msg_entry msgs[HK_MSG_COUNT] = {
       "无法读取核函数镜像 %s：%s"),
     M(MEAS_CC_NO_ENTRY, "no kernel entry in the image",
       "镜像中没有核函数入口"),
+    M(REP_DIFF_TOO_LARGE, "the diff is too large to show (over the report's caps)",
+      "差异太大，无法显示（超过报告的上限）"),
     F(LSP_COMPILER_EXITED, "%s exited with status %d: %.400s",
       "%s 以状态 %d 退出：%.400s"),
     M(LSP_COMPILER_NO_OUTPUT, "(no output)",
       "（无输出）"),
+    F(LSP_ERR_BAD_STATUS,
+      "unknown status \"%.60s\" (running, completed, stopped, failed, interrupted)",
+      "未知状态 \"%.60s\"（可用：running、completed、stopped、failed、interrupted）"),
+    M(LSP_ERR_BAD_LIMIT, "limit must be an integer 1..10000",
+      "limit 必须是 1..10000 之间的整数"),
+    M(LSP_ERR_NOT_DECODED, "the message could not be decoded",
+      "无法解码该消息"),
+    M(REP_CHAIN_TO_BEST, "Chain from baseline to best: ",
+      "从基线到最佳版本的版本链："),
 };
 
 #undef M
@@ -2837,7 +2848,7 @@ static const enum hk_msg said_ranges[][2] = {
     {HK_MSG_LSP_END_STOPPED, HK_MSG_LSP_END_STATUS},
     {HK_MSG_INF_INCLUDE_DIRS, HK_MSG_INF_FRAG_MULTIPLIES},
     {HK_MSG_SPEC_UNKNOWN_FIELD_NEAR, HK_MSG_EXPR_EXPECTED_VALUE},
-    {HK_MSG_CF_CANNOT_READ, HK_MSG_MEAS_CC_NO_ENTRY},
+    {HK_MSG_CF_CANNOT_READ, HK_MSG_REP_DIFF_TOO_LARGE},
 };
 
 char *hk_tr_said(enum hk_lang lang, const char *english)

@@ -1347,8 +1347,13 @@ enum hk_msg {
     HK_MSG_MEAS_CC_FAILED,
     HK_MSG_MEAS_CC_IMAGE_UNREADABLE,  /* %s path, %s hk_strerror */
     HK_MSG_MEAS_CC_NO_ENTRY,
+    HK_MSG_REP_DIFF_TOO_LARGE,        /* the report model's diff.error (stored in English) */
     HK_MSG_LSP_COMPILER_EXITED,       /* %s compiler, %d status, %.400s output or: */
     HK_MSG_LSP_COMPILER_NO_OUTPUT,
+    HK_MSG_LSP_ERR_BAD_STATUS,        /* %.60s the status given (hyperkernel/episodes) */
+    HK_MSG_LSP_ERR_BAD_LIMIT,
+    HK_MSG_LSP_ERR_NOT_DECODED,       /* a large message the pool could not decode */
+    HK_MSG_REP_CHAIN_TO_BEST,         /* the HTML report's chain line */
     HK_MSG_COUNT
 };
 

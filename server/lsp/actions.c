@@ -615,7 +615,7 @@ static void plan_after(uv_work_t *req, int status)
 {
     struct plan_job *j = req->data;
     struct lsp_server *s = j->s;
-    lsp_loopwatch_note(s->loopwatch, "(Apply plan done)");
+    lsp_loopwatch_note(s->loopwatch, "(Apply plan done)"); /* i18n: not for people */
     s->plan_jobs--;
     rpc_call_on_cancel(j->call, NULL, NULL);
     doc *d = doc_get(s->docs, j->uri);
@@ -1025,7 +1025,7 @@ static void on_code_lens(rpc_call *call, json_t *params, void *ud)
             continue;
         char range[160];
         snprintf(range, sizeof range,
-                 "{\"start\":{\"line\":%u,\"character\":%u},\"end\":{\"line\":%u,\"character\":%u}}",
+                 "{\"start\":{\"line\":%u,\"character\":%u},\"end\":{\"line\":%u,\"character\":%u}}", /* i18n: not for people */
                  a.line, a.character, e.line, e.character);
         struct hk_buf arg;
         hk_buf_init(&arg, 1 << 20);
@@ -1844,12 +1844,12 @@ static void on_episodes(rpc_call *call, json_t *params, void *ud)
     json_t *lim = json_object_get(params, "limit");
     if (bad || (lim && (!json_is_integer(lim) || json_integer_value(lim) < 1 ||
                         json_integer_value(lim) > 10000))) {
-        char msg[200];
-        snprintf(msg, sizeof msg,
-                 bad ? "unknown status \"%.60s\" (running, completed, stopped, failed, "
-                       "interrupted)"
-                     : "limit must be an integer 1..10000%.0s",
-                 bad ? bad : "");
+        char msg[300];
+        if (bad)
+            snprintf(msg, sizeof msg, hk_tr(HK_MSG_LSP_ERR_BAD_STATUS), bad);
+        else
+            snprintf(msg, sizeof msg, "%s", hk_tr(HK_MSG_LSP_ERR_BAD_LIMIT));
+        hk_utf8_trim(msg);
         free_req_arg(q);
         rpc_call_error(call, HK_EINVAL, msg);
         return;

@@ -523,7 +523,7 @@ static void decode_after(uv_work_t *req, int status)
         return;
     }
     if (status && !m->msg)
-        snprintf(m->why, sizeof m->why, "the message could not be decoded");
+        snprintf(m->why, sizeof m->why, "%s", hk_tr(HK_MSG_LSP_ERR_NOT_DECODED));
     lsp_loopwatch_note(m->s->loopwatch, "(decode done)");
     m->decoded = true;
     input_drain(m->s);

@@ -423,6 +423,14 @@ static void said_again_session32(void **state)
     said_case("could not start the compiler: no such file",
               "无法启动编译器：no such file");
     said_case("no kernel entry in the image", "镜像中没有核函数入口");
+    /* the report model's diff error, said in the Markdown and HTML reports */
+    said_case("the diff is too large to show (over the report's caps)",
+              "差异太大，无法显示（超过报告的上限）");
+    assert_string_equal(hk_tr_in(HK_LANG_EN, HK_MSG_LSP_ERR_BAD_STATUS),
+                        "unknown status \"%.60s\" (running, completed, stopped, failed, "
+                        "interrupted)");
+    assert_string_equal(hk_tr_in(HK_LANG_EN, HK_MSG_REP_CHAIN_TO_BEST),
+                        "Chain from baseline to best: ");
     /* the editor's diagnostic, made in the session's language on the pool */
     char *d = hk_asprintf(hk_tr_in(HK_LANG_ZH_CN, HK_MSG_LSP_COMPILER_EXITED), "nvcc", 2,
                           hk_tr_in(HK_LANG_ZH_CN, HK_MSG_LSP_COMPILER_NO_OUTPUT));
