@@ -1012,6 +1012,8 @@ static void on_code_lens(rpc_call *call, json_t *params, void *ud)
     rc = rc ? rc : hk_buf_appends(&b, "[");
     bool first = true;
     size_t len = doc_length(d);
+    struct hk_buf arg; /* one kernel's arguments, its memory reused for the next */
+    hk_buf_init(&arg, 1 << 20);
     for (size_t k = 0; !rc && k < m->n_funcs; k++) {
         const an_function *f = &m->funcs[k];
         if (f->kind != AN_KERNEL)
@@ -1027,8 +1029,7 @@ static void on_code_lens(rpc_call *call, json_t *params, void *ud)
         snprintf(range, sizeof range,
                  "{\"start\":{\"line\":%u,\"character\":%u},\"end\":{\"line\":%u,\"character\":%u}}", /* i18n: not for people */
                  a.line, a.character, e.line, e.character);
-        struct hk_buf arg;
-        hk_buf_init(&arg, 1 << 20);
+        hk_buf_reset(&arg);
         rc = hk_buf_printf(&arg, "{\"uri\":%s,\"kernel\":", q[0].data);
         rc = rc ? rc : lens_str(&arg, f->name);
         size_t base = arg.len;
@@ -1040,7 +1041,6 @@ static void on_code_lens(rpc_call *call, json_t *params, void *ud)
             rc = hk_buf_appends(&arg, ",\"target\":\"dcu\"}");
         }
         rc = rc ? rc : lens_text(&b, &first, range, q[3].data, q[4].data, arg.data);
-        hk_buf_free(&arg);
         json_t *info = json_object_get(results, f->name);
         if (rc || !info)
             continue;
@@ -1071,6 +1071,7 @@ static void on_code_lens(rpc_call *call, json_t *params, void *ud)
             rc = lens_json(&b, &first, range, hk_tr(HK_MSG_LENS_REPORT), "hyperkernel.showReport",
                            json_pack("{s:O}", "episode", rep));
     }
+    hk_buf_free(&arg);
     rc = rc ? rc : hk_buf_appends(&b, "]");
     for (int i = 0; i < 5; i++)
         hk_buf_free(&q[i]);

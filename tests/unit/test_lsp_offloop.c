@@ -933,7 +933,8 @@ static void test_stale_compile_result_not_published(void **st)
 
 /* codeLens on a file of 300 kernels: two lenses a kernel (NVIDIA, DCU) on its name, with the
  * titles and the arguments hyperkernel.optimize takes, written as text: the request's heap
- * work on the loop is a few calls a kernel (as jansson objects it was about 160). */
+ * work on the loop does not grow with the kernels (as jansson objects it was about 160
+ * calls a kernel). */
 static void test_code_lens_written_as_text(void **st)
 {
     (void)st;
@@ -989,7 +990,7 @@ static void test_code_lens_written_as_text(void **st)
             json_decref(want);
         }
     }
-    assert_in_range(calls, 0, 3000);
+    assert_in_range(calls, 0, 300); /* 95 here; as objects, 49,330 */
     out_clear(&o);
     stop(&loop, s);
     raw_parse(&raw, &o);
