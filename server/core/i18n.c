@@ -2337,6 +2337,61 @@ static const struct hk_msg_entry msgs[HK_MSG_COUNT] = {
       "镜像中没有核函数入口"),
     M(REP_DIFF_TOO_LARGE, "the diff is too large to show (over the report's caps)",
       "差异太大，无法显示（超过报告的上限）"),
+    M(MEAS_CLK_NO_IMAGE, "no kernel image: the program is the engine's own library call",
+      "没有核函数镜像：该程序是引擎自身的库调用"),
+    M(MEAS_CLK_DCU_NO_ASM,
+      "a DCU code object without its assembly beside it (module-hip-amdgcn-*.s)",
+      "DCU 代码对象旁边没有它的汇编（module-hip-amdgcn-*.s）"),
+    F(MEAS_CLK_NO_PTX, "no PTX beside the image (%s)",
+      "镜像旁边没有 PTX（%s）"),
+    F(MEAS_CLK_PTX_0,
+      "the candidate's device code reads a clock (%s, PTX line %ld: %s), which the baseline's "
+      "does not: a kernel that reads a clock can tell timed, checked and sanitized launches "
+      "apart",
+      "候选版本的设备代码读取了时钟（%s，PTX 第 %ld 行：%s），而基线的没有：读取时钟的核函数能区分"
+      "计时、检查和 sanitizer 下的启动"),
+    F(MEAS_CLK_PTX_1,
+      "the candidate's device code reads the global timer (%s, PTX line %ld: %s), which the baseline's "
+      "does not: a kernel that reads a clock can tell timed, checked and sanitized launches "
+      "apart",
+      "候选版本的设备代码读取了全局计时器（globaltimer）（%s，PTX 第 %ld 行：%s），而基线的没有：读取时钟的核函数能区分"
+      "计时、检查和 sanitizer 下的启动"),
+    F(MEAS_CLK_PTX_2,
+      "the candidate's device code reads a performance counter (%s, PTX line %ld: %s), which the baseline's "
+      "does not: a kernel that reads a clock can tell timed, checked and sanitized launches "
+      "apart",
+      "候选版本的设备代码读取了性能计数器（%s，PTX 第 %ld 行：%s），而基线的没有：读取时钟的核函数能区分"
+      "计时、检查和 sanitizer 下的启动"),
+    F(MEAS_CLK_PTX_3,
+      "the candidate's device code has a ptxas preprocessor line (inline asm could spell a register out of pieces there) (%s, PTX line %ld: %s), which the baseline's "
+      "does not: a kernel that reads a clock can tell timed, checked and sanitized launches "
+      "apart",
+      "候选版本的设备代码含有 ptxas 预处理行（内联汇编可借此把寄存器名拆开拼出）（%s，PTX 第 %ld 行：%s），而基线的没有：读取时钟的核函数能区分"
+      "计时、检查和 sanitizer 下的启动"),
+    F(MEAS_CLK_ASM_0,
+      "the candidate's device code reads a clock (%s, assembly line %ld: %s), which the baseline's "
+      "does not: a kernel that reads a clock can tell timed, checked and sanitized launches "
+      "apart",
+      "候选版本的设备代码读取了时钟（%s，汇编第 %ld 行：%s），而基线的没有：读取时钟的核函数能区分"
+      "计时、检查和 sanitizer 下的启动"),
+    F(MEAS_CLK_ASM_1,
+      "the candidate's device code reads the real-time clock (%s, assembly line %ld: %s), which the baseline's "
+      "does not: a kernel that reads a clock can tell timed, checked and sanitized launches "
+      "apart",
+      "候选版本的设备代码读取了实时时钟（%s，汇编第 %ld 行：%s），而基线的没有：读取时钟的核函数能区分"
+      "计时、检查和 sanitizer 下的启动"),
+    F(MEAS_CLK_ASM_2,
+      "the candidate's device code reads a performance counter (%s, assembly line %ld: %s), which the baseline's "
+      "does not: a kernel that reads a clock can tell timed, checked and sanitized launches "
+      "apart",
+      "候选版本的设备代码读取了性能计数器（%s，汇编第 %ld 行：%s），而基线的没有：读取时钟的核函数能区分"
+      "计时、检查和 sanitizer 下的启动"),
+    F(MEAS_CLK_ASM_3,
+      "the candidate's device code has an assembler line that can spell an instruction out of pieces or raw words (%s, assembly line %ld: %s), which the baseline's "
+      "does not: a kernel that reads a clock can tell timed, checked and sanitized launches "
+      "apart",
+      "候选版本的设备代码含有能把指令拆开拼出或用原始字写出的汇编行（%s，汇编第 %ld 行：%s），而基线的没有：读取时钟的核函数能区分"
+      "计时、检查和 sanitizer 下的启动"),
     F(LSP_COMPILER_EXITED, "%s exited with status %d: %.400s",
       "%s 以状态 %d 退出：%.400s"),
     M(LSP_COMPILER_NO_OUTPUT, "(no output)",
@@ -2848,7 +2903,7 @@ static const enum hk_msg said_ranges[][2] = {
     {HK_MSG_LSP_END_STOPPED, HK_MSG_LSP_END_STATUS},
     {HK_MSG_INF_INCLUDE_DIRS, HK_MSG_INF_FRAG_MULTIPLIES},
     {HK_MSG_SPEC_UNKNOWN_FIELD_NEAR, HK_MSG_EXPR_EXPECTED_VALUE},
-    {HK_MSG_CF_CANNOT_READ, HK_MSG_REP_DIFF_TOO_LARGE},
+    {HK_MSG_CF_CANNOT_READ, HK_MSG_MEAS_CLK_ASM_3},
 };
 
 char *hk_tr_said(enum hk_lang lang, const char *english)

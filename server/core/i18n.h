@@ -1348,6 +1348,17 @@ enum hk_msg {
     HK_MSG_MEAS_CC_IMAGE_UNREADABLE,  /* %s path, %s hk_strerror */
     HK_MSG_MEAS_CC_NO_ENTRY,
     HK_MSG_REP_DIFF_TOO_LARGE,        /* the report model's diff.error (stored in English) */
+    HK_MSG_MEAS_CLK_NO_IMAGE,         /* measure_clock_check's why */
+    HK_MSG_MEAS_CLK_DCU_NO_ASM,
+    HK_MSG_MEAS_CLK_NO_PTX,           /* %s path */
+    HK_MSG_MEAS_CLK_PTX_0,           /* %s what, %ld line, %s text */
+    HK_MSG_MEAS_CLK_PTX_1,
+    HK_MSG_MEAS_CLK_PTX_2,
+    HK_MSG_MEAS_CLK_PTX_3,
+    HK_MSG_MEAS_CLK_ASM_0,
+    HK_MSG_MEAS_CLK_ASM_1,
+    HK_MSG_MEAS_CLK_ASM_2,
+    HK_MSG_MEAS_CLK_ASM_3,
     HK_MSG_LSP_COMPILER_EXITED,       /* %s compiler, %d status, %.400s output or: */
     HK_MSG_LSP_COMPILER_NO_OUTPUT,
     HK_MSG_LSP_ERR_BAD_STATUS,        /* %.60s the status given (hyperkernel/episodes) */

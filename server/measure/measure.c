@@ -112,11 +112,12 @@ out:
 int measure_clock_check(const char *base_module, const char *cand_module, const char **result,
                         char **why)
 {
-    static const char *const kinds[] = {"a clock", "the global timer", "a performance counter",
-                                        "a ptxas preprocessor line (inline asm could spell a register out of pieces there)"};
-    static const char *const asm_kinds[] = {
-        "a clock", "the real-time clock", "a performance counter",
-        "an assembler line that can spell an instruction out of pieces or raw words"};
+    /* the sentence per kind of read (kimage_clocks' order), in PTX and in DCU assembly */
+    static const enum hk_msg says[2][4] = {
+        {HK_MSG_MEAS_CLK_PTX_0, HK_MSG_MEAS_CLK_PTX_1, HK_MSG_MEAS_CLK_PTX_2,
+         HK_MSG_MEAS_CLK_PTX_3},
+        {HK_MSG_MEAS_CLK_ASM_0, HK_MSG_MEAS_CLK_ASM_1, HK_MSG_MEAS_CLK_ASM_2,
+         HK_MSG_MEAS_CLK_ASM_3}};
     bool dcu = false;
     *result = "not_run";
     *why = NULL;
@@ -125,7 +126,7 @@ int measure_clock_check(const char *base_module, const char *cand_module, const 
     kimage_clocks base, cand;
     memset(&base, 0, sizeof base);
     if (!cand_module) {
-        *why = hk_strdup("no kernel image: the program is the engine's own library call");
+        *why = hk_strdup(hk_tr_in(HK_LANG_EN, HK_MSG_MEAS_CLK_NO_IMAGE));
         goto out;
     }
     size_t ml = strlen(cand_module);
@@ -136,8 +137,7 @@ int measure_clock_check(const char *base_module, const char *cand_module, const 
             goto out;
         if (rc) {
             rc = HK_OK;
-            *why = hk_strdup("a DCU code object without its assembly beside it "
-                             "(module-hip-amdgcn-*.s)");
+            *why = hk_strdup(hk_tr_in(HK_LANG_EN, HK_MSG_MEAS_CLK_DCU_NO_ASM));
             goto out;
         }
         if (base_module && (rc = asm_clocks(base_module, &base)) == HK_ENOMEM)
@@ -153,7 +153,7 @@ int measure_clock_check(const char *base_module, const char *cand_module, const 
         goto out;
     }
     if (kimage_ptx_clocks_file(path, &cand) != HK_OK) {
-        *why = hk_asprintf("no PTX beside the image (%s)", path);
+        *why = hk_asprintf(hk_tr_in(HK_LANG_EN, HK_MSG_MEAS_CLK_NO_PTX), path);
         goto out;
     }
     hk_free(path);
@@ -174,11 +174,8 @@ judge:;
         goto out;
     }
     *result = "fail";
-    *why = hk_asprintf("the candidate's device code %s %s (%s, %s line %ld: %s), which the "
-                       "baseline's does not: a kernel that reads a clock can tell timed, checked "
-                       "and sanitized launches apart",
-                       k == 3 ? "has" : "reads", dcu ? asm_kinds[k] : kinds[k], cand.what[k],
-                       dcu ? "assembly" : "PTX", cand.line[k], cand.text[k]);
+    *why = hk_asprintf(hk_tr_in(HK_LANG_EN, says[dcu][k]), cand.what[k], cand.line[k],
+                       cand.text[k]); /* stored in English, said where shown */
 out:
     hk_free(path);
     if (!rc && !*why && strcmp(*result, "pass") != 0)

@@ -423,6 +423,13 @@ static void said_again_session32(void **state)
     said_case("could not start the compiler: no such file",
               "无法启动编译器：no such file");
     said_case("no kernel entry in the image", "镜像中没有核函数入口");
+    /* the clock check's why (measure_clock_check), in a check and a rejection */
+    said_case("the candidate's device code reads the global timer (%globaltimer, PTX line 12: "
+              "mov.u64 %rd1, %globaltimer;), which the baseline's does not: a kernel that reads "
+              "a clock can tell timed, checked and sanitized launches apart",
+              "候选版本的设备代码读取了全局计时器（globaltimer）（%globaltimer，PTX 第 12 行：mov.u64 "
+              "%rd1, %globaltimer;），而基线的没有：读取时钟的核函数能区分计时、检查和 sanitizer 下的启动");
+    said_case("no PTX beside the image (/tmp/k.cubin.ptx)", "镜像旁边没有 PTX（/tmp/k.cubin.ptx）");
     /* the report model's diff error, said in the Markdown and HTML reports */
     said_case("the diff is too large to show (over the report's caps)",
               "差异太大，无法显示（超过报告的上限）");
