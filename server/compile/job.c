@@ -7,7 +7,9 @@
  * loop (a 742 KB file is hundreds of page-cache pages, and a write can wait on the disk);
  * the compiler is spawned on the loop once the copy is on disk. Its output is parsed on
  * the pool too, with the temp dir's removal (a thousand kernels' ptxas lines: 4-5 ms of
- * the loop, bench/results/lsp-2026-12-05-s31-face4.md). */
+ * the loop, bench/results/lsp-2026-12-05-s31-face4.md), and the caller's own work on the
+ * result with it (cc_job_start_post: the editor's diagnostics, placed on the compiled
+ * text, lsp/diagnostics.c). */
 #include "compile/compile.h"
 
 #include <errno.h>
@@ -379,9 +381,9 @@ static void writing_unlink(cc_job *j)
     j->prev_w = j->next_w = NULL;
 }
 
-/* Pool thread: writes the copy and frees it (unless post reads it later) (a big free is an munmap, kept off the
- * loop too). Reads only the job's own fields, which the loop leaves alone meanwhile
- * (a cancel sets canceled, read back on the loop in write_done). */
+/* Pool thread: writes the copy and frees it (a big free is an munmap, kept off the loop
+ * too), unless post reads it later. Reads only the job's own fields, which the loop
+ * leaves alone meanwhile (a cancel sets canceled, read back on the loop in write_done). */
 static void write_work(uv_work_t *req)
 {
     cc_job *j = req->data;

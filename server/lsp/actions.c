@@ -1027,7 +1027,8 @@ static void on_code_lens(rpc_call *call, json_t *params, void *ud)
             continue;
         char range[160];
         snprintf(range, sizeof range,
-                 "{\"start\":{\"line\":%u,\"character\":%u},\"end\":{\"line\":%u,\"character\":%u}}", /* i18n: not for people */
+                 "{\"start\":{\"line\":%u,\"character\":%u}," /* i18n: not for people */
+                 "\"end\":{\"line\":%u,\"character\":%u}}",
                  a.line, a.character, e.line, e.character);
         hk_buf_reset(&arg);
         rc = hk_buf_printf(&arg, "{\"uri\":%s,\"kernel\":", q[0].data);

@@ -701,7 +701,8 @@ static const char *fake_nvcc(const char *dir, int n, bool wait)
             "i=0\n"
             "while [ $i -lt %d ]; do\n"
             "  k=$(printf k%%04d $i)\n"
-            "  echo \"$src($((i * 5 + 3))): warning #177-D: variable \\\"i\\\" was declared but never referenced\" >&2\n"
+            "  echo \"$src($((i * 5 + 3))): warning #177-D: variable \\\"i\\\" was declared but \"\\\n"
+            "\"never referenced\" >&2\n" /* the line continued: one word */
             "  echo \"ptxas info    : Compiling entry function '_Z5${k}Pfi' for 'sm_90'\"\n"
             "  echo \"ptxas info    : Function properties for _Z5${k}Pfi\"\n"
             "  echo \"    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\"\n"
