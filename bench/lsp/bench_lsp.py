@@ -736,6 +736,8 @@ def run_busy(args, tmp, big_text, log_dir):
             timed("codeAction (big file)", "textDocument/codeAction", {
                 "textDocument": {"uri": big.uri}, "range": {"start": at, "end": at},
                 "context": {"diagnostics": []}})
+            timed("codeLens (big file)", "textDocument/codeLens",
+                  {"textDocument": {"uri": big.uri}})
             sat = {"line": 1, "character": 17}
             timed("codeAction (episode's file)", "textDocument/codeAction", {
                 "textDocument": {"uri": sax.uri}, "range": {"start": sat, "end": sat},
@@ -761,6 +763,12 @@ def run_busy(args, tmp, big_text, log_dir):
         out["diagnostics_saxpy"] = ev["diags_saxpy"]
         out["server_messages"] = dict(srv.counts)
         out["compilers_seen_at_end"] = sorted(set(children_of(srv.pid).values()))
+        # the big file closed and opened again (didClose frees its analysis on the pool;
+        # the didOpen is decoded there), its symbols asked for at once
+        srv.notify("textDocument/didClose", {"textDocument": {"uri": big.uri}})
+        timed("didClose + didOpen + documentSymbol (742 KB)", "textDocument/documentSymbol",
+              {"textDocument": {"uri": big.uri}},
+              before=lambda: srv.notify("textDocument/didOpen", open_params(big)))
         out["load_end"] = " ".join(open("/proc/loadavg").read().split()[:3])
         _, loop = srv.request("hyperkernel/loopStats", {})
         out["loop"] = loop if isinstance(loop, dict) else None
@@ -805,13 +813,14 @@ def markdown_busy(r, args, info, argv):
     L.append("- Scenario (%.0f s, %d rounds): the big file open; each round a didChange "
              "inserting a space or a line in a random kernel body + documentSymbol, one "
              "removing it + documentSymbol, a hover and a codeAction at a random kernel's "
-             "name, a "
+             "name, a codeLens on the big file, a "
              "codeAction on saxpy.cu's kernel (the episode's file: Apply actions once an "
              "episode found a version), then %d ms of reading what the server sends. "
              "Episodes of saxpy on the simulated GPU (`episodes.simulate`, budget %d) run "
              "one after another, the next started when one ends. compile_commands.json "
              "(%d entries, %d bytes) is rewritten (a -D changes in every entry) every %g s "
-             "and big.cu saved, which re-reads it and recompiles (`compile.enabled`, nvcc)."
+             "and big.cu saved, which re-reads it and recompiles (`compile.enabled`, nvcc). "
+             "At the end big.cu is closed and opened again (with a documentSymbol)."
              % (r["seconds"], r["rounds"], args.busy_pause, args.busy_budget,
                 args.ccdb_entries, r["ccdb_bytes"], args.ccdb_every))
     L.append("- **wall**: first byte written to the last byte of the reply. **CPU**: the "

@@ -7,7 +7,9 @@
  * loop (a 742 KB file is hundreds of page-cache pages, and a write can wait on the disk);
  * the compiler is spawned on the loop once the copy is on disk. Its output is parsed on
  * the pool too, with the temp dir's removal (a thousand kernels' ptxas lines: 4-5 ms of
- * the loop, bench/results/lsp-2026-12-05-s31-face4.md). */
+ * the loop, bench/results/lsp-2026-12-05-s31-face4.md), and the caller's own work on the
+ * result with it (cc_job_start_post: the editor's diagnostics, placed on the compiled
+ * text, lsp/diagnostics.c). */
 #include "compile/compile.h"
 
 #include <errno.h>
@@ -66,6 +68,7 @@ struct cc_job {
     char *tmpdir;
     char *tmpfile;
     char *orig_path;
+    cc_post_fn post;              /* or NULL: then text is freed once written */
     cc_done_cb cb;
     void *data;
 };
@@ -247,6 +250,18 @@ static void parse_work(uv_work_t *req)
     j->parse_rc = job_result(j, &j->res);
     remove_tree(j->tmpdir);
     j->tmpdir_removed = true;
+    if (!j->post)
+        return;
+    /* The caller's own work on the result and the compiled text (which it may take
+     * back), then what cb does not get is freed here too (a thousand kernels' result:
+     * thousands of frees). */
+    if (j->parse_rc == HK_OK && j->text)
+        j->post(&j->res, &j->text, j->len, j->data);
+    cc_result kept = {.exit_code = j->res.exit_code, .timed_out = j->res.timed_out};
+    cc_result_free(&j->res);
+    j->res = kept;
+    hk_free(j->text);
+    j->text = NULL;
 }
 
 /* Loop thread: the single place cb is called with a result. */
@@ -366,13 +381,15 @@ static void writing_unlink(cc_job *j)
     j->prev_w = j->next_w = NULL;
 }
 
-/* Pool thread: writes the copy and frees it (a big free is an munmap, kept off the
- * loop too). Reads only the job's own fields, which the loop leaves alone meanwhile
- * (a cancel sets canceled, read back on the loop in write_done). */
+/* Pool thread: writes the copy and frees it (a big free is an munmap, kept off the loop
+ * too), unless post reads it later. Reads only the job's own fields, which the loop
+ * leaves alone meanwhile (a cancel sets canceled, read back on the loop in write_done). */
 static void write_work(uv_work_t *req)
 {
     cc_job *j = req->data;
     j->write_rc = write_all(j->tmpfile, j->text ? j->text : "", j->len);
+    if (j->post)
+        return; /* kept for post, freed after it on the pool */
     hk_free(j->text);
     j->text = NULL;
 }
@@ -439,26 +456,49 @@ int cc_job_start(uv_loop_t *loop, const cc_options *o, const char *orig_path,
         return HK_EINVAL;
     if (len > CC_TEXT_MAX)
         return HK_ETOOBIG;
+    /* the caller's text may change once this returns (an editor's next keystroke) */
+    char *copy = hk_malloc(len + 1);
+    if (!copy)
+        return HK_ENOMEM;
+    if (len)
+        memcpy(copy, text, len);
+    copy[len] = '\0';
+    return cc_job_start_post(loop, o, orig_path, copy, len, NULL, cb, data, out);
+}
+
+int cc_job_start_post(uv_loop_t *loop, const cc_options *o, const char *orig_path, char *text,
+                      size_t len, cc_post_fn post, cc_done_cb cb, void *data, cc_job **out)
+{
+    if (out)
+        *out = NULL;
+    if (!loop || !o || !orig_path || !*orig_path || !text || !cb) {
+        hk_free(text);
+        return HK_EINVAL;
+    }
+    if (len > CC_TEXT_MAX) {
+        hk_free(text);
+        return HK_ETOOBIG;
+    }
     int rc = HK_ENOMEM;
     char *compiler = NULL, *incdir = NULL, *incflag = NULL;
     char **argv = NULL;
     const char **extra = NULL;
     cc_job *j = hk_calloc(1, sizeof *j);
-    if (!j)
+    if (!j) {
+        hk_free(text);
         return HK_ENOMEM;
+    }
     j->loop = loop;
+    j->post = post;
     j->cb = cb;
     j->data = data;
     j->backend = o->backend;
+    j->text = text; /* the job's from now on, freed with it on failure too */
+    j->len = len;
     j->arch = hk_strdup(o->arch ? o->arch : o->backend == CC_NVIDIA ? "sm_90" : "gfx906");
     j->orig_path = hk_strdup(orig_path);
-    /* the caller's text may change once this returns (an editor's next keystroke) */
-    j->text = hk_malloc(len + 1);
-    if (!j->arch || !j->orig_path || !j->text)
+    if (!j->arch || !j->orig_path)
         goto fail;
-    if (len)
-        memcpy(j->text, text, len);
-    j->len = len;
 
     const char *tmp = getenv("TMPDIR");
     if (!tmp || tmp[0] != '/' || !is_dir(tmp))

@@ -2308,6 +2308,109 @@ static const struct hk_msg_entry msgs[HK_MSG_COUNT] = {
       "NUL 字节"),
     M(CHECK_BAD_UTF8, "invalid UTF-8",
       "无效的 UTF-8"),
+    F(MEAS_CC_NOT_STARTED, "could not start the compiler: %s",
+      "无法启动编译器：%s"),
+    F(MEAS_CC_TOOK_TOO_LONG, "the compiler took longer than %ld ms and was killed",
+      "编译器耗时超过 %ld ms，已被终止"),
+    F(MEAS_CC_CPU_LIMIT,
+      "the compiler was stopped at its CPU time limit (%u s per process; HK_COMPILE_CPU_S "
+      "sets it)",
+      "编译器达到 CPU 时间限制被终止（每个进程 %u 秒；由 HK_COMPILE_CPU_S 设置）"),
+    F(MEAS_CC_FILE_LIMIT,
+      "the compiler was stopped at its file size limit (%llu MiB per file written; "
+      "HK_COMPILE_FILE_MB sets it)",
+      "编译器达到文件大小限制被终止（每个写出的文件 %llu MiB；由 HK_COMPILE_FILE_MB 设置）"),
+    F(MEAS_CC_MEMORY_LIMIT_AS,
+      "the compiler ran out of memory under its limit (%llu MiB of address space per "
+      "process; HK_COMPILE_MEMORY_MB sets it)",
+      "编译器在内存限制内耗尽了内存（每个进程 %llu MiB 地址空间；由 HK_COMPILE_MEMORY_MB 设置）"),
+    F(MEAS_CC_MEMORY_LIMIT_NONE,
+      "the compiler ran out of memory under its limit (%llu MiB asked for; none could be set "
+      "here; HK_COMPILE_MEMORY_MB sets it)",
+      "编译器耗尽了内存（请求的限制为 %llu MiB，但本机无法设置任何内存限制；由 "
+      "HK_COMPILE_MEMORY_MB 设置）"),
+    F(MEAS_CC_MEMORY_LIMIT,
+      "the compiler ran out of memory under its limit (%llu MiB for the whole compile; "
+      "HK_COMPILE_MEMORY_MB sets it)",
+      "编译器在内存限制内耗尽了内存（整个编译共 %llu MiB；由 HK_COMPILE_MEMORY_MB 设置）"),
+    F(MEAS_CC_SILENT, "the compiler exited with status %d and printed nothing",
+      "编译器以状态 %d 退出，没有任何输出"),
+    M(MEAS_CC_FAILED, "compile failed",
+      "编译失败"),
+    F(MEAS_CC_IMAGE_UNREADABLE, "the kernel image %s cannot be read: %s",
+      "无法读取核函数镜像 %s：%s"),
+    M(MEAS_CC_NO_ENTRY, "no kernel entry in the image",
+      "镜像中没有核函数入口"),
+    M(REP_DIFF_TOO_LARGE, "the diff is too large to show (over the report's caps)",
+      "差异太大，无法显示（超过报告的上限）"),
+    M(MEAS_CLK_NO_IMAGE, "no kernel image: the program is the engine's own library call",
+      "没有核函数镜像：该程序是引擎自身的库调用"),
+    M(MEAS_CLK_DCU_NO_ASM,
+      "a DCU code object without its assembly beside it (module-hip-amdgcn-*.s)",
+      "DCU 代码对象旁边没有它的汇编（module-hip-amdgcn-*.s）"),
+    F(MEAS_CLK_NO_PTX, "no PTX beside the image (%s)",
+      "镜像旁边没有 PTX（%s）"),
+    F(MEAS_CLK_PTX_0,
+      "the candidate's device code reads a clock (%s, PTX line %ld: %s), which the baseline's "
+      "does not: a kernel that reads a clock can tell timed, checked and sanitized launches "
+      "apart",
+      "候选版本的设备代码读取了时钟（%s，PTX 第 %ld 行：%s），而基线的没有：读取时钟的核函数能区分"
+      "计时、检查和 sanitizer 下的启动"),
+    F(MEAS_CLK_PTX_1,
+      "the candidate's device code reads the global timer (%s, PTX line %ld: %s), which the baseline's "
+      "does not: a kernel that reads a clock can tell timed, checked and sanitized launches "
+      "apart",
+      "候选版本的设备代码读取了全局计时器（globaltimer）（%s，PTX 第 %ld 行：%s），而基线的没有：读取时钟的核函数能区分"
+      "计时、检查和 sanitizer 下的启动"),
+    F(MEAS_CLK_PTX_2,
+      "the candidate's device code reads a performance counter (%s, PTX line %ld: %s), which the baseline's "
+      "does not: a kernel that reads a clock can tell timed, checked and sanitized launches "
+      "apart",
+      "候选版本的设备代码读取了性能计数器（%s，PTX 第 %ld 行：%s），而基线的没有：读取时钟的核函数能区分"
+      "计时、检查和 sanitizer 下的启动"),
+    F(MEAS_CLK_PTX_3,
+      "the candidate's device code has a ptxas preprocessor line (inline asm could spell a register out of pieces there) (%s, PTX line %ld: %s), which the baseline's "
+      "does not: a kernel that reads a clock can tell timed, checked and sanitized launches "
+      "apart",
+      "候选版本的设备代码含有 ptxas 预处理行（内联汇编可借此把寄存器名拆开拼出）（%s，PTX 第 %ld 行：%s），而基线的没有：读取时钟的核函数能区分"
+      "计时、检查和 sanitizer 下的启动"),
+    F(MEAS_CLK_ASM_0,
+      "the candidate's device code reads a clock (%s, assembly line %ld: %s), which the baseline's "
+      "does not: a kernel that reads a clock can tell timed, checked and sanitized launches "
+      "apart",
+      "候选版本的设备代码读取了时钟（%s，汇编第 %ld 行：%s），而基线的没有：读取时钟的核函数能区分"
+      "计时、检查和 sanitizer 下的启动"),
+    F(MEAS_CLK_ASM_1,
+      "the candidate's device code reads the real-time clock (%s, assembly line %ld: %s), which the baseline's "
+      "does not: a kernel that reads a clock can tell timed, checked and sanitized launches "
+      "apart",
+      "候选版本的设备代码读取了实时时钟（%s，汇编第 %ld 行：%s），而基线的没有：读取时钟的核函数能区分"
+      "计时、检查和 sanitizer 下的启动"),
+    F(MEAS_CLK_ASM_2,
+      "the candidate's device code reads a performance counter (%s, assembly line %ld: %s), which the baseline's "
+      "does not: a kernel that reads a clock can tell timed, checked and sanitized launches "
+      "apart",
+      "候选版本的设备代码读取了性能计数器（%s，汇编第 %ld 行：%s），而基线的没有：读取时钟的核函数能区分"
+      "计时、检查和 sanitizer 下的启动"),
+    F(MEAS_CLK_ASM_3,
+      "the candidate's device code has an assembler line that can spell an instruction out of pieces or raw words (%s, assembly line %ld: %s), which the baseline's "
+      "does not: a kernel that reads a clock can tell timed, checked and sanitized launches "
+      "apart",
+      "候选版本的设备代码含有能把指令拆开拼出或用原始字写出的汇编行（%s，汇编第 %ld 行：%s），而基线的没有：读取时钟的核函数能区分"
+      "计时、检查和 sanitizer 下的启动"),
+    F(LSP_COMPILER_EXITED, "%s exited with status %d: %.400s",
+      "%s 以状态 %d 退出：%.400s"),
+    M(LSP_COMPILER_NO_OUTPUT, "(no output)",
+      "（无输出）"),
+    F(LSP_ERR_BAD_STATUS,
+      "unknown status \"%.60s\" (running, completed, stopped, failed, interrupted)",
+      "未知状态 \"%.60s\"（可用：running、completed、stopped、failed、interrupted）"),
+    M(LSP_ERR_BAD_LIMIT, "limit must be an integer 1..10000",
+      "limit 必须是 1..10000 之间的整数"),
+    M(LSP_ERR_NOT_DECODED, "the message could not be decoded",
+      "无法解码该消息"),
+    M(REP_CHAIN_TO_BEST, "Chain from baseline to best: ",
+      "从基线到最佳版本的版本链："),
 };
 
 #undef M
@@ -2806,7 +2909,7 @@ static const enum hk_msg said_ranges[][2] = {
     {HK_MSG_LSP_END_STOPPED, HK_MSG_LSP_END_STATUS},
     {HK_MSG_INF_INCLUDE_DIRS, HK_MSG_INF_FRAG_MULTIPLIES},
     {HK_MSG_SPEC_UNKNOWN_FIELD_NEAR, HK_MSG_EXPR_EXPECTED_VALUE},
-    {HK_MSG_CF_CANNOT_READ, HK_MSG_CHECK_BAD_UTF8},
+    {HK_MSG_CF_CANNOT_READ, HK_MSG_MEAS_CLK_ASM_3},
 };
 
 char *hk_tr_said(enum hk_lang lang, const char *english)

@@ -1337,6 +1337,38 @@ enum hk_msg {
     HK_MSG_CHECK_NOT_TEXT_BARE,
     HK_MSG_CHECK_NUL_BYTE,           /* cc_source_is_text's words (compile/source.c), which a */
     HK_MSG_CHECK_BAD_UTF8,           /* "not a text file" sentence quotes */
+    /* session 32: the compile step's own sentences (measure/measure.c: its limits, a
+     * compiler that printed nothing, the kernel image; stored in English, said again where
+     * shown) and the editor's compile diagnostic for a failure it cannot place */
+    HK_MSG_MEAS_CC_NOT_STARTED,       /* %s hk_strerror */
+    HK_MSG_MEAS_CC_TOOK_TOO_LONG,     /* %ld ms */
+    HK_MSG_MEAS_CC_CPU_LIMIT,         /* %u s */
+    HK_MSG_MEAS_CC_FILE_LIMIT,        /* %llu MiB */
+    HK_MSG_MEAS_CC_MEMORY_LIMIT_AS,   /* %llu MiB (RUNNER_MEM_RLIMIT_AS) */
+    HK_MSG_MEAS_CC_MEMORY_LIMIT_NONE, /* %llu MiB (RUNNER_MEM_NONE) */
+    HK_MSG_MEAS_CC_MEMORY_LIMIT,      /* %llu MiB (a cgroup's, for the whole compile) */
+    HK_MSG_MEAS_CC_SILENT,            /* %d exit status */
+    HK_MSG_MEAS_CC_FAILED,
+    HK_MSG_MEAS_CC_IMAGE_UNREADABLE,  /* %s path, %s hk_strerror */
+    HK_MSG_MEAS_CC_NO_ENTRY,
+    HK_MSG_REP_DIFF_TOO_LARGE,        /* the report model's diff.error (stored in English) */
+    HK_MSG_MEAS_CLK_NO_IMAGE,         /* measure_clock_check's why */
+    HK_MSG_MEAS_CLK_DCU_NO_ASM,
+    HK_MSG_MEAS_CLK_NO_PTX,           /* %s path */
+    HK_MSG_MEAS_CLK_PTX_0,           /* %s what, %ld line, %s text */
+    HK_MSG_MEAS_CLK_PTX_1,
+    HK_MSG_MEAS_CLK_PTX_2,
+    HK_MSG_MEAS_CLK_PTX_3,
+    HK_MSG_MEAS_CLK_ASM_0,
+    HK_MSG_MEAS_CLK_ASM_1,
+    HK_MSG_MEAS_CLK_ASM_2,
+    HK_MSG_MEAS_CLK_ASM_3,
+    HK_MSG_LSP_COMPILER_EXITED,       /* %s compiler, %d status, %.400s output or: */
+    HK_MSG_LSP_COMPILER_NO_OUTPUT,
+    HK_MSG_LSP_ERR_BAD_STATUS,        /* %.60s the status given (hyperkernel/episodes) */
+    HK_MSG_LSP_ERR_BAD_LIMIT,
+    HK_MSG_LSP_ERR_NOT_DECODED,       /* a large message the pool could not decode */
+    HK_MSG_REP_CHAIN_TO_BEST,         /* the HTML report's chain line */
     HK_MSG_COUNT
 };
 

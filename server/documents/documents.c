@@ -356,6 +356,24 @@ int doc_draft_new(const char *text, size_t len, doc_draft **out)
 }
 
 size_t doc_draft_length(const doc_draft *dr) { return dr->text.len; }
+const char *doc_draft_text(const doc_draft *dr) { return dr->text.data ? dr->text.data : ""; }
+uint32_t doc_draft_line_count(const doc_draft *dr) { return dr->n_lines; }
+
+int doc_draft_line_start(const doc_draft *dr, uint32_t line, uint32_t *out)
+{
+    if (line >= dr->n_lines)
+        return HK_ERANGE;
+    *out = dr->lines[line];
+    return HK_OK;
+}
+
+int doc_draft_line_length(const doc_draft *dr, uint32_t line, uint32_t *out)
+{
+    if (line >= dr->n_lines)
+        return HK_ERANGE;
+    *out = content_len(doc_draft_text(dr), dr->text.len, dr->lines, dr->n_lines, line);
+    return HK_OK;
+}
 
 void doc_draft_free(doc_draft *dr)
 {
@@ -551,14 +569,15 @@ int doc_offset_at(const doc *d, enum doc_encoding enc, struct doc_pos pos, uint3
     return offset_at(doc_text(d), d->text.len, d->lines, d->n_lines, enc, pos, out);
 }
 
-int doc_position_at(const doc *d, enum doc_encoding enc, uint32_t offset, struct doc_pos *out)
+/* doc_position_at over a text and its line index (a document's or a draft's). */
+static int position_at(const char *t, size_t len, const uint32_t *lines, uint32_t n_lines,
+                       enum doc_encoding enc, uint32_t offset, struct doc_pos *out)
 {
-    const char *t = doc_text(d);
-    if (offset > d->text.len)
+    if (offset > len)
         return HK_ERANGE;
-    uint32_t line = line_of(d->lines, d->n_lines, offset);
-    uint32_t start = d->lines[line];
-    uint32_t clen = content_len(t, d->text.len, d->lines, d->n_lines, line);
+    uint32_t line = line_of(lines, n_lines, offset);
+    uint32_t start = lines[line];
+    uint32_t clen = content_len(t, len, lines, n_lines, line);
     uint32_t upto = offset - start;
     if (upto > clen)
         upto = clen; /* inside the line terminator */
@@ -567,6 +586,18 @@ int doc_position_at(const doc *d, enum doc_encoding enc, uint32_t offset, struct
     out->line = line;
     out->character = enc == DOC_UTF8 ? upto : doc_utf16_units(t + start, upto);
     return HK_OK;
+}
+
+int doc_position_at(const doc *d, enum doc_encoding enc, uint32_t offset, struct doc_pos *out)
+{
+    return position_at(doc_text(d), d->text.len, d->lines, d->n_lines, enc, offset, out);
+}
+
+int doc_draft_position_at(const doc_draft *dr, enum doc_encoding enc, uint32_t offset,
+                          struct doc_pos *out)
+{
+    return position_at(doc_draft_text(dr), dr->text.len, dr->lines, dr->n_lines, enc, offset,
+                       out);
 }
 
 /* ---- JSON shapes ---- */

@@ -56,6 +56,16 @@ typedef struct doc_draft doc_draft;
  * (len over DOC_DEFAULT_MAX_SIZE or a uint32_t offset). */
 int doc_draft_new(const char *text, size_t len, doc_draft **out);
 size_t doc_draft_length(const doc_draft *dr);
+/* A draft read as a document is (doc_text, doc_line_count, doc_line_start,
+ * doc_line_length, doc_position_at), on the thread that owns it: the compile's
+ * diagnostics are placed on the pool against the compiled text's draft
+ * (lsp/diagnostics.c). */
+const char *doc_draft_text(const doc_draft *dr);
+uint32_t doc_draft_line_count(const doc_draft *dr);
+int doc_draft_line_start(const doc_draft *dr, uint32_t line, uint32_t *out);
+int doc_draft_line_length(const doc_draft *dr, uint32_t line, uint32_t *out);
+int doc_draft_position_at(const doc_draft *dr, enum doc_encoding enc, uint32_t offset,
+                          struct doc_pos *out);
 void doc_draft_free(doc_draft *dr);
 /* doc_open with the draft's text instead of a copy; dr is stolen (freed on error too).
  * Errors as doc_open. */

@@ -615,7 +615,7 @@ static void plan_after(uv_work_t *req, int status)
 {
     struct plan_job *j = req->data;
     struct lsp_server *s = j->s;
-    lsp_loopwatch_note(s->loopwatch, "(Apply plan done)");
+    lsp_loopwatch_note(s->loopwatch, "(Apply plan done)"); /* i18n: not for people */
     s->plan_jobs--;
     rpc_call_on_cancel(j->call, NULL, NULL);
     doc *d = doc_get(s->docs, j->uri);
@@ -912,14 +912,69 @@ static void retry_code_lens(struct lsp_server *s, rpc_call *call, json_t *params
     on_code_lens(call, params, s);
 }
 
-static void push_lens(json_t *out, json_t *range, const char *title, const char *cmd,
-                      json_t *arg)
+/* Appends s as a JSON string. */
+static int lens_str(struct hk_buf *b, const char *s)
 {
-    json_t *l = json_pack("{s:O, s:o}", "range", range, "command", command_json(title, cmd, arg));
-    if (l)
-        json_array_append_new(out, l);
+    int rc = hk_buf_appends(b, "\"");
+    const char *run = s;
+    for (const char *p = s; !rc && *p; p++) {
+        unsigned char c = (unsigned char)*p;
+        if (c != '"' && c != '\\' && c >= 0x20)
+            continue;
+        rc = hk_buf_append(b, run, (size_t)(p - run));
+        if (!rc)
+            rc = c == '"' ? hk_buf_appends(b, "\\\"")
+               : c == '\\' ? hk_buf_appends(b, "\\\\")
+                           : hk_buf_printf(b, "\\u%04x", c);
+        run = p + 1;
+    }
+    if (!rc)
+        rc = hk_buf_appends(b, run);
+    return rc ? rc : hk_buf_appends(b, "\"");
 }
 
+/* Appends one lens: range (JSON text), title and command (JSON strings), the command's one
+ * argument (JSON text). */
+static int lens_text(struct hk_buf *b, bool *first, const char *range, const char *title,
+                     const char *cmd, const char *arg)
+{
+    int rc = hk_buf_appends(b, *first ? "{\"range\":" : ",{\"range\":");
+    *first = false;
+    rc = rc ? rc : hk_buf_appends(b, range);
+    rc = rc ? rc : hk_buf_appends(b, ",\"command\":{\"title\":");
+    rc = rc ? rc : hk_buf_appends(b, title);
+    rc = rc ? rc : hk_buf_appends(b, ",\"command\":");
+    rc = rc ? rc : hk_buf_appends(b, cmd);
+    rc = rc ? rc : hk_buf_appends(b, ",\"arguments\":[");
+    rc = rc ? rc : hk_buf_appends(b, arg);
+    return rc ? rc : hk_buf_appends(b, "]}}");
+}
+
+/* A lens whose argument and title are made with jansson (the few kernels with results). */
+static int lens_json(struct hk_buf *b, bool *first, const char *range, const char *title,
+                     const char *cmd, json_t *arg /* stolen */)
+{
+    json_t *t = json_string(title);
+    char *tt = t ? json_dumps(t, JSON_ENCODE_ANY | JSON_COMPACT) : NULL;
+    char *at = arg ? json_dumps(arg, JSON_COMPACT) : NULL;
+    json_decref(t);
+    json_decref(arg);
+    int rc = tt && at ? HK_OK : HK_ENOMEM;
+    struct hk_buf c;
+    hk_buf_init(&c, 1024);
+    rc = rc ? rc : lens_str(&c, cmd);
+    rc = rc ? rc : lens_text(b, first, range, tt, c.data, at);
+    hk_buf_free(&c);
+    hk_free(tt);
+    hk_free(at);
+    return rc;
+}
+
+static void release_lens(void *text) { hk_free(text); }
+
+/* The lenses are written as JSON text, not built as jansson objects: a file of 1,000
+ * kernels has 2,000 of them, which as objects cost the loop 23-40 ms and 164,000 heap
+ * calls (bench/results/lsp-2026-12-05-s32-face5.md); the reply is lent to the write. */
 static void on_code_lens(rpc_call *call, json_t *params, void *ud)
 {
     struct lsp_server *s = ud;
@@ -942,23 +997,54 @@ static void on_code_lens(rpc_call *call, json_t *params, void *ud)
     json_t *results = lsp_ep_file_results(s, ld->path, call, params, retry_code_lens);
     if (!results)
         return; /* deferred until the file's results are read */
-    json_t *out = json_array();
+    /* what every kernel's two lenses share, quoted once */
     char *nv = nvidia_target(s);
-    for (size_t k = 0; out && k < m->n_funcs; k++) {
+    struct hk_buf q[5], b;
+    for (int i = 0; i < 5; i++)
+        hk_buf_init(&q[i], 1 << 20);
+    hk_buf_init(&b, (size_t)1 << 30);
+    int rc = nv ? HK_OK : HK_ENOMEM;
+    rc = rc ? rc : lens_str(&q[0], uri);
+    rc = rc ? rc : lens_str(&q[1], nv);
+    rc = rc ? rc : lens_str(&q[2], hk_tr(HK_MSG_LENS_OPTIMIZE_NVIDIA));
+    rc = rc ? rc : lens_str(&q[3], hk_tr(HK_MSG_LENS_OPTIMIZE_DCU));
+    rc = rc ? rc : lens_str(&q[4], "hyperkernel.optimize");
+    rc = rc ? rc : hk_buf_appends(&b, "[");
+    bool first = true;
+    size_t len = doc_length(d);
+    struct hk_buf arg; /* one kernel's arguments, its memory reused for the next */
+    hk_buf_init(&arg, 1 << 20);
+    for (size_t k = 0; !rc && k < m->n_funcs; k++) {
         const an_function *f = &m->funcs[k];
         if (f->kind != AN_KERNEL)
             continue;
-        json_t *range = lsp_range_json(s, d, f->name_span.start_byte, f->name_span.end_byte);
-        if (!range)
+        struct doc_pos a, e;
+        uint32_t sb = f->name_span.start_byte > len ? (uint32_t)len : f->name_span.start_byte;
+        uint32_t eb = f->name_span.end_byte > len ? (uint32_t)len : f->name_span.end_byte;
+        if (eb < sb)
+            eb = sb;
+        if (doc_position_at(d, s->enc, sb, &a) || doc_position_at(d, s->enc, eb, &e))
             continue;
-        json_t *a = kernel_args(uri, f->name);
-        if (a)
-            json_object_set_new(a, "target", json_string(nv ? nv : "nvidia"));
-        push_lens(out, range, hk_tr(HK_MSG_LENS_OPTIMIZE_NVIDIA), "hyperkernel.optimize", a);
-        if ((a = kernel_args(uri, f->name)))
-            json_object_set_new(a, "target", json_string("dcu"));
-        push_lens(out, range, hk_tr(HK_MSG_LENS_OPTIMIZE_DCU), "hyperkernel.optimize", a);
+        char range[160];
+        snprintf(range, sizeof range,
+                 "{\"start\":{\"line\":%u,\"character\":%u}," /* i18n: not for people */
+                 "\"end\":{\"line\":%u,\"character\":%u}}",
+                 a.line, a.character, e.line, e.character);
+        hk_buf_reset(&arg);
+        rc = hk_buf_printf(&arg, "{\"uri\":%s,\"kernel\":", q[0].data);
+        rc = rc ? rc : lens_str(&arg, f->name);
+        size_t base = arg.len;
+        rc = rc ? rc : hk_buf_printf(&arg, ",\"target\":%s}", q[1].data);
+        rc = rc ? rc : lens_text(&b, &first, range, q[2].data, q[4].data, arg.data);
+        if (!rc) {
+            arg.len = base;
+            arg.data[base] = '\0';
+            rc = hk_buf_appends(&arg, ",\"target\":\"dcu\"}");
+        }
+        rc = rc ? rc : lens_text(&b, &first, range, q[3].data, q[4].data, arg.data);
         json_t *info = json_object_get(results, f->name);
+        if (rc || !info)
+            continue;
         json_t *best = json_object_get(info, "best");
         json_t *chain = json_object_get(info, "chain");
         json_t *last = json_array_get(chain, json_array_size(chain) - 1);
@@ -971,23 +1057,34 @@ static void on_code_lens(rpc_call *call, json_t *params, void *ud)
                          ? hk_tr(HK_MSG_SIMULATED_WORD)
                          : "",
                      num);
-            a = kernel_args(uri, f->name);
-            if (a) {
-                json_object_set(a, "episode", json_object_get(best, "episode"));
-                json_object_set_new(a, "version", json_integer(num));
+            json_t *ja = kernel_args(uri, f->name);
+            if (ja) {
+                json_object_set(ja, "episode", json_object_get(best, "episode"));
+                json_object_set_new(ja, "version", json_integer(num));
             }
-            push_lens(out, range, title, "hyperkernel.applyVersion", a);
+            rc = ja ? lens_json(&b, &first, range, title, "hyperkernel.applyVersion", ja)
+                    : HK_ENOMEM;
         }
         json_t *rep = best ? json_object_get(best, "episode") : NULL;
         if (!rep && str_of(json_object_get(info, "latest"), "report_html"))
             rep = json_object_get(json_object_get(info, "latest"), "id");
-        if (rep)
-            push_lens(out, range, hk_tr(HK_MSG_LENS_REPORT), "hyperkernel.showReport",
-                      json_pack("{s:O}", "episode", rep));
-        json_decref(range);
+        if (!rc && rep)
+            rc = lens_json(&b, &first, range, hk_tr(HK_MSG_LENS_REPORT), "hyperkernel.showReport",
+                           json_pack("{s:O}", "episode", rep));
     }
+    hk_buf_free(&arg);
+    rc = rc ? rc : hk_buf_appends(&b, "]");
+    for (int i = 0; i < 5; i++)
+        hk_buf_free(&q[i]);
     hk_free(nv);
-    rpc_call_reply(call, out ? out : json_array());
+    if (rc) {
+        hk_buf_free(&b);
+        rpc_call_error(call, rc, NULL);
+        return;
+    }
+    size_t n = b.len;
+    char *text = hk_buf_steal(&b);
+    rpc_call_reply_lent(call, text, n, release_lens, text);
 }
 
 /* ---- applying a version, and checking that it really landed ---- */
@@ -1749,12 +1846,12 @@ static void on_episodes(rpc_call *call, json_t *params, void *ud)
     json_t *lim = json_object_get(params, "limit");
     if (bad || (lim && (!json_is_integer(lim) || json_integer_value(lim) < 1 ||
                         json_integer_value(lim) > 10000))) {
-        char msg[200];
-        snprintf(msg, sizeof msg,
-                 bad ? "unknown status \"%.60s\" (running, completed, stopped, failed, "
-                       "interrupted)"
-                     : "limit must be an integer 1..10000%.0s",
-                 bad ? bad : "");
+        char msg[300];
+        if (bad)
+            snprintf(msg, sizeof msg, hk_tr(HK_MSG_LSP_ERR_BAD_STATUS), bad);
+        else
+            snprintf(msg, sizeof msg, "%s", hk_tr(HK_MSG_LSP_ERR_BAD_LIMIT));
+        hk_utf8_trim(msg);
         free_req_arg(q);
         rpc_call_error(call, HK_EINVAL, msg);
         return;

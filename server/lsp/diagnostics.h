@@ -14,9 +14,6 @@ void lsp_diag_set(struct lsp_server *s, doc *d, enum lsp_diag_source src, json_t
 /* Publishes an empty set for uri (on close). */
 void lsp_diag_clear_uri(struct lsp_server *s, const char *uri);
 void lsp_diag_cancel_all(struct lsp_server *s);
-/* The analysis of d's current text came back from the pool after a compile of that text
- * had finished: its resource hints, which need the model, are made and published now. */
-void lsp_diag_model_ready(struct lsp_server *s, doc *d);
 
 /* Appends a one-line resource summary ("32 registers, 0 B spill, ...") to buf; the
  * occupancy is at the block the kernel is launched with, kb (rw_kernel_block_of or

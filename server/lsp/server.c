@@ -365,9 +365,6 @@ static void route(struct lsp_server *s, enum lsp_event ev, doc *d, const char *s
     case LSP_EV_DOC_CLOSED:
         lsp_diag_clear_uri(s, str);
         break;
-    case LSP_EV_MODEL_FOR_HINTS:
-        lsp_diag_model_ready(s, d);
-        break;
     case LSP_EV_MODEL_FOR_RESULTS:
         lsp_ep_doc_opened(s, d);
         break;
@@ -526,7 +523,7 @@ static void decode_after(uv_work_t *req, int status)
         return;
     }
     if (status && !m->msg)
-        snprintf(m->why, sizeof m->why, "the message could not be decoded");
+        snprintf(m->why, sizeof m->why, "%s", hk_tr(HK_MSG_LSP_ERR_NOT_DECODED));
     lsp_loopwatch_note(m->s->loopwatch, "(decode done)");
     m->decoded = true;
     input_drain(m->s);

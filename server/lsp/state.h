@@ -73,6 +73,11 @@ struct lsp_ccdb {
 
 enum lsp_diag_source { LSP_DIAG_COMPILE, LSP_DIAG_RESOURCES, LSP_DIAG_REPORT, LSP_DIAG_N };
 
+/* How many spare copies of a large document's text are kept (lsp_doc_copy_buffer): a parse
+ * and a compile take one each after a change, while the compile the change cancelled may
+ * still hold its own. */
+#define LSP_DOC_SPARES 3
+
 /* Server-side state of one open document (doc_user of its doc). */
 struct lsp_doc {
     struct lsp_server *s;
@@ -93,19 +98,24 @@ struct lsp_doc {
     bool edits_lost;          /* more edits than the cap: the next parse is a full one */
     struct lsp_waiter *waiters; /* requests waiting for the current analysis, oldest first */
     bool ep_diags_due;        /* episode results wanted the model before it was current */
-    bool hints_due;           /* a compile's resource hints wanted it (diagnostics.c) */
     char *path;               /* file path of a file:// uri, or NULL */
     uv_timer_t *debounce;     /* NULL until first scheduled; freed in its close cb */
     cc_job *job;              /* running compile or NULL */
     int64_t job_version;
-    cc_resource *res;         /* resources of the last finished compile (owned copies) */
+    cc_resource *res;         /* resources of the last finished compile: one block (hk_free)
+                               * that holds their strings too */
     size_t n_res;
     int64_t res_version;      /* document version those resources belong to */
-    json_t *diags[LSP_DIAG_N];/* per source, new references or NULL */
-    char *snap;               /* a large document's buffer for the next parse's copy of the
-                               * text (owned, snap_cap bytes, its pages touched), or NULL:
-                               * kept between parses so the copy costs no page faults */
-    size_t snap_cap;
+    json_t *diags[LSP_DIAG_N];/* per source, new references or NULL (a compile's sources
+                               * are kept as text only: NULL) */
+    char *diag_text[LSP_DIAG_N]; /* per source, the JSON text of its diagnostics (the array's
+                                  * elements, no brackets; owned), what a publish joins */
+    size_t diag_len[LSP_DIAG_N]; /* 0: none */
+    char *snap[LSP_DOC_SPARES]; /* a large document's buffers for the next copies of its text
+                                 * a pool job takes (a parse, a compile, a plan: owned,
+                                 * snap_cap bytes, their pages touched), or NULL: kept
+                                 * between jobs so a copy costs no page faults */
+    size_t snap_cap[LSP_DOC_SPARES];
 };
 
 /* What a file tells the files above it (docs/ARCHITECTURE.md, "Inside lsp/"): no file
@@ -120,7 +130,6 @@ enum lsp_event {
     LSP_EV_DOC_SAVED,         /* saved: str its path (or NULL), a draft spec an Optimize may
                                * wait for; d (NULL: not open) compiled at once */
     LSP_EV_DOC_CLOSED,        /* str: the uri of a document closed: clear its diagnostics */
-    LSP_EV_MODEL_FOR_HINTS,   /* d's model came in, which a compile's resource hints wanted */
     LSP_EV_MODEL_FOR_RESULTS, /* d's model came in, which episode results wanted */
     LSP_EV_ANALYSIS_DRAINED,  /* requests that waited for an analysis were answered: a
                                * shutdown that waited for them goes on (may stop the server) */

@@ -108,7 +108,8 @@ void lsp_doc_state_free(struct lsp_server *s, struct lsp_doc *ld)
     else
         waiters_finish(s, ld, HK_ESTALE);
     hk_free(ld->edits);
-    hk_free(ld->snap);
+    for (int i = 0; i < LSP_DOC_SPARES; i++)
+        hk_free(ld->snap[i]);
     if (ld->job) {
         cc_job_cancel(ld->job); /* its callback finds no document and drops the result */
         ld->job = NULL;
@@ -121,15 +122,11 @@ void lsp_doc_state_free(struct lsp_server *s, struct lsp_doc *ld)
     an_doc_free(ld->an);
     hk_free(ld->path);
     hk_free(ld->uri);
-    for (size_t i = 0; i < ld->n_res; i++) {
-        hk_free(ld->res[i].kernel);
-        hk_free(ld->res[i].base_name);
-        hk_free(ld->res[i].mangled);
-        hk_free(ld->res[i].arch);
-    }
-    hk_free(ld->res);
-    for (int i = 0; i < LSP_DIAG_N; i++)
+    hk_free(ld->res); /* one block, its strings inside (diagnostics.c) */
+    for (int i = 0; i < LSP_DIAG_N; i++) {
         json_decref(ld->diags[i]);
+        hk_free(ld->diag_text[i]);
+    }
     hk_free(ld);
 }
 
@@ -221,10 +218,6 @@ static void analysis_ready(struct lsp_server *s, struct lsp_doc *ld)
     doc *d = doc_get(s->docs, ld->uri);
     if (!d)
         return;
-    if (ld->hints_due) {
-        ld->hints_due = false;
-        lsp_emit(s, LSP_EV_MODEL_FOR_HINTS, d, NULL);
-    }
     if (ld->ep_diags_due) {
         ld->ep_diags_due = false;
         lsp_emit(s, LSP_EV_MODEL_FOR_RESULTS, d, NULL);
@@ -306,21 +299,39 @@ static void release_later(uv_loop_t *loop, an_doc *an)
  * are the document's from then on); smaller ones are freed, as they cost few faults. */
 void lsp_doc_copy_return(struct lsp_doc *ld, char *buf, size_t cap)
 {
-    if (ld && buf && cap >= LSP_TEXT_PREP_BYTES && (!ld->snap || ld->snap_cap < cap)) {
-        hk_free(ld->snap);
-        ld->snap = buf;
-        ld->snap_cap = cap;
+    if (!ld || !buf || cap < LSP_TEXT_PREP_BYTES) {
+        hk_free(buf);
         return;
     }
-    hk_free(buf);
+    int slot = 0; /* an empty one, else the smallest */
+    for (int i = 0; i < LSP_DOC_SPARES; i++) {
+        if (!ld->snap[i]) {
+            slot = i;
+            break;
+        }
+        if (ld->snap_cap[i] < ld->snap_cap[slot])
+            slot = i;
+    }
+    if (ld->snap[slot] && ld->snap_cap[slot] >= cap) {
+        hk_free(buf); /* every kept one is as large */
+        return;
+    }
+    hk_free(ld->snap[slot]);
+    ld->snap[slot] = buf;
+    ld->snap_cap[slot] = cap;
 }
 
 char *lsp_doc_copy_buffer(struct lsp_doc *ld, size_t need, size_t *cap)
 {
-    if (ld && ld->snap && ld->snap_cap >= need) {
-        char *b = ld->snap;
-        *cap = ld->snap_cap;
-        ld->snap = NULL;
+    int best = -1; /* the smallest kept one large enough */
+    for (int i = 0; ld && i < LSP_DOC_SPARES; i++)
+        if (ld->snap[i] && ld->snap_cap[i] >= need &&
+            (best < 0 || ld->snap_cap[i] < ld->snap_cap[best]))
+            best = i;
+    if (best >= 0) {
+        char *b = ld->snap[best];
+        *cap = ld->snap_cap[best];
+        ld->snap[best] = NULL;
         return b;
     }
     *cap = need;

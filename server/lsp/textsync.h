@@ -28,14 +28,15 @@ const an_model *lsp_doc_model(const struct lsp_doc *ld);
 bool lsp_doc_await_analysis(struct lsp_server *s, rpc_call *call, json_t *params,
                             rpc_method_fn fn);
 
-/* A buffer for a copy of ld's text (need bytes or more) taken for a pool job: the
- * document's kept one when it is free and large enough (its pages are in: a 742 KB copy
- * into fresh pages was 180 page faults on the loop), else a new one. *cap gets its size.
+/* A buffer for a copy of ld's text (need bytes or more) taken for a pool job: one of the
+ * document's kept ones (LSP_DOC_SPARES) when one is free and large enough (its pages are
+ * in: a 742 KB copy into fresh pages was 180 page faults on the loop), else a new one.
+ * *cap gets its size.
  * New (give it back with lsp_doc_copy_return, or hk_free), or NULL on no memory. Loop. */
 char *lsp_doc_copy_buffer(struct lsp_doc *ld, size_t need, size_t *cap);
-/* Gives buf (cap bytes, stolen; may be NULL) back: kept as the document's when it is of
- * LSP_TEXT_PREP_BYTES or more and larger than the kept one, else freed. ld may be NULL
- * (the document closed): freed. Loop. */
+/* Gives buf (cap bytes, stolen; may be NULL) back: kept as one of the document's when it
+ * is of LSP_TEXT_PREP_BYTES or more and a slot is free or holds a smaller one (which is
+ * freed), else freed. ld may be NULL (the document closed): freed. Loop. */
 void lsp_doc_copy_return(struct lsp_doc *ld, char *buf, size_t cap);
 
 /* A large didOpen's or full-text didChange's text made ready off the loop: the

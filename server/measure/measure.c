@@ -113,11 +113,12 @@ out:
 int measure_clock_check(const char *base_module, const char *cand_module, const char **result,
                         char **why)
 {
-    static const char *const kinds[] = {"a clock", "the global timer", "a performance counter",
-                                        "a ptxas preprocessor line (inline asm could spell a register out of pieces there)"};
-    static const char *const asm_kinds[] = {
-        "a clock", "the real-time clock", "a performance counter",
-        "an assembler line that can spell an instruction out of pieces or raw words"};
+    /* the sentence per kind of read (kimage_clocks' order), in PTX and in DCU assembly */
+    static const enum hk_msg says[2][4] = {
+        {HK_MSG_MEAS_CLK_PTX_0, HK_MSG_MEAS_CLK_PTX_1, HK_MSG_MEAS_CLK_PTX_2,
+         HK_MSG_MEAS_CLK_PTX_3},
+        {HK_MSG_MEAS_CLK_ASM_0, HK_MSG_MEAS_CLK_ASM_1, HK_MSG_MEAS_CLK_ASM_2,
+         HK_MSG_MEAS_CLK_ASM_3}};
     bool dcu = false;
     *result = "not_run";
     *why = NULL;
@@ -126,7 +127,7 @@ int measure_clock_check(const char *base_module, const char *cand_module, const 
     kimage_clocks base, cand;
     memset(&base, 0, sizeof base);
     if (!cand_module) {
-        *why = hk_strdup("no kernel image: the program is the engine's own library call");
+        *why = hk_strdup(hk_tr_in(HK_LANG_EN, HK_MSG_MEAS_CLK_NO_IMAGE));
         goto out;
     }
     size_t ml = strlen(cand_module);
@@ -137,8 +138,7 @@ int measure_clock_check(const char *base_module, const char *cand_module, const 
             goto out;
         if (rc) {
             rc = HK_OK;
-            *why = hk_strdup("a DCU code object without its assembly beside it "
-                             "(module-hip-amdgcn-*.s)");
+            *why = hk_strdup(hk_tr_in(HK_LANG_EN, HK_MSG_MEAS_CLK_DCU_NO_ASM));
             goto out;
         }
         if (base_module && (rc = asm_clocks(base_module, &base)) == HK_ENOMEM)
@@ -154,7 +154,7 @@ int measure_clock_check(const char *base_module, const char *cand_module, const 
         goto out;
     }
     if (kimage_ptx_clocks_file(path, &cand) != HK_OK) {
-        *why = hk_asprintf("no PTX beside the image (%s)", path);
+        *why = hk_asprintf(hk_tr_in(HK_LANG_EN, HK_MSG_MEAS_CLK_NO_PTX), path);
         goto out;
     }
     hk_free(path);
@@ -175,11 +175,8 @@ judge:;
         goto out;
     }
     *result = "fail";
-    *why = hk_asprintf("the candidate's device code %s %s (%s, %s line %ld: %s), which the "
-                       "baseline's does not: a kernel that reads a clock can tell timed, checked "
-                       "and sanitized launches apart",
-                       k == 3 ? "has" : "reads", dcu ? asm_kinds[k] : kinds[k], cand.what[k],
-                       dcu ? "assembly" : "PTX", cand.line[k], cand.text[k]);
+    *why = hk_asprintf(hk_tr_in(HK_LANG_EN, says[dcu][k]), cand.what[k], cand.line[k],
+                       cand.text[k]); /* stored in English, said where shown */
 out:
     hk_free(path);
     if (!rc && !*why && strcmp(*result, "pass") != 0)
@@ -1233,11 +1230,10 @@ static char *compile_details(const measure_compile *c, const runner_result *r,
             }
         }
         if (!lines)
-            (void)hk_buf_printf(&b, "the compiler exited with status %d and printed nothing",
-                                r->exit_code);
+            (void)hk_buf_printf(&b, hk_tr_in(HK_LANG_EN, HK_MSG_MEAS_CC_SILENT), r->exit_code);
     }
     char *s = hk_buf_steal(&b);
-    return s ? s : hk_strdup("compile failed");
+    return s ? s : hk_strdup(hk_tr_in(HK_LANG_EN, HK_MSG_MEAS_CC_FAILED));
 }
 
 /* A built image: its entry for the spec's kernel, kept in b and in MODULE.fn (what
@@ -1250,7 +1246,8 @@ static int find_entry(const measure_opts *o, const measure_build *b, measure_com
     if (rc == HK_ENOMEM)
         return rc;
     if (rc) {
-        out->details = hk_asprintf("the kernel image %s cannot be read: %s", b->module, hk_strerror(rc));
+        out->details = hk_asprintf(hk_tr_in(HK_LANG_EN, HK_MSG_MEAS_CC_IMAGE_UNREADABLE),
+                                   b->module, hk_strerror(rc));
         return out->details ? HK_OK : HK_ENOMEM;
     }
     rc = kimage_find(names, o->spec->kernel, o->spec->template_args, o->spec->n_template_args,
@@ -1259,7 +1256,7 @@ static int find_entry(const measure_opts *o, const measure_build *b, measure_com
     if (rc == HK_ENOMEM)
         goto out;
     if (rc) {
-        out->details = why ? why : hk_strdup("no kernel entry in the image");
+        out->details = why ? why : hk_strdup(hk_tr_in(HK_LANG_EN, HK_MSG_MEAS_CC_NO_ENTRY));
         why = NULL;
         rc = out->details ? HK_OK : HK_ENOMEM;
         goto out;
@@ -1307,25 +1304,30 @@ static char *compile_limit_words(const measure_opts *o, const runner_result *r, 
      * least the CPU limit's time on the wall clock, is the hard CPU limit */
     bool sandboxed = r->isolation == RUNNER_ISO_BWRAP || r->isolation == RUNNER_ISO_NAMESPACES;
     long cpu_seen = sandboxed && r->cpu_ms < r->wall_ms ? r->wall_ms : r->cpu_ms;
-    if (r->cpu_limit_hit || status == 128 + SIGXCPU || either_has(r, "CPU time limit exceeded") ||
+    /* the words below are the compilers' and the C library's, matched in their output */
+    if (r->cpu_limit_hit || status == 128 + SIGXCPU ||
+        either_has(r, "CPU time limit exceeded") /* i18n: not for people */ ||
         either_has(r, "signal 24") ||
         ((status == 128 + SIGKILL || either_has(r, "signal 9")) && !r->memory_limit_hit &&
          !r->timed_out && cpu_seen >= (long)cpu * 1000))
-        s = hk_asprintf("the compiler was stopped at its CPU time limit (%u s per process; "
-                        "HK_COMPILE_CPU_S sets it)", cpu);
-    else if (r->file_limit_hit || status == 128 + SIGXFSZ || either_has(r, "File size limit exceeded") ||
-             either_has(r, "signal 25") || either_has(r, "File too large"))
-        s = hk_asprintf("the compiler was stopped at its file size limit (%llu MiB per file "
-                        "written; HK_COMPILE_FILE_MB sets it)", (unsigned long long)(file >> 20));
-    else if (r->memory_limit_hit || either_has(r, "out of memory") ||
-             either_has(r, "memory exhausted") || either_has(r, "Cannot allocate memory") ||
+        s = hk_asprintf(hk_tr_in(HK_LANG_EN, HK_MSG_MEAS_CC_CPU_LIMIT), cpu);
+    else if (r->file_limit_hit || status == 128 + SIGXFSZ ||
+             either_has(r, "File size limit exceeded") /* i18n: not for people */ ||
+             either_has(r, "signal 25") ||
+             either_has(r, "File too large") /* i18n: not for people */)
+        s = hk_asprintf(hk_tr_in(HK_LANG_EN, HK_MSG_MEAS_CC_FILE_LIMIT),
+                        (unsigned long long)(file >> 20));
+    else if (r->memory_limit_hit ||
+             either_has(r, "out of memory") /* i18n: not for people */ ||
+             either_has(r, "memory exhausted") ||
+             either_has(r, "Cannot allocate memory") /* i18n: not for people */ ||
              either_has(r, "bad_alloc"))
-        s = hk_asprintf("the compiler ran out of memory under its limit (%llu MiB %s; "
-                        "HK_COMPILE_MEMORY_MB sets it)",
-                        (unsigned long long)(mem >> 20),
-                        r->memory == RUNNER_MEM_RLIMIT_AS ? "of address space per process"
-                        : r->memory == RUNNER_MEM_NONE    ? "asked for; none could be set here"
-                                                          : "for the whole compile");
+        s = hk_asprintf(hk_tr_in(HK_LANG_EN, r->memory == RUNNER_MEM_RLIMIT_AS
+                                                 ? HK_MSG_MEAS_CC_MEMORY_LIMIT_AS
+                                             : r->memory == RUNNER_MEM_NONE
+                                                 ? HK_MSG_MEAS_CC_MEMORY_LIMIT_NONE
+                                                 : HK_MSG_MEAS_CC_MEMORY_LIMIT),
+                        (unsigned long long)(mem >> 20));
     else
         return NULL;
     *nomem = !s;
@@ -1339,7 +1341,8 @@ int measure_build_finish(const measure_opts *o, const measure_build *b, const ru
     memset(out, 0, sizeof *out);
     out->wall_ms = r->wall_ms;
     if (r->error) {
-        out->details = hk_asprintf("could not start the compiler: %s", hk_strerror(r->error));
+        out->details = hk_asprintf(hk_tr_in(HK_LANG_EN, HK_MSG_MEAS_CC_NOT_STARTED),
+                                   hk_strerror(r->error));
         return out->details ? HK_OK : HK_ENOMEM;
     }
     int rc = HK_OK;
@@ -1356,8 +1359,7 @@ int measure_build_finish(const measure_opts *o, const measure_build *b, const ru
     out->cc.exit_code = r->exit_code;
     out->cc.timed_out = r->timed_out;
     if (r->timed_out) {
-        out->details = hk_asprintf("the compiler took longer than %ld ms and was killed",
-                                   r->wall_ms);
+        out->details = hk_asprintf(hk_tr_in(HK_LANG_EN, HK_MSG_MEAS_CC_TOOK_TOO_LONG), r->wall_ms);
     } else if (r->exit_code != 0 || r->term_signal) {
         bool nomem = false;
         char *limit = compile_limit_words(o, r, &nomem), *d = NULL;

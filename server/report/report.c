@@ -533,8 +533,7 @@ static int diff_json(store *s, int64_t base_id, int64_t best_id, json_t *root)
     if (rc == HK_ETOOBIG) {
         rc = json_object_set_new(d, "text", json_null()) ? HK_ENOMEM : HK_OK;
         rc = rc ? rc
-                : set_text(d, "error", "the diff is too large to show (over the report's caps)",
-                           128);
+                : set_text(d, "error", hk_tr_in(HK_LANG_EN, HK_MSG_REP_DIFF_TOO_LARGE), 128);
     } else if (rc == HK_OK) {
         rc = set_text(d, "text", buf.data ? buf.data : "", DIFF_MAX_BYTES);
     }

@@ -387,7 +387,7 @@ static int versions_html(struct hk_buf *out, const json_t *m)
         rc = rc ? rc : h(out, v, "status");
         rc = rc ? rc
                 : hk_buf_printf(out,
-                                "</td><td class=\"num\">%s</td><td class=\"num\">%s</td>"
+                                "</td><td class=\"num\">%s</td><td class=\"num\">%s</td>" /* i18n: not for people */
                                 "<td class=\"num\">%s</td><td class=\"num\">%s</td>"
                                 "<td class=\"num\">%s</td><td class=\"num\">%s</td>"
                                 "<td class=\"num\">%s</td><td class=\"num\">%s</td><td>",
@@ -395,7 +395,7 @@ static int versions_html(struct hk_buf *out, const json_t *m)
         rc = rc ? rc : h(out, v, "produced_by");
         rc = rc ? rc : hk_buf_appends(out, "</td></tr>\n");
     }
-    rc = rc ? rc : hk_buf_appends(out, "</table>\n<p>Chain from baseline to best: ");
+    rc = rc ? rc : hk_buf_printf(out, "</table>\n<p>%s", hk_tr(HK_MSG_REP_CHAIN_TO_BEST));
     json_array_foreach(json_object_get(m, "chain"), i, v)
     {
         if (rc)
@@ -546,7 +546,7 @@ int report_model_to_html(const json_t *m, struct hk_buf *out)
         rc = rc ? rc : diff_html(out, text);
     } else if (!rc && report__str(diff, "error")) {
         rc = hk_buf_printf(out, "<h2>%s</h2>\n<p>", hk_tr(HK_MSG_REP_DIFF));
-        rc = rc ? rc : h(out, diff, "error");
+        rc = rc ? rc : h_said(out, diff, "error");
         rc = rc ? rc : hk_buf_appends(out, "</p>\n");
     }
 

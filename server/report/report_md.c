@@ -414,7 +414,7 @@ int report_model_to_markdown(const json_t *m, struct hk_buf *out)
         rc = rc ? rc : md_fence(out, "diff", text);
     } else if (!rc && report__str(diff, "error")) {
         rc = hk_buf_printf(out, "\n## %s\n\n", hk_tr(HK_MSG_REP_DIFF));
-        rc = rc ? rc : md_key(out, diff, "error", 256);
+        rc = rc ? rc : md_said(out, diff, "error", 256);
         rc = rc ? rc : hk_buf_appends(out, "\n");
     }
 

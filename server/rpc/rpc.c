@@ -260,6 +260,44 @@ int rpc_notify(rpc *r, const char *method, json_t *params)
     return send_json(r, m);
 }
 
+int rpc_notify_raw(rpc *r, const char *method, const char *const *parts, const size_t *lens,
+                   size_t n)
+{
+    json_t *m = json_string(method);
+    char *name = m ? json_dumps(m, JSON_ENCODE_ANY | JSON_COMPACT) : NULL;
+    json_decref(m);
+    if (!name)
+        return HK_ENOMEM;
+    static const char head1[] = "{\"jsonrpc\":\"2.0\",\"method\":", head2[] = ",\"params\":";
+    size_t nl = strlen(name), total = sizeof head1 - 1 + nl + sizeof head2 - 1 + 1;
+    for (size_t i = 0; i < n; i++)
+        total += lens[i];
+    /* one allocation, written once: a publish of 1,800 diagnostics is 400 KB */
+    char *text = hk_malloc(total + 1), *p = text;
+    if (!text) {
+        hk_free(name);
+        return HK_ENOMEM;
+    }
+    memcpy(p, head1, sizeof head1 - 1);
+    p += sizeof head1 - 1;
+    memcpy(p, name, nl);
+    p += nl;
+    hk_free(name);
+    memcpy(p, head2, sizeof head2 - 1);
+    p += sizeof head2 - 1;
+    for (size_t i = 0; i < n; i++) {
+        if (lens[i])
+            memcpy(p, parts[i], lens[i]);
+        p += lens[i];
+    }
+    *p++ = '}';
+    *p = '\0';
+    int rc = send_text(r, text, total);
+    if (rc)
+        HK_WARN("rpc: could not send a message: %s", hk_strerror(rc));
+    return rc;
+}
+
 /* ---- calls ---- */
 
 const char *rpc_call_method(const rpc_call *c) { return c->method; }

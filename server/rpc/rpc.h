@@ -160,6 +160,11 @@ int rpc_send_error(rpc *r, const json_t *id, int rpc_code, const char *msg);
 
 /* Sends a notification; params stolen (may be NULL). HK_OK or an error (logged). */
 int rpc_notify(rpc *r, const char *method, json_t *params);
+/* Same, with params given as JSON text: the n parts (lens[i] bytes each, borrowed) joined
+ * must be one JSON value. Copied once, into the message; for large params made ready
+ * off the loop (lsp/diagnostics.c's publish). HK_OK or an error (logged). */
+int rpc_notify_raw(rpc *r, const char *method, const char *const *parts, const size_t *lens,
+                   size_t n);
 
 /* Reply to an outgoing request, called exactly once on the loop thread:
  * status HK_OK: the client answered; exactly one of result / error is non-NULL (both

@@ -395,6 +395,56 @@ static void said_again_session31(void **state)
               "/src/blob.cu 不是文本文件（无效的 UTF-8，位于第 51 字节）");
 }
 
+/* Session 32: the compile step's own sentences (measure.c: its limits, a compiler that
+ * printed nothing, the kernel image), stored in English byte for byte as the literals
+ * were, said again in Chinese; the editor's diagnostic for a compile it cannot place. */
+static void said_again_session32(void **state)
+{
+    (void)state;
+    assert_string_equal(hk_tr_in(HK_LANG_EN, HK_MSG_MEAS_CC_MEMORY_LIMIT_NONE),
+                        "the compiler ran out of memory under its limit (%llu MiB asked for; "
+                        "none could be set here; HK_COMPILE_MEMORY_MB sets it)");
+    said_case("the compiler was stopped at its CPU time limit (120 s per process; "
+              "HK_COMPILE_CPU_S sets it)",
+              "编译器达到 CPU 时间限制被终止（每个进程 120 秒；由 HK_COMPILE_CPU_S 设置）");
+    said_case("the compiler was stopped at its file size limit (256 MiB per file written; "
+              "HK_COMPILE_FILE_MB sets it)",
+              "编译器达到文件大小限制被终止（每个写出的文件 256 MiB；由 HK_COMPILE_FILE_MB 设置）");
+    said_case("the compiler ran out of memory under its limit (4096 MiB of address space per "
+              "process; HK_COMPILE_MEMORY_MB sets it)",
+              "编译器在内存限制内耗尽了内存（每个进程 4096 MiB 地址空间；由 HK_COMPILE_MEMORY_MB 设置）");
+    said_case("the compiler ran out of memory under its limit (4096 MiB for the whole compile; "
+              "HK_COMPILE_MEMORY_MB sets it)",
+              "编译器在内存限制内耗尽了内存（整个编译共 4096 MiB；由 HK_COMPILE_MEMORY_MB 设置）");
+    said_case("the compiler exited with status 1 and printed nothing",
+              "编译器以状态 1 退出，没有任何输出");
+    said_case("the compiler took longer than 60000 ms and was killed",
+              "编译器耗时超过 60000 ms，已被终止");
+    said_case("could not start the compiler: no such file",
+              "无法启动编译器：no such file");
+    said_case("no kernel entry in the image", "镜像中没有核函数入口");
+    /* the clock check's why (measure_clock_check), in a check and a rejection */
+    said_case("the candidate's device code reads the global timer (%globaltimer, PTX line 12: "
+              "mov.u64 %rd1, %globaltimer;), which the baseline's does not: a kernel that reads "
+              "a clock can tell timed, checked and sanitized launches apart",
+              "候选版本的设备代码读取了全局计时器（globaltimer）（%globaltimer，PTX 第 12 行：mov.u64 "
+              "%rd1, %globaltimer;），而基线的没有：读取时钟的核函数能区分计时、检查和 sanitizer 下的启动");
+    said_case("no PTX beside the image (/tmp/k.cubin.ptx)", "镜像旁边没有 PTX（/tmp/k.cubin.ptx）");
+    /* the report model's diff error, said in the Markdown and HTML reports */
+    said_case("the diff is too large to show (over the report's caps)",
+              "差异太大，无法显示（超过报告的上限）");
+    assert_string_equal(hk_tr_in(HK_LANG_EN, HK_MSG_LSP_ERR_BAD_STATUS),
+                        "unknown status \"%.60s\" (running, completed, stopped, failed, "
+                        "interrupted)");
+    assert_string_equal(hk_tr_in(HK_LANG_EN, HK_MSG_REP_CHAIN_TO_BEST),
+                        "Chain from baseline to best: ");
+    /* the editor's diagnostic, made in the session's language on the pool */
+    char *d = hk_asprintf(hk_tr_in(HK_LANG_ZH_CN, HK_MSG_LSP_COMPILER_EXITED), "nvcc", 2,
+                          hk_tr_in(HK_LANG_ZH_CN, HK_MSG_LSP_COMPILER_NO_OUTPUT));
+    assert_string_equal(d, "nvcc 以状态 2 退出：（无输出）");
+    hk_free(d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -410,6 +460,7 @@ int main(void)
         cmocka_unit_test(said_again_where_shown),
         cmocka_unit_test(said_again_session30),
         cmocka_unit_test(said_again_session31),
+        cmocka_unit_test(said_again_session32),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -503,6 +503,52 @@ static void test_drafts(void **st)
     assert_int_equal(hk_alloc_live(), live);
 }
 
+/* A draft read as its document would be (the compile's diagnostics are placed on the
+ * pool against the compiled text's draft): the same lines, line starts and lengths, and
+ * every offset at the same position in both encodings (a Chinese comment, a CRLF line, a
+ * 4-byte character, the end). */
+static void test_draft_reads_as_its_document(void **state)
+{
+    (void)state;
+    static const char t[] = "// 核函数 scale\r\n__global__ void k(float *p) {}\n\xF0\x9F\x98\x80 x\nend";
+    doc_store *st;
+    doc *d;
+    doc_draft *dr;
+    assert_int_equal(doc_store_new(0, &st), HK_OK);
+    assert_int_equal(doc_open(st, "file:///x.cu", 1, t, sizeof t - 1, &d), HK_OK);
+    assert_int_equal(doc_draft_new(t, sizeof t - 1, &dr), HK_OK);
+    assert_string_equal(doc_draft_text(dr), doc_text(d));
+    assert_int_equal(doc_draft_line_count(dr), doc_line_count(d));
+    assert_int_equal(doc_draft_line_count(dr), 4);
+    for (uint32_t l = 0; l <= doc_line_count(d); l++) {
+        uint32_t a = 0, b = 0;
+        int ra = doc_line_start(d, l, &a), rb = doc_draft_line_start(dr, l, &b);
+        assert_int_equal(ra, rb);
+        assert_int_equal(a, b);
+        ra = doc_line_length(d, l, &a);
+        rb = doc_draft_line_length(dr, l, &b);
+        assert_int_equal(ra, rb);
+        assert_int_equal(a, b);
+    }
+    for (uint32_t off = 0; off <= sizeof t; off++)
+        for (int e = 0; e < 2; e++) {
+            enum doc_encoding enc = e ? DOC_UTF16 : DOC_UTF8;
+            struct doc_pos p = {0, 0}, q = {0, 0};
+            int rp = doc_position_at(d, enc, off, &p), rq = doc_draft_position_at(dr, enc, off, &q);
+            assert_int_equal(rp, rq);
+            assert_int_equal(p.line, q.line);
+            assert_int_equal(p.character, q.character);
+        }
+    /* "scale" after "// 核函数 " is at UTF-16 column 7 (byte 13) */
+    struct doc_pos p;
+    assert_int_equal(doc_draft_position_at(dr, DOC_UTF16, 13, &p), HK_OK);
+    assert_int_equal(p.line, 0);
+    assert_int_equal(p.character, 7);
+    assert_int_equal(doc_draft_position_at(dr, DOC_UTF16, sizeof t, &p), HK_ERANGE);
+    doc_draft_free(dr);
+    doc_store_free(st);
+}
+
 int main(void)
 {
     hk_alloc_init_json();
@@ -518,6 +564,7 @@ int main(void)
         cmocka_unit_test(test_random_edits_match_fresh_index),
         cmocka_unit_test(test_block_edits_match_fresh_index),
         cmocka_unit_test(test_drafts),
+        cmocka_unit_test(test_draft_reads_as_its_document),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

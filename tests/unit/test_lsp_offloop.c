@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/hk.h"
@@ -68,6 +69,16 @@ static char *kernels_text(int n)
                                 "    if (i < n) p[i] = %d.0f;\n}\n",
                                 i, i);
     return t;
+}
+
+/* The largest of a document's spare text buffers (0: none). */
+static size_t spare_max(const struct lsp_doc *ld)
+{
+    size_t m = 0;
+    for (int i = 0; i < LSP_DOC_SPARES; i++)
+        if (ld->snap[i] && ld->snap_cap[i] > m)
+            m = ld->snap_cap[i];
+    return m;
 }
 
 static void open_doc(lsp_server *s, const char *text)
@@ -435,7 +446,7 @@ static void test_large_text_made_ready_on_the_pool(void **st)
     assert_memory_equal(doc_text(d) + off, "kABCD", 5);
     /* the change's parse buffer came from the pool, with room to grow (a parse's own
      * copy is the text's size exactly) */
-    assert_true(lsp_doc_of(d)->snap_cap > doc_length(d) + 1);
+    assert_true(spare_max(lsp_doc_of(d)) > doc_length(d) + 1);
     out_clear(&o);
     stop(&loop, s);
     out_clear(&o);
@@ -444,8 +455,7 @@ static void test_large_text_made_ready_on_the_pool(void **st)
     s = start(&loop, &o);
     open_doc(s, text);
     struct lsp_doc *ld = await_open(&loop, s);
-    assert_non_null(ld->snap);
-    assert_true(ld->snap_cap > strlen(text));
+    assert_true(spare_max(ld) > strlen(text));
     /* closed with its parse out, then a large open and full change and close back to
      * back, and the server stops: nothing leaks */
     feed(s, "{\"jsonrpc\":\"2.0\",\"method\":\"textDocument/didClose\",\"params\":"
@@ -672,6 +682,325 @@ static void test_server_freed_with_a_lent_reply_out(void **st)
     assert_int_equal(hk_alloc_live(), live);
 }
 
+
+/* ---- a finished compile: placed and serialized on the pool ---- */
+
+/* A stand-in for nvcc in dir: waits for dir/go when wait, then prints, for each of n
+ * kernels k0000.. of kernels_text, a warning on its "int i" line and ptxas's resource
+ * lines. Returns the script's path (static buffer). */
+static const char *fake_nvcc(const char *dir, int n, bool wait)
+{
+    static char path[256];
+    snprintf(path, sizeof path, "%s/nvcc", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fprintf(f,
+            "#!/bin/sh\n"
+            "for a; do src=$a; done\n"
+            "%s"
+            "i=0\n"
+            "while [ $i -lt %d ]; do\n"
+            "  k=$(printf k%%04d $i)\n"
+            "  echo \"$src($((i * 5 + 3))): warning #177-D: variable \\\"i\\\" was declared but \"\\\n"
+            "\"never referenced\" >&2\n" /* the line continued: one word */
+            "  echo \"ptxas info    : Compiling entry function '_Z5${k}Pfi' for 'sm_90'\"\n"
+            "  echo \"ptxas info    : Function properties for _Z5${k}Pfi\"\n"
+            "  echo \"    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\"\n"
+            "  echo \"ptxas info    : Used 8 registers, 368 bytes cmem[0]\"\n"
+            "  i=$((i + 1))\n"
+            "done\n",
+            wait ? "while [ ! -e \"$(dirname \"$0\")/go\" ]; do sleep 0.01; done\n" : "", n);
+    fclose(f);
+    chmod(path, 0755);
+    return path;
+}
+
+/* What the server sent, kept as text (malloc, not the heap seam the loop watch counts) and
+ * parsed afterwards, so that the sink's own JSON work is not the loop's. */
+struct raw {
+    char *m[MAXOUT];
+    size_t len[MAXOUT];
+    int n;
+};
+
+static int raw_sink(const char *body, size_t len, void *ud)
+{
+    struct raw *r = ud;
+    if (r->n < MAXOUT) {
+        r->m[r->n] = malloc(len);
+        assert_non_null(r->m[r->n]);
+        memcpy(r->m[r->n], body, len);
+        r->len[r->n++] = len;
+    }
+    return HK_OK;
+}
+
+/* Moves what r holds into o, parsed. */
+static void raw_parse(struct raw *r, struct out *o)
+{
+    for (int i = 0; i < r->n; i++) {
+        sink(r->m[i], r->len[i], o);
+        free(r->m[i]);
+    }
+    r->n = 0;
+}
+
+static lsp_server *start_compiling(uv_loop_t *loop, struct out *o, struct raw *raw,
+                                   const char *nvcc)
+{
+    lsp_server *s;
+    if (raw)
+        assert_int_equal(lsp_server_new(loop, raw_sink, raw, &s), HK_OK);
+    else
+        assert_int_equal(lsp_server_new(loop, sink, o, &s), HK_OK);
+    feed_json(s, json_pack("{s:s, s:i, s:s, s:{s:{s:{s:{s:b}}}, s:{s:{s:i, s:s}}}}", "jsonrpc",
+                           "2.0", "id", 1, "method", "initialize", "params", "capabilities",
+                           "textDocument", "publishDiagnostics", "versionSupport", 1,
+                           "initializationOptions", "compile", "debounceMs", 0, "nvcc", nvcc));
+    feed(s, "{\"jsonrpc\":\"2.0\",\"method\":\"initialized\",\"params\":{}}");
+    if (raw)
+        raw_parse(raw, o);
+    out_clear(o);
+    return s;
+}
+
+static struct lsp_doc *doc_state(lsp_server *s)
+{
+    return lsp_doc_of(doc_get(s->docs, URI));
+}
+
+/* Runs the loop (at most ~20 s) until done(s) holds. */
+static void run_until(uv_loop_t *loop, lsp_server *s, bool (*done)(lsp_server *s))
+{
+    for (int i = 0; i < 2000 && !done(s); i++) {
+        uv_run(loop, UV_RUN_NOWAIT);
+        if (!done(s))
+            usleep(10000);
+    }
+    assert_true(done(s));
+}
+
+static bool compiler_running(lsp_server *s)
+{
+    return doc_state(s) && doc_state(s)->job && cc_job_pid(doc_state(s)->job) > 0;
+}
+
+static bool no_compile(lsp_server *s) { return s->jobs_running == 0; }
+
+static char *make_dir(void)
+{
+    char tmpl[] = "/tmp/hk-offloop-XXXXXX";
+    assert_non_null(mkdtemp(tmpl));
+    return strdup(tmpl);
+}
+
+static void remove_dir(char *dir)
+{
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+    free(dir);
+}
+
+/* The loop's publish of a finished compile of 200 kernels: 200 warnings on their lines and
+ * 200 hints on the kernels' names, placed on the pool; the iterations that take them in
+ * (a first compile, and a second that replaces it) do little heap work (it was thousands
+ * of calls: the diagnostics' JSON built and serialized, the resources copied and freed,
+ * on the loop). */
+static void test_compile_result_made_on_the_pool(void **st)
+{
+    (void)st;
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    struct out o = {0};
+    long live = hk_alloc_live();
+    char *dir = make_dir();
+    char *text = kernels_text(200);
+    struct raw raw = {0};
+    lsp_server *s = start_compiling(&loop, &o, &raw, fake_nvcc(dir, 200, false));
+    open_doc(s, text);
+    for (int i = 0; i < 2000 && !find(&o, "textDocument/publishDiagnostics"); i++) {
+        uv_run(&loop, UV_RUN_NOWAIT);
+        usleep(10000);
+        raw_parse(&raw, &o);
+    }
+    json_t *p = json_object_get(find(&o, "textDocument/publishDiagnostics"), "params");
+    assert_non_null(p);
+    assert_string_equal(json_string_value(json_object_get(p, "uri")), URI);
+    assert_int_equal(json_integer_value(json_object_get(p, "version")), 1);
+    json_t *ds = json_object_get(p, "diagnostics");
+    assert_int_equal(json_array_size(ds), 400);
+    /* the warnings first (the compile's source), then the hints */
+    json_t *w = json_array_get(ds, 7), *h = json_array_get(ds, 207);
+    assert_int_equal(json_integer_value(json_object_get(w, "severity")), 2);
+    assert_string_equal(json_string_value(json_object_get(w, "source")), "nvcc");
+    json_t *ws = json_object_get(json_object_get(w, "range"), "start");
+    assert_int_equal(json_integer_value(json_object_get(ws, "line")), 7 * 5 + 2);
+    assert_int_equal(json_integer_value(json_object_get(ws, "character")), 8);
+    assert_int_equal(json_integer_value(json_object_get(h, "severity")), 4);
+    assert_non_null(strstr(json_string_value(json_object_get(h, "message")), "8 registers"));
+    json_t *hr = json_object_get(h, "range");
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(hr, "start"), "line")),
+                     7 * 5);
+    assert_int_equal(
+        json_integer_value(json_object_get(json_object_get(hr, "start"), "character")), 16);
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(hr, "end"), "character")),
+                     21);
+    assert_int_equal(doc_state(s)->n_res, 200); /* kept for hover */
+    /* a second compile replaces the first's (the loop frees the old ones) */
+    change(s, 2, 1, 1, 1, " ");
+    json_t *p2 = NULL;
+    for (int i = 0; i < 2000 && !p2; i++) {
+        uv_run(&loop, UV_RUN_NOWAIT);
+        usleep(10000);
+        raw_parse(&raw, &o);
+        p2 = json_object_get(find(&o, "textDocument/publishDiagnostics"), "params");
+        if (json_integer_value(json_object_get(p2, "version")) != 2)
+            p2 = NULL;
+    }
+    assert_non_null(p2);
+    assert_int_equal(json_array_size(json_object_get(p2, "diagnostics")), 400);
+    assert_int_equal(doc_state(s)->res_version, 2);
+    /* the loop's part: what the loop watch counted in the iteration that took it in */
+    feed(s, "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"hyperkernel/loopStats\"}");
+    raw_parse(&raw, &o);
+    json_t *r = json_object_get(reply(&o, 5), "result");
+    assert_non_null(r);
+    json_t *e;
+    size_t i;
+    json_array_foreach(json_object_get(r, "top_cpu"), i, e) {
+        char *during = json_dumps(json_object_get(e, "during"), JSON_ENCODE_ANY);
+        if (strstr(during, "(compile done)"))
+            assert_in_range(json_integer_value(json_object_get(e, "heap_calls")), 0, 300);
+        hk_free(during);
+    }
+    char *during = json_dumps(json_object_get(r, "heap_calls_longest_during"), JSON_ENCODE_ANY);
+    /* a cheap iteration may be in neither list; the old one (thousands of heap calls)
+     * was the heaviest of the run */
+    if (strstr(during, "(compile done)"))
+        assert_in_range(json_integer_value(json_object_get(r, "heap_calls_max")), 0, 300);
+    hk_free(during);
+    out_clear(&o);
+    stop(&loop, s);
+    raw_parse(&raw, &o);
+    out_clear(&o);
+    uv_loop_close(&loop);
+    free(text);
+    remove_dir(dir);
+    assert_int_equal(hk_alloc_live(), live);
+}
+
+/* A compile whose text changed before its result came back, with nothing cancelling it
+ * (compiles turned off in the settings first): what the pool placed on the old text is
+ * never published, at the new version or any. */
+static void test_stale_compile_result_not_published(void **st)
+{
+    (void)st;
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    struct out o = {0};
+    long live = hk_alloc_live();
+    char *dir = make_dir();
+    char *text = kernels_text(20);
+    lsp_server *s = start_compiling(&loop, &o, NULL, fake_nvcc(dir, 20, true));
+    open_doc(s, text);
+    run_until(&loop, s, compiler_running);
+    feed(s, "{\"jsonrpc\":\"2.0\",\"method\":\"workspace/didChangeConfiguration\",\"params\":"
+            "{\"settings\":{\"compile\":{\"enabled\":false}}}}");
+    change(s, 2, 0, 16, 21, "z0000");
+    assert_non_null(doc_state(s)->job); /* still running: nothing cancelled it */
+    out_clear(&o);
+    char go[300];
+    snprintf(go, sizeof go, "%s/go", dir);
+    FILE *f = fopen(go, "w");
+    assert_non_null(f);
+    fclose(f);
+    run_until(&loop, s, no_compile);
+    for (int i = 0; i < 20; i++) {
+        uv_run(&loop, UV_RUN_NOWAIT);
+        usleep(5000);
+    }
+    assert_null(find(&o, "textDocument/publishDiagnostics"));
+    assert_int_equal(doc_state(s)->n_res, 0); /* nor kept for hover */
+    out_clear(&o);
+    stop(&loop, s);
+    out_clear(&o);
+    uv_loop_close(&loop);
+    free(text);
+    remove_dir(dir);
+    assert_int_equal(hk_alloc_live(), live);
+}
+
+
+/* codeLens on a file of 300 kernels: two lenses a kernel (NVIDIA, DCU) on its name, with the
+ * titles and the arguments hyperkernel.optimize takes, written as text: the request's heap
+ * work on the loop does not grow with the kernels (as jansson objects it was about 160
+ * calls a kernel). */
+static void test_code_lens_written_as_text(void **st)
+{
+    (void)st;
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    struct out o = {0};
+    struct raw raw = {0};
+    long live = hk_alloc_live();
+    char *text = kernels_text(300);
+    lsp_server *s;
+    assert_int_equal(lsp_server_new(&loop, raw_sink, &raw, &s), HK_OK);
+    lsp_server_disable_compiles(s);
+    feed(s, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"capabilities\":{}}}");
+    feed(s, "{\"jsonrpc\":\"2.0\",\"method\":\"initialized\",\"params\":{}}");
+    open_doc(s, text);
+    feed_symbols(s, 2);
+    for (int i = 0; i < 1000 && !reply(&o, 2); i++) {
+        uv_run(&loop, UV_RUN_NOWAIT);
+        raw_parse(&raw, &o);
+        if (!reply(&o, 2))
+            usleep(10000);
+    }
+    assert_non_null(reply(&o, 2));
+    out_clear(&o);
+    unsigned long h0 = hk_thread_heap_calls();
+    feed(s, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"textDocument/codeLens\",\"params\":"
+            "{\"textDocument\":{\"uri\":\"" URI "\"}}}");
+    unsigned long calls = hk_thread_heap_calls() - h0;
+    for (int i = 0; i < 1000 && !raw.n; i++) {
+        uv_run(&loop, UV_RUN_NOWAIT); /* a large reply is written from the pool */
+        if (!raw.n)
+            usleep(10000);
+    }
+    raw_parse(&raw, &o);
+    json_t *lenses = json_object_get(reply(&o, 3), "result");
+    assert_int_equal(json_array_size(lenses), 600);
+    for (int k = 0; k < 300; k += 37) {
+        char name[8];
+        snprintf(name, sizeof name, "k%04d", k);
+        for (int t = 0; t < 2; t++) {
+            json_t *l = json_array_get(lenses, (size_t)(2 * k + t));
+            json_t *want = json_pack(
+                "{s:{s:{s:i, s:i}, s:{s:i, s:i}}, s:{s:s, s:s, s:[{s:s, s:s, s:s}]}}", "range",
+                "start", "line", 5 * k, "character", 16, "end", "line", 5 * k, "character", 21,
+                "command", "title",
+                hk_tr(t ? HK_MSG_LENS_OPTIMIZE_DCU : HK_MSG_LENS_OPTIMIZE_NVIDIA), "command",
+                "hyperkernel.optimize", "arguments", "uri", URI, "kernel", name, "target",
+                t ? "dcu" : "nvidia");
+            if (!json_equal(l, want)) {
+                char *got = json_dumps(l, JSON_COMPACT);
+                fail_msg("lens %d: %s", 2 * k + t, got);
+            }
+            json_decref(want);
+        }
+    }
+    assert_in_range(calls, 0, 300); /* 95 here; as objects, 49,330 */
+    out_clear(&o);
+    stop(&loop, s);
+    raw_parse(&raw, &o);
+    out_clear(&o);
+    uv_loop_close(&loop);
+    free(text);
+    assert_int_equal(hk_alloc_live(), live);
+}
+
 int main(void)
 {
     hk_alloc_init_json();
@@ -688,6 +1017,9 @@ int main(void)
         cmocka_unit_test(test_symbols_rendered_with_the_parse),
         cmocka_unit_test(test_lent_reply_not_patched_under_a_write),
         cmocka_unit_test(test_server_freed_with_a_lent_reply_out),
+        cmocka_unit_test(test_compile_result_made_on_the_pool),
+        cmocka_unit_test(test_stale_compile_result_not_published),
+        cmocka_unit_test(test_code_lens_written_as_text),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
