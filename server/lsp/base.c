@@ -159,20 +159,29 @@ char *lsp_path_to_uri(const char *path)
 
 /* ---- ranges ---- */
 
+void lsp_clamp_span(size_t len, uint32_t *start, uint32_t *end)
+{
+    if (*start > len)
+        *start = (uint32_t)len;
+    if (*end > len)
+        *end = (uint32_t)len;
+    if (*end < *start)
+        *end = *start;
+}
+
+json_t *lsp_range_pack(const struct doc_pos *a, const struct doc_pos *b)
+{
+    return json_pack("{s:{s:i, s:i}, s:{s:i, s:i}}", "start", "line", (json_int_t)a->line,
+                     "character", (json_int_t)a->character, "end", "line", (json_int_t)b->line,
+                     "character", (json_int_t)b->character);
+}
+
 json_t *lsp_range_json(struct lsp_server *s, const doc *d, uint32_t start, uint32_t end)
 {
     struct doc_pos a, b;
-    size_t len = doc_length(d);
-    if (start > len)
-        start = (uint32_t)len;
-    if (end > len)
-        end = (uint32_t)len;
-    if (end < start)
-        end = start;
+    lsp_clamp_span(doc_length(d), &start, &end);
     if (doc_position_at(d, s->enc, start, &a) || doc_position_at(d, s->enc, end, &b))
         return NULL;
-    return json_pack("{s:{s:i, s:i}, s:{s:i, s:i}}", "start", "line", (json_int_t)a.line,
-                     "character", (json_int_t)a.character, "end", "line", (json_int_t)b.line,
-                     "character", (json_int_t)b.character);
+    return lsp_range_pack(&a, &b);
 }
 

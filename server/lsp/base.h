@@ -37,6 +37,10 @@ char *lsp_uri_to_path(const char *uri);
 char *lsp_path_to_uri(const char *path);
 
 /* LSP Range JSON (new reference) for a byte span of d, or NULL. */
+/* [start, end) clamped to a text of len bytes (end never before start). */
+void lsp_clamp_span(size_t len, uint32_t *start, uint32_t *end);
+/* An LSP Range from two positions. */
+json_t *lsp_range_pack(const struct doc_pos *a, const struct doc_pos *b);
 json_t *lsp_range_json(struct lsp_server *s, const doc *d, uint32_t start, uint32_t end);
 
 #endif

@@ -176,19 +176,11 @@ static bool same_file(const char *a, const char *b)
 static json_t *range_json(const struct placed *pl, uint32_t start, uint32_t end)
 {
     struct doc_pos a, b;
-    size_t len = doc_draft_length(pl->dr);
-    if (start > len)
-        start = (uint32_t)len;
-    if (end > len)
-        end = (uint32_t)len;
-    if (end < start)
-        end = start;
+    lsp_clamp_span(doc_draft_length(pl->dr), &start, &end);
     if (doc_draft_position_at(pl->dr, pl->enc, start, &a) ||
         doc_draft_position_at(pl->dr, pl->enc, end, &b))
         return NULL;
-    return json_pack("{s:{s:i, s:i}, s:{s:i, s:i}}", "start", "line", (json_int_t)a.line,
-                     "character", (json_int_t)a.character, "end", "line", (json_int_t)b.line,
-                     "character", (json_int_t)b.character);
+    return lsp_range_pack(&a, &b);
 }
 
 static json_t *make_diag(const struct placed *pl, uint32_t start, uint32_t end, int severity,
