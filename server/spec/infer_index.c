@@ -1706,8 +1706,9 @@ static int kg_pointer_param(const an_function *f, const char *name);
  * and the value is read from an integer input
  * of the kernel: kg_gathers gives that
  * input the distribution int(0, R - 1), R the radix at each size set (or its smallest
- * value over the sets, where two radixes bound one input), so the harness keeps the promise. *out's lhs is the read value, its rhs the radix (a
- * size); both point into *out. False for any other access. */
+ * value over the sets, where two radixes bound one input), so the harness keeps the
+ * promise. *out's lhs is the read value, its rhs the radix (a size); both point into *out.
+ * False for any other access. */
 static bool kc_gather_bound(skel *k, const km_access *a, kc_bound *out)
 {
     long fi = k->m ? an_model_find_kernel(k->m, km_name(k->km)) : -1;
