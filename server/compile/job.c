@@ -284,13 +284,9 @@ static char *stream_copy(const char *text, size_t len, bool *ok)
 {
     if (!text)
         return NULL;
-    char *c = hk_malloc(len + 1);
-    if (!c) {
+    char *c = hk_strndup(text, len);
+    if (!c)
         *ok = false;
-        return NULL;
-    }
-    memcpy(c, text, len);
-    c[len] = '\0';
     return c;
 }
 
@@ -457,12 +453,9 @@ int cc_job_start(uv_loop_t *loop, const cc_options *o, const char *orig_path,
     if (len > CC_TEXT_MAX)
         return HK_ETOOBIG;
     /* the caller's text may change once this returns (an editor's next keystroke) */
-    char *copy = hk_malloc(len + 1);
+    char *copy = hk_strndup(text, len);
     if (!copy)
         return HK_ENOMEM;
-    if (len)
-        memcpy(copy, text, len);
-    copy[len] = '\0';
     return cc_job_start_post(loop, o, orig_path, copy, len, NULL, cb, data, out);
 }
 

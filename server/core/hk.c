@@ -140,7 +140,8 @@ char *hk_strndup(const char *s, size_t n)
     char *d = hk_malloc(n + 1);
     if (!d)
         return NULL;
-    memcpy(d, s, n);
+    if (n) /* s may be NULL for an empty text */
+        memcpy(d, s, n);
     d[n] = '\0';
     return d;
 }

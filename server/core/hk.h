@@ -49,7 +49,8 @@ void *hk_realloc(void *p, size_t n);
 void hk_free(void *p);
 /* New string (hk_free) or NULL on failure; s must not be NULL. */
 char *hk_strdup(const char *s);
-/* New NUL-terminated copy of the first n bytes of s, or NULL on failure. */
+/* New NUL-terminated copy of the first n bytes of s (embedded NULs too; s may be NULL when
+ * n is 0), or NULL on failure. */
 char *hk_strndup(const char *s, size_t n);
 /* New string from a printf format, or NULL on failure. */
 char *hk_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

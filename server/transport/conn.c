@@ -567,12 +567,9 @@ int tr_conn_send_parts(tr_conn *c, char *head, size_t head_len, const char *lent
 
 int tr_conn_send(tr_conn *c, const char *body, size_t len)
 {
-    char *copy = hk_malloc(len + 1);
+    char *copy = hk_strndup(body, len);
     if (!copy)
         return HK_ENOMEM;
-    if (len)
-        memcpy(copy, body, len);
-    copy[len] = '\0';
     return tr_conn_send_owned(c, copy, len);
 }
 

@@ -36,6 +36,21 @@ static void alloc_failure_injection(void **state)
     assert_int_equal(hk_alloc_live(), live);
 }
 
+/* hk_strndup copies exactly n bytes, NULs included, and an empty copy of no text (the
+ * compile job's and the connection's copies of an empty body) is an empty string. */
+static void strndup_exact_and_empty(void **state)
+{
+    (void)state;
+    char *a = hk_strndup("ab\0cd", 5);
+    assert_non_null(a);
+    assert_memory_equal(a, "ab\0cd", 6);
+    char *e = hk_strndup(NULL, 0);
+    assert_non_null(e);
+    assert_string_equal(e, "");
+    hk_free(a);
+    hk_free(e);
+}
+
 static void error_strings(void **state)
 {
     assert_string_equal(hk_strerror(HK_ENOMEM), "out of memory");
@@ -47,6 +62,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(buf_respects_cap),
         cmocka_unit_test(alloc_failure_injection),
+        cmocka_unit_test(strndup_exact_and_empty),
         cmocka_unit_test(error_strings),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
