@@ -264,6 +264,7 @@ typedef struct {
     const char *section_name;/* borrowed, as name; "" when the image has no section names */
     uint64_t offset;         /* from the start of the section */
     uint64_t size;           /* bytes */
+    int zero_init;           /* its section is NOBITS (.nv.global, .bss): all zeros at load */
 } hk_kglobal;
 
 static inline uint64_t hk_elf_rd(const unsigned char *p, int bytes)
@@ -381,7 +382,8 @@ static inline int hk_kglobals_each(const unsigned char *image, size_t len,
             const char *name = hk_elf_str(d + stroff, strsize, hk_elf_rd(sym, 4));
             if (!name || !*name)
                 continue;
-            hk_kglobal g = {name, (unsigned)shndx, sname ? sname : "", value - addr, ssize};
+            hk_kglobal g = {name, (unsigned)shndx, sname ? sname : "", value - addr, ssize,
+                            type == 8 /* SHT_NOBITS */};
             int r = fn(ctx, &g);
             if (r)
                 return r;
@@ -403,7 +405,7 @@ typedef struct {
 typedef struct {
     unsigned long long dptr;  /* where the range starts on the device */
     uint64_t bytes;
-    size_t first, count;      /* its variables: g[first .. first + count) after the sort */
+    size_t first, count;      /* its variable: g[first] after the sort (count is 1) */
 } hk_krange;
 
 static inline int hk_kglobal_order(const void *a, const void *b)
@@ -417,80 +419,31 @@ static inline int hk_kglobal_order(const void *a, const void *b)
 }
 
 /* The device ranges to restore for the n globals g (sorted here by section and offset),
- * written to out (room for n); returns their count. Within one section, where every
- * variable the driver found lies at the same base plus its ELF offset and has its ELF
- * size, the variables are laid out as the image says: consecutive ones (with the padding
- * between them, and variables the driver did not find by name) become one range, broken
- * only at an excluded one, so a kernel pays one copy per run of variables instead of one
- * per variable. Otherwise each found variable is its own range. *unrestored: variables
- * neither found nor covered by a range (their section had no variable the driver found, or
- * its layout differed). Pure. */
+ * written to out (room for n); returns their count. Every variable the driver found is its
+ * own range, of the smaller of its ELF and driver sizes: the driver gives each variable of
+ * a loaded image an allocation of its own (cuPointerGetAttribute's RANGE_START/RANGE_SIZE
+ * are the variable's own address and size, even where two variables sit at addresses the
+ * ELF layout would make adjacent), and a copy that spans two of them fails with
+ * cudaErrorInvalidValue (H100, CUDA 13.0: bench/results/2026-12-05-h100-session33/
+ * call1-probe-globals.txt). Excluded variables get none. *unrestored: variables the driver
+ * did not find by name, or whose size is 0 there. Pure. */
 static inline size_t hk_kglobals_ranges(hk_kglobal_at *g, size_t n, hk_krange *out,
                                         size_t *unrestored)
 {
     size_t nr = 0;
     *unrestored = 0;
     qsort(g, n, sizeof *g, hk_kglobal_order);
-    for (size_t s0 = 0, s1; s0 < n; s0 = s1) {
-        for (s1 = s0 + 1; s1 < n && g[s1].g.section == g[s0].g.section;)
-            s1++;
-        bool known = false, same = true;
-        unsigned long long base = 0;
-        for (size_t i = s0; i < s1; i++) {
-            if (!g[i].resolved)
-                continue;
-            unsigned long long b = g[i].dptr - g[i].g.offset;
-            if (g[i].dptr < g[i].g.offset || g[i].dev_size != g[i].g.size || (known && b != base))
-                same = false;
-            base = b;
-            known = true;
-        }
-        if (known && same) {
-            for (size_t i = s0; i < s1;) {
-                if (g[i].excluded) {
-                    i++;
-                    continue;
-                }
-                uint64_t lo = g[i].g.offset, hi = lo + g[i].g.size;
-                size_t j = i + 1;
-                bool stop = false;
-                while (j < s1 && !stop) {
-                    /* an excluded variable ends the range before it, and one overlapping it
-                     * (an alias) keeps the range short of it */
-                    if (g[j].excluded)
-                        stop = true;
-                    else {
-                        if (g[j].g.offset + g[j].g.size > hi)
-                            hi = g[j].g.offset + g[j].g.size;
-                        j++;
-                    }
-                }
-                if (stop && hi > g[j].g.offset)
-                    hi = g[j].g.offset > lo ? g[j].g.offset : lo;
-                if (hi > lo) {
-                    hk_krange r = {base + lo, hi - lo, i, j - i};
-                    out[nr++] = r;
-                }
-                i = j;
-            }
+    for (size_t i = 0; i < n; i++) {
+        if (g[i].excluded)
+            continue;
+        /* the smaller of the two sizes: never a byte past what the driver gave */
+        uint64_t bytes = g[i].dev_size < g[i].g.size ? g[i].dev_size : g[i].g.size;
+        if (!g[i].resolved || !bytes) {
+            (*unrestored)++;
             continue;
         }
-        for (size_t i = s0; i < s1; i++) {
-            if (g[i].excluded)
-                continue;
-            if (!g[i].resolved) {
-                (*unrestored)++;
-                continue;
-            }
-            /* the smaller of the two sizes: never a byte past what the driver gave */
-            uint64_t bytes = g[i].dev_size < g[i].g.size ? g[i].dev_size : g[i].g.size;
-            if (!bytes) {
-                (*unrestored)++;
-                continue;
-            }
-            hk_krange r = {g[i].dptr, bytes, i, 1};
-            out[nr++] = r;
-        }
+        hk_krange r = {g[i].dptr, bytes, i, 1};
+        out[nr++] = r;
     }
     return nr;
 }
@@ -1473,10 +1426,15 @@ static int hk_kglobal_push(void *ctx, const hk_kglobal *g)
 
 /* Reads the writable globals of m's image (its ELF symbol table, hk_kglobals_each), finds
  * each in the loaded module by its symbol, and keeps a device and a host copy of the bytes
- * the loader gave them (right after the load, before any launch). The spec's __constant__
- * inputs are left out (a HIP image places them in .bss): the harness fills them itself. An
- * image without writable globals costs nothing later. Fails the program (spec_mismatch)
- * when the image cannot be read as ELF. */
+ * the loader gave them (right after the load, before any launch): zeros for a variable of
+ * a NOBITS section (.nv.global, .bss), which nothing has written yet (reading it back would
+ * be an uninitialized read to compute-sanitizer's initcheck, and the launcher's own at
+ * that: session 32's reduce_sum_retire), a read-back for an initialised one (the loader
+ * wrote it, relocations applied). Each variable is then written once from those host bytes,
+ * so the tools see it initialised. The spec's __constant__ inputs are left out (a HIP image
+ * places them in .bss): the harness fills them itself. An image without writable globals
+ * costs nothing later. Fails the program (spec_mismatch) when the image cannot be read as
+ * ELF. */
 static void hk_kmod_globals(hk_kmod *m, const hk_program *p)
 {
     hk_kstate *ks = new hk_kstate();
@@ -1516,12 +1474,14 @@ static void hk_kmod_globals(hk_kmod *m, const hk_program *p)
     ks->host.resize(nr);
     for (size_t r = 0; r < nr; r++) {
         size_t b = (size_t)ks->ranges[r].bytes;
+        void *var = (void *)(uintptr_t)ks->ranges[r].dptr;
         ks->bytes += b;
+        ks->host[r].assign(b, 0);
+        if (!ks->vars[ks->ranges[r].first].g.zero_init)
+            HK_CHECK(cudaMemcpy(ks->host[r].data(), var, b, cudaMemcpyDeviceToHost));
+        HK_CHECK(cudaMemcpy(var, ks->host[r].data(), b, cudaMemcpyHostToDevice));
         HK_CHECK(cudaMalloc(&ks->pristine[r], b));
-        HK_CHECK(cudaMemcpy(ks->pristine[r], (void *)(uintptr_t)ks->ranges[r].dptr, b,
-                            cudaMemcpyDeviceToDevice));
-        ks->host[r].resize(b);
-        HK_CHECK(cudaMemcpy(ks->host[r].data(), ks->pristine[r], b, cudaMemcpyDeviceToHost));
+        HK_CHECK(cudaMemcpy(ks->pristine[r], ks->host[r].data(), b, cudaMemcpyHostToDevice));
     }
 }
 
@@ -1568,28 +1528,15 @@ static void hk_kmod_state_check(const hk_kmod *m, bool fail)
         size_t lo = 0, hi = b;
         while (was[lo] == is[lo])
             lo++;
-        /* the variable holding the first changed byte (a range's start is its first
-         * variable's offset); padding between variables is named by its section */
-        uint64_t at = ks->vars[rg->first].g.offset + lo;
-        const hk_kglobal_at *v = NULL;
-        for (size_t i = rg->first; i < rg->first + rg->count && !v; i++)
-            if (at >= ks->vars[i].g.offset && at < ks->vars[i].g.offset + ks->vars[i].g.size)
-                v = &ks->vars[i];
-        size_t vlo = v ? (size_t)(at - v->g.offset) : lo;
-        size_t vsize = v ? (size_t)v->g.size : b;
-        size_t vstart = lo - vlo; /* the variable's first byte in the range */
         while (hi > lo && was[hi - 1] == is[hi - 1])
             hi--;
-        if (hi > vstart + vsize)
-            hi = vstart + vsize;
+        /* a range is one variable (hk_kglobals_ranges) */
+        const char *name = ks->vars[rg->first].g.name;
+        size_t vsize = b, vlo = lo;
         size_t shown = hi - lo < 16 ? hi - lo : 16;
-        char before[33], after[33], name[300];
+        char before[33], after[33];
         hk_hex(was + lo, shown, before);
         hk_hex(is + lo, shown, after);
-        if (v)
-            snprintf(name, sizeof name, "%s", v->g.name);
-        else
-            snprintf(name, sizeof name, "(padding in %s)", ks->vars[rg->first].g.section_name);
         if (fail)
             hk_fail(HK_EXIT_LAUNCH_STATE, "launch_state", HK_LAUNCH_STATE_FMT, name, vsize, vlo,
                     vlo + (hi - lo) - 1, before, after);
