@@ -563,7 +563,8 @@ static bool if_block_loads(lb_scan *s, lb_loop *L, size_t a, size_t b, const siz
                 g->decl_b[g->n_decl++] = e;
                 names[n_names] = nm;
                 from[n_names++] = e;
-            }
+            } else if (!plain_stmt_loads(s, L, p, e, names, from, n_names, first_why, fw, (int)L->n_grp))
+                return false;   /* its loads may still go ahead (the declaration itself stays) */
             /* one that is not replayed is not named: pure_expr finds it written */
         } else if (!rwl_tok_is(ts, p, "if") && !rwl_tok_is(ts, p, "for") && !rwl_tok_is(ts, p, "while") &&
                    !rwl_tok_is(ts, p, "do") && !rwl_tok_is(ts, p, "switch") && !rwl_tok_is(ts, p, "{") &&

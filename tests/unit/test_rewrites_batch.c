@@ -284,6 +284,39 @@ static const char staged_drv[] =
     "    PAIR(float, \"staged\", 3 * 32, emu::launch(dim3(3), dim3(32), 0, [&] { NS::staged(x, out, rounds); }));\n"
     "}\n";
 
+/* a guarded declaration that loads, in a barrier loop stepping by 2: the load goes ahead
+ * under its guard, the declaration stays in the body and takes the slot */
+static const char relax[] =
+    "__global__ void relax(const float *w, float *out, int n, int rounds)\n"
+    "{\n"
+    "    __shared__ float row[32];\n"
+    "    int t = threadIdx.x;\n"
+    "    int g = blockIdx.x * 32 + t;\n"
+    "    row[t] = 0.0f;\n"
+    "    __syncthreads();\n"
+    "    for (int r = 0; r < rounds; r += 2) {\n"
+    "        float keep = row[(t + 1) % 32];\n"
+    "        if (g < n && r % 3 != 1) {\n"
+    "            float c = w[r * n + g];\n"
+    "            keep = keep * 0.5f + c;\n"
+    "        }\n"
+    "        __syncthreads();\n"
+    "        row[t] = keep;\n"
+    "        __syncthreads();\n"
+    "    }\n"
+    "    if (g < n)\n"
+    "        out[g] = row[t];\n"
+    "}\n";
+
+static const char relax_drv[] =
+    "for (int n : {1, 31, 70})\n"
+    "    for (int rounds : {0, 1, 4, 7, 12}) {\n"
+    "        emu::buf<float> w(rounds * n + 1);\n"
+    "        w.fill(n + rounds);\n"
+    "        PAIR(float, \"relax\", n, emu::launch(dim3((n + 31) / 32), dim3(32), 0, [&] {\n"
+    "            NS::relax(w, out, n, rounds); }));\n"
+    "    }\n";
+
 static void emulated_runs(void **state)
 {
     (void)state;
@@ -299,6 +332,7 @@ static void emulated_runs(void **state)
         {"gather", gather, "gather", gather_drv},
         {"sweep", sweep, "sweep", sweep_drv},
         {"staged", staged, "staged", staged_drv},
+        {"relax", relax, "relax", relax_drv},
     };
     static const int Ks[] = {2, 4, 8};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
