@@ -43,7 +43,24 @@
  * thread's store can change a preloaded value, and the values the bodies see are the
  * values they read in the original. Each thread visits the same elements in the same order
  * and does the same operations on the same values: the result is bit-identical, floats
- * and atomics included. */
+ * and atomics included.
+ *
+ * Barriers, guards and breaks (session 33: Rodinia's pathfinder, a DP row sweep that reads
+ * one cost per step between two __syncthreads). A block barrier in the body stays where it
+ * is: each thread runs the same bodies in the same order, so it meets the same barriers in
+ * the same sequence as in the original, and what moved ahead of a barrier is a load of a
+ * buffer that no thread of the kernel writes, whose value no barrier orders. A load in the
+ * block of `if (c) { ... }` is preloaded under c, c and the block's replayed declarations
+ * computing from the counter, prefix locals and names the loop never writes (so they have
+ * at the preload the values they have where the original evaluates them), and only from the
+ * block's statements before anything that may leave it: the original executes that load at
+ * that trip exactly when c holds. A top-level `if (c) break;` (c from the counter and
+ * names the loop never writes) follows every preloaded load of its trip (loads are taken
+ * only before the first statement that may skip the rest of the trip), and the preload
+ * tests it after the trip's loads and stops there, so no trip after a break is preloaded;
+ * in the bodies the break sets hk_lb_brk and leaves the do { } while (0), and the flag
+ * leaves the bodies' loop and the loop before any step: the counter ends where the
+ * original's does. */
 
 #define LB_STMTS 32
 #define LB_LOCALS 16
@@ -58,6 +75,7 @@ typedef struct {
     const an_model *m;
     const km_kernel *km;
     signed char ro[64];       /* per parameter: 0 not asked, 1 read-only, -1 written */
+    bool barrier_only;        /* barrier_load_batching: only loops with a block barrier */
     char why[700];
 } lb_scan;
 
@@ -597,6 +615,10 @@ static bool read_body(lb_scan *s, lb_loop *L)
     if (q < bb)
         return refuse(s, q, "barrier", "`%.*s` in the loop: only a block barrier (`__syncthreads`) keeps the "
                                        "trips' bodies between the same barriers", TOK(ts, q));
+    static const char *const block_barrier[] = {"__syncthreads"};
+    if (s->barrier_only && find_word(ts, ba, bb, block_barrier, 1, true) == bb)
+        return refuse(s, L->loop_a, "barrier", "no `__syncthreads` in the loop (a loop without a block barrier "
+                                               "is load_batching's)");
     static const char *const warp[] = {"__shfl", "__ballot", "__any", "__all", "__match", "__reduce_", "__activemask"};
     q = find_word(ts, ba, bb, warp, HK_ARRAY_LEN(warp), true);
     if (q < bb)
@@ -1021,7 +1043,8 @@ static void indentation(const char *text, uint32_t start, char *ind, size_t n)
     ind[il] = '\0';
 }
 
-static int load_batching(const char *text, size_t len, const an_model *m, size_t kernel, int K, rw_result *out)
+static int load_batching(const char *text, size_t len, const an_model *m, size_t kernel, int K, bool barrier_only,
+                         rw_result *out)
 {
     if (!out)
         return HK_EINVAL;
@@ -1049,7 +1072,7 @@ static int load_batching(const char *text, size_t len, const an_model *m, size_t
                                                  f->name, rwl_line_at(text, f->body_span.start_byte), kwhy));
         goto out;
     }
-    lb_scan s = {.text = text, .len = len, .ts = &ts, .f = f, .m = m, .km = km};
+    lb_scan s = {.text = text, .len = len, .ts = &ts, .f = f, .m = m, .km = km, .barrier_only = barrier_only};
     char first_why[sizeof s.why] = "";
     bool done_before = false;
     for (size_t k = 1; k + 1 < ts.n && !done_before; k++)
@@ -1106,7 +1129,8 @@ static int load_batching(const char *text, size_t len, const an_model *m, size_t
         else
             snprintf(why, sizeof why, "loop at line %d: no loop loads from a read-only buffer",
                      rwl_line_at(text, ts.t[first_loop].start));
-        rc = rwl_not_applicable(out, hk_asprintf("load_batching not applicable to kernel %s: %s", f->name, why));
+        rc = rwl_not_applicable(out, hk_asprintf("%s not applicable to kernel %s: %s",
+                                                 barrier_only ? "barrier_load_batching" : "load_batching", f->name, why));
         goto out;
     }
     char *desc = hk_asprintf("kernel %s: the loop at %s issues the loads of %d trips together, then runs the %d bodies "
@@ -1131,7 +1155,12 @@ static const rw_param lb_params[] = {
 
 static int emit_load_batching(const rw_context *c, const int *p, rw_result *out)
 {
-    return load_batching(c->text, c->len, c->m, c->kernel, p[0], out);
+    return load_batching(c->text, c->len, c->m, c->kernel, p[0], false, out);
+}
+
+static int emit_barrier_load_batching(const rw_context *c, const int *p, rw_result *out)
+{
+    return load_batching(c->text, c->len, c->m, c->kernel, p[0], true, out);
 }
 
 const rw_descriptor rw_load_batching_desc = {
@@ -1146,4 +1175,20 @@ const rw_descriptor rw_load_batching_desc = {
      * double_narrowing's place among three_nn's first candidates (test_engine_search_ilp) */
     .flags = RW_VECTOR_FALLBACK,
     .emit = emit_load_batching,
+};
+
+/* The same rewrite, only on loops that hold a block barrier: a DP row sweep or a staged tile
+ * loop (Rodinia's pathfinder) waits on one load per trip between its barriers whatever its
+ * class, and under a memory-bound class this entry is its skill's rewrite, so that the skill
+ * fits those loops only (a skill fits where its rewrite applies), not every loop that
+ * load_batching takes. */
+const rw_descriptor rw_barrier_load_batching_desc = {
+    .name = "barrier_load_batching",
+    .summary = "load_batching on a loop with a block barrier in its body: the loads of K trips first (under "
+               "their guards, up to a trip that breaks), then the K bodies with their barriers in order "
+               "(bit-identical)",
+    .params = lb_params,
+    .n_params = HK_ARRAY_LEN(lb_params),
+    .flags = RW_VECTOR_FALLBACK,
+    .emit = emit_barrier_load_batching,
 };

@@ -421,6 +421,10 @@ static void emitted_text(void **state)
     /* the neighbours' reads of shared memory stay in the body only */
     assert_null(strstr(w, "int lo = LEAST(cur[t - 1], LEAST(cur[t], cur[t + 1]));\n                        int at"));
     assert_int_equal((int)(strstr(w, "\\") != NULL), 0);
+    /* barrier_load_batching (the memory-bound skill's entry) writes the same text */
+    char *wb = emu_rewrite(sweep, "sweep", "barrier_load_batching", p);
+    assert_string_equal(w, wb);
+    free(wb);
     free(w);
     /* a second application finds its own slots */
     fixture fx;
@@ -578,6 +582,16 @@ static void refusals(void **state)
         {"ifmem", "memory", 119, "reads memory the kernel may write (so no load"},
     };
     rwf_expect_refusals(refused, "load_batching", cases, HK_ARRAY_LEN(cases));
+    /* barrier_load_batching takes only a loop with a block barrier: not recur's, nor a loop
+     * with a __syncwarp */
+    static const rwf_refusal bcases[] = {
+        {"recur", "barrier", 4, "no `__syncthreads` in the loop"},
+    };
+    rwf_expect_refusals(recur, "barrier_load_batching", bcases, HK_ARRAY_LEN(bcases));
+    static const rwf_refusal wcases[] = {
+        {"barrier", "barrier", 6, "`__syncwarp` in the loop"},
+    };
+    rwf_expect_refusals(refused, "barrier_load_batching", wcases, HK_ARRAY_LEN(wcases));
 }
 
 /* The wild suite's two kernels the rewrite was made for, rewritten at K = 4 and 8, compile
