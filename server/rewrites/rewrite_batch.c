@@ -188,8 +188,9 @@ static const an_param *readonly_buffer(lb_scan *s, size_t k)
 
 /* Is the name at q written anywhere in [a, b)? Assigned, incremented, its address taken,
  * a member of it assigned (`s.x = ...`), or passed whole to a call that is not a pure one
- * (a reference parameter may write it). */
-static bool written_in(const rw_toks *ts, size_t a, size_t b, size_t q)
+ * (a reference parameter may write it) nor a function-like macro of the text (len bytes)
+ * whose value touches no memory (it cannot assign its argument). */
+static bool written_in(const rw_toks *ts, size_t len, size_t a, size_t b, size_t q)
 {
     for (size_t k = a; k < b; k++) {
         if (!rwl_is_use(ts, k) || !rwl_same_tok(ts, k, q))
@@ -218,7 +219,7 @@ static bool written_in(const rw_toks *ts, size_t a, size_t b, size_t q)
             if (rwl_tok_is(ts, o, "(") && o > a && ts->t[o - 1].kind == T_IDENT && !rwl_pure_call_name(ts, o - 1) &&
                 !rwl_is_type_word(ts, o - 1) && !rwl_tok_is(ts, o - 1, "if") && !rwl_tok_is(ts, o - 1, "while") &&
                 !rwl_tok_is(ts, o - 1, "for") && !rwl_tok_is(ts, o - 1, "switch") && !rwl_tok_is(ts, o - 1, "return") &&
-                !rwl_pure_function_macro(ts->text, strlen(ts->text), ts->text + ts->t[o - 1].start,
+                !rwl_pure_function_macro(ts->text, len, ts->text + ts->t[o - 1].start,
                                          ts->t[o - 1].end - ts->t[o - 1].start, 4))
                 return true;   /* (a macro that touches no memory writes no argument) */
         }
@@ -267,7 +268,7 @@ static bool pure_expr(lb_scan *s, const lb_loop *L, size_t a, size_t b, const si
             local = rwl_same_tok(ts, q, names[i]);
         if (local)
             continue;
-        if (written_in(ts, L->loop_a, L->loop_b, q))
+        if (written_in(ts, s->len, L->loop_a, L->loop_b, q))
             return refuse(s, q, "write", "`%.*s` is written in the loop", TOK(ts, q));
     }
     return true;
@@ -472,7 +473,7 @@ static bool names_moved(lb_scan *s, const lb_loop *L, size_t a, size_t b, const 
     const rw_toks *ts = s->ts;
     for (size_t x = a; x < b; x++)
         for (size_t i = 0; i < n_names; i++)
-            if (rwl_is_use(ts, x) && rwl_same_tok(ts, x, names[i]) && written_in(ts, from[i], L->bb, x))
+            if (rwl_is_use(ts, x) && rwl_same_tok(ts, x, names[i]) && written_in(ts, s->len, from[i], L->bb, x))
                 return refuse(s, x, "write", "`%.*s` is changed after it is declared", TOK(ts, x));
     return false;
 }
@@ -640,10 +641,10 @@ static bool read_body(lb_scan *s, lb_loop *L)
         }
     /* the bound and the step name nothing the body writes */
     for (q = L->cond_a + 2; q < L->cond_b; q++)
-        if (ts->t[q].kind == T_IDENT && rwl_is_use(ts, q) && written_in(ts, ba, bb, q))
+        if (ts->t[q].kind == T_IDENT && rwl_is_use(ts, q) && written_in(ts, s->len, ba, bb, q))
             return refuse(s, q, "condition", "the bound names `%.*s`, which the body writes", TOK(ts, q));
     for (q = L->step_a; q < L->step_b; q++)
-        if (ts->t[q].kind == T_IDENT && rwl_is_use(ts, q) && !rwl_same_tok(ts, q, L->v) && written_in(ts, ba, bb, q))
+        if (ts->t[q].kind == T_IDENT && rwl_is_use(ts, q) && !rwl_same_tok(ts, q, L->v) && written_in(ts, s->len, ba, bb, q))
             return refuse(s, q, "stride", "the stride names `%.*s`, which the body writes", TOK(ts, q));
     /* the statements */
     L->n_st = 0;
