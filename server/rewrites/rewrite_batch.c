@@ -43,7 +43,24 @@
  * thread's store can change a preloaded value, and the values the bodies see are the
  * values they read in the original. Each thread visits the same elements in the same order
  * and does the same operations on the same values: the result is bit-identical, floats
- * and atomics included. */
+ * and atomics included.
+ *
+ * Barriers, guards and breaks (session 33: Rodinia's pathfinder, a DP row sweep that reads
+ * one cost per step between two __syncthreads). A block barrier in the body stays where it
+ * is: each thread runs the same bodies in the same order, so it meets the same barriers in
+ * the same sequence as in the original, and what moved ahead of a barrier is a load of a
+ * buffer that no thread of the kernel writes, whose value no barrier orders. A load in the
+ * block of `if (c) { ... }` is preloaded under c, c and the block's replayed declarations
+ * computing from the counter, prefix locals and names the loop never writes (so they have
+ * at the preload the values they have where the original evaluates them), and only from the
+ * block's statements before anything that may leave it: the original executes that load at
+ * that trip exactly when c holds. A top-level `if (c) break;` (c from the counter and
+ * names the loop never writes) follows every preloaded load of its trip (loads are taken
+ * only before the first statement that may skip the rest of the trip), and the preload
+ * tests it after the trip's loads and stops there, so no trip after a break is preloaded;
+ * in the bodies the break sets hk_lb_brk and leaves the do { } while (0), and the flag
+ * leaves the bodies' loop and the loop before any step: the counter ends where the
+ * original's does. */
 
 #define LB_STMTS 32
 #define LB_LOCALS 16
@@ -58,14 +75,26 @@ typedef struct {
     const an_model *m;
     const km_kernel *km;
     signed char ro[64];       /* per parameter: 0 not asked, 1 read-only, -1 written */
+    bool barrier_only;        /* barrier_load_batching: only loops with a block barrier */
     char why[700];
 } lb_scan;
+
+#define LB_GROUPS 4
+#define LB_BREAKS 4
 
 typedef struct {
     size_t a, b;              /* the load's tokens `B [ ... ]` */
     const an_param *buf;
     char type[LB_TYPE];
+    int grp;                  /* the `if (c) { ... }` block it stands in (-1: none) */
 } lb_load;
+
+/* A statement `if (c) { ... }` (no else) of the body whose block loads: c and the block's
+ * declarations before the load are replayed by the preload, under c. */
+typedef struct {
+    size_t cond_a, cond_b;
+    size_t decl_a[LB_STMTS], decl_b[LB_STMTS], n_decl;
+} lb_group;
 
 typedef struct {
     size_t loop_a, loop_b;
@@ -80,6 +109,10 @@ typedef struct {
     lb_load ld[LB_LOADS];
     size_t n_ld;
     size_t n_pre_loads;       /* loads inside the prefix (batched by the prefix's replay) */
+    lb_group grp[LB_GROUPS];
+    size_t n_grp;
+    /* the body's top-level `if (c) break;` statements: their statement index and c */
+    size_t brk_st[LB_BREAKS], brk_a[LB_BREAKS], brk_b[LB_BREAKS], n_brk;
 } lb_loop;
 
 #define refuse(s, k, ...) rwl_refuse((s)->why, sizeof (s)->why, (s)->ts, (s)->text, (k), __VA_ARGS__)
@@ -155,8 +188,9 @@ static const an_param *readonly_buffer(lb_scan *s, size_t k)
 
 /* Is the name at q written anywhere in [a, b)? Assigned, incremented, its address taken,
  * a member of it assigned (`s.x = ...`), or passed whole to a call that is not a pure one
- * (a reference parameter may write it). */
-static bool written_in(const rw_toks *ts, size_t a, size_t b, size_t q)
+ * (a reference parameter may write it) nor a function-like macro of the text (len bytes)
+ * whose value touches no memory (it cannot assign its argument). */
+static bool written_in(const rw_toks *ts, size_t len, size_t a, size_t b, size_t q)
 {
     for (size_t k = a; k < b; k++) {
         if (!rwl_is_use(ts, k) || !rwl_same_tok(ts, k, q))
@@ -184,8 +218,10 @@ static bool written_in(const rw_toks *ts, size_t a, size_t b, size_t q)
             }
             if (rwl_tok_is(ts, o, "(") && o > a && ts->t[o - 1].kind == T_IDENT && !rwl_pure_call_name(ts, o - 1) &&
                 !rwl_is_type_word(ts, o - 1) && !rwl_tok_is(ts, o - 1, "if") && !rwl_tok_is(ts, o - 1, "while") &&
-                !rwl_tok_is(ts, o - 1, "for") && !rwl_tok_is(ts, o - 1, "switch") && !rwl_tok_is(ts, o - 1, "return"))
-                return true;
+                !rwl_tok_is(ts, o - 1, "for") && !rwl_tok_is(ts, o - 1, "switch") && !rwl_tok_is(ts, o - 1, "return") &&
+                !rwl_pure_function_macro(ts->text, len, ts->text + ts->t[o - 1].start,
+                                         ts->t[o - 1].end - ts->t[o - 1].start, 4))
+                return true;   /* (a macro that touches no memory writes no argument) */
         }
     }
     return false;
@@ -216,7 +252,10 @@ static bool pure_expr(lb_scan *s, const lb_loop *L, size_t a, size_t b, const si
             rwl_is_type_word(ts, q) || rwp_is_type_word(ts, q))
             continue;
         if (rwl_tok_is(ts, q + 1, "(")) {
-            if (!rwl_pure_call_name(ts, q))
+            /* a function-like macro of the file that touches no memory is as pure (its
+             * arguments are read here, in the same tokens) */
+            if (!rwl_pure_call_name(ts, q) &&
+                !rwl_pure_function_macro(s->text, s->len, s->text + ts->t[q].start, ts->t[q].end - ts->t[q].start, 4))
                 return refuse(s, q, "call", "`%.*s(...)` may write memory", TOK(ts, q));
             continue;
         }
@@ -229,7 +268,7 @@ static bool pure_expr(lb_scan *s, const lb_loop *L, size_t a, size_t b, const si
             local = rwl_same_tok(ts, q, names[i]);
         if (local)
             continue;
-        if (written_in(ts, L->loop_a, L->loop_b, q))
+        if (written_in(ts, s->len, L->loop_a, L->loop_b, q))
             return refuse(s, q, "write", "`%.*s` is written in the loop", TOK(ts, q));
     }
     return true;
@@ -408,21 +447,152 @@ static bool one_decl(const rw_toks *ts, size_t a, size_t b, size_t *ta, size_t *
     return true;
 }
 
-/* `if (c) continue;` or `if (c) { continue; }`: c's tokens. */
-static bool if_continue(const rw_toks *ts, size_t a, size_t b, size_t *ca, size_t *cb)
+/* `if (c) WORD;` or `if (c) { WORD; }` (WORD continue or break): c's tokens. */
+static bool if_exit(const rw_toks *ts, size_t a, size_t b, const char *word, size_t *ca, size_t *cb)
 {
     if (!rwl_tok_is(ts, a, "if") || !rwl_tok_is(ts, a + 1, "("))
         return false;
     size_t c = rwl_match_close(ts, a + 1);
     if (c >= b)
         return false;
-    bool plain = b == c + 3 && rwl_tok_is(ts, c + 1, "continue") && rwl_tok_is(ts, c + 2, ";");
-    bool braced = b == c + 5 && rwl_tok_is(ts, c + 1, "{") && rwl_tok_is(ts, c + 2, "continue") &&
+    bool plain = b == c + 3 && rwl_tok_is(ts, c + 1, word) && rwl_tok_is(ts, c + 2, ";");
+    bool braced = b == c + 5 && rwl_tok_is(ts, c + 1, "{") && rwl_tok_is(ts, c + 2, word) &&
                   rwl_tok_is(ts, c + 3, ";") && rwl_tok_is(ts, c + 4, "}");
     if (!plain && !braced)
         return false;
     *ca = a + 2;
     *cb = c;
+    return true;
+}
+
+/* Is a name of [a, b) that is one of names (their writes counted from from[i] on, to the
+ * loop's end) changed after it is declared? Refused in s->why. */
+static bool names_moved(lb_scan *s, const lb_loop *L, size_t a, size_t b, const size_t *names, const size_t *from,
+                        size_t n_names)
+{
+    const rw_toks *ts = s->ts;
+    for (size_t x = a; x < b; x++)
+        for (size_t i = 0; i < n_names; i++)
+            if (rwl_is_use(ts, x) && rwl_same_tok(ts, x, names[i]) && written_in(ts, s->len, from[i], L->bb, x))
+                return refuse(s, x, "write", "`%.*s` is changed after it is declared", TOK(ts, x));
+    return false;
+}
+
+/* The loads of read-only buffers in the plain statement [a, b) (no condition of its own:
+ * no `?:`, `&&` or `||`) whose index is computed from the counter, names (from: see
+ * names_moved) and names the loop never writes: added to L->ld in group grp (-1: none).
+ * false only on an error that refuses the loop (s->why); a load that cannot move keeps its
+ * reason in first_why when that is empty. */
+static bool plain_stmt_loads(lb_scan *s, lb_loop *L, size_t a, size_t b, const size_t *names, const size_t *from,
+                             size_t n_names, char *first_why, size_t fw, int grp)
+{
+    const rw_toks *ts = s->ts;
+    for (size_t q = a; q < b; q++)
+        if (rwl_tok_is(ts, q, "?") || rwl_tok_is(ts, q, "&&") || rwl_tok_is(ts, q, "||"))
+            return true;
+    for (size_t q = a + 1; q < b; q++) {
+        if (!rwl_tok_is(ts, q, "[") || rwl_tok_is(ts, q - 2, "[") || !readonly_buffer(s, q - 1))
+            continue;
+        if (q >= a + 2 && (rwl_tok_is(ts, q - 2, ".") || rwl_tok_is(ts, q - 2, "->")))
+            continue;
+        size_t c = rwl_match_close(ts, q);
+        if (c >= b)
+            continue;
+        s->why[0] = '\0';
+        if (names_moved(s, L, q + 1, c, names, from, n_names) ||
+            !pure_expr(s, L, q + 1, c, names, n_names, NULL)) {
+            if (!first_why[0])
+                snprintf(first_why, fw, "%s", s->why);
+            continue;
+        }
+        /* nested in another read-only load's index: that one is preloaded whole */
+        bool inner = false;
+        for (size_t i2 = 0; i2 < L->n_ld && !inner; i2++)
+            inner = q > L->ld[i2].a && q < L->ld[i2].b;
+        if (inner)
+            continue;
+        if (L->n_ld == LB_LOADS)
+            break;
+        lb_load *ld = &L->ld[L->n_ld++];
+        ld->a = q - 1;
+        ld->b = c + 1;
+        ld->grp = grp;
+        ld->buf = readonly_buffer(s, q - 1);
+        rwp_pointee_type(ld->buf, ld->type, sizeof ld->type);
+        if (!ld->type[0] || !strcmp(ld->type, "void"))
+            return refuse(s, q - 1, "load", "the element type of `%s` is not known", ld->buf->name);
+        q = c;
+    }
+    return true;
+}
+
+/* The statement [a, b) `if (c) { S... }` without else, c computed from the counter, the
+ * prefix's names and names the loop never writes, loading nothing: the loads of the block's
+ * plain statements, up to the first that may leave the block or the trip, whose index is
+ * computed from those and from the block's declarations before them that are so too
+ * (replayed under c by the preload: a group). Another shape is skipped (true: nothing to
+ * preload from it); false only on an error that refuses the loop. */
+static bool if_block_loads(lb_scan *s, lb_loop *L, size_t a, size_t b, const size_t *pnames, const size_t *pfrom,
+                           size_t n_pnames, char *first_why, size_t fw)
+{
+    const rw_toks *ts = s->ts;
+    if (!rwl_tok_is(ts, a + 1, "("))
+        return true;
+    size_t c = rwl_match_close(ts, a + 1);
+    if (c + 1 >= b || !rwl_tok_is(ts, c + 1, "{") || rwl_match_close(ts, c + 1) != b - 1)
+        return true;   /* an else, or no block */
+    if (L->n_grp == LB_GROUPS)
+        return true;
+    size_t loads = 0;
+    s->why[0] = '\0';
+    if (names_moved(s, L, a + 2, c, pnames, pfrom, n_pnames) || !pure_expr(s, L, a + 2, c, pnames, n_pnames, &loads) ||
+        loads) {
+        if (!first_why[0])
+            snprintf(first_why, fw, "%s", s->why[0] ? s->why : "the block's condition loads memory");
+        return true;
+    }
+    lb_group *g = &L->grp[L->n_grp];
+    memset(g, 0, sizeof *g);
+    g->cond_a = a + 2;
+    g->cond_b = c;
+    size_t names[2 * LB_STMTS], from[2 * LB_STMTS], n_names = 0;
+    for (size_t i = 0; i < n_pnames; i++) {
+        names[n_names] = pnames[i];
+        from[n_names++] = pfrom[i];
+    }
+    size_t before = L->n_ld;
+    for (size_t p = c + 2; p < b - 1;) {
+        size_t e = rwl_stmt_end(ts, p, b - 1), ta, tb, nm;
+        if (e <= p)
+            break;
+        bool exits = false;
+        for (size_t q = p; q < e && !exits; q++)
+            exits = rwl_tok_is(ts, q, "continue") || rwl_tok_is(ts, q, "break") || rwl_tok_is(ts, q, "return") ||
+                    rwl_tok_is(ts, q, "goto") || rwl_tok_is(ts, q, "__trap") || rwl_tok_is(ts, q, "assert") ||
+                    rwl_tok_is(ts, q, "abort") || rwl_tok_is(ts, q, "exit") || rwl_tok_is(ts, q, "asm");
+        if (exits)
+            break;
+        if (one_decl(ts, p, e, &ta, &tb, &nm)) {
+            size_t dl = 0;
+            s->why[0] = '\0';
+            if (g->n_decl < LB_STMTS && n_names < HK_ARRAY_LEN(names) &&
+                !names_moved(s, L, nm + 2, e - 1, names, from, n_names) &&
+                pure_expr(s, L, nm + 2, e - 1, names, n_names, &dl) && !dl) {
+                g->decl_a[g->n_decl] = p;
+                g->decl_b[g->n_decl++] = e;
+                names[n_names] = nm;
+                from[n_names++] = e;
+            } else if (!plain_stmt_loads(s, L, p, e, names, from, n_names, first_why, fw, (int)L->n_grp))
+                return false;   /* its loads may still go ahead (the declaration itself stays) */
+            /* one that is not replayed is not named: pure_expr finds it written */
+        } else if (!rwl_tok_is(ts, p, "if") && !rwl_tok_is(ts, p, "for") && !rwl_tok_is(ts, p, "while") &&
+                   !rwl_tok_is(ts, p, "do") && !rwl_tok_is(ts, p, "switch") && !rwl_tok_is(ts, p, "{") &&
+                   !plain_stmt_loads(s, L, p, e, names, from, n_names, first_why, fw, (int)L->n_grp))
+            return false;
+        p = e;
+    }
+    if (L->n_ld > before)
+        L->n_grp++;
     return true;
 }
 
@@ -437,13 +607,19 @@ static bool read_body(lb_scan *s, lb_loop *L)
     if (rwl_tok_is(ts, L->ba, "{"))
         L->ba++, L->bb--;
     size_t ba = L->ba, bb = L->bb;
-    static const char *const barrier[] = {"__syncthreads", "__syncwarp", "sync", "__barrier_sync", "bar_sync"};
-    size_t q = find_word(ts, ba, bb, barrier, 1, true);
-    if (q == bb)
-        q = find_word(ts, ba, bb, barrier + 1, HK_ARRAY_LEN(barrier) - 1, false);
+    /* A block barrier (__syncthreads and its _count/_or/_and forms) may stay: every thread
+     * still runs the same bodies in the same order, so it meets the same barriers, and
+     * what moves ahead of them are loads of buffers no thread of the kernel writes. Other
+     * barriers and fences are not read. */
+    static const char *const barrier[] = {"__syncwarp", "sync", "__barrier_sync", "bar_sync"};
+    size_t q = find_word(ts, ba, bb, barrier, HK_ARRAY_LEN(barrier), false);
     if (q < bb)
-        return refuse(s, q, "barrier", "`%.*s` in the loop: the trips' bodies must run between the same "
-                                       "barriers", TOK(ts, q));
+        return refuse(s, q, "barrier", "`%.*s` in the loop: only a block barrier (`__syncthreads`) keeps the "
+                                       "trips' bodies between the same barriers", TOK(ts, q));
+    static const char *const block_barrier[] = {"__syncthreads"};
+    if (s->barrier_only && find_word(ts, ba, bb, block_barrier, 1, true) == bb)
+        return refuse(s, L->loop_a, "barrier", "no `__syncthreads` in the loop (a loop without a block barrier "
+                                               "is load_batching's)");
     static const char *const warp[] = {"__shfl", "__ballot", "__any", "__all", "__match", "__reduce_", "__activemask"};
     q = find_word(ts, ba, bb, warp, HK_ARRAY_LEN(warp), true);
     if (q < bb)
@@ -452,9 +628,6 @@ static bool read_body(lb_scan *s, lb_loop *L)
     q = find_word(ts, ba, bb, exits, HK_ARRAY_LEN(exits), false);
     if (q < bb)
         return refuse(s, q, rwl_tok_is(ts, q, "asm") ? "asm" : "early exit", "`%.*s` in the loop", TOK(ts, q));
-    for (q = ba; q < bb; q++)
-        if (rwl_tok_is(ts, q, "break") && !rwl_in_nested(ts, ba, bb, q, true))
-            return refuse(s, q, "early exit", "`break` leaves the loop (the batched trips would run past it)");
     for (q = ba; q < bb; q++)
         if (rwl_is_use(ts, q) && rwl_same_tok(ts, q, L->v) && rwl_scalar_written(ts, q))
             return refuse(s, q, "loop", "the body changes its counter `%.*s`", TOK(ts, L->v));
@@ -468,10 +641,10 @@ static bool read_body(lb_scan *s, lb_loop *L)
         }
     /* the bound and the step name nothing the body writes */
     for (q = L->cond_a + 2; q < L->cond_b; q++)
-        if (ts->t[q].kind == T_IDENT && rwl_is_use(ts, q) && written_in(ts, ba, bb, q))
+        if (ts->t[q].kind == T_IDENT && rwl_is_use(ts, q) && written_in(ts, s->len, ba, bb, q))
             return refuse(s, q, "condition", "the bound names `%.*s`, which the body writes", TOK(ts, q));
     for (q = L->step_a; q < L->step_b; q++)
-        if (ts->t[q].kind == T_IDENT && rwl_is_use(ts, q) && !rwl_same_tok(ts, q, L->v) && written_in(ts, ba, bb, q))
+        if (ts->t[q].kind == T_IDENT && rwl_is_use(ts, q) && !rwl_same_tok(ts, q, L->v) && written_in(ts, s->len, ba, bb, q))
             return refuse(s, q, "stride", "the stride names `%.*s`, which the body writes", TOK(ts, q));
     /* the statements */
     L->n_st = 0;
@@ -485,6 +658,32 @@ static bool read_body(lb_scan *s, lb_loop *L)
         L->st_b[L->n_st++] = e;
         p = e;
     }
+    /* a `break` of the loop: only `if (c) break;` at the body's top level, c computed from
+     * the counter and names the loop never writes (the preload replays it after each
+     * trip's loads, so no trip the original never starts is preloaded) */
+    L->n_brk = 0;
+    for (size_t i = 0; i < L->n_st; i++)
+        for (q = L->st_a[i]; q < L->st_b[i]; q++) {
+            if (!rwl_tok_is(ts, q, "break") || rwl_in_nested(ts, ba, bb, q, true))
+                continue;
+            size_t ca, cb, loads = 0;
+            if (!if_exit(ts, L->st_a[i], L->st_b[i], "break", &ca, &cb))
+                return refuse(s, q, "early exit", "`break` leaves the loop other than as `if (c) break;` at the "
+                                                  "top of the body (the batched trips would run past it)");
+            s->why[0] = '\0';
+            if (!pure_expr(s, L, ca, cb, NULL, 0, &loads) || loads) {
+                char why[sizeof s->why];
+                snprintf(why, sizeof why, "%s", s->why[0] ? s->why : "it loads memory");
+                s->why[0] = '\0';
+                return refuse(s, q, "early exit", "`break` under a condition the preload cannot replay (%s)", why);
+            }
+            if (L->n_brk == LB_BREAKS)
+                return refuse(s, q, "early exit", "more than %d breaks in the loop", LB_BREAKS);
+            L->brk_st[L->n_brk] = i;
+            L->brk_a[L->n_brk] = ca;
+            L->brk_b[L->n_brk++] = cb;
+            break;
+        }
     /* the prefix */
     size_t names[LB_STMTS], n_names = 0;
     char first_why[sizeof s->why] = "";
@@ -503,7 +702,7 @@ static bool read_body(lb_scan *s, lb_loop *L)
             L->n_pre = i + 1;
             continue;
         }
-        if (!s->why[0] && if_continue(ts, a, b, &ca, &cb) && pure_expr(s, L, ca, cb, names, n_names, &loads)) {
+        if (!s->why[0] && if_exit(ts, a, b, "continue", &ca, &cb) && pure_expr(s, L, ca, cb, names, n_names, &loads)) {
             L->is_decl[i] = false;
             L->n_pre_loads += loads;
             L->n_pre = i + 1;
@@ -512,63 +711,34 @@ static bool read_body(lb_scan *s, lb_loop *L)
         snprintf(first_why, sizeof first_why, "%s", s->why);
         break;
     }
-    /* the loads of the statements after it, up to the first that may continue */
+    /* the loads of the statements after it, up to the first that may continue or break;
+     * a prefix name counts as changed where the statements after the prefix write it */
+    size_t from[LB_STMTS];
+    for (size_t i = 0; i < n_names; i++)
+        from[i] = L->n_pre < L->n_st ? L->st_a[L->n_pre] : L->bb;
     L->n_ld = 0;
+    L->n_grp = 0;
     for (size_t i = L->n_pre; i < L->n_st; i++) {
         size_t a = L->st_a[i], b = L->st_b[i];
         bool cont = false;   /* a statement that may skip the rest of the trip: no load after it */
         for (q = a; q < b && !cont; q++)
-            cont = (rwl_tok_is(ts, q, "continue") && !rwl_in_nested(ts, a, b, q, false)) || rwl_tok_is(ts, q, "__trap") ||
-                   rwl_tok_is(ts, q, "assert") || rwl_tok_is(ts, q, "abort") || rwl_tok_is(ts, q, "exit");
+            cont = ((rwl_tok_is(ts, q, "continue") || rwl_tok_is(ts, q, "break")) &&
+                    !rwl_in_nested(ts, a, b, q, rwl_tok_is(ts, q, "break"))) ||
+                   rwl_tok_is(ts, q, "__trap") || rwl_tok_is(ts, q, "assert") || rwl_tok_is(ts, q, "abort") ||
+                   rwl_tok_is(ts, q, "exit");
         if (cont)
             break;
-        if (rwl_tok_is(ts, a, "if") || rwl_tok_is(ts, a, "for") || rwl_tok_is(ts, a, "while") ||
-            rwl_tok_is(ts, a, "do") || rwl_tok_is(ts, a, "switch") || rwl_tok_is(ts, a, "{"))
-            continue;   /* a load under a condition is not preloaded */
-        bool cond = false;
-        for (q = a; q < b && !cond; q++)
-            cond = rwl_tok_is(ts, q, "?") || rwl_tok_is(ts, q, "&&") || rwl_tok_is(ts, q, "||");
-        if (cond)
+        if (rwl_tok_is(ts, a, "if")) {
+            /* `if (c) { ... }`: its block's loads, under c */
+            if (!if_block_loads(s, L, a, b, names, from, n_names, first_why, sizeof first_why))
+                return false;
             continue;
-        for (q = a + 1; q < b; q++) {
-            if (!rwl_tok_is(ts, q, "[") || rwl_tok_is(ts, q - 2, "[") || !readonly_buffer(s, q - 1))
-                continue;
-            if (q >= a + 2 && (rwl_tok_is(ts, q - 2, ".") || rwl_tok_is(ts, q - 2, "->")))
-                continue;
-            size_t c = rwl_match_close(ts, q);
-            if (c >= b)
-                continue;
-            s->why[0] = '\0';
-            bool moved = false;   /* a prefix local the statements after the prefix change */
-            for (size_t x = q + 1; x < c && !moved; x++)
-                for (size_t i2 = 0; i2 < n_names && !moved; i2++)
-                    if (rwl_is_use(ts, x) && rwl_same_tok(ts, x, names[i2]) &&
-                        written_in(ts, L->st_a[L->n_pre], L->bb, x)) {
-                        moved = true;
-                        refuse(s, x, "write", "`%.*s` is changed after it is declared", TOK(ts, x));
-                    }
-            if (moved || !pure_expr(s, L, q + 1, c, names, n_names, NULL)) {
-                if (!first_why[0])
-                    snprintf(first_why, sizeof first_why, "%s", s->why);
-                continue;
-            }
-            /* nested in another read-only load's index: that one is preloaded whole */
-            bool inner = false;
-            for (size_t i2 = 0; i2 < L->n_ld && !inner; i2++)
-                inner = q > L->ld[i2].a && q < L->ld[i2].b;
-            if (inner)
-                continue;
-            if (L->n_ld == LB_LOADS)
-                break;
-            lb_load *ld = &L->ld[L->n_ld++];
-            ld->a = q - 1;
-            ld->b = c + 1;
-            ld->buf = readonly_buffer(s, q - 1);
-            rwp_pointee_type(ld->buf, ld->type, sizeof ld->type);
-            if (!ld->type[0] || !strcmp(ld->type, "void"))
-                return refuse(s, q - 1, "load", "the element type of `%s` is not known", ld->buf->name);
-            q = c;
         }
+        if (rwl_tok_is(ts, a, "for") || rwl_tok_is(ts, a, "while") || rwl_tok_is(ts, a, "do") ||
+            rwl_tok_is(ts, a, "switch") || rwl_tok_is(ts, a, "{"))
+            continue;   /* a load under a loop or a nested block is not preloaded */
+        if (!plain_stmt_loads(s, L, a, b, names, from, n_names, first_why, sizeof first_why, -1))
+            return false;
     }
     s->why[0] = '\0';
     if (!L->n_pre_loads && !L->n_ld) {
@@ -682,10 +852,14 @@ static int append_text(struct hk_buf *b, const lb_scan *s, const lb_loop *L, siz
             bool nl = memchr(g, '\n', gl) != NULL, line_comment = false;
             for (size_t c = 0; c + 1 < gl && !line_comment; c++)
                 line_comment = g[c] == '/' && g[c + 1] == '/';
-            rc = nl && !line_comment ? hk_buf_appends(b, " ") : hk_buf_append(b, g, gl);
+            /* after a line continuation nothing: its line break goes, the blank before it stays */
+            if (!rwl_tok_is(ts, q - 1, "\\"))
+                rc = nl && !line_comment ? hk_buf_appends(b, " ") : hk_buf_append(b, g, gl);
         }
         if (rc)
             break;
+        if (rwl_tok_is(ts, q, "\\"))
+            continue;   /* a line continuation (outside a # line: nothing else is a backslash) */
         size_t j = L->n_ld;
         for (size_t i = 0; repl && i < L->n_ld && j == L->n_ld; i++)
             if (L->ld[i].a == q)
@@ -733,6 +907,8 @@ static int emit_loop(struct hk_buf *b, const lb_scan *s, const lb_loop *L, int K
                            L->init_b > L->init_a ? s->text + ts->t[L->init_a].start : "", SPAN(ts, L->cond_a, L->cond_b),
                            K);
     /* the slots */
+    if (L->n_brk)
+        rc = hk_buf_printf(b, "%sbool hk_lb_brk = false;\n", i1);
     for (size_t i = 0; i < L->n_pre && !rc; i++) {
         if (!L->is_decl[i])
             continue;
@@ -768,12 +944,46 @@ static int emit_loop(struct hk_buf *b, const lb_scan *s, const lb_loop *L, int K
         if (!rc && L->is_decl[i])
             rc = hk_buf_printf(b, "%shk_lb_s_%.*s[hk_lb_k] = %.*s;\n", i3, TOK(ts, L->name[i]), TOK(ts, L->name[i]));
     }
-    for (size_t j = 0; j < L->n_ld && !rc; j++) {
-        rc = hk_buf_printf(b, "%shk_lb_ld%zu[hk_lb_k] = ", i3, j);
+    for (int g = -1; g < (int)L->n_grp && !rc; g++) {
+        const char *in = i3;
+        char i4[96];
+        if (g >= 0) {
+            /* an `if (c) { ... }` block's loads: under c, after its declarations */
+            const lb_group *G = &L->grp[g];
+            snprintf(i4, sizeof i4, "%s    ", i3);
+            in = i4;
+            rc = hk_buf_printf(b, "%sif (", i3);
+            if (!rc)
+                rc = append_text(b, s, L, G->cond_a, G->cond_b, "hk_lb_iv", false);
+            if (!rc)
+                rc = hk_buf_appends(b, ") {\n");
+            for (size_t d = 0; d < G->n_decl && !rc; d++) {
+                rc = hk_buf_appends(b, in);
+                if (!rc)
+                    rc = append_text(b, s, L, G->decl_a[d], G->decl_b[d], "hk_lb_iv", false);
+                if (!rc)
+                    rc = hk_buf_appends(b, "\n");
+            }
+        }
+        for (size_t j = 0; j < L->n_ld && !rc; j++) {
+            if (L->ld[j].grp != g)
+                continue;
+            rc = hk_buf_printf(b, "%shk_lb_ld%zu[hk_lb_k] = ", in, j);
+            if (!rc)
+                rc = append_text(b, s, L, L->ld[j].a, L->ld[j].b, "hk_lb_iv", false);
+            if (!rc)
+                rc = hk_buf_appends(b, ";\n");
+        }
+        if (!rc && g >= 0)
+            rc = hk_buf_printf(b, "%s}\n", i3);
+    }
+    /* a trip that breaks is the last one preloaded */
+    for (size_t j = 0; j < L->n_brk && !rc; j++) {
+        rc = hk_buf_printf(b, "%sif (", i3);
         if (!rc)
-            rc = append_text(b, s, L, L->ld[j].a, L->ld[j].b, "hk_lb_iv", false);
+            rc = append_text(b, s, L, L->brk_a[j], L->brk_b[j], "hk_lb_iv", false);
         if (!rc)
-            rc = hk_buf_appends(b, ";\n");
+            rc = hk_buf_printf(b, ")\n%s    break;\n", i3);
     }
     if (!rc)
         rc = hk_buf_printf(b, "%s}\n%s}\n", i2, i1);
@@ -783,21 +993,42 @@ static int emit_loop(struct hk_buf *b, const lb_scan *s, const lb_loop *L, int K
                               "!(%.*s))\n%s    break;\n%sdo {\n",
                            i1, i1, K, i2, SPAN(ts, L->cond_a, L->cond_b), i2, i2);
     for (size_t i = 0; i < L->n_st && !rc; i++) {
+        size_t brk = L->n_brk;
+        for (size_t j = 0; j < L->n_brk && brk == L->n_brk; j++)
+            if (L->brk_st[j] == i)
+                brk = j;
         rc = hk_buf_appends(b, i3);
         if (!rc && i < L->n_pre && L->is_decl[i]) {
             rc = hk_buf_printf(b, "%.*s = hk_lb_s_%.*s[hk_lb_k];", SPAN(ts, L->type_a[i], L->name[i] + 1),
                                TOK(ts, L->name[i]));
+        } else if (!rc && brk < L->n_brk) {
+            /* the loop's break leaves the do { } while (0), the bodies' loop and the loop */
+            rc = hk_buf_appends(b, "if (");
+            if (!rc)
+                rc = append_text(b, s, L, L->brk_a[brk], L->brk_b[brk], NULL, true);
+            if (!rc)
+                rc = hk_buf_appends(b, ") {\n");
+            if (!rc)
+                rc = hk_buf_printf(b, "%s    hk_lb_brk = true;\n%s    break;\n%s}", i3, i3, i3);
         } else if (!rc)
             rc = append_text(b, s, L, L->st_a[i], L->st_b[i], NULL, true);
         if (!rc)
             rc = hk_buf_appends(b, "\n");
     }
     if (!rc)
-        rc = hk_buf_printf(b, "%s} while (0);\n%s", i2, i2);
+        rc = hk_buf_printf(b, "%s} while (0);\n", i2);
+    if (!rc && L->n_brk)
+        rc = hk_buf_printf(b, "%sif (hk_lb_brk)\n%s    break;\n", i2, i2);
+    if (!rc)
+        rc = hk_buf_appends(b, i2);
     if (!rc)
         rc = append_text(b, s, L, L->step_a, L->step_b, NULL, false);
     if (!rc)
-        rc = hk_buf_printf(b, ";\n%s}\n%s}", i1, ind);
+        rc = hk_buf_printf(b, ";\n%s}\n", i1);
+    if (!rc && L->n_brk)
+        rc = hk_buf_printf(b, "%sif (hk_lb_brk)\n%s    break;\n", i1, i1);
+    if (!rc)
+        rc = hk_buf_printf(b, "%s}", ind);
     return rc;
 }
 
@@ -813,7 +1044,8 @@ static void indentation(const char *text, uint32_t start, char *ind, size_t n)
     ind[il] = '\0';
 }
 
-static int load_batching(const char *text, size_t len, const an_model *m, size_t kernel, int K, rw_result *out)
+static int load_batching(const char *text, size_t len, const an_model *m, size_t kernel, int K, bool barrier_only,
+                         rw_result *out)
 {
     if (!out)
         return HK_EINVAL;
@@ -841,7 +1073,7 @@ static int load_batching(const char *text, size_t len, const an_model *m, size_t
                                                  f->name, rwl_line_at(text, f->body_span.start_byte), kwhy));
         goto out;
     }
-    lb_scan s = {.text = text, .len = len, .ts = &ts, .f = f, .m = m, .km = km};
+    lb_scan s = {.text = text, .len = len, .ts = &ts, .f = f, .m = m, .km = km, .barrier_only = barrier_only};
     char first_why[sizeof s.why] = "";
     bool done_before = false;
     for (size_t k = 1; k + 1 < ts.n && !done_before; k++)
@@ -898,7 +1130,8 @@ static int load_batching(const char *text, size_t len, const an_model *m, size_t
         else
             snprintf(why, sizeof why, "loop at line %d: no loop loads from a read-only buffer",
                      rwl_line_at(text, ts.t[first_loop].start));
-        rc = rwl_not_applicable(out, hk_asprintf("load_batching not applicable to kernel %s: %s", f->name, why));
+        rc = rwl_not_applicable(out, hk_asprintf("%s not applicable to kernel %s: %s",
+                                                 barrier_only ? "barrier_load_batching" : "load_batching", f->name, why));
         goto out;
     }
     char *desc = hk_asprintf("kernel %s: the loop at %s issues the loads of %d trips together, then runs the %d bodies "
@@ -923,7 +1156,12 @@ static const rw_param lb_params[] = {
 
 static int emit_load_batching(const rw_context *c, const int *p, rw_result *out)
 {
-    return load_batching(c->text, c->len, c->m, c->kernel, p[0], out);
+    return load_batching(c->text, c->len, c->m, c->kernel, p[0], false, out);
+}
+
+static int emit_barrier_load_batching(const rw_context *c, const int *p, rw_result *out)
+{
+    return load_batching(c->text, c->len, c->m, c->kernel, p[0], true, out);
 }
 
 const rw_descriptor rw_load_batching_desc = {
@@ -938,4 +1176,20 @@ const rw_descriptor rw_load_batching_desc = {
      * double_narrowing's place among three_nn's first candidates (test_engine_search_ilp) */
     .flags = RW_VECTOR_FALLBACK,
     .emit = emit_load_batching,
+};
+
+/* The same rewrite, only on loops that hold a block barrier: a DP row sweep or a staged tile
+ * loop (Rodinia's pathfinder) waits on one load per trip between its barriers whatever its
+ * class, and under a memory-bound class this entry is its skill's rewrite, so that the skill
+ * fits those loops only (a skill fits where its rewrite applies), not every loop that
+ * load_batching takes. */
+const rw_descriptor rw_barrier_load_batching_desc = {
+    .name = "barrier_load_batching",
+    .summary = "load_batching on a loop with a block barrier in its body: the loads of K trips first (under "
+               "their guards, up to a trip that breaks), then the K bodies with their barriers in order "
+               "(bit-identical)",
+    .params = lb_params,
+    .n_params = HK_ARRAY_LEN(lb_params),
+    .flags = RW_VECTOR_FALLBACK,
+    .emit = emit_barrier_load_batching,
 };

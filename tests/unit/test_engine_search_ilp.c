@@ -109,6 +109,24 @@ static void wild_batching(void **state)
     }
 }
 
+/* Rodinia's pathfinder (37.5% of its roofline on the H100, session 30: memory-bound), whose
+ * DP loop reads one cost per step between two barriers: barrier_load_batching classed
+ * memory-bound, load_batching classed latency-bound, within the first candidates on the
+ * kernel's own launch. */
+static void wild_barrier_batching(void **state)
+{
+    (void)state;
+    static const wanted barrier = {"barrier_load_batching", "hk_lb_k"}, plain = {"load_batching", "hk_lb_k"};
+    wild_kernel w;
+    if (!wild_open("rodinia_pathfinder", &w))
+        return;
+    assert_true(proposed_early(skills, BUDGET, ROOFLINE_PCT, &w.fx, w.k, w.sp, w.l, SK_MEMORY_BOUND,
+                               "rodinia_pathfinder", &barrier));
+    assert_true(proposed_early(skills, BUDGET, ROOFLINE_PCT, &w.fx, w.k, w.sp, w.l, SK_LATENCY_BOUND,
+                               "rodinia_pathfinder", &plain));
+    wild_close(&w);
+}
+
 /* float_literals on Rodinia's hotspot (19-22% of its roofline on the H200; its update in
  * FP64 through `2.0*t`): within the first candidates in every class, as the search ran it. */
 static void wild_literals(void **state)
@@ -149,6 +167,7 @@ int main(void)
         cmocka_unit_test(sample_kernel),
         cmocka_unit_test(wild_kernels),
         cmocka_unit_test(wild_batching),
+        cmocka_unit_test(wild_barrier_batching),
         cmocka_unit_test(wild_literals),
         cmocka_unit_test(wild_gathers),
     };

@@ -206,6 +206,117 @@ static const char gather_drv[] =
     "    PAIR(float, \"gather\", n, emu::launch(dim3(2), dim3(32), 0, [&] { NS::gather(idx, t, out, n); }));\n"
     "}\n";
 
+/* A row sweep of our own, kept in shared memory between barriers: each step takes the least
+ * of three neighbours of the row plus a cost read from global memory under a guard that
+ * shrinks with the step (a pyramid: the block's edges go stale), a line continuation in
+ * the guard, a `break` at a given step (last), the block's own halo. The cost loads of K
+ * steps are issued first, under their guards; the break ends the preload and the loop. */
+static const char sweep[] =
+    "#define TB 64\n"
+    "#define WITHIN(v, lo, hi) ((v) >= (lo) && (v) <= (hi))\n"
+    "#define LEAST(a, b) ((a) < (b) ? (a) : (b))\n"
+    "__global__ void sweep(const int *cost, const int *init, int *out, int n, int steps, int halo, int last)\n"
+    "{\n"
+    "    __shared__ int cur[TB];\n"
+    "    __shared__ int nxt[TB];\n"
+    "    int t = threadIdx.x;\n"
+    "    int inner = TB - 2 * steps;\n"
+    "    int x = blockIdx.x * inner - halo + t;\n"
+    "    bool inside = x >= 0 && x < n;\n"
+    "    cur[t] = inside ? init[x] : 1 << 20;\n"
+    "    __syncthreads();\n"
+    "    bool done = false;\n"
+    "    for (int s = 0; s < steps; s++) {\n"
+    "        done = false;\n"
+    "        if (WITHIN(t, s + 1, TB - s - 2) && \\\n"
+    "            inside) {\n"
+    "            int lo = LEAST(cur[t - 1], LEAST(cur[t], cur[t + 1]));\n"
+    "            int at = n * s + x;\n"
+    "            nxt[t] = lo + cost[at];\n"
+    "            done = true;\n"
+    "        }\n"
+    "        __syncthreads();\n"
+    "        if (s == last)\n"
+    "            break;\n"
+    "        if (done)\n"
+    "            cur[t] = nxt[t];\n"
+    "        __syncthreads();\n"
+    "    }\n"
+    "    if (done && t >= steps && t < TB - steps)\n"
+    "        out[x] = nxt[t];\n"
+    "}\n";
+
+/* rows of 1..1000 cells, 1..7 steps, the break at the last step, earlier or never */
+static const char sweep_drv[] =
+    "for (int n : {1, 37, 200, 1000})\n"
+    "    for (int steps : {1, 3, 7})\n"
+    "        for (int last : {steps - 1, steps / 2, steps + 5}) {\n"
+    "            emu::buf<int> cost(n * steps + 1), init(n + 1);\n"
+    "            cost.fill_mod(n + steps, 10);\n"
+    "            init.fill_mod(n, 10);\n"
+    "            int inner = 64 - 2 * steps;\n"
+    "            int grid = (n + inner - 1) / inner;\n"
+    "            PAIR(int, \"sweep\", n, emu::launch(dim3(grid), dim3(64), 0, [&] {\n"
+    "                NS::sweep(cost, init, out, n, steps, steps, last); }));\n"
+    "        }\n";
+
+/* a barrier loop whose load is a declaration at its top: staged through shared memory */
+static const char staged[] =
+    "__global__ void staged(const float *x, float *out, int rounds)\n"
+    "{\n"
+    "    __shared__ float tile[32];\n"
+    "    float acc = 0.0f;\n"
+    "    int t = threadIdx.x;\n"
+    "    for (int r = 0; r < rounds; r++) {\n"
+    "        float v = x[(r * gridDim.x + blockIdx.x) * 32 + t];\n"
+    "        tile[t] = v * 0.5f;\n"
+    "        __syncthreads();\n"
+    "        acc = acc * 0.75f + tile[31 - t];\n"
+    "        __syncthreads();\n"
+    "    }\n"
+    "    out[blockIdx.x * 32 + t] = acc;\n"
+    "}\n";
+
+static const char staged_drv[] =
+    "for (int rounds : {0, 1, 5, 9}) {\n"
+    "    emu::buf<float> x(3 * 32 * rounds + 1);\n"
+    "    x.fill(rounds);\n"
+    "    PAIR(float, \"staged\", 3 * 32, emu::launch(dim3(3), dim3(32), 0, [&] { NS::staged(x, out, rounds); }));\n"
+    "}\n";
+
+/* a guarded declaration that loads, in a barrier loop stepping by 2: the load goes ahead
+ * under its guard, the declaration stays in the body and takes the slot */
+static const char relax[] =
+    "__global__ void relax(const float *w, float *out, int n, int rounds)\n"
+    "{\n"
+    "    __shared__ float row[32];\n"
+    "    int t = threadIdx.x;\n"
+    "    int g = blockIdx.x * 32 + t;\n"
+    "    row[t] = 0.0f;\n"
+    "    __syncthreads();\n"
+    "    for (int r = 0; r < rounds; r += 2) {\n"
+    "        float keep = row[(t + 1) % 32];\n"
+    "        if (g < n && r % 3 != 1) {\n"
+    "            float c = w[r * n + g];\n"
+    "            keep = keep * 0.5f + c;\n"
+    "        }\n"
+    "        __syncthreads();\n"
+    "        row[t] = keep;\n"
+    "        __syncthreads();\n"
+    "    }\n"
+    "    if (g < n)\n"
+    "        out[g] = row[t];\n"
+    "}\n";
+
+static const char relax_drv[] =
+    "for (int n : {1, 31, 70})\n"
+    "    for (int rounds : {0, 1, 4, 7, 12}) {\n"
+    "        emu::buf<float> w(rounds * n + 1);\n"
+    "        w.fill(n + rounds);\n"
+    "        PAIR(float, \"relax\", n, emu::launch(dim3((n + 31) / 32), dim3(32), 0, [&] {\n"
+    "            NS::relax(w, out, n, rounds); }));\n"
+    "    }\n";
+
 static void emulated_runs(void **state)
 {
     (void)state;
@@ -219,6 +330,9 @@ static void emulated_runs(void **state)
         {"tshift2", tshift_outer, "tshift2", tshift_outer_drv},
         {"recur", recur, "recur", recur_drv},
         {"gather", gather, "gather", gather_drv},
+        {"sweep", sweep, "sweep", sweep_drv},
+        {"staged", staged, "staged", staged_drv},
+        {"relax", relax, "relax", relax_drv},
     };
     static const int Ks[] = {2, 4, 8};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
@@ -234,6 +348,17 @@ static void emulated_runs(void **state)
                 emu_batch_add_pair(&batch, "hist_broken", cases[i].src, broken, helpers, cases[i].driver,
                                    EMU_DIFFERS);
                 free(broken);
+            }
+            if (j == 1 && !strcmp(cases[i].tag, "sweep")) {
+                /* every step reading the first step's costs, and a break that leaves only
+                 * the do { } while (0): both must differ */
+                char *b1 = emu_replaced(cand, "lo + hk_lb_ld0[hk_lb_k]", "lo + hk_lb_ld0[0]");
+                char *b2 = emu_replaced(cand, "hk_lb_brk = true;", "hk_lb_brk = false;");
+                emu_batch_add_pair(&batch, "sweep_first", cases[i].src, b1, helpers, cases[i].driver, EMU_DIFFERS);
+                emu_batch_add_pair(&batch, "sweep_nobreak", cases[i].src, b2, helpers, cases[i].driver,
+                                   EMU_DIFFERS);
+                free(b1);
+                free(b2);
             }
             free(cand);
         }
@@ -275,6 +400,32 @@ static void emitted_text(void **state)
     assert_non_null(strstr(t24, "pos += UMUL(blockDim.x, gridDim.x);"));
     free(t24);
     free(h24);
+    /* a barrier loop: the guarded load under its guard (the line continuation dropped), the
+     * block's declaration before it, the break replayed; the bodies' break leaves all */
+    char *w = emu_rewrite(sweep, "sweep", "load_batching", p);
+    static const char *const want_sweep[] = {
+        "for (int s = 0; s < steps;) {",
+        "bool hk_lb_brk = false;",
+        "int hk_lb_ld0[8];",
+        "if (WITHIN(t, hk_lb_iv + 1, TB - hk_lb_iv - 2) && inside) {",
+        "int at = n * hk_lb_iv + x;",
+        "hk_lb_ld0[hk_lb_k] = cost[at];",
+        "if (hk_lb_iv == last)",
+        "nxt[t] = lo + hk_lb_ld0[hk_lb_k];",
+        "hk_lb_brk = true;",
+        "if (hk_lb_brk)",
+    };
+    for (size_t i = 0; i < HK_ARRAY_LEN(want_sweep); i++)
+        if (!strstr(w, want_sweep[i]))
+            fail_msg("no `%s` in\n%s", want_sweep[i], w);
+    /* the neighbours' reads of shared memory stay in the body only */
+    assert_null(strstr(w, "int lo = LEAST(cur[t - 1], LEAST(cur[t], cur[t + 1]));\n                        int at"));
+    assert_int_equal((int)(strstr(w, "\\") != NULL), 0);
+    /* barrier_load_batching (the memory-bound skill's entry) writes the same text */
+    char *wb = emu_rewrite(sweep, "sweep", "barrier_load_batching", p);
+    assert_string_equal(w, wb);
+    free(wb);
+    free(w);
     /* a second application finds its own slots */
     fixture fx;
     load_text(t, &fx);
@@ -292,7 +443,7 @@ static const char refused[] =
     "    __shared__ float s[64];\n"
     "    for (int i = threadIdx.x; i < n; i += blockDim.x) {\n"
     "        s[threadIdx.x] = x[i];\n"
-    "        __syncthreads();\n"
+    "        __syncwarp();\n"
     "        y[i] = s[63 - threadIdx.x];\n"
     "    }\n"
     "}\n"
@@ -372,14 +523,51 @@ static const char refused[] =
     "        st[0] += 1;\n"
     "        y[i] = v;\n"
     "    }\n"
+    "}\n"
+    "__global__ void dbrk(const float *x, float *y, int n)\n"
+    "{\n"
+    "    __shared__ float s[64];\n"
+    "    for (int i = threadIdx.x; i < n; i += blockDim.x) {\n"
+    "        if (s[threadIdx.x] > 0.0f)\n"
+    "            break;\n"
+    "        y[i] = x[i];\n"
+    "    }\n"
+    "}\n"
+    "__global__ void blockbrk(const float *x, float *y, int n)\n"
+    "{\n"
+    "    for (int i = threadIdx.x; i < n; i += blockDim.x) {\n"
+    "        y[i] = x[i];\n"
+    "        if (i > 40) {\n"
+    "            y[i] = 0.0f;\n"
+    "            break;\n"
+    "        }\n"
+    "    }\n"
+    "}\n"
+    "__global__ void elsel(const float *x, float *y, int n, int m)\n"
+    "{\n"
+    "    for (int i = threadIdx.x; i < n; i += blockDim.x) {\n"
+    "        if (i < m) {\n"
+    "            y[i] = x[i];\n"
+    "        } else {\n"
+    "            y[i] = 0.0f;\n"
+    "        }\n"
+    "    }\n"
+    "}\n"
+    "__global__ void ifmem(const float *x, float *y, int n)\n"
+    "{\n"
+    "    for (int i = threadIdx.x; i < n; i += blockDim.x) {\n"
+    "        if (y[i] > 0.0f) {\n"
+    "            y[i] = x[i];\n"
+    "        }\n"
+    "    }\n"
     "}\n";
 
 static void refusals(void **state)
 {
     (void)state;
     static const rwf_refusal cases[] = {
-        {"barrier", "barrier", 6, "__syncthreads"},
-        {"brk", "early exit", 15, "`break` leaves the loop"},
+        {"barrier", "barrier", 6, "`__syncwarp` in the loop: only a block barrier"},
+        {"brk", "early exit", 15, "`break` under a condition the preload cannot replay"},
         {"ret", "early exit", 24, "`return` in the loop"},
         {"counter", "loop", 33, "the body changes its counter `i`"},
         {"written", "memory", 39, "reads memory the kernel may write"},
@@ -388,8 +576,22 @@ static void refusals(void **state)
         {"aliased", "store", 62, "passes `buf` as both y and x"},
         {"byref", "write", 73, "`c` is written in the loop"},
         {"mstep", "stride", 81, "`i += STEP(st)` reads memory or calls a function"},
+        {"dbrk", "early exit", 92, "`break` under a condition the preload cannot replay"},
+        {"blockbrk", "early exit", 102, "other than as `if (c) break;`"},
+        {"elsel", "loop", 108, "loads nothing from a buffer the kernel never writes"},
+        {"ifmem", "memory", 119, "reads memory the kernel may write (so no load"},
     };
     rwf_expect_refusals(refused, "load_batching", cases, HK_ARRAY_LEN(cases));
+    /* barrier_load_batching takes only a loop with a block barrier: not recur's, nor a loop
+     * with a __syncwarp */
+    static const rwf_refusal bcases[] = {
+        {"recur", "barrier", 4, "no `__syncthreads` in the loop"},
+    };
+    rwf_expect_refusals(recur, "barrier_load_batching", bcases, HK_ARRAY_LEN(bcases));
+    static const rwf_refusal wcases[] = {
+        {"barrier", "barrier", 6, "`__syncwarp` in the loop"},
+    };
+    rwf_expect_refusals(refused, "barrier_load_batching", wcases, HK_ARRAY_LEN(wcases));
 }
 
 /* The wild suite's two kernels the rewrite was made for, rewritten at K = 4 and 8, compile
@@ -402,6 +604,7 @@ static void wild_kernels_compile(void **state)
     } ks[] = {
         {"cs_histogram256", "histogram256Kernel"},
         {"mmcv_tin_shift_fwd", "tin_shift_forward_cuda_kernel"},
+        {"rodinia_pathfinder", "dynproc_kernel"},
     };
     for (size_t i = 0; i < HK_ARRAY_LEN(ks); i++) {
         fixture fx;

@@ -11,7 +11,8 @@
  * 2026-12-05-wild-holdout-cpu-s29.md), less the hints (launch bounds, __restrict__,
  * __ldg) and specialize_constants (a spec's values), and since session 30 what the
  * kernel model's fixes opened: masked im2col's coarsen (its walked pointer followed) and
- * kmeans' tiled_transpose (a coordinate walked by a loop). A rewrite that no longer applies
+ * kmeans' tiled_transpose (a coordinate walked by a loop), and since session 33 pathfinder's
+ * load batching across its barriers. A rewrite that no longer applies
  * fails here: the list is then to be revised with the record. */
 #include "analysis/analysis.h"
 #include "core/hk.h"
@@ -151,6 +152,25 @@ static const char kmeans_invert_driver[] =
     "    emu::expect(\"invert_mapping\", a, b);\n"
     "}\n";
 
+/* Rodinia pathfinder's dynproc_kernel: one launch of `iteration` steps over ragged column
+ * counts, the pyramid's border equal to the steps (as its host code launches it), walls and
+ * the source row from 0-9 like its driver; a block of BLOCK_SIZE (256) threads, the grid of
+ * small blocks of 256 - 2 * steps columns. Steps of 1, 5 and 20 (the spec's), startStep 0
+ * and 2 (rows past the first). */
+static const char pathfinder_driver[] =
+    "static const int shapes[][3] = {{300, 1, 0}, {1000, 5, 2}, {5001, 20, 0}, {217, 20, 3}};\n"
+    "for (int z = 0; z < 4; z++) {\n"
+    "    const int cols = shapes[z][0], it = shapes[z][1], start = shapes[z][2];\n"
+    "    const int rows = start + it + 1, small = 256 - 2 * it;\n"
+    "    emu::buf<int> wall((rows - 1) * cols), src(cols), a(cols), b(cols);\n"
+    "    wall.fill_mod(z + 1, 10); src.fill_mod(z + 7, 10); a.set(-1); b.set(-1);\n"
+    "    emu::launch(dim3((cols + small - 1) / small), dim3(256), 0,\n"
+    "                [&] { orig::dynproc_kernel(it, wall, src, a, cols, rows, start, it); });\n"
+    "    emu::launch(dim3((cols + small - 1) / small), dim3(256), 0,\n"
+    "                [&] { cand::dynproc_kernel(it, wall, src, b, cols, rows, start, it); });\n"
+    "    emu::expect(\"dynproc_kernel\", a, b);\n"
+    "}\n";
+
 /* The registry's rewrite name of kernel kname in wild source id at its defaults, as the
  * episode applies it (a wild file's model may hold parse errors the search takes as they
  * are, so not emu_rewrite, which wants none): it must apply; the new text (malloc'd). */
@@ -204,6 +224,8 @@ static void holdout_rewrites_emulate_equal(void **state)
          {"load_batching", "fast_divmod"}},
         {"cs_vector_add", "vectorAdd", vector_add_driver, {"grid_stride", "vectorize", "coarsen"}},
         {"rodinia_kmeans_invert", "invert_mapping", kmeans_invert_driver, {"load_batching", "coarsen", "tiled_transpose"}},
+        /* since session 33: its DP loop's loads batched across the block barriers */
+        {"rodinia_pathfinder", "dynproc_kernel", pathfinder_driver, {"load_batching", "barrier_load_batching"}},
     };
     emu_batch_init(&batch, tmpdir, "holdout");
     char *keep[64];
@@ -244,9 +266,10 @@ static void holdout_rewrites_emulate_equal(void **state)
         free(keep[i]);
 }
 
-/* The emulation sees a wrong candidate: vectorAdd's sum turned into a difference, and
- * RoIPool's argmax kept one column off, each fail (EMU_DIFFERS), so the drivers above
- * compare what the kernels write. */
+/* The emulation sees a wrong candidate: vectorAdd's sum turned into a difference,
+ * RoIPool's argmax kept one column off, and pathfinder's batched steps reading the first
+ * step's wall, each fail (EMU_DIFFERS), so the drivers above compare what the kernels
+ * write. */
 static void a_broken_candidate_differs(void **state)
 {
     (void)state;
@@ -267,6 +290,16 @@ static void a_broken_candidate_differs(void **state)
         free(bad);
         free(orig);
         free(g1);
+        free(src);
+    }
+    /* pathfinder's batched steps all adding the first step's wall */
+    src = rwf_wild_text("rodinia_pathfinder", NULL);
+    if (src) {
+        char *text = holdout_rewrite("rodinia_pathfinder", "dynproc_kernel", "barrier_load_batching");
+        char *bad = emu_replaced(text, "shortest + hk_lb_ld0[hk_lb_k]", "shortest + hk_lb_ld0[0]");
+        emu_run_pair(tmpdir, "holdout_pathfinder_broken", src, bad, NULL, pathfinder_driver, EMU_DIFFERS);
+        free(bad);
+        free(text);
         free(src);
     }
 }

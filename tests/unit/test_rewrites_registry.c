@@ -123,6 +123,8 @@ static const refusal_case cases[] = {
     /* items two at a time (by the grid), not one at a time */
     {"unroll_jam_scan", k_grid_stride, "gs", {0}, "loop step", 3},
     {"load_batching", k_barrier, "bar", {0}, "kernel body", 2},
+    /* a loop that loads, without a block barrier: load_batching's, not this entry's */
+    {"barrier_load_batching", k_grid_stride, "gs", {0}, "barrier", 3},
     /* the tile written before the barrier is read across it */
     {"merge_barriers", k_barrier, "bar", {0}, "barrier", 6},
     /* y[i]: the counter read whole, the trips never repeat */
