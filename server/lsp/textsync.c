@@ -15,6 +15,7 @@
 #include "lsp/loopwatch.h"
 #include "lsp/base.h"
 #include "lsp/symbols.h"
+#include "lsp/lenses.h"
 #include "lsp/config.h"
 
 #include "core/hk.h"
@@ -46,6 +47,8 @@ struct lsp_parse {
     char *uri;          /* copy (the flat symbol form names it) */
     enum doc_encoding enc; /* the documentSymbol reply's form, read on the loop */
     bool hier;
+    struct lsp_lens_key lens_key; /* what the codeLens lenses depend on (nv_target owned) */
+    struct lsp_lenses *lenses;    /* rendered with the symbols, or NULL */
     int rc;
 };
 
@@ -108,6 +111,8 @@ void lsp_doc_state_free(struct lsp_server *s, struct lsp_doc *ld)
     else
         waiters_finish(s, ld, HK_ESTALE);
     hk_free(ld->edits);
+    lsp_lenses_put(ld->lenses);
+    ld->lenses = NULL;
     for (int i = 0; i < LSP_DOC_SPARES; i++)
         hk_free(ld->snap[i]);
     if (ld->job) {
@@ -227,16 +232,20 @@ static void analysis_ready(struct lsp_server *s, struct lsp_doc *ld)
                                                         * free ld */
 }
 
-/* The documentSymbol reply of the model just parsed, made here rather than on the loop
- * (a first render of 1,000 kernels is 1.1 MB and took 20-27 ms there). The renderer
- * reads positions through a line index: that of a private document of the same text. A
+/* The documentSymbol reply and the codeLens lenses of the model just parsed, made here
+ * rather than on the loop (a first render of 1,000 kernels' symbols is 1.1 MB and took
+ * 20-27 ms there; their 2,000 lenses 2.2-3.5 ms, growing with the kernels). The renderers
+ * read positions through a line index: that of a private document of the same text. A
  * failure is left for the request, which renders on the loop. Pool thread. */
 static void parse_render_symbols(struct lsp_parse *p)
 {
     doc_store *st = NULL;
     doc *d = NULL;
-    if (doc_store_new(0, &st) == HK_OK && doc_open(st, p->uri, 0, p->text, p->len, &d) == HK_OK)
+    if (doc_store_new(0, &st) == HK_OK && doc_open(st, p->uri, 0, p->text, p->len, &d) == HK_OK) {
         lsp_symbols_refresh(p->an, d, p->enc, p->hier);
+        if (p->lens_key.nv_target)
+            p->lenses = lsp_lenses_render(an_doc_model(p->an), d, p->uri, &p->lens_key);
+    }
     doc_store_free(st);
 }
 
@@ -347,10 +356,16 @@ static void parse_after(uv_work_t *req, int status)
     else
         lsp_doc_copy_return(ld, p->text, p->text_cap);
     hk_free(p->uri);
+    hk_free((char *)p->lens_key.nv_target);
     if (!ld) { /* closed meanwhile */
+        lsp_lenses_put(p->lenses);
         release_later(req->loop, p->an);
         hk_free(p);
         return;
+    }
+    if (p->lenses) { /* of the text at p->gen: lsp_lenses_fit tells whether still current */
+        lsp_lenses_put(ld->lenses);
+        ld->lenses = p->lenses;
     }
     struct lsp_server *s = ld->s;
     lsp_loopwatch_note(s->loopwatch, "(parse done)");
@@ -363,8 +378,9 @@ static void parse_after(uv_work_t *req, int status)
     ld->parsed_gen = p->gen;
     hk_free(p);
     pending_edits_record(ld);
-    if (ld->parsed_gen != ld->text_gen)
-        parse_start(s, ld, NULL); /* the text moved on: parse the latest, requests wait */
+    if (ld->parsed_gen != ld->text_gen || ld->lens_due)
+        parse_start(s, ld, NULL); /* the text moved on (or the lenses' settings did): parse
+                                   * the latest, requests wait */
     else
         analysis_ready(s, ld);
 }
@@ -415,10 +431,15 @@ static void parse_start(struct lsp_server *s, struct lsp_doc *ld, json_t *text_j
     p->uri = uri;
     p->enc = s->enc;
     p->hier = s->cl_hier_symbols;
+    /* NULL on no memory: no lenses rendered, the request renders them on the loop */
+    p->lens_key = (struct lsp_lens_key){.gen = ld->text_gen, .enc = s->enc,
+                                        .nv_target = lsp_nvidia_target(s),
+                                        .lang = hk_i18n_lang()};
     p->len = doc_length(d);
     p->gen = ld->text_gen;
     p->full = ld->edits_lost;
     ld->edits_lost = false;
+    ld->lens_due = false;
     ld->parse = p;
     if (uv_queue_work(s->loop, &p->req, parse_work, parse_after)) {
         /* no pool (the loop is closing): parse here, as the pool would */
@@ -427,6 +448,21 @@ static void parse_start(struct lsp_server *s, struct lsp_doc *ld, json_t *text_j
         p->ld = ld;
         parse_after(&p->req, 0);
     }
+}
+
+static void lenses_stale(doc *d, void *ud)
+{
+    struct lsp_doc *ld = lsp_doc_of(d);
+    if (!ld || !ld->an)
+        return; /* no grammar: no model, no lenses */
+    ld->lens_due = true;
+    parse_start(ud, ld, NULL); /* or parse_after starts it once the parse out is back */
+}
+
+void lsp_doc_lenses_stale(struct lsp_server *s)
+{
+    if (s->docs)
+        doc_store_foreach(s->docs, lenses_stale, s);
 }
 
 /* ---- texts made ready on the pool ---- */
