@@ -1007,7 +1007,7 @@ static void on_code_lens(rpc_call *call, json_t *params, void *ud)
                                .nv_target = lsp_nvidia_target(s), .lang = hk_i18n_lang()};
     int rc = key.nv_target ? HK_OK : HK_ENOMEM;
     if (!rc && !lsp_lenses_fit(ld->lenses, &key)) {
-        lsp_loopwatch_note(s->loopwatch, "(codeLens rendered on the loop)");
+        lsp_loopwatch_note(s->loopwatch, "(codeLens rendered on the loop)"); /* i18n: not for people */
         s->lens_loop_renders++;
         struct lsp_lenses *l = lsp_lenses_render(m, d, ld->uri, &key);
         if (l) {
