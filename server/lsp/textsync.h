@@ -28,10 +28,10 @@ const an_model *lsp_doc_model(const struct lsp_doc *ld);
 bool lsp_doc_await_analysis(struct lsp_server *s, rpc_call *call, json_t *params,
                             rpc_method_fn fn);
 
-/* A setting the codeLens lenses show changed: every open document with an analysis is
- * parsed again (its text as it is; an incremental parse that changes nothing), so that
- * the pool renders its lenses with the new settings; requests that read the model wait
- * for it meanwhile, as after an edit. Loop. */
+/* A setting the codeLens lenses show changed: every open document with an analysis has
+ * its lenses rendered again on the pool with the new settings, holding its analysis as a
+ * parse does (no parse when the model is of the current text; else the parse due renders
+ * them); requests that read the model wait for it meanwhile, as after an edit. Loop. */
 void lsp_doc_lenses_stale(struct lsp_server *s);
 
 /* A buffer for a copy of ld's text (need bytes or more) taken for a pool job: one of the

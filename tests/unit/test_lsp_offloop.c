@@ -1069,7 +1069,9 @@ static void test_code_lens_kept_from_the_parse(void **st)
     assert_int_equal(p.n, 3);
     assert_ptr_not_equal(p.h[2].lent, p.h[1].lent);
     assert_memory_equal(p.h[1].lent, p.h[1].copy, p.h[1].len); /* untouched under the write */
-    /* titles in another language: rendered again on the pool, the request waiting */
+    /* titles in another language: rendered again on the pool, the request waiting; the
+     * model is of this text already, so nothing is parsed */
+    uint64_t model = an_doc_model_id(doc_state(s)->an);
     feed(s, "{\"jsonrpc\":\"2.0\",\"method\":\"workspace/didChangeConfiguration\",\"params\":"
             "{\"settings\":{\"language\":\"zh-CN\"}}}");
     feed_lens(s, 5);
@@ -1080,6 +1082,7 @@ static void test_code_lens_kept_from_the_parse(void **st)
     assert_int_equal(lens_line(r, 1, 1, &title), 7);
     assert_string_equal(title, hk_tr_in(HK_LANG_ZH_CN, HK_MSG_LENS_OPTIMIZE_DCU));
     assert_int_equal(s->lens_loop_renders, 0);
+    assert_true(an_doc_model_id(doc_state(s)->an) == model);
     /* lenses that no longer fit (here: made for another language) are never sent: the
      * request renders them on the loop, once, and keeps them */
     hk_i18n_set(HK_LANG_EN);
