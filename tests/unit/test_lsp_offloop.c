@@ -1057,6 +1057,17 @@ static void test_code_lens_kept_from_the_parse(void **st)
     assert_string_equal(title, hk_tr(HK_MSG_LENS_OPTIMIZE_DCU));
     assert_int_equal(s->lens_loop_renders, 0);
     assert_int_equal(p.n, 2); /* lent, like the symbols */
+    /* hyperkernel/loopStats {"reset": true}: the figures start again after its reply */
+    feed(s, "{\"jsonrpc\":\"2.0\",\"id\":30,\"method\":\"hyperkernel/loopStats\","
+            "\"params\":{\"reset\":true}}");
+    json_t *ls = json_object_get(reply(&p.o, 30), "result");
+    assert_true(json_integer_value(json_object_get(ls, "iterations")) > 0);
+    assert_true(json_array_size(json_object_get(ls, "top_cpu")) > 0);
+    feed(s, "{\"jsonrpc\":\"2.0\",\"id\":31,\"method\":\"hyperkernel/loopStats\"}");
+    ls = json_object_get(reply(&p.o, 31), "result");
+    assert_int_equal(json_integer_value(json_object_get(ls, "iterations")), 0);
+    assert_int_equal(json_array_size(json_object_get(ls, "top_cpu")), 0);
+    assert_true(json_real_value(json_object_get(ls, "cpu_ms_max")) == 0.0);
     /* two lines inserted above every kernel: the request waits for the new parse */
     change(s, 2, 0, 0, 0, "\n\n");
     feed_lens(s, 4);
@@ -1065,6 +1076,10 @@ static void test_code_lens_kept_from_the_parse(void **st)
     assert_int_equal(json_array_size(json_object_get(r, "result")), 600);
     assert_int_equal(lens_line(r, 0, 0, &title), 2);
     assert_int_equal(lens_line(r, 150, 1, &title), 2 + 5 * 150);
+    /* the parse's iterations are counted again */
+    feed(s, "{\"jsonrpc\":\"2.0\",\"id\":32,\"method\":\"hyperkernel/loopStats\"}");
+    ls = json_object_get(reply(&p.o, 32), "result");
+    assert_true(json_integer_value(json_object_get(ls, "iterations")) > 0);
     assert_int_equal(s->lens_loop_renders, 0);
     assert_int_equal(p.n, 3);
     assert_ptr_not_equal(p.h[2].lent, p.h[1].lent);
