@@ -884,7 +884,7 @@ def run_requests(args, tmp, big_text, log_dir):
     def rnd():
         return rng.randrange(len(big.kernels))
 
-    measure("didOpen + documentSymbol (%d KB)" % (len(big_text) // 1000), lambda i: time_it(
+    measure("didOpen + documentSymbol (%d KB)" % (len(big_text.encode("utf-8")) // 1000), lambda i: time_it(
         lambda: (srv.notify("textDocument/didOpen", open_params(big)), sym())), count=1)
     measure("documentSymbol", lambda i: sym())
     measure("hover", lambda i: call("textDocument/hover", pos(rnd()))[0])
@@ -954,7 +954,7 @@ def run_requests(args, tmp, big_text, log_dir):
     measure("$/cancelRequest (nothing waiting)", lambda i: time_it(lambda: srv.notify(
         "$/cancelRequest", {"id": 999999 + i})), count=3)
     measure("hyperkernel/loopStats", lambda i: call("hyperkernel/loopStats", {})[0], count=3)
-    measure("didClose (%d KB)" % (len(big_text) // 1000), lambda i: time_it(lambda: srv.notify(
+    measure("didClose (%d KB)" % (len(big_text.encode("utf-8")) // 1000), lambda i: time_it(lambda: srv.notify(
         "textDocument/didClose", {"textDocument": {"uri": big.uri}})), count=1)
     big.version = 1
     measure("didOpen again + documentSymbol", lambda i: time_it(
