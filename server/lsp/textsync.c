@@ -351,8 +351,13 @@ char *lsp_doc_copy_buffer(struct lsp_doc *ld, size_t need, size_t *cap)
         ld->snap[best] = NULL;
         return b;
     }
-    *cap = need;
-    return hk_malloc(need);
+    /* A large text's copy gets room for edits that grow it by an eighth, as the first one
+     * made off the loop does (lsp_text_prep_new): kept exactly as large, it fitted no copy
+     * after a line was typed, and each was a fresh 1.5 MB of the 2,000-kernel file, 364
+     * page faults, 5-10 ms of the loop in a didChange
+     * (bench/results/lsp-2026-12-05-s33-face6.md). */
+    *cap = need >= LSP_TEXT_PREP_BYTES ? need + need / 8 : need;
+    return hk_malloc(*cap);
 }
 
 static void parse_after(uv_work_t *req, int status)

@@ -36,7 +36,8 @@ void lsp_doc_lenses_stale(struct lsp_server *s);
 
 /* A buffer for a copy of ld's text (need bytes or more) taken for a pool job: one of the
  * document's kept ones (LSP_DOC_SPARES) when one is free and large enough (its pages are
- * in: a 742 KB copy into fresh pages was 180 page faults on the loop), else a new one.
+ * in: a 742 KB copy into fresh pages was 180 page faults on the loop), else a new one,
+ * with room for the text to grow by an eighth when it is of LSP_TEXT_PREP_BYTES or more.
  * *cap gets its size.
  * New (give it back with lsp_doc_copy_return, or hk_free), or NULL on no memory. Loop. */
 char *lsp_doc_copy_buffer(struct lsp_doc *ld, size_t need, size_t *cap);

@@ -1155,6 +1155,33 @@ static void test_lenses_fit_only_their_key(void **st)
     assert_int_equal(hk_alloc_live(), live);
 }
 
+/* A new copy buffer of a large text has room for edits that grow it: the next copy, a
+ * line longer, reuses it instead of faulting in fresh pages on the loop. */
+static void test_copy_buffer_room_to_grow(void **st)
+{
+    (void)st;
+    long live = hk_alloc_live();
+    struct lsp_doc ld = {0};
+    size_t need = LSP_TEXT_PREP_BYTES * 4, cap = 0;
+    char *b = lsp_doc_copy_buffer(&ld, need, &cap);
+    assert_non_null(b);
+    assert_true(cap >= need + need / 8);
+    lsp_doc_copy_return(&ld, b, cap);
+    size_t cap2 = 0;
+    char *b2 = lsp_doc_copy_buffer(&ld, need + 40, &cap2);
+    assert_ptr_equal(b2, b);
+    assert_int_equal(cap2, cap);
+    lsp_doc_copy_return(&ld, b2, cap2);
+    /* a small text's copy is as large as it needs */
+    size_t cap3 = 0;
+    char *b3 = lsp_doc_copy_buffer(NULL, 100, &cap3);
+    assert_int_equal(cap3, 100);
+    hk_free(b3);
+    for (int i = 0; i < LSP_DOC_SPARES; i++)
+        hk_free(ld.snap[i]);
+    assert_int_equal(hk_alloc_live(), live);
+}
+
 int main(void)
 {
     hk_alloc_init_json();
@@ -1176,6 +1203,7 @@ int main(void)
         cmocka_unit_test(test_code_lens_written_as_text),
         cmocka_unit_test(test_code_lens_kept_from_the_parse),
         cmocka_unit_test(test_lenses_fit_only_their_key),
+        cmocka_unit_test(test_copy_buffer_room_to_grow),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
