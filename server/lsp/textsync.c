@@ -353,9 +353,9 @@ char *lsp_doc_copy_buffer(struct lsp_doc *ld, size_t need, size_t *cap)
     }
     /* A large text's copy gets room for edits that grow it by an eighth, as the first one
      * made off the loop does (lsp_text_prep_new): kept exactly as large, it fitted no copy
-     * after a line was typed, and each was a fresh 1.5 MB of the 2,000-kernel file, 364
-     * page faults, 5-10 ms of the loop in a didChange
-     * (bench/results/lsp-2026-12-05-s33-face6.md). */
+     * of the text once a line was typed, and the copy went to fresh pages (364 page
+     * faults for the 2,000-kernel file). Copies still land in fresh pages while every
+     * spare is out (bench/results/lsp-2026-12-05-s33-face6.md, "Under load"). */
     *cap = need >= LSP_TEXT_PREP_BYTES ? need + need / 8 : need;
     return hk_malloc(*cap);
 }
