@@ -786,6 +786,228 @@ def run_busy(args, tmp, big_text, log_dir):
     return out
 
 
+def run_requests(args, tmp, big_text, log_dir):
+    """The --requests scenario (session 33): every request and notification the server
+    handles, one kind at a time, on the big file: before each kind the loop watch is reset
+    (`hyperkernel/loopStats` with `reset`), the kind is sent --requests-n times with a
+    pause after each (so that the pool's work comes back in its own iterations), and the
+    watch is read again: the most loop-thread CPU in one iteration and what it handled,
+    the most heap calls, and the wall time of the requests. Compile off (the compile's
+    start and end: --compile-only). Returns the figures."""
+    out = {"kinds": []}
+    ws = os.path.join(tmp, "ws-requests")
+    os.makedirs(ws)
+    with open(os.path.join(ws, "big.cu"), "w") as f:
+        f.write(big_text)
+    home = os.path.join(tmp, "home-requests")
+    os.makedirs(home)
+    env = dict(os.environ, HOME=home, TMPDIR=home, XDG_DATA_HOME=os.path.join(home, "xdg"),
+               XDG_CONFIG_HOME=os.path.join(home, "config"))
+    cmd = [args.hkls, "--log", os.path.join(log_dir, "hkls-requests.log")]
+    srv = Server("hkls-requests", cmd, ws, os.path.join(log_dir, "hkls-requests.stderr"),
+                 env=env)
+    big = Doc(os.path.join(ws, "big.cu"), big_text)
+    rng = random.Random(args.seed)
+    n = args.requests_n
+    pause = args.requests_pause / 1000.0
+
+    def call(method, params):
+        """Sends a request, accepting an error reply (some kinds are asked of nothing:
+        an episode that does not exist); returns (wall ms, result or None)."""
+        rid = srv.next_id
+        srv.next_id += 1
+        msg = {"jsonrpc": "2.0", "id": rid, "method": method}
+        if params is not None:
+            msg["params"] = params
+        t0 = time.perf_counter()
+        srv.send(msg)
+        try:
+            t1, res = srv.pump(rid, 120)
+        except LspError as e:
+            if "failed" not in str(e):
+                raise
+            return (time.perf_counter() - t0) * 1000.0, None
+        return (t1 - t0) * 1000.0, res
+
+    def measure(kind, fn, count=n, note=""):
+        call("hyperkernel/loopStats", {"reset": True})
+        walls = []
+        for i in range(count):
+            w = fn(i)
+            if w is not None:
+                walls.append(w)
+            srv.idle(pause)
+        _, loop = call("hyperkernel/loopStats", {})
+        top = loop.get("top_cpu", [])
+        out["kinds"].append({
+            "kind": kind, "n": count, "note": note,
+            "wall_p50": pct(walls, 50) if walls else None,
+            "wall_max": max(walls) if walls else None,
+            "cpu_ms_max": loop.get("cpu_ms_max"), "cpu_longest_during":
+            loop.get("cpu_longest_during"), "cpu_over_limit": loop.get("cpu_over_limit"),
+            "heap_calls_max": loop.get("heap_calls_max"),
+            "heap_calls_longest_during": loop.get("heap_calls_longest_during"),
+            "faults_max": loop.get("faults_max"), "iterations": loop.get("iterations"),
+            "top": top[:3]})
+        print("  %-44s loop CPU max %6.2f ms (%s)" % (kind, loop.get("cpu_ms_max", 0),
+                                                     loop.get("cpu_longest_during")),
+              file=sys.stderr)
+
+    db = os.path.join(home, "episodes.db")
+    state = {}
+
+    def init(_):
+        ms, _ = initialize(srv, ws, {"compile": {"enabled": False}, "episodes": {"db": db}})
+        return ms
+    # initialize's own iteration: the watch counts from the start
+    walls = [init(0)]
+    srv.idle(pause)
+    _, loop = call("hyperkernel/loopStats", {"reset": True})
+    out["kinds"].append({"kind": "initialize + initialized", "n": 1, "note": "",
+                         "wall_p50": walls[0], "wall_max": walls[0],
+                         "cpu_ms_max": loop.get("cpu_ms_max"),
+                         "cpu_longest_during": loop.get("cpu_longest_during"),
+                         "cpu_over_limit": loop.get("cpu_over_limit"),
+                         "heap_calls_max": loop.get("heap_calls_max"),
+                         "heap_calls_longest_during": loop.get("heap_calls_longest_during"),
+                         "faults_max": loop.get("faults_max"),
+                         "iterations": loop.get("iterations"), "top": loop.get("top_cpu", [])[:3]})
+
+    def sym():
+        w, _ = call("textDocument/documentSymbol", {"textDocument": {"uri": big.uri}})
+        return w
+
+    def pos(k):
+        name, line, col = big.kernels[k]
+        return {"textDocument": {"uri": big.uri}, "position": {"line": line, "character": col + 1}}
+
+    def rnd():
+        return rng.randrange(len(big.kernels))
+
+    measure("didOpen + documentSymbol (%d KB)" % (len(big_text.encode("utf-8")) // 1000), lambda i: time_it(
+        lambda: (srv.notify("textDocument/didOpen", open_params(big)), sym())), count=1)
+    measure("documentSymbol", lambda i: sym())
+    measure("hover", lambda i: call("textDocument/hover", pos(rnd()))[0])
+    measure("codeAction", lambda i: call("textDocument/codeAction", dict(
+        pos(rnd()), range={"start": pos(rnd())["position"], "end": pos(rnd())["position"]},
+        context={"diagnostics": []}))[0])
+    measure("codeLens", lambda i: call("textDocument/codeLens",
+                                       {"textDocument": {"uri": big.uri}})[0])
+
+    def change(i):
+        p = edit_round(srv, big, i, rng, state)
+        return time_it(lambda: srv.notify("textDocument/didChange", p))
+    measure("didChange (alone; its parse on the pool)", change, count=2 * n)
+
+    def change_lens(i):
+        p = edit_round(srv, big, i, rng, state)
+        return time_it(lambda: (srv.notify("textDocument/didChange", p),
+                                call("textDocument/codeLens", {"textDocument": {"uri": big.uri}})))
+    measure("didChange + codeLens", change_lens, count=2 * n)
+    measure("didSave", lambda i: time_it(lambda: srv.notify(
+        "textDocument/didSave", {"textDocument": {"uri": big.uri}})))
+    langs = ["zh-CN", "en"]
+    measure("workspace/didChangeConfiguration (language)", lambda i: time_it(lambda: srv.notify(
+        "workspace/didChangeConfiguration", {"settings": {"language": langs[i % 2]}})), count=4)
+    measure("codeLens after a language change", lambda i: (srv.notify(
+        "workspace/didChangeConfiguration", {"settings": {"language": langs[i % 2]}}),
+        call("textDocument/codeLens", {"textDocument": {"uri": big.uri}})[0])[1], count=4,
+        note="the lenses rendered again on the pool with the new titles (no parse: the model "
+             "is of the text already); the request waits for them")
+    measure("workspace/didChangeConfiguration (compile settings)", lambda i: time_it(
+        lambda: srv.notify("workspace/didChangeConfiguration", {"settings": {"compile": {
+            "enabled": False, "debounceMs": 300 + i}}})), count=4)
+
+    def create_spec(i):
+        name = big.kernels[rnd()][0]
+        return call("workspace/executeCommand", {"command": "hyperkernel.createSpec",
+                                                 "arguments": [{"uri": big.uri, "kernel": name}]})[0]
+    measure("executeCommand hyperkernel.createSpec", create_spec, count=3,
+            note="the skeleton inferred and written on the pool")
+    measure("executeCommand hyperkernel.trustFolder", lambda i: call(
+        "workspace/executeCommand", {"command": "hyperkernel.trustFolder", "arguments": []})[0],
+        count=2)
+    measure("executeCommand hyperkernel.untrustFolder", lambda i: call(
+        "workspace/executeCommand", {"command": "hyperkernel.untrustFolder", "arguments": []})[0],
+        count=2)
+    measure("executeCommand hyperkernel.cancel (no such episode)", lambda i: call(
+        "workspace/executeCommand", {"command": "hyperkernel.cancel",
+                                     "arguments": [{"episode": 999999}]})[0], count=3)
+    measure("executeCommand hyperkernel.showReport (no such episode)", lambda i: call(
+        "workspace/executeCommand", {"command": "hyperkernel.showReport",
+                                     "arguments": [{"episode": 999999}]})[0], count=3)
+    measure("executeCommand hyperkernel.applyVersion (no such episode)", lambda i: call(
+        "workspace/executeCommand", {"command": "hyperkernel.applyVersion", "arguments": [
+            {"uri": big.uri, "kernel": big.kernels[0][0], "episode": 999999, "version": 1}]})[0],
+        count=3)
+    measure("hyperkernel/episodes", lambda i: call("hyperkernel/episodes", {})[0], count=5)
+    measure("hyperkernel/history", lambda i: call("hyperkernel/history", {
+        "uri": big.uri, "kernel": big.kernels[rnd()][0]})[0], count=5)
+    measure("hyperkernel/report (no such episode)", lambda i: call(
+        "hyperkernel/report", {"episode": 999999})[0], count=3)
+    measure("hyperkernel/cancel (no such episode)", lambda i: call(
+        "hyperkernel/cancel", {"episode": 999999})[0], count=3)
+    measure("window/workDoneProgress/cancel", lambda i: time_it(lambda: srv.notify(
+        "window/workDoneProgress/cancel", {"token": "hk-none-%d" % i})), count=3)
+    measure("$/setTrace", lambda i: time_it(lambda: srv.notify(
+        "$/setTrace", {"value": ["off", "messages"][i % 2]})), count=4)
+    measure("$/cancelRequest (nothing waiting)", lambda i: time_it(lambda: srv.notify(
+        "$/cancelRequest", {"id": 999999 + i})), count=3)
+    measure("hyperkernel/loopStats", lambda i: call("hyperkernel/loopStats", {})[0], count=3)
+    measure("didClose (%d KB)" % (len(big_text.encode("utf-8")) // 1000), lambda i: time_it(lambda: srv.notify(
+        "textDocument/didClose", {"textDocument": {"uri": big.uri}})), count=1)
+    big.version = 1
+    measure("didOpen again + documentSymbol", lambda i: time_it(
+        lambda: (srv.notify("textDocument/didOpen", open_params(big)), sym())), count=1)
+    t0 = time.perf_counter()
+    out["exit_code"] = srv.stop()
+    out["shutdown_exit_ms"] = (time.perf_counter() - t0) * 1000.0
+    return out
+
+
+def time_it(fn):
+    """Wall ms of fn() (a notification alone: the time to write it)."""
+    t0 = time.perf_counter()
+    fn()
+    return (time.perf_counter() - t0) * 1000.0
+
+
+def markdown_requests(r, args, info, argv):
+    L = report_head("Every request on the loop (`--requests`)", "bench/lsp/bench_lsp.py --requests",
+                    argv, info)
+    L.append("- hkls: `%s` (%s, binary built %s)" % (args.hkls, info.get("hkls_version"),
+                                                    info.get("hkls_built")))
+    L.append("- File: `bench/gen_kernels.py --kernels %d --seed %d`: %s lines, %s bytes, %s "
+             "kernels" % (args.kernels, args.seed, info["lines"], info["bytes"],
+                          info["kernels"]))
+    L.append("- Scenario: compile off; each kind sent %d times (unless the table says), %d ms "
+             "of reading after each; the loop watch reset before each kind "
+             "(`hyperkernel/loopStats` `{\"reset\": true}`)." % (args.requests_n,
+                                                                 args.requests_pause))
+    L.append("- Load average at the start / the end: %s / %s (1, 5, 15 min)" %
+             (r.get("load_before"), r.get("load_after")))
+    L.append("- **loop CPU max**: the most loop-thread CPU time in one iteration while that "
+             "kind ran (limit %.1f ms), and what that iteration handled." % 5.0)
+    L.append("")
+    L.append("| request | n | wall p50 (ms) | wall max | loop CPU max (ms) | iteration | heap "
+             "calls max (iteration) | page faults max | past 5 ms |")
+    L.append("|---|---|---|---|---|---|---|---|---|")
+    for k in r["kinds"]:
+        L.append("| %s | %d | %s | %s | %s | %s | %s | %s | %s |" % (
+            k["kind"], k["n"], fmt(k["wall_p50"]), fmt(k["wall_max"]), fmt(k["cpu_ms_max"]),
+            k.get("cpu_longest_during") or "-", "%s (%s)" % (
+                k.get("heap_calls_max"), k.get("heap_calls_longest_during") or "-"),
+            k.get("faults_max"),
+            k.get("cpu_over_limit")))
+    L.append("")
+    notes = [k for k in r["kinds"] if k.get("note")]
+    for k in notes:
+        L.append("- %s: %s" % (k["kind"], k["note"]))
+    L.append("- shutdown + exit: %s ms; exit code %s" % (fmt(r.get("shutdown_exit_ms")),
+                                                         r.get("exit_code")))
+    return "\n".join(L) + "\n"
+
+
 def report_head(title, writer, argv, info):
     """A report's first lines: its title with the time, who wrote it, the command, the commit
     and the machine."""
@@ -1187,6 +1409,12 @@ def main():
                     help="instead of the usual runs, the loaded scenario: episodes on the "
                          "simulated GPU, edits and requests, compile_commands.json changing "
                          "and CPU burners, all at once (README.md)")
+    ap.add_argument("--requests", action="store_true",
+                    help="every request kind on the big file, one at a time, with the loop "
+                         "watch reset before each (hkls only)")
+    ap.add_argument("--requests-n", type=int, default=20, help="requests of each kind")
+    ap.add_argument("--requests-pause", type=int, default=300,
+                    help="ms of reading what the server sends after each request")
     ap.add_argument("--busy-seconds", type=float, default=90.0)
     ap.add_argument("--busy-budget", type=int, default=5, help="each episode's budget")
     ap.add_argument("--busy-pause", type=int, default=20,
@@ -1221,7 +1449,7 @@ def main():
             return subprocess.run([sys.executable, GEN, "--kernels", str(k), "--seed", str(seed)],
                                   check=True, capture_output=True, text=True).stdout
         big_text = gen(args.kernels, args.seed)
-        small = ([] if args.busy else
+        small = ([] if args.busy or args.requests else
                  [gen(args.small_kernels, s) for s in range(2, args.files + 1)])
         ws = {}
         for name in ("hkls", "clangd"):
@@ -1252,6 +1480,16 @@ def main():
         info["lines"] = len(big.lines) - (1 if big_text.endswith("\n") else 0)
         info["bytes"] = len(big_text.encode("utf-8"))
         info["kernels"] = len(big.kernels)
+
+        if args.requests:
+            print("hkls: every request ...", file=sys.stderr)
+            lb = open("/proc/loadavg").read().split()[:3]
+            res["hkls_requests"] = run_requests(args, tmp, big_text, log_dir)
+            res["hkls_requests"]["load_before"] = " ".join(lb)
+            res["hkls_requests"]["load_after"] = " ".join(open("/proc/loadavg").read().split()[:3])
+            write_report(markdown_requests(res["hkls_requests"], args, info, argv), info, res,
+                         args)
+            return 0
 
         if args.busy:
             if args.burn is None:

@@ -9,6 +9,7 @@
 #include "lsp/trust.h"
 #include "lsp/textsync.h"
 #include "lsp/episodes.h"
+#include "lsp/lenses.h"
 
 #include "core/buf.h"
 #include "core/hk.h"
@@ -138,12 +139,7 @@ static json_t *command_json(const char *title, const char *cmd, json_t *arg /* s
 }
 
 /* The NVIDIA target to offer: the configured one when it is NVIDIA. New string. */
-static char *nvidia_target(struct lsp_server *s)
-{
-    if (s->cfg.target_set && s->cfg.backend == CC_NVIDIA && s->cfg.arch)
-        return hk_asprintf("nvidia:%s", s->cfg.arch);
-    return hk_strdup("nvidia");
-}
+static char *nvidia_target(struct lsp_server *s) { return lsp_nvidia_target(s); }
 
 /* ---- building the apply edit ---- */
 
@@ -912,44 +908,6 @@ static void retry_code_lens(struct lsp_server *s, rpc_call *call, json_t *params
     on_code_lens(call, params, s);
 }
 
-/* Appends s as a JSON string. */
-static int lens_str(struct hk_buf *b, const char *s)
-{
-    int rc = hk_buf_appends(b, "\"");
-    const char *run = s;
-    for (const char *p = s; !rc && *p; p++) {
-        unsigned char c = (unsigned char)*p;
-        if (c != '"' && c != '\\' && c >= 0x20)
-            continue;
-        rc = hk_buf_append(b, run, (size_t)(p - run));
-        if (!rc)
-            rc = c == '"' ? hk_buf_appends(b, "\\\"")
-               : c == '\\' ? hk_buf_appends(b, "\\\\")
-                           : hk_buf_printf(b, "\\u%04x", c);
-        run = p + 1;
-    }
-    if (!rc)
-        rc = hk_buf_appends(b, run);
-    return rc ? rc : hk_buf_appends(b, "\"");
-}
-
-/* Appends one lens: range (JSON text), title and command (JSON strings), the command's one
- * argument (JSON text). */
-static int lens_text(struct hk_buf *b, bool *first, const char *range, const char *title,
-                     const char *cmd, const char *arg)
-{
-    int rc = hk_buf_appends(b, *first ? "{\"range\":" : ",{\"range\":");
-    *first = false;
-    rc = rc ? rc : hk_buf_appends(b, range);
-    rc = rc ? rc : hk_buf_appends(b, ",\"command\":{\"title\":");
-    rc = rc ? rc : hk_buf_appends(b, title);
-    rc = rc ? rc : hk_buf_appends(b, ",\"command\":");
-    rc = rc ? rc : hk_buf_appends(b, cmd);
-    rc = rc ? rc : hk_buf_appends(b, ",\"arguments\":[");
-    rc = rc ? rc : hk_buf_appends(b, arg);
-    return rc ? rc : hk_buf_appends(b, "]}}");
-}
-
 /* A lens whose argument and title are made with jansson (the few kernels with results). */
 static int lens_json(struct hk_buf *b, bool *first, const char *range, const char *title,
                      const char *cmd, json_t *arg /* stolen */)
@@ -962,19 +920,67 @@ static int lens_json(struct hk_buf *b, bool *first, const char *range, const cha
     int rc = tt && at ? HK_OK : HK_ENOMEM;
     struct hk_buf c;
     hk_buf_init(&c, 1024);
-    rc = rc ? rc : lens_str(&c, cmd);
-    rc = rc ? rc : lens_text(b, first, range, tt, c.data, at);
+    rc = rc ? rc : lsp_json_str(&c, cmd);
+    rc = rc ? rc : lsp_lens_text(b, first, range, tt, c.data, at);
     hk_buf_free(&c);
     hk_free(tt);
     hk_free(at);
     return rc;
 }
 
-static void release_lens(void *text) { hk_free(text); }
+/* Appends the lenses of kernel f's results (info: its entry in the file's results):
+ * "best ... - Apply" and "Report". */
+static int result_lenses(struct lsp_server *s, struct hk_buf *b, bool *first, const doc *d,
+                         const char *uri, const an_function *f, json_t *info)
+{
+    size_t len = doc_length(d);
+    struct doc_pos a, e;
+    uint32_t sb = f->name_span.start_byte > len ? (uint32_t)len : f->name_span.start_byte;
+    uint32_t eb = f->name_span.end_byte > len ? (uint32_t)len : f->name_span.end_byte;
+    if (eb < sb)
+        eb = sb;
+    if (doc_position_at(d, s->enc, sb, &a) || doc_position_at(d, s->enc, eb, &e))
+        return HK_OK;
+    char range[160];
+    snprintf(range, sizeof range,
+             "{\"start\":{\"line\":%u,\"character\":%u}," /* i18n: not for people */
+             "\"end\":{\"line\":%u,\"character\":%u}}",
+             a.line, a.character, e.line, e.character);
+    int rc = HK_OK;
+    json_t *best = json_object_get(info, "best");
+    json_t *chain = json_object_get(info, "chain");
+    json_t *last = json_array_get(chain, json_array_size(chain) - 1);
+    double sp = json_number_value(json_object_get(best, "speedup"));
+    if (best && last && sp > 1.0) {
+        int num = (int)json_integer_value(json_object_get(last, "number"));
+        char title[160];
+        snprintf(title, sizeof title, hk_tr(HK_MSG_LENS_BEST_APPLY), sp,
+                 json_is_true(json_object_get(best, "simulated")) ? hk_tr(HK_MSG_SIMULATED_WORD)
+                                                                  : "",
+                 num);
+        json_t *ja = kernel_args(uri, f->name);
+        if (ja) {
+            json_object_set(ja, "episode", json_object_get(best, "episode"));
+            json_object_set_new(ja, "version", json_integer(num));
+        }
+        rc = ja ? lens_json(b, first, range, title, "hyperkernel.applyVersion", ja) : HK_ENOMEM;
+    }
+    json_t *rep = best ? json_object_get(best, "episode") : NULL;
+    if (!rep && str_of(json_object_get(info, "latest"), "report_html"))
+        rep = json_object_get(json_object_get(info, "latest"), "id");
+    if (!rc && rep)
+        rc = lens_json(b, first, range, hk_tr(HK_MSG_LENS_REPORT), "hyperkernel.showReport",
+                       json_pack("{s:O}", "episode", rep));
+    return rc;
+}
 
-/* The lenses are written as JSON text, not built as jansson objects: a file of 1,000
- * kernels has 2,000 of them, which as objects cost the loop 23-40 ms and 164,000 heap
- * calls (bench/results/lsp-2026-12-05-s32-face5.md); the reply is lent to the write. */
+/* The lenses are JSON text, not jansson objects: a file of 1,000 kernels has 2,000 of
+ * them, which as objects cost the loop 23-40 ms and 164,000 heap calls
+ * (bench/results/lsp-2026-12-05-s32-face5.md). Every kernel's two Optimize lenses are
+ * rendered on the pool after each parse (lenses.c, textsync.c) and lent to the write as
+ * they are; the loop writes only the lenses of the kernels that have results, before
+ * them. Lenses rendered for another text, encoding, target or language are never sent:
+ * they are rendered again here and kept for the requests after. */
 static void on_code_lens(rpc_call *call, json_t *params, void *ud)
 {
     struct lsp_server *s = ud;
@@ -997,94 +1003,41 @@ static void on_code_lens(rpc_call *call, json_t *params, void *ud)
     json_t *results = lsp_ep_file_results(s, ld->path, call, params, retry_code_lens);
     if (!results)
         return; /* deferred until the file's results are read */
-    /* what every kernel's two lenses share, quoted once */
-    char *nv = nvidia_target(s);
-    struct hk_buf q[5], b;
-    for (int i = 0; i < 5; i++)
-        hk_buf_init(&q[i], 1 << 20);
-    hk_buf_init(&b, (size_t)1 << 30);
-    int rc = nv ? HK_OK : HK_ENOMEM;
-    rc = rc ? rc : lens_str(&q[0], uri);
-    rc = rc ? rc : lens_str(&q[1], nv);
-    rc = rc ? rc : lens_str(&q[2], hk_tr(HK_MSG_LENS_OPTIMIZE_NVIDIA));
-    rc = rc ? rc : lens_str(&q[3], hk_tr(HK_MSG_LENS_OPTIMIZE_DCU));
-    rc = rc ? rc : lens_str(&q[4], "hyperkernel.optimize");
-    rc = rc ? rc : hk_buf_appends(&b, "[");
-    bool first = true;
-    size_t len = doc_length(d);
-    struct hk_buf arg; /* one kernel's arguments, its memory reused for the next */
-    hk_buf_init(&arg, 1 << 20);
-    for (size_t k = 0; !rc && k < m->n_funcs; k++) {
-        const an_function *f = &m->funcs[k];
-        if (f->kind != AN_KERNEL)
-            continue;
-        struct doc_pos a, e;
-        uint32_t sb = f->name_span.start_byte > len ? (uint32_t)len : f->name_span.start_byte;
-        uint32_t eb = f->name_span.end_byte > len ? (uint32_t)len : f->name_span.end_byte;
-        if (eb < sb)
-            eb = sb;
-        if (doc_position_at(d, s->enc, sb, &a) || doc_position_at(d, s->enc, eb, &e))
-            continue;
-        char range[160];
-        snprintf(range, sizeof range,
-                 "{\"start\":{\"line\":%u,\"character\":%u}," /* i18n: not for people */
-                 "\"end\":{\"line\":%u,\"character\":%u}}",
-                 a.line, a.character, e.line, e.character);
-        hk_buf_reset(&arg);
-        rc = hk_buf_printf(&arg, "{\"uri\":%s,\"kernel\":", q[0].data);
-        rc = rc ? rc : lens_str(&arg, f->name);
-        size_t base = arg.len;
-        rc = rc ? rc : hk_buf_printf(&arg, ",\"target\":%s}", q[1].data);
-        rc = rc ? rc : lens_text(&b, &first, range, q[2].data, q[4].data, arg.data);
-        if (!rc) {
-            arg.len = base;
-            arg.data[base] = '\0';
-            rc = hk_buf_appends(&arg, ",\"target\":\"dcu\"}");
+    struct lsp_lens_key key = {.gen = ld->text_gen, .enc = s->enc,
+                               .nv_target = lsp_nvidia_target(s), .lang = hk_i18n_lang()};
+    int rc = key.nv_target ? HK_OK : HK_ENOMEM;
+    if (!rc && !lsp_lenses_fit(ld->lenses, &key)) {
+        lsp_loopwatch_note(s->loopwatch, "(codeLens rendered on the loop)"); /* i18n: not for people */
+        s->lens_loop_renders++;
+        struct lsp_lenses *l = lsp_lenses_render(m, d, ld->uri, &key);
+        if (l) {
+            lsp_lenses_put(ld->lenses);
+            ld->lenses = l;
+        } else {
+            rc = HK_ENOMEM;
         }
-        rc = rc ? rc : lens_text(&b, &first, range, q[3].data, q[4].data, arg.data);
-        json_t *info = json_object_get(results, f->name);
-        if (rc || !info)
-            continue;
-        json_t *best = json_object_get(info, "best");
-        json_t *chain = json_object_get(info, "chain");
-        json_t *last = json_array_get(chain, json_array_size(chain) - 1);
-        double sp = json_number_value(json_object_get(best, "speedup"));
-        if (best && last && sp > 1.0) {
-            int num = (int)json_integer_value(json_object_get(last, "number"));
-            char title[160];
-            snprintf(title, sizeof title, hk_tr(HK_MSG_LENS_BEST_APPLY), sp,
-                     json_is_true(json_object_get(best, "simulated"))
-                         ? hk_tr(HK_MSG_SIMULATED_WORD)
-                         : "",
-                     num);
-            json_t *ja = kernel_args(uri, f->name);
-            if (ja) {
-                json_object_set(ja, "episode", json_object_get(best, "episode"));
-                json_object_set_new(ja, "version", json_integer(num));
-            }
-            rc = ja ? lens_json(&b, &first, range, title, "hyperkernel.applyVersion", ja)
-                    : HK_ENOMEM;
-        }
-        json_t *rep = best ? json_object_get(best, "episode") : NULL;
-        if (!rep && str_of(json_object_get(info, "latest"), "report_html"))
-            rep = json_object_get(json_object_get(info, "latest"), "id");
-        if (!rc && rep)
-            rc = lens_json(&b, &first, range, hk_tr(HK_MSG_LENS_REPORT), "hyperkernel.showReport",
-                           json_pack("{s:O}", "episode", rep));
     }
-    hk_buf_free(&arg);
-    rc = rc ? rc : hk_buf_appends(&b, "]");
-    for (int i = 0; i < 5; i++)
-        hk_buf_free(&q[i]);
-    hk_free(nv);
+    hk_free((char *)key.nv_target);
+    /* the kernels with results (few: none in most files) */
+    struct hk_buf b;
+    hk_buf_init(&b, (size_t)1 << 30);
+    bool first = true;
+    for (size_t k = 0; !rc && json_object_size(results) && k < m->n_funcs; k++) {
+        const an_function *f = &m->funcs[k];
+        json_t *info = f->kind == AN_KERNEL ? json_object_get(results, f->name) : NULL;
+        if (info)
+            rc = result_lenses(s, &b, &first, d, uri, f, info);
+    }
     if (rc) {
         hk_buf_free(&b);
         rpc_call_error(call, rc, NULL);
         return;
     }
-    size_t n = b.len;
-    char *text = hk_buf_steal(&b);
-    rpc_call_reply_lent(call, text, n, release_lens, text);
+    size_t n;
+    const char *items = lsp_lenses_text(ld->lenses, &n);
+    rpc_call_reply_lent_array(call, b.data ? b.data : "", b.len, items, n, lsp_lenses_put,
+                              lsp_lenses_ref(ld->lenses));
+    hk_buf_free(&b);
 }
 
 /* ---- applying a version, and checking that it really landed ---- */

@@ -4,6 +4,7 @@
  * file come from the settings plus its entry in compile_commands.json. Files are small
  * and read only when their mtime changes. */
 #include "lsp/config.h"
+#include "lsp/lenses.h"
 
 #include "lsp/loopwatch.h"
 #include "lsp/base.h"
@@ -349,6 +350,8 @@ static enum hk_lang settings_language(struct lsp_server *s, json_t *file, json_t
 
 void lsp_config_rebuild(struct lsp_server *s)
 {
+    enum hk_lang lang0 = hk_i18n_lang();
+    char *nv0 = lsp_nvidia_target(s); /* the codeLens lenses show both */
     struct lsp_config c;
     lsp_config_init(&c);
     bool trusted = lsp_trusted(s);
@@ -380,6 +383,11 @@ void lsp_config_rebuild(struct lsp_server *s)
     /* Compiles ran with the untrusted settings: redo them with the folder's own. */
     if (newly_trusted && s->init_replied && s->docs)
         lsp_emit(s, LSP_EV_RECHECK_ALL, NULL, NULL);
+    char *nv1 = lsp_nvidia_target(s);
+    if (s->docs && (lang0 != hk_i18n_lang() || !nv0 || !nv1 || strcmp(nv0, nv1)))
+        lsp_emit(s, LSP_EV_LENSES_STALE, NULL, NULL);
+    hk_free(nv0);
+    hk_free(nv1);
 }
 
 bool lsp_config_refresh_file(struct lsp_server *s)

@@ -1,6 +1,7 @@
 /* The event loop's busy time per iteration (see loopwatch.h). */
 #include "lsp/loopwatch.h"
 
+#include <stddef.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
@@ -235,6 +236,17 @@ json_t *lsp_loopwatch_json(const lsp_loopwatch *w)
         return NULL;
     }
     return j;
+}
+
+void lsp_loopwatch_reset(lsp_loopwatch *w)
+{
+    if (!w)
+        return;
+    /* the handle, the loop and the readings the next iteration is measured from stay */
+    struct lsp_loopwatch keep = *w;
+    size_t at = offsetof(struct lsp_loopwatch, heap_max);
+    memset((char *)w + at, 0, sizeof *w - at);
+    memcpy(w->during, keep.during, sizeof w->during);
 }
 
 static void on_closed(uv_handle_t *h) { hk_free(h->data); }

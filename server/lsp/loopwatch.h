@@ -46,6 +46,10 @@ void lsp_loopwatch_note(lsp_loopwatch *w, const char *what);
  * Busy times of iterations not yet ended are not counted. */
 json_t *lsp_loopwatch_json(const lsp_loopwatch *w);
 
+/* Forgets the figures counted so far (not the iteration under way): the next
+ * lsp_loopwatch_json counts from here. NULL w: nothing. */
+void lsp_loopwatch_reset(lsp_loopwatch *w);
+
 /* Stops and closes the watch; its memory is freed by the close callback (the loop must
  * run once more, as the server's shutdown does). NULL: nothing. */
 void lsp_loopwatch_stop(lsp_loopwatch *w);

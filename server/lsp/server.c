@@ -30,12 +30,15 @@
 /* ---- gate and trace ---- */
 
 /* hyperkernel/loopStats: how long the loop's iterations have kept it from its I/O since
- * the start (loopwatch.h); without a watch (libuv refused its metric) iterations is 0. */
+ * the start or the last reset (loopwatch.h); without a watch (libuv refused its metric)
+ * iterations is 0. {"reset": true}: the figures start again after this reply, so that a
+ * bench can read one kind of request's cost at a time. */
 static void on_loop_stats(rpc_call *call, json_t *params, void *ud)
 {
-    (void)params;
     struct lsp_server *s = ud;
     json_t *r = lsp_loopwatch_json(s->loopwatch);
+    if (r && json_is_true(json_object_get(params, "reset")))
+        lsp_loopwatch_reset(s->loopwatch);
     if (r)
         json_object_set_new(r, "watched", json_boolean(s->loopwatch != NULL));
     if (r)
@@ -367,6 +370,9 @@ static void route(struct lsp_server *s, enum lsp_event ev, doc *d, const char *s
         break;
     case LSP_EV_MODEL_FOR_RESULTS:
         lsp_ep_doc_opened(s, d);
+        break;
+    case LSP_EV_LENSES_STALE:
+        lsp_doc_lenses_stale(s);
         break;
     case LSP_EV_ANALYSIS_DRAINED:
         analysis_drained(s);

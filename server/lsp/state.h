@@ -116,6 +116,10 @@ struct lsp_doc {
                                  * snap_cap bytes, their pages touched), or NULL: kept
                                  * between jobs so a copy costs no page faults */
     size_t snap_cap[LSP_DOC_SPARES];
+    struct lsp_lenses *lenses; /* codeLens's Optimize lenses of the last parse (lenses.h; a
+                                * reference), rendered on the pool with it, or NULL */
+    bool lens_due;            /* the lenses' settings changed: parse again (the text as it
+                               * is) so that the pool renders them, requests waiting */
 };
 
 /* What a file tells the files above it (docs/ARCHITECTURE.md, "Inside lsp/"): no file
@@ -131,6 +135,8 @@ enum lsp_event {
                                * wait for; d (NULL: not open) compiled at once */
     LSP_EV_DOC_CLOSED,        /* str: the uri of a document closed: clear its diagnostics */
     LSP_EV_MODEL_FOR_RESULTS, /* d's model came in, which episode results wanted */
+    LSP_EV_LENSES_STALE,      /* a setting the codeLens lenses show changed (the language,
+                               * the NVIDIA target; config.c): render them again */
     LSP_EV_ANALYSIS_DRAINED,  /* requests that waited for an analysis were answered: a
                                * shutdown that waited for them goes on (may stop the server) */
 };
@@ -141,6 +147,8 @@ enum lsp_state { LSP_UNINIT, LSP_RUNNING, LSP_SHUTDOWN, LSP_EXITED };
 struct lsp_server {
     uv_loop_t *loop;
     struct lsp_loopwatch *loopwatch; /* the loop's busy time (loopwatch.h), or NULL */
+    unsigned long lens_loop_renders; /* codeLens requests that rendered the Optimize lenses
+                                      * on the loop (lenses.h): tests read it */
     lsp_event_fn on_event;    /* where lsp_emit sends events: server.c's route() */
     rpc *rpc;
     lsp_send_fn send;

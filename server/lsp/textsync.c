@@ -15,6 +15,7 @@
 #include "lsp/loopwatch.h"
 #include "lsp/base.h"
 #include "lsp/symbols.h"
+#include "lsp/lenses.h"
 #include "lsp/config.h"
 
 #include "core/hk.h"
@@ -43,9 +44,13 @@ struct lsp_parse {
     size_t len;
     uint64_t gen;
     bool full;          /* edits were lost: parse from scratch, then reuse again */
+    bool lens_only;     /* the model is of this text already: only the lenses are rendered
+                         * (their settings changed), no parse */
     char *uri;          /* copy (the flat symbol form names it) */
     enum doc_encoding enc; /* the documentSymbol reply's form, read on the loop */
     bool hier;
+    struct lsp_lens_key lens_key; /* what the codeLens lenses depend on (nv_target owned) */
+    struct lsp_lenses *lenses;    /* rendered with the symbols, or NULL */
     int rc;
 };
 
@@ -108,6 +113,8 @@ void lsp_doc_state_free(struct lsp_server *s, struct lsp_doc *ld)
     else
         waiters_finish(s, ld, HK_ESTALE);
     hk_free(ld->edits);
+    lsp_lenses_put(ld->lenses);
+    ld->lenses = NULL;
     for (int i = 0; i < LSP_DOC_SPARES; i++)
         hk_free(ld->snap[i]);
     if (ld->job) {
@@ -227,16 +234,21 @@ static void analysis_ready(struct lsp_server *s, struct lsp_doc *ld)
                                                         * free ld */
 }
 
-/* The documentSymbol reply of the model just parsed, made here rather than on the loop
- * (a first render of 1,000 kernels is 1.1 MB and took 20-27 ms there). The renderer
- * reads positions through a line index: that of a private document of the same text. A
+/* The documentSymbol reply and the codeLens lenses of the model just parsed, made here
+ * rather than on the loop (a first render of 1,000 kernels' symbols is 1.1 MB and took
+ * 20-27 ms there; their 2,000 lenses 2.2-3.5 ms, growing with the kernels). The renderers
+ * read positions through a line index: that of a private document of the same text. A
  * failure is left for the request, which renders on the loop. Pool thread. */
 static void parse_render_symbols(struct lsp_parse *p)
 {
     doc_store *st = NULL;
     doc *d = NULL;
-    if (doc_store_new(0, &st) == HK_OK && doc_open(st, p->uri, 0, p->text, p->len, &d) == HK_OK)
-        lsp_symbols_refresh(p->an, d, p->enc, p->hier);
+    if (doc_store_new(0, &st) == HK_OK && doc_open(st, p->uri, 0, p->text, p->len, &d) == HK_OK) {
+        if (!p->lens_only)
+            lsp_symbols_refresh(p->an, d, p->enc, p->hier);
+        if (p->lens_key.nv_target)
+            p->lenses = lsp_lenses_render(an_doc_model(p->an), d, p->uri, &p->lens_key);
+    }
     doc_store_free(st);
 }
 
@@ -244,6 +256,11 @@ static void parse_work(uv_work_t *req)
 {
     hk_thread_background();
     struct lsp_parse *p = req->data;
+    if (p->lens_only) { /* a whole parse of 2,000 kernels was 1.2 s of the pool for this */
+        p->rc = HK_OK;
+        parse_render_symbols(p);
+        return;
+    }
     if (p->full)
         an_doc_set_reuse(p->an, false);
     p->rc = an_doc_parse(p->an, p->text, p->len);
@@ -334,8 +351,13 @@ char *lsp_doc_copy_buffer(struct lsp_doc *ld, size_t need, size_t *cap)
         ld->snap[best] = NULL;
         return b;
     }
-    *cap = need;
-    return hk_malloc(need);
+    /* A large text's copy gets room for edits that grow it by an eighth, as the first one
+     * made off the loop does (lsp_text_prep_new): kept exactly as large, it fitted no copy
+     * of the text once a line was typed, and the copy went to fresh pages (364 page
+     * faults for the 2,000-kernel file). Copies still land in fresh pages while every
+     * spare is out (bench/results/lsp-2026-12-05-s33-face6.md, "Under load"). */
+    *cap = need >= LSP_TEXT_PREP_BYTES ? need + need / 8 : need;
+    return hk_malloc(*cap);
 }
 
 static void parse_after(uv_work_t *req, int status)
@@ -347,10 +369,16 @@ static void parse_after(uv_work_t *req, int status)
     else
         lsp_doc_copy_return(ld, p->text, p->text_cap);
     hk_free(p->uri);
+    hk_free((char *)p->lens_key.nv_target);
     if (!ld) { /* closed meanwhile */
+        lsp_lenses_put(p->lenses);
         release_later(req->loop, p->an);
         hk_free(p);
         return;
+    }
+    if (p->lenses) { /* of the text at p->gen: lsp_lenses_fit tells whether still current */
+        lsp_lenses_put(ld->lenses);
+        ld->lenses = p->lenses;
     }
     struct lsp_server *s = ld->s;
     lsp_loopwatch_note(s->loopwatch, "(parse done)");
@@ -359,12 +387,14 @@ static void parse_after(uv_work_t *req, int status)
     if (rc)
         HK_WARN("%s: analysis failed: %s (the previous model is kept)", ld->uri,
                 hk_strerror(rc));
-    ld->model_stale = rc != HK_OK;
+    if (!p->lens_only)
+        ld->model_stale = rc != HK_OK;
     ld->parsed_gen = p->gen;
     hk_free(p);
     pending_edits_record(ld);
-    if (ld->parsed_gen != ld->text_gen)
-        parse_start(s, ld, NULL); /* the text moved on: parse the latest, requests wait */
+    if (ld->parsed_gen != ld->text_gen || ld->lens_due)
+        parse_start(s, ld, NULL); /* the text moved on (or the lenses' settings did): parse
+                                   * the latest, requests wait */
     else
         analysis_ready(s, ld);
 }
@@ -415,10 +445,17 @@ static void parse_start(struct lsp_server *s, struct lsp_doc *ld, json_t *text_j
     p->uri = uri;
     p->enc = s->enc;
     p->hier = s->cl_hier_symbols;
+    /* NULL on no memory: no lenses rendered, the request renders them on the loop */
+    p->lens_key = (struct lsp_lens_key){.gen = ld->text_gen, .enc = s->enc,
+                                        .nv_target = lsp_nvidia_target(s),
+                                        .lang = hk_i18n_lang()};
     p->len = doc_length(d);
     p->gen = ld->text_gen;
     p->full = ld->edits_lost;
+    p->lens_only = ld->lens_due && ld->parsed_gen == ld->text_gen && !ld->model_stale &&
+                   !ld->edits_lost;
     ld->edits_lost = false;
+    ld->lens_due = false;
     ld->parse = p;
     if (uv_queue_work(s->loop, &p->req, parse_work, parse_after)) {
         /* no pool (the loop is closing): parse here, as the pool would */
@@ -427,6 +464,21 @@ static void parse_start(struct lsp_server *s, struct lsp_doc *ld, json_t *text_j
         p->ld = ld;
         parse_after(&p->req, 0);
     }
+}
+
+static void lenses_stale(doc *d, void *ud)
+{
+    struct lsp_doc *ld = lsp_doc_of(d);
+    if (!ld || !ld->an)
+        return; /* no grammar: no model, no lenses */
+    ld->lens_due = true;
+    parse_start(ud, ld, NULL); /* or parse_after starts it once the parse out is back */
+}
+
+void lsp_doc_lenses_stale(struct lsp_server *s)
+{
+    if (s->docs)
+        doc_store_foreach(s->docs, lenses_stale, s);
 }
 
 /* ---- texts made ready on the pool ---- */

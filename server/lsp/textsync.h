@@ -28,9 +28,16 @@ const an_model *lsp_doc_model(const struct lsp_doc *ld);
 bool lsp_doc_await_analysis(struct lsp_server *s, rpc_call *call, json_t *params,
                             rpc_method_fn fn);
 
+/* A setting the codeLens lenses show changed: every open document with an analysis has
+ * its lenses rendered again on the pool with the new settings, holding its analysis as a
+ * parse does (no parse when the model is of the current text; else the parse due renders
+ * them); requests that read the model wait for it meanwhile, as after an edit. Loop. */
+void lsp_doc_lenses_stale(struct lsp_server *s);
+
 /* A buffer for a copy of ld's text (need bytes or more) taken for a pool job: one of the
  * document's kept ones (LSP_DOC_SPARES) when one is free and large enough (its pages are
- * in: a 742 KB copy into fresh pages was 180 page faults on the loop), else a new one.
+ * in: a 742 KB copy into fresh pages was 180 page faults on the loop), else a new one,
+ * with room for the text to grow by an eighth when it is of LSP_TEXT_PREP_BYTES or more.
  * *cap gets its size.
  * New (give it back with lsp_doc_copy_return, or hk_free), or NULL on no memory. Loop. */
 char *lsp_doc_copy_buffer(struct lsp_doc *ld, size_t need, size_t *cap);

@@ -889,6 +889,7 @@ static int prepare_image(const measure_opts *o, measure_build *b, const char *co
      * runtime's; the renames keep a reader from ever running or linking half a file either
      * way. */
     rc = hk_buf_printf(&sh, "#!/bin/sh\n# Written by hkls: the launcher for this spec (built once, "
+                            /* i18n: not for people (a shell script) */
                             "shared) with the launchers' runtime (built once per compiler and "
                             "arch, shared),\n# then the candidate's device-only image.\nset -e\n"
                             "if [ ! -x %s ]; then\n"
@@ -903,11 +904,12 @@ static int prepare_image(const measure_opts *o, measure_build *b, const char *co
         rc = sh_command(&sh, rargv, "@RT@", rt);
     if (rc == HK_OK)
         rc = hk_buf_printf(&sh, "        mv -f %s.tmp.$$ %s\n      fi\n      exec 8>&-\n    fi\n    ",
-                           qrt, qrt);
+                           qrt, qrt); /* i18n: not for people (a shell script) */
     if (rc == HK_OK)
         rc = sh_command(&sh, largv, "@OUT@", b->exe);
     if (rc == HK_OK)
-        rc = hk_buf_printf(&sh, "    mv -f %s.tmp.$$ %s\n  fi\n  exec 9>&-\nfi\n", qexe, qexe);
+        rc = hk_buf_printf(&sh, "    mv -f %s.tmp.$$ %s\n  fi\n  exec 9>&-\nfi\n", /* i18n: not for people */
+                           qexe, qexe);
     if (rc == HK_OK && dcu) {
         /* -save-temps=obj keeps clang's assembly (module-hip-amdgcn-amd-amdhsa-ARCH.s), which
          * the referee reads for clock reads (measure_clock_check): with it the device code
@@ -995,6 +997,7 @@ static const char *const cuda_shims[] = {"cuda_runtime.h", "cuda_runtime_api.h",
 static int write_cuda_shims(const char *dir, char **inc)
 {
     static const char shim[] = "/* Written by hkls for a HIP (DCU) build of CUDA source: the CUDA "
+                               /* i18n: not for people (a C header) */
                                "runtime names\n * come from hk_hip.h (never the harness: a "
                                "candidate's code object holds its own code alone). */\n"
                                "#include \"hk_hip.h\"\n";
@@ -1666,7 +1669,8 @@ static int run_program(const measure_opts *o, const measure_prog *p, const char 
     out->isolation_words = r.isolation_words;
     if (rc == HK_ENOENT || rc == HK_EIO || rc == HK_EUNSUPPORTED) {
         out->reason = MEASURE_HARNESS_ERROR;
-        out->details = hk_asprintf("could not start %s: %s", p->exe, hk_strerror(rc));
+        out->details = hk_asprintf(hk_tr_in(HK_LANG_EN, HK_MSG_MEAS_RUN_NOT_STARTED), p->exe,
+                                   hk_strerror(rc));
         rc = out->details ? HK_OK : HK_ENOMEM;
         goto out;
     }
@@ -1710,8 +1714,9 @@ static int run_program(const measure_opts *o, const measure_prog *p, const char 
                                   tail_of(r.err, 3));
     } else if (!out->json || json_object_get(out->json, "error")) {
         out->reason = MEASURE_HARNESS_ERROR;
-        out->details = hk_asprintf("exit status 0 without a result line%s%s",
-                                   msg ? ": " : "", msg ? msg : "");
+        out->details = msg ? hk_asprintf(hk_tr_in(HK_LANG_EN, HK_MSG_MEAS_RUN_NO_RESULT_SAYS),
+                                         msg)
+                           : hk_strdup(hk_tr_in(HK_LANG_EN, HK_MSG_MEAS_RUN_NO_RESULT));
     } else {
         out->reason = MEASURE_OK;
         goto out;
@@ -2512,7 +2517,7 @@ static int spread_recheck(const measure_opts *o, const measure_prog *p, const ch
         json_t *e = spread_entry(role, t, bound, "pass");
         if (e) {
             json_object_set_new(e, "median_drift", json_real(drift));
-            json_object_set_new(e, "note", json_string("the median agrees across processes"));
+            json_object_set_new(e, "note", json_string(hk_tr_in(HK_LANG_EN, HK_MSG_MEAS_NOTE_MEDIAN_AGREES)));
         }
         check_add(checks, e);
         return HK_OK;
@@ -2543,9 +2548,8 @@ static int spread_recheck(const measure_opts *o, const measure_prog *p, const ch
                 json_object_set_new(e, "medians", json_pack("[f, f, f]", first_median,
                                                              second_median, third_median));
                 json_object_set_new(e, "drift", json_real(drift3));
-                json_object_set_new(e, "note", json_string(
-                    "three processes' medians within the drift bound: the middle one is kept, "
-                    "and a speedup is credited only beyond the drift"));
+                json_object_set_new(e, "note", json_string(hk_tr_in(
+                    HK_LANG_EN, HK_MSG_MEAS_NOTE_THREE_MEDIANS)));
             }
             check_add(checks, e);
             return HK_OK;
@@ -3101,9 +3105,7 @@ static json_t *precision_check(const spec *s, const measure_baseline *base,
     const char *why = NULL;
     if (!judged)
         why = base->ref64_note ? base->ref64_note
-            : "no fp64 shadow of the baseline (the kernel allows none, or it is switched off: "
-              "see accuracy_reference); only NaN/Inf where the baseline is finite, the harness's "
-              "own checks and integer outputs were judged on it";
+            : hk_tr_in(HK_LANG_EN, HK_MSG_MEAS_WHY_NO_FP64_SHADOW);
     json_t *j = json_pack("{s:s, s:s, s:i, s:s, s:i, s:s, s:s}", "check", "precision",
                           "distribution", s->n_dists ? s->dist_texts[d] : "", "dist", (int)d,
                           "added_by", "referee", "combinations", (int)v->precision_runs,
@@ -3125,8 +3127,7 @@ static json_t *stale_state_check(const spec *s)
     if (n == 0)
         return json_pack("{s:s, s:i, s:s, s:s}", "check", "stale_state", "primed_sizes", 0,
                          "result", "not_run", "why",
-                         "the spec has one size: no launch at another size could leave state "
-                         "behind");
+                         hk_tr_in(HK_LANG_EN, HK_MSG_MEAS_WHY_ONE_SIZE));
     return json_pack("{s:s, s:i, s:s}", "check", "stale_state", "primed_sizes", (int)n,
                      "result", "pass");
 }

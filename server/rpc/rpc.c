@@ -411,33 +411,63 @@ void rpc_call_reply_inplace(rpc_call *c, char *buf, size_t room, size_t len)
     call_finish(c);
 }
 
-void rpc_call_reply_lent(rpc_call *c, const char *text, size_t len, rpc_release_fn release,
-                         void *arg)
+/* Sends head_items and text as the result: "[" head_items "," text "]" when array (a comma
+ * only between two non-empty lists), else head_items then text (head_items empty). */
+static void reply_lent(rpc_call *c, bool array, const char *head_items, size_t head_len,
+                       const char *text, size_t len, rpc_release_fn release, void *arg)
 {
+    bool comma = array && head_len && len;
     if (c->finished || !c->id || c->cancelled || !c->r->send_parts) {
-        rpc_call_reply_raw(c, text, len); /* finishes, or drops what is finished */
+        /* joined and copied: rpc_call_reply_raw finishes, or drops what is finished */
+        struct hk_buf j;
+        hk_buf_init(&j, head_len + len + 4);
+        int rc = hk_buf_appends(&j, array ? "[" : "");
+        rc = rc ? rc : hk_buf_append(&j, head_items, head_len);
+        rc = rc ? rc : hk_buf_appends(&j, comma ? "," : "");
+        rc = rc ? rc : hk_buf_append(&j, text, len);
+        rc = rc ? rc : hk_buf_appends(&j, array ? "]" : "");
+        if (rc)
+            rpc_call_error(c, rc, NULL);
+        else
+            rpc_call_reply_raw(c, j.data ? j.data : "", j.len);
+        hk_buf_free(&j);
         release(arg);
         return;
     }
     struct hk_buf b;
     char *id = json_dumps(c->id, JSON_ENCODE_ANY | JSON_COMPACT);
-    hk_buf_init(&b, (id ? strlen(id) : 0) + 64);
-    int rc = id ? hk_buf_printf(&b, "{\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":", id)
+    hk_buf_init(&b, (id ? strlen(id) : 0) + head_len + 64);
+    int rc = id ? hk_buf_printf(&b, "{\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":%s", id,
+                                array ? "[" : "")
                 : HK_ENOMEM;
+    rc = rc ? rc : hk_buf_append(&b, head_items, head_len);
+    rc = rc ? rc : hk_buf_appends(&b, comma ? "," : "");
     hk_free(id);
     if (rc) {
         hk_buf_free(&b);
         release(arg);
     } else {
         size_t n = b.len;
-        rc = c->r->send_parts(hk_buf_steal(&b), n, text, len, "}", 1, release, arg,
-                              c->r->send_ud);
+        rc = c->r->send_parts(hk_buf_steal(&b), n, text, len, array ? "]}" : "}",
+                              array ? 2 : 1, release, arg, c->r->send_ud);
     }
     if (rc == HK_ENOMEM) /* still answer, so the request gets its one response */
         send_error(c->r, c->id, RPC_INTERNAL_ERROR, hk_tr(HK_MSG_RPC_NO_MEMORY));
     else if (rc)
         HK_WARN("rpc: could not send a message: %s", hk_strerror(rc));
     call_finish(c);
+}
+
+void rpc_call_reply_lent(rpc_call *c, const char *text, size_t len, rpc_release_fn release,
+                         void *arg)
+{
+    reply_lent(c, false, "", 0, text, len, release, arg);
+}
+
+void rpc_call_reply_lent_array(rpc_call *c, const char *head_items, size_t head_len,
+                               const char *items, size_t len, rpc_release_fn release, void *arg)
+{
+    reply_lent(c, true, head_items, head_len, items, len, release, arg);
 }
 
 void rpc_call_error_code(rpc_call *c, int code, const char *msg)

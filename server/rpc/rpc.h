@@ -147,6 +147,13 @@ void rpc_call_reply_inplace(rpc_call *call, char *buf, size_t room, size_t len);
  * (rpc_set_send_parts) it is copied as rpc_call_reply_raw does, then released. */
 void rpc_call_reply_lent(rpc_call *call, const char *text, size_t len, rpc_release_fn release,
                          void *arg);
+/* Same, for an array result whose elements come in two lists of JSON text, each its
+ * elements comma-separated without brackets (either may be empty): head_items (len
+ * head_len, copied) then items (len bytes, lent as above). The result is
+ * "[" head_items "," items "]", the comma only between two non-empty lists. */
+void rpc_call_reply_lent_array(rpc_call *call, const char *head_items, size_t head_len,
+                               const char *items, size_t len, rpc_release_fn release,
+                               void *arg);
 /* Finishes the call with an error: a project error (mapped by rpc_code_from_hk) or a
  * JSON-RPC code. msg is copied; NULL uses hk_strerror. */
 void rpc_call_error(rpc_call *call, int hk_err, const char *msg);

@@ -3,6 +3,8 @@
  * queries and regexes once, and answers lookups. Matching and evidence: skills_match.c. */
 #include "skills/skills_impl.h"
 
+#include "core/i18n.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
@@ -16,6 +18,7 @@
 
 #include "core/buf.h"
 #include "core/hk.h"
+#include "core/i18n.h"
 
 /* Caps on what grows from the skills directory (STYLE.md 8). */
 #define SK_FILE_MAX (256 * 1024)
@@ -42,10 +45,10 @@ static const struct {
     SK_METRICS(SK_X_INFO)
 #undef SK_X_INFO
 };
-_Static_assert(HK_ARRAY_LEN(metric_info) == SK_M_COUNT, "one entry per metric");
+_Static_assert(HK_ARRAY_LEN(metric_info) == SK_M_COUNT, "one entry per metric"); /* i18n: not for people */
 
 static const char *const class_names[] = {"memory-bound", "compute-bound", "latency-bound"};
-_Static_assert(HK_ARRAY_LEN(class_names) == SK_CLASS_COUNT, "one name per class");
+_Static_assert(HK_ARRAY_LEN(class_names) == SK_CLASS_COUNT, "one name per class"); /* i18n: not for people */
 
 /* Hardware directories, in the order the set lists them (sm_90 first). family: the
  * prefix every arch pattern of a skill in that directory must start with; probes: the
@@ -107,17 +110,29 @@ struct sk_errs {
     bool oom;
 };
 
-static void errs_add(struct sk_errs *e, const char *file, const char *key, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
+/* One problem in the current language (the thread's: the episode worker's are English):
+ * id is an HK_MSG_SK_* row, a format (F) with its arguments or plain text (M) without
+ * (docs/i18n.md). */
+static void errs_add_text(struct sk_errs *e, const char *file, const char *key, const char *msg);
 
-static void errs_add(struct sk_errs *e, const char *file, const char *key, const char *fmt, ...)
+static void errs_add(struct sk_errs *e, const char *file, const char *key, enum hk_msg id, ...)
+{
+    char msg[1024];
+    if (hk_msg_is_format(id)) {
+        va_list ap;
+        va_start(ap, id);
+        vsnprintf(msg, sizeof msg, hk_tr(id), ap);
+        va_end(ap);
+    } else {
+        snprintf(msg, sizeof msg, "%s", hk_tr(id));
+    }
+    hk_utf8_trim(msg);
+    errs_add_text(e, file, key, msg);
+}
+
+static void errs_add_text(struct sk_errs *e, const char *file, const char *key, const char *msg)
 {
     e->count++;
-    char msg[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
     size_t before = e->b.len;
     int rc = key && *key ? hk_buf_printf(&e->b, "%s: %s: %s\n", file, key, msg)
                          : hk_buf_printf(&e->b, "%s: %s\n", file, msg);
@@ -155,11 +170,17 @@ static void errs_export(const struct sk_errs *e, char *err, size_t errlen)
     }
     size_t more = e->count - shown;
     if (more) {
-        snprintf(tail, sizeof tail, "... and %zu more problem%s\n", more, more == 1 ? "" : "s");
+        if (more == 1)
+            snprintf(tail, sizeof tail, "%s\n", hk_tr(HK_MSG_SK_MORE_PROBLEM));
+        else
+            snprintf(tail, sizeof tail, hk_tr(HK_MSG_SK_MORE_PROBLEMS), more);
+        hk_utf8_trim(tail);
+        if (more != 1 && strlen(tail) + 1 < sizeof tail)
+            strcat(tail, "\n");
         if (used + strlen(tail) < errlen)
             memcpy(err + used, tail, strlen(tail) + 1);
         else if (!used)
-            snprintf(err, errlen, "%zu problems (no room to list them)", e->count);
+            snprintf(err, errlen, hk_tr(HK_MSG_SK_PROBLEMS_NO_ROOM), e->count);
     }
     /* No trailing newline: callers print the text as one message. */
     size_t n = strlen(err);
@@ -220,17 +241,20 @@ struct vctx {
     bool oom;
 };
 
-static void vbad(struct vctx *v, const char *key, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void vbad(struct vctx *v, const char *key, const char *fmt, ...)
+/* A problem of the skill at key: id as errs_add's. */
+static void vbad(struct vctx *v, const char *key, enum hk_msg id, ...)
 {
     char msg[900];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    errs_add(v->errs, v->file, key, "%s", msg);
+    if (hk_msg_is_format(id)) {
+        va_list ap;
+        va_start(ap, id);
+        vsnprintf(msg, sizeof msg, hk_tr(id), ap);
+        va_end(ap);
+    } else {
+        snprintf(msg, sizeof msg, "%s", hk_tr(id));
+    }
+    hk_utf8_trim(msg);
+    errs_add_text(v->errs, v->file, key, msg);
     v->bad = true;
 }
 
@@ -262,7 +286,7 @@ static void check_keys(struct vctx *v, json_t *obj, const char *prefix,
             }
             char key[300];
             snprintf(key, sizeof key, "%s%s%s", prefix, *prefix ? "." : "", k);
-            vbad(v, key, "unknown key (allowed here: %s)", known);
+            vbad(v, key, HK_MSG_SK_UNKNOWN_KEY, known);
         }
     }
 }
@@ -275,26 +299,26 @@ static const char *get_str(struct vctx *v, json_t *obj, const char *name, const 
     json_t *j = json_object_get(obj, name);
     if (!j) {
         if (required)
-            vbad(v, key, "missing (required)");
+            vbad(v, key, HK_MSG_SK_MISSING);
         return NULL;
     }
     if (!json_is_string(j)) {
-        vbad(v, key, "must be a string");
+        vbad(v, key, HK_MSG_SK_NOT_STRING);
         return NULL;
     }
     size_t len = json_string_length(j);
     const char *s = json_string_value(j);
     if (strlen(s) != len) {
-        vbad(v, key, "contains a NUL character");
+        vbad(v, key, HK_MSG_SK_NUL_CHARACTER);
         return NULL;
     }
     if (len < min_len) {
-        vbad(v, key, min_len == 1 ? "must not be empty" : "too short (%zu characters, at least %zu)",
+        vbad(v, key, min_len == 1 ? HK_MSG_SK_EMPTY : HK_MSG_SK_TOO_SHORT,
              len, min_len);
         return NULL;
     }
     if (len > max_len) {
-        vbad(v, key, "too long (%zu characters, at most %zu)", len, max_len);
+        vbad(v, key, HK_MSG_SK_TOO_LONG, len, max_len);
         return NULL;
     }
     return s;
@@ -308,7 +332,7 @@ static bool compile_regex(struct vctx *v, const char *key, const char *src, rege
         char why[200];
         regerror(rc, re, why, sizeof why);
         regfree(re);
-        vbad(v, key, "bad regular expression \"%.200s\": %s", src, why);
+        vbad(v, key, HK_MSG_SK_BAD_REGEX, src, why);
         return false;
     }
     return true;
@@ -362,13 +386,12 @@ static void parse_hardware(struct vctx *v, sk_skill *sk, json_t *root, int hw_in
 {
     json_t *j = json_object_get(root, "hardware");
     if (!j) {
-        vbad(v, "hardware", "missing (required)");
+        vbad(v, "hardware", HK_MSG_SK_MISSING);
         return;
     }
     if (!json_is_array(j) || json_array_size(j) == 0 ||
         json_array_size(j) > SK_HARDWARE_MAX) {
-        vbad(v, "hardware", "must be a list of 1 to %d arch names (\"sm_90\", \"gfx906\", "
-             "\"sm_*\", \"gfx9*\")", SK_HARDWARE_MAX);
+        vbad(v, "hardware", HK_MSG_SK_HARDWARE_LIST, SK_HARDWARE_MAX);
         return;
     }
     sk->hardware = hk_calloc(json_array_size(j), sizeof *sk->hardware);
@@ -384,15 +407,14 @@ static void parse_hardware(struct vctx *v, sk_skill *sk, json_t *root, int hw_in
         char key[64];
         snprintf(key, sizeof key, "hardware[%zu]", i);
         if (!json_is_string(e) || !valid_arch_pattern(json_string_value(e))) {
-            vbad(v, key, "not an arch name or prefix pattern (\"sm_90\", \"gfx90a\", "
-                 "\"sm_*\", \"gfx9*\")");
+            vbad(v, key, HK_MSG_SK_NOT_ARCH);
             continue;
         }
         const char *pat = json_string_value(e);
         /* The name, or the prefix before '*', must start with the directory's family:
          * "sm_*" belongs in an sm_ directory, "gfx*" does not belong in dcu-gfx9. */
         if (strncmp(pat, family, strlen(family)) != 0) {
-            vbad(v, key, "\"%s\" does not belong in directory %s (its arches start with %s)",
+            vbad(v, key, HK_MSG_SK_ARCH_WRONG_DIR,
                  pat, hw_dirs[hw_index].dir, family);
             continue;
         }
@@ -404,7 +426,7 @@ static void parse_hardware(struct vctx *v, sk_skill *sk, json_t *root, int hw_in
             sk->n_hardware++;
     }
     if (!v->bad && !probe_hit)
-        vbad(v, "hardware", "no entry matches the directory's arch %s", hw_dirs[hw_index].probes[0]);
+        vbad(v, "hardware", HK_MSG_SK_NO_ARCH_OF_DIR, hw_dirs[hw_index].probes[0]);
 }
 
 static void parse_threshold(struct vctx *v, sk_skill *sk, const char *name, json_t *t)
@@ -419,11 +441,11 @@ static void parse_threshold(struct vctx *v, sk_skill *sk, const char *name, json
                 strncat(known, ", ", sizeof known - strlen(known) - 1);
             strncat(known, metric_info[i].name, sizeof known - strlen(known) - 1);
         }
-        vbad(v, key, "unknown metric (known: %s)", known);
+        vbad(v, key, HK_MSG_SK_UNKNOWN_METRIC_KEY, known);
         return;
     }
     if (!json_is_object(t)) {
-        vbad(v, key, "must be an object {\"min\": N, \"max\": N}");
+        vbad(v, key, HK_MSG_SK_THRESHOLD_OBJECT);
         return;
     }
     static const char *const allowed[] = {"min", "max", NULL};
@@ -439,21 +461,21 @@ static void parse_threshold(struct vctx *v, sk_skill *sk, const char *name, json
         char k2[200];
         snprintf(k2, sizeof k2, "%s.%s", key, names[i]);
         if (!json_is_number(n)) {
-            vbad(v, k2, "must be a number");
+            vbad(v, k2, HK_MSG_SK_NOT_NUMBER);
             continue;
         }
         double x = json_number_value(n);
         if (!(x >= metric_info[m].lo && x <= metric_info[m].hi)) {
-            vbad(v, k2, "%g is outside the metric's range [%g, %g]", x, metric_info[m].lo,
+            vbad(v, k2, HK_MSG_SK_OUT_OF_RANGE, x, metric_info[m].lo,
                  metric_info[m].hi);
             continue;
         }
         b[i] = x;
     }
     if (!json_object_get(t, "min") && !json_object_get(t, "max"))
-        vbad(v, key, "needs \"min\", \"max\" or both");
+        vbad(v, key, HK_MSG_SK_THRESHOLD_EMPTY);
     else if (!isnan(b[0]) && !isnan(b[1]) && b[0] > b[1])
-        vbad(v, key, "min %g is above max %g", b[0], b[1]);
+        vbad(v, key, HK_MSG_SK_MIN_ABOVE_MAX, b[0], b[1]);
     if (!v->bad) {
         sk_threshold *th = &sk->metrics[sk->n_metrics++];
         th->metric = m;
@@ -466,13 +488,13 @@ static void parse_threshold(struct vctx *v, sk_skill *sk, const char *name, json
 static const char *query_error_name(TSQueryError e)
 {
     switch (e) {
-    case TSQueryErrorSyntax: return "syntax error";
-    case TSQueryErrorNodeType: return "unknown node type";
-    case TSQueryErrorField: return "unknown field";
-    case TSQueryErrorCapture: return "unknown capture";
-    case TSQueryErrorStructure: return "impossible pattern structure";
-    case TSQueryErrorLanguage: return "language mismatch";
-    default: return "error";
+    case TSQueryErrorSyntax: return hk_tr(HK_MSG_SK_QUERY_SYNTAX);
+    case TSQueryErrorNodeType: return hk_tr(HK_MSG_SK_QUERY_NODE_TYPE);
+    case TSQueryErrorField: return hk_tr(HK_MSG_SK_QUERY_FIELD);
+    case TSQueryErrorCapture: return hk_tr(HK_MSG_SK_QUERY_CAPTURE);
+    case TSQueryErrorStructure: return hk_tr(HK_MSG_SK_QUERY_STRUCTURE);
+    case TSQueryErrorLanguage: return hk_tr(HK_MSG_SK_QUERY_LANGUAGE);
+    default: return hk_tr(HK_MSG_SK_QUERY_ERROR);
     }
 }
 
@@ -535,18 +557,17 @@ static void compile_predicates(struct vctx *v, struct sk_compiled *c, const TSQu
             else if (!strcmp(op, "not-match?"))
                 pr.op = SK_PRED_NOT_MATCH;
             else {
-                vbad(v, "applies.query", "unsupported predicate #%s (supported: #eq?, "
-                     "#not-eq?, #match?, #not-match?)", op);
+                vbad(v, "applies.query", HK_MSG_SK_PREDICATE_UNSUPPORTED, op);
                 continue;
             }
             if (len != 3 || s[1].type != TSQueryPredicateStepTypeCapture) {
-                vbad(v, "applies.query", "#%s takes a capture and a capture or string", op);
+                vbad(v, "applies.query", HK_MSG_SK_PREDICATE_ARGS, op);
                 continue;
             }
             pr.capture = s[1].value_id;
             if (s[2].type == TSQueryPredicateStepTypeCapture) {
                 if (pr.op == SK_PRED_MATCH || pr.op == SK_PRED_NOT_MATCH) {
-                    vbad(v, "applies.query", "#%s needs a string regex as its second argument", op);
+                    vbad(v, "applies.query", HK_MSG_SK_PREDICATE_REGEX, op);
                     continue;
                 }
                 pr.rhs_is_capture = true;
@@ -585,10 +606,10 @@ static void report_query_error(struct vctx *v, const char *q, uint32_t off, TSQu
         }
     }
     if (off < len)
-        vbad(v, "applies.query", "%s at line %u column %u (offset %u): \"%.40s\"",
+        vbad(v, "applies.query", HK_MSG_SK_QUERY_AT,
              query_error_name(et), line, col, off, q + off);
     else
-        vbad(v, "applies.query", "%s at the end of the query (line %u column %u)",
+        vbad(v, "applies.query", HK_MSG_SK_QUERY_AT_END,
              query_error_name(et), line, col);
 }
 
@@ -645,12 +666,12 @@ static void compile_query_alone(struct vctx *v, sk_skill *sk, TSQuery **out)
     }
     uint32_t n = ts_query_pattern_count(tq);
     if (n == 0) {
-        vbad(v, "applies.query", "has no pattern");
+        vbad(v, "applies.query", HK_MSG_SK_NO_PATTERN);
         ts_query_delete(tq);
         return;
     }
     if (ts_query_start_byte_for_pattern(tq, 0) != first_token(q, 0, strlen(q)))
-        vbad(v, "applies.query", "must start with a pattern, not a predicate or a stray token");
+        vbad(v, "applies.query", HK_MSG_SK_PATTERN_FIRST);
     struct sk_compiled tmp = {0};
     compile_predicates(v, out ? sk->compiled : &tmp, tq, 0, n);
     if (out) {
@@ -665,11 +686,11 @@ static void parse_applies(struct vctx *v, sk_skill *sk, json_t *root)
 {
     json_t *a = json_object_get(root, "applies");
     if (!a) {
-        vbad(v, "applies", "missing (required)");
+        vbad(v, "applies", HK_MSG_SK_MISSING);
         return;
     }
     if (!json_is_object(a)) {
-        vbad(v, "applies", "must be an object with \"query\", \"pattern\", \"metrics\"");
+        vbad(v, "applies", HK_MSG_SK_APPLIES_OBJECT);
         return;
     }
     static const char *const allowed[] = {"query", "pattern", "metrics", NULL};
@@ -687,7 +708,7 @@ static void parse_applies(struct vctx *v, sk_skill *sk, json_t *root)
     json_t *m = json_object_get(a, "metrics");
     if (m) {
         if (!json_is_object(m)) {
-            vbad(v, "applies.metrics", "must be an object of metric name -> {\"min\", \"max\"}");
+            vbad(v, "applies.metrics", HK_MSG_SK_METRICS_OBJECT);
         } else if (json_object_size(m)) {
             sk->metrics = hk_calloc(json_object_size(m), sizeof *sk->metrics);
             if (!sk->metrics) {
@@ -716,11 +737,11 @@ static void parse_rewrite(struct vctx *v, sk_skill *sk, json_t *root)
 {
     json_t *r = json_object_get(root, "rewrite");
     if (!r) {
-        vbad(v, "rewrite", "missing (required)");
+        vbad(v, "rewrite", HK_MSG_SK_MISSING);
         return;
     }
     if (!json_is_object(r)) {
-        vbad(v, "rewrite", "must be an object with \"name\" and \"params\"");
+        vbad(v, "rewrite", HK_MSG_SK_REWRITE_OBJECT);
         return;
     }
     static const char *const allowed[] = {"name", "params", NULL};
@@ -733,7 +754,7 @@ static void parse_rewrite(struct vctx *v, sk_skill *sk, json_t *root)
                 strncat(known, ", ", sizeof known - strlen(known) - 1);
             strncat(known, rw_registry_at(i)->name, sizeof known - strlen(known) - 1);
         }
-        vbad(v, "rewrite.name", "unknown rewrite \"%s\" (known: %s)", name, known);
+        vbad(v, "rewrite.name", HK_MSG_SK_UNKNOWN_REWRITE, name, known);
     }
     json_t *p = json_object_get(r, "params");
     if (!p) {
@@ -743,8 +764,7 @@ static void parse_rewrite(struct vctx *v, sk_skill *sk, json_t *root)
         return;
     }
     if (!json_is_object(p) || json_object_size(p) > SK_PARAMS_MAX) {
-        vbad(v, "rewrite.params", "must be an object of at most %d tunables, each a list of "
-             "values to try", SK_PARAMS_MAX);
+        vbad(v, "rewrite.params", HK_MSG_SK_PARAMS_OBJECT, SK_PARAMS_MAX);
         return;
     }
     const char *k;
@@ -753,12 +773,12 @@ static void parse_rewrite(struct vctx *v, sk_skill *sk, json_t *root)
         char key[200];
         snprintf(key, sizeof key, "rewrite.params.%s", k);
         if (!valid_param_name(k)) {
-            vbad(v, key, "tunable names are lower-case identifiers");
+            vbad(v, key, HK_MSG_SK_TUNABLE_NAME);
             continue;
         }
         if (!json_is_array(vals) || json_array_size(vals) == 0 ||
             json_array_size(vals) > SK_PARAM_VALUES_MAX) {
-            vbad(v, key, "must be a list of 1 to %d values to try, in order", SK_PARAM_VALUES_MAX);
+            vbad(v, key, HK_MSG_SK_VALUES_LIST, SK_PARAM_VALUES_MAX);
             continue;
         }
         bool nums = json_is_number(json_array_get(vals, 0));
@@ -766,7 +786,7 @@ static void parse_rewrite(struct vctx *v, sk_skill *sk, json_t *root)
         json_t *e;
         json_array_foreach(vals, i, e) {
             if (nums ? !json_is_number(e) : !json_is_string(e)) {
-                vbad(v, key, "values must be all numbers or all strings (entry %zu)", i);
+                vbad(v, key, HK_MSG_SK_VALUES_MIXED, i);
                 break;
             }
             bool dup = false;
@@ -774,7 +794,7 @@ static void parse_rewrite(struct vctx *v, sk_skill *sk, json_t *root)
                 if (json_equal(e, json_array_get(vals, j)))
                     dup = true;
             if (dup) {
-                vbad(v, key, "value at entry %zu is listed twice", i);
+                vbad(v, key, HK_MSG_SK_VALUE_TWICE, i);
                 break;
             }
         }
@@ -787,11 +807,9 @@ static void parse_rewrite(struct vctx *v, sk_skill *sk, json_t *root)
         size_t ng = json_array_size(json_object_get(p, "blocks_per_sm"));
         if (json_array_size(lp) != 1 || !json_is_integer(on) ||
             (json_integer_value(on) != 0 && json_integer_value(on) != 1))
-            vbad(v, "rewrite.params.launch_pairs", "must be [1] (pair block_size with blocks_per_sm "
-                 "entry by entry) or [0]");
+            vbad(v, "rewrite.params.launch_pairs", HK_MSG_SK_LAUNCH_PAIRS);
         else if (json_integer_value(on) == 1 && (nb < 2 || nb != ng))
-            vbad(v, "rewrite.params.launch_pairs", "pairs block_size (%zu values) with blocks_per_sm "
-                 "(%zu values): both need the same number of values, at least 2", nb, ng);
+            vbad(v, "rewrite.params.launch_pairs", HK_MSG_SK_LAUNCH_PAIRS_COUNT, nb, ng);
     }
     sk->params = json_incref(p);
 }
@@ -800,18 +818,17 @@ static void parse_evidence(struct vctx *v, sk_skill *sk, json_t *root)
 {
     json_t *e = json_object_get(root, "evidence");
     if (!e) {
-        vbad(v, "evidence", "missing (required)");
+        vbad(v, "evidence", HK_MSG_SK_MISSING);
         return;
     }
     if (!json_is_object(e)) {
-        vbad(v, "evidence", "must be an object with \"sass\" and/or \"metric\"");
+        vbad(v, "evidence", HK_MSG_SK_EVIDENCE_OBJECT);
         return;
     }
     static const char *const allowed[] = {"sass", "metric", NULL};
     check_keys(v, e, "evidence", allowed);
     if (!json_object_get(e, "sass") && !json_object_get(e, "metric"))
-        vbad(v, "evidence", "needs \"sass\" or \"metric\" (a change without evidence is "
-             "never credited)");
+        vbad(v, "evidence", HK_MSG_SK_EVIDENCE_EMPTY);
     const char *sass = get_str(v, e, "sass", "evidence.sass", false, 1, SK_REGEX_MAX);
     if (sass && compile_regex(v, "evidence.sass", sass, &sk->compiled->sass)) {
         sk->compiled->has_sass = true;
@@ -821,8 +838,7 @@ static void parse_evidence(struct vctx *v, sk_skill *sk, json_t *root)
     if (!m)
         return;
     if (!json_is_object(m)) {
-        vbad(v, "evidence.metric", "must be an object {\"name\": METRIC, \"change\": "
-             "\"increase\"|\"decrease\"}");
+        vbad(v, "evidence.metric", HK_MSG_SK_EVIDENCE_METRIC_OBJECT);
         return;
     }
     static const char *const mallowed[] = {"name", "change", NULL};
@@ -831,11 +847,11 @@ static void parse_evidence(struct vctx *v, sk_skill *sk, json_t *root)
     const char *change = get_str(v, m, "change", "evidence.metric.change", true, 1, 16);
     bool ok = true;
     if (name && sk_metric_parse(name, &sk->evidence_metric) != HK_OK) {
-        vbad(v, "evidence.metric.name", "unknown metric \"%s\"", name);
+        vbad(v, "evidence.metric.name", HK_MSG_SK_UNKNOWN_METRIC, name);
         ok = false;
     }
     if (change && strcmp(change, "increase") && strcmp(change, "decrease")) {
-        vbad(v, "evidence.metric.change", "must be \"increase\" or \"decrease\"");
+        vbad(v, "evidence.metric.change", HK_MSG_SK_CHANGE_WORD);
         ok = false;
     }
     if (ok && name && change) {
@@ -909,12 +925,12 @@ static int load_skill(const char *path, const char *id_from_name, int hw_index,
     sk_skill *sk = NULL;
     int rc = read_file_capped(path, &text, &len, &size);
     if (rc == HK_ETOOBIG) {
-        errs_add(errs, path, NULL, "file is %zu bytes, over the %d KiB cap", size,
+        errs_add(errs, path, NULL, HK_MSG_SK_FILE_TOO_BIG, size,
                  SK_FILE_MAX / 1024);
         goto out;
     }
     if (rc == HK_EIO) {
-        errs_add(errs, path, NULL, "cannot read: %s", strerror(errno));
+        errs_add(errs, path, NULL, HK_MSG_SK_CANNOT_READ, strerror(errno));
         rc = HK_OK;
         goto out;
     }
@@ -923,12 +939,12 @@ static int load_skill(const char *path, const char *id_from_name, int hw_index,
     json_error_t je;
     root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
     if (!root) {
-        errs_add(errs, path, NULL, "bad JSON at line %d column %d: %s", je.line, je.column,
+        errs_add(errs, path, NULL, HK_MSG_SK_BAD_JSON, je.line, je.column,
                  je.text);
         goto out;
     }
     if (!json_is_object(root)) {
-        errs_add(errs, path, NULL, "a skill is a JSON object");
+        errs_add(errs, path, NULL, HK_MSG_SK_NOT_OBJECT);
         goto out;
     }
     sk = hk_calloc(1, sizeof *sk);
@@ -944,9 +960,9 @@ static int load_skill(const char *path, const char *id_from_name, int hw_index,
 
     const char *id = get_str(&v, root, "id", "id", true, 1, SK_ID_MAX);
     if (id && !valid_id(id))
-        vbad(&v, "id", "\"%s\": use lower-case letters, digits, '-', '_' and '.'", id);
+        vbad(&v, "id", HK_MSG_SK_BAD_ID, id);
     else if (id && strcmp(id, id_from_name))
-        vbad(&v, "id", "\"%s\" does not match the file name (%s.json)", id, id_from_name);
+        vbad(&v, "id", HK_MSG_SK_ID_NOT_FILE, id, id_from_name);
     else if (id)
         sk->id = vdup(&v, id);
 
@@ -959,10 +975,9 @@ static int load_skill(const char *path, const char *id_from_name, int hw_index,
     const char *cls = get_str(&v, root, "class", "class", true, 1, 32);
     if (cls) {
         if (sk_class_parse(cls, &sk->cls) != HK_OK)
-            vbad(&v, "class", "unknown class \"%s\" (memory-bound, compute-bound, "
-                 "latency-bound)", cls);
+            vbad(&v, "class", HK_MSG_SK_UNKNOWN_CLASS, cls);
         else if (sk->cls != dir_class)
-            vbad(&v, "class", "\"%s\" but the file is in the %s directory", cls,
+            vbad(&v, "class", HK_MSG_SK_CLASS_WRONG_DIR, cls,
                  class_names[dir_class]);
     }
 
@@ -971,7 +986,7 @@ static int load_skill(const char *path, const char *id_from_name, int hw_index,
     const char *g = get_str(&v, root, "guidance", "guidance", true, SK_GUIDANCE_MIN,
                             SK_GUIDANCE_MAX);
     if (g && count_sentences(g) < 2)
-        vbad(&v, "guidance", "write at least two sentences an LLM prompt can use");
+        vbad(&v, "guidance", HK_MSG_SK_GUIDANCE_SHORT);
     else if (g)
         sk->guidance = vdup(&v, g);
 
@@ -1116,11 +1131,11 @@ static int load_class_dir(sk_set *set, const char *path, int hw_index, enum sk_c
     char *file = NULL;
     int rc = list_dir(path, &names, &n);
     if (rc == HK_ENOENT) {
-        errs_add(errs, path, NULL, "cannot read the directory: %s", strerror(errno));
+        errs_add(errs, path, NULL, HK_MSG_SK_DIR_UNREADABLE, strerror(errno));
         return HK_OK;
     }
     if (rc == HK_ETOOBIG) {
-        errs_add(errs, path, NULL, "more than %d entries", SK_DIR_ENTRIES_MAX);
+        errs_add(errs, path, NULL, HK_MSG_SK_TOO_MANY_ENTRIES, SK_DIR_ENTRIES_MAX);
         return HK_OK;
     }
     if (rc)
@@ -1132,14 +1147,13 @@ static int load_class_dir(sk_set *set, const char *path, int hw_index, enum sk_c
             goto out;
         }
         if (is_dir(file)) {
-            errs_add(errs, file, NULL, "unexpected directory: skills are "
-                     "<hardware>/<class>/<id>.json");
+            errs_add(errs, file, NULL, HK_MSG_SK_UNEXPECTED_DIR);
             continue;
         }
         if (!ends_with(names[i], ".json"))
             continue;
         if (set->n >= SK_SKILLS_MAX) {
-            errs_add(errs, file, NULL, "more than %d skills", SK_SKILLS_MAX);
+            errs_add(errs, file, NULL, HK_MSG_SK_TOO_MANY_SKILLS, SK_SKILLS_MAX);
             rc = HK_ETOOBIG;
             goto out;
         }
@@ -1243,15 +1257,14 @@ static int compile_queries(sk_set *set, struct sk_errs *errs)
             struct vctx v = {.errs = errs, .file = sk->path};
             size_t k = uidx[i];
             if (ustart[k] == UINT32_MAX) {
-                vbad(&v, "applies.query", "has no pattern");
+                vbad(&v, "applies.query", HK_MSG_SK_NO_PATTERN);
                 continue;
             }
             /* A text starting with a predicate would lend it to the previous text's
              * last pattern in the combined query. */
             if (ts_query_start_byte_for_pattern(owned, ustart[k]) !=
                 first_token(all.data, seg[k], seg[k + 1])) {
-                vbad(&v, "applies.query", "must start with a pattern, not a predicate or a "
-                     "stray token");
+                vbad(&v, "applies.query", HK_MSG_SK_PATTERN_FIRST);
                 continue;
             }
             compile_predicates(&v, sk->compiled, owned, ustart[k], uend[k]);
@@ -1316,7 +1329,7 @@ int sk_load_dir(const char *dir, sk_set **out, char *err, size_t errlen)
     int rc = HK_OK;
     if (!dir || !is_dir(dir)) {
         if (err && errlen)
-            snprintf(err, errlen, "%s: not a directory of skills", dir ? dir : "(null)");
+            snprintf(err, errlen, hk_tr(HK_MSG_SK_NOT_SKILLS_DIR), dir ? dir : "(null)");
         return HK_ENOENT;
     }
     set = hk_calloc(1, sizeof *set);
@@ -1327,11 +1340,11 @@ int sk_load_dir(const char *dir, sk_set **out, char *err, size_t errlen)
     rc = list_dir(dir, &hw, &n_hw);
     if (rc == HK_ENOENT) {
         if (err && errlen)
-            snprintf(err, errlen, "%s: cannot read the directory: %s", dir, strerror(errno));
+            snprintf(err, errlen, hk_tr(HK_MSG_SK_SET_DIR_UNREADABLE), dir, strerror(errno));
         goto out;
     }
     if (rc == HK_ETOOBIG)
-        errs_add(&errs, dir, NULL, "more than %d entries", SK_DIR_ENTRIES_MAX);
+        errs_add(&errs, dir, NULL, HK_MSG_SK_TOO_MANY_ENTRIES, SK_DIR_ENTRIES_MAX);
     if (rc)
         goto out;
     for (size_t i = 0; i < n_hw; i++) {
@@ -1342,14 +1355,12 @@ int sk_load_dir(const char *dir, sk_set **out, char *err, size_t errlen)
         }
         if (!is_dir(hw_path)) {
             if (ends_with(hw[i], ".json"))
-                errs_add(&errs, hw_path, NULL, "misplaced skill: skills are "
-                         "<hardware>/<class>/<id>.json");
+                errs_add(&errs, hw_path, NULL, HK_MSG_SK_MISPLACED);
             continue; /* README.md and the like */
         }
         int hwi = hw_dir_index(hw[i]);
         if (hwi < 0) {
-            errs_add(&errs, hw_path, NULL, "unknown hardware directory (known: nvidia-sm90, "
-                     "nvidia-sm80, dcu-gfx9)");
+            errs_add(&errs, hw_path, NULL, HK_MSG_SK_UNKNOWN_HW_DIR);
             continue;
         }
         free_names(cl, n_cl);
@@ -1357,7 +1368,7 @@ int sk_load_dir(const char *dir, sk_set **out, char *err, size_t errlen)
         n_cl = 0;
         rc = list_dir(hw_path, &cl, &n_cl);
         if (rc == HK_ENOENT || rc == HK_ETOOBIG) {
-            errs_add(&errs, hw_path, NULL, "cannot list the directory");
+            errs_add(&errs, hw_path, NULL, HK_MSG_SK_CANNOT_LIST);
             rc = HK_OK;
             continue;
         }
@@ -1371,14 +1382,12 @@ int sk_load_dir(const char *dir, sk_set **out, char *err, size_t errlen)
             }
             if (!is_dir(cl_path)) {
                 if (ends_with(cl[k], ".json"))
-                    errs_add(&errs, cl_path, NULL, "misplaced skill: skills are "
-                             "<hardware>/<class>/<id>.json");
+                    errs_add(&errs, cl_path, NULL, HK_MSG_SK_MISPLACED);
                 continue;
             }
             enum sk_class cls;
             if (sk_class_parse(cl[k], &cls) != HK_OK) {
-                errs_add(&errs, cl_path, NULL, "unknown class directory (known: memory-bound, "
-                         "compute-bound, latency-bound)");
+                errs_add(&errs, cl_path, NULL, HK_MSG_SK_UNKNOWN_CLASS_DIR);
                 continue;
             }
             rc = load_class_dir(set, cl_path, hwi, cls, &errs);
@@ -1396,7 +1405,7 @@ int sk_load_dir(const char *dir, sk_set **out, char *err, size_t errlen)
     for (size_t i = 0; i < set->n; i++)
         for (size_t j = 0; j < i; j++)
             if (!strcmp(set->skills[i]->id, set->skills[j]->id)) {
-                errs_add(&errs, set->skills[i]->path, "id", "\"%s\" is also the id of %s",
+                errs_add(&errs, set->skills[i]->path, "id", HK_MSG_SK_DUPLICATE_ID,
                          set->skills[i]->id, set->skills[j]->path);
                 break;
             }
@@ -1405,7 +1414,7 @@ int sk_load_dir(const char *dir, sk_set **out, char *err, size_t errlen)
         goto out;
     }
     if (!errs.count && set->n == 0)
-        errs_add(&errs, dir, NULL, "no skills found (expected <hardware>/<class>/<id>.json)");
+        errs_add(&errs, dir, NULL, HK_MSG_SK_NONE_FOUND);
     if (errs.count) {
         if (rc == HK_OK)
             rc = HK_EINVAL;
@@ -1418,7 +1427,7 @@ out:
     if (rc && rc != HK_ENOENT)
         errs_export(&errs, err, errlen);
     if (rc == HK_ENOMEM && err && errlen && !err[0])
-        snprintf(err, errlen, "out of memory while loading skills");
+        snprintf(err, errlen, "%s", hk_tr(HK_MSG_SK_OOM));
     hk_buf_free(&errs.b);
     free_names(hw, n_hw);
     free_names(cl, n_cl);

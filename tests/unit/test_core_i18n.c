@@ -266,6 +266,19 @@ static void said_again_where_shown(void **state)
     assert_non_null(zh);
     assert_string_equal(zh, "优化进程以状态 3 退出: boom");
     hk_free(zh);
+    /* measure.c's last literal sentences (session 33), stored English, said again */
+    zh = hk_tr_said(HK_LANG_ZH_CN, "exit status 0 without a result line: no output 'y'");
+    assert_non_null(zh);
+    assert_string_equal(zh, "退出状态为 0，但没有输出结果行：no output 'y'");
+    hk_free(zh);
+    zh = hk_tr_said(HK_LANG_ZH_CN, "could not start /tmp/x/run: no such file");
+    assert_non_null(zh);
+    assert_string_equal(zh, "无法启动 /tmp/x/run：no such file");
+    hk_free(zh);
+    zh = hk_tr_said(HK_LANG_ZH_CN, hk_tr_in(HK_LANG_EN, HK_MSG_MEAS_WHY_ONE_SIZE));
+    assert_non_null(zh);
+    assert_string_equal(zh, hk_tr_in(HK_LANG_ZH_CN, HK_MSG_MEAS_WHY_ONE_SIZE));
+    hk_free(zh);
     /* Chinese already stored, and words no entry wrote: shown as they are */
     assert_null(hk_tr_said(HK_LANG_ZH_CN, hk_tr_in(HK_LANG_ZH_CN, HK_MSG_EP_NO_GPU_FOUND)));
     assert_null(hk_tr_said(HK_LANG_ZH_CN, "completed"));

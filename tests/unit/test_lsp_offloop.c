@@ -23,6 +23,7 @@
 #include "core/hk.h"
 #include "lsp/state.h"
 #include "lsp/textsync.h"
+#include "lsp/lenses.h"
 
 #include "lsp_out.h"
 
@@ -1001,6 +1002,186 @@ static void test_code_lens_written_as_text(void **st)
     assert_int_equal(hk_alloc_live(), live);
 }
 
+/* The lens of kernel k (0: NVIDIA, 1: DCU) in a codeLens reply: its range's start line, and
+ * its title (borrowed). */
+static int lens_line(json_t *r, int k, int t, const char **title)
+{
+    json_t *l = json_array_get(json_object_get(r, "result"), (size_t)(2 * k + t));
+    *title = json_string_value(json_object_get(json_object_get(l, "command"), "title"));
+    char name[8];
+    snprintf(name, sizeof name, "k%04d", k);
+    json_t *arg = json_array_get(json_object_get(json_object_get(l, "command"), "arguments"), 0);
+    assert_string_equal(json_string_value(json_object_get(arg, "kernel")), name);
+    return (int)json_integer_value(
+        json_object_get(json_object_get(json_object_get(l, "range"), "start"), "line"));
+}
+
+static const char *lens_title_of(json_t *r)
+{
+    const char *title;
+    lens_line(r, 0, 0, &title);
+    return title;
+}
+
+static void feed_lens(lsp_server *s, int id)
+{
+    feed_json(s, json_pack("{s:s, s:i, s:s, s:{s:{s:s}}}", "jsonrpc", "2.0", "id", id, "method",
+                           "textDocument/codeLens", "params", "textDocument", "uri", URI));
+}
+
+/* The Optimize lenses are rendered on the pool with each parse and lent to the write as
+ * they are: a codeLens renders nothing on the loop (its cost no longer grows with the
+ * kernels), an edit's lenses are those of the new text (the request waits for its parse;
+ * the lenses lent before are not touched), and a language change renders them once on
+ * the loop, for every request after it. */
+static void test_code_lens_kept_from_the_parse(void **st)
+{
+    (void)st;
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    struct parts_sink p = {0};
+    long live = hk_alloc_live();
+    char *text = kernels_text(300);
+    lsp_server *s = start(&loop, &p.o);
+    lsp_server_set_send_parts(s, parts_sink);
+    open_doc(s, text);
+    feed_symbols(s, 2);
+    await_reply(&loop, &p.o, 2);
+    feed_lens(s, 3);
+    json_t *r = await_reply(&loop, &p.o, 3);
+    const char *title;
+    assert_int_equal(json_array_size(json_object_get(r, "result")), 600);
+    assert_int_equal(lens_line(r, 0, 0, &title), 0);
+    assert_string_equal(title, hk_tr(HK_MSG_LENS_OPTIMIZE_NVIDIA));
+    assert_int_equal(lens_line(r, 299, 1, &title), 5 * 299);
+    assert_string_equal(title, hk_tr(HK_MSG_LENS_OPTIMIZE_DCU));
+    assert_int_equal(s->lens_loop_renders, 0);
+    assert_int_equal(p.n, 2); /* lent, like the symbols */
+    /* hyperkernel/loopStats {"reset": true}: the figures start again after its reply */
+    feed(s, "{\"jsonrpc\":\"2.0\",\"id\":30,\"method\":\"hyperkernel/loopStats\","
+            "\"params\":{\"reset\":true}}");
+    json_t *ls = json_object_get(reply(&p.o, 30), "result");
+    assert_true(json_integer_value(json_object_get(ls, "iterations")) > 0);
+    assert_true(json_array_size(json_object_get(ls, "top_cpu")) > 0);
+    feed(s, "{\"jsonrpc\":\"2.0\",\"id\":31,\"method\":\"hyperkernel/loopStats\"}");
+    ls = json_object_get(reply(&p.o, 31), "result");
+    assert_int_equal(json_integer_value(json_object_get(ls, "iterations")), 0);
+    assert_int_equal(json_array_size(json_object_get(ls, "top_cpu")), 0);
+    assert_true(json_real_value(json_object_get(ls, "cpu_ms_max")) == 0.0);
+    /* two lines inserted above every kernel: the request waits for the new parse */
+    change(s, 2, 0, 0, 0, "\n\n");
+    feed_lens(s, 4);
+    assert_null(reply(&p.o, 4));
+    r = await_reply(&loop, &p.o, 4);
+    assert_int_equal(json_array_size(json_object_get(r, "result")), 600);
+    assert_int_equal(lens_line(r, 0, 0, &title), 2);
+    assert_int_equal(lens_line(r, 150, 1, &title), 2 + 5 * 150);
+    /* the parse's iterations are counted again */
+    feed(s, "{\"jsonrpc\":\"2.0\",\"id\":32,\"method\":\"hyperkernel/loopStats\"}");
+    ls = json_object_get(reply(&p.o, 32), "result");
+    assert_true(json_integer_value(json_object_get(ls, "iterations")) > 0);
+    assert_int_equal(s->lens_loop_renders, 0);
+    assert_int_equal(p.n, 3);
+    assert_ptr_not_equal(p.h[2].lent, p.h[1].lent);
+    assert_memory_equal(p.h[1].lent, p.h[1].copy, p.h[1].len); /* untouched under the write */
+    /* titles in another language: rendered again on the pool, the request waiting; the
+     * model is of this text already, so nothing is parsed */
+    uint64_t model = an_doc_model_id(doc_state(s)->an);
+    feed(s, "{\"jsonrpc\":\"2.0\",\"method\":\"workspace/didChangeConfiguration\",\"params\":"
+            "{\"settings\":{\"language\":\"zh-CN\"}}}");
+    feed_lens(s, 5);
+    assert_null(reply(&p.o, 5));
+    r = await_reply(&loop, &p.o, 5);
+    assert_int_equal(lens_line(r, 1, 0, &title), 7);
+    assert_string_equal(title, hk_tr_in(HK_LANG_ZH_CN, HK_MSG_LENS_OPTIMIZE_NVIDIA));
+    assert_int_equal(lens_line(r, 1, 1, &title), 7);
+    assert_string_equal(title, hk_tr_in(HK_LANG_ZH_CN, HK_MSG_LENS_OPTIMIZE_DCU));
+    assert_int_equal(s->lens_loop_renders, 0);
+    assert_true(an_doc_model_id(doc_state(s)->an) == model);
+    /* lenses that no longer fit (here: made for another language) are never sent: the
+     * request renders them on the loop, once, and keeps them */
+    hk_i18n_set(HK_LANG_EN);
+    feed_lens(s, 6);
+    r = await_reply(&loop, &p.o, 6);
+    assert_string_equal(lens_title_of(r), hk_tr_in(HK_LANG_EN, HK_MSG_LENS_OPTIMIZE_NVIDIA));
+    assert_int_equal(s->lens_loop_renders, 1);
+    feed_lens(s, 7);
+    r = await_reply(&loop, &p.o, 7);
+    assert_string_equal(lens_title_of(r), hk_tr_in(HK_LANG_EN, HK_MSG_LENS_OPTIMIZE_NVIDIA));
+    assert_int_equal(s->lens_loop_renders, 1);
+    hk_i18n_set(HK_LANG_EN);
+    parts_release_all(&p);
+    stop(&loop, s);
+    out_clear(&p.o);
+    uv_loop_close(&loop);
+    free(text);
+    assert_int_equal(hk_alloc_live(), live);
+}
+
+/* Kept lenses are sent only for the text, encoding, target and language they were
+ * rendered for: any other is rendered again, never answered as current. */
+static void test_lenses_fit_only_their_key(void **st)
+{
+    (void)st;
+    long live = hk_alloc_live();
+    doc_store *ds;
+    doc *d;
+    assert_int_equal(doc_store_new(0, &ds), HK_OK);
+    assert_int_equal(doc_open(ds, URI, 1, "int x;\n", 7, &d), HK_OK);
+    struct lsp_lens_key key = {.gen = 3, .enc = DOC_UTF16, .nv_target = "nvidia",
+                               .lang = HK_LANG_EN};
+    struct lsp_lenses *l = lsp_lenses_render(NULL, d, URI, &key);
+    assert_non_null(l);
+    size_t n;
+    assert_string_equal(lsp_lenses_text(l, &n), "");
+    assert_int_equal(n, 0);
+    assert_true(lsp_lenses_fit(l, &key));
+    struct lsp_lens_key k = key;
+    k.gen = 4; /* an edit since */
+    assert_false(lsp_lenses_fit(l, &k));
+    k = key;
+    k.enc = DOC_UTF8;
+    assert_false(lsp_lenses_fit(l, &k));
+    k = key;
+    k.nv_target = "nvidia:sm_90";
+    assert_false(lsp_lenses_fit(l, &k));
+    k = key;
+    k.lang = HK_LANG_ZH_CN;
+    assert_false(lsp_lenses_fit(l, &k));
+    assert_false(lsp_lenses_fit(NULL, &key));
+    lsp_lenses_put(lsp_lenses_ref(l));
+    lsp_lenses_put(l);
+    doc_store_free(ds);
+    assert_int_equal(hk_alloc_live(), live);
+}
+
+/* A new copy buffer of a large text has room for edits that grow it: the next copy, a
+ * line longer, reuses it instead of faulting in fresh pages on the loop. */
+static void test_copy_buffer_room_to_grow(void **st)
+{
+    (void)st;
+    long live = hk_alloc_live();
+    struct lsp_doc ld = {0};
+    size_t need = LSP_TEXT_PREP_BYTES * 4, cap = 0;
+    char *b = lsp_doc_copy_buffer(&ld, need, &cap);
+    assert_non_null(b);
+    assert_true(cap >= need + need / 8);
+    lsp_doc_copy_return(&ld, b, cap);
+    size_t cap2 = 0;
+    char *b2 = lsp_doc_copy_buffer(&ld, need + 40, &cap2);
+    assert_ptr_equal(b2, b);
+    assert_int_equal(cap2, cap);
+    lsp_doc_copy_return(&ld, b2, cap2);
+    /* a small text's copy is as large as it needs */
+    size_t cap3 = 0;
+    char *b3 = lsp_doc_copy_buffer(NULL, 100, &cap3);
+    assert_int_equal(cap3, 100);
+    hk_free(b3);
+    for (int i = 0; i < LSP_DOC_SPARES; i++)
+        hk_free(ld.snap[i]);
+    assert_int_equal(hk_alloc_live(), live);
+}
+
 int main(void)
 {
     hk_alloc_init_json();
@@ -1020,6 +1201,9 @@ int main(void)
         cmocka_unit_test(test_compile_result_made_on_the_pool),
         cmocka_unit_test(test_stale_compile_result_not_published),
         cmocka_unit_test(test_code_lens_written_as_text),
+        cmocka_unit_test(test_code_lens_kept_from_the_parse),
+        cmocka_unit_test(test_lenses_fit_only_their_key),
+        cmocka_unit_test(test_copy_buffer_room_to_grow),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

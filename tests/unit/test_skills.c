@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "core/hk.h"
+#include "core/i18n.h"
 #include "skills/skills.h"
 #include "store/store.h"
 
@@ -230,6 +231,36 @@ static void bad_fixtures_fail_clearly(void **state)
         if (strncmp(err, prefix, strlen(prefix)) != 0 && strncmp(err, dir, strlen(dir)) != 0)
             fail_msg("%s: message does not start with the path: %s", bc->dir, err);
     }
+}
+
+/* The loader's problems in the session's language (docs/i18n.md): the key paths, files and
+ * quoted values stay; a thread that speaks English (the episode worker) gets English. */
+static void bad_fixtures_in_chinese(void **state)
+{
+    (void)state;
+    static char err[ERRLEN];
+    sk_set *set = NULL;
+    hk_i18n_set(HK_LANG_ZH_CN);
+    assert_int_equal(sk_load_dir(DATA "/bad/class_mismatch", &set, err, sizeof err), HK_EINVAL);
+    assert_non_null(strstr(err, "fx-class.json: class: 写的是 \"compute-bound\"，但文件位于 "
+                                "memory-bound 目录"));
+    assert_int_equal(sk_load_dir(DATA "/bad/bad_query", &set, err, sizeof err), HK_EINVAL);
+    assert_non_null(strstr(err, "applies.query: 未知的节点类型，位于第 1 行第 29 列"));
+    assert_int_equal(sk_load_dir(DATA "/bad/bad_pairs", &set, err, sizeof err), HK_EINVAL);
+    assert_non_null(strstr(err, "rewrite.params.launch_pairs: block_size（2 个取值）与 "
+                                "blocks_per_sm（3 个取值）配对"));
+    char small[300];
+    assert_int_equal(sk_load_dir(DATA "/bad/many", &set, small, sizeof small), HK_EINVAL);
+    assert_non_null(strstr(small, "……另有"));
+    assert_int_equal(sk_load_dir(DATA "/no-such-dir", &set, err, sizeof err), HK_ENOENT);
+    assert_non_null(strstr(err, "no-such-dir：不是优化技能目录"));
+    int old = hk_i18n_thread_lang(HK_LANG_EN);
+    assert_int_equal(sk_load_dir(DATA "/bad/class_mismatch", &set, err, sizeof err), HK_EINVAL);
+    assert_non_null(strstr(err, "class: \"compute-bound\" but the file is in the memory-bound "
+                                "directory"));
+    hk_i18n_thread_lang(old);
+    hk_i18n_set(HK_LANG_EN);
+    assert_null(set);
 }
 
 static void missing_dir_and_small_err_buffer(void **state)
@@ -800,6 +831,7 @@ int main(void)
         cmocka_unit_test(shipped_skills_load),
         cmocka_unit_test(shipped_skills_match_their_kernels),
         cmocka_unit_test(bad_fixtures_fail_clearly),
+        cmocka_unit_test(bad_fixtures_in_chinese),
         cmocka_unit_test(missing_dir_and_small_err_buffer),
         cmocka_unit_test(metrics_and_evidence),
         cmocka_unit_test(names_round_trip),
