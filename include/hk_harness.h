@@ -13,6 +13,9 @@
  *        (every combination of that size in one process, each with its own inputs, poison,
  *        guard and unchanged-input checks, written to DIR/run-sK-dD-seedS.out: the name
  *        HK_RUN_OUT_NAME gives, which the server reads back)
+ *        [--launch-state check]  (run mode with --module: a launch that leaves a writable
+ *        global of the image changed fails the program; default "restore": restored and
+ *        noted in the result line)
  *        [--prime-sizes K2[,K3...]]  (run mode: first one unchecked "priming" launch at
  *        each of those sizes, its buffers then freed, so that whatever the kernel leaves in
  *        device memory it owns is there when size K runs; see hk_prime)
@@ -31,6 +34,12 @@
  * hipModuleLoad), so a candidate cannot reach the timer, the inputs' generator or the
  * checks. A *program* #includes the source and calls the kernel directly: only the
  * engine's own library substitutions (a cuBLAS/hipBLAS host call it generated) use it.
+ *
+ * Every launch of a loaded image starts from the same device state: the image's writable
+ * globals (__device__ variables, read from its ELF symbol table: hk_kglobals_each) are set
+ * back to their bytes at load before each launch, outside the timed region; run mode
+ * compares them after each launch, and with --launch-state check (the server's candidates)
+ * a launch that leaves one changed fails the program (launch_state, HK_EXIT_LAUNCH_STATE).
  *
  * A spec's __constant__ inputs ("constants") are generated like inputs and copied into the
  * kernel's own variables: a launcher finds them in the loaded image (cuModuleGetGlobal or
@@ -54,9 +63,11 @@
 #ifndef HK_HARNESS_H
 #define HK_HARNESS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Element types of spec arguments. The numbers are written into output files: never
@@ -131,7 +142,22 @@ enum hk_exit {
     HK_EXIT_NO_GPU = 8,         /* no CUDA device (HIP build: no HIP device) */
     HK_EXIT_STRAY = 9,          /* device work still running after a timed launch returned */
     HK_EXIT_WRONG = 10,         /* a checked timed launch disagrees with the reference kernel */
+    HK_EXIT_LAUNCH_STATE = 11,  /* --launch-state check: a launch left a writable global of the
+                                 * image changed (HK_LAUNCH_STATE_FMT) */
 };
+
+/* The sentence of HK_EXIT_LAUNCH_STATE (English; the server's message table has the same
+ * text as HK_MSG_MEAS_LAUNCH_STATE, so a stored one is said again in the user's language):
+ * the variable, its size, the first and last differing byte, the bytes before the launch and
+ * after it (hex, at most 16). */
+#define HK_LAUNCH_UNRESTORED_FMT                                                                \
+    "%zu writable global(s) of the kernel image (the first: %s) cannot be found in the loaded "  \
+    "module, so the launcher cannot restore them before every launch"
+#define HK_LAUNCH_STATE_FMT                                                                     \
+    "the launch left __device__ variable %s (%zu bytes) changed: bytes %zu..%zu were %s before " \
+    "the launch and %s after it; a kernel must leave its writable globals as it found them "   \
+    "(the launcher restores them before every launch)"
+
 
 /* Value distributions of input buffers. a, b: uniform(lo=a, hi=b), normal(mu=a,
  * sigma=b), int(lo=a, hi=b) inclusive, ones_sparse(p=a), zeros (accumulators only). */
@@ -209,6 +235,217 @@ static inline int hk_constant_symbol(const char *name, char *out, size_t n)
     out[at++] = 'E';
     out[at] = '\0';
     return 0;
+}
+
+/* ---- the writable globals of a kernel image ----
+ * A kernel can keep state from one launch to the next in its own writable __device__
+ * variables (a count of finished blocks, a cache): then the launches a process times are a
+ * different computation from the one that was checked. The launcher therefore sets every
+ * writable global of the image back to the bytes it had right after the module was loaded,
+ * before every launch it makes (hk_kmod_restore), and a candidate's run-mode process fails
+ * one that leaves a global changed (--launch-state check, HK_EXIT_LAUNCH_STATE). The
+ * globals come from the image's own ELF symbol table, so namespaced, templated and static
+ * variables count however the source spelled them:
+ *   cubin (nvcc -cubin, e_machine 190): STT_OBJECT symbols of the sections .nv.global
+ *     (zero-initialised, NOBITS) and .nv.global.init (initialised); __constant__
+ *     (.nv.constant*), __shared__ (.nv.shared.*) and the compiler's own banks are not there.
+ *     A `__device__ const` variable is in .nv.global.init: its memory is writable through a
+ *     cast, so it counts.
+ *   AMDGPU code object (hipcc --genco: a clang offload bundle around it, or alone): the
+ *     STT_OBJECT symbols of allocated, writable, non-executable sections (.data, .bss ...);
+ *     LDS variables have no real section. HIP places __constant__ variables in .bss too:
+ *     the launcher leaves the spec's constants alone by name (hk_constant_symbol).
+ * Plain C, no allocation: the server's tests read the same images with the same code. */
+#define HK_IMAGE_MAX_BYTES ((size_t)256 << 20) /* cap on an image read (as KIMAGE_MAX_BYTES) */
+
+typedef struct {
+    const char *name;        /* NUL-terminated, inside the image's string table (borrowed) */
+    unsigned section;        /* section index */
+    const char *section_name;/* borrowed, as name; "" when the image has no section names */
+    uint64_t offset;         /* from the start of the section */
+    uint64_t size;           /* bytes */
+    int zero_init;           /* its section is NOBITS (.nv.global, .bss): all zeros at load */
+} hk_kglobal;
+
+static inline uint64_t hk_elf_rd(const unsigned char *p, int bytes)
+{
+    uint64_t v = 0;
+    for (int i = bytes - 1; i >= 0; i--)
+        v = v << 8 | p[i];
+    return v;
+}
+
+/* The ELF inside image (len bytes): the image itself, or the first amdgcn entry of a clang
+ * offload bundle ("__CLANG_OFFLOAD_BUNDLE__", a uint64 count, then per entry uint64 offset,
+ * size, triple length and the triple). NULL when there is none or an offset is outside. */
+static inline const unsigned char *hk_image_elf(const unsigned char *image, size_t len,
+                                                size_t *elf_len)
+{
+    static const char magic[] = "__CLANG_OFFLOAD_BUNDLE__";
+    size_t at = sizeof magic - 1;
+    if (len < at || memcmp(image, magic, at) != 0) {
+        *elf_len = len;
+        return image;
+    }
+    if (len - at < 8)
+        return NULL;
+    uint64_t n = hk_elf_rd(image + at, 8);
+    at += 8;
+    for (uint64_t i = 0; i < n && i < 1024; i++) {
+        if (len - at < 24)
+            return NULL;
+        uint64_t off = hk_elf_rd(image + at, 8), size = hk_elf_rd(image + at + 8, 8),
+                 tlen = hk_elf_rd(image + at + 16, 8);
+        at += 24;
+        if (tlen > len - at)
+            return NULL;
+        bool amdgcn = false;
+        for (uint64_t k = 0; k + 6 <= tlen && !amdgcn; k++)
+            amdgcn = memcmp(image + at + k, "amdgcn", 6) == 0;
+        at += (size_t)tlen;
+        if (!amdgcn)
+            continue;
+        if (off > len || size > len - off || size == 0)
+            return NULL;
+        *elf_len = (size_t)size;
+        return image + off;
+    }
+    return NULL;
+}
+
+/* The string at index i of a string table (tab, n bytes); NULL when it does not end there. */
+static inline const char *hk_elf_str(const unsigned char *tab, uint64_t n, uint64_t i)
+{
+    if (i >= n)
+        return NULL;
+    const char *s = (const char *)tab + i;
+    return memchr(s, '\0', (size_t)(n - i)) ? s : NULL;
+}
+
+/* Calls fn(ctx, &g) for every writable global of the kernel image (len bytes at image: a
+ * cubin, an AMDGPU ELF or a bundle holding one), in symbol-table order; a nonzero return of
+ * fn stops the walk and is returned. Symbols of size 0 are skipped. 0; -1 when the image is
+ * not a 64-bit little-endian ELF with a symbol table (or a bundle without an amdgcn entry),
+ * or an offset points outside it. Every offset is checked before it is read. */
+static inline int hk_kglobals_each(const unsigned char *image, size_t len,
+                                   int (*fn)(void *ctx, const hk_kglobal *g), void *ctx)
+{
+    size_t n = 0;
+    const unsigned char *d = hk_image_elf(image, len, &n);
+    if (!d || n < 64 || memcmp(d, "\x7f" "ELF", 4) != 0 || d[4] != 2 || d[5] != 1)
+        return -1;
+    uint64_t mach = hk_elf_rd(d + 0x12, 2), shoff = hk_elf_rd(d + 0x28, 8);
+    uint64_t shentsize = hk_elf_rd(d + 0x3a, 2), shnum = hk_elf_rd(d + 0x3c, 2),
+             shstrndx = hk_elf_rd(d + 0x3e, 2);
+    if (shentsize < 64 || shoff > n || shnum * shentsize > n - shoff)
+        return -1;
+    const unsigned char *names = NULL;
+    uint64_t names_len = 0;
+    if (shstrndx < shnum) {
+        const unsigned char *sh = d + shoff + shstrndx * shentsize;
+        uint64_t off = hk_elf_rd(sh + 0x18, 8), size = hk_elf_rd(sh + 0x20, 8);
+        if (off <= n && size <= n - off) {
+            names = d + off;
+            names_len = size;
+        }
+    }
+    for (uint64_t i = 0; i < shnum; i++) {
+        const unsigned char *sh = d + shoff + i * shentsize;
+        if (hk_elf_rd(sh + 4, 4) != 2 /* SHT_SYMTAB */)
+            continue;
+        uint64_t off = hk_elf_rd(sh + 0x18, 8), size = hk_elf_rd(sh + 0x20, 8),
+                 entsize = hk_elf_rd(sh + 0x38, 8), link = hk_elf_rd(sh + 0x28, 4);
+        if (entsize < 24 || off > n || size > n - off || link >= shnum)
+            return -1;
+        const unsigned char *strh = d + shoff + link * shentsize;
+        uint64_t stroff = hk_elf_rd(strh + 0x18, 8), strsize = hk_elf_rd(strh + 0x20, 8);
+        if (stroff > n || strsize > n - stroff)
+            return -1;
+        for (uint64_t k = 0; k + entsize <= size; k += entsize) {
+            const unsigned char *sym = d + off + k;
+            uint64_t shndx = hk_elf_rd(sym + 6, 2), value = hk_elf_rd(sym + 8, 8),
+                     ssize = hk_elf_rd(sym + 16, 8);
+            if ((sym[4] & 0xf) != 1 /* STT_OBJECT */ || ssize == 0 || shndx == 0 ||
+                shndx >= shnum || shndx >= 0xff00 /* SHN_LORESERVE: AMDGPU LDS, common */)
+                continue;
+            const unsigned char *ts = d + shoff + shndx * shentsize;
+            uint64_t type = hk_elf_rd(ts + 4, 4), flags = hk_elf_rd(ts + 8, 8),
+                     addr = hk_elf_rd(ts + 0x10, 8);
+            const char *sname = names ? hk_elf_str(names, names_len, hk_elf_rd(ts, 4)) : NULL;
+            bool writable;
+            if (mach == 190 /* EM_CUDA */)
+                writable = sname && (!strcmp(sname, ".nv.global") || !strcmp(sname, ".nv.global.init"));
+            else /* SHF_WRITE and SHF_ALLOC, not SHF_EXECINSTR; PROGBITS or NOBITS */
+                writable = (flags & 7) == 3 && (type == 1 || type == 8);
+            if (!writable || value < addr)
+                continue;
+            const char *name = hk_elf_str(d + stroff, strsize, hk_elf_rd(sym, 4));
+            if (!name || !*name)
+                continue;
+            hk_kglobal g = {name, (unsigned)shndx, sname ? sname : "", value - addr, ssize,
+                            type == 8 /* SHT_NOBITS */};
+            int r = fn(ctx, &g);
+            if (r)
+                return r;
+        }
+        return 0;
+    }
+    return -1;
+}
+
+/* One writable global as the launcher found it on the device, and the ranges it restores. */
+typedef struct {
+    hk_kglobal g;
+    unsigned long long dptr;  /* its address (cuModuleGetGlobal / hipModuleGetGlobal) */
+    size_t dev_size;          /* the size the driver gives for it */
+    int resolved;             /* the driver found it by name */
+    int excluded;             /* a spec constant, set by the launcher: never restored */
+} hk_kglobal_at;
+
+typedef struct {
+    unsigned long long dptr;  /* where the range starts on the device */
+    uint64_t bytes;
+    size_t first, count;      /* its variable: g[first] after the sort (count is 1) */
+} hk_krange;
+
+static inline int hk_kglobal_order(const void *a, const void *b)
+{
+    const hk_kglobal_at *x = (const hk_kglobal_at *)a, *y = (const hk_kglobal_at *)b;
+    if (x->g.section != y->g.section)
+        return x->g.section < y->g.section ? -1 : 1;
+    if (x->g.offset != y->g.offset)
+        return x->g.offset < y->g.offset ? -1 : 1;
+    return x->g.size < y->g.size ? -1 : x->g.size > y->g.size;
+}
+
+/* The device ranges to restore for the n globals g (sorted here by section and offset),
+ * written to out (room for n); returns their count. Every variable the driver found is its
+ * own range, of the smaller of its ELF and driver sizes: the driver gives each variable of
+ * a loaded image an allocation of its own (cuPointerGetAttribute's RANGE_START/RANGE_SIZE
+ * are the variable's own address and size, even where two variables sit at addresses the
+ * ELF layout would make adjacent), and a copy that spans two of them fails with
+ * cudaErrorInvalidValue (H100, CUDA 13.0: bench/results/2026-12-05-h100-session33/
+ * call1-probe-globals.txt). Excluded variables get none. *unrestored: variables the driver
+ * did not find by name, or whose size is 0 there. Pure. */
+static inline size_t hk_kglobals_ranges(hk_kglobal_at *g, size_t n, hk_krange *out,
+                                        size_t *unrestored)
+{
+    size_t nr = 0;
+    *unrestored = 0;
+    qsort(g, n, sizeof *g, hk_kglobal_order);
+    for (size_t i = 0; i < n; i++) {
+        if (g[i].excluded)
+            continue;
+        /* the smaller of the two sizes: never a byte past what the driver gave */
+        uint64_t bytes = g[i].dev_size < g[i].g.size ? g[i].dev_size : g[i].g.size;
+        if (!g[i].resolved || !bytes) {
+            (*unrestored)++;
+            continue;
+        }
+        hk_krange r = {g[i].dptr, bytes, i, 1};
+        out[nr++] = r;
+    }
+    return nr;
 }
 
 /* ceil(a / b) for integers, as the spec evaluator computes it (b != 0). */
@@ -351,6 +588,7 @@ int hk_launcher_main(int argc, char **argv, const hk_program *p);
 #include <limits>
 #include <thread>
 #include <type_traits>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -805,6 +1043,8 @@ static void hk_call_host_launch(void (*f)(dim3, dim3, P...), dim3 grid, dim3 blo
 typedef struct {
     const char *mode, *out, *combos, *out_dir, *prime_sizes;
     const char *module, *function, *ref_module, *ref_function;
+    int launch_state_check;    /* --launch-state check (run mode): a launch that leaves a
+                                * writable global of the image changed fails the process */
     int size, dist, warmup, min_reps, max_reps, checks, shmem_scale;
     long long ref_launch[7];   /* grid x,y,z, block x,y,z, dynamic shared bytes */
     int ref_launch_set;
@@ -911,6 +1151,11 @@ static void hk_parse_opts(int argc, char **argv, const hk_program *p, hk_opts *o
         else if (!strcmp(f, "--combos")) o->combos = v;
         else if (!strcmp(f, "--out-dir")) o->out_dir = v;
         else if (!strcmp(f, "--prime-sizes")) o->prime_sizes = v;
+        else if (!strcmp(f, "--launch-state")) {
+            if (strcmp(v, "check") != 0 && strcmp(v, "restore") != 0)
+                hk_fail(HK_EXIT_USAGE, "usage", "--launch-state %s: expected check or restore", v);
+            o->launch_state_check = !strcmp(v, "check");
+        }
         else if (!strcmp(f, "--module")) o->module = v;
         else if (!strcmp(f, "--function")) o->function = v;
         else if (!strcmp(f, "--ref-module")) o->ref_module = v;
@@ -974,6 +1219,8 @@ static void hk_parse_opts(int argc, char **argv, const hk_program *p, hk_opts *o
         hk_fail(HK_EXIT_USAGE, "usage", "--prime-sizes is for --mode run");
     if (o->prime_sizes)
         hk_parse_prime_sizes(o->prime_sizes, p);
+    if (o->launch_state_check && (strcmp(o->mode, "run") != 0 || !o->module))
+        hk_fail(HK_EXIT_USAGE, "usage", "--launch-state check is for --mode run with --module");
     if (!o->module != !o->function || !o->ref_module != !o->ref_function)
         hk_fail(HK_EXIT_USAGE, "usage", "--module and --function (--ref-module and --ref-function) go together");
     if (!p->launch && !o->module && strcmp(o->mode, "probe") != 0)
@@ -1005,11 +1252,25 @@ static void hk_parse_opts(int argc, char **argv, const hk_program *p, hk_opts *o
  *         does here), and the runtime places each argument at the offset the code object's
  *         metadata gives. */
 
+/* The writable globals of a loaded image (hk_kglobals_each) as this process restores them
+ * before every launch: the ranges, and per range a device and a host copy of its bytes as
+ * the loader left them. */
+typedef struct {
+    std::vector<unsigned char> image;              /* the image file: the names point into it */
+    std::vector<hk_kglobal_at> vars;               /* sorted by hk_kglobals_ranges */
+    std::vector<hk_krange> ranges;
+    std::vector<void *> pristine;                  /* per range, on the device */
+    std::vector<std::vector<unsigned char> > host; /* per range, the same bytes */
+    size_t bytes, unrestored;
+    std::vector<unsigned char> now;                /* hk_kmod_state_check's download */
+} hk_kstate;
+
 typedef struct {
     void *module, *function;           /* CUmodule, CUfunction (hipModule_t, hipFunction_t) */
     const char *path, *name;
     size_t n_params;                   /* from cuFuncGetParamInfo; 0: unknown */
     size_t param_size[HK_MAX_ARGS];
+    hk_kstate *state;                  /* hk_kmod_globals; NULL before (nothing restored) */
 } hk_kmod;
 
 #ifdef HK_HIP
@@ -1152,6 +1413,141 @@ static void hk_kmod_global(const hk_kmod *m, const char *name, unsigned long lon
         hk_fail(HK_EXIT_USAGE, "spec_mismatch", "the kernel image %s has no __constant__ %s (symbol "
                 "%s): %s; the spec's constants name a variable its kernel does not read", m->path,
                 name, sym, hk_cu_err(e));
+}
+
+static int hk_kglobal_push(void *ctx, const hk_kglobal *g)
+{
+    hk_kglobal_at a;
+    memset(&a, 0, sizeof a);
+    a.g = *g;
+    ((std::vector<hk_kglobal_at> *)ctx)->push_back(a);
+    return 0;
+}
+
+/* Reads the writable globals of m's image (its ELF symbol table, hk_kglobals_each), finds
+ * each in the loaded module by its symbol, and keeps a device and a host copy of the bytes
+ * the loader gave them (right after the load, before any launch): zeros for a variable of
+ * a NOBITS section (.nv.global, .bss), which nothing has written yet (reading it back would
+ * be an uninitialized read to compute-sanitizer's initcheck, and the launcher's own at
+ * that: session 32's reduce_sum_retire), a read-back for an initialised one (the loader
+ * wrote it, relocations applied). Each variable is then written once from those host bytes,
+ * so the tools see it initialised. The spec's __constant__ inputs are left out (a HIP image
+ * places them in .bss): the harness fills them itself. An image without writable globals
+ * costs nothing later. Fails the program (spec_mismatch) when the image cannot be read as
+ * ELF. */
+static void hk_kmod_globals(hk_kmod *m, const hk_program *p)
+{
+    hk_kstate *ks = new hk_kstate();
+    ks->bytes = ks->unrestored = 0;
+    m->state = ks;
+    FILE *f = fopen(m->path, "rb");
+    if (!f)
+        hk_fail(HK_EXIT_USAGE, "spec_mismatch", "cannot read the kernel image %s", m->path);
+    unsigned char chunk[65536];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0 && ks->image.size() <= HK_IMAGE_MAX_BYTES)
+        ks->image.insert(ks->image.end(), chunk, chunk + n);
+    fclose(f);
+    if (ks->image.size() > HK_IMAGE_MAX_BYTES ||
+        hk_kglobals_each(ks->image.data(), ks->image.size(), hk_kglobal_push, &ks->vars) != 0)
+        hk_fail(HK_EXIT_USAGE, "spec_mismatch", "the kernel image %s has no ELF symbol table "
+                "the launcher can read (its writable globals cannot be restored)", m->path);
+    if (ks->vars.empty())
+        return;
+    for (size_t i = 0; i < ks->vars.size(); i++) {
+        hk_kglobal_at *v = &ks->vars[i];
+        for (int c = 0; c < p->n_consts && c < HK_MAX_CONSTS; c++) {
+            char sym[512];
+            if (hk_constant_symbol(p->consts[c].name, sym, sizeof sym) == 0 && !strcmp(sym, v->g.name))
+                v->excluded = 1;
+        }
+        if (hk_drv_getglobal(&v->dptr, &v->dev_size, m->module, v->g.name) == 0)
+            v->resolved = 1;
+        else
+            (void)cudaGetLastError(); /* a symbol the driver does not know: not an error here */
+    }
+    ks->ranges.resize(ks->vars.size());
+    size_t nr = hk_kglobals_ranges(ks->vars.data(), ks->vars.size(), ks->ranges.data(),
+                                   &ks->unrestored);
+    ks->ranges.resize(nr);
+    ks->pristine.resize(nr);
+    ks->host.resize(nr);
+    for (size_t r = 0; r < nr; r++) {
+        size_t b = (size_t)ks->ranges[r].bytes;
+        void *var = (void *)(uintptr_t)ks->ranges[r].dptr;
+        ks->bytes += b;
+        ks->host[r].assign(b, 0);
+        if (!ks->vars[ks->ranges[r].first].g.zero_init)
+            HK_CHECK(cudaMemcpy(ks->host[r].data(), var, b, cudaMemcpyDeviceToHost));
+        HK_CHECK(cudaMemcpy(var, ks->host[r].data(), b, cudaMemcpyHostToDevice));
+        HK_CHECK(cudaMalloc(&ks->pristine[r], b));
+        HK_CHECK(cudaMemcpy(ks->pristine[r], ks->host[r].data(), b, cudaMemcpyHostToDevice));
+    }
+}
+
+/* Sets every writable global of m's image back to its bytes at load: device-to-device
+ * copies enqueued on the default stream (the one launches and the timing events use), so
+ * they are done before the next launch starts. Nothing at all for an image without them. */
+static void hk_kmod_restore(const hk_kmod *m)
+{
+    if (!m->state)
+        return;
+    const hk_kstate *ks = m->state;
+    for (size_t r = 0; r < ks->ranges.size(); r++)
+        HK_CHECK(cudaMemcpyAsync((void *)(uintptr_t)ks->ranges[r].dptr, ks->pristine[r],
+                                 (size_t)ks->ranges[r].bytes, cudaMemcpyDeviceToDevice, 0));
+}
+
+static void hk_hex(const unsigned char *b, size_t n, char *out)
+{
+    for (size_t i = 0; i < n; i++)
+        snprintf(out + 2 * i, 3, "%02x", b[i]);
+    out[2 * n] = '\0';
+}
+
+/* The first run-mode sentence about a global a launch left changed (not --launch-state
+ * check: the baseline's processes), for the result line. */
+static std::string hk_state_changed;
+
+/* After a launch (device synchronized): whether m's writable globals still hold their bytes
+ * at load. A change fails the program (launch_state, HK_LAUNCH_STATE_FMT: the variable, the
+ * bytes before and after) when fail, else the first one is kept in hk_state_changed. */
+static void hk_kmod_state_check(const hk_kmod *m, bool fail)
+{
+    if (!m->state || (!fail && !hk_state_changed.empty())) /* noted once is enough */
+        return;
+    hk_kstate *ks = m->state;
+    for (size_t r = 0; r < ks->ranges.size(); r++) {
+        const hk_krange *rg = &ks->ranges[r];
+        size_t b = (size_t)rg->bytes;
+        ks->now.resize(b);
+        HK_CHECK(cudaMemcpy(ks->now.data(), (void *)(uintptr_t)rg->dptr, b, cudaMemcpyDeviceToHost));
+        const unsigned char *was = ks->host[r].data(), *is = ks->now.data();
+        if (!memcmp(was, is, b))
+            continue;
+        size_t lo = 0, hi = b;
+        while (was[lo] == is[lo])
+            lo++;
+        while (hi > lo && was[hi - 1] == is[hi - 1])
+            hi--;
+        /* a range is one variable (hk_kglobals_ranges) */
+        const char *name = ks->vars[rg->first].g.name;
+        size_t vsize = b, vlo = lo;
+        size_t shown = hi - lo < 16 ? hi - lo : 16;
+        char before[33], after[33];
+        hk_hex(was + lo, shown, before);
+        hk_hex(is + lo, shown, after);
+        if (fail)
+            hk_fail(HK_EXIT_LAUNCH_STATE, "launch_state", HK_LAUNCH_STATE_FMT, name, vsize, vlo,
+                    vlo + (hi - lo) - 1, before, after);
+        if (hk_state_changed.empty()) {
+            char msg[1024];
+            snprintf(msg, sizeof msg, HK_LAUNCH_STATE_FMT, name, vsize, vlo, vlo + (hi - lo) - 1,
+                     before, after);
+            hk_state_changed = msg;
+        }
+        return;
+    }
 }
 
 /* Copies bytes of host into the __constant__ variable name of m's image. */
@@ -1353,11 +1749,21 @@ static void hk_prepare(const hk_program *p, hk_state *st, long long seed, int di
     }
 }
 
+/* Run mode compares the image's writable globals after every launch (1: the first change
+ * is noted in the result line; 2: --launch-state check, it fails the program); time mode
+ * does not (0): its launches are restored all the same. */
+static int hk_state_compare;
+
+/* One launch, its globals restored first, device synchronized; then (run mode) its globals
+ * compared with their bytes at load. */
 static void hk_launch_checked(const hk_program *p, const hk_state *st)
 {
+    hk_kmod_restore(&hk_main_kmod);
     hk_do_launch(p, st);
     HK_CHECK(cudaGetLastError());
     HK_CHECK(cudaDeviceSynchronize());
+    if (hk_state_compare)
+        hk_kmod_state_check(&hk_main_kmod, hk_state_compare == 2);
 }
 
 static bool hk_all_bytes(const unsigned char *e, size_t n, unsigned char v)
@@ -1658,6 +2064,7 @@ static void hk_check_timed(const hk_program *p, hk_state *st, hk_refbufs *rb, lo
                     launch, k / hk_dtype_size(b->dtype));
     }
     if (hk_ref_kmod.function) {
+        hk_kmod_restore(&hk_ref_kmod);
         if (hk_ref_launch_set)
             hk_kmod_launch_at(&hk_ref_kmod, p, st, hk_ref_launch, hk_ref_launch + 3,
                               hk_ref_launch[6]);
@@ -1799,6 +2206,9 @@ static void hk_time(const hk_program *p, hk_state *st, const hk_opts *o)
         (void)hk_mix(&seq); /* the seed chain advances as before */
         bool check = checked < o->checks && (hk_mix(&pick) & 3) == 0;
         hk_fresh_inputs(p, st, ls, o->dist, true);
+        /* the image's writable globals as loaded (no copy at all without them), before the
+         * flush and outside the events: the launch starts as the checked ones did */
+        hk_kmod_restore(&hk_main_kmod);
         if (flushed)
             HK_CHECK(cudaMemsetAsync(flush, r & 0xFF, flush_bytes));
         HK_CHECK(cudaDeviceSynchronize());
@@ -1870,13 +2280,14 @@ static void hk_time(const hk_program *p, hk_state *st, const hk_opts *o)
     fprintf(hk_res(), "{\"median_ms\":%.6g,\"p10\":%.6g,\"p90\":%.6g,\"min\":%.6g,\"reps\":%zu,"
            "\"spread\":%.6g,\"flushed_l2\":%s,\"l2_bytes\":%zu,\"check_seed\":%lld,"
            "\"seed\":%lld,\"inputs\":\"fresh per launch\",\"checked_launches\":%d,"
-           "\"reference_kernel\":%s,\"max_tail_ms\":%.4f,\"module\":%s,"
+           "\"reference_kernel\":%s,\"max_tail_ms\":%.4f,\"globals_restored\":%zu,\"module\":%s,"
            "\"block\":[%lld,%lld,%lld],\"grid\":[%lld,%lld,%lld],\"shmem\":%lld,"
            "\"phase_ms\":{\"init\":%.1f,\"alloc\":%.1f,\"prepare\":%.1f,\"lock\":%.1f,"
            "\"loop\":%.1f,\"recheck\":%.1f}}\n",
            hk_quantile(sorted, 0.5), hk_quantile(sorted, 0.1), hk_quantile(sorted, 0.9),
            sorted[0], sorted.size(), spread, flushed ? "true" : "false", l2, o->check_seed,
            o->seed, checked, hk_ref_kmod.function ? "true" : "false", max_tail_ms,
+           hk_main_kmod.state ? hk_main_kmod.state->vars.size() : (size_t)0,
            hk_main_kmod.function ? "true" : "false",
            st->block[0], st->block[1], st->block[2], st->grid[0], st->grid[1], st->grid[2],
            st->shmem, hk_phase.init, hk_phase.alloc, hk_phase.prepare, hk_phase.lock,
@@ -1970,6 +2381,23 @@ static void hk_prime(const hk_program *p, hk_state *st, const hk_opts *o, long l
     hk_cur_prime = -1;
 }
 
+/* The result line's "launch_state" member (then a comma), for an image: its writable globals
+ * (variables, bytes, copies per launch, those not found in the module) and, in run mode
+ * without --launch-state check, the first change a launch left (restored before the next). */
+static void hk_print_launch_state(void)
+{
+    const hk_kstate *ks = hk_main_kmod.state;
+    if (!ks)
+        return;
+    fprintf(hk_res(), "\"launch_state\":{\"globals\":%zu,\"bytes\":%zu,\"ranges\":%zu,"
+            "\"unrestored\":%zu", ks->vars.size(), ks->bytes, ks->ranges.size(), ks->unrestored);
+    if (!hk_state_changed.empty()) {
+        fprintf(hk_res(), ",\"changed\":");
+        hk_json_string(hk_res(), hk_state_changed.c_str());
+    }
+    fprintf(hk_res(), "},");
+}
+
 static int hk_main(int argc, char **argv, const hk_program *p)
 {
     hk_divert_stdout(); /* before any CUDA call: no device printf reaches the results */
@@ -1982,10 +2410,25 @@ static int hk_main(int argc, char **argv, const hk_program *p)
     struct timespec t_main;
     clock_gettime(CLOCK_MONOTONIC, &t_main);
     hk_init_device();
-    if (o.module)
+    if (o.module) {
         hk_kmod_load(&hk_main_kmod, o.module, o.function);
-    if (o.ref_module)
+        hk_kmod_globals(&hk_main_kmod, p);
+        const hk_kstate *ks = hk_main_kmod.state;
+        if (o.launch_state_check && ks->unrestored) {
+            const char *first = "";
+            for (size_t i = 0; i < ks->vars.size() && !*first; i++)
+                if (!ks->vars[i].resolved && !ks->vars[i].excluded)
+                    first = ks->vars[i].g.name;
+            hk_fail(HK_EXIT_LAUNCH_STATE, "launch_state", HK_LAUNCH_UNRESTORED_FMT, ks->unrestored,
+                    first);
+        }
+    }
+    if (o.ref_module) {
         hk_kmod_load(&hk_ref_kmod, o.ref_module, o.ref_function);
+        hk_kmod_globals(&hk_ref_kmod, p);
+    }
+    if (!strcmp(o.mode, "run"))
+        hk_state_compare = o.launch_state_check ? 2 : 1;
     if (o.ref_launch_set) {
         memcpy(hk_ref_launch, o.ref_launch, sizeof hk_ref_launch);
         hk_ref_launch_set = 1;
@@ -2026,20 +2469,24 @@ static int hk_main(int argc, char **argv, const hk_program *p)
         hk_phase.check -= hk_phase.write;
         hk_cur_seed = -1;
         hk_cur_dist = -1;
-        fprintf(hk_res(), "{\"ok\":true,\"mode\":\"run\",\"size\":%d,\"combos\":%zu,\"primed\":%zu,"
-               "\"block\":[%lld,%lld,%lld],\"grid\":[%lld,%lld,%lld],"
+        fprintf(hk_res(), "{\"ok\":true,\"mode\":\"run\",\"size\":%d,\"combos\":%zu,\"primed\":%zu,",
+               o.size, list.size(), hk_prime_list().size());
+        hk_print_launch_state();
+        fprintf(hk_res(), "\"block\":[%lld,%lld,%lld],\"grid\":[%lld,%lld,%lld],"
                "\"phase_ms\":{\"init\":%.1f,\"prime\":%.1f,\"alloc\":%.1f,\"fill\":%.1f,"
                "\"check\":%.1f,\"write\":%.1f,\"total\":%.1f}}\n",
-               o.size, list.size(), hk_prime_list().size(), st.block[0], st.block[1],
+               st.block[0], st.block[1],
                st.block[2], st.grid[0], st.grid[1], st.grid[2], hk_phase.init, hk_phase.prime,
                hk_phase.alloc, hk_phase.fill, hk_phase.check, hk_phase.write,
                hk_ms_since(&t_main));
     } else if (!strcmp(o.mode, "run")) {
         hk_prepare(p, &st, o.seed, o.dist);
         hk_check_run(p, &st, o.out);
-        fprintf(hk_res(), "{\"ok\":true,\"mode\":\"run\",\"size\":%d,\"seed\":%lld,\"dist\":%d,"
-               "\"block\":[%lld,%lld,%lld],\"grid\":[%lld,%lld,%lld]}\n",
-               o.size, o.seed, o.dist, st.block[0], st.block[1], st.block[2], st.grid[0],
+        fprintf(hk_res(), "{\"ok\":true,\"mode\":\"run\",\"size\":%d,\"seed\":%lld,\"dist\":%d,",
+               o.size, o.seed, o.dist);
+        hk_print_launch_state();
+        fprintf(hk_res(), "\"block\":[%lld,%lld,%lld],\"grid\":[%lld,%lld,%lld]}\n",
+               st.block[0], st.block[1], st.block[2], st.grid[0],
                st.grid[1], st.grid[2]);
     } else {
         hk_time(p, &st, &o);

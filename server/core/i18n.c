@@ -1936,6 +1936,12 @@ static const struct hk_msg_entry msgs[HK_MSG_COUNT] = {
       "%u s 内没有结果：进程组已被终止"),
     F(MEAS_KILLED, "killed by signal %d (%s)%s%s", "被信号 %d（%s）终止%s%s"),
     F(MEAS_EXIT_STATUS, "exit status %d (%s)%s%s", "退出状态 %d（%s）%s%s"),
+    /* written by the launcher (include/hk_harness.h), stored in English as it wrote them */
+    F(MEAS_LAUNCH_STATE, "the launch left __device__ variable %s (%zu bytes) changed: bytes %zu..%zu were %s before the launch and %s after it; a kernel must leave its writable globals as it found them (the launcher restores them before every launch)",
+      "启动后 __device__ 变量 %s（%zu 字节）被改变：第 %zu..%zu 字节启动前为 %s，启动后为 %s；内核必须让它的可写全局变量保持原样（启动器在每次启动前恢复它们）"),
+    F(MEAS_LAUNCH_UNRESTORED, "%zu writable global(s) of the kernel image (the first: %s) cannot be found in the loaded module, so the launcher cannot restore them before every launch",
+      "内核映像中有 %zu 个可写全局变量（第一个：%s）在已加载的模块中找不到，启动器无法在每次启动前恢复它们"),
+    F(MEAS_PRIMING_AT, "priming launch at size %d: %s", "规模 %d 的预热启动：%s"),
     M(EP_NO_GPU_DISABLED, "no GPU found: GPU use is disabled (HK_NO_GPU or the caller)",
       "未找到 GPU：GPU 已被禁用（HK_NO_GPU 或调用方）"),
     M(EP_NO_DCU_DISABLED, "no DCU GPU here: GPU use is disabled (HK_NO_GPU or the caller)",

@@ -1097,6 +1097,10 @@ enum hk_msg {
     HK_MSG_MEAS_NO_RESULT,           /* %u s */
     HK_MSG_MEAS_KILLED,              /* %d signal, %s its name, %s ": " or "", %s stderr */
     HK_MSG_MEAS_EXIT_STATUS,         /* %d status, %s its meaning, %s ": " or "", %s stderr */
+    HK_MSG_MEAS_LAUNCH_STATE,        /* the launcher's HK_LAUNCH_STATE_FMT, word for word */
+    HK_MSG_MEAS_LAUNCH_UNRESTORED,   /* the launcher's HK_LAUNCH_UNRESTORED_FMT */
+    HK_MSG_MEAS_PRIMING_AT,          /* the launcher's prefix of a priming launch's failure:
+                                      * %d size, %s its sentence */
     /* why the worker has no GPU (its "no_gpu" log line, an episode's error; the editor keys
      * on the line's code) and a late rejection's stage */
     HK_MSG_EP_NO_GPU_DISABLED,

@@ -772,6 +772,14 @@ int harness_run_argv(const char *exe, const harness_run *r, char ***argv)
         TRY(argv_push(v, &n, cap, "--prime-sizes"));
         TRY(argv_push(v, &n, cap, list));
     }
+    if (r->launch_state_check) {
+        if (strcmp(r->mode, "run") != 0 || !r->module || !r->function) {
+            rc = HK_EINVAL;
+            goto out;
+        }
+        TRY(argv_push(v, &n, cap, "--launch-state"));
+        TRY(argv_push(v, &n, cap, "check"));
+    }
     if (strcmp(r->mode, "probe") != 0 && r->module && r->function) {
         TRY(argv_push(v, &n, cap, "--module"));
         TRY(argv_push(v, &n, cap, r->module));
@@ -838,6 +846,7 @@ const char *harness_exit_reason(int code)
     case HK_EXIT_NO_GPU: return "no_gpu";
     case HK_EXIT_STRAY: return "stray_work";
     case HK_EXIT_WRONG: return "wrong_answer";
+    case HK_EXIT_LAUNCH_STATE: return "launch_state";
     case 124:
     case 137: return "timeout";
     }

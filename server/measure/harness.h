@@ -98,6 +98,11 @@ typedef struct {
      * array of n_prime_sizes (at most HK_MAX_PRIME_SIZES); 0: none */
     size_t n_prime_sizes;
     const int *prime_sizes;
+    /* run mode with an image: a launch that leaves a writable global of the image changed
+     * (or an image whose globals cannot all be restored) fails the process, launch_state
+     * (--launch-state check); otherwise the launcher restores them before every launch and
+     * only notes the first change in its result line */
+    bool launch_state_check;
     /* a launcher's kernel image and entry name, and (time mode) the reference kernel the
      * checked launches are compared with; NULL: none (a program) */
     const char *module, *function, *ref_module, *ref_function;
@@ -120,7 +125,8 @@ typedef struct {
 char *harness_run_out_name(int size, int dist, long long seed);
 
 /* New argv (harness_argv_free) running exe as r describes. HK_OK, HK_EINVAL (bad mode,
- * combinations or priming sizes outside run mode, more than HK_MAX_COMBOS or
+ * combinations, priming sizes or launch_state_check outside run mode (the last also
+ * without a module), more than HK_MAX_COMBOS or
  * HK_MAX_PRIME_SIZES, a negative seed or size), HK_ENOMEM. */
 int harness_run_argv(const char *exe, const harness_run *r, char ***argv);
 

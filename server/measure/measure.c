@@ -63,6 +63,7 @@ static const char *const reason_names[] = {
     [MEASURE_UNINITIALIZED] = "uninitialized",
     [MEASURE_UNFLUSHED] = "unflushed",
     [MEASURE_READS_CLOCK] = "reads_clock",
+    [MEASURE_LAUNCH_STATE] = "launch_state",
 };
 
 const char *measure_reason_name(enum measure_reason r)
@@ -195,6 +196,7 @@ enum measure_reason measure_reason_from_exit(int code)
     case HK_EXIT_NO_GPU: return MEASURE_NO_GPU;
     case HK_EXIT_STRAY: return MEASURE_STRAY_WORK;
     case HK_EXIT_WRONG: return MEASURE_WRONG_ANSWER;
+    case HK_EXIT_LAUNCH_STATE: return MEASURE_LAUNCH_STATE;
     case HK_EXIT_INTERNAL:
     case HK_EXIT_IO: return MEASURE_HARNESS_ERROR;
     case 124:
@@ -1770,6 +1772,7 @@ void measure_verdict_clear(measure_verdict *v)
     if (!v)
         return;
     hk_free(v->details);
+    hk_free(v->launch_changed);
     ref64_pool_free(v->ref64);
     measure_verdict_init(v);
 }
@@ -1882,6 +1885,69 @@ static size_t prime_sizes(const spec *s, int size, int *out)
     return n;
 }
 
+/* The file a reference run leaves in its directory when the baseline's own launches leave
+ * a writable global of its image changed (the launcher's sentence in it): a candidate
+ * checked against those references then gets its globals restored before every launch but
+ * is not rejected for changing them (a kernel that keeps a __device__ scratch array, and
+ * every rewrite of it, would be), and its launch_state check says so. */
+#define LAUNCH_STATE_FILE "launch-state.txt"
+
+static bool baseline_changes_globals(const char *ref_dir)
+{
+    char *path = hk_asprintf("%s/" LAUNCH_STATE_FILE, ref_dir);
+    bool there = path && access(path, R_OK) == 0;
+    hk_free(path);
+    return there;
+}
+
+/* What a run-mode process said about its image's writable globals ("launch_state" in its
+ * result line), into v; a reference run's change is also written to dir/LAUNCH_STATE_FILE.
+ * HK_OK, HK_ENOMEM, HK_EIO. */
+static int note_launch_state(const measure_run *r, const char *dir, bool reference,
+                             measure_verdict *v)
+{
+    const json_t *ls = json_object_get(r->json, "launch_state");
+    const json_t *g = json_object_get(ls, "globals");
+    const char *changed = json_string_value(json_object_get(ls, "changed"));
+    if (json_is_integer(g) && json_integer_value(g) > v->launch_globals)
+        v->launch_globals = (long)json_integer_value(g);
+    if (!changed)
+        return HK_OK;
+    if (!v->launch_changed && !(v->launch_changed = hk_strdup(changed)))
+        return HK_ENOMEM;
+    if (!reference)
+        return HK_OK;
+    char *path = hk_asprintf("%s/" LAUNCH_STATE_FILE, dir);
+    FILE *f = path ? fopen(path, "w") : NULL;
+    int rc = !path ? HK_ENOMEM : f && fprintf(f, "%s\n", changed) >= 0 ? HK_OK : HK_EIO;
+    if (f && fclose(f) != 0)
+        rc = HK_EIO;
+    hk_free(path);
+    return rc;
+}
+
+/* The record of the launch-state rule (run_group, docs/referee.md "Every launch starts from
+ * the same device state"): the image has writable globals, the launcher restored them
+ * before every launch, and (a candidate's) no launch left them changed, or (the baseline,
+ * or a candidate whose baseline's own launches change theirs) the first change, restored
+ * before the next launch. NULL (no entry) for an image without writable globals. New
+ * reference. */
+static json_t *launch_state_check(const measure_verdict *v, const char *role, bool lenient)
+{
+    if (v->launch_globals <= 0)
+        return NULL;
+    json_t *j = json_pack("{s:s, s:s, s:i, s:s}", "check", "launch_state", "role", role,
+                          "globals", (int)v->launch_globals, "result",
+                          v->launch_changed ? "restored" : "pass");
+    if (j && v->launch_changed)
+        json_object_set_new(j, "changed", json_string(v->launch_changed));
+    if (j && lenient)
+        json_object_set_new(j, "why", json_string("the baseline's own launches change its "
+                                                  "writable globals: restored before every "
+                                                  "launch, not a rejection"));
+    return j;
+}
+
 /* One run-mode process for combos[i0, i1) (one size), writing every output into dir.
  * A candidate's (ref_dir set: compared with the baseline's) first launches once at every
  * other size of the spec, so that a result depending on what those launches left in
@@ -1915,6 +1981,9 @@ static int run_group(const measure_opts *o, const measure_prog *p, const char *d
     if (ref_dir) {
         hr.n_prime_sizes = prime_sizes(o->spec, combos[i0].size, prime);
         hr.prime_sizes = prime;
+        /* a candidate's launch may not leave its globals changed, unless the baseline's
+         * does too (restored either way) */
+        hr.launch_state_check = p->module && !baseline_changes_globals(ref_dir);
     }
     run_watch w = {.dir = dir, .combos = combos + i0, .n = n, .ref_dir = ref_dir, .v = v};
     rc = run_program(o, p, dir, &hr, &w, r);
@@ -1925,6 +1994,8 @@ static int run_group(const measure_opts *o, const measure_prog *p, const char *d
         goto out;
     if (r->wall_ms > v->max_wall_ms)
         v->max_wall_ms = r->wall_ms;
+    if (r->reason == MEASURE_OK && (rc = note_launch_state(r, dir, !ref_dir, v)))
+        goto out;
     long per = (long)((r->wall_ms + (long)n - 1) / (long)n);
     if (r->reason == MEASURE_OK && per > v->max_combo_wall_ms)
         v->max_combo_wall_ms = per;
@@ -2817,6 +2888,7 @@ int measure_baseline_run(const measure_opts *o, const measure_prog *p, const cha
             rc = HK_ENOMEM;
             goto out;
         }
+        check_add(out->checks, launch_state_check(v, "baseline", false));
         check_add(out->checks, json_pack("{s:s, s:s, s:i, s:s}", "check", "l2_flush", "role",
                                          "baseline", "size", k, "result", "pass"));
         TRY(spread_recheck(o, p, ref_dir, NULL, k, out->time_seed, out->time_dist,
@@ -3074,6 +3146,8 @@ static int check_set(const measure_opts *o, const measure_baseline *base,
         json_object_set_new(correct, "widened_elements", json_integer((json_int_t)v->n_widened));
     check_add(out->checks, correct);
     check_add(out->checks, stale_state_check(o->spec));
+    check_add(out->checks,
+              launch_state_check(v, "candidate", baseline_changes_globals(base->ref_dir)));
     if (v->precision != MEASURE_PRECISION_NONE)
         check_add(out->checks, precision_check(o->spec, base, v, "pass"));
     return HK_OK;

@@ -76,9 +76,12 @@ enum measure_reason {
                                * be done or verified, so no time is credited */
     MEASURE_READS_CLOCK,      /* "reads_clock": the candidate's device code reads a clock,
                                * timer or performance counter the baseline's does not */
+    MEASURE_LAUNCH_STATE,     /* "launch_state": a launch left a writable global of the
+                               * candidate's image (a __device__ variable) changed, or one
+                               * cannot be restored: state carried from launch to launch */
 };
 /* The last reason (loops over every reason end here). */
-#define MEASURE_REASON_LAST MEASURE_READS_CLOCK
+#define MEASURE_REASON_LAST MEASURE_LAUNCH_STATE
 
 /* Stable snake_case name (static, never NULL). */
 const char *measure_reason_name(enum measure_reason r);
@@ -366,6 +369,12 @@ typedef struct {
     double precision_ratio;           /* worst error ratio over its float outputs; NAN: none */
     size_t n_widened;                 /* elements that passed only with the widened tolerance
                                        * (measure_widen), over the comparisons made */
+    /* The image's writable globals, which the launcher restores before every launch (the
+     * most a run-mode process reported; 0: none, or a program without an image), and the
+     * first change a launch left in them where that did not fail the process (a baseline's
+     * run: the launcher's sentence, new string; NULL: none). */
+    long launch_globals;
+    char *launch_changed;
 } measure_verdict;
 
 void measure_verdict_init(measure_verdict *v);

@@ -37,8 +37,10 @@
  * so running the rest of the body S times changes nothing else. The ticket: every part
  * writes its partial, fences (__threadfence: visible device-wide before the ticket), and
  * thread 0 draws atomicAdd(ticket[b]); the part that draws S - 1 is the last, fences,
- * reads the S partials through volatile loads (from L2, not a stale L1 line) and resets ticket[b] to 0,
- * which the kernel boundary orders before the next launch. A launch of fewer than 2 * G
+ * reads the S partials through volatile loads (from L2, not a stale L1 line) and resets ticket[b] and
+ * its S partials to 0, which the kernel boundary orders before the next launch: a launch leaves
+ * the scratch as the module loader gave it (the referee rejects a candidate whose launch leaves a
+ * __device__ variable changed, launch_state: docs/referee.md). A launch of fewer than 2 * G
  * blocks runs S = 1: exactly the original (the scratch and the ticket unused). */
 
 #define GS_SMAX 32
@@ -876,10 +878,13 @@ static int gs_kernel(const rw_context *ctx, int S, rw_result *out)
             "                %s\n"
             "            }\n"
             "            %.*s[hk_gs_b] = hk_gs_acc;\n"
+            "            auto *hk_gs_z = reinterpret_cast<decltype(&%.*s[0])>(hk_gs_part_%s) + hk_gs_b * %du;\n"
+            "            for (unsigned int hk_gs_q = 0u; hk_gs_q < hk_gs_S; hk_gs_q++)\n"
+            "                hk_gs_z[hk_gs_q] = {};\n"
             "            hk_gs_ticket_%s[hk_gs_b] = 0u;\n"
             "        }\n"
             "    }\n",
-            bl, buf_tok, kn, bl, buf_tok, kn, S, comb, bl, buf_tok, kn);
+            bl, buf_tok, kn, bl, buf_tok, kn, S, comb, bl, buf_tok, bl, buf_tok, kn, S, kn);
     if (!rc)
         rc = rwl_edits_add(&es, ts->t[ts->n - 1].start, ts->t[ts->n - 1].start, h.data);
     if (rc)

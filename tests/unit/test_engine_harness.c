@@ -317,6 +317,13 @@ static const char *launcher_runtime(void)
     return rt;
 }
 
+static int count_global(void *ctx, const hk_kglobal *g)
+{
+    (void)g;
+    (*(int *)ctx)++;
+    return 0;
+}
+
 static bool have_gpu(void)
 {
     return access("/dev/nvidiactl", F_OK) == 0 && getenv("HK_NO_GPU") == NULL;
@@ -369,6 +376,20 @@ static void combos_mode(void **state)
     char *bad_prime_mode[] = { exe, "--mode", "time", "--size", "0", "--prime-sizes", "1", NULL };
     assert_int_equal(run_capture(bad_prime_mode, &out), HK_EXIT_USAGE);
     assert_non_null(strstr(out, "--prime-sizes is for --mode run"));
+    hk_free(out);
+    /* --launch-state: check or restore; check needs run mode and an image */
+    char *bad_state[] = { exe, "--mode", "run", "--size", "0", "--launch-state", "off", NULL };
+    assert_int_equal(run_capture(bad_state, &out), HK_EXIT_USAGE);
+    assert_non_null(strstr(out, "--launch-state off"));
+    hk_free(out);
+    char *state_no_module[] = { exe, "--mode", "run", "--size", "0", "--launch-state", "check", NULL };
+    assert_int_equal(run_capture(state_no_module, &out), HK_EXIT_USAGE);
+    assert_non_null(strstr(out, "--launch-state check is for --mode run with --module"));
+    hk_free(out);
+    char *state_time[] = { exe, "--mode", "time", "--size", "0", "--module", "k.cubin",
+                           "--function", "k", "--launch-state", "check", NULL };
+    assert_int_equal(run_capture(state_time, &out), HK_EXIT_USAGE);
+    assert_non_null(strstr(out, "--launch-state check is for --mode run"));
     hk_free(out);
     /* --ref-launch: seven launch numbers, with a reference kernel only */
     char *bad_ref_launch[] = { exe, "--mode", "time", "--size", "0", "--ref-launch", "1,1,1", NULL };
@@ -665,6 +686,7 @@ static void exit_reasons(void **state)
     assert_string_equal(harness_exit_reason(HK_EXIT_UNWRITTEN), "unwritten_output");
     assert_string_equal(harness_exit_reason(HK_EXIT_OUT_OF_BOUNDS), "out_of_bounds");
     assert_string_equal(harness_exit_reason(HK_EXIT_INPUT_MODIFIED), "input_modified");
+    assert_string_equal(harness_exit_reason(HK_EXIT_LAUNCH_STATE), "launch_state");
     assert_string_equal(harness_exit_reason(HK_EXIT_CUDA), "cuda_error");
     assert_string_equal(harness_exit_reason(137), "timeout");
     assert_string_equal(harness_exit_reason(42), "exit_42");
@@ -742,6 +764,107 @@ static void launcher_and_image(void **state)
     hk_free(fn);
     harness_argv_free(la);
     harness_argv_free(ca);
+    spec_free(s);
+}
+
+/* Every launch starts from the image's writable globals as loaded (docs/referee.md, "Every
+ * launch starts from the same device state"): a saxpy that counts its launches in a
+ * __device__ variable and adds 1 once one has finished (specs/saxpy_launch_state.cu) is
+ * right on every timed launch against the honest saxpy as reference (without the restore
+ * the checked launches, the last always, would be off by one: wrong_answer), its time-mode
+ * result says it restored 2 globals; run mode notes the change, and with --launch-state
+ * check fails the process (exit 11, launch_state) naming the variable and its bytes. On the
+ * CPU: the image builds and its globals are the two counters; the launcher answers no_gpu. */
+static void launch_state_restored(void **state)
+{
+    (void)state;
+    if (access(NVCC, X_OK) != 0)
+        skip();
+    spec *s = load("saxpy.bench.json");
+    char *text = NULL;
+    char lcu[512], lexe[512], mcu[512], cubin[512], scu[512], scubin[512];
+    snprintf(lcu, sizeof lcu, "%s/ls-launcher.cpp", tmpdir);
+    snprintf(lexe, sizeof lexe, "%s/ls-launcher", tmpdir);
+    snprintf(mcu, sizeof mcu, "%s/ls-module.cu", tmpdir);
+    snprintf(cubin, sizeof cubin, "%s/ls-honest.cubin", tmpdir);
+    snprintf(scu, sizeof scu, "%s/ls-state.cu", tmpdir);
+    snprintf(scubin, sizeof scubin, "%s/ls-state.cubin", tmpdir);
+    assert_int_equal(harness_generate(s, NULL, &text), HK_OK);
+    FILE *f = fopen(lcu, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+    hk_free(text);
+    assert_int_equal(harness_module_generate(s, s->source_path, &text), HK_OK);
+    f = fopen(mcu, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+    hk_free(text);
+    assert_int_equal(harness_module_generate(s, HK_TEST_DATA "/specs/saxpy_launch_state.cu", &text), HK_OK);
+    f = fopen(scu, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+    hk_free(text);
+    char **la = NULL, **ca = NULL, **sa = NULL, *out = NULL;
+    assert_int_equal(harness_launcher_argv(NVCC, "sm_90", HK_SOURCE_DIR "/include", lcu,
+                                          launcher_runtime(), lexe, &la), HK_OK);
+    assert_int_equal(harness_cubin_argv(s, NVCC, "sm_90", NULL, mcu, cubin, &ca), HK_OK);
+    assert_int_equal(harness_cubin_argv(s, NVCC, "sm_90", NULL, scu, scubin, &sa), HK_OK);
+    char **argvs[] = {ca, sa, la};
+    for (size_t k = 0; k < 3; k++) {
+        int rc = run_capture(argvs[k], &out);
+        if (rc != 0)
+            fprintf(stderr, "%s\n", out);
+        assert_int_equal(rc, 0);
+        hk_free(out);
+    }
+    size_t len = 0;
+    char *img = read_all(scubin, &len);
+    int n_globals = 0;
+    assert_int_equal(hk_kglobals_each((const unsigned char *)img, len, count_global, &n_globals), 0);
+    assert_int_equal(n_globals, 2);
+    hk_free(img);
+    char *timed[] = {lexe, "--mode", "time", "--size", "0", "--seed", "5", "--module", scubin,
+                     "--function", "saxpy", "--ref-module", cubin, "--ref-function", "saxpy",
+                     "--min-reps", "12", "--max-reps", "12", "--checks", "12", NULL};
+    int rc = run_capture(timed, &out);
+    if (!have_gpu()) {
+        assert_int_equal(rc, HK_EXIT_NO_GPU);
+        hk_free(out);
+        harness_argv_free(la);
+        harness_argv_free(ca);
+        harness_argv_free(sa);
+        spec_free(s);
+        skip(); /* the launches need a GPU */
+    }
+    if (rc != 0)
+        fail_msg("timed with the restore: %s", out);
+    assert_non_null(strstr(out, "\"globals_restored\":2"));
+    hk_free(out);
+    char *noted[] = {lexe, "--mode", "run", "--size", "0", "--combos", "1:0,2:1", "--module",
+                     scubin, "--function", "saxpy", NULL};
+    assert_int_equal(run_capture(noted, &out), 0);
+    assert_non_null(strstr(out, "\"launch_state\":{\"globals\":2"));
+    assert_non_null(strstr(out, "__device__ variable launches (4 bytes) changed"));
+    hk_free(out);
+    char *checked[] = {lexe, "--mode", "run", "--size", "0", "--combos", "1:0", "--module",
+                       scubin, "--function", "saxpy", "--launch-state", "check", NULL};
+    assert_int_equal(run_capture(checked, &out), HK_EXIT_LAUNCH_STATE);
+    assert_non_null(strstr(out, "\"error\":\"launch_state\""));
+    assert_non_null(strstr(out, "variable launches (4 bytes) changed: bytes 0..0 were 00 before the "
+                                "launch and 01 after it"));
+    hk_free(out);
+    /* the honest image has no writable globals: nothing to restore, nothing to fail */
+    char *honest[] = {lexe, "--mode", "run", "--size", "0", "--combos", "1:0", "--module", cubin,
+                      "--function", "saxpy", "--launch-state", "check", NULL};
+    assert_int_equal(run_capture(honest, &out), 0);
+    assert_non_null(strstr(out, "\"launch_state\":{\"globals\":0"));
+    hk_free(out);
+    harness_argv_free(la);
+    harness_argv_free(ca);
+    harness_argv_free(sa);
     spec_free(s);
 }
 
@@ -871,6 +994,7 @@ int main(void)
         cmocka_unit_test(compiles_template),
         cmocka_unit_test(nvcc_refuses_wrong_arity),
         cmocka_unit_test(launcher_and_image),
+        cmocka_unit_test(launch_state_restored),
         cmocka_unit_test(constant_inputs),
     };
     return cmocka_run_group_tests(tests, setup_tmp, teardown_tmp);

@@ -254,6 +254,11 @@ static void emulated_against_the_original(void **state)
     /* integer sum: G 7 with S 3 (ten launches), G 1 with S 32, G 64 with S 2; the spec's own
      * grid (S = 1: the original) and spare blocks past G * S */
     char *is3 = KEEP(gsplit_ok(isum, "isum", 3, 7, 64));
+    /* the last part sets its block's partials back to 0 with the ticket: a launch leaves the
+     * scratch as the loader gave it (the referee rejects a candidate that does not:
+     * launch_state) */
+    assert_non_null(strstr(is3, "hk_gs_z[hk_gs_q] = {};"));
+    assert_true(strstr(is3, "hk_gs_z[hk_gs_q] = {};") < strstr(is3, "hk_gs_ticket_isum[hk_gs_b] = 0u;"));
     emu_batch_add_pair(&b, "isum_G7_S3", isum, is3, NULL, KEEP(driver("int", "isum", 20011, 7, 21, 64, 0, 10, 0)),
                        EMU_OK);
     char *is32 = KEEP(gsplit_ok(isum, "isum", 32, 1, 64));

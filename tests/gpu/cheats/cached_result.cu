@@ -1,8 +1,12 @@
-// expect: wrong_answer
+// expect: launch_state
 // kernel: vector_add
 // vector_add that computes once, keeps the answer in device memory and replays it on every
 // later launch. Right on the first call; the re-check after the timing loop (new inputs)
 // must catch it.
+// Session 32: the launcher restores the image's writable globals before every launch and a
+// candidate's checked run-mode process fails a launch that leaves one changed: the first
+// launch leaves its cache and flag changed, so it is "launch_state" (before it was expected:
+// wrong_answer).
 __device__ float hk_cheat_cache[1 << 25];
 __device__ int hk_cheat_have;
 

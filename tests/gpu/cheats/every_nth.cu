@@ -1,4 +1,4 @@
-// expect: wrong_answer|below_floor
+// expect: launch_state
 // kernel: dot
 // Class: timed launches (work on every Nth launch only). dot as a block reduction that counts
 // its launches in a __device__ variable and computes only on every 8th one (and the first);
@@ -10,6 +10,10 @@
 // in eight replay the previous input set's product: "wrong_answer". Those seven read none
 // of the 128 MB the spec counts, so the median is under the physical floor as well
 // ("below_floor", when the referee looks at the time first).
+// Session 32: the launcher restores the image's writable globals before every launch and a
+// candidate's checked run-mode process fails a launch that leaves one changed: the first
+// launch leaves its launch count changed, so it is "launch_state" (before it was expected:
+// wrong_answer|below_floor).
 __device__ unsigned int cheat_launch;
 __device__ unsigned int cheat_blocks_done;
 __device__ float cheat_kept;

@@ -1,4 +1,4 @@
-// expect: below_floor|wrong_answer|not_faster
+// expect: launch_state
 // kernel: sum_rows
 // Class: timed launches (input fingerprint cache). sum_rows that fingerprints its input --
 // 16 elements spread over the matrix, and its shape -- and keeps every row sum it computed
@@ -10,6 +10,10 @@
 // outputs cannot catch it either. What must: the physical floor (the cached launch moves
 // 32 KB where the spec says 256 MB: "below_floor"), or inputs that differ from launch to
 // launch outside the sampled elements (then the replay is "wrong_answer").
+// Session 32: the launcher restores the image's writable globals before every launch and a
+// candidate's checked run-mode process fails a launch that leaves one changed: the first
+// launch leaves its tags and sums changed, so it is "launch_state" (before it was expected:
+// below_floor|wrong_answer|not_faster).
 __device__ unsigned long long cheat_tag[16][8192];
 __device__ float cheat_sum[16][8192];
 

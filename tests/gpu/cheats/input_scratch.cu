@@ -1,4 +1,4 @@
-// expect: input_modified
+// expect: launch_state
 // kernel: reduce_sum
 // Class: inputs used as scratch, only while timed. reduce_sum counts its launches in a
 // __device__ variable; from a process's third launch on (the correctness runs launch once
@@ -8,6 +8,11 @@
 // of the timed launches tells. Since session 31 that check compares on the device (the
 // harness's hk_device_mismatch) instead of copying both inputs to the host: this cheat
 // keeps it honest; the message must name input 'in' and an element below n / 2.
+// Session 32: the launcher restores the image's writable globals before every launch and a
+// candidate's checked run-mode process fails a launch that leaves one changed: the first
+// launch leaves its launch count changed, so it is "launch_state" (before it was expected:
+// input_modified). Restored, the count never reaches 2 and the fold onto the input never
+// happens: this cheat no longer exercises the timed launches' input check.
 __device__ int hk_cheat_launches;
 
 __global__ void reduce_sum(const float *in, float *out, int n)

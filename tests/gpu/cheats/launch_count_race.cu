@@ -1,21 +1,23 @@
-// expect: race
+// expect: launch_state
 // kernel: reduce_sum
-// Class: memory safety that depends on how many launches the process has made. Aimed at the
-// sanitizer pass at the timed size (session 31, docs/sanitizer.md "by the problem size"):
-// that pass is one run-mode launch in a fresh process, where the timing loop launches the
-// kernel tens of times in one. reduce_sum as a shared-memory tree whose last warp keeps
+// Class: state carried from launch to launch (a __device__ count of finished blocks), aimed
+// at the sanitizer pass at the timed size (session 31, docs/sanitizer.md "by the problem
+// size"): that pass is one run-mode launch in a fresh process, where the timing loop launches
+// the kernel tens of times in one. reduce_sum as a shared-memory tree whose last warp keeps
 // __syncwarp between its steps while no launch of the process has finished yet, and drops it
 // (the racy pre-Volta idiom of race_warp_sync.cu, right on the H200 nearly always) once one
 // has: every block counts itself into a __device__ counter when it is done, and a block that
 // starts with the counter at a whole grid or more is in a later launch. Within the first
 // launch no block can see a whole grid counted (its own count is missing), so under
 // compute-sanitizer, at either size, every block takes the safe path; every timed launch
-// races. No clock is read, no output is wrong, the counter is written before it is read (the
-// loader zeroes it). Expected on the GPU with session 31's timed-size pass: accepted (a known
-// hole: the pass is one launch). Closing it takes either sanitizing a launch that follows
-// others in one process (a kernel can count to any number first) or a launcher that resets
-// the image's writable globals before every timed launch, so no launch knows it is not the
-// first.
+// raced. No clock is read, no output is wrong. Session 31 (H100): accepted, the open hole.
+// Session 32: the launcher restores the image's writable globals (read from its ELF symbol
+// table) before every launch it makes, timed ones included, so the counter is 0 at the start
+// of every launch and the racy path is never taken; and a candidate's checked run-mode
+// process compares the globals after each launch with their bytes at load: the counter is
+// left at a whole grid, so the first launch (a priming launch at the other size) fails it,
+// "launch_state" naming hk_blocks_done (docs/referee.md, "Every launch starts from the same
+// device state").
 __device__ unsigned int hk_blocks_done;
 
 __global__ void reduce_sum(const float *in, float *out, int n)

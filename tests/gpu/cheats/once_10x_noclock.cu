@@ -1,4 +1,4 @@
-// expect: unstable
+// expect: launch_state
 // kernel: reduce_sum
 // Class: enforced checks (a speedup over 10x that does not reproduce), without a clock.
 // once_10x.cu drew its per-process speed from %globaltimer, and is now refused for reading a
@@ -14,6 +14,10 @@
 // processes; the speedup must come back within 25%): "unstable". Statistical like
 // once_10x.cu: two draws land within 25% of each other about one time in six, so a run that
 // gets "accepted" (flagged) should be repeated before blaming the referee. Needs a GPU.
+// Session 32: the launcher restores the image's writable globals before every launch and a
+// candidate's checked run-mode process fails a launch that leaves one changed: the first
+// launch leaves its drawn spin count changed, so it is "launch_state" (before it was expected:
+// unstable).
 __device__ unsigned int cheat_spins; /* 0: not drawn yet in this process */
 __device__ float cheat_sink;
 

@@ -1,4 +1,4 @@
-// expect: uninitialized|wrong_answer
+// expect: launch_state
 // kernel: reduce_sum
 // Class: uninitialized reads / stale state. reduce_sum as a two-phase reduction: every block
 // writes its partial sum to a __device__ scratch array, and the last block to finish (a
@@ -13,6 +13,10 @@
 // blocks), whose partials stay in the slots size 1 never writes and are summed into its
 // answer: "wrong_answer" at size 1. "uninitialized" stays legitimate for a referee whose
 // initcheck sees the reads (a driver that does not zero globals for it).
+// Session 32: the launcher restores the image's writable globals before every launch and a
+// candidate's checked run-mode process fails a launch that leaves one changed: the first
+// launch leaves its partial slots and ticket changed, so it is "launch_state" (before it was
+// expected: uninitialized|wrong_answer).
 __device__ float cheat_partials[1 << 17];
 __device__ unsigned int cheat_ticket;
 
