@@ -90,15 +90,16 @@ static inline bool pb_scan(const char *candidate, char **includes, char **undefs
     return true;
 }
 
-/* Writes the batch of n programs to f: the includes every candidate shares (pb_scan's, the
- * same for all), hk_harness.h, then for each K: namespace PREFIX_K holding #include
- * "files[K-1]" (a name relative to the batch's folder) and the marker, the marker's
- * check, and undefs[K-1]. */
-static inline void pb_write(FILE *f, const char *prefix, const char *includes,
+/* Writes the batch of n files to f: the includes every candidate shares (pb_scan's, the
+ * same for all), then header when not NULL (hk_harness.h: for benchmark programs), then for
+ * each K: namespace PREFIX_K holding #include "files[K-1]" (a name relative to the batch's
+ * folder, or a full path) and the marker, the marker's check, and undefs[K-1]. */
+static inline void pb_write(FILE *f, const char *prefix, const char *header, const char *includes,
                             const char *const *files, char *const *undefs, size_t n)
 {
-    fprintf(f, "/* %zu generated benchmark programs in one translation unit (prog_batch.h) */\n"
-               "%s#include \"hk_harness.h\"\n", n, includes);
+    fprintf(f, "/* %zu generated files in one translation unit (prog_batch.h) */\n%s", n, includes);
+    if (header)
+        fprintf(f, "#include \"%s\"\n", header);
     for (size_t k = 1; k <= n; k++)
         fprintf(f, "namespace %s_%zu {\n#include \"%s\"\nstruct %s_end {};\n}\n"
                    "static_assert(sizeof(::%s_%zu::%s_end) == 1, \"%s: a brace left open or "

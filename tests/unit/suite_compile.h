@@ -2,7 +2,7 @@
  * listing files, loading a spec that must be clean, and generating + compiling harness
  * programs or candidate images with nvcc, two at a time, through the suite's compile cache
  * when the run has one (test_nvcc.h); compile_programs_batched checks many programs in few
- * nvcc runs (prog_batch.h). Test code only: cmocka asserts on every failure. Include after
+ * nvcc runs (prog_batch.h), compile_batched the candidates' device-only images too. Test code only: cmocka asserts on every failure. Include after
  * cmocka.h, core/hk.h, measure/harness.h and spec/spec.h. */
 #ifndef HK_TEST_SUITE_COMPILE_H
 #define HK_TEST_SUITE_COMPILE_H
@@ -260,17 +260,36 @@ static inline char *read_all(const char *path, size_t *len)
     return buf;
 }
 
-/* Issue 14 (CI time): the jobs' benchmark programs checked as SUITE_PROGRAM_CUBIN checks
- * them, in few nvcc runs: the programs whose candidates include the same system headers
- * (and whose specs give the same flags) form one translation unit (prog_batch.h: each
- * generated file verbatim in a namespace hk_sb_K of its own), compiled with -cubin: the
- * front end checks every program's host text, its spec's expressions and its typed
- * launch, and every kernel's device code is compiled (the cubin must hold each program's
- * kernel in its namespace). A group of one, a candidate with a quoted #include, and every
- * program of a batch that fails or lacks a kernel are compiled alone (compile_jobs), so a
- * failure names its program. Returns how many failed. */
-static inline int compile_programs_batched(job *jobs, size_t n)
+/* Whether the file at path holds needle (false when it cannot be read). */
+static inline bool file_has(const char *path, const char *needle)
 {
+    size_t len = 0;
+    char *text = read_all(path, &len);
+    bool has = text && bytes_have(text, len, needle);
+    hk_free(text);
+    return has;
+}
+
+/* Issue 14 (CI time): the jobs built as `how` says, in few nvcc runs:
+ * - SUITE_PROGRAM_CUBIN: the benchmark programs, as SUITE_PROGRAM_CUBIN checks them: the
+ *   programs whose candidates include the same system headers (and whose specs give the
+ *   same flags) form one translation unit (prog_batch.h: each generated file verbatim in a
+ *   namespace hk_sb_K of its own, after hk_harness.h), compiled with -cubin: the front end
+ *   checks every program's host text, its spec's expressions and its typed launch, and
+ *   every kernel's device code is compiled;
+ * - SUITE_MODULE: the candidates' device-only images, as the referee builds them
+ *   (harness_cubin_argv with -Xptxas -v): the candidate files themselves, grouped the same
+ *   way, each in a namespace hk_sm_K, compiled with the referee's flags. A candidate whose
+ *   spec names template arguments (its image instantiates the kernel: harness_module_generate)
+ *   or that declares anything extern "C" (one entity whatever its namespace) is built alone.
+ * The cubin must hold each job's kernel in its namespace. A group of one, a candidate with
+ * a quoted #include, and every job of a batch that fails or lacks a kernel are built alone
+ * (compile_jobs), so a failure names its job. Returns how many failed. */
+static inline int compile_batched(job *jobs, size_t n, enum suite_build how)
+{
+    assert_true(how == SUITE_PROGRAM_CUBIN || how == SUITE_MODULE);
+    bool module = how == SUITE_MODULE;
+    const char *prefix = module ? "hk_sm" : "hk_sb";
     assert_true(n <= MAX_SPECS);
     char *inc[MAX_SPECS], *und[MAX_SPECS];
     size_t leader[MAX_SPECS], members[MAX_SPECS];
@@ -279,6 +298,12 @@ static inline int compile_programs_batched(job *jobs, size_t n)
         leader[j] = j;
         if (!pb_scan(jobs[j].source, &inc[j], &und[j]))
             continue; /* inc[j] NULL: alone */
+        if (module && (jobs[j].s->n_template_args || file_has(jobs[j].source, "extern \"C\""))) {
+            hk_free(inc[j]);
+            hk_free(und[j]);
+            inc[j] = und[j] = NULL;
+            continue;
+        }
         for (size_t i = 0; i < j; i++)
             if (inc[i] && leader[i] == i && same_flags(&jobs[i], &jobs[j]) &&
                 !strcmp(inc[i], inc[j])) {
@@ -302,10 +327,16 @@ static inline int compile_programs_batched(job *jobs, size_t n)
         size_t m = 0;
         for (size_t j = g; j < n; j++)
             if (inc[j] && leader[j] == g) {
-                owned[m] = hk_asprintf("%s/%s.cu", dir, jobs[j].tag);
-                assert_non_null(owned[m]);
-                assert_int_equal(harness_write(jobs[j].s, jobs[j].source, owned[m]), HK_OK);
-                files[m] = strrchr(owned[m], '/') + 1;
+                if (module) { /* the candidate itself, by its full path */
+                    owned[m] = hk_strdup(jobs[j].source);
+                    assert_non_null(owned[m]);
+                    files[m] = owned[m];
+                } else {
+                    owned[m] = hk_asprintf("%s/%s.cu", dir, jobs[j].tag);
+                    assert_non_null(owned[m]);
+                    assert_int_equal(harness_write(jobs[j].s, jobs[j].source, owned[m]), HK_OK);
+                    files[m] = strrchr(owned[m], '/') + 1;
+                }
                 undefs[m++] = und[j];
             }
         char *cu = hk_asprintf("%s/batch-%zu.cu", dir, g);
@@ -314,20 +345,26 @@ static inline int compile_programs_batched(job *jobs, size_t n)
         assert_true(cu && out && log);
         FILE *f = fopen(cu, "wb");
         assert_non_null(f);
-        pb_write(f, "hk_sb", inc[g], files, undefs, m);
+        pb_write(f, prefix, module ? NULL : "hk_harness.h", inc[g], files, undefs, m);
         assert_int_equal(fclose(f), 0);
         for (size_t k = 0; k < m; k++)
             hk_free(owned[k]);
-        char **argv = NULL;
-        assert_int_equal(harness_nvcc_argv(jobs[g].s, NVCC, "sm_90", HK_SOURCE_DIR "/include",
-                                           NULL, cu, out, &argv),
-                         HK_OK);
-        char **run = cubin_form(argv);
+        char **argv = NULL, **run = NULL;
+        if (module) {
+            static const char *const ptxas_v[] = { "-Xptxas", "-v", NULL };
+            assert_int_equal(harness_cubin_argv(jobs[g].s, NVCC, "sm_90", ptxas_v, cu, out, &argv),
+                             HK_OK);
+        } else {
+            assert_int_equal(harness_nvcc_argv(jobs[g].s, NVCC, "sm_90", HK_SOURCE_DIR "/include",
+                                               NULL, cu, out, &argv),
+                             HK_OK);
+            run = cubin_form(argv);
+        }
         if (running == 2) {
             reap_one(pids, status, n_lead);
             running--;
         }
-        pids[n_lead] = spawn(run, log);
+        pids[n_lead] = spawn(run ? run : argv, log);
         status[n_lead] = -2;
         lead[n_lead++] = g;
         running++;
@@ -359,7 +396,7 @@ static inline int compile_programs_batched(job *jobs, size_t n)
             const char *kn = jobs[j].s->kernel, *colon = strstr(kn, "::");
             int klen = colon ? (int)(colon - kn) : (int)strlen(kn);
             char ns[32];
-            snprintf(ns, sizeof ns, "hk_sb_%zu", ++k);
+            snprintf(ns, sizeof ns, "%s_%zu", prefix, ++k);
             char *name = hk_asprintf("%zu%s%d%.*s", strlen(ns), ns, klen, klen, kn);
             assert_non_null(name);
             if (!bytes_have(cubin, len, name)) {
@@ -371,9 +408,10 @@ static inline int compile_programs_batched(job *jobs, size_t n)
         hk_free(cubin);
         if (!ok) {
             char *text = slurp(log, NULL);
-            fprintf(stderr, "the batch of %zu programs (%s's includes) failed (nvcc %d); each is "
+            fprintf(stderr, "the batch of %zu %s (%s's includes) failed (nvcc %d); each is "
                             "compiled alone:\n%s\n",
-                    members[g], jobs[g].tag, status[b], text ? text : "");
+                    members[g], module ? "images" : "programs", jobs[g].tag, status[b],
+                    text ? text : "");
             hk_free(text);
             for (size_t j = g; j < n; j++)
                 alone[j] = alone[j] || (inc[j] && leader[j] == g);
@@ -387,7 +425,7 @@ static inline int compile_programs_batched(job *jobs, size_t n)
     for (size_t j = 0; j < n; j++)
         if (alone[j])
             rest[n_rest++] = jobs[j];
-    int failures = n_rest ? compile_jobs(rest, n_rest, SUITE_PROGRAM_CUBIN) : 0;
+    int failures = n_rest ? compile_jobs(rest, n_rest, how) : 0;
     for (size_t j = 0; j < n; j++) {
         hk_free(inc[j]);
         hk_free(und[j]);
@@ -397,6 +435,12 @@ static inline int compile_programs_batched(job *jobs, size_t n)
         fprintf(stderr, "could not remove %s\n", dir);
     hk_free(cmd);
     return failures;
+}
+
+/* The benchmark programs of jobs checked in few nvcc runs (compile_batched). */
+static inline int compile_programs_batched(job *jobs, size_t n)
+{
+    return compile_batched(jobs, n, SUITE_PROGRAM_CUBIN);
 }
 
 #endif

@@ -305,7 +305,7 @@ static void batch_write(void)
         snprintf(cu, sizeof cu, "%s/batch.cu", dir);
         FILE *f = fopen(cu, "wb");
         assert_non_null(f);
-        pb_write(f, "hk_hb", inc[best], files, undefs, batch.n);
+        pb_write(f, "hk_hb", "hk_harness.h", inc[best], files, undefs, batch.n);
         fprintf(f, "\nint main(int argc, char **argv)\n{\n");
         for (size_t k = 0; k < batch.n; k++)
             fprintf(f, "    if (argc > 1 && !strcmp(argv[1], \"%s\"))\n"

@@ -1,5 +1,6 @@
 /* Rewrite tests on fixture kernels (tests/data/rewrite): each rewritten text compiles with
- * the real nvcc (-arch=sm_90 -cubin) and, re-analysed, shows the expected structure; the
+ * the real nvcc (-arch=sm_90 -cubin: queued, and compiled by test_compiles, the last test,
+ * in few nvcc runs: nvcc_batch.h) and, re-analysed, shows the expected structure; the
  * not-applicable cases give their reason. nvcc missing: the compile checks say so. */
 #include "analysis/analysis.h"
 #include "core/hk.h"
@@ -15,7 +16,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "runners/runner.h"
 #include "test_nvcc.h"
+#include "nvcc_batch.h" /* after NVCC */
 
 static char tmpdir[512];
 
@@ -27,6 +30,10 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
+    if (nvb_n_jobs) { /* texts queued after test_compiles, or test_compiles not listed last */
+        fprintf(stderr, "error: %zu queued compile checks never ran\n", nvb_n_jobs);
+        return -1;
+    }
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
     return system(cmd) == 0 ? 0 : -1;
@@ -78,30 +85,16 @@ static long tunable(const an_model *m, const char *name)
     return -1;
 }
 
-/* Compiles text with nvcc -arch=sm_90 -cubin (device code only); fails the test with nvcc's
- * output otherwise. */
+/* Queues text's compile check with nvcc -arch=sm_90 -cubin (device code only), as
+ * DIR/TAG.cu: test_compiles, listed last, compiles the queue and names a text that fails
+ * alone, with nvcc's output. */
 static void nvcc_compiles(const char *text, const char *tag)
 {
     if (access(NVCC, X_OK) != 0) {
         print_message("note: no nvcc at %s, compile check of %s skipped\n", NVCC, tag);
         return;
     }
-    char src[700], cmd[2000];
-    snprintf(src, sizeof src, "%s/%s.cu", tmpdir, tag);
-    FILE *f = fopen(src, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
-    snprintf(cmd, sizeof cmd, "%s -arch=sm_90 -cubin -o %s/%s.cubin %s 2>&1", NVCC, tmpdir, tag, src);
-    FILE *p = popen(cmd, "r");
-    assert_non_null(p);
-    char out[4096];
-    size_t n = fread(out, 1, sizeof out - 1, p);
-    out[n] = '\0';
-    int st = pclose(p);
-    if (st != 0)
-        print_message("nvcc failed on %s:\n%s\n---\n%s\n", tag, out, text);
-    assert_int_equal(st, 0);
+    nvb_add(tmpdir, tag, text, strlen(text));
 }
 
 /* Re-analyses a rewrite's text (model freed by the caller). */
@@ -592,6 +585,12 @@ static void test_sweep_fixtures(void **state)
     assert_int_equal(hk_alloc_live(), 0);
 }
 
+/* Every text the tests above queued compiles (nvb_compile_all): listed last. */
+static void test_compiles(void **state)
+{
+    nvb_compile_all(tmpdir);
+}
+
 int main(void)
 {
     hk_alloc_init_json();
@@ -600,6 +599,7 @@ int main(void)
         cmocka_unit_test(test_write_scan_forms), cmocka_unit_test(test_set_tunable),
         cmocka_unit_test(test_grid_stride),     cmocka_unit_test(test_combined_and_alloc_failure),
         cmocka_unit_test(test_alloc_failure),   cmocka_unit_test(test_sweep_fixtures),
+        cmocka_unit_test(test_compiles),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -50,6 +50,10 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     (void)state;
+    if (nvb_n_jobs) { /* texts queued after test_launch_compiles, or it is not listed */
+        fprintf(stderr, "error: %zu queued compile checks never ran\n", nvb_n_jobs);
+        return -1;
+    }
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
     cxx_batch_free(&emu_batch);
@@ -171,29 +175,16 @@ static int run_cmd(const char *cmd, char *out, size_t size)
     return pclose(p);
 }
 
-/* Compiles text with nvcc -arch=sm_90 -cubin (device code only); fails the test with nvcc's
- * output otherwise, and with strict also on a warning. */
-static void nvcc_compiles_opt(const char *text, const char *tag, bool strict)
+/* Queues text's compile check with nvcc -arch=sm_90 -cubin (device code only), where a
+ * warning fails it too (nvb_add_strict): test_launch_compiles, listed last, compiles the
+ * queue in few nvcc runs and names a text that fails alone, with nvcc's output. */
+static void nvcc_compiles(const char *text, const char *tag)
 {
     if (access(NVCC, X_OK) != 0) {
         print_message("note: no nvcc at %s, compile check of %s skipped\n", NVCC, tag);
         return;
     }
-    char src[700], cmd[2000], out[8192];
-    snprintf(src, sizeof src, "%s/%s.cu", tmpdir, tag);
-    assert_int_equal(write_file(src, text), 0);
-    snprintf(cmd, sizeof cmd, "%s -arch=sm_90 -cubin -std=c++17 -o %s/%s.cubin %s 2>&1", NVCC, tmpdir, tag, src);
-    int st = run_cmd(cmd, out, sizeof out);
-    if (st != 0 || (strict && strstr(out, "warning")))
-        print_message("nvcc on %s:\n%s\n---\n%s\n", tag, out, text);
-    assert_int_equal(st, 0);
-    if (strict)
-        assert_null(strstr(out, "warning"));
-}
-
-static void nvcc_compiles(const char *text, const char *tag)
-{
-    nvcc_compiles_opt(text, tag, true);
+    nvb_add_strict(tmpdir, tag, text, strlen(text));
 }
 
 /* The text of the kernel named kname in text (malloc'd). */
@@ -1020,8 +1011,9 @@ static void test_alloc_failures(void **state)
     }
 }
 
-/* The SM-multiple launches the tests above queued (sm_multiple_and_again) compile: a few
- * nvcc runs for all of them (nvcc_batch.h), each text that fails named. */
+/* The texts the tests above queued compile: their rewrites (nvcc_compiles: no warning
+ * either) and the SM-multiple launches (sm_multiple_and_again); a few nvcc runs for all of
+ * them (nvcc_batch.h), each text that fails named. */
 static void test_launch_compiles(void **state)
 {
     (void)state;

@@ -3,8 +3,10 @@
  * cudaLaunchKernel forms, dim3 blocks, the old block's literals in the grid, a #define used
  * only by the launch -- and refused with the launch's line when that is not safe. Applying
  * to the result again changes nothing (no second helper). Every rewritten CUDA text is
- * compiled with nvcc -cubin -arch=sm_90 (skipped with a note when nvcc is absent); allocation
- * failures neither crash nor leak. */
+ * compiled with nvcc -cubin -arch=sm_90 (skipped with a note when nvcc is absent): each test
+ * queues its texts, and test_compiles, the last test, checks them all in few nvcc runs
+ * (nvcc_batch.h; a text that fails alone fails it, named); allocation failures neither crash
+ * nor leak. */
 #include "analysis/analysis.h"
 #include "core/hk.h"
 #include "rewrites/rewrite.h"
@@ -34,6 +36,10 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
+    if (nvb_n_jobs) { /* texts queued after test_compiles, or test_compiles not listed last */
+        fprintf(stderr, "error: %zu queued compile checks never ran\n", nvb_n_jobs);
+        return -1;
+    }
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
     return system(cmd) == 0 ? 0 : -1;
@@ -127,30 +133,15 @@ static void edits_rebuild(const char *text, const outcome *o)
     free(b);
 }
 
-/* Compiles text with nvcc -cubin -arch=sm_90; skipped (with a note) without nvcc. */
+/* Queues text's compile check (nvcc -arch=sm_90 -cubin, as DIR/NAME.cu): test_compiles,
+ * the last test, compiles the queue; skipped (with a note) without nvcc. */
 static void compiles(const char *name, const char *text)
 {
     if (access(NVCC, X_OK) != 0) {
         print_message("note: no nvcc at %s: compile check of %s skipped\n", NVCC, name);
         return;
     }
-    char src[700], obj[700], log[700], cmd[2400];
-    snprintf(src, sizeof src, "%s/%s.cu", tmpdir, name);
-    snprintf(obj, sizeof obj, "%s/%s.cubin", tmpdir, name);
-    snprintf(log, sizeof log, "%s/%s.log", tmpdir, name);
-    FILE *f = fopen(src, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
-    snprintf(cmd, sizeof cmd, "'%s' -cubin -arch=sm_90 -o '%s' '%s' > '%s' 2>&1", NVCC, obj, src, log);
-    int st = system(cmd);
-    if (st != 0) {
-        snprintf(cmd, sizeof cmd, "cat '%s'", log);
-        print_message("nvcc failed on %s:\n%s\n", name, text);
-        (void)system(cmd);
-    }
-    assert_int_equal(st, 0);
-    n_compiled++;
+    nvb_add(tmpdir, name, text, strlen(text));
 }
 
 static const char saxpy[] =
@@ -928,7 +919,7 @@ static void test_from_json(void **state)
 
 /* Every suite kernel (bench/kernels): the SM grid and a halved 1-D block are written or
  * refused with a reason, never broken; what is written re-applies as a no-op and compiles
- * (several per nvcc run: nvcc_batch.h). */
+ * (queued for test_compiles). */
 static void test_suite_kernels(void **state)
 {
     const char *suite = HK_TEST_DATA "/../../bench/kernels";
@@ -991,10 +982,13 @@ static void test_suite_kernels(void **state)
     pclose(p);
     print_message("suite: %d launch rewrites written, %d refused\n", written, refused);
     assert_true(written >= 20);
-    bool have_nvcc = access(NVCC, X_OK) == 0;
+}
+
+/* Every text the tests above queued compiles (nvb_compile_all): listed last. */
+static void test_compiles(void **state)
+{
+    n_compiled = (int)nvb_n_jobs;
     nvb_compile_all(tmpdir);
-    if (have_nvcc)
-        n_compiled += written;
 }
 
 static void test_alloc_failure(void **state)
@@ -1039,7 +1033,7 @@ int main(void)
         cmocka_unit_test(test_define),              cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_no_site),             cmocka_unit_test(test_two_launchers),
         cmocka_unit_test(test_from_json),           cmocka_unit_test(test_suite_kernels),
-        cmocka_unit_test(test_alloc_failure),
+        cmocka_unit_test(test_alloc_failure),       cmocka_unit_test(test_compiles),
     };
     int rc = cmocka_run_group_tests(tests, setup, teardown);
     printf("%d rewritten texts compiled with nvcc\n", n_compiled);

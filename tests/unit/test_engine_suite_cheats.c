@@ -3,7 +3,9 @@
  * "// expect: race|wrong_answer", each a reason the referee really reports), may name its
  * suite kernel on the second ("// kernel: NAME"; else its first kernel is the one), defines
  * that kernel, and its device-only image builds as the referee builds it on CUDA
- * (harness_module_generate, harness_cubin_argv: nvcc -cubin -arch=sm_90 -O3 -Xptxas -v) --
+ * (harness_module_generate, harness_cubin_argv: nvcc -cubin -arch=sm_90 -O3 -Xptxas -v; those
+ * that can share a translation unit share one, each in a namespace of its own, and a batch
+ * that fails is built again one image at a time: suite_compile.h compile_batched) --
  * so on the GPU each one is rejected for what it does, never for failing to build. The
  * exceptions are the cheats that expect "host_code" (refused before any compile, whether or
  * not their text builds) or "compile_error" (built with the referee's flags they cannot
@@ -153,7 +155,7 @@ static void cheats_compile_against_suite_specs(void **state)
         if (dot)
             *dot = '\0';
     }
-    int failures = compile_jobs(jobs, n_jobs, SUITE_MODULE);
+    int failures = compile_batched(jobs, n_jobs, SUITE_MODULE);
     for (size_t j = 0; j < n_jobs; j++)
         hk_free(jobs[j].tag);
     for (size_t c = 0; c < n_cheats; c++)

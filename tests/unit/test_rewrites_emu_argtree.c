@@ -12,7 +12,8 @@
  * same rewrite reduced in warp order instead of the tree's (each warp its own 32 slots,
  * as a plain shuffle reduction does) must differ: the check sees a wrong tie rule (with
  * these inputs it picks another index in each of the three kernels from 64 threads on;
- * at 32 the two orders are one). One program per run (two builds in all). */
+ * at 32 the two orders are one). Each test's programs are built in one g++ run and each run
+ * on its own (emu_batch.h). */
 #include "analysis/analysis.h"
 #include "core/hk.h"
 #include "rewrites/rewrite.h"
@@ -30,6 +31,7 @@
 
 #include "rw_fixture.h"
 #include "emu_block.h"
+#include "emu_batch.h"
 
 static int setup(void **state)
 {
@@ -275,10 +277,15 @@ static int replace_all(char *text, const char *from, const char *to)
     return n;
 }
 
+/* The running test's emulated programs, built in one g++ run and each run and checked on
+ * its own by emu_batch_run at the test's end (emu_batch.h). */
+static emu_batch batch;
+
 static void emulated_pairs(void **state)
 {
     (void)state;
     SKIP_WITHOUT_EMULATOR();
+    emu_batch_init(&batch, tmpdir, __func__);
     char *a = rewrite_one(src, "pick");
     char *b = rewrite_one(a, "nearest");
     char *c = rewrite_one(b, "amax");
@@ -288,14 +295,15 @@ static void emulated_pairs(void **state)
     free(c);
     emu_program p = {.dir = tmpdir, .tag = "argtree", .orig = src, .orig_len = strlen(src), .cand = cand,
                      .cand_len = strlen(cand), .helpers = helpers, .driver = driver};
-    emu_expect(&p, EMU_OK);
+    emu_batch_add(&batch, &p, EMU_OK);
     /* warp order instead of the tree's: each warp reduces its own 32 slots first */
     assert_int_equal(replace_all(cand, "hk_warp + hk_nwarps * hk_lane", "hk_lane + 32u * hk_warp"), 4);
     emu_program w = p;
     w.tag = "argtree_warp_order";
     w.cand_len = strlen(cand);
-    emu_expect(&w, EMU_DIFFERS);
+    emu_batch_add(&batch, &w, EMU_DIFFERS);
     free(cand);
+    emu_batch_run(&batch);
 }
 
 /* block_reduce's key form (key = 1): the pick and the guarded-copy argmax (both ties to
@@ -345,6 +353,7 @@ static void emulated_key(void **state)
         unload(&fx);
     }
     SKIP_WITHOUT_EMULATOR();
+    emu_batch_init(&batch, tmpdir, __func__);
     char *a = rewrite_one(src, "pick");
     char *cand = rewrite_one(a, "amax");
     key_form = false;
@@ -353,7 +362,7 @@ static void emulated_key(void **state)
     assert_null(strstr(cand, "hk_mv"));   /* no transpose */
     emu_program p = {.dir = tmpdir, .tag = "argkey", .orig = src, .orig_len = strlen(src), .cand = cand,
                      .cand_len = strlen(cand), .helpers = helpers, .driver = driver_key};
-    emu_expect(&p, EMU_OK);
+    emu_batch_add(&batch, &p, EMU_OK);
     char *rev = strdup(cand), *lin = strdup(cand);
     assert_non_null(rev);
     assert_non_null(lin);
@@ -363,13 +372,13 @@ static void emulated_key(void **state)
     w.tag = "argkey_reversed";
     w.cand = rev;
     w.cand_len = strlen(rev);
-    emu_expect(&w, EMU_DIFFERS);
+    emu_batch_add(&batch, &w, EMU_DIFFERS);
     assert_int_equal(replace_all(lin, "(~__brev(hk_tid))", "(~(hk_tid))"), 2);
     assert_int_equal(replace_all(lin, "__brev(~(unsigned int)hk_k)", "(~(unsigned int)hk_k)"), 2);
     w.tag = "argkey_slot_order";
     w.cand = lin;
     w.cand_len = strlen(lin);
-    emu_expect(&w, EMU_DIFFERS);
+    emu_batch_add(&batch, &w, EMU_DIFFERS);
     free(rev);
     free(lin);
     free(cand);
@@ -383,8 +392,9 @@ static void emulated_key(void **state)
     emu_program q = {.dir = tmpdir, .tag = "argkey_nan", .orig = src, .orig_len = strlen(src), .cand = raw,
                      .cand_len = strlen(raw), .helpers = helpers,
                      .driver = "run_raw<64>(7); run_raw<256>(9); run_raw<1024>(11);\n"};
-    emu_expect(&q, EMU_DIFFERS);
+    emu_batch_add(&batch, &q, EMU_DIFFERS);
     free(raw);
+    emu_batch_run(&batch);
 }
 
 int main(void)
