@@ -1101,6 +1101,7 @@ enum hk_msg {
     HK_MSG_MEAS_LAUNCH_UNRESTORED,   /* the launcher's HK_LAUNCH_UNRESTORED_FMT */
     HK_MSG_MEAS_PRIMING_AT,          /* the launcher's prefix of a priming launch's failure:
                                       * %d size, %s its sentence */
+    HK_MSG_MEAS_LAUNCH_LENIENT,      /* why a baseline's changed globals are not a rejection */
     /* why the worker has no GPU (its "no_gpu" log line, an episode's error; the editor keys
      * on the line's code) and a late rejection's stage */
     HK_MSG_EP_NO_GPU_DISABLED,

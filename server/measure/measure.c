@@ -1947,9 +1947,8 @@ static json_t *launch_state_check(const measure_verdict *v, const char *role, bo
     if (j && v->launch_changed)
         json_object_set_new(j, "changed", json_string(v->launch_changed));
     if (j && lenient)
-        json_object_set_new(j, "why", json_string("the baseline's own launches change its "
-                                                  "writable globals: restored before every "
-                                                  "launch, not a rejection"));
+        json_object_set_new(j, "why",
+                            json_string(hk_tr_in(HK_LANG_EN, HK_MSG_MEAS_LAUNCH_LENIENT)));
     return j;
 }
 
