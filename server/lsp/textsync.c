@@ -89,7 +89,7 @@ static void waiters_finish(struct lsp_server *s, struct lsp_doc *ld, int err)
 }
 
 struct lsp_spare_fill;
-static void lsp_spare_fill_detach(struct lsp_spare_fill *f);
+static void spare_fill_detach(struct lsp_spare_fill *f);
 
 /* Drops the waiting calls without finishing them: rpc_free answers deferred calls. */
 static void waiters_forget(struct lsp_doc *ld)
@@ -121,7 +121,7 @@ void lsp_doc_state_free(struct lsp_server *s, struct lsp_doc *ld)
     for (int i = 0; i < LSP_DOC_SPARES; i++)
         hk_free(ld->snap[i]);
     if (ld->fill) /* it frees its buffer when it comes back */
-        lsp_spare_fill_detach(ld->fill);
+        spare_fill_detach(ld->fill);
     if (ld->job) {
         cc_job_cancel(ld->job); /* its callback finds no document and drops the result */
         ld->job = NULL;
@@ -343,11 +343,11 @@ void lsp_doc_copy_return(struct lsp_doc *ld, char *buf, size_t cap)
     ld->snap_cap[slot] = cap;
 }
 
+static char *copy_take(struct lsp_doc *ld, size_t need, size_t *cap);
+
 /* A spare buffer made on the pool: allocated and its pages touched there (1.5 MB of fresh
  * pages written on the loop were 364 page faults, 5-13 ms of its CPU under load), then
  * given to the document's spares on the loop. */
-static char *lsp_doc_copy_take(struct lsp_doc *ld, size_t need, size_t *cap);
-
 struct lsp_spare_fill {
     uv_work_t req;
     struct lsp_doc *ld; /* NULL once the document closed: fill_after frees buf */
@@ -355,7 +355,7 @@ struct lsp_spare_fill {
     size_t need, cap;
 };
 
-static void lsp_spare_fill_detach(struct lsp_spare_fill *f) { f->ld = NULL; }
+static void spare_fill_detach(struct lsp_spare_fill *f) { f->ld = NULL; }
 
 static void fill_work(uv_work_t *req)
 {
@@ -420,13 +420,13 @@ static void spares_refill(struct lsp_doc *ld, size_t need)
 
 char *lsp_doc_copy_buffer(struct lsp_doc *ld, size_t need, size_t *cap)
 {
-    char *b = lsp_doc_copy_take(ld, need, cap);
+    char *b = copy_take(ld, need, cap);
     if (ld && b)
         spares_refill(ld, need);
     return b;
 }
 
-static char *lsp_doc_copy_take(struct lsp_doc *ld, size_t need, size_t *cap)
+static char *copy_take(struct lsp_doc *ld, size_t need, size_t *cap)
 {
     int best = -1; /* the smallest kept one large enough */
     for (int i = 0; ld && i < LSP_DOC_SPARES; i++)
