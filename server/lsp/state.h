@@ -77,6 +77,13 @@ enum lsp_diag_source { LSP_DIAG_COMPILE, LSP_DIAG_RESOURCES, LSP_DIAG_REPORT, LS
  * and a compile take one each after a change, while the compile the change cancelled may
  * still hold its own. */
 #define LSP_DOC_SPARES 3
+/* How many of those are kept free of a large text's size: when a copy leaves fewer, a new
+ * one is made and its pages touched on the pool (lsp_doc_copy_buffer), so that a parse, a
+ * compile, the compile a change cancelled and a plan out at once still leave the next copy
+ * a buffer whose pages are in. */
+#define LSP_DOC_SPARES_FREE 2
+
+struct lsp_spare_fill;
 
 /* Server-side state of one open document (doc_user of its doc). */
 struct lsp_doc {
@@ -116,6 +123,7 @@ struct lsp_doc {
                                  * snap_cap bytes, their pages touched), or NULL: kept
                                  * between jobs so a copy costs no page faults */
     size_t snap_cap[LSP_DOC_SPARES];
+    struct lsp_spare_fill *fill; /* a spare being made on the pool (textsync.c), or NULL */
     struct lsp_lenses *lenses; /* codeLens's Optimize lenses of the last parse (lenses.h; a
                                 * reference), rendered on the pool with it, or NULL */
     bool lens_due;            /* the lenses' settings changed: parse again (the text as it

@@ -88,6 +88,9 @@ static void waiters_finish(struct lsp_server *s, struct lsp_doc *ld, int err)
     }
 }
 
+struct lsp_spare_fill;
+static void spare_fill_detach(struct lsp_spare_fill *f);
+
 /* Drops the waiting calls without finishing them: rpc_free answers deferred calls. */
 static void waiters_forget(struct lsp_doc *ld)
 {
@@ -117,6 +120,8 @@ void lsp_doc_state_free(struct lsp_server *s, struct lsp_doc *ld)
     ld->lenses = NULL;
     for (int i = 0; i < LSP_DOC_SPARES; i++)
         hk_free(ld->snap[i]);
+    if (ld->fill) /* it frees its buffer when it comes back */
+        spare_fill_detach(ld->fill);
     if (ld->job) {
         cc_job_cancel(ld->job); /* its callback finds no document and drops the result */
         ld->job = NULL;
@@ -338,7 +343,90 @@ void lsp_doc_copy_return(struct lsp_doc *ld, char *buf, size_t cap)
     ld->snap_cap[slot] = cap;
 }
 
+static char *copy_take(struct lsp_doc *ld, size_t need, size_t *cap);
+
+/* A spare buffer made on the pool: allocated and its pages touched there (1.5 MB of fresh
+ * pages written on the loop were 364 page faults, 5-13 ms of its CPU under load), then
+ * given to the document's spares on the loop. */
+struct lsp_spare_fill {
+    uv_work_t req;
+    struct lsp_doc *ld; /* NULL once the document closed: fill_after frees buf */
+    char *buf;          /* made by fill_work, or NULL (no memory) */
+    size_t need, cap;
+};
+
+static void spare_fill_detach(struct lsp_spare_fill *f) { f->ld = NULL; }
+
+static void fill_work(uv_work_t *req)
+{
+    struct lsp_spare_fill *f = req->data;
+    hk_thread_background();
+    f->buf = hk_malloc(f->cap);
+    if (f->buf)
+        memset(f->buf, 0, f->cap); /* its pages faulted in here, not on the loop */
+}
+
+static void spares_refill(struct lsp_doc *ld, size_t need);
+
+static void fill_after(uv_work_t *req, int status)
+{
+    (void)status; /* cancelled (the loop closing): buf is NULL */
+    struct lsp_spare_fill *f = req->data;
+    struct lsp_doc *ld = f->ld;
+    if (!ld) {
+        hk_free(f->buf);
+        hk_free(f);
+        return;
+    }
+    ld->fill = NULL;
+    lsp_loopwatch_note(ld->s->loopwatch, "(spare buffer made)");
+    size_t need = f->need;
+    bool made = f->buf != NULL;
+    lsp_doc_copy_return(ld, f->buf, f->cap);
+    hk_free(f);
+    if (made)
+        spares_refill(ld, need); /* two copies may have been taken meanwhile */
+}
+
+/* Spares free of need bytes or more. */
+static int spares_free(const struct lsp_doc *ld, size_t need)
+{
+    int n = 0;
+    for (int i = 0; i < LSP_DOC_SPARES; i++)
+        n += ld->snap[i] && ld->snap_cap[i] >= need;
+    return n;
+}
+
+/* Fewer than LSP_DOC_SPARES_FREE spares of a large text's need: one more is made on the
+ * pool (one at a time per document; fill_after asks again). */
+static void spares_refill(struct lsp_doc *ld, size_t need)
+{
+    if (!ld->s || !ld->s->loop || ld->s->stopped || ld->fill || need < LSP_TEXT_PREP_BYTES ||
+        spares_free(ld, need) >= LSP_DOC_SPARES_FREE)
+        return;
+    struct lsp_spare_fill *f = hk_calloc(1, sizeof *f);
+    if (!f)
+        return; /* the next copy may fault on the loop; nothing else is lost */
+    f->req.data = f;
+    f->ld = ld;
+    f->need = need;
+    f->cap = need + need / 8;
+    if (uv_queue_work(ld->s->loop, &f->req, fill_work, fill_after)) {
+        hk_free(f);
+        return;
+    }
+    ld->fill = f;
+}
+
 char *lsp_doc_copy_buffer(struct lsp_doc *ld, size_t need, size_t *cap)
+{
+    char *b = copy_take(ld, need, cap);
+    if (ld && b)
+        spares_refill(ld, need);
+    return b;
+}
+
+static char *copy_take(struct lsp_doc *ld, size_t need, size_t *cap)
 {
     int best = -1; /* the smallest kept one large enough */
     for (int i = 0; ld && i < LSP_DOC_SPARES; i++)
@@ -354,8 +442,8 @@ char *lsp_doc_copy_buffer(struct lsp_doc *ld, size_t need, size_t *cap)
     /* A large text's copy gets room for edits that grow it by an eighth, as the first one
      * made off the loop does (lsp_text_prep_new): kept exactly as large, it fitted no copy
      * of the text once a line was typed, and the copy went to fresh pages (364 page
-     * faults for the 2,000-kernel file). Copies still land in fresh pages while every
-     * spare is out (bench/results/lsp-2026-12-05-s33-face6.md, "Under load"). */
+     * faults for the 2,000-kernel file). Copies land in fresh pages here only while every
+     * spare is out and the pool has not made the next yet (spares_refill). */
     *cap = need >= LSP_TEXT_PREP_BYTES ? need + need / 8 : need;
     return hk_malloc(*cap);
 }

@@ -38,7 +38,10 @@ void lsp_doc_lenses_stale(struct lsp_server *s);
  * document's kept ones (LSP_DOC_SPARES) when one is free and large enough (its pages are
  * in: a 742 KB copy into fresh pages was 180 page faults on the loop), else a new one,
  * with room for the text to grow by an eighth when it is of LSP_TEXT_PREP_BYTES or more.
- * *cap gets its size.
+ * *cap gets its size. When a large text's copy leaves fewer than LSP_DOC_SPARES_FREE
+ * spares of its size, the pool makes one more (allocated and its pages touched there)
+ * and the loop adds it to the spares when it comes back; a document closed meanwhile has
+ * it freed.
  * New (give it back with lsp_doc_copy_return, or hk_free), or NULL on no memory. Loop. */
 char *lsp_doc_copy_buffer(struct lsp_doc *ld, size_t need, size_t *cap);
 /* Gives buf (cap bytes, stolen; may be NULL) back: kept as one of the document's when it

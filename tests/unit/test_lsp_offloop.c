@@ -1182,6 +1182,70 @@ static void test_copy_buffer_room_to_grow(void **st)
     assert_int_equal(hk_alloc_live(), live);
 }
 
+/* Spares of a large text's size that are free (the loop copies into them without faults). */
+static int spares_fitting(const struct lsp_doc *ld, size_t need)
+{
+    int n = 0;
+    for (int i = 0; i < LSP_DOC_SPARES; i++)
+        n += ld->snap[i] && ld->snap_cap[i] >= need;
+    return n;
+}
+
+/* A parse, a compile, the compile a change cancelled and a plan holding copies of a large
+ * text at once take every kept spare; new ones are made on the pool (their pages touched
+ * there), so the next copy still finds LSP_DOC_SPARES_FREE of them. A document closed
+ * while one is being made leaks nothing. */
+static void test_spares_made_on_the_pool(void **st)
+{
+    (void)st;
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    struct out o = {0};
+    long live = hk_alloc_live();
+    char *text = kernels_text(1000); /* about 120 KB: a large text */
+    lsp_server *s = start(&loop, &o);
+    open_doc(s, text);
+    feed_symbols(s, 2);
+    await_reply(&loop, &o, 2);
+    struct lsp_doc *ld = lsp_doc_of(doc_get(s->docs, URI));
+    size_t need = doc_length(doc_get(s->docs, URI)) + 1;
+    assert_true(need >= LSP_TEXT_PREP_BYTES);
+    enum { TAKEN = LSP_DOC_SPARES + 1 };
+    char *held[TAKEN];
+    size_t cap[TAKEN];
+    for (int i = 0; i < TAKEN; i++) {
+        held[i] = lsp_doc_copy_buffer(ld, need, &cap[i]);
+        assert_non_null(held[i]);
+        assert_true(cap[i] >= need);
+    }
+    for (int i = 0; i < 1000 && spares_fitting(ld, need) < LSP_DOC_SPARES_FREE; i++) {
+        uv_run(&loop, UV_RUN_NOWAIT);
+        if (spares_fitting(ld, need) < LSP_DOC_SPARES_FREE)
+            usleep(2000);
+    }
+    assert_int_equal(spares_fitting(ld, need), LSP_DOC_SPARES_FREE);
+    for (int i = 0; i < LSP_DOC_SPARES; i++) /* made, not one of those held */
+        for (int j = 0; j < TAKEN; j++)
+            assert_true(ld->snap[i] != held[j]);
+    for (int i = 0; i < TAKEN; i++)
+        lsp_doc_copy_return(ld, held[i], cap[i]);
+    assert_null(ld->fill);
+    /* taken again, and the document closed while a spare is being made */
+    held[0] = lsp_doc_copy_buffer(ld, need, &cap[0]);
+    held[1] = lsp_doc_copy_buffer(ld, need, &cap[1]);
+    assert_non_null(ld->fill);
+    hk_free(held[0]);
+    hk_free(held[1]);
+    feed(s, "{\"jsonrpc\":\"2.0\",\"method\":\"textDocument/didClose\",\"params\":"
+            "{\"textDocument\":{\"uri\":\"" URI "\"}}}");
+    out_clear(&o);
+    stop(&loop, s);
+    out_clear(&o);
+    uv_loop_close(&loop);
+    free(text);
+    assert_int_equal(hk_alloc_live(), live);
+}
+
 int main(void)
 {
     hk_alloc_init_json();
@@ -1204,6 +1268,7 @@ int main(void)
         cmocka_unit_test(test_code_lens_kept_from_the_parse),
         cmocka_unit_test(test_lenses_fit_only_their_key),
         cmocka_unit_test(test_copy_buffer_room_to_grow),
+        cmocka_unit_test(test_spares_made_on_the_pool),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
