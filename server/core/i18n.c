@@ -2716,6 +2716,15 @@ char *hk_vtrf(enum hk_msg id, va_list ap)
     return hk_vasprintf(hk_tr(id), ap);
 }
 
+void hk_vtr_into(char *out, size_t n, enum hk_msg id, va_list ap)
+{
+    if (hk_msg_is_format(id))
+        vsnprintf(out, n, hk_tr(id), ap);
+    else
+        snprintf(out, n, "%s", hk_tr(id));
+    hk_utf8_trim(out);
+}
+
 char *hk_trf(enum hk_msg id, ...)
 {
     va_list ap;

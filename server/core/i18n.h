@@ -6,6 +6,7 @@
 
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stddef.h>
 
 enum hk_lang { HK_LANG_EN, HK_LANG_ZH_CN, HK_LANG_COUNT };
 
@@ -1497,6 +1498,10 @@ const char *hk_msg_name(enum hk_msg id);
  * arguments. NULL on allocation failure. */
 char *hk_trf(enum hk_msg id, ...);
 char *hk_vtrf(enum hk_msg id, va_list ap);
+/* id's text in the current language written into out (n > 0 bytes): formatted with ap
+ * when id is a format (F in i18n.c), as is when plain text (M, ap unread), cut at a UTF-8
+ * character boundary when it does not fit (hk_utf8_trim). For fixed-size messages. */
+void hk_vtr_into(char *out, size_t n, enum hk_msg id, va_list ap);
 
 /* A sentence that was written in English from one of the ids first..last (a saved spec's
  * "inferred" notes), said again in lang: the English entry whose literal text matches it

@@ -118,15 +118,10 @@ static void errs_add_text(struct sk_errs *e, const char *file, const char *key, 
 static void errs_add(struct sk_errs *e, const char *file, const char *key, enum hk_msg id, ...)
 {
     char msg[1024];
-    if (hk_msg_is_format(id)) {
-        va_list ap;
-        va_start(ap, id);
-        vsnprintf(msg, sizeof msg, hk_tr(id), ap);
-        va_end(ap);
-    } else {
-        snprintf(msg, sizeof msg, "%s", hk_tr(id));
-    }
-    hk_utf8_trim(msg);
+    va_list ap;
+    va_start(ap, id);
+    hk_vtr_into(msg, sizeof msg, id, ap);
+    va_end(ap);
     errs_add_text(e, file, key, msg);
 }
 
@@ -245,15 +240,10 @@ struct vctx {
 static void vbad(struct vctx *v, const char *key, enum hk_msg id, ...)
 {
     char msg[900];
-    if (hk_msg_is_format(id)) {
-        va_list ap;
-        va_start(ap, id);
-        vsnprintf(msg, sizeof msg, hk_tr(id), ap);
-        va_end(ap);
-    } else {
-        snprintf(msg, sizeof msg, "%s", hk_tr(id));
-    }
-    hk_utf8_trim(msg);
+    va_list ap;
+    va_start(ap, id);
+    hk_vtr_into(msg, sizeof msg, id, ap);
+    va_end(ap);
     errs_add_text(v->errs, v->file, key, msg);
     v->bad = true;
 }

@@ -48,12 +48,8 @@ static void set_err(char *err, size_t errlen, enum hk_msg id, ...)
         return;
     va_list ap;
     va_start(ap, id);
-    if (hk_msg_is_format(id))
-        vsnprintf(err, errlen, hk_tr(id), ap);
-    else
-        snprintf(err, errlen, "%s", hk_tr(id));
+    hk_vtr_into(err, errlen, id, ap);
     va_end(ap);
-    hk_utf8_trim(err);
 }
 
 static void node_free(node *n)

@@ -226,15 +226,10 @@ static void diag_text(pctx *c, enum spec_severity sev, const char *path, const c
 static void diag(pctx *c, enum spec_severity sev, const char *path, enum hk_msg id, ...)
 {
     char msg[512];
-    if (hk_msg_is_format(id)) {
-        va_list ap;
-        va_start(ap, id);
-        vsnprintf(msg, sizeof msg, hk_tr(id), ap);
-        va_end(ap);
-    } else {
-        snprintf(msg, sizeof msg, "%s", hk_tr(id));
-    }
-    hk_utf8_trim(msg);
+    va_list ap;
+    va_start(ap, id);
+    hk_vtr_into(msg, sizeof msg, id, ap);
+    va_end(ap);
     diag_text(c, sev, path, msg);
 }
 
@@ -472,12 +467,8 @@ static void set_err(char *err, size_t errlen, enum hk_msg id, ...)
         return;
     va_list ap;
     va_start(ap, id);
-    if (hk_msg_is_format(id))
-        vsnprintf(err, errlen, hk_tr(id), ap);
-    else
-        snprintf(err, errlen, "%s", hk_tr(id));
+    hk_vtr_into(err, errlen, id, ap);
     va_end(ap);
-    hk_utf8_trim(err);
 }
 
 int spec_dist_parse(const char *text, hk_dist *out, char *err, size_t errlen)
