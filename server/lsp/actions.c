@@ -933,19 +933,9 @@ static int lens_json(struct hk_buf *b, bool *first, const char *range, const cha
 static int result_lenses(struct lsp_server *s, struct hk_buf *b, bool *first, const doc *d,
                          const char *uri, const an_function *f, json_t *info)
 {
-    size_t len = doc_length(d);
-    struct doc_pos a, e;
-    uint32_t sb = f->name_span.start_byte > len ? (uint32_t)len : f->name_span.start_byte;
-    uint32_t eb = f->name_span.end_byte > len ? (uint32_t)len : f->name_span.end_byte;
-    if (eb < sb)
-        eb = sb;
-    if (doc_position_at(d, s->enc, sb, &a) || doc_position_at(d, s->enc, eb, &e))
-        return HK_OK;
     char range[160];
-    snprintf(range, sizeof range,
-             "{\"start\":{\"line\":%u,\"character\":%u}," /* i18n: not for people */
-             "\"end\":{\"line\":%u,\"character\":%u}}",
-             a.line, a.character, e.line, e.character);
+    if (lsp_lens_range(d, s->enc, f, range, sizeof range) != 0)
+        return HK_OK;
     int rc = HK_OK;
     json_t *best = json_object_get(info, "best");
     json_t *chain = json_object_get(info, "chain");

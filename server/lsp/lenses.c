@@ -5,6 +5,8 @@
  * documentSymbol reply, a request only lends the kept text to the write. */
 #include "lsp/lenses.h"
 
+#include "lsp/base.h"
+
 #include "core/buf.h"
 #include "core/hk.h"
 
@@ -42,6 +44,21 @@ int lsp_json_str(struct hk_buf *b, const char *s)
     if (!rc)
         rc = hk_buf_appends(b, run);
     return rc ? rc : hk_buf_appends(b, "\"");
+}
+
+int lsp_lens_range(const doc *d, enum doc_encoding enc, const an_function *f, char *range,
+                   size_t n)
+{
+    uint32_t sb = f->name_span.start_byte, eb = f->name_span.end_byte;
+    struct doc_pos a, e;
+    lsp_clamp_span(doc_length(d), &sb, &eb);
+    if (doc_position_at(d, enc, sb, &a) || doc_position_at(d, enc, eb, &e))
+        return -1;
+    snprintf(range, n,
+             "{\"start\":{\"line\":%u,\"character\":%u}," /* i18n: not for people */
+             "\"end\":{\"line\":%u,\"character\":%u}}",
+             a.line, a.character, e.line, e.character);
+    return 0;
 }
 
 int lsp_lens_text(struct hk_buf *b, bool *first, const char *range, const char *title,
@@ -84,23 +101,13 @@ struct lsp_lenses *lsp_lenses_render(const an_model *m, const doc *d, const char
     rc = rc ? rc : lsp_json_str(&q[3], hk_tr_in(key->lang, HK_MSG_LENS_OPTIMIZE_DCU));
     rc = rc ? rc : lsp_json_str(&q[4], "hyperkernel.optimize");
     bool first = true;
-    size_t len = doc_length(d);
     for (size_t k = 0; !rc && m && k < m->n_funcs; k++) {
         const an_function *f = &m->funcs[k];
         if (f->kind != AN_KERNEL)
             continue;
-        struct doc_pos a, e;
-        uint32_t sb = f->name_span.start_byte > len ? (uint32_t)len : f->name_span.start_byte;
-        uint32_t eb = f->name_span.end_byte > len ? (uint32_t)len : f->name_span.end_byte;
-        if (eb < sb)
-            eb = sb;
-        if (doc_position_at(d, key->enc, sb, &a) || doc_position_at(d, key->enc, eb, &e))
-            continue;
         char range[160];
-        snprintf(range, sizeof range,
-                 "{\"start\":{\"line\":%u,\"character\":%u}," /* i18n: not for people */
-                 "\"end\":{\"line\":%u,\"character\":%u}}",
-                 a.line, a.character, e.line, e.character);
+        if (lsp_lens_range(d, key->enc, f, range, sizeof range) != 0)
+            continue;
         hk_buf_reset(&arg);
         rc = hk_buf_printf(&arg, "{\"uri\":%s,\"kernel\":", q[0].data);
         rc = rc ? rc : lsp_json_str(&arg, f->name);

@@ -46,6 +46,10 @@ char *lsp_nvidia_target(const struct lsp_server *s);
 
 /* Appends s to b as a JSON string (quotes, escapes). HK_OK or HK_ENOMEM. */
 int lsp_json_str(struct hk_buf *b, const char *s);
+/* The JSON text of kernel f's name range in d (positions in enc), written into range (n
+ * bytes): a lens's "range". 0; -1 when a position cannot be computed (the lens is left out). */
+int lsp_lens_range(const doc *d, enum doc_encoding enc, const an_function *f, char *range,
+                   size_t n);
 /* Appends one lens {"range":RANGE,"command":{"title":TITLE,"command":CMD,"arguments":[ARG]}}
  * to b, preceded by a comma unless *first (then cleared); range, title, cmd and arg are
  * JSON text. HK_OK or HK_ENOMEM. */
