@@ -345,6 +345,13 @@ void lsp_doc_copy_return(struct lsp_doc *ld, char *buf, size_t cap)
 
 static char *copy_take(struct lsp_doc *ld, size_t need, size_t *cap);
 
+/* The size of a new copy buffer for need bytes: a large text's gets room for edits that
+ * grow it by an eighth (copy_take), the spares made on the pool too. */
+static size_t copy_cap(size_t need)
+{
+    return need >= LSP_TEXT_PREP_BYTES ? need + need / 8 : need;
+}
+
 /* A spare buffer made on the pool: allocated and its pages touched there (1.5 MB of fresh
  * pages written on the loop were 364 page faults, 5-13 ms of its CPU under load), then
  * given to the document's spares on the loop. */
@@ -410,7 +417,7 @@ static void spares_refill(struct lsp_doc *ld, size_t need)
     f->req.data = f;
     f->ld = ld;
     f->need = need;
-    f->cap = need + need / 8;
+    f->cap = copy_cap(need);
     if (uv_queue_work(ld->s->loop, &f->req, fill_work, fill_after)) {
         hk_free(f);
         return;
@@ -444,7 +451,7 @@ static char *copy_take(struct lsp_doc *ld, size_t need, size_t *cap)
      * of the text once a line was typed, and the copy went to fresh pages (364 page
      * faults for the 2,000-kernel file). Copies land in fresh pages here only while every
      * spare is out and the pool has not made the next yet (spares_refill). */
-    *cap = need >= LSP_TEXT_PREP_BYTES ? need + need / 8 : need;
+    *cap = copy_cap(need);
     return hk_malloc(*cap);
 }
 
