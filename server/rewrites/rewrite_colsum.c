@@ -280,8 +280,13 @@ static int match_columns(const char *text, size_t len, const an_function *f, cs_
     for (size_t i = 0; i < na; i++) {
         if (as[i].space != KM_SPACE_GLOBAL || as[i].mode == KM_READ)
             continue;
-        if (st)
-            REFUSE("line %u: a second store (`%s`): the block's other threads write", as[i].line, as[i].buffer);
+        if (st) {   /* name the store that is not thread 0's total */
+            const km_access *o = &as[i];
+            if (!(o->n_guards == 1 && is_thread0(k, &gs[o->guards[0]])))
+                st = o;
+            REFUSE("line %u: a store to %s beside the column's total: the block's other threads write", st->line,
+                   st->buffer);
+        }
         st = &as[i];
     }
     if (!st)
@@ -442,8 +447,8 @@ out:
 
 #undef REFUSE
 
-/* The value of C text e at spec size set s, the kernel's scalar parameters bound to the
- * values the spec passes. false when it cannot be evaluated. */
+/* The value of C text e at spec size set s, the kernel's integer scalar parameters bound to
+ * the values the spec passes (a float scalar is no count). false when it cannot be evaluated. */
 static bool eval_kernel_text(const spec *sp, const an_function *f, const char *e, size_t s, long long *out)
 {
     expr *x = NULL;
@@ -454,7 +459,8 @@ static bool eval_kernel_text(const spec *sp, const an_function *f, const char *e
     for (size_t i = 0; i < f->n_params && i < sp->n_args && nv < HK_ARRAY_LEN(vars); i++) {
         const spec_arg *sa = &sp->args[i];
         expr_value v;
-        if (sa->kind != HK_ARG_SCALAR || !sa->value || !f->params[i].name || !f->params[i].name[0] ||
+        if (sa->kind != HK_ARG_SCALAR || !sa->value || hk_dtype_is_float(sa->dtype) || !f->params[i].name ||
+            !f->params[i].name[0] ||
             spec_eval(sp, sa->value, s, 1, &v, NULL, 0) != HK_OK || v.is_float)
             continue;
         vars[nv].name = f->params[i].name;

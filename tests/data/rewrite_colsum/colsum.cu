@@ -16,7 +16,7 @@ __global__ void col_sum_plain(const float *in, float *out, int R, int C)
     part[threadIdx.x] = s;
     __syncthreads();
     for (int k = blockDim.x / 2; k > 0; k >>= 1) {
-        if (threadIdx.x < k)
+        if (k > threadIdx.x)
             part[threadIdx.x] += part[threadIdx.x + k];
         __syncthreads();
     }
@@ -59,7 +59,7 @@ __global__ void col_sum_half(__half *out, const __half *in, unsigned int rows, u
     buf[threadIdx.x] = sum;
     for (unsigned int stride = blockDim.x / 2; stride >= 1; stride /= 2) {
         __syncthreads();
-        if (threadIdx.x < stride)
+        if (stride > threadIdx.x)
             buf[threadIdx.x] += buf[threadIdx.x + stride];
     }
     if (threadIdx.x == 0)
@@ -76,7 +76,7 @@ __global__ void col_mean(const float *in, float *out, int R, int C)
     part[threadIdx.x] = s;
     __syncthreads();
     for (int k = blockDim.x / 2; k > 0; k >>= 1) {
-        if (threadIdx.x < k)
+        if (k > threadIdx.x)
             part[threadIdx.x] += part[threadIdx.x + k];
         __syncthreads();
     }
@@ -94,7 +94,7 @@ __global__ void col_max(const float *in, float *out, int R, int C)
     part[threadIdx.x] = m;
     __syncthreads();
     for (int k = blockDim.x / 2; k > 0; k >>= 1) {
-        if (threadIdx.x < k)
+        if (k > threadIdx.x)
             part[threadIdx.x] = fmaxf(part[threadIdx.x], part[threadIdx.x + k]);
         __syncthreads();
     }
@@ -113,7 +113,7 @@ __global__ void col_sum_all_write(const float *in, float *out, float *partials, 
     partials[blockIdx.x * blockDim.x + threadIdx.x] = s;
     __syncthreads();
     for (int k = blockDim.x / 2; k > 0; k >>= 1) {
-        if (threadIdx.x < k)
+        if (k > threadIdx.x)
             part[threadIdx.x] += part[threadIdx.x + k];
         __syncthreads();
     }
