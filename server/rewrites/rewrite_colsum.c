@@ -267,14 +267,22 @@ static int match_columns(const char *text, size_t len, const an_function *f, cs_
     const km_atom *atoms = km_atoms(k, &nat);
     const km_param *ps = km_params(k, &np);
     /* one axis: a block of threads along x per column */
+    uint32_t body_line = f->body_span.start_row + 1;
     for (size_t i = 0; i < nat; i++)
         if ((atoms[i].kind == KM_ATOM_THREAD_IDX || atoms[i].kind == KM_ATOM_BLOCK_IDX ||
              atoms[i].kind == KM_ATOM_BLOCK_DIM) && atoms[i].axis != 0)
-            REFUSE("line %u: `%s`: the kernel is not one block of threads along x per column", f->body_span.start_row + 1,
-                   atoms[i].text);
-        else if (atoms[i].kind == KM_ATOM_GRID_DIM)
-            REFUSE("line %u: `%s`: a kernel that reads the grid's size is not one block per column",
-                   f->body_span.start_row + 1, atoms[i].text);
+            REFUSE("kernel body at line %u: `%s`: the kernel is not one block of threads along x per column",
+                   body_line, atoms[i].text);
+    for (size_t i = 0; i < nat; i++) {
+        if (atoms[i].kind != KM_ATOM_GRID_DIM)
+            continue;
+        for (size_t l = 0; l < nl; l++)   /* where the grid is read: a grid-stride loop */
+            if (lps[l].kind == KM_LOOP_GRID_STRIDE)
+                REFUSE("grid-stride loop at line %u: the threads stride over the grid (`%s`): not one block per "
+                       "column", lps[l].line, atoms[i].text);
+        REFUSE("kernel body at line %u: `%s`: a kernel that reads the grid's size is not one block per column",
+               body_line, atoms[i].text);
+    }
     /* the one store: out[blockIdx.x] by thread 0 */
     const km_access *st = NULL;
     for (size_t i = 0; i < na; i++) {
@@ -284,20 +292,20 @@ static int match_columns(const char *text, size_t len, const an_function *f, cs_
             const km_access *o = &as[i];
             if (!(o->n_guards == 1 && is_thread0(k, &gs[o->guards[0]])))
                 st = o;
-            REFUSE("line %u: a store to %s beside the column's total: the block's other threads write", st->line,
+            REFUSE("store at line %u: a store to %s beside the column's total: the block's other threads write", st->line,
                    st->buffer);
         }
         st = &as[i];
     }
     if (!st)
-        REFUSE("line %u: the kernel stores nothing to global memory", f->body_span.start_row + 1);
+        REFUSE("kernel body at line %u: the kernel stores nothing to global memory", body_line);
     if (st->atomic)
-        REFUSE("line %u: an atomic store to %s: not one store per column", st->line, st->buffer);
+        REFUSE("atomic at line %u: an atomic store to %s: not one store per column", st->line, st->buffer);
     if (!is_builtin(lone_atom(k, st->index), KM_ATOM_BLOCK_IDX))
-        REFUSE("line %u: the store to %s is not at the block's column (blockIdx.x): not one block per column",
+        REFUSE("store at line %u: the store to %s is not at the block's column (blockIdx.x): not one block per column",
                st->line, st->buffer);
     if (st->n_guards != 1 || !is_thread0(k, &gs[st->guards[0]]) || st->n_loops)
-        REFUSE("line %u: the store to %s is not made by thread 0 alone (`if (threadIdx.x == 0)`): the block's "
+        REFUSE("store at line %u: the store to %s is not made by thread 0 alone (`if (threadIdx.x == 0)`): the block's "
                "other threads write", st->line, st->buffer);
     snprintf(t->out, sizeof t->out, "%s", st->buffer);
     t->line = st->line;
@@ -305,30 +313,30 @@ static int match_columns(const char *text, size_t len, const an_function *f, cs_
     const km_accumulator *a = NULL;
     for (size_t i = 0; i < nacc; i++) {
         if (a)
-            REFUSE("line %u: a second accumulator (%s): not one column sum", acc[i].line, acc[i].name);
+            REFUSE("accumulator at line %u: a second accumulator (%s): not one column sum", acc[i].line, acc[i].name);
         a = &acc[i];
     }
     if (!a)
-        REFUSE("line %u: no accumulator: not a column sum", st->line);
+        REFUSE("store at line %u: no accumulator: not a column sum", st->line);
     if (a->op != KM_OP_SUM || a->n_updates != 1)
-        REFUSE("line %u: the accumulator %s is a %s, not a plain sum", a->line, a->name,
+        REFUSE("accumulator at line %u: the accumulator %s is a %s, not a plain sum", a->line, a->name,
                a->n_updates != 1 ? "several updates" : km_op_name(a->op));
     int64_t init;
     if (a->init.n && (!km_form_value(k, a->init, &init) || init != 0))
-        REFUSE("line %u: the accumulator %s does not start at 0", a->line, a->name);
+        REFUSE("accumulator at line %u: the accumulator %s does not start at 0", a->line, a->name);
     if (a->loop < 0 || (size_t)a->loop >= nl)
-        REFUSE("line %u: the accumulator %s is not updated in a loop", a->line, a->name);
+        REFUSE("accumulator at line %u: the accumulator %s is not updated in a loop", a->line, a->name);
     const km_loop *rl = &lps[a->loop];
     if (rl->kind != KM_LOOP_BLOCK_STRIDE || rl->parent >= 0 || !rl->cmp || strcmp(rl->cmp, "<") != 0 ||
         !is_builtin(lone_atom(k, rl->start), KM_ATOM_THREAD_IDX) ||
         !is_builtin(lone_atom(k, rl->step), KM_ATOM_BLOCK_DIM))
-        REFUSE("line %u: the rows loop is not `for (i = threadIdx.x; i < rows; i += blockDim.x)` at the body's top",
+        REFUSE("loop at line %u: the rows loop is not `for (i = threadIdx.x; i < rows; i += blockDim.x)` at the body's top",
                rl->line);
     if (!is_size(k, rl->bound) || !size_text(k, rl->bound, t->rows, sizeof t->rows))
-        REFUSE("line %u: the rows loop's bound is not a size of the launch (parameters and constants)", rl->line);
+        REFUSE("loop at line %u: the rows loop's bound is not a size of the launch (parameters and constants)", rl->line);
     const km_atom *rd = lone_atom(k, unconverted(k, a->operand));
     if (!rd || rd->kind != KM_ATOM_READ || !rd->name || rd->n_args != 1)
-        REFUSE("line %u: the accumulator %s adds more than one value read from memory: not a plain sum", a->line,
+        REFUSE("accumulator at line %u: the accumulator %s adds more than one value read from memory: not a plain sum", a->line,
                a->name);
     snprintf(t->in, sizeof t->in, "%s", rd->name);
     /* the read's index: C * i + blockIdx.x, i = threadIdx.x + blockDim.x * $L */
@@ -336,7 +344,7 @@ static int match_columns(const char *text, size_t len, const an_function *f, cs_
     uint32_t tx, bx, bdx;
     if (!km_builtin_atom(k, KM_ATOM_THREAD_IDX, 0, &tx) || !km_builtin_atom(k, KM_ATOM_BLOCK_IDX, 0, &bx) ||
         !km_builtin_atom(k, KM_ATOM_BLOCK_DIM, 0, &bdx))
-        REFUSE("line %u: the read of %s is not indexed by the thread and the block", a->line, t->in);
+        REFUSE("load at line %u: the read of %s is not indexed by the thread and the block", a->line, t->in);
     km_term ct[16], lt[16], lct[16], bt[4];
     uint32_t nct = 0, nlt = 0, nlct = 0, nbt = 0;
     bool affine = km_form_coefficient(k, ix, tx, ct, 16, &nct) && nct &&
@@ -346,10 +354,10 @@ static int match_columns(const char *text, size_t len, const an_function *f, cs_
     km_form C = {ct, nct};
     if (!affine || !is_size(k, C) || !km_form_equal(C, (km_form){lct, nlct}) || nlct != nlt || nbt != 1 ||
         bt[0].n != 0 || bt[0].coef != 1 || ix.n != 2 * nct + 1)
-        REFUSE("line %u: the read of %s is not `%s[i * C + blockIdx.x]` down a column (row i of the rows loop, C the "
+        REFUSE("load at line %u: the read of %s is not `%s[i * C + blockIdx.x]` down a column (row i of the rows loop, C the "
                "row stride)", a->line, t->in, t->in);
     if (!size_text(k, C, t->cols, sizeof t->cols))
-        REFUSE("line %u: the row stride of %s cannot be written as C", a->line, t->in);
+        REFUSE("load at line %u: the row stride of %s cannot be written as C", a->line, t->in);
     /* every access: the column's reads, the tree's shared ones, the store (and its read) */
     const char *tree = NULL;
     for (size_t i = 0; i < na; i++) {
@@ -362,18 +370,18 @@ static int match_columns(const char *text, size_t len, const an_function *f, cs_
             bool old = strcmp(x->buffer, t->out) == 0 && x->mode == KM_READ &&
                        is_builtin(lone_atom(k, x->index), KM_ATOM_BLOCK_IDX);
             if (!col && !old)
-                REFUSE("line %u: a read of %s other than the column's (`%s`): not a plain sum", x->line, x->buffer,
+                REFUSE("load at line %u: a read of %s other than the column's (`%s`): not a plain sum", x->line, x->buffer,
                        x->buffer);
             continue;
         }
         if (x->space != KM_SPACE_SHARED)
-            REFUSE("line %u: a local array %s: not a column sum and its tree", x->line, x->buffer);
+            REFUSE("local array at line %u: a local array %s: not a column sum and its tree", x->line, x->buffer);
         if (tree && strcmp(tree, x->buffer) != 0)
-            REFUSE("line %u: a second __shared__ array (%s): not one tree", x->line, x->buffer);
+            REFUSE("__shared__ array at line %u: a second __shared__ array (%s): not one tree", x->line, x->buffer);
         tree = x->buffer;
     }
     if (!tree)
-        REFUSE("line %u: no __shared__ tree combines the threads' sums", a->line);
+        REFUSE("accumulator at line %u: no __shared__ tree combines the threads' sums", a->line);
     /* the tree: S[tx] = acc; S[tx] += S[tx + s] in a halving loop under tx < s; S[0] stored */
     size_t nloc;
     const km_local *loc = km_locals(k, &nloc);
@@ -390,32 +398,32 @@ static int match_columns(const char *text, size_t len, const an_function *f, cs_
         if (x->mode == KM_WRITE && at_tx && !x->n_loops && !x->n_guards) {
             const km_atom *v = lone_atom(k, x->value);
             if (!v || v->kind != KM_ATOM_ACC)
-                REFUSE("line %u: %s[threadIdx.x] is not given the thread's sum", x->line, tree);
+                REFUSE("__shared__ array at line %u: %s[threadIdx.x] is not given the thread's sum", x->line, tree);
             filled = true;
             continue;
         }
         if (x->mode == KM_READ && x->index.n == 0 && !x->n_loops)
             continue;   /* S[0], the total: the store's value says how it is used */
         if (x->n_loops != 1 || lps[x->loops[0]].kind != KM_LOOP_GEOMETRIC)
-            REFUSE("line %u: %s is used outside the tree's halving loop", x->line, tree);
+            REFUSE("__shared__ array at line %u: %s is used outside the tree's halving loop", x->line, tree);
         const km_loop *tl = &lps[x->loops[0]];
         if (!tree_start(k, tl, extent) || !tree_end(k, tl))
-            REFUSE("line %u: the tree loop does not run from half the block (blockDim.x / 2, or half of %s) down "
+            REFUSE("tree loop at line %u: the tree loop does not run from half the block (blockDim.x / 2, or half of %s) down "
                    "to 1", tl->line, tree);
         if (x->n_guards != 1 || strcmp(gs[x->guards[0]].op, "<") != 0 ||
             !is_builtin(lone_atom(k, gs[x->guards[0]].lhs), KM_ATOM_THREAD_IDX) ||
             !km_form_mentions(k, gs[x->guards[0]].rhs, tl->counter))
-            REFUSE("line %u: the tree's step is not taken under `threadIdx.x < s`", x->line);
+            REFUSE("__shared__ array at line %u: the tree's step is not taken under `threadIdx.x < s`", x->line);
         if (x->mode == KM_RMW) {
             if (!at_tx || x->op != KM_OP_SUM)
-                REFUSE("line %u: the tree combines %s by a %s, not a sum", x->line, tree, km_op_name(x->op));
+                REFUSE("__shared__ array at line %u: the tree combines %s by a %s, not a sum", x->line, tree, km_op_name(x->op));
             combined = true;
         } else if (x->mode != KM_READ) {
-            REFUSE("line %u: %s is written other than by the tree's sum", x->line, tree);
+            REFUSE("__shared__ array at line %u: %s is written other than by the tree's sum", x->line, tree);
         }
     }
     if (!filled || !combined)
-        REFUSE("line %u: %s is not a tree over the threads' sums (S[threadIdx.x] = sum; S[threadIdx.x] += "
+        REFUSE("__shared__ array at line %u: %s is not a tree over the threads' sums (S[threadIdx.x] = sum; S[threadIdx.x] += "
                "S[threadIdx.x + s])", a->line, tree);
     /* the store's value: S[0], or out[b] + S[0] */
     km_form v = unconverted(k, st->value);
@@ -429,16 +437,16 @@ static int match_columns(const char *text, size_t len, const an_function *f, cs_
                 (is_read_of(k, (km_form){&v.t[1], 1}, tree, 0) && is_read_of(k, (km_form){&v.t[0], 1}, t->out, 1)))) {
         t->add = true;
     } else {
-        REFUSE("line %u: the store to %s[blockIdx.x] is not the tree's total (`= %s[0]`, `+= %s[0]`): not a plain "
+        REFUSE("store at line %u: the store to %s[blockIdx.x] is not the tree's total (`= %s[0]`, `+= %s[0]`): not a plain "
                "sum", st->line, t->out, tree, tree);
     }
     /* pointers moved or read through another element size: their accesses are not all known */
     for (size_t i = 0; i < np; i++)
         if (ps[i].pointer && (ps[i].moved_at || ps[i].recast_at))
-            REFUSE("line %u: %s is moved or recast: its accesses are not all known", ps[i].moved_at ? ps[i].moved_at
+            REFUSE("pointer at line %u: %s is moved or recast: its accesses are not all known", ps[i].moved_at ? ps[i].moved_at
                    : ps[i].recast_at, ps[i].name);
     if (!decl_type(text, len, a->line, a->name, t->acc_type, sizeof t->acc_type))
-        REFUSE("line %u: the accumulator %s is not declared as a scalar type (float, double, int ...)", a->line,
+        REFUSE("accumulator at line %u: the accumulator %s is not declared as a scalar type (float, double, int ...)", a->line,
                a->name);
 out:
     km_free(k);
@@ -488,7 +496,7 @@ static const char *spec_fits(const rw_context *ctx, const an_function *f, const 
             expr_value v;
             if (spec_eval(sp, sp->grid[d], s, 1, &v, NULL, 0) != HK_OK || v.is_float ||
                 spec_eval(sp, sp->block[d], s, 1, &v, NULL, 0) != HK_OK || v.is_float) {
-                snprintf(why, n, "line %u: the spec's launch cannot be evaluated at size set %zu", t->line, s + 1);
+                snprintf(why, n, "column store at line %u: the spec's launch cannot be evaluated at size set %zu", t->line, s + 1);
                 return why;
             }
             spec_eval(sp, sp->grid[d], s, 1, &v, NULL, 0);
@@ -497,15 +505,15 @@ static const char *spec_fits(const rw_context *ctx, const an_function *f, const 
             b[d] = v.i;
         }
         if (!eval_kernel_text(sp, f, t->cols, s, &C)) {
-            snprintf(why, n, "line %u: the columns (`%s`) cannot be read from the spec's arguments", t->line, t->cols);
+            snprintf(why, n, "column store at line %u: the columns (`%s`) cannot be read from the spec's arguments", t->line, t->cols);
             return why;
         }
         if (!eval_kernel_text(sp, f, t->rows, s, &R)) {
-            snprintf(why, n, "line %u: the rows (`%s`) cannot be read from the spec's arguments", t->line, t->rows);
+            snprintf(why, n, "column store at line %u: the rows (`%s`) cannot be read from the spec's arguments", t->line, t->rows);
             return why;
         }
         if (g[0] != C || g[1] != 1 || g[2] != 1 || b[1] != 1 || b[2] != 1) {
-            snprintf(why, n, "line %u: the spec's launch is not one block per column at size set %zu (grid %lldx%lldx%lld"
+            snprintf(why, n, "column store at line %u: the spec's launch is not one block per column at size set %zu (grid %lldx%lldx%lld"
                      ", block %lldx%lldx%lld, `%s` = %lld columns): the rewrite is written for that grid divided by %d",
                      t->line, s + 1, g[0], g[1], g[2], b[0], b[1], b[2], t->cols, C, CS_COLS);
             return why;
@@ -532,7 +540,7 @@ static int coalesced_columns(const rw_context *ctx, rw_result *out)
         return rwp_not_applicable(out, name, f, why);
     const an_param *op = rwp_param_by_name(f, t.out), *ip = rwp_param_by_name(f, t.in);
     if (!op || op->pointer_depth != 1 || !ip || ip->pointer_depth != 1) {
-        snprintf(why, sizeof why, "line %u: %s and %s are not both pointer parameters", t.line, t.in, t.out);
+        snprintf(why, sizeof why, "column store at line %u: %s and %s are not both pointer parameters", t.line, t.in, t.out);
         return rwp_not_applicable(out, name, f, why);
     }
     rwp_pointee_type(op, t.out_type, sizeof t.out_type);
