@@ -238,7 +238,8 @@ static bool tree_end(const km_kernel *k, const km_loop *lp)
     int64_t v = 0;
     if (!lp->cmp || (lp->bound.n && !km_form_value(k, lp->bound, &v)))
         return false;
-    return (!strcmp(lp->cmp, ">") && v == 0) || (!strcmp(lp->cmp, ">=") && v == 1) || (!strcmp(lp->cmp, "!=") && v == 0);
+    return (!strcmp(lp->cmp, ">") && v == 0) || (!strcmp(lp->cmp, ">=") && v == 1) ||
+           (!strcmp(lp->cmp, "!=") && v == 0);
 }
 
 #define REFUSE(...)                                                                          \
@@ -292,8 +293,8 @@ static int match_columns(const char *text, size_t len, const an_function *f, cs_
             const km_access *o = &as[i];
             if (!(o->n_guards == 1 && is_thread0(k, &gs[o->guards[0]])))
                 st = o;
-            REFUSE("store at line %u: a store to %s beside the column's total: the block's other threads write", st->line,
-                   st->buffer);
+            REFUSE("store at line %u: a store to %s beside the column's total: the block's other threads write",
+                   st->line, st->buffer);
         }
         st = &as[i];
     }
@@ -330,13 +331,16 @@ static int match_columns(const char *text, size_t len, const an_function *f, cs_
     if (rl->kind != KM_LOOP_BLOCK_STRIDE || rl->parent >= 0 || !rl->cmp || strcmp(rl->cmp, "<") != 0 ||
         !is_builtin(lone_atom(k, rl->start), KM_ATOM_THREAD_IDX) ||
         !is_builtin(lone_atom(k, rl->step), KM_ATOM_BLOCK_DIM))
-        REFUSE("loop at line %u: the rows loop is not `for (i = threadIdx.x; i < rows; i += blockDim.x)` at the body's top",
+        REFUSE("loop at line %u: the rows loop is not `for (i = threadIdx.x; i < rows; i += blockDim.x)` at the "
+               "body's top",
                rl->line);
     if (!is_size(k, rl->bound) || !size_text(k, rl->bound, t->rows, sizeof t->rows))
-        REFUSE("loop at line %u: the rows loop's bound is not a size of the launch (parameters and constants)", rl->line);
+        REFUSE("loop at line %u: the rows loop's bound is not a size of the launch (parameters and constants)",
+               rl->line);
     const km_atom *rd = lone_atom(k, unconverted(k, a->operand));
     if (!rd || rd->kind != KM_ATOM_READ || !rd->name || rd->n_args != 1)
-        REFUSE("accumulator at line %u: the accumulator %s adds more than one value read from memory: not a plain sum", a->line,
+        REFUSE("accumulator at line %u: the accumulator %s adds more than one value read from memory: not a plain sum",
+               a->line,
                a->name);
     snprintf(t->in, sizeof t->in, "%s", rd->name);
     /* the read's index: C * i + blockIdx.x, i = threadIdx.x + blockDim.x * $L */
@@ -354,7 +358,8 @@ static int match_columns(const char *text, size_t len, const an_function *f, cs_
     km_form C = {ct, nct};
     if (!affine || !is_size(k, C) || !km_form_equal(C, (km_form){lct, nlct}) || nlct != nlt || nbt != 1 ||
         bt[0].n != 0 || bt[0].coef != 1 || ix.n != 2 * nct + 1)
-        REFUSE("load at line %u: the read of %s is not `%s[i * C + blockIdx.x]` down a column (row i of the rows loop, C the "
+        REFUSE("load at line %u: the read of %s is not `%s[i * C + blockIdx.x]` down a column (row i of the rows "
+               "loop, C the "
                "row stride)", a->line, t->in, t->in);
     if (!size_text(k, C, t->cols, sizeof t->cols))
         REFUSE("load at line %u: the row stride of %s cannot be written as C", a->line, t->in);
@@ -370,7 +375,8 @@ static int match_columns(const char *text, size_t len, const an_function *f, cs_
             bool old = strcmp(x->buffer, t->out) == 0 && x->mode == KM_READ &&
                        is_builtin(lone_atom(k, x->index), KM_ATOM_BLOCK_IDX);
             if (!col && !old)
-                REFUSE("load at line %u: a read of %s other than the column's (`%s`): not a plain sum", x->line, x->buffer,
+                REFUSE("load at line %u: a read of %s other than the column's (`%s`): not a plain sum",
+                       x->line, x->buffer,
                        x->buffer);
             continue;
         }
@@ -408,7 +414,8 @@ static int match_columns(const char *text, size_t len, const an_function *f, cs_
             REFUSE("__shared__ array at line %u: %s is used outside the tree's halving loop", x->line, tree);
         const km_loop *tl = &lps[x->loops[0]];
         if (!tree_start(k, tl, extent) || !tree_end(k, tl))
-            REFUSE("tree loop at line %u: the tree loop does not run from half the block (blockDim.x / 2, or half of %s) down "
+            REFUSE("tree loop at line %u: the tree loop does not run from half the block (blockDim.x / 2, or half "
+                   "of %s) down "
                    "to 1", tl->line, tree);
         if (x->n_guards != 1 || strcmp(gs[x->guards[0]].op, "<") != 0 ||
             !is_builtin(lone_atom(k, gs[x->guards[0]].lhs), KM_ATOM_THREAD_IDX) ||
@@ -416,14 +423,16 @@ static int match_columns(const char *text, size_t len, const an_function *f, cs_
             REFUSE("__shared__ array at line %u: the tree's step is not taken under `threadIdx.x < s`", x->line);
         if (x->mode == KM_RMW) {
             if (!at_tx || x->op != KM_OP_SUM)
-                REFUSE("__shared__ array at line %u: the tree combines %s by a %s, not a sum", x->line, tree, km_op_name(x->op));
+                REFUSE("__shared__ array at line %u: the tree combines %s by a %s, not a sum",
+                       x->line, tree, km_op_name(x->op));
             combined = true;
         } else if (x->mode != KM_READ) {
             REFUSE("__shared__ array at line %u: %s is written other than by the tree's sum", x->line, tree);
         }
     }
     if (!filled || !combined)
-        REFUSE("__shared__ array at line %u: %s is not a tree over the threads' sums (S[threadIdx.x] = sum; S[threadIdx.x] += "
+        REFUSE("__shared__ array at line %u: %s is not a tree over the threads' sums (S[threadIdx.x] = sum; "
+               "S[threadIdx.x] += "
                "S[threadIdx.x + s])", a->line, tree);
     /* the store's value: S[0], or out[b] + S[0] */
     km_form v = unconverted(k, st->value);
@@ -437,16 +446,19 @@ static int match_columns(const char *text, size_t len, const an_function *f, cs_
                 (is_read_of(k, (km_form){&v.t[1], 1}, tree, 0) && is_read_of(k, (km_form){&v.t[0], 1}, t->out, 1)))) {
         t->add = true;
     } else {
-        REFUSE("store at line %u: the store to %s[blockIdx.x] is not the tree's total (`= %s[0]`, `+= %s[0]`): not a plain "
+        REFUSE("store at line %u: the store to %s[blockIdx.x] is not the tree's total (`= %s[0]`, `+= %s[0]`): not "
+               "a plain "
                "sum", st->line, t->out, tree, tree);
     }
     /* pointers moved or read through another element size: their accesses are not all known */
     for (size_t i = 0; i < np; i++)
         if (ps[i].pointer && (ps[i].moved_at || ps[i].recast_at))
-            REFUSE("pointer at line %u: %s is moved or recast: its accesses are not all known", ps[i].moved_at ? ps[i].moved_at
+            REFUSE("pointer at line %u: %s is moved or recast: its accesses are not all known",
+                   ps[i].moved_at ? ps[i].moved_at
                    : ps[i].recast_at, ps[i].name);
     if (!decl_type(text, len, a->line, a->name, t->acc_type, sizeof t->acc_type))
-        REFUSE("accumulator at line %u: the accumulator %s is not declared as a scalar type (float, double, int ...)", a->line,
+        REFUSE("accumulator at line %u: the accumulator %s is not declared as a scalar type (float, double, int ...)",
+               a->line,
                a->name);
 out:
     km_free(k);
@@ -496,7 +508,8 @@ static const char *spec_fits(const rw_context *ctx, const an_function *f, const 
             expr_value v;
             if (spec_eval(sp, sp->grid[d], s, 1, &v, NULL, 0) != HK_OK || v.is_float ||
                 spec_eval(sp, sp->block[d], s, 1, &v, NULL, 0) != HK_OK || v.is_float) {
-                snprintf(why, n, "column store at line %u: the spec's launch cannot be evaluated at size set %zu", t->line, s + 1);
+                snprintf(why, n, "column store at line %u: the spec's launch cannot be evaluated at size set %zu",
+                                 t->line, s + 1);
                 return why;
             }
             spec_eval(sp, sp->grid[d], s, 1, &v, NULL, 0);
@@ -505,15 +518,18 @@ static const char *spec_fits(const rw_context *ctx, const an_function *f, const 
             b[d] = v.i;
         }
         if (!eval_kernel_text(sp, f, t->cols, s, &C)) {
-            snprintf(why, n, "column store at line %u: the columns (`%s`) cannot be read from the spec's arguments", t->line, t->cols);
+            snprintf(why, n, "column store at line %u: the columns (`%s`) cannot be read from the spec's arguments",
+                             t->line, t->cols);
             return why;
         }
         if (!eval_kernel_text(sp, f, t->rows, s, &R)) {
-            snprintf(why, n, "column store at line %u: the rows (`%s`) cannot be read from the spec's arguments", t->line, t->rows);
+            snprintf(why, n, "column store at line %u: the rows (`%s`) cannot be read from the spec's arguments",
+                             t->line, t->rows);
             return why;
         }
         if (g[0] != C || g[1] != 1 || g[2] != 1 || b[1] != 1 || b[2] != 1) {
-            snprintf(why, n, "column store at line %u: the spec's launch is not one block per column at size set %zu (grid %lldx%lldx%lld"
+            snprintf(why, n, "column store at line %u: the spec's launch is not one block per column at size set "
+                             "%zu (grid %lldx%lldx%lld"
                      ", block %lldx%lldx%lld, `%s` = %lld columns): the rewrite is written for that grid divided by %d",
                      t->line, s + 1, g[0], g[1], g[2], b[0], b[1], b[2], t->cols, C, CS_COLS);
             return why;
@@ -540,7 +556,8 @@ static int coalesced_columns(const rw_context *ctx, rw_result *out)
         return rwp_not_applicable(out, name, f, why);
     const an_param *op = rwp_param_by_name(f, t.out), *ip = rwp_param_by_name(f, t.in);
     if (!op || op->pointer_depth != 1 || !ip || ip->pointer_depth != 1) {
-        snprintf(why, sizeof why, "column store at line %u: %s and %s are not both pointer parameters", t.line, t.in, t.out);
+        snprintf(why, sizeof why, "column store at line %u: %s and %s are not both pointer parameters",
+                                  t.line, t.in, t.out);
         return rwp_not_applicable(out, name, f, why);
     }
     rwp_pointee_type(op, t.out_type, sizeof t.out_type);
