@@ -128,6 +128,21 @@ static bool is_read_of(const km_kernel *k, km_form f, const char *buffer, int wh
     return is_builtin(lone_atom(k, a->args[0]), KM_ATOM_BLOCK_IDX);
 }
 
+/* Is f `threadIdx.x + s`, s the tree loop's variable (atom s)? */
+static bool is_partner(const km_kernel *k, km_form f, uint32_t s)
+{
+    if (f.n != 2)
+        return false;
+    bool tx = false, sv = false;
+    for (uint32_t i = 0; i < 2; i++) {
+        if (f.t[i].coef != 1 || f.t[i].n != 1)
+            return false;
+        tx |= is_builtin(atom_of(k, f.t[i].atoms[0]), KM_ATOM_THREAD_IDX);
+        sv |= f.t[i].atoms[0] == s;
+    }
+    return tx && sv;
+}
+
 /* Is g `threadIdx.x == 0`? */
 static bool is_thread0(const km_kernel *k, const km_guard *g)
 {
@@ -425,9 +440,16 @@ static int match_columns(const char *text, size_t len, const an_function *f, cs_
             if (!at_tx || x->op != KM_OP_SUM)
                 REFUSE("__shared__ array at line %u: the tree combines %s by a %s, not a sum",
                        x->line, tree, km_op_name(x->op));
+            const km_atom *v = lone_atom(k, x->value);
+            if (!v || v->kind != KM_ATOM_READ || !v->name || strcmp(v->name, tree) != 0 || v->n_args != 1 ||
+                !is_partner(k, v->args[0], tl->counter))
+                REFUSE("__shared__ array at line %u: the tree does not add %s[threadIdx.x + s] into "
+                       "%s[threadIdx.x]", x->line, tree, tree);
             combined = true;
         } else if (x->mode != KM_READ) {
             REFUSE("__shared__ array at line %u: %s is written other than by the tree's sum", x->line, tree);
+        } else if (!is_partner(k, x->index, tl->counter)) {
+            REFUSE("__shared__ array at line %u: the tree reads %s other than at threadIdx.x + s", x->line, tree);
         }
     }
     if (!filled || !combined)

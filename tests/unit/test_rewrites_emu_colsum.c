@@ -6,7 +6,8 @@
  * original on its own launch (one block per column, the power-of-two block its tree
  * needs), the candidate on ceil(C / 32) blocks of 256, 96 (a partial warp of slices), 1024
  * (32 slices) and 16 (fewer threads than columns), columns 1, 31, 33, 70 and 129 (partial
- * last blocks), rows 1 to 300, three thread orders. A broken copy (the other slices' sums
+ * last blocks), rows 1 to 300, three thread orders; likewise block_tree's fixture of the class
+ * (rewrite_tree/colsum_coarsened.cu: `total[c] = total[c] + S[0]`). A broken copy (the other slices' sums
  * left out) must differ. The candidate compiles with nvcc -arch=sm_90. The refusals (not a
  * plain sum, the block's other threads write, a spec whose grid is not one block per
  * column, columns the spec cannot give) are checked through the registry with their lines. */
@@ -134,6 +135,26 @@ static char *candidate(const char *src, bool broken)
     return b;
 }
 
+/* block_tree's fixture of the same class (session 31: a column and a width through
+ * temporaries, the barrier first in a `h >= 1; h /= 2` tree, `total[c] = total[c] + S[0]`). */
+static const char helpers_acc[] =
+    "static const int sizes[][2] = {{1, 1}, {7, 31}, {300, 33}, {45, 70}, {130, 129}};\n"
+    "static const unsigned cblocks[] = {256, 96, 1024, 16};\n"
+    "static int bad_cases = 0;\n";
+static const char driver_acc[] =
+    "for (int z = 0; z < 5; z++)\n"
+    "    for (int v = 0; v < 4; v++) {\n"
+    "        const int R = sizes[z][0], C = sizes[z][1];\n"
+    "        emu::schedule = (z + v) % 3;\n"
+    "        emu::buf<float> m((size_t)R * C), o(C), c(C);\n"
+    "        m.fill(z + 2 * v); o.fill(1); c.fill(1);\n"
+    "        emu::launch(dim3(C), dim3(32), 32 * 4, [&] { orig::colsum_acc(o, m, R, C); });\n"
+    "        emu::launch(dim3((C + 31) / 32), dim3(cblocks[v]), 0, [&] { cand::colsum_acc(c, m, R, C); });\n"
+    "        int f = emu::failures;\n"
+    "        emu::expect(\"colsum_acc\", o, c, 1e-5, 10.0 * R);\n"
+    "        if (emu::failures != f) { bad_cases++; printf(\"  (colsum_acc: %d x %d, block %u)\\n\", R, C, cblocks[v]); }\n"
+    "    }\n";
+
 static void colsum_run(void **state)
 {
     (void)state;
@@ -144,6 +165,12 @@ static void colsum_run(void **state)
     free(cand);
     cand = candidate(src, true);
     emu_run_pair(tmpdir, "colsum_broken", src, cand, helpers, driver_broken, EMU_OK);
+    free(cand);
+    free(src);
+    src = rwf_data_file("rewrite_tree/colsum_coarsened.cu");
+    cand = emu_rewrite(src, "colsum_acc", "coalesced_columns", NULL);
+    assert_non_null(strstr(cand, "total[hk_col] = (float)((float)total[hk_col] + hk_total);"));
+    emu_run_pair(tmpdir, "colsum_acc", src, cand, helpers_acc, driver_acc, EMU_OK);
     free(cand);
     free(src);
 }
@@ -222,6 +249,7 @@ static void colsum_refusals(void **state)
     } cases[] = {
         {"col_mean", 84, "not a plain sum"},
         {"col_max", 91, "a max, not a plain sum"},
+        {"col_sum_skewed_tree", 136, "the tree reads part other than at threadIdx.x + s"},
         {"col_sum_all_write", 113, "a store to partials beside the column's total: the block's other threads write"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {

@@ -120,3 +120,22 @@ __global__ void col_sum_all_write(const float *in, float *out, float *partials, 
     if (threadIdx.x == 0)
         out[blockIdx.x] = part[0];
 }
+
+// Not the tree over the threads' sums: each step adds the slot 2s away, so half the
+// threads' sums are never added.
+__global__ void col_sum_skewed_tree(const float *in, float *out, int R, int C)
+{
+    extern __shared__ float part[];
+    float s = 0.0f;
+    for (int i = threadIdx.x; i < R; i += blockDim.x)
+        s += in[i * C + blockIdx.x];
+    part[threadIdx.x] = s;
+    __syncthreads();
+    for (int k = blockDim.x / 2; k > 0; k >>= 1) {
+        if (k > threadIdx.x)
+            part[threadIdx.x] += part[threadIdx.x + 2 * k];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0)
+        out[blockIdx.x] = part[0];
+}
