@@ -540,19 +540,19 @@ static const char *spec_fits(const rw_context *ctx, const an_function *f, const 
             b[d] = v.i;
         }
         if (!eval_kernel_text(sp, f, t->cols, s, &C)) {
-            snprintf(why, n, "column store at line %u: the columns (`%s`) cannot be read from the spec's arguments",
+            snprintf(why, n, "column store at line %u: the columns (`%.160s`) cannot be read from the spec's arguments",
                              t->line, t->cols);
             return why;
         }
         if (!eval_kernel_text(sp, f, t->rows, s, &R)) {
-            snprintf(why, n, "column store at line %u: the rows (`%s`) cannot be read from the spec's arguments",
+            snprintf(why, n, "column store at line %u: the rows (`%.160s`) cannot be read from the spec's arguments",
                              t->line, t->rows);
             return why;
         }
         if (g[0] != C || g[1] != 1 || g[2] != 1 || b[1] != 1 || b[2] != 1) {
             snprintf(why, n, "column store at line %u: the spec's launch is not one block per column at size set "
-                             "%zu (grid %lldx%lldx%lld"
-                     ", block %lldx%lldx%lld, `%s` = %lld columns): the rewrite is written for that grid divided by %d",
+                             "%zu (grid %lldx%lldx%lld, block %lldx%lldx%lld, `%.160s` = %lld columns): the rewrite is "
+                             "written for that grid divided by %d",
                      t->line, s + 1, g[0], g[1], g[2], b[0], b[1], b[2], t->cols, C, CS_COLS);
             return why;
         }
