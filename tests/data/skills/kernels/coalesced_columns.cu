@@ -8,7 +8,7 @@ __global__ void column_totals(const float *m, float *totals, int rows, int cols)
     part[threadIdx.x] = s;
     __syncthreads();
     for (int k = blockDim.x / 2; k > 0; k >>= 1) {
-        if (threadIdx.x < k)
+        if (k > threadIdx.x)
             part[threadIdx.x] += part[threadIdx.x + k];
         __syncthreads();
     }
