@@ -237,7 +237,7 @@ static void test_bad_split_joined(void **state)
     assert_int_equal(hk_alloc_live(), 0);
 }
 
-/* Random edits to a 150-kernel file (~110 KB: some 30 chunks, over AN_PARALLEL_MIN so
+/* Random edits to a 150-kernel file (~110 KB, ~70 chunks; over AN_PARALLEL_MIN so
  * that the fresh documents parse on several threads): few chunks parsed per edit, and
  * every few steps the same model and chunks as a fresh document's. (300 kernels until
  * session 34: twice the CPU, most of it in the 50 fresh parses, for no other path.) */
