@@ -37,8 +37,15 @@ rm -f "$log"
 # a cpuacct group of its own, when one can be made
 grp=/sys/fs/cgroup/cpuacct/hk-cold-test-$$
 mkdir "$grp" 2>/dev/null || grp=
+# ./hk test's python3: the interpreter itself where python3 is a version manager's shim
+# (direct_python, which leaves the link in the plain tree's test-python/; BUILD's own, or
+# its grammar donor's)
+py=
+for d in "$build/test-python" "$(sed -n 's/^HK_GRAMMAR_FROM:PATH=//p' "$build/CMakeCache.txt" 2>/dev/null)/test-python"; do
+  [ -x "$d/python3" ] && { py=$d:; break; }
+done
 cd "$build/tests" 2>/dev/null || cd "$build"
-PATH=$build/test-tools:$PATH HK_NVCC_CACHE=$cache/nvcc HK_CACHE_DIR=$cache \
+PATH=$py$build/test-tools:$PATH HK_NVCC_CACHE=$cache/nvcc HK_CACHE_DIR=$cache \
   HK_COMPILE_WRITABLE=$cache/nvcc:$out HK_NVCC_LOG=$log HK_TEST_NAME=$tag \
   /usr/bin/time -f "%U %S %e" -o "$out/$tag.time" \
   sh -c '[ -z "$1" ] || echo $$ > "$1/cgroup.procs"; shift; exec "$@"' cold "$grp" "$bin" \
