@@ -8,8 +8,9 @@
 #
 #   bench/ci/cold-test.sh BUILD TEST_BINARY TAG [OUTDIR]
 #   HK_KEEP_CACHE=DIR bench/ci/cold-test.sh ...   the caches in DIR, kept (a plain run, then
-#                                                the ASan build's test with the same DIR: the
-#                                                two passes of a clean clone)
+#                                                the ASan build's test with the same DIR and
+#                                                HK_PLAIN_PASS_RAN=1: the two passes of a
+#                                                clean clone)
 #
 # BUILD: the build folder (its test-tools/); TEST_BINARY: the test's executable (a copy of
 # an older build's runs too: it finds its data through the paths built into it); TAG names
@@ -44,6 +45,11 @@ py=
 for d in "$build/test-python" "$(sed -n 's/^HK_GRAMMAR_FROM:PATH=//p' "$build/CMakeCache.txt" 2>/dev/null)/test-python"; do
   [ -x "$d/python3" ] && { py=$d:; break; }
 done
+# a sanitized build: ./hk test's ASan pass's options (HK_PLAIN_PASS_RAN=1, which that pass
+# sets after a plain pass that passed, is the caller's to give)
+if grep -q '^HK_SANITIZE:BOOL=ON' "$build/CMakeCache.txt" 2>/dev/null; then
+  export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
+fi
 cd "$build/tests" 2>/dev/null || cd "$build"
 PATH=$py$build/test-tools:$PATH HK_NVCC_CACHE=$cache/nvcc HK_CACHE_DIR=$cache \
   HK_COMPILE_WRITABLE=$cache/nvcc:$out HK_NVCC_LOG=$log HK_TEST_NAME=$tag \
