@@ -268,8 +268,7 @@ static int scan_block(hz *z, const rw_toks *ts, size_t a, size_t b, hz_scope *u,
                 d = de + 1;
             }
             hk_free(type);
-            st = se;
-            continue;
+            /* its other declarators may call the file's functions: `int in = f(p, t + k * 5);` */
         }
         /* calls of the file's functions that pass values the same for every thread */
         for (size_t k = st; k + 1 < se && !rc && !z->why[0]; k++) {
