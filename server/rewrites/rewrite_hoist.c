@@ -63,8 +63,19 @@ typedef struct {
     size_t n_funcs;
     char *col_type[RW_TILE_MAX_COLUMNS];
     size_t n_cols;
-    char why[600];
+    char why[600];    /* a refusal of the whole rewrite */
+    char soft[600];   /* the first call not followed (its values stay per thread): said when
+                       * nothing is hoisted */
 } hz;
+
+/* Drops the columns from c0 and the copies from n_funcs on (a call not followed after all). */
+static void rollback(hz *z, size_t c0, size_t n_funcs)
+{
+    while (z->n_cols > c0)
+        hk_free(z->col_type[--z->n_cols]);
+    while (z->n_funcs > n_funcs)
+        rwl_edits_free(&z->funcs[--z->n_funcs].es);
+}
 
 static const char *const math_calls[] = {
     "sin",   "cos",   "tan",   "sinf",   "cosf",   "tanf",   "asin",  "acos",  "atan",  "asinf", "acosf",
@@ -337,7 +348,7 @@ static int scan_block(hz *z, const rw_toks *ts, size_t a, size_t b, hz_scope *u,
                 aa = ae + 1;
             }
             if (!rc && any) {
-                size_t c0 = z->n_cols, hf = 0;
+                size_t c0 = z->n_cols, f0 = z->n_funcs, hf = 0;
                 bool greads = false;
                 struct hk_buf inner;
                 hk_buf_init(&inner, RW_TEXT_MAX);
@@ -349,11 +360,14 @@ static int scan_block(hz *z, const rw_toks *ts, size_t a, size_t b, hz_scope *u,
                                                depth, pi);
                 rc = rc ? rc : scan_function(z, g, &gu, depth + 1, &inner, &greads, &hf);
                 rc = rc ? rc : hk_buf_appends(&inner, "}\n");
+                if (!rc && !z->why[0] && z->n_cols > c0 && greads && !straight) {
+                    /* the loader would read what a step that skips the call does not */
+                    rwl_refuse(z->soft, sizeof z->soft, ts, z->text, k, "call",
+                               "the call of %s is not made at every step, and the values it computes read memory",
+                               g->name);
+                    rollback(z, c0, f0);
+                }
                 if (!rc && !z->why[0] && z->n_cols > c0) {
-                    if (greads && !straight)
-                        rwl_refuse(z->why, sizeof z->why, ts, z->text, k, "call",
-                                   "the call of %s is not made at every step, and the values it computes read "
-                                   "memory", g->name);
                     *reads = *reads || greads;
                     rc = hk_buf_appends(stage, "{\n");
                     rc = rc ? rc : hk_buf_append(stage, gs.data, gs.len);
@@ -387,8 +401,11 @@ static int scan_function(hz *z, const an_function *g, hz_scope *u, int depth, st
         return HK_OK;
     for (size_t i = 0; i < z->n_funcs; i++)
         if (z->funcs[i].f == g) {
-            snprintf(z->why, sizeof z->why, "call of %s at line %d: it is called twice on the way to a value "
-                     "computed once per element", g->name, rwl_line_at(z->text, g->name_span.start_byte));
+            /* its copy takes the first call's values: this call keeps the original */
+            if (!z->soft[0])
+                snprintf(z->soft, sizeof z->soft, "function %s at line %d: called a second time on the way to "
+                         "a value computed once per element (that call keeps the original)", g->name,
+                         rwl_line_at(z->text, g->name_span.start_byte));
             return HK_OK;
         }
     if (z->n_funcs == HZ_MAX_FUNCS)
@@ -416,11 +433,12 @@ static int scan_function(hz *z, const an_function *g, hz_scope *u, int depth, st
                 break;
             }
     /* a template parameter must be the kernel's, of the same name, given by a bound value */
+    bool mapped = true;
     if (g->template_params) {
         rw_toks tt = {0};
         if ((rc = rwl_lex(g->template_params, 0, (uint32_t)strlen(g->template_params), &tt)))
             goto lexfail;
-        for (size_t k = 0; k + 1 < tt.n && !z->why[0]; k++) {
+        for (size_t k = 0; k + 1 < tt.n && mapped; k++) {
             if (!rwl_tok_is(&tt, k, "typename") && !rwl_tok_is(&tt, k, "class"))
                 continue;
             char pn[64];
@@ -432,14 +450,17 @@ static int scan_function(hz *z, const an_function *g, hz_scope *u, int depth, st
                     if (u->v[i].name[0] && g->params[pi].name && !strcmp(g->params[pi].name, u->v[i].name) &&
                         g->params[pi].elem_type && !strcmp(g->params[pi].elem_type, pn) && !strcmp(u->v[i].elem, pn))
                         given = true;
-            if (!given || !z->kf->template_params || !strstr(z->kf->template_params, pn))
-                snprintf(z->why, sizeof z->why, "call of %s at line %d: its template parameter %s is not given by "
-                         "a value of the kernel's own %s", g->name, rwl_line_at(z->text, g->name_span.start_byte), pn,
-                         pn);
+            if (!given || !z->kf->template_params || !strstr(z->kf->template_params, pn)) {
+                if (!z->soft[0])
+                    snprintf(z->soft, sizeof z->soft, "function %s at line %d: its template parameter %s is not "
+                             "given by a value of the kernel's own %s (its values are not followed)", g->name,
+                             rwl_line_at(z->text, g->name_span.start_byte), pn, pn);
+                mapped = false;
+            }
         }
         rwl_toks_free(&tt);
     }
-    if (!z->why[0])
+    if (mapped)
         rc = scan_block(z, &ts, ob + 1, oc, u, depth, stage, &hf->es, reads);
 lexfail:
     hf->c1 = z->n_cols;
@@ -478,7 +499,7 @@ lexfail:
         hk_buf_free(&pb);
         if (rc == HK_EINVAL) {
             rc = HK_OK;
-            snprintf(z->why, sizeof z->why, "call of %s at line %d: its parameter list is not read", g->name,
+            snprintf(z->why, sizeof z->why, "function %s at line %d: its parameter list is not read", g->name,
                      rwl_line_at(z->text, g->name_span.start_byte));
         }
         *hfunc = (size_t)(hf - z->funcs);
@@ -613,6 +634,7 @@ static int hoist_text(hz *z, char **out, char **stage)
             scope_add(&ku, p->name, strlen(p->name), p->elem_type ? p->elem_type : "", true);
     }
     /* the first counted loop `for (TYPE v = ...; ...) { ... }` whose steps hoist a value */
+    int first_loop = 0;
     for (size_t k = 1; !rc && k + 2 < ts.n && !z->n_cols && !z->why[0]; k++) {
         if (!rwl_tok_is_ident(&ts, k, "for") || !rwl_tok_is(&ts, k + 1, "("))
             continue;
@@ -624,6 +646,8 @@ static int hoist_text(hz *z, char **out, char **stage)
         if (!v || hc + 1 >= ts.n || !rwl_tok_is(&ts, hc + 1, "{"))
             continue;
         size_t bc = rwl_match_close(&ts, hc + 1);
+        if (!first_loop)
+            first_loop = rwl_line_at(z->text, ts.t[k].start);
         hz_scope u = ku;
         char *ct = plain_type(&ts, k + 2, v);
         if (!ct) {
@@ -647,8 +671,15 @@ static int hoist_text(hz *z, char **out, char **stage)
     if (rc || z->why[0])
         goto out;
     if (!z->n_cols) {
-        snprintf(z->why, sizeof z->why, "loop at line %d: no step computes a math function of values that are the "
-                 "same for every thread", rwl_line_at(z->text, f->body_span.start_byte));
+        if (z->soft[0])
+            snprintf(z->why, sizeof z->why, "%s", z->soft);
+        else if (first_loop)
+            snprintf(z->why, sizeof z->why, "loop at line %d: no step computes a math function of values that are "
+                     "the same for every thread (the loop's counter, parameters and tables nothing writes)",
+                     first_loop);
+        else
+            snprintf(z->why, sizeof z->why, "kernel body at line %d: no counted loop `for (T k = ...) { ... }`",
+                     rwl_line_at(z->text, f->body_span.start_byte));
         goto out;
     }
     /* the helpers' copies, each after its original */

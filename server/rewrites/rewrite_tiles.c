@@ -448,6 +448,27 @@ static bool call_moves_with(const ut_scan *s, const km_param *params, size_t n_p
     return false;
 }
 
+/* Does the body of the `for` on line ln use a computed column (a value the block stages like
+ * a read that moves with the counter)? */
+static bool loop_reads_column(const ut_scan *s, int ln, const rw_tile_columns *cols)
+{
+    const rw_toks *ts = s->ts;
+    for (size_t k = 0; k + 1 < ts->n; k++) {
+        if (!tok_is(s, k, "for") || !tok_is(s, k + 1, "(") || rwl_line_at(s->text, ts->t[k].start) != ln)
+            continue;
+        size_t hc = rwl_match_close(ts, k + 1);
+        if (hc + 1 >= ts->n)
+            return false;
+        size_t be = rwl_stmt_end(ts, hc + 1, ts->n - 1);
+        for (size_t j = hc + 1; j < be; j++)
+            for (size_t c = 0; c < cols->n; c++)
+                if (tok_is(s, j, cols->name[c]))
+                    return true;
+        return false;
+    }
+    return false;
+}
+
 static const char *const reserved[] = {
     "hk_on", "hk_done", "hk_base", "hk_k0", "hk_l", "hk_j", "hk_g", "hk_u", "hk_full", "hk_tile0", "hk_tile1",
     "hk_tile2", "hk_tile3", "hk_tile4", "hk_tile5", "hk_tile6", "hk_tile7", "hk_tile8", "hk_tile9",
@@ -544,10 +565,13 @@ static int tiles_core(const rw_context *ctx, int tile, int unroll, const rw_tile
             for (size_t r = 0; r < n_rs && !any; r++)
                 any = rs[r].n_loops && rs[r].loops[rs[r].n_loops - 1] == li && !rs[r].ambiguous &&
                       km_form_mentions(km, rs[r].index, lp->counter);
-            if (!any)
-                why = call_moves_with(s, params, n_params, ln, lp->var, call_why, sizeof call_why)
-                          ? call_why
-                          : "no read in it moves with its counter";
+            /* a call that reads the table refuses here, so that its reads are brought into the
+             * text and staged too (rw_tiles_with_columns' second try); with none, the computed
+             * columns alone make the loop one to stage */
+            if (!any && call_moves_with(s, params, n_params, ln, lp->var, call_why, sizeof call_why))
+                why = call_why;
+            else if (!any && !(cols && loop_reads_column(s, ln, cols)))
+                why = "no read in it moves with its counter";
         }
         if (!why) {
             /* the `for` token on its line that declares its variable */
@@ -1108,7 +1132,13 @@ static int tiles_core(const rw_context *ctx, int tile, int unroll, const rw_tile
             rc = hk_buf_appends(&b, "          {\n");
             for (size_t c = 0; c < cols->n && !rc; c++)
                 rc = hk_buf_printf(&b, "            %s %s;\n", cols->type[c], cols->name[c]);
-            rc = rc ? rc : hk_buf_printf(&b, "%s", cols->staging);
+            /* the staging code, indented as the loader's body */
+            for (const char *l = cols->staging; *l && !rc;) {
+                const char *nl = strchr(l, '\n');
+                size_t n = nl ? (size_t)(nl - l) : strlen(l);
+                rc = hk_buf_printf(&b, "            %.*s\n", (int)n, l);
+                l += n + (nl != NULL);
+            }
             for (size_t c = 0; c < cols->n && !rc; c++)
                 for (size_t u = 0; u < n_sites && !rc; u++)
                     if (sites[u].column && sites[u].col == c) {

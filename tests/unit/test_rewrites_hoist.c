@@ -3,7 +3,7 @@
  * table_hoist): the math inside two template helpers (helper.cu: first rotated box, a
  * grid-stride loop, batches on y, a block-uniform return, a break), inline in the loop
  * (inline.cu: cosf/sinf, an early return, no break), inline under an if body with a break
- * (break.cu: expf). Each rewrite must apply, hoist its values into tiles, and run bit for bit
+ * (break.cu: expf), and with the table read only inside the value (only.cu). Each rewrite must apply, hoist its values into tiles, and run bit for bit
  * like its original in the block emulator (emu_block.h) on ragged sizes, partial tiles and
  * three thread orders; a value loaded from the wrong column, or read before its barrier,
  * must differ. Near-misses are refused with the construct. */
@@ -62,21 +62,27 @@ static void spellings_apply(void **state)
     assert_non_null(strstr(t, "T c = hk_c0, s = hk_c1;"));                  /* in rotate_into_hk */
     assert_non_null(strstr(t, "rotate_into_hk(px - cx, py - cy, angle, u, v, hk_c0, hk_c1);"));
     assert_non_null(strstr(t, "holds_hk(p, hk_ua, u, v, hk_tile5[hk_j], hk_tile6[hk_j])"));
-    assert_non_null(strstr(t, "T c = cos(angle);\nhk_c0 = c;"));            /* the loader's */
+    assert_non_null(strstr(t, "T c = cos(angle);\n            hk_c0 = c;"));            /* the loader's */
     assert_non_null(strstr(t, "T c = cos(angle), s = sin(angle);"));        /* the original stays */
     free(t);
     free(src);
     src = read_data("inline.cu");
     t = emu_rewrite(src, "count_above", "table_hoist", NULL);
     assert_non_null(strstr(t, "float ca = hk_tile"));
-    assert_non_null(strstr(t, "float ca = cosf(a);\nhk_c0 = ca;"));
+    assert_non_null(strstr(t, "float ca = cosf(a);\n            hk_c0 = ca;"));
     assert_null(strstr(t, "cosf(a), sa"));
     free(t);
     free(src);
     src = read_data("break.cu");
     t = emu_rewrite(src, "first_reached", "table_hoist", NULL);
-    assert_non_null(strstr(t, "float lim = expf(w[k]) * 0.5f;\nhk_c0 = lim;"));
+    assert_non_null(strstr(t, "float lim = expf(w[k]) * 0.5f;\n            hk_c0 = lim;"));
     assert_non_null(strstr(t, "hk_done = true; break;"));
+    free(t);
+    free(src);
+    /* no read of the table left in the step: the loop is still the one staged */
+    src = read_data("only.cu");
+    t = emu_rewrite(src, "first_reached", "table_hoist", NULL);
+    assert_non_null(strstr(t, "float lim = hk_tile0[hk_j];"));
     free(t);
     free(src);
 }
@@ -104,7 +110,7 @@ static void near_misses_refused(void **state)
     /* the angle read per thread: nothing to compute once */
     char *per_thread = emu_replaced(src, "float ca = cosf(a), sa = sinf(a);", "float ca = cosf(a + x), sa = sinf(a);");
     char *t = emu_rewrite(per_thread, "count_above", "table_hoist", NULL);   /* sinf(a) still hoists */
-    assert_null(strstr(t, "cosf(a + x);\nhk_c"));
+    assert_null(strstr(t, "cosf(a + x);\n            hk_c"));
     free(t);
     /* a division: an integer one could trap where the step would not run */
     char *div = emu_replaced(src, "float ca = cosf(a), sa = sinf(a);", "float ca = cosf(a) / off, sa = 1.0f / off;");
@@ -200,6 +206,18 @@ static void emulated_runs(void **state)
     pair("hoist_break", brk, "first_reached", NULL, break_drv, NULL, NULL);
     pair("hoist_break_t128", brk, "first_reached", (const int[]){128, 4, 0}, break_drv, NULL, NULL);
     pair("hoist_break_wrong", brk, "first_reached", NULL, break_drv, "hk_c0 = lim;", "hk_c0 = 1e30f;");
+    char *only = read_data("only.cu");
+    static const char only_drv[] =
+        "const int n = 200, m = 300;\n"
+        "emu::buf<float> w(m), val(n);\n"
+        "w.fill_mod(3, 5); val.fill_mod(5, 40);\n"
+        "for (unsigned bl : {64u, 96u})\n"
+        "    PAIR(n, emu::launch(dim3((n + bl - 1) / bl), dim3(bl), 0,\n"
+        "         [&] { NS::first_reached(n, m, w, val, idx); }));\n";
+    pair("hoist_only", only, "first_reached", (const int[]){128, 4, 0}, only_drv, NULL, NULL);
+    pair("hoist_only_nobarrier", only, "first_reached", (const int[]){128, 4, 0}, only_drv,
+         "      __syncthreads();\n", "\n");
+    free(only);
     emu_batch_run(&batch);
     free(helper);
     free(inl);
