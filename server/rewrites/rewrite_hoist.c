@@ -418,6 +418,7 @@ static int scan_function(hz *z, const an_function *g, hz_scope *u, int depth, st
     while (ob < ts.n && ts.t[ob].start != g->body_span.start_byte)
         ob++;
     size_t oc = ob < ts.n ? rwl_match_close(&ts, ob) : ts.n;
+    size_t self = z->n_funcs;
     hz_func *hf = &z->funcs[z->n_funcs++];
     memset(hf, 0, sizeof *hf);
     hf->f = g;
@@ -507,8 +508,8 @@ lexfail:
         return rc;
     }
 drop:
-    rwl_edits_free(&hf->es);
-    z->n_funcs--;
+    /* g and the copies its calls asked for (none when it computes nothing) */
+    rollback(z, z->n_cols, self);
     rwl_toks_free(&ts);
     return rc;
 }

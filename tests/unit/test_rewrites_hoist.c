@@ -53,6 +53,12 @@ static char *read_data(const char *name)
     return r;
 }
 
+static int call_hoist(const fixture *fx, size_t k, rw_result *r)
+{
+    rw_context ctx = {.text = fx->text, .len = fx->len, .m = fx->m, .kernel = k};
+    return rw_apply_named("table_hoist", &ctx, NULL, r, NULL);
+}
+
 /* The values are computed by the loader and read from tiles; the helpers are copied. */
 static void spellings_apply(void **state)
 {
@@ -65,6 +71,12 @@ static void spellings_apply(void **state)
     assert_non_null(strstr(t, "T c = cos(angle);\n            hk_c0 = c;"));            /* the loader's */
     assert_non_null(strstr(t, "T c = cos(angle), s = sin(angle);"));        /* the original stays */
     free(t);
+    {   /* out of memory anywhere, both analyses included: HK_ENOMEM, nothing left */
+        fixture fx;
+        load_text(src, &fx);
+        rwf_survives_alloc_failures(&fx, kernel(&fx, "first_rotated_box"), call_hoist);
+        unload(&fx);
+    }
     free(src);
     src = read_data("inline.cu");
     t = emu_rewrite(src, "count_above", "table_hoist", NULL);
