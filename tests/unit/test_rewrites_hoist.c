@@ -236,12 +236,46 @@ static void emulated_runs(void **state)
     free(brk);
 }
 
+/* mmcv's own points_in_boxes_part (bench/wild/src, where extracted; not part of the
+ * repository), rewritten and emulated against itself: the box read in check_pt_in_box3d,
+ * cos/sin of its angle two helpers down, the break, the block-uniform return of the extra
+ * batch; a missing barrier differs. */
+static void wild_kernel_emulated(void **state)
+{
+    (void)state;
+    SKIP_WITHOUT_EMULATOR();
+    char *src = rwf_wild_text("mmcv_points_in_boxes_part", NULL);
+    if (!src)
+        skip();
+    emu_batch_init(&batch, tmpdir, __func__);
+    static const char drv[] =
+        "const int b = 2, n = 333, m = 300;\n"
+        "emu::buf<float> boxes(b * m * 7), pts(b * n * 3);\n"
+        "boxes.fill_mod(13, 4); pts.fill_mod(14, 4);\n"
+        "for (unsigned bl : {64u, 96u})\n"
+        "    PAIR(b * n, emu::launch(dim3((n + bl - 1) / bl, b + 1), dim3(bl), 0,\n"
+        "         [&] { NS::points_in_boxes_part_forward_cuda_kernel<float>(b, m, n, boxes, pts, idx); }));\n";
+    char *cand = emu_rewrite(src, "points_in_boxes_part_forward_cuda_kernel", "table_hoist", NULL);
+    assert_non_null(strstr(cand, "T cosa = hk_c0, sina = hk_c1;"));
+    /* the header's include guard, defined by the original's copy, would hide the rewrite's */
+    char *open = emu_replaced(cand, "#ifndef ", "#if 1 // ");
+    emu_batch_add_pair(&batch, "mmcv_points_in_boxes_part", src, open, emu_helpers, drv, EMU_OK);
+    char *broken = emu_replaced(open, "      __syncthreads();\n", "\n");
+    emu_batch_add_pair(&batch, "mmcv_points_in_boxes_part_broken", src, broken, emu_helpers, drv, EMU_DIFFERS);
+    emu_batch_run(&batch);
+    free(broken);
+    free(open);
+    free(cand);
+    free(src);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(spellings_apply),
         cmocka_unit_test(near_misses_refused),
         cmocka_unit_test(emulated_runs),
+        cmocka_unit_test(wild_kernel_emulated),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
