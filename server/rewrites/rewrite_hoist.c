@@ -644,9 +644,14 @@ static int hoist_text(hz *z, char **out, char **stage)
             if (ts.t[j].kind == T_IDENT && rwl_tok_is(&ts, j + 1, "=") &&
                 (rwl_is_type_word(&ts, j - 1) || ts.t[j - 1].kind == T_IDENT))
                 v = j;
-        if (!v || hc + 1 >= ts.n || !rwl_tok_is(&ts, hc + 1, "{"))
+        if (!v || hc + 1 >= ts.n)
             continue;
-        size_t bc = rwl_match_close(&ts, hc + 1);
+        /* its body's statements [ba, bc): a block's, or the one statement */
+        bool braced = rwl_tok_is(&ts, hc + 1, "{");
+        size_t ba = braced ? hc + 2 : hc + 1;
+        size_t bc = braced ? rwl_match_close(&ts, hc + 1) : rwl_stmt_end(&ts, hc + 1, ts.n);
+        if (bc > ts.n)
+            continue;
         if (!first_loop)
             first_loop = rwl_line_at(z->text, ts.t[k].start);
         hz_scope u = ku;
@@ -661,7 +666,7 @@ static int hoist_text(hz *z, char **out, char **stage)
             continue;
         bool reads = false;
         hk_buf_reset(&sb);
-        rc = scan_block(z, &ts, hc + 2, bc, &u, 0, &sb, &es, &reads);
+        rc = scan_block(z, &ts, ba, bc, &u, 0, &sb, &es, &reads);
         if (!rc && !z->n_cols && !z->why[0]) {
             for (size_t i = 0; i < z->n_funcs; i++)
                 rwl_edits_free(&z->funcs[i].es);
@@ -679,7 +684,7 @@ static int hoist_text(hz *z, char **out, char **stage)
                      "the same for every thread (the loop's counter, parameters and tables nothing writes)",
                      first_loop);
         else
-            snprintf(z->why, sizeof z->why, "kernel body at line %d: no counted loop `for (T k = ...) { ... }`",
+            snprintf(z->why, sizeof z->why, "kernel body at line %d: no counted loop `for (T k = ...; ...; ...)`",
                      rwl_line_at(z->text, f->body_span.start_byte));
         goto out;
     }
