@@ -318,7 +318,7 @@ static int scan_block(hz *z, const rw_toks *ts, size_t a, size_t b, hz_scope *u,
                         !rwl_tok_is(ts, j + 1, "["))
                         base = base ? NULL : scope_find(u, ts, j);
                 bool ok;
-                if (p->pointer_depth == 1 && p->is_const && base) {
+                if (p->pointer_depth == 1 && p->is_const && base && p->type && !strchr(p->type, '[')) {
                     /* its other tokens: + and a value of u */
                     hz_scope tmp = *u;
                     for (size_t i = 0; i < tmp.n; i++)
@@ -328,7 +328,7 @@ static int scan_block(hz *z, const rw_toks *ts, size_t a, size_t b, hz_scope *u,
                     for (size_t j = aa; ok && j < ae; j++)
                         ok = !rwl_tok_is(ts, j, "-") || j == aa;
                 } else {
-                    ok = p->pointer_depth == 0 && p->type && !strchr(p->type, '&') &&
+                    ok = p->pointer_depth == 0 && p->type && !strchr(p->type, '&') && !strchr(p->type, '[') &&
                          uniform_expr(ts, aa, ae, u, &r, &math, &div);
                 }
                 if (ok && p->name && p->name[0] && strncmp(p->name, "hk_", 3)) {
@@ -664,6 +664,11 @@ static int hoist_text(hz *z, char **out, char **stage)
         hk_free(ct);
         if (!ok || written_in(&ts, v, hc + 1, bc))
             continue;
+        /* a table moved inside the loop is not where the loader reads it */
+        for (size_t i = 0; i < u.n; i++)
+            for (size_t j = ba; u.v[i].pointer && j < bc; j++)
+                if (rwl_tok_is_ident(&ts, j, u.v[i].name) && rwl_is_use(&ts, j) && rwl_scalar_written(&ts, j))
+                    u.v[i].name[0] = '\0';
         bool reads = false;
         hk_buf_reset(&sb);
         rc = scan_block(z, &ts, ba, bc, &u, 0, &sb, &es, &reads);

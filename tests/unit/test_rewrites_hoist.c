@@ -133,6 +133,11 @@ static void near_misses_refused(void **state)
     /* the angle changed in the step */
     char *changed = emu_replaced(src, "float ca = cosf(a), sa = sinf(a);", "a += x;\n        float ca = cosf(a), sa = sinf(a);");
     refused(changed, "count_above", "no step computes a math function");
+    /* the table moved inside the loop: the loader would read it where the step does not */
+    char *moved = emu_replaced(src, "        float ca = cosf(a), sa = sinf(a);\n",
+                               "        float ca = cosf(a), sa = sinf(a);\n        rot += 0;\n");
+    refused(moved, "count_above", "no step computes a math function");
+    free(moved);
     free(per_thread);
     free(div);
     free(written);
