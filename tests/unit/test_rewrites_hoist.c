@@ -6,7 +6,8 @@
  * (break.cu: expf), and with the table read only inside the value (only.cu). Each rewrite must apply, hoist its values into tiles, and run bit for bit
  * like its original in the block emulator (emu_block.h) on ragged sizes, partial tiles and
  * three thread orders; a value loaded from the wrong column, or read before its barrier,
- * must differ. Near-misses are refused with the construct. */
+ * must differ. Near-misses are refused with the construct. Every emitted text compiles with
+ * nvcc -arch=sm_90 (rwf_nvcc_queued). */
 #include "analysis/analysis.h"
 #include "core/hk.h"
 #include "rewrites/registry.h"
@@ -22,6 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "test_nvcc.h"
 #include "rw_fixture.h"
 #include "emu_block.h"
 #include "emu_batch.h"
@@ -241,6 +243,36 @@ static void emulated_runs(void **state)
     free(brk);
 }
 
+/* Every own kernel's text compiles with nvcc -arch=sm_90 (the template one instantiated for
+ * float), at both tiles (compiled together by rwf_nvcc_queued, the test binary's last test). */
+static void texts_compile(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *file, *kernel, *inst;
+    } k[] = {
+        {"helper.cu", "first_rotated_box",
+         "\ntemplate __global__ void first_rotated_box<float>(int, int, int, const float *, const float *, int *);\n"},
+        {"inline.cu", "count_above", ""},
+        {"break.cu", "first_reached", ""},
+        {"only.cu", "first_reached", ""},
+    };
+    for (size_t i = 0; i < HK_ARRAY_LEN(k); i++)
+        for (int tile = 128; tile <= 256; tile *= 2) {
+            char *src = read_data(k[i].file);
+            char *t = emu_rewrite(src, k[i].kernel, "table_hoist", (const int[]){tile, 4, 0});
+            size_t n = strlen(t) + strlen(k[i].inst) + 1;
+            char *full = malloc(n), tag[64];
+            assert_non_null(full);
+            snprintf(full, n, "%s%s", t, k[i].inst);
+            snprintf(tag, sizeof tag, "hoist_%.*s_%d", (int)(strlen(k[i].file) - 3), k[i].file, tile);
+            rwf_nvcc_compiles(full, tag);
+            free(full);
+            free(t);
+            free(src);
+        }
+}
+
 /* mmcv's own points_in_boxes_part (bench/wild/src, where extracted; not part of the
  * repository), rewritten and emulated against itself: the box read in check_pt_in_box3d,
  * cos/sin of its angle two helpers down, the break, the block-uniform return of the extra
@@ -281,6 +313,8 @@ int main(void)
         cmocka_unit_test(near_misses_refused),
         cmocka_unit_test(emulated_runs),
         cmocka_unit_test(wild_kernel_emulated),
+        cmocka_unit_test(texts_compile),
+        cmocka_unit_test(rwf_nvcc_queued),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
