@@ -763,11 +763,17 @@ static int rw_table_hoist(const rw_context *ctx, int tile, int unroll, rw_result
     if ((rc = rw_tiles_with_columns(&c2, tile, unroll, &cols, &r2)))
         goto out;
     if (!r2.applicable) {
-        /* uniform_tiles' reason, on the text with the values hoisted */
-        const char *d = r2.description ? r2.description : "";
+        /* uniform_tiles' reason on the original, whose lines are the user's (the hoisted text
+         * has the helpers' copies inserted); on the hoisted text only when the original tiles */
+        rw_result r3;
+        if ((rc = rw_tiles_with_columns(ctx, tile, unroll, NULL, &r3)))
+            goto out;
+        const char *d = !r3.applicable && r3.description ? r3.description : r2.description ? r2.description : "";
         const char *colon = strstr(d, ": ");
-        rc = rwl_not_applicable(out, hk_asprintf("table_hoist not applicable to kernel %s: %s", f->name,
+        rc = rwl_not_applicable(out, hk_asprintf("table_hoist not applicable to kernel %s: %s%s", f->name,
+                                                 r3.applicable ? "once its values are hoisted, " : "",
                                                  colon ? colon + 2 : d));
+        rw_result_free(&r3);
         goto out;
     }
     rc = rw_result_adopt(out, &r2,

@@ -151,6 +151,11 @@ static void near_misses_refused(void **state)
                                    "template <typename U>\n__device__ void rotate_into(U dx, U dy, U angle, U &u, U &v)");
     char *o2 = emu_replaced(other, "    T c = cos(angle), s = sin(angle);", "    U c = cos(angle), s = sin(angle);");
     refused(o2, "first_rotated_box", "template parameter U");
+    /* uniform_tiles' refusal, at the user's line (the hoisted text has the helpers' copies
+     * inserted before the kernel) */
+    char *bar = emu_replaced(src, "    int bs = blockIdx.y;\n", "    int bs = blockIdx.y;\n    __syncthreads();\n");
+    refused(bar, "first_rotated_box", "barrier at line 27:");
+    free(bar);
     free(other);
     free(o2);
     free(src);
