@@ -1651,6 +1651,51 @@ static int hk_device_attr(cudaDeviceAttr a)
     return v;
 }
 
+/* ---- shared memory between launches ----
+ * Neither the hardware nor the driver clears __shared__ memory between the kernels of a
+ * context, so a block can leave a marker at its end and find it, uninitialized, at the start
+ * of a block of a later launch on the same SM: a launch count kept where no global reaches,
+ * with which a kernel could take one path in the processes that are checked (one launch
+ * under compute-sanitizer) and another in the launches that are timed. So before every
+ * launch of a candidate the program writes zeros over the shared memory of every SM: a
+ * kernel with the largest dynamic shared allocation a block may take, two blocks per SM
+ * (one fits at a time, so each SM takes one in the first wave; the scheduler does not
+ * promise it, which is why the probe tests/gpu/smem_probe.cu looks). Outside the timing
+ * events, like the restore of the globals; zeros, so every launch sees what the first one
+ * of a fresh context sees, whatever ran before. Local memory is not covered. */
+static __global__ void hk_smem_scrub_kernel(unsigned words)
+{
+    extern __shared__ unsigned hk_scrub_words[];
+    for (unsigned k = threadIdx.x; k < words; k += blockDim.x)
+        hk_scrub_words[k] = 0u;
+}
+
+static int hk_scrub_bytes = -1, hk_scrub_blocks;
+
+static void hk_smem_scrub(void)
+{
+    if (hk_scrub_bytes < 0) {
+        int sms = 0, most = 0;
+        HK_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+        HK_CHECK(cudaDeviceGetAttribute(&most, cudaDevAttrMaxSharedMemoryPerBlock, 0));
+#ifndef HK_HIP
+        int optin = 0;
+        if (cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, 0) == cudaSuccess &&
+            optin > most &&
+            cudaFuncSetAttribute(hk_smem_scrub_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 optin) == cudaSuccess)
+            most = optin;
+        (void)cudaGetLastError(); /* a device without the opt-in keeps the default size */
+#endif
+        hk_scrub_bytes = most & ~3;
+        hk_scrub_blocks = 2 * (sms > 0 ? sms : 1);
+    }
+    if (hk_scrub_bytes <= 0)
+        return;
+    hk_smem_scrub_kernel<<<hk_scrub_blocks, 256, (size_t)hk_scrub_bytes>>>((unsigned)hk_scrub_bytes / 4u);
+    HK_CHECK(cudaGetLastError());
+}
+
 static void hk_init_device(void)
 {
     int n = 0;
@@ -1754,10 +1799,11 @@ static void hk_prepare(const hk_program *p, hk_state *st, long long seed, int di
  * does not (0): its launches are restored all the same. */
 static int hk_state_compare;
 
-/* One launch, its globals restored first, device synchronized; then (run mode) its globals
- * compared with their bytes at load. */
+/* One launch, every SM's shared memory zeroed and its globals restored first, device
+ * synchronized; then (run mode) its globals compared with their bytes at load. */
 static void hk_launch_checked(const hk_program *p, const hk_state *st)
 {
+    hk_smem_scrub();
     hk_kmod_restore(&hk_main_kmod);
     hk_do_launch(p, st);
     HK_CHECK(cudaGetLastError());
@@ -2139,12 +2185,12 @@ static void hk_check_timed(const hk_program *p, hk_state *st, hk_refbufs *rb, lo
  * the target after min_reps, or the loop's wall-clock budget or max_reps is reached. Each
  * timed launch: inputs generated fresh on the device from a seed of its own (so no launch
  * sees inputs an earlier one saw: a cache keyed on inputs never hits), outputs poisoned,
- * L2 flushed, device synchronized, then the launch between two events; then a device
- * synchronize that must return at once (work still running is stray_work). Launches
- * chosen at random (about one in four, at most --checks, never predictable by the
- * kernel: the choice comes from the process's own entropy, not from the seeds whose values
- * the kernel reads), and always the last, are checked. Then the
- * correctness re-check with check_seed, written to --out. */
+ * globals restored, shared memory zeroed (hk_smem_scrub), L2 flushed, device synchronized,
+ * then the launch between two events; then a device synchronize that must return at once
+ * (work still running is stray_work). Launches chosen at random (about one in four, at
+ * most --checks, never predictable by the kernel: the choice comes from the process's own
+ * entropy, not from the seeds whose values the kernel reads), and always the last, are
+ * checked. Then the correctness re-check with check_seed, written to --out. */
 static void hk_time(const hk_program *p, hk_state *st, const hk_opts *o)
 {
     struct timespec tp;
@@ -2209,6 +2255,7 @@ static void hk_time(const hk_program *p, hk_state *st, const hk_opts *o)
         /* the image's writable globals as loaded (no copy at all without them), before the
          * flush and outside the events: the launch starts as the checked ones did */
         hk_kmod_restore(&hk_main_kmod);
+        hk_smem_scrub(); /* and zeros over every SM's shared memory */
         if (flushed)
             HK_CHECK(cudaMemsetAsync(flush, r & 0xFF, flush_bytes));
         HK_CHECK(cudaDeviceSynchronize());

@@ -108,6 +108,8 @@ static const refusal_case cases[] = {
     {"stencil_window", k_grid_stride, "gs", {8, 0, 0}, "grid-stride loop", 3},
     {"register_accumulators", k_grid_stride, "gs", {0}, "loop", 3},
     {"split_k_columns", k_grid_stride, "gs", {0}, "loop", 4},
+    /* a grid-stride loop (gridDim.x) gives a thread elements of many columns: not a block per column */
+    {"coalesced_columns", k_grid_stride, "gs", {0}, "grid-stride loop", 3},
     {"ilp_accumulators", k_grid_stride, "gs", {0}, "write", 4},
     {"double_narrowing", k_double_sum, "dsum", {0}, "arithmetic", 6},
     {"coarsen", k_barrier, "bar", {0}, "__shared__", 3},

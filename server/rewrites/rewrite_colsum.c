@@ -1,0 +1,632 @@
+/* coalesced_columns (issue 13): a column reduction written as one block per output column
+ * (block b owns out[b], its threads stride down the rows, a shared tree, thread 0 stores)
+ * becomes a block per 32 adjacent columns whose lanes read along a row. Recognized from the
+ * kernel model (server/model/): the accesses' affine forms, the accumulator, the tree's
+ * shared accesses and the one store, not from the kernel's spelling. */
+#include "rewrites/registry.h"
+#include "rewrites/rewrite_lex.h"
+#include "rewrites/rewrite_recognize.h"
+
+#include "core/buf.h"
+#include "core/hk.h"
+#include "model/kmodel.h"
+#include "spec/expr.h"
+#include "spec/spec.h"
+
+#include <ctype.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Columns per block: one warp's lanes along a row, 32 neighbouring elements per load. */
+#define CS_COLS 32
+
+static const char tpl_cols[] =
+    "{\n"
+    "    // hk rewrite: coalesced columns. A block sums 32 adjacent columns: threadIdx.x % 32 is\n"
+    "    // the column (the lanes of a warp read neighbouring elements of one row),\n"
+    "    // threadIdx.x / 32 the first row of a slice of rows; the slices' partial sums are\n"
+    "    // added in shared memory and one thread per column stores. Launched on the\n"
+    "    // one-block-per-column grid divided by 32 along x.\n"
+    "    const long long hk_rows = (long long)($R);\n"
+    "    const long long hk_cols = (long long)($C);\n"
+    "    const unsigned int hk_groups = blockDim.x >= 32u ? blockDim.x / 32u : 1u;\n"
+    "    __shared__ $ACC hk_part[1024];\n"
+    "    for (unsigned int hk_slot = threadIdx.x; hk_slot < 32u * hk_groups; hk_slot += blockDim.x) {\n"
+    "        const unsigned int hk_lane = hk_slot % 32u, hk_g = hk_slot / 32u;\n"
+    "        const long long hk_col = (long long)blockIdx.x * 32 + hk_lane;\n"
+    "        $ACC hk_s = 0;\n"
+    "        if (hk_col < hk_cols) {\n"
+    "            auto *hk_p = $IN + ((long long)hk_g * hk_cols + hk_col);\n"
+    "            const long long hk_step = (long long)hk_groups * hk_cols;\n"
+    "            // independent loads: several rows in flight per thread\n"
+    "            #pragma unroll 8\n"
+    "            for (long long hk_r = hk_g; hk_r < hk_rows; hk_r += hk_groups, hk_p += hk_step)\n"
+    "                hk_s += ($ACC)(*hk_p);\n"
+    "        }\n"
+    "        hk_part[hk_slot] = hk_s;\n"
+    "    }\n"
+    "    __syncthreads();\n"
+    "    for (unsigned int hk_l = threadIdx.x; hk_l < 32u; hk_l += blockDim.x) {\n"
+    "        const long long hk_col = (long long)blockIdx.x * 32 + hk_l;\n"
+    "        $ACC hk_total = hk_part[hk_l];\n"
+    "        for (unsigned int hk_g = 1; hk_g < hk_groups; hk_g++)\n"
+    "            hk_total += hk_part[hk_g * 32u + hk_l];\n"
+    "        if (hk_col < hk_cols)\n"
+    "            $STORE\n"
+    "    }\n"
+    "}";
+
+/* What the model says the kernel is. */
+typedef struct {
+    char in[PT_NAME], out[PT_NAME];   /* the matrix read, the column totals written */
+    char acc_type[PT_NAME];           /* the accumulator's declared type */
+    char out_type[PT_NAME];           /* out's element type as declared */
+    char rows[PT_EXPR], cols[PT_EXPR];/* R and C as C text over the kernel's parameters */
+    bool add;                         /* the store adds to out[b] (`+=`, `= out[b] + ...`) */
+    uint32_t line;                    /* the store's line */
+} cs_match;
+
+static const km_atom *atom_of(const km_kernel *k, uint32_t id)
+{
+    size_t n;
+    const km_atom *a = km_atoms(k, &n);
+    return id < n ? &a[id] : NULL;
+}
+
+/* f is one atom with coefficient 1: that atom, else NULL. */
+static const km_atom *lone_atom(const km_kernel *k, km_form f)
+{
+    if (f.n != 1 || f.t[0].coef != 1 || f.t[0].n != 1)
+        return NULL;
+    return atom_of(k, f.t[0].atoms[0]);
+}
+
+static bool is_builtin(const km_atom *a, enum km_atom_kind kind)
+{
+    return a && a->kind == kind && a->axis == 0;
+}
+
+/* A value conversion that keeps a sum a sum: a cast `(T)(x)` or a float/half/bf16
+ * conversion function of one argument. */
+static bool is_conversion(const km_atom *a)
+{
+    static const char *const fns[] = {"__bfloat162float", "__half2float", "__float2half", "__float2half_rn",
+                                      "__float2bfloat16", "__float2bfloat16_rn", "__float2bfloat16_rz",
+                                      "__double2float_rn", "__float2half_rz"};
+    if (!a || a->kind != KM_ATOM_OPAQUE || !a->op || strcmp(a->op, "call") != 0 || a->n_args != 1 || !a->name)
+        return false;
+    if (a->name[0] == '(')
+        return true;
+    for (size_t i = 0; i < HK_ARRAY_LEN(fns); i++)
+        if (strcmp(a->name, fns[i]) == 0)
+            return true;
+    return false;
+}
+
+/* f with conversions around it taken off. */
+static km_form unconverted(const km_kernel *k, km_form f)
+{
+    for (int depth = 0; depth < 4; depth++) {
+        const km_atom *a = lone_atom(k, f);
+        if (!is_conversion(a))
+            break;
+        f = a->args[0];
+    }
+    return f;
+}
+
+/* Is f the read buffer[0] / buffer[blockIdx.x] (which: 0 zero, 1 the block's column)? */
+static bool is_read_of(const km_kernel *k, km_form f, const char *buffer, int which)
+{
+    const km_atom *a = lone_atom(k, unconverted(k, f));
+    if (!a || a->kind != KM_ATOM_READ || !a->name || strcmp(a->name, buffer) != 0 || a->n_args != 1)
+        return false;
+    if (which == 0)
+        return a->args[0].n == 0;
+    return is_builtin(lone_atom(k, a->args[0]), KM_ATOM_BLOCK_IDX);
+}
+
+/* Is f `threadIdx.x + s`, s the tree loop's variable (atom s)? */
+static bool is_partner(const km_kernel *k, km_form f, uint32_t s)
+{
+    if (f.n != 2)
+        return false;
+    bool tx = false, sv = false;
+    for (uint32_t i = 0; i < 2; i++) {
+        if (f.t[i].coef != 1 || f.t[i].n != 1)
+            return false;
+        tx |= is_builtin(atom_of(k, f.t[i].atoms[0]), KM_ATOM_THREAD_IDX);
+        sv |= f.t[i].atoms[0] == s;
+    }
+    return tx && sv;
+}
+
+/* Is g `threadIdx.x == 0`? */
+static bool is_thread0(const km_kernel *k, const km_guard *g)
+{
+    if (strcmp(g->op, "==") != 0)
+        return false;
+    return (is_builtin(lone_atom(k, g->lhs), KM_ATOM_THREAD_IDX) && g->rhs.n == 0) ||
+           (is_builtin(lone_atom(k, g->rhs), KM_ATOM_THREAD_IDX) && g->lhs.n == 0);
+}
+
+/* Does f hold only parameters, named constants and numbers (a size the launch fixes)? */
+static bool is_size(const km_kernel *k, km_form f)
+{
+    for (uint32_t i = 0; i < f.n; i++)
+        for (uint32_t j = 0; j < f.t[i].n; j++) {
+            const km_atom *a = atom_of(k, f.t[i].atoms[j]);
+            if (!a)
+                return false;
+            if (a->kind == KM_ATOM_PARAM || a->kind == KM_ATOM_CONST)
+                continue;
+            if (a->kind == KM_ATOM_OPAQUE && a->op && (!strcmp(a->op, "/") || !strcmp(a->op, "%")) &&
+                a->n_args == 2 && is_size(k, a->args[0]) && is_size(k, a->args[1]))
+                continue;
+            return false;
+        }
+    return true;
+}
+
+/* C text of f (a size), into out; false when it cannot be written or does not fit. */
+static bool size_text(const km_kernel *k, km_form f, char *out, size_t n)
+{
+    struct hk_buf b;
+    hk_buf_init(&b, n - 1);
+    km_form none = {0};
+    bool ok = km_form_print_c(k, f, none, NULL, NULL, &b) == HK_OK && b.data;
+    if (ok)
+        snprintf(out, n, "%s", b.data);
+    hk_buf_free(&b);
+    return ok;
+}
+
+/* The declared type of the accumulator name declared at line (1-based) of text: the words
+ * before the name on that line, `const` dropped. false when they are not a plain scalar type. */
+static bool decl_type(const char *text, size_t len, uint32_t line, const char *name, char *out, size_t n)
+{
+    static const char *const types[] = {"float", "double", "int", "unsigned int", "unsigned", "long",
+                                        "long long", "unsigned long long", "unsigned long", "size_t"};
+    size_t p = 0;
+    for (uint32_t l = 1; l < line && p < len; p++)
+        if (text[p] == '\n')
+            l++;
+    size_t e = p;
+    while (e < len && text[e] != '\n')
+        e++;
+    size_t nl = strlen(name);
+    for (size_t q = p; q + nl <= e; q++) {
+        if (memcmp(text + q, name, nl) != 0 || (q > p && (isalnum((unsigned char)text[q - 1]) || text[q - 1] == '_')) ||
+            (q + nl < e && (isalnum((unsigned char)text[q + nl]) || text[q + nl] == '_')))
+            continue;
+        char words[PT_NAME];
+        size_t w = 0;
+        bool space = false;
+        for (size_t r = p; r < q && w + 2 < sizeof words; r++) {
+            if (isspace((unsigned char)text[r])) {
+                space = w > 0;
+                continue;
+            }
+            if (space)
+                words[w++] = ' ';
+            space = false;
+            words[w++] = text[r];
+        }
+        words[w] = '\0';
+        const char *t = words;
+        if (strncmp(t, "const ", 6) == 0)
+            t += 6;
+        for (size_t i = 0; i < HK_ARRAY_LEN(types); i++)
+            if (strcmp(t, types[i]) == 0) {
+                snprintf(out, n, "%s", t);
+                return true;
+            }
+        return false;
+    }
+    return false;
+}
+
+/* Is the tree loop's start half the block (blockDim.x / 2, blockDim.x >> 1) or half the
+ * shared array's extent (a fixed-size array walked from its middle)? */
+static bool tree_start(const km_kernel *k, const km_loop *lp, km_form extent)
+{
+    const km_atom *a = lone_atom(k, lp->start);
+    if (a && a->kind == KM_ATOM_OPAQUE && a->op && a->n_args == 2 &&
+        (!strcmp(a->op, "/") || !strcmp(a->op, ">>"))) {
+        int64_t d;
+        if (!km_form_value(k, a->args[1], &d) || d != (strcmp(a->op, "/") == 0 ? 2 : 1))
+            return false;
+        if (is_builtin(lone_atom(k, a->args[0]), KM_ATOM_BLOCK_DIM))
+            return true;
+        int64_t e, h;
+        return extent.n && km_form_value(k, extent, &e) && km_form_value(k, a->args[0], &h) && e == h;
+    }
+    int64_t s, e;
+    return extent.n && km_form_value(k, lp->start, &s) && km_form_value(k, extent, &e) && e == 2 * s;
+}
+
+/* Does the loop run while its variable is positive (> 0, >= 1, != 0)? */
+static bool tree_end(const km_kernel *k, const km_loop *lp)
+{
+    int64_t v = 0;
+    if (!lp->cmp || (lp->bound.n && !km_form_value(k, lp->bound, &v)))
+        return false;
+    return (!strcmp(lp->cmp, ">") && v == 0) || (!strcmp(lp->cmp, ">=") && v == 1) ||
+           (!strcmp(lp->cmp, "!=") && v == 0);
+}
+
+#define REFUSE(...)                                                                          \
+    do {                                                                                     \
+        snprintf(why, n, __VA_ARGS__);                                                       \
+        goto out;                                                                            \
+    } while (0)
+
+/* The model's reading of kernel f: HK_OK with t filled and why[0] == '\0' when it is a
+ * column reduction of the class, else HK_OK with the reason (a line and the construct) in
+ * why; HK_ENOMEM. */
+static int match_columns(const char *text, size_t len, const an_function *f, cs_match *t, char *why, size_t n)
+{
+    km_kernel *k = NULL;
+    km_class c;
+    why[0] = '\0';
+    memset(t, 0, sizeof *t);
+    int rc = rw_model_classify(text, len, f->name, &k, &c, why, n);
+    if (rc || !k)
+        return rc;
+    size_t na, nl, ng, nacc, nat, np;
+    const km_access *as = km_accesses(k, &na);
+    const km_loop *lps = km_loops(k, &nl);
+    const km_guard *gs = km_guards(k, &ng);
+    const km_accumulator *acc = km_accumulators(k, &nacc);
+    const km_atom *atoms = km_atoms(k, &nat);
+    const km_param *ps = km_params(k, &np);
+    /* one axis: a block of threads along x per column */
+    uint32_t body_line = f->body_span.start_row + 1;
+    for (size_t i = 0; i < nat; i++)
+        if ((atoms[i].kind == KM_ATOM_THREAD_IDX || atoms[i].kind == KM_ATOM_BLOCK_IDX ||
+             atoms[i].kind == KM_ATOM_BLOCK_DIM) && atoms[i].axis != 0)
+            REFUSE("kernel body at line %u: `%s`: the kernel is not one block of threads along x per column",
+                   body_line, atoms[i].text);
+    for (size_t i = 0; i < nat; i++) {
+        if (atoms[i].kind != KM_ATOM_GRID_DIM)
+            continue;
+        for (size_t l = 0; l < nl; l++)   /* where the grid is read: a grid-stride loop */
+            if (lps[l].kind == KM_LOOP_GRID_STRIDE)
+                REFUSE("grid-stride loop at line %u: the threads stride over the grid (`%s`): not one block per "
+                       "column", lps[l].line, atoms[i].text);
+        REFUSE("kernel body at line %u: `%s`: a kernel that reads the grid's size is not one block per column",
+               body_line, atoms[i].text);
+    }
+    /* the one store: out[blockIdx.x] by thread 0 */
+    const km_access *st = NULL;
+    for (size_t i = 0; i < na; i++) {
+        if (as[i].space != KM_SPACE_GLOBAL || as[i].mode == KM_READ)
+            continue;
+        if (st) {   /* name the store that is not thread 0's total */
+            const km_access *o = &as[i];
+            if (!(o->n_guards == 1 && is_thread0(k, &gs[o->guards[0]])))
+                st = o;
+            REFUSE("store at line %u: a store to %s beside the column's total: the block's other threads write",
+                   st->line, st->buffer);
+        }
+        st = &as[i];
+    }
+    if (!st)
+        REFUSE("kernel body at line %u: the kernel stores nothing to global memory", body_line);
+    if (st->atomic)
+        REFUSE("atomic at line %u: an atomic store to %s: not one store per column", st->line, st->buffer);
+    if (!is_builtin(lone_atom(k, st->index), KM_ATOM_BLOCK_IDX))
+        REFUSE("store at line %u: the store to %s is not at the block's column (blockIdx.x): not one block per column",
+               st->line, st->buffer);
+    if (st->n_guards != 1 || !is_thread0(k, &gs[st->guards[0]]) || st->n_loops)
+        REFUSE("store at line %u: the store to %s is not made by thread 0 alone (`if (threadIdx.x == 0)`): the block's "
+               "other threads write", st->line, st->buffer);
+    snprintf(t->out, sizeof t->out, "%s", st->buffer);
+    t->line = st->line;
+    /* the accumulator: a sum of one global read over a block-stride loop */
+    const km_accumulator *a = NULL;
+    for (size_t i = 0; i < nacc; i++) {
+        if (a)
+            REFUSE("accumulator at line %u: a second accumulator (%s): not one column sum", acc[i].line, acc[i].name);
+        a = &acc[i];
+    }
+    if (!a)
+        REFUSE("store at line %u: no accumulator: not a column sum", st->line);
+    if (a->op != KM_OP_SUM || a->n_updates != 1)
+        REFUSE("accumulator at line %u: the accumulator %s is a %s, not a plain sum", a->line, a->name,
+               a->n_updates != 1 ? "several updates" : km_op_name(a->op));
+    int64_t init;
+    if (a->init.n && (!km_form_value(k, a->init, &init) || init != 0))
+        REFUSE("accumulator at line %u: the accumulator %s does not start at 0", a->line, a->name);
+    if (a->loop < 0 || (size_t)a->loop >= nl)
+        REFUSE("accumulator at line %u: the accumulator %s is not updated in a loop", a->line, a->name);
+    const km_loop *rl = &lps[a->loop];
+    if (rl->kind != KM_LOOP_BLOCK_STRIDE || rl->parent >= 0 || !rl->cmp || strcmp(rl->cmp, "<") != 0 ||
+        !is_builtin(lone_atom(k, rl->start), KM_ATOM_THREAD_IDX) ||
+        !is_builtin(lone_atom(k, rl->step), KM_ATOM_BLOCK_DIM))
+        REFUSE("loop at line %u: the rows loop is not `for (i = threadIdx.x; i < rows; i += blockDim.x)` at the "
+               "body's top",
+               rl->line);
+    if (!is_size(k, rl->bound) || !size_text(k, rl->bound, t->rows, sizeof t->rows))
+        REFUSE("loop at line %u: the rows loop's bound is not a size of the launch (parameters and constants)",
+               rl->line);
+    const km_atom *rd = lone_atom(k, unconverted(k, a->operand));
+    if (!rd || rd->kind != KM_ATOM_READ || !rd->name || rd->n_args != 1)
+        REFUSE("accumulator at line %u: the accumulator %s adds more than one value read from memory: not a plain sum",
+               a->line,
+               a->name);
+    snprintf(t->in, sizeof t->in, "%s", rd->name);
+    /* the read's index: C * i + blockIdx.x, i = threadIdx.x + blockDim.x * $L */
+    km_form ix = rd->args[0];
+    uint32_t tx, bx, bdx;
+    if (!km_builtin_atom(k, KM_ATOM_THREAD_IDX, 0, &tx) || !km_builtin_atom(k, KM_ATOM_BLOCK_IDX, 0, &bx) ||
+        !km_builtin_atom(k, KM_ATOM_BLOCK_DIM, 0, &bdx))
+        REFUSE("load at line %u: the read of %s is not indexed by the thread and the block", a->line, t->in);
+    km_term ct[16], lt[16], lct[16], bt[4];
+    uint32_t nct = 0, nlt = 0, nlct = 0, nbt = 0;
+    bool affine = km_form_coefficient(k, ix, tx, ct, 16, &nct) && nct &&
+                  km_form_coefficient(k, ix, rl->counter, lt, 16, &nlt) &&
+                  km_form_coefficient(k, (km_form){lt, nlt}, bdx, lct, 16, &nlct) &&
+                  km_form_coefficient(k, ix, bx, bt, 4, &nbt);
+    km_form C = {ct, nct};
+    if (!affine || !is_size(k, C) || !km_form_equal(C, (km_form){lct, nlct}) || nlct != nlt || nbt != 1 ||
+        bt[0].n != 0 || bt[0].coef != 1 || ix.n != 2 * nct + 1)
+        REFUSE("load at line %u: the read of %s is not `%s[i * C + blockIdx.x]` down a column (row i of the rows "
+               "loop, C the "
+               "row stride)", a->line, t->in, t->in);
+    if (!size_text(k, C, t->cols, sizeof t->cols))
+        REFUSE("load at line %u: the row stride of %s cannot be written as C", a->line, t->in);
+    /* every access: the column's reads, the tree's shared ones, the store (and its read) */
+    const char *tree = NULL;
+    for (size_t i = 0; i < na; i++) {
+        const km_access *x = &as[i];
+        if (x == st)
+            continue;
+        if (x->space == KM_SPACE_GLOBAL) {
+            bool col = strcmp(x->buffer, t->in) == 0 && x->mode == KM_READ && km_form_equal(x->index, ix) &&
+                       x->n_loops == 1 && x->loops[0] == (uint32_t)a->loop && x->n_guards == 0;
+            bool old = strcmp(x->buffer, t->out) == 0 && x->mode == KM_READ &&
+                       is_builtin(lone_atom(k, x->index), KM_ATOM_BLOCK_IDX);
+            if (!col && !old)
+                REFUSE("load at line %u: a read of %s other than the column's (`%s`): not a plain sum",
+                       x->line, x->buffer,
+                       x->buffer);
+            continue;
+        }
+        if (x->space != KM_SPACE_SHARED)
+            REFUSE("local array at line %u: a local array %s: not a column sum and its tree", x->line, x->buffer);
+        if (tree && strcmp(tree, x->buffer) != 0)
+            REFUSE("__shared__ array at line %u: a second __shared__ array (%s): not one tree", x->line, x->buffer);
+        tree = x->buffer;
+    }
+    if (!tree)
+        REFUSE("accumulator at line %u: no __shared__ tree combines the threads' sums", a->line);
+    /* the tree: S[tx] = acc; S[tx] += S[tx + s] in a halving loop under tx < s; S[0] stored */
+    size_t nloc;
+    const km_local *loc = km_locals(k, &nloc);
+    km_form extent = {0};
+    for (size_t i = 0; i < nloc; i++)
+        if (loc[i].kind == KM_LOCAL_ARRAY && strcmp(loc[i].name, tree) == 0)
+            extent = loc[i].form;
+    bool filled = false, combined = false;
+    for (size_t i = 0; i < na; i++) {
+        const km_access *x = &as[i];
+        if (x->space != KM_SPACE_SHARED)
+            continue;
+        bool at_tx = is_builtin(lone_atom(k, x->index), KM_ATOM_THREAD_IDX);
+        if (x->mode == KM_WRITE && at_tx && !x->n_loops && !x->n_guards) {
+            const km_atom *v = lone_atom(k, x->value);
+            if (!v || v->kind != KM_ATOM_ACC)
+                REFUSE("__shared__ array at line %u: %s[threadIdx.x] is not given the thread's sum", x->line, tree);
+            filled = true;
+            continue;
+        }
+        if (x->mode == KM_READ && x->index.n == 0 && !x->n_loops)
+            continue;   /* S[0], the total: the store's value says how it is used */
+        if (x->n_loops != 1 || lps[x->loops[0]].kind != KM_LOOP_GEOMETRIC)
+            REFUSE("__shared__ array at line %u: %s is used outside the tree's halving loop", x->line, tree);
+        const km_loop *tl = &lps[x->loops[0]];
+        if (!tree_start(k, tl, extent) || !tree_end(k, tl))
+            REFUSE("tree loop at line %u: the tree loop does not run from half the block (blockDim.x / 2, or half "
+                   "of %s) down "
+                   "to 1", tl->line, tree);
+        if (x->n_guards != 1 || strcmp(gs[x->guards[0]].op, "<") != 0 ||
+            !is_builtin(lone_atom(k, gs[x->guards[0]].lhs), KM_ATOM_THREAD_IDX) ||
+            !km_form_mentions(k, gs[x->guards[0]].rhs, tl->counter))
+            REFUSE("__shared__ array at line %u: the tree's step is not taken under `threadIdx.x < s`", x->line);
+        if (x->mode == KM_RMW) {
+            if (!at_tx || x->op != KM_OP_SUM)
+                REFUSE("__shared__ array at line %u: the tree combines %s by a %s, not a sum",
+                       x->line, tree, km_op_name(x->op));
+            const km_atom *v = lone_atom(k, x->value);
+            if (!v || v->kind != KM_ATOM_READ || !v->name || strcmp(v->name, tree) != 0 || v->n_args != 1 ||
+                !is_partner(k, v->args[0], tl->counter))
+                REFUSE("__shared__ array at line %u: the tree does not add %s[threadIdx.x + s] into "
+                       "%s[threadIdx.x]", x->line, tree, tree);
+            combined = true;
+        } else if (x->mode != KM_READ) {
+            REFUSE("__shared__ array at line %u: %s is written other than by the tree's sum", x->line, tree);
+        } else if (!is_partner(k, x->index, tl->counter)) {
+            REFUSE("__shared__ array at line %u: the tree reads %s other than at threadIdx.x + s", x->line, tree);
+        }
+    }
+    if (!filled || !combined)
+        REFUSE("__shared__ array at line %u: %s is not a tree over the threads' sums (S[threadIdx.x] = sum; "
+               "S[threadIdx.x] += "
+               "S[threadIdx.x + s])", a->line, tree);
+    /* the store's value: S[0], or out[b] + S[0] */
+    km_form v = unconverted(k, st->value);
+    if (st->mode == KM_RMW && st->op == KM_OP_SUM && is_read_of(k, v, tree, 0)) {
+        t->add = true;
+    } else if (st->mode == KM_WRITE && is_read_of(k, v, tree, 0)) {
+        t->add = false;
+    } else if ((st->op == KM_OP_OTHER || st->mode == KM_WRITE) && v.n == 2 && v.t[0].coef == 1 && v.t[0].n == 1 &&
+               v.t[1].coef == 1 && v.t[1].n == 1 &&
+               ((is_read_of(k, (km_form){&v.t[0], 1}, tree, 0) && is_read_of(k, (km_form){&v.t[1], 1}, t->out, 1)) ||
+                (is_read_of(k, (km_form){&v.t[1], 1}, tree, 0) && is_read_of(k, (km_form){&v.t[0], 1}, t->out, 1)))) {
+        t->add = true;
+    } else {
+        REFUSE("store at line %u: the store to %s[blockIdx.x] is not the tree's total (`= %s[0]`, `+= %s[0]`): not "
+               "a plain "
+               "sum", st->line, t->out, tree, tree);
+    }
+    /* pointers moved or read through another element size: their accesses are not all known */
+    for (size_t i = 0; i < np; i++)
+        if (ps[i].pointer && (ps[i].moved_at || ps[i].recast_at))
+            REFUSE("pointer at line %u: %s is moved or recast: its accesses are not all known",
+                   ps[i].moved_at ? ps[i].moved_at
+                   : ps[i].recast_at, ps[i].name);
+    if (!decl_type(text, len, a->line, a->name, t->acc_type, sizeof t->acc_type))
+        REFUSE("accumulator at line %u: the accumulator %s is not declared as a scalar type (float, double, int ...)",
+               a->line,
+               a->name);
+out:
+    km_free(k);
+    return rc;
+}
+
+#undef REFUSE
+
+/* The value of C text e at spec size set s, the kernel's integer scalar parameters bound to
+ * the values the spec passes (a float scalar is no count). false when it cannot be evaluated. */
+static bool eval_kernel_text(const spec *sp, const an_function *f, const char *e, size_t s, long long *out)
+{
+    expr *x = NULL;
+    if (expr_parse(e, &x, NULL, 0) != HK_OK)
+        return false;
+    expr_var vars[64];
+    size_t nv = 0;
+    for (size_t i = 0; i < f->n_params && i < sp->n_args && nv < HK_ARRAY_LEN(vars); i++) {
+        const spec_arg *sa = &sp->args[i];
+        expr_value v;
+        if (sa->kind != HK_ARG_SCALAR || !sa->value || hk_dtype_is_float(sa->dtype) || !f->params[i].name ||
+            !f->params[i].name[0] ||
+            spec_eval(sp, sa->value, s, 1, &v, NULL, 0) != HK_OK || v.is_float)
+            continue;
+        vars[nv].name = f->params[i].name;
+        vars[nv++].value = v;
+    }
+    expr_value v;
+    bool ok = expr_eval(x, vars, nv, &v, NULL, 0) == HK_OK && !v.is_float;
+    expr_free(x);
+    if (ok)
+        *out = v.i;
+    return ok;
+}
+
+/* With a harness spec: the launch must be one block per column (grid.x == C, y and z 1)
+ * and one row of threads (block y and z 1) at every size set, and the rows readable. NULL
+ * when it is, else the reason in why. */
+static const char *spec_fits(const rw_context *ctx, const an_function *f, const cs_match *t, char *why, size_t n)
+{
+    const spec *sp = ctx->spec;
+    if (!sp || sp->form != SPEC_FORM_HARNESS)
+        return NULL;
+    for (size_t s = 0; s < sp->n_sizes; s++) {
+        long long C, R, g[3], b[3];
+        for (int d = 0; d < 3; d++) {
+            expr_value v;
+            if (spec_eval(sp, sp->grid[d], s, 1, &v, NULL, 0) != HK_OK || v.is_float ||
+                spec_eval(sp, sp->block[d], s, 1, &v, NULL, 0) != HK_OK || v.is_float) {
+                snprintf(why, n, "column store at line %u: the spec's launch cannot be evaluated at size set %zu",
+                                 t->line, s + 1);
+                return why;
+            }
+            spec_eval(sp, sp->grid[d], s, 1, &v, NULL, 0);
+            g[d] = v.i;
+            spec_eval(sp, sp->block[d], s, 1, &v, NULL, 0);
+            b[d] = v.i;
+        }
+        if (!eval_kernel_text(sp, f, t->cols, s, &C)) {
+            snprintf(why, n, "column store at line %u: the columns (`%.160s`) cannot be read from the spec's arguments",
+                             t->line, t->cols);
+            return why;
+        }
+        if (!eval_kernel_text(sp, f, t->rows, s, &R)) {
+            snprintf(why, n, "column store at line %u: the rows (`%.160s`) cannot be read from the spec's arguments",
+                             t->line, t->rows);
+            return why;
+        }
+        if (g[0] != C || g[1] != 1 || g[2] != 1 || b[1] != 1 || b[2] != 1) {
+            snprintf(why, n, "column store at line %u: the spec's launch is not one block per column at size set "
+                             "%zu (grid %lldx%lldx%lld, block %lldx%lldx%lld, `%.160s` = %lld columns): the rewrite is "
+                             "written for that grid divided by %d",
+                     t->line, s + 1, g[0], g[1], g[2], b[0], b[1], b[2], t->cols, C, CS_COLS);
+            return why;
+        }
+    }
+    return NULL;
+}
+
+static int coalesced_columns(const rw_context *ctx, rw_result *out)
+{
+    static const char *const name = "coalesced columns";
+    memset(out, 0, sizeof *out);
+    const an_function *f;
+    int rc = rwl_check_kernel(ctx->text, ctx->len, ctx->m, ctx->kernel, &f);
+    if (rc)
+        return rc;
+    cs_match t;
+    char why[640];
+    if ((rc = match_columns(ctx->text, ctx->len, f, &t, why, sizeof why)))
+        return rc;
+    if (!why[0])
+        spec_fits(ctx, f, &t, why, sizeof why);
+    if (why[0])
+        return rwp_not_applicable(out, name, f, why);
+    const an_param *op = rwp_param_by_name(f, t.out), *ip = rwp_param_by_name(f, t.in);
+    if (!op || op->pointer_depth != 1 || !ip || ip->pointer_depth != 1) {
+        snprintf(why, sizeof why, "column store at line %u: %s and %s are not both pointer parameters",
+                                  t.line, t.in, t.out);
+        return rwp_not_applicable(out, name, f, why);
+    }
+    rwp_pointee_type(op, t.out_type, sizeof t.out_type);
+    char store[5 * PT_NAME + 128];
+    if (t.add)
+        snprintf(store, sizeof store, "%s[hk_col] = (%s)((%s)%s[hk_col] + hk_total);", t.out, t.out_type, t.acc_type,
+                 t.out);
+    else
+        snprintf(store, sizeof store, "%s[hk_col] = (%s)(hk_total);", t.out, t.out_type);
+    struct hk_buf b;
+    hk_buf_init(&b, PT_TEXT_MAX);
+    const char *kv[] = {"R", t.rows, "C", t.cols, "ACC", t.acc_type, "IN", t.in, "STORE", store, NULL};
+    if ((rc = rwl_render(&b, tpl_cols, kv)))
+        goto out;
+    char *desc = hk_asprintf("kernel %s: coalesced columns: a block sums %d adjacent columns of %s (rows `%s`, row "
+                             "stride `%s`), threadIdx.x %% %d along the columns and threadIdx.x / %d splitting the "
+                             "rows, the slices' %s partial sums added in shared memory, one store per column "
+                             "(`%s`, as the original's at line %u); the spec's grid divided by %d along x; the "
+                             "order of the additions changes (a reduction's tolerance applies)%s",
+                             f->name, CS_COLS, t.in, t.rows, t.cols, CS_COLS, CS_COLS, t.acc_type,
+                             t.add ? "+=" : "=", t.line, CS_COLS,
+                             ctx->spec ? "" : "; exact only under one block per column (grid = the row stride)");
+    if (!desc) {
+        rc = HK_ENOMEM;
+        goto out;
+    }
+    if ((rc = rwp_replace_body(ctx->text, ctx->len, ctx->m, f, b.data, desc, out)) == HK_OK && out->applicable) {
+        out->grid_divisor = CS_COLS;
+        out->grid_axis = 0;
+    }
+out:
+    hk_buf_free(&b);
+    return rc;
+}
+
+/* ---- registry descriptor (registry.h) ---- */
+
+static int emit_coalesced_columns(const rw_context *c, const int *p, rw_result *out)
+{
+    (void)p;
+    return coalesced_columns(c, out);
+}
+
+const rw_descriptor rw_coalesced_columns_desc = {
+    .name = "coalesced_columns",
+    .summary = "a column sum written as one block per column becomes a block per 32 columns reading along rows",
+    .flags = RW_ALGORITHM,
+    .emit = emit_coalesced_columns,
+    .launch = "the spec's grid divided by 32 along x (32 columns per block)",
+};
