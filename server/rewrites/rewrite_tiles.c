@@ -5,6 +5,7 @@
  * the original's. */
 #include "rewrites/registry.h"
 #include "rewrites/rewrite_lex.h"
+#include "rewrites/rewrite_tiles.h"
 
 #include "core/buf.h"
 #include "core/hk.h"
@@ -34,7 +35,7 @@
  * staged (the tile would load what the original never touches), and a staged index may
  * only use names whose value every thread has where the tile is loaded. */
 
-#define UT_MAX_STAGED 8
+#define UT_MAX_STAGED 16
 #define UT_MAX_PREFIX 64
 
 typedef struct {
@@ -42,6 +43,8 @@ typedef struct {
     char *text;            /* its source text (owned) */
     char *squeezed;        /* whitespace-free, for sharing one tile (owned) */
     int tile;              /* the tile it reads */
+    bool column;           /* a computed column (rw_tile_columns): loaded by its staging code */
+    size_t col;            /* which one */
 } ut_site;
 
 typedef struct {
@@ -445,13 +448,36 @@ static bool call_moves_with(const ut_scan *s, const km_param *params, size_t n_p
     return false;
 }
 
-static const char *const reserved[] = {
-    "hk_on",    "hk_done",  "hk_base",  "hk_k0",    "hk_l",     "hk_j",     "hk_g",     "hk_u",
-    "hk_full",  "hk_tile0", "hk_tile1", "hk_tile2", "hk_tile3", "hk_tile4", "hk_tile5", "hk_tile6",
-    "hk_tile7", "hk_r0",    "hk_r1",    "hk_r2",    "hk_r3",    "hk_r4",    "hk_r5",    "hk_r6",
-    "hk_r7"};
+/* Does the body of the `for` on line ln use a computed column (a value the block stages like
+ * a read that moves with the counter)? */
+static bool loop_reads_column(const ut_scan *s, int ln, const rw_tile_columns *cols)
+{
+    const rw_toks *ts = s->ts;
+    for (size_t k = 0; k + 1 < ts->n; k++) {
+        if (!tok_is(s, k, "for") || !tok_is(s, k + 1, "(") || rwl_line_at(s->text, ts->t[k].start) != ln)
+            continue;
+        size_t hc = rwl_match_close(ts, k + 1);
+        if (hc + 1 >= ts->n)
+            return false;
+        size_t be = rwl_stmt_end(ts, hc + 1, ts->n - 1);
+        for (size_t j = hc + 1; j < be; j++)
+            for (size_t c = 0; c < cols->n; c++)
+                if (tok_is(s, j, cols->name[c]))
+                    return true;
+        return false;
+    }
+    return false;
+}
 
-static int tiles_core(const rw_context *ctx, int tile, int unroll, rw_result *out)
+static const char *const reserved[] = {
+    "hk_on", "hk_done", "hk_base", "hk_k0", "hk_l", "hk_j", "hk_g", "hk_u", "hk_full", "hk_tile0", "hk_tile1",
+    "hk_tile2", "hk_tile3", "hk_tile4", "hk_tile5", "hk_tile6", "hk_tile7", "hk_tile8", "hk_tile9",
+    "hk_tile10", "hk_tile11", "hk_tile12", "hk_tile13", "hk_tile14", "hk_tile15", "hk_r0", "hk_r1", "hk_r2",
+    "hk_r3", "hk_r4", "hk_r5", "hk_r6", "hk_r7", "hk_r8", "hk_r9", "hk_r10", "hk_r11", "hk_r12", "hk_r13",
+    "hk_r14", "hk_r15",
+};
+
+static int tiles_core(const rw_context *ctx, int tile, int unroll, const rw_tile_columns *cols, rw_result *out)
 {
     if (!out)
         return HK_EINVAL;
@@ -539,10 +565,13 @@ static int tiles_core(const rw_context *ctx, int tile, int unroll, rw_result *ou
             for (size_t r = 0; r < n_rs && !any; r++)
                 any = rs[r].n_loops && rs[r].loops[rs[r].n_loops - 1] == li && !rs[r].ambiguous &&
                       km_form_mentions(km, rs[r].index, lp->counter);
-            if (!any)
-                why = call_moves_with(s, params, n_params, ln, lp->var, call_why, sizeof call_why)
-                          ? call_why
-                          : "no read in it moves with its counter";
+            /* a call that reads the table refuses here, so that its reads are brought into the
+             * text and staged too (rw_tiles_with_columns' second try); with none, the computed
+             * columns alone make the loop one to stage */
+            if (!any && call_moves_with(s, params, n_params, ln, lp->var, call_why, sizeof call_why))
+                why = call_why;
+            else if (!any && !(cols && loop_reads_column(s, ln, cols)))
+                why = "no read in it moves with its counter";
         }
         if (!why) {
             /* the `for` token on its line that declares its variable */
@@ -993,6 +1022,32 @@ static int tiles_core(const rw_context *ctx, int tile, int unroll, rw_result *ou
             }
         }
     }
+    /* ---- computed columns: each use of a column's name in the body reads its tile ---- */
+    for (size_t c = 0; cols && c < cols->n; c++) {
+        bool used = false;
+        for (size_t k = bs; k < be && !rc; k++) {
+            if (!tok_is(s, k, cols->name[c]))
+                continue;
+            if (n_sites == UT_MAX_STAGED)
+                REFUSE("loop at line %d: more than %d reads and values to stage", lp->line, UT_MAX_STAGED);
+            ut_site *u = &sites[n_sites++];
+            memset(u, 0, sizeof *u);
+            u->start = ts.t[k].start;
+            u->end = ts.t[k].end;
+            u->column = true;
+            u->col = c;
+            u->tile = used ? (int)n_tiles - 1 : (int)n_tiles;
+            if (!used) {
+                if (!(tile_type[n_tiles++] = hk_strdup(cols->type[c]))) {
+                    rc = HK_ENOMEM;
+                    goto out;
+                }
+                used = true;
+            }
+        }
+        if (!used)
+            REFUSE("loop at line %d: the value %s computed for the block is not read in it", lp->line, cols->name[c]);
+    }
     if (!n_tiles)
         REFUSE("loop at line %d: no read in it is the same for every thread of the block", lp->line);
 
@@ -1067,10 +1122,30 @@ static int tiles_core(const rw_context *ctx, int tile, int unroll, rw_result *ou
                                      ctype, start, c0.data, tile, tile, ctype, v, cond);
         bool done_tile[UT_MAX_STAGED] = {0};
         for (size_t u = 0; u < n_sites && !rc; u++) {
-            if (done_tile[sites[u].tile])
+            if (done_tile[sites[u].tile] || sites[u].column)
                 continue;
             done_tile[sites[u].tile] = true;
             rc = hk_buf_printf(&b, "          hk_tile%d[hk_l] = %s;\n", sites[u].tile, sites[u].text);
+        }
+        if (cols && cols->n && !rc) {
+            /* the values every thread computed alike, once per element by its loader */
+            rc = hk_buf_appends(&b, "          {\n");
+            for (size_t c = 0; c < cols->n && !rc; c++)
+                rc = hk_buf_printf(&b, "            %s %s;\n", cols->type[c], cols->name[c]);
+            /* the staging code, indented as the loader's body */
+            for (const char *l = cols->staging; *l && !rc;) {
+                const char *nl = strchr(l, '\n');
+                size_t n = nl ? (size_t)(nl - l) : strlen(l);
+                rc = hk_buf_printf(&b, "            %.*s\n", (int)n, l);
+                l += n + (nl != NULL);
+            }
+            for (size_t c = 0; c < cols->n && !rc; c++)
+                for (size_t u = 0; u < n_sites && !rc; u++)
+                    if (sites[u].column && sites[u].col == c) {
+                        rc = hk_buf_printf(&b, "            hk_tile%d[hk_l] = %s;\n", sites[u].tile, cols->name[c]);
+                        break;
+                    }
+            rc = rc ? rc : hk_buf_appends(&b, "          }\n");
         }
         rc = rc ? rc : hk_buf_printf(&b,
                                      "        }\n"
@@ -1342,9 +1417,9 @@ static int inline_call_reads(const rw_context *ctx, const an_function *f, char *
  * inside a call (mmcv's `check_pt_in_box3d(pts, boxes + k * 7, ...)`), on the kernel with
  * that call's reads brought into its text (inline_call_reads); the original's refusal when
  * that does not apply either. */
-static int rw_uniform_tiles(const rw_context *ctx, int tile, int unroll, rw_result *out)
+int rw_tiles_with_columns(const rw_context *ctx, int tile, int unroll, const rw_tile_columns *cols, rw_result *out)
 {
-    int rc = tiles_core(ctx, tile, unroll, out);
+    int rc = tiles_core(ctx, tile, unroll, cols, out);
     if (rc || out->applicable)
         return rc;
     const an_function *f;
@@ -1371,7 +1446,7 @@ static int rw_uniform_tiles(const rw_context *ctx, int tile, int unroll, rw_resu
     c2.len = strlen(text);
     c2.m = m2;
     c2.kernel = (size_t)k;
-    if ((rc = tiles_core(&c2, tile, unroll, &r2)) || !r2.applicable)
+    if ((rc = tiles_core(&c2, tile, unroll, cols, &r2)) || !r2.applicable)
         goto out;
     rc = rw_result_adopt(out, &r2,
                          hk_asprintf("%s; the reads of the call at line %d first copied into a local "
@@ -1395,7 +1470,7 @@ static const rw_param tiles_params[] = {
 
 static int emit_uniform_tiles(const rw_context *c, const int *p, rw_result *out)
 {
-    int rc = rw_uniform_tiles(c, p[0], p[1], out);
+    int rc = rw_tiles_with_columns(c, p[0], p[1], NULL, out);
     if (rc == HK_OK && out->applicable)
         out->keeps_launch = false;
     return rc;

@@ -115,6 +115,8 @@ static const refusal_case cases[] = {
     {"coarsen", k_barrier, "bar", {0}, "__shared__", 3},
     {"uniform_tiles", k_double_sum, "dsum", {0}, "loop", 5},
     {"uniform_tiles", k_barrier, "bar", {256, 4, 0}, "barrier", 6},
+    /* a step that sums the thread's own elements: no math of the element alone */
+    {"table_hoist", k_double_sum, "dsum", {0}, "loop", 5},
     {"fast_divmod", k_grid_stride, "gs", {0}, "kernel body", 2},
     {"split_item_loop", k_grid_stride, "gs", {0}, "kernel body", 3},
     /* the grid-stride loop spreads its elements over the blocks already: no block is an item */
