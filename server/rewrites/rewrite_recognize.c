@@ -29,6 +29,7 @@
 #include "core/buf.h"
 
 #include "core/hk.h"
+#include "core/i18n.h"
 
 #include <ctype.h>
 
@@ -395,7 +396,8 @@ void rwp_pointee_type(const an_param *p, char *out, size_t size)
 int rwp_not_applicable(rw_result *out, const char *rewrite, const an_function *f, const char *why)
 {
     out->applicable = false;
-    out->description = hk_asprintf("%s not applicable to kernel %s: %s", rewrite, f->name, why);
+    out->description = hk_asprintf(hk_tr_in(HK_LANG_EN, HK_MSG_RW_NOT_APPLICABLE_TO), rewrite,
+                                   f->name, why);
     return out->description ? HK_OK : HK_ENOMEM;
 }
 
