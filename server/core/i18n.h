@@ -1564,6 +1564,7 @@ enum hk_msg {
     HK_MSG_RW_TR_READ_NOT,
     HK_MSG_RW_TR_COPY,
     HK_MSG_RW_TR_WRITE_NOT,
+    HK_MSG_SRCH_NOT_SEARCHED,
     HK_MSG_COUNT
 };
 

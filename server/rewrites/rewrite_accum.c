@@ -343,7 +343,7 @@ int rw_register_accumulators(const char *text, size_t len, const an_model *m, si
     if ((rc = rwa_accumulate_body(text, f, &ts, &body, what, sizeof what)))
         goto out;
     if (!body) {
-        rc = rwl_not_applicable(out, hk_asprintf(EN(RW_ACCUM_NONE), f->name));
+        rc = rwl_not_applicable_to(out, "register accumulators", f->name, HK_MSG_RW_ACCUM_NONE);
         goto out;
     }
     char *desc = hk_asprintf(EN(RW_ACCUM_DESC), f->name, what);

@@ -361,8 +361,8 @@ static int float_literals(const char *text, size_t len, const an_model *m, size_
         k = e - 1;
     }
     if (!n_lits) {
-        rc = rwl_not_applicable(out, hk_asprintf(EN(RW_FLIT_NONE),
-                                                 f->name, rwl_line_at(text, f->body_span.start_byte)));
+        rc = rwl_not_applicable_to(out, "float_literals", f->name, HK_MSG_RW_FLIT_NONE,
+                                   rwl_line_at(text, f->body_span.start_byte));
         goto out;
     }
     for (size_t i = 0; i < n_lits && !rc; i++)

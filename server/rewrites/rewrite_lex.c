@@ -899,6 +899,18 @@ int rwl_not_applicable(rw_result *out, char *why)
     return HK_OK;
 }
 
+int rwl_not_applicable_to(rw_result *out, const char *rewrite, const char *kernel, enum hk_msg why,
+                          ...)
+{
+    va_list ap;
+    va_start(ap, why);
+    char *reason = hk_vasprintf(hk_tr_in(HK_LANG_EN, why), ap);
+    va_end(ap);
+    char *all = reason ? hk_asprintf(EN(RW_NOT_APPLICABLE_TO), rewrite, kernel, reason) : NULL;
+    hk_free(reason);
+    return rwl_not_applicable(out, all);
+}
+
 int rwl_check_kernel(const char *text, size_t len, const an_model *m, size_t kernel,
                         const an_function **f)
 {

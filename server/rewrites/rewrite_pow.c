@@ -104,13 +104,14 @@ static int rw_pow_small_exponent(const char *text, size_t len, const an_model *m
     for (size_t i = 0; i < m->n_funcs; i++) {
         const char *n = m->funcs[i].name;
         if (n && (!strcmp(n, "pow") || !strcmp(n, "powf")))
-            return rwl_not_applicable(out, hk_asprintf(EN(RW_POW_OWN_POW), f->name,
-                                                       rwl_line_at(text, m->funcs[i].span.start_byte), n));
+            return rwl_not_applicable_to(out, "pow_small_exponent", f->name, HK_MSG_RW_POW_OWN_POW,
+                                         rwl_line_at(text, m->funcs[i].span.start_byte), n);
     }
     for (size_t i = 0; i < m->n_funcs; i++) {
         const char *n = m->funcs[i].name;
         if (n && (!strcmp(n, "hk_pow") || !strcmp(n, "hk_powf")))
-            return rwl_not_applicable(out, hk_asprintf(EN(RW_POW_ALREADY), f->name, rwl_line_at(text, m->funcs[i].span.start_byte), n));
+            return rwl_not_applicable_to(out, "pow_small_exponent", f->name, HK_MSG_RW_POW_ALREADY,
+                                         rwl_line_at(text, m->funcs[i].span.start_byte), n);
     }
     rw_toks ts = {0};
     rw_edits es = {0};
@@ -147,9 +148,9 @@ static int rw_pow_small_exponent(const char *text, size_t len, const an_model *m
             goto out;
     }
     if (!runtime) {
-        rc = literal ? rwl_not_applicable(out, hk_asprintf(EN(RW_POW_ALL_LITERAL),
-                                                           f->name, literal_line))
-                     : rwl_not_applicable(out, hk_asprintf(EN(RW_POW_NONE), f->name));
+        rc = literal ? rwl_not_applicable_to(out, "pow_small_exponent", f->name,
+                                             HK_MSG_RW_POW_ALL_LITERAL, literal_line)
+                     : rwl_not_applicable_to(out, "pow_small_exponent", f->name, HK_MSG_RW_POW_NONE);
         goto out;
     }
     if ((rc = rwl_edits_add(&es, f->span.start_byte, f->span.start_byte, pow_helpers)))

@@ -625,7 +625,7 @@ static long axis_of_kind(const search *s, enum axis_kind k)
 /* Records "NAME not searched: why" (why: new string, taken). */
 static int refuse_tunable(search *s, const char *name, char *why)
 {
-    char *line = why ? hk_asprintf("%s not searched: %s", name, why) : NULL;
+    char *line = why ? hk_asprintf(EN(SRCH_NOT_SEARCHED), name, why) : NULL;
     hk_free(why);
     char **v = line ? hk_realloc(s->refused, (s->n_refused + 1) * sizeof *v) : NULL;
     if (!v) {
