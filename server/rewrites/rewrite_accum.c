@@ -367,6 +367,6 @@ static int emit_register_accumulators(const rw_context *c, const int *p, rw_resu
 
 const rw_descriptor rw_register_accumulators_desc = {
     .name = "register_accumulators",
-    .summary = "a loop summing into memory (y[j] += ...) sums into a register, stored once", /* i18n: not for people */
+    .summary = "a loop summing into memory (y[j] += ...) sums into a register, stored once", /* i18n: not for people (no listing reads it) */
     .emit = emit_register_accumulators,
 };

@@ -1343,7 +1343,7 @@ static int emit_fast_divmod(const rw_context *c, const int *p, rw_result *out)
 
 const rw_descriptor rw_fast_divmod_desc = {
     .name = "fast_divmod",
-    .summary = "integer / and % by a kernel-invariant runtime divisor become a multiply by its magic number, " /* i18n: not for people */
+    .summary = "integer / and % by a kernel-invariant runtime divisor become a multiply by its magic number, " /* i18n: not for people (no listing reads it) */
                "set up once per thread (exact)",
     .flags = 0,
     .emit = emit_fast_divmod,

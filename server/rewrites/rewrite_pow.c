@@ -173,7 +173,7 @@ static int emit_pow_small_exponent(const rw_context *c, const int *p, rw_result 
 
 const rw_descriptor rw_pow_small_exponent_desc = {
     .name = "pow_small_exponent",
-    .summary = "pow/powf with a run-time exponent multiplied out when it is 0-4", /* i18n: not for people */
+    .summary = "pow/powf with a run-time exponent multiplied out when it is 0-4", /* i18n: not for people (no listing reads it) */
     .flags = 0,
     .emit = emit_pow_small_exponent,
 };

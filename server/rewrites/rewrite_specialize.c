@@ -518,7 +518,7 @@ static int emit_specialize(const rw_context *c, const int *p, rw_result *out)
 
 const rw_descriptor rw_specialize_constants_desc = {
     .name = "specialize_constants",
-    .summary = "integer scalar parameters every launch passes as one literal (window sizes, strides, modes) " /* i18n: not for people */
+    .summary = "integer scalar parameters every launch passes as one literal (window sizes, strides, modes) " /* i18n: not for people (no listing reads it) */
                "become constants in a copy of the body taken for those values (loops of known trip count "
                "unroll); other values run the original (exact)",
     .flags = 0,

@@ -453,7 +453,7 @@ static int emit_tiled_transpose(const rw_context *c, const int *p, rw_result *ou
 
 const rw_descriptor rw_tiled_transpose_desc = {
     .name = "tiled_transpose",
-    .summary = "a transpose through a padded shared-memory tile", /* i18n: not for people */
+    .summary = "a transpose through a padded shared-memory tile", /* i18n: not for people (no listing reads it) */
     .params = tiled_transpose_params,
     .n_params = HK_ARRAY_LEN(tiled_transpose_params),
     .flags = RW_ALGORITHM, /* not RW_TILE_LOOP: its skills give the grid (8 blocks/SM), and
