@@ -28,6 +28,9 @@
 #include <math.h>
 #include <stdlib.h>
 
+/* stored in English (the --json output, read by scripts); said where shown */
+#define EN(id) hk_tr_in(HK_LANG_EN, HK_MSG_##id)
+
 enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2 };
 
 static void usage(FILE *f)
@@ -67,10 +70,10 @@ static json_t *verdict(const rw_descriptor *d, const rw_context *ctx)
     if (o && applies && ((d->flags & RW_ALGORITHM) || d->launch)) {
         rw_result r;
         if (rw_apply(d, ctx, NULL, &r, NULL) == HK_OK && r.applicable && r.grid_divisor > 1)
-            json_object_set_new(o, "grid", json_sprintf("the spec's grid / %u along %c",
+            json_object_set_new(o, "grid", json_sprintf(EN(RW_CLI_GRID_DIV),
                                                         r.grid_divisor, "xyz"[r.grid_axis % 3]));
         else if (r.applicable && r.grid_multiplier > 1)
-            json_object_set_new(o, "grid", json_sprintf("the spec's grid x %u along %c",
+            json_object_set_new(o, "grid", json_sprintf(EN(RW_CLI_GRID_MUL),
                                                         r.grid_multiplier, "xyz"[r.grid_axis % 3]));
         else if (r.applicable && d->launch && (d->flags & RW_ALGORITHM))   /* a launch of its own, said by its descriptor */
             json_object_set_new(o, "grid", json_string(d->launch));
@@ -78,8 +81,7 @@ static json_t *verdict(const rw_descriptor *d, const rw_context *ctx)
     }
     if (o && !applies) {
         if (rc == HK_EINVAL && !why.reason[0]) /* set_tunable: no default to ask with */
-            snprintf(why.reason, sizeof why.reason,
-                     "has no default parameters: the search chooses them per kernel");
+            snprintf(why.reason, sizeof why.reason, "%s", EN(RW_CLI_NO_DEFAULTS));
         else if (rc != HK_OK && !why.reason[0])
             snprintf(why.reason, sizeof why.reason, "%s", hk_strerror(rc));
         json_object_set_new(o, "construct", json_string(why.construct));
@@ -96,7 +98,7 @@ static void classify(const char *text, size_t len, const char *kernel, json_t *o
     char why[256] = "";
     if (km_build(text, len, kernel, &km, why, sizeof why) != HK_OK) {
         json_object_set_new(out, "class", json_string("none"));
-        json_object_set_new(out, "near", json_sprintf("no kernel model: %s", why));
+        json_object_set_new(out, "near", json_sprintf(EN(RW_CLI_NO_MODEL), why));
         km_free(km);
         return;
     }
@@ -108,7 +110,7 @@ static void classify(const char *text, size_t len, const char *kernel, json_t *o
         if (km_class_print(km, &c, &b) == HK_OK && b.data)
             json_object_set_new(out, "summary", json_string(b.data));
         if (c.why[0])
-            json_object_set_new(out, "near", json_sprintf("%s (line %u): %s",
+            json_object_set_new(out, "near", json_sprintf(EN(RW_CLI_NEAR),
                                                           km_class_name(c.near), c.why_line,
                                                           c.why));
     }
@@ -118,17 +120,18 @@ static void classify(const char *text, size_t len, const char *kernel, json_t *o
 
 static void print_human(const json_t *o, FILE *f)
 {
-    fprintf(f, "kernel %s: class %s\n", json_string_value(json_object_get(o, "kernel")),
+    fprintf(f, hk_tr(HK_MSG_RW_CLI_KERNEL_CLASS), json_string_value(json_object_get(o, "kernel")),
             json_string_value(json_object_get(o, "class")));
     const char *sum = json_string_value(json_object_get(o, "summary"));
     const char *near = json_string_value(json_object_get(o, "near"));
     if (sum)
         fprintf(f, "  %s\n", sum);
     if (near && !sum)
-        fprintf(f, "  closest: %s\n", near);
+        fprintf(f, hk_tr(HK_MSG_RW_CLI_CLOSEST), near);
     cli_table t;
     cli_table_init(&t, 4);
-    const char *head[4] = {"rewrite", "kind", "applies", "what stops it"};
+    const char *head[4] = {hk_tr(HK_MSG_RW_CLI_HEAD_REWRITE), hk_tr(HK_MSG_RW_CLI_HEAD_KIND),
+                           hk_tr(HK_MSG_RW_CLI_HEAD_APPLIES), hk_tr(HK_MSG_RW_CLI_HEAD_STOPS)};
     (void)cli_table_row(&t, head);
     json_t *rws = json_object_get(o, "rewrites");
     size_t i;
@@ -141,16 +144,26 @@ static void print_human(const json_t *o, FILE *f)
         if (!ok) {
             long long line = json_integer_value(json_object_get(r, "line"));
             const char *reason = json_string_value(json_object_get(r, "reason"));
+            /* stored in English (the JSON's), said in the user's language */
+            char *said = hk_tr_said(hk_i18n_lang(), reason);
             if (line > 0 && reason && !strstr(reason, "line "))
-                snprintf(stop, sizeof stop, "line %lld: %s", line, reason);
+                snprintf(stop, sizeof stop, hk_tr(HK_MSG_RW_CLI_STOP_LINE), line,
+                         said ? said : reason);
             else
-                snprintf(stop, sizeof stop, "%s", reason ? reason : "");
+                snprintf(stop, sizeof stop, "%s", said ? said : reason ? reason : "");
+            hk_free(said);
+            hk_utf8_trim(stop);
         }
         const char *grid = json_string_value(json_object_get(r, "grid"));
-        if (ok && grid)
-            snprintf(stop, sizeof stop, "(launched with %s)", grid);
+        if (ok && grid) {
+            char *said = hk_tr_said(hk_i18n_lang(), grid);
+            snprintf(stop, sizeof stop, hk_tr(HK_MSG_RW_CLI_LAUNCHED_WITH), said ? said : grid);
+            hk_free(said);
+            hk_utf8_trim(stop);
+        }
         const char *cells[4] = {json_string_value(json_object_get(r, "name")),
-                                json_string_value(json_object_get(r, "kind")), ok ? "yes" : "no",
+                                json_string_value(json_object_get(r, "kind")),
+                                hk_tr(ok ? HK_MSG_REP_YES : HK_MSG_REP_NO),
                                 stop};
         (void)cli_table_row(&t, cells);
     }
@@ -265,7 +278,7 @@ static int emit(const char *name, const rw_context *ctx, const char *const *para
         long k = -1;
         if ((rc = an_analyze(c.text, c.len, &m)) || (k = an_model_find_kernel(m, kname)) < 0) {
             fprintf(stderr, hk_tr(HK_MSG_CLI_RW_REANALYSE), parts[j],
-                    rc ? hk_strerror(rc) : "the kernel is gone");
+                    rc ? hk_strerror(rc) : hk_tr(HK_MSG_RW_CLI_KERNEL_GONE));
             goto out;
         }
         c.m = m;
@@ -471,7 +484,7 @@ int cli_rewrites(int argc, char **argv)
         rc = spec_load(spec_path, &sp, &diags);
         for (size_t i = 0; i < diags.n; i++) {
             char *line = spec_diag_format(&diags.items[i], spec_path);
-            fprintf(stderr, "%s\n", line ? line : "(out of memory)");
+            fprintf(stderr, "%s\n", line ? line : hk_tr(HK_MSG_RW_CLI_OOM));
             hk_free(line);
         }
         spec_diags_free(&diags);

@@ -2738,8 +2738,8 @@ static int note_skills_tried(ep_ctx *c, const an_model *m, size_t k, const skill
             if (rc == HK_EINVAL) {   /* the skill's parameters are not the rewrite's */
                 rc = HK_OK;
                 if (!why.reason[0])
-                    snprintf(why.reason, sizeof why.reason, "parameters the rewrite refuses");
-                snprintf(why.construct, sizeof why.construct, "parameters");
+                    snprintf(why.reason, sizeof why.reason, "%s", hk_tr_in(HK_LANG_EN, HK_MSG_RW_PARAMS_REFUSED));
+                snprintf(why.construct, sizeof why.construct, "%s", hk_tr_in(HK_LANG_EN, HK_MSG_RW_C_PARAMETERS));
             }
             any = rc == HK_OK && !why.reason[0];
             if (!seen)
@@ -2748,7 +2748,8 @@ static int note_skills_tried(ep_ctx *c, const an_model *m, size_t k, const skill
         }
         why = any ? (rw_refusal){.line = 0} : first_why;
         if (!seen && rc == HK_OK)
-            snprintf(why.reason, sizeof why.reason, "no choice of its parameters was planned");
+            snprintf(why.reason, sizeof why.reason, "%s",
+                     hk_tr_in(HK_LANG_EN, HK_MSG_RW_NO_CHOICE_PLANNED));
         if (rc)
             break;
         bool applied = why.reason[0] == '\0';

@@ -127,7 +127,7 @@ static int skills_tried_html(struct hk_buf *out, const json_t *info)
                            : hk_buf_printf(out, "</td><td>%s</td><td class=\"details\">",
                                            hk_tr(HK_MSG_REP_NO)));
         if (!rc && !applied) {
-            rc = h(out, t, "reason");
+            rc = h_said(out, t, "reason"); /* the rewrite's, stored in English */
             rc = rc ? rc : hk_buf_appends(out, "</td></tr>\n");
         }
     }
@@ -145,8 +145,10 @@ static int stacks_html(struct hk_buf *out, const json_t *info)
     const json_t *t;
     json_array_foreach(why, i, t) {
         const char *s = json_string_value(t);
+        char *said = hk_tr_said(hk_i18n_lang(), s); /* the search's, stored in English */
         rc = rc ? rc : hk_buf_appends(out, "<li class=\"details\">");
-        rc = rc ? rc : report_html_escape(out, s ? s : "-");
+        rc = rc ? rc : report_html_escape(out, said ? said : s ? s : "-");
+        hk_free(said);
         rc = rc ? rc : hk_buf_appends(out, "</li>\n");
     }
     return rc ? rc : hk_buf_appends(out, "</ul>\n");

@@ -81,7 +81,7 @@ static int skills_tried_md(struct hk_buf *out, const json_t *info)
                 : (applied ? hk_buf_printf(out, " | %s | |\n", hk_tr(HK_MSG_REP_YES))
                            : hk_buf_printf(out, " | %s | ", hk_tr(HK_MSG_REP_NO)));
         if (!rc && !applied) {
-            rc = md_key(out, t, "reason", 400);
+            rc = md_said(out, t, "reason", 400); /* the rewrite's, stored in English */
             rc = rc ? rc : hk_buf_appends(out, " |\n");
         }
     }
@@ -101,7 +101,9 @@ static int stacks_md(struct hk_buf *out, const json_t *info)
     const json_t *t;
     json_array_foreach(why, i, t) {
         rc = rc ? rc : hk_buf_appends(out, "- ");
-        rc = rc ? rc : md_text(out, json_string_value(t), 600);
+        char *said = hk_tr_said(hk_i18n_lang(), json_string_value(t)); /* stored in English */
+        rc = rc ? rc : md_text(out, said ? said : json_string_value(t), 600);
+        hk_free(said);
         rc = rc ? rc : hk_buf_appends(out, "\n");
     }
     return rc;

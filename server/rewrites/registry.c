@@ -5,10 +5,14 @@
 #include "rewrites/rewrite_lex.h"
 
 #include "core/hk.h"
+#include "core/i18n.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* stored and machine-read in English; shown through hk_tr_said (docs/i18n.md) */
+#define EN(id) hk_tr_in(HK_LANG_EN, HK_MSG_##id)
 
 /* The descriptors, each defined in its rewrite's file. */
 extern const rw_descriptor rw_launch_bounds_desc, rw_restrict_desc, rw_set_tunable_desc,
@@ -128,7 +132,7 @@ int rw_params_resolve(const rw_descriptor *d, const int *in, int *out, char *msg
             out[i] = p->def;
         if (!param_allows(p, out[i])) {
             if (msg && msg_size)
-                snprintf(msg, msg_size, "%s: parameter %s = %d is not allowed", d->name, p->name,
+                snprintf(msg, msg_size, EN(RW_PARAM_NOT_ALLOWED), d->name, p->name,
                          out[i]);
             return HK_EINVAL;
         }
@@ -227,15 +231,15 @@ static const char *statement_construct(const rw_toks *ts, size_t k)
 /* Reasons that say the expected start of the body is missing: the construct is then what
  * the body starts with instead (a grid-stride loop, a shared array, ...). */
 static const char *const missing_start[] = {
-    "does not start with an index declaration", "no `int i = ", "has no row index",
-    "not a 2-D kernel: no", "does not have one 1D", NULL};
+    "does not start with an index declaration", "no `int i = ", "has no row index", /* i18n: not for people */
+    "not a 2-D kernel: no", "does not have one 1D", NULL}; /* i18n: not for people */
 
 void rw_refusal_locate(const rw_context *ctx, const char *text, rw_refusal *why)
 {
     memset(why, 0, sizeof *why);
-    const char *reason = text ? text : "not applicable";
+    const char *reason = text ? text : EN(RW_NOT_APPLICABLE);
     /* "X not applicable to kernel K: why" -> "why" */
-    const char *colon = strstr(reason, "not applicable to kernel ");
+    const char *colon = strstr(reason, "not applicable to kernel "); /* i18n: not for people */
     if (colon && (colon = strchr(colon, ':')) && colon[1] == ' ')
         reason = colon + 2;
     const an_function *f = ctx->m && ctx->kernel < ctx->m->n_funcs ? &ctx->m->funcs[ctx->kernel]
@@ -298,7 +302,7 @@ void rw_refusal_locate(const rw_context *ctx, const char *text, rw_refusal *why)
     if (construct && !strcmp(construct, "as stated"))
         snprintf(why->reason, sizeof why->reason, "%s", reason);
     else
-        snprintf(why->reason, sizeof why->reason, "%s at line %d: %s", why->construct, line,
+        snprintf(why->reason, sizeof why->reason, EN(RW_REFUSAL_AT), why->construct, line,
                  reason);
 }
 
@@ -350,7 +354,7 @@ int rw_apply(const rw_descriptor *d, const rw_context *ctx, const int *params, r
         if ((rc = d->applies(ctx, p, why)))
             return rc;
         if (why->line) {
-            out->description = hk_asprintf("%s not applicable to kernel %s: %s", d->name,
+            out->description = hk_asprintf(EN(RW_NOT_APPLICABLE_TO), d->name,
                                            ctx->m->funcs[ctx->kernel].name, why->reason);
             return out->description ? HK_OK : HK_ENOMEM;
         }
@@ -384,7 +388,7 @@ int rw_model_classify(const char *text, size_t len, const char *name, km_kernel 
     if (rc == HK_ENOMEM)
         return rc;
     if (rc) {
-        snprintf(why, n, "the kernel model cannot be built: %s", bwhy);
+        snprintf(why, n, EN(RW_MODEL_CANNOT_BUILD), bwhy);
         return HK_OK;
     }
     if ((rc = km_classify(*k, c))) {

@@ -7,10 +7,14 @@
 
 #include "core/buf.h"
 #include "core/hk.h"
+#include "core/i18n.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* stored and machine-read in English; shown through hk_tr_said (docs/i18n.md) */
+#define EN(id) hk_tr_in(HK_LANG_EN, HK_MSG_##id)
 
 /* A kernel written as `for (j ...) tmp[i] += A[i * n + j] * x[j];` (PolyBench's atax, bicg,
  * mvt, covariance) sums into memory: tmp[i] is loaded and stored on every iteration (the
@@ -29,7 +33,7 @@
 #define RA_INDEX 512
 
 static const char *const acc_types[] = {"float", "double", "int", "unsigned", "unsigned int",
-                                        "long", "long long", "unsigned long", "unsigned long long"};
+                                        "long", "long long", "unsigned long", "unsigned long long"}; /* i18n: not for people */
 
 /* The element type of kernel pointer parameter `name` when it may get an accumulator. */
 static const char *acc_type(const an_function *f, const rw_toks *ts, size_t k)
@@ -339,15 +343,10 @@ int rw_register_accumulators(const char *text, size_t len, const an_model *m, si
     if ((rc = rwa_accumulate_body(text, f, &ts, &body, what, sizeof what)))
         goto out;
     if (!body) {
-        rc = rwl_not_applicable(out, hk_asprintf("register accumulators not applicable to kernel %s: no "
-                                                 "innermost loop sums into memory (`P[I] += E;` or `-=` as the "
-                                                 "only use of P in the loop, I the same in every iteration, no "
-                                                 "return or goto)", f->name));
+        rc = rwl_not_applicable_to(out, "register accumulators", f->name, HK_MSG_RW_ACCUM_NONE);
         goto out;
     }
-    char *desc = hk_asprintf("kernel %s: %s summed in a register per loop and added to memory once after it "
-                             "(the compiler must otherwise load and store it on every iteration, since the "
-                             "loop's other pointers may alias it)", f->name, what);
+    char *desc = hk_asprintf(EN(RW_ACCUM_DESC), f->name, what);
     if (!desc) {
         rc = HK_ENOMEM;
         goto out;
@@ -368,6 +367,6 @@ static int emit_register_accumulators(const rw_context *c, const int *p, rw_resu
 
 const rw_descriptor rw_register_accumulators_desc = {
     .name = "register_accumulators",
-    .summary = "a loop summing into memory (y[j] += ...) sums into a register, stored once",
+    .summary = "a loop summing into memory (y[j] += ...) sums into a register, stored once", /* i18n: not for people (no listing reads it) */
     .emit = emit_register_accumulators,
 };

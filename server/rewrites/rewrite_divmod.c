@@ -14,12 +14,16 @@
 #include "model/kmodel.h"
 #include "rewrites/registry.h"
 #include "rewrites/rewrite_lex.h"
+#include "core/i18n.h"
 
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* stored and machine-read in English; shown through hk_tr_said (docs/i18n.md) */
+#define EN(id) hk_tr_in(HK_LANG_EN, HK_MSG_##id)
 
 /* Why the magic numbers are exact (Granlund and Montgomery 1994, Figure 4.1, N = 32): for a
  * divisor a in [1, 2^32) with s = ceil(log2 a), m = floor(2^32 (2^s - a) / a) + 1 < 2^32,
@@ -31,7 +35,7 @@
  * on another target, still gives the exact magic number): no 64-bit integer division per
  * thread. */
 static const char helpers[] =
-    "/* fast_divmod: magic numbers of a 32-bit divisor (Granlund-Montgomery, round-up method),\n"
+    "/* fast_divmod: magic numbers of a 32-bit divisor (Granlund-Montgomery, round-up method),\n" /* i18n: not for people */
     " * computed once; each division is then a high multiply, an add and a shift, exact for\n"
     " * every dividend (a divisor of 0 is undefined in C, and gives some value here too). */\n"
     "struct hk_fdiv {\n"
@@ -169,7 +173,7 @@ static void note(dm_scan *s, int rank, size_t k, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    snprintf(s->why, sizeof s->why, "division at line %d: %s", line_of(s, k), msg);
+    snprintf(s->why, sizeof s->why, EN(RW_DIV_AT), line_of(s, k), msg);
     s->why_rank = rank;
 }
 
@@ -941,24 +945,22 @@ static int divisor_of(dm_scan *s, size_t op, size_t da, size_t db, enum dm_type 
     if (!expr_invariant(s, da, db, st, 0, &has_name, &bad)) {
         if (t == DM_I32 || t == DM_U32 || t == DM_WIDE)
             note(s, RANK_VARIES, op,
-                 "the divisor `%s` is not invariant over the kernel: `%.*s` (line %d) is written there or passed "
-                 "to a call that may write it, or is not a parameter or a local set once from them before the loop",
+                 EN(RW_DIV_NOT_INVARIANT),
                  dtext, TOK_LEN(s, bad), TOK_AT(s, bad), line_of(s, bad));
         return -1;
     }
     if (!has_name) {
-        note(s, RANK_CONSTANT, op, "the divisor `%s` is a constant: the compiler already divides by its magic number",
+        note(s, RANK_CONSTANT, op, EN(RW_DIV_CONSTANT),
              dtext);
         return -1;
     }
     if (t == DM_WIDE) {
-        note(s, RANK_WIDE, op, "64-bit arithmetic (the division by `%s` is in long or size_t): only 32-bit "
-             "dividends are rewritten", dtext);
+        note(s, RANK_WIDE, op, EN(RW_DIV_64BIT), dtext);
         return -1;
     }
     if (t != DM_I32 && t != DM_U32) {
         if (t != DM_FLOAT)
-            note(s, RANK_TYPE, op, "the operands' types are not 32-bit integer types the scan can read (divisor `%s`)",
+            note(s, RANK_TYPE, op, EN(RW_DIV_TYPES),
                  dtext);
         return -1;
     }
@@ -1007,27 +1009,24 @@ static size_t emit_chain(dm_scan *s, struct hk_buf *b, size_t k, size_t lim, boo
         int di = -1;
         if (is_tok(s, op, "/") || is_tok(s, op, "%")) {
             if (!safe)
-                note(s, RANK_TYPE, op, "the dividend `%.*s...` follows a cast, a unary operator or a template: its "
-                     "extent is not read", TOK_LEN(s, start), TOK_AT(s, start));
+                note(s, RANK_TYPE, op, EN(RW_DIV_DIVIDEND_CAST), TOK_LEN(s, start), TOK_AT(s, start));
             else if ((lt == DM_I32 || lt == DM_U32 || lt == DM_WIDE) && ut != DM_FLOAT && ut != DM_UNKNOWN) {
                 bool inv_name = false;
                 size_t bad;
                 if (expr_invariant(s, start, op, stmt_of(s, op), 0, &inv_name, &bad))
-                    note(s, RANK_CONSTANT, op, "the dividend `%.*s` is invariant too: the compiler computes the "
-                         "quotient once", (int)(s->ts->t[op - 1].end - s->ts->t[start].start), TOK_AT(s, start));
+                    note(s, RANK_CONSTANT, op, EN(RW_DIV_DIVIDEND_INVARIANT), (int)(s->ts->t[op - 1].end - s->ts->t[start].start), TOK_AT(s, start));
                 else
                     di = divisor_of(s, op, da, db, lt);
             }
             else if (lt == DM_UNKNOWN && ut != DM_FLOAT)
-                note(s, RANK_TYPE, op, "the dividend `%.*s` has no 32-bit integer type the scan can read",
+                note(s, RANK_TYPE, op, EN(RW_DIV_DIVIDEND_TYPE),
                      (int)(s->ts->t[op - 1].end - s->ts->t[start].start), TOK_AT(s, start));
         }
         if (s->rc)
             break;
         bool rewrite = di >= 0 && s->div[di].in_loop && s->emit;
         if (di >= 0 && !s->div[di].in_loop)
-            note(s, RANK_NO_LOOP, op, "the divisor `%.*s` is used outside loops only: one division per thread "
-                 "costs about what its setup does", (int)(s->ts->t[db - 1].end - s->ts->t[da].start), TOK_AT(s, da));
+            note(s, RANK_NO_LOOP, op, EN(RW_DIV_OUTSIDE_LOOPS), (int)(s->ts->t[db - 1].end - s->ts->t[da].start), TOK_AT(s, da));
         if (rewrite) {
             dm_divisor *d = &s->div[di];
             bool rem = is_tok(s, op, "%");
@@ -1143,8 +1142,7 @@ static int emit_range(dm_scan *s, struct hk_buf *b, size_t a, size_t e)
             }
         }
         if (is_tok(s, k, "/") || is_tok(s, k, "%"))
-            note(s, RANK_TYPE, k, "the dividend before `%.*s` is not a plain operand the scan reads (a cast, "
-                 "a call's result, a unary operator or a member before it)", TOK_LEN(s, k), TOK_AT(s, k));
+            note(s, RANK_TYPE, k, EN(RW_DIV_DIVIDEND_OPERAND), TOK_LEN(s, k), TOK_AT(s, k));
         int rc = out_tokens(s, b, k, k + 1);
         if (rc)
             return s->rc = rc;
@@ -1234,9 +1232,7 @@ int rw_fast_divmod(const char *text, size_t len, const an_model *m, size_t kerne
             break;
         }
     if (s->body_open >= ts.n || (s->body_close = rwl_match_close(&ts, s->body_open)) >= ts.n) {
-        rc = rwl_not_applicable(out, hk_asprintf("fast_divmod not applicable to kernel %s: kernel body at line %d: "
-                                                 "its braces do not balance", f->name,
-                                                 rwl_line_at(text, f->body_span.start_byte)));
+        rc = rwl_not_applicable_to(out, "fast_divmod", f->name, HK_MSG_RW_DIV_BRACES, rwl_line_at(text, f->body_span.start_byte));
         goto out;
     }
     s->sig_open = s->sig_close = 0;
@@ -1248,24 +1244,18 @@ int rw_fast_divmod(const char *text, size_t len, const an_model *m, size_t kerne
         }
     for (size_t k = 0; k < ts.n; k++)
         if (ts.t[k].kind == T_IDENT && !strncmp(text + ts.t[k].start, "hk_fdiv", 7)) {
-            rc = rwl_not_applicable(out, hk_asprintf("fast_divmod not applicable to kernel %s: division at line %d: "
-                                                     "the kernel divides by magic numbers already (hk_fdiv)",
-                                                     f->name, rwl_line_at(text, ts.t[k].start)));
+            rc = rwl_not_applicable_to(out, "fast_divmod", f->name, HK_MSG_RW_DIV_ALREADY, rwl_line_at(text, ts.t[k].start));
             goto out;
         }
     if (strstr(text, "struct hk_fdiv")) {
-        rc = rwl_not_applicable(out, hk_asprintf("fast_divmod not applicable to kernel %s: kernel body at line %d: "
-                                                 "the file has fast_divmod's helpers already (another kernel's)",
-                                                 f->name, rwl_line_at(text, f->body_span.start_byte)));
+        rc = rwl_not_applicable_to(out, "fast_divmod", f->name, HK_MSG_RW_DIV_HELPERS, rwl_line_at(text, f->body_span.start_byte));
         goto out;
     }
     /* setups go before top-level statements and read every token as one program: a jump
      * may not cross them, and the two branches of an #if are not one program */
     for (size_t k = s->body_open + 1; k < s->body_close; k++)
         if (rwl_tok_is(&ts, k, "goto")) {
-            rc = rwl_not_applicable(out, hk_asprintf("fast_divmod not applicable to kernel %s: goto at line %d: a "
-                                                     "jump could cross the divisors' setup", f->name,
-                                                     rwl_line_at(text, ts.t[k].start)));
+            rc = rwl_not_applicable_to(out, "fast_divmod", f->name, HK_MSG_RW_DIV_GOTO, rwl_line_at(text, ts.t[k].start));
             goto out;
         }
     for (size_t b = f->body_span.start_byte; b < f->body_span.end_byte; b++) {
@@ -1280,9 +1270,7 @@ int rw_fast_divmod(const char *text, size_t len, const an_model *m, size_t kerne
         while (*d == ' ' || *d == '\t')
             d++;
         if (!strncmp(d, "if", 2) || !strncmp(d, "el", 2) || !strncmp(d, "endif", 5)) {
-            rc = rwl_not_applicable(out, hk_asprintf("fast_divmod not applicable to kernel %s: preprocessor "
-                                                     "conditional at line %d: the scan would read both branches "
-                                                     "as one", f->name, rwl_line_at(text, b)));
+            rc = rwl_not_applicable_to(out, "fast_divmod", f->name, HK_MSG_RW_DIV_PREPROC, rwl_line_at(text, b));
             goto out;
         }
     }
@@ -1308,14 +1296,13 @@ int rw_fast_divmod(const char *text, size_t len, const an_model *m, size_t kerne
     if (!s->n_done) {
         char why[700];
         if (!any)
-            snprintf(why, sizeof why, "kernel body at line %d: no `/` or `%%` in the kernel's text (one a macro "
-                                      "hides is not read)", rwl_line_at(text, f->body_span.start_byte));
+            snprintf(why, sizeof why, EN(RW_DIV_NO_DIV), rwl_line_at(text, f->body_span.start_byte));
         else if (s->why[0])
             snprintf(why, sizeof why, "%s", s->why);
         else
-            snprintf(why, sizeof why, "kernel body at line %d: no integer division by a runtime value",
+            snprintf(why, sizeof why, EN(RW_DIV_NO_RUNTIME),
                      rwl_line_at(text, f->body_span.start_byte));
-        rc = rwl_not_applicable(out, hk_asprintf("fast_divmod not applicable to kernel %s: %s", f->name, why));
+        rc = rwl_not_applicable(out, hk_asprintf(EN(RW_NOT_APPLICABLE_TO), "fast_divmod", f->name, why));
         goto out;
     }
     for (size_t i = 0, n = 0; i < s->n_div && !rc; i++)
@@ -1333,8 +1320,7 @@ int rw_fast_divmod(const char *text, size_t len, const an_model *m, size_t kerne
     }
     if (rc)
         goto out;
-    char *desc = hk_asprintf("kernel %s: %zu divisions and remainders by %s computed with magic numbers set up "
-                             "once per thread (a high multiply, an add and a shift; exact for every dividend)",
+    char *desc = hk_asprintf(EN(RW_DIV_DESC),
                              f->name, s->n_done, what.data ? what.data : "");
     rc = rwl_finish(text, len, m, f->name, &es, desc, out);
 out:
@@ -1357,7 +1343,7 @@ static int emit_fast_divmod(const rw_context *c, const int *p, rw_result *out)
 
 const rw_descriptor rw_fast_divmod_desc = {
     .name = "fast_divmod",
-    .summary = "integer / and % by a kernel-invariant runtime divisor become a multiply by its magic number, "
+    .summary = "integer / and % by a kernel-invariant runtime divisor become a multiply by its magic number, " /* i18n: not for people (no listing reads it) */
                "set up once per thread (exact)",
     .flags = 0,
     .emit = emit_fast_divmod,

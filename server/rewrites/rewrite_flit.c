@@ -7,12 +7,16 @@
 
 #include "core/buf.h"
 #include "core/hk.h"
+#include "core/i18n.h"
 
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* stored and machine-read in English; shown through hk_tr_said (docs/i18n.md) */
+#define EN(id) hk_tr_in(HK_LANG_EN, HK_MSG_##id)
 
 /* Why: Rodinia's hotspot updates a float temperature with `... - 2.0*temp_on_cuda[ty][tx]`:
  * the literal is a double, so every operand of the update is converted to FP64 (PTX: 8
@@ -77,7 +81,7 @@ static enum fl_type type_of_text(const char *t)
         return FL_DOUBLE;
     static const char *const ints[] = {"int", "unsigned", "unsigned int", "long", "long long", "short", "char",
                                        "bool", "size_t", "int32_t", "int64_t", "uint32_t", "uint64_t",
-                                       "unsigned long", "unsigned long long", "unsigned char", "uint"};
+                                       "unsigned long", "unsigned long long", "unsigned char", "uint"}; /* i18n: not for people */
     for (size_t i = 0; i < HK_ARRAY_LEN(ints); i++)
         if (!strcmp(t, ints[i]))
             return FL_INT;
@@ -357,20 +361,19 @@ static int float_literals(const char *text, size_t len, const an_model *m, size_
         k = e - 1;
     }
     if (!n_lits) {
-        rc = rwl_not_applicable(out, hk_asprintf("float_literals not applicable to kernel %s: kernel body at line %d: "
-                                                 "no double literal (`2.0`, unsuffixed) in float arithmetic stored to "
-                                                 "a float whose other operands are all float or integer",
-                                                 f->name, rwl_line_at(text, f->body_span.start_byte)));
+        rc = rwl_not_applicable_to(out, "float_literals", f->name, HK_MSG_RW_FLIT_NONE,
+                                   rwl_line_at(text, f->body_span.start_byte));
         goto out;
     }
     for (size_t i = 0; i < n_lits && !rc; i++)
         rc = rwl_edits_add(&es, ts.t[lits[i]].end, ts.t[lits[i]].end, "f");
     if (rc)
         goto out;
-    char *desc = hk_asprintf("kernel %s: %zu double literal%s in float arithmetic written as float (%zu statement%s, "
-                             "the first at line %zu): the statements compute in FP32 instead of converting every "
-                             "operand to FP64 (within tolerance: float rounding of the intermediates)",
-                             f->name, n_lits, n_lits == 1 ? "" : "s", stmts, stmts == 1 ? "" : "s", first_line);
+    /* one entry per number of each count (Chinese has no plural) */
+    static const enum hk_msg says[2][2] = {{HK_MSG_RW_FLIT_DESC_MANY_MANY, HK_MSG_RW_FLIT_DESC_MANY_ONE},
+                                           {HK_MSG_RW_FLIT_DESC_ONE_MANY, HK_MSG_RW_FLIT_DESC_ONE_ONE}};
+    char *desc = hk_asprintf(hk_tr_in(HK_LANG_EN, says[n_lits == 1][stmts == 1]), f->name, n_lits,
+                             stmts, first_line);
     rc = rwl_finish(text, len, m, f->name, &es, desc, out);
 out:
     rwl_edits_free(&es);
@@ -391,6 +394,6 @@ const rw_descriptor rw_float_literals_desc = {
     .name = "float_literals",
     .summary = "unsuffixed double literals (2.0) in float arithmetic stored to float become float literals "
                "(2.0f): the statement stays in FP32 (within tolerance)",
-    .flags = 0,
+    .flags = 0, /* i18n: not for people */
     .emit = emit_float_literals,
 };

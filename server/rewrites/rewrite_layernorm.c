@@ -7,12 +7,16 @@
 
 #include "core/buf.h"
 #include "core/hk.h"
+#include "core/i18n.h"
 
 #include <ctype.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* stored and machine-read in English; shown through hk_tr_said (docs/i18n.md) */
+#define EN(id) hk_tr_in(HK_LANG_EN, HK_MSG_##id)
 
 /* Matches canonical text s against pattern p where %G and %B each match one "@name" (a
  * per-column vector); the names go to g and b (without the @). */
@@ -40,13 +44,13 @@ static bool match_affine(const char *s, const char *p, char *g, char *b, size_t 
 }
 
 static const char tpl_layernorm[] =
-    "{\n"
+    "{\n" /* i18n: not for people */
     "    // hk rewrite: one warp per row (rows grid-strided over the warps): shuffle sums for\n"
     "    // the mean, then for the centred variance (the same two-pass arithmetic), then the\n"
     "    // write pass; float4 when the row length is a multiple of 4 and rows are aligned.\n"
     PT_THREADS
     PT_WARP
-    "    const long long hk_cols = ($COLS);\n"
+    "    const long long hk_cols = ($COLS);\n" /* i18n: not for people */
     "    for (long long hk_row = (long long)blockIdx.x * hk_nwarps + hk_warp; hk_row < ($ROWS);\n"
     "         hk_row += (long long)gridDim.x * hk_nwarps) {\n"
     "        const float *hk_x = $IN + hk_row * hk_cols;\n"
@@ -124,7 +128,7 @@ int rw_online_layernorm(const char *text, size_t len, const an_model *m, size_t 
     const char *why = NULL;
     if ((rc = rwp_lex_body(text, f->body_span.start_byte, f->body_span.end_byte, &ts))) {
         if (rc == HK_ETOOBIG)
-            rc = rwp_not_applicable(out, name, f, "the body is far larger than a layernorm");
+            rc = rwp_not_applicable(out, name, f, EN(RW_LN_BODY_LARGE));
         goto out;
     }
     if ((why = rwp_read_shape(&ts, &s)))
@@ -147,39 +151,39 @@ int rw_online_layernorm(const char *text, size_t len, const an_model *m, size_t 
     while (i < rw.n_st && rw.st[i].kind == 'p')
         i++;
     if (i >= rw.n_st || !rwp_rows_decl(&rw, i, "a", c, sizeof c) || !rwp_one_of(c, zero)) {
-        why = "the row body does not start with a sum for the mean `float mean = 0.0f;`";
+        why = EN(RW_LN_NO_MEAN_SUM);
         goto na;
     }
     i++;
     if (i >= rw.n_st || rw.st[i].kind != 'l' || (rwp_rows_stmt(&rw, i, st, sizeof st), !rwp_one_of(st, lsum))) {
-        why = "the first column loop is not the sum `mean += x[c]`";
+        why = EN(RW_LN_FIRST_LOOP);
         goto na;
     }
     i++;
     if (i >= rw.n_st || rw.st[i].kind != 'u' || (rwp_rows_stmt(&rw, i, st, sizeof st), !rwp_one_of(st, mdiv))) {
-        why = "the sum is not divided by the column count (`mean /= cols;`)";
+        why = EN(RW_LN_MEAN_DIV);
         goto na;
     }
     i++;
     if (i >= rw.n_st || !rwp_rows_decl(&rw, i, "v", c, sizeof c) || !rwp_one_of(c, zero)) {
-        why = "no variance sum `float var = 0.0f;` after the mean";
+        why = EN(RW_LN_NO_VAR_SUM);
         goto na;
     }
     i++;
     if (i >= rw.n_st || rw.st[i].kind != 'l' || (rwp_rows_stmt(&rw, i, st, sizeof st), !rwp_one_of(st, lvar))) {
-        why = "the second column loop is not `var += (x[c] - mean) * (x[c] - mean)`";
+        why = EN(RW_LN_SECOND_LOOP);
         goto na;
     }
     i++;
     if (i >= rw.n_st || rw.st[i].kind != 'u' || (rwp_rows_stmt(&rw, i, st, sizeof st), !rwp_one_of(st, vdiv))) {
-        why = "the variance sum is not divided by the column count (`var /= cols;`)";
+        why = EN(RW_LN_VAR_DIV);
         goto na;
     }
     i++;
     /* float inv = 1.0f / sqrtf(var + EPS); or rsqrtf(var + EPS), EPS a scalar parameter or
      * a literal */
     if (i >= rw.n_st || !rwp_rows_decl(&rw, i, "r", c, sizeof c)) {
-        why = "no `float inv = 1.0f / sqrtf(var + eps);` before the write loop";
+        why = EN(RW_LN_NO_INV);
         goto na;
     }
     {
@@ -198,8 +202,7 @@ int rw_online_layernorm(const char *text, size_t len, const an_model *m, size_t 
         for (const char *q = eps; literal && *q; q++)
             literal = isalnum((unsigned char)*q) || *q == '.' || *q == '-' || *q == '+';
         if (!inner || !((pe && pe->pointer_depth == 0) || literal)) {
-            why = "the inverse deviation is not `1.0f / sqrtf(var + eps)` or `rsqrtf(var + eps)` with "
-                  "eps a parameter or a literal";
+            why = EN(RW_LN_INV_FORM);
             goto na;
         }
         rstd = rs ? hk_asprintf("rsqrtf(hk_var + (%s))", eps) : hk_asprintf("1.0f / sqrtf(hk_var + (%s))", eps);
@@ -208,7 +211,7 @@ int rw_online_layernorm(const char *text, size_t len, const an_model *m, size_t 
     }
     i++;
     if (i + 1 != rw.n_st || rw.st[i].kind != 'l') {
-        why = "the last statement is not the write loop";
+        why = EN(RW_LN_LAST_NOT_WRITE);
         goto na;
     }
     rwp_rows_stmt(&rw, i, st, sizeof st);
@@ -226,18 +229,18 @@ int rw_online_layernorm(const char *text, size_t len, const an_model *m, size_t 
     const an_param *pg = *g ? rwp_param_by_name(f, g) : NULL, *pb = *be ? rwp_param_by_name(f, be) : NULL;
     if (!ok || (*g && !pg) || (*be && !pb) || (pg && pg == pb) || pg == rw.in || pg == rw.out ||
         pb == rw.in || pb == rw.out) {
-        why = "the write loop is not `y[c] = (x[c] - mean) * inv [* gamma[c]] [+ beta[c]]`";
+        why = EN(RW_LN_WRITE_FORM);
         goto na;
     }
     char t[PT_EXPR];
     if ((pg && (rwp_pointee_type(pg, t, sizeof t), strcmp(t, "float") != 0)) ||
         (pb && (rwp_pointee_type(pb, t, sizeof t), strcmp(t, "float") != 0))) {
-        why = "gamma or beta is not float";
+        why = EN(RW_LN_GAMMA_TYPE);
         goto na;
     }
     static const char comp[4] = {'x', 'y', 'z', 'w'};
-    align = hk_asprintf("%s%s%s%s%s%s", pg ? " | reinterpret_cast<unsigned long long>(" : "", pg ? pg->name : "",
-                        pg ? ")" : "", pb ? " | reinterpret_cast<unsigned long long>(" : "", pb ? pb->name : "",
+    align = hk_asprintf("%s%s%s%s%s%s", pg ? " | reinterpret_cast<unsigned long long>(" : "", pg ? pg->name : "", /* i18n: not for people */
+                        pg ? ")" : "", pb ? " | reinterpret_cast<unsigned long long>(" : "", pb ? pb->name : "", /* i18n: not for people */
                         pb ? ")" : "");
     vloads = hk_asprintf("%s%s%s%s%s%s", pg ? "                const float4 hk_g = reinterpret_cast<const float4 *>(" : "",
                          pg ? pg->name : "", pg ? ")[hk_c];\n" : "",
@@ -255,8 +258,7 @@ int rw_online_layernorm(const char *text, size_t len, const an_model *m, size_t 
                         "VZ", vc[2], "VW", vc[3], "SCALAR", scalar, NULL};
     if ((rc = rwl_render(&b, tpl_layernorm, kv)))
         goto out;
-    char *desc = hk_asprintf("kernel %s: layernorm rows of %s -> %s%s%s%s%s with one warp per row, "
-                             "shuffle sums for mean and centred variance, float4 when cols %% 4 == 0",
+    char *desc = hk_asprintf(EN(RW_LN_DESC),
                              f->name, rw.in->name, rw.out->name, pg ? ", gamma " : "", pg ? pg->name : "",
                              pb ? ", beta " : "", pb ? pb->name : "");
     rc = rwp_replace_body(text, len, m, f, b.data, desc, out);
@@ -287,7 +289,7 @@ static int emit_online_layernorm(const rw_context *c, const int *p, rw_result *o
 
 const rw_descriptor rw_online_layernorm_desc = {
     .name = "online_layernorm",
-    .summary = "a thread-per-row layernorm becomes a warp per row",
+    .summary = "a thread-per-row layernorm becomes a warp per row", /* i18n: not for people (no listing reads it) */
     .flags = RW_ALGORITHM,
     .emit = emit_online_layernorm,
 };

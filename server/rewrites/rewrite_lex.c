@@ -4,12 +4,16 @@
 #include "core/buf.h"
 #include "core/hk.h"
 #include "model/kmodel.h"
+#include "core/i18n.h"
 
 #include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* stored and machine-read in English; shown through hk_tr_said (docs/i18n.md) */
+#define EN(id) hk_tr_in(HK_LANG_EN, HK_MSG_##id)
 
 static const char *const type_words[] = {"int", "unsigned", "signed", "long", "short", "size_t",
                                          "auto", "int64_t", "uint64_t", "int32_t", "uint32_t",
@@ -895,6 +899,18 @@ int rwl_not_applicable(rw_result *out, char *why)
     return HK_OK;
 }
 
+int rwl_not_applicable_to(rw_result *out, const char *rewrite, const char *kernel, enum hk_msg why,
+                          ...)
+{
+    va_list ap;
+    va_start(ap, why);
+    char *reason = hk_vasprintf(hk_tr_in(HK_LANG_EN, why), ap);
+    va_end(ap);
+    char *all = reason ? hk_asprintf(EN(RW_NOT_APPLICABLE_TO), rewrite, kernel, reason) : NULL;
+    hk_free(reason);
+    return rwl_not_applicable(out, all);
+}
+
 int rwl_check_kernel(const char *text, size_t len, const an_model *m, size_t kernel,
                         const an_function **f)
 {
@@ -935,7 +951,7 @@ int rwl_open_body(const char *text, size_t len, const an_function *f, bool need_
     if (rc)
         return rc;
     if (need_body && ts->n < 3) {
-        snprintf(why, n_why, "kernel body at line %d: the body is empty", line);
+        snprintf(why, n_why, EN(RW_LEX_BODY_EMPTY), line);
         return HK_OK;
     }
     char kwhy[200];
@@ -943,7 +959,7 @@ int rwl_open_body(const char *text, size_t len, const an_function *f, bool need_
     if (rc == HK_ENOMEM)
         return rc;
     if (rc)
-        snprintf(why, n_why, "kernel body at line %d: the kernel model cannot be built: %s", line,
+        snprintf(why, n_why, EN(RW_LEX_MODEL), line,
                  kwhy);
     return HK_OK;
 }
@@ -966,7 +982,7 @@ int rwl_finish(const char *text, size_t len, const an_model *m, const char *kern
     if ((nm->has_errors && !m->has_errors) || (kernel_name && an_model_find_kernel(nm, kernel_name) < 0)) {
         an_model_free(nm);
         hk_free(nt);
-        char *why = hk_asprintf("rewrite refused, its result does not parse cleanly: %s", desc);
+        char *why = hk_asprintf(EN(RW_LEX_NOT_CLEAN), desc);
         hk_free(desc);
         if (!why)
             return HK_ENOMEM;

@@ -13,6 +13,7 @@
 
 #include "analysis/analysis.h"
 #include "rewrites/rewrite.h"
+#include "core/i18n.h"
 
 /* A rewrite never produces more than this (the analysis refuses larger texts anyway). */
 #define RW_TEXT_MAX AN_TEXT_MAX_BYTES
@@ -203,6 +204,12 @@ bool rwl_refuse(char *why, size_t n, const rw_toks *ts, const char *text, size_t
                 const char *construct, const char *fmt, ...) __attribute__((format(printf, 7, 8)));
 
 int rwl_not_applicable(rw_result *out, char *why);
+/* rwl_not_applicable with "REWRITE not applicable to kernel KERNEL: WHY" (RW_NOT_APPLICABLE_TO),
+ * WHY the message why (a format of the rewrites' section) formatted with the arguments, both
+ * in English: the reason is stored, and rw_refusal_locate reads it after the colon, where
+ * hk_tr_said finds why's entry. HK_OK, or HK_ENOMEM. */
+int rwl_not_applicable_to(rw_result *out, const char *rewrite, const char *kernel, enum hk_msg why,
+                          ...);
 
 int rwl_check_kernel(const char *text, size_t len, const an_model *m, size_t kernel,
                         const an_function **f);

@@ -12,12 +12,16 @@
 #include "model/kmodel.h"
 #include "spec/infer.h"
 #include "spec/spec.h"
+#include "core/i18n.h"
 
 #include <ctype.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* stored and machine-read in English; shown through hk_tr_said (docs/i18n.md) */
+#define EN(id) hk_tr_in(HK_LANG_EN, HK_MSG_##id)
 
 /* ------------------------------------------------------------------ tokens */
 
@@ -247,8 +251,7 @@ static const char *lane_problem(const rw_toks *ts, size_t a, size_t b)
             return "the per-element code uses an atomic (a reduction or a scatter, not elementwise)";
         if (rwl_tok_is_ident(ts, k, "return") || rwl_tok_is_ident(ts, k, "goto") ||
             rwl_tok_is_ident(ts, k, "break") || rwl_tok_is_ident(ts, k, "continue"))
-            return "the per-element code has a return, goto, break or continue, which would "
-                   "leave the other lanes of a vector undone";
+            return EN(RW_MEM_EARLY_EXIT);
     }
     return NULL;
 }
@@ -478,8 +481,7 @@ static const char *find_shape(const rw_toks *ts, size_t end, const km_kernel *km
             }
             bool idx_ok = ns == 2 && index_decl(ts, s + 2, semi[0], km, true, sh, rc);
             if (!idx_ok && prologue)
-                return "no `int i = blockIdx.x * blockDim.x + threadIdx.x;` (or a grid-stride loop "
-                       "over it) at the top level of the body, after plain declarations";
+                return EN(RW_MEM_NO_INDEX);
             if (!idx_ok)
                 return "the loop is not `for (int i = blockIdx.x * blockDim.x + threadIdx.x; "
                        "i < n; i += gridDim.x * blockDim.x)`";
@@ -529,14 +531,13 @@ static const char *find_shape(const rw_toks *ts, size_t end, const km_kernel *km
                      !rwl_tok_is_ident(ts, k - 1, "default") &&
                      (k - 1 == s || rwl_tok_is(ts, k - 2, ";") || rwl_tok_is(ts, k - 2, "{") ||
                       rwl_tok_is(ts, k - 2, "}"))))
-                    return "a statement before the loop has a goto or a label";
+                    return EN(RW_MEM_GOTO_BEFORE_LOOP);
             prologue = true;
         }
         s = e;
     }
     if (prologue)
-        return "no `int i = blockIdx.x * blockDim.x + threadIdx.x;` (or a grid-stride loop over "
-               "it) at the top level of the body, after plain declarations";
+        return EN(RW_MEM_NO_INDEX);
     if (s >= end)
         return "no `int i = blockIdx.x * blockDim.x + threadIdx.x;` at the top level of the body";
     size_t decl_end = rwl_stmt_end(ts, s, end);
@@ -555,9 +556,7 @@ static const char *find_shape(const rw_toks *ts, size_t end, const km_kernel *km
         for (size_t k = ifs; k < rwl_stmt_end(ts, ifs, end) && !uses_index; k++)
             uses_index = rwl_tok_is_ident(ts, k, sh->idx);
         if (uses_index && ifs < end && rwl_tok_is_ident(ts, rwl_stmt_end(ts, ifs, end), "if"))
-            return "a statement between the index and its bounds check uses the index (a pointer "
-                   "offset or a value the bounds check does not guard): only declarations "
-                   "independent of it may come between";
+            return EN(RW_MEM_STMT_USES_INDEX);
         if (decl_end >= end || conditional_problem(ts, decl_end, end))
             return "the index declaration is not followed by `if (i < n) ...` or `if (i >= n) return;` "
                    "(nor by code that runs unconditionally, one element per thread of the grid)";
@@ -1305,7 +1304,7 @@ static int vectorize_once(const char *text, size_t len, const an_model *m, size_
             if ((k > 0 && rwl_tok_is(&ts, k - 1, "&") && rwl_unary_position(&ts, k - 1)) ||
                 rwl_tok_is(&ts, close + 1, ".") || rwl_tok_is(&ts, close + 1, "->") ||
                 rwl_tok_is(&ts, close + 1, "[")) {
-                why_alloc = hk_asprintf("%s has its address taken or a member accessed", acc);
+                why_alloc = hk_asprintf(EN(RW_MEM_ADDRESS_TAKEN), acc);
                 break;
             }
             if (pp->pointer_depth != 1) {

@@ -14,11 +14,15 @@
 #include "core/hk.h"
 #include "model/kclass.h"
 #include "model/kmodel.h"
+#include "core/i18n.h"
 
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* stored and machine-read in English; shown through hk_tr_said (docs/i18n.md) */
+#define EN(id) hk_tr_in(HK_LANG_EN, HK_MSG_##id)
 
 static const char name[] = "tiled permute";
 
@@ -162,7 +166,7 @@ static const char *check_rest(const km_kernel *k, const km_class *c, char *why, 
     const km_access *as = km_accesses(k, &na);
     const km_loop *ls = km_loops(k, &nl);
     if (nl) {
-        snprintf(why, n, "line %u: a loop: only one element per thread is tiled", ls[0].line);
+        snprintf(why, n, EN(RW_PERM_LOOP), ls[0].line);
         return why;
     }
     if (km_barriers(k)) {
@@ -298,8 +302,7 @@ static int model_permute(const char *text, size_t len, const an_function *f, km_
         return HK_OK;
     }
     if (km_form_mentions_kind(k, c.in_map, KM_ATOM_READ, -1) || km_form_mentions_kind(k, c.out_map, KM_ATOM_READ, -1)) {
-        snprintf(why, n, "line %u: an index is read from memory (a gather or scatter through an index "
-                 "array, not a permutation of the coordinates)", c.line);
+        snprintf(why, n, EN(RW_PERM_GATHER), c.line);
         return HK_OK;
     }
     if (check_rest(k, &c, why, n))

@@ -24,14 +24,18 @@
 #include "analysis/analysis.h"
 #include "core/buf.h"
 #include "core/hk.h"
+#include "core/i18n.h"
 
 #include <stdio.h>
 #include <string.h>
 
+/* stored and machine-read in English; shown through hk_tr_said (docs/i18n.md) */
+#define EN(id) hk_tr_in(HK_LANG_EN, HK_MSG_##id)
+
 /* The helpers, before the kernel (no preprocessor guard: the referee takes a conditional
  * directive the baseline lacks for host code; a file that has them already is refused). */
 static const char pow_helpers[] =
-    "// hk rewrite (pow_small_exponent): pow with an exponent known only at run time,\n"
+    "// hk rewrite (pow_small_exponent): pow with an exponent known only at run time,\n" /* i18n: not for people */
     "// multiplied out when the exponent is 0, 1, 2, 3 or 4 (one uniform compare instead of\n"
     "// pow's logarithm and exponential; the products round at most three times where pow\n"
     "// rounds once); any other exponent calls the same pow as before.\n"
@@ -100,17 +104,14 @@ static int rw_pow_small_exponent(const char *text, size_t len, const an_model *m
     for (size_t i = 0; i < m->n_funcs; i++) {
         const char *n = m->funcs[i].name;
         if (n && (!strcmp(n, "pow") || !strcmp(n, "powf")))
-            return rwl_not_applicable(out, hk_asprintf("pow_small_exponent not applicable to kernel %s: function at "
-                                                       "line %d: the file declares its own %s, so its calls are "
-                                                       "not the math library's", f->name,
-                                                       rwl_line_at(text, m->funcs[i].span.start_byte), n));
+            return rwl_not_applicable_to(out, "pow_small_exponent", f->name, HK_MSG_RW_POW_OWN_POW,
+                                         rwl_line_at(text, m->funcs[i].span.start_byte), n);
     }
     for (size_t i = 0; i < m->n_funcs; i++) {
         const char *n = m->funcs[i].name;
         if (n && (!strcmp(n, "hk_pow") || !strcmp(n, "hk_powf")))
-            return rwl_not_applicable(out, hk_asprintf("pow_small_exponent not applicable to kernel %s: function at "
-                                                       "line %d: the file already defines %s (it was rewritten so "
-                                                       "before)", f->name, rwl_line_at(text, m->funcs[i].span.start_byte), n));
+            return rwl_not_applicable_to(out, "pow_small_exponent", f->name, HK_MSG_RW_POW_ALREADY,
+                                         rwl_line_at(text, m->funcs[i].span.start_byte), n);
     }
     rw_toks ts = {0};
     rw_edits es = {0};
@@ -147,19 +148,16 @@ static int rw_pow_small_exponent(const char *text, size_t len, const an_model *m
             goto out;
     }
     if (!runtime) {
-        rc = literal ? rwl_not_applicable(out, hk_asprintf("pow_small_exponent not applicable to kernel %s: call at "
-                                                           "line %d: every pow/powf call in its body has a number "
-                                                           "literal as its exponent (the compiler folds those)",
-                                                           f->name, literal_line))
-                     : rwl_not_applicable(out, hk_asprintf("pow_small_exponent not applicable to kernel %s: no pow "
-                                                           "or powf call in its body", f->name));
+        rc = literal ? rwl_not_applicable_to(out, "pow_small_exponent", f->name,
+                                             HK_MSG_RW_POW_ALL_LITERAL, literal_line)
+                     : rwl_not_applicable_to(out, "pow_small_exponent", f->name, HK_MSG_RW_POW_NONE);
         goto out;
     }
     if ((rc = rwl_edits_add(&es, f->span.start_byte, f->span.start_byte, pow_helpers)))
         goto out;
-    char *d = hk_asprintf("kernel %s: %zu pow/powf call%s with a run-time exponent (the first at line %d) "
-                          "multiplied out for exponents 0-4%s", f->name, runtime, runtime == 1 ? "" : "s",
-                          first_line, literal ? ", and the literal ones routed the same way" : "");
+    /* one entry per number (Chinese has no plural) */
+    char *d = hk_asprintf(runtime == 1 ? EN(RW_POW_DESC_ONE) : EN(RW_POW_DESC), f->name, runtime,
+                          first_line, literal ? EN(RW_POW_AND_LITERAL) : "");
     rc = rwl_finish(text, len, m, f->name, &es, d, out);
 out:
     rwl_edits_free(&es);
@@ -175,7 +173,7 @@ static int emit_pow_small_exponent(const rw_context *c, const int *p, rw_result 
 
 const rw_descriptor rw_pow_small_exponent_desc = {
     .name = "pow_small_exponent",
-    .summary = "pow/powf with a run-time exponent multiplied out when it is 0-4",
+    .summary = "pow/powf with a run-time exponent multiplied out when it is 0-4", /* i18n: not for people (no listing reads it) */
     .flags = 0,
     .emit = emit_pow_small_exponent,
 };

@@ -29,6 +29,7 @@
 #include "core/buf.h"
 
 #include "core/hk.h"
+#include "core/i18n.h"
 
 #include <ctype.h>
 
@@ -39,6 +40,9 @@
 #include <stdlib.h>
 
 #include <string.h>
+
+/* stored and machine-read in English; shown through hk_tr_said (docs/i18n.md) */
+#define EN(id) hk_tr_in(HK_LANG_EN, HK_MSG_##id)
 
 /* The bodies these rewrites recognize are a few statements: a body of more tokens is not
  * one of the patterns, and the cap keeps a huge kernel from costing time. */
@@ -250,8 +254,7 @@ static const char *read_shape_ex(const rw_toks *ts, pt_shape *s, bool batch)
             }
         }
         if (s->n_idx == 0)
-            return "the body does not start with an index declaration such as "
-                   "`int i = blockIdx.x * blockDim.x + threadIdx.x;`";
+            return EN(RW_RECOG_NO_INDEX_DECL);
         if (q == tstart || !rwl_tok_is(ts, e - 1, ";"))
             return "a statement that is not a declaration comes before the bounds check";
         if (s->pre_b == 0)
@@ -260,8 +263,7 @@ static const char *read_shape_ex(const rw_toks *ts, pt_shape *s, bool batch)
         k = e;
     }
     if (s->n_idx == 0)
-        return "the body does not start with an index declaration such as "
-               "`int i = blockIdx.x * blockDim.x + threadIdx.x;`";
+        return EN(RW_RECOG_NO_INDEX_DECL);
     for (size_t i = 0; i < s->n_idx; i++)
         for (size_t j = i + 1; j < s->n_idx; j++)
             if (s->idx[i].axis == s->idx[j].axis)
@@ -395,7 +397,8 @@ void rwp_pointee_type(const an_param *p, char *out, size_t size)
 int rwp_not_applicable(rw_result *out, const char *rewrite, const an_function *f, const char *why)
 {
     out->applicable = false;
-    out->description = hk_asprintf("%s not applicable to kernel %s: %s", rewrite, f->name, why);
+    out->description = hk_asprintf(hk_tr_in(HK_LANG_EN, HK_MSG_RW_NOT_APPLICABLE_TO), rewrite,
+                                   f->name, why);
     return out->description ? HK_OK : HK_ENOMEM;
 }
 
@@ -689,7 +692,7 @@ int rwp_match_histogram(const char *text, size_t len, const an_model *m, size_t 
         goto out;
     }
     if (s.pre_b > s.pre_a) {
-        w = "statements besides the index declaration come before the bounds check";
+        w = EN(RW_RECOG_STMTS_BEFORE_CHECK);
         goto out;
     }
     size_t a = s.body_a, e = s.body_b;
@@ -871,7 +874,7 @@ const char *rwp_read_rows(pt_rows *rw, const pt_shape *s)
     if (s->n_idx != 1 || s->idx[0].axis != 'x')
         return "the kernel does not have one 1D row index over x";
     if (s->pre_b > s->pre_a)
-        return "statements besides the index declaration come before the bounds check";
+        return EN(RW_RECOG_STMTS_BEFORE_CHECK);
     rw->row = &s->idx[0];
     size_t k = s->body_a;
     while (k < s->body_b) {
@@ -1333,7 +1336,7 @@ int rwp_match_blas(const char *text, size_t len, const an_model *m, size_t kerne
         goto out;
     }
     if (s.pre_b > s.pre_a) {
-        w = "statements besides the index declarations come before the bounds check";
+        w = EN(RW_RECOG_STMTS_BEFORE_CHECK2);
         goto out;
     }
     /* batched: `[const] T *a = P + OFFSET;` locals at the top of the guarded body */

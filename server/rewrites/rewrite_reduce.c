@@ -9,12 +9,16 @@
 #include "core/hk.h"
 #include "model/kclass.h"
 #include "model/kmodel.h"
+#include "core/i18n.h"
 
 #include <ctype.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* stored and machine-read in English; shown through hk_tr_said (docs/i18n.md) */
+#define EN(id) hk_tr_in(HK_LANG_EN, HK_MSG_##id)
 
 enum pt_op { PT_SUM, PT_MAX, PT_MIN };
 
@@ -164,7 +168,7 @@ static const char *match_tree_reduce(const an_function *f, const rw_toks *ts, pt
                                      pt_reduce *r)
 {
     if (f->n_shared != 1)
-        return "no shared-memory tree (one __shared__ array) and no per-thread atomic";
+        return EN(RW_RED_NO_TREE);
     char sh[PT_NAME], tid[PT_NAME] = "", c[PT_EXPR];
     snprintf(sh, sizeof sh, "%s", f->shared[0].name);
     size_t end = ts->n - 1, k = 1;
@@ -207,8 +211,7 @@ static const char *match_tree_reduce(const an_function *f, const rw_toks *ts, pt
             /* sdata[tid] = (i < n) ? EXPR : 0; */
             if (!*tid || s->n_idx != 1 || !rwl_tok_is(ts, k, sh) || !rwl_tok_is(ts, k + 1, "[") ||
                 !rwl_tok_is(ts, k + 2, tid) || !rwl_tok_is(ts, k + 3, "]") || !rwl_tok_is(ts, k + 4, "="))
-                return "the shared array is not loaded with `sdata[tid] = i < n ? value : 0;` "
-                       "(block_reduce takes any)";
+                return EN(RW_RED_NOT_LOADED);
             size_t a = k + 5, b = e - 1;
             size_t qm = b, colon = b;
             int depth = 0;
@@ -226,8 +229,7 @@ static const char *match_tree_reduce(const an_function *f, const rw_toks *ts, pt
                 !(colon + 2 == b && (rwl_tok_is(ts, colon + 1, "0") || rwl_tok_is(ts, colon + 1, "0.0f") ||
                                      rwl_tok_is(ts, colon + 1, "0.0") || rwl_tok_is(ts, colon + 1, "0.f") ||
                                      rwl_tok_is(ts, colon + 1, "0u"))))
-                return "the shared array is not loaded with `sdata[tid] = i < n ? value : 0;` "
-                       "(block_reduce takes any)";
+                return EN(RW_RED_NOT_LOADED);
             if (rwp_has_side_effects(ts, qm + 1, colon) || rwp_mentions(ts, qm + 1, colon, sh))
                 return "the loaded value has side effects";
             if (!(r->expr = rwl_tok_text(ts, qm + 1, colon)))

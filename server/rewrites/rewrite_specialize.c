@@ -10,11 +10,15 @@
 #include "core/hk.h"
 #include "spec/expr.h"
 #include "spec/spec.h"
+#include "core/i18n.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* stored and machine-read in English; shown through hk_tr_said (docs/i18n.md) */
+#define EN(id) hk_tr_in(HK_LANG_EN, HK_MSG_##id)
 
 /* Why it is exact: the copy runs only when every specialized parameter equals its value
  * (kernel parameters: the test is uniform over the grid, so barriers stay in uniform
@@ -138,15 +142,15 @@ static bool constant_of(sc_scan *s, size_t a, long long *v, const char **from, c
     if (sp && sp->form == SPEC_FORM_HARNESS && sp->n_args == s->f->n_params) {
         const spec_arg *sa = &sp->args[a];
         if (sa->kind != HK_ARG_SCALAR || !sa->value || hk_dtype_is_float(sa->dtype)) {
-            snprintf(why, n, "the spec gives it no integer value");
+            snprintf(why, n, EN(RW_SPEC_NO_INT_VALUE));
             return false;
         }
         if (!integer_literal(expr_text(sa->value), v)) {
-            snprintf(why, n, "the spec's value `%s` is not a literal (a size is not specialized)",
+            snprintf(why, n, EN(RW_SPEC_NOT_LITERAL),
                      expr_text(sa->value));
             return false;
         }
-        *from = "the spec";
+        *from = EN(RW_SPEC_FROM_SPEC);
         return true;
     }
     size_t sites = 0;
@@ -156,23 +160,23 @@ static bool constant_of(sc_scan *s, size_t a, long long *v, const char **from, c
             continue;
         long long x;
         if (l->form == AN_LAUNCH_CUDA_API || l->n_args != s->f->n_params) {
-            snprintf(why, n, "a launch at line %u passes its arguments in a form not read here",
+            snprintf(why, n, EN(RW_SPEC_LAUNCH_FORM),
                      l->span.start_row + 1);
             return false;
         }
         if (!argument_value(c->m, l, l->args[a], &x) || (sites && x != *v)) {
-            snprintf(why, n, "the launch at line %u passes `%s`, not %s", l->span.start_row + 1, l->args[a],
-                     sites ? "the same value as the others" : "a literal or a constant defined once");
+            snprintf(why, n, sites ? EN(RW_SPEC_LAUNCH_NOT_SAME) : EN(RW_SPEC_LAUNCH_NOT_LITERAL),
+                     l->span.start_row + 1, l->args[a]);
             return false;
         }
         *v = x;
         sites++;
     }
     if (!sites) {
-        snprintf(why, n, "no spec and no launch site of the kernel in this text");
+        snprintf(why, n, EN(RW_SPEC_NO_SITE));
         return false;
     }
-    *from = "every launch site";
+    *from = EN(RW_SPEC_FROM_SITES);
     return true;
 }
 
@@ -182,7 +186,8 @@ static bool constant_of(sc_scan *s, size_t a, long long *v, const char **from, c
 static const char *header_of(const sc_scan *s, size_t k)
 {
     static const char *const words[] = {"for", "while", "if", "switch"};
-    static const char *const what[] = {"a loop bound", "a loop condition", "a branch", "a branch"};
+    static const enum hk_msg what[] = {HK_MSG_RW_SPEC_USE_LOOP_BOUND, HK_MSG_RW_SPEC_USE_LOOP_COND,
+                                       HK_MSG_RW_SPEC_USE_BRANCH, HK_MSG_RW_SPEC_USE_BRANCH};
     int depth = 0;
     for (size_t j = k; j-- > 0;) {
         if (rwl_tok_is(&s->ts, j, ")"))
@@ -194,7 +199,7 @@ static const char *header_of(const sc_scan *s, size_t k)
             }
             for (size_t w = 0; w < HK_ARRAY_LEN(words); w++)
                 if (j > 0 && rwl_tok_is_ident(&s->ts, j - 1, words[w]))
-                    return what[w];
+                    return hk_tr_in(HK_LANG_EN, what[w]);
             /* an open group that is not a header (a call, a cast): keep looking outward */
         } else if (rwl_tok_is(&s->ts, j, "{") || rwl_tok_is(&s->ts, j, "}"))
             return NULL;
@@ -289,8 +294,7 @@ static bool shared_hoistable(sc_scan *s, const an_shared *sh, uint32_t *a, uint3
         depth += rwl_tok_is(ts, k, "{") - rwl_tok_is(ts, k, "}");
     }
     if (at == ts->n || depth != 1 || sh->span.end_byte > s->f->body_span.end_byte) {
-        snprintf(s->why, sizeof s->why, "__shared__ array at line %u: `%s` is a static __shared__ array inside a "
-                 "nested block: a second copy of the body would declare a second one (twice the shared memory)",
+        snprintf(s->why, sizeof s->why, EN(RW_SPEC_NESTED_SHARED),
                  sh->span.start_row + 1, sh->name);
         return false;
     }
@@ -315,8 +319,7 @@ static bool shared_hoistable(sc_scan *s, const an_shared *sh, uint32_t *a, uint3
             hit = strstr(hit + 1, w);
         }
         if (in_size || !strcmp(w, sh->name)) {
-            snprintf(s->why, sizeof s->why, "__shared__ array at line %u: `%s` cannot move before the body's "
-                     "first statement: `%s` at line %d comes before it", sh->span.start_row + 1, sh->name, w,
+            snprintf(s->why, sizeof s->why, EN(RW_SPEC_SHARED_ORDER), sh->span.start_row + 1, sh->name, w,
                      rwl_line_at(s->ctx->text, ts->t[k].start));
             return false;
         }
@@ -335,13 +338,13 @@ static bool body_copyable(sc_scan *s)
             (ts->t[k].kind == T_IDENT && rwl_tok_is(ts, k + 1, ":") &&
              (rwl_tok_is(ts, k - 1, ";") || rwl_tok_is(ts, k - 1, "{") || rwl_tok_is(ts, k - 1, "}"))))
             return rwl_refuse(s->why, sizeof s->why, ts, s->ctx->text, k, "label",
-                              "a label has function scope: two copies of the body would define it twice");
+                              EN(RW_SPEC_LABEL));
         if (rwl_tok_is_ident(ts, k, "asm") || rwl_tok_is_ident(ts, k, "__asm__") || rwl_tok_is_ident(ts, k, "__asm"))
             return rwl_refuse(s->why, sizeof s->why, ts, s->ctx->text, k, "inline assembly",
-                              "two copies of inline PTX may define its labels twice");
+                              EN(RW_SPEC_PTX));
         if (rwl_tok_is_ident(ts, k, "static"))
             return rwl_refuse(s->why, sizeof s->why, ts, s->ctx->text, k, "static local",
-                              "a static local would become two objects");
+                              EN(RW_SPEC_STATIC));
     }
     return true;
 }
@@ -365,7 +368,7 @@ static int specialize(const rw_context *ctx, rw_result *out)
     if ((rc = rwl_lex(ctx->text, f->body_span.start_byte, f->body_span.end_byte, &s.ts)))
         goto out;
     if (s.ts.n < 2 || !rwl_tok_is(&s.ts, 0, "{") || rwl_match_close(&s.ts, 0) != s.ts.n - 1) {
-        snprintf(s.why, sizeof s.why, "kernel body at line %d: its braces do not balance",
+        snprintf(s.why, sizeof s.why, EN(RW_SPEC_BRACES),
                  rwl_line_at(ctx->text, f->body_span.start_byte));
         goto refuse;
     }
@@ -390,12 +393,12 @@ static int specialize(const rw_context *ctx, rw_result *out)
         const char *from = NULL;
         if (!constant_of(&s, a, &v, &from, w, sizeof w)) {
             if (note_rank < 1 && (note_rank = 1))
-                snprintf(note, sizeof note, "parameter at line %u: %s: %s", p->span.start_row + 1, p->name, w);
+                snprintf(note, sizeof note, EN(RW_SPEC_PARAM), p->span.start_row + 1, p->name, w);
             continue;
         }
         if (written) {
             if (note_rank < 2 && (note_rank = 2))
-                snprintf(note, sizeof note, "parameter at line %d: %s: the kernel writes it",
+                snprintf(note, sizeof note, EN(RW_SPEC_PARAM_WRITTEN),
                          rwl_line_at(ctx->text, s.ts.t[written].start), p->name);
             continue;
         }
@@ -403,8 +406,7 @@ static int specialize(const rw_context *ctx, rw_result *out)
         const char *use = NULL;
         if (!gains(&s, p->name, &line, &use)) {
             if (note_rank < 3 && (note_rank = 3))
-                snprintf(note, sizeof note, "parameter at line %d: %s: %s gives it %lld, but no loop bound, "
-                         "branch or divisor uses it", rwl_line_at(ctx->text, s.ts.t[first].start), p->name,
+                snprintf(note, sizeof note, EN(RW_SPEC_PARAM_UNUSED), rwl_line_at(ctx->text, s.ts.t[first].start), p->name,
                          from, v);
             continue;
         }
@@ -414,8 +416,7 @@ static int specialize(const rw_context *ctx, rw_result *out)
         if (note[0])
             snprintf(s.why, sizeof s.why, "%s", note);
         else
-            snprintf(s.why, sizeof s.why, "parameter list at line %u: no integer scalar parameter that the body "
-                     "uses", f->name_span.start_row + 1);
+            snprintf(s.why, sizeof s.why, EN(RW_SPEC_NO_PARAM), f->name_span.start_row + 1);
         goto refuse;
     }
     if (!body_copyable(&s))
@@ -429,7 +430,7 @@ static int specialize(const rw_context *ctx, rw_result *out)
         if (f->shared[i].is_extern)
             continue;
         if (ncut == SC_MAX_SHARED) {
-            snprintf(s.why, sizeof s.why, "__shared__ array at line %u: more than %d static __shared__ arrays",
+            snprintf(s.why, sizeof s.why, EN(RW_SPEC_TOO_MANY_SHARED),
                      f->shared[i].span.start_row + 1, SC_MAX_SHARED);
             goto refuse;
         }
@@ -439,7 +440,7 @@ static int specialize(const rw_context *ctx, rw_result *out)
         if (ncut && cut[ncut][0] == cut[ncut - 1][0] && cut[ncut][1] == cut[ncut - 1][1])
             continue;   /* `__shared__ float a[N], b[M];`: one statement */
         if (ncut && cut[ncut][0] < cut[ncut - 1][1]) {
-            snprintf(s.why, sizeof s.why, "__shared__ array at line %u: declarations out of order",
+            snprintf(s.why, sizeof s.why, EN(RW_SPEC_SHARED_OUT_OF_ORDER),
                      f->shared[i].span.start_row + 1);
             goto refuse;
         }
@@ -458,7 +459,7 @@ static int specialize(const rw_context *ctx, rw_result *out)
         uint32_t to = i < ncut ? cut[i][0] : f->body_span.end_byte;
         rc = hk_buf_append(&bodyb, ctx->text + from, to - from);
         if (!rc && i < ncut)
-            rc = hk_buf_printf(&bodyb, "/* __shared__ %s: declared before the test */", cut_name[i]);
+            rc = hk_buf_printf(&bodyb, "/* __shared__ %s: declared before the test */", cut_name[i]); /* i18n: not for people */
         from = i < ncut ? cut[i][1] : from;
     }
     const char *body = bodyb.data ? bodyb.data : "";
@@ -469,14 +470,14 @@ static int specialize(const rw_context *ctx, rw_result *out)
         rc = hk_buf_printf(&b, "%s%s == %lld%s", i ? " && " : "", f->params[pick[i].param].name, pick[i].value,
                            pick[i].value > 2147483647LL || pick[i].value < -2147483647LL ? "LL" : "");
     if (!rc)
-        rc = hk_buf_appends(&b, ") {\n        /* specialize_constants: the values the launches pass, as "
+        rc = hk_buf_appends(&b, ") {\n        /* specialize_constants: the values the launches pass, as " /* i18n: not for people */
                                 "constants the compiler folds; other values run the original below */\n");
     for (size_t i = 0; i < np && !rc; i++) {
         const an_param *p = &f->params[pick[i].param];
         rc = hk_buf_printf(&b, "        %s %s = %lld%s;\n", p->type, p->name, pick[i].value,
                            pick[i].value > 2147483647LL || pick[i].value < -2147483647LL ? "LL" : "");
         if (!rc)
-            rc = hk_buf_printf(&what, "%s%s = %lld (%s; %s at line %d)", i ? ", " : "", p->name, pick[i].value,
+            rc = hk_buf_printf(&what, EN(RW_SPEC_PICK), i ? ", " : "", p->name, pick[i].value,
                                pick[i].from, pick[i].use, pick[i].use_line);
     }
     if (!rc)
@@ -492,13 +493,12 @@ static int specialize(const rw_context *ctx, rw_result *out)
     if ((rc = rwl_edits_add_owned(&es, f->body_span.start_byte, f->body_span.end_byte, nb)))
         goto out;
     rc = rwl_finish(ctx->text, ctx->len, ctx->m, f->name, &es,
-                    hk_asprintf("specialize_constants: %s become constants in a copy of the body taken when the "
-                                "launch passes these values; any other value runs the original",
+                    hk_asprintf(EN(RW_SPEC_DESC),
                                 what.data ? what.data : ""),
                     out);
     goto out;
 refuse:
-    rc = rwl_not_applicable(out, hk_asprintf("specialize_constants not applicable to kernel %s: %s", f->name,
+    rc = rwl_not_applicable(out, hk_asprintf(EN(RW_NOT_APPLICABLE_TO), "specialize_constants", f->name,
                                              s.why));
 out:
     rwl_edits_free(&es);
@@ -518,7 +518,7 @@ static int emit_specialize(const rw_context *c, const int *p, rw_result *out)
 
 const rw_descriptor rw_specialize_constants_desc = {
     .name = "specialize_constants",
-    .summary = "integer scalar parameters every launch passes as one literal (window sizes, strides, modes) "
+    .summary = "integer scalar parameters every launch passes as one literal (window sizes, strides, modes) " /* i18n: not for people (no listing reads it) */
                "become constants in a copy of the body taken for those values (loops of known trip count "
                "unroll); other values run the original (exact)",
     .flags = 0,

@@ -9,12 +9,16 @@
 #include "core/hk.h"
 #include "model/kclass.h"
 #include "model/kmodel.h"
+#include "core/i18n.h"
 
 #include <ctype.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* stored and machine-read in English; shown through hk_tr_said (docs/i18n.md) */
+#define EN(id) hk_tr_in(HK_LANG_EN, HK_MSG_##id)
 
 /* Compact text of a bound, parenthesized when it is not one token (so `r*(w+1)+c`
  * compares right). */
@@ -196,7 +200,7 @@ static const char *check_rest(const km_kernel *k, const km_class *c, const tm_ma
         if (as[i].mode == KM_READ || as[i].space != KM_SPACE_GLOBAL)
             continue;
         if (strcmp(as[i].buffer, c->out) != 0 || as[i].atomic || !km_form_equal(as[i].element, c->out_map)) {
-            snprintf(why, n, "line %u: %s is written besides the transposed copy into %s", as[i].line,
+            snprintf(why, n, EN(RW_TR_WRITTEN_BESIDES), as[i].line,
                      as[i].buffer, c->out);
             return why;
         }
@@ -208,8 +212,7 @@ static const char *check_rest(const km_kernel *k, const km_class *c, const tm_ma
                   ((part_same_form(&t->x, gd->lhs) && is_extent(k, gd->rhs, t->w)) ||
                    (part_same_form(&t->y, gd->lhs) && is_extent(k, gd->rhs, t->h)));
         if (!ok) {
-            snprintf(why, n, "line %u: the write is not out[x * H + y] under the guards x < W, y < H "
-                     "(W = %s, H = %s): this guard bounds something else", gd->line, t->w, t->h);
+            snprintf(why, n, EN(RW_TR_GUARD_ELSE), gd->line, t->w, t->h);
             return why;
         }
     }
@@ -231,25 +234,23 @@ static int model_transpose(const char *text, size_t len, const an_function *f, t
         if (c.near == KM_CLASS_TRANSPOSE)
             snprintf(why, n, "line %u: %s", c.why_line, c.why);
         else
-            snprintf(why, n, "the kernel model reads it as %s, not a transpose", km_class_name(c.kind));
+            snprintf(why, n, EN(RW_TR_MODEL_READS), km_class_name(c.kind));
         goto out;
     }
     *classed = true;
     if (c.shared_tiles) {
-        snprintf(why, n, "line %u: it already transposes through a __shared__ tile", c.line);
+        snprintf(why, n, EN(RW_TR_ALREADY_SHARED), c.line);
         goto out;
     }
     memset(t, 0, sizeof *t);
     if (!c.in[0] || !c.out || !rwp_copy_fits(t->in, sizeof t->in, c.in[0]) ||
         !rwp_copy_fits(t->out, sizeof t->out, c.out)) {
-        snprintf(why, n, "line %u: the buffer names are too long", c.line);
+        snprintf(why, n, EN(RW_TR_NAMES_TOO_LONG), c.line);
         goto out;
     }
     t->line = c.line;
     if (!find_extents(k, &c, t)) {
-        snprintf(why, n, "line %u: the maps are not in[y * W + x] and out[x * H + y] with W and H "
-                 "parameters or named constants, x and y along two thread axes (or one of them "
-                 "the counter of a loop `for (v = 0; v < W or H; v++)`)", c.line);
+        snprintf(why, n, EN(RW_TR_MAPS), c.line);
         goto out;
     }
     if (!check_rest(k, &c, t, why, n) && t->looped) {
@@ -259,12 +260,12 @@ static int model_transpose(const char *text, size_t len, const an_function *f, t
         if ((rc = rwl_lex(text, f->body_span.start_byte, f->body_span.end_byte, &ts)) == HK_OK) {
             for (size_t i = 0; i < ts.n; i++)
                 if (rwl_tok_is(&ts, i, "break") || rwl_tok_is(&ts, i, "goto")) {
-                    snprintf(why, n, "line %d: a `%s` may end the loop over a coordinate early",
+                    snprintf(why, n, EN(RW_TR_MAY_END),
                              rwl_line_at(text, ts.t[i].start), rwl_tok_is(&ts, i, "break") ? "break" : "goto");
                     break;
                 }
         } else if (rc == HK_ETOOBIG) {
-            snprintf(why, n, "line %u: the body is far larger than a transpose", c.line);
+            snprintf(why, n, EN(RW_TR_BODY_LARGE_AT), c.line);
             rc = HK_OK;
         }
         rwl_toks_free(&ts);
@@ -275,7 +276,7 @@ out:
 }
 
 static const char tpl_transpose[] =
-    "{\n"
+    "{\n" /* i18n: not for people */
     "    // hk rewrite: shared-memory tiled transpose. Each block walks output tiles\n"
     "    // (grid-stride); all its threads copy a tile in (coalesced rows of the input),\n"
     "    // then out of the padded tile (coalesced rows of the output).\n"
@@ -283,7 +284,7 @@ static const char tpl_transpose[] =
     "    constexpr unsigned int HK_TPB = 256;\n"
     "    __shared__ $T hk_tile[HK_TILE][HK_TILE + 1];\n"
     PT_THREADS
-    "    const long long hk_w = ($W), hk_h = ($H);\n"
+    "    const long long hk_w = ($W), hk_h = ($H);\n" /* i18n: not for people */
     "    const long long hk_tiles_x = (hk_w + HK_TILE - 1) / HK_TILE;\n"
     "    const long long hk_tiles = hk_tiles_x * ((hk_h + HK_TILE - 1) / HK_TILE);\n"
     "    const long long hk_blocks = (long long)gridDim.x * gridDim.y * gridDim.z;\n"
@@ -339,14 +340,13 @@ static int render(const char *text, size_t len, const an_model *m, const an_func
     rwp_pointee_type(pi, ti, sizeof ti);
     rwp_pointee_type(po, to, sizeof to);
     if (strcmp(ti, to) != 0 || !*ti)
-        return rwp_not_applicable(out, "tiled transpose", f, "the input and output element types differ");
+        return rwp_not_applicable(out, "tiled transpose", f, EN(RW_TR_TYPES_DIFFER));
     snprintf(tile_s, sizeof tile_s, "%d", tile);
     const char *kv[] = {"TILE", tile_s, "T", ti, "W", w, "H", h, "IN", pi->name, "OUT", po->name, NULL};
     int rc = rwl_render(b, tpl_transpose, kv);
     if (rc)
         return rc;
-    char *desc = hk_asprintf("kernel %s: shared-memory tiled transpose %s -> %s (%s x %s), tile [%d][%d + 1] "
-                             "(HK_TILE), grid-stride over tiles, any block shape",
+    char *desc = hk_asprintf(EN(RW_TR_DESC),
                              f->name, pi->name, po->name, h, w, tile, tile);
     return rwp_replace_body(text, len, m, f, b->data, desc, out);
 }
@@ -366,7 +366,7 @@ static int model_path(const char *text, size_t len, const an_model *m, const an_
         return rwp_not_applicable(out, "tiled transpose", f, classed ? mwhy : why);
     const an_param *pi = rwp_param_by_name(f, t.in), *po = rwp_param_by_name(f, t.out);
     if (!pi || !po || pi == po || pi->pointer_depth != 1 || po->pointer_depth != 1) {
-        snprintf(mwhy, sizeof mwhy, "line %u: %s and %s are not two pointer parameters", t.line, t.in, t.out);
+        snprintf(mwhy, sizeof mwhy, EN(RW_TR_NOT_POINTERS), t.line, t.in, t.out);
         return rwp_not_applicable(out, "tiled transpose", f, mwhy);
     }
     return render(text, len, m, f, tile, pi, po, t.w, t.h, b, out);
@@ -390,7 +390,7 @@ int rw_tiled_transpose(const char *text, size_t len, const an_model *m, size_t k
     const char *why = NULL;
     if ((rc = rwp_lex_body(text, f->body_span.start_byte, f->body_span.end_byte, &ts))) {
         if (rc == HK_ETOOBIG) {
-            rc = rwp_not_applicable(out, name, f, "the body is far larger than a transpose");
+            rc = rwp_not_applicable(out, name, f, EN(RW_TR_BODY_LARGE));
         }
         goto out;
     }
@@ -398,11 +398,11 @@ int rw_tiled_transpose(const char *text, size_t len, const an_model *m, size_t k
         goto na;
     const pt_index *ix = rwp_shape_axis(&s, 'x'), *iy = rwp_shape_axis(&s, 'y');
     if (s.n_idx != 2 || !ix || !iy) {
-        why = "it is not a 2D kernel (indices from .x and .y)";
+        why = EN(RW_TR_NOT_2D);
         goto na;
     }
     if (s.pre_b > s.pre_a) {
-        why = "statements besides the index declarations come before the bounds check";
+        why = EN(RW_TR_STMTS_BEFORE_CHECK);
         goto na;
     }
     /* the guarded body: exactly `OUT[E1] = IN[E2];` */
@@ -414,7 +414,7 @@ int rw_tiled_transpose(const char *text, size_t len, const an_model *m, size_t k
     size_t c2 = pi && rwl_tok_is(&ts, c1 + 3, "[") ? rwl_match_close(&ts, c1 + 3) : ts.n;
     if (!po || !pi || c2 + 2 != e || !rwl_tok_is(&ts, c2 + 1, ";") || po == pi ||
         po->pointer_depth != 1 || pi->pointer_depth != 1) {
-        why = "the guarded statement is not one copy `out[...] = in[...];` between two pointer parameters";
+        why = EN(RW_TR_NOT_ONE_COPY);
         goto na;
     }
     char e1[PT_EXPR], e2[PT_EXPR], wc[PT_EXPR], hc[PT_EXPR];
@@ -423,12 +423,12 @@ int rw_tiled_transpose(const char *text, size_t len, const an_model *m, size_t k
     bound_compact(&ts, ix, wc, sizeof wc);
     bound_compact(&ts, iy, hc, sizeof hc);
     if (!rwp_is_rowmajor(e2, iy->name, wc, ix->name)) {
-        why = "the read is not in[y * W + x] (y and x the .y and .x indices, W the bound of x)";
+        why = EN(RW_TR_READ_NOT);
         goto na;
     }
     if (!rwp_is_rowmajor(e1, ix->name, hc, iy->name)) {
-        why = strcmp(e1, e2) == 0 ? "it is a copy, not a transpose"
-                                  : "the write is not out[x * H + y] (H the bound of y)";
+        why = strcmp(e1, e2) == 0 ? EN(RW_TR_COPY)
+                                  : EN(RW_TR_WRITE_NOT);
         goto na;
     }
     rc = render(text, len, m, f, tile, pi, po, ix->bound, iy->bound, &b, out);
@@ -453,7 +453,7 @@ static int emit_tiled_transpose(const rw_context *c, const int *p, rw_result *ou
 
 const rw_descriptor rw_tiled_transpose_desc = {
     .name = "tiled_transpose",
-    .summary = "a transpose through a padded shared-memory tile",
+    .summary = "a transpose through a padded shared-memory tile", /* i18n: not for people (no listing reads it) */
     .params = tiled_transpose_params,
     .n_params = HK_ARRAY_LEN(tiled_transpose_params),
     .flags = RW_ALGORITHM, /* not RW_TILE_LOOP: its skills give the grid (8 blocks/SM), and

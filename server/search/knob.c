@@ -8,12 +8,16 @@
 #include "core/buf.h"
 #include "core/hk.h"
 #include "rewrites/rewrite_lex.h"
+#include "core/i18n.h"
 
 #include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* stored and machine-read in English; shown through hk_tr_said (docs/i18n.md) */
+#define EN(id) hk_tr_in(HK_LANG_EN, HK_MSG_##id)
 
 #define KNOB_MAX_DEPTH 4     /* tunables and locals followed through each other */
 #define KNOB_MAX_OPENERS 64  /* enclosing brackets looked at */
@@ -105,8 +109,8 @@ static void refuse(kctx *c, const kname *kn, int kind, uint32_t off, const char 
     va_start(ap, fmt);
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
-    char *why = kn->via ? hk_asprintf("%s: %s (line %u)", kn->via, what, line_of(c, off))
-                        : hk_asprintf("%s (line %u)", what, line_of(c, off));
+    char *why = kn->via ? hk_asprintf(EN(SRCH_KNOB_WHY_VIA), kn->via, what, line_of(c, off))
+                        : hk_asprintf(EN(SRCH_KNOB_WHY), what, line_of(c, off));
     if (!why) {
         c->rc = HK_ENOMEM;
         return;
@@ -436,12 +440,15 @@ static void judge_local(kctx *c, const kname *kn, size_t var, uint32_t end, bool
         return;
     }
     if (floating) {
-        refuse(c, kn, P_VALUE, off, "initialises the value %s", v);
+        refuse(c, kn, P_VALUE, off, EN(SRCH_KNOB_INITIALISES), v);
     } else if (kn->depth >= KNOB_MAX_DEPTH) {
-        refuse(c, kn, P_OTHER, off, "feeds %s through too many locals to follow", v);
+        refuse(c, kn, P_OTHER, off, EN(SRCH_KNOB_TOO_DEEP), v);
     } else if (strcmp(v, kn->name)) {
         char via[300];
-        snprintf(via, sizeof via, "%s%sthrough %s", kn->via ? kn->via : "", kn->via ? ", " : "", v);
+        if (kn->via)
+            snprintf(via, sizeof via, EN(SRCH_KNOB_VIA_MORE), kn->via, v);
+        else
+            snprintf(via, sizeof via, EN(SRCH_KNOB_VIA), v);
         kname d = {.name = v, .is_block = blk, .block_derived = kn->block_derived || blk,
                    .from = c->ts.t[var].end, .to = end, .via = via, .depth = kn->depth + 1};
         judge_name(c, &d);
@@ -544,10 +551,10 @@ static void judge_device(kctx *c, const kname *kn, long fi, size_t k)
             return;
         }
         if (a != SIZE_MAX)
-            refuse(c, kn, P_LOOP, off, "used in the bound of a loop that reads %.*s[]",
+            refuse(c, kn, P_LOOP, off, EN(SRCH_KNOB_LOOP_BOUND_READS),
                    (int)(c->ts.t[a].end - c->ts.t[a].start), c->text + c->ts.t[a].start);
         else
-            refuse(c, kn, P_LOOP, off, "used in the bound of a loop");
+            refuse(c, kn, P_LOOP, off, EN(SRCH_KNOB_LOOP_BOUND));
         return;
     }
     /* the brackets around it, innermost first */
@@ -586,7 +593,7 @@ static void judge_device(kctx *c, const kname *kn, long fi, size_t k)
                     c->roles |= blk || kn->block_derived ? KNOB_BLOCK : KNOB_TILE;
                     return;
                 }
-                refuse(c, kn, P_ARRAY, off, "sizes the shared array %.*s[] with no loop that steps by it",
+                refuse(c, kn, P_ARRAY, off, EN(SRCH_KNOB_SIZES_SHARED),
                        an, as);
                 return;
             }
@@ -600,7 +607,7 @@ static void judge_device(kctx *c, const kname *kn, long fi, size_t k)
                     loops_around(c, b0, b1, i, li, &ni);
                     if (!(tis(c, i + 1, "[") && tis(c, i + 3, "]") && count_var_at(c, li, ni, i + 2, name))) {
                         refuse(c, kn, P_ARRAY, c->ts.t[i].start,
-                               "sizes the array %.*s[], which is indexed by other than a loop over %s",
+                               EN(SRCH_KNOB_SIZES_ARRAY),
                                an, as, name);
                         return;
                     }
@@ -619,7 +626,7 @@ static void judge_device(kctx *c, const kname *kn, long fi, size_t k)
                     c->roles |= KNOB_TILE;
                     return;
                 }
-            refuse(c, kn, P_SUBSCRIPT, off, "used in a subscript of %.*s[]", an, as);
+            refuse(c, kn, P_SUBSCRIPT, off, EN(SRCH_KNOB_SUBSCRIPT), an, as);
             return;
         }
         /* "(" */
@@ -628,7 +635,7 @@ static void judge_device(kctx *c, const kname *kn, long fi, size_t k)
                 c->roles |= KNOB_BLOCK;
                 return;
             }
-            refuse(c, kn, P_COND, off, "used in the condition of %.*s",
+            refuse(c, kn, P_COND, off, EN(SRCH_KNOB_CONDITION),
                    (int)(c->ts.t[j - 1].end - c->ts.t[j - 1].start), c->text + c->ts.t[j - 1].start);
             return;
         }
@@ -647,7 +654,7 @@ static void judge_device(kctx *c, const kname *kn, long fi, size_t k)
     /* the statement */
     size_t s = stmt_start(c, b0, k);
     if (tname(c, s, "return")) {
-        refuse(c, kn, P_VALUE, off, "used in a returned value");
+        refuse(c, kn, P_VALUE, off, EN(SRCH_KNOB_RETURNED));
         return;
     }
     bool floating;
@@ -673,11 +680,11 @@ static void judge_device(kctx *c, const kname *kn, long fi, size_t k)
     for (size_t i = s; i < k; i++)
         if (rwl_tok_is_assign_op(&c->ts, i)) {
             size_t a = tident(c, s) ? s : s + 1;
-            refuse(c, kn, P_VALUE, off, "used in the value stored to %.*s",
+            refuse(c, kn, P_VALUE, off, EN(SRCH_KNOB_STORED),
                    (int)(c->ts.t[a].end - c->ts.t[a].start), c->text + c->ts.t[a].start);
             return;
         }
-    refuse(c, kn, P_VALUE, off, "used in an expression");
+    refuse(c, kn, P_VALUE, off, EN(SRCH_KNOB_EXPRESSION));
 }
 
 /* Where token k lies in launch li: 0 the configuration, 1 a kernel argument, 2 a template
@@ -730,8 +737,8 @@ static void judge_host(kctx *c, const kname *kn, long fi, size_t k)
             c->roles |= KNOB_LAUNCH;
             return;
         }
-        refuse(c, kn, P_VALUE, off, r == 1 ? "passed to the kernel %s as an argument"
-                                           : "a template argument of the kernel %s", l->kernel);
+        refuse(c, kn, P_VALUE, off, r == 1 ? EN(SRCH_KNOB_KERNEL_ARG)
+                                           : EN(SRCH_KNOB_TEMPLATE_ARG), l->kernel);
         return;
     }
     size_t b0 = tok_at(c, f->body_span.start_byte);
@@ -755,7 +762,7 @@ static void judge_host(kctx *c, const kname *kn, long fi, size_t k)
             a++;
         line = hk_strndup(c->text + a, e - a > 120 ? 120 : e - a);
     }
-    refuse(c, kn, P_HOST, off, "used in host code outside a launch configuration: `%s`",
+    refuse(c, kn, P_HOST, off, EN(SRCH_KNOB_HOST),
            line ? line : "");
     hk_free(line);
 }
@@ -796,7 +803,7 @@ static void judge_name(kctx *c, const kname *kn)
                 c->roles |= KNOB_LAUNCH;
                 continue;
             }
-            refuse(c, kn, P_OTHER, off, "used in the declaration of %s", f->name);
+            refuse(c, kn, P_OTHER, off, EN(SRCH_KNOB_DECLARATION), f->name);
             continue;
         }
         /* static_assert(N % 32 == 0, ...) only stops a build */
@@ -805,7 +812,7 @@ static void judge_name(kctx *c, const kname *kn)
             sa = tname(c, j, "static_assert");
         if (sa)
             continue;
-        refuse(c, kn, P_HOST, off, "used outside the kernel and its launches");
+        refuse(c, kn, P_HOST, off, EN(SRCH_KNOB_OUTSIDE));
     }
 }
 
@@ -841,9 +848,9 @@ static void judge_directives(kctx *c, const kname *kn)
                 else if (!strncmp(d, "undef", 5))
                     ;
                 else if (!strncmp(d, "define", 6))
-                    refuse(c, kn, P_OTHER, (uint32_t)p, "used in a macro");
+                    refuse(c, kn, P_OTHER, (uint32_t)p, EN(SRCH_KNOB_MACRO));
                 else
-                    refuse(c, kn, P_OTHER, (uint32_t)p, "used in a preprocessor directive");
+                    refuse(c, kn, P_OTHER, (uint32_t)p, EN(SRCH_KNOB_DIRECTIVE));
             }
             hk_free(line);
         }
@@ -985,7 +992,10 @@ static void judge_tunable(kctx *c, size_t ti, bool linked, bool block_derived, c
             (o->owner >= 0 && t->owner >= 0 && o->owner != t->owner))
             continue;
         char v[300];
-        snprintf(v, sizeof v, "%s%sthrough %s", via ? via : "", via ? ", " : "", o->name);
+        if (via)
+            snprintf(v, sizeof v, EN(SRCH_KNOB_VIA_MORE), via, o->name);
+        else
+            snprintf(v, sizeof v, EN(SRCH_KNOB_VIA), o->name);
         judge_tunable(c, i, false, kn.is_block || block_derived, v, depth + 1);
     }
 }
@@ -1016,7 +1026,7 @@ int knob_prove(const char *text, size_t len, const an_model *m, size_t kernel, s
     if (c.coarsens && !(c.roles & KNOB_LAUNCH)) {
         kname kn = {.name = m->tunables[tunable].name};
         refuse(&c, &kn, P_OTHER, c.coarsen_off,
-               "gives each thread %s elements, but no launch in the file sizes its grid by it",
+               EN(SRCH_KNOB_COARSEN_NO_GRID),
                kn.name);
         if ((rc = c.rc))
             goto out;
@@ -1029,14 +1039,15 @@ int knob_prove(const char *text, size_t len, const an_model *m, size_t kernel, s
     } else {
         struct hk_buf b;
         hk_buf_init(&b, 128);
-        static const struct { unsigned f; const char *w; } words[] = {
-            {KNOB_BLOCK, "the block size"}, {KNOB_TILE, "a tile size"},
-            {KNOB_UNROLL, "an unroll factor"}, {KNOB_LAUNCH, "a launch dimension"}};
+        /* a list of the roles' words joined by ", " (hk_tr_said says each) */
+        static const struct { unsigned f; enum hk_msg w; } words[] = {
+            {KNOB_BLOCK, HK_MSG_SRCH_KNOB_ROLE_BLOCK}, {KNOB_TILE, HK_MSG_SRCH_KNOB_ROLE_TILE},
+            {KNOB_UNROLL, HK_MSG_SRCH_KNOB_ROLE_UNROLL}, {KNOB_LAUNCH, HK_MSG_SRCH_KNOB_ROLE_LAUNCH}};
         for (size_t i = 0; i < HK_ARRAY_LEN(words) && !rc; i++)
             if (c.roles & words[i].f)
-                rc = hk_buf_printf(&b, "%s%s", b.len ? ", " : "", words[i].w);
+                rc = hk_buf_printf(&b, "%s%s", b.len ? ", " : "", hk_tr_in(HK_LANG_EN, words[i].w));
         if (!rc && !b.len)
-            rc = hk_buf_appends(&b, "not used");
+            rc = hk_buf_appends(&b, EN(SRCH_KNOB_NOT_USED));
         out->why = rc ? NULL : hk_buf_steal(&b);
         if (!out->why) {
             hk_buf_free(&b);

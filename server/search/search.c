@@ -14,12 +14,16 @@
 #include "rewrites/registry.h"
 #include "rewrites/rewrite_mem.h"
 #include "spec/spec.h"
+#include "core/i18n.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+/* stored and machine-read in English; shown through hk_tr_said (docs/i18n.md) */
+#define EN(id) hk_tr_in(HK_LANG_EN, HK_MSG_##id)
 
 #define SEARCH_DEFAULT_CANDIDATES 64
 #define SEARCH_MAX_CANDIDATES 10000
@@ -61,7 +65,7 @@ uint64_t search_hash(const char *text, size_t len, const unsigned block[3],
 {
     uint64_t h = fnv(FNV_OFFSET, text, len);
     char launch[128];
-    snprintf(launch, sizeof launch, "block=%u,%u,%u;grid=%d,%u;flags=", block[0], block[1],
+    snprintf(launch, sizeof launch, "block=%u,%u,%u;grid=%d,%u;flags=", block[0], block[1], /* i18n: not for people */
              block[2], (int)mode, mode == SEARCH_GRID_SM_MULTIPLE ? grid_per_sm : 0);
     h = fnv(h, "", 1);   /* the NUL ends the text part */
     h = fnv_str(h, launch);
@@ -621,7 +625,7 @@ static long axis_of_kind(const search *s, enum axis_kind k)
 /* Records "NAME not searched: why" (why: new string, taken). */
 static int refuse_tunable(search *s, const char *name, char *why)
 {
-    char *line = why ? hk_asprintf("%s not searched: %s", name, why) : NULL;
+    char *line = why ? hk_asprintf(EN(SRCH_NOT_SEARCHED), name, why) : NULL;
     hk_free(why);
     char **v = line ? hk_realloc(s->refused, (s->n_refused + 1) * sizeof *v) : NULL;
     if (!v) {
@@ -649,11 +653,8 @@ static int tunable_is_knob(search *s, size_t ti, bool linked)
             unsigned line = t->span.start_row + 1;
             int rc = refuse_tunable(s, t->name,
                                     t->kind == AN_TUNE_TEMPLATE
-                                        ? hk_asprintf("a template parameter is set at the launch "
-                                                      "sites, and only the kernel's definition may "
-                                                      "change (line %u)", line)
-                                        : hk_asprintf("defined outside the kernel, and only the "
-                                                      "kernel's definition may change (line %u)",
+                                        ? hk_asprintf(EN(SRCH_TEMPLATE_AT_LAUNCH), line)
+                                        : hk_asprintf(EN(SRCH_DEFINED_OUTSIDE),
                                                       line));
             return rc ? rc : 0;
         }
@@ -954,9 +955,9 @@ static int stack_on(search *s, work *w, const int *cfg, const search_struct *sst
     }
     if (rc != HK_OK || !r.applicable || !r.keeps_launch) {
         const char *why = rc != HK_OK       ? hk_strerror(rc)
-                          : !r.applicable   ? (r.description ? r.description : "not applicable")
-                                            : "its output changes the launch";
-        rc = note_stack_refusal(s, hk_asprintf("%s not stacked on %s: %s", blabel, sst_label, why));
+                          : !r.applicable   ? (r.description ? r.description : EN(RW_NOT_APPLICABLE))
+                                            : EN(SRCH_STACK_CHANGES_LAUNCH);
+        rc = note_stack_refusal(s, hk_asprintf(EN(SRCH_NOT_STACKED), blabel, sst_label, why));
         rw_result_free(&r);
         *skip = true;
         return rc;
@@ -1090,11 +1091,11 @@ static int materialize(search *s, const int *cfg, int phase, cand_rec **out, boo
             own.block_size = own.blocks_per_sm = 0;
             own.skill = sst->skill ? sst->skill : "-";
             char *label = struct_label_grid(&own, false);
-            rc = label ? hk_buf_printf(&desc, "%s, the kernel's own launch", label) : HK_ENOMEM;
+            rc = label ? hk_buf_printf(&desc, EN(SRCH_OWN_LAUNCH), label) : HK_ENOMEM;
             hk_free(label);
         } else if (keeps_grid) {   /* nor the label's blocks/SM */
             char *label = struct_label_grid(sst, false);
-            rc = label ? hk_buf_printf(&desc, "%s, the spec's grid", label) : HK_ENOMEM;
+            rc = label ? hk_buf_printf(&desc, EN(SRCH_SPEC_GRID), label) : HK_ENOMEM;
             hk_free(label);
         } else
             rc = hk_buf_printf(&desc, "%s%s", ax->labels[cfg[a]],
@@ -1302,7 +1303,7 @@ static int materialize(search *s, const int *cfg, int phase, cand_rec **out, boo
         if (nb != b0) {
             c->pub.block[0] = nb;
             c->pub.block_own = true;
-            if ((rc = hk_buf_printf(&desc, "; block %u (the spec's grid: %lld blocks of %u for %d SMs)", nb, g0, b0,
+            if ((rc = hk_buf_printf(&desc, EN(SRCH_BLOCK_SPEC_GRID), nb, g0, b0,
                                     s->launch.sm_count)))
                 goto out;
         }
@@ -1378,7 +1379,7 @@ int search_launch_from_spec(const struct spec *sp, int sm_count, search_launch *
         err[0] = '\0';
     if (!sp || sp->form != SPEC_FORM_HARNESS) {
         if (err)
-            snprintf(err, errlen, "a command-form spec has no launch configuration to vary");
+            snprintf(err, errlen, EN(SRCH_CMDFORM_NO_LAUNCH));
         return HK_EINVAL;
     }
     out->spec = sp;
@@ -1393,14 +1394,14 @@ int search_launch_from_spec(const struct spec *sp, int sm_count, search_launch *
             return rc;
         if (v.is_float || v.i < 1 || v.i > 1024) {
             if (err)
-                snprintf(err, errlen, "block dimension %d is not an integer in 1..1024", d);
+                snprintf(err, errlen, EN(SRCH_BLOCK_DIM_RANGE), d);
             return HK_EINVAL;
         }
         out->block[d] = (unsigned)v.i;
     }
     if (threads_of(out->block) > 1024) {
         if (err)
-            snprintf(err, errlen, "the block has more than 1024 threads");
+            snprintf(err, errlen, EN(SRCH_BLOCK_TOO_MANY));
         return HK_EINVAL;
     }
     /* A block written with the sizes (Parboil's stencil: `nx - 1` threads per line) differs
@@ -2223,7 +2224,7 @@ char *search_describe_axes(const search *s)
             rc = rc ? rc : hk_buf_appends(&b, "-use_fast_math");
             break;
         case AX_STACK:
-            rc = rc ? rc : hk_buf_appends(&b, "stacked on the leading structural candidates:");
+            rc = rc ? rc : hk_buf_appends(&b, EN(SRCH_STACKED_ON));
             for (size_t v = 1; v < ax->n_values && !rc; v++)
                 rc = hk_buf_printf(&b, "%s%s", v == 1 ? " " : ", ", ax->labels[v]);
             break;

@@ -165,6 +165,42 @@ static void human_table(void **state)
     run_free(&r);
 }
 
+/* The table in zh-CN (docs/i18n.md): the headings, the verdicts and a refusal said in
+ * Chinese from the English the JSON keeps (the construct and line, the rewrite's sentence:
+ * tiled_transpose's on saxpy, pow_small_exponent's wrapped in "not applicable to kernel"),
+ * the grid a rewrite is launched with; --json byte for byte the English run's. */
+static void human_table_zh(void **state)
+{
+    (void)state;
+    struct run en, zh, jen, jzh;
+    const char *a[] = {HK_SOURCE_DIR "/bench/kernels/saxpy.cu", "--kernel", "saxpy", NULL};
+    const char *j[] = {HK_SOURCE_DIR "/bench/kernels/saxpy.cu", "--kernel", "saxpy", "--json", NULL};
+    run(a, &en);
+    run(j, &jen);
+    hk_i18n_set(HK_LANG_ZH_CN);
+    run(a, &zh);
+    run(j, &jzh);
+    struct run st;
+    const char *s[] = {HK_SOURCE_DIR "/bench/kernels/stencil2d.cu", "--kernel", "stencil2d", NULL};
+    run(s, &st);
+    hk_i18n_set(HK_LANG_EN);
+    assert_int_equal(zh.code, 0);
+    assert_non_null(strstr(en.out, "statement at line 4: it is not a 2D kernel (indices from .x and .y)"));
+    assert_non_null(strstr(zh.out, "核函数 saxpy：类别 elementwise"));
+    assert_non_null(strstr(zh.out, "阻止原因"));
+    assert_null(strstr(zh.out, "what stops it"));
+    assert_non_null(strstr(zh.out, "语句（第 4 行）：它不是二维核函数（索引来自 .x 和 .y）"));
+    assert_non_null(strstr(zh.out, "语句（第 4 行）：函数体中没有 pow 或 powf 调用"));
+    assert_null(strstr(zh.out, "no pow or powf call"));
+    assert_non_null(strstr(st.out, "（以 bench spec 的网格 / 8（沿 y 方向） 启动）"));
+    assert_string_equal(jen.out, jzh.out);
+    run_free(&en);
+    run_free(&zh);
+    run_free(&jen);
+    run_free(&jzh);
+    run_free(&st);
+}
+
 static void bad_input(void **state)
 {
     (void)state;
@@ -397,6 +433,7 @@ int main(void)
         cmocka_unit_test(transpose_applies),
         cmocka_unit_test(stencil_names_its_grid),
         cmocka_unit_test(human_table),
+        cmocka_unit_test(human_table_zh),
         cmocka_unit_test(bad_input),
         cmocka_unit_test(emit_text),
         cmocka_unit_test(emit_params),

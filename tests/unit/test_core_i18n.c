@@ -458,6 +458,32 @@ static void said_again_session32(void **state)
     hk_free(d);
 }
 
+/* Session 34: the search's and the rewrites' sentences, stored in English (the episode
+ * info's skills_tried and stacks_not_applied, hkls rewrites --json) and said where shown:
+ * a refusal with its construct and line, a tunable's why through a local, a tunable not
+ * searched, a second rewrite not stacked, a description with a plural of its own entry. */
+static void said_again_session34(void **state)
+{
+    (void)state;
+    said_case("statement at line 4: it is not a 2D kernel (indices from .x and .y)",
+              "语句（第 4 行）：它不是二维核函数（索引来自 .x 和 .y）");
+    said_case("grid-stride loop at line 12: no pow or powf call in its body",
+              "网格跨步循环（第 12 行）：函数体中没有 pow 或 powf 调用");
+    said_case("through TILE: used in a subscript of a[] (line 7)",
+              "经由 TILE：用于 a[] 的下标（第 7 行）");
+    said_case("TILE not searched: through T: used in the bound of a loop (line 7)",
+              "TILE 未被搜索：经由 T：用于循环的边界（第 7 行）");
+    said_case("vectorize not stacked on tiled_transpose: its output changes the launch",
+              "vectorize 未叠加在 tiled_transpose 之上：它的输出改变了启动配置");
+    said_case("a template parameter is set at the launch sites, and only the kernel's definition "
+              "may change (line 9)",
+              "模板参数在启动处设定，而只有核函数的定义可以修改（第 9 行）");
+    said_case("kernel k: 1 pow/powf call with a run-time exponent (the first at line 5) multiplied "
+              "out for exponents 0-4, and the literal ones routed the same way",
+              "核函数 k：1 个指数在运行时才确定的 pow/powf 调用（第一个在第 5 行）在指数为 0-4 "
+              "时展开为乘法，指数为字面量的调用也改走同一路径");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -474,6 +500,7 @@ int main(void)
         cmocka_unit_test(said_again_session30),
         cmocka_unit_test(said_again_session31),
         cmocka_unit_test(said_again_session32),
+        cmocka_unit_test(said_again_session34),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
