@@ -793,11 +793,6 @@ out:
 
 /* ---- registry descriptor (registry.h) ---- */
 
-static const rw_param hoist_params[] = {
-    {.name = "tile", .type = RW_PARAM_ENUM, .values = {128, 256, 512, 1024}, .n_values = 4, .def = 256},
-    {.name = "unroll", .type = RW_PARAM_ENUM, .values = {1, 2, 4, 8}, .n_values = 4, .def = 4},
-};
-
 static int emit_table_hoist(const rw_context *c, const int *p, rw_result *out)
 {
     int rc = rw_table_hoist(c, p[0], p[1], out);
@@ -810,8 +805,8 @@ const rw_descriptor rw_table_hoist_desc = {
     .name = "table_hoist",
     .summary = "an all-pairs loop over a table every thread reads alike, whose steps compute math of the element "
                "only: uniform_tiles' tiles plus those values, computed once per block and element (exact)",
-    .params = hoist_params,
-    .n_params = HK_ARRAY_LEN(hoist_params),
+    .params = rw_tiles_params, /* uniform_tiles' tile and unroll */
+    .n_params = HK_ARRAY_LEN(rw_tiles_params),
     .flags = RW_ALGORITHM,
     .emit = emit_table_hoist,
 };

@@ -409,6 +409,23 @@ static bool block_stride_header(const rw_toks *hts, const char *var, struct hk_b
 
 enum ut_region { UT_KERNEL, UT_IF, UT_GRID_STRIDE };
 
+/* The first `for` on line ln: its header's closing parenthesis (*hc) and the end of its
+ * body statement (*be). False when there is none or the header does not close. */
+static bool for_body_at(const ut_scan *s, int ln, size_t *hc, size_t *be)
+{
+    const rw_toks *ts = s->ts;
+    for (size_t k = 0; k + 1 < ts->n; k++) {
+        if (!tok_is(s, k, "for") || !tok_is(s, k + 1, "(") || rwl_line_at(s->text, ts->t[k].start) != ln)
+            continue;
+        *hc = rwl_match_close(ts, k + 1);
+        if (*hc + 1 >= ts->n)
+            return false;
+        *be = rwl_stmt_end(ts, *hc + 1, ts->n - 1);
+        return true;
+    }
+    return false;
+}
+
 /* The loop whose `for` is on line ln passes a pointer parameter moved by its counter var
  * to a call (`check(pts, boxes + k * 7)`): the reads that move with the counter are in the
  * callee, which the staging does not follow. why gets the call and its line. */
@@ -416,34 +433,28 @@ static bool call_moves_with(const ut_scan *s, const km_param *params, size_t n_p
                             char *why, size_t n)
 {
     const rw_toks *ts = s->ts;
-    for (size_t k = 1; k + 2 < ts->n; k++) {
-        if (!tok_is(s, k, "for") || !tok_is(s, k + 1, "(") || rwl_line_at(s->text, ts->t[k].start) != ln)
-            continue;
-        size_t hc = rwl_match_close(ts, k + 1);
-        if (hc + 1 >= ts->n)
-            return false;
-        size_t be = rwl_stmt_end(ts, hc + 1, ts->n - 1);
-        for (size_t c = hc + 1; c + 1 < be; c++) {
-            if (ts->t[c].kind != T_IDENT || !tok_is(s, c + 1, "(") || rwl_is_type_word(ts, c) ||
-                rwl_pure_call_name(ts, c) || tok_is(s, c, "if") || tok_is(s, c, "for") || tok_is(s, c, "while") ||
-                tok_is(s, c, "switch") || tok_is(s, c, "sizeof"))
-                continue;
-            size_t cc = rwl_match_close(ts, c + 1);
-            bool counter = false, pointer = false;
-            for (size_t a = c + 2; a < cc && a < be; a++) {
-                counter |= tok_is(s, a, var) && rwl_is_use(ts, a);
-                for (size_t p = 0; p < n_params; p++)
-                    pointer |= params[p].pointer && params[p].name && tok_is(s, a, params[p].name) &&
-                               rwl_is_use(ts, a);
-            }
-            if (counter && pointer) {
-                snprintf(why, n, "its reads that move with %s are inside the call `%.*s(...)` (line %d), through a "
-                                 "pointer argument: the staging follows reads of the kernel's own text only",
-                         var, TXT(s, c), rwl_line_at(s->text, ts->t[c].start));
-                return true;
-            }
-        }
+    size_t hc, be;
+    if (!for_body_at(s, ln, &hc, &be))
         return false;
+    for (size_t c = hc + 1; c + 1 < be; c++) {
+        if (ts->t[c].kind != T_IDENT || !tok_is(s, c + 1, "(") || rwl_is_type_word(ts, c) ||
+            rwl_pure_call_name(ts, c) || tok_is(s, c, "if") || tok_is(s, c, "for") || tok_is(s, c, "while") ||
+            tok_is(s, c, "switch") || tok_is(s, c, "sizeof"))
+            continue;
+        size_t cc = rwl_match_close(ts, c + 1);
+        bool counter = false, pointer = false;
+        for (size_t a = c + 2; a < cc && a < be; a++) {
+            counter |= tok_is(s, a, var) && rwl_is_use(ts, a);
+            for (size_t p = 0; p < n_params; p++)
+                pointer |= params[p].pointer && params[p].name && tok_is(s, a, params[p].name) &&
+                           rwl_is_use(ts, a);
+        }
+        if (counter && pointer) {
+            snprintf(why, n, "its reads that move with %s are inside the call `%.*s(...)` (line %d), through a "
+                             "pointer argument: the staging follows reads of the kernel's own text only",
+                     var, TXT(s, c), rwl_line_at(s->text, ts->t[c].start));
+            return true;
+        }
     }
     return false;
 }
@@ -452,20 +463,13 @@ static bool call_moves_with(const ut_scan *s, const km_param *params, size_t n_p
  * a read that moves with the counter)? */
 static bool loop_reads_column(const ut_scan *s, int ln, const rw_tile_columns *cols)
 {
-    const rw_toks *ts = s->ts;
-    for (size_t k = 0; k + 1 < ts->n; k++) {
-        if (!tok_is(s, k, "for") || !tok_is(s, k + 1, "(") || rwl_line_at(s->text, ts->t[k].start) != ln)
-            continue;
-        size_t hc = rwl_match_close(ts, k + 1);
-        if (hc + 1 >= ts->n)
-            return false;
-        size_t be = rwl_stmt_end(ts, hc + 1, ts->n - 1);
-        for (size_t j = hc + 1; j < be; j++)
-            for (size_t c = 0; c < cols->n; c++)
-                if (tok_is(s, j, cols->name[c]))
-                    return true;
+    size_t hc, be;
+    if (!for_body_at(s, ln, &hc, &be))
         return false;
-    }
+    for (size_t j = hc + 1; j < be; j++)
+        for (size_t c = 0; c < cols->n; c++)
+            if (tok_is(s, j, cols->name[c]))
+                return true;
     return false;
 }
 
@@ -1463,7 +1467,7 @@ out:
 
 /* ---- registry descriptor (registry.h) ---- */
 
-static const rw_param tiles_params[] = {
+const rw_param rw_tiles_params[2] = {
     {.name = "tile", .type = RW_PARAM_ENUM, .values = {128, 256, 512, 1024}, .n_values = 4, .def = 256},
     {.name = "unroll", .type = RW_PARAM_ENUM, .values = {1, 2, 4, 8}, .n_values = 4, .def = 4},
 };
@@ -1480,8 +1484,8 @@ const rw_descriptor rw_uniform_tiles_desc = {
     .name = "uniform_tiles",
     .summary = "an all-pairs loop whose reads are the same for every thread of the block reads them through "
                "__shared__ tiles loaded once per block (exact: same updates, same order)",
-    .params = tiles_params,
-    .n_params = HK_ARRAY_LEN(tiles_params),
+    .params = rw_tiles_params,
+    .n_params = HK_ARRAY_LEN(rw_tiles_params),
     .flags = RW_ALGORITHM,
     .emit = emit_uniform_tiles,
 };

@@ -26,4 +26,7 @@ typedef struct {
  * too; its fallback through a call's reads included. rewrite.h's contract. */
 int rw_tiles_with_columns(const rw_context *ctx, int tile, int unroll, const rw_tile_columns *cols, rw_result *out);
 
+/* The tiles' parameters (tile, unroll), shared by every rewrite built on them. */
+extern const rw_param rw_tiles_params[2];
+
 #endif
