@@ -1,6 +1,6 @@
 # Two versions of bench/refs/spec_args.sh's sed fallback (HK_REFS_PYTHON=none) give the same
 # exit status, stdout and stderr (the script's path in it aside): on every bench/kernels spec
-# with size keys right, reordered, spaced, short, long and malformed (C.UTF-8), and on
+# with size keys right, reordered, spaced, short, long, non-ASCII and malformed (C.UTF-8), and on
 # synthetic specs (odd size sets, invalid UTF-8, numeric bytes, repeated fields, no kernel,
 # not a spec) in C and C.UTF-8. Issue 14, session 34: the fallback's rewrite with fewer
 # processes.
