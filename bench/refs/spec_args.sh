@@ -66,31 +66,69 @@ PYEOF
 fi
 
 # ---- fallback: sed over a spec written one field per line ----
-kernel=$(sed -n 's/.*"kernel": *"\([^"]*\)".*/\1/p' "$spec" | head -1)
-first=$(sed -n 's/.*"sizes": *\[ *{\([^}]*\)}.*/\1/p' "$spec" | head -1)
+# (few processes: the test of every spec runs it 60 times; the size set and the --size key
+# are read with bash's own string operations, as `tr ',' '\n' | sed` and `sort` read them)
+kernel=$(sed -n '/.*"kernel": *"\([^"]*\)".*/{s//\1/p;q;}' "$spec")
+first=$(sed -n '/.*"sizes": *\[ *{\([^}]*\)}.*/{s//\1/p;q;}' "$spec")
 if [ -z "$kernel" ] || [ -z "$first" ]; then
   echo "spec_args.sh: $spec: no python3, and the sed reading found no kernel or sizes line" >&2
   exit 1
 fi
-sizes=$(printf '%s\n' "$first" | tr ',' '\n' | sed -n 's/^ *"\([A-Za-z_][A-Za-z_0-9]*\)": *\([0-9][0-9]*\) *$/\1=\2/p')
-if [ "$(printf '%s\n' "$sizes" | grep -c .)" -ne "$(printf '%s\n' "$first" | tr ',' '\n' | grep -c .)" ]; then
+# the first size set's NAME=VALUE, one per comma-separated part; every non-empty part must be one
+size_re='^ *"([A-Za-z_][A-Za-z_0-9]*)": *([0-9][0-9]*) *$'
+sizes= n_parts=0 n_sizes=0 rest=$first
+while :; do
+  part=${rest%%,*}
+  [[ $part == *?* ]] && n_parts=$((n_parts + 1))
+  if [[ $part =~ $size_re ]]; then
+    sizes+=${sizes:+$'\n'}${BASH_REMATCH[1]}=${BASH_REMATCH[2]}
+    n_sizes=$((n_sizes + 1))
+  fi
+  [[ $rest == *,* ]] || break
+  rest=${rest#*,}
+done
+if [ "$n_sizes" -ne "$n_parts" ]; then
   echo "spec_args.sh: $spec: cannot read the first size set {$first} without python3" >&2
   exit 1
 fi
 if [ -n "$size_key" ]; then
-  want=$(printf '%s\n' "$sizes" | sed 's/=.*//' | sort | tr '\n' ' ')
-  given=$(printf '%s\n' "$size_key" | tr ',' '\n' | sed 's/ //g')
-  if ! printf '%s\n' "$given" | grep -qvE '^[A-Za-z_][A-Za-z_0-9]*=[0-9]+$' &&
-     [ "$(printf '%s\n' "$given" | sed 's/=.*//' | sort | tr '\n' ' ')" = "$want" ]; then
-    sizes=$given
+  # the key's parts (commas and newlines), spaces removed, the empty ones at the end dropped
+  given=() ok=1
+  rest=${size_key//,/$'\n'}
+  while :; do
+    part=${rest%%$'\n'*}
+    given+=("${part// /}")
+    [[ $rest == *$'\n'* ]] || break
+    rest=${rest#*$'\n'}
+  done
+  while [ ${#given[@]} -gt 1 ] && [ -z "${given[${#given[@]}-1]}" ]; do unset 'given[${#given[@]}-1]'; done
+  key_re='^[A-Za-z_][A-Za-z_0-9]*=[0-9]+$'
+  for part in "${given[@]}"; do [[ $part =~ $key_re ]] || ok=; done
+  # the same names as the set's, as many times each (what comparing them sorted says)
+  if [ -n "$ok" ]; then
+    names=()
+    while IFS= read -r part; do names+=("${part%%=*}"); done <<<"$sizes"
+    [ ${#names[@]} -eq ${#given[@]} ] || ok=
+    for part in "${given[@]}"; do
+      [ -n "$ok" ] || break
+      ok=
+      for j in "${!names[@]}"; do
+        if [ "${names[$j]}" = "${part%%=*}" ]; then unset 'names[$j]'; ok=1; break; fi
+      done
+    done
+  fi
+  if [ -n "$ok" ]; then
+    sizes=$(printf '%s\n' "${given[@]}")
   else
+    want=$(printf '%s\n' "$sizes" | sed 's/=.*//' | sort | tr '\n' ' ')
     echo "spec_args.sh: --size $size_key does not name the spec's size variables ($want)" >&2
     exit 1
   fi
 fi
 printf '%s\n' "$kernel"
 for field in bytes flops; do
-  f=$(sed -n "s/^ *\"$field\": *\"\\([^\"]*\\)\".*/\\1/p; s/^ *\"$field\": *\\([0-9][0-9.eE+-]*\\).*/\\1/p" "$spec" | head -1)
+  f=$(sed -n -e "s/^ *\"$field\": *\"\\([^\"]*\\)\".*/\\1/p" -e 't q' \
+             -e "s/^ *\"$field\": *\\([0-9][0-9.eE+-]*\\).*/\\1/p" -e 't q' -e d -e ':q' -e q "$spec")
   [ -n "$f" ] && printf -- '--%s\n%s\n' "$field" "$f"
 done
 grep '"kind": *"scalar"' "$spec" |

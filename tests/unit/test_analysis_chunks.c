@@ -4,8 +4,9 @@
  * equals a parse of the whole text in one piece; the thread count changes nothing; edits
  * to a large file reparse a few chunks and end where a fresh document would be; a chunk
  * too large to split keeps its tree and is reparsed incrementally, and so does the
- * chunk an edit made, without the model ever depending on it; a full parse's parallel
- * extraction sees the file's qualifier macros. */
+ * chunk an edit made, without the model ever depending on it (a tree with errors is not
+ * kept, and a kept tree reparsed over broken code at the end of the text is parsed again
+ * afresh); a full parse's parallel extraction sees the file's qualifier macros. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -577,6 +578,132 @@ static void test_keystrokes_match_fresh(void **state)
     assert_int_equal(hk_alloc_live(), 0);
 }
 
+/* Replaces del bytes at `at` of t (length *n, room for ins) with ins, tells d, parses. */
+static void splice_parse(an_doc *d, char *t, size_t *n, size_t at, size_t del, const char *ins)
+{
+    size_t il = strlen(ins);
+    uint32_t sr, sc, oer, oec, ner, nec;
+    point_of(t, at, &sr, &sc);
+    point_of(t, at + del, &oer, &oec);
+    memmove(t + at + il, t + at + del, *n - at - del + 1);
+    memcpy(t + at, ins, il);
+    *n = *n - del + il;
+    point_of(t, at + il, &ner, &nec);
+    assert_int_equal(an_doc_edit(d, (uint32_t)at, (uint32_t)(at + del), (uint32_t)(at + il), sr,
+                                 sc, oer, oec, ner, nec), HK_OK);
+    assert_int_equal(an_doc_parse(d, t, *n), HK_OK);
+}
+
+/* 60 small kernels (~7 KB: a few chunks of AN_PIECE_MIN and more), k59 at the end. */
+static size_t small_kernels(char *t, size_t cap)
+{
+    size_t n = 0;
+    for (int i = 0; i < 60; i++)
+        n += (size_t)snprintf(t + n, cap - n,
+                              "__global__ void k%d(float *p, int n) {\n"
+                              "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                              "    if (i < n) p[i] = %d.0f;\n}\n", i, i);
+    return n;
+}
+
+static void same_as_fresh(an_doc *d, const char *t, size_t n, const char *when)
+{
+    an_model *fresh;
+    assert_int_equal(an_analyze(t, n, &fresh), HK_OK);
+    char why[256];
+    if (!model_eq(an_doc_model(d), fresh, why, sizeof(why)))
+        fail_msg("%s: model differs from fresh: %s", when, why);
+    an_model_free(fresh);
+}
+
+/* The chunk an error-free edit made keeps its tree ("recent"); the next edit, there at
+ * the end of the text, breaks the code: tree-sitter's incremental parse from that tree may
+ * recover otherwise than a fresh parse, so the piece is parsed again from scratch (two
+ * parses of the same bytes, the first from the kept tree), and the model is a fresh
+ * document's. Back to clean code, the tree is kept again. */
+static void test_recent_tree_reparsed_afresh_over_errors(void **state)
+{
+    (void)state;
+    static char t[16384];
+    size_t n = small_kernels(t, sizeof(t));
+    an_doc *d;
+    assert_int_equal(an_doc_new(&d), HK_OK);
+    an_doc_set_parse_timeout(d, 0);
+    assert_int_equal(an_doc_parse(d, t, n), HK_OK);
+    an_doc_stats st;
+    an_doc_get_stats(d, &st);
+    assert_true(st.chunks >= 3);
+    /* error-free: "p[i] = 59.0f" -> "p[i] = 59.0f + 1" in the last kernel */
+    char *at = strstr(t, "= 59.0f;");
+    assert_non_null(at);
+    size_t pos = (size_t)(at - t) + strlen("= 59.0f");
+    splice_parse(d, t, &n, pos, 0, " + 1");
+    an_doc_get_stats(d, &st);
+    assert_true(st.incremental);
+    assert_false(an_doc_model(d)->has_errors);
+    same_as_fresh(d, t, n, "clean edit");
+    /* broken: an unclosed call in the same statement, the last chunk of the text */
+    splice_parse(d, t, &n, pos + strlen(" + 1"), 0, " * f(");
+    an_doc_get_stats(d, &st);
+    assert_true(st.incremental);
+    assert_true(an_doc_model(d)->has_errors);
+    print_message("over broken code: %zu parses, %zu from a kept tree, %llu bytes\n",
+                  st.chunks_parsed, st.trees_reused, (unsigned long long)st.bytes_parsed);
+    assert_int_equal(st.trees_reused, 1);             /* started from the recent tree */
+    assert_int_equal(st.chunks_parsed, 2);            /* and parsed again afresh */
+    same_as_fresh(d, t, n, "broken edit");
+    an_doc_free(d);
+    assert_int_equal(hk_alloc_live(), 0);
+}
+
+/* A chunk whose tree has errors keeps none: the edit after it parses that chunk from
+ * scratch (tree-sitter's incremental parse from a tree with ERROR nodes is what the
+ * model must not depend on); an error-free result's tree is kept again. */
+static void test_tree_with_errors_not_kept(void **state)
+{
+    (void)state;
+    static char t[16384];
+    size_t n = small_kernels(t, sizeof(t));
+    an_doc *d;
+    assert_int_equal(an_doc_new(&d), HK_OK);
+    an_doc_set_parse_timeout(d, 0);
+    assert_int_equal(an_doc_parse(d, t, n), HK_OK);
+    /* in the middle of the file (k20), so no piece at the end of the text is involved */
+    char *at = strstr(t, "= 20.0f;");
+    assert_non_null(at);
+    size_t pos = (size_t)(at - t) + strlen("= 20.0f");
+    an_doc_stats st;
+    an_doc_get_stats(d, &st);
+    assert_true(st.chunks >= 3);
+    splice_parse(d, t, &n, pos, 0, " + 1");           /* clean: its tree is kept */
+    splice_parse(d, t, &n, pos, 0, " * 3");           /* clean, from that tree */
+    an_doc_get_stats(d, &st);
+    assert_true(st.incremental);
+    assert_int_equal(st.trees_reused, 1);
+    splice_parse(d, t, &n, pos, 0, " * (");           /* broken: no tree kept */
+    an_doc_get_stats(d, &st);
+    assert_true(an_doc_model(d)->has_errors);
+    same_as_fresh(d, t, n, "broken edit");
+    splice_parse(d, t, &n, pos + 4, 0, "2");          /* still broken, parsed from scratch */
+    an_doc_get_stats(d, &st);
+    assert_true(an_doc_model(d)->has_errors);
+    print_message("after a broken state: %zu parses, %zu from a kept tree\n", st.chunks_parsed,
+                  st.trees_reused);
+    assert_int_equal(st.trees_reused, 0);
+    same_as_fresh(d, t, n, "still broken");
+    splice_parse(d, t, &n, pos + 5, 0, ")");          /* clean again, from scratch */
+    an_doc_get_stats(d, &st);
+    assert_int_equal(st.trees_reused, 0);
+    assert_false(an_doc_model(d)->has_errors);
+    same_as_fresh(d, t, n, "clean again");
+    splice_parse(d, t, &n, pos + 6, 0, " ");          /* and its tree kept */
+    an_doc_get_stats(d, &st);
+    assert_int_equal(st.trees_reused, 1);
+    same_as_fresh(d, t, n, "after the fix");
+    an_doc_free(d);
+    assert_int_equal(hk_alloc_live(), 0);
+}
+
 /* Allocation failures in a full parse run on two threads (a worker's extraction may be
  * the one that fails) and in the splice after an edit that adds a function: HK_ENOMEM or
  * HK_OK, never a crash or a leak, and the next parse gives the model again. */
@@ -656,6 +783,8 @@ int main(void)
         cmocka_unit_test(test_edits_large_file),
         cmocka_unit_test(test_typing_cost),
         cmocka_unit_test(test_unsplittable_keeps_tree),
+        cmocka_unit_test(test_recent_tree_reparsed_afresh_over_errors),
+        cmocka_unit_test(test_tree_with_errors_not_kept),
         cmocka_unit_test(test_parallel_qualifier_macros),
         cmocka_unit_test(test_keystrokes_match_fresh),
         cmocka_unit_test(test_parallel_enomem),

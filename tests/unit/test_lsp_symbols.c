@@ -409,7 +409,9 @@ static void test_random_edits_crlf(void **st)
     run_random(true, 60, 4242);
     g_eol = "\n";
     g_mixed = true; /* lone "\r" too: lines the tree does not count as rows */
-    run_random(true, 150, 4243);
+    /* 100 rounds (150 until session 34): every line and branch of the library the 150
+     * hit is still hit (gcov, Debug build; bench/results/2026-12-05-ci-time-s34.md) */
+    run_random(true, 100, 4243);
     g_mixed = false;
 }
 
