@@ -1025,6 +1025,19 @@ static void push_dir_of(struct hk_strv *sv, const char *path)
     free(real);
 }
 
+/* May folder p (l bytes, absolute) of HK_COMPILE_WRITABLE be writable in a compile's sandbox?
+ * Not "/", not "/tmp" and not a folder above dir (the build's): each would bring back the
+ * other builds, references and secrets that the private /tmp hides (a log beside the clone
+ * under /tmp made ./hk test pass "/tmp" here in session 34). */
+static bool writable_may_open(const char *p, size_t l, const char *dir)
+{
+    while (l > 1 && p[l - 1] == '/')
+        l--;
+    if (l == 1 || (l == 4 && !strncmp(p, "/tmp", 4)))
+        return false;
+    return !(dir && !strncmp(dir, p, l) && dir[l] == '/');
+}
+
 /* b->sandbox_rw and b->sandbox_ro (measure_build): what a compile of candidate text may write
  * and the folders it must still read inside the sandbox. HK_OK, HK_ENOMEM. */
 static int sandbox_dirs(const measure_opts *o, measure_build *b)
@@ -1040,8 +1053,14 @@ static int sandbox_dirs(const measure_opts *o, measure_build *b)
     const char *env = getenv("HK_COMPILE_WRITABLE");
     for (const char *p = env; p && *p;) {
         size_t l = strcspn(p, ":");
-        if (l && *p == '/')
-            hk_strv_push_own(&rw, hk_strndup(p, l));
+        if (l && *p == '/') {
+            if (writable_may_open(p, l, b->dir))
+                hk_strv_push_own(&rw, hk_strndup(p, l));
+            else
+                HK_WARN("measure: HK_COMPILE_WRITABLE's %.*s left out: it holds /tmp or the build's own "
+                        "folder, and would open every other build and reference to the compile",
+                        (int)l, p);
+        }
         p += l + (p[l] == ':');
     }
     hk_strv_push(&ro, o->include_dir ? o->include_dir : harness_include_dir());
