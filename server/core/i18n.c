@@ -2377,6 +2377,12 @@ static const struct hk_msg_entry msgs[HK_MSG_COUNT] = {
       "apart",
       "候选版本的设备代码含有 ptxas 预处理行（内联汇编可借此把寄存器名拆开拼出）（%s，PTX 第 %ld 行：%s），而基线的没有：读取时钟的核函数能区分"
       "计时、检查和 sanitizer 下的启动"),
+    F(MEAS_CLK_PTX_4,
+      "the candidate's device code reads the launch number (%s, PTX line %ld: %s), which the baseline's "
+      "does not: %%gridid counts the context's launches, a clock that tells a process's first, "
+      "checked and sanitized launch from its later, timed ones",
+      "候选版本的设备代码读取了启动序号（%s，PTX 第 %ld 行：%s），而基线的没有：%%gridid 对上下文中的"
+      "启动计数，相当于一个时钟，能区分进程中第一次（检查和 sanitizer 下的）启动与之后计时的启动"),
     F(MEAS_CLK_ASM_0,
       "the candidate's device code reads a clock (%s, assembly line %ld: %s), which the baseline's "
       "does not: a kernel that reads a clock can tell timed, checked and sanitized launches "

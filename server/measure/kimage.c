@@ -299,7 +299,7 @@ typedef struct {
 
 int kimage_clocks_first(unsigned bits)
 {
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < KIMAGE_CLOCK_KINDS; i++)
         if (bits & (1u << i))
             return i;
     return -1;
@@ -319,6 +319,8 @@ static unsigned ptx_register_bit(const char *name, size_t n)
     if ((n == 3 || (n == 6 && !memcmp(name + 3, "_64", 3))) && !memcmp(name, "pm", 2) &&
         name[2] >= '0' && name[2] <= '7')
         return KIMAGE_READS_PMCOUNTER;
+    if (n == 6 && !memcmp(name, "gridid", 6))
+        return KIMAGE_READS_GRIDID;
     return 0;
 }
 
@@ -362,7 +364,7 @@ static void ptx_end_line(ptx_scan *s)
         a++;
     while (b > a && (s->cur[b - 1] == ' ' || s->cur[b - 1] == '\t' || s->cur[b - 1] == '\r'))
         b--;
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < KIMAGE_CLOCK_KINDS; i++)
         if (s->pending & (1u << i)) {
             /* tabs (nvcc's PTX aligns operands with them) read as one space in a message */
             size_t o = 0;

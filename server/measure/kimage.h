@@ -42,15 +42,20 @@ enum {
     KIMAGE_PTX_DIRECTIVE = 1u << 3,     /* a '#' line (inline asm using ptxas's preprocessor,
                                          * which could spell a register out of pieces);
                                          * nvcc itself writes none */
+    KIMAGE_READS_GRIDID = 1u << 4,      /* %gridid: the context's temporal launch number, a
+                                         * logical clock that tells a process's first launch
+                                         * (the checked and sanitized ones) from its later,
+                                         * timed ones without any state of the kernel's own */
 };
+enum { KIMAGE_CLOCK_KINDS = 5 }; /* the bits above, each with a slot below */
 
 /* The first read of each kind and the kinds seen. Value struct. */
 typedef struct {
     unsigned reads;   /* KIMAGE_READS_* / KIMAGE_PTX_DIRECTIVE bits found */
-    long line[4];     /* per bit (in bit order): line of its first occurrence, 1-based; 0: none */
-    char what[4][40]; /* per bit: the register as written ("%globaltimer"), "#", or in
+    long line[KIMAGE_CLOCK_KINDS]; /* per bit (in bit order): line of its first occurrence, 1-based; 0: none */
+    char what[KIMAGE_CLOCK_KINDS][40]; /* per bit: the register as written ("%globaltimer"), "#", or in
                        * assembly the instruction or directive ("s_memtime", ".long") */
-    char text[4][160];/* per bit: that line, blanks trimmed, cut to fit */
+    char text[KIMAGE_CLOCK_KINDS][160]; /* per bit: that line, blanks trimmed, cut to fit */
 } kimage_clocks;
 
 /* The clock reads of a PTX text (len bytes; comments and string literals skipped). Pure. */

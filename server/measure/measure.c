@@ -95,7 +95,7 @@ static int asm_clocks(const char *module, kimage_clocks *out)
         kimage_clocks one;
         if ((rc = kimage_asm_clocks_file(g.gl_pathv[i], &one)) != HK_OK)
             goto out;
-        for (int k = 0; k < 4; k++)
+        for (int k = 0; k < KIMAGE_CLOCK_KINDS; k++)
             if ((one.reads & (1u << k)) && !(out->reads & (1u << k))) {
                 out->line[k] = one.line[k];
                 memcpy(out->what[k], one.what[k], sizeof out->what[k]);
@@ -114,11 +114,12 @@ int measure_clock_check(const char *base_module, const char *cand_module, const 
                         char **why)
 {
     /* the sentence per kind of read (kimage_clocks' order), in PTX and in DCU assembly */
-    static const enum hk_msg says[2][4] = {
+    static const enum hk_msg says[2][KIMAGE_CLOCK_KINDS] = {
         {HK_MSG_MEAS_CLK_PTX_0, HK_MSG_MEAS_CLK_PTX_1, HK_MSG_MEAS_CLK_PTX_2,
-         HK_MSG_MEAS_CLK_PTX_3},
+         HK_MSG_MEAS_CLK_PTX_3, HK_MSG_MEAS_CLK_PTX_4},
+        /* DCU assembly has no launch number to read: its scan never sets the last bit */
         {HK_MSG_MEAS_CLK_ASM_0, HK_MSG_MEAS_CLK_ASM_1, HK_MSG_MEAS_CLK_ASM_2,
-         HK_MSG_MEAS_CLK_ASM_3}};
+         HK_MSG_MEAS_CLK_ASM_3, HK_MSG_MEAS_CLK_PTX_4}};
     bool dcu = false;
     *result = "not_run";
     *why = NULL;

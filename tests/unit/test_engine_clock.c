@@ -67,8 +67,8 @@ static void test_honest_ptx(void **state)
     scan("// mov.u64 %rd1, %globaltimer;\n"
          "/* mov.u32 %r1, %clock;\n   %pm0 */\n"
          ".file 1 \"%clock64.cu\"\n"
-         "\t.reg .b32 %clockwork, %pm8, %pm0_32, %globaltimer_mid;\n"
-         "\tmov.u32 %r1, %clockwork;\n",
+         "\t.reg .b32 %clockwork, %pm8, %pm0_32, %globaltimer_mid, %grid, %gridid2;\n"
+         "\tmov.u32 %r1, %clockwork;\n\tmov.u32 %r2, %gridid2;\n",
          &c);
     assert_int_equal(c.reads, 0);
 }
@@ -97,11 +97,12 @@ static void test_reads(void **state)
         {"mov.u32 %r1, %globaltimer_hi;", "%globaltimer_hi"},
         {"mov.u32 %r1, %pm0;", "%pm0"},           {"mov.u64 %rd1, %pm7_64;", "%pm7_64"},
         {"add.u64 %rd1, %rd1, %clock64; // x", "%clock64"},
+        {"mov.u64 %rd1, %gridid;", "%gridid"},
     };
     static const unsigned bit[] = {KIMAGE_READS_CLOCK,       KIMAGE_READS_CLOCK,
                                    KIMAGE_READS_GLOBALTIMER, KIMAGE_READS_GLOBALTIMER,
                                    KIMAGE_READS_PMCOUNTER,   KIMAGE_READS_PMCOUNTER,
-                                   KIMAGE_READS_CLOCK};
+                                   KIMAGE_READS_CLOCK,       KIMAGE_READS_GRIDID};
     for (size_t i = 0; i < sizeof one / sizeof one[0]; i++) {
         scan(one[i][0], &c);
         assert_int_equal(c.reads, bit[i]);
@@ -200,6 +201,14 @@ static void test_clock_check(void **state)
     assert_int_equal(measure_clock_check(same, pm, &result, &why), HK_OK);
     assert_string_equal(result, "fail");
     assert_non_null(strstr(why, "a performance counter (%pm3, PTX line 2"));
+    hk_free(why);
+    /* the launch number: a process's first launch (checked, sanitized) told from the timed
+     * ones without any state of the kernel's own */
+    char grid[256];
+    image("grid", "mov.u64 %rd1, %clock64;\n\tmov.u64 \t%rd4, %gridid;\n", grid, sizeof grid);
+    assert_int_equal(measure_clock_check(same, grid, &result, &why), HK_OK);
+    assert_string_equal(result, "fail");
+    assert_non_null(strstr(why, "reads the launch number (%gridid, PTX line 2: mov.u64 %rd4, %gridid;)"));
     hk_free(why);
     /* no baseline image (or no PTX for it): the baseline reads nothing */
     assert_int_equal(measure_clock_check(NULL, cand, &result, &why), HK_OK);
