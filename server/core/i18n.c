@@ -3427,6 +3427,14 @@ static void back_ix_build(void)
         struct back_index_entry *x = &back_ix.e[id];
         x->lit = literal_len(en, msgs[id].format);
         x->runs_as_before = strlen(en) > USHRT_MAX || !back_ix_runs(en, msgs[id].format, x);
+        for (unsigned i = 1; i < x->n_runs; i++) /* the longest first */
+            for (unsigned j = i; j > 0 && x->run_len[j] > x->run_len[j - 1]; j--) {
+                unsigned short o = x->run_off[j], l = x->run_len[j];
+                x->run_off[j] = x->run_off[j - 1];
+                x->run_len[j] = x->run_len[j - 1];
+                x->run_off[j - 1] = o;
+                x->run_len[j - 1] = l;
+            }
         back_ix.by_first[n++] = id;
         if (!msgs[id].format)
             back_ix.plain[back_ix.n_plain++] = id;
@@ -3481,8 +3489,25 @@ static bool back_is_plain_entry(const char *piece, const struct back_set *set)
     return false;
 }
 
+/* Whether the n bytes at w occur in s (slen bytes): memmem, without its setup, which
+ * costs more than the search on a sentence's few dozen bytes. */
+static bool back_has(const char *s, size_t slen, const char *w, size_t n)
+{
+    if (n > slen)
+        return false;
+    const char *end = s + (slen - n);
+    for (const char *p = s; p <= end; p++) {
+        p = memchr(p, w[0], (size_t)(end - p) + 1);
+        if (!p)
+            return false;
+        if (!memcmp(p, w, n))
+            return true;
+    }
+    return false;
+}
+
 /* Whether every literal run of entry id occurs in s (slen bytes): back_literals_in, from
- * the index. */
+ * the index (the longest run first: it rules most entries out). */
 static bool back_ix_literals_in(int id, const char *s, size_t slen)
 {
     const struct back_index_entry *x = &back_ix.e[id];
@@ -3490,7 +3515,7 @@ static bool back_ix_literals_in(int id, const char *s, size_t slen)
         return back_literals_in(msgs[id].text[HK_LANG_EN], msgs[id].format, s);
     const char *en = msgs[id].text[HK_LANG_EN];
     for (unsigned k = 0; k < x->n_runs; k++)
-        if (!memmem(s, slen, en + x->run_off[k], x->run_len[k]))
+        if (!back_has(s, slen, en + x->run_off[k], x->run_len[k]))
             return false;
     return true;
 }
