@@ -3220,6 +3220,24 @@ static int back_score(const char *const *at, const size_t *len, const char *kind
  * its entry (most) costs no search of its pieces here. */
 #define BACK_UNSCORED INT_MIN
 
+/* k calls of back_match that each return at their first byte, spent as they spend them:
+ * each takes a step, and a try of the budget while the steps last; they stop once either
+ * has run out (back_match's loop tests both before each). */
+static void back_spend(struct back_match *m, size_t k)
+{
+    long steps = m->steps, budget = back_budget;
+    if ((long)k <= steps && (long)k <= budget + 1) { /* all of them, each spending both */
+        m->steps = steps - (long)k;
+        back_budget = budget - (long)k;
+    } else if (steps <= budget) { /* the steps run out first: the last spends no try */
+        m->steps = -1;
+        back_budget = budget - steps;
+    } else { /* the budget runs out first */
+        m->steps = steps - budget - 1;
+        back_budget = -1;
+    }
+}
+
 /* Every way s matches the format f (plain text when !fmt): each conversion takes a piece
  * (a %s may be empty, as a conversion given "" is), shortest first; the best-scored one is
  * kept in m. At most m->steps tries in all. */
@@ -3269,6 +3287,11 @@ static void back_match(const char *f, const char *s, bool fmt, struct back_match
         m->at[k] = s;
         m->kind[k] = f[cl - 1];
         size_t avail = strlen(s);
+        /* the format's next byte, when it is literal text: a piece after which the sentence
+         * does not go on with it is no reading, and the call that would find that out
+         * spends one try (steps, then the budget while steps last) and returns, which is
+         * done here without the call (the same tries spent, so the same answer) */
+        char next = f[cl] != '%' ? f[cl] : f[cl + 1] == '%' ? '%' : '\0';
         for (size_t n = m->kind[k] == 's' ? 0 : 1; n <= avail && m->steps >= 0 && back_budget >= 0;
              n++) {
             /* a number's conversion printed a number: a piece with another character in it
@@ -3276,6 +3299,18 @@ static void back_match(const char *f, const char *s, bool fmt, struct back_match
             if (n > 0 && !conv_may_hold(m->kind[k], s[n - 1]))
                 break;
             m->len[k] = n;
+            if (next && s[n] != next) {
+                /* a %s's pieces up to the next place that holds the byte (any bytes may
+                 * be in a %s), else this one */
+                size_t to = n + 1;
+                if (m->kind[k] == 's') {
+                    const char *p = memchr(s + n, next, avail - n);
+                    to = p ? (size_t)(p - s) : avail + 1;
+                }
+                back_spend(m, to - n);
+                n = to - 1;
+                continue;
+            }
             back_match(f + cl, s + n, fmt, m);
         }
         m->n = k;
