@@ -498,12 +498,14 @@ struct ev_line {
     bool read;         /* ev, said and err are set */
     json_t *ev;        /* NULL: not an event line (err says why) */
     char *said;
+    char *why;         /* a spec event's notes or reasons, said (spec_why) */
     char err[160];
 };
 
 /* Handles one event: ev (taken; NULL when the line was not one, err saying why), said its
- * message said in the session's language (taken; NULL: as it is). */
-static void handle_event(struct ep_run *r, json_t *ev, char *said, const char *line,
+ * message said in the session's language (taken; NULL: as it is), why a spec event's
+ * notes or reasons said and joined (taken; NULL: none). */
+static void handle_event(struct ep_run *r, json_t *ev, char *said, char *why, const char *line,
                          const char *err)
 {
     const char *kind = json_string_value(json_object_get(ev, "event"));
@@ -511,6 +513,7 @@ static void handle_event(struct ep_run *r, json_t *ev, char *said, const char *l
         HK_WARN("episode worker %d: not an event line (%s): %.200s", r->pid, err, line);
         json_decref(ev);
         hk_free(said);
+        hk_free(why);
         return;
     }
     find_episode_id(r);
@@ -552,26 +555,15 @@ static void handle_event(struct ep_run *r, json_t *ev, char *said, const char *l
          * draft's reasons for the refusal */
         const char *st = json_string_value(json_object_get(ev, "status"));
         const char *path = json_string_value(json_object_get(ev, "path"));
-        struct hk_buf why;
-        hk_buf_init(&why, 4096);
         bool draft = st && strcmp(st, "inferred") != 0;
-        json_t *list = json_object_get(ev, draft ? "reasons" : "notes");
-        size_t i;
-        json_t *x;
-        json_array_foreach(list, i, x) {
-            const char *item = json_string_value(x) ? json_string_value(x) : "";
-            char *item_said = hk_tr_note(hk_i18n_lang(), item);
-            hk_buf_printf(&why, "%s%s", i ? "; " : "", item_said ? item_said : item);
-            hk_free(item_said);
-        }
         if (draft) {
             hk_free(r->draft_path);
             hk_free(r->draft_why);
             r->draft_path = path && *path ? hk_strdup(path) : NULL;
-            r->draft_why = hk_strdup(why.data ? why.data : hk_tr(HK_MSG_LSP_INFERENCE_FAILED));
+            r->draft_why = hk_strdup(why ? why : hk_tr(HK_MSG_LSP_INFERENCE_FAILED));
         } else {
             snprintf(r->message, sizeof r->message, hk_tr(HK_MSG_PROGRESS_SPEC_INFERRED),
-                     path ? path : "?", why.data ? why.data : "");
+                     path ? path : "?", why ? why : "");
             hk_utf8_trim(r->message); /* Chinese notes cut at its size */
             if (r->progress_ok) {
                 progress_send(r, "report");
@@ -581,9 +573,8 @@ static void handle_event(struct ep_run *r, json_t *ev, char *said, const char *l
             }
             if (!r->s->eps->stopped && r->s->state == LSP_RUNNING)
                 lsp_log_message(r->s, 3, hk_tr(HK_MSG_LSP_LOG_SPEC_INFERRED), r->kernel,
-                                path ? path : "?", why.data ? why.data : "");
+                                path ? path : "?", why ? why : "");
         }
-        hk_buf_free(&why);
     } else if (!strcmp(kind, "done")) {
         json_decref(r->done_ev);
         r->done_ev = json_incref(ev);
@@ -594,19 +585,46 @@ static void handle_event(struct ep_run *r, json_t *ev, char *said, const char *l
             flush_held_logs(r);
     }
     hk_free(said);
+    hk_free(why);
     json_decref(ev);
 }
 
-/* Reads line (n bytes) as an event into l, and says its message in lang (docs/i18n.md:
- * the worker's events are English, said in the session's language where shown). */
+/* A spec event's notes (inferred) or reasons (a draft), each said in lang (hk_tr_note:
+ * spec inference's notes, with the budget a note of nested fragments needs), joined by
+ * "; ". New string, NULL when there are none. */
+static char *spec_why(json_t *ev, enum hk_lang lang)
+{
+    const char *st = json_string_value(json_object_get(ev, "status"));
+    bool draft = st && strcmp(st, "inferred") != 0;
+    json_t *list = json_object_get(ev, draft ? "reasons" : "notes");
+    struct hk_buf why;
+    hk_buf_init(&why, 4096);
+    size_t i;
+    json_t *x;
+    json_array_foreach(list, i, x) {
+        const char *item = json_string_value(x) ? json_string_value(x) : "";
+        char *item_said = hk_tr_note(lang, item);
+        hk_buf_printf(&why, "%s%s", i ? "; " : "", item_said ? item_said : item);
+        hk_free(item_said);
+    }
+    return hk_buf_steal(&why);
+}
+
+/* Reads l's line as an event, and says its message in lang (docs/i18n.md: the worker's
+ * events are English, said in the session's language where shown), and a spec event's
+ * notes. */
 static void ev_read(struct ev_line *l, enum hk_lang lang)
 {
     json_error_t jerr;
     l->ev = json_loadb(l->text, l->len, JSON_REJECT_DUPLICATES, &jerr);
-    if (!json_string_value(json_object_get(l->ev, "event")))
+    const char *kind = json_string_value(json_object_get(l->ev, "event"));
+    if (!kind) {
         snprintf(l->err, sizeof l->err, "%s", jerr.text);
-    else
+    } else {
         l->said = hk_tr_said(lang, json_string_value(json_object_get(l->ev, "message")));
+        if (!strcmp(kind, "spec"))
+            l->why = spec_why(l->ev, lang);
+    }
     l->read = true;
 }
 
@@ -649,7 +667,7 @@ static void ev_batch_after(uv_work_t *req, int status)
         struct ev_line *l = &b->line[i];
         if (!l->read)
             ev_read(l, HK_LANG_EN);
-        handle_event(r, l->ev, l->said, l->text, l->err);
+        handle_event(r, l->ev, l->said, l->why, l->text, l->err);
         hk_free(l->text);
     }
     hk_free(b->line);
@@ -686,7 +704,7 @@ static void ev_batch_send(struct ep_run *r)
     r->ev_n = r->ev_cap = 0;
     for (size_t i = 0; i < n; i++) {
         ev_read(&q[i], hk_i18n_lang());
-        handle_event(r, q[i].ev, q[i].said, q[i].text, q[i].err);
+        handle_event(r, q[i].ev, q[i].said, q[i].why, q[i].text, q[i].err);
         hk_free(q[i].text);
     }
     hk_free(q);
@@ -701,7 +719,7 @@ static void on_event_line(const char *line, size_t n, void *ud)
     if (hk_i18n_lang() == HK_LANG_EN && !r->ev_out && !r->ev_n) { /* nothing to say */
         struct ev_line l = {.text = (char *)line, .len = n};
         ev_read(&l, HK_LANG_EN);
-        handle_event(r, l.ev, l.said, line, l.err);
+        handle_event(r, l.ev, l.said, l.why, line, l.err);
         return;
     }
     if (r->ev_n == r->ev_cap) {
