@@ -3177,6 +3177,9 @@ struct back_match {
 };
 
 static int back_find(const char *s, const struct back_set *set, struct back_match *out);
+/* hk_i18n_back_index(false): the table scanned as before the index (back_find,
+ * back_is_plain_entry), and back_match calling itself for every piece: for the tests */
+static bool back_ix_off;
 static bool back_is_plain_entry(const char *piece, const struct back_set *set);
 
 /* Tries left to one hk_tr_back or hk_tr_said call in all, whatever it nests: a sentence
@@ -3299,7 +3302,7 @@ static void back_match(const char *f, const char *s, bool fmt, struct back_match
             if (n > 0 && !conv_may_hold(m->kind[k], s[n - 1]))
                 break;
             m->len[k] = n;
-            if (next && s[n] != next) {
+            if (next && s[n] != next && !back_ix_off) {
                 /* a %s's pieces up to the next place that holds the byte (any bytes may
                  * be in a %s), else this one */
                 size_t to = n + 1;
@@ -3397,7 +3400,6 @@ static struct {
     int n_plain;
 } back_ix;
 static pthread_once_t back_ix_once = PTHREAD_ONCE_INIT;
-static bool back_ix_off; /* hk_i18n_back_index(false): the plain scan, for the tests */
 
 /* The runs back_literals_in tests, cut as it cuts them (at a conversion, and every 255
  * bytes), as offsets into en; false when one holds "%%" (not the sentence's bytes) or

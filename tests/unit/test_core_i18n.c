@@ -580,6 +580,17 @@ static void index_answers_as_the_scan(void **state)
         "", "x", "%s", "%%", "zzzz no entry reads like this at all", "  leading spaces",
         "some sentence no entry matches at all (line 3)", "\xe4\xb8\xad\xe6\x96\x87",
         "a: b: c: d: e: f: g: h (line 1) (line 2)", "v1 v2 v3; ; , , ; ;",
+        /* sentences nested deeper than the budget lets it read (BACK_BUDGET runs out
+         * half way: the same tries spent, the same part said) */
+        "v1 rejected: wrong_answer: size 0: wrong answer: a: b: c: d: e: f: g: h: i: j: k: "
+        "l: m: n: o: p (line 1) (line 2) (line 3)",
+        "through A: through B: through C: through D: through E: through F: through G: "
+        "through H: used in the bound of a loop (line 7)",
+        "A not searched: B not searched: C not searched: D not searched: E not searched: "
+        "F not searched: G not searched: used in the bound of a loop (line 7)",
+        "statement at line 4: statement at line 5: statement at line 6: statement at line 7: "
+        "statement at line 8: statement at line 9: it is not a 2D kernel (indices from .x "
+        "and .y)",
     };
     for (size_t i = 0; i < sizeof none / sizeof *none; i++)
         index_agrees(none[i]);
