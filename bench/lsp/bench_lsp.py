@@ -786,6 +786,167 @@ def run_busy(args, tmp, big_text, log_dir):
     return out
 
 
+def refusals_kernel(n):
+    """A kernel of our own with n tunables (#define R0..), each the bound of a loop: the
+    search refuses every one ("Rk not searched: used in the bound of a loop (line L)"), and
+    the worker logs the n lines back to back (episode.c note_refused_tunables)."""
+    L = ["// bench/lsp --events-burst: %d tunables, each the bound of a loop (refused)" % n]
+    L += ["#define R%d 1" % k for k in range(n)]
+    L += ["__global__ void refusals(int n, const float *x, float *y)", "{",
+          "    int i = blockIdx.x * blockDim.x + threadIdx.x;", "    if (i < n) {",
+          "        float acc = 0.0f;"]
+    for k in range(n):
+        L += ["        for (int k = 0; k < R%d; k++)" % k, "            acc += x[i];"]
+    L += ["        y[i] = acc;", "    }", "}", "",
+          "void launch_refusals(int n, const float *x, float *y)", "{",
+          "    refusals<<<(n + 255) / 256, 256>>>(n, x, y);", "}", ""]
+    return "\n".join(L)
+
+
+def run_burst(args, tmp, log_dir):
+    """The --events-burst scenario (session 35): an episode's worst burst of event lines
+    on the loop, in a zh-CN session, which says each line again in Chinese (hk_tr_said,
+    on the loop: server/lsp/episodes.c on_event_line). The kernel has --burst-tunables
+    tunables the search refuses, so the worker logs that many refusal lines at once.
+    --burst-episodes episodes on the simulated GPU, one after another, nothing else
+    running (compile off, no edits); the loop watch is reset before the first and read
+    after the last. Returns the figures."""
+    out = {"notes": []}
+    ws = os.path.join(tmp, "ws-burst")
+    os.makedirs(ws)
+    src = os.path.join(ws, "refusals.cu")
+    with open(src, "w") as f:
+        f.write(refusals_kernel(args.burst_tunables))
+    spec = json.load(open(os.path.join(REPO, "tests", "data", "episode", "tiny.bench.json")))
+    spec.update(name="refusals (bench/lsp --events-burst)", kernel="refusals",
+                source="refusals.cu", flops="%d * n" % args.burst_tunables, bytes="8 * n")
+    spec["args"] = [{"name": "n", "kind": "scalar", "dtype": "int", "value": "n"},
+                    {"name": "x", "kind": "input", "dtype": "float", "count": "n"},
+                    {"name": "y", "kind": "output", "dtype": "float", "count": "n"}]
+    with open(os.path.join(ws, "refusals.refusals.bench.json"), "w") as f:
+        json.dump(spec, f, indent=1)
+    home = os.path.join(tmp, "home-burst")
+    os.makedirs(home)
+    cuda_bin = os.path.join(args.cuda_path, "bin")
+    env = dict(os.environ, HOME=home, TMPDIR=home, XDG_DATA_HOME=os.path.join(home, "xdg"),
+               XDG_CONFIG_HOME=os.path.join(home, "config"),
+               PATH=cuda_bin + os.pathsep + os.environ.get("PATH", ""))
+    env.pop("HK_NO_GPU", None)
+    cmd = [args.hkls, "--log", os.path.join(log_dir, "hkls-burst.log"), "--log-level", "info"]
+    srv = Server("hkls-burst", cmd, ws, os.path.join(log_dir, "hkls-burst.stderr"), env=env)
+    doc = Doc(src, open(src).read())
+    ev = {"ended": [], "refusals_zh": 0, "refusals_en": 0, "logs": 0}
+
+    def watch(msg):
+        m = msg.get("method")
+        if m == "hyperkernel/episodeChanged":
+            p = msg.get("params", {})
+            if p.get("status") in ("completed", "stopped", "failed"):
+                ev["ended"].append((p.get("episode"), p.get("status")))
+        elif m == "window/logMessage":
+            t = msg.get("params", {}).get("message", "")
+            ev["logs"] += 1
+            ev["refusals_zh"] += "未被搜索" in t
+            ev["refusals_en"] += "not searched" in t
+    srv.watch = watch
+    try:
+        srv.caps = dict(INIT_CAPS, window={"workDoneProgress": True})
+        params = {"processId": os.getpid(), "rootUri": "file://" + ws, "locale": "zh-CN",
+                  "workspaceFolders": [{"uri": "file://" + ws, "name": "bench"}],
+                  "capabilities": srv.caps,
+                  "initializationOptions": {
+                      "compile": {"enabled": False},
+                      "episodes": {"simulate": True, "db": os.path.join(home, "history.db"),
+                                   "budget": args.burst_budget, "check": "quick"}}}
+        srv.request("initialize", params, timeout=60)
+        srv.notify("initialized", {})
+        srv.notify("textDocument/didOpen", open_params(doc))
+        srv.request("textDocument/documentSymbol", {"textDocument": {"uri": doc.uri}})
+        out["load_start"] = " ".join(open("/proc/loadavg").read().split()[:3])
+        srv.request("hyperkernel/loopStats", {"reset": True})
+        t0 = time.perf_counter()
+        for i in range(args.burst_episodes):
+            _, r = srv.request("workspace/executeCommand", {
+                "command": "hyperkernel.optimize",
+                "arguments": [{"uri": doc.uri, "kernel": "refusals", "target": "nvidia"}]})
+            deadline = time.perf_counter() + args.compile_timeout
+            while len(ev["ended"]) <= i and time.perf_counter() < deadline:
+                srv.pump(None, 0.2)
+            if len(ev["ended"]) <= i:
+                out["notes"].append("episode %s did not end within %d s" % (r, args.compile_timeout))
+                break
+        srv.pump(None, 1.0)  # the worker's last lines and its exit
+        out["seconds"] = time.perf_counter() - t0
+        out["load_end"] = " ".join(open("/proc/loadavg").read().split()[:3])
+        _, loop = srv.request("hyperkernel/loopStats", {})
+        out["loop"] = loop if isinstance(loop, dict) else None
+        out.update(episodes_ended=list(ev["ended"]), refusals_zh=ev["refusals_zh"],
+                   refusals_en=ev["refusals_en"], log_messages=ev["logs"],
+                   server_messages=dict(srv.counts))
+    finally:
+        out["exit_code"] = srv.stop()
+        out["notes"] += srv.notes
+    return out
+
+
+def markdown_burst(r, args, info, argv):
+    L = report_head("LSP loop: an episode's worst burst of event lines, zh-CN",
+                    "bench/lsp/bench_lsp.py --events-burst", argv, info)
+    L.append("- Load average at the start / the end: %s / %s (1, 5, 15 min)" % (
+        r.get("load_start"), r.get("load_end")))
+    L.append("- hkls: `%s` (%s, binary built %s)" % (args.hkls, info["hkls_version"],
+                                                    info["hkls_built"]))
+    L.append("- Scenario (%.0f s): a zh-CN session (`locale`), compile off, one file of our "
+             "own (`refusals_kernel`: %d tunables, each the bound of a loop, which the "
+             "search refuses), %d episodes of it on the simulated GPU (budget %d), one after "
+             "another; the worker logs %d refusal lines back to back and the loop says "
+             "each again in Chinese (`hk_tr_said`). The loop watch covers the episodes only."
+             % (r.get("seconds", 0), args.burst_tunables, args.burst_episodes,
+                args.burst_budget, args.burst_tunables))
+    L.append("- episodes ended: %s; log messages %d, of which refusals said in Chinese "
+             "(`未被搜索`) %d, in English (`not searched`) %d" % (
+                 ", ".join("%s %s" % e for e in r.get("episodes_ended", [])) or "none",
+                 r.get("log_messages", 0), r.get("refusals_zh", 0), r.get("refusals_en", 0)))
+    L.append("")
+    lp = r.get("loop") or {}
+    L.append("The loop (`hyperkernel/loopStats`; limit %s ms):" % lp.get("limit_ms"))
+    L.append("")
+    L.append("| | |")
+    L.append("|---|---|")
+    rows = [
+        ("iterations / past the limit (wall busy time)", "%s / %s" % (lp.get("iterations"),
+                                                                   lp.get("over_limit"))),
+        ("longest iteration, wall busy (ms)", fmt(lp.get("busy_ms_max"))),
+        ("... it handled", lp.get("longest_during") or "-"),
+        ("**most loop-thread CPU in one iteration (ms)** / iterations past the limit in CPU",
+         "**%s** / %s" % (fmt(lp.get("cpu_ms_max")), lp.get("cpu_over_limit"))),
+        ("... it handled", lp.get("cpu_longest_during") or "-"),
+        ("loop-thread heap calls: most in one iteration", lp.get("heap_calls_max")),
+    ]
+    for a, b in rows:
+        L.append("| %s | %s |" % (a, b))
+    L.append("")
+    top = lp.get("top_cpu") or []
+    if top:
+        L.append("The %d iterations with the most loop-thread CPU time:" % len(top))
+        L.append("")
+        L.append("| loop CPU (ms) | busy wall (ms) | heap calls | handled |")
+        L.append("|---|---|---|---|")
+        for t in top:
+            L.append("| %s | %s | %s | %s |" % (fmt(t.get("cpu_ms")), fmt(t.get("busy_ms")),
+                                               t.get("heap_calls"), t.get("during") or "-"))
+        L.append("")
+    L.append("- messages from the server, by method: %s" % ", ".join(
+        "%s %d" % kv for kv in sorted(r.get("server_messages", {}).items())))
+    L.append("- exit code after shutdown + exit: %s" % r.get("exit_code"))
+    if r.get("notes"):
+        L.append("")
+        L.append("Notes from the run:")
+        L += ["- " + n for n in r["notes"]]
+    L.append("")
+    return "\n".join(L)
+
+
 def run_requests(args, tmp, big_text, log_dir):
     """The --requests scenario (session 33): every request and notification the server
     handles, one kind at a time, on the big file: before each kind the loop watch is reset
@@ -1415,6 +1576,13 @@ def main():
     ap.add_argument("--requests-n", type=int, default=20, help="requests of each kind")
     ap.add_argument("--requests-pause", type=int, default=300,
                     help="ms of reading what the server sends after each request")
+    ap.add_argument("--events-burst", action="store_true",
+                    help="an episode's worst burst of event lines in a zh-CN session: the "
+                         "loop's longest iteration (session 35)")
+    ap.add_argument("--burst-tunables", type=int, default=40,
+                    help="--events-burst: refused tunables, one log line each")
+    ap.add_argument("--burst-episodes", type=int, default=3)
+    ap.add_argument("--burst-budget", type=int, default=3)
     ap.add_argument("--busy-seconds", type=float, default=90.0)
     ap.add_argument("--busy-budget", type=int, default=5, help="each episode's budget")
     ap.add_argument("--busy-pause", type=int, default=20,
@@ -1449,7 +1617,7 @@ def main():
             return subprocess.run([sys.executable, GEN, "--kernels", str(k), "--seed", str(seed)],
                                   check=True, capture_output=True, text=True).stdout
         big_text = gen(args.kernels, args.seed)
-        small = ([] if args.busy or args.requests else
+        small = ([] if args.busy or args.requests or args.events_burst else
                  [gen(args.small_kernels, s) for s in range(2, args.files + 1)])
         ws = {}
         for name in ("hkls", "clangd"):
@@ -1489,6 +1657,12 @@ def main():
             res["hkls_requests"]["load_after"] = " ".join(open("/proc/loadavg").read().split()[:3])
             write_report(markdown_requests(res["hkls_requests"], args, info, argv), info, res,
                          args)
+            return 0
+
+        if args.events_burst:
+            print("hkls: events burst ...", file=sys.stderr)
+            res["hkls_burst"] = run_burst(args, tmp, log_dir)
+            write_report(markdown_burst(res["hkls_burst"], args, info, argv), info, res, args)
             return 0
 
         if args.busy:

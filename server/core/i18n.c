@@ -8,6 +8,7 @@
 
 #include <ctype.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -3112,19 +3113,34 @@ char *hk_trf(enum hk_msg id, ...)
  * length and the conversion letter; 0 when it is not one. */
 static size_t conv_len(const char *f)
 {
+    /* switches, not strchr: back_match asks this at every conversion of every try */
     size_t i = 1;
-    while (f[i] && strchr("-+ #0", f[i]))
-        i++;
-    while (isdigit((unsigned char)f[i]) || f[i] == '*')
+    for (;; i++)
+        switch (f[i]) {
+        case '-': case '+': case ' ': case '#': case '0': continue;
+        default: goto width;
+        }
+width:
+    while ((f[i] >= '0' && f[i] <= '9') || f[i] == '*')
         i++;
     if (f[i] == '.') {
         i++;
-        while (isdigit((unsigned char)f[i]) || f[i] == '*')
+        while ((f[i] >= '0' && f[i] <= '9') || f[i] == '*')
             i++;
     }
-    while (f[i] && strchr("hlzjtL", f[i]))
-        i++;
-    return f[i] && strchr("diouxXeEfgGcsp", f[i]) ? i + 1 : 0;
+    for (;; i++)
+        switch (f[i]) {
+        case 'h': case 'l': case 'z': case 'j': case 't': case 'L': continue;
+        default: goto conv;
+        }
+conv:
+    switch (f[i]) {
+    case 'd': case 'i': case 'o': case 'u': case 'x': case 'X': case 'e': case 'E':
+    case 'f': case 'g': case 'G': case 'c': case 's': case 'p':
+        return i + 1;
+    default:
+        return 0;
+    }
 }
 
 #define BACK_MAX_CONVS 16
@@ -3167,6 +3183,10 @@ struct back_match {
 };
 
 static int back_find(const char *s, const struct back_set *set, struct back_match *out);
+/* hk_i18n_back_index(false): the table scanned as before the index (back_find,
+ * back_is_plain_entry), and back_match calling itself for every piece: for the tests */
+static bool back_ix_off;
+static bool back_is_plain_entry(const char *piece, const struct back_set *set);
 
 /* Tries left to one hk_tr_back or hk_tr_said call in all, whatever it nests: a sentence
  * of many quoted pieces (a list of notes) has more readings than are worth trying, and
@@ -3193,20 +3213,13 @@ static int back_score(const char *const *at, const size_t *len, const char *kind
         char *piece = hk_strndup(at[k], len[k]);
         if (!piece)
             continue;
-        for (size_t r = 0; r < set->n; r++)
-            for (int id = (int)set->range[r][0];
-                 id <= (int)set->range[r][1] && id < HK_MSG_COUNT; id++)
-                if (!msgs[id].format && msgs[id].text[HK_LANG_EN] &&
-                    !strcmp(msgs[id].text[HK_LANG_EN], piece)) {
-                    score += 2;
-                    goto next;
-                }
-        if (len[k] > 3) {
+        if (back_is_plain_entry(piece, set)) {
+            score += 2;
+        } else if (len[k] > 3) {
             struct back_match sub;
             if (back_find(piece, set, &sub) >= 0)
                 score += 1;
         }
-next:
         hk_free(piece);
     }
     return score;
@@ -3215,6 +3228,24 @@ next:
 /* Scores are weighed only between two splits of one entry: a sentence with one reading of
  * its entry (most) costs no search of its pieces here. */
 #define BACK_UNSCORED INT_MIN
+
+/* k calls of back_match that each return at their first byte, spent as they spend them:
+ * each takes a step, and a try of the budget while the steps last; they stop once either
+ * has run out (back_match's loop tests both before each). */
+static void back_spend(struct back_match *m, size_t k)
+{
+    long steps = m->steps, budget = back_budget;
+    if ((long)k <= steps && (long)k <= budget + 1) { /* all of them, each spending both */
+        m->steps = steps - (long)k;
+        back_budget = budget - (long)k;
+    } else if (steps <= budget) { /* the steps run out first: the last spends no try */
+        m->steps = -1;
+        back_budget = budget - steps;
+    } else { /* the budget runs out first */
+        m->steps = steps - budget - 1;
+        back_budget = -1;
+    }
+}
 
 /* Every way s matches the format f (plain text when !fmt): each conversion takes a piece
  * (a %s may be empty, as a conversion given "" is), shortest first; the best-scored one is
@@ -3265,6 +3296,11 @@ static void back_match(const char *f, const char *s, bool fmt, struct back_match
         m->at[k] = s;
         m->kind[k] = f[cl - 1];
         size_t avail = strlen(s);
+        /* the format's next byte, when it is literal text: a piece after which the sentence
+         * does not go on with it is no reading, and the call that would find that out
+         * spends one try (steps, then the budget while steps last) and returns, which is
+         * done here without the call (the same tries spent, so the same answer) */
+        char next = f[cl] != '%' ? f[cl] : f[cl + 1] == '%' ? '%' : '\0';
         for (size_t n = m->kind[k] == 's' ? 0 : 1; n <= avail && m->steps >= 0 && back_budget >= 0;
              n++) {
             /* a number's conversion printed a number: a piece with another character in it
@@ -3272,6 +3308,18 @@ static void back_match(const char *f, const char *s, bool fmt, struct back_match
             if (n > 0 && !conv_may_hold(m->kind[k], s[n - 1]))
                 break;
             m->len[k] = n;
+            if (next && s[n] != next && !back_ix_off) {
+                /* a %s's pieces up to the next place that holds the byte (any bytes may
+                 * be in a %s), else this one */
+                size_t to = n + 1;
+                if (m->kind[k] == 's') {
+                    const char *p = memchr(s + n, next, avail - n);
+                    to = p ? (size_t)(p - s) : avail + 1;
+                }
+                back_spend(m, to - n);
+                n = to - 1;
+                continue;
+            }
             back_match(f + cl, s + n, fmt, m);
         }
         m->n = k;
@@ -3323,33 +3371,276 @@ static bool back_literals_in(const char *en, bool fmt, const char *s)
     }
 }
 
+/* ---- an index of the table's English entries, built once (back_index) ----
+ *
+ * back_find tries every entry of its ranges against a sentence, and hk_tr_said nests it
+ * (each quoted piece of each split is looked up again: back_score, back_say), so that one
+ * line of the editor's loop ran it thousands of times over the whole table: 2.5 ms of CPU
+ * for a refused tunable's line (session 34). What it tested of an entry before trying it,
+ * its first byte, its length in literal text and its literal runs, does not depend on the
+ * sentence: the index holds it, made once from the table whatever its content. back_find
+ * then visits only the entries that start with the sentence's first byte or with a
+ * conversion, in the order the plain scan visits them (range by range, by id), and rules
+ * each out with the same tests, so that it tries (back_match) exactly the entries the
+ * plain scan tries, in the same order, and spends the same budget: the same answer
+ * (test_core_i18n compares the two on every entry of the table). The plain text entries
+ * sorted by their English text answer back_score's "is this piece an entry" by a binary
+ * search. Static arrays (no allocation: nothing live at exit). */
+
+/* Literal runs an entry's index holds; an entry with more is tested as before. */
+#define BACK_RUNS_MAX 8
+
+struct back_index_entry {
+    size_t lit;                           /* literal_len */
+    unsigned short n_runs;                /* runs of 4 bytes or more, as back_literals_in */
+    bool runs_as_before;                  /* too many runs, or a "%%" in one */
+    unsigned short run_off[BACK_RUNS_MAX]; /* into the English text */
+    unsigned short run_len[BACK_RUNS_MAX];
+};
+
+static struct {
+    struct back_index_entry e[HK_MSG_COUNT];
+    int by_first[HK_MSG_COUNT];   /* ids by their English text's first byte, then by id */
+    int first_at[257];            /* by_first[first_at[c]..first_at[c + 1]) start with c */
+    int plain[HK_MSG_COUNT];      /* the plain text entries' ids by English text, then id */
+    int n_plain;
+} back_ix;
+static pthread_once_t back_ix_once = PTHREAD_ONCE_INIT;
+
+/* The runs back_literals_in tests, cut as it cuts them (at a conversion, and every 255
+ * bytes), as offsets into en; false when one holds "%%" (not the sentence's bytes) or
+ * there are more than BACK_RUNS_MAX. */
+static bool back_ix_runs(const char *en, bool fmt, struct back_index_entry *x)
+{
+    size_t n = 0, start = 0;
+    bool pct = false;
+    for (const char *f = en;;) {
+        size_t cl = fmt && f[0] == '%' && f[1] != '%' ? conv_len(f) : 0;
+        if (!*f || cl || n + 1 >= 256) {
+            if (n >= 4) {
+                if (pct || x->n_runs >= BACK_RUNS_MAX)
+                    return false;
+                x->run_off[x->n_runs] = (unsigned short)start;
+                x->run_len[x->n_runs] = (unsigned short)n;
+                x->n_runs++;
+            }
+            n = 0;
+            pct = false;
+            if (!*f)
+                return true;
+            if (cl) {
+                f += cl;
+                continue;
+            }
+        }
+        if (n == 0)
+            start = (size_t)(f - en);
+        if (fmt && f[0] == '%' && f[1] == '%') {
+            pct = true;
+            f += 2;
+        } else {
+            f++;
+        }
+        n++;
+    }
+}
+
+static int back_ix_first_cmp(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    int cx = (unsigned char)msgs[x].text[HK_LANG_EN][0];
+    int cy = (unsigned char)msgs[y].text[HK_LANG_EN][0];
+    return cx != cy ? cx - cy : x - y;
+}
+
+static int back_ix_text_cmp(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    int c = strcmp(msgs[x].text[HK_LANG_EN], msgs[y].text[HK_LANG_EN]);
+    return c ? c : x - y;
+}
+
+static void back_ix_build(void)
+{
+    int n = 0;
+    for (int id = 0; id < HK_MSG_COUNT; id++) {
+        const char *en = msgs[id].text[HK_LANG_EN];
+        if (!en)
+            continue;
+        struct back_index_entry *x = &back_ix.e[id];
+        x->lit = literal_len(en, msgs[id].format);
+        x->runs_as_before = strlen(en) > USHRT_MAX || !back_ix_runs(en, msgs[id].format, x);
+        for (unsigned i = 1; i < x->n_runs; i++) /* the longest first */
+            for (unsigned j = i; j > 0 && x->run_len[j] > x->run_len[j - 1]; j--) {
+                unsigned short o = x->run_off[j], l = x->run_len[j];
+                x->run_off[j] = x->run_off[j - 1];
+                x->run_len[j] = x->run_len[j - 1];
+                x->run_off[j - 1] = o;
+                x->run_len[j - 1] = l;
+            }
+        back_ix.by_first[n++] = id;
+        if (!msgs[id].format)
+            back_ix.plain[back_ix.n_plain++] = id;
+    }
+    qsort(back_ix.by_first, (size_t)n, sizeof *back_ix.by_first, back_ix_first_cmp);
+    qsort(back_ix.plain, (size_t)back_ix.n_plain, sizeof *back_ix.plain, back_ix_text_cmp);
+    int at = 0;
+    for (int c = 0; c <= 256; c++) {
+        while (at < n && (unsigned char)msgs[back_ix.by_first[at]].text[HK_LANG_EN][0] < c)
+            at++;
+        back_ix.first_at[c] = at;
+    }
+}
+
+void hk_i18n_back_index(bool on)
+{
+    back_ix_off = !on;
+}
+
+static bool back_in_set(int id, const struct back_set *set)
+{
+    for (size_t r = 0; r < set->n; r++)
+        if (id >= (int)set->range[r][0] && id <= (int)set->range[r][1])
+            return true;
+    return false;
+}
+
+/* Whether piece is the English text of a plain text entry of set (back_score). */
+static bool back_is_plain_entry(const char *piece, const struct back_set *set)
+{
+    if (back_ix_off) {
+        for (size_t r = 0; r < set->n; r++)
+            for (int id = (int)set->range[r][0];
+                 id <= (int)set->range[r][1] && id < HK_MSG_COUNT; id++)
+                if (!msgs[id].format && msgs[id].text[HK_LANG_EN] &&
+                    !strcmp(msgs[id].text[HK_LANG_EN], piece))
+                    return true;
+        return false;
+    }
+    pthread_once(&back_ix_once, back_ix_build);
+    int lo = 0, hi = back_ix.n_plain; /* the first entry not below piece */
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (strcmp(msgs[back_ix.plain[mid]].text[HK_LANG_EN], piece) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (; lo < back_ix.n_plain && !strcmp(msgs[back_ix.plain[lo]].text[HK_LANG_EN], piece); lo++)
+        if (back_in_set(back_ix.plain[lo], set))
+            return true;
+    return false;
+}
+
+/* Whether the n bytes at w occur in s (slen bytes): memmem, without its setup, which
+ * costs more than the search on a sentence's few dozen bytes. */
+static bool back_has(const char *s, size_t slen, const char *w, size_t n)
+{
+    if (n > slen)
+        return false;
+    const char *end = s + (slen - n);
+    for (const char *p = s; p <= end; p++) {
+        p = memchr(p, w[0], (size_t)(end - p) + 1);
+        if (!p)
+            return false;
+        if (!memcmp(p, w, n))
+            return true;
+    }
+    return false;
+}
+
+/* Whether every literal run of entry id occurs in s (slen bytes): back_literals_in, from
+ * the index (the longest run first: it rules most entries out). */
+static bool back_ix_literals_in(int id, const char *s, size_t slen)
+{
+    const struct back_index_entry *x = &back_ix.e[id];
+    if (x->runs_as_before)
+        return back_literals_in(msgs[id].text[HK_LANG_EN], msgs[id].format, s);
+    const char *en = msgs[id].text[HK_LANG_EN];
+    for (unsigned k = 0; k < x->n_runs; k++)
+        if (!back_has(s, slen, en + x->run_off[k], x->run_len[k]))
+            return false;
+    return true;
+}
+
+/* The first position of by_first[from..to) whose id is lo or more. */
+static int back_ix_lower(int from, int to, int lo)
+{
+    while (from < to) {
+        int mid = from + (to - from) / 2;
+        if (back_ix.by_first[mid] < lo)
+            from = mid + 1;
+        else
+            to = mid;
+    }
+    return from;
+}
+
+/* Tries entry id on s for back_find: its tests, then back_match. */
+static void back_try(int id, const char *s, size_t slen, const struct back_set *set,
+                     bool indexed, int *best, size_t *best_lit, struct back_match *out)
+{
+    const char *en = msgs[id].text[HK_LANG_EN];
+    if (!en)
+        return;
+    /* most entries start with literal text: a first byte that differs rules one
+     * out before any backtracking */
+    if (en[0] != '%' && en[0] != s[0])
+        return;
+    size_t lit = indexed ? back_ix.e[id].lit : literal_len(en, msgs[id].format);
+    if (lit <= *best_lit || lit > slen ||
+        !(indexed ? back_ix_literals_in(id, s, slen)
+                  : back_literals_in(en, msgs[id].format, s)))
+        return;
+    struct back_match m = {.n = 0, .steps = 20000, .set = set};
+    back_match(en, s, msgs[id].format, &m);
+    if (m.found) {
+        *best = id;
+        *best_lit = lit;
+        *out = m;
+    }
+}
+
 /* The id of set whose English entry matches s best (most literal text), or -1; out holds
  * its best split (best_*). */
 static int back_find(const char *s, const struct back_set *set, struct back_match *out)
 {
     int best = -1;
     size_t best_lit = 0, slen = strlen(s);
-    for (size_t r = 0; r < set->n; r++)
-        for (int id = (int)set->range[r][0]; id <= (int)set->range[r][1] && id < HK_MSG_COUNT;
-             id++) {
-            const char *en = msgs[id].text[HK_LANG_EN];
-            if (!en)
-                continue;
-            /* most entries start with literal text: a first byte that differs rules one
-             * out before any backtracking */
-            if (en[0] != '%' && en[0] != s[0])
-                continue;
-            size_t lit = literal_len(en, msgs[id].format);
-            if (lit <= best_lit || lit > slen || !back_literals_in(en, msgs[id].format, s))
-                continue;
-            struct back_match m = {.n = 0, .steps = 20000, .set = set};
-            back_match(en, s, msgs[id].format, &m);
-            if (m.found) {
-                best = id;
-                best_lit = lit;
-                *out = m;
-            }
+    if (back_ix_off) { /* the plain scan */
+        for (size_t r = 0; r < set->n; r++)
+            for (int id = (int)set->range[r][0];
+                 id <= (int)set->range[r][1] && id < HK_MSG_COUNT; id++)
+                back_try(id, s, slen, set, false, &best, &best_lit, out);
+        return best;
+    }
+    pthread_once(&back_ix_once, back_ix_build);
+    /* the entries starting with s's first byte and those starting with a conversion,
+     * merged by id within each range: the plain scan's order */
+    int c = (unsigned char)s[0], pc = '%';
+    for (size_t r = 0; r < set->n; r++) {
+        int lo = (int)set->range[r][0], hi = (int)set->range[r][1];
+        if (hi >= HK_MSG_COUNT)
+            hi = HK_MSG_COUNT - 1;
+        if (lo > hi)
+            continue;
+        int a = back_ix_lower(back_ix.first_at[c], back_ix.first_at[c + 1], lo);
+        int a_end = back_ix.first_at[c + 1];
+        int b = c == pc ? 0 : back_ix_lower(back_ix.first_at[pc], back_ix.first_at[pc + 1], lo);
+        int b_end = c == pc ? 0 : back_ix.first_at[pc + 1];
+        for (;;) {
+            int ia = a < a_end ? back_ix.by_first[a] : INT_MAX;
+            int ib = b < b_end ? back_ix.by_first[b] : INT_MAX;
+            int id = ia < ib ? ia : ib;
+            if (id > hi)
+                break;
+            if (ia < ib)
+                a++;
+            else
+                b++;
+            back_try(id, s, slen, set, true, &best, &best_lit, out);
         }
+    }
     return best;
 }
 

@@ -1711,6 +1711,11 @@ char *hk_tr_said(enum hk_lang lang, const char *english);
  * budget a note of nested fragments needs, else hk_tr_said (a reason quoting the spec's
  * validation). New string, or NULL as hk_tr_said. */
 char *hk_tr_note(enum hk_lang lang, const char *english);
+/* Whether hk_tr_back, hk_tr_said and hk_tr_note look entries up through the index made
+ * once from the table (the default), or read as they did before it (the table scanned,
+ * every piece tried by a call of its own): for the tests, which check that both give the
+ * same answer. Not thread-safe: set it before use. */
+void hk_i18n_back_index(bool on);
 
 /* The name of signal sig in the current language (static, never NULL): the table's words
  * for the signals a process of ours dies of (glibc's strsignal text in English, so that a

@@ -208,6 +208,13 @@ struct ep_run {
     json_t *held_logs;         /* the worker's log lines from before its store id was known,
                                 * [type, text] each: relayed once the id is there, so that
                                 * none says "episode 0" */
+    /* event lines said on the pool (ev_batch): those that came while a batch was out, in
+     * order; the worker's end, when it came while lines were out or waiting */
+    struct ev_line *ev_q;
+    size_t ev_n, ev_cap;
+    bool ev_out;
+    bool end_waits;
+    char *end_err_tail;
 };
 
 static void run_maybe_free(struct ep_run *r)
@@ -216,6 +223,8 @@ static void run_maybe_free(struct ep_run *r)
         return;
     json_decref(r->done_ev);
     json_decref(r->held_logs);
+    hk_free(r->ev_q); /* empty: lines wait only while a batch holds a reference */
+    hk_free(r->end_err_tail);
     hk_free(r->spec_note);
     hk_free(r->draft_path);
     hk_free(r->draft_why);
@@ -481,26 +490,35 @@ static void set_message(struct ep_run *r, const char *stage, const char *msg)
 
 static void run_cancel(struct ep_run *r);
 
-static void on_event_line(const char *line, size_t n, void *ud)
+/* One event line of the worker: its text, and once a batch has been on the pool, the event
+ * read from it and its message said in the session's language. */
+struct ev_line {
+    char *text;
+    size_t len;
+    bool read;         /* ev, said and err are set */
+    json_t *ev;        /* NULL: not an event line (err says why) */
+    char *said;
+    char *why;         /* a spec event's notes or reasons, said (spec_why) */
+    char err[160];
+};
+
+/* Handles one event: ev (taken; NULL when the line was not one, err saying why), said its
+ * message said in the session's language (taken; NULL: as it is), why a spec event's
+ * notes or reasons said and joined (taken; NULL: none). */
+static void handle_event(struct ep_run *r, json_t *ev, char *said, char *why, const char *line,
+                         const char *err)
 {
-    struct ep_run *r = ud;
-    if (n == 0)
-        return;
-    lsp_loopwatch_note(r->s->loopwatch, "(episode event)");
-    json_error_t jerr;
-    json_t *ev = json_loadb(line, n, JSON_REJECT_DUPLICATES, &jerr);
     const char *kind = json_string_value(json_object_get(ev, "event"));
     if (!kind) {
-        HK_WARN("episode worker %d: not an event line (%s): %.200s", r->pid, jerr.text, line);
+        HK_WARN("episode worker %d: not an event line (%s): %.200s", r->pid, err, line);
         json_decref(ev);
+        hk_free(said);
+        hk_free(why);
         return;
     }
     find_episode_id(r);
     const char *stage = json_string_value(json_object_get(ev, "stage"));
     const char *msg = json_string_value(json_object_get(ev, "message"));
-    /* the worker's events are English (docs/i18n.md): said in the session's language
-     * where they are shown */
-    char *said = hk_tr_said(hk_i18n_lang(), msg);
     json_t *pct = json_object_get(ev, "percent");
     if (json_is_integer(pct)) {
         json_int_t p = json_integer_value(pct);
@@ -537,26 +555,15 @@ static void on_event_line(const char *line, size_t n, void *ud)
          * draft's reasons for the refusal */
         const char *st = json_string_value(json_object_get(ev, "status"));
         const char *path = json_string_value(json_object_get(ev, "path"));
-        struct hk_buf why;
-        hk_buf_init(&why, 4096);
         bool draft = st && strcmp(st, "inferred") != 0;
-        json_t *list = json_object_get(ev, draft ? "reasons" : "notes");
-        size_t i;
-        json_t *x;
-        json_array_foreach(list, i, x) {
-            const char *item = json_string_value(x) ? json_string_value(x) : "";
-            char *item_said = hk_tr_note(hk_i18n_lang(), item);
-            hk_buf_printf(&why, "%s%s", i ? "; " : "", item_said ? item_said : item);
-            hk_free(item_said);
-        }
         if (draft) {
             hk_free(r->draft_path);
             hk_free(r->draft_why);
             r->draft_path = path && *path ? hk_strdup(path) : NULL;
-            r->draft_why = hk_strdup(why.data ? why.data : hk_tr(HK_MSG_LSP_INFERENCE_FAILED));
+            r->draft_why = hk_strdup(why ? why : hk_tr(HK_MSG_LSP_INFERENCE_FAILED));
         } else {
             snprintf(r->message, sizeof r->message, hk_tr(HK_MSG_PROGRESS_SPEC_INFERRED),
-                     path ? path : "?", why.data ? why.data : "");
+                     path ? path : "?", why ? why : "");
             hk_utf8_trim(r->message); /* Chinese notes cut at its size */
             if (r->progress_ok) {
                 progress_send(r, "report");
@@ -566,9 +573,8 @@ static void on_event_line(const char *line, size_t n, void *ud)
             }
             if (!r->s->eps->stopped && r->s->state == LSP_RUNNING)
                 lsp_log_message(r->s, 3, hk_tr(HK_MSG_LSP_LOG_SPEC_INFERRED), r->kernel,
-                                path ? path : "?", why.data ? why.data : "");
+                                path ? path : "?", why ? why : "");
         }
-        hk_buf_free(&why);
     } else if (!strcmp(kind, "done")) {
         json_decref(r->done_ev);
         r->done_ev = json_incref(ev);
@@ -579,7 +585,161 @@ static void on_event_line(const char *line, size_t n, void *ud)
             flush_held_logs(r);
     }
     hk_free(said);
+    hk_free(why);
     json_decref(ev);
+}
+
+/* A spec event's notes (inferred) or reasons (a draft), each said in lang (hk_tr_note:
+ * spec inference's notes, with the budget a note of nested fragments needs), joined by
+ * "; ". New string, NULL when there are none. */
+static char *spec_why(json_t *ev, enum hk_lang lang)
+{
+    const char *st = json_string_value(json_object_get(ev, "status"));
+    bool draft = st && strcmp(st, "inferred") != 0;
+    json_t *list = json_object_get(ev, draft ? "reasons" : "notes");
+    struct hk_buf why;
+    hk_buf_init(&why, 4096);
+    size_t i;
+    json_t *x;
+    json_array_foreach(list, i, x) {
+        const char *item = json_string_value(x) ? json_string_value(x) : "";
+        char *item_said = hk_tr_note(lang, item);
+        hk_buf_printf(&why, "%s%s", i ? "; " : "", item_said ? item_said : item);
+        hk_free(item_said);
+    }
+    return hk_buf_steal(&why);
+}
+
+/* Reads l's line as an event, and says its message in lang (docs/i18n.md: the worker's
+ * events are English, said in the session's language where shown), and a spec event's
+ * notes. */
+static void ev_read(struct ev_line *l, enum hk_lang lang)
+{
+    json_error_t jerr;
+    l->ev = json_loadb(l->text, l->len, JSON_REJECT_DUPLICATES, &jerr);
+    const char *kind = json_string_value(json_object_get(l->ev, "event"));
+    if (!kind) {
+        snprintf(l->err, sizeof l->err, "%s", jerr.text);
+    } else {
+        l->said = hk_tr_said(lang, json_string_value(json_object_get(l->ev, "message")));
+        if (!strcmp(kind, "spec"))
+            l->why = spec_why(l->ev, lang);
+    }
+    l->read = true;
+}
+
+/* The worker's event lines are read and said on the pool, a batch at a time (issue 14:
+ * nothing on the loop over 5 ms): hk_tr_said takes a few tenths of a millisecond for a
+ * sentence that nests others, and the worker writes tens of them at once (a refused
+ * tunable each), which one read of its pipe hands to the loop together. The loop keeps
+ * their order: the lines that come while a batch is out wait for it and go in the next;
+ * a batch's events are handled in order when it comes back; the worker's end waits for
+ * its last line (worker_done). In English nothing is said: lines are handled at once
+ * unless a batch is out. */
+struct ev_batch {
+    uv_work_t req;
+    struct ep_run *r;
+    enum hk_lang lang;
+    struct ev_line *line;
+    size_t n;
+};
+
+static void worker_end(struct ep_run *r);
+
+static void ev_batch_work(uv_work_t *req)
+{
+    hk_thread_background();
+    struct ev_batch *b = req->data;
+    for (size_t i = 0; i < b->n; i++)
+        ev_read(&b->line[i], b->lang);
+}
+
+static void ev_batch_send(struct ep_run *r);
+
+static void ev_batch_after(uv_work_t *req, int status)
+{
+    (void)status; /* cancelled: the lines are read here */
+    struct ev_batch *b = req->data;
+    struct ep_run *r = b->r;
+    lsp_loopwatch_note(r->s->loopwatch, "(episode events said)");
+    r->ev_out = false;
+    for (size_t i = 0; i < b->n; i++) {
+        struct ev_line *l = &b->line[i];
+        if (!l->read)
+            ev_read(l, HK_LANG_EN);
+        handle_event(r, l->ev, l->said, l->why, l->text, l->err);
+        hk_free(l->text);
+    }
+    hk_free(b->line);
+    hk_free(b);
+    if (r->ev_n)
+        ev_batch_send(r);
+    else if (r->end_waits)
+        worker_end(r);
+    run_unref(r);
+}
+
+/* The waiting lines to the pool as one batch; on the loop, said, if it cannot go. */
+static void ev_batch_send(struct ep_run *r)
+{
+    struct ev_batch *b = hk_calloc(1, sizeof *b);
+    if (b) {
+        b->req.data = b;
+        b->r = r;
+        b->lang = hk_i18n_lang();
+        b->line = r->ev_q;
+        b->n = r->ev_n;
+        if (uv_queue_work(r->s->loop, &b->req, ev_batch_work, ev_batch_after) == 0) {
+            r->ev_q = NULL;
+            r->ev_n = r->ev_cap = 0;
+            r->ev_out = true;
+            r->refs++;
+            return;
+        }
+        hk_free(b);
+    }
+    struct ev_line *q = r->ev_q;
+    size_t n = r->ev_n;
+    r->ev_q = NULL;
+    r->ev_n = r->ev_cap = 0;
+    for (size_t i = 0; i < n; i++) {
+        ev_read(&q[i], hk_i18n_lang());
+        handle_event(r, q[i].ev, q[i].said, q[i].why, q[i].text, q[i].err);
+        hk_free(q[i].text);
+    }
+    hk_free(q);
+}
+
+static void on_event_line(const char *line, size_t n, void *ud)
+{
+    struct ep_run *r = ud;
+    if (n == 0)
+        return;
+    lsp_loopwatch_note(r->s->loopwatch, "(episode event)");
+    if (hk_i18n_lang() == HK_LANG_EN && !r->ev_out && !r->ev_n) { /* nothing to say */
+        struct ev_line l = {.text = (char *)line, .len = n};
+        ev_read(&l, HK_LANG_EN);
+        handle_event(r, l.ev, l.said, l.why, line, l.err);
+        return;
+    }
+    if (r->ev_n == r->ev_cap) {
+        size_t cap = r->ev_cap ? 2 * r->ev_cap : 16;
+        struct ev_line *q = hk_realloc(r->ev_q, cap * sizeof *q);
+        if (!q) {
+            HK_WARN("episode worker %d: out of memory: event line dropped", r->pid);
+            return;
+        }
+        r->ev_q = q;
+        r->ev_cap = cap;
+    }
+    char *text = hk_strndup(line, n);
+    if (!text) {
+        HK_WARN("episode worker %d: out of memory: event line dropped", r->pid);
+        return;
+    }
+    r->ev_q[r->ev_n++] = (struct ev_line){.text = text, .len = n};
+    if (!r->ev_out)
+        ev_batch_send(r);
 }
 
 /* The client's answer to showing a draft spec: nothing waits for it (rpc_request calls its
@@ -609,8 +769,23 @@ static void worker_done(runner_child *c, const runner_child_exit *e, void *data)
     if (e->dropped_lines)
         HK_WARN("episode worker %d: %zu event lines over %zu bytes dropped", r->pid,
                 e->dropped_lines, LSP_EP_MAX_LINE);
+    if (r->ev_out || r->ev_n) { /* its last lines are on the pool: the end comes after */
+        r->end_waits = true;
+        hk_free(r->end_err_tail);
+        r->end_err_tail = hk_strdup(e->err ? e->err : "");
+        return;
+    }
     maybe_finish(r, e->err ? e->err : "");
     run_maybe_free(r);
+}
+
+/* The worker's end that waited for its last event lines (ev_batch_after holds r). */
+static void worker_end(struct ep_run *r)
+{
+    r->end_waits = false;
+    maybe_finish(r, r->end_err_tail ? r->end_err_tail : "");
+    hk_free(r->end_err_tail);
+    r->end_err_tail = NULL;
 }
 
 /* -- the end -- */

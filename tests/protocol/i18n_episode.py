@@ -3,7 +3,9 @@
 setting "language": "zh-CN" the code action, the $/progress title, the worker's stage and
 progress details in its messages, the end message, the
 result diagnostic, the hover and the report the episode worker writes are in Chinese,
-while the command, the episode's status and hyperkernel/episodes stay as they are.
+while the command, the episode's status and hyperkernel/episodes stay as they are; a
+burst of the worker's lines (12 refused tunables, tests/data/episode/refusals.cu) is
+relayed in Chinese, in order, before the episode's end (they are said on the pool).
 
 usage: i18n_episode.py HKLS     exit 0 pass, 1 fail, 77 skipped (no nvcc / cc)
 Standard library only. HK_PROTOCOL_LOG=/tmp/x.log keeps the server's debug log."""
@@ -87,6 +89,46 @@ def run(c, tmp):
           "the report is not in Chinese: %s" % html)
     print("zh-CN: episode %d completed; progress, diagnostic, hover and report in Chinese"
           % episode)
+    refusals(c, tmp)
+
+
+def refusals(c, tmp):
+    """Session 35: the worker's event lines are said on the pool, a batch at a time, and
+    handled on the loop in their order. A kernel of ours with 12 tunables the search
+    refuses: the worker logs the 12 lines back to back (one pipe read holds several); each
+    is relayed said in Chinese, in the worker's order, all before the episode's end."""
+    path = os.path.join(tmp, "refusals.cu")
+    text = open(path).read()
+    lines = text.split("\n")
+    # the line each tunable's loop is on (1-based), as the search names it
+    want = []
+    for k in range(12):
+        row = next(i for i, ln in enumerate(lines) if ln.strip() == "for (int k = 0; k < R%d; k++)" % k)
+        want.append("R%d 未被搜索：用于循环的边界（第 %d 行）" % (k, row + 1))
+    uri = c.open(path, text)
+    first = len(c.log)
+    r = c.request("workspace/executeCommand", {
+        "command": "hyperkernel.optimize",
+        "arguments": [{"uri": uri, "kernel": "refusals", "target": "nvidia"}]}, 120)
+    episode = r["episode"]
+    c.wait_for(lambda m: m.get("method") == "hyperkernel/episodeChanged"
+               and m["params"].get("episode") == episode
+               and m["params"]["status"] in ("completed", "stopped", "failed"), 600,
+               "the end of episode %d" % episode)
+    seq = [m for _, m in c.log[first:]]
+    logs = [(i, m["params"]["message"]) for i, m in enumerate(seq)
+            if m.get("method") == "window/logMessage"]
+    prefix = "优化任务 %d（refusals）：" % episode
+    said = [(i, t[len(prefix):]) for i, t in logs if t.startswith(prefix) and "未被搜索" in t]
+    check([t for _, t in said] == want, "refusals relayed: %s\nwanted: %s" % (said, want))
+    check(not [t for _, t in logs if "not searched" in t],
+          "refusals in English: %s" % [t for _, t in logs if "not searched" in t])
+    end = next(i for i, m in enumerate(seq) if m.get("method") == "hyperkernel/episodeChanged"
+               and m["params"].get("episode") == episode
+               and m["params"]["status"] in ("completed", "stopped", "failed"))
+    check(said[-1][0] < end, "a refusal after the episode's end")
+    print("zh-CN: episode %d: its 12 refusals relayed in Chinese, in order, before its end"
+          % episode)
 
 
 def main():
@@ -107,6 +149,8 @@ def main():
     for k in ("HK_NO_GPU", "LC_ALL", "LC_MESSAGES"):
         env.pop(k, None)
     shutil.copy(os.path.join(SRC, "bench", "kernels", "saxpy.cu"), tmp)
+    for f in ("refusals.cu", "refusals.refusals.bench.json"):
+        shutil.copy(os.path.join(SRC, "tests", "data", "episode", f), tmp)
     opts = {"compile": {"enabled": False}, "language": "zh-CN",
             "episodes": {"simulate": True, "db": os.path.join(tmp, "history.db"), "budget": 1,
                          "check": "quick"}}
