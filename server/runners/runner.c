@@ -1,4 +1,4 @@
-/* Local runner: fork/exec with limits, a sandbox when one exists, capped output capture,
+/* Local runner: (v)fork/exec with limits, a sandbox when one exists, capped output capture,
  * and a pool that multiplexes several children over one poll() loop. Each child leads its
  * own session, so a timeout or cancel kills the whole process group, grandchildren too;
  * a memory cgroup (when writable) both limits memory and catches escaped descendants. */
@@ -894,7 +894,8 @@ static void job_remove_cgroup(runner_job *j)
     j->cgroup[0] = '\0';
 }
 
-/* Child side after fork: only async-signal-safe calls; reports failure through errfd. */
+/* Child side after fork or vfork: only async-signal-safe calls on its own stack, no write to
+ * the parent's memory but errno (vfork shares it); reports failure through errfd. */
 static void job_child(runner_job *j, int in_fd, int out_fd, int err_fd, int errfd)
 {
     int e = 0;
@@ -1019,9 +1020,10 @@ static void job_start(runner_job *j)
     }
     j->start_ms = now_ms();
     /* bwrap and the plain child: vfork, the child in this process's memory until its exec
-     * or _exit (job_child writes only its own stack), so that no page table is copied and
-     * no copy-on-write fault follows in this process: under ASan a fork of hkls cost ~20 ms
-     * of CPU a job, an episode runs hundreds (bench/results/2026-12-06-ci-time-s35.md). The
+     * or _exit (job_child writes only its own stack, and errno), so that no page table is
+     * copied and no copy-on-write fault follows in this process: under ASan a fork of hkls
+     * cost about 20 ms of CPU a job, an episode runs hundreds (issue 14,
+     * bench/results/2026-12-06-ci-time-s35.md). The
      * network namespace and the namespace sandbox unshare a user namespace, which a
      * process sharing its memory cannot: fork. Signals stay blocked across it: the child
      * resets their handlers first. */
