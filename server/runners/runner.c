@@ -1,4 +1,4 @@
-/* Local runner: fork/exec with limits, a sandbox when one exists, capped output capture,
+/* Local runner: (v)fork/exec with limits, a sandbox when one exists, capped output capture,
  * and a pool that multiplexes several children over one poll() loop. Each child leads its
  * own session, so a timeout or cancel kills the whole process group, grandchildren too;
  * a memory cgroup (when writable) both limits memory and catches escaped descendants. */
@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -893,7 +894,8 @@ static void job_remove_cgroup(runner_job *j)
     j->cgroup[0] = '\0';
 }
 
-/* Child side after fork: only async-signal-safe calls; reports failure through errfd. */
+/* Child side after fork or vfork: only async-signal-safe calls on its own stack, no write to
+ * the parent's memory but errno (vfork shares it); reports failure through errfd. */
 static void job_child(runner_job *j, int in_fd, int out_fd, int err_fd, int errfd)
 {
     int e = 0;
@@ -942,14 +944,17 @@ static void job_child(runner_job *j, int in_fd, int out_fd, int err_fd, int errf
         if (setrlimit(RLIMIT_NPROC, &rl) != 0)
             goto fail;
     }
-    sigset_t all;
-    sigemptyset(&all);
-    sigprocmask(SIG_SETMASK, &all, NULL);
+    /* every signal arrives blocked (job_start): the dispositions go back to their defaults
+     * before any is let through, so that none runs a handler of the parent in here (after
+     * vfork, in the parent's memory) */
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = SIG_DFL;
     for (int s = 1; s < NSIG; s++)
         sigaction(s, &sa, NULL);
+    sigset_t all;
+    sigemptyset(&all);
+    sigprocmask(SIG_SETMASK, &all, NULL);
     if (j->iso == RUNNER_ISO_NAMESPACES && runner_ns_enter(j->ns_plan, errfd) != 0)
         goto fail;
     if (j->cwd && j->iso != RUNNER_ISO_BWRAP && j->iso != RUNNER_ISO_NAMESPACES &&
@@ -1014,16 +1019,31 @@ static void job_start(runner_job *j)
         goto out;
     }
     j->start_ms = now_ms();
-    j->pid = fork();
-    if (j->pid < 0) {
-        rc = HK_EIO;
-        goto out;
-    }
+    /* bwrap and the plain child: vfork, the child in this process's memory until its exec
+     * or _exit (job_child writes only its own stack, and errno), so that no page table is
+     * copied and no copy-on-write fault follows in this process: under ASan a fork of hkls
+     * cost about 20 ms of CPU a job, an episode runs hundreds (issue 14,
+     * bench/results/2026-12-06-ci-time-s35.md). The
+     * network namespace and the namespace sandbox unshare a user namespace, which a
+     * process sharing its memory cannot: fork. Signals stay blocked across it: the child
+     * resets their handlers first. */
+    bool shared = j->iso == RUNNER_ISO_BWRAP || j->iso == RUNNER_ISO_NONE;
+    sigset_t block, old;
+    sigfillset(&block);
+    pthread_sigmask(SIG_BLOCK, &block, &old);
+    j->pid = shared ? vfork() : fork();
     if (j->pid == 0) {
         close(outp[0]);
         close(errp[0]);
         close(statp[0]);
         job_child(j, in_fd, outp[1], errp[1], statp[1]);
+    }
+    int fork_errno = errno;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (j->pid < 0) {
+        errno = fork_errno;
+        rc = HK_EIO;
+        goto out;
     }
     close(statp[1]);
     statp[1] = -1;
