@@ -448,6 +448,7 @@ static int digit_order(const rw_context *ctx, rw_result *out)
 {
     const char *text = ctx->text;
     size_t len = ctx->len;
+    *out = (rw_result){0};
     const an_function *f;
     int rc = rwl_check_kernel(text, len, ctx->m, ctx->kernel, &f);
     if (rc)
@@ -506,7 +507,6 @@ static int digit_order(const rw_context *ctx, rw_result *out)
                 s->d[j].name = loc[q].name, s->d[j].line = loc[q].line;
     if (!chain(s, line))
         goto refused;
-    const km_atom *at = km_atoms(km, &na);
     uint32_t tx;
     if (!km_builtin_atom(km, KM_ATOM_THREAD_IDX, 0, &tx)) {
         snprintf(s->why, sizeof s->why, "grid-stride loop at line %u: no threadIdx.x", line);
@@ -518,13 +518,18 @@ static int digit_order(const rw_context *ctx, rw_result *out)
         if (s->d[j].cost < s->d[best].cost)
             best = j;
     /* the weighing, in words: "k 537 (innermost now), o 138, n 1049, rest 1089" */
+    char names[DG_MAX + 1][160];
     for (size_t j = 0; j < s->n; j++) {
-        char nm[64];
-        if (s->d[j].name)
-            snprintf(nm, sizeof nm, "%s", s->d[j].name);
+        struct hk_buf e;
+        hk_buf_init(&e, 4096);
+        if (s->d[j].atom >= 0 && km_form_print_c(km, (km_form){.t = &(km_term){.coef = 1, .n = 1,
+                                                                .atoms = {(uint32_t)s->d[j].atom}}, .n = 1},
+                                                 s->g, counter, NULL, &e) == HK_OK)
+            snprintf(names[j], sizeof names[j], "%s", e.data);
         else
-            snprintf(nm, sizeof nm, "%s", s->d[j].atom >= 0 ? at[s->d[j].atom].text : "the rest");
-        if ((rc = hk_buf_printf(&cb, "%s%s %.0f%s", j ? ", " : "", nm, s->d[j].cost,
+            snprintf(names[j], sizeof names[j], "the rest of %s", counter);
+        hk_buf_free(&e);
+        if ((rc = hk_buf_printf(&cb, "%s`%s` %.0f%s", j ? ", " : "", names[j], s->d[j].cost,
                                 j == 0 ? " (innermost now)" : "")))
             goto out;
     }
@@ -542,8 +547,8 @@ static int digit_order(const rw_context *ctx, rw_result *out)
     snprintf(bound, sizeof bound, "%.*s", (int)(ts.t[lo.bnd_b - 1].end - ts.t[lo.bnd_a].start),
              text + ts.t[lo.bnd_a].start);
     const char *T = "decltype(hk_dg_t)";
-    if ((rc = hk_buf_printf(&nb, " /* hk digit_order: digit %zu innermost */ auto hk_dg_t = %s; "
-                            "%s hk_dg_i = hk_dg_t; {", best, counter, T)))
+    if ((rc = hk_buf_printf(&nb, " /* hk digit_order: %s innermost */ auto hk_dg_t = %s; "
+                            "%s hk_dg_i = hk_dg_t;\n    {", names[best], counter, T)))
         goto out;
     /* extents (the outermost: n / its stride) and strides, all of the counter's type */
     for (size_t j = 0; j + 1 < s->n; j++) {
@@ -551,7 +556,7 @@ static int digit_order(const rw_context *ctx, rw_result *out)
         hk_buf_init(&e, 4096);
         rc = km_form_print_c(km, s->d[j].extent, s->g, counter, NULL, &e);
         if (rc == HK_OK)
-            rc = hk_buf_printf(&nb, " const %s hk_dg_e%zu = (%s)(%s);", T, j, T, e.data);
+            rc = hk_buf_printf(&nb, "\n        const %s hk_dg_e%zu = (%s)(%s);", T, j, T, e.data);
         hk_buf_free(&e);
         if (rc == HK_EUNSUPPORTED) {
             snprintf(s->why, sizeof s->why, "grid-stride loop at line %u: a digit's radix is not known", line);
@@ -560,19 +565,19 @@ static int digit_order(const rw_context *ctx, rw_result *out)
         if (rc)
             goto out;
     }
-    if ((rc = hk_buf_printf(&nb, " const %s hk_dg_s0 = 1;", T)))
+    if ((rc = hk_buf_printf(&nb, "\n        const %s hk_dg_s0 = 1;", T)))
         goto out;
     for (size_t j = 1; j < s->n; j++)
-        if ((rc = hk_buf_printf(&nb, " const %s hk_dg_s%zu = hk_dg_s%zu * hk_dg_e%zu;", T, j, j - 1, j - 1)))
+        if ((rc = hk_buf_printf(&nb, "\n        const %s hk_dg_s%zu = hk_dg_s%zu * hk_dg_e%zu;", T, j, j - 1, j - 1)))
             goto out;
     size_t top = s->n - 1;
-    if ((rc = hk_buf_printf(&nb, " const %s hk_dg_n = (%s)(%s); if (", T, T, bound)))
+    if ((rc = hk_buf_printf(&nb, "\n        const %s hk_dg_n = (%s)(%s);\n        if (", T, T, bound)))
         goto out;
     for (size_t j = 0; j < top; j++)
         if ((rc = hk_buf_printf(&nb, "hk_dg_e%zu > 0 && ", j)))
             goto out;
-    if ((rc = hk_buf_printf(&nb, "hk_dg_n %% hk_dg_s%zu == 0) { const %s hk_dg_e%zu = hk_dg_n / hk_dg_s%zu; "
-                            "%s hk_dg_r = hk_dg_t;", top, T, top, top, T)))
+    if ((rc = hk_buf_printf(&nb, "hk_dg_n %% hk_dg_s%zu == 0) {\n            const %s hk_dg_e%zu = hk_dg_n / hk_dg_s%zu;\n"
+                            "            %s hk_dg_r = hk_dg_t;", top, T, top, top, T)))
         goto out;
     /* new order: best, then the others inner to outer; the last takes what is left */
     size_t order[DG_MAX + 1], no = 0;
@@ -583,28 +588,27 @@ static int digit_order(const rw_context *ctx, rw_result *out)
     for (size_t q = 0; q < no; q++) {
         size_t j = order[q];
         if (q + 1 < no)
-            rc = hk_buf_printf(&nb, " const %s hk_dg_d%zu = hk_dg_r %% hk_dg_e%zu; hk_dg_r /= hk_dg_e%zu;",
+            rc = hk_buf_printf(&nb, "\n            const %s hk_dg_d%zu = hk_dg_r %% hk_dg_e%zu;\n            hk_dg_r /= hk_dg_e%zu;",
                                T, j, j, j);
         else
-            rc = hk_buf_printf(&nb, " const %s hk_dg_d%zu = hk_dg_r;", T, j);
+            rc = hk_buf_printf(&nb, "\n            const %s hk_dg_d%zu = hk_dg_r;", T, j);
         if (rc)
             goto out;
     }
-    if ((rc = hk_buf_appends(&nb, " (void)hk_dg_e")) || (rc = hk_buf_printf(&nb, "%zu; hk_dg_i = hk_dg_d0", top)))
+    if ((rc = hk_buf_appends(&nb, "\n            (void)hk_dg_e")) ||
+        (rc = hk_buf_printf(&nb, "%zu;\n            hk_dg_i = hk_dg_d0", top)))
         goto out;
     for (size_t j = 1; j < s->n; j++)
         if ((rc = hk_buf_printf(&nb, " + hk_dg_d%zu * hk_dg_s%zu", j, j)))
             goto out;
-    if ((rc = hk_buf_printf(&nb, "; } } { const %s %s = hk_dg_i;", T, counter)))
+    if ((rc = hk_buf_printf(&nb, ";\n        }\n    }\n    {\n    const %s %s = hk_dg_i;", T, counter)))
         goto out;
     if ((rc = rwl_edits_add(&es, ts.t[lo.ba - 1].end, ts.t[lo.ba - 1].end, nb.data)) ||
-        (rc = rwl_edits_add(&es, ts.t[lo.bb].start, ts.t[lo.bb].start, "} ")))
+        (rc = rwl_edits_add(&es, ts.t[lo.bb].start, ts.t[lo.bb].start, "}\n    ")))
         goto out;
-    char bname[64];
-    snprintf(bname, sizeof bname, "%s",
-             s->d[best].name ? s->d[best].name : s->d[best].atom >= 0 ? at[s->d[best].atom].text : "the outermost digit");
+    const char *bname = names[best];
     char *d = hk_asprintf("kernel %s: the flat index `%s` of the grid-stride loop at line %u is read with digit "
-                          "`%s` innermost (32-byte sectors per warp, weighted by loop trips: %s): each element is "
+                          "%s innermost (32-byte sectors per warp, weighted by loop trips: %s): each element is "
                           "computed by the same statements on the same index, bit-identical, on the same grid "
                           "(the original order runs when the bound is not a multiple of the outermost digit's "
                           "stride); a `return` in the element, if one fires with more trips per thread than one, "

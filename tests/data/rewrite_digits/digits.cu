@@ -12,13 +12,14 @@
 __global__ void nbr_macro(int B, int C, int P, int J, int W, int Q, const float *feat, const float *wgt,
                           const int64_t *nbr, float *out)
 {
-    GRID_LOOP(i, B * C * P * J) {
+    const int count = B * C * P * J;   // (a product of three or more in the macro's call does not parse cleanly)
+    GRID_LOOP(i, count) {
         const int b = (int)(i / (C * P * J));
         const int c = (int)(i % (C * P * J) / (P * J));
         const int p = (int)(i % (P * J) / J);
         const int j = (int)(i % J);
         const int q = (int)nbr[(b * P + p) * J + j];
-        if (q < 0 || q >= Q)
+        if (q >= Q || q < 0)
             return;
         float acc = out[((b * C + c) * P + p) * J + j];
         for (int w = 0; w < W; w++)
@@ -40,7 +41,7 @@ __global__ void nbr_for(int B, int C, int P, int J, int W, int Q, const float *f
         int c = (i / pj) % C;
         int b = i / (C * pj);
         int q = (int)nbr[b * pj + p * J + j];
-        if (q < 0 || q >= Q)
+        if (q >= Q || q < 0)
             continue;
         float acc = 0.0f;
         for (int w = 0; w < W; w++)
@@ -60,7 +61,7 @@ __global__ void nbr_wide(int B, int C, int P, int J, int W, int Q, const double 
         size_t p = (size_t)(i % ((int64_t)P * J) / J);
         size_t j = (size_t)(i % J);
         int64_t q = nbr[(b * P + p) * J + j];
-        if (q < 0 || q >= Q)
+        if (q >= Q || q < 0)
             continue;
         double acc = 0.0;
         for (int w = 0; w < W; w++)
@@ -72,7 +73,8 @@ __global__ void nbr_wide(int B, int C, int P, int J, int W, int Q, const double 
 // already right: the read is contiguous in the innermost digit c
 __global__ void nbr_good(int B, int C, int P, int W, const float *feat, float *out)
 {
-    GRID_LOOP(i, B * P * C) {
+    const int count = B * P * C;
+    GRID_LOOP(i, count) {
         const int c = i % C;
         const int p = (i / C) % P;
         const int b = i / (C * P);
@@ -112,5 +114,49 @@ __global__ void nbr_carried(int C, int J, const float *feat, float *out)
         const int c = i / J;
         run += feat[j * C + c];
         out[i] = run;
+    }
+}
+
+// the bound a count the caller passes (mmcv's nthreads): the new order is a bijection of
+// [0, total) only when total is a multiple of J * P * C; otherwise the original order runs
+__global__ void nbr_count(int total, int C, int P, int J, int W, const float *feat, float *out)
+{
+    GRID_LOOP(i, total) {
+        const int j = i % J;
+        const int p = (i / J) % P;
+        const int c = (i / (J * P)) % C;
+        const int b = i / (J * P * C);
+        float acc = (float)b;
+        for (int w = 0; w < W; w++)
+            acc += feat[(((b * W + w) * J + j) * P + p) * C + c];
+        out[i] = acc;
+    }
+}
+
+// a break ends the thread's later elements
+__global__ void nbr_break(int C, int J, int W, const float *feat, float *out)
+{
+    GRID_LOOP(i, C * J) {
+        const int j = i % J;
+        const int c = i / J;
+        if (feat[c] < 0.0f)
+            break;
+        float acc = 0.0f;
+        for (int w = 0; w < W; w++)
+            acc += feat[(w * J + j) * C + c];
+        out[i] = acc;
+    }
+}
+
+// the element reads which thread runs it
+__global__ void nbr_lane(int C, int J, int W, const float *feat, float *out)
+{
+    GRID_LOOP(i, C * J) {
+        const int j = i % J;
+        const int c = i / J;
+        float acc = (float)(threadIdx.x & 31);
+        for (int w = 0; w < W; w++)
+            acc += feat[(w * J + j) * C + c];
+        out[i] = acc;
     }
 }
