@@ -43,6 +43,7 @@ typedef struct {
     double cost;           /* weighted sectors per warp with this digit innermost */
     const char *name;      /* a local holding exactly it, else NULL */
     uint32_t line;         /* that local's line, else 0 */
+    bool rest;             /* the outermost that nothing names (never made innermost) */
 } dg_digit;
 
 typedef struct {
@@ -53,6 +54,9 @@ typedef struct {
     km_form g;             /* the flat index (the global thread index along x) */
     dg_digit d[DG_MAX + 1];
     size_t n;              /* digits, innermost first; d[n-1] the outermost */
+    dg_digit x[DG_MAX];    /* coordinates off the chain: several digits read at once
+                            * (carafe's i / (H*W), deform's group index), for the weighing */
+    size_t nx;
     char why[512];
 } dg_scan;
 
@@ -136,8 +140,12 @@ static bool sizes_only(const dg_scan *s, km_form f)
     return true;
 }
 
-/* Adds the coordinates of g that f holds (inside reads and operations too) to s. */
-static void collect(dg_scan *s, km_form f, int depth)
+/* Adds the coordinates of g that f holds (inside reads and operations too) to s. g is the
+ * flat index of the thread's first element (accesses' element forms), or, with own, the
+ * counter's whole form (start + step * $G: locals' forms inside the loop), whose digits are
+ * added without an atom (the weighing reads the accesses' own) unless the same stride and
+ * extent is there already. */
+static void collect_in(dg_scan *s, km_form f, km_form g, bool own, int depth)
 {
     size_t na;
     const km_atom *at = km_atoms(s->km, &na);
@@ -147,17 +155,18 @@ static void collect(dg_scan *s, km_form f, int depth)
         for (uint32_t j = 0; j < f.t[i].n; j++) {
             uint32_t id = f.t[i].atoms[j];
             km_form st, ex;
-            if (km_atom_coordinate(s->km, id, s->g, &st, &ex)) {
+            if (km_atom_coordinate(s->km, id, g, &st, &ex)) {
                 bool seen = false;
                 for (size_t q = 0; q < s->n && !seen; q++)
-                    seen = s->d[q].atom == (long)id;
+                    seen = own ? km_form_equal(s->d[q].stride, st) && km_form_equal(s->d[q].extent, ex)
+                               : s->d[q].atom == (long)id;
                 if (!seen && s->n < DG_MAX)
-                    s->d[s->n++] = (dg_digit){.atom = id, .stride = st, .extent = ex};
+                    s->d[s->n++] = (dg_digit){.atom = own ? -1 : (long)id, .stride = st, .extent = ex};
                 continue;
             }
             if (at[id].kind == KM_ATOM_OPAQUE || at[id].kind == KM_ATOM_READ)
                 for (uint32_t q = 0; q < at[id].n_args; q++)
-                    collect(s, at[id].args[q], depth + 1);
+                    collect_in(s, at[id].args[q], g, own, depth + 1);
         }
 }
 
@@ -216,19 +225,18 @@ static bool chain(dg_scan *s, uint32_t line)
             if (!taken[q] && is_product(found[q].stride, stride, found[at].extent))
                 next = found[q].stride;
         if (!next.n) {   /* nothing names the rest: g / (stride * extent), the outermost */
-            s->d[s->n++] = (dg_digit){.atom = -1, .stride = stride, .stride2 = found[at].extent};
+            s->d[s->n++] = (dg_digit){.atom = -1, .stride = stride, .stride2 = found[at].extent, .rest = true};
             break;
         }
         stride = next;
     }
+    /* the other coordinates read several digits at once (i / (H*W) beside (i / W) % H and
+     * (i / (H*W)) % C): harmless for the remapping (the body's index is rebuilt whole); the
+     * weighing reads them as the digits they span (dg_fused) */
+    s->nx = 0;
     for (size_t q = 0; q < nf; q++)
-        if (!taken[q]) {
-            /* an overlapping digit: harmless for the remapping (the body's index is rebuilt
-             * whole), but the weighing cannot place it */
-            snprintf(s->why, sizeof s->why, "grid-stride loop at line %u: a digit of its index overlaps "
-                     "the split (another extent at the same stride)", line);
-            return false;
-        }
+        if (!taken[q] && found[q].atom >= 0)
+            s->x[s->nx++] = found[q];
     if (s->n < 2) {
         snprintf(s->why, sizeof s->why, "grid-stride loop at line %u: its index is not split "
                  "into digits", line);
@@ -260,8 +268,13 @@ static bool is_digit(const dg_scan *s, uint32_t id)
     for (size_t j = 0; j < s->n; j++)
         if (s->d[j].atom == (long)id)
             return true;
+    for (size_t j = 0; j < s->nx; j++)
+        if (s->x[j].atom == (long)id)
+            return true;
     return false;
 }
+
+static bool fused_coefficient(const dg_scan *s, const dg_digit *x, size_t j, long long *c);
 
 /* Does h move with digit j: does it name that digit, or the flat index itself (threadIdx.x
  * outside the digits), at any depth? Other digits' own operands are not looked into. */
@@ -276,6 +289,11 @@ static bool depends(const dg_scan *s, km_form h, size_t j, uint32_t tx, int dept
             uint32_t id = h.t[i].atoms[q];
             if (id == tx || (s->d[j].atom >= 0 && id == (uint32_t)s->d[j].atom))
                 return true;
+            for (size_t u = 0; u < s->nx; u++) {
+                long long per;
+                if (s->x[u].atom == (long)id && !(fused_coefficient(s, &s->x[u], j, &per) && per == 0))
+                    return true;
+            }
             if (is_digit(s, id))
                 continue;
             for (uint32_t r = 0; r < at[id].n_args; r++)
@@ -291,6 +309,44 @@ static bool eval_stride(const dg_scan *s, const dg_digit *d, long long *v)
     if (!eval_form(s, d->stride, &a) || (d->stride2.n && !eval_form(s, d->stride2, &b)))
         return false;
     *v = a * b;
+    return true;
+}
+
+/* How an off-chain coordinate x = (g / Sx) % Ex (Ex absent: g / Sx) moves with digit j,
+ * numerically (the spec's sizes): digit j at stride Sj with extent Ej lies wholly inside x
+ * when Sx <= Sj and Sj*Ej <= Sx*Ex and Sx divides Sj: x then moves by Sj / Sx per step of the
+ * digit (*c); wholly outside: 0; otherwise (the group index c / X of deform, sizes unknown)
+ * false: not known. */
+static bool fused_coefficient(const dg_scan *s, const dg_digit *x, size_t j, long long *c)
+{
+    const dg_digit *d = &s->d[j];
+    long long sx, ex = 0, sj, ej = 0;
+    if (!eval_form(s, x->stride, &sx) || sx <= 0 || (x->extent.n && (!eval_form(s, x->extent, &ex) || ex <= 0)) ||
+        !eval_stride(s, d, &sj) || sj <= 0 || (d->extent.n && (!eval_form(s, d->extent, &ej) || ej <= 0)))
+        return false;
+    bool top = !d->extent.n;   /* the outermost digit: up to the bound */
+    if (x->extent.n && sj >= sx * ex) {
+        *c = 0;   /* above x */
+        return true;
+    }
+    if (!top && sj * ej <= sx) {
+        *c = 0;   /* below x */
+        return true;
+    }
+    if (sj < sx || sj % sx != 0 || (x->extent.n && (top || sj * ej > sx * ex)))
+        return false;
+    /* x's edges must be digits' edges, or it splits a digit (a group index c / X) */
+    bool lo = false, hi = !x->extent.n;
+    for (size_t l = 0; l < s->n; l++) {
+        long long sl;
+        if (eval_stride(s, &s->d[l], &sl)) {
+            lo = lo || sl == sx;
+            hi = hi || sl == sx * ex;
+        }
+    }
+    if (!lo || !hi)
+        return false;
+    *c = sj / sx;
     return true;
 }
 
@@ -334,6 +390,16 @@ static double sectors(const dg_scan *s, km_form idx, size_t j, int bytes, uint32
             return DG_WARP;
         if (nt)
             c += cv;
+    }
+    for (size_t q = 0; q < s->nx; q++) {
+        if (!km_form_coefficient(s->km, idx, (uint32_t)s->x[q].atom, t, 16, &nt))
+            return DG_WARP;
+        if (!nt)
+            continue;
+        long long cv, per;
+        if (!eval_form(s, (km_form){.t = t, .n = nt}, &cv) || !fused_coefficient(s, &s->x[q], j, &per))
+            return DG_WARP;
+        c += cv * per;
     }
     if (c == 0)
         return 1;
@@ -495,10 +561,19 @@ static int digit_order(const rw_context *ctx, rw_result *out)
     const km_access *ac = km_accesses(km, &na);
     const km_local *loc = km_locals(km, &nloc);
     for (size_t a = 0; a < na; a++)
-        collect(s, ac[a].element, 0);
+        collect_in(s, ac[a].element, s->g, false, 0);
+    /* a digit only locals hold (roi_align's pw reaches its reads through float math): the
+     * locals' forms count the loop's trips, so they are read against the counter's own form */
+    km_form whole = {0};
     for (size_t q = 0; q < nloc; q++)
-        if (loc[q].kind == KM_LOCAL_VALUE)
-            collect(s, loc[q].form, 0);
+        if (loc[q].kind == KM_LOCAL_LOOP_VAR && !strcmp(loc[q].name, counter) && km_form_mentions(km, loc[q].form, kl[gs].counter))
+            whole = loc[q].form;
+    for (size_t q = 0; q < nloc; q++)
+        if (loc[q].kind == KM_LOCAL_VALUE) {
+            collect_in(s, loc[q].form, s->g, false, 0);
+            if (whole.n)
+                collect_in(s, loc[q].form, whole, true, 0);
+        }
     for (size_t j = 0; j < s->n; j++)
         for (size_t q = 0; q < nloc && !s->d[j].name; q++)
             if (s->d[j].atom >= 0 && loc[q].kind == KM_LOCAL_VALUE && loc[q].form.n == 1 &&
@@ -513,10 +588,19 @@ static int digit_order(const rw_context *ctx, rw_result *out)
         goto refused;
     }
     weigh(s, gs, tx);
+    /* candidates: digits something names, of more than one value at the spec's first size (an
+     * extent of 1, or an outermost digit whose bound is its stride, is no order at all) */
     size_t best = 0;
-    for (size_t j = 1; j < s->n; j++)
+    for (size_t j = 1; j < s->n; j++) {
+        long long e, sv, nv;
+        if (s->d[j].rest)
+            continue;
+        if (s->d[j].extent.n ? eval_form(s, s->d[j].extent, &e) && e < 2
+                             : eval_form(s, kl[gs].bound, &nv) && eval_stride(s, &s->d[j], &sv) && sv > 0 && nv / sv < 2)
+            continue;
         if (s->d[j].cost < s->d[best].cost)
             best = j;
+    }
     /* the weighing, in words: "k 537 (innermost now), o 138, n 1049, rest 1089" */
     char names[DG_MAX + 1][160];
     for (size_t j = 0; j < s->n; j++) {
@@ -526,8 +610,27 @@ static int digit_order(const rw_context *ctx, rw_result *out)
                                                                 .atoms = {(uint32_t)s->d[j].atom}}, .n = 1},
                                                  s->g, counter, NULL, &e) == HK_OK)
             snprintf(names[j], sizeof names[j], "%s", e.data);
-        else
-            snprintf(names[j], sizeof names[j], "the rest of %s", counter);
+        else {
+            /* a digit only locals name, or the unnamed rest: from its stride and extent */
+            struct hk_buf st, ex;
+            hk_buf_init(&st, 2048);
+            hk_buf_init(&ex, 2048);
+            bool one = s->d[j].stride.n == 1 && s->d[j].stride.t[0].n == 0 && s->d[j].stride.t[0].coef == 1;
+            bool ok = km_form_print_c(km, s->d[j].stride, s->g, counter, NULL, &st) == HK_OK &&
+                      (!s->d[j].stride2.n || (hk_buf_appends(&st, "*") == HK_OK &&
+                                              km_form_print_c(km, s->d[j].stride2, s->g, counter, NULL, &st) == HK_OK)) &&
+                      (!s->d[j].extent.n || km_form_print_c(km, s->d[j].extent, s->g, counter, NULL, &ex) == HK_OK);
+            if (!ok)
+                snprintf(names[j], sizeof names[j], "a digit of %s", counter);
+            else if (!s->d[j].extent.n)
+                snprintf(names[j], sizeof names[j], "%s / (%.60s)", counter, st.data);
+            else if (one)
+                snprintf(names[j], sizeof names[j], "%s %% (%.60s)", counter, ex.data);
+            else
+                snprintf(names[j], sizeof names[j], "(%s / (%.60s)) %% (%.60s)", counter, st.data, ex.data);
+            hk_buf_free(&st);
+            hk_buf_free(&ex);
+        }
         hk_buf_free(&e);
         if ((rc = hk_buf_printf(&cb, "%s`%s` %.0f%s", j ? ", " : "", names[j], s->d[j].cost,
                                 j == 0 ? " (innermost now)" : "")))
@@ -607,13 +710,18 @@ static int digit_order(const rw_context *ctx, rw_result *out)
         (rc = rwl_edits_add(&es, ts.t[lo.bb].start, ts.t[lo.bb].start, "}\n    ")))
         goto out;
     const char *bname = names[best];
+    bool has_return = false;
+    for (size_t q = lo.ba; q < lo.bb && !has_return; q++)
+        has_return = rwl_tok_is_ident(&ts, q, "return");
     char *d = hk_asprintf("kernel %s: the flat index `%s` of the grid-stride loop at line %u is read with digit "
                           "%s innermost (32-byte sectors per warp, weighted by loop trips: %s): each element is "
                           "computed by the same statements on the same index, bit-identical, on the same grid "
                           "(the original order runs when the bound is not a multiple of the outermost digit's "
-                          "stride); a `return` in the element, if one fires with more trips per thread than one, "
-                          "skips another thread's later elements than before, as a change of grid does",
-                          f->name, counter, line, bname, cb.data);
+                          "stride)%s",
+                          f->name, counter, line, bname, cb.data,
+                          has_return ? "; the `return` in the element, if it fires on a thread with more than one "
+                                       "trip, skips that thread's later elements, other ones than before, as a change "
+                                       "of grid does" : "");
     rc = rwl_finish(text, len, ctx->m, f->name, &es, d, out);
     if (rc == HK_OK && out->applicable)
         out->keeps_launch = false;
