@@ -540,6 +540,10 @@ static int digit_order(const rw_context *ctx, rw_result *out)
     if (!rwpt_grid_loop_in(text, len, f, ctx->m, &ts, km, 0, false, &lo, s->why, sizeof s->why))
         goto refused;
     uint32_t line = (uint32_t)rwl_line_at(text, ts.t[lo.st].start);
+    if (lo.ba == 0 || lo.bb >= ts.n || !rwl_tok_is(&ts, lo.ba - 1, "{") || !rwl_tok_is(&ts, lo.bb, "}")) {
+        snprintf(s->why, sizeof s->why, "grid-stride loop at line %u: its body is not a block in braces", line);
+        goto refused;
+    }
     char counter[128];
     snprintf(counter, sizeof counter, "%.*s", (int)(ts.t[lo.v].end - ts.t[lo.v].start), text + ts.t[lo.v].start);
     /* the model's loop: its start is the flat index of the thread's first element */
