@@ -627,11 +627,11 @@ static int digit_order(const rw_context *ctx, rw_result *out)
             if (!ok)
                 snprintf(names[j], sizeof names[j], "a digit of %s", counter);
             else if (!s->d[j].extent.n)
-                snprintf(names[j], sizeof names[j], "%s / (%.60s)", counter, st.data);
+                snprintf(names[j], sizeof names[j], "%.32s / (%.50s)", counter, st.data);
             else if (one)
-                snprintf(names[j], sizeof names[j], "%s %% (%.60s)", counter, ex.data);
+                snprintf(names[j], sizeof names[j], "%.32s %% (%.50s)", counter, ex.data);
             else
-                snprintf(names[j], sizeof names[j], "(%s / (%.60s)) %% (%.60s)", counter, st.data, ex.data);
+                snprintf(names[j], sizeof names[j], "(%.32s / (%.50s)) %% (%.50s)", counter, st.data, ex.data);
             hk_buf_free(&st);
             hk_buf_free(&ex);
         }

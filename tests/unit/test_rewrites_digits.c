@@ -13,6 +13,7 @@
 #include "core/hk.h"
 #include "rewrites/registry.h"
 #include "rewrites/rewrite.h"
+#include "spec/spec.h"
 
 #include <stdarg.h>
 #include <stddef.h>
@@ -78,13 +79,76 @@ static const char helpers[] =
     "        }\n"
     "}\n"
     "#define ARGS z.B, z.C, z.P, z.J, z.W, z.Q, f, w, q, o\n"
-    "#define COUNT(total) total, z.C, z.P, z.J, z.W, f, o\n";
+    "#define COUNT(total) total, z.C, z.P, z.J, z.W, f, o\n"
+    "#define FUSED z.B, z.C, z.J, z.W, f, o\n";
 
 static emu_batch batch;
 #define emulate(tag, cand, driver, want) emu_batch_add_pair(&batch, tag, src, cand, helpers, driver, want)
 
 /* ragged sizes, a digit of extent 1, J and C past a warp, a one-element case */
 #define SIZES "{{2, 5, 3, 7, 4, 6}, {1, 33, 2, 20, 3, 9}, {3, 1, 4, 5, 2, 4}, {2, 40, 1, 3, 2, 5}, {1, 1, 1, 1, 1, 1}}"
+
+/* nbr_fused with its spec (tests/data/rewrite_digits/nbr_fused.bench.json) or without: the
+ * rewrite's result; refused, its description is the refusal's reason. */
+static rw_result fused_result(bool with_spec)
+{
+    fixture fx;
+    load_text(src, &fx);
+    spec *sp = NULL;
+    spec_diags d = {0};
+    if (with_spec) {
+        char path[900];
+        snprintf(path, sizeof path, "%s/rewrite_digits/nbr_fused.bench.json", HK_TEST_DATA);
+        assert_int_equal(spec_load(path, &sp, &d), HK_OK);
+    }
+    rw_context ctx = {.text = fx.text, .len = fx.len, .m = fx.m, .kernel = kernel(&fx, "nbr_fused"), .spec = sp};
+    rw_result r;
+    rw_refusal w;
+    assert_int_equal(rw_apply_named("digit_order", &ctx, NULL, &r, &w), HK_OK);
+    if (!r.applicable && with_spec)
+        print_message("nbr_fused: %s\n", w.reason);
+    if (!r.applicable) {
+        r.description = hk_strdup(w.reason);
+        assert_non_null(r.description);
+    }
+    spec_diags_free(&d);
+    spec_free(sp);
+    unload(&fx);
+    return r;
+}
+
+static char *fused_candidate(void)
+{
+    rw_result r = fused_result(true);
+    assert_true(r.applicable);
+    char *t = malloc(r.len + 1);
+    assert_non_null(t);
+    memcpy(t, r.text, r.len);
+    t[r.len] = 0;
+    rw_result_free(&r);
+    return t;
+}
+
+/* A coordinate off the chain (row = i / J, the rows b and c fused) read as the digits it spans,
+ * at the spec's sizes (B 2, C 64, J 20, W 8): j 8 x 32 (feat strided by B*C) + 4 (out), c
+ * 8 x 4 (feat through row) + 32 (out strided by J), b 8 x 32 + 32. c is a digit only a local
+ * holds (it reaches the index through row alone). Without the spec the sizes are unknown,
+ * row's span with them, and the innermost digit stays. */
+static void fused_text(void **state)
+{
+    (void)state;
+    rw_result r = fused_result(true);
+    assert_true(r.applicable);
+    if (!strstr(r.description, "`((i) % (J))` 260 (innermost now), `(i / (J)) % (C)` 64, `i / (C*J)` 288"))
+        print_message("%s\n", r.description);
+    assert_non_null(strstr(r.description, "`((i) % (J))` 260 (innermost now), `(i / (J)) % (C)` 64, `i / (C*J)` 288"));
+    assert_non_null(strstr(r.description, "(i / (J)) % (C) innermost"));
+    rw_result_free(&r);
+    r = fused_result(false);
+    assert_false(r.applicable);
+    assert_non_null(strstr(r.description, "already the best"));
+    rw_result_free(&r);
+}
 
 static void digits_run(void **state)
 {
@@ -110,6 +174,10 @@ static void digits_run(void **state)
         emulate(cases[i].tag, cand, cases[i].driver, EMU_OK);
         free(cand);
     }
+    /* the fused rows: chosen only with the spec's sizes (fused_text) */
+    char *cand = fused_candidate();
+    emulate("fused", cand, "nbr_case<float>(\"fused\", BOTH(nbr_fused(FUSED)), " SIZES ", false, false);", EMU_OK);
+    free(cand);
     emu_batch_run(&batch);
 }
 
@@ -208,6 +276,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(digits_text),
+        cmocka_unit_test(fused_text),
         cmocka_unit_test(digits_refusals),
         cmocka_unit_test(digits_run),
         cmocka_unit_test(digits_broken_fail),

@@ -160,3 +160,20 @@ __global__ void nbr_lane(int C, int J, int W, const float *feat, float *out)
         out[i] = acc;
     }
 }
+
+// the rows (b, c) also read fused, as the one coordinate i / J (off the digits' chain): the
+// read is contiguous in c through it and strided in j (its spec: nbr_fused.bench.json)
+__global__ void nbr_fused(int B, int C, int J, int W, const float *feat, float *out)
+{
+    const int count = B * C * J;
+    GRID_LOOP(i, count) {
+        const int j = i % J;
+        const int row = i / J;
+        const int c = row % C;
+        const int b = i / (J * C);
+        float acc = (float)c;
+        for (int w = 0; w < W; w++)
+            acc += feat[(w * J + j) * (B * C) + row];
+        out[i] = acc + (float)b;
+    }
+}
