@@ -478,8 +478,8 @@ static bool no_communication(dg_scan *s, size_t a, size_t b, const rwpt_loop *lo
             return rwl_refuse(s->why, sizeof s->why, ts, text, q, "__shared__",
                               "shared memory ties a block's threads together");
         if ((l >= 6 && !memcmp(c, "__shfl", 6)) || (l >= 8 && !memcmp(c, "__ballot", 8)) ||
-            (l == 9 && (!memcmp(c, "__any_syn", 9) || !memcmp(c, "__all_syn", 9))) ||
             (l >= 10 && (!memcmp(c, "__any_sync", 10) || !memcmp(c, "__all_sync", 10))) ||
+            (l >= 14 && !memcmp(c, "__reduce_", 9)) || (l >= 11 && !memcmp(c, "__match_", 8)) ||
             (l == 3 && !memcmp(c, "asm", 3)) || (l == 4 && !memcmp(c, "goto", 4)))
             return rwl_refuse(s->why, sizeof s->why, ts, text, q, "warp operation",
                               "`%.*s`: lanes exchange values", (int)l, c);
