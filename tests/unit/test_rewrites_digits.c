@@ -108,6 +108,7 @@ static rw_result fused_result(bool with_spec)
     if (!r.applicable && with_spec)
         print_message("nbr_fused: %s\n", w.reason);
     if (!r.applicable) {
+        hk_free(r.description);
         r.description = hk_strdup(w.reason);
         assert_non_null(r.description);
     }
