@@ -480,6 +480,30 @@ static bool opaque_op(const km_kernel *k, km_form f, const char *op, const km_at
     return true;
 }
 
+/* D / d as one product when d's coefficient and atoms divide D's (both single terms):
+ * true and *out (`N1 * K` / `K` is N1). */
+static bool monomial_quotient(km_kernel *k, km_form D, km_form d, km_form *out)
+{
+    if (D.n != 1 || d.n != 1 || d.t[0].coef == 0 || D.t[0].coef % d.t[0].coef != 0)
+        return false;
+    km_term q = {.coef = D.t[0].coef / d.t[0].coef, .n = 0};
+    bool used[KM_DEGREE_MAX] = {false};
+    for (uint32_t i = 0; i < d.t[0].n; i++) {
+        uint32_t j = 0;
+        while (j < D.t[0].n && (used[j] || D.t[0].atoms[j] != d.t[0].atoms[i]))
+            j++;
+        if (j == D.t[0].n)
+            return false;
+        used[j] = true;
+    }
+    km_form r = km__const(k, q.coef);
+    for (uint32_t j = 0; j < D.t[0].n; j++)
+        if (!used[j])
+            r = km__mul(k, r, km__of_atom(k, D.t[0].atoms[j]));
+    *out = r;
+    return true;
+}
+
 km_form km__div(km_kernel *k, km_form x, km_form d)
 {
     int64_t a, c;
@@ -492,6 +516,18 @@ km_form km__div(km_kernel *k, km_form x, km_form d)
         km_form y = q->args[0], ad = km__mul(k, q->args[1], d);
         return km__div(k, y, ad);
     }
+    /* (y % (a*d)) / d is (y / d) % a for any nonzero a and d, negative y included (C's
+     * truncation: y % (a*d) keeps y's sign, and so does every step after): one digit of a
+     * mixed-radix split, `i % (N1 * K) / K` spelled as `(i / K) % N1`. */
+    km_form quot;
+    if (opaque_op(k, x, "%", &q)) {
+        km_form y = q->args[0], D = q->args[1];   /* copies: the atom table may move below */
+        if (monomial_quotient(k, D, d, &quot)) {
+            if (km__is_const(quot, &c) && (c == 1 || c == -1))
+                return km__const(k, 0);   /* |y % d| < |d| */
+            return km__mod(k, km__div(k, y, d), quot);
+        }
+    }
     km_form args[2] = {x, d};
     return km__opaque(k, "/", NULL, args, 2);
 }
@@ -501,6 +537,15 @@ km_form km__mod(km_kernel *k, km_form x, km_form d)
     int64_t a, c;
     if (km__is_const(x, &a) && km__is_const(d, &c) && c != 0)
         return km__const(k, a % c);
+    /* (y % (a*d)) % d is y % d for any nonzero a and d (both keep y's sign): a digit taken
+     * from a coarser remainder, `rest = i % (O * N * K); k = rest % K` */
+    const km_atom *q;
+    km_form quot;
+    if (opaque_op(k, x, "%", &q)) {
+        km_form y = q->args[0], D = q->args[1];   /* copies: the atom table may move below */
+        if (monomial_quotient(k, D, d, &quot))
+            return km__mod(k, y, d);
+    }
     km_form args[2] = {x, d};
     return km__opaque(k, "%", NULL, args, 2);
 }

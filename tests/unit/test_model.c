@@ -765,6 +765,11 @@ static void test_index_splits(void **state)
     assert_same_dumps("spellings.cu", "nchw_flat", "nchw_chain", 0);
     /* i1 = (idx / (d2*d3*d4)) % d1 under idx < d1*d2*d3*d4 is idx / (d2*d3*d4) */
     assert_same_dumps("spellings.cu", "permute_flat", "permute_mod_all", 0);
+    /* a digit i % (D*S) / S is (i / S) % D and (i % (D*S)) % S is i % S (digit_order),
+     * through temporaries, casts, 64-bit and unsigned indices and a grid-stride loop */
+    assert_same_dumps("spellings.cu", "digits_div_mod", "digits_mod_div", 0);
+    assert_same_dumps("spellings.cu", "digits_div_mod", "digits_temps", 0);
+    assert_same_dumps("spellings.cu", "digits_div_mod", "digits_int64_loop", KM_DUMP_ELEMENTS);
     size_t len;
     char *text = slurp("spellings.cu", &len);
     km_kernel *k = build(text, len, "nchw_split");
@@ -779,6 +784,27 @@ static void test_index_splits(void **state)
                              "(((blockDim.x*blockIdx.x + threadIdx.x) / W) % H)*C*W + "
                              "((blockDim.x*blockIdx.x + threadIdx.x) % W)*C + "
                              "((blockDim.x*blockIdx.x + threadIdx.x) / (C*H*W))*C*H*W");
+    km_free(k);
+    /* each of o, n, k is a coordinate of the flat index with its stride and extent */
+    k = build(text, len, "digits_mod_div");
+    const km_access *p = access_of(k, "pts", KM_READ, 0);
+    km_form g = km_output_map(k, "out")->index;
+    assert_true(km_form_is_global_index(k, g, 0));
+    assert_form(k, p->index, "(((blockDim.x*blockIdx.x + threadIdx.x) / (K*N)) % O) + "
+                             "(((blockDim.x*blockIdx.x + threadIdx.x) / K) % N)*K*O + "
+                             "((blockDim.x*blockIdx.x + threadIdx.x) % K)*O + "
+                             "((blockDim.x*blockIdx.x + threadIdx.x) / (K*N*O))*K*N*O");
+    size_t coords = 0, outer = 0;
+    for (uint32_t t = 0; t < p->index.n; t++)
+        for (uint32_t a = 0; a < p->index.t[t].n; a++) {
+            km_form st, ex;
+            if (km_atom_coordinate(k, p->index.t[t].atoms[a], g, &st, &ex)) {
+                coords++;
+                outer += ex.n == 0;
+            }
+        }
+    assert_int_equal(coords, 4);
+    assert_int_equal(outer, 1);
     km_free(k);
     free(text);
 }

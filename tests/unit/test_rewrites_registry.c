@@ -92,6 +92,8 @@ static const refusal_case cases[] = {
     {"fast_math", k_grid_stride, "gs", {0}, "parameter list", 1},
     {"tiled_transpose", k_grid_stride, "gs", {32, 0, 0}, "grid-stride loop", 3},
     {"tiled_permute", k_grid_stride, "gs", {16, 0, 0}, "grid-stride loop", 3},
+    /* y[i]: the counter read whole, no digits to reorder */
+    {"digit_order", k_grid_stride, "gs", {0}, "grid-stride loop", 3},
     {"warp_reduce", k_barrier, "bar", {0}, "__shared__ array", 3},
     {"block_reduce", k_grid_stride, "gs", {0}, "grid-stride loop", 3},
     {"privatized_histogram", k_grid_stride, "gs", {0}, "grid-stride loop", 3},

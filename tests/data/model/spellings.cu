@@ -246,3 +246,58 @@ __global__ void permute_flat(const float *x, float *y, int d1, int d2, int d3, i
     if (idx < d1 * d2 * d3 * d4)
         y[idx] = x[idx];
 }
+
+// A flat index split into four digits (b, o, n, k), k innermost, the read contiguous in o
+// (issue 13, digit_order): the same split spelled (i / S) % D, as mmcv writes it
+// (i % (D*S) / S, casts around each), through temporaries, and with 64-bit and unsigned
+// indices in a grid-stride loop. Each gives the same model.
+__global__ void digits_div_mod(const float *pts, float *out, int B, int O, int N, int K)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < B * O * N * K) {
+        int b = i / (O * N * K);
+        int o = (i / (N * K)) % O;
+        int n = (i / K) % N;
+        int k = i % K;
+        out[i] = pts[((b * N + n) * K + k) * O + o] * 2.0f;
+    }
+}
+
+__global__ void digits_mod_div(const float *pts, float *out, int B, int O, int N, int K)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= B * O * N * K)
+        return;
+    const int b = (int)(i / (O * N * K));
+    const int o = (int)(i % (O * N * K) / (N * K));
+    const int n = (int)(i % (N * K) / K);
+    const int k = (int)(i % K);
+    out[b * O * N * K + o * N * K + n * K + k] = pts[((b * N + n) * K + k) * O + o] * 2.0f;
+}
+
+__global__ void digits_temps(const float *pts, float *out, int B, int O, int N, int K)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < B * O * N * K) {
+        const int nk = N * K;
+        int rest = i % (O * nk);
+        int o = rest / nk;
+        int n = rest % nk / K;
+        int k = rest % K;
+        int b = i / (O * nk);
+        int at = (b * N + n) * K + k;
+        out[i] = pts[at * O + o] * 2.0f;
+    }
+}
+
+__global__ void digits_int64_loop(const float *pts, float *out, int B, int O, int N, int K)
+{
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < (int64_t)B * O * N * K;
+         i += (int64_t)blockDim.x * gridDim.x) {
+        int64_t b = i / ((int64_t)O * N * K);
+        int64_t o = i % ((int64_t)O * N * K) / ((int64_t)N * K);
+        size_t n = (size_t)(i / K) % N;
+        int64_t k = i % K;
+        out[i] = pts[((b * N + n) * K + k) * O + o] * 2.0f;
+    }
+}
