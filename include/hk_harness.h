@@ -1270,6 +1270,7 @@ typedef struct {
     const char *path, *name;
     size_t n_params;                   /* from cuFuncGetParamInfo; 0: unknown */
     size_t param_size[HK_MAX_ARGS];
+    size_t local_bytes;                /* the kernel's local frame per thread (0: none or unknown) */
     hk_kstate *state;                  /* hk_kmod_globals; NULL before (nothing restored) */
 } hk_kmod;
 
@@ -1299,6 +1300,13 @@ static int hk_drv_launch(void *f, unsigned gx, unsigned gy, unsigned gz, unsigne
 }
 /* no parameter-size query in HIP: 0 parameters known */
 static int hk_drv_paraminfo(void *, size_t, size_t *, size_t *) { return -1; }
+static size_t hk_drv_local_bytes(void *f)
+{
+    int v = 0;
+    if (hipFuncGetAttribute(&v, HIP_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, (hipFunction_t)f) != hipSuccess)
+        return 0;
+    return v > 0 ? (size_t)v : 0;
+}
 /* AMD: a kernel may use all of the LDS (64 KB on gfx9) without an opt-in */
 static void hk_drv_max_shmem(void *, int) {}
 static int hk_drv_getglobal(unsigned long long *dptr, size_t *size, void *m, const char *sym)
@@ -1318,6 +1326,7 @@ typedef int (*hk_cu_paraminfo_t)(void *, size_t, size_t *, size_t *);
 typedef int (*hk_cu_setattr_t)(void *, int, int);
 typedef int (*hk_cu_errname_t)(int, const char **);
 typedef int (*hk_cu_getglobal_t)(unsigned long long *, size_t *, void *, const char *);
+typedef int (*hk_cu_getattr_t)(int *, int, void *);
 static struct {
     void *lib;
     hk_cu_load_t load;
@@ -1327,6 +1336,7 @@ static struct {
     hk_cu_setattr_t setattr;
     hk_cu_errname_t errname;
     hk_cu_getglobal_t getglobal;
+    hk_cu_getattr_t getattr;
 } hk_cu;
 
 static const char *hk_cu_err(int e)
@@ -1352,6 +1362,7 @@ static void hk_cu_open(void)
     hk_cu.setattr = (hk_cu_setattr_t)dlsym(hk_cu.lib, "cuFuncSetAttribute");
     hk_cu.errname = (hk_cu_errname_t)dlsym(hk_cu.lib, "cuGetErrorName");
     hk_cu.getglobal = (hk_cu_getglobal_t)dlsym(hk_cu.lib, "cuModuleGetGlobal_v2");
+    hk_cu.getattr = (hk_cu_getattr_t)dlsym(hk_cu.lib, "cuFuncGetAttribute");
     if (!hk_cu.load || !hk_cu.getfn || !hk_cu.launch)
         hk_fail(HK_EXIT_CUDA, "cuda", "the CUDA driver library lacks cuModuleLoad/cuLaunchKernel");
 }
@@ -1365,6 +1376,13 @@ static int hk_drv_launch(void *f, unsigned gx, unsigned gy, unsigned gz, unsigne
 static int hk_drv_paraminfo(void *f, size_t i, size_t *off, size_t *size)
 {
     return hk_cu.paraminfo ? hk_cu.paraminfo(f, i, off, size) : -1;
+}
+static size_t hk_drv_local_bytes(void *f)
+{
+    int v = 0;
+    if (!hk_cu.getattr || hk_cu.getattr(&v, 3 /* CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES */, f) != 0)
+        return 0;
+    return v > 0 ? (size_t)v : 0;
 }
 static void hk_drv_max_shmem(void *f, int bytes)
 {
@@ -1391,6 +1409,7 @@ static void hk_kmod_load(hk_kmod *m, const char *path, const char *name)
     if ((e = hk_drv_getfn(&m->function, m->module, name)))
         hk_fail(HK_EXIT_USAGE, "spec_mismatch", "the kernel image %s has no kernel %s: %s", path,
                 name, hk_cu_err(e));
+    m->local_bytes = hk_drv_local_bytes(m->function);
     m->n_params = 0;
     for (size_t i = 0; i < HK_MAX_ARGS; i++) {
         size_t off = 0, size = 0;
@@ -1696,6 +1715,51 @@ static void hk_smem_scrub(void)
     HK_CHECK(cudaGetLastError());
 }
 
+/* ---- local memory between launches ----
+ * A thread's local frame (its arrays, its spills) is not cleared between launches either:
+ * tests/gpu/local_probe.cu found every word of a 256 B and a 4 KiB frame that one launch
+ * left in the next launch of the same kernel (H100, session 35), a channel as good as shared
+ * memory for a launch count. Frames start at the same place for every kernel, so a kernel
+ * whose frame is at least as large, run on every warp slot of every SM (the most resident
+ * threads per SM, twice over), writes zeros over every frame a candidate can have left.
+ * Run before every launch of a candidate whose image has a frame (hk_lmem_bytes, from
+ * hk_kmod.local_bytes), beside the shared-memory scrub; sized up to the next of 256 B, 1, 4,
+ * 16 and 64 KiB (a larger frame is scrubbed over its first 64 KiB). Nothing for a kernel
+ * without a frame. Dynamic stack (alloca, recursion beyond the frame) is not covered. */
+template <unsigned WORDS> static __global__ void hk_lmem_scrub_kernel(void)
+{
+    volatile unsigned frame[WORDS];
+#pragma unroll 1 /* an indexed array stays in local memory */
+    for (unsigned k = 0; k < WORDS; k++)
+        frame[k] = 0u;
+}
+
+static size_t hk_lmem_bytes; /* the candidate's frame per thread: 0, no scrub */
+static unsigned hk_lmem_blocks;
+
+static void hk_lmem_scrub(void)
+{
+    if (!hk_lmem_bytes)
+        return;
+    if (!hk_lmem_blocks) {
+        int sms = 0, most = 0;
+        HK_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+        HK_CHECK(cudaDeviceGetAttribute(&most, cudaDevAttrMaxThreadsPerMultiProcessor, 0));
+        hk_lmem_blocks = 2u * (unsigned)(sms > 0 ? sms : 1) * (unsigned)(most > 256 ? most / 256 : 1);
+    }
+    if (hk_lmem_bytes <= 256)
+        hk_lmem_scrub_kernel<64><<<hk_lmem_blocks, 256>>>();
+    else if (hk_lmem_bytes <= 1024)
+        hk_lmem_scrub_kernel<256><<<hk_lmem_blocks, 256>>>();
+    else if (hk_lmem_bytes <= 4096)
+        hk_lmem_scrub_kernel<1024><<<hk_lmem_blocks, 256>>>();
+    else if (hk_lmem_bytes <= 16384)
+        hk_lmem_scrub_kernel<4096><<<hk_lmem_blocks, 256>>>();
+    else
+        hk_lmem_scrub_kernel<16384><<<hk_lmem_blocks, 256>>>();
+    HK_CHECK(cudaGetLastError());
+}
+
 static void hk_init_device(void)
 {
     int n = 0;
@@ -1799,11 +1863,12 @@ static void hk_prepare(const hk_program *p, hk_state *st, long long seed, int di
  * does not (0): its launches are restored all the same. */
 static int hk_state_compare;
 
-/* One launch, every SM's shared memory zeroed and its globals restored first, device
- * synchronized; then (run mode) its globals compared with their bytes at load. */
+/* One launch, every SM's shared memory and the local frames zeroed and its globals restored
+ * first, device synchronized; then (run mode) its globals compared with their bytes at load. */
 static void hk_launch_checked(const hk_program *p, const hk_state *st)
 {
     hk_smem_scrub();
+    hk_lmem_scrub();
     hk_kmod_restore(&hk_main_kmod);
     hk_do_launch(p, st);
     HK_CHECK(cudaGetLastError());
@@ -2185,8 +2250,8 @@ static void hk_check_timed(const hk_program *p, hk_state *st, hk_refbufs *rb, lo
  * the target after min_reps, or the loop's wall-clock budget or max_reps is reached. Each
  * timed launch: inputs generated fresh on the device from a seed of its own (so no launch
  * sees inputs an earlier one saw: a cache keyed on inputs never hits), outputs poisoned,
- * globals restored, shared memory zeroed (hk_smem_scrub), L2 flushed, device synchronized,
- * then the launch between two events; then a device synchronize that must return at once
+ * globals restored, shared memory and local frames zeroed (hk_smem_scrub, hk_lmem_scrub), L2
+ * flushed, device synchronized, then the launch between two events; then a device synchronize that must return at once
  * (work still running is stray_work). Launches chosen at random (about one in four, at
  * most --checks, never predictable by the kernel: the choice comes from the process's own
  * entropy, not from the seeds whose values the kernel reads), and always the last, are
@@ -2256,6 +2321,7 @@ static void hk_time(const hk_program *p, hk_state *st, const hk_opts *o)
          * flush and outside the events: the launch starts as the checked ones did */
         hk_kmod_restore(&hk_main_kmod);
         hk_smem_scrub(); /* and zeros over every SM's shared memory */
+        hk_lmem_scrub(); /* and over every local frame it could have left */
         if (flushed)
             HK_CHECK(cudaMemsetAsync(flush, r & 0xFF, flush_bytes));
         HK_CHECK(cudaDeviceSynchronize());
@@ -2459,6 +2525,7 @@ static int hk_main(int argc, char **argv, const hk_program *p)
     hk_init_device();
     if (o.module) {
         hk_kmod_load(&hk_main_kmod, o.module, o.function);
+        hk_lmem_bytes = hk_main_kmod.local_bytes; /* its frame is scrubbed before each launch */
         hk_kmod_globals(&hk_main_kmod, p);
         const hk_kstate *ks = hk_main_kmod.state;
         if (o.launch_state_check && ks->unrestored) {

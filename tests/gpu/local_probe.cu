@@ -1,5 +1,6 @@
 // Does local memory (a thread's stack frame) keep one launch's bytes for the next launch of the
-// same kernel? docs/sanitizer.md lists uninitialized local memory as an open channel: a
+// same kernel, and does the benchmark programs' scrub (hk_lmem_scrub in include/hk_harness.h)
+// wipe them? docs/sanitizer.md lists uninitialized local memory as an open channel: a
 // candidate could keep a launch count or a cached result there, out of reach of the launcher's
 // restore of the image's globals and of initcheck. A kernel counts the words of a local array
 // that hold the pattern an earlier launch left (read uninitialized, through volatile so the
@@ -9,8 +10,10 @@
 //
 //   nvcc -std=c++17 -arch=sm_90 -Iinclude -o /tmp/local_probe tests/gpu/local_probe.cu && /tmp/local_probe
 //
-// Prints one line per case and the verdict: exit 0 when no launch found an earlier launch's
-// word (the channel is closed on this GPU and driver), 1 when one did, 77 without a GPU.
+// Session 35 (H100, the first form without the scrub): every word of both frames carried over.
+// Prints one line per case, whether the unscrubbed channel is open, and the cost of a scrub:
+// exit 0 when no scrubbed launch found an earlier launch's word, 1 when one did, 77 without
+// a GPU.
 #include "hk_harness.h"
 
 template <unsigned WORDS>
@@ -29,27 +32,44 @@ static __global__ void probe(unsigned seen, unsigned leave, unsigned long long *
 }
 
 template <unsigned WORDS>
-static int run_case(int sms, unsigned long long *hits, int *found)
+static void run_case(int sms, unsigned long long *hits, int *open, int *failed)
 {
     cudaFuncAttributes attr;
     HK_CHECK(cudaFuncGetAttributes(&attr, probe<WORDS>));
     unsigned blocks = 8u * (unsigned)sms, threads = 256;
-    for (int rep = 0; rep < 3; rep++) {
-        unsigned magic = 0x10CA0000u + WORDS * 4 + (unsigned)rep;
-        unsigned long long h = 0;
-        probe<WORDS><<<blocks, threads>>>(~magic, magic, hits); /* leaves magic's pattern */
-        HK_CHECK(cudaGetLastError());
-        HK_CHECK(cudaMemset(hits, 0, sizeof *hits));
-        probe<WORDS><<<blocks, threads>>>(magic, ~magic, hits); /* finds it? */
-        HK_CHECK(cudaGetLastError());
-        HK_CHECK(cudaMemcpy(&h, hits, sizeof h, cudaMemcpyDeviceToHost));
-        printf("%5u B local frame (%zu B by the compiler), rep %d: %llu of %llu words held the "
-               "earlier launch's pattern\n", WORDS * 4, attr.localSizeBytes, rep, h,
-               (unsigned long long)WORDS * blocks * threads);
-        if (h)
-            *found = 1;
-    }
-    return 0;
+    hk_lmem_bytes = attr.localSizeBytes; /* as the launcher sets it for a candidate */
+    for (int scrub = 0; scrub <= 1; scrub++)
+        for (int rep = 0; rep < 3; rep++) {
+            unsigned magic = 0x10CA0000u + WORDS * 4 + (unsigned)(scrub * 16 + rep);
+            unsigned long long h = 0;
+            probe<WORDS><<<blocks, threads>>>(~magic, magic, hits); /* leaves magic's pattern */
+            HK_CHECK(cudaGetLastError());
+            HK_CHECK(cudaMemset(hits, 0, sizeof *hits));
+            if (scrub)
+                hk_lmem_scrub();
+            probe<WORDS><<<blocks, threads>>>(magic, ~magic, hits); /* finds it? */
+            HK_CHECK(cudaGetLastError());
+            HK_CHECK(cudaMemcpy(&h, hits, sizeof h, cudaMemcpyDeviceToHost));
+            printf("%5u B local frame (%zu B by the compiler), %-10s rep %d: %llu of %llu words "
+                   "held the earlier launch's pattern\n", WORDS * 4, attr.localSizeBytes,
+                   scrub ? "scrubbed" : "unscrubbed", rep, h,
+                   (unsigned long long)WORDS * blocks * threads);
+            if (h)
+                *(scrub ? failed : open) = 1;
+        }
+    cudaEvent_t a, b;
+    HK_CHECK(cudaEventCreate(&a));
+    HK_CHECK(cudaEventCreate(&b));
+    hk_lmem_scrub();
+    HK_CHECK(cudaEventRecord(a));
+    for (int k = 0; k < 20; k++)
+        hk_lmem_scrub();
+    HK_CHECK(cudaEventRecord(b));
+    HK_CHECK(cudaEventSynchronize(b));
+    float ms = 0;
+    HK_CHECK(cudaEventElapsedTime(&ms, a, b));
+    printf("one scrub of a %zu B frame: %.1f us (%u blocks of 256; the mean of 20)\n",
+           attr.localSizeBytes, ms * 50.0f, hk_lmem_blocks);
 }
 
 int main(void)
@@ -65,13 +85,14 @@ int main(void)
     unsigned long long *hits = NULL;
     HK_CHECK(cudaMalloc((void **)&hits, sizeof *hits));
     HK_CHECK(cudaMemset(hits, 0, sizeof *hits));
-    int found = 0;
+    int open = 0, failed = 0;
     printf("GPU: %s, %d SMs; %d blocks of 256 threads\n", prop.name, prop.multiProcessorCount,
            8 * prop.multiProcessorCount);
-    run_case<64>(prop.multiProcessorCount, hits, &found);
-    run_case<1024>(prop.multiProcessorCount, hits, &found);
-    printf("%s\n", found ? "OPEN: a launch read local memory an earlier launch left"
-                         : "closed: no launch read an earlier launch's local memory");
+    run_case<64>(prop.multiProcessorCount, hits, &open, &failed);
+    run_case<1024>(prop.multiProcessorCount, hits, &open, &failed);
+    printf("%s\n", open ? "unscrubbed: a launch read local memory an earlier launch left (the channel)"
+                        : "unscrubbed: no launch read an earlier launch's local memory");
+    printf("%s\n", failed ? "FAIL: the scrub left local memory readable" : "scrubbed reads found nothing");
     HK_CHECK(cudaFree(hits));
-    return found;
+    return failed;
 }

@@ -8,6 +8,8 @@
 #   wild      bench/wild/run.sh (the ids of WILD_IDS, default all), then its table
 #   oneclick  bench/wild/run.sh with ONECLICK=1 (ONECLICK_IDS, default all)
 #   inherited tests/gpu/inherited.sh (the inherited-finding rule on SHOC's reduce)
+#   probes    tests/gpu/{smem,local,gridid}_probe.cu built with nvcc and run: whether shared
+#             and local memory carry a launch's words to the next, scrubbed and not
 #
 #   tests/gpu/session.sh [PHASE...]        (default: cheats suite wild oneclick)
 #
@@ -16,6 +18,7 @@
 #                  less MARGIN_S (default 25) for the tables and the archive
 #   OUT=DIR        where at most 8 files go (the device tool's limit): summary-cheats.txt,
 #                  summary-suite.txt, wild-table.md, oneclick-table.md, inherited-table.md,
+#                  probes.txt,
 #                  session.txt (what
 #                  ran, for how long, and why a phase was skipped) and logs.tar.gz (every
 #                  phase's logs and reports, no databases)
@@ -34,7 +37,7 @@ fi
 phases=("$@")
 [ ${#phases[@]} -eq 0 ] && phases=(cheats suite wild oneclick)
 for p in "${phases[@]}"; do
-  case "$p" in cheats|suite|wild|oneclick|inherited) ;; *) echo "session.sh: unknown phase $p" >&2; exit 2 ;; esac
+  case "$p" in cheats|suite|wild|oneclick|inherited|probes) ;; *) echo "session.sh: unknown phase $p" >&2; exit 2 ;; esac
 done
 deadline=${DEADLINE_S:-540}
 margin=${MARGIN_S:-25}
@@ -67,6 +70,14 @@ run_phase() {
       CHEATS=none DEADLINE_S=$budget OUT="$work/suite" "$here/run.sh" "${kernels[@]}" >"$work/suite.log" 2>&1
       rc=$?
       cp "$work/suite/summary.txt" "$out/summary-suite.txt" 2>/dev/null ;;
+    probes)
+      # each exits 0 when its scrubbed reads found nothing (gridid_probe only prints)
+      rc=0
+      for probe in smem_probe local_probe gridid_probe; do
+        { nvcc -std=c++17 -arch=sm_90 -I"$top/include" -o "$work/$probe" "$here/$probe.cu" &&
+            timeout -k 10 "$budget" "$work/$probe"; echo "$probe: exit $?"; } >>"$out/probes.txt" 2>&1
+        tail -1 "$out/probes.txt" | grep -q ': exit 0$' || rc=1
+      done ;;
     inherited)
       timeout -k 10 "$budget" env OUT="$work/inherited" "$here/inherited.sh" >"$work/inherited.log" 2>&1
       rc=$?
