@@ -195,7 +195,7 @@ static bool read_query_header(wl_scan *s, size_t at, const char *h, wl_loop *L)
         s->oom = true;
     if (lrc != HK_OK || hs.n < 8 || !rwl_tok_is(&hs, 0, "for") ||
         !rwl_tok_is(&hs, 1, "(") || rwl_match_close(&hs, 1) != hs.n - 1) {
-        refuse(s, at, "query loop", "not a `for` header");
+        refuse(s, at, "output loop", "not a `for` header");
         goto out;
     }
     size_t s1 = 0, s2 = 0, eq = 0;
@@ -210,7 +210,7 @@ static bool read_query_header(wl_scan *s, size_t at, const char *h, wl_loop *L)
             eq = k;
     }
     if (!s1 || !s2 || !eq || eq < 4 || hs.t[eq - 1].kind != T_IDENT) {
-        refuse(s, at, "query loop", "its header is not `for (TYPE i = ...; i < N; i += ...)`");
+        refuse(s, at, "output loop", "its header is not `for (TYPE i = ...; i < N; i += ...)`");
         goto out;
     }
     char start[256], cond[300], step[256], var[64];
@@ -231,23 +231,23 @@ static bool read_query_header(wl_scan *s, size_t at, const char *h, wl_loop *L)
     if (!strncmp(step, sv, strlen(sv)))
         step_ok = one_of(step + strlen(sv), strides, HK_ARRAY_LEN(strides));
     if (!one_of(start, starts, HK_ARRAY_LEN(starts)) || !step_ok) {
-        refuse(s, at, "query loop", "not a grid-stride loop over x (`i = blockIdx.x * blockDim.x + threadIdx.x; "
+        refuse(s, at, "output loop", "not a grid-stride loop over x (`i = blockIdx.x * blockDim.x + threadIdx.x; "
                                     "...; i += blockDim.x * gridDim.x`)");
         goto out;
     }
     if (!(rwl_tok_is(&hs, s1 + 1, var) && rwl_tok_is(&hs, s1 + 2, "<") && s2 > s1 + 3)) {
-        refuse(s, at, "query loop", "its condition is not `%s < N`", var);
+        refuse(s, at, "output loop", "its condition is not `%s < N`", var);
         goto out;
     }
     for (size_t k = s1 + 3; k < s2; k++)
         if (rwl_tok_is(&hs, k, var) || rwl_tok_is(&hs, k, "?") || rwl_tok_is(&hs, k, "&&") ||
             rwl_tok_is(&hs, k, "||") || rwl_tok_is(&hs, k, "[") || rwl_tok_is(&hs, k, "=")) {
-            refuse(s, at, "query loop", "its bound is not one value of the kernel's arguments");
+            refuse(s, at, "output loop", "its bound is not one value of the kernel's arguments");
             goto out;
         }
     for (size_t k = 2; k + 1 < eq; k++)
         if (hs.t[k].kind != T_IDENT) {
-            refuse(s, at, "query loop", "its counter is not of a plain integer type");
+            refuse(s, at, "output loop", "its counter is not of a plain integer type");
             goto out;
         }
     snprintf(L->qvar, sizeof L->qvar, "%s", var);
@@ -1125,7 +1125,7 @@ const rw_descriptor rw_window_lanes_desc = {
                "adjacent lanes in scan order, merged with shuffles keeping the first index on ties (grid x G)",
     .params = wl_params,
     .n_params = HK_ARRAY_LEN(wl_params),
-    .flags = 0,
+    .flags = RW_ALGORITHM,
     .emit = emit_window_lanes,
     .launch = "the spec's grid multiplied by `lanes` along x",
 };
