@@ -889,18 +889,6 @@ static bool read_body(wl_scan *s, wl_loop *L, const km_kernel *km)
 
 /* ---- the text ---- */
 
-static const char wrap_helper[] =
-    "/* hk: window_lanes: the next element of a lane that strides by np over a window n1 wide\n"
-    " * (row i, column j, row-major) */\n"
-    "static __device__ __forceinline__ void hk_wg_wrap(long long &i, long long &j, long long np, long long n1)\n"
-    "{\n"
-    "    j += np;\n"
-    "    while (j >= n1) {\n"
-    "        j -= n1;\n"
-    "        i += 1;\n"
-    "    }\n"
-    "}\n\n";
-
 /* The innermost body with `hk_wg_pN = hk_wg_k;` put into each compare-select's branch. */
 static int body_text(const wl_scan *s, const wl_loop *L, struct hk_buf *o)
 {
@@ -929,9 +917,6 @@ static int emit(const wl_scan *s, const wl_loop *L, int G, bool hip, rw_edits *e
 {
     const rw_toks *ts = s->ts;
     int rc;
-    if (L->dims == 2 && !strstr(s->text, "hk_wg_wrap(long long"))
-        if ((rc = rwl_edits_add(es, s->f->span.start_byte, s->f->span.start_byte, wrap_helper)))
-            return rc;
     const char *lanes = "    const int hk_wg_lane = (int)(hk_wg_t %% %d);\n"
                         "    const int hk_wg_np = blockDim.x %% %d == 0 ? %d : 1;   /* G lanes in one warp, else "
                         "lane 0 alone */";
@@ -970,18 +955,31 @@ static int emit(const wl_scan *s, const wl_loop *L, int G, bool hip, rw_edits *e
     if (!rc && L->dims == 2)
         rc = hk_buf_printf(&o, "    const long long hk_wg_a1 = (long long)(%.*s);\n"
                                "    const long long hk_wg_n1 = (long long)(%.*s) - hk_wg_a1;\n"
-                               "    if (hk_wg_lane < hk_wg_np && hk_wg_n0 > 0 && hk_wg_n1 > 0)\n"
-                               "    for (long long hk_wg_k = hk_wg_lane, hk_wg_i = hk_wg_lane / hk_wg_n1, "
-                               "hk_wg_j = hk_wg_lane %% hk_wg_n1; hk_wg_i < hk_wg_n0;\n"
-                               "         hk_wg_k += hk_wg_np, hk_wg_wrap(hk_wg_i, hk_wg_j, hk_wg_np, hk_wg_n1)) {\n"
+                               "    /* a step of np elements: di rows and dj columns, one carry at most (no division, no "
+                               "loop per element) */\n"
+                               "    const long long hk_wg_di = hk_wg_n1 > 0 ? hk_wg_np / hk_wg_n1 : 0;\n"
+                               "    const long long hk_wg_dj = hk_wg_n1 > 0 ? hk_wg_np %% hk_wg_n1 : 0;\n"
+                               "    const long long hk_wg_nk = hk_wg_n0 > 0 && hk_wg_n1 > 0 ? hk_wg_n0 * hk_wg_n1 : 0;\n"
+                               "    const long long hk_wg_trips = hk_wg_lane < hk_wg_np && hk_wg_lane < hk_wg_nk ? "
+                               "(hk_wg_nk - 1 - hk_wg_lane) / hk_wg_np + 1 : 0;\n"
+                               "    long long hk_wg_k = hk_wg_lane, hk_wg_i = hk_wg_n1 > 0 ? hk_wg_lane / hk_wg_n1 : 0, "
+                               "hk_wg_j = hk_wg_n1 > 0 ? hk_wg_lane %% hk_wg_n1 : 0;\n"
+                               "#pragma unroll 4   /* a counted loop: 4 elements' loads issued before their compares */\n"
+                               "    for (long long hk_wg_s = 0; hk_wg_s < hk_wg_trips;\n"
+                               "         hk_wg_s++, hk_wg_k += hk_wg_np, hk_wg_j += hk_wg_dj, hk_wg_i += hk_wg_di + "
+                               "(hk_wg_j >= hk_wg_n1),\n"
+                               "         hk_wg_j -= hk_wg_j >= hk_wg_n1 ? hk_wg_n1 : 0) {\n"
                                "        %.*s %.*s = (%.*s)(hk_wg_a0 + hk_wg_i);\n"
                                "        %.*s %.*s = (%.*s)(hk_wg_a1 + hk_wg_j);\n        ",
                            SPAN(ts, w1->a_a, w1->a_b), SPAN(ts, w1->b_a, w1->b_b),
                            SPAN(ts, w0->type_a, w0->type_b), TOK(ts, w0->var), SPAN(ts, w0->type_a, w0->type_b),
                            SPAN(ts, w1->type_a, w1->type_b), TOK(ts, w1->var), SPAN(ts, w1->type_a, w1->type_b));
     else if (!rc)
-        rc = hk_buf_printf(&o, "    for (long long hk_wg_k = hk_wg_lane; hk_wg_lane < hk_wg_np && hk_wg_k < hk_wg_n0; "
-                               "hk_wg_k += hk_wg_np) {\n"
+        rc = hk_buf_printf(&o, "    const long long hk_wg_trips = hk_wg_lane < hk_wg_np && hk_wg_lane < hk_wg_n0 ? "
+                               "(hk_wg_n0 - 1 - hk_wg_lane) / hk_wg_np + 1 : 0;\n"
+                               "    long long hk_wg_k = hk_wg_lane;\n"
+                               "#pragma unroll 4   /* a counted loop: 4 elements' loads issued before their compares */\n"
+                               "    for (long long hk_wg_s = 0; hk_wg_s < hk_wg_trips; hk_wg_s++, hk_wg_k += hk_wg_np) {\n"
                                "        %.*s %.*s = (%.*s)(hk_wg_a0 + hk_wg_k);\n        ",
                            SPAN(ts, w0->type_a, w0->type_b), TOK(ts, w0->var), SPAN(ts, w0->type_a, w0->type_b));
     if (!rc)
