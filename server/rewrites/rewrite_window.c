@@ -771,6 +771,23 @@ static bool literal_zero(const rw_toks *ts, size_t k)
     return l && *e == '\0' && v == 0.0;
 }
 
+/* Is the sum update at k a whole statement (`S += E;`, `S++;`, `++S;`), not a value inside
+ * an expression (`a[S++]`, `x = (S += 1)`)? */
+static bool stmt_start(const rw_toks *ts, size_t k)
+{
+    return rwl_tok_is(ts, k, ";") || rwl_tok_is(ts, k, "{") || rwl_tok_is(ts, k, "}") || rwl_tok_is(ts, k, ")") ||
+           rwl_tok_is(ts, k, "else");
+}
+
+static bool sum_statement(const rw_toks *ts, size_t k)
+{
+    if (rwl_tok_is(ts, k - 1, "++"))
+        return stmt_start(ts, k - 2) && rwl_tok_is(ts, k + 1, ";");
+    if (rwl_tok_is(ts, k + 1, "++"))
+        return stmt_start(ts, k - 1) && rwl_tok_is(ts, k + 2, ";");
+    return stmt_start(ts, k - 1);
+}
+
 static bool read_body(wl_scan *s, wl_loop *L, const km_kernel *km)
 {
     const rw_toks *ts = s->ts;
@@ -817,6 +834,9 @@ static bool read_body(wl_scan *s, wl_loop *L, const km_kernel *km)
         }
         bool sum = (rwl_tok_is(ts, k + 1, "+=") || rwl_tok_is(ts, k + 1, "++") || rwl_tok_is(ts, k - 1, "++")) &&
                    !in_select(L, k, &w);
+        if (sum && !sum_statement(ts, k))
+            return refuse(s, k, "sum", "`%.*s` is updated inside an expression: the lane's partial value would be "
+                                       "used", TOK(ts, k));
         if (!sum)
             return refuse(s, k, "state", "`%.*s` is written in the window other than as a sum (`+=`, `++`) or "
                                          "by a compare-select (`if (E > M) { M = E; I = X; }`)", TOK(ts, k));

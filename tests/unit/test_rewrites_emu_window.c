@@ -11,8 +11,8 @@
  * within a float reduction's tolerance. Broken copies must differ: the merge's tie rule
  * reversed (the later of equal elements), and no merge at all. The candidate compiles with
  * nvcc -arch=sm_90. The refusals (`>=`, a store in the window, a window the same for every
- * thread, a sum from a value not 0, a break) are checked through the registry with their
- * lines. */
+ * thread, a sum from a value not 0, a break, a count used inside an expression) are checked
+ * through the registry with their lines. */
 #include "analysis/analysis.h"
 #include "core/hk.h"
 #include "rewrites/registry.h"
@@ -263,6 +263,7 @@ static void window_refusals(void **state)
         {"fixed_window", 126, "its bounds are the same for every thread"},
         {"sum_from_out", 137, "does not start from a literal 0"},
         {"stop_early", 152, "`break` in the window"},
+        {"count_in_index", 167, "`c` is updated inside an expression"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         rw_context ctx = {.text = fx.text, .len = fx.len, .m = fx.m, .kernel = kernel(&fx, cases[i].kernel)};

@@ -154,3 +154,16 @@ __global__ void stop_early(const int *offs, const float *val, float *out, int n)
     }
     out[i] = s;
 }
+
+// A count used as a value inside the window (`c++` in a subscript): each lane's partial count.
+__global__ void count_in_index(const int *offs, const float *val, float *out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    float s = 0.f;
+    int c = 0;
+    for (int j = offs[i]; j < offs[i + 1]; ++j)
+        s += val[offs[0] + c++];
+    out[i] = s;
+}
