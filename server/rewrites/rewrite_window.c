@@ -1,0 +1,1149 @@
+/* window_lanes: one thread per output whose body reduces over a window with bounds computed
+ * per thread at run time (a max with its argmax, a sum or a mean over a pooling bin, a 1-D
+ * segment) gives each output G adjacent lanes of a warp: the lanes stride over the window's
+ * elements in the original's scan order (row-major for a 2-D window), each keeps its own
+ * partial state, and the G partials are merged with __shfl_xor_sync; lane 0 runs what
+ * follows the window (the stores). The grid grows by G along x (rw_result.grid_multiplier).
+ *
+ * Why: such a kernel (mmcv's roi_pool_forward) runs one dependent chain per thread: each
+ * element's load is followed by the compare that decides the next state, the trip count is
+ * data dependent (no unrolling), so one load is in flight per thread; the warp's 32 threads
+ * read 32 different windows. G lanes per output put G loads of one window in flight at
+ * once, and a window's row is read by adjacent lanes.
+ *
+ * Why it is exact for a compare-select (`if (E > M) { M = E; I = X; }`, or `<`, either
+ * side): a strict comparison keeps, after a scan of any sequence from the initial value v0,
+ * the FIRST element (in scan order) among those whose value equals the maximum of the
+ * elements that compare above v0, or v0 with nothing taken when none does; a NaN element
+ * never compares true and is never taken; the kept value is that element's own bits. A lane
+ * scans a subsequence in scan order, from the same v0 (the code before the window is the
+ * output's, alike in its lanes), so it holds the first maximum of its subsequence with its
+ * position k (row * width + column, counted from the window's corner), or v0 and no
+ * position. Merging two lanes takes the other's state when its value compares better, or
+ * when neither compares better and its position is smaller: a selection of the minimum
+ * under the total order (better value, then smaller position), so any merge tree gives the
+ * sequential result, element and index. Taken values are never NaN unless v0 is (then
+ * nothing is taken anywhere and every lane holds v0); a taken value compares better than v0,
+ * so a lane that took nothing never ties with one that did; -0 and +0 tie and the position
+ * decides, as the sequence does. The empty window leaves every lane at v0 with nothing
+ * taken: the original's value. A sum (`S += E`, from a literal 0) is split into G partial
+ * sums added by the shuffles: exact for integers, reordered additions for floating point
+ * (the referee's reduction tolerance applies; the description says so).
+ *
+ * Which thread does what: thread t of the multiplied grid serves output t / G as lane
+ * t % G; a block whose size is a multiple of G keeps each output's G lanes in one warp,
+ * aligned, and the grid-stride step (a multiple of G) keeps them together on every trip, so
+ * the code before the window (its `continue` or `return` included) runs alike in the
+ * output's lanes. Under the grid multiplied by G, output t / G on trip i is the original
+ * thread t / G's output on trip i. A block size not a multiple of G runs lane 0 alone over
+ * the whole window (no merge). */
+#include "rewrites/registry.h"
+#include "rewrites/rewrite_lex.h"
+
+#include "core/buf.h"
+#include "core/hk.h"
+#include "model/kmodel.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define WL_WHY 700
+#define WL_ACC 8
+#define WL_SETS 6
+
+typedef struct {
+    const char *text;
+    size_t len;
+    const rw_toks *ts;
+    const an_function *f;
+    char why[WL_WHY];
+    bool oom;
+} wl_scan;
+
+/* One window loop `for (TYPE v = A; v < B; ++v)`. */
+typedef struct {
+    size_t f;                   /* the `for` */
+    size_t type_a, type_b, var, a_a, a_b, b_a, b_b;
+    size_t body_a, body_b;      /* the body statement [body_a, body_b) */
+} wl_for;
+
+/* A compare-select: `if (E R M) { M = E; X = F; ... }` (or `M R' E`). */
+typedef struct {
+    size_t iff;                 /* the `if` */
+    size_t m;                   /* M's token in the condition */
+    size_t cons_a, cons_b;      /* the consequence statement */
+    size_t sets[WL_SETS];       /* the assigned names (M among them) */
+    size_t n_sets;
+    bool greater;               /* takes the new element when it is greater */
+} wl_select;
+
+typedef struct {
+    /* the per-output region */
+    bool gs;                    /* a grid-stride loop (else the guard form's declaration) */
+    size_t q_a;                 /* the loop's first token, or the index declaration's */
+    size_t qbody_a, qbody_b;    /* gs: its braced body; guard: [decl end, body end) */
+    size_t decl_b;              /* guard: one past the index declaration */
+    char qtype[64], qvar[64];
+    char qbound[256];
+    /* the window */
+    wl_for w[2];
+    int dims;
+    size_t win_a, win_b;        /* the window statement */
+    size_t blk_close;           /* the `}` closing the block that holds it */
+    size_t sums[WL_ACC];
+    size_t n_sums;
+    wl_select sel[WL_ACC];
+    size_t n_sel;
+} wl_loop;
+
+#define refuse(s, k, ...) rwl_refuse((s)->why, sizeof (s)->why, (s)->ts, (s)->text, (k), __VA_ARGS__)
+#define SPAN(ts, a, b) (int)((ts)->t[(b) - 1].end - (ts)->t[a].start), (ts)->text + (ts)->t[a].start
+#define TOK(ts, k) (int)((ts)->t[k].end - (ts)->t[k].start), (ts)->text + (ts)->t[k].start
+
+static bool same_name(const rw_toks *ts, size_t a, size_t b)
+{
+    return ts->t[a].kind == T_IDENT && ts->t[b].kind == T_IDENT && rwl_same_tok(ts, a, b);
+}
+
+static bool is_name(const rw_toks *ts, size_t k, size_t name)
+{
+    return rwl_is_use(ts, k) && same_name(ts, k, name);
+}
+
+/* The tokens [a, b) without spaces, into out. */
+static void compact(const rw_toks *ts, size_t a, size_t b, char *out, size_t n)
+{
+    size_t o = 0;
+    for (size_t k = a; k < b; k++) {
+        size_t l = ts->t[k].end - ts->t[k].start;
+        if (o + l + 1 >= n) {
+            o = 0;   /* too long to be one of the forms compared */
+            break;
+        }
+        memcpy(out + o, ts->text + ts->t[k].start, l);
+        o += l;
+    }
+    out[o] = '\0';
+}
+
+static bool is_kw(const rw_toks *ts, size_t k)
+{
+    static const char *const kw[] = {"if", "for", "while", "switch", "return", "sizeof", "do", "else"};
+    for (size_t i = 0; i < HK_ARRAY_LEN(kw); i++)
+        if (rwl_tok_is_ident(ts, k, kw[i]))
+            return true;
+    return false;
+}
+
+
+/* Is token k inside a loop or switch that starts in [a, k)? (A break there is its own.) */
+static bool in_inner_construct(const rw_toks *ts, size_t a, size_t b, size_t k)
+{
+    for (size_t q = a; q < k && q < b; q++)
+        if (rwl_tok_is(ts, q, "for") || rwl_tok_is(ts, q, "while") || rwl_tok_is(ts, q, "do") ||
+            rwl_tok_is(ts, q, "switch")) {
+            size_t e = rwl_stmt_end(ts, q, b);
+            if (rwl_tok_is(ts, q, "do") && e < b && rwl_tok_is(ts, e, "while"))
+                e = rwl_stmt_end(ts, e, b);
+            if (k < e)
+                return true;
+        }
+    return false;
+}
+
+/* One past the statement at s of the kernel body: a loop macro's call `M(args) { ... }`
+ * ends at its closing brace. */
+static size_t stmt_end(const rw_toks *ts, size_t s, size_t end)
+{
+    if (ts->t[s].kind == T_IDENT && !is_kw(ts, s) && rwl_tok_is(ts, s + 1, "(")) {
+        size_t c = rwl_match_close(ts, s + 1);
+        if (c + 1 < end && rwl_tok_is(ts, c + 1, "{")) {
+            size_t e = rwl_match_close(ts, c + 1);
+            return e < end ? e + 1 : end;
+        }
+    }
+    return rwl_stmt_end(ts, s, end);
+}
+
+
+/* Is the kernel parameter or body-declared name at k a local array (`float a[8];`)? */
+static bool local_array(const rw_toks *ts, size_t k)
+{
+    for (size_t q = 1; q + 1 < ts->n; q++)
+        if (same_name(ts, q, k) && rwl_tok_is(ts, q + 1, "[") && rwl_declared_here(ts, q))
+            return true;
+    return false;
+}
+
+
+static bool one_of(const char *c, const char *const *forms, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(c, forms[i]))
+            return true;
+    return false;
+}
+
+/* Reads the header text h (`for (...)` alone) into L's query fields. */
+static bool read_query_header(wl_scan *s, size_t at, const char *h, wl_loop *L)
+{
+    rw_toks hs = {0};
+    bool ok = false;
+    int lrc = rwl_lex(h, 0, (uint32_t)strlen(h), &hs);
+    if (lrc == HK_ENOMEM)
+        s->oom = true;
+    if (lrc != HK_OK || hs.n < 8 || !rwl_tok_is(&hs, 0, "for") ||
+        !rwl_tok_is(&hs, 1, "(") || rwl_match_close(&hs, 1) != hs.n - 1) {
+        refuse(s, at, "output loop", "not a `for` header");
+        goto out;
+    }
+    size_t s1 = 0, s2 = 0, eq = 0;
+    for (size_t k = 2; k + 1 < hs.n; k++) {
+        if (rwl_tok_is(&hs, k, "(") || rwl_tok_is(&hs, k, "[")) {
+            k = rwl_match_close(&hs, k);
+            continue;
+        }
+        if (rwl_tok_is(&hs, k, ";"))
+            *(s1 ? &s2 : &s1) = k;
+        if (!s1 && !eq && rwl_tok_is(&hs, k, "="))
+            eq = k;
+    }
+    if (!s1 || !s2 || !eq || eq < 4 || hs.t[eq - 1].kind != T_IDENT) {
+        refuse(s, at, "output loop", "its header is not `for (TYPE i = ...; i < N; i += ...)`");
+        goto out;
+    }
+    char start[256], cond[300], step[256], var[64];
+    compact(&hs, eq - 1, eq, var, sizeof var);
+    compact(&hs, eq + 1, s1, start, sizeof start);
+    compact(&hs, s1 + 1, s2, cond, sizeof cond);
+    compact(&hs, s2 + 1, hs.n - 1, step, sizeof step);
+    static const char *const starts[] = {
+        "blockIdx.x*blockDim.x+threadIdx.x", "blockDim.x*blockIdx.x+threadIdx.x",
+        "threadIdx.x+blockIdx.x*blockDim.x", "threadIdx.x+blockDim.x*blockIdx.x"};
+    static const char *const strides[] = {"blockDim.x*gridDim.x", "gridDim.x*blockDim.x"};
+    size_t vl = strlen(var);
+    char sv[300];
+    bool step_ok = false;
+    if (!strncmp(step, var, vl) && !strncmp(step + vl, "+=", 2))
+        step_ok = one_of(step + vl + 2, strides, HK_ARRAY_LEN(strides));
+    snprintf(sv, sizeof sv, "%s=%s+", var, var);
+    if (!strncmp(step, sv, strlen(sv)))
+        step_ok = one_of(step + strlen(sv), strides, HK_ARRAY_LEN(strides));
+    if (!one_of(start, starts, HK_ARRAY_LEN(starts)) || !step_ok) {
+        refuse(s, at, "output loop", "not a grid-stride loop over x (`i = blockIdx.x * blockDim.x + threadIdx.x; "
+                                    "...; i += blockDim.x * gridDim.x`)");
+        goto out;
+    }
+    if (!(rwl_tok_is(&hs, s1 + 1, var) && rwl_tok_is(&hs, s1 + 2, "<") && s2 > s1 + 3)) {
+        refuse(s, at, "output loop", "its condition is not `%s < N`", var);
+        goto out;
+    }
+    for (size_t k = s1 + 3; k < s2; k++)
+        if (rwl_tok_is(&hs, k, var) || rwl_tok_is(&hs, k, "?") || rwl_tok_is(&hs, k, "&&") ||
+            rwl_tok_is(&hs, k, "||") || rwl_tok_is(&hs, k, "[") || rwl_tok_is(&hs, k, "=")) {
+            refuse(s, at, "output loop", "its bound is not one value of the kernel's arguments");
+            goto out;
+        }
+    for (size_t k = 2; k + 1 < eq; k++)
+        if (hs.t[k].kind != T_IDENT) {
+            refuse(s, at, "output loop", "its counter is not of a plain integer type");
+            goto out;
+        }
+    snprintf(L->qvar, sizeof L->qvar, "%s", var);
+    snprintf(L->qtype, sizeof L->qtype, "%.*s", (int)(hs.t[eq - 2].end - hs.t[2].start), h + hs.t[2].start);
+    snprintf(L->qbound, sizeof L->qbound, "%.*s", (int)(hs.t[s2 - 1].end - hs.t[s1 + 3].start),
+             h + hs.t[s1 + 3].start);
+    ok = true;
+out:
+    rwl_toks_free(&hs);
+    return ok;
+}
+
+/* The header a loop macro's call `M(a, b)` at tokens [k, close] expands to, as new text
+ * (owned), or NULL when the file defines no such function-like macro. */
+static char *expand_macro_header(wl_scan *s, size_t k, size_t close)
+{
+    const rw_toks *ts = s->ts;
+    char name[128];
+    snprintf(name, sizeof name, "%.*s", TOK(ts, k));
+    size_t at = 0, a, b, da = 0, db = 0;
+    bool found = false;
+    while (rwl_next_define(s->text, s->f->span.start_byte, &at, name, strlen(name), &a, &b))
+        found = true, da = a, db = b;   /* the last before the kernel */
+    if (!found || s->text[da + strlen(name)] != '(')
+        return NULL;
+    /* joined continuation lines */
+    char *def = hk_malloc(db - da + 1);
+    if (!def) {
+        s->oom = true;
+        return NULL;
+    }
+    size_t o = 0;
+    for (size_t i = da; i < db; i++) {
+        if (s->text[i] == '\\' && i + 1 < db && s->text[i + 1] == '\n') {
+            def[o++] = ' ';
+            i++;
+            continue;
+        }
+        def[o++] = s->text[i];
+    }
+    def[o] = '\0';
+    rw_toks ds = {0};
+    char *res = NULL;
+    int lrc = rwl_lex(def, 0, (uint32_t)o, &ds);
+    if (lrc == HK_ENOMEM)
+        s->oom = true;
+    if (lrc != HK_OK || ds.n < 3)
+        goto out;
+    size_t pc = rwl_match_close(&ds, 1);
+    if (pc >= ds.n)
+        goto out;
+    size_t params[8], np = 0;
+    for (size_t q = 2; q < pc; q++)
+        if (ds.t[q].kind == T_IDENT) {
+            if (np == 8)
+                goto out;
+            params[np++] = q;
+        } else if (!rwl_tok_is(&ds, q, ","))
+            goto out;
+    /* the call's arguments */
+    size_t args_a[8], args_b[8], na = 0, st = k + 2;
+    int depth = 0;
+    for (size_t q = k + 2; q <= close; q++) {
+        if (rwl_tok_is(ts, q, "(") || rwl_tok_is(ts, q, "["))
+            depth++;
+        else if ((rwl_tok_is(ts, q, ")") || rwl_tok_is(ts, q, "]")) && q < close)
+            depth--;
+        if ((depth == 0 && rwl_tok_is(ts, q, ",")) || q == close) {
+            if (na == 8 || q == st)
+                goto out;
+            args_a[na] = st;
+            args_b[na++] = q;
+            st = q + 1;
+        }
+    }
+    if (na != np)
+        goto out;
+    struct hk_buf e;
+    hk_buf_init(&e, 1 << 16);
+    int rc = HK_OK;
+    for (size_t q = pc + 1; q < ds.n && !rc; q++) {
+        if (q > pc + 1 && ds.t[q].start > ds.t[q - 1].end)
+            rc = hk_buf_printf(&e, " ");
+        size_t p = 0;
+        while (p < np && !(ds.t[q].kind == T_IDENT && rwl_same_tok(&ds, q, params[p])))
+            p++;
+        if (!rc && p < np)
+            rc = hk_buf_printf(&e, "%.*s", SPAN(ts, args_a[p], args_b[p]));
+        else if (!rc)
+            rc = hk_buf_printf(&e, "%.*s", TOK(&ds, q));
+    }
+    if (!rc)
+        res = hk_buf_steal(&e);
+    if (!res)
+        s->oom = true;   /* a macro's header is never empty: only the buffer fails */
+    hk_buf_free(&e);
+out:
+    rwl_toks_free(&ds);
+    hk_free(def);
+    return res;
+}
+
+
+/* Does statement [a, b) store to memory other than a local array, or call a function that
+ * may? */
+static bool stores(wl_scan *s, size_t a, size_t b, const char *where)
+{
+    const rw_toks *ts = s->ts;
+    for (size_t k = a; k < b; k++) {
+        if (ts->t[k].kind == T_IDENT && rwl_tok_is(ts, k + 1, "(") && !is_kw(ts, k) && !rwl_pure_call_name(ts, k) &&
+            !rwl_is_type_word(ts, k))
+            return refuse(s, k, "call", "`%.*s` %s may write memory: G lanes would each do it", TOK(ts, k), where);
+        if (ts->t[k].kind != T_IDENT || !rwl_is_use(ts, k))
+            continue;
+        bool sub = rwl_tok_is(ts, k + 1, "[");
+        bool deref = k > a && rwl_tok_is(ts, k - 1, "*") && rwl_unary_position(ts, k - 1);
+        if (!sub && !deref)
+            continue;
+        size_t e = sub ? rwl_match_close(ts, k + 1) + 1 : k + 1;
+        while (e < b && rwl_tok_is(ts, e, "["))
+            e = rwl_match_close(ts, e) + 1;
+        bool w = (e < b && (rwl_tok_is_assign_op(ts, e) || rwl_tok_is(ts, e, "++") || rwl_tok_is(ts, e, "--"))) ||
+                 (k > a && (rwl_tok_is(ts, k - (deref ? 2 : 1), "++") || rwl_tok_is(ts, k - (deref ? 2 : 1), "--")));
+        if (w && !local_array(ts, k))
+            return refuse(s, k, "store", "through `%.*s` %s: G lanes would each do it", TOK(ts, k), where);
+    }
+    return true;
+}
+
+
+static bool is_decl_of(const rw_toks *ts, size_t a, size_t b, size_t name, size_t *at)
+{
+    for (size_t q = a; q < b; q++)
+        if (same_name(ts, q, name) && rwl_declared_here(ts, q)) {
+            if (at)
+                *at = q;
+            return true;
+        }
+    return false;
+}
+
+static bool same_span(const rw_toks *ts, size_t a, size_t b, size_t c, size_t d)
+{
+    if (b - a != d - c)
+        return false;
+    for (size_t i = 0; i < b - a; i++)
+        if (ts->t[a + i].kind != ts->t[c + i].kind || !rwl_same_tok(ts, a + i, c + i))
+            return false;
+    return true;
+}
+
+static bool span_mentions(const rw_toks *ts, size_t a, size_t b, size_t name)
+{
+    for (size_t k = a; k < b; k++)
+        if (is_name(ts, k, name))
+            return true;
+    return false;
+}
+
+/* ---- the per-output region: a grid-stride loop over outputs, or the guard form ---- */
+
+static const char *const wl_starts[] = {
+    "blockIdx.x*blockDim.x+threadIdx.x", "blockDim.x*blockIdx.x+threadIdx.x",
+    "threadIdx.x+blockIdx.x*blockDim.x", "threadIdx.x+blockDim.x*blockIdx.x"};
+
+/* `TYPE v = <global x index>;` at q (ending at e): the guard form's index. */
+static bool index_decl(const rw_toks *ts, size_t q, size_t e, wl_loop *L)
+{
+    if (!rwl_starts_declaration(ts, q) || e < q + 5 || !rwl_tok_is(ts, e - 1, ";"))
+        return false;
+    size_t eq = q;
+    while (eq < e && !rwl_tok_is(ts, eq, "="))
+        eq++;
+    if (eq >= e || eq < q + 2 || ts->t[eq - 1].kind != T_IDENT)
+        return false;
+    for (size_t k = q; k + 1 < eq; k++)
+        if (ts->t[k].kind != T_IDENT)
+            return false;
+    char start[256];
+    compact(ts, eq + 1, e - 1, start, sizeof start);
+    if (!one_of(start, wl_starts, HK_ARRAY_LEN(wl_starts)))
+        return false;
+    snprintf(L->qvar, sizeof L->qvar, "%.*s", TOK(ts, eq - 1));
+    snprintf(L->qtype, sizeof L->qtype, "%.*s", SPAN(ts, q, eq - 1));
+    return true;
+}
+
+static bool find_region(wl_scan *s, wl_loop *L)
+{
+    const rw_toks *ts = s->ts;
+    size_t end = ts->n - 1;
+    for (size_t q = 1; q < end;) {
+        size_t e = stmt_end(ts, q, end);
+        if (index_decl(ts, q, e, L)) {
+            L->gs = false;
+            L->q_a = q;
+            L->decl_b = e;
+            L->qbody_a = e;
+            L->qbody_b = end;
+            return true;
+        }
+        bool macro = ts->t[q].kind == T_IDENT && !is_kw(ts, q) && rwl_tok_is(ts, q + 1, "(") &&
+                     rwl_match_close(ts, q + 1) + 1 < end && rwl_tok_is(ts, rwl_match_close(ts, q + 1) + 1, "{");
+        bool loop = rwl_tok_is(ts, q, "for") && rwl_tok_is(ts, q + 1, "(");
+        if (macro || loop) {
+            size_t close = rwl_match_close(ts, q + 1);
+            if (close + 1 >= end || !rwl_tok_is(ts, close + 1, "{"))
+                return refuse(s, q, "output loop", "its body is not a braced block");
+            char *h = macro ? expand_macro_header(s, q, close) : rwl_tok_text(ts, q, close + 1);
+            if (!h && !macro)
+                s->oom = true;
+            if (!h && s->oom)
+                return false;
+            if (!h)
+                return refuse(s, q, "output loop", "`%.*s` is not a loop macro this file defines", TOK(ts, q));
+            bool ok = read_query_header(s, q, h, L);
+            hk_free(h);
+            if (!ok)
+                return false;
+            L->gs = true;
+            L->q_a = q;
+            L->qbody_a = close + 1;
+            L->qbody_b = rwl_match_close(ts, close + 1) + 1;
+            if (L->qbody_b > end)
+                return refuse(s, q, "output loop", "its body is not closed");
+            if (L->qbody_b < end)
+                return refuse(s, L->qbody_b, "statement after the output loop", "the G lanes of an output would "
+                                                                                 "all run it");
+            return true;
+        }
+        bool ret = rwl_tok_is(ts, q, "if") && rwl_tok_is(ts, rwl_match_close(ts, q + 1) + 1, "return");
+        if (!rwl_starts_declaration(ts, q) && !ret)
+            return refuse(s, q, "statement before the output loop", "only declarations and `if (...) return;` "
+                                                                     "may come before the output's index");
+        q = e;
+    }
+    return refuse(s, 0, "kernel body", "no grid-stride loop over outputs and no `int i = blockIdx.x * blockDim.x + "
+                                       "threadIdx.x;` at the top of the body: not one thread per output");
+}
+
+/* The whole kernel: nothing but the region's index may read the thread's position. */
+static bool check_kernel(wl_scan *s, const wl_loop *L)
+{
+    const rw_toks *ts = s->ts;
+    size_t ha = L->q_a, hb = L->gs ? L->qbody_a : L->decl_b;
+    for (size_t k = 1; k + 1 < ts->n; k++) {
+        if (k >= ha && k < hb)
+            continue;
+        if (ts->t[k].kind != T_IDENT)
+            continue;
+        const char *p = ts->text + ts->t[k].start;
+        size_t l = ts->t[k].end - ts->t[k].start;
+        if (l >= 5 && !memcmp(p, "hk_wg", 5))
+            return refuse(s, k, "kernel body", "already split over lanes (names hk_wg*)");
+        if (!rwl_is_use(ts, k))
+            continue;
+        if (rwl_tok_is(ts, k, "threadIdx") || rwl_tok_is(ts, k, "blockDim") || rwl_tok_is(ts, k, "gridDim") ||
+            rwl_tok_is(ts, k, "warpSize") || rwl_builtin_x(ts, k, "blockIdx"))
+            return refuse(s, k, "thread index", "`%.*s` outside the output index: each thread would serve another "
+                                                "output", TOK(ts, k));
+        if (rwl_tok_is(ts, k, "__syncthreads") || rwl_tok_is(ts, k, "__syncwarp") || rwl_tok_is(ts, k, "__shared__") ||
+            (l > 6 && !memcmp(p, "__shfl", 6)) || rwl_tok_is(ts, k, "__ballot_sync") ||
+            rwl_tok_is(ts, k, "__any_sync") || rwl_tok_is(ts, k, "__all_sync") || rwl_tok_is(ts, k, "asm") ||
+            rwl_tok_is(ts, k, "__activemask"))
+            return refuse(s, k, "barrier", "`%.*s`: a barrier, warp operation or shared memory", TOK(ts, k));
+        if (k >= L->qbody_a && k < L->qbody_b && rwl_tok_is(ts, k, L->qvar) && rwl_scalar_written(ts, k))
+            return refuse(s, k, "output index", "`%s` is written in the body", L->qvar);
+    }
+    return true;
+}
+
+/* ---- the window ---- */
+
+/* `for (TYPE v = A; v < B; ++v | v++ | v += 1) STMT` at q. */
+static bool for_header(const rw_toks *ts, size_t q, size_t end, wl_for *w)
+{
+    if (!rwl_tok_is(ts, q, "for") || !rwl_tok_is(ts, q + 1, "("))
+        return false;
+    size_t hc = rwl_match_close(ts, q + 1);
+    if (hc + 1 >= end)
+        return false;
+    size_t s1 = 0, s2 = 0, eq = 0;
+    for (size_t k = q + 2; k < hc; k++) {
+        if (rwl_tok_is(ts, k, "(") || rwl_tok_is(ts, k, "[")) {
+            k = rwl_match_close(ts, k);
+            continue;
+        }
+        if (rwl_tok_is(ts, k, ";"))
+            *(s1 ? &s2 : &s1) = k;
+        if (!s1 && !eq && rwl_tok_is(ts, k, "="))
+            eq = k;
+        if (!s1 && rwl_tok_is(ts, k, ","))
+            return false;
+    }
+    if (!s1 || !s2 || !eq || eq < q + 4 || ts->t[eq - 1].kind != T_IDENT || !rwl_declared_here(ts, eq - 1))
+        return false;
+    for (size_t k = q + 2; k < eq - 1; k++)
+        if (ts->t[k].kind != T_IDENT)
+            return false;
+    w->f = q;
+    w->type_a = q + 2;
+    w->type_b = eq - 1;
+    w->var = eq - 1;
+    w->a_a = eq + 1;
+    w->a_b = s1;
+    if (!(s2 > s1 + 3 && is_name(ts, s1 + 1, w->var) && rwl_tok_is(ts, s1 + 2, "<")))
+        return false;
+    w->b_a = s1 + 3;
+    w->b_b = s2;
+    bool step = (hc == s2 + 3 && ((rwl_tok_is(ts, s2 + 1, "++") && is_name(ts, s2 + 2, w->var)) ||
+                                  (is_name(ts, s2 + 1, w->var) && rwl_tok_is(ts, s2 + 2, "++")))) ||
+                (hc == s2 + 4 && is_name(ts, s2 + 1, w->var) && rwl_tok_is(ts, s2 + 2, "+=") &&
+                 rwl_tok_is(ts, s2 + 3, "1"));
+    if (!step || w->a_a >= w->a_b)
+        return false;
+    w->body_a = hc + 1;
+    w->body_b = rwl_stmt_end(ts, hc + 1, end);
+    return w->body_b <= end && w->body_b > w->body_a;
+}
+
+/* The model's loop on the line of token k, or NULL. */
+static const km_loop *model_loop(const wl_scan *s, const km_kernel *km, size_t k)
+{
+    size_t n;
+    const km_loop *lp = km_loops(km, &n);
+    int line = rwl_line_at(s->text, s->ts->t[k].start);
+    for (size_t i = 0; i < n; i++)
+        if ((int)lp[i].line == line && lp[i].kind == KM_LOOP_AFFINE)
+            return &lp[i];
+    return NULL;
+}
+
+/* Are the loop's bounds values of the thread (its index, its grid-stride trip, data it read)? */
+static bool per_thread(const km_kernel *km, const km_loop *l)
+{
+    static const enum km_atom_kind kinds[] = {KM_ATOM_THREAD_IDX, KM_ATOM_BLOCK_IDX, KM_ATOM_READ, KM_ATOM_VAR,
+                                              KM_ATOM_LOOP};
+    for (size_t i = 0; i < HK_ARRAY_LEN(kinds); i++)
+        if (km_form_mentions_kind(km, l->start, kinds[i], -1) || km_form_mentions_kind(km, l->bound, kinds[i], -1))
+            return true;
+    return false;
+}
+
+static bool find_window(wl_scan *s, wl_loop *L, const km_kernel *km)
+{
+    const rw_toks *ts = s->ts;
+    size_t ra = L->gs ? L->qbody_a + 1 : L->decl_b, rb = L->gs ? L->qbody_b - 1 : ts->n - 1;
+    size_t uniform = 0;
+    for (size_t k = ra; k < rb; k++) {
+        if (!rwl_tok_is(ts, k, "for") || in_inner_construct(ts, ra, rb, k))
+            continue;
+        wl_for w;
+        const km_loop *ml = model_loop(s, km, k);
+        if (!for_header(ts, k, rb, &w) || !ml)
+            return refuse(s, k, "loop", "not a counted window loop `for (int v = A; v < B; ++v)` the kernel model "
+                                        "reads (the first loop of the output's code)");
+        if (!per_thread(km, ml)) {
+            if (!uniform)
+                uniform = k;
+            k = w.body_b - 1;
+            continue;
+        }
+        L->w[0] = w;
+        L->dims = 1;
+        /* a second loop: the outer body is that loop alone */
+        size_t ia = w.body_a, ib = w.body_b;
+        if (rwl_tok_is(ts, ia, "{") && rwl_match_close(ts, ia) == ib - 1)
+            ia++, ib--;
+        wl_for w2;
+        if (rwl_tok_is(ts, ia, "for") && rwl_stmt_end(ts, ia, ib) == ib) {
+            if (!for_header(ts, ia, ib, &w2) || !model_loop(s, km, ia))
+                return refuse(s, ia, "inner loop", "not a counted loop `for (int v = A; v < B; ++v)` the kernel "
+                                                   "model reads");
+            if (span_mentions(ts, w2.a_a, w2.a_b, w.var) || span_mentions(ts, w2.b_a, w2.b_b, w.var))
+                return refuse(s, ia, "inner loop", "its bounds depend on the outer counter `%.*s`: not a "
+                                                   "rectangular window", TOK(ts, w.var));
+            L->w[1] = w2;
+            L->dims = 2;
+        }
+        L->win_a = k;
+        L->win_b = w.body_b;
+        /* directly in a braced block */
+        size_t pv = k - 1;
+        if (!(rwl_tok_is(ts, pv, ";") || rwl_tok_is(ts, pv, "{") || rwl_tok_is(ts, pv, "}")))
+            return refuse(s, k, "window loop", "not a statement of a braced block (an `if` or `else` without "
+                                               "braces holds it)");
+        /* the block that holds it, and nothing after that block but closing braces */
+        size_t stack[64], n = 0;
+        for (size_t q = 0; q < k; q++) {
+            if (rwl_tok_is(ts, q, "{")) {
+                if (n == 64)
+                    return refuse(s, q, "block", "nested too deeply");
+                stack[n++] = q;
+            } else if (rwl_tok_is(ts, q, "}") && n)
+                n--;
+        }
+        if (!n)
+            return refuse(s, k, "window loop", "no enclosing block");
+        L->blk_close = rwl_match_close(ts, stack[n - 1]);
+        for (size_t q = L->blk_close + 1; q < rb; q++)
+            if (!rwl_tok_is(ts, q, "}"))
+                return refuse(s, q, "statement after the window's block", "the G lanes of an output would all run "
+                                                                          "it");
+        return true;
+    }
+    if (uniform)
+        return refuse(s, uniform, "loop", "its bounds are the same for every thread (no data-dependent window): "
+                                          "the other rewrites' case");
+    return refuse(s, ra, "output body", "no loop whose bounds are computed per thread (a window to reduce over)");
+}
+
+/* A compare-select at the `if` q of the window's body: true and *g filled, false with no
+ * refusal when it is not one (or with a refusal in s->why). */
+static bool read_select(wl_scan *s, const wl_loop *L, size_t q, size_t end, wl_select *g)
+{
+    const rw_toks *ts = s->ts;
+    size_t c = rwl_match_close(ts, q + 1);
+    if (c >= end)
+        return false;
+    size_t op = 0, nop = 0;
+    for (size_t k = q + 2; k < c; k++) {
+        if (rwl_tok_is(ts, k, "(") || rwl_tok_is(ts, k, "[")) {
+            k = rwl_match_close(ts, k);
+            continue;
+        }
+        if (rwl_tok_is(ts, k, "&&") || rwl_tok_is(ts, k, "||") || rwl_tok_is(ts, k, "?"))
+            return false;
+        if (rwl_tok_is(ts, k, ">") || rwl_tok_is(ts, k, "<") || rwl_tok_is(ts, k, ">=") ||
+            rwl_tok_is(ts, k, "<=") || rwl_tok_is(ts, k, "==") || rwl_tok_is(ts, k, "!="))
+            op = k, nop++;
+    }
+    if (nop != 1)
+        return false;
+    size_t ea, eb, m;
+    bool m_left;
+    if (op == q + 3 && ts->t[q + 2].kind == T_IDENT && !is_decl_of(ts, L->win_a, L->win_b, q + 2, NULL))
+        m = q + 2, m_left = true, ea = op + 1, eb = c;
+    else if (op + 2 == c && ts->t[op + 1].kind == T_IDENT && !is_decl_of(ts, L->win_a, L->win_b, op + 1, NULL))
+        m = op + 1, m_left = false, ea = q + 2, eb = op;
+    else
+        return false;
+    if (rwl_tok_is(ts, op, ">=") || rwl_tok_is(ts, op, "<=") || rwl_tok_is(ts, op, "==") ||
+        rwl_tok_is(ts, op, "!="))
+        return refuse(s, op, "compare", "`%.*s` against `%.*s`: only a strict `<` or `>` keeps the first element "
+                                        "of equal ones, which the merge reproduces", TOK(ts, op), TOK(ts, m));
+    bool gt = rwl_tok_is(ts, op, ">");
+    g->greater = m_left ? !gt : gt;
+    g->iff = q;
+    g->m = m;
+    g->cons_a = c + 1;
+    g->cons_b = rwl_stmt_end(ts, c + 1, end);
+    if (g->cons_b < end && rwl_tok_is(ts, g->cons_b, "else"))
+        return refuse(s, g->cons_b, "else", "the compare-select at line %d has an else branch",
+                      rwl_line_at(s->text, ts->t[q].start));
+    size_t a = g->cons_a, b = g->cons_b;
+    if (rwl_tok_is(ts, a, "{")) {
+        if (rwl_match_close(ts, a) != b - 1)
+            return false;
+        a++, b--;
+    }
+    g->n_sets = 0;
+    bool got_m = false;
+    for (size_t k = a; k < b;) {
+        size_t e = rwl_stmt_end(ts, k, b);
+        if (!(ts->t[k].kind == T_IDENT && rwl_tok_is(ts, k + 1, "=") && e > k + 3 && rwl_tok_is(ts, e - 1, ";")))
+            return refuse(s, k, "compare-select", "its branch does more than assign names (`M = E; I = X;`)");
+        if (is_decl_of(ts, L->win_a, L->win_b, k, NULL))
+            return refuse(s, k, "compare-select", "`%.*s` is declared in the window", TOK(ts, k));
+        for (size_t i = 0; i < g->n_sets; i++)
+            if (same_name(ts, g->sets[i], k))
+                return refuse(s, k, "compare-select", "`%.*s` is assigned twice", TOK(ts, k));
+        if (g->n_sets == WL_SETS)
+            return refuse(s, k, "compare-select", "more than %d names assigned", WL_SETS);
+        if (same_name(ts, k, m)) {
+            if (!same_span(ts, k + 2, e - 1, ea, eb))
+                return refuse(s, k, "compare-select", "`%.*s` is assigned another value than the one compared",
+                              TOK(ts, m));
+            got_m = true;
+        }
+        g->sets[g->n_sets++] = k;
+        k = e;
+    }
+    if (!got_m)
+        return refuse(s, q, "compare-select", "`%.*s` is compared but not assigned the element", TOK(ts, m));
+    /* E and the other values read none of the state */
+    for (size_t i = 0; i < g->n_sets; i++) {
+        if (span_mentions(ts, ea, eb, g->sets[i]))
+            return refuse(s, ea, "compare-select", "the compared value reads `%.*s`", TOK(ts, g->sets[i]));
+        size_t e = rwl_stmt_end(ts, g->sets[i], b);
+        for (size_t j = 0; j < g->n_sets; j++)
+            if (span_mentions(ts, g->sets[i] + 2, e, g->sets[j]))
+                return refuse(s, g->sets[i], "compare-select", "the value assigned to `%.*s` reads `%.*s`",
+                              TOK(ts, g->sets[i]), TOK(ts, g->sets[j]));
+    }
+    return true;
+}
+
+static bool in_select(const wl_loop *L, size_t k, size_t *which)
+{
+    for (size_t i = 0; i < L->n_sel; i++)
+        if (k >= L->sel[i].iff && k < L->sel[i].cons_b) {
+            *which = i;
+            return true;
+        }
+    return false;
+}
+
+/* A literal zero (`0`, `0.0f`, `0.`) at k, followed by `,` or `;`. */
+static bool literal_zero(const rw_toks *ts, size_t k)
+{
+    if (ts->t[k].kind != T_NUMBER || !(rwl_tok_is(ts, k + 1, ";") || rwl_tok_is(ts, k + 1, ",")))
+        return false;
+    char buf[32];
+    snprintf(buf, sizeof buf, "%.*s", TOK(ts, k));
+    size_t l = strlen(buf);
+    while (l && (buf[l - 1] == 'f' || buf[l - 1] == 'F' || buf[l - 1] == 'u' || buf[l - 1] == 'U' ||
+                 buf[l - 1] == 'l' || buf[l - 1] == 'L'))
+        buf[--l] = '\0';
+    char *e;
+    double v = strtod(buf, &e);
+    return l && *e == '\0' && v == 0.0;
+}
+
+/* Is the sum update at k a whole statement (`S += E;`, `S++;`, `++S;`), not a value inside
+ * an expression (`a[S++]`, `x = (S += 1)`)? */
+static bool stmt_start(const rw_toks *ts, size_t k)
+{
+    return rwl_tok_is(ts, k, ";") || rwl_tok_is(ts, k, "{") || rwl_tok_is(ts, k, "}") || rwl_tok_is(ts, k, ")") ||
+           rwl_tok_is(ts, k, "else");
+}
+
+static bool sum_statement(const rw_toks *ts, size_t k)
+{
+    if (rwl_tok_is(ts, k - 1, "++"))
+        return stmt_start(ts, k - 2) && rwl_tok_is(ts, k + 1, ";");
+    if (rwl_tok_is(ts, k + 1, "++"))
+        return stmt_start(ts, k - 1) && rwl_tok_is(ts, k + 2, ";");
+    return stmt_start(ts, k - 1);
+}
+
+static bool read_body(wl_scan *s, wl_loop *L, const km_kernel *km)
+{
+    const rw_toks *ts = s->ts;
+    const wl_for *in = &L->w[L->dims - 1];
+    size_t ba = in->body_a, bb = in->body_b;
+    if (!stores(s, ba, bb, "in the window"))
+        return false;
+    for (size_t k = ba; k < bb; k++)
+        if (rwl_tok_is(ts, k, "return") || rwl_tok_is(ts, k, "goto") ||
+            (rwl_tok_is(ts, k, "break") && !in_inner_construct(ts, ba, bb, k)))
+            return refuse(s, k, "jump", "`%.*s` in the window: the scan would not cover every element",
+                          TOK(ts, k));
+    /* the compare-selects */
+    for (size_t k = ba; k < bb; k++) {
+        if (!rwl_tok_is(ts, k, "if"))
+            continue;
+        wl_select g;
+        if (read_select(s, L, k, bb, &g)) {
+            if (L->n_sel == WL_ACC)
+                return refuse(s, k, "compare-select", "more than %d in one window", WL_ACC);
+            L->sel[L->n_sel++] = g;
+            k = g.cons_b - 1;
+        } else if (s->why[0])
+            return false;
+    }
+    /* every name written in the window: its own locals, the selects' state, or a sum */
+    for (size_t k = ba; k < bb; k++) {
+        if (ts->t[k].kind != T_IDENT || !rwl_is_use(ts, k) || !rwl_scalar_written(ts, k))
+            continue;
+        size_t d;
+        if (is_decl_of(ts, L->win_a, L->win_b, k, &d)) {
+            for (int i = 0; i < L->dims; i++)
+                if (same_name(ts, k, L->w[i].var))
+                    return refuse(s, k, "window counter", "`%.*s` is written in the window", TOK(ts, k));
+            continue;
+        }
+        size_t w;
+        if (in_select(L, k, &w)) {
+            bool ok = false;
+            for (size_t i = 0; i < L->sel[w].n_sets; i++)
+                ok |= L->sel[w].sets[i] == k;
+            if (ok)
+                continue;
+        }
+        bool sum = (rwl_tok_is(ts, k + 1, "+=") || rwl_tok_is(ts, k + 1, "++") || rwl_tok_is(ts, k - 1, "++")) &&
+                   !in_select(L, k, &w);
+        if (sum && !sum_statement(ts, k))
+            return refuse(s, k, "sum", "`%.*s` is updated inside an expression: the lane's partial value would be "
+                                       "used", TOK(ts, k));
+        if (!sum)
+            return refuse(s, k, "state", "`%.*s` is written in the window other than as a sum (`+=`, `++`) or "
+                                         "by a compare-select (`if (E > M) { M = E; I = X; }`)", TOK(ts, k));
+        bool seen = false;
+        for (size_t i = 0; i < L->n_sums; i++)
+            seen |= same_name(ts, L->sums[i], k);
+        if (!seen) {
+            if (L->n_sums == WL_ACC)
+                return refuse(s, k, "sum", "more than %d sums in one window", WL_ACC);
+            L->sums[L->n_sums++] = k;
+        }
+    }
+    if (!L->n_sums && !L->n_sel)
+        return refuse(s, L->win_a, "window loop", "nothing is reduced over the window (no sum and no "
+                                                  "compare-select of a name declared before it)");
+    /* each state name is used in the window only where its update is */
+    for (size_t k = ba; k < bb; k++) {
+        if (ts->t[k].kind != T_IDENT || !rwl_is_use(ts, k))
+            continue;
+        for (size_t i = 0; i < L->n_sums; i++)
+            if (same_name(ts, k, L->sums[i])) {
+                bool upd = rwl_tok_is(ts, k + 1, "++") || rwl_tok_is(ts, k - 1, "++") ||
+                           (rwl_tok_is(ts, k + 1, "+=") && rwl_scalar_written(ts, k));
+                if (!upd)
+                    return refuse(s, k, "sum", "`%.*s` is read in the window: its partial value is the lane's "
+                                               "only", TOK(ts, k));
+                for (size_t j = 0; j < L->n_sel; j++)
+                    for (size_t z = 0; z < L->sel[j].n_sets; z++)
+                        if (same_name(ts, k, L->sel[j].sets[z]))
+                            return refuse(s, k, "sum", "`%.*s` is both summed and selected", TOK(ts, k));
+            }
+        for (size_t j = 0; j < L->n_sel; j++)
+            for (size_t z = 0; z < L->sel[j].n_sets; z++)
+                if (same_name(ts, k, L->sel[j].sets[z]) && k != L->sel[j].sets[z] && k != L->sel[j].m)
+                    return refuse(s, k, "state", "`%.*s` is used in the window outside its compare-select",
+                                  TOK(ts, k));
+    }
+    /* a sum starts from a literal zero, declared before the window and not changed there */
+    size_t na;
+    const km_accumulator *acc = km_accumulators(km, &na);
+    for (size_t i = 0; i < L->n_sums; i++) {
+        size_t d;
+        if (!is_decl_of(ts, 1, L->win_a, L->sums[i], &d))
+            return refuse(s, L->sums[i], "sum", "`%.*s` is not a local declared before the window",
+                          TOK(ts, L->sums[i]));
+        if (!rwl_tok_is(ts, d + 1, "=") || !literal_zero(ts, d + 2))
+            return refuse(s, d, "sum", "`%.*s` does not start from a literal 0: each lane would add its start",
+                          TOK(ts, d));
+        for (size_t k = d + 1; k < L->win_a; k++)
+            if (is_name(ts, k, d) && rwl_scalar_written(ts, k))
+                return refuse(s, k, "sum", "`%.*s` is changed before the window", TOK(ts, k));
+        bool model_sum = false;
+        char nm[64];
+        snprintf(nm, sizeof nm, "%.*s", TOK(ts, d));
+        for (size_t a = 0; a < na; a++)
+            if (acc[a].name && !strcmp(acc[a].name, nm) && acc[a].op == KM_OP_SUM)
+                model_sum = true;
+        if (!model_sum)
+            return refuse(s, d, "sum", "the kernel model does not read `%s` as a sum accumulator", nm);
+    }
+    for (size_t j = 0; j < L->n_sel; j++)
+        for (size_t z = 0; z < L->sel[j].n_sets; z++)
+            if (!is_decl_of(ts, 1, L->win_a, L->sel[j].sets[z], NULL))
+                return refuse(s, L->sel[j].sets[z], "state", "`%.*s` is not a local declared before the window",
+                              TOK(ts, L->sel[j].sets[z]));
+    /* the code before the window (in the region) writes no memory */
+    size_t ra = L->gs ? L->qbody_a + 1 : L->decl_b;
+    return stores(s, ra, L->win_a, "before the window");
+}
+
+/* ---- the text ---- */
+
+/* The innermost body with `hk_wg_pN = hk_wg_k;` put into each compare-select's branch. */
+static int body_text(const wl_scan *s, const wl_loop *L, struct hk_buf *o)
+{
+    const rw_toks *ts = s->ts;
+    const wl_for *in = &L->w[L->dims - 1];
+    uint32_t at = ts->t[in->body_a].start;
+    int rc = HK_OK;
+    for (size_t i = 0; i < L->n_sel && !rc; i++) {
+        const wl_select *g = &L->sel[i];
+        bool braced = rwl_tok_is(ts, g->cons_a, "{");
+        uint32_t p = braced ? ts->t[g->cons_a].end : ts->t[g->cons_a].start;
+        rc = hk_buf_printf(o, "%.*s%s hk_wg_p%zu = hk_wg_k;", (int)(p - at), s->text + at, braced ? "" : "{", i);
+        at = p;
+        if (!rc && !braced) {
+            uint32_t q = ts->t[g->cons_b - 1].end;
+            rc = hk_buf_printf(o, " %.*s }", (int)(q - at), s->text + at);
+            at = q;
+        }
+    }
+    if (!rc)
+        rc = hk_buf_printf(o, "%.*s", (int)(ts->t[in->body_b - 1].end - at), s->text + at);
+    return rc;
+}
+
+static int emit(const wl_scan *s, const wl_loop *L, int G, bool hip, rw_edits *es)
+{
+    const rw_toks *ts = s->ts;
+    int rc;
+    const char *lanes = "    const int hk_wg_lane = (int)(hk_wg_t %% %d);\n"
+                        "    const int hk_wg_np = blockDim.x %% %d == 0 ? %d : 1;   /* G lanes in one warp, else "
+                        "lane 0 alone */";
+    char lb[300];
+    snprintf(lb, sizeof lb, lanes, G, G, G);
+    char *h;
+    if (L->gs)
+        h = hk_asprintf("for (long long hk_wg_t = (long long)blockIdx.x * blockDim.x + threadIdx.x; "
+                        "hk_wg_t / %d < (long long)(%s); hk_wg_t += (long long)blockDim.x * gridDim.x) {\n"
+                        "    /* hk: window_lanes: output hk_wg_t / %d, lane hk_wg_t %% %d of its window */\n"
+                        "    %s %s = (%s)(hk_wg_t / %d);\n%s",
+                        G, L->qbound, G, G, L->qtype, L->qvar, L->qtype, G, lb);
+    else
+        h = hk_asprintf("/* hk: window_lanes: output hk_wg_t / %d, lane hk_wg_t %% %d of its window */\n"
+                        "    const long long hk_wg_t = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n"
+                        "    %s %s = (%s)(hk_wg_t / %d);\n%s",
+                        G, G, L->qtype, L->qvar, L->qtype, G, lb);
+    if (!h)
+        return HK_ENOMEM;
+    if ((rc = rwl_edits_add_owned(es, ts->t[L->q_a].start,
+                                  L->gs ? ts->t[L->qbody_a].end : ts->t[L->decl_b - 1].end, h)))
+        return rc;
+    /* the window */
+    struct hk_buf o;
+    hk_buf_init(&o, RW_TEXT_MAX);
+    const wl_for *w0 = &L->w[0], *w1 = &L->w[1];
+    rc = hk_buf_printf(&o, "{   /* hk: window_lanes: elements k = lane, lane + %d, ... of the window in scan order, "
+                           "then the %d lanes' states merged */\n", G, G);
+    for (size_t i = 0; i < L->n_sel && !rc; i++)
+        rc = hk_buf_printf(&o, "    long long hk_wg_p%zu = 0x7fffffffffffffffLL;   /* the position `%.*s` was "
+                               "taken at */\n", i, TOK(ts, L->sel[i].m));
+    if (!rc)
+        rc = hk_buf_printf(&o, "    const long long hk_wg_a0 = (long long)(%.*s);\n"
+                               "    const long long hk_wg_n0 = (long long)(%.*s) - hk_wg_a0;\n",
+                           SPAN(ts, w0->a_a, w0->a_b), SPAN(ts, w0->b_a, w0->b_b));
+    if (!rc && L->dims == 2)
+        rc = hk_buf_printf(&o, "    const long long hk_wg_a1 = (long long)(%.*s);\n"
+                               "    const long long hk_wg_n1 = (long long)(%.*s) - hk_wg_a1;\n"
+                               "    /* a step of np elements: di rows and dj columns, one carry at most (no division, no "
+                               "loop per element) */\n"
+                               "    const long long hk_wg_di = hk_wg_n1 > 0 ? hk_wg_np / hk_wg_n1 : 0;\n"
+                               "    const long long hk_wg_dj = hk_wg_n1 > 0 ? hk_wg_np %% hk_wg_n1 : 0;\n"
+                               "    const long long hk_wg_nk = hk_wg_n0 > 0 && hk_wg_n1 > 0 ? hk_wg_n0 * hk_wg_n1 : 0;\n"
+                               "    const long long hk_wg_trips = hk_wg_lane < hk_wg_np && hk_wg_lane < hk_wg_nk ? "
+                               "(hk_wg_nk - 1 - hk_wg_lane) / hk_wg_np + 1 : 0;\n"
+                               "    long long hk_wg_k = hk_wg_lane, hk_wg_i = hk_wg_n1 > 0 ? hk_wg_lane / hk_wg_n1 : 0, "
+                               "hk_wg_j = hk_wg_n1 > 0 ? hk_wg_lane %% hk_wg_n1 : 0;\n"
+                               "#pragma unroll 4   /* a counted loop: 4 elements' loads issued before their compares */\n"
+                               "    for (long long hk_wg_s = 0; hk_wg_s < hk_wg_trips;\n"
+                               "         hk_wg_s++, hk_wg_k += hk_wg_np, hk_wg_j += hk_wg_dj, hk_wg_i += hk_wg_di + "
+                               "(hk_wg_j >= hk_wg_n1),\n"
+                               "         hk_wg_j -= hk_wg_j >= hk_wg_n1 ? hk_wg_n1 : 0) {\n"
+                               "        %.*s %.*s = (%.*s)(hk_wg_a0 + hk_wg_i);\n"
+                               "        %.*s %.*s = (%.*s)(hk_wg_a1 + hk_wg_j);\n        ",
+                           SPAN(ts, w1->a_a, w1->a_b), SPAN(ts, w1->b_a, w1->b_b),
+                           SPAN(ts, w0->type_a, w0->type_b), TOK(ts, w0->var), SPAN(ts, w0->type_a, w0->type_b),
+                           SPAN(ts, w1->type_a, w1->type_b), TOK(ts, w1->var), SPAN(ts, w1->type_a, w1->type_b));
+    else if (!rc)
+        rc = hk_buf_printf(&o, "    const long long hk_wg_trips = hk_wg_lane < hk_wg_np && hk_wg_lane < hk_wg_n0 ? "
+                               "(hk_wg_n0 - 1 - hk_wg_lane) / hk_wg_np + 1 : 0;\n"
+                               "    long long hk_wg_k = hk_wg_lane;\n"
+                               "#pragma unroll 4   /* a counted loop: 4 elements' loads issued before their compares */\n"
+                               "    for (long long hk_wg_s = 0; hk_wg_s < hk_wg_trips; hk_wg_s++, hk_wg_k += hk_wg_np) {\n"
+                               "        %.*s %.*s = (%.*s)(hk_wg_a0 + hk_wg_k);\n        ",
+                           SPAN(ts, w0->type_a, w0->type_b), TOK(ts, w0->var), SPAN(ts, w0->type_a, w0->type_b));
+    if (!rc)
+        rc = body_text(s, L, &o);
+    char mask[160];
+    if (G == 32)
+        snprintf(mask, sizeof mask, "0xffffffffu");
+    else
+        snprintf(mask, sizeof mask, "((1u << %d) - 1u) << ((threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * "
+                                    "threadIdx.z)) %% 32u & ~%du)", G, G - 1);
+    if (!rc)
+        rc = hk_buf_printf(&o, "\n    }\n"
+                               "    if (hk_wg_np > 1) {\n"
+                               "        const unsigned hk_wg_mask = %s;\n"
+                               "        (void)hk_wg_mask;\n"
+                               "        for (int hk_wg_off = 1; hk_wg_off < %d; hk_wg_off <<= 1) {\n",
+                           mask, G);
+#define SHFL(v) hip ? "__shfl_xor(" v ", hk_wg_off, %d)" : "__shfl_xor_sync(hk_wg_mask, " v ", hk_wg_off, %d)"
+    for (size_t i = 0; i < L->n_sums && !rc; i++) {
+        char f[200];
+        snprintf(f, sizeof f, "            %%.*s += %s;\n", SHFL("%.*s"));
+        rc = hk_buf_printf(&o, f, TOK(ts, L->sums[i]), TOK(ts, L->sums[i]), G);
+    }
+    for (size_t i = 0; i < L->n_sel && !rc; i++) {
+        const wl_select *g = &L->sel[i];
+        const char *R = g->greater ? ">" : "<";
+        char f[200];
+        rc = hk_buf_printf(&o, "            {   /* better value, or the same and taken earlier */\n");
+        for (size_t z = 0; z < g->n_sets && !rc; z++) {
+            snprintf(f, sizeof f, "                const auto hk_wg_o%zu = %s;\n", z, SHFL("%.*s"));
+            rc = hk_buf_printf(&o, f, TOK(ts, g->sets[z]), G);
+        }
+        snprintf(f, sizeof f, "                const long long hk_wg_op = %s;\n", SHFL("hk_wg_p%zu"));
+        if (!rc)
+            rc = hk_buf_printf(&o, f, i, G);
+        size_t mz = 0;
+        for (size_t z = 0; z < g->n_sets; z++)
+            if (same_name(ts, g->sets[z], g->m))
+                mz = z;
+        if (!rc)
+            rc = hk_buf_printf(&o, "                if (hk_wg_o%zu %s %.*s || (!(%.*s %s hk_wg_o%zu) && hk_wg_op < "
+                                   "hk_wg_p%zu)) {\n",
+                               mz, R, TOK(ts, g->m), TOK(ts, g->m), R, mz, i);
+        for (size_t z = 0; z < g->n_sets && !rc; z++)
+            rc = hk_buf_printf(&o, "                    %.*s = hk_wg_o%zu;\n", TOK(ts, g->sets[z]), z);
+        if (!rc)
+            rc = hk_buf_printf(&o, "                    hk_wg_p%zu = hk_wg_op;\n                }\n            }\n", i);
+    }
+#undef SHFL
+    if (!rc)
+        rc = hk_buf_printf(&o, "        }\n    }\n}");
+    if (!rc)
+        rc = rwl_edits_add(es, ts->t[L->win_a].start, ts->t[L->win_b - 1].end, o.data);
+    hk_buf_free(&o);
+    if (rc)
+        return rc;
+    /* what follows the window in its block: lane 0 alone (every lane holds the merged state) */
+    if (L->win_b < L->blk_close) {
+        if ((rc = rwl_edits_add(es, ts->t[L->win_b].start, ts->t[L->win_b].start, "if (hk_wg_lane == 0) {\n    ")) ||
+            (rc = rwl_edits_add(es, ts->t[L->blk_close - 1].end, ts->t[L->blk_close - 1].end, "\n    }")))
+            return rc;
+    }
+    return HK_OK;
+}
+
+static int rw_window_lanes(const rw_context *ctx, int G, rw_result *out)
+{
+    if (!out)
+        return HK_EINVAL;
+    memset(out, 0, sizeof *out);
+    if (G != 4 && G != 8 && G != 16 && G != 32)
+        return HK_EINVAL;
+    const an_function *f;
+    int rc = rwl_check_kernel(ctx->text, ctx->len, ctx->m, ctx->kernel, &f);
+    if (rc)
+        return rc;
+    rw_toks ts = {0};
+    rw_edits es = {0};
+    km_kernel *km = NULL;
+    wl_scan s = {.text = ctx->text, .len = ctx->len, .ts = &ts, .f = f};
+    if ((rc = rwl_open_body(ctx->text, ctx->len, f, true, &ts, &km, s.why, sizeof s.why)))
+        goto out;
+    wl_loop L;
+    memset(&L, 0, sizeof L);
+    if (!s.why[0] && find_region(&s, &L) && check_kernel(&s, &L) && find_window(&s, &L, km) &&
+        read_body(&s, &L, km))
+        s.why[0] = '\0';
+    if (s.oom) {
+        rc = HK_ENOMEM;
+        goto out;
+    }
+    if (s.why[0]) {
+        rc = rwl_not_applicable(out, hk_asprintf("window_lanes not applicable to kernel %s: %s", f->name, s.why));
+        goto out;
+    }
+    if ((rc = emit(&s, &L, G, ctx->hip, &es)))
+        goto out;
+    char what[200] = "";
+    size_t o = 0;
+    for (size_t i = 0; i < L.n_sel && o < sizeof what; i++)
+        o += (size_t)snprintf(what + o, sizeof what - o, "%s`%.*s` (%s, first taken on ties)", o ? ", " : "",
+                              TOK(&ts, L.sel[i].m), L.sel[i].greater ? "max" : "min");
+    for (size_t i = 0; i < L.n_sums && o < sizeof what; i++)
+        o += (size_t)snprintf(what + o, sizeof what - o, "%s`%.*s` (sum)", o ? ", " : "", TOK(&ts, L.sums[i]));
+    char *desc = hk_asprintf("kernel %s: each output of the %s at line %d gets %d adjacent lanes; the %d-D window "
+                             "of line %d (bounds computed per thread) is split over them in scan order and their "
+                             "states %s are merged with %s: %s; lane 0 runs what follows the window. Launch with "
+                             "the grid multiplied by %d along x",
+                             f->name, L.gs ? "loop" : "index", rwl_line_at(ctx->text, ts.t[L.q_a].start), G, L.dims,
+                             rwl_line_at(ctx->text, ts.t[L.win_a].start), what,
+                             ctx->hip ? "__shfl_xor of width G" : "__shfl_xor_sync",
+                             L.n_sums ? "a compare-select exactly (element, index, ties, NaN, empty windows); a "
+                                        "sum with its additions reordered (the reduction tolerance applies)"
+                                      : "the sequential result exactly, ties, NaN and empty windows included",
+                             G);
+    rc = rwl_finish(ctx->text, ctx->len, ctx->m, f->name, &es, desc, out);
+    if (rc == HK_OK && out->applicable) {
+        out->grid_multiplier = (unsigned)G;
+        out->grid_axis = 0;
+    }
+out:
+    km_free(km);
+    rwl_edits_free(&es);
+    rwl_toks_free(&ts);
+    return rc;
+}
+
+/* ---- registry descriptor (registry.h) ---- */
+static const rw_param wl_params[] = {
+    {.name = "lanes", .type = RW_PARAM_ENUM, .values = {8, 4, 16, 32}, .n_values = 4, .def = 8},
+};
+
+static int emit_window_lanes(const rw_context *c, const int *p, rw_result *out)
+{
+    return rw_window_lanes(c, p[0], out);
+}
+
+const rw_descriptor rw_window_lanes_desc = {
+    .name = "window_lanes",
+    .summary = "a per-output max/argmax or sum over a window whose bounds are computed per thread is split over G "
+               "adjacent lanes in scan order, merged with shuffles keeping the first index on ties (grid x G)",
+    .params = wl_params,
+    .n_params = HK_ARRAY_LEN(wl_params),
+    .flags = RW_ALGORITHM,
+    .emit = emit_window_lanes,
+    .launch = "the spec's grid multiplied by `lanes` along x",
+};

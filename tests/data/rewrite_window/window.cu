@@ -1,0 +1,169 @@
+// window_lanes fixture (issue 13): one thread per output, each reducing over a window whose
+// bounds it computes at run time. Our own kernels, written for the tests.
+#include <cuda_runtime.h>
+#include <float.h>
+
+#define LOOP_OUTPUTS(i, n) for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < (n); i += blockDim.x * gridDim.x)
+
+// Box max pooling with its argmax, in a grid-stride loop: output (b, c, py, px) takes the
+// maximum of bin (py, px) of box b over channel c; boxes hold integer corners (x1, y1, x2,
+// y2) in a float array; an empty bin gives 0 and index -1; a box with a negative width is
+// skipped (its outputs are left as they were).
+__global__ void box_max_pool(const float *feat, const float *boxes, float *out, int *arg, int n_out,
+                             int bins, int channels, int height, int width)
+{
+    for (int o = blockIdx.x * blockDim.x + threadIdx.x; o < n_out; o += blockDim.x * gridDim.x) {
+        int px = o % bins;
+        int py = (o / bins) % bins;
+        int c = (o / bins / bins) % channels;
+        int b = o / bins / bins / channels;
+        float bx1 = boxes[b * 4], by1 = boxes[b * 4 + 1];
+        float bw = boxes[b * 4 + 2] - bx1, bh = boxes[b * 4 + 3] - by1;
+        if (bw < 0.f)
+            continue;
+        int x0 = min(max((int)floorf(bx1 + px * bw / bins), 0), width);
+        int x1 = min(max((int)ceilf(bx1 + (px + 1) * bw / bins), 0), width);
+        int y0 = min(max((int)floorf(by1 + py * bh / bins), 0), height);
+        int y1 = min(max((int)ceilf(by1 + (py + 1) * bh / bins), 0), height);
+        const float *plane = feat + (size_t)c * height * width;
+        float best = (y1 <= y0 || x1 <= x0) ? 0.f : -FLT_MAX;
+        int where = -1;
+        for (int y = y0; y < y1; ++y)
+            for (int x = x0; x < x1; ++x) {
+                float v = plane[y * width + x];
+                if (v > best) {
+                    best = v;
+                    where = y * width + x;
+                }
+            }
+        out[o] = best;
+        arg[o] = where;
+    }
+}
+
+// Adaptive average pooling, one output per thread behind an early return: the window of
+// output (c, oy, ox) is rows [oy * H / OH, ceil((oy + 1) * H / OH)) and likewise columns.
+__global__ void adaptive_avg(const float *in, float *out, int C, int H, int W, int OH, int OW)
+{
+    int idx = blockIdx.x * blockDim.x + threadIdx.x;
+    if (idx >= C * OH * OW)
+        return;
+    int ox = idx % OW, oy = (idx / OW) % OH, c = idx / (OW * OH);
+    int ys = (oy * H) / OH, ye = ((oy + 1) * H + OH - 1) / OH;
+    int xs = (ox * W) / OW, xe = ((ox + 1) * W + OW - 1) / OW;
+    const float *p = in + (size_t)c * H * W;
+    float acc = 0.0f;
+    for (int r = ys; r < ye; r++) {
+        for (int q = xs; q < xe; q++) {
+            acc += p[r * W + q];
+        }
+    }
+    out[idx] = acc / (float)((ye - ys) * (xe - xs));
+}
+
+// Segment minimum with its position and a count, over CSR offsets (1-D windows, empty
+// segments allowed), the minimum spelled `best > v`, behind an if block; through a loop macro.
+__global__ void segment_argmin(const int *offs, const double *val, double *mins, long long *pos,
+                               unsigned *count, int n_seg)
+{
+    LOOP_OUTPUTS(s, n_seg) {
+        double best = 1e300;
+        long long at = -1;
+        unsigned cnt = 0;
+        for (int j = offs[s]; j < offs[s + 1]; j++) {
+            const double v = val[j];
+            if (best > v) {
+                best = v;
+                at = j;
+            }
+            cnt++;
+        }
+        mins[s] = best;
+        pos[s] = at;
+        count[s] = cnt;
+    }
+}
+
+// ---- refused ----
+
+// `>=` keeps the LAST of equal elements.
+__global__ void last_max(const int *offs, const float *val, int *arg, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    float m = -FLT_MAX;
+    int a = -1;
+    for (int j = offs[i]; j < offs[i + 1]; ++j)
+        if (val[j] >= m) {
+            m = val[j];
+            a = j;
+        }
+    arg[i] = a;
+}
+
+// A store inside the window.
+__global__ void window_store(const int *offs, float *val, float *out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    float s = 0.f;
+    for (int j = offs[i]; j < offs[i + 1]; ++j) {
+        s += val[j];
+        val[j] = 0.f;
+    }
+    out[i] = s;
+}
+
+// The window is the same for every thread: a fixed 3-tap sum.
+__global__ void fixed_window(const float *in, float *out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    float s = 0.f;
+    for (int t = 0; t < 3; ++t)
+        s += in[3 * i + t];
+    out[i] = s;
+}
+
+// A sum that starts from the output's old value: each lane would add it.
+__global__ void sum_from_out(const int *offs, const float *val, float *out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    float s = out[i];
+    for (int j = offs[i]; j < offs[i + 1]; ++j)
+        s += val[j];
+    out[i] = s;
+}
+
+// The scan stops at the first negative element.
+__global__ void stop_early(const int *offs, const float *val, float *out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    float s = 0.f;
+    for (int j = offs[i]; j < offs[i + 1]; ++j) {
+        if (val[j] < 0.f)
+            break;
+        s += val[j];
+    }
+    out[i] = s;
+}
+
+// A count used as a value inside the window (`c++` in a subscript): each lane's partial count.
+__global__ void count_in_index(const int *offs, const float *val, float *out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    float s = 0.f;
+    int c = 0;
+    for (int j = offs[i]; j < offs[i + 1]; ++j)
+        s += val[offs[0] + c++];
+    out[i] = s;
+}

@@ -1,0 +1,291 @@
+/* window_lanes (issue 13) run, not only compiled: the three window reductions of
+ * tests/data/rewrite_window/window.cu (a box max pool with its argmax in a grid-stride loop,
+ * an adaptive average pool behind an early return, a 1-D segment minimum with its position
+ * and a count through a loop macro) are rewritten into ONE candidate text per lane count G
+ * (8, 32, 4), and ONE emulated program (emu_block.h) runs each against its original: the
+ * original on its own launch, the candidate on the grid multiplied by G with blocks of 128,
+ * 96 and 36 (not a multiple of 8 or 32: lane 0 alone), three thread orders. The data are
+ * full of ties (values from a handful of integers, -0 beside +0), NaN and -FLT_MAX elements
+ * (never taken), empty windows (0 and -1; 1e300, -1 and 0), skipped boxes, and windows
+ * wider than the G lanes. Max/min, positions and counts must match bit for bit; the mean
+ * within a float reduction's tolerance. Broken copies must differ: the merge's tie rule
+ * reversed (the later of equal elements), and no merge at all. The candidate compiles with
+ * nvcc -arch=sm_90. The refusals (`>=`, a store in the window, a window the same for every
+ * thread, a sum from a value not 0, a break, a count used inside an expression) are checked
+ * through the registry with their lines. */
+#include "analysis/analysis.h"
+#include "core/hk.h"
+#include "rewrites/registry.h"
+#include "rewrites/rewrite.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "test_nvcc.h"
+#include "rw_fixture.h"
+#include "emu_block.h"
+
+static int setup(void **state)
+{
+    (void)state;
+    return rwf_setup("rewrites-emu-window");
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    return rwf_teardown();
+}
+
+static const char *const kernels[] = {"box_max_pool", "adaptive_avg", "segment_argmin"};
+
+/* C++ before main(): one case per kernel; G is the candidate's lane count. */
+static const char helpers_fmt[] =
+    "static const int G = %d;\n"
+    "static const unsigned cblocks[] = {128, 96, 36};\n"
+    "static int bad_box = 0, bad_avg = 0, bad_seg = 0;\n"
+    "static void box_case()\n"
+    "{\n"
+    "    const int C = 3, H = 13, W = 11, bins = 3, B = 6;\n"
+    "    /* x1, y1, x2, y2: inside; over the edges; empty; skipped (negative width); wide (bins\n"
+    "     * of 8x9 > 32 lanes); thin */\n"
+    "    const float bx[B][4] = {{1, 2, 7, 9}, {-3, -2, 15, 20}, {4, 4, 4, 9}, {6, 1, 2, 5}, {-20, -30, 60, 70}, {2, 3, 3, 12}};\n"
+    "    const int n = B * C * bins * bins;\n"
+    "    for (int v = 0; v < 3; v++)\n"
+    "        for (int d = 0; d < 3; d++) {\n"
+    "            emu::schedule = (v + d) %% 3;\n"
+    "            emu::buf<float> feat((size_t)C * H * W), boxes(B * 4), o(n), c(n);\n"
+    "            emu::buf<int> oa(n), ca(n);\n"
+    "            feat.fill_mod(v + 3 * d, 4);\n"
+    "            for (size_t i = 0; i < feat.size(); i++) {\n"
+    "                if (i %% 17 == 5) feat[i] = NAN;\n"
+    "                if (i %% 23 == 7) feat[i] = -FLT_MAX;\n"
+    "                if (feat[i] == 0.f && i %% 2) feat[i] = -0.f;\n"
+    "                if (d == 2) feat[i] = feat[i] - 10.f;   /* all negative: -FLT_MAX matters */\n"
+    "            }\n"
+    "            for (int b = 0; b < B; b++) for (int k = 0; k < 4; k++) boxes[b * 4 + k] = bx[b][k];\n"
+    "            o.set(7); c.set(7); oa.set(5); ca.set(5);\n"
+    "            emu::launch(dim3(1 + v), dim3(64), 0, [&] { orig::box_max_pool(feat, boxes, o, oa, n, bins, C, H, W); });\n"
+    "            emu::launch(dim3((1 + v) * G), dim3(cblocks[d]), 0, [&] { cand::box_max_pool(feat, boxes, c, ca, n, bins, C, H, W); });\n"
+    "            int f = emu::failures;\n"
+    "            emu::expect(\"box_max_pool max\", o, c);\n"
+    "            emu::expect(\"box_max_pool argmax\", oa, ca);\n"
+    "            if (emu::failures != f) { bad_box++; printf(\"  (box: seed %%d, block %%u)\\n\", v, cblocks[d]); }\n"
+    "        }\n"
+    "}\n"
+    "static void avg_case()\n"
+    "{\n"
+    "    const int sz[][5] = {{2, 11, 9, 4, 5}, {3, 10, 12, 1, 1}, {1, 7, 7, 7, 7}, {2, 9, 40, 2, 3}};\n"
+    "    for (int z = 0; z < 4; z++)\n"
+    "        for (int d = 0; d < 3; d++) {\n"
+    "            const int C = sz[z][0], H = sz[z][1], W = sz[z][2], OH = sz[z][3], OW = sz[z][4], n = C * OH * OW;\n"
+    "            emu::schedule = (z + d) %% 3;\n"
+    "            emu::buf<float> in((size_t)C * H * W), o(n), c(n);\n"
+    "            in.fill(z + 7 * d); o.set(3); c.set(3);\n"
+    "            emu::launch(dim3((n + 63) / 64), dim3(64), 0, [&] { orig::adaptive_avg(in, o, C, H, W, OH, OW); });\n"
+    "            emu::launch(dim3((n * G + cblocks[d] - 1) / cblocks[d]), dim3(cblocks[d]), 0, [&] { cand::adaptive_avg(in, c, C, H, W, OH, OW); });\n"
+    "            int f = emu::failures;\n"
+    "            emu::expect(\"adaptive_avg\", o, c, 1e-5, 4.0);\n"
+    "            if (emu::failures != f) { bad_avg++; printf(\"  (avg: size %%d, block %%u)\\n\", z, cblocks[d]); }\n"
+    "        }\n"
+    "}\n"
+    "static void seg_case()\n"
+    "{\n"
+    "    const int lens[] = {3, 0, 1, 70, 0, 0, 9, 33, 2, 64, 5, 0, 17};\n"
+    "    const int ns = sizeof lens / sizeof lens[0];\n"
+    "    for (int v = 0; v < 3; v++)\n"
+    "        for (int d = 0; d < 3; d++) {\n"
+    "            emu::schedule = (v + d + 1) %% 3;\n"
+    "            emu::buf<int> offs(ns + 1);\n"
+    "            offs[0] = 0;\n"
+    "            for (int s = 0; s < ns; s++) offs[s + 1] = offs[s] + lens[s];\n"
+    "            emu::buf<double> val(offs[ns] + 1), o(ns), c(ns);\n"
+    "            val.fill_mod(2 * v + d, 3);\n"
+    "            for (size_t i = 0; i < val.size(); i++) {\n"
+    "                if (i %% 13 == 4) val[i] = NAN;\n"
+    "                if (val[i] == 0.0 && i %% 3 == 1) val[i] = -0.0;\n"
+    "            }\n"
+    "            emu::buf<long long> op(ns), cp(ns);\n"
+    "            emu::buf<unsigned> on(ns), cn(ns);\n"
+    "            o.set(2); c.set(2); op.set(9); cp.set(9); on.set(4); cn.set(4);\n"
+    "            emu::launch(dim3(1), dim3(64), 0, [&] { orig::segment_argmin(offs, val, o, op, on, ns); });\n"
+    "            emu::launch(dim3(G), dim3(cblocks[d]), 0, [&] { cand::segment_argmin(offs, val, c, cp, cn, ns); });\n"
+    "            int f = emu::failures;\n"
+    "            emu::expect(\"segment_argmin min\", o, c);\n"
+    "            emu::expect(\"segment_argmin pos\", op, cp);\n"
+    "            emu::expect(\"segment_argmin count\", on, cn);\n"
+    "            for (int s = 0; s < ns && emu::failures == f; s++)   /* -0 and +0 compare equal: the bits too */\n"
+    "                if (std::signbit(o[s]) != std::signbit(c[s])) { emu::failures++; printf(\"  (seg %%d: the other zero)\\n\", s); }\n"
+    "            if (emu::failures != f) { bad_seg++; printf(\"  (seg: seed %%d, block %%u)\\n\", v, cblocks[d]); }\n"
+    "        }\n"
+    "}\n";
+
+static const char driver[] =
+    "box_case(); avg_case(); seg_case();\n"
+    "printf(\"%d %d %d cases differ\\n\", bad_box, bad_avg, bad_seg);\n";
+
+/* A broken copy: failures are expected; success only when the named kernels differed. */
+static const char driver_broken_ties[] =
+    "box_case(); seg_case();\n"
+    "printf(\"broken ties: %d %d cases differ\\n\", bad_box, bad_seg);\n"
+    "emu::failures = bad_box > 0 && bad_seg > 0 ? 0 : 1;\n";
+static const char driver_broken_merge[] =
+    "box_case(); avg_case(); seg_case();\n"
+    "printf(\"no merge: %d %d %d cases differ\\n\", bad_box, bad_avg, bad_seg);\n"
+    "emu::failures = bad_box > 0 && bad_avg > 0 && bad_seg > 0 ? 0 : 1;\n";
+
+static char *candidate(const char *src, int G)
+{
+    char *cand = strdup(src);
+    assert_non_null(cand);
+    for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++) {
+        int params[RW_MAX_PARAMS] = {G};
+        char *next = emu_rewrite(cand, kernels[i], "window_lanes", params);
+        assert_non_null(strstr(next, "hk: window_lanes"));
+        free(cand);
+        cand = next;
+    }
+    return cand;
+}
+
+static void window_run(void **state)
+{
+    (void)state;
+    SKIP_WITHOUT_EMULATOR();
+    char *src = rwf_data_file("rewrite_window/window.cu");
+    static const int lanes[] = {8, 32, 4};
+    char helpers[sizeof helpers_fmt + 16], tag[32];
+    for (size_t i = 0; i < sizeof lanes / sizeof lanes[0]; i++) {
+        char *cand = candidate(src, lanes[i]);
+        snprintf(helpers, sizeof helpers, helpers_fmt, lanes[i]);
+        snprintf(tag, sizeof tag, "window%d", lanes[i]);
+        emu_run_pair(tmpdir, tag, src, cand, helpers, driver, EMU_OK);
+        free(cand);
+    }
+    /* the tie rule reversed: the later of equal elements wins the merge */
+    char *cand = candidate(src, 8);
+    char *broken = emu_replaced_all(cand, "hk_wg_op < hk_wg_p", "hk_wg_op > hk_wg_p");
+    assert_true(strcmp(broken, cand) != 0);
+    snprintf(helpers, sizeof helpers, helpers_fmt, 8);
+    emu_run_pair(tmpdir, "window_ties", src, broken, helpers, driver_broken_ties, EMU_OK);
+    free(broken);
+    /* no merge: each output keeps lane 0's part of its window */
+    broken = emu_replaced_all(cand, "if (hk_wg_np > 1) {", "if (hk_wg_np > 1 && 0) {");
+    emu_run_pair(tmpdir, "window_nomerge", src, broken, helpers, driver_broken_merge, EMU_OK);
+    free(broken);
+    free(cand);
+    free(src);
+}
+
+/* The candidate compiles for the H100/H200. */
+static void window_nvcc(void **state)
+{
+    (void)state;
+    if (access(NVCC, X_OK) != 0) {
+        print_message("skipped: no nvcc\n");
+        skip();
+    }
+    char *src = rwf_data_file("rewrite_window/window.cu");
+    char *cand = candidate(src, 16);
+    char path[700], cmd[2000];
+    snprintf(path, sizeof path, "%s/window_cand.cu", tmpdir);
+    rwf_write_file(path, cand);
+    snprintf(cmd, sizeof cmd, "'%s' -arch=sm_90 -c '%s' -o '%s/window_cand.o' 2>&1", NVCC, path, tmpdir);
+    assert_int_equal(system(cmd), 0);
+    free(cand);
+    free(src);
+}
+
+/* What the emitted text keeps and says: the grid multiplied by G, the first index on ties,
+ * lane 0 storing, the HIP spelling. */
+static void window_text(void **state)
+{
+    (void)state;
+    char *src = rwf_data_file("rewrite_window/window.cu");
+    fixture fx;
+    load_text(src, &fx);
+    static const struct {
+        const char *kernel, *has, *says;
+    } want[] = {
+        {"box_max_pool", "if (hk_wg_o0 > best || (!(best > hk_wg_o0) && hk_wg_op < hk_wg_p0))", "exactly"},
+        {"adaptive_avg", "acc += __shfl_xor_sync(hk_wg_mask, acc, hk_wg_off, 16);", "reduction tolerance"},
+        {"segment_argmin", "if (hk_wg_o0 < best || (!(best < hk_wg_o0) && hk_wg_op < hk_wg_p0))", "a sum with"},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        for (int hip = 0; hip < 2; hip++) {
+            rw_context ctx = {.text = fx.text, .len = fx.len, .m = fx.m, .kernel = kernel(&fx, want[i].kernel),
+                              .hip = hip};
+            rw_result r;
+            rw_refusal why;
+            int params[RW_MAX_PARAMS] = {16};
+            assert_int_equal(rw_apply_named("window_lanes", &ctx, params, &r, &why), HK_OK);
+            if (!r.applicable)
+                print_message("%s: %s\n", want[i].kernel, r.description);
+            assert_true(r.applicable);
+            if (!hip)
+                assert_non_null(strstr(r.text, want[i].has));
+            else
+                assert_non_null(strstr(r.text, "__shfl_xor(hk_wg_p0, hk_wg_off, 16)") ||
+                                strstr(r.text, "__shfl_xor(acc, hk_wg_off, 16)"));
+            assert_non_null(strstr(r.text, "if (hk_wg_lane == 0) {"));
+            assert_non_null(strstr(r.description, want[i].says));
+            assert_int_equal(r.grid_multiplier, 16);
+            assert_int_equal(r.grid_axis, 0);
+            assert_int_equal(r.grid_divisor, 0);
+            rw_result_free(&r);
+        }
+    }
+    unload(&fx);
+    free(src);
+    assert_int_equal(hk_alloc_live(), 0);
+}
+
+/* Refusals name the construct and its line. */
+static void window_refusals(void **state)
+{
+    (void)state;
+    char *src = rwf_data_file("rewrite_window/window.cu");
+    fixture fx;
+    load_text(src, &fx);
+    static const struct {
+        const char *kernel;
+        int line;
+        const char *words;
+    } cases[] = {
+        {"last_max", 98, "only a strict `<` or `>` keeps the first element"},
+        {"window_store", 114, "through `val` in the window"},
+        {"fixed_window", 126, "its bounds are the same for every thread"},
+        {"sum_from_out", 137, "does not start from a literal 0"},
+        {"stop_early", 152, "`break` in the window"},
+        {"count_in_index", 167, "`c` is updated inside an expression"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        rw_context ctx = {.text = fx.text, .len = fx.len, .m = fx.m, .kernel = kernel(&fx, cases[i].kernel)};
+        rw_refusal why;
+        assert_int_equal(rw_applies(rw_find("window_lanes"), &ctx, NULL, &why), HK_OK);
+        if (why.line != cases[i].line || !strstr(why.reason, cases[i].words))
+            print_message("%s: line %d: %s\n", cases[i].kernel, why.line, why.reason);
+        assert_int_equal(why.line, cases[i].line);
+        assert_non_null(strstr(why.reason, cases[i].words));
+    }
+    unload(&fx);
+    free(src);
+    assert_int_equal(hk_alloc_live(), 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(window_text),
+        cmocka_unit_test(window_refusals),
+        cmocka_unit_test(window_nvcc),
+        cmocka_unit_test(window_run),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
