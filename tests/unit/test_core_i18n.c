@@ -487,7 +487,8 @@ static void said_again_session34(void **state)
 /* What session 35 added (the section "rewrites, session 35"): channel_chunks' and
  * warp_rows' refusals, with the construct and the wrapper, a rows refusal about what lane 0
  * stored, a warp_rows description with its float4 clause, one of channel_chunks' chunk
- * choices (one sentence per way chosen) */
+ * choices (one sentence per way chosen), vectorize's, unroll's, BLAS substitution's, fast
+ * math's, tiled_permute's and online_softmax's refusals */
 static void said_again_session35(void **state)
 {
     (void)state;
@@ -532,6 +533,11 @@ static void said_again_session35(void **state)
               "fast math 不适用于核函数 k：函数体中没有 expf、logf、sinf、cosf、tanf、powf、sincosf、exp10f、"
               "log2f、log10f 调用（也没有参数为 float 的 exp、log、sin 等调用），也没有 float 除法（整数、double "
               "或未知类型的除法保持不变）");
+    said_case("tiled_permute not applicable to kernel k: line 4: an atomic on out besides the permuted copy",
+              "tiled_permute 不适用于核函数 k：第 4 行：除了排列复制之外还有对 out 的原子操作");
+    said_case("online_softmax not applicable to kernel k: the first column loop is not a maximum "
+              "`m = fmaxf(m, x[c])`",
+              "online_softmax 不适用于核函数 k：第一个列循环不是求最大值 `m = fmaxf(m, x[c])`");
 }
 
 int main(void)
