@@ -488,7 +488,7 @@ static void said_again_session34(void **state)
  * warp_rows' refusals, with the construct and the wrapper, a rows refusal about what lane 0
  * stored, a warp_rows description with its float4 clause, one of channel_chunks' chunk
  * choices (one sentence per way chosen), vectorize's, unroll's, BLAS substitution's, fast
- * math's, tiled_permute's and online_softmax's refusals */
+ * math's, tiled_permute's, online_softmax's and stencil_window's refusals */
 static void said_again_session35(void **state)
 {
     (void)state;
@@ -538,6 +538,9 @@ static void said_again_session35(void **state)
     said_case("online_softmax not applicable to kernel k: the first column loop is not a maximum "
               "`m = fmaxf(m, x[c])`",
               "online_softmax 不适用于核函数 k：第一个列循环不是求最大值 `m = fmaxf(m, x[c])`");
+    said_case("stencil_window not applicable to kernel k: line 12: a __shared__ array (tile): the kernel "
+              "already tiles through shared memory",
+              "stencil_window 不适用于核函数 k：第 12 行：有 __shared__ 数组（tile）：核函数已经通过共享内存分块");
 }
 
 int main(void)
