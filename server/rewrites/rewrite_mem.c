@@ -2094,8 +2094,7 @@ int rw_readonly_loads(const char *text, size_t len, const an_model *m, size_t ke
     if (rc)
         return rc;
     if (hip_target)
-        return rwl_not_applicable(out, hk_asprintf(
-            EN(RW_LDG_AMD), f->name));
+        return rwl_not_applicable_to(out, "read-only loads", f->name, HK_MSG_RW_LDG_AMD);
     rw_toks ts = {0};
     rw_edits es = {0};
     struct hk_buf done, skipped;
@@ -2178,8 +2177,9 @@ int rw_readonly_loads(const char *text, size_t len, const an_model *m, size_t ke
             rc = rwl_not_applicable(out, skipped.len ? hk_asprintf(EN(RW_LDG_ALREADY_SKIPPED), f->name, skipped.data)
                                                      : hk_asprintf(EN(RW_LDG_ALREADY), f->name));
         else
-            rc = rwl_not_applicable(out, skipped.len ? hk_asprintf(EN(RW_LDG_NONE_SKIPPED), f->name, skipped.data)
-                                                     : hk_asprintf(EN(RW_LDG_NONE), f->name));
+            rc = skipped.len ? rwl_not_applicable_to(out, "read-only loads", f->name, HK_MSG_RW_LDG_NONE_SKIPPED,
+                                                     skipped.data)
+                             : rwl_not_applicable_to(out, "read-only loads", f->name, HK_MSG_RW_LDG_NONE);
         goto out;
     }
     char *desc = skipped.len ? hk_asprintf(EN(RW_LDG_DESC_SKIPPED), f->name, done.data, skipped.data)
@@ -2951,7 +2951,7 @@ int rw_fast_math(const char *text, size_t len, const an_model *m, size_t kernel,
             /* one sentence per kind of call or division left */
             static const enum hk_msg fm[2][2] = {{HK_MSG_RW_FM_NONE, HK_MSG_RW_FM_NONE_CALLS_LEFT},
                                                  {HK_MSG_RW_FM_NONE_DIVS_LEFT, HK_MSG_RW_FM_NONE_BOTH_LEFT}};
-            rc = rwl_not_applicable(out, hk_asprintf(hk_tr_in(HK_LANG_EN, fm[skipped != 0][oskipped != 0]), f->name));
+            rc = rwl_not_applicable_to(out, "fast math", f->name, fm[skipped != 0][oskipped != 0]);
         }
         goto out;
     }
