@@ -15,11 +15,15 @@
 
 #include "core/buf.h"
 #include "core/hk.h"
+#include "core/i18n.h"
 
 #include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+
+/* stored and machine-read in English; shown through hk_tr_said (docs/i18n.md) */
+#define EN(id) hk_tr_in(HK_LANG_EN, HK_MSG_##id)
 
 #define BLAS_NAME "BLAS substitution"
 /* the host block is a few dozen lines; parameters and expressions are capped by the
@@ -98,7 +102,7 @@ static bool default_stream(const char *s)
  * launches pay for cublasCreate, not the timed ones -- and bound to the legacy default
  * stream, the one the benchmark's CUDA events time. */
 static const char blas_handle_cuda[] =
-    "#ifndef HK_BLAS_HANDLE\n"
+    "#ifndef HK_BLAS_HANDLE\n" /* i18n: not for people */
     "#define HK_BLAS_HANDLE 1\n"
     "static cublasHandle_t hk_blas_handle(void)\n"
     "{\n"
@@ -119,7 +123,7 @@ static const char blas_handle_cuda[] =
     "#endif\n";
 
 static const char blas_handle_hip[] =
-    "#ifndef HK_BLAS_HANDLE\n"
+    "#ifndef HK_BLAS_HANDLE\n" /* i18n: not for people */
     "#define HK_BLAS_HANDLE 1\n"
     "static hipblasHandle_t hk_blas_handle(void)\n"
     "{\n"
@@ -217,11 +221,11 @@ static int host_gemv(struct hk_buf *b, const blas_call *g, const blas_names *nm,
 {
     const char *ty = g->dbl ? "double" : "float";
     int rc = hk_buf_printf(b,
-                           "    if (hk_m <= 0)\n"
+                           "    if (hk_m <= 0)\n" /* i18n: not for people */
                            "        return;                        // no row: the kernel writes nothing\n");
     if (!rc && !strcmp(g->ldc, "1"))
         rc = hk_buf_printf(b,
-                           "    if (hk_n <= 0 && hk_beta == 0) {   // empty rows: y = 0 (scaling would keep a NaN)\n"
+                           "    if (hk_n <= 0 && hk_beta == 0) {   // empty rows: y = 0 (scaling would keep a NaN)\n" /* i18n: not for people */
                            "        hk_st = %s(%s, 0, (size_t)hk_m * sizeof(%s), 0) == 0 ? %s : %s;\n"
                            "    } else ",
                            hip ? "hipMemsetAsync" : "cudaMemsetAsync", g->c, ty, nm->ok,
@@ -230,20 +234,20 @@ static int host_gemv(struct hk_buf *b, const blas_call *g, const blas_names *nm,
         rc = hk_buf_appends(b, "    ");
     if (!rc)
         rc = hk_buf_printf(b,
-                           "if (hk_n <= 0) {            // empty rows: y = beta * y\n"
+                           "if (hk_n <= 0) {            // empty rows: y = beta * y\n" /* i18n: not for people */
                            "        hk_st = %s(hk_h, (int)hk_m, &hk_beta, %s, (int)(%s));\n"
                            "    } else {\n",
                            nm->scal, g->c, g->ldc);
     if (!rc && g->trans_a)
         rc = hk_buf_printf(b,
-                           "        // row-major A (M x N) is the column-major N x M matrix A^T: y = (A^T)^T x\n"
+                           "        // row-major A (M x N) is the column-major N x M matrix A^T: y = (A^T)^T x\n" /* i18n: not for people */
                            "        hk_st = %s(hk_h, %s, (int)hk_n, (int)hk_m, &hk_alpha, %s, (int)(%s), %s, (int)(%s),\n"
                            "                   &hk_beta, %s, (int)(%s));\n"
                            "    }\n",
                            nm->gemv, nm->op_t, g->a, g->lda, g->b, g->ldb, g->c, g->ldc);
     else if (!rc)
         rc = hk_buf_printf(b,
-                           "        // A read by columns is the column-major M x N matrix itself\n"
+                           "        // A read by columns is the column-major M x N matrix itself\n" /* i18n: not for people */
                            "        hk_st = %s(hk_h, %s, (int)hk_m, (int)hk_n, &hk_alpha, %s, (int)(%s), %s, (int)(%s),\n"
                            "                   &hk_beta, %s, (int)(%s));\n"
                            "    }\n",
@@ -262,23 +266,23 @@ static int host_gemm(struct hk_buf *b, const blas_call *g, const blas_names *nm)
     bool t1 = g->col_major ? g->trans_a : g->trans_b, t2 = g->col_major ? g->trans_b : g->trans_a;
     const char *rows = g->col_major ? "hk_m" : "hk_n", *cols = g->col_major ? "hk_n" : "hk_m";
     int rc = hk_buf_printf(b,
-                           "    const long long hk_k = (long long)(%s);\n"
+                           "    const long long hk_k = (long long)(%s);\n" /* i18n: not for people */
                            "    if (hk_m <= 0 || hk_n <= 0)\n"
                            "        return;                        // no output: the kernel writes nothing\n"
                            "    %s\n",
                            g->k,
-                           g->col_major ? "// column-major C = op(A) * op(B): the operands as they stand"
-                                        : "// row-major C = A * B is column-major C^T = B^T * A^T: B first, m and n "
+                           g->col_major ? "// column-major C = op(A) * op(B): the operands as they stand" /* i18n: not for people */
+                                        : "// row-major C = A * B is column-major C^T = B^T * A^T: B first, m and n " /* i18n: not for people */
                                           "swapped");
     if (!rc && g->kind == RWP_BLAS_GEMM)
         rc = hk_buf_printf(b,
-                           "    hk_st = %s(hk_h, %s, %s, (int)%s, (int)%s, (int)(hk_k > 0 ? hk_k : 0), &hk_alpha,\n"
+                           "    hk_st = %s(hk_h, %s, %s, (int)%s, (int)%s, (int)(hk_k > 0 ? hk_k : 0), &hk_alpha,\n" /* i18n: not for people */
                            "                   %s, (int)(%s), %s, (int)(%s), &hk_beta, %s, (int)(%s));\n",
                            nm->gemm, t1 ? nm->op_t : nm->op_n, t2 ? nm->op_t : nm->op_n, rows, cols, first, ld1,
                            second, ld2, g->c, g->ldc);
     else if (!rc)
         rc = hk_buf_printf(b,
-                           "    const long long hk_batch = (long long)(%s);\n"
+                           "    const long long hk_batch = (long long)(%s);\n" /* i18n: not for people */
                            "    if (hk_batch <= 0)\n"
                            "        return;\n"
                            "    hk_st = %s(hk_h, %s, %s, (int)%s, (int)%s, (int)(hk_k > 0 ? hk_k : 0),\n"
@@ -300,7 +304,7 @@ static int host_function(struct hk_buf *b, const char *text, const an_function *
     int rc = hk_buf_appends(b, hip ? blas_handle_hip : blas_handle_cuda);
     if (!rc)
         rc = hk_buf_printf(b,
-                           "// hk rewrite: blas_substitution -- %s computes what kernel %s computed; the\n"
+                           "// hk rewrite: blas_substitution -- %s computes what kernel %s computed; the\n" /* i18n: not for people */
                            "// benchmark program (HK_HOST_CALL_%s) and this file's launch sites call\n"
                            "// hk_host_%s with the kernel's arguments. The kernel above is kept, unused, as\n"
                            "// the reference the substitution was proved against.%s\n"
@@ -308,7 +312,7 @@ static int host_function(struct hk_buf *b, const char *text, const an_function *
                            g->kind == RWP_BLAS_GEMV ? nm->gemv
                            : g->kind == RWP_BLAS_GEMM ? nm->gemm : nm->gemm_batched,
                            k, k, k,
-                           g->from_launch ? "\n// The kernel bounds a size nowhere: its launch does, so the grid and "
+                           g->from_launch ? "\n// The kernel bounds a size nowhere: its launch does, so the grid and " /* i18n: not for people */
                                             "block it\n// would have been launched with come first (grid x block "
                                             "threads, one element each)." : "",
                            k);
@@ -316,7 +320,7 @@ static int host_function(struct hk_buf *b, const char *text, const an_function *
      * launch (HK_HOST_CALL_GRID_: the benchmark program passes the grid and block it
      * evaluated from the spec, the launch sites their own) */
     if (!rc && g->from_launch)
-        rc = hk_buf_printf(b, "#define HK_HOST_CALL_GRID_%s 1\n%s%s"
+        rc = hk_buf_printf(b, "#define HK_HOST_CALL_GRID_%s 1\n%s%s" /* i18n: not for people */
                               "static void hk_host_%s(dim3 hk_grid, dim3 hk_block, %.*s)\n",
                            k, f->template_params ? f->template_params : "", f->template_params ? "\n" : "", k,
                            (int)(pe - ps), text + ps);
@@ -335,7 +339,7 @@ static int host_function(struct hk_buf *b, const char *text, const an_function *
     for (int a = 0; !rc && g->from_launch && a < 3; a++)
         if (g->tile[a][0])
             rc = hk_buf_printf(b,
-                               "    if (hk_block.%c != (unsigned)(%s)) {\n"
+                               "    if (hk_block.%c != (unsigned)(%s)) {\n" /* i18n: not for people */
                                "        fprintf(stderr, \"hk: kernel %s's tiles need blockDim.%c == %%d, the launch has "
                                "%%u\\n\", (int)(%s), hk_block.%c);\n"
                                "        return;\n"
@@ -346,7 +350,7 @@ static int host_function(struct hk_buf *b, const char *text, const an_function *
                            math ? "CUBLAS_TF32_TENSOR_OP_MATH" : "CUBLAS_DEFAULT_MATH");
     if (!rc)
         rc = hk_buf_printf(b,
-                           "    const %s hk_alpha = (%s)(%s), hk_beta = (%s)(%s);\n"
+                           "    const %s hk_alpha = (%s)(%s), hk_beta = (%s)(%s);\n" /* i18n: not for people */
                            "    const long long hk_m = (long long)(%s), hk_n = (long long)(%s);\n"
                            "    %s hk_st;\n",
                            ty, ty, g->alpha, ty, g->beta, g->m, g->n, nm->status_t);
@@ -354,7 +358,7 @@ static int host_function(struct hk_buf *b, const char *text, const an_function *
         rc = g->kind == RWP_BLAS_GEMV ? host_gemv(b, g, nm, hip) : host_gemm(b, g, nm);
     if (!rc)
         rc = hk_buf_printf(b,
-                           "    if (hk_st != %s)\n"
+                           "    if (hk_st != %s)\n" /* i18n: not for people */
                            "        fprintf(stderr, \"hk: %s call for kernel %s failed: status %%d\\n\", (int)hk_st);\n"
                            "}\n",
                            nm->ok, nm->lib, k);
@@ -445,7 +449,7 @@ static bool host_form(const km_kernel *k, km_form f, char *out, size_t n, char *
     if (ok)
         snprintf(out, n, "%s", o.s);
     else if (!bad[0])
-        snprintf(bad, bn, "an expression over %zu bytes", sizeof o.s);
+        snprintf(bad, bn, EN(RW_BLAS_EXPR_TOO_LONG), sizeof o.s);
     return ok;
 }
 
@@ -485,21 +489,20 @@ static const km_access *single_write(const km_kernel *k, const km_class *c, cons
         if (as[i].mode == KM_READ || as[i].space != KM_SPACE_GLOBAL)
             continue;
         if (strcmp(as[i].buffer, c->out) != 0) {
-            snprintf(why, wn, "line %u: the kernel also writes %s, which the library call would not", as[i].line,
+            snprintf(why, wn, EN(RW_BLAS_ALSO_WRITES), as[i].line,
                      as[i].buffer);
             return NULL;
         }
         if (w && !*scale && prescale(w, &as[i])) {
             *scale = w;
         } else if (w) {
-            snprintf(why, wn, "line %u: %s is written a second time (first at line %u), an epilogue the class does "
-                     "not capture", as[i].line, c->out, w->line);
+            snprintf(why, wn, EN(RW_BLAS_WRITTEN_TWICE), as[i].line, c->out, w->line);
             return NULL;
         }
         w = &as[i];
     }
     if (!w)
-        snprintf(why, wn, "the kernel writes no global buffer");
+        snprintf(why, wn, EN(RW_BLAS_NO_GLOBAL_WRITE));
     return w;
 }
 
@@ -523,8 +526,7 @@ static bool guards_cover(const km_kernel *k, const km_class *c, const km_access 
         if (bounds_axis(k, g, c->row_axis, &c->m) ||
             (c->kind == KM_CLASS_GEMM && bounds_axis(k, g, c->col_axis, &c->n)))
             continue;
-        snprintf(why, wn, "line %u: a guard (%s) in force at %s's write (line %u) is not its row's or column's "
-                 "global index < M or N, so it may skip part of %s", g->line, g->op, c->out, w->line, c->out);
+        snprintf(why, wn, EN(RW_BLAS_GUARD), g->line, g->op, c->out, w->line, c->out);
         return false;
     }
     return true;
@@ -560,13 +562,12 @@ static bool scalars_of(const km_kernel *k, const km_access *w, const km_access *
         } else if (!accat && !oldc && rmw_sum && w->element_value.n == 1) {
             ok = scalar_factor(k, t, &al, bad, sizeof bad);   /* C += a*A*B in the loop */
         } else {
-            snprintf(bad, sizeof bad, "a term that is neither alpha*sum nor beta*%s", w->buffer);
+            snprintf(bad, sizeof bad, EN(RW_BLAS_TERM), w->buffer);
             ok = false;
         }
     }
     if (ok && acc && acc->init.n) {
-        snprintf(why, wn, "line %u: the sum %s starts from a value other than 0, an epilogue the class does not "
-                 "capture", acc->line, acc->name ? acc->name : "?");
+        snprintf(why, wn, EN(RW_BLAS_SUM_START), acc->line, acc->name ? acc->name : "?");
         ok = false;
         bad[0] = '\0';
     } else if (ok && acc && acc->element_operand.n == 1) {
@@ -588,7 +589,7 @@ static bool scalars_of(const km_kernel *k, const km_access *w, const km_access *
         if (ok)
             snprintf(g->beta, sizeof g->beta, "%s", be.s);
         else if (!bad[0])
-            snprintf(bad, sizeof bad, "a scaling of %s at line %u that is not one scalar", w->buffer, scale->line);
+            snprintf(bad, sizeof bad, EN(RW_BLAS_SCALING), w->buffer, scale->line);
     } else if (ok) {
         if (rmw_sum && be.n)
             ok = fits(snprintf(g->beta, sizeof g->beta, "1 + %.*s", (int)(sizeof g->beta - 8), be.s), sizeof g->beta);
@@ -596,9 +597,9 @@ static bool scalars_of(const km_kernel *k, const km_access *w, const km_access *
             snprintf(g->beta, sizeof g->beta, "%s", rmw_sum ? "1" : be.n ? be.s : "0");
     }
     if (!ok && !bad[0] && !why[0])
-        snprintf(bad, sizeof bad, "an alpha or beta over %d bytes", RWP_EXPR);
+        snprintf(bad, sizeof bad, EN(RW_BLAS_ALPHA_TOO_LONG), RWP_EXPR);
     if (!ok && bad[0])
-        snprintf(why, wn, "line %u: %s's value holds %s, which the host cannot evaluate", w->line, w->buffer, bad);
+        snprintf(why, wn, EN(RW_BLAS_VALUE_HOLDS), w->line, w->buffer, bad);
     return ok;
 }
 
@@ -638,19 +639,17 @@ static bool class_sizes(const km_kernel *k, const km_class *c, blas_call *g, cha
             continue;
         }
         if (!forms[i].f->known) {
-            snprintf(why, wn, "line %u: %s is not known from the kernel: no guard or loop bounds it (only the launch "
-                     "grid does), and the host call gets only the kernel's arguments", c->line, forms[i].what);
+            snprintf(why, wn, EN(RW_BLAS_SIZE_UNKNOWN), c->line, forms[i].what);
             return false;
         }
         if (!host_form(k, km_cform_view(forms[i].f), forms[i].out, RWP_EXPR, bad, sizeof bad)) {
-            snprintf(why, wn, "line %u: %s uses %s, which the host cannot evaluate", c->line, forms[i].what, bad);
+            snprintf(why, wn, EN(RW_BLAS_USES_UNEVALUABLE), c->line, forms[i].what, bad);
             return false;
         }
     }
     if (g->from_launch && c->kind == KM_CLASS_GEMM && c->row_axis == c->col_axis) {
         /* one thread axis for both: threads walk a diagonal band, not the M x N matrix */
-        snprintf(why, wn, "line %u: rows and columns of %s both come from thread axis %c, so the launch's grid "
-                 "is not an M x N matrix", c->line, c->out, "xyz"[c->row_axis < 0 ? 0 : c->row_axis]);
+        snprintf(why, wn, EN(RW_BLAS_SAME_AXIS), c->line, c->out, "xyz"[c->row_axis < 0 ? 0 : c->row_axis]);
         return false;
     }
     return true;
@@ -661,21 +660,21 @@ static bool class_sizes(const km_kernel *k, const km_class *c, blas_call *g, cha
 static bool class_buffers(const km_kernel *k, const km_class *c, blas_call *g, char *why, size_t wn)
 {
     if ((c->shared_tiles && !c->tiles_seen) || c->n_in != 2) {
-        snprintf(why, wn, "line %u: the product reads __shared__ tiles (already a tiled kernel)", c->line);
+        snprintf(why, wn, EN(RW_BLAS_SHARED_TILES), c->line);
         return false;
     }
     const char *tc = elem_type(k, c->out), *ta = elem_type(k, c->in[0]), *tb = elem_type(k, c->in[1]);
     if (!tc || !ta || !tb) {
-        snprintf(why, wn, "line %u: an operand is not a pointer parameter of the kernel", c->line);
+        snprintf(why, wn, EN(RW_BLAS_OPERAND_NOT_PARAM), c->line);
         return false;
     }
     if (strcmp(tc, ta) || strcmp(tc, tb) || (strcmp(tc, "float") && strcmp(tc, "double"))) {
-        snprintf(why, wn, "line %u: element types %s, %s, %s: only float or double throughout is substituted",
+        snprintf(why, wn, EN(RW_BLAS_ELEM_TYPES),
                  c->line, ta, tb, tc);
         return false;
     }
     if (!strcmp(c->out, c->in[0]) || !strcmp(c->out, c->in[1])) {
-        snprintf(why, wn, "line %u: %s is both read as an operand and written", c->line, c->out);
+        snprintf(why, wn, EN(RW_BLAS_READ_AND_WRITTEN), c->line, c->out);
         return false;
     }
     g->dbl = !strcmp(tc, "double");
@@ -695,13 +694,13 @@ static bool class_call(const km_kernel *k, blas_call *g, char *why, size_t wn)
         return false;
     if (c.kind != KM_CLASS_GEMM && c.kind != KM_CLASS_GEMV) {
         if (c.near == KM_CLASS_GEMM || c.near == KM_CLASS_GEMV)
-            snprintf(why, wn, "line %u: not quite a %s: %s", c.why_line, km_class_name(c.near), c.why);
+            snprintf(why, wn, EN(RW_BLAS_NOT_QUITE), c.why_line, km_class_name(c.near), c.why);
         return false;
     }
     memset(g, 0, sizeof *g);
     g->kind = c.kind == KM_CLASS_GEMV ? RWP_BLAS_GEMV : RWP_BLAS_GEMM;
     if (c.batched) {
-        snprintf(why, wn, "line %u: a batched %s (the class gives batch offsets, not the batch count)", c.line,
+        snprintf(why, wn, EN(RW_BLAS_BATCHED), c.line,
                  km_class_name(c.kind));
         return false;
     }
@@ -714,14 +713,14 @@ static bool class_call(const km_kernel *k, blas_call *g, char *why, size_t wn)
         char bad[160] = "";
         if (c.tile_block[a].known &&
             !host_form(k, km_cform_view(&c.tile_block[a]), g->tile[a], RWP_EXPR, bad, sizeof bad)) {
-            snprintf(why, wn, "line %u: the tiles' block extent along %c uses %s, which the host cannot evaluate",
+            snprintf(why, wn, EN(RW_BLAS_TILE_EXTENT),
                      c.line, "xyz"[a], bad);
             return false;
         }
     }
     if (c.tiles_seen && !g->from_launch) {
         /* the block check needs the launch: a tiled kernel whose sizes it bounds itself */
-        snprintf(why, wn, "line %u: a tiled GEMM whose sizes the kernel bounds (guards) is not substituted yet",
+        snprintf(why, wn, EN(RW_BLAS_TILED_BOUNDED),
                  c.line);
         return false;
     }
@@ -791,7 +790,7 @@ int rw_blas_substitution(const char *text, size_t len, const an_model *m, size_t
     bool by_class;
     hk_buf_init(&b, BLAS_BLOCK_MAX);
     if (hip && math == 1) {
-        reason = "TF32 math is a cuBLAS mode; the hipBLAS substitution is FP32 only";
+        reason = EN(RW_BLAS_TF32_HIP);
         goto na;
     }
     /* the kernel model's class first; the textual matcher for what the class leaves out
@@ -808,7 +807,7 @@ int rw_blas_substitution(const char *text, size_t len, const an_model *m, size_t
         call_from_match(&p, &g);
     }
     if (g.dbl && math == 1) {
-        reason = "TF32 math applies to float; this is a double GEMM/GEMV";
+        reason = EN(RW_BLAS_TF32_DOUBLE);
         goto na;
     }
     {
@@ -819,8 +818,7 @@ int rw_blas_substitution(const char *text, size_t len, const an_model *m, size_t
         for (size_t i = 0; i < HK_ARRAY_LEN(exprs); i++)
             if (!(g.from_launch && i < 2 && !strncmp(exprs[i][1], LAUNCH_EXTENT, strlen(LAUNCH_EXTENT))) &&
                 host_unusable(m, f, exprs[i][1], bad, sizeof bad)) {
-                snprintf(why, sizeof why, "%s (%s) uses %s, which is neither a scalar parameter nor a file-scope "
-                         "constant, so the host call cannot compute it", exprs[i][0], exprs[i][1], bad);
+                snprintf(why, sizeof why, EN(RW_BLAS_HOST_CANNOT), exprs[i][0], exprs[i][1], bad);
                 reason = why;
                 goto na;
             }
@@ -828,7 +826,7 @@ int rw_blas_substitution(const char *text, size_t len, const an_model *m, size_t
     char mac[160];
     snprintf(mac, sizeof mac, "HK_HOST_CALL_%s", f->name);
     if (strstr(text, mac)) {
-        reason = "the file already substitutes this kernel (it defines HK_HOST_CALL_ for it)";
+        reason = EN(RW_BLAS_ALREADY);
         goto na;
     }
     /* the launch sites: hk_host_k(args) replaces k<<<grid, block>>>(args) */
@@ -838,27 +836,24 @@ int rw_blas_substitution(const char *text, size_t len, const an_model *m, size_t
         if (!l->kernel || strcmp(last_part(l->kernel), f->name) != 0)
             continue;
         if (l->form == AN_LAUNCH_CUDA_API) {
-            reason = "a launch through cudaLaunchKernel (its argument array cannot become a call)";
+            reason = EN(RW_BLAS_LAUNCH_KERNEL);
             goto na;
         }
         if (g.from_launch && (!l->grid || !l->block)) {
-            reason = "a launch site without a grid or block, which the library call's sizes come from";
+            reason = EN(RW_BLAS_NO_GRID);
             goto na;
         }
         if (l->n_args != f->n_params || !l->template_args != !f->template_params) {
-            reason = "a launch site passes a different number of arguments, or a template kernel is launched "
-                     "without explicit template arguments";
+            reason = EN(RW_BLAS_ARG_COUNT);
             goto na;
         }
         if (!default_stream(l->stream)) {
-            snprintf(why, sizeof why, "a launch site runs on stream %s; the library call runs on the legacy "
-                     "default stream", l->stream);
+            snprintf(why, sizeof why, EN(RW_BLAS_STREAM), l->stream);
             reason = why;
             goto na;
         }
         if (l->span.start_byte < f->span.end_byte) {
-            reason = "a launch site comes before the kernel's definition, where the host function is not "
-                     "declared yet";
+            reason = EN(RW_BLAS_BEFORE_DEF);
             goto na;
         }
         struct hk_buf call;
@@ -891,17 +886,18 @@ int rw_blas_substitution(const char *text, size_t len, const an_model *m, size_t
     const char *call = g.kind == RWP_BLAS_GEMV ? nm->gemv : g.kind == RWP_BLAS_GEMM ? nm->gemm : nm->gemm_batched;
     const char *layout = g.kind == RWP_BLAS_GEMV ? (g.trans_a ? "row-major A as op T" : "column-major A as op N")
                          : g.col_major ? "column-major C = op(A) op(B)" : "row-major C^T = op(B)^T op(A)^T";
-    char *desc = hk_asprintf("kernel %s: %s (%s math) on %s (%s), %s%s%s; hk_host_%s called by %zu launch site%s and "
-                             "by the benchmark program (HK_HOST_CALL_%s); the kernel is kept unused; link with %s",
+    /* one sentence per plural of the launch sites, with or without the class and the launch's sizes */
+    static const enum hk_msg dm[2][2][2] = {
+        {{HK_MSG_RW_BLAS_DESC_1, HK_MSG_RW_BLAS_DESC_1_G}, {HK_MSG_RW_BLAS_DESC_1_C, HK_MSG_RW_BLAS_DESC_1_CG}},
+        {{HK_MSG_RW_BLAS_DESC_S, HK_MSG_RW_BLAS_DESC_S_G}, {HK_MSG_RW_BLAS_DESC_S_C, HK_MSG_RW_BLAS_DESC_S_CG}},
+    };
+    char *desc = hk_asprintf(hk_tr_in(HK_LANG_EN, dm[n_sites != 1][by_class != 0][g.from_launch != 0]),
                              f->name, call, hip ? "FP32" : g.dbl ? "FP64" : math ? "TF32 tensor-core" : "FP32",
-                             g.a, g.b, layout, by_class ? " (from the kernel model's class)" : "",
-                             g.from_launch ? "; a size the kernel does not bound is the launch's grid x block "
-                                             "(HK_HOST_CALL_GRID_: the launch is passed first)" : "",
-                             f->name, n_sites, n_sites == 1 ? "" : "s", f->name, hip ? "-lhipblas" : "-lcublas");
+                             g.a, g.b, layout, f->name, n_sites, f->name, hip ? "-lhipblas" : "-lcublas");
     rc = rwl_finish(text, len, m, f->name, &es, desc, r);
     goto out;
 na:
-    rc = rwl_not_applicable(r, hk_asprintf(BLAS_NAME " not applicable to kernel %s: %s", f->name, reason));
+    rc = rwl_not_applicable(r, hk_asprintf(EN(RW_NOT_APPLICABLE_TO), BLAS_NAME, f->name, reason));
 out:
     rwl_edits_free(&es);
     hk_buf_free(&b);
@@ -920,7 +916,7 @@ static int emit_blas_substitution(const rw_context *c, const int *p, rw_result *
 
 const rw_descriptor rw_blas_substitution_desc = {
     .name = "blas_substitution",
-    .summary = "a naive SGEMM/SGEMV becomes a cuBLAS/hipBLAS call (math: 0 FP32, 1 TF32)",
+    .summary = "a naive SGEMM/SGEMV becomes a cuBLAS/hipBLAS call (math: 0 FP32, 1 TF32)", /* i18n: not for people */
     .params = blas_substitution_params,
     .n_params = HK_ARRAY_LEN(blas_substitution_params),
     .flags = RW_ALGORITHM | RW_LIBRARY_CALL,

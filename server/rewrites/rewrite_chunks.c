@@ -42,6 +42,7 @@
 
 #include "core/buf.h"
 #include "core/hk.h"
+#include "core/i18n.h"
 #include "model/kmodel.h"
 #include "spec/expr.h"
 #include "spec/spec.h"
@@ -50,6 +51,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* stored and machine-read in English; shown through hk_tr_said (docs/i18n.md) */
+#define EN(id) hk_tr_in(HK_LANG_EN, HK_MSG_##id)
 
 #define CC_COORDS 8
 #define CC_NAMES 64
@@ -179,46 +183,45 @@ static bool expr_scan(cc_scan *s, size_t a, size_t b, bool loads, bool guards, b
     for (size_t q = a; q < b; q++) {
         if (ts->t[q].kind != T_IDENT) {
             if (rwl_tok_is(ts, q, "->") || ((rwl_tok_is(ts, q, "*") || rwl_tok_is(ts, q, "&")) && rwl_unary_position(ts, q)))
-                return refuse(s, q, "memory", "`%.*s`: memory through a pointer the scan cannot follow", TOK(ts, q));
+                return refuse(s, q, "memory", EN(RW_CC_PTR_UNFOLLOWED), TOK(ts, q));
             if (rwl_tok_is_assign_op(ts, q) || rwl_tok_is(ts, q, "++") || rwl_tok_is(ts, q, "--"))
-                return refuse(s, q, "write", "`%.*s` inside an expression of the element", TOK(ts, q));
+                return refuse(s, q, "write", EN(RW_CC_IN_ELEM_EXPR), TOK(ts, q));
             if (rwl_tok_is(ts, q, "[") && !loads)
-                return refuse(s, q, "memory", "a load outside the accumulation");
+                return refuse(s, q, "memory", EN(RW_CC_LOAD_OUTSIDE));
             continue;
         }
         size_t l = ts->t[q].end - ts->t[q].start;
         const char *c = ts->text + ts->t[q].start;
         if (rwl_tok_is(ts, q, "threadIdx") || rwl_tok_is(ts, q, "blockIdx") || rwl_tok_is(ts, q, "blockDim") ||
             rwl_tok_is(ts, q, "gridDim") || rwl_tok_is(ts, q, "warpSize"))
-            return refuse(s, q, "thread index", "`%.*s` in the element: its value would depend on the thread",
+            return refuse(s, q, "thread index", EN(RW_CC_IN_ELEM_THREAD),
                           TOK(ts, q));
         if (l >= 6 && !memcmp(c, "atomic", 6))
-            return refuse(s, q, "atomic", "`%.*s` in the element: not one plain store of one accumulator",
+            return refuse(s, q, "atomic", EN(RW_CC_IN_ELEM_NOT_STORE),
                           TOK(ts, q));
         if ((l >= 6 && (!memcmp(c, "__sync", 6) || !memcmp(c, "__shfl", 6))) || (l >= 8 && !memcmp(c, "__ballot", 8)))
-            return refuse(s, q, "barrier", "`%.*s` in the element", TOK(ts, q));
+            return refuse(s, q, "barrier", EN(RW_CC_IN_ELEM), TOK(ts, q));
         if (rwl_tok_is(ts, q, "return") || rwl_tok_is(ts, q, "goto") || rwl_tok_is(ts, q, "break") ||
             rwl_tok_is(ts, q, "asm"))
-            return refuse(s, q, "early exit", "`%.*s` in the element", TOK(ts, q));
+            return refuse(s, q, "early exit", EN(RW_CC_IN_ELEM), TOK(ts, q));
         if (q + 1 < b && rwl_tok_is(ts, q + 1, "(") && !is_kw(ts, q) && !rwl_is_type_word(ts, q) &&
             !rwp_is_type_word(ts, q) && !rwl_pure_call_name(ts, q) && !pure_callee(s, q))
-            return refuse(s, q, "call", "`%.*s(...)` is not a pure function of its arguments", TOK(ts, q));
+            return refuse(s, q, "call", EN(RW_CC_NOT_PURE), TOK(ts, q));
         if (rwl_same_tok(ts, q, s->lo.v))
-            return refuse(s, q, "counter", "the counter `%.*s` is read other than as the coordinates and the store's "
-                                           "subscript", TOK(ts, q));
+            return refuse(s, q, "counter", EN(RW_CC_COUNTER_READ), TOK(ts, q));
         const an_param *pa = rwp_param_named(s->f, ts, q);
         if (pa && pa->pointer_depth >= 1) {
             if (!loads || !rwl_tok_is(ts, q + 1, "[") || pa->pointer_depth != 1)
-                return refuse(s, q, "memory", "`%.*s` is used other than as a load `%.*s[...]` of the accumulation",
+                return refuse(s, q, "memory", EN(RW_CC_USED_NOT_LOAD),
                               TOK(ts, q), TOK(ts, q));
             if (rw_param_written(s->text, s->len, s->f, pa->name))
-                return refuse(s, q, "memory", "the element reads `%.*s`, which the kernel writes", TOK(ts, q));
+                return refuse(s, q, "memory", EN(RW_CC_ELEM_READS_WRITTEN), TOK(ts, q));
             bool have = false;
             for (size_t i = 0; i < s->n_rd; i++)
                 have |= s->rd[i] == pa;
             if (!have) {
                 if (s->n_rd >= CC_BUFS)
-                    return refuse(s, q, "memory", "more than %d buffers", CC_BUFS);
+                    return refuse(s, q, "memory", EN(RW_CC_TOO_MANY_BUFFERS), CC_BUFS);
                 s->rd[s->n_rd++] = pa;
             }
             continue;
@@ -242,17 +245,17 @@ static bool declaration(cc_scan *s, size_t a, size_t e, size_t *name, size_t *eq
     while (q < e && !rwl_tok_is(ts, q, "=") && !rwl_tok_is(ts, q, ",") && !rwl_tok_is(ts, q, "("))
         q++;
     if (q >= e || !rwl_tok_is(ts, q, "=") || q == a || ts->t[q - 1].kind != T_IDENT || !rwl_declared_here(ts, q - 1))
-        return refuse(s, a, "statement", "`%.*s ...` is not a declaration `T name = value;`", TOK(ts, a));
+        return refuse(s, a, "statement", EN(RW_CC_NOT_DECL), TOK(ts, a));
     for (size_t r = q + 1; r < e; r++)
         if (rwl_tok_is(ts, r, ",") && rwl_declared_here(ts, r + 1))
-            return refuse(s, r, "statement", "more than one declarator in a statement");
+            return refuse(s, r, "statement", EN(RW_CC_MULTI_DECLARATOR));
     if (name_of(s, q - 1) >= 0 || rwp_param_named(s->f, ts, q - 1))
-        return refuse(s, q - 1, "statement", "`%.*s` is declared twice (or hides a parameter)", TOK(ts, q - 1));
+        return refuse(s, q - 1, "statement", EN(RW_CC_DECLARED_TWICE), TOK(ts, q - 1));
     for (size_t t = 0; t < s->n_co; t++)
         if (rwl_same_tok(ts, s->co_name[t], q - 1))
             return refuse(s, q - 1, "statement", "`%.*s` hides a coordinate", TOK(ts, q - 1));
     if (s->n_names >= CC_NAMES)
-        return refuse(s, q - 1, "statement", "more than %d locals", CC_NAMES);
+        return refuse(s, q - 1, "statement", EN(RW_CC_TOO_MANY_LOCALS), CC_NAMES);
     s->names[s->n_names] = q - 1;
     s->vary[s->n_names] = s->guard[s->n_names] = false;
     s->n_names++;
@@ -276,7 +279,7 @@ static bool nest_level(cc_scan *s, size_t a, size_t b)
     for (size_t p = a; p < b;) {
         size_t e = stmt_end(ts, p, b);
         if (e <= p || e > b)
-            return refuse(s, p, "statement", "a statement the scan cannot delimit");
+            return refuse(s, p, "statement", EN(RW_CC_UNDELIMITED));
         bool dep;
         if (rwl_tok_is(ts, p, "for") && rwl_tok_is(ts, p + 1, "(")) {
             size_t hc = rwl_match_close(ts, p + 1), dn = 0, de = 0;
@@ -291,7 +294,7 @@ static bool nest_level(cc_scan *s, size_t a, size_t b)
             for (size_t q = s1; q < hc; q++) {
                 if ((rwl_tok_is_assign_op(ts, q) || rwl_tok_is(ts, q, "++") || rwl_tok_is(ts, q, "--")) &&
                     !(q > s1 && rwl_same_tok(ts, q - 1, dn)) && !(rwl_same_tok(ts, q + 1, dn)))
-                    return refuse(s, q, "loop nest", "the loop header writes other than its own counter");
+                    return refuse(s, q, "loop nest", EN(RW_CC_HEADER_WRITES));
             }
             bool d2;
             size_t s2 = s1 + 1;
@@ -307,8 +310,7 @@ static bool nest_level(cc_scan *s, size_t a, size_t b)
                     dep3 |= rwl_same_tok(ts, q, s->co_name[s->cj]) || (n >= 0 && s->vary[n]);
                 }
             if (dep || d2 || dep3)
-                return refuse(s, p, "loop nest", "the loop's bounds depend on `%.*s`: the chunk's elements would "
-                                                 "take other paths", TOK(ts, s->co_name[s->cj]));
+                return refuse(s, p, "loop nest", EN(RW_CC_BOUNDS_DEPEND), TOK(ts, s->co_name[s->cj]));
             size_t ba = hc + 1, bb = e;
             if (rwl_tok_is(ts, ba, "{"))
                 ba++, bb--;
@@ -321,18 +323,18 @@ static bool nest_level(cc_scan *s, size_t a, size_t b)
                       (rwl_tok_is(ts, q, "{") && rwl_tok_is(ts, q + 1, "continue") && rwl_tok_is(ts, q + 2, ";") &&
                        rwl_tok_is(ts, q + 3, "}") && q + 4 == e);
             if (!ok)
-                return refuse(s, p, "statement", "an `if` other than `if (cond) continue;` in the loop nest");
+                return refuse(s, p, "statement", EN(RW_CC_IF_IN_NEST));
             if (!expr_scan(s, p + 2, hc, false, false, &dep))
                 return false;
             if (dep)
-                return refuse(s, p, "loop nest", "the `continue` condition depends on `%.*s`",
+                return refuse(s, p, "loop nest", EN(RW_CC_CONTINUE_DEPENDS),
                               TOK(ts, s->co_name[s->cj]));
         } else if (rwl_same_tok(ts, p, s->acc_name) && rwl_tok_is(ts, p + 1, "+=")) {
             if (s->upd_e)
-                return refuse(s, p, "accumulator", "a second update of `%.*s`", TOK(ts, p));
+                return refuse(s, p, "accumulator", EN(RW_CC_SECOND_UPDATE), TOK(ts, p));
             for (size_t q = p + 2; q + 1 < e; q++)
                 if (rwl_same_tok(ts, q, s->acc_name))
-                    return refuse(s, q, "accumulator", "the update reads `%.*s`", TOK(ts, q));
+                    return refuse(s, q, "accumulator", EN(RW_CC_UPDATE_READS), TOK(ts, q));
             if (!expr_scan(s, p + 2, e - 1, true, false, &dep))
                 return false;
             s->upd_a = p;
@@ -348,15 +350,14 @@ static bool nest_level(cc_scan *s, size_t a, size_t b)
             s->vary[s->n_names - 1] = dep;
             if (dep) {
                 if (s->n_vdecl >= CC_NAMES)
-                    return refuse(s, p, "statement", "too many declarations");
+                    return refuse(s, p, "statement", EN(RW_CC_TOO_MANY_DECLS));
                 s->vdecl[s->n_vdecl][0] = p;
                 s->vdecl[s->n_vdecl][1] = e;
                 s->vdecl[s->n_vdecl][2] = a;
                 s->n_vdecl++;
             }
         } else
-            return refuse(s, p, "statement", "`%.*s ...` in the loop nest: only loops, `if (...) continue;`, "
-                                             "declarations and the update `acc += ...`", TOK(ts, p));
+            return refuse(s, p, "statement", EN(RW_CC_NEST_ONLY), TOK(ts, p));
         p = e;
     }
     return true;
@@ -372,8 +373,7 @@ static bool coordinate(cc_scan *s, size_t a, size_t e, size_t u)
     const rw_toks *ts = s->ts;
     size_t dn, eq;
     if (!rwl_starts_declaration(ts, a))
-        return refuse(s, a, "coordinate", "`%.*s ...` reads the counter `%.*s` outside a coordinate's declaration "
-                                          "`int c = %.*s / A %% C;`", TOK(ts, a), TOK(ts, s->lo.v), TOK(ts, s->lo.v));
+        return refuse(s, a, "coordinate", EN(RW_CC_COUNTER_OUTSIDE_COORD), TOK(ts, a), TOK(ts, s->lo.v), TOK(ts, s->lo.v));
     if (!declaration(s, a, e - 1, &dn, &eq))
         return false;
     s->n_names--; /* coordinates are not body locals */
@@ -381,7 +381,7 @@ static bool coordinate(cc_scan *s, size_t a, size_t e, size_t u)
     while (q < e && rwl_tok_is(ts, q, "("))
         q++, opens++;
     if (!rwl_same_tok(ts, q, s->lo.v))
-        return refuse(s, q, "coordinate", "`%.*s` is not a coordinate `%.*s / A %% B` of the counter", TOK(ts, dn),
+        return refuse(s, q, "coordinate", EN(RW_CC_NOT_COORD), TOK(ts, dn),
                       TOK(ts, s->lo.v));
     q++;
     size_t divs = 0;
@@ -397,7 +397,7 @@ static bool coordinate(cc_scan *s, size_t a, size_t e, size_t u)
         }
         bool d = rwl_tok_is(ts, q, "/"), m = rwl_tok_is(ts, q, "%");
         if ((!d && !m) || mod)
-            return refuse(s, q, "coordinate", "`%.*s` in the coordinate `%.*s`: only `/ F` then one `%% F`",
+            return refuse(s, q, "coordinate", EN(RW_CC_COORD_OPS),
                           TOK(ts, q), TOK(ts, dn));
         size_t fq = q + 1;
         const an_param *pa = rwp_param_named(s->f, ts, fq);
@@ -407,11 +407,10 @@ static bool coordinate(cc_scan *s, size_t a, size_t e, size_t u)
             if (rwl_same_tok(ts, k, fq) && (rwl_declared_here(ts, k) || (rwl_is_use(ts, k) && rwl_scalar_written(ts, k))))
                 kept = false;
         if (!lit && !kept)
-            return refuse(s, fq, "coordinate", "the factor `%.*s` is not an integer parameter the kernel keeps or a "
-                                               "literal", TOK(ts, fq));
+            return refuse(s, fq, "coordinate", EN(RW_CC_FACTOR), TOK(ts, fq));
         if (d) {
             if (divs >= CC_COORDS - 1)
-                return refuse(s, fq, "coordinate", "more than %d divisions", CC_COORDS - 1);
+                return refuse(s, fq, "coordinate", EN(RW_CC_TOO_MANY_DIVS), CC_COORDS - 1);
             s->cdv[u][divs++] = fq;
         } else {
             mod = true;
@@ -420,7 +419,7 @@ static bool coordinate(cc_scan *s, size_t a, size_t e, size_t u)
         q = fq + 1;
     }
     if (opens)
-        return refuse(s, a, "coordinate", "unbalanced parentheses in `%.*s`", TOK(ts, dn));
+        return refuse(s, a, "coordinate", EN(RW_CC_UNBALANCED), TOK(ts, dn));
     s->cndv[u] = divs;
     s->co_a[u] = a;
     s->co_e[u] = e;
@@ -458,18 +457,17 @@ static bool order_coords(cc_scan *s)
             if (nd[w] == t)
                 u = w;
         if (u == n)
-            return refuse(s, a[0], "coordinate", "no coordinate divides the counter %zu times", t);
+            return refuse(s, a[0], "coordinate", EN(RW_CC_NO_COORD_DIVIDES), t);
         for (size_t w = u + 1; w < n; w++)
             if (nd[w] == t)
-                return refuse(s, a[w], "coordinate", "two coordinates divide the counter %zu times", t);
+                return refuse(s, a[w], "coordinate", EN(RW_CC_TWO_COORDS_DIVIDE), t);
         if ((t + 1 < n) != (fc[u] != 0))
-            return refuse(s, a[u], "coordinate", t + 1 < n ? "`%.*s` is not the last coordinate but takes no modulus"
-                                                           : "`%.*s` (the last coordinate) takes a modulus",
+            return refuse(s, a[u], "coordinate", t + 1 < n ? EN(RW_CC_NOT_LAST_NO_MOD)
+                                                           : EN(RW_CC_LAST_MOD),
                           TOK(ts, nm[u]));
         for (size_t i = 0; i < t; i++)
             if (!rwl_same_tok(ts, dv[u][i], s->fac[i]))
-                return refuse(s, dv[u][i], "coordinate", "coordinate %zu divides by `%.*s`, not by the moduli of the "
-                                                         "coordinates before it, in order", t, TOK(ts, dv[u][i]));
+                return refuse(s, dv[u][i], "coordinate", EN(RW_CC_COORD_DIVISOR), t, TOK(ts, dv[u][i]));
         s->co_a[t] = a[u];
         s->co_e[t] = e[u];
         s->co_name[t] = nm[u];
@@ -496,45 +494,45 @@ static bool read_chunks(cc_scan *s, size_t cj)
     for (size_t p = ba; p < bb;) {
         size_t e = stmt_end(ts, p, bb);
         if (e <= p || n >= HK_ARRAY_LEN(stmts))
-            return refuse(s, p, "statement", "a statement the scan cannot delimit");
+            return refuse(s, p, "statement", EN(RW_CC_UNDELIMITED));
         stmts[n++] = p;
         p = e;
     }
     stmts[n] = bb;
     if (n < s->n_co + 3)
-        return refuse(s, ba, "loop body", "not coordinates, an accumulator, one loop nest and one store");
+        return refuse(s, ba, "loop body", EN(RW_CC_NOT_SHAPE));
     /* the store: P[i] = acc; */
     size_t sa = stmts[n - 1];
     const an_param *pb = rwp_param_named(s->f, ts, sa);
     if (!pb || pb->pointer_depth != 1 || !rwl_tok_is(ts, sa + 1, "[") || !rwl_same_tok(ts, sa + 2, s->lo.v) ||
         !rwl_tok_is(ts, sa + 3, "]") || !rwl_tok_is(ts, sa + 4, "=") || ts->t[sa + 5].kind != T_IDENT ||
         !rwl_tok_is(ts, sa + 6, ";") || sa + 7 != bb)
-        return refuse(s, sa, "store", "the body does not end with one store `P[%.*s] = acc;`", TOK(ts, s->lo.v));
+        return refuse(s, sa, "store", EN(RW_CC_NO_FINAL_STORE), TOK(ts, s->lo.v));
     s->st_a = sa;
     s->st_e = bb;
     s->st_buf = sa;
     s->acc_name = sa + 5;
     for (size_t q = ba; q < bb; q++)
         if (q != sa && rwl_same_tok(ts, q, sa))
-            return refuse(s, q, "store", "the kernel names `%.*s` again: it may read what a chunk wrote", TOK(ts, q));
+            return refuse(s, q, "store", EN(RW_CC_NAMES_AGAIN), TOK(ts, q));
     for (size_t q = 1; q + 1 < ts->n; q++)
         if ((q < ba || q >= bb) && !in_sibling(s, q) && rwl_same_tok(ts, q, sa) && rwl_is_use(ts, q))
-            return refuse(s, q, "store", "`%.*s` is used outside the loop", TOK(ts, q));
+            return refuse(s, q, "store", EN(RW_CC_USED_OUTSIDE_LOOP), TOK(ts, q));
     /* the nest and the accumulator */
     size_t na = stmts[n - 2], aa = stmts[n - 3];
     if (!rwl_tok_is(ts, na, "for"))
-        return refuse(s, na, "loop nest", "the statement before the store is not a loop");
+        return refuse(s, na, "loop nest", EN(RW_CC_BEFORE_STORE_NOT_LOOP));
     size_t an, aeq;
     if (!declaration(s, aa, stmts[n - 2] - 1, &an, &aeq))
         return false;
     if (!rwl_same_tok(ts, an, s->acc_name))
-        return refuse(s, aa, "accumulator", "the stored `%.*s` is not declared just before the loop nest",
+        return refuse(s, aa, "accumulator", EN(RW_CC_STORED_NOT_DECLARED),
                       TOK(ts, s->acc_name));
     bool dep;
     if (!expr_scan(s, aeq + 1, stmts[n - 2] - 1, false, true, &dep))
         return false;
     if (dep)
-        return refuse(s, aa, "accumulator", "the accumulator's start depends on `%.*s`", TOK(ts, s->co_name[cj]));
+        return refuse(s, aa, "accumulator", EN(RW_CC_ACC_START_DEPENDS), TOK(ts, s->co_name[cj]));
     s->n_names--; /* the accumulator is handled apart */
     s->acc_a = aa;
     s->acc_dn = an;
@@ -547,7 +545,7 @@ static bool read_chunks(cc_scan *s, size_t cj)
     for (size_t i = s->n_co; i < n - 3; i++) {
         size_t dn, de;
         if (!rwl_starts_declaration(ts, stmts[i]))
-            return refuse(s, stmts[i], "statement", "`%.*s ...` before the accumulator is not a declaration",
+            return refuse(s, stmts[i], "statement", EN(RW_CC_BEFORE_ACC_NOT_DECL),
                           TOK(ts, stmts[i]));
         if (!declaration(s, stmts[i], stmts[i + 1] - 1, &dn, &de))
             return false;
@@ -558,17 +556,16 @@ static bool read_chunks(cc_scan *s, size_t cj)
     if (!nest_level(s, na, stmts[n - 1]))
         return false;
     if (!s->upd_e)
-        return refuse(s, na, "accumulator", "the loop nest never updates `%.*s` with `+=`", TOK(ts, s->acc_name));
+        return refuse(s, na, "accumulator", EN(RW_CC_NEVER_UPDATES), TOK(ts, s->acc_name));
     /* the c-dependent declarations all lie in the update's block, before it */
     for (size_t i = 0; i < s->n_vdecl; i++)
         if (s->vdecl[i][2] != s->blk_a || s->vdecl[i][0] > s->upd_a)
-            return refuse(s, s->vdecl[i][0], "loop nest", "a declaration that depends on `%.*s` outside the "
-                                                          "update's block, or after it",
+            return refuse(s, s->vdecl[i][0], "loop nest", EN(RW_CC_DECL_DEPENDS),
                           TOK(ts, s->co_name[cj]));
     /* the accumulator is named by its declaration, its update and the store only */
     for (size_t q = ba; q < bb; q++)
         if (rwl_same_tok(ts, q, s->acc_name) && q != an && q != s->upd_a && q != sa + 5)
-            return refuse(s, q, "accumulator", "`%.*s` is read or written elsewhere", TOK(ts, q));
+            return refuse(s, q, "accumulator", EN(RW_CC_ELSEWHERE), TOK(ts, q));
     /* the loads of the update whose subscript does not depend on c */
     for (size_t q = s->upd_a + 2; q + 1 < s->upd_e; q++) {
         const an_param *pa = rwp_param_named(s->f, ts, q);
@@ -579,7 +576,7 @@ static bool read_chunks(cc_scan *s, size_t cj)
             return false;
         if (!dep) {
             if (s->n_ld >= CC_LOADS)
-                return refuse(s, q, "load", "more than %d loads to share", CC_LOADS);
+                return refuse(s, q, "load", EN(RW_CC_TOO_MANY_SHARED_LOADS), CC_LOADS);
             s->ld[s->n_ld][0] = q;
             s->ld[s->n_ld][1] = cl;
             s->n_ld++;
@@ -587,19 +584,18 @@ static bool read_chunks(cc_scan *s, size_t cj)
         q = cl;
     }
     if (!s->n_ld)
-        return refuse(s, s->upd_a, "load", "every load of the update depends on `%.*s`: nothing for the chunk to "
-                                           "share", TOK(ts, s->co_name[cj]));
+        return refuse(s, s->upd_a, "load", EN(RW_CC_ALL_LOADS_DEPEND), TOK(ts, s->co_name[cj]));
     /* the store may not alias a load: __restrict__, or no launch in the file passes both */
     for (size_t r = 0; r < s->n_rd; r++) {
         const an_param *rp = s->rd[r];
         if (pb->is_restrict || rp->is_restrict)
             continue;
         if (rp == pb)
-            return refuse(s, sa, "store", "the loop writes `%s`, which it reads", pb->name);
+            return refuse(s, sa, "store", EN(RW_CC_LOOP_WRITES_READ), pb->name);
         const an_launch *la = rwl_launch_passing_twice(s->m, s->f, (size_t)(pb - s->f->params),
                                                        (size_t)(rp - s->f->params));
         if (la)
-            return refuse(s, sa, "store", "the launch at line %u passes `%s` as both %s and %s",
+            return refuse(s, sa, "store", EN(RW_CC_LAUNCH_ALIAS),
                           la->span.start_row + 1, la->args[pb - s->f->params], pb->name, rp->name);
     }
     return true;
@@ -638,7 +634,7 @@ static int put_coords(struct hk_buf *o, const cc_scan *s, const char *k, bool co
             rc = t == s->cj ? hk_buf_printf(o, " = hk_cc_c0 + %s;\n", k) : hk_buf_printf(o, " = hk_cc_d%zu;\n", t);
     }
     if (!rc && counter)
-        rc = hk_buf_printf(o, "const long long %.*s = hk_cc_base + (hk_cc_c0 + %s) * hk_cc_sj;\n", TOK(ts, s->lo.v), k);
+        rc = hk_buf_printf(o, "const long long %.*s = hk_cc_base + (hk_cc_c0 + %s) * hk_cc_sj;\n", TOK(ts, s->lo.v), k); /* i18n: not for people */
     return rc;
 }
 
@@ -649,31 +645,31 @@ static int put_head(struct hk_buf *o, const cc_scan *s, int CK)
     const rw_toks *ts = s->ts;
     const char *text = s->text;
     size_t K = s->n_co;
-    int rc = hk_buf_printf(o, "{   /* hk: channel_chunks: a thread takes %d elements that differ only in `%.*s` "
+    int rc = hk_buf_printf(o, "{   /* hk: channel_chunks: a thread takes %d elements that differ only in `%.*s` " /* i18n: not for people */
                               "and loads what does not depend on it once */\n",
                            CK, TOK(ts, s->co_name[s->cj]));
     if (!rc)
-        rc = hk_buf_printf(o, "    auto hk_cc_n = (%.*s);\n    bool hk_cc_ok = hk_cc_n >= 0;\n    long long hk_cc_plane = 1;\n",
+        rc = hk_buf_printf(o, "    auto hk_cc_n = (%.*s);\n    bool hk_cc_ok = hk_cc_n >= 0;\n    long long hk_cc_plane = 1;\n", /* i18n: not for people */
                            (int)(ts->t[s->lo.bnd_b - 1].end - ts->t[s->lo.bnd_a].start), text + ts->t[s->lo.bnd_a].start);
     for (size_t t = 0; t + 1 < K && !rc; t++)
-        rc = hk_buf_printf(o, "    const long long hk_cc_f%zu = (long long)(%.*s);\n"
+        rc = hk_buf_printf(o, "    const long long hk_cc_f%zu = (long long)(%.*s);\n" /* i18n: not for people */
                               "    hk_cc_ok = hk_cc_ok && hk_cc_f%zu > 0 && hk_cc_plane <= 0x0fffffffffffffffLL / hk_cc_f%zu;\n"
                               "    if (hk_cc_ok)\n        hk_cc_plane *= hk_cc_f%zu;\n",
                            t, TOK(ts, s->fac[t]), t, t, t);
     /* the last coordinate (no modulus) counts to ceil(n / plane): its chunks cover that */
     bool last = s->cj + 1 == K;
     if (!rc && !last)
-        rc = hk_buf_printf(o, "    const long long hk_cc_cb = hk_cc_ok ? (hk_cc_f%zu + %d) / %d : 0;\n"
+        rc = hk_buf_printf(o, "    const long long hk_cc_cb = hk_cc_ok ? (hk_cc_f%zu + %d) / %d : 0;\n" /* i18n: not for people */
                               "    const long long hk_cc_total = hk_cc_ok ? (((long long)hk_cc_n + hk_cc_plane - 1) / "
                               "hk_cc_plane) * (hk_cc_plane / hk_cc_f%zu) * hk_cc_cb : 0;\n",
                            s->cj, CK - 1, CK, s->cj);
     else if (!rc)
-        rc = hk_buf_printf(o, "    const long long hk_cc_cb = hk_cc_ok ? (((long long)hk_cc_n + hk_cc_plane - 1) / "
+        rc = hk_buf_printf(o, "    const long long hk_cc_cb = hk_cc_ok ? (((long long)hk_cc_n + hk_cc_plane - 1) / " /* i18n: not for people */
                               "hk_cc_plane + %d) / %d : 0;\n"
                               "    const long long hk_cc_total = hk_cc_ok ? hk_cc_plane * hk_cc_cb : 0;\n",
                            CK - 1, CK);
     if (!rc)
-        rc = hk_buf_appends(o, "    if (hk_cc_ok) {\n"
+        rc = hk_buf_appends(o, "    if (hk_cc_ok) {\n" /* i18n: not for people */
                                "    for (long long hk_j = blockIdx.x * (long long)blockDim.x + threadIdx.x; hk_j < hk_cc_total;"
                                " hk_j += (long long)blockDim.x * gridDim.x) {\n"
                                "    long long hk_cc_r = hk_j, hk_cc_base = 0, hk_cc_s = 1, hk_cc_sj = 1;\n");
@@ -681,9 +677,9 @@ static int put_head(struct hk_buf *o, const cc_scan *s, int CK)
         char fn[32];
         snprintf(fn, sizeof fn, t == s->cj ? "hk_cc_cb" : "hk_cc_f%zu", t);
         if (t + 1 < K)
-            rc = hk_buf_printf(o, "    const long long hk_cc_d%zu = hk_cc_r %% %s;\n    hk_cc_r /= %s;\n", t, fn, fn);
+            rc = hk_buf_printf(o, "    const long long hk_cc_d%zu = hk_cc_r %% %s;\n    hk_cc_r /= %s;\n", t, fn, fn); /* i18n: not for people */
         else
-            rc = hk_buf_printf(o, "    const long long hk_cc_d%zu = hk_cc_r;\n", t);
+            rc = hk_buf_printf(o, "    const long long hk_cc_d%zu = hk_cc_r;\n", t); /* i18n: not for people */
         if (!rc)
             rc = t == s->cj ? hk_buf_printf(o, "    hk_cc_sj = hk_cc_s;\n")
                             : hk_buf_printf(o, "    hk_cc_base += hk_cc_d%zu * hk_cc_s;\n", t);
@@ -694,7 +690,7 @@ static int put_head(struct hk_buf *o, const cc_scan *s, int CK)
     if (!last)
         snprintf(inrange, sizeof inrange, "hk_cc_c0 + hk_k < hk_cc_f%zu && ", s->cj);
     if (!rc)
-        rc = hk_buf_printf(o, "    const long long hk_cc_c0 = hk_cc_d%zu * %d;\n"
+        rc = hk_buf_printf(o, "    const long long hk_cc_c0 = hk_cc_d%zu * %d;\n" /* i18n: not for people */
                               "    int hk_cc_kn = 0;\n#pragma unroll\n    for (int hk_k = 0; hk_k < %d; hk_k++) {\n"
                               "        const long long hk_i = hk_cc_base + (hk_cc_c0 + hk_k) * hk_cc_sj;\n"
                               "        if (hk_cc_kn == hk_k && %shk_i < (long long)hk_cc_n) {\n"
@@ -753,7 +749,7 @@ static int emit_chunks(cc_scan *s, int CK, struct hk_buf *o)
     }
     /* a chunk whose guards differ: the original body per element */
     if (!rc)
-        rc = hk_buf_appends(o, "    if (!hk_cc_same) {\n    for (int hk_k = 0; hk_k < hk_cc_kn; hk_k++) {\n");
+        rc = hk_buf_appends(o, "    if (!hk_cc_same) {\n    for (int hk_k = 0; hk_k < hk_cc_kn; hk_k++) {\n"); /* i18n: not for people */
     if (!rc)
         rc = put_coords(o, s, "hk_k", true);
     if (!rc)
@@ -770,7 +766,7 @@ static int emit_chunks(cc_scan *s, int CK, struct hk_buf *o)
     if (!rc)
         rc = hk_buf_append(o, text + ts->t[s->acc_a].start, ts->t[s->acc_dn].start - ts->t[s->acc_a].start);
     if (!rc)
-        rc = hk_buf_printf(o, "hk_cc_acc[%d];\n#pragma unroll\n    for (int hk_k = 0; hk_k < %d; hk_k++)\n"
+        rc = hk_buf_printf(o, "hk_cc_acc[%d];\n#pragma unroll\n    for (int hk_k = 0; hk_k < %d; hk_k++)\n" /* i18n: not for people */
                               "        hk_cc_acc[hk_k] = %.*s;\n",
                            CK, CK, (int)(ts->t[s->acc_init_e - 1].end - ts->t[s->acc_init_a].start),
                            text + ts->t[s->acc_init_a].start);
@@ -792,7 +788,7 @@ static int emit_chunks(cc_scan *s, int CK, struct hk_buf *o)
             rc = hk_buf_appends(o, ";\n");
     }
     if (!rc)
-        rc = hk_buf_printf(o, "#pragma unroll\n        for (int hk_k = 0; hk_k < %d; hk_k++)\n"
+        rc = hk_buf_printf(o, "#pragma unroll\n        for (int hk_k = 0; hk_k < %d; hk_k++)\n" /* i18n: not for people */
                               "        if (hk_k < hk_cc_kn) {\n        ",
                            CK);
     if (!rc)
@@ -816,7 +812,7 @@ static int emit_chunks(cc_scan *s, int CK, struct hk_buf *o)
     if (!rc)
         rc = hk_buf_append(o, text + ts->t[s->upd_e - 1].end, ts->t[s->nest_e - 1].end - ts->t[s->upd_e - 1].end);
     if (!rc)
-        rc = hk_buf_printf(o, "\n#pragma unroll\n    for (int hk_k = 0; hk_k < %d; hk_k++)\n"
+        rc = hk_buf_printf(o, "\n#pragma unroll\n    for (int hk_k = 0; hk_k < %d; hk_k++)\n" /* i18n: not for people */
                               "        if (hk_k < hk_cc_kn)\n            %.*s[hk_cc_base + (hk_cc_c0 + hk_k) * hk_cc_sj] = hk_cc_acc[hk_k];\n"
                               "    }\n    } else {\n    ",
                            CK, TOK(ts, s->st_buf));
@@ -1115,15 +1111,14 @@ static bool ls_check(ls_state *L, int st, size_t a, size_t b, bool writes)
     for (size_t q = a; q < b; q++) {
         if (ts->t[q].kind != T_IDENT) {
             if (rwl_tok_is(ts, q, "->") || ((rwl_tok_is(ts, q, "*") || rwl_tok_is(ts, q, "&")) && rwl_unary_position(ts, q)))
-                return LSREF(L, st, q, "memory", "`%.*s`: memory through a pointer the scan cannot follow", TOK(ts, q));
+                return LSREF(L, st, q, "memory", EN(RW_CC_PTR_UNFOLLOWED), TOK(ts, q));
             if (rwl_tok_is_assign_op(ts, q) || rwl_tok_is(ts, q, "++") || rwl_tok_is(ts, q, "--")) {
                 bool ok = writes && q > a && ((rwl_tok_is_assign_op(ts, q) && ls_var_at(L, st, q - 1) &&
                                               (q - 1 == a || rwl_tok_is(ts, q - 2, "="))) ||
                                              (!rwl_tok_is_assign_op(ts, q) && q == a + 1 && ls_var_at(L, st, a)));
                 ok = ok || (writes && !rwl_tok_is_assign_op(ts, q) && q == a && q + 2 == b && ls_var_at(L, st, q + 1));
                 if (!ok)
-                    return LSREF(L, st, q, "write", "`%.*s` writes other than a local of the element at the start of "
-                                                 "a statement", TOK(ts, q));
+                    return LSREF(L, st, q, "write", EN(RW_CC_WRITES_NOT_LOCAL), TOK(ts, q));
             }
             continue;
         }
@@ -1131,37 +1126,34 @@ static bool ls_check(ls_state *L, int st, size_t a, size_t b, bool writes)
         const char *c = ts->text + ts->t[q].start;
         if (rwl_tok_is(ts, q, "threadIdx") || rwl_tok_is(ts, q, "blockIdx") || rwl_tok_is(ts, q, "blockDim") ||
             rwl_tok_is(ts, q, "gridDim") || rwl_tok_is(ts, q, "warpSize"))
-            return LSREF(L, st, q, "thread index", "`%.*s` in the element: its value would depend on the thread",
+            return LSREF(L, st, q, "thread index", EN(RW_CC_IN_ELEM_THREAD),
                          TOK(ts, q));
         if ((l >= 6 && (!memcmp(c, "atomic", 6) || !memcmp(c, "__sync", 6) || !memcmp(c, "__shfl", 6))) ||
             (l >= 8 && !memcmp(c, "__ballot", 8)))
-            return LSREF(L, st, q, "atomic", "`%.*s` in the element", TOK(ts, q));
+            return LSREF(L, st, q, "atomic", EN(RW_CC_IN_ELEM), TOK(ts, q));
         if (rwl_tok_is(ts, q, "return") || rwl_tok_is(ts, q, "goto") || rwl_tok_is(ts, q, "asm") ||
             rwl_tok_is(ts, q, "__shared__") || rwl_tok_is(ts, q, "static") || rwl_tok_is(ts, q, "volatile"))
-            return LSREF(L, st, q, "early exit", "`%.*s` in the element", TOK(ts, q));
+            return LSREF(L, st, q, "early exit", EN(RW_CC_IN_ELEM), TOK(ts, q));
         bool member = q > 0 && (rwl_tok_is(ts, q - 1, ".") || rwl_tok_is(ts, q - 1, "->") || rwl_tok_is(ts, q - 1, "::"));
         if (member)
             continue;
         ls_var *sv = ls_var_at(L, st, q);
         if (sv && sv->sptr)
-            return LSREF(L, st, q, "store", "the store pointer `%.*s` is used other than in `*%.*s = v;` and "
-                                          "`%.*s += e;`", TOK(ts, q), TOK(ts, q), TOK(ts, q));
+            return LSREF(L, st, q, "store", EN(RW_CC_STORE_PTR_USE), TOK(ts, q), TOK(ts, q), TOK(ts, q));
         bool tparam = st == 0 && ls_type_param(L, ts, q);
         for (size_t i = 0; i < L->st[st].n_tp; i++)
             tparam |= strlen(L->st[st].tp[i]) == l && !memcmp(L->st[st].tp[i], c, l);
         /* a call with template arguments, `f<T>(...)`, is a call of f */
         size_t ta = ls_template_args_end(ts, q, b);
         if (ta && !tparam && !rwl_is_type_word(ts, q) && !rwp_is_type_word(ts, q) && !ls_cast_word(ts, q))
-            return LSREF(L, st, q, "call", "`%.*s<...>(...)`: a call with template arguments (only `%.*s<...>(args);` "
-                                           "whose results are reference parameters is read)", TOK(ts, q), TOK(ts, q));
+            return LSREF(L, st, q, "call", EN(RW_CC_TEMPLATE_CALL), TOK(ts, q), TOK(ts, q));
         if (q + 1 < b && rwl_tok_is(ts, q + 1, "(") && !is_kw(ts, q) && !rwl_is_type_word(ts, q) &&
             !rwp_is_type_word(ts, q) && !rwl_pure_call_name(ts, q) && !tparam && !ls_var_at(L, st, q)) {
             bool pure = false;
             if (st == 0)
                 pure = pure_callee(s, q) || (L->keep_calls && ls_reader(s, ts, q));
             if (!pure)
-                return LSREF(L, st, q, "call", "`%.*s(...)` is not a pure function of its arguments (a call to a "
-                                             "function of the file is inlined only as `T v = f(...);`)", TOK(ts, q));
+                return LSREF(L, st, q, "call", EN(RW_CC_NOT_PURE_INLINE), TOK(ts, q));
         }
         if (st != 0)
             continue;
@@ -1169,25 +1161,23 @@ static bool ls_check(ls_state *L, int st, size_t a, size_t b, bool writes)
         if (pa && pa->pointer_depth >= 1) {
             for (size_t i = 0; i < L->n_stored; i++)
                 if (L->stored[i] == pa && !null_test_at(ts, q))
-                    return LSREF(L, st, q, "store", "the element names `%.*s`, which it stores to, other than in "
-                                                  "`%.*s[%.*s] = ...`", TOK(ts, q), TOK(ts, q), TOK(ts, s->lo.v));
+                    return LSREF(L, st, q, "store", EN(RW_CC_ELEM_NAMES_STORED), TOK(ts, q), TOK(ts, q), TOK(ts, s->lo.v));
             /* inside the element nothing writes through a pointer (ls_check's rules); outside it, the
              * kernel's own statements before the loop may not write or pass the buffer on */
             for (size_t r = 1; r + 1 < s->ts->n; r++)
                 if ((r < s->lo.ba || r >= s->lo.bb) && !in_sibling(s, r) && rwl_same_tok(s->ts, r, q) && rwl_is_use(s->ts, r) &&
                     rwl_occurrence_writes(s->ts, r))
-                    return LSREF(L, st, q, "memory", "the element reads `%.*s`, which the kernel writes (or passes "
-                                                  "on) at line %d", TOK(ts, q), rwl_line_at(s->text, s->ts->t[r].start));
+                    return LSREF(L, st, q, "memory", EN(RW_CC_ELEM_READS_WRITTEN_AT), TOK(ts, q), rwl_line_at(s->text, s->ts->t[r].start));
             bool have = false;
             for (size_t i = 0; i < s->n_rd; i++)
                 have |= s->rd[i] == pa;
             if (!have) {
                 if (s->n_rd >= CC_BUFS)
-                    return LSREF(L, st, q, "memory", "more than %d buffers", CC_BUFS);
+                    return LSREF(L, st, q, "memory", EN(RW_CC_TOO_MANY_BUFFERS), CC_BUFS);
                 s->rd[s->n_rd++] = pa;
             }
         } else if (pa && ts->t[q + 1].kind != T_IDENT && rwl_tok_is_assign_op(ts, q + 1))
-            return LSREF(L, st, q, "write", "the element writes the parameter `%.*s`", TOK(ts, q));
+            return LSREF(L, st, q, "write", EN(RW_CC_ELEM_WRITES_PARAM), TOK(ts, q));
     }
     return true;
 }
@@ -1200,7 +1190,7 @@ static bool ls_declare(ls_state *L, int st, size_t k, const char *name)
 {
     ls_var *v = ls_add(L, name);
     if (!v)
-        return LSREF(L, st, k, "statement", "more than %d locals", LS_VARS);
+        return LSREF(L, st, k, "statement", EN(RW_CC_TOO_MANY_LOCALS), LS_VARS);
     v->decl = true;
     for (size_t t = 0; t < L->s->n_co; t++)
         if (t != L->s->cj && rwl_same_tok(L->s->ts, L->s->co_name[t], k) && st == 0)
@@ -1268,15 +1258,14 @@ static int ls_returns(ls_state *L, int gi, const size_t *stm, size_t n_stm, size
             return 1;
         }
         if (!rwl_tok_is(gt, q, "if") || !rwl_tok_is(gt, q + 1, "("))
-            return LSREF(L, 0, a, "call", "`%.*s` returns other than by `return e;` or `if (c) return e;` at its top "
-                                         "level", TOK(ts, a)) ? 0 : -1;
+            return LSREF(L, 0, a, "call", EN(RW_CC_RETURNS_OTHER), TOK(ts, a)) ? 0 : -1;
         size_t c = rwl_match_close(gt, q + 1), r = c + 1;
         bool br = rwl_tok_is(gt, r, "{");
         if (br)
             r++;
         size_t re = rwl_stmt_end(gt, r, e);
         if (!rwl_tok_is(gt, r, "return") || re != (br ? e - 1 : e) || (br && !rwl_tok_is(gt, e - 1, "}")))
-            return LSREF(L, 0, a, "call", "`%.*s`: an `if` with more than `return e;`", TOK(ts, a)) ? 0 : -1;
+            return LSREF(L, 0, a, "call", EN(RW_CC_IF_MORE_THAN_RETURN), TOK(ts, a)) ? 0 : -1;
         if (!ls_check(L, gi, q + 2, c, false) || !ls_check(L, gi, r + 1, re - 1, false))
             return -1;
         L->nd[asg].a = r + 1;
@@ -1302,7 +1291,7 @@ static int ls_returns(ls_state *L, int gi, const size_t *stm, size_t n_stm, size
         items[(*n_items)++] = node;
         return 1;
     }
-    return LSREF(L, 0, a, "call", "`%.*s` does not end with `return e;`", TOK(ts, a)) ? 0 : -1;
+    return LSREF(L, 0, a, "call", EN(RW_CC_NO_END_RETURN), TOK(ts, a)) ? 0 : -1;
 }
 
 /* A call `f(args)` at [a, b) of st to a function of the file: inlined into the list as a
@@ -1319,11 +1308,11 @@ static int ls_inline(ls_state *L, int st, size_t a, size_t b, const char *target
     if (!g)
         return 0;
     if (L->n_st >= LS_STREAMS)
-        return LSREF(L, st, a, "call", "more than %d calls to inline", LS_STREAMS - 1) ? 0 : -1;
+        return LSREF(L, st, a, "call", EN(RW_CC_TOO_MANY_INLINE), LS_STREAMS - 1) ? 0 : -1;
     ls_stream *G = &L->st[L->n_st];
     memset(G, 0, sizeof *G);
     if (rwl_lex(s->text, g->body_span.start_byte, g->body_span.end_byte, &G->own) != HK_OK || G->own.n < 2)
-        return LSREF(L, st, a, "call", "`%.*s`'s body cannot be read", TOK(ts, a)) ? 0 : -1;
+        return LSREF(L, st, a, "call", EN(RW_CC_BODY_UNREADABLE), TOK(ts, a)) ? 0 : -1;
     G->ts = &G->own;
     int gi = (int)L->n_st++;
     snprintf(G->pre, sizeof G->pre, "hk_in%d_", gi);
@@ -1337,7 +1326,7 @@ static int ls_inline(ls_state *L, int st, size_t a, size_t b, const char *target
         }
         if (rwl_tok_is(ts, q, ",") || q == b - 1) {
             if (n_args >= 16 || q == p)
-                return LSREF(L, st, a, "call", "`%.*s(...)`: an argument list the scan cannot read", TOK(ts, a)) ? 0 : -1;
+                return LSREF(L, st, a, "call", EN(RW_CC_ARGS_UNREADABLE), TOK(ts, a)) ? 0 : -1;
             args[n_args][0] = p;
             args[n_args][1] = q;
             n_args++;
@@ -1345,7 +1334,7 @@ static int ls_inline(ls_state *L, int st, size_t a, size_t b, const char *target
         }
     }
     if (n_args != g->n_params)
-        return LSREF(L, st, a, "call", "`%.*s(...)` passes %zu arguments to %zu parameters (defaults are not read)",
+        return LSREF(L, st, a, "call", EN(RW_CC_ARG_COUNT),
                      TOK(ts, a), n_args, g->n_params) ? 0 : -1;
     for (size_t i = 0; i < n_args; i++)
         if (!ls_check(L, st, args[i][0], args[i][1], false))
@@ -1365,7 +1354,7 @@ static int ls_inline(ls_state *L, int st, size_t a, size_t b, const char *target
             } else if (rwl_tok_is(&tt, q, ",") && q + 2 < tt.n && !rwl_tok_is(&tt, q + 1, "typename") &&
                        !rwl_tok_is(&tt, q + 1, "class")) {
                 rwl_toks_free(&tt);
-                return LSREF(L, st, a, "call", "`%.*s` has a template parameter that is not a type", TOK(ts, a)) ? 0 : -1;
+                return LSREF(L, st, a, "call", EN(RW_CC_TEMPLATE_NOT_TYPE), TOK(ts, a)) ? 0 : -1;
             }
         rwl_toks_free(&tt);
         for (size_t t = 0; t < G->n_tp; t++) {
@@ -1400,15 +1389,14 @@ static int ls_inline(ls_state *L, int st, size_t a, size_t b, const char *target
                     G->tv[t] = ls_str(L, ab, na);
             }
             if (!G->tv[t])
-                return LSREF(L, st, a, "call", "`%.*s`'s template parameter `%s` is not deduced from a declared "
-                                             "argument", TOK(ts, a), G->tp[t]) ? 0 : -1;
+                return LSREF(L, st, a, "call", EN(RW_CC_TEMPLATE_NOT_DEDUCED), TOK(ts, a), G->tp[t]) ? 0 : -1;
         }
     }
     /* the callee's locals and parameters are renamed */
     for (size_t i = 0; i < g->n_params; i++) {
         if (!g->params[i].name || !g->params[i].name[0] || strchr(g->params[i].type ? g->params[i].type : "", '&') ||
             G->n_loc >= 96)
-            return LSREF(L, st, a, "call", "`%.*s` takes a parameter by reference (or unnamed)", TOK(ts, a)) ? 0 : -1;
+            return LSREF(L, st, a, "call", EN(RW_CC_BY_REFERENCE), TOK(ts, a)) ? 0 : -1;
         G->loc[G->n_loc++] = g->params[i].name;
     }
     for (size_t q = 1; q + 1 < gt->n; q++)
@@ -1457,13 +1445,13 @@ static int ls_inline(ls_state *L, int st, size_t a, size_t b, const char *target
         }
         rwl_toks_free(&ht);
         if (!n || !strcmp(rt, "void"))
-            return LSREF(L, st, a, "call", "`%.*s` returns no value", TOK(ts, a)) ? 0 : -1;
+            return LSREF(L, st, a, "call", EN(RW_CC_NO_VALUE), TOK(ts, a)) ? 0 : -1;
     }
     const char *rtype = ls_str(L, rt, strlen(rt));
     /* the block: parameters from the arguments, then the body with its returns */
     int blk = ls_node_new(L, LS_BLOCK, gi);
     if (blk < 0)
-        return LSREF(L, st, a, "statement", "too many statements") ? 0 : -1;
+        return LSREF(L, st, a, "statement", EN(RW_CC_TOO_MANY_STMTS)) ? 0 : -1;
     int items[96], n_items = 0;
     for (size_t i = 0; i < g->n_params; i++) {
         int d = ls_node_new(L, LS_DECL, gi);
@@ -1516,7 +1504,7 @@ static int ls_inline(ls_state *L, int st, size_t a, size_t b, const char *target
     for (size_t q = 1; q + 1 < gt->n;) {
         size_t e = stmt_end(gt, q, gt->n - 1);
         if (e <= q || n_stm >= 128)
-            return LSREF(L, st, a, "call", "`%.*s`'s body: a statement the scan cannot delimit", TOK(ts, a)) ? 0 : -1;
+            return LSREF(L, st, a, "call", EN(RW_CC_BODY_UNDELIMITED), TOK(ts, a)) ? 0 : -1;
         stm[n_stm++] = q;
         q = e;
     }
@@ -1723,7 +1711,7 @@ static int ls_out_call(ls_state *L, int st, size_t p, size_t e, int *node)
             q = rwl_match_close(ts, q);
         else if ((rwl_tok_is(ts, q, ",") || q == cl) && q > at) {
             if (na >= 16)
-                return (void)LSREF(L, st, p, "call", "`%.*s(...)` has more than 16 arguments", TOK(ts, p)), -1;
+                return (void)LSREF(L, st, p, "call", EN(RW_CC_TOO_MANY_ARGS), TOK(ts, p)), -1;
             arg[na][0] = at, arg[na][1] = q, na++;
             at = q + 1;
         }
@@ -1736,30 +1724,28 @@ static int ls_out_call(ls_state *L, int st, size_t p, size_t e, int *node)
             continue;
         defs++;
         if (g->body_span.end_byte <= g->body_span.start_byte || g->n_params != na)
-            return (void)LSREF(L, st, p, "call", "`%.*s(...)`: a definition without a body or with another number of "
-                                           "parameters", TOK(ts, p)), -1;
+            return (void)LSREF(L, st, p, "call", EN(RW_CC_NO_DEFINITION), TOK(ts, p)), -1;
         for (size_t i = 0; i < na; i++) {
             const char *ty = g->params[i].type ? g->params[i].type : "";
             bool ref = strchr(ty, '&') != NULL;
             if (ref && (strstr(ty, "&&") || g->params[i].pointer_depth))
-                return (void)LSREF(L, st, p, "call", "`%.*s(...)` takes a pointer or an rvalue by reference", TOK(ts, p)), -1;
+                return (void)LSREF(L, st, p, "call", EN(RW_CC_PTR_OR_RVALUE_REF), TOK(ts, p)), -1;
             if (g->params[i].pointer_depth && !g->params[i].is_const)
-                return (void)LSREF(L, st, p, "call", "`%.*s(...)` takes a pointer to memory it may write (`%s`)", TOK(ts, p),
+                return (void)LSREF(L, st, p, "call", EN(RW_CC_PTR_WRITABLE), TOK(ts, p),
                              ty), -1;
             if (defs > 1 && ref != out[i])
-                return (void)LSREF(L, st, p, "call", "the definitions of `%.*s` pass parameter %zu differently", TOK(ts, p),
+                return (void)LSREF(L, st, p, "call", EN(RW_CC_DEFS_DIFFER), TOK(ts, p),
                              i + 1), -1;
             out[i] = ref;
         }
         if (!ls_out_body(s, g))
-            return (void)LSREF(L, st, p, "call", "`%.*s(...)` writes other than its reference parameters, or depends on "
-                                           "the thread", TOK(ts, p)), -1;
+            return (void)LSREF(L, st, p, "call", EN(RW_CC_WRITES_OR_THREAD), TOK(ts, p)), -1;
     }
     if (!defs)
         return 0;
     int nd = ls_node_new(L, LS_EXPR, st);
     if (nd < 0)
-        return (void)LSREF(L, st, p, "statement", "too many statements"), -1;
+        return (void)LSREF(L, st, p, "statement", EN(RW_CC_TOO_MANY_STMTS)), -1;
     ls_node *d = &L->nd[nd];
     for (size_t i = 0; i < na; i++) {
         if (out[i]) {
@@ -1768,8 +1754,7 @@ static int ls_out_call(ls_state *L, int st, size_t p, size_t e, int *node)
             for (size_t t = 0; v && t <= s->n_co && t < L->n_var; t++)
                 coord |= v == &L->var[t];
             if (!v || coord || v->sptr || d->n_outs >= 8)
-                return (void)LSREF(L, st, arg[i][0], "call", "`%.*s(...)` writes its argument %zu, which is not a local of "
-                                                       "the element", TOK(ts, p), i + 1), -1;
+                return (void)LSREF(L, st, arg[i][0], "call", EN(RW_CC_WRITES_ARG), TOK(ts, p), i + 1), -1;
             d->outs[d->n_outs++] = arg[i][0];
         } else {
             if (!ls_check(L, st, arg[i][0], arg[i][1], false))
@@ -1795,13 +1780,12 @@ static bool ls_store_pointer(ls_state *L, size_t ia, size_t ib, ls_var *v)
     const rw_toks *ts = s->ts;
     const an_param *pa = rwp_param_named(s->f, ts, ia);
     if (!pa || pa->pointer_depth != 1 || !(ia + 1 == ib || rwl_tok_is(ts, ia + 1, "+")))
-        return LSREF(L, 0, ia, "store", "the element stores through `%s`, which is not `P + e` of a pointer "
-                                        "parameter P", v->name);
+        return LSREF(L, 0, ia, "store", EN(RW_CC_STORE_THROUGH), v->name);
     bool have = false;
     for (size_t i = 0; i < L->n_stored; i++)
         have |= L->stored[i] == pa;
     if ((!have && L->n_stored >= 8) || L->n_sptr >= 8)
-        return LSREF(L, 0, ia, "store", "more than 8 stored buffers");
+        return LSREF(L, 0, ia, "store", EN(RW_CC_TOO_MANY_STORED));
     if (!have)
         L->stored[L->n_stored++] = pa;
     L->sptr_tok[L->n_sptr++] = ia;
@@ -1819,7 +1803,7 @@ static bool ls_list(ls_state *L, int st, size_t a, size_t b, int *first, int *co
     for (size_t p = a; p < b;) {
         size_t e = stmt_end(ts, p, b);
         if (e <= p || e > b || n >= 120)
-            return LSREF(L, st, p, "statement", "a statement the scan cannot delimit");
+            return LSREF(L, st, p, "statement", EN(RW_CC_UNDELIMITED));
         int node = -1;
         if (rwl_tok_is(ts, p, ";")) {
             p = e;
@@ -1827,12 +1811,12 @@ static bool ls_list(ls_state *L, int st, size_t a, size_t b, int *first, int *co
         } else if (rwl_tok_is(ts, p, "{")) {
             node = ls_node_new(L, LS_BLOCK, st);
             if (node < 0 || !ls_list(L, st, p + 1, e - 1, &L->nd[node].k1, &L->nd[node].n1))
-                return node < 0 ? LSREF(L, st, p, "statement", "too many statements") : false;
+                return node < 0 ? LSREF(L, st, p, "statement", EN(RW_CC_TOO_MANY_STMTS)) : false;
         } else if (rwl_tok_is(ts, p, "if") && rwl_tok_is(ts, p + 1, "(")) {
             size_t c = rwl_match_close(ts, p + 1), te = stmt_end(ts, c + 1, e);
             node = ls_node_new(L, LS_IF, st);
             if (node < 0 || !ls_check(L, st, p + 2, c, false))
-                return node < 0 ? LSREF(L, st, p, "statement", "too many statements") : false;
+                return node < 0 ? LSREF(L, st, p, "statement", EN(RW_CC_TOO_MANY_STMTS)) : false;
             L->nd[node].a = p + 2;
             L->nd[node].b = c;
             if (!ls_list(L, st, c + 1, te, &L->nd[node].k1, &L->nd[node].n1))
@@ -1847,10 +1831,10 @@ static bool ls_list(ls_state *L, int st, size_t a, size_t b, int *first, int *co
             while (s2 < c && !rwl_tok_is(ts, s2, ";"))
                 s2++;
             if (s2 >= c)
-                return LSREF(L, st, p, "statement", "a `for` header the scan cannot read");
+                return LSREF(L, st, p, "statement", EN(RW_CC_FOR_UNREADABLE));
             node = ls_node_new(L, LS_FOR, st);
             if (node < 0)
-                return LSREF(L, st, p, "statement", "too many statements");
+                return LSREF(L, st, p, "statement", EN(RW_CC_TOO_MANY_STMTS));
             /* the init: `T v = e` (declared) or an expression */
             if (s1 > p + 2 && rwl_starts_declaration(ts, p + 2)) {
                 size_t q = p + 2;
@@ -1858,10 +1842,10 @@ static bool ls_list(ls_state *L, int st, size_t a, size_t b, int *first, int *co
                     q++;
                 if (q >= s1 || ts->t[q - 1].kind != T_IDENT ||
                     !ls_declare(L, st, q - 1, ls_name(L, st, q - 1)))
-                    return LSREF(L, st, p, "statement", "a `for` header that declares other than `T v = e`");
+                    return LSREF(L, st, p, "statement", EN(RW_CC_FOR_DECL));
                 for (size_t r = q; r < s1; r++)
                     if (rwl_tok_is(ts, r, ","))
-                        return LSREF(L, st, r, "statement", "a `for` header with more than one declarator");
+                        return LSREF(L, st, r, "statement", EN(RW_CC_FOR_MULTI_DECL));
                 if (!ls_check(L, st, q + 1, s1, false))
                     return false;
             } else if (!ls_check(L, st, p + 2, s1, true))
@@ -1875,12 +1859,12 @@ static bool ls_list(ls_state *L, int st, size_t a, size_t b, int *first, int *co
         } else if ((rwl_tok_is(ts, p, "continue") || rwl_tok_is(ts, p, "break")) && rwl_tok_is(ts, p + 1, ";")) {
             node = ls_node_new(L, LS_JUMP, st);
             if (node < 0)
-                return LSREF(L, st, p, "statement", "too many statements");
+                return LSREF(L, st, p, "statement", EN(RW_CC_TOO_MANY_STMTS));
             L->nd[node].a = p;
             L->nd[node].b = p + 1;
         } else if (rwl_tok_is(ts, p, "while") || rwl_tok_is(ts, p, "do") || rwl_tok_is(ts, p, "switch") ||
                    rwl_tok_is(ts, p, "return") || rwl_tok_is(ts, p, "goto") || rwl_tok_is(ts, p, "else")) {
-            return LSREF(L, st, p, "statement", "`%.*s` in the element", TOK(ts, p));
+            return LSREF(L, st, p, "statement", EN(RW_CC_IN_ELEM), TOK(ts, p));
         } else if ((rwl_starts_declaration(ts, p) && !(ts->t[p].kind == T_IDENT && rwl_tok_is(ts, p + 1, "["))) ||
                    (st == 0 && ls_type_param(L, ts, p) && rwl_tok_is(ts, p + 1, "*") && ts->t[p + 2].kind == T_IDENT &&
                     (rwl_tok_is(ts, p + 3, "=") || rwl_tok_is(ts, p + 3, ";")))) {
@@ -1892,15 +1876,15 @@ static bool ls_list(ls_state *L, int st, size_t a, size_t b, int *first, int *co
                 q++;
             /* q: the first name */
             if (ts->t[q].kind != T_IDENT || q == p)
-                return LSREF(L, st, p, "statement", "`%.*s ...`: a declaration the scan cannot read", TOK(ts, p));
+                return LSREF(L, st, p, "statement", EN(RW_CC_DECL_UNREADABLE), TOK(ts, p));
             for (size_t r = p; r < q; r++)
                 if (rwl_tok_is(ts, r, "&") || rwl_tok_is(ts, r, "&&") || rwl_tok_is(ts, r, "static") ||
                     rwl_tok_is(ts, r, "__shared__") || rwl_tok_is(ts, r, "extern"))
-                    return LSREF(L, st, r, "statement", "`%.*s` in a declaration of the element", TOK(ts, r));
+                    return LSREF(L, st, r, "statement", EN(RW_CC_IN_ELEM_DECL), TOK(ts, r));
             const char *type = ls_text(L, st, p, q), *atype = ls_atype(L, st, p, q);
             for (size_t d = q; d < e;) {
                 if (ts->t[d].kind != T_IDENT)
-                    return LSREF(L, st, d, "statement", "a declarator other than `name = value` or `name`");
+                    return LSREF(L, st, d, "statement", EN(RW_CC_DECLARATOR_FORM));
                 size_t r = d + 1, ia = 0, ib = 0;
                 if (rwl_tok_is(ts, r, "=")) {
                     ia = r + 1;
@@ -1912,7 +1896,7 @@ static bool ls_list(ls_state *L, int st, size_t a, size_t b, int *first, int *co
                     }
                     ib = r;
                 } else if (!rwl_tok_is(ts, r, ",") && !rwl_tok_is(ts, r, ";"))
-                    return LSREF(L, st, d, "statement", "`%.*s`: a declarator other than `name = value` or `name`",
+                    return LSREF(L, st, d, "statement", EN(RW_CC_NAMED_DECLARATOR_FORM),
                                  TOK(ts, d));
                 const char *nm = ls_name(L, st, d);
                 if (!nm || !type || !atype || !ls_declare(L, st, d, nm))
@@ -1920,7 +1904,7 @@ static bool ls_list(ls_state *L, int st, size_t a, size_t b, int *first, int *co
                 ls_find(L, nm)->size = ls_size_of(atype);
                 int dn = ls_node_new(L, LS_DECL, st);
                 if (dn < 0 || n >= 120)
-                    return LSREF(L, st, p, "statement", "too many statements");
+                    return LSREF(L, st, p, "statement", EN(RW_CC_TOO_MANY_STMTS));
                 L->nd[dn].type = type;
                 L->nd[dn].atype = atype;
                 L->nd[dn].name = nm;
@@ -1960,14 +1944,13 @@ static bool ls_list(ls_state *L, int st, size_t a, size_t b, int *first, int *co
                 bool walk = !store && ((rwl_tok_is(ts, p + 1, "+=") || rwl_tok_is(ts, p + 1, "-=")) ||
                                        (rwl_tok_is(ts, p + 1, "++") && p + 3 == e) || (rwl_tok_is(ts, p, "++") && p + 3 == e));
                 if (!store && !walk)
-                    return LSREF(L, st, p, "store", "the store pointer `%s` is used other than in `*%s = v;` and "
-                                                    "`%s += e;`", sv->name, sv->name, sv->name);
+                    return LSREF(L, st, p, "store", EN(RW_CC_STORE_PTR_USE_S), sv->name, sv->name, sv->name);
                 size_t va = store ? p + 3 : rwl_tok_is(ts, p + 1, "+=") || rwl_tok_is(ts, p + 1, "-=") ? p + 2 : e - 1;
                 if (va < e - 1 && !ls_check(L, st, va, e - 1, false))
                     return false;
                 node = ls_node_new(L, store ? LS_STORE : LS_EXPR, st);
                 if (node < 0)
-                    return LSREF(L, st, p, "statement", "too many statements");
+                    return LSREF(L, st, p, "statement", EN(RW_CC_TOO_MANY_STMTS));
                 L->nd[node].a = p;
                 L->nd[node].b = e - 1;
             } else if (pa && pa->pointer_depth == 1 && rwl_tok_is(ts, p + 1, "[") && rwl_same_tok(ts, p + 2, s->lo.v) &&
@@ -1976,14 +1959,14 @@ static bool ls_list(ls_state *L, int st, size_t a, size_t b, int *first, int *co
                 for (size_t i = 0; i < L->n_stored; i++)
                     have |= L->stored[i] == pa;
                 if (!have && L->n_stored >= 8)
-                    return LSREF(L, st, p, "store", "more than 8 stored buffers");
+                    return LSREF(L, st, p, "store", EN(RW_CC_TOO_MANY_STORED));
                 if (!have)
                     L->stored[L->n_stored++] = pa;
                 if (!ls_check(L, st, p + 5, e - 1, false))
                     return false;
                 node = ls_node_new(L, LS_STORE, st);
                 if (node < 0)
-                    return LSREF(L, st, p, "statement", "too many statements");
+                    return LSREF(L, st, p, "statement", EN(RW_CC_TOO_MANY_STMTS));
                 L->nd[node].a = p;
                 L->nd[node].b = e - 1;
             } else if ((oc = ls_out_call(L, st, p, e, &node)) != 0) {
@@ -2003,7 +1986,7 @@ static bool ls_list(ls_state *L, int st, size_t a, size_t b, int *first, int *co
                         return false;
                     node = ls_node_new(L, LS_EXPR, st);
                     if (node < 0)
-                        return LSREF(L, st, p, "statement", "too many statements");
+                        return LSREF(L, st, p, "statement", EN(RW_CC_TOO_MANY_STMTS));
                     L->nd[node].a = p;
                     L->nd[node].b = e - 1;
                 }
@@ -2013,7 +1996,7 @@ static bool ls_list(ls_state *L, int st, size_t a, size_t b, int *first, int *co
         p = e;
     }
     if (L->n_kids + (size_t)n > LS_KIDS)
-        return LSREF(L, st, a, "statement", "too many statements");
+        return LSREF(L, st, a, "statement", EN(RW_CC_TOO_MANY_STMTS));
     *first = (int)L->n_kids;
     *count = n;
     memcpy(L->kids + L->n_kids, items, (size_t)n * sizeof *items);
@@ -2377,7 +2360,7 @@ static int ls_open_k(ls_state *L, struct hk_buf *o)
 {
     L->perk = 1;
     L->loops_in_perk = 0;
-    return hk_buf_printf(o, "\n#pragma unroll\nfor (int hk_k = 0; hk_k < %d; hk_k++) {", L->CK);
+    return hk_buf_printf(o, "\n#pragma unroll\nfor (int hk_k = 0; hk_k < %d; hk_k++) {", L->CK); /* i18n: not for people */
 }
 
 static int ls_emit(ls_state *L, struct hk_buf *o, int ni)
@@ -2533,9 +2516,9 @@ static bool ls_jumps(ls_state *L, int first, int count, bool perk, int loops)
         bool pk = perk || (d->dep && d->kind != LS_BLOCK);
         int lp = (pk && !perk) ? 0 : loops;
         if (d->kind == LS_JUMP && !lp && rwl_tok_is(L->st[d->st].ts, d->a, "break"))
-            return LSREF(L, d->st, d->a, "early exit", "`break` out of the element's loop");
+            return LSREF(L, d->st, d->a, "early exit", EN(RW_CC_BREAK));
         if (d->kind == LS_JUMP && pk && !lp)
-            return LSREF(L, d->st, d->a, "loop nest", "`%.*s` under a condition that depends on `%.*s`",
+            return LSREF(L, d->st, d->a, "loop nest", EN(RW_CC_UNDER_CONDITION),
                          TOK(L->st[d->st].ts, d->a), TOK(L->s->ts, L->s->co_name[L->s->cj]));
         if (d->kind == LS_FOR && !ls_jumps(L, d->k1, d->n1, pk, lp + 1))
             return false;
@@ -2698,7 +2681,7 @@ static int chunk_choice(const rw_context *ctx, const cc_scan *s, int E, char *wh
     }
     long long limit = 65536 / B > 128 ? 128 : 65536 / B;
     int pick = 0, fit = 0;
-    const char *how = "";
+    int how = 2; /* 0 keeps half the SM's threads, 1 fits the register limit, 2 the smallest */
     for (size_t i = 0; i < HK_ARRAY_LEN(cand) && !pick; i++) {
         int c = cand[i];
         long long regs = CC_R0 + (long long)E * c;
@@ -2709,21 +2692,25 @@ static int chunk_choice(const rw_context *ctx, const cc_scan *s, int E, char *wh
             blocks = 2048 / B;
         if (blocks * B * 2 >= 2048) {
             pick = c;
-            how = "keeps half the SM's threads";
+            how = 0;
         } else if (!fit && regs <= limit)
             fit = c;
     }
     if (!pick && fit) {
         pick = fit;
-        how = "fits the block's register limit";
+        how = 1;
     }
     if (!pick) {
         pick = 4;
-        how = "the smallest";
+        how = 2;
     }
-    snprintf(why, n, "chunk %d chosen: %d per-element registers, about %d a thread at C_K %d, %s of %lld threads%s",
-             pick, E, CC_R0 + E * pick, pick, how, B,
-             outputs > 0 ? "; the chunks fill the GPU" : "");
+    /* one sentence per way it was chosen, with and without the GPU filled */
+    static const enum hk_msg chosen[3][2] = {
+        {HK_MSG_RW_CC_CHOSEN_HALF, HK_MSG_RW_CC_CHOSEN_HALF_FILL},
+        {HK_MSG_RW_CC_CHOSEN_FITS, HK_MSG_RW_CC_CHOSEN_FITS_FILL},
+        {HK_MSG_RW_CC_CHOSEN_SMALLEST, HK_MSG_RW_CC_CHOSEN_SMALLEST_FILL},
+    };
+    snprintf(why, n, hk_tr_in(HK_LANG_EN, chosen[how][outputs > 0]), pick, E, CC_R0 + E * pick, pick, B);
     return pick;
 }
 
@@ -2816,7 +2803,7 @@ static bool lockstep_pass(cc_scan *s, int CK, struct hk_buf *o, int *err, bool k
     }
     ls_var *cv = ls_add(L, ls_name(L, 0, s->lo.v));
     if (!cv || L->n_var != s->n_co + 1) {
-        refuse(s, s->lo.v, "coordinate", "the coordinates and the counter are not %zu distinct names", s->n_co + 1);
+        refuse(s, s->lo.v, "coordinate", EN(RW_CC_NOT_DISTINCT), s->n_co + 1);
         goto done;
     }
     cv->vec = cv->decl = true;
@@ -2853,25 +2840,22 @@ static bool lockstep_pass(cc_scan *s, int CK, struct hk_buf *o, int *err, bool k
             const ls_node *c = &L->nd[con], *d = &L->nd[sel];
             int cst = c->kind == LS_DECL || c->kind == LS_ASSIGN ? c->ist : c->st;
             LSREF(L, cst, c->a, "float selection",
-                  "the element selects `%s` by comparing floats (line %d) and computes a float per element by a "
-                  "product and a sum, which nvcc may contract otherwise in the chunk's code: an ulp would select "
-                  "another value", what, rwl_line_at(s->text, L->st[d->st].ts->t[d->a].start));
+                  EN(RW_CC_FLOAT_SELECT), what, rwl_line_at(s->text, L->st[d->st].ts->t[d->a].start));
             goto done;
         }
     }
     if (!L->n_stored) {
-        refuse(s, bb - 1, "store", "the element stores nothing at `P[%.*s]`", TOK(ts, s->lo.v));
+        refuse(s, bb - 1, "store", EN(RW_CC_STORES_NOTHING), TOK(ts, s->lo.v));
         goto done;
     }
     /* a store pointer that does not depend on c would have the chunk's elements store to one address */
     for (size_t v = 0; v < L->n_var; v++)
         if (L->var[v].sptr && !L->var[v].vec) {
-            refuse(s, ba, "store", "the store pointer `%s` does not depend on `%.*s`: the chunk's elements would "
-                                   "store to one address", L->var[v].name, TOK(ts, s->co_name[s->cj]));
+            refuse(s, ba, "store", EN(RW_CC_STORE_PTR_INDEPENDENT), L->var[v].name, TOK(ts, s->co_name[s->cj]));
             goto done;
         }
     if (!ls_shares(L, first, count)) {
-        refuse(s, ba, "load", "every load of the element depends on `%.*s`: nothing for the chunk to share",
+        refuse(s, ba, "load", EN(RW_CC_ALL_ELEM_LOADS_DEPEND),
                TOK(ts, s->co_name[s->cj]));
         goto done;
     }
@@ -2885,7 +2869,7 @@ static bool lockstep_pass(cc_scan *s, int CK, struct hk_buf *o, int *err, bool k
                 in_sibling(s, q))
                 continue;
             if (q < s->lo.ba || q >= s->lo.bb) {
-                refuse(s, q, "store", "`%.*s` is used outside the loop", TOK(ts, q));
+                refuse(s, q, "store", EN(RW_CC_USED_OUTSIDE_LOOP), TOK(ts, q));
                 goto done;
             }
             bool at_sptr = false;
@@ -2896,8 +2880,7 @@ static bool lockstep_pass(cc_scan *s, int CK, struct hk_buf *o, int *err, bool k
             if (!(rwl_tok_is(ts, q + 1, "[") && rwl_same_tok(ts, q + 2, s->lo.v) && rwl_tok_is(ts, q + 3, "]") &&
                   rwl_tok_is(ts, q + 4, "=") && (rwl_tok_is(ts, q - 1, ";") || rwl_tok_is(ts, q - 1, "{") ||
                                                   rwl_tok_is(ts, q - 1, "}") || rwl_tok_is(ts, q - 1, ")")))) {
-                refuse(s, q, "store", "the kernel names `%.*s` other than in `%.*s[%.*s] = ...;` (or a store "
-                                      "pointer's `T *p = %.*s + e;`)", TOK(ts, q), TOK(ts, q), TOK(ts, s->lo.v),
+                refuse(s, q, "store", EN(RW_CC_NAMES_OTHER), TOK(ts, q), TOK(ts, q), TOK(ts, s->lo.v),
                        TOK(ts, q));
                 goto done;
             }
@@ -2909,7 +2892,7 @@ static bool lockstep_pass(cc_scan *s, int CK, struct hk_buf *o, int *err, bool k
             const an_launch *la = rwl_launch_passing_twice(s->m, s->f, (size_t)(pb - s->f->params),
                                                            (size_t)(rp - s->f->params));
             if (la) {
-                refuse(s, s->lo.st, "store", "the launch at line %u passes `%s` as both %s and %s",
+                refuse(s, s->lo.st, "store", EN(RW_CC_LAUNCH_ALIAS),
                        la->span.start_row + 1, la->args[pb - s->f->params], pb->name, rp->name);
                 goto done;
             }
@@ -2944,7 +2927,7 @@ static bool lockstep_pass(cc_scan *s, int CK, struct hk_buf *o, int *err, bool k
     for (int i = 0; i < count; i++)
         guards |= L->nd[L->kids[first + i]].guard;
     if (guards && !rc) {
-        rc = hk_buf_printf(o, "    bool hk_cc_same = true;\n#pragma unroll\n    for (int hk_k = 1; hk_k < %d; hk_k++) {", CK);
+        rc = hk_buf_printf(o, "    bool hk_cc_same = true;\n#pragma unroll\n    for (int hk_k = 1; hk_k < %d; hk_k++) {", CK); /* i18n: not for people */
         for (int i = 0; i < count && !rc; i++) {
             ls_node *d = &L->nd[L->kids[first + i]];
             if (!d->guard)
@@ -2980,7 +2963,7 @@ static bool lockstep_pass(cc_scan *s, int CK, struct hk_buf *o, int *err, bool k
     if (rc) {
         *err = rc == HK_ENOMEM ? rc : HK_OK;
         if (!*err)
-            refuse(s, ba, "statement", "the lockstep form could not be written (%d)", rc);
+            refuse(s, ba, "statement", EN(RW_CC_LOCKSTEP_UNWRITTEN), rc);
         goto done;
     }
     ok = true;
@@ -3046,7 +3029,7 @@ static int channel_chunks(const rw_context *ctx, int CK, rw_result *out)
     }
     for (size_t k = 1; k + 1 < ts.n; k++)
         if (ts.t[k].kind == T_IDENT && !strncmp(text + ts.t[k].start, "hk_cc_", 6)) {
-            refuse(s, k, "loop", "the kernel is chunked already (this rewrite's hk_cc_ names)");
+            refuse(s, k, "loop", EN(RW_CC_CHUNKED_ALREADY));
             goto refused;
         }
     /* each grid-stride loop in turn (one in a branch of a uniform if/else: bbox_overlaps' aligned
@@ -3067,7 +3050,7 @@ retry:
         if (nth == 1)
             snprintf(s->why, sizeof s->why, "%s", why0);
         else if (nth)
-            snprintf(s->why, sizeof s->why, "%.400s; the next loop: %.280s", why0, why1);
+            snprintf(s->why, sizeof s->why, EN(RW_CC_NEXT_LOOP), why0, why1);
         goto refused;
     }
     /* what no chunk may hold, wherever it stands in the element */
@@ -3077,18 +3060,18 @@ retry:
         if (ts.t[q].kind != T_IDENT)
             continue;
         if (l >= 6 && !memcmp(c, "atomic", 6)) {
-            refuse(s, q, "atomic", "`%.*s` in the element: not one plain store of one accumulator", TOK(&ts, q));
+            refuse(s, q, "atomic", EN(RW_CC_IN_ELEM_NOT_STORE), TOK(&ts, q));
             goto next_loop;
         }
         if ((l >= 6 && (!memcmp(c, "__sync", 6) || !memcmp(c, "__shfl", 6))) || (l >= 8 && !memcmp(c, "__ballot", 8))) {
-            refuse(s, q, "barrier", "`%.*s` in the element: the chunks would run other numbers of them", TOK(&ts, q));
+            refuse(s, q, "barrier", EN(RW_CC_OTHER_COUNTS), TOK(&ts, q));
             goto next_loop;
         }
         /* a macro of the file could read the counter, a thread index or memory unseen */
         size_t at = 0, ma, mb;
         if (rwl_is_use(&ts, q) && !rwp_param_named(f, &ts, q) &&
             rwl_next_define(text, len, &at, c, l, &ma, &mb)) {
-            refuse(s, q, "macro", "`%.*s` is a macro of the file: the scan cannot see what it reads", TOK(&ts, q));
+            refuse(s, q, "macro", EN(RW_CC_MACRO), TOK(&ts, q));
             goto next_loop;
         }
     }
@@ -3103,7 +3086,7 @@ retry:
             if (!reads || e <= p)
                 break;
             if (s->n_co >= CC_COORDS) {
-                refuse(s, p, "coordinate", "more than %d coordinates", CC_COORDS);
+                refuse(s, p, "coordinate", EN(RW_CC_TOO_MANY_COORDS), CC_COORDS);
                 goto next_loop;
             }
             if (!coordinate(s, p, e, s->n_co))
@@ -3112,8 +3095,7 @@ retry:
             p = e;
         }
         if (!coords_complete(s) || s->n_co < 2) {
-            refuse(s, s->lo.ba, "coordinate", "the body does not start with the counter's coordinates `i %% A`, "
-                                              "`i / A %% B`, ..., the last `i / A / B ...` (at least two)");
+            refuse(s, s->lo.ba, "coordinate", "%s", EN(RW_CC_NO_COORDS));
             goto next_loop;
         }
         if (!order_coords(s))
@@ -3121,7 +3103,7 @@ retry:
         for (size_t t = 0; t < s->n_co; t++)
             for (size_t q = s->lo.ba; q < s->lo.bb; q++)
                 if (rwl_same_tok(&ts, q, s->co_name[t]) && q != s->co_name[t] && rwl_is_use(&ts, q) && rwl_scalar_written(&ts, q)) {
-                    refuse(s, q, "coordinate", "the body writes the coordinate `%.*s`", TOK(&ts, q));
+                    refuse(s, q, "coordinate", EN(RW_CC_WRITES_COORD), TOK(&ts, q));
                     goto next_loop;
                 }
     }
@@ -3135,7 +3117,7 @@ retry:
                 snprintf(first, sizeof first, "%s", s->why);
         }
         if (!first[0])
-            refuse(s, s->lo.ba, "coordinate", "%zu coordinates: the accumulation form needs three or more", s->n_co),
+            refuse(s, s->lo.ba, "coordinate", EN(RW_CC_FEW_COORDS), s->n_co),
                 snprintf(first, sizeof first, "%s", s->why);
         /* the general form: any element whose c-free part can run once (lockstep) */
         char second[700] = "";
@@ -3158,7 +3140,7 @@ retry:
         if (rc)
             goto out;
         if (!ok) {
-            snprintf(s->why, sizeof s->why, "%.400s; the lockstep form: %.270s", first, second);
+            snprintf(s->why, sizeof s->why, EN(RW_CC_LOCKSTEP_WHY), first, second);
             goto next_loop;
         }
     }
@@ -3186,18 +3168,12 @@ chunked:
     if ((rc = rwl_edits_add(&es, ts.t[s->lo.st].start, ts.t[s->lo.se - 1].end, nb.data)))
         goto out;
     {
-        char *desc = lock ? hk_asprintf("kernel %s: the grid-stride loop at line %d takes %d elements per trip that "
-                                        "differ only in `%.*s` (c0 .. c0+%d) in lockstep: what does not depend on `%.*s` "
-                                        "(its loads, positions, weights; calls inlined) runs once for them, the rest per "
-                                        "element (exact); the grid divided by %d along x",
+        char *desc = lock ? hk_asprintf(EN(RW_CC_DESC_LOCKSTEP),
                                         f->name, rwl_line_at(text, ts.t[s->lo.st].start), CK,
                                         TOK(&ts, s->co_name[s->cj]), CK - 1, TOK(&ts, s->co_name[s->cj]), CK)
-                           : hk_asprintf("kernel %s: the grid-stride loop at line %d takes %d elements per trip that differ only "
-                                 "in `%.*s` (c0 .. c0+%d), loads %zu value%s of its accumulation once for them and "
-                                 "keeps %d accumulators (exact; a chunk whose guards differ runs the original body); "
-                                 "the grid divided by %d along x",
+                           : hk_asprintf(s->n_ld > 1 ? EN(RW_CC_DESC_LOADS) : EN(RW_CC_DESC_LOAD),
                                  f->name, rwl_line_at(text, ts.t[s->lo.st].start), CK, TOK(&ts, s->co_name[s->cj]),
-                                 CK - 1, s->n_ld, s->n_ld > 1 ? "s" : "", CK, CK);
+                                 CK - 1, s->n_ld, CK, CK);
         if (desc && choice[0]) {
             char *d2 = hk_asprintf("%s (%s)", desc, choice);
             hk_free(desc);
@@ -3211,8 +3187,8 @@ chunked:
     }
     goto out;
 refused:
-    rc = rwl_not_applicable(out, hk_asprintf("channel_chunks not applicable to kernel %s: %s", f->name,
-                                             s->why[0] ? s->why : "no reason"));
+    rc = rwl_not_applicable(out, hk_asprintf(EN(RW_NOT_APPLICABLE_TO), "channel_chunks", f->name,
+                                             s->why[0] ? s->why : EN(RW_NO_REASON)));
 out:
     free(s);
     hk_buf_free(&nb);
@@ -3235,7 +3211,7 @@ static int emit_channel_chunks(const rw_context *c, const int *p, rw_result *out
 
 const rw_descriptor rw_channel_chunks_desc = {
     .name = "channel_chunks",
-    .summary = "a thread takes C_K elements that differ only in an outer coordinate c and loads what does not "
+    .summary = "a thread takes C_K elements that differ only in an outer coordinate c and loads what does not " /* i18n: not for people */
                "depend on c once for them (C_K accumulators, the grid divided by C_K; exact)",
     .params = chunks_params,
     .n_params = HK_ARRAY_LEN(chunks_params),

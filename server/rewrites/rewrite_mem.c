@@ -192,8 +192,7 @@ static const vec_elem *param_elem(const char *text, size_t len, const char *elem
     e = typedef_elem(&all, len, elem, 4, &ambiguous, by_branch);
     rwl_toks_free(&all);
     if (!e && ambiguous &&
-        !(*why = hk_asprintf("element type %s has typedefs that disagree or name no scalar type "
-                             "(e.g. one per #if branch)", elem)))
+        !(*why = hk_asprintf(EN(RW_MEM_TYPEDEFS_DISAGREE), elem)))
         *rc = HK_ENOMEM;
     return e;
 }
@@ -245,10 +244,10 @@ static const char *lane_problem(const rw_toks *ts, size_t a, size_t b)
             continue;
         for (size_t w = 0; w < HK_ARRAY_LEN(sync_words); w++)
             if (rwl_tok_is_ident(ts, k, sync_words[w]))
-                return "the per-element code synchronizes, uses shared memory, static state or asm";
+                return EN(RW_MEM_SYNC_SHARED);
         size_t l = ts->t[k].end - ts->t[k].start;
         if (l >= 6 && memcmp(ts->text + ts->t[k].start, "atomic", 6) == 0)
-            return "the per-element code uses an atomic (a reduction or a scatter, not elementwise)";
+            return EN(RW_MEM_ATOMIC);
         if (rwl_tok_is_ident(ts, k, "return") || rwl_tok_is_ident(ts, k, "goto") ||
             rwl_tok_is_ident(ts, k, "break") || rwl_tok_is_ident(ts, k, "continue"))
             return EN(RW_MEM_EARLY_EXIT);
@@ -265,11 +264,9 @@ static const char *conditional_problem(const rw_toks *ts, size_t a, size_t b)
     for (size_t k = a; k < b; k++) {
         for (size_t w = 0; w < HK_ARRAY_LEN(words); w++)
             if (rwl_tok_is_ident(ts, k, words[w]))
-                return "without a bounds check the per-element code must run unconditionally "
-                       "(a condition or loop might mean the data ends before the grid)";
+                return EN(RW_MEM_UNCONDITIONAL);
         if (rwl_tok_is(ts, k, "?") || rwl_tok_is(ts, k, "&&") || rwl_tok_is(ts, k, "||"))
-            return "without a bounds check the per-element code must run unconditionally "
-                   "(a condition or loop might mean the data ends before the grid)";
+            return EN(RW_MEM_UNCONDITIONAL);
     }
     return NULL;
 }
@@ -443,16 +440,16 @@ static const char *bound_of(const rw_toks *ts, size_t a, size_t b, const char *i
         *ba = a;
         *bb = b - 2;
     } else {
-        return "the bounds check is not a plain `i < n` comparison";
+        return EN(RW_MEM_CHECK_NOT_PLAIN);
     }
     if (*ba >= *bb)
-        return "the bounds check has no bound";
+        return EN(RW_MEM_CHECK_NO_BOUND);
     for (size_t k = *ba; k < *bb; k++)
         if (rwl_tok_is_ident(ts, k, idx) || rwl_tok_is_assign_op(ts, k) || rwl_tok_is(ts, k, "++") ||
             rwl_tok_is(ts, k, "--") || rwl_tok_is(ts, k, "&&") || rwl_tok_is(ts, k, "||") || rwl_tok_is(ts, k, "?") ||
             rwl_tok_is(ts, k, "<") || rwl_tok_is(ts, k, ">") || rwl_tok_is(ts, k, "<=") || rwl_tok_is(ts, k, ">=") ||
             rwl_tok_is(ts, k, "==") || rwl_tok_is(ts, k, "!="))
-            return "the bound is not a simple expression independent of the index";
+            return EN(RW_MEM_BOUND_NOT_SIMPLE);
     return NULL;
 }
 
@@ -483,8 +480,7 @@ static const char *find_shape(const rw_toks *ts, size_t end, const km_kernel *km
             if (!idx_ok && prologue)
                 return EN(RW_MEM_NO_INDEX);
             if (!idx_ok)
-                return "the loop is not `for (int i = blockIdx.x * blockDim.x + threadIdx.x; "
-                       "i < n; i += gridDim.x * blockDim.x)`";
+                return EN(RW_MEM_LOOP_FORM);
             if (*rc)
                 return NULL;
             bool less;
@@ -492,7 +488,7 @@ static const char *find_shape(const rw_toks *ts, size_t end, const km_kernel *km
             if (why)
                 return why;
             if (!less)
-                return "the loop condition is not `i < n`";
+                return EN(RW_MEM_LOOP_COND);
             char c[256];
             /* the step as spelled, or as the model reads it (`i += stride` with `int stride =
              * gridDim.x * blockDim.x;`, `i = i + ...`) */
@@ -501,9 +497,9 @@ static const char *find_shape(const rw_toks *ts, size_t end, const km_kernel *km
             if (!sh->model_loop &&
                 (!rwl_tok_is_ident(ts, semi[1] + 1, sh->idx) || !rwl_tok_is(ts, semi[1] + 2, "+=") ||
                  (strcmp(c, "gridDim.x*blockDim.x") != 0 && strcmp(c, "blockDim.x*gridDim.x") != 0)))
-                return "the loop step is not `i += gridDim.x * blockDim.x`";
+                return EN(RW_MEM_LOOP_STEP);
             if (e != end)
-                return "statements follow the grid-stride loop";
+                return EN(RW_MEM_AFTER_LOOP);
             sh->body_a = close + 1;
             sh->body_b = e;
             sh->region = s;
@@ -539,7 +535,7 @@ static const char *find_shape(const rw_toks *ts, size_t end, const km_kernel *km
     if (prologue)
         return EN(RW_MEM_NO_INDEX);
     if (s >= end)
-        return "no `int i = blockIdx.x * blockDim.x + threadIdx.x;` at the top level of the body";
+        return EN(RW_MEM_NO_INDEX_TOP);
     size_t decl_end = rwl_stmt_end(ts, s, end);
     size_t ifs = decl_end;
     sh->hoist_a = decl_end;
@@ -558,8 +554,7 @@ static const char *find_shape(const rw_toks *ts, size_t end, const km_kernel *km
         if (uses_index && ifs < end && rwl_tok_is_ident(ts, rwl_stmt_end(ts, ifs, end), "if"))
             return EN(RW_MEM_STMT_USES_INDEX);
         if (decl_end >= end || conditional_problem(ts, decl_end, end))
-            return "the index declaration is not followed by `if (i < n) ...` or `if (i >= n) return;` "
-                   "(nor by code that runs unconditionally, one element per thread of the grid)";
+            return EN(RW_MEM_NO_CHECK_AFTER_INDEX);
         sh->whole_grid = true;
         sh->hoist_a = sh->hoist_b = decl_end;
         sh->ba = sh->bb = 0;
@@ -567,7 +562,7 @@ static const char *find_shape(const rw_toks *ts, size_t end, const km_kernel *km
         sh->body_b = end;
         sh->repl_start = ts->t[s].start;
         sh->repl_end = ts->t[end - 1].end;
-        sh->form = "no bounds check: one element per thread of the grid";
+        sh->form = EN(RW_MEM_NO_CHECK);
         return NULL;
     }
     size_t cclose = rwl_match_close(ts, ifs + 1);
@@ -576,7 +571,7 @@ static const char *find_shape(const rw_toks *ts, size_t end, const km_kernel *km
     size_t if_end = rwl_stmt_end(ts, ifs, end);
     size_t then_start = cclose + 1, then_end = rwl_stmt_end(ts, then_start, end);
     if (then_end != if_end)
-        return "the bounds check has an else branch";
+        return EN(RW_ROWS_CHECK_ELSE);
     bool less;
     const char *why = bound_of(ts, ifs + 2, cclose, sh->idx, &sh->ba, &sh->bb, &less);
     if (why)
@@ -584,7 +579,7 @@ static const char *find_shape(const rw_toks *ts, size_t end, const km_kernel *km
     sh->repl_start = ts->t[s].start;
     if (less) {
         if (if_end != end)
-            return "statements follow the bounds check: they run once per thread, not per element";
+            return EN(RW_MEM_AFTER_CHECK);
         sh->body_a = then_start;
         sh->body_b = then_end;
         sh->repl_end = ts->t[if_end - 1].end;
@@ -597,9 +592,9 @@ static const char *find_shape(const rw_toks *ts, size_t end, const km_kernel *km
                 rwl_tok_is(ts, then_start + 2, ";") && rwl_tok_is(ts, then_start + 3, "}") &&
                 then_end == then_start + 4);
     if (!ret)
-        return "`if (i >= n)` is not followed by a plain return";
+        return EN(RW_MEM_NOT_PLAIN_RETURN);
     if (if_end >= end)
-        return "nothing follows the bounds check";
+        return EN(RW_MEM_NOTHING_AFTER_CHECK);
     sh->body_a = if_end;
     sh->body_b = end;
     sh->repl_end = ts->t[end - 1].end;
@@ -812,7 +807,7 @@ static const char *strided_problem(const vec_site *sites, size_t n_sites, const 
     if (s == 1)
         return NULL;
     if (width % s) {
-        snprintf(buf, size, "width %d is not a multiple of the %ld elements of each index", width, s);
+        snprintf(buf, size, EN(RW_MEM_WIDTH_MULTIPLE), width, s);
         return buf;
     }
     for (size_t p = 0; p < n_ptrs; p++) {
@@ -826,24 +821,19 @@ static const char *strided_problem(const vec_site *sites, size_t n_sites, const 
                 continue;
             writes[sites[t].k]++;
             if (!top[sites[t].tok]) {
-                snprintf(buf, size, "%s[%ld * %s + %ld] is written inside a nested statement or "
-                         "under a condition: each of the %ld elements of an index must be stored "
-                         "once, unconditionally (the vector store writes them all)",
+                snprintf(buf, size, EN(RW_MEM_WRITTEN_NESTED),
                          vp->name, s, idx, sites[t].k, s);
                 return buf;
             }
         }
         for (long k = 0; k < s; k++) {
             if (vp->written && writes[k] != 1) {
-                snprintf(buf, size, "%s[%ld * %s + %ld] is %s per index: each of the %ld elements "
-                         "of an index must be stored exactly once (the vector store writes them all)",
-                         vp->name, s, idx, k, writes[k] ? "written more than once" : "never written", s);
+                snprintf(buf, size, writes[k] ? EN(RW_MEM_WRITTEN_TWICE) : EN(RW_MEM_NEVER_WRITTEN),
+                         vp->name, s, idx, k, s);
                 return buf;
             }
             if (!vp->written && !(seen & (1u << k))) {
-                snprintf(buf, size, "%s reads only some of the %ld elements of each index (not "
-                         "%s[%ld * %s + %ld]): a vector load would read elements the kernel never "
-                         "reads", vp->name, s, vp->name, s, idx, k);
+                snprintf(buf, size, EN(RW_MEM_READS_SOME), vp->name, s, vp->name, s, idx, k);
                 return buf;
             }
         }
@@ -993,9 +983,10 @@ static bool null_word(const rw_toks *ts, size_t k)
 /* Why pointer parameter pp may not be read per lane at another index: every use of it in
  * the body tokens [a, b) must only read it (`p[j]` as a value, `*p`, `__ldg(&p[j])`, a test
  * against NULL), so no store, atomic, pointer copy, offset or address can write its
- * elements behind the vector form's back. The reason (a phrase), with its token in *at,
- * or NULL. */
-static const char *gather_problem(const rw_toks *ts, size_t a, size_t b, const an_param *pp, size_t *at)
+ * elements behind the vector form's back. The refusal's sentence for it (the phrase in the
+ * "statement at line N: pointer P is used other than ..." sentence), with its token in *at,
+ * or HK_MSG_COUNT. */
+static enum hk_msg gather_problem(const rw_toks *ts, size_t a, size_t b, const an_param *pp, size_t *at)
 {
     size_t nl = strlen(pp->name);
     for (size_t k = a; k < b; k++) {
@@ -1003,37 +994,37 @@ static const char *gather_problem(const rw_toks *ts, size_t a, size_t b, const a
             continue;
         *at = k;
         if (pp->pointer_depth != 1)
-            return "is a pointer to pointers";
+            return HK_MSG_RW_MEM_GATHER_PTR_PTR;
         bool pre_write = k > 0 && (rwl_tok_is(ts, k - 1, "++") || rwl_tok_is(ts, k - 1, "--"));
         if (rwl_tok_is(ts, k + 1, "[")) {
             size_t close = rwl_match_close(ts, k + 1);
             if (close >= b)
-                return "has an unbalanced subscript";
+                return HK_MSG_RW_MEM_GATHER_UNBALANCED;
             if (pre_write || rwl_tok_is_assign_op(ts, close + 1) || rwl_tok_is(ts, close + 1, "++") ||
                 rwl_tok_is(ts, close + 1, "--"))
-                return "is written";
+                return HK_MSG_RW_MEM_GATHER_WRITTEN;
             if (rwl_tok_is(ts, close + 1, ".") || rwl_tok_is(ts, close + 1, "->") ||
                 rwl_tok_is(ts, close + 1, "["))
-                return "has a member or a nested element accessed";
+                return HK_MSG_RW_MEM_GATHER_MEMBER;
             if (k > 0 && rwl_tok_is(ts, k - 1, "&") && rwl_unary_position(ts, k - 1)) {
                 if (in_ldg(ts, k) && rwl_tok_is(ts, close + 1, ")"))
                     continue;
-                return "has an element's address taken (an atomic or a call could write it)";
+                return HK_MSG_RW_MEM_GATHER_ADDRESS;
             }
             if (!pp->is_const && argument_of_call(ts, k, close))
-                return "has an element passed to a function (a reference parameter could write it)";
+                return HK_MSG_RW_MEM_GATHER_PASSED;
             continue;
         }
         if (k > 0 && rwl_tok_is(ts, k - 1, "*") && rwl_unary_position(ts, k - 1)) {
             if (rwl_tok_is_assign_op(ts, k + 1) || rwl_tok_is(ts, k + 1, "++") || rwl_tok_is(ts, k + 1, "--") ||
                 (k > 1 && (rwl_tok_is(ts, k - 2, "++") || rwl_tok_is(ts, k - 2, "--"))))
-                return "is written";
+                return HK_MSG_RW_MEM_GATHER_WRITTEN;
             if (k > 1 && rwl_tok_is(ts, k - 2, "&"))
-                return "has an element's address taken (an atomic or a call could write it)";
+                return HK_MSG_RW_MEM_GATHER_ADDRESS;
             if (rwl_tok_is(ts, k + 1, ".") || rwl_tok_is(ts, k + 1, "->"))
-                return "has a member or a nested element accessed";
+                return HK_MSG_RW_MEM_GATHER_MEMBER;
             if (!pp->is_const && argument_of_call(ts, k - 1, k))
-                return "has an element passed to a function (a reference parameter could write it)";
+                return HK_MSG_RW_MEM_GATHER_PASSED;
             continue;
         }
         /* the pointer's value only tested: `p != NULL`, `NULL == p`, `!p`, `if (p)` */
@@ -1042,9 +1033,9 @@ static const char *gather_problem(const rw_toks *ts, size_t a, size_t b, const a
             (k > 0 && rwl_tok_is(ts, k - 1, "!")) ||
             (k > 1 && rwl_tok_is(ts, k - 1, "(") && rwl_tok_is_ident(ts, k - 2, "if") && rwl_tok_is(ts, k + 1, ")")))
             continue;
-        return "is used as a pointer (passed on, copied, offset or assigned), which could write its elements";
+        return HK_MSG_RW_MEM_GATHER_AS_POINTER;
     }
-    return NULL;
+    return HK_MSG_COUNT;
 }
 
 /* rewrite_mem.h */
@@ -1096,10 +1087,8 @@ static int vec_type_of(const char *text, size_t len, vec_ptr *vp, int width, con
     if (rc || (!e && *why))
         return rc;
     if (!e) {
-        *why = targ ? hk_asprintf("%s has element type %s, the spec's %s (vectorized: float, double, int, "
-                                  "unsigned, __half, __nv_bfloat16)", vp->name, vp->elem, targ)
-                    : hk_asprintf("%s has element type %s (vectorized: float, double, int, "
-                                  "unsigned, __half, __nv_bfloat16)", vp->name, vp->elem);
+        *why = targ ? hk_asprintf(EN(RW_MEM_ELEM_TYPE_SPEC), vp->name, vp->elem, targ)
+                    : hk_asprintf(EN(RW_MEM_ELEM_TYPE), vp->name, vp->elem);
         return *why ? HK_OK : HK_ENOMEM;
     }
     const char *vt = width == 2 ? e->vec2 : width == 4 ? e->vec4 : NULL;
@@ -1112,8 +1101,8 @@ static int vec_type_of(const char *text, size_t len, vec_ptr *vp, int width, con
          * size takes the scalar loop */
         const char *c = bytes == 4 ? "unsigned int" : bytes == 8 ? "uint2" : bytes == 16 ? "uint4" : NULL;
         if (!c) {
-            *why = hk_asprintf("%s (%s by its %s) has no %d-byte carrier for %d lanes", vp->elem,
-                               e->names[0], targ ? "spec's template argument" : "#if branch", bytes, width);
+            *why = hk_asprintf(targ ? EN(RW_MEM_NO_CARRIER_TEMPLATE) : EN(RW_MEM_NO_CARRIER_BRANCH), vp->elem,
+                               e->names[0], bytes, width);
             return *why ? HK_OK : HK_ENOMEM;
         }
         snprintf(vp->vtype, sizeof vp->vtype, "%s", c);
@@ -1126,8 +1115,8 @@ static int vec_type_of(const char *text, size_t len, vec_ptr *vp, int width, con
         snprintf(vp->vtype, sizeof vp->vtype, "%s", width == 4 ? "uint2" : "uint4");
         vp->carrier = true;
     } else {
-        *why = hk_asprintf("%s has no %d-wide vector type (%s: widths %s)", vp->elem, width, vp->name,
-                           e->vec4 ? "2 and 4" : e->bit16 ? "2, 4 and 8" : "2");
+        *why = hk_asprintf(e->vec4 ? EN(RW_MEM_NO_VECTOR_24) : e->bit16 ? EN(RW_MEM_NO_VECTOR_248) : EN(RW_MEM_NO_VECTOR_2),
+                           vp->elem, width, vp->name);
         return *why ? HK_OK : HK_ENOMEM;
     }
     vp->ve = e;
@@ -1144,8 +1133,8 @@ static int vec_type_of(const char *text, size_t len, vec_ptr *vp, int width, con
 static int noalias_term(struct hk_buf *terms, const char *w, const char *r)
 {
     char t[2][320];
-    snprintf(t[0], sizeof t[0], "(const void *)%s != (const void *)%s", w, r);
-    snprintf(t[1], sizeof t[1], "(const void *)%s != (const void *)%s", r, w);
+    snprintf(t[0], sizeof t[0], "(const void *)%s != (const void *)%s", w, r); /* i18n: not for people */
+    snprintf(t[1], sizeof t[1], "(const void *)%s != (const void *)%s", r, w); /* i18n: not for people */
     for (int k = 0; k < 2; k++) {
         size_t n = strlen(t[k]);
         for (size_t a = 0; a + n <= terms->len; a++)
@@ -1196,13 +1185,13 @@ static int vectorize_once(const char *text, size_t len, const an_model *m, size_
     if (rc)
         goto out;
     if (ts.n < 2 || !rwl_tok_is(&ts, 0, "{") || !rwl_tok_is(&ts, ts.n - 1, "}")) {
-        why = "the kernel body could not be read";
+        why = EN(RW_ROWS_BODY_UNREADABLE);
         goto na;
     }
     size_t end = ts.n - 1;
     for (size_t k = 0; k < end; k++)
         if (rwl_tok_is_ident(&ts, k, "hk_nv")) {
-            why = "already vectorized (the body has the rewrite's hk_nv loop)";
+            why = EN(RW_MEM_ALREADY);
             goto na;
         }
     if ((why = find_shape(&ts, end, km, &sh, &rc)) || rc)
@@ -1214,7 +1203,7 @@ static int vectorize_once(const char *text, size_t len, const an_model *m, size_
         ib--;
     }
     if (ia >= ib) {
-        why = "the per-element code is empty";
+        why = EN(RW_MEM_EMPTY);
         goto na;
     }
     /* the declarations hoisted above the loop count as before it */
@@ -1242,7 +1231,7 @@ static int vectorize_once(const char *text, size_t len, const an_model *m, size_
                         (k > 0 && (rwl_tok_is(&ts, k - 1, "++") || rwl_tok_is(&ts, k - 1, "--")));
         if (rwl_tok_is_ident(&ts, k, sh.idx)) {
             if (assigned || (k > 0 && rwl_tok_is(&ts, k - 1, "&") && rwl_unary_position(&ts, k - 1)))
-                why = "the per-element code changes the index";
+                why = EN(RW_MEM_CHANGES_INDEX);
             continue;   /* other uses: idx_other_use, once the aliases kept are known */
         }
         long p = param_named(f, &ts, k);
@@ -1255,28 +1244,22 @@ static int vectorize_once(const char *text, size_t len, const an_model *m, size_
                 /* another index: a pointer only ever read is read per lane, as written (the
                  * scan goes on inside its subscript, whose accesses are the thread's own) */
                 size_t at = k;
-                const char *gwhy = gather_problem(&ts, 1, end, pp, &at);
-                if (!gwhy && in_loop_of(&ts, ia, ib, k)) {
-                    why_alloc = hk_asprintf("pointer %s is read at another index inside a loop of the "
-                                            "per-element code (a reduction over a row or a window, not "
-                                            "elementwise: left to the class's rewrite)", pp->name);
+                enum hk_msg gwhy = gather_problem(&ts, 1, end, pp, &at);
+                if (gwhy == HK_MSG_COUNT && in_loop_of(&ts, ia, ib, k)) {
+                    why_alloc = hk_asprintf(EN(RW_MEM_READ_IN_LOOP), pp->name);
                     break;
                 }
-                if (!gwhy) {
+                if (gwhy == HK_MSG_COUNT) {
                     if (n_gathers == VEC_MAX_SITES) {
-                        why = "too many pointer accesses in the per-element code";
+                        why = EN(RW_MEM_TOO_MANY_ACCESSES);
                         break;
                     }
                     gathers[n_gathers++] = (vec_gather){k, (size_t)p, false};
                     continue;
                 }
                 /* construct and line first: the registry's locator reads them from there */
-                why_alloc = hk_asprintf("statement at line %u: pointer %s is used other than as %s[%s] "
-                                        "or %s[s * %s + k] (another index, a dereference or the pointer "
-                                        "itself) and %s, so its elements are not the thread's own: only a "
-                                        "pointer the kernel never writes is read per element at another "
-                                        "index", rwl_line_at(text, ts.t[at].start), pp->name, pp->name, sh.idx,
-                                        pp->name, sh.idx, gwhy);
+                why_alloc = hk_asprintf(hk_tr_in(HK_LANG_EN, gwhy), rwl_line_at(text, ts.t[at].start), pp->name,
+                                        pp->name, sh.idx, pp->name, sh.idx);
                 break;
             }
             char acc[200];
@@ -1285,17 +1268,15 @@ static int vectorize_once(const char *text, size_t len, const an_model *m, size_
             else
                 snprintf(acc, sizeof acc, "%s[%ld * %s + %ld]", pp->name, as, sh.idx, ak);
             if (as != 1 && as != 2 && as != 4) {
-                why_alloc = hk_asprintf("%s steps %ld elements per index (vectorized: 1, 2 or 4)", acc, as);
+                why_alloc = hk_asprintf(EN(RW_MEM_STEPS), acc, as);
                 break;
             }
             if (ak >= as) {
-                why_alloc = hk_asprintf("%s reaches past the %ld elements of its index (an element of "
-                                        "another index)", acc, as);
+                why_alloc = hk_asprintf(EN(RW_MEM_REACHES_PAST), acc, as);
                 break;
             }
             if (elem_stride && as != elem_stride) {
-                why_alloc = hk_asprintf("the pointers are accessed with different strides "
-                                        "(elements per index): %s %ld, %s %ld", stride_ptr,
+                why_alloc = hk_asprintf(EN(RW_MEM_STRIDES_DIFFER), stride_ptr,
                                         elem_stride, pp->name, as);
                 break;
             }
@@ -1308,7 +1289,7 @@ static int vectorize_once(const char *text, size_t len, const an_model *m, size_
                 break;
             }
             if (pp->pointer_depth != 1) {
-                why_alloc = hk_asprintf("%s is a pointer to pointers", pp->name);
+                why_alloc = hk_asprintf(EN(RW_MEM_PTR_PTR), pp->name);
                 break;
             }
             size_t pi = 0;
@@ -1316,7 +1297,7 @@ static int vectorize_once(const char *text, size_t len, const an_model *m, size_
                 pi++;
             if (pi == n_ptrs) {
                 if (n_ptrs == VEC_MAX_PTRS) {
-                    why = "too many pointers";
+                    why = EN(RW_MEM_TOO_MANY_PTRS);
                     break;
                 }
                 memset(&ptrs[pi], 0, sizeof ptrs[pi]);
@@ -1327,7 +1308,7 @@ static int vectorize_once(const char *text, size_t len, const an_model *m, size_
                 n_ptrs++;
             }
             if (n_sites == VEC_MAX_SITES) {
-                why = "too many pointer accesses in the per-element code";
+                why = EN(RW_MEM_TOO_MANY_ACCESSES);
                 break;
             }
             vec_site *st = &sites[n_sites++];
@@ -1353,8 +1334,7 @@ static int vectorize_once(const char *text, size_t len, const an_model *m, size_
         }
         if (assigned && !rwp_declared_at(&ts, k, ia) && (outer_name(&ts, k, f, 1, sh.region) ||
                          outer_name(&ts, k, f, sh.hoist_a, sh.hoist_b))) {
-            why_alloc = hk_asprintf("the per-element code updates %.*s, declared outside it (a "
-                                    "reduction or state carried across elements)",
+            why_alloc = hk_asprintf(EN(RW_MEM_UPDATES_OUTSIDE),
                                     (int)(ts.t[k].end - ts.t[k].start), text + ts.t[k].start);
             break;
         }
@@ -1368,7 +1348,7 @@ static int vectorize_once(const char *text, size_t len, const an_model *m, size_
     for (size_t p = 0; p < n_ptrs;) {
         vec_ptr probe = ptrs[p];
         size_t at;
-        if (ptrs[p].written || gather_problem(&ts, 1, end, &f->params[ptrs[p].param], &at)) {
+        if (ptrs[p].written || gather_problem(&ts, 1, end, &f->params[ptrs[p].param], &at) != HK_MSG_COUNT) {
             p++;
             continue;
         }
@@ -1390,7 +1370,7 @@ static int vectorize_once(const char *text, size_t len, const an_model *m, size_
                 continue;
             }
             if (n_gathers == VEC_MAX_SITES) {
-                why = "too many pointer accesses in the per-element code";
+                why = EN(RW_MEM_TOO_MANY_ACCESSES);
                 goto na;
             }
             gathers[n_gathers++] = (vec_gather){sites[t].tok, ptrs[p].param, true};
@@ -1428,7 +1408,7 @@ static int vectorize_once(const char *text, size_t len, const an_model *m, size_
     for (size_t p = 0; p < n_ptrs; p++)
         any_written |= ptrs[p].written;
     if (!any_written) {
-        why = "the per-element code writes no pointer parameter at the thread's index";
+        why = EN(RW_MEM_NO_WRITE);
         goto na;
     }
     /* vector types */
@@ -1444,7 +1424,7 @@ static int vectorize_once(const char *text, size_t len, const an_model *m, size_
         static const char *const fixed[] = {"hk_start", "hk_stride", "hk_n", "hk_v", "hk_nv"};
         int n = snprintf(ptrs[p].vname, sizeof ptrs[p].vname, "hk_%s", ptrs[p].name);
         if (n < 0 || (size_t)n >= sizeof ptrs[p].vname - 2) {
-            why = "a pointer's name is too long for its vector's";
+            why = EN(RW_MEM_NAME_TOO_LONG);
             goto na;
         }
         for (bool taken = true; taken;) {
@@ -1460,7 +1440,7 @@ static int vectorize_once(const char *text, size_t len, const an_model *m, size_
                         !strcmp(e, ptrs[q].vname);
             }
             if (taken && (size_t)n + 1 >= sizeof ptrs[p].vname - 2) {
-                why = "a pointer's name is too long for its vector's";
+                why = EN(RW_MEM_NAME_TOO_LONG);
                 goto na;
             }
             if (taken)
@@ -1484,7 +1464,7 @@ static int vectorize_once(const char *text, size_t len, const an_model *m, size_
             clash = rwl_tok_is_ident(&ts, q, ptrs[p].vname) || rwl_tok_is_ident(&ts, q, nm);
         }
         if (clash) {
-            why_alloc = hk_asprintf("the code uses the name %.*s, which the vector form declares",
+            why_alloc = hk_asprintf(EN(RW_MEM_NAME_CLASH),
                                     (int)(ts.t[q].end - ts.t[q].start), text + ts.t[q].start);
             goto na_alloc;
         }
@@ -1531,9 +1511,7 @@ static int vectorize_once(const char *text, size_t len, const an_model *m, size_
             goto out;
         for (size_t p = 0; p < n_ptrs; p++)
             if (ptrs[p].written && launch_aliases(m, f, gathers[g].param, ptrs[p].param)) {
-                why_alloc = hk_asprintf("a launch in the file passes the same pointer as %s, read at "
-                                        "another index, and %s, written at the thread's own: the "
-                                        "vector form would read a stale element",
+                why_alloc = hk_asprintf(EN(RW_MEM_LAUNCH_ALIAS),
                                         f->params[gathers[g].param].name, ptrs[p].name);
                 goto na_alloc;
             }
@@ -1568,12 +1546,12 @@ static int vectorize_once(const char *text, size_t len, const an_model *m, size_
         goto out;
     const int per = width / (int)S;   /* indices per vector */
     if (S > 1)
-        rc = hk_buf_printf(&b, "// hk vectorize: %d-wide loads/stores (%s), %d %s of %ld elements each,\n"
+        rc = hk_buf_printf(&b, "// hk vectorize: %d-wide loads/stores (%s), %d %s of %ld elements each,\n" /* i18n: not for people */
                                "%s// over a grid-stride loop, a scalar tail, and the scalar loop when a\n"
                                "%s// pointer is not aligned to its vector\n%s",
                            width, first_vt, per, per == 1 ? "index" : "indices", S, ind, ind, ind);
     else
-        rc = hk_buf_printf(&b, "// hk vectorize: %d-wide loads/stores (%s) over a grid-stride loop, a "
+        rc = hk_buf_printf(&b, "// hk vectorize: %d-wide loads/stores (%s) over a grid-stride loop, a " /* i18n: not for people */
                                "scalar tail, and the\n%s// scalar loop when a pointer is not aligned "
                                "to its vector\n%s", width, first_vt, ind, ind);
     if (!rc)
@@ -1583,13 +1561,13 @@ static int vectorize_once(const char *text, size_t len, const an_model *m, size_
         for (size_t q = 0; q < p && !again; q++)
             again = ptrs[q].by_branch && strcmp(ptrs[q].elem, ptrs[p].elem) == 0;
         if (ptrs[p].by_branch && !again)
-            rc = hk_buf_printf(&b, "%s    static_assert(sizeof(%s) == %d, \"hk vectorize: %s was read as its "
+            rc = hk_buf_printf(&b, "%s    static_assert(sizeof(%s) == %d, \"hk vectorize: %s was read as its " /* i18n: not for people */
                                    "#if branch's %s\");\n", ind, ptrs[p].elem, ptrs[p].ve->size,
                                ptrs[p].elem, ptrs[p].ve->names[0]);
     }
     if (!rc)
         rc = hk_buf_printf(&b,
-        "%s    const %s hk_start = %s;\n"
+        "%s    const %s hk_start = %s;\n" /* i18n: not for people */
         "%s    const %s hk_stride = %s;\n"
         "%s    const auto hk_n = %s;\n"
         "%s    if (",
@@ -1605,7 +1583,7 @@ static int vectorize_once(const char *text, size_t len, const an_model *m, size_
         terms += ptrs[p].by_template && !again;
     }
     for (size_t p = 0; p < n_ptrs && !rc; p++, terms++)
-        rc = hk_buf_printf(&b, "%s%s%sreinterpret_cast<unsigned long long>(%s) %% %d == 0",
+        rc = hk_buf_printf(&b, "%s%s%sreinterpret_cast<unsigned long long>(%s) %% %d == 0", /* i18n: not for people */
                            terms ? " &&\n" : "", terms ? ind : "", terms ? "        " : "", ptrs[p].name,
                            ptrs[p].vbytes);
     /* an in-place call (a written pointer passed again as one read after the write) takes
@@ -1620,7 +1598,7 @@ static int vectorize_once(const char *text, size_t len, const an_model *m, size_
     if (rc)
         goto out;
     /* continuation lines of the alignment test line up under the first */
-    rc = hk_buf_printf(&b, ") {\n%s        const auto hk_nv = hk_n / %d;\n"
+    rc = hk_buf_printf(&b, ") {\n%s        const auto hk_nv = hk_n / %d;\n" /* i18n: not for people */
                            "%s        for (%s hk_v = hk_start; hk_v < hk_nv; hk_v += hk_stride) {\n",
                        ind, per, ind, T);
     for (size_t p = 0; p < n_ptrs && !rc; p++) {
@@ -1703,25 +1681,22 @@ static int vectorize_once(const char *text, size_t len, const an_model *m, size_
     char *desc, gather_note[800] = "";
     size_t gl = 0;
     if (n_gathers)
-        gl = (size_t)snprintf(gather_note, sizeof gather_note, "; %s read by scalar loads in each lane",
+        gl = (size_t)snprintf(gather_note, sizeof gather_note, EN(RW_MEM_GATHER_NOTE),
                               gnames.data);
     for (size_t p = 0; p < n_ptrs && gl < sizeof gather_note; p++)
         if (ptrs[p].by_template) {
-            gl += (size_t)snprintf(gather_note + gl, sizeof gather_note - gl, "; %s as the spec's %s: "
-                                   "the vector path when sizeof(%s) == %d", ptrs[p].elem,
+            gl += (size_t)snprintf(gather_note + gl, sizeof gather_note - gl, EN(RW_MEM_TEMPLATE_NOTE), ptrs[p].elem,
                                    ptrs[p].ve->names[0], ptrs[p].elem, ptrs[p].ve->size);
             break;
         }
-    if (S > 1 || sh.prologue)
-        desc = hk_asprintf("kernel %s: %d-wide vector loads/stores of %s (%d %s of %ld "
-                           "elements per vector; %s form%s, now a grid-stride loop with a scalar "
-                           "tail and an alignment fallback%s)", f->name, width, names.data, per,
-                           per == 1 ? "index" : "indices", S, sh.form,
-                           sh.prologue ? " after a prologue kept before it" : "", gather_note);
-    else
-        desc = hk_asprintf("kernel %s: %d-wide vector loads/stores of %s (%s form, now a "
-                           "grid-stride loop with a scalar tail and an alignment fallback%s)",
-                           f->name, width, names.data, sh.form, gather_note);
+    if (S > 1 || sh.prologue) {
+        /* one sentence per plural of index and with or without a prologue */
+        static const enum hk_msg dm[2][2] = {{HK_MSG_RW_MEM_DESC_INDEX, HK_MSG_RW_MEM_DESC_INDEX_PROLOGUE},
+                                             {HK_MSG_RW_MEM_DESC_INDICES, HK_MSG_RW_MEM_DESC_INDICES_PROLOGUE}};
+        desc = hk_asprintf(hk_tr_in(HK_LANG_EN, dm[per != 1][sh.prologue != 0]), f->name, width, names.data, per, S,
+                           sh.form, gather_note);
+    } else
+        desc = hk_asprintf(EN(RW_MEM_DESC), f->name, width, names.data, sh.form, gather_note);
     rc = rwl_finish(text, len, m, f->name, &es, desc, out);
     if (rc == HK_OK && out->applicable)
         out->keeps_grid = sh.whole_grid;   /* its bound is the grid: no other grid */
@@ -1735,10 +1710,10 @@ na_alloc:
         rc = HK_ENOMEM;
         goto out;
     }
-    rc = rwl_not_applicable(out, hk_asprintf("vectorize not applicable to kernel %s: %s", f->name, why_alloc));
+    rc = rwl_not_applicable(out, hk_asprintf(EN(RW_NOT_APPLICABLE_TO), "vectorize", f->name, why_alloc));
     goto out;
 na:
-    rc = rwl_not_applicable(out, hk_asprintf("vectorize not applicable to kernel %s: %s", f->name, why));
+    rc = rwl_not_applicable(out, hk_asprintf(EN(RW_NOT_APPLICABLE_TO), "vectorize", f->name, why));
 out:
     hk_free(top);
     hk_free(in_site);
@@ -2015,7 +1990,7 @@ int rw_vectorize_targs(const char *text, size_t len, const an_model *m, size_t k
     char *macro = NULL, *what = NULL;
     char *ntext = expand_kernel_loop_macro(text, len, f, &nlen, &macro, &rc);
     if (!rc && ntext) {
-        if (!(what = hk_asprintf("the %s loop macro expanded", macro))) {
+        if (!(what = hk_asprintf(EN(RW_MEM_MACRO_EXPANDED), macro))) {
             rc = HK_ENOMEM;
         } else {
             rc = vectorize_normalised(ntext, nlen, f->name, width, targs, n_targs, what, out);
@@ -2023,7 +1998,7 @@ int rw_vectorize_targs(const char *text, size_t len, const an_model *m, size_t k
         }
     } else if (!rc && (ntext = while_as_for(text, len, f, &nlen, &rc))) {
         rc = vectorize_normalised(ntext, nlen, f->name, width, targs, n_targs,
-                                  "the while loop read as a for loop", out);
+                                  EN(RW_MEM_WHILE_AS_FOR), out);
         ntext = NULL;
     }
     hk_free(ntext);
@@ -2038,7 +2013,7 @@ int rw_vectorize_targs(const char *text, size_t len, const an_model *m, size_t k
  * cuda_fp16.h / cuda_bf16.h, which a kernel using them includes). */
 static const char *const ldg_types[] = {
     "char", "signed char", "unsigned char", "short", "unsigned short", "int", "unsigned",
-    "unsigned int", "long", "unsigned long", "long long", "unsigned long long", "float", "double",
+    "unsigned int", "long", "unsigned long", "long long", "unsigned long long", "float", "double", /* i18n: not for people */
     "int8_t", "uint8_t", "int16_t", "uint16_t", "int32_t", "uint32_t", "int64_t", "uint64_t",
     "size_t", "char2", "char4", "uchar2", "uchar4", "short2", "short4", "ushort2", "ushort4",
     "int2", "int4", "uint2", "uint4", "longlong2", "ulonglong2", "float2", "float4", "double2",
@@ -2119,10 +2094,7 @@ int rw_readonly_loads(const char *text, size_t len, const an_model *m, size_t ke
     if (rc)
         return rc;
     if (hip_target)
-        return rwl_not_applicable(out, hk_asprintf(
-            "read-only loads not applicable to kernel %s: on AMD/DCU GPUs __ldg is an ordinary "
-            "load (HIP keeps it only for source compatibility) and there is no separate "
-            "read-only data path to select", f->name));
+        return rwl_not_applicable_to(out, "read-only loads", f->name, HK_MSG_RW_LDG_AMD);
     rw_toks ts = {0};
     rw_edits es = {0};
     struct hk_buf done, skipped;
@@ -2158,7 +2130,7 @@ int rw_readonly_loads(const char *text, size_t len, const an_model *m, size_t ke
             continue;
         }
         if (written[p]) {
-            if ((rc = hk_buf_printf(&skipped, "%s%s (written or passed on)", skipped.len ? ", " : "",
+            if ((rc = hk_buf_printf(&skipped, EN(RW_LDG_SKIP_WRITTEN), skipped.len ? ", " : "",
                                     pp->name)))
                 goto out;
             continue;
@@ -2168,7 +2140,7 @@ int rw_readonly_loads(const char *text, size_t len, const an_model *m, size_t ke
             if (written[q] && launch_aliases(m, f, p, q))
                 alias = (long)q;
         if (alias >= 0) {
-            if ((rc = hk_buf_printf(&skipped, "%s%s (a launch passes it as %s too, which is written)",
+            if ((rc = hk_buf_printf(&skipped, EN(RW_LDG_SKIP_ALIAS),
                                     skipped.len ? ", " : "", pp->name, f->params[alias].name)))
                 goto out;
             continue;
@@ -2202,20 +2174,16 @@ int rw_readonly_loads(const char *text, size_t len, const an_model *m, size_t ke
     }
     if (es.n == 0) {
         if (already)
-            rc = rwl_not_applicable(out, hk_asprintf("read-only loads: kernel %s already loads its "
-                                                 "read-only pointers through __ldg%s%s", f->name,
-                                                 skipped.len ? "; skipped: " : "",
-                                                 skipped.len ? skipped.data : ""));
+            rc = rwl_not_applicable(out, skipped.len ? hk_asprintf(EN(RW_LDG_ALREADY_SKIPPED), f->name, skipped.data)
+                                                     : hk_asprintf(EN(RW_LDG_ALREADY), f->name));
         else
-            rc = rwl_not_applicable(out, hk_asprintf("read-only loads not applicable to kernel %s: no "
-                                                 "load from a pointer the kernel never writes%s%s%s",
-                                                 f->name, skipped.len ? " (skipped: " : "",
-                                                 skipped.len ? skipped.data : "",
-                                                 skipped.len ? ")" : ""));
+            rc = skipped.len ? rwl_not_applicable_to(out, "read-only loads", f->name, HK_MSG_RW_LDG_NONE_SKIPPED,
+                                                     skipped.data)
+                             : rwl_not_applicable_to(out, "read-only loads", f->name, HK_MSG_RW_LDG_NONE);
         goto out;
     }
-    char *desc = hk_asprintf("kernel %s: loads through __ldg from %s%s%s", f->name, done.data,
-                             skipped.len ? "; skipped: " : "", skipped.len ? skipped.data : "");
+    char *desc = skipped.len ? hk_asprintf(EN(RW_LDG_DESC_SKIPPED), f->name, done.data, skipped.data)
+                             : hk_asprintf(EN(RW_LDG_DESC), f->name, done.data);
     rc = rwl_finish(text, len, m, f->name, &es, desc, out);
 out:
     hk_free(written);
@@ -2417,25 +2385,25 @@ int rw_unroll(const char *text, size_t len, const an_model *m, size_t kernel, in
             goto out;
     }
     if (es.n == 0) {
-        const char *why = n_for == 0 ? "the body has no for-loop"
-                          : had.len && !notconst.len
-                              ? "already: every innermost for-loop has an unroll pragma (line "
-                              : "no innermost for-loop with a constant trip count for full "
-                                "unrolling (line ";
-        bool lst = n_for != 0;
-        rc = rwl_not_applicable(out, hk_asprintf("unroll not applicable to kernel %s: %s%s%s", f->name,
-                                             why, lst ? (had.len && !notconst.len ? had.data
-                                                                                 : notconst.data)
-                                                      : "",
-                                             lst ? ")" : ""));
+        char *why = n_for == 0 ? hk_strdup(EN(RW_UNROLL_NO_FOR))
+                    : had.len && !notconst.len ? hk_asprintf(EN(RW_UNROLL_ALL_HAVE), had.data)
+                                               : hk_asprintf(EN(RW_UNROLL_NOT_CONSTANT),
+                                                             notconst.data ? notconst.data : "");
+        rc = rwl_not_applicable(out, why ? hk_asprintf(EN(RW_NOT_APPLICABLE_TO), "unroll", f->name, why) : NULL);
+        hk_free(why);
         goto out;
     }
-    char *desc = hk_asprintf("kernel %s: %s on the innermost for-loop%s at line%s %s%s%s%s%s", f->name,
-                             pragma, strchr(lines.data, ',') ? "s" : "",
-                             strchr(lines.data, ',') ? "s" : "", lines.data,
-                             had.len ? "; already had one: line " : "", had.len ? had.data : "",
-                             notconst.len ? "; trip count not constant: line " : "",
-                             notconst.len ? notconst.data : "");
+    /* one sentence per plural, with or without loops that had a pragma and loops of a
+     * trip count not constant */
+    static const enum hk_msg um[2][2][2] = {
+        {{HK_MSG_RW_UNROLL_DESC_1, HK_MSG_RW_UNROLL_DESC_1_N}, {HK_MSG_RW_UNROLL_DESC_1_H, HK_MSG_RW_UNROLL_DESC_1_HN}},
+        {{HK_MSG_RW_UNROLL_DESC_S, HK_MSG_RW_UNROLL_DESC_S_N}, {HK_MSG_RW_UNROLL_DESC_S_H, HK_MSG_RW_UNROLL_DESC_S_HN}},
+    };
+    const char *ufmt = hk_tr_in(HK_LANG_EN, um[strchr(lines.data, ',') != NULL][had.len != 0][notconst.len != 0]);
+    char *desc = had.len && notconst.len ? hk_asprintf(ufmt, f->name, pragma, lines.data, had.data, notconst.data)
+                 : had.len              ? hk_asprintf(ufmt, f->name, pragma, lines.data, had.data)
+                 : notconst.len         ? hk_asprintf(ufmt, f->name, pragma, lines.data, notconst.data)
+                                        : hk_asprintf(ufmt, f->name, pragma, lines.data);
     rc = rwl_finish(text, len, m, f->name, &es, desc, out);
 out:
     hk_buf_free(&lines);
@@ -2977,26 +2945,19 @@ int rw_fast_math(const char *text, size_t len, const an_model *m, size_t kernel,
         goto out;
     if (!desc.len) {
         if (already)
-            rc = rwl_not_applicable(out, hk_asprintf("fast math: kernel %s already uses the intrinsics "
-                                                 "and has no other float math call or division to "
-                                                 "change%s", f->name,
-                                                 skipped ? " (divisions of other types left)" : ""));
+            rc = rwl_not_applicable(out, hk_asprintf(skipped ? EN(RW_FM_ALREADY_LEFT) : EN(RW_FM_ALREADY), f->name));
         else
-            rc = rwl_not_applicable(out, hk_asprintf("fast math not applicable to kernel %s: no expf, "
-                                                 "logf, sinf, cosf, tanf, powf, sincosf, exp10f, "
-                                                 "log2f, log10f call (nor exp, log, sin, ... on float "
-                                                 "arguments) or float division in its body%s%s",
-                                                 f->name, skipped ? " (divisions of integers, "
-                                                 "doubles or unknown types are left)" : "",
-                                                 oskipped ? " (calls of exp, log, sin, ... on double, "
-                                                 "integer or unknown arguments are left)" : ""));
+        {
+            /* one sentence per kind of call or division left */
+            static const enum hk_msg fm[2][2] = {{HK_MSG_RW_FM_NONE, HK_MSG_RW_FM_NONE_CALLS_LEFT},
+                                                 {HK_MSG_RW_FM_NONE_DIVS_LEFT, HK_MSG_RW_FM_NONE_BOTH_LEFT}};
+            rc = rwl_not_applicable_to(out, "fast math", f->name, fm[skipped != 0][oskipped != 0]);
+        }
         goto out;
     }
-    if (skipped && (rc = hk_buf_printf(&desc, "; %zu division%s of another or unknown type left", skipped,
-                                       skipped == 1 ? "" : "s")))
+    if (skipped && (rc = hk_buf_printf(&desc, skipped == 1 ? EN(RW_FM_DIV_LEFT) : EN(RW_FM_DIVS_LEFT), skipped)))
         goto out;
-    if (oskipped && (rc = hk_buf_printf(&desc, "; %zu call%s of exp, log, sin, ... on another or unknown "
-                                        "type left", oskipped, oskipped == 1 ? "" : "s")))
+    if (oskipped && (rc = hk_buf_printf(&desc, oskipped == 1 ? EN(RW_FM_CALL_LEFT) : EN(RW_FM_CALLS_LEFT), oskipped)))
         goto out;
     rwl_edits_free(&es);
     rc = rwl_edits_add_owned(&es, bs, be, body);
@@ -3032,7 +2993,7 @@ static int emit_vectorize(const rw_context *c, const int *p, rw_result *out)
 
 const rw_descriptor rw_vectorize_desc = {
     .name = "vectorize",
-    .summary = "float2/float4-wide loads and stores in a grid-stride loop",
+    .summary = "float2/float4-wide loads and stores in a grid-stride loop", /* i18n: not for people */
     .params = vectorize_params,
     .n_params = HK_ARRAY_LEN(vectorize_params),
     .flags = RW_VECTOR_LOOP,
@@ -3047,7 +3008,7 @@ static int emit_readonly_loads(const rw_context *c, const int *p, rw_result *out
 
 const rw_descriptor rw_readonly_loads_desc = {
     .name = "readonly_loads",
-    .summary = "__ldg for pointers the kernel only reads",
+    .summary = "__ldg for pointers the kernel only reads", /* i18n: not for people */
     .flags = RW_HINT,
     .emit = emit_readonly_loads,
 };
@@ -3063,7 +3024,7 @@ static int emit_unroll(const rw_context *c, const int *p, rw_result *out)
 
 const rw_descriptor rw_unroll_desc = {
     .name = "unroll",
-    .summary = "#pragma unroll factor on constant-trip loops",
+    .summary = "#pragma unroll factor on constant-trip loops", /* i18n: not for people */
     .params = unroll_params,
     .n_params = HK_ARRAY_LEN(unroll_params),
     .flags = RW_TUNING,
@@ -3078,7 +3039,7 @@ static int emit_fast_math(const rw_context *c, const int *p, rw_result *out)
 
 const rw_descriptor rw_fast_math_desc = {
     .name = "fast_math",
-    .summary = "fast intrinsics for expf, logf, sinf, ... and divisions",
+    .summary = "fast intrinsics for expf, logf, sinf, ... and divisions", /* i18n: not for people */
     .flags = 0,
     .emit = emit_fast_math,
 };

@@ -146,13 +146,11 @@ static const char *check_guards(const km_kernel *k, const km_access *w, pm_match
             bound = true;
             continue;
         }
-        snprintf(why, n, "line %u: a guard other than the bound on the flat index (idx < N) is in "
-                 "force on the write", gd->line);
+        snprintf(why, n, EN(RW_PERM_OTHER_GUARD), gd->line);
         return why;
     }
     if (!bound) {
-        snprintf(why, n, "line %u: the write has no bounds check idx < N on its flat index: the "
-                 "number of elements is not known", w->line);
+        snprintf(why, n, EN(RW_PERM_NO_BOUNDS), w->line);
         return why;
     }
     return NULL;
@@ -170,36 +168,35 @@ static const char *check_rest(const km_kernel *k, const km_class *c, char *why, 
         return why;
     }
     if (km_barriers(k)) {
-        snprintf(why, n, "line %u: __syncthreads() in the kernel", c->line);
+        snprintf(why, n, EN(RW_PERM_SYNCTHREADS), c->line);
         return why;
     }
     unsigned writes = 0, reads = 0;
     for (size_t i = 0; i < na; i++) {
         const km_access *a = &as[i];
         if (a->space != KM_SPACE_GLOBAL || a->atomic) {
-            snprintf(why, n, "line %u: %s %s besides the permuted copy", a->line,
-                     a->atomic ? "an atomic on" : "an access to", a->buffer);
+            snprintf(why, n, a->atomic ? EN(RW_PERM_ATOMIC_BESIDES) : EN(RW_PERM_ACCESS_BESIDES), a->line,
+                     a->buffer);
             return why;
         }
         bool is_out = strcmp(a->buffer, c->out) == 0;
         if (a->mode == KM_READ && !is_out && !km_form_equal(a->index, c->in_map)) {
-            snprintf(why, n, "line %u: %s is read at a second index", a->line, a->buffer);
+            snprintf(why, n, EN(RW_PERM_READ_SECOND), a->line, a->buffer);
             return why;
         }
         if (a->mode != KM_READ && (!is_out || !km_form_equal(a->index, c->out_map))) {
-            snprintf(why, n, "line %u: %s is written besides the permuted copy", a->line, a->buffer);
+            snprintf(why, n, EN(RW_PERM_WRITTEN_BESIDES), a->line, a->buffer);
             return why;
         }
         if (a->mode == KM_READ && is_out) {
-            snprintf(why, n, "line %u: the output %s is read", a->line, a->buffer);
+            snprintf(why, n, EN(RW_PERM_OUTPUT_READ), a->line, a->buffer);
             return why;
         }
         reads += a->mode == KM_READ;
         writes += a->mode != KM_READ;
     }
     if (writes != 1 || reads != 1) {
-        snprintf(why, n, "line %u: not one read and one write: the kernel does more than move "
-                 "elements", c->line);
+        snprintf(why, n, EN(RW_PERM_NOT_ONE_EACH), c->line);
         return why;
     }
     return NULL;
@@ -217,8 +214,7 @@ static const char *find_coords(const km_kernel *k, pm_match *t, char *why, size_
                 continue;
             km_term co, s1;
             if (!coefficient(k, t->map, a, &co)) {
-                snprintf(why, n, "line %u: a coordinate of the flat index appears in more than one "
-                         "term of the permuted index", t->line);
+                snprintf(why, n, EN(RW_PERM_COORD_TWICE), t->line);
                 return why;
             }
             bool unit_e = single_term(st, &s1) && s1.n == 0 && s1.coef == 1;
@@ -240,30 +236,27 @@ static const char *find_coords(const km_kernel *k, pm_match *t, char *why, size_
             c->n_extent = 0;
             if (ex.n) {
                 if (!single_term(ex, &c->extent[0])) {
-                    snprintf(why, n, "line %u: a coordinate's extent is a sum, not a product of sizes",
+                    snprintf(why, n, EN(RW_PERM_EXTENT_SUM),
                              t->line);
                     return why;
                 }
                 c->n_extent = 1;
             }
             if (unit_e && unit_map) {
-                snprintf(why, n, "line %u: the innermost coordinate (idx %% D) keeps stride 1 in the "
-                         "permuted index: reads and writes are contiguous already", t->line);
+                snprintf(why, n, EN(RW_PERM_INNER_CONTIGUOUS), t->line);
                 return why;
             }
         }
     if (!have_u) {
-        snprintf(why, n, "line %u: the permuted index has no innermost coordinate idx %% D of the "
-                 "flat index", t->line);
+        snprintf(why, n, EN(RW_PERM_NO_INNER), t->line);
         return why;
     }
     if (!have_v) {
-        snprintf(why, n, "line %u: no coordinate of the flat index has stride 1 in the permuted "
-                 "index (a gather or shift, not a permutation)", t->line);
+        snprintf(why, n, EN(RW_PERM_NO_STRIDE1), t->line);
         return why;
     }
     if (t->u.n_extent == 0) {
-        snprintf(why, n, "line %u: the innermost coordinate has no extent", t->line);
+        snprintf(why, n, EN(RW_PERM_NO_EXTENT), t->line);
         return why;
     }
     fuse(k, t, &t->u, false);   /* u's extent is A itself: it stays a product */
@@ -286,7 +279,7 @@ static int model_permute(const char *text, size_t len, const an_function *f, km_
         if (c.near == KM_CLASS_PERMUTATION)
             snprintf(why, n, "line %u: %s", c.why_line, c.why);
         else
-            snprintf(why, n, "the kernel model reads it as %s, not a permutation", km_class_name(c.kind));
+            snprintf(why, n, EN(RW_PERM_MODEL_CLASS), km_class_name(c.kind));
         return HK_OK;
     }
     memset(t, 0, sizeof *t);
@@ -294,11 +287,11 @@ static int model_permute(const char *text, size_t len, const an_function *f, km_
     t->out = c.out;
     t->line = c.line;
     if (c.shared_tiles) {
-        snprintf(why, n, "line %u: it already moves the elements through a __shared__ tile", c.line);
+        snprintf(why, n, EN(RW_PERM_ALREADY_TILED), c.line);
         return HK_OK;
     }
     if (!t->in || !t->out || strcmp(t->in, t->out) == 0) {
-        snprintf(why, n, "line %u: not a copy between two buffers", c.line);
+        snprintf(why, n, EN(RW_PERM_NOT_COPY), c.line);
         return HK_OK;
     }
     if (km_form_mentions_kind(k, c.in_map, KM_ATOM_READ, -1) || km_form_mentions_kind(k, c.out_map, KM_ATOM_READ, -1)) {
@@ -309,8 +302,7 @@ static int model_permute(const char *text, size_t len, const an_function *f, km_
         return HK_OK;
     bool in_flat = km_form_is_global_index(k, c.in_map, 0), out_flat = km_form_is_global_index(k, c.out_map, 0);
     if (!in_flat && !out_flat) {
-        snprintf(why, n, "line %u: neither side is indexed by the flat thread index "
-                 "blockIdx.x * blockDim.x + threadIdx.x", c.line);
+        snprintf(why, n, EN(RW_PERM_NOT_FLAT), c.line);
         return HK_OK;
     }
     t->read_permuted = out_flat;
@@ -327,7 +319,7 @@ static int model_permute(const char *text, size_t len, const an_function *f, km_
 }
 
 static const char tpl_permute[] =
-    "{\n"
+    "{\n" /* i18n: not for people */
     "    // hk rewrite: tiled permutation. The flat index e < N splits into the tiled\n"
     "    // coordinates u = e % A (contiguous in $USIDE) and v = (e / S) % D (contiguous in\n"
     "    // $VSIDE) and the rest; each block walks HK_TILE x HK_TILE tiles of (u, v)\n"
@@ -342,7 +334,7 @@ static const char tpl_permute[] =
     "    constexpr unsigned int HK_TPB = 256;\n"
     "    __shared__ $T hk_tile[HK_TILE][HK_TILE + 1];\n"
     PT_THREADS
-    "    const long long hk_n = $N;\n"
+    "    const long long hk_n = $N;\n" /* i18n: not for people */
     "    const long long hk_blocks = (long long)gridDim.x * gridDim.y * gridDim.z;\n"
     "    const long long hk_block = blockIdx.x + (long long)gridDim.x * (blockIdx.y + (long long)gridDim.y * blockIdx.z);\n"
     "    // the split e = ((hi * D + v) * S / A + mid) * A + u, checked in 32 bits (a 64-bit\n"
@@ -516,7 +508,7 @@ static int linear_c(const km_kernel *k, const pm_match *t, char **out)
 static int extent_c(const km_kernel *k, const pm_coord *c, km_form g, char **out)
 {
     if (c->n_extent == 0) {
-        *out = hk_strdup("(long long)((unsigned int)hk_n / (unsigned int)hk_s)");
+        *out = hk_strdup("(long long)((unsigned int)hk_n / (unsigned int)hk_s)"); /* i18n: not for people */
         return *out ? HK_OK : HK_ENOMEM;
     }
     return form_c(k, (km_form){.t = c->extent, .n = 1}, g, WIDE, out);
@@ -542,12 +534,12 @@ int rw_tiled_permute(const char *text, size_t len, const an_model *m, size_t ker
     if (rc)
         goto out;
     if (!k || why[0]) {
-        rc = rwp_not_applicable(out, name, f, why[0] ? why : "the kernel model cannot be built");
+        rc = rwp_not_applicable(out, name, f, why[0] ? why : EN(RW_PERM_NO_MODEL));
         goto out;
     }
     const an_param *pi = rwp_param_by_name(f, t.in), *po = rwp_param_by_name(f, t.out);
     if (!pi || !po || pi->pointer_depth != 1 || po->pointer_depth != 1) {
-        snprintf(why, sizeof why, "line %u: %s and %s are not two pointer parameters", t.line, t.in, t.out);
+        snprintf(why, sizeof why, EN(RW_TR_NOT_POINTERS), t.line, t.in, t.out);
         rc = rwp_not_applicable(out, name, f, why);
         goto out;
     }
@@ -555,7 +547,7 @@ int rw_tiled_permute(const char *text, size_t len, const an_model *m, size_t ker
     rwp_pointee_type(pi, ti, sizeof ti);
     rwp_pointee_type(po, to, sizeof to);
     if (strcmp(ti, to) != 0 || !*ti) {
-        snprintf(why, sizeof why, "line %u: the input and output element types differ (%.100s, %.100s)", t.line, ti, to);
+        snprintf(why, sizeof why, EN(RW_PERM_TYPES_DIFFER), t.line, ti, to);
         rc = rwp_not_applicable(out, name, f, why);
         goto out;
     }
@@ -567,9 +559,7 @@ int rw_tiled_permute(const char *text, size_t len, const an_model *m, size_t ker
         (rc = form_c(k, (km_form){.t = t.u.extent, .n = 1}, t.g, WIDE, &ae)) ||
         (rc = form_c(k, t.v.stride, t.g, WIDE, &se)) || (rc = extent_c(k, &t.v, t.g, &de))) {
         if (rc == HK_EUNSUPPORTED || rc == HK_ETOOBIG) {
-            snprintf(why, sizeof why, "line %u: the index or its bound uses something besides the flat "
-                     "index, scalar parameters and named constants (a thread id, a read, a local the "
-                     "model does not follow)", t.line);
+            snprintf(why, sizeof why, EN(RW_PERM_INDEX_USES), t.line);
             rc = rwp_not_applicable(out, name, f, why);
         }
         goto out;
@@ -607,10 +597,8 @@ int rw_tiled_permute(const char *text, size_t len, const an_model *m, size_t ker
                         "LOADIDX", load_idx, "STOREIDX", store_idx, NULL};
     if ((rc = rwl_render(&b, tpl_permute, kv)))
         goto out;
-    char *desc = hk_asprintf("kernel %s: shared-memory tiled permutation %s -> %s%s, tile [%d][%d + 1] "
-                             "(HK_TILE) of A = %s by D = %s (stride %s), grid-stride over tiles, any launch",
-                             f->name, pi->name, po->name, t.read_permuted ? " (read permuted)" : "", tile,
-                             tile, ae, de, se);
+    char *desc = hk_asprintf(t.read_permuted ? EN(RW_PERM_DESC_READ_PERMUTED) : EN(RW_PERM_DESC), f->name, pi->name,
+                             po->name, tile, tile, ae, de, se);
     rc = rwp_replace_body(text, len, m, f, b.data, desc, out);
 out:
     hk_free(pe);
@@ -638,7 +626,7 @@ static int emit_tiled_permute(const rw_context *c, const int *p, rw_result *out)
 
 const rw_descriptor rw_tiled_permute_desc = {
     .name = "tiled_permute",
-    .summary = "a permutation of a flat index split by / and % through a padded shared-memory tile",
+    .summary = "a permutation of a flat index split by / and % through a padded shared-memory tile", /* i18n: not for people */
     .params = tiled_permute_params,
     .n_params = HK_ARRAY_LEN(tiled_permute_params),
     .flags = RW_ALGORITHM | RW_TILE_LOOP,

@@ -13,12 +13,16 @@
 
 #include "core/buf.h"
 #include "core/hk.h"
+#include "core/i18n.h"
 
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* stored and machine-read in English; shown through hk_tr_said (docs/i18n.md) */
+#define EN(id) hk_tr_in(HK_LANG_EN, HK_MSG_##id)
 
 /* The kernels this rewrite targets are a few statements; a larger body is not one, and the
  * cap keeps a huge kernel from costing time. */
@@ -139,50 +143,50 @@ static const char *forbidden(const rw_toks *ts, size_t a, size_t b, size_t ia, s
 {
     static const struct {
         const char *word;
-        const char *why;
+        enum hk_msg why;
     } words[] = {
-        {"__syncthreads", "it synchronizes the block (__syncthreads)"},
-        {"__syncwarp", "it synchronizes the warp (__syncwarp)"},
-        {"__shared__", "it uses shared memory"},
-        {"asm", "it holds inline assembly"},
-        {"goto", "it uses goto"},
-        {"break", "it breaks out of a loop"},
-        {"switch", "it holds a switch"},
-        {"while", "it holds a while loop"},
-        {"do", "it holds a do loop"},
-        {"static", "it declares a static variable"},
-        {"extern", "it declares an extern variable"},
-        {"gridDim", "the row body uses gridDim"},
-        {"warpSize", "the body already works per warp (warpSize)"},
-        {"this_thread_block", "it uses cooperative groups"},
-        {"cooperative_groups", "it uses cooperative groups"},
+        {"__syncthreads", HK_MSG_RW_ROWS_SYNCTHREADS},
+        {"__syncwarp", HK_MSG_RW_ROWS_SYNCWARP},
+        {"__shared__", HK_MSG_RW_ROWS_SHARED},
+        {"asm", HK_MSG_RW_ROWS_ASM},
+        {"goto", HK_MSG_RW_ROWS_GOTO},
+        {"break", HK_MSG_RW_ROWS_BREAK},
+        {"switch", HK_MSG_RW_ROWS_SWITCH},
+        {"while", HK_MSG_RW_ROWS_WHILE},
+        {"do", HK_MSG_RW_ROWS_DO},
+        {"static", HK_MSG_RW_ROWS_STATIC},
+        {"extern", HK_MSG_RW_ROWS_EXTERN},
+        {"gridDim", HK_MSG_RW_ROWS_GRIDDIM},
+        {"warpSize", HK_MSG_RW_ROWS_WARPSIZE},
+        {"this_thread_block", HK_MSG_RW_ROWS_COOP},
+        {"cooperative_groups", HK_MSG_RW_ROWS_COOP},
     };
     static const struct {
         const char *prefix;
-        const char *why;
+        enum hk_msg why;
     } prefixes[] = {
-        {"atomic", "it uses atomics (another thread shares the location)"},
-        {"__shfl", "it already shuffles across lanes"},
-        {"__ballot", "it already votes across lanes"},
-        {"__any", "it already votes across lanes"},
-        {"__all", "it already votes across lanes"},
-        {"__activemask", "it already works per warp"},
-        {"__reduce", "it already reduces across lanes"},
-        {"__match", "it already matches across lanes"},
-        {"__threadfence", "it orders memory between threads (__threadfence)"},
+        {"atomic", HK_MSG_RW_ROWS_ATOMICS},
+        {"__shfl", HK_MSG_RW_ROWS_SHUFFLES},
+        {"__ballot", HK_MSG_RW_ROWS_VOTES},
+        {"__any", HK_MSG_RW_ROWS_VOTES},
+        {"__all", HK_MSG_RW_ROWS_VOTES},
+        {"__activemask", HK_MSG_RW_ROWS_PER_WARP},
+        {"__reduce", HK_MSG_RW_ROWS_REDUCES},
+        {"__match", HK_MSG_RW_ROWS_MATCHES},
+        {"__threadfence", HK_MSG_RW_ROWS_THREADFENCE},
     };
     for (size_t k = a; k < b && k < ts->n; k++) {
         if (!is_ident(ts, k))
             continue;
         for (size_t i = 0; i < HK_ARRAY_LEN(words); i++)
             if (rwl_tok_is(ts, k, words[i].word))
-                return words[i].why;
+                return hk_tr_in(HK_LANG_EN, words[i].why);
         for (size_t i = 0; i < HK_ARRAY_LEN(prefixes); i++)
             if (has_prefix(ts, k, prefixes[i].prefix))
-                return prefixes[i].why;
+                return hk_tr_in(HK_LANG_EN, prefixes[i].why);
         if ((k < ia || k >= ib) && (rwl_tok_is(ts, k, "threadIdx") || rwl_tok_is(ts, k, "blockIdx") ||
                                     rwl_tok_is(ts, k, "blockDim")))
-            return "the body uses threadIdx/blockIdx/blockDim besides the row index";
+            return EN(RW_ROWS_THREAD_BUILTINS);
     }
     return NULL;
 }
@@ -393,7 +397,7 @@ static const char *read_decl(rr_scan *s, size_t a, size_t b, rr_names *set, bool
         else
             v = NULL;
         if (!v)
-            return fail(s, "the row body declares more names than the rewrite tracks%s", NULL);
+            return fail(s, EN(RW_ROWS_TOO_MANY_NAMES), NULL);
         v->state = ib > ia && is_zero(ts, ia, ib) ? RR_ZERO : RR_SET;
         v->shuffles = !ptr && !array && shuffle_type(ts, a, type_end);
         v->ptr = ptr || array;
@@ -449,7 +453,7 @@ static size_t assign_op(const rw_toks *ts, size_t a, size_t b)
 static const char *add_store(rr_scan *s, size_t base, size_t ia, size_t ib, const rr_stmt *loop)
 {
     if (s->n_stores >= RR_MAX_NAMES)
-        return fail(s, "the row body stores to more places than the rewrite tracks%s", NULL);
+        return fail(s, EN(RW_ROWS_TOO_MANY_STORES), NULL);
     rr_store *st = &s->stores[s->n_stores++];
     st->base = base;
     st->in_loop = loop != NULL;
@@ -497,20 +501,18 @@ static const char *add_reduction(rr_scan *s, rr_stmt *st, size_t acc, size_t a, 
     tok_str(s, acc, nm, sizeof nm);
     rr_name *v = names_find_tok(&s->rows, ts, acc);
     if (!v)
-        return fail(s, "`%s` is reduced in a column loop but is not a variable declared before it in the kernel", nm);
+        return fail(s, EN(RW_ROWS_REDUCED_NOT_VAR), nm);
     if (!v->shuffles)
-        return fail(s, "the accumulator `%s` is not a scalar type a warp shuffle takes", nm);
+        return fail(s, EN(RW_ROWS_ACC_NOT_SHUFFLE), nm);
     if (v->state == RR_HOISTED)
-        return fail(s, "the accumulator `%s` is also read by the bounds check", nm);
+        return fail(s, EN(RW_ROWS_ACC_IN_CHECK), nm);
     if (!fn[0]) {
         if (v->state == RR_SET)
-            return fail(s, "the accumulator `%s` does not start at zero (its declaration has a non-zero or no "
-                           "initializer)", nm);
+            return fail(s, EN(RW_ROWS_ACC_NOT_ZERO), nm);
         if (v->state == RR_WRITTEN)
-            return fail(s, "the accumulator `%s` is changed between its zero initializer and its loop", nm);
+            return fail(s, EN(RW_ROWS_ACC_CHANGED), nm);
         if (v->state == RR_REDUCED)
-            return fail(s, "the accumulator `%s` is reduced in an earlier loop too (a sum would not start at "
-                           "zero in every lane)", nm);
+            return fail(s, EN(RW_ROWS_ACC_EARLIER), nm);
     }
     if (sel) {
         /* the if and ?: forms combine by type (rwl_minmax_update says why fmaxf is exact) */
@@ -519,9 +521,9 @@ static const char *add_reduction(rr_scan *s, rr_stmt *st, size_t acc, size_t a, 
     }
     for (size_t i = 0; i < st->n_red; i++)
         if (rwl_tok_is(ts, st->red[i], nm))
-            return fail(s, "the accumulator `%s` is read or written elsewhere inside its loop", nm);
+            return fail(s, EN(RW_ROWS_ACC_ELSEWHERE), nm);
     if (st->n_red >= RR_MAX_RED)
-        return fail(s, "a column loop has more reductions than the rewrite tracks%s", NULL);
+        return fail(s, EN(RW_ROWS_TOO_MANY_REDUCTIONS), NULL);
     st->red[st->n_red] = acc;
     st->red_a[st->n_red] = a;
     st->red_b[st->n_red] = b;
@@ -561,42 +563,42 @@ static const char *loop_stmt(rr_scan *s, rr_stmt *st, size_t a, size_t b)
     if (rwl_tok_is(ts, a, "if") && rwl_tok_is(ts, a + 1, "(")) {
         size_t c = rwl_match_close(ts, a + 1);
         if (c >= b)
-            return fail(s, "an unbalanced condition in a column loop%s", NULL);
+            return fail(s, EN(RW_ROWS_UNBALANCED_COND), NULL);
         if (rwl_writes_any(ts, a + 2, c))
-            return fail(s, "a condition in a column loop changes a variable%s", NULL);
+            return fail(s, EN(RW_ROWS_COND_CHANGES), NULL);
         size_t e = rwl_stmt_end(ts, c + 1, b);
         const char *why = loop_stmt(s, st, c + 1, e);
         if (why)
             return why;
         if (rwl_tok_is(ts, e, "else"))
             return loop_stmt(s, st, e + 1, b);
-        return e == b ? NULL : fail(s, "an unexpected statement in a column loop%s", NULL);
+        return e == b ? NULL : fail(s, EN(RW_ROWS_UNEXPECTED_STMT), NULL);
     }
     if (rwl_tok_is(ts, a, "continue") && b == a + 2)
         return NULL;
     if (rwl_tok_is(ts, a, "for"))
-        return fail(s, "a column loop holds a nested loop%s", NULL);
+        return fail(s, EN(RW_ROWS_NESTED_LOOP), NULL);
     if (rwl_tok_is(ts, a, "return"))
-        return fail(s, "a column loop returns%s", NULL);
+        return fail(s, EN(RW_ROWS_LOOP_RETURNS), NULL);
     const char *d = read_decl(s, a, b, &s->locals, true, st->var);
     if (d)
         return *d ? d : NULL;
     if (!rwl_tok_is(ts, b - 1, ";"))
-        return fail(s, "an unexpected statement in a column loop%s", NULL);
+        return fail(s, EN(RW_ROWS_UNEXPECTED_STMT), NULL);
     size_t op = assign_op(ts, a, b - 1);
     size_t ia = 0, ib = 0;
     char lv = op < b - 1 ? lvalue(ts, a, op, &ia, &ib) : 0;
     if (!lv)
-        return fail(s, "a statement in a column loop is neither a declaration, an assignment nor a store: `%s`",
+        return fail(s, EN(RW_ROWS_STMT_KIND),
                     tok_str(s, a, nm, sizeof nm));
     if (rwl_writes_any(ts, op + 1, b - 1) || (lv == 's' && rwl_writes_any(ts, ia, ib)))
-        return fail(s, "an assignment in a column loop changes a second variable%s", NULL);
+        return fail(s, EN(RW_ROWS_SECOND_VAR), NULL);
     if (lv == 's') {
         rr_name *loc = names_find_tok(&s->locals, ts, a);
         if (loc)
             return NULL;   /* the loop's own array */
         if (!mentions(ts, ia, ib, tok_str(s, st->var, nm, sizeof nm)) && !mentions_flagged(ts, ia, ib, &s->locals, true))
-            return fail(s, "a store to `%s` inside a column loop has an index that does not depend on the column",
+            return fail(s, EN(RW_ROWS_STORE_NO_COLUMN),
                         tok_str(s, a, nm, sizeof nm));
         return add_store(s, a, ia, ib, st);
     }
@@ -605,12 +607,12 @@ static const char *loop_stmt(rr_scan *s, rr_stmt *st, size_t a, size_t b)
     if (names_find_tok(&s->locals, ts, a))
         return NULL;
     if (a == st->var || rwl_tok_is(ts, a, tok_str(s, st->var, (char[RR_NAME]){0}, RR_NAME)))
-        return fail(s, "the column loop changes its variable `%s`", nm);
+        return fail(s, EN(RW_ROWS_LOOP_CHANGES_VAR), nm);
     if ((rwl_tok_is(ts, op, "+=") || rwl_tok_is(ts, op, "-=")) && !mentions(ts, op + 1, b - 1, nm))
         return add_reduction(s, st, a, a, b, "", false);
     if (rwl_tok_is(ts, op, "=") && sum_rhs(ts, op + 1, b - 1, nm))
         return add_reduction(s, st, a, a, b, "", false);
-    return fail(s, "the column loop writes the row variable `%s` other than as a sum/max/min reduction", nm);
+    return fail(s, EN(RW_ROWS_WRITES_ROW_VAR), nm);
 }
 
 /* ------------------------------------------------------------------ the float4 path */
@@ -744,7 +746,7 @@ static void vec_check(rr_scan *s, rr_stmt *st, size_t a, size_t b)
             own = n_branch == 1;
         }
         if (!own)
-            NOVEC("its body branches (`%s`), and float4 loads and stores are unconditional",
+            NOVEC(EN(RW_ROWS_NOVEC_BRANCHES),
                   tok_str(s, k, nm, sizeof nm));
     }
     for (size_t k = a; k < b; k++) {
@@ -754,22 +756,22 @@ static void vec_check(rr_scan *s, rr_stmt *st, size_t a, size_t b)
         rr_name *loc = names_find_tok(&s->locals, ts, k);
         if (loc) {
             if (loc->ptr)
-                NOVEC("it uses the loop-local pointer or array `%s`", nm);
+                NOVEC(EN(RW_ROWS_NOVEC_LOCAL_PTR), nm);
             continue;
         }
         bool isp = false, fl = float_pointer(s, k, &isp);
         if (!rwl_tok_is(ts, k + 1, "[")) {
             if (isp)
-                NOVEC("it uses the pointer `%s` other than by subscript", nm);
+                NOVEC(EN(RW_ROWS_NOVEC_PTR), nm);
             continue;
         }
         if (!fl)
-            NOVEC("`%s` is not known as a pointer to float", nm);
+            NOVEC(EN(RW_ROWS_NOVEC_NOT_FLOAT), nm);
         size_t close = rwl_match_close(ts, k + 1), ea, eb;
         if (close >= b)
-            NOVEC("an unbalanced subscript of `%s`", nm);
+            NOVEC(EN(RW_ROWS_NOVEC_SUBSCRIPT), nm);
         if (!base_plus_c(s, st, k + 2, close, &ea, &eb))
-            NOVEC("the index of `%s[...]` is not `base + %s` with a row-invariant base", nm, var);
+            NOVEC(EN(RW_ROWS_NOVEC_INDEX), nm, var);
         /* `x[c + 1]`: a neighbour read (stencil-like); its base is 4 bytes off the row's, so
          * the two are never aligned together and the float4 path would be dead code */
         size_t la = ea, lb = eb;
@@ -778,7 +780,7 @@ static void vec_check(rr_scan *s, rr_stmt *st, size_t a, size_t b)
             lb--;
         }
         if (lb == la + 1 && ts->t[la].kind == T_NUMBER)
-            NOVEC("the index of `%s[...]` shifts the column by a constant", nm);
+            NOVEC(EN(RW_ROWS_NOVEC_SHIFT), nm);
         bool store = rwl_tok_is(ts, close + 1, "=");
         /* `P[E + c] /= s;`: read, then stored (a statement-level update: loop_stmt took it) */
         bool update = !store && rwl_tok_is_assign_op(ts, close + 1) && k == a_stmt(ts, a, k);
@@ -787,7 +789,7 @@ static void vec_check(rr_scan *s, rr_stmt *st, size_t a, size_t b)
                        rwl_tok_is(ts, close + 1, ".") || rwl_tok_is(ts, close + 1, "->") ||
                        (k > a && (rwl_tok_is(ts, k - 1, "++") || rwl_tok_is(ts, k - 1, "--") ||
                                   (rwl_tok_is(ts, k - 1, "&") && rwl_unary_position(ts, k - 1))))))
-            NOVEC("`%s[...]` is updated in place, indexed further or has its address taken", nm);
+            NOVEC(EN(RW_ROWS_NOVEC_UPDATED), nm);
         /* the stream: the same pointer and the same base text */
         char idx[RR_INDEX], idx2[RR_INDEX], pn[RR_NAME];
         rwl_compact_index(ts, ea, eb, idx, sizeof idx);
@@ -799,7 +801,7 @@ static void vec_check(rr_scan *s, rr_stmt *st, size_t a, size_t b)
         }
         if (v == st->n_vs) {
             if (st->n_vs >= RR_MAX_VEC)
-                NOVEC("it reads and writes more than %d rows of memory", RR_MAX_VEC);
+                NOVEC(EN(RW_ROWS_NOVEC_ROWS), RR_MAX_VEC);
             st->vs[v].p = k;
             st->vs[v].ea = ea;
             st->vs[v].eb = eb;
@@ -823,7 +825,7 @@ static void vec_check(rr_scan *s, rr_stmt *st, size_t a, size_t b)
                 store_end[v] = e;
         }
         if (st->n_acc >= RR_MAX_ACC)
-            NOVEC("it has more than %d memory accesses", RR_MAX_ACC);
+            NOVEC(EN(RW_ROWS_NOVEC_ACCESSES), RR_MAX_ACC);
         st->acc[st->n_acc].p = k;
         st->acc[st->n_acc].close = close;
         st->acc[st->n_acc].stream = v;
@@ -832,7 +834,7 @@ static void vec_check(rr_scan *s, rr_stmt *st, size_t a, size_t b)
         k = close;
     }
     if (!st->n_acc)
-        NOVEC("it accesses no memory%s", "");
+        NOVEC(EN(RW_ROWS_NOVEC_NO_MEMORY), "");
 #undef NOVEC
     /* c itself: declared in a component only where the body uses it besides the indices */
     st->c_used = count_uses(ts, a, b, var) > st->n_acc;
@@ -845,34 +847,34 @@ static const char *read_loop(rr_scan *s, rr_stmt *st, size_t a, size_t b)
     const rw_toks *ts = s->ts;
     size_t c = rwl_match_close(ts, a + 1);
     if (!rwl_tok_is(ts, a + 1, "(") || c >= b)
-        return fail(s, "an unbalanced loop header%s", NULL);
+        return fail(s, EN(RW_ROWS_UNBALANCED_HEADER), NULL);
     size_t q = a + 2;
     while (q < c && (rwl_is_type_word(ts, q) || rwl_tok_is(ts, q, "unsigned")))
         q++;
     if (q == a + 2)
-        return fail(s, "a loop does not declare its column variable (`for (int c = 0; ...)`)%s", NULL);
+        return fail(s, EN(RW_ROWS_NO_COLUMN_VAR), NULL);
     char var[RR_NAME], want1[RR_NAME + 4], want2[RR_NAME + 4], want3[RR_NAME + 8], step[RR_INDEX];
     tok_str(s, q, var, sizeof var);
     if (!is_ident(ts, q) || !rwl_tok_is(ts, q + 1, "=") || !is_zero(ts, q + 2, q + 3) || !rwl_tok_is(ts, q + 3, ";"))
-        return fail(s, "a loop is not `for (int c = 0; c < cols; c++)`%s", NULL);
+        return fail(s, EN(RW_ROWS_NOT_COLUMN_LOOP), NULL);
     size_t semi = q + 4;
     while (semi < c && !rwl_tok_is(ts, semi, ";"))
         semi++;
     if (semi >= c)
-        return fail(s, "a loop is not `for (int c = 0; c < cols; c++)`%s", NULL);
+        return fail(s, EN(RW_ROWS_NOT_COLUMN_LOOP), NULL);
     /* c < COLS, the bound free of c and of side effects */
     if (!rwl_tok_is(ts, q + 4, var) || !rwl_tok_is(ts, q + 5, "<") || semi <= q + 6 ||
         mentions(ts, q + 6, semi, var) || rwl_writes_any(ts, q + 6, semi))
-        return fail(s, "a loop condition is not `c < cols` (with a bound that does not change)%s", NULL);
+        return fail(s, EN(RW_ROWS_NOT_COLS_COND), NULL);
     for (size_t k = q + 6; k < semi; k++)
         if (rwl_tok_is(ts, k, "&&") || rwl_tok_is(ts, k, "||") || rwl_tok_is(ts, k, "?") || rwl_tok_is(ts, k, ","))
-            return fail(s, "a loop condition is not `c < cols` (with a bound that does not change)%s", NULL);
+            return fail(s, EN(RW_ROWS_NOT_COLS_COND), NULL);
     rwl_compact_index(ts, semi + 1, c, step, sizeof step);
     snprintf(want1, sizeof want1, "%s++", var);
     snprintf(want2, sizeof want2, "++%s", var);
     snprintf(want3, sizeof want3, "%s+=1", var);
     if (strcmp(step, want1) && strcmp(step, want2) && strcmp(step, want3))
-        return fail(s, "a loop does not step its column by one%s", NULL);
+        return fail(s, EN(RW_ROWS_NOT_STEP_ONE), NULL);
     st->kind = 'l';
     st->var = q;
     st->type_a = a + 2;
@@ -890,7 +892,7 @@ static const char *read_loop(rr_scan *s, rr_stmt *st, size_t a, size_t b)
         /* its own statement mentions it once (`acc += E`), twice (`acc = acc + E`) or three
          * times (`if (x > acc) acc = x;`) */
         if (count_uses(ts, c + 1, b, nm) != count_uses(ts, st->red_a[i], st->red_b[i], nm))
-            return fail(s, "the accumulator `%s` is read or written elsewhere inside its loop", nm);
+            return fail(s, EN(RW_ROWS_ACC_ELSEWHERE), nm);
         /* after any reduction every lane holds the combined value: a later sum into it
          * would add that value once per lane */
         rr_name *v = names_find(&s->rows, nm);
@@ -992,22 +994,12 @@ static unsigned src_line(const rr_scan *s, size_t k)
     return line;
 }
 
-/* s->why = "`P[I]`, stored by lane 0 at line L, " (w's) followed by fmt's text; returns it. */
-static const char *refuse_store(rr_scan *s, const rr_store *w, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static const char *refuse_store(rr_scan *s, const rr_store *w, const char *fmt, ...)
-{
-    char nm[RR_NAME];
-    int n = snprintf(s->why, sizeof s->why, "`%s[%.100s]`, stored by lane 0 at line %u, ",
-                     tok_str(s, w->base, nm, sizeof nm), w->index, src_line(s, w->base));
-    if (n > 0 && (size_t)n < sizeof s->why) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(s->why + n, sizeof s->why - (size_t)n, fmt, ap);
-        va_end(ap);
-    }
-    return s->why;
-}
+/* s->why = the sentence id ("`P[I]`, stored by lane 0 at line L, ...": w's pointer, index and
+ * line, then the arguments given); returns it. In lane0_access, which declares nm0. */
+#define REFUSE_STORE(id, ...)                                                                  \
+    (snprintf(s->why, sizeof s->why, EN(id), tok_str(s, w->base, nm0, sizeof nm0), w->index,     \
+              src_line(s, w->base), __VA_ARGS__),                                               \
+     s->why)
 
 /* Lane 0 alone runs the row-level statements that store to memory (kind 's'), each after
  * the column loops before it and their warp combines (every lane then holds each total),
@@ -1025,22 +1017,20 @@ static const char *lane0_access(rr_scan *s, const rr_store *w, size_t j)
     for (size_t i = 0; i < s->n_st && !in; i++)
         if (s->st[i].a <= j && j < s->st[i].b)
             in = &s->st[i];
+    char nm0[RR_NAME];
     if (!in || in->kind != 's')
-        return refuse_store(s, w, "is accessed at line %u by %s, which every lane runs (only lane 0 may read "
-                            "back what lane 0 stores)", src_line(s, j),
-                            in && in->kind == 'l' ? "a column loop" : "a row-level statement");
+        return in && in->kind == 'l' ? REFUSE_STORE(RW_ROWS_L0_IN_COLUMN_LOOP, src_line(s, j))
+                                     : REFUSE_STORE(RW_ROWS_L0_IN_ROW_STMT, src_line(s, j));
     if (!rwl_tok_is(ts, j + 1, "["))
-        return refuse_store(s, w, "is used at line %u other than by subscript", src_line(s, j));
+        return REFUSE_STORE(RW_ROWS_L0_NOT_SUBSCRIPT, src_line(s, j));
     size_t c = rwl_match_close(ts, j + 1);
     char idx[RR_INDEX], nm[RR_NAME];
     rwl_compact_index(ts, j + 2, c, idx, sizeof idx);
     if (c >= in->b || strcmp(idx, w->index) != 0)
-        return refuse_store(s, w, "is accessed at another index `%.60s` at line %u (another row's element)", idx,
-                            src_line(s, j));
+        return REFUSE_STORE(RW_ROWS_L0_OTHER_INDEX, idx, src_line(s, j));
     for (size_t t = j + 2; t < c; t++) {
         if (rwl_tok_is(ts, t, "[") || (is_ident(ts, t) && !rwl_is_type_word(ts, t) && rwl_tok_is(ts, t + 1, "(")))
-            return refuse_store(s, w, "is read back at line %u through an index that reads memory or calls `%s`",
-                                src_line(s, j), tok_str(s, t, nm, sizeof nm));
+            return REFUSE_STORE(RW_ROWS_L0_INDEX_READS, src_line(s, j), tok_str(s, t, nm, sizeof nm));
         if (!is_ident(ts, t) || !rwl_is_use(ts, t))
             continue;
         for (size_t q = s->body_a; q < s->body_b; q++) {
@@ -1048,8 +1038,7 @@ static const char *lane0_access(rr_scan *s, const rr_store *w, size_t j)
             for (size_t d = 0; d < s->n_decl_tok && !declared; d++)
                 declared = s->decl_tok[d] == q;
             if (!declared && rwl_is_use(ts, q) && rwl_same_tok(ts, q, t) && rwl_scalar_written(ts, q))
-                return refuse_store(s, w, "is read back at line %u through an index naming `%s`, which the row "
-                                    "body changes at line %u", src_line(s, j), tok_str(s, t, nm, sizeof nm),
+                return REFUSE_STORE(RW_ROWS_L0_INDEX_CHANGES, src_line(s, j), tok_str(s, t, nm, sizeof nm),
                                     src_line(s, q));
         }
     }
@@ -1075,7 +1064,7 @@ static const char *scan(rr_scan *s)
 {
     const rw_toks *ts = s->ts;
     if (ts->n < 2 || !rwl_tok_is(ts, 0, "{") || rwl_match_close(ts, 0) != ts->n - 1)
-        return "the kernel body could not be read";
+        return EN(RW_ROWS_BODY_UNREADABLE);
     size_t end = ts->n - 1, k = 1;
     bool have_idx = false;
     char r[RR_NAME] = "";
@@ -1091,46 +1080,46 @@ static const char *scan(rr_scan *s)
             continue;
         }
         if (s->n_pre >= RR_MAX_STMTS)
-            return "too many declarations before the bounds check";
+            return EN(RW_ROWS_TOO_MANY_PRE_DECLS);
         size_t names[RR_MAX_NAMES], nn = 0;
         if (!rwl_is_hoistable_decl(ts, k, e, "", names, &nn, RR_MAX_NAMES))
-            return "a statement that is not a plain declaration comes before the bounds check";
+            return EN(RW_ROWS_PRE_NOT_DECL);
         s->pre[s->n_pre][0] = k;
         s->pre[s->n_pre][1] = e;
         s->n_pre++;
         k = e;
     }
     if (!have_idx)
-        return "the body has no row index `int r = blockIdx.x * blockDim.x + threadIdx.x;` before its bounds check";
+        return EN(RW_ROWS_NO_ROW_INDEX);
     const char *why = forbidden(ts, 1, end, s->idx_a, s->idx_b);
     if (why)
         return why;
     if (!rwl_tok_is(ts, k, "if") || !rwl_tok_is(ts, k + 1, "("))
-        return "no bounds check `if (r >= rows) return;` or `if (r < rows) { ... }` after the row index";
+        return EN(RW_ROWS_NO_BOUNDS_CHECK);
     size_t cc = rwl_match_close(ts, k + 1);
     if (cc >= end)
-        return "unbalanced bounds check";
+        return EN(RW_ROWS_UNBALANCED_CHECK);
     size_t then_a = cc + 1, then_b = rwl_stmt_end(ts, then_a, end);
     if (rwl_tok_is(ts, then_b, "else"))
-        return "the bounds check has an else branch";
+        return EN(RW_ROWS_CHECK_ELSE);
     bool early = (rwl_tok_is(ts, then_a, "return") && rwl_tok_is(ts, then_a + 1, ";") && then_b == then_a + 2) ||
                  (rwl_tok_is(ts, then_a, "{") && rwl_tok_is(ts, then_a + 1, "return") &&
                   rwl_tok_is(ts, then_a + 2, ";") && then_b == then_a + 4);
     if (!guard_cond(s, k + 2, cc, early))
-        return early ? "the early return is not `if (r >= rows) return;` with a bound free of r"
-                     : "the bounds check is not `if (r < rows)` with a bound free of r";
+        return early ? EN(RW_ROWS_EARLY_RETURN_FORM)
+                     : EN(RW_ROWS_CHECK_FORM);
     if (early) {
         s->body_a = then_b;
         s->body_b = end;
     } else {
         if (then_b != end)
-            return "statements follow the bounds check block";
+            return EN(RW_ROWS_STMTS_AFTER_CHECK);
         s->body_a = rwl_tok_is(ts, then_a, "{") ? then_a + 1 : then_a;
         s->body_b = rwl_tok_is(ts, then_a, "{") ? then_b - 1 : then_b;
     }
     for (size_t j = s->body_a; j < s->body_b; j++)
         if (rwl_tok_is(ts, j, "return"))
-            return "the row body returns (only the bounds check may)";
+            return EN(RW_ROWS_ROW_RETURNS);
     /* declarations before the guard: those the bound reads (transitively) stay before the
      * row loop, the others move into it (they may be per-row accumulators) */
     for (size_t i = s->n_pre; i-- > 0;) {
@@ -1151,7 +1140,7 @@ static const char *scan(rr_scan *s)
         size_t a = s->pre[i][0], b = s->pre[i][1];
         bool after_idx = a > s->idx_a;
         if (s->pre_hoist[i] && after_idx && mentions(ts, a, b, r))
-            return "the bounds check depends on the row index";
+            return EN(RW_ROWS_CHECK_DEPENDS);
         size_t first = s->rows.n;
         const char *d = read_decl(s, a, b, &s->rows, false, ts->n);
         if (d && *d)
@@ -1164,7 +1153,7 @@ static const char *scan(rr_scan *s)
     for (k = s->body_a; k < s->body_b;) {
         size_t e = rwl_stmt_end(ts, k, s->body_b);
         if (s->n_st >= RR_MAX_STMTS)
-            return "the row body has more statements than the rewrite handles";
+            return EN(RW_ROWS_TOO_MANY_STMTS);
         rr_stmt *st = &s->st[s->n_st++];
         memset(st, 0, sizeof *st);
         st->a = k;
@@ -1184,23 +1173,22 @@ static const char *scan(rr_scan *s)
             size_t ia = 0, ib = 0;
             char lv = op < e - 1 ? lvalue(ts, k, op, &ia, &ib) : 0;
             if (!lv)
-                return fail(s, "a row-level statement is neither a declaration, a column loop, an assignment "
-                               "nor a store: `%s ...`", tok_str(s, k, nm, sizeof nm));
+                return fail(s, EN(RW_ROWS_ROW_STMT_KIND), tok_str(s, k, nm, sizeof nm));
             if (rwl_writes_any(ts, op + 1, e - 1) || (lv == 's' && rwl_writes_any(ts, ia, ib)))
-                return "a row-level assignment changes a second variable";
+                return EN(RW_ROWS_ROW_SECOND_VAR);
             if (lv == 'n') {
                 rr_name *v = names_find_tok(&s->rows, ts, k);
                 if (v && v->state == RR_HOISTED)
-                    return fail(s, "the row body changes `%s`, which the bounds check reads", tok_str(s, k, nm, sizeof nm));
+                    return fail(s, EN(RW_ROWS_CHANGES_CHECKED), tok_str(s, k, nm, sizeof nm));
                 if (rwl_tok_is(ts, k, r))
-                    return "the row body changes the row index";
+                    return EN(RW_ROWS_CHANGES_ROW_INDEX);
                 if (v)
                     v->state = RR_WRITTEN;
                 st->kind = 'a';
             } else {
                 if (!mentions(ts, ia, ib, r) && !mentions_flagged(ts, ia, ib, &s->rows, false) &&
                     !mentions_flagged(ts, k, k + 1, &s->rows, false))
-                    return fail(s, "a store to `%s` outside the column loops does not depend on the row",
+                    return fail(s, EN(RW_ROWS_STORE_NO_ROW),
                                 tok_str(s, k, nm, sizeof nm));
                 if ((why = add_store(s, k, ia, ib, NULL)))
                     return why;
@@ -1211,7 +1199,7 @@ static const char *scan(rr_scan *s)
         k = e;
     }
     if (!s->n_loops)
-        return "no column loop `for (int c = 0; c < cols; c++)` in the row body: not a thread-per-row kernel";
+        return EN(RW_ROWS_NO_COLUMN_LOOP);
     /* memory a lane writes is touched elsewhere only at the same index (so by the same
      * lane); a lane-0 store's location is not touched again at all */
     for (size_t i = 0; i < s->n_stores; i++) {
@@ -1240,21 +1228,18 @@ static const char *scan(rr_scan *s)
             }
             rr_stmt *there = loop_at(s, j);
             if (!there)
-                return fail(s, "`%s` is stored in a column loop and accessed outside the column loops (every lane "
-                               "would read elements other lanes own)", nm);
+                return fail(s, EN(RW_ROWS_STORED_OUTSIDE), nm);
             char idx[RR_INDEX];
             if (!rwl_tok_is(ts, j + 1, "["))
-                return fail(s, "`%s`, stored in a column loop, is used other than by subscript in the row body", nm);
+                return fail(s, EN(RW_ROWS_STORED_NOT_SUBSCRIPT), nm);
             size_t c = rwl_match_close(ts, j + 1);
             rwl_compact_index(ts, j + 2, c, idx, sizeof idx);
             if (strcmp(idx, w->index) != 0)
-                return fail(s, "`%s` is stored in a column loop and accessed at another index (another lane "
-                               "owns that element)", nm);
+                return fail(s, EN(RW_ROWS_STORED_OTHER_INDEX), nm);
             /* the same text names another element where a loop-local variable in it is
              * defined differently in another loop */
             if (w->local_index && (j < w->loop_a || j >= w->loop_b))
-                return fail(s, "`%s` is stored in a column loop at an index of loop-local variables and "
-                               "accessed in another loop", nm);
+                return fail(s, EN(RW_ROWS_STORED_LOCAL_INDEX), nm);
             /* the same index in another column loop (llm.c's softmax: `out_row[j] = ...;` then
              * `out_row[j] /= sum;`): lane c % width owns column c in every scalar lane loop,
              * but the float4 path gives a lane four columns and the tail others, and it is
@@ -1266,9 +1251,7 @@ static const char *scan(rr_scan *s)
                 for (size_t q = j; q < c; q++) {
                     rr_name *v = rwl_is_use(ts, q) ? names_find_tok(&s->rows, ts, q) : NULL;
                     if (v && (v->state == RR_WRITTEN || v->state == RR_REDUCED))
-                        return fail2(s, "`%.60s` is stored in one column loop and accessed in another at an "
-                                        "index of `%.60s`, which the row body changes (the same text may name another "
-                                        "element)", nm, v->name);
+                        return fail2(s, EN(RW_ROWS_STORED_CHANGED_INDEX), nm, v->name);
                 }
                 there->shared_mem = true;
                 loop_at(s, w->loop_a)->shared_mem = true;
@@ -1276,56 +1259,55 @@ static const char *scan(rr_scan *s)
         }
         for (size_t p = 0; p < s->n_pre; p++)
             if (mentions(ts, s->pre[p][0], s->pre[p][1], nm))
-                return fail(s, "`%s` is stored in the row body and used by a declaration before the bounds check", nm);
+                return fail(s, EN(RW_ROWS_STORED_BEFORE_CHECK), nm);
     }
     /* Loops that share memory (shared_mem) must give every lane the same columns: all take
      * the float4 path under one condition (every base of all of them aligned, the same
      * bound), or all keep the scalar lane map. The condition is evaluated at each loop, so
      * its names must be declared before the first of them and never change. */
-    const char *group_why = NULL;
+    enum hk_msg group_why = HK_MSG_COUNT; /* the sentence for the loops sharing memory */
     size_t first = ts->n;
     char bound[RR_INDEX] = "", other[RR_INDEX];
-    for (size_t i = 0; i < s->n_st && !group_why; i++) {
+    for (size_t i = 0; i < s->n_st && group_why == HK_MSG_COUNT; i++) {
         rr_stmt *st = &s->st[i];
         if (st->kind != 'l' || !st->shared_mem)
             continue;
         rwl_compact_index(ts, st->cond_a + 2, st->cond_b, other, sizeof other);
         if (!st->vec)
-            group_why = "another of them stays scalar";
+            group_why = HK_MSG_RW_ROWS_SHARES_SCALAR;
         else if (first != ts->n && strcmp(bound, other) != 0)
-            group_why = "their bounds differ";
+            group_why = HK_MSG_RW_ROWS_SHARES_BOUNDS;
         if (first == ts->n) {
             first = st->a;
             snprintf(bound, sizeof bound, "%s", other);
         }
     }
-    for (size_t i = 0; i < s->n_st && !group_why; i++) {
+    for (size_t i = 0; i < s->n_st && group_why == HK_MSG_COUNT; i++) {
         rr_stmt *st = &s->st[i];
         if (st->kind != 'l' || !st->shared_mem)
             continue;
-        for (size_t v = 0; v <= st->n_vs && !group_why; v++) {
+        for (size_t v = 0; v <= st->n_vs && group_why == HK_MSG_COUNT; v++) {
             size_t a = v < st->n_vs ? st->vs[v].p : st->cond_a + 2;
             size_t e = v < st->n_vs ? (st->vs[v].ea == st->vs[v].eb ? a + 1 : st->vs[v].eb) : st->cond_b;
-            for (size_t t = a; t < e && !group_why; t++) {
+            for (size_t t = a; t < e && group_why == HK_MSG_COUNT; t++) {
                 rr_name *n = rwl_is_use(ts, t) ? names_find_tok(&s->rows, ts, t) : NULL;
                 if (!n)
                     continue;
                 if (n->state == RR_WRITTEN || n->state == RR_REDUCED)
-                    group_why = "a name in their bases or bound changes in the row body";
-                for (size_t q = 0; q < s->n_decl_tok && !group_why; q++)
+                    group_why = HK_MSG_RW_ROWS_SHARES_CHANGES;
+                for (size_t q = 0; q < s->n_decl_tok && group_why == HK_MSG_COUNT; q++)
                     if (s->decl_tok[q] >= first && rwl_same_tok(ts, s->decl_tok[q], t))
-                        group_why = "a name in their bases or bound is declared after the first of them";
+                        group_why = HK_MSG_RW_ROWS_SHARES_DECLARED_AFTER;
             }
         }
     }
-    for (size_t i = 0; i < s->n_st && group_why; i++) {
+    for (size_t i = 0; i < s->n_st && group_why != HK_MSG_COUNT; i++) {
         rr_stmt *st = &s->st[i];
         if (st->kind != 'l' || !st->shared_mem || !st->vec)
             continue;
         st->vec = false;
         s->n_vec--;
-        snprintf(st->novec, sizeof st->novec, "it shares memory with another column loop (the same index: "
-                 "every lane must own the same columns in both), and %s", group_why);
+        snprintf(st->novec, sizeof st->novec, "%s", hk_tr_in(HK_LANG_EN, group_why));
     }
     return NULL;
 }
@@ -1414,7 +1396,7 @@ static int render_vec_loop(const rr_scan *s, const rr_stmt *st, size_t no, struc
                 ref = &s->st[i];
                 break;
             }
-        R(hk_buf_printf(b, "const unsigned long long hk_r%zu = reinterpret_cast<unsigned long long>", no));
+        R(hk_buf_printf(b, "const unsigned long long hk_r%zu = reinterpret_cast<unsigned long long>", no)); /* i18n: not for people */
         R(put_base(s, ref, 0, b));
         R(hk_buf_printf(b, ";\n        const bool hk_vec%zu = ((hk_r%zu & 3ull)", no, no));
     } else {
@@ -1428,19 +1410,19 @@ static int render_vec_loop(const rr_scan *s, const rr_stmt *st, size_t no, struc
             continue;
         for (size_t v = 0; v < o->n_vs; v++) {
             if (peel) {
-                R(hk_buf_appends(b, " | ((reinterpret_cast<unsigned long long>"));
+                R(hk_buf_appends(b, " | ((reinterpret_cast<unsigned long long>")); /* i18n: not for people */
                 R(put_base(s, o, v, b));
                 R(hk_buf_printf(b, " ^ hk_r%zu) & 15ull)", no));
                 continue;
             }
-            R(hk_buf_appends(b, first ? "reinterpret_cast<unsigned long long>" : " | reinterpret_cast<unsigned long long>"));
+            R(hk_buf_appends(b, first ? "reinterpret_cast<unsigned long long>" : " | reinterpret_cast<unsigned long long>")); /* i18n: not for people */
             R(put_base(s, o, v, b));
             first = false;
         }
     }
     if (peel) {
         R(hk_buf_printf(b,
-                        ") == 0ull;\n"
+                        ") == 0ull;\n" /* i18n: not for people */
                         "        if (hk_vec%zu) {\n"
                         "            // float4: the columns up to the rows' 16-byte boundary on the scalar loop,\n"
                         "            // then four columns per lane and step, then the tail of the scalar loop\n"
@@ -1467,10 +1449,10 @@ static int render_vec_loop(const rr_scan *s, const rr_stmt *st, size_t no, struc
         R(put_src(b, ts, st->type_a, st->var));
         R(hk_buf_printf(b, ")hk_width)\n            %s", rwl_tok_is(ts, st->body_a, "{") ? "" : "    "));
         R(put_src(b, ts, st->body_a, st->b));
-        R(hk_buf_appends(b, "\n            #pragma unroll 4\n            for ("));
+        R(hk_buf_appends(b, "\n            #pragma unroll 4\n            for (")); /* i18n: not for people */
     } else {
         R(hk_buf_printf(b,
-                        ") & 15ull) == 0ull;\n"
+                        ") & 15ull) == 0ull;\n" /* i18n: not for people */
                         "        if (hk_vec%zu) {\n"
                         "            // float4: four columns per lane and step (16-byte aligned rows); the\n"
                         "            // tail of COLS %% 4 columns and misaligned rows run the scalar loop\n"
@@ -1565,7 +1547,7 @@ static int render_block_head(const rr_scan *s, struct hk_buf *b, unsigned T)
         if (s->st[i].kind == 'l' && s->st[i].n_red > slots)
             slots = s->st[i].n_red;
     if ((rc = hk_buf_printf(b,
-                            "{\n"
+                            "{\n" /* i18n: not for people */
                             "    // hk rewrite (warp_rows, row_threads %u): one block per row, rows grid-strided over\n"
                             "    // the blocks; every thread of the block strides the columns (coalesced), per-row\n"
                             "    // reductions are combined by shuffles within each warp, then through one shared\n"
@@ -1579,7 +1561,7 @@ static int render_block_head(const rr_scan *s, struct hk_buf *b, unsigned T)
     if (!s->n_reductions)
         return HK_OK;
     return hk_buf_printf(b,
-                         "    // the warp of this thread, its lane, its lanes (the last warp may be partial), its mask\n"
+                         "    // the warp of this thread, its lane, its lanes (the last warp may be partial), its mask\n" /* i18n: not for people */
                          "    const unsigned int hk_wl = hk_tid & 31u, hk_wid = hk_tid >> 5;\n"
                          "    const unsigned int hk_nw = (hk_nthreads + 31u) >> 5;\n"
                          "    const unsigned int hk_ww = min(hk_nthreads - (hk_wid << 5), 32u);\n"
@@ -1603,7 +1585,7 @@ static int render_block_combine(const rr_scan *s, const rr_stmt *st, struct hk_b
         tok_str(s, st->red[j], acc, sizeof acc);
         const char *fn = st->red_fn[j];
         rc = hk_buf_printf(b,
-                           "        for (unsigned int hk_off = 16u; hk_off > 0u; hk_off >>= 1) {\n"
+                           "        for (unsigned int hk_off = 16u; hk_off > 0u; hk_off >>= 1) {\n" /* i18n: not for people */
                            "            const decltype(%s) hk_o = __shfl_xor_sync(hk_mask, %s, hk_off, 32);\n"
                            "            if ((hk_wl ^ hk_off) < hk_ww)\n",
                            acc, acc);
@@ -1624,7 +1606,7 @@ static int render_block_combine(const rr_scan *s, const rr_stmt *st, struct hk_b
         tok_str(s, st->red[j], acc, sizeof acc);
         const char *fn = st->red_fn[j];
         rc = hk_buf_printf(b,
-                           "        %s = reinterpret_cast<const decltype(%s) *>(hk_slot[%zu])[0];\n"
+                           "        %s = reinterpret_cast<const decltype(%s) *>(hk_slot[%zu])[0];\n" /* i18n: not for people */
                            "        for (unsigned int hk_w = 1u; hk_w < hk_nw; hk_w++)\n",
                            acc, acc, j);
         if (!rc)
@@ -1653,7 +1635,7 @@ static int render(const rr_scan *s, struct hk_buf *b, unsigned T)
         R(render_block_head(s, b, T));
     else
         R(hk_buf_appends(b,
-                     "{\n"
+                     "{\n" /* i18n: not for people */
                      "    // hk rewrite (warp_rows): one warp per row, rows grid-strided over all warps; the\n"
                      "    // lanes stride the columns (coalesced), per-row sums are combined by shuffles and\n"
                      "    // per-row results are stored by lane 0.\n"
@@ -1673,11 +1655,11 @@ static int render(const rr_scan *s, struct hk_buf *b, unsigned T)
             R(hk_buf_appends(b, "\n"));
         }
     if (block) {
-        R(hk_buf_appends(b, "    for (long long hk_row = (long long)blockIdx.x; hk_row < (long long)("));
+        R(hk_buf_appends(b, "    for (long long hk_row = (long long)blockIdx.x; hk_row < (long long)(")); /* i18n: not for people */
         R(put_src(b, ts, s->bound_a, s->bound_b));
         R(hk_buf_appends(b, ");\n         hk_row += (long long)gridDim.x) {\n        "));
     } else {
-        R(hk_buf_appends(b, "    for (long long hk_row = (long long)blockIdx.x * hk_nwarps + hk_warp; hk_row < (long long)("));
+        R(hk_buf_appends(b, "    for (long long hk_row = (long long)blockIdx.x * hk_nwarps + hk_warp; hk_row < (long long)(")); /* i18n: not for people */
         R(put_src(b, ts, s->bound_a, s->bound_b));
         R(hk_buf_appends(b, ");\n         hk_row += (long long)gridDim.x * hk_nwarps) {\n        "));
     }
@@ -1726,7 +1708,7 @@ static int render(const rr_scan *s, struct hk_buf *b, unsigned T)
             /* width 32 in the shuffles: on a 64-lane HIP wavefront the two halves are
              * separate warps of this body, and a xor below 32 stays within its half */
             R(hk_buf_printf(b,
-                            "        for (unsigned int hk_off = 16u; hk_off > 0u; hk_off >>= 1) {\n"
+                            "        for (unsigned int hk_off = 16u; hk_off > 0u; hk_off >>= 1) {\n" /* i18n: not for people */
                             "            const decltype(%s) hk_o = __shfl_xor_sync(hk_mask, %s, hk_off, 32);\n"
                             "            if ((hk_lane ^ hk_off) < hk_width)\n",
                             acc, acc));
@@ -1944,7 +1926,7 @@ static size_t find_elision(rr_scan *s, rr_edit *e, char *what, size_t wn)
         }
         e[n].a = ts->t[w->base].start;
         e[n].b = ts->t[se - 1].end;
-        e[n++].with = hk_asprintf("const float hk_elided = (float)(%s);", E);
+        e[n++].with = hk_asprintf("const float hk_elided = (float)(%s);", E); /* i18n: not for people */
         for (size_t r = 0; r < n_reads; r++) {
             e[n].a = ts->t[reads[r]].start;
             e[n].b = ts->t[rwl_match_close(ts, reads[r] + 1)].end;
@@ -1953,9 +1935,7 @@ static size_t find_elision(rr_scan *s, rr_edit *e, char *what, size_t wn)
         e[n].a = ts->t[upd].start;
         e[n].b = ts->t[ue - 1].end;
         e[n++].with = hk_asprintf("%s = ((float)(%s)) %c (%s);", P, E, op, V);
-        snprintf(what, wn, "`%s`, stored in the column loop at line %u and updated in place in the one at line %u, "
-                 "is kept in a register there and recomputed by the update, the same value: one write and one read "
-                 "of each row element less", P, src_line(s, A->a), src_line(s, B->a));
+        snprintf(what, wn, EN(RW_ROWS_ELIDED), P, src_line(s, A->a), src_line(s, B->a));
         hk_free(E);
         hk_free(P);
         hk_free(V);
@@ -2048,9 +2028,7 @@ static const char *block_fit(const rr_scan *s, const rw_context *ctx, unsigned T
     if (ctx->sm_count > 0 && ctx->warps_per_sm > 0 && eval_at_spec(s, ctx, s->bound_a, s->bound_b, &rows)) {
         long long resident = (long long)ctx->sm_count * ctx->warps_per_sm;
         if (rows >= resident) {
-            snprintf(why, n, "bounds check at line %u: its bound `%s` is %lld rows at the spec's first size, at "
-                     "least the device's %d SMs x %d warps = %lld resident warps: a warp per row (row_threads 32) "
-                     "fills the GPU without a block's barriers", src_line(s, s->bound_a), rt, rows, ctx->sm_count,
+            snprintf(why, n, EN(RW_ROWS_WARP_FILLS), src_line(s, s->bound_a), rt, rows, ctx->sm_count,
                      ctx->warps_per_sm, resident);
             return why;
         }
@@ -2058,8 +2036,7 @@ static const char *block_fit(const rr_scan *s, const rw_context *ctx, unsigned T
     if (loop) {
         rwl_compact_index(s->ts, loop->cond_a + 2, loop->cond_b, ct, sizeof ct);
         if (eval_at_spec(s, ctx, loop->cond_a + 2, loop->cond_b, &cols) && cols < (long long)T) {
-            snprintf(why, n, "column loop at line %u: it runs to `%s`, %lld columns at the spec's first size, "
-                     "fewer than the %u threads of a row's block (some would idle)", src_line(s, loop->a), ct, cols,
+            snprintf(why, n, EN(RW_ROWS_FEW_COLUMNS), src_line(s, loop->a), ct, cols,
                      T);
             return why;
         }
@@ -2150,7 +2127,7 @@ static int rows_impl(const char *text, size_t len, const an_model *m, size_t ker
             goto out;
     }
     if (ts.n > RR_MAX_TOKENS) {
-        why = "the body is far larger than a thread-per-row kernel";
+        why = EN(RW_ROWS_BODY_LARGE);
         goto na;
     }
     s->ts = &ts;
@@ -2178,9 +2155,9 @@ static int rows_impl(const char *text, size_t len, const an_model *m, size_t ker
         s->acc_lines = true;
         const char *why2 = scan(s);
         if (why2) {   /* the reason that is left once the sums are in registers */
-            size_t l = strlen(first_why);
-            snprintf(first_why + l, sizeof first_why - l, " (and with %.200s summed in a register: %.300s)",
-                     acc_what, why2);
+            char was[sizeof first_why];
+            memcpy(was, first_why, sizeof was);
+            snprintf(first_why, sizeof first_why, EN(RW_ROWS_AND_SUMMED), was, acc_what, why2);
             goto na;
         }
     }
@@ -2189,17 +2166,12 @@ static int rows_impl(const char *text, size_t len, const an_model *m, size_t ker
     if ((rc = already_coalesced(text, len, f->name, &column, coalesced, sizeof coalesced, &window)))
         goto out;
     if (window) {
-        snprintf(first_why, sizeof first_why, "a sliding window, not a row: consecutive threads read "
-                 "neighbouring elements and the loop steps by one (%s), a 1-D stencil or convolution whose "
-                 "loads the threads already share through the caches; a warp per output would spend 32 "
-                 "lanes on each window", coalesced);
+        snprintf(first_why, sizeof first_why, EN(RW_ROWS_SLIDING_WINDOW), coalesced);
         why = first_why;
         goto na;
     }
     if (column) {
-        snprintf(first_why, sizeof first_why, "the loop's loads are already coalesced across the threads "
-                 "(%s: consecutive threads read consecutive elements, and the loop steps by a row): a "
-                 "warp per row would read them a row apart", coalesced);
+        snprintf(first_why, sizeof first_why, EN(RW_ROWS_ALREADY_COALESCED), coalesced);
         why = first_why;
         goto na;
     }
@@ -2259,28 +2231,29 @@ static int rows_impl(const char *text, size_t len, const an_model *m, size_t ker
     /* which loops load float4, and why the others stay scalar */
     struct hk_buf vd;
     hk_buf_init(&vd, 4096);
-    rc = hk_buf_printf(&vd, "; float4 loads/stores in %zu of %zu column loop%s (16-byte aligned rows, scalar tail "
-                            "and fallback)", s->n_vec, s->n_loops, s->n_loops == 1 ? "" : "s");
+    rc = hk_buf_printf(&vd, s->n_loops == 1 ? EN(RW_ROWS_FLOAT4_IN_LOOP) : EN(RW_ROWS_FLOAT4_IN_LOOPS), s->n_vec,
+                       s->n_loops);
     for (size_t i = 0, no = 0; i < s->n_st && !rc; i++)
         if (s->st[i].kind == 'l' && ++no && !s->st[i].vec)
-            rc = hk_buf_printf(&vd, "; column loop %zu scalar only: %s", no, s->st[i].novec);
+            rc = hk_buf_printf(&vd, EN(RW_ROWS_SCALAR_ONLY), no, s->st[i].novec);
+    /* one sentence per form and plural: [block form][loops != 1][reductions != 1][stores != 1] */
+    static const enum hk_msg descs[2][2][2][2] = {
+        {{{HK_MSG_RW_ROWS_DESC_WARP_111, HK_MSG_RW_ROWS_DESC_WARP_11N},
+          {HK_MSG_RW_ROWS_DESC_WARP_1N1, HK_MSG_RW_ROWS_DESC_WARP_1NN}},
+         {{HK_MSG_RW_ROWS_DESC_WARP_N11, HK_MSG_RW_ROWS_DESC_WARP_N1N},
+          {HK_MSG_RW_ROWS_DESC_WARP_NN1, HK_MSG_RW_ROWS_DESC_WARP_NNN}}},
+        {{{HK_MSG_RW_ROWS_DESC_BLOCK_111, HK_MSG_RW_ROWS_DESC_BLOCK_11N},
+          {HK_MSG_RW_ROWS_DESC_BLOCK_1N1, HK_MSG_RW_ROWS_DESC_BLOCK_1NN}},
+         {{HK_MSG_RW_ROWS_DESC_BLOCK_N11, HK_MSG_RW_ROWS_DESC_BLOCK_N1N},
+          {HK_MSG_RW_ROWS_DESC_BLOCK_NN1, HK_MSG_RW_ROWS_DESC_BLOCK_NNN}}},
+    };
+    const char *dfmt = hk_tr_in(HK_LANG_EN,
+                                descs[T > 32u][s->n_loops != 1][s->n_reductions != 1][s->n_lane0 != 1]);
     char *desc = rc ? NULL
-                 : T > 32u
-                     ? hk_asprintf("kernel %s: one block per row `%s` instead of one thread (rows grid-strided over "
-                                   "the blocks; written for blocks of %u threads, correct for any), %zu column loop%s "
-                                   "over the block's threads, %zu block reduction%s (__shfl_xor_sync in each warp, "
-                                   "then one __shared__ slot per warp between two __syncthreads), %zu thread-0 "
-                                   "store%s%s",
-                                   f->name, r, T, s->n_loops, s->n_loops == 1 ? "" : "s", s->n_reductions,
-                                   s->n_reductions == 1 ? "" : "s", s->n_lane0, s->n_lane0 == 1 ? "" : "s", vd.data)
-                     : hk_asprintf("kernel %s: one warp per row `%s` instead of one thread (rows grid-strided over "
-                                  "the warps), %zu column loop%s over the lanes, %zu warp reduction%s by "
-                                  "__shfl_xor_sync, %zu lane-0 store%s%s",
-                                  f->name, r, s->n_loops, s->n_loops == 1 ? "" : "s", s->n_reductions,
-                                  s->n_reductions == 1 ? "" : "s", s->n_lane0, s->n_lane0 == 1 ? "" : "s", vd.data);
+                 : T > 32u ? hk_asprintf(dfmt, f->name, r, T, s->n_loops, s->n_reductions, s->n_lane0, vd.data)
+                           : hk_asprintf(dfmt, f->name, r, s->n_loops, s->n_reductions, s->n_lane0, vd.data);
     if (desc && acc_what[0]) {
-        char *d2 = hk_asprintf("%s; %s summed in a register per row, added once after its loop, instead of "
-                               "in memory on every iteration", desc, acc_what);
+        char *d2 = hk_asprintf(EN(RW_ROWS_SUMMED_IN_REGISTER), desc, acc_what);
         hk_free(desc);
         desc = d2;
     }
@@ -2290,8 +2263,7 @@ static int rows_impl(const char *text, size_t len, const an_model *m, size_t ker
         desc = d2;
     }
     if (desc && s->reread[0]) {
-        char *d2 = hk_asprintf("%s; %s alone reads back %s after storing it (after its loop's %s combine)",
-                               desc, T > 32u ? "thread 0" : "lane 0", s->reread, T > 32u ? "block" : "warp");
+        char *d2 = hk_asprintf(T > 32u ? EN(RW_ROWS_REREAD_BLOCK) : EN(RW_ROWS_REREAD_WARP), desc, s->reread);
         hk_free(desc);
         desc = d2;
     }
@@ -2307,9 +2279,8 @@ static int rows_impl(const char *text, size_t len, const an_model *m, size_t ker
     rc = rwl_finish(text, len, m, f->name, &es, desc, out);
     goto out;
 na:
-    rc = rwl_not_applicable(out, T > 32u ? hk_asprintf("warp_rows (row_threads %u) not applicable to kernel %s: %s",
-                                                       T, f->name, why)
-                                         : hk_asprintf("warp_rows not applicable to kernel %s: %s", f->name, why));
+    rc = rwl_not_applicable(out, T > 32u ? hk_asprintf(EN(RW_ROWS_NOT_APPLICABLE_T), T, f->name, why)
+                                         : hk_asprintf(EN(RW_NOT_APPLICABLE_TO), "warp_rows", f->name, why));
 out:
     rwl_edits_free(&es);
     hk_buf_free(&b);
@@ -2344,7 +2315,7 @@ static const rw_param warp_rows_params[] = {
 
 const rw_descriptor rw_warp_rows_desc = {
     .name = "warp_rows",
-    .summary = "any thread-per-row kernel becomes a warp per row (row_threads 32) or a block per row",
+    .summary = "any thread-per-row kernel becomes a warp per row (row_threads 32) or a block per row", /* i18n: not for people */
     .params = warp_rows_params,
     .n_params = 1,
     .flags = RW_ALGORITHM,

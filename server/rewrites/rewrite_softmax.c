@@ -7,6 +7,7 @@
 
 #include "core/buf.h"
 #include "core/hk.h"
+#include "core/i18n.h"
 
 #include <ctype.h>
 #include <stdint.h>
@@ -14,10 +15,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* stored and machine-read in English; shown through hk_tr_said (docs/i18n.md) */
+#define EN(id) hk_tr_in(HK_LANG_EN, HK_MSG_##id)
+
 /* The row's max (hk_m) and sum (hk_s) across the lanes of a warp, then broadcast from lane 0
  * to all of them; ind is the indentation of the emitted lines. */
 #define PT_WARP_MAX(ind)                                                                     \
-    ind "for (unsigned int hk_off = 16; hk_off > 0; hk_off >>= 1) {\n"                       \
+    ind "for (unsigned int hk_off = 16; hk_off > 0; hk_off >>= 1) {\n" /* i18n: not for people */ \
     ind "    const float hk_o = __shfl_down_sync(hk_mask, hk_m, hk_off);\n"                   \
     ind "    if (hk_lane + hk_off < hk_width)\n"                                              \
     ind "        hk_m = fmaxf(hk_m, hk_o);\n"                                                 \
@@ -25,7 +29,7 @@
     ind "hk_m = __shfl_sync(hk_mask, hk_m, 0, 32);\n"
 
 #define PT_WARP_SUM(ind)                                                                     \
-    ind "for (unsigned int hk_off = 16; hk_off > 0; hk_off >>= 1) {\n"                       \
+    ind "for (unsigned int hk_off = 16; hk_off > 0; hk_off >>= 1) {\n" /* i18n: not for people */ \
     ind "    const float hk_o = __shfl_down_sync(hk_mask, hk_s, hk_off);\n"                   \
     ind "    if (hk_lane + hk_off < hk_width)\n"                                              \
     ind "        hk_s += hk_o;\n"                                                             \
@@ -33,7 +37,7 @@
     ind "hk_s = __shfl_sync(hk_mask, hk_s, 0, 32);\n"
 
 static const char tpl_softmax[] =
-    "{\n"
+    "{\n" /* i18n: not for people */
     "    // hk rewrite: one warp per row (rows grid-strided over the warps). A row that fits in\n"
     "    // HK_ROW_VEC float4 per lane is read once into registers: its max, its sum of exp and\n"
     "    // the output all come from there. A longer or unaligned row takes three passes (max,\n"
@@ -42,7 +46,7 @@ static const char tpl_softmax[] =
     "    // every exp behind the previous one).\n"
     PT_THREADS
     PT_WARP
-    "    constexpr int HK_ROW_VEC = 8;\n"
+    "    constexpr int HK_ROW_VEC = 8;\n" /* i18n: not for people */
     "    const float hk_ninf = -__int_as_float(0x7f800000);\n"
     "    const long long hk_cols = ($COLS);\n"
     "    for (long long hk_row = (long long)blockIdx.x * hk_nwarps + hk_warp; hk_row < ($ROWS);\n"
@@ -63,7 +67,7 @@ static const char tpl_softmax[] =
     "                }\n"
     "            }\n"
     PT_WARP_MAX("            ")
-    "            #pragma unroll\n"
+    "            #pragma unroll\n" /* i18n: not for people */
     "            for (int hk_k = 0; hk_k < HK_ROW_VEC; hk_k++) {\n"
     "                if (hk_lane + (long long)hk_k * hk_width < hk_cols / 4) {\n"
     "                    hk_r[hk_k].x = $EXP(hk_r[hk_k].x - hk_m);\n"
@@ -74,7 +78,7 @@ static const char tpl_softmax[] =
     "                }\n"
     "            }\n"
     PT_WARP_SUM("            ")
-    "            const float hk_inv = 1.0f / hk_s;\n"
+    "            const float hk_inv = 1.0f / hk_s;\n" /* i18n: not for people */
     "            #pragma unroll\n"
     "            for (int hk_k = 0; hk_k < HK_ROW_VEC; hk_k++) {\n"
     "                const long long hk_c = hk_lane + (long long)hk_k * hk_width;\n"
@@ -100,7 +104,7 @@ static const char tpl_softmax[] =
     "                hk_m = fmaxf(hk_m, hk_x[hk_c]);\n"
     "        }\n"
     PT_WARP_MAX("        ")
-    "        if (hk_vec) {\n"
+    "        if (hk_vec) {\n" /* i18n: not for people */
     "            #pragma unroll 4\n"
     "            for (long long hk_c = hk_lane; hk_c < hk_cols / 4; hk_c += hk_width) {\n"
     "                const float4 hk_q = reinterpret_cast<const float4 *>(hk_x)[hk_c];\n"
@@ -111,7 +115,7 @@ static const char tpl_softmax[] =
     "                hk_s += $EXP(hk_x[hk_c] - hk_m);\n"
     "        }\n"
     PT_WARP_SUM("        ")
-    "        const float hk_inv = 1.0f / hk_s;\n"
+    "        const float hk_inv = 1.0f / hk_s;\n" /* i18n: not for people */
     "        if (hk_vec) {\n"
     "            #pragma unroll 4\n"
     "            for (long long hk_c = hk_lane; hk_c < hk_cols / 4; hk_c += hk_width) {\n"
@@ -168,7 +172,7 @@ int rw_online_softmax(const char *text, size_t len, const an_model *m, size_t ke
     const char *why = NULL, *expf_name = "expf";
     if ((rc = rwp_lex_body(text, f->body_span.start_byte, f->body_span.end_byte, &ts))) {
         if (rc == HK_ETOOBIG)
-            rc = rwp_not_applicable(out, name, f, "the body is far larger than a softmax");
+            rc = rwp_not_applicable(out, name, f, EN(RW_SM_BODY_LARGE));
         goto out;
     }
     if ((why = rwp_read_shape(&ts, &s)))
@@ -193,23 +197,23 @@ int rw_online_softmax(const char *text, size_t len, const an_model *m, size_t ke
     while (i < rw.n_st && rw.st[i].kind == 'p')
         i++;
     if (i >= rw.n_st || !rwp_rows_decl(&rw, i, "m", c, sizeof c) || !rwp_one_of(c, ninf)) {
-        why = "the row body does not start with a running maximum `float m = -INFINITY;`";
+        why = EN(RW_SM_NO_MAX);
         goto na;
     }
     i++;
     char st[PT_EXPR];
     if (i >= rw.n_st || !max_loop(&rw, i)) {
-        why = "the first column loop is not a maximum `m = fmaxf(m, x[c])`";
+        why = EN(RW_SM_FIRST_LOOP);
         goto na;
     }
     i++;
     if (i >= rw.n_st || !rwp_rows_decl(&rw, i, "s", c, sizeof c) || !rwp_one_of(c, zero)) {
-        why = "no sum `float s = 0.0f;` after the maximum";
+        why = EN(RW_SM_NO_SUM);
         goto na;
     }
     i++;
     if (i >= rw.n_st || rw.st[i].kind != 'l' || (rwp_rows_stmt(&rw, i, st, sizeof st), !rwp_one_of(st, lsum))) {
-        why = "the second column loop is not a sum `s += expf(x[c] - m)`";
+        why = EN(RW_SM_SECOND_LOOP);
         goto na;
     }
     if (strstr(st, "__expf"))
@@ -217,22 +221,20 @@ int rw_online_softmax(const char *text, size_t len, const an_model *m, size_t ke
     i++;
     if (i < rw.n_st && rw.st[i].kind == 'd') {
         if (!rwp_rows_decl(&rw, i, "i", c, sizeof c) || !rwp_one_of(c, linv)) {
-            why = "a declaration other than `float inv = 1.0f / s;` before the write loop";
+            why = EN(RW_SM_DECL);
             goto na;
         }
         i++;
     }
     if (i + 1 != rw.n_st || rw.st[i].kind != 'l' || (rwp_rows_stmt(&rw, i, st, sizeof st), !rwp_one_of(st, lout))) {
-        why = "the last statement is not the write loop `y[c] = expf(x[c] - m) / s`";
+        why = EN(RW_SM_LAST_NOT_WRITE);
         goto na;
     }
     const char *kv[] = {"COLS", rw.cols, "ROWS", rw.row->bound, "IN", rw.in->name, "OUT", rw.out->name,
                         "EXP", expf_name, NULL};
     if ((rc = rwl_render(&b, tpl_softmax, kv)))
         goto out;
-    char *desc = hk_asprintf("kernel %s: softmax rows of %s -> %s with one warp per row, the row kept in "
-                             "registers when it fits (else max, sum and write passes), %s, shuffle "
-                             "reductions, float4 when cols %% 4 == 0",
+    char *desc = hk_asprintf(EN(RW_SM_DESC),
                              f->name, rw.in->name, rw.out->name, expf_name);
     rc = rwp_replace_body(text, len, m, f, b.data, desc, out);
     goto out;
@@ -253,7 +255,7 @@ static int emit_online_softmax(const rw_context *c, const int *p, rw_result *out
 
 const rw_descriptor rw_online_softmax_desc = {
     .name = "online_softmax",
-    .summary = "a thread-per-row softmax becomes a warp per row",
+    .summary = "a thread-per-row softmax becomes a warp per row", /* i18n: not for people */
     .flags = RW_ALGORITHM,
     .emit = emit_online_softmax,
 };

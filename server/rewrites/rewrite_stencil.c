@@ -11,6 +11,7 @@
 
 #include "core/buf.h"
 #include "core/hk.h"
+#include "core/i18n.h"
 #include "model/kclass.h"
 #include "model/kmodel.h"
 
@@ -19,6 +20,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* stored and machine-read in English; shown through hk_tr_said (docs/i18n.md) */
+#define EN(id) hk_tr_in(HK_LANG_EN, HK_MSG_##id)
 
 #define SW_RADIUS_MAX 4   /* rows a read may lie above or below the output */
 #define SW_COLS_MAX 16    /* distinct in-row offsets of one input */
@@ -373,7 +377,7 @@ static int plan_of(const char *text, size_t len, const an_function *f, sw_plan *
         if (is_window_class(c.near))
             snprintf(why, n, "line %u: %s", c.why_line, c.why);
         else
-            snprintf(why, n, "the kernel model reads it as %s, not a stencil, convolution or pooling",
+            snprintf(why, n, EN(RW_ST_MODEL_CLASS),
                      km_class_name(c.kind));
         goto out;
     }
@@ -384,24 +388,21 @@ static int plan_of(const char *text, size_t len, const an_function *f, sw_plan *
             if (as[i].mode == KM_READ && strcmp(as[i].buffer, c.in[j]) == 0 &&
                 km_form_mentions_kind(k, as[i].index, KM_ATOM_READ, -1)) {
                 /* RoIPool's bins: where the window lies is data */
-                snprintf(why, n, "line %u: the window of %s is placed by values read from memory: "
-                         "no fixed neighbourhood that neighbouring outputs share", as[i].line, as[i].buffer);
+                snprintf(why, n, EN(RW_ST_WINDOW_FROM_MEMORY), as[i].line, as[i].buffer);
                 goto out;
             }
     if (km_barriers(k)) {
-        snprintf(why, n, "__syncthreads(): the threads of a block work together, and a block K "
-                 "times taller would change what they share");
+        snprintf(why, n, EN(RW_ST_SYNCTHREADS));
         goto out;
     }
     for (size_t i = 0; i < na; i++)
         if (as[i].space == KM_SPACE_SHARED) {
-            snprintf(why, n, "line %u: a __shared__ array (%s): the kernel already tiles through "
-                     "shared memory", as[i].line, as[i].buffer);
+            snprintf(why, n, EN(RW_ST_SHARED), as[i].line, as[i].buffer);
             goto out;
         }
     const km_access *w = c.out ? km_output_map(k, c.out) : NULL;
     if (!w) {
-        snprintf(why, n, "line %u: no write of the output the model can follow", c.line);
+        snprintf(why, n, EN(RW_ST_NO_WRITE), c.line);
         goto out;
     }
     int a = 2;
@@ -410,8 +411,7 @@ static int plan_of(const char *text, size_t len, const an_function *f, sw_plan *
                            true : p->ax.has_bid && km_form_mentions(k, w->element, p->ax.bid))))
         a--;
     if (a == 0) {
-        snprintf(why, n, "line %u: the output moves with x only (a 1-D stencil): coarsening along "
-                 "x would break the coalescing of every access", w->line);
+        snprintf(why, n, EN(RW_ST_X_ONLY), w->line);
         goto out;
     }
     p->ax.by_thread = p->ax.has_tid && km_form_mentions(k, w->element, p->ax.tid);
@@ -419,15 +419,13 @@ static int plan_of(const char *text, size_t len, const an_function *f, sw_plan *
     if (p->ax.by_thread) {
         for (size_t i = 0; i < na; i++)
             if (!only_global(k, as[i].index, &p->ax) || !only_global(k, as[i].value, &p->ax)) {
-                snprintf(why, n, "line %u: the access of %s uses threadIdx.%s, blockIdx.%s or "
-                         "blockDim.%s other than as blockIdx.%s * blockDim.%s + threadIdx.%s",
+                snprintf(why, n, EN(RW_ST_ACCESS_INDEX),
                          as[i].line, as[i].buffer, an, an, an, an, an, an);
                 goto out;
             }
         for (size_t i = 0; i < ng; i++)
             if (!only_global(k, gs[i].lhs, &p->ax) || !only_global(k, gs[i].rhs, &p->ax)) {
-                snprintf(why, n, "line %u: the condition uses threadIdx.%s, blockIdx.%s or "
-                         "blockDim.%s other than as the global index along %s", gs[i].line, an,
+                snprintf(why, n, EN(RW_ST_COND_INDEX), gs[i].line, an,
                          an, an, an);
                 goto out;
             }
@@ -447,8 +445,7 @@ static int plan_of(const char *text, size_t len, const an_function *f, sw_plan *
     }
     sw_terms s;
     if (!slow_stride(k, w->element, &p->ax, &s)) {
-        snprintf(why, n, "line %u: the output's element is not coordinate * stride + rest along %s "
-                 "with a stride of parameters and constants", w->line, an);
+        snprintf(why, n, EN(RW_ST_ELEMENT_FORM), w->line, an);
         goto out;
     }
     for (size_t i = 0; i < nsites; i++)
@@ -459,12 +456,11 @@ static int plan_of(const char *text, size_t len, const an_function *f, sw_plan *
             reuse = p->sites[i].buf == p->sites[j].buf && p->sites[i].col == p->sites[j].col &&
                     p->sites[i].row != p->sites[j].row;
     if (!reuse) {
-        const char *loop = "";
+        bool loop = false;
         for (size_t i = 0; i < nsites; i++)
             if (rs[i].n_loops)
-                loop = " (its reads move with a loop: windows over filter loops are not built)";
-        snprintf(why, n, "line %u: no input is read at the output's element plus constant offsets "
-                 "along %s%s: nothing would be kept in registers", w->line, an, loop);
+                loop = true;
+        snprintf(why, n, loop ? EN(RW_ST_NO_OFFSETS_LOOP) : EN(RW_ST_NO_OFFSETS), w->line, an);
         goto out;
     }
     for (int i = 0; i < p->n_sites; i++)
@@ -583,7 +579,7 @@ static int emit_window_body(const char *text, const rw_toks *ts, size_t first, s
                             const sw_plan *p, int kk, bool returns, struct hk_buf *b)
 {
     int rows = kk + 2 * p->radius;
-    int rc = hk_buf_printf(b, "{\n    // hk rewrite: stencil_window: each thread computes %d outputs "
+    int rc = hk_buf_printf(b, "{\n    // hk rewrite: stencil_window: each thread computes %d outputs " /* i18n: not for people */
                            "along %s (virtual thread hk_k of a %s %d times %s), every input "
                            "element read once into registers\n", kk, axis_names[p->ax.axis],
                            p->ax.by_thread ? "block" : "grid", kk,
@@ -593,14 +589,14 @@ static int emit_window_body(const char *text, const rw_toks *ts, size_t first, s
                            p->in[i].type, p->in[i].name, rows, p->in[i].n_cols, p->in[i].name, rows,
                            p->in[i].n_cols);
     if (!rc)
-        rc = hk_buf_printf(b, "#pragma unroll\n    for (int hk_k = 0; hk_k < %d; hk_k++) {\n", kk);
+        rc = hk_buf_printf(b, "#pragma unroll\n    for (int hk_k = 0; hk_k < %d; hk_k++) {\n", kk); /* i18n: not for people */
     const char *an = axis_names[p->ax.axis];
     if (!rc && p->cutoff && p->ax.by_thread)
-        rc = hk_buf_printf(b, "        if ((blockIdx.%s * blockDim.%s + threadIdx.%s) * %d + hk_k >= "
+        rc = hk_buf_printf(b, "        if ((blockIdx.%s * blockDim.%s + threadIdx.%s) * %d + hk_k >= " /* i18n: not for people */
                            "gridDim.%s * blockDim.%s)\n            break;   // past the launched grid\n",
                            an, an, an, kk, an, an);
     else if (!rc && p->cutoff)
-        rc = hk_buf_printf(b, "        if (blockIdx.%s * %d + hk_k >= gridDim.%s)\n            break;   "
+        rc = hk_buf_printf(b, "        if (blockIdx.%s * %d + hk_k >= gridDim.%s)\n            break;   " /* i18n: not for people */
                            "// past the launched grid\n", an, kk, an);
     /* the original body, token by token, the text between tokens kept as it was */
     const sw_site *open = NULL;
@@ -679,13 +675,12 @@ static int window_of(const char *text, size_t len, const an_model *m, size_t ker
         int line = 1;
         for (size_t i = 0; i < at; i++)
             line += text[i] == '\n';
-        snprintf(why, sizeof why, "line %d: %s spells a thread or block index out of the kernel's "
-                 "sight: the coarsened thread's coordinate would not reach it", line, hidden);
+        snprintf(why, sizeof why, EN(RW_ST_OUT_OF_SIGHT), line, hidden);
         rc = rwp_not_applicable(out, name, f, why);
         goto out;
     }
     if (ts.n < 3) {
-        rc = rwp_not_applicable(out, name, f, "the body is empty");
+        rc = rwp_not_applicable(out, name, f, EN(RW_ST_EMPTY));
         goto out;
     }
     bool returns = false;
@@ -697,18 +692,13 @@ static int window_of(const char *text, size_t len, const an_model *m, size_t ker
     int ncols = 0;
     for (int i = 0; i < p->n_in; i++)
         ncols += p->in[i].n_cols;
-    char launch[200];
-    if (p->cutoff)
-        snprintf(launch, sizeof launch, "keep the spec's grid: the access at line %u has no bound "
-                 "on %s, so rows past the launched grid are skipped", p->cutoff_line,
-                 axis_names[p->ax.axis]);
-    else
-        snprintf(launch, sizeof launch, "the grid along %s may shrink by %d (the surplus rows fail "
-                 "the kernel's bound)", axis_names[p->ax.axis], kk);
-    char *desc = hk_asprintf("kernel %s: %s window, %d outputs per thread along %s (K = %d), "
-                             "radius %d, %d input(s) in %d register rows x %d columns; %s",
-                             f->name, p->class_name, kk, axis_names[p->ax.axis], kk, p->radius,
-                             p->n_in, kk + 2 * p->radius, ncols, launch);
+    /* one sentence with the spec's grid kept, one with the grid that may shrink */
+    char *desc = p->cutoff ? hk_asprintf(EN(RW_ST_DESC_KEEP_GRID), f->name, p->class_name, kk, axis_names[p->ax.axis],
+                                         kk, p->radius, p->n_in, kk + 2 * p->radius, ncols, p->cutoff_line,
+                                         axis_names[p->ax.axis])
+                           : hk_asprintf(EN(RW_ST_DESC_SHRINK), f->name, p->class_name, kk, axis_names[p->ax.axis],
+                                         kk, p->radius, p->n_in, kk + 2 * p->radius, ncols, axis_names[p->ax.axis],
+                                         kk);
     if (!desc) {
         rc = HK_ENOMEM;
         goto out;
@@ -808,7 +798,7 @@ static int unroll_pass(const char *text, size_t len, const char *kernel, char **
         if (!ok)
             continue;   /* an inner loop may still qualify */
         hk_buf_reset(&b);
-        rc = hk_buf_printf(&b, "{ /* hk: the loop over %s = %lld..%lld, unrolled */\n", var,
+        rc = hk_buf_printf(&b, "{ /* hk: the loop over %s = %lld..%lld, unrolled */\n", var, /* i18n: not for people */
                            (long long)start, (long long)(start + trip - 1));
         for (int64_t v = start; !rc && v < start + trip; v++) {
             rc = hk_buf_appends(&b, "{ ");
@@ -907,11 +897,11 @@ int rw_stencil_window(const char *text, size_t len, const an_model *m, size_t ke
     if (k2 < 0 || (rc = window_of(un, un_len, m2, (size_t)k2, kk, &r2)))
         goto out;
     if (r2.applicable) {
-        if ((rc = rw_result_adopt(out, &r2, hk_asprintf("%s (its filter loops unrolled first: %s iterations)",
+        if ((rc = rw_result_adopt(out, &r2, hk_asprintf(EN(RW_ST_UNROLLED_FIRST),
                                                         r2.description, what.data))))
             goto out;
     } else if (r2.description) {   /* what still stops it, once unrolled */
-        char *d = hk_asprintf("%s (with its filter loops unrolled, %s iterations: %s)", out->description,
+        char *d = hk_asprintf(EN(RW_ST_UNROLLED_WITH), out->description,
                               what.data, r2.description);
         if (!d) {
             rc = HK_ENOMEM;
@@ -945,7 +935,7 @@ static int emit_stencil_window(const rw_context *c, const int *p, rw_result *out
 
 const rw_descriptor rw_stencil_window_desc = {
     .name = "stencil_window",
-    .summary = "a stencil computes K outputs per thread along its slowest axis from a register "
+    .summary = "a stencil computes K outputs per thread along its slowest axis from a register " /* i18n: not for people */
                "window",
     .params = stencil_window_params,
     .n_params = HK_ARRAY_LEN(stencil_window_params),

@@ -599,6 +599,68 @@ static void index_answers_as_the_scan(void **state)
     /* and one that nests three entries, through the index */
     said_case("TILE not searched: through T: used in the bound of a loop (line 7)",
               "TILE 未被搜索：经由 T：用于循环的边界（第 7 行）");
+/* What session 35 added (the section "rewrites, session 35"): channel_chunks' and
+ * warp_rows' refusals, with the construct and the wrapper, a rows refusal about what lane 0
+ * stored, a warp_rows description with its float4 clause, one of channel_chunks' chunk
+ * choices (one sentence per way chosen), vectorize's, unroll's, BLAS substitution's, fast
+ * math's, tiled_permute's, online_softmax's and stencil_window's refusals */
+static void said_again_session35(void **state)
+{
+    (void)state;
+    said_case("channel_chunks not applicable to kernel k: coordinate at line 5: `x` is not a coordinate "
+              "`i / A % B` of the counter",
+              "channel_chunks 不适用于核函数 k：坐标（第 5 行）：`x` 不是计数器的坐标 `i / A % B`");
+    said_case("call at line 7: `f(...)` passes 2 arguments to 3 parameters (defaults are not read)",
+              "函数调用（第 7 行）：`f(...)` 把 2 个实参传给 3 个形参（不读取默认参数）");
+    said_case("warp_rows (row_threads 128) not applicable to kernel k: it uses shared memory",
+              "warp_rows（row_threads 128）不适用于核函数 k：它使用了共享内存");
+    said_case("warp_rows not applicable to kernel k: `y[i]`, stored by lane 0 at line 9, is used at line 12 "
+              "other than by subscript",
+              "warp_rows 不适用于核函数 k：`y[i]`（由 lane 0 在第 9 行写入）在第 12 行以下标以外的方式被使用");
+    said_case("kernel k: one warp per row `r` instead of one thread (rows grid-strided over the warps), 1 column "
+              "loop over the lanes, 2 warp reductions by __shfl_xor_sync, 1 lane-0 store; float4 loads/stores "
+              "in 1 of 1 column loop (16-byte aligned rows, scalar tail and fallback)",
+              "核函数 k：每行 `r` 改由一个 warp 处理，而不是一个线程（各行以网格跨步方式分配给各 warp），1 个列循环"
+              "由 warp 的各 lane 分担，2 次用 __shfl_xor_sync 的 warp 归约，1 处写入由 lane 0 完成；1 / 1 个列循环"
+              "使用 float4 读写（行按 16 字节对齐，尾部与回退用标量）");
+    said_case("chunk 8 chosen: 12 per-element registers, about 128 a thread at C_K 8, keeps half the SM's "
+              "threads of 256 threads; the chunks fill the GPU",
+              "选择分块 8：每个元素占 12 个寄存器，每线程约 128 个（C_K 为 8 时），在每线程块 256 个线程下仍能"
+              "保持 SM 一半的驻留线程；分块后仍能占满 GPU");
+    /* vectorize's refusal for a pointer read at another index, one sentence per reason */
+    said_case("vectorize not applicable to kernel k: statement at line 4: pointer x is used other than as x[i] or "
+              "x[s * i + k] (another index, a dereference or the pointer itself) and is written, so its elements "
+              "are not the thread's own: only a pointer the kernel never writes is read per element at another "
+              "index",
+              "vectorize 不适用于核函数 k：语句（第 4 行）：指针 x 除了作为 x[i] 或 x[s * i + k] 之外还有其他用法"
+              "（另一个索引、解引用或指针本身），并且它被写入，因此它的元素不归本线程所有：只有核函数从不写入的指针"
+              "才能在另一个索引处逐元素读取");
+    said_case("unroll not applicable to kernel k: no innermost for-loop with a constant trip count for full "
+              "unrolling (line 3, 7)",
+              "unroll 不适用于核函数 k：没有迭代次数为常量、可完全展开的最内层 for 循环（第 3, 7 行）");
+    said_case("BLAS substitution not applicable to kernel k: line 5: element types float, double, float: only "
+              "float or double throughout is substituted",
+              "BLAS substitution 不适用于核函数 k：第 5 行：元素类型为 float、double、float：只替换全部为 float "
+              "或全部为 double 的情况");
+    said_case("fast math not applicable to kernel k: no expf, logf, sinf, cosf, tanf, powf, sincosf, exp10f, "
+              "log2f, log10f call (nor exp, log, sin, ... on float arguments) or float division in its body "
+              "(divisions of integers, doubles or unknown types are left)",
+              "fast math 不适用于核函数 k：函数体中没有 expf、logf、sinf、cosf、tanf、powf、sincosf、exp10f、"
+              "log2f、log10f 调用（也没有参数为 float 的 exp、log、sin 等调用），也没有 float 除法（整数、double "
+              "或未知类型的除法保持不变）");
+    /* what hkls rewrites shows: the locator's construct and line, then the reason alone */
+    said_case("parameter list at line 3: no expf, logf, sinf, cosf, tanf, powf, sincosf, exp10f, log2f, log10f "
+              "call (nor exp, log, sin, ... on float arguments) or float division in its body",
+              "参数列表（第 3 行）：函数体中没有 expf、logf、sinf、cosf、tanf、powf、sincosf、exp10f、log2f、"
+              "log10f 调用（也没有参数为 float 的 exp、log、sin 等调用），也没有 float 除法");
+    said_case("tiled_permute not applicable to kernel k: line 4: an atomic on out besides the permuted copy",
+              "tiled_permute 不适用于核函数 k：第 4 行：除了排列复制之外还有对 out 的原子操作");
+    said_case("online_softmax not applicable to kernel k: the first column loop is not a maximum "
+              "`m = fmaxf(m, x[c])`",
+              "online_softmax 不适用于核函数 k：第一个列循环不是求最大值 `m = fmaxf(m, x[c])`");
+    said_case("stencil_window not applicable to kernel k: line 12: a __shared__ array (tile): the kernel "
+              "already tiles through shared memory",
+              "stencil_window 不适用于核函数 k：第 12 行：有 __shared__ 数组（tile）：核函数已经通过共享内存分块");
 }
 
 int main(void)
@@ -619,6 +681,7 @@ int main(void)
         cmocka_unit_test(said_again_session32),
         cmocka_unit_test(said_again_session34),
         cmocka_unit_test(index_answers_as_the_scan),
+        cmocka_unit_test(said_again_session35),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
