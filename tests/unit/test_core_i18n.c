@@ -599,6 +599,8 @@ static void index_answers_as_the_scan(void **state)
     /* and one that nests three entries, through the index */
     said_case("TILE not searched: through T: used in the bound of a loop (line 7)",
               "TILE 未被搜索：经由 T：用于循环的边界（第 7 行）");
+}
+
 /* What session 35 added (the section "rewrites, session 35"): channel_chunks' and
  * warp_rows' refusals, with the construct and the wrapper, a rows refusal about what lane 0
  * stored, a warp_rows description with its float4 clause, one of channel_chunks' chunk
