@@ -168,7 +168,8 @@ int sk_order_by_record(sk_set *set, const store_skill_stat *stats, size_t n);
  * code condition: its tree-sitter query has at least one match whose predicates hold
  * (#eq?, #not-eq?, #match?, #not-match?), and its pattern, when present, matches the
  * text. HK_OK with *out set; HK_ENOMEM; HK_EINVAL when text is NULL; HK_ETOOBIG over
- * 16 MiB of text; HK_EUNSUPPORTED when the grammar cannot be loaded. Any thread. */
+ * 16 MiB of text; HK_EUNSUPPORTED when the grammar cannot be loaded; HK_EINVAL too when a
+ * lazy set's query, compiled here (sk_load_dir_lazy), does not compile. Any thread. */
 int sk_matches_source(const sk_skill *sk, const char *text, size_t len, bool *out);
 
 /* Metric values indexed by enum sk_metric; NAN for a value not known. */

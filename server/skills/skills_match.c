@@ -8,7 +8,6 @@
 
 #include "core/hk.h"
 
-
 static const TSNode *capture_node(const TSQueryMatch *m, uint32_t capture)
 {
     for (uint16_t i = 0; i < m->capture_count; i++)
@@ -92,8 +91,8 @@ int sk_matches_source(const sk_skill *sk, const char *text, size_t len, bool *ou
         rc = HK_ENOMEM;
         goto out;
     }
-    /* a lazy set's query is compiled here when sk_prepare left it (none of its pattern
-     * roots in the tree then: no match, as the query would find) */
+    /* a lazy set compiles the query here when no sk_prepare did; a tree with none of
+     * its patterns' root node types cannot match (needed false), as the query finds */
     bool needed = true;
     if ((rc = sk__query_ready(sk, ts_tree_root_node(tree), &needed)) != HK_OK || !needed)
         goto out;
