@@ -171,9 +171,9 @@ static void shipped_skills_match_their_kernels(void **state)
 
 /* ---- lazy sets: queries compiled when a kernel needs them ---- */
 
-/* A lazy set answers as the eager one, skill by skill, on every sample kernel: with no
- * sk_prepare (each query compiled alone when needed) and with one before each kernel
- * (the plan's way: the kernel's skills together). Same order of the skills too. */
+/* A lazy set answers as the eager one, skill by skill (the sm_90 ones), on every sample
+ * kernel: with no sk_prepare (each query compiled alone when needed) and with one before
+ * each kernel (the plan's way: the kernel's skills together). Same order of the skills. */
 static void lazy_set_matches_as_eager(void **state)
 {
     (void)state;
@@ -202,6 +202,10 @@ static void lazy_set_matches_as_eager(void **state)
         kernels++;
         assert_int_equal(sk_prepare(prepared, all, n, src, strlen(src), err, sizeof err), HK_OK);
         for (size_t i = 0; i < n; i++) {
+            /* nvidia-sm90 holds every distinct query: the others' answers add time, not
+             * cases */
+            if (strcmp(sk_set_at(eager, i)->hardware_dir, "nvidia-sm90"))
+                continue;
             bool a = false, b = true, c = true;
             assert_int_equal(sk_matches_source(sk_set_at(eager, i), src, strlen(src), &a), HK_OK);
             assert_int_equal(sk_matches_source(sk_set_at(alone, i), src, strlen(src), &b), HK_OK);
@@ -211,10 +215,12 @@ static void lazy_set_matches_as_eager(void **state)
                          e->d_name, a, b, c);
             matches += a;
         }
+        free(src);
     }
     closedir(d);
     assert_true(kernels >= 40);
-    assert_true(matches >= 100);  /* the sample kernels do match: not a vacuous check */
+    print_message("lazy = eager: %zu kernels, %zu matches\n", kernels, matches);
+    assert_true(matches >= 300);  /* the sample kernels do match (511 today): not vacuous */
     free(all);
     sk_set_free(eager);
     sk_set_free(alone);
