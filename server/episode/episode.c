@@ -2657,13 +2657,14 @@ static int compiled(ep_ctx *c, ep_rec *r, const runner_result *res, search *s,
 /* ---- engine v2: the skills that fit the kernel, and what they earned ---- */
 
 /* Loads the skills and orders them by their record on this arch. Without skills the
- * search still runs its v1 axes; the log says why. */
+ * search still runs its v1 axes; the log says why. The queries are compiled when the
+ * plan needs them (sk_load_dir_lazy; plan_skills). */
 static void load_skills(ep_ctx *c)
 {
     char *dir = NULL, err[1024] = "";
     if (sk_default_dir(&dir) != HK_OK)
         return;
-    int rc = sk_load_dir(dir, &c->skills, err, sizeof err);
+    int rc = sk_load_dir_lazy(dir, &c->skills, err, sizeof err);
     if (rc) {
         ep__log(c, "warn", hk_tr(HK_MSG_EP_SKILLS_NOT_LOADED_FROM), dir,
                 hk_strerror(rc), err[0] ? ": " : "", err);
@@ -2782,10 +2783,32 @@ static int plan_skills(ep_ctx *c, const an_model *m, size_t k, skillplan *plan)
     load_skills(c);
     if (!c->skills)
         return HK_OK;
+    const an_span *sp = &m->funcs[k].span;
+    char err[1024] = "";
+    int prc = skillplan_prepare(c->skills, c->arch, c->start_text + sp->start_byte,
+                                sp->end_byte - sp->start_byte, err, sizeof err);
+    if (prc == HK_EINVAL) {
+        /* a query this plan needs does not compile: the eager load's report (every bad
+         * query of the set), as when the skills were compiled at load */
+        char *dir = NULL, all_err[1024] = "";
+        if (sk_default_dir(&dir) == HK_OK) {
+            sk_set *all = NULL;
+            int lrc = sk_load_dir(dir, &all, all_err, sizeof all_err);
+            const char *why = lrc ? all_err : err;
+            ep__log(c, "warn", hk_tr(HK_MSG_EP_SKILLS_NOT_LOADED_FROM), dir,
+                    hk_strerror(lrc ? lrc : prc), why[0] ? ": " : "", why);
+            sk_set_free(all);
+        }
+        hk_free(dir);
+        sk_set_free(c->skills);
+        c->skills = NULL;
+        return HK_OK;
+    }
+    if (prc)
+        return prc;
     sk_metrics mt;
     double pct;
     enum sk_class cls = baseline_class(c, &mt, &pct);
-    const an_span *sp = &m->funcs[k].span;
     rw_context ctx = {.text = c->start_text, .len = c->start_len, .m = m, .kernel = k,
                       .spec = c->sp, .hip = !strncmp(c->arch, "gfx", 3),
                       .sm_count = c->has_dev ? c->dev.sm_count : 0, .warps_per_sm = ep__warps_per_sm(c)};

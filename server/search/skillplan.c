@@ -217,6 +217,24 @@ int skillplan_build(const sk_set *set, const char *arch, enum sk_class cls, cons
     return skillplan_build_for(set, arch, cls, mt, kernel_text, len, NULL, out);
 }
 
+int skillplan_prepare(const sk_set *set, const char *arch, const char *kernel_text, size_t len,
+                      char *err, size_t errlen)
+{
+    if (err && errlen)
+        err[0] = '\0';
+    const sk_skill **list = NULL;
+    size_t n_list = 0, m = 0;
+    int rc = sk_for(set, arch, SK_CLASS_COUNT, &list, &n_list);
+    /* the skills skillplan_build_for asks (its loop leaves the search's axes out) */
+    for (size_t i = 0; rc == HK_OK && i < n_list; i++)
+        if (!(list[i]->rewrite->flags & RW_SEARCH_AXIS))
+            list[m++] = list[i];
+    if (rc == HK_OK)
+        rc = sk_prepare(set, list, m, kernel_text, len, err, errlen);
+    hk_free(list);
+    return rc;
+}
+
 int skillplan_build_for(const sk_set *set, const char *arch, enum sk_class cls,
                         const sk_metrics *mt, const char *kernel_text, size_t len,
                         const rw_context *ctx, skillplan *out)
@@ -225,7 +243,9 @@ int skillplan_build_for(const sk_set *set, const char *arch, enum sk_class cls,
     size_t cap = 0;
     const sk_skill **list = NULL;
     size_t n_list = 0;
-    int rc = HK_OK;
+    int rc = skillplan_prepare(set, arch, kernel_text, len, NULL, 0);
+    if (rc)
+        return rc;
     sk_metrics none;
     sk_metrics_init(&none);
     if (!mt)

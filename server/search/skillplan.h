@@ -47,7 +47,17 @@ enum sk_class skillplan_static_class(double flop_per_byte);
  * thresholds hold for mt (NULL: none known); algorithm replacements first, and within
  * them and the rest class cls first (SK_CLASS_COUNT: no class first). Rewrites the search already covers as axes (launch_bounds, restrict,
  * set_tunable, grid_stride) and ones the engine lacks (blas_substitution) are left out.
- * HK_OK (out may be empty) or HK_ENOMEM. */
+ * A lazy set (sk_load_dir_lazy) compiles the queries the plan needs first, together
+ * (skillplan_prepare). HK_OK (out may be empty), HK_ENOMEM, or HK_EINVAL when a lazy set's
+ * needed query does not compile. */
+/* For a lazy set (sk_load_dir_lazy): compiles, as one query, the queries of the skills
+ * for arch that a plan on kernel_text would ask and that could match it (sk_prepare); a
+ * no-op for an eager set. skillplan_build_for does it itself; a caller that wants the
+ * error apart (err, errlen: the files whose queries do not compile) calls it first.
+ * HK_OK, HK_ENOMEM, HK_EINVAL. Any thread. */
+int skillplan_prepare(const sk_set *set, const char *arch, const char *kernel_text, size_t len,
+                      char *err, size_t errlen);
+
 int skillplan_build(const sk_set *set, const char *arch, enum sk_class cls, const sk_metrics *mt,
                     const char *kernel_text, size_t len, skillplan *out);
 
@@ -55,7 +65,7 @@ int skillplan_build(const sk_set *set, const char *arch, enum sk_class cls, cons
  * when known): an algorithm replacement's skill whose code condition does not match the
  * text still fits when its rewrite applies to the kernel at the skill's first choice (the
  * kernel model recognizes index variables, macros and helper types no query names). ctx
- * NULL: skillplan_build. HK_OK or HK_ENOMEM. */
+ * NULL: skillplan_build. HK_OK, HK_ENOMEM, or HK_EINVAL (a lazy set's query). */
 int skillplan_build_for(const sk_set *set, const char *arch, enum sk_class cls,
                         const sk_metrics *mt, const char *kernel_text, size_t len,
                         const rw_context *ctx, skillplan *out);

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -204,6 +205,9 @@ static void compiled_free(struct sk_compiled *c)
     }
     hk_free(c->preds);
     hk_free(c->n_preds);
+    for (size_t i = 0; i < c->n_roots; i++)
+        hk_free(c->roots[i]);
+    hk_free(c->roots);
     hk_free(c);
 }
 
@@ -672,6 +676,126 @@ static void compile_query_alone(struct vctx *v, sk_skill *sk, TSQuery **out)
     ts_query_delete(tq);
 }
 
+/* Index after the group (or alternation) opening at q[i], '(' or '['; 0 when it does not
+ * close. Strings and ';' comments are skipped. */
+static size_t group_end(const char *q, size_t i, size_t n)
+{
+    int depth = 0;
+    while (i < n) {
+        char ch = q[i];
+        if (ch == '"') {
+            for (i++; i < n && q[i] != '"'; i++)
+                if (q[i] == '\\')
+                    i++;
+            if (i >= n)
+                return 0;
+        } else if (ch == ';') {
+            while (i < n && q[i] != '\n')
+                i++;
+            continue;
+        } else if (ch == '(' || ch == '[') {
+            depth++;
+        } else if (ch == ')' || ch == ']') {
+            if (--depth == 0)
+                return i + 1;
+        }
+        i++;
+    }
+    return 0;
+}
+
+static bool is_blank(char ch) { return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r'; }
+
+/* Skips blanks, ';' comments and captures ("@name") from i. */
+static size_t skip_captures(const char *q, size_t i, size_t n)
+{
+    for (;;) {
+        i = first_token(q, i, n);
+        if (i >= n || q[i] != '@')
+            return i;
+        for (i++; i < n && !is_blank(q[i]) && q[i] != '(' && q[i] != ')' && q[i] != '['; i++)
+            ;
+    }
+}
+
+/* The node type the pattern q[a, b) (one parenthesized group) can only match at, into
+ * *name (new string); NULL when that is not certain: "(name ...)" matches only a node of
+ * type name, and "((name ...) @c (#pred ...))" (one pattern with its predicates) too.
+ * Anything else is not read: a wildcard "(_", a hidden or supertype name ("(_x", "(a/b"),
+ * siblings, an alternation, a string, a quantifier. HK_OK or HK_ENOMEM. */
+static int pattern_root(const char *q, size_t a, size_t b, char **name)
+{
+    *name = NULL;
+    size_t i = a + 1;
+    if (i < b && q[i] == '(') {
+        size_t e = group_end(q, i, b);
+        if (!e || q[i + 1] == '#')
+            return HK_OK;
+        /* after the one pattern: captures and predicates only, and no quantifier */
+        for (size_t j = skip_captures(q, e, b); j < b - 1; j = skip_captures(q, j, b)) {
+            size_t pe = q[j] == '(' && q[j + 1] == '#' ? group_end(q, j, b) : 0;
+            if (!pe)
+                return HK_OK;
+            j = pe;
+        }
+        return pattern_root(q, i, e, name);
+    }
+    size_t s = i;
+    while (i < b && ((q[i] >= 'a' && q[i] <= 'z') || (q[i] >= 'A' && q[i] <= 'Z') ||
+                     (q[i] >= '0' && q[i] <= '9') || q[i] == '_'))
+        i++;
+    if (i == s || q[s] == '_' || !(is_blank(q[i]) || q[i] == ')'))
+        return HK_OK;
+    *name = hk_strndup(q + s, i - s);
+    return *name ? HK_OK : HK_ENOMEM;
+}
+
+/* The node types the top-level patterns of the skill's query start at (c->roots), for a
+ * lazy set's check that a kernel could match it at all (sk__query_ready); roots_known
+ * stays false when one pattern's root is not certain (pattern_root): that skill's query is
+ * compiled for every kernel. The text is checked by tree-sitter when it compiles. */
+static void query_roots(struct vctx *v, struct sk_compiled *c, const char *q)
+{
+    size_t n = strlen(q), i = 0;
+    bool known = true;
+    while (known && (i = first_token(q, i, n)) < n) {
+        if (q[i] != '(') {
+            known = false;
+            break;
+        }
+        size_t e = group_end(q, i, n);
+        if (!e) {
+            known = false;
+            break;
+        }
+        if (q[i + 1] == '#') { /* a predicate, of the pattern before it */
+            i = e;
+            continue;
+        }
+        char *name = NULL;
+        if (pattern_root(q, i, e, &name) != HK_OK) {
+            v->oom = true;
+            return;
+        }
+        if (!name) {
+            known = false;
+            break;
+        }
+        char **p = hk_realloc(c->roots, (c->n_roots + 1) * sizeof *p);
+        if (!p) {
+            hk_free(name);
+            v->oom = true;
+            return;
+        }
+        c->roots = p;
+        c->roots[c->n_roots++] = name;
+        i = skip_captures(q, e, n);
+        if (i < n && (q[i] == '?' || q[i] == '*' || q[i] == '+'))
+            known = false;
+    }
+    c->roots_known = known && c->n_roots > 0;
+}
+
 static void parse_applies(struct vctx *v, sk_skill *sk, json_t *root)
 {
     json_t *a = json_object_get(root, "applies");
@@ -688,8 +812,8 @@ static void parse_applies(struct vctx *v, sk_skill *sk, json_t *root)
 
     /* Compiled later, with every other skill's query at once (compile_queries). */
     const char *q = get_str(v, a, "query", "applies.query", true, 1, SK_QUERY_MAX);
-    if (q)
-        sk->query = vdup(v, q);
+    if (q && (sk->query = vdup(v, q)) != NULL)
+        query_roots(v, sk->compiled, sk->query);
     const char *pat = get_str(v, a, "pattern", "applies.pattern", false, 1, SK_REGEX_MAX);
     if (pat && compile_regex(v, "applies.pattern", pat, &sk->compiled->pattern)) {
         sk->compiled->has_pattern = true;
@@ -1009,6 +1133,8 @@ struct sk_set {
     size_t n, cap;
     TSQuery **queries;   /* owned; the skills' compiled queries point into these */
     size_t n_queries, cap_queries;
+    bool lazy;           /* sk_load_dir_lazy: queries compiled when a kernel needs them */
+    pthread_mutex_t mu;  /* a lazy set's compiles (queries, the skills' compiled parts) */
 };
 
 static int set_own_query(sk_set *set, TSQuery *q)
@@ -1110,6 +1236,7 @@ static int set_add(sk_set *set, sk_skill *sk)
         set->cap = ncap;
     }
     set->skills[set->n++] = sk;
+    sk->compiled->owner = set;
     return HK_OK;
 }
 
@@ -1183,14 +1310,16 @@ static int cmp_load_order(const void *a, const void *b)
     return strcmp(x->id, y->id);
 }
 
-/* Compiles the queries of every skill in the set as ONE tree-sitter query (identical
+/* Compiles the queries of the n skills as ONE tree-sitter query the set owns (identical
  * texts once), then gives each skill its range of patterns and compiles its predicates.
- * tree-sitter's analysis of a new query costs 15-80 ms with this grammar whatever its
- * size, so 35 skills load in about 0.2 s instead of 2 s. When the combined text does not
- * compile, each skill's query is compiled alone to say which file is wrong. */
-static int compile_queries(sk_set *set, struct sk_errs *errs)
+ * tree-sitter's analysis of a new query costs 10-30 ms with this grammar, and then about
+ * 6 ms a pattern (its walk of the parse table from every state where the pattern's node
+ * can start), so 45 queries of 66 patterns take about 0.45 s together instead of 1.1 s.
+ * When the combined text does not compile, each skill's query is compiled alone to say
+ * which file is wrong. */
+static int compile_queries(sk_set *set, sk_skill *const *skills, size_t n,
+                           struct sk_errs *errs)
 {
-    size_t n = set->n;
     if (!n)
         return HK_OK;
     int rc = HK_OK;
@@ -1208,10 +1337,10 @@ static int compile_queries(sk_set *set, struct sk_errs *errs)
     size_t nu = 0;
     for (size_t i = 0; i < n; i++) {
         size_t u = 0;
-        while (u < nu && strcmp(texts[u], set->skills[i]->query))
+        while (u < nu && strcmp(texts[u], skills[i]->query))
             u++;
         if (u == nu) {
-            texts[nu++] = set->skills[i]->query;
+            texts[nu++] = skills[i]->query;
             seg[u] = (uint32_t)all.len;
             /* The newline ends a trailing ';' comment before the next text starts. */
             if ((rc = hk_buf_appends(&all, texts[u])) || (rc = hk_buf_append(&all, "\n", 1)))
@@ -1243,7 +1372,7 @@ static int compile_queries(sk_set *set, struct sk_errs *errs)
             uend[u] = p + 1;
         }
         for (size_t i = 0; i < n; i++) {
-            sk_skill *sk = set->skills[i];
+            sk_skill *sk = skills[i];
             struct vctx v = {.errs = errs, .file = sk->path};
             size_t k = uidx[i];
             if (ustart[k] == UINT32_MAX) {
@@ -1265,7 +1394,7 @@ static int compile_queries(sk_set *set, struct sk_errs *errs)
         }
     } else {
         for (size_t i = 0; i < n; i++) {
-            sk_skill *sk = set->skills[i];
+            sk_skill *sk = skills[i];
             struct vctx v = {.errs = errs, .file = sk->path};
             TSQuery *one = NULL;
             compile_query_alone(&v, sk, &one);
@@ -1302,10 +1431,11 @@ void sk_set_free(sk_set *set)
     for (size_t i = 0; i < set->n_queries; i++)
         ts_query_delete(set->queries[i]);
     hk_free(set->queries);
+    pthread_mutex_destroy(&set->mu);
     hk_free(set);
 }
 
-int sk_load_dir(const char *dir, sk_set **out, char *err, size_t errlen)
+static int load_dir(const char *dir, bool lazy, sk_set **out, char *err, size_t errlen)
 {
     *out = NULL;
     if (err && errlen)
@@ -1327,6 +1457,8 @@ int sk_load_dir(const char *dir, sk_set **out, char *err, size_t errlen)
         rc = HK_ENOMEM;
         goto out;
     }
+    pthread_mutex_init(&set->mu, NULL);
+    set->lazy = lazy;
     rc = list_dir(dir, &hw, &n_hw);
     if (rc == HK_ENOENT) {
         if (err && errlen)
@@ -1389,7 +1521,10 @@ int sk_load_dir(const char *dir, sk_set **out, char *err, size_t errlen)
         if (rc == HK_ETOOBIG)
             break;
     }
-    if (rc == HK_OK && (rc = compile_queries(set, &errs)) != HK_OK)
+    /* A lazy set compiles later, unless the load fails anyway: then its report is the
+     * eager load's, query problems included. */
+    if (rc == HK_OK && (!lazy || errs.count || errs.oom) &&
+        (rc = compile_queries(set, set->skills, set->n, &errs)) != HK_OK)
         goto out;
     /* Ids are unique across hardware directories: the record and sk_get key on them. */
     for (size_t i = 0; i < set->n; i++)
@@ -1424,6 +1559,146 @@ out:
     hk_free(hw_path);
     hk_free(cl_path);
     sk_set_free(set);
+    return rc;
+}
+
+int sk_load_dir(const char *dir, sk_set **out, char *err, size_t errlen)
+{
+    return load_dir(dir, false, out, err, errlen);
+}
+
+int sk_load_dir_lazy(const char *dir, sk_set **out, char *err, size_t errlen)
+{
+    return load_dir(dir, true, out, err, errlen);
+}
+
+/* Whether a named node of the tree under root has one of the n types. */
+static bool tree_has_type(TSNode root, char *const *types, size_t n)
+{
+    TSTreeCursor cur = ts_tree_cursor_new(root);
+    bool found = false;
+    for (;;) {
+        TSNode node = ts_tree_cursor_current_node(&cur);
+        if (ts_node_is_named(node)) {
+            const char *t = ts_node_type(node);
+            for (size_t i = 0; i < n && !found; i++)
+                found = !strcmp(t, types[i]);
+            if (found)
+                break;
+        }
+        if (ts_tree_cursor_goto_first_child(&cur))
+            continue;
+        while (!ts_tree_cursor_goto_next_sibling(&cur))
+            if (!ts_tree_cursor_goto_parent(&cur))
+                goto done;
+    }
+done:
+    ts_tree_cursor_delete(&cur);
+    return found;
+}
+
+/* Whether the tree under root could match the skill's query: a query whose patterns'
+ * roots are known matches only where one of those node types is in the tree. */
+static bool could_match(const struct sk_compiled *c, TSNode root)
+{
+    return !c->roots_known || tree_has_type(root, c->roots, c->n_roots);
+}
+
+/* Compiles the queries of those of the n skills still without one, as one query. Caller
+ * holds set->mu. HK_OK; HK_ENOMEM; HK_EINVAL with err (errlen, may be NULL/0) saying
+ * which file's query is wrong. */
+static int compile_missing(sk_set *set, sk_skill **skills, size_t n, char *err, size_t errlen)
+{
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!skills[i]->compiled->query)
+            skills[m++] = skills[i];
+    if (!m)
+        return HK_OK;
+    struct sk_errs errs = {0};
+    hk_buf_init(&errs.b, SK_ERRORS_MAX);
+    int rc = compile_queries(set, skills, m, &errs);
+    if (rc == HK_OK && errs.oom)
+        rc = HK_ENOMEM;
+    if (rc == HK_OK && errs.count)
+        rc = HK_EINVAL;
+    if (rc)
+        errs_export(&errs, err, errlen);
+    hk_buf_free(&errs.b);
+    return rc;
+}
+
+int sk_prepare(const sk_set *cset, const sk_skill *const *skills, size_t n, const char *text,
+               size_t len, char *err, size_t errlen)
+{
+    if (err && errlen)
+        err[0] = '\0';
+    sk_set *set = (sk_set *)cset;  /* the compiled parts change under the lock only */
+    if (!set || !set->lazy || !n)
+        return HK_OK;
+    if (!text || len > SK_MATCH_TEXT_MAX)
+        return HK_OK;  /* sk_matches_source refuses such a text before its query */
+    int rc = HK_OK;
+    char *copy = NULL;
+    TSParser *parser = NULL;
+    TSTree *tree = NULL;
+    sk_skill **need = hk_calloc(n, sizeof *need);
+    if (!need || !(copy = hk_strndup(text, len))) {
+        rc = HK_ENOMEM;
+        goto out;
+    }
+    parser = ts_parser_new();
+    if (!parser || !ts_parser_set_language(parser, tree_sitter_cuda())) {
+        rc = parser ? HK_OK : HK_ENOMEM;  /* no grammar: no skill matches, none compiles */
+        goto out;
+    }
+    if (!(tree = ts_parser_parse_string(parser, NULL, text, (uint32_t)len))) {
+        rc = HK_ENOMEM;
+        goto out;
+    }
+    TSNode root = ts_tree_root_node(tree);
+    pthread_mutex_lock(&set->mu);
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        const struct sk_compiled *c = skills[i]->compiled;
+        if (c->owner != set || c->query)
+            continue;
+        /* sk_matches_source's order: the pattern first, then the query */
+        if (c->has_pattern && regexec(&c->pattern, copy, 0, NULL, 0) != 0)
+            continue;
+        if (could_match(c, root))
+            need[m++] = (sk_skill *)skills[i];
+    }
+    rc = compile_missing(set, need, m, err, errlen);
+    pthread_mutex_unlock(&set->mu);
+out:
+    if (tree)
+        ts_tree_delete(tree);
+    if (parser)
+        ts_parser_delete(parser);
+    hk_free(copy);
+    hk_free(need);
+    return rc;
+}
+
+int sk__query_ready(const sk_skill *sk, TSNode root, bool *needed)
+{
+    struct sk_compiled *c = sk->compiled;
+    sk_set *set = c->owner;
+    *needed = true;
+    if (!set || !set->lazy)
+        return HK_OK;
+    int rc = HK_OK;
+    pthread_mutex_lock(&set->mu);
+    if (!c->query) {
+        if (!could_match(c, root)) {
+            *needed = false;
+        } else {
+            sk_skill *one = (sk_skill *)sk;
+            rc = compile_missing(set, &one, 1, NULL, 0);
+        }
+    }
+    pthread_mutex_unlock(&set->mu);
     return rc;
 }
 

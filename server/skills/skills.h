@@ -108,6 +108,26 @@ typedef struct sk_set sk_set;
  * shipped skills (tree-sitter's query analysis), so a server loads them off its loop. */
 int sk_load_dir(const char *dir, sk_set **out, char *err, size_t errlen);
 
+/* sk_load_dir without compiling the skills' tree-sitter queries: each is compiled when a
+ * kernel could match it (sk_prepare for the skills a plan asks, else sk_matches_source for
+ * one), once, under the set's lock, so any thread may match. tree-sitter's analysis costs
+ * ~6 ms a pattern: a plan on one kernel compiles the patterns of the skills whose
+ * applies.pattern holds and whose patterns' root node types occur in its tree (saxpy: 29
+ * of 66), not all. Every other check is sk_load_dir's, and a load that fails reports the
+ * same problems, query problems included. A query that does not compile but is never
+ * needed is not found (`hkls skills` checks them all); one that is needed makes
+ * sk_prepare or sk_matches_source answer HK_EINVAL. */
+int sk_load_dir_lazy(const char *dir, sk_set **out, char *err, size_t errlen);
+
+/* For a lazy set (else a no-op, HK_OK): compiles, as one query, the queries of those of
+ * the n skills (of this set) that could match text (len bytes): applies.pattern holds
+ * and the tree holds a node of one of their patterns' root types. sk_matches_source gives
+ * the same answers with or without it; it only compiles them together (one analysis, not
+ * one per skill). HK_OK; HK_ENOMEM; HK_EINVAL with err (errlen, may be NULL/0) naming the
+ * files whose queries do not compile. Any thread. */
+int sk_prepare(const sk_set *set, const sk_skill *const *skills, size_t n, const char *text,
+               size_t len, char *err, size_t errlen);
+
 /* Frees the set and every skill in it; NULL is a no-op. */
 void sk_set_free(sk_set *set);
 
@@ -148,7 +168,8 @@ int sk_order_by_record(sk_set *set, const store_skill_stat *stats, size_t n);
  * code condition: its tree-sitter query has at least one match whose predicates hold
  * (#eq?, #not-eq?, #match?, #not-match?), and its pattern, when present, matches the
  * text. HK_OK with *out set; HK_ENOMEM; HK_EINVAL when text is NULL; HK_ETOOBIG over
- * 16 MiB of text; HK_EUNSUPPORTED when the grammar cannot be loaded. Any thread. */
+ * 16 MiB of text; HK_EUNSUPPORTED when the grammar cannot be loaded; HK_EINVAL too when a
+ * lazy set's query, compiled here (sk_load_dir_lazy), does not compile. Any thread. */
 int sk_matches_source(const sk_skill *sk, const char *text, size_t len, bool *out);
 
 /* Metric values indexed by enum sk_metric; NAN for a value not known. */

@@ -9,6 +9,10 @@
 
 #include "skills/skills.h"
 
+/* Kernel text larger than this is not parsed for matching (a whole generated file of
+ * tens of MB is not a kernel). */
+#define SK_MATCH_TEXT_MAX (16u * 1024 * 1024)
+
 /* The grammar compiled into the server (hk_grammar_lib). */
 const TSLanguage *tree_sitter_cuda(void);
 
@@ -27,9 +31,15 @@ struct sk_pred {
 
 /* A skill's query is a range of patterns [pattern_start, pattern_end) of one TSQuery that
  * the set owns: the loader compiles the queries of all skills as one (tree-sitter's
- * per-query analysis of this large grammar costs 15-80 ms, once instead of per skill). */
+ * per-query analysis of this large grammar costs 15-80 ms, once instead of per skill).
+ * A set loaded with sk_load_dir_lazy compiles a skill's query only when a kernel could
+ * match it (sk_prepare, or sk_matches_source for one skill), under the set's lock. */
 struct sk_compiled {
-    const TSQuery *query;    /* borrowed from the set */
+    const TSQuery *query;    /* borrowed from the set; NULL until compiled (lazy sets) */
+    struct sk_set *owner;    /* the set that compiles and owns the query */
+    char **roots;            /* the node type each top-level pattern starts at (owned) */
+    size_t n_roots;
+    bool roots_known;        /* every pattern's root is a plain node type */
     uint32_t pattern_start, pattern_end;
     struct sk_pred **preds;  /* per pattern of the range, n_preds[p - pattern_start] each */
     size_t *n_preds;
@@ -38,5 +48,10 @@ struct sk_compiled {
     bool has_sass;
     regex_t sass;            /* evidence.sass */
 };
+
+/* Makes sure sk's query is compiled when the tree under root could match it: *needed false when it cannot (its pattern roots are absent from the tree), and
+ * then the query may stay uncompiled. A set loaded eagerly has every query: *needed true.
+ * HK_OK; HK_ENOMEM; HK_EINVAL when the query does not compile (a lazy set only). */
+int sk__query_ready(const sk_skill *sk, TSNode root, bool *needed);
 
 #endif

@@ -8,10 +8,6 @@
 
 #include "core/hk.h"
 
-/* Kernel text larger than this is not parsed for matching (a whole generated file of
- * tens of MB is not a kernel). */
-#define SK_MATCH_TEXT_MAX (16u * 1024 * 1024)
-
 static const TSNode *capture_node(const TSQueryMatch *m, uint32_t capture)
 {
     for (uint16_t i = 0; i < m->capture_count; i++)
@@ -95,6 +91,11 @@ int sk_matches_source(const sk_skill *sk, const char *text, size_t len, bool *ou
         rc = HK_ENOMEM;
         goto out;
     }
+    /* a lazy set compiles the query here when no sk_prepare did; a tree with none of
+     * its patterns' root node types cannot match (needed false), as the query finds */
+    bool needed = true;
+    if ((rc = sk__query_ready(sk, ts_tree_root_node(tree), &needed)) != HK_OK || !needed)
+        goto out;
     ts_query_cursor_exec(cur, c->query, ts_tree_root_node(tree));
     TSQueryMatch m;
     while (!*out && ts_query_cursor_next_match(cur, &m)) {

@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
+#include <dirent.h>
 #include <jansson.h>
 #include <math.h>
 #include <spawn.h>
@@ -166,6 +167,104 @@ static void shipped_skills_match_their_kernels(void **state)
     free(listed);
     free(text);
     sk_set_free(set);
+}
+
+/* ---- lazy sets: queries compiled when a kernel needs them ---- */
+
+/* A lazy set answers as the eager one, skill by skill (the sm_90 ones), on every sample
+ * kernel: with no sk_prepare (each query compiled alone when needed) and with one before
+ * each kernel (the plan's way: the kernel's skills together). Same order of the skills. */
+static void lazy_set_matches_as_eager(void **state)
+{
+    (void)state;
+    static char err[ERRLEN];
+    sk_set *eager = load_ok(SHIPPED), *alone = NULL, *prepared = NULL;
+    assert_int_equal(sk_load_dir_lazy(SHIPPED, &alone, err, sizeof err), HK_OK);
+    assert_int_equal(sk_load_dir_lazy(SHIPPED, &prepared, err, sizeof err), HK_OK);
+    size_t n = sk_set_count(eager);
+    assert_int_equal(sk_set_count(alone), n);
+    const sk_skill **all = calloc(n, sizeof *all);
+    for (size_t i = 0; i < n; i++) {
+        assert_string_equal(sk_set_at(alone, i)->id, sk_set_at(eager, i)->id);
+        all[i] = sk_set_at(prepared, i);
+    }
+    DIR *d = opendir(DATA "/kernels");
+    assert_non_null(d);
+    size_t kernels = 0, matches = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        size_t len = strlen(e->d_name);
+        if (len < 4 || strcmp(e->d_name + len - 3, ".cu"))
+            continue;
+        char path[512];
+        snprintf(path, sizeof path, DATA "/kernels/%s", e->d_name);
+        char *src = read_text(path);
+        assert_non_null(src);
+        kernels++;
+        assert_int_equal(sk_prepare(prepared, all, n, src, strlen(src), err, sizeof err), HK_OK);
+        for (size_t i = 0; i < n; i++) {
+            /* nvidia-sm90 holds every distinct query: the others' answers add time, not
+             * cases */
+            if (strcmp(sk_set_at(eager, i)->hardware_dir, "nvidia-sm90"))
+                continue;
+            bool a = false, b = true, c = true;
+            assert_int_equal(sk_matches_source(sk_set_at(eager, i), src, strlen(src), &a), HK_OK);
+            assert_int_equal(sk_matches_source(sk_set_at(alone, i), src, strlen(src), &b), HK_OK);
+            assert_int_equal(sk_matches_source(sk_set_at(prepared, i), src, strlen(src), &c), HK_OK);
+            if (a != b || a != c)
+                fail_msg("%s on %s: eager %d, lazy %d, lazy prepared %d", sk_set_at(eager, i)->id,
+                         e->d_name, a, b, c);
+            matches += a;
+        }
+        free(src);
+    }
+    closedir(d);
+    assert_true(kernels >= 40);
+    print_message("lazy = eager: %zu kernels, %zu matches\n", kernels, matches);
+    assert_true(matches >= 300);  /* the sample kernels do match (511 today): not vacuous */
+    free(all);
+    sk_set_free(eager);
+    sk_set_free(alone);
+    sk_set_free(prepared);
+}
+
+/* A lazy set compiles a query only for a kernel that could match it. bad/bad_query's
+ * query (`(call_expression function: (identifer) @f)`, pattern threadIdx\.x) does not
+ * compile: the lazy load succeeds; a kernel without a call (or without threadIdx.x) does
+ * not need it; a kernel with both does, and then the answer is the eager load's error. A
+ * lazy load that fails anyway reports what the eager one does, query problems included. */
+static void lazy_set_compiles_when_needed(void **state)
+{
+    (void)state;
+    static char err[ERRLEN], eager_err[ERRLEN];
+    sk_set *set = NULL;
+    assert_int_equal(sk_load_dir(DATA "/bad/bad_query", &set, eager_err, sizeof eager_err),
+                     HK_EINVAL);
+    assert_int_equal(sk_load_dir_lazy(DATA "/bad/bad_query", &set, err, sizeof err), HK_OK);
+    assert_int_equal(sk_set_count(set), 1);
+    const sk_skill *sk = sk_set_at(set, 0);
+    const char *no_call = "__global__ void k(float *y) { y[threadIdx.x] = 2.0f * y[threadIdx.x]; }";
+    const char *no_tid = "__global__ void k(float *y) { y[blockIdx.x] = sqrtf(y[blockIdx.x]); }";
+    const char *both = "__global__ void k(float *y) { y[threadIdx.x] = sqrtf(y[threadIdx.x]); }";
+    bool m = true;
+    assert_int_equal(sk_prepare(set, &sk, 1, no_call, strlen(no_call), err, sizeof err), HK_OK);
+    assert_int_equal(sk_matches_source(sk, no_call, strlen(no_call), &m), HK_OK);
+    assert_false(m);
+    m = true;
+    assert_int_equal(sk_prepare(set, &sk, 1, no_tid, strlen(no_tid), err, sizeof err), HK_OK);
+    assert_int_equal(sk_matches_source(sk, no_tid, strlen(no_tid), &m), HK_OK);
+    assert_false(m);
+    assert_int_equal(sk_matches_source(sk, both, strlen(both), &m), HK_EINVAL);
+    assert_int_equal(sk_prepare(set, &sk, 1, both, strlen(both), err, sizeof err), HK_EINVAL);
+    assert_string_equal(err, eager_err);
+    assert_non_null(strstr(err, "fx-query.json: applies.query: unknown node type at line 1 column 29"));
+    sk_set_free(set);
+
+    /* bad/many: an unknown key in one file, an unknown node type in another's query */
+    assert_int_equal(sk_load_dir(DATA "/bad/many", &set, eager_err, sizeof eager_err), HK_EINVAL);
+    assert_int_equal(sk_load_dir_lazy(DATA "/bad/many", &set, err, sizeof err), HK_EINVAL);
+    assert_null(set);
+    assert_string_equal(err, eager_err);
+    assert_non_null(strstr(err, "applies.query: unknown node type"));
 }
 
 /* ---- malformed fixtures ---- */
@@ -830,6 +929,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(shipped_skills_load),
         cmocka_unit_test(shipped_skills_match_their_kernels),
+        cmocka_unit_test(lazy_set_matches_as_eager),
+        cmocka_unit_test(lazy_set_compiles_when_needed),
         cmocka_unit_test(bad_fixtures_fail_clearly),
         cmocka_unit_test(bad_fixtures_in_chinese),
         cmocka_unit_test(missing_dir_and_small_err_buffer),
