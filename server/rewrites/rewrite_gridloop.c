@@ -296,3 +296,30 @@ bool rwg_read_loop(rwg_scan *s, const char *construct, size_t q, size_t end, boo
         return refuse(s, q, construct, "its body is not closed");
     return true;
 }
+
+size_t rwg_first_store(const rw_toks *ts, size_t a, size_t b, bool *call)
+{
+    for (size_t k = a; k < b; k++) {
+        if (ts->t[k].kind == T_IDENT && rwl_tok_is(ts, k + 1, "(") && !rwg_is_kw(ts, k) && !rwl_pure_call_name(ts, k) &&
+            !rwl_is_type_word(ts, k)) {
+            *call = true;
+            return k;
+        }
+        if (ts->t[k].kind != T_IDENT || !rwl_is_use(ts, k))
+            continue;
+        bool sub = rwl_tok_is(ts, k + 1, "[");
+        bool deref = k > a && rwl_tok_is(ts, k - 1, "*") && rwl_unary_position(ts, k - 1);
+        if (!sub && !deref)
+            continue;
+        size_t e = sub ? rwl_match_close(ts, k + 1) + 1 : k + 1;
+        while (e < b && rwl_tok_is(ts, e, "["))
+            e = rwl_match_close(ts, e) + 1;
+        bool w = (e < b && (rwl_tok_is_assign_op(ts, e) || rwl_tok_is(ts, e, "++") || rwl_tok_is(ts, e, "--"))) ||
+                 (k > a && (rwl_tok_is(ts, k - (deref ? 2 : 1), "++") || rwl_tok_is(ts, k - (deref ? 2 : 1), "--")));
+        if (w && !rwg_local_array(ts, k)) {
+            *call = false;
+            return k;
+        }
+    }
+    return b;
+}

@@ -50,6 +50,10 @@ bool rwg_one_of(const char *c, const char *const *forms, size_t n);
 /* Is c (compacted, rwg_compact) the global thread index over x, in one of its spellings
  * (`blockIdx.x*blockDim.x+threadIdx.x` and its reorderings)? */
 bool rwg_global_x_index(const char *c);
+/* The first token of statement [a, b) that stores to memory other than a local array
+ * (*call false), or that names a function that may (*call true: not a keyword, a type or
+ * rwl_pure_call_name); b when there is none. */
+size_t rwg_first_store(const rw_toks *ts, size_t a, size_t b, bool *call);
 
 /* Does a grid-stride loop's statement start at q of the kernel body ending at end: `for (`
  * or a call `M(...) {` of a name that is not a keyword (*macro set)? */

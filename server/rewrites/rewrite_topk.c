@@ -164,24 +164,12 @@ static bool check_kernel(tk_scan *s, const tk_loop *L)
 static bool stores(tk_scan *s, size_t a, size_t b, const char *where)
 {
     const rw_toks *ts = s->ts;
-    for (size_t k = a; k < b; k++) {
-        if (ts->t[k].kind == T_IDENT && rwl_tok_is(ts, k + 1, "(") && !rwg_is_kw(ts, k) && !rwl_pure_call_name(ts, k) &&
-            !rwl_is_type_word(ts, k))
-            return refuse(s, k, "call", "`%.*s` %s may write memory: P lanes would each do it", TOK(ts, k), where);
-        if (ts->t[k].kind != T_IDENT || !rwl_is_use(ts, k))
-            continue;
-        bool sub = rwl_tok_is(ts, k + 1, "[");
-        bool deref = k > a && rwl_tok_is(ts, k - 1, "*") && rwl_unary_position(ts, k - 1);
-        if (!sub && !deref)
-            continue;
-        size_t e = sub ? rwl_match_close(ts, k + 1) + 1 : k + 1;
-        while (e < b && rwl_tok_is(ts, e, "["))
-            e = rwl_match_close(ts, e) + 1;
-        bool w = (e < b && (rwl_tok_is_assign_op(ts, e) || rwl_tok_is(ts, e, "++") || rwl_tok_is(ts, e, "--"))) ||
-                 (k > a && (rwl_tok_is(ts, k - (deref ? 2 : 1), "++") || rwl_tok_is(ts, k - (deref ? 2 : 1), "--")));
-        if (w && !rwg_local_array(ts, k))
-            return refuse(s, k, "store", "through `%.*s` %s: P lanes would each do it", TOK(ts, k), where);
-    }
+    bool call;
+    size_t k = rwg_first_store(ts, a, b, &call);
+    if (k < b && call)
+        return refuse(s, k, "call", "`%.*s` %s may write memory: P lanes would each do it", TOK(ts, k), where);
+    if (k < b)
+        return refuse(s, k, "store", "through `%.*s` %s: P lanes would each do it", TOK(ts, k), where);
     return true;
 }
 
