@@ -323,3 +323,39 @@ size_t rwg_first_store(const rw_toks *ts, size_t a, size_t b, bool *call)
     }
     return b;
 }
+
+bool rwg_counted_header(const rw_toks *ts, size_t q, size_t hc, rwg_counted *c)
+{
+    size_t s1 = 0, s2 = 0, eq = 0;
+    for (size_t k = q + 2; k < hc; k++) {
+        if (rwl_tok_is(ts, k, "(") || rwl_tok_is(ts, k, "[")) {
+            k = rwl_match_close(ts, k);
+            continue;
+        }
+        if (rwl_tok_is(ts, k, ";"))
+            *(s1 ? &s2 : &s1) = k;
+        if (!s1 && !eq && rwl_tok_is(ts, k, "="))
+            eq = k;
+        if (!s1 && rwl_tok_is(ts, k, ","))
+            return false;
+    }
+    if (!s1 || !s2 || !eq || eq < q + 4 || ts->t[eq - 1].kind != T_IDENT || !rwl_declared_here(ts, eq - 1))
+        return false;
+    for (size_t k = q + 2; k < eq - 1; k++)
+        if (ts->t[k].kind != T_IDENT)
+            return false;
+    c->type_a = q + 2;
+    c->type_b = eq - 1;
+    c->var = eq - 1;
+    c->a_a = eq + 1;
+    c->a_b = s1;
+    if (!(s2 > s1 + 3 && rwg_is_name(ts, s1 + 1, c->var) && rwl_tok_is(ts, s1 + 2, "<")))
+        return false;
+    c->b_a = s1 + 3;
+    c->b_b = s2;
+    bool step = (hc == s2 + 3 && ((rwl_tok_is(ts, s2 + 1, "++") && rwg_is_name(ts, s2 + 2, c->var)) ||
+                                  (rwg_is_name(ts, s2 + 1, c->var) && rwl_tok_is(ts, s2 + 2, "++")))) ||
+                (hc == s2 + 4 && rwg_is_name(ts, s2 + 1, c->var) && rwl_tok_is(ts, s2 + 2, "+=") &&
+                 rwl_tok_is(ts, s2 + 3, "1"));
+    return step && c->a_a < c->a_b;
+}

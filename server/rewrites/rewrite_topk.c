@@ -184,39 +184,16 @@ static bool item_header(const rw_toks *ts, size_t q, tk_loop *L)
     size_t hc = rwl_match_close(ts, q + 1);
     if (hc + 2 >= ts->n || !rwl_tok_is(ts, hc + 1, "{") || !rwl_starts_declaration(ts, hc + 2))
         return false;
-    size_t s1 = 0, s2 = 0, eq = 0;
-    for (size_t k = q + 2; k < hc; k++) {
-        if (rwl_tok_is(ts, k, "(") || rwl_tok_is(ts, k, "[")) {
-            k = rwl_match_close(ts, k);
-            continue;
-        }
-        if (rwl_tok_is(ts, k, ";"))
-            *(s1 ? &s2 : &s1) = k;
-        if (!s1 && !eq && rwl_tok_is(ts, k, "="))
-            eq = k;
-        if (!s1 && rwl_tok_is(ts, k, ","))
-            return false;
-    }
-    if (!s1 || !s2 || !eq || eq < q + 4 || ts->t[eq - 1].kind != T_IDENT || !rwl_declared_here(ts, eq - 1))
+    rwg_counted c;
+    if (!rwg_counted_header(ts, q, hc, &c))
         return false;
-    for (size_t k = q + 2; k < eq - 1; k++)
-        if (ts->t[k].kind != T_IDENT)
-            return false;
-    L->ktype_a = q + 2;
-    L->ktype_b = eq - 1;
-    L->kv = eq - 1;
-    L->start_a = eq + 1;
-    L->start_b = s1;
-    if (!(s2 > s1 + 3 && rwg_is_name(ts, s1 + 1, L->kv) && rwl_tok_is(ts, s1 + 2, "<")))
-        return false;
-    L->n_a = s1 + 3;
-    L->n_b = s2;
-    bool step = (hc == s2 + 3 && ((rwl_tok_is(ts, s2 + 1, "++") && rwg_is_name(ts, s2 + 2, L->kv)) ||
-                                  (rwg_is_name(ts, s2 + 1, L->kv) && rwl_tok_is(ts, s2 + 2, "++")))) ||
-                (hc == s2 + 4 && rwg_is_name(ts, s2 + 1, L->kv) && rwl_tok_is(ts, s2 + 2, "+=") &&
-                 rwl_tok_is(ts, s2 + 3, "1"));
-    if (!step || L->start_a >= L->start_b)
-        return false;
+    L->ktype_a = c.type_a;
+    L->ktype_b = c.type_b;
+    L->kv = c.var;
+    L->start_a = c.a_a;
+    L->start_b = c.a_b;
+    L->n_a = c.b_a;
+    L->n_b = c.b_b;
     L->l_a = q;
     L->body_a = hc + 1;
     L->body_b = rwl_match_close(ts, hc + 1) + 1;

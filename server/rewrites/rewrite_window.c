@@ -241,40 +241,17 @@ static bool for_header(const rw_toks *ts, size_t q, size_t end, wl_for *w)
     size_t hc = rwl_match_close(ts, q + 1);
     if (hc + 1 >= end)
         return false;
-    size_t s1 = 0, s2 = 0, eq = 0;
-    for (size_t k = q + 2; k < hc; k++) {
-        if (rwl_tok_is(ts, k, "(") || rwl_tok_is(ts, k, "[")) {
-            k = rwl_match_close(ts, k);
-            continue;
-        }
-        if (rwl_tok_is(ts, k, ";"))
-            *(s1 ? &s2 : &s1) = k;
-        if (!s1 && !eq && rwl_tok_is(ts, k, "="))
-            eq = k;
-        if (!s1 && rwl_tok_is(ts, k, ","))
-            return false;
-    }
-    if (!s1 || !s2 || !eq || eq < q + 4 || ts->t[eq - 1].kind != T_IDENT || !rwl_declared_here(ts, eq - 1))
+    rwg_counted c;
+    if (!rwg_counted_header(ts, q, hc, &c))
         return false;
-    for (size_t k = q + 2; k < eq - 1; k++)
-        if (ts->t[k].kind != T_IDENT)
-            return false;
     w->f = q;
-    w->type_a = q + 2;
-    w->type_b = eq - 1;
-    w->var = eq - 1;
-    w->a_a = eq + 1;
-    w->a_b = s1;
-    if (!(s2 > s1 + 3 && rwg_is_name(ts, s1 + 1, w->var) && rwl_tok_is(ts, s1 + 2, "<")))
-        return false;
-    w->b_a = s1 + 3;
-    w->b_b = s2;
-    bool step = (hc == s2 + 3 && ((rwl_tok_is(ts, s2 + 1, "++") && rwg_is_name(ts, s2 + 2, w->var)) ||
-                                  (rwg_is_name(ts, s2 + 1, w->var) && rwl_tok_is(ts, s2 + 2, "++")))) ||
-                (hc == s2 + 4 && rwg_is_name(ts, s2 + 1, w->var) && rwl_tok_is(ts, s2 + 2, "+=") &&
-                 rwl_tok_is(ts, s2 + 3, "1"));
-    if (!step || w->a_a >= w->a_b)
-        return false;
+    w->type_a = c.type_a;
+    w->type_b = c.type_b;
+    w->var = c.var;
+    w->a_a = c.a_a;
+    w->a_b = c.a_b;
+    w->b_a = c.b_a;
+    w->b_b = c.b_b;
     w->body_a = hc + 1;
     w->body_b = rwl_stmt_end(ts, hc + 1, end);
     return w->body_b <= end && w->body_b > w->body_a;
