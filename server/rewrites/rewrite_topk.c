@@ -4,6 +4,7 @@
  * top-K lists are merged by (value, lower index) with __shfl_xor_sync. The grid grows by P
  * along x (rw_result.grid_multiplier). */
 #include "rewrites/registry.h"
+#include "rewrites/rewrite_gridloop.h"
 #include "rewrites/rewrite_lex.h"
 
 #include "core/buf.h"
@@ -45,25 +46,16 @@
  * original. A block size not a multiple of P runs part 0 alone over all items (no merge). */
 
 #define TK_SLOTS 8
-#define TK_WHY 700
 #define TK_VALUES 16
 
-typedef struct {
-    const char *text;
-    size_t len;
-    const rw_toks *ts;
-    const an_function *f;
-    char why[TK_WHY];
-    bool oom;                   /* an allocation failed: HK_ENOMEM, not the refusal in why */
-} tk_scan;
+typedef rwg_scan tk_scan;
 
 typedef struct {
     /* the query loop */
     size_t q_a;                 /* its first token (the macro's name or `for`) */
     size_t qbody_a, qbody_b;    /* its body: [qbody_a] '{', [qbody_b - 1] '}' */
     size_t hdr_a, hdr_b;        /* a `for` header in the body's tokens, or both 0 (a macro) */
-    char qtype[64], qvar[64];
-    char qbound[256];
+    rwg_header qh;              /* its counter and bound */
     /* the item loop */
     size_t l_a, l_b;
     size_t ktype_a, ktype_b, kv, start_a, start_b, n_a, n_b, body_a, body_b;
@@ -81,78 +73,6 @@ typedef struct {
 #define SPAN(ts, a, b) (int)((ts)->t[(b) - 1].end - (ts)->t[a].start), (ts)->text + (ts)->t[a].start
 #define TOK(ts, k) (int)((ts)->t[k].end - (ts)->t[k].start), (ts)->text + (ts)->t[k].start
 
-static bool same_name(const rw_toks *ts, size_t a, size_t b)
-{
-    return ts->t[a].kind == T_IDENT && ts->t[b].kind == T_IDENT && rwl_same_tok(ts, a, b);
-}
-
-static bool is_name(const rw_toks *ts, size_t k, size_t name)
-{
-    return rwl_is_use(ts, k) && same_name(ts, k, name);
-}
-
-/* The tokens [a, b) without spaces, into out. */
-static void compact(const rw_toks *ts, size_t a, size_t b, char *out, size_t n)
-{
-    size_t o = 0;
-    for (size_t k = a; k < b; k++) {
-        size_t l = ts->t[k].end - ts->t[k].start;
-        if (o + l + 1 >= n) {
-            o = 0;   /* too long to be one of the forms compared */
-            break;
-        }
-        memcpy(out + o, ts->text + ts->t[k].start, l);
-        o += l;
-    }
-    out[o] = '\0';
-}
-
-static bool is_kw(const rw_toks *ts, size_t k)
-{
-    static const char *const kw[] = {"if", "for", "while", "switch", "return", "sizeof", "do", "else"};
-    for (size_t i = 0; i < HK_ARRAY_LEN(kw); i++)
-        if (rwl_tok_is_ident(ts, k, kw[i]))
-            return true;
-    return false;
-}
-
-/* Is token k inside a loop or switch that starts in [a, k)? (A break there is its own.) */
-static bool in_inner_construct(const rw_toks *ts, size_t a, size_t b, size_t k)
-{
-    for (size_t q = a; q < k && q < b; q++)
-        if (rwl_tok_is(ts, q, "for") || rwl_tok_is(ts, q, "while") || rwl_tok_is(ts, q, "do") ||
-            rwl_tok_is(ts, q, "switch")) {
-            size_t e = rwl_stmt_end(ts, q, b);
-            if (rwl_tok_is(ts, q, "do") && e < b && rwl_tok_is(ts, e, "while"))
-                e = rwl_stmt_end(ts, e, b);
-            if (k < e)
-                return true;
-        }
-    return false;
-}
-
-/* One past the statement at s of the kernel body: a loop macro's call `M(args) { ... }`
- * ends at its closing brace. */
-static size_t stmt_end(const rw_toks *ts, size_t s, size_t end)
-{
-    if (ts->t[s].kind == T_IDENT && !is_kw(ts, s) && rwl_tok_is(ts, s + 1, "(")) {
-        size_t c = rwl_match_close(ts, s + 1);
-        if (c + 1 < end && rwl_tok_is(ts, c + 1, "{")) {
-            size_t e = rwl_match_close(ts, c + 1);
-            return e < end ? e + 1 : end;
-        }
-    }
-    return rwl_stmt_end(ts, s, end);
-}
-
-/* Is the kernel parameter or body-declared name at k a local array (`float a[8];`)? */
-static bool local_array(const rw_toks *ts, size_t k)
-{
-    for (size_t q = 1; q + 1 < ts->n; q++)
-        if (same_name(ts, q, k) && rwl_tok_is(ts, q + 1, "[") && rwl_declared_here(ts, q))
-            return true;
-    return false;
-}
 
 static bool is_param(const tk_scan *s, size_t k)
 {
@@ -169,7 +89,7 @@ static bool is_param(const tk_scan *s, size_t k)
 static bool written_anywhere(const rw_toks *ts, size_t k)
 {
     for (size_t q = 1; q + 1 < ts->n; q++)
-        if (is_name(ts, q, k) && rwl_scalar_written(ts, q))
+        if (rwg_is_name(ts, q, k) && rwl_scalar_written(ts, q))
             return true;
     return false;
 }
@@ -177,178 +97,6 @@ static bool written_anywhere(const rw_toks *ts, size_t k)
 /* ---- the query loop: `for (TYPE v = <thread index over x>; v < N; v += <grid stride>)`,
  * written so or through a loop macro (mmcv's CUDA_1D_KERNEL_LOOP) ---- */
 
-static bool one_of(const char *c, const char *const *forms, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (!strcmp(c, forms[i]))
-            return true;
-    return false;
-}
-
-/* Reads the header text h (`for (...)` alone) into L's query fields. */
-static bool read_query_header(tk_scan *s, size_t at, const char *h, tk_loop *L)
-{
-    rw_toks hs = {0};
-    bool ok = false;
-    int lrc = rwl_lex(h, 0, (uint32_t)strlen(h), &hs);
-    if (lrc == HK_ENOMEM)
-        s->oom = true;
-    if (lrc != HK_OK || hs.n < 8 || !rwl_tok_is(&hs, 0, "for") ||
-        !rwl_tok_is(&hs, 1, "(") || rwl_match_close(&hs, 1) != hs.n - 1) {
-        refuse(s, at, "query loop", "not a `for` header");
-        goto out;
-    }
-    size_t s1 = 0, s2 = 0, eq = 0;
-    for (size_t k = 2; k + 1 < hs.n; k++) {
-        if (rwl_tok_is(&hs, k, "(") || rwl_tok_is(&hs, k, "[")) {
-            k = rwl_match_close(&hs, k);
-            continue;
-        }
-        if (rwl_tok_is(&hs, k, ";"))
-            *(s1 ? &s2 : &s1) = k;
-        if (!s1 && !eq && rwl_tok_is(&hs, k, "="))
-            eq = k;
-    }
-    if (!s1 || !s2 || !eq || eq < 4 || hs.t[eq - 1].kind != T_IDENT) {
-        refuse(s, at, "query loop", "its header is not `for (TYPE i = ...; i < N; i += ...)`");
-        goto out;
-    }
-    char start[256], cond[300], step[256], var[64];
-    compact(&hs, eq - 1, eq, var, sizeof var);
-    compact(&hs, eq + 1, s1, start, sizeof start);
-    compact(&hs, s1 + 1, s2, cond, sizeof cond);
-    compact(&hs, s2 + 1, hs.n - 1, step, sizeof step);
-    static const char *const starts[] = {
-        "blockIdx.x*blockDim.x+threadIdx.x", "blockDim.x*blockIdx.x+threadIdx.x",
-        "threadIdx.x+blockIdx.x*blockDim.x", "threadIdx.x+blockDim.x*blockIdx.x"};
-    static const char *const strides[] = {"blockDim.x*gridDim.x", "gridDim.x*blockDim.x"};
-    size_t vl = strlen(var);
-    char sv[300];
-    bool step_ok = false;
-    if (!strncmp(step, var, vl) && !strncmp(step + vl, "+=", 2))
-        step_ok = one_of(step + vl + 2, strides, HK_ARRAY_LEN(strides));
-    snprintf(sv, sizeof sv, "%s=%s+", var, var);
-    if (!strncmp(step, sv, strlen(sv)))
-        step_ok = one_of(step + strlen(sv), strides, HK_ARRAY_LEN(strides));
-    if (!one_of(start, starts, HK_ARRAY_LEN(starts)) || !step_ok) {
-        refuse(s, at, "query loop", "not a grid-stride loop over x (`i = blockIdx.x * blockDim.x + threadIdx.x; "
-                                    "...; i += blockDim.x * gridDim.x`)");
-        goto out;
-    }
-    if (!(rwl_tok_is(&hs, s1 + 1, var) && rwl_tok_is(&hs, s1 + 2, "<") && s2 > s1 + 3)) {
-        refuse(s, at, "query loop", "its condition is not `%s < N`", var);
-        goto out;
-    }
-    for (size_t k = s1 + 3; k < s2; k++)
-        if (rwl_tok_is(&hs, k, var) || rwl_tok_is(&hs, k, "?") || rwl_tok_is(&hs, k, "&&") ||
-            rwl_tok_is(&hs, k, "||") || rwl_tok_is(&hs, k, "[") || rwl_tok_is(&hs, k, "=")) {
-            refuse(s, at, "query loop", "its bound is not one value of the kernel's arguments");
-            goto out;
-        }
-    for (size_t k = 2; k + 1 < eq; k++)
-        if (hs.t[k].kind != T_IDENT) {
-            refuse(s, at, "query loop", "its counter is not of a plain integer type");
-            goto out;
-        }
-    snprintf(L->qvar, sizeof L->qvar, "%s", var);
-    snprintf(L->qtype, sizeof L->qtype, "%.*s", (int)(hs.t[eq - 2].end - hs.t[2].start), h + hs.t[2].start);
-    snprintf(L->qbound, sizeof L->qbound, "%.*s", (int)(hs.t[s2 - 1].end - hs.t[s1 + 3].start),
-             h + hs.t[s1 + 3].start);
-    ok = true;
-out:
-    rwl_toks_free(&hs);
-    return ok;
-}
-
-/* The header a loop macro's call `M(a, b)` at tokens [k, close] expands to, as new text
- * (owned), or NULL when the file defines no such function-like macro. */
-static char *expand_macro_header(tk_scan *s, size_t k, size_t close)
-{
-    const rw_toks *ts = s->ts;
-    char name[128];
-    snprintf(name, sizeof name, "%.*s", TOK(ts, k));
-    size_t at = 0, a, b, da = 0, db = 0;
-    bool found = false;
-    while (rwl_next_define(s->text, s->f->span.start_byte, &at, name, strlen(name), &a, &b))
-        found = true, da = a, db = b;   /* the last before the kernel */
-    if (!found || s->text[da + strlen(name)] != '(')
-        return NULL;
-    /* joined continuation lines */
-    char *def = hk_malloc(db - da + 1);
-    if (!def) {
-        s->oom = true;
-        return NULL;
-    }
-    size_t o = 0;
-    for (size_t i = da; i < db; i++) {
-        if (s->text[i] == '\\' && i + 1 < db && s->text[i + 1] == '\n') {
-            def[o++] = ' ';
-            i++;
-            continue;
-        }
-        def[o++] = s->text[i];
-    }
-    def[o] = '\0';
-    rw_toks ds = {0};
-    char *res = NULL;
-    int lrc = rwl_lex(def, 0, (uint32_t)o, &ds);
-    if (lrc == HK_ENOMEM)
-        s->oom = true;
-    if (lrc != HK_OK || ds.n < 3)
-        goto out;
-    size_t pc = rwl_match_close(&ds, 1);
-    if (pc >= ds.n)
-        goto out;
-    size_t params[8], np = 0;
-    for (size_t q = 2; q < pc; q++)
-        if (ds.t[q].kind == T_IDENT) {
-            if (np == 8)
-                goto out;
-            params[np++] = q;
-        } else if (!rwl_tok_is(&ds, q, ","))
-            goto out;
-    /* the call's arguments */
-    size_t args_a[8], args_b[8], na = 0, st = k + 2;
-    int depth = 0;
-    for (size_t q = k + 2; q <= close; q++) {
-        if (rwl_tok_is(ts, q, "(") || rwl_tok_is(ts, q, "["))
-            depth++;
-        else if ((rwl_tok_is(ts, q, ")") || rwl_tok_is(ts, q, "]")) && q < close)
-            depth--;
-        if ((depth == 0 && rwl_tok_is(ts, q, ",")) || q == close) {
-            if (na == 8 || q == st)
-                goto out;
-            args_a[na] = st;
-            args_b[na++] = q;
-            st = q + 1;
-        }
-    }
-    if (na != np)
-        goto out;
-    struct hk_buf e;
-    hk_buf_init(&e, 1 << 16);
-    int rc = HK_OK;
-    for (size_t q = pc + 1; q < ds.n && !rc; q++) {
-        if (q > pc + 1 && ds.t[q].start > ds.t[q - 1].end)
-            rc = hk_buf_printf(&e, " ");
-        size_t p = 0;
-        while (p < np && !(ds.t[q].kind == T_IDENT && rwl_same_tok(&ds, q, params[p])))
-            p++;
-        if (!rc && p < np)
-            rc = hk_buf_printf(&e, "%.*s", SPAN(ts, args_a[p], args_b[p]));
-        else if (!rc)
-            rc = hk_buf_printf(&e, "%.*s", TOK(&ds, q));
-    }
-    if (!rc)
-        res = hk_buf_steal(&e);
-    if (!res)
-        s->oom = true;   /* a macro's header is never empty: only the buffer fails */
-    hk_buf_free(&e);
-out:
-    rwl_toks_free(&ds);
-    hk_free(def);
-    return res;
-}
 
 /* Finds the query loop among the kernel body's top-level statements; what comes before it
  * may only declare or return; nothing may follow it. */
@@ -357,32 +105,14 @@ static bool find_query_loop(tk_scan *s, tk_loop *L)
     const rw_toks *ts = s->ts;
     size_t end = ts->n - 1;
     for (size_t q = 1; q < end;) {
-        size_t e = stmt_end(ts, q, end);
-        bool macro = ts->t[q].kind == T_IDENT && !is_kw(ts, q) && rwl_tok_is(ts, q + 1, "(") &&
-                     rwl_match_close(ts, q + 1) + 1 < end && rwl_tok_is(ts, rwl_match_close(ts, q + 1) + 1, "{");
-        bool loop = rwl_tok_is(ts, q, "for") && rwl_tok_is(ts, q + 1, "(");
-        if (macro || loop) {
-            size_t close = rwl_match_close(ts, q + 1);
-            if (close + 1 >= end || !rwl_tok_is(ts, close + 1, "{"))
-                return refuse(s, q, "query loop", "its body is not a braced block");
-            char *h = macro ? expand_macro_header(s, q, close) : rwl_tok_text(ts, q, close + 1);
-            if (!h && !macro)
-                s->oom = true;
-            if (!h && s->oom)
-                return false;
-            if (!h)
-                return refuse(s, q, "query loop", "`%.*s` is not a loop macro this file defines", TOK(ts, q));
-            bool ok = read_query_header(s, q, h, L);
-            hk_free(h);
-            if (!ok)
+        size_t e = rwg_stmt_end(ts, q, end);
+        bool macro;
+        if (rwg_loop_at(ts, q, end, &macro)) {
+            if (!rwg_read_loop(s, "query loop", q, end, macro, &L->qh, &L->qbody_a, &L->qbody_b))
                 return false;
             L->q_a = q;
-            L->hdr_a = loop ? q : 0;
-            L->hdr_b = loop ? close + 1 : 0;
-            L->qbody_a = close + 1;
-            L->qbody_b = rwl_match_close(ts, close + 1) + 1;
-            if (L->qbody_b > end)
-                return refuse(s, q, "query loop", "its body is not closed");
+            L->hdr_a = macro ? 0 : q;
+            L->hdr_b = macro ? 0 : L->qbody_a;
             if (L->qbody_b < end)
                 return refuse(s, L->qbody_b, "statement after the query loop",
                               "the P lanes of a query would all run it");
@@ -434,24 +164,12 @@ static bool check_kernel(tk_scan *s, const tk_loop *L)
 static bool stores(tk_scan *s, size_t a, size_t b, const char *where)
 {
     const rw_toks *ts = s->ts;
-    for (size_t k = a; k < b; k++) {
-        if (ts->t[k].kind == T_IDENT && rwl_tok_is(ts, k + 1, "(") && !is_kw(ts, k) && !rwl_pure_call_name(ts, k) &&
-            !rwl_is_type_word(ts, k))
-            return refuse(s, k, "call", "`%.*s` %s may write memory: P lanes would each do it", TOK(ts, k), where);
-        if (ts->t[k].kind != T_IDENT || !rwl_is_use(ts, k))
-            continue;
-        bool sub = rwl_tok_is(ts, k + 1, "[");
-        bool deref = k > a && rwl_tok_is(ts, k - 1, "*") && rwl_unary_position(ts, k - 1);
-        if (!sub && !deref)
-            continue;
-        size_t e = sub ? rwl_match_close(ts, k + 1) + 1 : k + 1;
-        while (e < b && rwl_tok_is(ts, e, "["))
-            e = rwl_match_close(ts, e) + 1;
-        bool w = (e < b && (rwl_tok_is_assign_op(ts, e) || rwl_tok_is(ts, e, "++") || rwl_tok_is(ts, e, "--"))) ||
-                 (k > a && (rwl_tok_is(ts, k - (deref ? 2 : 1), "++") || rwl_tok_is(ts, k - (deref ? 2 : 1), "--")));
-        if (w && !local_array(ts, k))
-            return refuse(s, k, "store", "through `%.*s` %s: P lanes would each do it", TOK(ts, k), where);
-    }
+    bool call;
+    size_t k = rwg_first_store(ts, a, b, &call);
+    if (k < b && call)
+        return refuse(s, k, "call", "`%.*s` %s may write memory: P lanes would each do it", TOK(ts, k), where);
+    if (k < b)
+        return refuse(s, k, "store", "through `%.*s` %s: P lanes would each do it", TOK(ts, k), where);
     return true;
 }
 
@@ -466,39 +184,16 @@ static bool item_header(const rw_toks *ts, size_t q, tk_loop *L)
     size_t hc = rwl_match_close(ts, q + 1);
     if (hc + 2 >= ts->n || !rwl_tok_is(ts, hc + 1, "{") || !rwl_starts_declaration(ts, hc + 2))
         return false;
-    size_t s1 = 0, s2 = 0, eq = 0;
-    for (size_t k = q + 2; k < hc; k++) {
-        if (rwl_tok_is(ts, k, "(") || rwl_tok_is(ts, k, "[")) {
-            k = rwl_match_close(ts, k);
-            continue;
-        }
-        if (rwl_tok_is(ts, k, ";"))
-            *(s1 ? &s2 : &s1) = k;
-        if (!s1 && !eq && rwl_tok_is(ts, k, "="))
-            eq = k;
-        if (!s1 && rwl_tok_is(ts, k, ","))
-            return false;
-    }
-    if (!s1 || !s2 || !eq || eq < q + 4 || ts->t[eq - 1].kind != T_IDENT || !rwl_declared_here(ts, eq - 1))
+    rwg_counted c;
+    if (!rwg_counted_header(ts, q, hc, &c))
         return false;
-    for (size_t k = q + 2; k < eq - 1; k++)
-        if (ts->t[k].kind != T_IDENT)
-            return false;
-    L->ktype_a = q + 2;
-    L->ktype_b = eq - 1;
-    L->kv = eq - 1;
-    L->start_a = eq + 1;
-    L->start_b = s1;
-    if (!(s2 > s1 + 3 && is_name(ts, s1 + 1, L->kv) && rwl_tok_is(ts, s1 + 2, "<")))
-        return false;
-    L->n_a = s1 + 3;
-    L->n_b = s2;
-    bool step = (hc == s2 + 3 && ((rwl_tok_is(ts, s2 + 1, "++") && is_name(ts, s2 + 2, L->kv)) ||
-                                  (is_name(ts, s2 + 1, L->kv) && rwl_tok_is(ts, s2 + 2, "++")))) ||
-                (hc == s2 + 4 && is_name(ts, s2 + 1, L->kv) && rwl_tok_is(ts, s2 + 2, "+=") &&
-                 rwl_tok_is(ts, s2 + 3, "1"));
-    if (!step || L->start_a >= L->start_b)
-        return false;
+    L->ktype_a = c.type_a;
+    L->ktype_b = c.type_b;
+    L->kv = c.var;
+    L->start_a = c.a_a;
+    L->start_b = c.a_b;
+    L->n_a = c.b_a;
+    L->n_b = c.b_b;
     L->l_a = q;
     L->body_a = hc + 1;
     L->body_b = rwl_match_close(ts, hc + 1) + 1;
@@ -519,7 +214,7 @@ static bool find_decl(const rw_toks *ts, size_t a, size_t b, size_t k, size_t *t
                     d = rwl_match_close(ts, d);
                     continue;
                 }
-                if (!same_name(ts, d, k) || !rwl_declared_here(ts, d))
+                if (!rwg_same_name(ts, d, k) || !rwl_declared_here(ts, d))
                     continue;
                 if (!rwl_tok_is(ts, d + 1, "="))
                     return false;
@@ -577,12 +272,12 @@ static bool run_branch(tk_scan *s, size_t a, size_t b, tk_sym *sym, size_t *n_sy
                                          "the state is not a top-K cascade this rewrite can merge");
         size_t from = q + 2;
         for (size_t i = 0; i < *n_sym; i++)
-            if (same_name(ts, sym[i].var, from)) {
+            if (rwg_same_name(ts, sym[i].var, from)) {
                 from = sym[i].from;
                 break;
             }
         size_t i = 0;
-        while (i < *n_sym && !same_name(ts, sym[i].var, q))
+        while (i < *n_sym && !rwg_same_name(ts, sym[i].var, q))
             i++;
         if (i == *n_sym) {
             if (i == room)
@@ -598,7 +293,7 @@ static bool run_branch(tk_scan *s, size_t a, size_t b, tk_sym *sym, size_t *n_sy
 static size_t sym_of(const rw_toks *ts, const tk_sym *sym, size_t n, size_t var)
 {
     for (size_t i = 0; i < n; i++)
-        if (same_name(ts, sym[i].var, var))
+        if (rwg_same_name(ts, sym[i].var, var))
             return sym[i].from;
     return var;   /* unchanged */
 }
@@ -630,7 +325,7 @@ static bool read_cascade(tk_scan *s, tk_loop *L, size_t c, size_t end)
             return refuse(s, q + 2, "comparison", "not `d < best` of two names");
         if (!K)
             L->d = dd;
-        else if (!same_name(ts, dd, L->d))
+        else if (!rwg_same_name(ts, dd, L->d))
             return refuse(s, dd, "comparison", "compares `%.*s`, not `%.*s` as the first slot", TOK(ts, dd),
                           TOK(ts, L->d));
         conds[K] = q;
@@ -652,7 +347,7 @@ static bool read_cascade(tk_scan *s, tk_loop *L, size_t c, size_t end)
     L->K = K;
     bool dval = false;
     for (size_t i = 0; i < L->n_vals; i++)
-        dval |= same_name(ts, L->vals[i], L->d);
+        dval |= rwg_same_name(ts, L->vals[i], L->d);
     if (!dval)
         return refuse(s, L->d, "comparison", "`%.*s` is not one of the item's value declarations", TOK(ts, L->d));
     /* each branch j: slot j gets (d, k), the slots after it shift down by one */
@@ -663,7 +358,7 @@ static bool read_cascade(tk_scan *s, tk_loop *L, size_t c, size_t end)
             return false;
         size_t idx = SIZE_MAX;
         for (size_t i = 0; i < n_sym; i++)
-            if (same_name(ts, sym[i].from, L->kv)) {
+            if (rwg_same_name(ts, sym[i].from, L->kv)) {
                 if (idx != SIZE_MAX)
                     return refuse(s, sym[i].var, "update", "the counter `%.*s` stored twice", TOK(ts, L->kv));
                 idx = sym[i].var;
@@ -675,8 +370,8 @@ static bool read_cascade(tk_scan *s, tk_loop *L, size_t c, size_t end)
     }
     for (int j = 0; j < K; j++)
         for (int i = 0; i < K; i++) {
-            if ((i != j && (same_name(ts, L->B[i], L->B[j]) || same_name(ts, L->I[i], L->I[j]))) ||
-                same_name(ts, L->B[i], L->I[j]) || same_name(ts, L->B[i], L->d) || same_name(ts, L->B[i], L->kv))
+            if ((i != j && (rwg_same_name(ts, L->B[i], L->B[j]) || rwg_same_name(ts, L->I[i], L->I[j]))) ||
+                rwg_same_name(ts, L->B[i], L->I[j]) || rwg_same_name(ts, L->B[i], L->d) || rwg_same_name(ts, L->B[i], L->kv))
                 return refuse(s, conds[j], "update", "the slots' names are not distinct");
         }
     for (int j = 0; j < K; j++) {
@@ -685,15 +380,15 @@ static bool read_cascade(tk_scan *s, tk_loop *L, size_t c, size_t end)
         for (size_t i = 0; i < n_sym; i++) {
             bool mine = false;
             for (int t = j; t < K; t++)
-                mine |= same_name(ts, sym[i].var, L->B[t]) || same_name(ts, sym[i].var, L->I[t]);
-            if (!mine && !same_name(ts, sym[i].from, sym[i].var))
+                mine |= rwg_same_name(ts, sym[i].var, L->B[t]) || rwg_same_name(ts, sym[i].var, L->I[t]);
+            if (!mine && !rwg_same_name(ts, sym[i].from, sym[i].var))
                 return refuse(s, sym[i].var, "update", "`%.*s` is not a slot from %d on: the branch changes "
                               "more than the cascade's shift", TOK(ts, sym[i].var), j + 1);
         }
         for (int t = j; t < K; t++) {
             size_t wb = t == j ? L->d : L->B[t - 1], wi = t == j ? L->kv : L->I[t - 1];
-            if (!same_name(ts, sym_of(ts, sym, n_sym, L->B[t]), wb) ||
-                !same_name(ts, sym_of(ts, sym, n_sym, L->I[t]), wi))
+            if (!rwg_same_name(ts, sym_of(ts, sym, n_sym, L->B[t]), wb) ||
+                !rwg_same_name(ts, sym_of(ts, sym, n_sym, L->I[t]), wi))
                 return refuse(s, conds[j], "update", "branch %d does not leave slot %d as `%.*s, %.*s` (a strict "
                               "cascade inserts at its slot and shifts the later ones down by one)", j + 1, t + 1,
                               TOK(ts, wb), TOK(ts, wi));
@@ -717,7 +412,7 @@ static bool read_item_loop(tk_scan *s, tk_loop *L)
     size_t ba = L->body_a + 1, be = L->body_b - 1;
     /* jumps first: an early exit after a count (ball_query) cannot be split */
     for (size_t k = ba; k < be; k++) {
-        if (rwl_tok_is(ts, k, "break") && !in_inner_construct(ts, ba, be, k)) {
+        if (rwl_tok_is(ts, k, "break") && !rwg_in_inner_construct(ts, ba, be, k)) {
             /* the if it ends */
             size_t c = k;
             while (c > ba && !(rwl_tok_is(ts, c, "if") && rwl_stmt_end(ts, c, be) > k))
@@ -731,14 +426,14 @@ static bool read_item_loop(tk_scan *s, tk_loop *L)
             return refuse(s, k, "break", "ends the scan early: the parts' states do not merge into the "
                                          "sequential one");
         }
-        if (rwl_tok_is(ts, k, "continue") && !in_inner_construct(ts, ba, be, k))
+        if (rwl_tok_is(ts, k, "continue") && !rwg_in_inner_construct(ts, ba, be, k))
             return refuse(s, k, "continue", "a continue of the item loop");
         if (rwl_tok_is(ts, k, "return") || rwl_tok_is(ts, k, "goto"))
             return refuse(s, k, "jump", "`%.*s` leaves the item loop", TOK(ts, k));
     }
     /* calls that may write: a heap sifted by a callee (knn's reheap) */
     for (size_t k = ba; k < be; k++)
-        if (ts->t[k].kind == T_IDENT && rwl_tok_is(ts, k + 1, "(") && !is_kw(ts, k) && !rwl_pure_call_name(ts, k) &&
+        if (ts->t[k].kind == T_IDENT && rwl_tok_is(ts, k + 1, "(") && !rwg_is_kw(ts, k) && !rwl_pure_call_name(ts, k) &&
             !rwl_is_type_word(ts, k))
             return refuse(s, k, "call", "`%.*s(...)` updates the state: a structure a callee reorders (a heap, "
                           "whose order among equal values follows its shape, not (value, index)) is not a "
@@ -773,7 +468,7 @@ static bool read_item_loop(tk_scan *s, tk_loop *L)
         if (rwl_scalar_written(ts, k) && !(rwl_tok_is(ts, k + 1, "=") && rwl_declared_here(ts, k)))
             return refuse(s, k, "value declaration", "writes `%.*s`", TOK(ts, k));
         for (int j = 0; j < L->K; j++)
-            if (same_name(ts, k, L->B[j]) || same_name(ts, k, L->I[j]))
+            if (rwg_same_name(ts, k, L->B[j]) || rwg_same_name(ts, k, L->I[j]))
                 return refuse(s, k, "value declaration", "reads the state `%.*s`: the value is not the item's "
                               "alone", TOK(ts, k));
     }
@@ -782,7 +477,7 @@ static bool read_item_loop(tk_scan *s, tk_loop *L)
     /* the bound and the start read no state */
     for (size_t k = L->n_a; k < L->n_b; k++)
         for (int j = 0; j < L->K; j++)
-            if (same_name(ts, k, L->B[j]) || same_name(ts, k, L->I[j]))
+            if (rwg_same_name(ts, k, L->B[j]) || rwg_same_name(ts, k, L->I[j]))
                 return refuse(s, k, "loop bound", "reads the state");
     /* the state: declared in the query body before the loop, one start for all values and
      * one for all indices, constants or unwritten parameters, never written before the loop */
@@ -800,8 +495,8 @@ static bool read_item_loop(tk_scan *s, tk_loop *L)
                                   SPAN(ts, ia, ib));
             }
             char init[128], type[128];
-            compact(ts, ia, ib, init, sizeof init);
-            compact(ts, ta, tb, type, sizeof type);
+            rwg_compact(ts, ia, ib, init, sizeof init);
+            rwg_compact(ts, ta, tb, type, sizeof type);
             char *want = w ? i0 : b0, *wt = w ? it : bt;
             if (!want[0]) {
                 snprintf(want, 128, "%s", init);
@@ -814,7 +509,7 @@ static bool read_item_loop(tk_scan *s, tk_loop *L)
                 return refuse(s, at, "state", "`%.*s` does not start as the first slot does (`%s %s`): the slots "
                               "are not one sorted list of sentinels", TOK(ts, v), wt, want);
             for (size_t k = ib; k < L->l_a; k++)
-                if (is_name(ts, k, v) && rwl_scalar_written(ts, k))
+                if (rwg_is_name(ts, k, v) && rwl_scalar_written(ts, k))
                     return refuse(s, k, "state", "`%.*s` is written before the item loop", TOK(ts, v));
         }
     /* the value's type: the state's own, or double (the comparison and the store then
@@ -822,20 +517,20 @@ static bool read_item_loop(tk_scan *s, tk_loop *L)
     size_t ta, tb, ia, ib, at;
     size_t dd = SIZE_MAX;
     for (size_t i = 0; i < L->n_vals; i++)
-        if (same_name(ts, L->vals[i], L->d))
+        if (rwg_same_name(ts, L->vals[i], L->d))
             dd = L->vals[i];
     if (!find_decl(ts, ba, q, dd, &ta, &tb, &ia, &ib, &at))
         return refuse(s, dd, "value declaration", "`%.*s` has no initializer", TOK(ts, dd));
     L->d_type_a = ta;
     L->d_type_b = tb;
     char dt[128];
-    compact(ts, ta, tb, dt, sizeof dt);
+    rwg_compact(ts, ta, tb, dt, sizeof dt);
     const char *dtn = strncmp(dt, "const", 5) ? dt : dt + 5;
     if (strcmp(bt, "double") && strcmp(bt, dtn))
         return refuse(s, L->B[0], "state", "`%.*s` is `%s` and the value `%.*s` is `%s`: the value stored is not "
                       "the one compared", TOK(ts, L->B[0]), bt, TOK(ts, L->d), dtn);
     char kt[128];
-    compact(ts, L->ktype_a, L->ktype_b, kt, sizeof kt);
+    rwg_compact(ts, L->ktype_a, L->ktype_b, kt, sizeof kt);
     if (strcmp(it, kt) && !(!strcmp(kt, "int") && (!strcmp(it, "long") || !strcmp(it, "longlong"))))
         return refuse(s, L->I[0], "state", "the index `%.*s` is `%s`, the counter `%s`: the index kept may not "
                       "order the items", TOK(ts, L->I[0]), it, kt);
@@ -862,7 +557,7 @@ static bool check_query_body(tk_scan *s, const tk_loop *L)
             for (size_t k = q; k < e; k++)
                 if ((rwl_tok_is(ts, k, "return") || rwl_tok_is(ts, k, "goto") ||
                      ((rwl_tok_is(ts, k, "break") || rwl_tok_is(ts, k, "continue")) &&
-                      !in_inner_construct(ts, q, e, k))))
+                      !rwg_in_inner_construct(ts, q, e, k))))
                     return refuse(s, k, "jump", "`%.*s` before the item loop (only `if (...) return;`)", TOK(ts, k));
         if (!stores(s, q, e, "before the item loop"))
             return false;
@@ -870,11 +565,11 @@ static bool check_query_body(tk_scan *s, const tk_loop *L)
     }
     for (size_t k = L->l_b; k < qe; k++)
         if (rwl_tok_is(ts, k, "return") || rwl_tok_is(ts, k, "goto") ||
-            ((rwl_tok_is(ts, k, "break") || rwl_tok_is(ts, k, "continue")) && !in_inner_construct(ts, L->l_b, qe, k)))
+            ((rwl_tok_is(ts, k, "break") || rwl_tok_is(ts, k, "continue")) && !rwg_in_inner_construct(ts, L->l_b, qe, k)))
             return refuse(s, k, "jump", "`%.*s` after the item loop: the query's lanes would part", TOK(ts, k));
     for (size_t k = qa; k < qe; k++)
-        if (ts->t[k].kind == T_IDENT && rwl_is_use(ts, k) && rwl_tok_is(ts, k, L->qvar) && rwl_scalar_written(ts, k))
-            return refuse(s, k, "query loop", "its counter `%s` is written in the body", L->qvar);
+        if (ts->t[k].kind == T_IDENT && rwl_is_use(ts, k) && rwl_tok_is(ts, k, L->qh.var) && rwl_scalar_written(ts, k))
+            return refuse(s, k, "query loop", "its counter `%s` is written in the body", L->qh.var);
     return true;
 }
 
@@ -955,7 +650,7 @@ static int emit(const tk_scan *s, const tk_loop *L, int P, bool hip, rw_edits *e
                           "    %s %s = (%s)(hk_sp_t / %d);\n"
                           "    const int hk_sp_part = (int)(hk_sp_t %% %d);\n"
                           "    const int hk_sp_np = blockDim.x %% %d == 0 ? %d : 1;   /* P lanes in one warp, else part 0 alone */",
-                          P, L->qbound, P, P, L->qtype, L->qvar, L->qtype, P, P, P, P);
+                          P, L->qh.bound, P, P, L->qh.type, L->qh.var, L->qh.type, P, P, P, P);
     if (!h)
         return HK_ENOMEM;
     if ((rc = rwl_edits_add_owned(es, ts->t[L->q_a].start, ts->t[L->qbody_a].end, h)))

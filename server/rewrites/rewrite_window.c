@@ -38,6 +38,7 @@
  * thread t / G's output on trip i. A block size not a multiple of G runs lane 0 alone over
  * the whole window (no merge). */
 #include "rewrites/registry.h"
+#include "rewrites/rewrite_gridloop.h"
 #include "rewrites/rewrite_lex.h"
 
 #include "core/buf.h"
@@ -48,18 +49,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define WL_WHY 700
 #define WL_ACC 8
 #define WL_SETS 6
 
-typedef struct {
-    const char *text;
-    size_t len;
-    const rw_toks *ts;
-    const an_function *f;
-    char why[WL_WHY];
-    bool oom;
-} wl_scan;
+typedef rwg_scan wl_scan;
 
 /* One window loop `for (TYPE v = A; v < B; ++v)`. */
 typedef struct {
@@ -84,8 +77,7 @@ typedef struct {
     size_t q_a;                 /* the loop's first token, or the index declaration's */
     size_t qbody_a, qbody_b;    /* gs: its braced body; guard: [decl end, body end) */
     size_t decl_b;              /* guard: one past the index declaration */
-    char qtype[64], qvar[64];
-    char qbound[256];
+    rwg_header qh;              /* its counter and bound */
     /* the window */
     wl_for w[2];
     int dims;
@@ -101,254 +93,8 @@ typedef struct {
 #define SPAN(ts, a, b) (int)((ts)->t[(b) - 1].end - (ts)->t[a].start), (ts)->text + (ts)->t[a].start
 #define TOK(ts, k) (int)((ts)->t[k].end - (ts)->t[k].start), (ts)->text + (ts)->t[k].start
 
-static bool same_name(const rw_toks *ts, size_t a, size_t b)
-{
-    return ts->t[a].kind == T_IDENT && ts->t[b].kind == T_IDENT && rwl_same_tok(ts, a, b);
-}
-
-static bool is_name(const rw_toks *ts, size_t k, size_t name)
-{
-    return rwl_is_use(ts, k) && same_name(ts, k, name);
-}
-
-/* The tokens [a, b) without spaces, into out. */
-static void compact(const rw_toks *ts, size_t a, size_t b, char *out, size_t n)
-{
-    size_t o = 0;
-    for (size_t k = a; k < b; k++) {
-        size_t l = ts->t[k].end - ts->t[k].start;
-        if (o + l + 1 >= n) {
-            o = 0;   /* too long to be one of the forms compared */
-            break;
-        }
-        memcpy(out + o, ts->text + ts->t[k].start, l);
-        o += l;
-    }
-    out[o] = '\0';
-}
-
-static bool is_kw(const rw_toks *ts, size_t k)
-{
-    static const char *const kw[] = {"if", "for", "while", "switch", "return", "sizeof", "do", "else"};
-    for (size_t i = 0; i < HK_ARRAY_LEN(kw); i++)
-        if (rwl_tok_is_ident(ts, k, kw[i]))
-            return true;
-    return false;
-}
 
 
-/* Is token k inside a loop or switch that starts in [a, k)? (A break there is its own.) */
-static bool in_inner_construct(const rw_toks *ts, size_t a, size_t b, size_t k)
-{
-    for (size_t q = a; q < k && q < b; q++)
-        if (rwl_tok_is(ts, q, "for") || rwl_tok_is(ts, q, "while") || rwl_tok_is(ts, q, "do") ||
-            rwl_tok_is(ts, q, "switch")) {
-            size_t e = rwl_stmt_end(ts, q, b);
-            if (rwl_tok_is(ts, q, "do") && e < b && rwl_tok_is(ts, e, "while"))
-                e = rwl_stmt_end(ts, e, b);
-            if (k < e)
-                return true;
-        }
-    return false;
-}
-
-/* One past the statement at s of the kernel body: a loop macro's call `M(args) { ... }`
- * ends at its closing brace. */
-static size_t stmt_end(const rw_toks *ts, size_t s, size_t end)
-{
-    if (ts->t[s].kind == T_IDENT && !is_kw(ts, s) && rwl_tok_is(ts, s + 1, "(")) {
-        size_t c = rwl_match_close(ts, s + 1);
-        if (c + 1 < end && rwl_tok_is(ts, c + 1, "{")) {
-            size_t e = rwl_match_close(ts, c + 1);
-            return e < end ? e + 1 : end;
-        }
-    }
-    return rwl_stmt_end(ts, s, end);
-}
-
-
-/* Is the kernel parameter or body-declared name at k a local array (`float a[8];`)? */
-static bool local_array(const rw_toks *ts, size_t k)
-{
-    for (size_t q = 1; q + 1 < ts->n; q++)
-        if (same_name(ts, q, k) && rwl_tok_is(ts, q + 1, "[") && rwl_declared_here(ts, q))
-            return true;
-    return false;
-}
-
-
-static bool one_of(const char *c, const char *const *forms, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (!strcmp(c, forms[i]))
-            return true;
-    return false;
-}
-
-/* Reads the header text h (`for (...)` alone) into L's query fields. */
-static bool read_query_header(wl_scan *s, size_t at, const char *h, wl_loop *L)
-{
-    rw_toks hs = {0};
-    bool ok = false;
-    int lrc = rwl_lex(h, 0, (uint32_t)strlen(h), &hs);
-    if (lrc == HK_ENOMEM)
-        s->oom = true;
-    if (lrc != HK_OK || hs.n < 8 || !rwl_tok_is(&hs, 0, "for") ||
-        !rwl_tok_is(&hs, 1, "(") || rwl_match_close(&hs, 1) != hs.n - 1) {
-        refuse(s, at, "output loop", "not a `for` header");
-        goto out;
-    }
-    size_t s1 = 0, s2 = 0, eq = 0;
-    for (size_t k = 2; k + 1 < hs.n; k++) {
-        if (rwl_tok_is(&hs, k, "(") || rwl_tok_is(&hs, k, "[")) {
-            k = rwl_match_close(&hs, k);
-            continue;
-        }
-        if (rwl_tok_is(&hs, k, ";"))
-            *(s1 ? &s2 : &s1) = k;
-        if (!s1 && !eq && rwl_tok_is(&hs, k, "="))
-            eq = k;
-    }
-    if (!s1 || !s2 || !eq || eq < 4 || hs.t[eq - 1].kind != T_IDENT) {
-        refuse(s, at, "output loop", "its header is not `for (TYPE i = ...; i < N; i += ...)`");
-        goto out;
-    }
-    char start[256], cond[300], step[256], var[64];
-    compact(&hs, eq - 1, eq, var, sizeof var);
-    compact(&hs, eq + 1, s1, start, sizeof start);
-    compact(&hs, s1 + 1, s2, cond, sizeof cond);
-    compact(&hs, s2 + 1, hs.n - 1, step, sizeof step);
-    static const char *const starts[] = {
-        "blockIdx.x*blockDim.x+threadIdx.x", "blockDim.x*blockIdx.x+threadIdx.x",
-        "threadIdx.x+blockIdx.x*blockDim.x", "threadIdx.x+blockDim.x*blockIdx.x"};
-    static const char *const strides[] = {"blockDim.x*gridDim.x", "gridDim.x*blockDim.x"};
-    size_t vl = strlen(var);
-    char sv[300];
-    bool step_ok = false;
-    if (!strncmp(step, var, vl) && !strncmp(step + vl, "+=", 2))
-        step_ok = one_of(step + vl + 2, strides, HK_ARRAY_LEN(strides));
-    snprintf(sv, sizeof sv, "%s=%s+", var, var);
-    if (!strncmp(step, sv, strlen(sv)))
-        step_ok = one_of(step + strlen(sv), strides, HK_ARRAY_LEN(strides));
-    if (!one_of(start, starts, HK_ARRAY_LEN(starts)) || !step_ok) {
-        refuse(s, at, "output loop", "not a grid-stride loop over x (`i = blockIdx.x * blockDim.x + threadIdx.x; "
-                                    "...; i += blockDim.x * gridDim.x`)");
-        goto out;
-    }
-    if (!(rwl_tok_is(&hs, s1 + 1, var) && rwl_tok_is(&hs, s1 + 2, "<") && s2 > s1 + 3)) {
-        refuse(s, at, "output loop", "its condition is not `%s < N`", var);
-        goto out;
-    }
-    for (size_t k = s1 + 3; k < s2; k++)
-        if (rwl_tok_is(&hs, k, var) || rwl_tok_is(&hs, k, "?") || rwl_tok_is(&hs, k, "&&") ||
-            rwl_tok_is(&hs, k, "||") || rwl_tok_is(&hs, k, "[") || rwl_tok_is(&hs, k, "=")) {
-            refuse(s, at, "output loop", "its bound is not one value of the kernel's arguments");
-            goto out;
-        }
-    for (size_t k = 2; k + 1 < eq; k++)
-        if (hs.t[k].kind != T_IDENT) {
-            refuse(s, at, "output loop", "its counter is not of a plain integer type");
-            goto out;
-        }
-    snprintf(L->qvar, sizeof L->qvar, "%s", var);
-    snprintf(L->qtype, sizeof L->qtype, "%.*s", (int)(hs.t[eq - 2].end - hs.t[2].start), h + hs.t[2].start);
-    snprintf(L->qbound, sizeof L->qbound, "%.*s", (int)(hs.t[s2 - 1].end - hs.t[s1 + 3].start),
-             h + hs.t[s1 + 3].start);
-    ok = true;
-out:
-    rwl_toks_free(&hs);
-    return ok;
-}
-
-/* The header a loop macro's call `M(a, b)` at tokens [k, close] expands to, as new text
- * (owned), or NULL when the file defines no such function-like macro. */
-static char *expand_macro_header(wl_scan *s, size_t k, size_t close)
-{
-    const rw_toks *ts = s->ts;
-    char name[128];
-    snprintf(name, sizeof name, "%.*s", TOK(ts, k));
-    size_t at = 0, a, b, da = 0, db = 0;
-    bool found = false;
-    while (rwl_next_define(s->text, s->f->span.start_byte, &at, name, strlen(name), &a, &b))
-        found = true, da = a, db = b;   /* the last before the kernel */
-    if (!found || s->text[da + strlen(name)] != '(')
-        return NULL;
-    /* joined continuation lines */
-    char *def = hk_malloc(db - da + 1);
-    if (!def) {
-        s->oom = true;
-        return NULL;
-    }
-    size_t o = 0;
-    for (size_t i = da; i < db; i++) {
-        if (s->text[i] == '\\' && i + 1 < db && s->text[i + 1] == '\n') {
-            def[o++] = ' ';
-            i++;
-            continue;
-        }
-        def[o++] = s->text[i];
-    }
-    def[o] = '\0';
-    rw_toks ds = {0};
-    char *res = NULL;
-    int lrc = rwl_lex(def, 0, (uint32_t)o, &ds);
-    if (lrc == HK_ENOMEM)
-        s->oom = true;
-    if (lrc != HK_OK || ds.n < 3)
-        goto out;
-    size_t pc = rwl_match_close(&ds, 1);
-    if (pc >= ds.n)
-        goto out;
-    size_t params[8], np = 0;
-    for (size_t q = 2; q < pc; q++)
-        if (ds.t[q].kind == T_IDENT) {
-            if (np == 8)
-                goto out;
-            params[np++] = q;
-        } else if (!rwl_tok_is(&ds, q, ","))
-            goto out;
-    /* the call's arguments */
-    size_t args_a[8], args_b[8], na = 0, st = k + 2;
-    int depth = 0;
-    for (size_t q = k + 2; q <= close; q++) {
-        if (rwl_tok_is(ts, q, "(") || rwl_tok_is(ts, q, "["))
-            depth++;
-        else if ((rwl_tok_is(ts, q, ")") || rwl_tok_is(ts, q, "]")) && q < close)
-            depth--;
-        if ((depth == 0 && rwl_tok_is(ts, q, ",")) || q == close) {
-            if (na == 8 || q == st)
-                goto out;
-            args_a[na] = st;
-            args_b[na++] = q;
-            st = q + 1;
-        }
-    }
-    if (na != np)
-        goto out;
-    struct hk_buf e;
-    hk_buf_init(&e, 1 << 16);
-    int rc = HK_OK;
-    for (size_t q = pc + 1; q < ds.n && !rc; q++) {
-        if (q > pc + 1 && ds.t[q].start > ds.t[q - 1].end)
-            rc = hk_buf_printf(&e, " ");
-        size_t p = 0;
-        while (p < np && !(ds.t[q].kind == T_IDENT && rwl_same_tok(&ds, q, params[p])))
-            p++;
-        if (!rc && p < np)
-            rc = hk_buf_printf(&e, "%.*s", SPAN(ts, args_a[p], args_b[p]));
-        else if (!rc)
-            rc = hk_buf_printf(&e, "%.*s", TOK(&ds, q));
-    }
-    if (!rc)
-        res = hk_buf_steal(&e);
-    if (!res)
-        s->oom = true;   /* a macro's header is never empty: only the buffer fails */
-    hk_buf_free(&e);
-out:
-    rwl_toks_free(&ds);
-    hk_free(def);
-    return res;
-}
 
 
 /* Does statement [a, b) store to memory other than a local array, or call a function that
@@ -356,24 +102,12 @@ out:
 static bool stores(wl_scan *s, size_t a, size_t b, const char *where)
 {
     const rw_toks *ts = s->ts;
-    for (size_t k = a; k < b; k++) {
-        if (ts->t[k].kind == T_IDENT && rwl_tok_is(ts, k + 1, "(") && !is_kw(ts, k) && !rwl_pure_call_name(ts, k) &&
-            !rwl_is_type_word(ts, k))
-            return refuse(s, k, "call", "`%.*s` %s may write memory: G lanes would each do it", TOK(ts, k), where);
-        if (ts->t[k].kind != T_IDENT || !rwl_is_use(ts, k))
-            continue;
-        bool sub = rwl_tok_is(ts, k + 1, "[");
-        bool deref = k > a && rwl_tok_is(ts, k - 1, "*") && rwl_unary_position(ts, k - 1);
-        if (!sub && !deref)
-            continue;
-        size_t e = sub ? rwl_match_close(ts, k + 1) + 1 : k + 1;
-        while (e < b && rwl_tok_is(ts, e, "["))
-            e = rwl_match_close(ts, e) + 1;
-        bool w = (e < b && (rwl_tok_is_assign_op(ts, e) || rwl_tok_is(ts, e, "++") || rwl_tok_is(ts, e, "--"))) ||
-                 (k > a && (rwl_tok_is(ts, k - (deref ? 2 : 1), "++") || rwl_tok_is(ts, k - (deref ? 2 : 1), "--")));
-        if (w && !local_array(ts, k))
-            return refuse(s, k, "store", "through `%.*s` %s: G lanes would each do it", TOK(ts, k), where);
-    }
+    bool call;
+    size_t k = rwg_first_store(ts, a, b, &call);
+    if (k < b && call)
+        return refuse(s, k, "call", "`%.*s` %s may write memory: G lanes would each do it", TOK(ts, k), where);
+    if (k < b)
+        return refuse(s, k, "store", "through `%.*s` %s: G lanes would each do it", TOK(ts, k), where);
     return true;
 }
 
@@ -381,7 +115,7 @@ static bool stores(wl_scan *s, size_t a, size_t b, const char *where)
 static bool is_decl_of(const rw_toks *ts, size_t a, size_t b, size_t name, size_t *at)
 {
     for (size_t q = a; q < b; q++)
-        if (same_name(ts, q, name) && rwl_declared_here(ts, q)) {
+        if (rwg_same_name(ts, q, name) && rwl_declared_here(ts, q)) {
             if (at)
                 *at = q;
             return true;
@@ -402,16 +136,12 @@ static bool same_span(const rw_toks *ts, size_t a, size_t b, size_t c, size_t d)
 static bool span_mentions(const rw_toks *ts, size_t a, size_t b, size_t name)
 {
     for (size_t k = a; k < b; k++)
-        if (is_name(ts, k, name))
+        if (rwg_is_name(ts, k, name))
             return true;
     return false;
 }
 
 /* ---- the per-output region: a grid-stride loop over outputs, or the guard form ---- */
-
-static const char *const wl_starts[] = {
-    "blockIdx.x*blockDim.x+threadIdx.x", "blockDim.x*blockIdx.x+threadIdx.x",
-    "threadIdx.x+blockIdx.x*blockDim.x", "threadIdx.x+blockDim.x*blockIdx.x"};
 
 /* `TYPE v = <global x index>;` at q (ending at e): the guard form's index. */
 static bool index_decl(const rw_toks *ts, size_t q, size_t e, wl_loop *L)
@@ -427,11 +157,11 @@ static bool index_decl(const rw_toks *ts, size_t q, size_t e, wl_loop *L)
         if (ts->t[k].kind != T_IDENT)
             return false;
     char start[256];
-    compact(ts, eq + 1, e - 1, start, sizeof start);
-    if (!one_of(start, wl_starts, HK_ARRAY_LEN(wl_starts)))
+    rwg_compact(ts, eq + 1, e - 1, start, sizeof start);
+    if (!rwg_global_x_index(start))
         return false;
-    snprintf(L->qvar, sizeof L->qvar, "%.*s", TOK(ts, eq - 1));
-    snprintf(L->qtype, sizeof L->qtype, "%.*s", SPAN(ts, q, eq - 1));
+    snprintf(L->qh.var, sizeof L->qh.var, "%.*s", TOK(ts, eq - 1));
+    snprintf(L->qh.type, sizeof L->qh.type, "%.*s", SPAN(ts, q, eq - 1));
     return true;
 }
 
@@ -440,7 +170,7 @@ static bool find_region(wl_scan *s, wl_loop *L)
     const rw_toks *ts = s->ts;
     size_t end = ts->n - 1;
     for (size_t q = 1; q < end;) {
-        size_t e = stmt_end(ts, q, end);
+        size_t e = rwg_stmt_end(ts, q, end);
         if (index_decl(ts, q, e, L)) {
             L->gs = false;
             L->q_a = q;
@@ -449,30 +179,12 @@ static bool find_region(wl_scan *s, wl_loop *L)
             L->qbody_b = end;
             return true;
         }
-        bool macro = ts->t[q].kind == T_IDENT && !is_kw(ts, q) && rwl_tok_is(ts, q + 1, "(") &&
-                     rwl_match_close(ts, q + 1) + 1 < end && rwl_tok_is(ts, rwl_match_close(ts, q + 1) + 1, "{");
-        bool loop = rwl_tok_is(ts, q, "for") && rwl_tok_is(ts, q + 1, "(");
-        if (macro || loop) {
-            size_t close = rwl_match_close(ts, q + 1);
-            if (close + 1 >= end || !rwl_tok_is(ts, close + 1, "{"))
-                return refuse(s, q, "output loop", "its body is not a braced block");
-            char *h = macro ? expand_macro_header(s, q, close) : rwl_tok_text(ts, q, close + 1);
-            if (!h && !macro)
-                s->oom = true;
-            if (!h && s->oom)
-                return false;
-            if (!h)
-                return refuse(s, q, "output loop", "`%.*s` is not a loop macro this file defines", TOK(ts, q));
-            bool ok = read_query_header(s, q, h, L);
-            hk_free(h);
-            if (!ok)
+        bool macro;
+        if (rwg_loop_at(ts, q, end, &macro)) {
+            if (!rwg_read_loop(s, "output loop", q, end, macro, &L->qh, &L->qbody_a, &L->qbody_b))
                 return false;
             L->gs = true;
             L->q_a = q;
-            L->qbody_a = close + 1;
-            L->qbody_b = rwl_match_close(ts, close + 1) + 1;
-            if (L->qbody_b > end)
-                return refuse(s, q, "output loop", "its body is not closed");
             if (L->qbody_b < end)
                 return refuse(s, L->qbody_b, "statement after the output loop", "the G lanes of an output would "
                                                                                  "all run it");
@@ -513,8 +225,8 @@ static bool check_kernel(wl_scan *s, const wl_loop *L)
             rwl_tok_is(ts, k, "__any_sync") || rwl_tok_is(ts, k, "__all_sync") || rwl_tok_is(ts, k, "asm") ||
             rwl_tok_is(ts, k, "__activemask"))
             return refuse(s, k, "barrier", "`%.*s`: a barrier, warp operation or shared memory", TOK(ts, k));
-        if (k >= L->qbody_a && k < L->qbody_b && rwl_tok_is(ts, k, L->qvar) && rwl_scalar_written(ts, k))
-            return refuse(s, k, "output index", "`%s` is written in the body", L->qvar);
+        if (k >= L->qbody_a && k < L->qbody_b && rwl_tok_is(ts, k, L->qh.var) && rwl_scalar_written(ts, k))
+            return refuse(s, k, "output index", "`%s` is written in the body", L->qh.var);
     }
     return true;
 }
@@ -529,40 +241,17 @@ static bool for_header(const rw_toks *ts, size_t q, size_t end, wl_for *w)
     size_t hc = rwl_match_close(ts, q + 1);
     if (hc + 1 >= end)
         return false;
-    size_t s1 = 0, s2 = 0, eq = 0;
-    for (size_t k = q + 2; k < hc; k++) {
-        if (rwl_tok_is(ts, k, "(") || rwl_tok_is(ts, k, "[")) {
-            k = rwl_match_close(ts, k);
-            continue;
-        }
-        if (rwl_tok_is(ts, k, ";"))
-            *(s1 ? &s2 : &s1) = k;
-        if (!s1 && !eq && rwl_tok_is(ts, k, "="))
-            eq = k;
-        if (!s1 && rwl_tok_is(ts, k, ","))
-            return false;
-    }
-    if (!s1 || !s2 || !eq || eq < q + 4 || ts->t[eq - 1].kind != T_IDENT || !rwl_declared_here(ts, eq - 1))
+    rwg_counted c;
+    if (!rwg_counted_header(ts, q, hc, &c))
         return false;
-    for (size_t k = q + 2; k < eq - 1; k++)
-        if (ts->t[k].kind != T_IDENT)
-            return false;
     w->f = q;
-    w->type_a = q + 2;
-    w->type_b = eq - 1;
-    w->var = eq - 1;
-    w->a_a = eq + 1;
-    w->a_b = s1;
-    if (!(s2 > s1 + 3 && is_name(ts, s1 + 1, w->var) && rwl_tok_is(ts, s1 + 2, "<")))
-        return false;
-    w->b_a = s1 + 3;
-    w->b_b = s2;
-    bool step = (hc == s2 + 3 && ((rwl_tok_is(ts, s2 + 1, "++") && is_name(ts, s2 + 2, w->var)) ||
-                                  (is_name(ts, s2 + 1, w->var) && rwl_tok_is(ts, s2 + 2, "++")))) ||
-                (hc == s2 + 4 && is_name(ts, s2 + 1, w->var) && rwl_tok_is(ts, s2 + 2, "+=") &&
-                 rwl_tok_is(ts, s2 + 3, "1"));
-    if (!step || w->a_a >= w->a_b)
-        return false;
+    w->type_a = c.type_a;
+    w->type_b = c.type_b;
+    w->var = c.var;
+    w->a_a = c.a_a;
+    w->a_b = c.a_b;
+    w->b_a = c.b_a;
+    w->b_b = c.b_b;
     w->body_a = hc + 1;
     w->body_b = rwl_stmt_end(ts, hc + 1, end);
     return w->body_b <= end && w->body_b > w->body_a;
@@ -597,7 +286,7 @@ static bool find_window(wl_scan *s, wl_loop *L, const km_kernel *km)
     size_t ra = L->gs ? L->qbody_a + 1 : L->decl_b, rb = L->gs ? L->qbody_b - 1 : ts->n - 1;
     size_t uniform = 0;
     for (size_t k = ra; k < rb; k++) {
-        if (!rwl_tok_is(ts, k, "for") || in_inner_construct(ts, ra, rb, k))
+        if (!rwl_tok_is(ts, k, "for") || rwg_in_inner_construct(ts, ra, rb, k))
             continue;
         wl_for w;
         const km_loop *ml = model_loop(s, km, k);
@@ -717,11 +406,11 @@ static bool read_select(wl_scan *s, const wl_loop *L, size_t q, size_t end, wl_s
         if (is_decl_of(ts, L->win_a, L->win_b, k, NULL))
             return refuse(s, k, "compare-select", "`%.*s` is declared in the window", TOK(ts, k));
         for (size_t i = 0; i < g->n_sets; i++)
-            if (same_name(ts, g->sets[i], k))
+            if (rwg_same_name(ts, g->sets[i], k))
                 return refuse(s, k, "compare-select", "`%.*s` is assigned twice", TOK(ts, k));
         if (g->n_sets == WL_SETS)
             return refuse(s, k, "compare-select", "more than %d names assigned", WL_SETS);
-        if (same_name(ts, k, m)) {
+        if (rwg_same_name(ts, k, m)) {
             if (!same_span(ts, k + 2, e - 1, ea, eb))
                 return refuse(s, k, "compare-select", "`%.*s` is assigned another value than the one compared",
                               TOK(ts, m));
@@ -797,7 +486,7 @@ static bool read_body(wl_scan *s, wl_loop *L, const km_kernel *km)
         return false;
     for (size_t k = ba; k < bb; k++)
         if (rwl_tok_is(ts, k, "return") || rwl_tok_is(ts, k, "goto") ||
-            (rwl_tok_is(ts, k, "break") && !in_inner_construct(ts, ba, bb, k)))
+            (rwl_tok_is(ts, k, "break") && !rwg_in_inner_construct(ts, ba, bb, k)))
             return refuse(s, k, "jump", "`%.*s` in the window: the scan would not cover every element",
                           TOK(ts, k));
     /* the compare-selects */
@@ -820,7 +509,7 @@ static bool read_body(wl_scan *s, wl_loop *L, const km_kernel *km)
         size_t d;
         if (is_decl_of(ts, L->win_a, L->win_b, k, &d)) {
             for (int i = 0; i < L->dims; i++)
-                if (same_name(ts, k, L->w[i].var))
+                if (rwg_same_name(ts, k, L->w[i].var))
                     return refuse(s, k, "window counter", "`%.*s` is written in the window", TOK(ts, k));
             continue;
         }
@@ -842,7 +531,7 @@ static bool read_body(wl_scan *s, wl_loop *L, const km_kernel *km)
                                          "by a compare-select (`if (E > M) { M = E; I = X; }`)", TOK(ts, k));
         bool seen = false;
         for (size_t i = 0; i < L->n_sums; i++)
-            seen |= same_name(ts, L->sums[i], k);
+            seen |= rwg_same_name(ts, L->sums[i], k);
         if (!seen) {
             if (L->n_sums == WL_ACC)
                 return refuse(s, k, "sum", "more than %d sums in one window", WL_ACC);
@@ -857,7 +546,7 @@ static bool read_body(wl_scan *s, wl_loop *L, const km_kernel *km)
         if (ts->t[k].kind != T_IDENT || !rwl_is_use(ts, k))
             continue;
         for (size_t i = 0; i < L->n_sums; i++)
-            if (same_name(ts, k, L->sums[i])) {
+            if (rwg_same_name(ts, k, L->sums[i])) {
                 bool upd = rwl_tok_is(ts, k + 1, "++") || rwl_tok_is(ts, k - 1, "++") ||
                            (rwl_tok_is(ts, k + 1, "+=") && rwl_scalar_written(ts, k));
                 if (!upd)
@@ -865,12 +554,12 @@ static bool read_body(wl_scan *s, wl_loop *L, const km_kernel *km)
                                                "only", TOK(ts, k));
                 for (size_t j = 0; j < L->n_sel; j++)
                     for (size_t z = 0; z < L->sel[j].n_sets; z++)
-                        if (same_name(ts, k, L->sel[j].sets[z]))
+                        if (rwg_same_name(ts, k, L->sel[j].sets[z]))
                             return refuse(s, k, "sum", "`%.*s` is both summed and selected", TOK(ts, k));
             }
         for (size_t j = 0; j < L->n_sel; j++)
             for (size_t z = 0; z < L->sel[j].n_sets; z++)
-                if (same_name(ts, k, L->sel[j].sets[z]) && k != L->sel[j].sets[z] && k != L->sel[j].m)
+                if (rwg_same_name(ts, k, L->sel[j].sets[z]) && k != L->sel[j].sets[z] && k != L->sel[j].m)
                     return refuse(s, k, "state", "`%.*s` is used in the window outside its compare-select",
                                   TOK(ts, k));
     }
@@ -886,7 +575,7 @@ static bool read_body(wl_scan *s, wl_loop *L, const km_kernel *km)
             return refuse(s, d, "sum", "`%.*s` does not start from a literal 0: each lane would add its start",
                           TOK(ts, d));
         for (size_t k = d + 1; k < L->win_a; k++)
-            if (is_name(ts, k, d) && rwl_scalar_written(ts, k))
+            if (rwg_is_name(ts, k, d) && rwl_scalar_written(ts, k))
                 return refuse(s, k, "sum", "`%.*s` is changed before the window", TOK(ts, k));
         bool model_sum = false;
         char nm[64];
@@ -948,12 +637,12 @@ static int emit(const wl_scan *s, const wl_loop *L, int G, bool hip, rw_edits *e
                         "hk_wg_t / %d < (long long)(%s); hk_wg_t += (long long)blockDim.x * gridDim.x) {\n"
                         "    /* hk: window_lanes: output hk_wg_t / %d, lane hk_wg_t %% %d of its window */\n"
                         "    %s %s = (%s)(hk_wg_t / %d);\n%s",
-                        G, L->qbound, G, G, L->qtype, L->qvar, L->qtype, G, lb);
+                        G, L->qh.bound, G, G, L->qh.type, L->qh.var, L->qh.type, G, lb);
     else
         h = hk_asprintf("/* hk: window_lanes: output hk_wg_t / %d, lane hk_wg_t %% %d of its window */\n"
                         "    const long long hk_wg_t = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n"
                         "    %s %s = (%s)(hk_wg_t / %d);\n%s",
-                        G, G, L->qtype, L->qvar, L->qtype, G, lb);
+                        G, G, L->qh.type, L->qh.var, L->qh.type, G, lb);
     if (!h)
         return HK_ENOMEM;
     if ((rc = rwl_edits_add_owned(es, ts->t[L->q_a].start,
@@ -1037,7 +726,7 @@ static int emit(const wl_scan *s, const wl_loop *L, int G, bool hip, rw_edits *e
             rc = hk_buf_printf(&o, f, i, G);
         size_t mz = 0;
         for (size_t z = 0; z < g->n_sets; z++)
-            if (same_name(ts, g->sets[z], g->m))
+            if (rwg_same_name(ts, g->sets[z], g->m))
                 mz = z;
         if (!rc)
             rc = hk_buf_printf(&o, "                if (hk_wg_o%zu %s %.*s || (!(%.*s %s hk_wg_o%zu) && hk_wg_op < "
