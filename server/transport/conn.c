@@ -74,6 +74,9 @@ struct tr_conn {
     struct big_alloc *big_job; /* a large body's buffer being allocated on the pool; reading
                                 * waits for it */
     bool big_ready;          /* inside tr_framer_big_ready (its handlers may close c) */
+    uv_idle_t resume;        /* the framer holds input: parse it on the next iteration */
+    bool resume_open;        /* resume initialised and not yet closed */
+    bool resuming;           /* inside tr_framer_resume (its handlers may close c) */
 
     struct wreq *fq_head, *fq_tail; /* IO_FILE write queue; head is in flight.
                                      * IO_STREAM: messages waiting behind a pool write */
@@ -92,7 +95,7 @@ struct tr_conn {
 static void conn_maybe_free(tr_conn *c)
 {
     if (!c->closing || c->open_handles > 0 || c->reading || c->fq_head || c->pool_write ||
-        c->stream_writes || c->big_job || c->big_ready)
+        c->stream_writes || c->big_job || c->big_ready || c->resuming)
         return;
     tr_framer_free(&c->framer);
     hk_free(c->in_buf);
@@ -134,12 +137,64 @@ static void alloc_cb(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
     buf->len = c->in_buf ? READ_CHUNK : 0;
 }
 
+/* ---- one message per iteration ----
+ * The framer hands over one message and holds what else one read brought (yield on):
+ * reading stops, and the idle handle parses the next message on the loop's next
+ * iteration, after whatever else became ready meanwhile. */
+
+static void file_read_start(tr_conn *c);
+static void stream_read_cb(uv_stream_t *s, ssize_t n, const uv_buf_t *buf);
+
+static void read_again(tr_conn *c)
+{
+    if (c->in_kind == IO_STREAM) {
+        if (c->in_open && uv_read_start(&c->in.stream, alloc_cb, stream_read_cb) < 0)
+            signal_eof(c, HK_EIO);
+    } else if (!c->reading) {
+        file_read_start(c);
+    }
+}
+
+static void resume_cb(uv_idle_t *h)
+{
+    tr_conn *c = h->data;
+    uv_idle_stop(h);
+    if (c->closing)
+        return;
+    c->resuming = true; /* a message handler's close must not free c meanwhile */
+    bool held = tr_framer_resume(&c->framer);
+    c->resuming = false;
+    if (c->closing || c->eof) {
+        conn_maybe_free(c);
+        return;
+    }
+    if (c->big_job)
+        return; /* a large body's buffer is being made: big_alloc_after goes on */
+    if (held)
+        uv_idle_start(h, resume_cb);
+    else
+        read_again(c);
+}
+
+/* After a feed: true when the framer holds input and reading must wait for resume_cb. */
+static bool hold_input(tr_conn *c)
+{
+    if (!tr_framer_held(&c->framer) || !c->resume_open)
+        return false;
+    if (c->in_kind == IO_STREAM && c->in_open)
+        uv_read_stop(&c->in.stream);
+    uv_idle_start(&c->resume, resume_cb);
+    return true;
+}
+
 static void stream_read_cb(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
 {
     tr_conn *c = s->data;
     (void)buf;
     if (n > 0) {
         tr_framer_feed(&c->framer, c->in_buf, (size_t)n);
+        if (!c->closing && !c->big_job)
+            hold_input(c);
         return;
     }
     if (n == 0)
@@ -149,8 +204,6 @@ static void stream_read_cb(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
         HK_WARN("transport: read failed: %s", uv_strerror((int)n));
     signal_eof(c, n == UV_EOF ? HK_OK : HK_EIO);
 }
-
-static void file_read_start(tr_conn *c);
 
 static void file_read_cb(uv_fs_t *req)
 {
@@ -167,7 +220,7 @@ static void file_read_cb(uv_fs_t *req)
          * that must not free the framer under our feet. */
         tr_framer_feed(&c->framer, c->in_buf, (size_t)n);
         c->reading = false;
-        if (!c->closing && !c->eof && !c->big_job)
+        if (!c->closing && !c->eof && !c->big_job && !hold_input(c))
             file_read_start(c);
         else
             conn_maybe_free(c);
@@ -238,12 +291,8 @@ static void big_alloc_after(uv_work_t *req, int status)
     }
     if (c->big_job)
         return; /* the framer asked for the next large body's buffer: reading waits on */
-    if (c->in_kind == IO_STREAM) {
-        if (c->in_open && uv_read_start(&c->in.stream, alloc_cb, stream_read_cb) < 0)
-            signal_eof(c, HK_EIO);
-    } else if (!c->reading) {
-        file_read_start(c);
-    }
+    if (!hold_input(c))
+        read_again(c);
 }
 
 /* tr_big_alloc_fn: queues the allocation and stops reading until it is back. */
@@ -629,6 +678,12 @@ int tr_conn_open(uv_loop_t *loop, int in_fd, int out_fd, size_t max_body,
     tr_framer_set_owned(&c->framer, cbs->on_owned_message);
     if (cbs->on_owned_message)
         tr_framer_set_big_alloc(&c->framer, big_alloc_cb, c);
+    if (uv_idle_init(loop, &c->resume) == 0) {
+        c->resume.data = c;
+        c->open_handles++;
+        c->resume_open = true;
+        tr_framer_set_yield(&c->framer, true);
+    }
     c->in_buf = hk_malloc(READ_CHUNK);
     if (!c->in_buf) {
         ret = HK_ENOMEM;
@@ -678,7 +733,9 @@ out:
         close_handle(c, (uv_handle_t *)&c->in.stream);
     if (c->out_open)
         close_handle(c, (uv_handle_t *)&c->out.stream);
-    c->in_open = c->out_open = false;
+    if (c->resume_open)
+        close_handle(c, (uv_handle_t *)&c->resume);
+    c->in_open = c->out_open = c->resume_open = false;
     conn_maybe_free(c);
     return ret;
 }
@@ -711,6 +768,11 @@ void tr_conn_close(tr_conn *c)
         uv_read_stop(&c->in.stream);
         c->in_open = false;
         close_handle(c, (uv_handle_t *)&c->in.stream);
+    }
+    if (c->resume_open) {
+        uv_idle_stop(&c->resume);
+        c->resume_open = false;
+        close_handle(c, (uv_handle_t *)&c->resume);
     }
     if (c->reading)
         uv_cancel((uv_req_t *)&c->in_req); /* file read: its callback frees if cancelled */

@@ -46,6 +46,10 @@ void tr_framer_set_big_alloc(struct tr_framer *f, tr_big_alloc_fn fn, void *ud)
 
 bool tr_framer_big_waiting(const struct tr_framer *f) { return f->big_wait; }
 
+void tr_framer_set_yield(struct tr_framer *f, bool on) { f->yield_each = on; }
+
+bool tr_framer_held(const struct tr_framer *f) { return f->held; }
+
 size_t tr_framer_pending(const struct tr_framer *f)
 {
     return f->in.len - f->head + (f->big ? f->big_have : 0);
@@ -75,6 +79,14 @@ static void enter_resync(struct tr_framer *f)
 static const char *unparsed(const struct tr_framer *f) { return f->in.data + f->head; }
 static size_t unparsed_len(const struct tr_framer *f) { return f->in.len - f->head; }
 static void skip(struct tr_framer *f, size_t n) { f->head += n; }
+
+/* After a message is handed over: with yield on, input still buffered waits for
+ * tr_framer_resume. */
+static void delivered(struct tr_framer *f)
+{
+    if (f->yield_each && unparsed_len(f) > 0)
+        f->held = true;
+}
 
 /* Drops buffered input up to the next "Content-Length:". Anywhere, not only at a line
  * start: a body is followed directly by the next header, with no newline between.
@@ -193,6 +205,7 @@ static void big_deliver(struct tr_framer *f)
         f->on_owned(b, f->body_len, f->ud);
     else
         hk_free(b); /* the connection closed meanwhile */
+    delivered(f);
 }
 
 static void parse_buffer(struct tr_framer *f);
@@ -252,6 +265,8 @@ int tr_framer_big_ready(struct tr_framer *f, char *buf)
 static void parse_buffer(struct tr_framer *f)
 {
     for (;;) {
+        if (f->held)
+            return; /* tr_framer_resume goes on */
         if (f->resync && !do_resync(f))
             return;
         if (f->big || f->big_wait)
@@ -265,6 +280,7 @@ static void parse_buffer(struct tr_framer *f)
                 if (f->on_message)
                     f->on_message("", 0, f->ud);
                 f->in_body = false;
+                delivered(f);
                 continue;
             }
             char *body = f->in.data + f->head;
@@ -275,6 +291,7 @@ static void parse_buffer(struct tr_framer *f)
             body[f->body_len] = saved;
             skip(f, f->body_len);
             f->in_body = false;
+            delivered(f);
             continue;
         }
         /* Read the header block from the start of the unparsed input. */
@@ -318,6 +335,15 @@ static void parse_buffer(struct tr_framer *f)
         f->in_body = true;
         f->body_len = (size_t)h.content_length;
     }
+}
+
+bool tr_framer_resume(struct tr_framer *f)
+{
+    f->held = false;
+    parse_buffer(f);
+    hk_buf_consume(&f->in, f->head);
+    f->head = 0;
+    return f->held;
 }
 
 int tr_framer_feed(struct tr_framer *f, const char *data, size_t len)

@@ -51,6 +51,8 @@ struct tr_framer {
     char *big;               /* the large body being gathered (on_owned set), or NULL */
     size_t big_have;         /* bytes of it received */
     bool big_wait;           /* its buffer was asked of big_alloc and is not here yet */
+    bool yield_each;         /* tr_framer_set_yield: hold after each message delivered */
+    bool held;               /* holding: more input is buffered, tr_framer_resume parses it */
     tr_big_alloc_fn big_alloc;
     void *big_alloc_ud;
     tr_message_fn on_message;
@@ -66,6 +68,17 @@ void tr_framer_init(struct tr_framer *f, size_t max_body, tr_message_fn on_messa
 void tr_framer_set_owned(struct tr_framer *f, tr_owned_message_fn fn);
 /* A large body's buffer is asked of fn (tr_big_alloc_fn), with ud. */
 void tr_framer_set_big_alloc(struct tr_framer *f, tr_big_alloc_fn fn, void *ud);
+/* With on, the framer delivers one message per feed or resume: after a message, when more
+ * input is buffered, it holds it (tr_framer_held) until tr_framer_resume, and the caller
+ * feeds nothing meanwhile. The connection resumes on the loop's next iteration, so the
+ * messages of one read are handled one per iteration (three of 2-3 ms each in one read
+ * were one 5.33 ms iteration: bench/results/lsp-2026-12-06-s35-loop.md). */
+void tr_framer_set_yield(struct tr_framer *f, bool on);
+/* Whether the framer holds buffered input after a message (feed nothing more). */
+bool tr_framer_held(const struct tr_framer *f);
+/* Parses the held input as tr_framer_feed does (at most one message with yield on);
+ * returns whether it holds again. Not from within a callback of f. */
+bool tr_framer_resume(struct tr_framer *f);
 /* Whether a large body's buffer was asked for and has not come (feed nothing more). */
 bool tr_framer_big_waiting(const struct tr_framer *f);
 /* The buffer asked for (hk_malloc'd, at least the size asked, stolen), or NULL to have

@@ -657,6 +657,135 @@ static void test_close_with_a_stuck_pool_write(void **st)
     assert_int_equal(hk_alloc_live(), live);
 }
 
+/* ---- one message per loop iteration ---- */
+
+/* The framer with yield on: one message per feed or resume, the rest held in order. */
+static void test_framer_yield_holds(void **st)
+{
+    (void)st;
+    struct sink s = {0};
+    struct tr_framer f;
+    tr_framer_init(&f, 0, on_msg, on_err, &s);
+    tr_framer_set_yield(&f, true);
+    const char *three = "Content-Length: 2\r\n\r\n{}Content-Length: 2\r\n\r\n[]Content-Length: 1\r\n\r\n1";
+    assert_int_equal(tr_framer_feed(&f, three, strlen(three)), HK_OK);
+    assert_int_equal(s.n, 1);
+    assert_true(tr_framer_held(&f));
+    assert_true(tr_framer_resume(&f));
+    assert_int_equal(s.n, 2);
+    assert_false(tr_framer_resume(&f)); /* the last: nothing more buffered */
+    assert_int_equal(s.n, 3);
+    assert_string_equal(s.msgs[0], "{}");
+    assert_string_equal(s.msgs[1], "[]");
+    assert_string_equal(s.msgs[2], "1");
+    /* A partial message after the last whole one is not held: it waits for input. */
+    const char *part = "Content-Length: 2\r\n\r\n{}Content-Len";
+    assert_int_equal(tr_framer_feed(&f, part, strlen(part)), HK_OK);
+    assert_int_equal(s.n, 4);
+    assert_true(tr_framer_held(&f));
+    assert_false(tr_framer_resume(&f));
+    assert_int_equal(s.n, 4);
+    assert_int_equal(tr_framer_feed(&f, "gth: 1\r\n\r\n2", 11), HK_OK);
+    assert_int_equal(s.n, 5);
+    assert_string_equal(s.msgs[4], "2");
+    tr_framer_free(&f);
+    sink_free(&s);
+}
+
+struct iter_test {
+    struct conn_test t;
+    uv_check_t check;
+    unsigned iter;       /* loop iterations so far (the check handle's calls) */
+    unsigned at[8];      /* the iteration each message came in */
+    int close_after;     /* close the connection after this many messages (0: never) */
+};
+
+static void it_check(uv_check_t *h)
+{
+    struct iter_test *it = h->data;
+    it->iter++;
+}
+
+static void it_msg(const char *b, size_t len, void *ud)
+{
+    struct iter_test *it = ud;
+    on_msg(b, len, &it->t.s);
+    if (it->t.s.n <= 8)
+        it->at[it->t.s.n - 1] = it->iter;
+    if (it->close_after && it->t.s.n == it->close_after) {
+        tr_conn_close(it->t.c);
+        uv_close((uv_handle_t *)&it->check, NULL);
+    }
+}
+
+static void it_eof(int err, void *ud)
+{
+    struct iter_test *it = ud;
+    it->t.eof++;
+    it->t.eof_err = err;
+    tr_conn_close(it->t.c);
+    uv_close((uv_handle_t *)&it->check, NULL);
+}
+
+/* Four messages in one read, over a pipe and from a file: each is handled in a loop
+ * iteration of its own, in order, and all before the end of input; a handler that closes
+ * the connection stops the rest, and everything is freed. */
+static void test_conn_one_message_per_iteration(void **st)
+{
+    (void)st;
+    long live = hk_alloc_live();
+    const char *req = "Content-Length: 3\r\n\r\n\"a\"Content-Length: 3\r\n\r\n\"b\""
+                      "Content-Length: 3\r\n\r\n\"c\"Content-Length: 3\r\n\r\n\"d\"";
+    for (int round = 0; round < 4; round++) {
+        bool file = round & 1, closes = round & 2;
+        int rfd, p[2] = {-1, -1};
+        char path[] = "/tmp/hk_test_transport_iter_XXXXXX";
+        if (file) {
+            rfd = mkstemp(path);
+            assert_true(rfd >= 0);
+            assert_int_equal(write(rfd, req, strlen(req)), (ssize_t)strlen(req));
+            lseek(rfd, 0, SEEK_SET);
+        } else {
+            assert_int_equal(pipe(p), 0);
+            assert_int_equal(write(p[1], req, strlen(req)), (ssize_t)strlen(req));
+            close(p[1]);
+            rfd = p[0];
+        }
+        int dn = open("/dev/null", O_WRONLY);
+        uv_loop_t loop;
+        uv_loop_init(&loop);
+        struct iter_test it = {.close_after = closes ? 2 : 0};
+        uv_check_init(&loop, &it.check);
+        it.check.data = &it;
+        uv_check_start(&it.check, it_check);
+        struct tr_conn_cbs cbs = {.on_message = it_msg, .on_error = ct_err, .on_eof = it_eof,
+                                  .ud = &it};
+        assert_int_equal(tr_conn_open(&loop, rfd, dn, 0, &cbs, &it.t.c), HK_OK);
+        uv_run(&loop, UV_RUN_DEFAULT);
+        assert_int_equal(uv_loop_close(&loop), 0);
+        assert_int_equal(it.t.s.n_err, 0);
+        if (closes) {
+            assert_int_equal(it.t.s.n, 2);
+            assert_int_equal(it.t.eof, 0);
+        } else {
+            assert_int_equal(it.t.s.n, 4);
+            assert_int_equal(it.t.eof, 1);
+            assert_int_equal(it.t.eof_err, HK_OK);
+            assert_string_equal(it.t.s.msgs[3], "\"d\"");
+        }
+        assert_string_equal(it.t.s.msgs[0], "\"a\"");
+        assert_string_equal(it.t.s.msgs[1], "\"b\"");
+        for (int i = 1; i < it.t.s.n; i++)
+            assert_true(it.at[i] > it.at[i - 1]); /* a later iteration each */
+        sink_free(&it.t.s);
+        close(rfd);
+        close(dn);
+        if (file)
+            unlink(path);
+    }
+    assert_int_equal(hk_alloc_live(), live);
+}
+
 int main(void)
 {
     hk_alloc_init_json();
@@ -675,6 +804,8 @@ int main(void)
         cmocka_unit_test(test_conn_large_body_through_the_pool),
         cmocka_unit_test(test_pool_writes_keep_order),
         cmocka_unit_test(test_close_with_a_stuck_pool_write),
+        cmocka_unit_test(test_framer_yield_holds),
+        cmocka_unit_test(test_conn_one_message_per_iteration),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
