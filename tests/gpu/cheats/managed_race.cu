@@ -1,0 +1,51 @@
+// expect: launch_state
+// kernel: reduce_sum
+// Class: state carried from launch to launch in a `__managed__` variable: unified memory the
+// host can also map, which a launcher that only walked `__device__` variables might leave out.
+// nvcc places it in .nv.global with its own attribute (st_other 4 in the cubin's symbol table),
+// and the driver finds it by name like any global. The count of finished blocks is kept there;
+// a block that starts with a whole grid counted is in a later launch and drops __syncwarp from
+// its warp tail (as launch_count_race.cu). Expected: restored before every launch like every
+// writable global, and left at a whole grid by the checked process's first launch:
+// "launch_state" naming the variable (or, when the driver cannot find it,
+// MEAS_LAUNCH_UNRESTORED's refusal).
+__managed__ unsigned int finished;
+
+__global__ void reduce_sum(const float *in, float *out, int n)
+{
+    __shared__ float buf[256];
+    __shared__ bool later;
+    int t = threadIdx.x;
+    int i = blockIdx.x * blockDim.x + t;
+    if (t == 0)
+        later = *(volatile unsigned int *)&finished >= gridDim.x;
+    buf[t] = i < n ? in[i] : 0.0f;
+    __syncthreads();
+    for (int s = blockDim.x / 2; s > 32; s >>= 1) {
+        if (t < s)
+            buf[t] += buf[t + s];
+        __syncthreads();
+    }
+    if (t < 32) {
+        volatile float *v = buf;
+        if (later) {
+            v[t] += v[t + 32];
+            v[t] += v[t + 16];
+            v[t] += v[t + 8];
+            v[t] += v[t + 4];
+            v[t] += v[t + 2];
+            v[t] += v[t + 1];
+        } else {
+            for (int s = 32; s > 0; s >>= 1) {
+                float x = v[t] + v[t + s];
+                __syncwarp();
+                v[t] = x;
+                __syncwarp();
+            }
+        }
+    }
+    if (t == 0) {
+        atomicAdd(out, buf[0]);
+        atomicAdd(&finished, 1u);
+    }
+}
