@@ -44,6 +44,8 @@
 #include "core/buf.h"
 #include "core/hk.h"
 #include "model/kmodel.h"
+#include "spec/expr.h"
+#include "spec/spec.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -598,6 +600,99 @@ static bool read_body(wl_scan *s, wl_loop *L, const km_kernel *km)
 
 /* ---- the text ---- */
 
+/* ---- when the lanes pay (the spec's sizes, the device) ---- */
+
+/* The value of C expression text at the spec's first size, the kernel's scalar parameters
+ * set from the spec's values: false when something in it has none. */
+static bool eval_at_spec(const wl_scan *s, const rw_context *ctx, const char *text, long long *out)
+{
+    const struct spec *sp = ctx->spec;
+    expr *e = NULL;
+    if (!sp || !sp->n_sizes || expr_parse(text, &e, NULL, 0) != HK_OK)
+        return false;
+    expr_var vars[64];
+    size_t nv = 0;
+    for (size_t i = 0; i < s->f->n_params && i < sp->n_args && nv < HK_ARRAY_LEN(vars); i++) {
+        const spec_arg *sa = &sp->args[i];
+        expr_value v;
+        if (sa->kind != HK_ARG_SCALAR || !sa->value || !s->f->params[i].name ||
+            spec_eval(sp, sa->value, 0, ctx->sm_count, &v, NULL, 0) != HK_OK || v.is_float)
+            continue;
+        vars[nv].name = s->f->params[i].name;
+        vars[nv++].value = v;
+    }
+    expr_value v;
+    bool ok = expr_eval(e, vars, nv, &v, NULL, 0) == HK_OK && !v.is_float;
+    expr_free(e);
+    if (ok)
+        *out = v.i;
+    return ok;
+}
+
+/* The threads the spec launches along x at its first size, or -1. */
+static long long spec_threads_x(const rw_context *ctx)
+{
+    const struct spec *sp = ctx->spec;
+    expr_value g, b;
+    if (!sp || !sp->n_sizes || !sp->grid[0] || !sp->block[0] ||
+        spec_eval(sp, sp->grid[0], 0, ctx->sm_count, &g, NULL, 0) != HK_OK || g.is_float || g.i < 1 ||
+        spec_eval(sp, sp->block[0], 0, ctx->sm_count, &b, NULL, 0) != HK_OK || b.is_float || b.i < 1)
+        return -1;
+    return g.i * b.i;
+}
+
+/* Do the lanes pay on this device at the spec's sizes? The G lanes of an output each run
+ * the output's code before the window (its index arithmetic, its loads, the window's
+ * bounds: P instructions) and log2(G) merge steps; what they save is the window's serial
+ * chain, which they split G ways. When the outputs leave resident threads idle (n below
+ * the device's SMs x warps per SM x 32), the extra lanes are threads that would otherwise
+ * not run, so the repeated prelude costs no issue slot another output needed and the
+ * window's chain shrinks: the rewrite pays for any window longer than a few elements. When
+ * the outputs alone fill the resident threads, every lane's copy of the prelude takes an
+ * issue slot from another output: the rewrite multiplies that work by G, and it can win
+ * only back through the window's idle lanes (divergent window lengths) or its coalescing,
+ * which depend on the data (a window whose bounds are read from memory) and which nothing
+ * here can bound. Refused then, naming the output count and the device's resident threads.
+ * Without a spec or a device nothing is known: applies. */
+static bool lanes_pay(wl_scan *s, const wl_loop *L, const rw_context *ctx, int G)
+{
+    if (!ctx->spec || ctx->sm_count <= 0 || ctx->warps_per_sm <= 0)
+        return true;
+    long long n = -1;
+    const char *what = "the spec's launch (one output per thread)";
+    bool bound = L->gs && L->qh.bound[0] && eval_at_spec(s, ctx, L->qh.bound, &n) && n > 0;
+    char shown[sizeof L->qh.bound];
+    if (bound) {
+        /* a macro's `(n)` shown as `n` */
+        size_t l = strlen(L->qh.bound), depth = 0, k = 0;
+        if (l > 2 && L->qh.bound[0] == '(' && L->qh.bound[l - 1] == ')')
+            for (k = 0; k < l; k++) {
+                depth += L->qh.bound[k] == '(';
+                depth -= L->qh.bound[k] == ')';
+                if (!depth)
+                    break;
+            }
+        if (l > 2 && k == l - 1)
+            snprintf(shown, sizeof shown, "%.*s", (int)(l - 2), L->qh.bound + 1);
+        else
+            snprintf(shown, sizeof shown, "%s", L->qh.bound);
+        what = shown;
+    } else
+        n = spec_threads_x(ctx);
+    if (n <= 0)
+        return true;
+    long long resident = (long long)ctx->sm_count * ctx->warps_per_sm * 32;
+    if (n < resident)
+        return true;
+    return refuse(s, L->q_a, "output count", "%s%s%s gives %lld outputs at the spec's first size, at least the "
+                  "device's %d SMs x %d warps x 32 = %lld resident threads: the outputs already fill the GPU, "
+                  "so each of the %d lanes' copies of the code before the window (line %d) takes an issue "
+                  "slot from another output, and the window's length is data-dependent: nothing bounds what "
+                  "splitting it saves", bound ? "its bound `" : "", what, bound ? "`" : "", n, ctx->sm_count,
+                  ctx->warps_per_sm, resident, G,
+                  rwl_line_at(s->text, s->ts->t[L->gs ? L->qbody_a + 1 : L->decl_b].start));
+}
+
 /* The innermost body with `hk_wg_pN = hk_wg_k;` put into each compare-select's branch. */
 static int body_text(const wl_scan *s, const wl_loop *L, struct hk_buf *o)
 {
@@ -774,7 +869,7 @@ static int rw_window_lanes(const rw_context *ctx, int G, rw_result *out)
     wl_loop L;
     memset(&L, 0, sizeof L);
     if (!s.why[0] && find_region(&s, &L) && check_kernel(&s, &L) && find_window(&s, &L, km) &&
-        read_body(&s, &L, km))
+        read_body(&s, &L, km) && lanes_pay(&s, &L, ctx, G))
         s.why[0] = '\0';
     if (s.oom) {
         rc = HK_ENOMEM;

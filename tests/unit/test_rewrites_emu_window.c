@@ -12,9 +12,12 @@
  * reversed (the later of equal elements), and no merge at all. The candidate compiles with
  * nvcc -arch=sm_90. The refusals (`>=`, a store in the window, a window the same for every
  * thread, a sum from a value not 0, a break, a count used inside an expression) are checked
- * through the registry with their lines. */
+ * through the registry with their lines. So is the device rule (window_device): with a spec
+ * and a device, outputs that already fill the resident threads refuse the lanes (each lane
+ * would repeat the code before the window on a full GPU); fewer outputs, or no device, apply. */
 #include "analysis/analysis.h"
 #include "core/hk.h"
+#include "spec/spec.h"
 #include "rewrites/registry.h"
 #include "rewrites/rewrite.h"
 
@@ -279,11 +282,108 @@ static void window_refusals(void **state)
     assert_int_equal(hk_alloc_live(), 0);
 }
 
+/* The device rule: the lanes pay only where the outputs leave resident threads idle. The
+ * output count is the grid-stride loop's bound at the spec's first size (box_max_pool's
+ * n_out, segment_argmin's n_seg through its loop macro), or the spec's launch for the guard
+ * form (adaptive_avg); the device's resident threads are SMs x warps per SM x 32. */
+static void window_device(void **state)
+{
+    (void)state;
+    char *src = rwf_data_file("rewrite_window/window.cu");
+    fixture fx;
+    load_text(src, &fx);
+    static const char box_fmt[] =
+        "{\"kernel\": \"box_max_pool\", \"source\": \"window.cu\", \"sizes\": [{\"NOUT\": %lld}, {\"NOUT\": 1001}],"
+        " \"args\": [{\"name\": \"feat\", \"kind\": \"input\", \"dtype\": \"float\", \"count\": \"4096\"},"
+        " {\"name\": \"boxes\", \"kind\": \"input\", \"dtype\": \"float\", \"count\": \"64\"},"
+        " {\"name\": \"out\", \"kind\": \"output\", \"dtype\": \"float\", \"count\": \"NOUT\"},"
+        " {\"name\": \"arg\", \"kind\": \"output\", \"dtype\": \"int\", \"count\": \"NOUT\"},"
+        " {\"name\": \"n_out\", \"kind\": \"scalar\", \"dtype\": \"int\", \"value\": \"NOUT\"},"
+        " {\"name\": \"bins\", \"kind\": \"scalar\", \"dtype\": \"int\", \"value\": 4},"
+        " {\"name\": \"channels\", \"kind\": \"scalar\", \"dtype\": \"int\", \"value\": 4},"
+        " {\"name\": \"height\", \"kind\": \"scalar\", \"dtype\": \"int\", \"value\": 32},"
+        " {\"name\": \"width\", \"kind\": \"scalar\", \"dtype\": \"int\", \"value\": 32}],"
+        " \"launch\": {\"grid\": \"min(ceil_div(NOUT, block_x), 4096)\", \"block\": 256}}";
+    static const char seg_fmt[] =
+        "{\"kernel\": \"segment_argmin\", \"source\": \"window.cu\", \"sizes\": [{\"S\": %lld}, {\"S\": 1001}],"
+        " \"args\": [{\"name\": \"offs\", \"kind\": \"input\", \"dtype\": \"int\", \"count\": \"S + 1\"},"
+        " {\"name\": \"val\", \"kind\": \"input\", \"dtype\": \"double\", \"count\": \"64\"},"
+        " {\"name\": \"mins\", \"kind\": \"output\", \"dtype\": \"double\", \"count\": \"S\"},"
+        " {\"name\": \"pos\", \"kind\": \"output\", \"dtype\": \"int64\", \"count\": \"S\"},"
+        " {\"name\": \"count\", \"kind\": \"output\", \"dtype\": \"uint32\", \"count\": \"S\"},"
+        " {\"name\": \"n_seg\", \"kind\": \"scalar\", \"dtype\": \"int\", \"value\": \"S\"}],"
+        " \"launch\": {\"grid\": \"sm_count * 4\", \"block\": 128}}";
+    static const char avg_fmt[] =
+        "{\"kernel\": \"adaptive_avg\", \"source\": \"window.cu\", \"sizes\": [{\"C\": %lld}, {\"C\": 3}],"
+        " \"args\": [{\"name\": \"in\", \"kind\": \"input\", \"dtype\": \"float\", \"count\": \"C * 64 * 64\"},"
+        " {\"name\": \"out\", \"kind\": \"output\", \"dtype\": \"float\", \"count\": \"C * 49\"},"
+        " {\"name\": \"C\", \"kind\": \"scalar\", \"dtype\": \"int\", \"value\": \"C\"},"
+        " {\"name\": \"H\", \"kind\": \"scalar\", \"dtype\": \"int\", \"value\": 64},"
+        " {\"name\": \"W\", \"kind\": \"scalar\", \"dtype\": \"int\", \"value\": 64},"
+        " {\"name\": \"OH\", \"kind\": \"scalar\", \"dtype\": \"int\", \"value\": 7},"
+        " {\"name\": \"OW\", \"kind\": \"scalar\", \"dtype\": \"int\", \"value\": 7}],"
+        " \"launch\": {\"grid\": \"ceil_div(C * 49, block_x)\", \"block\": 128}}";
+    static const struct {
+        const char *fmt, *kernel;
+        long long size;
+        int sms, warps;
+        int line;             /* 0: applies */
+        const char *words;
+    } cases[] = {
+        {box_fmt, "box_max_pool", 270335, 132, 64, 0, NULL},   /* one thread short of filling the H100 */
+        {box_fmt, "box_max_pool", 270336, 132, 64, 15, "`n_out` gives 270336 outputs"},
+        {box_fmt, "box_max_pool", 25690112, 132, 64, 15, "= 270336 resident threads"},
+        {box_fmt, "box_max_pool", 40000, 16, 64, 15, "16 SMs x 64 warps x 32 = 32768"},   /* a smaller GPU */
+        {box_fmt, "box_max_pool", 40000, 132, 64, 0, NULL},
+        {seg_fmt, "segment_argmin", 100000, 132, 64, 0, NULL},
+        {seg_fmt, "segment_argmin", 1000000, 132, 64, 69, "`n_seg` gives 1000000 outputs"},
+        /* the guard form: the spec's launch, ceil(C * 49 / 128) blocks of 128 */
+        {avg_fmt, "adaptive_avg", 4096, 132, 64, 0, NULL},          /* 200,704 threads */
+        {avg_fmt, "adaptive_avg", 8192, 132, 64, 48, "the spec's launch (one output per thread) gives 401408"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char text[4096];
+        snprintf(text, sizeof text, cases[i].fmt, cases[i].size);
+        spec *sp = NULL;
+        spec_diags dg = {0};
+        int prc = spec_parse(text, strlen(text), NULL, &sp, &dg);
+        if (prc != HK_OK)
+            for (size_t d = 0; d < dg.n; d++)
+                print_message("case %zu: spec: %s: %s\n", i, dg.items[d].path, dg.items[d].message);
+        spec_diags_free(&dg);
+        assert_int_equal(prc, HK_OK);
+        rw_context ctx = {.text = fx.text, .len = fx.len, .m = fx.m, .kernel = kernel(&fx, cases[i].kernel),
+                          .spec = sp, .sm_count = cases[i].sms, .warps_per_sm = cases[i].warps};
+        for (int G = 4; G <= 32; G *= 2) {
+            int p[RW_MAX_PARAMS] = {G};
+            rw_refusal why;
+            assert_int_equal(rw_applies(rw_find("window_lanes"), &ctx, p, &why), HK_OK);
+            if (why.line != cases[i].line || (cases[i].words && !strstr(why.reason, cases[i].words)))
+                print_message("case %zu (G %d): line %d: %s\n", i, G, why.line, why.reason);
+            assert_int_equal(why.line, cases[i].line);
+            if (cases[i].words) {
+                assert_non_null(strstr(why.reason, cases[i].words));
+                assert_string_equal(why.construct, "output count");
+            }
+        }
+        /* no device: nothing known, applies */
+        ctx.sm_count = ctx.warps_per_sm = 0;
+        rw_refusal why;
+        assert_int_equal(rw_applies(rw_find("window_lanes"), &ctx, NULL, &why), HK_OK);
+        assert_int_equal(why.line, 0);
+        spec_free(sp);
+    }
+    unload(&fx);
+    free(src);
+    assert_int_equal(hk_alloc_live(), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(window_text),
         cmocka_unit_test(window_refusals),
+        cmocka_unit_test(window_device),
         cmocka_unit_test(window_nvcc),
         cmocka_unit_test(window_run),
     };
