@@ -643,16 +643,17 @@ static long long spec_threads_x(const rw_context *ctx)
 
 /* Do the lanes pay on this device at the spec's sizes? The G lanes of an output each run
  * the output's code before the window (its index arithmetic, its loads, the window's
- * bounds: P instructions) and log2(G) merge steps; what they save is the window's serial
- * chain, which they split G ways. When the outputs leave resident threads idle (n below
- * the device's SMs x warps per SM x 32), the extra lanes are threads that would otherwise
- * not run, so the repeated prelude costs no issue slot another output needed and the
- * window's chain shrinks: the rewrite pays for any window longer than a few elements. When
- * the outputs alone fill the resident threads, every lane's copy of the prelude takes an
- * issue slot from another output: the rewrite multiplies that work by G, and it can win
- * only back through the window's idle lanes (divergent window lengths) or its coalescing,
- * which depend on the data (a window whose bounds are read from memory) and which nothing
- * here can bound. Refused then, naming the output count and the device's resident threads.
+ * bounds: P instructions) and log2(G) merge steps; all they save is the window's serial
+ * chain (W elements), which they split G ways. Per output the issue goes from P + W to
+ * G (P + merge) + W: the rewrite adds work, and gains only where that work runs on threads
+ * that would otherwise idle. When the n outputs' G lanes fit the device's resident threads
+ * (n x G <= SMs x warps per SM x 32: one wave), every lane is such a thread: the time is
+ * one output's critical path, P + W / G + the merge instead of P + W, a gain for any
+ * window longer than a few elements. Past that, each lane's copy of the prelude takes an
+ * issue slot another output needed (n >= the resident threads: the original already fills
+ * the GPU), and the rewrite can win back only through idle lanes of divergent window
+ * lengths or coalescing, which depend on the data (bounds read from memory) and which
+ * nothing here bounds. Refused then, naming the outputs, G and the resident threads.
  * Without a spec or a device nothing is known: applies. */
 static bool lanes_pay(wl_scan *s, const wl_loop *L, const rw_context *ctx, int G)
 {
@@ -682,14 +683,14 @@ static bool lanes_pay(wl_scan *s, const wl_loop *L, const rw_context *ctx, int G
     if (n <= 0)
         return true;
     long long resident = (long long)ctx->sm_count * ctx->warps_per_sm * 32;
-    if (n < resident)
+    if (n <= resident / G)
         return true;
-    return refuse(s, L->q_a, "output count", "%s%s%s gives %lld outputs at the spec's first size, at least the "
-                  "device's %d SMs x %d warps x 32 = %lld resident threads: the outputs already fill the GPU, "
-                  "so each of the %d lanes' copies of the code before the window (line %d) takes an issue "
-                  "slot from another output, and the window's length is data-dependent: nothing bounds what "
-                  "splitting it saves", bound ? "its bound `" : "", what, bound ? "`" : "", n, ctx->sm_count,
-                  ctx->warps_per_sm, resident, G,
+    return refuse(s, L->q_a, "output count", "%s%s%s gives %lld outputs at the spec's first size; %d lanes each "
+                  "make %lld threads, more than the device's %d SMs x %d warps x 32 = %lld resident threads: "
+                  "past one wave each lane's copy of the code before the window (line %d) takes an issue slot "
+                  "another output needed, and the window's length is data-dependent: nothing bounds what "
+                  "splitting it saves", bound ? "its bound `" : "", what, bound ? "`" : "", n, G, n * G,
+                  ctx->sm_count, ctx->warps_per_sm, resident,
                   rwl_line_at(s->text, s->ts->t[L->gs ? L->qbody_a + 1 : L->decl_b].start));
 }
 
