@@ -384,6 +384,104 @@ static void window_device(void **state)
     assert_int_equal(hk_alloc_live(), 0);
 }
 
+/* window_warp (the same kernels, the grid and block kept): box_max_pool (skipped boxes: the
+ * `continue` before the window; 162 outputs, not a multiple of 32) and segment_argmin (13
+ * segments in one warp) against their originals on blocks of 128, 96 and 36 (36: not whole
+ * warps, the original code runs), three thread orders, bit for bit. Broken copies must
+ * differ: the merge's tie rule reversed, and the owner not adopting the merged state. */
+static const char warp_driver[] =
+    "box_case(); seg_case();\n"
+    "printf(\"window_warp: %d %d cases differ\\n\", bad_box, bad_seg);\n";
+static const char warp_driver_broken[] =
+    "box_case(); seg_case();\n"
+    "printf(\"broken: %d %d cases differ\\n\", bad_box, bad_seg);\n"
+    "emu::failures = bad_box > 0 && bad_seg > 0 ? 0 : 1;\n";
+
+static char *warp_candidate(const char *src)
+{
+    char *cand = strdup(src);
+    assert_non_null(cand);
+    static const char *const ks[] = {"box_max_pool", "segment_argmin"};
+    for (size_t i = 0; i < 2; i++) {
+        int params[RW_MAX_PARAMS] = {0};
+        char *next = emu_rewrite(cand, ks[i], "window_warp", params);
+        assert_non_null(strstr(next, "hk: window_warp"));
+        free(cand);
+        cand = next;
+    }
+    return cand;
+}
+
+static void window_warp_run(void **state)
+{
+    (void)state;
+    SKIP_WITHOUT_EMULATOR();
+    char *src = rwf_data_file("rewrite_window/window.cu");
+    char helpers[sizeof helpers_fmt + 16];
+    snprintf(helpers, sizeof helpers, helpers_fmt, 1);
+    char *cand = warp_candidate(src);
+    emu_run_pair(tmpdir, "window_warp", src, cand, helpers, warp_driver, EMU_OK);
+    char *broken = emu_replaced_all(cand, "hk_ww_xp < hk_ww_p", "hk_ww_xp > hk_ww_p");
+    assert_true(strcmp(broken, cand) != 0);
+    emu_run_pair(tmpdir, "window_warp_ties", src, broken, helpers, warp_driver_broken, EMU_OK);
+    free(broken);
+    broken = emu_replaced_all(cand, "if (hk_ww_lane == hk_ww_o) {", "if (hk_ww_lane == hk_ww_o && 0) {");
+    assert_true(strcmp(broken, cand) != 0);
+    emu_run_pair(tmpdir, "window_warp_adopt", src, broken, helpers, warp_driver_broken, EMU_OK);
+    free(broken);
+    /* the candidate compiles for the H100/H200 */
+    if (access(NVCC, X_OK) == 0) {
+        char path[700], cmd[2000];
+        snprintf(path, sizeof path, "%s/window_warp_cand.cu", tmpdir);
+        rwf_write_file(path, cand);
+        snprintf(cmd, sizeof cmd, "'%s' -arch=sm_90 -c '%s' -o '%s/window_warp_cand.o' 2>&1", NVCC, path, tmpdir);
+        assert_int_equal(system(cmd), 0);
+    }
+    free(cand);
+    free(src);
+}
+
+/* What window_warp refuses, with the construct and line: the guard form, a window inside a
+ * nested block, HIP's 64-lane wavefronts; and the recognizer's refusals it shares. */
+static void window_warp_refusals(void **state)
+{
+    (void)state;
+    char *src = rwf_data_file("rewrite_window/window.cu");
+    fixture fx;
+    load_text(src, &fx);
+    static const struct {
+        const char *kernel;
+        bool hip;
+        int line;
+        const char *words;
+    } cases[] = {
+        {"adaptive_avg", false, 48, "not a grid-stride loop over outputs"},
+        {"box_max_pool", true, 0, "32-lane warps"},
+        {"last_max", false, 98, "only a strict `<` or `>` keeps the first element"},
+        {"window_store", false, 114, "through `val` in the window"},
+        {"box_max_pool", false, 0, NULL},
+        {"segment_argmin", false, 0, NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        rw_context ctx = {.text = fx.text, .len = fx.len, .m = fx.m, .kernel = kernel(&fx, cases[i].kernel),
+                          .hip = cases[i].hip};
+        rw_refusal why;
+        assert_int_equal(rw_applies(rw_find("window_warp"), &ctx, NULL, &why), HK_OK);
+        bool applies = why.line == 0 && why.reason[0] == '\0';
+        if ((cases[i].words != NULL) == applies || (cases[i].line && why.line != cases[i].line) ||
+            (cases[i].words && !strstr(why.reason, cases[i].words)))
+            print_message("%s: line %d: %s\n", cases[i].kernel, why.line, why.reason);
+        assert_true((cases[i].words != NULL) != applies);
+        if (cases[i].line)
+            assert_int_equal(why.line, cases[i].line);
+        if (cases[i].words)
+            assert_non_null(strstr(why.reason, cases[i].words));
+    }
+    unload(&fx);
+    free(src);
+    assert_int_equal(hk_alloc_live(), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -392,6 +490,8 @@ int main(void)
         cmocka_unit_test(window_device),
         cmocka_unit_test(window_nvcc),
         cmocka_unit_test(window_run),
+        cmocka_unit_test(window_warp_refusals),
+        cmocka_unit_test(window_warp_run),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
