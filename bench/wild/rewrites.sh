@@ -29,7 +29,7 @@ kernel_of() { sed -n 's/^ *"kernel": *"\([^"]*\)".*/\1/p' "$1" | head -n 1; }
 declare -A own=([gemm]="blas_substitution tiled_gemm" [gemv]="warp_rows" [transpose]="tiled_transpose" [permutation]="tiled_permute"
     [histogram]="privatized_histogram histogram_lane_replicas" [reduction]="warp_reduce block_reduce coalesced_columns"
     [softmax]="online_softmax" [norm]="online_layernorm" [elementwise]="vectorize coarsen"
-    [stencil]="stencil_window" [convolution]="stencil_window" [pooling]="stencil_window window_lanes")
+    [stencil]="stencil_window" [convolution]="stencil_window" [pooling]="stencil_window window_lanes window_warp")
 
 echo "| kernel | class | algorithm rewrites that apply | structural that apply | the class's rewrite: what stops it |"
 echo "|---|---|---|---|---|"
