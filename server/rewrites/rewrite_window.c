@@ -1044,8 +1044,9 @@ static const ww_decl *decl_at(const ww_plan *P, size_t k)
     return NULL;
 }
 
-/* `TYPE name;` for each name of d (top-level const dropped where no `*` makes it the
- * pointee's). */
+/* `TYPE name{};` for each name of d (top-level const dropped where no `*` makes it the
+ * pointee's; value-initialized, so a lane whose output is out of range or skipped holds a
+ * defined value in the broadcasts it takes part in). */
 static int hoisted(const rw_toks *ts, const ww_decl *d, struct hk_buf *o)
 {
     size_t base_b = d->names[0];
@@ -1063,7 +1064,7 @@ static int hoisted(const rw_toks *ts, const ww_decl *d, struct hk_buf *o)
         for (size_t q = 0; q < stars && !rc; q++)
             rc = hk_buf_printf(o, " *");
         if (!rc)
-            rc = hk_buf_printf(o, " %.*s;\n", TOK(ts, d->names[j]));
+            rc = hk_buf_printf(o, " %.*s{};\n", TOK(ts, d->names[j]));   /* set in every lane that reads it */
     }
     return rc;
 }
