@@ -1007,6 +1007,11 @@ static bool ww_read(wl_scan *s, const wl_loop *L, ww_plan *P)
                 if (rwl_tok_is(ts, d->names[j], "const") || rwl_tok_is(ts, d->names[j] + 1, "["))
                     return refuse(s, d->names[j], "declaration", "a const pointer or an array: it cannot be "
                                                                  "declared apart from its value");
+            for (size_t j = 0; j < d->n; j++)   /* declared earlier, the name would mean the hoisted one */
+                if (span_mentions(ts, a, q, d->names[j]))
+                    return refuse(s, d->names[j], "declaration", "`%.*s` is used before its declaration (an outer "
+                                                                 "name): declared earlier it would change meaning",
+                                  TOK(ts, d->names[j]));
             for (size_t j = 0; j < d->n; j++) {
                 size_t nm = d->names[j];
                 const wl_for *in = &L->w[L->dims - 1];   /* the bounds travel as numbers */

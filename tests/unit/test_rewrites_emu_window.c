@@ -442,7 +442,8 @@ static void window_warp_run(void **state)
 }
 
 /* What window_warp refuses, with the construct and line: the guard form, a window inside a
- * nested block, HIP's 64-lane wavefronts; and the recognizer's refusals it shares. */
+ * nested block, an outer name read before the output's declaration of it (hoisting would
+ * change its meaning), HIP's 64-lane wavefronts; and the recognizer's refusals it shares. */
 static void window_warp_refusals(void **state)
 {
     (void)state;
@@ -459,6 +460,8 @@ static void window_warp_refusals(void **state)
         {"box_max_pool", true, 0, "32-lane warps"},
         {"last_max", false, 98, "only a strict `<` or `>` keeps the first element"},
         {"window_store", false, 114, "through `val` in the window"},
+        {"shadow_outer", false, 180, "`base` is used before its declaration"},
+        {"nested_window", false, 195, "not a statement of the output loop's own body"},
         {"box_max_pool", false, 0, NULL},
         {"segment_argmin", false, 0, NULL},
     };
