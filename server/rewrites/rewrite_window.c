@@ -1049,6 +1049,27 @@ static const ww_decl *decl_at(const ww_plan *P, size_t k)
     return NULL;
 }
 
+/* Is token q a `*` of a later declarator's (`, *b` in `float *a = x, *b = y;`), which the
+ * declaration turned assignment drops? A `*` of an initializer (`a * *p`) is not. */
+static bool declarator_star(const rw_toks *ts, const ww_decl *d, size_t q)
+{
+    if (!rwl_tok_is(ts, q, "*"))
+        return false;
+    size_t v = q;
+    while (v > d->a && rwl_tok_is(ts, v - 1, "*"))
+        v--;
+    if (v == d->a || !rwl_tok_is(ts, v - 1, ","))
+        return false;
+    for (size_t j = 1; j < d->n; j++) {
+        size_t u = q;
+        while (u < d->names[j] && rwl_tok_is(ts, u, "*"))
+            u++;
+        if (u == d->names[j])
+            return true;
+    }
+    return false;
+}
+
 /* `TYPE name{};` for each name of d (top-level const dropped where no `*` makes it the
  * pointee's; value-initialized, so a lane whose output is out of range or skipped holds a
  * defined value in the broadcasts it takes part in). */
@@ -1107,15 +1128,9 @@ static int ww_emit(const wl_scan *s, const wl_loop *L, const ww_plan *P, struct 
             continue;
         }
         rc = hk_buf_printf(o, "%.*s", (int)(ts->t[k].start - ts->t[k - 1].end), ts->text + ts->t[k - 1].end);
-        for (size_t q = d->names[0]; q < d->b && !rc; q++) {
-            bool star = false;
-            for (size_t j = 1; j < d->n; j++)
-                for (size_t u = q; u < d->names[j] && rwl_tok_is(ts, u, "*"); u++)
-                    star |= u + 1 == d->names[j] || rwl_tok_is(ts, u + 1, "*");
-            if (star && rwl_tok_is(ts, q, "*"))
-                continue;
-            rc = put_tok(ts, q, q != d->names[0], o);
-        }
+        for (size_t q = d->names[0]; q < d->b && !rc; q++)
+            if (!declarator_star(ts, d, q))
+                rc = put_tok(ts, q, q != d->names[0], o);
         k = d->b;
     }
     if (!rc)
