@@ -387,11 +387,38 @@ static void window_device(void **state)
 /* window_warp (the same kernels, the grid and block kept): box_max_pool (skipped boxes: the
  * `continue` before the window; 162 outputs, not a multiple of 32) and segment_argmin (13
  * segments in one warp) against their originals on blocks of 128, 96 and 36 (36: not whole
- * warps, the original code runs), three thread orders, bit for bit. Broken copies must
+ * warps, the original code runs), three thread orders, bit for bit; and scaled_segment_max
+ * (35 segments over two warps, a declaration of three names whose middle one's value is
+ * `1 * *scale`: turned into an assignment it must keep both `*`) on blocks of 64, 32 and 40. Broken copies must
  * differ: the merge's tie rule reversed, and the owner not adopting the merged state. */
+static const char warp_helpers[] =
+    "static int bad_scaled = 0;\n"
+    "static void scaled_case()\n"
+    "{\n"
+    "    const int lens[] = {5, 0, 40, 1, 33, 0, 7, 64, 2, 3, 0, 11, 9, 1, 70, 4, 6, 0, 31, 32, 2, 5, 8, 0, 13, 3, 1, 2, 44, 0, 6, 9, 17, 5, 3};\n"
+    "    const int ns = sizeof lens / sizeof lens[0];\n"
+    "    const unsigned blocks[] = {64, 32, 40};\n"
+    "    for (int v = 0; v < 3; v++) {\n"
+    "        emu::schedule = v;\n"
+    "        emu::buf<int> offs(ns + 1), scale(1);\n"
+    "        offs[0] = 0;\n"
+    "        for (int s = 0; s < ns; s++) offs[s + 1] = offs[s] + lens[s];\n"
+    "        scale[0] = v == 1 ? -2 : 3;\n"
+    "        emu::buf<float> val(offs[ns] + 1), o(ns), c(ns);\n"
+    "        val.fill_mod(v, 5);\n"
+    "        emu::buf<int> oa(ns), ca(ns);\n"
+    "        o.set(1); c.set(1); oa.set(2); ca.set(2);\n"
+    "        emu::launch(dim3(1), dim3(64), 0, [&] { orig::scaled_segment_max(offs, scale, val, o, oa, ns); });\n"
+    "        emu::launch(dim3(1), dim3(blocks[v]), 0, [&] { cand::scaled_segment_max(offs, scale, val, c, ca, ns); });\n"
+    "        int f = emu::failures;\n"
+    "        emu::expect(\"scaled_segment_max max\", o, c);\n"
+    "        emu::expect(\"scaled_segment_max argmax\", oa, ca);\n"
+    "        if (emu::failures != f) { bad_scaled++; printf(\"  (scaled: seed %d)\\n\", v); }\n"
+    "    }\n"
+    "}\n";
 static const char warp_driver[] =
-    "box_case(); seg_case();\n"
-    "printf(\"window_warp: %d %d cases differ\\n\", bad_box, bad_seg);\n";
+    "box_case(); seg_case(); scaled_case();\n"
+    "printf(\"window_warp: %d %d %d cases differ\\n\", bad_box, bad_seg, bad_scaled);\n";
 static const char warp_driver_broken[] =
     "box_case(); seg_case();\n"
     "printf(\"broken: %d %d cases differ\\n\", bad_box, bad_seg);\n"
@@ -401,8 +428,8 @@ static char *warp_candidate(const char *src)
 {
     char *cand = strdup(src);
     assert_non_null(cand);
-    static const char *const ks[] = {"box_max_pool", "segment_argmin"};
-    for (size_t i = 0; i < 2; i++) {
+    static const char *const ks[] = {"box_max_pool", "segment_argmin", "scaled_segment_max"};
+    for (size_t i = 0; i < 3; i++) {
         int params[RW_MAX_PARAMS] = {0};
         char *next = emu_rewrite(cand, ks[i], "window_warp", params);
         assert_non_null(strstr(next, "hk: window_warp"));
@@ -417,8 +444,9 @@ static void window_warp_run(void **state)
     (void)state;
     SKIP_WITHOUT_EMULATOR();
     char *src = rwf_data_file("rewrite_window/window.cu");
-    char helpers[sizeof helpers_fmt + 16];
+    char helpers[sizeof helpers_fmt + sizeof warp_helpers + 16];
     snprintf(helpers, sizeof helpers, helpers_fmt, 1);
+    strcat(helpers, warp_helpers);
     char *cand = warp_candidate(src);
     emu_run_pair(tmpdir, "window_warp", src, cand, helpers, warp_driver, EMU_OK);
     char *broken = emu_replaced_all(cand, "hk_ww_xp < hk_ww_p", "hk_ww_xp > hk_ww_p");

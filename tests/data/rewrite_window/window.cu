@@ -199,3 +199,24 @@ __global__ void nested_window(const int *offs, const float *val, float *out, int
         }
     }
 }
+
+// ---- window_warp: several names in one declaration ----
+
+// A segment maximum scaled by a value read through a pointer: `s = 1 * *scale` between two
+// declarators (the declaration becomes an assignment; its product keeps both `*`).
+__global__ void scaled_segment_max(const int *offs, const int *scale, const float *val, float *out, int *arg,
+                                   int n)
+{
+    LOOP_OUTPUTS(i, n) {
+        int lo = offs[i], s = 1 * *scale, hi = offs[i + 1];
+        float m = -1e30f;
+        int a = -1;
+        for (int j = lo; j < hi; j++)
+            if (val[j] * s > m) {
+                m = val[j] * s;
+                a = j;
+            }
+        out[i] = m;
+        arg[i] = a;
+    }
+}
