@@ -7,7 +7,10 @@
 #
 #   bench/wild/rewrites.sh [ID...]
 #
-# Needs hkls (HKLS, default ./build/hkls), jq, and bench/wild/src/ (extract.sh).
+# Needs hkls (HKLS, default ./build/hkls), jq, and bench/wild/src/ (extract.sh). DEVICE=SMS,WARPS
+# (e.g. 132,64: an H100/H200's SMs and resident warps per SM) passes `--device`, so rewrites
+# that weigh the spec's sizes against the device (warp_rows' block form, window_lanes) answer
+# as they do in an episode; unset, they answer as with no device known.
 # Prints a Markdown table, then the totals. Exit 0, 2 when something is missing.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -19,13 +22,14 @@ command -v jq >/dev/null || { echo "rewrites.sh: needs jq" >&2; exit 2; }
 if [ $# -gt 0 ]; then ids=("$@"); else
     ids=(); for s in "$here"/specs/*.bench.json; do ids+=("$(basename "$s" .bench.json)"); done
 fi
+dev=(); [ -n "${DEVICE:-}" ] && dev=(--device "$DEVICE")
 kernel_of() { sed -n 's/^ *"kernel": *"\([^"]*\)".*/\1/p' "$1" | head -n 1; }
 
 # the class's own rewrite(s): the one a kernel of that class should get
 declare -A own=([gemm]="blas_substitution tiled_gemm" [gemv]="warp_rows" [transpose]="tiled_transpose" [permutation]="tiled_permute"
     [histogram]="privatized_histogram histogram_lane_replicas" [reduction]="warp_reduce block_reduce coalesced_columns"
     [softmax]="online_softmax" [norm]="online_layernorm" [elementwise]="vectorize coarsen"
-    [stencil]="stencil_window" [convolution]="stencil_window" [pooling]="stencil_window window_lanes")
+    [stencil]="stencil_window" [convolution]="stencil_window" [pooling]="stencil_window window_lanes window_warp")
 
 echo "| kernel | class | algorithm rewrites that apply | structural that apply | the class's rewrite: what stops it |"
 echo "|---|---|---|---|---|"
@@ -33,7 +37,7 @@ n=0 classed=0 alg=0 own_ok=0 own_n=0
 for id in "${ids[@]}"; do
     spec=$here/specs/$id.bench.json
     kernel=$(kernel_of "$spec")
-    j=$("$hkls" rewrites "$here/src/$id.cu" --kernel "$kernel" --spec "$spec" --json 2>/dev/null) || {
+    j=$("$hkls" rewrites "$here/src/$id.cu" --kernel "$kernel" --spec "$spec" "${dev[@]}" --json 2>/dev/null) || {
         echo "| $id | error | - | - | $("$hkls" rewrites "$here/src/$id.cu" --kernel "$kernel" --spec "$spec" 2>&1 >/dev/null | head -n 1) |"
         n=$((n + 1)); continue; }
     cls=$(jq -r '.class' <<< "$j")

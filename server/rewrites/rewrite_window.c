@@ -44,6 +44,8 @@
 #include "core/buf.h"
 #include "core/hk.h"
 #include "model/kmodel.h"
+#include "spec/expr.h"
+#include "spec/spec.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -598,8 +600,102 @@ static bool read_body(wl_scan *s, wl_loop *L, const km_kernel *km)
 
 /* ---- the text ---- */
 
+/* ---- when the lanes pay (the spec's sizes, the device) ---- */
+
+/* The value of C expression text at the spec's first size, the kernel's scalar parameters
+ * set from the spec's values: false when something in it has none. */
+static bool eval_at_spec(const wl_scan *s, const rw_context *ctx, const char *text, long long *out)
+{
+    const struct spec *sp = ctx->spec;
+    expr *e = NULL;
+    if (!sp || !sp->n_sizes || expr_parse(text, &e, NULL, 0) != HK_OK)
+        return false;
+    expr_var vars[64];
+    size_t nv = 0;
+    for (size_t i = 0; i < s->f->n_params && i < sp->n_args && nv < HK_ARRAY_LEN(vars); i++) {
+        const spec_arg *sa = &sp->args[i];
+        expr_value v;
+        if (sa->kind != HK_ARG_SCALAR || !sa->value || !s->f->params[i].name ||
+            spec_eval(sp, sa->value, 0, ctx->sm_count, &v, NULL, 0) != HK_OK || v.is_float)
+            continue;
+        vars[nv].name = s->f->params[i].name;
+        vars[nv++].value = v;
+    }
+    expr_value v;
+    bool ok = expr_eval(e, vars, nv, &v, NULL, 0) == HK_OK && !v.is_float;
+    expr_free(e);
+    if (ok)
+        *out = v.i;
+    return ok;
+}
+
+/* The threads the spec launches along x at its first size, or -1. */
+static long long spec_threads_x(const rw_context *ctx)
+{
+    const struct spec *sp = ctx->spec;
+    expr_value g, b;
+    if (!sp || !sp->n_sizes || !sp->grid[0] || !sp->block[0] ||
+        spec_eval(sp, sp->grid[0], 0, ctx->sm_count, &g, NULL, 0) != HK_OK || g.is_float || g.i < 1 ||
+        spec_eval(sp, sp->block[0], 0, ctx->sm_count, &b, NULL, 0) != HK_OK || b.is_float || b.i < 1)
+        return -1;
+    return g.i * b.i;
+}
+
+/* Do the lanes pay on this device at the spec's sizes? The G lanes of an output each run
+ * the output's code before the window (its index arithmetic, its loads, the window's
+ * bounds: P instructions) and log2(G) merge steps; all they save is the window's serial
+ * chain (W elements), which they split G ways. Per output the issue goes from P + W to
+ * G (P + merge) + W: the rewrite adds work, and gains only where that work runs on threads
+ * that would otherwise idle. When the n outputs' G lanes fit the device's resident threads
+ * (n x G <= SMs x warps per SM x 32: one wave), every lane is such a thread: the time is
+ * one output's critical path, P + W / G + the merge instead of P + W, a gain for any
+ * window longer than a few elements. Past that, each lane's copy of the prelude takes an
+ * issue slot another output needed (n >= the resident threads: the original already fills
+ * the GPU), and the rewrite can win back only through idle lanes of divergent window
+ * lengths or coalescing, which depend on the data (bounds read from memory) and which
+ * nothing here bounds. Refused then, naming the outputs, G and the resident threads.
+ * Without a spec or a device nothing is known: applies. */
+static bool lanes_pay(wl_scan *s, const wl_loop *L, const rw_context *ctx, int G)
+{
+    if (!ctx->spec || ctx->sm_count <= 0 || ctx->warps_per_sm <= 0)
+        return true;
+    long long n = -1;
+    const char *what = "the spec's launch (one output per thread)";
+    bool bound = L->gs && L->qh.bound[0] && eval_at_spec(s, ctx, L->qh.bound, &n) && n > 0;
+    char shown[sizeof L->qh.bound];
+    if (bound) {
+        /* a macro's `(n)` shown as `n` */
+        size_t l = strlen(L->qh.bound), depth = 0, k = 0;
+        if (l > 2 && L->qh.bound[0] == '(' && L->qh.bound[l - 1] == ')')
+            for (k = 0; k < l; k++) {
+                depth += L->qh.bound[k] == '(';
+                depth -= L->qh.bound[k] == ')';
+                if (!depth)
+                    break;
+            }
+        if (l > 2 && k == l - 1)
+            snprintf(shown, sizeof shown, "%.*s", (int)(l - 2), L->qh.bound + 1);
+        else
+            snprintf(shown, sizeof shown, "%s", L->qh.bound);
+        what = shown;
+    } else
+        n = spec_threads_x(ctx);
+    if (n <= 0)
+        return true;
+    long long resident = (long long)ctx->sm_count * ctx->warps_per_sm * 32;
+    if (n <= resident / G)
+        return true;
+    return refuse(s, L->q_a, "output count", "%s%s%s gives %lld outputs at the spec's first size; %d lanes each "
+                  "make %lld threads, more than the device's %d SMs x %d warps x 32 = %lld resident threads: "
+                  "past one wave each lane's copy of the code before the window (line %d) takes an issue slot "
+                  "another output needed, and the window's length is data-dependent: nothing bounds what "
+                  "splitting it saves", bound ? "its bound `" : "", what, bound ? "`" : "", n, G, n * G,
+                  ctx->sm_count, ctx->warps_per_sm, resident,
+                  rwl_line_at(s->text, s->ts->t[L->gs ? L->qbody_a + 1 : L->decl_b].start));
+}
+
 /* The innermost body with `hk_wg_pN = hk_wg_k;` put into each compare-select's branch. */
-static int body_text(const wl_scan *s, const wl_loop *L, struct hk_buf *o)
+static int body_text(const wl_scan *s, const wl_loop *L, const char *pfx, struct hk_buf *o)
 {
     const rw_toks *ts = s->ts;
     const wl_for *in = &L->w[L->dims - 1];
@@ -609,7 +705,7 @@ static int body_text(const wl_scan *s, const wl_loop *L, struct hk_buf *o)
         const wl_select *g = &L->sel[i];
         bool braced = rwl_tok_is(ts, g->cons_a, "{");
         uint32_t p = braced ? ts->t[g->cons_a].end : ts->t[g->cons_a].start;
-        rc = hk_buf_printf(o, "%.*s%s hk_wg_p%zu = hk_wg_k;", (int)(p - at), s->text + at, braced ? "" : "{", i);
+        rc = hk_buf_printf(o, "%.*s%s %s_p%zu = %s_k;", (int)(p - at), s->text + at, braced ? "" : "{", pfx, i, pfx);
         at = p;
         if (!rc && !braced) {
             uint32_t q = ts->t[g->cons_b - 1].end;
@@ -692,7 +788,7 @@ static int emit(const wl_scan *s, const wl_loop *L, int G, bool hip, rw_edits *e
                                "        %.*s %.*s = (%.*s)(hk_wg_a0 + hk_wg_k);\n        ",
                            SPAN(ts, w0->type_a, w0->type_b), TOK(ts, w0->var), SPAN(ts, w0->type_a, w0->type_b));
     if (!rc)
-        rc = body_text(s, L, &o);
+        rc = body_text(s, L, "hk_wg", &o);
     char mask[160];
     if (G == 32)
         snprintf(mask, sizeof mask, "0xffffffffu");
@@ -774,7 +870,7 @@ static int rw_window_lanes(const rw_context *ctx, int G, rw_result *out)
     wl_loop L;
     memset(&L, 0, sizeof L);
     if (!s.why[0] && find_region(&s, &L) && check_kernel(&s, &L) && find_window(&s, &L, km) &&
-        read_body(&s, &L, km))
+        read_body(&s, &L, km) && lanes_pay(&s, &L, ctx, G))
         s.why[0] = '\0';
     if (s.oom) {
         rc = HK_ENOMEM;
@@ -815,6 +911,443 @@ out:
     rwl_toks_free(&ts);
     return rc;
 }
+
+/* ==== window_warp: the warp's windows read by all its lanes, one owner at a time ==== */
+
+/* window_warp keeps one thread per output for the code before the window (its index
+ * arithmetic, loads and bounds run once per output, as written: window_lanes' G copies of
+ * it are what lost on mmcv's roi_pool) and gives the window to the whole warp: for each lane
+ * o of the warp whose window is not empty (a uniform loop over __ballot_sync), o's bounds
+ * and the values its window's body reads are broadcast from lane o, the 32 lanes read o's
+ * elements k = lane, lane + 32, ... in scan order (adjacent lanes, adjacent elements of a
+ * row), each keeping its own partial state from o's start value with the position it took
+ * its element at, and a butterfly over the 32 lanes merges the states as window_lanes does
+ * (the better value, then the smaller position: the serial result, by window_lanes' proof);
+ * lane o adopts the merged state and runs what follows the window itself. The warp's 32
+ * windows, of different lengths, are read one after another at 32 lanes each instead of side
+ * by side at one lane each: no lane waits for the warp's widest window.
+ *
+ * So that every lane of the warp reaches the broadcasts on every trip, the grid-stride loop
+ * runs while the warp's first index is in range (lanes past the bound idle but present), the
+ * output's code before the window runs in `do { ... } while (0)` (its `continue` leaves only
+ * that), its top-level declarations declared before it (their names stay in scope for the
+ * window and for what follows it), and what follows the window runs under the lane's flag.
+ * Blocks that are not whole warps (blockDim.x % 32, or 2-D) run the original code. */
+
+#define WW_DECLS 48
+#define WW_SHIP 16
+
+typedef struct {
+    size_t a, b;                /* the declaration statement */
+    size_t names[8];
+    size_t n;
+} ww_decl;
+
+typedef struct {
+    ww_decl d[WW_DECLS];
+    size_t nd;
+    size_t ship[WW_SHIP];       /* declared names (tokens) the window reads */
+    size_t nship;
+    bool ship_var;              /* the window reads the output index */
+} ww_plan;
+
+static bool is_state(const wl_loop *L, const rw_toks *ts, size_t name)
+{
+    for (size_t i = 0; i < L->n_sel; i++)
+        for (size_t z = 0; z < L->sel[i].n_sets; z++)
+            if (rwg_same_name(ts, L->sel[i].sets[z], name))
+                return true;
+    for (size_t i = 0; i < L->n_sums; i++)
+        if (rwg_same_name(ts, L->sums[i], name))
+            return true;
+    return false;
+}
+
+static bool ww_read(wl_scan *s, const wl_loop *L, ww_plan *P)
+{
+    const rw_toks *ts = s->ts;
+    memset(P, 0, sizeof *P);
+    if (!L->gs)
+        return refuse(s, L->q_a, "output index", "not a grid-stride loop over outputs (the guard form: "
+                                                  "window_lanes' case)");
+    if (L->blk_close != L->qbody_b - 1)
+        return refuse(s, L->win_a, "window loop", "not a statement of the output loop's own body (inside a "
+                                                  "nested block): every lane of the warp must reach the window");
+    size_t a = L->qbody_a + 1, e_body = L->qbody_b - 1;
+    for (size_t k = a; k < e_body; k++) {
+        if (k >= L->win_a && k < L->win_b)
+            continue;
+        if (ts->t[k].kind == T_IDENT && ts->t[k].end - ts->t[k].start >= 5 && !memcmp(ts->text + ts->t[k].start, "hk_ww", 5))
+            return refuse(s, k, "kernel body", "already read by the warp (names hk_ww*)");
+        if (rwl_tok_is(ts, k, "return") || rwl_tok_is(ts, k, "goto") ||
+            (rwl_tok_is(ts, k, "break") && !rwg_in_inner_construct(ts, a, e_body, k)))
+            return refuse(s, k, "jump", "`%.*s` in the output's code: a lane that left would miss the warp's "
+                                        "broadcasts", TOK(ts, k));
+    }
+    for (size_t q = a; q < L->win_a;) {
+        size_t e = rwg_stmt_end(ts, q, L->win_a);
+        if (e <= q)
+            break;
+        if (rwl_starts_declaration(ts, q)) {
+            if (P->nd == WW_DECLS)
+                return refuse(s, q, "declaration", "more than %d declarations before the window", WW_DECLS);
+            ww_decl *d = &P->d[P->nd];
+            d->a = q;
+            d->b = e;
+            d->n = 0;
+            if (!rwl_is_hoistable_decl(ts, q, e, "", d->names, &d->n, HK_ARRAY_LEN(d->names)))
+                return refuse(s, q, "declaration", "not a plain `TYPE name = value;`: it cannot be declared "
+                                                   "before the output's code");
+            for (size_t k = q; k < d->names[0]; k++)
+                if (rwl_tok_is(ts, k, "auto") || rwl_tok_is(ts, k, "static") || rwl_tok_is(ts, k, "&") ||
+                    rwl_tok_is(ts, k, "constexpr") || rwl_tok_is(ts, k, "volatile"))
+                    return refuse(s, k, "declaration", "`%.*s`: its type cannot be declared apart from its "
+                                                       "value", TOK(ts, k));
+            for (size_t j = 0; j < d->n; j++)
+                if (rwl_tok_is(ts, d->names[j], "const") || rwl_tok_is(ts, d->names[j] + 1, "["))
+                    return refuse(s, d->names[j], "declaration", "a const pointer or an array: it cannot be "
+                                                                 "declared apart from its value");
+            for (size_t j = 0; j < d->n; j++)   /* declared earlier, the name would mean the hoisted one */
+                if (span_mentions(ts, a, q, d->names[j]))
+                    return refuse(s, d->names[j], "declaration", "`%.*s` is used before its declaration (an outer "
+                                                                 "name): declared earlier it would change meaning",
+                                  TOK(ts, d->names[j]));
+            for (size_t j = 0; j < d->n; j++) {
+                size_t nm = d->names[j];
+                const wl_for *in = &L->w[L->dims - 1];   /* the bounds travel as numbers */
+                if (is_state(L, ts, nm) || !span_mentions(ts, in->body_a, in->body_b, nm))
+                    continue;
+                if (P->nship == WW_SHIP)
+                    return refuse(s, nm, "declaration", "the window reads more than %d of the output's values",
+                                  WW_SHIP);
+                P->ship[P->nship++] = nm;
+            }
+            P->nd++;
+        }
+        q = e;
+    }
+    for (size_t k = L->w[L->dims - 1].body_a; k < L->w[L->dims - 1].body_b; k++)
+        if (rwl_tok_is(ts, k, L->qh.var) && rwl_is_use(ts, k))
+            P->ship_var = true;
+    return true;
+}
+
+/* Token k's text, with the gap before it when keep_gap. */
+static int put_tok(const rw_toks *ts, size_t k, bool gap, struct hk_buf *o)
+{
+    if (gap && k > 0 && ts->t[k].start > ts->t[k - 1].end)
+        return hk_buf_printf(o, "%.*s%.*s", (int)(ts->t[k].start - ts->t[k - 1].end), ts->text + ts->t[k - 1].end,
+                             TOK(ts, k));
+    return hk_buf_printf(o, "%s%.*s", gap ? "" : " ", TOK(ts, k));
+}
+
+static const ww_decl *decl_at(const ww_plan *P, size_t k)
+{
+    for (size_t i = 0; i < P->nd; i++)
+        if (P->d[i].a == k)
+            return &P->d[i];
+    return NULL;
+}
+
+/* Is token q a `*` of a later declarator's (`, *b` in `float *a = x, *b = y;`), which the
+ * declaration turned assignment drops? A `*` of an initializer (`a * *p`) is not. */
+static bool declarator_star(const rw_toks *ts, const ww_decl *d, size_t q)
+{
+    if (!rwl_tok_is(ts, q, "*"))
+        return false;
+    size_t v = q;
+    while (v > d->a && rwl_tok_is(ts, v - 1, "*"))
+        v--;
+    if (v == d->a || !rwl_tok_is(ts, v - 1, ","))
+        return false;
+    for (size_t j = 1; j < d->n; j++) {
+        size_t u = q;
+        while (u < d->names[j] && rwl_tok_is(ts, u, "*"))
+            u++;
+        if (u == d->names[j])
+            return true;
+    }
+    return false;
+}
+
+/* `TYPE name{};` for each name of d (top-level const dropped where no `*` makes it the
+ * pointee's; value-initialized, so a lane whose output is out of range or skipped holds a
+ * defined value in the broadcasts it takes part in). */
+static int hoisted(const rw_toks *ts, const ww_decl *d, struct hk_buf *o)
+{
+    size_t base_b = d->names[0];
+    while (base_b > d->a && rwl_tok_is(ts, base_b - 1, "*"))
+        base_b--;
+    int rc = HK_OK;
+    for (size_t j = 0; j < d->n && !rc; j++) {
+        size_t stars = 0;
+        while (stars < d->names[j] && rwl_tok_is(ts, d->names[j] - 1 - stars, "*"))
+            stars++;
+        rc = hk_buf_printf(o, "    ");
+        for (size_t k = d->a; k < base_b && !rc; k++)
+            if (stars || !rwl_tok_is(ts, k, "const"))
+                rc = put_tok(ts, k, false, o);
+        for (size_t q = 0; q < stars && !rc; q++)
+            rc = hk_buf_printf(o, " *");
+        if (!rc)
+            rc = hk_buf_printf(o, " %.*s{};\n", TOK(ts, d->names[j]));   /* set in every lane that reads it */
+    }
+    return rc;
+}
+
+static int ww_emit(const wl_scan *s, const wl_loop *L, const ww_plan *P, struct hk_buf *o)
+{
+    const rw_toks *ts = s->ts;
+    const wl_for *w0 = &L->w[0], *w1 = &L->w[1];
+    const char *bound = L->qh.bound, *var = L->qh.var, *ty = L->qh.type;
+    size_t a = L->qbody_a + 1, e_body = L->qbody_b - 1;
+    int rc = hk_buf_printf(o,
+        "/* hk: window_warp: the output's code before the window runs once per output; the warp's non-empty "
+        "windows are read one at a time by all 32 lanes, merged keeping the first index on ties */\n"
+        "for (long long hk_ww_t = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "     hk_ww_t - (long long)(threadIdx.x & 31u) < (long long)(%s); hk_ww_t += (long long)blockDim.x * gridDim.x) {\n"
+        "    if (blockDim.x %% 32u != 0u || blockDim.y != 1u || blockDim.z != 1u) {   /* not whole warps: the original */\n"
+        "        if (hk_ww_t < (long long)(%s)) do {\n"
+        "        %s %s = (%s)hk_ww_t;\n",
+        bound, bound, ty, var, ty);
+    if (!rc)
+        rc = hk_buf_printf(o, "%.*s\n        } while (0);\n        continue;\n    }\n"
+                              "    const int hk_ww_lane = (int)(threadIdx.x & 31u);\n"
+                              "    %s %s = (%s)hk_ww_t;\n",
+                           (int)(ts->t[e_body].start - ts->t[a - 1].end), ts->text + ts->t[a - 1].end, ty, var, ty);
+    for (size_t i = 0; i < P->nd && !rc; i++)
+        rc = hoisted(ts, &P->d[i], o);
+    if (!rc)
+        rc = hk_buf_printf(o, "    bool hk_ww_on = false;\n    if (hk_ww_t < (long long)(%s)) do {", bound);
+    /* the code before the window, its declarations now assignments */
+    for (size_t k = a; k < L->win_a && !rc;) {
+        const ww_decl *d = decl_at(P, k);
+        if (!d) {
+            rc = put_tok(ts, k, true, o);
+            k++;
+            continue;
+        }
+        rc = hk_buf_printf(o, "%.*s", (int)(ts->t[k].start - ts->t[k - 1].end), ts->text + ts->t[k - 1].end);
+        for (size_t q = d->names[0]; q < d->b && !rc; q++)
+            if (!declarator_star(ts, d, q))
+                rc = put_tok(ts, q, q != d->names[0], o);
+        k = d->b;
+    }
+    if (!rc)
+        rc = hk_buf_printf(o, "\n        hk_ww_on = true;\n    } while (0);\n"
+                              "    long long hk_ww_a0 = 0, hk_ww_n0 = 0, hk_ww_a1 = 0, hk_ww_n1 = 1;\n"
+                              "    if (hk_ww_on) {\n"
+                              "        hk_ww_a0 = (long long)(%.*s);\n"
+                              "        hk_ww_n0 = (long long)(%.*s) - hk_ww_a0;\n",
+                           SPAN(ts, w0->a_a, w0->a_b), SPAN(ts, w0->b_a, w0->b_b));
+    if (!rc && L->dims == 2)
+        rc = hk_buf_printf(o, "        hk_ww_a1 = (long long)(%.*s);\n"
+                              "        hk_ww_n1 = (long long)(%.*s) - hk_ww_a1;\n",
+                           SPAN(ts, w1->a_a, w1->a_b), SPAN(ts, w1->b_a, w1->b_b));
+    if (!rc)
+        rc = hk_buf_printf(o, "    }\n"
+                              "    const long long hk_ww_cnt = hk_ww_n0 > 0 && hk_ww_n1 > 0 ? hk_ww_n0 * hk_ww_n1 : 0;\n"
+                              "    /* each non-empty window of the warp in turn, its elements read by the 32 lanes in scan order */\n"
+                              "    for (unsigned hk_ww_r = __ballot_sync(0xffffffffu, hk_ww_cnt > 0); hk_ww_r != 0u; "
+                              "hk_ww_r &= hk_ww_r - 1u) {\n"
+                              "        const int hk_ww_o = __ffs((int)hk_ww_r) - 1;\n"
+                              "        const long long hk_ww_oc = hk_ww_bcast(hk_ww_cnt, hk_ww_o), hk_ww_oa0 = "
+                              "hk_ww_bcast(hk_ww_a0, hk_ww_o),\n"
+                              "            hk_ww_oa1 = hk_ww_bcast(hk_ww_a1, hk_ww_o), hk_ww_on1 = hk_ww_bcast(hk_ww_n1, "
+                              "hk_ww_o);\n"
+                              "        (void)hk_ww_oa1;\n");
+    for (size_t i = 0; i < P->nship && !rc; i++)
+        rc = hk_buf_printf(o, "        const auto hk_ww_b%zu = hk_ww_bcast(%.*s, hk_ww_o);\n", i, TOK(ts, P->ship[i]));
+    if (!rc && P->ship_var)
+        rc = hk_buf_printf(o, "        const auto hk_ww_bv = hk_ww_bcast(%s, hk_ww_o);\n", var);
+    for (size_t i = 0; i < L->n_sel && !rc; i++) {
+        for (size_t z = 0; z < L->sel[i].n_sets && !rc; z++)
+            rc = hk_buf_printf(o, "        auto hk_ww_s%zu_%zu = hk_ww_bcast(%.*s, hk_ww_o);   /* the owner's start */\n",
+                               i, z, TOK(ts, L->sel[i].sets[z]));
+        if (!rc)
+            rc = hk_buf_printf(o, "        long long hk_ww_p%zu = 0x7fffffffffffffffLL;\n", i);
+    }
+    for (size_t i = 0; i < L->n_sums && !rc; i++)
+        rc = hk_buf_printf(o, "        decltype(%.*s) hk_ww_u%zu = 0;\n", TOK(ts, L->sums[i]), i);
+    if (!rc)
+        rc = hk_buf_printf(o, "        const long long hk_ww_di = 32 / hk_ww_on1, hk_ww_dj = 32 %% hk_ww_on1;\n"
+                              "        long long hk_ww_k = hk_ww_lane, hk_ww_i = hk_ww_lane / hk_ww_on1, hk_ww_j = "
+                              "hk_ww_lane %% hk_ww_on1;\n"
+                              "        for (; hk_ww_k < hk_ww_oc; hk_ww_k += 32, hk_ww_j += hk_ww_dj, hk_ww_i += hk_ww_di + "
+                              "(hk_ww_j >= hk_ww_on1),\n"
+                              "             hk_ww_j -= hk_ww_j >= hk_ww_on1 ? hk_ww_on1 : 0) {\n");
+    for (size_t i = 0; i < P->nship && !rc; i++)
+        rc = hk_buf_printf(o, "            auto %.*s = hk_ww_b%zu;\n", TOK(ts, P->ship[i]), i);
+    if (!rc && P->ship_var)
+        rc = hk_buf_printf(o, "            auto %s = hk_ww_bv;\n", var);
+    for (size_t i = 0; i < L->n_sel && !rc; i++)
+        for (size_t z = 0; z < L->sel[i].n_sets && !rc; z++)
+            rc = hk_buf_printf(o, "            auto %.*s = hk_ww_s%zu_%zu;\n", TOK(ts, L->sel[i].sets[z]), i, z);
+    for (size_t i = 0; i < L->n_sums && !rc; i++)
+        rc = hk_buf_printf(o, "            auto %.*s = hk_ww_u%zu;\n", TOK(ts, L->sums[i]), i);
+    if (!rc)
+        rc = hk_buf_printf(o, "            %.*s %.*s = (%.*s)(hk_ww_oa0 + hk_ww_i);\n",
+                           SPAN(ts, w0->type_a, w0->type_b), TOK(ts, w0->var), SPAN(ts, w0->type_a, w0->type_b));
+    if (!rc && L->dims == 2)
+        rc = hk_buf_printf(o, "            %.*s %.*s = (%.*s)(hk_ww_oa1 + hk_ww_j);\n",
+                           SPAN(ts, w1->type_a, w1->type_b), TOK(ts, w1->var), SPAN(ts, w1->type_a, w1->type_b));
+    if (!rc)
+        rc = hk_buf_printf(o, "            ");
+    if (!rc)
+        rc = body_text(s, L, "hk_ww", o);
+    if (!rc)
+        rc = hk_buf_printf(o, "\n");
+    for (size_t i = 0; i < L->n_sel && !rc; i++)
+        for (size_t z = 0; z < L->sel[i].n_sets && !rc; z++)
+            rc = hk_buf_printf(o, "            hk_ww_s%zu_%zu = %.*s;\n", i, z, TOK(ts, L->sel[i].sets[z]));
+    for (size_t i = 0; i < L->n_sums && !rc; i++)
+        rc = hk_buf_printf(o, "            hk_ww_u%zu = %.*s;\n", i, TOK(ts, L->sums[i]));
+    if (!rc)
+        rc = hk_buf_printf(o, "        }\n        for (int hk_ww_off = 1; hk_ww_off < 32; hk_ww_off <<= 1) {\n");
+    for (size_t i = 0; i < L->n_sums && !rc; i++)
+        rc = hk_buf_printf(o, "            hk_ww_u%zu += hk_ww_xor(hk_ww_u%zu, hk_ww_off);\n", i, i);
+    for (size_t i = 0; i < L->n_sel && !rc; i++) {
+        const wl_select *g = &L->sel[i];
+        const char *R = g->greater ? ">" : "<";
+        size_t mz = 0;
+        for (size_t z = 0; z < g->n_sets; z++)
+            if (rwg_same_name(ts, g->sets[z], g->m))
+                mz = z;
+        rc = hk_buf_printf(o, "            {   /* better value, or the same and taken earlier */\n");
+        for (size_t z = 0; z < g->n_sets && !rc; z++)
+            rc = hk_buf_printf(o, "                const auto hk_ww_x%zu = hk_ww_xor(hk_ww_s%zu_%zu, hk_ww_off);\n", z, i,
+                               z);
+        if (!rc)
+            rc = hk_buf_printf(o, "                const long long hk_ww_xp = hk_ww_xor(hk_ww_p%zu, hk_ww_off);\n"
+                                  "                if (hk_ww_x%zu %s hk_ww_s%zu_%zu || (!(hk_ww_s%zu_%zu %s hk_ww_x%zu) && "
+                                  "hk_ww_xp < hk_ww_p%zu)) {\n",
+                               i, mz, R, i, mz, i, mz, R, mz, i);
+        for (size_t z = 0; z < g->n_sets && !rc; z++)
+            rc = hk_buf_printf(o, "                    hk_ww_s%zu_%zu = hk_ww_x%zu;\n", i, z, z);
+        if (!rc)
+            rc = hk_buf_printf(o, "                    hk_ww_p%zu = hk_ww_xp;\n                }\n            }\n", i);
+    }
+    if (!rc)
+        rc = hk_buf_printf(o, "        }\n        if (hk_ww_lane == hk_ww_o) {   /* the owner adopts its window's state */\n");
+    for (size_t i = 0; i < L->n_sel && !rc; i++)
+        for (size_t z = 0; z < L->sel[i].n_sets && !rc; z++)
+            rc = hk_buf_printf(o, "            %.*s = hk_ww_s%zu_%zu;\n", TOK(ts, L->sel[i].sets[z]), i, z);
+    for (size_t i = 0; i < L->n_sums && !rc; i++)
+        rc = hk_buf_printf(o, "            %.*s += hk_ww_u%zu;\n", TOK(ts, L->sums[i]), i);
+    if (!rc)
+        rc = hk_buf_printf(o, "        }\n    }\n    if (hk_ww_on) {");
+    if (!rc)
+        rc = hk_buf_printf(o, "%.*s\n    }\n}", (int)(ts->t[e_body].start - ts->t[L->win_b - 1].end),
+                           ts->text + ts->t[L->win_b - 1].end);
+    return rc;
+}
+
+static const char ww_helpers[] =
+    "#ifndef HK_WW_HELPERS\n"
+    "#define HK_WW_HELPERS\n"
+    "/* hk: window_warp's broadcast from a lane and butterfly step, of any value, word by word */\n"
+    "template <typename T> __device__ __forceinline__ T hk_ww_bcast(T v, int src)\n"
+    "{\n"
+    "    int w[(sizeof(T) + 3) / 4] = {0};\n"
+    "    memcpy(w, &v, sizeof(T));\n"
+    "    for (int i = 0; i < (int)((sizeof(T) + 3) / 4); i++)\n"
+    "        w[i] = __shfl_sync(0xffffffffu, w[i], src);\n"
+    "    memcpy(&v, w, sizeof(T));\n"
+    "    return v;\n"
+    "}\n"
+    "template <typename T> __device__ __forceinline__ T hk_ww_xor(T v, int off)\n"
+    "{\n"
+    "    int w[(sizeof(T) + 3) / 4] = {0};\n"
+    "    memcpy(w, &v, sizeof(T));\n"
+    "    for (int i = 0; i < (int)((sizeof(T) + 3) / 4); i++)\n"
+    "        w[i] = __shfl_xor_sync(0xffffffffu, w[i], off);\n"
+    "    memcpy(&v, w, sizeof(T));\n"
+    "    return v;\n"
+    "}\n"
+    "#endif\n";
+
+static int rw_window_warp(const rw_context *ctx, rw_result *out)
+{
+    if (!out)
+        return HK_EINVAL;
+    memset(out, 0, sizeof *out);
+    const an_function *f;
+    int rc = rwl_check_kernel(ctx->text, ctx->len, ctx->m, ctx->kernel, &f);
+    if (rc)
+        return rc;
+    rw_toks ts = {0};
+    rw_edits es = {0};
+    km_kernel *km = NULL;
+    ww_plan *P = calloc(1, sizeof *P);
+    struct hk_buf o;
+    hk_buf_init(&o, RW_TEXT_MAX);
+    wl_scan s = {.text = ctx->text, .len = ctx->len, .ts = &ts, .f = f};
+    if (!P) {
+        rc = HK_ENOMEM;
+        goto out;
+    }
+    if ((rc = rwl_open_body(ctx->text, ctx->len, f, true, &ts, &km, s.why, sizeof s.why)))
+        goto out;
+    wl_loop L;
+    memset(&L, 0, sizeof L);
+    if (!s.why[0] && ctx->hip)
+        snprintf(s.why, sizeof s.why, "kernel body: written for 32-lane warps (CUDA); a 64-lane wavefront is "
+                 "window_lanes' case");
+    if (!s.why[0] && find_region(&s, &L) && check_kernel(&s, &L) && find_window(&s, &L, km) &&
+        read_body(&s, &L, km) && ww_read(&s, &L, P))
+        s.why[0] = '\0';
+    if (s.oom) {
+        rc = HK_ENOMEM;
+        goto out;
+    }
+    if (s.why[0]) {
+        rc = rwl_not_applicable(out, hk_asprintf("window_warp not applicable to kernel %s: %s", f->name, s.why));
+        goto out;
+    }
+    if ((rc = ww_emit(&s, &L, P, &o)) ||
+        (rc = rwl_edits_add(&es, ts.t[L.q_a].start, ts.t[L.qbody_b - 1].end, o.data)) ||
+        (rc = rwl_edits_add(&es, f->span.start_byte, f->span.start_byte, ww_helpers)))
+        goto out;
+    char what[200] = "";
+    size_t n = 0;
+    for (size_t i = 0; i < L.n_sel && n < sizeof what; i++)
+        n += (size_t)snprintf(what + n, sizeof what - n, "%s`%.*s` (%s, first taken on ties)", n ? ", " : "",
+                              TOK(&ts, L.sel[i].m), L.sel[i].greater ? "max" : "min");
+    for (size_t i = 0; i < L.n_sums && n < sizeof what; i++)
+        n += (size_t)snprintf(what + n, sizeof what - n, "%s`%.*s` (sum)", n ? ", " : "", TOK(&ts, L.sums[i]));
+    char *desc = hk_asprintf("kernel %s: the output loop at line %d runs the code before the %d-D window of line %d "
+                             "once per output; each non-empty window of a warp is then read by the warp's 32 lanes "
+                             "in scan order and their states %s merged with __shfl_xor_sync: %s; the owner runs "
+                             "what follows. The launch is kept (blocks not of whole warps run the original)",
+                             f->name, rwl_line_at(ctx->text, ts.t[L.q_a].start), L.dims,
+                             rwl_line_at(ctx->text, ts.t[L.win_a].start), what,
+                             L.n_sums ? "a compare-select exactly (element, index, ties, NaN, empty windows); a "
+                                        "sum with its additions reordered (the reduction tolerance applies)"
+                                      : "the sequential result exactly, ties, NaN and empty windows included");
+    rc = rwl_finish(ctx->text, ctx->len, ctx->m, f->name, &es, desc, out);
+out:
+    free(P);
+    hk_buf_free(&o);
+    km_free(km);
+    rwl_edits_free(&es);
+    rwl_toks_free(&ts);
+    return rc;
+}
+
+static int emit_window_warp(const rw_context *c, const int *p, rw_result *out)
+{
+    (void)p;
+    return rw_window_warp(c, out);
+}
+
+const rw_descriptor rw_window_warp_desc = {
+    .name = "window_warp",
+    .summary = "a per-output max/argmax or sum over a window whose bounds are computed per thread: the code before "
+               "the window once per output, each window of the warp read by all 32 lanes in turn, merged keeping "
+               "the first index on ties (launch kept)",
+    .flags = RW_ALGORITHM,
+    .emit = emit_window_warp,
+};
 
 /* ---- registry descriptor (registry.h) ---- */
 static const rw_param wl_params[] = {

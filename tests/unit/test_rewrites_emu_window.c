@@ -12,9 +12,13 @@
  * reversed (the later of equal elements), and no merge at all. The candidate compiles with
  * nvcc -arch=sm_90. The refusals (`>=`, a store in the window, a window the same for every
  * thread, a sum from a value not 0, a break, a count used inside an expression) are checked
- * through the registry with their lines. */
+ * through the registry with their lines. So is the device rule (window_device): with a spec
+ * and a device, outputs that already fill the resident threads refuse the lanes (each lane
+ * would repeat the code before the window on a full GPU): a lane count G applies only where the
+ * outputs' G lanes fit the resident threads (n x G <= SMs x warps x 32); no device: applies. */
 #include "analysis/analysis.h"
 #include "core/hk.h"
+#include "spec/spec.h"
 #include "rewrites/registry.h"
 #include "rewrites/rewrite.h"
 
@@ -279,13 +283,246 @@ static void window_refusals(void **state)
     assert_int_equal(hk_alloc_live(), 0);
 }
 
+/* The device rule: G lanes per output pay only where they fit the resident threads. The
+ * output count is the grid-stride loop's bound at the spec's first size (box_max_pool's
+ * n_out, segment_argmin's n_seg through its loop macro), or the spec's launch for the guard
+ * form (adaptive_avg); the device's resident threads are SMs x warps per SM x 32. */
+static void window_device(void **state)
+{
+    (void)state;
+    char *src = rwf_data_file("rewrite_window/window.cu");
+    fixture fx;
+    load_text(src, &fx);
+    static const char box_fmt[] =
+        "{\"kernel\": \"box_max_pool\", \"source\": \"window.cu\", \"sizes\": [{\"NOUT\": %lld}, {\"NOUT\": 1001}],"
+        " \"args\": [{\"name\": \"feat\", \"kind\": \"input\", \"dtype\": \"float\", \"count\": \"4096\"},"
+        " {\"name\": \"boxes\", \"kind\": \"input\", \"dtype\": \"float\", \"count\": \"64\"},"
+        " {\"name\": \"out\", \"kind\": \"output\", \"dtype\": \"float\", \"count\": \"NOUT\"},"
+        " {\"name\": \"arg\", \"kind\": \"output\", \"dtype\": \"int\", \"count\": \"NOUT\"},"
+        " {\"name\": \"n_out\", \"kind\": \"scalar\", \"dtype\": \"int\", \"value\": \"NOUT\"},"
+        " {\"name\": \"bins\", \"kind\": \"scalar\", \"dtype\": \"int\", \"value\": 4},"
+        " {\"name\": \"channels\", \"kind\": \"scalar\", \"dtype\": \"int\", \"value\": 4},"
+        " {\"name\": \"height\", \"kind\": \"scalar\", \"dtype\": \"int\", \"value\": 32},"
+        " {\"name\": \"width\", \"kind\": \"scalar\", \"dtype\": \"int\", \"value\": 32}],"
+        " \"launch\": {\"grid\": \"min(ceil_div(NOUT, block_x), 4096)\", \"block\": 256}}";
+    static const char seg_fmt[] =
+        "{\"kernel\": \"segment_argmin\", \"source\": \"window.cu\", \"sizes\": [{\"S\": %lld}, {\"S\": 1001}],"
+        " \"args\": [{\"name\": \"offs\", \"kind\": \"input\", \"dtype\": \"int\", \"count\": \"S + 1\"},"
+        " {\"name\": \"val\", \"kind\": \"input\", \"dtype\": \"double\", \"count\": \"64\"},"
+        " {\"name\": \"mins\", \"kind\": \"output\", \"dtype\": \"double\", \"count\": \"S\"},"
+        " {\"name\": \"pos\", \"kind\": \"output\", \"dtype\": \"int64\", \"count\": \"S\"},"
+        " {\"name\": \"count\", \"kind\": \"output\", \"dtype\": \"uint32\", \"count\": \"S\"},"
+        " {\"name\": \"n_seg\", \"kind\": \"scalar\", \"dtype\": \"int\", \"value\": \"S\"}],"
+        " \"launch\": {\"grid\": \"sm_count * 4\", \"block\": 128}}";
+    static const char avg_fmt[] =
+        "{\"kernel\": \"adaptive_avg\", \"source\": \"window.cu\", \"sizes\": [{\"C\": %lld}, {\"C\": 3}],"
+        " \"args\": [{\"name\": \"in\", \"kind\": \"input\", \"dtype\": \"float\", \"count\": \"C * 64 * 64\"},"
+        " {\"name\": \"out\", \"kind\": \"output\", \"dtype\": \"float\", \"count\": \"C * 49\"},"
+        " {\"name\": \"C\", \"kind\": \"scalar\", \"dtype\": \"int\", \"value\": \"C\"},"
+        " {\"name\": \"H\", \"kind\": \"scalar\", \"dtype\": \"int\", \"value\": 64},"
+        " {\"name\": \"W\", \"kind\": \"scalar\", \"dtype\": \"int\", \"value\": 64},"
+        " {\"name\": \"OH\", \"kind\": \"scalar\", \"dtype\": \"int\", \"value\": 7},"
+        " {\"name\": \"OW\", \"kind\": \"scalar\", \"dtype\": \"int\", \"value\": 7}],"
+        " \"launch\": {\"grid\": \"ceil_div(C * 49, block_x)\", \"block\": 128}}";
+    static const struct {
+        const char *fmt, *kernel;
+        long long size;
+        int sms, warps;
+        int gmax;             /* the largest G that applies (0: none) */
+        int line;             /* the refusal's line for the others */
+        const char *words;    /* in the refusal for G = 32 */
+    } cases[] = {
+        /* 132 x 64 x 32 = 270336 resident threads (an H100/H200) */
+        {box_fmt, "box_max_pool", 8448, 132, 64, 32, 15, NULL},   /* 8448 x 32 = 270336: one wave */
+        {box_fmt, "box_max_pool", 8449, 132, 64, 16, 15, "`n_out` gives 8449 outputs"},
+        {box_fmt, "box_max_pool", 67584, 132, 64, 4, 15, "32 lanes each make 2162688 threads"},
+        {box_fmt, "box_max_pool", 67585, 132, 64, 0, 15, "= 270336 resident threads"},
+        {box_fmt, "box_max_pool", 25690112, 132, 64, 0, 15, "gives 25690112 outputs"},
+        {box_fmt, "box_max_pool", 2048, 16, 64, 16, 15, "16 SMs x 64 warps x 32 = 32768"},   /* a smaller GPU */
+        {seg_fmt, "segment_argmin", 16896, 132, 64, 16, 69, "`n_seg` gives 16896 outputs"},
+        {seg_fmt, "segment_argmin", 1000000, 132, 64, 0, 69, "`n_seg` gives 1000000 outputs"},
+        /* the guard form: the spec's launch, ceil(C * 49 / 128) blocks of 128 */
+        {avg_fmt, "adaptive_avg", 689, 132, 64, 8, 48, "the spec's launch (one output per thread) gives 33792"},
+        {avg_fmt, "adaptive_avg", 8192, 132, 64, 0, 48, "gives 401408 outputs"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char text[4096];
+        snprintf(text, sizeof text, cases[i].fmt, cases[i].size);
+        spec *sp = NULL;
+        spec_diags dg = {0};
+        int prc = spec_parse(text, strlen(text), NULL, &sp, &dg);
+        if (prc != HK_OK)
+            for (size_t d = 0; d < dg.n; d++)
+                print_message("case %zu: spec: %s: %s\n", i, dg.items[d].path, dg.items[d].message);
+        spec_diags_free(&dg);
+        assert_int_equal(prc, HK_OK);
+        rw_context ctx = {.text = fx.text, .len = fx.len, .m = fx.m, .kernel = kernel(&fx, cases[i].kernel),
+                          .spec = sp, .sm_count = cases[i].sms, .warps_per_sm = cases[i].warps};
+        for (int G = 4; G <= 32; G *= 2) {
+            int p[RW_MAX_PARAMS] = {G};
+            rw_refusal why;
+            assert_int_equal(rw_applies(rw_find("window_lanes"), &ctx, p, &why), HK_OK);
+            int line = G <= cases[i].gmax ? 0 : cases[i].line;
+            bool words = G == 32 && cases[i].words;
+            if (why.line != line || (words && !strstr(why.reason, cases[i].words)))
+                print_message("case %zu (G %d): line %d: %s\n", i, G, why.line, why.reason);
+            assert_int_equal(why.line, line);
+            if (line)
+                assert_string_equal(why.construct, "output count");
+            if (words)
+                assert_non_null(strstr(why.reason, cases[i].words));
+        }
+        /* no device: nothing known, applies */
+        ctx.sm_count = ctx.warps_per_sm = 0;
+        rw_refusal why;
+        assert_int_equal(rw_applies(rw_find("window_lanes"), &ctx, NULL, &why), HK_OK);
+        assert_int_equal(why.line, 0);
+        spec_free(sp);
+    }
+    unload(&fx);
+    free(src);
+    assert_int_equal(hk_alloc_live(), 0);
+}
+
+/* window_warp (the same kernels, the grid and block kept): box_max_pool (skipped boxes: the
+ * `continue` before the window; 162 outputs, not a multiple of 32) and segment_argmin (13
+ * segments in one warp) against their originals on blocks of 128, 96 and 36 (36: not whole
+ * warps, the original code runs), three thread orders, bit for bit; and scaled_segment_max
+ * (35 segments over two warps, a declaration of three names whose middle one's value is
+ * `1 * *scale`: turned into an assignment it must keep both `*`) on blocks of 64, 32 and 40. Broken copies must
+ * differ: the merge's tie rule reversed, and the owner not adopting the merged state. */
+static const char warp_helpers[] =
+    "static int bad_scaled = 0;\n"
+    "static void scaled_case()\n"
+    "{\n"
+    "    const int lens[] = {5, 0, 40, 1, 33, 0, 7, 64, 2, 3, 0, 11, 9, 1, 70, 4, 6, 0, 31, 32, 2, 5, 8, 0, 13, 3, 1, 2, 44, 0, 6, 9, 17, 5, 3};\n"
+    "    const int ns = sizeof lens / sizeof lens[0];\n"
+    "    const unsigned blocks[] = {64, 32, 40};\n"
+    "    for (int v = 0; v < 3; v++) {\n"
+    "        emu::schedule = v;\n"
+    "        emu::buf<int> offs(ns + 1), scale(1);\n"
+    "        offs[0] = 0;\n"
+    "        for (int s = 0; s < ns; s++) offs[s + 1] = offs[s] + lens[s];\n"
+    "        scale[0] = v == 1 ? -2 : 3;\n"
+    "        emu::buf<float> val(offs[ns] + 1), o(ns), c(ns);\n"
+    "        val.fill_mod(v, 5);\n"
+    "        emu::buf<int> oa(ns), ca(ns);\n"
+    "        o.set(1); c.set(1); oa.set(2); ca.set(2);\n"
+    "        emu::launch(dim3(1), dim3(64), 0, [&] { orig::scaled_segment_max(offs, scale, val, o, oa, ns); });\n"
+    "        emu::launch(dim3(1), dim3(blocks[v]), 0, [&] { cand::scaled_segment_max(offs, scale, val, c, ca, ns); });\n"
+    "        int f = emu::failures;\n"
+    "        emu::expect(\"scaled_segment_max max\", o, c);\n"
+    "        emu::expect(\"scaled_segment_max argmax\", oa, ca);\n"
+    "        if (emu::failures != f) { bad_scaled++; printf(\"  (scaled: seed %d)\\n\", v); }\n"
+    "    }\n"
+    "}\n";
+static const char warp_driver[] =
+    "box_case(); seg_case(); scaled_case();\n"
+    "printf(\"window_warp: %d %d %d cases differ\\n\", bad_box, bad_seg, bad_scaled);\n";
+static const char warp_driver_broken[] =
+    "box_case(); seg_case();\n"
+    "printf(\"broken: %d %d cases differ\\n\", bad_box, bad_seg);\n"
+    "emu::failures = bad_box > 0 && bad_seg > 0 ? 0 : 1;\n";
+
+static char *warp_candidate(const char *src)
+{
+    char *cand = strdup(src);
+    assert_non_null(cand);
+    static const char *const ks[] = {"box_max_pool", "segment_argmin", "scaled_segment_max"};
+    for (size_t i = 0; i < 3; i++) {
+        int params[RW_MAX_PARAMS] = {0};
+        char *next = emu_rewrite(cand, ks[i], "window_warp", params);
+        assert_non_null(strstr(next, "hk: window_warp"));
+        free(cand);
+        cand = next;
+    }
+    return cand;
+}
+
+static void window_warp_run(void **state)
+{
+    (void)state;
+    SKIP_WITHOUT_EMULATOR();
+    char *src = rwf_data_file("rewrite_window/window.cu");
+    char helpers[sizeof helpers_fmt + sizeof warp_helpers + 16];
+    snprintf(helpers, sizeof helpers, helpers_fmt, 1);
+    strcat(helpers, warp_helpers);
+    char *cand = warp_candidate(src);
+    emu_run_pair(tmpdir, "window_warp", src, cand, helpers, warp_driver, EMU_OK);
+    char *broken = emu_replaced_all(cand, "hk_ww_xp < hk_ww_p", "hk_ww_xp > hk_ww_p");
+    assert_true(strcmp(broken, cand) != 0);
+    emu_run_pair(tmpdir, "window_warp_ties", src, broken, helpers, warp_driver_broken, EMU_OK);
+    free(broken);
+    broken = emu_replaced_all(cand, "if (hk_ww_lane == hk_ww_o) {", "if (hk_ww_lane == hk_ww_o && 0) {");
+    assert_true(strcmp(broken, cand) != 0);
+    emu_run_pair(tmpdir, "window_warp_adopt", src, broken, helpers, warp_driver_broken, EMU_OK);
+    free(broken);
+    /* the candidate compiles for the H100/H200 */
+    if (access(NVCC, X_OK) == 0) {
+        char path[700], cmd[2000];
+        snprintf(path, sizeof path, "%s/window_warp_cand.cu", tmpdir);
+        rwf_write_file(path, cand);
+        snprintf(cmd, sizeof cmd, "'%s' -arch=sm_90 -c '%s' -o '%s/window_warp_cand.o' 2>&1", NVCC, path, tmpdir);
+        assert_int_equal(system(cmd), 0);
+    }
+    free(cand);
+    free(src);
+}
+
+/* What window_warp refuses, with the construct and line: the guard form, a window inside a
+ * nested block, an outer name read before the output's declaration of it (hoisting would
+ * change its meaning), HIP's 64-lane wavefronts; and the recognizer's refusals it shares. */
+static void window_warp_refusals(void **state)
+{
+    (void)state;
+    char *src = rwf_data_file("rewrite_window/window.cu");
+    fixture fx;
+    load_text(src, &fx);
+    static const struct {
+        const char *kernel;
+        bool hip;
+        int line;
+        const char *words;
+    } cases[] = {
+        {"adaptive_avg", false, 48, "not a grid-stride loop over outputs"},
+        {"box_max_pool", true, 0, "32-lane warps"},
+        {"last_max", false, 98, "only a strict `<` or `>` keeps the first element"},
+        {"window_store", false, 114, "through `val` in the window"},
+        {"shadow_outer", false, 180, "`base` is used before its declaration"},
+        {"nested_window", false, 195, "not a statement of the output loop's own body"},
+        {"box_max_pool", false, 0, NULL},
+        {"segment_argmin", false, 0, NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        rw_context ctx = {.text = fx.text, .len = fx.len, .m = fx.m, .kernel = kernel(&fx, cases[i].kernel),
+                          .hip = cases[i].hip};
+        rw_refusal why;
+        assert_int_equal(rw_applies(rw_find("window_warp"), &ctx, NULL, &why), HK_OK);
+        bool applies = why.line == 0 && why.reason[0] == '\0';
+        if ((cases[i].words != NULL) == applies || (cases[i].line && why.line != cases[i].line) ||
+            (cases[i].words && !strstr(why.reason, cases[i].words)))
+            print_message("%s: line %d: %s\n", cases[i].kernel, why.line, why.reason);
+        assert_true((cases[i].words != NULL) != applies);
+        if (cases[i].line)
+            assert_int_equal(why.line, cases[i].line);
+        if (cases[i].words)
+            assert_non_null(strstr(why.reason, cases[i].words));
+    }
+    unload(&fx);
+    free(src);
+    assert_int_equal(hk_alloc_live(), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(window_text),
         cmocka_unit_test(window_refusals),
+        cmocka_unit_test(window_device),
         cmocka_unit_test(window_nvcc),
         cmocka_unit_test(window_run),
+        cmocka_unit_test(window_warp_refusals),
+        cmocka_unit_test(window_warp_run),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

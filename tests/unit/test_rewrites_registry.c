@@ -145,6 +145,7 @@ static const refusal_case cases[] = {
     {"split_topk_scan", k_grid_stride, "gs", {0}, "query loop", 3},
     /* a grid-stride loop whose body is one statement, not a braced block: no window in it */
     {"window_lanes", k_grid_stride, "gs", {0}, "output loop", 3},
+    {"window_warp", k_grid_stride, "gs", {0}, "output loop", 3},
     /* x[i]: a read along the thread index, not a gather into a row */
     {"staged_gather", k_grid_stride, "gs", {0}, "gather", 4},
     /* a block-strided loop with no loop around it: nothing to carry */

@@ -167,3 +167,56 @@ __global__ void count_in_index(const int *offs, const float *val, float *out, in
         s += val[offs[0] + c++];
     out[i] = s;
 }
+
+// ---- refused by window_warp only ----
+
+// An outer name read before the output's own declaration of it: declared before the output's
+// code, `base` would mean the inner one there.
+__global__ void shadow_outer(const int *offs, const float *val, float *out, int n)
+{
+    int base = 1;
+    LOOP_OUTPUTS(i, n) {
+        int lo = offs[i] + base - 1;
+        int base = offs[i + 1];
+        float m = -1.f;
+        for (int j = lo; j < base; j++)
+            if (val[j] > m)
+                m = val[j];
+        out[i] = m;
+    }
+}
+
+// The window inside an if block: the lanes whose condition fails would miss the broadcasts.
+__global__ void nested_window(const int *offs, const float *val, float *out, int n)
+{
+    LOOP_OUTPUTS(i, n) {
+        if (offs[i] < offs[i + 1]) {
+            float m = -1.f;
+            for (int j = offs[i]; j < offs[i + 1]; j++)
+                if (val[j] > m)
+                    m = val[j];
+            out[i] = m;
+        }
+    }
+}
+
+// ---- window_warp: several names in one declaration ----
+
+// A segment maximum scaled by a value read through a pointer: `s = 1 * *scale` between two
+// declarators (the declaration becomes an assignment; its product keeps both `*`).
+__global__ void scaled_segment_max(const int *offs, const int *scale, const float *val, float *out, int *arg,
+                                   int n)
+{
+    LOOP_OUTPUTS(i, n) {
+        int lo = offs[i], s = 1 * *scale, hi = offs[i + 1];
+        float m = -1e30f;
+        int a = -1;
+        for (int j = lo; j < hi; j++)
+            if (val[j] * s > m) {
+                m = val[j] * s;
+                a = j;
+            }
+        out[i] = m;
+        arg[i] = a;
+    }
+}
