@@ -1942,6 +1942,8 @@ static const struct hk_msg_entry msgs[HK_MSG_COUNT] = {
       "启动后 __device__ 变量 %s（%zu 字节）被改变：第 %zu..%zu 字节启动前为 %s，启动后为 %s；内核必须让它的可写全局变量保持原样（启动器在每次启动前恢复它们）"),
     F(MEAS_LAUNCH_UNRESTORED, "%zu writable global(s) of the kernel image (the first: %s) cannot be found in the loaded module, so the launcher cannot restore them before every launch",
       "内核映像中有 %zu 个可写全局变量（第一个：%s）在已加载的模块中找不到，启动器无法在每次启动前恢复它们"),
+    F(MEAS_LAUNCH_FRAME, "the kernel's local frame is %zu bytes per thread, more than the %zu the launcher clears before every launch: local memory beyond that keeps what one launch left for the next",
+      "内核的局部栈帧为每线程 %zu 字节，超过启动器在每次启动前清零的 %zu 字节：超出部分的局部内存会把一次启动留下的内容保留到下一次启动"),
     F(MEAS_PRIMING_AT, "priming launch at size %d: %s", "规模 %d 的预热启动：%s"),
     M(MEAS_LAUNCH_LENIENT,
       "the baseline's own launches change its writable globals: restored before every launch, not a rejection",

@@ -1100,6 +1100,7 @@ enum hk_msg {
     HK_MSG_MEAS_EXIT_STATUS,         /* %d status, %s its meaning, %s ": " or "", %s stderr */
     HK_MSG_MEAS_LAUNCH_STATE,        /* the launcher's HK_LAUNCH_STATE_FMT, word for word */
     HK_MSG_MEAS_LAUNCH_UNRESTORED,   /* the launcher's HK_LAUNCH_UNRESTORED_FMT */
+    HK_MSG_MEAS_LAUNCH_FRAME,        /* the launcher's HK_LAUNCH_FRAME_FMT */
     HK_MSG_MEAS_PRIMING_AT,          /* the launcher's prefix of a priming launch's failure:
                                       * %d size, %s its sentence */
     HK_MSG_MEAS_LAUNCH_LENIENT,      /* why a baseline's changed globals are not a rejection */
