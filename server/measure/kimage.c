@@ -303,8 +303,9 @@ typedef struct {
     /* local memory (KIMAGE_LOCAL_BITS) */
     bool in_id;       /* reading a name (not a register) */
     bool id_dot;      /* the name follows a '.' (a state space, a type, a directive) */
-    char id[32];
-    size_t id_len;    /* sizeof id + 1: too long to be any word the scan looks for */
+    char id[48];      /* its first bytes */
+    size_t id_len;    /* its length (may exceed sizeof id) */
+    unsigned long long id_hash; /* the whole name's (FNV-1a), for a function's name */
     char prev;        /* the last code character before the current one (blanks skipped) */
     bool depot_size;  /* reading the [SIZE] after a __local_depot name */
     long depot_bytes; /* that size so far */
@@ -452,14 +453,6 @@ static bool ptx_name_char(char c)
            c == '_' || c == '$';
 }
 
-static unsigned long long name_hash(const char *p, size_t n)
-{
-    unsigned long long h = 1469598103934665603ull; /* FNV-1a; never 0 for a name */
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (unsigned char)p[i]) * 1099511628211ull;
-    return h ? h : 1;
-}
-
 /* A finding whose text is not the current line: set now. */
 static void ptx_found_text(ptx_scan *s, unsigned bit, long line, const char *what, const char *text)
 {
@@ -475,9 +468,11 @@ static void ptx_end_id(ptx_scan *s)
         return;
     s->in_id = false;
     const char *w = s->id;
-    size_t n = s->id_len;
-    if (n > sizeof s->id)
-        return; /* longer than any word looked for; as a function name, hashed short */
+    bool whole = s->id_len <= sizeof s->id; /* every word looked for is shorter */
+    size_t n = whole ? s->id_len : sizeof s->id;
+    unsigned long long hash = s->id_hash ? s->id_hash : 1;
+    if (!whole)
+        n = 0; /* no word matches; a function's name still counts by its hash */
     if (s->seen_begin && s->id_dot && span_is(w, n, "local"))
         ptx_found(s, KIMAGE_LOCAL_ASM, ".local");
     if (n >= 13 && !memcmp(w, "__local_depot", 13)) {
@@ -499,8 +494,9 @@ static void ptx_end_id(ptx_scan *s)
     }
     if (!s->id_dot && s->header == 1 && s->parens == 0) {
         s->header = 0;
-        s->pending_fn = name_hash(w, n);
-        snprintf(s->pending_name, sizeof s->pending_name, "%.*s", (int)n, w);
+        s->pending_fn = hash;
+        snprintf(s->pending_name, sizeof s->pending_name, "%.*s",
+                 (int)(whole ? s->id_len : sizeof s->id), w); /* cut to fit, for messages */
         return;
     }
     if (!s->id_dot && s->call == 0 && s->braces > 0 && span_is(w, n, "call")) {
@@ -515,7 +511,7 @@ static void ptx_end_id(ptx_scan *s)
             ptx_found(s, KIMAGE_RECURSION, "call"); /* outside any function; or too many */
         } else {
             s->edges[s->n_edges].from = s->cur_fn;
-            s->edges[s->n_edges].to = name_hash(w, n);
+            s->edges[s->n_edges].to = hash;
             s->edges[s->n_edges].line = s->call_line;
             s->n_edges++;
         }
@@ -646,9 +642,9 @@ static void ptx_feed(ptx_scan *s, const char *p, size_t n)
         if (s->in_id) {
             if (ptx_name_char(c)) {
                 if (s->id_len < sizeof s->id)
-                    s->id[s->id_len++] = c;
-                else
-                    s->id_len = sizeof s->id + 1;
+                    s->id[s->id_len] = c;
+                s->id_len++;
+                s->id_hash = (s->id_hash ^ (unsigned char)c) * 1099511628211ull;
                 continue;
             }
             ptx_end_id(s);
@@ -696,6 +692,7 @@ static void ptx_feed(ptx_scan *s, const char *p, size_t n)
             s->id_dot = s->prev == '.';
             s->id[0] = c;
             s->id_len = 1;
+            s->id_hash = (1469598103934665603ull ^ (unsigned char)c) * 1099511628211ull;
         } else if (c == '{') {
             if (s->braces++ == 0)
                 ptx_enter_function(s);

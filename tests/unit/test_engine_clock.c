@@ -417,6 +417,19 @@ static void test_calls(void **state)
     assert_int_equal(c.reads, KIMAGE_RECURSION);
     assert_int_equal(c.line[k], 8);
     assert_string_equal(c.text[k], "call %rd5");
+    /* nvcc's long mangled names, told apart past their first 48 bytes, after a braced
+     * initializer at file scope and an assert's extern declaration (as in real PTX) */
+#define LONG1 "_Z25layernorm_forward_kernel6PfS_S_PKfS1_S1_ii_and_more_of_it_1"
+#define LONG2 "_Z25layernorm_forward_kernel6PfS_S_PKfS1_S1_ii_and_more_of_it_2"
+    scan(".extern .func __assertfail\n(\n\t.param .b64 __assertfail_param_0\n)\n;\n"
+         ".global .align 1 .b8 $str[3] = {98, 108, 0};\n"
+         FUNC(LONG1, CALL("__assertfail")) FUNC(LONG2, CALL(LONG1))
+         ".visible .entry " LONG1 "_k(\n\t.param .u64 p\n)\n{\n" CALL(LONG2) "\tret;\n}\n",
+         &c);
+    assert_int_equal(c.reads, 0);
+    scan(FUNC(LONG1, CALL(LONG2)) FUNC(LONG2, CALL(LONG1)), &c);
+    assert_int_equal(c.reads, KIMAGE_RECURSION);
+    assert_string_equal(c.text[k], "call _Z25layernorm_forward_kernel6PfS_S_PKfS1_S1_ii_"); /* cut */
     /* `call` in a comment, a string, or as part of a name is no call */
     scan(FUNC("_Z1fi", "\t// call.uni (retval0), _Z1fi, (param0);\n"
                        "\t.pragma \"call _Z1fi\";\n\tmov.u32 \t%r1, call_count;\n"),
