@@ -469,10 +469,8 @@ static void ptx_end_id(ptx_scan *s)
     s->in_id = false;
     const char *w = s->id;
     bool whole = s->id_len <= sizeof s->id; /* every word looked for is shorter */
-    size_t n = whole ? s->id_len : sizeof s->id;
+    size_t n = whole ? s->id_len : 0; /* a longer name matches no word, but counts by its hash */
     unsigned long long hash = s->id_hash ? s->id_hash : 1;
-    if (!whole)
-        n = 0; /* no word matches; a function's name still counts by its hash */
     if (s->seen_begin && s->id_dot && span_is(w, n, "local"))
         ptx_found(s, KIMAGE_LOCAL_ASM, ".local");
     if (n >= 13 && !memcmp(w, "__local_depot", 13)) {
