@@ -153,6 +153,12 @@ enum hk_exit {
 #define HK_LAUNCH_UNRESTORED_FMT                                                                \
     "%zu writable global(s) of the kernel image (the first: %s) cannot be found in the loaded "  \
     "module, so the launcher cannot restore them before every launch"
+/* A candidate whose local frame is larger than hk_lmem_scrub clears (HK_LMEM_MOST, the
+ * PTX scan's KIMAGE_LOCAL_SCRUB_MOST): the frame's bytes, the most the scrub clears. */
+#define HK_LMEM_MOST ((size_t)65536)
+#define HK_LAUNCH_FRAME_FMT                                                                     \
+    "the kernel's local frame is %zu bytes per thread, more than the %zu the launcher clears "    \
+    "before every launch: local memory beyond that keeps what one launch left for the next"
 #define HK_LAUNCH_STATE_FMT                                                                     \
     "the launch left __device__ variable %s (%zu bytes) changed: bytes %zu..%zu were %s before " \
     "the launch and %s after it; a kernel must leave its writable globals as it found them "   \
@@ -1724,8 +1730,11 @@ static void hk_smem_scrub(void)
  * threads per SM, twice over), writes zeros over every frame a candidate can have left.
  * Run before every launch of a candidate whose image has a frame (hk_lmem_bytes, from
  * hk_kmod.local_bytes), beside the shared-memory scrub; sized up to the next of 256 B, 1, 4,
- * 16 and 64 KiB (a larger frame is scrubbed over its first 64 KiB). Nothing for a kernel
- * without a frame. Dynamic stack (alloca, recursion beyond the frame) is not covered. */
+ * 16 and 64 KiB (HK_LMEM_MOST: a larger frame is scrubbed over its first 64 KiB, and a
+ * candidate's checked process fails launch_state with HK_LAUNCH_FRAME_FMT). Nothing for a
+ * kernel without a frame. What the frame does not show -- the dynamic stack (alloca),
+ * recursion, calls through a pointer, inline asm addressing .local itself -- the referee
+ * refuses from the PTX before any run (measure_local_check, local_state). */
 template <unsigned WORDS> static __global__ void hk_lmem_scrub_kernel(void)
 {
     volatile unsigned frame[WORDS];
@@ -1755,8 +1764,8 @@ static void hk_lmem_scrub(void)
         hk_lmem_scrub_kernel<1024><<<hk_lmem_blocks, 256>>>();
     else if (hk_lmem_bytes <= 16384)
         hk_lmem_scrub_kernel<4096><<<hk_lmem_blocks, 256>>>();
-    else
-        hk_lmem_scrub_kernel<16384><<<hk_lmem_blocks, 256>>>();
+    else /* HK_LMEM_MOST */
+        hk_lmem_scrub_kernel<HK_LMEM_MOST / 4><<<hk_lmem_blocks, 256>>>();
     HK_CHECK(cudaGetLastError());
 }
 
@@ -2526,6 +2535,9 @@ static int hk_main(int argc, char **argv, const hk_program *p)
     if (o.module) {
         hk_kmod_load(&hk_main_kmod, o.module, o.function);
         hk_lmem_bytes = hk_main_kmod.local_bytes; /* its frame is scrubbed before each launch */
+        if (o.launch_state_check && hk_lmem_bytes > HK_LMEM_MOST) /* but not past 64 KiB */
+            hk_fail(HK_EXIT_LAUNCH_STATE, "launch_state", HK_LAUNCH_FRAME_FMT, hk_lmem_bytes,
+                    HK_LMEM_MOST);
         hk_kmod_globals(&hk_main_kmod, p);
         const hk_kstate *ks = hk_main_kmod.state;
         if (o.launch_state_check && ks->unrestored) {

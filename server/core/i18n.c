@@ -1942,6 +1942,8 @@ static const struct hk_msg_entry msgs[HK_MSG_COUNT] = {
       "启动后 __device__ 变量 %s（%zu 字节）被改变：第 %zu..%zu 字节启动前为 %s，启动后为 %s；内核必须让它的可写全局变量保持原样（启动器在每次启动前恢复它们）"),
     F(MEAS_LAUNCH_UNRESTORED, "%zu writable global(s) of the kernel image (the first: %s) cannot be found in the loaded module, so the launcher cannot restore them before every launch",
       "内核映像中有 %zu 个可写全局变量（第一个：%s）在已加载的模块中找不到，启动器无法在每次启动前恢复它们"),
+    F(MEAS_LAUNCH_FRAME, "the kernel's local frame is %zu bytes per thread, more than the %zu the launcher clears before every launch: local memory beyond that keeps what one launch left for the next",
+      "内核的局部栈帧为每线程 %zu 字节，超过启动器在每次启动前清零的 %zu 字节：超出部分的局部内存会把一次启动留下的内容保留到下一次启动"),
     F(MEAS_PRIMING_AT, "priming launch at size %d: %s", "规模 %d 的预热启动：%s"),
     M(MEAS_LAUNCH_LENIENT,
       "the baseline's own launches change its writable globals: restored before every launch, not a rejection",
@@ -2408,6 +2410,41 @@ static const struct hk_msg_entry msgs[HK_MSG_COUNT] = {
       "apart",
       "候选版本的设备代码含有能把指令拆开拼出或用原始字写出的汇编行（%s，汇编第 %ld 行：%s），而基线的没有：读取时钟的核函数能区分"
       "计时、检查和 sanitizer 下的启动"),
+    F(MEAS_LOCAL_PTX_0,
+      "the candidate's inline asm reaches local memory (%s, PTX line %ld: %s), which the baseline's "
+      "does not: local memory outside the kernel's frame is not cleared before a launch, so a "
+      "kernel can leave a mark there in one launch and find it in the next, and behave "
+      "differently in the timed launches than in the checked and sanitized ones first",
+      "候选版本的内联汇编访问了局部内存（%s，PTX 第 %ld 行：%s），"
+      "而基线的没有：核函数栈帧以外的局部内存在启动前不会被清零，核函数可以在一次启动中留下标记、在下一次启动中读到，"
+      "从而在计时的启动中与先前检查和 sanitizer 下的启动表现不同"),
+    F(MEAS_LOCAL_PTX_1,
+      "the candidate's device code allocates on the dynamic stack (%s, PTX line %ld: %s), which the baseline's "
+      "does not: local memory outside the kernel's frame is not cleared before a launch, so a "
+      "kernel can leave a mark there in one launch and find it in the next, and behave "
+      "differently in the timed launches than in the checked and sanitized ones first",
+      "候选版本的设备代码在动态栈上分配内存（%s，PTX 第 %ld 行：%s），"
+      "而基线的没有：核函数栈帧以外的局部内存在启动前不会被清零，核函数可以在一次启动中留下标记、在下一次启动中读到，"
+      "从而在计时的启动中与先前检查和 sanitizer 下的启动表现不同"),
+    F(MEAS_LOCAL_PTX_2,
+      "the candidate's device code makes a call whose stack the kernel's frame does not include: recursion or a call through a pointer (%s, PTX line %ld: %s), which the baseline's "
+      "does not: local memory outside the kernel's frame is not cleared before a launch, so a "
+      "kernel can leave a mark there in one launch and find it in the next, and behave "
+      "differently in the timed launches than in the checked and sanitized ones first",
+      "候选版本的设备代码含有栈不在核函数栈帧之内的调用：递归或经由指针的调用（%s，PTX 第 %ld 行：%s），"
+      "而基线的没有：核函数栈帧以外的局部内存在启动前不会被清零，核函数可以在一次启动中留下标记、在下一次启动中读到，"
+      "从而在计时的启动中与先前检查和 sanitizer 下的启动表现不同"),
+    F(MEAS_LOCAL_PTX_3,
+      "the candidate's local frame is larger than the 64 KiB the launcher clears before each launch (%s, PTX line %ld: %s), which the baseline's "
+      "does not: local memory outside the kernel's frame is not cleared before a launch, so a "
+      "kernel can leave a mark there in one launch and find it in the next, and behave "
+      "differently in the timed launches than in the checked and sanitized ones first",
+      "候选版本的局部栈帧大于启动器在每次启动前清零的 64 KiB（%s，PTX 第 %ld 行：%s），"
+      "而基线的没有：核函数栈帧以外的局部内存在启动前不会被清零，核函数可以在一次启动中留下标记、在下一次启动中读到，"
+      "从而在计时的启动中与先前检查和 sanitizer 下的启动表现不同"),
+    M(MEAS_LOCAL_DCU,
+      "a DCU code object: its assembly is not read for local memory",
+      "DCU 代码对象：未检查其汇编中的局部内存访问"),
     F(MEAS_RUN_NOT_STARTED, "could not start %s: %s", "无法启动 %s：%s"),
     M(MEAS_RUN_NO_RESULT, "exit status 0 without a result line",
       "退出状态为 0，但没有输出结果行"),

@@ -1100,6 +1100,7 @@ enum hk_msg {
     HK_MSG_MEAS_EXIT_STATUS,         /* %d status, %s its meaning, %s ": " or "", %s stderr */
     HK_MSG_MEAS_LAUNCH_STATE,        /* the launcher's HK_LAUNCH_STATE_FMT, word for word */
     HK_MSG_MEAS_LAUNCH_UNRESTORED,   /* the launcher's HK_LAUNCH_UNRESTORED_FMT */
+    HK_MSG_MEAS_LAUNCH_FRAME,        /* the launcher's HK_LAUNCH_FRAME_FMT */
     HK_MSG_MEAS_PRIMING_AT,          /* the launcher's prefix of a priming launch's failure:
                                       * %d size, %s its sentence */
     HK_MSG_MEAS_LAUNCH_LENIENT,      /* why a baseline's changed globals are not a rejection */
@@ -1366,6 +1367,11 @@ enum hk_msg {
     HK_MSG_MEAS_CLK_ASM_1,
     HK_MSG_MEAS_CLK_ASM_2,
     HK_MSG_MEAS_CLK_ASM_3,
+    HK_MSG_MEAS_LOCAL_PTX_0,         /* measure_local_check: %s what, %ld line, %s text */
+    HK_MSG_MEAS_LOCAL_PTX_1,
+    HK_MSG_MEAS_LOCAL_PTX_2,
+    HK_MSG_MEAS_LOCAL_PTX_3,
+    HK_MSG_MEAS_LOCAL_DCU,           /* measure_local_check's why for a DCU code object */
     HK_MSG_MEAS_RUN_NOT_STARTED,      /* %s executable, %s hk_strerror */
     HK_MSG_MEAS_RUN_NO_RESULT,        /* the harness exited 0 without its result line */
     HK_MSG_MEAS_RUN_NO_RESULT_SAYS,   /* %s its error */

@@ -279,6 +279,11 @@ out:
 
 /* ---- clock reads in PTX ---- */
 
+/* The most functions and calls the PTX scan follows; past either, KIMAGE_RECURSION. nvcc's
+ * whole-program PTX has a few (ptxas inlines the rest of the calls). */
+#define KIMAGE_PTX_FUNCS 256
+#define KIMAGE_PTX_CALLS 1024
+
 /* A streaming scan: PTX can be hundreds of MB (an initialised __device__ array is written
  * out element by element), so the file is fed in chunks and nothing grows with it. */
 typedef struct {
@@ -295,6 +300,38 @@ typedef struct {
     char cur[160]; /* the current line's first bytes */
     size_t cur_len;
     unsigned pending; /* bits first found on the current line: their text is filled at its end */
+    /* local memory (KIMAGE_LOCAL_BITS) */
+    bool in_id;       /* reading a name (not a register) */
+    bool id_dot;      /* the name follows a '.' (a state space, a type, a directive) */
+    char id[48];      /* its first bytes */
+    size_t id_len;    /* its length (may exceed sizeof id) */
+    unsigned long long id_hash; /* the whole name's (FNV-1a), for a function's name */
+    char prev;        /* the last code character before the current one (blanks skipped) */
+    bool depot_size;  /* reading the [SIZE] after a __local_depot name */
+    long depot_bytes; /* that size so far */
+    long depot_total; /* the sizes of every depot declared (capped) */
+    bool seen_begin;  /* a `// begin inline asm` line was seen */
+    long last_end;    /* the line of the last `// end inline asm`; 0: none */
+    /* calls: the function headers and the call graph, in fixed tables */
+    int braces;       /* '{' depth */
+    int parens;       /* '(' depth */
+    int header;       /* 1: after .func/.entry, before its name */
+    unsigned long long pending_fn; /* the name of that header (hash); 0: none */
+    char pending_name[48];
+    int cur_fn;       /* index of the function whose body the scan is in; -1: none */
+    int call;         /* 1: after `call`, before its target */
+    int call_parens;  /* the '(' depth the call started at */
+    long call_line;
+    size_t n_fns, n_edges;
+    struct {
+        unsigned long long hash;
+        char name[48];
+    } fns[KIMAGE_PTX_FUNCS];
+    struct {
+        int from;
+        unsigned long long to;
+        long line;
+    } edges[KIMAGE_PTX_CALLS];
 } ptx_scan;
 
 int kimage_clocks_first(unsigned bits)
@@ -343,12 +380,23 @@ static void ptx_found(ptx_scan *s, unsigned bit, const char *what)
         s->pending |= bit;
 }
 
+static void ptx_found_text(ptx_scan *s, unsigned bit, long line, const char *what, const char *text);
+
 static void ptx_end_token(ptx_scan *s)
 {
     if (!s->in_tok)
         return;
     s->in_tok = false;
     unsigned bit = ptx_register_bit(s->tok, s->tok_len);
+    if (s->call == 2) { /* the target of a call: a register, so a function pointer */
+        char text[48];
+        s->call = 0;
+        snprintf(text, sizeof text, "call %%%.*s", (int)s->tok_len, s->tok);
+        ptx_found_text(s, KIMAGE_RECURSION, s->call_line, "call", text);
+    }
+    if (!bit && s->seen_begin &&
+        ((s->tok_len == 2 && !memcmp(s->tok, "SP", 2)) || (s->tok_len == 3 && !memcmp(s->tok, "SPL", 3))))
+        bit = KIMAGE_LOCAL_ASM; /* the stack pointer, inside the inline asm span */
     if (bit) {
         char what[sizeof s->tok + 1];
         snprintf(what, sizeof what, "%%%.*s", (int)s->tok_len, s->tok);
@@ -356,14 +404,28 @@ static void ptx_end_token(ptx_scan *s)
     }
 }
 
+static void ptx_end_id(ptx_scan *s);
+
+static bool span_is(const char *p, size_t n, const char *word)
+{
+    return strlen(word) == n && !memcmp(p, word, n);
+}
+
 static void ptx_end_line(ptx_scan *s)
 {
     ptx_end_token(s);
+    ptx_end_id(s);
     size_t a = 0, b = s->cur_len;
     while (a < b && (s->cur[a] == ' ' || s->cur[a] == '\t'))
         a++;
     while (b > a && (s->cur[b - 1] == ' ' || s->cur[b - 1] == '\t' || s->cur[b - 1] == '\r'))
         b--;
+    /* nvcc's marks around inline asm, read on the raw line whatever the comment state (the
+     * asm text can open a comment over them, but not hide them from this) */
+    if (span_is(s->cur + a, b - a, "// begin inline asm"))
+        s->seen_begin = true;
+    else if (span_is(s->cur + a, b - a, "// end inline asm"))
+        s->last_end = s->line;
     for (int i = 0; i < KIMAGE_CLOCK_KINDS; i++)
         if (s->pending & (1u << i)) {
             /* tabs (nvcc's PTX aligns operands with them) read as one space in a message */
@@ -389,6 +451,151 @@ static bool ptx_name_char(char c)
 {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
            c == '_' || c == '$';
+}
+
+/* A finding whose text is not the current line: set now. */
+static void ptx_found_text(ptx_scan *s, unsigned bit, long line, const char *what, const char *text)
+{
+    int i = clocks_mark(s->out, bit, line, what);
+    if (i >= 0)
+        snprintf(s->out->text[i], sizeof s->out->text[i], "%s", text);
+}
+
+/* A name ended: the local-memory words, function headers and call targets. */
+static void ptx_end_id(ptx_scan *s)
+{
+    if (!s->in_id)
+        return;
+    s->in_id = false;
+    const char *w = s->id;
+    bool whole = s->id_len <= sizeof s->id; /* every word looked for is shorter */
+    size_t n = whole ? s->id_len : 0; /* a longer name matches no word, but counts by its hash */
+    unsigned long long hash = s->id_hash ? s->id_hash : 1;
+    if (s->seen_begin && s->id_dot && span_is(w, n, "local"))
+        ptx_found(s, KIMAGE_LOCAL_ASM, ".local");
+    if (n >= 13 && !memcmp(w, "__local_depot", 13)) {
+        if (s->seen_begin)
+            ptx_found(s, KIMAGE_LOCAL_ASM, "__local_depot");
+        s->depot_size = true; /* a `[SIZE]` right after it declares the depot */
+        s->depot_bytes = -1;
+    }
+    if (!s->id_dot && (span_is(w, n, "alloca") || span_is(w, n, "stacksave") ||
+                       span_is(w, n, "stackrestore"))) {
+        char what[16];
+        snprintf(what, sizeof what, "%.*s", (int)n, w);
+        ptx_found(s, KIMAGE_DYNAMIC_STACK, what);
+    }
+    if (s->id_dot && (span_is(w, n, "func") || span_is(w, n, "entry")) && s->braces == 0) {
+        s->header = 1;
+        s->pending_fn = 0;
+        return;
+    }
+    if (!s->id_dot && s->header == 1 && s->parens == 0) {
+        s->header = 0;
+        s->pending_fn = hash;
+        snprintf(s->pending_name, sizeof s->pending_name, "%.*s",
+                 (int)(whole ? s->id_len : sizeof s->id), w); /* cut to fit, for messages */
+        return;
+    }
+    if (!s->id_dot && s->call == 0 && s->braces > 0 && span_is(w, n, "call")) {
+        s->call = 1;
+        s->call_parens = s->parens;
+        s->call_line = s->line;
+        return;
+    }
+    if (!s->id_dot && s->call == 1 && s->parens == s->call_parens) {
+        s->call = 0; /* the target: a function's name */
+        if (s->cur_fn < 0 || s->n_edges == KIMAGE_PTX_CALLS) {
+            ptx_found(s, KIMAGE_RECURSION, "call"); /* outside any function; or too many */
+        } else {
+            s->edges[s->n_edges].from = s->cur_fn;
+            s->edges[s->n_edges].to = hash;
+            s->edges[s->n_edges].line = s->call_line;
+            s->n_edges++;
+        }
+    }
+}
+
+/* A function body opens with the pending header's name. */
+static void ptx_enter_function(ptx_scan *s)
+{
+    s->cur_fn = -1;
+    if (!s->pending_fn)
+        return;
+    for (size_t i = 0; i < s->n_fns; i++)
+        if (s->fns[i].hash == s->pending_fn) {
+            s->cur_fn = (int)i; /* defined twice: one node */
+            break;
+        }
+    if (s->cur_fn < 0) {
+        if (s->n_fns == KIMAGE_PTX_FUNCS) {
+            ptx_found(s, KIMAGE_RECURSION, "call"); /* more functions than the scan follows */
+        } else {
+            s->fns[s->n_fns].hash = s->pending_fn;
+            memcpy(s->fns[s->n_fns].name, s->pending_name, sizeof s->pending_name);
+            s->cur_fn = (int)s->n_fns++;
+        }
+    }
+    s->pending_fn = 0;
+}
+
+/* The end of the text: the call graph's cycles, the asm span's end. */
+static void ptx_finish(ptx_scan *s)
+{
+    ptx_end_line(s);
+    kimage_clocks *o = s->out;
+    int k = kimage_clocks_first(KIMAGE_LOCAL_ASM);
+    if ((o->reads & KIMAGE_LOCAL_ASM) && o->line[k] > s->last_end) {
+        /* the first use after the first begin line lies past the last end line: none in the span */
+        o->reads &= ~KIMAGE_LOCAL_ASM;
+        o->line[k] = 0;
+        o->what[k][0] = o->text[k][0] = '\0';
+    }
+    /* cycles: depth-first from every function; state 0 new, 1 on the path, 2 done. The
+     * graph is small (KIMAGE_PTX_FUNCS nodes), so an explicit stack of (node, next edge). */
+    unsigned char state[KIMAGE_PTX_FUNCS];
+    int stack_fn[KIMAGE_PTX_FUNCS];
+    size_t stack_edge[KIMAGE_PTX_FUNCS];
+    memset(state, 0, sizeof state);
+    for (size_t root = 0; root < s->n_fns && !(o->reads & KIMAGE_RECURSION); root++) {
+        if (state[root])
+            continue;
+        size_t depth = 0;
+        stack_fn[0] = (int)root;
+        stack_edge[0] = 0;
+        state[root] = 1;
+        depth = 1;
+        while (depth) {
+            int f = stack_fn[depth - 1];
+            size_t e = stack_edge[depth - 1];
+            while (e < s->n_edges && s->edges[e].from != f)
+                e++;
+            if (e == s->n_edges) {
+                state[f] = 2;
+                depth--;
+                continue;
+            }
+            stack_edge[depth - 1] = e + 1;
+            int to = -1;
+            for (size_t i = 0; i < s->n_fns; i++)
+                if (s->fns[i].hash == s->edges[e].to) {
+                    to = (int)i;
+                    break;
+                }
+            if (to < 0 || state[to] == 2)
+                continue; /* not defined here (vprintf ...): a leaf */
+            if (state[to] == 1) {
+                char text[80];
+                snprintf(text, sizeof text, "call %s", s->fns[to].name);
+                ptx_found_text(s, KIMAGE_RECURSION, s->edges[e].line, "call", text);
+                break;
+            }
+            state[to] = 1;
+            stack_fn[depth] = to;
+            stack_edge[depth] = 0;
+            depth++;
+        }
+    }
 }
 
 static void ptx_feed(ptx_scan *s, const char *p, size_t n)
@@ -430,6 +637,37 @@ static void ptx_feed(ptx_scan *s, const char *p, size_t n)
             }
             ptx_end_token(s);
         }
+        if (s->in_id) {
+            if (ptx_name_char(c)) {
+                if (s->id_len < sizeof s->id)
+                    s->id[s->id_len] = c;
+                s->id_len++;
+                s->id_hash = (s->id_hash ^ (unsigned char)c) * 1099511628211ull;
+                continue;
+            }
+            ptx_end_id(s);
+        }
+        if (s->depot_size) { /* __local_depotN[SIZE] */
+            if (c == '[' && s->depot_bytes < 0) {
+                s->depot_bytes = 0;
+                continue;
+            }
+            if (s->depot_bytes >= 0 && c >= '0' && c <= '9') {
+                if (s->depot_bytes <= KIMAGE_LOCAL_SCRUB_MOST * 16)
+                    s->depot_bytes = s->depot_bytes * 10 + (c - '0');
+                continue;
+            }
+            if (s->depot_bytes >= 0 && c == ']') {
+                s->depot_size = false;
+                if (s->depot_total <= KIMAGE_LOCAL_SCRUB_MOST * 16)
+                    s->depot_total += s->depot_bytes;
+                if (s->depot_total > KIMAGE_LOCAL_SCRUB_MOST)
+                    ptx_found(s, KIMAGE_LARGE_FRAME, "__local_depot");
+                continue;
+            }
+            if (c != ' ' && c != '\t' && c != '\r')
+                s->depot_size = false;
+        }
         if (s->slash && (c == '/' || c == '*')) {
             s->mode = c == '/' ? PS_LINE_COMMENT : PS_BLOCK_COMMENT;
             s->star = false;
@@ -443,11 +681,37 @@ static void ptx_feed(ptx_scan *s, const char *p, size_t n)
         } else if (c == '%') {
             s->in_tok = true;
             s->tok_len = 0;
+            if (s->call == 1 && s->parens == s->call_parens)
+                s->call = 2; /* a call's target in a register */
         } else if (c == '#' && s->line_start) {
             ptx_found(s, KIMAGE_PTX_DIRECTIVE, "#");
+        } else if (ptx_name_char(c)) {
+            s->in_id = true;
+            s->id_dot = s->prev == '.';
+            s->id[0] = c;
+            s->id_len = 1;
+            s->id_hash = (1469598103934665603ull ^ (unsigned char)c) * 1099511628211ull;
+        } else if (c == '{') {
+            if (s->braces++ == 0)
+                ptx_enter_function(s);
+        } else if (c == '}') {
+            if (s->braces > 0 && --s->braces == 0)
+                s->cur_fn = -1;
+        } else if (c == '(') {
+            s->parens++;
+        } else if (c == ')') {
+            s->parens -= s->parens > 0;
+        } else if (c == ';') {
+            s->call = 0;
+            if (s->braces == 0) { /* a declaration, not a definition */
+                s->header = 0;
+                s->pending_fn = 0;
+            }
         }
-        if (c != ' ' && c != '\t' && c != '\r')
+        if (c != ' ' && c != '\t' && c != '\r') {
             s->line_start = false;
+            s->prev = c;
+        }
     }
 }
 
@@ -459,6 +723,7 @@ static void ptx_scan_init(ptx_scan *s, kimage_clocks *out)
     s->mode = PS_CODE;
     s->line = 1;
     s->line_start = true;
+    s->cur_fn = -1;
 }
 
 void kimage_ptx_clocks(const char *text, size_t len, kimage_clocks *out)
@@ -466,7 +731,7 @@ void kimage_ptx_clocks(const char *text, size_t len, kimage_clocks *out)
     ptx_scan s;
     ptx_scan_init(&s, out);
     ptx_feed(&s, text, len);
-    ptx_end_line(&s);
+    ptx_finish(&s);
 }
 
 /* The file at path fed to a scanner in chunks (feed(scan, bytes, n)); HK_ENOENT, HK_EIO. */
@@ -496,7 +761,7 @@ int kimage_ptx_clocks_file(const char *path, kimage_clocks *out)
     int rc = feed_file(path, ptx_feed_any, &s);
     if (rc == HK_ENOENT)
         return rc;
-    ptx_end_line(&s);
+    ptx_finish(&s);
     return rc;
 }
 

@@ -46,19 +46,42 @@ enum {
                                          * logical clock that tells a process's first launch
                                          * (the checked and sanitized ones) from its later,
                                          * timed ones without any state of the kernel's own */
+    /* Local memory the launcher's scrub (hk_lmem_scrub in include/hk_harness.h: the kernel's
+     * frame, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, up to KIMAGE_LOCAL_SCRUB_MOST) does not
+     * cover, where a kernel can keep a mark from one launch for the next (measure_local_check): */
+    KIMAGE_LOCAL_ASM = 1u << 5,         /* inline asm that names local memory: a `.local` state
+                                         * space (ld/st/atom.local, cvta[.to].local, a .local
+                                         * declaration), %SP, %SPL or __local_depot*. Its text
+                                         * lies between nvcc's
+                                         * `// begin inline asm` and `// end inline asm` lines,
+                                         * which the asm text can forge, so the whole span from
+                                         * the file's first begin line to its last end line counts
+                                         * (compiler code between two asm statements included) */
+    KIMAGE_DYNAMIC_STACK = 1u << 6,     /* `alloca`, `stacksave`, `stackrestore` anywhere */
+    KIMAGE_RECURSION = 1u << 7,         /* a call cycle among the file's functions, a call
+                                         * through a register (a function pointer), a call from
+                                         * outside any function, or more calls or functions than
+                                         * the scan follows: stack frames the kernel's does not
+                                         * include */
+    KIMAGE_LARGE_FRAME = 1u << 8,       /* local depots (__local_depotN[SIZE]) adding up to more
+                                         * than KIMAGE_LOCAL_SCRUB_MOST: the scrub's largest frame */
 };
-enum { KIMAGE_CLOCK_KINDS = 5 }; /* the bits above, each with a slot below */
+enum { KIMAGE_CLOCK_KINDS = 9 }; /* the bits above, each with a slot below */
+#define KIMAGE_CLOCK_BITS 0x1fu  /* the clock kinds (measure_clock_check judges these) */
+#define KIMAGE_LOCAL_BITS 0x1e0u /* the local-memory kinds (measure_local_check) */
+#define KIMAGE_LOCAL_SCRUB_MOST 65536L /* bytes: the largest frame hk_lmem_scrub writes over */
 
 /* The first read of each kind and the kinds seen. Value struct. */
 typedef struct {
-    unsigned reads;   /* KIMAGE_READS_* / KIMAGE_PTX_DIRECTIVE bits found */
+    unsigned reads;   /* KIMAGE_READS_* / KIMAGE_PTX_DIRECTIVE / KIMAGE_LOCAL_BITS bits found */
     long line[KIMAGE_CLOCK_KINDS]; /* per bit (in bit order): line of its first occurrence, 1-based; 0: none */
     char what[KIMAGE_CLOCK_KINDS][40]; /* per bit: the register as written ("%globaltimer"), "#", or in
                        * assembly the instruction or directive ("s_memtime", ".long") */
     char text[KIMAGE_CLOCK_KINDS][160]; /* per bit: that line, blanks trimmed, cut to fit */
 } kimage_clocks;
 
-/* The clock reads of a PTX text (len bytes; comments and string literals skipped). Pure. */
+/* The clock reads and local-memory uses of a PTX text (len bytes; comments and string
+ * literals skipped). Pure. */
 void kimage_ptx_clocks(const char *text, size_t len, kimage_clocks *out);
 
 /* The same for the PTX file at path, read in chunks (no size cap: a PTX made huge by an
@@ -79,7 +102,7 @@ int kimage_ptx_clocks_file(const char *path, kimage_clocks *out);
 void kimage_asm_clocks(const char *text, size_t len, kimage_clocks *out);
 int kimage_asm_clocks_file(const char *path, kimage_clocks *out);
 
-/* The bit's index (0..3) of the first bit set in bits; -1 when none. */
+/* The bit's index (0..KIMAGE_CLOCK_KINDS-1) of the first bit set in bits; -1 when none. */
 int kimage_clocks_first(unsigned bits);
 
 #endif

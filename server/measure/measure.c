@@ -64,6 +64,7 @@ static const char *const reason_names[] = {
     [MEASURE_UNFLUSHED] = "unflushed",
     [MEASURE_READS_CLOCK] = "reads_clock",
     [MEASURE_LAUNCH_STATE] = "launch_state",
+    [MEASURE_LOCAL_STATE] = "local_state",
 };
 
 const char *measure_reason_name(enum measure_reason r)
@@ -110,16 +111,23 @@ out:
     return rc;
 }
 
-int measure_clock_check(const char *base_module, const char *cand_module, const char **result,
-                        char **why)
+/* The sentence per kind of finding (kimage_clocks' order), in PTX and in DCU assembly. DCU
+ * assembly has no launch number to read and is not read for local memory: its scan never
+ * sets those bits (measure_local_check does not judge a DCU image). */
+static const enum hk_msg image_says[2][KIMAGE_CLOCK_KINDS] = {
+    {HK_MSG_MEAS_CLK_PTX_0, HK_MSG_MEAS_CLK_PTX_1, HK_MSG_MEAS_CLK_PTX_2, HK_MSG_MEAS_CLK_PTX_3,
+     HK_MSG_MEAS_CLK_PTX_4, HK_MSG_MEAS_LOCAL_PTX_0, HK_MSG_MEAS_LOCAL_PTX_1,
+     HK_MSG_MEAS_LOCAL_PTX_2, HK_MSG_MEAS_LOCAL_PTX_3},
+    {HK_MSG_MEAS_CLK_ASM_0, HK_MSG_MEAS_CLK_ASM_1, HK_MSG_MEAS_CLK_ASM_2, HK_MSG_MEAS_CLK_ASM_3,
+     HK_MSG_MEAS_CLK_PTX_4, HK_MSG_MEAS_LOCAL_PTX_0, HK_MSG_MEAS_LOCAL_PTX_1,
+     HK_MSG_MEAS_LOCAL_PTX_2, HK_MSG_MEAS_LOCAL_PTX_3}};
+
+/* measure_clock_check and measure_local_check: the findings of kinds `bits` in the
+ * candidate's image that the baseline's lacks. dcu_why: the why of a DCU code object (the
+ * local kinds are not read there), or 0 to read its assembly. */
+static int image_check(const char *base_module, const char *cand_module, unsigned bits,
+                       enum hk_msg dcu_why, const char **result, char **why)
 {
-    /* the sentence per kind of read (kimage_clocks' order), in PTX and in DCU assembly */
-    static const enum hk_msg says[2][KIMAGE_CLOCK_KINDS] = {
-        {HK_MSG_MEAS_CLK_PTX_0, HK_MSG_MEAS_CLK_PTX_1, HK_MSG_MEAS_CLK_PTX_2,
-         HK_MSG_MEAS_CLK_PTX_3, HK_MSG_MEAS_CLK_PTX_4},
-        /* DCU assembly has no launch number to read: its scan never sets the last bit */
-        {HK_MSG_MEAS_CLK_ASM_0, HK_MSG_MEAS_CLK_ASM_1, HK_MSG_MEAS_CLK_ASM_2,
-         HK_MSG_MEAS_CLK_ASM_3, HK_MSG_MEAS_CLK_PTX_4}};
     bool dcu = false;
     *result = "not_run";
     *why = NULL;
@@ -135,6 +143,10 @@ int measure_clock_check(const char *base_module, const char *cand_module, const 
     if (ml >= 3 && !strcmp(cand_module + ml - 3, ".co")) {
         /* a DCU code object: read in the assembly it was assembled from */
         dcu = true;
+        if (dcu_why) {
+            *why = hk_strdup(hk_tr_in(HK_LANG_EN, dcu_why));
+            goto out;
+        }
         if ((rc = asm_clocks(cand_module, &cand)) == HK_ENOMEM)
             goto out;
         if (rc) {
@@ -169,20 +181,33 @@ int measure_clock_check(const char *base_module, const char *cand_module, const 
             memset(&base, 0, sizeof base);
     }
 judge:;
-    unsigned extra = cand.reads & ~base.reads;
+    unsigned extra = cand.reads & ~base.reads & bits;
     int k = kimage_clocks_first(extra);
     if (k < 0) {
         *result = "pass";
         goto out;
     }
     *result = "fail";
-    *why = hk_asprintf(hk_tr_in(HK_LANG_EN, says[dcu][k]), cand.what[k], cand.line[k],
+    *why = hk_asprintf(hk_tr_in(HK_LANG_EN, image_says[dcu][k]), cand.what[k], cand.line[k],
                        cand.text[k]); /* stored in English, said where shown */
 out:
     hk_free(path);
     if (!rc && !*why && strcmp(*result, "pass") != 0)
         rc = HK_ENOMEM;
     return rc;
+}
+
+int measure_clock_check(const char *base_module, const char *cand_module, const char **result,
+                        char **why)
+{
+    return image_check(base_module, cand_module, KIMAGE_CLOCK_BITS, 0, result, why);
+}
+
+int measure_local_check(const char *base_module, const char *cand_module, const char **result,
+                        char **why)
+{
+    return image_check(base_module, cand_module, KIMAGE_LOCAL_BITS, HK_MSG_MEAS_LOCAL_DCU, result,
+                       why);
 }
 
 enum measure_reason measure_reason_from_exit(int code)
@@ -3213,6 +3238,17 @@ int measure_evaluate_ranked(const measure_opts *o, const measure_baseline *base,
             goto out;
         }
         check_add(out->checks, json_pack("{s:s, s:s, s:s?}", "check", "clock", "result", result,
+                                         "why", why));
+        hk_free(why);
+        /* and local memory the scrub before each launch does not cover (the same PTX) */
+        rule = "local";
+        TRY(measure_local_check(p->ref_module, p->module, &result, &why));
+        if (!strcmp(result, "fail")) {
+            v->reason = MEASURE_LOCAL_STATE;
+            v->details = why;
+            goto out;
+        }
+        check_add(out->checks, json_pack("{s:s, s:s, s:s?}", "check", "local", "result", result,
                                          "why", why));
         hk_free(why);
     }

@@ -79,9 +79,14 @@ enum measure_reason {
     MEASURE_LAUNCH_STATE,     /* "launch_state": a launch left a writable global of the
                                * candidate's image (a __device__ variable) changed, or one
                                * cannot be restored: state carried from launch to launch */
+    MEASURE_LOCAL_STATE,      /* "local_state": the candidate's device code reaches local
+                               * memory that the scrub before every launch does not cover
+                               * (inline asm naming .local, the dynamic stack, recursion or a
+                               * call through a pointer, a frame over 64 KiB) and the
+                               * baseline's does not: judged from the PTX before any run */
 };
 /* The last reason (loops over every reason end here). */
-#define MEASURE_REASON_LAST MEASURE_LAUNCH_STATE
+#define MEASURE_REASON_LAST MEASURE_LOCAL_STATE
 
 /* Stable snake_case name (static, never NULL). */
 const char *measure_reason_name(enum measure_reason r);
@@ -98,6 +103,19 @@ enum measure_reason measure_reason_from_exit(int exit_code);
  * cand_module NULL (a program, not a launcher's image): "not_run". base_module NULL or
  * without PTX: the baseline counts as reading nothing. HK_OK, HK_ENOMEM. */
 int measure_clock_check(const char *base_module, const char *cand_module, const char **result,
+                        char **why);
+
+/* Local memory (docs/sanitizer.md, "uninitialized shared or local memory"): the kernel image
+ * cand_module may not reach local memory that the launcher's scrub before every launch
+ * (hk_lmem_scrub: the kernel's own frame, up to 64 KiB) does not cover, where the baseline's
+ * image base_module does not: inline asm naming local memory (KIMAGE_LOCAL_ASM), the dynamic
+ * stack (alloca ...), recursion or a call through a pointer, local depots over 64 KiB
+ * (kimage.h's KIMAGE_LOCAL_BITS). A mark left there by one launch is found by the next, so
+ * the timed launches could differ from the checked and sanitized ones. Read in MODULE.ptx,
+ * like the clock check (a second pass over it). *result: "pass", "fail" (*why: new text
+ * naming the finding and the PTX line) or "not_run" (*why: no image, no PTX, a DCU code
+ * object, whose assembly is not read for this). HK_OK, HK_ENOMEM. */
+int measure_local_check(const char *base_module, const char *cand_module, const char **result,
                         char **why);
 
 /* What every call needs. Value struct; pointers are borrowed for the duration of calls. */

@@ -4,8 +4,8 @@
 # back rejected as host_code -- the referee refuses candidate text that adds or changes
 # host code or preprocessor lines before it compiles anything, so no GPU (and no run) is
 # involved. Cheats that expect "compile_error" are judged the same way (the referee's own
-# nvcc flags refuse them), and so are those that expect "reads_clock" (judged from the two
-# images' PTX right after they build, before a GPU is looked for). Every other cheat is judged by running it and is listed as
+# nvcc flags refuse them), and so are those that expect "reads_clock" or "local_state"
+# (judged from the two images' PTX right after they build, before a GPU is looked for). Every other cheat is judged by running it and is listed as
 # "skipped (needs a GPU)"; tests/gpu/run.sh runs them all on a GPU machine.
 #
 #   tests/gpu/cheats_cpu.sh [CHEAT.cu...]      (default: every tests/gpu/cheats/*.cu)
@@ -71,13 +71,14 @@ for c in "${cheats[@]}"; do
   fi
   case "$alts" in
     *"|host_code|"*) ;;
-    *"|compile_error|"*|*"|reads_clock|"*)
+    *"|compile_error|"*|*"|reads_clock|"*|*"|local_state|"*)
       # a DCU target: the clock is read in the code object's assembly (hipcc), so the
       # reads_clock cheats that build for HIP are judged too (session 30); a compile
-      # error is nvcc's refusal, or a cheat written for CUDA alone
+      # error is nvcc's refusal, or a cheat written for CUDA alone; local_state is read in
+      # PTX only (a DCU image's assembly is not read for local memory)
       if [ -n "${CHEAT_TARGET:-}" ] && { case "$alts" in *"|reads_clock|"*) false ;; *) true ;; esac ||
                                         ! command -v hipcc >/dev/null 2>&1; }; then
-        row "$name" "$expect" "-" "not run (nvcc's refusal; target $CHEAT_TARGET)"
+        row "$name" "$expect" "-" "not run (nvcc's or PTX's; target $CHEAT_TARGET)"
         continue
       fi
       if [ "$have_nvcc" = 0 ]; then
@@ -121,7 +122,7 @@ print("accepted" if d.get("accepted") else d.get("reason") or "?")' "$out" 2>/de
     row "$name" "$expect" "$got" PASS
     passed=$((passed + 1))
   elif [ "$got" = no_gpu ] && [ "$alts" != "|host_code|" ] && [ "$alts" != "|compile_error|" ] &&
-       ! printf '%s' "$alts" | grep -qF "|reads_clock|"; then
+       ! printf '%s' "$alts" | grep -qF "|reads_clock|" && ! printf '%s' "$alts" | grep -qF "|local_state|"; then
     # it compiled: its other expected reason needs a run
     row "$name" "$expect" "$got" "skipped (compiled; needs a GPU)"
     judged=$((judged - 1))

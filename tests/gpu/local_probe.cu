@@ -11,6 +11,8 @@
 //   nvcc -std=c++17 -arch=sm_90 -Iinclude -o /tmp/local_probe tests/gpu/local_probe.cu && /tmp/local_probe
 //
 // Session 35 (H100, the first form without the scrub): every word of both frames carried over.
+// Session 36: also a frameless kernel reaching local address 512 through inline asm, unscrubbed
+// and after a forced 1 KiB scrub (informational: the PTX scan refuses such a candidate).
 // Prints one line per case, whether the unscrubbed channel is open, and the cost of a scrub:
 // exit 0 when no scrubbed launch found an earlier launch's word, 1 when one did, 77 without
 // a GPU.
@@ -72,6 +74,53 @@ static void run_case(int sms, unsigned long long *hits, int *open, int *failed)
            attr.localSizeBytes, ms * 50.0f, hk_lmem_blocks);
 }
 
+/* A kernel with no frame that reaches local memory through inline asm at an address of its
+ * own (tests/gpu/cheats/asm_local_race.cu's channel; the PTX scan refuses such a candidate,
+ * local_state, so nothing here decides the exit status). Reads the word at local address 512,
+ * counts those holding the earlier launch's mark, leaves its own. */
+static __global__ void probe_asm(unsigned seen, unsigned leave, unsigned long long *hits)
+{
+    unsigned w;
+    asm volatile("ld.local.u32 %0, [512];" : "=r"(w));
+    if (w == seen)
+        atomicAdd(hits, 1ull);
+    asm volatile("st.local.u32 [512], %0;" ::"r"(leave) : "memory");
+}
+
+/* Unscrubbed (a frameless kernel gets no scrub), and after a forced 1 KiB scrub (what
+ * scrubbing the context's default stack, CU_LIMIT_STACK_SIZE, would do): informational. */
+static void run_asm_case(int sms, unsigned long long *hits)
+{
+    cudaFuncAttributes attr;
+    HK_CHECK(cudaFuncGetAttributes(&attr, probe_asm));
+    size_t stack = 0;
+    HK_CHECK(cudaDeviceGetLimit(&stack, cudaLimitStackSize));
+    unsigned blocks = 8u * (unsigned)sms, threads = 256;
+    for (int scrub = 0; scrub <= 1; scrub++) {
+        unsigned magic = 0xA5A00000u + (unsigned)scrub;
+        unsigned long long h = 0;
+        /* an address the driver did not map would fault: said, and the probe's own verdict
+         * above kept (the context is lost, so this case is the last) */
+        probe_asm<<<blocks, threads>>>(~magic, magic, hits);
+        cudaError_t e = cudaDeviceSynchronize();
+        if (e == cudaSuccess)
+            e = cudaMemset(hits, 0, sizeof *hits);
+        if (e == cudaSuccess) {
+            hk_lmem_bytes = scrub ? 1024 : attr.localSizeBytes;
+            hk_lmem_scrub();
+            probe_asm<<<blocks, threads>>>(magic, ~magic, hits);
+            e = cudaMemcpy(&h, hits, sizeof h, cudaMemcpyDeviceToHost);
+        }
+        if (e != cudaSuccess) {
+            printf("inline asm at local address 512: %s (not a channel here)\n", cudaGetErrorString(e));
+            return;
+        }
+        printf("inline asm at local address 512 (frame %zu B, stack limit %zu B), %-22s: %llu of "
+               "%u threads found the earlier launch's mark\n", attr.localSizeBytes, stack,
+               scrub ? "after a 1 KiB scrub" : "unscrubbed", h, blocks * threads);
+    }
+}
+
 int main(void)
 {
     int n = 0;
@@ -93,6 +142,6 @@ int main(void)
     printf("%s\n", open ? "unscrubbed: a launch read local memory an earlier launch left (the channel)"
                         : "unscrubbed: no launch read an earlier launch's local memory");
     printf("%s\n", failed ? "FAIL: the scrub left local memory readable" : "scrubbed reads found nothing");
-    HK_CHECK(cudaFree(hits));
+    run_asm_case(prop.multiProcessorCount, hits); /* last: a fault loses the context */
     return failed;
 }

@@ -443,6 +443,17 @@ static void said_again_session32(void **state)
               "候选版本的设备代码读取了全局计时器（globaltimer）（%globaltimer，PTX 第 12 行：mov.u64 "
               "%rd1, %globaltimer;），而基线的没有：读取时钟的核函数能区分计时、检查和 sanitizer 下的启动");
     said_case("no PTX beside the image (/tmp/k.cubin.ptx)", "镜像旁边没有 PTX（/tmp/k.cubin.ptx）");
+    /* the local-memory check's why (measure_local_check) */
+    said_case("the candidate's inline asm reaches local memory (.local, PTX line 42: ld.local.u32 "
+              "%r8, [512];), which the baseline's does not: local memory outside the kernel's "
+              "frame is not cleared before a launch, so a kernel can leave a mark there in one "
+              "launch and find it in the next, and behave differently in the timed launches than "
+              "in the checked and sanitized ones first",
+              "候选版本的内联汇编访问了局部内存（.local，PTX 第 42 行：ld.local.u32 %r8, [512];），"
+              "而基线的没有：核函数栈帧以外的局部内存在启动前不会被清零，核函数可以在一次启动中留下标记、"
+              "在下一次启动中读到，从而在计时的启动中与先前检查和 sanitizer 下的启动表现不同");
+    said_case("a DCU code object: its assembly is not read for local memory",
+              "DCU 代码对象：未检查其汇编中的局部内存访问");
     /* the report model's diff error, said in the Markdown and HTML reports */
     said_case("the diff is too large to show (over the report's caps)",
               "差异太大，无法显示（超过报告的上限）");

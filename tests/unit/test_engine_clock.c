@@ -235,6 +235,284 @@ static void test_clock_check(void **state)
     assert_string_equal(measure_reason_name(MEASURE_READS_CLOCK), "reads_clock");
 }
 
+/* ---- local memory the launcher's scrub does not cover (KIMAGE_LOCAL_BITS) ---- */
+
+/* A function with a local array the compiler addresses itself, as nvcc 13 writes it. */
+static const char local_frame[] =
+    ".visible .entry k(\n"
+    "\t.param .u64 k_param_0\n"
+    ")\n"
+    "{\n"
+    "\t.local .align 16 .b8 \t__local_depot0[256];\n"
+    "\t.reg .b64 \t%SP;\n"
+    "\t.reg .b64 \t%SPL;\n"
+    "\tmov.u64 \t%SPL, __local_depot0;\n"
+    "\tcvta.local.u64 \t%SP, %SPL;\n"
+    "\tadd.u64 \t%rd1, %SPL, 0;\n"
+    "\tst.local.u32 \t[%rd1], %r1;\n"
+    "\tld.local.u32 \t%r2, [%rd1+4];\n"
+    "\tret;\n"
+    "}\n";
+
+static void test_local_asm(void **state)
+{
+    (void)state;
+    kimage_clocks c;
+    /* the compiler's own local memory, with no inline asm: nothing */
+    scan(local_frame, &c);
+    assert_int_equal(c.reads, 0);
+    /* inline asm reading local memory at an address of its own */
+    scan("{\n"
+         "\t// begin inline asm\n"
+         "ld.local.u32 %r8, [512];\n"
+         "\t// end inline asm\n"
+         "}\n",
+         &c);
+    assert_int_equal(c.reads, KIMAGE_LOCAL_ASM);
+    int k = kimage_clocks_first(KIMAGE_LOCAL_ASM);
+    assert_int_equal(c.line[k], 3);
+    assert_string_equal(c.what[k], ".local");
+    assert_string_equal(c.text[k], "ld.local.u32 %r8, [512];");
+    /* each other way of naming it inside the asm */
+    static const char *const one[][2] = {
+        {"st.local.u32 [%rd1+600], %r1;", ".local"},
+        {"cvta.to.local.u64 %rd2, %rd1;", ".local"},
+        {"cvta.local.u64 %rd2, %rd1;", ".local"},
+        {"atom.local.add.u32 %r1, [8], 1;", ".local"},
+        {".local .b32 mine[4];", ".local"},
+        {"add.u64 %rd2, %SP, 4096;", "%SP"},
+        {"mov.u64 %rd2, %SPL;", "%SPL"},
+        {"mov.u64 %rd2, __local_depot0;", "__local_depot"},
+    };
+    for (size_t i = 0; i < sizeof one / sizeof one[0]; i++) {
+        char text[256];
+        snprintf(text, sizeof text, "\t// begin inline asm\n%s\n\t// end inline asm\n", one[i][0]);
+        scan(text, &c);
+        assert_int_equal(c.reads, KIMAGE_LOCAL_ASM);
+        assert_string_equal(c.what[k], one[i][1]);
+        assert_int_equal(c.line[k], 2);
+    }
+    /* lookalikes inside the asm: a comment, a string, a register or a name that only starts
+     * like one, another state space */
+    scan("\t// begin inline asm\n"
+         "// ld.local.u32 %r1, [512];\n"
+         "/* st.local.u32 [0], %r1; %SP */\n"
+         ".pragma \"ld.local %SPL __local_depot\";\n"
+         "mov.u64 %rd1, %SPX;\n"
+         "mov.u64 %rd1, %SP_2;\n"
+         "ld.global.local_like.u32 %r1, [%rd1];\n"
+         "mov.u64 %rd1, my__local_depot;\n"
+         "ld.shared.u32 %r1, [%rd1];\n"
+         "\t// end inline asm\n",
+         &c);
+    assert_int_equal(c.reads, 0);
+    /* compiler code before the first asm and after the last one is outside the span */
+    char text[1024];
+    snprintf(text, sizeof text, "%s\t// begin inline asm\nmov.u32 %%r9, %%laneid;\n\t// end inline asm\n%s",
+             local_frame, local_frame);
+    scan(text, &c);
+    assert_int_equal(c.reads, 0);
+    /* asm text that forges nvcc's marks around its own lines is still inside the span: the
+     * span runs from the first begin line to the last end line */
+    scan("\t// begin inline asm\n"
+         "\t// end inline asm\n"
+         "ld.local.u32 %r8, [512];\n"
+         "\t// begin inline asm\n"
+         "\t// end inline asm\n",
+         &c);
+    assert_int_equal(c.reads, KIMAGE_LOCAL_ASM);
+    assert_int_equal(c.line[k], 3);
+    /* nor can a block comment opened in the asm hide the last end line */
+    scan("\t// begin inline asm\n"
+         "ld.local.u32 %r8, [512]; /*\n"
+         "\t// end inline asm\n"
+         "*/\n",
+         &c);
+    assert_int_equal(c.reads, KIMAGE_LOCAL_ASM);
+    /* so compiler code between two asm statements counts too (the price of the above) */
+    snprintf(text, sizeof text, "\t// begin inline asm\n\t// end inline asm\n%s\t// begin inline asm\n\t// end inline asm\n",
+             local_frame);
+    scan(text, &c);
+    assert_int_equal(c.reads, KIMAGE_LOCAL_ASM);
+    /* a begin line without an end line: nothing is inside a span */
+    scan("\t// begin inline asm\nld.local.u32 %r8, [512];\n", &c);
+    assert_int_equal(c.reads, 0);
+}
+
+static void test_dynamic_stack(void **state)
+{
+    (void)state;
+    kimage_clocks c;
+    int k = kimage_clocks_first(KIMAGE_DYNAMIC_STACK);
+    scan("\tadd.s64 \t%rd4, %rd3, 4;\n"
+         "\talloca.u64 \t%rd5, %rd4, 16;\n"
+         "\tcvta.local.u64 \t%rd5, %rd5;\n",
+         &c);
+    assert_int_equal(c.reads, KIMAGE_DYNAMIC_STACK); /* the cvta is outside any asm */
+    assert_int_equal(c.line[k], 2);
+    assert_string_equal(c.what[k], "alloca");
+    assert_string_equal(c.text[k], "alloca.u64 %rd5, %rd4, 16;");
+    scan("\tstacksave.u64 \t%rd1;\n", &c);
+    assert_int_equal(c.reads, KIMAGE_DYNAMIC_STACK);
+    assert_string_equal(c.what[k], "stacksave");
+    scan("\tstackrestore.u64 \t%rd1;\n", &c);
+    assert_int_equal(c.reads, KIMAGE_DYNAMIC_STACK);
+    assert_string_equal(c.what[k], "stackrestore");
+    /* named in a comment, a string, as part of a name or after a '.' */
+    scan("// alloca.u64 %rd5, %rd4, 16;\n"
+         ".file 1 \"alloca.cu\"\n"
+         "\tmov.u64 \t%rd1, _Z6allocai;\n"
+         "\tmov.u64 \t%rd1, stacksave_x;\n"
+         "\tld.param.alloca \t%rd1, [p];\n",
+         &c);
+    assert_int_equal(c.reads, 0);
+}
+
+/* A call as nvcc writes it: the callee on the line after `call.uni (retval0),`. */
+#define CALL(name)                                                                        \
+    "\t{ // callseq 0, 0\n\t.param .b32 param0;\n\tst.param.b32 \t[param0+0], %r7;\n"      \
+    "\t.param .b32 retval0;\n\tcall.uni (retval0), \n\t" name ", \n\t(\n\tparam0\n\t);\n" \
+    "\tld.param.b32 \t%r13, [retval0+0];\n\t} // callseq 0\n"
+#define FUNC(name, body)                                                                  \
+    ".func  (.param .b32 func_retval0) " name "(\n\t.param .b32 " name "_param_0\n)\n{\n" \
+    "\t.reg .b32 \t%r<14>;\n" body "\tret;\n}\n"
+
+static void test_calls(void **state)
+{
+    (void)state;
+    kimage_clocks c;
+    int k = kimage_clocks_first(KIMAGE_RECURSION);
+    /* calls without a cycle: to functions defined here (declared first, as nvcc does) and to
+     * one that is not (vprintf) */
+    scan(".extern .func  (.param .b32 func_retval0) vprintf\n(\n\t.param .b64 vprintf_param_0\n);\n"
+         ".func  (.param .b32 func_retval0) _Z1gi\n(\n\t.param .b32 _Z1gi_param_0\n)\n;\n"
+         FUNC("_Z1gi", CALL("vprintf"))
+         FUNC("_Z1hi", CALL("_Z1gi") CALL("_Z1gi"))
+         ".visible .entry k(\n\t.param .u64 k_param_0\n)\n{\n" CALL("_Z1hi") CALL("_Z1gi") "\tret;\n}\n",
+         &c);
+    assert_int_equal(c.reads, 0);
+    /* a function that calls itself: the line of the call, the callee named */
+    scan(FUNC("_Z3recii", "\t@%p1 bra \t$L__BB0_2;\n" CALL("_Z3recii") "$L__BB0_2:\n")
+         ".visible .entry r(\n\t.param .u64 r_param_0\n)\n{\n" CALL("_Z3recii") "\tret;\n}\n",
+         &c);
+    assert_int_equal(c.reads, KIMAGE_RECURSION);
+    assert_int_equal(c.line[k], 11);
+    assert_string_equal(c.what[k], "call");
+    assert_string_equal(c.text[k], "call _Z3recii");
+    /* two functions calling each other, defined in either order */
+    scan(".func  (.param .b32 func_retval0) _Z2a1i\n(\n\t.param .b32 _Z2a1i_param_0\n)\n;\n"
+         FUNC("_Z2b1i", CALL("_Z2a1i")) FUNC("_Z2a1i", CALL("_Z2b1i"))
+         ".visible .entry m(\n\t.param .u64 m_param_0\n)\n{\n" CALL("_Z2a1i") "\tret;\n}\n",
+         &c);
+    assert_int_equal(c.reads, KIMAGE_RECURSION);
+    assert_string_equal(c.text[k], "call _Z2b1i");
+    /* a call through a register (a function pointer) */
+    scan(".visible .entry ind(\n\t.param .u64 p\n)\n{\n"
+         "\tselp.b64 \t%rd5, %rd4, %rd3, %p1;\n"
+         "\t{ // callseq 2, 0\n"
+         "\tprototype_2 : .callprototype (.param .b32 _) _ (.param .b32 _);\n"
+         "\tcall (retval0), \n\t%rd5, \n\t(\n\tparam0\n\t)\n\t, prototype_2;\n"
+         "\t} // callseq 2\n\tret;\n}\n",
+         &c);
+    assert_int_equal(c.reads, KIMAGE_RECURSION);
+    assert_int_equal(c.line[k], 8);
+    assert_string_equal(c.text[k], "call %rd5");
+    /* nvcc's long mangled names, told apart past their first 48 bytes, after a braced
+     * initializer at file scope and an assert's extern declaration (as in real PTX) */
+#define LONG1 "_Z25layernorm_forward_kernel6PfS_S_PKfS1_S1_ii_and_more_of_it_1"
+#define LONG2 "_Z25layernorm_forward_kernel6PfS_S_PKfS1_S1_ii_and_more_of_it_2"
+    scan(".extern .func __assertfail\n(\n\t.param .b64 __assertfail_param_0\n)\n;\n"
+         ".global .align 1 .b8 $str[3] = {98, 108, 0};\n"
+         FUNC(LONG1, CALL("__assertfail")) FUNC(LONG2, CALL(LONG1))
+         ".visible .entry " LONG1 "_k(\n\t.param .u64 p\n)\n{\n" CALL(LONG2) "\tret;\n}\n",
+         &c);
+    assert_int_equal(c.reads, 0);
+    scan(FUNC(LONG1, CALL(LONG2)) FUNC(LONG2, CALL(LONG1)), &c);
+    assert_int_equal(c.reads, KIMAGE_RECURSION);
+    assert_string_equal(c.text[k], "call _Z25layernorm_forward_kernel6PfS_S_PKfS1_S1_ii_"); /* cut */
+    /* `call` in a comment, a string, or as part of a name is no call */
+    scan(FUNC("_Z1fi", "\t// call.uni (retval0), _Z1fi, (param0);\n"
+                       "\t.pragma \"call _Z1fi\";\n\tmov.u32 \t%r1, call_count;\n"),
+         &c);
+    assert_int_equal(c.reads, 0);
+}
+
+static void test_large_frame(void **state)
+{
+    (void)state;
+    kimage_clocks c;
+    int k = kimage_clocks_first(KIMAGE_LARGE_FRAME);
+    scan("{\n\t.local .align 16 .b8 \t__local_depot0[65536];\n\tmov.u64 \t%SPL, __local_depot0;\n}\n", &c);
+    assert_int_equal(c.reads, 0); /* the largest the scrub covers */
+    scan("{\n\t.local .align 16 .b8 \t__local_depot0[65540];\n}\n", &c);
+    assert_int_equal(c.reads, KIMAGE_LARGE_FRAME);
+    assert_int_equal(c.line[k], 2);
+    assert_string_equal(c.text[k], ".local .align 16 .b8 __local_depot0[65540];");
+    /* depots of functions that ptxas may inline into one kernel add up */
+    scan("{\n\t.local .align 16 .b8 \t__local_depot0[40000];\n}\n"
+         "{\n\t.local .align 16 .b8 \t__local_depot1[40000];\n}\n",
+         &c);
+    assert_int_equal(c.reads, KIMAGE_LARGE_FRAME);
+    assert_int_equal(c.line[k], 5);
+    /* a huge size does not wrap around */
+    scan("{\n\t.local .align 16 .b8 \t__local_depot0[99999999999999999999999];\n}\n", &c);
+    assert_int_equal(c.reads, KIMAGE_LARGE_FRAME);
+}
+
+static void test_local_check(void **state)
+{
+    (void)state;
+    char base[256], cand[256], both[256], dyn[256];
+    image("lbase", local_frame, base, sizeof base);
+    image("lcand", "\t// begin inline asm\nld.local.u32 %r8, [512];\n\t// end inline asm\n", cand,
+          sizeof cand);
+    image("lboth", "\t// begin inline asm\nst.local.u32 [512], %r1;\n\t// end inline asm\n"
+                   "\tmov.u64 %rd1, %clock64;\n", both, sizeof both);
+    image("ldyn", "\talloca.u64 \t%rd5, %rd4, 16;\n", dyn, sizeof dyn);
+    const char *result = NULL;
+    char *why = NULL;
+    assert_int_equal(measure_local_check(base, base, &result, &why), HK_OK);
+    assert_string_equal(result, "pass");
+    assert_null(why);
+    /* the candidate's asm reaches local memory, the baseline's does not */
+    assert_int_equal(measure_local_check(base, cand, &result, &why), HK_OK);
+    assert_string_equal(result, "fail");
+    assert_non_null(strstr(why, "inline asm reaches local memory (.local, PTX line 2: ld.local.u32 %r8, [512];)"));
+    assert_non_null(strstr(why, "which the baseline's does not"));
+    hk_free(why);
+    /* the baseline's does too: the candidate may; a kind the baseline lacks is new */
+    assert_int_equal(measure_local_check(both, cand, &result, &why), HK_OK);
+    assert_string_equal(result, "pass");
+    assert_int_equal(measure_local_check(both, dyn, &result, &why), HK_OK);
+    assert_string_equal(result, "fail");
+    assert_non_null(strstr(why, "allocates on the dynamic stack (alloca, PTX line 1"));
+    hk_free(why);
+    /* each check judges its own kinds: a clock is not a local finding, nor the reverse */
+    assert_int_equal(measure_local_check(base, both, &result, &why), HK_OK);
+    assert_string_equal(result, "fail");
+    hk_free(why);
+    assert_int_equal(measure_clock_check(cand, both, &result, &why), HK_OK);
+    assert_string_equal(result, "fail");
+    assert_non_null(strstr(why, "reads a clock"));
+    hk_free(why);
+    assert_int_equal(measure_clock_check(base, cand, &result, &why), HK_OK);
+    assert_string_equal(result, "pass");
+    /* not judged: a DCU code object (its assembly is not read for this), no PTX, no image */
+    assert_int_equal(measure_local_check(base, "/x/kernel.co", &result, &why), HK_OK);
+    assert_string_equal(result, "not_run");
+    assert_non_null(strstr(why, "DCU code object"));
+    hk_free(why);
+    char nopx[256];
+    snprintf(nopx, sizeof nopx, "%s/lgone.cubin", dir);
+    assert_int_equal(measure_local_check(base, nopx, &result, &why), HK_OK);
+    assert_string_equal(result, "not_run");
+    hk_free(why);
+    assert_int_equal(measure_local_check(base, NULL, &result, &why), HK_OK);
+    assert_string_equal(result, "not_run");
+    hk_free(why);
+    assert_string_equal(measure_reason_name(MEASURE_LOCAL_STATE), "local_state");
+}
+
 /* ---- DCU (AMDGPU) assembly, as clang writes it for hipcc -save-temps ---- */
 
 static const char honest_asm[] =
@@ -427,6 +705,11 @@ int main(void)
         cmocka_unit_test(test_directive),
         cmocka_unit_test(test_file_chunks),
         cmocka_unit_test(test_clock_check),
+        cmocka_unit_test(test_local_asm),
+        cmocka_unit_test(test_dynamic_stack),
+        cmocka_unit_test(test_calls),
+        cmocka_unit_test(test_large_frame),
+        cmocka_unit_test(test_local_check),
         cmocka_unit_test(test_asm),
         cmocka_unit_test(test_asm_clock_check),
         cmocka_unit_test(test_hip_clock64),

@@ -18,6 +18,7 @@
 #include "core/i18n.h"
 #include "hk_harness.h"
 #include "measure/harness.h"
+#include "measure/kimage.h"
 #include "measure/measure.h"
 #include "test_nvcc.h"
 
@@ -264,6 +265,17 @@ static void test_launch_state_reason(void **state)
     assert_string_equal(hk_msg_entry(HK_LANG_EN, HK_MSG_MEAS_LAUNCH_STATE), HK_LAUNCH_STATE_FMT);
     assert_string_equal(hk_msg_entry(HK_LANG_EN, HK_MSG_MEAS_LAUNCH_UNRESTORED),
                         HK_LAUNCH_UNRESTORED_FMT);
+    assert_string_equal(hk_msg_entry(HK_LANG_EN, HK_MSG_MEAS_LAUNCH_FRAME), HK_LAUNCH_FRAME_FMT);
+    /* the launcher's largest scrub is the PTX scan's bound (KIMAGE_LARGE_FRAME) */
+    assert_int_equal(KIMAGE_LOCAL_SCRUB_MOST, HK_LMEM_MOST);
+    { /* a candidate's frame over the largest scrub (the launcher's check, said in Chinese) */
+        char frame[512];
+        snprintf(frame, sizeof frame, HK_LAUNCH_FRAME_FMT, (size_t)70000, HK_LMEM_MOST);
+        char *fz = hk_tr_said(HK_LANG_ZH_CN, frame);
+        assert_non_null(fz);
+        assert_non_null(strstr(fz, "每线程 70000 字节，超过启动器在每次启动前清零的 65536 字节"));
+        hk_free(fz);
+    }
     char said[1024];
     snprintf(said, sizeof said, HK_LAUNCH_STATE_FMT, "_ZN5stage7retiredE", (size_t)4, (size_t)0,
              (size_t)1, "0000", "2001");
