@@ -4367,6 +4367,16 @@ static int verify_candidate(const ep_verify_options *vo, json_t **verdict)
             goto out;
         }
         hk_free(why);
+        why = NULL;
+        if ((rc = measure_heap_check(bb.module, cb.module, &result, &why)))
+            goto out;
+        if (!strcmp(result, "fail")) {
+            *verdict = verdict_new(false, measure_reason_name(MEASURE_DEVICE_HEAP), why);
+            hk_free(why);
+            rc = *verdict ? HK_OK : HK_ENOMEM;
+            goto out;
+        }
+        hk_free(why);
     }
     if (!c->has_gpu) {
         *verdict = verdict_new(false, measure_reason_name(MEASURE_NO_GPU), c->no_gpu_why);

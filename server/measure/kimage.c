@@ -461,6 +461,18 @@ static void ptx_found_text(ptx_scan *s, unsigned bit, long line, const char *wha
         snprintf(s->out->text[i], sizeof s->out->text[i], "%s", text);
 }
 
+/* Whether a call's target is the device heap's: malloc, free, the aligned malloc, or C++'s
+ * operator new / delete in any form (their mangled names start _Znw, _Zna, _Zdl, _Zda). A
+ * longer name (n 0) is none of them. */
+static bool ptx_heap_function(const char *w, size_t n)
+{
+    if (span_is(w, n, "malloc") || span_is(w, n, "free") ||
+        span_is(w, n, "__nv_aligned_device_malloc"))
+        return true;
+    return n > 4 && (!memcmp(w, "_Znw", 4) || !memcmp(w, "_Zna", 4) || !memcmp(w, "_Zdl", 4) ||
+                     !memcmp(w, "_Zda", 4));
+}
+
 /* A name ended: the local-memory words, function headers and call targets. */
 static void ptx_end_id(ptx_scan *s)
 {
@@ -505,6 +517,12 @@ static void ptx_end_id(ptx_scan *s)
     }
     if (!s->id_dot && s->call == 1 && s->parens == s->call_parens) {
         s->call = 0; /* the target: a function's name */
+        if (ptx_heap_function(w, n)) {
+            char what[40], text[48];
+            snprintf(what, sizeof what, "%.*s", (int)n, w);
+            snprintf(text, sizeof text, "call %s", what);
+            ptx_found_text(s, KIMAGE_DEVICE_HEAP, s->call_line, what, text);
+        }
         if (s->cur_fn < 0 || s->n_edges == KIMAGE_PTX_CALLS) {
             ptx_found(s, KIMAGE_RECURSION, "call"); /* outside any function; or too many */
         } else {

@@ -65,10 +65,16 @@ enum {
                                          * include */
     KIMAGE_LARGE_FRAME = 1u << 8,       /* local depots (__local_depotN[SIZE]) adding up to more
                                          * than KIMAGE_LOCAL_SCRUB_MOST: the scrub's largest frame */
+    /* The device heap (measure_heap_check): nothing resets it between launches, and malloc
+     * hands a freed block back with what an earlier launch wrote in it, so a kernel can find
+     * its own mark there with no pointer kept in any global the launcher restores: */
+    KIMAGE_DEVICE_HEAP = 1u << 9,       /* a call of malloc, free, __nv_aligned_device_malloc, or
+                                         * device new/delete (_Znw*, _Zna*, _Zdl*, _Zda*) */
 };
-enum { KIMAGE_CLOCK_KINDS = 9 }; /* the bits above, each with a slot below */
+enum { KIMAGE_CLOCK_KINDS = 10 }; /* the bits above, each with a slot below */
 #define KIMAGE_CLOCK_BITS 0x1fu  /* the clock kinds (measure_clock_check judges these) */
 #define KIMAGE_LOCAL_BITS 0x1e0u /* the local-memory kinds (measure_local_check) */
+#define KIMAGE_HEAP_BITS 0x200u  /* the device heap (measure_heap_check) */
 #define KIMAGE_LOCAL_SCRUB_MOST 65536L /* bytes: the largest frame hk_lmem_scrub writes over */
 
 /* The first read of each kind and the kinds seen. Value struct. */

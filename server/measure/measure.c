@@ -65,6 +65,7 @@ static const char *const reason_names[] = {
     [MEASURE_READS_CLOCK] = "reads_clock",
     [MEASURE_LAUNCH_STATE] = "launch_state",
     [MEASURE_LOCAL_STATE] = "local_state",
+    [MEASURE_DEVICE_HEAP] = "device_heap",
 };
 
 const char *measure_reason_name(enum measure_reason r)
@@ -117,10 +118,10 @@ out:
 static const enum hk_msg image_says[2][KIMAGE_CLOCK_KINDS] = {
     {HK_MSG_MEAS_CLK_PTX_0, HK_MSG_MEAS_CLK_PTX_1, HK_MSG_MEAS_CLK_PTX_2, HK_MSG_MEAS_CLK_PTX_3,
      HK_MSG_MEAS_CLK_PTX_4, HK_MSG_MEAS_LOCAL_PTX_0, HK_MSG_MEAS_LOCAL_PTX_1,
-     HK_MSG_MEAS_LOCAL_PTX_2, HK_MSG_MEAS_LOCAL_PTX_3},
+     HK_MSG_MEAS_LOCAL_PTX_2, HK_MSG_MEAS_LOCAL_PTX_3, HK_MSG_MEAS_HEAP_PTX},
     {HK_MSG_MEAS_CLK_ASM_0, HK_MSG_MEAS_CLK_ASM_1, HK_MSG_MEAS_CLK_ASM_2, HK_MSG_MEAS_CLK_ASM_3,
      HK_MSG_MEAS_CLK_PTX_4, HK_MSG_MEAS_LOCAL_PTX_0, HK_MSG_MEAS_LOCAL_PTX_1,
-     HK_MSG_MEAS_LOCAL_PTX_2, HK_MSG_MEAS_LOCAL_PTX_3}};
+     HK_MSG_MEAS_LOCAL_PTX_2, HK_MSG_MEAS_LOCAL_PTX_3, HK_MSG_MEAS_HEAP_PTX}};
 
 /* measure_clock_check and measure_local_check: the findings of kinds `bits` in the
  * candidate's image that the baseline's lacks. dcu_why: the why of a DCU code object (the
@@ -207,6 +208,13 @@ int measure_local_check(const char *base_module, const char *cand_module, const 
                         char **why)
 {
     return image_check(base_module, cand_module, KIMAGE_LOCAL_BITS, HK_MSG_MEAS_LOCAL_DCU, result,
+                       why);
+}
+
+int measure_heap_check(const char *base_module, const char *cand_module, const char **result,
+                       char **why)
+{
+    return image_check(base_module, cand_module, KIMAGE_HEAP_BITS, HK_MSG_MEAS_HEAP_DCU, result,
                        why);
 }
 
@@ -3249,6 +3257,17 @@ int measure_evaluate_ranked(const measure_opts *o, const measure_baseline *base,
             goto out;
         }
         check_add(out->checks, json_pack("{s:s, s:s, s:s?}", "check", "local", "result", result,
+                                         "why", why));
+        hk_free(why);
+        /* and the device heap, which nothing resets between launches (the same PTX) */
+        rule = "heap";
+        TRY(measure_heap_check(p->ref_module, p->module, &result, &why));
+        if (!strcmp(result, "fail")) {
+            v->reason = MEASURE_DEVICE_HEAP;
+            v->details = why;
+            goto out;
+        }
+        check_add(out->checks, json_pack("{s:s, s:s, s:s?}", "check", "heap", "result", result,
                                          "why", why));
         hk_free(why);
     }

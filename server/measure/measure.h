@@ -84,9 +84,13 @@ enum measure_reason {
                                * (inline asm naming .local, the dynamic stack, recursion or a
                                * call through a pointer, a frame over 64 KiB) and the
                                * baseline's does not: judged from the PTX before any run */
+    MEASURE_DEVICE_HEAP,      /* "device_heap": the candidate's device code allocates on the
+                               * device heap (malloc, free, new, delete), which nothing resets
+                               * between launches, and the baseline's does not: judged from
+                               * the PTX before any run */
 };
 /* The last reason (loops over every reason end here). */
-#define MEASURE_REASON_LAST MEASURE_LOCAL_STATE
+#define MEASURE_REASON_LAST MEASURE_DEVICE_HEAP
 
 /* Stable snake_case name (static, never NULL). */
 const char *measure_reason_name(enum measure_reason r);
@@ -117,6 +121,15 @@ int measure_clock_check(const char *base_module, const char *cand_module, const 
  * object, whose assembly is not read for this). HK_OK, HK_ENOMEM. */
 int measure_local_check(const char *base_module, const char *cand_module, const char **result,
                         char **why);
+
+/* The same for the device heap (KIMAGE_HEAP_BITS): a call of malloc, free, the aligned malloc
+ * or device new/delete in cand_module that base_module lacks. Nothing resets the heap between
+ * launches and malloc hands a freed block back as an earlier launch left it, so a kernel can
+ * find its own mark there with no pointer kept in a global the launcher restores
+ * (tests/gpu/cheats/heap_by_address.cu). Same results as measure_local_check (a DCU code
+ * object: not_run). HK_OK, HK_ENOMEM. */
+int measure_heap_check(const char *base_module, const char *cand_module, const char **result,
+                       char **why);
 
 /* What every call needs. Value struct; pointers are borrowed for the duration of calls. */
 typedef struct {

@@ -4,7 +4,7 @@
 # back rejected as host_code -- the referee refuses candidate text that adds or changes
 # host code or preprocessor lines before it compiles anything, so no GPU (and no run) is
 # involved. Cheats that expect "compile_error" are judged the same way (the referee's own
-# nvcc flags refuse them), and so are those that expect "reads_clock" or "local_state"
+# nvcc flags refuse them), and so are those that expect "reads_clock", "local_state" or "device_heap"
 # (judged from the two images' PTX right after they build, before a GPU is looked for). Every other cheat is judged by running it and is listed as
 # "skipped (needs a GPU)"; tests/gpu/run.sh runs them all on a GPU machine.
 #
@@ -71,7 +71,7 @@ for c in "${cheats[@]}"; do
   fi
   case "$alts" in
     *"|host_code|"*) ;;
-    *"|compile_error|"*|*"|reads_clock|"*|*"|local_state|"*)
+    *"|compile_error|"*|*"|reads_clock|"*|*"|local_state|"*|*"|device_heap|"*)
       # a DCU target: the clock is read in the code object's assembly (hipcc), so the
       # reads_clock cheats that build for HIP are judged too (session 30); a compile
       # error is nvcc's refusal, or a cheat written for CUDA alone; local_state is read in
@@ -122,7 +122,8 @@ print("accepted" if d.get("accepted") else d.get("reason") or "?")' "$out" 2>/de
     row "$name" "$expect" "$got" PASS
     passed=$((passed + 1))
   elif [ "$got" = no_gpu ] && [ "$alts" != "|host_code|" ] && [ "$alts" != "|compile_error|" ] &&
-       ! printf '%s' "$alts" | grep -qF "|reads_clock|" && ! printf '%s' "$alts" | grep -qF "|local_state|"; then
+       ! printf '%s' "$alts" | grep -qF "|reads_clock|" && ! printf '%s' "$alts" | grep -qF "|local_state|" &&
+       ! printf '%s' "$alts" | grep -qF "|device_heap|"; then
     # it compiled: its other expected reason needs a run
     row "$name" "$expect" "$got" "skipped (compiled; needs a GPU)"
     judged=$((judged - 1))

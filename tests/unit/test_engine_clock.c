@@ -513,6 +513,92 @@ static void test_local_check(void **state)
     assert_string_equal(measure_reason_name(MEASURE_LOCAL_STATE), "local_state");
 }
 
+/* The device heap: a call of malloc, free, the aligned malloc or device new/delete, as nvcc
+ * writes them (declared .extern, called across lines); a declaration alone, a function of
+ * the file whose name only starts alike, and the same names in comments or strings are not. */
+static void test_device_heap(void **state)
+{
+    (void)state;
+    kimage_clocks c;
+    int k = kimage_clocks_first(KIMAGE_DEVICE_HEAP);
+    const char *decls = ".extern .func  (.param .b64 func_retval0) malloc\n(\n\t.param .b64 malloc_param_0\n)\n;\n"
+                        ".extern .func free\n(\n\t.param .b64 free_param_0\n)\n;\n";
+    char text[2048];
+    /* declared, never called */
+    snprintf(text, sizeof text, "%s.visible .entry k(\n\t.param .u64 k_param_0\n)\n{\n\tret;\n}\n", decls);
+    scan(text, &c);
+    assert_int_equal(c.reads, 0);
+    /* called: the call's line, the function named */
+    snprintf(text, sizeof text, "%s.visible .entry k(\n\t.param .u64 k_param_0\n)\n{\n%s\tret;\n}\n",
+             decls, CALL("malloc"));
+    scan(text, &c);
+    assert_int_equal(c.reads, KIMAGE_DEVICE_HEAP);
+    assert_int_equal(c.line[k], 19);
+    assert_string_equal(c.what[k], "malloc");
+    assert_string_equal(c.text[k], "call malloc");
+    snprintf(text, sizeof text, "%s.visible .entry k(\n\t.param .u64 k_param_0\n)\n{\n%s\tret;\n}\n",
+             decls, CALL("free"));
+    scan(text, &c);
+    assert_int_equal(c.reads, KIMAGE_DEVICE_HEAP);
+    assert_string_equal(c.what[k], "free");
+    const char *others[] = {"__nv_aligned_device_malloc", "_Znwm", "_Znam", "_ZdlPv", "_ZdaPv", "_ZdlPvm"};
+    for (size_t i = 0; i < sizeof others / sizeof *others; i++) {
+        char call[256];
+        snprintf(call, sizeof call,
+                 "\t{ // callseq 0, 0\n\tcall.uni (retval0), \n\t%s, \n\t(\n\tparam0\n\t);\n\t}\n",
+                 others[i]);
+        snprintf(text, sizeof text, ".visible .entry k(\n\t.param .u64 k_param_0\n)\n{\n%s\tret;\n}\n", call);
+        scan(text, &c);
+        assert_int_equal(c.reads, KIMAGE_DEVICE_HEAP);
+        assert_string_equal(c.what[k], others[i]);
+    }
+    /* lookalikes: a function of the file named like one, the names in a comment and a string,
+     * a call of vprintf */
+    scan(FUNC("mallocs", "") FUNC("_Z4freev", "")
+         ".visible .entry k(\n\t.param .u64 k_param_0\n)\n{\n" CALL("mallocs") CALL("_Z4freev")
+         "\t// call.uni (retval0), malloc, (param0);\n"
+         "\t/* call free */\n" CALL("vprintf") "\tret;\n}\n"
+         ".global .align 1 .b8 $str[14] = {99, 97, 108, 108, 32, 109, 97, 108, 108, 111, 99, 0};\n",
+         &c);
+    assert_int_equal(c.reads, 0);
+}
+
+/* measure_heap_check: a candidate that uses the heap the baseline does not is refused
+ * device_heap; the baseline's own use lets it; the other checks do not judge it. */
+static void test_heap_check(void **state)
+{
+    (void)state;
+    char base[256], cand[256], both[256];
+    char text[1024];
+    image("hbase", honest, base, sizeof base);
+    snprintf(text, sizeof text, ".visible .entry k(\n\t.param .u64 k_param_0\n)\n{\n%s\tret;\n}\n",
+             CALL("malloc"));
+    image("hcand", text, cand, sizeof cand);
+    snprintf(text, sizeof text, ".visible .entry k(\n\t.param .u64 k_param_0\n)\n{\n%s%s\tret;\n}\n",
+             CALL("free"), CALL("malloc"));
+    image("hboth", text, both, sizeof both);
+    const char *result = NULL;
+    char *why = NULL;
+    assert_int_equal(measure_heap_check(base, base, &result, &why), HK_OK);
+    assert_string_equal(result, "pass");
+    assert_int_equal(measure_heap_check(base, cand, &result, &why), HK_OK);
+    assert_string_equal(result, "fail");
+    assert_non_null(strstr(why, "uses the device heap (malloc, PTX line 9: call malloc)"));
+    assert_non_null(strstr(why, "which the baseline's does not"));
+    hk_free(why);
+    assert_int_equal(measure_heap_check(both, cand, &result, &why), HK_OK);
+    assert_string_equal(result, "pass");
+    assert_int_equal(measure_local_check(base, cand, &result, &why), HK_OK);
+    assert_string_equal(result, "pass");
+    assert_int_equal(measure_clock_check(base, cand, &result, &why), HK_OK);
+    assert_string_equal(result, "pass");
+    assert_int_equal(measure_heap_check(base, "/x/kernel.co", &result, &why), HK_OK);
+    assert_string_equal(result, "not_run");
+    assert_non_null(strstr(why, "device heap"));
+    hk_free(why);
+    assert_string_equal(measure_reason_name(MEASURE_DEVICE_HEAP), "device_heap");
+}
+
 /* ---- DCU (AMDGPU) assembly, as clang writes it for hipcc -save-temps ---- */
 
 static const char honest_asm[] =
@@ -710,6 +796,8 @@ int main(void)
         cmocka_unit_test(test_calls),
         cmocka_unit_test(test_large_frame),
         cmocka_unit_test(test_local_check),
+        cmocka_unit_test(test_device_heap),
+        cmocka_unit_test(test_heap_check),
         cmocka_unit_test(test_asm),
         cmocka_unit_test(test_asm_clock_check),
         cmocka_unit_test(test_hip_clock64),

@@ -11,7 +11,7 @@
 // global is left changed (nothing for launch_state), no clock is read, no access leaves its
 // allocation (nothing for memcheck). Expected: refused before it runs, because the candidate
 // uses the device heap (malloc/free in its PTX) and the baseline does not: "device_heap".
-#define HK_MARK 0x5eedf00du
+#define HEAP_MARK 0x5eedf00du
 
 __global__ void reduce_sum(const float *in, float *out, int n)
 {
@@ -23,8 +23,8 @@ __global__ void reduce_sum(const float *in, float *out, int n)
         unsigned int *p = (unsigned int *)malloc(4 * sizeof *p);
         later = false;
         if (p) {
-            later = *(volatile unsigned int *)p == HK_MARK;
-            *(volatile unsigned int *)p = HK_MARK;
+            later = *(volatile unsigned int *)p == HEAP_MARK;
+            *(volatile unsigned int *)p = HEAP_MARK;
             free(p);
         }
     }

@@ -1,4 +1,4 @@
-// expect: launch_state
+// expect: device_heap
 // kernel: reduce_sum
 // Class: state carried from launch to launch in device-heap memory, reached through a
 // __device__ pointer. launch_count_race.cu keeps its count in a __device__ variable, which
@@ -14,6 +14,9 @@
 // process, left changed by the first launch: "launch_state" naming hk_done_at. Not covered:
 // a kernel that finds heap memory without a global pointer (the heap's addresses are not
 // its own to guess; a read outside its allocation is memcheck's out_of_bounds).
+// Since session 36 it is refused before it runs: the candidate calls malloc and the baseline
+// does not ("device_heap", the PTX scan; heap_by_address.cu is the pointerless form). The
+// restore above still holds for a baseline that uses the heap itself.
 __device__ unsigned int *hk_done_at;
 
 __global__ void reduce_sum(const float *in, float *out, int n)
