@@ -10,7 +10,10 @@
  * (rewrite_tree/colsum_coarsened.cu: `total[c] = total[c] + S[0]`). A broken copy (the other slices' sums
  * left out) must differ. The candidate compiles with nvcc -arch=sm_90. The refusals (not a
  * plain sum, the block's other threads write, a spec whose grid is not one block per
- * column, columns the spec cannot give) are checked through the registry with their lines. */
+ * column, columns the spec cannot give) are checked through the registry with their lines.
+ * Session 36: the same kernels (and a double `+=`) at narrower strips and with rows split
+ * over blocks (colsum_shapes_run, emulated), and the choice of both from a spec and 132 SMs
+ * with the parameters' refusals (colsum_shapes_choice). */
 #include "analysis/analysis.h"
 #include "core/hk.h"
 #include "rewrites/registry.h"
