@@ -232,7 +232,18 @@ static void colsum_run(void **state)
     free(src);
 }
 
-/* The candidate compiles for the H100/H200. */
+/* Session 36's shapes per kernel of sums, {cols, splits}, and the grids they ask for:
+ * strips at the sector widths with 2-4 splits (grids divided), and 16-32 splits on grids
+ * multiplied by 2 and 4. */
+static const int narrow[][3] = {{8, 1, 0}, {16, 4, 0}, {16, 1, 0}, {4, 2, 0}};
+static const char grids_narrow[] =
+    "#define GRID_PLAIN(C) (((C) + 7) / 8)\n#define GRID_BF16(C) (((C) + 3) / 4)\n"
+    "#define GRID_HALF(C) (((C) + 15) / 16)\n#define GRID_DOUBLE(C) (((C) + 1) / 2)\n";
+static const int split[][3] = {{16, 1, 0}, {16, 32, 0}, {32, 1, 0}, {4, 16, 0}};
+static const char grids_split[] =
+    "#define GRID_PLAIN(C) (((C) + 15) / 16)\n#define GRID_BF16(C) ((C) * 2)\n"
+    "#define GRID_HALF(C) (((C) + 31) / 32)\n#define GRID_DOUBLE(C) ((C) * 4)\n";
+/* The candidates (32 columns, and session 36's shapes) compile for the H100/H200. */
 static void colsum_nvcc(void **state)
 {
     (void)state;
@@ -241,13 +252,16 @@ static void colsum_nvcc(void **state)
         skip();
     }
     char *src = rwf_data_file("rewrite_colsum/colsum.cu");
-    char *cand = candidate(src, false);
-    char path[700], cmd[2000];
-    snprintf(path, sizeof path, "%s/colsum_cand.cu", tmpdir);
-    rwf_write_file(path, cand);
-    snprintf(cmd, sizeof cmd, "'%s' -arch=sm_90 -c '%s' -o '%s/colsum_cand.o' 2>&1", NVCC, path, tmpdir);
-    assert_int_equal(system(cmd), 0);
-    free(cand);
+    static const int (*const shapes[])[3] = {NULL, narrow, split};   /* 32 columns, sector widths, splits */
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+        char *cand = candidate_with(src, shapes[i], false);
+        char path[700], cmd[2000];
+        snprintf(path, sizeof path, "%s/colsum_cand%zu.cu", tmpdir, i);
+        rwf_write_file(path, cand);
+        snprintf(cmd, sizeof cmd, "'%s' -arch=sm_90 -c '%s' -o '%s/colsum_cand%zu.o' 2>&1", NVCC, path, tmpdir, i);
+        assert_int_equal(system(cmd), 0);
+        free(cand);
+    }
     free(src);
 }
 
@@ -383,14 +397,6 @@ static void colsum_refusals(void **state)
  * multiplied by 2 or 4). Columns 1 (fewer than a strip), 31, 33, 70, 129 (ragged last strips),
  * rows 1 to 300 (a split of no rows), blocks 256, 96, 1024 and 16. A copy whose split blocks
  * cover too few rows (each split's range ending early) must differ on both split kernels. */
-static const int narrow[][3] = {{8, 1, 0}, {16, 4, 0}, {16, 1, 0}, {4, 2, 0}};
-static const char grids_narrow[] =
-    "#define GRID_PLAIN(C) (((C) + 7) / 8)\n#define GRID_BF16(C) (((C) + 3) / 4)\n"
-    "#define GRID_HALF(C) (((C) + 15) / 16)\n#define GRID_DOUBLE(C) (((C) + 1) / 2)\n";
-static const int split[][3] = {{16, 1, 0}, {16, 32, 0}, {32, 1, 0}, {4, 16, 0}};
-static const char grids_split[] =
-    "#define GRID_PLAIN(C) (((C) + 15) / 16)\n#define GRID_BF16(C) ((C) * 2)\n"
-    "#define GRID_HALF(C) (((C) + 31) / 32)\n#define GRID_DOUBLE(C) ((C) * 4)\n";
 static const char driver_split_broken[] =
     "quiet = true; bf16_case(true); int b = bad_cases; double_case(true); int d = bad_cases - b;\n"
     "printf(\"broken split: %d %d cases differ\\n\", b, d);\n"
