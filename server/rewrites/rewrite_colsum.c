@@ -24,6 +24,7 @@
  * so each row's strip of a block is still whole sectors: narrower strips give the grid more
  * blocks without losing coalescing. */
 #define CS_COLS 32
+#define CS_COLS_MIN 4   /* the narrowest strip: a sector of 8-byte elements */
 #define CS_SECTOR 32
 /* Row splits across blocks (an accumulating store only): at most 32 per column strip. */
 #define CS_SPLITS 32
@@ -655,8 +656,8 @@ static const char *launch_shape(const rw_context *ctx, const an_function *f, con
         es = type_bytes(it);
     }
     int sector = es > 0 ? (int)(CS_SECTOR / es) : CS_COLS;
-    if (sector < 1)
-        sector = 1;
+    if (sector < CS_COLS_MIN)
+        sector = CS_COLS_MIN;
     if (sector > CS_COLS)
         sector = CS_COLS;
     bool can_split = t->add && atomic_type(t->out_type);
