@@ -19,42 +19,70 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Columns per block: one warp's lanes along a row, 32 neighbouring elements per load. */
+/* Columns per block (issue 13, session 36): at most 32 (one warp's lanes along a row), at
+ * least a 32-byte sector of the input's elements (8 floats, 16 halves or bf16, 4 doubles),
+ * so each row's strip of a block is still whole sectors: narrower strips give the grid more
+ * blocks without losing coalescing. */
 #define CS_COLS 32
+#define CS_COLS_MIN 4   /* the narrowest strip: a sector of 8-byte elements */
+#define CS_SECTOR 32
+/* Row splits across blocks (an accumulating store only): at most 32 per column strip. */
+#define CS_SPLITS 32
 
+/* The body: column strips of $W columns (threadIdx.x % $W the column, threadIdx.x / $W a
+ * slice of rows), each block one (strip, split) item of the launch's grid. With splits
+ * ($SPLIT "true": the store accumulates, so partial sums may be added) the grid's blocks
+ * beyond the strips share a strip's rows: block b takes strip b % strips and the b / strips
+ * -th of the (grid - 1 - strip) / strips + 1 equal row ranges of that strip, and adds its
+ * partial total atomically (the original's store when a strip has one split). Without, a
+ * block takes whole strips, strip-strided over the grid. Any grid and block up to 1024. */
 static const char tpl_cols[] =
     "{\n"
-    "    // hk rewrite: coalesced columns. A block sums 32 adjacent columns: threadIdx.x % 32 is\n"
-    "    // the column (the lanes of a warp read neighbouring elements of one row),\n"
-    "    // threadIdx.x / 32 the first row of a slice of rows; the slices' partial sums are\n"
-    "    // added in shared memory and one thread per column stores. Launched on the\n"
-    "    // one-block-per-column grid divided by 32 along x.\n"
+    "    // hk rewrite: coalesced columns. A block sums $W adjacent columns: threadIdx.x % $W is\n"
+    "    // the column (the lanes of a warp read neighbouring elements of a row, whole 32-byte\n"
+    "    // sectors), threadIdx.x / $W the first row of a slice of rows; the slices' partial sums\n"
+    "    // are added in shared memory and one thread per column stores.$SPLITDOC\n"
     "    const long long hk_rows = (long long)($R);\n"
     "    const long long hk_cols = (long long)($C);\n"
-    "    const unsigned int hk_groups = blockDim.x >= 32u ? blockDim.x / 32u : 1u;\n"
+    "    const unsigned int hk_w = $Wu;\n"
+    "    const unsigned int hk_groups = blockDim.x >= hk_w ? blockDim.x / hk_w : 1u;\n"
+    "    const bool hk_split_rows = $SPLIT;\n"
     "    __shared__ $ACC hk_part[1024];\n"
-    "    for (unsigned int hk_slot = threadIdx.x; hk_slot < 32u * hk_groups; hk_slot += blockDim.x) {\n"
-    "        const unsigned int hk_lane = hk_slot % 32u, hk_g = hk_slot / 32u;\n"
-    "        const long long hk_col = (long long)blockIdx.x * 32 + hk_lane;\n"
-    "        $ACC hk_s = 0;\n"
-    "        if (hk_col < hk_cols) {\n"
-    "            auto *hk_p = $IN + ((long long)hk_g * hk_cols + hk_col);\n"
-    "            const long long hk_step = (long long)hk_groups * hk_cols;\n"
-    "            // independent loads: several rows in flight per thread\n"
-    "            #pragma unroll 8\n"
-    "            for (long long hk_r = hk_g; hk_r < hk_rows; hk_r += hk_groups, hk_p += hk_step)\n"
-    "                hk_s += ($ACC)(*hk_p);\n"
+    "    if (hk_cols <= 0)\n"
+    "        return;\n"
+    "    const long long hk_strips = (hk_cols + hk_w - 1) / hk_w, hk_grid = gridDim.x;\n"
+    "    const long long hk_items = hk_split_rows && hk_grid > hk_strips ? hk_grid : hk_strips;\n"
+    "    for (long long hk_item = blockIdx.x; hk_item < hk_items; hk_item += hk_grid) {\n"
+    "        const long long hk_strip = hk_item % hk_strips, hk_split = hk_item / hk_strips;\n"
+    "        const long long hk_nsplit = hk_items > hk_strips ? (hk_grid - 1 - hk_strip) / hk_strips + 1 : 1;\n"
+    "        const long long hk_r0 = hk_rows * hk_split / hk_nsplit, hk_r1 = hk_rows * (hk_split + 1) / hk_nsplit;\n"
+    "        for (unsigned int hk_slot = threadIdx.x; hk_slot < hk_w * hk_groups; hk_slot += blockDim.x) {\n"
+    "            const unsigned int hk_lane = hk_slot % hk_w, hk_g = hk_slot / hk_w;\n"
+    "            const long long hk_col = hk_strip * hk_w + hk_lane;\n"
+    "            $ACC hk_s = 0;\n"
+    "            if (hk_col < hk_cols) {\n"
+    "                auto *hk_p = $IN + ((hk_r0 + hk_g) * hk_cols + hk_col);\n"
+    "                const long long hk_step = (long long)hk_groups * hk_cols;\n"
+    "                // independent loads: several rows in flight per thread\n"
+    "                #pragma unroll 8\n"
+    "                for (long long hk_r = hk_r0 + hk_g; hk_r < hk_r1; hk_r += hk_groups, hk_p += hk_step)\n"
+    "                    hk_s += ($ACC)(*hk_p);\n"
+    "            }\n"
+    "            hk_part[hk_slot] = hk_s;\n"
     "        }\n"
-    "        hk_part[hk_slot] = hk_s;\n"
-    "    }\n"
-    "    __syncthreads();\n"
-    "    for (unsigned int hk_l = threadIdx.x; hk_l < 32u; hk_l += blockDim.x) {\n"
-    "        const long long hk_col = (long long)blockIdx.x * 32 + hk_l;\n"
-    "        $ACC hk_total = hk_part[hk_l];\n"
-    "        for (unsigned int hk_g = 1; hk_g < hk_groups; hk_g++)\n"
-    "            hk_total += hk_part[hk_g * 32u + hk_l];\n"
-    "        if (hk_col < hk_cols)\n"
-    "            $STORE\n"
+    "        __syncthreads();\n"
+    "        for (unsigned int hk_l = threadIdx.x; hk_l < hk_w; hk_l += blockDim.x) {\n"
+    "            const long long hk_col = hk_strip * hk_w + hk_l;\n"
+    "            $ACC hk_total = hk_part[hk_l];\n"
+    "            for (unsigned int hk_g = 1; hk_g < hk_groups; hk_g++)\n"
+    "                hk_total += hk_part[hk_g * hk_w + hk_l];\n"
+    "            if (hk_col < hk_cols) {\n"
+    "                if (hk_nsplit == 1)\n"
+    "                    $STORE\n"
+    "$ATOMIC"
+    "            }\n"
+    "        }\n"
+    "        __syncthreads();   // hk_part is reused by the block's next item\n"
     "    }\n"
     "}";
 
@@ -551,16 +579,149 @@ static const char *spec_fits(const rw_context *ctx, const an_function *f, const 
         }
         if (g[0] != C || g[1] != 1 || g[2] != 1 || b[1] != 1 || b[2] != 1) {
             snprintf(why, n, "column store at line %u: the spec's launch is not one block per column at size set "
-                             "%zu (grid %lldx%lldx%lld, block %lldx%lldx%lld, `%.160s` = %lld columns): the rewrite is "
-                             "written for that grid divided by %d",
-                     t->line, s + 1, g[0], g[1], g[2], b[0], b[1], b[2], t->cols, C, CS_COLS);
+                             "%zu (grid %lldx%lldx%lld, block %lldx%lldx%lld, `%.160s` = %lld columns): the rewrite's grid is "
+                             "that grid divided by its strips' width",
+                     t->line, s + 1, g[0], g[1], g[2], b[0], b[1], b[2], t->cols, C);
             return why;
         }
     }
     return NULL;
 }
 
-static int coalesced_columns(const rw_context *ctx, rw_result *out)
+/* Bytes of an element type as the kernel writes it; 0 when not known (a typedef). */
+static long type_bytes(const char *t)
+{
+    static const struct {
+        const char *name;
+        long size;
+    } sizes[] = {{"float", 4}, {"double", 8}, {"int", 4}, {"unsigned", 4}, {"unsigned int", 4},
+                 {"__half", 2}, {"half", 2}, {"__nv_bfloat16", 2}, {"__hip_bfloat16", 2}, {"hip_bfloat16", 2},
+                 {"nv_bfloat16", 2}, {"char", 1}, {"signed char", 1}, {"unsigned char", 1}, {"uint8_t", 1},
+                 {"int8_t", 1}, {"short", 2}, {"unsigned short", 2}, {"int16_t", 2}, {"uint16_t", 2},
+                 {"int32_t", 4}, {"uint32_t", 4}, {"long", 8}, {"long long", 8}, {"unsigned long long", 8},
+                 {"int64_t", 8}, {"uint64_t", 8}, {"size_t", 8}};
+    if (strncmp(t, "const ", 6) == 0)
+        t += 6;
+    for (size_t i = 0; i < HK_ARRAY_LEN(sizes); i++)
+        if (strcmp(sizes[i].name, t) == 0)
+            return sizes[i].size;
+    return 0;
+}
+
+/* Can the output's partial totals be added atomically, each exactly as the original's one
+ * `out[c] += total` adds (atomicAdd of the element type itself)? 16-bit floats are left out:
+ * every split would round out[c] to 16 bits once more. */
+static bool atomic_type(const char *t)
+{
+    static const char *const ok[] = {"float", "double", "int", "unsigned int", "unsigned", "unsigned long long"};
+    for (size_t i = 0; i < HK_ARRAY_LEN(ok); i++)
+        if (strcmp(t, ok[i]) == 0)
+            return true;
+    return false;
+}
+
+/* Blocks of the grid for C columns, W columns per strip and S splits: the spec's grid (C)
+ * divided by W / S, or multiplied by S / W (both powers of two). */
+static long long grid_blocks(long long C, int W, int S)
+{
+    return W >= S ? (C + W / S - 1) / (W / S) : C * (S / W);
+}
+
+/* The launch's shape for the strips: columns per block *W and row splits *S, from the
+ * parameters (0: chosen here) and, for a choice, the spec's columns at its first size set and
+ * the device's resident threads. What decided them goes into note. NULL when the choice
+ * holds, else the refusal in why. The rules:
+ *  - W lies in [the input's sector width, 32]: 32 bytes of elements (8 floats, 16 bf16,
+ *    4 doubles) still read whole sectors per row; an element size that is not known keeps 32;
+ *  - S > 1 only for an accumulating store into a type atomicAdd adds as the original does;
+ *  - chosen: from W = 32 down to the sector width, at each W the fewest splits (a power of
+ *    two, at most 32, at least 8 rows per slice of a 1024-thread block: rows x W / 8192)
+ *    whose grid fills one wave of 1024-thread blocks (SMs x resident threads per SM / 1024:
+ *    264 on an H100), else those that add the most blocks; the first W whose grid fills the
+ *    wave, else the sector width. Splits come before narrower strips: a block then still
+ *    reads W x the element size contiguous bytes per row (64-128), at the cost of one
+ *    atomicAdd per column per split;
+ *  - without a spec (no columns known) the choice is W 32, S 1: the original's shape. */
+static const char *launch_shape(const rw_context *ctx, const an_function *f, const cs_match *t, const an_param *ip,
+                                const int *params, int *W, int *S, char *note, size_t nn, char *why, size_t n)
+{
+    const spec *sp = ctx->spec;
+    long es = 0;
+    size_t pi = (size_t)(ip - f->params);
+    if (sp && pi < sp->n_args)
+        es = (long)hk_dtype_size(sp->args[pi].dtype);
+    if (!es) {
+        char it[PT_NAME];
+        rwp_pointee_type(ip, it, sizeof it);
+        es = type_bytes(it);
+    }
+    int sector = es > 0 ? (int)(CS_SECTOR / es) : CS_COLS;
+    if (sector < CS_COLS_MIN)
+        sector = CS_COLS_MIN;
+    if (sector > CS_COLS)
+        sector = CS_COLS;
+    bool can_split = t->add && atomic_type(t->out_type);
+    const char *no_split = !t->add ? "the store is `=`: a partial total would overwrite the others"
+                         : "the output's type is not one atomicAdd adds as the original's store does "
+                           "(a 16-bit float would be rounded once per split, or a type not known)";
+    note[0] = '\0';
+    if (params[0] && params[0] < sector) {
+        snprintf(why, n, "column store at line %u: %d columns per block is narrower than a 32-byte sector of %s's "
+                         "%s (%d columns): a row's strip would not fill its sectors",
+                 t->line, params[0], t->in, es ? "elements" : "elements of unknown size", sector);
+        return why;
+    }
+    if (params[1] > 1 && !can_split) {
+        snprintf(why, n, "column store at line %u: rows split over %d blocks per strip: %s", t->line, params[1],
+                 no_split);
+        return why;
+    }
+    long long C = 0, R = 0;
+    bool known = sp && sp->form == SPEC_FORM_HARNESS && sp->n_sizes && eval_kernel_text(sp, f, t->cols, 0, &C) &&
+                 eval_kernel_text(sp, f, t->rows, 0, &R) && C > 0;
+    long long sms = ctx->sm_count > 0 ? ctx->sm_count : 132;
+    long long threads = ctx->warps_per_sm > 0 ? 32LL * ctx->warps_per_sm : 2048;
+    long long wave = sms * threads / 1024;
+    if (wave < 1)
+        wave = 1;
+    /* widest first; at each width the splits it allows; narrower only while the grid
+     * stays short of the wave */
+    for (int w = params[0] ? params[0] : CS_COLS; w >= (params[0] ? params[0] : sector); w /= 2) {
+        *W = w;
+        *S = params[1] ? params[1] : 1;
+        if (!params[1] && known && can_split) {
+            /* the fewest splits whose grid reaches the wave, else those that give it the
+             * most blocks: the grid is the spec's columns divided (or multiplied) by W / S,
+             * so a few columns gain blocks only at a multiple of W / S */
+            long long most = R * w / 8192;
+            for (int s = 2; s <= CS_SPLITS && s <= most && grid_blocks(C, w, *S) < wave; s *= 2)
+                if (grid_blocks(C, w, s) > grid_blocks(C, w, *S))
+                    *S = s;
+        }
+        if (!known || grid_blocks(C, w, *S) >= wave)
+            break;
+    }
+    long long strips = known ? (C + *W - 1) / *W : 0;
+    if (known)
+        snprintf(note, nn, "%d columns per block (%s; sector width %d), strips: %lld of the spec's %lld columns, "
+                 "blocks: %lld for a wave of %lld blocks of 1024 (%lld SMs%s)", *W, params[0] ? "the parameter"
+                 : "chosen", sector, strips, C, grid_blocks(C, *W, *S), wave, sms,
+                 ctx->sm_count > 0 ? "" : ", assumed");
+    else
+        snprintf(note, nn, "%d columns per block (%s; sector width %d)", *W, params[0] ? "the parameter" : "no spec's "
+                 "columns to choose from", sector);
+    if (*S > 1) {
+        size_t l = strlen(note);
+        snprintf(note + l, nn - l, "; rows split over %d blocks per strip, their partial totals added by atomicAdd "
+                 "(the order of the additions changes from launch to launch)", *S);
+    } else if (!can_split && known && strips < wave) {
+        size_t l = strlen(note);
+        snprintf(note + l, nn - l, "; rows not split: %s", no_split);
+    }
+    return NULL;
+}
+
+static int coalesced_columns(const rw_context *ctx, const int *params, rw_result *out)
 {
     static const char *const name = "coalesced columns";
     memset(out, 0, sizeof *out);
@@ -583,31 +744,53 @@ static int coalesced_columns(const rw_context *ctx, rw_result *out)
         return rwp_not_applicable(out, name, f, why);
     }
     rwp_pointee_type(op, t.out_type, sizeof t.out_type);
-    char store[5 * PT_NAME + 128];
+    int W = CS_COLS, S = 1;
+    char note[512];
+    if (launch_shape(ctx, f, &t, ip, params, &W, &S, note, sizeof note, why, sizeof why))
+        return rwp_not_applicable(out, name, f, why);
+    char store[5 * PT_NAME + 128], atomic[3 * PT_NAME + 128] = "";
     if (t.add)
         snprintf(store, sizeof store, "%s[hk_col] = (%s)((%s)%s[hk_col] + hk_total);", t.out, t.out_type, t.acc_type,
                  t.out);
     else
         snprintf(store, sizeof store, "%s[hk_col] = (%s)(hk_total);", t.out, t.out_type);
+    if (S > 1)
+        snprintf(atomic, sizeof atomic, "                else\n                    atomicAdd(&%s[hk_col], (%s)(hk_total));\n",
+                 t.out, t.out_type);
+    char w[16];
+    snprintf(w, sizeof w, "%d", W);
+    const char *splitdoc = S > 1 ? "\n    // Blocks beyond the strips split a strip's rows: each adds its partial totals\n"
+                                   "    // atomically (the order of the additions changes from launch to launch)."
+                                 : "";
     struct hk_buf b;
     hk_buf_init(&b, PT_TEXT_MAX);
-    const char *kv[] = {"R", t.rows, "C", t.cols, "ACC", t.acc_type, "IN", t.in, "STORE", store, NULL};
+    const char *kv[] = {"R", t.rows, "C", t.cols, "ACC", t.acc_type, "IN", t.in, "STORE", store, "W", w,
+                        "SPLIT", S > 1 ? "true" : "false", "SPLITDOC", splitdoc, "ATOMIC", atomic, NULL};
     if ((rc = rwl_render(&b, tpl_cols, kv)))
         goto out;
+    char grid[64];
+    if (W > S)
+        snprintf(grid, sizeof grid, "the spec's grid divided by %d along x", W / S);
+    else if (W < S)
+        snprintf(grid, sizeof grid, "the spec's grid multiplied by %d along x", S / W);
+    else
+        snprintf(grid, sizeof grid, "the spec's grid");
     char *desc = hk_asprintf("kernel %s: coalesced columns: a block sums %d adjacent columns of %s (rows `%s`, row "
                              "stride `%s`), threadIdx.x %% %d along the columns and threadIdx.x / %d splitting the "
                              "rows, the slices' %s partial sums added in shared memory, one store per column "
-                             "(`%s`, as the original's at line %u); the spec's grid divided by %d along x; the "
-                             "order of the additions changes (a reduction's tolerance applies)%s",
-                             f->name, CS_COLS, t.in, t.rows, t.cols, CS_COLS, CS_COLS, t.acc_type,
-                             t.add ? "+=" : "=", t.line, CS_COLS,
-                             ctx->spec ? "" : "; exact only under one block per column (grid = the row stride)");
+                             "(`%s`, as the original's at line %u); %s; %s; the order of the additions changes (a "
+                             "reduction's tolerance applies)%s",
+                             f->name, W, t.in, t.rows, t.cols, W, W, t.acc_type, t.add ? "+=" : "=", t.line, note,
+                             grid, ctx->spec ? "" : "; exact only under one block per column (grid = the row stride)");
     if (!desc) {
         rc = HK_ENOMEM;
         goto out;
     }
     if ((rc = rwp_replace_body(ctx->text, ctx->len, ctx->m, f, b.data, desc, out)) == HK_OK && out->applicable) {
-        out->grid_divisor = CS_COLS;
+        if (W > S)
+            out->grid_divisor = (unsigned)(W / S);
+        else if (W < S)
+            out->grid_multiplier = (unsigned)(S / W);
         out->grid_axis = 0;
     }
 out:
@@ -617,16 +800,24 @@ out:
 
 /* ---- registry descriptor (registry.h) ---- */
 
+static const rw_param coalesced_columns_params[] = {
+    /* columns per block: 0 chooses (the widest that fills a wave, at least a sector) */
+    {.name = "cols", .type = RW_PARAM_ENUM, .values = {0, 32, 16, 8, 4}, .n_values = 5, .def = 0},
+    /* row splits per strip (accumulating stores only): 0 chooses, 1 none */
+    {.name = "splits", .type = RW_PARAM_ENUM, .values = {0, 1, 2, 4, 8, 16, 32}, .n_values = 7, .def = 0},
+};
+
 static int emit_coalesced_columns(const rw_context *c, const int *p, rw_result *out)
 {
-    (void)p;
-    return coalesced_columns(c, out);
+    return coalesced_columns(c, p, out);
 }
 
 const rw_descriptor rw_coalesced_columns_desc = {
     .name = "coalesced_columns",
-    .summary = "a column sum written as one block per column becomes a block per 32 columns reading along rows",
+    .summary = "a column sum written as one block per column becomes a block per strip of 4-32 columns reading "
+               "along rows, rows split over blocks where the store accumulates",
+    .params = coalesced_columns_params,
+    .n_params = HK_ARRAY_LEN(coalesced_columns_params),
     .flags = RW_ALGORITHM,
     .emit = emit_coalesced_columns,
-    .launch = "the spec's grid divided by 32 along x (32 columns per block)",
 };

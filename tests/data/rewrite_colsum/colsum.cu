@@ -139,3 +139,22 @@ __global__ void col_sum_skewed_tree(const float *in, float *out, int R, int C)
     if (threadIdx.x == 0)
         out[blockIdx.x] = part[0];
 }
+
+// double in and out, `+=` (session 36: a 32-byte sector is 4 doubles, so strips may narrow
+// to 4 columns, and the accumulating store lets blocks split a strip's rows).
+__global__ void col_sum_double_acc(double *out, const double *in, long long R, long long C)
+{
+    __shared__ double tree[128];
+    double s = 0.0;
+    for (long long i = threadIdx.x; i < R; i += blockDim.x)
+        s += in[i * C + blockIdx.x];
+    tree[threadIdx.x] = s;
+    __syncthreads();
+    for (int k = 64; k > 0; k >>= 1) {
+        if (k > threadIdx.x)
+            tree[threadIdx.x] += tree[threadIdx.x + k];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0)
+        out[blockIdx.x] += tree[0];
+}
