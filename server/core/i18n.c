@@ -3818,6 +3818,82 @@ static const struct hk_msg_entry msgs[HK_MSG_COUNT] = {
     F(RW_ST_UNROLLED_WITH, "%s (with its filter loops unrolled, %s iterations: %s)",
       "%s（展开其滤波器循环后，%s 次迭代：%s）"),
     /* -- end of rewrites, session 35 -- */
+    /* -- kernel model, session 36 -- */
+    /* kbuild.c: why the model cannot be built */
+    M(KM_TOO_BIG_TEXT, "the text is over the analysis size limit", "源代码超过分析的大小上限"),
+    M(KM_OVER_CAPS, "the kernel is over the model's caps", "核函数超出了模型的容量上限"),
+    F(KM_NOT_ANALYSED, "the text could not be analysed: %s", "无法分析源代码：%s"),
+    F(KM_NO_KERNEL, "no kernel named %s", "没有名为 %s 的核函数"),
+    M(KM_PARSER_REFUSED, "the parser refused the text", "解析器无法解析该源代码"),
+    F(KM_NO_BODY, "the body of kernel %s could not be found", "找不到核函数 %s 的函数体"),
+    /* kclass.c: the near miss a class summary ends with, after " | " */
+    F(KM_SUMMARY_NEAR, "near %s: line %u: %s", "接近 %s：第 %u 行：%s"),
+    /* kclass.c: why a class almost fits */
+    F(KM_HIST_NOT_ATOMIC, "%s[%s] += ... has a data-dependent index but is not atomic",
+      "%s[%s] += ... 的索引依赖数据，但不是原子操作"),
+    F(KM_EPILOGUE_TERM, "%s epilogue: the term %s of %s[...] is neither alpha*sum nor beta*%s",
+      "%s 收尾部分：项 %s（属于 %s[...]）既不是 alpha*sum 也不是 beta*%s"),
+    F(KM_TILE_WRITTEN_TWICE, "the tile %s is written more than once or updated (line %u): not one element copied per thread",
+      "分块 %s 被写入多次或被更新（第 %u 行）：不是每个线程复制一个元素"),
+    F(KM_TILE_NOT_SHARED, "%s, read in the k loop (line %u), is not a __shared__ tile the kernel fills",
+      "%s（在 k 循环中读取，第 %u 行）不是核函数填充的 __shared__ 分块"),
+    F(KM_TILE_FILLED_WITH, "the tile %s is filled with %s, not one element of a global matrix (a bounds-checked or converted load is not seen through)",
+      "分块 %s 用 %s 填充，而不是全局矩阵的一个元素（带边界检查或类型转换的读取无法看穿）"),
+    F(KM_TILE_NOT_ONCE, "the tile %s is not filled once per iteration of the loop around the k loop (line %u)",
+      "分块 %s 不是在 k 循环（第 %u 行）外层循环的每次迭代中填充一次"),
+    F(KM_TILE_NOT_ONCE_GUARDED, "the tile %s is not filled once per iteration of the loop around the k loop (line %u): its load is guarded (ragged tiles are not seen through)",
+      "分块 %s 不是在 k 循环（第 %u 行）外层循环的每次迭代中填充一次：它的读取带有条件保护（无法看穿不完整的分块）"),
+    F(KM_TILE_FILLED_AFTER, "the tile %s is filled (line %u) after the k loop (line %u) reads it: each iteration reads the previous tile",
+      "分块 %s 的填充（第 %u 行）在 k 循环（第 %u 行）读取它之后：每次迭代读到的是上一个分块"),
+    F(KM_TILE_FILLED_AT, "the tile %s is filled at %s[%s], not at [threadIdx.r][threadIdx.c] of two thread axes",
+      "分块 %s 在 %s[%s] 处填充，而不是在两个线程维度的 [threadIdx.r][threadIdx.c] 处"),
+    F(KM_TILE_SIZE_NOT_MULTIPLE, "the tile %s's declared size is not a multiple of its row length",
+      "分块 %s 声明的大小不是其行长度的整数倍"),
+    F(KM_TILE_ELEMENT, "%s[%s] in the k loop is not the tile's element [thread's own row][k] or [k][thread's own column]",
+      "k 循环中的 %s[%s] 不是分块的元素 [线程自己的行][k] 或 [k][线程自己的列]"),
+    F(KM_K_LOOP_NOT_WHOLE_ROW, "the k loop (line %u) does not run over the whole tile %s (0 to its row length, step 1)",
+      "k 循环（第 %u 行）没有遍历整个分块 %s（从 0 到其行长度，步长 1）"),
+    F(KM_K_LOOP_NOT_WHOLE_ROWS, "the k loop (line %u) does not run over the whole tile %s (0 to its rows, step 1)",
+      "k 循环（第 %u 行）没有遍历整个分块 %s（从 0 到其行数，步长 1）"),
+    F(KM_TILE_NO_SYNC, "the tile %s is read without __syncthreads() between its fill and its use and before the next fill",
+      "分块 %s 在填充与使用之间、以及下一次填充之前没有 __syncthreads() 就被读取"),
+    F(KM_TILE_FILL_NOT_AFFINE, "%s[%s], the tile %s's fill, is not affine in the thread ids",
+      "%s[%s]（分块 %s 的填充）不是线程索引的仿射函数"),
+    F(KM_TILE_BLOCKS_DIFFER, "the tiles need blocks of different extents along thread axis %c",
+      "各分块需要的线程块在线程维度 %c 上的大小不同"),
+    F(KM_TILE_NO_TRIP, "the tile loop (line %u) or the k loop (line %u) has no trip count the model can state",
+      "分块循环（第 %u 行）或 k 循环（第 %u 行）没有模型能确定的迭代次数"),
+    F(KM_TILE_INDEX_NOT_AFFINE, "%s's index is not affine in the tile loop's counter (line %u)",
+      "%s 的索引不是分块循环计数器（第 %u 行）的仿射函数"),
+    F(KM_TILE_MOVES, "the tile loop (line %u) moves %s by %s per tile, not by the %s its tile spans: tiles are skipped or read twice",
+      "分块循环（第 %u 行）每个分块把 %s 移动 %s，而不是其分块跨越的 %s：有分块被跳过或被读取两次"),
+    F(KM_K_LOOP_STEP, "the k loop (line %u) steps by more than 1", "k 循环（第 %u 行）的步长大于 1"),
+    F(KM_K_NOT_AFFINE, "%s[%s] is not affine in the k loop's variable %s (loop at line %u)",
+      "%s[%s] 不是 k 循环变量 %s（循环在第 %u 行）的仿射函数"),
+    F(KM_WRITTEN_IN_TILE_LOOP, "%s is written inside the tile loop (line %u): each tile's partial sum, not the whole product",
+      "%s 在分块循环（第 %u 行）内被写入：写入的是每个分块的部分和，而不是完整的乘积"),
+    F(KM_ROWS_COLUMNS, "%s[%s] does not separate rows and columns", "%s[%s] 没有区分行和列"),
+    F(KM_NOT_INDEX_ROWS, "%s[%s] does not index %s's rows as %s does",
+      "%s[%s] 对 %s 的行的索引方式与 %s 不一致"),
+    F(KM_NOT_INDEX_COLUMNS, "%s[%s] does not index %s's columns as %s does",
+      "%s[%s] 对 %s 的列的索引方式与 %s 不一致"),
+    F(KM_NO_LEADING_DIM, "%s[%s] has no leading dimension", "%s[%s] 没有主维度（leading dimension）"),
+    F(KM_SOFTMAX_NO_MAX, "the sum of exponentials (line %u) has no row maximum subtracted",
+      "指数和（第 %u 行）没有减去行最大值"),
+    F(KM_NORM_SQRT_NOTHING, "%s[...] is scaled by a square root of nothing the kernel sums",
+      "%s[...] 按某个平方根缩放，但被开方的量不是核函数求和得到的"),
+    F(KM_TILED_PRODUCT, "%s sums products of the __shared__ tiles %s and %s over the loop at line %u: a tiled matrix product, not a reduction",
+      "%s 对 __shared__ 分块 %s 与 %s 的乘积求和（循环在第 %u 行）：这是分块矩阵乘法，不是归约"),
+    F(KM_MAP_NOTHING_GLOBAL, "%s[...] combines %s over the loop at line %u but no input is split among the outputs (nothing global is read in the loop): a map with an inner loop, not a reduction",
+      "%s[...] 合并 %s（循环在第 %u 行），但没有输入被划分到各个输出（循环中没有读取全局数据）：这是带内层循环的映射，不是归约"),
+    F(KM_MAP_GATHERED, "%s[...] combines %s over the loop at line %u but no input is split among the outputs (%s[...] is gathered through a value read from memory): a map with an inner loop, not a reduction",
+      "%s[...] 合并 %s（循环在第 %u 行），但没有输入被划分到各个输出（%s[...] 通过从内存读取的值间接访问）：这是带内层循环的映射，不是归约"),
+    F(KM_MAP_SHARED, "%s[...] combines %s over the loop at line %u but no input is split among the outputs (%s[...] is shared by outputs that differ in a coordinate its index does not follow): a map with an inner loop, not a reduction",
+      "%s[...] 合并 %s（循环在第 %u 行），但没有输入被划分到各个输出（%s[...] 被多个输出共用，这些输出的某个坐标不同，而它的索引不随该坐标变化）：这是带内层循环的映射，不是归约"),
+    F(KM_SAME_STRIDE, "%s[%s] = %s[%s] moves elements but both sides have the same stride in threadIdx.x",
+      "%s[%s] = %s[%s] 搬移元素，但两侧在 threadIdx.x 上的步长相同"),
+    F(KM_NOT_GRID_STRIDE, "%s[...] is accessed in a loop (line %u) other than a grid-stride loop",
+      "%s[...] 在网格跨步循环以外的循环（第 %u 行）中被访问"),
 };
 
 #undef M
@@ -4038,6 +4114,7 @@ struct back_match {
     char kind[BACK_MAX_CONVS];      /* its conversion letter */
     size_t n;
     long steps;                     /* left to try: a bound on the backtracking */
+    bool item;                      /* the entry is a list item (back_item) */
     const struct back_set *set;     /* the entries a quoted piece may be */
     bool found;                     /* best holds a match */
     int best_score;
@@ -4112,6 +4189,34 @@ static void back_spend(struct back_match *m, size_t k)
     }
 }
 
+/* An entry written "%s%s ..." is a list's item: the code prints it with the separator
+ * (", " or "; " between items, "" before the first) and then a name (a parameter, a size
+ * variable), and the items are joined into a list that a sentence quotes (read-only
+ * loads' "skipped: b (written or passed on), c (...)", spec inference's "N (line 3)").
+ * Read as anything else, such an entry swallows the whole sentence that quotes the list:
+ * it ends with the item's text and has more literal text than the sentence's own entry
+ * ("%s at line %d: %s"), so the sentence was taken for an item whose name is the rest of
+ * it. Whether the piece of conversion k (n bytes at s) can be what the code printed
+ * there: 1 yes, 0 not this length (a longer one may be), -1 neither this nor a longer one. */
+static bool back_is_item(const char *en, bool fmt)
+{
+    return fmt && !strncmp(en, "%s%s", 4);
+}
+
+static int back_item_piece(size_t k, const char *s, size_t n)
+{
+    if (k == 0) /* the separator */
+        return n == 0 ? 1 : n == 1 ? 0 : n == 2 && (s[0] == ',' || s[0] == ';') && s[1] == ' ' ? 1 : -1;
+    if (k == 1) { /* the name: an identifier */
+        if (n == 0)
+            return 0;
+        unsigned char c = (unsigned char)s[n - 1];
+        if (!(isalnum(c) || c == '_') || (n == 1 && isdigit(c)))
+            return -1;
+    }
+    return 1;
+}
+
 /* Every way s matches the format f (plain text when !fmt): each conversion takes a piece
  * (a %s may be empty, as a conversion given "" is), shortest first; the best-scored one is
  * kept in m. At most m->steps tries in all. */
@@ -4172,8 +4277,17 @@ static void back_match(const char *f, const char *s, bool fmt, struct back_match
              * is no reading (and longer ones hold it too) */
             if (n > 0 && !conv_may_hold(m->kind[k], s[n - 1]))
                 break;
+            if (m->item && k < 2) {
+                int ok = back_item_piece(k, s, n);
+                if (ok < 0)
+                    break;
+                if (ok == 0)
+                    continue;
+            }
             m->len[k] = n;
-            if (next && s[n] != next && !back_ix_off) {
+            /* (an item's separator and name are short and tried byte by byte in both
+             * ways, so that back_item_piece sees every one) */
+            if (next && s[n] != next && !back_ix_off && !(m->item && k < 2)) {
                 /* a %s's pieces up to the next place that holds the byte (any bytes may
                  * be in a %s), else this one */
                 size_t to = n + 1;
@@ -4457,7 +4571,8 @@ static void back_try(int id, const char *s, size_t slen, const struct back_set *
         !(indexed ? back_ix_literals_in(id, s, slen)
                   : back_literals_in(en, msgs[id].format, s)))
         return;
-    struct back_match m = {.n = 0, .steps = 20000, .set = set};
+    struct back_match m = {.n = 0, .steps = 20000, .item = back_is_item(en, msgs[id].format),
+                           .set = set};
     back_match(en, s, msgs[id].format, &m);
     if (m.found) {
         *best = id;
