@@ -3894,6 +3894,78 @@ static const struct hk_msg_entry msgs[HK_MSG_COUNT] = {
       "%s[%s] = %s[%s] 搬移元素，但两侧在 threadIdx.x 上的步长相同"),
     F(KM_NOT_GRID_STRIDE, "%s[...] is accessed in a loop (line %u) other than a grid-stride loop",
       "%s[...] 在网格跨步循环以外的循环（第 %u 行）中被访问"),
+    M(SAID_SEMI, "; ", "；"),
+    /* rewrite_reduce.c (warp_reduce, block_reduce's fallback) */
+    M(RW_RED_NOT_1D, "the kernel does not have one 1D index over x", "核函数没有沿 x 方向的一维索引"),
+    M(RW_RED_STMTS_BEFORE_CHECK, "statements besides the index declaration come before the bounds check",
+      "边界检查之前除了索引声明还有其他语句"),
+    M(RW_RED_GUARDED_NOT_ONE_ATOMIC, "the guarded statement is not one atomic", "受保护的语句不是单个原子操作"),
+    M(RW_RED_COND_SIDE_EFFECTS, "the condition has side effects", "条件表达式有副作用"),
+    M(RW_RED_NOT_ADD_MAX_MIN, "the guarded statement is not atomicAdd/atomicMax/atomicMin",
+      "受保护的语句不是 atomicAdd/atomicMax/atomicMin"),
+    M(RW_RED_NOT_CALL2, "the guarded statement is not one two-argument atomic call",
+      "受保护的语句不是单个双参数的原子调用"),
+    M(RW_RED_TARGET_NOT_PARAM, "the atomic's target is not a pointer parameter (`out`, `&out[k]`, `out + k`)",
+      "原子操作的目标不是指针参数（`out`、`&out[k]`、`out + k`）"),
+    M(RW_RED_TARGET_INDEX, "the atomic's target depends on the index: a scatter (histogram?), not a reduction",
+      "原子操作的目标依赖于索引：这是分散写入（直方图？），不是归约"),
+    M(RW_RED_TARGET_LOCAL, "the atomic's target uses a local variable", "原子操作的目标用到了局部变量"),
+    M(RW_RED_VALUE_SIDE_EFFECTS, "the atomic's value has side effects", "原子操作的值有副作用"),
+    M(RW_RED_TREE_DECL, "a declaration in the tree reduction is not the thread or element index",
+      "树形归约中有一个声明既不是线程索引也不是元素索引"),
+    M(RW_RED_LOADED_SIDE_EFFECTS, "the loaded value has side effects", "读取的值有副作用"),
+    M(RW_RED_TREE_LOOP, "the loop is not the tree `for (s = blockDim.x / 2; s > 0; s >>= 1) { if (tid < s) sdata[tid] += sdata[tid + s]; __syncthreads(); }`",
+      "该循环不是树形归约 `for (s = blockDim.x / 2; s > 0; s >>= 1) { if (tid < s) sdata[tid] += sdata[tid + s]; __syncthreads(); }`"),
+    M(RW_RED_BLOCK_RESULT_WRITE, "the block result is not written with `if (tid == 0) atomicAdd(out, sdata[0]);` (a per-block partial output depends on the grid: not rewritten)",
+      "线程块的结果不是用 `if (tid == 0) atomicAdd(out, sdata[0]);` 写出的（按线程块输出的部分结果取决于网格：不改写）"),
+    M(RW_RED_BLOCK_RESULT, "the block result is not `atomicAdd(out, sdata[0])`",
+      "线程块的结果不是 `atomicAdd(out, sdata[0])`"),
+    M(RW_RED_OUTSIDE_TREE, "a statement outside the tree-reduction pattern", "有语句不属于树形归约的模式"),
+    M(RW_RED_NO_BLOCK_ATOMIC, "the tree reduction does not end with one atomic per block",
+      "树形归约的结尾不是每个线程块一次原子操作"),
+    F(RW_RED_MODEL_CLASSES, "the kernel model classes it %s, not a reduction", "核函数模型把它归为 %s，而不是归约"),
+    F(RW_RED_BY_HOW, "line %u: a %s reduction by %s: only a global one by per-thread atomics into one location becomes a register",
+      "第 %u 行：%s 归约，方式为%s：只有每个线程以原子操作归约到同一位置的全局归约才能改为寄存器"),
+    M(RW_RED_HOW_NONE, "no method", "无方法"),
+    M(RW_RED_HOW_LOOP, "a loop", "循环"),
+    M(RW_RED_HOW_ATOMICS, "atomics", "原子操作"),
+    M(RW_RED_HOW_TREE, "a tree", "树形归约"),
+    M(RW_RED_HOW_SERIAL, "one thread", "单个线程"),
+    M(RW_RED_HOW_OTHER, "another method", "其他方法"),
+    F(RW_RED_OP, "line %u: a %s reduction (only sum, max and min)", "第 %u 行：%s 归约（只支持 sum、max 和 min）"),
+    F(RW_RED_SECOND_ATOMIC, "line %u: a second atomic: one atomic per thread is what becomes a register",
+      "第 %u 行：第二个原子操作：只有每个线程一个原子操作才能改为寄存器"),
+    M(RW_RED_NO_ATOMIC, "no atomic in the kernel's own text (one in a macro or a called function is not rewritten)",
+      "核函数自身的代码中没有原子操作（宏或被调用函数中的原子操作不改写）"),
+    F(RW_RED_ATOMIC_KIND, "line %u: the atomic is not atomicAdd, atomicMax or atomicMin",
+      "第 %u 行：该原子操作不是 atomicAdd、atomicMax 或 atomicMin"),
+    F(RW_RED_ATOMIC_NOT_STMT, "line %u: the atomic is not a statement of its own (its old value used, or a cast)",
+      "第 %u 行：该原子操作不是独立的语句（用到了它返回的旧值，或有类型转换）"),
+    F(RW_RED_ATOMIC_NOT_CALL2, "line %u: the atomic is not a two-argument call", "第 %u 行：该原子操作不是双参数调用"),
+    F(RW_RED_ATOMIC_TARGET_NOT_PARAM, "line %u: the atomic's target is not a pointer parameter (`out`, `&out[k]`, `out + k`)",
+      "第 %u 行：原子操作的目标不是指针参数（`out`、`&out[k]`、`out + k`）"),
+    F(RW_RED_ATOMIC_TARGET_VARIES, "line %u: the atomic's target depends on %s, which is not an unchanged parameter: not one location for every thread",
+      "第 %u 行：原子操作的目标依赖于 %s，而它不是保持不变的参数：不是所有线程共用的同一位置"),
+    F(RW_RED_TARGET_USED, "line %u: %s is used besides the atomic: it would see a partial sum",
+      "第 %u 行：%s 在原子操作之外还被使用：它会看到部分和"),
+    F(RW_RED_NOT_MODELS_OP, "line %u: the atomic is not the model's %s", "第 %u 行：该原子操作不是模型识别出的 %s"),
+    F(RW_RED_NO_IDENTITY, "line %u: the accumulator type %s has no known %s identity (float, double, int, unsigned, long long, unsigned long long)",
+      "第 %u 行：累加器类型 %s 没有已知的 %s 单位元（float、double、int、unsigned、long long、unsigned long long）"),
+    F(RW_RED_NO_IDENTITY_T, "line %u: the accumulator type %s has no known %s identity (float, double, int, unsigned, long long, unsigned long long, a template parameter)",
+      "第 %u 行：累加器类型 %s 没有已知的 %s 单位元（float、double、int、unsigned、long long、unsigned long long、模板参数）"),
+    F(RW_RED_DESC_MODEL, "kernel %s: %s %s reduction (the kernel model's reading, line %u) -> the kernel's own code adds into a register, __shfl_down_sync warp reduction, one shared slot per warp, one %s per block",
+      "核函数 %s：%s %s 归约（核函数模型的识别结果，第 %u 行）-> 核函数自身的代码改为累加到寄存器，用 __shfl_down_sync 做 warp 归约，每个 warp 一个共享内存槽，每个线程块一次 %s"),
+    M(RW_RED_BODY_TOO_BIG, "the body is far larger than a reduction", "函数体远大于一个归约"),
+    M(RW_RED_ACC_TYPE, "the accumulator type is not float, double, int, unsigned, long long or unsigned long long",
+      "累加器类型不是 float、double、int、unsigned、long long 或 unsigned long long"),
+    F(RW_RED_DESC_ATOMICS, "kernel %s: %s reduction (per-thread atomics) -> grid-stride register accumulation, __shfl_down_sync warp reduction, one shared slot per warp, one %s per block",
+      "核函数 %s：%s 归约（每线程原子操作）-> 以网格跨步方式在寄存器中累加，用 __shfl_down_sync 做 warp 归约，每个 warp 一个共享内存槽，每个线程块一次 %s"),
+    F(RW_RED_DESC_ATOMICS_VEC, "kernel %s: %s reduction (per-thread atomics) -> grid-stride register accumulation (float4 loads when aligned), __shfl_down_sync warp reduction, one shared slot per warp, one %s per block",
+      "核函数 %s：%s 归约（每线程原子操作）-> 以网格跨步方式在寄存器中累加（对齐时用 float4 读取），用 __shfl_down_sync 做 warp 归约，每个 warp 一个共享内存槽，每个线程块一次 %s"),
+    F(RW_RED_DESC_TREE, "kernel %s: %s reduction (shared-memory tree) -> grid-stride register accumulation, __shfl_down_sync warp reduction, one shared slot per warp, one %s per block",
+      "核函数 %s：%s 归约（共享内存树形归约）-> 以网格跨步方式在寄存器中累加，用 __shfl_down_sync 做 warp 归约，每个 warp 一个共享内存槽，每个线程块一次 %s"),
+    F(RW_RED_DESC_TREE_VEC, "kernel %s: %s reduction (shared-memory tree) -> grid-stride register accumulation (float4 loads when aligned), __shfl_down_sync warp reduction, one shared slot per warp, one %s per block",
+      "核函数 %s：%s 归约（共享内存树形归约）-> 以网格跨步方式在寄存器中累加（对齐时用 float4 读取），用 __shfl_down_sync 做 warp 归约，每个 warp 一个共享内存槽，每个线程块一次 %s"),
 };
 
 #undef M
@@ -4708,6 +4780,19 @@ static char *back_say(enum hk_lang lang, const char *s, const struct back_set *s
     }
     if (!out && !set->whole_first)
         out = back_tr(lang, s, set);
+    /* a list's tail whose items are whole sentences, not items of the "%s%s" form (a
+     * rewrite's reason then the kernel model's, joined by "; "): the separator, said, and
+     * the rest read as a list again */
+    if (!out && depth < 8 && (s[0] == ',' || s[0] == ';') && s[1] == ' ' && s[2] &&
+        !memo->dead[s + 2 - memo->root]) {
+        char *rest = back_say(lang, s + 2, set, depth + 1, memo);
+        if (!rest)
+            memo->dead[s + 2 - memo->root] = 1;
+        else
+            out = hk_asprintf("%s%s", hk_tr_in(lang, s[0] == ',' ? HK_MSG_INF_FRAG_SEP : HK_MSG_SAID_SEMI),
+                              rest);
+        hk_free(rest);
+    }
     hk_free(own.dead);
     return out;
 }

@@ -257,6 +257,12 @@ static void near_zh(void **state)
         assert_non_null(sum_zh);
         if (!strstr(sum_en, " | near ") || !strstr(sum_zh, cases[i].want) || english_run(sum_zh + 1))
             fail_msg("%s: summary\n%.300s\nin zh-CN\n%.400s", cases[i].kernel, sum_en + 1, sum_zh + 1);
+        /* warp_reduce's refusal: the text matcher's reason, then the model's (a near
+         * miss, or the class it reads), joined by "; " */
+        const char *wr = strstr(zh.out, "\n  warp_reduce ");
+        assert_non_null(wr);
+        if (english_run(wr + 1))
+            fail_msg("%s: warp_reduce's row in zh-CN\n%.600s", cases[i].kernel, wr + 1);
         run_free(&en);
         run_free(&zh);
     }

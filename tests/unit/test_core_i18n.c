@@ -699,6 +699,20 @@ static void said_again_session36(void **state)
               "接近 gemm：第 12 行：分块 As 不是在 k 循环（第 15 行）外层循环的每次迭代中填充一次：它的读取带有条件"
               "保护（无法看穿不完整的分块）");
     said_case("no kernel model: no kernel named foo", "没有核函数模型：没有名为 foo 的核函数");
+    /* warp_reduce (rewrite_reduce.c): its reason then the model's, joined by "; " (a list
+     * of whole sentences: the tail read as the separator and a sentence) */
+    said_case("warp reduce not applicable to kernel k: the guarded statement is not atomicAdd/atomicMax/atomicMin; "
+              "the kernel model classes it elementwise, not a reduction",
+              "warp reduce 不适用于核函数 k：受保护的语句不是 atomicAdd/atomicMax/atomicMin；核函数模型把它归为 "
+              "elementwise，而不是归约");
+    said_case("warp reduce not applicable to kernel k: line 4: a row reduction by a loop: only a global one by "
+              "per-thread atomics into one location becomes a register",
+              "warp reduce 不适用于核函数 k：第 4 行：row 归约，方式为循环：只有每个线程以原子操作归约到同一位置的"
+              "全局归约才能改为寄存器");
+    said_case("kernel k: float reduction (shared-memory tree) -> grid-stride register accumulation (float4 loads "
+              "when aligned), __shfl_down_sync warp reduction, one shared slot per warp, one atomicAdd per block",
+              "核函数 k：float 归约（共享内存树形归约）-> 以网格跨步方式在寄存器中累加（对齐时用 float4 读取），用 "
+              "__shfl_down_sync 做 warp 归约，每个 warp 一个共享内存槽，每个线程块一次 atomicAdd");
 }
 
 int main(void)
