@@ -709,6 +709,22 @@ static void said_again_session36(void **state)
               "per-thread atomics into one location becomes a register",
               "warp reduce 不适用于核函数 k：第 4 行：row 归约，方式为循环：只有每个线程以原子操作归约到同一位置的"
               "全局归约才能改为寄存器");
+    /* privatized_histogram (rewrite_privhist.c) and the shared matchers it and the others
+     * quote (rewrite_recognize.c: bounds check, histogram, rows, GEMM/GEMV) */
+    said_case("privatized histogram not applicable to kernel k: line 7: the bin count is not known (a constant, a "
+              "template parameter or a parameter)",
+              "privatized histogram 不适用于核函数 k：第 7 行：桶的数量未知（应为常量、模板参数或参数）");
+    said_case("kernel k: privatized histogram of bins, 256 shared unsigned int counters per block (HK_BINS, a guess: "
+              "other bins go to global memory), one atomic per bin per block, grid-stride over i",
+              "核函数 k：bins 的私有化直方图，每个线程块 256 个共享内存中的 unsigned int 计数器（HK_BINS，为猜测值：其余的"
+              "桶写入全局内存），每个线程块对每个桶做一次原子操作，对 i 做网格跨步循环");
+    said_case("bounds check at line 5: the guarded statement is not one atomicAdd(&hist[bin], value)",
+              "边界检查（第 5 行）：受保护的语句不是单个 atomicAdd(&hist[bin], value)");
+    said_case("statement at line 3: the indices are not a GEMM's (row from .y, column from .x, batch from .z) or a "
+              "GEMV's (row from .x)",
+              "语句（第 3 行）：索引既不是 GEMM 的（行来自 .y，列来自 .x，批次来自 .z），也不是 GEMV 的（行来自 .x）");
+    said_case("loop at line 9: the last column loop does not write an element of a pointer parameter",
+              "循环（第 9 行）：最后一个列循环没有写入指针参数的元素");
     said_case("kernel k: float reduction (shared-memory tree) -> grid-stride register accumulation (float4 loads "
               "when aligned), __shfl_down_sync warp reduction, one shared slot per warp, one atomicAdd per block",
               "核函数 k：float 归约（共享内存树形归约）-> 以网格跨步方式在寄存器中累加（对齐时用 float4 读取），用 "
