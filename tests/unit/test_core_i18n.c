@@ -723,6 +723,17 @@ static void said_again_session36(void **state)
     said_case("statement at line 3: the indices are not a GEMM's (row from .y, column from .x, batch from .z) or a "
               "GEMV's (row from .x)",
               "语句（第 3 行）：索引既不是 GEMM 的（行来自 .y，列来自 .x，批次来自 .z），也不是 GEMV 的（行来自 .x）");
+    /* periodic_trips (rewrite_period.c), whose grid-stride loop reader channel_chunks and
+     * staged_gather quote too */
+    said_case("grid-stride loop at line 4: no grid-stride loop at the kernel body's top level (the kernel model "
+              "reads none)",
+              "网格跨步循环（第 4 行）：核函数体的顶层没有网格跨步循环（核函数模型也没有识别出）");
+    said_case("periodic_trips not applicable to kernel k: counter at line 6: the counter `i` is used other than as "
+              "`i % A` or `i / A % B`: that value grows with the counter, the trips do not repeat",
+              "periodic_trips 不适用于核函数 k：计数器（第 6 行）：计数器 `i` 除了 `i % A` 或 `i / A % B` 之外还有其他"
+              "用法：该值随计数器增长，各次迭代不会重复");
+    said_case("divisor at line 5: the divisor `w` is written in the kernel",
+              "除数（第 5 行）：除数 `w` 在核函数中被写入");
     said_case("loop at line 9: the last column loop does not write an element of a pointer parameter",
               "循环（第 9 行）：最后一个列循环没有写入指针参数的元素");
     said_case("kernel k: float reduction (shared-memory tree) -> grid-stride register accumulation (float4 loads "
