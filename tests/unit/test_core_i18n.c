@@ -734,6 +734,9 @@ static void said_again_session36(void **state)
               "用法：该值随计数器增长，各次迭代不会重复");
     said_case("divisor at line 5: the divisor `w` is written in the kernel",
               "除数（第 5 行）：除数 `w` 在核函数中被写入");
+    /* tiled_gemm (rewrite_gemm.c) */
+    said_case("statement at line 3: it is not a 2D kernel (row from .y, column from .x)",
+              "语句（第 3 行）：它不是二维核函数（行来自 .y，列来自 .x）");
     said_case("loop at line 9: the last column loop does not write an element of a pointer parameter",
               "循环（第 9 行）：最后一个列循环没有写入指针参数的元素");
     said_case("kernel k: float reduction (shared-memory tree) -> grid-stride register accumulation (float4 loads "
