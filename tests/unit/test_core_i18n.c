@@ -737,6 +737,12 @@ static void said_again_session36(void **state)
     /* tiled_gemm (rewrite_gemm.c) */
     said_case("statement at line 3: it is not a 2D kernel (row from .y, column from .x)",
               "语句（第 3 行）：它不是二维核函数（行来自 .y，列来自 .x）");
+    /* register_carry (rewrite_carry.c) */
+    said_case("kernel body at line 2: no block-strided loop `for (T k = threadIdx.x; k < N; k += S)` inside an "
+              "outer loop",
+              "核函数体（第 2 行）：外层循环中没有线程块跨步循环 `for (T k = threadIdx.x; k < N; k += S)`");
+    said_case("block-strided loop at line 6: no loop around it: each element is moved once, nothing to carry",
+              "线程块跨步循环（第 6 行）：外面没有循环：每个元素只搬移一次，没有可跨迭代保留的值");
     said_case("loop at line 9: the last column loop does not write an element of a pointer parameter",
               "循环（第 9 行）：最后一个列循环没有写入指针参数的元素");
     said_case("kernel k: float reduction (shared-memory tree) -> grid-stride register accumulation (float4 loads "
