@@ -124,10 +124,22 @@ static void print_human(const json_t *o, FILE *f)
             json_string_value(json_object_get(o, "class")));
     const char *sum = json_string_value(json_object_get(o, "summary"));
     const char *near = json_string_value(json_object_get(o, "near"));
-    if (sum)
-        fprintf(f, "  %s\n", sum);
-    if (near && !sum)
-        fprintf(f, hk_tr(HK_MSG_RW_CLI_CLOSEST), near);
+    /* the summary's near miss (after " | ") and the closest class are stored in English
+     * (the JSON's), said in the user's language; the summary's head is names and numbers */
+    if (sum) {
+        const char *bar = strstr(sum, " | ");
+        char *said = bar ? hk_tr_said(hk_i18n_lang(), bar + 3) : NULL;
+        if (said)
+            fprintf(f, "  %.*s | %s\n", (int)(bar - sum), sum, said);
+        else
+            fprintf(f, "  %s\n", sum);
+        hk_free(said);
+    }
+    if (near && !sum) {
+        char *said = hk_tr_said(hk_i18n_lang(), near);
+        fprintf(f, hk_tr(HK_MSG_RW_CLI_CLOSEST), said ? said : near);
+        hk_free(said);
+    }
     cli_table t;
     cli_table_init(&t, 4);
     const char *head[4] = {hk_tr(HK_MSG_RW_CLI_HEAD_REWRITE), hk_tr(HK_MSG_RW_CLI_HEAD_KIND),

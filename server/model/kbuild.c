@@ -20,8 +20,13 @@
 #include "analysis/analysis.h"
 #include "core/buf.h"
 #include "core/hk.h"
+#include "core/i18n.h"
 
 const TSLanguage *tree_sitter_cuda(void);
+
+/* a sentence of the message table in English: why the model cannot be built is stored
+ * (`hkls rewrites --json`, a rewrite's refusal) and said again where shown */
+#define EN(id) hk_tr_in(HK_LANG_EN, HK_MSG_##id)
 
 #define KB_DEPTH_MAX 200     /* expression/statement nesting the walk follows */
 #define KB_MACRO_DEPTH_MAX 16
@@ -3130,7 +3135,7 @@ int km_build(const char *text, size_t len, const char *kernel, km_kernel **out, 
     if (why && why_n)
         why[0] = 0;
     if (len > AN_TEXT_MAX_BYTES) {
-        set_why(why, why_n, "%s", "the text is over the analysis size limit");
+        set_why(why, why_n, "%s", EN(KM_TOO_BIG_TEXT));
         return HK_ETOOBIG;
     }
     const char *gwhy;
@@ -3155,7 +3160,7 @@ int km_build(const char *text, size_t len, const char *kernel, km_kernel **out, 
     bp->body_of = -1;
     if (setjmp(fail)) {
         rc = k->fail_rc;
-        set_why(why, why_n, "%s", rc == HK_ETOOBIG ? "the kernel is over the model's caps"
+        set_why(why, why_n, "%s", rc == HK_ETOOBIG ? EN(KM_OVER_CAPS)
                                                    : hk_strerror(rc));
         goto out;
     }
@@ -3164,14 +3169,14 @@ int km_build(const char *text, size_t len, const char *kernel, km_kernel **out, 
         km__fail(k, HK_ENOMEM);
     rc = an_analyze(text, len, &bp->own_am);
     if (rc) {
-        set_why(why, why_n, "the text could not be analysed: %s", hk_strerror(rc));
+        set_why(why, why_n, EN(KM_NOT_ANALYSED), hk_strerror(rc));
         goto out;
     }
     const an_model *am = bp->own_am;
     long fi = an_model_find_kernel(am, kernel);
     if (fi < 0 || am->funcs[fi].kind != AN_KERNEL) {
         rc = HK_ENOENT;
-        set_why(why, why_n, "no kernel named %s", kernel);
+        set_why(why, why_n, EN(KM_NO_KERNEL), kernel);
         goto out;
     }
     bp->am = am;
@@ -3183,7 +3188,7 @@ int km_build(const char *text, size_t len, const char *kernel, km_kernel **out, 
     bp->tree = ts_parser_parse_string(bp->parser, NULL, text, (uint32_t)len);
     if (!bp->tree) {
         rc = HK_EPARSE;
-        set_why(why, why_n, "%s", "the parser refused the text");
+        set_why(why, why_n, "%s", EN(KM_PARSER_REFUSED));
         goto out;
     }
     kb *b = bp;
@@ -3194,7 +3199,7 @@ int km_build(const char *text, size_t len, const char *kernel, km_kernel **out, 
         body = ts_node_parent(body);
     if (ts_node_is_null(body) || b->f->body_span.start_byte == b->f->body_span.end_byte) {
         rc = HK_EPARSE;
-        set_why(why, why_n, "the body of kernel %s could not be found", kernel);
+        set_why(why, why_n, EN(KM_NO_BODY), kernel);
         goto out;
     }
     collect_macros(b, root, 0);

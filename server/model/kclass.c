@@ -11,7 +11,12 @@
 
 #include "core/buf.h"
 #include "core/hk.h"
+#include "core/i18n.h"
 #include "model/kmodel_int.h"
+
+/* a sentence of the message table in English: the near miss is stored (`hkls rewrites
+ * --json`, a rewrite's refusal quotes it) and said again where shown (docs/i18n.md) */
+#define EN(id) hk_tr_in(HK_LANG_EN, HK_MSG_##id)
 
 typedef struct {
     const km_kernel *k;
@@ -457,7 +462,7 @@ static int try_histogram(cx *x)
             char t[128];
             text(x, a->index, t, sizeof(t));
             near(x, KM_CLASS_HISTOGRAM, a->line,
-                 "%s[%s] += ... has a data-dependent index but is not atomic", a->buffer, t);
+                 EN(KM_HIST_NOT_ATOMIC), a->buffer, t);
             continue;
         }
         c->kind = KM_CLASS_HISTOGRAM;
@@ -665,8 +670,7 @@ static int gemm_epilogue(cx *x, const km_access *w, size_t acc)
         } else if (hits == 0 && old_c && scalars) {
             c->beta = true;
         } else {
-            near(x, c->kind, w->line, "%s epilogue: the term %s of %s[...] is neither "
-                 "alpha*sum nor beta*%s", km_class_name(c->kind), tt, w->buffer, w->buffer);
+            near(x, c->kind, w->line, EN(KM_EPILOGUE_TERM), km_class_name(c->kind), tt, w->buffer, w->buffer);
             return NO;
         }
     }
@@ -752,15 +756,13 @@ static int see_through(cx *x, const char *sbuf, km_form sread, const km_loop *in
         if (a->mode == KM_READ || strcmp(a->buffer, sbuf) != 0)
             continue;
         if (w || a->mode != KM_WRITE) {
-            near(x, KM_CLASS_GEMM, a->line, "the tile %s is written more than once or updated "
-                 "(line %u): not one element copied per thread", sbuf, a->line);
+            near(x, KM_CLASS_GEMM, a->line, EN(KM_TILE_WRITTEN_TWICE), sbuf, a->line);
             return NO;
         }
         w = a;
     }
     if (!w || w->space != KM_SPACE_SHARED) {
-        near(x, KM_CLASS_GEMM, inner->line, "%s, read in the k loop (line %u), is not a "
-             "__shared__ tile the kernel fills", sbuf, inner->line);
+        near(x, KM_CLASS_GEMM, inner->line, EN(KM_TILE_NOT_SHARED), sbuf, inner->line);
         return NO;
     }
     km_form v = w->element_value;
@@ -768,21 +770,18 @@ static int see_through(cx *x, const char *sbuf, km_form sread, const km_loop *in
                            ? &x->atoms[v.t[0].atoms[0]] : NULL;
     if (!g || g->kind != KM_ATOM_READ || !is_global_param(x, g->name)) {
         text(x, v, tt, sizeof(tt));
-        near(x, KM_CLASS_GEMM, w->line, "the tile %s is filled with %s, not one element of a "
-             "global matrix (a bounds-checked or converted load is not seen through)", sbuf, tt);
+        near(x, KM_CLASS_GEMM, w->line, EN(KM_TILE_FILLED_WITH), sbuf, tt);
         return NO;
     }
     /* filled in the tile loop, outside the k loop, unconditionally */
     long tl = inner->parent;
     if (tl < 0 || !w->n_loops || w->loops[w->n_loops - 1] != (uint32_t)tl || w->n_guards) {
-        near(x, KM_CLASS_GEMM, w->line, "the tile %s is not filled once per iteration of the loop "
-             "around the k loop (line %u)%s", sbuf, inner->line,
-             w->n_guards ? ": its load is guarded (ragged tiles are not seen through)" : "");
+        near(x, KM_CLASS_GEMM, w->line, w->n_guards ? EN(KM_TILE_NOT_ONCE_GUARDED) : EN(KM_TILE_NOT_ONCE), sbuf,
+             inner->line);
         return NO;
     }
     if (w->line >= inner->line) {
-        near(x, KM_CLASS_GEMM, w->line, "the tile %s is filled (line %u) after the k loop (line %u) "
-             "reads it: each iteration reads the previous tile", sbuf, w->line, inner->line);
+        near(x, KM_CLASS_GEMM, w->line, EN(KM_TILE_FILLED_AFTER), sbuf, w->line, inner->line);
         return NO;
     }
     /* the fill: S[E*threadIdx.r + threadIdx.c] */
@@ -819,8 +818,7 @@ static int see_through(cx *x, const char *sbuf, km_form sread, const km_loop *in
     }
     if (col_t < 0 || row_t < 0 || col_ax == row_ax) {
         text(x, w->index, tt, sizeof(tt));
-        near(x, KM_CLASS_GEMM, w->line, "the tile %s is filled at %s[%s], not at "
-             "[threadIdx.r][threadIdx.c] of two thread axes", sbuf, sbuf, tt);
+        near(x, KM_CLASS_GEMM, w->line, EN(KM_TILE_FILLED_AT), sbuf, sbuf, tt);
         return NO;
     }
     /* the tile's rows: its declared size over E */
@@ -833,8 +831,7 @@ static int see_through(cx *x, const char *sbuf, km_form sread, const km_loop *in
             rows.n = 1;
     }
     if (!rows.n) {
-        near(x, KM_CLASS_GEMM, w->line, "the tile %s's declared size is not a multiple of its "
-             "row length", sbuf);
+        near(x, KM_CLASS_GEMM, w->line, EN(KM_TILE_SIZE_NOT_MULTIPLE), sbuf);
         return NO;
     }
     /* the read: S[E*ty' + tx'] */
@@ -856,8 +853,7 @@ static int see_through(cx *x, const char *sbuf, km_form sread, const km_loop *in
         th = cf_thread(x, &tx, &ax);
     text(x, sread, tt, sizeof(tt));
     if (th < 0 || th != (k_col ? row_t : col_t)) {
-        near(x, KM_CLASS_GEMM, read_line(x, sbuf, sread), "%s[%s] in the k loop is not the "
-             "tile's element [thread's own row][k] or [k][thread's own column]", sbuf, tt);
+        near(x, KM_CLASS_GEMM, read_line(x, sbuf, sread), EN(KM_TILE_ELEMENT), sbuf, tt);
         return NO;
     }
     /* k runs over the whole tile: 0, 1, ... E-1 (a row) or rows-1 (a column) */
@@ -866,21 +862,19 @@ static int see_through(cx *x, const char *sbuf, km_form sread, const km_loop *in
     if (!inner->has_trip || !cf_from(x, inner->trip, &trip) || !cf_from(x, inner->start, &start) ||
         !cf_from(x, inner->step, &step) || start.n || !km__is_const(km_cform_view(&step), &one) ||
         one != 1 || !cf_equal(&trip, k_col ? &E : &rows)) {
-        near(x, KM_CLASS_GEMM, inner->line, "the k loop (line %u) does not run over the whole "
-             "tile %s (0 to its %s, step 1)", inner->line, sbuf, k_col ? "row length" : "rows");
+        near(x, KM_CLASS_GEMM, inner->line, k_col ? EN(KM_K_LOOP_NOT_WHOLE_ROW) : EN(KM_K_LOOP_NOT_WHOLE_ROWS),
+             inner->line, sbuf);
         return NO;
     }
     if (km_barriers(x->k) < 2) {
-        near(x, KM_CLASS_GEMM, inner->line, "the tile %s is read without __syncthreads() "
-             "between its fill and its use and before the next fill", sbuf);
+        near(x, KM_CLASS_GEMM, inner->line, EN(KM_TILE_NO_SYNC), sbuf);
         return NO;
     }
     km_cform gw;
     if (!cf_from(x, g->args[0], &gw) ||
         !cf_rename(x, &gw, k_col ? (uint32_t)col_t : (uint32_t)row_t, kc, gidx)) {
         text(x, g->args[0], tt, sizeof(tt));
-        near(x, KM_CLASS_GEMM, w->line, "%s[%s], the tile %s's fill, is not affine in the "
-             "thread ids", g->name, tt, sbuf);
+        near(x, KM_CLASS_GEMM, w->line, EN(KM_TILE_FILL_NOT_AFFINE), g->name, tt, sbuf);
         return NO;
     }
     /* the launch's block must be the tile: E along the column axis, rows along the other */
@@ -889,8 +883,7 @@ static int see_through(cx *x, const char *sbuf, km_form sread, const km_loop *in
     for (int i = 0; i < 2; i++) {
         km_cform *tb = &c->tile_block[axes[i]];
         if (tb->known && !cf_equal(tb, need[i])) {
-            near(x, KM_CLASS_GEMM, w->line, "the tiles need blocks of different extents along "
-                 "thread axis %c", "xyz"[axes[i]]);
+            near(x, KM_CLASS_GEMM, w->line, EN(KM_TILE_BLOCKS_DIFFER), "xyz"[axes[i]]);
             return NO;
         }
         *tb = *need[i];
@@ -911,8 +904,7 @@ static int tile_steps(cx *x, operand *op, const km_loop *inner, km_cform *K)
     km_cform tt, kt;
     if (!T->has_trip || !inner->has_trip || !cf_from(x, T->trip, &tt) ||
         !cf_from(x, inner->trip, &kt) || tt.n == 0 || kt.n != 1) {
-        near(x, KM_CLASS_GEMM, T->line, "the tile loop (line %u) or the k loop (line %u) has "
-             "no trip count the model can state", T->line, inner->line);
+        near(x, KM_CLASS_GEMM, T->line, EN(KM_TILE_NO_TRIP), T->line, inner->line);
         return NO;
     }
     for (uint32_t i = 0; i < tt.n; i++)
@@ -923,8 +915,7 @@ static int tile_steps(cx *x, operand *op, const km_loop *inner, km_cform *K)
         if (op[r].s.n == 1 && op[r].s.t[0].n + kt.t[0].n > KM_DEGREE_MAX)
             return NO;
         if (!linear_in(x, &op[r].rest, tc, &coef, &rest) || op[r].s.n != 1) {
-            near(x, KM_CLASS_GEMM, T->line, "%s's index is not affine in the tile loop's "
-                 "counter (line %u)", op[r].buf, T->line);
+            near(x, KM_CLASS_GEMM, T->line, EN(KM_TILE_INDEX_NOT_AFFINE), op[r].buf, T->line);
             return NO;
         }
         km_term m = op[r].s.t[0];
@@ -939,8 +930,7 @@ static int tile_steps(cx *x, operand *op, const km_loop *inner, km_cform *K)
             char a[160], b[160];
             text(x, km_cform_view(&coef), a, sizeof(a));
             text(x, km_cform_view(&want), b, sizeof(b));
-            near(x, KM_CLASS_GEMM, T->line, "the tile loop (line %u) moves %s by %s per tile, "
-                 "not by the %s its tile spans: tiles are skipped or read twice", T->line,
+            near(x, KM_CLASS_GEMM, T->line, EN(KM_TILE_MOVES), T->line,
                  op[r].buf, coef.n ? a : "0", b);
             return NO;
         }
@@ -995,7 +985,7 @@ static int product(cx *x, km_form operand_f, size_t L, const km_access *w, long 
         return NO;   /* a sum of squares */
     int64_t step;
     if (!km__is_const(lp->step, &step) || step != 1) {
-        near(x, KM_CLASS_GEMM, lp->line, "the k loop (line %u) steps by more than 1", lp->line);
+        near(x, KM_CLASS_GEMM, lp->line, EN(KM_K_LOOP_STEP), lp->line);
         return NO;
     }
     uint32_t kc = lp->counter;
@@ -1013,7 +1003,7 @@ static int product(cx *x, km_form operand_f, size_t L, const km_access *w, long 
             char tt[160];
             text(x, op[r].index, tt, sizeof(tt));
             near(x, KM_CLASS_GEMM, read_line(x, op[r].buf, op[r].index),
-                 "%s[%s] is not affine in the k loop's variable %s (loop at line %u)",
+                 EN(KM_K_NOT_AFFINE),
                  op[r].buf, tt, lp->var ? lp->var : "?", lp->line);
             return NO;
         }
@@ -1025,8 +1015,7 @@ static int product(cx *x, km_form operand_f, size_t L, const km_access *w, long 
         return NO;
     for (uint32_t l = 0; seen && l < w->n_loops; l++)
         if (w->loops[l] == (uint32_t)lp->parent) {
-            near(x, KM_CLASS_GEMM, w->line, "%s is written inside the tile loop (line %u): each "
-                 "tile's partial sum, not the whole product", w->buffer, x->loops[lp->parent].line);
+            near(x, KM_CLASS_GEMM, w->line, EN(KM_WRITTEN_IN_TILE_LOOP), w->buffer, x->loops[lp->parent].line);
             return NO;
         }
     for (int r = 0; r < 2; r++)
@@ -1065,7 +1054,7 @@ static int product(cx *x, km_form operand_f, size_t L, const km_access *w, long 
         char tt[160];
         text(x, w->index, tt, sizeof(tt));
         if (one_i == one_j) {
-            near(x, KM_CLASS_GEMM, w->line, "%s[%s] does not separate rows and columns",
+            near(x, KM_CLASS_GEMM, w->line, EN(KM_ROWS_COLUMNS),
                  w->buffer, tt);
             return NO;
         }
@@ -1081,8 +1070,8 @@ static int product(cx *x, km_form operand_f, size_t L, const km_access *w, long 
             const operand *bad = !cf_equal(&qa, &I) ? &op[a] : &op[b];
             text(x, bad->index, tt, sizeof(tt));
             near(x, KM_CLASS_GEMM, read_line(x, bad->buf, bad->index),
-                 "%s[%s] does not index %s's %s as %s does", bad->buf, tt, w->buffer,
-                 bad == &op[a] ? "rows" : "columns", w->buffer);
+                 bad == &op[a] ? EN(KM_NOT_INDEX_ROWS) : EN(KM_NOT_INDEX_COLUMNS), bad->buf, tt,
+                 w->buffer, w->buffer);
             return NO;
         }
         bool sa1 = cf_is_const(&op[a].s, 1), fa1 = cf_is_const(&fa, 1);
@@ -1091,7 +1080,7 @@ static int product(cx *x, km_form operand_f, size_t L, const km_access *w, long 
             const operand *bad = sa1 == fa1 ? &op[a] : &op[b];
             text(x, bad->index, tt, sizeof(tt));
             near(x, KM_CLASS_GEMM, read_line(x, bad->buf, bad->index),
-                 "%s[%s] has no leading dimension", bad->buf, tt);
+                 EN(KM_NO_LEADING_DIM), bad->buf, tt);
             return NO;
         }
         c->kind = KM_CLASS_GEMM;
@@ -1263,7 +1252,7 @@ static int try_softmax(cx *x)
             continue;
         if (!has_max) {
             near(x, KM_CLASS_SOFTMAX, x->acs[sm].line,
-                 "the sum of exponentials (line %u) has no row maximum subtracted",
+                 EN(KM_SOFTMAX_NO_MAX),
                  x->acs[sm].line);
             return NO;
         }
@@ -1322,8 +1311,7 @@ static int try_norm(cx *x)
         }
         if (!any && !stats) {
             if (x->n_acs)
-                near(x, KM_CLASS_NORM, w->line, "%s[...] is scaled by a square root of "
-                     "nothing the kernel sums", w->buffer);
+                near(x, KM_CLASS_NORM, w->line, EN(KM_NORM_SQRT_NOTHING), w->buffer);
             continue;
         }
         c->kind = KM_CLASS_NORM;
@@ -1797,8 +1785,7 @@ static int try_reduction(cx *x)
             continue;
         const char *ta, *tb;
         if (ac->op == KM_OP_SUM && tile_product(x, ac, &ta, &tb)) {
-            near(x, KM_CLASS_GEMM, ac->line, "%s sums products of the __shared__ tiles %s and %s over the loop "
-                 "at line %u: a tiled matrix product, not a reduction", ac->name, ta, tb,
+            near(x, KM_CLASS_GEMM, ac->line, EN(KM_TILED_PRODUCT), ac->name, ta, tb,
                  x->loops[ac->loop].line);
             continue;
         }
@@ -1853,14 +1840,16 @@ static int try_reduction(cx *x)
                 *c = (km_class){.near = keep.near, .why_line = keep.why_line,
                                 .row_axis = -1, .col_axis = -1};
                 memcpy(c->why, keep.why, sizeof(c->why));
-                near(x, KM_CLASS_REDUCTION, wline,
-                     "%s[...] combines %s over the loop at line %u but no input is split among the "
-                     "outputs (%s%s %s): a map with an inner loop, not a reduction", wbuf, ac->name,
-                     lp->line, r ? r->name : "nothing global", r ? "[...]" : " is read in the loop",
-                     !r ? ""
-                     : km_form_mentions_kind(x->k, r->args[0], KM_ATOM_READ, -1)
-                         ? "is gathered through a value read from memory"
-                         : "is shared by outputs that differ in a coordinate its index does not follow");
+                /* one sentence per reason (the table's): nothing global read, an input
+                 * gathered, an input shared by outputs */
+                if (!r)
+                    near(x, KM_CLASS_REDUCTION, wline, EN(KM_MAP_NOTHING_GLOBAL), wbuf, ac->name,
+                         lp->line);
+                else
+                    near(x, KM_CLASS_REDUCTION, wline,
+                         km_form_mentions_kind(x->k, r->args[0], KM_ATOM_READ, -1)
+                             ? EN(KM_MAP_GATHERED) : EN(KM_MAP_SHARED),
+                         wbuf, ac->name, lp->line, r->name);
                 continue;
             }
         }
@@ -1993,8 +1982,7 @@ static int try_move(cx *x)
             char a[128], b[128];
             text(x, w->element, a, sizeof(a));
             text(x, rin, b, sizeof(b));
-            near(x, KM_CLASS_TRANSPOSE, w->line, "%s[%s] = %s[%s] moves elements but both "
-                 "sides have the same stride in threadIdx.x", w->buffer, a, src, b);
+            near(x, KM_CLASS_TRANSPOSE, w->line, EN(KM_SAME_STRIDE), w->buffer, a, src, b);
             km_class keep = *c;
             *c = (km_class){.near = keep.near, .why_line = keep.why_line,
                             .row_axis = -1, .col_axis = -1};
@@ -2022,7 +2010,7 @@ static int try_elementwise(cx *x)
         for (uint32_t l = 0; l < a->n_loops; l++)
             if (x->loops[a->loops[l]].kind != KM_LOOP_GRID_STRIDE) {
                 near(x, KM_CLASS_ELEMENTWISE, x->loops[a->loops[l]].line,
-                     "%s[...] is accessed in a loop (line %u) other than a grid-stride loop",
+                     EN(KM_NOT_GRID_STRIDE),
                      a->buffer, x->loops[a->loops[l]].line);
                 c->n_in = 0;
                 return NO;
@@ -2173,7 +2161,8 @@ int km_class_print(const km_kernel *k, const km_class *c, struct hk_buf *b)
         if (!rc && c->kind == KM_CLASS_NORM)
             rc = hk_buf_printf(b, " %s", c->rms ? "rms" : "layer");
         if (!rc)
-            rc = hk_buf_printf(b, " axis=%s how=%s passes=%u", km_axis_name(c->axis),
+            rc = hk_buf_printf(b, " axis=%s how=%s passes=%u", /* i18n: not for people */
+                               km_axis_name(c->axis),
                                how_name(c->how), c->passes);
         break;
     case KM_CLASS_TRANSPOSE:
@@ -2202,7 +2191,8 @@ int km_class_print(const km_kernel *k, const km_class *c, struct hk_buf *b)
         if (!rc && c->kind == KM_CLASS_POOLING)
             rc = hk_buf_printf(b, " op=%s", km_reduce_name(c->reduce));
         if (!rc)
-            rc = hk_buf_printf(b, " dims=%u radius=%lld offsets=", c->dims,
+            rc = hk_buf_printf(b, " dims=%u radius=%lld offsets=", /* i18n: not for people */
+                               c->dims,
                                (long long)c->radius);
         for (uint32_t i = 0; !rc && i < c->n_offsets; i++) {
             if (i)
@@ -2219,8 +2209,10 @@ int km_class_print(const km_kernel *k, const km_class *c, struct hk_buf *b)
     default:
         break;
     }
+    /* the near miss after " | ": English like the rest (`hkls rewrites` says it again) */
     if (!rc && c->near != KM_CLASS_NONE)
-        rc = hk_buf_printf(b, " | near %s: line %u: %s", km_class_name(c->near), c->why_line,
-                           c->why);
+        rc = hk_buf_appends(b, " | ");
+    if (!rc && c->near != KM_CLASS_NONE)
+        rc = hk_buf_printf(b, EN(KM_SUMMARY_NEAR), km_class_name(c->near), c->why_line, c->why);
     return rc;
 }

@@ -428,7 +428,8 @@ int km_dump(const km_kernel *k, unsigned flags, struct hk_buf *b)
     }
     const km_accumulator *ac = k->accs.v;
     for (size_t i = 0; rc == HK_OK && i < k->accs.n; i++) {
-        rc = hk_buf_printf(b, "acc $acc%zu: %s init=", i, km_op_name(ac[i].op));
+        rc = hk_buf_printf(b, "acc $acc%zu: %s init=", i, /* i18n: not for people (km_dump) */
+                           km_op_name(ac[i].op));
         if (!rc)
             rc = km_form_print(k, ac[i].init, b);
         if (!rc)

@@ -40,10 +40,14 @@
 
 #include "core/buf.h"
 #include "core/hk.h"
+#include "core/i18n.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* stored and machine-read in English; shown through hk_tr_said (docs/i18n.md) */
+#define EN(id) hk_tr_in(HK_LANG_EN, HK_MSG_##id)
 
 #define CR_ARRAYS 4
 
@@ -177,7 +181,7 @@ static bool parse_inner(cr_shape *s, size_t i, char *why, size_t n)
     s->sb = close;
     if (!is_thread_x(ts, s->ea, s->eb, i))
         return rwl_refuse(why, n, ts, ts->text, i, "block-strided loop",
-                          "the loop's start is not the thread's threadIdx.x (a local of it never written)");
+                          EN(RW_CR_START));
     s->fo = i;
     s->fo_body_a = close + 1;
     s->fo_end = stmt_end(ts, close + 1, ts->n);
@@ -288,14 +292,13 @@ static int register_carry(const rw_context *c, int cap, rw_result *out)
         s.lo = enclosing_loop(&ts, i);
         if (s.lo >= ts.n) {
             rwl_refuse(why, sizeof why, &ts, c->text, i, "block-strided loop",
-                       "no loop around it: each element is moved once, nothing to carry");
+                       EN(RW_CR_NO_OUTER));
             continue;
         }
         s.lo_end = stmt_end(&ts, s.lo, ts.n);
         if (!is_uniform(&s, s.na, s.nb, s.lo, 0) || !is_uniform(&s, s.sa, s.sb, s.lo, 0)) {
             rwl_refuse(why, sizeof why, &ts, c->text, i, "block-strided loop",
-                       "its bound or stride is not a parameter, constant or blockDim.x left unwritten (the "
-                       "block must take one branch)");
+                       EN(RW_CR_BOUND));
             continue;
         }
         /* k not written in the body; no return or goto in the outer loop */
@@ -303,28 +306,26 @@ static int register_carry(const rw_context *c, int cap, rw_result *out)
         for (size_t j = s.fo_body_a; j < s.fo_end && !bad; j++)
             if (rwl_same_tok(&ts, j, s.kb) && rwl_is_use(&ts, j) && rwl_scalar_written(&ts, j))
                 bad = !rwl_refuse(why, sizeof why, &ts, c->text, j, "loop variable",
-                                  "the block-strided loop's variable is written in its body");
+                                  EN(RW_CR_VAR_WRITTEN));
         for (size_t j = s.lo; j < s.lo_end && !bad; j++)
             if (rwl_tok_is(&ts, j, "return") || rwl_tok_is(&ts, j, "goto"))
                 bad = !rwl_refuse(why, sizeof why, &ts, c->text, j, "early exit",
-                                  "the outer loop can leave the kernel: the carried values would not be "
-                                  "written back");
+                                  EN(RW_CR_LEAVES));
         if (bad)
             continue;
         find_arrays(&s);
         if (!s.n_arr) {
             rwl_refuse(why, sizeof why, &ts, c->text, i, "block-strided loop",
-                       "no __restrict__ pointer parameter is used in the outer loop only as A[k] of this loop "
-                       "(and elsewhere only as A[...] or moved: A += ...)");
+                       EN(RW_CR_NO_ARRAY));
             continue;
         }
         found = true;
     }
     if (!found) {
         if (!why[0])
-            snprintf(why, sizeof why, "kernel body at line %d: no block-strided loop `for (T k = threadIdx.x; k < N; "
-                     "k += S)` inside an outer loop", rwl_line_at(c->text, f->body_span.start_byte));
-        rc = rwl_not_applicable(out, hk_asprintf("%s not applicable to kernel %s: %s", name, f->name, why));
+            snprintf(why, sizeof why, "%s at line %d: %s", "kernel body", rwl_line_at(c->text, f->body_span.start_byte),
+                     EN(RW_CR_NO_LOOP));
+        rc = rwl_not_applicable(out, hk_asprintf(EN(RW_NOT_APPLICABLE_TO), name, f->name, why));
         goto out;
     }
     char *E = span_text(&ts, s.ea, s.eb), *N = span_text(&ts, s.na, s.nb), *S = span_text(&ts, s.sa, s.sb),
@@ -350,7 +351,7 @@ static int register_carry(const rw_context *c, int cap, rw_result *out)
     struct hk_buf l;
     hk_buf_init(&l, RW_TEXT_MAX);
     uint32_t at = ts.t[s.lo].start;
-    rc = hk_buf_printf(&l, "{\n"
+    rc = hk_buf_printf(&l, "{\n" /* i18n: not for people */
                            "    const bool hk_carry_on = (%s) > 0 && blockDim.x <= (unsigned int)(%s) && blockDim.y == 1 &&\n"
                            "        blockDim.z == 1 && (long long)(%s) <= %dLL * (long long)(%s);\n"
                            "    // hk rewrite: register_carry. Each thread's elements k = %s + c * %s (c < %d) of",
@@ -358,10 +359,10 @@ static int register_carry(const rw_context *c, int cap, rw_result *out)
     for (size_t a = 0; a < s.n_arr && !rc; a++)
         rc = hk_buf_printf(&l, " %s", f->params[s.arr[a]].name);
     if (!rc)
-        rc = hk_buf_appends(&l, "\n    // stay in registers across the loop: loaded once, written back once after it.\n");
+        rc = hk_buf_appends(&l, "\n    // stay in registers across the loop: loaded once, written back once after it.\n"); /* i18n: not for people */
     for (size_t a = 0; a < s.n_arr && !rc; a++) {
         const an_param *p = &f->params[s.arr[a]];
-        rc = hk_buf_printf(&l, "    %s hk_carry_%s[%d];\n"
+        rc = hk_buf_printf(&l, "    %s hk_carry_%s[%d];\n" /* i18n: not for people */
                                "    if (hk_carry_on) {\n#pragma unroll\n"
                                "        for (int hk_c = 0; hk_c < %d; hk_c++)\n"
                                "            if ((long long)(%s) + (long long)hk_c * (long long)(%s) < (long long)(%s))\n"
@@ -403,7 +404,7 @@ static int register_carry(const rw_context *c, int cap, rw_result *out)
      * threads: not taken when the body holds a warp or block collective. */
     bool split = !rc && !collective(&ts, s.fo_body_a, s.fo_end);
     if (!rc && split)
-        rc = hk_buf_printf(&l, "\n        if ((long long)(%s) + %dLL * (long long)(%s) < (long long)(%s)) {\n"
+        rc = hk_buf_printf(&l, "\n        if ((long long)(%s) + %dLL * (long long)(%s) < (long long)(%s)) {\n" /* i18n: not for people */
                                "            // all %d trips of this thread in range: no check between them\n"
                                "#pragma unroll\n        for (int hk_c = 0; hk_c < %d; hk_c++) {\n"
                                "            %s %s = (%s) + hk_c * (%s);\n"
@@ -412,7 +413,7 @@ static int register_carry(const rw_context *c, int cap, rw_result *out)
     if (!rc && split && !(rc = hk_buf_append(&l, bd.data, bd.len)))
         rc = hk_buf_appends(&l, "\n        }\n        } else {");
     if (!rc)
-        rc = hk_buf_printf(&l, "\n#pragma unroll\n        for (int hk_c = 0; hk_c < %d; hk_c++) {\n"
+        rc = hk_buf_printf(&l, "\n#pragma unroll\n        for (int hk_c = 0; hk_c < %d; hk_c++) {\n" /* i18n: not for people */
                                "            %s %s = (%s) + hk_c * (%s);\n"
                                "            if (!(%s < %s))\n"
                                "                break;\n"
@@ -431,7 +432,7 @@ static int register_carry(const rw_context *c, int cap, rw_result *out)
         if (!s.wr[a])
             continue;
         const char *pn = f->params[s.arr[a]].name;
-        rc = hk_buf_printf(&l, "\n    if (hk_carry_on) {\n#pragma unroll\n"
+        rc = hk_buf_printf(&l, "\n    if (hk_carry_on) {\n#pragma unroll\n" /* i18n: not for people */
                                "        for (int hk_c = 0; hk_c < %d; hk_c++)\n"
                                "            if ((long long)(%s) + (long long)hk_c * (long long)(%s) < (long long)(%s))\n"
                                "                %s[(%s) + hk_c * (%s)] = hk_carry_%s[hk_c];\n"
@@ -464,15 +465,12 @@ static int register_carry(const rw_context *c, int cap, rw_result *out)
     struct hk_buf names;
     hk_buf_init(&names, 512);
     for (size_t a = 0; a < s.n_arr && !rc; a++)
-        rc = hk_buf_printf(&names, "%s%s%s", a ? ", " : "", f->params[s.arr[a]].name, s.wr[a] ? "" : " (read only)");
+        rc = hk_buf_printf(&names, s.wr[a] ? "%s%s" : EN(RW_CR_READ_ONLY), a ? ", " : "", f->params[s.arr[a]].name);
     char *desc = rc ? NULL
-                    : hk_asprintf("kernel %s: %s[k] of the block-strided loop at line %d (k = %s, k < %s, k += %s) "
-                                  "carried in %d registers a thread across the loop at line %d: loaded once before "
-                                  "it and written back once after it instead of once a trip (exact; when %s <= %d * %s, "
-                                  "blockDim.x <= %s and a 1-D block, else the original loop)%s%s",
+                    /* with the __launch_bounds__ it adds and without: one sentence each */
+                    : hk_asprintf(lb[0] ? EN(RW_CR_DESC_LB) : EN(RW_CR_DESC),
                                   f->name, names.data ? names.data : "", rwl_line_at(c->text, ts.t[s.fo].start), E, N,
-                                  S, cap, rwl_line_at(c->text, ts.t[s.lo].start), N, cap, S, S,
-                                  lb[0] ? "; " : "", lb[0] ? lb : "");
+                                  S, cap, rwl_line_at(c->text, ts.t[s.lo].start), N, cap, S, S, lb);
     hk_buf_free(&names);
     if (!desc) {
         rc = HK_ENOMEM;
@@ -502,7 +500,7 @@ static int emit_register_carry(const rw_context *c, const int *p, rw_result *out
 
 const rw_descriptor rw_register_carry_desc = {
     .name = "register_carry",
-    .summary = "a thread's elements A[k] of a block-strided loop (k = threadIdx.x; k < N; k += S) inside an outer "
+    .summary = "a thread's elements A[k] of a block-strided loop (k = threadIdx.x; k < N; k += S) inside an outer " /* i18n: not for people */
                "loop stay in registers across the outer loop when N <= cap * S (exact)",
     .params = cr_params,
     .n_params = HK_ARRAY_LEN(cr_params),

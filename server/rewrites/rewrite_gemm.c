@@ -10,12 +10,16 @@
 
 #include "core/buf.h"
 #include "core/hk.h"
+#include "core/i18n.h"
 
 #include <ctype.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* stored and machine-read in English; shown through hk_tr_said (docs/i18n.md) */
+#define EN(id) hk_tr_in(HK_LANG_EN, HK_MSG_##id)
 
 /* Fetches the k slice starting at K0 of the A and B tiles into registers hk_ra / hk_rb
  * (zero outside the matrices); consecutive threads read consecutive addresses. IND: the
@@ -24,18 +28,18 @@
     IND "#pragma unroll\n"                                                           \
     IND "for (int hk_l = 0; hk_l < HK_LA; hk_l++) {\n"                               \
     IND "    const int hk_e = hk_tid + hk_l * HK_THREADS;\n"                         \
-    IND "    const long long hk_gr = hk_row0 + hk_e / HK_BK, hk_gk = (" K0 ") + hk_e % HK_BK;\n" \
+    IND "    const long long hk_gr = hk_row0 + hk_e / HK_BK, hk_gk = (" K0 ") + hk_e % HK_BK;\n" /* i18n: not for people */ \
     IND "    hk_ra[hk_l] = (hk_gr < hk_m && hk_gk < hk_k) ? $A[(size_t)hk_gr * ($LDA) + hk_gk] : ($T)0;\n" \
     IND "}\n"                                                                        \
     IND "#pragma unroll\n"                                                           \
     IND "for (int hk_l = 0; hk_l < HK_LB; hk_l++) {\n"                               \
     IND "    const int hk_e = hk_tid + hk_l * HK_THREADS;\n"                         \
-    IND "    const long long hk_gk = (" K0 ") + hk_e / HK_BN, hk_gc = hk_col0 + hk_e % HK_BN;\n" \
+    IND "    const long long hk_gk = (" K0 ") + hk_e / HK_BN, hk_gc = hk_col0 + hk_e % HK_BN;\n" /* i18n: not for people */ \
     IND "    hk_rb[hk_l] = (hk_gk < hk_k && hk_gc < hk_n) ? $B[(size_t)hk_gk * ($LDB) + hk_gc] : ($T)0;\n" \
     IND "}\n"
 
 static const char tpl_gemm[] =
-    "{\n"
+    "{\n" /* i18n: not for people */
     "    // hk rewrite: shared-memory tiled GEMM with register blocking. A block of HK_THREADS\n"
     "    // threads walks output tiles HK_BM x HK_BN (grid-stride); each thread computes\n"
     "    // HK_TM x HK_TN outputs from HK_BK-deep slices of A and B staged in shared memory\n"
@@ -54,7 +58,7 @@ static const char tpl_gemm[] =
     "#define TG_ROW_OF(t, i) ((t) * (HK_TM / 2) + (i) % (HK_TM / 2) + (i) / (HK_TM / 2) * (HK_BM / 2))\n"
     "#define TG_COL_OF(t, j) ((t) * (HK_TN / 2) + (j) % (HK_TN / 2) + (j) / (HK_TN / 2) * (HK_BN / 2))\n"
     PT_THREADS
-    "    const long long hk_m = ($M), hk_n = ($N), hk_k = ($K);\n"
+    "    const long long hk_m = ($M), hk_n = ($N), hk_k = ($K);\n" /* i18n: not for people */
     "    const long long hk_block = blockIdx.x + (long long)gridDim.x * (blockIdx.y + (long long)gridDim.y * blockIdx.z);\n"
     "    const long long hk_blocks = (long long)gridDim.x * gridDim.y * gridDim.z;\n"
     "    if (hk_nthreads == HK_THREADS) {\n"
@@ -78,7 +82,7 @@ static const char tpl_gemm[] =
     "            // the next k slice is fetched into registers while this one is computed\n"
     "            $T hk_ra[HK_LA], hk_rb[HK_LB];\n"
     PT_GEMM_FETCH("            ", "0")
-    "            for (long long hk_k0 = 0; hk_k0 < hk_k; hk_k0 += HK_BK) {\n"
+    "            for (long long hk_k0 = 0; hk_k0 < hk_k; hk_k0 += HK_BK) {\n" /* i18n: not for people */
     "                #pragma unroll\n"
     "                for (int hk_l = 0; hk_l < HK_LA; hk_l++) {\n"
     "                    const int hk_e = hk_tid + hk_l * HK_THREADS;\n"
@@ -92,7 +96,7 @@ static const char tpl_gemm[] =
     "                __syncthreads();\n"
     "                if (hk_k0 + HK_BK < hk_k) {\n"
     PT_GEMM_FETCH("                    ", "hk_k0 + HK_BK")
-    "                }\n"
+    "                }\n" /* i18n: not for people */
     "                #pragma unroll\n"
     "                for (int hk_kk = 0; hk_kk < HK_BK; hk_kk++) {\n"
     "                    $T hk_a[HK_TM], hk_b[HK_TN];\n"
@@ -223,8 +227,7 @@ static int launch_shape(const char *text, size_t len, const an_function *f, cons
         return HK_OK;
     }
     if (c.row_axis != 1 || c.col_axis != 0) {
-        *why = "no bounds check, and C's rows are not the .y index or its columns not the .x index (the launch "
-               "gives M and N, but the tiled body reads rows from .y and columns from .x)";
+        *why = EN(RW_GEMM_NO_CHECK_AXES);
         km_free(km);
         return HK_OK;
     }
@@ -255,7 +258,7 @@ int rw_tiled_gemm(const char *text, size_t len, const an_model *m, size_t kernel
     bool from_launch = false;
     if ((rc = rwp_lex_body(text, f->body_span.start_byte, f->body_span.end_byte, &ts))) {
         if (rc == HK_ETOOBIG)
-            rc = rwp_not_applicable(out, name, f, "the body is far larger than a GEMM");
+            rc = rwp_not_applicable(out, name, f, EN(RW_REC_MM_BODY_TOO_BIG));
         goto out;
     }
     if ((why = rwp_read_shape(&ts, &s))) {
@@ -268,16 +271,16 @@ int rw_tiled_gemm(const char *text, size_t len, const an_model *m, size_t kernel
     }
     const pt_index *icol = rwp_shape_axis(&s, 'x'), *irow = rwp_shape_axis(&s, 'y');
     if (s.n_idx != 2 || !icol || !irow) {
-        why = "it is not a 2D kernel (row from .y, column from .x)";
+        why = EN(RW_GEMM_NOT_2D);
         goto na;
     }
     if (s.pre_b > s.pre_a) {
-        why = "statements besides the index declarations come before the bounds check";
+        why = EN(RW_GEMM_STMTS_BEFORE_CHECK);
         goto na;
     }
     pt_gemm_loop g;
     if ((why = rwp_match_gemm_loop(f, &ts, s.body_a, s.body_b, NULL, 0, &g))) {
-        if (strcmp(why, "out of memory") == 0)
+        if (strcmp(why, hk_strerror(HK_ENOMEM)) == 0)
             goto nomem;
         goto na;
     }
@@ -297,31 +300,31 @@ int rw_tiled_gemm(const char *text, size_t len, const an_model *m, size_t kernel
         snprintf(ia, sizeof ia, "%s", ib);
         snprintf(ib, sizeof ib, "%s", tmp);
         if (!leading_dim(ia, irow->name, kv_name, lda, sizeof lda)) {
-            why = "A is not read as A[row * lda + k] (row-major, row from .y)";
+            why = EN(RW_GEMM_A_ROW);
             goto na;
         }
     }
     if (!leading_dim(ib, kv_name, icol->name, ldb, sizeof ldb)) {
-        why = "B is not read as B[k * ldb + col] (row-major, col from .x)";
+        why = EN(RW_GEMM_B_ROW);
         goto na;
     }
     rwp_pointee_type(pa, ta, sizeof ta);
     rwp_pointee_type(pb, tb, sizeof tb);
     if (strcmp(ta, t) != 0 || strcmp(tb, t) != 0) {
-        why = "A, B and the accumulator do not share one type (float or double)";
+        why = EN(RW_GEMM_TYPES);
         goto na;
     }
     /* the epilogue: the statements after the loop, kept verbatim */
     size_t ea = e, eb = s.body_b;
     if (ea >= eb) {
-        why = "nothing is written after the k loop";
+        why = EN(RW_GEMM_NOTHING_WRITTEN);
         goto na;
     }
     bool writes = false;
     for (size_t j = ea; j < eb; j++) {
         if (rwl_tok_is(&ts, j, "for") || rwl_tok_is(&ts, j, "while") || rwl_tok_is(&ts, j, "do") || rwl_tok_is(&ts, j, "return") ||
             rwl_tok_is(&ts, j, "goto") || rwl_tok_is(&ts, j, "__syncthreads") || rwl_tok_is(&ts, j, kv_name)) {
-            why = "the statements after the k loop hold a loop, a return, a barrier or the k index";
+            why = EN(RW_GEMM_AFTER_HOLDS);
             goto na;
         }
         if (rwp_tok_ident(&ts, j) && !(j > 0 && (rwl_tok_is(&ts, j - 1, ".") || rwl_tok_is(&ts, j - 1, "->"))) &&
@@ -332,7 +335,7 @@ int rw_tiled_gemm(const char *text, size_t len, const an_model *m, size_t kernel
             for (size_t i = 0; i < m->n_tunables && !tunable; i++)
                 tunable = rwl_tok_is(&ts, j, m->tunables[i].name);
             if (!tunable) {
-                why = "the statements after the k loop use a local variable";
+                why = EN(RW_GEMM_AFTER_LOCAL);
                 goto na;
             }
         }
@@ -340,7 +343,7 @@ int rw_tiled_gemm(const char *text, size_t len, const an_model *m, size_t kernel
             writes = true;
     }
     if (!writes) {
-        why = "the statements after the k loop write no pointer parameter";
+        why = EN(RW_GEMM_AFTER_NO_PARAM);
         goto na;
     }
     if (!(epi = rwl_tok_text(&ts, ea, eb)))
@@ -360,7 +363,7 @@ int rw_tiled_gemm(const char *text, size_t len, const an_model *m, size_t kernel
         const char *bmn = ab == 0 ? "HK_BM" : "HK_BN", *of = ab == 0 ? "TG_ROW_OF" : "TG_COL_OF";
         if (half % vw == 0) {
             rc = hk_buf_printf(&lb,
-                               "                    #pragma unroll\n"
+                               "                    #pragma unroll\n" /* i18n: not for people */
                                "                    for (int hk_h = 0; hk_h < 2; hk_h++) {\n"
                                "                        #pragma unroll\n"
                                "                        for (int hk_q = 0; hk_q < %s / 2; hk_q += %d) {\n"
@@ -374,7 +377,7 @@ int rw_tiled_gemm(const char *text, size_t len, const an_model *m, size_t kernel
                                          "                    }\n");
         } else {
             rc = hk_buf_printf(&lb,
-                               "                    #pragma unroll\n"
+                               "                    #pragma unroll\n" /* i18n: not for people */
                                "                    for (int hk_i = 0; hk_i < %s; hk_i++)\n"
                                "                        %s[hk_i] = %s[hk_kk][%s(%s, hk_i)];\n",
                                tm, dst, arr, of, t_);
@@ -400,12 +403,9 @@ int rw_tiled_gemm(const char *text, size_t len, const an_model *m, size_t kernel
     hk_buf_free(&lb);
     if (rc)
         goto out;
-    char *desc = hk_asprintf("kernel %s: tiled %s GEMM %s x %s, tiles %dx%dx%d (HK_BM, HK_BN, HK_BK) in shared "
-                             "memory, %dx%d outputs per thread for blocks of 256 threads, grid-stride over tiles; "
-                             "epilogue kept%s",
-                             f->name, t, pa->name, pb->name, tile_m, tile_n, tile_k, tile_m / 16, tile_n / 16,
-                             from_launch ? "; no bounds check in the kernel: M and N are the launch's grid x block, "
-                                           "so it runs under the spec's grid only" : "");
+    /* with the launch's sizes (no bounds check) and without: one sentence each */
+    char *desc = hk_asprintf(from_launch ? EN(RW_GEMM_DESC_LAUNCH) : EN(RW_GEMM_DESC),
+                             f->name, t, pa->name, pb->name, tile_m, tile_n, tile_k, tile_m / 16, tile_n / 16);
     rc = rwp_replace_body(text, len, m, f, b.data, desc, out);
     /* its sizes are the launch's: another grid (an SM multiple) would be another matrix */
     if (!rc && out->applicable)
@@ -437,7 +437,7 @@ static int emit_tiled_gemm(const rw_context *c, const int *p, rw_result *out)
 
 const rw_descriptor rw_tiled_gemm_desc = {
     .name = "tiled_gemm",
-    .summary = "a naive GEMM becomes shared-memory tiles with register blocking",
+    .summary = "a naive GEMM becomes shared-memory tiles with register blocking", /* i18n: not for people */
     .params = tiled_gemm_params,
     .n_params = HK_ARRAY_LEN(tiled_gemm_params),
     .flags = RW_ALGORITHM,

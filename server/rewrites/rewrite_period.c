@@ -10,11 +10,15 @@
 #include "core/buf.h"
 #include "core/hk.h"
 #include "model/kmodel.h"
+#include "core/i18n.h"
 
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* stored and machine-read in English; shown through hk_tr_said (docs/i18n.md) */
+#define EN(id) hk_tr_in(HK_LANG_EN, HK_MSG_##id)
 
 /* Why: mmcv launches tin_shift over nthreads = N*T*C*HW (the output's size) while its body
  * decomposes the counter as (index % HW, index / HW % C, index / HW / C % N): a function of
@@ -121,25 +125,24 @@ static bool one_factor(pt_scan *s, size_t p, char fac[][96], size_t *n)
 {
     const rw_toks *ts = s->ts;
     if (*n >= PT_FACTORS)
-        return refuse(s, p, "divisor", "more than %d divisor factors", PT_FACTORS);
+        return refuse(s, p, "divisor", EN(RW_PT_TOO_MANY_FACTORS), PT_FACTORS);
     if (ts->t[p].kind == T_NUMBER) {
         const char *c = ts->text + ts->t[p].start;
         size_t l = ts->t[p].end - ts->t[p].start;
         for (size_t i = 0; i < l; i++)
             if (c[i] == '.' || ((c[i] == 'e' || c[i] == 'E') && !(l > 1 && (c[1] == 'x' || c[1] == 'X'))))
-                return refuse(s, p, "divisor", "the divisor `%.*s` is not an integer", TOK(ts, p));
+                return refuse(s, p, "divisor", EN(RW_PT_DIVISOR_NOT_INT), TOK(ts, p));
     } else {
         const an_param *pa = rwp_param_named(s->f, ts, p);
         if (!pa || pa->pointer_depth != 0)
-            return refuse(s, p, "divisor", "the divisor `%.*s` is not a scalar parameter or an integer literal (it "
-                                           "must stay the same for the whole launch)", TOK(ts, p));
+            return refuse(s, p, "divisor", EN(RW_PT_DIVISOR_NOT_PARAM), TOK(ts, p));
         if (strstr(pa->type, "float") || strstr(pa->type, "double") || strstr(pa->type, "half"))
-            return refuse(s, p, "divisor", "the divisor `%.*s` is not an integer", TOK(ts, p));
+            return refuse(s, p, "divisor", EN(RW_PT_DIVISOR_NOT_INT), TOK(ts, p));
         if (declared_in_body(ts, p))
-            return refuse(s, p, "divisor", "a local `%.*s` hides the parameter", TOK(ts, p));
+            return refuse(s, p, "divisor", EN(RW_PT_LOCAL_HIDES), TOK(ts, p));
         for (size_t k = 1; k + 1 < ts->n; k++)
             if (rwl_is_use(ts, k) && rwl_same_tok(ts, k, p) && rwl_scalar_written(ts, k))
-                return refuse(s, k, "divisor", "the divisor `%.*s` is written in the kernel", TOK(ts, p));
+                return refuse(s, k, "divisor", EN(RW_PT_DIVISOR_WRITTEN), TOK(ts, p));
     }
     snprintf(fac[*n], sizeof fac[0], "%.*s", TOK(ts, p));
     (*n)++;
@@ -155,12 +158,12 @@ static bool factors(pt_scan *s, size_t p, size_t e, char fac[][96], size_t *n)
         while (q < e - 1) {
             size_t after;
             if (!operand_end(ts, q, e - 1, &after))
-                return refuse(s, q, "divisor", "a divisor that is not a product of parameters and integer literals");
+                return refuse(s, q, "divisor", EN(RW_PT_DIVISOR_NOT_PRODUCT));
             if (!factors(s, q, after, fac, n))
                 return false;
             q = after;
             if (q < e - 1 && !rwl_tok_is(ts, q, "*"))
-                return refuse(s, q, "divisor", "a divisor that is not a product of parameters and integer literals");
+                return refuse(s, q, "divisor", EN(RW_PT_DIVISOR_NOT_PRODUCT));
             if (q < e - 1)
                 q++;
         }
@@ -201,8 +204,7 @@ static bool coordinate(pt_scan *s, size_t q)
         while (p < end && rwl_tok_is(ts, p, "/")) {
             size_t after;
             if (!operand_end(ts, p + 1, end, &after))
-                return refuse(s, p, "counter", "`%.*s / ...`: the divisor is not a parameter, a literal or a "
-                                               "parenthesised product of them", TOK(ts, q));
+                return refuse(s, p, "counter", EN(RW_PT_DIV_OPERAND), TOK(ts, q));
             if (!factors(s, p + 1, after, fac, &n))
                 return false;
             p = after;
@@ -221,19 +223,16 @@ static bool coordinate(pt_scan *s, size_t q)
     if (p < end && rwl_tok_is(ts, p, "%")) {
         size_t after;
         if (!operand_end(ts, p + 1, end, &after))
-            return refuse(s, p, "counter", "`%.*s %% ...`: the modulus is not a parameter, a literal or a "
-                                           "parenthesised product of them", TOK(ts, q));
+            return refuse(s, p, "counter", EN(RW_PT_MOD_OPERAND), TOK(ts, q));
         if (!factors(s, p + 1, after, fac, &n))
             return false;
         mod = true;
     }
     if (!mod)
-        return refuse(s, q, "counter", "the counter `%.*s` is used other than as `%.*s %% A` or `%.*s / A %% B`: "
-                                       "that value grows with the counter, the trips do not repeat",
+        return refuse(s, q, "counter", EN(RW_PT_COUNTER_USE),
                       TOK(ts, q), TOK(ts, q), TOK(ts, q));
     if (a == 0 || !loose_before(ts, a - 1))
-        return refuse(s, a ? a - 1 : a, "counter", "`%.*s` before the coordinate of `%.*s` binds to the counter "
-                                                   "first", TOK(ts, a ? a - 1 : a), TOK(ts, q));
+        return refuse(s, a ? a - 1 : a, "counter", EN(RW_PT_BINDS_FIRST), TOK(ts, a ? a - 1 : a), TOK(ts, q));
     /* merge: the largest multiplicity of each factor */
     for (size_t i = 0; i < n; i++) {
         size_t mine = 0, have = 0;
@@ -243,7 +242,7 @@ static bool coordinate(pt_scan *s, size_t q)
             have += !strcmp(s->fac[j], fac[i]);
         if (mine > have) {
             if (s->n_fac >= PT_FACTORS)
-                return refuse(s, q, "counter", "more than %d divisor factors", PT_FACTORS);
+                return refuse(s, q, "counter", EN(RW_PT_TOO_MANY_FACTORS), PT_FACTORS);
             snprintf(s->fac[s->n_fac++], sizeof s->fac[0], "%s", fac[i]);
         }
     }
@@ -329,21 +328,20 @@ static bool check_store(pt_scan *s, size_t k)
         else if (k + 1 < s->bb && ts->t[k + 1].kind == T_IDENT)
             l = k + 1;
         else
-            return refuse(s, k, "write", "`%.*s` of something that is not a local of the loop", TOK(ts, k));
+            return refuse(s, k, "write", EN(RW_PT_NOT_LOCAL), TOK(ts, k));
         plain = false;
     }
     if (ts->t[l].kind == T_IDENT) {
         if (rwl_same_tok(ts, l, s->v))
-            return refuse(s, l, "loop", "the body changes its counter `%.*s`", TOK(ts, l));
+            return refuse(s, l, "loop", EN(RW_PT_CHANGES_COUNTER), TOK(ts, l));
         if (l > s->ba && (rwl_tok_is(ts, l - 1, ".") || rwl_tok_is(ts, l - 1, "->")))
-            return refuse(s, l, "write", "a store to a member (`...%.*s%.*s`)", TOK(ts, l - 1), TOK(ts, l));
+            return refuse(s, l, "write", EN(RW_PT_MEMBER_STORE), TOK(ts, l - 1), TOK(ts, l));
         if (rwl_declared_here(ts, l) || local_of_body(s, l))
             return true;
-        return refuse(s, l, "write", "`%.*s` is declared outside the loop and written in it: a trip would carry it "
-                                     "to the next", TOK(ts, l));
+        return refuse(s, l, "write", EN(RW_PT_CARRIED), TOK(ts, l));
     }
     if (!rwl_tok_is(ts, l, "]"))
-        return refuse(s, l, "write", "a store the scan cannot follow (`%.*s` before `%.*s`)", TOK(ts, l), TOK(ts, k));
+        return refuse(s, l, "write", EN(RW_PT_STORE_UNFOLLOWED), TOK(ts, l), TOK(ts, k));
     /* find the subscript's base */
     size_t o = l;
     int depth = 0;
@@ -360,19 +358,17 @@ static bool check_store(pt_scan *s, size_t k)
         o--;
     }
     if (o == s->ba || ts->t[o - 1].kind != T_IDENT)
-        return refuse(s, o, "write", "a store through an expression, not a named buffer");
+        return refuse(s, o, "write", EN(RW_PT_STORE_EXPR));
     size_t b = o - 1;
     if (local_of_body(s, b))
         return true;   /* a local array of one trip */
     const an_param *pa = rwp_param_named(s->f, ts, b);
     if (!pa || pa->pointer_depth != 1 || declared_in_body(ts, b))
-        return refuse(s, b, "write", "a store to `%.*s`, which is neither a pointer parameter nor a local of the "
-                                     "loop", TOK(ts, b));
+        return refuse(s, b, "write", EN(RW_PT_STORE_OTHER), TOK(ts, b));
     if (!plain)
-        return refuse(s, k, "write", "`%.*s[...] %.*s`: a repeated trip would combine again (only plain `=` stores "
-                                     "repeat to the same result)", TOK(ts, b), TOK(ts, k));
+        return refuse(s, k, "write", EN(RW_PT_COMBINES), TOK(ts, b), TOK(ts, k));
     if (!add_buf(s->wr, &s->n_wr, pa))
-        return refuse(s, b, "write", "more than %d buffers", PT_BUFS);
+        return refuse(s, b, "write", EN(RW_PT_TOO_MANY_BUFFERS), PT_BUFS);
     return true;
 }
 
@@ -384,13 +380,11 @@ static bool alias_ok(pt_scan *s, const an_param *w, const an_param *r, size_t at
     if (w->is_restrict || r->is_restrict)
         return true;
     if (w == r)
-        return refuse(s, at, "store", "the loop writes `%s`, which it reads: a repeated trip may read what another "
-                                      "wrote", r->name);
+        return refuse(s, at, "store", EN(RW_PT_WRITES_READS), r->name);
     size_t wi = (size_t)(w - s->f->params), ri = (size_t)(r - s->f->params);
     const an_launch *la = rwl_launch_passing_twice(s->m, s->f, wi, ri);
     if (la)
-        return refuse(s, at, "store", "the launch at line %u passes `%s` as both %s and %s: a repeated trip "
-                                      "may read what another wrote",
+        return refuse(s, at, "store", EN(RW_PT_LAUNCH_ALIASES),
                       la->span.start_row + 1, la->args[wi], w->name, r->name);
     return true;
 }
@@ -404,60 +398,56 @@ static bool read_body(pt_scan *s)
             size_t l = ts->t[q].end - ts->t[q].start;
             const char *c = ts->text + ts->t[q].start;
             if (builtin_name(ts, q))
-                return refuse(s, q, "thread index", "`%.*s` in the loop: a trip's work would depend on the thread "
-                                                    "that runs it", TOK(ts, q));
+                return refuse(s, q, "thread index", EN(RW_PT_THREAD_DEPENDENT), TOK(ts, q));
             if ((l >= 6 && !memcmp(c, "__sync", 6)) || (l >= 6 && !memcmp(c, "__shfl", 6)) ||
                 (l >= 8 && !memcmp(c, "__ballot", 8)) || rwl_tok_is(ts, q, "__syncthreads") ||
                 rwl_tok_is(ts, q, "__activemask") || rwl_tok_is(ts, q, "sync"))
-                return refuse(s, q, "barrier", "`%.*s` in the loop: the threads would run other numbers of trips",
+                return refuse(s, q, "barrier", EN(RW_PT_TRIP_COUNTS),
                               TOK(ts, q));
             if (l >= 6 && !memcmp(c, "atomic", 6))
-                return refuse(s, q, "atomic", "`%.*s` in the loop: a repeated trip combines again", TOK(ts, q));
+                return refuse(s, q, "atomic", EN(RW_PT_COMBINES_AGAIN), TOK(ts, q));
             if (rwl_tok_is(ts, q, "return") || rwl_tok_is(ts, q, "goto") || rwl_tok_is(ts, q, "asm") ||
                 rwl_tok_is(ts, q, "__shared__") || rwl_tok_is(ts, q, "static") || rwl_tok_is(ts, q, "volatile"))
                 return refuse(s, q, rwl_tok_is(ts, q, "return") || rwl_tok_is(ts, q, "goto") ? "early exit" : "statement",
-                              "`%.*s` in the loop", TOK(ts, q));
+                              EN(RW_PT_IN_LOOP), TOK(ts, q));
             if (rwl_tok_is(ts, q, "break") && !rwl_in_nested(ts, s->ba, s->bb, q, true))
-                return refuse(s, q, "early exit", "`break` leaves the loop");
+                return refuse(s, q, "early exit", EN(RW_PT_BREAK));
             if (q + 1 < s->bb && rwl_tok_is(ts, q + 1, "(") && !is_keyword(ts, q) && !rwl_is_type_word(ts, q) &&
                 !rwp_is_type_word(ts, q) && !rwl_pure_call_name(ts, q))
-                return refuse(s, q, "call", "`%.*s(...)` may write memory or read what the loop writes", TOK(ts, q));
+                return refuse(s, q, "call", EN(RW_PT_CALL), TOK(ts, q));
             if (!rwl_is_use(ts, q) || is_keyword(ts, q))
                 continue;
             if (rwl_same_tok(ts, q, s->v)) {
                 if (body_declares(s, q))
-                    return refuse(s, q, "counter", "the body declares a local `%.*s` of the counter's name", TOK(ts, q));
+                    return refuse(s, q, "counter", EN(RW_PT_LOCAL_COUNTER_NAME), TOK(ts, q));
                 if (!coordinate(s, q))
                     return false;
                 continue;
             }
             if (!rwp_param_named(s->f, ts, q) && !body_declares(s, q) && macro_hides(s, q))
-                return refuse(s, q, "macro", "`%.*s` is a macro of the file that names a thread index, a clock, an "
-                                             "atomic, a warp operation or the counter", TOK(ts, q));
+                return refuse(s, q, "macro", EN(RW_PT_MACRO_NAMES), TOK(ts, q));
             const an_param *pa = rwp_param_named(s->f, ts, q);
             if (pa && pa->pointer_depth >= 1 && !declared_in_body(ts, q)) {
                 bool sub = q + 1 < s->bb && rwl_tok_is(ts, q + 1, "[");
                 if (!sub || pa->pointer_depth != 1)
-                    return refuse(s, q, "memory", "`%.*s` is used other than as `%.*s[...]`", TOK(ts, q), TOK(ts, q));
+                    return refuse(s, q, "memory", EN(RW_PT_USED_OTHERWISE), TOK(ts, q), TOK(ts, q));
                 size_t cl = rwl_match_close(ts, q + 1);
                 bool store = cl + 1 < s->bb && rwl_tok_is_assign_op(ts, cl + 1);
                 if (!store) {
                     if (rw_param_written(s->text, s->len, s->f, pa->name))
-                        return refuse(s, q, "memory", "the loop reads `%.*s`, which the kernel writes: a repeated "
-                                                      "trip may read what another wrote", TOK(ts, q));
+                        return refuse(s, q, "memory", EN(RW_PT_READS_WRITTEN), TOK(ts, q));
                     if (!add_buf(s->rd, &s->n_rd, pa))
-                        return refuse(s, q, "memory", "more than %d buffers", PT_BUFS);
+                        return refuse(s, q, "memory", EN(RW_PT_TOO_MANY_BUFFERS), PT_BUFS);
                 }
             }
             continue;
         }
         if (rwl_tok_is(ts, q, "->") || ((rwl_tok_is(ts, q, "*") || rwl_tok_is(ts, q, "&")) && rwl_unary_position(ts, q)))
-            return refuse(s, q, "memory", "`%.*s` in the loop: memory through a pointer the scan cannot follow",
+            return refuse(s, q, "memory", EN(RW_PT_POINTER_UNFOLLOWED),
                           TOK(ts, q));
         if (rwl_tok_is(ts, q, "[") && q > s->ba && ts->t[q - 1].kind == T_IDENT && !rwp_param_named(s->f, ts, q - 1) &&
             !local_of_body(s, q - 1))
-            return refuse(s, q - 1, "memory", "`%.*s[...]`: memory that is neither a parameter buffer nor a local of "
-                                              "the loop", TOK(ts, q - 1));
+            return refuse(s, q - 1, "memory", EN(RW_PT_MEMORY_OTHER), TOK(ts, q - 1));
         if ((rwl_tok_is_assign_op(ts, q) || rwl_tok_is(ts, q, "++") || rwl_tok_is(ts, q, "--")) && !check_store(s, q))
             return false;
     }
@@ -466,7 +456,7 @@ static bool read_body(pt_scan *s)
             if (!alias_ok(s, s->wr[w], s->rd[r], s->ba))
                 return false;
     if (!s->n_fac)
-        return refuse(s, s->ba, "counter", "the body does not read its counter");
+        return refuse(s, s->ba, "counter", EN(RW_PT_COUNTER_UNREAD));
     return true;
 }
 
@@ -478,7 +468,7 @@ static bool macro_bound_ok(pt_scan *s, size_t call)
     const char *name = ts->text + ts->t[call].start;
     size_t nl = ts->t[call].end - ts->t[call].start, at = 0, a, b, a2, b2;
     if (!rwl_next_define(s->text, s->len, &at, name, nl, &a, &b))
-        return refuse(s, call, "loop macro", "no #define of `%.*s` in the file", TOK(ts, call));
+        return refuse(s, call, "loop macro", EN(RW_PT_NO_DEFINE), TOK(ts, call));
     /* a second definition (a header included twice behind its guard) must be the same text */
     while (rwl_next_define(s->text, s->len, &at, name, nl, &a2, &b2)) {
         char x1[2048], x2[2048], r1[2048], r2[2048];
@@ -487,11 +477,11 @@ static bool macro_bound_ok(pt_scan *s, size_t call)
         rwl_squeeze(r1, x1, sizeof x1);
         rwl_squeeze(r2, x2, sizeof x2);
         if (b - a >= sizeof r1 || b2 - a2 >= sizeof r2 || strcmp(x1, x2))
-            return refuse(s, call, "loop macro", "`%.*s` is defined more than once, differently", TOK(ts, call));
+            return refuse(s, call, "loop macro", EN(RW_PT_DEFINED_TWICE), TOK(ts, call));
     }
     rw_toks mt = {0};
     if (rwl_lex(s->text, (uint32_t)a, (uint32_t)b, &mt) != HK_OK)
-        return refuse(s, call, "loop macro", "its definition cannot be read");
+        return refuse(s, call, "loop macro", EN(RW_PT_DEFINITION_UNREADABLE));
     bool ok = false;
     /* NAME ( p1 , p2 ) for ( ... ; p1 < ( p2 ) ; ... ) */
     if (mt.n > 8 && rwl_tok_is(&mt, 1, "(") && mt.t[2].kind == T_IDENT && rwl_tok_is(&mt, 3, ",") &&
@@ -519,8 +509,7 @@ static bool macro_bound_ok(pt_scan *s, size_t call)
     }
     rwl_toks_free(&mt);
     if (!ok)
-        return refuse(s, call, "loop macro", "`%.*s` is not `for (...; i < (n); ...)` with its bound named once, in the "
-                                             "condition", TOK(ts, call));
+        return refuse(s, call, "loop macro", EN(RW_PT_MACRO_BOUND), TOK(ts, call));
     return true;
 }
 
@@ -631,10 +620,9 @@ bool rwpt_grid_loop_in(const char *text, size_t len, const an_function *f, const
             L = &lp[i];
     if (!L) {
         if (nth)
-            snprintf(why, nwhy, "grid-stride loop at line 1: no grid-stride loop number %zu", nth + 1);
+            snprintf(why, nwhy, EN(RW_PT_NO_LOOP_NUMBER), nth + 1);
         else
-            refuse(&s, 1, "grid-stride loop", "no grid-stride loop at the kernel body's top level (the kernel model "
-                                              "reads none)");
+            refuse(&s, 1, "grid-stride loop", EN(RW_PT_NO_GRID_LOOP));
         return nth ? false : rwpt_out(&s, lo, why, nwhy, false);
     }
     bool global = false;
@@ -664,17 +652,16 @@ bool rwpt_grid_loop_in(const char *text, size_t len, const an_function *f, const
         p = e;
     }
     if (!st) {
-        refuse(&s, 1, "grid-stride loop", "the grid-stride loop of line %u is not a statement of the body's top level",
+        refuse(&s, 1, "grid-stride loop", EN(RW_PT_NOT_TOP_LEVEL),
                L->line);
         return rwpt_out(&s, lo, why, nwhy, false);
     }
     if (!L->var || !L->cmp || strcmp(L->cmp, "<") || !global) {
-        refuse(&s, st, "grid-stride loop", "the loop is not `for (i = blockIdx.x * blockDim.x + threadIdx.x; i < n; "
-                                           "i += blockDim.x * gridDim.x)`: every trip must be run once by the grid");
+        refuse(&s, st, "grid-stride loop", EN(RW_PT_LOOP_FORM));
         return rwpt_out(&s, lo, why, nwhy, false);
     }
     if (se != lend) {
-        refuse(&s, se, "statement", "a statement after the loop (it could see which trips its thread ran)");
+        refuse(&s, se, "statement", EN(RW_PT_STMT_AFTER));
         return rwpt_out(&s, lo, why, nwhy, false);
     }
     size_t ba, bb, bnd_a, bnd_b;
@@ -691,7 +678,7 @@ bool rwpt_grid_loop_in(const char *text, size_t len, const an_function *f, const
                 semi[n_semi++] = q;
         }
         if (n_semi != 2 || !rwl_tok_is_ident(ts, semi[0] + 1, L->var) || !rwl_tok_is(ts, semi[0] + 2, "<")) {
-            refuse(&s, st, "grid-stride loop", "the condition is not `%s < bound`", L->var);
+            refuse(&s, st, "grid-stride loop", EN(RW_PT_CONDITION), L->var);
             return rwpt_out(&s, lo, why, nwhy, false);
         }
         lo->v = semi[0] + 1;
@@ -702,7 +689,7 @@ bool rwpt_grid_loop_in(const char *text, size_t len, const an_function *f, const
     } else {
         size_t c = rwl_match_close(ts, st + 1);
         if (!(rwl_tok_is_ident(ts, st + 2, L->var) && rwl_tok_is(ts, st + 3, ","))) {
-            refuse(&s, st, "loop macro", "its first argument is not the counter `%s`", L->var);
+            refuse(&s, st, "loop macro", EN(RW_PT_FIRST_ARG), L->var);
             return rwpt_out(&s, lo, why, nwhy, false);
         }
         if (!macro_bound_ok(&s, st))
@@ -727,16 +714,16 @@ bool rwpt_grid_loop_in(const char *text, size_t len, const an_function *f, const
         static const char *const low[] = {"&&", "||", "?", ":", ",", "==", "!=", "<", ">", "<=", ">=", "&", "|", "^"};
         for (size_t i = 0; !depth && i < HK_ARRAY_LEN(low); i++)
             if (rwl_tok_is(ts, q, low[i])) {
-                refuse(&s, q, "grid-stride loop", "the bound holds `%.*s`: it is not one value", TOK(ts, q));
+                refuse(&s, q, "grid-stride loop", EN(RW_PT_BOUND_HOLDS), TOK(ts, q));
                 return rwpt_out(&s, lo, why, nwhy, false);
             }
         if (ts->t[q].kind == T_IDENT && rwl_same_tok(ts, q, lo->v)) {
-            refuse(&s, q, "grid-stride loop", "the bound names the counter");
+            refuse(&s, q, "grid-stride loop", EN(RW_PT_BOUND_COUNTER));
             return rwpt_out(&s, lo, why, nwhy, false);
         }
     }
     if (bnd_b <= bnd_a || rwl_writes_any(ts, bnd_a, bnd_b)) {
-        refuse(&s, bnd_a, "grid-stride loop", "the bound is empty or writes");
+        refuse(&s, bnd_a, "grid-stride loop", EN(RW_PT_BOUND_EMPTY));
         return rwpt_out(&s, lo, why, nwhy, false);
     }
     lo->st = st;
@@ -777,7 +764,7 @@ static int periodic_trips(const char *text, size_t len, const an_model *m, size_
     }
     for (size_t k = 1; k + 1 < ts.n; k++)
         if (ts.t[k].kind == T_IDENT && !strncmp(text + ts.t[k].start, "hk_pt_", 6)) {
-            refuse(&s, k, "loop", "the loop stops at its period already (this rewrite's hk_pt_ names)");
+            refuse(&s, k, "loop", EN(RW_PT_ALREADY));
             goto refused;
         }
     rwpt_loop lo;
@@ -791,14 +778,14 @@ static int periodic_trips(const char *text, size_t len, const an_model *m, size_
         goto refused;
     for (size_t q = bnd_a; q < bnd_b; q++)
         if (ts.t[q].kind == T_IDENT && (rwl_tok_is(&ts, q + 1, "(") || rwl_tok_is(&ts, q + 1, "["))) {
-            refuse(&s, q, "grid-stride loop", "the bound `%.*s...` calls or reads memory", TOK(&ts, q));
+            refuse(&s, q, "grid-stride loop", EN(RW_PT_BOUND_CALLS), TOK(&ts, q));
             goto refused;
         }
     for (size_t q = ba; q < bb; q++)
         for (size_t r = bnd_a; r < bnd_b; r++)
             if (ts.t[r].kind == T_IDENT && rwl_is_use(&ts, q) && rwl_same_tok(&ts, q, r) &&
                 (rwl_scalar_written(&ts, q) || rwl_declared_here(&ts, q))) {
-                refuse(&s, q, "grid-stride loop", "the bound names `%.*s`, which the body writes or declares",
+                refuse(&s, q, "grid-stride loop", EN(RW_PT_BOUND_WRITTEN),
                        TOK(&ts, q));
                 goto refused;
             }
@@ -819,14 +806,14 @@ static int periodic_trips(const char *text, size_t len, const an_model *m, size_
     for (size_t i = 0; i < s.n_fac && !rc; i++)
         rc = hk_buf_printf(&per, "%s%s", i ? " * " : "", s.fac[i]);
     if (!rc)
-        rc = hk_buf_printf(&nb, "{   /* hk: periodic_trips: the body reads `%.*s` only as coordinates that repeat "
+        rc = hk_buf_printf(&nb, "{   /* hk: periodic_trips: the body reads `%.*s` only as coordinates that repeat " /* i18n: not for people */
                                 "every %s trips: the trips past that repeat the same stores */\n"
                                 "%s    auto hk_pt_n = (%.*s);\n%s    long long hk_pt_p = 1;\n%s    bool hk_pt_ok = true;\n",
                            TOK(&ts, s.v), per.data ? per.data : "", ind,
                            (int)(ts.t[bnd_b - 1].end - ts.t[bnd_a].start), text + ts.t[bnd_a].start, ind, ind);
     hk_buf_free(&per);
     for (size_t i = 0; i < s.n_fac && !rc; i++)
-        rc = hk_buf_printf(&nb, "%s    hk_pt_ok = hk_pt_ok && (long long)(%s) > 0 && hk_pt_p <= 0x3fffffffffffffffLL / "
+        rc = hk_buf_printf(&nb, "%s    hk_pt_ok = hk_pt_ok && (long long)(%s) > 0 && hk_pt_p <= 0x3fffffffffffffffLL / " /* i18n: not for people */
                                 "(long long)(%s);\n%s    if (hk_pt_ok)\n%s        hk_pt_p *= (long long)(%s);\n",
                            ind, s.fac[i], s.fac[i], ind, ind, s.fac[i]);
     if (!rc)
@@ -850,18 +837,15 @@ static int periodic_trips(const char *text, size_t len, const an_model *m, size_
         size_t o = 0;
         for (size_t i = 0; i < s.n_fac && o < sizeof fl; i++)
             o += (size_t)snprintf(fl + o, sizeof fl - o, "%s%s", i ? " * " : "", s.fac[i]);
-        char *desc = hk_asprintf("kernel %s: the grid-stride loop at line %d reads `%.*s` only as coordinates that "
-                                 "repeat every %s trips, and its trips store plain values to memory it never reads: "
-                                 "it stops at min(%.*s, %s) (the same stores, the repeats dropped; the launch is the "
-                                 "kernel's own)",
+        char *desc = hk_asprintf(EN(RW_PT_DESC),
                                  f->name, rwl_line_at(text, ts.t[st].start), TOK(&ts, s.v), fl,
                                  (int)(ts.t[bnd_b - 1].end - ts.t[bnd_a].start), text + ts.t[bnd_a].start, fl);
         rc = rwl_finish(text, len, m, f->name, &es, desc, out);
     }
     goto out;
 refused:
-    rc = rwl_not_applicable(out, hk_asprintf("periodic_trips not applicable to kernel %s: %s", f->name,
-                                             s.why[0] ? s.why : "no reason"));
+    rc = rwl_not_applicable(out, hk_asprintf(EN(RW_NOT_APPLICABLE_TO), "periodic_trips", f->name,
+                                             s.why[0] ? s.why : EN(RW_NO_REASON)));
 out:
     hk_buf_free(&nb);
     rwl_edits_free(&es);
@@ -880,7 +864,7 @@ static int emit_periodic_trips(const rw_context *c, const int *p, rw_result *out
 
 const rw_descriptor rw_periodic_trips_desc = {
     .name = "periodic_trips",
-    .summary = "a grid-stride loop whose body reads its counter only as `i % A`, `i / A % B`, ... stops at min(n, "
+    .summary = "a grid-stride loop whose body reads its counter only as `i % A`, `i / A % B`, ... stops at min(n, " /* i18n: not for people */
                "A*B*...): the trips past the period repeat the same stores (exact)",
     .flags = RW_ALGORITHM,
     .emit = emit_periodic_trips,

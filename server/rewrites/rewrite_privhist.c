@@ -9,6 +9,7 @@
 #include "core/hk.h"
 #include "model/kclass.h"
 #include "model/kmodel.h"
+#include "core/i18n.h"
 
 #include <ctype.h>
 #include <stdint.h>
@@ -16,8 +17,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* stored and machine-read in English; shown through hk_tr_said (docs/i18n.md) */
+#define EN(id) hk_tr_in(HK_LANG_EN, HK_MSG_##id)
+
 static const char tpl_hist[] =
-    "{\n"
+    "{\n" /* i18n: not for people (generated code) */
     "    // hk rewrite: privatized histogram. Each block counts into shared memory, then adds\n"
     "    // its non-zero bins to the global histogram (one atomic per bin per block). A bin\n"
     "    // outside [0, HK_BINS) goes to global memory directly.\n"
@@ -25,7 +29,7 @@ static const char tpl_hist[] =
     "    constexpr int HK_BINS = $BINS;\n"
     "    __shared__ $T hk_hist[HK_BINS];\n"
     PT_THREADS
-    "    for (unsigned int hk_b = hk_tid; hk_b < HK_BINS; hk_b += hk_nthreads)\n"
+    "    for (unsigned int hk_b = hk_tid; hk_b < HK_BINS; hk_b += hk_nthreads)\n" /* i18n: not for people (generated code) */
     "        hk_hist[hk_b] = 0;\n"
     "    __syncthreads();\n"
     "    // several loads in flight per thread: the loop is latency-bound otherwise\n"
@@ -49,7 +53,7 @@ static const char tpl_hist[] =
  * merge), with the histogram's name bound to a view that sends bins [0, hk_nb) to the
  * block's shared copy and any other bin to global memory. */
 static const char tpl_hist_view[] =
-    "{\n"
+    "{\n" /* i18n: not for people (generated code) */
     "    // hk rewrite: privatized histogram. The kernel's own code counts into a shared copy\n"
     "    // of the bins (its $H names a view: bins [0, hk_nb) in shared memory, any other bin\n"
     "    // in global memory); each block then adds its non-zero bins once.\n"
@@ -58,7 +62,7 @@ static const char tpl_hist_view[] =
     "                  \"the shared bins must fit 32 KiB\");\n"
     "    __shared__ $T hk_hist[HK_BINS];\n"
     PT_THREADS
-    "    const long long hk_nb = $NB;\n"
+    "    const long long hk_nb = $NB;\n" /* i18n: not for people (generated code) */
     "    $T *const hk_global = $H;\n"
     "    for (unsigned int hk_b = hk_tid; hk_b < hk_nb; hk_b += hk_nthreads)\n"
     "        hk_hist[hk_b] = 0;\n"
@@ -119,7 +123,8 @@ static bool bin_count(const km_kernel *k, const km_class *c, ph_match *t)
     }
     if (a->kind == KM_ATOM_PARAM) {
         snprintf(t->bins, sizeof t->bins, "%d", PH_PARAM_CAP);
-        snprintf(t->nb, sizeof t->nb, "(long long)(%s) < HK_BINS ? (long long)(%s) : HK_BINS", a->name, a->name);
+        snprintf(t->nb, sizeof t->nb, "(long long)(%s) < HK_BINS ? (long long)(%s) : HK_BINS", /* i18n: not for people */
+                 a->name, a->name);
         return true;
     }
     return false;
@@ -132,7 +137,7 @@ static const char *only_atomic_adds(const km_kernel *k, const char *hist, char *
     const km_access *as = km_accesses(k, &na);
     for (size_t i = 0; i < na; i++)
         if (strcmp(as[i].buffer, hist) == 0 && (!as[i].atomic || as[i].op != KM_OP_SUM)) {
-            snprintf(why, n, "line %u: %s is accessed other than by atomicAdd", as[i].line, hist);
+            snprintf(why, n, EN(RW_PH_NOT_ATOMIC_ADD), as[i].line, hist);
             return why;
         }
     return NULL;
@@ -156,16 +161,15 @@ static int model_histogram(const char *text, size_t len, const an_function *f, b
     memset(t, 0, sizeof *t);
     t->line = c.line;
     if (c.privatized) {
-        snprintf(why, n, "line %u: the bins are already counted in __shared__ memory", c.line);
+        snprintf(why, n, EN(RW_PH_ALREADY_SHARED), c.line);
         goto out;
     }
     if (!c.out || !rwp_copy_fits(t->hist, sizeof t->hist, c.out)) {
-        snprintf(why, n, "line %u: the histogram has no name the rewrite can use", c.line);
+        snprintf(why, n, EN(RW_PH_NO_NAME), c.line);
         goto out;
     }
     if (!bin_count(k, &c, t) && !given) {
-        snprintf(why, n, "line %u: the bin count is not known (a constant, a template parameter or a "
-                 "parameter)", c.line);
+        snprintf(why, n, EN(RW_PH_BINS_UNKNOWN), c.line);
         goto out;
     }
     only_atomic_adds(k, c.out, why, n);
@@ -194,7 +198,8 @@ static bool uses_fit_view(const rw_toks *ts, const char *hist)
  * static_assert of the new body then checks the instantiation). */
 static size_t counter_size(const char *ty)
 {
-    return strcmp(ty, "double") == 0 || strcmp(ty, "unsigned long long") == 0 || strcmp(ty, "long long") == 0
+    return strcmp(ty, "double") == 0 || strcmp(ty, "unsigned long long") == 0 || /* i18n: not for people */
+                   strcmp(ty, "long long") == 0
                ? 8
                : 4;
 }
@@ -214,16 +219,16 @@ static int model_path(const char *text, size_t len, const an_model *m, const an_
         return rwp_not_applicable(out, name, f, classed ? mwhy : why);
     const an_param *h = rwp_param_by_name(f, t.hist);
     if (!h || h->pointer_depth != 1) {
-        snprintf(mwhy, sizeof mwhy, "line %u: the histogram %s is not a pointer parameter", t.line, t.hist);
+        snprintf(mwhy, sizeof mwhy, EN(RW_PH_NOT_POINTER), t.line, t.hist);
         return rwp_not_applicable(out, name, f, mwhy);
     }
     rw_toks ts = {0};
     if ((rc = rwp_lex_body(text, f->body_span.start_byte, f->body_span.end_byte, &ts)))
-        return rc == HK_ETOOBIG ? rwp_not_applicable(out, name, f, "the body is far larger than a histogram") : rc;
+        return rc == HK_ETOOBIG ? rwp_not_applicable(out, name, f, EN(RW_PH_BODY_TOO_BIG)) : rc;
     bool fits = uses_fit_view(&ts, t.hist);
     rwl_toks_free(&ts);
     if (!fits) {
-        snprintf(mwhy, sizeof mwhy, "line %u: %s is used other than as `&%s[bin]` or `atomicAdd(%s + bin, ...)`",
+        snprintf(mwhy, sizeof mwhy, EN(RW_PH_USED_OTHERWISE),
                  t.line, t.hist, t.hist, t.hist);
         return rwp_not_applicable(out, name, f, mwhy);
     }
@@ -231,7 +236,7 @@ static int model_path(const char *text, size_t len, const an_model *m, const an_
     rwp_pointee_type(h, ty, sizeof ty);
     if (bins > 0) {
         if ((size_t)bins * counter_size(ty) > PT_HIST_SHARED_MAX)
-            return rwp_not_applicable(out, name, f, "the bin count does not fit the shared-memory budget (32 KiB)");
+            return rwp_not_applicable(out, name, f, EN(RW_PH_TOO_MANY_BINS));
         snprintf(t.bins, sizeof t.bins, "%d", bins);
         snprintf(t.nb, sizeof t.nb, "HK_BINS");
     }
@@ -243,10 +248,9 @@ static int model_path(const char *text, size_t len, const an_model *m, const an_
     hk_free(body);
     if (rc)
         return rc;
-    char *desc = hk_asprintf("kernel %s: privatized histogram of %s, %s shared %s counters per block "
-                             "(HK_BINS%s) that the kernel's own code counts into, other bins in global "
-                             "memory, one atomic per non-zero bin per block",
-                             f->name, t.hist, t.bins, ty, strcmp(t.nb, "HK_BINS") ? ", capped by the parameter" : "");
+    /* one sentence with the cap by the parameter and one without */
+    char *desc = hk_asprintf(strcmp(t.nb, "HK_BINS") ? EN(RW_PH_DESC_VIEW_CAPPED) : EN(RW_PH_DESC_VIEW),
+                             f->name, t.hist, t.bins, ty);
     return rwp_replace_body(text, len, m, f, b->data, desc, out);
 }
 
@@ -310,13 +314,14 @@ int rw_privatized_histogram(const char *text, size_t len, const an_model *m, siz
         goto na;
     }
     if (strcmp(g.type, "long long") == 0) {
-        why = "the counter type is not unsigned int, int, unsigned long long, float or double";
+        why = EN(RW_PH_COUNTER_TYPE);
         goto na;
     }
     long nb = g.bins;
-    size_t esize = strcmp(g.type, "double") == 0 || strcmp(g.type, "unsigned long long") == 0 ? 8 : 4;
+    size_t esize = strcmp(g.type, "double") == 0 || strcmp(g.type, "unsigned long long") == 0 /* i18n: not for people */
+                       ? 8 : 4;
     if ((size_t)nb * esize > PT_HIST_SHARED_MAX) {
-        why = "the bin count does not fit the shared-memory budget (32 KiB)";
+        why = EN(RW_PH_TOO_MANY_BINS);
         goto na;
     }
     char nbs[32];
@@ -325,7 +330,7 @@ int rw_privatized_histogram(const char *text, size_t len, const an_model *m, siz
     memset(&ix, 0, sizeof ix);
     if (!rwp_copy_fits(ix.name, sizeof ix.name, g.index) || !rwp_copy_fits(ix.type, sizeof ix.type, g.index_type) ||
         !rwp_copy_fits(ix.bound, sizeof ix.bound, g.bound)) {
-        why = "the index or bound expression is too long";   /* cannot happen: they came from a pt_index */
+        why = EN(RW_PH_INDEX_TOO_LONG);   /* cannot happen: they came from a pt_index */
         goto na;
     }
     if (!(head = rwp_grid_stride_head(&ix, "hk_blocks", NULL)))
@@ -334,11 +339,9 @@ int rw_privatized_histogram(const char *text, size_t len, const an_model *m, siz
                         "H", g.hist->name, NULL};
     if ((rc = rwl_render(&b, tpl_hist, kv)))
         goto out;
-    char *desc = hk_asprintf("kernel %s: privatized histogram of %s, %ld shared %s counters per block "
-                             "(HK_BINS, %s), one atomic per bin per block, grid-stride over %s",
-                             f->name, g.hist->name, nb, g.type,
-                             g.given ? "given" : g.guessed ? "a guess: other bins go to global memory" : "inferred",
-                             g.index);
+    /* one sentence per way the bin count was had: given, guessed, inferred */
+    char *desc = hk_asprintf(g.given ? EN(RW_PH_DESC_GIVEN) : g.guessed ? EN(RW_PH_DESC_GUESSED) : EN(RW_PH_DESC_INFERRED),
+                             f->name, g.hist->name, nb, g.type, g.index);
     rc = rwp_replace_body(text, len, m, f, b.data, desc, out);
     goto out;
 nomem:
@@ -364,7 +367,7 @@ static int emit_privatized_histogram(const rw_context *c, const int *p, rw_resul
 
 const rw_descriptor rw_privatized_histogram_desc = {
     .name = "privatized_histogram",
-    .summary = "a global-atomic histogram privatized per block in shared memory",
+    .summary = "a global-atomic histogram privatized per block in shared memory", /* i18n: not for people */
     .params = privatized_histogram_params,
     .n_params = HK_ARRAY_LEN(privatized_histogram_params),
     .flags = RW_ALGORITHM,

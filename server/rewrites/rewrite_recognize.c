@@ -222,7 +222,7 @@ static const char *read_shape_ex(const rw_toks *ts, pt_shape *s, bool batch)
 {
     memset(s, 0, sizeof *s);
     if (ts->n < 2 || !rwl_tok_is(ts, 0, "{") || rwl_match_close(ts, 0) != ts->n - 1)
-        return "the kernel body could not be read";
+        return EN(RW_REC_BODY_UNREADABLE);
     size_t end = ts->n - 1;
     s->end = end;
     size_t k = 1;
@@ -245,7 +245,7 @@ static const char *read_shape_ex(const rw_toks *ts, pt_shape *s, bool batch)
                 rwp_tok_copy(ts, q, ix->name, sizeof ix->name);
                 char *ty = rwl_tok_text(ts, k, q);
                 if (!ty)
-                    return "out of memory";
+                    return hk_strerror(HK_ENOMEM);
                 snprintf(ix->type, sizeof ix->type, "%s", ty);
                 hk_free(ty);
                 ix->axis = axis;
@@ -256,7 +256,7 @@ static const char *read_shape_ex(const rw_toks *ts, pt_shape *s, bool batch)
         if (s->n_idx == 0)
             return EN(RW_RECOG_NO_INDEX_DECL);
         if (q == tstart || !rwl_tok_is(ts, e - 1, ";"))
-            return "a statement that is not a declaration comes before the bounds check";
+            return EN(RW_REC_STMT_BEFORE_CHECK);
         if (s->pre_b == 0)
             s->pre_a = k;
         s->pre_b = e;
@@ -267,15 +267,15 @@ static const char *read_shape_ex(const rw_toks *ts, pt_shape *s, bool batch)
     for (size_t i = 0; i < s->n_idx; i++)
         for (size_t j = i + 1; j < s->n_idx; j++)
             if (s->idx[i].axis == s->idx[j].axis)
-                return "two index declarations of the same axis";
+                return EN(RW_REC_TWO_INDEX_DECLS);
     if (!rwl_tok_is(ts, k, "if") || !rwl_tok_is(ts, k + 1, "("))
-        return "no bounds check `if (i < n)` or `if (i >= n) return;` after the index declarations";
+        return EN(RW_REC_NO_BOUNDS_CHECK);
     size_t cc = rwl_match_close(ts, k + 1);
     if (cc >= end)
-        return "unbalanced bounds check";
+        return EN(RW_REC_UNBALANCED_CHECK);
     size_t then_a = cc + 1, then_b = rwl_stmt_end(ts, then_a, end);
     if (rwl_tok_is(ts, then_b, "else"))
-        return "the bounds check has an else branch";
+        return EN(RW_REC_CHECK_ELSE);
     bool ret = (rwl_tok_is(ts, then_a, "return") && rwl_tok_is(ts, then_a + 1, ";") && then_b == then_a + 2) ||
                (rwl_tok_is(ts, then_a, "{") && rwl_tok_is(ts, then_a + 1, "return") &&
                 rwl_tok_is(ts, then_a + 2, ";") && then_b == then_a + 4);
@@ -291,23 +291,22 @@ static const char *read_shape_ex(const rw_toks *ts, pt_shape *s, bool batch)
             depth--;
         if (q == cc || (depth == 0 && rwl_tok_is(ts, q, sep))) {
             if (!rwp_guard_term(s, ts, a, q, !ret))
-                return ret ? "the early return is not `if (i >= n) return;` (one `>=` per index, "
-                             "joined by ||)"
-                           : "the bounds check is not `if (i < n)` (one `<` per index, joined by &&)";
+                return ret ? EN(RW_REC_EARLY_RETURN_FORM)
+                           : EN(RW_REC_CHECK_FORM);
             a = q + 1;
         }
         if (depth == 0 && (rwl_tok_is(ts, q, ret ? "&&" : "||")))
-            return "the bounds check mixes && and ||";
+            return EN(RW_REC_CHECK_MIXES);
     }
     for (size_t i = 0; i < s->n_idx; i++)
         if (s->idx[i].bound_b == 0)
-            return "an index has no bound in the bounds check";
+            return EN(RW_REC_INDEX_UNBOUNDED);
     if (ret) {
         s->body_a = then_b;
         s->body_b = end;
     } else {
         if (then_b != end)
-            return "statements follow the bounds check block";
+            return EN(RW_REC_STMTS_AFTER_CHECK);
         if (rwl_tok_is(ts, then_a, "{")) {
             s->body_a = then_a + 1;
             s->body_b = then_b - 1;
@@ -317,7 +316,7 @@ static const char *read_shape_ex(const rw_toks *ts, pt_shape *s, bool batch)
         }
     }
     if (s->body_a >= s->body_b)
-        return "nothing is guarded by the bounds check";
+        return EN(RW_REC_NOTHING_GUARDED);
     return NULL;
 }
 
@@ -358,8 +357,8 @@ const char *rwp_scalar_type(const char *elem)
         {"float", "float"}, {"double", "double"}, {"int", "int"}, {"signed", "int"},
         {"signed int", "int"}, {"unsigned", "unsigned int"}, {"unsigned int", "unsigned int"},
         {"uint32_t", "unsigned int"}, {"int32_t", "int"}, {"long long", "long long"},
-        {"long long int", "long long"}, {"unsigned long long", "unsigned long long"},
-        {"unsigned long long int", "unsigned long long"}};
+        {"long long int", "long long"}, {"unsigned long long", "unsigned long long"}, /* i18n: not for people */
+        {"unsigned long long int", "unsigned long long"}}; /* i18n: not for people */
     if (!elem)
         return NULL;
     for (size_t i = 0; i < HK_ARRAY_LEN(map); i++)
@@ -438,8 +437,7 @@ int rwp_over_any_grid(const char *text, size_t len, const an_model *m, size_t ke
         return rc;
     if (rc != HK_OK || !gs->applicable) {
         const char *r = gs->description ? strstr(gs->description, ": ") : NULL;
-        snprintf(why, n, "the body handles one element per thread and cannot be put on a grid-stride "
-                 "loop (%s), so the rewrite's launch on a smaller grid would leave elements out",
+        snprintf(why, n, EN(RW_REC_NO_GRID_STRIDE),
                  r ? r + 2 : hk_strerror(rc));
         rw_result_free(gs);
         return HK_OK;
@@ -463,7 +461,7 @@ int rwp_note_grid_stride(rw_result *out)
 {
     if (!out->applicable)
         return HK_OK;
-    char *d = hk_asprintf("%s (on a grid-stride loop first: the body handled one element per thread)",
+    char *d = hk_asprintf(EN(RW_REC_ON_GRID_STRIDE),
                           out->description);
     if (!d)
         return HK_ENOMEM;
@@ -505,7 +503,7 @@ int rwp_replace_body(const char *text, size_t len, const an_model *m, const an_f
     if (!ok) {
         hk_free(nt);
         out->applicable = false;
-        out->description = hk_asprintf("rewrite refused, its result does not parse cleanly: %s", desc);
+        out->description = hk_asprintf(EN(RW_REC_DOES_NOT_PARSE), desc);
         hk_free(desc);
         return out->description ? HK_EPARSE : HK_ENOMEM;
     }
@@ -534,7 +532,7 @@ char *rwp_grid_stride_head(const pt_index *ix, const char *blocks, const char *f
     const char *t = ix->type;
     if (strncmp(t, "const ", 6) == 0)
         t += 6;
-    return hk_asprintf("for (long long hk_i = %s%s(long long)blockIdx.x * blockDim.x + threadIdx.x; "
+    return hk_asprintf("for (long long hk_i = %s%s(long long)blockIdx.x * blockDim.x + threadIdx.x; " /* i18n: not for people (generated code) */
                        "hk_i < (long long)(%s); hk_i += (long long)%s * blockDim.x) {\n"
                        "        const %s %s = (%s)hk_i;",
                        first ? first : "", first ? " + " : "", ix->bound, blocks, t, ix->name, t);
@@ -681,14 +679,14 @@ int rwp_match_histogram(const char *text, size_t len, const an_model *m, size_t 
     if ((rc = rwp_lex_body(text, f->body_span.start_byte, f->body_span.end_byte, &ts))) {
         if (rc == HK_ETOOBIG) {
             rc = HK_OK;
-            w = "the body is far larger than a histogram";
+            w = EN(RW_PH_BODY_TOO_BIG);
         }
         goto out;
     }
     if ((w = rwp_read_shape(&ts, &s)))
         goto out;
     if (s.n_idx != 1 || s.idx[0].axis != 'x') {
-        w = "the kernel does not have one 1D index over x";
+        w = EN(RW_RED_NOT_1D);
         goto out;
     }
     if (s.pre_b > s.pre_a) {
@@ -703,15 +701,15 @@ int rwp_match_histogram(const char *text, size_t len, const an_model *m, size_t 
     size_t a0, b0, a1, b1, ka, kb;
     const an_param *h = NULL;
     if (!rwl_tok_is(&ts, a, "atomicAdd") || !rwp_call2(&ts, a, e, &a0, &b0, &a1, &b1)) {
-        w = "the guarded statement is not one atomicAdd(&hist[bin], value)";
+        w = EN(RW_REC_HIST_NOT_ATOMIC);
         goto out;
     }
     if (!(h = rwp_atomic_target(f, &ts, a0, b0, &ka, &kb)) || kb <= ka) {
-        w = "the atomic's target is not `&hist[bin]` or `hist + bin` with hist a pointer parameter";
+        w = EN(RW_REC_HIST_TARGET);
         goto out;
     }
     if (!rwp_mentions(&ts, ka, kb, s.idx[0].name)) {
-        w = "the bin does not depend on the index: a reduction, not a histogram";
+        w = EN(RW_REC_HIST_BIN_CONST);
         goto out;
     }
     for (size_t k = ka; k < kb; k++)
@@ -722,19 +720,19 @@ int rwp_match_histogram(const char *text, size_t len, const an_model *m, size_t 
             for (size_t i = 0; i < m->n_tunables && !tunable; i++)
                 tunable = rwl_tok_is(&ts, k, m->tunables[i].name);
             if (!tunable) {
-                w = "the bin expression uses a local variable";
+                w = EN(RW_REC_HIST_BIN_LOCAL);
                 goto out;
             }
         }
     if (rwp_has_side_effects(&ts, a1, b1) || rwp_mentions(&ts, a1, b1, h->name)) {
-        w = "the added value has side effects or reads the histogram";
+        w = EN(RW_REC_HIST_VALUE);
         goto out;
     }
     char t[PT_EXPR];
     rwp_pointee_type(h, t, sizeof t);
     const char *ty = rwp_scalar_type(t);
     if (!ty) {
-        w = "the counter type is not unsigned int, int, unsigned long long, float or double";
+        w = EN(RW_PH_COUNTER_TYPE);
         goto out;
     }
     if (!(bin = rwl_tok_text(&ts, ka, kb)) || !(val = rwl_tok_text(&ts, a1, b1))) {
@@ -748,7 +746,7 @@ int rwp_match_histogram(const char *text, size_t len, const an_model *m, size_t 
         !rwp_copy_fits(out->index, sizeof out->index, s.idx[0].name) ||
         !rwp_copy_fits(out->index_type, sizeof out->index_type, it) ||
         !rwp_copy_fits(out->bound, sizeof out->bound, s.idx[0].bound)) {
-        w = "the bin, value or bound expression is too long";
+        w = EN(RW_REC_HIST_TOO_LONG);
         goto out;
     }
     snprintf(out->type, sizeof out->type, "%s", ty);
@@ -872,7 +870,7 @@ const char *rwp_read_rows(pt_rows *rw, const pt_shape *s)
     const rw_toks *ts = rw->ts;
     const an_function *f = rw->f;
     if (s->n_idx != 1 || s->idx[0].axis != 'x')
-        return "the kernel does not have one 1D row index over x";
+        return EN(RW_REC_ROWS_NOT_1D);
     if (s->pre_b > s->pre_a)
         return EN(RW_RECOG_STMTS_BEFORE_CHECK);
     rw->row = &s->idx[0];
@@ -880,7 +878,7 @@ const char *rwp_read_rows(pt_rows *rw, const pt_shape *s)
     while (k < s->body_b) {
         size_t e = rwl_stmt_end(ts, k, s->body_b);
         if (rw->n_st >= PT_ROW_STMTS)
-            return "the row body has more statements than the pattern";
+            return EN(RW_REC_ROWS_MORE_STMTS);
         size_t i = rw->n_st++;
         rw->st[i].a = k;
         rw->st[i].b = e;
@@ -894,7 +892,7 @@ const char *rwp_read_rows(pt_rows *rw, const pt_shape *s)
             if (c >= e || q == k + 2 || !rwp_tok_ident(ts, q) || !rwl_tok_is(ts, q + 1, "=") ||
                 !rwl_tok_is(ts, q + 2, "0") || !rwl_tok_is(ts, q + 3, ";") || !rwl_tok_is(ts, q + 4, var) ||
                 !rwl_tok_is(ts, q + 5, "<"))
-                return "a loop is not `for (int c = 0; c < cols; c++)`";
+                return EN(RW_REC_ROWS_LOOP_FORM);
             size_t semi = q + 6;
             while (semi < c && !rwl_tok_is(ts, semi, ";"))
                 semi++;
@@ -905,16 +903,16 @@ const char *rwp_read_rows(pt_rows *rw, const pt_shape *s)
             snprintf(want2, sizeof want2, "++%s", var);
             snprintf(want3, sizeof want3, "%s+=1", var);
             if (semi >= c || (strcmp(step, want1) != 0 && strcmp(step, want2) != 0 && strcmp(step, want3) != 0))
-                return "a loop does not step its column by one";
+                return EN(RW_REC_ROWS_LOOP_STEP);
             if (!*rw->cols_c) {
                 char *bt = rwl_tok_text(ts, q + 6, semi);
                 if (!bt)
-                    return "out of memory";
+                    return hk_strerror(HK_ENOMEM);
                 snprintf(rw->cols, sizeof rw->cols, "%s", bt);
                 hk_free(bt);
                 snprintf(rw->cols_c, sizeof rw->cols_c, "%s", bound);
             } else if (strcmp(rw->cols_c, bound) != 0) {
-                return "the column loops have different bounds";
+                return EN(RW_REC_ROWS_BOUNDS_DIFFER);
             }
             size_t ba = c + 1, bb = e;
             if (rwl_tok_is(ts, ba, "{") && rwl_match_close(ts, ba) == bb - 1) {
@@ -928,7 +926,7 @@ const char *rwp_read_rows(pt_rows *rw, const pt_shape *s)
             for (size_t j = ba; j < bb; j++)
                 if (rwl_tok_is(ts, j, "for") || rwl_tok_is(ts, j, "while") || rwl_tok_is(ts, j, "return") ||
                     rwl_tok_is(ts, j, "__syncthreads"))
-                    return "a column loop holds a nested loop, a return or a barrier";
+                    return EN(RW_REC_ROWS_LOOP_NESTED);
         } else if (rwl_tok_is(ts, e - 1, ";") && (rwl_tok_is(ts, k, "const") || rwp_is_type_word(ts, k))) {
             rw->st[i].kind = 'd';
         } else {
@@ -937,7 +935,7 @@ const char *rwp_read_rows(pt_rows *rw, const pt_shape *s)
         k = e;
     }
     if (!*rw->cols_c)
-        return "no column loop";
+        return EN(RW_REC_ROWS_NO_LOOP);
     /* row pointers: [const] float *x = P + r * cols; (or &P[r * cols]) */
     for (size_t i = 0; i < rw->n_st; i++) {
         size_t a = rw->st[i].a, b = rw->st[i].b;
@@ -966,12 +964,12 @@ const char *rwp_read_rows(pt_rows *rw, const pt_shape *s)
             }
         }
         if (!p)
-            return "a pointer declared in the row body is not `param + row * cols`";
+            return EN(RW_REC_ROWS_POINTER);
         char nm[PT_NAME];
         rwp_tok_copy(ts, q + 1, nm, sizeof nm);
         /* which role it has is decided below, once input and output are known */
         if (!rows_name(rw, nm, p->name))
-            return "too many names";
+            return EN(RW_REC_ROWS_TOO_MANY_NAMES);
         rw->st[i].kind = 'p';
     }
     /* the output: the pointer written in the last loop; the input: read in the first */
@@ -988,7 +986,7 @@ const char *rwp_read_rows(pt_rows *rw, const pt_shape *s)
     const char *aliased = rows_lookup(rw, ts, wa);
     rw->out = rwp_param_by_name(f, aliased ? aliased : base);
     if (!rw->out || !rwl_tok_is(ts, wa + 1, "["))
-        return "the last column loop does not write an element of a pointer parameter";
+        return EN(RW_REC_ROWS_LAST_WRITE);
     for (size_t j = rw->st[first].ba; j < rw->st[first].bb && !rw->in; j++) {
         if (!rwp_tok_ident(ts, j) || !rwl_tok_is(ts, j + 1, "["))
             continue;
@@ -1000,7 +998,7 @@ const char *rwp_read_rows(pt_rows *rw, const pt_shape *s)
             rw->in = p;
     }
     if (!rw->in)
-        return "the first column loop does not read an input row";
+        return EN(RW_REC_ROWS_FIRST_READ);
     /* aliases of in/out become X/Y; other aliases make the pattern unknown */
     for (size_t i = 0; i < rw->n_names; i++) {
         if (strcmp(rw->names[i].canon, rw->in->name) == 0)
@@ -1008,15 +1006,15 @@ const char *rwp_read_rows(pt_rows *rw, const pt_shape *s)
         else if (strcmp(rw->names[i].canon, rw->out->name) == 0)
             snprintf(rw->names[i].canon, PT_NAME, "Y");
         else
-            return "a row pointer into a third matrix";
+            return EN(RW_REC_ROWS_THIRD_MATRIX);
     }
     char t[PT_EXPR];
     rwp_pointee_type(rw->in, t, sizeof t);
     if (strcmp(t, "float") != 0)
-        return "the input is not float";
+        return EN(RW_REC_ROWS_INPUT_FLOAT);
     rwp_pointee_type(rw->out, t, sizeof t);
     if (strcmp(t, "float") != 0)
-        return "the output is not float";
+        return EN(RW_REC_ROWS_OUTPUT_FLOAT);
     return NULL;
 }
 
@@ -1082,7 +1080,7 @@ const char *rwp_match_gemm_loop(const an_function *f, const rw_toks *ts, size_t 
     size_t k = a, e = rwl_stmt_end(ts, k, end);
     if (!(rwl_tok_is(ts, k, "float") || rwl_tok_is(ts, k, "double")) || !rwp_tok_ident(ts, k + 1) ||
         !rwl_tok_is(ts, k + 2, "=") || !rwl_tok_is(ts, e - 1, ";") || !is_zero_literal(ts, k + 3, e - 1))
-        return "the guarded body does not start with an accumulator `float acc = 0.0f;`";
+        return EN(RW_REC_MM_NO_ACC);
     rwp_tok_copy(ts, k, g->t, sizeof g->t);
     rwp_tok_copy(ts, k + 1, g->acc, sizeof g->acc);
     /* for (int kk = 0; kk < K; kk++) acc += A[row * LDA + kk] * B[kk * LDB + col]; */
@@ -1095,7 +1093,7 @@ const char *rwp_match_gemm_loop(const an_function *f, const rw_toks *ts, size_t 
     size_t cl = rwl_tok_is(ts, k, "for") ? rwl_match_close(ts, k + 1) : ts->n;
     if (cl >= e || q == k + 2 || !rwl_tok_is(ts, q + 1, "=") || !rwl_tok_is(ts, q + 2, "0") ||
         !rwl_tok_is(ts, q + 3, ";") || !rwl_tok_is(ts, q + 4, g->kv) || !rwl_tok_is(ts, q + 5, "<"))
-        return "the accumulator is not followed by `for (int k = 0; k < K; k++)`";
+        return EN(RW_REC_MM_NO_K_LOOP);
     size_t semi = q + 6;
     while (semi < cl && !rwl_tok_is(ts, semi, ";"))
         semi++;
@@ -1104,15 +1102,15 @@ const char *rwp_match_gemm_loop(const an_function *f, const rw_toks *ts, size_t 
     snprintf(want, sizeof want, "%s++", g->kv);
     snprintf(want2, sizeof want2, "++%s", g->kv);
     if (semi >= cl || (strcmp(step, want) != 0 && strcmp(step, want2) != 0) || rwp_has_side_effects(ts, q + 6, semi))
-        return "the k loop does not step by one to a fixed bound";
+        return EN(RW_REC_MM_K_STEP);
     char *kb = rwl_tok_text(ts, q + 6, semi);
     if (!kb)
-        return "out of memory";
+        return hk_strerror(HK_ENOMEM);
     bool fits = strlen(kb) < sizeof g->kb;
     snprintf(g->kb, sizeof g->kb, "%s", kb);
     hk_free(kb);
     if (!fits)
-        return "the k loop's bound is too long";
+        return EN(RW_REC_MM_K_BOUND_LONG);
     size_t ba = cl + 1, bb = e;
     if (rwl_tok_is(ts, ba, "{") && rwl_match_close(ts, ba) == bb - 1) {
         ba++;
@@ -1131,7 +1129,7 @@ const char *rwp_match_gemm_loop(const an_function *f, const rw_toks *ts, size_t 
         rwl_tok_is(ts, c1 + 3, "["))
         c2 = rwl_match_close(ts, c1 + 3);
     if (!g->pa || !g->pb || c2 + 2 != bb || !rwl_tok_is(ts, c2 + 1, ";"))
-        return "the k loop is not `acc += A[...] * B[...];` over two pointer parameters";
+        return EN(RW_REC_MM_K_BODY);
     rwp_compact(ts, p1 + 2, c1, g->ia, sizeof g->ia);
     rwp_compact(ts, c1 + 4, c2, g->ib, sizeof g->ib);
     g->end = e;
@@ -1315,7 +1313,7 @@ int rwp_match_blas(const char *text, size_t len, const an_model *m, size_t kerne
     if ((rc = rwp_lex_body(text, f->body_span.start_byte, f->body_span.end_byte, &ts))) {
         if (rc == HK_ETOOBIG) {
             rc = HK_OK;
-            w = "the body is far larger than a GEMM";
+            w = EN(RW_REC_MM_BODY_TOO_BIG);
         }
         goto out;
     }
@@ -1331,8 +1329,7 @@ int rwp_match_blas(const char *text, size_t len, const an_model *m, size_t kerne
     } else if (s.n_idx == 3 && icol && irow && ib) {
         out->kind = RWP_BLAS_GEMM_BATCHED;
     } else {
-        w = "the indices are not a GEMM's (row from .y, column from .x, batch from .z) or a "
-            "GEMV's (row from .x)";
+        w = EN(RW_REC_MM_INDICES);
         goto out;
     }
     if (s.pre_b > s.pre_a) {
@@ -1354,11 +1351,11 @@ int rwp_match_blas(const char *text, size_t len, const an_model *m, size_t kerne
         if (!rwp_tok_ident(&ts, q) || !rwl_tok_is(&ts, q + 1, "=") || !p || p->pointer_depth != 1 ||
             !rwl_tok_is(&ts, q + 3, "+") || !rwl_tok_is(&ts, e - 1, ";") || q + 4 >= e - 1 ||
             rwp_has_side_effects(&ts, q + 4, e - 1)) {
-            w = "a statement before the accumulator is not `const float *a = A + b * STRIDE;`";
+            w = EN(RW_REC_MM_STMT_BEFORE_ACC);
             goto out;
         }
         if (n_al == PT_MAX_ALIASES) {
-            w = "more matrix locals than a batched GEMM has";
+            w = EN(RW_REC_MM_TOO_MANY_LOCALS);
             goto out;
         }
         pt_alias *a = &al[n_al++];
@@ -1379,18 +1376,18 @@ int rwp_match_blas(const char *text, size_t len, const an_model *m, size_t kerne
     if (!operand_index(ia, aa, row, g.kv, bv, out->lda, out->stride_a)) {
         pa = g.pb, pb = g.pa, aa = g.ab, ab = g.aa, ia = g.ib, ibx = g.ia;
         if (!operand_index(ia, aa, row, g.kv, bv, out->lda, out->stride_a)) {
-            w = out->kind == RWP_BLAS_GEMV ? "A is not read as A[row * lda + j] (row-major, unit stride along j)"
-                                           : "A is not read as A[row * lda + k] (row-major, unit stride along k)";
+            w = out->kind == RWP_BLAS_GEMV ? EN(RW_REC_MM_A_ROW_J)
+                                           : EN(RW_REC_MM_A_ROW_K);
             goto out;
         }
     }
     if (out->kind == RWP_BLAS_GEMV) {
         if (!operand_index(ibx, ab, NULL, g.kv, NULL, NULL, stride_tmp)) {
-            w = "x is not read as x[j] (unit stride)";
+            w = EN(RW_REC_MM_X_UNIT);
             goto out;
         }
     } else if (!operand_index(ibx, ab, g.kv, col, bv, out->ldb, out->stride_b)) {
-        w = "B is not read as B[k * ldb + col] (row-major, unit stride along the column)";
+        w = EN(RW_REC_MM_B_ROW);
         goto out;
     }
     /* the epilogue: exactly one statement, C[row * ldc + col] = [alpha *] acc [+ beta * C[same]]; */
@@ -1400,15 +1397,15 @@ int rwp_match_blas(const char *text, size_t len, const an_model *m, size_t kerne
     size_t cb = pc && rwl_tok_is(&ts, ea + 1, "[") ? rwl_match_close(&ts, ea + 1) : ts.n;
     if (ea >= eb || rwl_stmt_end(&ts, ea, eb) != eb || !pc || cb >= eb || !rwl_tok_is(&ts, cb + 1, "=") ||
         !rwl_tok_is(&ts, eb - 1, ";") || cb + 2 >= eb - 1) {
-        w = "the k loop is not followed by exactly one store `C[...] = ...;` and nothing else";
+        w = EN(RW_REC_MM_ONE_STORE);
         goto out;
     }
     if (pc == pa || pc == pb || pc->pointer_depth != 1 || pc->is_const) {
-        w = "the result is not stored to a third, writable pointer parameter";
+        w = EN(RW_REC_MM_THIRD_POINTER);
         goto out;
     }
     if (rwp_has_side_effects(&ts, cb + 2, eb - 1)) {
-        w = "the stored value has a side effect";
+        w = EN(RW_REC_MM_STORE_SIDE_EFFECT);
         goto out;
     }
     char lhs[PT_EXPR], idx[PT_EXPR], rhs[PT_EXPR];
@@ -1417,12 +1414,12 @@ int rwp_match_blas(const char *text, size_t len, const an_model *m, size_t kerne
     rwp_compact(&ts, cb + 2, eb - 1, rhs, sizeof rhs);
     if (out->kind == RWP_BLAS_GEMV) {
         if (!operand_index(idx, ac, NULL, row, NULL, NULL, stride_tmp)) {
-            w = "y is not written as y[row]";
+            w = EN(RW_REC_MM_Y_ROW);
             goto out;
         }
     } else if (!operand_index(idx, ac, row, col, bv, out->ldc, out->stride_c) ||
                (bv && strcmp(out->stride_c, "0") == 0)) {
-        w = "C is not written as C[row * ldc + col] (row-major, one element per thread)";
+        w = EN(RW_REC_MM_C_ROW);
         goto out;
     }
     /* rhs: terms alpha*acc and optionally beta*C[same] */
@@ -1473,8 +1470,8 @@ int rwp_match_blas(const char *text, size_t len, const an_model *m, size_t kerne
         *(is_beta ? &have_beta : &have_alpha) = true;
     }
     if (nt == 0 || !have_alpha) {
-        w = out->kind == RWP_BLAS_GEMV ? "the stored value is not `[alpha *] acc [+ beta * y[row]]`"
-                                       : "the stored value is not `[alpha *] acc [+ beta * C[row * ldc + col]]`";
+        w = out->kind == RWP_BLAS_GEMV ? EN(RW_REC_MM_STORE_GEMV)
+                                       : EN(RW_REC_MM_STORE_GEMM);
         goto out;
     }
     /* element types: the caller decides which it substitutes, but A, B and C must agree */
@@ -1483,7 +1480,7 @@ int rwp_match_blas(const char *text, size_t len, const an_model *m, size_t kerne
     rwp_pointee_type(pb, tb, sizeof tb);
     rwp_pointee_type(pc, tc, sizeof tc);
     if (strcmp(ta, g.t) || strcmp(tb, g.t) || strcmp(tc, g.t)) {
-        w = "the matrices and the accumulator do not share one element type";
+        w = EN(RW_REC_MM_ELEM_TYPE);
         goto out;
     }
     out->a = pa;
@@ -1492,13 +1489,13 @@ int rwp_match_blas(const char *text, size_t len, const an_model *m, size_t kerne
     if (!put_field(out->type, g.t) || !put_field(out->m, irow->bound) ||
         !put_field(out->n, out->kind == RWP_BLAS_GEMV ? g.kb : icol->bound) ||
         !put_field(out->k, out->kind == RWP_BLAS_GEMV ? "" : g.kb) || !put_field(out->batch, ib ? ib->bound : "")) {
-        w = "a size expression is too long";
+        w = EN(RW_REC_MM_SIZE_TOO_LONG);
         goto out;
     }
 out:
     rwl_toks_free(&ts);
     if (rc == HK_OK && w) {
-        if (strcmp(w, "out of memory") == 0)
+        if (strcmp(w, hk_strerror(HK_ENOMEM)) == 0)
             rc = HK_ENOMEM;
         snprintf(why, why_size, "%s", w);
         out->a = out->b = out->c = NULL;
@@ -1716,16 +1713,14 @@ const char *rwp_thread_coordinate_problem(const rw_toks *ts, size_t a, size_t b,
             continue;
         for (size_t w = 0; w < HK_ARRAY_LEN(coords); w++)
             if (rwl_tok_is_ident(ts, k, coords[w]))
-                return "the per-element code reads threadIdx or blockIdx, which are not the "
-                       "element's once a thread handles several elements";
+                return EN(RW_REC_PER_ELEM_THREADIDX);
         for (size_t i = 0; i < n_loc; i++)
             if (loc[i].line < region_line && loc[i].kind == KM_LOCAL_VALUE &&
                 rwl_tok_is_ident(ts, k, loc[i].name) &&
                 (km_form_mentions_kind(km, loc[i].form, KM_ATOM_THREAD_IDX, -1) ||
                  km_form_mentions_kind(km, loc[i].form, KM_ATOM_BLOCK_IDX, -1)) &&
                 outer_visible(ts, k, a, region))
-                return "the per-element code reads a local computed from threadIdx or blockIdx "
-                       "before it, which is not the element's once a thread handles several elements";
+                return EN(RW_REC_PER_ELEM_LOCAL);
     }
     return NULL;
 }
@@ -1809,10 +1804,7 @@ bool rwp_launch_extent(const km_kernel *k, const km_class *c, const km_cform *I,
         hk_buf_init(&b, 200);
         if (km_form_print(k, km_cform_view(I), &b) || !b.data)
             hk_buf_free(&b);
-        snprintf(why, wn, "line %u: %s is not known from the kernel (no guard or loop bounds it) and the launch "
-                 "does not give it exactly: its index %s is not the global thread index blockIdx.a*blockDim.a + "
-                 "threadIdx.a along one axis (nor R times it plus a 0..R-1 loop's counter), so the grid need not "
-                 "cover 0..%s-1 exactly once", c->line, what, b.data ? b.data : "(too long)", what);
+        snprintf(why, wn, EN(RW_REC_SIZE_NOT_KNOWN), c->line, what, b.data ? b.data : "(too long)", what);
         hk_buf_free(&b);
         return false;
     }

@@ -31,7 +31,7 @@ static const char *reduce_identity(enum pt_op op, const char *t)
         {"int", "(-2147483647 - 1)", "2147483647"},
         {"unsigned int", "0u", "0xffffffffu"},
         {"long long", "(-9223372036854775807LL - 1)", "9223372036854775807LL"},
-        {"unsigned long long", "0ull", "0xffffffffffffffffull"}};
+        {"unsigned long long", "0ull", "0xffffffffffffffffull"}}; /* i18n: not for people */
     if (op == PT_SUM)
         return "0";
     for (size_t i = 0; i < HK_ARRAY_LEN(tab); i++)
@@ -58,12 +58,12 @@ static const char *reduce_identity(enum pt_op op, const char *t)
 
 static const char tpl_reduce[] =
     "{\n"
-    "    // hk rewrite: warp-shuffle reduction. Grid-stride accumulation in a register,\n"
+    "    // hk rewrite: warp-shuffle reduction. Grid-stride accumulation in a register,\n" /* i18n: not for people */
     "    // __shfl_down_sync within each warp, one shared slot per warp, one atomic per block.\n"
     PT_MAX_BLOCKS
     "    $T hk_acc = $IDENT;\n"
     "$VEC"
-    "    // several loads in flight per thread: the loop is latency-bound otherwise\n"
+    "    // several loads in flight per thread: the loop is latency-bound otherwise\n" /* i18n: not for people */
     "    #pragma unroll 4\n"
     "    $HEAD\n"
     "        $ACCUM\n"
@@ -109,9 +109,9 @@ static const char *match_atomic_reduce(const an_function *f, const rw_toks *ts, 
                                        pt_reduce *r)
 {
     if (s->n_idx != 1 || s->idx[0].axis != 'x')
-        return "the kernel does not have one 1D index over x";
+        return EN(RW_RED_NOT_1D);
     if (s->pre_b > s->pre_a)
-        return "statements besides the index declaration come before the bounds check";
+        return EN(RW_RED_STMTS_BEFORE_CHECK);
     size_t a = s->body_a, e = s->body_b;
     if (rwl_tok_is(ts, a, "{") && rwl_match_close(ts, a) == e - 1) {
         a++;
@@ -121,7 +121,7 @@ static const char *match_atomic_reduce(const an_function *f, const rw_toks *ts, 
     if (rwl_tok_is(ts, a, "if") && rwl_tok_is(ts, a + 1, "(")) {
         size_t c = rwl_match_close(ts, a + 1);
         if (c >= e || rwl_stmt_end(ts, a, e) != e || rwl_tok_is(ts, rwl_stmt_end(ts, c + 1, e), "else"))
-            return "the guarded statement is not one atomic";
+            return EN(RW_RED_GUARDED_NOT_ONE_ATOMIC);
         ca = a + 2;
         cb = c;
         a = c + 1;
@@ -130,25 +130,25 @@ static const char *match_atomic_reduce(const an_function *f, const rw_toks *ts, 
             e--;
         }
         if (rwp_has_side_effects(ts, ca, cb))
-            return "the condition has side effects";
+            return EN(RW_RED_COND_SIDE_EFFECTS);
     }
     if (!atomic_name(ts, a, r))
-        return "the guarded statement is not atomicAdd/atomicMax/atomicMin";
+        return EN(RW_RED_NOT_ADD_MAX_MIN);
     size_t a0, b0, a1, b1, ka, kb;
     if (!rwp_call2(ts, a, e, &a0, &b0, &a1, &b1))
-        return "the guarded statement is not one two-argument atomic call";
+        return EN(RW_RED_NOT_CALL2);
     if (!(r->target = rwp_atomic_target(f, ts, a0, b0, &ka, &kb)))
-        return "the atomic's target is not a pointer parameter (`out`, `&out[k]`, `out + k`)";
+        return EN(RW_RED_TARGET_NOT_PARAM);
     if (rwp_mentions(ts, a0, b0, s->idx[0].name))
-        return "the atomic's target depends on the index: a scatter (histogram?), not a reduction";
+        return EN(RW_RED_TARGET_INDEX);
     for (size_t k = a0; k < b0; k++)
         if (rwp_tok_ident(ts, k) && !rwp_param_named(f, ts, k) && !(k > 0 && rwl_tok_is(ts, k - 1, ".")))
-            return "the atomic's target uses a local variable";
+            return EN(RW_RED_TARGET_LOCAL);
     if (rwp_has_side_effects(ts, a1, b1))
-        return "the atomic's value has side effects";
+        return EN(RW_RED_VALUE_SIDE_EFFECTS);
     if (!(r->target_text = rwl_tok_text(ts, a0, b0)) || !(r->expr = rwl_tok_text(ts, a1, b1)) ||
         (cb > ca && !(r->cond = rwl_tok_text(ts, ca, cb))))
-        return "out of memory";
+        return hk_strerror(HK_ENOMEM);
     r->ix = &s->idx[0];
     return NULL;
 }
@@ -198,14 +198,14 @@ static const char *match_tree_reduce(const an_function *f, const rw_toks *ts, pt
                 rwp_tok_copy(ts, q, ix->name, sizeof ix->name);
                 char *ty = rwl_tok_text(ts, k, q);
                 if (!ty)
-                    return "out of memory";
+                    return hk_strerror(HK_ENOMEM);
                 snprintf(ix->type, sizeof ix->type, "%s", ty);
                 hk_free(ty);
                 ix->axis = 'x';
                 k = e;
                 continue;
             }
-            return "a declaration in the tree reduction is not the thread or element index";
+            return EN(RW_RED_TREE_DECL);
         }
         if (!load) {
             /* sdata[tid] = (i < n) ? EXPR : 0; */
@@ -231,9 +231,9 @@ static const char *match_tree_reduce(const an_function *f, const rw_toks *ts, pt
                                      rwl_tok_is(ts, colon + 1, "0u"))))
                 return EN(RW_RED_NOT_LOADED);
             if (rwp_has_side_effects(ts, qm + 1, colon) || rwp_mentions(ts, qm + 1, colon, sh))
-                return "the loaded value has side effects";
+                return EN(RW_RED_LOADED_SIDE_EFFECTS);
             if (!(r->expr = rwl_tok_text(ts, qm + 1, colon)))
-                return "out of memory";
+                return hk_strerror(HK_ENOMEM);
             load = true;
             k = e;
             continue;
@@ -261,8 +261,7 @@ static const char *match_tree_reduce(const an_function *f, const rw_toks *ts, pt
                               var, var, var, tid, var, sh, tid, sh, tid, var);
             if (!rwp_tok_ident(ts, v) || w1 >= (int)sizeof want || w2 >= (int)sizeof want2 ||
                 (strcmp(c, want) != 0 && strcmp(c, want2) != 0))
-                return "the loop is not the tree `for (s = blockDim.x / 2; s > 0; s >>= 1) "
-                       "{ if (tid < s) sdata[tid] += sdata[tid + s]; __syncthreads(); }`";
+                return EN(RW_RED_TREE_LOOP);
             loop = true;
             k = e;
             continue;
@@ -280,24 +279,23 @@ static const char *match_tree_reduce(const an_function *f, const rw_toks *ts, pt
             char v[PT_EXPR], vw[PT_NAME + 8];
             if (strncmp(c, want, strlen(want)) != 0 || !atomic_name(ts, a, r) ||
                 !rwp_call2(ts, a, stop, &a0, &b0, &a1, &b1))
-                return "the block result is not written with `if (tid == 0) atomicAdd(out, sdata[0]);` "
-                       "(a per-block partial output depends on the grid: not rewritten)";
+                return EN(RW_RED_BLOCK_RESULT_WRITE);
             rwp_compact(ts, a1, b1, v, sizeof v);
             snprintf(vw, sizeof vw, "%s[0]", sh);
             if (r->op != PT_SUM || strcmp(v, vw) != 0 ||
                 !(r->target = rwp_atomic_target(f, ts, a0, b0, &ka, &kb)) ||
                 rwp_mentions(ts, a0, b0, s->idx[0].name) || rwp_mentions(ts, a0, b0, tid))
-                return "the block result is not `atomicAdd(out, sdata[0])`";
+                return EN(RW_RED_BLOCK_RESULT);
             if (!(r->target_text = rwl_tok_text(ts, a0, b0)))
-                return "out of memory";
+                return hk_strerror(HK_ENOMEM);
             final = true;
             k = e;
             continue;
         }
-        return "a statement outside the tree-reduction pattern";
+        return EN(RW_RED_OUTSIDE_TREE);
     }
     if (!final)
-        return "the tree reduction does not end with one atomic per block";
+        return EN(RW_RED_NO_BLOCK_ATOMIC);
     r->ix = &s->idx[0];
     return NULL;
 }
@@ -372,7 +370,8 @@ static char *reduce_vec_loop(const an_function *f, const pt_reduce *r, const cha
     for (size_t a = 0; a < n_arr; a++) {
         char *l = hk_asprintf("%s        const float4 hk_q%zu = reinterpret_cast<const float4 *>(%s)[hk_v];\n",
                               loads ? loads : "", a, arr[a]->name);
-        char *g = hk_asprintf("%s%sreinterpret_cast<unsigned long long>(%s)", align ? align : "",
+        char *g = hk_asprintf("%s%sreinterpret_cast<unsigned long long>(%s)", /* i18n: not for people */
+                              align ? align : "",
                               align ? " | " : "", arr[a]->name);
         hk_free(loads);
         hk_free(align);
@@ -381,7 +380,7 @@ static char *reduce_vec_loop(const an_function *f, const pt_reduce *r, const cha
         if (!l || !g)
             goto oom;
     }
-    res = hk_asprintf("    // 16-byte loads when every array is 16-byte aligned; the loop below takes the rest\n"
+    res = hk_asprintf("    // 16-byte loads when every array is 16-byte aligned; the loop below takes the rest\n" /* i18n: not for people */
                       "    const long long hk_n4 = ((%s) & 15) == 0 && (long long)(%s) > 0 ? (long long)(%s) / 4 : 0;\n"
                       "    #pragma unroll 4\n"
                       "    for (long long hk_v = (long long)blockIdx.x * blockDim.x + threadIdx.x; hk_v < hk_n4;\n"
@@ -421,7 +420,7 @@ out:
  * update of the register hk_acc, which starts at the identity for threads that skip it. */
 static const char tpl_reduce_body[] =
     "{\n"
-    "    // hk rewrite: warp-shuffle reduction. The kernel's own code adds into a register\n"
+    "    // hk rewrite: warp-shuffle reduction. The kernel's own code adds into a register\n" /* i18n: not for people */
     "    // instead of calling $ATOMIC; every thread then reaches the __shfl_down_sync warp\n"
     "    // reduction, one shared slot per warp, one $ATOMIC per block.\n"
     "    $T hk_acc = $IDENT;\n"
@@ -468,18 +467,20 @@ static const char *class_fits(const km_class *c, char *why, size_t n)
         if (c->kind == KM_CLASS_NONE && c->near == KM_CLASS_REDUCTION && c->why[0])
             snprintf(why, n, "line %u: %s", c->why_line, c->why);
         else
-            snprintf(why, n, "the kernel model classes it %s, not a reduction", km_class_name(c->kind));
+            snprintf(why, n, EN(RW_RED_MODEL_CLASSES), km_class_name(c->kind));
         return why;
     }
     if (c->how != KM_HOW_ATOMIC || c->axis != KM_AXIS_GLOBAL) {
-        static const char *const how[] = {"no method", "a loop", "atomics", "a tree", "one thread"};
-        snprintf(why, n, "line %u: a %s reduction by %s: only a global one by per-thread atomics into one "
-                 "location becomes a register", c->line, km_axis_name(c->axis),
-                 (size_t)c->how < HK_ARRAY_LEN(how) ? how[c->how] : "another method");
+        /* by enum km_how; the method is an entry of its own, said inside the sentence */
+        static const enum hk_msg how[] = {HK_MSG_RW_RED_HOW_NONE, HK_MSG_RW_RED_HOW_LOOP,
+                                          HK_MSG_RW_RED_HOW_ATOMICS, HK_MSG_RW_RED_HOW_TREE,
+                                          HK_MSG_RW_RED_HOW_SERIAL};
+        snprintf(why, n, EN(RW_RED_BY_HOW), c->line, km_axis_name(c->axis),
+                 hk_tr_in(HK_LANG_EN, (size_t)c->how < HK_ARRAY_LEN(how) ? how[c->how] : HK_MSG_RW_RED_HOW_OTHER));
         return why;
     }
     if (c->reduce != KM_REDUCE_SUM && c->reduce != KM_REDUCE_MAX && c->reduce != KM_REDUCE_MIN) {
-        snprintf(why, n, "line %u: a %s reduction (only sum, max and min)", c->line, km_reduce_name(c->reduce));
+        snprintf(why, n, EN(RW_RED_OP), c->line, km_reduce_name(c->reduce));
         return why;
     }
     return NULL;
@@ -494,18 +495,18 @@ static const char *find_atomic(const char *text, const an_function *f, const rw_
         if (!is_any_atomic(ts, k))
             continue;
         if (at != ts->n) {
-            snprintf(why, n, "line %u: a second atomic: one atomic per thread is what becomes a register",
+            snprintf(why, n, EN(RW_RED_SECOND_ATOMIC),
                      rwl_line_at(text, ts->t[k].start));
             return why;
         }
         at = k;
     }
     if (at == ts->n)
-        return "no atomic in the kernel's own text (one in a macro or a called function is not rewritten)";
+        return EN(RW_RED_NO_ATOMIC);
     uint32_t line = rwl_line_at(text, ts->t[at].start);
     mt->line = line;
     if (!atomic_name(ts, at, &mt->r)) {
-        snprintf(why, n, "line %u: the atomic is not atomicAdd, atomicMax or atomicMin", line);
+        snprintf(why, n, EN(RW_RED_ATOMIC_KIND), line);
         return why;
     }
     size_t close = rwl_match_close(ts, at + 1);
@@ -515,17 +516,16 @@ static const char *find_atomic(const char *text, const an_function *f, const rw_
                                       rwl_tok_is(ts, at - 1, "}") || rwl_tok_is(ts, at - 1, ")") ||
                                       rwl_tok_is(ts, at - 1, "else")));
     if (close >= ts->n || !rwl_tok_is(ts, close + 1, ";") || !own) {
-        snprintf(why, n, "line %u: the atomic is not a statement of its own (its old value used, or a cast)", line);
+        snprintf(why, n, EN(RW_RED_ATOMIC_NOT_STMT), line);
         return why;
     }
     size_t a0, b0, a1, b1, ka, kb;
     if (!rwp_call2(ts, at, close + 2, &a0, &b0, &a1, &b1)) {
-        snprintf(why, n, "line %u: the atomic is not a two-argument call", line);
+        snprintf(why, n, EN(RW_RED_ATOMIC_NOT_CALL2), line);
         return why;
     }
     if (!(mt->r.target = rwp_atomic_target(f, ts, a0, b0, &ka, &kb))) {
-        snprintf(why, n, "line %u: the atomic's target is not a pointer parameter (`out`, `&out[k]`, `out + k`)",
-                 line);
+        snprintf(why, n, EN(RW_RED_ATOMIC_TARGET_NOT_PARAM), line);
         return why;
     }
     for (size_t k = a0; k < b0; k++) {
@@ -534,19 +534,18 @@ static const char *find_atomic(const char *text, const an_function *f, const rw_
         char id[PT_NAME];
         rwp_tok_copy(ts, k, id, sizeof id);
         if (!rwp_param_named(f, ts, k) || written(ts, id)) {
-            snprintf(why, n, "line %u: the atomic's target depends on %s, which is not an unchanged parameter: "
-                     "not one location for every thread", line, id);
+            snprintf(why, n, EN(RW_RED_ATOMIC_TARGET_VARIES), line, id);
             return why;
         }
     }
     for (size_t k = 0; k < ts->n; k++)
         if ((k < a0 || k >= b0) && rwl_tok_is_ident(ts, k, mt->r.target->name)) {
-            snprintf(why, n, "line %u: %s is used besides the atomic: it would see a partial sum",
+            snprintf(why, n, EN(RW_RED_TARGET_USED),
                      rwl_line_at(text, ts->t[k].start), mt->r.target->name);
             return why;
         }
     if (!(mt->r.target_text = rwl_tok_text(ts, a0, b0)) || !(mt->r.expr = rwl_tok_text(ts, a1, b1)))
-        return "out of memory";
+        return hk_strerror(HK_ENOMEM);
     mt->stmt_a = at;
     mt->stmt_b = close + 2;
     return NULL;
@@ -570,12 +569,12 @@ static int model_reduce(const char *text, size_t len, const an_function *f, cons
     const char *w = find_atomic(text, f, ts, mt, why, n);
     if (w == NULL)
         goto out;
-    if (strcmp(w, "out of memory") == 0)
+    if (strcmp(w, hk_strerror(HK_ENOMEM)) == 0)
         rc = HK_ENOMEM;
     else if (w != why)
         snprintf(why, n, "%s", w);
     if (!rc && mt->r.op != (c.reduce == KM_REDUCE_SUM ? PT_SUM : c.reduce == KM_REDUCE_MAX ? PT_MAX : PT_MIN))
-        snprintf(why, n, "line %u: the atomic is not the model's %s", mt->line, km_reduce_name(c.reduce));
+        snprintf(why, n, EN(RW_RED_NOT_MODELS_OP), mt->line, km_reduce_name(c.reduce));
 out:
     km_free(k);
     return rc;
@@ -654,10 +653,8 @@ static int model_path(const char *text, size_t len, const an_model *m, const an_
         ident = "0";
     }
     if (!ty || !ident) {
-        snprintf(mwhy, sizeof mwhy, "line %u: the accumulator type %s has no known %s identity "
-                 "(float, double, int, unsigned, long long, unsigned long long%s)", mt.line, t,
-                 mt.r.op == PT_SUM ? "sum" : mt.r.op == PT_MAX ? "max" : "min",
-                 mt.r.op == PT_SUM ? ", a template parameter" : "");
+        snprintf(mwhy, sizeof mwhy, mt.r.op == PT_SUM ? EN(RW_RED_NO_IDENTITY_T) : EN(RW_RED_NO_IDENTITY),
+                 mt.line, t, mt.r.op == PT_SUM ? "sum" : mt.r.op == PT_MAX ? "max" : "min");
         rc = rwp_not_applicable(out, name, f, mwhy);
         goto out;
     }
@@ -673,9 +670,7 @@ static int model_path(const char *text, size_t len, const an_model *m, const an_
                         "TARGET", mt.r.target_text, NULL};
     if ((rc = rwl_render(&b, tpl_reduce_body, kv)))
         goto out;
-    char *desc = hk_asprintf("kernel %s: %s %s reduction (the kernel model's reading, line %u) -> the kernel's "
-                             "own code adds into a register, __shfl_down_sync warp reduction, one shared slot "
-                             "per warp, one %s per block",
+    char *desc = hk_asprintf(EN(RW_RED_DESC_MODEL),
                              f->name, ty, mt.r.op == PT_SUM ? "sum" : mt.r.op == PT_MAX ? "max" : "min", mt.line,
                              mt.r.atomic);
     rc = rwp_replace_body(text, len, m, f, b.data, desc, out);
@@ -738,7 +733,7 @@ int rw_warp_reduce(const char *text, size_t len, const an_model *m, size_t kerne
     bool tree = false;
     if ((rc = rwp_lex_body(text, f->body_span.start_byte, f->body_span.end_byte, &ts))) {
         if (rc == HK_ETOOBIG)
-            rc = rwp_not_applicable(out, name, f, "the body is far larger than a reduction");
+            rc = rwp_not_applicable(out, name, f, EN(RW_RED_BODY_TOO_BIG));
         goto out;
     }
     if ((why = rwp_read_shape(&ts, &s))) {
@@ -758,8 +753,7 @@ int rw_warp_reduce(const char *text, size_t len, const an_model *m, size_t kerne
     rwp_pointee_type(r.target, t, sizeof t);
     const char *ty = rwp_scalar_type(t), *ident = ty ? reduce_identity(r.op, ty) : NULL;
     if (!ty || !ident) {
-        why = "the accumulator type is not float, double, int, unsigned, long long or "
-              "unsigned long long";
+        why = EN(RW_RED_ACC_TYPE);
         goto na;
     }
     const char *first = NULL;
@@ -784,11 +778,10 @@ int rw_warp_reduce(const char *text, size_t len, const an_model *m, size_t kerne
                         "ACCUM", accum, "COMBINE", combine, "ATOMIC", r.atomic, "TARGET", r.target_text, NULL};
     if ((rc = rwl_render(&b, tpl_reduce, kv)))
         goto out;
-    char *desc = hk_asprintf("kernel %s: %s reduction (%s) -> grid-stride register accumulation%s, "
-                             "__shfl_down_sync warp reduction, one shared slot per warp, one %s "
-                             "per block",
-                             f->name, ty, tree ? "shared-memory tree" : "per-thread atomics",
-                             vec ? " (float4 loads when aligned)" : "", r.atomic);
+    /* one sentence per form (tree or atomics) and with or without the float4 loop */
+    char *desc = hk_asprintf(tree ? (vec ? EN(RW_RED_DESC_TREE_VEC) : EN(RW_RED_DESC_TREE))
+                                  : (vec ? EN(RW_RED_DESC_ATOMICS_VEC) : EN(RW_RED_DESC_ATOMICS)),
+                             f->name, ty, r.atomic);
     rc = rwp_replace_body(text, len, m, f, b.data, desc, out);
     goto out;
 nomem:
@@ -816,7 +809,7 @@ static int emit_warp_reduce(const rw_context *c, const int *p, rw_result *out)
 
 const rw_descriptor rw_warp_reduce_desc = {
     .name = "warp_reduce",
-    .summary = "a reduction into one location: warp shuffles, one atomic per block",
+    .summary = "a reduction into one location: warp shuffles, one atomic per block", /* i18n: not for people */
     .flags = RW_ALGORITHM,
     .emit = emit_warp_reduce,
 };
@@ -854,7 +847,7 @@ const rw_descriptor rw_block_reduce_desc = {
     .name = "block_reduce",
     .params = block_reduce_params,
     .n_params = HK_ARRAY_LEN(block_reduce_params),
-    .summary = "a shared-memory tree reduction: warp shuffles, one shared slot per warp, same block result",
+    .summary = "a shared-memory tree reduction: warp shuffles, one shared slot per warp, same block result", /* i18n: not for people */
     .flags = RW_ALGORITHM,
     .emit = emit_block_reduce,
 };

@@ -676,6 +676,92 @@ static void said_again_session35(void **state)
               "stencil_window 不适用于核函数 k：第 12 行：有 __shared__ 数组（tile）：核函数已经通过共享内存分块");
 }
 
+/* Session 36: a line hk_tr_said read wrongly, and the kernel model's sentences. Read-only
+ * loads' "already" refusal with a skipped list, as hkls rewrites shows it: the list item's
+ * entry ("%s%s (written or passed on)") has more literal text than the line's own entry
+ * ("%s at line %d: %s") and ends as the line does, so it took the whole line for an item
+ * whose name was the rest of it (said mostly English, the budget spent on its splits). An
+ * item's separator is "", ", " or "; " and its name an identifier (back_item_piece). */
+static void said_again_session36(void **state)
+{
+    (void)state;
+    said_case("statement at line 3: read-only loads: kernel k already loads its read-only pointers through "
+              "__ldg; skipped: b (written or passed on)",
+              "语句（第 3 行）：read-only loads：核函数 k 已经通过 __ldg 读取其只读指针；跳过：b（被写入或被传出）");
+    said_case("statement at line 3: read-only loads: kernel k already loads its read-only pointers through "
+              "__ldg; skipped: b (written or passed on), c (a launch passes it as b too, which is written)",
+              "语句（第 3 行）：read-only loads：核函数 k 已经通过 __ldg 读取其只读指针；跳过：b（被写入或被传出）"
+              "，c（某处启动也把它作为 b 传入，而后者会被写入）");
+    /* an item alone is still read as one */
+    said_case("b (written or passed on)", "b（被写入或被传出）");
+    /* the kernel model: a class summary's near miss, hkls rewrites' closest class, a
+     * rewrite's refusal quoting the reason */
+    said_case("near gemm: line 7: the k loop (line 9) steps by more than 1",
+              "接近 gemm：第 7 行：k 循环（第 9 行）的步长大于 1");
+    said_case("softmax (line 306): the sum of exponentials (line 306) has no row maximum subtracted",
+              "softmax（第 306 行）：指数和（第 306 行）没有减去行最大值");
+    said_case("near reduction: line 384: out[...] combines s over the loop at line 382 but no input is split "
+              "among the outputs (table[...] is gathered through a value read from memory): a map with an inner "
+              "loop, not a reduction",
+              "接近 reduction：第 384 行：out[...] 合并 s（循环在第 382 行），但没有输入被划分到各个输出"
+              "（table[...] 通过从内存读取的值间接访问）：这是带内层循环的映射，不是归约");
+    said_case("near gemm: line 12: the tile As is not filled once per iteration of the loop around the k loop "
+              "(line 15): its load is guarded (ragged tiles are not seen through)",
+              "接近 gemm：第 12 行：分块 As 不是在 k 循环（第 15 行）外层循环的每次迭代中填充一次：它的读取带有条件"
+              "保护（无法看穿不完整的分块）");
+    said_case("no kernel model: no kernel named foo", "没有核函数模型：没有名为 foo 的核函数");
+    /* warp_reduce (rewrite_reduce.c): its reason then the model's, joined by "; " (a list
+     * of whole sentences: the tail read as the separator and a sentence) */
+    said_case("warp reduce not applicable to kernel k: the guarded statement is not atomicAdd/atomicMax/atomicMin; "
+              "the kernel model classes it elementwise, not a reduction",
+              "warp reduce 不适用于核函数 k：受保护的语句不是 atomicAdd/atomicMax/atomicMin；核函数模型把它归为 "
+              "elementwise，而不是归约");
+    said_case("warp reduce not applicable to kernel k: line 4: a row reduction by a loop: only a global one by "
+              "per-thread atomics into one location becomes a register",
+              "warp reduce 不适用于核函数 k：第 4 行：row 归约，方式为循环：只有每个线程以原子操作归约到同一位置的"
+              "全局归约才能改为寄存器");
+    /* privatized_histogram (rewrite_privhist.c) and the shared matchers it and the others
+     * quote (rewrite_recognize.c: bounds check, histogram, rows, GEMM/GEMV) */
+    said_case("privatized histogram not applicable to kernel k: line 7: the bin count is not known (a constant, a "
+              "template parameter or a parameter)",
+              "privatized histogram 不适用于核函数 k：第 7 行：桶的数量未知（应为常量、模板参数或参数）");
+    said_case("kernel k: privatized histogram of bins, 256 shared unsigned int counters per block (HK_BINS, a guess: "
+              "other bins go to global memory), one atomic per bin per block, grid-stride over i",
+              "核函数 k：bins 的私有化直方图，每个线程块 256 个共享内存中的 unsigned int 计数器（HK_BINS，为猜测值：其余的"
+              "桶写入全局内存），每个线程块对每个桶做一次原子操作，对 i 做网格跨步循环");
+    said_case("bounds check at line 5: the guarded statement is not one atomicAdd(&hist[bin], value)",
+              "边界检查（第 5 行）：受保护的语句不是单个 atomicAdd(&hist[bin], value)");
+    said_case("statement at line 3: the indices are not a GEMM's (row from .y, column from .x, batch from .z) or a "
+              "GEMV's (row from .x)",
+              "语句（第 3 行）：索引既不是 GEMM 的（行来自 .y，列来自 .x，批次来自 .z），也不是 GEMV 的（行来自 .x）");
+    /* periodic_trips (rewrite_period.c), whose grid-stride loop reader channel_chunks and
+     * staged_gather quote too */
+    said_case("grid-stride loop at line 4: no grid-stride loop at the kernel body's top level (the kernel model "
+              "reads none)",
+              "网格跨步循环（第 4 行）：核函数体的顶层没有网格跨步循环（核函数模型也没有识别出）");
+    said_case("periodic_trips not applicable to kernel k: counter at line 6: the counter `i` is used other than as "
+              "`i % A` or `i / A % B`: that value grows with the counter, the trips do not repeat",
+              "periodic_trips 不适用于核函数 k：计数器（第 6 行）：计数器 `i` 除了 `i % A` 或 `i / A % B` 之外还有其他"
+              "用法：该值随计数器增长，各次迭代不会重复");
+    said_case("divisor at line 5: the divisor `w` is written in the kernel",
+              "除数（第 5 行）：除数 `w` 在核函数中被写入");
+    /* tiled_gemm (rewrite_gemm.c) */
+    said_case("statement at line 3: it is not a 2D kernel (row from .y, column from .x)",
+              "语句（第 3 行）：它不是二维核函数（行来自 .y，列来自 .x）");
+    /* register_carry (rewrite_carry.c) */
+    said_case("kernel body at line 2: no block-strided loop `for (T k = threadIdx.x; k < N; k += S)` inside an "
+              "outer loop",
+              "核函数体（第 2 行）：外层循环中没有线程块跨步循环 `for (T k = threadIdx.x; k < N; k += S)`");
+    said_case("block-strided loop at line 6: no loop around it: each element is moved once, nothing to carry",
+              "线程块跨步循环（第 6 行）：外面没有循环：每个元素只搬移一次，没有可跨迭代保留的值");
+    said_case("loop at line 9: the last column loop does not write an element of a pointer parameter",
+              "循环（第 9 行）：最后一个列循环没有写入指针参数的元素");
+    said_case("kernel k: float reduction (shared-memory tree) -> grid-stride register accumulation (float4 loads "
+              "when aligned), __shfl_down_sync warp reduction, one shared slot per warp, one atomicAdd per block",
+              "核函数 k：float 归约（共享内存树形归约）-> 以网格跨步方式在寄存器中累加（对齐时用 float4 读取），用 "
+              "__shfl_down_sync 做 warp 归约，每个 warp 一个共享内存槽，每个线程块一次 atomicAdd");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -695,6 +781,7 @@ int main(void)
         cmocka_unit_test(said_again_session34),
         cmocka_unit_test(index_answers_as_the_scan),
         cmocka_unit_test(said_again_session35),
+        cmocka_unit_test(said_again_session36),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
