@@ -1242,10 +1242,9 @@ static int ww_emit(const wl_scan *s, const wl_loop *L, const ww_plan *P, struct 
     return rc;
 }
 
+#define WW_HELPERS_MARK "/* hk: window_warp's broadcast from a lane and butterfly step"
 static const char ww_helpers[] =
-    "#ifndef HK_WW_HELPERS\n"
-    "#define HK_WW_HELPERS\n"
-    "/* hk: window_warp's broadcast from a lane and butterfly step, of any value, word by word */\n"
+    WW_HELPERS_MARK ", of any value, word by word */\n"
     "template <typename T> __device__ __forceinline__ T hk_ww_bcast(T v, int src)\n"
     "{\n"
     "    int w[(sizeof(T) + 3) / 4] = {0};\n"
@@ -1263,8 +1262,7 @@ static const char ww_helpers[] =
     "        w[i] = __shfl_xor_sync(0xffffffffu, w[i], off);\n"
     "    memcpy(&v, w, sizeof(T));\n"
     "    return v;\n"
-    "}\n"
-    "#endif\n";
+    "}\n";
 
 static int rw_window_warp(const rw_context *ctx, rw_result *out)
 {
@@ -1304,9 +1302,19 @@ static int rw_window_warp(const rw_context *ctx, rw_result *out)
         rc = rwl_not_applicable(out, hk_asprintf("window_warp not applicable to kernel %s: %s", f->name, s.why));
         goto out;
     }
+    /* The helpers once per text, with no preprocessor guard (the referee refuses a
+     * conditional directive the baseline lacks: host_code): a kernel of the file rewritten
+     * earlier put them before itself; after this kernel they would come too late. */
+    const char *had = memmem(ctx->text, ctx->len, WW_HELPERS_MARK, sizeof WW_HELPERS_MARK - 1);
+    if (had && (size_t)(had - ctx->text) > f->span.start_byte) {
+        rc = rwl_not_applicable(out, hk_asprintf("window_warp not applicable to kernel %s: its helpers "
+                                                 "(hk_ww_bcast) are defined after the kernel, by a "
+                                                 "rewrite of a later kernel", f->name));
+        goto out;
+    }
     if ((rc = ww_emit(&s, &L, P, &o)) ||
         (rc = rwl_edits_add(&es, ts.t[L.q_a].start, ts.t[L.qbody_b - 1].end, o.data)) ||
-        (rc = rwl_edits_add(&es, f->span.start_byte, f->span.start_byte, ww_helpers)))
+        (!had && (rc = rwl_edits_add(&es, f->span.start_byte, f->span.start_byte, ww_helpers))))
         goto out;
     char what[200] = "";
     size_t n = 0;
