@@ -641,6 +641,36 @@ static long long spec_threads_x(const rw_context *ctx)
     return g.i * b.i;
 }
 
+/* The outputs at the spec's first size on a known device: the grid-stride loop's bound
+ * evaluated with the spec's scalars (shown in `shown`, a macro's `(n)` as `n`), else the
+ * threads the spec launches along x ("the spec's launch"). False when nothing is known
+ * (no spec, no device, a bound with no value): the rules below then let the rewrite apply. */
+static bool outputs_at_spec(wl_scan *s, const wl_loop *L, const rw_context *ctx, long long *n,
+                            char *shown, size_t shown_len, bool *bound)
+{
+    if (!ctx->spec || ctx->sm_count <= 0 || ctx->warps_per_sm <= 0)
+        return false;
+    *n = -1;
+    snprintf(shown, shown_len, "%s", "the spec's launch (one output per thread)");
+    *bound = L->gs && L->qh.bound[0] && eval_at_spec(s, ctx, L->qh.bound, n) && *n > 0;
+    if (*bound) {
+        size_t l = strlen(L->qh.bound), depth = 0, k = 0;
+        if (l > 2 && L->qh.bound[0] == '(' && L->qh.bound[l - 1] == ')')
+            for (k = 0; k < l; k++) {
+                depth += L->qh.bound[k] == '(';
+                depth -= L->qh.bound[k] == ')';
+                if (!depth)
+                    break;
+            }
+        if (l > 2 && k == l - 1)
+            snprintf(shown, shown_len, "%.*s", (int)(l - 2), L->qh.bound + 1);
+        else
+            snprintf(shown, shown_len, "%s", L->qh.bound);
+    } else
+        *n = spec_threads_x(ctx);
+    return *n > 0;
+}
+
 /* Do the lanes pay on this device at the spec's sizes? The G lanes of an output each run
  * the output's code before the window (its index arithmetic, its loads, the window's
  * bounds: P instructions) and log2(G) merge steps; all they save is the window's serial
@@ -657,30 +687,10 @@ static long long spec_threads_x(const rw_context *ctx)
  * Without a spec or a device nothing is known: applies. */
 static bool lanes_pay(wl_scan *s, const wl_loop *L, const rw_context *ctx, int G)
 {
-    if (!ctx->spec || ctx->sm_count <= 0 || ctx->warps_per_sm <= 0)
-        return true;
-    long long n = -1;
-    const char *what = "the spec's launch (one output per thread)";
-    bool bound = L->gs && L->qh.bound[0] && eval_at_spec(s, ctx, L->qh.bound, &n) && n > 0;
-    char shown[sizeof L->qh.bound];
-    if (bound) {
-        /* a macro's `(n)` shown as `n` */
-        size_t l = strlen(L->qh.bound), depth = 0, k = 0;
-        if (l > 2 && L->qh.bound[0] == '(' && L->qh.bound[l - 1] == ')')
-            for (k = 0; k < l; k++) {
-                depth += L->qh.bound[k] == '(';
-                depth -= L->qh.bound[k] == ')';
-                if (!depth)
-                    break;
-            }
-        if (l > 2 && k == l - 1)
-            snprintf(shown, sizeof shown, "%.*s", (int)(l - 2), L->qh.bound + 1);
-        else
-            snprintf(shown, sizeof shown, "%s", L->qh.bound);
-        what = shown;
-    } else
-        n = spec_threads_x(ctx);
-    if (n <= 0)
+    long long n;
+    bool bound;
+    char shown[sizeof L->qh.bound + 48];
+    if (!outputs_at_spec(s, L, ctx, &n, shown, sizeof shown, &bound))
         return true;
     long long resident = (long long)ctx->sm_count * ctx->warps_per_sm * 32;
     if (n <= resident / G)
@@ -689,9 +699,36 @@ static bool lanes_pay(wl_scan *s, const wl_loop *L, const rw_context *ctx, int G
                   "make %lld threads, more than the device's %d SMs x %d warps x 32 = %lld resident threads: "
                   "past one wave each lane's copy of the code before the window (line %d) takes an issue slot "
                   "another output needed, and the window's length is data-dependent: nothing bounds what "
-                  "splitting it saves", bound ? "its bound `" : "", what, bound ? "`" : "", n, G, n * G,
+                  "splitting it saves", bound ? "its bound `" : "", shown, bound ? "`" : "", n, G, n * G,
                   ctx->sm_count, ctx->warps_per_sm, resident,
                   rwl_line_at(s->text, s->ts->t[L->gs ? L->qbody_a + 1 : L->decl_b].start));
+}
+
+/* Does the warp's reading pay? window_warp keeps one thread per output but gives every
+ * non-empty window of a warp to all 32 lanes in turn: per window a broadcast of its bounds
+ * and values and a 5-step merge, per warp about twice the original's instructions (and more
+ * registers). What it saves is the divergence of windows of different lengths: lanes that
+ * wait for the warp's longest window. Waiting lanes cost time only when no other warp can
+ * use the issue slots, that is when the outputs do not fill the device's resident threads
+ * (one wave); past that the scheduler fills the slots with other warps and the added
+ * instructions are a loss (mmcv's roi_pool, 95 waves on an H100: 0.42x, session 36).
+ * Refused then, naming the outputs and the resident threads. Unknown sizes: applies. */
+static bool warp_pays(wl_scan *s, const wl_loop *L, const rw_context *ctx)
+{
+    long long n;
+    bool bound;
+    char shown[sizeof L->qh.bound + 48];
+    if (!outputs_at_spec(s, L, ctx, &n, shown, sizeof shown, &bound))
+        return true;
+    long long resident = (long long)ctx->sm_count * ctx->warps_per_sm * 32;
+    if (n <= resident)
+        return true;
+    return refuse(s, L->q_a, "output count", "%s%s%s gives %lld outputs at the spec's first size, more than the "
+                  "device's %d SMs x %d warps x 32 = %lld resident threads: past one wave other warps use the "
+                  "issue slots a warp's waiting lanes leave, and reading each window with the whole warp "
+                  "(a broadcast and a merge per window) only adds instructions",
+                  bound ? "its bound `" : "", shown, bound ? "`" : "", n, ctx->sm_count, ctx->warps_per_sm,
+                  resident);
 }
 
 /* The innermost body with `hk_wg_pN = hk_wg_k;` put into each compare-select's branch. */
@@ -1292,7 +1329,7 @@ static int rw_window_warp(const rw_context *ctx, rw_result *out)
         snprintf(s.why, sizeof s.why, "kernel body: written for 32-lane warps (CUDA); a 64-lane wavefront is "
                  "window_lanes' case");
     if (!s.why[0] && find_region(&s, &L) && check_kernel(&s, &L) && find_window(&s, &L, km) &&
-        read_body(&s, &L, km) && ww_read(&s, &L, P))
+        read_body(&s, &L, km) && ww_read(&s, &L, P) && warp_pays(&s, &L, ctx))
         s.why[0] = '\0';
     if (s.oom) {
         rc = HK_ENOMEM;

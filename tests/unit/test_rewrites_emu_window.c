@@ -372,11 +372,29 @@ static void window_device(void **state)
             if (words)
                 assert_non_null(strstr(why.reason, cases[i].words));
         }
+        /* window_warp keeps the launch: it applies while the outputs fit one wave of the
+         * device's resident threads (the grid-stride kernels; adaptive_avg is the guard form) */
+        rw_refusal why;
+        if (cases[i].fmt != avg_fmt) {
+            long long resident = (long long)cases[i].sms * cases[i].warps * 32;
+            int line = cases[i].size <= resident ? 0 : cases[i].line;
+            assert_int_equal(rw_applies(rw_find("window_warp"), &ctx, NULL, &why), HK_OK);
+            if (why.line != line)
+                print_message("case %zu (window_warp): line %d: %s\n", i, why.line, why.reason);
+            assert_int_equal(why.line, line);
+            if (line) {
+                assert_string_equal(why.construct, "output count");
+                assert_non_null(strstr(why.reason, "resident threads: past one wave"));
+            }
+        }
         /* no device: nothing known, applies */
         ctx.sm_count = ctx.warps_per_sm = 0;
-        rw_refusal why;
         assert_int_equal(rw_applies(rw_find("window_lanes"), &ctx, NULL, &why), HK_OK);
         assert_int_equal(why.line, 0);
+        if (cases[i].fmt != avg_fmt) {
+            assert_int_equal(rw_applies(rw_find("window_warp"), &ctx, NULL, &why), HK_OK);
+            assert_int_equal(why.line, 0);
+        }
         spec_free(sp);
     }
     unload(&fx);
