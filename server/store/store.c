@@ -13,6 +13,9 @@
 
 #include "core/hk.h"
 
+#define STORE_BUSY_TIMEOUT_MS 5000 /* how long a statement waits for another connection's lock */
+#define STORE_OPEN_RETRY_MS 10     /* the WAL switch's retry step at open (store_open_ex) */
+
 /* ---- schema ----
  * Each step takes the schema from version-1 to version. Steps are append-only: a
  * released step is never edited, a change is a new step (docs/store.md). */
@@ -451,12 +454,24 @@ int store_open_ex(const char *path, int max_version, store **out, char *err, siz
         goto out;
     }
     sqlite3_extended_result_codes(s->db, 1);
-    sqlite3_busy_timeout(s->db, 5000);
+    sqlite3_busy_timeout(s->db, STORE_BUSY_TIMEOUT_MS);
     /* Reading the journal mode also proves the file is a database. */
     ret = store__prepare(s, "PRAGMA journal_mode = WAL", &st);
     if (ret)
         goto out;
-    rc = sqlite3_step(st);
+    /* Two processes opening a database that does not exist yet (an episode's worker
+     * creating it while the editor's server looks for the worker's row) both try to put
+     * it in WAL mode, and SQLite answers one of them SQLITE_BUSY without calling the busy
+     * handler (it would deadlock); so the switch is retried here, up to the busy timeout.
+     * Four processes opening a fresh file at once: 10 of 400 opens failed "database is
+     * locked" before (tests/unit/test_store.c, fresh_file_opened_at_once). */
+    for (int waited_ms = 0;; waited_ms += STORE_OPEN_RETRY_MS) {
+        rc = sqlite3_step(st);
+        if ((rc & 0xff) != SQLITE_BUSY || waited_ms >= STORE_BUSY_TIMEOUT_MS)
+            break;
+        sqlite3_reset(st);
+        sqlite3_sleep(STORE_OPEN_RETRY_MS);
+    }
     if (rc != SQLITE_ROW) {
         ret = store__fail(s, rc, path);
         sqlite3_finalize(st);

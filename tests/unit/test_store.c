@@ -908,6 +908,54 @@ static void allocation_failures(void **state)
     assert_int_equal(hk_alloc_live(), live0);
 }
 
+/* Processes that open a database which does not exist yet, at the same moment (an episode's
+ * worker creating it while the editor's server polls it for the worker's row: the CI's
+ * protocol/i18n_episode failed so once, "database is locked"): every open succeeds. Both
+ * try to put the new file in WAL mode and SQLite answers one SQLITE_BUSY without calling
+ * the busy handler; store_open_ex retries. Before the retry 10 of 400 such opens failed. */
+static void fresh_file_opened_at_once(void **state)
+{
+    (void)state;
+    char path[300], wal[320], shm[320];
+    db_path(path, sizeof path, "fresh.db");
+    snprintf(wal, sizeof wal, "%s-wal", path);
+    snprintf(shm, sizeof shm, "%s-shm", path);
+    int failed = 0;
+    for (int round = 0; round < 100; round++) {
+        unlink(path);
+        unlink(wal);
+        unlink(shm);
+        int go[2];
+        assert_int_equal(pipe(go), 0);
+        for (int c = 0; c < 4; c++) {
+            pid_t pid = fork();
+            assert_true(pid >= 0);
+            if (pid == 0) {
+                char b;
+                close(go[1]);
+                if (read(go[0], &b, 1) < 0)
+                    _exit(3);
+                store *st = NULL;
+                char err[256] = "";
+                if (store_open_ex(path, 0, &st, err, sizeof err) != HK_OK) {
+                    fprintf(stderr, "round %d: %s\n", round, err);
+                    _exit(1);
+                }
+                store_close(st);
+                _exit(0);
+            }
+        }
+        close(go[0]);
+        close(go[1]); /* the end of the pipe lets all four go at once */
+        for (int c = 0; c < 4; c++) {
+            int status;
+            assert_true(wait(&status) > 0);
+            failed += !WIFEXITED(status) || WEXITSTATUS(status) != 0;
+        }
+    }
+    assert_int_equal(failed, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -920,6 +968,7 @@ int main(void)
         cmocka_unit_test(failed_migration_rolls_back),
         cmocka_unit_test(marks_interrupted),
         cmocka_unit_test(two_handles_wal),
+        cmocka_unit_test(fresh_file_opened_at_once),
         cmocka_unit_test(crash_mid_transaction),
         cmocka_unit_test(allocation_failures),
     };
