@@ -4345,33 +4345,15 @@ static int verify_candidate(const ep_verify_options *vo, json_t **verdict)
         *verdict = verdict_new(false, measure_reason_name(MEASURE_COMPILE_ERROR), cc.details);
         goto out;
     }
-    { /* judged from the two images, so before a GPU is needed (measure_evaluate repeats it) */
+    /* judged from the two images, so before a GPU is needed (measure_evaluate repeats them) */
+    for (size_t i = 0; i < MEASURE_IMAGE_CHECKS; i++) {
+        const measure_image_check *ic = &measure_image_checks[i];
         const char *result = NULL;
         char *why = NULL;
-        if ((rc = measure_clock_check(bb.module, cb.module, &result, &why)))
+        if ((rc = ic->fn(bb.module, cb.module, &result, &why)))
             goto out;
         if (!strcmp(result, "fail")) {
-            *verdict = verdict_new(false, measure_reason_name(MEASURE_READS_CLOCK), why);
-            hk_free(why);
-            rc = *verdict ? HK_OK : HK_ENOMEM;
-            goto out;
-        }
-        hk_free(why);
-        why = NULL;
-        if ((rc = measure_local_check(bb.module, cb.module, &result, &why)))
-            goto out;
-        if (!strcmp(result, "fail")) {
-            *verdict = verdict_new(false, measure_reason_name(MEASURE_LOCAL_STATE), why);
-            hk_free(why);
-            rc = *verdict ? HK_OK : HK_ENOMEM;
-            goto out;
-        }
-        hk_free(why);
-        why = NULL;
-        if ((rc = measure_heap_check(bb.module, cb.module, &result, &why)))
-            goto out;
-        if (!strcmp(result, "fail")) {
-            *verdict = verdict_new(false, measure_reason_name(MEASURE_DEVICE_HEAP), why);
+            *verdict = verdict_new(false, measure_reason_name(ic->reason), why);
             hk_free(why);
             rc = *verdict ? HK_OK : HK_ENOMEM;
             goto out;

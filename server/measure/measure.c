@@ -218,6 +218,15 @@ int measure_heap_check(const char *base_module, const char *cand_module, const c
                        why);
 }
 
+/* a clock first: a kernel that reads one could tell every later check apart; then local
+ * memory the scrub before each launch does not cover, and the device heap, which nothing
+ * resets between launches (the same PTX) */
+const measure_image_check measure_image_checks[MEASURE_IMAGE_CHECKS] = {
+    {"clock", measure_clock_check, MEASURE_READS_CLOCK},
+    {"local", measure_local_check, MEASURE_LOCAL_STATE},
+    {"heap", measure_heap_check, MEASURE_DEVICE_HEAP},
+};
+
 enum measure_reason measure_reason_from_exit(int code)
 {
     switch (code) {
@@ -3233,41 +3242,20 @@ int measure_evaluate_ranked(const measure_opts *o, const measure_baseline *base,
     const bool ranked = isfinite(lead_ms) && lead_ms > 0;
     if (!(out->checks = json_array()))
         return HK_ENOMEM;
-    /* before anything runs: a kernel that reads a clock could tell every later check apart
-     * (a program -- the engine's own library call -- has no image to read) */
-    rule = "clock";
-    if (p->module) {
+    /* before anything runs, from the two images (measure_image_checks; a program -- the
+     * engine's own library call -- has no image to read) */
+    for (size_t i = 0; p->module && i < MEASURE_IMAGE_CHECKS; i++) {
+        const measure_image_check *ic = &measure_image_checks[i];
         const char *result = NULL;
         char *why = NULL;
-        TRY(measure_clock_check(p->ref_module, p->module, &result, &why));
+        rule = ic->check;
+        TRY(ic->fn(p->ref_module, p->module, &result, &why));
         if (!strcmp(result, "fail")) {
-            v->reason = MEASURE_READS_CLOCK;
+            v->reason = ic->reason;
             v->details = why;
             goto out;
         }
-        check_add(out->checks, json_pack("{s:s, s:s, s:s?}", "check", "clock", "result", result,
-                                         "why", why));
-        hk_free(why);
-        /* and local memory the scrub before each launch does not cover (the same PTX) */
-        rule = "local";
-        TRY(measure_local_check(p->ref_module, p->module, &result, &why));
-        if (!strcmp(result, "fail")) {
-            v->reason = MEASURE_LOCAL_STATE;
-            v->details = why;
-            goto out;
-        }
-        check_add(out->checks, json_pack("{s:s, s:s, s:s?}", "check", "local", "result", result,
-                                         "why", why));
-        hk_free(why);
-        /* and the device heap, which nothing resets between launches (the same PTX) */
-        rule = "heap";
-        TRY(measure_heap_check(p->ref_module, p->module, &result, &why));
-        if (!strcmp(result, "fail")) {
-            v->reason = MEASURE_DEVICE_HEAP;
-            v->details = why;
-            goto out;
-        }
-        check_add(out->checks, json_pack("{s:s, s:s, s:s?}", "check", "heap", "result", result,
+        check_add(out->checks, json_pack("{s:s, s:s, s:s?}", "check", ic->check, "result", result,
                                          "why", why));
         hk_free(why);
     }

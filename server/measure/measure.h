@@ -131,6 +131,17 @@ int measure_local_check(const char *base_module, const char *cand_module, const 
 int measure_heap_check(const char *base_module, const char *cand_module, const char **result,
                        char **why);
 
+/* The checks judged from the two images before anything runs, in the order they are made:
+ * clock, local, heap. measure_evaluate and the episode's verify-candidate both walk this
+ * table, so a check is added in one place. */
+typedef struct {
+    const char *check;          /* its name in a verdict's checks ("clock") */
+    int (*fn)(const char *base_module, const char *cand_module, const char **result, char **why);
+    enum measure_reason reason; /* a candidate that fails it */
+} measure_image_check;
+extern const measure_image_check measure_image_checks[];
+enum { MEASURE_IMAGE_CHECKS = 3 };
+
 /* What every call needs. Value struct; pointers are borrowed for the duration of calls. */
 typedef struct {
     const spec *spec;              /* harness form. Required. */
