@@ -4346,19 +4346,23 @@ static int verify_candidate(const ep_verify_options *vo, json_t **verdict)
         goto out;
     }
     /* judged from the two images, so before a GPU is needed (measure_evaluate repeats them) */
-    for (size_t i = 0; i < MEASURE_IMAGE_CHECKS; i++) {
-        const measure_image_check *ic = &measure_image_checks[i];
-        const char *result = NULL;
-        char *why = NULL;
-        if ((rc = ic->fn(bb.module, cb.module, &result, &why)))
+    {
+        const char *result[MEASURE_IMAGE_CHECKS];
+        char *why[MEASURE_IMAGE_CHECKS];
+        if ((rc = measure_image_checks_judge(bb.module, cb.module, result, why)))
             goto out;
-        if (!strcmp(result, "fail")) {
-            *verdict = verdict_new(false, measure_reason_name(ic->reason), why);
-            hk_free(why);
-            rc = *verdict ? HK_OK : HK_ENOMEM;
+        bool failed = false;
+        for (size_t i = 0; i < MEASURE_IMAGE_CHECKS && !failed; i++)
+            if (!strcmp(result[i], "fail")) {
+                failed = true;
+                *verdict = verdict_new(false, measure_reason_name(measure_image_checks[i].reason),
+                                       why[i]);
+                rc = *verdict ? HK_OK : HK_ENOMEM;
+            }
+        for (size_t i = 0; i < MEASURE_IMAGE_CHECKS; i++)
+            hk_free(why[i]);
+        if (failed)
             goto out;
-        }
-        hk_free(why);
     }
     if (!c->has_gpu) {
         *verdict = verdict_new(false, measure_reason_name(MEASURE_NO_GPU), c->no_gpu_why);

@@ -123,78 +123,98 @@ static const enum hk_msg image_says[2][KIMAGE_CLOCK_KINDS] = {
      HK_MSG_MEAS_CLK_PTX_4, HK_MSG_MEAS_LOCAL_PTX_0, HK_MSG_MEAS_LOCAL_PTX_1,
      HK_MSG_MEAS_LOCAL_PTX_2, HK_MSG_MEAS_LOCAL_PTX_3, HK_MSG_MEAS_HEAP_PTX}};
 
-/* measure_clock_check and measure_local_check: the findings of kinds `bits` in the
- * candidate's image that the baseline's lacks. dcu_why: the why of a DCU code object (the
- * local kinds are not read there), or 0 to read its assembly. */
+/* The two images as read for the image checks: each file is read once for all of them (a
+ * PTX can be hundreds of MB: an initialised table of 375 MB took 6.9 s to scan). */
+typedef struct {
+    bool dcu;             /* a DCU code object (read in its assembly, for clocks only) */
+    bool asm_read;        /* dcu: its assembly was read */
+    enum hk_msg not_read; /* 0, or why the images could not be judged at all */
+    char *not_read_path;  /* the PTX that could not be read (HK_MSG_MEAS_CLK_NO_PTX) */
+    kimage_clocks base, cand;
+} image_pair;
+
+static int image_read(const char *base_module, const char *cand_module, image_pair *ip)
+{
+    memset(ip, 0, sizeof *ip);
+    if (!cand_module) {
+        ip->not_read = HK_MSG_MEAS_CLK_NO_IMAGE;
+        return HK_OK;
+    }
+    size_t ml = strlen(cand_module);
+    int rc;
+    if (ml >= 3 && !strcmp(cand_module + ml - 3, ".co")) {
+        /* a DCU code object: read in the assembly it was assembled from */
+        ip->dcu = true;
+        if ((rc = asm_clocks(cand_module, &ip->cand)) == HK_ENOMEM)
+            return rc;
+        if (rc)
+            return HK_OK; /* asm_read stays false */
+        ip->asm_read = true;
+        if (base_module && (rc = asm_clocks(base_module, &ip->base)) == HK_ENOMEM)
+            return rc;
+        if (rc)
+            memset(&ip->base, 0, sizeof ip->base);
+        return HK_OK;
+    }
+    char *path = hk_asprintf("%s.ptx", cand_module);
+    if (!path)
+        return HK_ENOMEM;
+    if (kimage_ptx_clocks_file(path, &ip->cand) != HK_OK) {
+        ip->not_read = HK_MSG_MEAS_CLK_NO_PTX;
+        ip->not_read_path = path;
+        return HK_OK;
+    }
+    hk_free(path);
+    if (base_module) {
+        if (!(path = hk_asprintf("%s.ptx", base_module)))
+            return HK_ENOMEM;
+        if (kimage_ptx_clocks_file(path, &ip->base) != HK_OK)
+            memset(&ip->base, 0, sizeof ip->base);
+        hk_free(path);
+    }
+    return HK_OK;
+}
+
+/* The findings of kinds `bits` in the candidate's image that the baseline's lacks. dcu_why:
+ * the why of a DCU code object (the local and heap kinds are not read there), or 0 to judge
+ * its assembly. */
+static int image_judge(const image_pair *ip, unsigned bits, enum hk_msg dcu_why,
+                       const char **result, char **why)
+{
+    *result = "not_run";
+    *why = NULL;
+    if (ip->not_read == HK_MSG_MEAS_CLK_NO_PTX)
+        *why = hk_asprintf(hk_tr_in(HK_LANG_EN, HK_MSG_MEAS_CLK_NO_PTX), ip->not_read_path);
+    else if (ip->not_read)
+        *why = hk_strdup(hk_tr_in(HK_LANG_EN, ip->not_read));
+    else if (ip->dcu && dcu_why)
+        *why = hk_strdup(hk_tr_in(HK_LANG_EN, dcu_why));
+    else if (ip->dcu && !ip->asm_read)
+        *why = hk_strdup(hk_tr_in(HK_LANG_EN, HK_MSG_MEAS_CLK_DCU_NO_ASM));
+    else {
+        unsigned extra = ip->cand.reads & ~ip->base.reads & bits;
+        int k = kimage_clocks_first(extra);
+        if (k < 0) {
+            *result = "pass";
+            return HK_OK;
+        }
+        *result = "fail";
+        *why = hk_asprintf(hk_tr_in(HK_LANG_EN, image_says[ip->dcu][k]), ip->cand.what[k],
+                           ip->cand.line[k], ip->cand.text[k]); /* stored in English, said where shown */
+    }
+    return *why ? HK_OK : HK_ENOMEM;
+}
+
 static int image_check(const char *base_module, const char *cand_module, unsigned bits,
                        enum hk_msg dcu_why, const char **result, char **why)
 {
-    bool dcu = false;
+    image_pair ip;
     *result = "not_run";
     *why = NULL;
-    char *path = NULL;
-    int rc = HK_OK;
-    kimage_clocks base, cand;
-    memset(&base, 0, sizeof base);
-    if (!cand_module) {
-        *why = hk_strdup(hk_tr_in(HK_LANG_EN, HK_MSG_MEAS_CLK_NO_IMAGE));
-        goto out;
-    }
-    size_t ml = strlen(cand_module);
-    if (ml >= 3 && !strcmp(cand_module + ml - 3, ".co")) {
-        /* a DCU code object: read in the assembly it was assembled from */
-        dcu = true;
-        if (dcu_why) {
-            *why = hk_strdup(hk_tr_in(HK_LANG_EN, dcu_why));
-            goto out;
-        }
-        if ((rc = asm_clocks(cand_module, &cand)) == HK_ENOMEM)
-            goto out;
-        if (rc) {
-            rc = HK_OK;
-            *why = hk_strdup(hk_tr_in(HK_LANG_EN, HK_MSG_MEAS_CLK_DCU_NO_ASM));
-            goto out;
-        }
-        if (base_module && (rc = asm_clocks(base_module, &base)) == HK_ENOMEM)
-            goto out;
-        if (rc) {
-            rc = HK_OK;
-            memset(&base, 0, sizeof base);
-        }
-        goto judge;
-    }
-    if (!(path = hk_asprintf("%s.ptx", cand_module))) {
-        rc = HK_ENOMEM;
-        goto out;
-    }
-    if (kimage_ptx_clocks_file(path, &cand) != HK_OK) {
-        *why = hk_asprintf(hk_tr_in(HK_LANG_EN, HK_MSG_MEAS_CLK_NO_PTX), path);
-        goto out;
-    }
-    hk_free(path);
-    path = NULL;
-    if (base_module) {
-        if (!(path = hk_asprintf("%s.ptx", base_module))) {
-            rc = HK_ENOMEM;
-            goto out;
-        }
-        if (kimage_ptx_clocks_file(path, &base) != HK_OK)
-            memset(&base, 0, sizeof base);
-    }
-judge:;
-    unsigned extra = cand.reads & ~base.reads & bits;
-    int k = kimage_clocks_first(extra);
-    if (k < 0) {
-        *result = "pass";
-        goto out;
-    }
-    *result = "fail";
-    *why = hk_asprintf(hk_tr_in(HK_LANG_EN, image_says[dcu][k]), cand.what[k], cand.line[k],
-                       cand.text[k]); /* stored in English, said where shown */
-out:
-    hk_free(path);
-    if (!rc && !*why && strcmp(*result, "pass") != 0)
-        rc = HK_ENOMEM;
+    int rc = image_read(base_module, cand_module, &ip);
+    if (rc == HK_OK)
+        rc = image_judge(&ip, bits, dcu_why, result, why);
+    hk_free(ip.not_read_path);
     return rc;
 }
 
@@ -222,10 +242,40 @@ int measure_heap_check(const char *base_module, const char *cand_module, const c
  * memory the scrub before each launch does not cover, and the device heap, which nothing
  * resets between launches (the same PTX) */
 const measure_image_check measure_image_checks[MEASURE_IMAGE_CHECKS] = {
-    {"clock", measure_clock_check, MEASURE_READS_CLOCK},
-    {"local", measure_local_check, MEASURE_LOCAL_STATE},
-    {"heap", measure_heap_check, MEASURE_DEVICE_HEAP},
+    {"clock", MEASURE_READS_CLOCK},
+    {"local", MEASURE_LOCAL_STATE},
+    {"heap", MEASURE_DEVICE_HEAP},
 };
+static const struct {
+    unsigned bits;
+    enum hk_msg dcu_why;
+} image_check_kinds[MEASURE_IMAGE_CHECKS] = {
+    {KIMAGE_CLOCK_BITS, 0},
+    {KIMAGE_LOCAL_BITS, HK_MSG_MEAS_LOCAL_DCU},
+    {KIMAGE_HEAP_BITS, HK_MSG_MEAS_HEAP_DCU},
+};
+
+int measure_image_checks_judge(const char *base_module, const char *cand_module,
+                               const char *result[MEASURE_IMAGE_CHECKS],
+                               char *why[MEASURE_IMAGE_CHECKS])
+{
+    image_pair ip;
+    for (size_t i = 0; i < MEASURE_IMAGE_CHECKS; i++) {
+        result[i] = "not_run";
+        why[i] = NULL;
+    }
+    int rc = image_read(base_module, cand_module, &ip);
+    for (size_t i = 0; rc == HK_OK && i < MEASURE_IMAGE_CHECKS; i++)
+        rc = image_judge(&ip, image_check_kinds[i].bits, image_check_kinds[i].dcu_why, &result[i],
+                         &why[i]);
+    hk_free(ip.not_read_path);
+    if (rc)
+        for (size_t i = 0; i < MEASURE_IMAGE_CHECKS; i++) {
+            hk_free(why[i]);
+            why[i] = NULL;
+        }
+    return rc;
+}
 
 enum measure_reason measure_reason_from_exit(int code)
 {
@@ -3244,20 +3294,30 @@ int measure_evaluate_ranked(const measure_opts *o, const measure_baseline *base,
         return HK_ENOMEM;
     /* before anything runs, from the two images (measure_image_checks; a program -- the
      * engine's own library call -- has no image to read) */
-    for (size_t i = 0; p->module && i < MEASURE_IMAGE_CHECKS; i++) {
-        const measure_image_check *ic = &measure_image_checks[i];
-        const char *result = NULL;
-        char *why = NULL;
-        rule = ic->check;
-        TRY(ic->fn(p->ref_module, p->module, &result, &why));
-        if (!strcmp(result, "fail")) {
-            v->reason = ic->reason;
-            v->details = why;
+    if (p->module) {
+        const char *result[MEASURE_IMAGE_CHECKS];
+        char *why[MEASURE_IMAGE_CHECKS];
+        rule = measure_image_checks[0].check;
+        TRY(measure_image_checks_judge(p->ref_module, p->module, result, why));
+        size_t failed = MEASURE_IMAGE_CHECKS;
+        for (size_t i = 0; i < MEASURE_IMAGE_CHECKS && failed == MEASURE_IMAGE_CHECKS; i++) {
+            if (!strcmp(result[i], "fail")) {
+                failed = i;
+                v->reason = measure_image_checks[i].reason;
+                v->details = why[i];
+                why[i] = NULL;
+            } else {
+                check_add(out->checks, json_pack("{s:s, s:s, s:s?}", "check",
+                                                 measure_image_checks[i].check, "result",
+                                                 result[i], "why", why[i]));
+            }
+        }
+        for (size_t i = 0; i < MEASURE_IMAGE_CHECKS; i++)
+            hk_free(why[i]);
+        if (failed < MEASURE_IMAGE_CHECKS) {
+            rule = measure_image_checks[failed].check;
             goto out;
         }
-        check_add(out->checks, json_pack("{s:s, s:s, s:s?}", "check", ic->check, "result", result,
-                                         "why", why));
-        hk_free(why);
     }
     rule = "correctness";
     if (!ranked) {

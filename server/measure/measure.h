@@ -132,15 +132,22 @@ int measure_heap_check(const char *base_module, const char *cand_module, const c
                        char **why);
 
 /* The checks judged from the two images before anything runs, in the order they are made:
- * clock, local, heap. measure_evaluate and the episode's verify-candidate both walk this
- * table, so a check is added in one place. */
+ * clock, local, heap (the three functions above). measure_evaluate and the episode's
+ * verify-candidate both make them through measure_image_checks_judge, so a check is added
+ * in one place. */
 typedef struct {
     const char *check;          /* its name in a verdict's checks ("clock") */
-    int (*fn)(const char *base_module, const char *cand_module, const char **result, char **why);
     enum measure_reason reason; /* a candidate that fails it */
 } measure_image_check;
-extern const measure_image_check measure_image_checks[];
 enum { MEASURE_IMAGE_CHECKS = 3 };
+extern const measure_image_check measure_image_checks[MEASURE_IMAGE_CHECKS];
+
+/* All of them, each image read once (a PTX can be hundreds of MB): result[i] and why[i] as
+ * the check's own function gives them (why[i] new text or NULL; on an error all NULL).
+ * HK_OK, HK_ENOMEM. */
+int measure_image_checks_judge(const char *base_module, const char *cand_module,
+                               const char *result[MEASURE_IMAGE_CHECKS],
+                               char *why[MEASURE_IMAGE_CHECKS]);
 
 /* What every call needs. Value struct; pointers are borrowed for the duration of calls. */
 typedef struct {

@@ -597,6 +597,26 @@ static void test_heap_check(void **state)
     assert_non_null(strstr(why, "device heap"));
     hk_free(why);
     assert_string_equal(measure_reason_name(MEASURE_DEVICE_HEAP), "device_heap");
+    /* all three at once (each image read once) answer as the three functions do, in order */
+    int (*const fns[MEASURE_IMAGE_CHECKS])(const char *, const char *, const char **, char **) = {
+        measure_clock_check, measure_local_check, measure_heap_check};
+    const char *pairs[][2] = {{base, base}, {base, cand}, {both, cand}, {cand, both},
+                              {base, "/x/kernel.co"}, {base, NULL}};
+    assert_string_equal(measure_image_checks[0].check, "clock");
+    assert_int_equal(measure_image_checks[2].reason, MEASURE_DEVICE_HEAP);
+    for (size_t p = 0; p < sizeof pairs / sizeof pairs[0]; p++) {
+        const char *res[MEASURE_IMAGE_CHECKS];
+        char *whys[MEASURE_IMAGE_CHECKS];
+        assert_int_equal(measure_image_checks_judge(pairs[p][0], pairs[p][1], res, whys), HK_OK);
+        for (size_t i = 0; i < MEASURE_IMAGE_CHECKS; i++) {
+            assert_int_equal(fns[i](pairs[p][0], pairs[p][1], &result, &why), HK_OK);
+            assert_string_equal(res[i], result);
+            if (why || whys[i])
+                assert_string_equal(whys[i], why);
+            hk_free(why);
+            hk_free(whys[i]);
+        }
+    }
 }
 
 /* ---- DCU (AMDGPU) assembly, as clang writes it for hipcc -save-temps ---- */
