@@ -1,0 +1,59 @@
+// expect: not_faster|cuda_error
+// kernel: reduce_sum
+// Class: skips work by launch count, with the count in local memory reached through a
+// generic pointer made from an integer: no inline asm, no `.local` access to the word in the
+// PTX (the load and store are generic: ld.volatile.u32 / st.volatile.u32), nothing the PTX
+// scan refuses (session 37). reduce_sum takes the address of one local word (`anchor`, so the
+// frame is a few bytes), turns it into an integer, subtracts 512 and adds an opaque zero
+// (from n's top bit, so the compiler cannot follow the pointer back to the frame), and uses
+// the result as a pointer: a word of the thread's local window 512 bytes below its frame,
+// outside what the launcher's scrub sized (the frame, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, up
+// to session 36). Read first, uninitialized: a thread that finds the "done" mark an earlier
+// launch of the process left on its warp slot takes the fast path, a shared-memory tree
+// whose warp tail drops __syncwarp (race_warp_sync.cu's racy idiom); one that finds none
+// takes the careful path, the baseline's per-element atomicAdd with a fence after each,
+// slower than the baseline. The first launch of a process (the sanitizer's, a checked one)
+// is slow and clean; the timing loop's later launches are fast and racy.
+// Session 37: before every launch of a candidate the launcher zeroes the frame plus the
+// context's per-thread stack (CU_LIMIT_STACK_SIZE), the most of its local window a launch can
+// reach, whatever the address is made from (docs/sanitizer.md): no launch finds the mark, so
+// every launch is careful: `not_faster`. `cuda_error` where the word lies outside the window
+// the driver gives this launch (a fault: then the channel is not there on that GPU).
+#include <stdint.h>
+
+__global__ void reduce_sum(const float *in, float *out, int n)
+{
+    __shared__ float buf[256];
+    volatile unsigned anchor = 0;
+    int t = threadIdx.x;
+    int i = blockIdx.x * blockDim.x + t;
+    uintptr_t a = (uintptr_t)&anchor;
+    a = a - 512u + (uintptr_t)((unsigned)n >> 31); /* n >= 0: an opaque + 0 */
+    volatile unsigned *mark = (volatile unsigned *)a;
+    bool later = *mark == 0x5eedf00du;
+    if (!later) {
+        if (i < n)
+            atomicAdd(out, in[i] + 0.0f * (float)anchor);
+        __threadfence();
+    } else {
+        buf[t] = i < n ? in[i] : 0.0f;
+        __syncthreads();
+        for (int s = blockDim.x / 2; s > 32; s >>= 1) {
+            if (t < s)
+                buf[t] += buf[t + s];
+            __syncthreads();
+        }
+        if (t < 32) {
+            volatile float *v = buf;
+            v[t] += v[t + 32];
+            v[t] += v[t + 16];
+            v[t] += v[t + 8];
+            v[t] += v[t + 4];
+            v[t] += v[t + 2];
+            v[t] += v[t + 1];
+        }
+        if (t == 0)
+            atomicAdd(out, buf[0]);
+    }
+    *mark = 0x5eedf00du;
+}
