@@ -153,12 +153,39 @@ enum hk_exit {
 #define HK_LAUNCH_UNRESTORED_FMT                                                                \
     "%zu writable global(s) of the kernel image (the first: %s) cannot be found in the loaded "  \
     "module, so the launcher cannot restore them before every launch"
-/* A candidate whose local frame is larger than hk_lmem_scrub clears (HK_LMEM_MOST, the
- * PTX scan's KIMAGE_LOCAL_SCRUB_MOST): the frame's bytes, the most the scrub clears. */
+/* A candidate whose local reach (its frame plus the context's per-thread stack:
+ * hk_lmem_scrub_size) is more than hk_lmem_scrub clears (HK_LMEM_MOST, the PTX scan's
+ * KIMAGE_LOCAL_SCRUB_MOST): the reach's bytes, the most the scrub clears. */
 #define HK_LMEM_MOST ((size_t)65536)
 #define HK_LAUNCH_FRAME_FMT                                                                     \
-    "the kernel's local frame is %zu bytes per thread, more than the %zu the launcher clears "    \
-    "before every launch: local memory beyond that keeps what one launch left for the next"
+    "the kernel's local frame and the context's stack reach %zu bytes per thread, more than "     \
+    "the %zu the launcher clears before every launch: local memory beyond that keeps what one "  \
+    "launch left for the next"
+
+/* The frames of hk_lmem_scrub's kernels, in bytes per thread, smallest first: 1.5 KiB so that
+ * a small frame plus the default 1 KiB stack need not take 2 KiB (the scrub's cost grows with
+ * its frame: 48.5 us at 256 B, 730.7 us at 4 KiB on the H100, session 36). */
+#define HK_LMEM_SIZES 256, 512, 1024, 1536, 2048, 4096, 8192, 16384, 32768, 65536
+
+/* How much of its local window hk_lmem_scrub zeroes per thread before a launch of a
+ * candidate whose frame is `frame` bytes (CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES) in a context
+ * whose per-thread stack is `stack` bytes (CU_LIMIT_STACK_SIZE): the smallest of HK_LMEM_SIZES
+ * that holds frame + stack, the most of the window a launch can reach, however it makes the
+ * address (a local array indexed past its end, a generic pointer made from an integer:
+ * docs/sanitizer.md); 0 when even HK_LMEM_MOST is less (the candidate's checked process
+ * fails launch_state, HK_LAUNCH_FRAME_FMT). Never 0 for a candidate within it: a frameless
+ * kernel's window holds what an earlier launch left as much as any. */
+static inline size_t hk_lmem_scrub_size(size_t frame, size_t stack)
+{
+    static const size_t sizes[] = { HK_LMEM_SIZES };
+    if (frame > HK_LMEM_MOST || stack > HK_LMEM_MOST - frame)
+        return 0;
+    size_t reach = frame + stack;
+    size_t k = 0;
+    while (sizes[k] < reach)
+        k++;
+    return sizes[k];
+}
 #define HK_LAUNCH_STATE_FMT                                                                     \
     "the launch left __device__ variable %s (%zu bytes) changed: bytes %zu..%zu were %s before " \
     "the launch and %s after it; a kernel must leave its writable globals as it found them "   \
@@ -1722,19 +1749,27 @@ static void hk_smem_scrub(void)
 }
 
 /* ---- local memory between launches ----
- * A thread's local frame (its arrays, its spills) is not cleared between launches either:
- * tests/gpu/local_probe.cu found every word of a 256 B and a 4 KiB frame that one launch
- * left in the next launch of the same kernel (H100, session 35), a channel as good as shared
- * memory for a launch count. Frames start at the same place for every kernel, so a kernel
- * whose frame is at least as large, run on every warp slot of every SM (the most resident
- * threads per SM, twice over), writes zeros over every frame a candidate can have left.
- * Run before every launch of a candidate whose image has a frame (hk_lmem_bytes, from
- * hk_kmod.local_bytes), beside the shared-memory scrub; sized up to the next of 256 B, 1, 4,
- * 16 and 64 KiB (HK_LMEM_MOST: a larger frame is scrubbed over its first 64 KiB, and a
- * candidate's checked process fails launch_state with HK_LAUNCH_FRAME_FMT). Nothing for a
- * kernel without a frame. What the frame does not show -- the dynamic stack (alloca),
- * recursion, calls through a pointer, inline asm addressing .local itself -- the referee
- * refuses from the PTX before any run (measure_local_check, local_state). */
+ * A thread's local memory (its frame: arrays, spills; below it the stack) is not cleared
+ * between launches either: tests/gpu/local_probe.cu found every word of a 256 B and a 4 KiB
+ * frame that one launch left in the next launch of the same kernel (H100, session 35), a
+ * channel as good as shared memory for a launch count. Frames start at the same place for
+ * every kernel, so a kernel whose frame is at least as large, run on every warp slot of
+ * every SM (the most resident threads per SM, twice over), writes zeros over every frame a
+ * candidate can have left. Run before every launch of a candidate (hk_lmem_on, set when its
+ * image is loaded), frameless ones included, beside the shared-memory scrub; sized by
+ * hk_lmem_scrub_size: the candidate's frame (hk_lmem_bytes, from hk_kmod.local_bytes) plus
+ * the context's per-thread stack (CU_LIMIT_STACK_SIZE, hk_lmem_stack_bytes: read once, when
+ * the image is loaded, before any scrub, so that the scrub's own large frames cannot feed
+ * back into its size; the candidate has no host code to change it), the most of its local
+ * window a launch can reach. A frame alone was the
+ * size until session 36, which left the window beyond it -- a local array indexed past its
+ * end, a generic pointer made from an integer, neither of which the PTX names as anything
+ * but a load (tests/gpu/cheats/local_past_end.cu, local_from_int.cu) -- keeping one launch's
+ * words for the next; the scrub does not depend on how an address is made. A reach over
+ * HK_LMEM_MOST is scrubbed over its first 64 KiB, and the candidate's checked process fails
+ * launch_state (HK_LAUNCH_FRAME_FMT). What even that does not bound -- the dynamic stack
+ * (alloca), recursion, calls through a pointer, inline asm addressing .local itself -- the
+ * referee refuses from the PTX before any run (measure_local_check, local_state). */
 template <unsigned WORDS> static __global__ void hk_lmem_scrub_kernel(void)
 {
     volatile unsigned frame[WORDS];
@@ -1743,12 +1778,23 @@ template <unsigned WORDS> static __global__ void hk_lmem_scrub_kernel(void)
         frame[k] = 0u;
 }
 
-static size_t hk_lmem_bytes; /* the candidate's frame per thread: 0, no scrub */
+static size_t hk_lmem_bytes;       /* the candidate's frame per thread */
+static size_t hk_lmem_stack_bytes; /* the context's per-thread stack when it was loaded */
+static bool hk_lmem_on;            /* a candidate's image is loaded: scrub before its launches */
+static size_t hk_lmem_zeroed;      /* bytes per thread the last scrub wrote over */
 static unsigned hk_lmem_blocks;
+
+/* The context's per-thread stack (CU_LIMIT_STACK_SIZE; HIP's hipLimitStackSize). */
+static size_t hk_lmem_stack(void)
+{
+    size_t stack = 0;
+    HK_CHECK(cudaDeviceGetLimit(&stack, cudaLimitStackSize));
+    return stack;
+}
 
 static void hk_lmem_scrub(void)
 {
-    if (!hk_lmem_bytes)
+    if (!hk_lmem_on)
         return;
     if (!hk_lmem_blocks) {
         int sms = 0, most = 0;
@@ -1756,16 +1802,22 @@ static void hk_lmem_scrub(void)
         HK_CHECK(cudaDeviceGetAttribute(&most, cudaDevAttrMaxThreadsPerMultiProcessor, 0));
         hk_lmem_blocks = 2u * (unsigned)(sms > 0 ? sms : 1) * (unsigned)(most > 256 ? most / 256 : 1);
     }
-    if (hk_lmem_bytes <= 256)
-        hk_lmem_scrub_kernel<64><<<hk_lmem_blocks, 256>>>();
-    else if (hk_lmem_bytes <= 1024)
-        hk_lmem_scrub_kernel<256><<<hk_lmem_blocks, 256>>>();
-    else if (hk_lmem_bytes <= 4096)
-        hk_lmem_scrub_kernel<1024><<<hk_lmem_blocks, 256>>>();
-    else if (hk_lmem_bytes <= 16384)
-        hk_lmem_scrub_kernel<4096><<<hk_lmem_blocks, 256>>>();
-    else /* HK_LMEM_MOST */
-        hk_lmem_scrub_kernel<HK_LMEM_MOST / 4><<<hk_lmem_blocks, 256>>>();
+    size_t bytes = hk_lmem_scrub_size(hk_lmem_bytes, hk_lmem_stack_bytes);
+    if (!bytes) /* past the most: its checked process fails launch_state */
+        bytes = HK_LMEM_MOST;
+    hk_lmem_zeroed = bytes;
+    switch (bytes) { /* HK_LMEM_SIZES */
+    case 256: hk_lmem_scrub_kernel<64><<<hk_lmem_blocks, 256>>>(); break;
+    case 512: hk_lmem_scrub_kernel<128><<<hk_lmem_blocks, 256>>>(); break;
+    case 1024: hk_lmem_scrub_kernel<256><<<hk_lmem_blocks, 256>>>(); break;
+    case 1536: hk_lmem_scrub_kernel<384><<<hk_lmem_blocks, 256>>>(); break;
+    case 2048: hk_lmem_scrub_kernel<512><<<hk_lmem_blocks, 256>>>(); break;
+    case 4096: hk_lmem_scrub_kernel<1024><<<hk_lmem_blocks, 256>>>(); break;
+    case 8192: hk_lmem_scrub_kernel<2048><<<hk_lmem_blocks, 256>>>(); break;
+    case 16384: hk_lmem_scrub_kernel<4096><<<hk_lmem_blocks, 256>>>(); break;
+    case 32768: hk_lmem_scrub_kernel<8192><<<hk_lmem_blocks, 256>>>(); break;
+    default: hk_lmem_scrub_kernel<HK_LMEM_MOST / 4><<<hk_lmem_blocks, 256>>>(); break;
+    }
     HK_CHECK(cudaGetLastError());
 }
 
@@ -1872,7 +1924,7 @@ static void hk_prepare(const hk_program *p, hk_state *st, long long seed, int di
  * does not (0): its launches are restored all the same. */
 static int hk_state_compare;
 
-/* One launch, every SM's shared memory and the local frames zeroed and its globals restored
+/* One launch, every SM's shared memory and the local window zeroed and its globals restored
  * first, device synchronized; then (run mode) its globals compared with their bytes at load. */
 static void hk_launch_checked(const hk_program *p, const hk_state *st)
 {
@@ -2259,7 +2311,7 @@ static void hk_check_timed(const hk_program *p, hk_state *st, hk_refbufs *rb, lo
  * the target after min_reps, or the loop's wall-clock budget or max_reps is reached. Each
  * timed launch: inputs generated fresh on the device from a seed of its own (so no launch
  * sees inputs an earlier one saw: a cache keyed on inputs never hits), outputs poisoned,
- * globals restored, shared memory and local frames zeroed (hk_smem_scrub, hk_lmem_scrub), L2
+ * globals restored, shared memory and local windows zeroed (hk_smem_scrub, hk_lmem_scrub), L2
  * flushed, device synchronized, then the launch between two events; then a device synchronize that must return at once
  * (work still running is stray_work). Launches chosen at random (about one in four, at
  * most --checks, never predictable by the kernel: the choice comes from the process's own
@@ -2330,7 +2382,7 @@ static void hk_time(const hk_program *p, hk_state *st, const hk_opts *o)
          * flush and outside the events: the launch starts as the checked ones did */
         hk_kmod_restore(&hk_main_kmod);
         hk_smem_scrub(); /* and zeros over every SM's shared memory */
-        hk_lmem_scrub(); /* and over every local frame it could have left */
+        hk_lmem_scrub(); /* and over all of its local window it could have left */
         if (flushed)
             HK_CHECK(cudaMemsetAsync(flush, r & 0xFF, flush_bytes));
         HK_CHECK(cudaDeviceSynchronize());
@@ -2534,10 +2586,13 @@ static int hk_main(int argc, char **argv, const hk_program *p)
     hk_init_device();
     if (o.module) {
         hk_kmod_load(&hk_main_kmod, o.module, o.function);
-        hk_lmem_bytes = hk_main_kmod.local_bytes; /* its frame is scrubbed before each launch */
-        if (o.launch_state_check && hk_lmem_bytes > HK_LMEM_MOST) /* but not past 64 KiB */
-            hk_fail(HK_EXIT_LAUNCH_STATE, "launch_state", HK_LAUNCH_FRAME_FMT, hk_lmem_bytes,
-                    HK_LMEM_MOST);
+        /* its frame and the stack below it are scrubbed before each launch */
+        hk_lmem_bytes = hk_main_kmod.local_bytes;
+        hk_lmem_stack_bytes = hk_lmem_stack();
+        hk_lmem_on = true;
+        if (o.launch_state_check && !hk_lmem_scrub_size(hk_lmem_bytes, hk_lmem_stack_bytes))
+            hk_fail(HK_EXIT_LAUNCH_STATE, "launch_state", HK_LAUNCH_FRAME_FMT, /* past 64 KiB */
+                    hk_lmem_bytes + hk_lmem_stack_bytes, HK_LMEM_MOST);
         hk_kmod_globals(&hk_main_kmod, p);
         const hk_kstate *ks = hk_main_kmod.state;
         if (o.launch_state_check && ks->unrestored) {

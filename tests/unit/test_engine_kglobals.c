@@ -253,6 +253,52 @@ static void test_ranges(void **state)
     assert_int_equal(unrestored, 0);
 }
 
+/* How much of its local window the launcher zeroes before a candidate's launch
+ * (hk_lmem_scrub_size): the frame plus the context's stack, the next of the scrub's sizes up;
+ * a frameless kernel is scrubbed too (its window holds the stack); past 64 KiB, 0 (its checked
+ * process fails launch_state). Session 36 sized it by the frame alone, and frameless kernels
+ * were not scrubbed at all: a word below a small array, or at a local address made from an
+ * integer, kept its mark (tests/gpu/cheats/local_past_end.cu, local_from_int.cu). */
+static void test_lmem_scrub_size(void **state)
+{
+    (void)state;
+    static const size_t sizes[] = { HK_LMEM_SIZES };
+    size_t n = sizeof sizes / sizeof sizes[0];
+    assert_int_equal(sizes[n - 1], HK_LMEM_MOST);
+    for (size_t k = 1; k < n; k++)
+        assert_true(sizes[k - 1] < sizes[k]);
+    assert_int_equal(hk_lmem_scrub_size(0, 0), 256);        /* nothing to reach: the least */
+    assert_int_equal(hk_lmem_scrub_size(0, 1024), 1024);    /* frameless, the default stack */
+    assert_int_equal(hk_lmem_scrub_size(8, 1024), 1536);    /* local_from_int.cu's 8 B frame */
+    assert_int_equal(hk_lmem_scrub_size(16, 1024), 1536);   /* local_past_end.cu's 16 B */
+    assert_int_equal(hk_lmem_scrub_size(512, 1024), 1536);  /* exactly a size */
+    assert_int_equal(hk_lmem_scrub_size(513, 1024), 2048);
+    assert_int_equal(hk_lmem_scrub_size(4096, 0), 4096);    /* session 36's frame-only case */
+    assert_int_equal(hk_lmem_scrub_size(4096, 1024), 8192); /* the stack below the frame */
+    assert_int_equal(hk_lmem_scrub_size(20000, 1024), 32768);
+    assert_int_equal(hk_lmem_scrub_size(64512, 1024), HK_LMEM_MOST);
+    assert_int_equal(hk_lmem_scrub_size(64513, 1024), 0); /* frame + stack past 64 KiB */
+    assert_int_equal(hk_lmem_scrub_size(70000, 0), 0);
+    assert_int_equal(hk_lmem_scrub_size(0, 70000), 0);
+    assert_int_equal(hk_lmem_scrub_size(SIZE_MAX, 1024), 0); /* no wrap-around */
+    assert_int_equal(hk_lmem_scrub_size(1024, SIZE_MAX), 0);
+    /* every answer holds the reach and is the least size that does */
+    for (size_t frame = 0; frame <= HK_LMEM_MOST + 8; frame += 56)
+        for (size_t stack = 0; stack <= 4096; stack += 1024) {
+            size_t z = hk_lmem_scrub_size(frame, stack);
+            if (frame + stack > HK_LMEM_MOST) {
+                assert_int_equal(z, 0);
+                continue;
+            }
+            assert_true(z >= frame + stack);
+            for (size_t k = 0; k < n; k++)
+                if (sizes[k] >= frame + stack) {
+                    assert_int_equal(z, sizes[k]);
+                    break;
+                }
+        }
+}
+
 /* launch_state end to end on the CPU side: the launcher's exit code and its sentence, the
  * server's reason and argv, the message table's English entry word for word the launcher's
  * format, and the sentence said again in Chinese where it is shown. */
@@ -268,7 +314,7 @@ static void test_launch_state_reason(void **state)
     assert_string_equal(hk_msg_entry(HK_LANG_EN, HK_MSG_MEAS_LAUNCH_FRAME), HK_LAUNCH_FRAME_FMT);
     /* the launcher's largest scrub is the PTX scan's bound (KIMAGE_LARGE_FRAME) */
     assert_int_equal(KIMAGE_LOCAL_SCRUB_MOST, HK_LMEM_MOST);
-    { /* a candidate's frame over the largest scrub (the launcher's check, said in Chinese) */
+    { /* a candidate's frame and stack over the largest scrub (the launcher's check, in Chinese) */
         char frame[512];
         snprintf(frame, sizeof frame, HK_LAUNCH_FRAME_FMT, (size_t)70000, HK_LMEM_MOST);
         char *fz = hk_tr_said(HK_LANG_ZH_CN, frame);
@@ -328,6 +374,7 @@ int main(void)
         cmocka_unit_test(test_hip_code_object),
         cmocka_unit_test(test_ranges),
         cmocka_unit_test(test_launch_state_reason),
+        cmocka_unit_test(test_lmem_scrub_size),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
