@@ -6,7 +6,8 @@
 // innermost call reads a word of its own local array before writing a "done" mark into it. A
 // recursive function's frames are on the thread's stack, which the kernel's frame
 // (CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES: 0 here, ptxas cannot size the stack of a recursion)
-// does not include, so the launcher's local scrub (hk_lmem_scrub) never runs for it, and the
+// does not include, so the launcher's local scrub (hk_lmem_scrub) never ran for it (session
+// 36; since session 37 it zeroes frame plus stack before every candidate launch), and the
 // hardware does not clear it between launches. A thread that finds the mark runs on a warp
 // slot an earlier launch of the process used: the warp tail then drops __syncwarp (the racy
 // pre-Volta idiom of race_warp_sync.cu). The first launch of a process (the sanitizer's, a
