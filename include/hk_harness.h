@@ -1784,11 +1784,21 @@ static bool hk_lmem_on;            /* a candidate's image is loaded: scrub befor
 static size_t hk_lmem_zeroed;      /* bytes per thread the last scrub wrote over */
 static unsigned hk_lmem_blocks;
 
-/* The context's per-thread stack (CU_LIMIT_STACK_SIZE; HIP's hipLimitStackSize). */
+/* The context's per-thread stack (CU_LIMIT_STACK_SIZE; HIP's hipLimitStackSize, 0). */
 static size_t hk_lmem_stack(void)
 {
     size_t stack = 0;
+#ifdef HK_HIP
+    /* Not every HIP has hipLimitStackSize (ROCm 5's headers stop at the printf FIFO and the
+     * heap, and its hipDeviceGetLimit answers the heap only): there, ROCm's default stack,
+     * 1 KiB, which nothing in a candidate can change (no host code). */
+    if (hipDeviceGetLimit(&stack, (hipLimit_t)0) != hipSuccess || !stack) {
+        (void)cudaGetLastError(); /* the unsupported limit is not the scrub's error */
+        stack = 1024;
+    }
+#else
     HK_CHECK(cudaDeviceGetLimit(&stack, cudaLimitStackSize));
+#endif
     return stack;
 }
 
