@@ -220,9 +220,12 @@ static int reach_child(reach_kernel k, const char *what, unsigned arg)
             fflush(stdout);
             return 2;
         }
-        printf("reach: %s %u B (frame %zu B at local address %llu, stack %zu B), %-10s%s: %llu "
-               "of %u threads found the earlier launch's mark\n", what, arg, attr.localSizeBytes,
-               w, hk_lmem_stack_bytes, scrub ? "scrubbed" : "unscrubbed",
+        char at[48] = "";
+        if (attr.localSizeBytes)
+            snprintf(at, sizeof at, " at local address %llu", w);
+        printf("reach: %s %u B (frame %zu B%s, stack %zu B), %-10s%s: %llu of %u threads found "
+               "the earlier launch's mark\n", what, arg, attr.localSizeBytes, at,
+               hk_lmem_stack_bytes, scrub ? "scrubbed" : "unscrubbed",
                scrub ? (hk_lmem_zeroed == 1024 ? " (1 KiB)" : hk_lmem_zeroed == 1536 ? " (1.5 KiB)"
                                                                                    : " (more)")
                      : "",
