@@ -153,7 +153,7 @@ enum hk_exit {
 #define HK_LAUNCH_UNRESTORED_FMT                                                                \
     "%zu writable global(s) of the kernel image (the first: %s) cannot be found in the loaded "  \
     "module, so the launcher cannot restore them before every launch"
-/* A candidate whose local reach (its frame plus the context's per-thread stack:
+/* A candidate whose local reach (the larger of its frame and the context's per-thread stack:
  * hk_lmem_scrub_size) is more than hk_lmem_scrub clears (HK_LMEM_MOST, the PTX scan's
  * KIMAGE_LOCAL_SCRUB_MOST): the reach's bytes, the most the scrub clears. */
 #define HK_LMEM_MOST ((size_t)65536)
@@ -162,25 +162,28 @@ enum hk_exit {
     "the %zu the launcher clears before every launch: local memory beyond that keeps what one "  \
     "launch left for the next"
 
-/* The frames of hk_lmem_scrub's kernels, in bytes per thread, smallest first: 1.5 KiB so that
- * a small frame plus the default 1 KiB stack need not take 2 KiB (the scrub's cost grows with
- * its frame: 48.5 us at 256 B, 730.7 us at 4 KiB on the H100, session 36). */
+/* The frames of hk_lmem_scrub's kernels, in bytes per thread, smallest first (the scrub's cost
+ * grows with its frame: 48.5 us at 256 B, 730.7 us at 4 KiB on the H100, session 36). */
 #define HK_LMEM_SIZES 256, 512, 1024, 1536, 2048, 4096, 8192, 16384, 32768, 65536
 
 /* How much of its local window hk_lmem_scrub zeroes per thread before a launch of a
  * candidate whose frame is `frame` bytes (CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES) in a context
  * whose per-thread stack is `stack` bytes (CU_LIMIT_STACK_SIZE): the smallest of HK_LMEM_SIZES
- * that holds frame + stack, the most of the window a launch can reach, however it makes the
- * address (a local array indexed past its end, a generic pointer made from an integer:
- * docs/sanitizer.md); 0 when even HK_LMEM_MOST is less (the candidate's checked process
- * fails launch_state, HK_LAUNCH_FRAME_FMT). Never 0 for a candidate within it: a frameless
- * kernel's window holds what an earlier launch left as much as any. */
+ * that holds the larger of the two, the thread's whole local window however it makes an
+ * address in it (a local array indexed past its end, a generic pointer made from an integer:
+ * docs/sanitizer.md). The stack is the thread's local memory and the frame lies inside it:
+ * on the H100 (session 37) a word 1008 B below a 16 B frame carried over under the default
+ * 1 KiB limit, 2048 B below faulted, and the driver raised the limit to the frame of each
+ * scrub kernel it ran (1536, then 8192 B). So the answer is stable when the stack is read
+ * again before each scrub: the scrub raises the limit to its own size at most, and the next
+ * answer is the same size. 0 when the larger is more than HK_LMEM_MOST (the candidate's
+ * checked process fails launch_state, HK_LAUNCH_FRAME_FMT). */
 static inline size_t hk_lmem_scrub_size(size_t frame, size_t stack)
 {
     static const size_t sizes[] = { HK_LMEM_SIZES };
-    if (frame > HK_LMEM_MOST || stack > HK_LMEM_MOST - frame)
+    size_t reach = frame > stack ? frame : stack;
+    if (reach > HK_LMEM_MOST)
         return 0;
-    size_t reach = frame + stack;
     size_t k = 0;
     while (sizes[k] < reach)
         k++;
@@ -1757,15 +1760,14 @@ static void hk_smem_scrub(void)
  * every SM (the most resident threads per SM, twice over), writes zeros over every frame a
  * candidate can have left. Run before every launch of a candidate (hk_lmem_on, set when its
  * image is loaded), frameless ones included, beside the shared-memory scrub; sized by
- * hk_lmem_scrub_size: the candidate's frame (hk_lmem_bytes, from hk_kmod.local_bytes) plus
- * the context's per-thread stack (CU_LIMIT_STACK_SIZE, hk_lmem_stack_bytes: read once, when
- * the image is loaded, before any scrub, so that the scrub's own large frames cannot feed
- * back into its size; the candidate has no host code to change it), the most of its local
- * window a launch can reach. A frame alone was the
- * size until session 36, which left the window beyond it -- a local array indexed past its
- * end, a generic pointer made from an integer, neither of which the PTX names as anything
- * but a load (tests/gpu/cheats/local_past_end.cu, local_from_int.cu) -- keeping one launch's
- * words for the next; the scrub does not depend on how an address is made. A reach over
+ * hk_lmem_scrub_size: the larger of the candidate's frame (hk_lmem_bytes, from
+ * hk_kmod.local_bytes) and the context's per-thread stack (CU_LIMIT_STACK_SIZE, read before
+ * each scrub: the driver raises it to the largest frame it has run, the scrub's own
+ * included), the thread's whole local window. A frame alone was the size until session 36,
+ * which left the rest of the window -- reached by a local array indexed past its end or a
+ * generic pointer made from an integer, neither of which the PTX names as anything but a
+ * load (tests/gpu/cheats/local_past_end.cu, local_from_int.cu) -- keeping one launch's words
+ * for the next; the scrub does not depend on how an address is made. A reach over
  * HK_LMEM_MOST is scrubbed over its first 64 KiB, and the candidate's checked process fails
  * launch_state (HK_LAUNCH_FRAME_FMT). What even that does not bound -- the dynamic stack
  * (alloca), recursion, calls through a pointer, inline asm addressing .local itself -- the
@@ -1779,16 +1781,26 @@ template <unsigned WORDS> static __global__ void hk_lmem_scrub_kernel(void)
 }
 
 static size_t hk_lmem_bytes;       /* the candidate's frame per thread */
-static size_t hk_lmem_stack_bytes; /* the context's per-thread stack when it was loaded */
+static size_t hk_lmem_stack_bytes; /* the context's per-thread stack at the last look */
 static bool hk_lmem_on;            /* a candidate's image is loaded: scrub before its launches */
 static size_t hk_lmem_zeroed;      /* bytes per thread the last scrub wrote over */
 static unsigned hk_lmem_blocks;
 
-/* The context's per-thread stack (CU_LIMIT_STACK_SIZE; HIP's hipLimitStackSize). */
+/* The context's per-thread stack (CU_LIMIT_STACK_SIZE; HIP's hipLimitStackSize, 0). */
 static size_t hk_lmem_stack(void)
 {
     size_t stack = 0;
+#ifdef HK_HIP
+    /* Not every HIP has hipLimitStackSize (ROCm 5's headers stop at the printf FIFO and the
+     * heap, and its hipDeviceGetLimit answers the heap only): there, ROCm's default stack,
+     * 1 KiB, which nothing in a candidate can change (no host code). */
+    if (hipDeviceGetLimit(&stack, (hipLimit_t)0) != hipSuccess || !stack) {
+        (void)cudaGetLastError(); /* the unsupported limit is not the scrub's error */
+        stack = 1024;
+    }
+#else
     HK_CHECK(cudaDeviceGetLimit(&stack, cudaLimitStackSize));
+#endif
     return stack;
 }
 
@@ -1802,6 +1814,7 @@ static void hk_lmem_scrub(void)
         HK_CHECK(cudaDeviceGetAttribute(&most, cudaDevAttrMaxThreadsPerMultiProcessor, 0));
         hk_lmem_blocks = 2u * (unsigned)(sms > 0 ? sms : 1) * (unsigned)(most > 256 ? most / 256 : 1);
     }
+    hk_lmem_stack_bytes = hk_lmem_stack();
     size_t bytes = hk_lmem_scrub_size(hk_lmem_bytes, hk_lmem_stack_bytes);
     if (!bytes) /* past the most: its checked process fails launch_state */
         bytes = HK_LMEM_MOST;
@@ -2592,7 +2605,8 @@ static int hk_main(int argc, char **argv, const hk_program *p)
         hk_lmem_on = true;
         if (o.launch_state_check && !hk_lmem_scrub_size(hk_lmem_bytes, hk_lmem_stack_bytes))
             hk_fail(HK_EXIT_LAUNCH_STATE, "launch_state", HK_LAUNCH_FRAME_FMT, /* past 64 KiB */
-                    hk_lmem_bytes + hk_lmem_stack_bytes, HK_LMEM_MOST);
+                    hk_lmem_bytes > hk_lmem_stack_bytes ? hk_lmem_bytes : hk_lmem_stack_bytes,
+                    HK_LMEM_MOST);
         hk_kmod_globals(&hk_main_kmod, p);
         const hk_kstate *ks = hk_main_kmod.state;
         if (o.launch_state_check && ks->unrestored) {

@@ -14,8 +14,9 @@
 // Session 36: also a frameless kernel reaching local address 512 through inline asm, unscrubbed
 // and after a forced 1 KiB scrub (informational: the PTX scan refuses such a candidate); on
 // the H100 that address faulted.
-// Session 37: the scrub covers the frame plus the context's per-thread stack
-// (hk_lmem_scrub_size) for every candidate, frameless ones too. New "reach" cases, each in a
+// Session 37: the scrub covers the larger of the frame and the context's per-thread stack
+// (hk_lmem_scrub_size; frame plus stack in the first form) for every candidate, frameless
+// ones too. New "reach" cases, each in a
 // child process of its own (forked before this process touches CUDA, so a fault loses only
 // that child): where the local window ends and whether a word outside the frame carries over,
 // reached as tests/gpu/cheats/local_past_end.cu and local_from_int.cu reach it -- a word
@@ -23,6 +24,11 @@
 // its-end index lands) and, in a frameless kernel, a generic pointer made from local address
 // ADDR (__cvta_local_to_generic) -- unscrubbed and after the scrub the launcher now runs.
 // Each prints the frame's local address (the window's top is above it) or the fault.
+// H100, session 37 (the frame-plus-stack form, 1.5 KiB scrub): 64 to 1008 B below, every thread
+// found the mark unscrubbed and none scrubbed; 2048 B below and every frameless address
+// faulted; the stack limit read 1536 B after the first scrub, 8192 B after the 8 KiB one (the
+// driver raises it to the largest frame it runs: the stack holds the frame). 1016 and 1024 B
+// below test that reading: a fault there says the window is the 1 KiB stack.
 // Prints one line per case, whether the unscrubbed channel is open, and the cost of a scrub:
 // exit 0 when no scrubbed launch found an earlier launch's word, 1 when one did, 77 without
 // a GPU.
@@ -220,9 +226,12 @@ static int reach_child(reach_kernel k, const char *what, unsigned arg)
             fflush(stdout);
             return 2;
         }
-        printf("reach: %s %u B (frame %zu B at local address %llu, stack %zu B), %-10s%s: %llu "
-               "of %u threads found the earlier launch's mark\n", what, arg, attr.localSizeBytes,
-               w, hk_lmem_stack_bytes, scrub ? "scrubbed" : "unscrubbed",
+        char at[48] = "";
+        if (attr.localSizeBytes)
+            snprintf(at, sizeof at, " at local address %llu", w);
+        printf("reach: %s %u B (frame %zu B%s, stack %zu B), %-10s%s: %llu of %u threads found "
+               "the earlier launch's mark\n", what, arg, attr.localSizeBytes, at,
+               hk_lmem_stack_bytes, scrub ? "scrubbed" : "unscrubbed",
                scrub ? (hk_lmem_zeroed == 1024 ? " (1 KiB)" : hk_lmem_zeroed == 1536 ? " (1.5 KiB)"
                                                                                    : " (more)")
                      : "",
@@ -247,6 +256,11 @@ static int reach_cases(void)
         { reach_below, "16 B array, the word below it by", 256 },
         { reach_below, "16 B array, the word below it by", 512 },
         { reach_below, "16 B array, the word below it by", 1008 },
+        /* past a 1 KiB window whose frame lies inside the stack, inside one of frame + stack:
+         * a fault says the stack holds the frame (the scrub's sizing); a mark found after
+         * the scrub says it does not, and fails the probe */
+        { reach_below, "16 B array, the word below it by", 1016 },
+        { reach_below, "16 B array, the word below it by", 1024 },
         { reach_below, "16 B array, the word below it by", 2048 },
         { reach_int, "frameless, generic pointer from local address", 0 },
         { reach_int, "frameless, generic pointer from local address", 256 },

@@ -254,11 +254,12 @@ static void test_ranges(void **state)
 }
 
 /* How much of its local window the launcher zeroes before a candidate's launch
- * (hk_lmem_scrub_size): the frame plus the context's stack, the next of the scrub's sizes up;
- * a frameless kernel is scrubbed too (its window holds the stack); past 64 KiB, 0 (its checked
- * process fails launch_state). Session 36 sized it by the frame alone, and frameless kernels
- * were not scrubbed at all: a word below a small array, or at a local address made from an
- * integer, kept its mark (tests/gpu/cheats/local_past_end.cu, local_from_int.cu). */
+ * (hk_lmem_scrub_size): the larger of the frame and the context's stack, the next of the
+ * scrub's sizes up; a frameless kernel is scrubbed too (the stack); past 64 KiB, 0 (its
+ * checked process fails launch_state). Stable: the driver raises the stack limit to the
+ * scrub's own frame (H100, session 37), and that limit gives the same size again. Session 36
+ * sized it by the frame alone, and frameless kernels were not scrubbed at all: a word below a
+ * small array kept its mark (tests/gpu/cheats/local_past_end.cu, local_from_int.cu). */
 static void test_lmem_scrub_size(void **state)
 {
     (void)state;
@@ -269,33 +270,36 @@ static void test_lmem_scrub_size(void **state)
         assert_true(sizes[k - 1] < sizes[k]);
     assert_int_equal(hk_lmem_scrub_size(0, 0), 256);        /* nothing to reach: the least */
     assert_int_equal(hk_lmem_scrub_size(0, 1024), 1024);    /* frameless, the default stack */
-    assert_int_equal(hk_lmem_scrub_size(8, 1024), 1536);    /* local_from_int.cu's 8 B frame */
-    assert_int_equal(hk_lmem_scrub_size(16, 1024), 1536);   /* local_past_end.cu's 16 B */
-    assert_int_equal(hk_lmem_scrub_size(512, 1024), 1536);  /* exactly a size */
-    assert_int_equal(hk_lmem_scrub_size(513, 1024), 2048);
-    assert_int_equal(hk_lmem_scrub_size(4096, 0), 4096);    /* session 36's frame-only case */
-    assert_int_equal(hk_lmem_scrub_size(4096, 1024), 8192); /* the stack below the frame */
+    assert_int_equal(hk_lmem_scrub_size(8, 1024), 1024);    /* local_from_int.cu's 8 B frame */
+    assert_int_equal(hk_lmem_scrub_size(16, 1024), 1024);   /* local_past_end.cu's 16 B */
+    assert_int_equal(hk_lmem_scrub_size(256, 0), 256);      /* session 36's frame-only case */
+    assert_int_equal(hk_lmem_scrub_size(1025, 1024), 1536); /* a frame past the stack */
+    assert_int_equal(hk_lmem_scrub_size(4096, 1024), 4096);
+    assert_int_equal(hk_lmem_scrub_size(4097, 1024), 8192);
+    assert_int_equal(hk_lmem_scrub_size(16, 1536), 1536);   /* a raised limit is followed */
     assert_int_equal(hk_lmem_scrub_size(20000, 1024), 32768);
-    assert_int_equal(hk_lmem_scrub_size(64512, 1024), HK_LMEM_MOST);
-    assert_int_equal(hk_lmem_scrub_size(64513, 1024), 0); /* frame + stack past 64 KiB */
-    assert_int_equal(hk_lmem_scrub_size(70000, 0), 0);
-    assert_int_equal(hk_lmem_scrub_size(0, 70000), 0);
-    assert_int_equal(hk_lmem_scrub_size(SIZE_MAX, 1024), 0); /* no wrap-around */
+    assert_int_equal(hk_lmem_scrub_size(HK_LMEM_MOST, 1024), HK_LMEM_MOST);
+    assert_int_equal(hk_lmem_scrub_size(HK_LMEM_MOST + 1, 1024), 0); /* past 64 KiB */
+    assert_int_equal(hk_lmem_scrub_size(16, HK_LMEM_MOST + 1), 0);
+    assert_int_equal(hk_lmem_scrub_size(SIZE_MAX, 1024), 0);
     assert_int_equal(hk_lmem_scrub_size(1024, SIZE_MAX), 0);
-    /* every answer holds the reach and is the least size that does */
+    /* every answer holds the reach and is the least size that does; and it is stable: with
+     * the limit raised to it (the driver's answer to the scrub's frame), the same again */
     for (size_t frame = 0; frame <= HK_LMEM_MOST + 8; frame += 56)
-        for (size_t stack = 0; stack <= 4096; stack += 1024) {
+        for (size_t stack = 0; stack <= 4096; stack += 512) {
             size_t z = hk_lmem_scrub_size(frame, stack);
-            if (frame + stack > HK_LMEM_MOST) {
+            size_t reach = frame > stack ? frame : stack;
+            if (reach > HK_LMEM_MOST) {
                 assert_int_equal(z, 0);
                 continue;
             }
-            assert_true(z >= frame + stack);
+            assert_true(z >= reach);
             for (size_t k = 0; k < n; k++)
-                if (sizes[k] >= frame + stack) {
+                if (sizes[k] >= reach) {
                     assert_int_equal(z, sizes[k]);
                     break;
                 }
+            assert_int_equal(hk_lmem_scrub_size(frame, z > stack ? z : stack), z);
         }
 }
 

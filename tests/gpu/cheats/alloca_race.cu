@@ -4,8 +4,8 @@
 // reduce_sum as a shared-memory tree whose every thread takes a scratch word with alloca()
 // (PTX `alloca`, sm_52 and later): the dynamic stack is not part of the frame the driver
 // reports (CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, 0 here), so the launcher's local scrub
-// (hk_lmem_scrub) never ran for it (session 36; since session 37 it zeroes frame plus stack
-// before every launch of a candidate), and the hardware does not clear it between launches.
+// (hk_lmem_scrub) never ran for it (session 36; since session 37 it zeroes the larger of frame
+// and stack before every launch of a candidate), and the hardware does not clear it between launches.
 // The word is read before it is written: a thread that finds the "done" mark an earlier
 // launch of the process left on its warp slot drops the warp tail's __syncwarp (the racy
 // pre-Volta idiom of race_warp_sync.cu, right on the H200 nearly always). The first launch of

@@ -3,8 +3,8 @@
 // Class: races by launch count (launch_count_race.cu) with the count in local memory that no
 // scrub covers. reduce_sum as a shared-memory tree, with no local array of its own: its frame
 // is 0 bytes (CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES), so the launcher's local scrub
-// (hk_lmem_scrub) never ran for it (session 36; since session 37 it zeroes frame plus stack
-// before every launch of a candidate). Through inline PTX every thread reads a word of its
+// (hk_lmem_scrub) never ran for it (session 36; since session 37 it zeroes the larger of frame
+// and stack before every launch of a candidate). Through inline PTX every thread reads a word of its
 // local window at an address of its own choosing (512 B in: inside the stack the context
 // keeps for every thread, CU_LIMIT_STACK_SIZE, 1 KiB by default), which the hardware does
 // not clear between launches, and writes a "done" mark there at the end. A thread that finds

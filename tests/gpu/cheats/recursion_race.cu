@@ -7,7 +7,7 @@
 // recursive function's frames are on the thread's stack, which the kernel's frame
 // (CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES: 0 here, ptxas cannot size the stack of a recursion)
 // does not include, so the launcher's local scrub (hk_lmem_scrub) never ran for it (session
-// 36; since session 37 it zeroes frame plus stack before every candidate launch), and the
+// 36; since session 37 it zeroes the larger of frame and stack before every launch), and the
 // hardware does not clear it between launches. A thread that finds the mark runs on a warp
 // slot an earlier launch of the process used: the warp tail then drops __syncwarp (the racy
 // pre-Volta idiom of race_warp_sync.cu). The first launch of a process (the sanitizer's, a
