@@ -319,21 +319,28 @@ static bool same_ids(const uint32_t *a, uint32_t na, const uint32_t *c, uint32_t
     return na == nc && (na == 0 || memcmp(a, c, sizeof(uint32_t) * na) == 0);
 }
 
-static void record(kb *b, const char *base, enum km_space space, enum km_mode mode,
-                   bool atomic, enum km_op op, km_form index, km_form value, uint32_t line)
+/* The guards in force, outermost first, each once: into g (cap ids); the count. */
+static uint32_t guards_in_force(const kb *b, uint32_t *g, uint32_t cap)
 {
-    if (b->quiet)
-        return;
-    uint32_t g[KM_ITEMS_MAX / 16];
     uint32_t ng = 0;
     const gstack *gs = b->gs.v;
-    for (size_t i = 0; i < b->gs.n && ng < HK_ARRAY_LEN(g); i++) {
+    for (size_t i = 0; i < b->gs.n && ng < cap; i++) {
         bool dup = false;
         for (uint32_t j = 0; j < ng; j++)
             dup |= g[j] == gs[i].id;
         if (!dup)
             g[ng++] = gs[i].id;
     }
+    return ng;
+}
+
+static void record(kb *b, const char *base, enum km_space space, enum km_mode mode,
+                   bool atomic, enum km_op op, km_form index, km_form value, uint32_t line)
+{
+    if (b->quiet)
+        return;
+    uint32_t g[KM_ITEMS_MAX / 16];
+    uint32_t ng = guards_in_force(b, g, HK_ARRAY_LEN(g));
     if (mode == KM_READ) {   /* the same element read again in the same place: once */
         const km_access *as = b->k->accesses.v;
         for (size_t i = 0; i < b->k->accesses.n; i++)
@@ -894,7 +901,7 @@ static enum km_op classify(kb *b, uint32_t x, km_form r, km_form *operand)
     return KM_OP_OTHER;
 }
 
-static void acc_update(kb *b, ent *e, km_form r)
+static void acc_update(kb *b, ent *e, km_form r, uint32_t line)
 {
     km_accumulator *a = (km_accumulator *)b->k->accs.v + e->acc;
     uint32_t x = e->form.t[0].atoms[0];
@@ -902,6 +909,19 @@ static void acc_update(kb *b, ent *e, km_form r)
     enum km_op op = classify(b, x, r, &operand);
     if (op == KM_OP_EXCHANGE)
         op = KM_OP_OTHER;
+    if (!b->quiet) {   /* each update once, where it is (as record lists accesses) */
+        uint32_t g[KM_ITEMS_MAX / 16];
+        uint32_t ng = guards_in_force(b, g, HK_ARRAY_LEN(g));
+        km_acc_update *u = km__push(b->k, &b->k->updates, sizeof(km_acc_update));
+        u->acc = (uint32_t)e->acc;
+        u->op = op;
+        u->operand = operand;
+        u->loops = copy_ids(b, b->loops, b->n_loops);
+        u->n_loops = b->n_loops;
+        u->guards = copy_ids(b, g, ng);
+        u->n_guards = ng;
+        u->line = line;
+    }
     if (a->n_updates++ == 0) {
         a->op = op;
         a->operand = operand;
@@ -1009,7 +1029,7 @@ static km_form assign(kb *b, const char *src, TSNode n)
             return rv;
         if (e->kind == E_ACC) {
             km_form nv = combine(b, e->form, op, rv);
-            acc_update(b, e, nv);
+            acc_update(b, e, nv, line);
             return e->form;
         }
         if (e->kind == E_VALUE) {
@@ -1080,7 +1100,7 @@ static km_form update(kb *b, const char *src, TSNode n)
     if (is(a, "identifier")) {
         ent *e = env_find(b, ntext(b, src, a));
         if (e && e->kind == E_ACC)
-            acc_update(b, e, km__add(b->k, e->form, one));
+            acc_update(b, e, km__add(b->k, e->form, one), line_of(b, src, n));
         else if (e && (e->kind == E_VALUE || (e->kind == E_POINTER && e->induct)))
             e->form = km__add(b->k, e->form, one);
         return e ? e->form : literal(b, nsqueeze(b, src, n));

@@ -71,7 +71,7 @@ void *km__push(km_kernel *k, km_vec *v, size_t sz)
 void km__vecs_free(km_kernel *k)
 {
     km_vec *all[] = {&k->atoms, &k->params, &k->loops, &k->accesses, &k->guards, &k->accs,
-                     &k->locals, &k->sites};
+                     &k->updates, &k->locals, &k->sites};
     for (size_t i = 0; i < HK_ARRAY_LEN(all); i++) {
         hk_free(all[i]->v);
         all[i]->v = NULL;

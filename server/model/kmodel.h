@@ -161,6 +161,21 @@ typedef struct {
     uint32_t line;        /* of the declaration */
 } km_accumulator;
 
+/* One update of an accumulator, in walk order (km_accumulator holds only the first
+ * update's operand): how it combines and what, with the loops and guards in force as for
+ * an access. A register carry of a shared-memory tree (`S[t] = acc = acc + S[t + s]`, whose
+ * store's value is the accumulator's atom) is read from here. */
+typedef struct {
+    uint32_t acc;         /* index in km_accumulators */
+    enum km_op op;        /* as km_accumulator's, for this update alone */
+    km_form operand;
+    const uint32_t *loops;/* enclosing loops, outermost first */
+    uint32_t n_loops;
+    const uint32_t *guards;
+    uint32_t n_guards;
+    uint32_t line;
+} km_acc_update;
+
 enum km_local_kind {
     KM_LOCAL_VALUE,       /* substituted by its definition (form) */
     KM_LOCAL_LOOP_VAR,    /* form: start + step * counter */
@@ -236,6 +251,7 @@ const km_loop *km_loops(const km_kernel *k, size_t *n);
 const km_access *km_accesses(const km_kernel *k, size_t *n);
 const km_guard *km_guards(const km_kernel *k, size_t *n);
 const km_accumulator *km_accumulators(const km_kernel *k, size_t *n);
+const km_acc_update *km_acc_updates(const km_kernel *k, size_t *n);
 const km_local *km_locals(const km_kernel *k, size_t *n);
 const km_read_site *km_read_sites(const km_kernel *k, size_t *n);
 /* __syncthreads() and friends in the kernel body. */

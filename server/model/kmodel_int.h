@@ -29,7 +29,7 @@ struct km_kernel {
     char *name;
     km_block *arena;       /* every string and form of the model */
     km_vec atoms;          /* km_atom */
-    km_vec params, loops, accesses, guards, accs, locals, sites;
+    km_vec params, loops, accesses, guards, accs, updates, locals, sites;
     size_t barriers;
     /* While building: where an allocation failure or a cap jumps to (km_build's one
      * failure exit, which frees the whole model). */

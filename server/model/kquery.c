@@ -23,6 +23,7 @@ const km_loop *km_loops(const km_kernel *k, size_t *n) { VEC(km_loop, loops); }
 const km_access *km_accesses(const km_kernel *k, size_t *n) { VEC(km_access, accesses); }
 const km_guard *km_guards(const km_kernel *k, size_t *n) { VEC(km_guard, guards); }
 const km_accumulator *km_accumulators(const km_kernel *k, size_t *n) { VEC(km_accumulator, accs); }
+const km_acc_update *km_acc_updates(const km_kernel *k, size_t *n) { VEC(km_acc_update, updates); }
 const km_local *km_locals(const km_kernel *k, size_t *n) { VEC(km_local, locals); }
 const km_read_site *km_read_sites(const km_kernel *k, size_t *n) { VEC(km_read_site, sites); }
 

@@ -42,8 +42,9 @@ static const char tpl_tree[] =
     "        if (hk_warp == 0) {\n"
     "            hk_acc = hk_part[min(hk_lane, hk_nwarps - 1u)];\n"
     RD_SHFL("            ", "hk_nwarps")
-    "            if (hk_lane == 0)\n"
-    "                $S[0] = hk_acc;\n"
+    "            if (hk_lane == 0) {\n"
+    "                $S[0] = hk_acc;$CARRY\n"
+    "            }\n"
     "        }\n"
     "        __syncthreads();\n"
     "    }";
@@ -57,6 +58,8 @@ typedef struct {
     enum km_op op;
     uint32_t tid;            /* atom id of threadIdx.x */
     bool pair;               /* the loop writes two arrays: a (value, index) tree? */
+    const char *carry;       /* a register carry (`S[w] = acc = acc + S[w + s]`): its name */
+    uint32_t carry_atom;     /* its $acc atom */
 } bt_tree;
 
 /* Is f exactly the one atom id (coefficient 1)? */
@@ -136,6 +139,99 @@ static bool in_loop(const km_access *a, size_t l)
         if (a->loops[j] == l)
             return true;
     return false;
+}
+
+static bool same_guards(const uint32_t *a, uint32_t na, const uint32_t *b, uint32_t nb)
+{
+    if (na != nb)
+        return false;
+    for (uint32_t i = 0; i < na; i++)
+        if (a[i] != b[i])
+            return false;
+    return true;
+}
+
+/* A tree combined through a register carry (cuda-samples' reduce3 onwards): each thread
+ * keeps its slot's value in an accumulator acc, stored to S[tid] before the tree, and a
+ * level is `acc = acc + S[w + s]; S[w] = acc;` (or `S[w] = acc = acc + S[w + s]`, or a
+ * max/min), so the store's value is the accumulator itself. acc equals S[w] at every level
+ * (only thread w writes S[w], always from acc), so the level is S[w] op= S[w + s]: the
+ * operation, or KM_OP_NONE with the reason in why. Checked from the model: the write's
+ * value is acc alone; the one update of acc inside the tree loop combines S[w + s] by a sum,
+ * max or min under the write's own guards, before it; acc was last stored to S[tid] before
+ * the tree with no update of it after that store but the tree's. How acc is used after the
+ * tree is the caller's to check (the text's, rw_block_tree_form). */
+static enum km_op carry_op(const km_kernel *k, bt_tree *t, char *why, size_t n)
+{
+    const km_access *w = t->comb;
+    size_t na, nacc, nu, nx;
+    const km_atom *at = km_atoms(k, &na);
+    const km_accumulator *accs = km_accumulators(k, &nacc);
+    const km_acc_update *us = km_acc_updates(k, &nu);
+    const km_access *as = km_accesses(k, &nx);
+    uint32_t s = t->loop->counter;
+    if (w->mode != KM_WRITE || w->value.n != 1 || w->value.t[0].coef != 1 || w->value.t[0].n != 1 ||
+        at[w->value.t[0].atoms[0]].kind != KM_ATOM_ACC)
+        return KM_OP_NONE;
+    uint32_t atom = w->value.t[0].atoms[0];
+    long ai = at[atom].loop;
+    if (ai < 0 || (size_t)ai >= nacc)
+        return KM_OP_NONE;
+    const char *acc = accs[ai].name;
+    /* the store before the tree: S[tid] = acc, the last store of S there */
+    const km_access *store = NULL;
+    for (size_t i = 0; i < nx; i++) {
+        const km_access *a = &as[i];
+        if (strcmp(a->buffer, t->array) != 0 || a->mode == KM_READ || a->line >= t->loop->line || in_loop(a, t->loop_ix))
+            continue;
+        store = a->value.n == 1 && a->value.t[0].coef == 1 && a->value.t[0].n == 1 && a->value.t[0].atoms[0] == atom &&
+                form_is_atom(a->index, t->tid) ? a : NULL;
+    }
+    if (!store) {
+        snprintf(why, n, "line %u: the tree's update stores %s, a register carry, but the last store of %s before "
+                 "the tree (line %u) is not %s[threadIdx.x] = %s: the carry is not read as the thread's slot",
+                 w->line, acc, t->array, t->loop->line, t->array, acc);
+        return KM_OP_NONE;
+    }
+    enum km_op op = KM_OP_NONE;
+    uint32_t in_tree = 0;
+    for (size_t i = 0; i < nu; i++) {
+        const km_acc_update *u = &us[i];
+        if (u->acc != (uint32_t)ai)
+            continue;
+        bool inside = false;
+        for (uint32_t j = 0; j < u->n_loops; j++)
+            inside |= u->loops[j] == t->loop_ix;
+        if (!inside) {
+            if (u->line >= store->line) {
+                snprintf(why, n, "line %u: the register carry %s is updated outside the tree after its store to "
+                             "%s[threadIdx.x] (line %u): it no longer equals the thread's slot",
+                         u->line, acc, t->array, store->line);
+                return KM_OP_NONE;
+            }
+            continue;
+        }
+        in_tree++;
+        const km_term *v = u->operand.n == 1 ? &u->operand.t[0] : NULL;
+        bool slot = v && v->coef == 1 && v->n == 1 && at[v->atoms[0]].kind == KM_ATOM_READ &&
+                    strcmp(at[v->atoms[0]].name, t->array) == 0 && form_plus_atom(w->index, at[v->atoms[0]].args[0], s);
+        if (!slot || (u->op != KM_OP_SUM && u->op != KM_OP_MAX && u->op != KM_OP_MIN) || u->line > w->line ||
+            !same_guards(u->guards, u->n_guards, w->guards, w->n_guards)) {
+            snprintf(why, n, "line %u: the tree's register carry %s is not updated as %s op %s[w + %s] (a sum, max "
+                     "or min) under the store's own condition before it is stored to %s[w] (line %u)",
+                     u->line, acc, acc, t->array, t->loop->var ? t->loop->var : "s", t->array, w->line);
+            return KM_OP_NONE;
+        }
+        op = u->op;
+    }
+    if (in_tree != 1) {
+        snprintf(why, n, "line %u: the tree's update stores the register carry %s, which the tree loop updates %u "
+                 "times: only one combination per level is read as the tree", w->line, acc, in_tree);
+        return KM_OP_NONE;
+    }
+    t->carry = acc;
+    t->carry_atom = atom;
+    return op;
 }
 
 /* Does the model read f as blockDim.x (or a named constant: the block size the tree
@@ -317,8 +413,16 @@ static const char *find_tree(const km_kernel *k, bt_tree *t, char *why, size_t n
             return why;
         }
     }
-    /* the combination: S[w] op= S[w + s] */
+    /* the combination: S[w] op= S[w + s], directly or through a register carry */
     t->op = w->mode == KM_RMW ? w->op : write_op(k, w, s);
+    if (t->op == KM_OP_NONE && w->mode == KM_WRITE) {
+        char cw[400] = "";
+        t->op = carry_op(k, t, cw, sizeof cw);
+        if (cw[0]) {
+            snprintf(why, n, "%s", cw);
+            return why;
+        }
+    }
     if (w->mode == KM_RMW) {
         size_t nat;
         const km_atom *at = km_atoms(k, &nat);
@@ -368,6 +472,49 @@ static const char *find_tree(const km_kernel *k, bt_tree *t, char *why, size_t n
             snprintf(why, n, "line %u: %s is %s after the tree at another place than %s[0]: the other slots "
                      "hold the tree's intermediate sums", a->line, t->array, a->mode == KM_READ ? "read" : "written",
                      t->array);
+            return why;
+        }
+    }
+    return NULL;
+}
+
+/* Is g `threadIdx.x == 0` (either side)? */
+static bool guard_thread0(const km_guard *g, uint32_t tid)
+{
+    return !strcmp(g->op, "==") && ((g->lhs.n == 0 && form_is_atom(g->rhs, tid)) ||
+                                    (g->rhs.n == 0 && form_is_atom(g->lhs, tid)));
+}
+
+/* A register carry is the block's result after the tree in thread 0 only (the others hold
+ * partial sums there, which the rewrite does not make): every use of its name after the
+ * tree loop (tokens from b on) must be in a line whose accesses that read it all run under
+ * `threadIdx.x == 0`, and there must be such an access. NULL, or the reason in why. */
+static const char *carry_uses_ok(const km_kernel *k, const bt_tree *t, const char *text, const rw_toks *ts,
+                                 size_t b, char *why, size_t n)
+{
+    size_t na, ng;
+    const km_access *as = km_accesses(k, &na);
+    const km_guard *gs = km_guards(k, &ng);
+    for (size_t j = b; j < ts->n; j++) {
+        if (!rwl_tok_is_ident(ts, j, t->carry))
+            continue;
+        uint32_t line = (uint32_t)rwl_line_at(text, ts->t[j].start);
+        bool seen = false, all0 = true;
+        for (size_t i = 0; i < na; i++) {
+            const km_access *a = &as[i];
+            if (a->line != line || !(km_form_mentions(k, a->value, t->carry_atom) ||
+                                     km_form_mentions(k, a->index, t->carry_atom)))
+                continue;
+            seen = true;
+            bool g0 = false;
+            for (uint32_t g = 0; g < a->n_guards; g++)
+                g0 |= guard_thread0(&gs[a->guards[g]], t->tid);
+            all0 &= g0;
+        }
+        if (!seen || !all0) {
+            snprintf(why, n, "line %u: the tree's register carry %s is used after the tree other than in a store "
+                     "by thread 0 (`if (threadIdx.x == 0) ... = %s`): the other threads' carries hold partial "
+                     "results, which the rewrite does not keep", line, t->carry, t->carry);
             return why;
         }
     }
@@ -1372,6 +1519,8 @@ int rw_block_tree_form(const char *text, size_t len, const an_model *m, size_t k
         else if (!array_type(&ts, t.array, ty, sizeof ty))
             snprintf(why, sizeof why, "line %u: the declaration of %s is not found in the kernel", t.comb->line,
                      t.array), w = why;
+        else if (t.carry)
+            w = carry_uses_ok(k, &t, text, &ts, lb, why, sizeof why);
     }
     if (w) {
         rc = rwp_not_applicable(out, name, f, w);
@@ -1382,7 +1531,11 @@ int rw_block_tree_form(const char *text, size_t len, const an_model *m, size_t k
         snprintf(combine, sizeof combine, "hk_acc += hk_o");
     else
         snprintf(combine, sizeof combine, "hk_acc = (hk_o %s hk_acc) ? hk_o : hk_acc", t.op == KM_OP_MAX ? ">" : "<");
-    const char *kv[] = {"S", t.array, "T", ty, "OP", opname, "COMBINE", combine, NULL};
+    char carry[200] = "";
+    if (t.carry)   /* thread 0's carry ends as the block's result, as after the tree */
+        snprintf(carry, sizeof carry, "\n                %s = hk_acc;   // the tree's register carry, as thread 0 "
+                 "ended it", t.carry);
+    const char *kv[] = {"S", t.array, "T", ty, "OP", opname, "COMBINE", combine, "CARRY", carry, NULL};
     if ((rc = rwl_render(&b, tpl_tree, kv)))
         goto out;
     char *repl = hk_strdup(b.data);
@@ -1391,11 +1544,12 @@ int rw_block_tree_form(const char *text, size_t len, const an_model *m, size_t k
         goto out;
     }
     char *desc = hk_asprintf("kernel %s: shared-memory tree %s of %s (%s, loop at line %u) -> warp shuffles, "
-                             "one shared slot per warp; %s[0] holds the block's result as before, the code before "
-                             "and after the tree is unchanged (same outputs, same per-block partials, same launch); "
-                             "the order of the combination changes%s; assumes a power-of-two 1-D block as the "
-                             "tree does", f->name, opname, t.array, ty, t.loop->line, t.array,
-                             t.op == KM_OP_SUM ? " (a float sum may differ in its last bits)" : "");
+                             "one shared slot per warp; %s[0] holds the block's result as before%s%s%s, the code "
+                             "before and after the tree is unchanged (same outputs, same per-block partials, same "
+                             "launch); the order of the combination changes%s; assumes a power-of-two 1-D block as "
+                             "the tree does", f->name, opname, t.array, ty, t.loop->line, t.array,
+                             t.carry ? " (and thread 0's register carry " : "", t.carry ? t.carry : "",
+                             t.carry ? ")" : "", t.op == KM_OP_SUM ? " (a float sum may differ in its last bits)" : "");
     if (!desc) {
         rc = HK_ENOMEM;
         goto out;

@@ -10,7 +10,10 @@
  * function), an unrolled last warp, an unguarded
  * (racing) update, a doubling loop whose guard picks no tree's pairs, an
  * early return before the tree, a 2-D block, a tree with no barrier, a loop quartering its
- * step. Pair trees (value,
+ * step; a register carry (`S[t] = acc = acc + S[t + s]`, or the update and the store
+ * apart) whose thread 0 writes the register, and its refusals (the register used by every
+ * thread after the tree, changed after its store, a level adding more, a slot not stored
+ * from it). Pair trees (value,
  * index): an argmax through a __device__ combine in a furthest-point pick's spelling, an
  * argmin through inline selects, a guarded copy; refused: a combine that is no argmax (or
  * two sums), a read of a slot after its store, another slot read after the tree, no
@@ -644,6 +647,76 @@ static void coarsened_ge_one(void **state)
     free(src);
 }
 
+/* src with its one occurrence of from replaced by to (a new string). */
+static char *replaced(const char *src, const char *from, const char *to)
+{
+    const char *at = strstr(src, from);
+    assert_non_null(at);
+    assert_null(strstr(at + 1, from));
+    size_t a = (size_t)(at - src), fl = strlen(from), tl = strlen(to), sl = strlen(src);
+    char *o = malloc(sl - fl + tl + 1);
+    assert_non_null(o);
+    memcpy(o, src, a);
+    memcpy(o + a, to, tl);
+    memcpy(o + a + tl, at + fl, sl - a - fl + 1);
+    return o;
+}
+
+/* session 37 (cuda-samples' reduce3 onwards spell the tree so): a register carry, stored
+ * to the thread's slot before the tree and updated with the slot s away at every level
+ * (`slot[t] = carry = carry + slot[t + h]` in one statement, or `best = fmaxf(best, m[t +
+ * k]); m[t] = best;` in two), thread 0 writing the register after the tree. The tree is
+ * rewritten and thread 0's register ends as the block's result, as it did. */
+static void carry_chained(void **state)
+{
+    (void)state;
+    char *src = rwf_data_file("rewrite_tree/carry_chained.cu");
+    tree_applies(src, "pairsum_carry", "slot[t + h]",
+                 (const char *const[]){"carry += in[g + blockDim.x];", "slot[t] = carry;",
+                                       "partial[blockIdx.x] = carry;", "slot[0] = hk_acc;",
+                                       "carry = hk_acc;   // the tree's register carry", NULL});
+    free(src);
+}
+
+static void carry_split(void **state)
+{
+    (void)state;
+    char *src = rwf_data_file("rewrite_tree/carry_split.cu");
+    tree_applies(src, "rowmax_carry", "m[t + k]",
+                 (const char *const[]){"best = fmaxf(best, x[row * cols + c]);", "m[t] = best;",
+                                       "rowmax[row] = best * scale;", "hk_acc = (hk_o > hk_acc) ? hk_o : hk_acc",
+                                       "best = hk_acc;   // the tree's register carry", NULL});
+    free(src);
+}
+
+/* What a carry's spelling may not do, each refused at its line: every thread using the
+ * register after the tree (the others held partial sums), the register changed between its
+ * store and the tree, a level that adds something besides the slot s away, a slot that
+ * was not the register's store before the tree. */
+static void carry_refusals(void **state)
+{
+    (void)state;
+    char *src = rwf_data_file("rewrite_tree/carry_chained.cu");
+    char *v = replaced(src, "    if (t == 0)\n        partial[blockIdx.x] = carry;",
+                       "    partial[blockIdx.x * blockDim.x + t] = carry;");
+    tree_refused(v, "pairsum_carry", "line 23: the tree's register carry carry is used after the tree other than "
+                                     "in a store by thread 0");
+    free(v);
+    v = replaced(src, "    slot[t] = carry;\n", "    slot[t] = carry;\n    carry *= 2;\n");
+    tree_refused(v, "pairsum_carry", "line 17: the register carry carry is updated outside the tree after its "
+                                     "store to slot[threadIdx.x] (line 16)");
+    free(v);
+    v = replaced(src, "carry + slot[t + h];", "carry + slot[t + h] + 1.0f;");
+    tree_refused(v, "pairsum_carry", "line 20: the tree's register carry carry is not updated as carry op "
+                                     "slot[w + h]");
+    free(v);
+    v = replaced(src, "    slot[t] = carry;\n", "    slot[t] = 0.0f;\n");
+    tree_refused(v, "pairsum_carry", "the last store of slot before the tree (line 18) is not "
+                                     "slot[threadIdx.x] = carry");
+    free(v);
+    free(src);
+}
+
 static void unguarded_refused(void **state)
 {
     (void)state;
@@ -892,6 +965,9 @@ int main(void)
         cmocka_unit_test(pair_other_orders_refused),
         cmocka_unit_test(unrolled_last_warp_refused),
         cmocka_unit_test(coarsened_ge_one),
+        cmocka_unit_test(carry_chained),
+        cmocka_unit_test(carry_split),
+        cmocka_unit_test(carry_refusals),
         cmocka_unit_test(unguarded_refused),
         cmocka_unit_test(doubling_wrong_guard_refused),
         cmocka_unit_test(early_return_refused),

@@ -7,7 +7,9 @@
  * thread orders; every output must match (integers and maxima exactly, float sums within
  * a relative tolerance). A rewrite with its warp step cut short must differ, and so must
  * the column sum's rewrite against its tree stopped at `h >= 2`, so the check cannot pass
- * vacuously. */
+ * vacuously. Session 37: two trees through a register carry that thread 0 writes after
+ * the tree (a chained sum, a max with the update and the store apart); the chained one
+ * cut short, or with thread 0's register left unset, must differ. */
 #include "analysis/analysis.h"
 #include "core/hk.h"
 #include "rewrites/rewrite.h"
@@ -202,6 +204,51 @@ static void emulated_runs(void **state)
         unload(&fx);
     }
     free(colsum);
+    /* session 37: trees through a register carry, the register written by thread 0 after
+     * the tree (tests/data/rewrite_tree/carry_chained.cu: a sum of two inputs per thread,
+     * chained `slot[t] = carry = carry + slot[t + h]`; carry_split.cu: a row max, the update
+     * and the store apart); ragged sizes, blocks of one to eight warps. The rewrite must
+     * leave thread 0's register as the tree did: cut short, or without the register's
+     * assignment (the partials would be each block's thread 0 pair only), it differs. */
+    static const char carry_drv[] =
+        "for (unsigned b : {32u, 64u, 256u})\n"
+        "    for (unsigned n : {1u, 700u, 5000u}) {\n"
+        "        emu::buf<float> in(n);\n"
+        "        in.fill((int)(n + b));\n"
+        "        const unsigned g = (n + 2 * b - 1) / (2 * b);\n"
+        "        PAIR(float, \"pairsum\", g, 1e-5, 10.0 * n, emu::launch(dim3(g), dim3(b), b * sizeof(float), [&] { NS::pairsum_carry<float>(in, out, n); }));\n"
+        "    }\n";
+    char *carry = rwf_data_file("rewrite_tree/carry_chained.cu");
+    emulate_tree("tree_carry", carry, "pairsum_carry", carry_drv, false);
+    emulate_tree("tree_carry_broken", carry, "pairsum_carry", carry_drv, true);
+    {
+        fixture fx;
+        load_text(carry, &fx);
+        rw_result r;
+        assert_int_equal(rw_block_tree(fx.text, fx.len, fx.m, kernel(&fx, "pairsum_carry"), &r), HK_OK);
+        assert_true(r.applicable);
+        char *noset = strdup(r.text);
+        assert_non_null(noset);
+        char *at = strstr(noset, "carry = hk_acc;");
+        assert_non_null(at);
+        memcpy(at, "(void)hk_acc;  ", 15);
+        emu_batch_add_pair(&batch, "tree_carry_unset", carry, noset, emu_helpers, carry_drv, EMU_DIFFERS);
+        free(noset);
+        rw_result_free(&r);
+        unload(&fx);
+    }
+    free(carry);
+    static const char rowmax_drv[] =
+        "for (unsigned b : {32u, 128u, 512u})\n"
+        "    for (int cols : {1, 45, 1000}) {\n"
+        "        const int rows = 3;\n"
+        "        emu::buf<float> x(rows * cols);\n"
+        "        x.fill(cols + (int)b);\n"
+        "        PAIR(float, \"rowmax\", rows, 0, 0, emu::launch(dim3(rows), dim3(b), 0, [&] { NS::rowmax_carry(x, out, cols, 0.5f); }));\n"
+        "    }\n";
+    char *rowmax = rwf_data_file("rewrite_tree/carry_split.cu");
+    emulate_tree("tree_carry_split", rowmax, "rowmax_carry", rowmax_drv, false);
+    free(rowmax);
     emu_batch_run(&batch);
 }
 
