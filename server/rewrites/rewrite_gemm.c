@@ -165,6 +165,32 @@ static bool leading_dim(const char *c, const char *row, const char *k, char *ld,
     return *ld != '\0';
 }
 
+/* A and B of loop g with row index irow and column index icol: A read as
+ * A[row * lda + k], B as B[k * ldb + col] (the product's operands in either order). Fills
+ * pa, pb, their index texts ia, ib (PT_EXPR each) and lda, ldb; NULL, or the reason when
+ * the reads have another shape. */
+static const char *gemm_operands(const pt_gemm_loop *g, const pt_index *irow, const pt_index *icol,
+                                 const an_param **pa, const an_param **pb, char *ia, char *ib, char *lda,
+                                 char *ldb)
+{
+    *pa = g->pa;
+    *pb = g->pb;
+    snprintf(ia, PT_EXPR, "%s", g->ia);
+    snprintf(ib, PT_EXPR, "%s", g->ib);
+    if (!leading_dim(ia, irow->name, g->kv, lda, PT_EXPR)) {
+        /* B[...] * A[...]: swap */
+        *pa = g->pb;
+        *pb = g->pa;
+        snprintf(ia, PT_EXPR, "%s", g->ib);
+        snprintf(ib, PT_EXPR, "%s", g->ia);
+        if (!leading_dim(ia, irow->name, g->kv, lda, PT_EXPR))
+            return EN(RW_GEMM_A_ROW);
+    }
+    if (!leading_dim(ib, g->kv, icol->name, ldb, PT_EXPR))
+        return EN(RW_GEMM_B_ROW);
+    return NULL;
+}
+
 /* The shape of a kernel without a bounds check (the launch alone gives M and N): index
  * declarations `row` from .y and `col` from .x, then the body to the end. Its bounds are
  * the launch's own extents (gridDim.y * blockDim.y, gridDim.x * blockDim.x) when the
@@ -284,29 +310,21 @@ int rw_tiled_gemm(const char *text, size_t len, const an_model *m, size_t kernel
             goto nomem;
         goto na;
     }
-    const an_param *pa = g.pa, *pb = g.pb;
+    const an_param *pa, *pb;
     const char *t = g.t, *acc = g.acc, *kv_name = g.kv;
     size_t e = g.end;
     char ia[PT_EXPR], ib[PT_EXPR], lda[PT_EXPR], ldb[PT_EXPR], ta[PT_EXPR], tb[PT_EXPR];
-    snprintf(ia, sizeof ia, "%s", g.ia);
-    snprintf(ib, sizeof ib, "%s", g.ib);
-    if (!leading_dim(ia, irow->name, kv_name, lda, sizeof lda)) {
-        /* B[...] * A[...]: swap */
-        const an_param *tp = pa;
-        pa = pb;
-        pb = tp;
-        char tmp[PT_EXPR];
-        snprintf(tmp, sizeof tmp, "%s", ia);
-        snprintf(ia, sizeof ia, "%s", ib);
-        snprintf(ib, sizeof ib, "%s", tmp);
-        if (!leading_dim(ia, irow->name, kv_name, lda, sizeof lda)) {
-            why = EN(RW_GEMM_A_ROW);
+    /* rows from .y and columns from .x, or the reverse (x indexing rows, as many naive
+     * SGEMMs write it): the tiled body walks the tiles over the whole grid, so only which
+     * index is C's row matters. A kernel the launch sizes keeps rows from .y, its bounds
+     * being the launch's extents along those axes (launch_shape). */
+    if ((why = gemm_operands(&g, irow, icol, &pa, &pb, ia, ib, lda, ldb))) {
+        if (from_launch || gemm_operands(&g, icol, irow, &pa, &pb, ia, ib, lda, ldb))
             goto na;
-        }
-    }
-    if (!leading_dim(ib, kv_name, icol->name, ldb, sizeof ldb)) {
-        why = EN(RW_GEMM_B_ROW);
-        goto na;
+        const pt_index *swap = irow;
+        irow = icol;
+        icol = swap;
+        why = NULL;
     }
     rwp_pointee_type(pa, ta, sizeof ta);
     rwp_pointee_type(pb, tb, sizeof tb);
