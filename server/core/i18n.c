@@ -4123,6 +4123,8 @@ static const struct hk_msg_entry msgs[HK_MSG_COUNT] = {
       "k 循环的上界过长"),
     M(RW_REC_MM_K_BODY, "the k loop is not `acc += A[...] * B[...];` over two pointer parameters",
       "k 循环不是对两个指针参数的 `acc += A[...] * B[...];`"),
+    M(RW_REC_MM_MEM_BODY, "the guarded body is not `C[...] *= s;` (optional) then a k loop `C[...] += A[...] * B[...];` into that element of C (scalar factors allowed), over three pointer parameters",
+      "受保护的代码不是（可选的）`C[...] *= s;` 之后接一个累加到 C 的同一元素的 k 循环 `C[...] += A[...] * B[...];`（允许标量因子），且涉及三个指针参数"),
     M(RW_REC_MM_BODY_TOO_BIG, "the body is far larger than a GEMM",
       "函数体远大于一个 GEMM"),
     M(RW_REC_MM_INDICES, "the indices are not a GEMM's (row from .y, column from .x, batch from .z) or a GEMV's (row from .x)",
