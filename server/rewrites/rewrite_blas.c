@@ -468,12 +468,20 @@ static bool scalar_factor(const km_kernel *k, const km_term *t, expr_text *o, ch
     return host_term(k, &s, true, o, bad, bn, 0);
 }
 
-/* Is a C[same] *= s before the update w (C += ... in the k loop): the beta of a GEMM that
- * scales C first and accumulates into it after (PolyBench's spelling)? */
+/* Is a C[same] = 0 store (the empty form is 0) before an update? */
+static bool zero_store(const km_access *a)
+{
+    return a->mode == KM_WRITE && !a->atomic && a->value.n == 0;
+}
+
+/* Is a C[same] *= s, or C[same] = 0, before the update w (C += ... in the k loop): the beta
+ * of a GEMM or GEMV that scales C first (or zeroes it: beta 0) and accumulates into it
+ * after (PolyBench's spelling, and `y[i] = 0; for (...) y[i] += A[...] * x[...];`)? */
 static bool prescale(const km_access *a, const km_access *w)
 {
-    return a->mode == KM_RMW && a->op == KM_OP_PRODUCT && !a->atomic && w->mode == KM_RMW &&
-           w->op == KM_OP_SUM && a->line < w->line && km_form_equal(a->index, w->index);
+    return ((a->mode == KM_RMW && a->op == KM_OP_PRODUCT && !a->atomic) || zero_store(a)) && w->mode == KM_RMW &&
+           w->op == KM_OP_SUM && w->n_loops > a->n_loops && a->line < w->line &&
+           km_form_equal(a->index, w->index);
 }
 
 /* The one global write of the kernel (and *scale, a C *= beta before it, or NULL), which
@@ -582,7 +590,14 @@ static bool scalars_of(const km_kernel *k, const km_access *w, const km_access *
     } else if (ok) {
         snprintf(g->alpha, sizeof g->alpha, "%s", al.n ? al.s : "0");
     }
-    if (ok && scale) {
+    if (ok && scale && zero_store(scale)) {
+        /* C = 0; C += ...: the old C does not enter */
+        ok = be.n == 0;
+        if (ok)
+            snprintf(g->beta, sizeof g->beta, "0");
+        else
+            snprintf(bad, sizeof bad, EN(RW_BLAS_SCALING), w->buffer, scale->line);
+    } else if (ok && scale) {
         /* C *= s; C += ...: the old C enters scaled by s */
         ok = be.n == 0 && scale->element_value.n == 1 &&
              scalar_factor(k, &scale->element_value.t[0], &be, bad, sizeof bad);

@@ -165,6 +165,32 @@ static bool leading_dim(const char *c, const char *row, const char *k, char *ld,
     return *ld != '\0';
 }
 
+/* A and B of loop g with row index irow and column index icol: A read as
+ * A[row * lda + k], B as B[k * ldb + col] (the product's operands in either order). Fills
+ * pa, pb, their index texts ia, ib (PT_EXPR each) and lda, ldb; NULL, or the reason when
+ * the reads have another shape. */
+static const char *gemm_operands(const pt_gemm_loop *g, const pt_index *irow, const pt_index *icol,
+                                 const an_param **pa, const an_param **pb, char *ia, char *ib, char *lda,
+                                 char *ldb)
+{
+    *pa = g->pa;
+    *pb = g->pb;
+    snprintf(ia, PT_EXPR, "%s", g->ia);
+    snprintf(ib, PT_EXPR, "%s", g->ib);
+    if (!leading_dim(ia, irow->name, g->kv, lda, PT_EXPR)) {
+        /* B[...] * A[...]: swap */
+        *pa = g->pb;
+        *pb = g->pa;
+        snprintf(ia, PT_EXPR, "%s", g->ib);
+        snprintf(ib, PT_EXPR, "%s", g->ia);
+        if (!leading_dim(ia, irow->name, g->kv, lda, PT_EXPR))
+            return EN(RW_GEMM_A_ROW);
+    }
+    if (!leading_dim(ib, g->kv, icol->name, ldb, PT_EXPR))
+        return EN(RW_GEMM_B_ROW);
+    return NULL;
+}
+
 /* The shape of a kernel without a bounds check (the launch alone gives M and N): index
  * declarations `row` from .y and `col` from .x, then the body to the end. Its bounds are
  * the launch's own extents (gridDim.y * blockDim.y, gridDim.x * blockDim.x) when the
@@ -236,6 +262,42 @@ static int launch_shape(const char *text, size_t len, const an_function *f, cons
     return HK_OK;
 }
 
+/* May statements [a, b) after the k loop run as the tiled kernel's epilogue, where only the
+ * parameters, acc, the row and column indices and the file's constants are in scope? NULL
+ * (with *writes set when they store to a pointer parameter), or the reason. Tokens inside
+ * brackets are skipped when in_brackets is false (the scale factors of the memory form,
+ * whose operands' indices name the k index). */
+static const char *epilogue_check(const rw_toks *ts, size_t a, size_t b, const an_function *f, const an_model *m,
+                                  const char *acc, const pt_index *irow, const pt_index *icol, const char *kv_name,
+                                  bool in_brackets, bool *writes)
+{
+    int depth = 0;
+    for (size_t j = a; j < b; j++) {
+        if (!in_brackets && (rwl_tok_is(ts, j, "[") || rwl_tok_is(ts, j, "]"))) {
+            depth += rwl_tok_is(ts, j, "[") ? 1 : -1;
+            continue;
+        }
+        if (depth > 0)
+            continue;
+        if (rwl_tok_is(ts, j, "for") || rwl_tok_is(ts, j, "while") || rwl_tok_is(ts, j, "do") || rwl_tok_is(ts, j, "return") ||
+            rwl_tok_is(ts, j, "goto") || rwl_tok_is(ts, j, "__syncthreads") || rwl_tok_is(ts, j, kv_name))
+            return EN(RW_GEMM_AFTER_HOLDS);
+        if (rwp_tok_ident(ts, j) && !(j > 0 && (rwl_tok_is(ts, j - 1, ".") || rwl_tok_is(ts, j - 1, "->"))) &&
+            !rwl_tok_is(ts, j + 1, "(") && !rwp_param_named(f, ts, j) && !rwl_tok_is(ts, j, acc) &&
+            !rwl_tok_is(ts, j, irow->name) && !rwl_tok_is(ts, j, icol->name) && !rwp_is_type_word(ts, j) &&
+            !rwl_tok_is(ts, j, "const") && !rwl_tok_is(ts, j, "if") && !rwl_tok_is(ts, j, "else")) {
+            bool tunable = false;
+            for (size_t i = 0; i < m->n_tunables && !tunable; i++)
+                tunable = rwl_tok_is(ts, j, m->tunables[i].name);
+            if (!tunable)
+                return EN(RW_GEMM_AFTER_LOCAL);
+        }
+        if (rwp_param_named(f, ts, j) && rwp_param_named(f, ts, j)->pointer_depth == 1 && rwl_tok_is(ts, j + 1, "["))
+            *writes = true;
+    }
+    return NULL;
+}
+
 int rw_tiled_gemm(const char *text, size_t len, const an_model *m, size_t kernel, int tile_m, int tile_n,
                   int tile_k, rw_result *out)
 {
@@ -279,34 +341,42 @@ int rw_tiled_gemm(const char *text, size_t len, const an_model *m, size_t kernel
         goto na;
     }
     pt_gemm_loop g;
+    pt_gemm_mem mm;
+    bool in_memory = false;
     if ((why = rwp_match_gemm_loop(f, &ts, s.body_a, s.body_b, NULL, 0, &g))) {
         if (strcmp(why, hk_strerror(HK_ENOMEM)) == 0)
             goto nomem;
-        goto na;
-    }
-    const an_param *pa = g.pa, *pb = g.pb;
-    const char *t = g.t, *acc = g.acc, *kv_name = g.kv;
-    size_t e = g.end;
-    char ia[PT_EXPR], ib[PT_EXPR], lda[PT_EXPR], ldb[PT_EXPR], ta[PT_EXPR], tb[PT_EXPR];
-    snprintf(ia, sizeof ia, "%s", g.ia);
-    snprintf(ib, sizeof ib, "%s", g.ib);
-    if (!leading_dim(ia, irow->name, kv_name, lda, sizeof lda)) {
-        /* B[...] * A[...]: swap */
-        const an_param *tp = pa;
-        pa = pb;
-        pb = tp;
-        char tmp[PT_EXPR];
-        snprintf(tmp, sizeof tmp, "%s", ia);
-        snprintf(ia, sizeof ia, "%s", ib);
-        snprintf(ib, sizeof ib, "%s", tmp);
-        if (!leading_dim(ia, irow->name, kv_name, lda, sizeof lda)) {
-            why = EN(RW_GEMM_A_ROW);
+        /* no accumulator: the k loop may sum into C's element itself, after a beta scaling
+         * (`C[I] *= beta; for (...) C[I] += alpha * A[..] * B[..];`): the same product, its
+         * sum then kept in a register and added once (reassociated, as any tiling is) */
+        const char *mwhy = rwp_match_gemm_mem_loop(f, &ts, s.body_a, s.body_b, &g, &mm);
+        if (mwhy) {
+            /* the reason of the form the body starts like: a loop, or a scaling `*=` */
+            bool scales = false;
+            for (size_t j = s.body_a, e1 = rwl_stmt_end(&ts, s.body_a, s.body_b); j < e1 && !scales; j++)
+                scales = rwl_tok_is(&ts, j, "*=");
+            if (scales || rwl_tok_is(&ts, s.body_a, "for"))
+                why = mwhy;
             goto na;
         }
+        in_memory = true;
+        why = NULL;
     }
-    if (!leading_dim(ib, kv_name, icol->name, ldb, sizeof ldb)) {
-        why = EN(RW_GEMM_B_ROW);
-        goto na;
+    const an_param *pa, *pb;
+    const char *t = g.t, *acc = in_memory ? "hk_ksum" : g.acc, *kv_name = g.kv;
+    size_t e = g.end;
+    char ia[PT_EXPR], ib[PT_EXPR], lda[PT_EXPR], ldb[PT_EXPR], ta[PT_EXPR], tb[PT_EXPR];
+    /* rows from .y and columns from .x, or the reverse (x indexing rows, as many naive
+     * SGEMMs write it): the tiled body walks the tiles over the whole grid, so only which
+     * index is C's row matters. A kernel the launch sizes keeps rows from .y, its bounds
+     * being the launch's extents along those axes (launch_shape). */
+    if ((why = gemm_operands(&g, irow, icol, &pa, &pb, ia, ib, lda, ldb))) {
+        if (from_launch || gemm_operands(&g, icol, irow, &pa, &pb, ia, ib, lda, ldb))
+            goto na;
+        const pt_index *swap = irow;
+        irow = icol;
+        icol = swap;
+        why = NULL;
     }
     rwp_pointee_type(pa, ta, sizeof ta);
     rwp_pointee_type(pb, tb, sizeof tb);
@@ -316,38 +386,38 @@ int rw_tiled_gemm(const char *text, size_t len, const an_model *m, size_t kernel
     }
     /* the epilogue: the statements after the loop, kept verbatim */
     size_t ea = e, eb = s.body_b;
-    if (ea >= eb) {
+    if (ea >= eb && !in_memory) {
         why = EN(RW_GEMM_NOTHING_WRITTEN);
         goto na;
     }
     bool writes = false;
-    for (size_t j = ea; j < eb; j++) {
-        if (rwl_tok_is(&ts, j, "for") || rwl_tok_is(&ts, j, "while") || rwl_tok_is(&ts, j, "do") || rwl_tok_is(&ts, j, "return") ||
-            rwl_tok_is(&ts, j, "goto") || rwl_tok_is(&ts, j, "__syncthreads") || rwl_tok_is(&ts, j, kv_name)) {
-            why = EN(RW_GEMM_AFTER_HOLDS);
+    if ((why = epilogue_check(&ts, ea, eb, f, m, acc, irow, icol, kv_name, true, &writes)))
+        goto na;
+    if (in_memory) {
+        /* the memory form's epilogue: its scaling, then C[I] += scale * sum, then the rest */
+        if ((why = epilogue_check(&ts, mm.pre_a, mm.pre_b, f, m, acc, irow, icol, kv_name, true, &writes)) ||
+            (why = epilogue_check(&ts, mm.lhs_a, mm.lhs_b, f, m, acc, irow, icol, kv_name, true, &writes)) ||
+            (why = epilogue_check(&ts, mm.lhs_b + 1, g.end, f, m, acc, irow, icol, kv_name, false, &writes)))
             goto na;
-        }
-        if (rwp_tok_ident(&ts, j) && !(j > 0 && (rwl_tok_is(&ts, j - 1, ".") || rwl_tok_is(&ts, j - 1, "->"))) &&
-            !rwl_tok_is(&ts, j + 1, "(") && !rwp_param_named(f, &ts, j) && !rwl_tok_is(&ts, j, acc) &&
-            !rwl_tok_is(&ts, j, irow->name) && !rwl_tok_is(&ts, j, icol->name) && !rwp_is_type_word(&ts, j) &&
-            !rwl_tok_is(&ts, j, "const") && !rwl_tok_is(&ts, j, "if") && !rwl_tok_is(&ts, j, "else")) {
-            bool tunable = false;
-            for (size_t i = 0; i < m->n_tunables && !tunable; i++)
-                tunable = rwl_tok_is(&ts, j, m->tunables[i].name);
-            if (!tunable) {
-                why = EN(RW_GEMM_AFTER_LOCAL);
-                goto na;
-            }
-        }
-        if (rwp_param_named(f, &ts, j) && rwp_param_named(f, &ts, j)->pointer_depth == 1 && rwl_tok_is(&ts, j + 1, "["))
-            writes = true;
+        char *pre = mm.pre_b > mm.pre_a ? rwl_tok_text(&ts, mm.pre_a, mm.pre_b) : NULL;
+        char *lhs = rwl_tok_text(&ts, mm.lhs_a, mm.lhs_b);
+        char *rest = ea < eb ? rwl_tok_text(&ts, ea, eb) : NULL;
+        if (lhs && (mm.pre_b == mm.pre_a || pre) && (ea == eb || rest))
+            epi = hk_asprintf("%s%s%s += %s%s%s;%s%s", pre ? pre : "", pre ? " " : "", lhs,
+                              mm.scale, mm.scale[0] ? " * " : "", acc, rest ? " " : "",
+                              rest ? rest : "");
+        hk_free(pre);
+        hk_free(lhs);
+        hk_free(rest);
+        if (!epi)
+            goto nomem;
+    } else if (!(epi = rwl_tok_text(&ts, ea, eb))) {
+        goto nomem;
     }
     if (!writes) {
         why = EN(RW_GEMM_AFTER_NO_PARAM);
         goto na;
     }
-    if (!(epi = rwl_tok_text(&ts, ea, eb)))
-        goto nomem;
     /* shared reads: vector loads of TM/2 (TN/2) consecutive values when that run is a
      * multiple of the vector width, else one value at a time */
     bool dbl = strcmp(t, "double") == 0;

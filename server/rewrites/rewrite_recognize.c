@@ -1072,25 +1072,15 @@ static const an_param *loop_operand(const an_function *f, const rw_toks *ts, siz
     return rwp_param_named(f, ts, k);
 }
 
-const char *rwp_match_gemm_loop(const an_function *f, const rw_toks *ts, size_t a, size_t end,
-                                   const pt_alias *al, size_t n_al, pt_gemm_loop *g)
+/* The k loop's header `for (int kk = 0; kk < K; kk++)` of the statement [k, e): g's kv and
+ * kb, *close the header's `)`. NULL, or the reason. */
+static const char *gemm_k_header(const rw_toks *ts, size_t k, size_t e, pt_gemm_loop *g, size_t *close)
 {
-    memset(g, 0, sizeof *g);
-    /* T acc = 0; */
-    size_t k = a, e = rwl_stmt_end(ts, k, end);
-    if (!(rwl_tok_is(ts, k, "float") || rwl_tok_is(ts, k, "double")) || !rwp_tok_ident(ts, k + 1) ||
-        !rwl_tok_is(ts, k + 2, "=") || !rwl_tok_is(ts, e - 1, ";") || !is_zero_literal(ts, k + 3, e - 1))
-        return EN(RW_REC_MM_NO_ACC);
-    rwp_tok_copy(ts, k, g->t, sizeof g->t);
-    rwp_tok_copy(ts, k + 1, g->acc, sizeof g->acc);
-    /* for (int kk = 0; kk < K; kk++) acc += A[row * LDA + kk] * B[kk * LDB + col]; */
-    k = e;
-    e = rwl_stmt_end(ts, k, end);
     size_t q = k + 2;
     while (q < e && rwp_is_type_word(ts, q))
         q++;
     rwp_tok_copy(ts, q, g->kv, sizeof g->kv);
-    size_t cl = rwl_tok_is(ts, k, "for") ? rwl_match_close(ts, k + 1) : ts->n;
+    size_t cl = *close = rwl_tok_is(ts, k, "for") ? rwl_match_close(ts, k + 1) : ts->n;
     if (cl >= e || q == k + 2 || !rwl_tok_is(ts, q + 1, "=") || !rwl_tok_is(ts, q + 2, "0") ||
         !rwl_tok_is(ts, q + 3, ";") || !rwl_tok_is(ts, q + 4, g->kv) || !rwl_tok_is(ts, q + 5, "<"))
         return EN(RW_REC_MM_NO_K_LOOP);
@@ -1111,6 +1101,27 @@ const char *rwp_match_gemm_loop(const an_function *f, const rw_toks *ts, size_t 
     hk_free(kb);
     if (!fits)
         return EN(RW_REC_MM_K_BOUND_LONG);
+    return NULL;
+}
+
+const char *rwp_match_gemm_loop(const an_function *f, const rw_toks *ts, size_t a, size_t end,
+                                   const pt_alias *al, size_t n_al, pt_gemm_loop *g)
+{
+    memset(g, 0, sizeof *g);
+    /* T acc = 0; */
+    size_t k = a, e = rwl_stmt_end(ts, k, end);
+    if (!(rwl_tok_is(ts, k, "float") || rwl_tok_is(ts, k, "double")) || !rwp_tok_ident(ts, k + 1) ||
+        !rwl_tok_is(ts, k + 2, "=") || !rwl_tok_is(ts, e - 1, ";") || !is_zero_literal(ts, k + 3, e - 1))
+        return EN(RW_REC_MM_NO_ACC);
+    rwp_tok_copy(ts, k, g->t, sizeof g->t);
+    rwp_tok_copy(ts, k + 1, g->acc, sizeof g->acc);
+    /* for (int kk = 0; kk < K; kk++) acc += A[row * LDA + kk] * B[kk * LDB + col]; */
+    k = e;
+    e = rwl_stmt_end(ts, k, end);
+    size_t cl;
+    const char *why = gemm_k_header(ts, k, e, g, &cl);
+    if (why)
+        return why;
     size_t ba = cl + 1, bb = e;
     if (rwl_tok_is(ts, ba, "{") && rwl_match_close(ts, ba) == bb - 1) {
         ba++;
@@ -1132,6 +1143,100 @@ const char *rwp_match_gemm_loop(const an_function *f, const rw_toks *ts, size_t 
         return EN(RW_REC_MM_K_BODY);
     rwp_compact(ts, p1 + 2, c1, g->ia, sizeof g->ia);
     rwp_compact(ts, c1 + 4, c2, g->ib, sizeof g->ib);
+    g->end = e;
+    return NULL;
+}
+
+/* An element C[I] of a pointer parameter at token k of [k, e): the token after its `]`,
+ * or ts->n. */
+static size_t param_element(const an_function *f, const rw_toks *ts, size_t k, size_t e, const an_param **p)
+{
+    *p = rwp_param_named(f, ts, k);
+    if (!*p || (*p)->pointer_depth != 1 || !rwl_tok_is(ts, k + 1, "["))
+        return ts->n;
+    size_t c = rwl_match_close(ts, k + 1);
+    return c < e ? c + 1 : ts->n;
+}
+
+const char *rwp_match_gemm_mem_loop(const an_function *f, const rw_toks *ts, size_t a, size_t end,
+                                    pt_gemm_loop *g, pt_gemm_mem *mm)
+{
+    memset(g, 0, sizeof *g);
+    memset(mm, 0, sizeof *mm);
+    size_t k = a, e = rwl_stmt_end(ts, k, end);
+    char pre[PT_EXPR] = "", lhs[PT_EXPR];
+    const an_param *pc = NULL, *pp;
+    mm->pre_a = mm->pre_b = a;
+    if (!rwl_tok_is(ts, k, "for")) {
+        /* C[I] *= S; */
+        size_t c = param_element(f, ts, k, e, &pc);
+        if (c >= e || !rwl_tok_is(ts, c, "*=") || !rwl_tok_is(ts, e - 1, ";") || c + 1 >= e - 1 ||
+            rwp_has_side_effects(ts, c + 1, e - 1))
+            return EN(RW_REC_MM_MEM_BODY);
+        rwp_compact(ts, k, c, pre, sizeof pre);
+        mm->pre_a = k;
+        mm->pre_b = e;
+        k = e;
+        e = rwl_stmt_end(ts, k, end);
+    }
+    size_t cl;
+    const char *why = gemm_k_header(ts, k, e, g, &cl);
+    if (why)
+        return why;
+    size_t ba = cl + 1, bb = e;
+    if (rwl_tok_is(ts, ba, "{") && rwl_match_close(ts, ba) == bb - 1) {
+        ba++;
+        bb--;
+    }
+    /* C[I] += F * A[...] * B[...]; with I free of the k index, C the array scaled before */
+    size_t c = param_element(f, ts, ba, bb, &pp);
+    if (c >= bb || !rwl_tok_is(ts, c, "+=") || !rwl_tok_is(ts, bb - 1, ";") || (pc && pc != pp))
+        return EN(RW_REC_MM_MEM_BODY);
+    rwp_compact(ts, ba, c, lhs, sizeof lhs);
+    if ((pre[0] && strcmp(pre, lhs) != 0) || rwp_names(lhs, g->kv) || rwp_has_side_effects(ts, ba, c))
+        return EN(RW_REC_MM_MEM_BODY);
+    pc = pp;
+    mm->lhs_a = ba;
+    mm->lhs_b = c;
+    /* the factors: two reads of other pointer parameters, the rest single names or numbers
+     * (not the k index) */
+    size_t q = c + 1, n_ops = 0, sl = 0;
+    for (;;) {
+        size_t fe;
+        const an_param *po;
+        if ((fe = param_element(f, ts, q, bb - 1, &po)) < bb) {
+            if (n_ops == 2 || po == pc)
+                return EN(RW_REC_MM_MEM_BODY);
+            char *ix = n_ops == 0 ? g->ia : g->ib;
+            rwp_compact(ts, q + 2, fe - 1, ix, PT_EXPR);
+            if (n_ops++ == 0)
+                g->pa = po;
+            else
+                g->pb = po;
+        } else {
+            const an_param *ps = rwp_param_named(f, ts, q);
+            fe = q + 1;
+            if (q >= bb - 1 || (ps && ps->pointer_depth) || rwl_tok_is(ts, q, g->kv) ||
+                !(rwp_tok_ident(ts, q) || ts->t[q].kind == T_NUMBER) ||
+                rwl_tok_is(ts, fe, "(") || rwl_tok_is(ts, fe, "["))
+                return EN(RW_REC_MM_MEM_BODY);
+            int w = snprintf(mm->scale + sl, sizeof mm->scale - sl, "%s%.*s", sl ? " * " : "",
+                             (int)(ts->t[q].end - ts->t[q].start), ts->text + ts->t[q].start);
+            if (w < 0 || (size_t)w >= sizeof mm->scale - sl)
+                return EN(RW_REC_MM_MEM_BODY);
+            sl += (size_t)w;
+        }
+        if (fe == bb - 1)
+            break;
+        if (!rwl_tok_is(ts, fe, "*"))
+            return EN(RW_REC_MM_MEM_BODY);
+        q = fe + 1;
+    }
+    if (n_ops != 2)
+        return EN(RW_REC_MM_MEM_BODY);
+    rwp_pointee_type(pc, g->t, sizeof g->t);
+    if (strcmp(g->t, "float") != 0 && strcmp(g->t, "double") != 0)
+        return EN(RW_REC_MM_MEM_BODY);
     g->end = e;
     return NULL;
 }

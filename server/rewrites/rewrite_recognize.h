@@ -248,6 +248,19 @@ typedef struct {
 const char *rwp_match_gemm_loop(const an_function *f, const rw_toks *ts, size_t a, size_t end,
                                    const pt_alias *al, size_t n_al, pt_gemm_loop *g);
 
+/* A GEMM whose k loop sums into C's element itself (PolyBench's spelling):
+ * `[C[I] *= S;] for (int kk = 0; kk < K; kk++) C[I] += [F *] A[...] * B[...] [* F];`. */
+typedef struct {
+    size_t pre_a, pre_b;           /* the `C[I] *= S;` statement (tokens), or pre_a == pre_b */
+    size_t lhs_a, lhs_b;           /* C[I] in the loop's statement */
+    char scale[PT_EXPR];           /* the factors besides A's and B's reads, joined by " * ", or "" */
+} pt_gemm_mem;
+
+/* Matches that form on tokens [a, end) of f: g's type (C's element type), kv, kb, pa, pb,
+ * ia, ib and end (acc is ""), and mm. NULL, or the reason (EN, static). Any thread. */
+const char *rwp_match_gemm_mem_loop(const an_function *f, const rw_toks *ts, size_t a, size_t end,
+                                    pt_gemm_loop *g, pt_gemm_mem *mm);
+
 /* Does identifier name occur in compact c (as a whole identifier, not a member)? */
 bool rwp_names(const char *c, const char *name);
 

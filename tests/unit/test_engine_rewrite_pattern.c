@@ -30,6 +30,7 @@
 #include "nvcc_batch.h" /* after NVCC */
 #define BENCH HK_SOURCE_DIR "/bench/kernels"
 #define DATA HK_TEST_DATA "/rewrite_pattern"
+#define STYLES HK_TEST_DATA "/styles"
 
 #include "rw_fixture.h"
 #include "suite_compile.h" /* compile_programs_batched */
@@ -303,6 +304,25 @@ static void test_gemm(void **state)
     expect(DATA "/gemm_variants.cu", "gemm_at", RWP_GEMM, NULL, "A is not read as");
     expect(DATA "/gemm_variants.cu", "gemm_local", RWP_GEMM, NULL, "local variable");
     expect(BENCH "/transpose.cu", "transpose", RWP_GEMM, NULL, "accumulator");
+    /* issue 13's spellings (tests/data/styles): x indexing rows; no accumulator, the k loop
+     * summing into C after a beta scaling, sizes as macros; a rank-k update's transposed B */
+    const char *const want_xrows[] = {"hk_m = (M), hk_n = (N), hk_k = (K);", "const unsigned x = (unsigned)hk_gr;",
+                                      "const unsigned y = (unsigned)hk_gc;",
+                                      "C[x * N + y] = alpha * tmp + beta * C[x * N + y];", NULL};
+    expect(STYLES "/gemm.cu", "gemm_xrows_unsigned", RWP_GEMM, want_xrows, NULL);
+    const char *const want_mem[] = {"hk_m = (NI), hk_n = (NJ), hk_k = (NK);", "float hk_ksum = hk_acc[hk_i][hk_j];",
+                                    "c[i * NJ + j] *= beta; c[i * NJ + j] += alpha * hk_ksum;",
+                                    "hk_ksum += a[(size_t)i * (NK) + hk_kk] * b[(size_t)hk_kk * (NJ) + j];", NULL};
+    expect(STYLES "/gemm.cu", "gemm_kloop_global", RWP_GEMM, want_mem, NULL);
+    const char *const want_mem_t[] = {"hk_m = (ni), hk_n = (nj), hk_k = (nk);", "const size_t i = (size_t)hk_gr;",
+                                      "c[i * nj + j] *= beta; c[i * nj + j] += alpha * hk_ksum;", NULL};
+    expect(STYLES "/gemm.cu", "gemm_kloop_global_sizet", RWP_GEMM, want_mem_t, NULL);
+    expect(STYLES "/gemm.cu", "syrk_kloop_global", RWP_GEMM, NULL, "B is not read as B[k * ldb + col]");
+    static const char mem_why[] = "the guarded body is not `C[...] *= s;` (optional) then a k loop";
+    expect(DATA "/gemm_variants.cu", "gemm_mem_other", RWP_GEMM, NULL, mem_why);
+    expect(DATA "/gemm_variants.cu", "gemm_mem_reads_c", RWP_GEMM, NULL, mem_why);
+    expect(DATA "/gemm_variants.cu", "gemm_mem_call", RWP_GEMM, NULL, mem_why);
+    expect(DATA "/gemm_variants.cu", "gemm_mem_moves", RWP_GEMM, NULL, mem_why);
     /* no bounds check: M and N are the launch's, and the version keeps the spec's grid */
     const char *const want_grid[] = {"hk_m = ((long long)gridDim.y * blockDim.y), hk_n = ((long long)gridDim.x * "
                                      "blockDim.x), hk_k = (K);",

@@ -200,6 +200,30 @@ static const char gv_cols[] =
     "    }\n"
     "}\n";
 
+/* The rows and the columns again, y zeroed and the sum accumulated in y itself
+ * (`y[i] = 0; for (...) y[i] += ...`, PolyBench-style): beta 0, the same calls. */
+static const char gv_rows_zeroed[] =
+    "__global__ void mv_rows_z(const float *A, const float *x, float *y, int n)\n"
+    "{\n"
+    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (i < n) {\n"
+    "        y[i] = 0;\n"
+    "        for (int j = 0; j < n; j++)\n"
+    "            y[i] += A[i * n + j] * x[j];\n"
+    "    }\n"
+    "}\n";
+
+static const char gv_cols_zeroed[] =
+    "__global__ void mv_cols_z(const float *A, const float *x, float *y, int m, int n, float a)\n"
+    "{\n"
+    "    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (i >= m)\n"
+    "        return;\n"
+    "    y[i] = 0.0f;\n"
+    "    for (int j = 0; j < n; j++)\n"
+    "        y[i] += a * A[j * m + i] * x[j];\n"
+    "}\n";
+
 /* Row-major C with A, B or C stored the other way (the textual matcher refused these). */
 #define LAYOUT(name, a, b, c)                                                                       \
     "__global__ void " name "(int M, int N, int K, const float *A, const float *B, float *C)\n{\n"   \
@@ -312,6 +336,14 @@ static const applies cases[] = {
       "cublasSgemv(hk_h, CUBLAS_OP_T, (int)hk_n, (int)hk_m, &hk_alpha, A, (int)(n), x, (int)(1),\n"
       "                   &hk_beta, y, (int)(1));"}},
     {gv_cols, "mv_cols", false,
+     {"hk_alpha = (float)(a), hk_beta = (float)(0)", "hk_m = (long long)(m), hk_n = (long long)(n)",
+      "cublasSgemv(hk_h, CUBLAS_OP_N, (int)hk_m, (int)hk_n, &hk_alpha, A, (int)(m), x, (int)(1),\n"
+      "                   &hk_beta, y, (int)(1));"}},
+    {gv_rows_zeroed, "mv_rows_z", false,
+     {"hk_alpha = (float)(1), hk_beta = (float)(0)", "hk_m = (long long)(n), hk_n = (long long)(n)",
+      "cublasSgemv(hk_h, CUBLAS_OP_T, (int)hk_n, (int)hk_m, &hk_alpha, A, (int)(n), x, (int)(1),\n"
+      "                   &hk_beta, y, (int)(1));"}},
+    {gv_cols_zeroed, "mv_cols_z", false,
      {"hk_alpha = (float)(a), hk_beta = (float)(0)", "hk_m = (long long)(m), hk_n = (long long)(n)",
       "cublasSgemv(hk_h, CUBLAS_OP_N, (int)hk_m, (int)hk_n, &hk_alpha, A, (int)(m), x, (int)(1),\n"
       "                   &hk_beta, y, (int)(1));"}},
@@ -470,6 +502,17 @@ static const refusal refusals[] = {
      "        for (int i = 0; i < k; ++i)\n            c += A[m0 + r + i * lda] * B[n + i * ldb];\n"
      "        C[m0 + r + n * ldc] = c;\n    }\n}\n",
      "g", "M is not known from the kernel (no guard or loop bounds it) and the launch does not give it exactly"},
+    /* y started at 1, or zeroed after the sum: not beta 0 */
+    {"__global__ void gz(const float *A, const float *x, float *y, int n)\n{\n"
+     "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+     "    if (i < n) {\n        y[i] = 1.0f;\n"
+     "        for (int j = 0; j < n; j++)\n            y[i] += A[i * n + j] * x[j];\n    }\n}\n",
+     "gz", "line 7: y is written a second time (first at line 5)"},
+    {"__global__ void gz(const float *A, const float *x, float *y, int n)\n{\n"
+     "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+     "    if (i < n) {\n"
+     "        for (int j = 0; j < n; j++)\n            y[i] += A[i * n + j] * x[j];\n        y[i] = 0;\n    }\n}\n",
+     "gz", "line 7: y is written a second time (first at line 6)"},
     {"__global__ void ig(const int *A, const int *B, int *C, int M, int N, int K)\n{\n"
      "    int i = blockIdx.y * blockDim.y + threadIdx.y, j = blockIdx.x * blockDim.x + threadIdx.x;\n"
      "    if (i < M && j < N) {\n        int s = 0;\n"

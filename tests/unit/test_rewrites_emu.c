@@ -598,6 +598,135 @@ static void gemm_from_grid_runs(void **state)
     emu_batch_run(&batch);
 }
 
+/* ------------------------------------------------------------------ GEMM with x indexing rows */
+
+/* x indexes C's rows and y its columns, unsigned indices and an alpha/beta epilogue (the
+ * naive SGEMM of issue 13's measurement, in our own words): the tiled body reads rows from
+ * whichever index A's rows are, so on ragged M x N x K (M, N, K all different), blocks of
+ * 256 threads (the tiled path) and of 64 (the simple path) under each schedule it computes
+ * the original's C; with its last row (x = M - 1) left out it differs. */
+static void gemm_x_rows_runs(void **state)
+{
+    (void)state;
+    SKIP_WITHOUT_EMULATOR();
+    emu_batch_init(&batch, tmpdir, __func__);
+    static const char src[] =
+        "__global__ void gemm_xrows(unsigned M, unsigned N, unsigned K, float alpha, const float *A,\n"
+        "                           const float *B, float beta, float *C)\n"
+        "{\n"
+        "    const unsigned x = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "    const unsigned y = blockIdx.y * blockDim.y + threadIdx.y;\n"
+        "    if (x < M && y < N) {\n"
+        "        float tmp = 0.0f;\n"
+        "        for (unsigned i = 0; i < K; ++i)\n"
+        "            tmp += A[x * K + i] * B[i * N + y];\n"
+        "        C[x * N + y] = alpha * tmp + beta * C[x * N + y];\n"
+        "    }\n"
+        "}\n";
+    static const char driver[] =
+        "    static const unsigned shapes[][3] = {{37, 21, 19}, {70, 66, 9}, {5, 130, 33}};   // M, N, K\n"
+        "    for (int z = 0; z < 3; z++)\n"
+        "        for (int s = 0; s < 3; s++) {\n"
+        "            emu::schedule = s;\n"
+        "            const unsigned M = shapes[z][0], N = shapes[z][1], K = shapes[z][2];\n"
+        "            emu::buf<float> A((size_t)M * K), B((size_t)K * N), co((size_t)M * N + 64), cc((size_t)M * N + 64);\n"
+        "            A.fill(z + 1);\n"
+        "            B.fill(z + 2);\n"
+        "            co.fill(9);\n"
+        "            cc.fill(9);\n"
+        "            emu::launch(dim3((M + 15) / 16, (N + 15) / 16), dim3(16, 16), 0,\n"
+        "                        [&] { orig::gemm_xrows(M, N, K, 1.5f, A, B, 0.5f, co); });\n"
+        "            bool small = s == 1;   // 64 threads a block: the simple path\n"
+        "            emu::launch(dim3(3, 2), small ? dim3(8, 8) : dim3(16, 16), 0,\n"
+        "                        [&] { cand::gemm_xrows(M, N, K, 1.5f, A, B, 0.5f, cc); });\n"
+        "            if (!emu::expect(\"gemm_xrows\", co, cc, 1e-5, K))\n"
+        "                printf(\"  (%u x %u x %u schedule %d)\\n\", M, N, K, s);\n"
+        "        }\n";
+    char *cand = emu_rewrite(src, "gemm_xrows", "tiled_gemm", NULL);
+    assert_non_null(strstr(cand, "hk_m = (M), hk_n = (N)"));
+    emulate("gemm_xrows", src, cand, driver, EMU_OK);
+    char *bad = emu_replaced(cand, "hk_m = (M), hk_n = (N)", "hk_m = (M) - 1, hk_n = (N)");
+    emulate("gemm_xrows_bad", src, bad, driver, EMU_DIFFERS);
+    free(bad);
+    free(cand);
+    emu_batch_run(&batch);
+}
+
+/* ------------------------------------------------------------------ GEMM summed into C */
+
+/* No accumulator: C's element is scaled by beta, then the k loop adds alpha * A * B into it
+ * (PolyBench's spelling, in our own words), with rows from .y; and the same without the
+ * scaling, the factor last, rows from .x. The tiled body sums in a register and adds once
+ * (alpha factored out: the sum reassociated, within 1e-5 of the original) on ragged
+ * M x N x K, tiled and simple paths, three schedules; without its beta scaling it differs. */
+static void gemm_in_memory_runs(void **state)
+{
+    (void)state;
+    SKIP_WITHOUT_EMULATOR();
+    emu_batch_init(&batch, tmpdir, __func__);
+    static const char src[] =
+        "__global__ void gemm_mem(int ni, int nj, int nk, float alpha, float beta, const float *a,\n"
+        "                         const float *b, float *c)\n"
+        "{\n"
+        "    int j = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "    int i = blockIdx.y * blockDim.y + threadIdx.y;\n"
+        "    if ((i < ni) && (j < nj)) {\n"
+        "        c[i * nj + j] *= beta;\n"
+        "        for (int k = 0; k < nk; k++)\n"
+        "            c[i * nj + j] += alpha * a[i * nk + k] * b[k * nj + j];\n"
+        "    }\n"
+        "}\n"
+        "__global__ void gemm_add(size_t ni, size_t nj, size_t nk, float alpha, const float *a, const float *b,\n"
+        "                         float *c)\n"
+        "{\n"
+        "    size_t i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "    size_t j = blockIdx.y * blockDim.y + threadIdx.y;\n"
+        "    if (i < ni && j < nj) {\n"
+        "        for (size_t k = 0; k < nk; ++k) {\n"
+        "            c[i * nj + j] += a[i * nk + k] * b[k * nj + j] * alpha;\n"
+        "        }\n"
+        "    }\n"
+        "}\n";
+    static const char driver[] =
+        "    static const int shapes[][3] = {{37, 21, 19}, {70, 66, 9}, {5, 130, 33}};   // M, N, K\n"
+        "    for (int z = 0; z < 3; z++)\n"
+        "        for (int s = 0; s < 3; s++) {\n"
+        "            emu::schedule = s;\n"
+        "            const int M = shapes[z][0], N = shapes[z][1], K = shapes[z][2];\n"
+        "            emu::buf<float> A((size_t)M * K), B((size_t)K * N), co((size_t)M * N + 64), cc((size_t)M * N + 64);\n"
+        "            emu::buf<float> do_((size_t)M * N + 64), dc((size_t)M * N + 64);\n"
+        "            A.fill(z + 1);\n"
+        "            B.fill(z + 2);\n"
+        "            co.fill(9);\n"
+        "            cc.fill(9);\n"
+        "            do_.fill(10);\n"
+        "            dc.fill(10);\n"
+        "            bool small = s == 1;   // 64 threads a block: the simple path\n"
+        "            emu::launch(dim3((N + 15) / 16, (M + 15) / 16), dim3(16, 16), 0,\n"
+        "                        [&] { orig::gemm_mem(M, N, K, 1.5f, 0.5f, A, B, co); });\n"
+        "            emu::launch(dim3(3, 2), small ? dim3(8, 8) : dim3(16, 16), 0,\n"
+        "                        [&] { cand::gemm_mem(M, N, K, 1.5f, 0.5f, A, B, cc); });\n"
+        "            emu::launch(dim3((M + 15) / 16, (N + 15) / 16), dim3(16, 16), 0,\n"
+        "                        [&] { orig::gemm_add(M, N, K, 0.75f, A, B, do_); });\n"
+        "            emu::launch(dim3(2, 3), small ? dim3(8, 8) : dim3(16, 16), 0,\n"
+        "                        [&] { cand::gemm_add(M, N, K, 0.75f, A, B, dc); });\n"
+        "            if (!emu::expect(\"gemm_mem\", co, cc, 1e-5, K) || !emu::expect(\"gemm_add\", do_, dc, 1e-5, K))\n"
+        "                printf(\"  (%d x %d x %d schedule %d)\\n\", M, N, K, s);\n"
+        "        }\n";
+    char *c1 = emu_rewrite(src, "gemm_mem", "tiled_gemm", NULL);
+    assert_non_null(strstr(c1, "c[i * nj + j] *= beta; c[i * nj + j] += alpha * hk_ksum;"));
+    char *cand = emu_rewrite(c1, "gemm_add", "tiled_gemm", NULL);
+    assert_non_null(strstr(cand, "c[i * nj + j] += alpha * hk_ksum;"));
+    emulate("gemm_in_memory", src, cand, driver, EMU_OK);
+    char *bad = emu_replaced(cand, "c[i * nj + j] *= beta; c[i * nj + j] += alpha * hk_ksum;",
+                             "c[i * nj + j] += alpha * hk_ksum;");
+    emulate("gemm_in_memory_bad", src, bad, driver, EMU_DIFFERS);
+    free(bad);
+    free(cand);
+    free(c1);
+    emu_batch_run(&batch);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -610,6 +739,8 @@ int main(void)
         cmocka_unit_test(transpose_without_barrier_fails),
         cmocka_unit_test(transpose_loops_run),
         cmocka_unit_test(gemm_from_grid_runs),
+        cmocka_unit_test(gemm_x_rows_runs),
+        cmocka_unit_test(gemm_in_memory_runs),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -87,3 +87,49 @@ __global__ void gemm_grid_half(const float *A, const float *B, float *C, int N, 
         acc += A[(row / 2) * K + k] * B[k * N + col];
     C[(row / 2) * N + col] = acc;
 }
+
+// The k loop summing into C (tiled_gemm's memory form), refused: the scaled element is not
+// the one summed into.
+__global__ void gemm_mem_other(int n, float beta, const float *a, const float *b, float *c)
+{
+    int j = blockIdx.x * blockDim.x + threadIdx.x;
+    int i = blockIdx.y * blockDim.y + threadIdx.y;
+    if (i < n && j < n) {
+        c[i * n + j] *= beta;
+        for (int k = 0; k < n; k++)
+            c[i * n + j + 1] += a[i * n + k] * b[k * n + j];
+    }
+}
+
+// ... C read inside the sum (not a product of two other arrays).
+__global__ void gemm_mem_reads_c(int n, const float *a, float *c)
+{
+    int j = blockIdx.x * blockDim.x + threadIdx.x;
+    int i = blockIdx.y * blockDim.y + threadIdx.y;
+    if (i < n && j < n) {
+        for (int k = 0; k < n; k++)
+            c[i * n + j] += c[i * n + k] * a[k * n + j];
+    }
+}
+
+// ... a factor that is a call, not a scalar.
+__global__ void gemm_mem_call(int n, float alpha, const float *a, const float *b, float *c)
+{
+    int j = blockIdx.x * blockDim.x + threadIdx.x;
+    int i = blockIdx.y * blockDim.y + threadIdx.y;
+    if (i < n && j < n) {
+        for (int k = 0; k < n; k++)
+            c[i * n + j] += expf(alpha) * a[i * n + k] * b[k * n + j];
+    }
+}
+
+// ... the element summed into moves with k.
+__global__ void gemm_mem_moves(int n, const float *a, const float *b, float *c)
+{
+    int j = blockIdx.x * blockDim.x + threadIdx.x;
+    int i = blockIdx.y * blockDim.y + threadIdx.y;
+    if (i < n && j < n) {
+        for (int k = 0; k < n; k++)
+            c[i * n + k] += a[i * n + k] * b[k * n + j];
+    }
+}
