@@ -11,6 +11,7 @@
 
 #include "core/buf.h"
 #include "core/hk.h"
+#include "core/i18n.h"
 #include "model/kmodel.h"
 #include "spec/expr.h"
 #include "spec/spec.h"
@@ -18,6 +19,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* stored and machine-read in English; shown through hk_tr_said (docs/i18n.md) */
+#define EN(id) hk_tr_in(HK_LANG_EN, HK_MSG_##id)
 
 /* Why it is exact (up to a float sum's order). Every blockIdx.x of the body becomes b =
  * blockIdx.x / S and every gridDim.x the original grid G, so each of b's S parts runs the
@@ -120,17 +124,15 @@ static bool find_grid_loop(gs_scan *s, gs_loop *L)
         if (!gs)
             continue;
         if (found >= 0) {
-            snprintf(s->why, sizeof s->why, "loop at line %u: a second grid-stride loop (the first at line %u): the "
-                                            "split partitions one", lp[i].line, lp[found].line);
+            snprintf(s->why, sizeof s->why, EN(RW_GS_SECOND_LOOP), lp[i].line, lp[found].line);
             return false;
         }
         found = (long)i;
     }
     if (found < 0)
-        return refuse(s, 1, "kernel body", "no grid-stride loop along x (`i += blockDim.x * gridDim.x`, or W times "
-                                           "that with a start of blockIdx.x * W * blockDim.x + threadIdx.x)");
+        return refuse(s, 1, "kernel body", EN(RW_GS_NO_GRID_LOOP_X));
     if (lp[found].parent >= 0) {
-        snprintf(s->why, sizeof s->why, "loop at line %u: the grid-stride loop is inside another loop", lp[found].line);
+        snprintf(s->why, sizeof s->why, EN(RW_GS_INSIDE_LOOP), lp[found].line);
         return false;
     }
     L->loop = found;
@@ -141,7 +143,7 @@ static bool find_grid_loop(gs_scan *s, gs_loop *L)
             (uint32_t)line_of(s, k) == lp[found].line)
             kw = k;
     if (!kw) {
-        snprintf(s->why, sizeof s->why, "loop at line %u: not a for or while loop of the kernel's own text (a macro?)",
+        snprintf(s->why, sizeof s->why, EN(RW_GS_NOT_OWN_TEXT),
                  lp[found].line);
         return false;
     }
@@ -152,12 +154,12 @@ static bool find_grid_loop(gs_scan *s, gs_loop *L)
         depth -= rwl_tok_is(ts, k, "}") || rwl_tok_is(ts, k, ")");
     }
     if (depth != 0)
-        return refuse(s, kw, "loop", "the grid-stride loop is not a statement of the body's top level");
+        return refuse(s, kw, "loop", EN(RW_GS_NOT_TOP_LEVEL));
     L->kw = kw;
     L->is_for = rwl_tok_is_ident(ts, kw, "for");
     size_t open = kw + 1, close = rwl_match_close(ts, open);
     if (close + 1 >= ts->n)
-        return refuse(s, kw, "loop", "the loop's header is unbalanced");
+        return refuse(s, kw, "loop", EN(RW_GS_HEADER_UNBALANCED));
     L->body_a = close + 1;
     L->body_b = rwl_stmt_end(ts, close + 1, ts->n - 1);
     L->stmt_b = L->body_b;
@@ -166,7 +168,7 @@ static bool find_grid_loop(gs_scan *s, gs_loop *L)
 #define IS_VAR(q) (ts->t[q].kind == T_IDENT && ts->t[q].end - ts->t[q].start == vl && \
                    !memcmp(ts->text + ts->t[q].start, var, vl))
     if (!vl)
-        return refuse(s, kw, "loop", "the loop has no index variable");
+        return refuse(s, kw, "loop", EN(RW_GS_NO_INDEX));
     if (L->is_for) {
         size_t s2 = 0, s3 = 0;
         for (size_t q = open + 1, d = 0; q < close; q++) {
@@ -176,17 +178,17 @@ static bool find_grid_loop(gs_scan *s, gs_loop *L)
                 (s2 ? &s3 : &s2)[0] = q;
         }
         if (!s2 || !s3)
-            return refuse(s, kw, "loop", "the loop's header is not `for (init; condition; step)`");
+            return refuse(s, kw, "loop", EN(RW_GS_NOT_INIT_COND_STEP));
         size_t eq = open + 1;
         while (eq < s2 && !rwl_tok_is(ts, eq, "="))
             eq++;
         if (eq >= s2 || !IS_VAR(eq - 1) || eq + 1 >= s2)
-            return refuse(s, kw, "loop", "the loop's init is not `i = start`");
+            return refuse(s, kw, "loop", EN(RW_GS_INIT_NOT));
         for (size_t q = eq + 1, d = 0; q < s2; q++) {
             d += rwl_tok_is(ts, q, "(") || rwl_tok_is(ts, q, "[");
             d -= rwl_tok_is(ts, q, ")") || rwl_tok_is(ts, q, "]");
             if (d == 0 && rwl_tok_is(ts, q, ","))
-                return refuse(s, kw, "loop", "the loop's init sets more than its index");
+                return refuse(s, kw, "loop", EN(RW_GS_INIT_MORE));
         }
         L->var = eq - 1;
         L->start_a = eq + 1;
@@ -195,21 +197,21 @@ static bool find_grid_loop(gs_scan *s, gs_loop *L)
             L->step_a = s3 + 3;
             L->step_b = close;
         } else {
-            return refuse(s, kw, "loop", "the loop's step is not `i += stride`");
+            return refuse(s, kw, "loop", EN(RW_GS_STEP_NOT));
         }
     } else {
         /* while (i < n) { ...; i += STEP; } */
         if (!rwl_tok_is(ts, L->body_a, "{"))
-            return refuse(s, kw, "loop", "the while loop's body is not a block");
+            return refuse(s, kw, "loop", EN(RW_GS_WHILE_NOT_BLOCK));
         size_t rb = rwl_match_close(ts, L->body_a);
         if (rb >= ts->n || rb < L->body_a + 4 || !rwl_tok_is(ts, rb - 1, ";"))
-            return refuse(s, kw, "loop", "the while loop's body does not end with `i += stride;`");
+            return refuse(s, kw, "loop", EN(RW_GS_WHILE_NO_STEP));
         size_t a = rb - 1;
         while (a > L->body_a + 1 && !rwl_tok_is(ts, a - 1, ";") && !rwl_tok_is(ts, a - 1, "{") &&
                !rwl_tok_is(ts, a - 1, "}"))
             a--;
         if (!IS_VAR(a) || !rwl_tok_is(ts, a + 1, "+=") || a + 2 >= rb - 1)
-            return refuse(s, kw, "loop", "the while loop's body does not end with `i += stride;`");
+            return refuse(s, kw, "loop", EN(RW_GS_WHILE_NO_STEP));
         L->var = a;
         L->step_a = a + 2;
         L->step_b = rb - 1;
@@ -217,33 +219,33 @@ static bool find_grid_loop(gs_scan *s, gs_loop *L)
         for (size_t q = L->step_a; q < L->step_b; q++)
             for (size_t d = L->body_a; ts->t[q].kind == T_IDENT && d < rb; d++)
                 if (rwl_same_tok(ts, d, q) && rwl_is_use(ts, d) && rwl_declared_here(ts, d))
-                    return refuse(s, d, "statement", "the loop's step reads a name declared inside the loop");
+                    return refuse(s, d, "statement", EN(RW_GS_STEP_READS_INNER));
     }
     for (size_t q = L->step_a, d = 0; q < L->step_b; q++) {
         d += rwl_tok_is(ts, q, "(") || rwl_tok_is(ts, q, "[");
         d -= rwl_tok_is(ts, q, ")") || rwl_tok_is(ts, q, "]");
         if (d == 0 && rwl_tok_is(ts, q, ","))
-            return refuse(s, kw, "loop", "the loop's step is more than a stride");
+            return refuse(s, kw, "loop", EN(RW_GS_STEP_MORE));
     }
     for (size_t q = L->step_a; q < L->step_b; q++)
         if (IS_VAR(q) || rwl_tok_is(ts, q, "?") ||
             (ts->t[q].kind == T_IDENT && rwl_tok_is(ts, q + 1, "(") && !rwl_pure_call_name(ts, q) &&
              !rwl_is_type_word(ts, q)))
-            return refuse(s, kw, "loop", "the loop's step is more than a stride");
+            return refuse(s, kw, "loop", EN(RW_GS_STEP_MORE));
 #undef IS_VAR
     /* the step's form: uniform over the block and the loop */
     const km_loop *m = &lp[found];
     if (km_form_mentions_kind(s->km, m->step, KM_ATOM_THREAD_IDX, -1) ||
         km_form_mentions_kind(s->km, m->step, KM_ATOM_READ, -1) || km_form_mentions_kind(s->km, m->step, KM_ATOM_VAR, -1) ||
         km_form_mentions_kind(s->km, m->step, KM_ATOM_ACC, -1) || km_form_mentions_kind(s->km, m->step, KM_ATOM_LOOP, -1))
-        return refuse(s, kw, "loop", "the loop's step may differ between threads or iterations");
+        return refuse(s, kw, "loop", EN(RW_GS_STEP_DIFFERS));
     /* names the step or the bound read are not written in the loop (but the index's own step) */
     for (size_t q = L->body_a; q < L->body_b; q++) {
         if (ts->t[q].kind != T_IDENT || !rwl_is_use(ts, q) || !rwl_scalar_written(ts, q) || q == L->var)
             continue;
         for (size_t r = L->step_a; r < L->step_b; r++)
             if (rwl_same_tok(ts, q, r))
-                return refuse(s, q, "statement", "the loop changes a name its step reads");
+                return refuse(s, q, "statement", EN(RW_GS_CHANGES_STEP_NAME));
     }
     return true;
 }
@@ -296,17 +298,16 @@ static bool token_slot(gs_scan *s, const gs_loop *L, size_t *slot)
             continue;
         size_t rb = rwl_tok_is(ts, k + 1, "[") ? rwl_match_close(ts, k + 1) : ts->n;
         if (rb >= ts->n || !rwl_tok_is(ts, rb + 1, "+="))
-            return refuse(s, k, "statement", "the grid-stride loop writes %.*s other than by `%.*s[...] += v`",
+            return refuse(s, k, "statement", EN(RW_GS_WRITES_OTHER_THAN),
                           (int)(ts->t[k].end - ts->t[k].start), ts->text + ts->t[k].start,
                           (int)(ts->t[k].end - ts->t[k].start), ts->text + ts->t[k].start);
         if (x && !rwl_same_tok(ts, x, k))
-            return refuse(s, k, "statement", "the grid-stride loop combines into more than one array");
+            return refuse(s, k, "statement", EN(RW_GS_MORE_THAN_ONE_ARRAY));
         if (!x)
             x = k;
     }
     if (!x)
-        return refuse(s, L->kw, "loop", "the grid-stride loop does not combine into per-thread state by one of +, "
-                                        "max, min (no combine)");
+        return refuse(s, L->kw, "loop", EN(RW_GS_NO_COMBINE_FULL));
     size_t ndecl = 0;
     for (size_t d = 1; d + 1 < ts->n; d++) {
         if (!rwl_same_tok(ts, d, x) || !rwl_is_use(ts, d))
@@ -332,8 +333,7 @@ static bool token_slot(gs_scan *s, const gs_loop *L, size_t *slot)
                                    !memcmp(s->f->params[p].name, ts->text + ts->t[q].start, ts->t[q].end - ts->t[q].start);
             }
             if (!shared && (!init || names_param))
-                return refuse(s, d, "statement", "%.*s is neither __shared__ nor a pointer local set from no kernel "
-                                                 "parameter: the loop may write global memory",
+                return refuse(s, d, "statement", EN(RW_GS_MAY_WRITE_GLOBAL),
                               (int)(ts->t[d].end - ts->t[d].start), ts->text + ts->t[d].start);
             d = b;
             continue;
@@ -351,12 +351,11 @@ static bool token_slot(gs_scan *s, const gs_loop *L, size_t *slot)
             rwl_tok_is(ts, rb + 3, "[") && rwl_match_close(ts, rb + 3) + 1 < ts->n &&
             rwl_tok_is(ts, rwl_match_close(ts, rb + 3) + 1, ";"))
             continue;   /* the tree: `X[a] += X[b];` */
-        return refuse(s, d, "statement", "%.*s is written other than set to 0 before the loop and summed into from "
-                                         "itself after it",
+        return refuse(s, d, "statement", EN(RW_GS_WRITTEN_NOT_ZERO_SUM),
                       (int)(ts->t[d].end - ts->t[d].start), ts->text + ts->t[d].start);
     }
     if (!ndecl)
-        return refuse(s, x, "statement", "%.*s is not declared in the kernel", (int)(ts->t[x].end - ts->t[x].start),
+        return refuse(s, x, "statement", EN(RW_GS_NOT_DECLARED), (int)(ts->t[x].end - ts->t[x].start),
                       ts->text + ts->t[x].start);
     *slot = x;
     return true;
@@ -377,15 +376,15 @@ static bool check_loop_body(gs_scan *s, const gs_loop *L, enum km_op *op, size_t
             continue;
         const char *t = ts->text + ts->t[k].start;
         if (rwl_tok_is_ident(ts, k, "break") || rwl_tok_is_ident(ts, k, "goto") || rwl_tok_is_ident(ts, k, "return"))
-            return refuse(s, k, "statement", "the grid-stride loop's trip depends on more than its bounds");
+            return refuse(s, k, "statement", EN(RW_GS_TRIP_DEPENDS));
         if (!strncmp(t, "__sync", 6) || !strncmp(t, "__threadfence", 13))
-            return refuse(s, k, "__syncthreads", "a barrier inside the grid-stride loop");
+            return refuse(s, k, "__syncthreads", EN(RW_GS_BARRIER_IN_LOOP));
         if (!strncmp(t, "__shfl", 6) || !strncmp(t, "__ballot", 8) || !strncmp(t, "__reduce", 8))
-            return refuse(s, k, "warp intrinsic", "a warp exchange inside the grid-stride loop");
+            return refuse(s, k, "warp intrinsic", EN(RW_GS_WARP_IN_LOOP));
         if (rwl_tok_is(ts, k + 1, "(")) {
             const an_function *g = rwl_callee(s->m, s->f, &s->ts, k);
             if (g && rwl_mentions_grid(s->text + g->body_span.start_byte, g->body_span.end_byte - g->body_span.start_byte))
-                return refuse(s, k, "call", "%.*s reads blockIdx or gridDim itself", (int)(ts->t[k].end - ts->t[k].start), t);
+                return refuse(s, k, "call", EN(RW_GS_CALL_READS_GRID), (int)(ts->t[k].end - ts->t[k].start), t);
         }
     }
     enum km_op want = KM_OP_NONE;
@@ -398,15 +397,14 @@ static bool check_loop_body(gs_scan *s, const gs_loop *L, enum km_op *op, size_t
         if (!in || a->mode == KM_READ)
             continue;
         if (a->space == KM_SPACE_GLOBAL || a->atomic) {
-            snprintf(s->why, sizeof s->why, "store at line %u: the grid-stride loop writes %s%s; only per-thread "
-                                            "combines can be split", a->line, a->buffer ? a->buffer : "memory",
-                     a->atomic ? " with an atomic" : "");
+            /* with an atomic or without: one sentence each */
+            snprintf(s->why, sizeof s->why, a->atomic ? EN(RW_GS_LOOP_WRITES_ATOMIC) : EN(RW_GS_LOOP_WRITES), a->line,
+                     a->buffer ? a->buffer : EN(RW_C_MEMORY));
             return false;
         }
         if (a->mode != KM_RMW || (want != KM_OP_NONE && a->op != want)) {
             mixed = true;
-            snprintf(s->why, sizeof s->why, "store at line %u: the grid-stride loop writes %s other than by one "
-                                            "combine (+, max or min)", a->line, a->buffer ? a->buffer : "memory");
+            snprintf(s->why, sizeof s->why, EN(RW_GS_LOOP_WRITES_OTHER), a->line, a->buffer ? a->buffer : EN(RW_C_MEMORY));
             return false;
         }
         want = a->op;
@@ -428,8 +426,7 @@ static bool check_loop_body(gs_scan *s, const gs_loop *L, enum km_op *op, size_t
         want = KM_OP_SUM;
     }
     if (mixed || (want != KM_OP_SUM && want != KM_OP_MAX && want != KM_OP_MIN))
-        return refuse(s, L->kw, "loop", "the grid-stride loop does not combine into per-thread state by one of +, "
-                                        "max, min (%s)", want == KM_OP_NONE ? "no combine" : km_op_name(want));
+        return refuse(s, L->kw, "loop", EN(RW_GS_NO_COMBINE_OP), want == KM_OP_NONE ? EN(RW_GS_NO_COMBINE) : km_op_name(want));
     /* scalars written in the loop and declared outside it: the index and the accumulators */
     for (size_t k = L->body_a; k < L->body_b; k++) {
         if (ts->t[k].kind != T_IDENT || !rwl_is_use(ts, k) || !rwl_scalar_written(ts, k) || rwl_same_tok(ts, k, L->var))
@@ -442,8 +439,7 @@ static bool check_loop_body(gs_scan *s, const gs_loop *L, enum km_op *op, size_t
             accu = ac[i].name && strlen(ac[i].name) == ts->t[k].end - ts->t[k].start &&
                    !memcmp(ac[i].name, ts->text + ts->t[k].start, strlen(ac[i].name)) && ac[i].op == want;
         if (!local && !accu)
-            return refuse(s, k, "statement", "%.*s is carried from one iteration to the next other than by the "
-                                             "loop's combine", (int)(ts->t[k].end - ts->t[k].start),
+            return refuse(s, k, "statement", EN(RW_GS_CARRIED), (int)(ts->t[k].end - ts->t[k].start),
                           ts->text + ts->t[k].start);
     }
     *op = want;
@@ -559,41 +555,37 @@ static bool find_store(gs_scan *s, const gs_loop *L, enum km_op op, size_t slot,
         if (a->space != KM_SPACE_GLOBAL || a->mode == KM_READ)
             continue;
         if (a->atomic || a->mode == KM_RMW) {
-            snprintf(s->why, sizeof s->why, "atomic at line %u: the kernel already combines %s across blocks: no "
-                                            "fixed grid of partials to split", a->line, a->buffer ? a->buffer : "memory");
+            snprintf(s->why, sizeof s->why, EN(RW_GS_ATOMIC_ACROSS), a->line, a->buffer ? a->buffer : "memory");
             return false;
         }
         if (st) {
-            snprintf(s->why, sizeof s->why, "store at line %u: a second global store (the first at line %u): the "
-                                            "split writes one per-block result", a->line, st->line);
+            snprintf(s->why, sizeof s->why, EN(RW_GS_SECOND_STORE), a->line, st->line);
             return false;
         }
         st = a;
     }
     if (!st || !st->buffer)
-        return refuse(s, 1, "kernel body", "the kernel writes no global result");
+        return refuse(s, 1, "kernel body", EN(RW_GS_NO_RESULT));
     for (size_t i = 0; i < na; i++)
         if (acc[i].space == KM_SPACE_GLOBAL && acc[i].mode == KM_READ && acc[i].buffer && !strcmp(acc[i].buffer, st->buffer)) {
-            snprintf(s->why, sizeof s->why, "load at line %u: the kernel reads %s, which it writes: a block may read "
-                                            "another's partial", acc[i].line, st->buffer);
+            snprintf(s->why, sizeof s->why, EN(RW_GS_READS_WRITTEN), acc[i].line, st->buffer);
             return false;
         }
     uint32_t bi;
     if (!km_builtin_atom(s->km, KM_ATOM_BLOCK_IDX, 0, &bi) || st->index.n != 1 || st->index.t[0].coef != 1 ||
         st->index.t[0].n != 1 || st->index.t[0].atoms[0] != bi) {
-        snprintf(s->why, sizeof s->why, "store at line %u: %s is not written at blockIdx.x (one value per block; a "
-                                        "vector of K values per block is not split yet)", st->line, st->buffer);
+        snprintf(s->why, sizeof s->why, EN(RW_GS_NOT_AT_BLOCKIDX), st->line, st->buffer);
         return false;
     }
     if (st->n_loops) {
-        snprintf(s->why, sizeof s->why, "store at line %u: the per-block result is written inside a loop", st->line);
+        snprintf(s->why, sizeof s->why, EN(RW_GS_RESULT_IN_LOOP), st->line);
         return false;
     }
     /* the value: a single atom, the read of a slot only op-updated after the loop, or an
      * accumulator of op (the slot the tokens read: checked below) */
     if (slot) {
     } else if (st->value.n != 1 || st->value.t[0].coef != 1 || st->value.t[0].n != 1 || st->value.t[0].atoms[0] >= natoms) {
-        snprintf(s->why, sizeof s->why, "store at line %u: the value stored is not the block's combined state alone",
+        snprintf(s->why, sizeof s->why, EN(RW_GS_NOT_STATE_ALONE),
                  st->line);
         return false;
     }
@@ -605,9 +597,9 @@ static bool find_store(gs_scan *s, const gs_loop *L, enum km_op op, size_t slot,
     } else if (v->kind == KM_ATOM_ACC) {
         if (v->loop < 0 || (size_t)v->loop >= nacc || ac[v->loop].op != op ||
             (op == KM_OP_SUM && !zero_form(s->km, ac[v->loop].init)) || !acc_after_loop_ok(s, L, op, ac[v->loop].name)) {
-            snprintf(s->why, sizeof s->why, "store at line %u: the value stored is not a %s accumulator%s, combined "
-                                            "after the loop only with itself across the warp", st->line,
-                     km_op_name(op), op == KM_OP_SUM ? " that starts at 0" : "");
+            /* a sum's accumulator starts at 0: one sentence each */
+            snprintf(s->why, sizeof s->why, op == KM_OP_SUM ? EN(RW_GS_NOT_ACC_ZERO) : EN(RW_GS_NOT_ACC), st->line,
+                     km_op_name(op));
             return false;
         }
     } else if (v->kind == KM_ATOM_READ && v->name) {
@@ -617,7 +609,7 @@ static bool find_store(gs_scan *s, const gs_loop *L, enum km_op op, size_t slot,
             if (!a->buffer || strcmp(a->buffer, v->name) || a->mode == KM_READ)
                 continue;
             if (a->space == KM_SPACE_GLOBAL)
-                return refuse(s, 1, "store", "the value stored is read from global memory");
+                return refuse(s, 1, "store", EN(RW_GS_STORED_FROM_GLOBAL));
             bool in_loop = false;
             for (uint32_t q = 0; q < a->n_loops; q++)
                 in_loop |= (long)a->loops[q] == L->loop;
@@ -636,21 +628,19 @@ static bool find_store(gs_scan *s, const gs_loop *L, enum km_op op, size_t slot,
                 continue;
             }
             if (bad_init) {
-                snprintf(s->why, sizeof s->why, "store at line %u: the sum stored into %s is not an accumulator that "
-                                                "starts at 0", a->line, v->name);
+                snprintf(s->why, sizeof s->why, EN(RW_GS_SUM_NOT_ZERO), a->line, v->name);
                 return false;
             }
-            snprintf(s->why, sizeof s->why, "store at line %u: %s is written other than by its %s combine%s", a->line,
-                     v->name, km_op_name(op), op == KM_OP_SUM ? " after a start at 0" : "");
+            snprintf(s->why, sizeof s->why, op == KM_OP_SUM ? EN(RW_GS_WRITTEN_OTHER_ZERO) : EN(RW_GS_WRITTEN_OTHER),
+                     a->line, v->name, km_op_name(op));
             return false;
         }
         if (!updated) {
-            snprintf(s->why, sizeof s->why, "store at line %u: the value stored (%s) is not what the grid-stride loop "
-                                            "combines into", st->line, v->name);
+            snprintf(s->why, sizeof s->why, EN(RW_GS_NOT_WHAT_COMBINES), st->line, v->name);
             return false;
         }
     } else {
-        snprintf(s->why, sizeof s->why, "store at line %u: the value stored is not the block's combined state alone",
+        snprintf(s->why, sizeof s->why, EN(RW_GS_NOT_STATE_ALONE),
                  st->line);
         return false;
     }
@@ -665,7 +655,7 @@ static bool find_store(gs_scan *s, const gs_loop *L, enum km_op op, size_t slot,
                 found = k, nfound++;
         }
     if (nfound != 1) {
-        snprintf(s->why, sizeof s->why, "store at line %u: not one `%s[...] = value;` of the kernel's own text",
+        snprintf(s->why, sizeof s->why, EN(RW_GS_NOT_ONE_STORE),
                  st->line, st->buffer);
         return false;
     }
@@ -679,10 +669,10 @@ static bool find_store(gs_scan *s, const gs_loop *L, enum km_op op, size_t slot,
     if (e >= ts->n - 1 || (found > 0 && !rwl_tok_is(ts, found - 1, ";") && !rwl_tok_is(ts, found - 1, "{") &&
                            !rwl_tok_is(ts, found - 1, "}") && !rwl_tok_is(ts, found - 1, ")") &&
                            !rwl_tok_is_ident(ts, found - 1, "else")))
-        return refuse(s, found, "store", "the per-block store is not a statement of its own");
+        return refuse(s, found, "store", EN(RW_GS_STORE_NOT_OWN_STMT));
     if (slot && (!rwl_same_tok(ts, rb + 2, slot) || !rwl_tok_is(ts, rb + 3, "[") ||
                  rwl_match_close(ts, rb + 3) + 1 != e))
-        return refuse(s, found, "store", "the value stored is not one element of %.*s, the loop's sum",
+        return refuse(s, found, "store", EN(RW_GS_NOT_ELEMENT_OF_SUM),
                       (int)(ts->t[slot].end - ts->t[slot].start), ts->text + ts->t[slot].start);
     /* the last top-level statement holds it */
     size_t k = 1, last = 1;
@@ -691,7 +681,7 @@ static bool find_store(gs_scan *s, const gs_loop *L, enum km_op op, size_t slot,
         k = rwl_stmt_end(ts, k, ts->n - 1);
     }
     if (found < last)
-        return refuse(s, found, "store", "code follows the per-block store's statement");
+        return refuse(s, found, "store", EN(RW_GS_CODE_FOLLOWS));
     *sa = found;
     *sb = e + 1;
     *va = rb + 2;
@@ -709,19 +699,18 @@ static bool scan_body(gs_scan *s)
             continue;
         if ((rwl_tok_is_ident(ts, k, "blockIdx") || rwl_tok_is_ident(ts, k, "gridDim")) &&
             !rwl_builtin_x(ts, k, rwl_tok_is_ident(ts, k, "blockIdx") ? "blockIdx" : "gridDim"))
-            return refuse(s, k, "statement", "%s other than .x: the split is along x only",
+            return refuse(s, k, "statement", EN(RW_GS_OTHER_THAN_X),
                           rwl_tok_is_ident(ts, k, "blockIdx") ? "blockIdx" : "gridDim");
         if (!strncmp(ts->text + ts->t[k].start, "hipBlockIdx", 11) || !strncmp(ts->text + ts->t[k].start, "hipGridDim", 10))
-            return refuse(s, k, "statement", "HIP's grid builtins are not rewritten");
+            return refuse(s, k, "statement", EN(RW_GS_HIP_BUILTINS));
         if (rwl_tok_is_ident(ts, k, "return"))
-            return refuse(s, k, "return", "a return: every thread must reach the combine's barriers");
+            return refuse(s, k, "return", EN(RW_GS_RETURN));
         if (rwl_tok_is_ident(ts, k, "this_grid") || rwl_tok_is_ident(ts, k, "grid_group"))
-            return refuse(s, k, "call", "a grid group: the split changes the grid");
+            return refuse(s, k, "call", EN(RW_GS_GRID_GROUP));
         if (rwl_tok_is(ts, k + 1, "(")) {
             const an_function *g = rwl_callee(s->m, s->f, &s->ts, k);
             if (g && rwl_mentions_grid(s->text + g->body_span.start_byte, g->body_span.end_byte - g->body_span.start_byte))
-                return refuse(s, k, "call", "%.*s reads blockIdx or gridDim itself; the rewrite changes them in the "
-                                            "kernel's text only",
+                return refuse(s, k, "call", EN(RW_SPL_CALL_READS_GRID),
                               (int)(ts->t[k].end - ts->t[k].start), ts->text + ts->t[k].start);
         }
     }
@@ -733,28 +722,26 @@ static bool spec_grid(gs_scan *s, const rw_context *ctx, long long *G)
 {
     const spec *sp = ctx->spec;
     if (!sp || !sp->grid[0])
-        return refuse(s, 1, "launch", "no spec launch: the scratch partials are sized by the spec's grid, a "
-                                      "compile-time constant");
+        return refuse(s, 1, "launch", EN(RW_GS_NO_SPEC_LAUNCH));
     char err[200];
     *G = 0;
     for (size_t k = 0; k < (sp->n_sizes ? sp->n_sizes : 1); k++) {
         expr_value g;
         if (spec_eval(sp, sp->grid[0], k, 132, &g, err, sizeof err) || g.is_float || g.i < 1 || g.i > 65535)
-            return refuse(s, 1, "launch", "the spec's grid cannot be evaluated to a block count");
+            return refuse(s, 1, "launch", EN(RW_GS_GRID_NOT_EVAL));
         if (*G && g.i != *G)
-            return refuse(s, 1, "launch", "the spec's grid changes with the sizes (%lld, %lld): not a compile-time "
-                                          "constant to size the partials by", *G, (long long)g.i);
+            return refuse(s, 1, "launch", EN(RW_GS_GRID_CHANGES), *G, (long long)g.i);
         *G = g.i;
         for (int d = 1; d < 3; d++) {
             expr_value o;
             if (sp->grid[d] && (spec_eval(sp, sp->grid[d], k, 132, &o, err, sizeof err) || o.is_float || o.i != 1))
-                return refuse(s, 1, "launch", "the spec's grid is not 1-D");
+                return refuse(s, 1, "launch", EN(RW_GS_GRID_NOT_1D));
         }
     }
     /* the grid must not depend on the device either */
     expr_value g2;
     if (spec_eval(sp, sp->grid[0], 0, 114, &g2, err, sizeof err) || g2.is_float || g2.i != *G)
-        return refuse(s, 1, "launch", "the spec's grid depends on the device's SM count");
+        return refuse(s, 1, "launch", EN(RW_GS_GRID_ON_SMS));
     return true;
 }
 
@@ -800,7 +787,7 @@ static int gs_kernel(const rw_context *ctx, int S, rw_result *out)
     size_t fstart = f->span.start_byte;
     while (fstart > 0 && ctx->text[fstart - 1] != '\n')
         fstart--;
-    rc = hk_buf_printf(&h, "/* hk: split_grid_partials scratch: S = %d parts per block of the spec's grid of %lld */\n"
+    rc = hk_buf_printf(&h, "/* hk: split_grid_partials scratch: S = %d parts per block of the spec's grid of %lld */\n" /* i18n: not for people */
                            "__device__ unsigned long long hk_gs_part_%s[%lld];\n"
                            "__device__ unsigned int hk_gs_ticket_%s[%lld];\n",
                        S, G, kn, G * S, kn, G);
@@ -809,7 +796,7 @@ static int gs_kernel(const rw_context *ctx, int S, rw_result *out)
     hk_buf_reset(&h);
     /* the prologue */
     if (!rc)
-        rc = hk_buf_printf(&h, "\n    /* hk: split_grid_partials: S parts of each block b of the original grid of G; "
+        rc = hk_buf_printf(&h, "\n    /* hk: split_grid_partials: S parts of each block b of the original grid of G; " /* i18n: not for people */
                                "fewer than 2 * G blocks: S = 1, the original */\n"
                                "    const unsigned int hk_gs_S = gridDim.x >= 2u * %lldu ? (gridDim.x / %lldu < %du ? "
                                "gridDim.x / %lldu : %du) : 1u;\n"
@@ -842,14 +829,14 @@ static int gs_kernel(const rw_context *ctx, int S, rw_result *out)
                                      hk_asprintf(") + hk_gs_s * (%s)", step));
     } else if (!rc) {
         rc = rwl_edits_add_owned(&es, ts->t[L.kw].start, ts->t[L.kw].start,
-                                 hk_asprintf("%.*s += hk_gs_s * (%s); /* hk: this part's first step */\n    ",
+                                 hk_asprintf("%.*s += hk_gs_s * (%s); /* hk: this part's first step */\n    ", /* i18n: not for people */
                                              (int)(ts->t[L.var].end - ts->t[L.var].start),
                                              ts->text + ts->t[L.var].start, step));
     }
     /* the store: into this part's partial */
     if (!rc)
         rc = rwl_edits_add_owned(&es, ts->t[sa].start, ts->t[sb - 1].end,
-                                 hk_asprintf("{ if (hk_gs_S == 1u) %.*s[%s] = %s; else "
+                                 hk_asprintf("{ if (hk_gs_S == 1u) %.*s[%s] = %s; else " /* i18n: not for people */
                                              "reinterpret_cast<decltype(&%.*s[0])>(hk_gs_part_%s)[(%s) * %du + hk_gs_s] = "
                                              "%s; }",
                                              bl, buf_tok, idx, val, bl, buf_tok, kn, idx, S, val));
@@ -860,7 +847,7 @@ static int gs_kernel(const rw_context *ctx, int S, rw_result *out)
     if (!rc)
         rc = hk_buf_printf(
             &h,
-            "    /* hk: split_grid_partials: the last part of b to finish combines the S partials in s order */\n"
+            "    /* hk: split_grid_partials: the last part of b to finish combines the S partials in s order */\n" /* i18n: not for people */
             "    if (hk_gs_S > 1u) {\n"
             "        static_assert(sizeof(%.*s[0]) <= sizeof(unsigned long long), \"partial wider than 8 bytes\");\n"
             "        __shared__ unsigned int hk_gs_last;\n"
@@ -889,19 +876,14 @@ static int gs_kernel(const rw_context *ctx, int S, rw_result *out)
         rc = rwl_edits_add(&es, ts->t[ts->n - 1].start, ts->t[ts->n - 1].start, h.data);
     if (rc)
         goto out;
-    char *desc = hk_asprintf(
-        "kernel %s: each of the spec's %lld blocks becomes S = %d (launch %lld blocks): part s takes every S-th step "
-        "of the grid-stride loop (line %d) and writes a scratch partial; the last part of each block (an atomic "
-        "ticket) combines the S partials in s order with the loop's %s and writes %.*s[b]%s; fewer than %lld blocks "
-        "run the original. The partials and tickets are one set per kernel name: launches of this kernel (any "
-        "template instance) must not overlap on different streams",
-        f->name, G, S, G * S, line_of(&s, L.kw), km_op_name(op), bl, buf_tok,
-        op == KM_OP_SUM ? " (a float sum is reordered: the spec's tolerance judges)" : "", 2 * G);
+    /* a float sum is reordered: one sentence with the note, one without */
+    char *desc = hk_asprintf(op == KM_OP_SUM ? EN(RW_GS_DESC_SUM) : EN(RW_GS_DESC),
+                             f->name, G, S, G * S, line_of(&s, L.kw), km_op_name(op), bl, buf_tok, 2 * G);
     rc = rwl_finish(ctx->text, ctx->len, ctx->m, f->name, &es, desc, out);
     goto out;
 refused:
     if (!rc)
-        rc = rwl_not_applicable(out, hk_asprintf("split_grid_partials not applicable to kernel %s: %s", f->name, s.why));
+        rc = rwl_not_applicable(out, hk_asprintf(EN(RW_NOT_APPLICABLE_TO), "split_grid_partials", f->name, s.why));
 out:
     hk_free(step);
     hk_free(idx);
@@ -926,7 +908,7 @@ static int emit_gs(const rw_context *c, const int *p, rw_result *out)
 
 const rw_descriptor rw_split_grid_partials_desc = {
     .name = "split_grid_partials",
-    .summary = "a fixed grid of per-block partial reductions over a grid-stride loop runs on S times the blocks: "
+    .summary = "a fixed grid of per-block partial reductions over a grid-stride loop runs on S times the blocks: " /* i18n: not for people */
                "each block's loop split over S parts, the last part combining their partials",
     .params = gs_params,
     .n_params = 1,
@@ -935,5 +917,7 @@ const rw_descriptor rw_split_grid_partials_desc = {
      * blocks */
     .flags = RW_ALGORITHM,
     .emit = emit_gs,
-    .launch = "the spec's grid times S (a skill's blocks_per_sm; below twice the spec's grid it runs the original)",
+    /* the JSON's "grid", English; hkls rewrites says it through the table's RW_GS_LAUNCH
+     * (test_core_i18n reads this very text back) */
+    .launch = "the spec's grid times S (a skill's blocks_per_sm; below twice the spec's grid it runs the original)", /* i18n: not for people */
 };

@@ -8,6 +8,7 @@
 
 #include "core/buf.h"
 #include "core/hk.h"
+#include "core/i18n.h"
 #include "model/kmodel.h"
 #include "spec/expr.h"
 #include "spec/spec.h"
@@ -25,6 +26,11 @@
  * (gridDim.x / P) * P start at an item >= gridDim.x / P >= N: they do nothing. Code of
  * the item loop outside the split loops (staging a tile into shared memory, barriers) runs
  * in each of the P blocks, which is why it must not write global memory. */
+
+/* stored and machine-read in English; shown through hk_tr_said (docs/i18n.md) */
+#define EN(id) hk_tr_in(HK_LANG_EN, HK_MSG_##id)
+/* the item loop's or a thread loop's sentence of read_for: one entry each */
+#define EN_LOOP(item, id) (item ? EN(RW_SPL_ITEM_##id) : EN(RW_SPL_THREAD_##id))
 
 #define SP_LOOPS 8
 
@@ -72,17 +78,17 @@ static bool has_effects(const rw_toks *ts, size_t a, size_t b)
 }
 
 /* Reads the for loop at kw into L. false with a refusal (naming what) otherwise. */
-static bool read_for(sp_scan *s, size_t kw, const char *what, sp_loop *L)
+static bool read_for(sp_scan *s, size_t kw, bool item, sp_loop *L)
 {
     const rw_toks *ts = &s->ts;
     memset(L, 0, sizeof *L);
     L->kw = kw;
     L->loop = -1;
     if (!rwl_tok_is(ts, kw + 1, "("))
-        return refuse(s, kw, "loop", "the %s is not a for loop", what);
+        return refuse(s, kw, "loop", EN_LOOP(item, NOT_FOR));
     size_t open = kw + 1, close = rwl_match_close(ts, open);
     if (close + 1 >= ts->n)
-        return refuse(s, kw, "loop", "the %s's header is unbalanced", what);
+        return refuse(s, kw, "loop", EN_LOOP(item, UNBALANCED));
     size_t s2 = 0, s3 = 0;
     for (size_t q = open + 1, d = 0; q < close; q++) {
         d += rwl_tok_is(ts, q, "(") || rwl_tok_is(ts, q, "[");
@@ -91,30 +97,30 @@ static bool read_for(sp_scan *s, size_t kw, const char *what, sp_loop *L)
             (s2 ? &s3 : &s2)[0] = q;
     }
     if (!s2 || !s3)
-        return refuse(s, kw, "loop", "the %s's header is not `for (init; condition; step)`", what);
+        return refuse(s, kw, "loop", EN_LOOP(item, NOT_INIT_COND_STEP));
     size_t eq = open + 1;
     while (eq < s2 && !rwl_tok_is(ts, eq, "="))
         eq++;
     if (eq >= s2 || eq < open + 3 || ts->t[eq - 1].kind != T_IDENT || eq + 1 >= s2)
-        return refuse(s, kw, "loop", "the %s does not declare its index (`for (int i = ...; ...)`)", what);
+        return refuse(s, kw, "loop", EN_LOOP(item, NO_INDEX_DECL));
     L->type_a = open + 1;
     L->var = eq - 1;
     for (size_t q = L->type_a; q < L->var; q++)
         if (ts->t[q].kind != T_IDENT || rwl_tok_is_ident(ts, q, "auto"))
-            return refuse(s, kw, "loop", "the %s's index is not declared as one integer", what);
+            return refuse(s, kw, "loop", EN_LOOP(item, INDEX_NOT_INT));
     for (size_t q = eq + 1; q < s2; q++)
         if (rwl_tok_is(ts, q, ","))
-            return refuse(s, kw, "loop", "the %s declares more than its index", what);
+            return refuse(s, kw, "loop", EN_LOOP(item, DECLARES_MORE));
     L->start_a = eq + 1;
     L->start_b = s2;
     if (!rwl_same_tok(ts, s2 + 1, L->var) || !rwl_tok_is(ts, s2 + 2, "<") || s2 + 3 >= s3)
-        return refuse(s, kw, "loop", "the %s's condition is not `i < bound`", what);
+        return refuse(s, kw, "loop", EN_LOOP(item, COND_NOT));
     L->bound_a = s2 + 3;
     L->bound_b = s3;
     for (size_t q = L->bound_a; q < L->bound_b; q++)
         if (rwl_same_tok(ts, q, L->var) || rwl_tok_is(ts, q, "&&") || rwl_tok_is(ts, q, "||") ||
             rwl_tok_is(ts, q, "?"))
-            return refuse(s, kw, "loop", "the %s's condition is more than `i < bound`", what);
+            return refuse(s, kw, "loop", EN_LOOP(item, COND_MORE));
     if (rwl_same_tok(ts, s3 + 1, L->var) && rwl_tok_is(ts, s3 + 2, "+=")) {
         L->step_a = s3 + 3;
         L->step_b = close;
@@ -127,9 +133,9 @@ static bool read_for(sp_scan *s, size_t kw, const char *what, sp_loop *L)
     for (size_t q = L->step_a; ok && q < L->step_b; q++)
         ok = !rwl_same_tok(ts, q, L->var) && !rwl_tok_is(ts, q, ",") && !rwl_tok_is(ts, q, "?");
     if (!ok)
-        return refuse(s, kw, "loop", "the %s's step is not `i += stride`", what);
+        return refuse(s, kw, "loop", EN_LOOP(item, STEP_NOT));
     if (has_effects(ts, L->bound_a, L->bound_b) || has_effects(ts, L->step_a, L->step_b))
-        return refuse(s, kw, "loop", "the %s's bound or step may change something", what);
+        return refuse(s, kw, "loop", EN_LOOP(item, MAY_CHANGE));
     L->close = close;
     L->body_a = close + 1;
     L->body_b = rwl_stmt_end(ts, close + 1, ts->n - 1);
@@ -256,8 +262,7 @@ static bool find_item_loop(sp_scan *s, size_t *item)
         any = form_is_builtin_x(s->km, lp[i].start, KM_ATOM_BLOCK_IDX) &&
               form_is_builtin_x(s->km, lp[i].step, KM_ATOM_GRID_DIM);
     if (!any)
-        return refuse(s, 1, "kernel body", "no loop over the items by block (`for (i = blockIdx.x; i < N; "
-                                           "i += gridDim.x)`): the kernel does not give one block per item");
+        return refuse(s, 1, "kernel body", EN(RW_SPL_NO_ITEM_LOOP_BY_BLOCK));
     while (k < end && !rwl_tok_is_ident(ts, k, "for")) {
         size_t e = rwl_stmt_end(ts, k, end);
         bool decl = rwl_is_type_word(ts, k) || rwl_tok_is_ident(ts, k, "__shared__") ||
@@ -265,19 +270,17 @@ static bool find_item_loop(sp_scan *s, size_t *item)
                     rwl_tok_is_ident(ts, k, "static") || rwl_tok_is_ident(ts, k, "constexpr") ||
                     (ts->t[k].kind == T_IDENT && k + 1 < e && ts->t[k + 1].kind == T_IDENT);
         if (!decl || e <= k)
-            return refuse(s, k, "statement", "the loop over the items (`for (i = blockIdx.x; i < N; i += gridDim.x)`) "
-                                             "is not the body's outermost statement: only declarations may come before it");
+            return refuse(s, k, "statement", EN(RW_SPL_ITEM_LOOP_NOT_OUTER));
         for (size_t q = k; q < e; q++)
             if ((rwl_tok_is_assign_op(ts, q) && !rwl_tok_is(ts, q, "=")) || rwl_tok_is(ts, q, "++") ||
                 rwl_tok_is(ts, q, "--") ||
                 (ts->t[q].kind == T_IDENT && rwl_tok_is(ts, q + 1, "(") && !rwl_pure_call_name(ts, q) &&
                  !rwl_is_type_word(ts, q) && !rwl_tok_is_ident(ts, q, "sizeof")))
-                return refuse(s, q, "statement", "code before the loop over the items may write memory; each of the "
-                                                 "blocks that share an item would repeat it");
+                return refuse(s, q, "statement", EN(RW_SPL_CODE_BEFORE_WRITES));
         k = e;
     }
     if (k >= end)
-        return refuse(s, 1, "kernel body", "no loop over the items (`for (i = blockIdx.x; i < N; i += gridDim.x)`)");
+        return refuse(s, 1, "kernel body", EN(RW_SPL_NO_ITEM_LOOP));
     *item = k;
     return true;
 }
@@ -291,8 +294,7 @@ static long item_by_block(sp_scan *s, size_t kw)
     long li = var ? model_loop(s, kw, var) : -1;
     if (li < 0 || !form_is_builtin_x(s->km, lp[li].start, KM_ATOM_BLOCK_IDX) ||
         !form_is_builtin_x(s->km, lp[li].step, KM_ATOM_GRID_DIM))
-        return refuse(s, kw, "loop", "the first loop is not over the items by block (`for (i = blockIdx.x; i < N; "
-                                     "i += gridDim.x)`)"), -1;
+        return refuse(s, kw, "loop", EN(RW_SPL_FIRST_NOT_ITEM)), -1;
     return li;
 }
 
@@ -312,18 +314,17 @@ static bool check_item_loop(sp_scan *s, sp_loop *L, long li)
     for (size_t q = L->step_a; q < L->step_b; q++)
         ng += rwl_builtin_x(ts, q, "gridDim");
     if (nb != 1 || ng != 1)
-        return refuse(s, L->kw, "loop", "the loop over the items does not spell blockIdx.x and gridDim.x once each");
+        return refuse(s, L->kw, "loop", EN(RW_SPL_SPELL_ONCE));
     if (form_not_uniform(s->km, m->bound) || km_form_mentions_kind(s->km, m->bound, KM_ATOM_BLOCK_IDX, -1) ||
         km_form_mentions_kind(s->km, m->bound, KM_ATOM_LOOP, -1))
-        return refuse(s, L->kw, "loop", "the number of items is not the same for every block");
+        return refuse(s, L->kw, "loop", EN(RW_SPL_ITEMS_NOT_UNIFORM));
     long w = written_name(ts, L->bound_a, L->bound_b, 1, ts->n - 1);
     if (w >= 0)
-        return refuse(s, (size_t)w, "statement", "the kernel changes %.*s, which the number of items reads",
+        return refuse(s, (size_t)w, "statement", EN(RW_SPL_CHANGES_ITEM_COUNT),
                       (int)(ts->t[w].end - ts->t[w].start), ts->text + ts->t[w].start);
     for (size_t q = L->body_b; q + 1 < ts->n; q++)
         if (!rwl_tok_is(ts, q, ";") && !(rwl_tok_is_ident(ts, q, "return") && rwl_tok_is(ts, q + 1, ";")))
-            return refuse(s, q, "statement", "code after the loop over the items runs in every block, and more "
-                                             "blocks take part in each item");
+            return refuse(s, q, "statement", EN(RW_SPL_CODE_AFTER));
     return true;
 }
 
@@ -338,28 +339,24 @@ static bool scan_body(sp_scan *s, const sp_loop *item)
             continue;
         bool head = (k >= item->start_a && k < item->start_b) || (k >= item->step_a && k < item->step_b);
         if ((rwl_builtin_x(ts, k, "blockIdx") || rwl_builtin_x(ts, k, "gridDim")) && !head)
-            return refuse(s, k, "block coordinates", "%s.x is used outside the loop over the items; once several "
-                                                     "blocks share an item it no longer says which item or part",
+            return refuse(s, k, "block coordinates", EN(RW_SPL_X_OUTSIDE),
                           rwl_tok_is_ident(ts, k, "blockIdx") ? "blockIdx" : "gridDim");
         if ((rwl_tok_is_ident(ts, k, "blockIdx") || rwl_tok_is_ident(ts, k, "gridDim")) && !rwl_tok_is(ts, k + 1, "."))
-            return refuse(s, k, "block coordinates", "the block's coordinates are used as a whole");
+            return refuse(s, k, "block coordinates", EN(RW_SPL_COORDS_WHOLE));
         if (rwl_tok_is_ident(ts, k, "hipBlockIdx_x") || rwl_tok_is_ident(ts, k, "hipGridDim_x"))
-            return refuse(s, k, "block coordinates", "HIP's block coordinates are not rewritten");
+            return refuse(s, k, "block coordinates", EN(RW_SPL_HIP_COORDS));
         if (rwl_tok_is_ident(ts, k, "return") && k > item->kw && k < item->body_b)
-            return refuse(s, k, "return", "a return inside the loop over the items ends the thread's later items "
-                                          "and parts, which other blocks now run");
+            return refuse(s, k, "return", EN(RW_SPL_RETURN_IN_ITEM));
         if (rwl_tok_is_ident(ts, k, "goto") || rwl_tok_is_ident(ts, k, "asm"))
-            return refuse(s, k, rwl_tok_is_ident(ts, k, "goto") ? "goto" : "asm", "the rewrite does not follow this "
-                                                                                   "construct");
+            return refuse(s, k, rwl_tok_is_ident(ts, k, "goto") ? "goto" : "asm", EN(RW_SPL_NOT_FOLLOW));
         if (!strncmp(ts->text + ts->t[k].start, "hk_sp_", 6))
-            return refuse(s, k, "statement", "the kernel is split already");
+            return refuse(s, k, "statement", EN(RW_SPL_SPLIT_ALREADY));
         if (rwl_tok_is(ts, k + 1, "(")) {
             const an_function *g = rwl_callee(s->m, s->f, &s->ts, k);
             if ((g && rwl_mentions_grid(s->text + g->body_span.start_byte,
                                         g->body_span.end_byte - g->body_span.start_byte)) ||
                 rwl_macro_mentions_grid(s->text, s->len, ts->text + ts->t[k].start, ts->t[k].end - ts->t[k].start))
-                return refuse(s, k, "call", "%.*s reads blockIdx or gridDim itself; the rewrite changes them in the "
-                                            "kernel's text only",
+                return refuse(s, k, "call", EN(RW_SPL_CALL_READS_GRID),
                               (int)(ts->t[k].end - ts->t[k].start), ts->text + ts->t[k].start);
         }
     }
@@ -478,14 +475,14 @@ static bool check_split_loop(sp_scan *s, const sp_loop *item, sp_loop *L)
     const km_access *acc = km_accesses(s->km, &na);
     const km_loop *m = &lp[L->loop];
     if (form_not_uniform(s->km, m->step) || km_form_mentions_kind(s->km, m->step, KM_ATOM_LOOP, -1))
-        return refuse(s, L->kw, "loop", "the loop's step may differ between the threads of the block");
+        return refuse(s, L->kw, "loop", EN(RW_SPL_STEP_DIFFERS));
     if (km_form_mentions_kind(s->km, m->bound, KM_ATOM_READ, -1))
-        return refuse(s, L->kw, "loop", "the loop's bound reads memory");
+        return refuse(s, L->kw, "loop", EN(RW_SPL_BOUND_READS_MEM));
     long w = written_name(ts, L->step_a, L->step_b, L->body_a, L->body_b);
     if (w < 0)
         w = written_name(ts, L->bound_a, L->bound_b, L->body_a, L->body_b);
     if (w >= 0)
-        return refuse(s, (size_t)w, "statement", "the loop changes %.*s, which its bound or step reads",
+        return refuse(s, (size_t)w, "statement", EN(RW_SPL_LOOP_CHANGES),
                       (int)(ts->t[w].end - ts->t[w].start), ts->text + ts->t[w].start);
     for (size_t k = L->body_a; k < L->body_b; k++) {
         if (ts->t[k].kind != T_IDENT || !rwl_is_use(ts, k))
@@ -494,25 +491,22 @@ static bool check_split_loop(sp_scan *s, const sp_loop *item, sp_loop *L)
             rwl_tok_is_ident(ts, k, "__syncthreads_and") || rwl_tok_is_ident(ts, k, "__syncthreads_or") ||
             rwl_tok_is_ident(ts, k, "__syncwarp") || rwl_tok_is_ident(ts, k, "__threadfence") ||
             rwl_tok_is_ident(ts, k, "__threadfence_block"))
-            return refuse(s, k, "__syncthreads", "a barrier inside the loop to split: its iterations move to "
-                                                   "other blocks");
+            return refuse(s, k, "__syncthreads", EN(RW_SPL_BARRIER_IN_LOOP));
         if (!strncmp(ts->text + ts->t[k].start, "__shfl", 6) || !strncmp(ts->text + ts->t[k].start, "__ballot", 8))
-            return refuse(s, k, "warp intrinsic", "a warp exchange inside the loop to split");
+            return refuse(s, k, "warp intrinsic", EN(RW_SPL_WARP_IN_LOOP));
         if (!strncmp(ts->text + ts->t[k].start, "atomic", 6) && rwl_tok_is(ts, k + 1, "("))
-            return refuse(s, k, "atomic", "an atomic inside the loop to split: its iterations would combine "
-                                          "from several blocks at once");
+            return refuse(s, k, "atomic", EN(RW_SPL_ATOMIC_IN_LOOP));
         if (rwl_tok_is_ident(ts, k, "break") && !nested_in_loop(ts, L->body_a, k, L->body_b))
-            return refuse(s, k, "break", "a break leaves the thread's later iterations, which other blocks now run");
+            return refuse(s, k, "break", EN(RW_SPL_BREAK));
         if (rwl_tok_is(ts, k + 1, "(")) {
             const an_function *g = rwl_callee(s->m, s->f, &s->ts, k);
             if (g && mentions_sync(s->text + g->body_span.start_byte, g->body_span.end_byte - g->body_span.start_byte))
-                return refuse(s, k, "call", "%.*s synchronizes, inside the loop to split",
+                return refuse(s, k, "call", EN(RW_SPL_CALL_SYNCS),
                               (int)(ts->t[k].end - ts->t[k].start), ts->text + ts->t[k].start);
         }
         /* state carried from one iteration to the next: its iterations run in other blocks */
         if (rwl_scalar_written(ts, k) && !rwl_same_tok(ts, k, L->var) && !declared_within(ts, L->body_a, L->body_b, k))
-            return refuse(s, k, "statement", "%.*s is declared outside the loop to split and written inside it: "
-                                             "it carries a value from one iteration to the next, which other blocks now run",
+            return refuse(s, k, "statement", EN(RW_SPL_CARRIES),
                           (int)(ts->t[k].end - ts->t[k].start), ts->text + ts->t[k].start);
     }
     for (size_t i = 0; i < na; i++) {
@@ -520,8 +514,7 @@ static bool check_split_loop(sp_scan *s, const sp_loop *item, sp_loop *L)
         if (!access_in(a, L->loop) || a->mode == KM_READ)
             continue;
         if (a->space == KM_SPACE_SHARED) {
-            snprintf(s->why, sizeof s->why, "shared memory at line %u: the loop to split writes %s, which every "
-                                            "part of the item needs whole",
+            snprintf(s->why, sizeof s->why, EN(RW_SPL_SHARED_WRITES),
                      a->line, a->buffer ? a->buffer : "?");
             return false;
         }
@@ -534,17 +527,14 @@ static bool check_split_loop(sp_scan *s, const sp_loop *item, sp_loop *L)
                 inside = ts->t[k].end - ts->t[k].start == bl && !memcmp(ts->text + ts->t[k].start, a->buffer, bl) &&
                          rwl_is_use(ts, k) && rwl_declared_here(ts, k);
             if (!inside) {
-                snprintf(s->why, sizeof s->why, "local array at line %u: %s is declared outside the loop to split and "
-                                                "written inside it: it carries values from one iteration to the next, "
-                                                "which other blocks now run",
+                snprintf(s->why, sizeof s->why, EN(RW_SPL_LOCAL_CARRIES),
                          a->line, a->buffer ? a->buffer : "?");
                 return false;
             }
             continue;
         }
         if (!index_moves(s->km, a->index, m->counter)) {
-            snprintf(s->why, sizeof s->why, "store at line %u: the element of %s written does not move with the "
-                                            "loop's index, so iterations that now run in different blocks write it",
+            snprintf(s->why, sizeof s->why, EN(RW_SPL_STORE_NOT_MOVE),
                      a->line, a->buffer ? a->buffer : "?");
             return false;
         }
@@ -669,10 +659,8 @@ static bool check_split_deps(sp_scan *s, const sp_loop *split, size_t n_split)
             long lb = split_of(b, split, n_split);
             if (lb >= 0 && same_owner(s, a, split[la].loop, b, split[lb].loop))
                 continue;
-            snprintf(s->why, sizeof s->why, "access at line %u: %s %s an element of %s other than the one written at "
-                                            "line %u; iterations that now run in different blocks may depend on "
-                                            "each other",
-                     b->line, b->buffer, b->mode == KM_READ ? "reads" : "writes", a->buffer, a->line);
+            snprintf(s->why, sizeof s->why, b->mode == KM_READ ? EN(RW_SPL_ACCESS_READS_OTHER) : EN(RW_SPL_ACCESS_WRITES_OTHER),
+                     b->line, b->buffer, a->buffer, a->line);
             return false;
         }
     }
@@ -704,9 +692,9 @@ static bool find_split_loops(sp_scan *s, const sp_loop *item, sp_loop *split, si
         size_t end = rwl_stmt_end(ts, k, item->body_b);
         if (writes_global) {
             if (*n_split == SP_LOOPS)
-                return refuse(s, k, "loop", "more than %d loops strided over the threads", SP_LOOPS);
+                return refuse(s, k, "loop", EN(RW_SPL_MORE_LOOPS), SP_LOOPS);
             sp_loop *L = &split[*n_split];
-            if (!read_for(s, k, "thread loop", L))
+            if (!read_for(s, k, false, L))
                 return false;
             L->loop = li;
             if (!check_split_loop(s, item, L))
@@ -718,8 +706,7 @@ static bool find_split_loops(sp_scan *s, const sp_loop *item, sp_loop *split, si
     if (s->why[0])
         return false;
     if (*n_split == 0)
-        return refuse(s, item->kw, "loop", "no loop strided over the threads inside the loop over the items writes "
-                                           "global memory: there is nothing to share between blocks");
+        return refuse(s, item->kw, "loop", EN(RW_SPL_NOTHING_TO_SHARE));
     if (!check_split_deps(s, split, *n_split))
         return false;
     /* every global store is in a split loop: the P blocks of an item would repeat any other */
@@ -731,8 +718,7 @@ static bool find_split_loops(sp_scan *s, const sp_loop *item, sp_loop *split, si
         for (size_t l = 0; l < *n_split && !in; l++)
             in = access_in(a, split[l].loop);
         if (!in) {
-            snprintf(s->why, sizeof s->why, "store at line %u: %s is written outside the loops strided over the "
-                                            "threads; each of the blocks that share an item would repeat it",
+            snprintf(s->why, sizeof s->why, EN(RW_SPL_STORE_OUTSIDE),
                      a->line, a->buffer ? a->buffer : "?");
             return false;
         }
@@ -784,10 +770,10 @@ static bool spec_leaves_blocks_idle(sp_scan *s, const rw_context *ctx, const sp_
         }
     }
     if (!best_n)
-        return refuse(s, item->kw, "loop", "the spec's grid has no more blocks than items (%s) at any size set: no "
-                                           "block is idle, the split would change nothing", arg->name);
-    snprintf(note, n, "; the spec's launch: %lld blocks for %lld items at size set %zu, %lld blocks per item",
-             best_g, best_n, best_k + 1, best_g / best_n);
+        return refuse(s, item->kw, "loop", EN(RW_SPL_NO_IDLE_BLOCK), arg->name);
+    /* "; NOTE": said as a list's tail */
+    int w = snprintf(note, n, "; ");
+    snprintf(note + w, n - (size_t)w, EN(RW_SPL_ITEM_NOTE), best_g, best_n, best_k + 1, best_g / best_n);
     return true;
 }
 
@@ -837,7 +823,7 @@ static int emit(sp_scan *s, const sp_loop *item, const sp_loop *split, size_t n_
         ind = "    ";
     struct hk_buf h;
     hk_buf_init(&h, RW_TEXT_MAX);
-    int rc = hk_buf_printf(&h, "/* hk: blocks per item, and this block's part of the item (split_item_loop) */\n"
+    int rc = hk_buf_printf(&h, "/* hk: blocks per item, and this block's part of the item (split_item_loop) */\n" /* i18n: not for people */
                                "%.*sconst unsigned int hk_sp_P = (long long)(", il, ind);
     if (!rc)
         rc = put_text(&h, s, item->bound_a, item->bound_b);
@@ -846,11 +832,11 @@ static int emit(sp_scan *s, const sp_loop *item, const sp_loop *split, size_t n_
     if (!rc)
         rc = put_text(&h, s, item->bound_a, item->bound_b);
     if (!rc)
-        rc = hk_buf_printf(&h, ") < (long long)gridDim.x\n%.*s    ? gridDim.x / (unsigned int)(", il, ind);
+        rc = hk_buf_printf(&h, ") < (long long)gridDim.x\n%.*s    ? gridDim.x / (unsigned int)(", il, ind); /* i18n: not for people */
     if (!rc)
         rc = put_text(&h, s, item->bound_a, item->bound_b);
     if (!rc)
-        rc = hk_buf_printf(&h, ") : 1u;\n%.*sconst unsigned int hk_sp_part = blockIdx.x %% hk_sp_P;\n%.*s", il, ind,
+        rc = hk_buf_printf(&h, ") : 1u;\n%.*sconst unsigned int hk_sp_part = blockIdx.x %% hk_sp_P;\n%.*s", il, ind, /* i18n: not for people */
                            il, ind);
     if (!rc)
         rc = rwl_edits_add(es, ts->t[item->kw].start, ts->t[item->kw].start, h.data);
@@ -884,7 +870,7 @@ static int split_kernel(const rw_context *ctx, rw_result *out)
     if (s.why[0])
         goto refused;
     long li = -1;
-    if (!find_item_loop(&s, &ki) || (li = item_by_block(&s, ki)) < 0 || !read_for(&s, ki, "item loop", &item) ||
+    if (!find_item_loop(&s, &ki) || (li = item_by_block(&s, ki)) < 0 || !read_for(&s, ki, true, &item) ||
         !check_item_loop(&s, &item, li) ||
         !scan_body(&s, &item) || !find_split_loops(&s, &item, split, &n_split))
         goto refused;
@@ -897,16 +883,14 @@ static int split_kernel(const rw_context *ctx, rw_result *out)
         rc = hk_buf_printf(&lines, "%s%d", l ? ", " : "", line_of(&s, split[l].kw));
     if (rc)
         goto out;
-    char *desc = hk_asprintf("kernel %s: the loop over the items (line %d) takes gridDim.x / N blocks per item when "
-                             "the grid has more blocks than items, and each of them one part of the loop%s strided "
-                             "over the threads (line%s %s): the idle blocks share the items' work%s",
-                             f->name, line_of(&s, item.kw), n_split > 1 ? "s" : "", n_split > 1 ? "s" : "",
-                             lines.data, note);
+    /* one loop or several: one sentence each */
+    char *desc = hk_asprintf(n_split > 1 ? EN(RW_SPL_ITEM_DESC_LOOPS) : EN(RW_SPL_ITEM_DESC_LOOP),
+                             f->name, line_of(&s, item.kw), lines.data, note);
     rc = rwl_finish(ctx->text, ctx->len, ctx->m, f->name, &es, desc, out);
     goto out;
 refused:
     if (!rc)
-        rc = rwl_not_applicable(out, hk_asprintf("split_item_loop not applicable to kernel %s: %s", f->name, s.why));
+        rc = rwl_not_applicable(out, hk_asprintf(EN(RW_NOT_APPLICABLE_TO), "split_item_loop", f->name, s.why));
 out:
     hk_buf_free(&lines);
     rwl_edits_free(&es);
@@ -1072,7 +1056,7 @@ static int rw_split_item_loop(const rw_context *ctx, rw_result *out)
         c2.kernel = (size_t)k;
         rc = split_kernel(&c2, out);
         if (rc == HK_OK && out->applicable) {
-            char *d = hk_asprintf("%s; the item loop's macro written out", out->description);
+            char *d = hk_asprintf(EN(RW_SPL_MACRO_WRITTEN_OUT), out->description);
             if (!d) {
                 rw_result_free(out);
                 memset(out, 0, sizeof *out);
@@ -1141,23 +1125,20 @@ static bool sb_scan_body(sp_scan *s)
             continue;
         bool bi = rwl_tok_is_ident(ts, k, "blockIdx"), gd = rwl_tok_is_ident(ts, k, "gridDim");
         if ((bi || gd) && !rwl_tok_is(ts, k + 1, "."))
-            return refuse(s, k, "block coordinates", "the block's coordinates are used as a whole");
+            return refuse(s, k, "block coordinates", EN(RW_SPL_COORDS_WHOLE));
         if ((bi || gd) && k + 2 < ts->n && !rwl_tok_is_ident(ts, k + 2, "x"))
-            return refuse(s, k, "block coordinates", "%s.%.*s is used; the split takes the grid's y dimension for "
-                                                     "the parts of each item",
+            return refuse(s, k, "block coordinates", EN(RW_SPL_COORD_USED),
                           bi ? "blockIdx" : "gridDim", (int)(ts->t[k + 2].end - ts->t[k + 2].start),
                           ts->text + ts->t[k + 2].start);
         item |= bi;
         if (!strncmp(ts->text + ts->t[k].start, "hipBlockIdx_", 12) ||
             !strncmp(ts->text + ts->t[k].start, "hipGridDim_", 11))
-            return refuse(s, k, "block coordinates", "HIP's block coordinates are not rewritten");
+            return refuse(s, k, "block coordinates", EN(RW_SPL_HIP_COORDS));
         if (rwl_tok_is_ident(ts, k, "goto") || rwl_tok_is_ident(ts, k, "asm"))
             return refuse(s, k, rwl_tok_is_ident(ts, k, "goto") ? "goto" : "asm",
-                          "the rewrite does not follow this construct");
+                          EN(RW_SPL_NOT_FOLLOW));
         if (sb_is_barrier(ts, k))
-            return refuse(s, k, "__syncthreads", "a barrier: the block's threads work on the item together (a "
-                                                 "reduction, a staged tile), which the parts in other blocks "
-                                                 "cannot join");
+            return refuse(s, k, "__syncthreads", EN(RW_SPL_BARRIER_ITEM));
         if (rwl_tok_is(ts, k + 1, "(")) {
             const an_function *g = rwl_callee(s->m, s->f, &s->ts, k);
             size_t nl = ts->t[k].end - ts->t[k].start;
@@ -1166,19 +1147,17 @@ static bool sb_scan_body(sp_scan *s)
                        mentions_sync(s->text + g->body_span.start_byte,
                                      g->body_span.end_byte - g->body_span.start_byte))) ||
                 rwl_macro_mentions_grid(s->text, s->len, ts->text + ts->t[k].start, nl))
-                return refuse(s, k, "call", "%.*s reads the block's coordinates or synchronizes; the rewrite "
-                                            "changes the kernel's text only",
+                return refuse(s, k, "call", EN(RW_SPL_CALL_COORDS_SYNC),
                               (int)nl, ts->text + ts->t[k].start);
         }
     }
     if (!item)
-        return refuse(s, 1, "kernel body", "blockIdx.x is never read: the block is not an item");
+        return refuse(s, 1, "kernel body", EN(RW_SPL_NO_BLOCKIDX));
     size_t na = 0;
     const km_access *acc = km_accesses(s->km, &na);
     for (size_t i = 0; i < na; i++)
         if (acc[i].space == KM_SPACE_SHARED && acc[i].mode != KM_READ) {
-            snprintf(s->why, sizeof s->why, "shared memory at line %u: the block's threads share %s, which the "
-                                            "parts of an item in other blocks would not see",
+            snprintf(s->why, sizeof s->why, EN(RW_SPL_SHARED_SHARE),
                      acc[i].line, acc[i].buffer ? acc[i].buffer : "?");
             return false;
         }
@@ -1206,46 +1185,41 @@ static bool sb_find_loops(sp_scan *s, sp_loop *split, size_t *n_split)
             mentions_tid |= rwl_tok_is_ident(ts, q, "threadIdx");
         if (li < 0) {
             if (mentions_tid)
-                return refuse(s, k, "loop", "the kernel model does not read this loop over the threads");
+                return refuse(s, k, "loop", EN(RW_SPL_MODEL_NO_LOOP));
             continue;
         }
         const km_loop *m = &lp[li];
         if (m->kind == KM_LOOP_GRID_STRIDE || m->grid_width)
-            return refuse(s, k, "grid-stride loop", "a loop strided over the whole grid: its iterations are spread "
-                                                    "over the blocks already, no block is an item");
+            return refuse(s, k, "grid-stride loop", EN(RW_SPL_GRID_STRIDED));
         if (!km_form_mentions_kind(s->km, m->start, KM_ATOM_THREAD_IDX, 0) ||
             (m->kind != KM_LOOP_AFFINE && m->kind != KM_LOOP_BLOCK_STRIDE))
             continue;
         if (km_form_mentions_kind(s->km, m->step, KM_ATOM_GRID_DIM, -1) ||
             km_form_mentions_kind(s->km, m->step, KM_ATOM_BLOCK_IDX, -1))
-            return refuse(s, k, "loop", "the loop over the threads steps by the grid: its iterations are "
-                                        "spread over the blocks already");
+            return refuse(s, k, "loop", EN(RW_SPL_STEPS_BY_GRID));
         bool writes_global = false;
         for (size_t i = 0; i < na; i++)
             writes_global |= acc[i].space == KM_SPACE_GLOBAL && acc[i].mode != KM_READ && access_in(&acc[i], li);
         if (!writes_global)
-            return refuse(s, k, "loop", "the loop over the block's threads writes no global memory: what it "
-                                        "computes (a sum over the item) each part would need whole");
+            return refuse(s, k, "loop", EN(RW_SPL_NO_GLOBAL_WRITE));
         if (*n_split == SP_LOOPS)
-            return refuse(s, k, "loop", "more than %d loops strided over the threads", SP_LOOPS);
+            return refuse(s, k, "loop", EN(RW_SPL_MORE_LOOPS), SP_LOOPS);
         sp_loop *L = &split[*n_split];
-        if (!read_for(s, k, "thread loop", L))
+        if (!read_for(s, k, false, L))
             return false;
         L->loop = li;
         if (!check_split_loop(s, NULL, L))
             return false;
         for (size_t q = L->body_a; q < L->body_b; q++)
             if (rwl_tok_is_ident(ts, q, "return") && rwl_is_use(ts, q))
-                return refuse(s, q, "return", "a return inside the loop to split ends the thread's later "
-                                              "iterations, which other blocks now run");
+                return refuse(s, q, "return", EN(RW_SPL_RETURN_IN_SPLIT));
         (*n_split)++;
         k = L->body_b - 1;
     }
     if (s->why[0])
         return false;
     if (*n_split == 0)
-        return refuse(s, 1, "kernel body", "no loop strided over the block's threads (`for (j = threadIdx.x; j < "
-                                           "n; j += blockDim.x)`) writes global memory: nothing to split");
+        return refuse(s, 1, "kernel body", EN(RW_SPL_NOTHING_TO_SPLIT));
     return check_split_deps(s, split, *n_split);
 }
 
@@ -1271,9 +1245,9 @@ static bool sb_tails(sp_scan *s, const sp_loop *split, size_t n_split, sb_stmt *
     for (size_t k = 1; k + 1 < ts->n;) {
         size_t e = rwl_stmt_end(ts, k, ts->n - 1);
         if (e <= k)
-            return refuse(s, k, "statement", "the body's statements cannot be told apart");
+            return refuse(s, k, "statement", EN(RW_SPL_STMTS_APART));
         if (n == SB_STMTS)
-            return refuse(s, k, "kernel body", "more than %d statements at the body's top level", SB_STMTS);
+            return refuse(s, k, "kernel body", EN(RW_SPL_MANY_STMTS), SB_STMTS);
         st[n] = (sb_stmt){.a = k, .e = e, .la = line_of(s, k), .lb = line_of(s, e - 1)};
         for (size_t l = 0; l < n_split; l++)
             st[n].split |= split[l].kw >= k && split[l].kw < e;
@@ -1288,20 +1262,17 @@ static bool sb_tails(sp_scan *s, const sp_loop *split, size_t n_split, sb_stmt *
             continue;
         long t = sb_stmt_at(st, n, a->line);
         if (t < 0) {
-            snprintf(s->why, sizeof s->why, "store at line %u: the statement that writes %s shares its line with "
-                                            "another; the rewrite cannot tell which runs it",
+            snprintf(s->why, sizeof s->why, EN(RW_SPL_STORE_SHARES_LINE),
                      a->line, a->buffer ? a->buffer : "?");
             return false;
         }
         if (st[t].split) {
-            snprintf(s->why, sizeof s->why, "store at line %u: %s is written outside the loops over the threads, "
-                                            "inside a statement that holds one; every part would repeat it",
+            snprintf(s->why, sizeof s->why, EN(RW_SPL_STORE_IN_HOLDER),
                      a->line, a->buffer ? a->buffer : "?");
             return false;
         }
         if (rwl_starts_declaration(ts, st[t].a))
-            return refuse(s, st[t].a, "statement", "a declaration that stores to global memory: run in part 0 "
-                                                   "only, its names would not reach the statements after it");
+            return refuse(s, st[t].a, "statement", EN(RW_SPL_DECL_STORES));
         st[t].tail = true;
     }
     for (size_t t = 0; t < n; t++) {
@@ -1314,11 +1285,9 @@ static bool sb_tails(sp_scan *s, const sp_loop *split, size_t n_split, sb_stmt *
             if (ts->t[k].kind != T_IDENT || !rwl_is_use(ts, k))
                 continue;
             if (rwl_tok_is_ident(ts, k, "return") && split_after)
-                return refuse(s, k, "return", "a return in a statement that runs in part 0 only: the thread's "
-                                              "later iterations would still run in the other parts");
+                return refuse(s, k, "return", EN(RW_SPL_RETURN_PART0));
             if (rwl_scalar_written(ts, k) && !declared_within(ts, st[t].a, st[t].e, k))
-                return refuse(s, k, "statement", "%.*s is declared outside the per-item statement and written in it; "
-                                                 "that statement runs in part 0 only",
+                return refuse(s, k, "statement", EN(RW_SPL_DECLARED_OUTSIDE_TAIL),
                               (int)(ts->t[k].end - ts->t[k].start), ts->text + ts->t[k].start);
         }
     }
@@ -1334,8 +1303,7 @@ static bool sb_tails(sp_scan *s, const sp_loop *split, size_t n_split, sb_stmt *
                 inside = ts->t[k].end - ts->t[k].start == bl && !memcmp(ts->text + ts->t[k].start, a->buffer, bl) &&
                          rwl_is_use(ts, k) && rwl_declared_here(ts, k);
             if (!inside) {
-                snprintf(s->why, sizeof s->why, "local array at line %u: %s is declared outside the per-item "
-                                                "statement and written in it; that statement runs in part 0 only",
+                snprintf(s->why, sizeof s->why, EN(RW_SPL_LOCAL_OUTSIDE_TAIL),
                          a->line, a->buffer ? a->buffer : "?");
                 return false;
             }
@@ -1351,10 +1319,11 @@ static bool sb_tails(sp_scan *s, const sp_loop *split, size_t n_split, sb_stmt *
             long tb = sb_stmt_at(st, n, b->line);
             if (tb >= 0 && st[tb].tail && split_of(b, split, n_split) < 0)
                 continue;
-            snprintf(s->why, sizeof s->why, "access at line %u: %s %s %s, which the per-item statement at line %u "
-                                            "%s; that statement runs in part 0 only",
-                     b->line, b->buffer, b->mode == KM_READ ? "reads" : "writes", b->buffer, a->line,
-                     a->mode == KM_READ ? "reads" : "writes");
+            /* both reading goes on above: one of them writes */
+            snprintf(s->why, sizeof s->why, b->mode == KM_READ ? EN(RW_SPL_ACCESS_READS_TAIL_WRITES)
+                                            : a->mode == KM_READ ? EN(RW_SPL_ACCESS_WRITES_TAIL_READS)
+                                                                 : EN(RW_SPL_ACCESS_WRITES_TAIL_WRITES),
+                     b->line, b->buffer, b->buffer, a->line);
             return false;
         }
     }
@@ -1401,8 +1370,7 @@ static bool sb_parts(sp_scan *s, const rw_context *ctx, int waves, int *P, char 
             full = g;
     }
     if (!grid)
-        return refuse(s, 1, "launch", "the spec's grid (%lld blocks) fills the GPU at every size set: no block slot "
-                                      "is idle, the split would add blocks for nothing", full);
+        return refuse(s, 1, "launch", EN(RW_SPL_GRID_FILLS), full);
     long long pmin = (waves * resident + grid - 1) / grid, best = 0;
     if (pmin < 2)
         pmin = 2;
@@ -1414,9 +1382,9 @@ static bool sb_parts(sp_scan *s, const rw_context *ctx, int waves, int *P, char 
             best_fill = fill, best = p;
     }
     *P = (int)(best ? best : (pmin > 64 ? 64 : pmin));
-    snprintf(note, n, "; the spec's launch at size set %zu: %lld blocks where %lld fit, %d parts per item (%lld "
-                      "blocks, %.0f%% of the last wave used)",
-             at + 1, grid, resident, *P, grid * *P, best_fill * 100.0);
+    /* "; NOTE": said as a list's tail */
+    int w = snprintf(note, n, "; ");
+    snprintf(note + w, n - (size_t)w, EN(RW_SPL_BLOCK_NOTE), at + 1, grid, resident, *P, grid * *P, best_fill * 100.0);
     return true;
 }
 
@@ -1435,7 +1403,7 @@ static int sb_emit(sp_scan *s, const sp_loop *split, size_t n_split, const sb_st
             ;
         int il = ie == ts->t[st[t].a].start ? (int)(ie - ls) : 0;
         rc = rwl_edits_add_owned(es, ts->t[st[t].a].start, ts->t[st[t].a].start,
-                                 hk_asprintf("if (blockIdx.y == 0) { /* hk: the item's own stores, once "
+                                 hk_asprintf("if (blockIdx.y == 0) { /* hk: the item's own stores, once " /* i18n: not for people */
                                              "(split_block_item) */\n%.*s",
                                              il, s->text + ls));
         if (!rc)
@@ -1477,11 +1445,13 @@ static int rw_split_block_item(const rw_context *ctx, int waves, rw_result *out)
         n_tails += st[t].tail;
     if (rc)
         goto out;
-    char *desc = hk_asprintf("kernel %s: each block's item gets %d blocks along y; block (x, y) runs part y of the "
-                             "loop%s strided over the threads (line%s %s)%s: the idle block slots share the items' "
-                             "work%s. Launch with the grid multiplied by %d along y",
-                             f->name, P, n_split > 1 ? "s" : "", n_split > 1 ? "s" : "", lines.data,
-                             n_tails ? ", the item's other stores in blockIdx.y == 0 only" : "", note, P);
+    /* one loop or several, with the item's other stores or without: one sentence each */
+    static const enum hk_msg sb_desc[2][2] = {
+        {HK_MSG_RW_SPL_BLOCK_DESC_LOOP, HK_MSG_RW_SPL_BLOCK_DESC_LOOP_TAILS},
+        {HK_MSG_RW_SPL_BLOCK_DESC_LOOPS, HK_MSG_RW_SPL_BLOCK_DESC_LOOPS_TAILS},
+    };
+    char *desc = hk_asprintf(hk_tr_in(HK_LANG_EN, sb_desc[n_split > 1][n_tails > 0]),
+                             f->name, P, lines.data, note, P);
     rc = rwl_finish(ctx->text, ctx->len, ctx->m, f->name, &es, desc, out);
     if (rc == HK_OK && out->applicable) {
         out->grid_multiplier = (unsigned)P;
@@ -1490,7 +1460,7 @@ static int rw_split_block_item(const rw_context *ctx, int waves, rw_result *out)
     goto out;
 refused:
     if (!rc)
-        rc = rwl_not_applicable(out, hk_asprintf("split_block_item not applicable to kernel %s: %s", f->name, s.why));
+        rc = rwl_not_applicable(out, hk_asprintf(EN(RW_NOT_APPLICABLE_TO), "split_block_item", f->name, s.why));
 out:
     hk_buf_free(&lines);
     rwl_edits_free(&es);
@@ -1509,7 +1479,7 @@ static int emit_split(const rw_context *c, const int *p, rw_result *out)
 
 const rw_descriptor rw_split_item_loop_desc = {
     .name = "split_item_loop",
-    .summary = "a kernel of one block per item (a loop over blockIdx.x strided by gridDim.x) gives the blocks "
+    .summary = "a kernel of one block per item (a loop over blockIdx.x strided by gridDim.x) gives the blocks " /* i18n: not for people */
                "past the item count a part of each item's loops strided over the threads",
     /* planned with the pattern rewrites, before a roofline class's structural ones: the
      * kernel it fits (a few SMs busy) has no class of its own, and its gain is the ratio of
@@ -1553,11 +1523,11 @@ static int emit_split_block(const rw_context *c, const int *p, rw_result *out)
         goto out;
     rc = HK_OK;
     if (b.applicable)
-        d = hk_asprintf("%s; then its loops' loads of %d trips issued together (load_batching)", out->description,
+        d = hk_asprintf(EN(RW_SPL_THEN_BATCHED), out->description,
                         p[1]);
     else
-        d = hk_asprintf("%s; its loops' loads not batched (%s)", out->description,
-                        b.description ? b.description : "the split's text does not parse");
+        d = hk_asprintf(EN(RW_SPL_NOT_BATCHED), out->description,
+                        b.description ? b.description : EN(RW_SPL_TEXT_NOT_PARSE));
     if (!d) {
         rc = HK_ENOMEM;
         goto out;
@@ -1582,7 +1552,7 @@ out:
 
 const rw_descriptor rw_split_block_item_desc = {
     .name = "split_block_item",
-    .summary = "a kernel of one block per item (c = blockIdx.x, loops strided over the threads) launched with fewer "
+    .summary = "a kernel of one block per item (c = blockIdx.x, loops strided over the threads) launched with fewer " /* i18n: not for people */
                "blocks than the GPU holds gets P blocks per item along y, each running one part of the loops (exact; "
                "grid x P along y)",
     .params = sb_params,
@@ -1592,5 +1562,7 @@ const rw_descriptor rw_split_block_item_desc = {
      * cannot alias them: __restrict__ first */
     .flags = RW_ALGORITHM | RW_RESTRICT_FIRST,
     .emit = emit_split_block,
-    .launch = "the spec's grid multiplied along y by the parts per item (from the spec's launch and `waves`)",
+    /* the JSON's "grid", English; hkls rewrites says it through the table's RW_SPL_LAUNCH
+     * (test_core_i18n reads this very text back) */
+    .launch = "the spec's grid multiplied along y by the parts per item (from the spec's launch and `waves`)", /* i18n: not for people */
 };

@@ -7,6 +7,7 @@
 
 #include "core/buf.h"
 #include "core/hk.h"
+#include "core/i18n.h"
 #include "model/kmodel.h"
 
 #include <stdarg.h>
@@ -24,6 +25,9 @@
  * rows are summed in their original order, the S partials added in slice order. That
  * reassociates the sum, which changes float rounding: the referee's tolerance, relative to
  * the baseline's own fp64 error, judges it. */
+
+/* stored and machine-read in English; shown through hk_tr_said (docs/i18n.md) */
+#define EN(id) hk_tr_in(HK_LANG_EN, HK_MSG_##id)
 
 #define SK_NAMES 32
 #define SK_TYPE 128
@@ -373,15 +377,14 @@ static bool index_statement(sk_scan *s, sk_shape *sh, size_t a, size_t b)
     while (eq < b && !rwl_tok_is(ts, eq, "="))
         eq++;
     if (eq >= b || eq == a || ts->t[eq - 1].kind != T_IDENT)
-        return refuse(s, a, "thread index", "the first statement that uses a thread index is not "
-                                            "`j = blockIdx.x * blockDim.x + threadIdx.x;`");
+        return refuse(s, a, "thread index", EN(RW_SK_FIRST_INDEX_STMT));
     sh->jk = eq - 1;
     size_t name;
     bool ptr = false;
     sh->j_declared = eq - 1 > a;
     if (sh->j_declared) {
         if (!decl_of(ts, a, b + 1, &name, sh->jtype, sizeof sh->jtype, &ptr) || name != eq - 1 || ptr)
-            return refuse(s, a, "thread index", "the column index is not one declared integer");
+            return refuse(s, a, "thread index", EN(RW_SK_COL_NOT_ONE_INT));
     } else {
         /* `int i, j; ... j = ...;`: the type from the prologue's declaration */
         sh->jtype[0] = '\0';
@@ -396,7 +399,7 @@ static bool index_statement(sk_scan *s, sk_shape *sh, size_t a, size_t b)
             p = e;
         }
         if (!sh->jtype[0])
-            return refuse(s, a, "thread index", "the column index `%.*s` is not declared in the kernel",
+            return refuse(s, a, "thread index", EN(RW_SK_COL_NOT_DECLARED),
                           TOK(ts, sh->jk));
     }
     /* the value: the 1-D formula, then optionally `+ offset` */
@@ -429,16 +432,14 @@ static bool index_statement(sk_scan *s, sk_shape *sh, size_t a, size_t b)
         }
     }
     if (last == SIZE_MAX || !rwl_is_index_formula(c))
-        return refuse(s, a, "thread index", "`%.*s` is not blockIdx.x * blockDim.x + threadIdx.x "
-                                            "(the column index must be the only thread index)",
+        return refuse(s, a, "thread index", EN(RW_SK_NOT_FORMULA),
                       (int)(ts->t[b - 1].end - ts->t[eq + 1].start), s->text + ts->t[eq + 1].start);
     if (!strcmp(sh->jtype, "auto"))
-        return refuse(s, a, "thread index", "the column index is declared `auto` (its type is needed)");
+        return refuse(s, a, "thread index", EN(RW_SK_COL_AUTO));
     sh->off_a = sh->off_b = fe;
     if (fe < b) {
         if (!rwl_tok_is(ts, fe, "+") || fe + 1 >= b)
-            return refuse(s, a, "thread index", "the column index is not blockIdx.x * blockDim.x + "
-                                                "threadIdx.x plus an offset");
+            return refuse(s, a, "thread index", EN(RW_SK_COL_OFFSET));
         sh->off_a = fe + 1;
         sh->off_b = b;
     }
@@ -459,9 +460,9 @@ static bool guard_bounds(sk_scan *s, sk_shape *sh, size_t a, size_t b, size_t at
     sh->cond_b = b;
     size_t call = impure_call(ts, a, b);
     if (call < b)   /* each slice evaluates the condition */
-        return refuse(s, call, "call", "`%.*s` in the bounds check may write memory", TOK(ts, call));
+        return refuse(s, call, "call", EN(RW_SK_CALL_IN_CHECK), TOK(ts, call));
     if (!split_top(ts, a, b, sh->negated ? "||" : "&&", pa, pb, &n, HK_ARRAY_LEN(pa)))
-        return refuse(s, at, "bounds check", "more than 8 conditions");
+        return refuse(s, at, "bounds check", EN(RW_SK_MORE_THAN_8_CONDS));
     sh->n_up = 0;
     for (size_t i = 0; i < n; i++) {
         size_t x = pa[i], y = pb[i];
@@ -482,13 +483,12 @@ static bool guard_bounds(sk_scan *s, sk_shape *sh, size_t a, size_t b, size_t at
                 if (rwl_is_use(ts, q) && rwl_same_tok(ts, q, cols[c]))
                     u = q;
         if (u < eb || find_use(ts, ea, eb, SIZE_MAX) < eb)
-            return refuse(s, at, "bounds check", "the column's bound mentions `%.*s`", TOK(ts, u < eb ? u : ea));
+            return refuse(s, at, "bounds check", EN(RW_SK_BOUND_MENTIONS), TOK(ts, u < eb ? u : ea));
         sh->up_a[sh->n_up] = x;
         sh->up_b[sh->n_up++] = y;
     }
     if (!sh->n_up)
-        return refuse(s, at, "bounds check", "no upper bound of the column index `%.*s` (such as "
-                                             "`%.*s < n`)", TOK(ts, sh->jk), TOK(ts, sh->jk));
+        return refuse(s, at, "bounds check", EN(RW_SK_NO_UPPER_BOUND), TOK(ts, sh->jk), TOK(ts, sh->jk));
     return true;
 }
 
@@ -577,28 +577,27 @@ static bool sum_statement(sk_scan *s, sk_shape *sh, const sk_write *w, size_t ba
                                                    rwl_tok_is_ident(ts, w->la - 1, "else")));
     size_t tlen = sh->tgt_b - sh->tgt_a;
     if (!at_start || !rwl_tok_is(ts, e - 1, ";") || w->lb != w->la + tlen)
-        return refuse(s, w->op, "accumulation", "the sum into `%.*s` is not a statement of its own",
+        return refuse(s, w->op, "accumulation", EN(RW_SK_SUM_NOT_OWN_STMT),
                       TOK(ts, w->la));
     size_t ra = w->op + 1, rb = e - 1;
     if (sh->n_repl + 2 > HK_ARRAY_LEN(sh->repl))
-        return refuse(s, w->op, "accumulation", "too many sums into the target");
+        return refuse(s, w->op, "accumulation", EN(RW_SK_TOO_MANY_SUMS));
     sh->repl[sh->n_repl++] = w->la;
     if (rwl_tok_is(ts, w->op, "+=") || rwl_tok_is(ts, w->op, "-=")) {
         for (size_t q = ra; q < rb; q++)
             if (target_at(ts, q, rb, sh->tgt_a, sh->tgt_b))
-                return refuse(s, q, "accumulation", "the sum adds the accumulator to itself");
+                return refuse(s, q, "accumulation", EN(RW_SK_SUM_ADDS_ITSELF));
         return true;
     }
     if (!rwl_tok_is(ts, w->op, "="))
-        return refuse(s, w->op, "accumulation", "`%.*s %.*s ...` is not a sum (+=, -=, s = s + x, "
-                                                "fmaf(a, b, s))", TOK(ts, w->la), TOK(ts, w->op));
+        return refuse(s, w->op, "accumulation", EN(RW_SK_NOT_A_SUM), TOK(ts, w->la), TOK(ts, w->op));
     /* s = fmaf(a, b, s) */
     if ((rwl_tok_is(ts, ra, "fmaf") || rwl_tok_is(ts, ra, "fma") || rwl_tok_is(ts, ra, "__fmaf_rn")) &&
         rwl_tok_is(ts, ra + 1, "(") && rwl_match_close(ts, ra + 1) == rb - 1 && rb - 1 >= tlen + 1 &&
         target_at(ts, rb - 1 - tlen, rb, sh->tgt_a, sh->tgt_b) && rwl_tok_is(ts, rb - 2 - tlen, ",")) {
         for (size_t q = ra; q < rb - 1 - tlen; q++)
             if (target_at(ts, q, rb, sh->tgt_a, sh->tgt_b))
-                return refuse(s, q, "accumulation", "the fmaf multiplies the accumulator");
+                return refuse(s, q, "accumulation", EN(RW_SK_FMAF_MULTIPLIES));
         size_t commas = 0;
         int depth = 0;
         for (size_t q = ra + 2; q < rb - 1; q++) {
@@ -610,7 +609,7 @@ static bool sum_statement(sk_scan *s, sk_shape *sh, const sk_write *w, size_t ba
                 commas++;
         }
         if (commas != 2)
-            return refuse(s, ra, "accumulation", "an fmaf that is not fmaf(a, b, accumulator)");
+            return refuse(s, ra, "accumulation", EN(RW_SK_FMAF_FORM));
         sh->repl[sh->n_repl++] = rb - 1 - tlen;
         return true;
     }
@@ -619,12 +618,11 @@ static bool sum_statement(sk_scan *s, sk_shape *sh, const sk_write *w, size_t ba
     for (size_t q = ra; q < rb; q++)
         if (target_at(ts, q, rb, sh->tgt_a, sh->tgt_b)) {
             if (at != SIZE_MAX)
-                return refuse(s, q, "accumulation", "the accumulator appears twice in its update");
+                return refuse(s, q, "accumulation", EN(RW_SK_ACC_TWICE));
             at = q;
         }
     if (at == SIZE_MAX || has_low_op(ts, ra, rb))
-        return refuse(s, w->op, "accumulation", "`%.*s = ...` is not a plain sum (+=, -=, s = s + x, "
-                                                "fmaf(a, b, s))", TOK(ts, w->la));
+        return refuse(s, w->op, "accumulation", EN(RW_SK_NOT_PLAIN_SUM), TOK(ts, w->la));
     int depth = 0;
     for (size_t q = ra; q < at; q++)
         depth += rwl_tok_is(ts, q, "(") || rwl_tok_is(ts, q, "[") ? 1
@@ -633,8 +631,7 @@ static bool sum_statement(sk_scan *s, sk_shape *sh, const sk_write *w, size_t ba
     bool added = depth == 0 && (at == ra || rwl_tok_is(ts, at - 1, "+")) &&
                  (after == rb || rwl_tok_is(ts, after, "+") || rwl_tok_is(ts, after, "-"));
     if (!added)
-        return refuse(s, at, "accumulation", "`%.*s = ...` is not a plain sum (+=, -=, s = s + x, "
-                                             "fmaf(a, b, s)): `%.*s` is not added to the rest",
+        return refuse(s, at, "accumulation", EN(RW_SK_NOT_PLAIN_SUM_ADDED),
                       TOK(ts, w->la), TOK(ts, at));
     sh->repl[sh->n_repl++] = at;
     return true;
@@ -646,7 +643,7 @@ static bool sum_loop(sk_scan *s, sk_shape *sh, const size_t *cols, size_t n_cols
     const rw_toks *ts = s->ts;
     size_t la = sh->loop_a, hc = rwl_match_close(ts, la + 1);
     if (hc >= sh->loop_b)
-        return refuse(s, la, "loop", "its header does not close");
+        return refuse(s, la, "loop", EN(RW_SK_HEADER_NOT_CLOSE));
     size_t semi[2], ns = 0;
     int depth = 0;
     for (size_t q = la + 2; q < hc; q++) {
@@ -658,13 +655,13 @@ static bool sum_loop(sk_scan *s, sk_shape *sh, const size_t *cols, size_t n_cols
             semi[ns++] = q;
     }
     if (ns != 2)
-        return refuse(s, la, "loop", "not a counted loop `for (i = a; i < m; i++)`");
+        return refuse(s, la, "loop", EN(RW_SK_NOT_COUNTED));
     /* init: [type] i = a */
     size_t eq = la + 2;
     while (eq < semi[0] && !rwl_tok_is(ts, eq, "="))
         eq++;
     if (eq >= semi[0] || ts->t[eq - 1].kind != T_IDENT || eq + 1 >= semi[0])
-        return refuse(s, la, "loop", "its counter has no start `i = a`");
+        return refuse(s, la, "loop", EN(RW_SK_NO_START));
     sh->ik = eq - 1;
     sh->init_a = eq + 1;
     sh->init_b = semi[0];
@@ -675,23 +672,23 @@ static bool sum_loop(sk_scan *s, sk_shape *sh, const size_t *cols, size_t n_cols
         else if (rwl_tok_is(ts, q, ")") || rwl_tok_is(ts, q, "]"))
             depth--;
         else if (!depth && rwl_tok_is(ts, q, ","))
-            return refuse(s, la, "loop", "its header starts two variables");
+            return refuse(s, la, "loop", EN(RW_SK_TWO_VARS));
     }
     /* condition: i < m or i <= m, m free of the column */
     size_t ca = semi[0] + 1, cb = semi[1];
     if (!(cb > ca + 2 && rwl_same_tok(ts, ca, sh->ik) &&
           (rwl_tok_is(ts, ca + 1, "<") || rwl_tok_is(ts, ca + 1, "<="))))
-        return refuse(s, la, "loop", "its condition is not `%.*s < bound`", TOK(ts, sh->ik));
+        return refuse(s, la, "loop", EN(RW_SK_COND_NOT), TOK(ts, sh->ik));
     for (size_t q = ca + 2; q < cb; q++) {
         for (size_t i = 0; i < n_cols; i++)
             if (rwl_is_use(ts, q) && rwl_same_tok(ts, q, cols[i]))
-                return refuse(s, q, "loop bound", "the bound `%.*s` depends on the column `%.*s`",
+                return refuse(s, q, "loop bound", EN(RW_SK_BOUND_ON_COL),
                               (int)(ts->t[cb - 1].end - ts->t[ca + 2].start), s->text + ts->t[ca + 2].start,
                               TOK(ts, sh->jk));
         if (is_builtin(ts, q))
-            return refuse(s, q, "loop bound", "the bound depends on the thread");
+            return refuse(s, q, "loop bound", EN(RW_SK_BOUND_ON_THREAD));
         if (rwl_same_tok(ts, q, sh->ik) && rwl_is_use(ts, q))
-            return refuse(s, q, "loop bound", "the bound depends on the counter");
+            return refuse(s, q, "loop bound", EN(RW_SK_BOUND_ON_COUNTER));
     }
     /* step: i++, ++i, i += 1, i = i + 1 */
     size_t pa = semi[1] + 1, pb = hc;
@@ -702,7 +699,7 @@ static bool sum_loop(sk_scan *s, sk_shape *sh, const size_t *cols, size_t n_cols
                (pb == pa + 5 && rwl_same_tok(ts, pa, sh->ik) && rwl_tok_is(ts, pa + 1, "=") &&
                 rwl_same_tok(ts, pa + 2, sh->ik) && rwl_tok_is(ts, pa + 3, "+") && rwl_tok_is(ts, pa + 4, "1"));
     if (!one)
-        return refuse(s, la, "loop", "its step is not `%.*s++`", TOK(ts, sh->ik));
+        return refuse(s, la, "loop", EN(RW_SK_STEP_NOT), TOK(ts, sh->ik));
     sh->step_a = pa;
     sh->step_b = pb;
     /* the body: no early exit, one target */
@@ -710,24 +707,23 @@ static bool sum_loop(sk_scan *s, sk_shape *sh, const size_t *cols, size_t n_cols
     for (size_t q = ba; q < bb; q++)
         if (rwl_tok_is(ts, q, "break") || rwl_tok_is(ts, q, "return") || rwl_tok_is(ts, q, "for"))
             return refuse(s, q, rwl_tok_is(ts, q, "for") ? "loop" : "early exit",
-                          "`%.*s` inside the sum loop", TOK(ts, q));
+                          EN(RW_SK_INSIDE_SUM_LOOP), TOK(ts, q));
     size_t call = impure_call(ts, ba, bb);
     if (call < bb)
-        return refuse(s, call, "call", "`%.*s` in the sum loop may write memory", TOK(ts, call));
+        return refuse(s, call, "call", EN(RW_SK_CALL_IN_SUM_LOOP), TOK(ts, call));
     sk_write w[32];
     size_t nw;
     collect_writes(ts, ba, bb, w, &nw, HK_ARRAY_LEN(w));
     if (nw > HK_ARRAY_LEN(w))
-        return refuse(s, ba, "loop", "more than %zu writes in the sum loop", HK_ARRAY_LEN(w));
+        return refuse(s, ba, "loop", EN(RW_SK_MANY_WRITES_LOOP), HK_ARRAY_LEN(w));
     sh->tgt_a = sh->tgt_b = 0;
     for (size_t i = 0; i < nw; i++) {
         if (w[i].kind == SK_SCALAR && rwl_same_tok(ts, w[i].la, sh->ik))
-            return refuse(s, w[i].op, "loop", "the body changes its counter `%.*s`", TOK(ts, sh->ik));
+            return refuse(s, w[i].op, "loop", EN(RW_PT_CHANGES_COUNTER), TOK(ts, sh->ik));
         if (w[i].kind == SK_SCALAR && declared_in(ts, ba, bb, w[i].la))
             continue;   /* a local of one iteration */
         if (w[i].kind == SK_OTHER)
-            return refuse(s, w[i].op, "write", "`%.*s` writes memory the sum cannot name (nothing but "
-                                               "the sum may write in the loop)",
+            return refuse(s, w[i].op, "write", EN(RW_SK_UNNAMED_WRITE),
                           (int)(ts->t[w[i].op].end - ts->t[w[i].la].start), s->text + ts->t[w[i].la].start);
         size_t lb = w[i].kind == SK_SCALAR ? w[i].la + 1 : w[i].lb;
         if (rwl_tok_is(ts, w[i].op, "++") || rwl_tok_is(ts, w[i].op, "--"))
@@ -738,15 +734,13 @@ static bool sum_loop(sk_scan *s, sk_shape *sh, const size_t *cols, size_t n_cols
             sh->memory = w[i].kind == SK_SUBSCRIPT;
         } else if (lb - w[i].la != sh->tgt_b - sh->tgt_a ||
                    !target_at(ts, w[i].la, lb, sh->tgt_a, sh->tgt_b))
-            return refuse(s, w[i].op, "write", "a second write in the sum loop, to `%.*s` (only one sum "
-                                               "may write)",
+            return refuse(s, w[i].op, "write", EN(RW_SK_SECOND_WRITE),
                           (int)(ts->t[lb - 1].end - ts->t[w[i].la].start), s->text + ts->t[w[i].la].start);
         if (rwl_tok_is(ts, w[i].op, "++") || rwl_tok_is(ts, w[i].op, "--"))
-            return refuse(s, w[i].op, "accumulation", "`%.*s` counts, it does not sum", TOK(ts, w[i].op));
+            return refuse(s, w[i].op, "accumulation", EN(RW_SK_COUNTS), TOK(ts, w[i].op));
     }
     if (sh->tgt_b == 0)
-        return refuse(s, la, "loop", "it sums into nothing (no write to a local declared before it "
-                                     "or to memory)");
+        return refuse(s, la, "loop", EN(RW_SK_SUMS_NOTHING));
     /* the target: a local of the kernel, or memory P[index of the column] */
     if (sh->memory) {
         const an_param *p = NULL;
@@ -754,34 +748,30 @@ static bool sum_loop(sk_scan *s, sk_shape *sh, const size_t *cols, size_t n_cols
             if (s->f->params[i].name && rwl_tok_is(ts, sh->tgt_a, s->f->params[i].name))
                 p = &s->f->params[i];
         if (!p || p->pointer_depth != 1 || p->is_const || !p->elem_type)
-            return refuse(s, sh->tgt_a, "accumulation", "the loop writes through `%.*s`, not a pointer "
-                                                        "parameter (only a sum into one may write)",
+            return refuse(s, sh->tgt_a, "accumulation", EN(RW_SK_WRITES_THROUGH),
                           TOK(ts, sh->tgt_a));
         snprintf(sh->ttype, sizeof sh->ttype, "%s", p->elem_type);
         size_t ia = sh->tgt_a + 2, ib = sh->tgt_b - 1;
         if (!rwl_tok_is(ts, sh->tgt_a + 1, "[") || rwl_match_close(ts, sh->tgt_a + 1) != ib)
-            return refuse(s, sh->tgt_a, "accumulation", "the sum goes into a multi-dimensional element");
+            return refuse(s, sh->tgt_a, "accumulation", EN(RW_SK_MULTI_DIM));
         bool col = false;
         for (size_t q = ia; q < ib; q++) {
             if (rwl_tok_is(ts, q, "[") || (rwl_is_use(ts, q) && rwl_tok_is(ts, q + 1, "(")) ||
                 is_builtin(ts, q) || (rwl_is_use(ts, q) && rwl_same_tok(ts, q, sh->ik)))
-                return refuse(s, q, "accumulation", "the sum's element `%.*s[...]` is not indexed by the "
-                                                    "column alone", TOK(ts, sh->tgt_a));
+                return refuse(s, q, "accumulation", EN(RW_SK_ELEM_NOT_COL_ALONE), TOK(ts, sh->tgt_a));
             for (size_t i = 0; i < nw; i++)
                 if (w[i].kind == SK_SCALAR && rwl_is_use(ts, q) && rwl_same_tok(ts, q, w[i].la))
-                    return refuse(s, q, "accumulation", "the sum's index changes in the loop");
+                    return refuse(s, q, "accumulation", EN(RW_SK_INDEX_CHANGES));
             col |= rwl_is_use(ts, q) && rwl_same_tok(ts, q, sh->jk);
         }
         if (!col)
-            return refuse(s, sh->tgt_a, "accumulation", "the sum's element `%.*s[...]` is not indexed by "
-                                                        "the column `%.*s`", TOK(ts, sh->tgt_a), TOK(ts, sh->jk));
+            return refuse(s, sh->tgt_a, "accumulation", EN(RW_SK_ELEM_NOT_COL), TOK(ts, sh->tgt_a), TOK(ts, sh->jk));
     } else if (!local_type(ts, sh->pro_a, sh->pro_b, sh->tgt_a, sh->ttype, sizeof sh->ttype) &&
                !local_type(ts, sh->mid_a, sh->mid_b, sh->tgt_a, sh->ttype, sizeof sh->ttype) &&
                !local_type(ts, sh->pre_a, sh->loop_a, sh->tgt_a, sh->ttype, sizeof sh->ttype))
-        return refuse(s, sh->tgt_a, "accumulation", "the sum goes into `%.*s`, which is not a scalar "
-                                                    "declared in the kernel before the loop", TOK(ts, sh->tgt_a));
+        return refuse(s, sh->tgt_a, "accumulation", EN(RW_SK_NOT_SCALAR), TOK(ts, sh->tgt_a));
     if (!summable_type(sh->ttype))
-        return refuse(s, sh->tgt_a, "accumulation", "the sum is of type %s", sh->ttype);
+        return refuse(s, sh->tgt_a, "accumulation", EN(RW_SK_SUM_TYPE), sh->ttype);
     /* each sum's form; then no other use of the target (or its pointer) in the loop */
     sh->n_repl = 0;
     for (size_t i = 0; i < nw; i++)
@@ -795,7 +785,7 @@ static bool sum_loop(sk_scan *s, sk_shape *sh, const size_t *cols, size_t n_cols
         for (size_t i = 0; i < sh->n_repl && !kept; i++)
             kept = sh->repl[i] == q;
         if (!kept)
-            return refuse(s, q, "accumulation", "the loop reads `%.*s` other than to add to it",
+            return refuse(s, q, "accumulation", EN(RW_SK_READS_OTHER),
                           TOK(ts, sh->tgt_a));
     }
     return true;
@@ -822,58 +812,55 @@ static bool scan(sk_scan *s, sk_shape *sh)
             size_t l = strlen(banned[i].tok), tl = ts->t[k].end - ts->t[k].start;
             if (ts->t[k].kind == T_IDENT && (banned[i].prefix ? tl >= l : tl == l) &&
                 !memcmp(s->text + ts->t[k].start, banned[i].tok, l))
-                return refuse(s, k, banned[i].construct, "`%.*s` (split_k_columns adds its own "
-                                                         "barrier and shared partial sums)", TOK(ts, k));
+                return refuse(s, k, banned[i].construct, EN(RW_SK_BANNED), TOK(ts, k));
         }
     /* the prologue: statements before the first that uses a thread index */
     size_t k = 1;
     while (k < end && find_use(ts, k, rwl_stmt_end(ts, k, end), SIZE_MAX) == rwl_stmt_end(ts, k, end))
         k = rwl_stmt_end(ts, k, end);
     if (k >= end)
-        return refuse(s, 1, "thread index", "the kernel's text names no thread index (a macro may hide it)");
+        return refuse(s, 1, "thread index", EN(RW_SK_NO_THREAD_INDEX));
     sh->pro_a = 1;
     sh->pro_b = k;
     for (size_t p = sh->pro_a; p < sh->pro_b; p++)
         if (rwl_tok_is(ts, p, "for") || rwl_tok_is(ts, p, "return"))
             return refuse(s, p, rwl_tok_is(ts, p, "for") ? "loop" : "return",
-                          "before the column index");
+                          EN(RW_SK_BEFORE_COL));
     size_t call = impure_call(ts, sh->pro_a, sh->pro_b);
     if (call < sh->pro_b)
-        return refuse(s, call, "call", "`%.*s` before the column index may write memory", TOK(ts, call));
+        return refuse(s, call, "call", EN(RW_SK_CALL_BEFORE_COL), TOK(ts, call));
     sk_write w[32];
     size_t nw;
     collect_writes(ts, sh->pro_a, sh->pro_b, w, &nw, HK_ARRAY_LEN(w));
     for (size_t i = 0; i < nw && i < HK_ARRAY_LEN(w); i++) {
         if (w[i].kind != SK_SCALAR)
-            return refuse(s, w[i].op, "write", "memory written before the column index");
+            return refuse(s, w[i].op, "write", EN(RW_SK_MEM_BEFORE_COL));
         if (is_param(s->f, ts, w[i].la))
-            return refuse(s, w[i].op, "write", "the parameter `%.*s` is changed (a thread now runs "
-                                               "several columns)", TOK(ts, w[i].la));
+            return refuse(s, w[i].op, "write", EN(RW_SK_PARAM_CHANGED), TOK(ts, w[i].la));
     }
     size_t ia = k, ib = rwl_stmt_end(ts, k, end), cba, cbb;
     if (rwl_tok_is(ts, ia, "for")) {
         /* for (J = formula; COND; J += stride) { body }: the grid-stride form */
         size_t hc = rwl_match_close(ts, ia + 1), semi[2], ns = 0;
         if (hc >= ib)
-            return refuse(s, ia, "loop", "its header does not close");
+            return refuse(s, ia, "loop", EN(RW_SK_HEADER_NOT_CLOSE));
         for (size_t q = ia + 2; q < hc; q++)
             if (rwl_tok_is(ts, q, ";") && ns < 2)
                 semi[ns++] = q;
         if (ns != 2 || find_use(ts, semi[1], hc, SIZE_MAX) == hc ||
             !rwl_tok_is(ts, semi[1] + 2, "+=") || ib != end)
-            return refuse(s, ia, "loop", "a loop over the thread index that is not the kernel's one "
-                                         "grid-stride loop over the columns");
+            return refuse(s, ia, "loop", EN(RW_SK_NOT_ONE_GRID_LOOP));
         if (!index_statement(s, sh, ia + 2, semi[0]) || !rwl_same_tok(ts, semi[1] + 1, sh->jk))
-            return refuse(s, ia, "grid-stride loop", "it does not step the column index");
+            return refuse(s, ia, "grid-stride loop", EN(RW_SK_NOT_STEP_COL));
         bool grid = false, block = false;
         for (size_t q = semi[1] + 3; q < hc; q++) {
             if ((rwl_is_use(ts, q) && !is_builtin(ts, q)) || rwl_tok_is(ts, q, "y") || rwl_tok_is(ts, q, "z"))
-                return refuse(s, q, "grid-stride loop", "its step is not blockDim.x * gridDim.x");
+                return refuse(s, q, "grid-stride loop", EN(RW_SK_STEP_NOT_GRID));
             grid |= rwl_tok_is(ts, q, "gridDim");
             block |= rwl_tok_is(ts, q, "blockDim");
         }
         if (!grid || !block)
-            return refuse(s, ia, "grid-stride loop", "its step is not blockDim.x * gridDim.x");
+            return refuse(s, ia, "grid-stride loop", EN(RW_SK_STEP_NOT_GRID));
         sh->negated = false;
         size_t cols0[1] = {sh->jk};
         if (!guard_bounds(s, sh, semi[0] + 1, semi[1], ia, cols0, 1))
@@ -885,16 +872,13 @@ static bool scan(sk_scan *s, sk_shape *sh)
         /* the thread builtins stay in the header */
         size_t u = find_use(ts, cba, cbb, SIZE_MAX);
         if (u < cbb)
-            return refuse(s, u, "thread index", "`%.*s` besides the column index (the column index "
-                                                "must be the only thread index)", TOK(ts, u));
+            return refuse(s, u, "thread index", EN(RW_SK_BESIDES_COL), TOK(ts, u));
     } else {
         if (!index_statement(s, sh, ia, ib - 1))
             return false;
         size_t u = find_use(ts, ib, end, SIZE_MAX);
         if (u < end)
-            return refuse(s, u, "thread index", "`%.*s` besides the column index (the column index "
-                                                "must be the only thread index; rows from threads are "
-                                                "not summed by a loop)", TOK(ts, u));
+            return refuse(s, u, "thread index", EN(RW_SK_BESIDES_COL_ROWS), TOK(ts, u));
         /* declarations and local updates may come before the bounds check: every thread of
          * the column runs them */
         size_t first = ib;
@@ -904,26 +888,24 @@ static bool scan(sk_scan *s, sk_shape *sh)
             size_t e = rwl_stmt_end(ts, ib, end);
             call = impure_call(ts, ib, e);
             if (call < e)
-                return refuse(s, call, "call", "`%.*s` before the bounds check may write memory",
+                return refuse(s, call, "call", EN(RW_SK_CALL_BEFORE_CHECK),
                               TOK(ts, call));
             collect_writes(ts, ib, e, w, &nw, HK_ARRAY_LEN(w));
             for (size_t i = 0; i < nw && i < HK_ARRAY_LEN(w); i++) {
                 if (w[i].kind != SK_SCALAR)
-                    return refuse(s, w[i].op, "write", "memory written before the bounds check");
+                    return refuse(s, w[i].op, "write", EN(RW_SK_MEM_BEFORE_CHECK));
                 if (is_param(s->f, ts, w[i].la))
-                    return refuse(s, w[i].op, "write", "the parameter `%.*s` is changed (a thread now "
-                                                       "runs several columns)", TOK(ts, w[i].la));
+                    return refuse(s, w[i].op, "write", EN(RW_SK_PARAM_CHANGED), TOK(ts, w[i].la));
             }
             ib = e;
         }
         sh->mid_b = ib;
         if (ib >= end || !rwl_tok_is(ts, ib, "if"))
-            return refuse(s, first < end ? first : ia, "bounds check", "no bound on the column index "
-                                                                       "`%.*s` after it (`if (%.*s < n)`)",
+            return refuse(s, first < end ? first : ia, "bounds check", EN(RW_SK_NO_BOUND_AFTER),
                           TOK(ts, sh->jk), TOK(ts, sh->jk));
         size_t hc = rwl_match_close(ts, ib + 1), ge = rwl_stmt_end(ts, ib, end);
         if (hc >= ge)
-            return refuse(s, ib, "bounds check", "its condition does not close");
+            return refuse(s, ib, "bounds check", EN(RW_SK_COND_NOT_CLOSE));
         if (rwl_tok_is(ts, hc + 1, "return") && rwl_tok_is(ts, hc + 2, ";")) {
             sh->negated = true;
             cba = hc + 3;
@@ -936,13 +918,12 @@ static bool scan(sk_scan *s, sk_shape *sh)
         } else {
             sh->negated = false;
             if (ge != end)
-                return refuse(s, ge, "statement", "after the bounds check's block (the columns must be "
-                                                  "the whole kernel)");
+                return refuse(s, ge, "statement", EN(RW_SK_AFTER_CHECK_BLOCK));
             cba = hc + 1;
             cbb = ge;
             for (size_t q = ib; q < ge; q++)
                 if (rwl_tok_is(ts, q, "else"))
-                    return refuse(s, q, "bounds check", "it has an else branch");
+                    return refuse(s, q, "bounds check", EN(RW_SK_ELSE));
             if (rwl_tok_is(ts, cba, "{"))
                 cba++, cbb--;
         }
@@ -959,32 +940,31 @@ static bool scan(sk_scan *s, sk_shape *sh)
         size_t e = rwl_stmt_end(ts, p, cbb);
         if (rwl_tok_is(ts, p, "for")) {
             if (sh->loop_a != SIZE_MAX)
-                return refuse(s, p, "loop", "a second loop (split_k_columns splits one loop over the rows)");
+                return refuse(s, p, "loop", EN(RW_SK_SECOND_LOOP));
             sh->loop_a = p;
             sh->loop_b = e;
         } else
             for (size_t q = p; q < e; q++)
                 if (rwl_tok_is(ts, q, "for"))
-                    return refuse(s, q, "loop", "a loop inside a statement of the column");
+                    return refuse(s, q, "loop", EN(RW_SK_LOOP_IN_STMT));
         p = e;
     }
     if (sh->loop_a == SIZE_MAX)
-        return refuse(s, cba < cbb ? cba : ia, "loop", "no loop over the rows");
+        return refuse(s, cba < cbb ? cba : ia, "loop", EN(RW_SK_NO_ROW_LOOP));
     sh->post_b = cbb;
     for (size_t q = cba; q < cbb; q++)
         if (rwl_tok_is(ts, q, "return") || (rwl_tok_is(ts, q, "continue") && (q < sh->loop_a || q >= sh->loop_b)))
             return refuse(s, q, rwl_tok_is(ts, q, "return") ? "return" : "early exit",
-                          "inside the column's statements");
+                          EN(RW_SK_INSIDE_COL_STMTS));
     /* J stays the column */
     collect_writes(ts, cba, cbb, w, &nw, HK_ARRAY_LEN(w));
     if (nw > HK_ARRAY_LEN(w))
-        return refuse(s, cba, "statement", "more than %zu writes in the column's statements", HK_ARRAY_LEN(w));
+        return refuse(s, cba, "statement", EN(RW_SK_MANY_WRITES_COL), HK_ARRAY_LEN(w));
     for (size_t i = 0; i < nw; i++) {
         if (w[i].kind == SK_SCALAR && rwl_same_tok(ts, w[i].la, sh->jk))
-            return refuse(s, w[i].op, "thread index", "the column index `%.*s` is changed", TOK(ts, sh->jk));
+            return refuse(s, w[i].op, "thread index", EN(RW_SK_COL_CHANGED), TOK(ts, sh->jk));
         if (w[i].kind == SK_SCALAR && is_param(s->f, ts, w[i].la))
-            return refuse(s, w[i].op, "write", "the parameter `%.*s` is changed (a thread now runs "
-                                               "several columns)", TOK(ts, w[i].la));
+            return refuse(s, w[i].op, "write", EN(RW_SK_PARAM_CHANGED), TOK(ts, w[i].la));
     }
     size_t cols[SK_NAMES] = {sh->jk}, n_cols = 1;
     column_names(ts, sh->pro_a, sh->pro_b, cols, &n_cols);
@@ -995,7 +975,7 @@ static bool scan(sk_scan *s, sk_shape *sh)
     /* the finishing thread does not run the loop: nothing after it may read its counter */
     size_t u = find_use(ts, sh->loop_b, sh->post_b, sh->ik);
     if (u < sh->post_b)
-        return refuse(s, u, "statement", "it reads the loop's counter `%.*s` after the loop",
+        return refuse(s, u, "statement", EN(RW_SK_COUNTER_AFTER),
                       TOK(ts, sh->ik));
     /* PRE: declarations run by every slice (they may feed the loop); other statements only
      * by the column's finishing thread, so they may write the sum's element and locals the
@@ -1009,28 +989,25 @@ static bool scan(sk_scan *s, sk_shape *sh)
         for (size_t i = 0; decl && i < n_set; i++)
             if (find_use(ts, p, e, set[i]) < e)
                 return refuse(s, find_use(ts, p, e, set[i]), "statement",
-                              "a declaration reads `%.*s`, set by a statement before it that only the "
-                              "column's finishing thread runs", TOK(ts, set[i]));
+                              EN(RW_SK_DECL_READS_SET), TOK(ts, set[i]));
         call = impure_call(ts, p, e);
         if (call < e)
-            return refuse(s, call, "call", "`%.*s` before the sum loop may write memory", TOK(ts, call));
+            return refuse(s, call, "call", EN(RW_SK_CALL_BEFORE_LOOP), TOK(ts, call));
         collect_writes(ts, p, e, w, &nw, HK_ARRAY_LEN(w));
         for (size_t i = 0; i < nw && i < HK_ARRAY_LEN(w); i++) {
             size_t lb = w[i].kind == SK_SCALAR ? w[i].la + 1 : w[i].lb;
             bool target = sh->memory && w[i].kind == SK_SUBSCRIPT && !decl &&
                           lb - w[i].la == sh->tgt_b - sh->tgt_a && target_at(ts, w[i].la, lb, sh->tgt_a, sh->tgt_b);
             if (w[i].kind != SK_SCALAR && !target)
-                return refuse(s, w[i].op, "write", "memory written before the sum loop other than the "
-                                                   "sum's element");
+                return refuse(s, w[i].op, "write", EN(RW_SK_MEM_BEFORE_LOOP));
             if (w[i].kind == SK_SCALAR && !decl &&
                 find_use(ts, sh->loop_a, sh->loop_b, w[i].la) < sh->loop_b &&
                 !rwl_same_tok(ts, w[i].la, sh->tgt_a))
-                return refuse(s, w[i].op, "statement", "it sets `%.*s`, which the sum loop reads (only "
-                                                       "declarations may feed the loop)", TOK(ts, w[i].la));
+                return refuse(s, w[i].op, "statement", EN(RW_SK_SETS_LOOP_READS), TOK(ts, w[i].la));
             if (!decl && n_set < HK_ARRAY_LEN(set))
                 set[n_set++] = w[i].la;
             else if (!decl)
-                return refuse(s, w[i].op, "statement", "too many statements before the sum loop");
+                return refuse(s, w[i].op, "statement", EN(RW_SK_TOO_MANY_BEFORE));
         }
         p = e;
     }
@@ -1150,13 +1127,13 @@ static int emit_body(const sk_scan *s, const sk_shape *sh, int slices, struct hk
             rc = (call);                                                                           \
     } while (0)
     R(hk_buf_printf(b,
-                    "{\n"
+                    "{\n" /* i18n: not for people */
                     "    // hk rewrite (split_k_columns): %d row slices per column. A block of T threads\n"
                     "    // takes T / %d columns; slice r sums rows start + r, start + r + %d, ... of\n"
                     "    // its column, the partials meet in shared memory and the thread of slice 0\n"
                     "    // finishes the column. Column groups are grid-strided over the blocks.\n"
                     PT_THREADS
-                    "    const unsigned int hk_slices = hk_nthreads >= %du ? %du : hk_nthreads;\n"
+                    "    const unsigned int hk_slices = hk_nthreads >= %du ? %du : hk_nthreads;\n" /* i18n: not for people */
                     "    const unsigned int hk_cols = hk_nthreads / hk_slices;\n"
                     "    const unsigned int hk_col = hk_tid %% hk_cols, hk_slice = hk_tid / hk_cols;\n"
                     "    const unsigned long long hk_blocks = (unsigned long long)gridDim.x * gridDim.y * gridDim.z;\n"
@@ -1169,7 +1146,7 @@ static int emit_body(const sk_scan *s, const sk_shape *sh, int slices, struct hk
                     sh->j_declared ? jt : "", sh->j_declared ? " " : "", jl, jn, jt, plus, off ? off : "", close));
     R(append_stmts(b, s, sh->mid_a, sh->mid_b, SK_ALL, 0, 0, 0, 0, "        "));
     R(hk_buf_printf(b,
-                    "        {   // past the bound with the group's first column: so are all later groups\n"
+                    "        {   // past the bound with the group's first column: so are all later groups\n" /* i18n: not for people */
                     "            %s %.*s = (%s)(hk_group * hk_cols)%s%s%s;\n"
                     "            if (%s%s%s)\n"
                     "                break;\n"
@@ -1177,14 +1154,14 @@ static int emit_body(const sk_scan *s, const sk_shape *sh, int slices, struct hk
                     jt, jl, jn, jt, plus, off ? off : "", close, sh->negated ? "" : "!(",
                     stop.data ? stop.data : "", sh->negated ? "" : ")"));
     R(hk_buf_printf(b,
-                    "        const bool hk_in = hk_slice < hk_slices && %s(%s)%s;\n"
+                    "        const bool hk_in = hk_slice < hk_slices && %s(%s)%s;\n" /* i18n: not for people */
                     "        %s hk_acc = 0;\n"
                     "        if (hk_in) {\n",
                     sh->negated ? "!" : "", cond ? cond : "", "", sh->ttype));
     R(append_stmts(b, s, sh->pre_a, sh->loop_a, SK_SLICE, sh->loop_a, sh->loop_b, 0, sh->memory ? SIZE_MAX : sh->tgt_a, "            "));
     R(hk_buf_printf(b, "            %s\n        }\n", loop ? loop : ""));
     R(hk_buf_printf(b,
-                    "        if (hk_slice < hk_slices)\n"
+                    "        if (hk_slice < hk_slices)\n" /* i18n: not for people */
                     "            hk_part[hk_tid] = hk_acc;\n"
                     "        __syncthreads();\n"
                     "        if (hk_slice == 0 && hk_in) {\n"
@@ -1196,7 +1173,7 @@ static int emit_body(const sk_scan *s, const sk_shape *sh, int slices, struct hk
     R(hk_buf_printf(b, "            %s += hk_sum;\n", target ? target : ""));
     R(append_stmts(b, s, sh->loop_b, sh->post_b, SK_ALL, 0, 0, 0, 0, "            "));
     R(hk_buf_appends(b,
-                     "        }\n"
+                     "        }\n" /* i18n: not for people */
                      "        __syncthreads();   // the partials are read before the next group writes them\n"
                      "    }\n"
                      "}"));
@@ -1212,7 +1189,8 @@ static int emit_body(const sk_scan *s, const sk_shape *sh, int slices, struct hk
 /* The model's verdict on the loop's loads: a thread-per-row kernel (no load of the loop
  * contiguous along threadIdx.x, one strided) gains more from warp_rows. *row with the access
  * in what; HK_OK also when there is no model (the scan's verdict stands). */
-static int row_kernel(const char *text, size_t len, const char *kernel, bool *row, char *what, size_t wn)
+static int row_kernel(const char *text, size_t len, const char *kernel, bool *row, char *what, size_t wn,
+                      unsigned *line)
 {
     *row = false;
     km_kernel *k = NULL;
@@ -1230,7 +1208,8 @@ static int row_kernel(const char *text, size_t len, const char *kernel, bool *ro
         contiguous |= st == KM_STRIDE_CONTIGUOUS;
         if (st == KM_STRIDE_STRIDED && !*row) {
             *row = true;
-            snprintf(what, wn, "`%s` at line %u", a->buffer, a->line);
+            snprintf(what, wn, "%s", a->buffer);
+            *line = a->line;
         }
     }
     *row &= !contiguous;
@@ -1242,7 +1221,7 @@ static int row_kernel(const char *text, size_t len, const char *kernel, bool *ro
  * `x[i - k / 2 + j]`, a 1-D stencil or convolution; no column walk `A[i * n + j]`).
  * *window with the access in what. */
 static int window_kernel(const char *text, size_t len, const char *kernel, bool *window,
-                         char *what, size_t wn)
+                         char *what, size_t wn, unsigned *line)
 {
     *window = false;
     km_kernel *k = NULL;
@@ -1250,8 +1229,10 @@ static int window_kernel(const char *text, size_t len, const char *kernel, bool 
     if (rc)
         return rc == HK_ENOMEM ? rc : HK_OK;
     const km_access *a = NULL;
-    if ((*window = km_sliding_window(k, &a)))
-        snprintf(what, wn, "`%s` at line %u", a->buffer, a->line);
+    if ((*window = km_sliding_window(k, &a))) {
+        snprintf(what, wn, "%s", a->buffer);
+        *line = a->line;
+    }
     km_free(k);
     return HK_OK;
 }
@@ -1277,39 +1258,29 @@ int rw_split_k_columns(const char *text, size_t len, const an_model *m, size_t k
     sk_shape sh;
     memset(&sh, 0, sizeof sh);
     if (ts.n < 3 || !rwl_tok_is(&ts, 0, "{"))
-        refuse(&s, 0, "kernel body", "empty");
+        refuse(&s, 0, "kernel body", "%s", EN(RW_EMPTY));
     else if (scan(&s, &sh)) {
         bool row = false;
         char what[200];
-        if ((rc = row_kernel(text, len, f->name, &row, what, sizeof what)))
+        unsigned line = 0;
+        if ((rc = row_kernel(text, len, f->name, &row, what, sizeof what, &line)))
             goto out;
         if (row)
-            refuse(&s, sh.loop_a, "loop", "its loads are strided across the threads (%s), none contiguous: "
-                                          "a thread per row, which warp_rows serves", what);
+            refuse(&s, sh.loop_a, "loop", EN(RW_SK_ROW_KERNEL), what, line);
         bool window = false;
-        if (!row && (rc = window_kernel(text, len, f->name, &window, what, sizeof what)))
+        if (!row && (rc = window_kernel(text, len, f->name, &window, what, sizeof what, &line)))
             goto out;
         if (window)
-            refuse(&s, sh.loop_a, "loop", "a sliding window, not a column: consecutive threads read "
-                                          "neighbouring elements and the loop steps by one (%s), a 1-D "
-                                          "stencil or convolution whose loads the threads already share "
-                                          "through the caches; slices of it would add barriers for nothing",
-                   what);
+            refuse(&s, sh.loop_a, "loop", EN(RW_SK_WINDOW),
+                   what, line);
     }
     if (s.why[0]) {
-        rc = rwl_not_applicable(out, hk_asprintf("split_k_columns not applicable to kernel %s: %s",
-                                                 f->name, s.why));
+        rc = rwl_not_applicable(out, hk_asprintf(EN(RW_NOT_APPLICABLE_TO), "split_k_columns", f->name, s.why));
         goto out;
     }
     if ((rc = emit_body(&s, &sh, slices, &b)))
         goto out;
-    char *desc = hk_asprintf(
-        "kernel %s: split-K over the rows, %d slices per column `%.*s` summed into `%.*s` (a block of T "
-        "threads takes T / %d columns, %d at %d threads; the partial sums are added in __shared__ "
-        "memory, in slice order, and one thread per column runs the statements before and after the "
-        "loop once). The sum is reassociated (each slice in the original order, then the slices), "
-        "which changes float rounding. Any block and grid: column groups are grid-strided, so it "
-        "gains under a grid of ceil(columns / %d) blocks or more",
+    char *desc = hk_asprintf(EN(RW_SK_DESC),
         f->name, slices, TOK(&ts, sh.jk), (int)(ts.t[sh.tgt_b - 1].end - ts.t[sh.tgt_a].start),
         text + ts.t[sh.tgt_a].start, slices, 32, 32 * slices, 32);
     if (!desc) {
@@ -1335,12 +1306,14 @@ static int emit_split_k_columns(const rw_context *c, const int *p, rw_result *ou
 
 const rw_descriptor rw_split_k_columns_desc = {
     .name = "split_k_columns",
-    .summary = "a thread-per-column sum down the rows split over S threads per column, combined in shared memory",
+    .summary = "a thread-per-column sum down the rows split over S threads per column, combined in shared memory", /* i18n: not for people */
     .params = splitk_params,
     .n_params = HK_ARRAY_LEN(splitk_params),
     .flags = RW_ALGORITHM,
     /* under the spec's grid (columns / B blocks of B threads) as many threads work as
      * before: it gains only with more blocks */
-    .launch = "an SM-multiple grid (the skill's blocks_per_sm) of ceil(columns / 32) blocks or more",
+    /* the JSON's "grid", English; hkls rewrites says it through the table's RW_SK_LAUNCH
+     * (test_core_i18n reads this very text back) */
+    .launch = "an SM-multiple grid (the skill's blocks_per_sm) of ceil(columns / 32) blocks or more", /* i18n: not for people */
     .emit = emit_split_k_columns,
 };

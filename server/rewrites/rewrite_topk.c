@@ -9,10 +9,14 @@
 
 #include "core/buf.h"
 #include "core/hk.h"
+#include "core/i18n.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* stored and machine-read in English; shown through hk_tr_said (docs/i18n.md) */
+#define EN(id) hk_tr_in(HK_LANG_EN, HK_MSG_##id)
 
 /* Why: three_nn gives each thread one query and scans all m items of its batch in one
  * dependent chain; b * n queries are too few threads to fill the GPU (8 x 16384 = 131K of
@@ -114,18 +118,17 @@ static bool find_query_loop(tk_scan *s, tk_loop *L)
             L->hdr_a = macro ? 0 : q;
             L->hdr_b = macro ? 0 : L->qbody_a;
             if (L->qbody_b < end)
-                return refuse(s, L->qbody_b, "statement after the query loop",
-                              "the P lanes of a query would all run it");
+                return refuse(s, L->qbody_b, EN(RW_TK_C_STMT_AFTER_QUERY),
+                              EN(RW_TK_LANES_RUN_IT));
             return true;
         }
         /* before the loop: declarations and `if (C) return;` only */
         bool ret = rwl_tok_is(ts, q, "if") && rwl_tok_is(ts, rwl_match_close(ts, q + 1) + 1, "return");
         if (!rwl_starts_declaration(ts, q) && !ret)
-            return refuse(s, q, "statement before the query loop", "only declarations and `if (...) return;` "
-                                                                    "may come before it");
+            return refuse(s, q, EN(RW_TK_C_STMT_BEFORE_QUERY), EN(RW_TK_ONLY_DECLS_BEFORE));
         q = e;
     }
-    return refuse(s, 0, "kernel body", "no grid-stride loop over queries");
+    return refuse(s, 0, "kernel body", EN(RW_TK_NO_QUERY_LOOP));
 }
 
 /* ---- the whole kernel: what the new thread mapping would change ---- */
@@ -141,35 +144,34 @@ static bool check_kernel(tk_scan *s, const tk_loop *L)
         const char *p = ts->text + ts->t[k].start;
         size_t l = ts->t[k].end - ts->t[k].start;
         if (l >= 5 && !memcmp(p, "hk_sp", 5))
-            return refuse(s, k, "kernel body", "already split (names hk_sp*)");
+            return refuse(s, k, "kernel body", EN(RW_TK_SPLIT_NAMES));
         if (!rwl_is_use(ts, k))
             continue;
         if (rwl_tok_is(ts, k, "threadIdx") || rwl_tok_is(ts, k, "blockDim") || rwl_tok_is(ts, k, "gridDim") ||
             rwl_tok_is(ts, k, "warpSize") || rwl_builtin_x(ts, k, "blockIdx"))
-            return refuse(s, k, "thread index", "`%.*s` outside the query loop's header: each thread would "
-                                                "serve another query", TOK(ts, k));
+            return refuse(s, k, "thread index", EN(RW_TK_OUTSIDE_HEADER), TOK(ts, k));
         if (rwl_tok_is(ts, k, "__syncthreads") || rwl_tok_is(ts, k, "__syncwarp") || rwl_tok_is(ts, k, "__shared__") ||
             (l > 6 && !memcmp(p, "__shfl", 6)) || rwl_tok_is(ts, k, "__ballot_sync") ||
             rwl_tok_is(ts, k, "__any_sync") || rwl_tok_is(ts, k, "__all_sync") || rwl_tok_is(ts, k, "asm") ||
             rwl_tok_is(ts, k, "__activemask"))
-            return refuse(s, k, "barrier", "`%.*s`: a barrier, warp operation or shared memory", TOK(ts, k));
+            return refuse(s, k, "barrier", EN(RW_TK_BARRIER_WARP_SHARED), TOK(ts, k));
         if (l > 6 && !memcmp(p, "atomic", 6))
-            return refuse(s, k, "atomic", "`%.*s`: P lanes per query would each do it", TOK(ts, k));
+            return refuse(s, k, "atomic", EN(RW_TK_EACH_LANE), TOK(ts, k));
     }
     return true;
 }
 
 /* Does statement [a, b) store to memory other than a local array, or call a function that
  * may? */
-static bool stores(tk_scan *s, size_t a, size_t b, const char *where)
+static bool stores(tk_scan *s, size_t a, size_t b, bool before)
 {
     const rw_toks *ts = s->ts;
     bool call;
     size_t k = rwg_first_store(ts, a, b, &call);
     if (k < b && call)
-        return refuse(s, k, "call", "`%.*s` %s may write memory: P lanes would each do it", TOK(ts, k), where);
+        return refuse(s, k, "call", before ? EN(RW_TK_CALL_BEFORE) : EN(RW_TK_CALL_VALUES), TOK(ts, k));
     if (k < b)
-        return refuse(s, k, "store", "through `%.*s` %s: P lanes would each do it", TOK(ts, k), where);
+        return refuse(s, k, "store", before ? EN(RW_TK_STORE_BEFORE) : EN(RW_TK_STORE_VALUES), TOK(ts, k));
     return true;
 }
 
@@ -260,7 +262,7 @@ static bool run_branch(tk_scan *s, size_t a, size_t b, tk_sym *sym, size_t *n_sy
     const rw_toks *ts = s->ts;
     if (rwl_tok_is(ts, a, "{")) {
         if (rwl_match_close(ts, a) + 1 != b)
-            return refuse(s, a, "update", "not a braced block");
+            return refuse(s, a, "update", EN(RW_TK_NOT_BRACED));
         a++;
         b--;
     }
@@ -268,8 +270,7 @@ static bool run_branch(tk_scan *s, size_t a, size_t b, tk_sym *sym, size_t *n_sy
     for (size_t q = a; q < b;) {
         if (!(q + 3 < b + 1 && ts->t[q].kind == T_IDENT && rwl_tok_is(ts, q + 1, "=") &&
               ts->t[q + 2].kind == T_IDENT && rwl_tok_is(ts, q + 3, ";")))
-            return refuse(s, q, "update", "not `X = Y;` (a shift of the kept slots or the new item's entry): "
-                                         "the state is not a top-K cascade this rewrite can merge");
+            return refuse(s, q, "update", EN(RW_TK_NOT_X_EQ_Y));
         size_t from = q + 2;
         for (size_t i = 0; i < *n_sym; i++)
             if (rwg_same_name(ts, sym[i].var, from)) {
@@ -281,7 +282,7 @@ static bool run_branch(tk_scan *s, size_t a, size_t b, tk_sym *sym, size_t *n_sy
             i++;
         if (i == *n_sym) {
             if (i == room)
-                return refuse(s, q, "update", "assigns more than %zu names", room);
+                return refuse(s, q, "update", EN(RW_TK_ASSIGNS_MORE), room);
             (*n_sym)++;
         }
         sym[i] = (tk_sym){.var = q, .from = from};
@@ -306,27 +307,26 @@ static bool read_cascade(tk_scan *s, tk_loop *L, size_t c, size_t end)
     int K = 0;
     for (size_t q = c;;) {
         if (!rwl_tok_is(ts, q, "if") || !rwl_tok_is(ts, q + 1, "("))
-            return refuse(s, q, "update", "not an `if (d < best)` cascade");
+            return refuse(s, q, "update", EN(RW_TK_NOT_CASCADE));
         if (K == TK_SLOTS)
-            return refuse(s, q, "update", "more than %d slots", TK_SLOTS);
+            return refuse(s, q, "update", EN(RW_TK_MORE_SLOTS), TK_SLOTS);
         size_t cc = rwl_match_close(ts, q + 1);
         if (cc != q + 5)
-            return refuse(s, q + 2, "comparison", "not `d < best` of two names (an array element, a call or "
-                                                  "several terms: not a slot of a top-K cascade)");
+            return refuse(s, q + 2, "comparison", EN(RW_TK_NOT_TWO_NAMES_WHY));
         size_t dd, bb;
         if (rwl_tok_is(ts, q + 3, "<"))
             dd = q + 2, bb = q + 4;
         else if (rwl_tok_is(ts, q + 3, ">"))
             dd = q + 4, bb = q + 2;
         else
-            return refuse(s, q + 3, "comparison", "`%.*s` is not a strict `<`: ties would go to the later item",
+            return refuse(s, q + 3, "comparison", EN(RW_TK_NOT_STRICT),
                           TOK(ts, q + 3));
         if (ts->t[dd].kind != T_IDENT || ts->t[bb].kind != T_IDENT)
-            return refuse(s, q + 2, "comparison", "not `d < best` of two names");
+            return refuse(s, q + 2, "comparison", EN(RW_TK_NOT_TWO_NAMES));
         if (!K)
             L->d = dd;
         else if (!rwg_same_name(ts, dd, L->d))
-            return refuse(s, dd, "comparison", "compares `%.*s`, not `%.*s` as the first slot", TOK(ts, dd),
+            return refuse(s, dd, "comparison", EN(RW_TK_COMPARES_NOT_FIRST), TOK(ts, dd),
                           TOK(ts, L->d));
         conds[K] = q;
         L->B[K] = bb;
@@ -337,19 +337,19 @@ static bool read_cascade(tk_scan *s, tk_loop *L, size_t c, size_t end)
         if (e >= end)
             break;
         if (!rwl_tok_is(ts, e, "else"))
-            return refuse(s, e, "loop body", "more after the cascade: the state is not a top-K cascade alone");
+            return refuse(s, e, "loop body", EN(RW_TK_MORE_AFTER));
         if (!rwl_tok_is(ts, e + 1, "if"))
-            return refuse(s, e, "else", "a final else acts on items the cascade does not keep");
+            return refuse(s, e, "else", EN(RW_TK_FINAL_ELSE));
         q = e + 1;
     }
     if (rwl_stmt_end(ts, c, end) != end)
-        return refuse(s, c, "update", "the cascade is not the loop's last statement");
+        return refuse(s, c, "update", EN(RW_TK_NOT_LAST));
     L->K = K;
     bool dval = false;
     for (size_t i = 0; i < L->n_vals; i++)
         dval |= rwg_same_name(ts, L->vals[i], L->d);
     if (!dval)
-        return refuse(s, L->d, "comparison", "`%.*s` is not one of the item's value declarations", TOK(ts, L->d));
+        return refuse(s, L->d, "comparison", EN(RW_TK_NOT_VALUE_DECL), TOK(ts, L->d));
     /* each branch j: slot j gets (d, k), the slots after it shift down by one */
     tk_sym sym[2 * TK_SLOTS + 2];
     size_t n_sym;
@@ -360,11 +360,11 @@ static bool read_cascade(tk_scan *s, tk_loop *L, size_t c, size_t end)
         for (size_t i = 0; i < n_sym; i++)
             if (rwg_same_name(ts, sym[i].from, L->kv)) {
                 if (idx != SIZE_MAX)
-                    return refuse(s, sym[i].var, "update", "the counter `%.*s` stored twice", TOK(ts, L->kv));
+                    return refuse(s, sym[i].var, "update", EN(RW_TK_COUNTER_TWICE), TOK(ts, L->kv));
                 idx = sym[i].var;
             }
         if (idx == SIZE_MAX)
-            return refuse(s, conds[j], "update", "slot %d does not store the item's counter `%.*s`", j + 1,
+            return refuse(s, conds[j], "update", EN(RW_TK_SLOT_NO_COUNTER), j + 1,
                           TOK(ts, L->kv));
         L->I[j] = idx;
     }
@@ -372,7 +372,7 @@ static bool read_cascade(tk_scan *s, tk_loop *L, size_t c, size_t end)
         for (int i = 0; i < K; i++) {
             if ((i != j && (rwg_same_name(ts, L->B[i], L->B[j]) || rwg_same_name(ts, L->I[i], L->I[j]))) ||
                 rwg_same_name(ts, L->B[i], L->I[j]) || rwg_same_name(ts, L->B[i], L->d) || rwg_same_name(ts, L->B[i], L->kv))
-                return refuse(s, conds[j], "update", "the slots' names are not distinct");
+                return refuse(s, conds[j], "update", EN(RW_TK_SLOTS_NOT_DISTINCT));
         }
     for (int j = 0; j < K; j++) {
         if (!run_branch(s, br_a[j], br_b[j], sym, &n_sym, HK_ARRAY_LEN(sym)))
@@ -382,15 +382,13 @@ static bool read_cascade(tk_scan *s, tk_loop *L, size_t c, size_t end)
             for (int t = j; t < K; t++)
                 mine |= rwg_same_name(ts, sym[i].var, L->B[t]) || rwg_same_name(ts, sym[i].var, L->I[t]);
             if (!mine && !rwg_same_name(ts, sym[i].from, sym[i].var))
-                return refuse(s, sym[i].var, "update", "`%.*s` is not a slot from %d on: the branch changes "
-                              "more than the cascade's shift", TOK(ts, sym[i].var), j + 1);
+                return refuse(s, sym[i].var, "update", EN(RW_TK_NOT_SLOT_FROM), TOK(ts, sym[i].var), j + 1);
         }
         for (int t = j; t < K; t++) {
             size_t wb = t == j ? L->d : L->B[t - 1], wi = t == j ? L->kv : L->I[t - 1];
             if (!rwg_same_name(ts, sym_of(ts, sym, n_sym, L->B[t]), wb) ||
                 !rwg_same_name(ts, sym_of(ts, sym, n_sym, L->I[t]), wi))
-                return refuse(s, conds[j], "update", "branch %d does not leave slot %d as `%.*s, %.*s` (a strict "
-                              "cascade inserts at its slot and shifts the later ones down by one)", j + 1, t + 1,
+                return refuse(s, conds[j], "update", EN(RW_TK_BRANCH_SLOT), j + 1, t + 1,
                               TOK(ts, wb), TOK(ts, wi));
         }
     }
@@ -407,8 +405,7 @@ static bool read_item_loop(tk_scan *s, tk_loop *L)
     for (size_t q = qa; q < qe && !found; q = rwl_stmt_end(ts, q, qe))
         found = item_header(ts, q, L);
     if (!found)
-        return refuse(s, L->qbody_a, "query loop", "no loop over items (`for (int k = 0; k < m; ++k) { T d = ...; "
-                                                    "if (d < best1) ... }`) among its statements");
+        return refuse(s, L->qbody_a, "query loop", EN(RW_TK_NO_ITEM_LOOP));
     size_t ba = L->body_a + 1, be = L->body_b - 1;
     /* jumps first: an early exit after a count (ball_query) cannot be split */
     for (size_t k = ba; k < be; k++) {
@@ -419,25 +416,20 @@ static bool read_item_loop(tk_scan *s, tk_loop *L)
                 c--;
             if (rwl_tok_is(ts, c, "if")) {
                 size_t cc = rwl_match_close(ts, c + 1);
-                return refuse(s, k, "break", "`if (%.*s) break;` ends the scan once a count reaches its limit: "
-                              "which items a part may take depends on how many the parts before it found, so "
-                              "the parts' states do not merge into the sequential one", SPAN(ts, c + 2, cc));
+                return refuse(s, k, "break", EN(RW_TK_BREAK_COUNT), SPAN(ts, c + 2, cc));
             }
-            return refuse(s, k, "break", "ends the scan early: the parts' states do not merge into the "
-                                         "sequential one");
+            return refuse(s, k, "break", EN(RW_TK_ENDS_EARLY));
         }
         if (rwl_tok_is(ts, k, "continue") && !rwg_in_inner_construct(ts, ba, be, k))
-            return refuse(s, k, "continue", "a continue of the item loop");
+            return refuse(s, k, "continue", EN(RW_TK_CONTINUE));
         if (rwl_tok_is(ts, k, "return") || rwl_tok_is(ts, k, "goto"))
-            return refuse(s, k, "jump", "`%.*s` leaves the item loop", TOK(ts, k));
+            return refuse(s, k, "jump", EN(RW_TK_LEAVES), TOK(ts, k));
     }
     /* calls that may write: a heap sifted by a callee (knn's reheap) */
     for (size_t k = ba; k < be; k++)
         if (ts->t[k].kind == T_IDENT && rwl_tok_is(ts, k + 1, "(") && !rwg_is_kw(ts, k) && !rwl_pure_call_name(ts, k) &&
             !rwl_is_type_word(ts, k))
-            return refuse(s, k, "call", "`%.*s(...)` updates the state: a structure a callee reorders (a heap, "
-                          "whose order among equal values follows its shape, not (value, index)) is not a "
-                          "top-K cascade whose parts merge into the sequential state", TOK(ts, k));
+            return refuse(s, k, "call", EN(RW_TK_CALLEE_REORDERS), TOK(ts, k));
     /* the value declarations */
     size_t q = ba;
     while (q < be && rwl_starts_declaration(ts, q)) {
@@ -445,20 +437,20 @@ static bool read_item_loop(tk_scan *s, tk_loop *L)
         for (size_t d = q; d < e; d++) {
             if (rwl_tok_is(ts, d, "(") || rwl_tok_is(ts, d, "[") || rwl_tok_is(ts, d, "{")) {
                 if (d > q && ts->t[d - 1].kind == T_IDENT && rwl_declared_here(ts, d - 1) && !rwl_tok_is(ts, d, "("))
-                    return refuse(s, d, "value declaration", "an array or brace-initialized value");
+                    return refuse(s, d, "value declaration", EN(RW_TK_ARRAY_VALUE));
                 d = rwl_match_close(ts, d);
                 continue;
             }
             if (ts->t[d].kind == T_IDENT && rwl_declared_here(ts, d)) {
                 if (L->n_vals == TK_VALUES)
-                    return refuse(s, d, "value declaration", "more than %d values", TK_VALUES);
+                    return refuse(s, d, "value declaration", EN(RW_TK_MORE_VALUES), TK_VALUES);
                 L->vals[L->n_vals++] = d;
             }
         }
         q = e;
     }
     if (q >= be)
-        return refuse(s, L->body_a, "item loop", "no update after its value declarations");
+        return refuse(s, L->body_a, "item loop", EN(RW_TK_NO_UPDATE));
     if (!read_cascade(s, L, q, be))
         return false;
     /* the values read no state and write nothing */
@@ -469,16 +461,15 @@ static bool read_item_loop(tk_scan *s, tk_loop *L)
             return refuse(s, k, "value declaration", "writes `%.*s`", TOK(ts, k));
         for (int j = 0; j < L->K; j++)
             if (rwg_same_name(ts, k, L->B[j]) || rwg_same_name(ts, k, L->I[j]))
-                return refuse(s, k, "value declaration", "reads the state `%.*s`: the value is not the item's "
-                              "alone", TOK(ts, k));
+                return refuse(s, k, "value declaration", EN(RW_TK_READS_STATE_NAME), TOK(ts, k));
     }
-    if (!stores(s, ba, q, "in the item's values"))
+    if (!stores(s, ba, q, false))
         return false;
     /* the bound and the start read no state */
     for (size_t k = L->n_a; k < L->n_b; k++)
         for (int j = 0; j < L->K; j++)
             if (rwg_same_name(ts, k, L->B[j]) || rwg_same_name(ts, k, L->I[j]))
-                return refuse(s, k, "loop bound", "reads the state");
+                return refuse(s, k, "loop bound", EN(RW_TK_READS_STATE));
     /* the state: declared in the query body before the loop, one start for all values and
      * one for all indices, constants or unwritten parameters, never written before the loop */
     char b0[128] = "", i0[128] = "", bt[128] = "", it[128] = "";
@@ -486,12 +477,11 @@ static bool read_item_loop(tk_scan *s, tk_loop *L)
         for (int w = 0; w < 2; w++) {
             size_t v = w ? L->I[j] : L->B[j], ta, tb, ia, ib, at;
             if (!find_decl(ts, qa, L->l_a, v, &ta, &tb, &ia, &ib, &at))
-                return refuse(s, v, "state", "`%.*s` is not declared with a start value in the query loop before "
-                              "the item loop", TOK(ts, v));
+                return refuse(s, v, "state", EN(RW_TK_NO_START_VALUE), TOK(ts, v));
             for (size_t k = ia; k < ib; k++) {
                 if (rwl_tok_is(ts, k, "[") || (ts->t[k].kind == T_IDENT && !is_param(s, k)) ||
                     (ts->t[k].kind == T_IDENT && written_anywhere(ts, k)))
-                    return refuse(s, at, "state", "`%.*s` starts at `%.*s`, not a constant", TOK(ts, v),
+                    return refuse(s, at, "state", EN(RW_TK_START_NOT_CONST), TOK(ts, v),
                                   SPAN(ts, ia, ib));
             }
             char init[128], type[128];
@@ -506,11 +496,10 @@ static bool read_item_loop(tk_scan *s, tk_loop *L)
                 else
                     L->b_type_a = ta, L->b_type_b = tb;
             } else if (strcmp(want, init) || strcmp(wt, type))
-                return refuse(s, at, "state", "`%.*s` does not start as the first slot does (`%s %s`): the slots "
-                              "are not one sorted list of sentinels", TOK(ts, v), wt, want);
+                return refuse(s, at, "state", EN(RW_TK_START_NOT_FIRST), TOK(ts, v), wt, want);
             for (size_t k = ib; k < L->l_a; k++)
                 if (rwg_is_name(ts, k, v) && rwl_scalar_written(ts, k))
-                    return refuse(s, k, "state", "`%.*s` is written before the item loop", TOK(ts, v));
+                    return refuse(s, k, "state", EN(RW_TK_WRITTEN_BEFORE), TOK(ts, v));
         }
     /* the value's type: the state's own, or double (the comparison and the store then
      * convert it alike, exactly) */
@@ -520,20 +509,18 @@ static bool read_item_loop(tk_scan *s, tk_loop *L)
         if (rwg_same_name(ts, L->vals[i], L->d))
             dd = L->vals[i];
     if (!find_decl(ts, ba, q, dd, &ta, &tb, &ia, &ib, &at))
-        return refuse(s, dd, "value declaration", "`%.*s` has no initializer", TOK(ts, dd));
+        return refuse(s, dd, "value declaration", EN(RW_TK_NO_INIT), TOK(ts, dd));
     L->d_type_a = ta;
     L->d_type_b = tb;
     char dt[128];
     rwg_compact(ts, ta, tb, dt, sizeof dt);
     const char *dtn = strncmp(dt, "const", 5) ? dt : dt + 5;
     if (strcmp(bt, "double") && strcmp(bt, dtn))
-        return refuse(s, L->B[0], "state", "`%.*s` is `%s` and the value `%.*s` is `%s`: the value stored is not "
-                      "the one compared", TOK(ts, L->B[0]), bt, TOK(ts, L->d), dtn);
+        return refuse(s, L->B[0], "state", EN(RW_TK_TYPE_DIFFERS), TOK(ts, L->B[0]), bt, TOK(ts, L->d), dtn);
     char kt[128];
     rwg_compact(ts, L->ktype_a, L->ktype_b, kt, sizeof kt);
     if (strcmp(it, kt) && !(!strcmp(kt, "int") && (!strcmp(it, "long") || !strcmp(it, "longlong"))))
-        return refuse(s, L->I[0], "state", "the index `%.*s` is `%s`, the counter `%s`: the index kept may not "
-                      "order the items", TOK(ts, L->I[0]), it, kt);
+        return refuse(s, L->I[0], "state", EN(RW_TK_INDEX_TYPE), TOK(ts, L->I[0]), it, kt);
     return true;
 }
 
@@ -551,32 +538,31 @@ static bool check_query_body(tk_scan *s, const tk_loop *L)
             for (size_t k = q + 2; k < rwl_match_close(ts, q + 1); k++)
                 if (rwl_tok_is(ts, k, "[") || (rwl_tok_is(ts, k, "*") && rwl_unary_position(ts, k)) ||
                     (ts->t[k].kind == T_IDENT && rwl_tok_is(ts, k + 1, "(") && !rwl_pure_call_name(ts, k)))
-                    return refuse(s, k, "return", "its condition reads memory: the P lanes of a query must leave "
-                                                  "together");
+                    return refuse(s, k, "return", EN(RW_TK_COND_READS_MEM));
         } else
             for (size_t k = q; k < e; k++)
                 if ((rwl_tok_is(ts, k, "return") || rwl_tok_is(ts, k, "goto") ||
                      ((rwl_tok_is(ts, k, "break") || rwl_tok_is(ts, k, "continue")) &&
                       !rwg_in_inner_construct(ts, q, e, k))))
-                    return refuse(s, k, "jump", "`%.*s` before the item loop (only `if (...) return;`)", TOK(ts, k));
-        if (!stores(s, q, e, "before the item loop"))
+                    return refuse(s, k, "jump", EN(RW_TK_JUMP_BEFORE), TOK(ts, k));
+        if (!stores(s, q, e, true))
             return false;
         q = e;
     }
     for (size_t k = L->l_b; k < qe; k++)
         if (rwl_tok_is(ts, k, "return") || rwl_tok_is(ts, k, "goto") ||
             ((rwl_tok_is(ts, k, "break") || rwl_tok_is(ts, k, "continue")) && !rwg_in_inner_construct(ts, L->l_b, qe, k)))
-            return refuse(s, k, "jump", "`%.*s` after the item loop: the query's lanes would part", TOK(ts, k));
+            return refuse(s, k, "jump", EN(RW_TK_JUMP_AFTER), TOK(ts, k));
     for (size_t k = qa; k < qe; k++)
         if (ts->t[k].kind == T_IDENT && rwl_is_use(ts, k) && rwl_tok_is(ts, k, L->qh.var) && rwl_scalar_written(ts, k))
-            return refuse(s, k, "query loop", "its counter `%s` is written in the body", L->qh.var);
+            return refuse(s, k, "query loop", EN(RW_TK_COUNTER_WRITTEN), L->qh.var);
     return true;
 }
 
 /* ---- the text ---- */
 
 static const char merge_helper[] =
-    "/* hk: split_topk_scan: the lane's sorted top-K list (values v, indices ix) merged with its\n"
+    "/* hk: split_topk_scan: the lane's sorted top-K list (values v, indices ix) merged with its\n" /* i18n: not for people */
     " * partner's (the lane `off` away in the mask) into the K first by (value, lower index): each\n"
     " * entry's rank is its place in its own list plus the entries of the other list before it; both\n"
     " * lanes get the same list (entries of two parts never tie; sentinels are all alike). */\n"
@@ -622,10 +608,10 @@ static const char merge_helper[] =
  * HIP: a wavefront of 64 without masks, the exchange kept inside segments of P lanes by the
  * width (xor offsets below P never leave a segment). */
 static const char shfl_cuda[] =
-    "        ov[s] = __shfl_xor_sync(mask, v[s], off, width);\n"
+    "        ov[s] = __shfl_xor_sync(mask, v[s], off, width);\n" /* i18n: not for people */
     "        oi[s] = __shfl_xor_sync(mask, ix[s], off, width);\n";
 static const char shfl_hip[] =
-    "        (void)mask;\n"
+    "        (void)mask;\n" /* i18n: not for people */
     "        ov[s] = __shfl_xor(v[s], off, width);\n"
     "        oi[s] = __shfl_xor(ix[s], off, width);\n";
 
@@ -644,7 +630,7 @@ static int emit(const tk_scan *s, const tk_loop *L, int P, bool hip, rw_edits *e
     if (rc)
         return rc;
     /* the query loop's header */
-    char *h = hk_asprintf("for (long long hk_sp_t = (long long)blockIdx.x * blockDim.x + threadIdx.x; "
+    char *h = hk_asprintf("for (long long hk_sp_t = (long long)blockIdx.x * blockDim.x + threadIdx.x; " /* i18n: not for people */
                           "hk_sp_t / %d < (long long)(%s); hk_sp_t += (long long)blockDim.x * gridDim.x) {\n"
                           "    /* hk: split_topk_scan: query hk_sp_t / %d, part hk_sp_t %% %d of its items */\n"
                           "    %s %s = (%s)(hk_sp_t / %d);\n"
@@ -662,7 +648,7 @@ static int emit(const tk_scan *s, const tk_loop *L, int P, bool hip, rw_edits *e
     snprintf(it, sizeof it, "%.*s", SPAN(ts, L->i_type_a, L->i_type_b));
     struct hk_buf o;
     hk_buf_init(&o, RW_TEXT_MAX);
-    rc = hk_buf_printf(&o, "{   /* hk: split_topk_scan: items part, part + %d, ... of this query, then the %d lanes' "
+    rc = hk_buf_printf(&o, "{   /* hk: split_topk_scan: items part, part + %d, ... of this query, then the %d lanes' " /* i18n: not for people */
                            "top-%d lists merged */\n"
                            "    for (long long hk_sp_k = (long long)(%.*s) + hk_sp_part; hk_sp_part < hk_sp_np && "
                            "hk_sp_k < (long long)(%.*s); hk_sp_k += hk_sp_np) {\n"
@@ -673,7 +659,7 @@ static int emit(const tk_scan *s, const tk_loop *L, int P, bool hip, rw_edits *e
         rc = hk_buf_printf(&o, "%.*s\n    }\n", (int)(ts->t[L->body_b - 2].end - ts->t[L->body_a + 1].start),
                            ts->text + ts->t[L->body_a + 1].start);
     if (!rc)
-        rc = hk_buf_printf(&o, "    if (hk_sp_np > 1) {\n"
+        rc = hk_buf_printf(&o, "    if (hk_sp_np > 1) {\n" /* i18n: not for people */
                                "        const unsigned hk_sp_lane = (threadIdx.x + blockDim.x * (threadIdx.y + "
                                "blockDim.y * threadIdx.z)) %% 32u;\n"
                                "        const unsigned hk_sp_mask = ((1u << %d) - 1u) << (hk_sp_lane & ~%du);\n"
@@ -729,7 +715,7 @@ static int rw_split_topk_scan(const rw_context *ctx, int P, rw_result *out)
     tk_loop L;
     memset(&L, 0, sizeof L);
     if (ts.n < 3 || strstr(ctx->text, "hk_sp_merge"))
-        refuse(&s, 0, "kernel body", ts.n < 3 ? "empty" : "already split (the file has hk_sp_merge)");
+        refuse(&s, 0, "kernel body", "%s", ts.n < 3 ? EN(RW_EMPTY) : EN(RW_TK_SPLIT_FILE));
     else if (find_query_loop(&s, &L) && check_kernel(&s, &L) && read_item_loop(&s, &L) && check_query_body(&s, &L))
         s.why[0] = '\0';
     if (s.oom) {
@@ -737,16 +723,12 @@ static int rw_split_topk_scan(const rw_context *ctx, int P, rw_result *out)
         goto out;
     }
     if (s.why[0]) {
-        rc = rwl_not_applicable(out, hk_asprintf("split_topk_scan not applicable to kernel %s: %s", f->name, s.why));
+        rc = rwl_not_applicable(out, hk_asprintf(EN(RW_NOT_APPLICABLE_TO), "split_topk_scan", f->name, s.why));
         goto out;
     }
     if ((rc = emit(&s, &L, P, ctx->hip, &es)))
         goto out;
-    char *desc = hk_asprintf("kernel %s: each query of the loop at line %d gets %d adjacent lanes; the item loop "
-                             "of line %d is split over them (items k = start + part + %d j) and their top-%d lists "
-                             "(`%.*s`, `%.*s`, ...) are merged by (value, lower index) with %s: the "
-                             "sequential result exactly, ties and NaN included; part 0 runs what follows the loop. "
-                             "Launch with the grid multiplied by %d along x",
+    char *desc = hk_asprintf(EN(RW_TK_DESC),
                              f->name, rwl_line_at(ctx->text, ts.t[L.q_a].start), P,
                              rwl_line_at(ctx->text, ts.t[L.l_a].start), P, L.K, TOK(&ts, L.B[0]), TOK(&ts, L.I[0]),
                              ctx->hip ? "__shfl_xor of width P" : "__shfl_xor_sync", P);
@@ -773,11 +755,13 @@ static int emit_split_topk_scan(const rw_context *c, const int *p, rw_result *ou
 
 const rw_descriptor rw_split_topk_scan_desc = {
     .name = "split_topk_scan",
-    .summary = "a per-query scan keeping the K best items by a strict-< cascade is split over P adjacent lanes, "
+    .summary = "a per-query scan keeping the K best items by a strict-< cascade is split over P adjacent lanes, " /* i18n: not for people */
                "their lists merged by (value, lower index) with shuffles (exact; grid x P)",
     .params = tk_params,
     .n_params = HK_ARRAY_LEN(tk_params),
     .flags = 0,
     .emit = emit_split_topk_scan,
-    .launch = "the spec's grid multiplied by `parts` along x",
+    /* the JSON's "grid", English; hkls rewrites says it through the table's RW_TK_LAUNCH
+     * (test_core_i18n reads this very text back) */
+    .launch = "the spec's grid multiplied by `parts` along x", /* i18n: not for people */
 };

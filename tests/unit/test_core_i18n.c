@@ -762,6 +762,42 @@ static void said_again_session36(void **state)
               "__shfl_down_sync 做 warp 归约，每个 warp 一个共享内存槽，每个线程块一次 atomicAdd");
 }
 
+/* Session 37 (rewrite_splitk.c, rewrite_split.c, rewrite_gsplit.c, rewrite_topk.c): what
+ * hkls rewrites' rows do not show (descriptions, with the notes a description carries as a
+ * list tail; a refusal built from a variant per word), said again from the English stored */
+static void said_again_session37(void **state)
+{
+    (void)state;
+    /* split_k_columns (rewrite_splitk.c) */
+    said_case("split_k_columns not applicable to kernel rowsum: loop at line 5: its loads are strided across the threads (`A` at line 6), none contiguous: a thread per row, which warp_rows serves",
+              "split_k_columns 不适用于核函数 rowsum：循环（第 5 行）：其加载在线程间是跨步的（`A`，第 6 行），没有连续访问：这是每个线程处理一行，应由 warp_rows 处理");
+    said_case("kernel colsum: split-K over the rows, 8 slices per column `j` summed into `y[j]` (a block of T threads takes T / 8 columns, 32 at 256 threads; the partial sums are added in __shared__ memory, in slice order, and one thread per column runs the statements before and after the loop once). The sum is reassociated (each slice in the original order, then the slices), which changes float rounding. Any block and grid: column groups are grid-strided, so it gains under a grid of ceil(columns / 32) blocks or more",
+              "核函数 colsum：沿行方向做 split-K，每列分为 8 个切片，列 `j` 求和到 `y[j]`（T 个线程的线程块处理 T / 8 列，32 列对应 256 个线程；部分和在 __shared__ 共享内存中按切片顺序相加，每列由一个线程把循环之前和之后的语句各执行一次）。求和被重新结合（每个切片内保持原顺序，再按切片相加），会改变浮点舍入。任意线程块与网格均可：列组以网格跨步方式分配，因此在 ceil(columns / 32) 个或更多线程块的网格下才有收益");
+    /* split_item_loop, split_block_item (rewrite_split.c): the notes after the description said as a list tail */
+    said_case("kernel rows: the loop over the items (line 3) takes gridDim.x / N blocks per item when the grid has more blocks than items, and each of them one part of the loops strided over the threads (lines 4, 7): the idle blocks share the items' work; the spec's launch: 1024 blocks for 64 items at size set 1, 16 blocks per item",
+              "核函数 rows：当网格中的线程块多于数据项时，遍历数据项的循环（第 3 行）为每个数据项分配 gridDim.x / N 个线程块，每个线程块执行各个按线程跨步的循环（第 4, 7 行）的一部分：空闲的线程块分担数据项的工作；bench spec 的启动配置：1024 个线程块对应 64 个数据项（尺寸组 1），每个数据项 16 个线程块");
+    said_case("kernel rows: each block's item gets 4 blocks along y; block (x, y) runs part y of the loop strided over the threads (line 5), the item's other stores in blockIdx.y == 0 only: the idle block slots share the items' work; the spec's launch at size set 1: 64 blocks where 264 fit, 4 parts per item (256 blocks, 97% of the last wave used). Launch with the grid multiplied by 4 along y; then its loops' loads of 4 trips issued together (load_batching)",
+              "核函数 rows：每个线程块的数据项沿 y 方向分配 4 个线程块；线程块 (x, y) 执行按线程跨步的循环（第 5 行）的第 y 部分，数据项的其他存储只在 blockIdx.y == 0 中执行：空闲的线程块槽位分担数据项的工作；尺寸组 1 下 bench spec 的启动配置：64 个线程块，而 GPU 可容纳 264 个；每个数据项 4 个部分（256 个线程块，最后一波使用了 97%）。启动时网格沿 y 方向乘以 4；随后其循环中 4 次迭代的加载被一起发出（load_batching）");
+    said_case("split_block_item not applicable to kernel rows: access at line 9: x reads x, which the per-item statement at line 12 writes; that statement runs in part 0 only",
+              "split_block_item 不适用于核函数 rows：访问（第 9 行）：x 读取 x，而第 12 行的逐数据项语句写入它；该语句只在第 0 部分执行");
+    said_case("loop at line 6: the thread loop's condition is not `i < bound`",
+              "循环（第 6 行）：遍历线程的循环的条件不是 `i < bound`");
+    /* split_grid_partials (rewrite_gsplit.c) */
+    said_case("store at line 7: the value stored is not a sum accumulator that starts at 0, combined after the loop only with itself across the warp",
+              "写入（第 7 行）：存储的值不是从 0 开始的 sum 累加器，或在循环之后不只是在线程束内与自身合并");
+    said_case("kernel total: each of the spec's 264 blocks becomes S = 4 (launch 1056 blocks): part s takes every S-th step of the grid-stride loop (line 5) and writes a scratch partial; the last part of each block (an atomic ticket) combines the S partials in s order with the loop's sum and writes out[b] (a float sum is reordered: the spec's tolerance judges); fewer than 528 blocks run the original. The partials and tickets are one set per kernel name: launches of this kernel (any template instance) must not overlap on different streams",
+              "核函数 total：bench spec 的 264 个线程块各变为 S = 4 个（启动 1056 个线程块）：第 s 部分执行网格跨步循环（第 5 行）中每隔 S 步的一步，并写入一个临时部分结果；每个线程块最后完成的部分（通过原子计数票据判断）用循环的 sum 按 s 的顺序合并这 S 个部分结果，并写入 out[b]（浮点求和的顺序被改变：由 bench spec 的容差来判定）；线程块少于 528 个时运行原始版本。部分结果和票据按核函数名各有一份：该核函数（任何模板实例）的多次启动不能在不同的流上重叠执行");
+    said_case("loop at line 4: the grid-stride loop does not combine into per-thread state by one of +, max, min (no combine)",
+              "循环（第 4 行）：网格跨步循环没有用 +、max、min 之一合并到每线程的状态（没有合并）");
+    /* split_topk_scan (rewrite_topk.c) */
+    said_case("call at line 5: `foo` before the item loop may write memory: P lanes would each do it",
+              "函数调用（第 5 行）：数据项循环之前的 `foo` 可能写入内存：P 个通道都会各执行一次");
+    said_case("kernel knn: each query of the loop at line 3 gets 4 adjacent lanes; the item loop of line 6 is split over them (items k = start + part + 4 j) and their top-3 lists (`b0`, `i0`, ...) are merged by (value, lower index) with __shfl_xor_sync: the sequential result exactly, ties and NaN included; part 0 runs what follows the loop. Launch with the grid multiplied by 4 along x",
+              "核函数 knn：第 3 行循环的每个查询分配 4 个相邻通道；第 6 行的数据项循环在它们之间拆分（数据项 k = start + part + 4 j），各通道的 top-3 列表（`b0`、`i0`、...）用 __shfl_xor_sync 按 (value, 较小的 index) 合并：结果与顺序执行完全一致，包括相等值和 NaN；循环之后的语句由第 0 部分执行。启动时网格沿 x 方向乘以 4");
+    said_case("statement before the query loop at line 2: only declarations and `if (...) return;` may come before it",
+              "查询循环之前的语句（第 2 行）：它之前只允许有声明和 `if (...) return;`");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -782,6 +818,7 @@ int main(void)
         cmocka_unit_test(index_answers_as_the_scan),
         cmocka_unit_test(said_again_session35),
         cmocka_unit_test(said_again_session36),
+        cmocka_unit_test(said_again_session37),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
