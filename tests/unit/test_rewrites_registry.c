@@ -94,6 +94,8 @@ static const refusal_case cases[] = {
     {"tiled_permute", k_grid_stride, "gs", {16, 0, 0}, "grid-stride loop", 3},
     /* y[i]: the counter read whole, no digits to reorder */
     {"digit_order", k_grid_stride, "gs", {0}, "grid-stride loop", 3},
+    /* no blockIdx.y to put on adjacent threads */
+    {"grid_y_lanes", k_grid_stride, "gs", {0}, "kernel body", 2},
     {"warp_reduce", k_barrier, "bar", {0}, "__shared__ array", 3},
     {"block_reduce", k_grid_stride, "gs", {0}, "grid-stride loop", 3},
     {"privatized_histogram", k_grid_stride, "gs", {0}, "grid-stride loop", 3},
