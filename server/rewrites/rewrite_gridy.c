@@ -12,8 +12,8 @@
  * thread's work is done exactly once, by the same statements on the same coordinates
  * (loop macros included: they read the shadowing locals): the outputs are bit-identical, on
  * any grid and block. Only which hardware thread, and so which warp, runs it changes, which
- * is why threads must not communicate (shared memory, barriers, warp operations, atomics:
- * refused) and functions the kernel calls must not read the builtins themselves (nor may the
+ * is why threads must not communicate (shared memory, barriers, warp operations, atomics,
+ * fences and grid groups: refused) and functions the kernel calls must not read the builtins themselves (nor may the
  * kernel read them through HIP's hipThreadIdx_x and the like, which are calls). The same text
  * serves HIP, whose blockIdx and threadIdx are objects a local shadows as well.
  * Whether it pays is read off the kernel model: each global access weighs 16 per loop
@@ -86,6 +86,11 @@ static bool independent_threads(const char *text, size_t len, const an_model *m,
             prefix_is(c, l, "tiled_partition") || prefix_is(c, l, "coalesced_threads"))
             return rwl_refuse(why, nwhy, ts, text, q, "warp operation",
                               "`%.*s`: lanes exchange values, and the lanes of a warp change", (int)l, c);
+        if (prefix_is(c, l, "__threadfence") || prefix_is(c, l, "this_grid") || prefix_is(c, l, "grid_group") ||
+            prefix_is(c, l, "this_multi_grid") || prefix_is(c, l, "thread_block"))
+            return rwl_refuse(why, nwhy, ts, text, q, "fence",
+                              "`%.*s`: threads hand each other values through memory, and which thread runs "
+                              "which coordinates changes", (int)l, c);
         /* HIP's hipThreadIdx_x and the like are calls (__ockl_get_local_id), not the
          * blockIdx/threadIdx objects a local shadows */
         if (prefix_is(c, l, "hipThreadIdx_") || prefix_is(c, l, "hipBlockIdx_") || prefix_is(c, l, "__ockl_get_") ||

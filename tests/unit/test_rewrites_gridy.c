@@ -157,6 +157,16 @@ static const char k_hip[] =
     "        out[cell * channels + c] = feat[cell * channels + c];\n"
     "}\n";
 
+/* a fence: the threads hand each other values through memory (line 5) */
+static const char k_fence[] =
+    "__global__ void fenced(int cells, int channels, const float *feat, float *out, volatile int *flag)\n"
+    "{\n"
+    "    int cell = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    out[cell * channels + blockIdx.y] = feat[cell * channels + blockIdx.y];\n"
+    "    __threadfence();\n"
+    "    if (cell == 0) *flag = 1;\n"
+    "}\n";
+
 static const char k_no_y[] =
     "__global__ void flat(int n, const float *x, float *y)\n"
     "{\n"
@@ -189,6 +199,7 @@ static void gridy_refusals(void **state)
     (void)state;
     refused_with(k_hip, "hip_cells", true, "thread index", 4, "`hipBlockIdx_x` reads the thread's coordinates through a call");
     refused_with(k_no_y, "flat", false, "kernel body", 2, "does not read blockIdx.y");
+    refused_with(k_fence, "fenced", false, "fence", 5, "`__threadfence`: threads hand each other values");
     static const rwf_refusal cases[] = {
         {"plane_scale", "access", 44, "adjacent threads already read adjacent elements"},
         {"cell_shared", "__shared__", 50, "shared memory"},
