@@ -48,12 +48,6 @@ static bool unit_in(const km_form f, uint32_t a)
     return unit;
 }
 
-static bool ident_is(const rw_toks *ts, const char *text, size_t q, const char *s)
-{
-    size_t l = strlen(s);
-    return ts->t[q].kind == T_IDENT && ts->t[q].end - ts->t[q].start == l && !memcmp(text + ts->t[q].start, s, l);
-}
-
 static bool prefix_is(const char *c, size_t l, const char *p)
 {
     size_t n = strlen(p);
@@ -100,7 +94,7 @@ static bool independent_threads(const char *text, size_t len, const an_model *m,
                               "`%.*s` reads the thread's coordinates through a call, which the shadowing "
                               "blockIdx and threadIdx do not reach", (int)l, c);
         if (l == 8 && !memcmp(c, "blockIdx", 8) && q + 2 < ts->n && rwl_tok_is(ts, q + 1, ".") &&
-            ident_is(ts, text, q + 2, "y"))
+            rwl_tok_is_ident(ts, q + 2, "y"))
             (*n_by)++;
         const an_function *callee = rwl_callee(m, f, ts, q);
         if (callee && callee->body_span.end_byte > callee->body_span.start_byte && callee->body_span.end_byte <= len) {
