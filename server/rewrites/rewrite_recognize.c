@@ -700,6 +700,24 @@ int rwp_match_histogram(const char *text, size_t len, const an_model *m, size_t 
     }
     size_t a0, b0, a1, b1, ka, kb;
     const an_param *h = NULL;
+    /* the bin in a temporary first: `[const] T b = expr; atomicAdd(H + b, v);` (or
+     * &H[b]), expr free of side effects and v free of b: the bin is expr itself */
+    size_t ta = 0, tb = 0, tname = 0;
+    {
+        size_t de = rwl_stmt_end(&ts, a, e), q = a;
+        if (rwl_tok_is(&ts, q, "const"))
+            q++;
+        size_t tstart = q;
+        while (q < de && rwp_is_type_word(&ts, q))
+            q++;
+        if (q > tstart && q + 3 < de && rwp_tok_ident(&ts, q) && rwl_tok_is(&ts, q + 1, "=") &&
+            rwl_tok_is(&ts, de - 1, ";") && !rwp_has_side_effects(&ts, q + 2, de - 1) && de < e) {
+            tname = q;
+            ta = q + 2;
+            tb = de - 1;
+            a = de;
+        }
+    }
     if (!rwl_tok_is(&ts, a, "atomicAdd") || !rwp_call2(&ts, a, e, &a0, &b0, &a1, &b1)) {
         w = EN(RW_REC_HIST_NOT_ATOMIC);
         goto out;
@@ -707,6 +725,16 @@ int rwp_match_histogram(const char *text, size_t len, const an_model *m, size_t 
     if (!(h = rwp_atomic_target(f, &ts, a0, b0, &ka, &kb)) || kb <= ka) {
         w = EN(RW_REC_HIST_TARGET);
         goto out;
+    }
+    if (tname) {
+        char tn[PT_NAME];
+        rwp_tok_copy(&ts, tname, tn, sizeof tn);
+        if (kb != ka + 1 || !rwl_tok_is(&ts, ka, tn) || rwp_mentions(&ts, a1, b1, tn)) {
+            w = EN(RW_REC_HIST_NOT_ATOMIC);
+            goto out;
+        }
+        ka = ta;
+        kb = tb;
     }
     if (!rwp_mentions(&ts, ka, kb, s.idx[0].name)) {
         w = EN(RW_REC_HIST_BIN_CONST);
