@@ -1228,6 +1228,41 @@ static bool conditional_max(const cx *x)
     return false;
 }
 
+/* Is the exponential in f taken of something minus a value read from global memory at an
+ * index the loop (counter ctr) does not move: a row's maximum stored by an earlier kernel
+ * (a softmax in two kernels: `expf(x[r * C + c] - row_max[r])`)? */
+static bool exp_shift_read(const cx *x, km_form f, uint32_t ctr, int depth)
+{
+    if (depth > 16)
+        return false;
+    for (uint32_t i = 0; i < f.n; i++)
+        for (uint32_t j = 0; j < f.t[i].n; j++) {
+            const km_atom *a = &x->atoms[f.t[i].atoms[j]];
+            if (a->kind != KM_ATOM_OPAQUE && a->kind != KM_ATOM_READ)
+                continue;
+            bool is_exp = false;
+            if (a->kind == KM_ATOM_OPAQUE && a->name && strcmp(a->op, "call") == 0)
+                for (const char *const *n = EXP; *n && !is_exp; n++)
+                    is_exp = strcmp(a->name, *n) == 0;
+            if (is_exp && a->n_args >= 1) {
+                km_form g = a->args[0];
+                for (uint32_t t = 0; t < g.n; t++) {
+                    if (g.t[t].coef >= 0 || g.t[t].n != 1)
+                        continue;
+                    const km_atom *r = &x->atoms[g.t[t].atoms[0]];
+                    if (r->kind == KM_ATOM_READ && r->n_args && is_global_param(x, r->name) &&
+                        !km_form_mentions(x->k, r->args[0], ctr) &&
+                        !km_form_mentions_kind(x->k, r->args[0], KM_ATOM_READ, -1))
+                        return true;
+                }
+            }
+            for (uint32_t g = 0; g < a->n_args; g++)
+                if (exp_shift_read(x, a->args[g], ctr, depth + 1))
+                    return true;
+        }
+    return false;
+}
+
 static int try_softmax(cx *x)
 {
     km_class *c = x->c;
@@ -1244,7 +1279,8 @@ static int try_softmax(cx *x)
     }
     if (sm < 0)
         return NO;
-    bool has_max = mx >= 0 || conditional_max(x);
+    bool has_max = mx >= 0 || conditional_max(x) ||
+                   exp_shift_read(x, x->acs[sm].operand, x->loops[x->acs[sm].loop].counter, 0);
     for (size_t j = 0; j < x->n_as; j++) {
         const km_access *w = &x->as[j];
         if (w->mode == KM_READ || w->space != KM_SPACE_GLOBAL ||

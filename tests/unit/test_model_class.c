@@ -272,6 +272,9 @@ static void test_scan_norm_softmax(void **state)
     static const char *const sm[] = {"softmax_fmax", "softmax_if_max"};
     expect_same("class_misc.cu", sm, 2, "softmax out=out in=in axis=row how=loop passes=2");
     expect_near("class_misc.cu", "softmax_unsafe", KM_CLASS_SOFTMAX, 306, "no row maximum");
+    /* the maximum from an earlier kernel, read per row (a softmax in two kernels) */
+    expect("class_misc.cu", "softmax_given_max", "softmax out=y in=x,row_max axis=row how=loop passes=2");
+    expect_near("class_misc.cu", "softmax_shift_moves", KM_CLASS_SOFTMAX, 489, "no row maximum");
 }
 
 static void test_elementwise(void **state)
