@@ -1228,6 +1228,41 @@ static bool conditional_max(const cx *x)
     return false;
 }
 
+/* Is the exponential in f taken of something minus a value read from global memory at an
+ * index the loop (counter ctr) does not move: a row's maximum stored by an earlier kernel
+ * (a softmax in two kernels: `expf(x[r * C + c] - row_max[r])`)? */
+static bool exp_shift_read(const cx *x, km_form f, uint32_t ctr, int depth)
+{
+    if (depth > 16)
+        return false;
+    for (uint32_t i = 0; i < f.n; i++)
+        for (uint32_t j = 0; j < f.t[i].n; j++) {
+            const km_atom *a = &x->atoms[f.t[i].atoms[j]];
+            if (a->kind != KM_ATOM_OPAQUE && a->kind != KM_ATOM_READ)
+                continue;
+            bool is_exp = false;
+            if (a->kind == KM_ATOM_OPAQUE && a->name && strcmp(a->op, "call") == 0)
+                for (const char *const *n = EXP; *n && !is_exp; n++)
+                    is_exp = strcmp(a->name, *n) == 0;
+            if (is_exp && a->n_args >= 1) {
+                km_form g = a->args[0];
+                for (uint32_t t = 0; t < g.n; t++) {
+                    if (g.t[t].coef >= 0 || g.t[t].n != 1)
+                        continue;
+                    const km_atom *r = &x->atoms[g.t[t].atoms[0]];
+                    if (r->kind == KM_ATOM_READ && r->n_args && is_global_param(x, r->name) &&
+                        !km_form_mentions(x->k, r->args[0], ctr) &&
+                        !km_form_mentions_kind(x->k, r->args[0], KM_ATOM_READ, -1))
+                        return true;
+                }
+            }
+            for (uint32_t g = 0; g < a->n_args; g++)
+                if (exp_shift_read(x, a->args[g], ctr, depth + 1))
+                    return true;
+        }
+    return false;
+}
+
 static int try_softmax(cx *x)
 {
     km_class *c = x->c;
@@ -1244,7 +1279,8 @@ static int try_softmax(cx *x)
     }
     if (sm < 0)
         return NO;
-    bool has_max = mx >= 0 || conditional_max(x);
+    bool has_max = mx >= 0 || conditional_max(x) ||
+                   exp_shift_read(x, x->acs[sm].operand, x->loops[x->acs[sm].loop].counter, 0);
     for (size_t j = 0; j < x->n_as; j++) {
         const km_access *w = &x->as[j];
         if (w->mode == KM_READ || w->space != KM_SPACE_GLOBAL ||
@@ -1282,6 +1318,10 @@ static int try_norm(cx *x)
         km_class probe = {.n_in = 0};
         reads_in(x, w->value, &probe, 0);
         if (!probe.n_in)
+            continue;
+        /* the root of the output's own element (`std[j] = sqrtf(std[j] / n)` after summing
+         * into std[j]): the end of a reduction into a global element, nothing normalised */
+        if (probe.n_in == 1 && strcmp(probe.in[0], w->buffer) == 0)
             continue;
         unsigned loops = 0;
         long last = -2;
@@ -1773,13 +1813,153 @@ static bool partitioned(const cx *x, const km_accumulator *ac, const km_access *
     return false;
 }
 
+/* A reduction's accumulator as try_reduction reads it: a local (`s += x[..]` in a loop,
+ * its running value the atom "$acc<n>") or an element of a global buffer read, combined
+ * and written back in a loop whose counter its index does not mention
+ * (`mean[j] += x[i * M + j]`, its running value the read of mean[j]). Both spell the same
+ * reduction into the same output: they give the same class. */
+typedef struct {
+    km_accumulator ac;        /* the local's, or one made up from the RMW (name: buffer) */
+    long acc;                 /* index in km_accumulators, or -1 for a global element */
+    const km_access *rmw;     /* the global element's update in the loop, or NULL */
+    bool have_atom;
+    uint32_t atom;            /* the running value */
+} red_acc;
+
+/* Does atom id belong to a loop's body walked by updates of the accumulator? A local's
+ * updates outside its loop that come after it (`m = m / cols;` after the sum) finish the
+ * value; the op is that of the updates inside the loop (OTHER when they disagree or one
+ * comes elsewhere). */
+static enum km_op loop_op(const cx *x, size_t acc, const km_accumulator *ac)
+{
+    size_t nu;
+    const km_acc_update *us = km_acc_updates(x->k, &nu);
+    enum km_op op = KM_OP_NONE;
+    const km_loop *lp = &x->loops[ac->loop];
+    for (size_t u = 0; u < nu; u++) {
+        if (us[u].acc != acc)
+            continue;
+        bool in = false;
+        for (uint32_t l = 0; l < us[u].n_loops; l++)
+            in |= us[u].loops[l] == (uint32_t)ac->loop;
+        if (!in) {
+            if (us[u].line <= lp->line)
+                return KM_OP_OTHER;
+            continue;   /* a finishing update after the loop */
+        }
+        if (op != KM_OP_NONE && op != us[u].op)
+            return KM_OP_OTHER;
+        op = us[u].op;
+    }
+    return op == KM_OP_NONE ? ac->op : op;
+}
+
+/* The statistics a finished value says: divided (a mean), rooted (a deviation). For a
+ * local, its writes and its updates after the loop; for a global element, the writes of
+ * that element after the loop (`mean[j] /= n;`, `std[j] = sqrtf(std[j] / n);`). */
+static void finish_of(const cx *x, const red_acc *ra, const km_access *w, bool *divided,
+                      bool *rooted)
+{
+    *divided = *rooted = false;
+    if (!ra->have_atom)
+        return;
+    if (w) {
+        *divided |= op_over(x, w->element_value, "/", ra->atom, 0);
+        *rooted |= calls(x, w->element_value, SQRT, 0);
+    }
+    if (ra->acc >= 0) {
+        size_t nu;
+        const km_acc_update *us = km_acc_updates(x->k, &nu);
+        for (size_t u = 0; u < nu; u++) {
+            bool in = false;
+            for (uint32_t l = 0; l < us[u].n_loops; l++)
+                in |= us[u].loops[l] == (uint32_t)ra->ac.loop;
+            if (us[u].acc != (uint32_t)ra->acc || in)
+                continue;
+            *divided |= op_over(x, us[u].operand, "/", ra->atom, 0);
+            *rooted |= calls(x, us[u].operand, SQRT, 0);
+        }
+        return;
+    }
+    for (size_t j = 0; j < x->n_as; j++) {
+        const km_access *f = &x->as[j];
+        if (f->mode == KM_READ || f == ra->rmw || strcmp(f->buffer, ra->rmw->buffer) != 0 ||
+            !km_form_equal(f->index, ra->rmw->index) || f->line <= ra->rmw->line)
+            continue;
+        *divided |= op_over(x, f->element_value, "/", ra->atom, 0);
+        *rooted |= calls(x, f->element_value, SQRT, 0);
+    }
+}
+
+/* The write that holds a global element's result: the last write of that element after
+ * its loop, or the update itself when nothing follows. */
+static const km_access *result_of_rmw(const cx *x, const km_access *rmw)
+{
+    const km_access *w = rmw;
+    for (size_t j = 0; j < x->n_as; j++) {
+        const km_access *f = &x->as[j];
+        if (f->mode != KM_READ && f != rmw && strcmp(f->buffer, rmw->buffer) == 0 &&
+            km_form_equal(f->index, rmw->index) && f->line > w->line)
+            w = f;
+    }
+    return w;
+}
+
+/* The reduction accumulators, locals first, into out (at most cap); their count. A global
+ * element qualifies when it is updated by a sum, max or min (not atomically) inside an
+ * affine loop whose counter its index does not mention, from a value that reads memory
+ * and not the element itself. */
+static size_t red_accs(const cx *x, red_acc *out, size_t cap)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < x->n_acs && n < cap; i++) {
+        const km_accumulator *ac = &x->acs[i];
+        if (ac->loop < 0)
+            continue;
+        red_acc *r = &out[n];
+        *r = (red_acc){.ac = *ac, .acc = (long)i};
+        r->ac.op = loop_op(x, i, ac);
+        if (r->ac.op != KM_OP_SUM && r->ac.op != KM_OP_MAX && r->ac.op != KM_OP_MIN)
+            continue;
+        r->atom = acc_atom(x, i, &r->have_atom);
+        n++;
+    }
+    for (size_t j = 0; j < x->n_as && n < cap; j++) {
+        const km_access *a = &x->as[j];
+        if (a->mode != KM_RMW || a->atomic || a->space != KM_SPACE_GLOBAL || !a->n_loops ||
+            (a->op != KM_OP_SUM && a->op != KM_OP_MAX && a->op != KM_OP_MIN))
+            continue;
+        uint32_t L = a->loops[a->n_loops - 1];
+        if (x->loops[L].kind != KM_LOOP_AFFINE || !km_access_invariant_in(x->k, a, L) ||
+            !km_form_mentions_kind(x->k, a->value, KM_ATOM_READ, -1))
+            continue;
+        red_acc *r = &out[n];
+        *r = (red_acc){.acc = -1, .rmw = a};
+        r->ac = (km_accumulator){.name = a->buffer, .op = a->op, .operand = a->value,
+                                 .element_operand = a->element_value, .loop = (long)L,
+                                 .n_updates = 1, .line = a->line};
+        for (size_t t = 0; t < x->n_atoms; t++)
+            if (x->atoms[t].kind == KM_ATOM_READ && x->atoms[t].n_args &&
+                strcmp(x->atoms[t].name, a->buffer) == 0 &&
+                km_form_equal(x->atoms[t].args[0], a->index)) {
+                r->have_atom = true;
+                r->atom = (uint32_t)t;
+                break;
+            }
+        if (r->have_atom && km_form_mentions(x->k, a->value, r->atom))
+            continue;   /* the element feeds its own update: no plain reduction */
+        n++;
+    }
+    return n;
+}
+
 static int try_reduction(cx *x)
 {
     km_class *c = x->c;
-    for (size_t i = 0; i < x->n_acs; i++) {
-        const km_accumulator *ac = &x->acs[i];
-        if (ac->loop < 0 || (ac->op != KM_OP_SUM && ac->op != KM_OP_MAX && ac->op != KM_OP_MIN))
-            continue;
+    red_acc cand[32];
+    size_t n_cand = red_accs(x, cand, sizeof(cand) / sizeof(cand[0]));
+    for (size_t i = 0; i < n_cand; i++) {
+        const km_accumulator *ac = &cand[i].ac;
         if (!km_form_mentions_kind(x->k, ac->operand, KM_ATOM_READ, -1) &&
             !km_form_mentions_kind(x->k, ac->operand, KM_ATOM_OPAQUE, -1))
             continue;
@@ -1789,7 +1969,8 @@ static int try_reduction(cx *x)
                  x->loops[ac->loop].line);
             continue;
         }
-        const km_access *w = write_of_acc(x, i);
+        const km_access *w = cand[i].acc >= 0 ? write_of_acc(x, (size_t)cand[i].acc)
+                                              : result_of_rmw(x, cand[i].rmw);
         const km_loop *lp = &x->loops[ac->loop];
         c->kind = KM_CLASS_REDUCTION;
         c->reduce = reduce_of(ac->op);
@@ -1854,10 +2035,8 @@ static int try_reduction(cx *x)
             }
         }
         /* statistics: mean (divided), variance (squares, divided), std (square root) */
-        bool ok;
-        uint32_t aid = acc_atom(x, i, &ok);
-        bool divided = ok && op_over(x, w->element_value, "/", aid, 0);
-        bool rooted = ok && calls(x, w->element_value, SQRT, 0);
+        bool divided, rooted;
+        finish_of(x, &cand[i], w, &divided, &rooted);
         bool squares = squared_read(x, ac->element_operand);
         if (ac->op == KM_OP_SUM) {
             if (squares)
@@ -1867,6 +2046,7 @@ static int try_reduction(cx *x)
             else if (divided)
                 c->reduce = KM_REDUCE_MEAN;
         }
+        /* passes: the loops over the input that accumulate, locals' and global elements' */
         long last = -1;
         c->passes = 0;
         for (size_t j = 0; j < x->n_acs; j++)
@@ -1874,6 +2054,11 @@ static int try_reduction(cx *x)
                 km_form_mentions_kind(x->k, x->acs[j].operand, KM_ATOM_READ, -1)) {
                 c->passes++;
                 last = x->acs[j].loop;
+            }
+        for (size_t j = 0; j < n_cand; j++)
+            if (cand[j].acc < 0 && cand[j].ac.loop != last) {
+                c->passes++;
+                last = cand[j].ac.loop;
             }
         return FIT;
     }

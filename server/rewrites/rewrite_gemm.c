@@ -22,20 +22,23 @@
 #define EN(id) hk_tr_in(HK_LANG_EN, HK_MSG_##id)
 
 /* Fetches the k slice starting at K0 of the A and B tiles into registers hk_ra / hk_rb
- * (zero outside the matrices); consecutive threads read consecutive addresses. IND: the
- * indentation of the generated lines. */
+ * (zero outside the matrices); consecutive threads read consecutive addresses: element
+ * hk_e of a tile is at row $FAR, k $FAK of A's tile ($FAI the index of A's element hk_gr,
+ * hk_gk), at k $FBK, column $FBC of B's ($FBI), each pair chosen by the operand's layout
+ * (A[row * lda + k] or, transposed, A[k * lda + row]; B[k * ldb + col] or B[col * ldb + k]).
+ * IND: the indentation of the generated lines. */
 #define PT_GEMM_FETCH(IND, K0)                                                                       \
     IND "#pragma unroll\n"                                                           \
     IND "for (int hk_l = 0; hk_l < HK_LA; hk_l++) {\n"                               \
     IND "    const int hk_e = hk_tid + hk_l * HK_THREADS;\n"                         \
-    IND "    const long long hk_gr = hk_row0 + hk_e / HK_BK, hk_gk = (" K0 ") + hk_e % HK_BK;\n" /* i18n: not for people */ \
-    IND "    hk_ra[hk_l] = (hk_gr < hk_m && hk_gk < hk_k) ? $A[(size_t)hk_gr * ($LDA) + hk_gk] : ($T)0;\n" \
+    IND "    const long long hk_gr = hk_row0 + $FAR, hk_gk = (" K0 ") + $FAK;\n" /* i18n: not for people */ \
+    IND "    hk_ra[hk_l] = (hk_gr < hk_m && hk_gk < hk_k) ? $A[$FAI] : ($T)0;\n" \
     IND "}\n"                                                                        \
     IND "#pragma unroll\n"                                                           \
     IND "for (int hk_l = 0; hk_l < HK_LB; hk_l++) {\n"                               \
     IND "    const int hk_e = hk_tid + hk_l * HK_THREADS;\n"                         \
-    IND "    const long long hk_gk = (" K0 ") + hk_e / HK_BN, hk_gc = hk_col0 + hk_e % HK_BN;\n" /* i18n: not for people */ \
-    IND "    hk_rb[hk_l] = (hk_gk < hk_k && hk_gc < hk_n) ? $B[(size_t)hk_gk * ($LDB) + hk_gc] : ($T)0;\n" \
+    IND "    const long long hk_gk = (" K0 ") + $FBK, hk_gc = hk_col0 + $FBC;\n" /* i18n: not for people */ \
+    IND "    hk_rb[hk_l] = (hk_gk < hk_k && hk_gc < hk_n) ? $B[$FBI] : ($T)0;\n" \
     IND "}\n"
 
 static const char tpl_gemm[] =
@@ -86,12 +89,12 @@ static const char tpl_gemm[] =
     "                #pragma unroll\n"
     "                for (int hk_l = 0; hk_l < HK_LA; hk_l++) {\n"
     "                    const int hk_e = hk_tid + hk_l * HK_THREADS;\n"
-    "                    hk_as[hk_e % HK_BK][hk_e / HK_BK] = hk_ra[hk_l];\n"
+    "                    hk_as[$FAK][$FAR] = hk_ra[hk_l];\n"
     "                }\n"
     "                #pragma unroll\n"
     "                for (int hk_l = 0; hk_l < HK_LB; hk_l++) {\n"
     "                    const int hk_e = hk_tid + hk_l * HK_THREADS;\n"
-    "                    hk_bs[hk_e / HK_BN][hk_e % HK_BN] = hk_rb[hk_l];\n"
+    "                    hk_bs[$FBK][$FBC] = hk_rb[hk_l];\n"
     "                }\n"
     "                __syncthreads();\n"
     "                if (hk_k0 + HK_BK < hk_k) {\n"
@@ -133,7 +136,7 @@ static const char tpl_gemm[] =
     "            const $CT $COL = ($CT)(hk_e % hk_n);\n"
     "            $T $ACC = ($T)0;\n"
     "            for (long long hk_kk = 0; hk_kk < hk_k; hk_kk++)\n"
-    "                $ACC += $A[(size_t)$ROW * ($LDA) + hk_kk] * $B[(size_t)hk_kk * ($LDB) + $COL];\n"
+    "                $ACC += $A[$FAS] * $B[$FBS];\n"
     "            $EPILOGUE\n"
     "        }\n"
     "    }\n"
@@ -165,30 +168,47 @@ static bool leading_dim(const char *c, const char *row, const char *k, char *ld,
     return *ld != '\0';
 }
 
-/* A and B of loop g with row index irow and column index icol: A read as
- * A[row * lda + k], B as B[k * ldb + col] (the product's operands in either order). Fills
- * pa, pb, their index texts ia, ib (PT_EXPR each) and lda, ldb; NULL, or the reason when
- * the reads have another shape. */
-static const char *gemm_operands(const pt_gemm_loop *g, const pt_index *irow, const pt_index *icol,
-                                 const an_param **pa, const an_param **pb, char *ia, char *ib, char *lda,
-                                 char *ldb)
+/* One operand's index c as the row-major read X[r * ld + k] (*t false) or, with allow_t,
+ * its transpose X[k * ld + r] (*t true), r the row (A) or column (B) index and k the sum's. */
+static bool operand_layout(const char *c, const char *r, const char *k, bool allow_t, char *ld, bool *t)
 {
-    *pa = g->pa;
-    *pb = g->pb;
-    snprintf(ia, PT_EXPR, "%s", g->ia);
-    snprintf(ib, PT_EXPR, "%s", g->ib);
-    if (!leading_dim(ia, irow->name, g->kv, lda, PT_EXPR)) {
-        /* B[...] * A[...]: swap */
-        *pa = g->pb;
-        *pb = g->pa;
-        snprintf(ia, PT_EXPR, "%s", g->ib);
-        snprintf(ib, PT_EXPR, "%s", g->ia);
-        if (!leading_dim(ia, irow->name, g->kv, lda, PT_EXPR))
-            return EN(RW_GEMM_A_ROW);
+    *t = false;
+    if (leading_dim(c, r, k, ld, PT_EXPR))
+        return true;
+    *t = allow_t && leading_dim(c, k, r, ld, PT_EXPR);
+    return *t;
+}
+
+/* A and B of loop g with row index irow and column index icol: A read as
+ * A[row * lda + k], B as B[k * ldb + col] (the product's operands in either order); with
+ * allow_t also A as A[k * lda + row] (*tra) and B as B[col * ldb + k] (*trb), a transposed
+ * operand (a rank-k update's A * A^T, an A^T * B). Fills pa, pb, their index texts ia, ib
+ * (PT_EXPR each) and lda, ldb; NULL, or the reason when the reads have another shape. */
+static const char *gemm_operands(const pt_gemm_loop *g, const pt_index *irow, const pt_index *icol, bool allow_t,
+                                 const an_param **pa, const an_param **pb, char *ia, char *ib, char *lda,
+                                 char *ldb, bool *tra, bool *trb)
+{
+    for (int order = 0; order < 2; order++) {
+        /* B[...] * A[...]: the second order swaps the factors */
+        *pa = order ? g->pb : g->pa;
+        *pb = order ? g->pa : g->pb;
+        snprintf(ia, PT_EXPR, "%s", order ? g->ib : g->ia);
+        snprintf(ib, PT_EXPR, "%s", order ? g->ia : g->ib);
+        if (!operand_layout(ia, irow->name, g->kv, allow_t, lda, tra))
+            continue;
+        /* B: B[k * ldb + col], i.e. the column index first in the transposed read */
+        if (leading_dim(ib, g->kv, icol->name, ldb, PT_EXPR)) {
+            *trb = false;
+            return NULL;
+        }
+        if (allow_t && leading_dim(ib, icol->name, g->kv, ldb, PT_EXPR)) {
+            *trb = true;
+            return NULL;
+        }
+        if (order == 0 && !*tra)
+            return EN(RW_GEMM_B_ROW);
     }
-    if (!leading_dim(ib, g->kv, icol->name, ldb, PT_EXPR))
-        return EN(RW_GEMM_B_ROW);
-    return NULL;
+    return EN(RW_GEMM_A_ROW);
 }
 
 /* The shape of a kernel without a bounds check (the launch alone gives M and N): index
@@ -370,13 +390,26 @@ int rw_tiled_gemm(const char *text, size_t len, const an_model *m, size_t kernel
      * SGEMMs write it): the tiled body walks the tiles over the whole grid, so only which
      * index is C's row matters. A kernel the launch sizes keeps rows from .y, its bounds
      * being the launch's extents along those axes (launch_shape). */
-    if ((why = gemm_operands(&g, irow, icol, &pa, &pb, ia, ib, lda, ldb))) {
-        if (from_launch || gemm_operands(&g, icol, irow, &pa, &pb, ia, ib, lda, ldb))
-            goto na;
+    /* untransposed operands first (either index as the row), then transposed ones */
+    bool tra = false, trb = false;
+    const char *why0 = NULL;
+    for (int allow_t = 0; allow_t < 2; allow_t++) {
+        if (!(why = gemm_operands(&g, irow, icol, allow_t, &pa, &pb, ia, ib, lda, ldb, &tra, &trb)))
+            break;
+        if (!why0)
+            why0 = why;
+        if (from_launch ||
+            gemm_operands(&g, icol, irow, allow_t, &pa, &pb, ia, ib, lda, ldb, &tra, &trb))
+            continue;
         const pt_index *swap = irow;
         irow = icol;
         icol = swap;
         why = NULL;
+        break;
+    }
+    if (why) {
+        why = why0;
+        goto na;
     }
     rwp_pointee_type(pa, ta, sizeof ta);
     rwp_pointee_type(pb, tb, sizeof tb);
@@ -465,10 +498,22 @@ int rw_tiled_gemm(const char *text, size_t len, const an_model *m, size_t kernel
     snprintf(bm, sizeof bm, "%d", tile_m);
     snprintf(bn, sizeof bn, "%d", tile_n);
     snprintf(bk, sizeof bk, "%d", tile_k);
+    /* the fetches: consecutive threads take consecutive addresses of each operand's rows
+     * as stored (a transposed operand's tile is filled along k) */
+    char fai[3 * PT_EXPR], fbi[3 * PT_EXPR], fas[3 * PT_EXPR], fbs[3 * PT_EXPR];
+    snprintf(fai, sizeof fai, tra ? "(size_t)hk_gk * (%s) + hk_gr" : "(size_t)hk_gr * (%s) + hk_gk", lda);
+    snprintf(fbi, sizeof fbi, trb ? "(size_t)hk_gc * (%s) + hk_gk" : "(size_t)hk_gk * (%s) + hk_gc", ldb);
+    snprintf(fas, sizeof fas, tra ? "(size_t)hk_kk * (%s) + %s" : "(size_t)%s * (%s) + hk_kk",
+             tra ? lda : irow->name, tra ? irow->name : lda);
+    snprintf(fbs, sizeof fbs, trb ? "(size_t)%s * (%s) + hk_kk" : "(size_t)hk_kk * (%s) + %s",
+             trb ? icol->name : ldb, trb ? ldb : icol->name);
     const char *kv[] = {"BM", bm, "BN", bn, "BK", bk, "T", t, "M", irow->bound, "N", icol->bound, "K", g.kb,
-                        "A", pa->name, "B", pb->name, "LDA", lda, "LDB", ldb, "RT", rt, "CT", ct,
+                        "A", pa->name, "B", pb->name, "RT", rt, "CT", ct,
                         "ROW", irow->name, "COL", icol->name, "ACC", acc, "EPILOGUE", epi, "V", vt,
-                        "VW", vws, "LOADS", lb.data, NULL};
+                        "VW", vws, "LOADS", lb.data,
+                        "FAR", tra ? "hk_e % HK_BM" : "hk_e / HK_BK", "FAK", tra ? "hk_e / HK_BM" : "hk_e % HK_BK",
+                        "FBK", trb ? "hk_e % HK_BK" : "hk_e / HK_BN", "FBC", trb ? "hk_e / HK_BK" : "hk_e % HK_BN",
+                        "FAI", fai, "FBI", fbi, "FAS", fas, "FBS", fbs, NULL};
     rc = rwl_render(&b, tpl_gemm, kv);
     hk_buf_free(&lb);
     if (rc)

@@ -700,6 +700,24 @@ int rwp_match_histogram(const char *text, size_t len, const an_model *m, size_t 
     }
     size_t a0, b0, a1, b1, ka, kb;
     const an_param *h = NULL;
+    /* the bin in a temporary first: `[const] T b = expr; atomicAdd(H + b, v);` (or
+     * &H[b]), expr free of side effects and v free of b: the bin is expr itself */
+    size_t ta = 0, tb = 0, tname = 0;
+    {
+        size_t de = rwl_stmt_end(&ts, a, e), q = a;
+        if (rwl_tok_is(&ts, q, "const"))
+            q++;
+        size_t tstart = q;
+        while (q < de && rwp_is_type_word(&ts, q))
+            q++;
+        if (q > tstart && q + 3 < de && rwp_tok_ident(&ts, q) && rwl_tok_is(&ts, q + 1, "=") &&
+            rwl_tok_is(&ts, de - 1, ";") && !rwp_has_side_effects(&ts, q + 2, de - 1) && de < e) {
+            tname = q;
+            ta = q + 2;
+            tb = de - 1;
+            a = de;
+        }
+    }
     if (!rwl_tok_is(&ts, a, "atomicAdd") || !rwp_call2(&ts, a, e, &a0, &b0, &a1, &b1)) {
         w = EN(RW_REC_HIST_NOT_ATOMIC);
         goto out;
@@ -707,6 +725,16 @@ int rwp_match_histogram(const char *text, size_t len, const an_model *m, size_t 
     if (!(h = rwp_atomic_target(f, &ts, a0, b0, &ka, &kb)) || kb <= ka) {
         w = EN(RW_REC_HIST_TARGET);
         goto out;
+    }
+    if (tname) {
+        char tn[PT_NAME];
+        rwp_tok_copy(&ts, tname, tn, sizeof tn);
+        if (kb != ka + 1 || !rwl_tok_is(&ts, ka, tn) || rwp_mentions(&ts, a1, b1, tn)) {
+            w = EN(RW_REC_HIST_NOT_ATOMIC);
+            goto out;
+        }
+        ka = ta;
+        kb = tb;
     }
     if (!rwp_mentions(&ts, ka, kb, s.idx[0].name)) {
         w = EN(RW_REC_HIST_BIN_CONST);
@@ -1127,19 +1155,33 @@ const char *rwp_match_gemm_loop(const an_function *f, const rw_toks *ts, size_t 
         ba++;
         bb--;
     }
-    /* acc += P1[...] * P2[...]; (or acc = acc + ...) */
+    /* acc += P1[...] * P2[...]; (or acc = acc + ..., or acc = fmaf(P1[...], P2[...], acc);
+     * the fused form rounds once where the others round twice: a tolerance's difference,
+     * as the reassociation of any tiling is) */
     size_t p1 = ts->n;
+    bool fused = false;
     if (rwl_tok_is(ts, ba, g->acc) && rwl_tok_is(ts, ba + 1, "+="))
         p1 = ba + 2;
     else if (rwl_tok_is(ts, ba, g->acc) && rwl_tok_is(ts, ba + 1, "=") && rwl_tok_is(ts, ba + 2, g->acc) &&
              rwl_tok_is(ts, ba + 3, "+"))
         p1 = ba + 4;
+    else if (rwl_tok_is(ts, ba, g->acc) && rwl_tok_is(ts, ba + 1, "=") &&
+             (rwl_tok_is(ts, ba + 2, "fmaf") || rwl_tok_is(ts, ba + 2, "fma") || rwl_tok_is(ts, ba + 2, "__fmaf_rn")) &&
+             rwl_tok_is(ts, ba + 3, "(")) {
+        p1 = ba + 4;
+        fused = true;
+    }
     g->pa = p1 < bb ? loop_operand(f, ts, p1, al, n_al, &g->aa) : NULL;
     size_t c1 = g->pa && rwl_tok_is(ts, p1 + 1, "[") ? rwl_match_close(ts, p1 + 1) : ts->n, c2 = ts->n;
-    if (c1 < bb && rwl_tok_is(ts, c1 + 1, "*") && (g->pb = loop_operand(f, ts, c1 + 2, al, n_al, &g->ab)) &&
-        rwl_tok_is(ts, c1 + 3, "["))
+    if (c1 < bb && rwl_tok_is(ts, c1 + 1, fused ? "," : "*") &&
+        (g->pb = loop_operand(f, ts, c1 + 2, al, n_al, &g->ab)) && rwl_tok_is(ts, c1 + 3, "["))
         c2 = rwl_match_close(ts, c1 + 3);
-    if (!g->pa || !g->pb || c2 + 2 != bb || !rwl_tok_is(ts, c2 + 1, ";"))
+    /* the fused form's tail: `, acc)` before the `;` */
+    size_t tail = fused ? 3 : 0;
+    if (fused && c2 < bb &&
+        !(rwl_tok_is(ts, c2 + 1, ",") && rwl_tok_is(ts, c2 + 2, g->acc) && rwl_tok_is(ts, c2 + 3, ")")))
+        c2 = ts->n;
+    if (!g->pa || !g->pb || c2 >= ts->n || c2 + 2 + tail != bb || !rwl_tok_is(ts, c2 + 1 + tail, ";"))
         return EN(RW_REC_MM_K_BODY);
     rwp_compact(ts, p1 + 2, c1, g->ia, sizeof g->ia);
     rwp_compact(ts, c1 + 4, c2, g->ib, sizeof g->ib);

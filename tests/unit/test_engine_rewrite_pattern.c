@@ -230,7 +230,11 @@ static void test_histogram(void **state)
     const char *const want_rt[] = {"constexpr int HK_BINS = 256;", "atomicAdd(&bins[hk_bin]", NULL};
     expect(DATA "/hist_variants.cu", "hist_runtime", RWP_HIST, want_rt, NULL);
     expect(DATA "/hist_variants.cu", "one_bin", RWP_HIST, NULL, "does not depend on the index");
-    expect(DATA "/hist_variants.cu", "hist_local", RWP_HIST, NULL, "line 35: the bin count is not known");
+    /* the bin in a temporary declared just before the atomic: its expression is the bin */
+    const char *const want_local[] = {"constexpr int HK_BINS = 256;", "const long long hk_bin = (long long)((int)(x[i] * 16.0f));",
+                                      NULL};
+    expect(DATA "/hist_variants.cu", "hist_local", RWP_HIST, want_local, NULL);
+    expect(DATA "/hist_variants.cu", "hist_local_value", RWP_HIST, NULL, "line 46: the bin count is not known");
     expect(BENCH "/reduce_sum.cu", "reduce_sum", RWP_HIST, NULL, "not `&hist[bin]`");
 
     /* an explicit bin count, and one too large for shared memory */
@@ -301,7 +305,11 @@ static void test_gemm(void **state)
     expect(DATA "/gemm_variants.cu", "gemm_ld", RWP_GEMM, want_ld, NULL);
     const char *const want_d[] = {"__shared__ double2 hk_bs_v", "out[(size_t)row * n + col] = acc + bias[col];", NULL};
     expect(DATA "/gemm_variants.cu", "dgemm_bias", RWP_GEMM, want_d, NULL);
-    expect(DATA "/gemm_variants.cu", "gemm_at", RWP_GEMM, NULL, "A is not read as");
+    /* A^T * B: A's tile is fetched along k (A[k * M + row], coalesced) */
+    const char *const want_at[] = {"A[(size_t)hk_gk * (M) + hk_gr]", "hk_as[hk_e / HK_BM][hk_e % HK_BM] = hk_ra[hk_l];",
+                                   "acc += A[(size_t)hk_kk * (M) + row] * B[(size_t)hk_kk * (N) + col];", NULL};
+    expect(DATA "/gemm_variants.cu", "gemm_at", RWP_GEMM, want_at, NULL);
+    expect(DATA "/gemm_variants.cu", "gemm_a_skew", RWP_GEMM, NULL, "A is not read as");
     expect(DATA "/gemm_variants.cu", "gemm_local", RWP_GEMM, NULL, "local variable");
     expect(BENCH "/transpose.cu", "transpose", RWP_GEMM, NULL, "accumulator");
     /* issue 13's spellings (tests/data/styles): x indexing rows; no accumulator, the k loop
@@ -317,7 +325,14 @@ static void test_gemm(void **state)
     const char *const want_mem_t[] = {"hk_m = (ni), hk_n = (nj), hk_k = (nk);", "const size_t i = (size_t)hk_gr;",
                                       "c[i * nj + j] *= beta; c[i * nj + j] += alpha * hk_ksum;", NULL};
     expect(STYLES "/gemm.cu", "gemm_kloop_global_sizet", RWP_GEMM, want_mem_t, NULL);
-    expect(STYLES "/gemm.cu", "syrk_kloop_global", RWP_GEMM, NULL, "B is not read as B[k * ldb + col]");
+    const char *const want_syrk[] = {"a[(size_t)hk_gc * (m) + hk_gk]", "hk_bs[hk_e % HK_BK][hk_e / HK_BK] = hk_rb[hk_l];",
+                                     "hk_ksum += a[(size_t)i * (m) + hk_kk] * a[(size_t)j * (m) + hk_kk];", NULL};
+    expect(STYLES "/gemm.cu", "syrk_kloop_global", RWP_GEMM, want_syrk, NULL);
+    /* the local accumulator summed with fmaf */
+    const char *const want_fma[] = {"a[(size_t)hk_gc * (m) + hk_gk]", "c[i * n + j] = alpha * acc + beta * c[i * n + j];",
+                                    NULL};
+    expect(STYLES "/gemm.cu", "syrk_local", RWP_GEMM, want_fma, NULL);
+    expect(DATA "/gemm_variants.cu", "gemm_b_skew", RWP_GEMM, NULL, "B is not read as B[k * ldb + col]");
     static const char mem_why[] = "the guarded body is not `C[...] *= s;` (optional) then a k loop";
     expect(DATA "/gemm_variants.cu", "gemm_mem_other", RWP_GEMM, NULL, mem_why);
     expect(DATA "/gemm_variants.cu", "gemm_mem_reads_c", RWP_GEMM, NULL, mem_why);

@@ -215,6 +215,32 @@ static void test_reductions(void **state)
            "tile.x=TL tile.y=TL");
 }
 
+/* A reduction summed into the output's own global element (`mean[j] = 0; for (...)
+ * mean[j] += x[..]; mean[j] /= n;`, the std pass's `std[j] = sqrtf(std[j] / n)`, two loops
+ * of row statistics) is the reduction its local-accumulator spelling is: the same class,
+ * op, axis and passes (class_global_acc.cu). A local finished after its loop
+ * (`m = m / cols;`) is a mean as `mean[r] = m / cols` would be. */
+static void test_global_accumulators(void **state)
+{
+    (void)state;
+    static const char *const mean[] = {"col_mean_local", "col_mean_global"};
+    expect_same("class_global_acc.cu", mean, 2,
+                "reduction out=mean in=data op=mean axis=column how=loop passes=1");
+    static const char *const sd[] = {"col_std_local", "col_std_global"};
+    expect_same("class_global_acc.cu", sd, 2,
+                "reduction out=std in=data,mean op=std axis=column how=loop passes=1");
+    static const char *const stats[] = {"row_stats_local", "row_stats_global"};
+    expect_same("class_global_acc.cu", stats, 2,
+                "reduction out=mean in=x op=mean axis=row how=loop passes=2");
+    /* the square root of the output's own sum is no norm: nothing else is normalised */
+    km_class c;
+    free(classify("class_global_acc.cu", "col_std_global", &c));
+    assert_int_equal(c.near, KM_CLASS_NONE);
+    /* every column summing the same weights: a map with an inner loop, in a register or in
+     * the element alike */
+    expect_near("class_global_acc.cu", "col_shared_global", KM_CLASS_REDUCTION, 92, "is shared by outputs");
+}
+
 static void test_windows(void **state)
 {
     (void)state;
@@ -246,6 +272,9 @@ static void test_scan_norm_softmax(void **state)
     static const char *const sm[] = {"softmax_fmax", "softmax_if_max"};
     expect_same("class_misc.cu", sm, 2, "softmax out=out in=in axis=row how=loop passes=2");
     expect_near("class_misc.cu", "softmax_unsafe", KM_CLASS_SOFTMAX, 306, "no row maximum");
+    /* the maximum from an earlier kernel, read per row (a softmax in two kernels) */
+    expect("class_misc.cu", "softmax_given_max", "softmax out=y in=x,row_max axis=row how=loop passes=2");
+    expect_near("class_misc.cu", "softmax_shift_moves", KM_CLASS_SOFTMAX, 489, "no row maximum");
 }
 
 static void test_elementwise(void **state)
@@ -290,6 +319,7 @@ int main(void)
         cmocka_unit_test(test_gemv),
         cmocka_unit_test(test_transpose_histogram),
         cmocka_unit_test(test_reductions),
+        cmocka_unit_test(test_global_accumulators),
         cmocka_unit_test(test_windows),
         cmocka_unit_test(test_scan_norm_softmax),
         cmocka_unit_test(test_elementwise),

@@ -719,6 +719,81 @@ static void test_tiled_emulated(void **state)
     assert_int_equal(hk_alloc_live(), 0);
 }
 
+/* Rank-k updates C = alpha * A * A^T + beta * C as people write them (tests/data/styles):
+ * the k loop summing into C after a beta scaling, and a local fmaf accumulator with an early
+ * return. B is A transposed (a[j * m + k]): one operand op T, the other op N, both A; the
+ * stand-in computes what cuBLAS computes, on ragged sizes; with the op flags swapped to N, N
+ * it differs. */
+static void test_rank_k_emulated(void **state)
+{
+    (void)state;
+    static const char src[] =
+        "__global__ void syrk_mem(int n, int m, float alpha, float beta, const float *a, float *c)\n"
+        "{\n"
+        "    int j = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "    int i = blockIdx.y * blockDim.y + threadIdx.y;\n"
+        "    if ((i < n) && (j < n)) {\n"
+        "        c[i * n + j] *= beta;\n"
+        "        for (int k = 0; k < m; k++)\n"
+        "            c[i * n + j] += alpha * a[i * m + k] * a[j * m + k];\n"
+        "    }\n"
+        "}\n"
+        "__global__ void syrk_fma(int n, int m, float alpha, float beta, const float *a, float *c)\n"
+        "{\n"
+        "    int i = blockIdx.y * blockDim.y + threadIdx.y;\n"
+        "    int j = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "    if (i >= n || j >= n)\n"
+        "        return;\n"
+        "    float acc = 0.0f;\n"
+        "    for (int k = 0; k < m; ++k)\n"
+        "        acc = fmaf(a[i * m + k], a[j * m + k], acc);\n"
+        "    c[i * n + j] = alpha * acc + beta * c[i * n + j];\n"
+        "}\n";
+    static const char call[] =
+        "(hk_h, CUBLAS_OP_T, CUBLAS_OP_N, (int)hk_m, (int)hk_n, (int)(hk_k > 0 ? hk_k : 0), &hk_alpha,\n"
+        "                   a, (int)(m), a, (int)(m), &hk_beta, c, (int)(n));";
+    char *s1 = substitute(src, "syrk_mem", false);
+    assert_non_null(strstr(s1, call));
+    assert_non_null(strstr(s1, "hk_alpha = (float)(alpha), hk_beta = (float)(beta)"));
+    char *s2 = substitute(s1, "syrk_fma", false);
+    free(s1);
+    assert_non_null(strstr(s2, call));
+    if (!emu_available()) {
+        free(s2);
+        print_message("skipped: no emulator (g++ and the CUDA headers)\n");
+        return;
+    }
+    emu_batch_init(&batch, tmpdir, __func__);
+    char *cand = emu_replaced(s2, "#ifndef HK_BLAS_HANDLE", cublas_stand_in);
+    free(s2);
+    static const char driver[] =
+        "    static const int shapes[][2] = {{37, 19}, {16, 64}, {5, 33}};  // n, m\n"
+        "    for (int s = 0; s < 3; s++) {\n"
+        "        const int n = shapes[s][0], m = shapes[s][1];\n"
+        "        emu::buf<float> A((size_t)n * m), co((size_t)n * n), cc((size_t)n * n), fo((size_t)n * n),\n"
+        "            fc((size_t)n * n);\n"
+        "        A.fill(1 + s);\n"
+        "        co.fill(3 + s);\n"
+        "        cc.fill(3 + s);\n"
+        "        fo.fill(4 + s);\n"
+        "        fc.fill(4 + s);\n"
+        "        dim3 g((n + 15) / 16, (n + 15) / 16), b(16, 16);\n"
+        "        emu::launch(g, b, 0, [&] { orig::syrk_mem(n, m, 1.5f, 0.25f, A, co); });\n"
+        "        cand::hk_host_syrk_mem(n, m, 1.5f, 0.25f, A, cc);\n"
+        "        emu::launch(g, b, 0, [&] { orig::syrk_fma(n, m, -0.5f, 2.0f, A, fo); });\n"
+        "        cand::hk_host_syrk_fma(n, m, -0.5f, 2.0f, A, fc);\n"
+        "        emu::expect(\"syrk_mem\", co, cc, 1e-5, m);\n"
+        "        emu::expect(\"syrk_fma\", fo, fc, 1e-5, m);\n"
+        "    }\n";
+    emu_batch_add_pair(&batch, "blas_rank_k", src, cand, NULL, driver, EMU_OK);
+    char *bad = emu_replaced_all(cand, "CUBLAS_OP_T, CUBLAS_OP_N, (int)hk_m", "CUBLAS_OP_N, CUBLAS_OP_N, (int)hk_m");
+    emu_batch_add_pair(&batch, "blas_rank_k_bad", src, bad, NULL, driver, EMU_DIFFERS);
+    free(bad);
+    free(cand);
+    emu_batch_run(&batch);
+    assert_int_equal(hk_alloc_live(), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -728,6 +803,7 @@ int main(void)
         cmocka_unit_test(test_guarded_unchanged),
         cmocka_unit_test(test_grid_sized_emulated),
         cmocka_unit_test(test_tiled_emulated),
+        cmocka_unit_test(test_rank_k_emulated),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -727,6 +727,97 @@ static void gemm_in_memory_runs(void **state)
     emu_batch_run(&batch);
 }
 
+/* ------------------------------------------------------------ GEMM, transposed operands */
+
+/* A rank-k update C = alpha * A * A^T + beta * C (A n x m: B is A transposed, read as
+ * a[j * m + k]) summed into C after a beta scaling; the same with a local fmaf accumulator;
+ * and A^T * B (A read as A[k * M + row]). The tiled bodies fetch a transposed operand's tile
+ * along k (coalesced), on ragged sizes, tiled and simple paths, three schedules; with the
+ * transposed fetch's leading dimension off by one they differ. */
+static void gemm_transposed_runs(void **state)
+{
+    (void)state;
+    SKIP_WITHOUT_EMULATOR();
+    emu_batch_init(&batch, tmpdir, __func__);
+    static const char src[] =
+        "__global__ void syrk_mem(int n, int m, float alpha, float beta, const float *a, float *c)\n"
+        "{\n"
+        "    int j = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "    int i = blockIdx.y * blockDim.y + threadIdx.y;\n"
+        "    if ((i < n) && (j < n)) {\n"
+        "        c[i * n + j] *= beta;\n"
+        "        for (int k = 0; k < m; k++)\n"
+        "            c[i * n + j] += alpha * a[i * m + k] * a[j * m + k];\n"
+        "    }\n"
+        "}\n"
+        "__global__ void syrk_fma(int n, int m, float alpha, float beta, const float *a, float *c)\n"
+        "{\n"
+        "    int i = blockIdx.y * blockDim.y + threadIdx.y;\n"
+        "    int j = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "    if (i >= n || j >= n)\n"
+        "        return;\n"
+        "    float acc = 0.0f;\n"
+        "    for (int k = 0; k < m; ++k)\n"
+        "        acc = fmaf(a[i * m + k], a[j * m + k], acc);\n"
+        "    c[i * n + j] = alpha * acc + beta * c[i * n + j];\n"
+        "}\n"
+        "__global__ void gemm_tn(const float *A, const float *B, float *C, int M, int N, int K)\n"
+        "{\n"
+        "    int col = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "    int row = blockIdx.y * blockDim.y + threadIdx.y;\n"
+        "    if (row < M && col < N) {\n"
+        "        float acc = 0.0f;\n"
+        "        for (int k = 0; k < K; k++)\n"
+        "            acc += A[k * M + row] * B[k * N + col];\n"
+        "        C[row * N + col] = acc;\n"
+        "    }\n"
+        "}\n";
+    static const char driver[] =
+        "    static const int shapes[][3] = {{37, 21, 19}, {70, 66, 9}, {5, 130, 33}};   // M (n), N, K (m)\n"
+        "    for (int z = 0; z < 3; z++)\n"
+        "        for (int s = 0; s < 3; s++) {\n"
+        "            emu::schedule = s;\n"
+        "            const int M = shapes[z][0], N = shapes[z][1], K = shapes[z][2];\n"
+        "            emu::buf<float> A((size_t)M * K), B((size_t)K * N);\n"
+        "            emu::buf<float> so((size_t)M * M + 64), sc((size_t)M * M + 64), fo((size_t)M * M + 64),\n"
+        "                fc((size_t)M * M + 64), to((size_t)M * N + 64), tc((size_t)M * N + 64);\n"
+        "            A.fill(z + 1);\n"
+        "            B.fill(z + 2);\n"
+        "            so.fill(9);\n"
+        "            sc.fill(9);\n"
+        "            fo.fill(8);\n"
+        "            fc.fill(8);\n"
+        "            bool small = s == 1;   // 64 threads a block: the simple path\n"
+        "            dim3 cb = small ? dim3(8, 8) : dim3(16, 16);\n"
+        "            emu::launch(dim3((M + 15) / 16, (M + 15) / 16), dim3(16, 16), 0,\n"
+        "                        [&] { orig::syrk_mem(M, K, 1.5f, 0.5f, A, so); });\n"
+        "            emu::launch(dim3(3, 2), cb, 0, [&] { cand::syrk_mem(M, K, 1.5f, 0.5f, A, sc); });\n"
+        "            emu::launch(dim3((M + 15) / 16, (M + 15) / 16), dim3(16, 16), 0,\n"
+        "                        [&] { orig::syrk_fma(M, K, 0.75f, 1.25f, A, fo); });\n"
+        "            emu::launch(dim3(2, 3), cb, 0, [&] { cand::syrk_fma(M, K, 0.75f, 1.25f, A, fc); });\n"
+        "            emu::launch(dim3((N + 15) / 16, (M + 15) / 16), dim3(16, 16), 0,\n"
+        "                        [&] { orig::gemm_tn(A, B, to, M, N, K); });\n"
+        "            emu::launch(dim3(2, 2), cb, 0, [&] { cand::gemm_tn(A, B, tc, M, N, K); });\n"
+        "            if (!emu::expect(\"syrk_mem\", so, sc, 1e-5, K) || !emu::expect(\"syrk_fma\", fo, fc, 1e-5, K) ||\n"
+        "                !emu::expect(\"gemm_tn\", to, tc, 1e-5, K))\n"
+        "                printf(\"  (%d x %d x %d schedule %d)\\n\", M, N, K, s);\n"
+        "        }\n";
+    char *c1 = emu_rewrite(src, "syrk_mem", "tiled_gemm", NULL);
+    assert_non_null(strstr(c1, "a[(size_t)hk_gc * (m) + hk_gk]"));
+    char *c2 = emu_rewrite(c1, "syrk_fma", "tiled_gemm", NULL);
+    char *cand = emu_rewrite(c2, "gemm_tn", "tiled_gemm", NULL);
+    assert_non_null(strstr(cand, "A[(size_t)hk_gk * (M) + hk_gr]"));
+    assert_non_null(strstr(cand, "A[(size_t)hk_kk * (M) + row]"));
+    emulate("gemm_transposed", src, cand, driver, EMU_OK);
+    char *bad = emu_replaced(cand, "a[(size_t)hk_gc * (m) + hk_gk]", "a[(size_t)hk_gc * (m - 1) + hk_gk]");
+    emulate("gemm_transposed_bad", src, bad, driver, EMU_DIFFERS);
+    free(bad);
+    free(cand);
+    free(c2);
+    free(c1);
+    emu_batch_run(&batch);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -741,6 +832,7 @@ int main(void)
         cmocka_unit_test(gemm_from_grid_runs),
         cmocka_unit_test(gemm_x_rows_runs),
         cmocka_unit_test(gemm_in_memory_runs),
+        cmocka_unit_test(gemm_transposed_runs),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -463,3 +463,32 @@ __global__ void row_argmin(const float *in, float *out, int *arg, int rows, int 
         arg[r] = at;
     }
 }
+
+// Softmax's second kernel: the row maximum comes from the first one (read per row), the
+// exponentials are written and summed, then divided.
+__global__ void softmax_given_max(const float *x, const float *row_max, float *y, int rows, int cols)
+{
+    int r = blockIdx.x * blockDim.x + threadIdx.x;
+    if (r < rows) {
+        float sum = 0.0f;
+        for (int c = 0; c < cols; ++c) {
+            float e = expf(x[r * cols + c] - row_max[r]);
+            y[r * cols + c] = e;
+            sum += e;
+        }
+        for (int c = 0; c < cols; ++c)
+            y[r * cols + c] /= sum;
+    }
+}
+
+// Near miss: the shift moves with the loop (the previous element), no row maximum.
+__global__ void softmax_shift_moves(const float *x, float *y, int rows, int cols)
+{
+    int r = blockIdx.x * blockDim.x + threadIdx.x;
+    if (r < rows) {
+        float sum = 0.0f;
+        for (int c = 1; c < cols; ++c)
+            sum += expf(x[r * cols + c] - x[r * cols + c - 1]);
+        y[r] = 1.0f / sum;
+    }
+}

@@ -77,3 +77,13 @@ __global__ void signed_weights(const unsigned int *v, const int *w, int *bins, i
     if (i < n)
         atomicAdd(&bins[v[i] % 128], w[i] - 3);
 }
+
+// near-miss: the bin's temporary is also the value added
+__global__ void hist_local_value(const int *x, unsigned int *bins, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        int b = x[i];
+        atomicAdd(&bins[b], (unsigned int)b);
+    }
+}

@@ -133,3 +133,29 @@ __global__ void gemm_mem_moves(int n, const float *a, const float *b, float *c)
             c[i * n + k] += a[i * n + k] * b[k * n + j];
     }
 }
+
+// near-misses: an operand read neither row-major nor transposed (a skewed band A[row + k],
+// and B[col + k])
+__global__ void gemm_a_skew(const float *A, const float *B, float *C, int M, int N, int K)
+{
+    int col = blockIdx.x * blockDim.x + threadIdx.x;
+    int row = blockIdx.y * blockDim.y + threadIdx.y;
+    if (row < M && col < N) {
+        float acc = 0.0f;
+        for (int k = 0; k < K; k++)
+            acc += A[row + k] * B[k * N + col];
+        C[row * N + col] = acc;
+    }
+}
+
+__global__ void gemm_b_skew(const float *A, const float *B, float *C, int M, int N, int K)
+{
+    int col = blockIdx.x * blockDim.x + threadIdx.x;
+    int row = blockIdx.y * blockDim.y + threadIdx.y;
+    if (row < M && col < N) {
+        float acc = 0.0f;
+        for (int k = 0; k < K; k++)
+            acc += A[row * K + k] * B[col + k];
+        C[row * N + col] = acc;
+    }
+}

@@ -35,3 +35,14 @@ __global__ void hist_local(const float *x, unsigned int *bins, int n)
         atomicAdd(&bins[b], 1u);
     }
 }
+
+// near-miss: the bin's temporary is also the value added (the bin is not the temporary's
+// expression alone there), and no bin count is known
+__global__ void hist_local_value(const int *x, unsigned int *bins, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        int b = x[i];
+        atomicAdd(&bins[b], (unsigned int)b);
+    }
+}

@@ -39,6 +39,12 @@ rows=(
 "misc.cu|scan_bank_conflicts|up/down sweep in shared memory|-"
 "misc.cu|adam|optimizer, 4 streams|vectorize coarsen"
 "misc.cu|gelu_bias_half|__half, bias by column, grid-stride|vectorize coarsen"
+"more.cu|gelu_bias_hadd|__half, __hadd bias, erf GELU, out of place|vectorize coarsen"
+"more.cu|adam_powf|4 streams, weight decay, powf bias correction, size_t|vectorize coarsen"
+"more.cu|conv1d_const|mask in __constant__, MASK_WIDTH macro, temp index|stencil_window"
+"more.cu|softmax_row_max|softmax kernel 1: row max, fmaxf|warp_rows"
+"more.cu|softmax_exp_div|softmax kernel 2: exp written, summed, divided|warp_rows"
+"more.cu|bincount_weighted_int|int weights, bin in a temporary, atomicAdd(out + b, w)|privatized_histogram histogram_lane_replicas"
 )
 echo "| file | kernel | spelling | class (near) | expected rewrites | applies | refusals of the others |"
 echo "|---|---|---|---|---|---|---|"
