@@ -140,15 +140,24 @@ static void twice_says_already(const rw_result *r, const char *name, rewrite_fn 
 
 /* ------------------------------------------------------------------ compiling */
 
-/* A rewritten text to compile, and the check of all queued ones (nvcc_batch.h: few nvcc
- * runs, device code only; every text must compile). */
+/* A rewritten text to compile (nvcc_batch.h: device code only; every text must compile).
+ * Every test's texts stay queued until compiled_all, the last test, compiles them all in
+ * few nvcc runs (texts with the same #include lines share one, each in a namespace of its
+ * own, each named when it fails alone): one nvcc run per test, which most of these tests'
+ * two to six texts took, cost nvcc's parse of its own headers each time (issue 14). A name
+ * is queued once: each text has its file, DIR/NAME.cu. */
 static void add_job(const char *name, const char *text, size_t len)
 {
+    for (size_t i = 0; i < nvb_n_jobs; i++)
+        if (!strcmp(nvb_jobs[i].name, name))
+            fail_msg("compile check %s queued twice", name);
     nvb_add(tmpdir, name, text, len);
 }
 
-static void compile_jobs(void)
+/* The last test: every queued text compiles (nvb_compile_all). */
+static void compiled_all(void **state)
 {
+    (void)state;
     nvb_compile_all(tmpdir);
 }
 
@@ -238,7 +247,6 @@ static void test_vectorize_float_int(void **state)
     assert_int_equal(rw_vectorize(fx.text, fx.len, fx.m, (size_t)launcher, 4, &r), HK_EINVAL);
     assert_int_equal(rw_vectorize(NULL, fx.len, fx.m, 0, 4, &r), HK_EINVAL);
     unload(&fx);
-    compile_jobs();
     assert_int_equal(hk_alloc_live(), 0);
 }
 
@@ -289,7 +297,6 @@ static void test_vectorize_half_bf16(void **state)
     add_job("vec_bf16x8", r.text, r.len);
     rw_result_free(&r);
     unload(&fx);
-    compile_jobs();
     assert_int_equal(hk_alloc_live(), 0);
 }
 
@@ -341,7 +348,6 @@ static void test_vectorize_refusals(void **state)
     add_job("vec_double2", r.text, r.len);
     rw_result_free(&r);
     unload(&fx);
-    compile_jobs();
     assert_int_equal(hk_alloc_live(), 0);
 }
 
@@ -381,7 +387,6 @@ static void test_readonly_loads(void **state)
     rw_result_free(&r);
     assert_int_equal(rw_readonly_loads(fx.text, fx.len, fx.m, 999, false, &r), HK_EINVAL);
     unload(&fx);
-    compile_jobs();
     assert_int_equal(hk_alloc_live(), 0);
 }
 
@@ -432,7 +437,6 @@ static void test_unroll(void **state)
     assert_int_equal(rw_unroll(fx.text, fx.len, fx.m, kernel(&fx, "no_loop"), 1, &r), HK_EINVAL);
     assert_int_equal(rw_unroll(fx.text, fx.len, fx.m, kernel(&fx, "no_loop"), 65, &r), HK_EINVAL);
     unload(&fx);
-    compile_jobs();
     assert_int_equal(hk_alloc_live(), 0);
 }
 
@@ -488,7 +492,6 @@ static void test_fast_math(void **state)
     expect_reason(&r, "no expf");
     rw_result_free(&r);
     unload(&fx);
-    compile_jobs();
     assert_int_equal(hk_alloc_live(), 0);
 }
 
@@ -841,7 +844,6 @@ static void test_vectorize_strided(void **state)
     rw_result_free(&r);
     rw_result_free(&tab);
     unload(&fx);
-    compile_jobs();
     assert_int_equal(hk_alloc_live(), 0);
 }
 
@@ -1272,7 +1274,6 @@ static void test_suite_kernels(void **state)
     assert_true(applied(done[6], n_done[6], "quick_gelu"));
     assert_true(applied(done[6], n_done[6], "softmax"));
     assert_false(applied(done[6], n_done[6], "saxpy"));
-    compile_jobs();
     assert_int_equal(hk_alloc_live(), 0);
 }
 
@@ -1287,6 +1288,7 @@ int main(void)
         cmocka_unit_test(test_vectorize_strided),   cmocka_unit_test(test_vectorize_strided_emulated),
         cmocka_unit_test(test_alloc_failure),
         cmocka_unit_test(test_suite_kernels),
+        cmocka_unit_test(compiled_all), /* last: the queued compile checks */
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -587,6 +587,9 @@ static void wild_kernels(void **state)
         {"mmcv_sigmoid_focal_loss_fwd", "sigmoid_focal_loss_forward_cuda_kernel", sigmoid_focal_helpers,
          "sigmoid_focal_case();"},
     };
+    /* the emulated ones in one program (emu_batch.h), each case run alone and named when it
+     * does not give its want */
+    emu_batch_init(&batch, tmpdir, __func__);
     for (size_t i = 0; i < HK_ARRAY_LEN(wild); i++) {
         char *src = rwf_wild_text(wild[i].id, NULL);
         if (!src)
@@ -603,7 +606,7 @@ static void wild_kernels(void **state)
              * candidate's are not already defined */
             char *g1 = emu_replaced_all(src, "_CUDA_KERNEL_CUH", "_CUDA_KERNEL_CUH_ORIG");
             char *g2 = emu_replaced_all(g1, "COMMON_CUDA_HELPER", "COMMON_CUDA_HELPER_ORIG");
-            emu_run_pair(tmpdir, wild[i].id, g2, cand, wild[i].helpers, wild[i].driver, EMU_OK);
+            emu_batch_add_pair(&batch, wild[i].id, g2, cand, wild[i].helpers, wild[i].driver, EMU_OK);
             free(g2);
             free(g1);
         }
@@ -611,6 +614,8 @@ static void wild_kernels(void **state)
         free(cand);
         free(src);
     }
+    if (batch.n)
+        emu_batch_run(&batch);
 }
 
 int main(void)

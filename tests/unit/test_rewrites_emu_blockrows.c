@@ -165,18 +165,11 @@ static void block_rows_run(void **state)
 static void block_rows_nvcc(void **state)
 {
     (void)state;
-    if (access("/usr/local/cuda/bin/nvcc", X_OK) != 0) {
-        print_message("skipped: no nvcc\n");
-        skip();
-    }
     char *src = rwf_data_file("rewrite_rows/blockrows.cu");
     char *cand = candidate(src, false);
-    char path[700], cmd[2000];
-    snprintf(path, sizeof path, "%s/blockrows_cand.cu", tmpdir);
-    rwf_write_file(path, cand);
-    snprintf(cmd, sizeof cmd, "'%s' -arch=sm_90 -c '%s' -o '%s/blockrows_cand.o' 2>&1", NVCC, path, tmpdir);
-    int rc = system(cmd);
-    assert_int_equal(rc, 0);
+    /* queued (rw_fixture.h: nvcc -arch=sm_90 -cubin, device code only, the front end still
+     * checking the host code), compiled by rwf_nvcc_queued, the last test */
+    rwf_nvcc_compiles(cand, "blockrows_cand");
     free(cand);
     free(src);
 }
@@ -351,6 +344,7 @@ int main(void)
         cmocka_unit_test(block_fit_refusals),
         cmocka_unit_test(block_rows_nvcc),
         cmocka_unit_test(block_rows_run),
+        cmocka_unit_test(rwf_nvcc_queued), /* last: the queued compile checks */
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -32,6 +32,7 @@
 #include "test_nvcc.h"
 #include "rw_fixture.h"
 #include "emu_block.h"
+#include "emu_batch.h"
 
 static int setup(void **state)
 {
@@ -210,26 +211,31 @@ static const char driver_acc[] =
     "        if (emu::failures != f) { bad_cases++; printf(\"  (colsum_acc: %d x %d, block %u)\\n\", R, C, cblocks[v]); }\n"
     "    }\n";
 
+/* The running test's emulated programs, built as one (emu_batch.h) and checked at its end. */
+static emu_batch batch;
+
 static void colsum_run(void **state)
 {
     (void)state;
     SKIP_WITHOUT_EMULATOR();
+    emu_batch_init(&batch, tmpdir, __func__);
     char *src = rwf_data_file("rewrite_colsum/colsum.cu");
     char *helpers = helpers_with(grids_32);
     char *cand = candidate(src, false);
-    emu_run_pair(tmpdir, "colsum", src, cand, helpers, driver, EMU_OK);
+    emu_batch_add_pair(&batch, "colsum", src, cand, helpers, driver, EMU_OK);
     free(cand);
     cand = candidate(src, true);
-    emu_run_pair(tmpdir, "colsum_broken", src, cand, helpers, driver_broken, EMU_OK);
+    emu_batch_add_pair(&batch, "colsum_broken", src, cand, helpers, driver_broken, EMU_OK);
     free(cand);
     free(helpers);
     free(src);
     src = rwf_data_file("rewrite_tree/colsum_coarsened.cu");
     cand = emu_rewrite(src, "colsum_acc", "coalesced_columns", NULL);
     assert_non_null(strstr(cand, "total[hk_col] = (float)((float)total[hk_col] + hk_total);"));
-    emu_run_pair(tmpdir, "colsum_acc", src, cand, helpers_acc, driver_acc, EMU_OK);
+    emu_batch_add_pair(&batch, "colsum_acc", src, cand, helpers_acc, driver_acc, EMU_OK);
     free(cand);
     free(src);
+    emu_batch_run(&batch);
 }
 
 /* Session 36's shapes per kernel of sums, {cols, splits}, and the grids they ask for:
@@ -243,23 +249,20 @@ static const int split[][3] = {{16, 1, 0}, {16, 32, 0}, {32, 1, 0}, {4, 16, 0}};
 static const char grids_split[] =
     "#define GRID_PLAIN(C) (((C) + 15) / 16)\n#define GRID_BF16(C) ((C) * 2)\n"
     "#define GRID_HALF(C) (((C) + 31) / 32)\n#define GRID_DOUBLE(C) ((C) * 4)\n";
-/* The candidates (32 columns, and session 36's shapes) compile for the H100/H200. */
+/* The candidates (32 columns, and session 36's shapes) compile for the H100/H200: queued
+ * (rw_fixture.h's rwf_nvcc_compiles: nvcc -arch=sm_90 -cubin, the three texts in one run,
+ * each in a namespace of its own, each named when it fails alone), compiled by
+ * rwf_nvcc_queued, the last test. */
 static void colsum_nvcc(void **state)
 {
     (void)state;
-    if (access("/usr/local/cuda/bin/nvcc", X_OK) != 0) {
-        print_message("skipped: no nvcc\n");
-        skip();
-    }
     char *src = rwf_data_file("rewrite_colsum/colsum.cu");
     static const int (*const shapes[])[3] = {NULL, narrow, split};   /* 32 columns, sector widths, splits */
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
         char *cand = candidate_with(src, shapes[i], false);
-        char path[700], cmd[2000];
-        snprintf(path, sizeof path, "%s/colsum_cand%zu.cu", tmpdir, i);
-        rwf_write_file(path, cand);
-        snprintf(cmd, sizeof cmd, "'%s' -arch=sm_90 -c '%s' -o '%s/colsum_cand%zu.o' 2>&1", NVCC, path, tmpdir, i);
-        assert_int_equal(system(cmd), 0);
+        char tag[32];
+        snprintf(tag, sizeof tag, "colsum_cand%zu", i);
+        rwf_nvcc_compiles(cand, tag);
         free(cand);
     }
     free(src);
@@ -425,25 +428,27 @@ static void colsum_shapes_run(void **state)
             rw_result_free(&r);
         }
     unload(&fx);
+    emu_batch_init(&batch, tmpdir, __func__);
     char *helpers = helpers_with(grids_narrow);
     char *cand = candidate_with(src, narrow, false);
-    emu_run_pair(tmpdir, "colsum_narrow", src, cand, helpers, driver, EMU_OK);
+    emu_batch_add_pair(&batch, "colsum_narrow", src, cand, helpers, driver, EMU_OK);
     free(cand);
     cand = candidate_with(src, narrow, true);
-    emu_run_pair(tmpdir, "colsum_narrow_broken", src, cand, helpers, driver_broken, EMU_OK);
+    emu_batch_add_pair(&batch, "colsum_narrow_broken", src, cand, helpers, driver_broken, EMU_OK);
     free(cand);
     free(helpers);
     helpers = helpers_with(grids_split);
     cand = candidate_with(src, split, false);
-    emu_run_pair(tmpdir, "colsum_split", src, cand, helpers, driver, EMU_OK);
+    emu_batch_add_pair(&batch, "colsum_split", src, cand, helpers, driver, EMU_OK);
     /* (the emulator runs blocks one after another: a non-atomic add would not show) */
     char *broken = emu_replaced_all(cand, "hk_r1 = hk_rows * (hk_split + 1) / hk_nsplit",
                                     "hk_r1 = hk_rows * (hk_split + 1) / (hk_nsplit + 1)");
-    emu_run_pair(tmpdir, "colsum_split_broken", src, broken, helpers, driver_split_broken, EMU_OK);
+    emu_batch_add_pair(&batch, "colsum_split_broken", src, broken, helpers, driver_split_broken, EMU_OK);
     free(broken);
     free(cand);
     free(helpers);
     free(src);
+    emu_batch_run(&batch);
 }
 
 /* The choice with a spec and a device: the widest strip whose strips fill a wave of
@@ -567,6 +572,7 @@ int main(void)
         cmocka_unit_test(colsum_run),
         cmocka_unit_test(colsum_shapes_choice),
         cmocka_unit_test(colsum_shapes_run),
+        cmocka_unit_test(rwf_nvcc_queued), /* last: the queued compile checks */
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -274,10 +274,13 @@ static void a_broken_candidate_differs(void **state)
 {
     (void)state;
     SKIP_WITHOUT_EMULATOR();
+    /* the three in one program (emu_batch.h), each case run alone and named when it does
+     * not differ */
+    emu_batch_init(&batch, tmpdir, __func__);
     char *src = rwf_wild_text("cs_vector_add", NULL);
     if (src) {
         char *bad = emu_replaced(src, "A[i] + B[i]", "A[i] - B[i]");
-        emu_run_pair(tmpdir, "holdout_vector_add_broken", src, bad, NULL, vector_add_driver, EMU_DIFFERS);
+        emu_batch_add_pair(&batch, "holdout_vector_add_broken", src, bad, NULL, vector_add_driver, EMU_DIFFERS);
         free(bad);
         free(src);
     }
@@ -286,7 +289,7 @@ static void a_broken_candidate_differs(void **state)
         char *g1 = emu_replaced_all(src, "_CUDA_KERNEL_CUH", "_CUDA_KERNEL_CUH_ORIG");
         char *orig = emu_replaced_all(g1, "COMMON_CUDA_HELPER", "COMMON_CUDA_HELPER_ORIG");
         char *bad = emu_replaced(src, "max_idx = offset;", "max_idx = offset + 1;");
-        emu_run_pair(tmpdir, "holdout_roi_pool_broken", orig, bad, NULL, roi_pool_driver, EMU_DIFFERS);
+        emu_batch_add_pair(&batch, "holdout_roi_pool_broken", orig, bad, NULL, roi_pool_driver, EMU_DIFFERS);
         free(bad);
         free(orig);
         free(g1);
@@ -297,11 +300,13 @@ static void a_broken_candidate_differs(void **state)
     if (src) {
         char *text = holdout_rewrite("rodinia_pathfinder", "dynproc_kernel", "barrier_load_batching");
         char *bad = emu_replaced(text, "shortest + hk_lb_ld0[hk_lb_k]", "shortest + hk_lb_ld0[0]");
-        emu_run_pair(tmpdir, "holdout_pathfinder_broken", src, bad, NULL, pathfinder_driver, EMU_DIFFERS);
+        emu_batch_add_pair(&batch, "holdout_pathfinder_broken", src, bad, NULL, pathfinder_driver, EMU_DIFFERS);
         free(bad);
         free(text);
         free(src);
     }
+    if (batch.n)
+        emu_batch_run(&batch);
 }
 
 int main(void)

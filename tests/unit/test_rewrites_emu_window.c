@@ -34,6 +34,7 @@
 #include "test_nvcc.h"
 #include "rw_fixture.h"
 #include "emu_block.h"
+#include "emu_batch.h"
 
 static int setup(void **state)
 {
@@ -158,10 +159,14 @@ static char *candidate(const char *src, int G)
     return cand;
 }
 
+/* The running test's emulated programs, built as one (emu_batch.h) and checked at its end. */
+static emu_batch batch;
+
 static void window_run(void **state)
 {
     (void)state;
     SKIP_WITHOUT_EMULATOR();
+    emu_batch_init(&batch, tmpdir, __func__);
     char *src = rwf_data_file("rewrite_window/window.cu");
     static const int lanes[] = {8, 32, 4};
     char helpers[sizeof helpers_fmt + 16], tag[32];
@@ -169,7 +174,7 @@ static void window_run(void **state)
         char *cand = candidate(src, lanes[i]);
         snprintf(helpers, sizeof helpers, helpers_fmt, lanes[i]);
         snprintf(tag, sizeof tag, "window%d", lanes[i]);
-        emu_run_pair(tmpdir, tag, src, cand, helpers, driver, EMU_OK);
+        emu_batch_add_pair(&batch, tag, src, cand, helpers, driver, EMU_OK);
         free(cand);
     }
     /* the tie rule reversed: the later of equal elements wins the merge */
@@ -177,31 +182,26 @@ static void window_run(void **state)
     char *broken = emu_replaced_all(cand, "hk_wg_op < hk_wg_p", "hk_wg_op > hk_wg_p");
     assert_true(strcmp(broken, cand) != 0);
     snprintf(helpers, sizeof helpers, helpers_fmt, 8);
-    emu_run_pair(tmpdir, "window_ties", src, broken, helpers, driver_broken_ties, EMU_OK);
+    emu_batch_add_pair(&batch, "window_ties", src, broken, helpers, driver_broken_ties, EMU_OK);
     free(broken);
     /* no merge: each output keeps lane 0's part of its window */
     broken = emu_replaced_all(cand, "if (hk_wg_np > 1) {", "if (hk_wg_np > 1 && 0) {");
-    emu_run_pair(tmpdir, "window_nomerge", src, broken, helpers, driver_broken_merge, EMU_OK);
+    emu_batch_add_pair(&batch, "window_nomerge", src, broken, helpers, driver_broken_merge, EMU_OK);
     free(broken);
     free(cand);
     free(src);
+    emu_batch_run(&batch);
 }
 
-/* The candidate compiles for the H100/H200. */
+/* The candidate compiles for the H100/H200: queued (rw_fixture.h's rwf_nvcc_compiles: nvcc
+ * -arch=sm_90 -cubin, in one run with window_warp_run's, each text in a namespace of its
+ * own and named when it fails alone), compiled by rwf_nvcc_queued, the last test. */
 static void window_nvcc(void **state)
 {
     (void)state;
-    if (access(NVCC, X_OK) != 0) {
-        print_message("skipped: no nvcc\n");
-        skip();
-    }
     char *src = rwf_data_file("rewrite_window/window.cu");
     char *cand = candidate(src, 16);
-    char path[700], cmd[2000];
-    snprintf(path, sizeof path, "%s/window_cand.cu", tmpdir);
-    rwf_write_file(path, cand);
-    snprintf(cmd, sizeof cmd, "'%s' -arch=sm_90 -c '%s' -o '%s/window_cand.o' 2>&1", NVCC, path, tmpdir);
-    assert_int_equal(system(cmd), 0);
+    rwf_nvcc_compiles(cand, "window_cand");
     free(cand);
     free(src);
 }
@@ -465,26 +465,22 @@ static void window_warp_run(void **state)
     char helpers[sizeof helpers_fmt + sizeof warp_helpers + 16];
     snprintf(helpers, sizeof helpers, helpers_fmt, 1);
     strcat(helpers, warp_helpers);
+    emu_batch_init(&batch, tmpdir, __func__);
     char *cand = warp_candidate(src);
-    emu_run_pair(tmpdir, "window_warp", src, cand, helpers, warp_driver, EMU_OK);
+    emu_batch_add_pair(&batch, "window_warp", src, cand, helpers, warp_driver, EMU_OK);
     char *broken = emu_replaced_all(cand, "hk_ww_xp < hk_ww_p", "hk_ww_xp > hk_ww_p");
     assert_true(strcmp(broken, cand) != 0);
-    emu_run_pair(tmpdir, "window_warp_ties", src, broken, helpers, warp_driver_broken, EMU_OK);
+    emu_batch_add_pair(&batch, "window_warp_ties", src, broken, helpers, warp_driver_broken, EMU_OK);
     free(broken);
     broken = emu_replaced_all(cand, "if (hk_ww_lane == hk_ww_o) {", "if (hk_ww_lane == hk_ww_o && 0) {");
     assert_true(strcmp(broken, cand) != 0);
-    emu_run_pair(tmpdir, "window_warp_adopt", src, broken, helpers, warp_driver_broken, EMU_OK);
+    emu_batch_add_pair(&batch, "window_warp_adopt", src, broken, helpers, warp_driver_broken, EMU_OK);
     free(broken);
-    /* the candidate compiles for the H100/H200 */
-    if (access(NVCC, X_OK) == 0) {
-        char path[700], cmd[2000];
-        snprintf(path, sizeof path, "%s/window_warp_cand.cu", tmpdir);
-        rwf_write_file(path, cand);
-        snprintf(cmd, sizeof cmd, "'%s' -arch=sm_90 -c '%s' -o '%s/window_warp_cand.o' 2>&1", NVCC, path, tmpdir);
-        assert_int_equal(system(cmd), 0);
-    }
+    /* the candidate compiles for the H100/H200 (queued: rwf_nvcc_queued) */
+    rwf_nvcc_compiles(cand, "window_warp_cand");
     free(cand);
     free(src);
+    emu_batch_run(&batch);
 }
 
 /* What window_warp refuses, with the construct and line: the guard form, a window inside a
@@ -541,6 +537,7 @@ int main(void)
         cmocka_unit_test(window_run),
         cmocka_unit_test(window_warp_refusals),
         cmocka_unit_test(window_warp_run),
+        cmocka_unit_test(rwf_nvcc_queued), /* last: the queued compile checks */
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -23,6 +23,7 @@
 #include "test_nvcc.h"
 #include "rw_fixture.h"
 #include "emu_block.h"
+#include "emu_batch.h"
 
 static int setup(void **state)
 {
@@ -157,7 +158,11 @@ static const char helpers[] =
     "    emu::expect(\"dpow\", yo, yc, 1e-13);\n"
     "}\n";
 
-#define emulate(tag, cand, driver, want) emu_run_pair(tmpdir, tag, kernels, cand, helpers, driver, want)
+/* The running test's emulated programs, built as one (emu_batch.h: one g++ run, each case
+ * still run in a process of its own and named when it does not give its want), checked at
+ * the test's end. */
+static emu_batch batch;
+#define emulate(tag, cand, driver, want) emu_batch_add_pair(&batch, tag, kernels, cand, helpers, driver, want)
 
 /* Original and rewrite under the same launches: the fast exponents (0-4, where the products
  * run) and others (2.5, 0.5, -1: pow runs), in float and double. */
@@ -172,11 +177,13 @@ static void emulated_equal(void **state)
         "dpow_case(2.0, true); dpow_case(3.0, true); dpow_case(1.0, true); dpow_case(4.0, true); dpow_case(-1.0, false);"
         " dpow_case(1.5, true);",
     };
+    emu_batch_init(&batch, tmpdir, __func__);
     for (size_t i = 0; i < HK_ARRAY_LEN(applying); i++) {
         char *cand = emu_rewrite(kernels, applying[i], "pow_small_exponent", NULL);
         emulate(applying[i], cand, drivers[i], EMU_OK);
         free(cand);
     }
+    emu_batch_run(&batch);
 }
 
 /* The check can fail: a helper whose square is a cube, a fast path taken for 2.5. */
@@ -184,6 +191,7 @@ static void broken_differs(void **state)
 {
     (void)state;
     SKIP_WITHOUT_EMULATOR();
+    emu_batch_init(&batch, tmpdir, __func__);
     char *cand = emu_rewrite(kernels, "focal_term", "pow_small_exponent", NULL);
     char *broken = emu_replaced(cand, "if (hk_e == (HkPowE)2) return hk_x * hk_x;",
                                 "if (hk_e == (HkPowE)2) return hk_x * hk_x * hk_x;");
@@ -195,6 +203,7 @@ static void broken_differs(void **state)
     emulate("broken_test", broken, "pnorm_case(2.5f);", EMU_DIFFERS);
     free(broken);
     free(cand);
+    emu_batch_run(&batch);
 }
 
 static const char refused[] =
