@@ -1146,7 +1146,7 @@ static bool ls_check(ls_state *L, int st, size_t a, size_t b, bool writes)
         /* a call with template arguments, `f<T>(...)`, is a call of f */
         size_t ta = ls_template_args_end(ts, q, b);
         if (ta && !tparam && !rwl_is_type_word(ts, q) && !rwp_is_type_word(ts, q) && !ls_cast_word(ts, q))
-            return LSREF(L, st, q, "call", EN(RW_CC_TEMPLATE_CALL), TOK(ts, q), TOK(ts, q));
+            return LSREF(L, st, q, "call", EN(RW_CC_TEMPLATE_CALL), TOK(ts, q), TOK(ts, q), TOK(ts, q));
         if (q + 1 < b && rwl_tok_is(ts, q + 1, "(") && !is_kw(ts, q) && !rwl_is_type_word(ts, q) &&
             !rwp_is_type_word(ts, q) && !rwl_pure_call_name(ts, q) && !tparam && !ls_var_at(L, st, q)) {
             bool pure = false;
@@ -1300,13 +1300,18 @@ static int ls_inline(ls_state *L, int st, size_t a, size_t b, const char *target
 {
     cc_scan *s = L->s;
     const rw_toks *ts = L->st[st].ts;
-    if (b < a + 3 || ts->t[a].kind != T_IDENT || !rwl_tok_is(ts, a + 1, "(") || rwl_match_close(ts, a + 1) != b - 1)
+    /* `f(args)`, or `f<A, ...>(args)` whose explicit template arguments bind the callee's
+     * template parameters in order (roi_align_rotated's `bilinear_interpolate<scalar_t>(...)`) */
+    size_t op = b > a + 1 && rwl_tok_is(ts, a + 1, "(") ? a + 1 : ls_template_args_end(ts, a, b);
+    if (b < a + 3 || ts->t[a].kind != T_IDENT || !op || rwl_match_close(ts, op) != b - 1)
         return 0;
     if (st != 0 || rwl_pure_call_name(ts, a) || pure_callee(s, a) || (L->keep_calls && ls_reader(s, ts, a)))
         return 0;
     const an_function *g = rwl_callee(s->m, s->f, ts, a);
     if (!g)
         return 0;
+    if (op != a + 1 && (!g->template_params || !rwl_tok_is(ts, op - 1, ">")))
+        return LSREF(L, st, a, "call", EN(RW_CC_TEMPLATE_ARGS_UNREAD), TOK(ts, a)) ? 0 : -1;
     if (L->n_st >= LS_STREAMS)
         return LSREF(L, st, a, "call", EN(RW_CC_TOO_MANY_INLINE), LS_STREAMS - 1) ? 0 : -1;
     ls_stream *G = &L->st[L->n_st];
@@ -1318,8 +1323,8 @@ static int ls_inline(ls_state *L, int st, size_t a, size_t b, const char *target
     snprintf(G->pre, sizeof G->pre, "hk_in%d_", gi);
     const rw_toks *gt = G->ts;
     /* the arguments */
-    size_t args[16][2], n_args = 0, p = a + 2;
-    for (size_t q = a + 2; q < b; q++) {
+    size_t args[16][2], n_args = 0, p = op + 1;
+    for (size_t q = op + 1; q < b; q++) {
         if (rwl_tok_is(ts, q, "(") || rwl_tok_is(ts, q, "[") || rwl_tok_is(ts, q, "{")) {
             q = rwl_match_close(ts, q);
             continue;
@@ -1357,6 +1362,26 @@ static int ls_inline(ls_state *L, int st, size_t a, size_t b, const char *target
                 return LSREF(L, st, a, "call", EN(RW_CC_TEMPLATE_NOT_TYPE), TOK(ts, a)) ? 0 : -1;
             }
         rwl_toks_free(&tt);
+        /* the explicit template arguments, in order (types: each one's tokens, no nesting) */
+        size_t ea = a + 2, n_ex = 0;
+        for (size_t q = a + 2; op != a + 1 && q < op; q++)
+            if (rwl_tok_is(ts, q, ",") || q == op - 1) {
+                bool plain = q > ea;
+                for (size_t r = ea; r < q; r++)
+                    plain &= ts->t[r].kind == T_IDENT || rwl_tok_is(ts, r, "*") || rwl_tok_is(ts, r, "::");
+                if (!plain || n_ex >= G->n_tp)
+                    return LSREF(L, st, a, "call", EN(RW_CC_TEMPLATE_ARGS_UNREAD), TOK(ts, a)) ? 0 : -1;
+                char *tx = rwl_tok_text(ts, ea, q);
+                char core[256];
+                int stars = 0;
+                ls_type_core(tx ? tx : "", core, sizeof core, &stars);
+                free(tx);
+                size_t nc = strlen(core);
+                if (!nc || stars)
+                    return LSREF(L, st, a, "call", EN(RW_CC_TEMPLATE_ARGS_UNREAD), TOK(ts, a)) ? 0 : -1;
+                G->tv[n_ex++] = ls_str(L, core, nc);
+                ea = q + 1;
+            }
         for (size_t t = 0; t < G->n_tp; t++) {
             for (size_t i = 0; i < n_args && !G->tv[t]; i++) {
                 char at[256], pb[256], ab[256];
