@@ -1627,70 +1627,17 @@ static bool ls_out_body(const cc_scan *s, const an_function *g)
     return ok;
 }
 
-/* Whether g (a definition in text) takes its pointers as pointers to const and everything else
- * by value, and writes only its locals and by-value parameters (ls_out_body's other rules). */
-static bool ls_reader_body(const an_function *g, const char *text)
-{
-    if (g->body_span.end_byte <= g->body_span.start_byte)
-        return false;
-    for (size_t i = 0; i < g->n_params; i++) {
-        const char *ty = g->params[i].type ? g->params[i].type : "";
-        if (strchr(ty, '&') || g->params[i].pointer_depth > 1 || (g->params[i].pointer_depth && !g->params[i].is_const))
-            return false;
-    }
-    rw_toks gt = {0};
-    if (rwl_lex(text, g->body_span.start_byte, g->body_span.end_byte, &gt) != HK_OK)
-        return false;
-    bool ok = gt.n >= 2;
-    for (size_t k = 1; ok && k + 1 < gt.n; k++) {
-        size_t l = gt.t[k].end - gt.t[k].start;
-        const char *c = gt.text + gt.t[k].start;
-        if (rwl_tok_is(&gt, k, "->") || rwl_tok_is(&gt, k, "asm") || rwl_tok_is(&gt, k, "static") ||
-            rwl_tok_is(&gt, k, "volatile") || rwl_tok_is(&gt, k, "__shared__") || rwl_tok_is(&gt, k, "threadIdx") ||
-            rwl_tok_is(&gt, k, "blockIdx") || rwl_tok_is(&gt, k, "blockDim") || rwl_tok_is(&gt, k, "gridDim") ||
-            rwl_tok_is(&gt, k, "goto") || (gt.t[k].kind == T_IDENT && l >= 6 && (!memcmp(c, "atomic", 6) ||
-                                                                          !memcmp(c, "__sync", 6) || !memcmp(c, "__shfl", 6))))
-            ok = false;
-        else if (rwl_tok_is(&gt, k, "&") && rwl_unary_position(&gt, k))
-            ok = false;
-        else if (gt.t[k].kind == T_IDENT && rwl_tok_is(&gt, k + 1, "(") && !rwl_pure_call_name(&gt, k) &&
-                 !rwl_is_type_word(&gt, k) && !rwp_is_type_word(&gt, k) && !rwl_tok_is(&gt, k, "return") &&
-                 !rwl_tok_is(&gt, k, "if") && !rwl_tok_is(&gt, k, "for") && !rwl_tok_is(&gt, k, "while"))
-            ok = false;
-        else if (rwl_tok_is_assign_op(&gt, k) || rwl_tok_is(&gt, k, "++") || rwl_tok_is(&gt, k, "--")) {
-            /* the target: a local of the body or a by-value parameter, never memory */
-            size_t t = rwl_tok_is_assign_op(&gt, k) || gt.t[k - 1].kind == T_IDENT ? k - 1 : k + 1;
-            if (gt.t[t].kind != T_IDENT || rwl_tok_is(&gt, t - 1, "*") || rwl_tok_is(&gt, t - 1, "."))
-                ok = false;
-            bool mine = false;
-            for (size_t i = 0; ok && i < g->n_params; i++)
-                mine |= rwl_tok_is_ident(&gt, t, g->params[i].name) && !g->params[i].pointer_depth;
-            for (size_t r = 1; ok && !mine && r + 1 < gt.n; r++)
-                mine = rwl_same_tok(&gt, r, t) && rwl_declared_here(&gt, r);
-            ok = ok && mine;
-        }
-    }
-    rwl_toks_free(&gt);
-    return ok;
-}
-
-/* A call at token q of the kernel's stream to a function of the file every definition of
- * which ls_reader_body holds: a function of its arguments and of memory the element only
- * reads. The lockstep form keeps such a call as a call when the element selects by comparing
- * computed floats (lockstep_pass): inlined, the call's float arithmetic would be compiled in
- * the chunk's code, where nvcc may contract it otherwise. */
+/* A call at token q of the kernel's stream to a reader function (rwl_reader_call: every
+ * definition takes pointers to const and the rest by value, writes only its locals, and calls
+ * only pure functions and again readers): a function of its arguments and of memory the
+ * element only reads. The lockstep form keeps such a call as a call when the element selects
+ * by comparing computed floats (lockstep_pass): inlined, the call's float arithmetic would be
+ * compiled in the chunk's code, where nvcc may contract it otherwise; and when inlining it
+ * was refused (a call in its body, a call inside an expression: PrRoIPool's
+ * `sum_out += PrRoIPoolingMatCalculation(...)`). */
 static bool ls_reader(const cc_scan *s, const rw_toks *ts, size_t q)
 {
-    const an_function *g = rwl_callee(s->m, s->f, ts, q);
-    if (!g || g == s->f)
-        return false;
-    /* every definition of the name (the file may hold several under #if branches) */
-    for (size_t fi = 0; fi < s->m->n_funcs; fi++) {
-        const an_function *h = &s->m->funcs[fi];
-        if (!strcmp(h->name, g->name) && (h == s->f || h->n_params != g->n_params || !ls_reader_body(h, s->text)))
-            return false;
-    }
-    return true;
+    return rwl_reader_call(s->m, s->text, s->f, ts, q);
 }
 
 /* The loads of a kept call (ls_reader) at token q: its body's subscripts, the most of its
@@ -3010,7 +2957,20 @@ static bool lockstep(cc_scan *s, int CK, struct hk_buf *o, int *err)
     bool retry = false;
     bool ok = lockstep_pass(s, CK, o, err, false, &retry);
     if (!ok && retry && !*err)
+        return lockstep_pass(s, CK, o, err, true, &retry);
+    if (!ok && !*err) {
+        /* inlining refused: the element read again with its reader calls kept as calls (each
+         * is a function of its arguments, run per element where an argument depends on c);
+         * where that is refused too, the first reading's reason stands */
+        char why[sizeof s->why];
+        snprintf(why, sizeof why, "%s", s->why);
+        size_t before = o->len;
         ok = lockstep_pass(s, CK, o, err, true, &retry);
+        if (!ok && !*err) {
+            o->len = before;
+            snprintf(s->why, sizeof s->why, "%s", why);
+        }
+    }
     return ok;
 }
 

@@ -251,6 +251,38 @@ static const char wild_rotated_drv[] =
     "                                                         PH, PW, out); }));\n"
     "}\n";
 
+/* mmcv's prroi_pool: `sum_out += PrRoIPoolingMatCalculation(...)`, a reader calling a reader
+ * (PrRoIPoolingGetData), kept as a call per channel; its empty bins store 0 through the store
+ * pointer and `continue`. 12 channels, 4 boxes (one with x2 < x1: every bin empty; one past the
+ * map's edge), grids of 1 and 40 blocks */
+static const char wild_prroi_drv[] =
+    "for (int g : {1, 40}) {\n"
+    "    const int C = 12, H = 7, W = 6, K = 4, PH = 2, PW = 3, n = K * C * PH * PW;\n"
+    "    emu::buf<float> im(C * H * W);\n"
+    "    im.fill(g);\n"
+    "    emu::buf<float> rois(K * 5);\n"
+    "    const float r[4][5] = {{0, 0.1f, 0.2f, 0.8f, 0.7f}, {0, 0.6f, 0.3f, 0.2f, 0.9f},\n"
+    "                           {0, 0.5f, 0.55f, 1.3f, 1.2f}, {0, 0.05f, 0.9f, 0.35f, 0.95f}};\n"
+    "    for (int k = 0; k < K * 5; k++) rois[k] = r[k / 5][k % 5];\n"
+    "    PAIR(float, \"prroi_pool\", n, emu::launch(dim3(g), dim3(64), 0, [&] {\n"
+    "        NS::prroi_pool_forward_cuda_kernel<float>(n, im, rois, out, PH, PW, (float)W, C, H, W); }));\n"
+    "}\n";
+
+/* one configuration of the rotated kernel, for its mutant (whose every differing launch
+ * prints: the whole driver's log would overflow the batch's) */
+static const char wild_rotated_one_drv[] =
+    "{\n"
+    "    const int C = 12, H = 7, W = 6, K = 1, PH = 2, PW = 3, n = K * C * PH * PW;\n"
+    "    emu::buf<float> im(C * H * W);\n"
+    "    im.fill(3);\n"
+    "    emu::buf<float> rois(K * 6);\n"
+    "    const float r[6] = {0, 0.6f, 0.3f, 0.7f, 0.35f, 0.4f};\n"
+    "    for (int k = 0; k < K * 6; k++) rois[k] = r[k];\n"
+    "    PAIR(float, \"roi_align_rotated\", n, emu::launch(dim3(1), dim3(64), 0, [&] {\n"
+    "        NS::roi_align_rotated_forward_cuda_kernel<float>(n, im, rois, (float)W, 2, true, false, C, H, W,\n"
+    "                                                         PH, PW, out); }));\n"
+    "}\n";
+
 static void emulated_runs(void **state)
 {
     (void)state;
@@ -288,6 +320,7 @@ static void emulated_runs(void **state)
         {"mmcv_bbox_overlaps", "bbox_overlaps_cuda_kernel", wild_bbox_drv},
         {"mmcv_deform_im2col", "deformable_im2col_gpu_kernel", wild_deform_drv},
         {"mmcv_roi_align_rotated_fwd", "roi_align_rotated_forward_cuda_kernel", wild_rotated_drv},
+        {"mmcv_prroi_pool_fwd", "prroi_pool_forward_cuda_kernel", wild_prroi_drv},
     };
     for (size_t i = 0; i < HK_ARRAY_LEN(wild); i++) {
         size_t n = 0;
@@ -301,6 +334,20 @@ static void emulated_runs(void **state)
         assert_non_null(strstr(cand, "#ifndef "));
         char *open = emu_replaced_all(cand, "#ifndef ", "#if 1 // ");
         emu_batch_add_pair(&batch, wild[i].id, src, open, helpers, wild[i].drv, EMU_OK);
+        /* every channel of a chunk reading the first one's plane must differ */
+        static const char *const first_plane[][4] = {
+            {"mmcv_roi_align_rotated_fwd", "hk_in1_v1[hk_k] = hk_in1_input[hk_k]", "hk_in1_v1[hk_k] = hk_in1_input[0]",
+             wild_rotated_one_drv},
+            {"mmcv_prroi_pool_fwd", "PrRoIPoolingMatCalculation ( this_data[hk_k]",
+             "PrRoIPoolingMatCalculation ( this_data[0]", wild_prroi_drv},
+        };
+        for (size_t j = 0; j < HK_ARRAY_LEN(first_plane); j++)
+            if (strcmp(wild[i].id, first_plane[j][0]) == 0) {
+                char *broken = emu_replaced(open, first_plane[j][1], first_plane[j][2]), tag[64];
+                snprintf(tag, sizeof tag, "%s_first_plane", wild[i].id);
+                emu_batch_add_pair(&batch, tag, src, broken, helpers, first_plane[j][3], EMU_DIFFERS);
+                free(broken);
+            }
         free(open);
         free(cand);
         if (strcmp(wild[i].id, "mmcv_deform_im2col") == 0) {
