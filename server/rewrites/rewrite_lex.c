@@ -943,9 +943,7 @@ const an_function *rwl_callee(const an_model *m, const an_function *self, const 
     return NULL;
 }
 
-/* Does the template parameter list tpl ("template <typename T, int N>") declare name as a
- * type (`typename name` or `class name`)? */
-static bool template_type_param(const char *tpl, const rw_toks *ts, size_t k)
+bool rwl_template_type_param(const char *tpl, const rw_toks *ts, size_t k)
 {
     if (!tpl)
         return false;
@@ -960,9 +958,7 @@ static bool template_type_param(const char *tpl, const rw_toks *ts, size_t k)
     return found;
 }
 
-/* After name k: the `(` of a call `k(` or `k<...>(` (its template arguments: no `;`, `{`, `&&`
- * or `||` inside), or 0. */
-static size_t call_paren(const rw_toks *ts, size_t k)
+size_t rwl_call_paren(const rw_toks *ts, size_t k)
 {
     if (k + 1 >= ts->n)
         return 0;
@@ -1016,9 +1012,9 @@ static bool reader_body(const an_model *m, const char *text, const an_function *
             ok = false;
         else if (rwl_tok_is(&gt, k, "&") && rwl_unary_position(&gt, k))
             ok = false;
-        else if (gt.t[k].kind == T_IDENT && call_paren(&gt, k) && !rwl_pure_call_name(&gt, k) &&
+        else if (gt.t[k].kind == T_IDENT && rwl_call_paren(&gt, k) && !rwl_pure_call_name(&gt, k) &&
                  !rwl_is_type_word(&gt, k) && !word_in(&gt, k, decl_words, HK_ARRAY_LEN(decl_words)) &&
-                 !template_type_param(g->template_params, &gt, k) && !rwl_tok_is(&gt, k, "return") &&
+                 !rwl_template_type_param(g->template_params, &gt, k) && !rwl_tok_is(&gt, k, "return") &&
                  !rwl_tok_is(&gt, k, "if") && !rwl_tok_is(&gt, k, "for") && !rwl_tok_is(&gt, k, "while") &&
                  !rwl_tok_is(&gt, k, "sizeof"))
             ok = depth > 0 && reader_named(m, text, g, &gt, k, depth - 1);
@@ -1057,7 +1053,7 @@ static bool reader_named(const an_model *m, const char *text, const an_function 
 
 bool rwl_reader_call(const an_model *m, const char *text, const an_function *self, const rw_toks *ts, size_t k)
 {
-    return m && ts->t[k].kind == T_IDENT && call_paren(ts, k) && reader_named(m, text, self, ts, k, 4);
+    return m && ts->t[k].kind == T_IDENT && rwl_call_paren(ts, k) && reader_named(m, text, self, ts, k, 4);
 }
 
 int rwl_open_body(const char *text, size_t len, const an_function *f, bool need_body,

@@ -227,6 +227,14 @@ const an_launch *rwl_launch_passing_twice(const an_model *m, const an_function *
 const an_function *rwl_callee(const an_model *m, const an_function *self, const rw_toks *ts,
                               size_t k);
 
+/* Does the template parameter list tpl ("template <typename T, int N>", may be NULL) declare
+ * the name at token k as a type (`typename name` or `class name`)? */
+bool rwl_template_type_param(const char *tpl, const rw_toks *ts, size_t k);
+
+/* After the name at k: the `(` of a call `k(` or `k<...>(` (template arguments: no `;`, `{`,
+ * `&&` or `||` inside them), or 0. */
+size_t rwl_call_paren(const rw_toks *ts, size_t k);
+
 /* A reader call: token k of ts names a function of m (not self) every definition of which,
  * in text, takes its pointers as pointers to const and everything else by value, writes only
  * its own locals and by-value parameters, uses no atomic, barrier, warp operation, asm,
