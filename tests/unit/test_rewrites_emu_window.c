@@ -521,6 +521,75 @@ static void window_warp_run(void **state)
     free(src);
 }
 
+/* mmcv's carafe_naive forward (bench/wild/src, skipped where not extracted): its window calls
+ * Loc2Index, a function of the file that only computes (a reader), and skips taps off the map
+ * with `continue`; since session 38 window_lanes and window_warp take it. Rewritten with
+ * window_lanes at G 8 and 4 (grid multiplied, blocks of 128, 96 and 36) and with window_warp
+ * (the grid kept), and run against the original over channels 3, 6 and 17 (mask groups 1 and
+ * 3), kernels 3 and 5, three thread orders: the sums within a float reduction's tolerance; with
+ * lane 0's part of each window alone (no merge) it must differ. */
+static const char carafe_helpers_fmt[] =
+    "static const int G = %d;\n"
+    "static const unsigned cblocks[] = {128, 96, 36};\n"
+    "static int bad_carafe = 0;\n";
+static const char carafe_driver[] =
+    "for (int C : {3, 6, 17})\n"
+    "for (int ks : {3, 5})\n"
+    "for (int d = 0; d < 3; d++) {\n"
+    "    const int N = 2, GR = C % 3 == 0 ? 3 : 1, H = 10, W = 6, S = 2, n = N * C * H * W;\n"
+    "    emu::schedule = (C + d) % 3;\n"
+    "    emu::buf<float> bd(N * C * (H / S) * (W / S)), bm(N * ks * ks * GR * H * W), o(n), c(n);\n"
+    "    bd.fill(C + ks); bm.fill(ks + d); o.set(3); c.set(3);\n"
+    "    emu::launch(dim3(2), dim3(32), 0, [&] { orig::carafe_naive_forward_cuda_kernel<float>(n, bd, bm, o, ks, GR, S, C, H, W); });\n"
+    "    emu::launch(dim3(2 * G), dim3(cblocks[d]), 0, [&] { cand::carafe_naive_forward_cuda_kernel<float>(n, bd, bm, c, ks, GR, S, C, H, W); });\n"
+    "    int f = emu::failures;\n"
+    "    emu::expect(\"carafe\", o, c, 1e-5, 4.0);\n"
+    "    if (emu::failures != f) { bad_carafe++; printf(\"  (carafe: C %d, ks %d, block %u)\\n\", C, ks, cblocks[d]); }\n"
+    "}\n"
+    "printf(\"carafe: %d cases differ\\n\", bad_carafe);\n";
+static const char carafe_driver_broken[] =
+    "{\n"
+    "    const int C = 6, ks = 5, N = 1, GR = 3, H = 10, W = 6, S = 2, n = N * C * H * W;\n"
+    "    emu::buf<float> bd(N * C * (H / S) * (W / S)), bm(N * ks * ks * GR * H * W), o(n), c(n);\n"
+    "    bd.fill(7); bm.fill(2); o.set(3); c.set(3);\n"
+    "    emu::launch(dim3(2), dim3(32), 0, [&] { orig::carafe_naive_forward_cuda_kernel<float>(n, bd, bm, o, ks, GR, S, C, H, W); });\n"
+    "    emu::launch(dim3(2 * G), dim3(128), 0, [&] { cand::carafe_naive_forward_cuda_kernel<float>(n, bd, bm, c, ks, GR, S, C, H, W); });\n"
+    "    emu::expect(\"carafe\", o, c, 1e-5, 4.0);\n"
+    "    emu::failures = emu::failures ? 0 : 1;\n"
+    "}\n";
+
+static void window_wild_carafe(void **state)
+{
+    (void)state;
+    SKIP_WITHOUT_EMULATOR();
+    size_t n = 0;
+    char *src = rwf_wild_text("mmcv_carafe_naive_fwd", &n);
+    if (!src)
+        skip();
+    char helpers[sizeof carafe_helpers_fmt + 16], tag[40];
+    static const int lanes[] = {8, 4, 0};
+    for (size_t i = 0; i < sizeof lanes / sizeof lanes[0]; i++) {
+        int params[RW_MAX_PARAMS] = {lanes[i]};
+        const char *rw = lanes[i] ? "window_lanes" : "window_warp";
+        char *cand = emu_rewrite(src, "carafe_naive_forward_cuda_kernel", rw, params);
+        assert_non_null(strstr(cand, lanes[i] ? "hk: window_lanes" : "hk: window_warp"));
+        /* the header's include guards, defined by the original's copy, would hide the rewrite's */
+        char *open = emu_replaced_all(cand, "#ifndef ", "#if 1 // ");
+        snprintf(helpers, sizeof helpers, carafe_helpers_fmt, lanes[i] ? lanes[i] : 1);
+        snprintf(tag, sizeof tag, "carafe_%s%d", rw, lanes[i]);
+        emu_run_pair(tmpdir, tag, src, open, helpers, carafe_driver, EMU_OK);
+        if (lanes[i] == 8) {
+            char *broken = emu_replaced_all(open, "if (hk_wg_np > 1) {", "if (hk_wg_np > 1 && 0) {");
+            assert_true(strcmp(broken, open) != 0);
+            emu_run_pair(tmpdir, "carafe_nomerge", src, broken, helpers, carafe_driver_broken, EMU_OK);
+            free(broken);
+        }
+        free(open);
+        free(cand);
+    }
+    free(src);
+}
+
 /* What window_warp refuses, with the construct and line: the guard form, a window inside a
  * nested block, an outer name read before the output's declaration of it (hoisting would
  * change its meaning), HIP's 64-lane wavefronts; and the recognizer's refusals it shares. */
@@ -575,6 +644,7 @@ int main(void)
         cmocka_unit_test(window_run),
         cmocka_unit_test(window_warp_refusals),
         cmocka_unit_test(window_warp_run),
+        cmocka_unit_test(window_wild_carafe),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
