@@ -100,9 +100,10 @@ typedef struct {
 
 
 /* Does statement [a, b) store to memory other than a local array, or call a function that
- * may? `T(x)` with T a type parameter of the kernel is a cast; a call to a reader function of the file (rwl_reader_call: pointers to const, writes
- * only its locals, calls only pure functions and readers: mmcv's bilinear_interpolate) only
- * reads: each lane may run it for its own elements. */
+ * may? `T(x)` with T a type parameter of the kernel is a cast; a call to a reader function of
+ * the file (rwl_reader_call: pointers to const, writes only its locals, calls only pure
+ * functions and readers: mmcv's bilinear_interpolate) only reads: each lane may run it for its
+ * own elements. */
 static bool stores(wl_scan *s, size_t a, size_t b, const char *where)
 {
     const rw_toks *ts = s->ts;
@@ -571,7 +572,8 @@ static bool read_body(wl_scan *s, wl_loop *L, const km_kernel *km)
                                   TOK(ts, k));
     }
     /* a sum starts from a literal zero, declared before the window and not changed there */
-    int win_line = rwl_line_at(s->text, ts->t[L->win_a].start), end_line = rwl_line_at(s->text, ts->t[L->win_b - 1].start);
+    int win_line = rwl_line_at(s->text, ts->t[L->win_a].start);
+    int end_line = rwl_line_at(s->text, ts->t[L->win_b - 1].start);
     size_t na;
     const km_accumulator *acc = km_accumulators(km, &na);
     for (size_t i = 0; i < L->n_sums; i++) {
