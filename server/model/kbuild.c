@@ -2868,8 +2868,9 @@ static void scan(kb *b, TSNode n, int loops, int depth, const char *skip_var)
         } else if (is(l, "identifier") && !(skip_var && name_is(src, l, skip_var))) {
             char *name = ntext(b, src, l);
             const char *op = asg ? op_of(n) : "++";
+            /* `x /= e` reads x as `x *= e` does (a mean's `sum /= count` after the sum's loop) */
             bool self = !asg || strcmp(op, "+=") == 0 || strcmp(op, "-=") == 0 ||
-                        strcmp(op, "*=") == 0 ||
+                        strcmp(op, "*=") == 0 || strcmp(op, "/=") == 0 ||
                         (strcmp(op, "=") == 0 && mentions_name(src, field(n, "right"), name, 0));
             note_mut(b, name, !self, loops);
         }

@@ -1146,7 +1146,7 @@ static bool ls_check(ls_state *L, int st, size_t a, size_t b, bool writes)
         /* a call with template arguments, `f<T>(...)`, is a call of f */
         size_t ta = ls_template_args_end(ts, q, b);
         if (ta && !tparam && !rwl_is_type_word(ts, q) && !rwp_is_type_word(ts, q) && !ls_cast_word(ts, q))
-            return LSREF(L, st, q, "call", EN(RW_CC_TEMPLATE_CALL), TOK(ts, q), TOK(ts, q));
+            return LSREF(L, st, q, "call", EN(RW_CC_TEMPLATE_CALL), TOK(ts, q), TOK(ts, q), TOK(ts, q));
         if (q + 1 < b && rwl_tok_is(ts, q + 1, "(") && !is_kw(ts, q) && !rwl_is_type_word(ts, q) &&
             !rwp_is_type_word(ts, q) && !rwl_pure_call_name(ts, q) && !tparam && !ls_var_at(L, st, q)) {
             bool pure = false;
@@ -1300,13 +1300,18 @@ static int ls_inline(ls_state *L, int st, size_t a, size_t b, const char *target
 {
     cc_scan *s = L->s;
     const rw_toks *ts = L->st[st].ts;
-    if (b < a + 3 || ts->t[a].kind != T_IDENT || !rwl_tok_is(ts, a + 1, "(") || rwl_match_close(ts, a + 1) != b - 1)
+    /* `f(args)`, or `f<A, ...>(args)` whose explicit template arguments bind the callee's
+     * template parameters in order (roi_align_rotated's `bilinear_interpolate<scalar_t>(...)`) */
+    size_t op = b > a + 1 && rwl_tok_is(ts, a + 1, "(") ? a + 1 : ls_template_args_end(ts, a, b);
+    if (b < a + 3 || ts->t[a].kind != T_IDENT || !op || rwl_match_close(ts, op) != b - 1)
         return 0;
     if (st != 0 || rwl_pure_call_name(ts, a) || pure_callee(s, a) || (L->keep_calls && ls_reader(s, ts, a)))
         return 0;
     const an_function *g = rwl_callee(s->m, s->f, ts, a);
     if (!g)
         return 0;
+    if (op != a + 1 && (!g->template_params || !rwl_tok_is(ts, op - 1, ">")))
+        return LSREF(L, st, a, "call", EN(RW_CC_TEMPLATE_ARGS_UNREAD), TOK(ts, a)) ? 0 : -1;
     if (L->n_st >= LS_STREAMS)
         return LSREF(L, st, a, "call", EN(RW_CC_TOO_MANY_INLINE), LS_STREAMS - 1) ? 0 : -1;
     ls_stream *G = &L->st[L->n_st];
@@ -1318,8 +1323,8 @@ static int ls_inline(ls_state *L, int st, size_t a, size_t b, const char *target
     snprintf(G->pre, sizeof G->pre, "hk_in%d_", gi);
     const rw_toks *gt = G->ts;
     /* the arguments */
-    size_t args[16][2], n_args = 0, p = a + 2;
-    for (size_t q = a + 2; q < b; q++) {
+    size_t args[16][2], n_args = 0, p = op + 1;
+    for (size_t q = op + 1; q < b; q++) {
         if (rwl_tok_is(ts, q, "(") || rwl_tok_is(ts, q, "[") || rwl_tok_is(ts, q, "{")) {
             q = rwl_match_close(ts, q);
             continue;
@@ -1357,6 +1362,26 @@ static int ls_inline(ls_state *L, int st, size_t a, size_t b, const char *target
                 return LSREF(L, st, a, "call", EN(RW_CC_TEMPLATE_NOT_TYPE), TOK(ts, a)) ? 0 : -1;
             }
         rwl_toks_free(&tt);
+        /* the explicit template arguments, in order (types: each one's tokens, no nesting) */
+        size_t ea = a + 2, n_ex = 0;
+        for (size_t q = a + 2; op != a + 1 && q < op; q++)
+            if (rwl_tok_is(ts, q, ",") || q == op - 1) {
+                bool plain = q > ea;
+                for (size_t r = ea; r < q; r++)
+                    plain &= ts->t[r].kind == T_IDENT || rwl_tok_is(ts, r, "*") || rwl_tok_is(ts, r, "::");
+                if (!plain || n_ex >= G->n_tp)
+                    return LSREF(L, st, a, "call", EN(RW_CC_TEMPLATE_ARGS_UNREAD), TOK(ts, a)) ? 0 : -1;
+                char *tx = rwl_tok_text(ts, ea, q);
+                char core[256];
+                int stars = 0;
+                ls_type_core(tx ? tx : "", core, sizeof core, &stars);
+                free(tx);
+                size_t nc = strlen(core);
+                if (!nc || stars)
+                    return LSREF(L, st, a, "call", EN(RW_CC_TEMPLATE_ARGS_UNREAD), TOK(ts, a)) ? 0 : -1;
+                G->tv[n_ex++] = ls_str(L, core, nc);
+                ea = q + 1;
+            }
         for (size_t t = 0; t < G->n_tp; t++) {
             for (size_t i = 0; i < n_args && !G->tv[t]; i++) {
                 char at[256], pb[256], ab[256];
@@ -1602,70 +1627,17 @@ static bool ls_out_body(const cc_scan *s, const an_function *g)
     return ok;
 }
 
-/* Whether g (a definition in text) takes its pointers as pointers to const and everything else
- * by value, and writes only its locals and by-value parameters (ls_out_body's other rules). */
-static bool ls_reader_body(const an_function *g, const char *text)
-{
-    if (g->body_span.end_byte <= g->body_span.start_byte)
-        return false;
-    for (size_t i = 0; i < g->n_params; i++) {
-        const char *ty = g->params[i].type ? g->params[i].type : "";
-        if (strchr(ty, '&') || g->params[i].pointer_depth > 1 || (g->params[i].pointer_depth && !g->params[i].is_const))
-            return false;
-    }
-    rw_toks gt = {0};
-    if (rwl_lex(text, g->body_span.start_byte, g->body_span.end_byte, &gt) != HK_OK)
-        return false;
-    bool ok = gt.n >= 2;
-    for (size_t k = 1; ok && k + 1 < gt.n; k++) {
-        size_t l = gt.t[k].end - gt.t[k].start;
-        const char *c = gt.text + gt.t[k].start;
-        if (rwl_tok_is(&gt, k, "->") || rwl_tok_is(&gt, k, "asm") || rwl_tok_is(&gt, k, "static") ||
-            rwl_tok_is(&gt, k, "volatile") || rwl_tok_is(&gt, k, "__shared__") || rwl_tok_is(&gt, k, "threadIdx") ||
-            rwl_tok_is(&gt, k, "blockIdx") || rwl_tok_is(&gt, k, "blockDim") || rwl_tok_is(&gt, k, "gridDim") ||
-            rwl_tok_is(&gt, k, "goto") || (gt.t[k].kind == T_IDENT && l >= 6 && (!memcmp(c, "atomic", 6) ||
-                                                                          !memcmp(c, "__sync", 6) || !memcmp(c, "__shfl", 6))))
-            ok = false;
-        else if (rwl_tok_is(&gt, k, "&") && rwl_unary_position(&gt, k))
-            ok = false;
-        else if (gt.t[k].kind == T_IDENT && rwl_tok_is(&gt, k + 1, "(") && !rwl_pure_call_name(&gt, k) &&
-                 !rwl_is_type_word(&gt, k) && !rwp_is_type_word(&gt, k) && !rwl_tok_is(&gt, k, "return") &&
-                 !rwl_tok_is(&gt, k, "if") && !rwl_tok_is(&gt, k, "for") && !rwl_tok_is(&gt, k, "while"))
-            ok = false;
-        else if (rwl_tok_is_assign_op(&gt, k) || rwl_tok_is(&gt, k, "++") || rwl_tok_is(&gt, k, "--")) {
-            /* the target: a local of the body or a by-value parameter, never memory */
-            size_t t = rwl_tok_is_assign_op(&gt, k) || gt.t[k - 1].kind == T_IDENT ? k - 1 : k + 1;
-            if (gt.t[t].kind != T_IDENT || rwl_tok_is(&gt, t - 1, "*") || rwl_tok_is(&gt, t - 1, "."))
-                ok = false;
-            bool mine = false;
-            for (size_t i = 0; ok && i < g->n_params; i++)
-                mine |= rwl_tok_is_ident(&gt, t, g->params[i].name) && !g->params[i].pointer_depth;
-            for (size_t r = 1; ok && !mine && r + 1 < gt.n; r++)
-                mine = rwl_same_tok(&gt, r, t) && rwl_declared_here(&gt, r);
-            ok = ok && mine;
-        }
-    }
-    rwl_toks_free(&gt);
-    return ok;
-}
-
-/* A call at token q of the kernel's stream to a function of the file every definition of
- * which ls_reader_body holds: a function of its arguments and of memory the element only
- * reads. The lockstep form keeps such a call as a call when the element selects by comparing
- * computed floats (lockstep_pass): inlined, the call's float arithmetic would be compiled in
- * the chunk's code, where nvcc may contract it otherwise. */
+/* A call at token q of the kernel's stream to a reader function (rwl_reader_call: every
+ * definition takes pointers to const and the rest by value, writes only its locals, and calls
+ * only pure functions and again readers): a function of its arguments and of memory the
+ * element only reads. The lockstep form keeps such a call as a call when the element selects
+ * by comparing computed floats (lockstep_pass): inlined, the call's float arithmetic would be
+ * compiled in the chunk's code, where nvcc may contract it otherwise; and when inlining it
+ * was refused (a call in its body, a call inside an expression: PrRoIPool's
+ * `sum_out += PrRoIPoolingMatCalculation(...)`). */
 static bool ls_reader(const cc_scan *s, const rw_toks *ts, size_t q)
 {
-    const an_function *g = rwl_callee(s->m, s->f, ts, q);
-    if (!g || g == s->f)
-        return false;
-    /* every definition of the name (the file may hold several under #if branches) */
-    for (size_t fi = 0; fi < s->m->n_funcs; fi++) {
-        const an_function *h = &s->m->funcs[fi];
-        if (!strcmp(h->name, g->name) && (h == s->f || h->n_params != g->n_params || !ls_reader_body(h, s->text)))
-            return false;
-    }
-    return true;
+    return rwl_reader_call(s->m, s->text, s->f, ts, q);
 }
 
 /* The loads of a kept call (ls_reader) at token q: its body's subscripts, the most of its
@@ -2985,7 +2957,20 @@ static bool lockstep(cc_scan *s, int CK, struct hk_buf *o, int *err)
     bool retry = false;
     bool ok = lockstep_pass(s, CK, o, err, false, &retry);
     if (!ok && retry && !*err)
+        return lockstep_pass(s, CK, o, err, true, &retry);
+    if (!ok && !*err) {
+        /* inlining refused: the element read again with its reader calls kept as calls (each
+         * is a function of its arguments, run per element where an argument depends on c);
+         * where that is refused too, the first reading's reason stands */
+        char why[sizeof s->why];
+        snprintf(why, sizeof why, "%s", s->why);
+        size_t before = o->len;
         ok = lockstep_pass(s, CK, o, err, true, &retry);
+        if (!ok && !*err) {
+            o->len = before;
+            snprintf(s->why, sizeof s->why, "%s", why);
+        }
+    }
     return ok;
 }
 

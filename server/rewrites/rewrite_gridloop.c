@@ -300,8 +300,11 @@ bool rwg_read_loop(rwg_scan *s, const char *construct, size_t q, size_t end, boo
 size_t rwg_first_store(const rw_toks *ts, size_t a, size_t b, bool *call)
 {
     for (size_t k = a; k < b; k++) {
-        if (ts->t[k].kind == T_IDENT && rwl_tok_is(ts, k + 1, "(") && !rwg_is_kw(ts, k) && !rwl_pure_call_name(ts, k) &&
-            !rwl_is_type_word(ts, k)) {
+        /* a call `f(..)`, or `f<A>(..)` (not a cast) */
+        bool cast = rwl_tok_is(ts, k, "static_cast") || rwl_tok_is(ts, k, "reinterpret_cast") ||
+                    rwl_tok_is(ts, k, "const_cast");
+        if (ts->t[k].kind == T_IDENT && rwl_call_paren(ts, k) && !rwg_is_kw(ts, k) && !rwl_pure_call_name(ts, k) &&
+            !rwl_is_type_word(ts, k) && !cast) {
             *call = true;
             return k;
         }

@@ -20,6 +20,7 @@ typedef struct {
     size_t len;
     const rw_toks *ts;
     const an_function *f;
+    const an_model *m;          /* the file's functions, for calls it follows; may be NULL */
     char why[RWG_WHY];
     bool oom;                   /* an allocation failed: HK_ENOMEM, not the refusal in why */
 } rwg_scan;

@@ -943,6 +943,119 @@ const an_function *rwl_callee(const an_model *m, const an_function *self, const 
     return NULL;
 }
 
+bool rwl_template_type_param(const char *tpl, const rw_toks *ts, size_t k)
+{
+    if (!tpl)
+        return false;
+    rw_toks tt = {0};
+    bool found = false;
+    if (rwl_lex(tpl, 0, (uint32_t)strlen(tpl), &tt) == HK_OK)
+        for (size_t q = 0; q + 1 < tt.n && !found; q++)
+            found = (rwl_tok_is(&tt, q, "typename") || rwl_tok_is(&tt, q, "class")) &&
+                    tt.t[q + 1].end - tt.t[q + 1].start == ts->t[k].end - ts->t[k].start &&
+                    !memcmp(tpl + tt.t[q + 1].start, ts->text + ts->t[k].start, ts->t[k].end - ts->t[k].start);
+    rwl_toks_free(&tt);
+    return found;
+}
+
+size_t rwl_call_paren(const rw_toks *ts, size_t k)
+{
+    if (k + 1 >= ts->n)
+        return 0;
+    if (rwl_tok_is(ts, k + 1, "("))
+        return k + 1;
+    if (!rwl_tok_is(ts, k + 1, "<"))
+        return 0;
+    int depth = 0;
+    for (size_t r = k + 1; r + 1 < ts->n; r++) {
+        if (rwl_tok_is(ts, r, "<"))
+            depth++;
+        else if (rwl_tok_is(ts, r, ">"))
+            depth--;
+        else if (rwl_tok_is(ts, r, ">>"))
+            depth -= 2;
+        else if (rwl_tok_is(ts, r, ";") || rwl_tok_is(ts, r, "{") || rwl_tok_is(ts, r, "&&") ||
+                 rwl_tok_is(ts, r, "||"))
+            return 0;
+        if (depth <= 0)
+            return depth == 0 && rwl_tok_is(ts, r + 1, "(") ? r + 1 : 0;
+    }
+    return 0;
+}
+
+static bool reader_named(const an_model *m, const char *text, const an_function *self, const rw_toks *ts, size_t k,
+                         int depth);
+
+/* rwl_reader_call's rules on one definition g. */
+static bool reader_body(const an_model *m, const char *text, const an_function *g, int depth)
+{
+    if (g->body_span.end_byte <= g->body_span.start_byte)
+        return false;
+    for (size_t i = 0; i < g->n_params; i++) {
+        const char *ty = g->params[i].type ? g->params[i].type : "";
+        if (strchr(ty, '&') || g->params[i].pointer_depth > 1 || (g->params[i].pointer_depth && !g->params[i].is_const))
+            return false;
+    }
+    rw_toks gt = {0};
+    if (rwl_lex(text, g->body_span.start_byte, g->body_span.end_byte, &gt) != HK_OK)
+        return false;
+    bool ok = gt.n >= 2;
+    for (size_t k = 1; ok && k + 1 < gt.n; k++) {
+        size_t l = gt.t[k].end - gt.t[k].start;
+        const char *c = gt.text + gt.t[k].start;
+        if (rwl_tok_is(&gt, k, "->") || rwl_tok_is(&gt, k, "asm") || rwl_tok_is(&gt, k, "static") ||
+            rwl_tok_is(&gt, k, "volatile") || rwl_tok_is(&gt, k, "__shared__") || rwl_tok_is(&gt, k, "threadIdx") ||
+            rwl_tok_is(&gt, k, "blockIdx") || rwl_tok_is(&gt, k, "blockDim") || rwl_tok_is(&gt, k, "gridDim") ||
+            rwl_tok_is(&gt, k, "goto") || rwl_tok_is(&gt, k, "__syncthreads") || rwl_tok_is(&gt, k, "__syncwarp") ||
+            (gt.t[k].kind == T_IDENT && l >= 6 && (!memcmp(c, "atomic", 6) || !memcmp(c, "__sync", 6) ||
+                                                   !memcmp(c, "__shfl", 6) || !memcmp(c, "__ballot", 6))))
+            ok = false;
+        else if (rwl_tok_is(&gt, k, "&") && rwl_unary_position(&gt, k))
+            ok = false;
+        else if (gt.t[k].kind == T_IDENT && rwl_call_paren(&gt, k) && !rwl_pure_call_name(&gt, k) &&
+                 !rwl_is_type_word(&gt, k) && !word_in(&gt, k, decl_words, HK_ARRAY_LEN(decl_words)) &&
+                 !rwl_template_type_param(g->template_params, &gt, k) && !rwl_tok_is(&gt, k, "return") &&
+                 !rwl_tok_is(&gt, k, "if") && !rwl_tok_is(&gt, k, "for") && !rwl_tok_is(&gt, k, "while") &&
+                 !rwl_tok_is(&gt, k, "sizeof"))
+            ok = depth > 0 && reader_named(m, text, g, &gt, k, depth - 1);
+        else if (rwl_tok_is_assign_op(&gt, k) || rwl_tok_is(&gt, k, "++") || rwl_tok_is(&gt, k, "--")) {
+            /* the target: a local of the body or a by-value parameter, never memory */
+            size_t t = rwl_tok_is_assign_op(&gt, k) || gt.t[k - 1].kind == T_IDENT ? k - 1 : k + 1;
+            if (gt.t[t].kind != T_IDENT || rwl_tok_is(&gt, t - 1, "*") || rwl_tok_is(&gt, t - 1, "."))
+                ok = false;
+            bool mine = false;
+            for (size_t i = 0; ok && i < g->n_params; i++)
+                mine |= rwl_tok_is_ident(&gt, t, g->params[i].name) && !g->params[i].pointer_depth;
+            for (size_t r = 1; ok && !mine && r + 1 < gt.n; r++)
+                mine = rwl_same_tok(&gt, r, t) && rwl_declared_here(&gt, r);
+            ok = ok && mine;
+        }
+    }
+    rwl_toks_free(&gt);
+    return ok;
+}
+
+/* Every definition in m of the name at k (the file may hold several under #if branches, and
+ * explicit specialisations) a reader body, self not among them. */
+static bool reader_named(const an_model *m, const char *text, const an_function *self, const rw_toks *ts, size_t k,
+                         int depth)
+{
+    const an_function *g = rwl_callee(m, self, ts, k);
+    if (!g)
+        return false;
+    for (size_t fi = 0; fi < m->n_funcs; fi++) {
+        const an_function *h = &m->funcs[fi];
+        if (!strcmp(h->name, g->name) && (h == self || h->n_params != g->n_params || !reader_body(m, text, h, depth)))
+            return false;
+    }
+    return true;
+}
+
+bool rwl_reader_call(const an_model *m, const char *text, const an_function *self, const rw_toks *ts, size_t k)
+{
+    return m && ts->t[k].kind == T_IDENT && rwl_call_paren(ts, k) && reader_named(m, text, self, ts, k, 4);
+}
+
 int rwl_open_body(const char *text, size_t len, const an_function *f, bool need_body,
                   rw_toks *ts, km_kernel **km, char *why, size_t n_why)
 {

@@ -227,6 +227,26 @@ const an_launch *rwl_launch_passing_twice(const an_model *m, const an_function *
 const an_function *rwl_callee(const an_model *m, const an_function *self, const rw_toks *ts,
                               size_t k);
 
+/* Does the template parameter list tpl ("template <typename T, int N>", may be NULL) declare
+ * the name at token k as a type (`typename name` or `class name`)? */
+bool rwl_template_type_param(const char *tpl, const rw_toks *ts, size_t k);
+
+/* After the name at k: the `(` of a call `k(` or `k<...>(` (template arguments: no `;`, `{`,
+ * `&&` or `||` inside them), or 0. */
+size_t rwl_call_paren(const rw_toks *ts, size_t k);
+
+/* A reader call: token k of ts names a function of m (not self) every definition of which,
+ * in text, takes its pointers as pointers to const and everything else by value, writes only
+ * its own locals and by-value parameters, uses no atomic, barrier, warp operation, asm,
+ * static, volatile or shared memory, reads no thread index, and calls only pure functions
+ * (rwl_pure_call_name), casts (a type word or one of its template type parameters, `T(x)`)
+ * and again such reader functions (`f(..)` or `f<A>(..)`, up to 4 deep): a function of its
+ * arguments and of memory it only reads (mmcv's bilinear_interpolate, PrRoIPool's
+ * PrRoIPoolingMatCalculation through PrRoIPoolingGetData). k may be followed by `(` or by
+ * template arguments and `(`. */
+bool rwl_reader_call(const an_model *m, const char *text, const an_function *self, const rw_toks *ts,
+                     size_t k);
+
 typedef struct km_kernel km_kernel;
 
 /* The start most model-based rewrites share: kernel f's body lexed into *ts and its kernel

@@ -100,12 +100,18 @@ typedef struct {
 
 
 /* Does statement [a, b) store to memory other than a local array, or call a function that
- * may? */
+ * may? `T(x)` with T a type parameter of the kernel is a cast; a call to a reader function of
+ * the file (rwl_reader_call: pointers to const, writes only its locals, calls only pure
+ * functions and readers: mmcv's bilinear_interpolate) only reads: each lane may run it for its
+ * own elements. */
 static bool stores(wl_scan *s, size_t a, size_t b, const char *where)
 {
     const rw_toks *ts = s->ts;
     bool call;
     size_t k = rwg_first_store(ts, a, b, &call);
+    while (k < b && call && (rwl_reader_call(s->m, s->text, s->f, ts, k) ||
+                             rwl_template_type_param(s->f->template_params, ts, k)))
+        k = rwg_first_store(ts, k + 1, b, &call);
     if (k < b && call)
         return refuse(s, k, "call", "`%.*s` %s may write memory: G lanes would each do it", TOK(ts, k), where);
     if (k < b)
@@ -566,6 +572,8 @@ static bool read_body(wl_scan *s, wl_loop *L, const km_kernel *km)
                                   TOK(ts, k));
     }
     /* a sum starts from a literal zero, declared before the window and not changed there */
+    int win_line = rwl_line_at(s->text, ts->t[L->win_a].start);
+    int end_line = rwl_line_at(s->text, ts->t[L->win_b - 1].start);
     size_t na;
     const km_accumulator *acc = km_accumulators(km, &na);
     for (size_t i = 0; i < L->n_sums; i++) {
@@ -579,14 +587,24 @@ static bool read_body(wl_scan *s, wl_loop *L, const km_kernel *km)
         for (size_t k = d + 1; k < L->win_a; k++)
             if (rwg_is_name(ts, k, d) && rwl_scalar_written(ts, k))
                 return refuse(s, k, "sum", "`%.*s` is changed before the window", TOK(ts, k));
+        /* a sum in the model: its updates inside the window are sums; what the code after the
+         * window does with it (`S /= count`, `S * scale`) runs on the merged value */
         bool model_sum = false;
         char nm[64];
         snprintf(nm, sizeof nm, "%.*s", TOK(ts, d));
         for (size_t a = 0; a < na; a++)
-            if (acc[a].name && !strcmp(acc[a].name, nm) && acc[a].op == KM_OP_SUM)
-                model_sum = true;
+            if (acc[a].name && !strcmp(acc[a].name, nm)) {
+                size_t nu, n_in = 0, sums = 0;
+                const km_acc_update *u = km_acc_updates(km, &nu);
+                for (size_t j = 0; j < nu; j++)
+                    if (u[j].acc == a && (int)u[j].line >= win_line && (int)u[j].line <= end_line) {
+                        n_in++;
+                        sums += u[j].op == KM_OP_SUM;
+                    }
+                model_sum |= acc[a].op == KM_OP_SUM || (n_in && sums == n_in);
+            }
         if (!model_sum)
-            return refuse(s, d, "sum", "the kernel model does not read `%s` as a sum accumulator", nm);
+            return refuse(s, d, "sum", "the kernel model does not read `%s` as a sum accumulator in the window", nm);
     }
     for (size_t j = 0; j < L->n_sel; j++)
         for (size_t z = 0; z < L->sel[j].n_sets; z++)
@@ -901,7 +919,7 @@ static int rw_window_lanes(const rw_context *ctx, int G, rw_result *out)
     rw_toks ts = {0};
     rw_edits es = {0};
     km_kernel *km = NULL;
-    wl_scan s = {.text = ctx->text, .len = ctx->len, .ts = &ts, .f = f};
+    wl_scan s = {.text = ctx->text, .len = ctx->len, .ts = &ts, .f = f, .m = ctx->m};
     if ((rc = rwl_open_body(ctx->text, ctx->len, f, true, &ts, &km, s.why, sizeof s.why)))
         goto out;
     wl_loop L;
@@ -1316,7 +1334,7 @@ static int rw_window_warp(const rw_context *ctx, rw_result *out)
     ww_plan *P = calloc(1, sizeof *P);
     struct hk_buf o;
     hk_buf_init(&o, RW_TEXT_MAX);
-    wl_scan s = {.text = ctx->text, .len = ctx->len, .ts = &ts, .f = f};
+    wl_scan s = {.text = ctx->text, .len = ctx->len, .ts = &ts, .f = f, .m = ctx->m};
     if (!P) {
         rc = HK_ENOMEM;
         goto out;

@@ -694,6 +694,29 @@ static const char lock_refused[] =
     "        if (at != NULL && at[i] < 0) at[i] = ch;\n"
     "    }\n"
     "}\n"
+    "__device__ float tally(const float *p, int k)\n"
+    "{\n"
+    "    atomicAdd((float *)p, 1.f);\n"
+    "    return p[k];\n"
+    "}\n"
+    "__device__ float twice(const float *p, int k)\n"
+    "{\n"
+    "    float v = tally(p, k);\n"
+    "    return v * 2.f;\n"
+    "}\n"
+    "__global__ void deepwrite(int n, const float *x, const float *m, float *y, int w, int h, int c)\n"
+    "{\n"
+    "    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {\n"
+    "        int px = i % w;\n"
+    "        int py = i / w % h;\n"
+    "        int ch = i / w / h % c;\n"
+    "        int b = i / w / h / c;\n"
+    "        float s = m[py * w + px];\n"
+    "        float v = s;\n"
+    "        v += twice(x + (b * c + ch) * w, px);\n"
+    "        y[i] = v;\n"
+    "    }\n"
+    "}\n"
 ;
 
 static void lockstep_refusals(void **state)
@@ -703,7 +726,8 @@ static void lockstep_refusals(void **state)
         const char *kernel, *words;
     } cases[] = {
         {"byref", "the lockstep form: call at line 21: `get` takes a parameter by reference"},
-        {"loopret", "the lockstep form: call at line 33: `first_pos` returns other than by `return e;`"},
+        /* twice is no reader: the function it calls writes memory (an atomic) */
+        {"deepwrite", "the lockstep form: call at line 142: `twice(...)` is not a pure function"},
         /* (its m read depends on b too: the last coordinate, b, shares nothing either) */
         {"contdep", "the lockstep form: loop nest at line 46: `continue` under a condition that depends on `ch`"},
         {"readout", "the lockstep form: store at line 57: the kernel names `y` other than in `y[i] = ...;`"},
@@ -728,6 +752,17 @@ static void lockstep_refusals(void **state)
         }
         rw_result_free(&r);
     }
+    /* a function the inliner refuses (a loop with a `return` in it) that only reads memory is
+     * kept as a call, per element: its argument depends on ch */
+    rw_context ctx = {.text = fx.text, .len = fx.len, .m = fx.m, .kernel = kernel(&fx, "loopret")};
+    rw_result r;
+    assert_int_equal(rw_apply_named("channel_chunks", &ctx, NULL, &r, NULL), HK_OK);
+    if (!r.applicable || !strstr(r.text, "v[hk_k] = first_pos ( x + ( b * c + ((int)(hk_cc_c0 + hk_k)) ) * w , w );")) {
+        print_error("loopret: %s\n%.*s\n", r.applicable ? "no per-element call" : r.description, (int)r.len,
+                    r.text ? r.text : "");
+        failures++;
+    }
+    rw_result_free(&r);
     unload(&fx);
     assert_int_equal(failures, 0);
 }

@@ -230,6 +230,59 @@ static const char wild_deform_drv[] =
     "                                                W, out); }));\n"
     "}\n";
 
+/* mmcv's roi_align_rotated: its sampling function is called with explicit template arguments
+ * (`bilinear_interpolate<scalar_t>(...)`, inlined with T = scalar_t); 12 channels (a chunk of 8
+ * runs short: the original body), 3 boxes rotated by 0, 0.4 and 2.5 radians, some off the map;
+ * sampling 2 and adaptive, aligned or not, both senses */
+static const char wild_rotated_drv[] =
+    "for (int sr : {2, 0})\n"
+    "for (int al : {0, 1})\n"
+    "for (int cw : {0, 1})\n"
+    "for (int g : {1, 40}) {\n"
+    "    const int C = 12, H = 7, W = 6, K = 3, PH = 2, PW = 3, n = K * C * PH * PW;\n"
+    "    emu::buf<float> im(C * H * W);\n"
+    "    im.fill(sr + al + cw);\n"
+    "    emu::buf<float> rois(K * 6);\n"
+    "    const float r[3][6] = {{0, 0.4f, 0.5f, 0.5f, 0.4f, 0.f}, {0, 0.6f, 0.3f, 0.7f, 0.35f, 0.4f},\n"
+    "                           {0, 0.9f, 1.1f, 0.3f, 0.8f, 2.5f}};\n"
+    "    for (int k = 0; k < K * 6; k++) rois[k] = r[k / 6][k % 6];\n"
+    "    PAIR(float, \"roi_align_rotated\", n, emu::launch(dim3(g), dim3(64), 0, [&] {\n"
+    "        NS::roi_align_rotated_forward_cuda_kernel<float>(n, im, rois, (float)W, sr, al != 0, cw != 0, C, H, W,\n"
+    "                                                         PH, PW, out); }));\n"
+    "}\n";
+
+/* mmcv's prroi_pool: `sum_out += PrRoIPoolingMatCalculation(...)`, a reader calling a reader
+ * (PrRoIPoolingGetData), kept as a call per channel; its empty bins store 0 through the store
+ * pointer and `continue`. 12 channels, 4 boxes (one with x2 < x1: every bin empty; one past the
+ * map's edge), grids of 1 and 40 blocks */
+static const char wild_prroi_drv[] =
+    "for (int g : {1, 40}) {\n"
+    "    const int C = 12, H = 7, W = 6, K = 4, PH = 2, PW = 3, n = K * C * PH * PW;\n"
+    "    emu::buf<float> im(C * H * W);\n"
+    "    im.fill(g);\n"
+    "    emu::buf<float> rois(K * 5);\n"
+    "    const float r[4][5] = {{0, 0.1f, 0.2f, 0.8f, 0.7f}, {0, 0.6f, 0.3f, 0.2f, 0.9f},\n"
+    "                           {0, 0.5f, 0.55f, 1.3f, 1.2f}, {0, 0.05f, 0.9f, 0.35f, 0.95f}};\n"
+    "    for (int k = 0; k < K * 5; k++) rois[k] = r[k / 5][k % 5];\n"
+    "    PAIR(float, \"prroi_pool\", n, emu::launch(dim3(g), dim3(64), 0, [&] {\n"
+    "        NS::prroi_pool_forward_cuda_kernel<float>(n, im, rois, out, PH, PW, (float)W, C, H, W); }));\n"
+    "}\n";
+
+/* one configuration of the rotated kernel, for its mutant (whose every differing launch
+ * prints: the whole driver's log would overflow the batch's) */
+static const char wild_rotated_one_drv[] =
+    "{\n"
+    "    const int C = 12, H = 7, W = 6, K = 1, PH = 2, PW = 3, n = K * C * PH * PW;\n"
+    "    emu::buf<float> im(C * H * W);\n"
+    "    im.fill(3);\n"
+    "    emu::buf<float> rois(K * 6);\n"
+    "    const float r[6] = {0, 0.6f, 0.3f, 0.7f, 0.35f, 0.4f};\n"
+    "    for (int k = 0; k < K * 6; k++) rois[k] = r[k];\n"
+    "    PAIR(float, \"roi_align_rotated\", n, emu::launch(dim3(1), dim3(64), 0, [&] {\n"
+    "        NS::roi_align_rotated_forward_cuda_kernel<float>(n, im, rois, (float)W, 2, true, false, C, H, W,\n"
+    "                                                         PH, PW, out); }));\n"
+    "}\n";
+
 static void emulated_runs(void **state)
 {
     (void)state;
@@ -266,6 +319,8 @@ static void emulated_runs(void **state)
     } wild[] = {
         {"mmcv_bbox_overlaps", "bbox_overlaps_cuda_kernel", wild_bbox_drv},
         {"mmcv_deform_im2col", "deformable_im2col_gpu_kernel", wild_deform_drv},
+        {"mmcv_roi_align_rotated_fwd", "roi_align_rotated_forward_cuda_kernel", wild_rotated_drv},
+        {"mmcv_prroi_pool_fwd", "prroi_pool_forward_cuda_kernel", wild_prroi_drv},
     };
     for (size_t i = 0; i < HK_ARRAY_LEN(wild); i++) {
         size_t n = 0;
@@ -273,11 +328,26 @@ static void emulated_runs(void **state)
         if (!src)
             continue;
         char *cand = emu_rewrite(src, wild[i].kernel, "channel_chunks", cks[0]);
-        /* the header's include guard, defined by the original's copy, would hide the
-         * rewrite's: opened unconditionally there */
+        /* the header's include guards, defined by the original's copy, would hide the
+         * rewrite's (the inlined common helper's too, which holds roi_align_rotated's
+         * sampling function): opened unconditionally there */
         assert_non_null(strstr(cand, "#ifndef "));
-        char *open = emu_replaced(cand, "#ifndef ", "#if 1 // ");
+        char *open = emu_replaced_all(cand, "#ifndef ", "#if 1 // ");
         emu_batch_add_pair(&batch, wild[i].id, src, open, helpers, wild[i].drv, EMU_OK);
+        /* every channel of a chunk reading the first one's plane must differ */
+        static const char *const first_plane[][4] = {
+            {"mmcv_roi_align_rotated_fwd", "hk_in1_v1[hk_k] = hk_in1_input[hk_k]", "hk_in1_v1[hk_k] = hk_in1_input[0]",
+             wild_rotated_one_drv},
+            {"mmcv_prroi_pool_fwd", "PrRoIPoolingMatCalculation ( this_data[hk_k]",
+             "PrRoIPoolingMatCalculation ( this_data[0]", wild_prroi_drv},
+        };
+        for (size_t j = 0; j < HK_ARRAY_LEN(first_plane); j++)
+            if (strcmp(wild[i].id, first_plane[j][0]) == 0) {
+                char *broken = emu_replaced(open, first_plane[j][1], first_plane[j][2]), tag[64];
+                snprintf(tag, sizeof tag, "%s_first_plane", wild[i].id);
+                emu_batch_add_pair(&batch, tag, src, broken, helpers, first_plane[j][3], EMU_DIFFERS);
+                free(broken);
+            }
         free(open);
         free(cand);
         if (strcmp(wild[i].id, "mmcv_deform_im2col") == 0) {
@@ -416,7 +486,7 @@ static const char refused[] =
     "    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {\n"
     "        const int r = i / nb;\n"
     "        const int c = i % nb;\n"
-    "        float o = pick<float>(x, c);\n"
+    "        float o = 2.0f * pick<float>(x, c);\n"
     "        y[i] = o * r;\n"
     "    }\n"
     "}\n"
@@ -456,6 +526,15 @@ static const char refused[] =
     "        }\n"
     "        y[0] = 1.f;\n"
     "    }\n"
+    "}\n"
+    "__global__ void tstar(int n, const float *x, float *y, int nb)\n"
+    "{\n"
+    "    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {\n"
+    "        const int r = i / nb;\n"
+    "        const int c = i % nb;\n"
+    "        float o = pick<float *>(x, c);\n"
+    "        y[i] = o * r;\n"
+    "    }\n"
     "}\n";
 
 static void refusals(void **state)
@@ -469,7 +548,10 @@ static void refusals(void **state)
         {"writes", "the lockstep form: call at line 50: `put(...)` takes a pointer to memory it may write"},
         {"thread", "the lockstep form: call at line 60: `lane(...)` writes other than its reference parameters, or "
                    "depends on the thread"},
-        {"tcall", "the lockstep form: call at line 69: `pick<...>(...)`: a call with template arguments"},
+        {"tcall", "the lockstep form: call at line 69: `pick<...>(...)`: a call with template arguments inside an "
+                  "expression"},
+        {"tstar", "the lockstep form: call at line 115: `pick<...>(...)`: its template arguments are not plain type "
+                  "names"},
         {"perthread", "grid-stride loop at line 75: the grid-stride loop of line 76 is not a statement of the body's "
                       "top level"},
         {"global", "the lockstep form: call at line 95: `note(...)` writes other than its reference parameters"},

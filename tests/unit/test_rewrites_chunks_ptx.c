@@ -128,6 +128,8 @@ static void wild_chains(void **state)
         {"mmcv_carafe_naive_fwd", "carafe_naive_forward_cuda_kernel", true},
         {"mmcv_deform_im2col", "deformable_im2col_gpu_kernel", true},
         {"mmcv_bbox_overlaps", "bbox_overlaps_cuda_kernel", false},
+        {"mmcv_roi_align_rotated_fwd", "roi_align_rotated_forward_cuda_kernel", false},
+        {"mmcv_prroi_pool_fwd", "prroi_pool_forward_cuda_kernel", false},
     };
     for (size_t i = 0; i < HK_ARRAY_LEN(cases); i++) {
         fixture fx;

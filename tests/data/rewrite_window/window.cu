@@ -220,3 +220,101 @@ __global__ void scaled_segment_max(const int *offs, const int *scale, const floa
         arg[i] = a;
     }
 }
+
+// ---- through functions of the file (session 38) ----
+
+// Readers: pointers to const, only their own locals written; lerp_at calls pick_clamped with
+// and without template arguments and casts with its type parameter (`T(1)`).
+template <typename T>
+__device__ T pick_clamped(const T *p, int n, int k)
+{
+    int kk = k < 0 ? 0 : (k >= n ? n - 1 : k);
+    return p[kk];
+}
+
+template <typename T>
+__device__ T lerp_at(const T *p, int n, T x)
+{
+    int k = (int)floorf(x);
+    T w = x - (T)k;
+    T a = pick_clamped<T>(p, n, k);
+    T b = pick_clamped(p, n, k + 1);
+    return a * (T(1) - w) + b * w;
+}
+
+// A segment mean of interpolated samples: summed through a helper, then `s /= count`.
+__global__ void segment_lerp_mean(const int *offs, const float *val, float *out, int n_val, int n)
+{
+    LOOP_OUTPUTS(i, n) {
+        int lo = offs[i], hi = offs[i + 1];
+        float s = 0.f;
+        for (int j = lo; j < hi; j++) {
+            float v = lerp_at<float>(val, n_val, j + 0.25f);
+            s += v;
+        }
+        s /= (float)max(hi - lo, 1);
+        out[i] = s;
+    }
+}
+
+// A segment maximum of interpolated samples with its position.
+__global__ void segment_lerp_max(const int *offs, const float *val, float *out, int *arg, int n_val, int n)
+{
+    LOOP_OUTPUTS(i, n) {
+        int lo = offs[i], hi = offs[i + 1];
+        float m = -FLT_MAX;
+        int a = -1;
+        for (int j = lo; j < hi; j++) {
+            float v = lerp_at(val, n_val, j * 0.5f);
+            if (v > m) {
+                m = v;
+                a = j;
+            }
+        }
+        out[i] = m;
+        arg[i] = a;
+    }
+}
+
+// ---- refused: functions that write ----
+
+// via_bump takes a pointer to const but calls bump, which writes through it.
+__device__ float bump(float *p, int k)
+{
+    p[k] += 1.f;
+    return p[k];
+}
+
+__device__ float via_bump(const float *p, int k)
+{
+    return bump((float *)p, k);
+}
+
+__global__ void helper_writes(const int *offs, const float *val, float *out, int n)
+{
+    LOOP_OUTPUTS(i, n) {
+        float s = 0.f;
+        for (int j = offs[i]; j < offs[i + 1]; j++)
+            s += via_bump(val, j);
+        out[i] = s;
+    }
+}
+
+// A call with template arguments to a function that writes (`take<float>(...)`).
+template <typename T>
+__device__ T take(T *p, int k)
+{
+    T v = p[k];
+    p[k] = T(0);
+    return v;
+}
+
+__global__ void template_writes(const int *offs, float *val, float *out, int n)
+{
+    LOOP_OUTPUTS(i, n) {
+        float s = 0.f;
+        for (int j = offs[i]; j < offs[i + 1]; j++)
+            s += take<float>(val, j);
+        out[i] = s;
+    }
+}
