@@ -2160,6 +2160,8 @@ static const struct hk_msg_entry msgs[HK_MSG_COUNT] = {
       "原始版本"),
     F(CF_PP_LINE, "the candidate's definition of %s has a preprocessor line the original's does not, line %u: `%s` (a directive inside the kernel acts on the code after it too; in the command form only the kernel may change)",
       "候选版本中 %s 的定义有一行原始版本没有的预处理指令，第 %u 行：`%s`（核函数内的指令也会作用于其后的代码；command 形式中只允许修改核函数）"),
+    F(CF_HIDDEN_HOST_CODE, "the candidate's definition of %s hides code the compiler reads outside it, line %u: %s: `%s` (in the command form only the kernel may change)",
+      "候选版本中 %s 的定义藏有编译器在其外读到的代码，第 %u 行：%s：`%s`（command 形式中只允许修改核函数）"),
     F(CF_DROPS_LINE, "the candidate drops line %u of the original, outside the definition of %s (in the command form only the kernel may change): `%s`",
       "候选版本删去了原始版本的第 %u 行，它在 %s 的定义之外（command 形式中只允许修改核函数）：`%s`"),
     F(CF_CHANGES_LINE, "the candidate changes line %u, outside the definition of %s (in the command form only the kernel may change): `%s`",

@@ -28,6 +28,7 @@
 #include "core/hk.h"
 #include "core/i18n.h"
 #include "core/log.h"
+#include "measure/hostcode.h"
 
 #define COPY_MAX_DEPTH 128
 #define RECORDS_MAX_PIDS 4096
@@ -570,6 +571,30 @@ static int directive_in_kernel(const char *base, an_span s, const char *cand, an
     return HK_OK;
 }
 
+/* Host code the compiler reads outside the kernel while the analysis reads it inside the
+ * definition. The definition's span is tree-sitter's, which knows no digraphs: a candidate
+ * whose body ends in `%>` (the compiler's `}`), then host code (a printf that prints
+ * nothing, an atexit handler that turns the program's failing exit into 0), then a function
+ * opened with `<%` and closed by the original's `}`, has every byte outside that span the
+ * original's and no directive in it. So the whole candidate also goes through the host-code
+ * scan (hostcode.h, digraph-aware, the harness form's rule) against the original: an item
+ * that is neither one of the original's nor device code is refused, its line quoted. */
+static int hidden_host_code(const char *base, size_t blen, const char *cand, size_t clen,
+                            const char *kernel, unsigned *line, char **why)
+{
+    hostcode_finding f;
+    int rc = hostcode_check(base, blen, cand, clen, &f);
+    if (rc == HK_OK && f.found) {
+        *line = f.line ? f.line : 1;
+        *why = sentence(EN(CF_HIDDEN_HOST_CODE), kernel, *line, f.why ? f.why : "host code",
+                        f.quote ? f.quote : "");
+        if (!*why)
+            rc = HK_ENOMEM;
+    }
+    hostcode_finding_clear(&f);
+    return rc; /* HK_ETOOBIG over HOSTCODE_TEXT_MAX: not scanned, so refused (swap_error) */
+}
+
 int cmdform_check_outside_kernel(const char *base, size_t blen, const char *cand, size_t clen,
                                  const char *kernel, unsigned *line, char **why)
 {
@@ -597,8 +622,12 @@ int cmdform_check_outside_kernel(const char *base, size_t blen, const char *cand
     } else {
         size_t sb = blen - s.end_byte, sc = clen - cs.end_byte;
         size_t j = common_prefix(base + s.end_byte, sb, cand + cs.end_byte, sc);
-        if (j == sb && j == sc)
-            return directive_in_kernel(base, s, cand, cs, kernel, line, why);
+        if (j == sb && j == sc) {
+            rc = directive_in_kernel(base, s, cand, cs, kernel, line, why);
+            if (rc || *line)
+                return rc;
+            return hidden_host_code(base, blen, cand, clen, kernel, line, why);
+        }
         boff = s.end_byte + j;
         coff = cs.end_byte + j;
         rb = blen;
