@@ -2457,9 +2457,16 @@ static const struct hk_msg_entry msgs[HK_MSG_COUNT] = {
       "两次启动之间设备堆不会被清零，malloc 会把释放过的内存块连同先前启动写入的内容一起再次分配出来，"
       "核函数可以在一次启动中留下标记、在下一次启动中读到，"
       "从而在计时的启动中与先前检查和 sanitizer 下的启动表现不同"),
-    M(MEAS_HEAP_DCU,
-      "a DCU code object: its assembly is not read for the device heap",
-      "DCU 代码对象：未检查其汇编中的设备堆使用"),
+    F(MEAS_HEAP_ASM,
+      "the candidate's device code uses the device heap (%s, assembly line %ld: %s), which the baseline's "
+      "does not: nothing clears the heap between launches and malloc hands a freed block back "
+      "with what an earlier launch wrote in it, so a kernel can leave a mark there in one launch "
+      "and find it in the next, and behave differently in the timed launches than in the "
+      "checked and sanitized ones first",
+      "候选版本的设备代码使用了设备堆（%s，汇编第 %ld 行：%s），而基线的没有："
+      "两次启动之间设备堆不会被清零，malloc 会把释放过的内存块连同先前启动写入的内容一起再次分配出来，"
+      "核函数可以在一次启动中留下标记、在下一次启动中读到，"
+      "从而在计时的启动中与先前检查和 sanitizer 下的启动表现不同"),
     F(MEAS_RUN_NOT_STARTED, "could not start %s: %s", "无法启动 %s：%s"),
     M(MEAS_RUN_NO_RESULT, "exit status 0 without a result line",
       "退出状态为 0，但没有输出结果行"),
