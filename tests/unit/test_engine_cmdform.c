@@ -749,9 +749,10 @@ static void test_check_outside_kernel(void **state)
  * ends the kernel at `%>` and compiles what follows as host code: a printf that turns the
  * program's own "FAIL at" line into "PASS" and an atexit handler that turns its failing exit
  * into 0; `<% ... }` is a function closed by the original's `}`. Every byte outside the span
- * and every directive inside it are the original's, so before the host-code scan ran in the
- * command form too this was clean (line 0: measured, with a wrong, cheap kernel). Built with
- * nvcc 13.0 as a whole program (`printf` defined in it); running it needs a GPU. */
+ * and every directive inside it are the original's, so before this check it was clean (line
+ * 0: measured, with a wrong, cheap kernel). Built with nvcc 13.0 as a whole program (`printf`
+ * defined in it); running it needs a GPU. Now the definition, read as the compiler reads it
+ * (digraphs, trigraphs, splices), must close once, at the span's end. */
 static void test_check_outside_kernel_digraph(void **state)
 {
     (void)state;
@@ -781,12 +782,44 @@ static void test_check_outside_kernel_digraph(void **state)
     assert_int_equal(cmdform_check_outside_kernel(stencil, slen, dg, strlen(dg), "stencil_1d", &line, &why),
                      HK_OK);
     print_message("%s\n", why ? why : "(clean)");
-    assert_int_equal(line, 26); /* the printf definition, the first host item after `%>` */
+    assert_int_equal(line, 25); /* the `%>` that ends the body for the compiler */
     assert_non_null(why);
-    assert_non_null(strstr(why, "the candidate's definition of stencil_1d hides code the compiler reads "
-                                "outside it, line 26"));
-    assert_non_null(strstr(why, "extern \"C\" int printf(const char *f, ...)"));
+    assert_non_null(strstr(why, "the candidate's definition of stencil_1d ends before the analysis sees it "
+                                "end, line 25: `%>`"));
     hk_free(why);
+    /* the same host code as `__host__ __device__` (the host-code rule's device kind), after a
+     * `??>` trigraph, after a `%>` split by a backslash-newline: each ends the body early */
+    static const char *const early[] = {
+        "    out[gindex] = 0;\n%>\nextern \"C\" __host__ __device__ int printf(const char *f, ...) { return 0; }\n"
+        "static __device__ void hk_tail() <%\n}\n",
+        "    out[gindex] = 0;\n?\?>\nextern \"C\" __host__ __device__ int printf(const char *f, ...) { return 0; }\n"
+        "static __device__ void hk_tail() ?\?<\n}\n",
+        "    out[gindex] = 0;\n%\\\n>\nextern \"C\" __host__ __device__ int printf(const char *f, ...) { return 0; }\n"
+        "static __device__ void hk_tail() <%\n}\n"};
+    for (size_t e = 0; e < sizeof early / sizeof early[0]; e++) {
+        char *t = replaced(stencil, "    out[gindex] = result;\n}\n", early[e]);
+        line = 0;
+        assert_int_equal(cmdform_check_outside_kernel(stencil, slen, t, strlen(t), "stencil_1d", &line, &why),
+                         HK_OK);
+        print_message("%s\n", why ? why : "(clean)");
+        assert_int_equal(line, 25);
+        assert_non_null(why);
+        assert_non_null(strstr(why, "ends before the analysis sees it end"));
+        hk_free(why);
+        free(t);
+    }
+    /* braces the compiler does not read as braces: in strings, characters, comments, raw
+     * strings and after digit separators; and a brace default inside the parameters: clean */
+    char *lookalike = replaced(stencil, "    int result = 0;\n",
+                               "    int result = 0 * (int)sizeof(\"}%>\") * (int)'}' * (1'000 > 0); // } %>\n"
+                               "    /* } */ const char *r = R\"x(}%>)\" )x\"; (void)r;\n"
+                               "    auto f = [](int v = int{}) { return v; }; result += f();\n");
+    assert_int_equal(cmdform_check_outside_kernel(stencil, slen, lookalike, strlen(lookalike), "stencil_1d",
+                                                  &line, &why), HK_OK);
+    print_message("%s\n", why ? why : "(clean)");
+    assert_int_equal(line, 0);
+    assert_null(why);
+    free(lookalike);
     /* the same kernel with plain braces is an honest candidate's shape: clean */
     char *plain = replaced(stencil, "    out[gindex] = result;\n", "    out[gindex] = result + 0;\n");
     assert_int_equal(cmdform_check_outside_kernel(stencil, slen, plain, strlen(plain), "stencil_1d", &line,
