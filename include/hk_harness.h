@@ -1012,6 +1012,7 @@ static void hk_tool_register(hk_buffer *b)
 #ifndef HK_HIP
     if (!hk_tool_regions())
         return;
+    HK_CHECK(cudaDeviceSynchronize()); /* the canary's memset done before the tool knows the heap */
     nvtxMemVirtualRangeDesc_t whole = {b->bytes + 2 * hk_guard_bytes(), b->base};
     nvtxMemHeapDesc_t hd;
     memset(&hd, 0, sizeof hd);
