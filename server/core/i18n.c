@@ -2160,6 +2160,8 @@ static const struct hk_msg_entry msgs[HK_MSG_COUNT] = {
       "原始版本"),
     F(CF_PP_LINE, "the candidate's definition of %s has a preprocessor line the original's does not, line %u: `%s` (a directive inside the kernel acts on the code after it too; in the command form only the kernel may change)",
       "候选版本中 %s 的定义有一行原始版本没有的预处理指令，第 %u 行：`%s`（核函数内的指令也会作用于其后的代码；command 形式中只允许修改核函数）"),
+    F(CF_ENDS_EARLY, "the candidate's definition of %s ends before the analysis sees it end, line %u: `%s` (a digraph or trigraph closes the body for the compiler, and what follows is no longer the kernel; in the command form only the kernel may change)",
+      "候选版本中 %s 的定义在分析认为的结尾之前就已结束，第 %u 行：`%s`（二连符或三连符为编译器提前结束了函数体，其后的代码已不属于核函数；command 形式中只允许修改核函数）"),
     F(CF_DROPS_LINE, "the candidate drops line %u of the original, outside the definition of %s (in the command form only the kernel may change): `%s`",
       "候选版本删去了原始版本的第 %u 行，它在 %s 的定义之外（command 形式中只允许修改核函数）：`%s`"),
     F(CF_CHANGES_LINE, "the candidate changes line %u, outside the definition of %s (in the command form only the kernel may change): `%s`",
@@ -2455,9 +2457,16 @@ static const struct hk_msg_entry msgs[HK_MSG_COUNT] = {
       "两次启动之间设备堆不会被清零，malloc 会把释放过的内存块连同先前启动写入的内容一起再次分配出来，"
       "核函数可以在一次启动中留下标记、在下一次启动中读到，"
       "从而在计时的启动中与先前检查和 sanitizer 下的启动表现不同"),
-    M(MEAS_HEAP_DCU,
-      "a DCU code object: its assembly is not read for the device heap",
-      "DCU 代码对象：未检查其汇编中的设备堆使用"),
+    F(MEAS_HEAP_ASM,
+      "the candidate's device code uses the device heap (%s, assembly line %ld: %s), which the baseline's "
+      "does not: nothing clears the heap between launches and malloc hands a freed block back "
+      "with what an earlier launch wrote in it, so a kernel can leave a mark there in one launch "
+      "and find it in the next, and behave differently in the timed launches than in the "
+      "checked and sanitized ones first",
+      "候选版本的设备代码使用了设备堆（%s，汇编第 %ld 行：%s），而基线的没有："
+      "两次启动之间设备堆不会被清零，malloc 会把释放过的内存块连同先前启动写入的内容一起再次分配出来，"
+      "核函数可以在一次启动中留下标记、在下一次启动中读到，"
+      "从而在计时的启动中与先前检查和 sanitizer 下的启动表现不同"),
     F(MEAS_RUN_NOT_STARTED, "could not start %s: %s", "无法启动 %s：%s"),
     M(MEAS_RUN_NO_RESULT, "exit status 0 without a result line",
       "退出状态为 0，但没有输出结果行"),

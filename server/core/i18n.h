@@ -1263,6 +1263,7 @@ enum hk_msg {
     HK_MSG_CF_WHERE_CANDIDATE,
     HK_MSG_CF_WHERE_ORIGINAL,
     HK_MSG_CF_PP_LINE,
+    HK_MSG_CF_ENDS_EARLY,
     HK_MSG_CF_DROPS_LINE,
     HK_MSG_CF_CHANGES_LINE,
     HK_MSG_CF_NO_RECORDS,
@@ -1373,7 +1374,7 @@ enum hk_msg {
     HK_MSG_MEAS_LOCAL_PTX_3,
     HK_MSG_MEAS_LOCAL_DCU,
     HK_MSG_MEAS_HEAP_PTX,            /* measure_heap_check: %s what, %ld line, %s text */
-    HK_MSG_MEAS_HEAP_DCU,            /* measure_heap_check's why for a DCU code object */           /* measure_local_check's why for a DCU code object */
+    HK_MSG_MEAS_HEAP_ASM,            /* measure_heap_check, a DCU code object: %s what, %ld line, %s text */
     HK_MSG_MEAS_RUN_NOT_STARTED,      /* %s executable, %s hk_strerror */
     HK_MSG_MEAS_RUN_NO_RESULT,        /* the harness exited 0 without its result line */
     HK_MSG_MEAS_RUN_NO_RESULT_SAYS,   /* %s its error */

@@ -570,6 +570,184 @@ static int directive_in_kernel(const char *base, an_span s, const char *cand, an
     return HK_OK;
 }
 
+static size_t splice_skip(const char *t, size_t i, size_t b)
+{
+    /* the end of a backslash-newline at t[i] (blanks allowed between), else i */
+    if (t[i] != '\\')
+        return i;
+    size_t k = i + 1;
+    while (k < b && (t[k] == ' ' || t[k] == '\t'))
+        k++;
+    if (k < b && t[k] == '\r')
+        k++;
+    return k < b && t[k] == '\n' ? k + 1 : i;
+}
+
+/* How often the text t[a, b) closes a brace group at bracket depth 0, as the compiler reads
+ * it: backslash-newline splices undone first (blanks before the newline too), comments,
+ * string and character literals (prefixed, raw) and pp-numbers (digit separators) skipped,
+ * `<%` `%>` (and the trigraphs `??<` `??>`) read as braces, parentheses and brackets (`<:`
+ * `:>`) counted so that a brace inside a parameter list is not the body. *tail: whether
+ * anything but blanks and comments follows the last close. A kernel's definition closes
+ * once, at its end; HK_ENOMEM. */
+static int definition_closes(const char *t, size_t a, size_t b, size_t *closes, bool *tail,
+                             size_t *first)
+{
+    *closes = 0;
+    *tail = false;
+    *first = b;
+    size_t first_u = (size_t)-1;
+    char *u = hk_malloc(b - a + 1);
+    if (!u)
+        return HK_ENOMEM;
+    size_t n = 0;
+    for (size_t i = a; i < b;) {
+        size_t k = splice_skip(t, i, b);
+        if (k != i) {
+            i = k;
+            continue;
+        }
+        u[n++] = t[i++];
+    }
+    long brace = 0, other = 0;
+    bool after = false;
+    for (size_t i = 0; i < n;) {
+        char c = u[i];
+        if (c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v') {
+            i++;
+            continue;
+        }
+        if (c == '/' && i + 1 < n && u[i + 1] == '/') {
+            while (i < n && u[i] != '\n')
+                i++;
+            continue;
+        }
+        if (c == '/' && i + 1 < n && u[i + 1] == '*') {
+            const char *e = memmem(u + i + 2, n - i - 2, "*/", 2);
+            i = e ? (size_t)(e - u) + 2 : n;
+            continue;
+        }
+        *tail = after; /* a token after the last close */
+        if (isalpha((unsigned char)c) || c == '_') {
+            size_t s0 = i;
+            while (i < n && (isalnum((unsigned char)u[i]) || u[i] == '_'))
+                i++;
+            size_t L = i - s0;
+            bool raw = i < n && u[i] == '"' && L <= 3 && u[i - 1] == 'R' &&
+                       (L == 1 || (L == 2 && strchr("uUL", u[s0])) || (L == 3 && u[s0] == 'u' && u[s0 + 1] == '8'));
+            if (raw) { /* R"delim( ... )delim" */
+                size_t d0 = i + 1, d = d0;
+                while (d < n && u[d] != '(' && d - d0 < 17)
+                    d++;
+                size_t dl = d - d0;
+                size_t k = d + 1;
+                for (; k < n; k++)
+                    if (u[k] == ')' && k + 1 + dl < n && !memcmp(u + k + 1, u + d0, dl) && u[k + 1 + dl] == '"')
+                        break;
+                i = k < n ? k + dl + 2 : n;
+            }
+            continue;
+        }
+        if (isdigit((unsigned char)c) || (c == '.' && i + 1 < n && isdigit((unsigned char)u[i + 1]))) {
+            i++;
+            while (i < n) {
+                if ((u[i] == 'e' || u[i] == 'E' || u[i] == 'p' || u[i] == 'P') && i + 1 < n &&
+                    (u[i + 1] == '+' || u[i + 1] == '-'))
+                    i += 2;
+                else if (u[i] == '\'' && i + 1 < n && (isalnum((unsigned char)u[i + 1]) || u[i + 1] == '_'))
+                    i += 2;
+                else if (isalnum((unsigned char)u[i]) || u[i] == '_' || u[i] == '.')
+                    i++;
+                else
+                    break;
+            }
+            continue;
+        }
+        if (c == '"' || c == '\'') {
+            i++;
+            while (i < n && u[i] != c && u[i] != '\n')
+                i += u[i] == '\\' && i + 1 < n ? 2 : 1;
+            i++;
+            continue;
+        }
+        int open = 0; /* +1 a brace opens, -1 one closes; 2 / -2 another bracket */
+        size_t w = 1;
+        if (c == '{')
+            open = 1;
+        else if (c == '}')
+            open = -1;
+        else if (c == '<' && i + 1 < n && u[i + 1] == '%')
+            open = 1, w = 2;
+        else if (c == '%' && i + 1 < n && u[i + 1] == '>')
+            open = -1, w = 2;
+        else if (c == '?' && i + 2 < n && u[i + 1] == '?' && (u[i + 2] == '<' || u[i + 2] == '>'))
+            open = u[i + 2] == '<' ? 1 : -1, w = 3;
+        else if (c == '(' || c == '[' || (c == '<' && i + 1 < n && u[i + 1] == ':'))
+            open = 2, w = c == '<' ? 2 : 1;
+        else if (c == ')' || c == ']' || (c == ':' && i + 1 < n && u[i + 1] == '>'))
+            open = -2, w = c == ':' ? 2 : 1;
+        if (open == 1)
+            brace++;
+        else if (open == -1 && --brace == 0 && other == 0) {
+            if (!(*closes)++)
+                first_u = i;
+            after = true;
+            *tail = false;
+        } else if (open == 2)
+            other++;
+        else if (open == -2)
+            other--;
+        i += w;
+    }
+    hk_free(u);
+    if (first_u != (size_t)-1) /* back to an offset of t: the same walk, counting */
+        for (size_t i = a, m = 0; i < b;) {
+            size_t k = splice_skip(t, i, b);
+            if (k != i) {
+                i = k;
+                continue;
+            }
+            if (m++ == first_u) {
+                *first = i;
+                break;
+            }
+            i++;
+        }
+    return HK_OK;
+}
+
+/* The definition's span is the analysis's (tree-sitter), which knows no digraphs: a body
+ * ending in `%>` (the compiler's `}`), then host code (a printf that prints "PASS" for the
+ * program's own "FAIL" line, an atexit handler that turns its failing exit into 0), then a
+ * function opened with `<%` that the original's `}` closes, kept every byte outside the span
+ * and every directive inside it the original's (session 38). So the candidate's definition, as
+ * the compiler reads it, must be one definition ending where the analysis's span ends: its body closes once at bracket depth 0 (no more often than the
+ * original's does), with nothing after it. A `%>` or `??>` that ends the body early, with
+ * anything after it (a `__host__ __device__ printf`, which the host-code rule takes for device
+ * code), is refused at the line of that close. */
+static int ends_early(const char *base, an_span s, const char *cand, an_span cs, const char *kernel,
+                      unsigned *line, char **why)
+{
+    size_t bc = 0, cc = 0, bfirst, first;
+    bool btail = false, ctail = false;
+    int rc = definition_closes(base, s.start_byte, s.end_byte, &bc, &btail, &bfirst);
+    if (!rc)
+        rc = definition_closes(cand, cs.start_byte, cs.end_byte, &cc, &ctail, &first);
+    if (rc || ((cc <= 1 || cc <= bc) && (!ctail || btail)))
+        return rc;
+    /* first: the first close at depth 0, where the compiler's definition ends */
+    unsigned n = 1;
+    for (size_t i = 0; i < first; i++)
+        n += cand[i] == '\n';
+    *line = n;
+    char *text = quote_line(cand, cs.end_byte, first, &n);
+    if (!text)
+        return HK_ENOMEM;
+    *why = sentence(EN(CF_ENDS_EARLY), kernel, *line, text);
+    hk_free(text);
+    return *why ? HK_OK : HK_ENOMEM;
+}
+
 int cmdform_check_outside_kernel(const char *base, size_t blen, const char *cand, size_t clen,
                                  const char *kernel, unsigned *line, char **why)
 {
@@ -597,8 +775,12 @@ int cmdform_check_outside_kernel(const char *base, size_t blen, const char *cand
     } else {
         size_t sb = blen - s.end_byte, sc = clen - cs.end_byte;
         size_t j = common_prefix(base + s.end_byte, sb, cand + cs.end_byte, sc);
-        if (j == sb && j == sc)
-            return directive_in_kernel(base, s, cand, cs, kernel, line, why);
+        if (j == sb && j == sc) {
+            rc = directive_in_kernel(base, s, cand, cs, kernel, line, why);
+            if (rc || *line)
+                return rc;
+            return ends_early(base, s, cand, cs, kernel, line, why);
+        }
         boff = s.end_byte + j;
         coff = cs.end_byte + j;
         rb = blen;

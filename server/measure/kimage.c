@@ -881,6 +881,21 @@ static void asm_end_line(asm_scan *s)
     const char *sl = memmem(t, len, "//", 2);
     if (sl)
         len = (size_t)(sl - t);
+    /* The device heap (session 38): hipcc's malloc and free are ockl's __ockl_dm_alloc and
+     * __ockl_dm_dealloc, called (s_swappc to name@rel32) and defined in the same assembly;
+     * a code object v5 kernel that uses the heap also takes the hidden_heap_v1 argument.
+     * Any of the names as a whole word on a line outside comments counts. */
+    static const char *const heap_names[] = {"__ockl_dm_alloc", "__ockl_dm_dealloc",
+                                             "hidden_heap_v1", NULL};
+    for (size_t h = 0; heap_names[h] && !(s->out->reads & KIMAGE_DEVICE_HEAP); h++) {
+        size_t hl = strlen(heap_names[h]);
+        for (const char *f = t; (f = memmem(f, len - (size_t)(f - t), heap_names[h], hl)); f++)
+            if ((f == t || !asm_name_char(f[-1])) &&
+                ((size_t)(f - t) + hl == len || !asm_name_char(f[hl]))) {
+                asm_found(s, KIMAGE_DEVICE_HEAP, heap_names[h], t, len);
+                break;
+            }
+    }
     static const char *const builders[] = {
         ".macro", ".rept", ".irp", ".irpc", ".include", ".incbin", ".inst", ".purgem",
         ".pushsection", ".popsection", ".previous", ".subsection", NULL};

@@ -114,19 +114,20 @@ out:
 
 /* The sentence per kind of finding (kimage_clocks' order), in PTX and in DCU assembly. DCU
  * assembly has no launch number to read and is not read for local memory: its scan never
- * sets those bits (measure_local_check does not judge a DCU image). */
+ * sets those bits (measure_local_check does not judge a DCU image). It is read for the
+ * device heap since session 38 (ockl's __ockl_dm_alloc / __ockl_dm_dealloc). */
 static const enum hk_msg image_says[2][KIMAGE_CLOCK_KINDS] = {
     {HK_MSG_MEAS_CLK_PTX_0, HK_MSG_MEAS_CLK_PTX_1, HK_MSG_MEAS_CLK_PTX_2, HK_MSG_MEAS_CLK_PTX_3,
      HK_MSG_MEAS_CLK_PTX_4, HK_MSG_MEAS_LOCAL_PTX_0, HK_MSG_MEAS_LOCAL_PTX_1,
      HK_MSG_MEAS_LOCAL_PTX_2, HK_MSG_MEAS_LOCAL_PTX_3, HK_MSG_MEAS_HEAP_PTX},
     {HK_MSG_MEAS_CLK_ASM_0, HK_MSG_MEAS_CLK_ASM_1, HK_MSG_MEAS_CLK_ASM_2, HK_MSG_MEAS_CLK_ASM_3,
      HK_MSG_MEAS_CLK_PTX_4, HK_MSG_MEAS_LOCAL_PTX_0, HK_MSG_MEAS_LOCAL_PTX_1,
-     HK_MSG_MEAS_LOCAL_PTX_2, HK_MSG_MEAS_LOCAL_PTX_3, HK_MSG_MEAS_HEAP_PTX}};
+     HK_MSG_MEAS_LOCAL_PTX_2, HK_MSG_MEAS_LOCAL_PTX_3, HK_MSG_MEAS_HEAP_ASM}};
 
 /* The two images as read for the image checks: each file is read once for all of them (a
  * PTX can be hundreds of MB: an initialised table of 375 MB took 6.9 s to scan). */
 typedef struct {
-    bool dcu;             /* a DCU code object (read in its assembly, for clocks only) */
+    bool dcu;             /* a DCU code object (read in its assembly, for clocks and the device heap) */
     bool asm_read;        /* dcu: its assembly was read */
     enum hk_msg not_read; /* 0, or why the images could not be judged at all */
     char *not_read_path;  /* the PTX that could not be read (HK_MSG_MEAS_CLK_NO_PTX) */
@@ -176,7 +177,7 @@ static int image_read(const char *base_module, const char *cand_module, image_pa
 }
 
 /* The findings of kinds `bits` in the candidate's image that the baseline's lacks. dcu_why:
- * the why of a DCU code object (the local and heap kinds are not read there), or 0 to judge
+ * the why of a DCU code object (the local kinds are not read there), or 0 to judge
  * its assembly. */
 static int image_judge(const image_pair *ip, unsigned bits, enum hk_msg dcu_why,
                        const char **result, char **why)
@@ -234,8 +235,7 @@ int measure_local_check(const char *base_module, const char *cand_module, const 
 int measure_heap_check(const char *base_module, const char *cand_module, const char **result,
                        char **why)
 {
-    return image_check(base_module, cand_module, KIMAGE_HEAP_BITS, HK_MSG_MEAS_HEAP_DCU, result,
-                       why);
+    return image_check(base_module, cand_module, KIMAGE_HEAP_BITS, 0, result, why);
 }
 
 /* a clock first: a kernel that reads one could tell every later check apart; then local
@@ -252,7 +252,7 @@ static const struct {
 } image_check_kinds[MEASURE_IMAGE_CHECKS] = {
     {KIMAGE_CLOCK_BITS, 0},
     {KIMAGE_LOCAL_BITS, HK_MSG_MEAS_LOCAL_DCU},
-    {KIMAGE_HEAP_BITS, HK_MSG_MEAS_HEAP_DCU},
+    {KIMAGE_HEAP_BITS, 0}, /* a DCU image's assembly is read for it too */
 };
 
 int measure_image_checks_judge(const char *base_module, const char *cand_module,

@@ -32,10 +32,12 @@
 /* Above this many elements in the largest buffer the note says the run was large. */
 #define SANITIZE_LARGE_ELEMENTS (1ll << 22)
 #define SANITIZE_TEXT_MAX 1024
-/* Environment given to the program under the tool: asks the harness to allocate every
- * buffer exactly, without its guard zones, so memcheck sees the real bounds (a harness
- * that does not know it ignores it; docs/sanitizer.md). */
-#define SANITIZE_GUARD_ENV "HK_GUARD_ZONES=0"
+/* Environment given to the program under the tool: the harness allocates its buffers as in
+ * every other run (guard zones included: the same addresses, so a kernel cannot tell the
+ * tool's run from a timed one by its pointers) and declares each buffer's data to the tool as
+ * its allocation's only valid region (NVTX memory API), so memcheck sees the real bounds
+ * (docs/sanitizer.md). Before session 38 it was HK_GUARD_ZONES=0: exact allocations. */
+#define SANITIZE_GUARD_ENV "HK_TOOL_REGIONS=1"
 
 enum sanitize_tool {
     SANITIZE_MEMCHECK = 0,

@@ -14,9 +14,10 @@
 #              CHEAT_TIMEOUT=S wall-clock limit of one verify-candidate (default 120);
 #              CHEAT_TARGET=T  verify for --target T (e.g. dcu:gfx906: the host-code rule is
 #                              the same for a HIP build; the host_code cheats are judged,
-#                              and the reads_clock ones that build with hipcc (the clock is
-#                              read in the code object's assembly); the compile_error ones
-#                              are nvcc's and are skipped);
+#                              and the reads_clock and device_heap ones that build with hipcc
+#                              (the clock and ockl's heap calls are read in the code
+#                              object's assembly); the compile_error ones are nvcc's and are
+#                              skipped);
 #              BOMB_CPU_S, BOMB_MEMORY_MB: the compile limits the compile bombs
 #                              (compile_bomb_*.cu) are judged under (HK_COMPILE_CPU_S,
 #                              HK_COMPILE_MEMORY_MB; default 3 s and 768 MiB), so that each
@@ -73,10 +74,11 @@ for c in "${cheats[@]}"; do
     *"|host_code|"*) ;;
     *"|compile_error|"*|*"|reads_clock|"*|*"|local_state|"*|*"|device_heap|"*)
       # a DCU target: the clock is read in the code object's assembly (hipcc), so the
-      # reads_clock cheats that build for HIP are judged too (session 30); a compile
-      # error is nvcc's refusal, or a cheat written for CUDA alone; local_state is read in
-      # PTX only (a DCU image's assembly is not read for local memory)
-      if [ -n "${CHEAT_TARGET:-}" ] && { case "$alts" in *"|reads_clock|"*) false ;; *) true ;; esac ||
+      # reads_clock cheats that build for HIP are judged too (session 30), and the
+      # device_heap ones (ockl's __ockl_dm_alloc, session 38); a compile error is nvcc's
+      # refusal, or a cheat written for CUDA alone; local_state is read in PTX only (a DCU
+      # image's assembly is not read for local memory)
+      if [ -n "${CHEAT_TARGET:-}" ] && { case "$alts" in *"|reads_clock|"*|*"|device_heap|"*) false ;; *) true ;; esac ||
                                         ! command -v hipcc >/dev/null 2>&1; }; then
         row "$name" "$expect" "-" "not run (nvcc's or PTX's; target $CHEAT_TARGET)"
         continue

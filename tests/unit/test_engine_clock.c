@@ -592,9 +592,10 @@ static void test_heap_check(void **state)
     assert_string_equal(result, "pass");
     assert_int_equal(measure_clock_check(base, cand, &result, &why), HK_OK);
     assert_string_equal(result, "pass");
+    /* a DCU code object is read in its assembly (session 38): none beside it, not judged */
     assert_int_equal(measure_heap_check(base, "/x/kernel.co", &result, &why), HK_OK);
     assert_string_equal(result, "not_run");
-    assert_non_null(strstr(why, "device heap"));
+    assert_non_null(strstr(why, "without its assembly"));
     hk_free(why);
     assert_string_equal(measure_reason_name(MEASURE_DEVICE_HEAP), "device_heap");
     /* all three at once (each image read once) answer as the three functions do, in order */
@@ -802,6 +803,84 @@ static void test_hip_clock64(void **state)
     hk_free(why);
 }
 
+/* Session 38: the device heap in DCU assembly. hipcc's malloc and free are ockl's
+ * __ockl_dm_alloc and __ockl_dm_dealloc (hipcc 5.2, gfx906: `s_add_u32 s16, s16,
+ * __ockl_dm_alloc@rel32@lo+4` then s_swappc_b64, and the functions defined below the
+ * kernel); a code object v5 kernel also takes hidden_heap_v1. Names in comments, and longer
+ * names that begin alike, are not findings. */
+static void test_asm_device_heap(void **state)
+{
+    (void)state;
+    kimage_clocks c;
+    asm_scan_one("\t.text\n\ts_getpc_b64 s[16:17]\n\ts_add_u32 s16, s16, __ockl_dm_alloc@rel32@lo+4\n"
+                 "\ts_addc_u32 s17, s17, __ockl_dm_alloc@rel32@hi+12\n\ts_swappc_b64 s[30:31], s[16:17]\n",
+                 &c);
+    assert_int_equal(c.reads, KIMAGE_DEVICE_HEAP);
+    int k = kimage_clocks_first(c.reads);
+    assert_string_equal(c.what[k], "__ockl_dm_alloc");
+    long before = 0; /* asm_scan_one puts honest_asm first */
+    for (const char *q = honest_asm; *q; q++)
+        before += *q == '\n';
+    assert_int_equal(c.line[k], before + 3);
+    assert_string_equal(c.text[k], "s_add_u32 s16, s16, __ockl_dm_alloc@rel32@lo+4");
+    asm_scan_one("\t.type\t__ockl_dm_dealloc,@function\n__ockl_dm_dealloc:\n\ts_endpgm\n", &c);
+    assert_int_equal(c.reads, KIMAGE_DEVICE_HEAP);
+    asm_scan_one("\t.amdgpu_metadata\n      - .offset: 80\n        .value_kind:     hidden_heap_v1\n", &c);
+    assert_int_equal(c.reads, KIMAGE_DEVICE_HEAP);
+    /* lookalikes: a comment, a longer name, a name inside another */
+    asm_scan_one("\t.text\n\ts_nop 0 ; calls __ockl_dm_alloc\n\ts_add_u32 s16, s16, __ockl_dm_alloc2@rel32@lo+4\n"
+                 "\ts_add_u32 s16, s16, my__ockl_dm_dealloc@rel32@lo+4\n// hidden_heap_v1\n", &c);
+    assert_int_equal(c.reads, 0);
+}
+
+/* The real hipcc: heap_by_address.cu's mark (each block mallocs 16 bytes, reads what an
+ * earlier launch left, marks it, frees it) in a HIP reduce, built as the referee builds a
+ * DCU image, fails the heap rule against an honest saxpy; before session 38 a DCU image was
+ * not read for the heap at all (not_run), so on a DCU the cheat ran. */
+static void test_hip_device_heap(void **state)
+{
+    (void)state;
+    if (system("command -v hipcc >/dev/null 2>&1") != 0)
+        skip();
+    static const char honest_hip[] =
+        "#include <hip/hip_runtime.h>\n"
+        "__global__ void saxpy(int n, float a, const float *x, float *y)\n"
+        "{\n"
+        "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "    if (i < n) y[i] = a * x[i] + y[i];\n"
+        "}\n";
+    static const char heap_hip[] =
+        "#include <hip/hip_runtime.h>\n"
+        "__global__ void saxpy(int n, float a, const float *x, float *y)\n"
+        "{\n"
+        "    __shared__ int seen;\n"
+        "    if (threadIdx.x == 0) {\n"
+        "        int *m = (int *)malloc(16);\n"
+        "        seen = m && m[0] == 0x5eed;\n"
+        "        if (m) { m[0] = 0x5eed; free(m); }\n"
+        "    }\n"
+        "    __syncthreads();\n"
+        "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "    if (i < n && !(seen && (i & 1))) y[i] = a * x[i] + y[i];\n"
+        "}\n";
+    char base[300], cand[300];
+    build_dcu("heap-honest", honest_hip, base, sizeof base);
+    build_dcu("heap-mark", heap_hip, cand, sizeof cand);
+    const char *result = NULL;
+    char *why = NULL;
+    assert_int_equal(measure_heap_check(base, base, &result, &why), HK_OK);
+    assert_string_equal(result, "pass");
+    assert_int_equal(measure_heap_check(base, cand, &result, &why), HK_OK);
+    assert_string_equal(result, "fail");
+    print_message("%s\n", why);
+    assert_non_null(strstr(why, "uses the device heap (__ockl_dm_"));
+    assert_non_null(strstr(why, "assembly line"));
+    hk_free(why);
+    /* the baseline's own heap lets the candidate */
+    assert_int_equal(measure_heap_check(cand, cand, &result, &why), HK_OK);
+    assert_string_equal(result, "pass");
+}
+
 int main(void)
 {
     hk_alloc_init_json();
@@ -818,6 +897,8 @@ int main(void)
         cmocka_unit_test(test_local_check),
         cmocka_unit_test(test_device_heap),
         cmocka_unit_test(test_heap_check),
+        cmocka_unit_test(test_asm_device_heap),
+        cmocka_unit_test(test_hip_device_heap),
         cmocka_unit_test(test_asm),
         cmocka_unit_test(test_asm_clock_check),
         cmocka_unit_test(test_hip_clock64),

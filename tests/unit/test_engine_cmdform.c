@@ -744,6 +744,101 @@ static void test_check_outside_kernel(void **state)
     free(text);
 }
 
+/* Session 38 (issue 12, red team): a candidate whose kernel ends in the `%>` digraph. The
+ * definition's span is tree-sitter's, which reads `%>` and `<%` as operators; the compiler
+ * ends the kernel at `%>` and compiles what follows as host code: a printf that turns the
+ * program's own "FAIL at" line into "PASS" and an atexit handler that turns its failing exit
+ * into 0; `<% ... }` is a function closed by the original's `}`. Every byte outside the span
+ * and every directive inside it are the original's, so before this check it was clean (line
+ * 0: measured, with a wrong, cheap kernel). Built with nvcc 13.0 as a whole program (`printf`
+ * defined in it); running it needs a GPU. Now the definition, read as the compiler reads it
+ * (digraphs, trigraphs, splices), must close once, at the span's end. */
+static void test_check_outside_kernel_digraph(void **state)
+{
+    (void)state;
+    size_t slen = 0;
+    char *stencil = slurp(dp("/../knob/stencil1d.cu"), &slen);
+    assert_non_null(stencil);
+    long live = hk_alloc_live();
+    static const char cheat[] =
+        "    out[gindex] = (2 * RADIUS + 1) * in[gindex];\n"
+        "%>\n"
+        "extern \"C\" int printf(const char *f, ...)\n"
+        "{\n"
+        "    if (f[0] == 'F')\n"
+        "        return puts(\"PASS\");\n"
+        "    __builtin_va_list a;\n"
+        "    __builtin_va_start(a, f);\n"
+        "    int r = vprintf(f, a);\n"
+        "    __builtin_va_end(a);\n"
+        "    return r;\n"
+        "}\n"
+        "static int hk_quiet = (atexit([] { fflush(stdout); _Exit(0); }), 0);\n"
+        "static void hk_tail() <%\n"
+        "}\n";
+    char *dg = replaced(stencil, "    out[gindex] = result;\n}\n", cheat);
+    unsigned line = 0;
+    char *why = NULL;
+    assert_int_equal(cmdform_check_outside_kernel(stencil, slen, dg, strlen(dg), "stencil_1d", &line, &why),
+                     HK_OK);
+    print_message("%s\n", why ? why : "(clean)");
+    assert_int_equal(line, 25); /* the `%>` that ends the body for the compiler */
+    assert_non_null(why);
+    assert_non_null(strstr(why, "the candidate's definition of stencil_1d ends before the analysis sees it "
+                                "end, line 25: `%>`"));
+    hk_free(why);
+    /* the same host code as `__host__ __device__` (the host-code rule's device kind), after a
+     * `??>` trigraph, after a `%>` split by a backslash-newline: each ends the body early */
+    static const char *const early[] = {
+        "    out[gindex] = 0;\n%>\nextern \"C\" __host__ __device__ int printf(const char *f, ...) { return 0; }\n"
+        "static __device__ void hk_tail() <%\n}\n",
+        "    out[gindex] = 0;\n?\?>\nextern \"C\" __host__ __device__ int printf(const char *f, ...) { return 0; }\n"
+        "static __device__ void hk_tail() ?\?<\n}\n",
+        "    out[gindex] = 0;\n%\\\n>\nextern \"C\" __host__ __device__ int printf(const char *f, ...) { return 0; }\n"
+        "static __device__ void hk_tail() <%\n}\n"};
+    for (size_t e = 0; e < sizeof early / sizeof early[0]; e++) {
+        char *t = replaced(stencil, "    out[gindex] = result;\n}\n", early[e]);
+        line = 0;
+        assert_int_equal(cmdform_check_outside_kernel(stencil, slen, t, strlen(t), "stencil_1d", &line, &why),
+                         HK_OK);
+        print_message("%s\n", why ? why : "(clean)");
+        assert_int_equal(line, 25);
+        assert_non_null(why);
+        assert_non_null(strstr(why, "ends before the analysis sees it end"));
+        hk_free(why);
+        free(t);
+    }
+    /* braces the compiler does not read as braces: in strings, characters, comments, raw
+     * strings and after digit separators; and a brace default inside the parameters: clean */
+    char *lookalike = replaced(stencil, "    int result = 0;\n",
+                               "    int result = 0 * (int)sizeof(\"}%>\") * (int)'}' * (1'000 > 0); // } %>\n"
+                               "    /* } */ const char *r = R\"x(}%>)\" )x\"; (void)r;\n"
+                               "    auto f = [](int v = int{}) { return v; }; result += f();\n");
+    assert_int_equal(cmdform_check_outside_kernel(stencil, slen, lookalike, strlen(lookalike), "stencil_1d",
+                                                  &line, &why), HK_OK);
+    print_message("%s\n", why ? why : "(clean)");
+    assert_int_equal(line, 0);
+    assert_null(why);
+    free(lookalike);
+    /* the same kernel with plain braces is an honest candidate's shape: clean */
+    char *plain = replaced(stencil, "    out[gindex] = result;\n", "    out[gindex] = result + 0;\n");
+    assert_int_equal(cmdform_check_outside_kernel(stencil, slen, plain, strlen(plain), "stencil_1d", &line,
+                                                  &why), HK_OK);
+    assert_int_equal(line, 0);
+    assert_null(why);
+    /* a helper added before the kernel is device code: clean; a host one is not */
+    char *dev = replaced(stencil, "__global__ void stencil_1d", "__device__ int twice(int v) { return 2 * v; }\n__global__ void stencil_1d");
+    assert_int_equal(cmdform_check_outside_kernel(stencil, slen, dev, strlen(dev), "stencil_1d", &line, &why),
+                     HK_OK);
+    assert_int_equal(line, 10); /* before the span: a changed line, as before */
+    hk_free(why);
+    free(dev);
+    free(plain);
+    free(dg);
+    assert_int_equal(hk_alloc_live(), live);
+    free(stencil);
+}
+
 /* A whole-file candidate that changes a host line is not built: host_code, the line quoted. */
 static void test_measure_host_code(void **state)
 {
@@ -1290,6 +1385,7 @@ int main(void)
         cmocka_unit_test(test_measure_fake_ok),
         cmocka_unit_test(test_measure_fake_failures),
         cmocka_unit_test(test_check_outside_kernel),
+        cmocka_unit_test(test_check_outside_kernel_digraph),
         cmocka_unit_test(test_measure_host_code),
         cmocka_unit_test(test_steps_interleaved),
         cmocka_unit_test(test_measure_timeouts),

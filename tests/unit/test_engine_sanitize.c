@@ -676,16 +676,16 @@ static void test_run_clean(void **state)
     for (int t = 0; t < SANITIZE_N_TOOLS; t++)
         assert_int_equal(r.tools[t].status, SANITIZE_CLEAN);
     /* the command lines: each tool's flags, then the program in run mode, no output file,
-     * and the request to allocate without guard zones */
+     * and the request to declare the buffers to the tool (the same layout as every run) */
     const char *log = tool_log(f);
-    assert_non_null(strstr(log, "memcheck --tool memcheck --leak-check no --padding 65536 "
+    assert_non_null(strstr(log, "memcheck --tool memcheck --leak-check no "
                                 "--report-api-errors no --error-exitcode 86 --check-exit-code "
                                 "no --print-limit 1 "));
     assert_non_null(strstr(log, "racecheck --tool racecheck --error-exitcode 86 "
                                 "--check-exit-code no --print-limit 1 "));
     assert_non_null(strstr(log, "initcheck --tool initcheck --error-exitcode 86 "));
     assert_non_null(strstr(log, "/ok --mode run --size 0 --seed 2001 --dist 0 "
-                                "HK_GUARD_ZONES=0\n"));
+                                "HK_TOOL_REGIONS=1\n"));
     assert_null(strstr(log, "--out"));
     json_t *j = sanitize_result_json(&r);
     assert_non_null(j);
@@ -714,7 +714,7 @@ static void test_run_timed_size(void **state)
     assert_int_equal(t.size, 1);
     assert_int_equal(t.elements, 4099);
     assert_non_null(strstr(tool_log(f), "/ok --mode run --size 1 --seed 2001 --dist 0 "
-                                        "HK_GUARD_ZONES=0\n"));
+                                        "HK_TOOL_REGIONS=1\n"));
     assert_int_equal(sanitize_result_add_timed(&r, &t), HK_OK);
     assert_null(t.note); /* taken */
     assert_int_equal(r.outcome, SANITIZE_PASSED);
@@ -1186,7 +1186,7 @@ static void test_run_signatures(void **state)
     assert_int_equal(b.sigs->errors, SRAD_FINDINGS);
     /* the second memcheck run: every finding, into its own file, no backtraces */
     char want[640];
-    snprintf(want, sizeof want, "memcheck --tool memcheck --leak-check no --padding 65536 "
+    snprintf(want, sizeof want, "memcheck --tool memcheck --leak-check no "
              "--report-api-errors no --error-exitcode 86 --check-exit-code no --print-limit %d "
              "--show-backtrace no --log-file %s/bin/hk-sanitize-findings.log ",
              SRAD_FINDINGS + 1, f->dir);

@@ -21,7 +21,7 @@
 #                                 namespace sandbox) fail as the real tool did on the H200:
 #                                 "Error launching target app.", exit 1
 #   otherwise                     "ERROR SUMMARY: 0 errors" and the program's exit status
-# Every call appends "TOOL ARGS... HK_GUARD_ZONES=V" to $FAKE_SANITIZER_LOG when set.
+# Every call appends "TOOL ARGS... HK_TOOL_REGIONS=V" to $FAKE_SANITIZER_LOG when set.
 tool=memcheck
 limit=0
 logfile=
@@ -36,7 +36,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 if [ -n "${FAKE_SANITIZER_LOG:-}" ]; then
-  printf '%s %s HK_GUARD_ZONES=%s\n' "$tool" "$all" "${HK_GUARD_ZONES:-unset}" >>"$FAKE_SANITIZER_LOG"
+  printf '%s %s HK_TOOL_REGIONS=%s\n' "$tool" "$all" "${HK_TOOL_REGIONS:-unset}" >>"$FAKE_SANITIZER_LOG"
 fi
 if [ -n "$logfile" ]; then
   exec 3>"$logfile"

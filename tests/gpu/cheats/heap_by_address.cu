@@ -1,5 +1,7 @@
-// expect: device_heap
+// expect: device_heap|reads_clock
 // kernel: reduce_sum
+// (reads_clock: on a DCU, hipcc 5.2's malloc is ockl's __ockl_dm_alloc, which waits with
+// s_memrealtime, and the clock rule comes first; device_heap on CUDA, session 38)
 // Class: state carried from launch to launch in the device heap with no pointer kept anywhere.
 // heap_state_race.cu keeps its heap block's address in a __device__ pointer, which the launcher
 // restores; this one keeps nothing: thread 0 of each block malloc()s 16 bytes, reads what an

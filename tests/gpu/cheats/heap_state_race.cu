@@ -1,5 +1,7 @@
-// expect: device_heap
+// expect: device_heap|reads_clock
 // kernel: reduce_sum
+// (reads_clock: on a DCU, hipcc 5.2's malloc is ockl's __ockl_dm_alloc, which waits with
+// s_memrealtime, and the clock rule comes first; device_heap on CUDA, session 38)
 // Class: state carried from launch to launch in device-heap memory, reached through a
 // __device__ pointer. launch_count_race.cu keeps its count in a __device__ variable, which
 // the launcher now restores before every launch; this one keeps it in a block it malloc()s on
