@@ -4961,7 +4961,7 @@ static const struct hk_msg_entry msgs[HK_MSG_COUNT] = {
     F(RW_TK_G_DEVICE_VAR, "the update calls `%.*s` and the file declares a `__device__` variable, which a callee could change P times",
       "更新调用了 `%.*s`，而文件声明了 `__device__` 变量，被调函数可能把它修改 P 次"),
     F(RW_TK_G_VALUE_TYPE, "the update reads the value `%.*s` of type `%s`: not a type a warp shuffle carries",
-      "更新读取了类型为 `%s` 的值 `%.*s`：不是 warp shuffle 能传递的类型"),
+      "更新读取了值 `%.*s`，其类型为 `%s`：不是 warp shuffle 能传递的类型"),
     F(RW_TK_G_DESC, "kernel %s: each query of the loop at line %d gets %d adjacent lanes; the item loop of line %d (its update guarded by `if`, %s) runs in groups of %d items, one a lane: each lane computes its item's values, `__ballot_sync` names the lanes whose guard holds on the state as it stands, and the first of them has its values shuffled to every lane, which all run its update; the guards are asked again after each update. The state goes through the sequential updates in order, exactly, in every lane; part 0 runs what follows the loop. Launch with the grid multiplied by %d along x",
       "核函数 %s：第 %d 行循环的每个查询分配 %d 个相邻通道；第 %d 行的数据项循环（其更新由 `if` 守卫，%s）以每组 %d 个数据项运行，每个通道一个：各通道计算自己数据项的取值，`__ballot_sync` 找出守卫在当前状态下成立的通道，其中第一个的取值经 shuffle 传给所有通道，所有通道都执行它的更新；每次更新后重新判断守卫。状态在每个通道中按顺序经历与顺序执行完全相同的更新；循环之后的语句由第 0 部分执行。启动时网格沿 x 方向乘以 %d"),
 };

@@ -1,8 +1,10 @@
 /* split_topk_scan: a grid-stride loop over queries whose body scans every item keeping the
  * K best by a strict-< cascade (mmcv's three_nn) gives each query P adjacent lanes of a
  * warp: lane `part` scans the items k = A + part, A + part + P, ..., and the P partial
- * top-K lists are merged by (value, lower index) with __shfl_xor_sync. The grid grows by P
- * along x (rw_result.grid_multiplier). */
+ * top-K lists are merged by (value, lower index) with __shfl_xor_sync. An item loop whose
+ * guarded update is no cascade (knn's heap, ball_query's counted break) takes the guarded
+ * form: P items at a time, one a lane, the updates replayed in item order in every lane.
+ * The grid grows by P along x (rw_result.grid_multiplier). */
 #include "rewrites/registry.h"
 #include "rewrites/rewrite_gridloop.h"
 #include "rewrites/rewrite_lex.h"
@@ -1172,7 +1174,9 @@ static int emit_split_topk_scan(const rw_context *c, const int *p, rw_result *ou
 const rw_descriptor rw_split_topk_scan_desc = {
     .name = "split_topk_scan",
     .summary = "a per-query scan keeping the K best items by a strict-< cascade is split over P adjacent lanes, " /* i18n: not for people */
-               "their lists merged by (value, lower index) with shuffles (exact; grid x P)",
+               "their lists merged by (value, lower index) with shuffles; another guarded update (a heap, a counted "
+               "break) runs P items at a time, the lanes whose guard holds found by ballot and updated in item order "
+               "in every lane (exact; grid x P)",
     .params = tk_params,
     .n_params = HK_ARRAY_LEN(tk_params),
     .flags = 0,
