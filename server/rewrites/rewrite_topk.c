@@ -577,9 +577,10 @@ static bool check_query_body(tk_scan *s, const tk_loop *L)
  * the lanes' states were equal before, so they are equal after: the state goes through the
  * original's updates in the original's order, in every lane. C is asked again on the new
  * state for the lanes after j. A break of S ends the scan for all the query's lanes at the
- * same item. Memory S stores to gets the same values in the same order from each lane; no
- * lane reads memory the kernel writes in S or C, so no lane sees another's stores early,
- * and the last store to each place is the sequential last value. Callees of S touch only
+ * same item. Memory S stores to gets the same values in the same order from each lane; S
+ * and C read no memory but the lane's own arrays, so no lane sees another's stores early,
+ * the last store to each place is the sequential last value, and a __syncwarp over the
+ * query's lanes after the loop makes the stores seen by what follows (part 0 runs it). Callees of S touch only
  * the lane's own arrays and scalars (no pointer of the kernel is handed to them, no
  * __device__ variable exists, no atomic, barrier, warp operation or thread index). */
 
@@ -752,10 +753,11 @@ static bool check_update(tk_scan *s, const an_model *m, size_t a, size_t b)
                 return refuse(s, k, "update", EN(RW_TK_G_RMW), TOK(ts, k));
             if (store && k > 0 && (rwl_tok_is(ts, k - 1, "++") || rwl_tok_is(ts, k - 1, "--")))
                 return refuse(s, k, "update", EN(RW_TK_G_RMW), TOK(ts, k));
+            /* a read: the lanes are not in step between two ballots, so a lane may read a
+             * place another lane has already stored to a later value (a store through a
+             * local pointer may reach any buffer): the update reads the lane's own arrays only */
             if (!store)
-                for (size_t q = 1; q + 1 < ts->n; q++)
-                    if (rwg_is_name(ts, q, k) && rwl_occurrence_writes(ts, q))
-                        return refuse(s, k, "update", EN(RW_TK_G_READS_WRITTEN), TOK(ts, k));
+                return refuse(s, k, "update", EN(RW_TK_G_READS_WRITTEN), TOK(ts, k));
         }
         if (!rwl_tok_is(ts, k + 1, "(") || rwg_is_kw(ts, k) || rwl_is_type_word(ts, k) || rwl_pure_call_name(ts, k))
             continue;
@@ -937,6 +939,7 @@ static int emit_guarded(const tk_scan *s, const tk_loop *L, const tk_guard *G, i
                               "            hk_sp_from = hk_sp_j + 1;\n"
                               "        }\n"
                               "    }\n"
+                              "    __syncwarp(hk_sp_gm);   /* the lanes' stores seen by what follows (part 0) */\n"
                               "}");
     (void)L;
     return rc;

@@ -483,6 +483,19 @@ static const char guard_refused_src[] =
     "        }\n"
     "        out[t] = w;\n"
     "    }\n"
+    "}\n"
+    "__global__ void readback(int n, int m, const float *x, const float *q, const int *w0, int *out)\n"
+    "{\n"
+    "    LOOP(t, n) {\n"
+    "        float qx = q[t];\n"
+    "        float b = 1e30f;\n"
+    "        int w = 0;\n"
+    "        for (int i = 0; i < m; i++) {\n"
+    "            float d = qx - x[i];\n"
+    "            if (d < b) { b = d; w = w0[i]; }\n"
+    "        }\n"
+    "        out[t] = w;\n"
+    "    }\n"
     "}\n";
 
 static void refusals(void **state)
@@ -518,6 +531,8 @@ static void refusals(void **state)
         {"guardwrites", "guard", 71, "the guard writes (`++`)"},
         /* a guard that reads global memory */
         {"guardmem", "guard", 83, "the guard reads memory (`lim`)"},
+        /* a memory read in the update: the lanes are not in step */
+        {"readback", "update", 96, "the update reads memory through `w0`"},
     };
     rwf_expect_refusals(guard_refused_src, "split_topk_scan", guard_cases, HK_ARRAY_LEN(guard_cases));
 }
