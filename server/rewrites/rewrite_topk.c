@@ -1113,7 +1113,8 @@ static int rw_split_topk_scan(const rw_context *ctx, int P, rw_result *out)
     tk_scan s = {.text = ctx->text, .len = ctx->len, .ts = &ts, .f = f};
     tk_loop L;
     memset(&L, 0, sizeof L);
-    static tk_guard G;   /* large; the rewrites run on one thread (the worker's or the CLI's) */
+    tk_guard G;
+    memset(&G, 0, sizeof G);
     bool guarded = false;
     if (ts.n < 3 || strstr(ctx->text, "hk_sp_merge"))
         refuse(&s, 0, "kernel body", "%s", ts.n < 3 ? EN(RW_EMPTY) : EN(RW_TK_SPLIT_FILE));

@@ -227,7 +227,7 @@ static void emits_and_compiles(void **state)
 }
 
 /* Every allocation failure is HK_ENOMEM with nothing left behind, never a refusal, on the
- * loop macro's form and the written-out for header. */
+ * loop macro's form and the written-out for header (the guarded form: guarded_forms). */
 static int split_nearest3(const fixture *fx, size_t k, rw_result *r)
 {
     rw_context ctx = {.text = fx->text, .len = fx->len, .m = fx->m, .kernel = k};
@@ -817,6 +817,10 @@ static void guarded_forms(void **state)
     assert_false(h.applicable);
     assert_non_null(strstr(h.description, "`sift(...)` updates the state"));
     rw_result_free(&h);
+    /* every allocation failure is HK_ENOMEM, never a refusal: a callee followed (its body
+     * and the file lexed), a break */
+    rwf_survives_alloc_failures(&fx, kernel(&fx, "heap"), split_nearest3);
+    rwf_survives_alloc_failures(&fx, kernel(&fx, "radius"), split_nearest3);
     unload(&fx);
     SKIP_WITHOUT_EMULATOR();
     static emu_batch batch;
