@@ -891,13 +891,17 @@ static int emit_guarded(const tk_scan *s, const tk_loop *L, const tk_guard *G, i
                               "    const unsigned hk_sp_base = hk_sp_np > 1 ? (hk_sp_lane & ~%du) : hk_sp_lane;\n"
                               "    const unsigned hk_sp_gm = (hk_sp_np > 1 ? ((1u << %d) - 1u) : 1u) << hk_sp_base;\n"
                               "    bool hk_sp_stop = false;\n"
-                              "    for (long long hk_sp_g = (long long)(%.*s); hk_sp_part < hk_sp_np && !hk_sp_stop && "
-                              "hk_sp_g < (long long)(%.*s); hk_sp_g += hk_sp_np) {\n"
-                              "        const bool hk_sp_in = hk_sp_g + hk_sp_part < (long long)(%.*s);\n"
-                              "        %.*s %.*s = (%.*s)(hk_sp_in ? hk_sp_g + hk_sp_part : hk_sp_g);\n        ",
-                           P, P - 1, P, SPAN(ts, sl->start_a, sl->start_b), SPAN(ts, sl->n_a, sl->n_b),
-                           SPAN(ts, sl->n_a, sl->n_b), SPAN(ts, sl->type_a, sl->type_b), TOK(ts, sl->v),
-                           SPAN(ts, sl->type_a, sl->type_b));
+                              "    /* an item is in range when the original's test `k < N` holds for it in the counter's\n"
+                              "     * own type (and the counter holds it): the same comparison, signedness included */\n"
+                              "    for (long long hk_sp_g = (long long)(%.*s)(%.*s); hk_sp_part < hk_sp_np && !hk_sp_stop && "
+                              "hk_sp_g == (long long)(%.*s)hk_sp_g && (%.*s)hk_sp_g < (%.*s); hk_sp_g += hk_sp_np) {\n"
+                              "        const long long hk_sp_kk = hk_sp_g + hk_sp_part;\n"
+                              "        const bool hk_sp_in = hk_sp_kk == (long long)(%.*s)hk_sp_kk && (%.*s)hk_sp_kk < (%.*s);\n"
+                              "        %.*s %.*s = (%.*s)(hk_sp_in ? hk_sp_kk : hk_sp_g);\n        ",
+                           P, P - 1, P, SPAN(ts, sl->type_a, sl->type_b), SPAN(ts, sl->start_a, sl->start_b),
+                           SPAN(ts, sl->type_a, sl->type_b), SPAN(ts, sl->type_a, sl->type_b), SPAN(ts, sl->n_a, sl->n_b),
+                           SPAN(ts, sl->type_a, sl->type_b), SPAN(ts, sl->type_a, sl->type_b), SPAN(ts, sl->n_a, sl->n_b),
+                           SPAN(ts, sl->type_a, sl->type_b), TOK(ts, sl->v), SPAN(ts, sl->type_a, sl->type_b));
     if (!rc)
         rc = hk_buf_printf(o, "%.*s\n", (int)(ts->t[sl->upd_a - 1].end - ts->t[sl->body_a + 1].start),
                            ts->text + ts->t[sl->body_a + 1].start);

@@ -393,6 +393,19 @@ static const char refused_src[] =
     "        if (d < b) { b = d; w = i; }\n"
     "    }\n"                                                                  /* 140 */
     "    out[t] = w;\n"
+    "}\n"
+    "__global__ void ubound(int n, int m, const float *x, const float *q, int *out)\n"
+    "{\n"
+    "    LOOP(t, n) {\n"
+    "        float qx = q[t];\n"
+    "        float b = 1e30f;\n"
+    "        int w = -1;\n"
+    "        for (int i = t % 3 - 1; i < (unsigned)m; ++i) {\n"
+    "            float d = qx - x[i];\n"
+    "            if (d <= b) { b = d; w = i; }\n"
+    "        }\n"
+    "        out[t] = w;\n"
+    "    }\n"
     "}\n";
 
 /* The guarded form's own refusals (not compiled: `notify` is nowhere). */
@@ -717,7 +730,10 @@ static void emulated(void **state)
  * knn and ball_query (where bench/wild/src is extracted). Broken candidates must differ:
  * the guard not asked again for the lane after an update, the values taken from the
  * group's first lane, a break that does not stop the other lanes. */
-static const char *const guarded_names[] = {"heap", "radius", "lesseq", "noshift", "narrow", "sentinels"};
+/* ubound: a start of -1 for every third query against an unsigned bound: `-1 < (unsigned)m`
+ * is false, so the original scans nothing there (the items' range test is the original's,
+ * in the counter's type) */
+static const char *const guarded_names[] = {"heap", "radius", "lesseq", "noshift", "narrow", "sentinels", "ubound"};
 
 static const char guarded_helpers_fmt[] =
     "static const int P = %d;\n"
@@ -745,6 +761,7 @@ static const char guarded_helpers_fmt[] =
     "                HK_PAIR(noshift, n, m, x, q)\n"
     "                HK_PAIR(narrow, n, m, xd, qd)\n"
     "                HK_PAIR(sentinels, n, m, x, q)\n"
+    "                HK_PAIR(ubound, n, m, x, q)\n"
     "#undef HK_PAIR\n"
     "            }\n"
     "}\n";
@@ -870,7 +887,15 @@ static void guarded_forms(void **state)
     emu_batch_add_pair(&batch, "topk_guarded_broken_first", refused_src, first, helpers[1], driver, EMU_DIFFERS);
     char *nostop = emu_replaced(cands[2], "{ hk_sp_stop = true; break; }", "{ break; }");
     emu_batch_add_pair(&batch, "topk_guarded_broken_stop", refused_src, nostop, helpers[2], driver, EMU_DIFFERS);
+    /* the range test in 64 bits instead of the counter's type: ubound's queries that start at
+     * -1 scan items the original never does */
+    char *wide1 = emu_replaced_all(cands[1], "(int)hk_sp_g < ((unsigned)m)", "hk_sp_g < (long long)((unsigned)m)");
+    char *wide = emu_replaced_all(wide1, "(int)hk_sp_kk < ((unsigned)m)", "hk_sp_kk < (long long)((unsigned)m)");
+    assert_string_not_equal(wide, cands[1]);
+    emu_batch_add_pair(&batch, "topk_guarded_broken_range", refused_src, wide, helpers[1], driver, EMU_DIFFERS);
     emu_batch_run(&batch);
+    free(wide1);
+    free(wide);
     free(skip);
     free(first);
     free(nostop);
