@@ -41,6 +41,7 @@ typedef struct {
     const an_function *f;
     char why[SC_WHY];
     bool deep;                /* the refusal is about a loop of the right shape's values */
+    bool values_without_loads; /* rw_scan_read_item_loop: values need not read memory */
 } sc_scan;
 
 typedef struct {
@@ -436,7 +437,7 @@ static bool read_body(sc_scan *s, sc_loop *L)
     for (size_t i = 0; i < L->n_d && !reads; i++)
         for (size_t k = L->d[i].init_a; k < L->d[i].init_b && !reads; k++)
             reads = rwl_tok_is(ts, k, "*") && rwl_unary_position(ts, k);
-    if (!reads)
+    if (!reads && !s->values_without_loads)
         return refuse(s, L->d[0].name, "value declaration", "the values (`%.*s`...) read no memory and call "
                       "nothing: no load for the jam to put in flight", TOK(ts, L->d[0].name));
     /* the value declarations: nothing the body writes, no writes, no calls that may write */
@@ -486,6 +487,30 @@ static bool read_body(sc_scan *s, sc_loop *L)
                               TOK(ts, w[j]), rwl_line_at(s->text, ts->t[w[j]].start));
             }
         }
+    }
+    return true;
+}
+
+bool rw_scan_read_item_loop(const char *text, const rw_toks *ts, const an_function *f, size_t k,
+                            bool need_load, rw_scan_loop *out, char *why, size_t n)
+{
+    sc_scan s = {.text = text, .ts = ts, .f = f, .values_without_loads = !need_load};
+    sc_loop L;
+    memset(&L, 0, sizeof L);
+    memset(out, 0, sizeof *out);
+    _Static_assert(SC_DECLS <= RW_SCAN_VALUES, "every value fits rw_scan_loop");
+    if (!read_header(&s, k, &L) || !read_body(&s, &L)) {
+        snprintf(why, n, "%s", s.why);
+        return false;
+    }
+    *out = (rw_scan_loop){.loop_a = L.loop_a, .loop_b = L.loop_b, .type_a = L.type_a, .type_b = L.type_b,
+                          .v = L.v, .start_a = L.start_a, .start_b = L.start_b, .n_a = L.n_a, .n_b = L.n_b,
+                          .body_a = L.body_a, .body_b = L.body_b, .n_values = L.n_d, .upd_a = L.upd_a,
+                          .upd_b = L.upd_b, .has_break = L.has_break};
+    for (size_t i = 0; i < L.n_d; i++) {
+        out->value_name[i] = L.d[i].name;
+        out->value_type_a[i] = L.d[i].type_a;
+        out->value_type_b[i] = L.d[i].type_b;
     }
     return true;
 }

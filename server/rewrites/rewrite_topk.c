@@ -1,11 +1,14 @@
 /* split_topk_scan: a grid-stride loop over queries whose body scans every item keeping the
  * K best by a strict-< cascade (mmcv's three_nn) gives each query P adjacent lanes of a
  * warp: lane `part` scans the items k = A + part, A + part + P, ..., and the P partial
- * top-K lists are merged by (value, lower index) with __shfl_xor_sync. The grid grows by P
- * along x (rw_result.grid_multiplier). */
+ * top-K lists are merged by (value, lower index) with __shfl_xor_sync. An item loop whose
+ * guarded update is no cascade (knn's heap, ball_query's counted break) takes the guarded
+ * form: P items at a time, one a lane, the updates replayed in item order in every lane.
+ * The grid grows by P along x (rw_result.grid_multiplier). */
 #include "rewrites/registry.h"
 #include "rewrites/rewrite_gridloop.h"
 #include "rewrites/rewrite_lex.h"
+#include "rewrites/rewrite_scan.h"
 
 #include "core/buf.h"
 #include "core/hk.h"
@@ -559,6 +562,393 @@ static bool check_query_body(tk_scan *s, const tk_loop *L)
     return true;
 }
 
+/* ---- the guarded form: an item loop `{ VALUES; if (C) S }` whose update is not a cascade
+ * (knn's heap sifted by a callee, ball_query's count with its break, `<=` ties) ----
+ *
+ * Why it is exact. The original runs, for k = A, A + 1, ...: VALUES(k); if C(k, state) then
+ * S(k) (which may end the scan by a break). Group the items P at a time; lane p of the query
+ * computes VALUES(g + p), which read nothing the loop body writes (rw_scan_read_item_loop),
+ * so they are the values the original computes at that item whatever updates came before.
+ * With the state as it stands after the items up to `from - 1`, the first lane j >= from
+ * whose C holds is the next item the original updates: every item between has C false on
+ * that same state (C is pure: it writes nothing, calls nothing that may write, reads only
+ * the values, names and local arrays), so the original leaves the state as it is there.
+ * Every lane then runs S(g + j) on lane j's values (shuffled, the same bits) and counter;
+ * the lanes' states were equal before, so they are equal after: the state goes through the
+ * original's updates in the original's order, in every lane. C is asked again on the new
+ * state for the lanes after j. A break of S ends the scan for all the query's lanes at the
+ * same item. Memory S stores to gets the same values in the same order from each lane; S
+ * and C read no memory but the lane's own arrays, so no lane sees another's stores early,
+ * the last store to each place is the sequential last value, and a __syncwarp over the
+ * query's lanes after the loop makes the stores seen by what follows (part 0 runs it). Callees of S touch only
+ * the lane's own arrays and scalars (no pointer of the kernel is handed to them, no
+ * __device__ variable exists, no atomic, barrier, warp operation or thread index). */
+
+#define TK_CALL_DEPTH 4
+
+typedef struct {
+    rw_scan_loop sl;
+    size_t n_conds;
+    size_t cond_a[TK_VALUES], cond_b[TK_VALUES];   /* each guard's tokens inside its parens */
+    size_t shfl[RW_SCAN_VALUES];                    /* values the update statement reads */
+    size_t n_shfl;
+} tk_guard;
+
+static const an_param *param_named(const tk_scan *s, size_t k)
+{
+    for (size_t p = 0; p < s->f->n_params; p++) {
+        const char *nm = s->f->params[p].name;
+        size_t l = strlen(nm);
+        if (l && l == s->ts->t[k].end - s->ts->t[k].start && !memcmp(nm, s->text + s->ts->t[k].start, l))
+            return &s->f->params[p];
+    }
+    return NULL;
+}
+
+/* Is the name at k declared as a pointer in the kernel body (`const T *p = ...`)? */
+static bool local_pointer(const rw_toks *ts, size_t k)
+{
+    for (size_t q = 2; q + 1 < ts->n; q++)
+        if (rwg_same_name(ts, q, k) && rwl_tok_is(ts, q - 1, "*") && rwl_declared_here(ts, q))
+            return true;
+    return false;
+}
+
+/* Does the file declare a `__device__` (or `__managed__`) variable: a declaration whose
+ * `__device__` is followed by `;`, `=` or `[` before any `(`? */
+static int file_has_device_variable(const char *text, size_t len, bool *has)
+{
+    rw_toks ft = {0};
+    int rc = rwl_lex(text, 0, (uint32_t)len, &ft);
+    *has = false;
+    for (size_t k = 0; !rc && k < ft.n && !*has; k++) {
+        if (rwl_tok_is(&ft, k, "__managed__")) {
+            *has = true;
+            break;
+        }
+        if (!rwl_tok_is(&ft, k, "__device__"))
+            continue;
+        for (size_t q = k + 1; q < ft.n; q++) {
+            if (rwl_tok_is(&ft, q, "(") || rwl_tok_is(&ft, q, "{"))
+                break;
+            if (rwl_tok_is(&ft, q, ";") || rwl_tok_is(&ft, q, "=") || rwl_tok_is(&ft, q, "[")) {
+                *has = true;
+                break;
+            }
+        }
+    }
+    rwl_toks_free(&ft);
+    return rc;
+}
+
+/* What a callee of the update may not hold: each lane runs it. */
+static bool lane_unsafe(const rw_toks *ts, size_t k)
+{
+    const char *p = ts->text + ts->t[k].start;
+    size_t l = ts->t[k].end - ts->t[k].start;
+    static const char *const words[] = {"threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize", "__shared__",
+                                        "volatile", "asm", "printf", "__syncthreads", "__syncwarp", "__activemask",
+                                        "__ballot_sync", "__any_sync", "__all_sync", "__threadfence", "__trap",
+                                        "clock", "clock64", "__nanosleep"};
+    for (size_t i = 0; i < HK_ARRAY_LEN(words); i++)
+        if (rwl_tok_is(ts, k, words[i]))
+            return true;
+    return (l > 6 && (!memcmp(p, "atomic", 6) || !memcmp(p, "__shfl", 6))) || (l > 13 && !memcmp(p, "__syncthreads", 13));
+}
+
+/* Checks the callee g of the update (the call's name at token at of the kernel's ts): no
+ * lane-unsafe construct, calls only pure functions or functions of the file that qualify,
+ * up to TK_CALL_DEPTH deep. */
+static bool callee_ok(tk_scan *s, const an_model *m, const an_function *g, size_t at, int depth)
+{
+    const rw_toks *ts = s->ts;
+    if (depth > TK_CALL_DEPTH)
+        return refuse(s, at, "call", EN(RW_TK_G_CALL_DEPTH), TOK(ts, at), TK_CALL_DEPTH);
+    rw_toks gt = {0};
+    if (rwl_lex(s->text, g->body_span.start_byte, g->body_span.end_byte, &gt)) {
+        s->oom = true;
+        return false;
+    }
+    bool ok = true;
+    for (size_t k = 0; ok && k < gt.n; k++) {
+        if (gt.t[k].kind != T_IDENT)
+            continue;
+        if (lane_unsafe(&gt, k)) {
+            ok = refuse(s, at, "call", EN(RW_TK_G_CALLEE_DOES), (int)strlen(g->name), g->name, TOK(&gt, k));
+            break;
+        }
+        if (!rwl_tok_is(&gt, k + 1, "(") || rwg_is_kw(&gt, k) || rwl_is_type_word(&gt, k) || rwl_pure_call_name(&gt, k))
+            continue;
+        const an_function *h = rwl_callee(m, g, &gt, k);
+        if (!h)
+            ok = refuse(s, at, "call", EN(RW_TK_G_CALLEE_DOES), (int)strlen(g->name), g->name, TOK(&gt, k));
+        else
+            ok = callee_ok(s, m, h, at, depth + 1);
+    }
+    rwl_toks_free(&gt);
+    return ok;
+}
+
+/* The if chain at [a, b): its guards into G; false with a refusal when it is not one. */
+static bool read_guards(tk_scan *s, tk_guard *G, size_t a, size_t b)
+{
+    const rw_toks *ts = s->ts;
+    if (!rwl_tok_is(ts, a, "if") || !rwl_tok_is(ts, a + 1, "(") || rwl_stmt_end(ts, a, b) != b)
+        return refuse(s, a, "update", EN(RW_TK_G_NOT_IF));
+    for (size_t q = a;;) {
+        if (!rwl_tok_is(ts, q, "if") || !rwl_tok_is(ts, q + 1, "("))
+            return refuse(s, q, "else", EN(RW_TK_G_ELSE));
+        if (G->n_conds == TK_VALUES)
+            return refuse(s, q, "update", EN(RW_TK_MORE_SLOTS), TK_VALUES);
+        size_t cc = rwl_match_close(ts, q + 1);
+        if (cc >= b)
+            return refuse(s, q, "update", EN(RW_TK_G_NOT_IF));
+        G->cond_a[G->n_conds] = q + 2;
+        G->cond_b[G->n_conds] = cc;
+        G->n_conds++;
+        size_t e = rwl_stmt_end(ts, cc + 1, b);
+        if (e >= b)
+            break;
+        if (!rwl_tok_is(ts, e, "else"))
+            return refuse(s, e, "update", EN(RW_TK_G_NOT_IF));
+        q = e + 1;
+    }
+    /* the guards are pure: asked again for every item still ahead */
+    for (size_t c = 0; c < G->n_conds; c++)
+        for (size_t k = G->cond_a[c]; k < G->cond_b[c]; k++) {
+            if (rwl_tok_is_assign_op(ts, k) || rwl_tok_is(ts, k, "++") || rwl_tok_is(ts, k, "--"))
+                return refuse(s, k, "guard", EN(RW_TK_G_COND_WRITES), TOK(ts, k));
+            if (ts->t[k].kind == T_IDENT && rwl_tok_is(ts, k + 1, "(") && !rwl_pure_call_name(ts, k) &&
+                !rwl_is_type_word(ts, k) && !rwg_is_kw(ts, k))
+                return refuse(s, k, "guard", EN(RW_TK_G_COND_CALLS), TOK(ts, k));
+            if (rwl_tok_is(ts, k, "->") || (rwl_tok_is(ts, k, "*") && rwl_unary_position(ts, k)) ||
+                (rwl_tok_is(ts, k, "[") && !(k > 0 && ts->t[k - 1].kind == T_IDENT && rwg_local_array(ts, k - 1))))
+                return refuse(s, k, "guard", EN(RW_TK_G_COND_MEMORY), TOK(ts, k > 0 ? k - 1 : k));
+        }
+    return true;
+}
+
+/* The update statement [a, b): no jump out but its break and continue, memory read only
+ * from buffers the kernel never writes, calls only to functions of the file that touch
+ * the lane's own memory. */
+static bool check_update(tk_scan *s, const an_model *m, size_t a, size_t b)
+{
+    const rw_toks *ts = s->ts;
+    bool has_call = false;
+    size_t call_at = 0;
+    for (size_t k = a; k < b; k++) {
+        if (rwl_tok_is(ts, k, "return") || rwl_tok_is(ts, k, "goto"))
+            return refuse(s, k, "jump", EN(RW_TK_LEAVES), TOK(ts, k));
+        if (rwl_tok_is(ts, k, "switch"))
+            return refuse(s, k, "switch", EN(RW_TK_G_SWITCH));
+        if (rwl_tok_is(ts, k, "->") || (rwl_tok_is(ts, k, "*") && rwl_unary_position(ts, k)))
+            return refuse(s, k, "update", EN(RW_TK_G_DEREF), TOK(ts, k));
+        if (ts->t[k].kind != T_IDENT || !rwl_is_use(ts, k))
+            continue;
+        if (rwl_tok_is(ts, k + 1, "[") && !rwg_local_array(ts, k)) {
+            size_t cb = rwl_match_close(ts, k + 1);
+            bool store = rwl_occurrence_writes(ts, k);
+            if (store && cb + 1 < ts->n && !rwl_tok_is(ts, cb + 1, "=") &&
+                (rwl_tok_is_assign_op(ts, cb + 1) || rwl_tok_is(ts, cb + 1, "++") || rwl_tok_is(ts, cb + 1, "--")))
+                return refuse(s, k, "update", EN(RW_TK_G_RMW), TOK(ts, k));
+            if (store && k > 0 && (rwl_tok_is(ts, k - 1, "++") || rwl_tok_is(ts, k - 1, "--")))
+                return refuse(s, k, "update", EN(RW_TK_G_RMW), TOK(ts, k));
+            /* a read: the lanes are not in step between two ballots, so a lane may read a
+             * place another lane has already stored to a later value (a store through a
+             * local pointer may reach any buffer): the update reads the lane's own arrays only */
+            if (!store)
+                return refuse(s, k, "update", EN(RW_TK_G_READS_WRITTEN), TOK(ts, k));
+        }
+        if (!rwl_tok_is(ts, k + 1, "(") || rwg_is_kw(ts, k) || rwl_is_type_word(ts, k) || rwl_pure_call_name(ts, k))
+            continue;
+        const an_function *g = rwl_callee(m, s->f, ts, k);
+        if (!g)
+            return refuse(s, k, "call", EN(RW_TK_G_NO_CALLEE), TOK(ts, k));
+        size_t cc = rwl_match_close(ts, k + 1);
+        for (size_t q = k + 2; q < cc; q++) {
+            if (ts->t[q].kind != T_IDENT || !rwl_is_use(ts, q))
+                continue;
+            const an_param *p = param_named(s, q);
+            if ((p && p->pointer_depth > 0) || (!p && local_pointer(ts, q)))
+                return refuse(s, q, "call", EN(RW_TK_G_CALL_POINTER), TOK(ts, q), TOK(ts, k));
+        }
+        if (!callee_ok(s, m, g, k, 1))
+            return false;
+        if (!has_call)
+            call_at = k;
+        has_call = true;
+    }
+    if (has_call) {
+        bool dv;
+        if (file_has_device_variable(s->text, s->len, &dv)) {
+            s->oom = true;
+            return false;
+        }
+        if (dv)
+            return refuse(s, call_at, "call", EN(RW_TK_G_DEVICE_VAR), TOK(ts, call_at));
+    }
+    return true;
+}
+
+/* Is the type [a, b) (compacted) one a warp shuffle carries: an arithmetic builtin or a
+ * template type parameter of the kernel (instantiated with one)? */
+static bool shuffle_type(const tk_scan *s, size_t a, size_t b, char *out, size_t n)
+{
+    const rw_toks *ts = s->ts;
+    if (a < b && rwl_tok_is(ts, a, "const"))
+        a++;
+    rwg_compact(ts, a, b, out, n);
+    static const char *const ok[] = {"float", "double", "int", "unsigned", "unsignedint", "long", "longlong",
+                                     "unsignedlong", "unsignedlonglong", "longint", "int32_t", "uint32_t",
+                                     "int64_t", "uint64_t", "size_t"};
+    if (rwg_one_of(out, ok, HK_ARRAY_LEN(ok)))
+        return true;
+    if (b != a + 1 || ts->t[a].kind != T_IDENT || !s->f->template_params)
+        return false;
+    /* `typename T` or `class T` in the kernel's template line */
+    const char *tp = s->f->template_params;
+    size_t l = ts->t[a].end - ts->t[a].start;
+    for (const char *p = tp; (p = strstr(p, out)); p += l) {
+        bool start = p == tp || !(p[-1] == '_' || (p[-1] >= 'a' && p[-1] <= 'z') || (p[-1] >= 'A' && p[-1] <= 'Z') ||
+                                  (p[-1] >= '0' && p[-1] <= '9'));
+        char e = p[l];
+        bool end = !(e == '_' || (e >= 'a' && e <= 'z') || (e >= 'A' && e <= 'Z') || (e >= '0' && e <= '9'));
+        if (!start || !end)
+            continue;
+        const char *w = p;
+        while (w > tp && w[-1] == ' ')
+            w--;
+        if ((w - tp >= 8 && !memcmp(w - 8, "typename", 8)) || (w - tp >= 5 && !memcmp(w - 5, "class", 5)))
+            return true;
+    }
+    return false;
+}
+
+static bool read_guarded(tk_scan *s, const an_model *m, tk_loop *L, tk_guard *G, bool hip)
+{
+    const rw_toks *ts = s->ts;
+    size_t qa = L->qbody_a + 1, qe = L->qbody_b - 1;
+    bool found = false;
+    for (size_t q = qa; q < qe && !found; q = rwl_stmt_end(ts, q, qe))
+        found = item_header(ts, q, L);
+    if (!found)
+        return refuse(s, L->qbody_a, "query loop", EN(RW_TK_NO_ITEM_LOOP));
+    if (hip)
+        return refuse(s, L->l_a, "item loop", EN(RW_TK_G_HIP));
+    if (!rw_scan_read_item_loop(s->text, ts, s->f, L->l_a, false, &G->sl, s->why, sizeof s->why))
+        return false;
+    if (G->sl.upd_b != G->sl.body_b - 1)
+        return refuse(s, G->sl.upd_a, "update", EN(RW_TK_G_NESTED));
+    if (!read_guards(s, G, G->sl.upd_a, G->sl.upd_b) || !check_update(s, m, G->sl.upd_a, G->sl.upd_b))
+        return false;
+    for (size_t i = 0; i < G->sl.n_values; i++) {
+        bool used = false;
+        for (size_t k = G->sl.upd_a; k < G->sl.upd_b && !used; k++)
+            used = rwg_is_name(ts, k, G->sl.value_name[i]);
+        if (!used)
+            continue;
+        char ty[128];
+        if (!shuffle_type(s, G->sl.value_type_a[i], G->sl.value_type_b[i], ty, sizeof ty))
+            return refuse(s, G->sl.value_name[i], "value declaration", EN(RW_TK_G_VALUE_TYPE),
+                          TOK(ts, G->sl.value_name[i]), ty);
+        G->shfl[G->n_shfl++] = i;
+    }
+    return true;
+}
+
+/* The update statement's text with the item loop's own break and continue turned into
+ * exits of the `do { } while (0)` it runs in. */
+static int append_update(struct hk_buf *o, const tk_scan *s, const tk_guard *G)
+{
+    const rw_toks *ts = s->ts;
+    size_t a = G->sl.upd_a, b = G->sl.upd_b;
+    uint32_t at = ts->t[a].start;
+    int rc = HK_OK;
+    for (size_t k = a; k < b && !rc; k++) {
+        bool brk = rwl_tok_is(ts, k, "break"), cont = rwl_tok_is(ts, k, "continue");
+        if ((!brk && !cont) || rwg_in_inner_construct(ts, a, b, k))
+            continue;
+        rc = hk_buf_printf(o, "%.*s%s", (int)(ts->t[k].start - at), s->text + at,
+                           brk ? "{ hk_sp_stop = true; break; }" : "break /* the item's continue */");
+        at = ts->t[k].end;
+        if (!rc && brk && k + 1 < b && rwl_tok_is(ts, k + 1, ";"))
+            at = ts->t[++k].end;   /* the block replaces `break;` */
+    }
+    if (!rc)
+        rc = hk_buf_printf(o, "%.*s", (int)(ts->t[b - 1].end - at), s->text + at);
+    return rc;
+}
+
+static int emit_guarded(const tk_scan *s, const tk_loop *L, const tk_guard *G, int P, struct hk_buf *o)
+{
+    const rw_toks *ts = s->ts;
+    const rw_scan_loop *sl = &G->sl;
+    int rc = hk_buf_printf(o, "{   /* hk: split_topk_scan, guarded form: the items in groups of %d, one a lane; " /* i18n: not for people */
+                              "the lanes whose guard holds on the state as it stands, by ballot, first one first; "
+                              "every lane runs that item's update on its values (shuffled) */\n"
+                              "    const unsigned hk_sp_lane = (threadIdx.x + blockDim.x * (threadIdx.y + "
+                              "blockDim.y * threadIdx.z)) %% 32u;\n"
+                              "    const unsigned hk_sp_base = hk_sp_np > 1 ? (hk_sp_lane & ~%du) : hk_sp_lane;\n"
+                              "    const unsigned hk_sp_gm = (hk_sp_np > 1 ? ((1u << %d) - 1u) : 1u) << hk_sp_base;\n"
+                              "    bool hk_sp_stop = false;\n"
+                              "    /* an item is in range when the original's test `k < N` holds for it in the counter's\n"
+                              "     * own type (and the counter holds it): the same comparison, signedness included */\n"
+                              "    for (long long hk_sp_g = (long long)(%.*s)(%.*s); hk_sp_part < hk_sp_np && !hk_sp_stop && "
+                              "hk_sp_g == (long long)(%.*s)hk_sp_g && (%.*s)hk_sp_g < (%.*s); hk_sp_g += hk_sp_np) {\n"
+                              "        const long long hk_sp_kk = hk_sp_g + hk_sp_part;\n"
+                              "        const bool hk_sp_in = hk_sp_kk == (long long)(%.*s)hk_sp_kk && (%.*s)hk_sp_kk < (%.*s);\n"
+                              "        %.*s %.*s = (%.*s)(hk_sp_in ? hk_sp_kk : hk_sp_g);\n        ",
+                           P, P - 1, P, SPAN(ts, sl->type_a, sl->type_b), SPAN(ts, sl->start_a, sl->start_b),
+                           SPAN(ts, sl->type_a, sl->type_b), SPAN(ts, sl->type_a, sl->type_b), SPAN(ts, sl->n_a, sl->n_b),
+                           SPAN(ts, sl->type_a, sl->type_b), SPAN(ts, sl->type_a, sl->type_b), SPAN(ts, sl->n_a, sl->n_b),
+                           SPAN(ts, sl->type_a, sl->type_b), TOK(ts, sl->v), SPAN(ts, sl->type_a, sl->type_b));
+    if (!rc)
+        rc = hk_buf_printf(o, "%.*s\n", (int)(ts->t[sl->upd_a - 1].end - ts->t[sl->body_a + 1].start),
+                           ts->text + ts->t[sl->body_a + 1].start);
+    if (!rc)
+        rc = hk_buf_printf(o, "        for (int hk_sp_from = 0;;) {\n" /* i18n: not for people */
+                              "            const unsigned hk_sp_hit = __ballot_sync(hk_sp_gm, hk_sp_in && "
+                              "hk_sp_part >= hk_sp_from && (");
+    for (size_t c = 0; c < G->n_conds && !rc; c++)
+        rc = hk_buf_printf(o, "%s(%.*s)", c ? " || " : "", SPAN(ts, G->cond_a[c], G->cond_b[c]));
+    if (!rc)
+        rc = hk_buf_printf(o, ")) >> hk_sp_base & ((1u << hk_sp_np) - 1u);\n" /* i18n: not for people */
+                              "            if (!hk_sp_hit)\n"
+                              "                break;\n"
+                              "            const int hk_sp_j = __ffs((int)hk_sp_hit) - 1;\n");
+    for (size_t i = 0; i < G->n_shfl && !rc; i++) {
+        size_t v = G->shfl[i], ta = sl->value_type_a[v];
+        if (rwl_tok_is(ts, ta, "const"))
+            ta++;
+        rc = hk_buf_printf(o, "            const %.*s hk_sp_v%zu = __shfl_sync(hk_sp_gm, %.*s, (int)(hk_sp_base + hk_sp_j));\n",
+                           SPAN(ts, ta, sl->value_type_b[v]), i, TOK(ts, sl->value_name[v]));
+    }
+    if (!rc)
+        rc = hk_buf_printf(o, "            {\n                %.*s %.*s = (%.*s)(hk_sp_g + hk_sp_j);\n",
+                           SPAN(ts, sl->type_a, sl->type_b), TOK(ts, sl->v), SPAN(ts, sl->type_a, sl->type_b));
+    for (size_t i = 0; i < G->n_shfl && !rc; i++) {
+        size_t v = G->shfl[i];
+        rc = hk_buf_printf(o, "                %.*s %.*s = hk_sp_v%zu;\n", SPAN(ts, sl->value_type_a[v], sl->value_type_b[v]),
+                           TOK(ts, sl->value_name[v]), i);
+    }
+    if (!rc)
+        rc = hk_buf_printf(o, "                do {\n                    ");
+    if (!rc)
+        rc = append_update(o, s, G);
+    if (!rc)
+        rc = hk_buf_printf(o, "\n                } while (0);\n" /* i18n: not for people */
+                              "            }\n"
+                              "            if (hk_sp_stop)\n"
+                              "                break;\n"
+                              "            hk_sp_from = hk_sp_j + 1;\n"
+                              "        }\n"
+                              "    }\n"
+                              "    __syncwarp(hk_sp_gm);   /* the lanes' stores seen by what follows (part 0) */\n"
+                              "}");
+    (void)L;
+    return rc;
+}
+
 /* ---- the text ---- */
 
 static const char merge_helper[] =
@@ -615,16 +1005,16 @@ static const char shfl_hip[] =
     "        ov[s] = __shfl_xor(v[s], off, width);\n"
     "        oi[s] = __shfl_xor(ix[s], off, width);\n";
 
-static int emit(const tk_scan *s, const tk_loop *L, int P, bool hip, rw_edits *es)
+static int emit(const tk_scan *s, const tk_loop *L, const tk_guard *G, int P, bool hip, rw_edits *es)
 {
     const rw_toks *ts = s->ts;
     int rc;
-    /* the helper before the kernel (its template line included) */
+    /* the helper before the kernel (its template line included): the merge's */
     struct hk_buf hb;
     hk_buf_init(&hb, 1 << 16);
     const char *const kv[] = {"SHFL", hip ? shfl_hip : shfl_cuda, NULL};
-    rc = rwl_render(&hb, merge_helper, kv);
-    if (!rc)
+    rc = G ? HK_OK : rwl_render(&hb, merge_helper, kv);
+    if (!rc && !G)
         rc = rwl_edits_add(es, s->f->span.start_byte, s->f->span.start_byte, hb.data);
     hk_buf_free(&hb);
     if (rc)
@@ -642,6 +1032,17 @@ static int emit(const tk_scan *s, const tk_loop *L, int P, bool hip, rw_edits *e
     if ((rc = rwl_edits_add_owned(es, ts->t[L->q_a].start, ts->t[L->qbody_a].end, h)))
         return rc;
     /* the item loop */
+    if (G) {
+        struct hk_buf go;
+        hk_buf_init(&go, RW_TEXT_MAX);
+        rc = emit_guarded(s, L, G, P, &go);
+        if (!rc)
+            rc = rwl_edits_add(es, ts->t[L->l_a].start, ts->t[L->l_b - 1].end, go.data);
+        hk_buf_free(&go);
+        if (rc)
+            return rc;
+        goto after;
+    }
     char ktype[128], bt[128], it[128];
     snprintf(ktype, sizeof ktype, "%.*s", SPAN(ts, L->ktype_a, L->ktype_b));
     snprintf(bt, sizeof bt, "%.*s", SPAN(ts, L->b_type_a, L->b_type_b));
@@ -686,7 +1087,9 @@ static int emit(const tk_scan *s, const tk_loop *L, int P, bool hip, rw_edits *e
     hk_buf_free(&o);
     if (rc)
         return rc;
-    /* what follows the loop: part 0 alone (every lane holds the merged state) */
+after:
+    /* what follows the loop: part 0 alone (every lane holds the merged state, or in the
+     * guarded form the state every lane updated alike) */
     size_t qe = L->qbody_b - 1;
     if (L->l_b < qe) {
         if ((rc = rwl_edits_add(es, ts->t[L->l_b].start, ts->t[L->l_b].start, "if (hk_sp_part == 0) {\n    ")) ||
@@ -714,10 +1117,29 @@ static int rw_split_topk_scan(const rw_context *ctx, int P, rw_result *out)
     tk_scan s = {.text = ctx->text, .len = ctx->len, .ts = &ts, .f = f};
     tk_loop L;
     memset(&L, 0, sizeof L);
+    tk_guard G;
+    memset(&G, 0, sizeof G);
+    bool guarded = false;
     if (ts.n < 3 || strstr(ctx->text, "hk_sp_merge"))
         refuse(&s, 0, "kernel body", "%s", ts.n < 3 ? EN(RW_EMPTY) : EN(RW_TK_SPLIT_FILE));
-    else if (find_query_loop(&s, &L) && check_kernel(&s, &L) && read_item_loop(&s, &L) && check_query_body(&s, &L))
-        s.why[0] = '\0';
+    else if (find_query_loop(&s, &L) && check_kernel(&s, &L)) {
+        /* the cascade's merge first; where the update is no cascade (a heap a callee sifts,
+         * a count with a break, `<=`), the guarded form */
+        tk_loop L0 = L;
+        bool ok = read_item_loop(&s, &L);
+        if (!ok && !s.oom) {
+            char cwhy[sizeof s.why];
+            snprintf(cwhy, sizeof cwhy, "%s", s.why);
+            s.why[0] = '\0';
+            L = L0;
+            memset(&G, 0, sizeof G);
+            ok = guarded = read_guarded(&s, ctx->m, &L, &G, ctx->hip);
+            if (!guarded && ctx->hip && !s.oom)   /* HIP: the cascade's reason says more */
+                snprintf(s.why, sizeof s.why, "%s", cwhy);
+        }
+        if (ok && check_query_body(&s, &L))
+            s.why[0] = '\0';
+    }
     if (s.oom) {
         rc = HK_ENOMEM;
         goto out;
@@ -726,9 +1148,13 @@ static int rw_split_topk_scan(const rw_context *ctx, int P, rw_result *out)
         rc = rwl_not_applicable(out, hk_asprintf(EN(RW_NOT_APPLICABLE_TO), "split_topk_scan", f->name, s.why));
         goto out;
     }
-    if ((rc = emit(&s, &L, P, ctx->hip, &es)))
+    if ((rc = emit(&s, &L, guarded ? &G : NULL, P, ctx->hip, &es)))
         goto out;
-    char *desc = hk_asprintf(EN(RW_TK_DESC),
+    char *desc = guarded
+        ? hk_asprintf(EN(RW_TK_G_DESC), f->name, rwl_line_at(ctx->text, ts.t[L.q_a].start), P,
+                      rwl_line_at(ctx->text, ts.t[L.l_a].start),
+                      G.sl.has_break ? "a break ending the scan at its item in every lane" : "no break", P, P)
+        : hk_asprintf(EN(RW_TK_DESC),
                              f->name, rwl_line_at(ctx->text, ts.t[L.q_a].start), P,
                              rwl_line_at(ctx->text, ts.t[L.l_a].start), P, L.K, TOK(&ts, L.B[0]), TOK(&ts, L.I[0]),
                              ctx->hip ? "__shfl_xor of width P" : "__shfl_xor_sync", P);
@@ -756,7 +1182,9 @@ static int emit_split_topk_scan(const rw_context *c, const int *p, rw_result *ou
 const rw_descriptor rw_split_topk_scan_desc = {
     .name = "split_topk_scan",
     .summary = "a per-query scan keeping the K best items by a strict-< cascade is split over P adjacent lanes, " /* i18n: not for people */
-               "their lists merged by (value, lower index) with shuffles (exact; grid x P)",
+               "their lists merged by (value, lower index) with shuffles; another guarded update (a heap, a counted "
+               "break) runs P items at a time, the lanes whose guard holds found by ballot and updated in item order "
+               "in every lane (exact; grid x P)",
     .params = tk_params,
     .n_params = HK_ARRAY_LEN(tk_params),
     .flags = 0,

@@ -304,8 +304,9 @@ static void split_refusals_zh(void **state)
          "写入（第 33 行）：网格跨步循环写入 b；只有每线程的合并才能拆分"},
         {"colsum_tri", "split_grid_partials", "kernel body at line 9: no grid-stride loop along x",
          "核函数体（第 9 行）：没有沿 x 方向的网格跨步循环"},
-        {"nearest_le", "split_topk_scan", "comparison at line 44: `<=` is not a strict `<`",
-         "比较（第 44 行）：`<=` 不是严格的 `<`：相等时会选中较后的数据项"},
+        /* nearest_le's `<=` (no cascade) takes the guarded form since session 38 */
+        {"nearest_rmw", "split_topk_scan", "update at line 60: `out` is read and stored by the update",
+         "更新（第 60 行）：更新既读取又存储 `out`：一个查询的 P 个通道各自执行它"},
         {"colsum_tri", "split_topk_scan", "statement before the query loop at line 10: only declarations",
          "查询循环之前的语句（第 10 行）：它之前只允许有声明和 `if (...) return;`"},
     };

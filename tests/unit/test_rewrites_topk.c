@@ -227,7 +227,7 @@ static void emits_and_compiles(void **state)
 }
 
 /* Every allocation failure is HK_ENOMEM with nothing left behind, never a refusal, on the
- * loop macro's form and the written-out for header. */
+ * loop macro's form and the written-out for header (the guarded form: guarded_forms). */
 static int split_nearest3(const fixture *fx, size_t k, rw_result *r)
 {
     rw_context ctx = {.text = fx->text, .len = fx->len, .m = fx->m, .kernel = k};
@@ -393,26 +393,134 @@ static const char refused_src[] =
     "        if (d < b) { b = d; w = i; }\n"
     "    }\n"                                                                  /* 140 */
     "    out[t] = w;\n"
+    "}\n"
+    "__global__ void ubound(int n, int m, const float *x, const float *q, int *out)\n"
+    "{\n"
+    "    LOOP(t, n) {\n"
+    "        float qx = q[t];\n"
+    "        float b = 1e30f;\n"
+    "        int w = -1;\n"
+    "        for (int i = t % 3 - 1; i < (unsigned)m; ++i) {\n"
+    "            float d = qx - x[i];\n"
+    "            if (d <= b) { b = d; w = i; }\n"
+    "        }\n"
+    "        out[t] = w;\n"
+    "    }\n"
+    "}\n";
+
+/* The guarded form's own refusals (not compiled: `notify` is nowhere). */
+static const char guard_refused_src[] =
+    "__device__ void sift(float *key, int *val, int k) { key[0] = key[k - 1]; val[0] = val[k - 1]; }\n" /* 1 */
+    "#define LOOP(i, n) for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < (n); i += blockDim.x * gridDim.x)\n"
+    "__device__ void bump(float *key) { key[0] = 0.5f * key[0]; atomicExch(key + 1, 0.0f); }\n"
+    "__global__ void finalelse(int n, int m, const float *x, const float *q, int *out)\n"
+    "{\n"
+    "    LOOP(t, n) {\n"
+    "        float qx = q[t];\n"
+    "        float b = 1e30f;\n"
+    "        int w = 0, far = 0;\n"
+    "        for (int i = 0; i < m; ++i) {\n"
+    "            float d = qx - x[i];\n"
+    "            if (d < b) { b = d; w = i; }\n"
+    "            else { far++; }\n"
+    "        }\n"
+    "        out[t] = w + far;\n"
+    "    }\n"
+    "}\n"
+    "__global__ void rmw(int n, int m, const float *x, const float *q, int *out)\n"
+    "{\n"
+    "    LOOP(t, n) {\n"
+    "        float qx = q[t];\n"
+    "        for (int i = 0; i < m; ++i) {\n"
+    "            float d = qx - x[i];\n"
+    "            if (d < 0.5f) out[t] += 1;\n"
+    "        }\n"
+    "    }\n"
+    "}\n"
+    "__global__ void unknown(int n, int m, const float *x, const float *q, int *out)\n"
+    "{\n"
+    "    LOOP(t, n) {\n"
+    "        float qx = q[t];\n"
+    "        float b = 1e30f;\n"
+    "        for (int i = 0; i < m; ++i) {\n"
+    "            float d = qx - x[i];\n"
+    "            if (d < b) { b = d; notify(d); }\n"
+    "        }\n"
+    "        out[t] = (int)b;\n"
+    "    }\n"
+    "}\n"
+    "__global__ void handed(int n, int m, int k, const float *x, const float *q, int *out)\n"
+    "{\n"
+    "    LOOP(t, n) {\n"
+    "        float qx = q[t];\n"
+    "        float key[16];\n"
+    "        for (int s = 0; s < k; s++) key[s] = 1e10f;\n"
+    "        for (int i = 0; i < m; i++) {\n"
+    "            float d = (qx - x[i]) * (qx - x[i]);\n"
+    "            if (d < key[0]) { key[0] = d; sift(key, out, k); }\n"
+    "        }\n"
+    "    }\n"
+    "}\n"
+    "__global__ void counted(int n, int m, const float *x, const float *q, float *out)\n"
+    "{\n"
+    "    LOOP(t, n) {\n"
+    "        float qx = q[t];\n"
+    "        float key[2] = {1e10f, 1e10f};\n"
+    "        for (int i = 0; i < m; i++) {\n"
+    "            float d = qx - x[i];\n"
+    "            if (d < key[0]) bump(key);\n"
+    "        }\n"
+    "        out[t] = key[0];\n"
+    "    }\n"
+    "}\n"
+    "__global__ void guardwrites(int n, int m, const float *x, const float *q, int *out)\n"
+    "{\n"
+    "    LOOP(t, n) {\n"
+    "        float qx = q[t];\n"
+    "        int seen = 0, w = 0;\n"
+    "        for (int i = 0; i < m; i++) {\n"
+    "            float d = qx - x[i];\n"
+    "            if (d < 0.5f && ++seen > 2) w = i;\n"
+    "        }\n"
+    "        out[t] = w;\n"
+    "    }\n"
+    "}\n"
+    "__global__ void guardmem(int n, int m, const float *x, const float *q, const float *lim, int *out)\n"
+    "{\n"
+    "    LOOP(t, n) {\n"
+    "        float qx = q[t];\n"
+    "        int w = 0;\n"
+    "        for (int i = 0; i < m; i++) {\n"
+    "            float d = qx - x[i];\n"
+    "            if (d < lim[i]) w = i;\n"
+    "        }\n"
+    "        out[t] = w;\n"
+    "    }\n"
+    "}\n"
+    "__global__ void readback(int n, int m, const float *x, const float *q, const int *w0, int *out)\n"
+    "{\n"
+    "    LOOP(t, n) {\n"
+    "        float qx = q[t];\n"
+    "        float b = 1e30f;\n"
+    "        int w = 0;\n"
+    "        for (int i = 0; i < m; i++) {\n"
+    "            float d = qx - x[i];\n"
+    "            if (d < b) { b = d; w = w0[i]; }\n"
+    "        }\n"
+    "        out[t] = w;\n"
+    "    }\n"
     "}\n";
 
 static void refusals(void **state)
 {
     (void)state;
+    /* heap, radius, lesseq, noshift, narrow and sentinels are no cascades (a heap a callee
+     * sifts, a count with a break, ties to the later item, a branch that does not shift, a
+     * double value kept in a float, two sentinels): the guarded form takes them
+     * (guarded_forms, emulated) */
     static const rwf_refusal cases[] = {
-        /* knn's shape: a heap a callee sifts (the reheap line) */
-        {"heap", "call", 15, "`sift(...)` updates the state"},
-        /* ball_query's shape: a break after a count, named */
-        {"radius", "break", 31, "`if (cnt >= ns) break;` ends the scan once a count"},
-        /* ties to the later item */
-        {"lesseq", "comparison", 44, "not a strict `<`"},
-        /* slot 1's branch leaves slot 2 unshifted */
-        {"noshift", "update", 57, "branch 1 does not leave slot 2 as `b1, w1`"},
-        /* a double value kept in a float: the value stored is not the one compared */
-        {"narrow", "state", 71, "the value stored is not the one compared"},
-        /* two sentinels */
-        {"sentinels", "state", 80, "does not start as the first slot does"},
         /* the value reads the state */
-        {"relative", "value declaration", 97, "reads the state `b`"},
+        {"relative", "value declaration", 97, "reads `b`, which the loop body writes"},
         /* the thread index elsewhere */
         {"lane", "thread index", 113, "`threadIdx` outside the query loop's header"},
         /* a store before the scan: P lanes would each do it */
@@ -421,6 +529,25 @@ static void refusals(void **state)
         {"single", "query loop", 137, "not a grid-stride loop over x"},
     };
     rwf_expect_refusals(refused_src, "split_topk_scan", cases, HK_ARRAY_LEN(cases));
+    static const rwf_refusal guard_cases[] = {
+        /* a final else: every item updates */
+        {"finalelse", "else", 13, "a final else"},
+        /* a read-modify-write of memory: each lane would add */
+        {"rmw", "update", 24, "`out` is read and stored by the update"},
+        /* a call the file does not define */
+        {"unknown", "call", 35, "`notify`, which the file does not define"},
+        /* a kernel pointer handed to a callee */
+        {"handed", "call", 48, "hands `out` (memory outside the thread's own arrays) to `sift`"},
+        /* a callee with an atomic: each lane would add */
+        {"counted", "call", 59, "`bump`, called by the update, holds `atomicExch`"},
+        /* a guard that writes: asked again for every item ahead */
+        {"guardwrites", "guard", 71, "the guard writes (`++`)"},
+        /* a guard that reads global memory */
+        {"guardmem", "guard", 83, "the guard reads memory (`lim`)"},
+        /* a memory read in the update: the lanes are not in step */
+        {"readback", "update", 96, "the update reads memory through `w0`"},
+    };
+    rwf_expect_refusals(guard_refused_src, "split_topk_scan", guard_cases, HK_ARRAY_LEN(guard_cases));
 }
 
 /* C++ for the drivers: inputs by mode (0 spread, 1 integer grid 0..3: ties everywhere, 2
@@ -595,6 +722,192 @@ static void emulated(void **state)
         free(cands[i]);
 }
 
+/* The guarded form (no cascade: knn's heap, ball_query's counted break, `<=`, a branch
+ * that does not shift, a double value in a float state, two sentinels): its text, the
+ * grid it asks for, nvcc on one candidate, and the batched emulation against the original
+ * bit for bit on spread, tie-heavy, all-equal and NaN inputs, 1..40 items, blocks of 64
+ * and 36 (part 0 alone at P = 8), grids that give every thread two queries; mmcv's own
+ * knn and ball_query (where bench/wild/src is extracted). Broken candidates must differ:
+ * the guard not asked again for the lane after an update, the values taken from the
+ * group's first lane, a break that does not stop the other lanes. */
+/* ubound: a start of -1 for every third query against an unsigned bound: `-1 < (unsigned)m`
+ * is false, so the original scans nothing there (the items' range test is the original's,
+ * in the counter's type) */
+static const char *const guarded_names[] = {"heap", "radius", "lesseq", "noshift", "narrow", "sentinels", "ubound"};
+
+static const char guarded_helpers_fmt[] =
+    "static const int P = %d;\n"
+    "static void guarded_case(int mode)\n"
+    "{\n"
+    "    const int n = 70;\n"
+    "    for (int blk : {64, 36})\n"
+    "        for (int gx : {(n + blk - 1) / blk, 1})\n"
+    "            for (int m : nis) {\n"
+    "                emu::buf<float> q(n), x(m);\n"
+    "                pts(q, mode, 31 + m); pts(x, mode, 32 + m);\n"
+    "                emu::buf<double> qd(n), xd(m);\n"
+    "                for (int i = 0; i < n; i++) qd[i] = (double)q[i] / 3.0;\n"
+    "                for (int i = 0; i < m; i++) xd[i] = (double)x[i] / 3.0;\n"
+    "                emu::buf<int> o(n * 4 + 48), c(n * 4 + 48);   /* room for a broken count */\n"
+    "#define HK_PAIR(name, ...) \\\n"
+    "                o.set(-3); c.set(-3); \\\n"
+    "                emu::launch(dim3(gx), dim3(blk), 0, [&] { orig::name(__VA_ARGS__, o); }); \\\n"
+    "                emu::launch(dim3(gx * P), dim3(blk), 0, [&] { cand::name(__VA_ARGS__, c); }); \\\n"
+    "                if (!emu::expect(#name, o, c)) \\\n"
+    "                    return (void)printf(\"  (mode %%d, block %%d, grid %%d, items %%d)\\n\", mode, blk, gx, m);\n"
+    "                HK_PAIR(heap, n, m, 5, x, q)\n"
+    "                HK_PAIR(radius, n, m, 4, 0.25f, x, q)\n"
+    "                HK_PAIR(lesseq, n, m, x, q)\n"
+    "                HK_PAIR(noshift, n, m, x, q)\n"
+    "                HK_PAIR(narrow, n, m, xd, qd)\n"
+    "                HK_PAIR(sentinels, n, m, x, q)\n"
+    "                HK_PAIR(ubound, n, m, x, q)\n"
+    "#undef HK_PAIR\n"
+    "            }\n"
+    "}\n";
+
+/* mmcv's knn and ball_query as extracted: one query per thread (their pointers advance in
+ * the query loop), two batches on y. */
+static const char knn_driver_fmt[] =
+    "const int b = 2, m = 70, P = %d;\n"
+    "for (int mode = 0; mode < 4; mode++)\n"
+    "    for (int blk : {64, 36})\n"
+    "        for (int n : {1, 3, 5, 17, 41})\n"
+    "            for (int ns : {1, 5, 8}) {\n"
+    "                emu::buf<float> xyz(b * n * 3), nx(b * m * 3);\n"
+    "                pts(xyz, mode, 41 + n); pts(nx, mode, 42 + n);\n"
+    "                emu::buf<float> od(b * m * ns), cd(b * m * ns);\n"
+    "                emu::buf<int> oi(b * m * ns), ci(b * m * ns);\n"
+    "                od.set(-1.0f); cd.set(-1.0f); oi.set(-1); ci.set(-1);\n"
+    "                const int gx = (m + blk - 1) / blk;\n"
+    "                emu::launch(dim3(gx, b), dim3(blk), 0, [&] { orig::knn_forward_cuda_kernel<float>(b, n, m, ns, xyz, nx, oi, od); });\n"
+    "                emu::launch(dim3(gx * P, b), dim3(blk), 0, [&] { cand::knn_forward_cuda_kernel<float>(b, n, m, ns, xyz, nx, ci, cd); });\n"
+    "                if (!emu::expect(\"knn dist\", od, cd) | !emu::expect(\"knn idx\", oi, ci))\n"
+    "                    printf(\"  (mode %%d, block %%d, n %%d, k %%d)\\n\", mode, blk, n, ns);\n"
+    "            }\n";
+
+static const char ball_driver_fmt[] =
+    "const int b = 2, m = 70, P = %d;\n"
+    "for (int mode = 0; mode < 4; mode++)\n"
+    "    for (int blk : {64, 36})\n"
+    "        for (int n : {1, 3, 5, 17, 41})\n"
+    "            for (int ns : {1, 4, 9}) {\n"
+    "                emu::buf<float> xyz(b * n * 3), nx(b * m * 3);\n"
+    "                pts(xyz, mode, 51 + n); pts(nx, mode, 52 + n);\n"
+    "                emu::buf<int> oi(b * m * ns), ci(b * m * ns);\n"
+    "                oi.set(0); ci.set(0);\n"
+    "                const int gx = (m + blk - 1) / blk;\n"
+    "                const float lo = mode == 0 ? 0.0f : 1.0f, hi = mode == 0 ? 0.6f : 2.5f;\n"
+    "                emu::launch(dim3(gx, b), dim3(blk), 0, [&] { orig::ball_query_forward_cuda_kernel<float>(b, n, m, lo, hi, ns, nx, xyz, oi); });\n"
+    "                emu::launch(dim3(gx * P, b), dim3(blk), 0, [&] { cand::ball_query_forward_cuda_kernel<float>(b, n, m, lo, hi, ns, nx, xyz, ci); });\n"
+    "                if (!emu::expect(\"ball_query idx\", oi, ci))\n"
+    "                    printf(\"  (mode %%d, block %%d, n %%d, nsample %%d)\\n\", mode, blk, n, ns);\n"
+    "            }\n";
+
+static void guarded_forms(void **state)
+{
+    (void)state;
+    static const int ps[] = {2, 4, 8};
+    /* the text: ballot, shuffle of the values the update reads, the break for all lanes */
+    for (size_t i = 0; i < HK_ARRAY_LEN(guarded_names); i++) {
+        unsigned mult = 0;
+        char *t = split(refused_src, guarded_names[i], 4, &mult);
+        assert_int_equal(mult, 4);
+        assert_non_null(strstr(t, "guarded form"));
+        assert_non_null(strstr(t, "__ballot_sync(hk_sp_gm, hk_sp_in && hk_sp_part >= hk_sp_from && ("));
+        assert_non_null(strstr(t, "= __shfl_sync(hk_sp_gm, d, (int)(hk_sp_base + hk_sp_j));"));
+        assert_null(strstr(t, "hk_sp_merge"));
+        if (i == 1)
+            assert_non_null(strstr(t, "if (cnt >= ns) { hk_sp_stop = true; break; }"));
+        if (i == 0) {
+            rw_result r = {.applicable = true, .text = t, .len = strlen(t)};
+            rwf_nvcc_compiles_with(&r, "", "topk_guarded", "heap");
+        }
+        free(t);
+    }
+    /* HIP: the guarded form is CUDA's; the cascade's reason is the one given */
+    fixture fx;
+    load_text(refused_src, &fx);
+    rw_context hctx = {.text = fx.text, .len = fx.len, .m = fx.m, .kernel = kernel(&fx, "heap"), .hip = true};
+    rw_result h;
+    assert_int_equal(rw_apply(rw_find("split_topk_scan"), &hctx, NULL, &h, NULL), HK_OK);
+    assert_false(h.applicable);
+    assert_non_null(strstr(h.description, "`sift(...)` updates the state"));
+    rw_result_free(&h);
+    /* every allocation failure is HK_ENOMEM, never a refusal: a callee followed (its body
+     * and the file lexed), a break */
+    rwf_survives_alloc_failures(&fx, kernel(&fx, "heap"), split_nearest3);
+    rwf_survives_alloc_failures(&fx, kernel(&fx, "radius"), split_nearest3);
+    unload(&fx);
+    SKIP_WITHOUT_EMULATOR();
+    static emu_batch batch;
+    emu_batch_init(&batch, tmpdir, "topk_guarded");
+    static const char driver[] = "for (int mode = 0; mode < 4; mode++) guarded_case(mode);\n";
+    char helpers[3][sizeof helpers_common + sizeof guarded_helpers_fmt + 16], tags[3][64];
+    char *cands[3] = {0};
+    for (size_t l = 0; l < 3; l++) {
+        int w = snprintf(helpers[l], sizeof helpers[l], "%s", helpers_common);
+        snprintf(helpers[l] + w, sizeof helpers[l] - (size_t)w, guarded_helpers_fmt, ps[l]);
+        /* one candidate text with every kernel split: each kernel's own rewrite applied in turn */
+        char *t = strdup(refused_src);
+        assert_non_null(t);
+        for (size_t i = 0; i < HK_ARRAY_LEN(guarded_names); i++) {
+            char *u = split(t, guarded_names[i], ps[l], NULL);
+            free(t);
+            t = u;
+        }
+        cands[l] = t;
+        snprintf(tags[l], sizeof tags[l], "topk_guarded_p%d", ps[l]);
+        emu_batch_add_pair(&batch, tags[l], refused_src, cands[l], helpers[l], driver, EMU_OK);
+    }
+    /* mmcv's knn and ball_query, P = 2, 4, 8 */
+    static const char *const wild_ids[] = {"mmcv_knn_fwd", "mmcv_ball_query_fwd"};
+    static const char *const wild_kernels[] = {"knn_forward_cuda_kernel", "ball_query_forward_cuda_kernel"};
+    static const char *const wild_drivers[] = {knn_driver_fmt, ball_driver_fmt};
+    char *wild_src[2] = {0}, *wild_cand[2][3] = {{0}}, wild_drv[2][3][sizeof knn_driver_fmt + 64], wild_tag[2][3][64];
+    for (size_t w = 0; w < 2; w++) {
+        if (!(wild_src[w] = rwf_wild_text(wild_ids[w], NULL)))
+            continue;
+        for (size_t l = 0; l < 3; l++) {
+            char *cand = split(wild_src[w], wild_kernels[w], ps[l], NULL);
+            assert_non_null(strstr(cand, "guarded form"));
+            wild_cand[w][l] = emu_replaced(cand, "#ifndef ", "#if 1 // ");
+            free(cand);
+            snprintf(wild_drv[w][l], sizeof wild_drv[w][l], wild_drivers[w], ps[l]);
+            snprintf(wild_tag[w][l], sizeof wild_tag[w][l], "topk_guarded_%s_p%d", wild_ids[w], ps[l]);
+            emu_batch_add_pair(&batch, wild_tag[w][l], wild_src[w], wild_cand[w][l], helpers_common, wild_drv[w][l],
+                               EMU_OK);
+        }
+    }
+    /* broken: the lane after an update skipped; every update on the group's first lane's
+     * values; a break that stops only the scan's own lane group loop, not the replay */
+    char *skip = emu_replaced_all(cands[1], "hk_sp_from = hk_sp_j + 1;", "hk_sp_from = hk_sp_j + 2;");
+    emu_batch_add_pair(&batch, "topk_guarded_broken_skip", refused_src, skip, helpers[1], driver, EMU_DIFFERS);
+    char *first = emu_replaced_all(cands[1], "(int)(hk_sp_base + hk_sp_j)", "(int)(hk_sp_base)");
+    emu_batch_add_pair(&batch, "topk_guarded_broken_first", refused_src, first, helpers[1], driver, EMU_DIFFERS);
+    char *nostop = emu_replaced(cands[2], "{ hk_sp_stop = true; break; }", "{ break; }");
+    emu_batch_add_pair(&batch, "topk_guarded_broken_stop", refused_src, nostop, helpers[2], driver, EMU_DIFFERS);
+    /* the range test in 64 bits instead of the counter's type: ubound's queries that start at
+     * -1 scan items the original never does */
+    char *wide1 = emu_replaced_all(cands[1], "(int)hk_sp_g < ((unsigned)m)", "hk_sp_g < (long long)((unsigned)m)");
+    char *wide = emu_replaced_all(wide1, "(int)hk_sp_kk < ((unsigned)m)", "hk_sp_kk < (long long)((unsigned)m)");
+    assert_string_not_equal(wide, cands[1]);
+    emu_batch_add_pair(&batch, "topk_guarded_broken_range", refused_src, wide, helpers[1], driver, EMU_DIFFERS);
+    emu_batch_run(&batch);
+    free(wide1);
+    free(wide);
+    free(skip);
+    free(first);
+    free(nostop);
+    for (size_t w = 0; w < 2; w++) {
+        free(wild_src[w]);
+        for (size_t l = 0; l < 3; l++)
+            free(wild_cand[w][l]);
+    }
+    for (size_t l = 0; l < 3; l++)
+        free(cands[l]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -602,6 +915,7 @@ int main(void)
         cmocka_unit_test(alloc_failures),
         cmocka_unit_test(refusals),
         cmocka_unit_test(emulated),
+        cmocka_unit_test(guarded_forms),
         cmocka_unit_test(rwf_nvcc_queued), /* last: the queued compile checks */
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -49,3 +49,15 @@ __global__ void nearest_le(const float *q, const float *p, int *out, int nq, int
         out[i] = bi;
     }
 }
+
+// A count per query read-modified-written in memory by the scan's guarded update.
+__global__ void nearest_rmw(const float *q, const float *p, int *out, int nq, int np)
+{
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < nq; i += blockDim.x * gridDim.x) {
+        for (int k = 0; k < np; ++k) {
+            float d = fabsf(q[i] - p[k]);
+            if (d < 0.5f)
+                out[i] += 1;
+        }
+    }
+}
