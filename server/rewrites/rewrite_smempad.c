@@ -20,7 +20,8 @@
  * km_local.geometric_in, or a geometric loop's variable). A 2-D array needs a known column
  * count C that is even and a coefficient that is a multiple of it (a column read). An array
  * with only unit-stride accesses is left alone: padding would add conflicts to an unaligned
- * `s[t + 16]`. It refuses, with the construct and its line: extern (dynamic) shared memory,
+ * `s[t + 16]`; so is an access under a guard `threadIdx.x == c` (its lanes share one x).
+ * It refuses, with the construct and its line: extern (dynamic) shared memory,
  * an element type other than a 4-byte word, three or more dimensions, the array's address
  * taken or decayed to a pointer (`&s[i]`, `s` passed, `s + i`, a row `s[i]` of a 2-D array),
  * `sizeof` of it, a 1-D index with side effects (++, --, an assignment, a call: it is written
@@ -161,11 +162,22 @@ static bool strided(const km_kernel *k, sp_array *p)
     uint32_t tx;
     if (!km_builtin_atom(k, KM_ATOM_THREAD_IDX, 0, &tx))
         return false;
-    size_t n;
+    size_t n, ng;
     const km_access *as = km_accesses(k, &n);
+    const km_guard *gs = km_guards(k, &ng);
     for (size_t i = 0; i < n; i++) {
         const km_access *a = &as[i];
         if (a->space != KM_SPACE_SHARED || strcmp(a->buffer, p->loc->name) != 0)
+            continue;
+        /* under `threadIdx.x == c` the lanes that access are pinned to one x (Rodinia
+         * backprop's `if (tx == 0) ... = weight_matrix[tx][ty]`): no stride across lanes */
+        bool pinned = false;
+        for (uint32_t g = 0; g < a->n_guards && !pinned; g++) {
+            const km_guard *gd = &gs[a->guards[g]];
+            pinned = !strcmp(gd->op, "==") &&
+                     (km_form_mentions(k, gd->lhs, tx) || km_form_mentions(k, gd->rhs, tx));
+        }
+        if (pinned)
             continue;
         km_term t[8];
         uint32_t nt;

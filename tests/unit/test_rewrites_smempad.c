@@ -93,6 +93,8 @@ static void refusals(void **state)
         {"doubles", "__shared__ array", 107, "s holds double"},
         {"size_of", "sizeof", 118, "sizeof of s"},
         {"through_macro", "macro", 5, "mentions bad_macro_s"},
+        /* m[threadIdx.x][threadIdx.y] only under threadIdx.x == 0: no stride across lanes */
+        {"pinned_column", "__shared__ array", 133, "no access of a __shared__ array strides"},
     };
     char *src = rwf_data_file("rewrite_smempad/smempad.cu");
     fixture fx;

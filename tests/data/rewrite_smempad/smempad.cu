@@ -125,3 +125,14 @@ __global__ void through_macro(const float *in, float *out)
     __syncthreads();
     out[threadIdx.x] = AT(2 * threadIdx.x);
 }
+
+// A column read only by the lanes with threadIdx.x == 0 (Rodinia backprop's spelling): one
+// lane a row of the warp, no conflict.
+__global__ void pinned_column(const float *in, float *out)
+{
+    __shared__ float m[16][16];
+    m[threadIdx.y][threadIdx.x] = in[threadIdx.y * 16 + threadIdx.x];
+    __syncthreads();
+    if (threadIdx.x == 0)
+        out[threadIdx.y] = m[threadIdx.x][threadIdx.y];
+}
