@@ -1017,6 +1017,25 @@ static bool subst_atom(kb *b, km_form f, uint32_t atom, km_form by, km_form *out
     return true;
 }
 
+/* `x op= c` on a local the model does not follow, inside a loop: a geometric step (x *= c,
+ * x <<= c, x >>= c, x /= c, c a constant >= 1) marks the innermost loop in its km_local. */
+static void var_step(kb *b, const ent *e, const char *op, km_form rv)
+{
+    int64_t c;
+    bool shift = !strcmp(op, "<<=") || !strcmp(op, ">>=");
+    if (!(shift || !strcmp(op, "*=") || !strcmp(op, "/=")) || !km_form_value(b->k, rv, &c) ||
+        c < (shift ? 1 : 2) || (shift && c > 30))
+        return;
+    uint32_t l = b->loops[b->n_loops - 1];
+    km_local *ls = b->k->locals.v;
+    for (size_t i = b->k->locals.n; l < 64 && i-- > 0;)
+        if (ls[i].kind == KM_LOCAL_VAR && !strcmp(ls[i].name, e->name) &&
+            km_form_equal(ls[i].form, e->form)) {
+            ls[i].geometric_in |= (uint64_t)1 << l;
+            return;
+        }
+}
+
 static km_form assign(kb *b, const char *src, TSNode n)
 {
     TSNode l = unparen(field(n, "left")), r = field(n, "right");
@@ -1036,6 +1055,8 @@ static km_form assign(kb *b, const char *src, TSNode n)
             e->form = combine(b, e->form, op, rv);
             return e->form;
         }
+        if (e->kind == E_VAR && b->n_loops && !b->quiet)
+            var_step(b, e, op, rv);
         if (e->kind == E_POINTER && e->induct) {
             const char *base;
             enum km_space space;

@@ -506,14 +506,28 @@ static int try_histogram(cx *x)
 
 /* ---- scans and tree reductions ----------------------------------------------------- */
 
+/* Does f mention the counter of geometric loop l, or a local that loop steps geometrically
+ * beside its counter (km_local.geometric_in: `offset *= 2` in a loop counting with d)? */
+static bool mentions_geometric(const cx *x, km_form f, size_t l)
+{
+    if (km_form_mentions(x->k, f, x->loops[l].counter))
+        return true;
+    size_t n;
+    const km_local *ls = km_locals(x->k, &n);
+    for (size_t i = 0; l < 64 && i < n; i++)
+        if (ls[i].kind == KM_LOCAL_VAR && (ls[i].geometric_in >> l & 1) && ls[i].form.n == 1 &&
+            ls[i].form.t[0].n == 1 && km_form_mentions(x->k, f, ls[i].form.t[0].atoms[0]))
+            return true;
+    return false;
+}
+
 /* A geometric loop combining a __shared__ array with itself at an offset of the loop's
- * variable: a tree. */
+ * variable (or of a local it steps geometrically): a tree. */
 static const km_access *shared_tree(const cx *x, const km_loop **lp)
 {
     for (size_t l = 0; l < x->n_loops; l++) {
         if (x->loops[l].kind != KM_LOOP_GEOMETRIC)
             continue;
-        uint32_t v = x->loops[l].counter;
         for (size_t i = 0; i < x->n_as; i++) {
             const km_access *a = &x->as[i];
             bool in = false;
@@ -526,7 +540,7 @@ static const km_access *shared_tree(const cx *x, const km_loop **lp)
                 const km_access *b = &x->as[r];
                 if (b->mode != KM_READ || strcmp(b->buffer, a->buffer) != 0 || b->line != a->line)
                     continue;
-                if (km_form_mentions(x->k, b->index, v) || km_form_mentions(x->k, a->index, v)) {
+                if (mentions_geometric(x, b->index, l) || mentions_geometric(x, a->index, l)) {
                     *lp = &x->loops[l];
                     return a;
                 }
@@ -2136,6 +2150,10 @@ static int try_move(cx *x)
                     sv.t[0].n != 1 || x->atoms[sv.t[0].atoms[0]].kind != KM_ATOM_READ)
                     continue;
                 const km_atom *g = &x->atoms[sv.t[0].atoms[0]];
+                /* filled from global memory: a shared array copied within itself (a
+                 * scan's down-sweep, `temp[ai] = temp[bi]`) moves no input */
+                if (!is_global_param(x, g->name))
+                    continue;
                 rin = g->args[0];
                 src = g->name;
                 tiled = true;

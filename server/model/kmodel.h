@@ -194,6 +194,11 @@ typedef struct {
     const char *base;     /* POINTER: the buffer; ARRAY: NULL */
     enum km_space space;  /* ARRAY */
     uint32_t line;
+    /* VAR: bit l set when loop l (l < 64) steps the local geometrically, `x *= c` or
+     * `x /= c` with a constant c >= 2, `x <<= c` or `x >>= c` with c >= 1 (the work-efficient
+     * scan doubles and halves `offset` in its two sweeps while counting with another variable): its "$var"
+     * atom then takes another power-of-two value in each iteration of that loop. */
+    uint64_t geometric_in;
 } km_local;
 
 /* Where a global or local read is spelled in the kernel's own text: the subscript

@@ -265,6 +265,27 @@ static void test_scan_norm_softmax(void **state)
 {
     (void)state;
     expect("class_misc.cu", "scan_rows", "scan out=out in=in axis=none how=serial passes=0");
+    /* up-sweep and down-sweep whose stride `offset` the loops double and halve beside their
+     * counters: a tree scan (it was a transpose: the down-sweep's s[ai] = s[bi] read as a
+     * tile filled from memory) */
+    expect("class_misc.cu", "scan_sweeps", "scan out=out in=in axis=none how=tree passes=0");
+    {
+        size_t len, n;
+        char *text = slurp("class_misc.cu", &len);
+        km_kernel *k = NULL;
+        assert_int_equal(km_build(text, len, "scan_sweeps", &k, NULL, 0), HK_OK);
+        const km_local *ls = km_locals(k, &n);
+        uint64_t steps = 0;
+        for (size_t i = 0; i < n; i++)
+            if (!strcmp(ls[i].name, "offset"))
+                steps |= ls[i].geometric_in;
+        assert_int_equal(steps, 3); /* loops 0 (<<= 1) and 1 (/= 2) */
+        for (size_t i = 0; i < n; i++)
+            if (!strcmp(ls[i].name, "at") || !strcmp(ls[i].name, "s"))
+                assert_int_equal(ls[i].geometric_in, 0);
+        km_free(k);
+        free(text);
+    }
     expect("class_misc.cu", "rmsnorm", "norm out=y in=w,x rms axis=row how=loop passes=1");
     km_class c;
     free(classify("class_misc.cu", "layernorm_two_pass", &c));

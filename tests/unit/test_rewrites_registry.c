@@ -154,6 +154,8 @@ static const refusal_case cases[] = {
     {"register_carry", k_grid_stride, "gs", {0}, "block-strided loop", 3},
     /* no per-thread local array: nothing a guard compares against */
     {"register_threshold", k_grid_stride, "gs", {0}, "kernel body", 2},
+    /* tile[threadIdx.x], tile[255 - threadIdx.x]: unit strides, no bank conflict to remove */
+    {"shared_padding", k_barrier, "bar", {0}, "__shared__ array", 3},
 };
 
 /* Applicability refuses each case with the construct and its line in the reason, and the

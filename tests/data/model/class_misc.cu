@@ -492,3 +492,38 @@ __global__ void softmax_shift_moves(const float *x, float *y, int rows, int cols
         y[r] = 1.0f / sum;
     }
 }
+
+// The work-efficient scan (up-sweep, down-sweep) counting with d while the tree's stride
+// `offset` is doubled and halved beside it: a scan, not a copy through a tile.
+__global__ void scan_sweeps(const float *in, float *out, int n)
+{
+    __shared__ float s[2 * NB];
+    unsigned t = threadIdx.x;
+    int at = 2 * NB * blockIdx.x;
+    int offset = 1;
+    s[2 * t] = at + 2 * t < n ? in[at + 2 * t] : 0.0f;
+    s[2 * t + 1] = at + 2 * t + 1 < n ? in[at + 2 * t + 1] : 0.0f;
+    for (int d = NB; d > 0; d /= 2) {
+        __syncthreads();
+        if (t < d)
+            s[offset * (2 * t + 2) - 1] += s[offset * (2 * t + 1) - 1];
+        offset <<= 1;
+    }
+    if (t == 0)
+        s[2 * NB - 1] = 0;
+    for (int d = 1; d < 2 * NB; d <<= 1) {
+        offset /= 2;
+        __syncthreads();
+        if (t < d) {
+            int ai = offset * (2 * t + 1) - 1, bi = offset * (2 * t + 2) - 1;
+            float v = s[ai];
+            s[ai] = s[bi];
+            s[bi] += v;
+        }
+    }
+    __syncthreads();
+    if (at + 2 * t < n)
+        out[at + 2 * t] = s[2 * t];
+    if (at + 2 * t + 1 < n)
+        out[at + 2 * t + 1] = s[2 * t + 1];
+}

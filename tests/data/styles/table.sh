@@ -36,7 +36,7 @@ rows=(
 "reduce.cu|row_sum|row per thread, local acc|warp_rows"
 "reduce.cu|ln_stats|layernorm kernel 1: row mean and rstd|warp_rows online_layernorm"
 "reduce.cu|ln_apply|layernorm kernel 2: normalize|vectorize coarsen"
-"misc.cu|scan_bank_conflicts|up/down sweep in shared memory|-"
+"misc.cu|scan_bank_conflicts|up/down sweep in shared memory|shared_padding"
 "misc.cu|adam|optimizer, 4 streams|vectorize coarsen"
 "misc.cu|gelu_bias_half|__half, bias by column, grid-stride|vectorize coarsen"
 "more.cu|gelu_bias_hadd|__half, __hadd bias, erf GELU, out of place|vectorize coarsen"
