@@ -1084,10 +1084,15 @@ static bool reads_grid(const co_scan *s, int axis)
     return false;
 }
 
+/* What ties the virtual blocks' result to the spec (one description each). */
+enum { CO_NOTE_NONE, CO_NOTE_DIVIDES, CO_NOTE_SKIPPED, CO_NOTE_GRIDDIM };
+
 /* The virtual blocks along axis: the model's checks, the bound on the blocks past the
  * original grid when the accesses carry none, the edits. HK_OK with s->why set when
- * refused; note gets what ties the result to the spec. */
-static int blocks_at(co_scan *s, const rw_context *ctx, int K, int axis, rw_edits *es, char *note, size_t nn)
+ * refused; *note gets what ties the result to the spec (a CO_NOTE_*), bound the spec's grid
+ * in the kernel's terms where the note names it. */
+static int blocks_at(co_scan *s, const rw_context *ctx, int K, int axis, rw_edits *es, int *note, char *nb,
+                     size_t nn)
 {
     int rc = HK_OK;
     char *bound = NULL;
@@ -1097,9 +1102,10 @@ static int blocks_at(co_scan *s, const rw_context *ctx, int K, int axis, rw_edit
     if (!accesses_bounded(s, axis, &a)) {
         char gw[200], tw[300];
         if (spec_grid_divisible(ctx, K, axis, gw, sizeof gw)) {
-            snprintf(note, nn, EN(RW_CO_NOTE_DIVIDES), K);
+            *note = CO_NOTE_DIVIDES;
         } else if ((bound = grid_in_kernel_terms(s, ctx, axis, tw, sizeof tw, &rc))) {
-            snprintf(note, nn, EN(RW_CO_NOTE_SKIPPED), "xyz"[axis], bound);
+            *note = CO_NOTE_SKIPPED;
+            snprintf(nb, nn, "%s", bound);
         } else {
             if (!rc)
                 snprintf(s->why, sizeof s->why, EN(RW_CO_UNBOUNDED),
@@ -1112,9 +1118,10 @@ static int blocks_at(co_scan *s, const rw_context *ctx, int K, int axis, rw_edit
          * the spec's own count where the kernel's parameters spell it */
         char gw[200], tw[300];
         if (!spec_grid_divisible(ctx, K, axis, gw, sizeof gw) &&
-            (bound = grid_in_kernel_terms(s, ctx, axis, tw, sizeof tw, &rc)))
-            snprintf(note, nn, EN(RW_CO_NOTE_GRIDDIM),
-                     "xyz"[axis], bound);
+            (bound = grid_in_kernel_terms(s, ctx, axis, tw, sizeof tw, &rc))) {
+            *note = CO_NOTE_GRIDDIM;
+            snprintf(nb, nn, "%s", bound);
+        }
         if (rc)
             return rc;
     }
@@ -1138,7 +1145,8 @@ static int coarsen_kernel(const rw_context *ctx, int K, rw_result *out)
     co_loop loops[CO_LOOPS];
     size_t n_loops = 0;
     rw_edits es = {0};
-    char note[400] = "", where[64] = "";
+    char nbound[400] = "", where[64] = "";
+    int note = CO_NOTE_NONE;
     int axis = 0;
     bool flagged = false;   /* a copy's flag follows an early return per element */
     struct hk_buf lines;
@@ -1156,7 +1164,7 @@ static int coarsen_kernel(const rw_context *ctx, int K, rw_result *out)
         goto refused;
     if (n_loops == 0) {
         axis = blocks_axis(&s, ctx, K);
-        if ((rc = blocks_at(&s, ctx, K, axis, &es, note, sizeof note)))
+        if ((rc = blocks_at(&s, ctx, K, axis, &es, &note, nbound, sizeof nbound)))
             goto out;
         if (s.why[0] && axis) {
             /* the slow axis refused: the blocks along x may still hold different elements;
@@ -1165,9 +1173,9 @@ static int coarsen_kernel(const rw_context *ctx, int K, rw_result *out)
             memcpy(slow_why, s.why, sizeof slow_why);
             rwl_edits_free(&es);
             s.why[0] = '\0';
-            note[0] = '\0';
+            note = CO_NOTE_NONE;
             axis = 0;
-            if ((rc = blocks_at(&s, ctx, K, axis, &es, note, sizeof note)))
+            if ((rc = blocks_at(&s, ctx, K, axis, &es, &note, nbound, sizeof nbound)))
                 goto out;
             if (s.why[0])
                 memcpy(s.why, slow_why, sizeof s.why);
@@ -1193,8 +1201,14 @@ static int coarsen_kernel(const rw_context *ctx, int K, rw_result *out)
         desc = hk_asprintf(many ? EN(RW_CO_DESC_GRID_N) : EN(RW_CO_DESC_GRID), f->name, lines.data, K);
     else if (n_loops)
         desc = hk_asprintf(many ? EN(RW_CO_DESC_BLOCK_N) : EN(RW_CO_DESC_BLOCK), f->name, lines.data, K);
-    else if (note[0])
-        desc = hk_asprintf(EN(RW_CO_DESC_BLOCKS_NOTE), f->name, K, "xyz"[axis], K, K, "xyz"[axis], note);
+    else if (note == CO_NOTE_DIVIDES)
+        desc = hk_asprintf(EN(RW_CO_DESC_BLOCKS_DIVIDES), f->name, K, "xyz"[axis], K, K, "xyz"[axis], K);
+    else if (note == CO_NOTE_SKIPPED)
+        desc = hk_asprintf(EN(RW_CO_DESC_BLOCKS_SKIPPED), f->name, K, "xyz"[axis], K, K, "xyz"[axis], "xyz"[axis],
+                           nbound);
+    else if (note == CO_NOTE_GRIDDIM)
+        desc = hk_asprintf(EN(RW_CO_DESC_BLOCKS_GRIDDIM), f->name, K, "xyz"[axis], K, K, "xyz"[axis], "xyz"[axis],
+                           nbound);
     else
         desc = hk_asprintf(EN(RW_CO_DESC_BLOCKS), f->name, K, "xyz"[axis], K, K, "xyz"[axis]);
     rc = rwl_finish(ctx->text, ctx->len, ctx->m, f->name, &es, desc, out);

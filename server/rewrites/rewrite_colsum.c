@@ -620,7 +620,8 @@ static long long grid_blocks(long long C, int W, int S)
 
 /* The launch's shape for the strips: columns per block *W and row splits *S, from the
  * parameters (0: chosen here) and, for a choice, the spec's columns at its first size set and
- * the device's resident threads. What decided them goes into note. NULL when the choice
+ * the device's resident threads. What decided them goes into note, whether the rows are
+ * split into *tail (a CS_TAIL_*; *tail_why: why not). NULL when the choice
  * holds, else the refusal in why. The rules:
  *  - W lies in [the input's sector width, 32]: 32 bytes of elements (8 floats, 16 bf16,
  *    4 doubles) still read whole sectors per row; an element size that is not known keeps 32;
@@ -633,8 +634,13 @@ static long long grid_blocks(long long C, int W, int S)
  *    reads W x the element size contiguous bytes per row (64-128), at the cost of one
  *    atomicAdd per column per split;
  *  - without a spec (no columns known) the choice is W 32, S 1: the original's shape. */
+/* What the description says after the launch note: nothing, the rows' split, or why the rows
+ * are not split (a sentence each). */
+enum { CS_TAIL_NONE, CS_TAIL_SPLIT, CS_TAIL_NOT_SPLIT };
+
 static const char *launch_shape(const rw_context *ctx, const an_function *f, const cs_match *t, const an_param *ip,
-                                const int *params, int *W, int *S, char *note, size_t nn, char *why, size_t n)
+                                const int *params, int *W, int *S, char *note, size_t nn, int *tail,
+                                const char **tail_why, char *why, size_t n)
 {
     const spec *sp = ctx->spec;
     long es = 0;
@@ -655,6 +661,7 @@ static const char *launch_shape(const rw_context *ctx, const an_function *f, con
     const char *no_split = !t->add ? EN(RW_CS_STORE_IS_EQ)
                          : EN(RW_CS_TYPE_NOT_ATOMIC);
     note[0] = '\0';
+    *tail = CS_TAIL_NONE;
     if (params[0] && params[0] < sector) {
         snprintf(why, n, es ? EN(RW_CS_NARROW) : EN(RW_CS_NARROW_UNKNOWN), t->line, params[0], t->in, sector);
         return why;
@@ -698,11 +705,10 @@ static const char *launch_shape(const rw_context *ctx, const an_function *f, con
     else
         snprintf(note, nn, params[0] ? EN(RW_CS_NOTE_PARAM_ONLY) : EN(RW_CS_NOTE_NO_SPEC), *W, sector);
     if (*S > 1) {
-        size_t l = strlen(note);
-        snprintf(note + l, nn - l, EN(RW_CS_ROWS_SPLIT), *S);
+        *tail = CS_TAIL_SPLIT;
     } else if (!can_split && known && strips < wave) {
-        size_t l = strlen(note);
-        snprintf(note + l, nn - l, EN(RW_CS_ROWS_NOT_SPLIT), no_split);
+        *tail = CS_TAIL_NOT_SPLIT;
+        *tail_why = no_split;
     }
     return NULL;
 }
@@ -732,7 +738,9 @@ static int coalesced_columns(const rw_context *ctx, const int *params, rw_result
     rwp_pointee_type(op, t.out_type, sizeof t.out_type);
     int W = CS_COLS, S = 1;
     char note[512];
-    if (launch_shape(ctx, f, &t, ip, params, &W, &S, note, sizeof note, why, sizeof why))
+    int tail = CS_TAIL_NONE;
+    const char *tail_why = "";
+    if (launch_shape(ctx, f, &t, ip, params, &W, &S, note, sizeof note, &tail, &tail_why, why, sizeof why))
         return rwp_not_applicable(out, name, f, why);
     char store[5 * PT_NAME + 128], atomic[3 * PT_NAME + 128] = "";
     if (t.add)
@@ -761,9 +769,18 @@ static int coalesced_columns(const rw_context *ctx, const int *params, rw_result
         snprintf(grid, sizeof grid, EN(RW_CS_GRID_MUL), S / W);
     else
         snprintf(grid, sizeof grid, "%s", EN(RW_CS_GRID));
-    /* without a spec the result is exact only under the original's launch: a sentence of its own */
-    char *desc = hk_asprintf(ctx->spec ? EN(RW_CS_DESC) : EN(RW_CS_DESC_NO_SPEC), f->name, W, t.in, t.rows, t.cols,
-                             W, W, t.acc_type, t.add ? "+=" : "=", t.line, note, grid);
+    /* a sentence for each: with or without a spec (then exact only under the original's
+     * launch), and the rows split, not split (why) or neither said */
+    char *desc;
+    if (tail == CS_TAIL_SPLIT)
+        desc = hk_asprintf(ctx->spec ? EN(RW_CS_DESC_SPLIT) : EN(RW_CS_DESC_NO_SPEC_SPLIT), f->name, W, t.in, t.rows,
+                           t.cols, W, W, t.acc_type, t.add ? "+=" : "=", t.line, note, S, grid);
+    else if (tail == CS_TAIL_NOT_SPLIT)
+        desc = hk_asprintf(EN(RW_CS_DESC_NOT_SPLIT), f->name, W, t.in, t.rows, t.cols, W, W, t.acc_type,   /* a spec's */
+                           t.add ? "+=" : "=", t.line, note, tail_why, grid);
+    else
+        desc = hk_asprintf(ctx->spec ? EN(RW_CS_DESC) : EN(RW_CS_DESC_NO_SPEC), f->name, W, t.in, t.rows, t.cols, W,
+                           W, t.acc_type, t.add ? "+=" : "=", t.line, note, grid);
     if (!desc) {
         rc = HK_ENOMEM;
         goto out;
