@@ -352,7 +352,8 @@ static void split_refusals_zh(void **state)
 }
 
 /* Session 38's files (grid_stride_2d, uniform_tiles, coalesced_columns, coarsen,
- * ilp_accumulators, block_reduce): their rows in zh-CN on kernels written for it */
+ * ilp_accumulators, block_reduce, staged_gather): their rows in zh-CN on kernels written
+ * for it */
 static void s38_refusals_zh(void **state)
 {
     (void)state;
@@ -379,6 +380,8 @@ static void s38_refusals_zh(void **state)
          "写操作（第 78 行）：`acc2 +=` 是求和循环中的第二处写入，且不是写入 `acc`"},
         {"block_sum_warp_sync", "block_reduce", "line 51: the tree loop has no barrier between its levels",
          "第 51 行：归约树循环的各层之间没有同步屏障（不改写线程束同步的归约树）"},
+        {"gather_rows_sync", "staged_gather", "barrier at line 95: `__syncthreads` in the loop",
+         "同步屏障（第 95 行）：循环中的 `__syncthreads`：网格被划分后，线程执行的迭代会改变"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const char *a[] = {HK_TEST_DATA "/rewrite_i18n/s38_refusals.cu", "--kernel", cases[i].kernel, NULL};

@@ -799,7 +799,7 @@ static void said_again_session37(void **state)
 }
 
 /* Session 38 (rewrite_grid2d.c, rewrite_tiles.c, rewrite_colsum.c, rewrite_coarsen.c,
- * rewrite_ilp.c, rewrite_block_tree.c): what hkls rewrites' rows do not show (the
+ * rewrite_ilp.c, rewrite_block_tree.c, rewrite_gather.c): what hkls rewrites' rows do not show (the
  * descriptions, one sentence per form; a refusal built from a variant per word), said again
  * from the English stored */
 static void said_again_session38(void **state)
@@ -846,6 +846,11 @@ static void said_again_session38(void **state)
               "核函数 am：共享内存上的 argmin 归约树，作用于 (v, ix)（float，int；循环在第 11 行）-> 按归约树自身的合并顺序做线程束洗牌（线程束 a 取槽位 a、a + W、a + 2W、...：在 v 和 ix 内部转置，另加 2 x 32 个共享内存槽），用 4 次同步屏障代替每层一次；对任何输入，v[0] 和 ix[0] 都保存原归约树留在那里的值（相等值时取较低槽位的索引，与原归约树相同），归约树之前和之后的代码不变；假定一维线程块大小为 2 的幂且最多 1024 个线程");
     said_case("line 14: s is read after the tree at another place than s[0]: the other slots hold the tree's intermediate sums",
               "第 14 行：s 在归约树之后于 s[0] 以外的位置被读取：其他槽位保存的是归约树的中间和");
+    /* staged_gather (rewrite_gather.c): the description; a refusal per place (before the loop) */
+    said_case("kernel gk: the 2 read(s) of `tab` in the grid-stride loop at line 4 gather into the row blockIdx.y/z pick (extent up to 4096 elements, 512 gathers per row): up to 49152 bytes of the row staged in shared memory once per block, gathers there served from it (exact); the grid divided by 4 along x (up to 16 items per thread, fewer blocks per row)",
+              "核函数 gk：网格跨步循环中的 2 次 `tab` 读取（第 4 行的循环）间接落在 blockIdx.y/z 选定的行中（行范围最多 4096 个元素，每行 512 次间接读取）：每个线程块把该行最多 49152 字节一次性暂存到共享内存中，落在其中的间接读取由共享内存提供（结果精确）；网格沿 x 方向除以 4（每个线程最多 16 个数据项，每行的线程块更少）");
+    said_case("thread index at line 3: `threadIdx` before the loop: an item's work would depend on the thread that runs it under the divided grid",
+              "线程索引（第 3 行）：循环之前的 `threadIdx`：网格被划分后，数据项的计算会依赖于执行它的线程");
 }
 
 

@@ -1,6 +1,6 @@
 // Kernels that session 38's rewrites refuse (issue 14), one construct each: their reasons, said
 // in zh-CN by hkls rewrites, must hold no English sentence (test_cli_rewrites s38_refusals_zh).
-// grid_stride_2d, uniform_tiles, coalesced_columns, coarsen, ilp_accumulators, block_reduce.
+// grid_stride_2d, uniform_tiles, coalesced_columns, coarsen, ilp_accumulators, block_reduce, staged_gather.
 __global__ void add_rows_band(const float *a, float *b, int R, int C)
 {
     int r = blockIdx.y * blockDim.y + threadIdx.y;
@@ -86,4 +86,12 @@ __global__ void col_sums_two(const float *a, float *out, float *out2, int rows, 
     }
     if (threadIdx.x == 0)
         out[blockIdx.x] = s[0];
+}
+
+__global__ void gather_rows_sync(const float *tab, const int *idx, float *out, int n)
+{
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {
+        out[blockIdx.y * n + i] = tab[blockIdx.y * 64 + idx[i]];
+        __syncthreads();
+    }
 }
