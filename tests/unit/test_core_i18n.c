@@ -799,7 +799,7 @@ static void said_again_session37(void **state)
 }
 
 /* Session 38 (rewrite_grid2d.c, rewrite_tiles.c, rewrite_colsum.c, rewrite_coarsen.c,
- * rewrite_ilp.c, rewrite_block_tree.c, rewrite_gather.c): what hkls rewrites' rows do not show (the
+ * rewrite_ilp.c, rewrite_block_tree.c, rewrite_gather.c, rewrite.c): what hkls rewrites' rows do not show (the
  * descriptions, one sentence per form; a refusal built from a variant per word), said again
  * from the English stored */
 static void said_again_session38(void **state)
@@ -851,6 +851,14 @@ static void said_again_session38(void **state)
               "核函数 gk：网格跨步循环中的 2 次 `tab` 读取（第 4 行的循环）间接落在 blockIdx.y/z 选定的行中（行范围最多 4096 个元素，每行 512 次间接读取）：每个线程块把该行最多 49152 字节一次性暂存到共享内存中，落在其中的间接读取由共享内存提供（结果精确）；网格沿 x 方向除以 4（每个线程最多 16 个数据项，每行的线程块更少）");
     said_case("thread index at line 3: `threadIdx` before the loop: an item's work would depend on the thread that runs it under the divided grid",
               "线程索引（第 3 行）：循环之前的 `threadIdx`：网格被划分后，数据项的计算会依赖于执行它的线程");
+    /* rewrite.c (launch_bounds, restrict, tunables, grid_stride): a template parameter's
+     * description per default and plural, its refusal with the reason said inside */
+    said_case("set template parameter BS of reduce = 256 (default and 2 uses)",
+              "设置模板参数 BS（属于 reduce）= 256（默认值和 2 处使用）");
+    said_case("template parameter BS of reduce: its launches give it a non-literal argument",
+              "模板参数 BS（属于 reduce）：它的启动给它传入的不是字面量参数");
+    said_case("kernel k: add __restrict__ to a, b; const to a",
+              "核函数 k：为 a, b 添加 __restrict__；为 a 添加 const");
 }
 
 
