@@ -9,12 +9,16 @@
 
 #include "core/buf.h"
 #include "core/hk.h"
+#include "core/i18n.h"
 
 #include <ctype.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* stored and machine-read in English; shown through hk_tr_said (docs/i18n.md) */
+#define EN(id) hk_tr_in(HK_LANG_EN, HK_MSG_##id)
 
 /* ------------------------------------------------------------------ tokens */
 
@@ -75,7 +79,7 @@ int rw_launch_bounds(const char *text, size_t len, const an_model *m, size_t ker
     if (at < ts.n) {
         size_t close = rwl_match_close(&ts, at + 1);
         if (close >= ts.n) {
-            rc = rwl_not_applicable(out, hk_strdup("the kernel's __launch_bounds__(...) is unbalanced"));
+            rc = rwl_not_applicable(out, hk_strdup(EN(RW_RW_LB_UNBALANCED)));
             goto out;
         }
         uint32_t s = ts.t[at].start, e = ts.t[close].end;
@@ -86,16 +90,16 @@ int rw_launch_bounds(const char *text, size_t len, const an_model *m, size_t ker
         }
         if (strcmp(old, want) == 0) {
             hk_free(old);
-            rc = rwl_not_applicable(out, hk_asprintf("kernel %s already has %s", f->name, want));
+            rc = rwl_not_applicable(out, hk_asprintf(EN(RW_RW_LB_ALREADY), f->name, want));
             goto out;
         }
-        desc = hk_asprintf("replace %s with %s on kernel %s", old, want, f->name);
+        desc = hk_asprintf(EN(RW_RW_LB_REPLACE), old, want, f->name);
         hk_free(old);
         rc = rwl_edits_add(&es, s, e, want);
     } else {
         /* `__global__ void __launch_bounds__(N) name(...)`: right before the name */
         char *ins = hk_asprintf("%s ", want);
-        desc = hk_asprintf("add %s to kernel %s", want, f->name);
+        desc = hk_asprintf(EN(RW_RW_LB_ADD), want, f->name);
         rc = rwl_edits_add_owned(&es, f->name_span.start_byte, f->name_span.start_byte, ins);
     }
     if (rc)
@@ -159,8 +163,7 @@ static int find_alias(const an_model *m, const an_function *f, const size_t *ptr
         for (size_t b = a + 1; b < n_ptr; b++) {
             const an_launch *la = rwl_launch_passing_twice(m, f, ptr[a], ptr[b]);
             if (la) {
-                *why = hk_asprintf("the launch at line %u passes `%s` as both %s and %s, so "
-                                   "they alias",
+                *why = hk_asprintf(EN(RW_RW_ALIAS),
                                    la->span.start_row + 1, la->args[ptr[a]],
                                    f->params[ptr[a]].name, f->params[ptr[b]].name);
                 return *why ? HK_OK : HK_ENOMEM;
@@ -224,7 +227,7 @@ int rw_restrict(const char *text, size_t len, const an_model *m, size_t kernel, 
         if (f->params[i].pointer_depth >= 1)
             ptr[n_ptr++] = i;
     if (n_ptr == 0) {
-        rc = rwl_not_applicable(out, hk_asprintf("kernel %s has no pointer parameters", f->name));
+        rc = rwl_not_applicable(out, hk_asprintf(EN(RW_RW_NO_POINTERS), f->name));
         goto out;
     }
     if ((rc = find_alias(m, f, ptr, n_ptr, &alias)))
@@ -275,22 +278,20 @@ int rw_restrict(const char *text, size_t len, const an_model *m, size_t kernel, 
         }
     }
     if (es.n == 0) {
-        rc = rwl_not_applicable(out, hk_asprintf("kernel %s: every pointer parameter is already "
-                                             "__restrict__%s", f->name,
-                                             add_const ? " (and const where never written)" : ""));
+        rc = rwl_not_applicable(out, hk_asprintf(add_const ? EN(RW_RW_ALL_RESTRICT_CONST) : EN(RW_RW_ALL_RESTRICT),
+                                                 f->name));
         goto out;
     }
     char *desc;
     if (decl_line && rnames.len)
-        desc = hk_asprintf("kernel %s: add __restrict__ to %s (no const: the declaration at line "
-                           "%d would stop matching)", f->name, rnames.data, decl_line);
+        desc = hk_asprintf(EN(RW_RW_RESTRICT_NO_CONST), f->name, rnames.data, decl_line);
     else if (rnames.len && cnames.len)
-        desc = hk_asprintf("kernel %s: add __restrict__ to %s; const to %s", f->name, rnames.data,
+        desc = hk_asprintf(EN(RW_RW_RESTRICT_CONST), f->name, rnames.data,
                            cnames.data);
     else if (rnames.len)
-        desc = hk_asprintf("kernel %s: add __restrict__ to %s", f->name, rnames.data);
+        desc = hk_asprintf(EN(RW_RW_RESTRICT), f->name, rnames.data);
     else
-        desc = hk_asprintf("kernel %s: add const to %s", f->name, cnames.data);
+        desc = hk_asprintf(EN(RW_RW_CONST), f->name, cnames.data);
     rc = rwl_finish(text, len, m, f->name, &es, desc, out);
 out:
     hk_free(alias);
@@ -471,20 +472,20 @@ int rw_set_tunable(const char *text, size_t len, const an_model *m, size_t tunab
     int rc = HK_OK;
     char *desc = NULL;
     bool has_value = t->value_span.end_byte > t->value_span.start_byte;
-    const char *kind = t->kind == AN_TUNE_DEFINE ? "#define" : t->kind == AN_TUNE_CONSTEXPR
-                                                                  ? "constant" : "template parameter";
+    /* a #define's and a constant's sentences, one each */
+    bool def = t->kind == AN_TUNE_DEFINE;
     if (t->kind != AN_TUNE_TEMPLATE) {
         if (!has_value) {
-            rc = rwl_not_applicable(out, hk_asprintf("%s %s has no value to change", kind, t->name));
+            rc = rwl_not_applicable(out, hk_asprintf(def ? EN(RW_RW_DEFINE_NO_VALUE) : EN(RW_RW_CONSTANT_NO_VALUE), t->name));
             goto out;
         }
         if (t->value && strcmp(t->value, value) == 0) {
-            rc = rwl_not_applicable(out, hk_asprintf("%s %s is already %s", kind, t->name, value));
+            rc = rwl_not_applicable(out, hk_asprintf(def ? EN(RW_RW_DEFINE_ALREADY) : EN(RW_RW_CONSTANT_ALREADY), t->name, value));
             goto out;
         }
         if ((rc = rwl_edits_add(&es, t->value_span.start_byte, t->value_span.end_byte, value)))
             goto out;
-        desc = hk_asprintf("set %s %s = %s (was %s)", kind, t->name, value, t->value ? t->value : "?");
+        desc = hk_asprintf(def ? EN(RW_RW_DEFINE_SET) : EN(RW_RW_CONSTANT_SET), t->name, value, t->value ? t->value : "?");
     } else {
         if (t->owner < 0 || (size_t)t->owner >= m->n_funcs) {
             rc = HK_EINVAL;
@@ -504,15 +505,16 @@ int rw_set_tunable(const char *text, size_t len, const an_model *m, size_t tunab
             goto out;
         if (es.n == 0) {
             rc = rwl_not_applicable(out, hk_asprintf(
-                "template parameter %s of %s: %s", t->name, owner->name,
-                skipped ? "its launches give it a non-literal argument"
-                        : (has_value ? "already that value everywhere"
-                                     : "no default, launch or explicit instantiation gives it a value")));
+                EN(RW_RW_TEMPLATE_WHY), t->name, owner->name,
+                skipped ? EN(RW_RW_TPL_NON_LITERAL)
+                        : (has_value ? EN(RW_RW_TPL_ALREADY)
+                                     : EN(RW_RW_TPL_NO_VALUE))));
             goto out;
         }
-        desc = hk_asprintf("set template parameter %s of %s = %s (%s%s%zu use%s)", t->name,
-                           owner->name, value, default_changed ? "default and " : "",
-                           changed ? "" : "", changed, changed == 1 ? "" : "s");
+        /* with or without the default, one use or several: a sentence each */
+        desc = hk_asprintf(default_changed ? (changed == 1 ? EN(RW_RW_TPL_SET_DEFAULT_1) : EN(RW_RW_TPL_SET_DEFAULT_N))
+                                           : (changed == 1 ? EN(RW_RW_TPL_SET_1) : EN(RW_RW_TPL_SET_N)),
+                           t->name, owner->name, value, changed);
     }
     rc = rwl_finish(text, len, m, NULL, &es, desc, out);
     desc = NULL;
@@ -535,16 +537,16 @@ static const char *loop_body_problem(const rw_toks *ts, size_t a, size_t b, cons
             rwl_tok_is_ident(ts, k, "grid_group") || rwl_tok_is_ident(ts, k, "__shfl_sync") ||
             rwl_tok_is_ident(ts, k, "__shfl_down_sync") || rwl_tok_is_ident(ts, k, "__shfl_xor_sync") ||
             rwl_tok_is_ident(ts, k, "__ballot_sync"))
-            return "the body synchronizes threads: they would leave the loop at different times";
+            return EN(RW_RW_SYNCS);
         if (rwl_tok_is_ident(ts, k, "return"))
-            return "the body returns early: a return inside the loop would skip later elements";
+            return EN(RW_RW_RETURNS);
         if (rwl_tok_is_ident(ts, k, "goto"))
-            return "the body uses goto";
+            return EN(RW_RW_GOTO);
         if (rwl_tok_is_ident(ts, k, idx) && !(k > 0 && (rwl_tok_is(ts, k - 1, ".") || rwl_tok_is(ts, k - 1, "->")))) {
             if ((k > 0 && (rwl_tok_is(ts, k - 1, "++") || rwl_tok_is(ts, k - 1, "--") ||
                            (rwl_tok_is(ts, k - 1, "&") && rwl_unary_position(ts, k - 1)))) ||
                 rwl_tok_is_assign_op(ts, k + 1) || rwl_tok_is(ts, k + 1, "++") || rwl_tok_is(ts, k + 1, "--"))
-                return "the body changes the index variable";
+                return EN(RW_RW_CHANGES_INDEX);
         }
         /* the bound must stay fixed too */
         for (size_t q = ba; q < bb; q++) {
@@ -555,7 +557,7 @@ static const char *loop_body_problem(const rw_toks *ts, size_t a, size_t b, cons
                 memcmp(ts->text + ts->t[k].start, bound->text + bound->t[q].start, l) == 0 &&
                 (rwl_tok_is_assign_op(ts, k + 1) || rwl_tok_is(ts, k + 1, "++") || rwl_tok_is(ts, k + 1, "--") ||
                  (k > 0 && (rwl_tok_is(ts, k - 1, "++") || rwl_tok_is(ts, k - 1, "--")))))
-                return "the body changes a variable of the bound";
+                return EN(RW_RW_CHANGES_BOUND);
         }
     }
     return NULL;
@@ -582,7 +584,7 @@ int rw_grid_stride(const char *text, size_t len, const an_model *m, size_t kerne
     if (rc)
         goto out;
     if (ts.n < 2 || !rwl_tok_is(&ts, 0, "{") || !rwl_tok_is(&ts, ts.n - 1, "}")) {
-        why = "the kernel body could not be read";
+        why = EN(RW_ROWS_BODY_UNREADABLE);
         goto na;
     }
     size_t end = ts.n - 1;   /* the closing brace */
@@ -615,8 +617,7 @@ int rw_grid_stride(const char *text, size_t len, const an_model *m, size_t kerne
         s = e;
     }
     if (decl == end) {
-        why = "no `int i = blockIdx.x * blockDim.x + threadIdx.x;` declaration at the top level "
-              "of the body (only the 1D pattern is rewritten)";
+        why = EN(RW_RW_NO_1D_INDEX);
         goto na;
     }
     char idx[128];
@@ -635,19 +636,19 @@ int rw_grid_stride(const char *text, size_t len, const an_model *m, size_t kerne
         ifs = rwl_stmt_end(&ts, ifs, end);
     size_t hoist_b = ifs;
     if (!rwl_tok_is_ident(&ts, ifs, "if") || !rwl_tok_is(&ts, ifs + 1, "(")) {
-        why = "the index declaration is not followed by `if (i < n) ...` or `if (i >= n) return;`";
+        why = EN(RW_RW_NO_CHECK);
         goto na;
     }
     size_t cclose = rwl_match_close(&ts, ifs + 1);
     if (cclose >= end) {
-        why = "unbalanced condition";
+        why = EN(RW_G2_UNBALANCED_COND);
         goto na;
     }
     size_t if_end = rwl_stmt_end(&ts, ifs, end);
     size_t then_start = cclose + 1;
     size_t then_end = rwl_stmt_end(&ts, then_start, end);
     if (then_end != if_end) {
-        why = "the bounds check has an else branch";
+        why = EN(RW_G2_ELSE);
         goto na;
     }
     /* condition: idx < B, B > idx (case A); idx >= B, B <= idx (case B) */
@@ -667,11 +668,11 @@ int rw_grid_stride(const char *text, size_t len, const an_model *m, size_t kerne
         bb = cb - 2;
     }
     if (!case_a && !case_b) {
-        why = "the bounds check is not a plain `i < n` or `i >= n` comparison";
+        why = EN(RW_RW_NOT_PLAIN_CHECK);
         goto na;
     }
     if (ba >= bb) {
-        why = "the bounds check has no bound";
+        why = EN(RW_G2_NO_BOUND);
         goto na;
     }
     for (size_t k = ba; k < bb; k++) {
@@ -679,7 +680,7 @@ int rw_grid_stride(const char *text, size_t len, const an_model *m, size_t kerne
             rwl_tok_is(&ts, k, "--") || rwl_tok_is(&ts, k, "&&") || rwl_tok_is(&ts, k, "||") ||
             rwl_tok_is(&ts, k, "?") || rwl_tok_is(&ts, k, "<") || rwl_tok_is(&ts, k, ">") ||
             rwl_tok_is(&ts, k, "<=") || rwl_tok_is(&ts, k, ">=") || rwl_tok_is(&ts, k, "==") || rwl_tok_is(&ts, k, "!=")) {
-            why = "the bound is not a simple expression independent of the index";
+            why = EN(RW_RW_BOUND_NOT_SIMPLE);
             goto na;
         }
     }
@@ -690,7 +691,7 @@ int rw_grid_stride(const char *text, size_t len, const an_model *m, size_t kerne
     uint32_t repl_start = ts.t[decl].start, repl_end;
     if (case_a) {
         if (if_end != end) {
-            why = "statements follow the bounds check: they would run once per thread, not per element";
+            why = EN(RW_RW_STMTS_FOLLOW);
             goto na;
         }
         body_a = then_start;
@@ -704,11 +705,11 @@ int rw_grid_stride(const char *text, size_t len, const an_model *m, size_t kerne
                     rwl_tok_is(&ts, then_start + 2, ";") && rwl_tok_is(&ts, then_start + 3, "}") &&
                     then_end == then_start + 4);
         if (!ret) {
-            why = "`if (i >= n)` is not followed by a plain return";
+            why = EN(RW_RW_NOT_PLAIN_RETURN);
             goto na;
         }
         if (if_end >= end) {
-            why = "nothing follows the bounds check";
+            why = EN(RW_G2_NOTHING_FOLLOWS);
             goto na;
         }
         body_a = if_end;
@@ -723,7 +724,7 @@ int rw_grid_stride(const char *text, size_t len, const an_model *m, size_t kerne
         const rw_tok *ht = &ts.t[hoisted_names[h]];
         snprintf(hn, sizeof hn, "%.*s", (int)(ht->end - ht->start), text + ht->start);
         if (loop_body_problem(&ts, body_a, body_b, hn, &ts, 0, 0)) {
-            why = "the body changes a variable declared before the bounds check";
+            why = EN(RW_RW_CHANGES_BEFORE);
             goto na;
         }
     }
@@ -786,7 +787,7 @@ int rw_grid_stride(const char *text, size_t len, const an_model *m, size_t kerne
     }
     if ((rc = rwl_edits_add(&es, repl_start, repl_end, repl)))
         goto out;
-    char *desc = hk_asprintf("kernel %s: grid-stride loop over %s (%s += %s), bound %s", f->name, idx,
+    char *desc = hk_asprintf(EN(RW_RW_GS_DESC), f->name, idx,
                              idx, stride, bound);
     rc = rwl_finish(text, len, m, f->name, &es, desc, out);
     goto out;
@@ -794,7 +795,7 @@ nomem:
     rc = HK_ENOMEM;
     goto out;
 na:
-    rc = rwl_not_applicable(out, hk_asprintf("grid-stride loop not applicable to kernel %s: %s", f->name, why));
+    rc = rwl_not_applicable(out, hk_asprintf(EN(RW_NOT_APPLICABLE_TO), "grid-stride loop", f->name, why));
 out:
     hk_free(type);
     hk_free(init);
@@ -821,7 +822,7 @@ static int emit_launch_bounds(const rw_context *c, const int *p, rw_result *out)
 
 const rw_descriptor rw_launch_bounds_desc = {
     .name = "launch_bounds",
-    .summary = "__launch_bounds__(max_threads[, min_blocks]) on the kernel",
+    .summary = "__launch_bounds__(max_threads[, min_blocks]) on the kernel", /* i18n: not for people */
     .params = launch_bounds_params,
     .n_params = HK_ARRAY_LEN(launch_bounds_params),
     .flags = RW_SEARCH_AXIS | RW_HINT,
@@ -839,7 +840,7 @@ static int emit_restrict(const rw_context *c, const int *p, rw_result *out)
 
 const rw_descriptor rw_restrict_desc = {
     .name = "restrict",
-    .summary = "__restrict__ on pointer parameters, const where never written",
+    .summary = "__restrict__ on pointer parameters, const where never written", /* i18n: not for people */
     .params = restrict_params,
     .n_params = HK_ARRAY_LEN(restrict_params),
     .flags = RW_SEARCH_AXIS | RW_HINT,
@@ -860,7 +861,7 @@ static int emit_set_tunable(const rw_context *c, const int *p, rw_result *out)
 
 const rw_descriptor rw_set_tunable_desc = {
     .name = "set_tunable",
-    .summary = "a tunable constant set to a value (tunable: index into the model's tunables)",
+    .summary = "a tunable constant set to a value (tunable: index into the model's tunables)", /* i18n: not for people */
     .params = set_tunable_params,
     .n_params = HK_ARRAY_LEN(set_tunable_params),
     .flags = RW_SEARCH_AXIS | RW_HINT,
@@ -875,7 +876,7 @@ static int emit_grid_stride(const rw_context *c, const int *p, rw_result *out)
 
 const rw_descriptor rw_grid_stride_desc = {
     .name = "grid_stride",
-    .summary = "the 1D guard becomes a grid-stride loop",
+    .summary = "the 1D guard becomes a grid-stride loop", /* i18n: not for people */
     .flags = RW_SEARCH_AXIS,
     .emit = emit_grid_stride,
 };

@@ -16,11 +16,15 @@
 
 #include "core/buf.h"
 #include "core/hk.h"
+#include "core/i18n.h"
 #include "model/kmodel.h"
 
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+
+/* stored and machine-read in English; shown through hk_tr_said (docs/i18n.md) */
+#define EN(id) hk_tr_in(HK_LANG_EN, HK_MSG_##id)
 
 static const char *const name = "block reduce";
 
@@ -28,7 +32,7 @@ static const char *const name = "block reduce";
  * combines only the hk_nwarps slots that exist, so no identity value is needed (any T
  * with + or <, >: a template T too). */
 static const char tpl_tree[] =
-    "{\n"
+    "{\n" /* i18n: not for people */
     "        // hk rewrite: block_reduce. The shared-memory tree over $S[0 .. blockDim.x) as\n"
     "        // warp shuffles, one shared slot per warp; $S[0] holds the block's $OP as before.\n"
     "        const unsigned int hk_tid = threadIdx.x, hk_nthreads = blockDim.x;\n"
@@ -36,7 +40,7 @@ static const char tpl_tree[] =
     "        $T hk_acc = $S[hk_tid];\n"
     "        __shared__ $T hk_part[32];\n"
     RD_SHFL("        ", "hk_width")
-    "        if (hk_lane == 0)\n"
+    "        if (hk_lane == 0)\n" /* i18n: not for people */
     "            hk_part[hk_warp] = hk_acc;\n"
     "        __syncthreads();\n"
     "        if (hk_warp == 0) {\n"
@@ -188,8 +192,7 @@ static enum km_op carry_op(const km_kernel *k, bt_tree *t, char *why, size_t n)
                 form_is_atom(a->index, t->tid) ? a : NULL;
     }
     if (!store) {
-        snprintf(why, n, "line %u: the tree's update stores %s, a register carry, but the last store of %s before "
-                 "the tree (line %u) is not %s[threadIdx.x] = %s: the carry is not read as the thread's slot",
+        snprintf(why, n, EN(RW_BT_CARRY_LAST),
                  w->line, acc, t->array, t->loop->line, t->array, acc);
         return KM_OP_NONE;
     }
@@ -204,8 +207,7 @@ static enum km_op carry_op(const km_kernel *k, bt_tree *t, char *why, size_t n)
             inside |= u->loops[j] == t->loop_ix;
         if (!inside) {
             if (u->line >= store->line) {
-                snprintf(why, n, "line %u: the register carry %s is updated outside the tree after its store to "
-                             "%s[threadIdx.x] (line %u): it no longer equals the thread's slot",
+                snprintf(why, n, EN(RW_BT_CARRY_OUTSIDE),
                          u->line, acc, t->array, store->line);
                 return KM_OP_NONE;
             }
@@ -217,16 +219,14 @@ static enum km_op carry_op(const km_kernel *k, bt_tree *t, char *why, size_t n)
                     strcmp(at[v->atoms[0]].name, t->array) == 0 && form_plus_atom(w->index, at[v->atoms[0]].args[0], s);
         if (!slot || (u->op != KM_OP_SUM && u->op != KM_OP_MAX && u->op != KM_OP_MIN) || u->line > w->line ||
             !same_guards(u->guards, u->n_guards, w->guards, w->n_guards)) {
-            snprintf(why, n, "line %u: the tree's register carry %s is not updated as %s op %s[w + %s] (a sum, max "
-                     "or min) under the store's own condition before it is stored to %s[w] (line %u)",
+            snprintf(why, n, EN(RW_BT_CARRY_NOT_OP),
                      u->line, acc, acc, t->array, t->loop->var ? t->loop->var : "s", t->array, w->line);
             return KM_OP_NONE;
         }
         op = u->op;
     }
     if (in_tree != 1) {
-        snprintf(why, n, "line %u: the tree's update stores the register carry %s, which the tree loop updates %u "
-                 "times: only one combination per level is read as the tree", w->line, acc, in_tree);
+        snprintf(why, n, EN(RW_BT_CARRY_TIMES), w->line, acc, in_tree);
         return KM_OP_NONE;
     }
     t->carry = acc;
@@ -270,11 +270,9 @@ static const char *tree_covers_block(const km_kernel *k, const km_loop *lp, uint
     if (down || up)
         return NULL;
     if (down32)
-        snprintf(why, n, "line %u: the tree loop stops before one element (an unrolled last warp follows): "
-                 "only a loop down to s > 0 (s >= 1) or up to blockDim.x is read as the whole tree", lp->line);
+        snprintf(why, n, EN(RW_BT_STOPS_EARLY), lp->line);
     else
-        snprintf(why, n, "line %u: the tree loop does not run from blockDim.x / 2 down to 1 or from 1 up to "
-                 "blockDim.x: not read as a reduction of the whole block", lp->line);
+        snprintf(why, n, EN(RW_BT_NOT_WHOLE), lp->line);
     return why;
 }
 
@@ -367,8 +365,7 @@ static const char *find_tree(const km_kernel *k, bt_tree *t, char *why, size_t n
             if (!in_loop(a, l) || a->space == KM_SPACE_GLOBAL || a->mode == KM_READ)
                 continue;
             if (t->comb && t->comb != a) {
-                snprintf(why, n, "line %u: the tree loop (line %u) combines %s and also %s (an argmax, or two "
-                         "sums at once): only a tree of one array is rewritten", a->line, ls[l].line, t->array,
+                snprintf(why, n, EN(RW_BT_TWO_ARRAYS), a->line, ls[l].line, t->array,
                          a->buffer);
                 t->pair = true;   /* rw_block_tree reads it as a pair tree (find_pair) */
                 return why;
@@ -384,20 +381,19 @@ static const char *find_tree(const km_kernel *k, bt_tree *t, char *why, size_t n
     const km_access *w = t->comb;
     uint32_t s = t->loop->counter, bdx;
     if (t->loop->parent >= 0) {
-        snprintf(why, n, "line %u: the tree loop is inside another loop (line %u)", t->loop->line,
+        snprintf(why, n, EN(RW_BT_IN_LOOP), t->loop->line,
                  ls[t->loop->parent].line);
         return why;
     }
     if (!km_builtin_atom(k, KM_ATOM_THREAD_IDX, 0, &t->tid)) {
-        snprintf(why, n, "line %u: the tree is not indexed by threadIdx.x", w->line);
+        snprintf(why, n, EN(RW_BT_NOT_TX), w->line);
         return why;
     }
     if (!km_builtin_atom(k, KM_ATOM_BLOCK_DIM, 0, &bdx))
         bdx = UINT32_MAX;   /* the tree's size is a named constant only */
     uint32_t other;
     if (km_builtin_atom(k, KM_ATOM_THREAD_IDX, 1, &other) || km_builtin_atom(k, KM_ATOM_THREAD_IDX, 2, &other)) {
-        snprintf(why, n, "line %u: the kernel uses threadIdx.y or threadIdx.z: the tree's element is not "
-                 "read as the thread's place in a 1-D block", w->line);
+        snprintf(why, n, EN(RW_BT_YZ), w->line);
         return why;
     }
     if (tree_covers_block(k, t->loop, bdx, why, n))
@@ -408,8 +404,7 @@ static const char *find_tree(const km_kernel *k, bt_tree *t, char *why, size_t n
     for (uint32_t g = 0; g < w->n_guards; g++) {
         const km_guard *gd = &gs[w->guards[g]];
         if (gd->line < t->loop->line && !guard_uniform(k, gd)) {
-            snprintf(why, n, "line %u: a condition (an early return or an if) before the tree at line %u is in "
-                     "force at it: threads that left cannot take part in warp shuffles", gd->line, t->loop->line);
+            snprintf(why, n, EN(RW_BT_COND_BEFORE), gd->line, t->loop->line);
             return why;
         }
     }
@@ -432,8 +427,7 @@ static const char *find_tree(const km_kernel *k, bt_tree *t, char *why, size_t n
             t->op = KM_OP_NONE;
     }
     if (t->op != KM_OP_SUM && t->op != KM_OP_MAX && t->op != KM_OP_MIN) {
-        snprintf(why, n, "line %u: the tree's update of %s is not %s[w] combined with %s[w + %s] by a sum, max "
-                 "or min", w->line, t->array, t->array, t->array, t->loop->var ? t->loop->var : "s");
+        snprintf(why, n, EN(RW_BT_UPDATE_NOT), w->line, t->array, t->array, t->array, t->loop->var ? t->loop->var : "s");
         return why;
     }
     /* which element takes part: the halving tree's `tid < s`, the interleaved tree's
@@ -451,8 +445,7 @@ static const char *find_tree(const km_kernel *k, bt_tree *t, char *why, size_t n
             guarded = true;
     }
     if (!guarded) {
-        snprintf(why, n, "line %u: the tree's update has no guard that picks the combining threads (`tid < s`, "
-                 "`tid %% (2*s) == 0`, `index < blockDim.x`)", w->line);
+        snprintf(why, n, EN(RW_BT_NO_GUARD), w->line);
         return why;
     }
     /* before the tree each thread writes its own slot; after it only S[0] is read */
@@ -462,16 +455,14 @@ static const char *find_tree(const km_kernel *k, bt_tree *t, char *why, size_t n
             continue;
         if (a->line < t->loop->line) {
             if (a->mode != KM_READ && !form_is_atom(a->index, t->tid)) {
-                snprintf(why, n, "line %u: %s is written at another index than threadIdx.x before the tree: "
-                         "the tree's inputs are not one value per thread", a->line, t->array);
+                snprintf(why, n, EN(RW_BT_WRITTEN_OTHER), a->line, t->array);
                 return why;
             }
             continue;
         }
         if (a->mode != KM_READ || a->index.n != 0) {
-            snprintf(why, n, "line %u: %s is %s after the tree at another place than %s[0]: the other slots "
-                     "hold the tree's intermediate sums", a->line, t->array, a->mode == KM_READ ? "read" : "written",
-                     t->array);
+            snprintf(why, n, a->mode == KM_READ ? EN(RW_BT_READ_AFTER_SUMS) : EN(RW_BT_WRITTEN_AFTER_SUMS), a->line,
+                     t->array, t->array);
             return why;
         }
     }
@@ -512,9 +503,7 @@ static const char *carry_uses_ok(const km_kernel *k, const bt_tree *t, const cha
             all0 &= g0;
         }
         if (!seen || !all0) {
-            snprintf(why, n, "line %u: the tree's register carry %s is used after the tree other than in a store "
-                     "by thread 0 (`if (threadIdx.x == 0) ... = %s`): the other threads' carries hold partial "
-                     "results, which the rewrite does not keep", line, t->carry, t->carry);
+            snprintf(why, n, EN(RW_BT_CARRY_USED), line, t->carry, t->carry);
             return why;
         }
     }
@@ -637,14 +626,14 @@ static bool has_barrier(const rw_toks *ts, size_t a, size_t b)
  * 26 where the key form, 256 B more, measured 1.01x. */
 
 static const char tpl_pair[] =
-    "{\n"
+    "{\n" /* i18n: not for people */
     "        // hk rewrite: block_reduce. The shared-memory $WHAT tree over $V/$I[0 .. blockDim.x) as\n"
     "        // warp shuffles in the tree's own order (so ties pick the same index): warp a takes\n"
     "        // slots a, a + W, a + 2W, ... (W warps), which the tree combines first; $V[0] and\n"
     "        // $I[0] hold what the tree left there.\n"
     "        const unsigned int hk_tid = threadIdx.x, hk_nthreads = blockDim.x;\n"
     PT_WARP
-    "        __shared__ $TV hk_wv[32];\n"
+    "        __shared__ $TV hk_wv[32];\n" /* i18n: not for people */
     "        __shared__ $TI hk_wi[32];\n"
     "        {   // the transpose in $V/$I themselves: slot s moves to s ^ (s >> 5)\n"
     "            const $TV hk_mv = $V[hk_tid];\n"
@@ -708,14 +697,14 @@ static const char tpl_pair[] =
  * tree left there but for the sign of a zero when +0 and -0 tie). Two barriers instead of
  * one per level, and no transpose; 32-bit values only. */
 static const char tpl_pair_key[] =
-    "{\n"
+    "{\n" /* i18n: not for people */
     "        // hk rewrite: block_reduce (key form). The shared-memory $WHAT tree over $V/$I[0 ..\n"
     "        // blockDim.x) as one max of a 64-bit key: the value's order in the high word, the\n"
     "        // slot's tie rank in the halving tree ($RANK) in the low word; $V[0] and\n"
     "        // $I[0] take the winning slot's pair (NaN values: ordered by their bits).\n"
     "        const unsigned int hk_tid = threadIdx.x, hk_nthreads = blockDim.x;\n"
     PT_WARP
-    "        __shared__ unsigned long long hk_wk[32];\n"
+    "        __shared__ unsigned long long hk_wk[32];\n" /* i18n: not for people */
     "        unsigned long long hk_k;\n"
     "        {\n"
     "            $TV hk_x = $V[hk_tid];\n"
@@ -1114,7 +1103,7 @@ static const char *find_pair(const km_kernel *k, const bt_tree *t, bt_pair *p, c
     p->loop = t->loop;
     p->loop_ix = t->loop_ix;
     if (!km_builtin_atom(k, KM_ATOM_THREAD_IDX, 0, &p->tid)) {
-        snprintf(why, n, "line %u: the tree is not indexed by threadIdx.x", p->loop->line);
+        snprintf(why, n, EN(RW_BT_NOT_TX), p->loop->line);
         return why;
     }
     p->var = t->loop->counter;
@@ -1123,8 +1112,7 @@ static const char *find_pair(const km_kernel *k, const bt_tree *t, bt_pair *p, c
         p->bdx = UINT32_MAX;
     uint32_t yz;
     if (km_builtin_atom(k, KM_ATOM_THREAD_IDX, 1, &yz) || km_builtin_atom(k, KM_ATOM_THREAD_IDX, 2, &yz)) {
-        snprintf(why, n, "line %u: the kernel uses threadIdx.y or threadIdx.z: the tree's element is not read "
-                 "as the thread's place in a 1-D block", p->loop->line);
+        snprintf(why, n, EN(RW_BT_YZ), p->loop->line);
         return why;
     }
     const km_access *w[2] = {NULL, NULL};
@@ -1133,14 +1121,13 @@ static const char *find_pair(const km_kernel *k, const bt_tree *t, bt_pair *p, c
         if (!in_loop(a, p->loop_ix) || a->space == KM_SPACE_GLOBAL || a->mode == KM_READ)
             continue;
         if (a->mode != KM_WRITE || (w[0] && w[1]) || (w[0] && !strcmp(w[0]->buffer, a->buffer))) {
-            snprintf(why, n, "line %u: the tree loop (line %u) updates %s other than by one store per level of a "
-                     "pair of arrays: not read as a (value, index) tree", a->line, p->loop->line, a->buffer);
+            snprintf(why, n, EN(RW_BT_PAIR_UPDATES), a->line, p->loop->line, a->buffer);
             return why;
         }
         w[w[0] ? 1 : 0] = a;
     }
     if (!w[0] || !w[1]) {
-        snprintf(why, n, "line %u: the kernel has more than one tree loop: only one tree is rewritten",
+        snprintf(why, n, EN(RW_BT_TWO_LOOPS),
                  p->loop->line);
         return why;
     }
@@ -1155,7 +1142,7 @@ static const char *find_pair(const km_kernel *k, const bt_tree *t, bt_pair *p, c
         p->i = p->wi->buffer;
         p->own = p->wv->index;
         if (!form_is_atom(p->wv->index, p->tid) || !form_is_atom(p->wi->index, p->tid)) {
-            snprintf(why, n, "line %u: the tree stores %s and %s at another place than [threadIdx.x]", p->wv->line,
+            snprintf(why, n, EN(RW_BT_PAIR_STORES), p->wv->line,
                      p->v, p->i);
             return why;
         }
@@ -1172,7 +1159,7 @@ static const char *find_pair(const km_kernel *k, const bt_tree *t, bt_pair *p, c
             other = true;
         }
         if (!other || bad) {
-            snprintf(why, n, "line %u: the tree loop (line %u) does not read %s and %s at one other slot t + s",
+            snprintf(why, n, EN(RW_BT_PAIR_READS),
                      p->wv->line, p->loop->line, p->v, p->i);
             return why;
         }
@@ -1187,17 +1174,14 @@ static const char *find_pair(const km_kernel *k, const bt_tree *t, bt_pair *p, c
         }
     }
     if (!p->dir) {
-        snprintf(why, n, "line %u: the tree's update of %s and %s is not an argmax or argmin (one array the max or "
-                 "min of its slots t and t + s, the other the index of the side it took, by a comparison of the "
-                 "first's two slots)", w[0]->line, w[0]->buffer, w[1]->buffer);
+        snprintf(why, n, EN(RW_BT_NOT_ARG), w[0]->line, w[0]->buffer, w[1]->buffer);
         return why;
     }
     /* every thread of the block must reach the shuffles */
     for (uint32_t g = 0; g < p->wv->n_guards; g++) {
         const km_guard *gd = &gs[p->wv->guards[g]];
         if (gd->line < p->loop->line && !guard_uniform(k, gd)) {
-            snprintf(why, n, "line %u: a condition (an early return or an if) before the tree at line %u is in "
-                     "force at it: threads that left cannot take part in warp shuffles", gd->line, p->loop->line);
+            snprintf(why, n, EN(RW_BT_COND_BEFORE), gd->line, p->loop->line);
             return why;
         }
     }
@@ -1206,7 +1190,7 @@ static const char *find_pair(const km_kernel *k, const bt_tree *t, bt_pair *p, c
     for (size_t g = 0; same && g < nt[0]; g++)
         same = tree_g[0][g] == tree_g[1][g];
     if (!same) {
-        snprintf(why, n, "line %u: the stores of %s and %s are not under the same conditions", p->wi->line, p->v,
+        snprintf(why, n, EN(RW_BT_PAIR_CONDS), p->wi->line, p->v,
                  p->i);
         return why;
     }
@@ -1216,15 +1200,13 @@ static const char *find_pair(const km_kernel *k, const bt_tree *t, bt_pair *p, c
     for (size_t g = 0; one && g < nt[0]; g++)
         one = size_atom(k, tree_g[0][g]->lhs, &p->size) && size_atom(k, tree_g[0][g]->rhs, &p->size);
     if (!one) {
-        snprintf(why, n, "line %u: the tree loop mentions two named constants: its block size is not one",
+        snprintf(why, n, EN(RW_BT_TWO_CONSTS),
                  p->loop->line);
         return why;
     }
     for (int64_t b = 2; b <= 1024; b *= 2)
         if (!halving_for(k, p, b, tree_g[0], nt[0])) {
-            snprintf(why, n, "line %u: the tree loop (with its guards) is not the halving tree of a block of %lld "
-                     "threads (levels s = %lld, ..., 1, each combining t < s with t + s): a doubling or partial "
-                     "pair tree is not rewritten", p->loop->line, (long long)b, (long long)b / 2);
+            snprintf(why, n, EN(RW_BT_NOT_HALVING), p->loop->line, (long long)b, (long long)b / 2);
             return why;
         }
     /* inside the loop: V[t] and I[t] read before they are stored (t + s is no thread's
@@ -1238,8 +1220,7 @@ static const char *find_pair(const km_kernel *k, const bt_tree *t, bt_pair *p, c
         if (a->mode != KM_READ)
             stored[x] = true;
         else if (stored[x] && km_form_equal(a->index, p->own)) {
-            snprintf(why, n, "line %u: %s is read after the tree's update stored a slot (the combine would see its "
-                     "own result)", a->line, a->buffer);
+            snprintf(why, n, EN(RW_BT_READ_AFTER_STORE), a->line, a->buffer);
             return why;
         }
     }
@@ -1248,7 +1229,7 @@ static const char *find_pair(const km_kernel *k, const bt_tree *t, bt_pair *p, c
     bool nested = p->loop->parent >= 0;
     for (long l = p->loop->parent; l >= 0; l = ls[l].parent)
         if (!form_uniform(k, ls[l].start) || !form_uniform(k, ls[l].bound) || !form_uniform(k, ls[l].step)) {
-            snprintf(why, n, "line %u: the loop around the tree (line %u) does not run alike in every thread",
+            snprintf(why, n, EN(RW_BT_LOOP_NOT_ALIKE),
                      ls[l].line, p->loop->line);
             return why;
         }
@@ -1267,17 +1248,16 @@ static const char *find_pair(const km_kernel *k, const bt_tree *t, bt_pair *p, c
                     ok = guard_uniform(k, &gs[a->guards[g]]);
             }
             if (!ok) {
-                snprintf(why, n, "line %u: %s is %s before the tree at another place than its thread's slot%s",
-                         a->line, a->buffer, a->mode == KM_READ ? "read" : "written",
-                         nested ? " (or read, or stored under a condition, in the loop around the tree)" : "");
+                snprintf(why, n, a->mode == KM_READ ? (nested ? EN(RW_BT_READ_BEFORE_LOOP) : EN(RW_BT_READ_BEFORE))
+                                 : (nested ? EN(RW_BT_WRITTEN_BEFORE_LOOP) : EN(RW_BT_WRITTEN_BEFORE)),
+                         a->line, a->buffer);
                 return why;
             }
             continue;
         }
         if (a->mode != KM_READ || a->index.n != 0) {
-            snprintf(why, n, "line %u: %s is %s after the tree at another place than %s[0]: the other slots "
-                     "hold the tree's intermediate results", a->line, a->buffer, a->mode == KM_READ ? "read" :
-                     "written", a->buffer);
+            snprintf(why, n, a->mode == KM_READ ? EN(RW_BT_READ_AFTER_RESULTS) : EN(RW_BT_WRITTEN_AFTER_RESULTS),
+                     a->line, a->buffer, a->buffer);
             return why;
         }
     }
@@ -1322,21 +1302,20 @@ static int pair_key(const char *text, size_t len, const an_model *m, const an_fu
                un = !strcmp(tv, "unsigned int") || !strcmp(tv, "unsigned");
     if (!fl && !sg && !un) {
         char why[300];
-        snprintf(why, sizeof why, "line %u: the tree's values are %s: the key form orders 32-bit values (float, int, "
-                 "unsigned int) only", p->wv->line, tv);
+        snprintf(why, sizeof why, EN(RW_BT_KEY_TYPE), p->wv->line, tv);
         return rwp_not_applicable(out, name, f, why);
     }
     char ord[512];
     const char *ind = "            ";
     if (fl)
         snprintf(ord, sizeof ord,
-                 "%sconst unsigned int hk_u = __float_as_uint(hk_x == 0.0f ? 0.0f : hk_x);   // -0.0 as +0.0\n"
+                 "%sconst unsigned int hk_u = __float_as_uint(hk_x == 0.0f ? 0.0f : hk_x);   // -0.0 as +0.0\n" /* i18n: not for people */
                  "%sconst unsigned int hk_o = %s((hk_u & 0x80000000u) ? ~hk_u : (hk_u | 0x80000000u));\n",
                  ind, ind, p->dir > 0 ? "" : "~");
     else
-        snprintf(ord, sizeof ord, "%sconst unsigned int hk_o = %s((unsigned int)hk_x%s);\n", ind,
+        snprintf(ord, sizeof ord, "%sconst unsigned int hk_o = %s((unsigned int)hk_x%s);\n", ind, /* i18n: not for people */
                  p->dir > 0 ? "" : "~", sg ? " ^ 0x80000000u" : "");
-    const char *rank = p->ties_upper ? "largest bit-reversed slot" : "smallest bit-reversed slot";
+    const char *rank = p->ties_upper ? "largest bit-reversed slot" : "smallest bit-reversed slot"; /* i18n: not for people */
     const char *kv[] = {"V", p->v, "I", p->i, "TV", tv, "TI", ti, "WHAT", what, "ORD", ord, "RANK", rank,
                         "RANKX", p->ties_upper ? "__brev" : "~__brev", "UNRANK", p->ties_upper ? "" : "~", NULL};
     struct hk_buf b;
@@ -1350,15 +1329,11 @@ static int pair_key(const char *text, size_t len, const an_model *m, const an_fu
         rc = rc ? rc : HK_ENOMEM;
         goto out;
     }
-    char *desc = hk_asprintf("kernel %s: shared-memory %s tree of (%s, %s) (%s, %s; loop at line %u) -> one max of "
-                             "a 64-bit key (the value's order << 32 | the slot's tie rank in the halving tree: the "
-                             "%s wins among equal values, as in the tree), xor shuffles and one shared stage, 2 "
-                             "barriers instead of one per level and no transpose; %s[0] and %s[0] take the winning "
-                             "slot's pair (the tree's for every input without NaN, but for the sign of a zero in "
-                             "%s[0] when +0 and -0 tie; NaN is ordered by its bits, above +inf when positive); "
-                             "assumes a power-of-two 1-D block of at most 1024 threads%s",
-                             f->name, what, p->v, p->i, tv, ti, p->loop->line, rank, p->v, p->i, p->v,
-                             p->size != UINT32_MAX ? " equal to the tree's named size" : "");
+    /* one sentence per tie rank, with or without the named size */
+    bool sized = p->size != UINT32_MAX;
+    const char *dfmt = p->ties_upper ? (sized ? EN(RW_BT_DESC_KEY_LARGEST_SIZE) : EN(RW_BT_DESC_KEY_LARGEST))
+                                     : (sized ? EN(RW_BT_DESC_KEY_SMALLEST_SIZE) : EN(RW_BT_DESC_KEY_SMALLEST));
+    char *desc = hk_asprintf(dfmt, f->name, what, p->v, p->i, tv, ti, p->loop->line, p->v, p->i, p->v);
     if (!desc) {
         rc = HK_ENOMEM;
         goto out;
@@ -1390,16 +1365,14 @@ static int rw_block_pair(const char *text, size_t len, const an_model *m, const 
         if ((rc = rwp_lex_body(text, f->body_span.start_byte, f->body_span.end_byte, &ts)))
             goto out;
         if (!loop_tokens(text, &ts, p.loop->line, &la, &lb))
-            snprintf(why, sizeof why, "line %u: the tree loop's statement is not in the kernel's own text",
+            snprintf(why, sizeof why, EN(RW_BT_NOT_OWN_TEXT),
                      p.loop->line), w = why;
         else if (!has_barrier(&ts, la, lb))
-            snprintf(why, sizeof why, "line %u: the tree loop has no barrier between its levels (a warp-"
-                     "synchronous tree is not rewritten)", p.loop->line), w = why;
+            snprintf(why, sizeof why, EN(RW_BT_NO_BARRIER), p.loop->line), w = why;
         else if (!p.loop->var || !halving_step(&ts, la, lb, p.loop->var, false))
-            snprintf(why, sizeof why, "line %u: the tree loop does not halve its variable once per level "
-                     "(`s >>= 1` or `s /= 2`)", p.loop->line), w = why;
+            snprintf(why, sizeof why, EN(RW_BT_NOT_HALVE_STEP), p.loop->line), w = why;
         else if (!array_type(&ts, p.v, tv, sizeof tv) || !array_type(&ts, p.i, ti, sizeof ti))
-            snprintf(why, sizeof why, "line %u: the declarations of %s and %s are not found in the kernel",
+            snprintf(why, sizeof why, EN(RW_BT_DECLS_NOT_FOUND),
                      p.wv->line, p.v, p.i), w = why;
     }
     if (w) {
@@ -1409,7 +1382,7 @@ static int rw_block_pair(const char *text, size_t len, const an_model *m, const 
     if ((rc = pair_combine(k, &p, tv, ti, "                ", &c1)) ||
         (rc = pair_combine(k, &p, tv, ti, "                    ", &c2))) {
         if (rc == HK_EINVAL)
-            rc = rwp_not_applicable(out, name, f, "the tree's combine cannot be written on registers");
+            rc = rwp_not_applicable(out, name, f, EN(RW_BT_COMBINE_REGS));
         goto out;
     }
     const char *what = p.dir > 0 ? "argmax" : "argmin";
@@ -1438,16 +1411,11 @@ static int rw_block_pair(const char *text, size_t len, const an_model *m, const 
         rc = rc ? rc : HK_ENOMEM;
         goto out;
     }
-    char *desc = hk_asprintf("kernel %s: shared-memory %s tree of (%s, %s) (%s, %s; loop at line %u) -> warp "
-                             "shuffles in the tree's own order of combination (warp a takes slots a, a + W, "
-                             "a + 2W, ...: transposed in %s and %s themselves, 2 x 32 shared slots added), 4 barriers "
-                             "instead of one per level; %s[0] and %s[0] hold what the "
-                             "tree left there for every input (equal values: the %s slot's index, as in the "
-                             "tree), the code before and after the tree is unchanged; assumes a power-of-two 1-D "
-                             "block of at most 1024 threads%s",
-                             f->name, what, p.v, p.i, tv, ti, p.loop->line, p.v, p.i, p.v, p.i,
-                             p.ties_upper ? "upper" : "lower",
-                             p.size != UINT32_MAX ? " equal to the tree's named size" : "");
+    /* one sentence per tie side, with or without the named size */
+    bool sized = p.size != UINT32_MAX;
+    const char *dfmt = p.ties_upper ? (sized ? EN(RW_BT_DESC_PAIR_UPPER_SIZE) : EN(RW_BT_DESC_PAIR_UPPER))
+                                    : (sized ? EN(RW_BT_DESC_PAIR_LOWER_SIZE) : EN(RW_BT_DESC_PAIR_LOWER));
+    char *desc = hk_asprintf(dfmt, f->name, what, p.v, p.i, tv, ti, p.loop->line, p.v, p.i, p.v, p.i);
     if (!desc) {
         rc = HK_ENOMEM;
         goto out;
@@ -1488,7 +1456,7 @@ int rw_block_tree_form(const char *text, size_t len, const an_model *m, size_t k
         goto out;
     if (rc) {
         char w2[600];
-        snprintf(w2, sizeof w2, "the kernel model cannot be built: %s", why);
+        snprintf(w2, sizeof w2, EN(RW_MODEL_CANNOT_BUILD), why);
         rc = rwp_not_applicable(out, name, f, w2);
         goto out;
     }
@@ -1499,8 +1467,8 @@ int rw_block_tree_form(const char *text, size_t len, const an_model *m, size_t k
     }
     if (key) {
         char w2[700];
-        snprintf(w2, sizeof w2, "the key form (key=1) is for a (value, index) pair tree: %s",
-                 w ? w : "the kernel's tree has one array");
+        snprintf(w2, sizeof w2, EN(RW_BT_KEY_PAIR),
+                 w ? w : EN(RW_BT_ONE_ARRAY));
         rc = rwp_not_applicable(out, name, f, w2);
         goto out;
     }
@@ -1508,16 +1476,15 @@ int rw_block_tree_form(const char *text, size_t len, const an_model *m, size_t k
         if ((rc = rwp_lex_body(text, f->body_span.start_byte, f->body_span.end_byte, &ts)))
             goto out;
         if (!loop_tokens(text, &ts, t.loop->line, &la, &lb))
-            snprintf(why, sizeof why, "line %u: the tree loop's statement is not in the kernel's own text",
+            snprintf(why, sizeof why, EN(RW_BT_NOT_OWN_TEXT),
                      t.loop->line), w = why;
         else if (!has_barrier(&ts, la, lb))
-            snprintf(why, sizeof why, "line %u: the tree loop has no barrier between its levels (a warp-"
-                     "synchronous tree is not rewritten)", t.loop->line), w = why;
+            snprintf(why, sizeof why, EN(RW_BT_NO_BARRIER), t.loop->line), w = why;
         else if (!t.loop->var || !halving_step(&ts, la, lb, t.loop->var, !strcmp(t.loop->cmp, "<")))
-            snprintf(why, sizeof why, "line %u: the tree loop does not %s its variable once per level",
-                     t.loop->line, !strcmp(t.loop->cmp, "<") ? "double" : "halve"), w = why;
+            snprintf(why, sizeof why, !strcmp(t.loop->cmp, "<") ? EN(RW_BT_NOT_DOUBLE) : EN(RW_BT_NOT_HALVE),
+                     t.loop->line), w = why;
         else if (!array_type(&ts, t.array, ty, sizeof ty))
-            snprintf(why, sizeof why, "line %u: the declaration of %s is not found in the kernel", t.comb->line,
+            snprintf(why, sizeof why, EN(RW_BT_DECL_NOT_FOUND), t.comb->line,
                      t.array), w = why;
         else if (t.carry)
             w = carry_uses_ok(k, &t, text, &ts, lb, why, sizeof why);
@@ -1533,7 +1500,7 @@ int rw_block_tree_form(const char *text, size_t len, const an_model *m, size_t k
         snprintf(combine, sizeof combine, "hk_acc = (hk_o %s hk_acc) ? hk_o : hk_acc", t.op == KM_OP_MAX ? ">" : "<");
     char carry[200] = "";
     if (t.carry)   /* thread 0's carry ends as the block's result, as after the tree */
-        snprintf(carry, sizeof carry, "\n                %s = hk_acc;   // the tree's register carry, as thread 0 "
+        snprintf(carry, sizeof carry, "\n                %s = hk_acc;   // the tree's register carry, as thread 0 " /* i18n: not for people */
                  "ended it", t.carry);
     const char *kv[] = {"S", t.array, "T", ty, "OP", opname, "COMBINE", combine, "CARRY", carry, NULL};
     if ((rc = rwl_render(&b, tpl_tree, kv)))
@@ -1543,13 +1510,13 @@ int rw_block_tree_form(const char *text, size_t len, const an_model *m, size_t k
         rc = rc ? rc : HK_ENOMEM;
         goto out;
     }
-    char *desc = hk_asprintf("kernel %s: shared-memory tree %s of %s (%s, loop at line %u) -> warp shuffles, "
-                             "one shared slot per warp; %s[0] holds the block's result as before%s%s%s, the code "
-                             "before and after the tree is unchanged (same outputs, same per-block partials, same "
-                             "launch); the order of the combination changes%s; assumes a power-of-two 1-D block as "
-                             "the tree does", f->name, opname, t.array, ty, t.loop->line, t.array,
-                             t.carry ? " (and thread 0's register carry " : "", t.carry ? t.carry : "",
-                             t.carry ? ")" : "", t.op == KM_OP_SUM ? " (a float sum may differ in its last bits)" : "");
+    /* one sentence per combination (a sum's may differ in its last bits), with or without
+     * thread 0's register carry */
+    const char *dfmt = t.op == KM_OP_SUM ? (t.carry ? EN(RW_BT_DESC_SUM_CARRY) : EN(RW_BT_DESC_SUM))
+                       : t.op == KM_OP_MAX ? (t.carry ? EN(RW_BT_DESC_MAX_CARRY) : EN(RW_BT_DESC_MAX))
+                                           : (t.carry ? EN(RW_BT_DESC_MIN_CARRY) : EN(RW_BT_DESC_MIN));
+    char *desc = t.carry ? hk_asprintf(dfmt, f->name, t.array, ty, t.loop->line, t.array, t.carry)
+                         : hk_asprintf(dfmt, f->name, t.array, ty, t.loop->line, t.array);
     if (!desc) {
         rc = HK_ENOMEM;
         goto out;

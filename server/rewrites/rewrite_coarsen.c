@@ -11,6 +11,7 @@
 
 #include "core/buf.h"
 #include "core/hk.h"
+#include "core/i18n.h"
 #include "model/kmodel.h"
 #include "spec/expr.h"
 #include "spec/spec.h"
@@ -18,6 +19,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* stored and machine-read in English; shown through hk_tr_said (docs/i18n.md) */
+#define EN(id) hk_tr_in(HK_LANG_EN, HK_MSG_##id)
 
 /* Why: by Little's law the H200 needs about 3 MB in flight (4.8 TB/s x ~0.6 us); one
  * 4-byte load per thread at full occupancy is about 1 MB, so a scalar one-element-per-
@@ -86,28 +90,24 @@ static bool scan_tokens(co_scan *s, bool renames)
             continue;
         for (size_t i = 0; i < HK_ARRAY_LEN(syncs); i++)
             if (rwl_tok_is_ident(ts, k, syncs[i]))
-                return refuse(s, k, syncs[i], "a barrier or fence orders this thread with others; with K "
-                                              "elements per thread the others' elements move into this thread");
+                return refuse(s, k, syncs[i], EN(RW_CO_BARRIER));
         for (size_t i = 0; i < HK_ARRAY_LEN(warp); i++)
             if (tok_prefix(ts, k, warp[i]))
-                return refuse(s, k, "warp intrinsic", "a warp intrinsic exchanges values between lanes, which "
-                                                      "hold other elements once each thread handles K");
+                return refuse(s, k, "warp intrinsic", EN(RW_CO_WARP));
         if (rwl_tok_is_ident(ts, k, "__shared__"))
-            return refuse(s, k, "__shared__", "shared memory is indexed by the thread and shared by the block; "
-                                              "K elements per thread would overwrite each other's slots");
+            return refuse(s, k, "__shared__", EN(RW_CO_SHARED));
         if (rwl_tok_is_ident(ts, k, "goto") || rwl_tok_is_ident(ts, k, "asm"))
             return refuse(s, k, rwl_tok_is_ident(ts, k, "goto") ? "goto" : "asm",
-                          "the rewrite does not follow this construct");
+                          EN(RW_CO_NOT_FOLLOWED));
         if (tok_prefix(ts, k, "hk_co_"))
-            return refuse(s, k, "coarsened loop", "the kernel is coarsened already");
+            return refuse(s, k, EN(RW_C_COARSENED_LOOP), EN(RW_CO_ALREADY));
         if (tok_prefix(ts, k, "atomic") && rwl_tok_is(ts, k + 1, "(")) {
             size_t c = rwl_match_close(ts, k + 1);
             bool stmt = (rwl_tok_is(ts, k - 1, ";") || rwl_tok_is(ts, k - 1, "{") || rwl_tok_is(ts, k - 1, "}") ||
                          rwl_tok_is(ts, k - 1, ")") || rwl_tok_is_ident(ts, k - 1, "else")) &&
                         c < ts->n && rwl_tok_is(ts, c + 1, ";");
             if (!stmt)
-                return refuse(s, k, "atomic", "its old value is used, so the order in which elements reach it "
-                                              "matters, and coarsening changes that order");
+                return refuse(s, k, "atomic", EN(RW_CO_ATOMIC_OLD));
         }
         /* the virtual blocks rename blockIdx.x in the kernel's own text only */
         if (renames && rwl_tok_is(ts, k + 1, "(") && rwl_is_use(ts, k)) {
@@ -118,12 +118,10 @@ static bool scan_tokens(co_scan *s, bool renames)
                 if (g != s->f && strlen(g->name) == nl && memcmp(g->name, nm, nl) == 0 &&
                     g->body_span.end_byte > g->body_span.start_byte &&
                     rwl_mentions_grid(s->text + g->body_span.start_byte, g->body_span.end_byte - g->body_span.start_byte))
-                    return refuse(s, k, "call", "%.*s reads blockIdx or gridDim itself; the rewrite renames them "
-                                                "in the kernel's text only", (int)nl, nm);
+                    return refuse(s, k, "call", EN(RW_CO_CALL_GRID), (int)nl, nm);
             }
             if (rwl_macro_mentions_grid(s->text, s->len, nm, nl))
-                return refuse(s, k, "macro", "%.*s reads blockIdx or gridDim in its definition; the rewrite "
-                                             "renames them in the kernel's text only", (int)nl, nm);
+                return refuse(s, k, "macro", EN(RW_CO_MACRO_GRID), (int)nl, nm);
         }
     }
     return true;
@@ -162,12 +160,11 @@ static bool scan_model(co_scan *s, const co_loop *loops, size_t n_loops, bool di
     size_t na = 0;
     const km_access *acc = km_accesses(s->km, &na);
     if (km_barriers(s->km))
-        return refuse(s, 0, "__syncthreads", "the kernel (or a function it calls) synchronizes the block");
+        return refuse(s, 0, "__syncthreads", EN(RW_CO_SYNCS));
     for (size_t i = 0; i < na; i++) {
         const km_access *a = &acc[i];
         if (a->space == KM_SPACE_SHARED) {
-            snprintf(s->why, sizeof s->why, "shared memory at line %u: %s is indexed by the thread and shared "
-                                            "by the block; K elements per thread would overwrite each other's slots",
+            snprintf(s->why, sizeof s->why, EN(RW_CO_SHARED_AT),
                      a->line, access_name(a));
             return false;
         }
@@ -178,20 +175,17 @@ static bool scan_model(co_scan *s, const co_loop *loops, size_t n_loops, bool di
             for (uint32_t q = 0; q < a->n_loops; q++)
                 in |= a->loops[q] == (uint32_t)loops[l].loop;
         if (!in && divides) {
-            snprintf(s->why, sizeof s->why, "store at line %u: %s is written outside the loop strided over the grid: "
-                                            "that runs once per thread, and the grid divided by K has fewer threads",
+            snprintf(s->why, sizeof s->why, EN(RW_CO_STORE_OUTSIDE),
                      a->line, access_name(a));
             return false;
         }
         if (in && !km_form_mentions_kind(s->km, element_of(a), KM_ATOM_THREAD_IDX, 0)) {
-            snprintf(s->why, sizeof s->why, "store at line %u: the element of %s written does not come from "
-                                            "threadIdx.x (every thread writes it: a reduction, not an elementwise store)",
+            snprintf(s->why, sizeof s->why, EN(RW_CO_STORE_NOT_TX),
                      a->line, access_name(a));
             return false;
         }
         if (in && n_loops == 0 && !km_form_mentions_kind(s->km, element_of(a), KM_ATOM_BLOCK_IDX, axis)) {
-            snprintf(s->why, sizeof s->why, "store at line %u: the element of %s written does not come from blockIdx.%c, "
-                                            "so K blocks of the grid do not hold K different elements",
+            snprintf(s->why, sizeof s->why, EN(RW_CO_STORE_NOT_BLOCK),
                      a->line, access_name(a), "xyz"[axis]);
             return false;
         }
@@ -202,10 +196,8 @@ static bool scan_model(co_scan *s, const co_loop *loops, size_t n_loops, bool di
                 strcmp(b->buffer, a->buffer) != 0 || km_form_equal(element_of(a), element_of(b)) ||
                 !same_loops(a, b))
                 continue;
-            snprintf(s->why, sizeof s->why, "access at line %u: %s %s an element of %s other than the one written at "
-                                            "line %u: one element may depend on another's, and coarsening "
-                                            "reorders them",
-                     b->line, access_name(b), b->mode == KM_READ ? "reads" : "writes", a->buffer, a->line);
+            snprintf(s->why, sizeof s->why, b->mode == KM_READ ? EN(RW_CO_READS_OTHER) : EN(RW_CO_WRITES_OTHER),
+                     b->line, access_name(b), a->buffer, a->line);
             return false;
         }
     }
@@ -247,13 +239,13 @@ static bool spec_grid_divisible_at(const rw_context *ctx, int K, int axis, bool 
 {
     const spec *sp = ctx->spec;
     if (!sp || !sp->grid[axis] || sp->n_sizes == 0) {
-        snprintf(why, n, "no bench spec gives the grid");
+        snprintf(why, n, "%s", EN(RW_CO_NO_SPEC));
         return false;
     }
     static const long long blocks[] = {0, 32, 64, 128, 256, 512, 1024};
     expr_var *vars = hk_calloc(sp->n_size_names + 4, sizeof *vars);
     if (!vars) {
-        snprintf(why, n, "out of memory");
+        snprintf(why, n, "%s", EN(RW_CO_OOM));
         return false;
     }
     bool ok = true;
@@ -265,11 +257,10 @@ static bool spec_grid_divisible_at(const rw_context *ctx, int K, int axis, bool 
             size_t nv = spec_size_vars(sp, k, b ? block : NULL, 132, vars);
             expr_value v;
             if (expr_eval(sp->grid[axis], vars, nv, &v, NULL, 0) != HK_OK || v.is_float) {
-                snprintf(why, n, "the spec's grid cannot be evaluated at size set %zu", k + 1);
+                snprintf(why, n, EN(RW_CO_GRID_EVAL), k + 1);
                 ok = false;
             } else if (v.i % K) {
-                snprintf(why, n, "the spec's grid along %c is %lld blocks at size set %zu%s, not a multiple of %d",
-                         "xyz"[axis], v.i, k + 1, b ? " under another power-of-two block" : "", K);
+                snprintf(why, n, b ? EN(RW_CO_NOT_MULTIPLE_BLOCK) : EN(RW_CO_NOT_MULTIPLE), "xyz"[axis], v.i, k + 1, K);
                 ok = false;
             }
         }
@@ -307,7 +298,7 @@ static char *grid_in_kernel_terms(const co_scan *s, const rw_context *ctx, int a
     size_t np = 0;
     const km_param *ps = km_params(s->km, &np);
     if (!sp || !sp->grid[axis]) {
-        snprintf(why, n, "no bench spec gives the grid");
+        snprintf(why, n, "%s", EN(RW_CO_NO_SPEC));
         return NULL;
     }
     const char *g = expr_text(sp->grid[axis]);
@@ -324,8 +315,7 @@ static char *grid_in_kernel_terms(const co_scan *s, const rw_context *ctx, int a
             if (!rwl_tok_is(&t, k, "(") && !rwl_tok_is(&t, k, ")") && !rwl_tok_is(&t, k, "+") &&
                 !rwl_tok_is(&t, k, "-") && !rwl_tok_is(&t, k, "*") && !rwl_tok_is(&t, k, "/") &&
                 !rwl_tok_is(&t, k, "%") && !(tx[0] >= '0' && tx[0] <= '9')) {
-                snprintf(why, n, "the spec's grid along %c (`%s`) uses `%.*s`, which the bound does not "
-                                 "translate", "xyz"[axis], g, l, tx);
+                snprintf(why, n, EN(RW_CO_BOUND_UNTRANSLATED), "xyz"[axis], g, l, tx);
                 goto out;
             }
             *rc = hk_buf_printf(&b, "%.*s", l, tx);
@@ -346,16 +336,14 @@ static char *grid_in_kernel_terms(const co_scan *s, const rw_context *ctx, int a
                 (int)strlen(expr_text(sa->value)) != l || memcmp(expr_text(sa->value), tx, (size_t)l) != 0)
                 continue;
             if (param_assigned(s, ps[a].name)) {
-                snprintf(why, n, "the spec's grid along %c (`%s`) uses %.*s, passed as parameter %s, which the "
-                                 "kernel writes", "xyz"[axis], g, l, tx, ps[a].name);
+                snprintf(why, n, EN(RW_CO_PARAM_WRITTEN), "xyz"[axis], g, l, tx, ps[a].name);
                 goto out;
             }
             done = true;
             *rc = hk_buf_printf(&b, "(long long)(%s)", ps[a].name);
         }
         if (!done) {
-            snprintf(why, n, "the spec's grid along %c (`%s`) uses %.*s, which no integer parameter of the "
-                             "kernel receives as it is", "xyz"[axis], g, l, tx);
+            snprintf(why, n, EN(RW_CO_NO_PARAM), "xyz"[axis], g, l, tx);
             goto out;
         }
     }
@@ -389,36 +377,36 @@ static bool read_header(const rw_toks *h, size_t open, size_t close, co_loop *L,
             (s2 ? &s3 : &s2)[0] = q;
     }
     if (!s2 || !s3) {
-        snprintf(why, n, "the loop's header is not `for (init; condition; step)`");
+        snprintf(why, n, "%s", EN(RW_GS_NOT_INIT_COND_STEP));
         return false;
     }
     size_t eq = s1;
     while (eq < s2 && !rwl_tok_is(h, eq, "="))
         eq++;
     if (eq >= s2 || eq < s1 + 2 || h->t[eq - 1].kind != T_IDENT || eq + 1 >= s2) {
-        snprintf(why, n, "the loop does not declare its index (`for (int i = ...; ...)`)");
+        snprintf(why, n, "%s", EN(RW_CO_NO_DECL));
         return false;
     }
     size_t v = eq - 1;
     for (size_t q = s1; q < v; q++)
         if (rwl_tok_is(h, q, ",") || rwl_tok_is(h, q, "*") || rwl_tok_is(h, q, "&") || rwl_tok_is_ident(h, q, "auto")) {
-            snprintf(why, n, "the loop's index is not declared as one integer (`for (int i = ...; ...)`)");
+            snprintf(why, n, "%s", EN(RW_CO_INDEX_TYPE));
             return false;
         }
     for (size_t q = eq + 1; q < s2; q++)
         if (rwl_tok_is(h, q, ",")) {
-            snprintf(why, n, "the loop declares more than its index");
+            snprintf(why, n, "%s", EN(RW_CO_DECLARES_MORE));
             return false;
         }
     /* condition: v < BOUND or v <= BOUND */
     if (!rwl_same_tok(h, s2 + 1, v) || !(rwl_tok_is(h, s2 + 2, "<") || rwl_tok_is(h, s2 + 2, "<=")) ||
         s2 + 3 >= s3) {
-        snprintf(why, n, "the loop's condition is not `i < bound` or `i <= bound`");
+        snprintf(why, n, "%s", EN(RW_CO_COND));
         return false;
     }
     for (size_t q = s2 + 3; q < s3; q++)
         if (rwl_same_tok(h, q, v) || rwl_tok_is(h, q, "&&") || rwl_tok_is(h, q, "||") || rwl_tok_is(h, q, "?")) {
-            snprintf(why, n, "the loop's condition is more than `i < bound`");
+            snprintf(why, n, "%s", EN(RW_CO_COND_MORE));
             return false;
         }
     /* step: v += S, v = v + S, v = S + v */
@@ -437,7 +425,7 @@ static bool read_header(const rw_toks *h, size_t open, size_t close, co_loop *L,
     for (size_t q = sa; ok && q < sb; q++)
         ok = !rwl_same_tok(h, q, v) && !rwl_tok_is(h, q, ",") && !rwl_tok_is(h, q, "?");
     if (!ok) {
-        snprintf(why, n, "the loop's step is not `i += stride`");
+        snprintf(why, n, "%s", EN(RW_CO_STEP));
         return false;
     }
     /* the copies evaluate the bound and the step more often than the loop did */
@@ -449,8 +437,7 @@ static bool read_header(const rw_toks *h, size_t open, size_t close, co_loop *L,
         bool call = h->t[q].kind == T_IDENT && rwl_tok_is(h, q + 1, "(") && !rwl_pure_call_name(h, q) &&
                     !rwl_tok_is_ident(h, q, "sizeof") && !rwl_is_type_word(h, q);
         if (call || rwl_tok_is_assign_op(h, q) || rwl_tok_is(h, q, "++") || rwl_tok_is(h, q, "--")) {
-            snprintf(why, n, "the loop's bound or step may change something (`%.*s`): the copies evaluate it "
-                             "more often", (int)(h->t[q].end - h->t[q].start), h->text + h->t[q].start);
+            snprintf(why, n, EN(RW_CO_BOUND_CHANGES), (int)(h->t[q].end - h->t[q].start), h->text + h->t[q].start);
             return false;
         }
     }
@@ -637,7 +624,7 @@ static int find_loops(co_scan *s, co_loop *loops, size_t *n)
                         rwl_tok_is_ident(ts, k, "switch") || !rwl_tok_is(ts, close + 1, "{")))
             continue;   /* a call on the loop's line, not a loop macro */
         if (*n == CO_LOOPS) {
-            refuse(s, k, "loop", "more than %d loops strided over the threads", CO_LOOPS);
+            refuse(s, k, "loop", EN(RW_CO_MORE_LOOPS), CO_LOOPS);
             break;
         }
         co_loop *L = &loops[*n];
@@ -661,7 +648,7 @@ static int find_loops(co_scan *s, co_loop *loops, size_t *n)
             rw_toks ht = {0};
             ok = false;
             if (!head)
-                snprintf(why, sizeof why, "the loop macro is not one #define whose body is a for header");
+                snprintf(why, sizeof why, "%s", EN(RW_CO_MACRO_NOT_FOR));
             else if ((rc = rwl_lex(head, 0, (uint32_t)strlen(head), &ht)) == HK_OK && ht.n > 2)
                 ok = read_header(&ht, 1, rwl_match_close(&ht, 1), L, why, sizeof why);
             rwl_toks_free(&ht);
@@ -716,7 +703,7 @@ static int element_exits(co_scan *s, size_t a, size_t b, rw_edits *es, bool *jum
     for (size_t k = a; k < b && !rc && !s->why[0]; k++) {
         if (rwl_tok_is_ident(ts, k, "return")) {
             if (!rwl_tok_is(ts, k + 1, ";")) {
-                refuse(s, k, "return", "a return with a value");
+                refuse(s, k, "return", EN(RW_CO_RETURN_VALUE));
                 break;
             }
             if (exit == CO_EXIT_KEEP)
@@ -730,8 +717,7 @@ static int element_exits(co_scan *s, size_t a, size_t b, rw_edits *es, bool *jum
                 hk_free(leave);
             rc = rwl_edits_add_owned(es, ts->t[k].start, ts->t[k + 1].end, to);
         } else if (in_loop_body && rwl_tok_is_ident(ts, k, "break") && !nested_in_loop(ts, a, k, b)) {
-            refuse(s, k, "break", "a break leaves the loop over all elements of the thread; coarsened, it "
-                                  "would leave only the K copies of one trip");
+            refuse(s, k, "break", EN(RW_CO_BREAK));
         }
         /* a continue in the original's body goes to the next element, as in the copies */
     }
@@ -768,7 +754,7 @@ out:
 static const char *wide_type(const char *t)
 {
     return strstr(t, "size_t") || strstr(t, "uint64") || (strstr(t, "unsigned") && strstr(t, "long"))
-               ? "unsigned long long"
+               ? "unsigned long long" /* i18n: not for people */
                : "long long";
 }
 
@@ -839,21 +825,18 @@ static bool loop_exits(co_scan *s, const rw_context *ctx, const co_loop *L, int 
             continue;
         for (size_t q = L->body_b; q + 1 < ts->n; q++)
             if (!rwl_tok_is(ts, q, "}"))
-                return refuse(s, k, "return", "it ends the thread, and code after the loop (line %d) would run "
-                                              "once the return only skips an element",
+                return refuse(s, k, "return", EN(RW_CO_ENDS_THREAD),
                               rwl_line_at(s->text, ts->t[q].start));
         size_t at;
         bool conditioned;
         if (!return_varies(s, L, k, &at, &conditioned) || *exit == CO_EXIT_FLAG)
             continue;
-        char gw[200] = "the loop strides over the block while another divides the grid";
+        char gw[200];
+        snprintf(gw, sizeof gw, "%s", EN(RW_CO_BLOCK_WHILE_GRID));
         if (!L->grid || !spec_grid_divisible_at(ctx, K, 0, false, gw, sizeof gw)) {
             if (!conditioned)
-                return refuse(s, k, "return", "a return under no condition ends the thread at its first element, "
-                                              "which a copy can follow only when %d divides the grid: %s", K, gw);
-            return refuse(s, k, "return", "its condition may differ between the elements of a thread (`%.*s`): "
-                                          "the original's return ends the thread's later elements too, which a "
-                                          "copy can follow only when %d divides the grid: %s",
+                return refuse(s, k, "return", EN(RW_CO_RETURN_UNCOND), K, gw);
+            return refuse(s, k, "return", EN(RW_CO_RETURN_VARIES),
                           (int)(ts->t[at].end - ts->t[at].start), s->text + ts->t[at].start, K, gw);
         }
         *exit = CO_EXIT_FLAG;
@@ -872,7 +855,7 @@ static int emit_loop(co_scan *s, const rw_context *ctx, const co_loop *L, size_t
     /* the index is the element's own in each copy: the body must not move it */
     for (size_t k = L->body_a; k < L->body_b; k++)
         if (rwp_mentions(ts, k, k + 1, L->var) && rwl_scalar_written(ts, k))
-            return refuse(s, k, "loop index", "the body changes the loop's index %s", L->var), HK_OK;
+            return refuse(s, k, EN(RW_C_LOOP_INDEX), EN(RW_CO_CHANGES_INDEX), L->var), HK_OK;
     co_exit exit;
     if (!loop_exits(s, ctx, L, K, divides, &exit))
         return HK_OK;
@@ -882,7 +865,7 @@ static int emit_loop(co_scan *s, const rw_context *ctx, const co_loop *L, size_t
     const km_param *ps = km_params(s->km, &np);
     struct hk_buf h;
     hk_buf_init(&h, RW_TEXT_MAX);
-    rc = hk_buf_printf(&h, "{   /* hk: %d elements per trip of the loop (coarsen) */\n", K);
+    rc = hk_buf_printf(&h, "{   /* hk: %d elements per trip of the loop (coarsen) */\n", K); /* i18n: not for people */
     /* a parameter the loop body moves (mmcv's `weight += bs_idx * n * 3 + pt_idx * 3`)
      * counts from where it pointed at entry in every copy, as in the original's one trip */
     for (size_t p = 0; p < np && !rc; p++)
@@ -894,16 +877,16 @@ static int emit_loop(co_scan *s, const rw_context *ctx, const co_loop *L, size_t
         for (int c = 0; c < K && !rc; c++)
             rc = hk_buf_appends(&h, c ? ", true" : "true");
         if (!rc)
-            rc = hk_buf_appends(&h, "};   /* a copy's thread returned: its later trips are skipped */\n");
+            rc = hk_buf_appends(&h, "};   /* a copy's thread returned: its later trips are skipped */\n"); /* i18n: not for people */
     }
     if (!rc)
         rc = hk_buf_printf(&h,
-                           "    for (%s hk_co_i = %s; hk_co_i %s (%s); hk_co_i += (%s)%d * (%s)) {\n"
+                           "    for (%s hk_co_i = %s; hk_co_i %s (%s); hk_co_i += (%s)%d * (%s)) {\n" /* i18n: not for people */
                            "        if (hk_co_i + (%s)%d * (%s) %s (%s)) {   /* every copy in range */\n",
                            wt, L->start, L->cmp, L->bound, wt, K, L->step, wt, K - 1, L->step, L->cmp, L->bound);
     for (int full = 1; full >= 0 && !rc; full--) {
         bool jump = false;
-        rc = hk_buf_printf(&h, "#pragma unroll\n"
+        rc = hk_buf_printf(&h, "#pragma unroll\n" /* i18n: not for people */
                                "            for (int hk_co_c = 0; hk_co_c < %d; ++hk_co_c) {\n"
                                "                const %s hk_co_e = hk_co_i + (%s)hk_co_c * (%s);\n",
                            K, wt, wt, L->step);
@@ -933,7 +916,7 @@ static int emit_loop(co_scan *s, const rw_context *ctx, const co_loop *L, size_t
     if (!rc && !s->why[0])
         rc = rwl_edits_add(es, ts->t[L->a].start, ts->t[L->body_b - 1].end, h.data);
     if (!rc)
-        snprintf(line_note, ln, "line %d", rwl_line_at(s->text, ts->t[L->a].start));
+        snprintf(line_note, ln, EN(RW_CO_LINE), rwl_line_at(s->text, ts->t[L->a].start));
     hk_buf_free(&h);
     return rc;
 }
@@ -966,15 +949,14 @@ static int blocks_body(co_scan *s, int axis, const char *grid, const char *label
             k += w - 1;
         } else if ((rwl_tok_is_ident(ts, k, "blockIdx") || rwl_tok_is_ident(ts, k, "gridDim")) &&
                    !rwl_tok_is(ts, k + 1, ".")) {
-            refuse(s, k, "block coordinates", "the block's coordinates are used as a whole");
+            refuse(s, k, "block coordinates", EN(RW_CO_WHOLE_COORDS));
             goto out;
         }
     }
     if (rc)
         goto out;
     if (!any) {
-        refuse(s, 0, "kernel body", "no blockIdx.%c in the kernel's text: its blocks do not hold different "
-                                    "elements along %c", ax, ax);
+        refuse(s, 0, "kernel body", EN(RW_CO_NO_BLOCKIDX), ax, ax);
         goto out;
     }
     if ((rc = element_exits(s, 1, ts->n - 1, &es, jump, false, label, CO_EXIT_SKIP)) || s->why[0])
@@ -998,7 +980,7 @@ static int blocks_loop(co_scan *s, int K, char ax, bool checked, const char *bod
     size_t np = 0;
     const km_param *ps = km_params(s->km, &np);
     int rc = hk_buf_printf(h,
-                           "#pragma unroll\n"
+                           "#pragma unroll\n" /* i18n: not for people */
                            "    for (unsigned int hk_co_c = 0; hk_co_c < %du; ++hk_co_c) {\n"
                            "        const unsigned int hk_co_b%c = blockIdx.%c * %du + hk_co_c;\n",
                            K, ax, ax, K);
@@ -1045,14 +1027,14 @@ static int emit_blocks(co_scan *s, int K, int axis, const char *bound, rw_edits 
         rc = blocks_body(s, axis, grid, labels[v], &jump[v], &body[v]);
     if (rc || s->why[0])
         goto out;
-    rc = hk_buf_printf(&h, "{   /* hk: %d blocks of the original grid along %c per block (coarsen) */\n", K, ax);
+    rc = hk_buf_printf(&h, "{   /* hk: %d blocks of the original grid along %c per block (coarsen) */\n", K, ax); /* i18n: not for people */
     /* a parameter the body assigns starts from its entry value in every virtual block */
     for (size_t p = 0; p < np && !rc; p++)
         if (ps[p].name && param_assigned(s, ps[p].name))
             rc = hk_buf_printf(&h, "    decltype(%s) const hk_co_entry_%s = %s;\n", ps[p].name, ps[p].name, ps[p].name);
     if (!rc && bound)
         rc = hk_buf_printf(&h,
-                           "    const unsigned int hk_co_grid = (unsigned int)(%s);   /* the spec's grid along %c */\n"
+                           "    const unsigned int hk_co_grid = (unsigned int)(%s);   /* the spec's grid along %c */\n" /* i18n: not for people */
                            "    if (blockIdx.%c * %du + %du < hk_co_grid) {   /* all %d virtual blocks in the grid */\n",
                            bound, ax, ax, K, K - 1, K);
     if (!rc)
@@ -1102,10 +1084,15 @@ static bool reads_grid(const co_scan *s, int axis)
     return false;
 }
 
+/* What ties the virtual blocks' result to the spec (one description each). */
+enum { CO_NOTE_NONE, CO_NOTE_DIVIDES, CO_NOTE_SKIPPED, CO_NOTE_GRIDDIM };
+
 /* The virtual blocks along axis: the model's checks, the bound on the blocks past the
  * original grid when the accesses carry none, the edits. HK_OK with s->why set when
- * refused; note gets what ties the result to the spec. */
-static int blocks_at(co_scan *s, const rw_context *ctx, int K, int axis, rw_edits *es, char *note, size_t nn)
+ * refused; *note gets what ties the result to the spec (a CO_NOTE_*), bound the spec's grid
+ * in the kernel's terms where the note names it. */
+static int blocks_at(co_scan *s, const rw_context *ctx, int K, int axis, rw_edits *es, int *note, char *nb,
+                     size_t nn)
 {
     int rc = HK_OK;
     char *bound = NULL;
@@ -1115,17 +1102,13 @@ static int blocks_at(co_scan *s, const rw_context *ctx, int K, int axis, rw_edit
     if (!accesses_bounded(s, axis, &a)) {
         char gw[200], tw[300];
         if (spec_grid_divisible(ctx, K, axis, gw, sizeof gw)) {
-            snprintf(note, nn, "; no bounds check: exact because %d divides the spec's grid at every "
-                               "size and power-of-two block, and only under such a grid", K);
+            *note = CO_NOTE_DIVIDES;
         } else if ((bound = grid_in_kernel_terms(s, ctx, axis, tw, sizeof tw, &rc))) {
-            snprintf(note, nn, "; no bounds check: the virtual blocks at or past the spec's grid along %c (%s) "
-                               "are skipped, exact under the spec's grid only", "xyz"[axis], bound);
+            *note = CO_NOTE_SKIPPED;
+            snprintf(nb, nn, "%s", bound);
         } else {
             if (!rc)
-                snprintf(s->why, sizeof s->why, "access at line %u: %s is not under a bounds check on an index "
-                                                "over blockIdx.%c, so the grid divided by %d (rounded up) would run "
-                                                "blocks past the original's; exact only when %d divides the grid, "
-                                                "and %.150s; nor can the blocks past it be skipped: %.250s",
+                snprintf(s->why, sizeof s->why, EN(RW_CO_UNBOUNDED),
                          a->line, access_name(a), "xyz"[axis], K, K, gw, tw);
             return rc;
         }
@@ -1135,9 +1118,10 @@ static int blocks_at(co_scan *s, const rw_context *ctx, int K, int axis, rw_edit
          * the spec's own count where the kernel's parameters spell it */
         char gw[200], tw[300];
         if (!spec_grid_divisible(ctx, K, axis, gw, sizeof gw) &&
-            (bound = grid_in_kernel_terms(s, ctx, axis, tw, sizeof tw, &rc)))
-            snprintf(note, nn, "; gridDim.%c reads the spec's grid (%s), exact under the spec's grid only",
-                     "xyz"[axis], bound);
+            (bound = grid_in_kernel_terms(s, ctx, axis, tw, sizeof tw, &rc))) {
+            *note = CO_NOTE_GRIDDIM;
+            snprintf(nb, nn, "%s", bound);
+        }
         if (rc)
             return rc;
     }
@@ -1161,7 +1145,8 @@ static int coarsen_kernel(const rw_context *ctx, int K, rw_result *out)
     co_loop loops[CO_LOOPS];
     size_t n_loops = 0;
     rw_edits es = {0};
-    char note[400] = "", where[64] = "";
+    char nbound[400] = "", where[64] = "";
+    int note = CO_NOTE_NONE;
     int axis = 0;
     bool flagged = false;   /* a copy's flag follows an early return per element */
     struct hk_buf lines;
@@ -1179,7 +1164,7 @@ static int coarsen_kernel(const rw_context *ctx, int K, rw_result *out)
         goto refused;
     if (n_loops == 0) {
         axis = blocks_axis(&s, ctx, K);
-        if ((rc = blocks_at(&s, ctx, K, axis, &es, note, sizeof note)))
+        if ((rc = blocks_at(&s, ctx, K, axis, &es, &note, nbound, sizeof nbound)))
             goto out;
         if (s.why[0] && axis) {
             /* the slow axis refused: the blocks along x may still hold different elements;
@@ -1188,9 +1173,9 @@ static int coarsen_kernel(const rw_context *ctx, int K, rw_result *out)
             memcpy(slow_why, s.why, sizeof slow_why);
             rwl_edits_free(&es);
             s.why[0] = '\0';
-            note[0] = '\0';
+            note = CO_NOTE_NONE;
             axis = 0;
-            if ((rc = blocks_at(&s, ctx, K, axis, &es, note, sizeof note)))
+            if ((rc = blocks_at(&s, ctx, K, axis, &es, &note, nbound, sizeof nbound)))
                 goto out;
             if (s.why[0])
                 memcpy(s.why, slow_why, sizeof s.why);
@@ -1206,20 +1191,26 @@ static int coarsen_kernel(const rw_context *ctx, int K, rw_result *out)
         if (rc || s.why[0])
             goto refused;
     }
+    /* one sentence per case: loop or loops, over the grid (with or without the copies' return
+     * flags) or over the block; the virtual blocks with or without their note */
     char *desc;
-    if (n_loops)
-        desc = hk_asprintf("kernel %s: the loop%s strided over the %s (%s) handle%s %d elements per trip in one "
-                           "unrolled loop, each under its own bounds check%s%s",
-                           f->name, n_loops > 1 ? "s" : "", divides ? "grid" : "block", lines.data,
-                           n_loops > 1 ? "" : "s", K, divides ? "; the grid divided by K along x" : "; the launch kept",
-                           flagged ? "; a return that differs between elements ends its copy's later trips (a flag "
-                                     "per copy: each copy is one of the original's threads): exact because K "
-                                     "divides the spec's grid at every size, and only under the spec's grid"
-                                   : "");
+    bool many = n_loops > 1;
+    if (n_loops && divides && flagged)
+        desc = hk_asprintf(many ? EN(RW_CO_DESC_GRID_FLAG_N) : EN(RW_CO_DESC_GRID_FLAG), f->name, lines.data, K);
+    else if (n_loops && divides)
+        desc = hk_asprintf(many ? EN(RW_CO_DESC_GRID_N) : EN(RW_CO_DESC_GRID), f->name, lines.data, K);
+    else if (n_loops)
+        desc = hk_asprintf(many ? EN(RW_CO_DESC_BLOCK_N) : EN(RW_CO_DESC_BLOCK), f->name, lines.data, K);
+    else if (note == CO_NOTE_DIVIDES)
+        desc = hk_asprintf(EN(RW_CO_DESC_BLOCKS_DIVIDES), f->name, K, "xyz"[axis], K, K, "xyz"[axis], K);
+    else if (note == CO_NOTE_SKIPPED)
+        desc = hk_asprintf(EN(RW_CO_DESC_BLOCKS_SKIPPED), f->name, K, "xyz"[axis], K, K, "xyz"[axis], "xyz"[axis],
+                           nbound);
+    else if (note == CO_NOTE_GRIDDIM)
+        desc = hk_asprintf(EN(RW_CO_DESC_BLOCKS_GRIDDIM), f->name, K, "xyz"[axis], K, K, "xyz"[axis], "xyz"[axis],
+                           nbound);
     else
-        desc = hk_asprintf("kernel %s: each block runs %d blocks of the original grid (blockIdx.%c * %d + c) in one "
-                           "unrolled loop, a return leaving only its own element; the grid divided by %d along %c%s",
-                           f->name, K, "xyz"[axis], K, K, "xyz"[axis], note);
+        desc = hk_asprintf(EN(RW_CO_DESC_BLOCKS), f->name, K, "xyz"[axis], K, K, "xyz"[axis]);
     rc = rwl_finish(ctx->text, ctx->len, ctx->m, f->name, &es, desc, out);
     if (rc == HK_OK && out->applicable && divides) {
         out->grid_divisor = (unsigned)K;
@@ -1228,7 +1219,7 @@ static int coarsen_kernel(const rw_context *ctx, int K, rw_result *out)
     goto out;
 refused:
     if (!rc)
-        rc = rwl_not_applicable(out, hk_asprintf("coarsen not applicable to kernel %s: %s", f->name, s.why));
+        rc = rwl_not_applicable(out, hk_asprintf(EN(RW_NOT_APPLICABLE_TO), "coarsen", f->name, s.why));
 out:
     for (size_t l = 0; l < n_loops; l++)
         loop_free(&loops[l]);
@@ -1301,7 +1292,7 @@ static int emit_coarsen(const rw_context *c, const int *p, rw_result *out)
 
 const rw_descriptor rw_coarsen_desc = {
     .name = "coarsen",
-    .summary = "each thread of an elementwise kernel handles K elements (K copies of the body in one "
+    .summary = "each thread of an elementwise kernel handles K elements (K copies of the body in one " /* i18n: not for people */
                "unrolled loop, the grid divided by K): K loads in flight per thread",
     .params = coarsen_params,
     .n_params = HK_ARRAY_LEN(coarsen_params),

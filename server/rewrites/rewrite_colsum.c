@@ -9,6 +9,7 @@
 
 #include "core/buf.h"
 #include "core/hk.h"
+#include "core/i18n.h"
 #include "model/kmodel.h"
 #include "spec/expr.h"
 #include "spec/spec.h"
@@ -18,6 +19,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* stored and machine-read in English; shown through hk_tr_said (docs/i18n.md) */
+#define EN(id) hk_tr_in(HK_LANG_EN, HK_MSG_##id)
 
 /* Columns per block (issue 13, session 36): at most 32 (one warp's lanes along a row), at
  * least a 32-byte sector of the input's elements (8 floats, 16 halves or bf16, 4 doubles),
@@ -37,7 +41,7 @@
  * partial total atomically (the original's store when a strip has one split). Without, a
  * block takes whole strips, strip-strided over the grid. Any grid and block up to 1024. */
 static const char tpl_cols[] =
-    "{\n"
+    "{\n" /* i18n: not for people */
     "    // hk rewrite: coalesced columns. A block sums $W adjacent columns: threadIdx.x % $W is\n"
     "    // the column (the lanes of a warp read neighbouring elements of a row, whole 32-byte\n"
     "    // sectors), threadIdx.x / $W the first row of a slice of rows; the slices' partial sums\n"
@@ -216,7 +220,7 @@ static bool size_text(const km_kernel *k, km_form f, char *out, size_t n)
 static bool decl_type(const char *text, size_t len, uint32_t line, const char *name, char *out, size_t n)
 {
     static const char *const types[] = {"float", "double", "int", "unsigned int", "unsigned", "long",
-                                        "long long", "unsigned long long", "unsigned long", "size_t"};
+                                        "long long", "unsigned long long", "unsigned long", "size_t"}; /* i18n: not for people */
     size_t p = 0;
     for (uint32_t l = 1; l < line && p < len; p++)
         if (text[p] == '\n')
@@ -315,16 +319,15 @@ static int match_columns(const char *text, size_t len, const an_function *f, cs_
     for (size_t i = 0; i < nat; i++)
         if ((atoms[i].kind == KM_ATOM_THREAD_IDX || atoms[i].kind == KM_ATOM_BLOCK_IDX ||
              atoms[i].kind == KM_ATOM_BLOCK_DIM) && atoms[i].axis != 0)
-            REFUSE("kernel body at line %u: `%s`: the kernel is not one block of threads along x per column",
+            REFUSE(EN(RW_CS_NOT_X),
                    body_line, atoms[i].text);
     for (size_t i = 0; i < nat; i++) {
         if (atoms[i].kind != KM_ATOM_GRID_DIM)
             continue;
         for (size_t l = 0; l < nl; l++)   /* where the grid is read: a grid-stride loop */
             if (lps[l].kind == KM_LOOP_GRID_STRIDE)
-                REFUSE("grid-stride loop at line %u: the threads stride over the grid (`%s`): not one block per "
-                       "column", lps[l].line, atoms[i].text);
-        REFUSE("kernel body at line %u: `%s`: a kernel that reads the grid's size is not one block per column",
+                REFUSE(EN(RW_CS_GRID_STRIDE), lps[l].line, atoms[i].text);
+        REFUSE(EN(RW_CS_GRID_SIZE),
                body_line, atoms[i].text);
     }
     /* the one store: out[blockIdx.x] by thread 0 */
@@ -336,53 +339,52 @@ static int match_columns(const char *text, size_t len, const an_function *f, cs_
             const km_access *o = &as[i];
             if (!(o->n_guards == 1 && is_thread0(k, &gs[o->guards[0]])))
                 st = o;
-            REFUSE("store at line %u: a store to %s beside the column's total: the block's other threads write",
+            REFUSE(EN(RW_CS_STORE_BESIDE),
                    st->line, st->buffer);
         }
         st = &as[i];
     }
     if (!st)
-        REFUSE("kernel body at line %u: the kernel stores nothing to global memory", body_line);
+        REFUSE(EN(RW_CS_NO_STORE), body_line);
     if (st->atomic)
-        REFUSE("atomic at line %u: an atomic store to %s: not one store per column", st->line, st->buffer);
+        REFUSE(EN(RW_CS_ATOMIC), st->line, st->buffer);
     if (!is_builtin(lone_atom(k, st->index), KM_ATOM_BLOCK_IDX))
-        REFUSE("store at line %u: the store to %s is not at the block's column (blockIdx.x): not one block per column",
+        REFUSE(EN(RW_CS_STORE_NOT_COLUMN),
                st->line, st->buffer);
     if (st->n_guards != 1 || !is_thread0(k, &gs[st->guards[0]]) || st->n_loops)
-        REFUSE("store at line %u: the store to %s is not made by thread 0 alone (`if (threadIdx.x == 0)`): the block's "
-               "other threads write", st->line, st->buffer);
+        REFUSE(EN(RW_CS_STORE_NOT_THREAD0), st->line, st->buffer);
     snprintf(t->out, sizeof t->out, "%s", st->buffer);
     t->line = st->line;
     /* the accumulator: a sum of one global read over a block-stride loop */
     const km_accumulator *a = NULL;
     for (size_t i = 0; i < nacc; i++) {
         if (a)
-            REFUSE("accumulator at line %u: a second accumulator (%s): not one column sum", acc[i].line, acc[i].name);
+            REFUSE(EN(RW_CS_SECOND_ACC), acc[i].line, acc[i].name);
         a = &acc[i];
     }
     if (!a)
-        REFUSE("store at line %u: no accumulator: not a column sum", st->line);
-    if (a->op != KM_OP_SUM || a->n_updates != 1)
-        REFUSE("accumulator at line %u: the accumulator %s is a %s, not a plain sum", a->line, a->name,
-               a->n_updates != 1 ? "several updates" : km_op_name(a->op));
+        REFUSE(EN(RW_CS_NO_ACC), st->line);
+    if (a->n_updates != 1)
+        REFUSE(EN(RW_CS_ACC_SEVERAL), a->line, a->name);
+    if (a->op != KM_OP_SUM)
+        REFUSE(EN(RW_CS_ACC_OP), a->line, a->name, km_op_name(a->op));
     int64_t init;
     if (a->init.n && (!km_form_value(k, a->init, &init) || init != 0))
-        REFUSE("accumulator at line %u: the accumulator %s does not start at 0", a->line, a->name);
+        REFUSE(EN(RW_CS_ACC_START), a->line, a->name);
     if (a->loop < 0 || (size_t)a->loop >= nl)
-        REFUSE("accumulator at line %u: the accumulator %s is not updated in a loop", a->line, a->name);
+        REFUSE(EN(RW_CS_ACC_NO_LOOP), a->line, a->name);
     const km_loop *rl = &lps[a->loop];
     if (rl->kind != KM_LOOP_BLOCK_STRIDE || rl->parent >= 0 || !rl->cmp || strcmp(rl->cmp, "<") != 0 ||
         !is_builtin(lone_atom(k, rl->start), KM_ATOM_THREAD_IDX) ||
         !is_builtin(lone_atom(k, rl->step), KM_ATOM_BLOCK_DIM))
-        REFUSE("loop at line %u: the rows loop is not `for (i = threadIdx.x; i < rows; i += blockDim.x)` at the "
-               "body's top",
+        REFUSE(EN(RW_CS_ROWS_LOOP),
                rl->line);
     if (!is_size(k, rl->bound) || !size_text(k, rl->bound, t->rows, sizeof t->rows))
-        REFUSE("loop at line %u: the rows loop's bound is not a size of the launch (parameters and constants)",
+        REFUSE(EN(RW_CS_ROWS_BOUND),
                rl->line);
     const km_atom *rd = lone_atom(k, unconverted(k, a->operand));
     if (!rd || rd->kind != KM_ATOM_READ || !rd->name || rd->n_args != 1)
-        REFUSE("accumulator at line %u: the accumulator %s adds more than one value read from memory: not a plain sum",
+        REFUSE(EN(RW_CS_ACC_MORE),
                a->line,
                a->name);
     snprintf(t->in, sizeof t->in, "%s", rd->name);
@@ -391,7 +393,7 @@ static int match_columns(const char *text, size_t len, const an_function *f, cs_
     uint32_t tx, bx, bdx;
     if (!km_builtin_atom(k, KM_ATOM_THREAD_IDX, 0, &tx) || !km_builtin_atom(k, KM_ATOM_BLOCK_IDX, 0, &bx) ||
         !km_builtin_atom(k, KM_ATOM_BLOCK_DIM, 0, &bdx))
-        REFUSE("load at line %u: the read of %s is not indexed by the thread and the block", a->line, t->in);
+        REFUSE(EN(RW_CS_LOAD_NOT_INDEXED), a->line, t->in);
     km_term ct[16], lt[16], lct[16], bt[4];
     uint32_t nct = 0, nlt = 0, nlct = 0, nbt = 0;
     bool affine = km_form_coefficient(k, ix, tx, ct, 16, &nct) && nct &&
@@ -401,11 +403,9 @@ static int match_columns(const char *text, size_t len, const an_function *f, cs_
     km_form C = {ct, nct};
     if (!affine || !is_size(k, C) || !km_form_equal(C, (km_form){lct, nlct}) || nlct != nlt || nbt != 1 ||
         bt[0].n != 0 || bt[0].coef != 1 || ix.n != 2 * nct + 1)
-        REFUSE("load at line %u: the read of %s is not `%s[i * C + blockIdx.x]` down a column (row i of the rows "
-               "loop, C the "
-               "row stride)", a->line, t->in, t->in);
+        REFUSE(EN(RW_CS_LOAD_NOT_COLUMN), a->line, t->in, t->in);
     if (!size_text(k, C, t->cols, sizeof t->cols))
-        REFUSE("load at line %u: the row stride of %s cannot be written as C", a->line, t->in);
+        REFUSE(EN(RW_CS_STRIDE), a->line, t->in);
     /* every access: the column's reads, the tree's shared ones, the store (and its read) */
     const char *tree = NULL;
     for (size_t i = 0; i < na; i++) {
@@ -418,19 +418,19 @@ static int match_columns(const char *text, size_t len, const an_function *f, cs_
             bool old = strcmp(x->buffer, t->out) == 0 && x->mode == KM_READ &&
                        is_builtin(lone_atom(k, x->index), KM_ATOM_BLOCK_IDX);
             if (!col && !old)
-                REFUSE("load at line %u: a read of %s other than the column's (`%s`): not a plain sum",
+                REFUSE(EN(RW_CS_OTHER_READ),
                        x->line, x->buffer,
                        x->buffer);
             continue;
         }
         if (x->space != KM_SPACE_SHARED)
-            REFUSE("local array at line %u: a local array %s: not a column sum and its tree", x->line, x->buffer);
+            REFUSE(EN(RW_CS_LOCAL_ARRAY), x->line, x->buffer);
         if (tree && strcmp(tree, x->buffer) != 0)
-            REFUSE("__shared__ array at line %u: a second __shared__ array (%s): not one tree", x->line, x->buffer);
+            REFUSE(EN(RW_CS_SECOND_SHARED), x->line, x->buffer);
         tree = x->buffer;
     }
     if (!tree)
-        REFUSE("accumulator at line %u: no __shared__ tree combines the threads' sums", a->line);
+        REFUSE(EN(RW_CS_NO_TREE), a->line);
     /* the tree: S[tx] = acc; S[tx] += S[tx + s] in a halving loop under tx < s; S[0] stored */
     size_t nloc;
     const km_local *loc = km_locals(k, &nloc);
@@ -447,43 +447,38 @@ static int match_columns(const char *text, size_t len, const an_function *f, cs_
         if (x->mode == KM_WRITE && at_tx && !x->n_loops && !x->n_guards) {
             const km_atom *v = lone_atom(k, x->value);
             if (!v || v->kind != KM_ATOM_ACC)
-                REFUSE("__shared__ array at line %u: %s[threadIdx.x] is not given the thread's sum", x->line, tree);
+                REFUSE(EN(RW_CS_NOT_GIVEN), x->line, tree);
             filled = true;
             continue;
         }
         if (x->mode == KM_READ && x->index.n == 0 && !x->n_loops)
             continue;   /* S[0], the total: the store's value says how it is used */
         if (x->n_loops != 1 || lps[x->loops[0]].kind != KM_LOOP_GEOMETRIC)
-            REFUSE("__shared__ array at line %u: %s is used outside the tree's halving loop", x->line, tree);
+            REFUSE(EN(RW_CS_OUTSIDE_TREE), x->line, tree);
         const km_loop *tl = &lps[x->loops[0]];
         if (!tree_start(k, tl, extent) || !tree_end(k, tl))
-            REFUSE("tree loop at line %u: the tree loop does not run from half the block (blockDim.x / 2, or half "
-                   "of %s) down "
-                   "to 1", tl->line, tree);
+            REFUSE(EN(RW_CS_TREE_RANGE), tl->line, tree);
         if (x->n_guards != 1 || strcmp(gs[x->guards[0]].op, "<") != 0 ||
             !is_builtin(lone_atom(k, gs[x->guards[0]].lhs), KM_ATOM_THREAD_IDX) ||
             !km_form_mentions(k, gs[x->guards[0]].rhs, tl->counter))
-            REFUSE("__shared__ array at line %u: the tree's step is not taken under `threadIdx.x < s`", x->line);
+            REFUSE(EN(RW_CS_TREE_GUARD), x->line);
         if (x->mode == KM_RMW) {
             if (!at_tx || x->op != KM_OP_SUM)
-                REFUSE("__shared__ array at line %u: the tree combines %s by a %s, not a sum",
+                REFUSE(EN(RW_CS_TREE_OP),
                        x->line, tree, km_op_name(x->op));
             const km_atom *v = lone_atom(k, x->value);
             if (!v || v->kind != KM_ATOM_READ || !v->name || strcmp(v->name, tree) != 0 || v->n_args != 1 ||
                 !is_partner(k, v->args[0], tl->counter))
-                REFUSE("__shared__ array at line %u: the tree does not add %s[threadIdx.x + s] into "
-                       "%s[threadIdx.x]", x->line, tree, tree);
+                REFUSE(EN(RW_CS_TREE_ADD), x->line, tree, tree);
             combined = true;
         } else if (x->mode != KM_READ) {
-            REFUSE("__shared__ array at line %u: %s is written other than by the tree's sum", x->line, tree);
+            REFUSE(EN(RW_CS_TREE_WRITTEN), x->line, tree);
         } else if (!is_partner(k, x->index, tl->counter)) {
-            REFUSE("__shared__ array at line %u: the tree reads %s other than at threadIdx.x + s", x->line, tree);
+            REFUSE(EN(RW_CS_TREE_READ), x->line, tree);
         }
     }
     if (!filled || !combined)
-        REFUSE("__shared__ array at line %u: %s is not a tree over the threads' sums (S[threadIdx.x] = sum; "
-               "S[threadIdx.x] += "
-               "S[threadIdx.x + s])", a->line, tree);
+        REFUSE(EN(RW_CS_NOT_TREE), a->line, tree);
     /* the store's value: S[0], or out[b] + S[0] */
     km_form v = unconverted(k, st->value);
     if (st->mode == KM_RMW && st->op == KM_OP_SUM && is_read_of(k, v, tree, 0)) {
@@ -496,18 +491,16 @@ static int match_columns(const char *text, size_t len, const an_function *f, cs_
                 (is_read_of(k, (km_form){&v.t[1], 1}, tree, 0) && is_read_of(k, (km_form){&v.t[0], 1}, t->out, 1)))) {
         t->add = true;
     } else {
-        REFUSE("store at line %u: the store to %s[blockIdx.x] is not the tree's total (`= %s[0]`, `+= %s[0]`): not "
-               "a plain "
-               "sum", st->line, t->out, tree, tree);
+        REFUSE(EN(RW_CS_NOT_TOTAL), st->line, t->out, tree, tree);
     }
     /* pointers moved or read through another element size: their accesses are not all known */
     for (size_t i = 0; i < np; i++)
         if (ps[i].pointer && (ps[i].moved_at || ps[i].recast_at))
-            REFUSE("pointer at line %u: %s is moved or recast: its accesses are not all known",
+            REFUSE(EN(RW_CS_POINTER),
                    ps[i].moved_at ? ps[i].moved_at
                    : ps[i].recast_at, ps[i].name);
     if (!decl_type(text, len, a->line, a->name, t->acc_type, sizeof t->acc_type))
-        REFUSE("accumulator at line %u: the accumulator %s is not declared as a scalar type (float, double, int ...)",
+        REFUSE(EN(RW_CS_ACC_TYPE),
                a->line,
                a->name);
 out:
@@ -558,7 +551,7 @@ static const char *spec_fits(const rw_context *ctx, const an_function *f, const 
             expr_value v;
             if (spec_eval(sp, sp->grid[d], s, 1, &v, NULL, 0) != HK_OK || v.is_float ||
                 spec_eval(sp, sp->block[d], s, 1, &v, NULL, 0) != HK_OK || v.is_float) {
-                snprintf(why, n, "column store at line %u: the spec's launch cannot be evaluated at size set %zu",
+                snprintf(why, n, EN(RW_CS_SPEC_EVAL),
                                  t->line, s + 1);
                 return why;
             }
@@ -568,19 +561,17 @@ static const char *spec_fits(const rw_context *ctx, const an_function *f, const 
             b[d] = v.i;
         }
         if (!eval_kernel_text(sp, f, t->cols, s, &C)) {
-            snprintf(why, n, "column store at line %u: the columns (`%.160s`) cannot be read from the spec's arguments",
+            snprintf(why, n, EN(RW_CS_SPEC_COLS),
                              t->line, t->cols);
             return why;
         }
         if (!eval_kernel_text(sp, f, t->rows, s, &R)) {
-            snprintf(why, n, "column store at line %u: the rows (`%.160s`) cannot be read from the spec's arguments",
+            snprintf(why, n, EN(RW_CS_SPEC_ROWS),
                              t->line, t->rows);
             return why;
         }
         if (g[0] != C || g[1] != 1 || g[2] != 1 || b[1] != 1 || b[2] != 1) {
-            snprintf(why, n, "column store at line %u: the spec's launch is not one block per column at size set "
-                             "%zu (grid %lldx%lldx%lld, block %lldx%lldx%lld, `%.160s` = %lld columns): the rewrite's grid is "
-                             "that grid divided by its strips' width",
+            snprintf(why, n, EN(RW_CS_SPEC_LAUNCH),
                      t->line, s + 1, g[0], g[1], g[2], b[0], b[1], b[2], t->cols, C);
             return why;
         }
@@ -598,7 +589,7 @@ static long type_bytes(const char *t)
                  {"__half", 2}, {"half", 2}, {"__nv_bfloat16", 2}, {"__hip_bfloat16", 2}, {"hip_bfloat16", 2},
                  {"nv_bfloat16", 2}, {"char", 1}, {"signed char", 1}, {"unsigned char", 1}, {"uint8_t", 1},
                  {"int8_t", 1}, {"short", 2}, {"unsigned short", 2}, {"int16_t", 2}, {"uint16_t", 2},
-                 {"int32_t", 4}, {"uint32_t", 4}, {"long", 8}, {"long long", 8}, {"unsigned long long", 8},
+                 {"int32_t", 4}, {"uint32_t", 4}, {"long", 8}, {"long long", 8}, {"unsigned long long", 8}, /* i18n: not for people */
                  {"int64_t", 8}, {"uint64_t", 8}, {"size_t", 8}};
     if (strncmp(t, "const ", 6) == 0)
         t += 6;
@@ -613,7 +604,7 @@ static long type_bytes(const char *t)
  * every split would round out[c] to 16 bits once more. */
 static bool atomic_type(const char *t)
 {
-    static const char *const ok[] = {"float", "double", "int", "unsigned int", "unsigned", "unsigned long long"};
+    static const char *const ok[] = {"float", "double", "int", "unsigned int", "unsigned", "unsigned long long"}; /* i18n: not for people */
     for (size_t i = 0; i < HK_ARRAY_LEN(ok); i++)
         if (strcmp(t, ok[i]) == 0)
             return true;
@@ -629,7 +620,8 @@ static long long grid_blocks(long long C, int W, int S)
 
 /* The launch's shape for the strips: columns per block *W and row splits *S, from the
  * parameters (0: chosen here) and, for a choice, the spec's columns at its first size set and
- * the device's resident threads. What decided them goes into note. NULL when the choice
+ * the device's resident threads. What decided them goes into note, whether the rows are
+ * split into *tail (a CS_TAIL_*; *tail_why: why not). NULL when the choice
  * holds, else the refusal in why. The rules:
  *  - W lies in [the input's sector width, 32]: 32 bytes of elements (8 floats, 16 bf16,
  *    4 doubles) still read whole sectors per row; an element size that is not known keeps 32;
@@ -642,8 +634,13 @@ static long long grid_blocks(long long C, int W, int S)
  *    reads W x the element size contiguous bytes per row (64-128), at the cost of one
  *    atomicAdd per column per split;
  *  - without a spec (no columns known) the choice is W 32, S 1: the original's shape. */
+/* What the description says after the launch note: nothing, the rows' split, or why the rows
+ * are not split (a sentence each). */
+enum { CS_TAIL_NONE, CS_TAIL_SPLIT, CS_TAIL_NOT_SPLIT };
+
 static const char *launch_shape(const rw_context *ctx, const an_function *f, const cs_match *t, const an_param *ip,
-                                const int *params, int *W, int *S, char *note, size_t nn, char *why, size_t n)
+                                const int *params, int *W, int *S, char *note, size_t nn, int *tail,
+                                const char **tail_why, char *why, size_t n)
 {
     const spec *sp = ctx->spec;
     long es = 0;
@@ -661,18 +658,16 @@ static const char *launch_shape(const rw_context *ctx, const an_function *f, con
     if (sector > CS_COLS)
         sector = CS_COLS;
     bool can_split = t->add && atomic_type(t->out_type);
-    const char *no_split = !t->add ? "the store is `=`: a partial total would overwrite the others"
-                         : "the output's type is not one atomicAdd adds as the original's store does "
-                           "(a 16-bit float would be rounded once per split, or a type not known)";
+    const char *no_split = !t->add ? EN(RW_CS_STORE_IS_EQ)
+                         : EN(RW_CS_TYPE_NOT_ATOMIC);
     note[0] = '\0';
+    *tail = CS_TAIL_NONE;
     if (params[0] && params[0] < sector) {
-        snprintf(why, n, "column store at line %u: %d columns per block is narrower than a 32-byte sector of %s's "
-                         "%s (%d columns): a row's strip would not fill its sectors",
-                 t->line, params[0], t->in, es ? "elements" : "elements of unknown size", sector);
+        snprintf(why, n, es ? EN(RW_CS_NARROW) : EN(RW_CS_NARROW_UNKNOWN), t->line, params[0], t->in, sector);
         return why;
     }
     if (params[1] > 1 && !can_split) {
-        snprintf(why, n, "column store at line %u: rows split over %d blocks per strip: %s", t->line, params[1],
+        snprintf(why, n, EN(RW_CS_SPLIT_REFUSED), t->line, params[1],
                  no_split);
         return why;
     }
@@ -702,21 +697,18 @@ static const char *launch_shape(const rw_context *ctx, const an_function *f, con
             break;
     }
     long long strips = known ? (C + *W - 1) / *W : 0;
+    bool assumed = ctx->sm_count <= 0;
     if (known)
-        snprintf(note, nn, "%d columns per block (%s; sector width %d), strips: %lld of the spec's %lld columns, "
-                 "blocks: %lld for a wave of %lld blocks of 1024 (%lld SMs%s)", *W, params[0] ? "the parameter"
-                 : "chosen", sector, strips, C, grid_blocks(C, *W, *S), wave, sms,
-                 ctx->sm_count > 0 ? "" : ", assumed");
+        snprintf(note, nn, params[0] ? (assumed ? EN(RW_CS_NOTE_PARAM_ASSUMED) : EN(RW_CS_NOTE_PARAM))
+                                     : (assumed ? EN(RW_CS_NOTE_CHOSEN_ASSUMED) : EN(RW_CS_NOTE_CHOSEN)),
+                 *W, sector, strips, C, grid_blocks(C, *W, *S), wave, sms);
     else
-        snprintf(note, nn, "%d columns per block (%s; sector width %d)", *W, params[0] ? "the parameter" : "no spec's "
-                 "columns to choose from", sector);
+        snprintf(note, nn, params[0] ? EN(RW_CS_NOTE_PARAM_ONLY) : EN(RW_CS_NOTE_NO_SPEC), *W, sector);
     if (*S > 1) {
-        size_t l = strlen(note);
-        snprintf(note + l, nn - l, "; rows split over %d blocks per strip, their partial totals added by atomicAdd "
-                 "(the order of the additions changes from launch to launch)", *S);
+        *tail = CS_TAIL_SPLIT;
     } else if (!can_split && known && strips < wave) {
-        size_t l = strlen(note);
-        snprintf(note + l, nn - l, "; rows not split: %s", no_split);
+        *tail = CS_TAIL_NOT_SPLIT;
+        *tail_why = no_split;
     }
     return NULL;
 }
@@ -739,14 +731,16 @@ static int coalesced_columns(const rw_context *ctx, const int *params, rw_result
         return rwp_not_applicable(out, name, f, why);
     const an_param *op = rwp_param_by_name(f, t.out), *ip = rwp_param_by_name(f, t.in);
     if (!op || op->pointer_depth != 1 || !ip || ip->pointer_depth != 1) {
-        snprintf(why, sizeof why, "column store at line %u: %s and %s are not both pointer parameters",
+        snprintf(why, sizeof why, EN(RW_CS_NOT_POINTERS),
                                   t.line, t.in, t.out);
         return rwp_not_applicable(out, name, f, why);
     }
     rwp_pointee_type(op, t.out_type, sizeof t.out_type);
     int W = CS_COLS, S = 1;
     char note[512];
-    if (launch_shape(ctx, f, &t, ip, params, &W, &S, note, sizeof note, why, sizeof why))
+    int tail = CS_TAIL_NONE;
+    const char *tail_why = "";
+    if (launch_shape(ctx, f, &t, ip, params, &W, &S, note, sizeof note, &tail, &tail_why, why, sizeof why))
         return rwp_not_applicable(out, name, f, why);
     char store[5 * PT_NAME + 128], atomic[3 * PT_NAME + 128] = "";
     if (t.add)
@@ -759,7 +753,7 @@ static int coalesced_columns(const rw_context *ctx, const int *params, rw_result
                  t.out, t.out_type);
     char w[16];
     snprintf(w, sizeof w, "%d", W);
-    const char *splitdoc = S > 1 ? "\n    // Blocks beyond the strips split a strip's rows: each adds its partial totals\n"
+    const char *splitdoc = S > 1 ? "\n    // Blocks beyond the strips split a strip's rows: each adds its partial totals\n" /* i18n: not for people */
                                    "    // atomically (the order of the additions changes from launch to launch)."
                                  : "";
     struct hk_buf b;
@@ -770,18 +764,23 @@ static int coalesced_columns(const rw_context *ctx, const int *params, rw_result
         goto out;
     char grid[64];
     if (W > S)
-        snprintf(grid, sizeof grid, "the spec's grid divided by %d along x", W / S);
+        snprintf(grid, sizeof grid, EN(RW_CS_GRID_DIV), W / S);
     else if (W < S)
-        snprintf(grid, sizeof grid, "the spec's grid multiplied by %d along x", S / W);
+        snprintf(grid, sizeof grid, EN(RW_CS_GRID_MUL), S / W);
     else
-        snprintf(grid, sizeof grid, "the spec's grid");
-    char *desc = hk_asprintf("kernel %s: coalesced columns: a block sums %d adjacent columns of %s (rows `%s`, row "
-                             "stride `%s`), threadIdx.x %% %d along the columns and threadIdx.x / %d splitting the "
-                             "rows, the slices' %s partial sums added in shared memory, one store per column "
-                             "(`%s`, as the original's at line %u); %s; %s; the order of the additions changes (a "
-                             "reduction's tolerance applies)%s",
-                             f->name, W, t.in, t.rows, t.cols, W, W, t.acc_type, t.add ? "+=" : "=", t.line, note,
-                             grid, ctx->spec ? "" : "; exact only under one block per column (grid = the row stride)");
+        snprintf(grid, sizeof grid, "%s", EN(RW_CS_GRID));
+    /* a sentence for each: with or without a spec (then exact only under the original's
+     * launch), and the rows split, not split (why) or neither said */
+    char *desc;
+    if (tail == CS_TAIL_SPLIT)
+        desc = hk_asprintf(ctx->spec ? EN(RW_CS_DESC_SPLIT) : EN(RW_CS_DESC_NO_SPEC_SPLIT), f->name, W, t.in, t.rows,
+                           t.cols, W, W, t.acc_type, t.add ? "+=" : "=", t.line, note, S, grid);
+    else if (tail == CS_TAIL_NOT_SPLIT)
+        desc = hk_asprintf(EN(RW_CS_DESC_NOT_SPLIT), f->name, W, t.in, t.rows, t.cols, W, W, t.acc_type,   /* a spec's */
+                           t.add ? "+=" : "=", t.line, note, tail_why, grid);
+    else
+        desc = hk_asprintf(ctx->spec ? EN(RW_CS_DESC) : EN(RW_CS_DESC_NO_SPEC), f->name, W, t.in, t.rows, t.cols, W,
+                           W, t.acc_type, t.add ? "+=" : "=", t.line, note, grid);
     if (!desc) {
         rc = HK_ENOMEM;
         goto out;
@@ -814,7 +813,7 @@ static int emit_coalesced_columns(const rw_context *c, const int *p, rw_result *
 
 const rw_descriptor rw_coalesced_columns_desc = {
     .name = "coalesced_columns",
-    .summary = "a column sum written as one block per column becomes a block per strip of 4-32 columns reading "
+    .summary = "a column sum written as one block per column becomes a block per strip of 4-32 columns reading " /* i18n: not for people */
                "along rows, rows split over blocks where the store accumulates",
     .params = coalesced_columns_params,
     .n_params = HK_ARRAY_LEN(coalesced_columns_params),

@@ -11,6 +11,7 @@
 
 #include "core/buf.h"
 #include "core/hk.h"
+#include "core/i18n.h"
 #include "model/kmodel.h"
 #include "spec/expr.h"
 #include "spec/spec.h"
@@ -18,6 +19,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* stored and machine-read in English; shown through hk_tr_said (docs/i18n.md) */
+#define EN(id) hk_tr_in(HK_LANG_EN, HK_MSG_##id)
 
 /* Why: mmcv's gather_points reads points[b, c, idx[b, j]] for 8192 random j into a row of
  * 16,384 floats. Each load is its own 32-byte sector: 33.5 M sector requests through L2 for
@@ -138,30 +142,27 @@ static bool opaque_call(const rw_toks *ts, size_t k, size_t end)
 }
 
 /* Tokens that no part of the kernel the rewrite moves may hold. */
-static bool forbidden(sg_scan *s, size_t k, const char *where)
+static bool forbidden(sg_scan *s, size_t k, bool in_loop)
 {
     const rw_toks *ts = &s->ts;
     static const char *const sync[] = {"__syncthreads", "__syncwarp", "__threadfence", "__shfl", "__ballot",
                                        "__any", "__all", "__activemask", "__match", "__reduce_", "this_grid",
                                        "this_thread_block", "tiled_partition", "coalesced_threads"};
+    /* where it is (before the loop, in it): one sentence each */
     for (size_t i = 0; i < HK_ARRAY_LEN(sync); i++)
         if (prefixed(ts, k, sync[i]))
-            return refuse(s, k, "barrier", "`%.*s` %s: the trips of a thread change under the divided grid",
-                          TOK(ts, k), where);
+            return refuse(s, k, "barrier", in_loop ? EN(RW_SG_IN_SYNC) : EN(RW_SG_BEFORE_SYNC), TOK(ts, k));
     if (prefixed(ts, k, "atomic"))
-        return refuse(s, k, "atomic", "`%.*s` %s: the order in which items reach it would change", TOK(ts, k), where);
+        return refuse(s, k, "atomic", in_loop ? EN(RW_SG_IN_ATOMIC) : EN(RW_SG_BEFORE_ATOMIC), TOK(ts, k));
     if (rwl_tok_is_ident(ts, k, "__shared__") || rwl_tok_is_ident(ts, k, "static") || rwl_tok_is_ident(ts, k, "goto") ||
         rwl_tok_is_ident(ts, k, "asm"))
-        return refuse(s, k, "statement", "`%.*s` %s", TOK(ts, k), where);
+        return refuse(s, k, "statement", in_loop ? EN(RW_SG_IN_STMT) : EN(RW_SG_BEFORE_STMT), TOK(ts, k));
     if (thread_builtin(ts, k))
-        return refuse(s, k, "thread index", "`%.*s` %s: an item's work would depend on the thread that runs it "
-                                            "under the divided grid", TOK(ts, k), where);
+        return refuse(s, k, "thread index", in_loop ? EN(RW_SG_IN_THREAD) : EN(RW_SG_BEFORE_THREAD), TOK(ts, k));
     if (!rwp_param_named(s->f, ts, k) && macro_ties(s, k))
-        return refuse(s, k, "macro", "`%.*s` %s is a macro of the file that names a thread or block coordinate, a "
-                                     "barrier, a warp operation or an atomic", TOK(ts, k), where);
+        return refuse(s, k, "macro", in_loop ? EN(RW_SG_IN_MACRO) : EN(RW_SG_BEFORE_MACRO), TOK(ts, k));
     if (opaque_call(ts, k, ts->n - 1))
-        return refuse(s, k, "call", "`%.*s(...)` %s may read the thread's coordinates or write memory", TOK(ts, k),
-                      where);
+        return refuse(s, k, "call", in_loop ? EN(RW_SG_IN_CALL) : EN(RW_SG_BEFORE_CALL), TOK(ts, k));
     return true;
 }
 
@@ -316,7 +317,7 @@ static bool gather_reads(sg_scan *s, const an_param *p, size_t lo_a, size_t lo_b
         if (strcmp(a->buffer, p->name) || a->space != KM_SPACE_GLOBAL)
             continue;
         if (a->mode != KM_READ)
-            return refuse(s, tok_at_line(s, a->line), "gather", "`%s` is written here", p->name);
+            return refuse(s, tok_at_line(s, a->line), "gather", EN(RW_SG_WRITTEN_HERE), p->name);
         km_form f = a->has_entry_element ? a->entry_element : a->index;
         km_term base[16];
         uint32_t nb = 0;
@@ -327,19 +328,16 @@ static bool gather_reads(sg_scan *s, const an_param *p, size_t lo_a, size_t lo_b
                 continue;
             }
             if (!row_term(s, &f.t[t]))
-                return refuse(s, tok_at_line(s, a->line), "gather", "the read of `%s` has a term that is neither "
-                              "the row's (blockIdx.y/z, parameters) nor read from memory: not a gather into a row",
+                return refuse(s, tok_at_line(s, a->line), "gather", EN(RW_SG_TERM),
                               p->name);
             if (nb >= HK_ARRAY_LEN(base))
-                return refuse(s, tok_at_line(s, a->line), "gather", "the read of `%s`: a row form of too many "
-                              "terms", p->name);
+                return refuse(s, tok_at_line(s, a->line), "gather", EN(RW_SG_TOO_MANY_TERMS), p->name);
             base[nb++] = f.t[t];
         }
         if (!gathered)
-            return refuse(s, tok_at_line(s, a->line), "gather", "the read of `%s` is not a gather (no index read "
-                          "from memory)", p->name);
+            return refuse(s, tok_at_line(s, a->line), "gather", EN(RW_SG_NOT_GATHER), p->name);
         if (n_reads && !same_terms(base, nb, g->base, g->n_base))
-            return refuse(s, tok_at_line(s, a->line), "gather", "the reads of `%s` gather into different rows",
+            return refuse(s, tok_at_line(s, a->line), "gather", EN(RW_SG_DIFFERENT_ROWS),
                           p->name);
         memcpy(g->base, base, nb * sizeof base[0]);
         g->n_base = nb;
@@ -368,7 +366,7 @@ static bool gather_reads(sg_scan *s, const an_param *p, size_t lo_a, size_t lo_b
         n_reads++;
     }
     if (!n_reads)
-        return refuse(s, 1, "gather", "no read of `%s`", p->name);
+        return refuse(s, 1, "gather", EN(RW_SG_NO_READ), p->name);
     for (uint32_t t = 0; t < g->n_base; t++)
         for (uint32_t j = 0; j < g->base[t].n; j++) {
             const km_atom *a = &at[g->base[t].atoms[j]];
@@ -378,8 +376,7 @@ static bool gather_reads(sg_scan *s, const an_param *p, size_t lo_a, size_t lo_b
             }
         }
     if (!g->has_axis[0] && !g->has_axis[1])
-        return refuse(s, tok_at_line(s, line0), "gather", "the row of `%s` does not depend on blockIdx.y or blockIdx.z: no block "
-                                      "coordinate picks it", p->name);
+        return refuse(s, tok_at_line(s, line0), "gather", EN(RW_SG_NO_BLOCK_COORD), p->name);
     /* the sites to serve from the copy: `P[...]` spelled in the loop body */
     for (size_t i = 0; i < nsite; i++) {
         if (strcmp(rs[i].buffer, p->name) || rs[i].ambiguous)
@@ -393,7 +390,7 @@ static bool gather_reads(sg_scan *s, const an_param *p, size_t lo_a, size_t lo_b
             !rwl_tok_is(ts, k + 1, "[") || ts->t[rwl_match_close(ts, k + 1)].end != rs[i].end)
             continue;
         if (g->n_sites >= SG_SITES)
-            return refuse(s, k, "gather", "more than %d reads of `%s`", SG_SITES, p->name);
+            return refuse(s, k, "gather", EN(RW_SG_MORE_READS), SG_SITES, p->name);
         if (!g->n_sites)
             g->at = k;
         g->site_start[g->n_sites] = rs[i].start;
@@ -401,7 +398,7 @@ static bool gather_reads(sg_scan *s, const an_param *p, size_t lo_a, size_t lo_b
         g->n_sites++;
     }
     if (!g->n_sites)
-        return refuse(s, 1, "gather", "no read `%s[...]` spelled in the loop body", p->name);
+        return refuse(s, 1, "gather", EN(RW_SG_NOT_SPELLED), p->name);
     return true;
 }
 
@@ -450,14 +447,13 @@ static bool spec_plan(sg_scan *s, const rw_context *ctx, sg_buf *g, const km_loo
     const spec *sp = ctx->spec;
     memset(pl, 0, sizeof *pl);
     if (!sp || sp->form != SPEC_FORM_HARNESS || !sp->n_sizes || sp->n_args != s->f->n_params)
-        return refuse(s, g->at, "spec", "no harness-form bench spec: the row's extent cannot be checked against "
-                                    "`%s`'s size", g->p->name);
+        return refuse(s, g->at, "spec", EN(RW_SG_NO_HARNESS), g->p->name);
     if (!sp->args[g->pi].count)
-        return refuse(s, g->at, "spec", "the spec gives `%s` no count", g->p->name);
+        return refuse(s, g->at, "spec", EN(RW_SG_NO_COUNT), g->p->name);
     long long vals[64];
     bool known[64];
     if (s->f->n_params > HK_ARRAY_LEN(vals))
-        return refuse(s, g->at, "spec", "more than %zu parameters", HK_ARRAY_LEN(vals));
+        return refuse(s, g->at, "spec", EN(RW_SG_MORE_PARAMS), HK_ARRAY_LEN(vals));
     /* the extent: the coefficient of the block coordinate with the smaller stride */
     km_term co[2][16];
     uint32_t nco[2] = {0, 0};
@@ -465,13 +461,13 @@ static bool spec_plan(sg_scan *s, const rw_context *ctx, sg_buf *g, const km_loo
         if (g->has_axis[a]) {
             km_form bf = {g->base, g->n_base};
             if (!km_form_coefficient(s->km, bf, g->axis_atom[a], co[a], 16, &nco[a]) || !nco[a])
-                return refuse(s, g->at, "gather", "the row of `%s` is not linear in blockIdx.%c", g->p->name, a ? 'z' : 'y');
+                return refuse(s, g->at, "gather", EN(RW_SG_NOT_LINEAR), g->p->name, a ? 'z' : 'y');
             for (uint32_t t = 0; t < nco[a]; t++)
                 for (uint32_t j = 0; j < co[a][t].n; j++) {
                     size_t na;
                     const km_atom *at = km_atoms(s->km, &na);
                     if (at[co[a][t].atoms[j]].kind == KM_ATOM_BLOCK_IDX)
-                        return refuse(s, g->at, "gather", "the row of `%s` multiplies block coordinates", g->p->name);
+                        return refuse(s, g->at, "gather", EN(RW_SG_MULTIPLIES), g->p->name);
                 }
         }
     int pick = -1;
@@ -484,45 +480,43 @@ static bool spec_plan(sg_scan *s, const rw_context *ctx, sg_buf *g, const km_loo
             !spec_dim(sp, sp->grid[2], k, &gz) || !spec_dim(sp, sp->block[0], k, &bx) ||
             !spec_dim(sp, sp->block[1], k, &by) || !spec_dim(sp, sp->block[2], k, &bz) ||
             spec_eval(sp, sp->args[g->pi].count, k, 132, &cv, NULL, 0) || cv.is_float)
-            return refuse(s, g->at, "spec", "the spec's launch or `%s`'s count cannot be evaluated at size set %zu",
+            return refuse(s, g->at, "spec", EN(RW_SG_EVAL),
                           g->p->name, k + 1);
         cnt = cv.i;
         for (int a = 0; a < 2; a++)
             if (g->has_axis[a]) {
                 km_form cf = {co[a], nco[a]};
                 if (!form_value(s, cf, 0, 0, vals, known, &ext[a]))
-                    return refuse(s, g->at, "spec", "the row stride of `%s` along blockIdx.%c is not known at size set %zu",
+                    return refuse(s, g->at, "spec", EN(RW_SG_STRIDE_UNKNOWN),
                                   g->p->name, a ? 'z' : 'y', k + 1);
             }
         int a = !g->has_axis[0] ? 1 : !g->has_axis[1] ? 0 : (ext[0] <= ext[1] ? 0 : 1);
         if (pick < 0)
             pick = a;
         else if (pick != a)
-            return refuse(s, g->at, "gather", "the faster row coordinate of `%s` differs between size sets", g->p->name);
+            return refuse(s, g->at, "gather", EN(RW_SG_FASTER_DIFFERS), g->p->name);
         long long L = ext[a];
         if (L < 1)
-            return refuse(s, g->at, "gather", "the row of `%s` has extent %lld at size set %zu", g->p->name, L, k + 1);
+            return refuse(s, g->at, "gather", EN(RW_SG_EXTENT), g->p->name, L, k + 1);
         /* every block's window [base, base + L) inside the buffer: the base at the grid's corners */
         km_form bf = {g->base, g->n_base};
         long long lo = 0, hi = 0;
         for (int c = 0; c < 4; c++) {
             long long v;
             if (!form_value(s, bf, (c & 1) ? gy - 1 : 0, (c & 2) ? gz - 1 : 0, vals, known, &v))
-                return refuse(s, g->at, "spec", "the row base of `%s` is not known at size set %zu", g->p->name, k + 1);
+                return refuse(s, g->at, "spec", EN(RW_SG_BASE_UNKNOWN), g->p->name, k + 1);
             if (!c || v < lo)
                 lo = v;
             if (!c || v > hi)
                 hi = v;
         }
         if (lo < 0 || hi > cnt - L)
-            return refuse(s, g->at, "spec", "at size set %zu a row of `%s` (base %lld..%lld, extent %lld) leaves its %lld "
-                                        "elements", k + 1, g->p->name, lo, hi, L, cnt);
+            return refuse(s, g->at, "spec", EN(RW_SG_LEAVES), k + 1, g->p->name, lo, hi, L, cnt);
         long long bound;
         if (!form_value(s, lp->bound, 0, 0, vals, known, &bound))
-            return refuse(s, g->at, "spec", "the loop's bound is not known at size set %zu", k + 1);
+            return refuse(s, g->at, "spec", EN(RW_SG_BOUND_UNKNOWN), k + 1);
         if (one_trip && gx * bx < bound)
-            return refuse(s, g->at, "spec", "at size set %zu the spec's launch runs %lld threads along x for %lld items: "
-                                        "a thread runs several trips, and the body moves a parameter or returns",
+            return refuse(s, g->at, "spec", EN(RW_SG_SEVERAL_TRIPS),
                           k + 1, gx * bx, bound);
         if (L > pl->l_max)
             pl->l_max = L;
@@ -536,8 +530,7 @@ static bool spec_plan(sg_scan *s, const rw_context *ctx, sg_buf *g, const km_loo
     g->n_ext = nco[pick];
     memcpy(g->ext, co[pick], nco[pick] * sizeof co[0][0]);
     if (pl->hits * 8 < pl->row)
-        return refuse(s, g->at, "gather", "at the spec's largest size set a row of %lld elements gets %lld gathers: "
-                                      "fewer than one per 8 elements, staging would read more than it saves",
+        return refuse(s, g->at, "gather", EN(RW_SG_FEW_GATHERS),
                       pl->row, pl->hits);
     return true;
 }
@@ -579,7 +572,7 @@ static int staged_gather(const rw_context *ctx, unsigned items, rw_result *out)
     }
     for (size_t k = 1; k + 1 < ts->n; k++)
         if (prefixed(ts, k, "hk_sg_")) {
-            refuse(&s, k, "gather", "the kernel stages its rows already (this rewrite's hk_sg_ names)");
+            refuse(&s, k, "gather", EN(RW_SG_ALREADY));
             goto refused;
         }
     rwpt_loop lo;
@@ -595,12 +588,12 @@ static int staged_gather(const rw_context *ctx, unsigned items, rw_result *out)
                 lp = &all[i];
     }
     if (!lp) {
-        refuse(&s, lo.st, "loop", "the kernel model reads no grid-stride loop");
+        refuse(&s, lo.st, "loop", EN(RW_SG_NO_LOOP));
         goto refused;
     }
     /* before the loop: nothing tied to the thread, no barrier */
     for (size_t k = 1; k < lo.st; k++)
-        if (ts->t[k].kind == T_IDENT && !forbidden(&s, k, "before the loop"))
+        if (ts->t[k].kind == T_IDENT && !forbidden(&s, k, false))
             goto refused;
     /* the body */
     bool returns = false;
@@ -608,15 +601,15 @@ static int staged_gather(const rw_context *ctx, unsigned items, rw_result *out)
     for (size_t k = lo.ba; k < lo.bb; k++) {
         if (ts->t[k].kind != T_IDENT)
             continue;
-        if (!forbidden(&s, k, "in the loop"))
+        if (!forbidden(&s, k, true))
             goto refused;
         if (rwl_tok_is(ts, k, "break") && !rwl_in_nested(ts, lo.ba, lo.bb, k, true)) {
-            refuse(&s, k, "early exit", "`break` leaves the loop: it would end the trips the thread now takes on");
+            refuse(&s, k, "early exit", EN(RW_SG_BREAK));
             goto refused;
         }
         if (rwl_tok_is(ts, k, "return")) {
             if (rwl_in_nested(ts, lo.ba, lo.bb, k, true) || !rwl_tok_is(ts, k + 1, ";") || n_rets >= HK_ARRAY_LEN(rets)) {
-                refuse(&s, k, "early exit", "a `return` inside a nested loop or with a value");
+                refuse(&s, k, "early exit", EN(RW_SG_RETURN));
                 goto refused;
             }
             rets[n_rets++] = k;
@@ -642,15 +635,14 @@ static int staged_gather(const rw_context *ctx, unsigned items, rw_result *out)
                 have = have || rwl_same_tok(ts, resets[i], k);
             if (!have) {
                 if (n_resets >= SG_RESETS) {
-                    refuse(&s, k, "write", "more than %d parameters written in the loop", SG_RESETS);
+                    refuse(&s, k, "write", EN(RW_SG_MORE_WRITTEN), SG_RESETS);
                     goto refused;
                 }
                 resets[n_resets++] = k;
             }
             continue;
         }
-        refuse(&s, k, "write", "`%.*s` is declared outside the loop and written in it: a thread's later trips "
-                               "would see it", TOK(ts, k));
+        refuse(&s, k, "write", EN(RW_SG_DECLARED_OUTSIDE), TOK(ts, k));
         goto refused;
     }
     /* the buffer: the first read-only pointer parameter whose reads gather into one row */
@@ -672,7 +664,7 @@ static int staged_gather(const rw_context *ctx, unsigned items, rw_result *out)
         if (first_why[0])
             snprintf(s.why, sizeof s.why, "%s", first_why);
         else
-            refuse(&s, 1, "gather", "no pointer parameter the kernel only reads");
+            refuse(&s, 1, "gather", EN(RW_SG_NO_POINTER));
         goto refused;
     }
     /* every use of its name a subscript read or a move of the pointer */
@@ -694,7 +686,7 @@ static int staged_gather(const rw_context *ctx, unsigned items, rw_result *out)
                  !rwl_tok_is(ts, k - 1, "--");
         }
         if (!ok) {
-            refuse(&s, k, "gather", "`%s` is used other than as `%s[...]` read or moved (`%s += ...`)", g.p->name,
+            refuse(&s, k, "gather", EN(RW_SG_USED_OTHER), g.p->name,
                    g.p->name, g.p->name);
             goto refused;
         }
@@ -707,8 +699,7 @@ static int staged_gather(const rw_context *ctx, unsigned items, rw_result *out)
             continue;
         const an_launch *la = rwl_launch_passing_twice(s.m, f, i, g.pi);
         if (la) {
-            refuse(&s, g.at, "store", "the launch at line %u passes `%s` as both %s and %s: a store could change the "
-                                   "staged row", la->span.start_row + 1, la->args[i], w->name, g.p->name);
+            refuse(&s, g.at, "store", EN(RW_SG_PASSED_TWICE), la->span.start_row + 1, la->args[i], w->name, g.p->name);
             goto refused;
         }
     }
@@ -723,7 +714,7 @@ static int staged_gather(const rw_context *ctx, unsigned items, rw_result *out)
             for (size_t k = 1; k + 1 < ts->n; k++)
                 if (rwl_tok_is_ident(ts, k, a->name) &&
                     ((rwl_is_use(ts, k) && rwl_scalar_written(ts, k)) || rwl_declared_here(ts, k))) {
-                    refuse(&s, k, "row", "`%s`, a factor of the row's base, is written or hidden in the kernel",
+                    refuse(&s, k, "row", EN(RW_SG_FACTOR_WRITTEN),
                            a->name);
                     goto refused;
                 }
@@ -738,13 +729,13 @@ static int staged_gather(const rw_context *ctx, unsigned items, rw_result *out)
         const km_atom *at = km_atoms(s.km, &na);
         for (uint32_t j = 0; j < g.ext[t].n; j++)
             if (at[g.ext[t].atoms[j]].kind != KM_ATOM_PARAM && at[g.ext[t].atoms[j]].kind != KM_ATOM_CONST) {
-                refuse(&s, g.at, "row", "the row's extent is not a product of parameters and constants");
+                refuse(&s, g.at, "row", EN(RW_SG_EXTENT_NOT_PRODUCT));
                 goto refused;
             }
     }
     const char *et = g.p->elem_type;
     if (!et || !et[0] || strchr(et, '(') || strchr(et, '[')) {
-        refuse(&s, g.at, "gather", "the element type of `%s` cannot be named", g.p->name);
+        refuse(&s, g.at, "gather", EN(RW_SG_TYPE_UNNAMED), g.p->name);
         goto refused;
     }
     /* the edits: the staged window at the body's start */
@@ -780,7 +771,7 @@ static int staged_gather(const rw_context *ctx, unsigned items, rw_result *out)
             rc = hk_buf_appends(&rowc, "true");
     }
     if (!rc)
-        rc = hk_buf_printf(&h, "\n    /* hk: staged_gather: the reads of `%s` gather into the row blockIdx.y/z pick; "
+        rc = hk_buf_printf(&h, "\n    /* hk: staged_gather: the reads of `%s` gather into the row blockIdx.y/z pick; " /* i18n: not for people */
                                "the row's first elements are copied to shared memory once per block and the gathers "
                                "that land there read the copy */\n"
                                "    __shared__ unsigned long long hk_sg_raw[((%lldull * sizeof(%s) < %dull) ? %lldull * sizeof(%s) : %dull) / 8 + 1];\n"
@@ -825,7 +816,7 @@ static int staged_gather(const rw_context *ctx, unsigned items, rw_result *out)
         while (ls > 0 && (s.text[ls - 1] == ' ' || s.text[ls - 1] == '\t'))
             ls--;
         int il = (int)(ts->t[lo.st].start - ls);
-        rc = hk_buf_appends(&e, "/* hk: the values every trip starts from (staged_gather) */\n");
+        rc = hk_buf_appends(&e, "/* hk: the values every trip starts from (staged_gather) */\n"); /* i18n: not for people */
         for (size_t i = 0; i < n_resets && !rc; i++)
             rc = hk_buf_printf(&e, "%.*sdecltype(%.*s) const hk_sg_entry_%.*s = %.*s;\n", il, s.text + ls,
                                TOK(ts, resets[i]), TOK(ts, resets[i]), TOK(ts, resets[i]));
@@ -841,7 +832,7 @@ static int staged_gather(const rw_context *ctx, unsigned items, rw_result *out)
         hk_buf_init(&r, 4096);
         rc = hk_buf_appends(&r, braced ? "" : "{");
         if (!rc && n_resets)
-            rc = hk_buf_appends(&r, "\n        /* hk: every trip from the parameters' entry values (staged_gather) */");
+            rc = hk_buf_appends(&r, "\n        /* hk: every trip from the parameters' entry values (staged_gather) */"); /* i18n: not for people */
         for (size_t i = 0; i < n_resets && !rc; i++)
             rc = hk_buf_printf(&r, "\n        %.*s = hk_sg_entry_%.*s;", TOK(ts, resets[i]), TOK(ts, resets[i]));
         if (!rc && !braced)
@@ -863,7 +854,7 @@ static int staged_gather(const rw_context *ctx, unsigned items, rw_result *out)
     /* the load helper, once per file */
     if (!rc && !strstr(s.text, "hk_sg_load(const T *s"))
         rc = rwl_edits_add(&es, f->span.start_byte, f->span.start_byte,
-                           "/* hk: staged_gather's load: the element at p from the block's shared copy of [w, w + n) "
+                           "/* hk: staged_gather's load: the element at p from the block's shared copy of [w, w + n) " /* i18n: not for people */
                            "when p lies there, else from global memory */\n"
                            "template <typename T>\n"
                            "static __device__ __forceinline__ T hk_sg_load(const T *s, const T *w, unsigned long long n, "
@@ -876,10 +867,7 @@ static int staged_gather(const rw_context *ctx, unsigned items, rw_result *out)
     if (rc)
         goto out;
     {
-        char *desc = hk_asprintf("kernel %s: the %zu read(s) of `%s` in the grid-stride loop at line %d gather into the "
-                                 "row blockIdx.y/z pick (extent up to %lld elements, %lld gathers per row): up to %d "
-                                 "bytes of the row staged in shared memory once per block, gathers there served from "
-                                 "it (exact); the grid divided by %u along x (up to %u items per thread, fewer blocks per row)",
+        char *desc = hk_asprintf(EN(RW_SG_DESC),
                                  f->name, g.n_sites, g.p->name, rwl_line_at(s.text, ts->t[lo.st].start), pl.row,
                                  pl.hits, SG_BYTES, pl.divisor, items);
         rc = rwl_finish(s.text, s.len, s.m, f->name, &es, desc, out);
@@ -890,8 +878,8 @@ static int staged_gather(const rw_context *ctx, unsigned items, rw_result *out)
     }
     goto out;
 refused:
-    rc = rwl_not_applicable(out, hk_asprintf("staged_gather not applicable to kernel %s: %s", f->name,
-                                             s.why[0] ? s.why : "no reason"));
+    rc = rwl_not_applicable(out, hk_asprintf(EN(RW_NOT_APPLICABLE_TO), "staged_gather", f->name,
+                                             s.why[0] ? s.why : EN(RW_NO_REASON)));
 out:
     hk_buf_free(&h);
     rwl_edits_free(&es);
@@ -913,7 +901,7 @@ static int emit_staged_gather(const rw_context *c, const int *p, rw_result *out)
 
 const rw_descriptor rw_staged_gather_desc = {
     .name = "staged_gather",
-    .summary = "a grid-stride loop whose reads of a buffer gather into a row blockIdx.y/z pick stages the row in "
+    .summary = "a grid-stride loop whose reads of a buffer gather into a row blockIdx.y/z pick stages the row in " /* i18n: not for people */
                "shared memory once per block (up to 48 KB; other gathers read global memory), 16 items per "
                "thread by default (parameter items; exact)",
     .params = gather_params,

@@ -10,11 +10,15 @@
 
 #include "core/buf.h"
 #include "core/hk.h"
+#include "core/i18n.h"
 
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* stored and machine-read in English; shown through hk_tr_said (docs/i18n.md) */
+#define EN(id) hk_tr_in(HK_LANG_EN, HK_MSG_##id)
 
 #define G2_MAX_ALIASES 64
 #define G2_MAX_DECLS 16
@@ -338,28 +342,28 @@ static const char *comparison(const rw_toks *ts, size_t a, size_t b, g2 *g, bool
         ba = a;
         bb = b - 2;
     } else {
-        return want_less ? "the bounds check is not `r < R && c < C` (a plain comparison of each index)"
-                         : "the guard is not `if (r >= R || c >= C) return;` (a plain comparison of each index)";
+        return want_less ? EN(RW_G2_BC_NOT_PLAIN)
+                         : EN(RW_G2_GUARD_NOT_PLAIN);
     }
     if (ba >= bb)
-        return "the bounds check has no bound";
+        return EN(RW_G2_NO_BOUND);
     if (g->ba[i] != g->bb[i])
-        return "an index is bounded twice";
+        return EN(RW_G2_BOUNDED_TWICE);
     for (size_t k = ba; k < bb; k++) {
         if (index_at(g, k) >= 0 || is_coord(ts, k))
-            return "a bound depends on an index or the thread's coordinates";
+            return EN(RW_G2_BOUND_DEPENDS);
         if (rwl_tok_is_assign_op(ts, k) || rwl_tok_is(ts, k, "++") || rwl_tok_is(ts, k, "--") ||
             rwl_tok_is(ts, k, "&&") || rwl_tok_is(ts, k, "||") || rwl_tok_is(ts, k, "?") ||
             rwl_tok_is(ts, k, "<") || rwl_tok_is(ts, k, ">") || rwl_tok_is(ts, k, "<=") ||
             rwl_tok_is(ts, k, ">=") || rwl_tok_is(ts, k, "==") || rwl_tok_is(ts, k, "!="))
-            return "a bound is not a simple expression";
+            return EN(RW_G2_BOUND_NOT_SIMPLE);
         /* the bound is now read once, before the loop: it must not read memory the body
          * may write, nor call anything */
         if (rwl_tok_is(ts, k, "[") || rwl_tok_is(ts, k, "->") ||
             (rwl_tok_is(ts, k, "(") && k > ba && ts->t[k - 1].kind == T_IDENT &&
              !rwl_tok_is_ident(ts, k - 1, "sizeof")) ||
             (rwl_tok_is(ts, k, "*") && (k == ba || rwl_unary_position(ts, k))))
-            return "a bound reads memory or calls a function (it would be read once, before the loop)";
+            return EN(RW_G2_BOUND_READS_MEM);
     }
     g->ba[i] = ba;
     g->bb[i] = bb;
@@ -381,7 +385,7 @@ static const char *condition(const rw_toks *ts, size_t a, size_t b, g2 *g, bool 
             if (d != 0 || !(rwl_tok_is(ts, k, "&&") || rwl_tok_is(ts, k, "||")))
                 continue;
             if (!rwl_tok_is(ts, k, sep))
-                return want_less ? "the bounds check mixes && and ||" : "the guard mixes || and &&";
+                return want_less ? EN(RW_G2_BC_MIXES) : EN(RW_G2_GUARD_MIXES);
         }
         const char *why = comparison(ts, pa, k, g, want_less);
         if (why)
@@ -423,23 +427,19 @@ static const char *element_problem(const rw_toks *ts, size_t a, size_t b)
             continue;
         for (size_t w = 0; w < HK_ARRAY_LEN(lane_words); w++)
             if (rwl_tok_is_ident(ts, k, lane_words[w]))
-                return "the per-element code synchronizes, uses shared memory, warp operations, "
-                       "static state or asm";
+                return EN(RW_G2_ELEM_SYNC);
         if (tok_len(ts, k) >= 6 && memcmp(ts->text + ts->t[k].start, "atomic", 6) == 0)
-            return "the per-element code uses an atomic (a reduction or a scatter, not elementwise)";
+            return EN(RW_G2_ELEM_ATOMIC);
         /* `return;` ends this element only: it becomes `continue;` (no loop inside, below) */
         if (rwl_tok_is_ident(ts, k, "return") && !rwl_tok_is(ts, k + 1, ";"))
-            return "the per-element code returns a value";
+            return EN(RW_G2_ELEM_RETURNS);
         if (rwl_tok_is_ident(ts, k, "goto") || rwl_tok_is_ident(ts, k, "break") ||
             rwl_tok_is_ident(ts, k, "continue"))
-            return "the per-element code has a goto, break or continue, which would end or skip "
-                   "part of the loop over the other elements";
+            return EN(RW_G2_ELEM_JUMPS);
         if (rwl_tok_is_ident(ts, k, "for") || rwl_tok_is_ident(ts, k, "while") || rwl_tok_is_ident(ts, k, "do"))
-            return "the per-element code loops (each element reads a row, a column or a window: "
-                   "a GEMM or a reduction, whose 2-D blocks share those reads in cache; not elementwise)";
+            return EN(RW_G2_ELEM_LOOPS);
         if (is_coord(ts, k))
-            return "the per-element code reads threadIdx, blockIdx, blockDim or gridDim (their "
-                   "meaning changes when a thread handles many elements)";
+            return EN(RW_G2_ELEM_COORDS);
     }
     return NULL;
 }
@@ -604,7 +604,7 @@ static char *index_type(const g2 *g, int i)
 static int thread_index_lines(struct hk_buf *b, const char *ind)
 {
     return hk_buf_printf(b,
-        "%s    const long long hk_tid =\n"
+        "%s    const long long hk_tid =\n" /* i18n: not for people */
         "%s        (((long long)blockIdx.z * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x) *\n"
         "%s            ((long long)blockDim.x * blockDim.y * blockDim.z) +\n"
         "%s        ((long long)threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x;\n"
@@ -751,7 +751,7 @@ static int flat_elements(const g2 *g, const char *text, size_t body_a, size_t bo
     if (!rc)
         rc = hk_buf_append(&one, text + q1, ts->t[body_b - 1].end - q1);
     for (size_t a = 0; a < n_arr && !rc; a++) {
-        rc = hk_buf_printf(&align, "%sreinterpret_cast<unsigned long long>(%s)", a ? " | " : "", arr[a]->name);
+        rc = hk_buf_printf(&align, "%sreinterpret_cast<unsigned long long>(%s)", a ? " | " : "", arr[a]->name); /* i18n: not for people */
         if (!rc && arr[a] != dst)
             rc = hk_buf_printf(&loads, "%s            const float4 hk_q%zu = reinterpret_cast<const float4 *>(%s)[hk_v];\n",
                                ind, a, arr[a]->name);
@@ -766,7 +766,7 @@ static int flat_elements(const g2 *g, const char *text, size_t body_a, size_t bo
     if (rc)
         goto out;
     rc = hk_buf_printf(b,
-        "// hk grid_stride_2d: the (%s, %s) elements are contiguous (every access is element\n"
+        "// hk grid_stride_2d: the (%s, %s) elements are contiguous (every access is element\n" /* i18n: not for people */
         "%s// %s), so one flat grid-stride loop runs over all of them in memory order, four at\n"
         "%s// a time (float4) when every array is 16-byte aligned, then one at a time; any grid\n"
         "%s{\n"
@@ -776,7 +776,7 @@ static int flat_elements(const g2 *g, const char *text, size_t body_a, size_t bo
         rc = thread_index_lines(b, ind);
     if (!rc)
         rc = hk_buf_printf(b,
-        "%s    if (hk_ns > 0 && hk_nf > 0) {\n"
+        "%s    if (hk_ns > 0 && hk_nf > 0) {\n" /* i18n: not for people */
         "%s        const long long hk_n = hk_ns * hk_nf;\n"
         "%s        const long long hk_n4 = ((%s) & 15) == 0 ? hk_n / 4 : 0;\n"
         "%s        for (long long hk_v = hk_tid; hk_v < hk_n4; hk_v += hk_nthreads) {\n"
@@ -1140,13 +1140,13 @@ static int window_elements(const g2 *g, const char *text, size_t (*ranges)[2], s
                 continue;
             if (tok_len(ts, k) > 3 && (memcmp(text + ts->t[k].start, "hk_", 3) == 0 ||
                                        memcmp(text + ts->t[k].start, "HK_", 3) == 0)) {
-                snprintf(why, why_size, "the per-element code uses a name of the rewrite's own kind (%.*s)",
+                snprintf(why, why_size, EN(RW_G2_OWN_NAME),
                          (int)tok_len(ts, k), text + ts->t[k].start);
                 goto out;
             }
             for (size_t i = 0; i < g->n_al; i++)
                 if (g->al[i].tok == k && (rwl_tok_is(ts, k - 1, "*") || rwl_tok_is(ts, k - 1, "&"))) {
-                    snprintf(why, why_size, "a pointer or reference %.*s is computed from the indices",
+                    snprintf(why, why_size, EN(RW_G2_PTR_FROM_INDICES),
                              (int)tok_len(ts, k), text + ts->t[k].start);
                     goto out;
                 }
@@ -1157,23 +1157,23 @@ static int window_elements(const g2 *g, const char *text, size_t (*ranges)[2], s
             if (!p)
                 continue;
             if (!float_array(g, k) || (k > 0 && rwl_tok_is(ts, k - 1, "&") && rwl_unary_position(ts, k - 1))) {
-                snprintf(why, why_size, "%s is used other than as a float element p[...]", p->name);
+                snprintf(why, why_size, EN(RW_G2_NOT_FLOAT_ELEM), p->name);
                 goto out;
             }
             size_t cl = rwl_match_close(ts, k + 1);
             if (cl >= ranges[r][1]) {
-                snprintf(why, why_size, "unbalanced brackets");
+                snprintf(why, why_size, "%s", EN(RW_G2_UNBALANCED_BRACKETS));
                 goto out;
             }
             g2_lin l = lin_expr(&lc, k + 2, cl, 0);
             if (l.bad || l.c[L_S] != 0 || l.c[L_SW] != 1 || l.c[L_F] != 1 || l.c[L_W] > G2_WIN_REACH ||
                 l.c[L_W] < -G2_WIN_REACH || l.c[L_ONE] > G2_WIN_REACH || l.c[L_ONE] < -G2_WIN_REACH) {
-                snprintf(why, why_size, "`%.*s` is not an element (s + ds) * W + (f + df) with |ds|, |df| <= %d",
+                snprintf(why, why_size, EN(RW_G2_NOT_WINDOW_ELEM),
                          (int)(ts->t[cl].end - ts->t[k].start), text + ts->t[k].start, G2_WIN_REACH);
                 goto out;
             }
             if (rwl_tok_is(ts, cl + 1, "[") || rwl_tok_is(ts, cl + 1, ".")) {
-                snprintf(why, why_size, "an element of %s is indexed further", p->name);
+                snprintf(why, why_size, EN(RW_G2_INDEXED_FURTHER), p->name);
                 goto out;
             }
             size_t a = 0;
@@ -1181,13 +1181,13 @@ static int window_elements(const g2 *g, const char *text, size_t (*ranges)[2], s
                 a++;
             if (a == n_arr) {
                 if (n_arr == G2_WIN_ARRAYS) {
-                    snprintf(why, why_size, "more than %d arrays", G2_WIN_ARRAYS);
+                    snprintf(why, why_size, EN(RW_G2_MORE_ARRAYS), G2_WIN_ARRAYS);
                     goto out;
                 }
                 arr[n_arr++] = (g2_warr){p, 0, 0, false, false};
             }
             if (n_acc == G2_WIN_ACC) {
-                snprintf(why, why_size, "more than %d array accesses", G2_WIN_ACC);
+                snprintf(why, why_size, EN(RW_G2_MORE_ACCESSES), G2_WIN_ACC);
                 goto out;
             }
             bool wr = rwl_tok_is_assign_op(ts, cl + 1) || rwl_tok_is(ts, cl + 1, "++") ||
@@ -1206,7 +1206,7 @@ static int window_elements(const g2 *g, const char *text, size_t (*ranges)[2], s
                 }
                 size_t se = stmt ? rwl_stmt_end(ts, k, ranges[r][1]) : ts->n;
                 if (!stmt || se > ranges[r][1] || se <= cl || !rwl_tok_is(ts, se - 1, ";")) {
-                    snprintf(why, why_size, "`%.*s` is written inside an expression (not a statement `p[...] = v;`)",
+                    snprintf(why, why_size, EN(RW_G2_WRITTEN_IN_EXPR),
                              (int)(ts->t[cl].end - ts->t[k].start), text + ts->t[k].start);
                     goto out;
                 }
@@ -1217,7 +1217,7 @@ static int window_elements(const g2 *g, const char *text, size_t (*ranges)[2], s
             if (wr) {
                 arr[a].written = true;
                 if (acc[n_acc - 1].ds || acc[n_acc - 1].df) {
-                    snprintf(why, why_size, "`%.*s` writes a neighbour of the element",
+                    snprintf(why, why_size, EN(RW_G2_WRITES_NEIGHBOUR),
                              (int)(ts->t[cl].end - ts->t[k].start), text + ts->t[k].start);
                     goto out;
                 }
@@ -1233,14 +1233,13 @@ static int window_elements(const g2 *g, const char *text, size_t (*ranges)[2], s
             k = cl;
         }
     if (!neighbour) {
-        snprintf(why, why_size, "no read of a neighbour element (not a stencil)");
+        snprintf(why, why_size, "%s", EN(RW_G2_NO_NEIGHBOUR_READ));
         goto out;
     }
     int reach_s = 0, reach_f = 0;
     for (size_t a = 0; a < n_arr; a++) {
         if (arr[a].written && (arr[a].rs || arr[a].rf)) {
-            snprintf(why, why_size, "%s is written and read at a neighbour (in place: the result would "
-                     "depend on the order of the elements)", arr[a].p->name);
+            snprintf(why, why_size, EN(RW_G2_IN_PLACE), arr[a].p->name);
             goto out;
         }
         reach_s = arr[a].rs > reach_s ? arr[a].rs : reach_s;
@@ -1253,7 +1252,7 @@ static int window_elements(const g2 *g, const char *text, size_t (*ranges)[2], s
         char *s;
         if (x->write) {
             if (n_reps + 2 > G2_WIN_REPS) {
-                snprintf(why, why_size, "too many statements to rewrite");
+                snprintf(why, why_size, "%s", EN(RW_G2_TOO_MANY_STMTS));
                 goto out;
             }
             if (!(reps[n_reps].str = hk_strdup("; }"))) {
@@ -1279,7 +1278,7 @@ static int window_elements(const g2 *g, const char *text, size_t (*ranges)[2], s
         for (size_t k = ranges[r][0]; k < ranges[r][1] && !rc; k++) {
             if (rwl_tok_is_ident(ts, k, "return")) {
                 if (n_reps == G2_WIN_REPS) {
-                    snprintf(why, why_size, "too many statements to rewrite");
+                    snprintf(why, why_size, "%s", EN(RW_G2_TOO_MANY_STMTS));
                     goto out;
                 }
                 if (!(reps[n_reps].str = hk_strdup("continue")))
@@ -1330,7 +1329,7 @@ static int window_elements(const g2 *g, const char *text, size_t (*ranges)[2], s
             e++;
         }
         if (e >= last || n_reps == G2_WIN_REPS) {
-            snprintf(why, why_size, "the declaration of %.*s could not be read", (int)tok_len(ts, k),
+            snprintf(why, why_size, EN(RW_G2_DECL_UNREADABLE), (int)tok_len(ts, k),
                      text + ts->t[k].start);
             goto out;
         }
@@ -1339,7 +1338,7 @@ static int window_elements(const g2 *g, const char *text, size_t (*ranges)[2], s
             spans[n_spans][1] = e;
             n_spans++;
             reps[n_reps].s = ts->t[st].start;
-            reps[n_reps].str = hk_asprintf("/* %.*s: read from the registers */", (int)tok_len(ts, k),
+            reps[n_reps].str = hk_asprintf("/* %.*s: read from the registers */", (int)tok_len(ts, k), /* i18n: not for people */
                                            text + ts->t[k].start);
         } else {   /* one of several declarators: kept, `(void)` (nvcc may still warn) */
             reps[n_reps].s = ts->t[e].start;
@@ -1373,7 +1372,7 @@ static int window_elements(const g2 *g, const char *text, size_t (*ranges)[2], s
         f_used |= used_outside(ts, g->name_tok[fi], ranges[r][0], ranges[r][1], spans, n_spans);
     }
     for (size_t a = 0; a < n_arr && !rc; a++)
-        rc = hk_buf_printf(&align, "%sreinterpret_cast<unsigned long long>(%s)", a ? " | " : "", arr[a].p->name);
+        rc = hk_buf_printf(&align, "%sreinterpret_cast<unsigned long long>(%s)", a ? " | " : "", arr[a].p->name); /* i18n: not for people */
     /* the point, from registers; an index every use of which is now a register is not
      * declared (nvcc would warn) */
     if (!rc && s_used)
@@ -1398,7 +1397,7 @@ static int window_elements(const g2 *g, const char *text, size_t (*ranges)[2], s
         goto out;
 
     rc = hk_buf_printf(&w,
-        "// hk grid_stride_2d: a stencil on the (%s, %s) elements (every read is an element (%s + ds)\n"
+        "// hk grid_stride_2d: a stencil on the (%s, %s) elements (every read is an element (%s + ds)\n" /* i18n: not for people */
         "%s// * W + (%s + df), |ds| <= %d and |df| <= %d, every write the element itself): each\n"
         "%s// thread takes units of 4 neighbouring %s by HK_ROWS %s, loads each array's window\n"
         "%s// around the unit once into registers (the 4 middle values of a row as one float4\n"
@@ -1414,7 +1413,7 @@ static int window_elements(const g2 *g, const char *text, size_t (*ranges)[2], s
         rc = thread_index_lines(&w, ind);
     if (!rc)
         rc = hk_buf_printf(&w,
-        "%s    if (hk_ns > 0 && hk_nf > 0) {\n"
+        "%s    if (hk_ns > 0 && hk_nf > 0) {\n" /* i18n: not for people */
         "%s        const bool hk_vec = hk_nf %% 4 == 0 && ((%s) & 15) == 0;\n"
         "%s        const long long hk_nfu = (hk_nf + 3) / 4, hk_nsu = (hk_ns + HK_ROWS - 1) / HK_ROWS;\n"
         "%s        // threads side by side take neighbouring units along %s; each steps by the grid's\n"
@@ -1431,7 +1430,7 @@ static int window_elements(const g2 *g, const char *text, size_t (*ranges)[2], s
             continue;
         int rs = arr[a].rs, rf = arr[a].rf;
         rc = hk_buf_printf(&w,
-            "%s// %s: rows hk_s0 - %d .. hk_s0 + HK_ROWS - 1 + %d, columns hk_f0 - %d .. hk_f0 + 3 + %d\n"
+            "%s// %s: rows hk_s0 - %d .. hk_s0 + HK_ROWS - 1 + %d, columns hk_f0 - %d .. hk_f0 + 3 + %d\n" /* i18n: not for people */
             "%sfloat hk_a%zu[HK_ROWS + %d][%d];\n"
             "%s#pragma unroll\n"
             "%sfor (int hk_j = 0; hk_j < HK_ROWS + %d; hk_j++) {\n"
@@ -1456,7 +1455,7 @@ static int window_elements(const g2 *g, const char *text, size_t (*ranges)[2], s
             in3, in3, in3, in3, a, rf, in3);
         if (!rc && rf)
             rc = hk_buf_printf(&w,
-                "%s    #pragma unroll\n"
+                "%s    #pragma unroll\n" /* i18n: not for people */
                 "%s    for (int hk_c = 1; hk_c <= %d; hk_c++) {\n"
                 "%s        hk_a%zu[hk_j][%d - hk_c] = hk_p[-hk_c];\n"
                 "%s        hk_a%zu[hk_j][%d + hk_c] = hk_p[3 + hk_c];\n"
@@ -1469,13 +1468,13 @@ static int window_elements(const g2 *g, const char *text, size_t (*ranges)[2], s
         if (!arr[a].written)
             continue;
         rc = hk_buf_printf(&w,
-            "%s// %s: the points' values, and whether each was written\n"
+            "%s// %s: the points' values, and whether each was written\n" /* i18n: not for people */
             "%sfloat hk_o%zu[HK_ROWS][4] = {};\n"
             "%sbool hk_m%zu[HK_ROWS][4] = {};\n",
             in3, arr[a].p->name, in3, a, in3, a);
         if (!rc && arr[a].read)   /* read too (at the element itself): what memory holds */
             rc = hk_buf_printf(&w,
-                "%s#pragma unroll\n"
+                "%s#pragma unroll\n" /* i18n: not for people */
                 "%sfor (int hk_j = 0; hk_j < HK_ROWS; hk_j++) {\n"
                 "%s    #pragma unroll\n"
                 "%s    for (int hk_c = 0; hk_c < 4; hk_c++)\n"
@@ -1485,7 +1484,7 @@ static int window_elements(const g2 *g, const char *text, size_t (*ranges)[2], s
     }
     if (!rc)
         rc = hk_buf_printf(&w,
-            "%s#pragma unroll\n"
+            "%s#pragma unroll\n" /* i18n: not for people */
             "%sfor (int hk_r = 0; hk_r < HK_ROWS; hk_r++) {\n"
             "%s    #pragma unroll\n"
             "%s    for (int hk_c = 0; hk_c < 4; hk_c++) {\n"
@@ -1500,7 +1499,7 @@ static int window_elements(const g2 *g, const char *text, size_t (*ranges)[2], s
         if (!arr[a].written)
             continue;
         rc = hk_buf_printf(&w,
-            "%s#pragma unroll\n"
+            "%s#pragma unroll\n" /* i18n: not for people */
             "%sfor (int hk_r = 0; hk_r < HK_ROWS; hk_r++) {\n"
             "%s    float *hk_p = %s + (hk_s0 + hk_r) * hk_nf + hk_f0;\n"
             "%s    if (hk_vec && hk_m%zu[hk_r][0] && hk_m%zu[hk_r][1] && hk_m%zu[hk_r][2] && hk_m%zu[hk_r][3]) {\n"
@@ -1522,7 +1521,7 @@ static int window_elements(const g2 *g, const char *text, size_t (*ranges)[2], s
     }
     if (!rc)
         rc = hk_buf_printf(&w,
-            "%s} else {\n"
+            "%s} else {\n" /* i18n: not for people */
             "%s    // at an edge of the grid: each point of the unit that exists, from memory\n"
             "%s    for (long long hk_s = hk_s0; hk_s < hk_s0 + HK_ROWS && hk_s < hk_ns; hk_s++) {\n"
             "%s        for (long long hk_f = hk_f0; hk_f < hk_f0 + 4 && hk_f < hk_nf; hk_f++) {\n"
@@ -1550,7 +1549,7 @@ out:
     hk_buf_free(&align);
     hk_buf_free(&w);
     if (rc == HK_ETOOBIG) {
-        snprintf(why, why_size, "the window form's text is too long");
+        snprintf(why, why_size, "%s", EN(RW_G2_WINDOW_TOO_LONG));
         rc = HK_OK;
     }
     return rc;
@@ -1580,13 +1579,13 @@ int rw_grid_stride_2d(const char *text, size_t len, const an_model *m, size_t ke
     g.ts = &ts;
     g.f = f;
     if (ts.n < 2 || !rwl_tok_is(&ts, 0, "{") || !rwl_tok_is(&ts, ts.n - 1, "}")) {
-        why = "the kernel body could not be read";
+        why = EN(RW_ROWS_BODY_UNREADABLE);
         goto na;
     }
     size_t end = ts.n - 1;
     for (size_t k = 0; k < end; k++)
         if (rwl_tok_is_ident(&ts, k, "hk_tid") || rwl_tok_is_ident(&ts, k, "hk_nthreads")) {
-            why = "already a flattened grid-stride loop (the body has the rewrite's hk_tid)";
+            why = EN(RW_G2_ALREADY_FLAT);
             goto na;
         }
     static const char *const own_names[] = {"hk_ns", "hk_nf", "hk_units", "hk_u", "hk_s0", "hk_s1",
@@ -1594,13 +1593,13 @@ int rw_grid_stride_2d(const char *text, size_t len, const an_model *m, size_t ke
     for (size_t k = 0; k < end; k++)
         for (size_t w = 0; w < HK_ARRAY_LEN(own_names); w++)
             if (rwl_tok_is_ident(&ts, k, own_names[w])) {
-                why_alloc = hk_asprintf("the body already uses the name %s, which the loop declares",
+                why_alloc = hk_asprintf(EN(RW_G2_NAME_TAKEN),
                                         own_names[w]);
                 goto na_alloc;
             }
     for (size_t k = 0; k < end; k++)
         if (rwl_tok_is_ident(&ts, k, "__shared__")) {
-            why = "the kernel uses shared memory (threads cooperate: not elementwise)";
+            why = EN(RW_G2_SHARED);
             goto na;
         }
 
@@ -1613,15 +1612,15 @@ int rw_grid_stride_2d(const char *text, size_t len, const an_model *m, size_t ke
             goto out;
         if (axis) {
             if (axis == 'z') {
-                why = "a z index: only 2-D kernels (x and y) are flattened";
+                why = EN(RW_G2_Z_INDEX);
                 goto na;
             }
             if (n_idx == 2) {
-                why = "more than two thread indices";
+                why = EN(RW_G2_MORE_INDICES);
                 goto na;
             }
             if (n_idx == 1 && g.axis[0] == axis) {
-                why_alloc = hk_asprintf("both indices come from the %c axis", axis);
+                why_alloc = hk_asprintf(EN(RW_G2_SAME_AXIS), axis);
                 goto na_alloc;
             }
             n_idx++;
@@ -1635,7 +1634,7 @@ int rw_grid_stride_2d(const char *text, size_t len, const an_model *m, size_t ke
             n_mid_names = before;
         } else {
             if (n_mid == G2_MAX_DECLS) {
-                why = "too many declarations between the indices and the bounds check";
+                why = EN(RW_G2_DECLS_BETWEEN);
                 goto na;
             }
             for (size_t q = before; q < n_mid_names; q++)
@@ -1647,14 +1646,11 @@ int rw_grid_stride_2d(const char *text, size_t len, const an_model *m, size_t ke
         s = e;
     }
     if (n_idx == 0) {
-        why = "not a 2-D kernel: no `int r = blockIdx.x * blockDim.x + threadIdx.x;` and "
-              "`int c = blockIdx.y * blockDim.y + threadIdx.y;` at the top level of the body, "
-              "after plain declarations";
+        why = EN(RW_G2_NOT_2D);
         goto na;
     }
     if (n_idx == 1) {
-        why_alloc = hk_asprintf("not a 2-D kernel: one thread index (%.*s, from the %c axis) "
-                                "where two (x and y) are needed; a 1-D kernel is rw_grid_stride's",
+        why_alloc = hk_asprintf(EN(RW_G2_ONE_INDEX),
                                 (int)tok_len(&ts, g.name_tok[0]), text + ts.t[g.name_tok[0]].start,
                                 g.axis[0]);
         goto na_alloc;
@@ -1664,8 +1660,7 @@ int rw_grid_stride_2d(const char *text, size_t len, const an_model *m, size_t ke
     for (size_t k = 1; k < end; k++)
         if (is_coord(&ts, k) && !(k >= g.init_a[0] && k < g.init_b[0]) &&
             !(k >= g.init_a[1] && k < g.init_b[1])) {
-            why = "threadIdx, blockIdx, blockDim or gridDim is used outside the two index "
-                  "declarations (its meaning changes when a thread handles many elements)";
+            why = EN(RW_G2_COORDS_OUTSIDE);
             goto na;
         }
     /* declarations that depend on an index (or on such a declaration) move into the loop */
@@ -1695,7 +1690,7 @@ int rw_grid_stride_2d(const char *text, size_t len, const an_model *m, size_t ke
             s = rwl_stmt_end(&ts, s, end);
         }
         if (s >= end) {
-            why = "nothing follows the bounds check";
+            why = EN(RW_G2_NOTHING_FOLLOWS);
             goto na;
         }
         body_a = s;
@@ -1706,23 +1701,22 @@ int rw_grid_stride_2d(const char *text, size_t len, const an_model *m, size_t ke
         form = "if (... >= ...) return";
     } else {
         if (!rwl_tok_is_ident(&ts, s, "if") || !rwl_tok_is(&ts, s + 1, "(")) {
-            why = "the index declarations are not followed by `if (r < R && c < C) ...` or "
-                  "`if (r >= R || c >= C) return;`";
+            why = EN(RW_G2_NO_BOUNDS_CHECK);
             goto na;
         }
         cclose = rwl_match_close(&ts, s + 1);
         if (cclose >= end) {
-            why = "unbalanced condition";
+            why = EN(RW_G2_UNBALANCED_COND);
             goto na;
         }
         size_t if_end = rwl_stmt_end(&ts, s, end);
         size_t then_end = rwl_stmt_end(&ts, cclose + 1, end);
         if (then_end != if_end) {
-            why = "the bounds check has an else branch";
+            why = EN(RW_G2_ELSE);
             goto na;
         }
         if (if_end != end) {
-            why = "statements follow the bounds check: they run once per thread, not per element";
+            why = EN(RW_G2_STMTS_FOLLOW);
             goto na;
         }
         if ((why = condition(&ts, s + 2, cclose, &g, true)))
@@ -1748,18 +1742,18 @@ int rw_grid_stride_2d(const char *text, size_t len, const an_model *m, size_t ke
     if (!repl_end)
         repl_end = copy_to;
     if (body_a >= body_b) {
-        why = "the per-element code is empty";
+        why = EN(RW_G2_ELEM_EMPTY);
         goto na;
     }
     if (g.ba[0] == g.bb[0] || g.ba[1] == g.bb[1]) {
-        why = "the bounds check does not bound both indices";
+        why = EN(RW_G2_NOT_BOTH_BOUNDED);
         goto na;
     }
     for (int i = 0; i < 2; i++)
         for (size_t k = g.ba[i]; k < g.bb[i]; k++)
             for (size_t q = 0; q < n_mid_names; q++)
                 if (per_elem[name_owner[q]] && ts.t[k].kind == T_IDENT && rwl_same_tok(&ts, k, mid_names[q])) {
-                    why = "a bound depends on an index (through a declaration)";
+                    why = EN(RW_G2_BOUND_VIA_DECL);
                     goto na;
                 }
     /* preprocessor lines in the code that is replaced would be lost */
@@ -1770,7 +1764,7 @@ int rw_grid_stride_2d(const char *text, size_t len, const an_model *m, size_t ke
         while (p > 0 && (text[p - 1] == ' ' || text[p - 1] == '\t'))
             p--;
         if (p == 0 || text[p - 1] == '\n') {
-            why = "a preprocessor line sits among the index declarations and the bounds check";
+            why = EN(RW_G2_PREPROCESSOR);
             goto na;
         }
     }
@@ -1798,7 +1792,7 @@ int rw_grid_stride_2d(const char *text, size_t len, const an_model *m, size_t ke
                 continue;
             if (index_at(&g, k) >= 0) {
                 if (changed_at(&ts, k)) {
-                    why = "the per-element code changes an index";
+                    why = EN(RW_G2_CHANGES_INDEX);
                     goto na;
                 }
                 continue;
@@ -1811,8 +1805,7 @@ int rw_grid_stride_2d(const char *text, size_t len, const an_model *m, size_t ke
             for (size_t q = 0; q < n_mid_names && !outer; q++)
                 outer = !per_elem[name_owner[q]] && rwl_same_tok(&ts, k, mid_names[q]);
             if (outer) {
-                why_alloc = hk_asprintf("the per-element code updates %.*s, declared outside it "
-                                        "(state carried from one element to the next)",
+                why_alloc = hk_asprintf(EN(RW_G2_CARRIES_STATE),
                                         (int)tok_len(&ts, k), text + ts.t[k].start);
                 goto na_alloc;
             }
@@ -1835,7 +1828,7 @@ int rw_grid_stride_2d(const char *text, size_t len, const an_model *m, size_t ke
             if (!mentions(&g, k + 2, e))
                 continue;
             if (g.n_al == G2_MAX_ALIASES) {
-                why = "too many declarations computed from the indices";
+                why = EN(RW_G2_INDEX_DECLS);
                 goto na;
             }
             g2_cls c = cls_expr(&g, k + 2, e, 0);
@@ -1865,7 +1858,7 @@ int rw_grid_stride_2d(const char *text, size_t len, const an_model *m, size_t ke
                 } else {
                     a0 = match_open(&ts, k - 1);
                     if (a0 >= ts.n) {
-                        why = "unbalanced parentheses";
+                        why = EN(RW_G2_UNBALANCED_PARENS);
                         goto na;
                     }
                     if (a0 > 0 && ts.t[a0 - 1].kind == T_IDENT && mentions(&g, a0, k))
@@ -1879,7 +1872,7 @@ int rw_grid_stride_2d(const char *text, size_t len, const an_model *m, size_t ke
                 while (rwl_tok_is(&ts, j, "[")) {
                     size_t cl = rwl_match_close(&ts, j);
                     if (cl >= ts.n) {
-                        why = "unbalanced brackets";
+                        why = EN(RW_G2_UNBALANCED_BRACKETS);
                         goto na;
                     }
                     if (!first)   /* A[e1][e2]: e1 strides whole rows */
@@ -1893,7 +1886,7 @@ int rw_grid_stride_2d(const char *text, size_t len, const an_model *m, size_t ke
                        (rwl_tok_is(&ts, k + 1, "(") || alias_at(&g, k + 1))) {
                 last = rwl_tok_is(&ts, k + 1, "(") ? rwl_match_close(&ts, k + 1) : k + 1;
                 if (last >= ts.n) {
-                    why = "unbalanced parentheses";
+                    why = EN(RW_G2_UNBALANCED_PARENS);
                     goto na;
                 }
                 c = cls_expr(&g, k + 1, last + 1, 0);
@@ -1904,10 +1897,10 @@ int rw_grid_stride_2d(const char *text, size_t len, const an_model *m, size_t ke
             if (!c.bad && bits != 3)
                 continue;   /* one index or none: a row or column vector, or a scalar */
             if (c.bad || c.u == 0 || c.u == 3) {
-                why_alloc = hk_asprintf("cannot tell which index is contiguous in `%.*s` (%s)",
+                why_alloc = hk_asprintf(EN(RW_G2_CANNOT_TELL),
                                         (int)(ts.t[last].end - ts.t[a0].start), text + ts.t[a0].start,
-                                        c.bad ? "an index used other than as r * W + c" :
-                                        c.u == 0 ? "both indices are scaled" : "both indices are unscaled");
+                                        c.bad ? EN(RW_G2_INDEX_OTHER) :
+                                        c.u == 0 ? EN(RW_G2_BOTH_SCALED) : EN(RW_G2_BOTH_UNSCALED));
                 goto na_alloc;
             }
             int fast = c.u == 1 ? 0 : 1;
@@ -1915,13 +1908,12 @@ int rw_grid_stride_2d(const char *text, size_t len, const an_model *m, size_t ke
                 example[fast] = a0;
         }
     if (votes[0] == 0 && votes[1] == 0) {
-        why = "no memory access combines both indices (nothing to coalesce)";
+        why = EN(RW_G2_NO_COMBINED);
         goto na;
     }
     if (votes[0] && votes[1]) {
         const rw_tok *e0 = &ts.t[example[0]], *e1 = &ts.t[example[1]];
-        why_alloc = hk_asprintf("mixed contiguity: %.*s is contiguous along %.*s but %.*s along %.*s "
-                                "(a transpose; rw_tiled_transpose handles that)",
+        why_alloc = hk_asprintf(EN(RW_G2_MIXED),
                                 (int)(e0->end - e0->start), text + e0->start,
                                 (int)tok_len(&ts, g.name_tok[0]), text + ts.t[g.name_tok[0]].start,
                                 (int)(e1->end - e1->start), text + e1->start,
@@ -1961,7 +1953,7 @@ int rw_grid_stride_2d(const char *text, size_t len, const an_model *m, size_t ke
     if (!win_why[0])
         goto edit;
     rc = hk_buf_printf(&b,
-        "// hk grid_stride_2d: the (%s, %s) elements in strips of HK_STRIP %s values; threads side\n"
+        "// hk grid_stride_2d: the (%s, %s) elements in strips of HK_STRIP %s values; threads side\n" /* i18n: not for people */
         "%s// by side take neighbouring %s (contiguous in memory) and each walks its strip in\n"
         "%s// order, so rows read a step before (a stencil's neighbours) are still in L1; any grid\n"
         "%s// and block shape\n"
@@ -1973,7 +1965,7 @@ int rw_grid_stride_2d(const char *text, size_t len, const an_model *m, size_t ke
         rc = thread_index_lines(&b, ind);
     if (!rc)
         rc = hk_buf_printf(&b,
-        "%s    if (hk_ns > 0 && hk_nf > 0) {\n"
+        "%s    if (hk_ns > 0 && hk_nf > 0) {\n" /* i18n: not for people */
         "%s        // one division per strip, none per element\n"
         "%s        const long long hk_units = (hk_ns + HK_STRIP - 1) / HK_STRIP * hk_nf;\n"
         "%s        for (long long hk_u = hk_tid; hk_u < hk_units; hk_u += hk_nthreads) {\n"
@@ -2003,15 +1995,15 @@ edit:
     if ((rc = rwl_edits_add_owned(&es, ts.t[region].start, repl_end, hk_buf_steal(&b))))
         goto out;
     char *bs = rwl_tok_text(&ts, g.ba[si], g.bb[si]), *bf = rwl_tok_text(&ts, g.ba[fi], g.bb[fi]);
-    const char *shape = flat ? "; elementwise on contiguous rows: one flat loop, float4 when aligned" :
-                        !win_why[0] ? "; a stencil: units of 4 x HK_ROWS points evaluated from register "
-                                      "windows, float4 rows when aligned" : "; strips of HK_STRIP";
-    char *desc = bs && bf ? hk_asprintf("kernel %s: one grid-stride loop over %s x %s elements with %s "
-                                        "(contiguous; was from the %c axis) fastest, %s slowest (%s form)%s%s%s%s",
-                                        f->name, bs, bf, fname, g.axis[fi], sname, form, shape,
-                                        !flat && win_why[0] ? " (no register windows: " : "",
-                                        !flat && win_why[0] ? win_why : "",
-                                        !flat && win_why[0] ? ")" : "") : NULL;
+    /* one sentence per form: the flat loop, the register windows, the strips (with why the
+     * windows could not be used) */
+    char *desc = NULL;
+    if (bs && bf && flat)
+        desc = hk_asprintf(EN(RW_G2_DESC_FLAT), f->name, bs, bf, fname, g.axis[fi], sname, form);
+    else if (bs && bf && !win_why[0])
+        desc = hk_asprintf(EN(RW_G2_DESC_STENCIL), f->name, bs, bf, fname, g.axis[fi], sname, form);
+    else if (bs && bf)
+        desc = hk_asprintf(EN(RW_G2_DESC_STRIPS), f->name, bs, bf, fname, g.axis[fi], sname, form, win_why);
     hk_free(bs);
     hk_free(bf);
     rc = rwl_finish(text, len, m, f->name, &es, desc, out);
@@ -2021,10 +2013,10 @@ na_alloc:
         rc = HK_ENOMEM;
         goto out;
     }
-    rc = rwl_not_applicable(out, hk_asprintf("grid_stride_2d not applicable to kernel %s: %s", f->name, why_alloc));
+    rc = rwl_not_applicable(out, hk_asprintf(EN(RW_NOT_APPLICABLE_TO), "grid_stride_2d", f->name, why_alloc));
     goto out;
 na:
-    rc = rwl_not_applicable(out, hk_asprintf("grid_stride_2d not applicable to kernel %s: %s", f->name, why));
+    rc = rwl_not_applicable(out, hk_asprintf(EN(RW_NOT_APPLICABLE_TO), "grid_stride_2d", f->name, why));
 out:
     hk_free(why_alloc);
     for (int i = 0; i < 2; i++) {
@@ -2047,7 +2039,7 @@ static int emit_grid_stride_2d(const rw_context *c, const int *p, rw_result *out
 
 const rw_descriptor rw_grid_stride_2d_desc = {
     .name = "grid_stride_2d",
-    .summary = "a 2-D elementwise kernel becomes one coalesced grid-stride loop",
+    .summary = "a 2-D elementwise kernel becomes one coalesced grid-stride loop", /* i18n: not for people */
     .flags = 0,
     .emit = emit_grid_stride_2d,
 };

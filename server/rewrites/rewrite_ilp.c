@@ -7,12 +7,16 @@
 
 #include "core/buf.h"
 #include "core/hk.h"
+#include "core/i18n.h"
 #include "model/kmodel.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* stored and machine-read in English; shown through hk_tr_said (docs/i18n.md) */
+#define EN(id) hk_tr_in(HK_LANG_EN, HK_MSG_##id)
 
 /* Why: `for (i = tid; i < n; i += blockDim.x) buffer[tid] += in[f(i)];` (mmcv's SyncBN
  * mean and variance, SHOC's reduce, cuda-samples' reduce) has one chain per thread: each
@@ -253,7 +257,7 @@ static bool read_header(il_scan *s, il_loop *L)
     const rw_toks *ts = s->ts;
     size_t k = L->loop_a, hc = rwl_match_close(ts, k + 1);
     if (hc >= L->loop_b)
-        return refuse(s, k, "loop", "its header does not close");
+        return refuse(s, k, "loop", EN(RW_IL_HEADER_OPEN));
     size_t ca, cb;
     if (L->is_while) {
         ca = k + 2;
@@ -270,7 +274,7 @@ static bool read_header(il_scan *s, il_loop *L)
                 semi[ns++] = q;
         }
         if (ns != 2)
-            return refuse(s, k, "loop", "its header is not `init; condition; step`");
+            return refuse(s, k, "loop", EN(RW_IL_HEADER_FORM));
         L->init_a = k + 2;
         L->init_b = semi[0];
         ca = semi[0] + 1;
@@ -282,20 +286,19 @@ static bool read_header(il_scan *s, il_loop *L)
     L->cond_b = cb;
     if (!(cb > ca + 2 && ts->t[ca].kind == T_IDENT && rwl_is_use(ts, ca) &&
           (rwl_tok_is(ts, ca + 1, "<") || rwl_tok_is(ts, ca + 1, "<="))))
-        return refuse(s, k, "condition", "the loop's condition is not `counter < bound`");
+        return refuse(s, k, "condition", EN(RW_IL_COND));
     L->v = ca;
     L->le = rwl_tok_is(ts, ca + 1, "<=");
     L->n_a = ca + 2;
     L->n_b = cb;
     if (has_loose_op(ts, L->n_a, L->n_b) || find_name(ts, L->n_a, L->n_b, L->v) < L->n_b)
-        return refuse(s, ca, "condition", "the bound `%.*s` is not one expression free of the counter",
+        return refuse(s, ca, "condition", EN(RW_IL_BOUND_COUNTER),
                       SPAN(ts, L->n_a, L->n_b));
     for (size_t q = L->n_a; q < L->n_b; q++)
         if (rwl_tok_is(ts, q, "[") ||
             (ts->t[q].kind == T_IDENT && rwl_tok_is(ts, q + 1, "(") && !pure_call(ts, q) && !(L->macro = file_macro(s, q))) ||
             rwl_tok_is(ts, q, "->") || (rwl_tok_is(ts, q, "*") && rwl_unary_position(ts, q)))
-            return refuse(s, q, "condition", "the bound `%.*s` reads memory or calls a function (it must "
-                                             "not change while the loop runs)", SPAN(ts, L->n_a, L->n_b));
+            return refuse(s, q, "condition", EN(RW_IL_BOUND_MEM), SPAN(ts, L->n_a, L->n_b));
     if (!L->is_while) {
         /* init: empty, `T v = E` or `v = E` */
         size_t ia = L->init_a, ib = L->init_b;
@@ -303,28 +306,28 @@ static bool read_header(il_scan *s, il_loop *L)
             size_t eq = top_level(ts, ia, ib, "=");
             if (eq >= ib || eq == ia || !rwl_same_tok(ts, eq - 1, L->v) || top_level(ts, ia, ib, ",") < ib ||
                 rwl_writes_any(ts, eq + 1, ib))
-                return refuse(s, k, "loop", "its init `%.*s` is not `%.*s = start`", SPAN(ts, ia, ib), TOK(ts, L->v));
+                return refuse(s, k, "loop", EN(RW_IL_INIT), SPAN(ts, ia, ib), TOK(ts, L->v));
             L->init_decl = eq - 1 > ia;
             for (size_t q = ia; q + 1 < eq && L->init_decl; q++)
                 if (ts->t[q].kind != T_IDENT)
-                    return refuse(s, k, "loop", "its counter is not a plain scalar");
+                    return refuse(s, k, "loop", EN(RW_IL_COUNTER_SCALAR));
         }
     } else {
         /* the body's last statement steps the counter */
         size_t b0 = hc + 1;
         if (!rwl_tok_is(ts, b0, "{") || rwl_match_close(ts, b0) != L->loop_b - 1)
-            return refuse(s, k, "loop", "a while loop whose body is not a block ending with its step");
+            return refuse(s, k, "loop", EN(RW_IL_WHILE_BLOCK));
         size_t last = SIZE_MAX;
         for (size_t p = b0 + 1; p < L->loop_b - 1;) {
             last = p;
             p = rwl_stmt_end(ts, p, L->loop_b - 1);
         }
         if (last == SIZE_MAX)
-            return refuse(s, k, "loop", "the while loop's body is empty");
+            return refuse(s, k, "loop", EN(RW_IL_WHILE_EMPTY));
         L->step_a = last;
         L->step_b = rwl_stmt_end(ts, last, L->loop_b - 1) - 1;   /* without ';' */
         if (!rwl_tok_is(ts, L->step_b, ";"))
-            return refuse(s, last, "loop", "the while loop does not end with its step `%.*s += stride;`", TOK(ts, L->v));
+            return refuse(s, last, "loop", EN(RW_IL_WHILE_STEP), TOK(ts, L->v));
     }
     /* step: v += S or v = v + S */
     size_t pa = L->step_a, pb = L->step_b;
@@ -334,19 +337,19 @@ static bool read_header(il_scan *s, il_loop *L)
                rwl_same_tok(ts, pa + 2, L->v) && rwl_tok_is(ts, pa + 3, "+")) {
         L->s_a = pa + 4;
     } else
-        return refuse(s, pa < pb ? pa : k, "stride", "the step is not `%.*s += stride`", TOK(ts, L->v));
+        return refuse(s, pa < pb ? pa : k, "stride", EN(RW_IL_STEP), TOK(ts, L->v));
     L->s_b = pb;
     /* any expression otherwise: the lanes read it in parentheses */
     if (rwl_writes_any(ts, L->s_a, L->s_b) || top_level(ts, L->s_a, L->s_b, ",") < L->s_b)
-        return refuse(s, L->s_a, "stride", "the step `%.*s` does more than add a stride",
+        return refuse(s, L->s_a, "stride", EN(RW_IL_STEP_MORE),
                       SPAN(ts, L->step_a, L->step_b));
     for (size_t q = L->s_a; q < L->s_b; q++) {
         if (rwl_is_use(ts, q) && rwl_same_tok(ts, q, L->v))
-            return refuse(s, q, "stride", "the stride `%.*s` moves with the counter", SPAN(ts, L->s_a, L->s_b));
+            return refuse(s, q, "stride", EN(RW_IL_STRIDE_MOVES), SPAN(ts, L->s_a, L->s_b));
         if (rwl_tok_is(ts, q, "[") ||
             (ts->t[q].kind == T_IDENT && rwl_tok_is(ts, q + 1, "(") && !pure_call(ts, q) && !(L->macro = file_macro(s, q))) ||
             rwl_tok_is(ts, q, "->") || (rwl_tok_is(ts, q, "*") && rwl_unary_position(ts, q)))
-            return refuse(s, q, "stride", "the stride `%.*s` reads memory or calls a function",
+            return refuse(s, q, "stride", EN(RW_IL_STRIDE_MEM),
                           SPAN(ts, L->s_a, L->s_b));
     }
     return true;
@@ -373,15 +376,13 @@ static bool model_counts(il_scan *s, const il_loop *L, const km_loop *lp)
     char var[128];
     snprintf(var, sizeof var, "%.*s", TOK(ts, L->v));
     if (!lp->var || strcmp(lp->var, var))
-        return refuse(s, L->loop_a, "loop", "the kernel model reads another counter than `%s` in it", var);
+        return refuse(s, L->loop_a, "loop", EN(RW_IL_OTHER_COUNTER), var);
     if (lp->kind != KM_LOOP_AFFINE && lp->kind != KM_LOOP_GRID_STRIDE && lp->kind != KM_LOOP_BLOCK_STRIDE)
-        return refuse(s, L->loop_a, "stride", "the kernel model does not read the step `%.*s` as a stride "
-                                              "that stays the same while the loop runs",
+        return refuse(s, L->loop_a, "stride", EN(RW_IL_STEP_NOT_STRIDE),
                       SPAN(ts, L->step_a, L->step_b));
     /* a macro in the header: what the model reads its value as must not read memory */
     if (L->macro && (form_impure(s->km, lp->step) || form_impure(s->km, lp->bound)))
-        return refuse(s, L->s_a, "stride", "the stride `%.*s` or the bound reads memory or calls a function "
-                                           "through a macro", SPAN(ts, L->s_a, L->s_b));
+        return refuse(s, L->s_a, "stride", EN(RW_IL_STRIDE_MACRO), SPAN(ts, L->s_a, L->s_b));
     return true;
 }
 
@@ -401,12 +402,11 @@ static bool body_decl(il_scan *s, il_loop *L, size_t a, size_t b, size_t *names,
             init = rwl_tok_is(ts, q, "=") && (names[i] + 1 == q ||
                                               (rwl_tok_is(ts, q - 1, "]") && names[i] < q));
         if (!init)
-            return refuse(s, q, "write", "`%.*s` in a declaration writes (the loop may only declare locals "
-                                         "and sum into one accumulator)", SPAN(ts, a, q + 1));
+            return refuse(s, q, "write", EN(RW_IL_DECL_WRITES), SPAN(ts, a, q + 1));
     }
     for (size_t i = first; i < *n_names; i++)
         if (rwl_same_tok(ts, names[i], L->v))
-            return refuse(s, names[i], "loop", "the body declares its own `%.*s`", TOK(ts, L->v));
+            return refuse(s, names[i], "loop", EN(RW_IL_OWN_DECL), TOK(ts, L->v));
     return true;
 }
 
@@ -427,12 +427,11 @@ static bool sum_statement(il_scan *s, il_loop *L, size_t a, size_t b)
             break;
     }
     if (op >= e || op == a)
-        return refuse(s, a, "statement", "`%.*s` is neither a declaration nor a sum into an accumulator",
+        return refuse(s, a, "statement", EN(RW_IL_NEITHER),
                       SPAN(ts, a, b));
     /* the left side: `s` or `P[I]`, the first sum's accumulator again in a later one */
     if (L->n_sums && !(op - a == L->acc_b - L->acc_a && spelled_at(ts, a, op, L->acc_a, L->acc_b)))
-        return refuse(s, a, "write", "`%.*s` is a second write in the sum loop, not to `%.*s` (only sums into "
-                                     "one accumulator may write)", SPAN(ts, a, op + 1), SPAN(ts, L->acc_a, L->acc_b));
+        return refuse(s, a, "write", EN(RW_IL_SECOND_WRITE), SPAN(ts, a, op + 1), SPAN(ts, L->acc_a, L->acc_b));
     L->acc_a = a;
     L->acc_b = op;
     L->memory = false;
@@ -442,11 +441,10 @@ static bool sum_statement(il_scan *s, il_loop *L, size_t a, size_t b)
                rwl_match_close(ts, a + 1) == op - 1) {
         L->memory = true;
     } else
-        return refuse(s, a, "write", "`%.*s` writes what is neither a local nor one element `P[i]` (the "
-                                     "loop may only sum into one accumulator)", SPAN(ts, a, op + 1));
+        return refuse(s, a, "write", EN(RW_IL_WRITES_WHAT), SPAN(ts, a, op + 1));
     size_t tl = L->acc_b - L->acc_a, ra = op + 1, rb = e;
     if (L->n_occ + 2 > IL_OCC)
-        return refuse(s, a, "accumulator", "more than %d sums into `%.*s`", IL_OCC / 2, SPAN(ts, L->acc_a, L->acc_b));
+        return refuse(s, a, "accumulator", EN(RW_IL_MORE_SUMS), IL_OCC / 2, SPAN(ts, L->acc_a, L->acc_b));
     L->occ[L->n_occ++] = a;
     bool first = !L->n_sums++;
     if (first)
@@ -456,23 +454,22 @@ static bool sum_statement(il_scan *s, il_loop *L, size_t a, size_t b)
     for (size_t q = ra; q < rb; q++)
         if (rwl_is_use(ts, q) && rwl_same_tok(ts, q, a)) {
             if (n_at == 1 || !spelled_at(ts, q, rb, L->acc_a, L->acc_b))
-                return refuse(s, q, "accumulator", "the sum reads `%.*s` other than to add to it",
+                return refuse(s, q, "accumulator", EN(RW_IL_READS_ACC),
                               TOK(ts, a));
             at[n_at++] = q;
         }
     if (rwl_tok_is(ts, op, "+=") || rwl_tok_is(ts, op, "-=")) {
         if (n_at)
-            return refuse(s, at[0], "accumulator", "the sum adds `%.*s` to itself", TOK(ts, a));
+            return refuse(s, at[0], "accumulator", EN(RW_IL_ADDS_ITSELF), TOK(ts, a));
         return true;
     }
     if (!rwl_tok_is(ts, op, "="))
-        return refuse(s, op, "accumulator", "`%.*s %.*s ...` is not a sum (+=, -=, x = x + e, x = fmaf(a, b, x))",
+        return refuse(s, op, "accumulator", EN(RW_IL_NOT_SUM_OP),
                       SPAN(ts, a, op), TOK(ts, op));
     if (!n_at)
-        return refuse(s, a, "write", "`%.*s = ...` stores, it does not sum (the loop may only sum into one "
-                                     "accumulator)", SPAN(ts, a, op));
+        return refuse(s, a, "write", EN(RW_IL_STORES), SPAN(ts, a, op));
     if (n_at != 1)
-        return refuse(s, op, "accumulator", "`%.*s = ...` is not a sum (+=, -=, x = x + e, x = fmaf(a, b, x))",
+        return refuse(s, op, "accumulator", EN(RW_IL_NOT_SUM),
                       SPAN(ts, a, op));
     size_t q = at[0];
     /* x = fmaf(a, b, x) */
@@ -480,12 +477,12 @@ static bool sum_statement(il_scan *s, il_loop *L, size_t a, size_t b)
         rwl_tok_is(ts, ra + 1, "(") && rwl_match_close(ts, ra + 1) == rb - 1) {
         size_t c1 = top_level(ts, ra + 2, rb - 1, ","), c2 = c1 < rb - 1 ? top_level(ts, c1 + 1, rb - 1, ",") : rb - 1;
         if (c2 >= rb - 1 || top_level(ts, c2 + 1, rb - 1, ",") < rb - 1 || q != c2 + 1 || q + tl != rb - 1)
-            return refuse(s, ra, "accumulator", "an fmaf that is not `fmaf(a, b, %.*s)`", SPAN(ts, a, op));
+            return refuse(s, ra, "accumulator", EN(RW_IL_FMAF), SPAN(ts, a, op));
         L->occ[L->n_occ++] = q;
         return true;
     }
     if (has_loose_op(ts, ra, rb))
-        return refuse(s, op, "accumulator", "`%.*s = ...` is not a plain sum (+=, -=, x = x + e, x = fmaf(a, b, x))",
+        return refuse(s, op, "accumulator", EN(RW_IL_NOT_PLAIN),
                       SPAN(ts, a, op));
     depth = 0;
     for (size_t p = ra; p < q; p++)
@@ -500,7 +497,7 @@ static bool sum_statement(il_scan *s, il_loop *L, size_t a, size_t b)
         L->acc_last = first || L->acc_last;
         return true;
     }
-    return refuse(s, q, "accumulator", "`%.*s = ...` is not a plain sum: `%.*s` is not added to the rest",
+    return refuse(s, q, "accumulator", EN(RW_IL_NOT_ADDED),
                   SPAN(ts, a, op), SPAN(ts, L->acc_a, L->acc_b));
 }
 
@@ -529,13 +526,12 @@ static bool read_body(il_scan *s, il_loop *L)
             size_t l = strlen(banned[i].tok), tl = ts->t[k].end - ts->t[k].start;
             if (ts->t[k].kind == T_IDENT && (banned[i].prefix ? tl >= l : tl == l) &&
                 !memcmp(s->text + ts->t[k].start, banned[i].tok, l))
-                return refuse(s, k, banned[i].construct, "`%.*s` inside the sum loop (its body may only declare "
-                                                         "locals and sum into one accumulator)", TOK(ts, k));
+                return refuse(s, k, banned[i].construct, EN(RW_IL_INSIDE), TOK(ts, k));
         }
     for (size_t k = ba; k + 1 < bb; k++)
         if (ts->t[k].kind == T_IDENT && rwl_tok_is(ts, k + 1, "(") && !is_keyword(ts, k) &&
             (!pure_call(ts, k) || !rwl_is_use(ts, k)))   /* a method (`.f(`) may write too */
-            return refuse(s, k, "call", "`%.*s(...)` in the sum loop may write memory", TOK(ts, k));
+            return refuse(s, k, "call", EN(RW_IL_CALL), TOK(ts, k));
     /* a preprocessor line inside would be lost (the scanner skips it) */
     for (uint32_t c = ts->t[L->loop_a].start; c < ts->t[L->loop_b - 1].end; c++)
         if (s->text[c] == '\n') {
@@ -543,7 +539,7 @@ static bool read_body(il_scan *s, il_loop *L)
             while (s->text[d] == ' ' || s->text[d] == '\t')
                 d++;
             if (s->text[d] == '#' && d < ts->t[L->loop_b - 1].end)
-                return refuse(s, L->loop_a, "preprocessor line", "a `#` line inside the sum loop");
+                return refuse(s, L->loop_a, "preprocessor line", EN(RW_IL_HASH));
         }
     size_t names[64], n_names = 0;
     L->n_st = 0;
@@ -555,16 +551,16 @@ static bool read_body(il_scan *s, il_loop *L)
              * of a step only while in range); c read in each lane with its own element */
             size_t c = rwl_match_close(ts, p + 1);
             if (c >= e || rwl_writes_any(ts, p + 2, c))
-                return refuse(s, p, "condition", "the condition `%.*s` writes", SPAN(ts, p, c < e ? c + 1 : e));
+                return refuse(s, p, "condition", EN(RW_IL_COND_WRITES), SPAN(ts, p, c < e ? c + 1 : e));
             if (L->n_st == IL_STMTS)
-                return refuse(s, p, "statement", "more than %d statements in the sum loop", IL_STMTS);
+                return refuse(s, p, "statement", EN(RW_IL_MORE_STMTS), IL_STMTS);
             size_t sa = c + 1, sb = e;
             if (rwl_tok_is(ts, sa, "{"))
                 sa++, sb--;
             for (size_t q = sa; q < sb;) {
                 size_t qe = rwl_stmt_end(ts, q, sb);
                 if (qe <= q || !rwl_tok_is(ts, qe - 1, ";") || !sum_statement(s, L, q, qe))
-                    return refuse(s, q, "condition", "`%.*s` under a condition is not a sum", SPAN(ts, q, qe > q ? qe : q + 1));
+                    return refuse(s, q, "condition", EN(RW_IL_COND_NOT_SUM), SPAN(ts, q, qe > q ? qe : q + 1));
                 q = qe;
             }
             L->st_a[L->n_st] = p;
@@ -573,10 +569,10 @@ static bool read_body(il_scan *s, il_loop *L)
             continue;
         }
         if (e <= p || !rwl_tok_is(ts, e - 1, ";") || rwl_tok_is(ts, p, "{"))
-            return refuse(s, p, "statement", "`%.*s` in the sum loop is neither a declaration nor the sum",
+            return refuse(s, p, "statement", EN(RW_IL_STMT_NEITHER),
                           SPAN(ts, p, e > p ? e : p + 1));
         if (L->n_st == IL_STMTS)
-            return refuse(s, p, "statement", "more than %d statements in the sum loop", IL_STMTS);
+            return refuse(s, p, "statement", EN(RW_IL_MORE_STMTS), IL_STMTS);
         if (e == p + 1) {   /* an empty statement */
             p = e;
             continue;
@@ -591,20 +587,19 @@ static bool read_body(il_scan *s, il_loop *L)
         p = e;
     }
     if (!L->n_sums)
-        return refuse(s, L->loop_a, "loop", "it sums into nothing");
+        return refuse(s, L->loop_a, "loop", EN(RW_IL_NOTHING));
     /* the counter: written only by the step; the stride and bound name no local of the body;
      * the accumulator: no other use in the loop, its index invariant */
     for (size_t q = L->loop_a; q < L->loop_b; q++)
         if (rwl_is_use(ts, q) && rwl_same_tok(ts, q, L->v) && rwl_scalar_written(ts, q) && q != L->step_a &&
             !(!L->is_while && q >= L->init_a && q < L->init_b))
-            return refuse(s, q, "loop", "the body changes its counter `%.*s`", TOK(ts, L->v));
+            return refuse(s, q, "loop", EN(RW_IL_CHANGES_COUNTER), TOK(ts, L->v));
     for (size_t i = 0; i < n_names; i++) {
         size_t u = find_name(ts, L->s_a, L->s_b, names[i]);
         if (u < L->s_b)
-            return refuse(s, u, "stride", "the stride `%.*s` names `%.*s`, a local of the body (it must not change "
-                                          "while the loop runs)", SPAN(ts, L->s_a, L->s_b), TOK(ts, names[i]));
+            return refuse(s, u, "stride", EN(RW_IL_STRIDE_LOCAL), SPAN(ts, L->s_a, L->s_b), TOK(ts, names[i]));
         if (rwl_same_tok(ts, names[i], L->acc_a))
-            return refuse(s, names[i], "accumulator", "the sum goes into `%.*s`, a local of one iteration",
+            return refuse(s, names[i], "accumulator", EN(RW_IL_ACC_LOCAL),
                           TOK(ts, L->acc_a));
     }
     for (size_t q = L->loop_a; q < L->loop_b; q++) {
@@ -614,20 +609,19 @@ static bool read_body(il_scan *s, il_loop *L)
         for (size_t i = 0; i < L->n_occ && !kept; i++)
             kept = q == L->occ[i];
         if (!kept)
-            return refuse(s, q, "accumulator", "the loop reads `%.*s` other than to add to it", TOK(ts, L->acc_a));
+            return refuse(s, q, "accumulator", EN(RW_IL_READS_OTHER), TOK(ts, L->acc_a));
     }
     if (L->memory)
         for (size_t q = L->acc_a + 2; q < L->acc_b - 1; q++) {
             if (rwl_tok_is(ts, q, "[") || rwl_tok_is(ts, q, "(") || rwl_tok_is(ts, q, "->") ||
                 (rwl_tok_is(ts, q, "*") && rwl_unary_position(ts, q)))
-                return refuse(s, q, "accumulator", "the element `%.*s` is indexed by a load or a call",
+                return refuse(s, q, "accumulator", EN(RW_IL_ELEM_LOAD),
                               SPAN(ts, L->acc_a, L->acc_b));
             if (rwl_is_use(ts, q) && rwl_same_tok(ts, q, L->v))
-                return refuse(s, q, "accumulator", "the element `%.*s` moves with the counter (a sum per element "
-                                                   "is no reduction)", SPAN(ts, L->acc_a, L->acc_b));
+                return refuse(s, q, "accumulator", EN(RW_IL_ELEM_MOVES), SPAN(ts, L->acc_a, L->acc_b));
             for (size_t i = 0; i < n_names; i++)
                 if (rwl_is_use(ts, q) && rwl_same_tok(ts, q, names[i]))
-                    return refuse(s, q, "accumulator", "the element `%.*s` depends on a local of the body",
+                    return refuse(s, q, "accumulator", EN(RW_IL_ELEM_LOCAL),
                                   SPAN(ts, L->acc_a, L->acc_b));
         }
     /* the partial sums' type: the accumulator's declaration before the loop */
@@ -635,14 +629,12 @@ static bool read_body(il_scan *s, il_loop *L)
     const an_param *pa = rwp_param_named(s->f, ts, L->acc_a);
     if (pa) {
         if (!L->memory || pa->pointer_depth != 1 || pa->is_const)
-            return refuse(s, L->acc_a, "accumulator", "the sum goes into the parameter `%.*s`", TOK(ts, L->acc_a));
+            return refuse(s, L->acc_a, "accumulator", EN(RW_IL_ACC_PARAM), TOK(ts, L->acc_a));
         rwp_pointee_type(pa, L->type, sizeof L->type);
     } else if (!declared_type(ts, L->acc_a, L->loop_a, L->type, sizeof L->type, &array, &pointer)) {
-        return refuse(s, L->acc_a, "accumulator", "the sum goes into `%.*s`, which is not declared in the kernel "
-                                                  "before the loop", TOK(ts, L->acc_a));
+        return refuse(s, L->acc_a, "accumulator", EN(RW_IL_ACC_UNDECLARED), TOK(ts, L->acc_a));
     } else if (L->type[0] && (L->memory ? !(array || pointer) || (array && pointer) : (array || pointer))) {
-        return refuse(s, L->acc_a, "accumulator", "the sum goes into `%.*s`, declared as neither a scalar nor "
-                                                  "an array or pointer of scalars", SPAN(ts, L->acc_a, L->acc_b));
+        return refuse(s, L->acc_a, "accumulator", EN(RW_IL_ACC_KIND), SPAN(ts, L->acc_a, L->acc_b));
     }
     if (!L->type[0])   /* declarations that disagree: the accumulator's own type */
         snprintf(L->type, sizeof L->type, "decltype(+(%.*s))", SPAN(ts, L->acc_a, L->acc_b));
@@ -650,7 +642,7 @@ static bool read_body(il_scan *s, il_loop *L)
                                      "half2", "__half2", "__nv_bfloat162"};
     for (size_t i = 0; i < HK_ARRAY_LEN(no); i++)
         if (!strcmp(L->type, no[i]))
-            return refuse(s, L->acc_a, "accumulator", "the sum is of type %s", L->type);
+            return refuse(s, L->acc_a, "accumulator", EN(RW_IL_TYPE), L->type);
     return true;
 }
 
@@ -746,7 +738,7 @@ static int emit_loop(struct hk_buf *b, const il_scan *s, const il_loop *L, int K
     bool par = !simple(ts, L->s_a, L->s_b);
     char acc[PT_EXPR];
     snprintf(acc, sizeof acc, "%.*s", SPAN(ts, L->acc_a, L->acc_b));
-    int rc = hk_buf_printf(b, "{   /* hk: %d independent partial sums of `%s` (ilp_accumulators) */\n%s", K, acc, in1);
+    int rc = hk_buf_printf(b, "{   /* hk: %d independent partial sums of `%s` (ilp_accumulators) */\n%s", K, acc, in1); /* i18n: not for people */
     if (!rc)
         rc = hk_buf_printf(b, "%s ", L->type);
     for (int k = 0; k < K && !rc; k++)
@@ -756,7 +748,7 @@ static int emit_loop(struct hk_buf *b, const il_scan *s, const il_loop *L, int K
     /* the main loop: while all K lanes are in range. The test is in 64 bits, so that
      * `i + (K - 1) * stride` cannot wrap near the bound. */
     if (!rc)
-        rc = hk_buf_printf(b, "%sfor (; (long long)(%.*s) + %d * (long long)(%.*s) %s (%.*s); %.*s += %d * %s%.*s%s) {\n",
+        rc = hk_buf_printf(b, "%sfor (; (long long)(%.*s) + %d * (long long)(%.*s) %s (%.*s); %.*s += %d * %s%.*s%s) {\n", /* i18n: not for people */
                            in1, TOK(ts, L->v), K - 1, SPAN(ts, L->s_a, L->s_b), L->le ? "<=" : "<",
                            SPAN(ts, L->n_a, L->n_b), TOK(ts, L->v), K, par ? "(" : "", SPAN(ts, L->s_a, L->s_b),
                            par ? ")" : "");
@@ -827,8 +819,7 @@ int rw_ilp_accumulators(const char *text, size_t len, const an_model *m, size_t 
     if (rc == HK_ENOMEM)
         goto out;
     if (rc) {
-        rc = rwl_not_applicable(out, hk_asprintf("ilp_accumulators not applicable to kernel %s: kernel body at "
-                                                 "line %d: the kernel model cannot be built: %s", f->name,
+        rc = rwl_not_applicable(out, hk_asprintf(EN(RW_IL_MODEL), f->name,
                                                  rwl_line_at(text, f->body_span.start_byte), kwhy));
         goto out;
     }
@@ -836,7 +827,7 @@ int rw_ilp_accumulators(const char *text, size_t len, const an_model *m, size_t 
     char first_why[sizeof s.why] = "";
     for (size_t k = 1; k + 1 < ts.n; k++)
         if (ts.t[k].kind == T_IDENT && !strncmp(text + ts.t[k].start, "hk_ilp", 6)) {
-            refuse(&s, k, "accumulator", "the kernel has partial sums of this rewrite already");
+            refuse(&s, k, "accumulator", EN(RW_IL_ALREADY));
             snprintf(first_why, sizeof first_why, "%s", s.why);
             break;
         }
@@ -872,7 +863,9 @@ int rw_ilp_accumulators(const char *text, size_t len, const an_model *m, size_t 
         if (!rc)
             rc = rwl_edits_add(&es, ts.t[L.loop_a].start, ts.t[L.loop_b - 1].end, nb.data);
         if (!rc)
-            rc = hk_buf_printf(&what, "%s`%.*s` (line %d)", n_done ? ", " : "", SPAN(&ts, L.acc_a, L.acc_b),
+            rc = hk_buf_printf(&what, "%s", n_done ? ", " : "");
+        if (!rc)
+            rc = hk_buf_printf(&what, EN(RW_IL_ACC_AT), SPAN(&ts, L.acc_a, L.acc_b),
                                rwl_line_at(text, ts.t[k].start));
         hk_buf_free(&nb);
         n_done++;
@@ -885,18 +878,14 @@ int rw_ilp_accumulators(const char *text, size_t len, const an_model *m, size_t 
         if (first_why[0])
             snprintf(why, sizeof why, "%s", first_why);
         else if (first_loop != SIZE_MAX && !any_strided)
-            snprintf(why, sizeof why, "loop at line %d: no loop is strided over the threads (`for (i = "
-                                      "threadIdx.x; i < n; i += stride)` or a while loop so)",
+            snprintf(why, sizeof why, EN(RW_IL_NO_STRIDED),
                      rwl_line_at(text, ts.t[first_loop].start));
         else
-            snprintf(why, sizeof why, "kernel body at line %d: no for or while loop in the kernel's text (one a "
-                                      "macro hides is not read)", rwl_line_at(text, f->body_span.start_byte));
-        rc = rwl_not_applicable(out, hk_asprintf("ilp_accumulators not applicable to kernel %s: %s", f->name, why));
+            snprintf(why, sizeof why, EN(RW_IL_NO_LOOP), rwl_line_at(text, f->body_span.start_byte));
+        rc = rwl_not_applicable(out, hk_asprintf(EN(RW_NOT_APPLICABLE_TO), "ilp_accumulators", f->name, why));
         goto out;
     }
-    char *desc = hk_asprintf("kernel %s: the sum into %s split into %d independent partial sums, %d elements per "
-                             "trip and a remainder loop, combined once after the loop (reassociates the sum: "
-                             "float rounding changes; the launch is the kernel's own)",
+    char *desc = hk_asprintf(EN(RW_IL_DESC),
                              f->name, what.data, accumulators, accumulators);
     rc = rwl_finish(text, len, m, f->name, &es, desc, out);
     if (rc == HK_OK && out->applicable)
@@ -921,7 +910,7 @@ static int emit_ilp_accumulators(const rw_context *c, const int *p, rw_result *o
 
 const rw_descriptor rw_ilp_accumulators_desc = {
     .name = "ilp_accumulators",
-    .summary = "a thread-strided sum loop keeps K independent partial sums, combined once after it "
+    .summary = "a thread-strided sum loop keeps K independent partial sums, combined once after it " /* i18n: not for people */
                "(reassociates the sum)",
     .params = ilp_params,
     .n_params = HK_ARRAY_LEN(ilp_params),

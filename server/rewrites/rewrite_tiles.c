@@ -9,12 +9,16 @@
 
 #include "core/buf.h"
 #include "core/hk.h"
+#include "core/i18n.h"
 #include "model/kmodel.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* stored and machine-read in English; shown through hk_tr_said (docs/i18n.md) */
+#define EN(id) hk_tr_in(HK_LANG_EN, HK_MSG_##id)
 
 /* Why: in such a loop every thread of a block loads the same element in the same iteration
  * (`known[k * 3 + 0]`, an index free of threadIdx): each warp issues its own load of it, so
@@ -450,8 +454,7 @@ static bool call_moves_with(const ut_scan *s, const km_param *params, size_t n_p
                            rwl_is_use(ts, a);
         }
         if (counter && pointer) {
-            snprintf(why, n, "its reads that move with %s are inside the call `%.*s(...)` (line %d), through a "
-                             "pointer argument: the staging follows reads of the kernel's own text only",
+            snprintf(why, n, EN(RW_TL_CALL_READS),
                      var, TXT(s, c), rwl_line_at(s->text, ts->t[c].start));
             return true;
         }
@@ -510,7 +513,7 @@ static int tiles_core(const rw_context *ctx, int tile, int unroll, const rw_tile
     do {                                                                                                \
         char why_[700];                                                                                 \
         snprintf(why_, sizeof why_, __VA_ARGS__);                                                       \
-        rc = rwl_not_applicable(out, hk_asprintf("uniform_tiles not applicable to kernel %s: %s", f->name, why_)); \
+        rc = rwl_not_applicable(out, hk_asprintf(EN(RW_NOT_APPLICABLE_TO), "uniform_tiles", f->name, why_)); \
         goto out;                                                                                       \
     } while (0)
 
@@ -521,24 +524,23 @@ static int tiles_core(const rw_context *ctx, int tile, int unroll, const rw_tile
         goto out;
     if (rc) {
         rc = HK_OK;
-        REFUSE("kernel body at line %d: the kernel model cannot be built: %s", line_body, kwhy);
+        REFUSE(EN(RW_TL_MODEL), line_body, kwhy);
     }
     s->km = km;
     for (size_t k = 0; k < ts.n; k++) {
         if (tok_is(s, k, "__syncthreads") || tok_is(s, k, "__syncthreads_or") || tok_is(s, k, "__syncthreads_and") ||
             tok_is(s, k, "__syncthreads_count"))
-            REFUSE("barrier at line %d: the kernel already synchronizes its block with __syncthreads() (its own tiling is "
-                   "not rewritten)", rwl_line_at(text, ts.t[k].start));
+            REFUSE(EN(RW_TL_SYNCS), rwl_line_at(text, ts.t[k].start));
         if (tok_is(s, k, "threadIdx") && tok_is(s, k + 1, ".") && !tok_is(s, k + 2, "x"))
-            REFUSE("thread index at line %d: threadIdx.%.*s: only one thread per query along x is rewritten",
+            REFUSE(EN(RW_TL_THREAD_X),
                    rwl_line_at(text, ts.t[k].start), TXT(s, k + 2));
         for (size_t r = 0; r < HK_ARRAY_LEN(reserved); r++)
             if (tok_is(s, k, reserved[r]))
-                REFUSE("statement at line %d: the name %s is already used", rwl_line_at(text, ts.t[k].start),
+                REFUSE(EN(RW_TL_NAME_USED), rwl_line_at(text, ts.t[k].start),
                        reserved[r]);
     }
     if (km_barriers(km))
-        REFUSE("barrier at line %d: the kernel already synchronizes its block", line_body);
+        REFUSE(EN(RW_TL_SYNCS_BLOCK), line_body);
 
     size_t n_loops, n_rs, n_acc, n_params;
     const km_loop *loops = km_loops(km, &n_loops);
@@ -557,13 +559,13 @@ static int tiles_core(const rw_context *ctx, int tile, int unroll, const rw_tile
         int ln = (int)lp->line;
         const char *why = NULL;
         if (lp->kind != KM_LOOP_AFFINE || !lp->var)
-            why = "not a counted loop `for (v = start; v < bound; ++v)`";
+            why = EN(RW_TL_NOT_COUNTED);
         else if (!km_form_value(km, lp->step, &step) || step != 1)
-            why = "its counter does not step by one";
+            why = EN(RW_TL_STEP_NOT_ONE);
         else if (!lp->cmp || (strcmp(lp->cmp, "<") && strcmp(lp->cmp, "<=")))
-            why = "its condition is not `v < bound` or `v <= bound`";
+            why = EN(RW_TL_COND_NOT_LT);
         else if (!form_uniform(km, lp->start) || !form_uniform(km, lp->bound))
-            why = "its trip count varies per thread (start or bound depends on the thread or on data)";
+            why = EN(RW_TL_TRIPS_VARY);
         if (!why) {
             bool any = false;
             for (size_t r = 0; r < n_rs && !any; r++)
@@ -575,7 +577,7 @@ static int tiles_core(const rw_context *ctx, int tile, int unroll, const rw_tile
             if (!any && call_moves_with(s, params, n_params, ln, lp->var, call_why, sizeof call_why))
                 why = call_why;
             else if (!any && !(cols && loop_reads_column(s, ln, cols)))
-                why = "no read in it moves with its counter";
+                why = EN(RW_TL_NO_MOVING_READ);
         }
         if (!why) {
             /* the `for` token on its line that declares its variable */
@@ -592,7 +594,7 @@ static int tiles_core(const rw_context *ctx, int tile, int unroll, const rw_tile
                         break;
                 }
             if (!lf)
-                why = "not a `for` statement that declares its counter";
+                why = EN(RW_TL_NOT_DECL_FOR);
         }
         if (why) {
             /* the thread's own loop over its queries (grid- or block-stride) is never the
@@ -600,7 +602,7 @@ static int tiles_core(const rw_context *ctx, int tile, int unroll, const rw_tile
             bool own = lp->kind == KM_LOOP_GRID_STRIDE || lp->kind == KM_LOOP_BLOCK_STRIDE;
             char *slot = own ? own_why : first_why;
             if (!slot[0])
-                snprintf(slot, sizeof first_why, "loop at line %d: %s", ln, why);
+                snprintf(slot, sizeof first_why, EN(RW_TL_LOOP_WHY), ln, why);
             continue;
         }
         L = (long)li;
@@ -608,7 +610,7 @@ static int tiles_core(const rw_context *ctx, int tile, int unroll, const rw_tile
     if (L < 0)
         REFUSE("%s", first_why[0] ? first_why
                      : own_why[0] ? own_why
-                                  : "loop: the kernel has no loop over the reference points");
+                                  : EN(RW_TL_NO_LOOP));
     const km_loop *lp = &loops[L];
 
     /* the loop's parts: for ( TYPE k = S ; COND ; STEP ) BODY */
@@ -623,22 +625,22 @@ static int tiles_core(const rw_context *ctx, int tile, int unroll, const rw_tile
             *(semi1 ? &semi2 : &semi1) = k;
     }
     if (!semi1 || !semi2 || hc >= ts.n)
-        REFUSE("loop at line %d: its header is not `for (init; condition; step)`", lp->line);
+        REFUSE(EN(RW_TL_HEADER), lp->line);
     size_t vtok = 0;
     for (size_t k = lf + 2; k < semi1; k++)
         if (tok_is(s, k, lp->var) && tok_is(s, k + 1, "="))
             vtok = k;
     if (!vtok || find_jump(s, lf + 2, vtok, ",", true) < vtok)
-        REFUSE("loop at line %d: its init is not one declaration of %s", lp->line, lp->var);
+        REFUSE(EN(RW_TL_INIT), lp->line, lp->var);
     size_t bs = hc + 1, be = rwl_stmt_end(&ts, bs, ts.n - 1);
     if (find_jump(s, bs, be, "return", true) < be || find_jump(s, bs, be, "goto", true) < be)
-        REFUSE("return at line %d: the loop's body leaves the kernel (a thread would miss the block's barriers)",
+        REFUSE(EN(RW_TL_BODY_LEAVES),
                rwl_line_at(text, ts.t[find_jump(s, bs, be, "return", true) < be ? find_jump(s, bs, be, "return", true)
                                                                                 : find_jump(s, bs, be, "goto", true)]
                                       .start));
     for (size_t k = bs; k < be; k++)
         if (rwl_same_tok(&ts, k, vtok) && rwl_is_use(&ts, k) && rwl_scalar_written(&ts, k))
-            REFUSE("loop at line %d: its body changes the counter %s (line %d)", lp->line, lp->var,
+            REFUSE(EN(RW_TL_CHANGES_COUNTER), lp->line, lp->var,
                    rwl_line_at(text, ts.t[k].start));
 
     /* ---- the thread's body around it: the block that holds the loop ---- */
@@ -648,30 +650,30 @@ static int tiles_core(const rw_context *ctx, int tile, int unroll, const rw_tile
         for (size_t k = 0; k < lf; k++) {
             if (tok_is(s, k, "{")) {
                 if (depth == HK_ARRAY_LEN(stack))
-                    REFUSE("loop at line %d: nested too deeply", lp->line);
+                    REFUSE(EN(RW_TL_NESTED), lp->line);
                 stack[depth++] = k;
             } else if (tok_is(s, k, "}") && depth)
                 depth--;
         }
         if (!depth)
-            REFUSE("loop at line %d: not inside the kernel's body", lp->line);
+            REFUSE(EN(RW_TL_NOT_IN_BODY), lp->line);
         ob = stack[depth - 1];
         /* the loop must be a statement of that block, not of an if or loop without braces */
         size_t k = ob + 1;
         while (k < lf)
             k = rwl_stmt_end(&ts, k, ts.n - 1);
         if (k != lf)
-            REFUSE("loop at line %d: the loop is not a statement of the thread's body", lp->line);
+            REFUSE(EN(RW_TL_NOT_THREAD_STMT), lp->line);
     }
     size_t oc = rwl_match_close(&ts, ob);
     if (oc >= ts.n)
-        REFUSE("loop at line %d: unbalanced braces", lp->line);
+        REFUSE(EN(RW_TL_BRACES), lp->line);
     enum ut_region region;
     size_t head = ob;   /* first token of what owns the block (if, for, macro) */
     if (ob == 0) {
         region = UT_KERNEL;
         if (lp->parent >= 0)
-            REFUSE("loop at line %d: the loop is inside another loop", lp->line);
+            REFUSE(EN(RW_TL_IN_LOOP), lp->line);
     } else if (tok_is(s, ob - 1, ")")) {
         size_t op = ob - 1;
         /* its `(` */
@@ -685,7 +687,7 @@ static int tiles_core(const rw_context *ctx, int tile, int unroll, const rw_tile
             }
         }
         if (op == ob - 1 || op == 0)
-            REFUSE("loop at line %d: the loop is not a statement of the thread's body", lp->line);
+            REFUSE(EN(RW_TL_NOT_THREAD_STMT), lp->line);
         head = op - 1;
         if (tok_is(s, head, "if")) {
             region = UT_IF;
@@ -693,42 +695,42 @@ static int tiles_core(const rw_context *ctx, int tile, int unroll, const rw_tile
             while (k < head)
                 k = rwl_stmt_end(&ts, k, ts.n - 1);
             if (k != head || lp->parent >= 0)
-                REFUSE("bounds check at line %d: the loop's `if` is not a statement of the kernel's body",
+                REFUSE(EN(RW_TL_IF_NOT_STMT),
                        rwl_line_at(text, ts.t[head].start));
             if (tok_is(s, oc + 1, "else"))
-                REFUSE("bounds check at line %d: the `if` around the loop has an else",
+                REFUSE(EN(RW_TL_IF_ELSE),
                        rwl_line_at(text, ts.t[head].start));
         } else {
             region = UT_GRID_STRIDE;
             if (lp->parent < 0 || loops[lp->parent].kind != KM_LOOP_GRID_STRIDE)
-                REFUSE("loop at line %d: the loop is inside a loop that is not the thread's grid-stride loop",
+                REFUSE(EN(RW_TL_IN_OTHER_LOOP),
                        lp->line);
             const km_loop *gl = &loops[lp->parent];
             if (!gl->var || !gl->cmp || strcmp(gl->cmp, "<") || !form_uniform(km, gl->bound) ||
                 !form_uniform(km, gl->step))
-                REFUSE("grid-stride loop at line %u: its bound or step is not the same for the whole block", gl->line);
+                REFUSE(EN(RW_TL_GS_NOT_UNIFORM), gl->line);
             /* start = uniform + threadIdx.x */
             uint32_t tx;
             km_term tt[8];
             uint32_t nt = 0;
             if (!km_builtin_atom(km, KM_ATOM_THREAD_IDX, 0, &tx) ||
                 !km_form_coefficient(km, gl->start, tx, tt, 8, &nt) || nt != 1 || tt[0].n != 0 || tt[0].coef != 1)
-                REFUSE("grid-stride loop at line %u: its start is not a block's base plus threadIdx.x", gl->line);
+                REFUSE(EN(RW_TL_GS_START), gl->line);
             size_t k = 1;
             while (k < head)
                 k = rwl_stmt_end(&ts, k, ts.n - 1);
             if (k != head)
-                REFUSE("grid-stride loop at line %d: not a statement of the kernel's body",
+                REFUSE(EN(RW_TL_GS_NOT_STMT),
                        rwl_line_at(text, ts.t[head].start));
             if (tok_is(s, head, "for")) {
                 hdr = tok_text(s, head, ob);
             } else if (ts.t[head].kind == T_IDENT) {
                 hdr = macro_for_header(s, head, ob - 1);
                 if (!hdr)
-                    REFUSE("grid-stride loop at line %d: the macro %.*s is not read as a for loop",
+                    REFUSE(EN(RW_TL_GS_MACRO),
                            rwl_line_at(text, ts.t[head].start), TXT(s, head));
             } else {
-                REFUSE("loop at line %d: the loop is not a statement of the thread's body", lp->line);
+                REFUSE(EN(RW_TL_NOT_THREAD_STMT), lp->line);
             }
             if (!hdr) {
                 rc = HK_ENOMEM;
@@ -737,12 +739,12 @@ static int tiles_core(const rw_context *ctx, int tile, int unroll, const rw_tile
             if ((rc = rwl_lex(hdr, 0, (uint32_t)strlen(hdr), &hts)))
                 goto out;
             if (!block_stride_header(&hts, gl->var, &b))
-                REFUSE("grid-stride loop at line %d: its header is not `for (T %s = start; %s < bound; %s += step)`",
+                REFUSE(EN(RW_TL_GS_HEADER),
                        rwl_line_at(text, ts.t[head].start), gl->var, gl->var, gl->var);
             /* the grid-stride index may not change in the body */
             for (size_t j = ob + 1; j < oc; j++)
                 if (tok_is(s, j, gl->var) && rwl_is_use(&ts, j) && rwl_scalar_written(&ts, j))
-                    REFUSE("grid-stride loop at line %d: its body changes %s (line %d)",
+                    REFUSE(EN(RW_TL_GS_CHANGES),
                            rwl_line_at(text, ts.t[head].start), gl->var, rwl_line_at(text, ts.t[j].start));
             /* the new header replaces the old one with its brace */
             if ((rc = rwl_edits_add_owned(&es, ts.t[head].start, ts.t[ob].end, hk_buf_steal(&b))))
@@ -750,14 +752,13 @@ static int tiles_core(const rw_context *ctx, int tile, int unroll, const rw_tile
             hk_buf_reset(&b);
         }
     } else {
-        REFUSE("loop at line %d: the loop is not a statement of the thread's body", lp->line);
+        REFUSE(EN(RW_TL_NOT_THREAD_STMT), lp->line);
     }
     if (region != UT_KERNEL) {
         /* a thread that left before the if or the grid-stride loop would miss the barriers */
         size_t j = find_jump(s, 1, head, "return", true);
         if (j < head)
-            REFUSE("return at line %d: a thread may leave the kernel before the loop (it would miss the block's "
-                   "barriers)", rwl_line_at(text, ts.t[j].start));
+            REFUSE(EN(RW_TL_RETURN_BEFORE), rwl_line_at(text, ts.t[j].start));
     }
     if (region == UT_IF) {
         /* `if (C) {` -> `{ bool hk_on = (C);` */
@@ -779,7 +780,7 @@ static int tiles_core(const rw_context *ctx, int tile, int unroll, const rw_tile
     for (size_t a = ob + 1; a < lf;) {
         size_t e = rwl_stmt_end(&ts, a, oc);
         if (n_pre == UT_MAX_PREFIX)
-            REFUSE("statement at line %d: more than %d statements before the loop", rwl_line_at(text, ts.t[a].start),
+            REFUSE(EN(RW_TL_MORE_STMTS), rwl_line_at(text, ts.t[a].start),
                    UT_MAX_PREFIX);
         size_t ca, cb, tend;
         int ln = rwl_line_at(text, ts.t[a].start);
@@ -798,8 +799,7 @@ static int tiles_core(const rw_context *ctx, int tile, int unroll, const rw_tile
                 }
             uniform = uniform && on_line == 1 && pure_expr(s, ca, cb);
             if (region == UT_GRID_STRIDE && !uniform)
-                REFUSE("return at line %d: a thread leaves the grid-stride loop on its own (it would miss the block's "
-                       "barriers)", ln);
+                REFUSE(EN(RW_TL_RETURN_GS), ln);
             if (region != UT_GRID_STRIDE) {
                 /* the thread stops computing here, but stays for the barriers */
                 char *r = hk_asprintf("if (hk_on && (%.*s)) hk_on = false;",
@@ -818,13 +818,13 @@ static int tiles_core(const rw_context *ctx, int tile, int unroll, const rw_tile
             size_t j;
             if ((j = find_jump(s, a, e, "return", true)) < e || (j = find_jump(s, a, e, "goto", true)) < e ||
                 (j = find_jump(s, a, e, "continue", false)) < e || (j = find_jump(s, a, e, "break", false)) < e)
-                REFUSE("statement at line %d: it may leave the thread's body before the loop (%.*s, line %d)", ln,
+                REFUSE(EN(RW_TL_MAY_LEAVE), ln,
                        TXT(s, j), rwl_line_at(text, ts.t[j].start));
             bool guarded = a >= guarded_from;
             if (guarded && declaration_at(s, a, e, &tend)) {
                 if (tok_is(s, a, "static") || tok_is(s, a, "auto") || tok_is(s, a, "__shared__") ||
                     tok_is(s, tend - 1, "auto"))
-                    REFUSE("statement at line %d: a declaration the flag cannot guard", ln);
+                    REFUSE(EN(RW_TL_DECL_UNGUARDED), ln);
                 /* each declarator's initializer that reads: `hk_on ? (init) : (TYPE)0` */
                 char *type = tok_text(s, a, tend);
                 if (!type) {
@@ -851,7 +851,7 @@ static int tiles_core(const rw_context *ctx, int tile, int unroll, const rw_tile
                         bool ptr = tok_is(s, d, "*");
                         if (tok_is(s, eq + 1, "{") || find_jump(s, d, eq, "[", true) < eq) {
                             hk_free(type);
-                            REFUSE("statement at line %d: an array or braced initializer that reads memory", ln);
+                            REFUSE(EN(RW_TL_ARRAY_INIT), ln);
                         }
                         /* the value an off thread holds: `T()` for a one-word type (a struct
                          * too), `(unsigned int)0` for a builtin of several words */
@@ -900,8 +900,7 @@ static int tiles_core(const rw_context *ctx, int tile, int unroll, const rw_tile
         if (region == UT_GRID_STRIDE &&
             ((j = find_jump(s, sa, se, "return", true)) < se || (j = find_jump(s, sa, se, "goto", true)) < se ||
              (j = find_jump(s, sa, se, "break", false)) < se))
-            REFUSE("%.*s at line %d: a thread leaves the grid-stride loop on its own after the loop (it would miss "
-                   "the next iteration's barriers)", TXT(s, j), rwl_line_at(text, ts.t[j].start));
+            REFUSE(EN(RW_TL_LEAVES_AFTER), TXT(s, j), rwl_line_at(text, ts.t[j].start));
         if (sa < se) {
             if ((rc = rwl_edits_add(&es, ts.t[sa - 1].end, ts.t[sa - 1].end, "\n    if (hk_on) {")) ||
                 (rc = rwl_edits_add(&es, ts.t[se - 1].end, ts.t[se - 1].end, "\n    }")))
@@ -915,7 +914,7 @@ static int tiles_core(const rw_context *ctx, int tile, int unroll, const rw_tile
             continue;
         for (size_t p = 0; p < n_pre; p++)
             if (pre_guarded[p] && name_written_in(s, j, pre_a[p], pre_e[p]))
-                REFUSE("loop at line %d: its bound uses %.*s, which only some threads set (line %d)", lp->line,
+                REFUSE(EN(RW_TL_BOUND_SOME), lp->line,
                        TXT(s, j), rwl_line_at(text, ts.t[pre_a[p]].start));
     }
 
@@ -941,8 +940,7 @@ static int tiles_core(const rw_context *ctx, int tile, int unroll, const rw_tile
             if (params[p].pointer && !strcmp(params[p].name, site->buffer))
                 bp = &params[p];
         if (!bp || bp->written)
-            REFUSE("loop at line %d: %s (read at line %d) is %s", lp->line, site->buffer, ln,
-                   bp ? "written by the kernel: a tile would hold stale values" : "not a parameter of the kernel");
+            REFUSE(bp ? EN(RW_TL_WRITTEN) : EN(RW_TL_NOT_PARAM), lp->line, site->buffer, ln);
         /* the read's tokens, at the top level of a plain statement of the body, unconditional */
         size_t ka = bs, kb;
         while (ka < be && ts.t[ka].start < site->start)
@@ -964,25 +962,23 @@ static int tiles_core(const rw_context *ctx, int tile, int unroll, const rw_tile
             if (tok_is(s, j, "?") || tok_is(s, j, "&&") || tok_is(s, j, "||"))
                 plain = false;
         if (!plain)
-            REFUSE("loop at line %d: %s is read only under a condition (line %d): a tile would load what the loop "
-                   "does not", lp->line, site->buffer, ln);
+            REFUSE(EN(RW_TL_CONDITIONAL), lp->line, site->buffer, ln);
         /* its names must hold the same value in every thread where the tile is loaded */
         for (size_t j = ka; j < kb; j++) {
             if (ts.t[j].kind != T_IDENT || !rwl_is_use(&ts, j) || rwl_same_tok(&ts, j, vtok))
                 continue;
             if (name_written_in(s, j, bs, be))
-                REFUSE("loop at line %d: the index of %s (line %d) uses %.*s, which the loop's body sets", lp->line,
+                REFUSE(EN(RW_TL_INDEX_BODY), lp->line,
                        site->buffer, ln, TXT(s, j));
             for (size_t p = 0; p < n_pre; p++)
                 if (pre_guarded[p] && name_written_in(s, j, pre_a[p], pre_e[p]))
-                    REFUSE("loop at line %d: the index of %s (line %d) uses %.*s, which only some threads set "
-                           "(line %d)", lp->line, site->buffer, ln, TXT(s, j), rwl_line_at(text, ts.t[pre_a[p]].start));
+                    REFUSE(EN(RW_TL_INDEX_SOME), lp->line, site->buffer, ln, TXT(s, j), rwl_line_at(text, ts.t[pre_a[p]].start));
             if (name_written_in(s, j, sa, se))
-                REFUSE("loop at line %d: the index of %s (line %d) uses %.*s, which the code after the loop sets",
+                REFUSE(EN(RW_TL_INDEX_AFTER),
                        lp->line, site->buffer, ln, TXT(s, j));
         }
         if (n_sites == UT_MAX_STAGED)
-            REFUSE("loop at line %d: more than %d reads to stage", lp->line, UT_MAX_STAGED);
+            REFUSE(EN(RW_TL_MORE_READS), lp->line, UT_MAX_STAGED);
         ut_site *u = &sites[n_sites];
         memset(u, 0, sizeof *u);
         u->start = site->start;
@@ -1033,7 +1029,7 @@ static int tiles_core(const rw_context *ctx, int tile, int unroll, const rw_tile
             if (!tok_is(s, k, cols->name[c]))
                 continue;
             if (n_sites == UT_MAX_STAGED)
-                REFUSE("loop at line %d: more than %d reads and values to stage", lp->line, UT_MAX_STAGED);
+                REFUSE(EN(RW_TL_MORE_READS_VALUES), lp->line, UT_MAX_STAGED);
             ut_site *u = &sites[n_sites++];
             memset(u, 0, sizeof *u);
             u->start = ts.t[k].start;
@@ -1050,10 +1046,10 @@ static int tiles_core(const rw_context *ctx, int tile, int unroll, const rw_tile
             }
         }
         if (!used)
-            REFUSE("loop at line %d: the value %s computed for the block is not read in it", lp->line, cols->name[c]);
+            REFUSE(EN(RW_TL_VALUE_UNREAD), lp->line, cols->name[c]);
     }
     if (!n_tiles)
-        REFUSE("loop at line %d: no read in it is the same for every thread of the block", lp->line);
+        REFUSE(EN(RW_TL_NO_UNIFORM_READ), lp->line);
 
     /* ---- the loop's body with the staged reads from the tile, its breaks flagged ---- */
     bool has_break = false;
@@ -1064,7 +1060,7 @@ static int tiles_core(const rw_context *ctx, int tile, int unroll, const rw_tile
         size_t brk[64], n_brk = 0;
         for (size_t j = tok_is(s, a, "{") ? a + 1 : a; (j = find_jump(s, j, e, "break", false)) < e; j++) {
             if (n_brk == HK_ARRAY_LEN(brk))
-                REFUSE("goto/break/continue at line %d: more than 64 breaks in the loop",
+                REFUSE(EN(RW_TL_BREAKS),
                        rwl_line_at(text, ts.t[j].start));
             brk[n_brk++] = j;
         }
@@ -1116,7 +1112,7 @@ static int tiles_core(const rw_context *ctx, int tile, int unroll, const rw_tile
         for (size_t t = 0; t < n_tiles && !rc; t++)
             rc = hk_buf_printf(&b, "    alignas(16) __shared__ %s hk_tile%zu[%d];\n", tile_type[t], t, tile);
         rc = rc ? rc : hk_buf_printf(&b,
-                                     "    bool hk_done = false;\n"
+                                     "    bool hk_done = false;\n" /* i18n: not for people */
                                      "    if (__syncthreads_or(hk_on))\n"
                                      "    for (%s hk_k0 = %s; %s; hk_k0 += %d) {\n"
                                      "      for (int hk_l = (int)(threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * "
@@ -1160,19 +1156,19 @@ static int tiles_core(const rw_context *ctx, int tile, int unroll, const rw_tile
             /* a full tile: groups of unroll points, their staged values loaded together (one
              * 16-byte shared load per tile and group of four floats), then the body per point */
             rc = rc ? rc : hk_buf_printf(&b,
-                                         "        bool hk_full;\n"
+                                         "        bool hk_full;\n" /* i18n: not for people */
                                          "        { %s %s = hk_k0 + (%d - 1); hk_full = (%s); }\n"
                                          "        if (hk_full) {\n"
                                          "          for (int hk_g = 0; hk_g < %d; hk_g += %d) {\n",
                                          ctype, v, tile, cond, tile, unroll);
             for (size_t t = 0; t < n_tiles && !rc; t++)
                 rc = hk_buf_printf(&b, "            %s hk_r%zu[%d];\n", tile_type[t], t, unroll);
-            rc = rc ? rc : hk_buf_printf(&b, "#pragma unroll\n"
+            rc = rc ? rc : hk_buf_printf(&b, "#pragma unroll\n" /* i18n: not for people */
                                              "            for (int hk_u = 0; hk_u < %d; ++hk_u) {\n", unroll);
             for (size_t t = 0; t < n_tiles && !rc; t++)
                 rc = hk_buf_printf(&b, "              hk_r%zu[hk_u] = hk_tile%zu[hk_g + hk_u];\n", t, t);
             rc = rc ? rc : hk_buf_printf(&b,
-                                         "            }\n"
+                                         "            }\n" /* i18n: not for people */
                                          "#pragma unroll\n"
                                          "            for (int hk_u = 0; hk_u < %d; ++hk_u) {\n"
                                          "              %s %s = hk_k0 + (hk_g + hk_u);\n"
@@ -1185,7 +1181,7 @@ static int tiles_core(const rw_context *ctx, int tile, int unroll, const rw_tile
                                          has_break ? "            if (hk_done)\n              break;\n" : "");
         }
         rc = rc ? rc : hk_buf_printf(&b,
-                                     "        for (int hk_j = 0; hk_j < %d; ++hk_j) {\n"
+                                     "        for (int hk_j = 0; hk_j < %d; ++hk_j) {\n" /* i18n: not for people */
                                      "          %s %s = hk_k0 + hk_j;\n"
                                      "          if (!(%s))\n"
                                      "            break;\n"
@@ -1207,14 +1203,13 @@ static int tiles_core(const rw_context *ctx, int tile, int unroll, const rw_tile
             goto out;
     }
     (void)has_break;
-    const char *shape = region == UT_GRID_STRIDE ? "the grid-stride loop's iterations made the block's"
-                        : region == UT_IF        ? "the if body's guard kept as a flag"
-                                                 : "early returns kept as a flag";
-    char *desc = hk_asprintf("kernel %s: the loop at line %u reads %zu array%s through __shared__ tiles of %d "
-                             "(loaded once per block, coalesced; full tiles unrolled by %d; %s%s; exact: the "
-                             "same updates in the same order)",
-                             f->name, lp->line, n_tiles, n_tiles > 1 ? "s" : "", tile, unroll, shape,
-                             has_break ? "; its break skips the remaining tiles" : "");
+    /* what the barriers' flag follows, with or without the loop's break: one sentence each */
+    const char *shape = region == UT_GRID_STRIDE ? (has_break ? EN(RW_TL_SHAPE_GS_BREAK) : EN(RW_TL_SHAPE_GS))
+                        : region == UT_IF        ? (has_break ? EN(RW_TL_SHAPE_IF_BREAK) : EN(RW_TL_SHAPE_IF))
+                        : has_break              ? EN(RW_TL_SHAPE_RETURNS_BREAK)
+                                                 : EN(RW_TL_SHAPE_RETURNS);
+    char *desc = hk_asprintf(n_tiles > 1 ? EN(RW_TL_DESC_N) : EN(RW_TL_DESC_1), f->name, lp->line, n_tiles, tile,
+                             unroll, shape);
     rc = rwl_finish(text, ctx->len, ctx->m, f->name, &es, desc, out);
     for (size_t t = 0; t < n_tiles; t++)
         hk_free(tile_type[t]);
@@ -1453,9 +1448,7 @@ int rw_tiles_with_columns(const rw_context *ctx, int tile, int unroll, const rw_
     if ((rc = tiles_core(&c2, tile, unroll, cols, &r2)) || !r2.applicable)
         goto out;
     rc = rw_result_adopt(out, &r2,
-                         hk_asprintf("%s; the reads of the call at line %d first copied into a local "
-                                     "array hk_ua (the same elements, read before the call that "
-                                     "reads each of them)",
+                         hk_asprintf(EN(RW_TL_CALL_COPIED),
                                      r2.description ? r2.description : "", line));
 out:
     rw_result_free(&r2);
@@ -1482,7 +1475,7 @@ static int emit_uniform_tiles(const rw_context *c, const int *p, rw_result *out)
 
 const rw_descriptor rw_uniform_tiles_desc = {
     .name = "uniform_tiles",
-    .summary = "an all-pairs loop whose reads are the same for every thread of the block reads them through "
+    .summary = "an all-pairs loop whose reads are the same for every thread of the block reads them through " /* i18n: not for people */
                "__shared__ tiles loaded once per block (exact: same updates, same order)",
     .params = rw_tiles_params,
     .n_params = HK_ARRAY_LEN(rw_tiles_params),

@@ -352,6 +352,64 @@ static void split_refusals_zh(void **state)
     }
 }
 
+/* Session 38's files (grid_stride_2d, uniform_tiles, coalesced_columns, coarsen,
+ * ilp_accumulators, block_reduce, staged_gather): their rows in zh-CN on kernels written
+ * for it */
+static void s38_refusals_zh(void **state)
+{
+    (void)state;
+    static const struct { const char *kernel, *rewrite, *en, *zh; } cases[] = {
+        {"add_rows_band", "grid_stride_2d", "bounds check at line 8: the bounds check is not `r < R && c < C`",
+         "边界检查（第 8 行）：边界检查不是 `r < R && c < C`（对每个索引的简单比较）"},
+        {"row_means_2d", "grid_stride_2d", "loop at line 18: the per-element code loops",
+         "循环（第 18 行）：逐元素代码中有循环（每个元素读取一行、一列或一个窗口"},
+        {"nearest_point", "uniform_tiles", "loop at line 63: qx (read at line 64) is written by the kernel",
+         "循环（第 63 行）：qx（第 64 行读取）会被核函数写入：分块中会留下过时的值"},
+        {"strided_dot", "uniform_tiles", "loop at line 37: not a counted loop",
+         "循环（第 37 行）：不是计数循环 `for (v = start; v < bound; ++v)`"},
+        {"col_sums_two", "coalesced_columns", "accumulator at line 75: a second accumulator (acc2)",
+         "累加器（第 75 行）：有第二个累加器（acc2）：不是单一的列求和"},
+        {"scale_shfl", "coalesced_columns", "store at line 30: the store to y is not at the block's column",
+         "存储（第 30 行）：对 y 的存储不在线程块对应的列（blockIdx.x）上：不是每列一个线程块"},
+        {"scale_shfl", "coarsen", "warp intrinsic at line 29: a warp intrinsic exchanges values between lanes",
+         "线程束内建函数（第 29 行）：线程束内建函数在各 lane 之间交换数据"},
+        {"nearest_point", "coarsen", "store at line 65: the element of qx written does not come from threadIdx.x",
+         "存储（第 65 行）：写入的 qx 元素不是由 threadIdx.x 决定的（每个线程都写它：这是归约，而不是逐元素存储）"},
+        {"strided_dot", "ilp_accumulators", "accumulator at line 39: `acc *= ...` is not a sum",
+         "累加器（第 39 行）：`acc *= ...` 不是求和（+=、-=、x = x + e、x = fmaf(a, b, x)）"},
+        {"col_sums_two", "ilp_accumulators", "write at line 78: `acc2 +=` is a second write in the sum loop",
+         "写操作（第 78 行）：`acc2 +=` 是求和循环中的第二处写入，且不是写入 `acc`"},
+        {"block_sum_warp_sync", "block_reduce", "line 51: the tree loop has no barrier between its levels",
+         "第 51 行：归约树循环的各层之间没有同步屏障（不改写线程束同步的归约树）"},
+        {"gather_rows_sync", "staged_gather", "barrier at line 95: `__syncthreads` in the loop",
+         "同步屏障（第 95 行）：循环中的 `__syncthreads`：网格被划分后，线程执行的迭代会改变"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *a[] = {HK_TEST_DATA "/rewrite_i18n/s38_refusals.cu", "--kernel", cases[i].kernel, NULL};
+        struct run en, zh;
+        run(a, &en);
+        hk_i18n_set(HK_LANG_ZH_CN);
+        run(a, &zh);
+        hk_i18n_set(HK_LANG_EN);
+        assert_int_equal(en.code, 0);
+        assert_int_equal(zh.code, 0);
+        char head[64];
+        snprintf(head, sizeof head, "\n  %s ", cases[i].rewrite);
+        const char *re = strstr(en.out, head), *rz = strstr(zh.out, head);
+        assert_non_null(re);
+        assert_non_null(rz);
+        const char *ee = strchr(re + 1, '\n'), *ez = strchr(rz + 1, '\n');
+        int le = ee ? (int)(ee - re) : (int)strlen(re), lz = ez ? (int)(ez - rz) : (int)strlen(rz);
+        char *row_en = strndup(re + 1, (size_t)le - 1), *row_zh = strndup(rz + 1, (size_t)lz - 1);
+        if (!strstr(row_en, cases[i].en) || !strstr(row_zh, cases[i].zh) || english_run(row_zh))
+            fail_msg("%s, %s:\n%s\nin zh-CN\n%s", cases[i].kernel, cases[i].rewrite, row_en, row_zh);
+        free(row_en);
+        free(row_zh);
+        run_free(&en);
+        run_free(&zh);
+    }
+}
+
 static void bad_input(void **state)
 {
     (void)state;
@@ -587,6 +645,7 @@ int main(void)
         cmocka_unit_test(human_table_zh),
         cmocka_unit_test(near_zh),
         cmocka_unit_test(split_refusals_zh),
+        cmocka_unit_test(s38_refusals_zh),
         cmocka_unit_test(bad_input),
         cmocka_unit_test(emit_text),
         cmocka_unit_test(emit_params),

@@ -798,6 +798,70 @@ static void said_again_session37(void **state)
               "查询循环之前的语句（第 2 行）：它之前只允许有声明和 `if (...) return;`");
 }
 
+/* Session 38 (rewrite_grid2d.c, rewrite_tiles.c, rewrite_colsum.c, rewrite_coarsen.c,
+ * rewrite_ilp.c, rewrite_block_tree.c, rewrite_gather.c, rewrite.c): what hkls rewrites' rows do not show (the
+ * descriptions, one sentence per form; a refusal built from a variant per word), said again
+ * from the English stored */
+static void said_again_session38(void **state)
+{
+    (void)state;
+    /* grid_stride_2d (rewrite_grid2d.c): the flat form, and the strips with why the register windows
+     * could not be used said inside */
+    said_case("kernel add2d: one grid-stride loop over R x C elements with c (contiguous; was from the x axis) fastest, r slowest (if (... < ... && ...) form); elementwise on contiguous rows: one flat loop, float4 when aligned",
+              "核函数 add2d：用一个网格跨步循环遍历 R x C 个元素，c 变化最快（连续；原来来自 x 轴），r 变化最慢（if (... < ... && ...) 形式）；连续行上的逐元素计算：一个展平的循环，对齐时使用 float4");
+    said_case("kernel sten: one grid-stride loop over R x C elements with c (contiguous; was from the x axis) fastest, r slowest (if (... >= ...) return form); strips of HK_STRIP (no register windows: `a[r * C + c + 2]` is not an element (s + ds) * W + (f + df) with |ds|, |df| <= 1)",
+              "核函数 sten：用一个网格跨步循环遍历 R x C 个元素，c 变化最快（连续；原来来自 x 轴），r 变化最慢（if (... >= ...) return 形式）；按 HK_STRIP 分条（不使用寄存器窗口：`a[r * C + c + 2]` 不是形如 (s + ds) * W + (f + df) 且 |ds|、|df| <= 1 的元素）");
+    /* uniform_tiles (rewrite_tiles.c): the barrier flag's form with the loop's break; the call-copy note */
+    said_case("kernel nn: the loop at line 7 reads 2 arrays through __shared__ tiles of 256 (loaded once per block, coalesced; full tiles unrolled by 4; the grid-stride loop's iterations made the block's; its break skips the remaining tiles; exact: the same updates in the same order)",
+              "核函数 nn：第 7 行的循环通过 __shared__ 分块读取 2 个数组，分块大小为 256（每个线程块加载一次，合并访存；完整分块展开 4 次；网格跨步循环的迭代改为由整个线程块一起推进；其 break 跳过剩余的分块；结果精确：更新相同，顺序相同）");
+    said_case("kernel nn: the loop at line 7 reads 1 array through __shared__ tiles of 256 (loaded once per block, coalesced; full tiles unrolled by 4; early returns kept as a flag; exact: the same updates in the same order); the reads of the call at line 12 first copied into a local array hk_ua (the same elements, read before the call that reads each of them)",
+              "核函数 nn：第 7 行的循环通过 __shared__ 分块读取 1 个数组，分块大小为 256（每个线程块加载一次，合并访存；完整分块展开 4 次；提前返回保留为标志变量；结果精确：更新相同，顺序相同）；第 12 行调用中的读取先复制到局部数组 hk_ua 中（相同的元素，在读取它们的调用之前读取）");
+    /* coalesced_columns (rewrite_colsum.c): rows split, not split (why), no spec */
+    said_case("kernel cs: coalesced columns: a block sums 32 adjacent columns of in (rows `rows`, row stride `cols`), threadIdx.x % 32 along the columns and threadIdx.x / 32 splitting the rows, the slices' float partial sums added in shared memory, one store per column (`+=`, as the original's at line 14); 32 columns per block (chosen; sector width 8), strips: 2 of the spec's 64 columns, blocks: 16 for a wave of 264 blocks of 1024 (132 SMs); rows split over 8 blocks per strip, their partial totals added by atomicAdd (the order of the additions changes from launch to launch); the spec's grid divided by 4 along x; the order of the additions changes (a reduction's tolerance applies)",
+              "核函数 cs：合并访存的列求和：一个线程块负责 32 个相邻列（属于 in）的求和（行数 `rows`，行跨度 `cols`），threadIdx.x % 32 沿列方向，threadIdx.x / 32 拆分行，各行切片的 float 部分和在共享内存中相加，每列一次存储（`+=`，与原始代码第 14 行相同）；每个线程块 32 列（自动选择；扇区宽度 8），条带：2 个（bench spec 共 64 列），线程块：16 个，对应一个波次 264 个 1024 线程的线程块（132 个 SM）；每个条带的行拆分到 8 个线程块上，各部分总和用 atomicAdd 相加（每次启动的相加顺序都可能不同）；bench spec 的网格沿 x 方向除以 4；相加顺序改变（采用归约的容差）");
+    said_case("kernel cs: coalesced columns: a block sums 16 adjacent columns of in (rows `rows`, row stride `cols`), threadIdx.x % 16 along the columns and threadIdx.x / 16 splitting the rows, the slices' float partial sums added in shared memory, one store per column (`=`, as the original's at line 14); 16 columns per block (the parameter; sector width 8), strips: 4 of the spec's 64 columns, blocks: 4 for a wave of 264 blocks of 1024 (132 SMs, assumed); rows not split: the store is `=`: a partial total would overwrite the others; the spec's grid divided by 16 along x; the order of the additions changes (a reduction's tolerance applies)",
+              "核函数 cs：合并访存的列求和：一个线程块负责 16 个相邻列（属于 in）的求和（行数 `rows`，行跨度 `cols`），threadIdx.x % 16 沿列方向，threadIdx.x / 16 拆分行，各行切片的 float 部分和在共享内存中相加，每列一次存储（`=`，与原始代码第 14 行相同）；每个线程块 16 列（由参数给定；扇区宽度 8），条带：4 个（bench spec 共 64 列），线程块：4 个，对应一个波次 264 个 1024 线程的线程块（假定 132 个 SM）；行未拆分：存储是 `=`：一个部分总和会覆盖其他部分总和；bench spec 的网格沿 x 方向除以 16；相加顺序改变（采用归约的容差）");
+    said_case("kernel cs: coalesced columns: a block sums 32 adjacent columns of in (rows `rows`, row stride `cols`), threadIdx.x % 32 along the columns and threadIdx.x / 32 splitting the rows, the slices' float partial sums added in shared memory, one store per column (`=`, as the original's at line 14); 32 columns per block (no spec's columns to choose from; sector width 8); the spec's grid divided by 32 along x; the order of the additions changes (a reduction's tolerance applies); exact only under one block per column (grid = the row stride)",
+              "核函数 cs：合并访存的列求和：一个线程块负责 32 个相邻列（属于 in）的求和（行数 `rows`，行跨度 `cols`），threadIdx.x % 32 沿列方向，threadIdx.x / 32 拆分行，各行切片的 float 部分和在共享内存中相加，每列一次存储（`=`，与原始代码第 14 行相同）；每个线程块 32 列（没有 bench spec 的列数可供选择；扇区宽度 8）；bench spec 的网格沿 x 方向除以 32；相加顺序改变（采用归约的容差）；仅在每列一个线程块（网格 = 行跨度）时与原版一致");
+    /* coarsen (rewrite_coarsen.c): its loops' lines as a list; the copies' return flags; the virtual
+     * blocks' note; a refusal with its reads/writes variant */
+    said_case("kernel k: the loops strided over the grid (line 4, line 9) handle 4 elements per trip in one unrolled loop, each under its own bounds check; the grid divided by K along x",
+              "核函数 k：按网格跨步的各循环（第 4 行，第 9 行）每次迭代在一个展开的循环中处理 4 个元素，每个元素各自做边界检查；网格沿 x 方向除以 K");
+    said_case("kernel k: the loop strided over the grid (line 4) handles 4 elements per trip in one unrolled loop, each under its own bounds check; the grid divided by K along x; a return that differs between elements ends its copy's later trips (a flag per copy: each copy is one of the original's threads): exact because K divides the spec's grid at every size, and only under the spec's grid",
+              "核函数 k：按网格跨步的循环（第 4 行）每次迭代在一个展开的循环中处理 4 个元素，每个元素各自做边界检查；网格沿 x 方向除以 K；因元素而异的 return 会结束其副本后续的迭代（每个副本一个标志：每个副本对应原始代码的一个线程）：因为 K 在每组规模下都整除 bench spec 的网格，结果精确，且仅在 bench spec 的网格下精确");
+    said_case("kernel k: each block runs 4 blocks of the original grid (blockIdx.y * 4 + c) in one unrolled loop, a return leaving only its own element; the grid divided by 4 along y; no bounds check: the virtual blocks at or past the spec's grid along y (ny) are skipped, exact under the spec's grid only",
+              "核函数 k：每个线程块在一个展开的循环中运行原始网格的 4 个线程块（blockIdx.y * 4 + c），return 只结束它自己的那个元素；网格除以 4（沿 y 方向）；没有边界检查：沿 y 方向达到或超出 bench spec 网格（ny）的虚拟线程块被跳过，仅在 bench spec 的网格下精确");
+    said_case("coarsen not applicable to kernel k: access at line 7: x reads an element of x other than the one written at line 8: one element may depend on another's, and coarsening reorders them",
+              "coarsen 不适用于核函数 k：访问（第 7 行）：x 读取了 x 中第 8 行所写元素以外的元素：一个元素可能依赖另一个元素，而线程粗化会改变它们的顺序");
+    /* ilp_accumulators (rewrite_ilp.c): two accumulators */
+    said_case("kernel dot: the sum into `sum` (line 4), `s2` (line 9) split into 4 independent partial sums, 4 elements per trip and a remainder loop, combined once after the loop (reassociates the sum: float rounding changes; the launch is the kernel's own)",
+              "核函数 dot：对 `sum`（第 4 行）、`s2`（第 9 行） 的求和拆分为 4 个独立的部分和，每次迭代处理 4 个元素并带一个余数循环，在循环之后合并一次（求和被重新结合：浮点舍入会改变；启动配置沿用核函数自己的）");
+    /* block_reduce (rewrite_block_tree.c): the tree with thread 0's carry; the key form with the named
+     * size; the pair form; a refusal with its read/written variant */
+    said_case("kernel red: shared-memory tree sum of s (float, loop at line 9) -> warp shuffles, one shared slot per warp; s[0] holds the block's result as before (and thread 0's register carry acc), the code before and after the tree is unchanged (same outputs, same per-block partials, same launch); the order of the combination changes (a float sum may differ in its last bits); assumes a power-of-two 1-D block as the tree does",
+              "核函数 red：共享内存上对 s 的求和归约树（float，循环在第 9 行）-> 线程束洗牌，每个线程束一个共享内存槽；s[0] 与之前一样保存线程块的结果（以及 0 号线程的寄存器携带值 acc），归约树之前和之后的代码不变（输出相同、每个线程块的部分结果相同、启动配置相同）；合并顺序改变（float 求和的最后几位可能不同）；与原归约树一样假定一维线程块大小为 2 的幂");
+    said_case("kernel am: shared-memory argmax tree of (v, ix) (float, int; loop at line 11) -> one max of a 64-bit key (the value's order << 32 | the slot's tie rank in the halving tree: the largest bit-reversed slot wins among equal values, as in the tree), xor shuffles and one shared stage, 2 barriers instead of one per level and no transpose; v[0] and ix[0] take the winning slot's pair (the tree's for every input without NaN, but for the sign of a zero in v[0] when +0 and -0 tie; NaN is ordered by its bits, above +inf when positive); assumes a power-of-two 1-D block of at most 1024 threads equal to the tree's named size",
+              "核函数 am：共享内存上的 argmax 归约树，作用于 (v, ix)（float，int；循环在第 11 行）-> 对一个 64 位键取一次最大值（值的序 << 32 | 该槽位在折半树中的平局序号：相等值中位反转序号最大的槽位胜出，与原归约树相同），异或洗牌加一级共享内存，用 2 次同步屏障代替每层一次，且无需转置；v[0] 和 ix[0] 取胜出槽位的值对（对任何不含 NaN 的输入都与原归约树相同，只是 +0 与 -0 相等时 v[0] 中零的符号可能不同；NaN 按其位模式排序，正 NaN 排在 +inf 之上）；假定一维线程块大小为 2 的幂且最多 1024 个线程，且等于归约树中具名的大小");
+    said_case("kernel am: shared-memory argmin tree of (v, ix) (float, int; loop at line 11) -> warp shuffles in the tree's own order of combination (warp a takes slots a, a + W, a + 2W, ...: transposed in v and ix themselves, 2 x 32 shared slots added), 4 barriers instead of one per level; v[0] and ix[0] hold what the tree left there for every input (equal values: the lower slot's index, as in the tree), the code before and after the tree is unchanged; assumes a power-of-two 1-D block of at most 1024 threads",
+              "核函数 am：共享内存上的 argmin 归约树，作用于 (v, ix)（float，int；循环在第 11 行）-> 按归约树自身的合并顺序做线程束洗牌（线程束 a 取槽位 a、a + W、a + 2W、...：在 v 和 ix 内部转置，另加 2 x 32 个共享内存槽），用 4 次同步屏障代替每层一次；对任何输入，v[0] 和 ix[0] 都保存原归约树留在那里的值（相等值时取较低槽位的索引，与原归约树相同），归约树之前和之后的代码不变；假定一维线程块大小为 2 的幂且最多 1024 个线程");
+    said_case("line 14: s is read after the tree at another place than s[0]: the other slots hold the tree's intermediate sums",
+              "第 14 行：s 在归约树之后于 s[0] 以外的位置被读取：其他槽位保存的是归约树的中间和");
+    /* staged_gather (rewrite_gather.c): the description; a refusal per place (before the loop) */
+    said_case("kernel gk: the 2 read(s) of `tab` in the grid-stride loop at line 4 gather into the row blockIdx.y/z pick (extent up to 4096 elements, 512 gathers per row): up to 49152 bytes of the row staged in shared memory once per block, gathers there served from it (exact); the grid divided by 4 along x (up to 16 items per thread, fewer blocks per row)",
+              "核函数 gk：网格跨步循环中的 2 次 `tab` 读取（第 4 行的循环）间接落在 blockIdx.y/z 选定的行中（行范围最多 4096 个元素，每行 512 次间接读取）：每个线程块把该行最多 49152 字节一次性暂存到共享内存中，落在其中的间接读取由共享内存提供（结果精确）；网格沿 x 方向除以 4（每个线程最多 16 个数据项，每行的线程块更少）");
+    said_case("thread index at line 3: `threadIdx` before the loop: an item's work would depend on the thread that runs it under the divided grid",
+              "线程索引（第 3 行）：循环之前的 `threadIdx`：网格被划分后，数据项的计算会依赖于执行它的线程");
+    /* rewrite.c (launch_bounds, restrict, tunables, grid_stride): a template parameter's
+     * description per default and plural, its refusal with the reason said inside */
+    said_case("set template parameter BS of reduce = 256 (default and 2 uses)",
+              "设置模板参数 BS（属于 reduce）= 256（默认值和 2 处使用）");
+    said_case("template parameter BS of reduce: its launches give it a non-literal argument",
+              "模板参数 BS（属于 reduce）：它的启动给它传入的不是字面量参数");
+    said_case("kernel k: add __restrict__ to a, b; const to a",
+              "核函数 k：为 a, b 添加 __restrict__；为 a 添加 const");
+}
+
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -819,6 +883,7 @@ int main(void)
         cmocka_unit_test(said_again_session35),
         cmocka_unit_test(said_again_session36),
         cmocka_unit_test(said_again_session37),
+        cmocka_unit_test(said_again_session38),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
