@@ -2671,6 +2671,7 @@ enum hk_msg {
     HK_MSG_RW_TK_G_DEVICE_VAR,
     HK_MSG_RW_TK_G_VALUE_TYPE,
     HK_MSG_RW_TK_G_DESC,
+    HK_MSG_RW_TK_G_DESC_NB,
     /* rewrite_grid2d.c (grid_stride_2d), session 38 */
     HK_MSG_RW_G2_BC_NOT_PLAIN,
     HK_MSG_RW_G2_GUARD_NOT_PLAIN,

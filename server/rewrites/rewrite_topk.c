@@ -869,7 +869,7 @@ static int append_update(struct hk_buf *o, const tk_scan *s, const tk_guard *G)
         if ((!brk && !cont) || rwg_in_inner_construct(ts, a, b, k))
             continue;
         rc = hk_buf_printf(o, "%.*s%s", (int)(ts->t[k].start - at), s->text + at,
-                           brk ? "{ hk_sp_stop = true; break; }" : "break /* the item's continue */");
+                           brk ? "{ hk_sp_stop = true; break; }" : "break /* the item's continue */"); /* i18n: not for people */
         at = ts->t[k].end;
         if (!rc && brk && k + 1 < b && rwl_tok_is(ts, k + 1, ";"))
             at = ts->t[++k].end;   /* the block replaces `break;` */
@@ -1151,9 +1151,9 @@ static int rw_split_topk_scan(const rw_context *ctx, int P, rw_result *out)
     if ((rc = emit(&s, &L, guarded ? &G : NULL, P, ctx->hip, &es)))
         goto out;
     char *desc = guarded
-        ? hk_asprintf(EN(RW_TK_G_DESC), f->name, rwl_line_at(ctx->text, ts.t[L.q_a].start), P,
-                      rwl_line_at(ctx->text, ts.t[L.l_a].start),
-                      G.sl.has_break ? "a break ending the scan at its item in every lane" : "no break", P, P)
+        ? hk_asprintf(G.sl.has_break ? EN(RW_TK_G_DESC) : EN(RW_TK_G_DESC_NB), f->name,
+                      rwl_line_at(ctx->text, ts.t[L.q_a].start), P, rwl_line_at(ctx->text, ts.t[L.l_a].start),
+                      P, P)
         : hk_asprintf(EN(RW_TK_DESC),
                              f->name, rwl_line_at(ctx->text, ts.t[L.q_a].start), P,
                              rwl_line_at(ctx->text, ts.t[L.l_a].start), P, L.K, TOK(&ts, L.B[0]), TOK(&ts, L.I[0]),
