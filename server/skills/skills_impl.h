@@ -49,6 +49,17 @@ struct sk_compiled {
     regex_t sass;            /* evidence.sass */
 };
 
+/* A kernel text parsed once for matching (sk_text_new). The answers sk_matches_source
+ * gives without the tree are kept in the order it gives them: early (NULL text, too big)
+ * before the skill's pattern, parse_rc (no grammar, no memory) after it. */
+struct sk_text {
+    char *copy;      /* NUL-terminated copy of the text, for the regexes */
+    size_t len;
+    int early;       /* HK_EINVAL or HK_ETOOBIG; HK_OK */
+    int parse_rc;    /* HK_EUNSUPPORTED (no grammar) or HK_ENOMEM when tree is NULL */
+    TSTree *tree;    /* NULL when early or parse_rc, or not parsed yet (sk_matches_source) */
+};
+
 /* Makes sure sk's query is compiled when the tree under root could match it: *needed false when it cannot (its pattern roots are absent from the tree), and
  * then the query may stay uncompiled. A set loaded eagerly has every query: *needed true.
  * HK_OK; HK_ENOMEM; HK_EINVAL when the query does not compile (a lazy set only). */

@@ -57,46 +57,101 @@ static int pred_holds(const struct sk_pred *p, const TSQueryMatch *m, const char
     return HK_OK;
 }
 
-int sk_matches_source(const sk_skill *sk, const char *text, size_t len, bool *out)
+/* Parses t's copy: t->tree, or t->parse_rc when there is none. */
+static void text_parse(struct sk_text *t)
+{
+    TSParser *parser = ts_parser_new();
+    if (!parser || !ts_parser_set_language(parser, tree_sitter_cuda())) {
+        t->parse_rc = parser ? HK_EUNSUPPORTED : HK_ENOMEM;
+    } else {
+        t->tree = ts_parser_parse_string(parser, NULL, t->copy, (uint32_t)t->len);
+        t->parse_rc = t->tree ? HK_OK : HK_ENOMEM;
+    }
+    if (parser)
+        ts_parser_delete(parser);
+}
+
+/* Fills t for text (no parse yet): HK_OK (t->early may say why it cannot be matched) or
+ * HK_ENOMEM. */
+static int text_init(struct sk_text *t, const char *text, size_t len)
+{
+    memset(t, 0, sizeof *t);
+    if (!text)
+        t->early = HK_EINVAL;
+    else if (len > SK_MATCH_TEXT_MAX)
+        t->early = HK_ETOOBIG;
+    if (t->early)
+        return HK_OK;
+    /* the regexes need a NUL-terminated subject and text may be a slice */
+    if (!(t->copy = hk_strndup(text, len)))
+        return HK_ENOMEM;
+    t->len = len;
+    return HK_OK;
+}
+
+static void text_clear(struct sk_text *t)
+{
+    if (t->tree)
+        ts_tree_delete(t->tree);
+    hk_free(t->copy);
+    memset(t, 0, sizeof *t);
+}
+
+int sk_text_new(const char *text, size_t len, sk_text **out)
+{
+    *out = NULL;
+    struct sk_text *t = hk_calloc(1, sizeof *t);
+    if (!t)
+        return HK_ENOMEM;
+    int rc = text_init(t, text, len);
+    if (rc) {
+        hk_free(t);
+        return rc;
+    }
+    if (!t->early)
+        text_parse(t);
+    *out = t;
+    return HK_OK;
+}
+
+void sk_text_free(sk_text *t)
+{
+    if (!t)
+        return;
+    text_clear(t);
+    hk_free(t);
+}
+
+/* Whether the skill's applies.pattern holds on t (true when it has none). */
+static bool pattern_holds(const struct sk_compiled *c, const struct sk_text *t)
+{
+    return !c->has_pattern || regexec(&c->pattern, t->copy, 0, NULL, 0) == 0;
+}
+
+int sk_matches_text(const sk_skill *sk, const sk_text *t, bool *out)
 {
     *out = false;
-    if (!sk || !text)
+    if (!sk || !t)
         return HK_EINVAL;
-    if (len > SK_MATCH_TEXT_MAX)
-        return HK_ETOOBIG;
+    if (t->early)
+        return t->early;
     const struct sk_compiled *c = sk->compiled;
+    /* the pattern first: a text it refuses is not this skill's, grammar or not */
+    if (!pattern_holds(c, t))
+        return HK_OK;
+    if (!t->tree)
+        return t->parse_rc;
     int rc = HK_OK;
-    char *copy = NULL;
-    TSParser *parser = NULL;
-    TSTree *tree = NULL;
-    TSQueryCursor *cur = NULL;
-    if (c->has_pattern) {
-        /* The regex needs a NUL-terminated subject and text may be a slice. */
-        copy = hk_strndup(text, len);
-        if (!copy) {
-            rc = HK_ENOMEM;
-            goto out;
-        }
-        if (regexec(&c->pattern, copy, 0, NULL, 0) != 0)
-            goto out;
-    }
-    parser = ts_parser_new();
-    if (!parser || !ts_parser_set_language(parser, tree_sitter_cuda())) {
-        rc = parser ? HK_EUNSUPPORTED : HK_ENOMEM;
-        goto out;
-    }
-    tree = ts_parser_parse_string(parser, NULL, text, (uint32_t)len);
-    cur = ts_query_cursor_new();
-    if (!tree || !cur) {
-        rc = HK_ENOMEM;
-        goto out;
-    }
+    TSNode root = ts_tree_root_node(t->tree);
     /* a lazy set compiles the query here when no sk_prepare did; a tree with none of
      * its patterns' root node types cannot match (needed false), as the query finds */
     bool needed = true;
-    if ((rc = sk__query_ready(sk, ts_tree_root_node(tree), &needed)) != HK_OK || !needed)
-        goto out;
-    ts_query_cursor_exec(cur, c->query, ts_tree_root_node(tree));
+    if ((rc = sk__query_ready(sk, root, &needed)) != HK_OK || !needed)
+        return rc;
+    TSQueryCursor *cur = ts_query_cursor_new();
+    if (!cur)
+        return HK_ENOMEM;
+    ts_query_cursor_exec(cur, c->query, root);
     TSQueryMatch m;
     while (!*out && ts_query_cursor_next_match(cur, &m)) {
         /* The query holds every skill's patterns; only this skill's range counts. */
@@ -105,22 +160,32 @@ int sk_matches_source(const sk_skill *sk, const char *text, size_t len, bool *ou
         uint32_t p = m.pattern_index - c->pattern_start;
         bool all = true;
         for (size_t i = 0; all && i < c->n_preds[p]; i++) {
-            rc = pred_holds(&c->preds[p][i], &m, text, &all);
+            rc = pred_holds(&c->preds[p][i], &m, t->copy, &all);
             if (rc)
                 goto out;
         }
         *out = all;
     }
 out:
-    if (cur)
-        ts_query_cursor_delete(cur);
-    if (tree)
-        ts_tree_delete(tree);
-    if (parser)
-        ts_parser_delete(parser);
-    hk_free(copy);
+    ts_query_cursor_delete(cur);
     if (rc)
         *out = false;
+    return rc;
+}
+
+int sk_matches_source(const sk_skill *sk, const char *text, size_t len, bool *out)
+{
+    *out = false;
+    if (!sk)
+        return HK_EINVAL;
+    /* sk_matches_text on a text of its own, parsed only when the skill's pattern holds */
+    struct sk_text t;
+    int rc = text_init(&t, text, len);
+    if (rc == HK_OK && !t.early && pattern_holds(sk->compiled, &t))
+        text_parse(&t);
+    if (rc == HK_OK)
+        rc = sk_matches_text(sk, &t, out);
+    text_clear(&t);
     return rc;
 }
 
