@@ -1677,6 +1677,34 @@ int sk_prepare(const sk_set *set, const sk_skill *const *skills, size_t n, const
     return rc;
 }
 
+int sk__query_owners(const sk_skill *sk, const TSQuery *q, uint32_t n,
+                     const struct sk_compiled ***out)
+{
+    *out = NULL;
+    const struct sk_compiled **own = hk_calloc(n ? n : 1, sizeof *own);
+    if (!own)
+        return HK_ENOMEM;
+    sk_set *set = sk->compiled->owner;
+    if (!set) {
+        const struct sk_compiled *c = sk->compiled;
+        for (uint32_t p = c->pattern_start; p < c->pattern_end && p < n; p++)
+            own[p] = c;
+    } else {
+        pthread_mutex_lock(&set->mu);  /* a lazy set's compiles set other skills' queries */
+        for (size_t i = 0; i < set->n; i++) {
+            const struct sk_compiled *c = set->skills[i]->compiled;
+            if (c->query != q)
+                continue;
+            for (uint32_t p = c->pattern_start; p < c->pattern_end && p < n; p++)
+                if (!own[p])
+                    own[p] = c;
+        }
+        pthread_mutex_unlock(&set->mu);
+    }
+    *out = own;
+    return HK_OK;
+}
+
 int sk__query_ready(const sk_skill *sk, TSNode root, bool *needed)
 {
     struct sk_compiled *c = sk->compiled;

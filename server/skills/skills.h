@@ -189,8 +189,10 @@ int sk_text_new(const char *text, size_t len, sk_text **out);
 /* Frees t; NULL is a no-op. */
 void sk_text_free(sk_text *t);
 
-/* sk_matches_source(sk, the text, its length, out) on t's one parse. */
-int sk_matches_text(const sk_skill *sk, const sk_text *t, bool *out);
+/* sk_matches_source(sk, the text, its length, out) on t's one parse. A set's query is run
+ * on t once for all its skills: t keeps which of its patterns matched (so t is written,
+ * and the sets of the skills asked outlive t). */
+int sk_matches_text(const sk_skill *sk, sk_text *t, bool *out);
 
 /* sk_prepare(set, skills, n, the text, its length, err, errlen) on t's one parse. */
 int sk_prepare_text(const sk_set *set, const sk_skill *const *skills, size_t n,

@@ -91,6 +91,9 @@ static int text_init(struct sk_text *t, const char *text, size_t len)
 
 static void text_clear(struct sk_text *t)
 {
+    for (size_t i = 0; i < t->n_hits; i++)
+        hk_free(t->hits[i].hit);
+    hk_free(t->hits);
     if (t->tree)
         ts_tree_delete(t->tree);
     hk_free(t->copy);
@@ -110,6 +113,7 @@ int sk_text_new(const char *text, size_t len, sk_text **out)
     }
     if (!t->early)
         text_parse(t);
+    t->cache = true;
     *out = t;
     return HK_OK;
 }
@@ -128,7 +132,80 @@ static bool pattern_holds(const struct sk_compiled *c, const struct sk_text *t)
     return !c->has_pattern || regexec(&c->pattern, t->copy, 0, NULL, 0) == 0;
 }
 
-int sk_matches_text(const sk_skill *sk, const sk_text *t, bool *out)
+/* Whether a match's predicates hold (those of pattern p of c's range). */
+static int match_holds(const struct sk_compiled *c, uint32_t p, const TSQueryMatch *m,
+                       const char *text, bool *all)
+{
+    *all = true;
+    int rc = HK_OK;
+    for (size_t i = 0; *all && rc == HK_OK && i < c->n_preds[p - c->pattern_start]; i++)
+        rc = pred_holds(&c->preds[p - c->pattern_start][i], m, text, all);
+    return rc;
+}
+
+/* Runs c's query on t's tree and stops at the first match of c's range whose predicates
+ * hold (a text of sk_matches_source: one skill asked). */
+static int run_one(const struct sk_compiled *c, const struct sk_text *t, bool *out)
+{
+    TSQueryCursor *cur = ts_query_cursor_new();
+    if (!cur)
+        return HK_ENOMEM;
+    int rc = HK_OK;
+    ts_query_cursor_exec(cur, c->query, ts_tree_root_node(t->tree));
+    TSQueryMatch m;
+    while (!*out && rc == HK_OK && ts_query_cursor_next_match(cur, &m)) {
+        /* The query holds every skill's patterns; only this skill's range counts. */
+        if (m.pattern_index < c->pattern_start || m.pattern_index >= c->pattern_end)
+            continue;
+        rc = match_holds(c, m.pattern_index, &m, t->copy, out);
+    }
+    ts_query_cursor_delete(cur);
+    return rc;
+}
+
+/* The patterns of sk's query that have a match on t whose predicates hold: the query run
+ * once on t's tree for all its skills, kept in t. */
+static int query_hits(const sk_skill *sk, struct sk_text *t, const uint8_t **out)
+{
+    const TSQuery *q = sk->compiled->query;
+    for (size_t i = 0; i < t->n_hits; i++)
+        if (t->hits[i].query == q) {
+            *out = t->hits[i].hit;
+            return HK_OK;
+        }
+    uint32_t n = ts_query_pattern_count(q);
+    const struct sk_compiled **own = NULL;
+    uint8_t *hit = hk_calloc(n ? n : 1, 1);
+    TSQueryCursor *cur = ts_query_cursor_new();
+    struct sk_text_hits *grown = hk_realloc(t->hits, (t->n_hits + 1) * sizeof *grown);
+    if (grown)
+        t->hits = grown;
+    int rc = hit && cur && grown ? sk__query_owners(sk, q, n, &own) : HK_ENOMEM;
+    if (rc == HK_OK) {
+        ts_query_cursor_exec(cur, q, ts_tree_root_node(t->tree));
+        TSQueryMatch m;
+        while (rc == HK_OK && ts_query_cursor_next_match(cur, &m)) {
+            uint32_t p = m.pattern_index;
+            if (p >= n || hit[p] || !own[p])
+                continue;
+            bool all = false;
+            rc = match_holds(own[p], p, &m, t->copy, &all);
+            hit[p] = all;
+        }
+    }
+    if (cur)
+        ts_query_cursor_delete(cur);
+    hk_free(own);
+    if (rc) {
+        hk_free(hit);
+        return rc;
+    }
+    t->hits[t->n_hits++] = (struct sk_text_hits){.query = q, .hit = hit};
+    *out = hit;
+    return HK_OK;
+}
+
+int sk_matches_text(const sk_skill *sk, sk_text *t, bool *out)
 {
     *out = false;
     if (!sk || !t)
@@ -141,33 +218,20 @@ int sk_matches_text(const sk_skill *sk, const sk_text *t, bool *out)
         return HK_OK;
     if (!t->tree)
         return t->parse_rc;
-    int rc = HK_OK;
-    TSNode root = ts_tree_root_node(t->tree);
     /* a lazy set compiles the query here when no sk_prepare did; a tree with none of
      * its patterns' root node types cannot match (needed false), as the query finds */
     bool needed = true;
-    if ((rc = sk__query_ready(sk, root, &needed)) != HK_OK || !needed)
+    int rc = sk__query_ready(sk, ts_tree_root_node(t->tree), &needed);
+    if (rc != HK_OK || !needed)
         return rc;
-    TSQueryCursor *cur = ts_query_cursor_new();
-    if (!cur)
-        return HK_ENOMEM;
-    ts_query_cursor_exec(cur, c->query, root);
-    TSQueryMatch m;
-    while (!*out && ts_query_cursor_next_match(cur, &m)) {
-        /* The query holds every skill's patterns; only this skill's range counts. */
-        if (m.pattern_index < c->pattern_start || m.pattern_index >= c->pattern_end)
-            continue;
-        uint32_t p = m.pattern_index - c->pattern_start;
-        bool all = true;
-        for (size_t i = 0; all && i < c->n_preds[p]; i++) {
-            rc = pred_holds(&c->preds[p][i], &m, t->copy, &all);
-            if (rc)
-                goto out;
-        }
-        *out = all;
+    if (!t->cache) {
+        rc = run_one(c, t, out);
+    } else {
+        const uint8_t *hit = NULL;
+        rc = query_hits(sk, t, &hit);
+        for (uint32_t p = c->pattern_start; rc == HK_OK && !*out && p < c->pattern_end; p++)
+            *out = hit[p];
     }
-out:
-    ts_query_cursor_delete(cur);
     if (rc)
         *out = false;
     return rc;
