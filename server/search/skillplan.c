@@ -217,8 +217,9 @@ int skillplan_build(const sk_set *set, const char *arch, enum sk_class cls, cons
     return skillplan_build_for(set, arch, cls, mt, kernel_text, len, NULL, out);
 }
 
-int skillplan_prepare(const sk_set *set, const char *arch, const char *kernel_text, size_t len,
-                      char *err, size_t errlen)
+/* skillplan_prepare on a text parsed once (the plan's own). */
+static int prepare_text(const sk_set *set, const char *arch, const sk_text *t, char *err,
+                        size_t errlen)
 {
     if (err && errlen)
         err[0] = '\0';
@@ -230,8 +231,21 @@ int skillplan_prepare(const sk_set *set, const char *arch, const char *kernel_te
         if (!(list[i]->rewrite->flags & RW_SEARCH_AXIS))
             list[m++] = list[i];
     if (rc == HK_OK)
-        rc = sk_prepare(set, list, m, kernel_text, len, err, errlen);
+        rc = sk_prepare_text(set, list, m, t, err, errlen);
     hk_free(list);
+    return rc;
+}
+
+int skillplan_prepare(const sk_set *set, const char *arch, const char *kernel_text, size_t len,
+                      char *err, size_t errlen)
+{
+    if (err && errlen)
+        err[0] = '\0';
+    sk_text *t = NULL;
+    int rc = sk_text_new(kernel_text, len, &t);
+    if (rc == HK_OK)
+        rc = prepare_text(set, arch, t, err, errlen);
+    sk_text_free(t);
     return rc;
 }
 
@@ -243,9 +257,15 @@ int skillplan_build_for(const sk_set *set, const char *arch, enum sk_class cls,
     size_t cap = 0;
     const sk_skill **list = NULL;
     size_t n_list = 0;
-    int rc = skillplan_prepare(set, arch, kernel_text, len, NULL, 0);
-    if (rc)
+    /* one parse of the kernel for every skill asked (and the lazy set's queries) */
+    sk_text *text = NULL;
+    int rc = sk_text_new(kernel_text, len, &text);
+    if (rc == HK_OK)
+        rc = prepare_text(set, arch, text, NULL, 0);
+    if (rc) {
+        sk_text_free(text);
         return rc;
+    }
     sk_metrics none;
     sk_metrics_init(&none);
     if (!mt)
@@ -273,7 +293,7 @@ int skillplan_build_for(const sk_set *set, const char *arch, enum sk_class cls,
                 ((fl & RW_ALGORITHM) != 0) != algorithms)
                 continue;
             bool match = false;
-            rc = sk_matches_source(sk, kernel_text, len, &match);
+            rc = sk_matches_text(sk, text, &match);
             if (rc == HK_EUNSUPPORTED || rc == HK_ETOOBIG)
                 rc = HK_OK;              /* no grammar or a huge text: not this skill */
             /* by the model: algorithm replacements of any class, structural rewrites of the
@@ -306,6 +326,7 @@ int skillplan_build_for(const sk_set *set, const char *arch, enum sk_class cls,
         hk_free(list);
         list = NULL;
     }
+    sk_text_free(text);
     if (rc)
         skillplan_free(out);
     return rc;

@@ -1628,35 +1628,22 @@ static int compile_missing(sk_set *set, sk_skill **skills, size_t n, char *err, 
     return rc;
 }
 
-int sk_prepare(const sk_set *cset, const sk_skill *const *skills, size_t n, const char *text,
-               size_t len, char *err, size_t errlen)
+int sk_prepare_text(const sk_set *cset, const sk_skill *const *skills, size_t n,
+                    const sk_text *t, char *err, size_t errlen)
 {
     if (err && errlen)
         err[0] = '\0';
     sk_set *set = (sk_set *)cset;  /* the compiled parts change under the lock only */
     if (!set || !set->lazy || !n)
         return HK_OK;
-    if (!text || len > SK_MATCH_TEXT_MAX)
+    if (!t || t->early)
         return HK_OK;  /* sk_matches_source refuses such a text before its query */
-    int rc = HK_OK;
-    char *copy = NULL;
-    TSParser *parser = NULL;
-    TSTree *tree = NULL;
+    if (!t->tree)      /* no grammar: no skill matches, none compiles */
+        return t->parse_rc == HK_EUNSUPPORTED ? HK_OK : t->parse_rc;
     sk_skill **need = hk_calloc(n, sizeof *need);
-    if (!need || !(copy = hk_strndup(text, len))) {
-        rc = HK_ENOMEM;
-        goto out;
-    }
-    parser = ts_parser_new();
-    if (!parser || !ts_parser_set_language(parser, tree_sitter_cuda())) {
-        rc = parser ? HK_OK : HK_ENOMEM;  /* no grammar: no skill matches, none compiles */
-        goto out;
-    }
-    if (!(tree = ts_parser_parse_string(parser, NULL, text, (uint32_t)len))) {
-        rc = HK_ENOMEM;
-        goto out;
-    }
-    TSNode root = ts_tree_root_node(tree);
+    if (!need)
+        return HK_ENOMEM;
+    TSNode root = ts_tree_root_node(t->tree);
     pthread_mutex_lock(&set->mu);
     size_t m = 0;
     for (size_t i = 0; i < n; i++) {
@@ -1664,21 +1651,58 @@ int sk_prepare(const sk_set *cset, const sk_skill *const *skills, size_t n, cons
         if (c->owner != set || c->query)
             continue;
         /* sk_matches_source's order: the pattern first, then the query */
-        if (c->has_pattern && regexec(&c->pattern, copy, 0, NULL, 0) != 0)
+        if (c->has_pattern && regexec(&c->pattern, t->copy, 0, NULL, 0) != 0)
             continue;
         if (could_match(c, root))
             need[m++] = (sk_skill *)skills[i];
     }
-    rc = compile_missing(set, need, m, err, errlen);
+    int rc = compile_missing(set, need, m, err, errlen);
     pthread_mutex_unlock(&set->mu);
-out:
-    if (tree)
-        ts_tree_delete(tree);
-    if (parser)
-        ts_parser_delete(parser);
-    hk_free(copy);
     hk_free(need);
     return rc;
+}
+
+int sk_prepare(const sk_set *set, const sk_skill *const *skills, size_t n, const char *text,
+               size_t len, char *err, size_t errlen)
+{
+    if (err && errlen)
+        err[0] = '\0';
+    if (!set || !set->lazy || !n)
+        return HK_OK;  /* an eager set's queries are compiled: no parse */
+    sk_text *t = NULL;
+    int rc = sk_text_new(text, len, &t);
+    if (rc == HK_OK)
+        rc = sk_prepare_text(set, skills, n, t, err, errlen);
+    sk_text_free(t);
+    return rc;
+}
+
+int sk__query_owners(const sk_skill *sk, const TSQuery *q, uint32_t n,
+                     const struct sk_compiled ***out)
+{
+    *out = NULL;
+    const struct sk_compiled **own = hk_calloc(n ? n : 1, sizeof *own);
+    if (!own)
+        return HK_ENOMEM;
+    sk_set *set = sk->compiled->owner;
+    if (!set) {
+        const struct sk_compiled *c = sk->compiled;
+        for (uint32_t p = c->pattern_start; p < c->pattern_end && p < n; p++)
+            own[p] = c;
+    } else {
+        pthread_mutex_lock(&set->mu);  /* a lazy set's compiles set other skills' queries */
+        for (size_t i = 0; i < set->n; i++) {
+            const struct sk_compiled *c = set->skills[i]->compiled;
+            if (c->query != q)
+                continue;
+            for (uint32_t p = c->pattern_start; p < c->pattern_end && p < n; p++)
+                if (!own[p])
+                    own[p] = c;
+        }
+        pthread_mutex_unlock(&set->mu);
+    }
+    *out = own;
+    return HK_OK;
 }
 
 int sk__query_ready(const sk_skill *sk, TSNode root, bool *needed)

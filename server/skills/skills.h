@@ -172,6 +172,32 @@ int sk_order_by_record(sk_set *set, const store_skill_stat *stats, size_t n);
  * lazy set's query, compiled here (sk_load_dir_lazy), does not compile. Any thread. */
 int sk_matches_source(const sk_skill *sk, const char *text, size_t len, bool *out);
 
+/* A kernel's text parsed once, for matching it against many skills: sk_matches_source
+ * parses its text again for every skill it is asked about; a caller asking many skills
+ * about one text (a plan, a check of every skill) parses it here once and asks
+ * sk_matches_text and sk_prepare_text, which give sk_matches_source's and sk_prepare's
+ * answers, errors included. */
+typedef struct sk_text sk_text;
+
+/* Copies text (len bytes; the caller's may go) and parses it. HK_OK with *out
+ * (sk_text_free) also for a text that cannot be matched (NULL, over 16 MiB, no grammar):
+ * sk_matches_text answers for it what sk_matches_source would. HK_ENOMEM (*out NULL). A
+ * sk_text is read by one thread at a time (tree-sitter's trees are not shared across
+ * threads); the skills may be any set's. */
+int sk_text_new(const char *text, size_t len, sk_text **out);
+
+/* Frees t; NULL is a no-op. */
+void sk_text_free(sk_text *t);
+
+/* sk_matches_source(sk, the text, its length, out) on t's one parse. A set's query is run
+ * on t once for all its skills: t keeps which of its patterns matched (so t is written,
+ * and the sets of the skills asked outlive t). */
+int sk_matches_text(const sk_skill *sk, sk_text *t, bool *out);
+
+/* sk_prepare(set, skills, n, the text, its length, err, errlen) on t's one parse. */
+int sk_prepare_text(const sk_set *set, const sk_skill *const *skills, size_t n,
+                    const sk_text *t, char *err, size_t errlen);
+
 /* Metric values indexed by enum sk_metric; NAN for a value not known. */
 typedef struct {
     double v[SK_M_COUNT];

@@ -49,6 +49,32 @@ struct sk_compiled {
     regex_t sass;            /* evidence.sass */
 };
 
+/* A kernel text parsed once for matching (sk_text_new). The answers sk_matches_source
+ * gives without the tree are kept in the order it gives them: early (NULL text, too big)
+ * before the skill's pattern, parse_rc (no grammar, no memory) after it. */
+struct sk_text {
+    char *copy;      /* NUL-terminated copy of the text, for the regexes */
+    size_t len;
+    int early;       /* HK_EINVAL or HK_ETOOBIG; HK_OK */
+    int parse_rc;    /* HK_EUNSUPPORTED (no grammar) or HK_ENOMEM when tree is NULL */
+    TSTree *tree;    /* NULL when early or parse_rc, or not parsed yet (sk_matches_source) */
+    /* sk_text_new's texts: per compiled query run on the tree, which of its patterns
+     * have a match whose predicates hold (one run of a set's query answers all its
+     * skills); sk_matches_source's text of its own runs the skill's query alone */
+    bool cache;
+    struct sk_text_hits {
+        const TSQuery *query;
+        uint8_t *hit;    /* per pattern of query */
+    } *hits;
+    size_t n_hits;
+};
+
+/* For each of the n patterns of q (a query of sk's set), the compiled parts of a skill
+ * whose pattern range holds it, or NULL (skills with the same query text share their
+ * range and predicates): *out, hk_free. HK_OK or HK_ENOMEM. Takes the set's lock. */
+int sk__query_owners(const sk_skill *sk, const TSQuery *q, uint32_t n,
+                     const struct sk_compiled ***out);
+
 /* Makes sure sk's query is compiled when the tree under root could match it: *needed false when it cannot (its pattern roots are absent from the tree), and
  * then the query may stay uncompiled. A set loaded eagerly has every query: *needed true.
  * HK_OK; HK_ENOMEM; HK_EINVAL when the query does not compile (a lazy set only). */

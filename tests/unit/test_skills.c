@@ -190,7 +190,7 @@ static void lazy_set_matches_as_eager(void **state)
     }
     DIR *d = opendir(DATA "/kernels");
     assert_non_null(d);
-    size_t kernels = 0, matches = 0;
+    size_t kernels = 0, matches = 0, sources = 0;
     for (struct dirent *e; (e = readdir(d));) {
         size_t len = strlen(e->d_name);
         if (len < 4 || strcmp(e->d_name + len - 3, ".cu"))
@@ -200,26 +200,43 @@ static void lazy_set_matches_as_eager(void **state)
         char *src = read_text(path);
         assert_non_null(src);
         kernels++;
-        assert_int_equal(sk_prepare(prepared, all, n, src, strlen(src), err, sizeof err), HK_OK);
+        /* one parse of the kernel for all three sets, as the plan does */
+        sk_text *t = NULL;
+        assert_int_equal(sk_text_new(src, strlen(src), &t), HK_OK);
+        assert_int_equal(sk_prepare_text(prepared, all, n, t, err, sizeof err), HK_OK);
         for (size_t i = 0; i < n; i++) {
             /* nvidia-sm90 holds every distinct query: the others' answers add time, not
              * cases */
             if (strcmp(sk_set_at(eager, i)->hardware_dir, "nvidia-sm90"))
                 continue;
             bool a = false, b = true, c = true;
-            assert_int_equal(sk_matches_source(sk_set_at(eager, i), src, strlen(src), &a), HK_OK);
-            assert_int_equal(sk_matches_source(sk_set_at(alone, i), src, strlen(src), &b), HK_OK);
-            assert_int_equal(sk_matches_source(sk_set_at(prepared, i), src, strlen(src), &c), HK_OK);
+            assert_int_equal(sk_matches_text(sk_set_at(eager, i), t, &a), HK_OK);
+            assert_int_equal(sk_matches_text(sk_set_at(alone, i), t, &b), HK_OK);
+            assert_int_equal(sk_matches_text(sk_set_at(prepared, i), t, &c), HK_OK);
             if (a != b || a != c)
                 fail_msg("%s on %s: eager %d, lazy %d, lazy prepared %d", sk_set_at(eager, i)->id,
                          e->d_name, a, b, c);
+            /* sk_matches_source (a parse of its own per skill) answers as the shared
+             * parse: one skill in 5 on each kernel, another fifth on the next kernel */
+            if ((i + kernels) % 5 == 0) {
+                bool one = !a;
+                assert_int_equal(sk_matches_source(sk_set_at(eager, i), src, strlen(src), &one),
+                                 HK_OK);
+                if (one != a)
+                    fail_msg("%s on %s: one parse %d, sk_matches_source %d",
+                             sk_set_at(eager, i)->id, e->d_name, a, one);
+                sources++;
+            }
             matches += a;
         }
+        sk_text_free(t);
         free(src);
     }
     closedir(d);
     assert_true(kernels >= 40);
-    print_message("lazy = eager: %zu kernels, %zu matches\n", kernels, matches);
+    print_message("lazy = eager: %zu kernels, %zu matches, %zu answers of sk_matches_source\n",
+                  kernels, matches, sources);
+    assert_true(sources >= kernels);
     assert_true(matches >= 300);  /* the sample kernels do match (511 today): not vacuous */
     free(all);
     sk_set_free(eager);
@@ -436,6 +453,45 @@ static void metrics_and_evidence(void **state)
     assert_int_equal(sk_matches_source(v, k2, strlen(k2), &hit), HK_OK);
     assert_false(hit); /* no threadIdx.x */
     assert_int_equal(sk_matches_source(v, NULL, 0, &hit), HK_EINVAL);
+    /* the same on a text parsed once, errors included */
+    sk_text *t = NULL;
+    assert_int_equal(sk_text_new(k1, strlen(k1), &t), HK_OK);
+    hit = false;
+    assert_int_equal(sk_matches_text(v, t, &hit), HK_OK);
+    assert_true(hit);
+    sk_text_free(t);
+    assert_int_equal(sk_text_new(k2, strlen(k2), &t), HK_OK);
+    assert_int_equal(sk_matches_text(v, t, &hit), HK_OK);
+    assert_false(hit);
+    sk_text_free(t);
+    assert_int_equal(sk_text_new(NULL, 0, &t), HK_OK);
+    assert_int_equal(sk_matches_text(v, t, &hit), HK_EINVAL);
+    assert_int_equal(sk_prepare_text(set, &v, 1, t, NULL, 0), HK_OK);
+    sk_text_free(t);
+    size_t big_len = 16u * 1024 * 1024 + 1;
+    char *big = calloc(big_len, 1);
+    assert_non_null(big);
+    assert_int_equal(sk_matches_source(v, big, big_len, &hit), HK_ETOOBIG);
+    assert_int_equal(sk_text_new(big, big_len, &t), HK_OK);
+    assert_int_equal(sk_matches_text(v, t, &hit), HK_ETOOBIG);
+    sk_text_free(t);
+    free(big);
+    long base = hk_alloc_live();
+    for (long k = 1;; k++) {
+        hk_alloc_fail_after(k);
+        int rc = sk_text_new(k1, strlen(k1), &t);
+        hk_alloc_fail_after(0);
+        if (rc == HK_OK)
+            break;
+        assert_int_equal(rc, HK_ENOMEM);
+        assert_null(t);
+        assert_int_equal(hk_alloc_live(), base);
+    }
+    hit = false;
+    assert_int_equal(sk_matches_text(v, t, &hit), HK_OK);
+    assert_true(hit);
+    sk_text_free(t);
+    assert_int_equal(hk_alloc_live(), base);
 
     /* Arch patterns. */
     const sk_skill *g = sk_get(set, "fx-gfx-reduce");
