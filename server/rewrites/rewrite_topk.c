@@ -8,6 +8,7 @@
 #include "rewrites/registry.h"
 #include "rewrites/rewrite_gridloop.h"
 #include "rewrites/rewrite_lex.h"
+#include "rewrites/rewrite_recognize.h"
 #include "rewrites/rewrite_scan.h"
 
 #include "core/buf.h"
@@ -594,17 +595,6 @@ typedef struct {
     size_t n_shfl;
 } tk_guard;
 
-static const an_param *param_named(const tk_scan *s, size_t k)
-{
-    for (size_t p = 0; p < s->f->n_params; p++) {
-        const char *nm = s->f->params[p].name;
-        size_t l = strlen(nm);
-        if (l && l == s->ts->t[k].end - s->ts->t[k].start && !memcmp(nm, s->text + s->ts->t[k].start, l))
-            return &s->f->params[p];
-    }
-    return NULL;
-}
-
 /* Is the name at k declared as a pointer in the kernel body (`const T *p = ...`)? */
 static bool local_pointer(const rw_toks *ts, size_t k)
 {
@@ -768,7 +758,7 @@ static bool check_update(tk_scan *s, const an_model *m, size_t a, size_t b)
         for (size_t q = k + 2; q < cc; q++) {
             if (ts->t[q].kind != T_IDENT || !rwl_is_use(ts, q))
                 continue;
-            const an_param *p = param_named(s, q);
+            const an_param *p = rwp_param_named(s->f, s->ts, q);
             if ((p && p->pointer_depth > 0) || (!p && local_pointer(ts, q)))
                 return refuse(s, q, "call", EN(RW_TK_G_CALL_POINTER), TOK(ts, q), TOK(ts, k));
         }
