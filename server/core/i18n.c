@@ -6149,9 +6149,22 @@ static bool back_is_plain_entry(const char *piece, const struct back_set *set);
 #define BACK_BUDGET_NOTES 4000000L
 static _Thread_local long back_budget;
 
+/* A reading not scored yet (back_match scores only when a second reading of one entry
+ * turns up). */
+#define BACK_UNSCORED INT_MIN
+
+/* back_score's depth: a piece read as a sentence of a format is weighed by its own pieces
+ * one level down, not further (each level is a search of the table per piece). */
+static _Thread_local int back_score_depth;
+
 /* How well a split reads: a quoted %s piece that is an entry of the range (plain text:
- * 2, a sentence of a format: 1) counts; among the splits of adjacent conversions ("%s%s")
- * the one whose pieces are the range's own wins. */
+ * 2, a sentence of a format: 1, plus what its own pieces score one level down) counts;
+ * among the splits of adjacent conversions ("%s%s") the one whose pieces are the range's
+ * own wins. The pieces' own weight decides a wrapper such as "%s not applicable to kernel
+ * %s: %s" around "CONSTRUCT at line N: REASON" with a plain REASON: read with the kernel
+ * name "K: CONSTRUCT at line N" and the plain REASON last (2), the split scored above the
+ * right one (1) until session 38; the right one's last piece now scores 1 + its construct
+ * and its reason (5). */
 static int back_score(const char *const *at, const size_t *len, const char *kind, size_t n,
                       const struct back_set *set)
 {
@@ -6166,8 +6179,18 @@ static int back_score(const char *const *at, const size_t *len, const char *kind
             score += 2;
         } else if (len[k] > 3) {
             struct back_match sub;
-            if (back_find(piece, set, &sub) >= 0)
+            back_score_depth++; /* the search's own comparisons stay flat */
+            int found = back_find(piece, set, &sub);
+            if (found >= 0) {
                 score += 1;
+                if (back_score_depth == 1) {
+                    int own = sub.best_score;
+                    if (own == BACK_UNSCORED)
+                        own = back_score(sub.best_at, sub.best_len, sub.best_kind, sub.best_n, set);
+                    score += own > 0 ? own : 0;
+                }
+            }
+            back_score_depth--;
         }
         hk_free(piece);
     }
@@ -6175,8 +6198,7 @@ static int back_score(const char *const *at, const size_t *len, const char *kind
 }
 
 /* Scores are weighed only between two splits of one entry: a sentence with one reading of
- * its entry (most) costs no search of its pieces here. */
-#define BACK_UNSCORED INT_MIN
+ * its entry (most) costs no search of its pieces here (back_match). */
 
 /* k calls of back_match that each return at their first byte, spent as they spend them:
  * each takes a step, and a try of the budget while the steps last; they stop once either

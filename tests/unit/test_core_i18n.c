@@ -833,6 +833,12 @@ static void said_again_session38(void **state)
               "核函数 k：每个线程块在一个展开的循环中运行原始网格的 4 个线程块（blockIdx.y * 4 + c），return 只结束它自己的那个元素；网格除以 4（沿 y 方向）；没有边界检查：沿 y 方向达到或超出 bench spec 网格（ny）的虚拟线程块被跳过，仅在 bench spec 的网格下精确");
     said_case("coarsen not applicable to kernel k: access at line 7: x reads an element of x other than the one written at line 8: one element may depend on another's, and coarsening reorders them",
               "coarsen 不适用于核函数 k：访问（第 7 行）：x 读取了 x 中第 8 行所写元素以外的元素：一个元素可能依赖另一个元素，而线程粗化会改变它们的顺序");
+    /* the "not applicable" wrapper around "CONSTRUCT at line N: REASON" with a plain REASON:
+     * read with the kernel name "k: warp intrinsic at line 5" until session 38 (back_score) */
+    said_case("coarsen not applicable to kernel k: warp intrinsic at line 5: a warp intrinsic exchanges values between lanes, which hold other elements once each thread handles K",
+              "coarsen 不适用于核函数 k：线程束内建函数（第 5 行）：线程束内建函数在各 lane 之间交换数据，而每个线程处理 K 个元素后，各 lane 持有的是别的元素");
+    said_case("split_topk_scan not applicable to kernel knn: update at line 5: not a braced block",
+              "split_topk_scan 不适用于核函数 knn：更新（第 5 行）：不是花括号语句块");
     /* ilp_accumulators (rewrite_ilp.c): two accumulators */
     said_case("kernel dot: the sum into `sum` (line 4), `s2` (line 9) split into 4 independent partial sums, 4 elements per trip and a remainder loop, combined once after the loop (reassociates the sum: float rounding changes; the launch is the kernel's own)",
               "核函数 dot：对 `sum`（第 4 行）、`s2`（第 9 行） 的求和拆分为 4 个独立的部分和，每次迭代处理 4 个元素并带一个余数循环，在循环之后合并一次（求和被重新结合：浮点舍入会改变；启动配置沿用核函数自己的）");
