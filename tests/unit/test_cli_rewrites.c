@@ -280,38 +280,17 @@ static void near_zh(void **state)
     json_decref(z);
 }
 
-/* The split rewrites' refusals in zh-CN (session 37: rewrite_splitk.c, rewrite_split.c,
- * rewrite_gsplit.c, rewrite_topk.c in the message table), on kernels of our own that each
- * refuses: the row holds the Chinese reason and no English sentence, the English row its
- * English one; the grids their descriptors launch with are said too. */
-static void split_refusals_zh(void **state)
+/* One refusal row of `hkls rewrites` on a kernel of our own, in English and in zh-CN. */
+typedef struct {
+    const char *kernel, *rewrite, *en, *zh;
+} refusal_row;
+
+/* For each case: the English row holds its English reason, the zh-CN row its Chinese one
+ * and no English sentence. */
+static void refusal_rows_zh(const char *path, const refusal_row *cases, size_t n)
 {
-    (void)state;
-    static const struct { const char *kernel, *rewrite, *en, *zh; } cases[] = {
-        {"colsum_tri", "split_k_columns", "loop bound at line 12: the bound `j` depends on the column `j`",
-         "循环边界（第 12 行）：边界 `j` 依赖于列 `j`"},
-        {"nearest_le", "split_k_columns", "write at line 46: a second write in the sum loop, to `bi`",
-         "写操作（第 46 行）：求和循环中有第二处写入，写到 `bi`（只允许一个求和写入）"},
-        {"rows_scale_break", "split_item_loop", "break at line 24: a break leaves the thread's later iterations",
-         "break（第 24 行）：break 会跳过该线程后续的迭代，而这些现在由其他线程块执行"},
-        {"colsum_tri", "split_item_loop", "kernel body at line 9: no loop over the items by block",
-         "核函数体（第 9 行）：没有按线程块遍历数据项的循环"},
-        {"rows_scale_break", "split_block_item", "break at line 24: a break leaves",
-         "break（第 24 行）：break 会跳过该线程后续的迭代"},
-        {"gs_twice", "split_block_item", "grid-stride loop at line 32: a loop strided over the whole grid",
-         "网格跨步循环（第 32 行）：按整个网格跨步的循环：其迭代已经分布到各线程块，没有线程块对应单个数据项"},
-        {"gs_twice", "split_grid_partials", "store at line 33: the grid-stride loop writes b; only per-thread",
-         "写入（第 33 行）：网格跨步循环写入 b；只有每线程的合并才能拆分"},
-        {"colsum_tri", "split_grid_partials", "kernel body at line 9: no grid-stride loop along x",
-         "核函数体（第 9 行）：没有沿 x 方向的网格跨步循环"},
-        /* nearest_le's `<=` (no cascade) takes the guarded form since session 38 */
-        {"nearest_rmw", "split_topk_scan", "update at line 60: `out` is read and stored by the update",
-         "更新（第 60 行）：更新既读取又存储 `out`：一个查询的 P 个通道各自执行它"},
-        {"colsum_tri", "split_topk_scan", "statement before the query loop at line 10: only declarations",
-         "查询循环之前的语句（第 10 行）：它之前只允许有声明和 `if (...) return;`"},
-    };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        const char *a[] = {HK_TEST_DATA "/rewrite_i18n/split_refusals.cu", "--kernel", cases[i].kernel, NULL};
+    for (size_t i = 0; i < n; i++) {
+        const char *a[] = {path, "--kernel", cases[i].kernel, NULL};
         struct run en, zh;
         run(a, &en);
         hk_i18n_set(HK_LANG_ZH_CN);
@@ -334,6 +313,39 @@ static void split_refusals_zh(void **state)
         run_free(&en);
         run_free(&zh);
     }
+}
+
+/* The split rewrites' refusals in zh-CN (session 37: rewrite_splitk.c, rewrite_split.c,
+ * rewrite_gsplit.c, rewrite_topk.c in the message table), on kernels of our own that each
+ * refuses: the row holds the Chinese reason and no English sentence, the English row its
+ * English one; the grids their descriptors launch with are said too. */
+static void split_refusals_zh(void **state)
+{
+    (void)state;
+    static const refusal_row cases[] = {
+        {"colsum_tri", "split_k_columns", "loop bound at line 12: the bound `j` depends on the column `j`",
+         "循环边界（第 12 行）：边界 `j` 依赖于列 `j`"},
+        {"nearest_le", "split_k_columns", "write at line 46: a second write in the sum loop, to `bi`",
+         "写操作（第 46 行）：求和循环中有第二处写入，写到 `bi`（只允许一个求和写入）"},
+        {"rows_scale_break", "split_item_loop", "break at line 24: a break leaves the thread's later iterations",
+         "break（第 24 行）：break 会跳过该线程后续的迭代，而这些现在由其他线程块执行"},
+        {"colsum_tri", "split_item_loop", "kernel body at line 9: no loop over the items by block",
+         "核函数体（第 9 行）：没有按线程块遍历数据项的循环"},
+        {"rows_scale_break", "split_block_item", "break at line 24: a break leaves",
+         "break（第 24 行）：break 会跳过该线程后续的迭代"},
+        {"gs_twice", "split_block_item", "grid-stride loop at line 32: a loop strided over the whole grid",
+         "网格跨步循环（第 32 行）：按整个网格跨步的循环：其迭代已经分布到各线程块，没有线程块对应单个数据项"},
+        {"gs_twice", "split_grid_partials", "store at line 33: the grid-stride loop writes b; only per-thread",
+         "写入（第 33 行）：网格跨步循环写入 b；只有每线程的合并才能拆分"},
+        {"colsum_tri", "split_grid_partials", "kernel body at line 9: no grid-stride loop along x",
+         "核函数体（第 9 行）：没有沿 x 方向的网格跨步循环"},
+        /* nearest_le's `<=` (no cascade) takes the guarded form since session 38 */
+        {"nearest_rmw", "split_topk_scan", "update at line 60: `out` is read and stored by the update",
+         "更新（第 60 行）：更新既读取又存储 `out`：一个查询的 P 个通道各自执行它"},
+        {"colsum_tri", "split_topk_scan", "statement before the query loop at line 10: only declarations",
+         "查询循环之前的语句（第 10 行）：它之前只允许有声明和 `if (...) return;`"},
+    };
+    refusal_rows_zh(HK_TEST_DATA "/rewrite_i18n/split_refusals.cu", cases, sizeof cases / sizeof cases[0]);
     /* the grids the search launches them with (--json's "grid", said by the table row) */
     static const struct { const char *rewrite, *zh; } grids[] = {
         {"split_k_columns", "SM 数整数倍的网格（优化技能的 blocks_per_sm），不少于 ceil(columns / 32) 个线程块"},
@@ -358,7 +370,7 @@ static void split_refusals_zh(void **state)
 static void s38_refusals_zh(void **state)
 {
     (void)state;
-    static const struct { const char *kernel, *rewrite, *en, *zh; } cases[] = {
+    static const refusal_row cases[] = {
         {"add_rows_band", "grid_stride_2d", "bounds check at line 8: the bounds check is not `r < R && c < C`",
          "边界检查（第 8 行）：边界检查不是 `r < R && c < C`（对每个索引的简单比较）"},
         {"row_means_2d", "grid_stride_2d", "loop at line 18: the per-element code loops",
@@ -384,30 +396,7 @@ static void s38_refusals_zh(void **state)
         {"gather_rows_sync", "staged_gather", "barrier at line 95: `__syncthreads` in the loop",
          "同步屏障（第 95 行）：循环中的 `__syncthreads`：网格被划分后，线程执行的迭代会改变"},
     };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        const char *a[] = {HK_TEST_DATA "/rewrite_i18n/s38_refusals.cu", "--kernel", cases[i].kernel, NULL};
-        struct run en, zh;
-        run(a, &en);
-        hk_i18n_set(HK_LANG_ZH_CN);
-        run(a, &zh);
-        hk_i18n_set(HK_LANG_EN);
-        assert_int_equal(en.code, 0);
-        assert_int_equal(zh.code, 0);
-        char head[64];
-        snprintf(head, sizeof head, "\n  %s ", cases[i].rewrite);
-        const char *re = strstr(en.out, head), *rz = strstr(zh.out, head);
-        assert_non_null(re);
-        assert_non_null(rz);
-        const char *ee = strchr(re + 1, '\n'), *ez = strchr(rz + 1, '\n');
-        int le = ee ? (int)(ee - re) : (int)strlen(re), lz = ez ? (int)(ez - rz) : (int)strlen(rz);
-        char *row_en = strndup(re + 1, (size_t)le - 1), *row_zh = strndup(rz + 1, (size_t)lz - 1);
-        if (!strstr(row_en, cases[i].en) || !strstr(row_zh, cases[i].zh) || english_run(row_zh))
-            fail_msg("%s, %s:\n%s\nin zh-CN\n%s", cases[i].kernel, cases[i].rewrite, row_en, row_zh);
-        free(row_en);
-        free(row_zh);
-        run_free(&en);
-        run_free(&zh);
-    }
+    refusal_rows_zh(HK_TEST_DATA "/rewrite_i18n/s38_refusals.cu", cases, sizeof cases / sizeof cases[0]);
 }
 
 static void bad_input(void **state)
