@@ -1582,49 +1582,21 @@ static bool ls_stored_through(ls_state *L, const char *name)
     return false;
 }
 
+/* A call in an output helper's body: only a type's constructor or cast, `static_cast` and
+ * `reinterpret_cast` among them (bbox_overlaps' load_bbox<float> reads a float4 through one;
+ * a store through the cast is still refused: the body writes names only). Every other call is
+ * refused; pure functions and the lexer's type words are allowed before this is asked. */
+static bool ls_out_inner_call(void *ctx, const rw_toks *gt, size_t k)
+{
+    (void)ctx;
+    return rwp_is_type_word(gt, k) || rwl_tok_is(gt, k, "static_cast") || rwl_tok_is(gt, k, "reinterpret_cast");
+}
+
 /* Whether function g's body writes nothing but its own locals and its reference parameters,
  * reads memory only through its parameters, and holds nothing that depends on the thread. */
 static bool ls_out_body(const cc_scan *s, const an_function *g)
 {
-    rw_toks gt = {0};
-    if (rwl_lex(s->text, g->body_span.start_byte, g->body_span.end_byte, &gt) != HK_OK)
-        return false;
-    bool ok = gt.n >= 2;
-    for (size_t q = 1; ok && q + 1 < gt.n; q++) {
-        size_t l = gt.t[q].end - gt.t[q].start;
-        const char *c = gt.text + gt.t[q].start;
-        if (rwl_tok_is(&gt, q, "->") || rwl_tok_is(&gt, q, "asm") || rwl_tok_is(&gt, q, "static") ||
-            rwl_tok_is(&gt, q, "volatile") || rwl_tok_is(&gt, q, "__shared__") || rwl_tok_is(&gt, q, "threadIdx") ||
-            rwl_tok_is(&gt, q, "blockIdx") || rwl_tok_is(&gt, q, "blockDim") || rwl_tok_is(&gt, q, "gridDim") ||
-            rwl_tok_is(&gt, q, "goto") || (gt.t[q].kind == T_IDENT && l >= 6 && (!memcmp(c, "atomic", 6) ||
-                                                                           !memcmp(c, "__sync", 6) || !memcmp(c, "__shfl", 6))))
-            ok = false;
-        else if (rwl_tok_is(&gt, q, "&") && rwl_unary_position(&gt, q))
-            ok = false;
-        else if (gt.t[q].kind == T_IDENT && rwl_tok_is(&gt, q + 1, "(") && !rwl_pure_call_name(&gt, q) &&
-                 !rwl_is_type_word(&gt, q) && !rwp_is_type_word(&gt, q) && !rwl_tok_is(&gt, q, "return") &&
-                 !rwl_tok_is(&gt, q, "if") && !rwl_tok_is(&gt, q, "for") && !rwl_tok_is(&gt, q, "while"))
-            ok = false;
-        else if (rwl_tok_is_assign_op(&gt, q) || rwl_tok_is(&gt, q, "++") || rwl_tok_is(&gt, q, "--")) {
-            /* the target: a name (a local or a reference parameter), never memory */
-            size_t t = rwl_tok_is_assign_op(&gt, q) || (q > 0 && gt.t[q - 1].kind == T_IDENT) ? q - 1 : q + 1;
-            if (gt.t[t].kind != T_IDENT || (t > 0 && (rwl_tok_is(&gt, t - 1, "*") || rwl_tok_is(&gt, t - 1, "."))))
-                ok = false;
-            /* a reference parameter, or a local the body declares (not a global of the file) */
-            bool mine = false;
-            for (size_t i = 0; ok && i < g->n_params; i++)
-                if (rwl_tok_is_ident(&gt, t, g->params[i].name)) {
-                    if (!strchr(g->params[i].type, '&'))
-                        ok = false; /* a by-value parameter written: fine in C, but keep the form simple */
-                    mine = true;
-                }
-            for (size_t r = 1; ok && !mine && r + 1 < gt.n; r++)
-                mine = rwl_same_tok(&gt, r, t) && rwl_declared_here(&gt, r);
-            ok = ok && mine;
-        }
-    }
-    rwl_toks_free(&gt);
-    return ok;
+    return rwl_confined_body(s->text, g, true, ls_out_inner_call, NULL);
 }
 
 /* A call at token q of the kernel's stream to a reader function (rwl_reader_call: every

@@ -983,19 +983,10 @@ size_t rwl_call_paren(const rw_toks *ts, size_t k)
     return 0;
 }
 
-static bool reader_named(const an_model *m, const char *text, const an_function *self, const rw_toks *ts, size_t k,
-                         int depth);
-
-/* rwl_reader_call's rules on one definition g. */
-static bool reader_body(const an_model *m, const char *text, const an_function *g, int depth)
+bool rwl_confined_body(const char *text, const an_function *g, bool ref_writes, rwl_call_rule call_ok, void *ctx)
 {
     if (g->body_span.end_byte <= g->body_span.start_byte)
         return false;
-    for (size_t i = 0; i < g->n_params; i++) {
-        const char *ty = g->params[i].type ? g->params[i].type : "";
-        if (strchr(ty, '&') || g->params[i].pointer_depth > 1 || (g->params[i].pointer_depth && !g->params[i].is_const))
-            return false;
-    }
     rw_toks gt = {0};
     if (rwl_lex(text, g->body_span.start_byte, g->body_span.end_byte, &gt) != HK_OK)
         return false;
@@ -1006,7 +997,7 @@ static bool reader_body(const an_model *m, const char *text, const an_function *
         if (rwl_tok_is(&gt, k, "->") || rwl_tok_is(&gt, k, "asm") || rwl_tok_is(&gt, k, "static") ||
             rwl_tok_is(&gt, k, "volatile") || rwl_tok_is(&gt, k, "__shared__") || rwl_tok_is(&gt, k, "threadIdx") ||
             rwl_tok_is(&gt, k, "blockIdx") || rwl_tok_is(&gt, k, "blockDim") || rwl_tok_is(&gt, k, "gridDim") ||
-            rwl_tok_is(&gt, k, "goto") || rwl_tok_is(&gt, k, "__syncthreads") || rwl_tok_is(&gt, k, "__syncwarp") ||
+            rwl_tok_is(&gt, k, "goto") ||
             (gt.t[k].kind == T_IDENT && l >= 6 && (!memcmp(c, "atomic", 6) || !memcmp(c, "__sync", 6) ||
                                                    !memcmp(c, "__shfl", 6) || !memcmp(c, "__ballot", 6))))
             ok = false;
@@ -1017,15 +1008,22 @@ static bool reader_body(const an_model *m, const char *text, const an_function *
                  !rwl_template_type_param(g->template_params, &gt, k) && !rwl_tok_is(&gt, k, "return") &&
                  !rwl_tok_is(&gt, k, "if") && !rwl_tok_is(&gt, k, "for") && !rwl_tok_is(&gt, k, "while") &&
                  !rwl_tok_is(&gt, k, "sizeof"))
-            ok = depth > 0 && reader_named(m, text, g, &gt, k, depth - 1);
+            ok = call_ok && call_ok(ctx, &gt, k);
         else if (rwl_tok_is_assign_op(&gt, k) || rwl_tok_is(&gt, k, "++") || rwl_tok_is(&gt, k, "--")) {
-            /* the target: a local of the body or a by-value parameter, never memory */
+            /* the target: a name (a local the body declares, or a parameter as ref_writes says), never memory */
             size_t t = rwl_tok_is_assign_op(&gt, k) || gt.t[k - 1].kind == T_IDENT ? k - 1 : k + 1;
             if (gt.t[t].kind != T_IDENT || rwl_tok_is(&gt, t - 1, "*") || rwl_tok_is(&gt, t - 1, "."))
                 ok = false;
             bool mine = false;
-            for (size_t i = 0; ok && i < g->n_params; i++)
-                mine |= rwl_tok_is_ident(&gt, t, g->params[i].name) && !g->params[i].pointer_depth;
+            for (size_t i = 0; ok && i < g->n_params; i++) {
+                if (!rwl_tok_is_ident(&gt, t, g->params[i].name))
+                    continue;
+                bool ref = strchr(g->params[i].type ? g->params[i].type : "", '&') != NULL;
+                if (ref_writes) /* a reference parameter, and no other */
+                    ok = ref, mine = true;
+                else
+                    mine |= !g->params[i].pointer_depth;
+            }
             for (size_t r = 1; ok && !mine && r + 1 < gt.n; r++)
                 mine = rwl_same_tok(&gt, r, t) && rwl_declared_here(&gt, r);
             ok = ok && mine;
@@ -1033,6 +1031,35 @@ static bool reader_body(const an_model *m, const char *text, const an_function *
     }
     rwl_toks_free(&gt);
     return ok;
+}
+
+static bool reader_named(const an_model *m, const char *text, const an_function *self, const rw_toks *ts, size_t k,
+                         int depth);
+
+typedef struct {
+    const an_model *m;
+    const char *text;
+    const an_function *g;
+    int depth;
+} reader_ctx;
+
+/* A call in a reader's body: again a reader, while the depth lasts. */
+static bool reader_inner_call(void *ctx, const rw_toks *gt, size_t k)
+{
+    const reader_ctx *r = ctx;
+    return r->depth > 0 && reader_named(r->m, r->text, r->g, gt, k, r->depth - 1);
+}
+
+/* rwl_reader_call's rules on one definition g. */
+static bool reader_body(const an_model *m, const char *text, const an_function *g, int depth)
+{
+    for (size_t i = 0; i < g->n_params; i++) {
+        const char *ty = g->params[i].type ? g->params[i].type : "";
+        if (strchr(ty, '&') || g->params[i].pointer_depth > 1 || (g->params[i].pointer_depth && !g->params[i].is_const))
+            return false;
+    }
+    reader_ctx r = {m, text, g, depth};
+    return rwl_confined_body(text, g, false, reader_inner_call, &r);
 }
 
 /* Every definition in m of the name at k (the file may hold several under #if branches, and

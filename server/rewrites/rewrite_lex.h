@@ -235,6 +235,19 @@ bool rwl_template_type_param(const char *tpl, const rw_toks *ts, size_t k);
  * `&&` or `||` inside them), or 0. */
 size_t rwl_call_paren(const rw_toks *ts, size_t k);
 
+/* A call in a confined body (rwl_confined_body) at token k of the body's tokens gt: whether it
+ * is allowed. */
+typedef bool (*rwl_call_rule)(void *ctx, const rw_toks *gt, size_t k);
+
+/* Whether function g's body, in text, is confined: it uses no atomic, barrier, warp operation,
+ * asm, static, volatile, shared memory or `->`, reads no thread index, takes no address, writes
+ * only names, never memory: its own locals and, where ref_writes, its reference parameters (and
+ * no other parameter), else its by-value scalar parameters; and each call it makes (`f(..)` or
+ * `f<A>(..)`) is a pure function (rwl_pure_call_name), a cast (a type word or one of its
+ * template type parameters) or one that call_ok allows (none when call_ok is NULL). The one
+ * body scan behind rwl_reader_call and the chunk rewrites' kept output calls. */
+bool rwl_confined_body(const char *text, const an_function *g, bool ref_writes, rwl_call_rule call_ok, void *ctx);
+
 /* A reader call: token k of ts names a function of m (not self) every definition of which,
  * in text, takes its pointers as pointers to const and everything else by value, writes only
  * its own locals and by-value parameters, uses no atomic, barrier, warp operation, asm,
