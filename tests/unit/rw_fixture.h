@@ -271,10 +271,10 @@ static inline void rwf_nvcc_queue(const char *text, const char *tag, bool strict
  * nvcc runs with the other queued PTX texts, each text's own PTX cut back out of its batch's),
  * as file TAG.cu in tmpdir (TAG_2... when taken); rwf_nvcc_queued compiles it and runs check
  * on its PTX with arg (which must live until then), after every queued text compiled.
- * Says so and returns without nvcc. */
-static inline void rwf_nvcc_ptx(const char *text, const char *tag,
-                                void (*check)(const char *name, const char *ptx, const void *arg),
-                                const void *arg)
+ * strict: a warning fails it too (nvb_add_strict). Says so and returns without nvcc. */
+static inline void rwf_nvcc_ptx_queue(const char *text, const char *tag, bool strict,
+                                      void (*check)(const char *name, const char *ptx, const void *arg),
+                                      const void *arg)
 {
     static bool armed;
     if (!armed && atexit(rwf_nvcc_unchecked_at_exit) == 0)
@@ -287,7 +287,36 @@ static inline void rwf_nvcc_ptx(const char *text, const char *tag,
     snprintf(name, sizeof name, "%s", tag);
     for (int k = 2; rwf_nvcc_tag_queued(name); k++)
         snprintf(name, sizeof name, "%.200s_%d", tag, k);
-    nvb_add_ptx(tmpdir, name, text, strlen(text), false, check, arg);
+    nvb_add_ptx(tmpdir, name, text, strlen(text), strict, check, arg);
+}
+
+static inline void rwf_nvcc_ptx(const char *text, const char *tag,
+                                void (*check)(const char *name, const char *ptx, const void *arg),
+                                const void *arg)
+{
+    rwf_nvcc_ptx_queue(text, tag, false, check, arg);
+}
+
+/* What a text's PTX must hold and lack (substrings; NULL ends each list): the arg of
+ * rwf_ptx_has_lacks. */
+typedef struct {
+    const char *has[4], *lacks[4];
+} rwf_ptx_want;
+
+/* A check for rwf_nvcc_ptx: arg is a rwf_ptx_want. */
+static inline void rwf_ptx_has_lacks(const char *name, const char *ptx, const void *arg)
+{
+    const rwf_ptx_want *w = arg;
+    for (size_t i = 0; i < 4 && w->has[i]; i++) {
+        if (!strstr(ptx, w->has[i]))
+            print_message("%s: no `%s` in its PTX\n", name, w->has[i]);
+        assert_non_null(strstr(ptx, w->has[i]));
+    }
+    for (size_t i = 0; i < 4 && w->lacks[i]; i++) {
+        if (strstr(ptx, w->lacks[i]))
+            print_message("%s: `%s` in its PTX, expected none\n", name, w->lacks[i]);
+        assert_null(strstr(ptx, w->lacks[i]));
+    }
 }
 
 /* A check for rwf_nvcc_ptx: arg is a NULL-terminated array of extended regular expressions
