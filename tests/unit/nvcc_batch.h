@@ -43,7 +43,8 @@
  * between statements ("// .globl NAME") goes to the text its name is of, else to every text. So a pattern
  * never matches another text's code. A batch whose PTX has an entry of no text's namespace
  * (an extern "C" kernel keeps its name inside a namespace) or a statement it cannot read is
- * not cut: each of its texts is compiled to PTX alone. nvcc's code for a function does not
+ * not cut, and so is one with another top-level directive (.file, .section: debug
+ * information): each of its texts is compiled to PTX alone. nvcc's code for a function does not
  * depend on the other functions of its translation unit (the namespace changes only the
  * names): bench/results/2026-12-06-ci-time-s39.md compares the cut PTX with each text's own
  * compile. */
@@ -368,6 +369,17 @@ static bool nvb_ptx_split(const char *ptx, size_t n, char **out)
                 line = next;
                 continue;
             }
+            /* only the statements read here; any other directive (.file, .section: debug
+             * information; .alias, .pragma) is refused */
+            static const char *const kinds[] = {".visible ", ".extern ", ".weak ", ".entry ",
+                                                ".func ", ".global ", ".const ", ".shared "};
+            bool known = false;
+            for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+                known = known || !strncmp(line, kinds[i], strlen(kinds[i]));
+            if (!known) {
+                ok = false;
+                break;
+            }
             nvb_stmt_name(line, eol, s->name, sizeof s->name);
             s->text = nvb_name_text(s->name);
             const char *e = strstr(line, ".entry ");
@@ -609,8 +621,12 @@ static long nvb_check_all(const char *dir)
     size_t n_ptx = 0;
     for (size_t i = 0; i < nvb_n_jobs; i++)
         n_ptx += nvb_jobs[i].ptx;
-    print_message("%zu texts compiled with nvcc -arch=sm_90 -cubin (%zu of them -ptx) in %zu nvcc runs, "
-                  "%ld failed\n", nvb_n_jobs, n_ptx, nvb_runs, failed);
+    if (n_ptx)
+        print_message("%zu texts compiled with nvcc -arch=sm_90 (%zu -cubin, %zu -ptx) in %zu nvcc runs, "
+                      "%ld failed\n", nvb_n_jobs, nvb_n_jobs - n_ptx, n_ptx, nvb_runs, failed);
+    else
+        print_message("%zu texts compiled with nvcc -arch=sm_90 -cubin in %zu nvcc runs, %ld failed\n",
+                      nvb_n_jobs, nvb_runs, failed);
     return failed;
 }
 

@@ -206,7 +206,8 @@ static void ptx_texts_share_one_run_cut_per_text(void **state)
 /* The cutting itself, on PTX written here (no nvcc): texts 0 and 10 of a batch of 11, a prototype,
  * a table only text 10's function names, a shared function named through it, a variable no
  * text names (every text's), comment lines going to the text they name; an entry
- * of no namespace, a name of two namespaces and a statement that does not end are refused. */
+ * of no namespace, a name of two namespaces, a statement that does not end and a directive
+ * it does not read (.file) are refused. */
 static void ptx_cut_by_namespace(void **state)
 {
     (void)state;
@@ -253,12 +254,13 @@ static void ptx_cut_by_namespace(void **state)
     for (size_t k = 0; k < 11; k++)
         free(cut[k]);
     /* refused: an entry of no namespace (extern "C"), a position past the batch, two
-     * namespaces in one name, a body that does not end */
+     * namespaces in one name, a body that does not end, a directive not read here */
     static const char *const bad[] = {
         ".visible .entry ck(\n)\n{\n\tret;\n}\n",
         ".visible .entry _ZN9hk_nvb_111kEv(\n)\n{\n\tret;\n}\n",
         ".global .align 4 .b8 _ZN8hk_nvb_01tIN8hk_nvb_11uEEE[4];\n",
         ".visible .entry _ZN8hk_nvb_01kEv(\n)\n{\n\tret;\n",
+        ".file\t1 \"/tmp/x.cu\"\n.visible .entry _ZN8hk_nvb_01kEv(\n)\n{\n\tret;\n}\n",
     };
     for (size_t i = 0; i < HK_ARRAY_LEN(bad); i++) {
         snprintf(ptx, sizeof ptx, "%s\n%s", head, bad[i]);
