@@ -106,6 +106,7 @@ static void roi_align_chains(void **state)
     if (access(NVCC, X_OK) != 0)
         skip();
     static const int cks[][RW_MAX_PARAMS] = {{8}, {4}, {16}};
+    nvb_reset(); /* nothing a failed test left */
     queue_ptx(roi_align, roi_inst, "roi_align_orig");
     for (size_t i = 0; i < HK_ARRAY_LEN(cks); i++) {
         char *cand = emu_rewrite(roi_align, "roi_align_forward_cuda_kernel", "channel_chunks", cks[i]);
@@ -151,6 +152,7 @@ static void wild_chains(void **state)
         {"mmcv_prroi_pool_fwd", "prroi_pool_forward_cuda_kernel", false},
     };
     bool queued[HK_ARRAY_LEN(cases)] = {false};
+    nvb_reset(); /* nothing a failed test left */
     for (size_t i = 0; i < HK_ARRAY_LEN(cases); i++) {
         fixture fx;
         spec *sp;
