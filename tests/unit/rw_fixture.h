@@ -5,6 +5,7 @@
 #ifndef HK_TESTS_RW_FIXTURE_H
 #define HK_TESTS_RW_FIXTURE_H
 
+#include <regex.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -264,6 +265,73 @@ static inline void rwf_nvcc_queue(const char *text, const char *tag, bool strict
         nvb_add_strict(tmpdir, name, text, strlen(text));
     else
         nvb_add(tmpdir, name, text, strlen(text));
+}
+
+/* Queues text's compile to PTX (nvcc -arch=sm_90 -ptx -std=c++17; nvb_add_ptx: in few
+ * nvcc runs with the other queued PTX texts, each text's own PTX cut back out of its batch's),
+ * as file TAG.cu in tmpdir (TAG_2... when taken); rwf_nvcc_queued compiles it and runs check
+ * on its PTX with arg (which must live until then), after every queued text compiled.
+ * strict: a warning fails it too (nvb_add_strict). Says so and returns without nvcc. */
+static inline void rwf_nvcc_ptx_queue(const char *text, const char *tag, bool strict,
+                                      void (*check)(const char *name, const char *ptx, const void *arg),
+                                      const void *arg)
+{
+    static bool armed;
+    if (!armed && atexit(rwf_nvcc_unchecked_at_exit) == 0)
+        armed = true;
+    if (access(NVCC, X_OK) != 0) {
+        print_message("note: no nvcc at %s, PTX check of %s skipped\n", NVCC, tag);
+        return;
+    }
+    char name[256];
+    snprintf(name, sizeof name, "%s", tag);
+    for (int k = 2; rwf_nvcc_tag_queued(name); k++)
+        snprintf(name, sizeof name, "%.200s_%d", tag, k);
+    nvb_add_ptx(tmpdir, name, text, strlen(text), strict, check, arg);
+}
+
+static inline void rwf_nvcc_ptx(const char *text, const char *tag,
+                                void (*check)(const char *name, const char *ptx, const void *arg),
+                                const void *arg)
+{
+    rwf_nvcc_ptx_queue(text, tag, false, check, arg);
+}
+
+/* What a text's PTX must hold and lack (substrings; NULL ends each list): the arg of
+ * rwf_ptx_has_lacks. */
+typedef struct {
+    const char *has[4], *lacks[4];
+} rwf_ptx_want;
+
+/* A check for rwf_nvcc_ptx: arg is a rwf_ptx_want. */
+static inline void rwf_ptx_has_lacks(const char *name, const char *ptx, const void *arg)
+{
+    const rwf_ptx_want *w = arg;
+    for (size_t i = 0; i < 4 && w->has[i]; i++) {
+        if (!strstr(ptx, w->has[i]))
+            print_message("%s: no `%s` in its PTX\n", name, w->has[i]);
+        assert_non_null(strstr(ptx, w->has[i]));
+    }
+    for (size_t i = 0; i < 4 && w->lacks[i]; i++) {
+        if (strstr(ptx, w->lacks[i]))
+            print_message("%s: `%s` in its PTX, expected none\n", name, w->lacks[i]);
+        assert_null(strstr(ptx, w->lacks[i]));
+    }
+}
+
+/* A check for rwf_nvcc_ptx: arg is a NULL-terminated array of extended regular expressions
+ * (as grep -E reads them, line by line), each of which must match the text's PTX. */
+static inline void rwf_ptx_matches(const char *name, const char *ptx, const void *arg)
+{
+    for (const char *const *want = arg; *want; want++) {
+        regex_t re;
+        assert_int_equal(regcomp(&re, *want, REG_EXTENDED | REG_NEWLINE | REG_NOSUB), 0);
+        int st = regexec(&re, ptx, 0, NULL, 0);
+        regfree(&re);
+        if (st != 0)
+            print_message("no `%s` in the PTX of %s\n", *want, name);
+        assert_int_equal(st, 0);
+    }
 }
 
 static inline void rwf_nvcc_compiles(const char *text, const char *tag)

@@ -87,6 +87,37 @@ typedef struct {
     int status;
 } job;
 
+/* The candidate file a benchmark program includes, at a path the suite's compile cache keys
+ * the same way in every run: a copy in dir, the folder of the program file nvcc is given
+ * (tests/tools/nvcc_cache.c counts an absolute include in the folder of a file argument as
+ * that folder, whatever its name, and any other absolute include as written: a candidate in
+ * a test's own scratch folder, whose name differs between the plain and the ASan pass, made
+ * the ASan pass compile the program again). A candidate with a quoted #include (its headers
+ * are found from its own folder) or that cannot be read is used where it is. New string. */
+static char *stable_candidate(const char *dir, const job *j)
+{
+    char *inc = NULL, *und = NULL;
+    bool plain = pb_scan(j->source, &inc, &und);
+    hk_free(inc);
+    hk_free(und);
+    if (!plain) {
+        char *same = hk_strdup(j->source);
+        assert_non_null(same);
+        return same;
+    }
+    size_t len = 0;
+    char *text = slurp(j->source, &len);
+    assert_non_null(text);
+    char *copy = hk_asprintf("%s/%s.cand.cu", dir, j->tag);
+    assert_non_null(copy);
+    FILE *f = fopen(copy, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(text, 1, len, f), len);
+    assert_int_equal(fclose(f), 0);
+    hk_free(text);
+    return copy;
+}
+
 /* argv with "-cubin" after the compiler and the libraries (-lNAME) left out; new array of
  * borrowed strings (hk_free the array only). */
 static char **cubin_form(char **argv)
@@ -179,7 +210,9 @@ static int compile_jobs(job *jobs, size_t n, enum suite_build how)
             assert_int_equal(harness_cubin_argv(jobs[j].s, NVCC, "sm_90", ptxas_v, cu, out,
                                                 &argv), HK_OK);
         } else {
-            assert_int_equal(harness_write(jobs[j].s, jobs[j].source, cu), HK_OK);
+            char *cand = stable_candidate(dir, &jobs[j]);
+            assert_int_equal(harness_write(jobs[j].s, cand, cu), HK_OK);
+            hk_free(cand);
             assert_int_equal(harness_nvcc_argv(jobs[j].s, NVCC, "sm_90",
                                                HK_SOURCE_DIR "/include", NULL, cu, out, &argv),
                              HK_OK);
@@ -334,7 +367,9 @@ static inline int compile_batched(job *jobs, size_t n, enum suite_build how)
                 } else {
                     owned[m] = hk_asprintf("%s/%s.cu", dir, jobs[j].tag);
                     assert_non_null(owned[m]);
-                    assert_int_equal(harness_write(jobs[j].s, jobs[j].source, owned[m]), HK_OK);
+                    char *cand = stable_candidate(dir, &jobs[j]);
+                    assert_int_equal(harness_write(jobs[j].s, cand, owned[m]), HK_OK);
+                    hk_free(cand);
                     files[m] = strrchr(owned[m], '/') + 1;
                 }
                 undefs[m++] = und[j];

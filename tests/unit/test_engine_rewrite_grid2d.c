@@ -576,10 +576,25 @@ static void test_auto_interleaved(void **state)
     unload(&fx);
 }
 
-/* nvcc -arch=sm_90 of text to PTX and through ptxas -v: the text compiles without a warning
- * (nvcc_compiles' check, in the same run), the kernel keeps its window in registers (no
- * stack frame, no spills), loads float4s and has at least min_v4_stores float4 stores (one
- * per row of a unit: HK_ROWS). */
+/* The PTX check of nvcc_registers_float4: float4 loads, at least *arg float4 stores. */
+static void float4_check(const char *name, const char *ptx, const void *arg)
+{
+    int min_v4_stores = *(const int *)arg;
+    bool ld4 = strstr(ptx, "ld.global.v4.f32") || strstr(ptx, "ld.global.nc.v4.f32");
+    int st4 = 0;
+    for (const char *q = ptx; (q = strstr(q, "st.global.v4.f32")); q++)
+        st4++;
+    if (!ld4 || st4 < min_v4_stores)
+        print_message("PTX of %s: float4 loads %d, float4 stores %d (want %d)\n", name, ld4, st4, min_v4_stores);
+    assert_true(ld4);
+    assert_true(st4 >= min_v4_stores);
+}
+
+/* nvcc -arch=sm_90 of text through ptxas -v: the text compiles without a warning
+ * (nvcc_compiles' check, in the same run) and the kernel keeps its window in registers (no
+ * stack frame, no spills); and its PTX (queued: test_launch_compiles compiles the PTX texts
+ * in few nvcc runs, each text's own PTX cut back out of its batch's, nvcc_batch.h) loads
+ * float4s and has at least min_v4_stores float4 stores (one per row of a unit: HK_ROWS). */
 static void nvcc_registers_float4(const char *text, const char *tag, int min_v4_stores)
 {
     if (access(NVCC, X_OK) != 0) {
@@ -598,17 +613,14 @@ static void nvcc_registers_float4(const char *text, const char *tag, int min_v4_
     assert_int_equal(st, 0);
     assert_null(strstr(out, "warning"));   /* nvcc_compiles' check too: this is the text's compile check */
     assert_non_null(strstr(out, "0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads"));
-    snprintf(cmd, sizeof cmd, "%s -arch=sm_90 -ptx -std=c++17 -o - %s 2>&1", NVCC, src);
-    st = run_cmd(cmd, out, sizeof out);
-    assert_int_equal(st, 0);
-    bool ld4 = strstr(out, "ld.global.v4.f32") || strstr(out, "ld.global.nc.v4.f32");
-    int st4 = 0;
-    for (const char *q = out; (q = strstr(q, "st.global.v4.f32")); q++)
-        st4++;
-    if (!ld4 || st4 < min_v4_stores)
-        print_message("PTX of %s: float4 loads %d, float4 stores %d (want %d)\n", tag, ld4, st4, min_v4_stores);
-    assert_true(ld4);
-    assert_true(st4 >= min_v4_stores);
+    /* the wants live until test_launch_compiles */
+    static int mins[16];
+    static size_t n_mins;
+    assert_true(n_mins < HK_ARRAY_LEN(mins));
+    mins[n_mins] = min_v4_stores;
+    char name[300];
+    snprintf(name, sizeof name, "%s_ptx", tag);
+    nvb_add_ptx(tmpdir, name, text, strlen(text), false, float4_check, &mins[n_mins++]);
 }
 
 /* The rewrite applies in the window form; the reason is in the description otherwise. */

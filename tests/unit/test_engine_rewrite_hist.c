@@ -3,7 +3,7 @@
  * structure (32 replicas per bin in shared memory, replica atomics, no flush, the uint4 path
  * or the scalar path, weights per element), keep the signature and compile with the real
  * nvcc (-arch=sm_90 -cubin, queued and checked in few nvcc runs by rwf_nvcc_queued, the last
- * test; the PTX has 128-bit global loads and shared atomics); near-misses are
+ * test; the PTX, compiled in the same queue, has 128-bit global loads and shared atomics); near-misses are
  * not applicable with their reason; bad arguments are HK_EINVAL; allocation failures give
  * HK_ENOMEM without leaks. A CPU model of the template's index arithmetic checks that every
  * element is counted once per y/z thread, that a warp's replica atomics and merge reads hit
@@ -44,29 +44,19 @@ static int teardown(void **state)
 }
 
 /* Queues text's compile check with nvcc -arch=sm_90 -cubin (rwf_nvcc_compiles_strict: a
- * warning fails it too; rwf_nvcc_queued, the last test, compiles the queue in few nvcc
- * runs) and, with ptx_want, compiles it once to PTX, where every extended regular
- * expression of ptx_want must match; fails the test with nvcc's output otherwise. */
+ * warning fails it too) and, with ptx_want (static: it is read after this test), its compile
+ * to PTX, where every extended regular expression of ptx_want must match (rwf_nvcc_ptx,
+ * rwf_ptx_matches); rwf_nvcc_queued, the last test, compiles both queues in few nvcc runs
+ * (each text's own PTX cut back out of its batch's) and fails with nvcc's output or the
+ * pattern and the text's name. */
 static void nvcc_compiles(const char *text, const char *tag, const char *const *ptx_want)
 {
     rwf_nvcc_compiles_strict(text, tag);
-    if (!ptx_want || !ptx_want[0] || access(NVCC, X_OK) != 0)
+    if (!ptx_want || !ptx_want[0])
         return;
-    char src[700], cmd[2400], out[16384];
-    snprintf(src, sizeof src, "%s/%s_ptx.cu", tmpdir, tag);
-    rwf_write_file(src, text);
-    snprintf(cmd, sizeof cmd, "%s -arch=sm_90 -ptx -std=c++17 -o %s/%s.ptx %s 2>&1", NVCC, tmpdir, tag, src);
-    int st = run_cmd(cmd, out, sizeof out);
-    if (st != 0)
-        print_message("nvcc -ptx on %s:\n%s\n---\n%s\n", tag, out, text);
-    assert_int_equal(st, 0);
-    for (size_t i = 0; ptx_want[i]; i++) {
-        snprintf(cmd, sizeof cmd, "grep -cE '%s' %s/%s.ptx", ptx_want[i], tmpdir, tag);
-        st = run_cmd(cmd, out, sizeof out);
-        if (st != 0)
-            print_message("no `%s` in the PTX of %s: %s\n", ptx_want[i], tag, out);
-        assert_int_equal(st, 0);
-    }
+    char name[300];
+    snprintf(name, sizeof name, "%s_ptx", tag);
+    rwf_nvcc_ptx(text, name, rwf_ptx_matches, ptx_want);
 }
 
 /* Occurrences of needle in hay. */

@@ -978,40 +978,48 @@ static void test_vectorize_strided_emulated(void **state)
 
 /* ------------------------------------------------------------------ PTX evidence */
 
-/* PTX of text (nvcc -arch=sm_90 -O3 -ptx), malloc'd, or NULL without nvcc. */
-static char *ptx_of(const char *text, size_t len, const char *tag)
+/* What one text's PTX must hold and lack (substrings): a check of nvb_add_ptx, run by
+ * compiled_all on the text's own PTX. */
+typedef struct {
+    const char *absent[2], *present[3];
+} ptx_want;
+
+static void ptx_check(const char *name, const char *ptx, const void *arg)
 {
-    if (access(NVCC, X_OK) != 0)
-        return NULL;
-    char src[700], cmd[2000];
-    snprintf(src, sizeof src, "%s/%s.cu", tmpdir, tag);
-    FILE *f = fopen(src, "w");
-    assert_non_null(f);
-    assert_int_equal(fwrite(text, 1, len, f), len);
-    fclose(f);
-    snprintf(cmd, sizeof cmd, "%s -arch=sm_90 -O3 -ptx -o - '%s' 2>&1", NVCC, src);
-    FILE *p = popen(cmd, "r");
-    assert_non_null(p);
-    size_t cap = 1 << 20, n = 0;
-    char *out = malloc(cap);
-    assert_non_null(out);
-    size_t got;
-    while ((got = fread(out + n, 1, cap - 1 - n, p)) > 0 && n + 1 < cap)
-        n += got;
-    out[n] = '\0';
-    assert_int_equal(pclose(p), 0);
-    return out;
+    const ptx_want *w = arg;
+    for (size_t i = 0; i < 2 && w->absent[i]; i++) {
+        if (strstr(ptx, w->absent[i]))
+            print_message("%s: `%s` in its PTX, expected none\n", name, w->absent[i]);
+        assert_null(strstr(ptx, w->absent[i]));
+    }
+    for (size_t i = 0; i < 3 && w->present[i]; i++) {
+        if (!strstr(ptx, w->present[i]))
+            print_message("%s: no `%s` in its PTX\n", name, w->present[i]);
+        assert_non_null(strstr(ptx, w->present[i]));
+    }
+}
+
+/* Queues text's compile to PTX as NAME (nvcc -arch=sm_90 -ptx; -O3 changes only the host
+ * code, which -ptx does not compile), checked by compiled_all against want. */
+static void add_ptx_job(const char *name, const char *text, size_t len, const ptx_want *want)
+{
+    for (size_t i = 0; i < nvb_n_jobs; i++)
+        if (!strcmp(nvb_jobs[i].name, name))
+            fail_msg("compile check %s queued twice", name);
+    nvb_add_ptx(tmpdir, name, text, len, false, ptx_check, want);
 }
 
 /* The machine-level evidence each rewrite promises: 16-byte loads and stores after
- * vectorizing (also for 8 halves in a uint4), the non-coherent read-only path after __ldg. */
+ * vectorizing (also for 8 halves in a uint4), the non-coherent read-only path after __ldg.
+ * Each text, the original and the rewrite, is compiled to PTX once, in compiled_all's queue
+ * (nvcc_batch.h: in few nvcc runs, each text's own PTX cut back out of its batch's), and
+ * checked there for every instruction it must hold or lack. */
 static void test_ptx_evidence(void **state)
 {
     if (access(NVCC, X_OK) != 0) {
         print_message("skipped: no nvcc at %s\n", NVCC);
         skip();
     }
-    /* each text compiled to PTX once, with every instruction it is checked for */
     static const struct {
         const char *file, *kernel, *rewrite;
         int arg;
@@ -1027,6 +1035,8 @@ static void test_ptx_evidence(void **state)
         {"rope.cu", "rope_forward", "vec", 4, {"ld.global.v4.f32", "st.global.v4.f32"},
          {"ld.global.v4.f32", "st.global.v4.f32"}},
     };
+    /* what each text is checked for lives until compiled_all: before, after per case */
+    static ptx_want wants[2 * HK_ARRAY_LEN(cases)];
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         char path[900];
         snprintf(path, sizeof path, "%s/%s", SUITE, cases[c].file);
@@ -1038,36 +1048,31 @@ static void test_ptx_evidence(void **state)
                                                  : rw_readonly_loads(fx.text, fx.len, fx.m, k, false, &r);
         assert_int_equal(rc, HK_OK);
         assert_true(r.applicable);
+        ptx_want *before = &wants[2 * c], *after = &wants[2 * c + 1];
+        memset(before, 0, sizeof *before);
+        memset(after, 0, sizeof *after);
+        for (size_t i = 0; i < 2; i++) {
+            before->absent[i] = cases[c].before_absent[i];
+            after->present[i] = cases[c].after_present[i];
+        }
         char tag[64];
         snprintf(tag, sizeof tag, "ptx_before_%zu", c);
-        char *before = ptx_of(fx.text, fx.len, tag);
+        add_ptx_job(tag, fx.text, fx.len, before);
         snprintf(tag, sizeof tag, "ptx_after_%zu", c);
-        char *after = ptx_of(r.text, r.len, tag);
-        for (size_t i = 0; i < 2 && cases[c].before_absent[i]; i++) {
-            if (strstr(before, cases[c].before_absent[i]) || !strstr(after, cases[c].after_present[i]))
-                print_message("%s %s: expected no `%s` before and `%s` after\n", cases[c].kernel,
-                              cases[c].rewrite, cases[c].before_absent[i], cases[c].after_present[i]);
-            assert_null(strstr(before, cases[c].before_absent[i]));
-            assert_non_null(strstr(after, cases[c].after_present[i]));
-        }
-        free(before);
-        free(after);
+        add_ptx_job(tag, r.text, r.len, after);
         rw_result_free(&r);
         unload(&fx);
     }
     /* rope_forward after the grid-stride and table rewrites, vectorized: the table in
      * shared memory and the pairs as 16-byte loads and stores */
+    static const ptx_want rope_table = {.present = {"ld.global.v4.f32", "st.global.v4.f32", "ld.shared.f32"}};
     fixture fx;
     load_path(SUITE "/rope.cu", &fx);
     rw_result tab, r;
     rope_table_text(&fx, &tab);
     vectorize_text(tab.text, tab.len, "rope_forward", 4, &r);
     assert_true(r.applicable);
-    char *ptx = ptx_of(r.text, r.len, "ptx_rope_table_vec4");
-    assert_non_null(strstr(ptx, "ld.global.v4.f32"));
-    assert_non_null(strstr(ptx, "st.global.v4.f32"));
-    assert_non_null(strstr(ptx, "ld.shared.f32"));
-    free(ptx);
+    add_ptx_job("ptx_rope_table_vec4", r.text, r.len, &rope_table);
     rw_result_free(&r);
     rw_result_free(&tab);
     unload(&fx);

@@ -35,6 +35,7 @@
 #define DATA HK_TEST_DATA "/rewrite_rows"
 
 #include "rw_fixture.h"
+#include "suite_compile.h" /* compile_programs_batched */
 
 static int setup(void **state)
 {
@@ -68,8 +69,14 @@ static void run_ok(char **argv, const char *tag)
     assert_int_equal(st, 0);
 }
 
-/* The candidate inside the benchmark program of bench/kernels/<kname>.bench.json compiles. */
-static void compiles_in_harness(const char *kname, const char *candidate)
+/* The candidates inside the benchmark programs of bench/kernels/<kname>.bench.json, queued by
+ * in_harness and compiled by harness_flush in few nvcc runs (suite_compile.h
+ * compile_programs_batched: -cubin, each program in a namespace of its own; a program whose
+ * batch fails is compiled alone, so that a failure names it). */
+static job harness_jobs[8];
+static size_t n_harness_jobs;
+
+static void in_harness(const char *kname, const char *candidate)
 {
     char path[1024];
     snprintf(path, sizeof path, "%s/%s.bench.json", BENCH, kname);
@@ -79,20 +86,31 @@ static void compiles_in_harness(const char *kname, const char *candidate)
     assert_int_equal(rc, HK_OK);
     assert_int_equal(d.n_errors, 0);
     spec_diags_free(&d);
-    if (access(NVCC, X_OK) == 0) {
-        char prog[1024], obj[1024];
-        snprintf(prog, sizeof prog, "%s/harness-%s.cu", tmpdir, kname);
-        snprintf(obj, sizeof obj, "%s/harness-%s.o", tmpdir, kname);
-        assert_int_equal(harness_write(sp, candidate, prog), HK_OK);
-        char **argv = NULL;
-        const char *const extra[] = {"-cubin", NULL};
-        assert_int_equal(harness_nvcc_argv(sp, NVCC, "sm_90", NULL, extra, prog, obj, &argv), HK_OK);
-        run_ok(argv, kname);
-        harness_argv_free(argv);
-    } else {
+    if (access(NVCC, X_OK) != 0) {
         print_message("note: no nvcc at %s, harness compile of %s skipped\n", NVCC, kname);
+        spec_free(sp);
+        return;
     }
-    spec_free(sp);
+    assert_true(n_harness_jobs < HK_ARRAY_LEN(harness_jobs));
+    job *j = &harness_jobs[n_harness_jobs++];
+    memset(j, 0, sizeof *j);
+    j->s = sp;
+    j->source = hk_strdup(candidate);
+    j->tag = hk_strdup(kname);
+    assert_true(j->source && j->tag);
+}
+
+/* Compiles the queued programs; every one must compile. */
+static void harness_flush(void)
+{
+    int failures = n_harness_jobs ? compile_programs_batched(harness_jobs, n_harness_jobs) : 0;
+    for (size_t i = 0; i < n_harness_jobs; i++) {
+        spec_free((spec *)harness_jobs[i].s);
+        hk_free((char *)harness_jobs[i].source);
+        hk_free(harness_jobs[i].tag);
+    }
+    n_harness_jobs = 0;
+    assert_int_equal(failures, 0);
 }
 
 /* The rewrite re-analyses cleanly, keeps the signature, holds every string of want, none of
@@ -572,11 +590,12 @@ static void test_suite_rewrites(void **state)
         if (!dump_only) {
             snprintf(cand, sizeof cand, "%s/cand-%s.cu", tmpdir, suite[c]);
             rwf_write_file(cand, r.text);
-            compiles_in_harness(suite[c], cand);
+            in_harness(suite[c], cand);
         }
         rw_result_free(&r);
         unload(&fx);
     }
+    harness_flush();
     assert_int_equal(hk_alloc_live(), 0);
 }
 

@@ -44,26 +44,18 @@ static int teardown(void **state)
     return rwf_teardown();
 }
 
-/* Compiles text alone with nvcc -arch=sm_90 -ptx into *ptx_out (new string); warnings fail
- * too. Returns false when nvcc is missing. (A text whose PTX is not read is queued instead:
- * rwf_nvcc_compiles_strict, checked by rwf_nvcc_queued, the last test, in few nvcc runs.) */
-static bool nvcc_ptx(const char *text, const char *tag, char **ptx_out)
+/* Queues text's compile to PTX as TAG (rwf_nvcc_ptx_queue: warnings fail too), where want
+ * (static: read by rwf_nvcc_queued, the last test) is checked on its own PTX; the queue is
+ * compiled in few nvcc runs, each text's own PTX cut back out of its batch's (nvcc_batch.h).
+ * Returns false when nvcc is missing. (A text whose PTX is not read is queued with
+ * rwf_nvcc_compiles_strict, checked by rwf_nvcc_queued in the same runs.) */
+static bool nvcc_ptx(const char *text, const char *tag, const rwf_ptx_want *want)
 {
     if (access(NVCC, X_OK) != 0) {
         print_message("note: no nvcc at %s, compile check of %s skipped\n", NVCC, tag);
         return false;
     }
-    char src[700], obj[700], cmd[2400], out[8192];
-    snprintf(src, sizeof src, "%s/%s.cu", tmpdir, tag);
-    snprintf(obj, sizeof obj, "%s/%s.ptx", tmpdir, tag);
-    rwf_write_file(src, text);
-    snprintf(cmd, sizeof cmd, "%s -arch=sm_90 -ptx -std=c++17 -o %s %s 2>&1", NVCC, obj, src);
-    int st = run_cmd(cmd, out, sizeof out);
-    if (st != 0 || strstr(out, "warning"))
-        print_message("nvcc on %s:\n%s\n---\n%s\n", tag, out, text);
-    assert_int_equal(st, 0);
-    assert_null(strstr(out, "warning"));
-    *ptx_out = rwf_read_file(obj, NULL);
+    rwf_nvcc_ptx_queue(text, tag, true, rwf_ptx_has_lacks, want);
     return true;
 }
 
@@ -180,15 +172,11 @@ static void test_rope(void **state)
     assert_has(t, "int j = pair % half;");
     assert_has(t, "sincosf((float)t * inv_freq, &s, &c);");
 
-    char *ptx = NULL, *ptx0 = NULL;
-    if (nvcc_ptx(t, "rope", &ptx)) {
-        nvcc_ptx(fx.text, "rope_base", &ptx0);
-        /* the table read and the barrier are in the machine code; the original has neither */
-        assert_non_null(strstr(ptx, "ld.shared.f32"));
-        assert_non_null(strstr(ptx, "bar.sync"));
-        assert_null(strstr(ptx0, "ld.shared"));
-        free(ptx);
-        free(ptx0);
+    /* the table read and the barrier are in the machine code; the original has neither */
+    static const rwf_ptx_want rope_want = {.has = {"ld.shared.f32", "bar.sync"}},
+                              base_want = {.lacks = {"ld.shared"}};
+    if (nvcc_ptx(t, "rope", &rope_want)) {
+        nvcc_ptx(fx.text, "rope_base", &base_want);
         char cand[1024];
         snprintf(cand, sizeof cand, "%s/cand-rope.cu", tmpdir);
         rwf_write_file(cand, t);
@@ -272,11 +260,8 @@ static void test_rope_grid_stride(void **state)
     assert_null(strstr(t + bar + 1, "__syncthreads"));
     /* half, declared inside the loop from dim alone, is copied into the fill's block */
     assert_true(pos(t, "int half = dim / 2;\n        hk_k = (long long)(half);") < bar);
-    char *ptx = NULL;
-    if (nvcc_ptx(t, "rope_gs", &ptx)) {
-        assert_non_null(strstr(ptx, "ld.shared.f32"));
-        free(ptx);
-    }
+    static const rwf_ptx_want gs_want = {.has = {"ld.shared.f32"}};
+    nvcc_ptx(t, "rope_gs", &gs_want);
     rw_result_free(&r);
     unload(&fg);
     rw_result_free(&g);

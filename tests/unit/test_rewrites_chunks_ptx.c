@@ -1,5 +1,6 @@
 /* channel_chunks computes each element's floats as nvcc computes them in the original: the
- * float op chains (ptx_chains.h) of the rewritten kernel's PTX (nvcc -arch=sm_90 -O3 -ptx)
+ * float op chains (ptx_chains.h) of the rewritten kernel's PTX (nvcc -arch=sm_90 -ptx; each
+ * test's texts compiled in few nvcc runs, each text's own PTX cut back out: nvcc_batch.h)
  * are all chains of the original's. On the H200 (session 28) the lockstep roi_align picked
  * another sample as the argmax of one output in 25 M: with bilinear_interpolate inlined into
  * the chunk, nvcc fused w1 * v1 into the fma and left w2 * v2 a product; in the original it
@@ -42,40 +43,48 @@ static int teardown(void **state)
     return rwf_teardown();
 }
 
-/* text with `inst` appended (an explicit instantiation) compiled to PTX; the kernel's chains */
-static void chains_of(const char *text, const char *inst, const char *tag, const char *kname, pxc_kernel *k)
+/* Queues text with `inst` appended (an explicit instantiation) for its PTX as TAG
+ * (nvcc -arch=sm_90 -ptx; -O3 changes only host code, which -ptx does not compile): the
+ * queue is compiled by compile_queued in few nvcc runs (nvcc_batch.h), each text's own PTX
+ * cut back out of its batch's. */
+static void queue_ptx(const char *text, const char *inst, const char *tag)
 {
-    char src[700], ptx[700], cmd[2000], out[8192];
-    snprintf(src, sizeof src, "%s/%s.cu", tmpdir, tag);
-    snprintf(ptx, sizeof ptx, "%s/%s.ptx", tmpdir, tag);
     size_t n = strlen(text) + strlen(inst) + 2;
     char *full = malloc(n);
     assert_non_null(full);
     snprintf(full, n, "%s\n%s", text, inst);
-    rwf_write_file(src, full);
+    nvb_add_ptx(tmpdir, tag, full, strlen(full), false, NULL, NULL);
     free(full);
-    snprintf(cmd, sizeof cmd, "%s -arch=sm_90 -O3 -ptx -std=c++17 -o %s %s 2>&1", NVCC, ptx, src);
-    if (run_cmd(cmd, out, sizeof out) != 0)
-        fail_msg("%s: nvcc -ptx failed:\n%s", tag, out);
-    size_t len = 0;
-    char *p = rwf_read_file(ptx, &len);
-    assert_non_null(p);
-    if (ptx_chains(p, kname, k))
-        fail_msg("%s: no .entry %s in the PTX", tag, kname);
-    free(p);
 }
 
-/* The chains of cand's kernel that the original's lack (printed). */
-static size_t extra_chains(const char *orig, const char *cand, const char *inst, const char *tag, const char *kname)
+/* Compiles the queued texts; fails naming a text that fails alone (nvcc's messages above). */
+static void compile_queued(void)
 {
-    char t[200];
+    long failed = nvb_check_all(tmpdir);
+    for (size_t i = 0; i < nvb_n_jobs; i++)
+        if (nvb_jobs[i].failed)
+            print_message("%s: nvcc -ptx failed\n", nvb_jobs[i].name);
+    assert_int_equal(failed, 0);
+}
+
+/* The chains of kernel kname in the PTX of queued text tag (after compile_queued). */
+static void chains_of(const char *tag, const char *kname, pxc_kernel *k)
+{
+    const char *p = nvb_ptx(tag);
+    if (!p)
+        fail_msg("%s: no PTX", tag);
+    if (ptx_chains(p, kname, k))
+        fail_msg("%s: no .entry %s in the PTX", tag, kname);
+}
+
+/* The chains of the queued text cand's kernel that the queued orig's lack (printed). */
+static size_t extra_chains(const char *orig, const char *cand, const char *kname)
+{
     pxc_kernel a, b;
-    snprintf(t, sizeof t, "%s_orig", tag);
-    chains_of(orig, inst, t, kname, &a);
-    snprintf(t, sizeof t, "%s_cand", tag);
-    chains_of(cand, inst, t, kname, &b);
+    chains_of(orig, kname, &a);
+    chains_of(cand, kname, &b);
     assert_true(a.n_chains > 0);
-    print_message("%s: %zu chains in the original, %zu in the rewrite\n", tag, a.n_chains, b.n_chains);
+    print_message("%s: %zu chains in the original, %zu in the rewrite\n", cand, a.n_chains, b.n_chains);
     size_t n = ptx_chains_extra(&a, &b, stdout);
     ptx_chains_free(&a);
     ptx_chains_free(&b);
@@ -89,28 +98,39 @@ static const char plant_from[] = "T val = (w1 * v1 + w2 * v2 + w3 * v3 + w4 * v4
 static const char plant_to[] = "T val = (__fmaf_rn(w1, v1, __fmul_rn(w2, v2)) + w3 * v3 + w4 * v4);";
 
 /* roi_align (the fixture) at C_K 4, 8 and 16: no chain the original lacks; the planted
- * contraction has one. */
+ * contraction has one. The original, the three rewrites and the planted one: 5 texts, one
+ * queue. */
 static void roi_align_chains(void **state)
 {
     (void)state;
     if (access(NVCC, X_OK) != 0)
         skip();
     static const int cks[][RW_MAX_PARAMS] = {{8}, {4}, {16}};
+    nvb_reset(); /* nothing a failed test left */
+    queue_ptx(roi_align, roi_inst, "roi_align_orig");
     for (size_t i = 0; i < HK_ARRAY_LEN(cks); i++) {
         char *cand = emu_rewrite(roi_align, "roi_align_forward_cuda_kernel", "channel_chunks", cks[i]);
         assert_non_null(strstr(cand, "= bilinear_interpolate ("));
         char tag[64];
         snprintf(tag, sizeof tag, "roi_align_ck%d", cks[i][0]);
-        size_t n = extra_chains(roi_align, cand, roi_inst, tag, "roi_align_forward_cuda_kernel");
-        if (n)
-            fail_msg("%s: %zu float chains the original does not compute", tag, n);
+        queue_ptx(cand, roi_inst, tag);
         if (i == 0) {
             char *bad = emu_replaced(cand, plant_from, plant_to);
-            assert_true(extra_chains(roi_align, bad, roi_inst, "roi_align_planted", "roi_align_forward_cuda_kernel") > 0);
+            queue_ptx(bad, roi_inst, "roi_align_planted");
             free(bad);
         }
         free(cand);
     }
+    compile_queued();
+    for (size_t i = 0; i < HK_ARRAY_LEN(cks); i++) {
+        char tag[64];
+        snprintf(tag, sizeof tag, "roi_align_ck%d", cks[i][0]);
+        size_t n = extra_chains("roi_align_orig", tag, "roi_align_forward_cuda_kernel");
+        if (n)
+            fail_msg("%s: %zu float chains the original does not compute", tag, n);
+    }
+    assert_true(extra_chains("roi_align_orig", "roi_align_planted", "roi_align_forward_cuda_kernel") > 0);
+    nvb_reset();
 }
 
 /* The wild suite's channel_chunks kernels at chunk 0 on an H200 (what the search proposes). */
@@ -131,25 +151,41 @@ static void wild_chains(void **state)
         {"mmcv_roi_align_rotated_fwd", "roi_align_rotated_forward_cuda_kernel", false},
         {"mmcv_prroi_pool_fwd", "prroi_pool_forward_cuda_kernel", false},
     };
+    bool queued[HK_ARRAY_LEN(cases)] = {false};
+    nvb_reset(); /* nothing a failed test left */
     for (size_t i = 0; i < HK_ARRAY_LEN(cases); i++) {
         fixture fx;
         spec *sp;
         rw_result r;
         if (!chunks_on_wild(cases[i].id, cases[i].kernel, 132, 64, &fx, &sp, &r))
-            return;
+            break; /* no wild sources: nothing queued */
         if (!r.applicable)
             fail_msg("%s: %s", cases[i].id, r.description);
-        char inst[300];
+        char inst[300], tag[200];
         snprintf(inst, sizeof inst, "static auto hk_inst = &%s<float>;\n", cases[i].kernel);
-        size_t n = extra_chains(fx.text, r.text, inst, cases[i].id, cases[i].kernel);
-        if (cases[i].exact && n)
-            fail_msg("%s: %zu float chains the original does not compute", cases[i].id, n);
-        if (!cases[i].exact)
-            print_message("%s: %zu chains differ (no float selection: an ulp in a value)\n", cases[i].id, n);
+        snprintf(tag, sizeof tag, "%s_orig", cases[i].id);
+        queue_ptx(fx.text, inst, tag);
+        snprintf(tag, sizeof tag, "%s_cand", cases[i].id);
+        queue_ptx(r.text, inst, tag);
+        queued[i] = true;
         rw_result_free(&r);
         spec_free(sp);
         unload(&fx);
     }
+    compile_queued();
+    for (size_t i = 0; i < HK_ARRAY_LEN(cases); i++) {
+        if (!queued[i])
+            continue;
+        char orig[200], cand[200];
+        snprintf(orig, sizeof orig, "%s_orig", cases[i].id);
+        snprintf(cand, sizeof cand, "%s_cand", cases[i].id);
+        size_t n = extra_chains(orig, cand, cases[i].kernel);
+        if (cases[i].exact && n)
+            fail_msg("%s: %zu float chains the original does not compute", cases[i].id, n);
+        if (!cases[i].exact)
+            print_message("%s: %zu chains differ (no float selection: an ulp in a value)\n", cases[i].id, n);
+    }
+    nvb_reset();
 }
 
 /* An argmax over floats computed per element by a product and a sum: refused with the
