@@ -47,6 +47,11 @@ cp "$t/a/k.cu" "$t/a/h.h" "$t/b/"
 [ "$(runs)" = 1 ] || fail "same content in another folder was compiled again"
 cmp -s "$t/a/k.cubin" "$t/b/k.cubin" || fail "the hit's output differs"
 grep -q "compiled k.cu" "$t/b/err" || fail "the hit did not replay stderr"
+# a hit dates its entry by this use (.ci/run drops entries unused for 7 days)
+for e in "$t/cache"/*/; do touch -d '2020-01-01' "$e"; done
+"$wrapper" -cubin -I "$t/inc" -o "$t/b/k.cubin" "$t/b/k.cu" 2>/dev/null
+[ "$(runs)" = 1 ] || fail "the third same compile was not a hit"
+[ -n "$(find "$t/cache" -mindepth 1 -maxdepth 1 -type d -newermt '2021-01-01')" ] || fail "a hit did not date its entry"
 
 printf 'int h2;\n' > "$t/b/h.h"
 "$wrapper" -cubin -I "$t/inc" -o "$t/b/k.cubin" "$t/b/k.cu" 2>/dev/null
