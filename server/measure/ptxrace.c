@@ -879,6 +879,27 @@ typedef struct {
                        * idom reaches it (mend of idom holds at its start) */
 } block;
 
+/* A statement as quoted: blanks collapsed to one space, no final ';'. */
+static void quote_stmt(char *dst, size_t cap, const char *src)
+{
+    size_t n = 0;
+    bool blank = false;
+    for (const char *p = src; *p && n + 1 < cap; p++) {
+        if (*p == ' ' || *p == '\t') {
+            blank = true;
+            continue;
+        }
+        if (blank && n)
+            dst[n++] = ' ';
+        blank = false;
+        if (n + 1 < cap)
+            dst[n++] = *p;
+    }
+    while (n && (dst[n - 1] == ';' || dst[n - 1] == ' '))
+        n--;
+    dst[n] = '\0';
+}
+
 static void result_take(ptxrace_result *out, const body *b, const stmt *ld, const stmt *st, long k)
 {
     if (out->found && out->ld_line <= ld->line)
@@ -892,8 +913,8 @@ static void result_take(ptxrace_result *out, const body *b, const stmt *ld, cons
     out->src_file[0] = '\0';
     snprintf(out->src_file, sizeof out->src_file, "#%d", ld->src_file); /* named at the end */
     cut_copy(out->func, sizeof out->func, b->func);
-    cut_copy(out->ld_text, sizeof out->ld_text, ld->text);
-    cut_copy(out->st_text, sizeof out->st_text, st->text);
+    quote_stmt(out->ld_text, sizeof out->ld_text, ld->text);
+    quote_stmt(out->st_text, sizeof out->st_text, st->text);
 }
 
 /* The guard's set: *g = the tid.x values that execute s (given m). false: it depends on
