@@ -137,6 +137,8 @@ typedef struct {
     int64_t c, a[3];
     int store_id;    /* I_ST tracked: index among tracked stores */
     bool def_full;   /* every thread that can reach it executes it (its guard uniform) */
+    int def_sym;     /* the uniform unknown it (re)defines each time it runs, 0: none: the
+                      * stores based on it are no longer where a later load's address is */
 } stmt;
 
 typedef struct {
@@ -950,6 +952,9 @@ typedef struct {
     uint64_t *live_w; /* per block: stores live across a warp barrier only */
     long *pred_at;    /* per block: its predecessors are pred[pred_at[b] .. pred_at[b+1]) */
     long *pred;
+    long *base_head;  /* per uniform unknown: its first tracked store (-1: none) */
+    long *base_next;  /* per tracked store: the next with the same base */
+    long nbase;
 } flow;
 
 /* The tid.x values that surely reach block bi's start, from its predecessors' last runs:
@@ -1113,6 +1118,12 @@ static bool block_run(body *b, flow *f, long bi, int pass, uint64_t *a, uint64_t
         default:
             break;
         }
+        /* a base made anew (the next trip of a loop): its old stores are elsewhere now */
+        if (s->def_sym > 0 && s->def_sym < f->nbase)
+            for (long j = f->base_head[s->def_sym]; j >= 0; j = f->base_next[j]) {
+                a[j >> 6] &= ~(1ull << (j & 63));
+                w[j >> 6] &= ~(1ull << (j & 63));
+            }
     }
     if (!(bk->last >= bk->first && b->st[bk->last].kind == I_BRA))
         fall = m;
@@ -1374,6 +1385,7 @@ static void eval_all(body *b, flow *f, ptxrace_result *out)
         stmt *s = &b->st[i];
         s->tracked = false;
         s->store_id = -1;
+        s->def_sym = 0;
         if ((s->kind == I_LD || s->kind == I_ST) && (s->nops >= 1)) {
             aval v = address_val(b, s->ops[s->kind == I_LD ? (s->nops > 1 ? 1 : 0) : 0]);
             bool gen_shared = v.known && v.sym && b->sym_space[v.sym] == SP_GENERIC;
@@ -1421,14 +1433,46 @@ static void eval_all(body *b, flow *f, ptxrace_result *out)
             continue;
         }
         bool ld = op_is(s->op, "ld");
+        int before = b->nsym;
         for (int k = 0; k < nd; k++) {
             reg *r = &b->regs[d[k]];
+            if (r->defs > 1 && r->uni && !s->def_sym)
+                s->def_sym = r->uval.sym; /* a new value of the same unknown */
             if (r->defs != 1)
                 continue;
             r->v = nd == 1 || ld ? eval_stmt(b, s) : unknown_val;
             r->pkind = val_uniform(&r->v) ? P_UNIFORM : P_VARY;
+            if (r->v.known && r->v.sym > before && !s->def_sym)
+                s->def_sym = r->v.sym; /* made here: in a loop, made anew each trip */
         }
     }
+}
+
+/* After a round's values: each tracked store's statement, and the stores per base. HK_OK,
+ * HK_ENOMEM. */
+static int flow_bases(body *b, flow *f)
+{
+    hk_free(f->base_head);
+    hk_free(f->base_next);
+    f->nbase = b->nsym + 1;
+    f->base_head = hk_malloc((size_t)f->nbase * sizeof *f->base_head);
+    f->base_next = hk_malloc((size_t)(f->ns + 1) * sizeof *f->base_next);
+    if (!f->base_head || !f->base_next)
+        return HK_ENOMEM;
+    for (long i = 0; i < f->nbase; i++)
+        f->base_head[i] = -1;
+    for (long i = b->n - 1; i >= 0; i--) {
+        const stmt *s = &b->st[i];
+        if (s->store_id < 0)
+            continue;
+        f->store_stmt[s->store_id] = i;
+        f->base_next[s->store_id] = -1;
+        if (s->base > 0 && s->base < f->nbase) {
+            f->base_next[s->store_id] = f->base_head[s->base];
+            f->base_head[s->base] = s->store_id;
+        }
+    }
+    return HK_OK;
 }
 
 /* Judge one parsed body into out. */
@@ -1547,9 +1591,8 @@ static int body_judge(body *b, ptxrace_result *out)
         b->regs[r].uni = b->regs[r].defs > 1;
     for (int round = 0;; round++) {
         eval_all(b, &f, NULL);
-        for (long i = 0; i < b->n; i++)
-            if (b->st[i].store_id >= 0)
-                f.store_stmt[b->st[i].store_id] = i;
+        if ((rc = flow_bases(b, &f)))
+            goto out;
         for (long bi = 0; bi < f.nb; bi++)
             f.blk[bi].vis = false;
         memset(f.live_a, 0, (size_t)(f.nb * f.words) * 8);
@@ -1585,11 +1628,9 @@ static int body_judge(body *b, ptxrace_result *out)
                 b->regs[r].uni = false;
     }
     /* the last round's counts */
-    {
-        long ns = f.ns;
-        eval_all(b, &f, out);
-        (void)ns;
-    }
+    eval_all(b, &f, out);
+    if ((rc = flow_bases(b, &f)))
+        goto out;
     for (long bi = 0; bi < f.nb; bi++)
         if (f.blk[bi].vis)
             block_run(b, &f, bi, 2, a, w, out);
@@ -1605,6 +1646,8 @@ out:
     hk_free(f.live_w);
     hk_free(f.pred_at);
     hk_free(f.pred);
+    hk_free(f.base_head);
+    hk_free(f.base_next);
     hk_free(a);
     hk_free(w);
     return rc;
