@@ -56,6 +56,12 @@ static void tset_and(tset *d, const tset *s)
         d->w[i] &= s->w[i];
 }
 
+static int64_t floor_div(int64_t x, int64_t d) /* d > 0 */
+{
+    int64_t q = x / d;
+    return (x % d != 0 && x < 0) ? q - 1 : q;
+}
+
 /* some t in a with t + k in b */
 static bool tset_pair(const tset *a, const tset *b, long k)
 {
@@ -1045,7 +1051,8 @@ static bool block_run(body *b, flow *f, long bi, int pass, uint64_t *a, uint64_t
                 /* a word this thread stored itself is not another's (two stores of one word
                  * with no barrier between would race anyway) */
                 bool own = false;
-                for (long j = 0; j < f->ns && !own; j++) {
+                long head = s->base >= 0 && s->base < f->nbase ? f->base_head[s->base] : -1;
+                for (long j = head; j >= 0 && !own; j = f->base_next[j]) {
                     if (!BIT(a, j) && !BIT(w, j))
                         continue;
                     const stmt *t = &b->st[f->store_stmt[j]];
@@ -1053,7 +1060,7 @@ static bool block_run(body *b, flow *f, long bi, int pass, uint64_t *a, uint64_t
                         t->a[2] == s->a[2] && t->c < s->c + s->width && s->c < t->c + t->width)
                         own = true;
                 }
-                for (long j = 0; j < f->ns && !own; j++) {
+                for (long j = head; j >= 0 && !own; j = f->base_next[j]) {
                     bool in_a = BIT(a, j), in_w = BIT(w, j);
                     if (!in_a && !in_w)
                         continue;
@@ -1064,11 +1071,17 @@ static bool block_run(body *b, flow *f, long bi, int pass, uint64_t *a, uint64_t
                     /* lane t+k's store covers [A*k + c_S, +w_S) past lane t's A*t: overlap with
                      * [c_L, c_L + w_L) iff A*k lies strictly between lo and hi */
                     int64_t A = s->a[0], lo = s->c - t->c - t->width, hi = s->c - t->c + s->width;
-                    for (long k = -(PR_T - 1); k <= PR_T - 1; k++) {
+                    /* the k with lo < A*k < hi: A*k = |A|*kk with kk = sign(A)*k, and
+                     * kk runs over floor(lo/|A|)+1 .. ceil(hi/|A|)-1 */
+                    int64_t sg = A > 0 ? 1 : -1, aa = A * sg;
+                    int64_t kmin = floor_div(lo, aa) + 1, kmax = -floor_div(-hi, aa) - 1;
+                    if (kmin < -(PR_T - 1))
+                        kmin = -(PR_T - 1);
+                    if (kmax > PR_T - 1)
+                        kmax = PR_T - 1;
+                    for (int64_t kk = kmin; kk <= kmax; kk++) {
+                        long k = (long)(kk * sg);
                         if (!k)
-                            continue;
-                        int64_t ak = A * k;
-                        if (ak <= lo || ak >= hi)
                             continue;
                         if (!in_a && (k < 32 && k > -32))
                             continue; /* a warp barrier lies between: only other warps race */
@@ -1467,7 +1480,7 @@ static int flow_bases(body *b, flow *f)
             continue;
         f->store_stmt[s->store_id] = i;
         f->base_next[s->store_id] = -1;
-        if (s->base > 0 && s->base < f->nbase) {
+        if (s->base >= 0 && s->base < f->nbase) {
             f->base_next[s->store_id] = f->base_head[s->base];
             f->base_head[s->base] = s->store_id;
         }
