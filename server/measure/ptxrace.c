@@ -1761,7 +1761,16 @@ static void scan_line(scan *sc, char *raw)
     }
     if (sc->state == HEADER) {
         if (!strncmp(s, ".reqntid", 8) || !strncmp(s, ".maxntid", 8)) {
-            long x = strtol(s + 8, NULL, 10);
+            /* .reqntid X[, Y, Z]: tid.x < X; .maxntid bounds the product of the three, so
+             * tid.x < X*Y*Z only */
+            char *e;
+            long x = strtol(s + 8, &e, 10);
+            if (s[1] == 'm')
+                for (int k = 0; k < 2 && *e == ','; k++) {
+                    long y = strtol(e + 1, &e, 10);
+                    if (y > 0 && x < PR_T)
+                        x *= y;
+                }
             if (x > 0 && x < sc->b.maxx)
                 sc->b.maxx = x;
             return;
