@@ -135,6 +135,7 @@ typedef struct {
     char op[64];
     char *ops[PR_OPS];
     int nops;
+    bool ops_cut;    /* it had more operands than PR_OPS */
     /* I_LD / I_ST */
     int width;       /* bytes */
     bool generic;    /* no state space: shared only when its address is */
@@ -363,6 +364,9 @@ static void split_ops(stmt *s, char *rest)
             *p++ = '\0';
         s->ops[s->nops++] = trim(start);
     }
+    while (*p == ' ' || *p == '\t')
+        p++;
+    s->ops_cut = *p != '\0'; /* more operands than kept: read as unknown */
 }
 
 static bool op_is(const char *op, const char *base)
@@ -520,7 +524,8 @@ static aval operand_val(body *b, const char *o)
         !strncmp(o, "%cluster_ctaid.", 15) || !strncmp(o, "%cluster_nctaid.", 16) ||
         !strncmp(o, "%clusterid.", 11) || !strncmp(o, "%nclusterid.", 12) ||
         !strcmp(o, "%cluster_ctarank") || !strcmp(o, "%cluster_nctarank") ||
-        !strncmp(o, "%dynamic_smem_size", 18) || !strncmp(o, "%total_smem_size", 16)) {
+        !strncmp(o, "%dynamic_smem_size", 18) || !strncmp(o, "%total_smem_size", 16) ||
+        !strcmp(o, "%gridid") || !strcmp(o, "%nsmid") || !strcmp(o, "%nwarpid")) {
         v.sym = sym_named(b, o, SP_OTHER);
         v.known = v.sym != 0;
         return v;
@@ -555,6 +560,8 @@ static aval operand_val(body *b, const char *o)
 
 static bool all_uniform(body *b, stmt *s, int first)
 {
+    if (s->ops_cut)
+        return false;
     for (int i = first; i < s->nops; i++) {
         const char *o = s->ops[i];
         if (*o == '{' || *o == '[' || *o == '(')
@@ -1329,7 +1336,13 @@ static bool operand_uni(body *b, const char *o)
             continue;
         }
         int r = reg_of(b, name);
-        if (r < 0 || b->regs[r].defs < 1 || !b->regs[r].uni_new)
+        if (r >= 0 && b->regs[r].defs < 1) { /* a special register without a dot (%gridid) */
+            aval v = operand_val(b, name);
+            if (!val_uniform(&v))
+                return false;
+            continue;
+        }
+        if (r < 0 || !b->regs[r].uni_new)
             return false;
     }
     return true;
@@ -1366,7 +1379,7 @@ static void uni_solve(body *b)
                                        op_has(s->op, "relaxed") || op_has(s->op, "acquire") ||
                                        op_has(s->op, "mmio")))
                 ok = false; /* a value that may change between two threads' reads */
-            if (s->guard >= 0 && !b->regs[s->guard].uni_new)
+            if ((s->guard >= 0 && !b->regs[s->guard].uni_new) || s->ops_cut)
                 ok = false;
             for (int k = 1; ok && k < s->nops; k++)
                 if (!operand_uni(b, s->ops[k]))
@@ -1436,6 +1449,8 @@ static void eval_all(body *b, flow *f, ptxrace_result *out)
             for (int k = 0; k < nd && k < 2; k++) {
                 reg *r = &b->regs[d[k]];
                 r->pkind = pk;
+                if (pk == P_UNIFORM && r->defs == 1)
+                    r->v = fresh(b, SP_OTHER); /* so and.pred/selp of it read as uniform */
                 if (pk == P_TID) {
                     r->ptrue = t;
                     if (k == 1) /* %p|%q: q is the negation */
