@@ -75,6 +75,8 @@ static bool tset_pair(const tset *a, const tset *b, long k)
  * one block-uniform unknown quantity). Not known: anything, maybe different per thread. */
 typedef struct {
     bool known;
+    bool data;  /* not known, but computed from memory contents and block-uniform values
+                 * alone, no %tid arithmetic (in[i], a mark from local memory) */
     int sym;
     int64_t c;
     int64_t a[3];
@@ -95,8 +97,9 @@ static bool val_const(const aval *v)
 enum { SP_OTHER, SP_SHARED, SP_GENERIC }; /* what a uniform unknown is: a shared-window
                                            * offset, a generic address into it, or else */
 
-enum { P_NONE, P_UNIFORM, P_TID, P_VARY }; /* a predicate register: uniform over the block,
-                                            * a function of tid.x alone (its set), or else */
+enum { P_NONE, P_UNIFORM, P_TID, P_DATA, P_VARY }; /* a predicate register: uniform over
+                                                    * the block, a function of tid.x alone
+                                                    * (its set), of data alone, or else */
 
 typedef struct {
     char *name;
@@ -640,7 +643,20 @@ static aval val_mul(body *b, aval x, aval y)
 
 /* The tid.x values (0..maxx-1) for which `lhs CMP rhs` holds, when lhs - rhs depends on tid.x
  * alone: the comparison is evaluated at each (32-bit operands wrap as the hardware's do). */
+static int setp_info_tid(body *b, stmt *s, tset *when);
+static bool all_data(body *b, stmt *s, int first);
+
+/* A setp's predicate kind: as setp_info_tid, and P_DATA where that says P_VARY but every
+ * operand is data or block-uniform. */
 static int setp_info(body *b, stmt *s, tset *when)
+{
+    int pk = setp_info_tid(b, s, when);
+    if (pk == P_VARY && all_data(b, s, 1))
+        pk = P_DATA;
+    return pk;
+}
+
+static int setp_info_tid(body *b, stmt *s, tset *when)
 {
     /* setp.CMP[.BOOLOP].TYPE d[|q], a, b[, c] */
     if (s->nops < 3 || s->nops > 3)
@@ -786,6 +802,22 @@ static void stmt_classify(stmt *s)
     }
 }
 
+/* The operations whose result is a function of their operands alone. */
+static bool eval_pure(const char *op)
+{
+    static const char *const pure[] = {"add", "sub", "mul", "mad", "shl", "neg", "cvt", "cvta",
+                                       "and", "or", "xor", "not", "shr", "div", "rem", "min",
+                                       "max", "selp", "abs", "bfe", "bfi", "popc", "clz",
+                                       "brev", "prmt", "sad", "cnot", "slct", "set", "copysign",
+                                       "mul24", "mad24", "fma", "sqrt", "rsqrt", "rcp", "ex2",
+                                       "lg2", "sin", "cos", "tanh", "testp", "shf", "dp4a",
+                                       "dp2a", "lop3", "mov", NULL};
+    for (int i = 0; pure[i]; i++)
+        if (op_is(op, pure[i]))
+            return true;
+    return false;
+}
+
 static bool op_float(const char *op)
 {
     return op_has(op, "f32") || op_has(op, "f64") || op_has(op, "f16") || op_has(op, "bf16") ||
@@ -808,8 +840,38 @@ static bool op_int_cvt(const char *op)
     return ints == 2;
 }
 
-/* The value an instruction gives its (first) destination. */
+/* Whether every operand from the first on is block-uniform or data (aval.data). */
+static bool all_data(body *b, stmt *s, int first)
+{
+    if (s->ops_cut)
+        return false;
+    for (int i = first; i < s->nops; i++) {
+        const char *o = s->ops[i];
+        if (*o == '{' || *o == '(')
+            return false;
+        aval v = *o == '[' ? address_val(b, o) : operand_val(b, o);
+        if (*o == '[')
+            continue; /* an address: what is loaded from it is data whatever it is */
+        if (!val_uniform(&v) && !(!v.known && v.data))
+            return false;
+    }
+    return true;
+}
+
+static aval eval_stmt_value(body *b, stmt *s);
+
+/* The value an instruction gives its (first) destination: as eval_stmt_value, and an unknown
+ * result marked data when it comes from memory or from data and uniform values alone. */
 static aval eval_stmt(body *b, stmt *s)
+{
+    aval r = eval_stmt_value(b, s);
+    if (!r.known)
+        r.data = op_is(s->op, "ld") || (op_is(s->op, "atom") && s->nops >= 2) ||
+                 (eval_pure(s->op) && all_data(b, s, 1));
+    return r;
+}
+
+static aval eval_stmt_value(body *b, stmt *s)
 {
     const char *op = s->op;
     int n = s->nops;
@@ -821,18 +883,7 @@ static aval eval_stmt(body *b, stmt *s)
         aval a = address_val(b, s->ops[n > 1 ? 1 : 0]);
         return val_uniform(&a) && !op_has(op, "local") ? fresh(b, SP_OTHER) : unknown_val;
     }
-    static const char *const pure[] = {"add", "sub", "mul", "mad", "shl", "neg", "cvt", "cvta",
-                                       "and", "or", "xor", "not", "shr", "div", "rem", "min",
-                                       "max", "selp", "abs", "bfe", "bfi", "popc", "clz",
-                                       "brev", "prmt", "sad", "cnot", "slct", "set", "copysign",
-                                       "mul24", "mad24", "fma", "sqrt", "rsqrt", "rcp", "ex2",
-                                       "lg2", "sin", "cos", "tanh", "testp", "shf", "dp4a",
-                                       "dp2a", "lop3", "cvt.pack", NULL};
-    bool is_pure = false;
-    for (int i = 0; pure[i]; i++)
-        if (op_is(op, pure[i]))
-            is_pure = true;
-    if (!is_pure)
+    if (!eval_pure(op))
         return unknown_val;
     aval u = all_uniform(b, s, 1) ? fresh(b, SP_OTHER) : unknown_val;
     if (op_float(op) && !op_is(op, "cvta"))
@@ -934,7 +985,7 @@ static void result_take(ptxrace_result *out, const body *b, const stmt *ld, cons
 
 /* The guard's set: *g = the tid.x values that execute s (given m). false: it depends on
  * something the scan does not follow. */
-static bool guard_set(const body *b, const stmt *s, const tset *m, tset *g)
+static bool guard_set(const body *b, const stmt *s, const tset *m, tset *g, bool data_all)
 {
     *g = *m;
     if (s->guard < 0)
@@ -942,9 +993,10 @@ static bool guard_set(const body *b, const stmt *s, const tset *m, tset *g)
     const reg *r = &b->regs[s->guard];
     if (r->defs > 1 && r->uni)
         return true;
-    if (r->defs != 1 || r->pkind == P_VARY || r->pkind == P_NONE)
+    if (r->defs != 1 || r->pkind == P_VARY || r->pkind == P_NONE ||
+        (r->pkind == P_DATA && !data_all))
         return false;
-    if (r->pkind == P_UNIFORM)
+    if (r->pkind == P_UNIFORM || (r->pkind == P_DATA && data_all))
         return true;
     tset p = r->ptrue;
     if (s->guard_neg)
@@ -968,6 +1020,10 @@ typedef struct {
     long *base_head;  /* per uniform unknown: its first tracked store (-1: none) */
     long *base_next;  /* per tracked store: the next with the same base */
     long nbase;
+    bool data_all;    /* a branch on data (P_DATA) keeps every thread on both ways: the race
+                       * pass (a race under `if (in[i] == in[i])` is a race); never in the
+                       * rounds that decide uniformity, where it would make a register written
+                       * on both sides of such a branch look uniform */
 } flow;
 
 /* The tid.x values that surely reach block bi's start, from its predecessors' last runs:
@@ -1048,13 +1104,13 @@ static bool block_run(body *b, flow *f, long bi, int pass, uint64_t *a, uint64_t
             break;
         case I_ST:
             if (s->store_id >= 0) {
-                if (pass == 1 && guard_set(b, s, &m, &g))
+                if (pass == 1 && guard_set(b, s, &m, &g, f->data_all))
                     f->store_m[s->store_id] = g;
                 SETBIT(a, s->store_id);
             }
             break;
         case I_LD:
-            if (pass == 2 && s->tracked && guard_set(b, s, &m, &g) && tset_any(&g)) {
+            if (pass == 2 && s->tracked && guard_set(b, s, &m, &g, f->data_all) && tset_any(&g)) {
                 /* a word this thread stored itself is not another's (two stores of one word
                  * with no barrier between would race anyway) */
                 bool own = false;
@@ -1103,7 +1159,7 @@ static bool block_run(body *b, flow *f, long bi, int pass, uint64_t *a, uint64_t
         case I_RET:
             if (s->guard < 0) {
                 has_fall = false;
-            } else if (guard_set(b, s, &m, &g)) {
+            } else if (guard_set(b, s, &m, &g, f->data_all)) {
                 for (int k = 0; k < PR_W; k++)
                     m.w[k] &= ~g.w[k];
             } else {
@@ -1118,9 +1174,12 @@ static bool block_run(body *b, flow *f, long bi, int pass, uint64_t *a, uint64_t
             } else {
                 has_taken = true;
                 const reg *r = &b->regs[s->guard];
-                if (!(r->defs > 1 && r->uni) && (r->defs != 1 || r->pkind != P_UNIFORM)) {
+                bool whole = (r->defs > 1 && r->uni) ||
+                             (r->defs == 1 && (r->pkind == P_UNIFORM ||
+                                               (r->pkind == P_DATA && f->data_all)));
+                if (!whole) {
                     if (r->defs == 1 && r->pkind == P_TID) {
-                        guard_set(b, s, &m, &taken);
+                        guard_set(b, s, &m, &taken, f->data_all);
                         fall = m;
                         for (int k = 0; k < PR_W; k++)
                             fall.w[k] &= ~taken.w[k];
@@ -1451,6 +1510,8 @@ static void eval_all(body *b, flow *f, ptxrace_result *out)
                 r->pkind = pk;
                 if (pk == P_UNIFORM && r->defs == 1)
                     r->v = fresh(b, SP_OTHER); /* so and.pred/selp of it read as uniform */
+                if (pk == P_DATA && r->defs == 1)
+                    r->v = unknown_val, r->v.data = true;
                 if (pk == P_TID) {
                     r->ptrue = t;
                     if (k == 1) /* %p|%q: q is the negation */
@@ -1469,7 +1530,9 @@ static void eval_all(body *b, flow *f, ptxrace_result *out)
             if (r->defs != 1)
                 continue;
             r->v = nd == 1 || ld ? eval_stmt(b, s) : unknown_val;
-            r->pkind = val_uniform(&r->v) ? P_UNIFORM : P_VARY;
+            r->pkind = val_uniform(&r->v)            ? P_UNIFORM
+                       : !r->v.known && r->v.data ? P_DATA
+                                                  : P_VARY;
             if (r->v.known && r->v.sym > before && !s->def_sym)
                 s->def_sym = r->v.sym; /* made here: in a loop, made anew each trip */
         }
@@ -1655,13 +1718,30 @@ static int body_judge(body *b, ptxrace_result *out)
             for (long r = 0; r < b->nregs; r++)
                 b->regs[r].uni = false;
     }
-    /* the last round's counts */
+    /* the race pass: the last round's values (counted), the flow again with a branch on data
+     * keeping every thread, each store's threads, then the loads */
     eval_all(b, &f, out);
     if ((rc = flow_bases(b, &f)))
         goto out;
+    f.data_all = true;
     for (long bi = 0; bi < f.nb; bi++)
-        if (f.blk[bi].vis)
-            block_run(b, &f, bi, 2, a, w, out);
+        f.blk[bi].vis = false;
+    memset(f.live_a, 0, (size_t)(f.nb * f.words) * 8);
+    memset(f.live_w, 0, (size_t)(f.nb * f.words) * 8);
+    for (int sweeps = 0, changed = 1; changed; sweeps++) {
+        if (sweeps > PR_MAX_SWEEPS) {
+            out->skipped++;
+            goto out;
+        }
+        changed = 0;
+        for (long bi = 0; bi < f.nb; bi++)
+            if (block_run(b, &f, bi, 0, a, w, out))
+                changed = 1;
+    }
+    for (int pass = 1; pass <= 2; pass++)
+        for (long bi = 0; bi < f.nb; bi++)
+            if (f.blk[bi].vis)
+                block_run(b, &f, bi, pass, a, w, out);
     goto out;
 oom:
     rc = HK_ENOMEM;

@@ -3,8 +3,8 @@
  * (-O3 -std=c++17 -lineinfo, sm_90): the racy warp-synchronous tails are found with their
  * PTX and source lines; the same tails with __syncwarp or __syncthreads are not, nor honest
  * tiled GEMM, transpose and scan, a read of a word the guard keeps its writer out of, or a
- * thread's own word; a barrier skipped on a uniform path and a race carried round a loop are
- * found; an offset it cannot resolve is not (by design: no finding on an unknown). Skipped
+ * thread's own word; a barrier skipped on a uniform path, a race under a branch on data and a
+ * race carried round a loop are found; an offset it cannot resolve is not (by design: no finding on an unknown). Skipped
  * without nvcc. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -188,6 +188,18 @@ static const char source[] =
     "    }\n"
     "    out[t] = x;\n"
     "}\n"
+    /* the racy read under a branch on data (true for every thread in practice): which threads
+     * take it is not the tid's doing, so every thread counts */
+    "__global__ void data_guard(const float *in, float *out)\n"
+    "{\n"
+    "    __shared__ float s[257];\n"
+    "    int t = threadIdx.x;\n"
+    "    float x = in[blockIdx.x * 256 + t];\n"
+    "    if (x == x) {\n"
+    "        s[t] = x;\n"
+    "        out[blockIdx.x * 256 + t] = ((volatile float *)s)[t + 1];\n"
+    "    }\n"
+    "}\n"
     /* an offset the scan cannot resolve (blockDim is a block-uniform unknown, maybe 0 after
      * the shift): no finding, by design (tests/gpu/cheats/spin_offset_evade.cu) */
     "__global__ void uniform_offset(const float *in, float *out)\n"
@@ -336,6 +348,9 @@ static void test_other_races_found(void **state)
     r = scan_kernel("skipped_barrier");
     assert_true(r.found);
     assert_int_equal(r.k, 1);
+    r = scan_kernel("data_guard");
+    assert_true(r.found);
+    assert_int_equal(r.k, 1);
     r = scan_kernel("loop_carried");
     assert_true(r.found);
     assert_int_equal(r.k, 1);
@@ -352,7 +367,7 @@ static void test_whole_module(void **state)
     assert_int_equal(ptxrace_scan(ptx, ptx_len, &r), HK_OK);
     assert_true(r.found);
     assert_string_equal(r.func, "_Z9racy_tailPKfPf");
-    assert_int_equal(r.functions, 12);
+    assert_int_equal(r.functions, 13);
     char path[600];
     snprintf(path, sizeof path, "%s/k.ptx", dir);
     ptxrace_result f;
