@@ -84,6 +84,18 @@ typedef struct {
 
 static const aval unknown_val;
 
+/* Two's-complement arithmetic on the forms' numbers (addresses wrap; C's signed overflow must
+ * not happen). */
+static int64_t wadd(int64_t x, int64_t y)
+{
+    return (int64_t)((uint64_t)x + (uint64_t)y);
+}
+
+static int64_t wmul(int64_t x, int64_t y)
+{
+    return (int64_t)((uint64_t)x * (uint64_t)y);
+}
+
 static bool val_uniform(const aval *v)
 {
     return v->known && !v->a[0] && !v->a[1] && !v->a[2];
@@ -255,6 +267,21 @@ static int reg_of(body *b, const char *name)
     return (int)b->nregs++;
 }
 
+/* The register named name, -1 when the body never writes or guards with it: a lookup that
+ * never grows the table (callers hold pointers into it). */
+static int reg_find(const body *b, const char *name)
+{
+    if (!b->hashcap)
+        return -1;
+    unsigned long i = hash_str(name) % (unsigned long)b->hashcap;
+    while (b->hash[i] >= 0) {
+        if (!strcmp(b->regs[b->hash[i]].name, name))
+            return b->hash[i];
+        i = (i + 1) % (unsigned long)b->hashcap;
+    }
+    return -1;
+}
+
 static int label_of(body *b, const char *name)
 {
     for (long i = 0; i < b->nlabels; i++)
@@ -339,7 +366,7 @@ static bool parse_int(const char *s, int64_t *out)
         end++;
     if (*end)
         return false;
-    *out = neg ? -(int64_t)v : (int64_t)v;
+    *out = neg ? (int64_t)(0 - (uint64_t)v) : (int64_t)v;
     return true;
 }
 
@@ -536,7 +563,7 @@ static aval operand_val(body *b, const char *o)
     if (*o == '%') {
         if (strchr(o, '.')) /* another special register (%laneid is not dotted but varies) */
             return v;
-        int r = reg_of(b, o);
+        int r = reg_find(b, o);
         if (r >= 0 && b->regs[r].defs > 1 && b->regs[r].uni)
             return b->regs[r].uval;
         if (r < 0 || b->regs[r].defs != 1)
@@ -590,9 +617,9 @@ static aval val_add(body *b, aval x, aval y, int sign)
     if (!x.known || !y.known)
         return unknown_val;
     aval r = x;
-    r.c = x.c + sign * y.c;
+    r.c = wadd(x.c, wmul(sign, y.c));
     for (int i = 0; i < 3; i++)
-        r.a[i] = x.a[i] + sign * y.a[i];
+        r.a[i] = wadd(x.a[i], wmul(sign, y.a[i]));
     if (!y.sym)
         return r;
     if (!x.sym && sign > 0) {
@@ -620,9 +647,9 @@ static aval val_scale(body *b, aval x, int64_t k)
     if (!x.known)
         return unknown_val;
     aval r = x;
-    r.c = x.c * k;
+    r.c = wmul(x.c, k);
     for (int i = 0; i < 3; i++)
-        r.a[i] = x.a[i] * k;
+        r.a[i] = wmul(x.a[i], k);
     if (x.sym && k != 1) {
         r.sym = k ? sym_new(b, SP_OTHER) : 0;
         r.known = !k || r.sym != 0;
@@ -683,7 +710,7 @@ static int setp_info_tid(body *b, stmt *s, tset *when)
         return P_VARY; /* a float or 16-bit comparison */
     memset(when, 0, sizeof *when);
     for (long t = 0; t < b->maxx && t < PR_T; t++) {
-        int64_t l = x.c + x.a[0] * t, r = y.c + y.a[0] * t; /* the common sym cancels */
+        int64_t l = wadd(x.c, wmul(x.a[0], t)), r = wadd(y.c, wmul(y.a[0], t)); /* the common sym cancels */
         bool res;
         if (w32) {
             if (sgn) {
@@ -748,12 +775,12 @@ static aval address_val(body *b, const char *o)
             *minus = '\0';
             if (!parse_int(trim(minus + 1), &off))
                 return unknown_val;
-            off = -off;
+            off = wmul(off, -1);
         }
     }
     aval v = operand_val(b, trim(x));
     if (v.known)
-        v.c += off;
+        v.c = wadd(v.c, off);
     return v;
 }
 
@@ -1120,7 +1147,8 @@ static bool block_run(body *b, flow *f, long bi, int pass, uint64_t *a, uint64_t
                         continue;
                     const stmt *t = &b->st[f->store_stmt[j]];
                     if (t->base == s->base && t->a[0] == s->a[0] && t->a[1] == s->a[1] &&
-                        t->a[2] == s->a[2] && t->c < s->c + s->width && s->c < t->c + t->width)
+                        t->a[2] == s->a[2] && t->c < wadd(s->c, s->width) &&
+                        s->c < wadd(t->c, t->width))
                         own = true;
                 }
                 for (long j = head; j >= 0 && !own; j = f->base_next[j]) {
@@ -1133,6 +1161,11 @@ static bool block_run(body *b, flow *f, long bi, int pass, uint64_t *a, uint64_t
                         continue;
                     /* lane t+k's store covers [A*k + c_S, +w_S) past lane t's A*t: overlap with
                      * [c_L, c_L + w_L) iff A*k lies strictly between lo and hi */
+                    /* far-apart constants (more than 2^40 bytes) are no address pair to solve */
+                    const int64_t far = (int64_t)1 << 40;
+                    if (s->c > far || s->c < -far || t->c > far || t->c < -far ||
+                        s->a[0] > far || s->a[0] < -far)
+                        continue;
                     int64_t A = s->a[0], lo = s->c - t->c - t->width, hi = s->c - t->c + s->width;
                     /* the k with lo < A*k < hi: A*k = |A|*kk with kk = sign(A)*k, and
                      * kk runs over floor(lo/|A|)+1 .. ceil(hi/|A|)-1 */
@@ -1394,14 +1427,14 @@ static bool operand_uni(body *b, const char *o)
                 return false;
             continue;
         }
-        int r = reg_of(b, name);
-        if (r >= 0 && b->regs[r].defs < 1) { /* a special register without a dot (%gridid) */
+        int r = reg_find(b, name);
+        if (r < 0 || b->regs[r].defs < 1) { /* a special register without a dot (%gridid) */
             aval v = operand_val(b, name);
             if (!val_uniform(&v))
                 return false;
             continue;
         }
-        if (r < 0 || !b->regs[r].uni_new)
+        if (!b->regs[r].uni_new)
             return false;
     }
     return true;
