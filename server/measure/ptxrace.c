@@ -1931,11 +1931,8 @@ static void scan_line(scan *sc, char *raw)
         body_clear(&sc->b);
         return;
     }
-    if (*s == '{' || *s == '}') {
+    while (*s == '{' || *s == '}')
         s = trim(s + 1);
-        if (!*s)
-            return;
-    }
     if (!strncmp(s, ".loc", 4) && (s[4] == ' ' || s[4] == '\t')) {
         /* .loc FILE LINE COL[, function_name ..., inlined_at FILE LINE COL]: the outermost */
         const char *in = strstr(s, "inlined_at");
@@ -1949,9 +1946,47 @@ static void scan_line(scan *sc, char *raw)
         }
         return;
     }
-    if (*s == '.' || *s == '}' || *s == '{')
-        return; /* a declaration (.reg, .shared, .local, .pragma ...) */
-    sc->rc = stmt_parse(&sc->b, s, sc->line, sc->src, sc->src_file);
+    /* one statement per ';' (inline asm may put several on a line, in a `{ ... }` scope), a
+     * label before one on its line */
+    for (char *piece = s; piece && *piece && !sc->rc;) {
+        char *next = NULL;
+        int depth = 0;
+        for (char *p = piece; *p; p++) {
+            if (*p == '[' || *p == '(')
+                depth++;
+            else if ((*p == ']' || *p == ')') && depth)
+                depth--;
+            else if (*p == ';' && !depth) {
+                if (p[1])
+                    next = p + 1;
+                *p = '\0';
+                break;
+            }
+        }
+        char *t = trim(piece);
+        while (*t == '{' || *t == '}')
+            t = trim(t + 1);
+        size_t n = strlen(t);
+        while (n && t[n - 1] == '}')
+            t[--n] = '\0';
+        t = trim(t);
+        char *colon = strchr(t, ':');
+        if (colon && colon > t && colon[1] != ':' && (colon == t || colon[-1] != ':')) {
+            bool label = is_ident_start(*t);
+            for (char *q = t + 1; label && q < colon; q++)
+                label = isalnum((unsigned char)*q) || *q == '_' || *q == '$';
+            if (label) {
+                char after = colon[1];
+                colon[1] = '\0';
+                sc->rc = stmt_parse(&sc->b, t, sc->line, sc->src, sc->src_file);
+                colon[1] = after;
+                t = trim(colon + 1);
+            }
+        }
+        if (*t && *t != '.' && !sc->rc)
+            sc->rc = stmt_parse(&sc->b, t, sc->line, sc->src, sc->src_file); /* not a declaration */
+        piece = next;
+    }
 }
 
 static void scan_finish(scan *sc)

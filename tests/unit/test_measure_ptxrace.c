@@ -200,6 +200,17 @@ static const char source[] =
     "        out[blockIdx.x * 256 + t] = ((volatile float *)s)[t + 1];\n"
     "    }\n"
     "}\n"
+    /* the racy read in inline asm, several statements on one line in a `{ }` scope */
+    "__global__ void asm_line(const float *in, float *out)\n"
+    "{\n"
+    "    __shared__ float s[257];\n"
+    "    int t = threadIdx.x;\n"
+    "    s[t] = in[t];\n"
+    "    float y;\n"
+    "    unsigned a = (unsigned)__cvta_generic_to_shared(&s[t + 1]);\n"
+    "    asm volatile(\"{ .reg .f32 q; ld.volatile.shared.f32 q, [%1]; mov.f32 %0, q; }\" : \"=f\"(y) : \"r\"(a));\n"
+    "    out[t] = y;\n"
+    "}\n"
     /* an offset the scan cannot resolve (blockDim is a block-uniform unknown, maybe 0 after
      * the shift): no finding, by design (tests/gpu/cheats/spin_offset_evade.cu) */
     "__global__ void uniform_offset(const float *in, float *out)\n"
@@ -351,6 +362,10 @@ static void test_other_races_found(void **state)
     r = scan_kernel("data_guard");
     assert_true(r.found);
     assert_int_equal(r.k, 1);
+    r = scan_kernel("asm_line");
+    assert_true(r.found);
+    assert_int_equal(r.k, 1);
+    assert_non_null(strstr(r.ld_text, "ld.volatile.shared.f32 q, [%r"));
     r = scan_kernel("loop_carried");
     assert_true(r.found);
     assert_int_equal(r.k, 1);
@@ -367,7 +382,7 @@ static void test_whole_module(void **state)
     assert_int_equal(ptxrace_scan(ptx, ptx_len, &r), HK_OK);
     assert_true(r.found);
     assert_string_equal(r.func, "_Z9racy_tailPKfPf");
-    assert_int_equal(r.functions, 13);
+    assert_int_equal(r.functions, 14);
     char path[600];
     snprintf(path, sizeof path, "%s/k.ptx", dir);
     ptxrace_result f;
