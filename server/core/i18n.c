@@ -2457,6 +2457,34 @@ static const struct hk_msg_entry msgs[HK_MSG_COUNT] = {
       "两次启动之间设备堆不会被清零，malloc 会把释放过的内存块连同先前启动写入的内容一起再次分配出来，"
       "核函数可以在一次启动中留下标记、在下一次启动中读到，"
       "从而在计时的启动中与先前检查和 sanitizer 下的启动表现不同"),
+    F(MEAS_RACE_PTX,
+      "the candidate's device code loads a shared-memory word that another thread of its block "
+      "stored with no barrier in between (thread t reads thread t%+ld's word: PTX line %ld: %s, "
+      "after PTX line %ld: %s), which the baseline's does not: the two accesses race whether "
+      "or not the path is taken in a run, and a kernel can take such a path only when "
+      "compute-sanitizer is not watching",
+      "候选版本的设备代码读取了同一线程块中另一个线程写入的共享内存字，两者之间没有屏障"
+      "（线程 t 读取线程 t%+ld 的字：PTX 第 %ld 行：%s，写入在 PTX 第 %ld 行：%s），而基线的没有："
+      "无论运行时是否走这条路径，这两次访问都构成竞争，核函数可以只在 compute-sanitizer 不在监视时才走这条路径"),
+    F(MEAS_RACE_PTX_SRC,
+      "the candidate's device code loads a shared-memory word that another thread of its block "
+      "stored with no barrier in between (thread t reads thread t%+ld's word: PTX line %ld: %s, "
+      "after PTX line %ld: %s; %s line %ld, stored at line %ld), which the baseline's does not: "
+      "the two accesses race whether or not the path is taken in a run, and a kernel can take "
+      "such a path only when compute-sanitizer is not watching",
+      "候选版本的设备代码读取了同一线程块中另一个线程写入的共享内存字，两者之间没有屏障"
+      "（线程 t 读取线程 t%+ld 的字：PTX 第 %ld 行：%s，写入在 PTX 第 %ld 行：%s；%s 第 %ld 行，写入在第 %ld 行），"
+      "而基线的没有：无论运行时是否走这条路径，这两次访问都构成竞争，"
+      "核函数可以只在 compute-sanitizer 不在监视时才走这条路径"),
+    F(MEAS_RACE_BASE,
+      "the baseline's PTX loads another thread's unsynchronised shared-memory word too (PTX line "
+      "%ld: %s), so the candidate's (PTX line %ld: %s) is not judged from its PTX: "
+      "compute-sanitizer's racecheck still judges the run",
+      "基线的 PTX 也读取了另一个线程未经同步写入的共享内存字（PTX 第 %ld 行：%s），"
+      "因此候选版本的（PTX 第 %ld 行：%s）不根据其 PTX 判定：运行时仍由 compute-sanitizer 的 racecheck 判定"),
+    M(MEAS_RACE_DCU,
+      "a DCU code object: its assembly is not read for shared-memory races",
+      "DCU 代码对象：未检查其汇编中的共享内存竞争"),
     F(MEAS_HEAP_ASM,
       "the candidate's device code uses the device heap (%s, assembly line %ld: %s), which the baseline's "
       "does not: nothing clears the heap between launches and malloc hands a freed block back "

@@ -1375,6 +1375,10 @@ enum hk_msg {
     HK_MSG_MEAS_LOCAL_DCU,
     HK_MSG_MEAS_HEAP_PTX,            /* measure_heap_check: %s what, %ld line, %s text */
     HK_MSG_MEAS_HEAP_ASM,            /* measure_heap_check, a DCU code object: %s what, %ld line, %s text */
+    HK_MSG_MEAS_RACE_PTX,            /* measure_race_check: %ld k, %ld load line, %s its text, %ld store line, %s its text */
+    HK_MSG_MEAS_RACE_PTX_SRC,        /* the same, then %s source file, %ld load's source line, %ld store's */
+    HK_MSG_MEAS_RACE_BASE,           /* pass: %ld baseline's load line, %s text, %ld candidate's, %s text */
+    HK_MSG_MEAS_RACE_DCU,
     HK_MSG_MEAS_RUN_NOT_STARTED,      /* %s executable, %s hk_strerror */
     HK_MSG_MEAS_RUN_NO_RESULT,        /* the harness exited 0 without its result line */
     HK_MSG_MEAS_RUN_NO_RESULT_SAYS,   /* %s its error */

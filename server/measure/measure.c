@@ -30,6 +30,7 @@
 #include "core/log.h"
 #include "hk_gpulock.h"
 #include "measure/kimage.h"
+#include "measure/ptxrace.h"
 #include "measure/oracle.h"
 
 #define OUTPUT_MAX ((size_t)1 << 20)
@@ -132,6 +133,7 @@ typedef struct {
     enum hk_msg not_read; /* 0, or why the images could not be judged at all */
     char *not_read_path;  /* the PTX that could not be read (HK_MSG_MEAS_CLK_NO_PTX) */
     kimage_clocks base, cand;
+    ptxrace_result race_base, race_cand; /* PTX only (a DCU image: not read for races) */
 } image_pair;
 
 static int image_read(const char *base_module, const char *cand_module, image_pair *ip)
@@ -165,13 +167,24 @@ static int image_read(const char *base_module, const char *cand_module, image_pa
         ip->not_read_path = path;
         return HK_OK;
     }
+    /* a second pass over the same file: the race scan keeps one function body at a time */
+    rc = ptxrace_file(path, &ip->race_cand);
     hk_free(path);
+    if (rc == HK_ENOMEM)
+        return rc;
+    if (rc)
+        memset(&ip->race_cand, 0, sizeof ip->race_cand);
     if (base_module) {
         if (!(path = hk_asprintf("%s.ptx", base_module)))
             return HK_ENOMEM;
         if (kimage_ptx_clocks_file(path, &ip->base) != HK_OK)
             memset(&ip->base, 0, sizeof ip->base);
+        rc = ptxrace_file(path, &ip->race_base);
         hk_free(path);
+        if (rc == HK_ENOMEM)
+            return rc;
+        if (rc)
+            memset(&ip->race_base, 0, sizeof ip->race_base);
     }
     return HK_OK;
 }
@@ -204,6 +217,52 @@ static int image_judge(const image_pair *ip, unsigned bits, enum hk_msg dcu_why,
                            ip->cand.line[k], ip->cand.text[k]); /* stored in English, said where shown */
     }
     return *why ? HK_OK : HK_ENOMEM;
+}
+
+/* The race check's verdict from the two images read (measure_race_check). */
+static int race_judge(const image_pair *ip, const char **result, char **why)
+{
+    *result = "not_run";
+    *why = NULL;
+    const ptxrace_result *c = &ip->race_cand, *b = &ip->race_base;
+    if (ip->not_read == HK_MSG_MEAS_CLK_NO_PTX)
+        *why = hk_asprintf(hk_tr_in(HK_LANG_EN, HK_MSG_MEAS_CLK_NO_PTX), ip->not_read_path);
+    else if (ip->not_read)
+        *why = hk_strdup(hk_tr_in(HK_LANG_EN, ip->not_read));
+    else if (ip->dcu)
+        *why = hk_strdup(hk_tr_in(HK_LANG_EN, HK_MSG_MEAS_RACE_DCU));
+    else if (!c->found) {
+        *result = "pass";
+        return HK_OK;
+    } else if (b->found) {
+        /* the user's own code has such a read: not the candidate's doing (racecheck judges) */
+        *result = "pass";
+        *why = hk_asprintf(hk_tr_in(HK_LANG_EN, HK_MSG_MEAS_RACE_BASE), b->ld_line, b->ld_text,
+                           c->ld_line, c->ld_text);
+    } else {
+        *result = "fail";
+        if (c->ld_src > 0 && c->st_src > 0)
+            *why = hk_asprintf(hk_tr_in(HK_LANG_EN, HK_MSG_MEAS_RACE_PTX_SRC), c->k, c->ld_line,
+                               c->ld_text, c->st_line, c->st_text, c->src_file, c->ld_src,
+                               c->st_src);
+        else
+            *why = hk_asprintf(hk_tr_in(HK_LANG_EN, HK_MSG_MEAS_RACE_PTX), c->k, c->ld_line,
+                               c->ld_text, c->st_line, c->st_text);
+    }
+    return *why ? HK_OK : HK_ENOMEM;
+}
+
+int measure_race_check(const char *base_module, const char *cand_module, const char **result,
+                       char **why)
+{
+    image_pair ip;
+    *result = "not_run";
+    *why = NULL;
+    int rc = image_read(base_module, cand_module, &ip);
+    if (rc == HK_OK)
+        rc = race_judge(&ip, result, why);
+    hk_free(ip.not_read_path);
+    return rc;
 }
 
 static int image_check(const char *base_module, const char *cand_module, unsigned bits,
@@ -240,11 +299,13 @@ int measure_heap_check(const char *base_module, const char *cand_module, const c
 
 /* a clock first: a kernel that reads one could tell every later check apart; then local
  * memory the scrub before each launch does not cover, and the device heap, which nothing
- * resets between launches (the same PTX) */
+ * resets between launches (the same PTX); then a shared-memory race in the image, taken or
+ * not (the PTX read a second time, one function body at a time: ptxrace.h) */
 const measure_image_check measure_image_checks[MEASURE_IMAGE_CHECKS] = {
     {"clock", MEASURE_READS_CLOCK},
     {"local", MEASURE_LOCAL_STATE},
     {"heap", MEASURE_DEVICE_HEAP},
+    {"race", MEASURE_RACE},
 };
 static const struct {
     unsigned bits;
@@ -253,6 +314,7 @@ static const struct {
     {KIMAGE_CLOCK_BITS, 0},
     {KIMAGE_LOCAL_BITS, HK_MSG_MEAS_LOCAL_DCU},
     {KIMAGE_HEAP_BITS, 0}, /* a DCU image's assembly is read for it too */
+    {0, 0},                /* race: race_judge */
 };
 
 int measure_image_checks_judge(const char *base_module, const char *cand_module,
@@ -266,8 +328,10 @@ int measure_image_checks_judge(const char *base_module, const char *cand_module,
     }
     int rc = image_read(base_module, cand_module, &ip);
     for (size_t i = 0; rc == HK_OK && i < MEASURE_IMAGE_CHECKS; i++)
-        rc = image_judge(&ip, image_check_kinds[i].bits, image_check_kinds[i].dcu_why, &result[i],
-                         &why[i]);
+        rc = measure_image_checks[i].reason == MEASURE_RACE
+                 ? race_judge(&ip, &result[i], &why[i])
+                 : image_judge(&ip, image_check_kinds[i].bits, image_check_kinds[i].dcu_why,
+                               &result[i], &why[i]);
     hk_free(ip.not_read_path);
     if (rc)
         for (size_t i = 0; i < MEASURE_IMAGE_CHECKS; i++) {

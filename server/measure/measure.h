@@ -69,7 +69,9 @@ enum measure_reason {
                                * launch returned (other streams, child kernels) */
     MEASURE_UNSTABLE,         /* "unstable": the timing spread stayed above its bound
                                * after a re-measure */
-    MEASURE_RACE,             /* "race": compute-sanitizer racecheck found a hazard */
+    MEASURE_RACE,             /* "race": compute-sanitizer racecheck found a hazard, or the
+                               * candidate's PTX loads a shared word another thread stored with
+                               * no barrier between (measure_race_check, before any run) */
     MEASURE_UNINITIALIZED,    /* "uninitialized": compute-sanitizer initcheck found a read
                                * of uninitialized device memory */
     MEASURE_UNFLUSHED,        /* "unflushed": the L2 flush before timed launches could not
@@ -131,15 +133,27 @@ int measure_local_check(const char *base_module, const char *cand_module, const 
 int measure_heap_check(const char *base_module, const char *cand_module, const char **result,
                        char **why);
 
+/* Shared-memory races (docs/referee.md, "A candidate reads no other thread's unsynchronised
+ * word"): the kernel image cand_module may not load a shared-memory word that another thread
+ * of its block stored on a path with no barrier in between (ptxrace.h: read in MODULE.ptx,
+ * without running it, so a kernel that senses compute-sanitizer and takes a racy path only
+ * when it is not watched is judged on the path it has, taken or not), unless base_module's
+ * PTX has such a read too: then "pass" with *why saying so (the user's own warp-synchronous
+ * code; racecheck still judges the run). *result: "pass", "fail" (*why: the load and the
+ * store, their PTX and source lines) or "not_run" (*why: no image, no PTX, a DCU code object).
+ * HK_OK, HK_ENOMEM. */
+int measure_race_check(const char *base_module, const char *cand_module, const char **result,
+                       char **why);
+
 /* The checks judged from the two images before anything runs, in the order they are made:
- * clock, local, heap (the three functions above). measure_evaluate and the episode's
+ * clock, local, heap, race (the four functions above). measure_evaluate and the episode's
  * verify-candidate both make them through measure_image_checks_judge, so a check is added
  * in one place. */
 typedef struct {
     const char *check;          /* its name in a verdict's checks ("clock") */
     enum measure_reason reason; /* a candidate that fails it */
 } measure_image_check;
-enum { MEASURE_IMAGE_CHECKS = 3 };
+enum { MEASURE_IMAGE_CHECKS = 4 };
 extern const measure_image_check measure_image_checks[MEASURE_IMAGE_CHECKS];
 
 /* All of them, each image read once (a PTX can be hundreds of MB): result[i] and why[i] as

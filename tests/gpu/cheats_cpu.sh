@@ -5,7 +5,9 @@
 # host code or preprocessor lines before it compiles anything, so no GPU (and no run) is
 # involved. Cheats that expect "compile_error" are judged the same way (the referee's own
 # nvcc flags refuse them), and so are those that expect "reads_clock", "local_state" or "device_heap"
-# (judged from the two images' PTX right after they build, before a GPU is looked for). Every other cheat is judged by running it and is listed as
+# (judged from the two images' PTX right after they build, before a GPU is looked for), and so
+# are the "race" cheats whose header has a line `// judged from the PTX: race` (a shared-memory
+# race in the image, taken or not: measure_race_check, session 39). Every other cheat is judged by running it and is listed as
 # "skipped (needs a GPU)"; tests/gpu/run.sh runs them all on a GPU machine.
 #
 #   tests/gpu/cheats_cpu.sh [CHEAT.cu...]      (default: every tests/gpu/cheats/*.cu)
@@ -65,6 +67,9 @@ for c in "${cheats[@]}"; do
   ck=$(sed -n '2s#^// kernel: *\([A-Za-z_0-9:]*\).*#\1#p' "$c")
   [ -n "$ck" ] || ck=$(sed -n 's/^__global__ void \([A-Za-z_0-9]*\)(.*/\1/p' "$c" | head -1)
   alts="|$expect|"
+  # a race the referee reads in the PTX (measure_race_check) is judged here too
+  ptx_race=0
+  grep -q '^// judged from the PTX: race' "$c" && ptx_race=1
   if [ -z "$expect" ]; then
     row "$name" "-" "no '// expect:' line" FAIL
     failed=1
@@ -72,6 +77,20 @@ for c in "${cheats[@]}"; do
   fi
   case "$alts" in
     *"|host_code|"*) ;;
+    *"|race|"*)
+      if [ "$ptx_race" = 0 ]; then
+        row "$name" "$expect" "-" "skipped (needs a GPU)"
+        skipped=$((skipped + 1))
+        continue
+      fi
+      if [ -n "${CHEAT_TARGET:-}" ]; then
+        row "$name" "$expect" "-" "not run (PTX's; target $CHEAT_TARGET)"
+        continue
+      fi
+      if [ "$have_nvcc" = 0 ]; then
+        row "$name" "$expect" "-" "not run (no nvcc here)"
+        continue
+      fi ;;
     *"|compile_error|"*|*"|reads_clock|"*|*"|local_state|"*|*"|device_heap|"*)
       # a DCU target: the clock is read in the code object's assembly (hipcc), so the
       # reads_clock cheats that build for HIP are judged too (session 30), and the
@@ -124,6 +143,7 @@ print("accepted" if d.get("accepted") else d.get("reason") or "?")' "$out" 2>/de
     row "$name" "$expect" "$got" PASS
     passed=$((passed + 1))
   elif [ "$got" = no_gpu ] && [ "$alts" != "|host_code|" ] && [ "$alts" != "|compile_error|" ] &&
+       [ "$ptx_race" = 0 ] &&
        ! printf '%s' "$alts" | grep -qF "|reads_clock|" && ! printf '%s' "$alts" | grep -qF "|local_state|" &&
        ! printf '%s' "$alts" | grep -qF "|device_heap|"; then
     # it compiled: its other expected reason needs a run

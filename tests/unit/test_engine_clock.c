@@ -598,13 +598,15 @@ static void test_heap_check(void **state)
     assert_non_null(strstr(why, "without its assembly"));
     hk_free(why);
     assert_string_equal(measure_reason_name(MEASURE_DEVICE_HEAP), "device_heap");
-    /* all three at once (each image read once) answer as the three functions do, in order */
+    /* all four at once (each image read once) answer as the four functions do, in order (the
+     * race check since session 39: test_measure_ptxrace) */
     int (*const fns[MEASURE_IMAGE_CHECKS])(const char *, const char *, const char **, char **) = {
-        measure_clock_check, measure_local_check, measure_heap_check};
+        measure_clock_check, measure_local_check, measure_heap_check, measure_race_check};
     const char *pairs[][2] = {{base, base}, {base, cand}, {both, cand}, {cand, both},
                               {base, "/x/kernel.co"}, {base, NULL}};
     assert_string_equal(measure_image_checks[0].check, "clock");
     assert_int_equal(measure_image_checks[2].reason, MEASURE_DEVICE_HEAP);
+    assert_int_equal(measure_image_checks[3].reason, MEASURE_RACE);
     for (size_t p = 0; p < sizeof pairs / sizeof pairs[0]; p++) {
         const char *res[MEASURE_IMAGE_CHECKS];
         char *whys[MEASURE_IMAGE_CHECKS];

@@ -1,4 +1,4 @@
-// expect: launch_state
+// expect: race|launch_state
 // kernel: reduce_sum
 // Class: state carried from launch to launch (a __device__ count of finished blocks), aimed
 // at the sanitizer pass at the timed size (session 31, docs/sanitizer.md "by the problem
@@ -18,6 +18,10 @@
 // left at a whole grid, so the first launch (a priming launch at the other size) fails it,
 // "launch_state" naming hk_blocks_done (docs/referee.md, "Every launch starts from the same
 // device state").
+// Session 39: its racy tail (lane t reads v[t + 16] right after lane t + 16 stored it, no
+// __syncwarp) is in the image whether or not it is taken, and the referee reads it in the
+// PTX before any run (measure_race_check, docs/referee.md): "race" now comes first; the
+// reason above stays what rejects the same state trick with a race-free payload.
 __device__ unsigned int hk_blocks_done;
 
 __global__ void reduce_sum(const float *in, float *out, int n)

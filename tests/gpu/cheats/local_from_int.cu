@@ -1,4 +1,4 @@
-// expect: out_of_bounds|not_faster|cuda_error
+// expect: race|out_of_bounds|not_faster|cuda_error
 // kernel: reduce_sum
 // Class: skips work by launch count, with the count in local memory reached through a
 // generic pointer made from an integer: no inline asm, no `.local` access to the word in the
@@ -24,6 +24,10 @@
 // whole local window (docs/sanitizer.md); no launch finds the mark, every launch is careful:
 // `not_faster`. `cuda_error` where the word lies outside the window the driver gives the
 // launch (a fault: no channel there).
+// Session 39: its racy tail (lane t reads v[t + 16] right after lane t + 16 stored it, no
+// __syncwarp) is in the image whether or not it is taken, and the referee reads it in the
+// PTX before any run (measure_race_check, docs/referee.md): "race" now comes first; the
+// reason above stays what rejects the same state trick with a race-free payload.
 #include <stdint.h>
 
 __global__ void reduce_sum(const float *in, float *out, int n)

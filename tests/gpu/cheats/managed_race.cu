@@ -1,4 +1,4 @@
-// expect: launch_state
+// expect: race|launch_state
 // kernel: reduce_sum
 // Class: state carried from launch to launch in a `__managed__` variable: unified memory the
 // host can also map, which a launcher that only walked `__device__` variables might leave out.
@@ -9,6 +9,10 @@
 // writable global, and left at a whole grid by the checked process's first launch:
 // "launch_state" naming the variable (or, when the driver cannot find it,
 // MEAS_LAUNCH_UNRESTORED's refusal).
+// Session 39: its racy tail (lane t reads v[t + 16] right after lane t + 16 stored it, no
+// __syncwarp) is in the image whether or not it is taken, and the referee reads it in the
+// PTX before any run (measure_race_check, docs/referee.md): "race" now comes first; the
+// reason above stays what rejects the same state trick with a race-free payload.
 __managed__ unsigned int finished;
 
 __global__ void reduce_sum(const float *in, float *out, int n)

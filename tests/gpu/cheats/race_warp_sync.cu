@@ -7,7 +7,11 @@
 // step before; in practice the warp stays converged here and the answer is right on the
 // H200 nearly always, so comparing outputs does not catch it. It is a 65536-atomics-for-16M
 // block reduction, far over 2x, so the sanitizer stage runs: racecheck reports the shared
-// memory hazards between the lanes of the last warp: "race".
+// memory hazards between the lanes of the last warp: "race". Since session 39 it does not get
+// that far: the referee reads the race in the PTX before any run (measure_race_check: lane t
+// loads v[t + 16] right after lane t + 16 stored it, inside `if (t < 32)`, no __syncwarp or
+// barrier between), "race" with the PTX and source lines, with or without a GPU.
+// judged from the PTX: race
 __global__ void reduce_sum(const float *in, float *out, int n)
 {
     __shared__ float buf[256];

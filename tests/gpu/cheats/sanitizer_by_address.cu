@@ -13,6 +13,10 @@
 // the GPU before session 38: accepted. Since session 38 the tool's run allocates the
 // buffers as every run does and declares the guard zones to the tool (NVTX memory API), so
 // the pointer is the same under racecheck, which then sees the racy tail: `race`.
+// Session 39: its racy tail is also read in the PTX before any run (measure_race_check:
+// lane t loads v[t + 16] right after lane t + 16 stored it, no __syncwarp), so `race` now
+// comes from the static rule and the sanitizer stage is not reached; race.cu and
+// race_first_sync.cu (a loop-variable offset the rule cannot resolve) still reach racecheck.
 #include <stdint.h>
 
 __global__ void reduce_sum(const float *in, float *out, int n)

@@ -9,6 +9,10 @@
 // output is wrong. To be caught the sanitizer must see the size that is timed (the primary
 // size, 2^24 here) as well as the smallest. Expected on the GPU today: accepted (a known
 // hole, bench/results/2026-12-05-red-team-s29.md); "race" once the sanitizer runs there.
+// Session 39: its racy tail is also read in the PTX before any run (measure_race_check:
+// lane t loads v[t + 16] right after lane t + 16 stored it, no __syncwarp), so `race` now
+// comes from the static rule and the sanitizer stage is not reached; race.cu and
+// race_first_sync.cu (a loop-variable offset the rule cannot resolve) still reach racecheck.
 __global__ void reduce_sum(const float *in, float *out, int n)
 {
     __shared__ float buf[256];

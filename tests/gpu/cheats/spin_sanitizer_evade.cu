@@ -10,12 +10,15 @@
 // (race-free: what racecheck sees, at both sizes), below it drops it (race_warp_sync.cu's
 // racy tail, right on the H100 nearly always). The flag is set back to 0 after the block's
 // barrier, so every launch leaves the globals as it found them (no launch_state). No clock
-// register, no pointer arithmetic, no heap or local state: no PTX rule can see it. The
-// sensing costs a few thousand cycles per block, so it is not faster either; it exists to
-// show whether the tools can be told apart from timed runs without a clock (an open class in
-// docs/referee.md, "A candidate reads no clock"). Expected on the GPU: accepted (or
-// not_faster) with clean tools if the sensing works -- the open hole, measured; `race` if
-// racecheck's slowdown is too small to cross 48 or hits the polling warp too.
+// register, no pointer arithmetic, no heap or local state: none of the clock, local and heap
+// rules can see it, and on the H100 (session 38) it passed all three compute-sanitizer tools.
+// No timing-based defence exists in general -- any instrumentation can be sensed by relative
+// speed -- so since session 39 the referee reads the racy code itself, without running it:
+// the unwatched tail is in the image whether or not it is taken. measure_race_check finds
+// lane t loading v[t + 16] right after lane t + 16 stored it, in the `!watched` branch of
+// `if (t < 32)` with no __syncwarp between (PTX and source lines quoted): "race" before any
+// run, with or without a GPU. Expected: race (from the PTX; the sanitizer is never reached).
+// judged from the PTX: race
 __device__ unsigned hk_flag[65536];
 
 __global__ void reduce_sum(const float *in, float *out, int n)

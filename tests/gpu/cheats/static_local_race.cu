@@ -1,4 +1,4 @@
-// expect: launch_state
+// expect: race|launch_state
 // kernel: reduce_sum
 // Class: state carried from launch to launch in a variable no file-scope declaration shows: a
 // function-scope `static` inside a __device__ helper (the compiler names it _ZZ...E8finished,
@@ -9,6 +9,10 @@
 // launch_count_race.cu). Expected: restored to 0 before every launch (never racy), and left
 // at a whole grid by the checked process's first launch: "launch_state" naming the mangled
 // static.
+// Session 39: its racy tail (lane t reads v[t + 16] right after lane t + 16 stored it, no
+// __syncwarp) is in the image whether or not it is taken, and the referee reads it in the
+// PTX before any run (measure_race_check, docs/referee.md): "race" now comes first; the
+// reason above stays what rejects the same state trick with a race-free payload.
 __device__ unsigned int *finished_count(void)
 {
     static unsigned int finished;

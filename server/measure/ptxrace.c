@@ -1,0 +1,2057 @@
+/* Shared-memory races read in PTX (ptxrace.h). One function body at a time: its statements
+ * are parsed once, every register is evaluated once in text order (nvcc's PTX assigns almost
+ * every virtual register once; one assigned twice is a loop variable or a merge, and reads
+ * as unknown), and two facts are followed over the body's basic blocks to a fixed point:
+ * which tid.x values surely reach a block (a set of PR_T bits, meet = intersection), and
+ * which tracked stores may reach it with no barrier since (union). A last sweep pairs every
+ * resolved load with the stores live before it. */
+#include "measure/ptxrace.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/hk.h"
+
+#define PR_T 1024                /* tid.x values followed (the most threads of a block in x) */
+#define PR_W (PR_T / 64)
+#define PR_LINE 4096             /* bytes of a line kept (statements are far shorter) */
+#define PR_OPS 12                /* operands of a statement kept */
+#define PR_MAX_STMTS (1L << 20)  /* statements of one body judged */
+#define PR_MAX_SWEEPS 200        /* fixed-point sweeps before a body counts as not judged */
+#define PR_MAX_LIVE_WORDS (1L << 22) /* live-store bitsets over all blocks (32 MiB per set) */
+#define PR_FILES 64              /* .file entries kept */
+#define PR_ROUNDS 8              /* optimistic uniformity rounds before the pessimistic one */
+
+typedef struct {
+    uint64_t w[PR_W];
+} tset;
+
+static void tset_fill(tset *s, long n)
+{
+    memset(s, 0, sizeof *s);
+    for (long t = 0; t < n && t < PR_T; t++)
+        s->w[t >> 6] |= 1ull << (t & 63);
+}
+
+static bool tset_any(const tset *s)
+{
+    for (int i = 0; i < PR_W; i++)
+        if (s->w[i])
+            return true;
+    return false;
+}
+
+static bool tset_has(const tset *s, long t)
+{
+    return t >= 0 && t < PR_T && (s->w[t >> 6] >> (t & 63)) & 1;
+}
+
+static void tset_and(tset *d, const tset *s)
+{
+    for (int i = 0; i < PR_W; i++)
+        d->w[i] &= s->w[i];
+}
+
+static int64_t floor_div(int64_t x, int64_t d) /* d > 0 */
+{
+    int64_t q = x / d;
+    return (x % d != 0 && x < 0) ? q - 1 : q;
+}
+
+/* some t in a with t + k in b */
+static bool tset_pair(const tset *a, const tset *b, long k)
+{
+    for (long t = 0; t < PR_T; t++)
+        if (tset_has(a, t) && tset_has(b, t + k))
+            return true;
+    return false;
+}
+
+/* A register's value: known: c + a[0]*tid.x + a[1]*tid.y + a[2]*tid.z + sym (sym 0: none; else
+ * one block-uniform unknown quantity). Not known: anything, maybe different per thread. */
+typedef struct {
+    bool known;
+    bool data;  /* not known, but computed from memory contents and block-uniform values
+                 * alone, no %tid arithmetic (in[i], a mark from local memory) */
+    int sym;
+    int64_t c;
+    int64_t a[3];
+} aval;
+
+static const aval unknown_val;
+
+/* Two's-complement arithmetic on the forms' numbers (addresses wrap; C's signed overflow must
+ * not happen). */
+static int64_t wadd(int64_t x, int64_t y)
+{
+    return (int64_t)((uint64_t)x + (uint64_t)y);
+}
+
+static int64_t wmul(int64_t x, int64_t y)
+{
+    return (int64_t)((uint64_t)x * (uint64_t)y);
+}
+
+static bool val_uniform(const aval *v)
+{
+    return v->known && !v->a[0] && !v->a[1] && !v->a[2];
+}
+
+static bool val_const(const aval *v)
+{
+    return val_uniform(v) && !v->sym;
+}
+
+enum { SP_OTHER, SP_SHARED, SP_GENERIC }; /* what a uniform unknown is: a shared-window
+                                           * offset, a generic address into it, or else */
+
+enum { P_NONE, P_UNIFORM, P_TID, P_DATA, P_VARY }; /* a predicate register: uniform over
+                                                    * the block, a function of tid.x alone
+                                                    * (its set), of data alone, or else */
+
+typedef struct {
+    char *name;
+    int defs;
+    aval v;
+    int pkind;
+    tset ptrue; /* P_TID: the tid.x values for which it is true */
+    bool uni;   /* written more than once, every time to the same value in every thread that
+                 * reaches it (uni_solve): reads as uval */
+    bool uni_new;
+    aval uval;
+} reg;
+
+enum {
+    I_OTHER,
+    I_LABEL,
+    I_BRA,    /* bra / bra.uni */
+    I_BRX,    /* brx.idx: targets unknown */
+    I_RET,    /* ret / exit */
+    I_BAR,    /* a barrier of the whole block: after it every thread is there */
+    I_BARN,   /* a barrier of some threads, or a call: orders nothing we can name */
+    I_WBAR,   /* a warp barrier: bar.warp.sync and the .sync warp operations */
+    I_LD,
+    I_ST,
+};
+
+typedef struct {
+    int kind;
+    long line, src;
+    int src_file;
+    int guard;       /* predicate register index, -1: none */
+    bool guard_neg;
+    int label;       /* I_LABEL: its id; I_BRA: the target's id (-1: not in this body) */
+    char *text;      /* the statement, blanks trimmed (new) */
+    char *buf;       /* a copy the operands point into (new) */
+    char op[64];
+    char *ops[PR_OPS];
+    int nops;
+    bool ops_cut;    /* it had more operands than PR_OPS */
+    /* I_LD / I_ST */
+    int width;       /* bytes */
+    bool generic;    /* no state space: shared only when its address is */
+    bool tracked;    /* its address resolved: a base, coefficients and a constant */
+    int base;        /* the base's uniform symbol */
+    int64_t c, a[3];
+    int store_id;    /* I_ST tracked: index among tracked stores */
+    bool def_full;   /* every thread that can reach it executes it (its guard uniform) */
+    int def_sym;     /* the uniform unknown it (re)defines each time it runs, 0: none: the
+                      * stores based on it are no longer where a later load's address is */
+} stmt;
+
+typedef struct {
+    /* the body */
+    stmt *st;
+    long n, cap;
+    char func[96];
+    long maxx;       /* tid.x values possible (.reqntid / .maxntid), else PR_T */
+    /* names */
+    reg *regs;
+    long nregs, regcap;
+    int *hash;       /* open addressing over regs, size hashcap */
+    long hashcap;
+    char **labels;
+    long nlabels, labcap;
+    /* uniform unknowns */
+    int nsym;
+    int *sym_space;  /* per sym: SP_* */
+    int *sym_gen;    /* per sym: its generic (cvta.shared) twin, 0: none yet */
+    long symcap;
+    char **sym_names; /* symbols named in the PTX (a shared variable, a parameter) */
+    int *sym_named;
+    long nnamed, namedcap;
+} body;
+
+/* ---- small parsing helpers ---- */
+
+static char *trim(char *s)
+{
+    while (*s == ' ' || *s == '\t')
+        s++;
+    size_t n = strlen(s);
+    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r' || s[n - 1] == '\n'))
+        s[--n] = '\0';
+    return s;
+}
+
+static void cut_copy(char *dst, size_t cap, const char *src)
+{
+    size_t n = strlen(src);
+    if (n >= cap)
+        n = cap - 1;
+    memcpy(dst, src, n);
+    dst[n] = '\0';
+}
+
+static unsigned long hash_str(const char *s)
+{
+    unsigned long h = 5381;
+    while (*s)
+        h = h * 33 + (unsigned char)*s++;
+    return h;
+}
+
+static int grow(void **p, long *cap, long need, size_t elem)
+{
+    if (need <= *cap)
+        return HK_OK;
+    long nc = *cap ? *cap * 2 : 64;
+    while (nc < need)
+        nc *= 2;
+    void *q = hk_realloc(*p, (size_t)nc * elem);
+    if (!q)
+        return HK_ENOMEM;
+    memset((char *)q + (size_t)*cap * elem, 0, (size_t)(nc - *cap) * elem);
+    *p = q;
+    *cap = nc;
+    return HK_OK;
+}
+
+/* The register named name (created when new). -1: out of memory. */
+static int reg_of(body *b, const char *name)
+{
+    if (b->nregs * 2 >= b->hashcap) {
+        long nc = b->hashcap ? b->hashcap * 2 : 256;
+        int *h = hk_malloc((size_t)nc * sizeof *h);
+        if (!h)
+            return -1;
+        for (long i = 0; i < nc; i++)
+            h[i] = -1;
+        for (long r = 0; r < b->nregs; r++) {
+            unsigned long i = hash_str(b->regs[r].name) % (unsigned long)nc;
+            while (h[i] >= 0)
+                i = (i + 1) % (unsigned long)nc;
+            h[i] = (int)r;
+        }
+        hk_free(b->hash);
+        b->hash = h;
+        b->hashcap = nc;
+    }
+    unsigned long i = hash_str(name) % (unsigned long)b->hashcap;
+    while (b->hash[i] >= 0) {
+        if (!strcmp(b->regs[b->hash[i]].name, name))
+            return b->hash[i];
+        i = (i + 1) % (unsigned long)b->hashcap;
+    }
+    if (grow((void **)&b->regs, &b->regcap, b->nregs + 1, sizeof *b->regs))
+        return -1;
+    reg *r = &b->regs[b->nregs];
+    memset(r, 0, sizeof *r);
+    if (!(r->name = hk_strdup(name)))
+        return -1;
+    b->hash[i] = (int)b->nregs;
+    return (int)b->nregs++;
+}
+
+/* The register named name, -1 when the body never writes or guards with it: a lookup that
+ * never grows the table (callers hold pointers into it). */
+static int reg_find(const body *b, const char *name)
+{
+    if (!b->hashcap)
+        return -1;
+    unsigned long i = hash_str(name) % (unsigned long)b->hashcap;
+    while (b->hash[i] >= 0) {
+        if (!strcmp(b->regs[b->hash[i]].name, name))
+            return b->hash[i];
+        i = (i + 1) % (unsigned long)b->hashcap;
+    }
+    return -1;
+}
+
+static int label_of(body *b, const char *name)
+{
+    for (long i = 0; i < b->nlabels; i++)
+        if (!strcmp(b->labels[i], name))
+            return (int)i;
+    if (grow((void **)&b->labels, &b->labcap, b->nlabels + 1, sizeof *b->labels))
+        return -1;
+    if (!(b->labels[b->nlabels] = hk_strdup(name)))
+        return -1;
+    return (int)b->nlabels++;
+}
+
+/* A new uniform unknown of space sp. 0: out of memory. */
+static int sym_new(body *b, int sp)
+{
+    long cap = b->symcap;
+    if (grow((void **)&b->sym_space, &b->symcap, b->nsym + 2, sizeof *b->sym_space))
+        return 0;
+    if (cap != b->symcap) {
+        int *g = hk_realloc(b->sym_gen, (size_t)b->symcap * sizeof *g);
+        if (!g) {
+            b->symcap = cap; /* sym_space grew alone: harmless, its tail is unused */
+            return 0;
+        }
+        memset(g + cap, 0, (size_t)(b->symcap - cap) * sizeof *g);
+        b->sym_gen = g;
+    }
+    int s = ++b->nsym;
+    b->sym_space[s] = sp;
+    b->sym_gen[s] = 0;
+    return s;
+}
+
+/* The uniform unknown a name stands for (a symbol, a special register), the same each time. */
+static int sym_named(body *b, const char *name, int sp)
+{
+    for (long i = 0; i < b->nnamed; i++)
+        if (!strcmp(b->sym_names[i], name))
+            return b->sym_named[i];
+    long cap = b->namedcap;
+    if (grow((void **)&b->sym_names, &b->namedcap, b->nnamed + 1, sizeof *b->sym_names))
+        return 0;
+    if (cap != b->namedcap) {
+        int *q = hk_realloc(b->sym_named, (size_t)b->namedcap * sizeof *q);
+        if (!q)
+            return 0;
+        b->sym_named = q;
+    }
+    int s = sym_new(b, sp);
+    if (!s || !(b->sym_names[b->nnamed] = hk_strdup(name)))
+        return 0;
+    b->sym_named[b->nnamed++] = s;
+    return s;
+}
+
+static bool is_ident_start(char c)
+{
+    return isalpha((unsigned char)c) || c == '_' || c == '$' || c == '%';
+}
+
+/* An integer literal (decimal, 0x hex, PTX's 0fXXXXXXXX / 0dXXXX float bits, a trailing U). */
+static bool parse_int(const char *s, int64_t *out)
+{
+    const char *p = s;
+    bool neg = false;
+    if (*p == '-') {
+        neg = true;
+        p++;
+    }
+    if (!isdigit((unsigned char)*p))
+        return false;
+    char *end;
+    unsigned long long v;
+    errno = 0;
+    if (p[0] == '0' && (p[1] == 'f' || p[1] == 'F' || p[1] == 'd' || p[1] == 'D'))
+        v = strtoull(p + 2, &end, 16);
+    else
+        v = strtoull(p, &end, 0);
+    if (errno || end == p)
+        return false;
+    if (*end == 'U' || *end == 'u')
+        end++;
+    if (*end)
+        return false;
+    *out = neg ? (int64_t)(0 - (uint64_t)v) : (int64_t)v;
+    return true;
+}
+
+/* ---- statements ---- */
+
+static void split_ops(stmt *s, char *rest)
+{
+    s->nops = 0;
+    char *p = rest;
+    while (*p && s->nops < PR_OPS) {
+        while (*p == ' ' || *p == '\t')
+            p++;
+        if (!*p)
+            break;
+        char *start = p;
+        int depth = 0;
+        while (*p && (depth || *p != ',')) {
+            if (*p == '{' || *p == '[' || *p == '(')
+                depth++;
+            else if ((*p == '}' || *p == ']' || *p == ')') && depth)
+                depth--;
+            p++;
+        }
+        if (*p)
+            *p++ = '\0';
+        s->ops[s->nops++] = trim(start);
+    }
+    while (*p == ' ' || *p == '\t')
+        p++;
+    s->ops_cut = *p != '\0'; /* more operands than kept: read as unknown */
+}
+
+static bool op_is(const char *op, const char *base)
+{
+    size_t n = strlen(base);
+    return !strncmp(op, base, n) && (op[n] == '\0' || op[n] == '.');
+}
+
+static bool op_has(const char *op, const char *q)
+{
+    size_t n = strlen(q);
+    for (const char *p = strchr(op, '.'); p; p = strchr(p + 1, '.'))
+        if (!strncmp(p + 1, q, n) && (p[1 + n] == '\0' || p[1 + n] == '.'))
+            return true;
+    return false;
+}
+
+/* bytes of one element of a load or store's type qualifier, times its vector count */
+static int access_width(const char *op)
+{
+    int w = 0, vec = 1;
+    for (const char *p = strchr(op, '.'); p; p = strchr(p + 1, '.')) {
+        const char *q = p + 1;
+        if (q[0] == 'v' && isdigit((unsigned char)q[1]))
+            vec = atoi(q + 1);
+        else if ((q[0] == 'b' || q[0] == 'u' || q[0] == 's' || q[0] == 'f') && isdigit((unsigned char)q[1]))
+            w = atoi(q + 1) / 8;
+        else if (!strncmp(q, "bf16", 4))
+            w = 2;
+        if (!strncmp(q, "f16x2", 5) || !strncmp(q, "bf16x2", 6))
+            w = 4;
+    }
+    return w > 0 ? w * vec : 0;
+}
+
+/* Parse one statement of a body: text is the statement, blanks trimmed. */
+static int stmt_parse(body *b, const char *text, long line, long src, int src_file)
+{
+    if (grow((void **)&b->st, &b->cap, b->n + 1, sizeof *b->st))
+        return HK_ENOMEM;
+    stmt *s = &b->st[b->n];
+    memset(s, 0, sizeof *s);
+    s->line = line;
+    s->src = src;
+    s->src_file = src_file;
+    s->guard = -1;
+    s->label = -1;
+    s->store_id = -1;
+    s->base = 0;
+    if (!(s->text = hk_strdup(text)) || !(s->buf = hk_strdup(text)))
+        goto oom;
+    b->n++; /* owned from here: body_clear frees it */
+    char *p = s->buf;
+    size_t n = strlen(p);
+    if (n && p[n - 1] == ':') { /* a label */
+        p[n - 1] = '\0';
+        s->kind = I_LABEL;
+        s->label = label_of(b, trim(p));
+        return s->label < 0 ? HK_ENOMEM : HK_OK;
+    }
+    if (n && p[n - 1] == ';')
+        p[--n] = '\0';
+    if (*p == '@') {
+        p++;
+        if (*p == '!') {
+            s->guard_neg = true;
+            p++;
+        }
+        char *e = p;
+        while (*e && *e != ' ' && *e != '\t')
+            e++;
+        char c = *e;
+        *e = '\0';
+        s->guard = reg_of(b, p);
+        *e = c;
+        if (s->guard < 0)
+            return HK_ENOMEM;
+        p = trim(e);
+    }
+    char *e = p;
+    while (*e && *e != ' ' && *e != '\t')
+        e++;
+    size_t ol = (size_t)(e - p);
+    if (ol >= sizeof s->op)
+        ol = sizeof s->op - 1;
+    memcpy(s->op, p, ol);
+    s->op[ol] = '\0';
+    split_ops(s, *e ? e + 1 : e);
+    return HK_OK;
+oom:
+    if (s->text) {
+        hk_free(s->text);
+        s->text = NULL;
+    }
+    return HK_ENOMEM;
+}
+
+/* The registers a statement writes: its first operand when that is a register or a vector of
+ * them ({%f1, %f2}; `%p|%q` for the two predicates of setp), a call's return group. Every other
+ * operand is read. */
+static int stmt_dests(body *b, stmt *s, int *out, int cap)
+{
+    int n = 0;
+    if (s->kind == I_LABEL || !s->nops)
+        return 0;
+    const char *d = s->ops[0];
+    if (op_is(s->op, "call")) {
+        if (*d != '(')
+            return 0;
+    } else if (op_is(s->op, "bra") || op_is(s->op, "brx") || op_is(s->op, "bar") ||
+               op_is(s->op, "barrier") || op_is(s->op, "ret") || op_is(s->op, "exit")) {
+        return 0;
+    }
+    if (*d == '[')
+        return 0;
+    char tmp[PR_LINE];
+    cut_copy(tmp, sizeof tmp, d);
+    for (char *p = tmp; *p && n < cap;) {
+        while (*p && *p != '%')
+            p++;
+        if (!*p)
+            break;
+        char *st = p;
+        while (*p && (isalnum((unsigned char)*p) || *p == '%' || *p == '_' || *p == '$' || *p == '.'))
+            p++;
+        char c = *p;
+        *p = '\0';
+        int r = reg_of(b, st);
+        if (r < 0)
+            return -1;
+        out[n++] = r;
+        *p = c;
+    }
+    return n;
+}
+
+/* ---- values ---- */
+
+/* The value of a source operand: a register, a special register, an integer, a symbol. */
+static aval operand_val(body *b, const char *o)
+{
+    aval v = unknown_val;
+    int64_t k;
+    if (parse_int(o, &k)) {
+        v.known = true;
+        v.c = k;
+        return v;
+    }
+    if (!strcmp(o, "%tid.x") || !strcmp(o, "%tid.y") || !strcmp(o, "%tid.z")) {
+        v.known = true;
+        v.a[o[5] - 'x'] = 1;
+        return v;
+    }
+    if (!strncmp(o, "%ntid.", 6) || !strncmp(o, "%ctaid.", 7) || !strncmp(o, "%nctaid.", 8) ||
+        !strncmp(o, "%cluster_ctaid.", 15) || !strncmp(o, "%cluster_nctaid.", 16) ||
+        !strncmp(o, "%clusterid.", 11) || !strncmp(o, "%nclusterid.", 12) ||
+        !strcmp(o, "%cluster_ctarank") || !strcmp(o, "%cluster_nctarank") ||
+        !strncmp(o, "%dynamic_smem_size", 18) || !strncmp(o, "%total_smem_size", 16) ||
+        !strcmp(o, "%gridid") || !strcmp(o, "%nsmid") || !strcmp(o, "%nwarpid")) {
+        v.sym = sym_named(b, o, SP_OTHER);
+        v.known = v.sym != 0;
+        return v;
+    }
+    if (*o == '%') {
+        if (strchr(o, '.')) /* another special register (%laneid is not dotted but varies) */
+            return v;
+        int r = reg_find(b, o);
+        if (r >= 0 && b->regs[r].defs > 1 && b->regs[r].uni)
+            return b->regs[r].uval;
+        if (r < 0 || b->regs[r].defs != 1)
+            return v; /* never written here (an %laneid, %warpid ...), or written twice */
+        return b->regs[r].v;
+    }
+    if (is_ident_start(*o)) { /* a symbol: its address, uniform */
+        char name[128];
+        cut_copy(name, sizeof name, o);
+        char *plus = strchr(name, '+');
+        int64_t off = 0;
+        if (plus) {
+            *plus = '\0';
+            if (!parse_int(trim(plus + 1), &off))
+                return v;
+        }
+        v.sym = sym_named(b, trim(name), SP_SHARED);
+        v.known = v.sym != 0;
+        v.c = off;
+        return v;
+    }
+    return v;
+}
+
+static bool all_uniform(body *b, stmt *s, int first)
+{
+    if (s->ops_cut)
+        return false;
+    for (int i = first; i < s->nops; i++) {
+        const char *o = s->ops[i];
+        if (*o == '{' || *o == '[' || *o == '(')
+            return false;
+        aval v = operand_val(b, o);
+        if (!val_uniform(&v))
+            return false;
+    }
+    return true;
+}
+
+static aval fresh(body *b, int sp)
+{
+    aval v = unknown_val;
+    v.sym = sym_new(b, sp);
+    v.known = v.sym != 0;
+    return v;
+}
+
+/* x + sign*y */
+static aval val_add(body *b, aval x, aval y, int sign)
+{
+    if (!x.known || !y.known)
+        return unknown_val;
+    aval r = x;
+    r.c = wadd(x.c, wmul(sign, y.c));
+    for (int i = 0; i < 3; i++)
+        r.a[i] = wadd(x.a[i], wmul(sign, y.a[i]));
+    if (!y.sym)
+        return r;
+    if (!x.sym && sign > 0) {
+        r.sym = y.sym;
+        return r;
+    }
+    if (sign < 0 && x.sym == y.sym) {
+        r.sym = 0;
+        return r;
+    }
+    /* a shared offset plus a uniform amount stays in the window; two bases do not add */
+    int sp = SP_OTHER;
+    int xs = x.sym ? b->sym_space[x.sym] : SP_OTHER, ys = b->sym_space[y.sym];
+    if (sign > 0 && (xs == SP_OTHER) != (ys == SP_OTHER))
+        sp = xs == SP_OTHER ? ys : xs;
+    else if (sign < 0 && ys == SP_OTHER)
+        sp = xs;
+    r.sym = sym_new(b, sp);
+    r.known = r.sym != 0;
+    return r;
+}
+
+static aval val_scale(body *b, aval x, int64_t k)
+{
+    if (!x.known)
+        return unknown_val;
+    aval r = x;
+    r.c = wmul(x.c, k);
+    for (int i = 0; i < 3; i++)
+        r.a[i] = wmul(x.a[i], k);
+    if (x.sym && k != 1) {
+        r.sym = k ? sym_new(b, SP_OTHER) : 0;
+        r.known = !k || r.sym != 0;
+    }
+    return r;
+}
+
+static aval val_mul(body *b, aval x, aval y)
+{
+    if (val_const(&y))
+        return val_scale(b, x, y.c);
+    if (val_const(&x))
+        return val_scale(b, y, x.c);
+    if (val_uniform(&x) && val_uniform(&y))
+        return fresh(b, SP_OTHER);
+    return unknown_val;
+}
+
+/* The tid.x values (0..maxx-1) for which `lhs CMP rhs` holds, when lhs - rhs depends on tid.x
+ * alone: the comparison is evaluated at each (32-bit operands wrap as the hardware's do). */
+static int setp_info_tid(body *b, stmt *s, tset *when);
+static bool all_data(body *b, stmt *s, int first);
+
+/* A setp's predicate kind: as setp_info_tid, and P_DATA where that says P_VARY but every
+ * operand is data or block-uniform. */
+static int setp_info(body *b, stmt *s, tset *when)
+{
+    int pk = setp_info_tid(b, s, when);
+    if (pk == P_VARY && all_data(b, s, 1))
+        pk = P_DATA;
+    return pk;
+}
+
+static int setp_info_tid(body *b, stmt *s, tset *when)
+{
+    /* setp.CMP[.BOOLOP].TYPE d[|q], a, b[, c] */
+    if (s->nops < 3 || s->nops > 3)
+        return all_uniform(b, s, 1) ? P_UNIFORM : P_VARY;
+    aval x = operand_val(b, s->ops[1]), y = operand_val(b, s->ops[2]);
+    if (!x.known || !y.known)
+        return P_VARY;
+    if (val_uniform(&x) && val_uniform(&y))
+        return P_UNIFORM;
+    if (x.sym != y.sym || x.a[1] != y.a[1] || x.a[2] != y.a[2])
+        return P_VARY;
+    char cmp[8] = "";
+    const char *d = strchr(s->op, '.');
+    if (!d)
+        return P_VARY;
+    cut_copy(cmp, sizeof cmp, d + 1);
+    char *e = strchr(cmp, '.');
+    if (e)
+        *e = '\0';
+    bool sgn = op_has(s->op, "s32") || op_has(s->op, "s64") || op_has(s->op, "s16");
+    bool w32 = op_has(s->op, "s32") || op_has(s->op, "u32") || op_has(s->op, "b32");
+    bool w64 = op_has(s->op, "s64") || op_has(s->op, "u64") || op_has(s->op, "b64");
+    if (!w32 && !w64)
+        return P_VARY; /* a float or 16-bit comparison */
+    memset(when, 0, sizeof *when);
+    for (long t = 0; t < b->maxx && t < PR_T; t++) {
+        int64_t l = wadd(x.c, wmul(x.a[0], t)), r = wadd(y.c, wmul(y.a[0], t)); /* the common sym cancels */
+        bool res;
+        if (w32) {
+            if (sgn) {
+                int32_t L = (int32_t)(uint32_t)l, R = (int32_t)(uint32_t)r;
+                l = L;
+                r = R;
+            } else {
+                l = (int64_t)(uint32_t)l;
+                r = (int64_t)(uint32_t)r;
+            }
+        }
+        if (x.sym) /* both carry the same unknown: only equality is decided */
+            if (strcmp(cmp, "eq") && strcmp(cmp, "ne"))
+                return P_VARY;
+        if (!strcmp(cmp, "eq"))
+            res = l == r;
+        else if (!strcmp(cmp, "ne"))
+            res = l != r;
+        else if (!strcmp(cmp, "lt"))
+            res = sgn ? l < r : (uint64_t)l < (uint64_t)r;
+        else if (!strcmp(cmp, "le"))
+            res = sgn ? l <= r : (uint64_t)l <= (uint64_t)r;
+        else if (!strcmp(cmp, "gt"))
+            res = sgn ? l > r : (uint64_t)l > (uint64_t)r;
+        else if (!strcmp(cmp, "ge"))
+            res = sgn ? l >= r : (uint64_t)l >= (uint64_t)r;
+        else if (!strcmp(cmp, "lo"))
+            res = (uint64_t)l < (uint64_t)r;
+        else if (!strcmp(cmp, "ls"))
+            res = (uint64_t)l <= (uint64_t)r;
+        else if (!strcmp(cmp, "hi"))
+            res = (uint64_t)l > (uint64_t)r;
+        else if (!strcmp(cmp, "hs"))
+            res = (uint64_t)l >= (uint64_t)r;
+        else
+            return P_VARY;
+        if (res)
+            when->w[t >> 6] |= 1ull << (t & 63);
+    }
+    return P_TID;
+}
+
+/* Parse [X], [X+imm], [X+-imm] into a value. */
+static aval address_val(body *b, const char *o)
+{
+    char tmp[256];
+    size_t n = strlen(o);
+    if (n < 2 || o[0] != '[' || o[n - 1] != ']' || n - 2 >= sizeof tmp)
+        return unknown_val;
+    memcpy(tmp, o + 1, n - 2);
+    tmp[n - 2] = '\0';
+    char *x = trim(tmp);
+    int64_t off = 0;
+    char *plus = strchr(x + 1, '+');
+    if (plus) {
+        *plus = '\0';
+        if (!parse_int(trim(plus + 1), &off))
+            return unknown_val;
+    } else {
+        char *minus = strchr(x + 1, '-');
+        if (minus) {
+            *minus = '\0';
+            if (!parse_int(trim(minus + 1), &off))
+                return unknown_val;
+            off = wmul(off, -1);
+        }
+    }
+    aval v = operand_val(b, trim(x));
+    if (v.known)
+        v.c = wadd(v.c, off);
+    return v;
+}
+
+/* Classify a statement (kind, width, space). */
+static void stmt_classify(stmt *s)
+{
+    const char *op = s->op;
+    if (s->kind == I_LABEL)
+        return;
+    if (op_is(op, "bra"))
+        s->kind = I_BRA;
+    else if (op_is(op, "brx"))
+        s->kind = I_BRX;
+    else if (op_is(op, "ret") || op_is(op, "exit") || op_is(op, "trap"))
+        s->kind = I_RET;
+    else if (op_is(op, "bar") || op_is(op, "barrier")) {
+        if (op_has(op, "warp"))
+            s->kind = I_WBAR;
+        else if (op_has(op, "arrive") || op_has(op, "cluster"))
+            s->kind = I_BARN;
+        /* bar.sync a, b / barrier.sync a, b: only b threads take part */
+        else
+            s->kind = s->nops >= 2 ? I_BARN : I_BAR;
+    } else if (op_is(op, "call") || op_is(op, "mbarrier") || op_is(op, "griddepcontrol"))
+        s->kind = I_BARN;
+    else if (op_has(op, "sync") && (op_is(op, "shfl") || op_is(op, "vote") || op_is(op, "match") ||
+                                    op_is(op, "redux") || op_is(op, "wmma") || op_is(op, "mma") ||
+                                    op_is(op, "wgmma") || op_is(op, "activemask")))
+        s->kind = I_WBAR; /* conservative: a warp-wide operation counts as a warp barrier */
+    else if (op_is(op, "ld") || op_is(op, "st")) {
+        /* weak (plain or volatile) accesses only: .relaxed/.acquire/.release are strong */
+        if (op_has(op, "relaxed") || op_has(op, "acquire") || op_has(op, "release") ||
+            op_has(op, "mmio") || op_has(op, "async"))
+            return;
+        bool shared = op_has(op, "shared") || op_has(op, "shared::cta");
+        bool other = op_has(op, "global") || op_has(op, "local") || op_has(op, "param") ||
+                     op_has(op, "const") || op_has(op, "shared::cluster");
+        if (other && !shared)
+            return;
+        if (op_has(op, "shared::cluster"))
+            return;
+        s->generic = !shared;
+        s->width = access_width(op);
+        if (s->width)
+            s->kind = op_is(op, "ld") ? I_LD : I_ST;
+    }
+}
+
+/* The operations whose result is a function of their operands alone. */
+static bool eval_pure(const char *op)
+{
+    static const char *const pure[] = {"add", "sub", "mul", "mad", "shl", "neg", "cvt", "cvta",
+                                       "and", "or", "xor", "not", "shr", "div", "rem", "min",
+                                       "max", "selp", "abs", "bfe", "bfi", "popc", "clz",
+                                       "brev", "prmt", "sad", "cnot", "slct", "set", "copysign",
+                                       "mul24", "mad24", "fma", "sqrt", "rsqrt", "rcp", "ex2",
+                                       "lg2", "sin", "cos", "tanh", "testp", "shf", "dp4a",
+                                       "dp2a", "lop3", "mov", NULL};
+    for (int i = 0; pure[i]; i++)
+        if (op_is(op, pure[i]))
+            return true;
+    return false;
+}
+
+static bool op_float(const char *op)
+{
+    return op_has(op, "f32") || op_has(op, "f64") || op_has(op, "f16") || op_has(op, "bf16") ||
+           op_has(op, "f16x2") || op_has(op, "bf16x2") || op_has(op, "rn") || op_has(op, "rz") ||
+           op_has(op, "approx") || op_has(op, "ftz");
+}
+
+static bool op_int_cvt(const char *op)
+{
+    /* cvt.DST.SRC between integers of 32 or 64 bits (a widening of a small index) */
+    int ints = 0;
+    for (const char *p = strchr(op, '.'); p; p = strchr(p + 1, '.')) {
+        const char *q = p + 1;
+        if ((q[0] == 'u' || q[0] == 's') && (!strncmp(q + 1, "32", 2) || !strncmp(q + 1, "64", 2)) &&
+            (q[3] == '\0' || q[3] == '.'))
+            ints++;
+        else
+            return false;
+    }
+    return ints == 2;
+}
+
+/* Whether every operand from the first on is block-uniform or data (aval.data). */
+static bool all_data(body *b, stmt *s, int first)
+{
+    if (s->ops_cut)
+        return false;
+    for (int i = first; i < s->nops; i++) {
+        const char *o = s->ops[i];
+        if (*o == '{' || *o == '(')
+            return false;
+        aval v = *o == '[' ? address_val(b, o) : operand_val(b, o);
+        if (*o == '[')
+            continue; /* an address: what is loaded from it is data whatever it is */
+        if (!val_uniform(&v) && !(!v.known && v.data))
+            return false;
+    }
+    return true;
+}
+
+static aval eval_stmt_value(body *b, stmt *s);
+
+/* The value an instruction gives its (first) destination: as eval_stmt_value, and an unknown
+ * result marked data when it comes from memory or from data and uniform values alone. */
+static aval eval_stmt(body *b, stmt *s)
+{
+    aval r = eval_stmt_value(b, s);
+    if (!r.known)
+        r.data = op_is(s->op, "ld") || (op_is(s->op, "atom") && s->nops >= 2) ||
+                 (eval_pure(s->op) && all_data(b, s, 1));
+    return r;
+}
+
+static aval eval_stmt_value(body *b, stmt *s)
+{
+    const char *op = s->op;
+    int n = s->nops;
+    aval x = n > 1 ? operand_val(b, s->ops[1]) : unknown_val;
+    aval y = n > 2 ? operand_val(b, s->ops[2]) : unknown_val;
+    if (op_is(op, "mov"))
+        return n == 2 && *s->ops[1] != '{' ? x : unknown_val;
+    if (op_is(op, "ld")) {
+        aval a = address_val(b, s->ops[n > 1 ? 1 : 0]);
+        return val_uniform(&a) && !op_has(op, "local") ? fresh(b, SP_OTHER) : unknown_val;
+    }
+    if (!eval_pure(op))
+        return unknown_val;
+    aval u = all_uniform(b, s, 1) ? fresh(b, SP_OTHER) : unknown_val;
+    if (op_float(op) && !op_is(op, "cvta"))
+        return u;
+    if (op_is(op, "add") && n == 3 && !op_has(op, "cc") && !op_has(op, "sat"))
+        return val_add(b, x, y, 1);
+    if (op_is(op, "sub") && n == 3 && !op_has(op, "cc") && !op_has(op, "sat"))
+        return val_add(b, x, y, -1);
+    if ((op_is(op, "mul") && (op_has(op, "lo") || op_has(op, "wide"))) && n == 3)
+        return val_mul(b, x, y);
+    if ((op_is(op, "mad") && (op_has(op, "lo") || op_has(op, "wide"))) && n == 4 &&
+        !op_has(op, "cc") && !op_has(op, "sat"))
+        return val_add(b, val_mul(b, x, y), operand_val(b, s->ops[3]), 1);
+    if (op_is(op, "shl") && n == 3 && val_const(&y) && y.c >= 0 && y.c < 31)
+        return val_scale(b, x, (int64_t)1 << y.c);
+    if (op_is(op, "neg") && n == 2)
+        return val_scale(b, x, -1);
+    if (op_is(op, "cvt") && n == 2 && op_int_cvt(op) && !op_has(op, "sat"))
+        return x;
+    if (op_is(op, "cvta") && n == 2 && x.known) {
+        if (!op_has(op, "shared"))
+            return u;
+        aval r = x;
+        if (!x.sym)
+            return u;
+        int sp = b->sym_space[x.sym];
+        if (op_has(op, "to")) { /* generic to a shared-window offset */
+            if (sp != SP_GENERIC || !b->sym_gen[x.sym])
+                return val_uniform(&x) ? fresh(b, SP_SHARED) : unknown_val;
+            r.sym = b->sym_gen[x.sym];
+            return r;
+        }
+        if (sp != SP_SHARED)
+            return val_uniform(&x) ? fresh(b, SP_GENERIC) : unknown_val;
+        if (!b->sym_gen[x.sym]) {
+            int g = sym_new(b, SP_GENERIC);
+            if (!g)
+                return unknown_val;
+            b->sym_gen[x.sym] = g;
+            b->sym_gen[g] = x.sym;
+        }
+        r.sym = b->sym_gen[x.sym];
+        return r;
+    }
+    return u;
+}
+
+/* ---- the body's judgement ---- */
+
+typedef struct {
+    long first, last; /* statements [first, last] */
+    int succ[2];      /* fall-through, taken; -1 none */
+    bool vis;         /* run at least once: reached */
+    bool has_fall, has_taken; /* its last run left by these edges */
+    tset fall_m, taken_m;     /* the tid.x values leaving by each */
+    tset mend;        /* the tid.x values that reach its end (before its branch) */
+    long idom;        /* its immediate dominator, -1: none */
+    bool restore;     /* it post-dominates idom and heads no loop: every thread that reaches
+                       * idom reaches it (mend of idom holds at its start) */
+} block;
+
+/* A statement as quoted: blanks collapsed to one space, no final ';'. */
+static void quote_stmt(char *dst, size_t cap, const char *src)
+{
+    size_t n = 0;
+    bool blank = false;
+    for (const char *p = src; *p && n + 1 < cap; p++) {
+        if (*p == ' ' || *p == '\t') {
+            blank = true;
+            continue;
+        }
+        if (blank && n)
+            dst[n++] = ' ';
+        blank = false;
+        if (n + 1 < cap)
+            dst[n++] = *p;
+    }
+    while (n && (dst[n - 1] == ';' || dst[n - 1] == ' '))
+        n--;
+    dst[n] = '\0';
+}
+
+static void result_take(ptxrace_result *out, const body *b, const stmt *ld, const stmt *st, long k)
+{
+    if (out->found && out->ld_line <= ld->line)
+        return;
+    out->found = true;
+    out->k = k;
+    out->ld_line = ld->line;
+    out->st_line = st->line;
+    out->ld_src = ld->src;
+    out->st_src = st->src;
+    out->src_file[0] = '\0';
+    snprintf(out->src_file, sizeof out->src_file, "#%d", ld->src_file); /* named at the end */
+    cut_copy(out->func, sizeof out->func, b->func);
+    quote_stmt(out->ld_text, sizeof out->ld_text, ld->text);
+    quote_stmt(out->st_text, sizeof out->st_text, st->text);
+}
+
+/* The guard's set: *g = the tid.x values that execute s (given m). false: it depends on
+ * something the scan does not follow. */
+static bool guard_set(const body *b, const stmt *s, const tset *m, tset *g, bool data_all)
+{
+    *g = *m;
+    if (s->guard < 0)
+        return true;
+    const reg *r = &b->regs[s->guard];
+    if (r->defs > 1 && r->uni)
+        return true;
+    if (r->defs != 1 || r->pkind == P_VARY || r->pkind == P_NONE ||
+        (r->pkind == P_DATA && !data_all))
+        return false;
+    if (r->pkind == P_UNIFORM || (r->pkind == P_DATA && data_all))
+        return true;
+    tset p = r->ptrue;
+    if (s->guard_neg)
+        for (int i = 0; i < PR_W; i++)
+            p.w[i] = ~p.w[i];
+    tset_and(g, &p);
+    return true;
+}
+
+typedef struct {
+    long nb;
+    block *blk;
+    long ns;          /* tracked stores */
+    long *store_stmt; /* per tracked store: its statement */
+    tset *store_m;    /* per tracked store: the tid.x values that execute it */
+    long words;       /* per block, per set */
+    uint64_t *live_a; /* per block: stores live with no barrier since */
+    uint64_t *live_w; /* per block: stores live across a warp barrier only */
+    long *pred_at;    /* per block: its predecessors are pred[pred_at[b] .. pred_at[b+1]) */
+    long *pred;
+    long *base_head;  /* per uniform unknown: its first tracked store (-1: none) */
+    long *base_next;  /* per tracked store: the next with the same base */
+    long nbase;
+    bool data_all;    /* a branch on data (P_DATA) keeps every thread on both ways: the race
+                       * pass (a race under `if (in[i] == in[i])` is a race); never in the
+                       * rounds that decide uniformity, where it would make a register written
+                       * on both sides of such a branch look uniform */
+} flow;
+
+/* The tid.x values that surely reach block bi's start, from its predecessors' last runs:
+ * the intersection over the edges in (threads of a block split by a uniform branch all go
+ * one way, so only what every way in brings is sure), joined with its immediate dominator's
+ * end when every thread there comes here (if-then-else on tid.x rejoining). false: not
+ * reached yet. */
+static bool block_entry(const flow *f, long bi, const tset *full, tset *m)
+{
+    bool any = bi == 0;
+    tset acc = *full;
+    if (bi == 0)
+        *m = *full;
+    for (long i = f->pred_at[bi]; i < f->pred_at[bi + 1]; i++) {
+        const block *p = &f->blk[f->pred[i]];
+        if (!p->vis)
+            continue;
+        if (p->succ[0] == bi && p->has_fall) {
+            tset_and(&acc, &p->fall_m);
+            any = true;
+        }
+        if (p->succ[1] == bi && p->has_taken) {
+            tset_and(&acc, &p->taken_m);
+            any = true;
+        }
+    }
+    if (!any)
+        return false;
+    const block *bk = &f->blk[bi];
+    if (bk->restore && bk->idom >= 0 && f->blk[bk->idom].vis)
+        for (int k = 0; k < PR_W; k++)
+            acc.w[k] |= f->blk[bk->idom].mend.w[k];
+    *m = acc;
+    return true;
+}
+
+#define BIT(set, i) (((set)[(i) >> 6] >> ((i) & 63)) & 1)
+#define SETBIT(set, i) ((set)[(i) >> 6] |= 1ull << ((i) & 63))
+
+/* Run block bi from its entry facts. pass 0: propagate; 1: record each store's thread set;
+ * 2: judge the loads. Returns whether a successor changed (pass 0). */
+static bool block_run(body *b, flow *f, long bi, int pass, uint64_t *a, uint64_t *w,
+                      ptxrace_result *out)
+{
+    block *bk = &f->blk[bi];
+    tset m, full;
+    tset_fill(&full, b->maxx);
+    if (!block_entry(f, bi, &full, &m))
+        return false;
+    memcpy(a, f->live_a + bi * f->words, (size_t)f->words * 8);
+    memcpy(w, f->live_w + bi * f->words, (size_t)f->words * 8);
+    tset taken = m, fall = m;
+    bool has_taken = false, has_fall = true;
+    for (long i = bk->first; i <= bk->last; i++) {
+        stmt *s = &b->st[i];
+        tset g;
+        if (pass == 1) {
+            const reg *gr = s->guard >= 0 ? &b->regs[s->guard] : NULL;
+            s->def_full = !memcmp(&m, &full, sizeof m) &&
+                          (!gr || (gr->defs > 1 && gr->uni) ||
+                           (gr->defs == 1 && gr->pkind == P_UNIFORM));
+        }
+        switch (s->kind) {
+        case I_BAR:
+            m = full;
+            memset(a, 0, (size_t)f->words * 8);
+            memset(w, 0, (size_t)f->words * 8);
+            break;
+        case I_BARN:
+            memset(a, 0, (size_t)f->words * 8);
+            memset(w, 0, (size_t)f->words * 8);
+            break;
+        case I_WBAR:
+            for (long k = 0; k < f->words; k++) {
+                w[k] |= a[k];
+                a[k] = 0;
+            }
+            break;
+        case I_ST:
+            if (s->store_id >= 0) {
+                if (pass == 1 && guard_set(b, s, &m, &g, f->data_all))
+                    f->store_m[s->store_id] = g;
+                SETBIT(a, s->store_id);
+            }
+            break;
+        case I_LD:
+            if (pass == 2 && s->tracked && guard_set(b, s, &m, &g, f->data_all) && tset_any(&g)) {
+                /* a word this thread stored itself is not another's (two stores of one word
+                 * with no barrier between would race anyway) */
+                bool own = false;
+                long head = s->base >= 0 && s->base < f->nbase ? f->base_head[s->base] : -1;
+                for (long j = head; j >= 0 && !own; j = f->base_next[j]) {
+                    if (!BIT(a, j) && !BIT(w, j))
+                        continue;
+                    const stmt *t = &b->st[f->store_stmt[j]];
+                    if (t->base == s->base && t->a[0] == s->a[0] && t->a[1] == s->a[1] &&
+                        t->a[2] == s->a[2] && t->c < wadd(s->c, s->width) &&
+                        s->c < wadd(t->c, t->width))
+                        own = true;
+                }
+                for (long j = head; j >= 0 && !own; j = f->base_next[j]) {
+                    bool in_a = BIT(a, j), in_w = BIT(w, j);
+                    if (!in_a && !in_w)
+                        continue;
+                    const stmt *t = &b->st[f->store_stmt[j]];
+                    if (t->base != s->base || t->a[1] != s->a[1] || t->a[2] != s->a[2] ||
+                        t->a[0] != s->a[0] || !s->a[0])
+                        continue;
+                    /* lane t+k's store covers [A*k + c_S, +w_S) past lane t's A*t: overlap with
+                     * [c_L, c_L + w_L) iff A*k lies strictly between lo and hi */
+                    /* far-apart constants (more than 2^40 bytes) are no address pair to solve */
+                    const int64_t far = (int64_t)1 << 40;
+                    if (s->c > far || s->c < -far || t->c > far || t->c < -far ||
+                        s->a[0] > far || s->a[0] < -far)
+                        continue;
+                    int64_t A = s->a[0], lo = s->c - t->c - t->width, hi = s->c - t->c + s->width;
+                    /* the k with lo < A*k < hi: A*k = |A|*kk with kk = sign(A)*k, and
+                     * kk runs over floor(lo/|A|)+1 .. ceil(hi/|A|)-1 */
+                    int64_t sg = A > 0 ? 1 : -1, aa = A * sg;
+                    int64_t kmin = floor_div(lo, aa) + 1, kmax = -floor_div(-hi, aa) - 1;
+                    if (kmin < -(PR_T - 1))
+                        kmin = -(PR_T - 1);
+                    if (kmax > PR_T - 1)
+                        kmax = PR_T - 1;
+                    for (int64_t kk = kmin; kk <= kmax; kk++) {
+                        long k = (long)(kk * sg);
+                        if (!k)
+                            continue;
+                        if (!in_a && (k < 32 && k > -32))
+                            continue; /* a warp barrier lies between: only other warps race */
+                        if (tset_pair(&g, &f->store_m[j], k)) {
+                            result_take(out, b, s, t, k);
+                            break;
+                        }
+                    }
+                }
+            }
+            break;
+        case I_RET:
+            if (s->guard < 0) {
+                has_fall = false;
+            } else if (guard_set(b, s, &m, &g, f->data_all)) {
+                for (int k = 0; k < PR_W; k++)
+                    m.w[k] &= ~g.w[k];
+            } else {
+                memset(&m, 0, sizeof m);
+            }
+            break;
+        case I_BRA:
+            if (s->guard < 0) {
+                has_fall = false;
+                has_taken = true;
+                taken = m;
+            } else {
+                has_taken = true;
+                const reg *r = &b->regs[s->guard];
+                bool whole = (r->defs > 1 && r->uni) ||
+                             (r->defs == 1 && (r->pkind == P_UNIFORM ||
+                                               (r->pkind == P_DATA && f->data_all)));
+                if (!whole) {
+                    if (r->defs == 1 && r->pkind == P_TID) {
+                        guard_set(b, s, &m, &taken, f->data_all);
+                        fall = m;
+                        for (int k = 0; k < PR_W; k++)
+                            fall.w[k] &= ~taken.w[k];
+                        goto branched;
+                    }
+                    memset(&taken, 0, sizeof taken);
+                    memset(&fall, 0, sizeof fall);
+                    goto branched;
+                }
+                taken = m;
+            }
+            fall = m;
+        branched:
+            break;
+        default:
+            break;
+        }
+        /* a base made anew (the next trip of a loop): its old stores are elsewhere now */
+        if (s->def_sym > 0 && s->def_sym < f->nbase)
+            for (long j = f->base_head[s->def_sym]; j >= 0; j = f->base_next[j]) {
+                a[j >> 6] &= ~(1ull << (j & 63));
+                w[j >> 6] &= ~(1ull << (j & 63));
+            }
+    }
+    if (!(bk->last >= bk->first && b->st[bk->last].kind == I_BRA))
+        fall = m;
+    if (pass)
+        return false;
+    bool changed = !bk->vis || bk->has_fall != has_fall || bk->has_taken != has_taken ||
+                   memcmp(&bk->fall_m, &fall, sizeof fall) ||
+                   memcmp(&bk->taken_m, &taken, sizeof taken) || memcmp(&bk->mend, &m, sizeof m);
+    bk->vis = true;
+    bk->has_fall = has_fall;
+    bk->has_taken = has_taken;
+    bk->fall_m = fall;
+    bk->taken_m = taken;
+    bk->mend = m;
+    for (int e = 0; e < 2; e++) {
+        long to = bk->succ[e];
+        if (to < 0 || (e == 0 && !has_fall) || (e == 1 && !has_taken))
+            continue;
+        uint64_t *ta = f->live_a + to * f->words, *tw = f->live_w + to * f->words;
+        for (long k = 0; k < f->words; k++) {
+            if ((ta[k] | a[k]) != ta[k] || (tw[k] | w[k]) != tw[k])
+                changed = true;
+            ta[k] |= a[k];
+            tw[k] |= w[k];
+        }
+    }
+    return changed;
+}
+
+/* Dominators and post-dominators (bitsets, iterated), for each block's idom and restore.
+ * Skipped (no restore anywhere) above PR_MAX_DOM blocks. HK_OK, HK_ENOMEM. */
+#define PR_MAX_DOM 4096
+static int flow_dominators(flow *f)
+{
+    long n = f->nb, words = (n + 63) / 64;
+    for (long i = 0; i < n; i++) {
+        f->blk[i].idom = -1;
+        f->blk[i].restore = false;
+    }
+    if (n > PR_MAX_DOM)
+        return HK_OK;
+    uint64_t *dom = hk_malloc((size_t)(n * words) * 8), *pdom = hk_malloc((size_t)(n * words) * 8);
+    uint64_t *tmp = hk_malloc((size_t)words * 8);
+    bool *exits = hk_calloc((size_t)n, 1);
+    if (!dom || !pdom || !tmp || !exits) {
+        hk_free(dom);
+        hk_free(pdom);
+        hk_free(tmp);
+        hk_free(exits);
+        return HK_ENOMEM;
+    }
+    /* dom(0) = {0}; dom(b) = {b} + intersection of dom(preds) */
+    for (long i = 0; i < n; i++) {
+        memset(dom + i * words, i ? 0xff : 0, (size_t)words * 8);
+        if (!i)
+            SETBIT(dom, 0);
+    }
+    bool changed = true;
+    while (changed) {
+        changed = false;
+        for (long bi = 1; bi < n; bi++) {
+            memset(tmp, 0xff, (size_t)words * 8);
+            for (long i = f->pred_at[bi]; i < f->pred_at[bi + 1]; i++)
+                for (long k = 0; k < words; k++)
+                    tmp[k] &= dom[f->pred[i] * words + k];
+            SETBIT(tmp, bi);
+            if (memcmp(tmp, dom + bi * words, (size_t)words * 8)) {
+                memcpy(dom + bi * words, tmp, (size_t)words * 8);
+                changed = true;
+            }
+        }
+    }
+    /* the blocks that can reach a return: only they have post-dominators that mean anything */
+    for (long i = 0; i < n; i++)
+        exits[i] = f->blk[i].succ[0] < 0 && f->blk[i].succ[1] < 0;
+    changed = true;
+    while (changed) {
+        changed = false;
+        for (long i = 0; i < n; i++)
+            for (int e = 0; e < 2; e++)
+                if (!exits[i] && f->blk[i].succ[e] >= 0 && exits[f->blk[i].succ[e]] &&
+                    (f->blk[i].succ[e] != i)) {
+                    /* reuse exits[] as "reaches a return" after the seed */
+                    exits[i] = true;
+                    changed = true;
+                }
+    }
+    for (long i = 0; i < n; i++) {
+        bool is_exit = f->blk[i].succ[0] < 0 && f->blk[i].succ[1] < 0;
+        memset(pdom + i * words, is_exit ? 0 : 0xff, (size_t)words * 8);
+        if (is_exit)
+            SETBIT(pdom + i * words, i);
+    }
+    changed = true;
+    while (changed) {
+        changed = false;
+        for (long bi = n - 1; bi >= 0; bi--) {
+            if (f->blk[bi].succ[0] < 0 && f->blk[bi].succ[1] < 0)
+                continue;
+            memset(tmp, 0xff, (size_t)words * 8);
+            for (int e = 0; e < 2; e++)
+                if (f->blk[bi].succ[e] >= 0)
+                    for (long k = 0; k < words; k++)
+                        tmp[k] &= pdom[f->blk[bi].succ[e] * words + k];
+            SETBIT(tmp, bi);
+            if (memcmp(tmp, pdom + bi * words, (size_t)words * 8)) {
+                memcpy(pdom + bi * words, tmp, (size_t)words * 8);
+                changed = true;
+            }
+        }
+    }
+    for (long j = 1; j < n; j++) {
+        /* idom: the strict dominator dominated by every other strict dominator */
+        long best = -1, best_count = -1;
+        for (long d = 0; d < n; d++) {
+            if (d == j || !BIT(dom + j * words, d))
+                continue;
+            long count = 0;
+            for (long k = 0; k < words; k++)
+                count += __builtin_popcountll(dom[d * words + k]);
+            if (count > best_count) {
+                best = d;
+                best_count = count;
+            }
+        }
+        f->blk[j].idom = best;
+        if (best < 0 || !exits[best] || !exits[j] || !BIT(pdom + best * words, j))
+            continue;
+        bool header = false; /* a predecessor it dominates: a back edge into it */
+        for (long i = f->pred_at[j]; i < f->pred_at[j + 1]; i++)
+            if (BIT(dom + f->pred[i] * words, j))
+                header = true;
+        f->blk[j].restore = !header;
+    }
+    hk_free(dom);
+    hk_free(pdom);
+    hk_free(tmp);
+    hk_free(exits);
+    return HK_OK;
+}
+
+static void body_clear(body *b)
+{
+    for (long i = 0; i < b->n; i++) {
+        hk_free(b->st[i].text);
+        hk_free(b->st[i].buf);
+    }
+    for (long i = 0; i < b->nregs; i++)
+        hk_free(b->regs[i].name);
+    for (long i = 0; i < b->nlabels; i++)
+        hk_free(b->labels[i]);
+    for (long i = 0; i < b->nnamed; i++)
+        hk_free(b->sym_names[i]);
+    hk_free(b->st);
+    hk_free(b->regs);
+    hk_free(b->hash);
+    hk_free(b->labels);
+    hk_free(b->sym_space);
+    hk_free(b->sym_gen);
+    hk_free(b->sym_names);
+    hk_free(b->sym_named);
+    char func[sizeof b->func];
+    memcpy(func, b->func, sizeof func);
+    long maxx = b->maxx;
+    memset(b, 0, sizeof *b);
+    memcpy(b->func, func, sizeof func);
+    b->maxx = maxx;
+}
+
+/* Whether every register the operand names reads the same in every thread (uni_new), or
+ * it names only immediates, symbols and uniform special registers. */
+static bool operand_uni(body *b, const char *o)
+{
+    for (const char *p = o; *p; p++) {
+        if (*p != '%')
+            continue;
+        char name[64];
+        size_t n = 0;
+        while (p[n] && (isalnum((unsigned char)p[n]) || p[n] == '%' || p[n] == '_' || p[n] == '$' ||
+                        p[n] == '.') && n + 1 < sizeof name) {
+            name[n] = p[n];
+            n++;
+        }
+        name[n] = '\0';
+        p += n - 1;
+        if (strchr(name, '.')) {
+            aval v = operand_val(b, name);
+            if (!val_uniform(&v))
+                return false;
+            continue;
+        }
+        int r = reg_find(b, name);
+        if (r < 0 || b->regs[r].defs < 1) { /* a special register without a dot (%gridid) */
+            aval v = operand_val(b, name);
+            if (!val_uniform(&v))
+                return false;
+            continue;
+        }
+        if (!b->regs[r].uni_new)
+            return false;
+    }
+    return true;
+}
+
+/* The registers written more than once that hold one value across the block wherever read
+ * (a loop bound halved each trip: `s = blockDim.x / 2 ... s >>= 1`): every write is
+ * executed by every thread that reaches it (def_full, from the last flow) and computes a
+ * pure function of such values. Greatest fixed point over the body, starting from the
+ * registers still taken as uniform (uni). Sets uni_new. */
+static void uni_solve(body *b)
+{
+    static const char *const pure[] = {"mov", "add", "sub", "mul", "mad", "shl", "shr", "and",
+                                       "or", "xor", "not", "neg", "cvt", "cvta", "div", "rem",
+                                       "min", "max", "selp", "setp", "abs", "bfe", "bfi", "popc",
+                                       "clz", "brev", "prmt", "sad", "cnot", "slct", "set",
+                                       "ld", NULL};
+    for (long r = 0; r < b->nregs; r++)
+        b->regs[r].uni_new = b->regs[r].defs == 1 || (b->regs[r].defs > 1 && b->regs[r].uni);
+    bool changed = true;
+    while (changed) {
+        changed = false;
+        for (long i = 0; i < b->n; i++) {
+            stmt *s = &b->st[i];
+            int d[64];
+            int nd = stmt_dests(b, s, d, 64);
+            if (nd <= 0)
+                continue;
+            bool ok = false;
+            for (int k = 0; pure[k]; k++)
+                if (op_is(s->op, pure[k]))
+                    ok = true;
+            if (op_is(s->op, "ld") && (op_has(s->op, "local") || op_has(s->op, "volatile") ||
+                                       op_has(s->op, "relaxed") || op_has(s->op, "acquire") ||
+                                       op_has(s->op, "mmio")))
+                ok = false; /* a value that may change between two threads' reads */
+            if ((s->guard >= 0 && !b->regs[s->guard].uni_new) || s->ops_cut)
+                ok = false;
+            for (int k = 1; ok && k < s->nops; k++)
+                if (!operand_uni(b, s->ops[k]))
+                    ok = false;
+            for (int k = 0; k < nd; k++) {
+                reg *r = &b->regs[d[k]];
+                bool keep = ok && (r->defs == 1 || s->def_full);
+                if (r->uni_new && !keep) {
+                    r->uni_new = false;
+                    changed = true;
+                }
+            }
+        }
+    }
+}
+
+/* Evaluate every register and shared access in text order (one round). */
+static void eval_all(body *b, flow *f, ptxrace_result *out)
+{
+    for (long r = 0; r < b->nregs; r++) {
+        reg *g = &b->regs[r];
+        g->v = unknown_val;
+        g->pkind = P_NONE;
+        if (g->defs > 1 && g->uni)
+            g->uval = fresh(b, SP_OTHER);
+    }
+    f->ns = 0;
+    for (long i = 0; i < b->n; i++) {
+        stmt *s = &b->st[i];
+        s->tracked = false;
+        s->store_id = -1;
+        s->def_sym = 0;
+        if ((s->kind == I_LD || s->kind == I_ST) && (s->nops >= 1)) {
+            aval v = address_val(b, s->ops[s->kind == I_LD ? (s->nops > 1 ? 1 : 0) : 0]);
+            bool gen_shared = v.known && v.sym && b->sym_space[v.sym] == SP_GENERIC;
+            if (!s->generic || gen_shared) {
+                bool ld = s->kind == I_LD;
+                if (out) {
+                    if (ld)
+                        out->shared_loads++;
+                    else
+                        out->shared_stores++;
+                }
+                if (v.known && v.a[0]) {
+                    s->tracked = true;
+                    s->base = gen_shared ? b->sym_gen[v.sym] : v.sym;
+                    s->c = v.c;
+                    memcpy(s->a, v.a, sizeof s->a);
+                    if (out) {
+                        if (ld)
+                            out->resolved_loads++;
+                        else
+                            out->resolved_stores++;
+                    }
+                    if (!ld)
+                        s->store_id = (int)f->ns++;
+                }
+            }
+        }
+        int d[64];
+        int nd = stmt_dests(b, s, d, 64);
+        if (nd <= 0)
+            continue;
+        if (op_is(s->op, "setp")) {
+            tset t;
+            int pk = setp_info(b, s, &t);
+            for (int k = 0; k < nd && k < 2; k++) {
+                reg *r = &b->regs[d[k]];
+                r->pkind = pk;
+                if (pk == P_UNIFORM && r->defs == 1)
+                    r->v = fresh(b, SP_OTHER); /* so and.pred/selp of it read as uniform */
+                if (pk == P_DATA && r->defs == 1)
+                    r->v = unknown_val, r->v.data = true;
+                if (pk == P_TID) {
+                    r->ptrue = t;
+                    if (k == 1) /* %p|%q: q is the negation */
+                        for (int j = 0; j < PR_W; j++)
+                            r->ptrue.w[j] = ~t.w[j];
+                }
+            }
+            continue;
+        }
+        bool ld = op_is(s->op, "ld");
+        int before = b->nsym;
+        for (int k = 0; k < nd; k++) {
+            reg *r = &b->regs[d[k]];
+            if (r->defs > 1 && r->uni && !s->def_sym)
+                s->def_sym = r->uval.sym; /* a new value of the same unknown */
+            if (r->defs != 1)
+                continue;
+            r->v = nd == 1 || ld ? eval_stmt(b, s) : unknown_val;
+            r->pkind = val_uniform(&r->v)            ? P_UNIFORM
+                       : !r->v.known && r->v.data ? P_DATA
+                                                  : P_VARY;
+            if (r->v.known && r->v.sym > before && !s->def_sym)
+                s->def_sym = r->v.sym; /* made here: in a loop, made anew each trip */
+        }
+    }
+}
+
+/* After a round's values: each tracked store's statement, and the stores per base. HK_OK,
+ * HK_ENOMEM. */
+static int flow_bases(body *b, flow *f)
+{
+    hk_free(f->base_head);
+    hk_free(f->base_next);
+    f->nbase = b->nsym + 1;
+    f->base_head = hk_malloc((size_t)f->nbase * sizeof *f->base_head);
+    f->base_next = hk_malloc((size_t)(f->ns + 1) * sizeof *f->base_next);
+    if (!f->base_head || !f->base_next)
+        return HK_ENOMEM;
+    for (long i = 0; i < f->nbase; i++)
+        f->base_head[i] = -1;
+    for (long i = b->n - 1; i >= 0; i--) {
+        const stmt *s = &b->st[i];
+        if (s->store_id < 0)
+            continue;
+        f->store_stmt[s->store_id] = i;
+        f->base_next[s->store_id] = -1;
+        if (s->base >= 0 && s->base < f->nbase) {
+            f->base_next[s->store_id] = f->base_head[s->base];
+            f->base_head[s->base] = s->store_id;
+        }
+    }
+    return HK_OK;
+}
+
+/* Judge one parsed body into out. */
+static int body_judge(body *b, ptxrace_result *out)
+{
+    int rc = HK_OK;
+    flow f = {0};
+    long *label_block = NULL;
+    uint64_t *a = NULL, *w = NULL;
+    out->functions++;
+    /* kinds, and how often each register is written */
+    for (long i = 0; i < b->n; i++) {
+        stmt *s = &b->st[i];
+        stmt_classify(s);
+        if (s->kind == I_BRX) {
+            out->skipped++;
+            goto out;
+        }
+        int d[64];
+        int nd = stmt_dests(b, s, d, 64);
+        if (nd < 0)
+            goto oom;
+        for (int k = 0; k < nd; k++)
+            b->regs[d[k]].defs++;
+    }
+    if (b->n > PR_MAX_STMTS) {
+        out->skipped++;
+        goto out;
+    }
+    /* blocks: a label starts one, a branch or a return ends one */
+    if (!(label_block = hk_malloc((size_t)(b->nlabels + 1) * sizeof *label_block)))
+        goto oom;
+    for (long i = 0; i <= b->nlabels; i++)
+        label_block[i] = -1;
+    long cap = 0;
+    for (long i = 0; i < b->n; i++) {
+        stmt *s = &b->st[i];
+        bool start = i == 0 || s->kind == I_LABEL || b->st[i - 1].kind == I_BRA ||
+                     (b->st[i - 1].kind == I_RET && b->st[i - 1].guard < 0);
+        if (start) {
+            if (grow((void **)&f.blk, &cap, f.nb + 1, sizeof *f.blk))
+                goto oom;
+            f.blk[f.nb].first = i;
+            f.blk[f.nb].succ[0] = f.blk[f.nb].succ[1] = -1;
+            f.nb++;
+        }
+        f.blk[f.nb - 1].last = i;
+        if (s->kind == I_LABEL && s->label >= 0)
+            label_block[s->label] = f.nb - 1;
+    }
+    if (!f.nb)
+        goto out;
+    for (long bi = 0; bi < f.nb; bi++) {
+        stmt *l = &b->st[f.blk[bi].last];
+        bool ends = l->kind == I_RET && l->guard < 0;
+        if (!ends && !(l->kind == I_BRA && l->guard < 0) && bi + 1 < f.nb)
+            f.blk[bi].succ[0] = (int)(bi + 1);
+        if (l->kind == I_BRA && l->nops >= 1) {
+            int lab = -1;
+            for (long k = 0; k < b->nlabels; k++)
+                if (!strcmp(b->labels[k], l->ops[0]))
+                    lab = (int)k;
+            if (lab < 0 || label_block[lab] < 0) {
+                out->skipped++; /* a branch out of the body: not followed */
+                goto out;
+            }
+            f.blk[bi].succ[1] = (int)label_block[lab];
+        }
+    }
+    if (!(f.pred_at = hk_calloc((size_t)(f.nb + 1), sizeof *f.pred_at)) ||
+        !(f.pred = hk_malloc((size_t)(2 * f.nb + 1) * sizeof *f.pred)))
+        goto oom;
+    for (long bi = 0; bi < f.nb; bi++)
+        for (int e = 0; e < 2; e++)
+            if (f.blk[bi].succ[e] >= 0 && !(e == 1 && f.blk[bi].succ[1] == f.blk[bi].succ[0]))
+                f.pred_at[f.blk[bi].succ[e] + 1]++;
+    for (long bi = 0; bi < f.nb; bi++)
+        f.pred_at[bi + 1] += f.pred_at[bi];
+    {
+        long *fill = hk_calloc((size_t)f.nb + 1, sizeof *fill);
+        if (!fill)
+            goto oom;
+        for (long bi = 0; bi < f.nb; bi++)
+            for (int e = 0; e < 2; e++) {
+                long to = f.blk[bi].succ[e];
+                if (to >= 0 && !(e == 1 && f.blk[bi].succ[1] == f.blk[bi].succ[0]))
+                    f.pred[f.pred_at[to] + fill[to]++] = bi;
+            }
+        hk_free(fill);
+    }
+    if ((rc = flow_dominators(&f)))
+        goto out;
+    long ns_most = 0;
+    for (long i = 0; i < b->n; i++)
+        ns_most += b->st[i].kind == I_ST;
+    f.words = (ns_most + 63) / 64;
+    if (!f.words)
+        f.words = 1;
+    if (f.nb * f.words > PR_MAX_LIVE_WORDS) {
+        out->skipped++;
+        goto out;
+    }
+    if (!(f.live_a = hk_calloc((size_t)(f.nb * f.words), 8)) ||
+        !(f.live_w = hk_calloc((size_t)(f.nb * f.words), 8)) ||
+        !(a = hk_malloc((size_t)f.words * 8)) || !(w = hk_malloc((size_t)f.words * 8)) ||
+        !(f.store_stmt = hk_malloc((size_t)(ns_most + 1) * sizeof *f.store_stmt)) ||
+        !(f.store_m = hk_calloc((size_t)(ns_most + 1), sizeof *f.store_m)))
+        goto oom;
+    /* rounds: values, the flow, then which twice-written registers are uniform. Optimistic,
+     * as a divergence analysis is: every such register is taken as uniform first, and each
+     * round keeps only those whose every write the last round's flow shows executed by all
+     * the threads that reach it, from uniform operands (a loop's own counter decides its
+     * exit branch, so a pessimistic start would never see the loop as uniform). Stops when
+     * nothing more drops; past PR_ROUNDS, none is uniform (the pessimistic answer). */
+    for (long r = 0; r < b->nregs; r++)
+        b->regs[r].uni = b->regs[r].defs > 1;
+    for (int round = 0;; round++) {
+        eval_all(b, &f, NULL);
+        if ((rc = flow_bases(b, &f)))
+            goto out;
+        for (long bi = 0; bi < f.nb; bi++)
+            f.blk[bi].vis = false;
+        memset(f.live_a, 0, (size_t)(f.nb * f.words) * 8);
+        memset(f.live_w, 0, (size_t)(f.nb * f.words) * 8);
+        bool changed = true;
+        int sweeps = 0;
+        while (changed) {
+            if (++sweeps > PR_MAX_SWEEPS) {
+                out->skipped++;
+                goto out;
+            }
+            changed = false;
+            for (long bi = 0; bi < f.nb; bi++)
+                if (block_run(b, &f, bi, 0, a, w, out))
+                    changed = true;
+        }
+        for (long bi = 0; bi < f.nb; bi++)
+            if (f.blk[bi].vis)
+                block_run(b, &f, bi, 1, a, w, out);
+        if (round == PR_ROUNDS + 1)
+            break; /* the pessimistic round */
+        uni_solve(b);
+        bool dropped = false;
+        for (long r = 0; r < b->nregs; r++)
+            if (b->regs[r].defs > 1 && b->regs[r].uni && !b->regs[r].uni_new) {
+                b->regs[r].uni = false;
+                dropped = true;
+            }
+        if (!dropped)
+            break;
+        if (round == PR_ROUNDS)
+            for (long r = 0; r < b->nregs; r++)
+                b->regs[r].uni = false;
+    }
+    /* the race pass: the last round's values (counted), the flow again with a branch on data
+     * keeping every thread, each store's threads, then the loads */
+    eval_all(b, &f, out);
+    if ((rc = flow_bases(b, &f)))
+        goto out;
+    f.data_all = true;
+    for (long bi = 0; bi < f.nb; bi++)
+        f.blk[bi].vis = false;
+    memset(f.live_a, 0, (size_t)(f.nb * f.words) * 8);
+    memset(f.live_w, 0, (size_t)(f.nb * f.words) * 8);
+    for (int sweeps = 0, changed = 1; changed; sweeps++) {
+        if (sweeps > PR_MAX_SWEEPS) {
+            out->skipped++;
+            goto out;
+        }
+        changed = 0;
+        for (long bi = 0; bi < f.nb; bi++)
+            if (block_run(b, &f, bi, 0, a, w, out))
+                changed = 1;
+    }
+    for (int pass = 1; pass <= 2; pass++)
+        for (long bi = 0; bi < f.nb; bi++)
+            if (f.blk[bi].vis)
+                block_run(b, &f, bi, pass, a, w, out);
+    goto out;
+oom:
+    rc = HK_ENOMEM;
+out:
+    hk_free(label_block);
+    hk_free(f.blk);
+    hk_free(f.store_stmt);
+    hk_free(f.store_m);
+    hk_free(f.live_a);
+    hk_free(f.live_w);
+    hk_free(f.pred_at);
+    hk_free(f.pred);
+    hk_free(f.base_head);
+    hk_free(f.base_next);
+    hk_free(a);
+    hk_free(w);
+    return rc;
+}
+
+/* ---- the text: function bodies, .loc, .file ---- */
+
+typedef struct {
+    ptxrace_result *out;
+    body b;
+    enum { OUTSIDE, HEADER, BODY } state;
+    int depth;
+    long line;
+    long src;
+    int src_file;
+    char files[PR_FILES][96];
+    int rc;
+} scan;
+
+/* the first whitespace-separated word after `key` in s, into dst */
+static void word_after(const char *s, const char *key, char *dst, size_t cap)
+{
+    dst[0] = '\0';
+    const char *p = strstr(s, key);
+    if (!p)
+        return;
+    p += strlen(key);
+    while (*p == ' ' || *p == '\t')
+        p++;
+    if (*p == '(') { /* .func (.param ...) name */
+        int d = 0;
+        for (; *p; p++) {
+            if (*p == '(')
+                d++;
+            else if (*p == ')' && --d == 0) {
+                p++;
+                break;
+            }
+        }
+        while (*p == ' ' || *p == '\t')
+            p++;
+    }
+    size_t n = 0;
+    while (p[n] && !strchr(" \t(", p[n]) && n + 1 < cap)
+        n++;
+    memcpy(dst, p, n);
+    dst[n] = '\0';
+}
+
+static bool has_word(const char *s, const char *w)
+{
+    size_t n = strlen(w);
+    for (const char *p = strstr(s, w); p; p = strstr(p + 1, w))
+        if ((p == s || p[-1] == ' ' || p[-1] == '\t') && (!p[n] || p[n] == ' ' || p[n] == '\t' || p[n] == '('))
+            return true;
+    return false;
+}
+
+static void scan_line(scan *sc, char *raw)
+{
+    sc->line++;
+    if (sc->rc)
+        return;
+    char *c = strstr(raw, "//");
+    if (c)
+        *c = '\0';
+    char *s = trim(raw);
+    if (!*s)
+        return;
+    if (!strncmp(s, ".file", 5) && (s[5] == ' ' || s[5] == '\t')) {
+        long idx = strtol(s + 5, NULL, 10);
+        const char *q = strchr(s, '"');
+        if (idx > 0 && idx < PR_FILES && q) {
+            const char *e = strchr(q + 1, '"');
+            const char *base = q + 1;
+            for (const char *p = q + 1; e && p < e; p++)
+                if (*p == '/')
+                    base = p + 1;
+            size_t n = e ? (size_t)(e - base) : 0;
+            if (n >= sizeof sc->files[0])
+                n = sizeof sc->files[0] - 1;
+            memcpy(sc->files[idx], base, n);
+            sc->files[idx][n] = '\0';
+        }
+        return;
+    }
+    if (sc->state == OUTSIDE) {
+        if (has_word(s, ".entry") || has_word(s, ".func")) {
+            body_clear(&sc->b);
+            word_after(s, has_word(s, ".entry") ? ".entry" : ".func", sc->b.func, sizeof sc->b.func);
+            sc->b.maxx = PR_T;
+            sc->state = HEADER;
+            sc->src = 0;
+            sc->src_file = 0;
+        }
+        if (sc->state == OUTSIDE)
+            return;
+    }
+    if (sc->state == HEADER) {
+        if (!strncmp(s, ".reqntid", 8) || !strncmp(s, ".maxntid", 8)) {
+            /* .reqntid X[, Y, Z]: tid.x < X; .maxntid bounds the product of the three, so
+             * tid.x < X*Y*Z only */
+            char *e;
+            long x = strtol(s + 8, &e, 10);
+            if (s[1] == 'm')
+                for (int k = 0; k < 2 && *e == ','; k++) {
+                    long y = strtol(e + 1, &e, 10);
+                    if (y > 0 && x < PR_T)
+                        x *= y;
+                }
+            if (x > 0 && x < sc->b.maxx)
+                sc->b.maxx = x;
+            return;
+        }
+        size_t n = strlen(s);
+        if (*s == '{') {
+            sc->state = BODY;
+            sc->depth = 1;
+            s = trim(s + 1);
+            if (!*s)
+                return;
+        } else {
+            if (n && s[n - 1] == ';') /* a declaration without a body */
+                sc->state = OUTSIDE;
+            return;
+        }
+    }
+    /* in a body */
+    for (const char *p = s; *p; p++) {
+        if (*p == '{')
+            sc->depth++;
+        else if (*p == '}')
+            sc->depth--;
+    }
+    if (sc->depth <= 0) {
+        sc->state = OUTSIDE;
+        if ((sc->rc = body_judge(&sc->b, sc->out)) == HK_OK) {
+            /* nothing kept past the body */
+        }
+        body_clear(&sc->b);
+        return;
+    }
+    while (*s == '{' || *s == '}')
+        s = trim(s + 1);
+    if (!strncmp(s, ".loc", 4) && (s[4] == ' ' || s[4] == '\t')) {
+        /* .loc FILE LINE COL[, function_name ..., inlined_at FILE LINE COL]: the outermost */
+        const char *in = strstr(s, "inlined_at");
+        const char *q = in ? in + 10 : s + 4;
+        char *e;
+        long fi = strtol(q, &e, 10);
+        long ln = strtol(e, NULL, 10);
+        if (ln > 0) {
+            sc->src = ln;
+            sc->src_file = (int)fi;
+        }
+        return;
+    }
+    /* one statement per ';' (inline asm may put several on a line, in a `{ ... }` scope), a
+     * label before one on its line */
+    for (char *piece = s; piece && *piece && !sc->rc;) {
+        char *next = NULL;
+        int depth = 0;
+        for (char *p = piece; *p; p++) {
+            if (*p == '[' || *p == '(')
+                depth++;
+            else if ((*p == ']' || *p == ')') && depth)
+                depth--;
+            else if (*p == ';' && !depth) {
+                if (p[1])
+                    next = p + 1;
+                *p = '\0';
+                break;
+            }
+        }
+        char *t = trim(piece);
+        while (*t == '{' || *t == '}')
+            t = trim(t + 1);
+        size_t n = strlen(t);
+        while (n && t[n - 1] == '}')
+            t[--n] = '\0';
+        t = trim(t);
+        char *colon = strchr(t, ':');
+        if (colon && colon > t && colon[1] != ':' && (colon == t || colon[-1] != ':')) {
+            bool label = is_ident_start(*t);
+            for (char *q = t + 1; label && q < colon; q++)
+                label = isalnum((unsigned char)*q) || *q == '_' || *q == '$';
+            if (label) {
+                char after = colon[1];
+                colon[1] = '\0';
+                sc->rc = stmt_parse(&sc->b, t, sc->line, sc->src, sc->src_file);
+                colon[1] = after;
+                t = trim(colon + 1);
+            }
+        }
+        if (*t && *t != '.' && !sc->rc)
+            sc->rc = stmt_parse(&sc->b, t, sc->line, sc->src, sc->src_file); /* not a declaration */
+        piece = next;
+    }
+}
+
+static void scan_finish(scan *sc)
+{
+    body_clear(&sc->b);
+    ptxrace_result *o = sc->out;
+    if (o->found && o->src_file[0] == '#') {
+        int idx = atoi(o->src_file + 1);
+        if (idx > 0 && idx < PR_FILES)
+            cut_copy(o->src_file, sizeof o->src_file, sc->files[idx]);
+        else
+            o->src_file[0] = '\0';
+    }
+}
+
+int ptxrace_scan(const char *text, size_t len, ptxrace_result *out)
+{
+    scan *sc = hk_calloc(1, sizeof *sc);
+    if (!sc)
+        return HK_ENOMEM;
+    memset(out, 0, sizeof *out);
+    sc->out = out;
+    char line[PR_LINE];
+    size_t i = 0;
+    while (i < len && !sc->rc) {
+        size_t n = 0;
+        while (i < len && text[i] != '\n') {
+            if (n + 1 < sizeof line)
+                line[n++] = text[i];
+            i++;
+        }
+        i++;
+        line[n] = '\0';
+        scan_line(sc, line);
+    }
+    scan_finish(sc);
+    int rc = sc->rc;
+    hk_free(sc);
+    return rc;
+}
+
+int ptxrace_file(const char *path, ptxrace_result *out)
+{
+    memset(out, 0, sizeof *out);
+    FILE *fp = fopen(path, "r");
+    if (!fp)
+        return errno == ENOENT ? HK_ENOENT : HK_EIO;
+    scan *sc = hk_calloc(1, sizeof *sc);
+    if (!sc) {
+        fclose(fp);
+        return HK_ENOMEM;
+    }
+    sc->out = out;
+    char line[PR_LINE];
+    bool cont = false; /* the rest of a line longer than the buffer: dropped */
+    while (!sc->rc && fgets(line, sizeof line, fp)) {
+        size_t n = strlen(line);
+        bool whole = n && line[n - 1] == '\n';
+        if (!cont)
+            scan_line(sc, line);
+        cont = !whole;
+    }
+    int rc = ferror(fp) ? HK_EIO : sc->rc;
+    fclose(fp);
+    scan_finish(sc);
+    hk_free(sc);
+    return rc;
+}

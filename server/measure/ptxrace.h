@@ -1,0 +1,53 @@
+/* Shared-memory races read in a kernel image's PTX, without running it (the referee's `race`
+ * image check, docs/referee.md "A candidate reads no other thread's unsynchronised word").
+ *
+ * A candidate can tell compute-sanitizer's racecheck apart from a plain run by relative speed
+ * alone (tests/gpu/cheats/spin_sanitizer_evade.cu), and take a racy path only when it is not
+ * watched; but the racy path is in the image whether it is taken or not. This scan finds, in
+ * each function of a PTX text, a shared-memory load of a word that another thread of the
+ * block stored on a path with no barrier in between:
+ *
+ *   st.shared [B + a*tid.x + c1] ... (no bar.sync / barrier / call) ... ld.shared [B + a*tid.x + c2]
+ *
+ * where B is the same shared symbol or the same block-uniform base, the tid coefficients are
+ * the same, and some lane t that executes the load reads bytes that lane t+k (k != 0) wrote,
+ * lane t+k being among the threads that execute the store. Registers are evaluated as affine
+ * forms in %tid.x/y/z plus one block-uniform unknown; which threads reach an instruction is
+ * followed as a set of tid.x values through the branches whose condition compares tid.x with
+ * a constant. Anything the evaluation cannot resolve -- a register defined twice (a loop
+ * variable), a thread-dependent value it cannot follow, a branch on one, an address from
+ * memory -- gives no finding: a false race on an honest kernel would lose a user's result.
+ * Pure functions, any thread. */
+#ifndef HK_MEASURE_PTXRACE_H
+#define HK_MEASURE_PTXRACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* The first finding of a PTX text (in file order of the load), and what the scan read. Value
+ * struct. */
+typedef struct {
+    bool found;
+    long k;               /* lane t reads what lane t+k stored (tid.x units) */
+    long ld_line, st_line; /* PTX lines (1-based) of the load and of the store */
+    long ld_src, st_src;   /* their source lines from the PTX's .loc (0: none) */
+    char src_file[96];     /* the load's source file (basename), from .file; "" when none */
+    char func[96];         /* the function (as named in the PTX, cut to fit) */
+    char ld_text[160], st_text[160]; /* the two PTX lines, blanks trimmed, cut to fit */
+    /* what was read (the coverage the bench table records) */
+    long functions;        /* function bodies scanned */
+    long skipped;          /* of them, not judged (an indirect branch, or past a size cap) */
+    long shared_loads, shared_stores;     /* shared-memory loads and stores seen */
+    long resolved_loads, resolved_stores; /* of them, at an address the evaluation resolved */
+} ptxrace_result;
+
+/* Scan the PTX text (len bytes) for the first race as described above. Pure. HK_OK,
+ * HK_ENOMEM. */
+int ptxrace_scan(const char *text, size_t len, ptxrace_result *out);
+
+/* The same for the PTX file at path, read one function body at a time (the data of a huge
+ * initialised array lies outside every body and is not kept). HK_OK, HK_ENOENT, HK_EIO,
+ * HK_ENOMEM. */
+int ptxrace_file(const char *path, ptxrace_result *out);
+
+#endif

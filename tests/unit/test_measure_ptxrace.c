@@ -1,0 +1,492 @@
+/* Shared-memory races read in PTX (ptxrace_scan) and the referee's rule on them
+ * (measure_race_check), on PTX that nvcc writes for the kernels below at the referee's flags
+ * (-O3 -std=c++17 -lineinfo, sm_90): the racy warp-synchronous tails are found with their
+ * PTX and source lines; the same tails with __syncwarp or __syncthreads are not, nor honest
+ * tiled GEMM, transpose and scan, a read of a word the guard keeps its writer out of, or a
+ * thread's own word; a barrier skipped on a uniform path, a race under a branch on data and a
+ * race carried round a loop are found; an offset it cannot resolve is not (by design: no finding on an unknown). Skipped
+ * without nvcc. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/hk.h"
+#include "measure/measure.h"
+#include "measure/ptxrace.h"
+#include "test_nvcc.h"
+
+static char dir[] = "/tmp/hk-ptxrace-XXXXXX";
+static char *ptx;       /* the whole PTX of the kernels below */
+static size_t ptx_len;
+
+static const char source[] =
+    "#define TILE 16\n"
+    /* the pre-Volta tail: lane t reads lane t+16's word right after lane t+16 stored it */
+    "__global__ void racy_tail(const float *in, float *out)\n"
+    "{\n"
+    "    __shared__ float buf[256];\n"
+    "    int t = threadIdx.x;\n"
+    "    buf[t] = in[blockIdx.x * blockDim.x + t];\n"
+    "    __syncthreads();\n"
+    "    for (int s = blockDim.x / 2; s > 32; s >>= 1) {\n"
+    "        if (t < s)\n"
+    "            buf[t] += buf[t + s];\n"
+    "        __syncthreads();\n"
+    "    }\n"
+    "    if (t < 32) {\n"
+    "        volatile float *v = buf;\n"
+    "        v[t] += v[t + 32];\n"
+    "        v[t] += v[t + 16];\n" /* line 16: the first racy read */
+    "        v[t] += v[t + 8];\n"
+    "        v[t] += v[t + 4];\n"
+    "        v[t] += v[t + 2];\n"
+    "        v[t] += v[t + 1];\n"
+    "    }\n"
+    "    if (t == 0)\n"
+    "        out[blockIdx.x] = buf[0];\n"
+    "}\n"
+    /* the same tail with __syncwarp between every read and write: race-free */
+    "__global__ void synced_tail(const float *in, float *out)\n"
+    "{\n"
+    "    __shared__ float buf[256];\n"
+    "    int t = threadIdx.x;\n"
+    "    buf[t] = in[blockIdx.x * blockDim.x + t];\n"
+    "    __syncthreads();\n"
+    "    for (int s = blockDim.x / 2; s > 32; s >>= 1) {\n"
+    "        if (t < s)\n"
+    "            buf[t] += buf[t + s];\n"
+    "        __syncthreads();\n"
+    "    }\n"
+    "    if (t < 32) {\n"
+    "        float v = buf[t] + buf[t + 32];\n"
+    "        for (int s = 16; s > 0; s >>= 1) {\n"
+    "            __syncwarp();\n"
+    "            buf[t] = v;\n"
+    "            __syncwarp();\n"
+    "            v += buf[t + s];\n"
+    "        }\n"
+    "        if (t == 0)\n"
+    "            out[blockIdx.x] = v;\n"
+    "    }\n"
+    "}\n"
+    /* unrolled with a block barrier after every step, the reads guarded (t < s) */
+    "__global__ void barrier_tree(const float *in, float *out)\n"
+    "{\n"
+    "    __shared__ float buf[256];\n"
+    "    int t = threadIdx.x;\n"
+    "    buf[t] = in[blockIdx.x * 256 + t];\n"
+    "    __syncthreads();\n"
+    "    if (t < 128) buf[t] += buf[t + 128];\n"
+    "    __syncthreads();\n"
+    "    if (t < 64) buf[t] += buf[t + 64];\n"
+    "    __syncthreads();\n"
+    "    if (t < 32) buf[t] += buf[t + 32];\n"
+    "    __syncthreads();\n"
+    "    if (t < 16) buf[t] += buf[t + 16];\n"
+    "    __syncthreads();\n"
+    "    if (t < 8) buf[t] += buf[t + 8];\n"
+    "    __syncthreads();\n"
+    "    if (t == 0) out[blockIdx.x] = buf[0] + buf[1] + buf[2] + buf[3] + buf[4] + buf[5] + buf[6] + buf[7];\n"
+    "}\n"
+    "__global__ void tiled_gemm(const float *A, const float *B, float *C, int n)\n"
+    "{\n"
+    "    __shared__ float As[TILE][TILE], Bs[TILE][TILE];\n"
+    "    int tx = threadIdx.x, ty = threadIdx.y;\n"
+    "    int row = blockIdx.y * TILE + ty, col = blockIdx.x * TILE + tx;\n"
+    "    float acc = 0.0f;\n"
+    "    for (int k0 = 0; k0 < n; k0 += TILE) {\n"
+    "        As[ty][tx] = A[row * n + k0 + tx];\n"
+    "        Bs[ty][tx] = B[(k0 + ty) * n + col];\n"
+    "        __syncthreads();\n"
+    "        for (int k = 0; k < TILE; k++)\n"
+    "            acc += As[ty][k] * Bs[k][tx];\n"
+    "        __syncthreads();\n"
+    "    }\n"
+    "    C[row * n + col] = acc;\n"
+    "}\n"
+    "__global__ void tiled_transpose(const float *in, float *out, int n)\n"
+    "{\n"
+    "    __shared__ float tile[32][33];\n"
+    "    int x = blockIdx.x * 32 + threadIdx.x, y = blockIdx.y * 32 + threadIdx.y;\n"
+    "    tile[threadIdx.y][threadIdx.x] = in[y * n + x];\n"
+    "    __syncthreads();\n"
+    "    x = blockIdx.y * 32 + threadIdx.x;\n"
+    "    y = blockIdx.x * 32 + threadIdx.y;\n"
+    "    out[y * n + x] = tile[threadIdx.x][threadIdx.y];\n"
+    "}\n"
+    /* Hillis-Steele, double-buffered, a barrier per step */
+    "__global__ void scan_block(const float *in, float *out)\n"
+    "{\n"
+    "    __shared__ float b[2][256];\n"
+    "    int t = threadIdx.x, p = 0;\n"
+    "    b[0][t] = in[blockIdx.x * 256 + t];\n"
+    "    __syncthreads();\n"
+    "    for (int d = 1; d < 256; d <<= 1) {\n"
+    "        b[1 - p][t] = t >= d ? b[p][t] + b[p][t - d] : b[p][t];\n"
+    "        p = 1 - p;\n"
+    "        __syncthreads();\n"
+    "    }\n"
+    "    out[blockIdx.x * 256 + t] = b[p][t];\n"
+    "}\n"
+    /* a neighbour's word read right after the store: every thread but the last races */
+    "__global__ void neighbour(const float *in, float *out)\n"
+    "{\n"
+    "    __shared__ float s[257];\n"
+    "    int t = threadIdx.x;\n"
+    "    s[t] = in[blockIdx.x * 256 + t];\n"
+    "    out[blockIdx.x * 256 + t] = s[t + 1] - s[t];\n"
+    "}\n"
+    /* the barrier skipped when a (block-uniform) argument says so */
+    "__global__ void skipped_barrier(const float *in, float *out, int fast)\n"
+    "{\n"
+    "    __shared__ float s[257];\n"
+    "    int t = threadIdx.x;\n"
+    "    s[t] = in[blockIdx.x * 256 + t];\n"
+    "    if (!fast)\n"
+    "        __syncthreads();\n"
+    "    out[blockIdx.x * 256 + t] = s[t + 1] - s[t];\n"
+    "}\n"
+    /* the writer of the word read is kept out by the guard: threads 0..15 write s[0..15] and
+     * read s[16..31], which no thread writes here */
+    "__global__ void guard_excludes(const float *in, float *out)\n"
+    "{\n"
+    "    __shared__ float s[64];\n"
+    "    int t = threadIdx.x;\n"
+    "    if (t < 32) s[t] = in[t];\n"
+    "    __syncthreads();\n"
+    "    if (t < 16) {\n"
+    "        s[t] = 2.0f * in[t];\n"
+    "        out[t] = s[t + 16];\n"
+    "    }\n"
+    "}\n"
+    /* a thread reads back a word it stored itself */
+    "__global__ void own_word(const float *in, float *out)\n"
+    "{\n"
+    "    __shared__ float s[512];\n"
+    "    int t = threadIdx.x;\n"
+    "    s[t] = in[t];\n"
+    "    s[t + 256] = in[t + 256];\n"
+    "    volatile float *v = s;\n"
+    "    out[t] = v[t + 256] + v[t];\n"
+    "}\n"
+    /* carried round the loop: the store of one trip and the load of the next, no barrier */
+    "__global__ void loop_carried(const float *in, float *out, int n)\n"
+    "{\n"
+    "    __shared__ float s[257];\n"
+    "    int t = threadIdx.x;\n"
+    "    float x = in[t];\n"
+    "    s[t + 1] = 0.0f;\n"
+    "    __syncthreads();\n"
+    "    for (int i = 0; i < n; i++) {\n"
+    "        x += ((volatile float *)s)[t + 1];\n"
+    "        ((volatile float *)s)[t] = x;\n"
+    "    }\n"
+    "    out[t] = x;\n"
+    "}\n"
+    /* the racy read under a branch on data (true for every thread in practice): which threads
+     * take it is not the tid's doing, so every thread counts */
+    "__global__ void data_guard(const float *in, float *out)\n"
+    "{\n"
+    "    __shared__ float s[257];\n"
+    "    int t = threadIdx.x;\n"
+    "    float x = in[blockIdx.x * 256 + t];\n"
+    "    if (x == x) {\n"
+    "        s[t] = x;\n"
+    "        out[blockIdx.x * 256 + t] = ((volatile float *)s)[t + 1];\n"
+    "    }\n"
+    "}\n"
+    /* the racy read in inline asm, several statements on one line in a `{ }` scope */
+    "__global__ void asm_line(const float *in, float *out)\n"
+    "{\n"
+    "    __shared__ float s[257];\n"
+    "    int t = threadIdx.x;\n"
+    "    s[t] = in[t];\n"
+    "    float y;\n"
+    "    unsigned a = (unsigned)__cvta_generic_to_shared(&s[t + 1]);\n"
+    "    asm volatile(\"{ .reg .f32 q; ld.volatile.shared.f32 q, [%1]; mov.f32 %0, q; }\" : \"=f\"(y) : \"r\"(a));\n"
+    "    out[t] = y;\n"
+    "}\n"
+    /* an offset the scan cannot resolve (blockDim is a block-uniform unknown, maybe 0 after
+     * the shift): no finding, by design (tests/gpu/cheats/spin_offset_evade.cu) */
+    "__global__ void uniform_offset(const float *in, float *out)\n"
+    "{\n"
+    "    __shared__ float s[512];\n"
+    "    int t = threadIdx.x;\n"
+    "    s[t] = in[t];\n"
+    "    out[t] = ((volatile float *)s)[t + (blockDim.x >> 4)];\n"
+    "}\n";
+
+static int setup(void **state)
+{
+    (void)state;
+    if (!mkdtemp(dir))
+        return -1;
+    if (access(NVCC, X_OK) != 0)
+        return 0; /* the tests say skipped */
+    char src[600], out[600], cmd[2048];
+    snprintf(src, sizeof src, "%s/k.cu", dir);
+    snprintf(out, sizeof out, "%s/k.ptx", dir);
+    FILE *f = fopen(src, "w");
+    if (!f)
+        return -1;
+    fputs(source, f);
+    fclose(f);
+    snprintf(cmd, sizeof cmd, "%s -ptx -arch=sm_90 -O3 -std=c++17 -lineinfo -o %s %s >/dev/null 2>&1",
+             NVCC, out, src);
+    if (system(cmd) != 0)
+        return -1;
+    f = fopen(out, "r");
+    if (!f)
+        return -1;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    ptx = malloc((size_t)n + 1);
+    if (!ptx || fread(ptx, 1, (size_t)n, f) != (size_t)n) {
+        fclose(f);
+        return -1;
+    }
+    fclose(f);
+    ptx[n] = '\0';
+    ptx_len = (size_t)n;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    free(ptx);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+/* The PTX of one kernel: the module's header, its entry (the one whose mangled name holds
+ * name), and the .file lines. New string. */
+static char *one_kernel(const char *name)
+{
+    if (!ptx)
+        skip();
+    char key[128];
+    snprintf(key, sizeof key, "%zu%s", strlen(name), name); /* _Z<len><name> */
+    const char *e = ptx;
+    for (;;) {
+        e = strstr(e, ".entry ");
+        assert_non_null(e);
+        const char *nl = strchr(e, '\n');
+        if (strstr(e, key) && strstr(e, key) < nl)
+            break;
+        e = nl;
+    }
+    while (e > ptx && e[-1] != '\n')
+        e--;
+    const char *end = strstr(e, "\n}\n");
+    assert_non_null(end);
+    end += 3;
+    const char *first = strstr(ptx, ".visible");
+    const char *files = strstr(ptx, "\t.file");
+    assert_non_null(first);
+    assert_non_null(files);
+    const char *files_end = strstr(files, ".section");
+    if (!files_end)
+        files_end = ptx + ptx_len;
+    size_t h = (size_t)(first - ptx), b = (size_t)(end - e), fl = (size_t)(files_end - files);
+    char *t = malloc(h + b + fl + 1);
+    assert_non_null(t);
+    memcpy(t, ptx, h);
+    memcpy(t + h, e, b);
+    memcpy(t + h + b, files, fl);
+    t[h + b + fl] = '\0';
+    return t;
+}
+
+static ptxrace_result scan_kernel(const char *name)
+{
+    char *t = one_kernel(name);
+    ptxrace_result r;
+    assert_int_equal(ptxrace_scan(t, strlen(t), &r), HK_OK);
+    free(t);
+    assert_int_equal(r.functions, 1);
+    assert_int_equal(r.skipped, 0);
+    return r;
+}
+
+static void test_racy_tail_found(void **state)
+{
+    (void)state;
+    ptxrace_result r = scan_kernel("racy_tail");
+    assert_true(r.found);
+    assert_int_equal(r.k, 16);
+    assert_int_equal(r.ld_src, 16);
+    assert_int_equal(r.st_src, 15);
+    assert_string_equal(r.src_file, "k.cu");
+    assert_non_null(strstr(r.ld_text, "ld.volatile.shared.f32"));
+    assert_non_null(strstr(r.ld_text, "+64]"));
+    assert_non_null(strstr(r.st_text, "st.volatile.shared.f32"));
+    assert_true(r.ld_line > r.st_line);
+    assert_true(r.resolved_loads > 0 && r.resolved_stores > 0);
+}
+
+static void test_synced_forms_not_found(void **state)
+{
+    (void)state;
+    const char *honest[] = {"synced_tail", "barrier_tree", "tiled_gemm", "tiled_transpose",
+                            "scan_block", "guard_excludes", "own_word", "uniform_offset"};
+    for (size_t i = 0; i < sizeof honest / sizeof *honest; i++) {
+        ptxrace_result r = scan_kernel(honest[i]);
+        if (r.found)
+            fail_msg("%s: a race at PTX line %ld (%s) after %ld (%s)", honest[i], r.ld_line,
+                     r.ld_text, r.st_line, r.st_text);
+    }
+    /* the honest ones are read, not passed over: their shared accesses resolve */
+    ptxrace_result r = scan_kernel("tiled_transpose");
+    assert_true(r.resolved_loads > 0 && r.resolved_stores > 0);
+    r = scan_kernel("barrier_tree");
+    assert_true(r.resolved_loads >= 5 && r.resolved_stores >= 5);
+}
+
+static void test_other_races_found(void **state)
+{
+    (void)state;
+    ptxrace_result r = scan_kernel("neighbour");
+    assert_true(r.found);
+    assert_int_equal(r.k, 1);
+    r = scan_kernel("skipped_barrier");
+    assert_true(r.found);
+    assert_int_equal(r.k, 1);
+    r = scan_kernel("data_guard");
+    assert_true(r.found);
+    assert_int_equal(r.k, 1);
+    r = scan_kernel("asm_line");
+    assert_true(r.found);
+    assert_int_equal(r.k, 1);
+    assert_non_null(strstr(r.ld_text, "ld.volatile.shared.f32 q, [%r"));
+    r = scan_kernel("loop_carried");
+    assert_true(r.found);
+    assert_int_equal(r.k, 1);
+    assert_true(r.ld_line < r.st_line); /* the load of the next trip, before the store in text */
+}
+
+/* The whole module: the first finding in file order. */
+static void test_whole_module(void **state)
+{
+    (void)state;
+    if (!ptx)
+        skip();
+    ptxrace_result r;
+    assert_int_equal(ptxrace_scan(ptx, ptx_len, &r), HK_OK);
+    assert_true(r.found);
+    assert_string_equal(r.func, "_Z9racy_tailPKfPf");
+    assert_int_equal(r.functions, 14);
+    char path[600];
+    snprintf(path, sizeof path, "%s/k.ptx", dir);
+    ptxrace_result f;
+    assert_int_equal(ptxrace_file(path, &f), HK_OK);
+    assert_int_equal(f.ld_line, r.ld_line);
+    assert_int_equal(f.st_line, r.st_line);
+    assert_string_equal(f.ld_text, r.ld_text);
+    assert_int_equal(ptxrace_file("/nonexistent/k.ptx", &f), HK_ENOENT);
+}
+
+static void write_module(const char *name, const char *text)
+{
+    char path[700];
+    snprintf(path, sizeof path, "%s/%s.ptx", dir, name);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* measure_race_check: a finding the baseline lacks fails; one the baseline has too passes
+ * with a why; no PTX is not_run. */
+static void test_rule(void **state)
+{
+    (void)state;
+    char *racy = one_kernel("racy_tail"), *clean = one_kernel("synced_tail");
+    write_module("racy.cubin", racy);
+    write_module("clean.cubin", clean);
+    free(racy);
+    free(clean);
+    char base[700], cand[700];
+    const char *result;
+    char *why;
+    snprintf(base, sizeof base, "%s/clean.cubin", dir);
+    snprintf(cand, sizeof cand, "%s/racy.cubin", dir);
+    assert_int_equal(measure_race_check(base, cand, &result, &why), HK_OK);
+    assert_string_equal(result, "fail");
+    assert_non_null(why);
+    assert_non_null(strstr(why, "thread t+16's word"));
+    assert_non_null(strstr(why, "k.cu line 16, stored at line 15"));
+    hk_free(why);
+    /* the baseline's own warp-synchronous tail: not the candidate's doing */
+    assert_int_equal(measure_race_check(cand, cand, &result, &why), HK_OK);
+    assert_string_equal(result, "pass");
+    assert_non_null(why);
+    assert_non_null(strstr(why, "baseline's PTX loads"));
+    hk_free(why);
+    assert_int_equal(measure_race_check(cand, base, &result, &why), HK_OK);
+    assert_string_equal(result, "pass");
+    assert_null(why);
+    assert_int_equal(measure_race_check(NULL, cand, &result, &why), HK_OK);
+    assert_string_equal(result, "fail");
+    hk_free(why);
+    char none[700];
+    snprintf(none, sizeof none, "%s/none.cubin", dir);
+    assert_int_equal(measure_race_check(base, none, &result, &why), HK_OK);
+    assert_string_equal(result, "not_run");
+    assert_non_null(why);
+    hk_free(why);
+    /* the four image checks, race last, through the one entry point */
+    assert_string_equal(measure_image_checks[3].check, "race");
+    assert_int_equal(measure_image_checks[3].reason, MEASURE_RACE);
+    const char *res[MEASURE_IMAGE_CHECKS];
+    char *whys[MEASURE_IMAGE_CHECKS];
+    assert_int_equal(measure_image_checks_judge(base, cand, res, whys), HK_OK);
+    assert_string_equal(res[0], "pass");
+    assert_string_equal(res[3], "fail");
+    for (int i = 0; i < MEASURE_IMAGE_CHECKS; i++)
+        hk_free(whys[i]);
+}
+
+/* Text the scan must survive: no functions, a declaration without a body, an unterminated
+ * body, an indirect branch (not judged). */
+static void test_odd_text(void **state)
+{
+    (void)state;
+    ptxrace_result r;
+    assert_int_equal(ptxrace_scan("", 0, &r), HK_OK);
+    assert_false(r.found);
+    static const char decl[] = ".version 9.0\n.target sm_90\n.extern .func (.param .b32 r) f\n(\n.param .b32 a\n)\n;\n";
+    assert_int_equal(ptxrace_scan(decl, strlen(decl), &r), HK_OK);
+    assert_int_equal(r.functions, 0);
+    static const char open_body[] = ".visible .entry k()\n{\n\tmov.u32 %r1, %tid.x;\n";
+    assert_int_equal(ptxrace_scan(open_body, strlen(open_body), &r), HK_OK);
+    assert_false(r.found);
+    static const char brx[] =
+        ".visible .entry k()\n{\n\t.reg .b32 %r<9>;\n\t.shared .align 4 .b8 s[1024];\n"
+        "\tmov.u32 %r1, %tid.x;\n\tshl.b32 %r2, %r1, 2;\n\tmov.u32 %r3, s;\n\tadd.s32 %r4, %r3, %r2;\n"
+        "\tst.shared.u32 [%r4], %r1;\n\tld.shared.u32 %r5, [%r4+4];\n"
+        "\tbrx.idx %r5, $L_t;\n\tret;\n}\n";
+    assert_int_equal(ptxrace_scan(brx, strlen(brx), &r), HK_OK);
+    assert_false(r.found);
+    assert_int_equal(r.skipped, 1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_racy_tail_found),
+        cmocka_unit_test(test_synced_forms_not_found),
+        cmocka_unit_test(test_other_races_found),
+        cmocka_unit_test(test_whole_module),
+        cmocka_unit_test(test_rule),
+        cmocka_unit_test(test_odd_text),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
