@@ -868,6 +868,27 @@ static void said_again_session38(void **state)
 }
 
 
+/* Session 39 (promote.c, rewrite_batch.c, rewrite_launch.c, ...): the sentences said
+ * again from the English stored, where no hkls rewrites row shows them */
+static void said_again_session39(void **state)
+{
+    (void)state;
+    /* promote.c: the fp64 shadow's refusals, one sentence per construct kind (was a kind's
+     * words pasted in), and inside the worker's accuracy line */
+    said_case("float vector type 'float4' (line 1) in 'k': double vectors change alignment and load widths",
+              "浮点向量类型 'float4'（第 1 行，位于 'k'）：双精度向量会改变对齐方式和加载宽度");
+    said_case("texture 'tex1Dfetch' (line 2) in 'k': it has no faithful double form here",
+              "纹理 'tex1Dfetch'（第 2 行，位于 'k'）：它在这里没有等价的双精度形式");
+    said_case("template argument 1 of 'k' is half: half precision has no faithful double form",
+              "模板实参 1（属于 'k'）为 half：半精度没有等价的双精度形式");
+    said_case("file-scope declaration with float 'g' (line 1), used in 'k' (line 3): it stays float in the shadow",
+              "含 float 的文件作用域声明 'g'（第 1 行，在 'k' 中使用，第 3 行）：它在影子版本中仍是 float");
+    said_case("launch of kernel 'j' from device code in 'k' (line 3): dynamic parallelism is not promoted",
+              "从设备代码启动核函数 'j'（位于 'k'，第 3 行）：动态并行不会提升为 fp64");
+    said_case("accuracy: no fp64 reference (macro 'SQ' (line 1), used in 'k' (line 3), holds float code ('1.5f'): it is not promoted): the spec's tolerance decides alone",
+              "精度：没有 fp64 参考（宏 'SQ'（第 1 行，在 'k' 中使用，第 3 行）含有 float 代码（'1.5f'）：它不会被提升）：仅由 bench spec 的容差判定");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -890,6 +911,7 @@ int main(void)
         cmocka_unit_test(said_again_session36),
         cmocka_unit_test(said_again_session37),
         cmocka_unit_test(said_again_session38),
+        cmocka_unit_test(said_again_session39),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
