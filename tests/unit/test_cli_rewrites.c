@@ -399,6 +399,24 @@ static void s38_refusals_zh(void **state)
     refusal_rows_zh(HK_TEST_DATA "/rewrite_i18n/s38_refusals.cu", cases, sizeof cases / sizeof cases[0]);
 }
 
+/* Session 39's files (load_batching and barrier_load_batching, ...): their rows in zh-CN on
+ * kernels written for it */
+static void s39_refusals_zh(void **state)
+{
+    (void)state;
+    static const refusal_row cases[] = {
+        {"scale_warp_sync", "load_batching", "barrier at line 8: `__syncwarp` in the loop: only a block barrier",
+         "同步屏障（第 8 行）：循环中的 `__syncwarp`：只有线程块同步屏障（`__syncthreads`）能让各次迭代的循环体仍处在相同的同步屏障之间"},
+        {"find_first_neg", "load_batching", "early exit at line 19: `break` leaves the loop other than as",
+         "提前退出（第 19 行）：`break` 以循环体顶层 `if (c) break;` 以外的方式跳出循环（批量执行的迭代会越过它）"},
+        {"find_first_neg", "barrier_load_batching", "barrier at line 15: no `__syncthreads` in the loop",
+         "同步屏障（第 15 行）：循环中没有 `__syncthreads`（没有线程块同步屏障的循环由 load_batching 处理）"},
+        {"copy_in_place", "load_batching", "loop at line 26: its body loads nothing from a buffer the kernel never writes",
+         "循环（第 26 行）：在任何可能跳过本次迭代剩余部分的语句之前，它的循环体没有从核函数从不写入的缓冲区加载数据"},
+    };
+    refusal_rows_zh(HK_TEST_DATA "/rewrite_i18n/s39_refusals.cu", cases, sizeof cases / sizeof cases[0]);
+}
+
 static void bad_input(void **state)
 {
     (void)state;
@@ -635,6 +653,7 @@ int main(void)
         cmocka_unit_test(near_zh),
         cmocka_unit_test(split_refusals_zh),
         cmocka_unit_test(s38_refusals_zh),
+        cmocka_unit_test(s39_refusals_zh),
         cmocka_unit_test(bad_input),
         cmocka_unit_test(emit_text),
         cmocka_unit_test(emit_params),

@@ -887,6 +887,12 @@ static void said_again_session39(void **state)
               "从设备代码启动核函数 'j'（位于 'k'，第 3 行）：动态并行不会提升为 fp64");
     said_case("accuracy: no fp64 reference (macro 'SQ' (line 1), used in 'k' (line 3), holds float code ('1.5f'): it is not promoted): the spec's tolerance decides alone",
               "精度：没有 fp64 参考（宏 'SQ'（第 1 行，在 'k' 中使用，第 3 行）含有 float 代码（'1.5f'）：它不会被提升）：仅由 bench spec 的容差判定");
+    /* load_batching (rewrite_batch.c): the description with two loops (an item per loop, one
+     * sentence per number of loads), a refusal with the "nothing ahead" tail, in the wrapper */
+    said_case("kernel two_loops: the loop at line 3 (1 load), line 7 (2 loads) issues the loads of 4 trips together, then runs the 4 bodies in their own order (same elements, same order per thread: bit-identical; the launch is the kernel's own)",
+              "核函数 two_loops：第 3 行（1 次加载），第 7 行（2 次加载）的循环把 4 次迭代的加载一起发出，再按原顺序运行这 4 个循环体（元素相同，每个线程的顺序相同：结果逐位一致；启动配置沿用核函数自己的）");
+    said_case("load_batching not applicable to kernel cond_load: write at line 16: `b` is written in the loop (so no load of a read-only buffer can be issued ahead)",
+              "load_batching 不适用于核函数 cond_load：写操作（第 16 行）：`b` 在循环中被写入（因此没有对只读缓冲区的加载可以提前发出）");
 }
 
 int main(void)

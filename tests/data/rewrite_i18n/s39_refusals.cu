@@ -1,0 +1,28 @@
+// Kernels that session 39's rewrites refuse (issue 14), one construct each: their reasons, said
+// in zh-CN by hkls rewrites, must hold no English sentence (test_cli_rewrites s39_refusals_zh).
+// load_batching, barrier_load_batching.
+__global__ void scale_warp_sync(const float *a, float *b, int n)
+{
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {
+        float v = a[i];
+        __syncwarp();
+        b[i] = 2.0f * v;
+    }
+}
+
+__global__ void find_first_neg(const float *a, int *out, int n)
+{
+    for (int i = threadIdx.x; i < n; i += blockDim.x) {
+        float v = a[i];
+        if (v < 0.0f) {
+            out[0] = i;
+            break;
+        }
+    }
+}
+
+__global__ void copy_in_place(float *a, int n)
+{
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n - 1; i += blockDim.x * gridDim.x)
+        a[i] = a[i + 1];
+}
