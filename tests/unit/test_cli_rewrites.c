@@ -399,7 +399,7 @@ static void s38_refusals_zh(void **state)
     refusal_rows_zh(HK_TEST_DATA "/rewrite_i18n/s38_refusals.cu", cases, sizeof cases / sizeof cases[0]);
 }
 
-/* Session 39's files (load_batching and barrier_load_batching, ...): their rows in zh-CN on
+/* Session 39's files (load_batching and barrier_load_batching, unroll_jam_scan, ...): their rows in zh-CN on
  * kernels written for it */
 static void s39_refusals_zh(void **state)
 {
@@ -413,6 +413,10 @@ static void s39_refusals_zh(void **state)
          "同步屏障（第 15 行）：循环中没有 `__syncthreads`（没有线程块同步屏障的循环由 load_batching 处理）"},
         {"copy_in_place", "load_batching", "loop at line 26: its body loads nothing from a buffer the kernel never writes",
          "循环（第 26 行）：在任何可能跳过本次迭代剩余部分的语句之前，它的循环体没有从核函数从不写入的缓冲区加载数据"},
+        {"nearest_sync", "unroll_jam_scan", "barrier at line 41: a barrier or warp operation in the item loop",
+         "同步屏障（第 41 行）：数据项循环中有同步屏障或线程束操作：每个线程会在另一个数据项处遇到它"},
+        {"running_best", "unroll_jam_scan", "value declaration at line 52: `d` reads `best`, which the loop body writes",
+         "值声明（第 52 行）：`d` 读取 `best`，而循环体会写入它（第 54 行）：该值不只取决于数据项本身"},
     };
     refusal_rows_zh(HK_TEST_DATA "/rewrite_i18n/s39_refusals.cu", cases, sizeof cases / sizeof cases[0]);
 }

@@ -893,6 +893,9 @@ static void said_again_session39(void **state)
               "核函数 two_loops：第 3 行（1 次加载），第 7 行（2 次加载）的循环把 4 次迭代的加载一起发出，再按原顺序运行这 4 个循环体（元素相同，每个线程的顺序相同：结果逐位一致；启动配置沿用核函数自己的）");
     said_case("load_batching not applicable to kernel cond_load: write at line 16: `b` is written in the loop (so no load of a read-only buffer can be issued ahead)",
               "load_batching 不适用于核函数 cond_load：写操作（第 16 行）：`b` 在循环中被写入（因此没有对只读缓冲区的加载可以提前发出）");
+    /* unroll_jam_scan (rewrite_scan.c): the description with a break (was a clause pasted in) */
+    said_case("kernel knn1: the item loop of line 6 computes 4 items' values (1 declarations, from `d`) before running their updates in order, a break ending the scan at its item; the remaining items run in the original loop (exact: same expressions, same update order)",
+              "核函数 knn1：第 6 行的数据项循环先计算 4 个数据项的值（1 个声明，从 `d` 开始），再按顺序执行它们的更新，break 在它所在的数据项处结束扫描；剩余的数据项在原循环中执行（结果精确：表达式相同，更新顺序相同）");
 }
 
 int main(void)

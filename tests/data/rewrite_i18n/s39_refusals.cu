@@ -1,6 +1,6 @@
 // Kernels that session 39's rewrites refuse (issue 14), one construct each: their reasons, said
 // in zh-CN by hkls rewrites, must hold no English sentence (test_cli_rewrites s39_refusals_zh).
-// load_batching, barrier_load_batching.
+// load_batching, barrier_load_batching, unroll_jam_scan.
 __global__ void scale_warp_sync(const float *a, float *b, int n)
 {
     for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {
@@ -25,4 +25,35 @@ __global__ void copy_in_place(float *a, int n)
 {
     for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n - 1; i += blockDim.x * gridDim.x)
         a[i] = a[i + 1];
+}
+
+__global__ void nearest_sync(const float *pts, const float *q, int *out, int n)
+{
+    int t = blockIdx.x * blockDim.x + threadIdx.x;
+    float best = 1e30f;
+    int bi = 0;
+    for (int j = 0; j < n; ++j) {
+        float d = fabsf(pts[j] - q[t]);
+        if (d < best) {
+            best = d;
+            bi = j;
+        }
+        __syncthreads();
+    }
+    out[t] = bi;
+}
+
+__global__ void running_best(const float *pts, int *out, int n)
+{
+    int t = blockIdx.x * blockDim.x + threadIdx.x;
+    float best = 1e30f;
+    int bi = 0;
+    for (int j = 0; j < n; ++j) {
+        float d = pts[j] - best;
+        if (d < 0.0f) {
+            best = pts[j];
+            bi = j;
+        }
+    }
+    out[t] = bi;
 }
