@@ -399,7 +399,7 @@ static void s38_refusals_zh(void **state)
     refusal_rows_zh(HK_TEST_DATA "/rewrite_i18n/s38_refusals.cu", cases, sizeof cases / sizeof cases[0]);
 }
 
-/* Session 39's files (load_batching and barrier_load_batching, unroll_jam_scan, ...): their rows in zh-CN on
+/* Session 39's files (load_batching and barrier_load_batching, unroll_jam_scan, double_narrowing, ...): their rows in zh-CN on
  * kernels written for it */
 static void s39_refusals_zh(void **state)
 {
@@ -417,6 +417,8 @@ static void s39_refusals_zh(void **state)
          "同步屏障（第 41 行）：数据项循环中有同步屏障或线程束操作：每个线程会在另一个数据项处遇到它"},
         {"running_best", "unroll_jam_scan", "value declaration at line 52: `d` reads `best`, which the loop body writes",
          "值声明（第 52 行）：`d` 读取 `best`，而循环体会写入它（第 54 行）：该值不只取决于数据项本身"},
+        {"sum_in_double", "double_narrowing", "arithmetic at line 65: `s` is updated in place (`+=`)",
+         "算术运算（第 65 行）：`s` 被原地更新（`+=`）：算术运算在 float 中的舍入不同"},
     };
     refusal_rows_zh(HK_TEST_DATA "/rewrite_i18n/s39_refusals.cu", cases, sizeof cases / sizeof cases[0]);
 }

@@ -896,6 +896,12 @@ static void said_again_session39(void **state)
     /* unroll_jam_scan (rewrite_scan.c): the description with a break (was a clause pasted in) */
     said_case("kernel knn1: the item loop of line 6 computes 4 items' values (1 declarations, from `d`) before running their updates in order, a break ending the scan at its item; the remaining items run in the original loop (exact: same expressions, same update order)",
               "核函数 knn1：第 6 行的数据项循环先计算 4 个数据项的值（1 个声明，从 `d` 开始），再按顺序执行它们的更新，break 在它所在的数据项处结束扫描；剩余的数据项在原循环中执行（结果精确：表达式相同，更新顺序相同）");
+    /* double_narrowing (rewrite_narrow.c): the description per number with rewrite_ilp.c's
+     * two-item list; a refusal per rounding direction (was a word pasted in) */
+    said_case("kernel nn2: the double locals `best` (line 3), `second` (line 4) narrowed to float (they only hold float values and literals whose float rounding keeps every comparison, and are only compared, copied and stored to float: exact, bit for bit)",
+              "核函数 nn2：double 局部变量 `best`（第 3 行）、`second`（第 4 行）窄化为 float（它们只保存 float 值和在 float 中舍入后不改变任何比较结果的字面量，且只被比较、复制和存储到 float：结果精确，逐位一致）");
+    said_case("double_narrowing not applicable to kernel nn3: comparison at line 28: `best` may hold a literal that float rounds up, and this comparison differs for the float equal to the rounded literal",
+              "double_narrowing 不适用于核函数 nn3：比较（第 28 行）：`best` 可能保存一个在 float 中向上舍入的字面量，而对于等于舍入后字面量的 float，这个比较的结果不同");
 }
 
 int main(void)

@@ -1,6 +1,6 @@
 // Kernels that session 39's rewrites refuse (issue 14), one construct each: their reasons, said
 // in zh-CN by hkls rewrites, must hold no English sentence (test_cli_rewrites s39_refusals_zh).
-// load_batching, barrier_load_batching, unroll_jam_scan.
+// load_batching, barrier_load_batching, unroll_jam_scan, double_narrowing.
 __global__ void scale_warp_sync(const float *a, float *b, int n)
 {
     for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {
@@ -56,4 +56,12 @@ __global__ void running_best(const float *pts, int *out, int n)
         }
     }
     out[t] = bi;
+}
+
+__global__ void sum_in_double(const float *p, float *out, int n)
+{
+    double s = 0.0;
+    for (int j = 0; j < n; ++j)
+        s += p[j];
+    out[0] = s;
 }
