@@ -399,7 +399,7 @@ static void s38_refusals_zh(void **state)
     refusal_rows_zh(HK_TEST_DATA "/rewrite_i18n/s38_refusals.cu", cases, sizeof cases / sizeof cases[0]);
 }
 
-/* Session 39's files (load_batching and barrier_load_batching, unroll_jam_scan, double_narrowing, ...): their rows in zh-CN on
+/* Session 39's files (load_batching and barrier_load_batching, unroll_jam_scan, double_narrowing, invariant_table, ...): their rows in zh-CN on
  * kernels written for it */
 static void s39_refusals_zh(void **state)
 {
@@ -419,6 +419,10 @@ static void s39_refusals_zh(void **state)
          "值声明（第 52 行）：`d` 读取 `best`，而循环体会写入它（第 54 行）：该值不只取决于数据项本身"},
         {"sum_in_double", "double_narrowing", "arithmetic at line 65: `s` is updated in place (`+=`)",
          "算术运算（第 65 行）：`s` 被原地更新（`+=`）：算术运算在 float 中的舍入不同"},
+        {"phase_per_thread", "invariant_table", "thread index at line 71: `w`, a function of `j`, cannot be tabulated",
+         "线程索引（第 71 行）：`w` 是 `j` 的函数，但无法制成表：`threadIdx`：它使用了线程或线程块索引（每个线程不同）"},
+        {"phase_cheap", "invariant_table", "statement at line 80: `w` depends on `j` but calls no costly math function",
+         "语句（第 80 行）：`w` 依赖于 `j`，但没有调用开销大的数学函数（pow、exp、log、sin、cos、tan、erf...）：重新计算比查表更省"},
     };
     refusal_rows_zh(HK_TEST_DATA "/rewrite_i18n/s39_refusals.cu", cases, sizeof cases / sizeof cases[0]);
 }

@@ -902,6 +902,9 @@ static void said_again_session39(void **state)
               "核函数 nn2：double 局部变量 `best`（第 3 行）、`second`（第 4 行）窄化为 float（它们只保存 float 值和在 float 中舍入后不改变任何比较结果的字面量，且只被比较、复制和存储到 float：结果精确，逐位一致）");
     said_case("double_narrowing not applicable to kernel nn3: comparison at line 28: `best` may hold a literal that float rounds up, and this comparison differs for the float equal to the rounded literal",
               "double_narrowing 不适用于核函数 nn3：比较（第 28 行）：`best` 可能保存一个在 float 中向上舍入的字面量，而对于等于舍入后字面量的 float，这个比较的结果不同");
+    /* invariant_table (rewrite_table.c): the description */
+    said_case("kernel phase: `w`, a pure function of `j = ... % K`, is computed once per block into a __shared__ table of up to 64 entries (HK_TABLE) and read back by index; the same expression and types (bit-identical), computed directly when j is outside [0, K) or K exceeds the table",
+              "核函数 phase：`w` 是 `j = ... % K` 的纯函数，每个线程块把它计算一次，存入最多 64 项的 __shared__ 表（HK_TABLE），再按索引读回；表达式和类型不变（结果逐位一致），当 j 不在 [0, K) 内或 K 超出表的大小时直接计算");
 }
 
 int main(void)

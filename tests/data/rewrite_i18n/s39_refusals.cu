@@ -1,6 +1,6 @@
 // Kernels that session 39's rewrites refuse (issue 14), one construct each: their reasons, said
 // in zh-CN by hkls rewrites, must hold no English sentence (test_cli_rewrites s39_refusals_zh).
-// load_batching, barrier_load_batching, unroll_jam_scan, double_narrowing.
+// load_batching, barrier_load_batching, unroll_jam_scan, double_narrowing, invariant_table.
 __global__ void scale_warp_sync(const float *a, float *b, int n)
 {
     for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {
@@ -64,4 +64,22 @@ __global__ void sum_in_double(const float *p, float *out, int n)
     for (int j = 0; j < n; ++j)
         s += p[j];
     out[0] = s;
+}
+
+__global__ void phase_per_thread(float *out, int n, int K)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    int j = i % K;
+    float w = sinf(0.5f * j * threadIdx.x);
+    if (i < n)
+        out[i] = w;
+}
+
+__global__ void phase_cheap(float *out, int n, int K)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    int j = i % K;
+    float w = 0.5f * j + 1.0f;
+    if (i < n)
+        out[i] = w;
 }
