@@ -399,7 +399,7 @@ static void s38_refusals_zh(void **state)
     refusal_rows_zh(HK_TEST_DATA "/rewrite_i18n/s38_refusals.cu", cases, sizeof cases / sizeof cases[0]);
 }
 
-/* Session 39's files (load_batching and barrier_load_batching, unroll_jam_scan, double_narrowing, invariant_table, ...): their rows in zh-CN on
+/* Session 39's files (load_batching and barrier_load_batching, unroll_jam_scan, double_narrowing, invariant_table, digit_order, ...): their rows in zh-CN on
  * kernels written for it */
 static void s39_refusals_zh(void **state)
 {
@@ -423,6 +423,8 @@ static void s39_refusals_zh(void **state)
          "线程索引（第 71 行）：`w` 是 `j` 的函数，但无法制成表：`threadIdx`：它使用了线程或线程块索引（每个线程不同）"},
         {"phase_cheap", "invariant_table", "statement at line 80: `w` depends on `j` but calls no costly math function",
          "语句（第 80 行）：`w` 依赖于 `j`，但没有调用开销大的数学函数（pow、exp、log、sin、cos、tan、erf...）：重新计算比查表更省"},
+        {"scatter_digits", "digit_order", "atomic at line 92: `atomicAdd`: another element may combine into the same place",
+         "原子操作（第 92 行）：`atomicAdd`：另一个元素可能合并到同一位置"},
     };
     refusal_rows_zh(HK_TEST_DATA "/rewrite_i18n/s39_refusals.cu", cases, sizeof cases / sizeof cases[0]);
 }

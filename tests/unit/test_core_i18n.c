@@ -905,6 +905,12 @@ static void said_again_session39(void **state)
     /* invariant_table (rewrite_table.c): the description */
     said_case("kernel phase: `w`, a pure function of `j = ... % K`, is computed once per block into a __shared__ table of up to 64 entries (HK_TABLE) and read back by index; the same expression and types (bit-identical), computed directly when j is outside [0, K) or K exceeds the table",
               "核函数 phase：`w` 是 `j = ... % K` 的纯函数，每个线程块把它计算一次，存入最多 64 项的 __shared__ 表（HK_TABLE），再按索引读回；表达式和类型不变（结果逐位一致），当 j 不在 [0, K) 内或 K 超出表的大小时直接计算");
+    /* digit_order (rewrite_digits.c): the description with its weighing (a list entry per
+     * number of digits), the refusal that quotes it */
+    said_case("kernel nbr_for: the flat index `i` of the grid-stride loop at line 37 is read with digit ((((i) / (J*P))) % (C)) innermost (32-byte sectors per warp, weighted by loop trips: `((i) % (J))` 1036 (innermost now), `((((i) / (J))) % (P))` 1088, `((((i) / (J*P))) % (C))` 113, `((i) / (C*J*P))` 1088): each element is computed by the same statements on the same index, bit-identical, on the same grid (the original order runs when the bound is not a multiple of the outermost digit's stride)",
+              "核函数 nbr_for：网格跨步循环的展平索引 `i`（第 37 行的循环）改为以数位 ((((i) / (J*P))) % (C)) 为最内层读取（每个线程束访问的 32 字节扇区数，按循环迭代次数加权：`((i) % (J))` 1036（当前最内层），`((((i) / (J))) % (P))` 1088，`((((i) / (J*P))) % (C))` 113，`((i) / (C*J*P))` 1088）：每个元素由相同的语句在相同的索引上计算，结果逐位一致，网格不变（当边界不是最外层数位跨度的整数倍时按原顺序运行）");
+    said_case("digit_order not applicable to kernel nbr_good: grid-stride loop at line 77: its innermost digit is already the best (32-byte sectors per warp, weighted by loop trips: `((i) % (C))` 68 (innermost now), `((((i) / (C))) % (P))` 544, `((i) / (C*P))` 544)",
+              "digit_order 不适用于核函数 nbr_good：网格跨步循环（第 77 行）：其最内层数位已经是最佳的（每个线程束访问的 32 字节扇区数，按循环迭代次数加权：`((i) % (C))` 68（当前最内层），`((((i) / (C))) % (P))` 544，`((i) / (C*P))` 544）");
 }
 
 int main(void)

@@ -1,6 +1,6 @@
 // Kernels that session 39's rewrites refuse (issue 14), one construct each: their reasons, said
 // in zh-CN by hkls rewrites, must hold no English sentence (test_cli_rewrites s39_refusals_zh).
-// load_batching, barrier_load_batching, unroll_jam_scan, double_narrowing, invariant_table.
+// load_batching, barrier_load_batching, unroll_jam_scan, double_narrowing, invariant_table, digit_order.
 __global__ void scale_warp_sync(const float *a, float *b, int n)
 {
     for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {
@@ -82,4 +82,13 @@ __global__ void phase_cheap(float *out, int n, int K)
     float w = 0.5f * j + 1.0f;
     if (i < n)
         out[i] = w;
+}
+
+__global__ void scatter_digits(int C, int J, const float *feat, float *out)
+{
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < C * J; i += blockDim.x * gridDim.x) {
+        int c = i % C;
+        int j = i / C;
+        atomicAdd(&out[c], feat[c * J + j]);
+    }
 }
