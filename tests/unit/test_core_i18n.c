@@ -911,6 +911,9 @@ static void said_again_session39(void **state)
               "核函数 nbr_for：网格跨步循环的展平索引 `i`（第 37 行的循环）改为以数位 ((((i) / (J*P))) % (C)) 为最内层读取（每个线程束访问的 32 字节扇区数，按循环迭代次数加权：`((i) % (J))` 1036（当前最内层），`((((i) / (J))) % (P))` 1088，`((((i) / (J*P))) % (C))` 113，`((i) / (C*J*P))` 1088）：每个元素由相同的语句在相同的索引上计算，结果逐位一致，网格不变（当边界不是最外层数位跨度的整数倍时按原顺序运行）");
     said_case("digit_order not applicable to kernel nbr_good: grid-stride loop at line 77: its innermost digit is already the best (32-byte sectors per warp, weighted by loop trips: `((i) % (C))` 68 (innermost now), `((((i) / (C))) % (P))` 544, `((i) / (C*P))` 544)",
               "digit_order 不适用于核函数 nbr_good：网格跨步循环（第 77 行）：其最内层数位已经是最佳的（每个线程束访问的 32 字节扇区数，按循环迭代次数加权：`((i) % (C))` 68（当前最内层），`((((i) / (C))) % (P))` 544，`((i) / (C*P))` 544）");
+    /* register_threshold (rewrite_thresh.c): the description around its elements */
+    said_case("kernel knn3: best[0], [1], compared by 1 guard(s) of the loop at line 4, kept in a register (a copy refreshed at the end of each guard's branch, the only place the loop writes best) instead of re-read from local memory every trip (exact)",
+              "核函数 knn3：best[0], [1] 被 1 个条件守卫（属于第 4 行的循环）比较，改为保存在寄存器中（副本在每个条件守卫分支的末尾刷新，这是循环唯一写入 best 的地方），不再每次迭代都从本地内存重新读取（结果精确）");
 }
 
 int main(void)

@@ -1,6 +1,6 @@
-// Kernels that session 39's rewrites refuse (issue 14), one construct each: their reasons, said
-// in zh-CN by hkls rewrites, must hold no English sentence (test_cli_rewrites s39_refusals_zh).
-// load_batching, barrier_load_batching, unroll_jam_scan, double_narrowing, invariant_table, digit_order.
+// Kernels that session 39's rewrites refuse (issue 14), one construct each; their reasons, said in zh-CN
+// by hkls rewrites, hold no English sentence (test_cli_rewrites s39_refusals_zh): load_batching, barrier_load_
+// batching, unroll_jam_scan, double_narrowing, invariant_table, digit_order, register_threshold.
 __global__ void scale_warp_sync(const float *a, float *b, int n)
 {
     for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {
@@ -91,4 +91,16 @@ __global__ void scatter_digits(int C, int J, const float *feat, float *out)
         int j = i / C;
         atomicAdd(&out[c], feat[c * J + j]);
     }
+}
+
+__global__ void best_leaks(const float *d, float *out, int n)
+{
+    float best[2] = {1e30f, 1e30f};
+    for (int j = 0; j < n; ++j) {
+        float v = d[j];
+        if (v < best[0])
+            best[0] = v;
+        best[1] = v;
+    }
+    out[0] = best[0];
 }
