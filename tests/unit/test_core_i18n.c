@@ -914,6 +914,12 @@ static void said_again_session39(void **state)
     /* register_threshold (rewrite_thresh.c): the description around its elements */
     said_case("kernel knn3: best[0], [1], compared by 1 guard(s) of the loop at line 4, kept in a register (a copy refreshed at the end of each guard's branch, the only place the loop writes best) instead of re-read from local memory every trip (exact)",
               "核函数 knn3：best[0], [1] 被 1 个条件守卫（属于第 4 行的循环）比较，改为保存在寄存器中（副本在每个条件守卫分支的末尾刷新，这是循环唯一写入 best 的地方），不再每次迭代都从本地内存重新读取（结果精确）");
+    /* merge_barriers (rewrite_barriers.c): the description per number, with the first
+     * removed barrier's sides (was a clause pasted in); the refusal's tail, in the wrapper */
+    said_case("kernel stages: 2 of 3 __syncthreads() removed (lines 8, 10) (the first between n_row and w_col): the accesses on either side of each touch different shared memory and write no other memory, so the stages' loads go out together",
+              "核函数 stages：2 个 __syncthreads()（共 3 个）被移除（第 8, 10 行）（第一个位于 n_row 与 w_col 之间）：每个同步屏障两侧的访问涉及不同的共享内存，且不写入其他内存，因此各阶段的加载可以一起发出");
+    said_case("merge_barriers not applicable to kernel needed: barrier at line 20: __shared__ `s` is written on one side and accessed on the other (and every other barrier is needed too)",
+              "merge_barriers 不适用于核函数 needed：同步屏障（第 20 行）：__shared__ `s` 在一侧被写入，在另一侧被访问（其他每个同步屏障也都是必需的）");
 }
 
 int main(void)

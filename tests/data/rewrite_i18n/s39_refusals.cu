@@ -1,6 +1,6 @@
 // Kernels that session 39's rewrites refuse (issue 14), one construct each; their reasons, said in zh-CN
 // by hkls rewrites, hold no English sentence (test_cli_rewrites s39_refusals_zh): load_batching, barrier_load_
-// batching, unroll_jam_scan, double_narrowing, invariant_table, digit_order, register_threshold.
+// batching, unroll_jam_scan, double_narrowing, invariant_table, digit_order, register_threshold, merge_barriers.
 __global__ void scale_warp_sync(const float *a, float *b, int n)
 {
     for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {
@@ -103,4 +103,15 @@ __global__ void best_leaks(const float *d, float *out, int n)
         best[1] = v;
     }
     out[0] = best[0];
+}
+
+__global__ void mirror_tile(const float *a, float *out)
+{
+    __shared__ float s[32];
+    int t = threadIdx.x;
+    s[t] = a[t];
+    __syncthreads();
+    out[t] = s[31 - t];
+    __syncthreads();
+    s[t] = out[t];
 }
