@@ -399,7 +399,7 @@ static void s38_refusals_zh(void **state)
     refusal_rows_zh(HK_TEST_DATA "/rewrite_i18n/s38_refusals.cu", cases, sizeof cases / sizeof cases[0]);
 }
 
-/* Session 39's files (load_batching and barrier_load_batching, unroll_jam_scan, double_narrowing, invariant_table, digit_order, register_threshold, merge_barriers, ...): their rows in zh-CN on
+/* Session 39's files (load_batching and barrier_load_batching, unroll_jam_scan, double_narrowing, invariant_table, digit_order, register_threshold, merge_barriers, table_hoist, ...): their rows in zh-CN on
  * kernels written for it */
 static void s39_refusals_zh(void **state)
 {
@@ -426,9 +426,11 @@ static void s39_refusals_zh(void **state)
         {"scatter_digits", "digit_order", "atomic at line 92: `atomicAdd`: another element may combine into the same place",
          "原子操作（第 92 行）：`atomicAdd`：另一个元素可能合并到同一位置"},
         {"best_leaks", "register_threshold", "array use at line 103: the array is used in the loop outside a guard's",
-         "数组的使用（第 103 行）：该数组在循环中条件守卫的条件及其 then 分支之外被使用：它的元素可能在不刷新副本的地方被修改"},
+         "数组的使用（第 103 行）：该数组在循环中守卫条件的表达式及其 then 分支之外被使用：它的元素可能在不刷新副本的地方被修改"},
         {"mirror_tile", "merge_barriers", "barrier at line 113: __shared__ `s` is written on one side",
          "同步屏障（第 113 行）：__shared__ `s` 在一侧被写入，在另一侧被访问（其他每个同步屏障也都是必需的）"},
+        {"nearest_sync", "table_hoist", "loop at line 35: no step computes a math function of values",
+         "循环（第 35 行）：没有哪一步在对所有线程都相同的值（循环计数器、参数和没有任何代码写入的表）上计算数学函数"},
     };
     refusal_rows_zh(HK_TEST_DATA "/rewrite_i18n/s39_refusals.cu", cases, sizeof cases / sizeof cases[0]);
 }

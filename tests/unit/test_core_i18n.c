@@ -913,13 +913,17 @@ static void said_again_session39(void **state)
               "digit_order 不适用于核函数 nbr_good：网格跨步循环（第 77 行）：其最内层数位已经是最佳的（每个线程束访问的 32 字节扇区数，按循环迭代次数加权：`((i) % (C))` 68（当前最内层），`((((i) / (C))) % (P))` 544，`((i) / (C*P))` 544）");
     /* register_threshold (rewrite_thresh.c): the description around its elements */
     said_case("kernel knn3: best[0], [1], compared by 1 guard(s) of the loop at line 4, kept in a register (a copy refreshed at the end of each guard's branch, the only place the loop writes best) instead of re-read from local memory every trip (exact)",
-              "核函数 knn3：best[0], [1] 被 1 个条件守卫（属于第 4 行的循环）比较，改为保存在寄存器中（副本在每个条件守卫分支的末尾刷新，这是循环唯一写入 best 的地方），不再每次迭代都从本地内存重新读取（结果精确）");
+              "核函数 knn3：best[0], [1] 被 1 个守卫条件（属于第 4 行的循环）比较，改为保存在寄存器中（副本在每个守卫条件分支的末尾刷新，这是循环唯一写入 best 的地方），不再每次迭代都从本地内存重新读取（结果精确）");
     /* merge_barriers (rewrite_barriers.c): the description per number, with the first
      * removed barrier's sides (was a clause pasted in); the refusal's tail, in the wrapper */
     said_case("kernel stages: 2 of 3 __syncthreads() removed (lines 8, 10) (the first between n_row and w_col): the accesses on either side of each touch different shared memory and write no other memory, so the stages' loads go out together",
               "核函数 stages：2 个 __syncthreads()（共 3 个）被移除（第 8, 10 行）（第一个位于 n_row 与 w_col 之间）：每个同步屏障两侧的访问涉及不同的共享内存，且不写入其他内存，因此各阶段的加载可以一起发出");
     said_case("merge_barriers not applicable to kernel needed: barrier at line 20: __shared__ `s` is written on one side and accessed on the other (and every other barrier is needed too)",
               "merge_barriers 不适用于核函数 needed：同步屏障（第 20 行）：__shared__ `s` 在一侧被写入，在另一侧被访问（其他每个同步屏障也都是必需的）");
+    /* table_hoist (rewrite_hoist.c): the description per number and helpers (was a plural
+     * and a clause pasted in), uniform_tiles' description said inside */
+    said_case("kernel count_above: the loop at line 10 reads 4 arrays through __shared__ tiles of 256 (loaded once per block, coalesced; full tiles unrolled by 4; early returns kept as a flag; exact: the same updates in the same order); 2 values that every thread computed alike per element (a math function of the element and of values the same for every thread) computed once per block and element by its loader into __shared__ tiles",
+              "核函数 count_above：第 10 行的循环通过 __shared__ 分块读取 4 个数组，分块大小为 256（每个线程块加载一次，合并访存；完整分块展开 4 次；提前返回保留为标志变量；结果精确：更新相同，顺序相同）；原本每个线程对每个元素都以相同方式计算的 2 个值（元素以及对所有线程都相同的值的数学函数），改为由加载代码对每个线程块、每个元素只计算一次，存入 __shared__ 分块");
 }
 
 int main(void)
