@@ -6539,6 +6539,25 @@ static const struct hk_msg_entry msgs[HK_MSG_COUNT] = {
       "%s；原本每个线程对每个元素都以相同方式计算的 %zu 个值（元素以及对所有线程都相同的值的数学函数，位于辅助函数中，这些函数另有接受这些值的副本 NAME_hk），改为由加载代码对每个线程块、每个元素只计算一次，存入 __shared__ 分块"),
     F(RW_HZ_DESC_N_HELPERS, "%s; %zu values that every thread computed alike per element (a math function of the element and of values the same for every thread, inside the helpers, which get copies NAME_hk taking them) computed once per block and element by its loader into __shared__ tiles",
       "%s；原本每个线程对每个元素都以相同方式计算的 %zu 个值（元素以及对所有线程都相同的值的数学函数，位于辅助函数中，这些函数另有接受这些值的副本 NAME_hk），改为由加载代码对每个线程块、每个元素只计算一次，存入 __shared__ 分块"),
+    /* rewrite_hist.c (histogram_lane_replicas), session 39 */
+    M(RW_HL_NAME, "histogram lane replicas",
+      "直方图 lane 副本"),
+    F(RW_HL_COUNTER_TYPE, "the counter type %s is not unsigned int, int or unsigned long long (integer sums are exact in any order; float sums would round differently)",
+      "计数器类型 %s 不是 unsigned int、int 或 unsigned long long（整数求和以任何顺序都是精确的；浮点求和的舍入会不同）"),
+    F(RW_HL_TOO_BIG, "%ld bins x %d lane replicas of %s take %zu bytes, more than the %d bytes of static shared memory",
+      "%ld 个桶 x %d 个 %s 类型的 lane 副本占用 %zu 字节，超过静态共享内存的 %d 字节"),
+    F(RW_HL_DESC_GIVEN_BYTES, "kernel %s: histogram of %s with %d lane replicas of %ld bins in shared memory (HK_LANES, HK_BINS, given; %zu bytes of %s), shared atomics without bank conflicts, 16-byte uint4 loads of the bytes, one global atomic per non-zero bin per block",
+      "核函数 %s：%s 的直方图在共享内存中有 %d 个 lane 副本，每个副本 %ld 个桶（HK_LANES、HK_BINS，桶数已给定；%zu 字节，%s 类型），共享内存原子操作没有 bank 冲突，按 16 字节的 uint4 加载字节数据，每个线程块对每个非零桶只做一次全局原子操作"),
+    F(RW_HL_DESC_GIVEN_ELEMENT, "kernel %s: histogram of %s with %d lane replicas of %ld bins in shared memory (HK_LANES, HK_BINS, given; %zu bytes of %s), shared atomics without bank conflicts, the bin evaluated per element, one global atomic per non-zero bin per block",
+      "核函数 %s：%s 的直方图在共享内存中有 %d 个 lane 副本，每个副本 %ld 个桶（HK_LANES、HK_BINS，桶数已给定；%zu 字节，%s 类型），共享内存原子操作没有 bank 冲突，每个元素分别计算桶号，每个线程块对每个非零桶只做一次全局原子操作"),
+    F(RW_HL_DESC_GUESS_BYTES, "kernel %s: histogram of %s with %d lane replicas of %ld bins in shared memory (HK_LANES, HK_BINS, a guess: other bins go to global memory; %zu bytes of %s), shared atomics without bank conflicts, 16-byte uint4 loads of the bytes, one global atomic per non-zero bin per block",
+      "核函数 %s：%s 的直方图在共享内存中有 %d 个 lane 副本，每个副本 %ld 个桶（HK_LANES、HK_BINS，桶数为猜测：其他桶写入全局内存；%zu 字节，%s 类型），共享内存原子操作没有 bank 冲突，按 16 字节的 uint4 加载字节数据，每个线程块对每个非零桶只做一次全局原子操作"),
+    F(RW_HL_DESC_GUESS_ELEMENT, "kernel %s: histogram of %s with %d lane replicas of %ld bins in shared memory (HK_LANES, HK_BINS, a guess: other bins go to global memory; %zu bytes of %s), shared atomics without bank conflicts, the bin evaluated per element, one global atomic per non-zero bin per block",
+      "核函数 %s：%s 的直方图在共享内存中有 %d 个 lane 副本，每个副本 %ld 个桶（HK_LANES、HK_BINS，桶数为猜测：其他桶写入全局内存；%zu 字节，%s 类型），共享内存原子操作没有 bank 冲突，每个元素分别计算桶号，每个线程块对每个非零桶只做一次全局原子操作"),
+    F(RW_HL_DESC_INFERRED_BYTES, "kernel %s: histogram of %s with %d lane replicas of %ld bins in shared memory (HK_LANES, HK_BINS, inferred; %zu bytes of %s), shared atomics without bank conflicts, 16-byte uint4 loads of the bytes, one global atomic per non-zero bin per block",
+      "核函数 %s：%s 的直方图在共享内存中有 %d 个 lane 副本，每个副本 %ld 个桶（HK_LANES、HK_BINS，桶数为推断所得；%zu 字节，%s 类型），共享内存原子操作没有 bank 冲突，按 16 字节的 uint4 加载字节数据，每个线程块对每个非零桶只做一次全局原子操作"),
+    F(RW_HL_DESC_INFERRED_ELEMENT, "kernel %s: histogram of %s with %d lane replicas of %ld bins in shared memory (HK_LANES, HK_BINS, inferred; %zu bytes of %s), shared atomics without bank conflicts, the bin evaluated per element, one global atomic per non-zero bin per block",
+      "核函数 %s：%s 的直方图在共享内存中有 %d 个 lane 副本，每个副本 %ld 个桶（HK_LANES、HK_BINS，桶数为推断所得；%zu 字节，%s 类型），共享内存原子操作没有 bank 冲突，每个元素分别计算桶号，每个线程块对每个非零桶只做一次全局原子操作"),
 };
 
 #undef M

@@ -924,6 +924,12 @@ static void said_again_session39(void **state)
      * and a clause pasted in), uniform_tiles' description said inside */
     said_case("kernel count_above: the loop at line 10 reads 4 arrays through __shared__ tiles of 256 (loaded once per block, coalesced; full tiles unrolled by 4; early returns kept as a flag; exact: the same updates in the same order); 2 values that every thread computed alike per element (a math function of the element and of values the same for every thread) computed once per block and element by its loader into __shared__ tiles",
               "核函数 count_above：第 10 行的循环通过 __shared__ 分块读取 4 个数组，分块大小为 256（每个线程块加载一次，合并访存；完整分块展开 4 次；提前返回保留为标志变量；结果精确：更新相同，顺序相同）；原本每个线程对每个元素都以相同方式计算的 2 个值（元素以及对所有线程都相同的值的数学函数），改为由加载代码对每个线程块、每个元素只计算一次，存入 __shared__ 分块");
+    /* histogram_lane_replicas (rewrite_hist.c): the description per origin of the bin count
+     * and per load form (were words pasted in); its wrapper's name is a phrase of the table */
+    said_case("kernel histogram: histogram of bins with 32 lane replicas of 256 bins in shared memory (HK_LANES, HK_BINS, inferred; 32768 bytes of unsigned int), shared atomics without bank conflicts, 16-byte uint4 loads of the bytes, one global atomic per non-zero bin per block",
+              "核函数 histogram：bins 的直方图在共享内存中有 32 个 lane 副本，每个副本 256 个桶（HK_LANES、HK_BINS，桶数为推断所得；32768 字节，unsigned int 类型），共享内存原子操作没有 bank 冲突，按 16 字节的 uint4 加载字节数据，每个线程块对每个非零桶只做一次全局原子操作");
+    said_case("histogram lane replicas not applicable to kernel k: the counter type float is not unsigned int, int or unsigned long long (integer sums are exact in any order; float sums would round differently)",
+              "直方图 lane 副本 不适用于核函数 k：计数器类型 float 不是 unsigned int、int 或 unsigned long long（整数求和以任何顺序都是精确的；浮点求和的舍入会不同）");
 }
 
 int main(void)

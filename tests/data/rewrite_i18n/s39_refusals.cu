@@ -1,6 +1,6 @@
 // Kernels that session 39's rewrites refuse (issue 14), one construct each; their reasons, said in zh-CN
 // by hkls rewrites, hold no English sentence (test_cli_rewrites s39_refusals_zh): load_batching, barrier_load_
-// batching, unroll_jam_scan, double_narrowing, invariant_table, digit_order, register_threshold, merge_barriers.
+// batching, unroll_jam_scan, double_narrowing, invariant_table, digit_order, register_threshold, merge_barriers, table_hoist, histogram_lane_replicas.
 __global__ void scale_warp_sync(const float *a, float *b, int n)
 {
     for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {
@@ -114,4 +114,11 @@ __global__ void mirror_tile(const float *a, float *out)
     out[t] = s[31 - t];
     __syncthreads();
     s[t] = out[t];
+}
+
+__global__ void hist_float(const int *v, float *hist, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        atomicAdd(&hist[v[i] & 255], 1.0f);
 }
