@@ -6558,6 +6558,26 @@ static const struct hk_msg_entry msgs[HK_MSG_COUNT] = {
       "核函数 %s：%s 的直方图在共享内存中有 %d 个 lane 副本，每个副本 %ld 个桶（HK_LANES、HK_BINS，桶数为推断所得；%zu 字节，%s 类型），共享内存原子操作没有 bank 冲突，按 16 字节的 uint4 加载字节数据，每个线程块对每个非零桶只做一次全局原子操作"),
     F(RW_HL_DESC_INFERRED_ELEMENT, "kernel %s: histogram of %s with %d lane replicas of %ld bins in shared memory (HK_LANES, HK_BINS, inferred; %zu bytes of %s), shared atomics without bank conflicts, the bin evaluated per element, one global atomic per non-zero bin per block",
       "核函数 %s：%s 的直方图在共享内存中有 %d 个 lane 副本，每个副本 %ld 个桶（HK_LANES、HK_BINS，桶数为推断所得；%zu 字节，%s 类型），共享内存原子操作没有 bank 冲突，每个元素分别计算桶号，每个线程块对每个非零桶只做一次全局原子操作"),
+    /* rewrite_gridloop.c (the grid-stride loop reader of split_topk_scan and window_lanes), session 39 */
+    M(RW_GL_NOT_FOR, "not a `for` header",
+      "不是 `for` 循环头"),
+    M(RW_GL_HEADER_FORM, "its header is not `for (TYPE i = ...; i < N; i += ...)`",
+      "其循环头不是 `for (TYPE i = ...; i < N; i += ...)`"),
+    M(RW_GL_NOT_GRID_X, "not a grid-stride loop over x (`i = blockIdx.x * blockDim.x + threadIdx.x; ...; i += blockDim.x * gridDim.x`)",
+      "不是沿 x 方向的网格跨步循环（`i = blockIdx.x * blockDim.x + threadIdx.x; ...; i += blockDim.x * gridDim.x`）"),
+    F(RW_GL_COND, "its condition is not `%s < N`",
+      "其条件不是 `%s < N`"),
+    M(RW_GL_BOUND, "its bound is not one value of the kernel's arguments",
+      "其边界不是由核函数实参决定的单一值"),
+    M(RW_GL_BODY_BRACED, "its body is not a braced block",
+      "其循环体不是花括号语句块"),
+    F(RW_GL_NOT_MACRO, "`%.*s` is not a loop macro this file defines",
+      "`%.*s` 不是本文件定义的循环宏"),
+    M(RW_GL_BODY_OPEN, "its body is not closed",
+      "其循环体没有闭合"),
+    /* window_lanes' loop (rewrite_window.c), as this reader names it */
+    M(RW_C_OUTPUT_LOOP, "output loop",
+      "输出循环"),
 };
 
 #undef M

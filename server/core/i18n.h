@@ -3457,6 +3457,17 @@ enum hk_msg {
     HK_MSG_RW_HL_DESC_GUESS_ELEMENT,
     HK_MSG_RW_HL_DESC_INFERRED_BYTES,
     HK_MSG_RW_HL_DESC_INFERRED_ELEMENT,
+    /* rewrite_gridloop.c (the grid-stride loop reader of split_topk_scan and window_lanes), session 39 */
+    HK_MSG_RW_GL_NOT_FOR,
+    HK_MSG_RW_GL_HEADER_FORM,
+    HK_MSG_RW_GL_NOT_GRID_X,
+    HK_MSG_RW_GL_COND,
+    HK_MSG_RW_GL_BOUND,
+    HK_MSG_RW_GL_BODY_BRACED,
+    HK_MSG_RW_GL_NOT_MACRO,
+    HK_MSG_RW_GL_BODY_OPEN,
+    /* window_lanes' loop (rewrite_window.c), as this reader names it */
+    HK_MSG_RW_C_OUTPUT_LOOP,
     HK_MSG_COUNT
 };
 

@@ -399,8 +399,10 @@ static void s38_refusals_zh(void **state)
     refusal_rows_zh(HK_TEST_DATA "/rewrite_i18n/s38_refusals.cu", cases, sizeof cases / sizeof cases[0]);
 }
 
-/* Session 39's files (load_batching and barrier_load_batching, unroll_jam_scan, double_narrowing, invariant_table, digit_order, register_threshold, merge_barriers, table_hoist, histogram_lane_replicas, ...): their rows in zh-CN on
- * kernels written for it */
+/* Session 39's files (load_batching and barrier_load_batching, unroll_jam_scan,
+ * double_narrowing, invariant_table, digit_order, register_threshold, merge_barriers,
+ * table_hoist, histogram_lane_replicas, the grid-stride loop reader of split_topk_scan and
+ * window_lanes): their rows in zh-CN on kernels written for it */
 static void s39_refusals_zh(void **state)
 {
     (void)state;
@@ -433,6 +435,10 @@ static void s39_refusals_zh(void **state)
          "循环（第 35 行）：没有哪一步在对所有线程都相同的值（循环计数器、参数和没有任何代码写入的表）上计算数学函数"},
         {"hist_float", "histogram_lane_replicas", "parameter list at line 119: the counter type float is not",
          "参数列表（第 119 行）：计数器类型 float 不是 unsigned int、int 或 unsigned long long（整数求和以任何顺序都是精确的；浮点求和的舍入会不同）"},
+        {"knn_single", "split_topk_scan", "query loop at line 128: not a grid-stride loop over x",
+         "查询循环（第 128 行）：不是沿 x 方向的网格跨步循环（`i = blockIdx.x * blockDim.x + threadIdx.x; ...; i += blockDim.x * gridDim.x`）"},
+        {"knn_single", "window_lanes", "output loop at line 128: not a grid-stride loop over x",
+         "输出循环（第 128 行）：不是沿 x 方向的网格跨步循环（`i = blockIdx.x * blockDim.x + threadIdx.x; ...; i += blockDim.x * gridDim.x`）"},
     };
     refusal_rows_zh(HK_TEST_DATA "/rewrite_i18n/s39_refusals.cu", cases, sizeof cases / sizeof cases[0]);
 }

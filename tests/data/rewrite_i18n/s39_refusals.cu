@@ -1,6 +1,6 @@
-// Kernels that session 39's rewrites refuse (issue 14), one construct each; their reasons, said in zh-CN
-// by hkls rewrites, hold no English sentence (test_cli_rewrites s39_refusals_zh): load_batching, barrier_load_
-// batching, unroll_jam_scan, double_narrowing, invariant_table, digit_order, register_threshold, merge_barriers, table_hoist, histogram_lane_replicas.
+// Kernels session 39's rewrites refuse (issue 14), one construct each; said in zh-CN by hkls rewrites, their
+// reasons hold no English sentence (test_cli_rewrites s39_refusals_zh): load_batching, unroll_jam_scan, double_narrowing,
+// invariant_table, digit_order, register_threshold, merge_barriers, table_hoist, histogram_lane_replicas, the loop reader.
 __global__ void scale_warp_sync(const float *a, float *b, int n)
 {
     for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {
@@ -121,4 +121,20 @@ __global__ void hist_float(const int *v, float *hist, int n)
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n)
         atomicAdd(&hist[v[i] & 255], 1.0f);
+}
+
+__global__ void knn_single(const float *q, const float *p, int *out, int n, int m)
+{
+    for (int i = threadIdx.x; i < n; i += blockDim.x) {
+        float best = 1e30f;
+        int bi = 0;
+        for (int j = 0; j < m; ++j) {
+            float d = fabsf(p[j] - q[i]);
+            if (d < best) {
+                best = d;
+                bi = j;
+            }
+        }
+        out[i] = bi;
+    }
 }
