@@ -955,7 +955,8 @@ static int promote_function(promoter *p, size_t fi, bool is_kernel)
             for (size_t g = 0; g < p->m->n_funcs; g++)
                 is_func |= strlen(p->m->funcs[g].name) == l && !memcmp(p->m->funcs[g].name, s, l);
             if (!is_func)
-                refuse(out, fs->why == DN_FUNC_FLOAT ? EN(RW_PR_FILE_FUNC) : EN(RW_PR_FILE_DECL), (int)l, s, rwl_line_at(p->text, fs->name_start), f->name, LINE(k));
+                refuse(out, fs->why == DN_FUNC_FLOAT ? EN(RW_PR_FILE_FUNC) : EN(RW_PR_FILE_DECL), (int)l, s,
+                       rwl_line_at(p->text, fs->name_start), f->name, LINE(k));
         }
     }
     return rc;

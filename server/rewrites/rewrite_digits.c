@@ -492,14 +492,16 @@ static bool no_communication(dg_scan *s, size_t a, size_t b, const rwpt_loop *lo
             return rwl_refuse(s->why, sizeof s->why, ts, text, q, "break", "%s",
                               EN(RW_DG_BREAK));
         if (strlen(counter) == l && !memcmp(c, counter, l) && rwl_scalar_written(ts, q))
-            return rwl_refuse(s->why, sizeof s->why, ts, text, q, EN(RW_C_LOOP_COUNTER), EN(RW_DG_WRITES_COUNTER), counter);
+            return rwl_refuse(s->why, sizeof s->why, ts, text, q, EN(RW_C_LOOP_COUNTER),
+                              EN(RW_DG_WRITES_COUNTER), counter);
         if (rwl_scalar_written(ts, q) && !(q + 1 < ts->n && rwl_tok_is(ts, q + 1, "["))) {
             /* a scalar written in the element must be the element's own */
             bool own = false;
             for (size_t d = lo->ba; d < lo->bb && !own; d++)
                 own = ts->t[d].kind == T_IDENT && rwl_same_tok(ts, d, q) && rwl_declared_here(ts, d);
             if (!own)
-                return rwl_refuse(s->why, sizeof s->why, ts, text, q, EN(RW_C_CARRIED_VALUE), EN(RW_DG_CARRIED), (int)l, c);
+                return rwl_refuse(s->why, sizeof s->why, ts, text, q, EN(RW_C_CARRIED_VALUE),
+                                  EN(RW_DG_CARRIED), (int)l, c);
         }
     }
     return true;
