@@ -11,7 +11,11 @@
 
 #include "analysis/analysis.h"
 #include "core/hk.h"
+#include "core/i18n.h"
 #include "rewrites/rewrite_lex.h"
+
+/* stored and machine-read in English; shown through hk_tr_said (docs/i18n.md) */
+#define EN(id) hk_tr_in(HK_LANG_EN, HK_MSG_##id)
 
 #define LINE(k) rwl_line_at(p->text, ts->t[(k)].start)
 
@@ -120,32 +124,70 @@ static const char *const exact_rows[][2] = {
     {"CUDART_NEG_ZERO_F", "((double)CUDART_NEG_ZERO_F)"},
 };
 
+/* What makes a promotion unfaithful: one kind per construct, each with its sentences
+ * (refusal_why). */
+typedef enum {
+    PR_NONE,
+    PR_VECTOR,       /* float vector type */
+    PR_HALF,         /* half-precision arithmetic */
+    PR_BF16,         /* bfloat16 arithmetic */
+    PR_FP8,          /* fp8 arithmetic */
+    PR_ASM,          /* inline asm */
+    PR_TEXTURE,      /* texture */
+    PR_SURFACE,      /* surface */
+    PR_BITS,         /* bit pattern of a float */
+    PR_REINTERPRET,  /* reinterpret cast */
+    PR_BYTES,        /* byte copy */
+    PR_CONSTANT,     /* float-format constant */
+    PR_TENSOR,       /* tensor-core fragment */
+} pr_kind;
+
 /* The refusal table: identifiers (exact, or a prefix when the row ends in '*') that make
  * a promotion unfaithful, and why. */
-static const char *const refusal_rows[][2] = {
-    {"float1", "float vector type"}, {"float2", "float vector type"},
-    {"float3", "float vector type"}, {"float4", "float vector type"},
-    {"make_float1", "float vector type"}, {"make_float2", "float vector type"},
-    {"make_float3", "float vector type"}, {"make_float4", "float vector type"},
-    {"__half*", "half-precision arithmetic"}, {"half2", "half-precision arithmetic"},
-    {"__float2half*", "half-precision arithmetic"}, {"__floats2half2*", "half-precision arithmetic"},
-    {"__float22half2*", "half-precision arithmetic"}, {"__hadd*", "half-precision arithmetic"},
-    {"__hsub*", "half-precision arithmetic"}, {"__hmul*", "half-precision arithmetic"},
-    {"__hdiv*", "half-precision arithmetic"}, {"__hfma*", "half-precision arithmetic"},
-    {"__hneg*", "half-precision arithmetic"}, {"__habs*", "half-precision arithmetic"},
-    {"__hmax*", "half-precision arithmetic"}, {"__hmin*", "half-precision arithmetic"},
-    {"__nv_bfloat16*", "bfloat16 arithmetic"}, {"nv_bfloat16*", "bfloat16 arithmetic"},
-    {"__bfloat16*", "bfloat16 arithmetic"}, {"__float2bfloat16*", "bfloat16 arithmetic"},
-    {"__floats2bfloat162*", "bfloat16 arithmetic"}, {"__nv_fp8*", "fp8 arithmetic"},
-    {"asm", "inline asm"}, {"__asm__", "inline asm"}, {"__asm", "inline asm"},
-    {"texture", "texture"}, {"cudaTextureObject_t", "texture"}, {"tex1D*", "texture"},
-    {"tex2D*", "texture"}, {"tex3D*", "texture"}, {"texCubemap*", "texture"},
-    {"cudaSurfaceObject_t", "surface"}, {"surf1D*", "surface"}, {"surf2D*", "surface"},
-    {"surf3D*", "surface"}, {"surfCubemap*", "surface"},
-    {"__float_as_int", "bit pattern of a float"}, {"__float_as_uint", "bit pattern of a float"},
-    {"__int_as_float", "bit pattern of a float"}, {"__uint_as_float", "bit pattern of a float"},
-    {"reinterpret_cast", "reinterpret cast"}, {"memcpy", "byte copy"},
-    {"CUDART_*_F", "float-format constant"}, {"wmma", "tensor-core fragment"},
+static const struct {
+    const char *name;
+    pr_kind why;
+} refusal_rows[] = {
+    {"float1", PR_VECTOR}, {"float2", PR_VECTOR}, {"float3", PR_VECTOR}, {"float4", PR_VECTOR},
+    {"make_float1", PR_VECTOR}, {"make_float2", PR_VECTOR}, {"make_float3", PR_VECTOR},
+    {"make_float4", PR_VECTOR}, {"__half*", PR_HALF}, {"half2", PR_HALF},
+    {"__float2half*", PR_HALF}, {"__floats2half2*", PR_HALF}, {"__float22half2*", PR_HALF},
+    {"__hadd*", PR_HALF}, {"__hsub*", PR_HALF}, {"__hmul*", PR_HALF}, {"__hdiv*", PR_HALF},
+    {"__hfma*", PR_HALF}, {"__hneg*", PR_HALF}, {"__habs*", PR_HALF}, {"__hmax*", PR_HALF},
+    {"__hmin*", PR_HALF}, {"__nv_bfloat16*", PR_BF16}, {"nv_bfloat16*", PR_BF16},
+    {"__bfloat16*", PR_BF16}, {"__float2bfloat16*", PR_BF16}, {"__floats2bfloat162*", PR_BF16},
+    {"__nv_fp8*", PR_FP8}, {"asm", PR_ASM}, {"__asm__", PR_ASM}, {"__asm", PR_ASM},
+    {"texture", PR_TEXTURE}, {"cudaTextureObject_t", PR_TEXTURE}, {"tex1D*", PR_TEXTURE},
+    {"tex2D*", PR_TEXTURE}, {"tex3D*", PR_TEXTURE}, {"texCubemap*", PR_TEXTURE},
+    {"cudaSurfaceObject_t", PR_SURFACE}, {"surf1D*", PR_SURFACE}, {"surf2D*", PR_SURFACE},
+    {"surf3D*", PR_SURFACE}, {"surfCubemap*", PR_SURFACE},
+    {"__float_as_int", PR_BITS}, {"__float_as_uint", PR_BITS}, {"__int_as_float", PR_BITS},
+    {"__uint_as_float", PR_BITS}, {"reinterpret_cast", PR_REINTERPRET}, {"memcpy", PR_BYTES},
+    {"CUDART_*_F", PR_CONSTANT}, {"wmma", PR_TENSOR},
+};
+
+/* A kind's sentences (docs/i18n.md: one sentence per construct, so that no word is pasted
+ * into a sentence): a use of the construct in a promoted function ("float vector type
+ * 'float4' (line 3) in 'k': double vectors change alignment and load widths"), and a
+ * template argument of the kind ("template argument 1 of 'k' is float4: float vector type
+ * has no faithful double form"). Row PR_NONE: the template argument `half` or `bfloat16`
+ * ("half precision has no ..."). */
+static const struct {
+    enum hk_msg use, template_arg;
+} refusal_why[] = {
+    [PR_NONE] = {HK_MSG_COUNT, HK_MSG_RW_PR_TARG_HALF_PRECISION},
+    [PR_VECTOR] = {HK_MSG_RW_PR_USE_VECTOR, HK_MSG_RW_PR_TARG_VECTOR},
+    [PR_HALF] = {HK_MSG_RW_PR_USE_HALF, HK_MSG_RW_PR_TARG_HALF},
+    [PR_BF16] = {HK_MSG_RW_PR_USE_BF16, HK_MSG_RW_PR_TARG_BF16},
+    [PR_FP8] = {HK_MSG_RW_PR_USE_FP8, HK_MSG_RW_PR_TARG_FP8},
+    [PR_ASM] = {HK_MSG_RW_PR_USE_ASM, HK_MSG_RW_PR_TARG_ASM},
+    [PR_TEXTURE] = {HK_MSG_RW_PR_USE_TEXTURE, HK_MSG_RW_PR_TARG_TEXTURE},
+    [PR_SURFACE] = {HK_MSG_RW_PR_USE_SURFACE, HK_MSG_RW_PR_TARG_SURFACE},
+    [PR_BITS] = {HK_MSG_RW_PR_USE_BITS, HK_MSG_RW_PR_TARG_BITS},
+    [PR_REINTERPRET] = {HK_MSG_RW_PR_USE_REINTERPRET, HK_MSG_RW_PR_TARG_REINTERPRET},
+    [PR_BYTES] = {HK_MSG_RW_PR_USE_BYTES, HK_MSG_RW_PR_TARG_BYTES},
+    [PR_CONSTANT] = {HK_MSG_RW_PR_USE_CONSTANT, HK_MSG_RW_PR_TARG_CONSTANT},
+    [PR_TENSOR] = {HK_MSG_RW_PR_USE_TENSOR, HK_MSG_RW_PR_TARG_TENSOR},
 };
 
 /* Calls that need nothing: synchronisation, atomics and shuffles (double overloads exist
@@ -249,24 +291,24 @@ static const char *exact_lookup(const char *s, size_t l)
     return NULL;
 }
 
-/* Why the identifier s[0, l) is refused, or NULL. Rows ending in '*' are prefixes; a '*'
- * inside a row ("CUDART_*_F") matches any middle. */
-static const char *refusal_lookup(const char *s, size_t l)
+/* Why the identifier s[0, l) is refused, or PR_NONE. Rows ending in '*' are prefixes; a
+ * '*' inside a row ("CUDART_*_F") matches any middle. */
+static pr_kind refusal_lookup(const char *s, size_t l)
 {
     if (const_lookup(s, l) || exact_lookup(s, l))
-        return NULL;
+        return PR_NONE;
     for (size_t i = 0; i < HK_ARRAY_LEN(refusal_rows); i++) {
-        const char *p = refusal_rows[i][0], *star = strchr(p, '*');
+        const char *p = refusal_rows[i].name, *star = strchr(p, '*');
         if (!star) {
             if (strlen(p) == l && memcmp(p, s, l) == 0)
-                return refusal_rows[i][1];
+                return refusal_rows[i].why;
             continue;
         }
         size_t pre = (size_t)(star - p), post = strlen(star + 1);
         if (l >= pre + post && memcmp(s, p, pre) == 0 && memcmp(s + l - post, star + 1, post) == 0)
-            return refusal_rows[i][1];
+            return refusal_rows[i].why;
     }
-    return NULL;
+    return PR_NONE;
 }
 
 /* A floating literal with an f/F suffix: decimal with '.' or an exponent, or hexadecimal
@@ -301,9 +343,13 @@ static void refuse(promote_result *out, const char *fmt, ...)
 
 /* ---- what the text declares outside functions ---- */
 
+/* What a name declared outside functions holds: nothing a shadow must refuse, or float
+ * code (a macro's, a file-scope declaration's, a function's the model does not hold). */
+typedef enum { DN_HARMLESS, DN_MACRO_FLOAT, DN_DECL_FLOAT, DN_FUNC_FLOAT } decl_why;
+
 typedef struct {
     uint32_t name_start, name_end; /* in text; the line is counted when a refusal names it */
-    const char *why;               /* NULL: harmless */
+    decl_why why;
     char what[48];
 } decl_name;
 
@@ -312,7 +358,7 @@ typedef struct {
     size_t n, cap;
 } decl_names;
 
-static int names_push(decl_names *d, uint32_t s, uint32_t e, const char *why, const char *what)
+static int names_push(decl_names *d, uint32_t s, uint32_t e, decl_why why, const char *what)
 {
     if (d->n == d->cap) {
         size_t cap = d->cap ? d->cap * 2 : 32;
@@ -389,7 +435,7 @@ static int scan_macros(const char *text, size_t len, decl_names *macros)
                 int rc = text_has_float(text, (uint32_t)ne, (uint32_t)end, &has, what, sizeof what);
                 if (!rc && ne > ns)
                     rc = names_push(macros, (uint32_t)ns, (uint32_t)ne,
-                                    has ? "macro with float code" : NULL, what);
+                                    has ? DN_MACRO_FLOAT : DN_HARMLESS, what);
                 if (rc)
                     return rc;
                 i = end;
@@ -497,9 +543,9 @@ static int scan_file_scope(const rw_toks *ts, const an_model *m, decl_names *out
                 continue;
             if (rwl_tok_is(ts, k + 1, "::"))
                 continue;
-            const char *why = has_float && !ends_body ? "file-scope declaration with float" : NULL;
+            decl_why why = has_float && !ends_body ? DN_DECL_FLOAT : DN_HARMLESS;
             if (ends_body)
-                why = has_float ? "function not in the analysis model, with float code" : NULL;
+                why = has_float ? DN_FUNC_FLOAT : DN_HARMLESS;
             int rc = names_push(out, ts->t[k].start, ts->t[k].end, why, what);
             if (rc)
                 return rc;
@@ -571,9 +617,9 @@ static int check_kernel_template(promoter *p, const an_function *f, const char *
             bool is_float = false;
             for (size_t h = 0; h < HK_ARRAY_LEN(float_spellings); h++)
                 is_float |= !strcmp(a, float_spellings[h]);
-            if (refusal_lookup(a, strlen(a)) || !strcmp(a, "half") || !strcmp(a, "bfloat16"))
-                refuse(out, "template argument %zu of '%s' is %s: %s has no faithful double form",
-                       i + 1, f->name, a, refusal_lookup(a, strlen(a)) ? refusal_lookup(a, strlen(a)) : "half precision");
+            pr_kind why = refusal_lookup(a, strlen(a));
+            if (why != PR_NONE || !strcmp(a, "half") || !strcmp(a, "bfloat16"))
+                refuse(out, hk_tr_in(HK_LANG_EN, refusal_why[why].template_arg), i + 1, f->name, a);
             out->template_args[i] = hk_strdup(is_float ? "double" : a);
             if (!out->template_args[i])
                 return HK_ENOMEM;
@@ -607,9 +653,7 @@ static int check_kernel_template(promoter *p, const an_function *f, const char *
         for (size_t j = start; j < k; j++)
             has_float |= rwl_tok_is_ident(&ts, j, "float");
         if (has_float && idx >= n_targs)
-            refuse(p->out, "template parameter %zu of '%s' (line %d) defaults to float and the "
-                   "spec does not give it: the shadow's instantiation could not be made double",
-                   idx + 1, f->name, (int)f->span.start_row + 1);
+            refuse(p->out, EN(RW_PR_TPARAM_DEFAULT), idx + 1, f->name, (int)f->span.start_row + 1);
         idx++;
         start = k + 1;
         if (end)
@@ -652,13 +696,11 @@ static int follow_calls(promoter *p, size_t fi, size_t *work, size_t *n_work)
             hit = g;
         }
         if (kernel) {
-            refuse(p->out, "launch of kernel '%.*s' from device code (line %d): dynamic "
-                   "parallelism is not promoted", (int)l, s, LINE(k));
+            refuse(p->out, EN(RW_PR_DEVICE_LAUNCH), (int)l, s, LINE(k));
             continue;
         }
         if (hits > 1) {
-            refuse(p->out, "call to '%.*s' (line %d): the device function is overloaded; the "
-                   "promoted overloads could collide", (int)l, s, LINE(k));
+            refuse(p->out, EN(RW_PR_OVERLOADED), (int)l, s, LINE(k));
             continue;
         }
         if (hits == 1) {
@@ -672,8 +714,7 @@ static int follow_calls(promoter *p, size_t fi, size_t *work, size_t *n_work)
             /* ns::f where no f is defined here: only cooperative groups are known */
             bool cg = k >= 2 && (rwl_tok_is_ident(ts, k - 2, "cg") || rwl_tok_is_ident(ts, k - 2, "cooperative_groups"));
             if (!cg)
-                refuse(p->out, "call to '%.*s' (line %d): a qualified function not defined in "
-                       "this file; its float arguments and results cannot be followed", (int)l, s, LINE(k));
+                refuse(p->out, EN(RW_PR_QUALIFIED_CALL), (int)l, s, LINE(k));
             continue;
         }
         if (math_lookup(s, l) || in_list(safe_calls, HK_ARRAY_LEN(safe_calls), s, l) ||
@@ -684,8 +725,7 @@ static int follow_calls(promoter *p, size_t fi, size_t *work, size_t *n_work)
         const decl_name *fs = names_find(&p->file_names, p->text, s, l);
         if (mac || fs)
             continue; /* judged where the name is used (promote_function) */
-        refuse(p->out, "call to '%.*s' (line %d): not defined in this file, so its float "
-               "parameters cannot be promoted (the shadow would round to float there)", (int)l, s, LINE(k));
+        refuse(p->out, EN(RW_PR_UNDEFINED_CALL), (int)l, s, LINE(k));
     }
     return HK_OK;
 }
@@ -766,8 +806,7 @@ static int check_casts(promoter *p, const an_function *f, size_t a, size_t b)
     }
     for (size_t k = a; k < b && !p->out->reason[0]; k++) {
         if (rwl_tok_is_ident(ts, k, "union")) {
-            refuse(p->out, "union (line %d) in '%s': a float member would be read through "
-                   "another type", rwl_line_at(p->text, ts->t[k].start), f->name);
+            refuse(p->out, EN(RW_PR_UNION), rwl_line_at(p->text, ts->t[k].start), f->name);
             break;
         }
         /* ( TYPE... * ) operand, TYPE not float or double */
@@ -793,8 +832,7 @@ static int check_casts(promoter *p, const an_function *f, size_t a, size_t b)
                 char *ty = rwl_tok_text(ts, k + 1, c);
                 if (!ty)
                     return HK_ENOMEM;
-                refuse(p->out, "cast of float '%.*s' to '%s' (line %d) in '%s': the pointee "
-                       "would be a double's bytes", (int)tok_len(ts, o), p->text + ts->t[o].start, ty,
+                refuse(p->out, EN(RW_PR_CAST), (int)tok_len(ts, o), p->text + ts->t[o].start, ty,
                        rwl_line_at(p->text, ts->t[k].start), f->name);
                 hk_free(ty);
                 break;
@@ -816,8 +854,7 @@ static int promote_function(promoter *p, size_t fi, bool is_kernel)
         if (!is_kernel)
             for (size_t k = a; k < c && k < b; k++)
                 if (rwl_tok_is_ident(ts, k, "float"))
-                    refuse(out, "template parameter of device function '%s' (line %d) defaults "
-                           "to float", f->name, rwl_line_at(p->text, ts->t[k].start));
+                    refuse(out, EN(RW_PR_DEVICE_TPARAM), f->name, rwl_line_at(p->text, ts->t[k].start));
         a = c < b ? c + 1 : b;
     }
     /* Dynamic shared memory is carved by the kernel (sizeof(float) offsets, float arrays)
@@ -847,25 +884,18 @@ static int promote_function(promoter *p, size_t fi, bool is_kernel)
             if (j > a && rwl_tok_is(ts, j - 1, "<") && j >= a + 2 && ts->t[j - 2].kind == T_IDENT &&
                 !rwl_tok_is_ident(ts, j - 2, "static_cast") && !rwl_tok_is_ident(ts, j - 2, "const_cast") &&
                 rwl_match_close(ts, j - 1) < b) {
-                refuse(out, "float as a template argument of '%.*s' (line %d): template "
-                       "arguments are not promoted", (int)tok_len(ts, j - 2),
+                refuse(out, EN(RW_PR_FLOAT_TARG), (int)tok_len(ts, j - 2),
                        p->text + ts->t[j - 2].start, LINE(k));
                 continue;
             }
             rc = add_edit(p, ts->t[k].start, ts->t[k].end, "double");
             continue;
         }
-        const char *why = refusal_lookup(s, l);
-        if (!why && l == 4 && !memcmp(s, "half", 4) && !half_is_variable(ts, a, b, "half", 4))
-            why = "half-precision arithmetic";
-        if (why) {
-            refuse(out, "%s '%.*s' (line %d) in '%s': %s", why, (int)l, s, LINE(k), f->name,
-                   !strcmp(why, "float vector type") ? "double vectors change alignment and load widths"
-                   : !strcmp(why, "inline asm") ? "its instructions are single-precision or unknown"
-                   : !strcmp(why, "bit pattern of a float") ? "the bits of a double mean something else"
-                   : !strcmp(why, "reinterpret cast") ? "the pointee type and its size are not followed"
-                   : !strcmp(why, "byte copy") ? "its byte counts follow the float layout"
-                   : "it has no faithful double form here");
+        pr_kind why = refusal_lookup(s, l);
+        if (why == PR_NONE && l == 4 && !memcmp(s, "half", 4) && !half_is_variable(ts, a, b, "half", 4))
+            why = PR_HALF;
+        if (why != PR_NONE) {
+            refuse(out, hk_tr_in(HK_LANG_EN, refusal_why[why].use), (int)l, s, LINE(k), f->name);
             continue;
         }
         const char *c = const_lookup(s, l);
@@ -885,13 +915,12 @@ static int promote_function(promoter *p, size_t fi, bool is_kernel)
                 continue;
             }
             if (!rwl_tok_is(ts, k + 1, "(")) {
-                refuse(out, "'%.*s' (line %d) used without a call: it has no double twin to "
-                       "take the address of", (int)l, s, LINE(k));
+                refuse(out, EN(RW_PR_NO_CALL), (int)l, s, LINE(k));
                 continue;
             }
             size_t close = rwl_match_close(ts, k + 1);
             if (close >= b) {
-                refuse(out, "unbalanced call to '%.*s' (line %d)", (int)l, s, LINE(k));
+                refuse(out, EN(RW_PR_UNBALANCED), (int)l, s, LINE(k));
                 continue;
             }
             rc = add_edit(p, ts->t[k].start, ts->t[k + 1].end, mr->open);
@@ -902,8 +931,7 @@ static int promote_function(promoter *p, size_t fi, bool is_kernel)
                 }
                 if (rwl_tok_is(ts, j, ",")) {
                     if (!mr->sep) {
-                        refuse(out, "'%.*s' (line %d) called with more arguments than it takes",
-                               (int)l, s, LINE(k));
+                        refuse(out, EN(RW_PR_MORE_ARGS), (int)l, s, LINE(k));
                         break;
                     }
                     rc = add_edit(p, ts->t[j].start, ts->t[j + 1].start, mr->sep);
@@ -917,19 +945,18 @@ static int promote_function(promoter *p, size_t fi, bool is_kernel)
         if (k > a && (rwl_tok_is(ts, k - 1, ".") || rwl_tok_is(ts, k - 1, "->")))
             continue;
         const decl_name *mac = names_find(&p->macros, p->text, s, l);
-        if (mac && mac->why) {
-            refuse(out, "macro '%.*s' (line %d), used in '%s' (line %d), holds float code ('%s'): "
-                   "it is not promoted", (int)l, s, rwl_line_at(p->text, mac->name_start), f->name, LINE(k), mac->what);
+        if (mac && mac->why != DN_HARMLESS) {
+            refuse(out, EN(RW_PR_MACRO), (int)l, s, rwl_line_at(p->text, mac->name_start), f->name, LINE(k), mac->what);
             continue;
         }
         const decl_name *fs = mac ? NULL : names_find(&p->file_names, p->text, s, l);
-        if (fs && fs->why && !is_type_param(f, s, l)) {
+        if (fs && fs->why != DN_HARMLESS && !is_type_param(f, s, l)) {
             bool is_func = false;
             for (size_t g = 0; g < p->m->n_funcs; g++)
                 is_func |= strlen(p->m->funcs[g].name) == l && !memcmp(p->m->funcs[g].name, s, l);
             if (!is_func)
-                refuse(out, "%s '%.*s' (line %d), used in '%s' (line %d): it stays float in "
-                       "the shadow", fs->why, (int)l, s, rwl_line_at(p->text, fs->name_start), f->name, LINE(k));
+                refuse(out, fs->why == DN_FUNC_FLOAT ? EN(RW_PR_FILE_FUNC) : EN(RW_PR_FILE_DECL), (int)l, s,
+                       rwl_line_at(p->text, fs->name_start), f->name, LINE(k));
         }
     }
     return rc;
@@ -959,7 +986,7 @@ static int blank_callers(promoter *p, const size_t *work, size_t n_work)
             continue;
         /* unreachable, not just empty: a non-void function then needs no return value */
         int rc = add_edit(p, h->body_span.start_byte, h->body_span.end_byte,
-                          "{ /* hk fp64 shadow: emptied, it calls promoted code */ __builtin_unreachable(); }");
+                          "{ /* hk fp64 shadow: emptied, it calls promoted code */ __builtin_unreachable(); }"); /* i18n: not for people */
         if (rc)
             return rc;
         p->out->n_blanked++;
@@ -985,11 +1012,11 @@ int promote_fp64(const char *text, size_t len, const char *kernel, const char *c
     memset(out, 0, sizeof *out);
     out->shmem_factor = 1;
     if (!text || !kernel) {
-        refuse(out, "no text or kernel name");
+        refuse(out, "%s", EN(RW_PR_NO_TEXT));
         return HK_EINVAL;
     }
     if (len > RW_TEXT_MAX) {
-        refuse(out, "source larger than %zu bytes", (size_t)RW_TEXT_MAX);
+        refuse(out, EN(RW_PR_TOO_LARGE), (size_t)RW_TEXT_MAX);
         return HK_ETOOBIG;
     }
     promoter p = { .text = text, .len = len, .out = out };
@@ -999,18 +1026,18 @@ int promote_fp64(const char *text, size_t len, const char *kernel, const char *c
     size_t nl = 0;
     int rc = an_analyze(text, len, &m);
     if (rc) {
-        refuse(out, "the source could not be analysed: %s", hk_strerror(rc));
+        refuse(out, EN(RW_PR_NOT_ANALYSED), hk_strerror(rc));
         goto out;
     }
     p.m = m;
     long ki = an_model_find_kernel(m, kernel);
     if (ki < 0 || m->funcs[ki].kind != AN_KERNEL) {
-        refuse(out, "no kernel named '%s' in the source", kernel);
+        refuse(out, EN(RW_PR_NO_KERNEL), kernel);
         rc = HK_ENOENT;
         goto out;
     }
     if (m->funcs[ki].recovered) {
-        refuse(out, "kernel '%s' sits in code that does not parse cleanly", kernel);
+        refuse(out, EN(RW_PR_KERNEL_UNPARSED), kernel);
         rc = HK_EPARSE;
         goto out;
     }
@@ -1035,14 +1062,12 @@ int promote_fp64(const char *text, size_t len, const char *kernel, const char *c
     for (size_t l = 0; l < m->n_launches && !out->reason[0]; l++) {
         const an_launch *la = &m->launches[l];
         if (la->caller >= 0 && p.promoted[la->caller])
-            refuse(out, "launch of kernel '%s' from device code in '%s' (line %u): dynamic "
-                   "parallelism is not promoted", la->kernel, m->funcs[la->caller].name,
+            refuse(out, EN(RW_PR_DEVICE_LAUNCH_IN), la->kernel, m->funcs[la->caller].name,
                    la->span.start_row + 1);
     }
     for (size_t w = 0; w < n_work && !out->reason[0]; w++) {
         if (m->funcs[work[w]].recovered) {
-            refuse(out, "device function '%s' sits in code that does not parse cleanly",
-                   m->funcs[work[w]].name);
+            refuse(out, EN(RW_PR_DEVICE_UNPARSED), m->funcs[work[w]].name);
             break;
         }
         if ((rc = promote_function(&p, work[w], work[w] == (size_t)ki)))
@@ -1059,7 +1084,7 @@ int promote_fp64(const char *text, size_t len, const char *kernel, const char *c
     if ((rc = an_analyze(nt, nl, &nm)))
         goto out;
     if ((nm->has_errors && !m->has_errors) || an_model_find_kernel(nm, kernel) < 0) {
-        refuse(out, "the promoted text does not parse cleanly (a bug, or code this scan misread)");
+        refuse(out, "%s", EN(RW_PR_SHADOW_UNPARSED));
         rc = HK_EPARSE;
         goto out;
     }
@@ -1099,14 +1124,13 @@ int promote_fp64_spec(const spec *s, const char *text, size_t len, promote_resul
     memset(out, 0, sizeof *out);
     out->shmem_factor = 1;
     if (!s || !s->kernel) {
-        refuse(out, "no spec or no kernel in it");
+        refuse(out, "%s", EN(RW_PR_NO_SPEC));
         return HK_EINVAL;
     }
     for (size_t i = 0; i < s->n_args; i++) {
         const spec_arg *a = &s->args[i];
         if (a->dtype == HK_DT_F16 || a->dtype == HK_DT_BF16) {
-            refuse(out, "argument '%s' is %s: half-precision kernels are out of scope for the "
-                   "fp64 reference", a->name, hk_dtype_name(a->dtype));
+            refuse(out, EN(RW_PR_HALF_ARG), a->name, hk_dtype_name(a->dtype));
             return HK_EUNSUPPORTED;
         }
     }

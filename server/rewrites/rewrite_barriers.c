@@ -35,10 +35,14 @@
 
 #include "analysis/analysis.h"
 #include "core/hk.h"
+#include "core/i18n.h"
 
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+
+/* stored and machine-read in English; shown through hk_tr_said (docs/i18n.md) */
+#define EN(id) hk_tr_in(HK_LANG_EN, HK_MSG_##id)
 
 #define MB_MAX_SHARED 64
 #define MB_MAX_PRIVATE 64
@@ -237,8 +241,7 @@ static bool callee_opaque(const scan_ctx *c, const an_function *g, int depth)
 static void callee_effects(const scan_ctx *c, region *r, size_t k, const an_function *g)
 {
     if (callee_opaque(c, g, 4))
-        opaque(c, r, k, "call", "the function called (or one it calls) synchronizes, has __shared__ memory "
-               "of its own or calls what the scan cannot read");
+        opaque(c, r, k, "call", EN(RW_MB_CALLEE));
     /* it may read and write whatever its pointer arguments reach */
     r->gr = true;
     if (!r->gw)
@@ -256,8 +259,7 @@ static void scan_region(const scan_ctx *c, size_t a, size_t b, region *r)
             continue;
         }
         if (tok_in(ts, k, sync_words, HK_ARRAY_LEN(sync_words))) {   /* block.sync() too */
-            opaque(c, r, k, "barrier", "a barrier, warp sync, fence, asm or goto inside a statement "
-                   "(the regions around it are not straight-line)");
+            opaque(c, r, k, "barrier", EN(RW_MB_INSIDE_STMT));
             continue;
         }
         if (rwl_tok_is(ts, k, "->")) {
@@ -275,7 +277,7 @@ static void scan_region(const scan_ctx *c, size_t a, size_t b, region *r)
             continue;
         }
         if (ts->t[k].kind == T_IDENT && !rwl_is_use(ts, k) && rwl_tok_is(ts, k + 1, "(")) {
-            opaque(c, r, k, "call", "a member function call, which the scan cannot read");
+            opaque(c, r, k, "call", EN(RW_MB_MEMBER_CALL));
             continue;
         }
         if (ts->t[k].kind != T_IDENT || !rwl_is_use(ts, k))
@@ -289,7 +291,7 @@ static void scan_region(const scan_ctx *c, size_t a, size_t b, region *r)
         }
         long si = name_index(ts, c->sh, k);
         if (si >= 0 && c->sh->pointer[si]) {
-            opaque(c, r, k, "__shared__ array", "a pointer kept in shared memory: what it points at is not read");
+            opaque(c, r, k, "__shared__ array", EN(RW_MB_SHARED_POINTER));
             continue;
         }
         if (si >= 0) {
@@ -301,8 +303,8 @@ static void scan_region(const scan_ctx *c, size_t a, size_t b, region *r)
             if (addr || (c->sh->array[si] && !rwl_tok_is(ts, k + 1, "["))) {
                 r->esc |= bit;
                 if (!r->opaque)
-                    rwl_refuse(r->why, sizeof r->why, ts, c->text, k, "__shared__ array",
-                               "its address is taken or passed on, which the scan cannot follow");
+                    rwl_refuse(r->why, sizeof r->why, ts, c->text, k, "__shared__ array", "%s",
+                               EN(RW_MB_ADDRESS));
                 r->opaque = true;
             } else if (j < b && rwl_tok_is(ts, j, "=")) {
                 r->wr |= bit;
@@ -325,7 +327,7 @@ static void scan_region(const scan_ctx *c, size_t a, size_t b, region *r)
                 callee_effects(c, r, k, g);
             } else if (!macro_harmless(c->text, c->len, ts, k, &defined, ts, c->sh) || !defined) {
                 char what[160];
-                snprintf(what, sizeof what, "a call to %.*s, which the scan cannot read",
+                snprintf(what, sizeof what, EN(RW_MB_CALL),
                          (int)(ts->t[k].end - ts->t[k].start), ts->text + ts->t[k].start);
                 opaque(c, r, k, "call", what);
             }
@@ -333,8 +335,7 @@ static void scan_region(const scan_ctx *c, size_t a, size_t b, region *r)
         }
         bool defined = false;
         if (!macro_harmless(c->text, c->len, ts, k, &defined, ts, c->sh) && defined) {
-            opaque(c, r, k, "macro", "a macro whose value synchronizes, touches memory or names a __shared__ "
-                   "variable");
+            opaque(c, r, k, "macro", EN(RW_MB_MACRO));
             continue;
         }
         if (rwl_tok_is(ts, k + 1, "[")) {   /* other memory: a parameter, a pointer, a global */
@@ -444,7 +445,7 @@ static void name_list(const rw_toks *ts, const names *sh, uint64_t set, char *ou
             w += (size_t)c < n - w ? (size_t)c : n - w - 1;
         }
     if (!out[0])
-        snprintf(out, n, "no shared memory");
+        snprintf(out, n, "%s", EN(RW_MB_NO_SHARED));
 }
 
 static int rw_merge_barriers(const char *text, size_t len, const an_model *m, size_t kernel, rw_result *out)
@@ -467,9 +468,7 @@ static int rw_merge_barriers(const char *text, size_t len, const an_model *m, si
             inside = all.t[k].start >= m->funcs[fi].body_span.start_byte &&
                      all.t[k].start < m->funcs[fi].body_span.end_byte;
         if (!inside) {
-            rc = rwl_not_applicable(out, hk_asprintf("merge_barriers not applicable to kernel %s: __shared__ "
-                                                     "array at line %d: declared outside any function, so "
-                                                     "other functions' accesses to it are not read", f->name,
+            rc = rwl_not_applicable(out, hk_asprintf(EN(RW_MB_OUTSIDE), f->name,
                                                      rwl_line_at(text, all.t[k].start)));
             goto out;
         }
@@ -477,16 +476,14 @@ static int rw_merge_barriers(const char *text, size_t len, const an_model *m, si
     if ((rc = rwl_lex(text, f->body_span.start_byte, f->body_span.end_byte, &ts)))
         goto out;
     if (ts.n < 2) {
-        rc = rwl_not_applicable(out, hk_asprintf("merge_barriers not applicable to kernel %s: kernel body at "
-                                                 "line %d: empty", f->name,
+        rc = rwl_not_applicable(out, hk_asprintf(EN(RW_MB_EMPTY), f->name,
                                                  rwl_line_at(text, f->body_span.start_byte)));
         goto out;
     }
     size_t end = ts.n - 1; /* the body's closing brace */
     names sh = {0}, priv = {0};
     if (!collect_names(&ts, 1, end, &sh, &priv)) {
-        rc = rwl_not_applicable(out, hk_asprintf("merge_barriers not applicable to kernel %s: __shared__ "
-                                                 "array at line %d: more than %d shared or private arrays",
+        rc = rwl_not_applicable(out, hk_asprintf(EN(RW_MB_TOO_MANY_ARRAYS),
                                                  f->name, rwl_line_at(text, f->body_span.start_byte),
                                                  MB_MAX_SHARED));
         goto out;
@@ -499,8 +496,7 @@ static int rw_merge_barriers(const char *text, size_t len, const an_model *m, si
             break;
         if (plain_barrier(&ts, i, e)) {
             if (nb == MB_MAX_BARRIERS) {
-                rc = rwl_not_applicable(out, hk_asprintf("merge_barriers not applicable to kernel %s: "
-                                                         "barrier at line %d: more than %d barriers",
+                rc = rwl_not_applicable(out, hk_asprintf(EN(RW_MB_TOO_MANY_BARRIERS),
                                                          f->name, rwl_line_at(text, ts.t[i].start),
                                                          MB_MAX_BARRIERS));
                 goto out;
@@ -510,9 +506,7 @@ static int rw_merge_barriers(const char *text, size_t len, const an_model *m, si
         i = e;
     }
     if (!nb) {
-        rc = rwl_not_applicable(out, hk_asprintf("merge_barriers not applicable to kernel %s: kernel body at "
-                                                 "line %d: no `__syncthreads();` statement at the top level "
-                                                 "of the body", f->name,
+        rc = rwl_not_applicable(out, hk_asprintf(EN(RW_MB_NO_BARRIER), f->name,
                                                  rwl_line_at(text, f->body_span.start_byte)));
         goto out;
     }
@@ -521,7 +515,7 @@ static int rw_merge_barriers(const char *text, size_t len, const an_model *m, si
     scan_region(&c, 1, bar[0], &cur);
     size_t removed = 0;
     int lines[8];
-    char kept_why[600] = "", merged[400] = "";
+    char kept_why[600] = "", merged[2][140] = {"", ""};   /* the first removed barrier's sides */
     for (size_t j = 0; j < nb; j++) {
         region next = {0};
         scan_region(&c, bar[j] + 4, j + 1 < nb ? bar[j + 1] : end, &next);
@@ -534,11 +528,12 @@ static int rw_merge_barriers(const char *text, size_t len, const an_model *m, si
                 char a[140], b[140];
                 name_list(&ts, &sh, cur.wr | cur.rd, a, sizeof a);
                 name_list(&ts, &sh, next.wr | next.rd, b, sizeof b);
-                snprintf(merged, sizeof merged, " (the first between %s and %s)", a, b);
+                snprintf(merged[0], sizeof merged[0], "%s", a);
+                snprintf(merged[1], sizeof merged[1], "%s", b);
             }
             removed++;
             if ((rc = rwl_edits_add(&es, ts.t[bar[j]].start, ts.t[bar[j] + 3].end,
-                                    "/* hk merge_barriers: no barrier needed here */")))
+                                    "/* hk merge_barriers: no barrier needed here */"))) /* i18n: not for people */
                 goto out;
             cur.rd |= next.rd;
             cur.wr |= next.wr;
@@ -554,23 +549,22 @@ static int rw_merge_barriers(const char *text, size_t len, const an_model *m, si
                 snprintf(kept_why, sizeof kept_why, "%s", cur.opaque ? cur.why : next.why);
             } else if (cf == -2) {
                 size_t at = cur.gw ? cur.gw_tok : next.gw_tok;
-                snprintf(kept_why, sizeof kept_why, "barrier at line %d: memory other than __shared__ "
-                         "is written on one side (line %d) and accessed on the other", line,
+                snprintf(kept_why, sizeof kept_why, EN(RW_MB_OTHER_MEMORY), line,
                          rwl_line_at(text, ts.t[at].start));
             } else {
                 size_t ni = 0;
                 while (ni + 1 < sh.n && sh.bit[ni] != (size_t)cf)
                     ni++;
-                snprintf(kept_why, sizeof kept_why, "barrier at line %d: __shared__ `%.*s` is written "
-                         "on one side and accessed on the other", line,
+                snprintf(kept_why, sizeof kept_why, EN(RW_MB_SHARED_CONFLICT), line,
                          (int)(ts.t[sh.tok[ni]].end - ts.t[sh.tok[ni]].start), ts.text + ts.t[sh.tok[ni]].start);
             }
         }
         cur = next;
     }
     if (!removed) {
-        rc = rwl_not_applicable(out, hk_asprintf("merge_barriers not applicable to kernel %s: %s%s", f->name,
-                                                 kept_why, nb > 1 ? " (and every other barrier is needed too)" : ""));
+        char *why = nb > 1 ? hk_asprintf(EN(RW_MB_ALL_NEEDED), kept_why) : hk_strdup(kept_why);
+        rc = rwl_not_applicable(out, why ? hk_asprintf(EN(RW_NOT_APPLICABLE_TO), "merge_barriers", f->name, why) : NULL);
+        hk_free(why);
         goto out;
     }
     char at[80] = "";
@@ -581,10 +575,9 @@ static int rw_merge_barriers(const char *text, size_t len, const an_model *m, si
             break;
         w += (size_t)n < sizeof at - w ? (size_t)n : sizeof at - w - 1;
     }
-    char *d = hk_asprintf("kernel %s: %zu of %zu __syncthreads() removed (line%s %s)%s: the accesses on either "
-                          "side of each touch different shared memory and write no other memory, so the "
-                          "stages' loads go out together", f->name, removed, nb, removed == 1 ? "" : "s", at,
-                          merged);
+    /* one sentence per number: Chinese has no plural */
+    char *d = hk_asprintf(removed == 1 ? EN(RW_MB_DESC_1) : EN(RW_MB_DESC_N), f->name, removed, nb, at, merged[0],
+                          merged[1]);
     rc = rwl_finish(text, len, m, f->name, &es, d, out);
 out:
     rwl_edits_free(&es);
@@ -601,7 +594,7 @@ static int emit_merge_barriers(const rw_context *c, const int *p, rw_result *out
 
 const rw_descriptor rw_merge_barriers_desc = {
     .name = "merge_barriers",
-    .summary = "__syncthreads() between stages that touch different shared memory removed",
+    .summary = "__syncthreads() between stages that touch different shared memory removed", /* i18n: not for people */
     .flags = 0,
     .emit = emit_merge_barriers,
 };

@@ -7,12 +7,16 @@
 
 #include "core/buf.h"
 #include "core/hk.h"
+#include "core/i18n.h"
 #include "model/kmodel.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* stored and machine-read in English; shown through hk_tr_said (docs/i18n.md) */
+#define EN(id) hk_tr_in(HK_LANG_EN, HK_MSG_##id)
 
 /* Why: cuda-samples' histogram256 walks its data grid-stride with one 4-byte load per trip,
  * followed by four dependent shared atomics before the next trip's load issues; its grid
@@ -236,14 +240,14 @@ static bool pure_expr(lb_scan *s, const lb_loop *L, size_t a, size_t b, const si
 {
     const rw_toks *ts = s->ts;
     if (rwl_writes_any(ts, a, b))
-        return refuse(s, a, "write", "`%.*s` writes", SPAN(ts, a, b));
+        return refuse(s, a, "write", EN(RW_LB_WRITES), SPAN(ts, a, b));
     for (size_t q = a; q < b; q++) {
         if (rwl_tok_is(ts, q, "->") || (rwl_tok_is(ts, q, "*") && rwl_unary_position(ts, q)) ||
             (rwl_tok_is(ts, q, "&") && rwl_unary_position(ts, q)))
-            return refuse(s, q, "memory", "`%.*s` reads memory through a pointer", SPAN(ts, a, b));
+            return refuse(s, q, "memory", EN(RW_LB_READS_POINTER), SPAN(ts, a, b));
         if (rwl_tok_is(ts, q, "[")) {
             if (q == a || !readonly_buffer(s, q - 1))
-                return refuse(s, q, "memory", "`%.*s` reads memory the kernel may write", SPAN(ts, a, b));
+                return refuse(s, q, "memory", EN(RW_LB_READS_WRITTEN), SPAN(ts, a, b));
             if (loads)
                 (*loads)++;
             continue;
@@ -256,7 +260,7 @@ static bool pure_expr(lb_scan *s, const lb_loop *L, size_t a, size_t b, const si
              * arguments are read here, in the same tokens) */
             if (!rwl_pure_call_name(ts, q) &&
                 !rwl_pure_function_macro(s->text, s->len, s->text + ts->t[q].start, ts->t[q].end - ts->t[q].start, 4))
-                return refuse(s, q, "call", "`%.*s(...)` may write memory", TOK(ts, q));
+                return refuse(s, q, "call", EN(RW_LB_CALL_WRITES), TOK(ts, q));
             continue;
         }
         if (rwl_tok_is(ts, q + 1, "::") || (q > a && rwl_tok_is(ts, q - 1, "::")))
@@ -269,7 +273,7 @@ static bool pure_expr(lb_scan *s, const lb_loop *L, size_t a, size_t b, const si
         if (local)
             continue;
         if (written_in(ts, s->len, L->loop_a, L->loop_b, q))
-            return refuse(s, q, "write", "`%.*s` is written in the loop", TOK(ts, q));
+            return refuse(s, q, "write", EN(RW_LB_WRITTEN_IN_LOOP), TOK(ts, q));
     }
     return true;
 }
@@ -296,7 +300,7 @@ static bool read_header(lb_scan *s, lb_loop *L)
     const rw_toks *ts = s->ts;
     size_t k = L->loop_a, hc = rwl_match_close(ts, k + 1);
     if (hc >= L->loop_b)
-        return refuse(s, k, "loop", "its header does not close");
+        return refuse(s, k, "loop", EN(RW_IL_HEADER_OPEN));
     size_t semi[2], ns = 0;
     int depth = 0;
     for (size_t q = k + 2; q < hc; q++) {
@@ -308,7 +312,7 @@ static bool read_header(lb_scan *s, lb_loop *L)
             semi[ns++] = q;
     }
     if (ns != 2)
-        return refuse(s, k, "loop", "its header is not `init; condition; step`");
+        return refuse(s, k, "loop", EN(RW_IL_HEADER_FORM));
     L->init_a = k + 2;
     L->init_b = semi[0];
     L->cond_a = semi[0] + 1;
@@ -318,7 +322,7 @@ static bool read_header(lb_scan *s, lb_loop *L)
     size_t ca = L->cond_a, cb = L->cond_b;
     if (!(cb > ca + 2 && ts->t[ca].kind == T_IDENT && rwl_is_use(ts, ca) &&
           (rwl_tok_is(ts, ca + 1, "<") || rwl_tok_is(ts, ca + 1, "<=") || rwl_tok_is(ts, ca + 1, "!="))))
-        return refuse(s, k, "condition", "the loop's condition is not `counter < bound`");
+        return refuse(s, k, "condition", EN(RW_IL_COND));
     L->v = ca;
     size_t pa = L->step_a, pb = L->step_b;
     bool ok = (pb == pa + 2 && ((rwl_same_tok(ts, pa, L->v) && rwl_tok_is(ts, pa + 1, "++")) ||
@@ -328,7 +332,7 @@ static bool read_header(lb_scan *s, lb_loop *L)
               (pb > pa + 4 && rwl_same_tok(ts, pa, L->v) && rwl_tok_is(ts, pa + 1, "=") &&
                rwl_same_tok(ts, pa + 2, L->v) && rwl_tok_is(ts, pa + 3, "+") && !rwl_writes_any(ts, pa + 4, pb));
     if (!ok)
-        return refuse(s, pa < pb ? pa : k, "stride", "the step is not `%.*s += stride`", TOK(ts, L->v));
+        return refuse(s, pa < pb ? pa : k, "stride", EN(RW_IL_STEP), TOK(ts, L->v));
     /* the step and the bound run again in the preload: they must touch no memory (a macro
      * of the file is read from its definition: the model may not see a read through a
      * macro parameter) */
@@ -340,7 +344,7 @@ static bool read_header(lb_scan *s, lb_loop *L)
                     !rwl_pure_function_macro(s->text, s->len, s->text + ts->t[q].start, ts->t[q].end - ts->t[q].start, 4);
         if (call || rwl_tok_is(ts, q, "[") || rwl_tok_is(ts, q, "->") ||
             ((rwl_tok_is(ts, q, "*") || rwl_tok_is(ts, q, "&")) && rwl_unary_position(ts, q)))
-            return refuse(s, q, q < L->cond_b ? "condition" : "stride", "`%.*s` reads memory or calls a function",
+            return refuse(s, q, q < L->cond_b ? "condition" : "stride", EN(RW_LB_READS_OR_CALLS),
                           q < L->cond_b ? (int)(ts->t[L->cond_b - 1].end - ts->t[L->cond_a].start)
                                         : (int)(ts->t[pb - 1].end - ts->t[pa].start),
                           s->text + ts->t[q < L->cond_b ? L->cond_a : pa].start);
@@ -352,7 +356,7 @@ static bool read_header(lb_scan *s, lb_loop *L)
         else if (is_close(ts, q))
             depth--;
         else if (!depth && rwl_tok_is(ts, q, ","))
-            return refuse(s, q, "stride", "the step `%.*s` does more than add a stride", SPAN(ts, pa, pb));
+            return refuse(s, q, "stride", EN(RW_IL_STEP_MORE), SPAN(ts, pa, pb));
     return true;
 }
 
@@ -391,18 +395,17 @@ static bool model_loop(lb_scan *s, const lb_loop *L, size_t *li)
         if (lp[i].line != line || !lp[i].var || strcmp(lp[i].var, var))
             continue;
         if (lp[i].kind != KM_LOOP_AFFINE && lp[i].kind != KM_LOOP_GRID_STRIDE && lp[i].kind != KM_LOOP_BLOCK_STRIDE)
-            return refuse(s, L->step_a, "stride", "the kernel model does not read `%.*s` as a step that stays the "
-                                                  "same while the loop runs", SPAN(ts, L->step_a, L->step_b));
+            return refuse(s, L->step_a, "stride", EN(RW_LB_MODEL_STEP), SPAN(ts, L->step_a, L->step_b));
         if (form_impure(s->km, lp[i].step))
-            return refuse(s, L->step_a, "stride", "the step `%.*s` reads memory or calls a function",
+            return refuse(s, L->step_a, "stride", EN(RW_LB_STEP_READS),
                           SPAN(ts, L->step_a, L->step_b));
         if (form_impure(s->km, lp[i].bound))
-            return refuse(s, L->cond_a, "condition", "the bound in `%.*s` reads memory or calls a function",
+            return refuse(s, L->cond_a, "condition", EN(RW_LB_BOUND_READS),
                           SPAN(ts, L->cond_a, L->cond_b));
         *li = i;
         return true;
     }
-    return refuse(s, L->loop_a, "loop", "the kernel model does not read it as a counted loop over `%s`", var);
+    return refuse(s, L->loop_a, "loop", EN(RW_LB_MODEL_COUNTED), var);
 }
 
 /* Body statement [a, b) as a declaration `[const] T [*] name = init;` of one local: its
@@ -474,7 +477,7 @@ static bool names_moved(lb_scan *s, const lb_loop *L, size_t a, size_t b, const 
     for (size_t x = a; x < b; x++)
         for (size_t i = 0; i < n_names; i++)
             if (rwl_is_use(ts, x) && rwl_same_tok(ts, x, names[i]) && written_in(ts, s->len, from[i], L->bb, x))
-                return refuse(s, x, "write", "`%.*s` is changed after it is declared", TOK(ts, x));
+                return refuse(s, x, "write", EN(RW_LB_CHANGED_AFTER), TOK(ts, x));
     return false;
 }
 
@@ -520,7 +523,7 @@ static bool plain_stmt_loads(lb_scan *s, lb_loop *L, size_t a, size_t b, const s
         ld->buf = readonly_buffer(s, q - 1);
         rwp_pointee_type(ld->buf, ld->type, sizeof ld->type);
         if (!ld->type[0] || !strcmp(ld->type, "void"))
-            return refuse(s, q - 1, "load", "the element type of `%s` is not known", ld->buf->name);
+            return refuse(s, q - 1, "load", EN(RW_LB_TYPE_UNKNOWN), ld->buf->name);
         q = c;
     }
     return true;
@@ -548,7 +551,7 @@ static bool if_block_loads(lb_scan *s, lb_loop *L, size_t a, size_t b, const siz
     if (names_moved(s, L, a + 2, c, pnames, pfrom, n_pnames) || !pure_expr(s, L, a + 2, c, pnames, n_pnames, &loads) ||
         loads) {
         if (!first_why[0])
-            snprintf(first_why, fw, "%s", s->why[0] ? s->why : "the block's condition loads memory");
+            snprintf(first_why, fw, "%s", s->why[0] ? s->why : EN(RW_LB_BLOCK_COND_LOADS));
         return true;
     }
     lb_group *g = &L->grp[L->n_grp];
@@ -614,46 +617,44 @@ static bool read_body(lb_scan *s, lb_loop *L)
     static const char *const barrier[] = {"__syncwarp", "sync", "__barrier_sync", "bar_sync"};
     size_t q = find_word(ts, ba, bb, barrier, HK_ARRAY_LEN(barrier), false);
     if (q < bb)
-        return refuse(s, q, "barrier", "`%.*s` in the loop: only a block barrier (`__syncthreads`) keeps the "
-                                       "trips' bodies between the same barriers", TOK(ts, q));
+        return refuse(s, q, "barrier", EN(RW_LB_OTHER_BARRIER), TOK(ts, q));
     static const char *const block_barrier[] = {"__syncthreads"};
     if (s->barrier_only && find_word(ts, ba, bb, block_barrier, 1, true) == bb)
-        return refuse(s, L->loop_a, "barrier", "no `__syncthreads` in the loop (a loop without a block barrier "
-                                               "is load_batching's)");
+        return refuse(s, L->loop_a, "barrier", EN(RW_LB_NO_SYNCTHREADS));
     static const char *const warp[] = {"__shfl", "__ballot", "__any", "__all", "__match", "__reduce_", "__activemask"};
     q = find_word(ts, ba, bb, warp, HK_ARRAY_LEN(warp), true);
     if (q < bb)
-        return refuse(s, q, "warp collective", "`%.*s` in the loop (a warp collective)", TOK(ts, q));
+        return refuse(s, q, EN(RW_C_WARP_COLLECTIVE), EN(RW_LB_WARP_COLLECTIVE), TOK(ts, q));
     static const char *const exits[] = {"return", "goto", "asm"};
     q = find_word(ts, ba, bb, exits, HK_ARRAY_LEN(exits), false);
     if (q < bb)
-        return refuse(s, q, rwl_tok_is(ts, q, "asm") ? "asm" : "early exit", "`%.*s` in the loop", TOK(ts, q));
+        return refuse(s, q, rwl_tok_is(ts, q, "asm") ? "asm" : "early exit", EN(RW_PT_IN_LOOP), TOK(ts, q));
     for (q = ba; q < bb; q++)
         if (rwl_is_use(ts, q) && rwl_same_tok(ts, q, L->v) && rwl_scalar_written(ts, q))
-            return refuse(s, q, "loop", "the body changes its counter `%.*s`", TOK(ts, L->v));
+            return refuse(s, q, "loop", EN(RW_IL_CHANGES_COUNTER), TOK(ts, L->v));
     for (uint32_t c = ts->t[L->loop_a].start; c < ts->t[L->loop_b - 1].end; c++)
         if (s->text[c] == '\n') {
             uint32_t d = c + 1;
             while (s->text[d] == ' ' || s->text[d] == '\t')
                 d++;
             if (s->text[d] == '#' && d < ts->t[L->loop_b - 1].end && strncmp(s->text + d, "#pragma", 7))
-                return refuse(s, L->loop_a, "preprocessor line", "a `#` line inside the loop");
+                return refuse(s, L->loop_a, "preprocessor line", EN(RW_LB_HASH_LINE));
         }
     /* the bound and the step name nothing the body writes */
     for (q = L->cond_a + 2; q < L->cond_b; q++)
         if (ts->t[q].kind == T_IDENT && rwl_is_use(ts, q) && written_in(ts, s->len, ba, bb, q))
-            return refuse(s, q, "condition", "the bound names `%.*s`, which the body writes", TOK(ts, q));
+            return refuse(s, q, "condition", EN(RW_LB_BOUND_WRITTEN), TOK(ts, q));
     for (q = L->step_a; q < L->step_b; q++)
         if (ts->t[q].kind == T_IDENT && rwl_is_use(ts, q) && !rwl_same_tok(ts, q, L->v) && written_in(ts, s->len, ba, bb, q))
-            return refuse(s, q, "stride", "the stride names `%.*s`, which the body writes", TOK(ts, q));
+            return refuse(s, q, "stride", EN(RW_LB_STRIDE_WRITTEN), TOK(ts, q));
     /* the statements */
     L->n_st = 0;
     for (size_t p = ba; p < bb;) {
         size_t e = rwl_stmt_end(ts, p, bb);
         if (e <= p)
-            return refuse(s, p, "statement", "a statement the scanner cannot delimit");
+            return refuse(s, p, "statement", EN(RW_LB_UNDELIMITED));
         if (L->n_st == LB_STMTS)
-            return refuse(s, p, "statement", "more than %d statements in the loop", LB_STMTS);
+            return refuse(s, p, "statement", EN(RW_LB_MORE_STMTS), LB_STMTS);
         L->st_a[L->n_st] = p;
         L->st_b[L->n_st++] = e;
         p = e;
@@ -668,17 +669,16 @@ static bool read_body(lb_scan *s, lb_loop *L)
                 continue;
             size_t ca, cb, loads = 0;
             if (!if_exit(ts, L->st_a[i], L->st_b[i], "break", &ca, &cb))
-                return refuse(s, q, "early exit", "`break` leaves the loop other than as `if (c) break;` at the "
-                                                  "top of the body (the batched trips would run past it)");
+                return refuse(s, q, "early exit", EN(RW_LB_BREAK_FORM));
             s->why[0] = '\0';
             if (!pure_expr(s, L, ca, cb, NULL, 0, &loads) || loads) {
                 char why[sizeof s->why];
-                snprintf(why, sizeof why, "%s", s->why[0] ? s->why : "it loads memory");
+                snprintf(why, sizeof why, "%s", s->why[0] ? s->why : EN(RW_LB_IT_LOADS));
                 s->why[0] = '\0';
-                return refuse(s, q, "early exit", "`break` under a condition the preload cannot replay (%s)", why);
+                return refuse(s, q, "early exit", EN(RW_LB_BREAK_COND), why);
             }
             if (L->n_brk == LB_BREAKS)
-                return refuse(s, q, "early exit", "more than %d breaks in the loop", LB_BREAKS);
+                return refuse(s, q, "early exit", EN(RW_LB_MORE_BREAKS), LB_BREAKS);
             L->brk_st[L->n_brk] = i;
             L->brk_a[L->n_brk] = ca;
             L->brk_b[L->n_brk++] = cb;
@@ -743,10 +743,9 @@ static bool read_body(lb_scan *s, lb_loop *L)
     s->why[0] = '\0';
     if (!L->n_pre_loads && !L->n_ld) {
         if (first_why[0])
-            snprintf(s->why, sizeof s->why, "%s (so no load of a read-only buffer can be issued ahead)", first_why);
+            snprintf(s->why, sizeof s->why, EN(RW_LB_NOTHING_AHEAD), first_why);
         else
-            refuse(s, L->loop_a, "loop", "its body loads nothing from a buffer the kernel never writes, before "
-                                         "anything that may skip the rest of a trip");
+            refuse(s, L->loop_a, "loop", EN(RW_LB_LOADS_NOTHING));
         return false;
     }
     return true;
@@ -782,12 +781,11 @@ static bool alias_ok(lb_scan *s, const lb_loop *L, const an_param *w, const an_p
     if (w->is_restrict || r->is_restrict)
         return true;
     if (w == r)
-        return refuse(s, L->loop_a, "store", "the loop writes `%s`, which it loads", r->name);
+        return refuse(s, L->loop_a, "store", EN(RW_LB_WRITES_LOADED), r->name);
     size_t wi = (size_t)(w - s->f->params), ri = (size_t)(r - s->f->params);
     const an_launch *la = rwl_launch_passing_twice(s->m, s->f, wi, ri);
     if (la)
-        return refuse(s, L->loop_a, "store", "the launch at line %u passes `%s` as both %s and %s: the loop's "
-                                             "stores may change what it loads",
+        return refuse(s, L->loop_a, "store", EN(RW_LB_PASSED_TWICE),
                       la->span.start_row + 1, la->args[wi], w->name, r->name);
     return true;
 }
@@ -825,8 +823,7 @@ static bool no_alias(lb_scan *s, const lb_loop *L, size_t li)
         const an_param *w = rwp_param_by_name(s->f, x->buffer);
         for (size_t j = 0; j < nr; j++) {
             if (!w)
-                return refuse(s, L->loop_a, "store", "the loop stores through `%s`, which is no parameter (it "
-                                                     "may point into `%s`)", x->buffer, rb[j]->name);
+                return refuse(s, L->loop_a, "store", EN(RW_LB_STORES_THROUGH), x->buffer, rb[j]->name);
             if (!alias_ok(s, L, w, rb[j]))
                 return false;
         }
@@ -901,7 +898,7 @@ static int emit_loop(struct hk_buf *b, const lb_scan *s, const lb_loop *L, int K
     snprintf(i1, sizeof i1, "%s    ", ind);
     snprintf(i2, sizeof i2, "%s        ", ind);
     snprintf(i3, sizeof i3, "%s            ", ind);
-    int rc = hk_buf_printf(b, "for (%.*s; %.*s;) {   /* hk: load_batching: the loads of %d trips first, then "
+    int rc = hk_buf_printf(b, "for (%.*s; %.*s;) {   /* hk: load_batching: the loads of %d trips first, then " /* i18n: not for people */
                               "their bodies in order */\n",
                            L->init_b > L->init_a ? (int)(ts->t[L->init_b - 1].end - ts->t[L->init_a].start) : 0,
                            L->init_b > L->init_a ? s->text + ts->t[L->init_a].start : "", SPAN(ts, L->cond_a, L->cond_b),
@@ -922,7 +919,7 @@ static int emit_loop(struct hk_buf *b, const lb_scan *s, const lb_loop *L, int K
         rc = hk_buf_printf(b, "%s%s hk_lb_ld%zu[%d];\n", i1, L->ld[j].type, j, K);
     /* the preload: the counter's own steps and tests, the prefix, the later loads */
     if (!rc)
-        rc = hk_buf_printf(b, "%s{\n%sauto hk_lb_iv = %.*s;\n%s#pragma unroll\n%sfor (int hk_lb_k = 0; hk_lb_k < %d; "
+        rc = hk_buf_printf(b, "%s{\n%sauto hk_lb_iv = %.*s;\n%s#pragma unroll\n%sfor (int hk_lb_k = 0; hk_lb_k < %d; " /* i18n: not for people */
                               "hk_lb_k++, ",
                            i1, i2, TOK(ts, L->v), i2, i2, K);
     if (!rc)
@@ -989,7 +986,7 @@ static int emit_loop(struct hk_buf *b, const lb_scan *s, const lb_loop *L, int K
         rc = hk_buf_printf(b, "%s}\n%s}\n", i2, i1);
     /* the bodies, in order, each followed by the step; the next one only while in range */
     if (!rc)
-        rc = hk_buf_printf(b, "%s#pragma unroll\n%sfor (int hk_lb_k = 0; hk_lb_k < %d; hk_lb_k++) {\n%sif (hk_lb_k > 0 && "
+        rc = hk_buf_printf(b, "%s#pragma unroll\n%sfor (int hk_lb_k = 0; hk_lb_k < %d; hk_lb_k++) {\n%sif (hk_lb_k > 0 && " /* i18n: not for people */
                               "!(%.*s))\n%s    break;\n%sdo {\n",
                            i1, i1, K, i2, SPAN(ts, L->cond_a, L->cond_b), i2, i2);
     for (size_t i = 0; i < L->n_st && !rc; i++) {
@@ -1068,8 +1065,7 @@ static int load_batching(const char *text, size_t len, const an_model *m, size_t
     if (rc == HK_ENOMEM)
         goto out;
     if (rc) {
-        rc = rwl_not_applicable(out, hk_asprintf("load_batching not applicable to kernel %s: kernel body at line %d: "
-                                                 "the kernel model cannot be built: %s",
+        rc = rwl_not_applicable(out, hk_asprintf(EN(RW_LB_MODEL),
                                                  f->name, rwl_line_at(text, f->body_span.start_byte), kwhy));
         goto out;
     }
@@ -1078,7 +1074,7 @@ static int load_batching(const char *text, size_t len, const an_model *m, size_t
     bool done_before = false;
     for (size_t k = 1; k + 1 < ts.n && !done_before; k++)
         if (ts.t[k].kind == T_IDENT && !strncmp(text + ts.t[k].start, "hk_lb_", 6)) {
-            refuse(&s, k, "loop", "the kernel has batched loads of this rewrite already");
+            refuse(&s, k, "loop", EN(RW_LB_ALREADY));
             snprintf(first_why, sizeof first_why, "%s", s.why);
             done_before = true;
         }
@@ -1111,8 +1107,10 @@ static int load_batching(const char *text, size_t len, const an_model *m, size_t
         if (!rc)
             rc = rwl_edits_add(&es, ts.t[L.loop_a].start, ts.t[L.loop_b - 1].end, nb.data);
         if (!rc)
-            rc = hk_buf_printf(&what, "%sline %d (%zu load%s)", n_done ? ", " : "", rwl_line_at(text, ts.t[k].start),
-                               L.n_pre_loads + L.n_ld, L.n_pre_loads + L.n_ld == 1 ? "" : "s");
+            rc = hk_buf_appends(&what, n_done ? ", " : "");
+        if (!rc) /* one sentence per number: Chinese has no plural */
+            rc = hk_buf_printf(&what, L.n_pre_loads + L.n_ld == 1 ? EN(RW_LB_LINE_LOAD) : EN(RW_LB_LINE_LOADS),
+                               rwl_line_at(text, ts.t[k].start), L.n_pre_loads + L.n_ld);
         hk_buf_free(&nb);
         n_done++;
         first_why[0] = '\0';
@@ -1125,18 +1123,15 @@ static int load_batching(const char *text, size_t len, const an_model *m, size_t
         if (first_why[0])
             snprintf(why, sizeof why, "%s", first_why);
         else if (first_loop == SIZE_MAX)
-            snprintf(why, sizeof why, "kernel body at line %d: no for loop in the kernel's text (one a macro hides "
-                                      "is not read)", rwl_line_at(text, f->body_span.start_byte));
+            snprintf(why, sizeof why, EN(RW_LB_NO_FOR), rwl_line_at(text, f->body_span.start_byte));
         else
-            snprintf(why, sizeof why, "loop at line %d: no loop loads from a read-only buffer",
+            snprintf(why, sizeof why, EN(RW_LB_NO_READONLY_LOOP),
                      rwl_line_at(text, ts.t[first_loop].start));
-        rc = rwl_not_applicable(out, hk_asprintf("%s not applicable to kernel %s: %s",
+        rc = rwl_not_applicable(out, hk_asprintf(EN(RW_NOT_APPLICABLE_TO),
                                                  barrier_only ? "barrier_load_batching" : "load_batching", f->name, why));
         goto out;
     }
-    char *desc = hk_asprintf("kernel %s: the loop at %s issues the loads of %d trips together, then runs the %d bodies "
-                             "in their own order (same elements, same order per thread: bit-identical; the launch "
-                             "is the kernel's own)",
+    char *desc = hk_asprintf(EN(RW_LB_DESC),
                              f->name, what.data, K, K);
     rc = rwl_finish(text, len, m, f->name, &es, desc, out);
     if (rc == HK_OK && out->applicable)
@@ -1166,7 +1161,7 @@ static int emit_barrier_load_batching(const rw_context *c, const int *p, rw_resu
 
 const rw_descriptor rw_load_batching_desc = {
     .name = "load_batching",
-    .summary = "a counted loop whose body loads read-only memory issues the loads of K trips first, then runs "
+    .summary = "a counted loop whose body loads read-only memory issues the loads of K trips first, then runs " /* i18n: not for people */
                "the K bodies in order (bit-identical)",
     .params = lb_params,
     .n_params = HK_ARRAY_LEN(lb_params),
@@ -1185,7 +1180,7 @@ const rw_descriptor rw_load_batching_desc = {
  * load_batching takes. */
 const rw_descriptor rw_barrier_load_batching_desc = {
     .name = "barrier_load_batching",
-    .summary = "load_batching on a loop with a block barrier in its body: the loads of K trips first (under "
+    .summary = "load_batching on a loop with a block barrier in its body: the loads of K trips first (under " /* i18n: not for people */
                "their guards, up to a trip that breaks), then the K bodies with their barriers in order "
                "(bit-identical)",
     .params = lb_params,

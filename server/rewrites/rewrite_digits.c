@@ -22,6 +22,7 @@
 
 #include "core/buf.h"
 #include "core/hk.h"
+#include "core/i18n.h"
 #include "model/kmodel.h"
 #include "spec/spec.h"
 
@@ -29,6 +30,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* stored and machine-read in English; shown through hk_tr_said (docs/i18n.md) */
+#define EN(id) hk_tr_in(HK_LANG_EN, HK_MSG_##id)
 
 #define DG_MAX 8            /* digits in one split */
 #define DG_UNKNOWN_TRIPS 16 /* a loop whose trip count neither the model nor the spec gives */
@@ -194,12 +198,10 @@ static bool chain(dg_scan *s, uint32_t line)
         }
         if (at == nf) {
             if (s->n == 0) {
-                snprintf(s->why, sizeof s->why, "grid-stride loop at line %u: no digit of its index has "
-                         "stride 1 (no `i %% E`)", line);
+                snprintf(s->why, sizeof s->why, EN(RW_DG_NO_UNIT), line);
                 return false;
             }
-            snprintf(s->why, sizeof s->why, "grid-stride loop at line %u: the digits do not make one "
-                     "mixed-radix split", line);
+            snprintf(s->why, sizeof s->why, EN(RW_DG_NOT_ONE_SPLIT), line);
             return false;
         }
         taken[at] = true;
@@ -208,15 +210,13 @@ static bool chain(dg_scan *s, uint32_t line)
             break;
         if (!sizes_only(s, found[at].extent) || found[at].extent.n != 1 || stride.n != 1) {
             if (found[at].name)
-                snprintf(s->why, sizeof s->why, "digit at line %u: the radix of `%s` is not known (not a "
-                         "product of scalar parameters and constants)", found[at].line, found[at].name);
+                snprintf(s->why, sizeof s->why, EN(RW_DG_RADIX_NAMED), found[at].line, found[at].name);
             else
-                snprintf(s->why, sizeof s->why, "grid-stride loop at line %u: a digit's radix is not known "
-                         "(not a product of scalar parameters and constants)", line);
+                snprintf(s->why, sizeof s->why, EN(RW_DG_RADIX), line);
             return false;
         }
         if (s->n > DG_MAX - 1) {
-            snprintf(s->why, sizeof s->why, "grid-stride loop at line %u: more than %d digits", line, DG_MAX);
+            snprintf(s->why, sizeof s->why, EN(RW_DG_TOO_MANY), line, DG_MAX);
             return false;
         }
         /* the next stride: stride * extent, as the model writes it (a coordinate that has it) */
@@ -238,8 +238,7 @@ static bool chain(dg_scan *s, uint32_t line)
         if (!taken[q] && found[q].atom >= 0)
             s->x[s->nx++] = found[q];
     if (s->n < 2) {
-        snprintf(s->why, sizeof s->why, "grid-stride loop at line %u: its index is not split "
-                 "into digits", line);
+        snprintf(s->why, sizeof s->why, EN(RW_DG_NOT_SPLIT), line);
         return false;
     }
     return true;
@@ -470,41 +469,39 @@ static bool no_communication(dg_scan *s, size_t a, size_t b, const rwpt_loop *lo
         size_t l = ts->t[q].end - ts->t[q].start;
         if ((l >= 13 && !memcmp(c, "__syncthreads", 13)) || (l == 10 && !memcmp(c, "__syncwarp", 10)))
             return rwl_refuse(s->why, sizeof s->why, ts, text, q, "barrier",
-                              "`%.*s`: threads share their work", (int)l, c);
+                              EN(RW_DG_SHARE), (int)l, c);
         if (l >= 6 && !memcmp(c, "atomic", 6))
             return rwl_refuse(s->why, sizeof s->why, ts, text, q, "atomic",
-                              "`%.*s`: another element may combine into the same place", (int)l, c);
+                              EN(RW_DG_COMBINE), (int)l, c);
         if (l == 10 && !memcmp(c, "__shared__", 10))
-            return rwl_refuse(s->why, sizeof s->why, ts, text, q, "__shared__",
-                              "shared memory ties a block's threads together");
+            return rwl_refuse(s->why, sizeof s->why, ts, text, q, "__shared__", "%s",
+                              EN(RW_DG_SHARED));
         if ((l >= 6 && !memcmp(c, "__shfl", 6)) || (l >= 8 && !memcmp(c, "__ballot", 8)) ||
             (l >= 10 && (!memcmp(c, "__any_sync", 10) || !memcmp(c, "__all_sync", 10))) ||
             (l >= 14 && !memcmp(c, "__reduce_", 9)) || (l >= 11 && !memcmp(c, "__match_", 8)) ||
             (l == 3 && !memcmp(c, "asm", 3)) || (l == 4 && !memcmp(c, "goto", 4)))
-            return rwl_refuse(s->why, sizeof s->why, ts, text, q, "warp operation",
-                              "`%.*s`: lanes exchange values", (int)l, c);
+            return rwl_refuse(s->why, sizeof s->why, ts, text, q, EN(RW_C_WARP_OPERATION), EN(RW_DG_LANES), (int)l, c);
         if (q < lo->ba || q >= lo->bb)
             continue;
         /* inside the element */
         if (is_builtin(c, l))
             return rwl_refuse(s->why, sizeof s->why, ts, text, q, "thread index",
-                              "`%.*s` in the element: it reads which thread runs it, not only its index",
+                              EN(RW_DG_BUILTIN),
                               (int)l, c);
         if (l == 5 && !memcmp(c, "break", 5) && !rwl_in_nested(ts, lo->ba, lo->bb, q, true))
-            return rwl_refuse(s->why, sizeof s->why, ts, text, q, "break",
-                              "`break` ends the thread's later elements too");
+            return rwl_refuse(s->why, sizeof s->why, ts, text, q, "break", "%s",
+                              EN(RW_DG_BREAK));
         if (strlen(counter) == l && !memcmp(c, counter, l) && rwl_scalar_written(ts, q))
-            return rwl_refuse(s->why, sizeof s->why, ts, text, q, "loop counter",
-                              "the element writes `%s`", counter);
+            return rwl_refuse(s->why, sizeof s->why, ts, text, q, EN(RW_C_LOOP_COUNTER),
+                              EN(RW_DG_WRITES_COUNTER), counter);
         if (rwl_scalar_written(ts, q) && !(q + 1 < ts->n && rwl_tok_is(ts, q + 1, "["))) {
             /* a scalar written in the element must be the element's own */
             bool own = false;
             for (size_t d = lo->ba; d < lo->bb && !own; d++)
                 own = ts->t[d].kind == T_IDENT && rwl_same_tok(ts, d, q) && rwl_declared_here(ts, d);
             if (!own)
-                return rwl_refuse(s->why, sizeof s->why, ts, text, q, "carried value",
-                                  "`%.*s` is declared outside the loop and written in it: one element's "
-                                  "value reaches the next", (int)l, c);
+                return rwl_refuse(s->why, sizeof s->why, ts, text, q, EN(RW_C_CARRIED_VALUE),
+                                  EN(RW_DG_CARRIED), (int)l, c);
         }
     }
     return true;
@@ -541,7 +538,7 @@ static int digit_order(const rw_context *ctx, rw_result *out)
         goto refused;
     uint32_t line = (uint32_t)rwl_line_at(text, ts.t[lo.st].start);
     if (lo.ba == 0 || lo.bb >= ts.n || !rwl_tok_is(&ts, lo.ba - 1, "{") || !rwl_tok_is(&ts, lo.bb, "}")) {
-        snprintf(s->why, sizeof s->why, "grid-stride loop at line %u: its body is not a block in braces", line);
+        snprintf(s->why, sizeof s->why, EN(RW_DG_NOT_BRACED), line);
         goto refused;
     }
     char counter[128];
@@ -553,8 +550,7 @@ static int digit_order(const rw_context *ctx, rw_result *out)
         if (kl[q].kind == KM_LOOP_GRID_STRIDE && kl[q].parent < 0 && kl[q].var && !strcmp(kl[q].var, counter))
             gs = q;
     if (gs == SIZE_MAX || !km_form_is_global_index(km, kl[gs].start, 0)) {
-        snprintf(s->why, sizeof s->why, "grid-stride loop at line %u: it does not start at the global "
-                 "thread index along x", line);
+        snprintf(s->why, sizeof s->why, EN(RW_DG_NOT_GLOBAL), line);
         goto refused;
     }
     s->g = kl[gs].start;
@@ -588,7 +584,7 @@ static int digit_order(const rw_context *ctx, rw_result *out)
         goto refused;
     uint32_t tx;
     if (!km_builtin_atom(km, KM_ATOM_THREAD_IDX, 0, &tx)) {
-        snprintf(s->why, sizeof s->why, "grid-stride loop at line %u: no threadIdx.x", line);
+        snprintf(s->why, sizeof s->why, EN(RW_DG_NO_TX), line);
         goto refused;
     }
     weigh(s, gs, tx);
@@ -625,7 +621,7 @@ static int digit_order(const rw_context *ctx, rw_result *out)
                                               km_form_print_c(km, s->d[j].stride2, s->g, counter, NULL, &st) == HK_OK)) &&
                       (!s->d[j].extent.n || km_form_print_c(km, s->d[j].extent, s->g, counter, NULL, &ex) == HK_OK);
             if (!ok)
-                snprintf(names[j], sizeof names[j], "a digit of %s", counter);
+                snprintf(names[j], sizeof names[j], EN(RW_DG_A_DIGIT), counter);
             else if (!s->d[j].extent.n)
                 snprintf(names[j], sizeof names[j], "%.32s / (%.50s)", counter, st.data);
             else if (one)
@@ -636,25 +632,24 @@ static int digit_order(const rw_context *ctx, rw_result *out)
             hk_buf_free(&ex);
         }
         hk_buf_free(&e);
-        if ((rc = hk_buf_printf(&cb, "%s`%s` %.0f%s", j ? ", " : "", names[j], s->d[j].cost,
-                                j == 0 ? " (innermost now)" : "")))
+        if ((rc = hk_buf_appends(&cb, j ? ", " : "")) ||
+            (rc = hk_buf_printf(&cb, j == 0 ? EN(RW_DG_WEIGHT_NOW) : "`%s` %.0f", names[j], s->d[j].cost)))
             goto out;
     }
     if (best == 0) {
-        snprintf(s->why, sizeof s->why, "grid-stride loop at line %u: its innermost digit is already "
-                 "the best (32-byte sectors per warp, weighted by loop trips: %.300s)", line, cb.data);
+        snprintf(s->why, sizeof s->why, EN(RW_DG_ALREADY_BEST), line, cb.data);
         goto refused;
     }
     /* the emitted element: the counter's value read in the new digit order */
     char bound[512];
     if (lo.bnd_b <= lo.bnd_a || ts.t[lo.bnd_b - 1].end - ts.t[lo.bnd_a].start >= sizeof bound) {
-        snprintf(s->why, sizeof s->why, "grid-stride loop at line %u: its bound is too long", line);
+        snprintf(s->why, sizeof s->why, EN(RW_DG_BOUND_LONG), line);
         goto refused;
     }
     snprintf(bound, sizeof bound, "%.*s", (int)(ts.t[lo.bnd_b - 1].end - ts.t[lo.bnd_a].start),
              text + ts.t[lo.bnd_a].start);
     const char *T = "decltype(hk_dg_t)";
-    if ((rc = hk_buf_printf(&nb, " /* hk digit_order: %s innermost */ auto hk_dg_t = %s; "
+    if ((rc = hk_buf_printf(&nb, " /* hk digit_order: %s innermost */ auto hk_dg_t = %s; " /* i18n: not for people */
                             "%s hk_dg_i = hk_dg_t;\n    {", names[best], counter, T)))
         goto out;
     /* extents (the outermost: n / its stride) and strides, all of the counter's type */
@@ -666,7 +661,7 @@ static int digit_order(const rw_context *ctx, rw_result *out)
             rc = hk_buf_printf(&nb, "\n        const %s hk_dg_e%zu = (%s)(%s);", T, j, T, e.data);
         hk_buf_free(&e);
         if (rc == HK_EUNSUPPORTED) {
-            snprintf(s->why, sizeof s->why, "grid-stride loop at line %u: a digit's radix is not known", line);
+            snprintf(s->why, sizeof s->why, EN(RW_DG_RADIX_SHORT), line);
             goto refused;
         }
         if (rc)
@@ -717,22 +712,16 @@ static int digit_order(const rw_context *ctx, rw_result *out)
     bool has_return = false;
     for (size_t q = lo.ba; q < lo.bb && !has_return; q++)
         has_return = rwl_tok_is_ident(&ts, q, "return");
-    char *d = hk_asprintf("kernel %s: the flat index `%s` of the grid-stride loop at line %u is read with digit "
-                          "%s innermost (32-byte sectors per warp, weighted by loop trips: %s): each element is "
-                          "computed by the same statements on the same index, bit-identical, on the same grid "
-                          "(the original order runs when the bound is not a multiple of the outermost digit's "
-                          "stride)%s",
-                          f->name, counter, line, bname, cb.data,
-                          has_return ? "; the `return` in the element, if it fires on a thread with more than one "
-                                       "trip, skips that thread's later elements, other ones than before, as a change "
-                                       "of grid does" : "");
+    /* with the `return` note or without: one sentence each */
+    char *d = hk_asprintf(has_return ? EN(RW_DG_DESC_RETURN) : EN(RW_DG_DESC), f->name, counter, line, bname,
+                          cb.data);
     rc = rwl_finish(text, len, ctx->m, f->name, &es, d, out);
     if (rc == HK_OK && out->applicable)
         out->keeps_launch = false;
     goto out;
 refused:
-    rc = rwl_not_applicable(out, hk_asprintf("digit_order not applicable to kernel %s: %s", f->name,
-                                             s->why[0] ? s->why : "no reason"));
+    rc = rwl_not_applicable(out, hk_asprintf(EN(RW_NOT_APPLICABLE_TO), "digit_order", f->name,
+                                             s->why[0] ? s->why : EN(RW_NO_REASON)));
 out:
     hk_buf_free(&nb);
     hk_buf_free(&cb);

@@ -3,10 +3,14 @@
 
 #include "core/buf.h"
 #include "core/hk.h"
+#include "core/i18n.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* stored and machine-read in English; shown through hk_tr_said (docs/i18n.md) */
+#define EN(id) hk_tr_in(HK_LANG_EN, HK_MSG_##id)
 
 #define refuse(s, k, ...) rwl_refuse((s)->why, sizeof (s)->why, (s)->ts, (s)->text, (k), __VA_ARGS__)
 #define SPAN(ts, a, b) (int)((ts)->t[(b) - 1].end - (ts)->t[a].start), (ts)->text + (ts)->t[a].start
@@ -112,7 +116,7 @@ static bool read_header(rwg_scan *s, const char *construct, size_t at, const cha
         s->oom = true;
     if (lrc != HK_OK || hs.n < 8 || !rwl_tok_is(&hs, 0, "for") ||
         !rwl_tok_is(&hs, 1, "(") || rwl_match_close(&hs, 1) != hs.n - 1) {
-        refuse(s, at, construct, "not a `for` header");
+        refuse(s, at, construct, "%s", EN(RW_GL_NOT_FOR));
         goto out;
     }
     size_t s1 = 0, s2 = 0, eq = 0;
@@ -127,7 +131,7 @@ static bool read_header(rwg_scan *s, const char *construct, size_t at, const cha
             eq = k;
     }
     if (!s1 || !s2 || !eq || eq < 4 || hs.t[eq - 1].kind != T_IDENT) {
-        refuse(s, at, construct, "its header is not `for (TYPE i = ...; i < N; i += ...)`");
+        refuse(s, at, construct, "%s", EN(RW_GL_HEADER_FORM));
         goto out;
     }
     char start[256], cond[300], step[256], var[64];
@@ -145,23 +149,22 @@ static bool read_header(rwg_scan *s, const char *construct, size_t at, const cha
     if (!strncmp(step, sv, strlen(sv)))
         step_ok = rwg_one_of(step + strlen(sv), strides, HK_ARRAY_LEN(strides));
     if (!rwg_global_x_index(start) || !step_ok) {
-        refuse(s, at, construct, "not a grid-stride loop over x (`i = blockIdx.x * blockDim.x + threadIdx.x; "
-                                    "...; i += blockDim.x * gridDim.x`)");
+        refuse(s, at, construct, "%s", EN(RW_GL_NOT_GRID_X));
         goto out;
     }
     if (!(rwl_tok_is(&hs, s1 + 1, var) && rwl_tok_is(&hs, s1 + 2, "<") && s2 > s1 + 3)) {
-        refuse(s, at, construct, "its condition is not `%s < N`", var);
+        refuse(s, at, construct, EN(RW_GL_COND), var);
         goto out;
     }
     for (size_t k = s1 + 3; k < s2; k++)
         if (rwl_tok_is(&hs, k, var) || rwl_tok_is(&hs, k, "?") || rwl_tok_is(&hs, k, "&&") ||
             rwl_tok_is(&hs, k, "||") || rwl_tok_is(&hs, k, "[") || rwl_tok_is(&hs, k, "=")) {
-            refuse(s, at, construct, "its bound is not one value of the kernel's arguments");
+            refuse(s, at, construct, "%s", EN(RW_GL_BOUND));
             goto out;
         }
     for (size_t k = 2; k + 1 < eq; k++)
         if (hs.t[k].kind != T_IDENT) {
-            refuse(s, at, construct, "its counter is not of a plain integer type");
+            refuse(s, at, construct, "%s", EN(RW_UJ_PLAIN_INT));
             goto out;
         }
     snprintf(L->var, sizeof L->var, "%s", var);
@@ -278,14 +281,14 @@ bool rwg_read_loop(rwg_scan *s, const char *construct, size_t q, size_t end, boo
     const rw_toks *ts = s->ts;
     size_t close = rwl_match_close(ts, q + 1);
     if (close + 1 >= end || !rwl_tok_is(ts, close + 1, "{"))
-        return refuse(s, q, construct, "its body is not a braced block");
+        return refuse(s, q, construct, "%s", EN(RW_GL_BODY_BRACED));
     char *h = macro ? expand_macro_header(s, q, close) : rwl_tok_text(ts, q, close + 1);
     if (!h && !macro)
         s->oom = true;
     if (!h && s->oom)
         return false;
     if (!h)
-        return refuse(s, q, construct, "`%.*s` is not a loop macro this file defines", TOK(ts, q));
+        return refuse(s, q, construct, EN(RW_GL_NOT_MACRO), TOK(ts, q));
     bool ok = read_header(s, construct, q, h, hdr);
     hk_free(h);
     if (!ok)
@@ -293,7 +296,7 @@ bool rwg_read_loop(rwg_scan *s, const char *construct, size_t q, size_t end, boo
     *body_a = close + 1;
     *body_b = rwl_match_close(ts, close + 1) + 1;
     if (*body_b > end)
-        return refuse(s, q, construct, "its body is not closed");
+        return refuse(s, q, construct, "%s", EN(RW_GL_BODY_OPEN));
     return true;
 }
 

@@ -8,11 +8,15 @@
 
 #include "core/buf.h"
 #include "core/hk.h"
+#include "core/i18n.h"
 
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+
+/* stored and machine-read in English; shown through hk_tr_said (docs/i18n.md) */
+#define EN(id) hk_tr_in(HK_LANG_EN, HK_MSG_##id)
 
 #define RWH_TEXT_MAX AN_TEXT_MAX_BYTES
 
@@ -20,7 +24,7 @@
  * the counting ($MAIN: the byte or the scalar path), and the merge of the replicas into
  * the global histogram. */
 static const char tpl_body[] =
-    "{\n"
+    "{\n" /* i18n: not for people */
     "    // hk rewrite: histogram with lane replicas. Each block keeps HK_LANES copies of the\n"
     "    // bins in shared memory, bin b of lane l in word b * HK_LANES + l, so a warp's 32\n"
     "    // increments hit 32 different banks whatever the data (hot bins cost what uniform\n"
@@ -65,7 +69,7 @@ static const char tpl_body[] =
  * 16-byte aligned element; the head before it and the tail after the last whole vector
  * (fewer than 16 elements each) take one element per thread of the first block. */
 static const char tpl_bytes[] =
-    "    const $BT *const hk_src = $SRC;\n"
+    "    const $BT *const hk_src = $SRC;\n" /* i18n: not for people */
     "    const long long hk_len = hk_n > 0 ? hk_n : 0;\n"
     "    long long hk_head = (long long)((16u - ((unsigned int)reinterpret_cast<unsigned long long>(hk_src) & 15u)) & 15u);\n"
     "    if (hk_head > hk_len)\n"
@@ -87,7 +91,7 @@ static const char tpl_bytes[] =
 
 /* The scalar path: the original bin expression per element. */
 static const char tpl_scalar[] =
-    "    // several loads in flight per thread: the loop is latency-bound otherwise\n"
+    "    // several loads in flight per thread: the loop is latency-bound otherwise\n" /* i18n: not for people */
     "    #pragma unroll 4\n"
     "    for (long long hk_i = hk_gx; hk_i < hk_n; hk_i += hk_sx) {\n"
     "        const $ITYPE $IDX = ($ITYPE)hk_i;\n"
@@ -101,7 +105,7 @@ static const char tpl_scalar[] =
 /* One count of the byte path: $BV is the bin as an int expression, $DECL the index's
  * declaration when the value uses it (else empty). */
 static const char tpl_count[] =
-    "$IND{\n"
+    "$IND{\n" /* i18n: not for people */
     "$DECL"
     "$IND    const int hk_b = (int)($BV);\n"
     "$IND    if (hk_b >= 0 && hk_b < HK_BINS)\n"
@@ -223,7 +227,7 @@ out:
 int rw_histogram_lane_replicas(const char *text, size_t len, const an_model *m, size_t kernel, int bins,
                                rw_result *out)
 {
-    static const char *const name = "histogram lane replicas";
+    const char *name = EN(RW_HL_NAME);
     memset(out, 0, sizeof *out);
     const an_function *f;
     int rc = rwl_check_kernel(text, len, m, kernel, &f);
@@ -244,30 +248,29 @@ int rw_histogram_lane_replicas(const char *text, size_t len, const an_model *m, 
         goto na;
     }
     if (strcmp(g.type, "unsigned int") != 0 && strcmp(g.type, "int") != 0 &&
-        strcmp(g.type, "unsigned long long") != 0) {
-        snprintf(why, sizeof why, "the counter type %s is not unsigned int, int or unsigned long long "
-                 "(integer sums are exact in any order; float sums would round differently)", g.type);
+        strcmp(g.type, "unsigned long long") != 0) { /* i18n: not for people */
+        snprintf(why, sizeof why, EN(RW_HL_COUNTER_TYPE), g.type);
         reason = why;
         goto na;
     }
-    const char *rep = strcmp(g.type, "unsigned long long") == 0 ? "unsigned long long" : "unsigned int";
+    const char *rep = strcmp(g.type, "unsigned long long") == 0 ? "unsigned long long" : "unsigned int"; /* i18n: not for people */
     size_t rsize = strcmp(rep, "unsigned int") == 0 ? 4 : 8;
     size_t shared = (size_t)g.bins * RWH_LANES * rsize;
     if (shared > RWH_SHARED_MAX) {
-        snprintf(why, sizeof why, "%ld bins x %d lane replicas of %s take %zu bytes, more than the %d bytes "
-                 "of static shared memory", g.bins, RWH_LANES, rep, shared, RWH_SHARED_MAX);
+        snprintf(why, sizeof why, EN(RW_HL_TOO_BIG), g.bins, RWH_LANES, rep, shared, RWH_SHARED_MAX);
         reason = why;
         goto na;
     }
     if ((rc = render_body(&b, &g, rep)))
         goto out;
-    char *desc = hk_asprintf("kernel %s: histogram of %s with %d lane replicas of %ld bins in shared memory "
-                             "(HK_LANES, HK_BINS, %s; %zu bytes of %s), shared atomics without bank "
-                             "conflicts, %s, one global atomic per non-zero bin per block",
-                             f->name, g.hist->name, RWH_LANES, g.bins,
-                             g.given ? "given" : g.guessed ? "a guess: other bins go to global memory" : "inferred",
-                             shared, rep,
-                             g.bytes ? "16-byte uint4 loads of the bytes" : "the bin evaluated per element");
+    /* where the bin count came from and how the data is read: one sentence each */
+    static const enum hk_msg descs[3][2] = {
+        {HK_MSG_RW_HL_DESC_GIVEN_BYTES, HK_MSG_RW_HL_DESC_GIVEN_ELEMENT},
+        {HK_MSG_RW_HL_DESC_GUESS_BYTES, HK_MSG_RW_HL_DESC_GUESS_ELEMENT},
+        {HK_MSG_RW_HL_DESC_INFERRED_BYTES, HK_MSG_RW_HL_DESC_INFERRED_ELEMENT},
+    };
+    char *desc = hk_asprintf(hk_tr_in(HK_LANG_EN, descs[g.given ? 0 : g.guessed ? 1 : 2][g.bytes ? 0 : 1]), f->name,
+                             g.hist->name, RWH_LANES, g.bins, shared, rep);
     if (!desc) {
         rc = HK_ENOMEM;
         goto out;
@@ -279,7 +282,7 @@ int rw_histogram_lane_replicas(const char *text, size_t len, const an_model *m, 
     rc = rwl_finish(text, len, m, f->name, &es, desc, out);
     goto out;
 na:
-    rc = rwl_not_applicable(out, hk_asprintf("%s not applicable to kernel %s: %s", name, f->name, reason));
+    rc = rwl_not_applicable(out, hk_asprintf(EN(RW_NOT_APPLICABLE_TO), name, f->name, reason));
 out:
     rwl_edits_free(&es);
     hk_buf_free(&b);
@@ -298,7 +301,7 @@ static int emit_histogram_lane_replicas(const rw_context *c, const int *p, rw_re
 
 const rw_descriptor rw_histogram_lane_replicas_desc = {
     .name = "histogram_lane_replicas",
-    .summary = "a histogram with 32 lane replicas of its bins per block",
+    .summary = "a histogram with 32 lane replicas of its bins per block", /* i18n: not for people */
     .params = histogram_lane_replicas_params,
     .n_params = HK_ARRAY_LEN(histogram_lane_replicas_params),
     .flags = RW_ALGORITHM,

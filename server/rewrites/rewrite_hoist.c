@@ -26,10 +26,14 @@
 
 #include "core/buf.h"
 #include "core/hk.h"
+#include "core/i18n.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* stored and machine-read in English; shown through hk_tr_said (docs/i18n.md) */
+#define EN(id) hk_tr_in(HK_LANG_EN, HK_MSG_##id)
 
 #define HZ_MAX_NAMES 64
 #define HZ_MAX_FUNCS 4
@@ -249,8 +253,8 @@ static int scan_block(hz *z, const rw_toks *ts, size_t a, size_t b, hz_scope *u,
                     /* the same in every thread: the loader declares it too */
                     if (!scope_add(u, ts->text + ts->t[d].start, ts->t[d].end - ts->t[d].start, type, false)) {
                         hk_free(type);
-                        return rwl_refuse(z->why, sizeof z->why, ts, z->text, d, "declaration",
-                                          "too many values to follow"),
+                        return rwl_refuse(z->why, sizeof z->why, ts, z->text, d, EN(RW_C_DECLARATION), "%s",
+                                          EN(RW_HZ_TOO_MANY_VALUES)),
                                HK_OK;
                     }
                     *reads = *reads || r;
@@ -260,8 +264,8 @@ static int scan_block(hz *z, const rw_toks *ts, size_t a, size_t b, hz_scope *u,
                     if (!rc && math && !div) {
                         if (z->n_cols == RW_TILE_MAX_COLUMNS) {
                             hk_free(type);
-                            return rwl_refuse(z->why, sizeof z->why, ts, z->text, d, "declaration",
-                                              "more than %d values to compute once per element",
+                            return rwl_refuse(z->why, sizeof z->why, ts, z->text, d, EN(RW_C_DECLARATION),
+                                              EN(RW_HZ_MORE_VALUES),
                                               RW_TILE_MAX_COLUMNS),
                                    HK_OK;
                         }
@@ -363,7 +367,7 @@ static int scan_block(hz *z, const rw_toks *ts, size_t a, size_t b, hz_scope *u,
                 if (!rc && !z->why[0] && z->n_cols > c0 && greads && !straight) {
                     /* the loader would read what a step that skips the call does not */
                     rwl_refuse(z->soft, sizeof z->soft, ts, z->text, k, "call",
-                               "the call of %s is not made at every step, and the values it computes read memory",
+                               EN(RW_HZ_NOT_EVERY_STEP),
                                g->name);
                     rollback(z, c0, f0);
                 }
@@ -403,8 +407,7 @@ static int scan_function(hz *z, const an_function *g, hz_scope *u, int depth, st
         if (z->funcs[i].f == g) {
             /* its copy takes the first call's values: this call keeps the original */
             if (!z->soft[0])
-                snprintf(z->soft, sizeof z->soft, "function %s at line %d: called a second time on the way to "
-                         "a value computed once per element (that call keeps the original)", g->name,
+                snprintf(z->soft, sizeof z->soft, EN(RW_HZ_SECOND_CALL), g->name,
                          rwl_line_at(z->text, g->name_span.start_byte));
             return HK_OK;
         }
@@ -453,8 +456,7 @@ static int scan_function(hz *z, const an_function *g, hz_scope *u, int depth, st
                         given = true;
             if (!given || !z->kf->template_params || !strstr(z->kf->template_params, pn)) {
                 if (!z->soft[0])
-                    snprintf(z->soft, sizeof z->soft, "function %s at line %d: its template parameter %s is not "
-                             "given by a value of the kernel's own %s (its values are not followed)", g->name,
+                    snprintf(z->soft, sizeof z->soft, EN(RW_HZ_TEMPLATE), g->name,
                              rwl_line_at(z->text, g->name_span.start_byte), pn, pn);
                 mapped = false;
             }
@@ -500,7 +502,7 @@ lexfail:
         hk_buf_free(&pb);
         if (rc == HK_EINVAL) {
             rc = HK_OK;
-            snprintf(z->why, sizeof z->why, "function %s at line %d: its parameter list is not read", g->name,
+            snprintf(z->why, sizeof z->why, EN(RW_HZ_PARAMS), g->name,
                      rwl_line_at(z->text, g->name_span.start_byte));
         }
         *hfunc = (size_t)(hf - z->funcs);
@@ -616,7 +618,7 @@ static int hoist_text(hz *z, char **out, char **stage)
     int rc = rwl_lex(z->text, f->body_span.start_byte, f->body_span.end_byte, &ts);
     for (size_t k = 0; !rc && k < ts.n; k++)
         if (ts.t[k].kind == T_IDENT && ts.t[k].end - ts.t[k].start >= 4 && !memcmp(z->text + ts.t[k].start, "hk_", 3)) {
-            rwl_refuse(z->why, sizeof z->why, &ts, z->text, k, "statement", "the name %.*s is the rewrite's",
+            rwl_refuse(z->why, sizeof z->why, &ts, z->text, k, "statement", EN(RW_HZ_NAME),
                        (int)(ts.t[k].end - ts.t[k].start), z->text + ts.t[k].start);
             goto out;
         }
@@ -685,11 +687,10 @@ static int hoist_text(hz *z, char **out, char **stage)
         if (z->soft[0])
             snprintf(z->why, sizeof z->why, "%s", z->soft);
         else if (first_loop)
-            snprintf(z->why, sizeof z->why, "loop at line %d: no step computes a math function of values that are "
-                     "the same for every thread (the loop's counter, parameters and tables nothing writes)",
+            snprintf(z->why, sizeof z->why, EN(RW_HZ_NO_MATH),
                      first_loop);
         else
-            snprintf(z->why, sizeof z->why, "kernel body at line %d: no counted loop `for (T k = ...; ...; ...)`",
+            snprintf(z->why, sizeof z->why, EN(RW_HZ_NO_LOOP),
                      rwl_line_at(z->text, f->body_span.start_byte));
         goto out;
     }
@@ -736,15 +737,14 @@ static int rw_table_hoist(const rw_context *ctx, int tile, int unroll, rw_result
     if ((rc = hoist_text(&z, &text, &stage)))
         goto out;
     if (!text) {
-        rc = rwl_not_applicable(out, hk_asprintf("table_hoist not applicable to kernel %s: %s", f->name, z.why));
+        rc = rwl_not_applicable(out, hk_asprintf(EN(RW_NOT_APPLICABLE_TO), "table_hoist", f->name, z.why));
         goto out;
     }
     if ((rc = an_analyze(text, strlen(text), &m2)))
         goto out;
     long k = an_model_find_kernel(m2, f->name);
     if (k < 0) {
-        rc = rwl_not_applicable(out, hk_asprintf("table_hoist not applicable to kernel %s: kernel body at line %d: "
-                                                 "the kernel is lost once its values are hoisted", f->name,
+        rc = rwl_not_applicable(out, hk_asprintf(EN(RW_HZ_LOST), f->name,
                                                  rwl_line_at(ctx->text, f->body_span.start_byte)));
         goto out;
     }
@@ -770,18 +770,18 @@ static int rw_table_hoist(const rw_context *ctx, int tile, int unroll, rw_result
             goto out;
         const char *d = !r3.applicable && r3.description ? r3.description : r2.description ? r2.description : "";
         const char *colon = strstr(d, ": ");
-        rc = rwl_not_applicable(out, hk_asprintf("table_hoist not applicable to kernel %s: %s%s", f->name,
-                                                 r3.applicable ? "once its values are hoisted, " : "",
-                                                 colon ? colon + 2 : d));
+        /* hoisted or as it is: one sentence each */
+        rc = rwl_not_applicable(out, r3.applicable ? hk_asprintf(EN(RW_HZ_ONCE_HOISTED), f->name, colon ? colon + 2 : d)
+                                                   : hk_asprintf(EN(RW_NOT_APPLICABLE_TO), "table_hoist", f->name,
+                                                                 colon ? colon + 2 : d));
         rw_result_free(&r3);
         goto out;
     }
     rc = rw_result_adopt(out, &r2,
-                         hk_asprintf("%s; %zu value%s that every thread computed alike per element (a math function "
-                                     "of the element and of values the same for every thread%s) computed once per "
-                                     "block and element by its loader into __shared__ tiles",
-                                     r2.description ? r2.description : "", z.n_cols, z.n_cols > 1 ? "s" : "",
-                                     z.n_funcs ? ", inside the helpers, which get copies NAME_hk taking them" : ""));
+                         /* per number, with the helpers' copies or without: one sentence each */
+                         hk_asprintf(z.n_funcs ? (z.n_cols > 1 ? EN(RW_HZ_DESC_N_HELPERS) : EN(RW_HZ_DESC_1_HELPERS))
+                                               : z.n_cols > 1 ? EN(RW_HZ_DESC_N) : EN(RW_HZ_DESC_1),
+                                     r2.description ? r2.description : "", z.n_cols));
 out:
     rw_result_free(&r2);
     an_model_free(m2);
@@ -803,7 +803,7 @@ static int emit_table_hoist(const rw_context *c, const int *p, rw_result *out)
 
 const rw_descriptor rw_table_hoist_desc = {
     .name = "table_hoist",
-    .summary = "an all-pairs loop over a table every thread reads alike, whose steps compute math of the element "
+    .summary = "an all-pairs loop over a table every thread reads alike, whose steps compute math of the element " /* i18n: not for people */
                "only: uniform_tiles' tiles plus those values, computed once per block and element (exact)",
     .params = rw_tiles_params, /* uniform_tiles' tile and unroll */
     .n_params = HK_ARRAY_LEN(rw_tiles_params),

@@ -6,6 +6,7 @@
 
 #include "core/buf.h"
 #include "core/hk.h"
+#include "core/i18n.h"
 #include "spec/expr.h"
 #include "rewrites/rewrite_lex.h"
 
@@ -15,15 +16,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* What this file writes is shown where it is made (hkls apply's lines, the editor's Apply
+ * action and its note) and never stored: it speaks the thread's language (docs/i18n.md),
+ * its lists joined by the table's separators ("; " and ", " in English). */
+#define TR(id) hk_tr(HK_MSG_##id)
+#define SEMI hk_tr(HK_MSG_SAID_SEMI)
+#define COMMA hk_tr(HK_MSG_INF_FRAG_SEP)
+
 #define HELPER "hk_sm_count"
 #define EXPR_TEXT_MAX 1024   /* longest grid/block expression handled (else: by hand) */
 #define EVAL_DEPTH 4         /* names resolved through names, at most */
 #define MAX_SITES 256        /* launch sites of one kernel handled in one text */
 
 static const char helper_cuda[] =
-    "/* Added by hkls apply: the GPU's SM count, read once. The launches below use a\n"
+    "/* Added by hkls apply: the GPU's SM count, read once. The launches below use a\n" /* i18n: not for people */
     " * multiple of it, the grid Hyper Kernel measured (the kernel loops over its range). */\n"
-    "static int " HELPER "(void)\n"
+    "static int " HELPER "(void)\n" /* i18n: not for people */
     "{\n"
     "    static int sm_count = 0;\n"
     "    if (sm_count <= 0) {\n"
@@ -38,9 +46,9 @@ static const char helper_cuda[] =
     "}\n\n";
 
 static const char helper_hip[] =
-    "/* Added by hkls apply: the GPU's CU count, read once. The launches below use a\n"
+    "/* Added by hkls apply: the GPU's CU count, read once. The launches below use a\n" /* i18n: not for people */
     " * multiple of it, the grid Hyper Kernel measured (the kernel loops over its range). */\n"
-    "static int " HELPER "(void)\n"
+    "static int " HELPER "(void)\n" /* i18n: not for people */
     "{\n"
     "    static int sm_count = 0;\n"
     "    if (sm_count <= 0) {\n"
@@ -68,14 +76,15 @@ void rw_launch_report_free(rw_launch_report *rep)
 
 /* ------------------------------------------------------------------ launch_json */
 
-static int block_of(const json_t *a, unsigned out[3], const char *what, char *err, size_t errlen)
+/* base: the baseline's launch (its own sentences: a word pasted in would not be said) */
+static int block_of(const json_t *a, unsigned out[3], bool base, char *err, size_t errlen)
 {
     memset(out, 0, 3 * sizeof *out);
     if (!json_is_array(a))
         return HK_OK;
     size_t n = json_array_size(a);
     if (n < 1 || n > 3) {
-        snprintf(err, errlen, "%s: block must have 1 to 3 dimensions", what);
+        snprintf(err, errlen, "%s", base ? TR(RW_LA_BASE_BLOCK_DIMS) : TR(RW_LA_BLOCK_DIMS));
         return HK_EINVAL;
     }
     for (size_t d = 0; d < 3; d++) {
@@ -83,7 +92,7 @@ static int block_of(const json_t *a, unsigned out[3], const char *what, char *er
         if (d < n && !json_is_integer(json_array_get(a, d)))
             v = 0;
         if (v < 1 || v > 1024) {
-            snprintf(err, errlen, "%s: block dimension %zu is not in 1..1024", what, d);
+            snprintf(err, errlen, base ? TR(RW_LA_BASE_BLOCK_DIM) : TR(RW_LA_BLOCK_DIM), d);
             return HK_EINVAL;
         }
         out[d] = (unsigned)v;
@@ -106,9 +115,9 @@ int rw_launch_from_json(const json_t *launch, const json_t *base, rw_launch *out
     const char *form = json_string_value(json_object_get(launch, "form"));
     if (form && !strcmp(form, "command"))
         return HK_OK; /* the user's own build and run chose the launch */
-    int rc = block_of(json_object_get(launch, "block"), out->block, "launch", err, errlen);
+    int rc = block_of(json_object_get(launch, "block"), out->block, false, err, errlen);
     if (!rc && json_is_object(base))
-        rc = block_of(json_object_get(base, "block"), out->base_block, "baseline launch", err,
+        rc = block_of(json_object_get(base, "block"), out->base_block, true, err,
                       errlen);
     if (rc)
         return rc;
@@ -116,7 +125,7 @@ int rw_launch_from_json(const json_t *launch, const json_t *base, rw_launch *out
     if (mode && !strcmp(mode, "sm_multiple")) {
         json_int_t per = json_integer_value(json_object_get(launch, "grid_per_sm"));
         if (per < 1 || per > 65535) {
-            snprintf(err, errlen, "launch: grid_per_sm must be in 1..65535");
+            snprintf(err, errlen, "%s", TR(RW_LA_PER_SM));
             return HK_EINVAL;
         }
         out->sm_multiple = true;
@@ -125,8 +134,7 @@ int rw_launch_from_json(const json_t *launch, const json_t *base, rw_launch *out
         json_int_t k = json_integer_value(json_object_get(launch, "grid_divisor"));
         const char *axis = json_string_value(json_object_get(launch, "grid_axis"));
         if (k < 2 || k > 64 || !axis || strlen(axis) != 1 || !strchr("xyz", axis[0])) {
-            snprintf(err, errlen, "launch: a divided grid needs grid_divisor in 2..64 and "
-                     "grid_axis x, y or z");
+            snprintf(err, errlen, "%s", TR(RW_LA_DIVIDED_NEEDS));
             return HK_EINVAL;
         }
         out->grid_divisor = (unsigned)k;
@@ -135,8 +143,7 @@ int rw_launch_from_json(const json_t *launch, const json_t *base, rw_launch *out
         json_int_t k = json_integer_value(json_object_get(launch, "grid_multiplier"));
         const char *axis = json_string_value(json_object_get(launch, "grid_axis"));
         if (k < 2 || k > 64 || !axis || strlen(axis) != 1 || !strchr("xyz", axis[0])) {
-            snprintf(err, errlen, "launch: a multiplied grid needs grid_multiplier in 2..64 and "
-                     "grid_axis x, y or z");
+            snprintf(err, errlen, "%s", TR(RW_LA_MULTIPLIED_NEEDS));
             return HK_EINVAL;
         }
         out->grid_multiplier = (unsigned)k;
@@ -980,10 +987,7 @@ static int grid_literals(job *j, const site *st, const unsigned *old, const unsi
                 ;
             if (k < n) {
                 if (to[k] != pairs[p][1])
-                    return refuse(j, hk_asprintf(
-                        "launch of %s at line %d: its grid `%s` cannot be rewritten for the "
-                        "new block unambiguously (the literal %lld stands for two block "
-                        "dimensions): set the grid and block by hand",
+                    return refuse(j, hk_asprintf(TR(RW_LA_LITERAL_TWO),
                         j->kernel, st->line, st->la->grid, pairs[p][0]));
                 continue;
             }
@@ -1025,14 +1029,10 @@ static int grid_literals(job *j, const site *st, const unsigned *old, const unsi
         }
     }
     if (mentions_block_name && !block_name_follows) {
-        rc = refuse(j, hk_asprintf("launch of %s at line %d: its grid `%s` is computed from "
-                                   "%s, which this launch no longer uses as its block: set the "
-                                   "grid and block by hand",
+        rc = refuse(j, hk_asprintf(TR(RW_LA_GRID_FROM_NAME),
                                    j->kernel, st->line, st->la->grid, block_name));
     } else if (!*n_changed && !mentions_block_name && other_ident) {
-        rc = refuse(j, hk_asprintf("launch of %s at line %d: its grid `%s` does not show the "
-                                   "block size (computed elsewhere?), so it cannot be rewritten "
-                                   "for the new block: set the grid and block by hand",
+        rc = refuse(j, hk_asprintf(TR(RW_LA_GRID_HIDES_BLOCK),
                                    j->kernel, st->line, st->la->grid));
     }
 out:
@@ -1144,31 +1144,22 @@ static int divide_grid(job *j, const site *st, bool *divided)
     if (rc)
         return rc;
     unsigned want_k = w->grid_divisor ? w->grid_divisor : w->grid_multiplier;
-    const char *how = w->grid_divisor ? "divided" : "multiplied";
     if (!n && want_k)
-        return refuse(j, hk_asprintf("launch of %s at line %d: its grid `%s` cannot be %s "
-                                     "by %u along %c here (the version was measured with that "
-                                     "grid%s): %s it by hand",
-                                     j->kernel, st->line, st->la->grid, how, want_k,
-                                     "xyz"[w->grid_axis], w->grid_divisor ? ", rounded up" : "",
-                                     w->grid_divisor ? "divide" : "multiply"));
+        return refuse(j, hk_asprintf(w->grid_divisor ? TR(RW_LA_CANNOT_DIVIDE) : TR(RW_LA_CANNOT_MULTIPLY),
+                                     j->kernel, st->line, st->la->grid, want_k, "xyz"[w->grid_axis]));
     for (size_t d = 0; d < n; d++) {
         unsigned had = divided_by(j->text, parts[d]), hadm = multiplied_by(j->text, parts[d]);
         bool wanted = w->grid_divisor && d == w->grid_axis;
         bool wanted_m = w->grid_multiplier && d == w->grid_axis;
         if ((had && (!wanted || had != w->grid_divisor)) || (hadm && (!wanted_m || hadm != w->grid_multiplier)))
-            return refuse(j, hk_asprintf("launch of %s at line %d: its grid `%s` is %s by "
-                                         "%u along %c (an earlier apply?), but this version was "
-                                         "measured with %s: restore the grid by hand",
-                                         j->kernel, st->line, st->la->grid, had ? "divided" : "multiplied",
-                                         had ? had : hadm, "xyz"[d],
-                                         want_k ? "another grid" : "the spec's grid"));
+            return refuse(j, hk_asprintf(had ? (want_k ? TR(RW_LA_DIVIDED_ANOTHER) : TR(RW_LA_DIVIDED_SPEC))
+                                             : want_k ? TR(RW_LA_MULTIPLIED_ANOTHER) : TR(RW_LA_MULTIPLIED_SPEC),
+                                         j->kernel, st->line, st->la->grid, had ? had : hadm, "xyz"[d]));
         if (had || hadm)
             return HK_OK; /* divided (multiplied) as wanted already */
     }
     if (w->grid_multiplier && w->grid_axis >= n)
-        return refuse(j, hk_asprintf("launch of %s at line %d: its grid `%s` has no %c component "
-                                     "to multiply by %u: multiply it by hand",
+        return refuse(j, hk_asprintf(TR(RW_LA_NO_COMPONENT),
                                      j->kernel, st->line, st->la->grid, "xyz"[w->grid_axis],
                                      w->grid_multiplier));
     if (!want_k || w->grid_axis >= n)
@@ -1207,6 +1198,14 @@ out:
     return hit;
 }
 
+/* "@OFFSET": a byte of the original text, which fix_lines turns into its line in the new
+ * text; passed as a %s, since the table's sentences hold no '@' (buf: 16 bytes). */
+static const char *at_mark(char *buf, uint32_t off)
+{
+    snprintf(buf, 16, "@%u", off);
+    return buf;
+}
+
 static int add_desc(job *j, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 static int add_desc(job *j, const char *fmt, ...)
@@ -1216,7 +1215,7 @@ static int add_desc(job *j, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(s, sizeof s, fmt, ap);
     va_end(ap);
-    return hk_buf_printf(&j->desc, "%s%s", j->desc.len ? "; " : "", s);
+    return hk_buf_printf(&j->desc, "%s%s", j->desc.len ? SEMI : "", s);
 }
 
 /* One site: its edits into j->es (or a refusal into j). */
@@ -1234,10 +1233,10 @@ static int do_site(job *j, site *st, const espan *allowed, size_t n_allowed, boo
         /* cannot tell whether the block changed: say so, edit the grid all the same */
         char b[48];
         fmt_block(w->block, b, sizeof b);
-        if ((rc = hk_buf_printf(&j->advice, "%slaunch of %s at line @%u: its block `%s` is not "
-                                "a constant this can read; it was measured with block %s: "
-                                "check it", j->advice.len ? "; " : "", j->kernel,
-                                st->la->span.start_byte, st->la->block, b)))
+        char at[16];
+        if ((rc = hk_buf_appends(&j->advice, j->advice.len ? SEMI : "")) ||
+            (rc = hk_buf_printf(&j->advice, TR(RW_LA_BLOCK_UNREADABLE), j->kernel,
+                                at_mark(at, st->la->span.start_byte), st->la->block, b)))
             return rc;
     }
     /* the block expression as a single name */
@@ -1253,14 +1252,12 @@ static int do_site(job *j, site *st, const espan *allowed, size_t n_allowed, boo
     }
     if (w->sm_multiple && st->caller >= 0 &&
         j->m->funcs[st->caller].kind != AN_LAUNCHER) {
-        rc = refuse(j, hk_asprintf("launch of %s at line %d is made on the device: an SM-count "
-                                   "grid can only be set from host code; set it by hand",
+        rc = refuse(j, hk_asprintf(TR(RW_LA_ON_DEVICE),
                                    j->kernel, st->line));
         goto out;
     }
     if (w->sm_multiple && st->caller < 0) {
-        rc = refuse(j, hk_asprintf("launch of %s at line %d is outside any function: set its "
-                                   "grid by hand", j->kernel, st->line));
+        rc = refuse(j, hk_asprintf(TR(RW_LA_OUTSIDE), j->kernel, st->line));
         goto out;
     }
     bool site_edited = false;
@@ -1274,13 +1271,11 @@ static int do_site(job *j, site *st, const espan *allowed, size_t n_allowed, boo
         if (!squeezed_equal(text, st->grid.s, st->grid.e, g)) {
             if ((rc = rwl_edits_add(&j->es, st->grid.s, st->grid.e, g)))
                 goto out;
-            snprintf(note, sizeof note, "grid `%.200s` -> `%s`", st->la->grid, g);
+            snprintf(note, sizeof note, TR(RW_LA_NOTE_GRID_SM), st->la->grid, g);
             site_edited = true;
         }
     } else if (mentions(text, st->grid, HELPER, 0)) {
-        rc = refuse(j, hk_asprintf("launch of %s at line %d uses an SM-count grid (`%s`, from an "
-                                   "earlier apply), but this version was measured with the "
-                                   "spec's grid: restore that grid by hand",
+        rc = refuse(j, hk_asprintf(TR(RW_LA_SM_GRID),
                                    j->kernel, st->line, st->la->grid));
         goto out;
     }
@@ -1289,9 +1284,8 @@ static int do_site(job *j, site *st, const espan *allowed, size_t n_allowed, boo
         if ((rc = divide_grid(j, st, &divided)) || j->refusal)
             goto out;
         if (divided) {
-            snprintf(note, sizeof note, "grid `%.200s` %s by %u along %c", st->la->grid,
-                     w->grid_divisor ? "divided" : "multiplied",
-                     w->grid_divisor ? w->grid_divisor : w->grid_multiplier, "xyz"[w->grid_axis]);
+            snprintf(note, sizeof note, w->grid_divisor ? TR(RW_LA_NOTE_DIVIDED) : TR(RW_LA_NOTE_MULTIPLIED),
+                     st->la->grid, w->grid_divisor ? w->grid_divisor : w->grid_multiplier, "xyz"[w->grid_axis]);
             site_edited = true;
         }
     }
@@ -1302,17 +1296,14 @@ static int do_site(job *j, site *st, const espan *allowed, size_t n_allowed, boo
         /* what else in the launch was written for the old block */
         for (size_t a = 0; a < st->n_args; a++)
             if (block_name && mentions(text, st->args[a], block_name, 0)) {
-                rc = refuse(j, hk_asprintf("launch of %s at line %d passes %s (its block) to the "
-                                           "kernel as an argument: set the block by hand",
+                rc = refuse(j, hk_asprintf(TR(RW_LA_PASSES_BLOCK),
                                            j->kernel, st->line, block_name));
                 goto out;
             }
         if (st->shmem.e > st->shmem.s &&
             mentions(text, st->shmem, block_name, st->cur[1] == 1 && st->cur[2] == 1 ? st->cur[0] : 0)) {
             char *sh = span_text(text, st->shmem.s, st->shmem.e);
-            rc = refuse(j, sh ? hk_asprintf("launch of %s at line %d: its shared memory size `%s` "
-                                            "depends on the block: set the block and the size by "
-                                            "hand", j->kernel, st->line, sh)
+            rc = refuse(j, sh ? hk_asprintf(TR(RW_LA_SHMEM), j->kernel, st->line, sh)
                               : NULL);
             hk_free(sh);
             goto out;
@@ -1325,38 +1316,34 @@ static int do_site(job *j, site *st, const espan *allowed, size_t n_allowed, boo
             size_t others = count_uses(text, j->len, block_name, t->span.start_byte,
                                        t->span.end_byte, allowed, n_allowed, &other);
             if (others) {
-                rc = refuse(j, hk_asprintf("launch of %s at line %d: its block is %s, which is "
-                                           "also used at line %d: set the block by hand",
+                rc = refuse(j, hk_asprintf(TR(RW_LA_BLOCK_USED),
                                            j->kernel, st->line, block_name,
                                            rwl_line_at(text, other)));
                 goto out;
             }
             if (w->block[1] != 1 || w->block[2] != 1) {
-                rc = refuse(j, hk_asprintf("launch of %s at line %d: its block is %s, a number, "
-                                           "but this version was measured with the block %s: set "
-                                           "it by hand", j->kernel, st->line, block_name, nb));
+                rc = refuse(j, hk_asprintf(TR(RW_LA_BLOCK_NUMBER), j->kernel, st->line, block_name, nb));
                 goto out;
             }
             if (t->value_span.end_byte <= t->value_span.start_byte ||
                 t->value_span.end_byte > j->len) {
-                rc = refuse(j, hk_asprintf("launch of %s at line %d: %s has no value to change: "
-                                           "set the block by hand", j->kernel, st->line,
+                rc = refuse(j, hk_asprintf(TR(RW_LA_NO_VALUE), j->kernel, st->line,
                                            block_name));
                 goto out;
             }
             via_tunable = true;
             if (j->tunable_done != ti) {
                 if (j->tunable_done >= 0) {
-                    rc = refuse(j, hk_asprintf("launches of %s use different block constants: "
-                                               "set them by hand", j->kernel));
+                    rc = refuse(j, hk_asprintf(TR(RW_LA_DIFFERENT_CONSTANTS), j->kernel));
                     goto out;
                 }
                 if ((rc = rwl_edits_add(&j->es, t->value_span.start_byte, t->value_span.end_byte,
                                         nb)))
                     goto out;
                 j->tunable_done = ti;
-                if ((rc = add_desc(j, "%s %s -> %s (line @%u)", block_name, ob, nb,
-                                   t->value_span.start_byte)))
+                char at[16];
+                if ((rc = add_desc(j, TR(RW_LA_TUNABLE_DESC), block_name, ob, nb,
+                                   at_mark(at, t->value_span.start_byte))))
                     goto out;
             }
         }
@@ -1375,13 +1362,16 @@ static int do_site(job *j, site *st, const espan *allowed, size_t n_allowed, boo
         }
         if (!via_tunable || lits) {
             size_t l = strlen(note);
-            snprintf(note + l, sizeof note - l, "%sblock %s -> %s%s", l ? ", " : "", ob, nb,
-                     lits ? " (grid literals follow)" : "");
+            snprintf(note + l, sizeof note - l, "%s", l ? COMMA : "");
+            l = strlen(note);
+            snprintf(note + l, sizeof note - l, lits ? TR(RW_LA_NOTE_BLOCK_LITERALS) : TR(RW_LA_NOTE_BLOCK), ob, nb);
             site_edited = true;
         }
     }
-    if (site_edited)
-        rc = add_desc(j, "launch of %s at line @%u: %s", j->kernel, st->la->span.start_byte, note);
+    if (site_edited) {
+        char at[16];
+        rc = add_desc(j, TR(RW_LA_SITE_DESC), j->kernel, at_mark(at, st->la->span.start_byte), note);
+    }
 out:
     hk_free(block_name);
     return rc;
@@ -1542,8 +1532,7 @@ int rw_launch_config(const char *text, size_t len, const an_model *m, const char
     for (size_t l = 0; l < m->n_launches; l++)
         n_sites += same_kernel(m->launches[l].kernel, kernel);
     if (n_sites > MAX_SITES) {
-        rc = rwl_not_applicable(r, hk_asprintf("%s has %zu launch sites in this file (more than "
-                                               "%d): set the launch by hand", kernel, n_sites,
+        rc = rwl_not_applicable(r, hk_asprintf(TR(RW_LA_TOO_MANY), kernel, n_sites,
                                                MAX_SITES));
         goto out;
     }
@@ -1571,9 +1560,7 @@ int rw_launch_config(const char *text, size_t len, const an_model *m, const char
         if (rc == HK_ENOMEM)
             goto out;
         if (rc) {
-            rc = rwl_not_applicable(r, hk_asprintf("launch of %s at line %d: its grid and block "
-                                                   "expressions could not be found: set the "
-                                                   "launch by hand", kernel, st->line));
+            rc = rwl_not_applicable(r, hk_asprintf(TR(RW_LA_NOT_FOUND), kernel, st->line));
             goto out;
         }
         allowed[2 * (n_sites - 1)] = st->grid;
@@ -1608,12 +1595,13 @@ int rw_launch_config(const char *text, size_t len, const an_model *m, const char
     }
     if (needs_helper && !helper_defined(text, len)) {
         uint32_t first = UINT32_MAX, pos = 0;
+        char at[16];
         for (size_t i = 0; i < n_sites; i++)
             if (m->funcs[sites[i].caller].span.start_byte < first)
                 first = m->funcs[sites[i].caller].span.start_byte;
         if ((rc = helper_position(text, first, &pos)) ||
             (rc = rwl_edits_add(&j.es, pos, pos, any_hip ? helper_hip : helper_cuda)) ||
-            (rc = add_desc(&j, "added " HELPER "() at line @%u", pos)))
+            (rc = add_desc(&j, TR(RW_LA_HELPER_ADDED), at_mark(at, pos))))
             goto out;
         if (rep)
             rep->helper_inserted = true;
@@ -1630,23 +1618,21 @@ int rw_launch_config(const char *text, size_t len, const an_model *m, const char
         if (differs) {
             char g[96];
             if (want->sm_multiple)
-                snprintf(g, sizeof g, "a 1-D grid of (SM count x %u) blocks", want->grid_per_sm);
+                snprintf(g, sizeof g, TR(RW_LA_WITH_SM_GRID), want->grid_per_sm);
             else if (want->grid_divisor)
-                snprintf(g, sizeof g, "the spec's grid divided by %u along %c (rounded up)",
+                snprintf(g, sizeof g, TR(RW_LA_WITH_DIVIDED),
                          want->grid_divisor, "xyz"[want->grid_axis]);
             else if (want->grid_multiplier)
-                snprintf(g, sizeof g, "the spec's grid multiplied by %u along %c",
+                snprintf(g, sizeof g, TR(RW_LA_WITH_MULTIPLIED),
                          want->grid_multiplier, "xyz"[want->grid_axis]);
             else
-                snprintf(g, sizeof g, "the spec's grid for that block");
-            desc = b[0] ? hk_asprintf("no launch site of %s in this file: launch it with block "
-                                      "%s and %s", kernel, b, g)
-                        : hk_asprintf("no launch site of %s in this file: launch it with %s",
-                                      kernel, g);
+                snprintf(g, sizeof g, "%s", TR(RW_LA_WITH_SPEC_GRID));
+            desc = b[0] ? hk_asprintf(TR(RW_LA_NO_SITE_BLOCK), kernel, b, g)
+                        : hk_asprintf(TR(RW_LA_NO_SITE_WITH), kernel, g);
             if (rep)
                 rep->advice = true;
         } else {
-            desc = hk_asprintf("no launch site of %s in this file", kernel);
+            desc = hk_asprintf(TR(RW_LA_NO_SITE), kernel);
         }
     } else if (!j.es.n) {
         if (j.advice.len) {
@@ -1654,8 +1640,8 @@ int rw_launch_config(const char *text, size_t len, const an_model *m, const char
             if (rep)
                 rep->advice = true;
         } else {
-            desc = hk_asprintf("the launch%s of %s already match%s what was measured",
-                               n_sites > 1 ? "es" : "", kernel, n_sites > 1 ? "" : "es");
+            /* one sentence per number: Chinese has no plural */
+            desc = hk_asprintf(n_sites > 1 ? TR(RW_LA_MATCH_N) : TR(RW_LA_MATCH_1), kernel);
         }
     }
     if (!j.es.n) {
@@ -1673,7 +1659,7 @@ int rw_launch_config(const char *text, size_t len, const an_model *m, const char
         desc = NULL;
         goto out;
     }
-    if (j.advice.len && (rc = hk_buf_printf(&j.desc, "; %s", j.advice.data)))
+    if (j.advice.len && (rc = hk_buf_printf(&j.desc, "%s%s", SEMI, j.advice.data)))
         goto out;
     rc = rwl_finish(text, len, m, kernel, &j.es, hk_buf_steal(&j.desc), r);
     if (rc == HK_OK && r->applicable) {

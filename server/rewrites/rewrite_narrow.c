@@ -8,6 +8,7 @@
 
 #include "core/buf.h"
 #include "core/hk.h"
+#include "core/i18n.h"
 #include "model/kmodel.h"
 #include "spec/spec.h"
 
@@ -16,6 +17,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* stored and machine-read in English; shown through hk_tr_said (docs/i18n.md) */
+#define EN(id) hk_tr_in(HK_LANG_EN, HK_MSG_##id)
 
 /* Why: mmcv's three_nn keeps its three best distances in `double best1 = 1e40` while every
  * distance is a float, so each of its 0.5 G inner iterations converts to double (F2F: 16
@@ -418,7 +422,7 @@ static void assigned(nw_scan *s, nw_name *c, size_t k, size_t a, size_t b)
         if (s->n_edges < NW_EDGES)
             s->edges[s->n_edges++] = (nw_edge){.from = (size_t)(o - s->names), .to = (size_t)(c - s->names), .tok = k};
         else
-            refuse(s, c, k, "assignment", "too many copies between double locals to follow");
+            refuse(s, c, k, EN(RW_C_ASSIGNMENT), "%s", EN(RW_NW_TOO_MANY_COPIES));
         return;
     }
     if (double_literal(s, a, b, &v)) {
@@ -430,12 +434,11 @@ static void assigned(nw_scan *s, nw_name *c, size_t k, size_t a, size_t b)
         if (s->n_lits < NW_NAMES)
             s->lits[s->n_lits++] = b - 1;
         else
-            refuse(s, c, k, "assignment", "too many literals to follow");
+            refuse(s, c, k, EN(RW_C_ASSIGNMENT), "%s", EN(RW_NW_TOO_MANY_LITERALS));
         return;
     }
     if (!float_expr(s, a, b))
-        refuse(s, c, a, "assignment", "`%.*s` is assigned `%.*s`, which is not a float value (only float values, "
-               "double literals and such locals keep the narrowing exact)", TXT(s, c->tok),
+        refuse(s, c, a, EN(RW_C_ASSIGNMENT), EN(RW_NW_NOT_FLOAT_VALUE), TXT(s, c->tok),
                (int)(s->ts->t[b - 1].end - s->ts->t[a].start), s->text + s->ts->t[a].start);
 }
 
@@ -473,17 +476,16 @@ static void use(nw_scan *s, nw_name *c, size_t k, size_t body_end)
         if (e > k + 2 && tok_is(s, e - 1, ";"))
             assigned(s, c, k, k + 2, e - 1);
         else
-            refuse(s, c, k, "assignment", "an assignment to `%.*s` the scan cannot follow", TXT(s, k));
+            refuse(s, c, k, EN(RW_C_ASSIGNMENT), EN(RW_NW_ASSIGNMENT), TXT(s, k));
         return;
     }
     if (rwl_scalar_written(ts, k)) {
         bool addr = k > 0 && tok_is(s, k - 1, "&");
         size_t op = rwl_tok_is_assign_op(ts, k + 1) || tok_is(s, k + 1, "++") || tok_is(s, k + 1, "--") ? k + 1 : k - 1;
         if (addr)
-            refuse(s, c, k, "address", "the address of `%.*s` is taken: a write the scan cannot follow", TXT(s, k));
+            refuse(s, c, k, "address", EN(RW_NW_ADDRESS), TXT(s, k));
         else
-            refuse(s, c, k, "arithmetic", "`%.*s` is updated in place (`%.*s`): arithmetic rounds differently in "
-                   "float", TXT(s, k), TXT(s, op));
+            refuse(s, c, k, EN(RW_C_ARITHMETIC), EN(RW_NW_IN_PLACE), TXT(s, k), TXT(s, op));
         return;
     }
     /* LHS = c;  (a store or a copy) */
@@ -501,7 +503,7 @@ static void use(nw_scan *s, nw_name *c, size_t k, size_t body_end)
             nw_name *p = o > 0 ? find_name(s, o - 1) : NULL;
             if (p && p->pointer && p->type == NW_FLOAT)
                 return;   /* a store to a float buffer converts the same */
-            refuse(s, c, k, "store", "`%.*s` is stored to `%.*s`, which is not a float buffer", TXT(s, k),
+            refuse(s, c, k, "store", EN(RW_NW_STORED_NOT_BUFFER), TXT(s, k),
                    TXT(s, o > 0 ? o - 1 : k));
             return;
         }
@@ -511,12 +513,12 @@ static void use(nw_scan *s, nw_name *c, size_t k, size_t body_end)
                 s->edges[s->n_edges++] = (nw_edge){.from = (size_t)(c - s->names), .to = (size_t)(p - s->names),
                                                    .tok = k};
             else
-                refuse(s, c, k, "assignment", "too many copies between double locals to follow");
+                refuse(s, c, k, EN(RW_C_ASSIGNMENT), "%s", EN(RW_NW_TOO_MANY_COPIES));
             return;
         }
         if (p && !p->pointer && p->type == NW_FLOAT)
             return;   /* a float local */
-        refuse(s, c, k, "store", "`%.*s` is stored to `%.*s`, which is not a float", TXT(s, k), TXT(s, l));
+        refuse(s, c, k, "store", EN(RW_NW_STORED_NOT_FLOAT), TXT(s, k), TXT(s, l));
         return;
     }
     /* (float)c */
@@ -566,14 +568,14 @@ static void use(nw_scan *s, nw_name *c, size_t k, size_t body_end)
         if (other)
             cm.other = (size_t)(other - s->names);
         else if (!float_expr(s, a, b)) {
-            refuse(s, c, k, "comparison", "`%.*s` is compared with `%.*s`, which is not a float value",
+            refuse(s, c, k, "comparison", EN(RW_NW_COMPARED_NOT_FLOAT),
                    TXT(s, k), (int)(ts->t[b - 1].end - ts->t[a].start), s->text + ts->t[a].start);
             return;
         }
         if (s->n_cmps < NW_CMPS)
             s->cmps[s->n_cmps++] = cm;
         else
-            refuse(s, c, k, "comparison", "too many comparisons to follow");
+            refuse(s, c, k, "comparison", "%s", EN(RW_NW_TOO_MANY_COMPARISONS));
         return;
     }
     /* anything else: name it */
@@ -582,7 +584,7 @@ static void use(nw_scan *s, nw_name *c, size_t k, size_t body_end)
                  tok_is(s, k + 1, "+") || tok_is(s, k + 1, "-") || tok_is(s, k + 1, "*") || tok_is(s, k + 1, "/") ||
                  tok_is(s, k + 1, "%");
     if (arith) {
-        refuse(s, c, k, "arithmetic", "`%.*s` is an operand of arithmetic, which rounds differently in float",
+        refuse(s, c, k, EN(RW_C_ARITHMETIC), EN(RW_NW_OPERAND),
                TXT(s, k));
         return;
     }
@@ -594,7 +596,7 @@ static void use(nw_scan *s, nw_name *c, size_t k, size_t body_end)
         else if (tok_is(s, p - 1, "(") && depth-- == 0) {
             if (p > 1 && ts->t[p - 2].kind == T_IDENT && !tok_is(s, p - 2, "if") && !tok_is(s, p - 2, "while") &&
                 !tok_is(s, p - 2, "for") && !tok_is(s, p - 2, "switch") && !tok_is(s, p - 2, "return")) {
-                refuse(s, c, k, "call", "`%.*s` is passed to `%.*s(...)`, which would see a float", TXT(s, k),
+                refuse(s, c, k, "call", EN(RW_NW_PASSED), TXT(s, k),
                        TXT(s, p - 2));
                 return;
             }
@@ -602,8 +604,7 @@ static void use(nw_scan *s, nw_name *c, size_t k, size_t body_end)
         } else if (tok_is(s, p - 1, ";") || tok_is(s, p - 1, "{") || tok_is(s, p - 1, "}"))
             break;
     }
-    refuse(s, c, k, "use", "a use of `%.*s` the narrowing cannot follow (only comparisons with float values, "
-           "copies, and stores to float keep it exact)", TXT(s, k));
+    refuse(s, c, k, "use", EN(RW_NW_USE), TXT(s, k));
 }
 
 /* Does `x op c` give the same answer for every float x when c holds a literal L instead
@@ -630,13 +631,12 @@ static void settle(nw_scan *s)
             nw_edge *e = &s->edges[i];
             nw_name *from = &s->names[e->from], *to = &s->names[e->to];
             if (from->refused && !to->refused) {
-                refuse(s, to, e->tok, "assignment", "`%.*s` is assigned `%.*s`, a double that stays double",
+                refuse(s, to, e->tok, EN(RW_C_ASSIGNMENT), EN(RW_NW_ASSIGNED_DOUBLE),
                        TXT(s, to->tok), TXT(s, from->tok));
                 changed = true;
             }
             if (to->refused && !from->refused && (from->up || from->down)) {
-                refuse(s, from, e->tok, "assignment", "`%.*s` may hold a literal float rounds and is copied "
-                       "into `%.*s`, a double that stays double", TXT(s, from->tok), TXT(s, to->tok));
+                refuse(s, from, e->tok, EN(RW_C_ASSIGNMENT), EN(RW_NW_COPIED_INTO_DOUBLE), TXT(s, from->tok), TXT(s, to->tok));
                 changed = true;
             }
             if ((from->up && !to->up) || (from->down && !to->down)) {
@@ -652,10 +652,8 @@ static void settle(nw_scan *s)
                 continue;
             nw_name *o = m->other != SIZE_MAX ? &s->names[m->other] : NULL;
             if (o && (o->refused || ((c->up || c->down) && (o->up || o->down)))) {
-                refuse(s, c, m->tok, "comparison", o->refused ? "`%.*s` is compared with `%.*s`, a double that "
-                       "stays double" : "`%.*s` is compared with `%.*s` and both may hold a literal float rounds "
-                       "(a literal and its rounding would compare equal in float)", TXT(s, c->tok), TXT(s, o->tok));
-                refuse(s, o, m->tok, "comparison", "compared with a local that may hold a rounded literal");
+                refuse(s, c, m->tok, "comparison", o->refused ? EN(RW_NW_COMPARED_DOUBLE) : EN(RW_NW_BOTH_ROUNDED), TXT(s, c->tok), TXT(s, o->tok));
+                refuse(s, o, m->tok, "comparison", "%s", EN(RW_NW_COMPARED_ROUNDED));
                 changed = true;
                 continue;
             }
@@ -673,9 +671,10 @@ static void settle(nw_scan *s)
                     op[0] = '<';
             }
             if (!keeps_comparison(t, op)) {
-                refuse(s, t, m->tok, "comparison", "`%.*s` may hold a literal that float rounds %s, and this "
-                       "comparison differs for the float equal to the rounded literal", TXT(s, t->tok),
-                       t->up && t->down ? "both ways" : t->up ? "up" : "down");
+                /* which way it rounds: one sentence each */
+                refuse(s, t, m->tok, "comparison",
+                       t->up && t->down ? EN(RW_NW_ROUNDS_BOTH) : t->up ? EN(RW_NW_ROUNDS_UP) : EN(RW_NW_ROUNDS_DOWN),
+                       TXT(s, t->tok));
                 changed = true;
             }
         }
@@ -687,8 +686,7 @@ static void settle(nw_scan *s)
             for (size_t j = 0; j < s->n_names; j++) {
                 nw_name *o = &s->names[j];
                 if (j != i && o->tok != SIZE_MAX && o->decl_type == c->decl_type && (!o->cand || o->refused)) {
-                    refuse(s, c, c->tok, "declaration", "`%.*s` shares its declaration with `%.*s`, which stays "
-                           "double", TXT(s, c->tok), TXT(s, o->tok));
+                    refuse(s, c, c->tok, EN(RW_C_DECLARATION), EN(RW_NW_SHARES_DECL), TXT(s, c->tok), TXT(s, o->tok));
                     changed = true;
                     break;
                 }
@@ -762,8 +760,7 @@ static int rw_double_narrowing(const rw_context *ctx, rw_result *out)
     if ((rc = rw_model_classify(text, ctx->len, f->name, &km, &kc, kwhy, sizeof kwhy)))
         goto out;
     if (!km) {
-        rc = rwl_not_applicable(out, hk_asprintf("double_narrowing not applicable to kernel %s: kernel body at line "
-                                                 "%d: %s", f->name, rwl_line_at(text, f->body_span.start_byte), kwhy));
+        rc = rwl_not_applicable(out, hk_asprintf(EN(RW_NW_MODEL), f->name, rwl_line_at(text, f->body_span.start_byte), kwhy));
         goto out;
     }
     for (size_t i = 0; i < f->n_params; i++) {
@@ -785,8 +782,7 @@ static int rw_double_narrowing(const rw_context *ctx, rw_result *out)
                 k = e - 1;
         }
     if (s->too_many) {
-        rc = rwl_not_applicable(out, hk_asprintf("double_narrowing not applicable to kernel %s: kernel body at line "
-                                                 "%d: more than %d declared names to follow", f->name,
+        rc = rwl_not_applicable(out, hk_asprintf(EN(RW_NW_TOO_MANY_NAMES), f->name,
                                                  rwl_line_at(text, f->body_span.start_byte), NW_NAMES));
         goto out;
     }
@@ -808,8 +804,7 @@ static int rw_double_narrowing(const rw_context *ctx, rw_result *out)
         n_cand++;
     }
     if (!n_cand) {
-        rc = rwl_not_applicable(out, hk_asprintf("double_narrowing not applicable to kernel %s: double local at line "
-                                                 "%d: no double scalar local in the kernel body",
+        rc = rwl_not_applicable(out, hk_asprintf(EN(RW_NW_NO_LOCAL),
                                                  f->name, rwl_line_at(text, f->body_span.start_byte)));
         goto out;
     }
@@ -817,7 +812,7 @@ static int rw_double_narrowing(const rw_context *ctx, rw_result *out)
         nw_name *c = &s->names[i];
         int ml = c->cand ? macro_mentions(s, c, ctx->len) : 0;
         if (ml)
-            refuse(s, c, c->tok, "macro", "a macro (line %d) mentions `%.*s`: what it does with it is not read", ml,
+            refuse(s, c, c->tok, "macro", EN(RW_NW_MACRO), ml,
                    TXT(s, c->tok));
     }
     /* every occurrence of every candidate */
@@ -829,7 +824,7 @@ static int rw_double_narrowing(const rw_context *ctx, rw_result *out)
             if (tok_is(s, k + 1, "="))
                 assigned(s, c, k, k + 2, initializer_end(s, k + 2, end));
             else if (!tok_is(s, k + 1, ",") && !tok_is(s, k + 1, ";"))
-                refuse(s, c, k, "declaration", "`%.*s`'s initializer is not `= value`", TXT(s, k));
+                refuse(s, c, k, EN(RW_C_DECLARATION), EN(RW_NW_INITIALIZER), TXT(s, k));
             continue;
         }
         use(s, c, k, end);
@@ -848,8 +843,9 @@ static int rw_double_narrowing(const rw_context *ctx, rw_result *out)
         if (first_of_decl)
             rc = rwl_edits_add(&es, ts.t[c->decl_type].start, ts.t[c->decl_type].end, "float");
         if (!rc)
-            rc = hk_buf_printf(&what, "%s`%.*s` (line %d)", n_done ? ", " : "", TXT(s, c->tok),
-                               rwl_line_at(text, ts.t[c->tok].start));
+            rc = hk_buf_printf(&what, "%s", n_done ? ", " : "");
+        if (!rc) /* rewrite_ilp.c's list item */
+            rc = hk_buf_printf(&what, EN(RW_IL_ACC_AT), TXT(s, c->tok), rwl_line_at(text, ts.t[c->tok].start));
         n_done++;
     }
     for (size_t i = 0; i < s->n_lits && !rc; i++) {
@@ -871,13 +867,11 @@ static int rw_double_narrowing(const rw_context *ctx, rw_result *out)
     if (rc)
         goto out;
     if (!n_done) {
-        rc = rwl_not_applicable(out, hk_asprintf("double_narrowing not applicable to kernel %s: %s", f->name, s->why));
+        rc = rwl_not_applicable(out, hk_asprintf(EN(RW_NOT_APPLICABLE_TO), "double_narrowing", f->name, s->why));
         goto out;
     }
-    char *desc = hk_asprintf("kernel %s: the double local%s %s narrowed to float (they only hold float values and "
-                             "literals whose float rounding keeps every comparison, and are only compared, copied "
-                             "and stored to float: exact, bit for bit)",
-                             f->name, n_done > 1 ? "s" : "", what.data);
+    /* one sentence per number: Chinese has no plural */
+    char *desc = hk_asprintf(n_done > 1 ? EN(RW_NW_DESC_N) : EN(RW_NW_DESC_1), f->name, what.data);
     rc = rwl_finish(text, ctx->len, ctx->m, f->name, &es, desc, out);
     if (rc == HK_OK && out->applicable)
         out->keeps_launch = true;
@@ -899,7 +893,7 @@ static int emit_double_narrowing(const rw_context *c, const int *p, rw_result *o
 
 const rw_descriptor rw_double_narrowing_desc = {
     .name = "double_narrowing",
-    .summary = "double locals that only hold float values (and literals) and are only compared, copied and "
+    .summary = "double locals that only hold float values (and literals) and are only compared, copied and " /* i18n: not for people */
                "stored to float become float (exact)",
     /* it keeps the launch and removes FP64 conversions and compares, another cost than the
      * leaders' (uniform_tiles: the per-point loads): on three_nn the search offers

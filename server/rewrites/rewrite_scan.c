@@ -8,10 +8,14 @@
 
 #include "core/buf.h"
 #include "core/hk.h"
+#include "core/i18n.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* stored and machine-read in English; shown through hk_tr_said (docs/i18n.md) */
+#define EN(id) hk_tr_in(HK_LANG_EN, HK_MSG_##id)
 
 /* Why: mmcv's three_nn, knn and ball_query give each thread a query point and scan all n
  * items of its batch: load -> 3 subs -> mul/fma -> compare/update, one item after the
@@ -243,7 +247,7 @@ static bool read_header(sc_scan *s, size_t k, sc_loop *L)
     const rw_toks *ts = s->ts;
     size_t hc = rwl_match_close(ts, k + 1);
     if (hc + 2 >= ts->n)
-        return refuse(s, k, "for loop", "its header or body is not closed");
+        return refuse(s, k, EN(RW_C_FOR_LOOP), EN(RW_UJ_NOT_CLOSED_HB));
     size_t s1 = SIZE_MAX, s2 = SIZE_MAX;
     for (size_t q = k + 2; q < hc; q++) {
         if (rwl_tok_is(ts, q, "(") || rwl_tok_is(ts, q, "[")) {
@@ -258,7 +262,7 @@ static bool read_header(sc_scan *s, size_t k, sc_loop *L)
         }
     }
     if (s1 == SIZE_MAX || s2 == SIZE_MAX)
-        return refuse(s, k, "for loop", "its header is not three clauses");
+        return refuse(s, k, EN(RW_C_FOR_LOOP), EN(RW_UJ_THREE_CLAUSES));
     /* init: TYPE v = A */
     size_t eq = SIZE_MAX;
     for (size_t q = k + 2; q < s1; q++)
@@ -267,45 +271,45 @@ static bool read_header(sc_scan *s, size_t k, sc_loop *L)
             break;
         }
     if (eq == SIZE_MAX || eq < k + 4 || ts->t[eq - 1].kind != T_IDENT || !rwl_declared_here(ts, eq - 1))
-        return refuse(s, k, "for loop", "its init does not declare the counter (`for (int k = 0; ...`)");
+        return refuse(s, k, EN(RW_C_FOR_LOOP), EN(RW_UJ_INIT_DECL));
     L->type_a = k + 2;
     L->type_b = eq - 1;
     L->v = eq - 1;
     L->start_a = eq + 1;
     L->start_b = s1;
     if (L->start_a >= L->start_b)
-        return refuse(s, k, "for loop", "its counter has no first value");
+        return refuse(s, k, EN(RW_C_FOR_LOOP), EN(RW_UJ_NO_FIRST));
     for (size_t q = L->start_a; q < L->start_b; q++) {
         if (rwl_tok_is(ts, q, "(") || rwl_tok_is(ts, q, "[")) {
             q = rwl_match_close(ts, q);
             continue;
         }
         if (rwl_tok_is(ts, q, ","))
-            return refuse(s, k, "for loop", "its init declares more than the counter");
+            return refuse(s, k, EN(RW_C_FOR_LOOP), EN(RW_UJ_INIT_MORE));
     }
     for (size_t q = L->type_a; q < L->type_b; q++)
         if (!(ts->t[q].kind == T_IDENT))
-            return refuse(s, k, "for loop", "its counter is not of a plain integer type");
+            return refuse(s, k, EN(RW_C_FOR_LOOP), EN(RW_UJ_PLAIN_INT));
     /* cond: v < N */
     if (!(s2 > s1 + 3 && is_name(ts, s1 + 1, L->v) && rwl_tok_is(ts, s1 + 2, "<")))
-        return refuse(s, s1 + 1, "loop condition", "not `%.*s < N`", TOK(ts, L->v));
+        return refuse(s, s1 + 1, EN(RW_C_LOOP_CONDITION), EN(RW_UJ_NOT_LESS), TOK(ts, L->v));
     L->n_a = s1 + 3;
     L->n_b = s2;
     if (used_in(ts, L->n_a, L->n_b, L->v))
-        return refuse(s, s1 + 1, "loop bound", "the bound reads the counter `%.*s`", TOK(ts, L->v));
+        return refuse(s, s1 + 1, "loop bound", EN(RW_UJ_BOUND_READS_COUNTER), TOK(ts, L->v));
     for (size_t q = L->n_a; q < L->n_b; q++)
         if (rwl_tok_is(ts, q, "?") || rwl_tok_is(ts, q, "&&") || rwl_tok_is(ts, q, "||") ||
             rwl_tok_is(ts, q, "<") || rwl_tok_is(ts, q, ">") || rwl_tok_is(ts, q, "=="))
-            return refuse(s, s1 + 1, "loop condition", "more than one comparison `%.*s < N`", TOK(ts, L->v));
+            return refuse(s, s1 + 1, EN(RW_C_LOOP_CONDITION), EN(RW_UJ_MORE_COMPARISON), TOK(ts, L->v));
     /* step: ++v, v++, v += 1 */
     bool step = (hc == s2 + 3 && ((rwl_tok_is(ts, s2 + 1, "++") && is_name(ts, s2 + 2, L->v)) ||
                                   (is_name(ts, s2 + 1, L->v) && rwl_tok_is(ts, s2 + 2, "++")))) ||
                 (hc == s2 + 4 && is_name(ts, s2 + 1, L->v) && rwl_tok_is(ts, s2 + 2, "+=") &&
                  rwl_tok_is(ts, s2 + 3, "1"));
     if (!step)
-        return refuse(s, s2 + 1, "loop step", "not `++%.*s` (items one at a time)", TOK(ts, L->v));
+        return refuse(s, s2 + 1, EN(RW_C_LOOP_STEP), EN(RW_UJ_NOT_INCREMENT), TOK(ts, L->v));
     if (!rwl_tok_is(ts, hc + 1, "{"))
-        return refuse(s, hc + 1, "loop body", "not a braced block");
+        return refuse(s, hc + 1, "loop body", EN(RW_TK_NOT_BRACED));
     /* a `#pragma unroll` before it (between the previous token and the for): unrolling puts
      * the items side by side but keeps each update's branch between one item's value and the
      * next's (uniform_tiles' full-tile loop: its items' loads first, then each item's value
@@ -321,14 +325,14 @@ static bool read_header(sc_scan *s, size_t k, sc_loop *L)
         if (!memmem(gap + q, ll, "unroll", 6))
             continue;
         if (L->pragma_b > L->pragma_a)
-            return refuse(s, k, "for loop", "two `#pragma unroll` lines before it");
+            return refuse(s, k, EN(RW_C_FOR_LOOP), EN(RW_UJ_TWO_PRAGMAS));
         L->pragma_a = (uint32_t)(gap + q - s->text);
         L->pragma_b = (uint32_t)(gap + q + ll - s->text);
     }
     L->body_a = hc + 1;
     size_t bc = rwl_match_close(ts, hc + 1);
     if (bc >= ts->n)
-        return refuse(s, hc + 1, "loop body", "not closed");
+        return refuse(s, hc + 1, "loop body", EN(RW_UJ_NOT_CLOSED));
     L->body_b = bc + 1;
     L->loop_a = k;
     L->loop_b = L->body_b;
@@ -376,10 +380,9 @@ static bool read_body(sc_scan *s, sc_loop *L)
             L->n_d = n0;
     }
     if (!L->n_d)
-        return refuse(s, L->body_a + 1, "loop body", "does not start with the item's value declarations "
-                                                    "(`T d = ...;`)");
+        return refuse(s, L->body_a + 1, "loop body", EN(RW_UJ_NO_VALUES));
     if (q >= L->upd_b)
-        return refuse(s, L->body_a, "loop body", "has no update after its value declarations");
+        return refuse(s, L->body_a, "loop body", EN(RW_UJ_NO_UPDATE));
     L->upd_a = q;
     s->deep = true;
     /* what the body writes, outside the value declarations' own names */
@@ -393,7 +396,7 @@ static bool read_body(sc_scan *s, sc_loop *L)
         if (decl_name)
             continue;
         if (nw == SC_NAMES)
-            return refuse(s, k, "loop body", "writes more than %d places", SC_NAMES);
+            return refuse(s, k, "loop body", EN(RW_UJ_WRITES_MORE), SC_NAMES);
         w[nw++] = k;
     }
     /* the barriers and the jumps the jam would change */
@@ -404,27 +407,26 @@ static bool read_body(sc_scan *s, sc_loop *L)
             (ts->t[k].end - ts->t[k].start > 6 && !memcmp(ts->text + ts->t[k].start, "__shfl", 6)) ||
             rwl_tok_is(ts, k, "__ballot_sync") || rwl_tok_is(ts, k, "__any_sync") ||
             rwl_tok_is(ts, k, "__all_sync"))
-            return refuse(s, k, "barrier", "a barrier or warp operation in the item loop: every thread "
-                                           "would meet it at another item");
+            return refuse(s, k, "barrier", EN(RW_UJ_BARRIER));
         if (rwl_tok_is(ts, k, "goto"))
-            return refuse(s, k, "goto", "a jump out of the item loop");
+            return refuse(s, k, "goto", EN(RW_UJ_GOTO));
         if (rwl_tok_is(ts, k, "continue") && !in_inner_construct(ts, L->body_a + 1, end, k))
-            return refuse(s, k, "continue", "a continue of the item loop (the jam has no next item to go to)");
+            return refuse(s, k, "continue", EN(RW_UJ_CONTINUE));
         if (rwl_tok_is(ts, k, "break") && !in_inner_construct(ts, L->body_a + 1, end, k))
             L->has_break = true;
         if (!strncmp(ts->text + ts->t[k].start, "hk_uj", 5))
-            return refuse(s, k, "loop body", "already jammed (names hk_uj*)");
+            return refuse(s, k, "loop body", EN(RW_UJ_ALREADY));
     }
     for (size_t i = 0; i < nw; i++) {
         if (same_name(ts, w[i], L->v))
-            return refuse(s, w[i], "loop counter", "`%.*s` is written in the body", TOK(ts, L->v));
+            return refuse(s, w[i], EN(RW_C_LOOP_COUNTER), EN(RW_UJ_COUNTER_WRITTEN), TOK(ts, L->v));
         for (size_t k = L->n_a; k < L->n_b; k++)
             if (is_name(ts, k, w[i]))
-                return refuse(s, w[i], "loop bound", "`%.*s` of the bound is written in the body", TOK(ts, w[i]));
+                return refuse(s, w[i], "loop bound", EN(RW_UJ_BOUND_WRITTEN), TOK(ts, w[i]));
     }
     for (size_t k = L->n_a; k < L->n_b; k++)
         if (rwl_tok_is(ts, k, "[") || (rwl_tok_is(ts, k, "(") && k > L->n_a && ts->t[k - 1].kind == T_IDENT))
-            return refuse(s, k, "loop bound", "reads memory or calls a function");
+            return refuse(s, k, "loop bound", EN(RW_UJ_BOUND_READS));
     /* values that read no memory and call nothing (uniform_tiles' partial tile: `int k = hk_k0 +
      * hk_j;`, its reads behind a bound check; roi_align's sample coordinate `y` before a loop
      * over x) put no load in flight: the compiler may move such arithmetic across the items
@@ -438,8 +440,7 @@ static bool read_body(sc_scan *s, sc_loop *L)
         for (size_t k = L->d[i].init_a; k < L->d[i].init_b && !reads; k++)
             reads = rwl_tok_is(ts, k, "*") && rwl_unary_position(ts, k);
     if (!reads && !s->values_without_loads)
-        return refuse(s, L->d[0].name, "value declaration", "the values (`%.*s`...) read no memory and call "
-                      "nothing: no load for the jam to put in flight", TOK(ts, L->d[0].name));
+        return refuse(s, L->d[0].name, "value declaration", EN(RW_UJ_NO_LOAD), TOK(ts, L->d[0].name));
     /* the value declarations: nothing the body writes, no writes, no calls that may write */
     for (size_t i = 0; i < L->n_d; i++) {
         const sc_decl *d = &L->d[i];
@@ -447,14 +448,12 @@ static bool read_body(sc_scan *s, sc_loop *L)
             if (ts->t[k].kind != T_IDENT || !rwl_is_use(ts, k))
                 continue;
             if (rwl_tok_is(ts, k + 1, "(") && !rwl_pure_call_name(ts, k) && !rwl_is_type_word(ts, k))
-                return refuse(s, k, "value declaration", "`%.*s` calls `%.*s`, which may write or read the "
-                              "state", TOK(ts, d->name), TOK(ts, k));
+                return refuse(s, k, "value declaration", EN(RW_UJ_CALLS), TOK(ts, d->name), TOK(ts, k));
             if (written_at(ts, k) || rwl_tok_is_assign_op(ts, k + 1))
-                return refuse(s, k, "value declaration", "`%.*s` writes `%.*s`", TOK(ts, d->name), TOK(ts, k));
+                return refuse(s, k, "value declaration", EN(RW_UJ_VALUE_WRITES), TOK(ts, d->name), TOK(ts, k));
             for (size_t j = 0; j < nw; j++)
                 if (same_name(ts, k, w[j]))
-                    return refuse(s, k, "value declaration", "`%.*s` reads `%.*s`, which the loop body writes "
-                                  "(line %d): the value is not the item's alone", TOK(ts, d->name), TOK(ts, k),
+                    return refuse(s, k, "value declaration", EN(RW_UJ_READS_WRITTEN), TOK(ts, d->name), TOK(ts, k),
                                   rwl_line_at(s->text, ts->t[w[j]].start));
             /* memory read through a pointer: none of the body's stores may reach it */
             bool mem = rwl_tok_is(ts, k + 1, "[") || (k > d->init_a && rwl_tok_is(ts, k - 1, "*") &&
@@ -482,8 +481,7 @@ static bool read_body(sc_scan *s, sc_loop *L)
                 if (rp && wp && wp->pointer_depth == 1 && rp->pointer_depth == 1 &&
                     (rp->is_restrict || wp->is_restrict || strcmp(rp->elem_type, wp->elem_type) != 0))
                     continue;
-                return refuse(s, k, "value declaration", "`%.*s` reads memory through `%.*s`, which the store "
-                              "through `%.*s` (line %d) may reach", TOK(ts, d->name), TOK(ts, k),
+                return refuse(s, k, "value declaration", EN(RW_UJ_READS_REACHED), TOK(ts, d->name), TOK(ts, k),
                               TOK(ts, w[j]), rwl_line_at(s->text, ts->t[w[j]].start));
             }
         }
@@ -498,7 +496,7 @@ bool rw_scan_read_item_loop(const char *text, const rw_toks *ts, const an_functi
     sc_loop L;
     memset(&L, 0, sizeof L);
     memset(out, 0, sizeof *out);
-    _Static_assert(SC_DECLS <= RW_SCAN_VALUES, "every value fits rw_scan_loop");
+    _Static_assert(SC_DECLS <= RW_SCAN_VALUES, "every value fits rw_scan_loop"); /* i18n: not for people */
     if (!read_header(&s, k, &L) || !read_body(&s, &L)) {
         snprintf(why, n, "%s", s.why);
         return false;
@@ -569,7 +567,7 @@ static int emit_loop(struct hk_buf *o, const sc_scan *s, const sc_loop *L, int U
     char type[256], bound[512];
     snprintf(type, sizeof type, "%.*s", SPAN(ts, L->type_a, L->type_b));
     snprintf(bound, sizeof bound, "(%.*s)", SPAN(ts, L->n_a, L->n_b));
-    int rc = hk_buf_printf(o, "{   /* hk: unroll_jam_scan: %d items' values first, then their updates in order */\n",
+    int rc = hk_buf_printf(o, "{   /* hk: unroll_jam_scan: %d items' values first, then their updates in order */\n", /* i18n: not for people */
                            U);
     if (!rc)
         rc = hk_buf_printf(o, "%s    %s hk_uj = %.*s;\n", ind, type, SPAN(ts, L->start_a, L->start_b));
@@ -672,7 +670,7 @@ int rw_unroll_jam_scan(const char *text, size_t len, const an_model *m, size_t k
                 found = true;
                 break;
             }
-            refuse(&s, L.n_a, "loop bound", "%ld items, fewer than the %d jammed", items, unroll);
+            refuse(&s, L.n_a, "loop bound", EN(RW_UJ_FEWER), items, unroll);
         }
         /* a refusal about the values of a loop of the right shape is the one to report; one
          * about a loop of another shape (an init loop, a body starting with a store) only
@@ -684,11 +682,10 @@ int rw_unroll_jam_scan(const char *text, size_t len, const an_model *m, size_t k
     }
     if (!found) {
         if (first_why[0])
-            rc = rwl_not_applicable(out, hk_asprintf("unroll_jam_scan not applicable to kernel %s: %s", f->name,
+            rc = rwl_not_applicable(out, hk_asprintf(EN(RW_NOT_APPLICABLE_TO), "unroll_jam_scan", f->name,
                                                      first_why));
         else
-            rc = rwl_not_applicable(out, hk_asprintf("unroll_jam_scan not applicable to kernel %s: kernel body "
-                                                     "at line %d: no for loop over items", f->name,
+            rc = rwl_not_applicable(out, hk_asprintf(EN(RW_UJ_NO_LOOP), f->name,
                                                      rwl_line_at(text, f->body_span.start_byte)));
         goto out;
     }
@@ -703,11 +700,10 @@ int rw_unroll_jam_scan(const char *text, size_t len, const an_model *m, size_t k
     hk_buf_free(&nb);
     if (rc)
         goto out;
-    char *desc = hk_asprintf("kernel %s: the item loop of line %d computes %d items' values (%zu declarations, "
-                             "from `%.*s`) before running their updates in order%s; the remaining items run "
-                             "in the original loop (exact: same expressions, same update order)",
+    /* with a break or without: one sentence each */
+    char *desc = hk_asprintf(L.has_break ? EN(RW_UJ_DESC_BREAK) : EN(RW_UJ_DESC),
                              f->name, rwl_line_at(text, ts.t[L.loop_a].start), unroll, L.n_d,
-                             TOK(&ts, L.d[0].name), L.has_break ? ", a break ending the scan at its item" : "");
+                             TOK(&ts, L.d[0].name));
     rc = rwl_finish(text, len, m, f->name, &es, desc, out);
     if (rc == HK_OK && out->applicable)
         out->keeps_launch = true;
@@ -729,7 +725,7 @@ static int emit_unroll_jam_scan(const rw_context *c, const int *p, rw_result *ou
 
 const rw_descriptor rw_unroll_jam_scan_desc = {
     .name = "unroll_jam_scan",
-    .summary = "an item loop whose per-item value reads no loop state computes U items' values first, then "
+    .summary = "an item loop whose per-item value reads no loop state computes U items' values first, then " /* i18n: not for people */
                "runs their updates in order (exact; breaks kept)",
     .params = uj_params,
     .n_params = HK_ARRAY_LEN(uj_params),

@@ -9,12 +9,16 @@
 
 #include "core/buf.h"
 #include "core/hk.h"
+#include "core/i18n.h"
 
 #include <ctype.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* stored and machine-read in English; shown through hk_tr_said (docs/i18n.md) */
+#define EN(id) hk_tr_in(HK_LANG_EN, HK_MSG_##id)
 
 /* The kernels this rewrite targets are a few statements; a larger body is not one, and the
  * cap keeps a huge kernel from costing time (the scans below are quadratic at worst). */
@@ -338,25 +342,25 @@ static const char *check_expr(rt_scan *s, size_t a, size_t b, size_t j_tok, bool
         if (t->kind == T_NUMBER)
             continue;
         if (t->kind == T_STRING)
-            return set_why(x, ts, k, "it holds a string or character literal");
+            return set_why(x, ts, k, EN(RW_IT_STRING));
         if (t->kind == T_PUNCT) {
             if (rwl_tok_is(ts, k, "["))
-                return set_why(x, ts, k > a ? k - 1 : k, "it reads memory (a subscript)");
+                return set_why(x, ts, k > a ? k - 1 : k, EN(RW_IT_SUBSCRIPT));
             if (rwl_tok_is(ts, k, ".") || rwl_tok_is(ts, k, "->"))
-                return set_why(x, ts, k > a ? k - 1 : k, "it reads a member (memory or a struct)");
+                return set_why(x, ts, k > a ? k - 1 : k, EN(RW_IT_MEMBER));
             if (rwl_tok_is_assign_op(ts, k) || rwl_tok_is(ts, k, "++") || rwl_tok_is(ts, k, "--"))
-                return set_why(x, ts, k, "it writes a value");
+                return set_why(x, ts, k, EN(RW_IT_WRITES));
             if ((rwl_tok_is(ts, k, "*") || rwl_tok_is(ts, k, "&")) && rwl_unary_position(ts, k))
-                return set_why(x, ts, k, "it reads memory through a pointer or takes an address");
+                return set_why(x, ts, k, EN(RW_IT_POINTER));
             if (rwl_tok_is(ts, k, "::") || rwl_tok_is(ts, k, "{"))
-                return set_why(x, ts, k, "it uses a scoped name or a braced initializer");
+                return set_why(x, ts, k, EN(RW_IT_SCOPED));
             continue;
         }
         /* identifiers */
         if (rwl_tok_is_ident(ts, k, "threadIdx") || rwl_tok_is_ident(ts, k, "blockIdx") ||
             rwl_tok_is_ident(ts, k, "clock") || rwl_tok_is_ident(ts, k, "clock64") ||
             rwl_tok_is_ident(ts, k, "__lane_id") || rwl_tok_is_ident(ts, k, "laneid"))
-            return set_why(x, ts, k, "it uses the thread or block index (differs per thread)");
+            return set_why(x, ts, k, EN(RW_IT_THREAD));
         if ((rwl_tok_is_ident(ts, k, "blockDim") || rwl_tok_is_ident(ts, k, "gridDim")) &&
             rwl_tok_is(ts, k + 1, ".") && k + 2 < b &&
             (rwl_tok_is_ident(ts, k + 2, "x") || rwl_tok_is_ident(ts, k + 2, "y") ||
@@ -373,10 +377,10 @@ static const char *check_expr(rt_scan *s, size_t a, size_t b, size_t j_tok, bool
             }
             if (rwl_tok_is_ident(ts, k, "sincosf") || rwl_tok_is_ident(ts, k, "sincos") ||
                 rwl_tok_is_ident(ts, k, "__sincosf") || rwl_tok_is_ident(ts, k, "sincospif"))
-                return set_why(x, ts, k, "it calls a function that writes through pointers");
+                return set_why(x, ts, k, EN(RW_IT_SINCOS));
             if (tok_in(ts, k, pure_calls, HK_ARRAY_LEN(pure_calls)))
                 continue;
-            return set_why(x, ts, k, "it calls a function that is not a known pure math function");
+            return set_why(x, ts, k, EN(RW_IT_NOT_PURE));
         }
         if (j_tok < ts->n && rwl_same_tok(ts, k, j_tok)) {
             x->uses_j = true;
@@ -389,18 +393,17 @@ static const char *check_expr(rt_scan *s, size_t a, size_t b, size_t j_tok, bool
         }
         const an_param *p = scalar_param(s->f, ts, k);
         if (p && p->pointer_depth > 0)
-            return set_why(x, ts, k, "it reads memory (a pointer parameter)");
+            return set_why(x, ts, k, EN(RW_IT_POINTER_PARAM));
         if (p) {
             if (decl_count(ts, 0, ts->n, k) > 0)
-                return set_why(x, ts, k, "a local of the body shadows this parameter");
+                return set_why(x, ts, k, EN(RW_IT_SHADOWS));
             if (name_written(ts, 0, ts->n, k, ts->n))
-                return set_why(x, ts, k, "the body writes this parameter (not uniform)");
+                return set_why(x, ts, k, EN(RW_IT_PARAM_WRITTEN));
             continue;
         }
         if (constant_tunable(s, k) && decl_count(ts, 0, ts->n, k) == 0)
             continue;
-        return set_why(x, ts, k, "it is not uniform (not a scalar parameter, a literal, or a local "
-                                 "computed only from them and never written)");
+        return set_why(x, ts, k, EN(RW_IT_NOT_UNIFORM));
     }
     return NULL;
 }
@@ -517,7 +520,7 @@ static const char *find_match(rt_scan *s, rt_match *mt, char *why_buf, size_t si
         rt_expr x;
         if (check_expr(s, mod + 1, kend, ts->n, false, &x)) {
             if (!why) {
-                snprintf(why_buf, size, "the range K of `%s = ... %% K` is not uniform: `%s`: %s", jn,
+                snprintf(why_buf, size, EN(RW_IT_K_NOT_UNIFORM), jn,
                          x.what, x.why);
                 why = why_buf;
             }
@@ -526,7 +529,7 @@ static const char *find_match(rt_scan *s, rt_match *mt, char *why_buf, size_t si
         if (decl_count(ts, 0, ts->n, jd->name) != 1 || name_written(ts, 0, ts->n, jd->name, jd->name) ||
             scalar_param(s->f, ts, jd->name)) {
             if (!why) {
-                snprintf(why_buf, size, "the index `%s` is written or declared more than once", jn);
+                snprintf(why_buf, size, EN(RW_IT_INDEX_WRITTEN), jn);
                 why = why_buf;
             }
             continue;
@@ -544,7 +547,7 @@ static const char *find_match(rt_scan *s, rt_match *mt, char *why_buf, size_t si
             tok_str(ts, vd->name, vn, sizeof vn);
             if (check_expr(s, vd->ia, vd->ib, jd->name, false, &x)) {
                 if (!why) {
-                    snprintf(why_buf, size, "`%s`, a function of `%s`, cannot be tabulated: `%s`: %s", vn,
+                    snprintf(why_buf, size, EN(RW_IT_CANNOT_TABULATE), vn,
                              jn, x.what, x.why);
                     why = why_buf;
                 }
@@ -553,8 +556,7 @@ static const char *find_match(rt_scan *s, rt_match *mt, char *why_buf, size_t si
             if (!x.costly) {
                 if (!why) {
                     snprintf(why_buf, size,
-                             "`%s` depends on `%s` but calls no costly math function (pow, exp, log, "
-                             "sin, cos, tan, erf...): recomputing it is cheaper than a table",
+                             EN(RW_IT_NOT_COSTLY),
                              vn, jn);
                     why = why_buf;
                 }
@@ -570,8 +572,8 @@ static const char *find_match(rt_scan *s, rt_match *mt, char *why_buf, size_t si
     if (why)
         return why;
     if (!any_index)
-        return "no declaration `T j = A % K;` of an integer index with a range K";
-    return "no float/double declaration after `j = A % K` that computes a costly math call of j";
+        return EN(RW_IT_NO_INDEX);
+    return EN(RW_IT_NO_COSTLY);
 }
 
 /* Marks the uniform locals K and EXPR need, transitively. */
@@ -606,7 +608,7 @@ static int render_prologue(rt_scan *s, const rt_match *mt, int table, struct hk_
             goto out;                                                                              \
     } while (0)
     R(hk_buf_printf(b,
-                    "\n    // invariant_table: a pure function of %s in [0, K) computed once per block\n"
+                    "\n    // invariant_table: a pure function of %s in [0, K) computed once per block\n" /* i18n: not for people */
                     "    constexpr int HK_TABLE = %d;\n"
                     "    __shared__ %s hk_tab[HK_TABLE];\n"
                     "    long long hk_k;\n"
@@ -627,7 +629,7 @@ static int render_prologue(rt_scan *s, const rt_match *mt, int table, struct hk_
             goto out;
     }
     R(hk_buf_printf(b,
-                    "        hk_k = (long long)(%s);\n"
+                    "        hk_k = (long long)(%s);\n" /* i18n: not for people */
                     "        hk_tab_on = hk_k > 0 && hk_k <= HK_TABLE;\n"
                     "        if (hk_tab_on) {\n"
                     "            const long long hk_step = (long long)blockDim.x * blockDim.y * blockDim.z;\n"
@@ -689,15 +691,15 @@ int rw_invariant_table(const char *text, size_t len, const an_model *m, size_t k
     if ((rc = rwl_lex(text, f->body_span.start_byte, f->body_span.end_byte, &ts)))
         goto out;
     if (ts.n > RT_MAX_TOKENS) {
-        why = "the body is far larger than a kernel with one table-worthy expression";
+        why = EN(RW_IT_TOO_LARGE);
         goto na;
     }
     if (ts.n < 2 || !rwl_tok_is(&ts, 0, "{")) {
-        why = "the kernel has no body";
+        why = EN(RW_IT_NO_BODY);
         goto na;
     }
     if (has_own_names(&ts)) {
-        why = "the body already has an invariant table (hk_tab / HK_TABLE)";
+        why = EN(RW_IT_ALREADY);
         goto na;
     }
     s->ts = &ts;
@@ -730,15 +732,11 @@ int rw_invariant_table(const char *text, size_t len, const an_model *m, size_t k
     tok_str(&ts, vd->name, vn, sizeof vn);
     char *k_text = rwl_tok_text(&ts, mt.mod + 1, mt.kend);
     char *expr = rwl_tok_text(&ts, vd->ia, vd->ib);
-    char *repl = k_text && expr ? hk_asprintf("(hk_tab_on && (long long)(%s) >= 0 && (long long)(%s) < hk_k) "
+    char *repl = k_text && expr ? hk_asprintf("(hk_tab_on && (long long)(%s) >= 0 && (long long)(%s) < hk_k) " /* i18n: not for people */
                                               "? hk_tab[%s] : (%s)",
                                               jn, jn, jn, expr)
                                 : NULL;
-    char *desc = k_text ? hk_asprintf("kernel %s: `%s`, a pure function of `%s = ... %% %s`, is computed "
-                                      "once per block into a __shared__ table of up to %d entries "
-                                      "(HK_TABLE) and read back by index; the same expression and types "
-                                      "(bit-identical), computed directly when %s is outside [0, %s) "
-                                      "or %s exceeds the table",
+    char *desc = k_text ? hk_asprintf(EN(RW_IT_DESC),
                                       f->name, vn, jn, k_text, table, jn, k_text, k_text)
                             : NULL;
     hk_free(k_text);
@@ -758,7 +756,7 @@ int rw_invariant_table(const char *text, size_t len, const an_model *m, size_t k
     rc = rwl_finish(text, len, m, f->name, &es, desc, out);
     goto out;
 na:
-    rc = rwl_not_applicable(out, hk_asprintf("invariant_table not applicable to kernel %s: %s", f->name, why));
+    rc = rwl_not_applicable(out, hk_asprintf(EN(RW_NOT_APPLICABLE_TO), "invariant_table", f->name, why));
 out:
     rwl_edits_free(&es);
     hk_buf_free(&b);
@@ -780,7 +778,7 @@ static int emit_invariant_table(const rw_context *c, const int *p, rw_result *ou
 
 const rw_descriptor rw_invariant_table_desc = {
     .name = "invariant_table",
-    .summary = "a costly pure function of a small uniform index tabled per block (vector_width: rw_vectorize after it on the grid-stride path)",
+    .summary = "a costly pure function of a small uniform index tabled per block (vector_width: rw_vectorize after it on the grid-stride path)", /* i18n: not for people */
     .params = invariant_table_params,
     .n_params = HK_ARRAY_LEN(invariant_table_params),
     .flags = RW_ALGORITHM | RW_KEEPS_THREAD_INDEXING,

@@ -39,10 +39,14 @@
 
 #include "core/buf.h"
 #include "core/hk.h"
+#include "core/i18n.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* stored and machine-read in English; shown through hk_tr_said (docs/i18n.md) */
+#define EN(id) hk_tr_in(HK_LANG_EN, HK_MSG_##id)
 
 static const char *const name = "register_threshold";
 
@@ -153,7 +157,7 @@ static bool loop_fits(rt_shape *s, size_t lo, size_t lo_end, const char *text, c
     s->n_g = 0;
     s->n_slot = 0;
     if (s->decl >= lo && s->decl < lo_end)
-        return rwl_refuse(why, n, ts, text, lo, "loop", "the array is declared inside the loop");
+        return rwl_refuse(why, n, ts, text, lo, "loop", "%s", EN(RW_RT_DECLARED_INSIDE));
     /* the guards: ifs of L whose condition mentions A, not inside another guard's branch */
     for (size_t i = lo; i < lo_end; i++) {
         size_t ca, cb, ta, tb;
@@ -168,22 +172,22 @@ static bool loop_fits(rt_shape *s, size_t lo, size_t lo_end, const char *text, c
         if (inside || !mentions)
             continue;
         if (s->n_g == RT_GUARDS)
-            return rwl_refuse(why, n, ts, text, i, "guard", "more than %d guards in the loop", RT_GUARDS);
+            return rwl_refuse(why, n, ts, text, i, EN(RW_C_GUARD), EN(RW_RT_MORE_GUARDS), RT_GUARDS);
         size_t bad;
         if (!pure_span(ts, ca, cb, &bad))
-            return rwl_refuse(why, n, ts, text, bad, "guard condition",
-                              "the condition writes or calls a function that may: its reads are not kept");
+            return rwl_refuse(why, n, ts, text, bad, EN(RW_C_GUARD_CONDITION), "%s",
+                              EN(RW_RT_COND_WRITES));
         for (size_t j = ca; j < cb; j++) {
             if (!same_name(ts, j, s->decl))
                 continue;
             if (!rwl_tok_is(ts, j + 1, "[") || ts->t[j + 2].kind != T_NUMBER || !rwl_tok_is(ts, j + 3, "]") ||
                 rwl_tok_is(ts, j + 4, "[") || (j > 0 && rwl_tok_is(ts, j - 1, "&")))
-                return rwl_refuse(why, n, ts, text, j, "guard condition",
-                                  "the array is read other than at a literal index (A[0]) in the condition");
+                return rwl_refuse(why, n, ts, text, j, EN(RW_C_GUARD_CONDITION), "%s",
+                                  EN(RW_RT_NOT_LITERAL));
             char num[32];
             size_t nl = ts->t[j + 2].end - ts->t[j + 2].start;
             if (nl >= sizeof num)
-                return rwl_refuse(why, n, ts, text, j, "guard condition", "index too long");
+                return rwl_refuse(why, n, ts, text, j, EN(RW_C_GUARD_CONDITION), "%s", EN(RW_RT_INDEX_LONG));
             memcpy(num, text + ts->t[j + 2].start, nl);
             num[nl] = 0;
             char *e;
@@ -191,15 +195,14 @@ static bool loop_fits(rt_shape *s, size_t lo, size_t lo_end, const char *text, c
             while (*e == 'u' || *e == 'U' || *e == 'l' || *e == 'L')
                 e++;
             if (*e || c < 0 || (s->size >= 0 ? c >= s->size : c != 0))
-                return rwl_refuse(why, n, ts, text, j, "guard condition",
-                                  "the index %s is not within the array's literal size (or 0 when the size is "
-                                  "not a literal)", num);
+                return rwl_refuse(why, n, ts, text, j, EN(RW_C_GUARD_CONDITION),
+                                  EN(RW_RT_INDEX_OUTSIDE), num);
             bool have = false;
             for (size_t q = 0; q < s->n_slot && !have; q++)
                 have = s->slot[q] == c;
             if (!have) {
                 if (s->n_slot == RT_SLOTS)
-                    return rwl_refuse(why, n, ts, text, j, "guard condition", "more than %d elements read", RT_SLOTS);
+                    return rwl_refuse(why, n, ts, text, j, EN(RW_C_GUARD_CONDITION), EN(RW_RT_MORE_ELEMENTS), RT_SLOTS);
                 s->slot[s->n_slot++] = c;
             }
         }
@@ -207,15 +210,13 @@ static bool loop_fits(rt_shape *s, size_t lo, size_t lo_end, const char *text, c
         for (size_t j = ta; j < tb; j++) {
             bool jump = rwl_tok_is(ts, j, "break") || rwl_tok_is(ts, j, "continue");
             if (rwl_tok_is(ts, j, "goto") || (jump && !rwl_in_nested(ts, ta, tb, j, true)))
-                return rwl_refuse(why, n, ts, text, j, "jump",
-                                  "a %.*s leaves the branch of the guard at line %d before its end, where the copy "
-                                  "is refreshed", (int)(ts->t[j].end - ts->t[j].start), text + ts->t[j].start,
+                return rwl_refuse(why, n, ts, text, j, "jump", EN(RW_RT_LEAVES), (int)(ts->t[j].end - ts->t[j].start), text + ts->t[j].start,
                                   rwl_line_at(text, ts->t[i].start));
         }
         s->g[s->n_g++] = (rt_guard){.if_tok = i, .ca = ca, .cb = cb, .ta = ta, .tb = tb};
     }
     if (!s->n_g)
-        return rwl_refuse(why, n, ts, text, lo, "loop", "no if in the loop compares against the array");
+        return rwl_refuse(why, n, ts, text, lo, "loop", "%s", EN(RW_RT_NO_IF_IN_LOOP));
     /* every other occurrence of A in L lies in a then-branch; calls outside them harmless
      * when A's address leaves somewhere */
     for (size_t i = lo; i < lo_end; i++) {
@@ -227,13 +228,11 @@ static bool loop_fits(rt_shape *s, size_t lo, size_t lo_end, const char *text, c
         if (in_branch || in_cond)
             continue;
         if (same_name(ts, i, s->decl))
-            return rwl_refuse(why, n, ts, text, i, "array use",
-                              "the array is used in the loop outside a guard's condition and then-branch: its "
-                              "element could change where no copy is refreshed");
+            return rwl_refuse(why, n, ts, text, i, EN(RW_C_ARRAY_USE), "%s",
+                              EN(RW_RT_USED_OUTSIDE));
         if (s->escapes && ts->t[i].kind == T_IDENT && rwl_tok_is(ts, i + 1, "(") && !harmless_call(ts, i))
-            return rwl_refuse(why, n, ts, text, i, "call",
-                              "the array's address is passed on in the kernel and this call outside the guards "
-                              "could write through it");
+            return rwl_refuse(why, n, ts, text, i, "call", "%s",
+                              EN(RW_RT_CALL_WRITES));
     }
     s->lo = lo;
     s->lo_end = lo_end;
@@ -267,17 +266,16 @@ static bool array_decl(rt_shape *s, size_t d, const char *text, char *why, size_
         return false;
     size_t sa = stmt_start(ts, d);
     if (rwl_tok_is(ts, d - 1, ",") || rwl_tok_is(ts, d - 1, "*") || rwl_tok_is(ts, d - 1, "&"))
-        return rwl_refuse(why, n, ts, text, d, "array declaration",
-                          "a later declarator or a pointer declarator: the element type is not read");
+        return rwl_refuse(why, n, ts, text, d, EN(RW_C_ARRAY_DECLARATION), "%s",
+                          EN(RW_RT_LATER_DECLARATOR));
     for (size_t i = sa; i < d; i++)
         if (rwl_tok_is(ts, i, "__shared__") || rwl_tok_is(ts, i, "static") || rwl_tok_is(ts, i, "extern") ||
             rwl_tok_is(ts, i, "volatile") || rwl_tok_is(ts, i, "__constant__") || rwl_tok_is(ts, i, "for") ||
             rwl_tok_is(ts, i, "(") || rwl_tok_is(ts, i, "typedef"))
-            return rwl_refuse(why, n, ts, text, i, "array declaration",
-                              "not a plain per-thread local array (shared, static, extern, volatile or in a "
-                              "header)");
+            return rwl_refuse(why, n, ts, text, i, EN(RW_C_ARRAY_DECLARATION), "%s",
+                              EN(RW_RT_NOT_PLAIN));
     if (rwl_tok_is(ts, close + 1, "["))
-        return rwl_refuse(why, n, ts, text, d, "array declaration", "an array of more than one dimension");
+        return rwl_refuse(why, n, ts, text, d, EN(RW_C_ARRAY_DECLARATION), "%s", EN(RW_RT_MULTI_DIM));
     s->decl = d;
     s->sa = sa;
     s->size = -1;
@@ -335,7 +333,7 @@ static int register_threshold(const rw_context *c, rw_result *out)
             size_t loops[16];
             size_t nl = loops_around(&ts, i, loops, HK_ARRAY_LEN(loops));
             if (!nl) {
-                rwl_refuse(why, sizeof why, &ts, c->text, i, "guard", "the if is in no loop: nothing to keep");
+                rwl_refuse(why, sizeof why, &ts, c->text, i, EN(RW_C_GUARD), "%s", EN(RW_RT_NO_LOOP));
                 continue;
             }
             for (size_t L = nl; L-- > 0 && !found;) {
@@ -353,10 +351,9 @@ static int register_threshold(const rw_context *c, rw_result *out)
     }
     if (!found) {
         if (!why[0])
-            snprintf(why, sizeof why, "kernel body at line %d: %s", rwl_line_at(c->text, f->body_span.start_byte),
-                     any_array ? "no if inside a loop compares against a local array's element"
-                               : "no per-thread local array");
-        rc = rwl_not_applicable(out, hk_asprintf("%s not applicable to kernel %s: %s", name, f->name, why));
+            snprintf(why, sizeof why, any_array ? EN(RW_RT_NO_IF) : EN(RW_RT_NO_ARRAY),
+                     rwl_line_at(c->text, f->body_span.start_byte));
+        rc = rwl_not_applicable(out, hk_asprintf(EN(RW_NOT_APPLICABLE_TO), name, f->name, why));
         goto out;
     }
     /* the element type: the declaration's tokens before the name, without const */
@@ -390,7 +387,7 @@ static int register_threshold(const rw_context *c, rw_result *out)
         hk_buf_init(&pre, 512);
         const char *ind;
         int in = indent_of(c->text, ts.t[s.lo].start, &ind);
-        rc = hk_buf_printf(&pre, "%s/* hk rewrite: register_threshold: %.*s's guarded element(s) kept in "
+        rc = hk_buf_printf(&pre, "%s/* hk rewrite: register_threshold: %.*s's guarded element(s) kept in " /* i18n: not for people */
                                  "registers */\n%.*s", plain ? "" : "{ ", an, A, in, ind);
         for (size_t q = 0; q < s.n_slot && !rc; q++)
             rc = hk_buf_printf(&pre, "%s%s hk_thr_%.*s_%ld = %.*s[%ld];", q ? " " : "", type, an, A, s.slot[q], an, A,
@@ -439,14 +436,18 @@ static int register_threshold(const rw_context *c, rw_result *out)
         if (!braced && (rc = rwl_edits_add(&es, ts.t[G->ta].start, ts.t[G->ta].start, "{ ")))
             goto out;
     }
-    rc = hk_buf_printf(&desc, "kernel %s: %.*s[", f->name, an, A);
+    /* the elements ("best[0], [1]": code), then the sentence around them */
+    struct hk_buf el;
+    hk_buf_init(&el, 256);
+    rc = hk_buf_printf(&el, "%.*s[", an, A);
     for (size_t q = 0; q < s.n_slot && !rc; q++)
-        rc = hk_buf_printf(&desc, "%s%ld", q ? "], [" : "", s.slot[q]);
+        rc = hk_buf_printf(&el, "%s%ld", q ? "], [" : "", s.slot[q]);
     if (!rc)
-        rc = hk_buf_printf(&desc, "], compared by %zu guard(s) of the loop at line %d, kept in a register (a copy "
-                                  "refreshed at the end of each guard's branch, the only place the loop writes %.*s) "
-                                  "instead of re-read from local memory every trip (exact)",
-                           s.n_g, rwl_line_at(c->text, ts.t[s.lo].start), an, A);
+        rc = hk_buf_appends(&el, "]");
+    if (!rc)
+        rc = hk_buf_printf(&desc, EN(RW_RT_DESC), f->name, el.data, s.n_g, rwl_line_at(c->text, ts.t[s.lo].start),
+                           an, A);
+    hk_buf_free(&el);
     if (rc)
         goto out;
     rc = rwl_finish(c->text, c->len, c->m, f->name, &es, hk_buf_steal(&desc), out);
@@ -469,7 +470,7 @@ static int emit_register_threshold(const rw_context *c, const int *p, rw_result 
 
 const rw_descriptor rw_register_threshold_desc = {
     .name = "register_threshold",
-    .summary = "a local array's element that a loop's guard compares against (a heap's root: `if (d < best[0])`), "
+    .summary = "a local array's element that a loop's guard compares against (a heap's root: `if (d < best[0])`), " /* i18n: not for people */
                "written only under that guard, kept in a register refreshed at the guard's end (exact)",
     /* not RW_STACKS: on the texts it would stack on (uniform_tiles' and unroll_jam_scan's
      * unrolled groups) nvcc already keeps the root in a register between the compares (sm_90

@@ -399,6 +399,50 @@ static void s38_refusals_zh(void **state)
     refusal_rows_zh(HK_TEST_DATA "/rewrite_i18n/s38_refusals.cu", cases, sizeof cases / sizeof cases[0]);
 }
 
+/* Session 39's files (load_batching and barrier_load_batching, unroll_jam_scan,
+ * double_narrowing, invariant_table, digit_order, register_threshold, merge_barriers,
+ * table_hoist, histogram_lane_replicas, the grid-stride loop reader of split_topk_scan and
+ * window_lanes): their rows in zh-CN on kernels written for it */
+static void s39_refusals_zh(void **state)
+{
+    (void)state;
+    static const refusal_row cases[] = {
+        {"scale_warp_sync", "load_batching", "barrier at line 8: `__syncwarp` in the loop: only a block barrier",
+         "同步屏障（第 8 行）：循环中的 `__syncwarp`：只有线程块同步屏障（`__syncthreads`）能让各次迭代的循环体仍处在相同的同步屏障之间"},
+        {"find_first_neg", "load_batching", "early exit at line 19: `break` leaves the loop other than as",
+         "提前退出（第 19 行）：`break` 以循环体顶层 `if (c) break;` 以外的方式跳出循环（批量执行的迭代会越过它）"},
+        {"find_first_neg", "barrier_load_batching", "barrier at line 15: no `__syncthreads` in the loop",
+         "同步屏障（第 15 行）：循环中没有 `__syncthreads`（没有线程块同步屏障的循环由 load_batching 处理）"},
+        {"copy_in_place", "load_batching", "loop at line 26: its body loads nothing from a buffer the kernel never writes",
+         "循环（第 26 行）：在任何可能跳过本次迭代剩余部分的语句之前，它的循环体没有从核函数从不写入的缓冲区加载数据"},
+        {"nearest_sync", "unroll_jam_scan", "barrier at line 41: a barrier or warp operation in the item loop",
+         "同步屏障（第 41 行）：数据项循环中有同步屏障或线程束操作：每个线程会在另一个数据项处遇到它"},
+        {"running_best", "unroll_jam_scan", "value declaration at line 52: `d` reads `best`, which the loop body writes",
+         "值声明（第 52 行）：`d` 读取 `best`，而循环体会写入它（第 54 行）：该值不只取决于数据项本身"},
+        {"sum_in_double", "double_narrowing", "arithmetic at line 65: `s` is updated in place (`+=`)",
+         "算术运算（第 65 行）：`s` 被原地更新（`+=`）：算术运算在 float 中的舍入不同"},
+        {"phase_per_thread", "invariant_table", "thread index at line 71: `w`, a function of `j`, cannot be tabulated",
+         "线程索引（第 71 行）：`w` 是 `j` 的函数，但无法制成表：`threadIdx`：它使用了线程或线程块索引（每个线程不同）"},
+        {"phase_cheap", "invariant_table", "statement at line 80: `w` depends on `j` but calls no costly math function",
+         "语句（第 80 行）：`w` 依赖于 `j`，但没有调用开销大的数学函数（pow、exp、log、sin、cos、tan、erf...）：重新计算比查表更省"},
+        {"scatter_digits", "digit_order", "atomic at line 92: `atomicAdd`: another element may combine into the same place",
+         "原子操作（第 92 行）：`atomicAdd`：另一个元素可能合并到同一位置"},
+        {"best_leaks", "register_threshold", "array use at line 103: the array is used in the loop outside a guard's",
+         "数组的使用（第 103 行）：该数组在循环中守卫条件的表达式及其 then 分支之外被使用：它的元素可能在不刷新副本的地方被修改"},
+        {"mirror_tile", "merge_barriers", "barrier at line 113: __shared__ `s` is written on one side",
+         "同步屏障（第 113 行）：__shared__ `s` 在一侧被写入，在另一侧被访问（其他每个同步屏障也都是必需的）"},
+        {"nearest_sync", "table_hoist", "loop at line 35: no step computes a math function of values",
+         "循环（第 35 行）：没有哪一步在对所有线程都相同的值（循环计数器、参数和没有任何代码写入的表）上计算数学函数"},
+        {"hist_float", "histogram_lane_replicas", "parameter list at line 119: the counter type float is not",
+         "参数列表（第 119 行）：计数器类型 float 不是 unsigned int、int 或 unsigned long long（整数求和以任何顺序都是精确的；浮点求和的舍入会不同）"},
+        {"knn_single", "split_topk_scan", "query loop at line 128: not a grid-stride loop over x",
+         "查询循环（第 128 行）：不是沿 x 方向的网格跨步循环（`i = blockIdx.x * blockDim.x + threadIdx.x; ...; i += blockDim.x * gridDim.x`）"},
+        {"knn_single", "window_lanes", "output loop at line 128: not a grid-stride loop over x",
+         "输出循环（第 128 行）：不是沿 x 方向的网格跨步循环（`i = blockIdx.x * blockDim.x + threadIdx.x; ...; i += blockDim.x * gridDim.x`）"},
+    };
+    refusal_rows_zh(HK_TEST_DATA "/rewrite_i18n/s39_refusals.cu", cases, sizeof cases / sizeof cases[0]);
+}
+
 static void bad_input(void **state)
 {
     (void)state;
@@ -635,6 +679,7 @@ int main(void)
         cmocka_unit_test(near_zh),
         cmocka_unit_test(split_refusals_zh),
         cmocka_unit_test(s38_refusals_zh),
+        cmocka_unit_test(s39_refusals_zh),
         cmocka_unit_test(bad_input),
         cmocka_unit_test(emit_text),
         cmocka_unit_test(emit_params),

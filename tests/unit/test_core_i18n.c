@@ -868,6 +868,70 @@ static void said_again_session38(void **state)
 }
 
 
+/* Session 39 (promote.c, rewrite_batch.c, rewrite_launch.c, ...): the sentences said
+ * again from the English stored, where no hkls rewrites row shows them */
+static void said_again_session39(void **state)
+{
+    (void)state;
+    /* promote.c: the fp64 shadow's refusals, one sentence per construct kind (was a kind's
+     * words pasted in), and inside the worker's accuracy line */
+    said_case("float vector type 'float4' (line 1) in 'k': double vectors change alignment and load widths",
+              "浮点向量类型 'float4'（第 1 行，位于 'k'）：双精度向量会改变对齐方式和加载宽度");
+    said_case("texture 'tex1Dfetch' (line 2) in 'k': it has no faithful double form here",
+              "纹理 'tex1Dfetch'（第 2 行，位于 'k'）：它在这里没有等价的双精度形式");
+    said_case("template argument 1 of 'k' is half: half precision has no faithful double form",
+              "模板实参 1（属于 'k'）为 half：半精度没有等价的双精度形式");
+    said_case("file-scope declaration with float 'g' (line 1), used in 'k' (line 3): it stays float in the shadow",
+              "含 float 的文件作用域声明 'g'（第 1 行，在 'k' 中使用，第 3 行）：它在影子版本中仍是 float");
+    said_case("launch of kernel 'j' from device code in 'k' (line 3): dynamic parallelism is not promoted",
+              "从设备代码启动核函数 'j'（位于 'k'，第 3 行）：动态并行不会提升为 fp64");
+    said_case("accuracy: no fp64 reference (macro 'SQ' (line 1), used in 'k' (line 3), holds float code ('1.5f'): it is not promoted): the spec's tolerance decides alone",
+              "精度：没有 fp64 参考（宏 'SQ'（第 1 行，在 'k' 中使用，第 3 行）含有 float 代码（'1.5f'）：它不会被提升）：仅由 bench spec 的容差判定");
+    /* load_batching (rewrite_batch.c): the description with two loops (an item per loop, one
+     * sentence per number of loads), a refusal with the "nothing ahead" tail, in the wrapper */
+    said_case("kernel two_loops: the loop at line 3 (1 load), line 7 (2 loads) issues the loads of 4 trips together, then runs the 4 bodies in their own order (same elements, same order per thread: bit-identical; the launch is the kernel's own)",
+              "核函数 two_loops：第 3 行（1 次加载），第 7 行（2 次加载）的循环把 4 次迭代的加载一起发出，再按原顺序运行这 4 个循环体（元素相同，每个线程的顺序相同：结果逐位一致；启动配置沿用核函数自己的）");
+    said_case("load_batching not applicable to kernel cond_load: write at line 16: `b` is written in the loop (so no load of a read-only buffer can be issued ahead)",
+              "load_batching 不适用于核函数 cond_load：写操作（第 16 行）：`b` 在循环中被写入（因此没有对只读缓冲区的加载可以提前发出）");
+    /* unroll_jam_scan (rewrite_scan.c): the description with a break (was a clause pasted in) */
+    said_case("kernel knn1: the item loop of line 6 computes 4 items' values (1 declarations, from `d`) before running their updates in order, a break ending the scan at its item; the remaining items run in the original loop (exact: same expressions, same update order)",
+              "核函数 knn1：第 6 行的数据项循环先计算 4 个数据项的值（1 个声明，从 `d` 开始），再按顺序执行它们的更新，break 在它所在的数据项处结束扫描；剩余的数据项在原循环中执行（结果精确：表达式相同，更新顺序相同）");
+    /* double_narrowing (rewrite_narrow.c): the description per number with rewrite_ilp.c's
+     * two-item list; a refusal per rounding direction (was a word pasted in) */
+    said_case("kernel nn2: the double locals `best` (line 3), `second` (line 4) narrowed to float (they only hold float values and literals whose float rounding keeps every comparison, and are only compared, copied and stored to float: exact, bit for bit)",
+              "核函数 nn2：double 局部变量 `best`（第 3 行）、`second`（第 4 行）窄化为 float（它们只保存 float 值和在 float 中舍入后不改变任何比较结果的字面量，且只被比较、复制和存储到 float：结果精确，逐位一致）");
+    said_case("double_narrowing not applicable to kernel nn3: comparison at line 28: `best` may hold a literal that float rounds up, and this comparison differs for the float equal to the rounded literal",
+              "double_narrowing 不适用于核函数 nn3：比较（第 28 行）：`best` 可能保存一个在 float 中向上舍入的字面量，而对于等于舍入后字面量的 float，这个比较的结果不同");
+    /* invariant_table (rewrite_table.c): the description */
+    said_case("kernel phase: `w`, a pure function of `j = ... % K`, is computed once per block into a __shared__ table of up to 64 entries (HK_TABLE) and read back by index; the same expression and types (bit-identical), computed directly when j is outside [0, K) or K exceeds the table",
+              "核函数 phase：`w` 是 `j = ... % K` 的纯函数，每个线程块把它计算一次，存入最多 64 项的 __shared__ 表（HK_TABLE），再按索引读回；表达式和类型不变（结果逐位一致），当 j 不在 [0, K) 内或 K 超出表的大小时直接计算");
+    /* digit_order (rewrite_digits.c): the description with its weighing (a list entry per
+     * number of digits), the refusal that quotes it */
+    said_case("kernel nbr_for: the flat index `i` of the grid-stride loop at line 37 is read with digit ((((i) / (J*P))) % (C)) innermost (32-byte sectors per warp, weighted by loop trips: `((i) % (J))` 1036 (innermost now), `((((i) / (J))) % (P))` 1088, `((((i) / (J*P))) % (C))` 113, `((i) / (C*J*P))` 1088): each element is computed by the same statements on the same index, bit-identical, on the same grid (the original order runs when the bound is not a multiple of the outermost digit's stride)",
+              "核函数 nbr_for：网格跨步循环的展平索引 `i`（第 37 行的循环）改为以数位 ((((i) / (J*P))) % (C)) 为最内层读取（每个线程束访问的 32 字节扇区数，按循环迭代次数加权：`((i) % (J))` 1036（当前最内层），`((((i) / (J))) % (P))` 1088，`((((i) / (J*P))) % (C))` 113，`((i) / (C*J*P))` 1088）：每个元素由相同的语句在相同的索引上计算，结果逐位一致，网格不变（当边界不是最外层数位跨度的整数倍时按原顺序运行）");
+    said_case("digit_order not applicable to kernel nbr_good: grid-stride loop at line 77: its innermost digit is already the best (32-byte sectors per warp, weighted by loop trips: `((i) % (C))` 68 (innermost now), `((((i) / (C))) % (P))` 544, `((i) / (C*P))` 544)",
+              "digit_order 不适用于核函数 nbr_good：网格跨步循环（第 77 行）：其最内层数位已经是最佳的（每个线程束访问的 32 字节扇区数，按循环迭代次数加权：`((i) % (C))` 68（当前最内层），`((((i) / (C))) % (P))` 544，`((i) / (C*P))` 544）");
+    /* register_threshold (rewrite_thresh.c): the description around its elements */
+    said_case("kernel knn3: best[0], [1], compared by 1 guard(s) of the loop at line 4, kept in a register (a copy refreshed at the end of each guard's branch, the only place the loop writes best) instead of re-read from local memory every trip (exact)",
+              "核函数 knn3：best[0], [1] 被 1 个守卫条件（属于第 4 行的循环）比较，改为保存在寄存器中（副本在每个守卫条件分支的末尾刷新，这是循环唯一写入 best 的地方），不再每次迭代都从本地内存重新读取（结果精确）");
+    /* merge_barriers (rewrite_barriers.c): the description per number, with the first
+     * removed barrier's sides (was a clause pasted in); the refusal's tail, in the wrapper */
+    said_case("kernel stages: 2 of 3 __syncthreads() removed (lines 8, 10) (the first between n_row and w_col): the accesses on either side of each touch different shared memory and write no other memory, so the stages' loads go out together",
+              "核函数 stages：2 个 __syncthreads()（共 3 个）被移除（第 8, 10 行）（第一个位于 n_row 与 w_col 之间）：每个同步屏障两侧的访问涉及不同的共享内存，且不写入其他内存，因此各阶段的加载可以一起发出");
+    said_case("merge_barriers not applicable to kernel needed: barrier at line 20: __shared__ `s` is written on one side and accessed on the other (and every other barrier is needed too)",
+              "merge_barriers 不适用于核函数 needed：同步屏障（第 20 行）：__shared__ `s` 在一侧被写入，在另一侧被访问（其他每个同步屏障也都是必需的）");
+    /* table_hoist (rewrite_hoist.c): the description per number and helpers (was a plural
+     * and a clause pasted in), uniform_tiles' description said inside */
+    said_case("kernel count_above: the loop at line 10 reads 4 arrays through __shared__ tiles of 256 (loaded once per block, coalesced; full tiles unrolled by 4; early returns kept as a flag; exact: the same updates in the same order); 2 values that every thread computed alike per element (a math function of the element and of values the same for every thread) computed once per block and element by its loader into __shared__ tiles",
+              "核函数 count_above：第 10 行的循环通过 __shared__ 分块读取 4 个数组，分块大小为 256（每个线程块加载一次，合并访存；完整分块展开 4 次；提前返回保留为标志变量；结果精确：更新相同，顺序相同）；原本每个线程对每个元素都以相同方式计算的 2 个值（元素以及对所有线程都相同的值的数学函数），改为由加载代码对每个线程块、每个元素只计算一次，存入 __shared__ 分块");
+    /* histogram_lane_replicas (rewrite_hist.c): the description per origin of the bin count
+     * and per load form (were words pasted in); its wrapper's name is a phrase of the table */
+    said_case("kernel histogram: histogram of bins with 32 lane replicas of 256 bins in shared memory (HK_LANES, HK_BINS, inferred; 32768 bytes of unsigned int), shared atomics without bank conflicts, 16-byte uint4 loads of the bytes, one global atomic per non-zero bin per block",
+              "核函数 histogram：bins 的直方图在共享内存中有 32 个 lane 副本，每个副本 256 个桶（HK_LANES、HK_BINS，桶数为推断所得；32768 字节，unsigned int 类型），共享内存原子操作没有 bank 冲突，按 16 字节的 uint4 加载字节数据，每个线程块对每个非零桶只做一次全局原子操作");
+    said_case("histogram lane replicas not applicable to kernel k: the counter type float is not unsigned int, int or unsigned long long (integer sums are exact in any order; float sums would round differently)",
+              "直方图 lane 副本 不适用于核函数 k：计数器类型 float 不是 unsigned int、int 或 unsigned long long（整数求和以任何顺序都是精确的；浮点求和的舍入会不同）");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -890,6 +954,7 @@ int main(void)
         cmocka_unit_test(said_again_session36),
         cmocka_unit_test(said_again_session37),
         cmocka_unit_test(said_again_session38),
+        cmocka_unit_test(said_again_session39),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

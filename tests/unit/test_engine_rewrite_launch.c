@@ -9,6 +9,7 @@
  * nor leak. */
 #include "analysis/analysis.h"
 #include "core/hk.h"
+#include "core/i18n.h"
 #include "rewrites/rewrite.h"
 #include "runners/runner.h"
 
@@ -811,6 +812,63 @@ static void test_no_site(void **state)
     an_model_free(m);
 }
 
+/* Issue 14: what rw_launch_config writes is shown where it is made (hkls apply, the
+ * editor's Apply), so it speaks the thread's language: the description's list (a site's
+ * edits, the helper), a refusal, the no-site advice and the launch JSON's errors in zh-CN
+ * whole, the separators the table's; English as the tests above read it. */
+static void test_chinese(void **state)
+{
+    (void)state;
+    static const char text[] =
+        "#define BS 256\n"
+        "__global__ void k(float *a, int n) { a[0] = 0; }\n"
+        "void run(float *a, int n) {\n"
+        "  k<<<(n + 255) / 256, 256>>>(a, n);\n"
+        "}\n";
+    static const char shared[] =
+        "#define BS 256\n"
+        "__global__ void k(float *a, int n) { a[0] = 0; }\n"
+        "void run(float *a, int n) {\n"
+        "  k<<<(n + BS - 1) / BS, BS>>>(a, n);\n"
+        "  k<<<1, BS>>>(a, BS);\n"
+        "}\n";
+    static const char only[] = "__global__ void k(float *a, int n) { a[0] = 0; }\n";
+    rw_launch sm = {.block = {128, 1, 1}, .sm_multiple = true, .grid_per_sm = 4};
+    rw_launch smaller = {.block = {128, 1, 1}, .base_block = {256, 1, 1}};
+    rw_launch div = {.block = {128, 1, 1}, .base_block = {256, 1, 1}, .grid_divisor = 2, .grid_axis = 0};
+    hk_i18n_set(HK_LANG_ZH_CN);
+    outcome a = {0}, b = {0}, c = {0};
+    run_on(text, "k", &sm, false, &a);
+    run_on(shared, "k", &smaller, false, &b);
+    run_on(only, "k", &div, false, &c);
+    json_t *bad = json_pack("{s:[i], s:s, s:i, s:s}", "block", 128, "grid_mode", "divided", "grid_divisor", 99,
+                            "grid_axis", "x");
+    rw_launch w;
+    char err[200];
+    int jrc = rw_launch_from_json(bad, NULL, &w, err, sizeof err);
+    json_decref(bad);
+    hk_i18n_set(HK_LANG_EN);
+    assert_int_equal(a.rc, HK_OK);
+    assert_true(a.r.applicable);
+    assert_string_equal(a.r.description,
+                        "k 的启动（第 20 行）：网格 `(n + 255) / 256` -> `hk_sm_count() * 4`，线程块 256 -> 128；"
+                        "在第 3 行添加了 hk_sm_count()");
+    assert_false(b.r.applicable);
+    assert_string_equal(b.r.description, "k 的启动（第 4 行）：其线程块为 BS，而它在第 5 行也被使用：请手动设置线程块");
+    assert_true(c.r.applicable);
+    assert_string_equal(c.r.description, "本文件中没有 k 的启动：请用以下配置启动它：线程块 128，"
+                                         "bench spec 的网格除以 2（沿 x 方向，向上取整）");
+    assert_int_equal(jrc, HK_EINVAL);
+    assert_string_equal(err, "启动配置：划分的网格需要 grid_divisor 在 2..64 之内，且 grid_axis 为 x、y 或 z");
+    done(&a);
+    done(&b);
+    done(&c);
+    run_on(shared, "k", &smaller, false, &b);
+    assert_string_equal(b.r.description, "launch of k at line 4: its block is BS, which is also used at line 5: set the "
+                                         "block by hand");
+    done(&b);
+}
+
 static void test_two_launchers(void **state)
 {
     static const char two[] =
@@ -1034,6 +1092,7 @@ int main(void)
         cmocka_unit_test(test_no_site),             cmocka_unit_test(test_two_launchers),
         cmocka_unit_test(test_from_json),           cmocka_unit_test(test_suite_kernels),
         cmocka_unit_test(test_alloc_failure),       cmocka_unit_test(test_compiles),
+        cmocka_unit_test(test_chinese),
     };
     int rc = cmocka_run_group_tests(tests, setup, teardown);
     printf("%d rewritten texts compiled with nvcc\n", n_compiled);
