@@ -2841,8 +2841,6 @@ static const struct hk_msg_entry msgs[HK_MSG_COUNT] = {
       "语句（第 %d 行）：第一次存储或屏障之前依赖 blockIdx.x 的代码没有加载：没有可一起发出的加载"),
     F(RW_FB_IMPURE, "call at line %d: %s before the first store or barrier may write memory; run once for the fused blocks, or again per block, it would change what is written",
       "调用（第 %d 行）：第一次存储或屏障之前的 %s 可能写内存；对合并的块只运行一次或每块再运行一次，都会改变写入的内容"),
-    F(RW_FB_LOCAL_WRITTEN, "local at line %d: %s is declared before the first read of blockIdx.x and written after it: the blocks' copies would share it",
-      "局部变量（第 %d 行）：%s 在第一次读取 blockIdx.x 之前声明、之后被写入：各块的副本会共用它"),
     F(RW_FB_NAME, "local at line %d: %s is also a parameter's or an earlier statement's name: the blocks' copies could not be renamed apart",
       "局部变量（第 %d 行）：%s 也是某个参数或更早语句中的名字：无法给各块的副本分别改名"),
     F(RW_FB_SHARED, "__shared__ array at line %d: declared in a nested block or with an initializer: each block's copy would get its own",

@@ -26,8 +26,7 @@
  * asm, grid groups), a return or goto (it would end the whole batch), blockIdx other than
  * .x/.y/.z, a macro or function of the file that reads blockIdx (its reads could not be
  * renamed), calls in the prologue that may write memory (they would run once for the batch
- * or again for a clamped copy), a block-free local written after the split (the copies
- * would share it), __shared__ declarations nested or initialised (each copy would get its
+ * or again for a clamped copy), __shared__ declarations nested or initialised (each copy would get its
  * own). The first (block-free) part may call only pure functions, cooperative groups'
  * this_thread_block / tiled_partition, and default constructions of a struct of the file
  * that declares no constructor (cuda-samples' SharedMemory<T>()). */
@@ -38,6 +37,8 @@
 #include "core/buf.h"
 #include "core/hk.h"
 #include "core/i18n.h"
+#include "spec/expr.h"
+#include "spec/spec.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -307,10 +308,9 @@ static int fused_blocks(const rw_context *c, int blocks, rw_result *out)
     bool shared_top[FB_MAX_STMTS] = {false};
     for (size_t i = 0; i < s.n_st; i++) {
         size_t a = s.st[i], b = s.st[i + 1];
-        bool sh = false;
-        for (size_t q = a; q < b; q++)
-            if (rwl_tok_is(ts, q, "__shared__"))
-                sh = true;
+        /* a declaration `[extern|static] __shared__ ...` */
+        bool sh = rwl_tok_is(ts, a, "__shared__") ||
+                  ((rwl_tok_is(ts, a, "extern") || rwl_tok_is(ts, a, "static")) && rwl_tok_is(ts, a + 1, "__shared__"));
         if (sh) {
             bool init = false;
             for (size_t q = a; q < b; q++)
@@ -330,6 +330,24 @@ static int fused_blocks(const rw_context *c, int blocks, rw_result *out)
     }
     if (split == SIZE_MAX || split >= pend)
         REFUSE(HK_MSG_RW_FB_NO_BLOCK, LINE(pend < s.n_st ? s.st[pend] : 0));
+    /* a local declared before the split and written after it (a sum started at 0 that a
+     * grid-stride loop adds to) is the block's own: the copies start at its declaration */
+    for (bool moved = true; moved;) {
+        moved = false;
+        for (size_t i = 0; i < split && !moved; i++) {
+            if (shared_top[i])
+                continue;
+            for (size_t r = s.st[i]; r < s.st[i + 1] && !moved; r++) {
+                if (ts->t[r].kind != T_IDENT || rwl_is_type_word(ts, r) || !rwl_declared_here(ts, r))
+                    continue;
+                for (size_t q = s.st[split]; q < s.st[pend] && !moved; q++)
+                    if (rwl_same_tok(ts, q, r) && rwl_is_use(ts, q) && rwl_scalar_written(ts, q)) {
+                        split = i;
+                        moved = true;
+                    }
+            }
+        }
+    }
     /* a __shared__ declared in a nested block of the rest: one per copy */
     for (size_t i = 0; i < s.n_st; i++)
         if (!shared_top[i])
@@ -390,21 +408,27 @@ static int fused_blocks(const rw_context *c, int blocks, rw_result *out)
     }
     if (!loads)
         REFUSE(HK_MSG_RW_FB_NO_LOAD, LINE(s.st[split]));
-    /* a local declared before the split and written after it would be one for all copies */
-    for (size_t r = 1; r < s.st[split]; r++) {
-        if (ts->t[r].kind != T_IDENT || rwl_is_type_word(ts, r) || !rwl_declared_here(ts, r))
-            continue;
-        for (size_t q = s.st[split]; q < s.st[pend]; q++)
-            if (rwl_same_tok(ts, q, r) && rwl_is_use(ts, q) && rwl_scalar_written(ts, q)) {
-                char *nm = rwl_tok_text(ts, q, q + 1);
-                if (!nm) {
-                    rc = HK_ENOMEM;
-                    goto out;
-                }
-                rc = rwl_not_applicable_to(out, "fused_blocks", kn, HK_MSG_RW_FB_LOCAL_WRITTEN, LINE(q), nm);
-                hk_free(nm);
-                goto out;
+    /* with a spec and a device: the working blocks (one in F) must still fill the GPU */
+    {
+        const struct spec *sp = c->spec;
+        expr_value g, b;
+        if (sp && sp->n_sizes && sp->grid[0] && sp->block[0] && c->sm_count > 0 && c->warps_per_sm > 0 &&
+            spec_eval(sp, sp->grid[0], 0, c->sm_count, &g, NULL, 0) == HK_OK && !g.is_float && g.i > 0 &&
+            spec_eval(sp, sp->block[0], 0, c->sm_count, &b, NULL, 0) == HK_OK && !b.is_float && b.i > 0) {
+            long long threads = b.i;
+            for (int d = 1; d < 3; d++) {
+                expr_value e;
+                if (sp->block[d] && spec_eval(sp, sp->block[d], 0, c->sm_count, &e, NULL, 0) == HK_OK &&
+                    !e.is_float && e.i > 0)
+                    threads *= e.i;
             }
+            long long per_sm = (long long)c->warps_per_sm * 32 / threads;
+            long long resident = (long long)c->sm_count * (per_sm > 0 ? per_sm : 1);
+            long long working = (g.i + blocks - 1) / blocks;
+            if (working < resident)
+                REFUSE(HK_MSG_RW_FB_WAVE, rwl_line_at(c->text, f->span.start_byte), (long long)g.i, blocks,
+                       working, resident, c->sm_count);
+        }
     }
     /* after the prologue: no loop that could wait on another block */
     for (size_t q = s.st[pend < s.n_st ? pend : s.n_st]; q + 1 < ts->n; q++)

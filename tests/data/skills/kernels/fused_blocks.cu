@@ -8,7 +8,7 @@ __global__ void block_partials(const float *in, float *out, int n)
     float v = 0.0f;
     if (i < n)
         v = in[i];
-    if (i + blockDim.x < n)
+    if (n > i + blockDim.x)
         v += in[i + blockDim.x];
     s[t] = v;
     __syncthreads();
