@@ -195,6 +195,19 @@ static size_t first_unsafe_call(const fb_state *s, size_t a, size_t b)
     return b;
 }
 
+/* Is token q a name declared there (not a type word of the declaration: `const float *x`
+ * declares x, `unsigned int i` declares i)? */
+static bool declared_name(const rw_toks *ts, size_t q)
+{
+    if (ts->t[q].kind != T_IDENT || rwl_is_type_word(ts, q) || !rwl_declared_here(ts, q))
+        return false;
+    static const char *const after[] = {"=", ";", ",", "[", ")", ":", "{"};
+    for (size_t i = 0; i < HK_ARRAY_LEN(after); i++)
+        if (rwl_tok_is(ts, q + 1, after[i]))
+            return true;
+    return false;
+}
+
 /* Is name token k one of the copied part's declared names? */
 static bool is_dname(const fb_state *s, size_t k)
 {
@@ -338,7 +351,7 @@ static int fused_blocks(const rw_context *c, int blocks, rw_result *out)
             if (shared_top[i])
                 continue;
             for (size_t r = s.st[i]; r < s.st[i + 1] && !moved; r++) {
-                if (ts->t[r].kind != T_IDENT || rwl_is_type_word(ts, r) || !rwl_declared_here(ts, r))
+                if (!declared_name(ts, r))
                     continue;
                 for (size_t q = s.st[split]; q < s.st[pend] && !moved; q++)
                     if (rwl_same_tok(ts, q, r) && rwl_is_use(ts, q) && rwl_scalar_written(ts, q)) {
@@ -379,7 +392,7 @@ static int fused_blocks(const rw_context *c, int blocks, rw_result *out)
             if (rwl_tok_is(ts, q, "[") || (rwl_tok_is(ts, q, "*") && rwl_unary_position(ts, q)) ||
                 rwl_tok_is(ts, q, "->") || rwl_tok_is(ts, q, "__ldg"))
                 loads = true;
-            if (ts->t[q].kind != T_IDENT || rwl_is_type_word(ts, q) || !rwl_declared_here(ts, q))
+            if (!declared_name(ts, q))
                 continue;
             if (s.n_dnames >= FB_MAX_NAMES)
                 REFUSE(HK_MSG_RW_FB_NAME, LINE(q), "?");
