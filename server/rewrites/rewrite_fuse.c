@@ -9,8 +9,12 @@
  * up to the first store to memory or barrier -- is split where it first reads blockIdx.x:
  * the part before (block-free: `tid = threadIdx.x`, a shared pointer) runs once, the part
  * from there (the block's indices and its loads) runs F times, copy j with blockIdx.x read
- * as min(b + j, gridDim.x - 1) and its locals renamed, so all F blocks' loads are issued
- * before any of them is waited for. Then the rest of the body runs F times in turn, copy j
+ * as min(b + j, gridDim.x - 1) and its locals renamed, statement by statement (each
+ * statement for the F blocks in turn), so the F blocks' loads are issued before any of
+ * them is waited for. (A loop of that part is copied whole per block, one after another:
+ * its trips wait as they did; straight-line loads gain most.) The split moves back to the
+ * declaration of a local the copied part writes (a sum started at 0 before blockIdx.x is
+ * read belongs to each block). Then the rest of the body runs F times in turn, copy j
  * under `b + j < gridDim.x` with its own locals and blockIdx.x as b + j, a __syncthreads()
  * between copies. The launch is the spec's own (rw_result.keeps_launch).
  *
@@ -471,20 +475,24 @@ static int fused_blocks(const rw_context *c, int blocks, rw_result *out)
     for (int j = 1; j < F && !rc; j++)
         rc = hk_buf_printf(&o, /* i18n: not for people */ "    const unsigned int hk_fb_v%d = min(blockIdx.x + %du, gridDim.x - 1u);\n", j,
                            (unsigned)j);
-    for (int j = 0; j < F && !rc; j++) {
-        char vb[32], sfx[32];
-        snprintf(vb, sizeof vb, "hk_fb_v%d", j);
-        snprintf(sfx, sizeof sfx, "_hk%d", j);
-        rc = hk_buf_printf(&o, /* i18n: not for people */ "    // block b + %d: its indices and loads%s\n", j,
-                           j ? " (the last block's again when b + j is past the grid)" /* i18n: not for people */ : "");
-        for (size_t i = split; i < pend && !rc; i++)
-            if (!shared_top[i]) {
-                rc = hk_buf_appends(&o, "    ");
-                if (!rc)
-                    rc = copy_range(&s, s.st[i], s.st[i + 1], j ? vb : NULL, j ? sfx : NULL, &o);
-                if (!rc)
-                    rc = hk_buf_appends(&o, "\n");
-            }
+    /* statement by statement, each for the F blocks in turn: a statement's loads for all F
+     * stand together, ahead of the arithmetic that waits for them (the copies share no
+     * local they write, so any interleaving of them computes the same) */
+    rc = hk_buf_printf(&o, /* i18n: not for people */ "    // blocks b .. b+%d: their indices and loads, each statement for the %d in turn\n"
+                       "    // (a block past the grid computes the last block's again; its rest does not run)\n", F - 1, F);
+    for (size_t i = split; i < pend && !rc; i++) {
+        if (shared_top[i])
+            continue;
+        for (int j = 0; j < F && !rc; j++) {
+            char vb[32], sfx[32];
+            snprintf(vb, sizeof vb, "hk_fb_v%d", j);
+            snprintf(sfx, sizeof sfx, "_hk%d", j);
+            rc = hk_buf_appends(&o, "    ");
+            if (!rc)
+                rc = copy_range(&s, s.st[i], s.st[i + 1], j ? vb : NULL, j ? sfx : NULL, &o);
+            if (!rc)
+                rc = hk_buf_appends(&o, "\n");
+        }
     }
     for (int j = 0; j < F && !rc; j++) {
         char vb[32], sfx[32];
