@@ -2843,6 +2843,8 @@ static const struct hk_msg_entry msgs[HK_MSG_COUNT] = {
       "调用（第 %d 行）：第一次存储或屏障之前的 %s 可能写内存；对合并的块只运行一次或每块再运行一次，都会改变写入的内容"),
     F(RW_FB_NAME, "local at line %d: %s is also a parameter's or an earlier statement's name: the blocks' copies could not be renamed apart",
       "局部变量（第 %d 行）：%s 也是某个参数或更早语句中的名字：无法给各块的副本分别改名"),
+    F(RW_FB_SHARED_LOCAL, "local at line %d: %s, a parameter or a local set before the first read of blockIdx.x, is written after it: the blocks' copies would share it, each seeing the writes of the ones before",
+      "局部变量（第 %d 行）：%s 是参数或在第一次读取 blockIdx.x 之前设置的局部变量，却在其后被写入：各块的副本会共用它，每个副本都会看到前面副本的写入"),
     F(RW_FB_SHARED, "__shared__ array at line %d: declared in a nested block or with an initializer: each block's copy would get its own",
       "__shared__ 数组（第 %d 行）：在嵌套块中声明或带有初始化：每个块的副本都会得到自己的一份"),
     F(RW_FB_LOOP, "loop at line %d: a while or do loop after the first store or barrier: a wait on another block would never end when that block is a later one of the same fused group",

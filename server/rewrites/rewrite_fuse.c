@@ -447,6 +447,30 @@ static int fused_blocks(const rw_context *c, int blocks, rw_result *out)
                        working, resident, c->sm_count);
         }
     }
+    /* a parameter, or a local of the part kept once, written from the split on: the F
+     * copies would share it, each seeing the writes of the copies before it */
+    for (size_t q = s.st[split]; q + 1 < ts->n; q++) {
+        if (ts->t[q].kind != T_IDENT || !rwl_is_use(ts, q) || is_dname(&s, q) || !rwl_scalar_written(ts, q))
+            continue;
+        bool shared_name = false;
+        for (size_t p = 0; p < f->n_params && !shared_name; p++)
+            if (f->params[p].name && strlen(f->params[p].name) == ts->t[q].end - ts->t[q].start &&
+                !memcmp(f->params[p].name, c->text + ts->t[q].start, ts->t[q].end - ts->t[q].start))
+                shared_name = true;
+        for (size_t r = 1; r < s.st[split] && !shared_name; r++)
+            if (rwl_same_tok(ts, r, q) && declared_name(ts, r))
+                shared_name = true;
+        if (!shared_name)
+            continue;
+        char *nm = rwl_tok_text(ts, q, q + 1);
+        if (!nm) {
+            rc = HK_ENOMEM;
+            goto out;
+        }
+        rc = rwl_not_applicable_to(out, "fused_blocks", kn, HK_MSG_RW_FB_SHARED_LOCAL, LINE(q), nm);
+        hk_free(nm);
+        goto out;
+    }
     /* after the prologue: no loop that could wait on another block */
     for (size_t q = s.st[pend < s.n_st ? pend : s.n_st]; q + 1 < ts->n; q++)
         if (rwl_tok_is(ts, q, "while") || rwl_tok_is(ts, q, "do"))

@@ -10,7 +10,7 @@
  * one, bit for bit. Two broken rewrites must differ: every copy loading the leader's block
  * (the clamped index replaced by blockIdx.x), and the rest of a block past the grid run
  * anyway (its guard dropped: a store past the outputs). Refusals with their line: an early
- * return, a spin loop after the first store, an impure call before it, a nested __shared__,
+ * return, a parameter or a block-free local written after the split, a spin loop after the first store, an impure call before it, a nested __shared__,
  * nothing read of blockIdx.x before the first store, a macro reading blockIdx; and the
  * device rule (a grid whose working blocks no longer fill the GPU). The emitted texts
  * compile with nvcc. */
@@ -298,6 +298,23 @@ static void refusals(void **state)
             "    o[blockIdx.x] = s[0];\n"
             "}\n",
             "k", "statement", 4);
+    refused("__global__ void k(const float *a, float *o)\n"
+            "{\n"
+            "    a += blockIdx.x * 64;\n"
+            "    float v = a[threadIdx.x];\n"
+            "    __syncthreads();\n"
+            "    o[blockIdx.x * 64 + threadIdx.x] = v;\n"
+            "}\n",
+            "k", "local", 3);
+    refused("__global__ void k(const float *a, float *o)\n"
+            "{\n"
+            "    int t = threadIdx.x;\n"
+            "    float v = a[blockIdx.x * 64 + t];\n"
+            "    __syncthreads();\n"
+            "    t += 1;\n"
+            "    o[blockIdx.x * 64 + t - 1] = v;\n"
+            "}\n",
+            "k", "local", 6);
     refused("#define ROW (blockIdx.x * 64)\n"
             "__global__ void k(const float *a, float *o)\n"
             "{\n"
