@@ -30,8 +30,8 @@
  * asm, grid groups), a return or goto (it would end the whole batch), blockIdx other than
  * .x/.y/.z, a macro or function of the file that reads blockIdx (its reads could not be
  * renamed), calls in the prologue that may write memory (they would run once for the batch
- * or again for a clamped copy), __shared__ declarations nested or initialised (each copy would get its
- * own). The first (block-free) part may call only pure functions, cooperative groups'
+ * or again for a clamped copy), __shared__ declarations initialised, or nested and larger
+ * than 1024 elements of literal size (each copy gets its own). The first (block-free) part may call only pure functions, cooperative groups'
  * this_thread_block / tiled_partition, and default constructions of a struct of the file
  * that declares no constructor (cuda-samples' SharedMemory<T>()). */
 #include "rewrites/registry.h"
@@ -45,6 +45,7 @@
 #include "spec/spec.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* stored and machine-read in English; shown through hk_tr_said (docs/i18n.md) */
@@ -365,12 +366,35 @@ static int fused_blocks(const rw_context *c, int blocks, rw_result *out)
             }
         }
     }
-    /* a __shared__ declared in a nested block of the rest: one per copy */
-    for (size_t i = 0; i < s.n_st; i++)
-        if (!shared_top[i])
-            for (size_t q = s.st[i]; q < s.st[i + 1]; q++)
-                if (rwl_tok_is(ts, q, "__shared__"))
-                    REFUSE(HK_MSG_RW_FB_SHARED, LINE(q));
+    /* a __shared__ declared in a nested block of the rest is one per copy: correct (each
+     * copy's scope has its own), and cheap only when small: literal dimensions of at most
+     * 1024 elements together (block_reduce's `__shared__ T hk_part[32]`, so that the two
+     * stack), no initializer, never in the copied part */
+    for (size_t i = 0; i < s.n_st; i++) {
+        if (shared_top[i])
+            continue;
+        for (size_t q = s.st[i]; q < s.st[i + 1]; q++) {
+            if (!rwl_tok_is(ts, q, "__shared__"))
+                continue;
+            bool small = i >= pend;
+            long long elems = 1;
+            size_t e = q;
+            while (e < s.st[i + 1] && !rwl_tok_is(ts, e, ";"))
+                e++;
+            for (size_t r = q; r < e && small; r++) {
+                if (rwl_tok_is(ts, r, "=") || rwl_tok_is(ts, r, "extern") || rwl_tok_is(ts, r, "{"))
+                    small = false;
+                else if (rwl_tok_is(ts, r, "[")) {
+                    if (!(r + 2 < e && ts->t[r + 1].kind == T_NUMBER && rwl_tok_is(ts, r + 2, "]")))
+                        small = false;
+                    else
+                        elems *= strtoll(c->text + ts->t[r + 1].start, NULL, 0);
+                }
+            }
+            if (!small || elems > 1024 || elems < 1)
+                REFUSE(HK_MSG_RW_FB_SHARED, LINE(q));
+        }
+    }
     /* calls before the first store: run once for the batch (before the split) or again per
      * copy (after it), so none may write */
     {

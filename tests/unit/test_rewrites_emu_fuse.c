@@ -9,7 +9,8 @@
  * multiples of F, under three thread orders: every output, and the sentinel past the last
  * one, bit for bit. Two broken rewrites must differ: every copy loading the leader's block
  * (the clamped index replaced by blockIdx.x), and the rest of a block past the grid run
- * anyway (its guard dropped: a store past the outputs). Refusals with their line: an early
+ * anyway (its guard dropped: a store past the outputs). Stacked on block_reduce's output (a
+ * nested `__shared__` per copy), on integer-valued data, it matches too. Refusals with their line: an early
  * return, a parameter or a block-free local written after the split, a spin loop after the first store, an impure call before it, a nested __shared__,
  * nothing read of blockIdx.x before the first store, a macro reading blockIdx; and the
  * device rule (a grid whose working blocks no longer fill the GPU). The emitted texts
@@ -211,7 +212,22 @@ static void emulated_runs(void **state)
     char *past = emu_replaced_all(cand, "if (blockIdx.x + 3u < gridDim.x)", "if (true)");
     assert_true(strcmp(past, cand) != 0);
     emu_batch_add_pair(&batch, "broken_past", k_partials, past, EMU_PAIR, d_partials, EMU_DIFFERS);
+    /* stacked on block_reduce (its warp-shuffle tree holds a nested `__shared__ T
+     * hk_part[32]`, one per copy): integer-valued floats, so the reassociated sums are exact */
+    char *tree = emu_rewrite(k_partials, "block_partials", "block_reduce", NULL);
+    char *stacked = emu_rewrite(tree, "block_partials", "fused_blocks", p);
+    assert_non_null(strstr(stacked, "hk_part"));
+    emu_batch_add_pair(&batch, "stacked_f4", k_partials, stacked, EMU_PAIR,
+                       "for (int G : {1, 3, 8, 13}) for (int B : {64, 128}) {\n"
+                       "    const int n = G * 2 * B - 5;\n"
+                       "    emu::buf<float> in(G * 2 * B); in.fill_mod(G + B, 9);\n"
+                       "    PAIR(float, \"stacked\", G + 8, emu::launch(dim3(G), dim3(B), 0, [&] { NS::block_partials(in, out, n); }));\n"
+                       "}\n",
+                       EMU_OK);
+    rwf_nvcc_compiles(stacked, "stacked_f4");
     assert_int_equal(emu_batch_finish(&batch), 0);
+    free(stacked);
+    free(tree);
     free(past);
     free(leader);
     free(cand);
@@ -284,7 +300,7 @@ static void refusals(void **state)
             "    float v = a[blockIdx.x * blockDim.x + threadIdx.x];\n"
             "    __syncthreads();\n"
             "    {\n"
-            "        __shared__ float s[32];\n"
+            "        __shared__ float s[2048];\n"
             "        s[threadIdx.x % 32] = v;\n"
             "        o[blockIdx.x] = s[0];\n"
             "    }\n"
