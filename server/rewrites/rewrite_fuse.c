@@ -600,6 +600,8 @@ const rw_descriptor rw_fused_blocks_desc = {
                "issued together: more bytes in flight per SM, exact",
     .params = fuse_params,
     .n_params = HK_ARRAY_LEN(fuse_params),
-    .flags = 0,
+    /* more loads in flight where nothing else of the pass gives them: planned after the
+     * pass's other rewrites, as load_batching is */
+    .flags = RW_VECTOR_FALLBACK,
     .emit = emit_fused_blocks,
 };
