@@ -245,6 +245,23 @@ static int copy_range(const fb_state *s, size_t a, size_t b, const char *vb, con
     return rc;
 }
 
+/* Appends top-level statement i (copy_range's replacements) on lines of its own, with the
+ * lines before it that hold no token (comments, `#pragma unroll`: a pragma stays with its
+ * loop) and its indentation. */
+static int emit_stmt(const fb_state *s, size_t i, const char *vb, const char *sfx, struct hk_buf *o)
+{
+    const rw_toks *ts = &s->ts;
+    size_t a = s->st[i];
+    const char *gap = s->text + ts->t[a - 1].end, *end = s->text + ts->t[a].start;
+    const char *nl = memchr(gap, '\n', (size_t)(end - gap));
+    int rc = nl ? hk_buf_append(o, nl + 1, (size_t)(end - nl - 1)) : hk_buf_appends(o, "    ");
+    if (!rc)
+        rc = copy_range(s, a, s->st[i + 1], vb, sfx, o);
+    if (!rc)
+        rc = hk_buf_appends(o, "\n");
+    return rc;
+}
+
 static int fused_blocks(const rw_context *c, int blocks, rw_result *out)
 {
     memset(out, 0, sizeof *out);
@@ -513,13 +530,8 @@ static int fused_blocks(const rw_context *c, int blocks, rw_result *out)
         goto out;
     /* the block-free statements as written, then the later shared declarations once */
     for (size_t i = 0; i < s.n_st && !rc; i++)
-        if (i < split || shared_top[i]) {
-            rc = hk_buf_appends(&o, "    ");
-            if (!rc)
-                rc = copy_range(&s, s.st[i], s.st[i + 1], NULL, NULL, &o);
-            if (!rc)
-                rc = hk_buf_appends(&o, "\n");
-        }
+        if (i < split || shared_top[i])
+            rc = emit_stmt(&s, i, NULL, NULL, &o);
     for (int j = 1; j < F && !rc; j++)
         rc = hk_buf_printf(&o, /* i18n: not for people */ "    const unsigned int hk_fb_v%d = min(blockIdx.x + %du, gridDim.x - 1u);\n", j,
                            (unsigned)j);
@@ -535,11 +547,7 @@ static int fused_blocks(const rw_context *c, int blocks, rw_result *out)
             char vb[32], sfx[32];
             snprintf(vb, sizeof vb, "hk_fb_v%d", j);
             snprintf(sfx, sizeof sfx, "_hk%d", j);
-            rc = hk_buf_appends(&o, "    ");
-            if (!rc)
-                rc = copy_range(&s, s.st[i], s.st[i + 1], j ? vb : NULL, j ? sfx : NULL, &o);
-            if (!rc)
-                rc = hk_buf_appends(&o, "\n");
+            rc = emit_stmt(&s, i, j ? vb : NULL, j ? sfx : NULL, &o);
         }
     }
     for (int j = 0; j < F && !rc; j++) {
@@ -551,13 +559,8 @@ static int fused_blocks(const rw_context *c, int blocks, rw_result *out)
         else
             rc = hk_buf_appends(&o, "    {\n");
         for (size_t i = pend; i < s.n_st && !rc; i++)
-            if (!shared_top[i]) {
-                rc = hk_buf_appends(&o, "    ");
-                if (!rc)
-                    rc = copy_range(&s, s.st[i], s.st[i + 1], j ? vb : NULL, j ? sfx : NULL, &o);
-                if (!rc)
-                    rc = hk_buf_appends(&o, "\n");
-            }
+            if (!shared_top[i])
+                rc = emit_stmt(&s, i, j ? vb : NULL, j ? sfx : NULL, &o);
         if (!rc)
             rc = hk_buf_appends(&o, "    }\n");
     }
