@@ -30,10 +30,15 @@
  * asm, grid groups), a return or goto (it would end the whole batch), blockIdx other than
  * .x/.y/.z, a macro or function of the file that reads blockIdx (its reads could not be
  * renamed), calls in the prologue that may write memory (they would run once for the batch
- * or again for a clamped copy), __shared__ declarations initialised, or nested and larger
- * than 1024 elements of literal size (each copy gets its own). The first (block-free) part may call only pure functions, cooperative groups'
- * this_thread_block / tiled_partition, and default constructions of a struct of the file
- * that declares no constructor (cuda-samples' SharedMemory<T>()). */
+ * or again for a clamped copy), a parameter or a block-free local written from the split
+ * on (the copies would share it, each seeing the writes of the ones before: parboil's mriq
+ * steps its kGlobalIndex parameter), __shared__ declarations initialised, or nested and
+ * larger than 1024 elements of literal size (each copy gets its own: small ones are taken,
+ * so that block_reduce's output fuses too). The first (block-free) part may call only pure
+ * functions, cooperative groups' this_thread_block / tiled_partition, and default
+ * constructions of a struct of the file that declares no constructor and assigns nothing
+ * (cuda-samples' SharedMemory<T>()). With a spec and a device, the working blocks (one in
+ * F) must still fill the GPU. */
 #include "rewrites/registry.h"
 #include "rewrites/rewrite_lex.h"
 
