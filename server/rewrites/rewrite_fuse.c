@@ -69,6 +69,10 @@ typedef struct {
     size_t n_st;
     size_t dnames[FB_MAX_NAMES]; /* tokens of the names the copied part declares */
     size_t n_dnames;
+    size_t bdep[FB_MAX_NAMES];   /* those whose value depends on the block (blockIdx.x) */
+    size_t n_bdep;
+    size_t keep[8];              /* names copy_range leaves unsuffixed (a jammed loop's counters) */
+    size_t n_keep;
 } fb_state;
 
 static bool is_barrier(const rw_toks *ts, size_t k)
@@ -244,24 +248,113 @@ static int copy_range(const fb_state *s, size_t a, size_t b, const char *vb, con
             continue;
         }
         rc = hk_buf_append(o, s->text + ts->t[q].start, ts->t[q].end - ts->t[q].start);
-        if (!rc && sfx && ts->t[q].kind == T_IDENT && rwl_is_use(ts, q) && is_dname(s, q))
+        bool kept = false;
+        for (size_t k = 0; k < s->n_keep && !kept; k++)
+            kept = rwl_same_tok(ts, q, s->keep[k]);
+        if (!rc && sfx && !kept && ts->t[q].kind == T_IDENT && rwl_is_use(ts, q) && is_dname(s, q))
             rc = hk_buf_appends(o, sfx);
     }
     return rc;
 }
 
+static bool in_set(const rw_toks *ts, const size_t *set, size_t n, size_t q)
+{
+    for (size_t i = 0; i < n; i++)
+        if (rwl_same_tok(ts, q, set[i]))
+            return true;
+    return false;
+}
+
+/* Does [a, b) read the block index or a name whose value depends on it? */
+static bool reads_block(const fb_state *s, size_t a, size_t b)
+{
+    for (size_t q = a; q < b; q++)
+        if (block_x(&s->ts, q) ||
+            (s->ts.t[q].kind == T_IDENT && rwl_is_use(&s->ts, q) && in_set(&s->ts, s->bdep, s->n_bdep, q)))
+            return true;
+    return false;
+}
+
+/* Adds the names [a, b) declares or writes to the block-dependent ones. */
+static void mark_written(fb_state *s, size_t a, size_t b)
+{
+    for (size_t q = a; q < b && s->n_bdep < FB_MAX_NAMES; q++)
+        if (s->ts.t[q].kind == T_IDENT && rwl_is_use(&s->ts, q) &&
+            (declared_name(&s->ts, q) || rwl_scalar_written(&s->ts, q)) && !in_set(&s->ts, s->bdep, s->n_bdep, q))
+            s->bdep[s->n_bdep++] = q;
+}
+
+/* A top-level `for (H) B` of the copied part whose trips are the same in every copy: H reads
+ * neither the block index nor a block-dependent name and writes only the names its init
+ * declares, B writes none of H's names and has no break or continue (its own loops' are
+ * its own). Then the F copies' bodies can share one loop: each copy's body runs on the
+ * trips it ran on, in order, beside the others' (which touch other locals and only read
+ * memory). *hb, *he: H's tokens; *ba, *bb: B's (inside its braces). */
+static bool jammable(fb_state *s, size_t i, size_t *ha, size_t *he, size_t *ba, size_t *bb)
+{
+    const rw_toks *ts = &s->ts;
+    size_t a = s->st[i], b = s->st[i + 1];
+    if (!rwl_tok_is(ts, a, "for") || !rwl_tok_is(ts, a + 1, "("))
+        return false;
+    size_t close = rwl_match_close(ts, a + 1);
+    if (close >= b)
+        return false;
+    *ha = a + 2;
+    *he = close;
+    if (reads_block(s, *ha, *he))
+        return false;
+    size_t semi = *ha;
+    while (semi < *he && !rwl_tok_is(ts, semi, ";"))
+        semi++;
+    s->n_keep = 0;
+    for (size_t q = *ha; q < *he; q++) {
+        if (ts->t[q].kind != T_IDENT || !rwl_is_use(ts, q))
+            continue;
+        if (q < semi && declared_name(ts, q)) {
+            if (s->n_keep >= HK_ARRAY_LEN(s->keep))
+                return false;
+            s->keep[s->n_keep++] = q;
+        } else if (rwl_scalar_written(ts, q) && !in_set(ts, s->keep, s->n_keep, q)) {
+            return false;
+        }
+    }
+    if (!s->n_keep)
+        return false;
+    *ba = close + 1;
+    *bb = b;
+    if (rwl_tok_is(ts, *ba, "{") && rwl_match_close(ts, *ba) == b - 1) {
+        (*ba)++;
+        (*bb)--;
+    }
+    for (size_t q = *ba; q < *bb; q++) {
+        if ((rwl_tok_is(ts, q, "break") || rwl_tok_is(ts, q, "continue")) && !rwl_in_nested(ts, *ba, *bb, q, true))
+            return false;
+        if (ts->t[q].kind != T_IDENT || !rwl_is_use(ts, q) || !rwl_scalar_written(ts, q))
+            continue;
+        for (size_t r = *ha; r < *he; r++)
+            if (ts->t[r].kind == T_IDENT && rwl_same_tok(ts, q, r))
+                return false;
+    }
+    return true;
+}
+
 /* Appends top-level statement i (copy_range's replacements) on lines of its own, with the
  * lines before it that hold no token (comments, `#pragma unroll`: a pragma stays with its
  * loop) and its indentation. */
-static int emit_stmt(const fb_state *s, size_t i, const char *vb, const char *sfx, struct hk_buf *o)
+static int emit_gap(const fb_state *s, size_t i, struct hk_buf *o)
 {
     const rw_toks *ts = &s->ts;
     size_t a = s->st[i];
     const char *gap = s->text + ts->t[a - 1].end, *end = s->text + ts->t[a].start;
     const char *nl = memchr(gap, '\n', (size_t)(end - gap));
-    int rc = nl ? hk_buf_append(o, nl + 1, (size_t)(end - nl - 1)) : hk_buf_appends(o, "    ");
+    return nl ? hk_buf_append(o, nl + 1, (size_t)(end - nl - 1)) : hk_buf_appends(o, "    ");
+}
+
+static int emit_stmt(const fb_state *s, size_t i, const char *vb, const char *sfx, struct hk_buf *o)
+{
+    int rc = emit_gap(s, i, o);
     if (!rc)
-        rc = copy_range(s, a, s->st[i + 1], vb, sfx, o);
+        rc = copy_range(s, s->st[i], s->st[i + 1], vb, sfx, o);
     if (!rc)
         rc = hk_buf_appends(o, "\n");
     return rc;
@@ -545,9 +638,42 @@ static int fused_blocks(const rw_context *c, int blocks, rw_result *out)
      * local they write, so any interleaving of them computes the same) */
     rc = hk_buf_printf(&o, /* i18n: not for people */ "    // blocks b .. b+%d: their indices and loads, each statement for the %d in turn\n"
                        "    // (a block past the grid computes the last block's again; its rest does not run)\n", F - 1, F);
+    int jammed = 0;
     for (size_t i = split; i < pend && !rc; i++) {
         if (shared_top[i])
             continue;
+        size_t ha, he, ba, bb;
+        if (F > 1 && jammable(&s, i, &ha, &he, &ba, &bb)) {
+            /* one loop, its body for the F blocks in turn (jammable's proof) */
+            jammed++;
+            rc = hk_buf_appends(&o, /* i18n: not for people */ "    // one loop for the blocks: its trips do not depend on the block\n");
+            if (!rc)
+                rc = emit_gap(&s, i, &o);
+            if (!rc)
+                rc = hk_buf_appends(&o, "for (");
+            if (!rc)
+                rc = copy_range(&s, ha, he, NULL, NULL, &o);
+            if (!rc)
+                rc = hk_buf_appends(&o, ") {\n");
+            for (int j = 0; j < F && !rc; j++) {
+                char vb[32], sfx[32];
+                snprintf(vb, sizeof vb, "hk_fb_v%d", j);
+                snprintf(sfx, sizeof sfx, "_hk%d", j);
+                rc = hk_buf_appends(&o, "        {\n        ");
+                if (!rc && ba < bb)
+                    rc = copy_range(&s, ba, bb, j ? vb : NULL, j ? sfx : NULL, &o);
+                if (!rc)
+                    rc = hk_buf_appends(&o, "\n        }\n");
+            }
+            if (!rc)
+                rc = hk_buf_appends(&o, "    }\n");
+            s.n_keep = 0;
+            mark_written(&s, s.st[i], s.st[i + 1]);
+            continue;
+        }
+        s.n_keep = 0;
+        if (reads_block(&s, s.st[i], s.st[i + 1]))
+            mark_written(&s, s.st[i], s.st[i + 1]);
         for (int j = 0; j < F && !rc; j++) {
             char vb[32], sfx[32];
             snprintf(vb, sizeof vb, "hk_fb_v%d", j);

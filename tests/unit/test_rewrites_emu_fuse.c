@@ -4,7 +4,9 @@
  * read of blockIdx.x (the copies start at its declaration), an integer tile count on a 2-D
  * grid into an atomic with dynamic shared memory, a tree through cooperative groups' calls
  * (a stand-in namespace: the emulator blanks #include lines) with a shared pointer from a
- * plain struct and a register carry (cuda-samples' reduce3 shape) -- and their rewrites at 2, 4
+ * plain struct and a register carry (cuda-samples' reduce3 shape), a row per block whose
+ * strided loop's trips do not depend on the block (jammed: one loop, each block's body in
+ * it) -- and their rewrites at 2, 4
  * and 8 blocks run in the block emulator (emu_block.h) on grids that are and are not
  * multiples of F, under three thread orders: every output, and the sentinel past the last
  * one, bit for bit. Two broken rewrites must differ: every copy loading the leader's block
@@ -153,6 +155,33 @@ static const char k_cg[] =
     "}\n"
     "template __global__ void red3<float>(float *, float *, unsigned int);\n";
 
+/* a row per block, a strided loop whose trips do not depend on the block: one loop for the
+ * fused blocks (jammed), each block's body in turn per trip */
+static const char k_rows[] =
+    "__global__ void row_var(float *r, const float *inp, const float *mean, int C)\n"
+    "{\n"
+    "    extern __shared__ float sh[];\n"
+    "    int row = blockIdx.x;\n"
+    "    int t = threadIdx.x;\n"
+    "    const float *x = inp + row * C;\n"
+    "    float m = mean[row];\n"
+    "    float acc = 0.0f;\n"
+    "    #pragma unroll 2\n"
+    "    for (int i = t; i < C; i += blockDim.x) {\n"
+    "        float d = x[i] - m;\n"
+    "        acc += d * d;\n"
+    "    }\n"
+    "    sh[t] = acc;\n"
+    "    __syncthreads();\n"
+    "    for (int k = blockDim.x / 2; k > 0; k >>= 1) {\n"
+    "        if (t < k)\n"
+    "            sh[t] += sh[t + k];\n"
+    "        __syncthreads();\n"
+    "    }\n"
+    "    if (t == 0)\n"
+    "        r[row] = sh[0] / C;\n"
+    "}\n";
+
 /* Drivers: grids of G blocks (some not multiples of F), outputs G + 8 with a sentinel past
  * the last (EMU_PAIR sets -7 everywhere and compares bit for bit). */
 static const char d_partials[] =
@@ -180,6 +209,13 @@ static const char d_cg[] =
     "    PAIR(float, \"cg\", G + 8, emu::launch(dim3(G), dim3(128), 128 * sizeof(float), [&] { NS::red3<float>(in, out, n); }));\n"
     "}\n";
 
+static const char d_rows[] =
+    "for (int G : {1, 5, 9}) for (int C : {37, 300}) {\n"
+    "    emu::buf<float> inp(G * C); inp.fill(G + C);\n"
+    "    emu::buf<float> mean(G); mean.fill(G);\n"
+    "    PAIR(float, \"rows\", G + 8, emu::launch(dim3(G), dim3(64), 64 * sizeof(float), [&] { NS::row_var(out, inp, mean, C); }));\n"
+    "}\n";
+
 static void add_case(const char *tag, const char *src, const char *kname, int F, const char *driver)
 {
     int p[RW_MAX_PARAMS] = {F};
@@ -202,6 +238,7 @@ static void emulated_runs(void **state)
         add_case("stride", k_stride, "stride_part", fs[i], d_stride);
         add_case("tiles", k_tiles, "tile_count", fs[i], d_tiles);
         add_case("cg", k_cg, "red3", fs[i], d_cg);
+        add_case("rows", k_rows, "row_var", fs[i], d_rows);
     }
     /* broken on purpose: each copy loads the leader's block; a block past the grid runs */
     int p[RW_MAX_PARAMS] = {4};
@@ -244,6 +281,17 @@ static void emitted_shape(void **state)
     assert_non_null(strstr(t, "for (unsigned i_hk1 = hk_fb_v1 * blockDim.x + t;"));
     assert_non_null(strstr(t, "partial[(blockIdx.x + 1u)] = acc[0] + (float)blockIdx.y;"));
     assert_null(strstr(t, "t_hk1"));
+    free(t);
+    /* the row loop's trips do not depend on the block: one loop, the copies' bodies in it,
+     * the counter shared; the grid-stride loop's do (its start reads blockIdx.x): not jammed */
+    t = emu_rewrite(k_rows, "row_var", "fused_blocks", p);
+    assert_non_null(strstr(t, "for (int i = t; i < C; i += blockDim.x) {"));
+    assert_null(strstr(t, "i_hk1"));
+    assert_non_null(strstr(t, "float d_hk1 = x_hk1[i] - m_hk1;"));
+    assert_non_null(strstr(t, "acc_hk1 += d_hk1 * d_hk1;"));
+    free(t);
+    t = emu_rewrite(k_stride, "stride_part", "fused_blocks", p);
+    assert_null(strstr(t, "one loop for the blocks"));
     free(t);
     t = emu_rewrite(k_cg, "red3", "fused_blocks", p);
     static const char once[] = "cg::thread_block cta = cg::this_thread_block();";
