@@ -1,0 +1,443 @@
+/* fused_blocks (rewrite_fuse.c) run, not only compiled: kernels whose blocks load a few
+ * words per thread and then work behind barriers -- a per-block partial sum through a
+ * shared tree (the skills' sample), a grid-stride partial whose sum starts before the first
+ * read of blockIdx.x (the copies start at its declaration), an integer tile count on a 2-D
+ * grid into an atomic with dynamic shared memory, a tree through cooperative groups' calls
+ * (a stand-in namespace: the emulator blanks #include lines) with a shared pointer from a
+ * plain struct and a register carry (cuda-samples' reduce3 shape), a row per block whose
+ * strided loop's trips do not depend on the block (jammed: one loop, each block's body in
+ * it) -- and their rewrites at 2, 4
+ * and 8 blocks run in the block emulator (emu_block.h) on grids that are and are not
+ * multiples of F, under three thread orders: every output, and the sentinel past the last
+ * one, bit for bit. Two broken rewrites must differ: every copy loading the leader's block
+ * (the clamped index replaced by blockIdx.x), and the rest of a block past the grid run
+ * anyway (its guard dropped: a store past the outputs). Stacked on block_reduce's output (a
+ * nested `__shared__` per copy), on integer-valued data, it matches too. Refusals with their line: an early
+ * return, a parameter or a block-free local written after the split, a spin loop after the first store, an impure call before it, a nested __shared__,
+ * nothing read of blockIdx.x before the first store, a macro reading blockIdx; and the
+ * device rule (a grid whose working blocks no longer fill the GPU). The emitted texts
+ * compile with nvcc. */
+#include "analysis/analysis.h"
+#include "core/hk.h"
+#include "rewrites/registry.h"
+#include "rewrites/rewrite.h"
+#include "spec/spec.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "test_nvcc.h"
+#include "rw_fixture.h"
+#include "emu_block.h"
+#include "emu_batch.h"
+
+static int setup(void **state)
+{
+    (void)state;
+    return rwf_setup("rewrites-emu-fuse");
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    return rwf_teardown();
+}
+
+static emu_batch batch;
+
+static const char k_partials[] =
+    "__global__ void block_partials(const float *in, float *out, int n)\n"
+    "{\n"
+    "    __shared__ float s[256];\n"
+    "    int t = threadIdx.x;\n"
+    "    int i = blockIdx.x * blockDim.x * 2 + threadIdx.x;\n"
+    "    float v = 0.0f;\n"
+    "    if (i < n)\n"
+    "        v = in[i];\n"
+    "    if (n > i + blockDim.x)\n"
+    "        v += in[i + blockDim.x];\n"
+    "    s[t] = v;\n"
+    "    __syncthreads();\n"
+    "    for (int k = blockDim.x / 2; k > 0; k >>= 1) {\n"
+    "        if (t < k)\n"
+    "            s[t] += s[t + k];\n"
+    "        __syncthreads();\n"
+    "    }\n"
+    "    if (t == 0)\n"
+    "        out[blockIdx.x] = s[0];\n"
+    "}\n";
+
+/* the sum v is declared before blockIdx.x is read: the copies start at its declaration */
+static const char k_stride[] =
+    "__global__ void stride_part(const float *x, float *partial, unsigned n)\n"
+    "{\n"
+    "    __shared__ float acc[128];\n"
+    "    unsigned t = threadIdx.x;\n"
+    "    float v = 0.0f;\n"
+    "    for (unsigned i = blockIdx.x * blockDim.x + t; i < n; i += blockDim.x * gridDim.x)\n"
+    "        v = v * 0.5f + x[i];\n"
+    "    acc[t] = v;\n"
+    "    __syncthreads();\n"
+    "    for (unsigned h = blockDim.x / 2; h > 0; h >>= 1) {\n"
+    "        if (t < h)\n"
+    "            acc[t] += acc[t + h];\n"
+    "        __syncthreads();\n"
+    "    }\n"
+    "    if (t == 0)\n"
+    "        partial[blockIdx.x] = acc[0] + (float)blockIdx.y;\n"
+    "}\n";
+
+/* a 2-D grid: blockIdx.y kept, dynamic shared memory, an atomic per block and a store */
+static const char k_tiles[] =
+    "__global__ void tile_count(const int *a, int *total, int *per_tile, int w, int h)\n"
+    "{\n"
+    "    extern __shared__ int cnt[];\n"
+    "    const int tx = threadIdx.x;\n"
+    "    const int col = blockIdx.x * blockDim.x + tx;\n"
+    "    const int row = blockIdx.y;\n"
+    "    const int v = (col < w && row < h) ? a[row * w + col] : 0;\n"
+    "    const int odd = v & 1;\n"
+    "    cnt[tx] = odd;\n"
+    "    __syncthreads();\n"
+    "    for (int k = 1; k < blockDim.x; k *= 2) {\n"
+    "        const int o = tx >= k ? cnt[tx - k] : 0;\n"
+    "        __syncthreads();\n"
+    "        cnt[tx] += o;\n"
+    "        __syncthreads();\n"
+    "    }\n"
+    "    if (tx == blockDim.x - 1) {\n"
+    "        atomicAdd(total, cnt[tx]);\n"
+    "        per_tile[row * gridDim.x + blockIdx.x] = cnt[tx] * 1000 + (int)blockIdx.x;\n"
+    "    }\n"
+    "}\n";
+
+/* cuda-samples' reduce3 shape: a cooperative-groups handle, a shared pointer from a plain
+ * struct's conversion, unsigned indices, a register carry through the tree */
+static const char k_cg[] =
+    "namespace cg {\n" /* cooperative groups' two calls (the emulator blanks #include lines) */
+    "struct thread_block {};\n"
+    "__device__ inline thread_block this_thread_block() { return thread_block(); }\n"
+    "__device__ inline void sync(thread_block) { __syncthreads(); }\n"
+    "}\n"
+    "template <class T> struct SharedMem {\n"
+    "    __device__ inline operator T *()\n"
+    "    {\n"
+    "        extern __shared__ int hk_smem_test[];\n"
+    "        return (T *)hk_smem_test;\n"
+    "    }\n"
+    "};\n"
+    "template <class T> __global__ void red3(T *g_idata, T *g_odata, unsigned int n)\n"
+    "{\n"
+    "    cg::thread_block cta = cg::this_thread_block();\n"
+    "    T *sdata = SharedMem<T>();\n"
+    "    unsigned int tid = threadIdx.x;\n"
+    "    unsigned int i = blockIdx.x * (blockDim.x * 2) + threadIdx.x;\n"
+    "    T mySum = (i < n) ? g_idata[i] : 0;\n"
+    "    if (n > i + blockDim.x)\n"
+    "        mySum += g_idata[i + blockDim.x];\n"
+    "    sdata[tid] = mySum;\n"
+    "    cg::sync(cta);\n"
+    "    for (unsigned int s = blockDim.x / 2; s > 0; s >>= 1) {\n"
+    "        if (tid < s) {\n"
+    "            sdata[tid] = mySum = mySum + sdata[tid + s];\n"
+    "        }\n"
+    "        cg::sync(cta);\n"
+    "    }\n"
+    "    if (tid == 0)\n"
+    "        g_odata[blockIdx.x] = mySum;\n"
+    "}\n"
+    "template __global__ void red3<float>(float *, float *, unsigned int);\n";
+
+/* a row per block, a strided loop whose trips do not depend on the block: one loop for the
+ * fused blocks (jammed), each block's body in turn per trip */
+static const char k_rows[] =
+    "__global__ void row_var(float *r, const float *inp, const float *mean, int C)\n"
+    "{\n"
+    "    extern __shared__ float sh[];\n"
+    "    int row = blockIdx.x;\n"
+    "    int t = threadIdx.x;\n"
+    "    const float *x = inp + row * C;\n"
+    "    float m = mean[row];\n"
+    "    float acc = 0.0f;\n"
+    "    #pragma unroll 2\n"
+    "    for (int i = t; i < C; i += blockDim.x) {\n"
+    "        float d = x[i] - m;\n"
+    "        acc += d * d;\n"
+    "    }\n"
+    "    sh[t] = acc;\n"
+    "    __syncthreads();\n"
+    "    for (int k = blockDim.x / 2; k > 0; k >>= 1) {\n"
+    "        if (t < k)\n"
+    "            sh[t] += sh[t + k];\n"
+    "        __syncthreads();\n"
+    "    }\n"
+    "    if (t == 0)\n"
+    "        r[row] = sh[0] / C;\n"
+    "}\n";
+
+/* Drivers: grids of G blocks (some not multiples of F), outputs G + 8 with a sentinel past
+ * the last (EMU_PAIR sets -7 everywhere and compares bit for bit). */
+static const char d_partials[] =
+    "for (int G : {1, 3, 8, 13}) for (int B : {64, 128}) {\n"
+    "    const int n = G * 2 * B - 5;\n"
+    "    emu::buf<float> in(G * 2 * B); in.fill(G + B);\n"
+    "    PAIR(float, \"partials\", G + 8, emu::launch(dim3(G), dim3(B), 0, [&] { NS::block_partials(in, out, n); }));\n"
+    "}\n";
+static const char d_stride[] =
+    "for (int G : {2, 5, 9}) for (unsigned n : {1000u, 77u}) {\n"
+    "    emu::buf<float> x(n); x.fill((int)n + G);\n"
+    "    PAIR(float, \"stride\", 2 * G + 8, emu::launch(dim3(G, 2), dim3(128), 0, [&] { NS::stride_part(x, out, n); }));\n"
+    "}\n";
+static const char d_tiles[] =
+    "for (int G : {1, 6, 7}) {\n"
+    "    const int w = G * 32 - 3, h = 3;\n"
+    "    emu::buf<int> a(w * h); a.fill_mod(G, 1000);\n"
+    "    emu::buf<int> tot(1);\n"
+    "    PAIR(int, \"tiles\", G * h + 8, tot.set(0); emu::launch(dim3(G, h), dim3(32), 32 * sizeof(int), [&] { NS::tile_count(a, tot, out, w, h); }); out[G * h + 7] = tot[0]);\n"
+    "}\n";
+static const char d_cg[] =
+    "for (int G : {1, 4, 11}) {\n"
+    "    const unsigned n = G * 256 - 17;\n"
+    "    emu::buf<float> in(G * 256); in.fill(G);\n"
+    "    PAIR(float, \"cg\", G + 8, emu::launch(dim3(G), dim3(128), 128 * sizeof(float), [&] { NS::red3<float>(in, out, n); }));\n"
+    "}\n";
+
+static const char d_rows[] =
+    "for (int G : {1, 5, 9}) for (int C : {37, 300}) {\n"
+    "    emu::buf<float> inp(G * C); inp.fill(G + C);\n"
+    "    emu::buf<float> mean(G); mean.fill(G);\n"
+    "    PAIR(float, \"rows\", G + 8, emu::launch(dim3(G), dim3(64), 64 * sizeof(float), [&] { NS::row_var(out, inp, mean, C); }));\n"
+    "}\n";
+
+static void add_case(const char *tag, const char *src, const char *kname, int F, const char *driver)
+{
+    int p[RW_MAX_PARAMS] = {F};
+    char *cand = emu_rewrite(src, kname, "fused_blocks", p);
+    char t[96];
+    snprintf(t, sizeof t, "%s_f%d", tag, F);
+    emu_batch_add_pair(&batch, t, src, cand, EMU_PAIR, driver, EMU_OK);
+    rwf_nvcc_compiles(cand, t);
+    free(cand);
+}
+
+static void emulated_runs(void **state)
+{
+    (void)state;
+    SKIP_WITHOUT_EMULATOR();
+    emu_batch_init(&batch, tmpdir, "fuse");
+    static const int fs[] = {2, 4, 8};
+    for (size_t i = 0; i < 3; i++) {
+        add_case("partials", k_partials, "block_partials", fs[i], d_partials);
+        add_case("stride", k_stride, "stride_part", fs[i], d_stride);
+        add_case("tiles", k_tiles, "tile_count", fs[i], d_tiles);
+        add_case("cg", k_cg, "red3", fs[i], d_cg);
+        add_case("rows", k_rows, "row_var", fs[i], d_rows);
+    }
+    /* broken on purpose: each copy loads the leader's block; a block past the grid runs */
+    int p[RW_MAX_PARAMS] = {4};
+    char *cand = emu_rewrite(k_partials, "block_partials", "fused_blocks", p);
+    char *leader = emu_replaced_all(cand, "min(blockIdx.x + 1u, gridDim.x - 1u)", "blockIdx.x");
+    assert_true(strcmp(leader, cand) != 0);
+    emu_batch_add_pair(&batch, "broken_leader", k_partials, leader, EMU_PAIR, d_partials, EMU_DIFFERS);
+    char *past = emu_replaced_all(cand, "if (blockIdx.x + 3u < gridDim.x)", "if (true)");
+    assert_true(strcmp(past, cand) != 0);
+    emu_batch_add_pair(&batch, "broken_past", k_partials, past, EMU_PAIR, d_partials, EMU_DIFFERS);
+    /* stacked on block_reduce (its warp-shuffle tree holds a nested `__shared__ T
+     * hk_part[32]`, one per copy): integer-valued floats, so the reassociated sums are exact */
+    char *tree = emu_rewrite(k_partials, "block_partials", "block_reduce", NULL);
+    char *stacked = emu_rewrite(tree, "block_partials", "fused_blocks", p);
+    assert_non_null(strstr(stacked, "hk_part"));
+    emu_batch_add_pair(&batch, "stacked_f4", k_partials, stacked, EMU_PAIR,
+                       "for (int G : {1, 3, 8, 13}) for (int B : {64, 128}) {\n"
+                       "    const int n = G * 2 * B - 5;\n"
+                       "    emu::buf<float> in(G * 2 * B); in.fill_mod(G + B, 9);\n"
+                       "    PAIR(float, \"stacked\", G + 8, emu::launch(dim3(G), dim3(B), 0, [&] { NS::block_partials(in, out, n); }));\n"
+                       "}\n",
+                       EMU_OK);
+    rwf_nvcc_compiles(stacked, "stacked_f4");
+    assert_int_equal(emu_batch_finish(&batch), 0);
+    free(stacked);
+    free(tree);
+    free(past);
+    free(leader);
+    free(cand);
+}
+
+/* What the text says: the split moved to the sum's declaration; reduce3's block-free
+ * handles kept once. */
+static void emitted_shape(void **state)
+{
+    (void)state;
+    int p[RW_MAX_PARAMS] = {2};
+    char *t = emu_rewrite(k_stride, "stride_part", "fused_blocks", p);
+    assert_non_null(strstr(t, "float v_hk1 = 0.0f;"));
+    assert_non_null(strstr(t, "for (unsigned i_hk1 = hk_fb_v1 * blockDim.x + t;"));
+    assert_non_null(strstr(t, "partial[(blockIdx.x + 1u)] = acc[0] + (float)blockIdx.y;"));
+    assert_null(strstr(t, "t_hk1"));
+    free(t);
+    /* the row loop's trips do not depend on the block: one loop, the copies' bodies in it,
+     * the counter shared; the grid-stride loop's do (its start reads blockIdx.x): not jammed */
+    t = emu_rewrite(k_rows, "row_var", "fused_blocks", p);
+    assert_non_null(strstr(t, "for (int i = t; i < C; i += blockDim.x) {"));
+    assert_null(strstr(t, "i_hk1"));
+    assert_non_null(strstr(t, "float d_hk1 = x_hk1[i] - m_hk1;"));
+    assert_non_null(strstr(t, "acc_hk1 += d_hk1 * d_hk1;"));
+    free(t);
+    t = emu_rewrite(k_stride, "stride_part", "fused_blocks", p);
+    assert_null(strstr(t, "one loop for the blocks"));
+    free(t);
+    t = emu_rewrite(k_cg, "red3", "fused_blocks", p);
+    static const char once[] = "cg::thread_block cta = cg::this_thread_block();";
+    const char *a = strstr(t, once);
+    assert_non_null(a);
+    assert_null(strstr(a + strlen(once), "this_thread_block()"));
+    assert_null(strstr(t, "cta_hk1"));
+    assert_non_null(strstr(t, "T mySum_hk1 = (i_hk1 < n) ? g_idata[i_hk1] : 0;"));
+    free(t);
+}
+
+static void refused(const char *src, const char *kname, const char *want_construct, int want_line)
+{
+    fixture fx;
+    load_text(src, &fx);
+    rw_context ctx = {.text = fx.text, .len = fx.len, .m = fx.m, .kernel = kernel(&fx, kname)};
+    rw_refusal why;
+    assert_int_equal(rw_applies(rw_find("fused_blocks"), &ctx, NULL, &why), HK_OK);
+    if (!why.line || strcmp(why.construct, want_construct) || why.line != want_line)
+        fail_msg("%s: want %s at line %d, got '%s' (%s, %d)", kname, want_construct, want_line, why.reason,
+                 why.construct, why.line);
+    unload(&fx);
+}
+
+static void refusals(void **state)
+{
+    (void)state;
+    refused("__global__ void k(const float *a, float *o, int n)\n"
+            "{\n"
+            "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+            "    if (i >= n)\n"
+            "        return;\n"
+            "    o[i] = a[i];\n"
+            "}\n",
+            "k", "return", 5);
+    refused("__global__ void k(const float *a, float *o, int *flag)\n"
+            "{\n"
+            "    float v = a[blockIdx.x * blockDim.x + threadIdx.x];\n"
+            "    o[blockIdx.x] = v;\n"
+            "    if (blockIdx.x > 0)\n"
+            "        while (atomicAdd(flag, 0) < (int)blockIdx.x) { }\n"
+            "}\n",
+            "k", "loop", 6);
+    refused("__device__ float bump(float *p) { *p += 1.0f; return *p; }\n"
+            "__global__ void k(const float *a, float *o, float *c)\n"
+            "{\n"
+            "    float v = a[blockIdx.x * blockDim.x + threadIdx.x] + bump(c);\n"
+            "    __syncthreads();\n"
+            "    o[blockIdx.x * blockDim.x + threadIdx.x] = v;\n"
+            "}\n",
+            "k", "call", 4);
+    refused("__global__ void k(const float *a, float *o)\n"
+            "{\n"
+            "    float v = a[blockIdx.x * blockDim.x + threadIdx.x];\n"
+            "    __syncthreads();\n"
+            "    {\n"
+            "        __shared__ float s[2048];\n"
+            "        s[threadIdx.x % 32] = v;\n"
+            "        o[blockIdx.x] = s[0];\n"
+            "    }\n"
+            "}\n",
+            "k", "__shared__ array", 6);
+    refused("__global__ void k(const float *a, float *o)\n"
+            "{\n"
+            "    __shared__ float s[64];\n"
+            "    s[threadIdx.x] = a[threadIdx.x];\n"
+            "    __syncthreads();\n"
+            "    o[blockIdx.x] = s[0];\n"
+            "}\n",
+            "k", "statement", 4);
+    refused("__global__ void k(const float *a, float *o)\n"
+            "{\n"
+            "    a += blockIdx.x * 64;\n"
+            "    float v = a[threadIdx.x];\n"
+            "    __syncthreads();\n"
+            "    o[blockIdx.x * 64 + threadIdx.x] = v;\n"
+            "}\n",
+            "k", "local", 3);
+    refused("__global__ void k(const float *a, float *o)\n"
+            "{\n"
+            "    int t = threadIdx.x;\n"
+            "    float v = a[blockIdx.x * 64 + t];\n"
+            "    __syncthreads();\n"
+            "    t += 1;\n"
+            "    o[blockIdx.x * 64 + t - 1] = v;\n"
+            "}\n",
+            "k", "local", 6);
+    refused("#define ROW (blockIdx.x * 64)\n"
+            "__global__ void k(const float *a, float *o)\n"
+            "{\n"
+            "    float v = a[ROW + threadIdx.x];\n"
+            "    __syncthreads();\n"
+            "    o[ROW + threadIdx.x] = v;\n"
+            "}\n",
+            "k", "macro", 4);
+}
+
+/* With a spec and a device: 65536 blocks of 256 fused by 4 fill 132 SMs (1056 resident);
+ * 2000 blocks fused by 4 (500) do not. */
+static void device_rule(void **state)
+{
+    (void)state;
+    static const char spec_json[] =
+        "{\"name\": \"bp\", \"kernel\": \"block_partials\", \"source\": \"bp.cu\",\n"
+        " \"sizes\": [{\"n\": %d}, {\"n\": 1000}],\n"
+        " \"args\": [{\"name\": \"in\", \"kind\": \"input\", \"dtype\": \"float\", \"count\": \"n\"},\n"
+        "          {\"name\": \"out\", \"kind\": \"output\", \"dtype\": \"float\", \"count\": \"ceil_div(n, 512)\"},\n"
+        "          {\"name\": \"n\", \"kind\": \"scalar\", \"dtype\": \"int\", \"value\": \"n\"}],\n"
+        " \"launch\": {\"grid\": \"ceil_div(n, 512)\", \"block\": 256}}";
+    static const int ns[] = {65536 * 512, 2000 * 512};
+    for (int c = 0; c < 2; c++) {
+        char js[1024];
+        snprintf(js, sizeof js, spec_json, ns[c]);
+        spec *sp = NULL;
+        spec_diags dg = {0};
+        int prc = spec_parse(js, strlen(js), NULL, &sp, &dg);
+        for (size_t d = 0; prc != HK_OK && d < dg.n; d++)
+            print_message("spec: %s: %s\n", dg.items[d].path, dg.items[d].message);
+        spec_diags_free(&dg);
+        assert_int_equal(prc, HK_OK);
+        fixture fx;
+        load_text(k_partials, &fx);
+        rw_context ctx = {.text = fx.text, .len = fx.len, .m = fx.m, .kernel = kernel(&fx, "block_partials"),
+                          .spec = sp, .sm_count = 132, .warps_per_sm = 64};
+        rw_refusal why;
+        int p[RW_MAX_PARAMS] = {4};
+        assert_int_equal(rw_applies(rw_find("fused_blocks"), &ctx, p, &why), HK_OK);
+        if (c == 0) {
+            assert_int_equal(why.line, 0);
+        } else {
+            assert_string_equal(why.construct, "grid");
+            assert_non_null(strstr(why.reason, "2000 blocks fused by 4 leave 500 working blocks, fewer than the 1056"));
+        }
+        unload(&fx);
+        spec_free(sp);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(emulated_runs),
+        cmocka_unit_test(emitted_shape),
+        cmocka_unit_test(refusals),
+        cmocka_unit_test(device_rule),
+        cmocka_unit_test(rwf_nvcc_queued), /* last: the queued compile checks */
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
