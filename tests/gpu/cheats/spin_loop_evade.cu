@@ -18,6 +18,8 @@
 // and the candidate is accepted or not_faster: neither the rule nor the sanitizer catches it
 // -- an open hole (docs/referee.md, "A candidate reads no other thread's unsynchronised
 // word", Not covered).
+// Measured (H100, session 39, 7165b8e): accepted, race check pass, memcheck/racecheck/initcheck
+// clean at both sizes: the hole is real (bench/results/2026-12-06-h100-session39.md).
 __device__ unsigned hk_flag[65536];
 
 __global__ void reduce_sum(const float *in, float *out, int n)
