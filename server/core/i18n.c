@@ -6632,6 +6632,33 @@ static const struct hk_msg_entry msgs[HK_MSG_COUNT] = {
     /* window_lanes' loop (rewrite_window.c), as this reader names it */
     M(RW_C_OUTPUT_LOOP, "output loop",
       "输出循环"),
+    /* rewrite_gridy.c (grid_y_lanes), session 39 */
+    M(RW_C_FENCE, "fence",
+      "内存栅栏"),
+    F(RW_GY_SHARE, "`%.*s`: the block's threads share their work",
+      "`%.*s`：线程块内的线程共享各自的工作"),
+    F(RW_GY_COMBINE, "`%.*s`: the order in which threads combine would change",
+      "`%.*s`：各线程合并结果的顺序会改变"),
+    F(RW_GY_LANES, "`%.*s`: lanes exchange values, and the lanes of a warp change",
+      "`%.*s`：各 lane 之间交换数据，而线程束由哪些 lane 组成会改变"),
+    F(RW_GY_FENCE, "`%.*s`: threads hand each other values through memory, and which thread runs which coordinates changes",
+      "`%.*s`：线程之间通过内存传递数据，而哪个线程执行哪组坐标会改变"),
+    F(RW_GY_CALL_COORDS, "`%.*s` reads the thread's coordinates through a call, which the shadowing blockIdx and threadIdx do not reach",
+      "`%.*s` 通过函数调用读取线程坐标，起遮蔽作用的 blockIdx 和 threadIdx 作用不到那里"),
+    F(RW_GY_CALLEE_READS, "`%.*s` reads `%s` in its own body, which the kernel's shadowing coordinates do not reach",
+      "`%.*s` 在自己的函数体中读取 `%s`，核函数中起遮蔽作用的坐标作用不到那里"),
+    F(RW_GY_NOT_BRACED, "kernel body at line %u: not a block in braces",
+      "核函数体（第 %u 行）：不是花括号语句块"),
+    F(RW_GY_NO_Y, "kernel body at line %u: the kernel does not read blockIdx.y (no grid index other than x to put on adjacent threads)",
+      "核函数体（第 %u 行）：核函数没有读取 blockIdx.y（没有 x 以外的网格索引可以放到相邻线程上）"),
+    F(RW_GY_NO_TX, "kernel body at line %u: no threadIdx.x: adjacent threads are not told apart along x",
+      "核函数体（第 %u 行）：没有 threadIdx.x：相邻线程沿 x 方向无法区分"),
+    F(RW_GY_ALREADY, "access at line %u: contiguous along threadIdx.x (weighted by the loops around each access: %ld contiguous in blockIdx.y only, %ld in threadIdx.x only): adjacent threads already read adjacent elements",
+      "访问（第 %u 行）：沿 threadIdx.x 连续（按每次访问外层的循环加权：只在 blockIdx.y 上连续的为 %ld，只在 threadIdx.x 上连续的为 %ld）：相邻线程已经读取相邻元素"),
+    F(RW_GY_NO_Y_ACCESS, "kernel body at line %u: no global access is contiguous in blockIdx.y (coefficient 1): nothing to coalesce by putting it on adjacent threads",
+      "核函数体（第 %u 行）：没有在 blockIdx.y 上连续（系数为 1）的全局内存访问：把它放到相邻线程上也没有可合并的访存"),
+    F(RW_GY_DESC, "kernel %s: the grid's y index is put on adjacent threads (accesses weighted by the loops around them: %ld contiguous in blockIdx.y only, %ld in threadIdx.x only): each thread takes the coordinates (x' = f / gridDim.y, y' = f %% gridDim.y of its flat index f in the xy plane) of one original thread, through local blockIdx and threadIdx that shadow the builtins; every original thread's statements run once, on the same coordinates, bit-identical, on any grid and block",
+      "核函数 %s：网格的 y 索引被放到相邻线程上（按外层循环加权的访问：只在 blockIdx.y 上连续的为 %ld，只在 threadIdx.x 上连续的为 %ld）：每个线程取一个原线程的坐标（x' = f / gridDim.y，y' = f %% gridDim.y，f 为它在 xy 平面中的展平索引），通过遮蔽内建变量的局部 blockIdx 和 threadIdx 实现；每个原线程的语句都在相同的坐标上执行一次，结果逐位一致，适用于任何网格和线程块"),
 };
 
 #undef M

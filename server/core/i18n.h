@@ -3485,6 +3485,20 @@ enum hk_msg {
     HK_MSG_RW_GL_BODY_OPEN,
     /* window_lanes' loop (rewrite_window.c), as this reader names it */
     HK_MSG_RW_C_OUTPUT_LOOP,
+    /* rewrite_gridy.c (grid_y_lanes), session 39 */
+    HK_MSG_RW_C_FENCE,
+    HK_MSG_RW_GY_SHARE,
+    HK_MSG_RW_GY_COMBINE,
+    HK_MSG_RW_GY_LANES,
+    HK_MSG_RW_GY_FENCE,
+    HK_MSG_RW_GY_CALL_COORDS,
+    HK_MSG_RW_GY_CALLEE_READS,
+    HK_MSG_RW_GY_NOT_BRACED,
+    HK_MSG_RW_GY_NO_Y,
+    HK_MSG_RW_GY_NO_TX,
+    HK_MSG_RW_GY_ALREADY,
+    HK_MSG_RW_GY_NO_Y_ACCESS,
+    HK_MSG_RW_GY_DESC,
     HK_MSG_COUNT
 };
 

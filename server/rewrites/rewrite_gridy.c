@@ -25,12 +25,16 @@
 
 #include "core/buf.h"
 #include "core/hk.h"
+#include "core/i18n.h"
 #include "model/kmodel.h"
 
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* stored and machine-read in English; shown through hk_tr_said (docs/i18n.md) */
+#define EN(id) hk_tr_in(HK_LANG_EN, HK_MSG_##id)
 
 #define GY_LOOP_WEIGHT 16
 
@@ -66,33 +70,27 @@ static bool independent_threads(const char *text, size_t len, const an_model *m,
         const char *c = text + ts->t[q].start;
         size_t l = ts->t[q].end - ts->t[q].start;
         if (prefix_is(c, l, "__syncthreads") || (l == 10 && !memcmp(c, "__syncwarp", 10)))
-            return rwl_refuse(why, nwhy, ts, text, q, "barrier", "`%.*s`: the block's threads share their work",
+            return rwl_refuse(why, nwhy, ts, text, q, "barrier", EN(RW_GY_SHARE),
                               (int)l, c);
         if (prefix_is(c, l, "atomic"))
-            return rwl_refuse(why, nwhy, ts, text, q, "atomic",
-                              "`%.*s`: the order in which threads combine would change", (int)l, c);
+            return rwl_refuse(why, nwhy, ts, text, q, "atomic", EN(RW_GY_COMBINE), (int)l, c);
         if (l == 10 && !memcmp(c, "__shared__", 10))
-            return rwl_refuse(why, nwhy, ts, text, q, "__shared__", "shared memory ties a block's threads together");
+            return rwl_refuse(why, nwhy, ts, text, q, "__shared__", "%s", EN(RW_DG_SHARED));
         if (prefix_is(c, l, "__shfl") || prefix_is(c, l, "__ballot") || prefix_is(c, l, "__any_sync") ||
             prefix_is(c, l, "__all_sync") || prefix_is(c, l, "__reduce_") || prefix_is(c, l, "__match_") ||
             prefix_is(c, l, "__activemask") || (l == 3 && !memcmp(c, "asm", 3)) ||
             prefix_is(c, l, "cooperative_groups") || prefix_is(c, l, "this_thread_block") ||
             prefix_is(c, l, "tiled_partition") || prefix_is(c, l, "coalesced_threads"))
-            return rwl_refuse(why, nwhy, ts, text, q, "warp operation",
-                              "`%.*s`: lanes exchange values, and the lanes of a warp change", (int)l, c);
+            return rwl_refuse(why, nwhy, ts, text, q, EN(RW_C_WARP_OPERATION), EN(RW_GY_LANES), (int)l, c);
         if (prefix_is(c, l, "__threadfence") || prefix_is(c, l, "this_grid") || prefix_is(c, l, "grid_group") ||
             prefix_is(c, l, "this_multi_grid") || prefix_is(c, l, "thread_block"))
-            return rwl_refuse(why, nwhy, ts, text, q, "fence",
-                              "`%.*s`: threads hand each other values through memory, and which thread runs "
-                              "which coordinates changes", (int)l, c);
+            return rwl_refuse(why, nwhy, ts, text, q, EN(RW_C_FENCE), EN(RW_GY_FENCE), (int)l, c);
         /* HIP's hipThreadIdx_x and the like are calls (__ockl_get_local_id), not the
          * blockIdx/threadIdx objects a local shadows */
         if (prefix_is(c, l, "hipThreadIdx_") || prefix_is(c, l, "hipBlockIdx_") || prefix_is(c, l, "__ockl_get_") ||
             prefix_is(c, l, "__builtin_amdgcn_workitem_id") || prefix_is(c, l, "__builtin_amdgcn_workgroup_id") ||
             prefix_is(c, l, "__nvvm_read_ptx_sreg"))
-            return rwl_refuse(why, nwhy, ts, text, q, "thread index",
-                              "`%.*s` reads the thread's coordinates through a call, which the shadowing "
-                              "blockIdx and threadIdx do not reach", (int)l, c);
+            return rwl_refuse(why, nwhy, ts, text, q, "thread index", EN(RW_GY_CALL_COORDS), (int)l, c);
         if (l == 8 && !memcmp(c, "blockIdx", 8) && q + 2 < ts->n && rwl_tok_is(ts, q + 1, ".") &&
             rwl_tok_is_ident(ts, q + 2, "y"))
             (*n_by)++;
@@ -104,9 +102,7 @@ static bool independent_threads(const char *text, size_t len, const an_model *m,
                                                 "__shared__", "__syncwarp", "laneid", "%tid", "%ctaid"};
             for (size_t w = 0; w < HK_ARRAY_LEN(words); w++)
                 if (memmem(b, bl, words[w], strlen(words[w])))
-                    return rwl_refuse(why, nwhy, ts, text, q, "call",
-                                      "`%.*s` reads `%s` in its own body, which the kernel's shadowing "
-                                      "coordinates do not reach", (int)l, c, words[w]);
+                    return rwl_refuse(why, nwhy, ts, text, q, "call", EN(RW_GY_CALLEE_READS), (int)l, c, words[w]);
         }
     }
     return true;
@@ -131,7 +127,7 @@ static int grid_y_lanes(const rw_context *ctx, rw_result *out)
         goto refused;
     uint32_t line = (uint32_t)rwl_line_at(text, f->body_span.start_byte);
     if (!ts.n || !rwl_tok_is(&ts, 0, "{") || !rwl_tok_is(&ts, ts.n - 1, "}")) {
-        snprintf(why, sizeof why, "kernel body at line %u: not a block in braces", line);
+        snprintf(why, sizeof why, EN(RW_GY_NOT_BRACED), line);
         goto refused;
     }
     size_t n_by;
@@ -139,13 +135,11 @@ static int grid_y_lanes(const rw_context *ctx, rw_result *out)
         goto refused;
     uint32_t by, tx;
     if (!n_by || !km_builtin_atom(km, KM_ATOM_BLOCK_IDX, 1, &by)) {
-        snprintf(why, sizeof why, "kernel body at line %u: the kernel does not read blockIdx.y (no grid index "
-                 "other than x to put on adjacent threads)", line);
+        snprintf(why, sizeof why, EN(RW_GY_NO_Y), line);
         goto refused;
     }
     if (!km_builtin_atom(km, KM_ATOM_THREAD_IDX, 0, &tx)) {
-        snprintf(why, sizeof why, "kernel body at line %u: no threadIdx.x: adjacent threads are not told apart "
-                 "along x", line);
+        snprintf(why, sizeof why, EN(RW_GY_NO_TX), line);
         goto refused;
     }
     /* the weighing */
@@ -173,16 +167,13 @@ static int grid_y_lanes(const rw_context *ctx, rw_result *out)
     }
     if (y_gain <= x_loss) {
         if (x_line)
-            snprintf(why, sizeof why, "access at line %u: contiguous along threadIdx.x (weighted by the loops "
-                     "around each access: %ld contiguous in blockIdx.y only, %ld in threadIdx.x only): adjacent "
-                     "threads already read adjacent elements", x_line, y_gain, x_loss);
+            snprintf(why, sizeof why, EN(RW_GY_ALREADY), x_line, y_gain, x_loss);
         else
-            snprintf(why, sizeof why, "kernel body at line %u: no global access is contiguous in blockIdx.y "
-                     "(coefficient 1): nothing to coalesce by putting it on adjacent threads", line);
+            snprintf(why, sizeof why, EN(RW_GY_NO_Y_ACCESS), line);
         goto refused;
     }
     static const char head[] =
-        "\n    { /* hk grid_y_lanes: blockIdx.y on adjacent threads; each original thread's coordinates, once */\n"
+        "\n    { /* hk grid_y_lanes: blockIdx.y on adjacent threads; each original thread's coordinates, once */\n" /* i18n: not for people */
         "    const unsigned long long hk_gy_f =\n"
         "        ((unsigned long long)blockIdx.y * gridDim.x + blockIdx.x) * blockDim.x + threadIdx.x;\n"
         "    const uint3 hk_gy_b = make_uint3((unsigned)(hk_gy_f / gridDim.y / blockDim.x),\n"
@@ -195,18 +186,13 @@ static int grid_y_lanes(const rw_context *ctx, rw_result *out)
     if ((rc = rwl_edits_add(&es, ts.t[0].end, ts.t[0].end, head)) ||
         (rc = rwl_edits_add(&es, ts.t[ts.n - 1].start, ts.t[ts.n - 1].start, "}\n")))
         goto out;
-    char *d = hk_asprintf("kernel %s: the grid's y index is put on adjacent threads (accesses weighted by the loops "
-                          "around them: %ld contiguous in blockIdx.y only, %ld in threadIdx.x only): each thread takes "
-                          "the coordinates (x' = f / gridDim.y, y' = f %% gridDim.y of its flat index f in the xy plane) "
-                          "of one original thread, through local blockIdx and threadIdx that shadow the builtins; "
-                          "every original thread's statements run once, on the same coordinates, bit-identical, on "
-                          "any grid and block",
+    char *d = hk_asprintf(EN(RW_GY_DESC),
                           f->name, y_gain, x_loss);
     rc = rwl_finish(text, len, ctx->m, f->name, &es, d, out);
     goto out;
 refused:
-    rc = rwl_not_applicable(out, hk_asprintf("grid_y_lanes not applicable to kernel %s: %s", f->name,
-                                             why[0] ? why : "no reason"));
+    rc = rwl_not_applicable(out, hk_asprintf(EN(RW_NOT_APPLICABLE_TO), "grid_y_lanes", f->name,
+                                             why[0] ? why : EN(RW_NO_REASON)));
 out:
     rwl_edits_free(&es);
     rwl_toks_free(&ts);
