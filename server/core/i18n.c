@@ -6816,6 +6816,28 @@ static const struct hk_msg_entry msgs[HK_MSG_COUNT] = {
       "其辅助函数（hk_ww_bcast）已由后面某个核函数的改写定义在该核函数之后"),
     F(RW_WW_DESC, "kernel %s: the output loop at line %d runs the code before the %d-D window of line %d once per output; each non-empty window of a warp is then read by the warp's 32 lanes in scan order and their states %s merged with __shfl_xor_sync: %s; the owner runs what follows. The launch is kept (blocks not of whole warps run the original)",
       "核函数 %s：第 %d 行的输出循环对每个输出执行一次 %d 维窗口（第 %d 行）之前的代码；随后线程束中每个非空窗口依次由该线程束的 32 个 lane 按扫描顺序读取，它们的状态 %s 用 __shfl_xor_sync 合并：%s；窗口之后的代码由该窗口所属的 lane 执行。启动配置保持不变（不由完整线程束组成的线程块执行原代码）"),
+    /* rewrite_window.c: two states of a description's list, as the description quotes them (whole, a piece would take "a` (max, first taken on ties), `b"): for hk_tr_said only */
+    F(RW_WL_STATES2_MAX_SUM, "`%.*s` (max, first taken on ties), `%.*s` (sum)",
+      "`%.*s`（最大值，相等时取最先出现者）、`%.*s`（求和）"),
+    F(RW_WL_STATES2_MIN_SUM, "`%.*s` (min, first taken on ties), `%.*s` (sum)",
+      "`%.*s`（最小值，相等时取最先出现者）、`%.*s`（求和）"),
+    F(RW_WL_STATES2_MAX_MAX, "`%.*s` (max, first taken on ties), `%.*s` (max, first taken on ties)",
+      "`%.*s`（最大值，相等时取最先出现者）、`%.*s`（最大值，相等时取最先出现者）"),
+    F(RW_WL_STATES2_MIN_MIN, "`%.*s` (min, first taken on ties), `%.*s` (min, first taken on ties)",
+      "`%.*s`（最小值，相等时取最先出现者）、`%.*s`（最小值，相等时取最先出现者）"),
+    F(RW_WL_STATES2_MAX_MIN, "`%.*s` (max, first taken on ties), `%.*s` (min, first taken on ties)",
+      "`%.*s`（最大值，相等时取最先出现者）、`%.*s`（最小值，相等时取最先出现者）"),
+    F(RW_WL_STATES2_MIN_MAX, "`%.*s` (min, first taken on ties), `%.*s` (max, first taken on ties)",
+      "`%.*s`（最小值，相等时取最先出现者）、`%.*s`（最大值，相等时取最先出现者）"),
+    F(RW_WL_STATES2_SUM_SUM, "`%.*s` (sum), `%.*s` (sum)",
+      "`%.*s`（求和）、`%.*s`（求和）"),
+    /* rewrite_window.c: the refusals whose construct is one common word ("sum", "compare": a plain entry would say a variable so named), whole; the HIP merge */
+    F(RW_WL_SUM_AT, "sum at line %d: %s",
+      "求和（第 %d 行）：%s"),
+    F(RW_WL_COMPARE_AT, "compare at line %d: %s",
+      "比较（第 %d 行）：%s"),
+    M(RW_WL_SHFL_WIDTH_G, "__shfl_xor of width G",
+      "宽度为 G 的 __shfl_xor"),
 };
 
 #undef M

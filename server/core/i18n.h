@@ -3578,6 +3578,18 @@ enum hk_msg {
     HK_MSG_RW_WW_HIP,
     HK_MSG_RW_WW_HELPERS_AFTER,
     HK_MSG_RW_WW_DESC,
+    /* rewrite_window.c: two states of a description's list, as the description quotes them (whole, a piece would take "a` (max, first taken on ties), `b"): for hk_tr_said only */
+    HK_MSG_RW_WL_STATES2_MAX_SUM,
+    HK_MSG_RW_WL_STATES2_MIN_SUM,
+    HK_MSG_RW_WL_STATES2_MAX_MAX,
+    HK_MSG_RW_WL_STATES2_MIN_MIN,
+    HK_MSG_RW_WL_STATES2_MAX_MIN,
+    HK_MSG_RW_WL_STATES2_MIN_MAX,
+    HK_MSG_RW_WL_STATES2_SUM_SUM,
+    /* rewrite_window.c: the refusals whose construct is one common word ("sum", "compare": a plain entry would say a variable so named), whole; the HIP merge */
+    HK_MSG_RW_WL_SUM_AT,
+    HK_MSG_RW_WL_COMPARE_AT,
+    HK_MSG_RW_WL_SHFL_WIDTH_G,
     HK_MSG_COUNT
 };
 

@@ -946,7 +946,7 @@ static int rw_window_lanes(const rw_context *ctx, int G, rw_result *out)
     char *desc = hk_asprintf(L.gs ? EN(RW_WL_DESC_LOOP) : EN(RW_WL_DESC_INDEX),
                              f->name, rwl_line_at(ctx->text, ts.t[L.q_a].start), G, L.dims,
                              rwl_line_at(ctx->text, ts.t[L.win_a].start), what,
-                             ctx->hip ? "__shfl_xor of width G" : "__shfl_xor_sync",
+                             ctx->hip ? EN(RW_WL_SHFL_WIDTH_G) : "__shfl_xor_sync",
                              L.n_sums ? EN(RW_WL_EXACT_WITH_SUM) : EN(RW_WL_EXACT),
                              G);
     rc = rwl_finish(ctx->text, ctx->len, ctx->m, f->name, &es, desc, out);
