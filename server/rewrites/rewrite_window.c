@@ -43,6 +43,7 @@
 
 #include "core/buf.h"
 #include "core/hk.h"
+#include "core/i18n.h"
 #include "model/kmodel.h"
 #include "spec/expr.h"
 #include "spec/spec.h"
@@ -50,6 +51,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* stored and machine-read in English; shown through hk_tr_said (docs/i18n.md) */
+#define EN(id) hk_tr_in(HK_LANG_EN, HK_MSG_##id)
 
 #define WL_ACC 8
 #define WL_SETS 6
@@ -113,9 +117,9 @@ static bool stores(wl_scan *s, size_t a, size_t b, const char *where)
                              rwl_template_type_param(s->f->template_params, ts, k)))
         k = rwg_first_store(ts, k + 1, b, &call);
     if (k < b && call)
-        return refuse(s, k, "call", "`%.*s` %s may write memory: G lanes would each do it", TOK(ts, k), where);
+        return refuse(s, k, "call", EN(RW_WL_CALL_WRITES), TOK(ts, k), where);
     if (k < b)
-        return refuse(s, k, "store", "through `%.*s` %s: G lanes would each do it", TOK(ts, k), where);
+        return refuse(s, k, "store", EN(RW_WL_STORE_THROUGH), TOK(ts, k), where);
     return true;
 }
 
@@ -194,18 +198,16 @@ static bool find_region(wl_scan *s, wl_loop *L)
             L->gs = true;
             L->q_a = q;
             if (L->qbody_b < end)
-                return refuse(s, L->qbody_b, "statement after the output loop", "the G lanes of an output would "
-                                                                                 "all run it");
+                return refuse(s, L->qbody_b, EN(RW_C_STMT_AFTER_OUTPUT_LOOP), "%s",
+                              EN(RW_WL_ALL_LANES_RUN));
             return true;
         }
         bool ret = rwl_tok_is(ts, q, "if") && rwl_tok_is(ts, rwl_match_close(ts, q + 1) + 1, "return");
         if (!rwl_starts_declaration(ts, q) && !ret)
-            return refuse(s, q, "statement before the output loop", "only declarations and `if (...) return;` "
-                                                                     "may come before the output's index");
+            return refuse(s, q, EN(RW_C_STMT_BEFORE_OUTPUT_LOOP), "%s", EN(RW_WL_ONLY_DECLS));
         q = e;
     }
-    return refuse(s, 0, "kernel body", "no grid-stride loop over outputs and no `int i = blockIdx.x * blockDim.x + "
-                                       "threadIdx.x;` at the top of the body: not one thread per output");
+    return refuse(s, 0, "kernel body", "%s", EN(RW_WL_NOT_ONE_PER_OUTPUT));
 }
 
 /* The whole kernel: nothing but the region's index may read the thread's position. */
@@ -221,20 +223,19 @@ static bool check_kernel(wl_scan *s, const wl_loop *L)
         const char *p = ts->text + ts->t[k].start;
         size_t l = ts->t[k].end - ts->t[k].start;
         if (l >= 5 && !memcmp(p, "hk_wg", 5))
-            return refuse(s, k, "kernel body", "already split over lanes (names hk_wg*)");
+            return refuse(s, k, "kernel body", "%s", EN(RW_WL_ALREADY));
         if (!rwl_is_use(ts, k))
             continue;
         if (rwl_tok_is(ts, k, "threadIdx") || rwl_tok_is(ts, k, "blockDim") || rwl_tok_is(ts, k, "gridDim") ||
             rwl_tok_is(ts, k, "warpSize") || rwl_builtin_x(ts, k, "blockIdx"))
-            return refuse(s, k, "thread index", "`%.*s` outside the output index: each thread would serve another "
-                                                "output", TOK(ts, k));
+            return refuse(s, k, "thread index", EN(RW_WL_INDEX_OUTSIDE), TOK(ts, k));
         if (rwl_tok_is(ts, k, "__syncthreads") || rwl_tok_is(ts, k, "__syncwarp") || rwl_tok_is(ts, k, "__shared__") ||
             (l > 6 && !memcmp(p, "__shfl", 6)) || rwl_tok_is(ts, k, "__ballot_sync") ||
             rwl_tok_is(ts, k, "__any_sync") || rwl_tok_is(ts, k, "__all_sync") || rwl_tok_is(ts, k, "asm") ||
             rwl_tok_is(ts, k, "__activemask"))
-            return refuse(s, k, "barrier", "`%.*s`: a barrier, warp operation or shared memory", TOK(ts, k));
+            return refuse(s, k, "barrier", EN(RW_WL_BARRIER), TOK(ts, k));
         if (k >= L->qbody_a && k < L->qbody_b && rwl_tok_is(ts, k, L->qh.var) && rwl_scalar_written(ts, k))
-            return refuse(s, k, "output index", "`%s` is written in the body", L->qh.var);
+            return refuse(s, k, "output index", EN(RW_WL_INDEX_WRITTEN), L->qh.var);
     }
     return true;
 }
@@ -299,8 +300,7 @@ static bool find_window(wl_scan *s, wl_loop *L, const km_kernel *km)
         wl_for w;
         const km_loop *ml = model_loop(s, km, k);
         if (!for_header(ts, k, rb, &w) || !ml)
-            return refuse(s, k, "loop", "not a counted window loop `for (int v = A; v < B; ++v)` the kernel model "
-                                        "reads (the first loop of the output's code)");
+            return refuse(s, k, "loop", "%s", EN(RW_WL_NOT_WINDOW_LOOP));
         if (!per_thread(km, ml)) {
             if (!uniform)
                 uniform = k;
@@ -316,11 +316,9 @@ static bool find_window(wl_scan *s, wl_loop *L, const km_kernel *km)
         wl_for w2;
         if (rwl_tok_is(ts, ia, "for") && rwl_stmt_end(ts, ia, ib) == ib) {
             if (!for_header(ts, ia, ib, &w2) || !model_loop(s, km, ia))
-                return refuse(s, ia, "inner loop", "not a counted loop `for (int v = A; v < B; ++v)` the kernel "
-                                                   "model reads");
+                return refuse(s, ia, "inner loop", "%s", EN(RW_WL_NOT_COUNTED));
             if (span_mentions(ts, w2.a_a, w2.a_b, w.var) || span_mentions(ts, w2.b_a, w2.b_b, w.var))
-                return refuse(s, ia, "inner loop", "its bounds depend on the outer counter `%.*s`: not a "
-                                                   "rectangular window", TOK(ts, w.var));
+                return refuse(s, ia, "inner loop", EN(RW_WL_NOT_RECTANGULAR), TOK(ts, w.var));
             L->w[1] = w2;
             L->dims = 2;
         }
@@ -329,31 +327,29 @@ static bool find_window(wl_scan *s, wl_loop *L, const km_kernel *km)
         /* directly in a braced block */
         size_t pv = k - 1;
         if (!(rwl_tok_is(ts, pv, ";") || rwl_tok_is(ts, pv, "{") || rwl_tok_is(ts, pv, "}")))
-            return refuse(s, k, "window loop", "not a statement of a braced block (an `if` or `else` without "
-                                               "braces holds it)");
+            return refuse(s, k, "window loop", "%s", EN(RW_WL_NOT_BRACED));
         /* the block that holds it, and nothing after that block but closing braces */
         size_t stack[64], n = 0;
         for (size_t q = 0; q < k; q++) {
             if (rwl_tok_is(ts, q, "{")) {
                 if (n == 64)
-                    return refuse(s, q, "block", "nested too deeply");
+                    return refuse(s, q, "block", "%s", EN(RW_WL_TOO_DEEP));
                 stack[n++] = q;
             } else if (rwl_tok_is(ts, q, "}") && n)
                 n--;
         }
         if (!n)
-            return refuse(s, k, "window loop", "no enclosing block");
+            return refuse(s, k, "window loop", "%s", EN(RW_WL_NO_BLOCK));
         L->blk_close = rwl_match_close(ts, stack[n - 1]);
         for (size_t q = L->blk_close + 1; q < rb; q++)
             if (!rwl_tok_is(ts, q, "}"))
-                return refuse(s, q, "statement after the window's block", "the G lanes of an output would all run "
-                                                                          "it");
+                return refuse(s, q, EN(RW_C_STMT_AFTER_WINDOW_BLOCK), "%s",
+                              EN(RW_WL_ALL_LANES_RUN));
         return true;
     }
     if (uniform)
-        return refuse(s, uniform, "loop", "its bounds are the same for every thread (no data-dependent window): "
-                                          "the other rewrites' case");
-    return refuse(s, ra, "output body", "no loop whose bounds are computed per thread (a window to reduce over)");
+        return refuse(s, uniform, "loop", "%s", EN(RW_WL_UNIFORM));
+    return refuse(s, ra, "output body", "%s", EN(RW_WL_NO_WINDOW));
 }
 
 /* A compare-select at the `if` q of the window's body: true and *g filled, false with no
@@ -388,8 +384,7 @@ static bool read_select(wl_scan *s, const wl_loop *L, size_t q, size_t end, wl_s
         return false;
     if (rwl_tok_is(ts, op, ">=") || rwl_tok_is(ts, op, "<=") || rwl_tok_is(ts, op, "==") ||
         rwl_tok_is(ts, op, "!="))
-        return refuse(s, op, "compare", "`%.*s` against `%.*s`: only a strict `<` or `>` keeps the first element "
-                                        "of equal ones, which the merge reproduces", TOK(ts, op), TOK(ts, m));
+        return refuse(s, op, "compare", EN(RW_WL_NOT_STRICT), TOK(ts, op), TOK(ts, m));
     bool gt = rwl_tok_is(ts, op, ">");
     g->greater = m_left ? !gt : gt;
     g->iff = q;
@@ -397,7 +392,7 @@ static bool read_select(wl_scan *s, const wl_loop *L, size_t q, size_t end, wl_s
     g->cons_a = c + 1;
     g->cons_b = rwl_stmt_end(ts, c + 1, end);
     if (g->cons_b < end && rwl_tok_is(ts, g->cons_b, "else"))
-        return refuse(s, g->cons_b, "else", "the compare-select at line %d has an else branch",
+        return refuse(s, g->cons_b, "else", EN(RW_WL_ELSE),
                       rwl_line_at(s->text, ts->t[q].start));
     size_t a = g->cons_a, b = g->cons_b;
     if (rwl_tok_is(ts, a, "{")) {
@@ -410,17 +405,17 @@ static bool read_select(wl_scan *s, const wl_loop *L, size_t q, size_t end, wl_s
     for (size_t k = a; k < b;) {
         size_t e = rwl_stmt_end(ts, k, b);
         if (!(ts->t[k].kind == T_IDENT && rwl_tok_is(ts, k + 1, "=") && e > k + 3 && rwl_tok_is(ts, e - 1, ";")))
-            return refuse(s, k, "compare-select", "its branch does more than assign names (`M = E; I = X;`)");
+            return refuse(s, k, "compare-select", "%s", EN(RW_WL_BRANCH_MORE));
         if (is_decl_of(ts, L->win_a, L->win_b, k, NULL))
-            return refuse(s, k, "compare-select", "`%.*s` is declared in the window", TOK(ts, k));
+            return refuse(s, k, "compare-select", EN(RW_WL_DECLARED_IN), TOK(ts, k));
         for (size_t i = 0; i < g->n_sets; i++)
             if (rwg_same_name(ts, g->sets[i], k))
-                return refuse(s, k, "compare-select", "`%.*s` is assigned twice", TOK(ts, k));
+                return refuse(s, k, "compare-select", EN(RW_WL_ASSIGNED_TWICE), TOK(ts, k));
         if (g->n_sets == WL_SETS)
-            return refuse(s, k, "compare-select", "more than %d names assigned", WL_SETS);
+            return refuse(s, k, "compare-select", EN(RW_WL_TOO_MANY_NAMES), WL_SETS);
         if (rwg_same_name(ts, k, m)) {
             if (!same_span(ts, k + 2, e - 1, ea, eb))
-                return refuse(s, k, "compare-select", "`%.*s` is assigned another value than the one compared",
+                return refuse(s, k, "compare-select", EN(RW_WL_OTHER_VALUE),
                               TOK(ts, m));
             got_m = true;
         }
@@ -428,15 +423,15 @@ static bool read_select(wl_scan *s, const wl_loop *L, size_t q, size_t end, wl_s
         k = e;
     }
     if (!got_m)
-        return refuse(s, q, "compare-select", "`%.*s` is compared but not assigned the element", TOK(ts, m));
+        return refuse(s, q, "compare-select", EN(RW_WL_NOT_ASSIGNED), TOK(ts, m));
     /* E and the other values read none of the state */
     for (size_t i = 0; i < g->n_sets; i++) {
         if (span_mentions(ts, ea, eb, g->sets[i]))
-            return refuse(s, ea, "compare-select", "the compared value reads `%.*s`", TOK(ts, g->sets[i]));
+            return refuse(s, ea, "compare-select", EN(RW_WL_COMPARED_READS), TOK(ts, g->sets[i]));
         size_t e = rwl_stmt_end(ts, g->sets[i], b);
         for (size_t j = 0; j < g->n_sets; j++)
             if (span_mentions(ts, g->sets[i] + 2, e, g->sets[j]))
-                return refuse(s, g->sets[i], "compare-select", "the value assigned to `%.*s` reads `%.*s`",
+                return refuse(s, g->sets[i], "compare-select", EN(RW_WL_ASSIGNED_READS),
                               TOK(ts, g->sets[i]), TOK(ts, g->sets[j]));
     }
     return true;
@@ -490,12 +485,12 @@ static bool read_body(wl_scan *s, wl_loop *L, const km_kernel *km)
     const rw_toks *ts = s->ts;
     const wl_for *in = &L->w[L->dims - 1];
     size_t ba = in->body_a, bb = in->body_b;
-    if (!stores(s, ba, bb, "in the window"))
+    if (!stores(s, ba, bb, EN(RW_WL_IN_WINDOW)))
         return false;
     for (size_t k = ba; k < bb; k++)
         if (rwl_tok_is(ts, k, "return") || rwl_tok_is(ts, k, "goto") ||
             (rwl_tok_is(ts, k, "break") && !rwg_in_inner_construct(ts, ba, bb, k)))
-            return refuse(s, k, "jump", "`%.*s` in the window: the scan would not cover every element",
+            return refuse(s, k, "jump", EN(RW_WL_JUMP),
                           TOK(ts, k));
     /* the compare-selects */
     for (size_t k = ba; k < bb; k++) {
@@ -504,7 +499,7 @@ static bool read_body(wl_scan *s, wl_loop *L, const km_kernel *km)
         wl_select g;
         if (read_select(s, L, k, bb, &g)) {
             if (L->n_sel == WL_ACC)
-                return refuse(s, k, "compare-select", "more than %d in one window", WL_ACC);
+                return refuse(s, k, "compare-select", EN(RW_WL_TOO_MANY_SELECTS), WL_ACC);
             L->sel[L->n_sel++] = g;
             k = g.cons_b - 1;
         } else if (s->why[0])
@@ -518,7 +513,7 @@ static bool read_body(wl_scan *s, wl_loop *L, const km_kernel *km)
         if (is_decl_of(ts, L->win_a, L->win_b, k, &d)) {
             for (int i = 0; i < L->dims; i++)
                 if (rwg_same_name(ts, k, L->w[i].var))
-                    return refuse(s, k, "window counter", "`%.*s` is written in the window", TOK(ts, k));
+                    return refuse(s, k, "window counter", EN(RW_WL_COUNTER_WRITTEN), TOK(ts, k));
             continue;
         }
         size_t w;
@@ -532,23 +527,20 @@ static bool read_body(wl_scan *s, wl_loop *L, const km_kernel *km)
         bool sum = (rwl_tok_is(ts, k + 1, "+=") || rwl_tok_is(ts, k + 1, "++") || rwl_tok_is(ts, k - 1, "++")) &&
                    !in_select(L, k, &w);
         if (sum && !sum_statement(ts, k))
-            return refuse(s, k, "sum", "`%.*s` is updated inside an expression: the lane's partial value would be "
-                                       "used", TOK(ts, k));
+            return refuse(s, k, "sum", EN(RW_WL_SUM_IN_EXPR), TOK(ts, k));
         if (!sum)
-            return refuse(s, k, "state", "`%.*s` is written in the window other than as a sum (`+=`, `++`) or "
-                                         "by a compare-select (`if (E > M) { M = E; I = X; }`)", TOK(ts, k));
+            return refuse(s, k, "state", EN(RW_WL_OTHER_WRITE), TOK(ts, k));
         bool seen = false;
         for (size_t i = 0; i < L->n_sums; i++)
             seen |= rwg_same_name(ts, L->sums[i], k);
         if (!seen) {
             if (L->n_sums == WL_ACC)
-                return refuse(s, k, "sum", "more than %d sums in one window", WL_ACC);
+                return refuse(s, k, "sum", EN(RW_WL_TOO_MANY_SUMS), WL_ACC);
             L->sums[L->n_sums++] = k;
         }
     }
     if (!L->n_sums && !L->n_sel)
-        return refuse(s, L->win_a, "window loop", "nothing is reduced over the window (no sum and no "
-                                                  "compare-select of a name declared before it)");
+        return refuse(s, L->win_a, "window loop", "%s", EN(RW_WL_NOTHING_REDUCED));
     /* each state name is used in the window only where its update is */
     for (size_t k = ba; k < bb; k++) {
         if (ts->t[k].kind != T_IDENT || !rwl_is_use(ts, k))
@@ -558,17 +550,16 @@ static bool read_body(wl_scan *s, wl_loop *L, const km_kernel *km)
                 bool upd = rwl_tok_is(ts, k + 1, "++") || rwl_tok_is(ts, k - 1, "++") ||
                            (rwl_tok_is(ts, k + 1, "+=") && rwl_scalar_written(ts, k));
                 if (!upd)
-                    return refuse(s, k, "sum", "`%.*s` is read in the window: its partial value is the lane's "
-                                               "only", TOK(ts, k));
+                    return refuse(s, k, "sum", EN(RW_WL_SUM_READ), TOK(ts, k));
                 for (size_t j = 0; j < L->n_sel; j++)
                     for (size_t z = 0; z < L->sel[j].n_sets; z++)
                         if (rwg_same_name(ts, k, L->sel[j].sets[z]))
-                            return refuse(s, k, "sum", "`%.*s` is both summed and selected", TOK(ts, k));
+                            return refuse(s, k, "sum", EN(RW_WL_SUMMED_SELECTED), TOK(ts, k));
             }
         for (size_t j = 0; j < L->n_sel; j++)
             for (size_t z = 0; z < L->sel[j].n_sets; z++)
                 if (rwg_same_name(ts, k, L->sel[j].sets[z]) && k != L->sel[j].sets[z] && k != L->sel[j].m)
-                    return refuse(s, k, "state", "`%.*s` is used in the window outside its compare-select",
+                    return refuse(s, k, "state", EN(RW_WL_USED_OUTSIDE),
                                   TOK(ts, k));
     }
     /* a sum starts from a literal zero, declared before the window and not changed there */
@@ -579,14 +570,14 @@ static bool read_body(wl_scan *s, wl_loop *L, const km_kernel *km)
     for (size_t i = 0; i < L->n_sums; i++) {
         size_t d;
         if (!is_decl_of(ts, 1, L->win_a, L->sums[i], &d))
-            return refuse(s, L->sums[i], "sum", "`%.*s` is not a local declared before the window",
+            return refuse(s, L->sums[i], "sum", EN(RW_WL_NOT_LOCAL),
                           TOK(ts, L->sums[i]));
         if (!rwl_tok_is(ts, d + 1, "=") || !literal_zero(ts, d + 2))
-            return refuse(s, d, "sum", "`%.*s` does not start from a literal 0: each lane would add its start",
+            return refuse(s, d, "sum", EN(RW_WL_NOT_ZERO),
                           TOK(ts, d));
         for (size_t k = d + 1; k < L->win_a; k++)
             if (rwg_is_name(ts, k, d) && rwl_scalar_written(ts, k))
-                return refuse(s, k, "sum", "`%.*s` is changed before the window", TOK(ts, k));
+                return refuse(s, k, "sum", EN(RW_WL_CHANGED_BEFORE), TOK(ts, k));
         /* a sum in the model: its updates inside the window are sums; what the code after the
          * window does with it (`S /= count`, `S * scale`) runs on the merged value */
         bool model_sum = false;
@@ -604,16 +595,26 @@ static bool read_body(wl_scan *s, wl_loop *L, const km_kernel *km)
                 model_sum |= acc[a].op == KM_OP_SUM || (n_in && sums == n_in);
             }
         if (!model_sum)
-            return refuse(s, d, "sum", "the kernel model does not read `%s` as a sum accumulator in the window", nm);
+            return refuse(s, d, "sum", EN(RW_WL_NOT_MODEL_SUM), nm);
     }
     for (size_t j = 0; j < L->n_sel; j++)
         for (size_t z = 0; z < L->sel[j].n_sets; z++)
             if (!is_decl_of(ts, 1, L->win_a, L->sel[j].sets[z], NULL))
-                return refuse(s, L->sel[j].sets[z], "state", "`%.*s` is not a local declared before the window",
+                return refuse(s, L->sel[j].sets[z], "state", EN(RW_WL_NOT_LOCAL),
                               TOK(ts, L->sel[j].sets[z]));
     /* the code before the window (in the region) writes no memory */
     size_t ra = L->gs ? L->qbody_a + 1 : L->decl_b;
-    return stores(s, ra, L->win_a, "before the window");
+    return stores(s, ra, L->win_a, EN(RW_WL_BEFORE_WINDOW));
+}
+
+/* One reduced state of a description's list at dst (room bytes): ", " after the first (at > 0),
+ * then fmt (an entry with one `%.*s`) with the name; what snprintf would write, as the list's
+ * single snprintf did. */
+static size_t states_add(char *dst, size_t room, size_t at, const char *fmt, int len, const char *name)
+{
+    char one[160];
+    snprintf(one, sizeof one, fmt, len, name);
+    return (size_t)snprintf(dst, room, "%s%s", at ? ", " : "", one);
 }
 
 /* ---- the text ---- */
@@ -660,8 +661,8 @@ static long long spec_threads_x(const rw_context *ctx)
 }
 
 /* The outputs at the spec's first size on a known device: the grid-stride loop's bound
- * evaluated with the spec's scalars (shown in `shown`, a macro's `(n)` as `n`), else the
- * threads the spec launches along x ("the spec's launch"). False when nothing is known
+ * evaluated with the spec's scalars (*bound, the bound shown in `shown`, a macro's `(n)` as
+ * `n`), else the threads the spec launches along x (`shown` empty). False when nothing is known
  * (no spec, no device, a bound with no value): the rules below then let the rewrite apply. */
 static bool outputs_at_spec(wl_scan *s, const wl_loop *L, const rw_context *ctx, long long *n,
                             char *shown, size_t shown_len, bool *bound)
@@ -669,7 +670,7 @@ static bool outputs_at_spec(wl_scan *s, const wl_loop *L, const rw_context *ctx,
     if (!ctx->spec || ctx->sm_count <= 0 || ctx->warps_per_sm <= 0)
         return false;
     *n = -1;
-    snprintf(shown, shown_len, "%s", "the spec's launch (one output per thread)");
+    shown[0] = '\0';
     *bound = L->gs && L->qh.bound[0] && eval_at_spec(s, ctx, L->qh.bound, n) && *n > 0;
     if (*bound) {
         size_t l = strlen(L->qh.bound), depth = 0, k = 0;
@@ -713,13 +714,12 @@ static bool lanes_pay(wl_scan *s, const wl_loop *L, const rw_context *ctx, int G
     long long resident = (long long)ctx->sm_count * ctx->warps_per_sm * 32;
     if (n <= resident / G)
         return true;
-    return refuse(s, L->q_a, "output count", "%s%s%s gives %lld outputs at the spec's first size; %d lanes each "
-                  "make %lld threads, more than the device's %d SMs x %d warps x 32 = %lld resident threads: "
-                  "past one wave each lane's copy of the code before the window (line %d) takes an issue slot "
-                  "another output needed, and the window's length is data-dependent: nothing bounds what "
-                  "splitting it saves", bound ? "its bound `" : "", shown, bound ? "`" : "", n, G, n * G,
-                  ctx->sm_count, ctx->warps_per_sm, resident,
-                  rwl_line_at(s->text, s->ts->t[L->gs ? L->qbody_a + 1 : L->decl_b].start));
+    int line = rwl_line_at(s->text, s->ts->t[L->gs ? L->qbody_a + 1 : L->decl_b].start);
+    if (bound)
+        return refuse(s, L->q_a, "output count", EN(RW_WL_PAST_WAVE_BOUND), shown, n, G, n * G, ctx->sm_count,
+                      ctx->warps_per_sm, resident, line);
+    return refuse(s, L->q_a, "output count", EN(RW_WL_PAST_WAVE_LAUNCH), n, G, n * G, ctx->sm_count,
+                  ctx->warps_per_sm, resident, line);
 }
 
 /* Does the warp's reading pay? window_warp keeps one thread per output but gives every
@@ -741,11 +741,10 @@ static bool warp_pays(wl_scan *s, const wl_loop *L, const rw_context *ctx)
     long long resident = (long long)ctx->sm_count * ctx->warps_per_sm * 32;
     if (n <= resident)
         return true;
-    return refuse(s, L->q_a, "output count", "%s%s%s gives %lld outputs at the spec's first size, more than the "
-                  "device's %d SMs x %d warps x 32 = %lld resident threads: past one wave other warps use the "
-                  "issue slots a warp's waiting lanes leave, and reading each window with the whole warp "
-                  "(a broadcast and a merge per window) only adds instructions",
-                  bound ? "its bound `" : "", shown, bound ? "`" : "", n, ctx->sm_count, ctx->warps_per_sm,
+    if (bound)
+        return refuse(s, L->q_a, "output count", EN(RW_WW_PAST_WAVE_BOUND), shown, n, ctx->sm_count,
+                      ctx->warps_per_sm, resident);
+    return refuse(s, L->q_a, "output count", EN(RW_WW_PAST_WAVE_LAUNCH), n, ctx->sm_count, ctx->warps_per_sm,
                   resident);
 }
 
@@ -777,20 +776,20 @@ static int emit(const wl_scan *s, const wl_loop *L, int G, bool hip, rw_edits *e
 {
     const rw_toks *ts = s->ts;
     int rc;
-    const char *lanes = "    const int hk_wg_lane = (int)(hk_wg_t %% %d);\n"
+    const char *lanes = "    const int hk_wg_lane = (int)(hk_wg_t %% %d);\n" /* i18n: not for people */
                         "    const int hk_wg_np = blockDim.x %% %d == 0 ? %d : 1;   /* G lanes in one warp, else "
                         "lane 0 alone */";
     char lb[300];
     snprintf(lb, sizeof lb, lanes, G, G, G);
     char *h;
     if (L->gs)
-        h = hk_asprintf("for (long long hk_wg_t = (long long)blockIdx.x * blockDim.x + threadIdx.x; "
+        h = hk_asprintf("for (long long hk_wg_t = (long long)blockIdx.x * blockDim.x + threadIdx.x; " /* i18n: not for people */
                         "hk_wg_t / %d < (long long)(%s); hk_wg_t += (long long)blockDim.x * gridDim.x) {\n"
                         "    /* hk: window_lanes: output hk_wg_t / %d, lane hk_wg_t %% %d of its window */\n"
                         "    %s %s = (%s)(hk_wg_t / %d);\n%s",
                         G, L->qh.bound, G, G, L->qh.type, L->qh.var, L->qh.type, G, lb);
     else
-        h = hk_asprintf("/* hk: window_lanes: output hk_wg_t / %d, lane hk_wg_t %% %d of its window */\n"
+        h = hk_asprintf("/* hk: window_lanes: output hk_wg_t / %d, lane hk_wg_t %% %d of its window */\n" /* i18n: not for people */
                         "    const long long hk_wg_t = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n"
                         "    %s %s = (%s)(hk_wg_t / %d);\n%s",
                         G, G, L->qh.type, L->qh.var, L->qh.type, G, lb);
@@ -803,17 +802,17 @@ static int emit(const wl_scan *s, const wl_loop *L, int G, bool hip, rw_edits *e
     struct hk_buf o;
     hk_buf_init(&o, RW_TEXT_MAX);
     const wl_for *w0 = &L->w[0], *w1 = &L->w[1];
-    rc = hk_buf_printf(&o, "{   /* hk: window_lanes: elements k = lane, lane + %d, ... of the window in scan order, "
+    rc = hk_buf_printf(&o, "{   /* hk: window_lanes: elements k = lane, lane + %d, ... of the window in scan order, " /* i18n: not for people */
                            "then the %d lanes' states merged */\n", G, G);
     for (size_t i = 0; i < L->n_sel && !rc; i++)
-        rc = hk_buf_printf(&o, "    long long hk_wg_p%zu = 0x7fffffffffffffffLL;   /* the position `%.*s` was "
+        rc = hk_buf_printf(&o, "    long long hk_wg_p%zu = 0x7fffffffffffffffLL;   /* the position `%.*s` was " /* i18n: not for people */
                                "taken at */\n", i, TOK(ts, L->sel[i].m));
     if (!rc)
-        rc = hk_buf_printf(&o, "    const long long hk_wg_a0 = (long long)(%.*s);\n"
+        rc = hk_buf_printf(&o, "    const long long hk_wg_a0 = (long long)(%.*s);\n" /* i18n: not for people */
                                "    const long long hk_wg_n0 = (long long)(%.*s) - hk_wg_a0;\n",
                            SPAN(ts, w0->a_a, w0->a_b), SPAN(ts, w0->b_a, w0->b_b));
     if (!rc && L->dims == 2)
-        rc = hk_buf_printf(&o, "    const long long hk_wg_a1 = (long long)(%.*s);\n"
+        rc = hk_buf_printf(&o, "    const long long hk_wg_a1 = (long long)(%.*s);\n" /* i18n: not for people */
                                "    const long long hk_wg_n1 = (long long)(%.*s) - hk_wg_a1;\n"
                                "    /* a step of np elements: di rows and dj columns, one carry at most (no division, no "
                                "loop per element) */\n"
@@ -835,7 +834,7 @@ static int emit(const wl_scan *s, const wl_loop *L, int G, bool hip, rw_edits *e
                            SPAN(ts, w0->type_a, w0->type_b), TOK(ts, w0->var), SPAN(ts, w0->type_a, w0->type_b),
                            SPAN(ts, w1->type_a, w1->type_b), TOK(ts, w1->var), SPAN(ts, w1->type_a, w1->type_b));
     else if (!rc)
-        rc = hk_buf_printf(&o, "    const long long hk_wg_trips = hk_wg_lane < hk_wg_np && hk_wg_lane < hk_wg_n0 ? "
+        rc = hk_buf_printf(&o, "    const long long hk_wg_trips = hk_wg_lane < hk_wg_np && hk_wg_lane < hk_wg_n0 ? " /* i18n: not for people */
                                "(hk_wg_n0 - 1 - hk_wg_lane) / hk_wg_np + 1 : 0;\n"
                                "    long long hk_wg_k = hk_wg_lane;\n"
                                "#pragma unroll 4   /* a counted loop: 4 elements' loads issued before their compares */\n"
@@ -851,7 +850,7 @@ static int emit(const wl_scan *s, const wl_loop *L, int G, bool hip, rw_edits *e
         snprintf(mask, sizeof mask, "((1u << %d) - 1u) << ((threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * "
                                     "threadIdx.z)) %% 32u & ~%du)", G, G - 1);
     if (!rc)
-        rc = hk_buf_printf(&o, "\n    }\n"
+        rc = hk_buf_printf(&o, "\n    }\n" /* i18n: not for people */
                                "    if (hk_wg_np > 1) {\n"
                                "        const unsigned hk_wg_mask = %s;\n"
                                "        (void)hk_wg_mask;\n"
@@ -867,12 +866,12 @@ static int emit(const wl_scan *s, const wl_loop *L, int G, bool hip, rw_edits *e
         const wl_select *g = &L->sel[i];
         const char *R = g->greater ? ">" : "<";
         char f[200];
-        rc = hk_buf_printf(&o, "            {   /* better value, or the same and taken earlier */\n");
+        rc = hk_buf_printf(&o, "            {   /* better value, or the same and taken earlier */\n"); /* i18n: not for people */
         for (size_t z = 0; z < g->n_sets && !rc; z++) {
             snprintf(f, sizeof f, "                const auto hk_wg_o%zu = %s;\n", z, SHFL("%.*s"));
             rc = hk_buf_printf(&o, f, TOK(ts, g->sets[z]), G);
         }
-        snprintf(f, sizeof f, "                const long long hk_wg_op = %s;\n", SHFL("hk_wg_p%zu"));
+        snprintf(f, sizeof f, "                const long long hk_wg_op = %s;\n", SHFL("hk_wg_p%zu")); /* i18n: not for people */
         if (!rc)
             rc = hk_buf_printf(&o, f, i, G);
         size_t mz = 0;
@@ -932,7 +931,7 @@ static int rw_window_lanes(const rw_context *ctx, int G, rw_result *out)
         goto out;
     }
     if (s.why[0]) {
-        rc = rwl_not_applicable(out, hk_asprintf("window_lanes not applicable to kernel %s: %s", f->name, s.why));
+        rc = rwl_not_applicable(out, hk_asprintf(EN(RW_NOT_APPLICABLE_TO), "window_lanes", f->name, s.why));
         goto out;
     }
     if ((rc = emit(&s, &L, G, ctx->hip, &es)))
@@ -940,20 +939,15 @@ static int rw_window_lanes(const rw_context *ctx, int G, rw_result *out)
     char what[200] = "";
     size_t o = 0;
     for (size_t i = 0; i < L.n_sel && o < sizeof what; i++)
-        o += (size_t)snprintf(what + o, sizeof what - o, "%s`%.*s` (%s, first taken on ties)", o ? ", " : "",
-                              TOK(&ts, L.sel[i].m), L.sel[i].greater ? "max" : "min");
+        o += states_add(what + o, sizeof what - o, o, L.sel[i].greater ? EN(RW_WL_STATE_MAX) : EN(RW_WL_STATE_MIN),
+                        TOK(&ts, L.sel[i].m));
     for (size_t i = 0; i < L.n_sums && o < sizeof what; i++)
-        o += (size_t)snprintf(what + o, sizeof what - o, "%s`%.*s` (sum)", o ? ", " : "", TOK(&ts, L.sums[i]));
-    char *desc = hk_asprintf("kernel %s: each output of the %s at line %d gets %d adjacent lanes; the %d-D window "
-                             "of line %d (bounds computed per thread) is split over them in scan order and their "
-                             "states %s are merged with %s: %s; lane 0 runs what follows the window. Launch with "
-                             "the grid multiplied by %d along x",
-                             f->name, L.gs ? "loop" : "index", rwl_line_at(ctx->text, ts.t[L.q_a].start), G, L.dims,
+        o += states_add(what + o, sizeof what - o, o, EN(RW_WL_STATE_SUM), TOK(&ts, L.sums[i]));
+    char *desc = hk_asprintf(L.gs ? EN(RW_WL_DESC_LOOP) : EN(RW_WL_DESC_INDEX),
+                             f->name, rwl_line_at(ctx->text, ts.t[L.q_a].start), G, L.dims,
                              rwl_line_at(ctx->text, ts.t[L.win_a].start), what,
-                             ctx->hip ? "__shfl_xor of width G" : "__shfl_xor_sync",
-                             L.n_sums ? "a compare-select exactly (element, index, ties, NaN, empty windows); a "
-                                        "sum with its additions reordered (the reduction tolerance applies)"
-                                      : "the sequential result exactly, ties, NaN and empty windows included",
+                             ctx->hip ? EN(RW_WL_SHFL_WIDTH_G) : "__shfl_xor_sync",
+                             L.n_sums ? EN(RW_WL_EXACT_WITH_SUM) : EN(RW_WL_EXACT),
                              G);
     rc = rwl_finish(ctx->text, ctx->len, ctx->m, f->name, &es, desc, out);
     if (rc == HK_OK && out->applicable) {
@@ -1023,21 +1017,18 @@ static bool ww_read(wl_scan *s, const wl_loop *L, ww_plan *P)
     const rw_toks *ts = s->ts;
     memset(P, 0, sizeof *P);
     if (!L->gs)
-        return refuse(s, L->q_a, "output index", "not a grid-stride loop over outputs (the guard form: "
-                                                  "window_lanes' case)");
+        return refuse(s, L->q_a, "output index", "%s", EN(RW_WW_GUARD_FORM));
     if (L->blk_close != L->qbody_b - 1)
-        return refuse(s, L->win_a, "window loop", "not a statement of the output loop's own body (inside a "
-                                                  "nested block): every lane of the warp must reach the window");
+        return refuse(s, L->win_a, "window loop", "%s", EN(RW_WW_NESTED));
     size_t a = L->qbody_a + 1, e_body = L->qbody_b - 1;
     for (size_t k = a; k < e_body; k++) {
         if (k >= L->win_a && k < L->win_b)
             continue;
         if (ts->t[k].kind == T_IDENT && ts->t[k].end - ts->t[k].start >= 5 && !memcmp(ts->text + ts->t[k].start, "hk_ww", 5))
-            return refuse(s, k, "kernel body", "already read by the warp (names hk_ww*)");
+            return refuse(s, k, "kernel body", "%s", EN(RW_WW_ALREADY));
         if (rwl_tok_is(ts, k, "return") || rwl_tok_is(ts, k, "goto") ||
             (rwl_tok_is(ts, k, "break") && !rwg_in_inner_construct(ts, a, e_body, k)))
-            return refuse(s, k, "jump", "`%.*s` in the output's code: a lane that left would miss the warp's "
-                                        "broadcasts", TOK(ts, k));
+            return refuse(s, k, "jump", EN(RW_WW_JUMP), TOK(ts, k));
     }
     for (size_t q = a; q < L->win_a;) {
         size_t e = rwg_stmt_end(ts, q, L->win_a);
@@ -1045,27 +1036,23 @@ static bool ww_read(wl_scan *s, const wl_loop *L, ww_plan *P)
             break;
         if (rwl_starts_declaration(ts, q)) {
             if (P->nd == WW_DECLS)
-                return refuse(s, q, "declaration", "more than %d declarations before the window", WW_DECLS);
+                return refuse(s, q, "declaration", EN(RW_WW_TOO_MANY_DECLS), WW_DECLS);
             ww_decl *d = &P->d[P->nd];
             d->a = q;
             d->b = e;
             d->n = 0;
             if (!rwl_is_hoistable_decl(ts, q, e, "", d->names, &d->n, HK_ARRAY_LEN(d->names)))
-                return refuse(s, q, "declaration", "not a plain `TYPE name = value;`: it cannot be declared "
-                                                   "before the output's code");
+                return refuse(s, q, "declaration", "%s", EN(RW_WW_NOT_PLAIN_DECL));
             for (size_t k = q; k < d->names[0]; k++)
                 if (rwl_tok_is(ts, k, "auto") || rwl_tok_is(ts, k, "static") || rwl_tok_is(ts, k, "&") ||
                     rwl_tok_is(ts, k, "constexpr") || rwl_tok_is(ts, k, "volatile"))
-                    return refuse(s, k, "declaration", "`%.*s`: its type cannot be declared apart from its "
-                                                       "value", TOK(ts, k));
+                    return refuse(s, k, "declaration", EN(RW_WW_TYPE_APART), TOK(ts, k));
             for (size_t j = 0; j < d->n; j++)
                 if (rwl_tok_is(ts, d->names[j], "const") || rwl_tok_is(ts, d->names[j] + 1, "["))
-                    return refuse(s, d->names[j], "declaration", "a const pointer or an array: it cannot be "
-                                                                 "declared apart from its value");
+                    return refuse(s, d->names[j], "declaration", "%s", EN(RW_WW_CONST_ARRAY));
             for (size_t j = 0; j < d->n; j++)   /* declared earlier, the name would mean the hoisted one */
                 if (span_mentions(ts, a, q, d->names[j]))
-                    return refuse(s, d->names[j], "declaration", "`%.*s` is used before its declaration (an outer "
-                                                                 "name): declared earlier it would change meaning",
+                    return refuse(s, d->names[j], "declaration", EN(RW_WW_USED_BEFORE),
                                   TOK(ts, d->names[j]));
             for (size_t j = 0; j < d->n; j++) {
                 size_t nm = d->names[j];
@@ -1073,7 +1060,7 @@ static bool ww_read(wl_scan *s, const wl_loop *L, ww_plan *P)
                 if (is_state(L, ts, nm) || !span_mentions(ts, in->body_a, in->body_b, nm))
                     continue;
                 if (P->nship == WW_SHIP)
-                    return refuse(s, nm, "declaration", "the window reads more than %d of the output's values",
+                    return refuse(s, nm, "declaration", EN(RW_WW_TOO_MANY_VALUES),
                                   WW_SHIP);
                 P->ship[P->nship++] = nm;
             }
@@ -1157,7 +1144,7 @@ static int ww_emit(const wl_scan *s, const wl_loop *L, const ww_plan *P, struct 
     const char *bound = L->qh.bound, *var = L->qh.var, *ty = L->qh.type;
     size_t a = L->qbody_a + 1, e_body = L->qbody_b - 1;
     int rc = hk_buf_printf(o,
-        "/* hk: window_warp: the output's code before the window runs once per output; the warp's non-empty "
+        "/* hk: window_warp: the output's code before the window runs once per output; the warp's non-empty " /* i18n: not for people */
         "windows are read one at a time by all 32 lanes, merged keeping the first index on ties */\n"
         "for (long long hk_ww_t = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n"
         "     hk_ww_t - (long long)(threadIdx.x & 31u) < (long long)(%s); hk_ww_t += (long long)blockDim.x * gridDim.x) {\n"
@@ -1166,14 +1153,14 @@ static int ww_emit(const wl_scan *s, const wl_loop *L, const ww_plan *P, struct 
         "        %s %s = (%s)hk_ww_t;\n",
         bound, bound, ty, var, ty);
     if (!rc)
-        rc = hk_buf_printf(o, "%.*s\n        } while (0);\n        continue;\n    }\n"
+        rc = hk_buf_printf(o, "%.*s\n        } while (0);\n        continue;\n    }\n" /* i18n: not for people */
                               "    const int hk_ww_lane = (int)(threadIdx.x & 31u);\n"
                               "    %s %s = (%s)hk_ww_t;\n",
                            (int)(ts->t[e_body].start - ts->t[a - 1].end), ts->text + ts->t[a - 1].end, ty, var, ty);
     for (size_t i = 0; i < P->nd && !rc; i++)
         rc = hoisted(ts, &P->d[i], o);
     if (!rc)
-        rc = hk_buf_printf(o, "    bool hk_ww_on = false;\n    if (hk_ww_t < (long long)(%s)) do {", bound);
+        rc = hk_buf_printf(o, "    bool hk_ww_on = false;\n    if (hk_ww_t < (long long)(%s)) do {", bound); /* i18n: not for people */
     /* the code before the window, its declarations now assignments */
     for (size_t k = a; k < L->win_a && !rc;) {
         const ww_decl *d = decl_at(P, k);
@@ -1189,18 +1176,18 @@ static int ww_emit(const wl_scan *s, const wl_loop *L, const ww_plan *P, struct 
         k = d->b;
     }
     if (!rc)
-        rc = hk_buf_printf(o, "\n        hk_ww_on = true;\n    } while (0);\n"
+        rc = hk_buf_printf(o, "\n        hk_ww_on = true;\n    } while (0);\n" /* i18n: not for people */
                               "    long long hk_ww_a0 = 0, hk_ww_n0 = 0, hk_ww_a1 = 0, hk_ww_n1 = 1;\n"
                               "    if (hk_ww_on) {\n"
                               "        hk_ww_a0 = (long long)(%.*s);\n"
                               "        hk_ww_n0 = (long long)(%.*s) - hk_ww_a0;\n",
                            SPAN(ts, w0->a_a, w0->a_b), SPAN(ts, w0->b_a, w0->b_b));
     if (!rc && L->dims == 2)
-        rc = hk_buf_printf(o, "        hk_ww_a1 = (long long)(%.*s);\n"
+        rc = hk_buf_printf(o, "        hk_ww_a1 = (long long)(%.*s);\n" /* i18n: not for people */
                               "        hk_ww_n1 = (long long)(%.*s) - hk_ww_a1;\n",
                            SPAN(ts, w1->a_a, w1->a_b), SPAN(ts, w1->b_a, w1->b_b));
     if (!rc)
-        rc = hk_buf_printf(o, "    }\n"
+        rc = hk_buf_printf(o, "    }\n" /* i18n: not for people */
                               "    const long long hk_ww_cnt = hk_ww_n0 > 0 && hk_ww_n1 > 0 ? hk_ww_n0 * hk_ww_n1 : 0;\n"
                               "    /* each non-empty window of the warp in turn, its elements read by the 32 lanes in scan order */\n"
                               "    for (unsigned hk_ww_r = __ballot_sync(0xffffffffu, hk_ww_cnt > 0); hk_ww_r != 0u; "
@@ -1217,7 +1204,7 @@ static int ww_emit(const wl_scan *s, const wl_loop *L, const ww_plan *P, struct 
         rc = hk_buf_printf(o, "        const auto hk_ww_bv = hk_ww_bcast(%s, hk_ww_o);\n", var);
     for (size_t i = 0; i < L->n_sel && !rc; i++) {
         for (size_t z = 0; z < L->sel[i].n_sets && !rc; z++)
-            rc = hk_buf_printf(o, "        auto hk_ww_s%zu_%zu = hk_ww_bcast(%.*s, hk_ww_o);   /* the owner's start */\n",
+            rc = hk_buf_printf(o, "        auto hk_ww_s%zu_%zu = hk_ww_bcast(%.*s, hk_ww_o);   /* the owner's start */\n", /* i18n: not for people */
                                i, z, TOK(ts, L->sel[i].sets[z]));
         if (!rc)
             rc = hk_buf_printf(o, "        long long hk_ww_p%zu = 0x7fffffffffffffffLL;\n", i);
@@ -1225,7 +1212,7 @@ static int ww_emit(const wl_scan *s, const wl_loop *L, const ww_plan *P, struct 
     for (size_t i = 0; i < L->n_sums && !rc; i++)
         rc = hk_buf_printf(o, "        decltype(%.*s) hk_ww_u%zu = 0;\n", TOK(ts, L->sums[i]), i);
     if (!rc)
-        rc = hk_buf_printf(o, "        const long long hk_ww_di = 32 / hk_ww_on1, hk_ww_dj = 32 %% hk_ww_on1;\n"
+        rc = hk_buf_printf(o, "        const long long hk_ww_di = 32 / hk_ww_on1, hk_ww_dj = 32 %% hk_ww_on1;\n" /* i18n: not for people */
                               "        long long hk_ww_k = hk_ww_lane, hk_ww_i = hk_ww_lane / hk_ww_on1, hk_ww_j = "
                               "hk_ww_lane %% hk_ww_on1;\n"
                               "        for (; hk_ww_k < hk_ww_oc; hk_ww_k += 32, hk_ww_j += hk_ww_dj, hk_ww_i += hk_ww_di + "
@@ -1268,12 +1255,12 @@ static int ww_emit(const wl_scan *s, const wl_loop *L, const ww_plan *P, struct 
         for (size_t z = 0; z < g->n_sets; z++)
             if (rwg_same_name(ts, g->sets[z], g->m))
                 mz = z;
-        rc = hk_buf_printf(o, "            {   /* better value, or the same and taken earlier */\n");
+        rc = hk_buf_printf(o, "            {   /* better value, or the same and taken earlier */\n"); /* i18n: not for people */
         for (size_t z = 0; z < g->n_sets && !rc; z++)
             rc = hk_buf_printf(o, "                const auto hk_ww_x%zu = hk_ww_xor(hk_ww_s%zu_%zu, hk_ww_off);\n", z, i,
                                z);
         if (!rc)
-            rc = hk_buf_printf(o, "                const long long hk_ww_xp = hk_ww_xor(hk_ww_p%zu, hk_ww_off);\n"
+            rc = hk_buf_printf(o, "                const long long hk_ww_xp = hk_ww_xor(hk_ww_p%zu, hk_ww_off);\n" /* i18n: not for people */
                                   "                if (hk_ww_x%zu %s hk_ww_s%zu_%zu || (!(hk_ww_s%zu_%zu %s hk_ww_x%zu) && "
                                   "hk_ww_xp < hk_ww_p%zu)) {\n",
                                i, mz, R, i, mz, i, mz, R, mz, i);
@@ -1283,7 +1270,7 @@ static int ww_emit(const wl_scan *s, const wl_loop *L, const ww_plan *P, struct 
             rc = hk_buf_printf(o, "                    hk_ww_p%zu = hk_ww_xp;\n                }\n            }\n", i);
     }
     if (!rc)
-        rc = hk_buf_printf(o, "        }\n        if (hk_ww_lane == hk_ww_o) {   /* the owner adopts its window's state */\n");
+        rc = hk_buf_printf(o, "        }\n        if (hk_ww_lane == hk_ww_o) {   /* the owner adopts its window's state */\n"); /* i18n: not for people */
     for (size_t i = 0; i < L->n_sel && !rc; i++)
         for (size_t z = 0; z < L->sel[i].n_sets && !rc; z++)
             rc = hk_buf_printf(o, "            %.*s = hk_ww_s%zu_%zu;\n", TOK(ts, L->sel[i].sets[z]), i, z);
@@ -1299,7 +1286,7 @@ static int ww_emit(const wl_scan *s, const wl_loop *L, const ww_plan *P, struct 
 
 #define WW_HELPERS_MARK "/* hk: window_warp's broadcast from a lane and butterfly step"
 static const char ww_helpers[] =
-    WW_HELPERS_MARK ", of any value, word by word */\n"
+    WW_HELPERS_MARK ", of any value, word by word */\n" /* i18n: not for people */
     "template <typename T> __device__ __forceinline__ T hk_ww_bcast(T v, int src)\n"
     "{\n"
     "    int w[(sizeof(T) + 3) / 4] = {0};\n"
@@ -1344,8 +1331,7 @@ static int rw_window_warp(const rw_context *ctx, rw_result *out)
     wl_loop L;
     memset(&L, 0, sizeof L);
     if (!s.why[0] && ctx->hip)
-        snprintf(s.why, sizeof s.why, "kernel body: written for 32-lane warps (CUDA); a 64-lane wavefront is "
-                 "window_lanes' case");
+        snprintf(s.why, sizeof s.why, "%s", EN(RW_WW_HIP));
     if (!s.why[0] && find_region(&s, &L) && check_kernel(&s, &L) && find_window(&s, &L, km) &&
         read_body(&s, &L, km) && ww_read(&s, &L, P) && warp_pays(&s, &L, ctx))
         s.why[0] = '\0';
@@ -1354,7 +1340,7 @@ static int rw_window_warp(const rw_context *ctx, rw_result *out)
         goto out;
     }
     if (s.why[0]) {
-        rc = rwl_not_applicable(out, hk_asprintf("window_warp not applicable to kernel %s: %s", f->name, s.why));
+        rc = rwl_not_applicable(out, hk_asprintf(EN(RW_NOT_APPLICABLE_TO), "window_warp", f->name, s.why));
         goto out;
     }
     /* The helpers once per text, with no preprocessor guard (the referee refuses a
@@ -1362,9 +1348,8 @@ static int rw_window_warp(const rw_context *ctx, rw_result *out)
      * earlier put them before itself; after this kernel they would come too late. */
     const char *had = memmem(ctx->text, ctx->len, WW_HELPERS_MARK, sizeof WW_HELPERS_MARK - 1);
     if (had && (size_t)(had - ctx->text) > f->span.start_byte) {
-        rc = rwl_not_applicable(out, hk_asprintf("window_warp not applicable to kernel %s: its helpers "
-                                                 "(hk_ww_bcast) are defined after the kernel, by a "
-                                                 "rewrite of a later kernel", f->name));
+        rc = rwl_not_applicable(out, hk_asprintf(EN(RW_NOT_APPLICABLE_TO), "window_warp", f->name,
+                                                 EN(RW_WW_HELPERS_AFTER)));
         goto out;
     }
     if ((rc = ww_emit(&s, &L, P, &o)) ||
@@ -1374,19 +1359,14 @@ static int rw_window_warp(const rw_context *ctx, rw_result *out)
     char what[200] = "";
     size_t n = 0;
     for (size_t i = 0; i < L.n_sel && n < sizeof what; i++)
-        n += (size_t)snprintf(what + n, sizeof what - n, "%s`%.*s` (%s, first taken on ties)", n ? ", " : "",
-                              TOK(&ts, L.sel[i].m), L.sel[i].greater ? "max" : "min");
+        n += states_add(what + n, sizeof what - n, n, L.sel[i].greater ? EN(RW_WL_STATE_MAX) : EN(RW_WL_STATE_MIN),
+                        TOK(&ts, L.sel[i].m));
     for (size_t i = 0; i < L.n_sums && n < sizeof what; i++)
-        n += (size_t)snprintf(what + n, sizeof what - n, "%s`%.*s` (sum)", n ? ", " : "", TOK(&ts, L.sums[i]));
-    char *desc = hk_asprintf("kernel %s: the output loop at line %d runs the code before the %d-D window of line %d "
-                             "once per output; each non-empty window of a warp is then read by the warp's 32 lanes "
-                             "in scan order and their states %s merged with __shfl_xor_sync: %s; the owner runs "
-                             "what follows. The launch is kept (blocks not of whole warps run the original)",
+        n += states_add(what + n, sizeof what - n, n, EN(RW_WL_STATE_SUM), TOK(&ts, L.sums[i]));
+    char *desc = hk_asprintf(EN(RW_WW_DESC),
                              f->name, rwl_line_at(ctx->text, ts.t[L.q_a].start), L.dims,
                              rwl_line_at(ctx->text, ts.t[L.win_a].start), what,
-                             L.n_sums ? "a compare-select exactly (element, index, ties, NaN, empty windows); a "
-                                        "sum with its additions reordered (the reduction tolerance applies)"
-                                      : "the sequential result exactly, ties, NaN and empty windows included");
+                             L.n_sums ? EN(RW_WL_EXACT_WITH_SUM) : EN(RW_WL_EXACT));
     rc = rwl_finish(ctx->text, ctx->len, ctx->m, f->name, &es, desc, out);
 out:
     free(P);
@@ -1407,7 +1387,7 @@ const rw_descriptor rw_window_warp_desc = {
     .name = "window_warp",
     .summary = "a per-output max/argmax or sum over a window whose bounds are computed per thread: the code before "
                "the window once per output, each window of the warp read by all 32 lanes in turn, merged keeping "
-               "the first index on ties (launch kept)",
+               "the first index on ties (launch kept)", /* i18n: not for people (no listing reads it) */
     .flags = RW_ALGORITHM,
     .emit = emit_window_warp,
 };
@@ -1425,10 +1405,10 @@ static int emit_window_lanes(const rw_context *c, const int *p, rw_result *out)
 const rw_descriptor rw_window_lanes_desc = {
     .name = "window_lanes",
     .summary = "a per-output max/argmax or sum over a window whose bounds are computed per thread is split over G "
-               "adjacent lanes in scan order, merged with shuffles keeping the first index on ties (grid x G)",
+               "adjacent lanes in scan order, merged with shuffles keeping the first index on ties (grid x G)", /* i18n: not for people (no listing reads it) */
     .params = wl_params,
     .n_params = HK_ARRAY_LEN(wl_params),
     .flags = RW_ALGORITHM,
     .emit = emit_window_lanes,
-    .launch = "the spec's grid multiplied by `lanes` along x",
+    .launch = "the spec's grid multiplied by `lanes` along x", /* i18n: not for people */
 };

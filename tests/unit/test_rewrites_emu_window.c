@@ -18,6 +18,7 @@
  * outputs' G lanes fit the resident threads (n x G <= SMs x warps x 32); no device: applies. */
 #include "analysis/analysis.h"
 #include "core/hk.h"
+#include "core/i18n.h"
 #include "spec/spec.h"
 #include "rewrites/registry.h"
 #include "rewrites/rewrite.h"
@@ -316,6 +317,8 @@ static void window_refusals(void **state)
     assert_int_equal(hk_alloc_live(), 0);
 }
 
+static void said_zh(const char *stored, const char *want);
+
 /* The device rule: G lanes per output pay only where they fit the resident threads. The
  * output count is the grid-stride loop's bound at the spec's first size (box_max_pool's
  * n_out, segment_argmin's n_seg through its loop macro), or the spec's launch for the guard
@@ -404,6 +407,8 @@ static void window_device(void **state)
                 assert_string_equal(why.construct, "output count");
             if (words)
                 assert_non_null(strstr(why.reason, cases[i].words));
+            if (line)
+                said_zh(why.reason, NULL);   /* its bound, or the spec's launch (adaptive_avg) */
         }
         /* window_warp keeps the launch: it applies while the outputs fit one wave of the
          * device's resident threads (the grid-stride kernels; adaptive_avg is the guard form) */
@@ -418,6 +423,7 @@ static void window_device(void **state)
             if (line) {
                 assert_string_equal(why.construct, "output count");
                 assert_non_null(strstr(why.reason, "resident threads: past one wave"));
+                said_zh(why.reason, NULL);
             }
         }
         /* no device: nothing known, applies */
@@ -430,6 +436,109 @@ static void window_device(void **state)
         }
         spec_free(sp);
     }
+    unload(&fx);
+    free(src);
+    assert_int_equal(hk_alloc_live(), 0);
+}
+
+/* Whether s holds three English words in a row ("is not atomic"): a sentence a zh-CN user
+ * would read in English. Names, numbers and code are not words. */
+static bool english_run(const char *s)
+{
+    int run = 0;
+    for (const char *p = s; *p;) {
+        while (*p == ' ')
+            p++;
+        const char *w = p;
+        while (*p && *p != ' ')
+            p++;
+        size_t n = (size_t)(p - w);
+        bool word = n >= 2 && ((w[0] >= 'a' && w[0] <= 'z') || (w[0] >= 'A' && w[0] <= 'Z'));
+        for (size_t i = 1; word && i < n; i++)
+            word = w[i] >= 'a' && w[i] <= 'z';
+        run = word ? run + 1 : 0;
+        if (run >= 3)
+            return true;
+    }
+    return false;
+}
+
+/* stored (English, as the rewrite wrote it) said in zh-CN: a Chinese sentence holding want
+ * (when given) and no English one; nothing said for English */
+static void said_zh(const char *stored, const char *want)
+{
+    char *zh = hk_tr_said(HK_LANG_ZH_CN, stored);
+    if (!zh || english_run(zh) || (want && strcmp(zh, want)))
+        fail_msg("said %s\nas   %s\nnot  %s", stored, zh ? zh : "(nothing)", want ? want : "(no English run)");
+    hk_free(zh);
+    assert_null(hk_tr_said(HK_LANG_EN, stored));
+}
+
+/* Session 39 (rewrite_window.c in the message table): what window_lanes and window_warp
+ * store in English -- their descriptions (the states' list, a compare-select alone or with a
+ * sum, the loop and the guard form, the HIP merge), their refusals on this file's kernels
+ * and the device rule's (its bound and the spec's launch) -- said again in zh-CN. */
+static void window_said_zh(void **state)
+{
+    (void)state;
+    char *src = rwf_data_file("rewrite_window/window.cu");
+    fixture fx;
+    load_text(src, &fx);
+    static const char *const lanes_ok[] = {"box_max_pool", "adaptive_avg", "segment_argmin"};
+    for (size_t i = 0; i < sizeof lanes_ok / sizeof lanes_ok[0]; i++)
+        for (int hip = 0; hip < 2; hip++) {
+            rw_context ctx = {.text = fx.text, .len = fx.len, .m = fx.m, .kernel = kernel(&fx, lanes_ok[i]),
+                              .hip = hip};
+            rw_result r;
+            rw_refusal why;
+            int params[RW_MAX_PARAMS] = {16};
+            assert_int_equal(rw_apply_named("window_lanes", &ctx, params, &r, &why), HK_OK);
+            assert_true(r.applicable);
+            said_zh(r.description, NULL);
+            rw_result_free(&r);
+            if (hip)
+                continue;
+            assert_int_equal(rw_apply_named("window_warp", &ctx, params, &r, &why), HK_OK);
+            said_zh(r.description, NULL);   /* adaptive_avg: the guard form, refused */
+            rw_result_free(&r);
+        }
+    /* whole sentences: a description with two states, refusals whose construct is one
+     * common word (said whole: a plain entry "sum" would say a variable so named) */
+    static const struct {
+        const char *kernel, *rewrite, *zh;
+    } exact[] = {
+        {"segment_argmin", "window_lanes",
+         "核函数 segment_argmin：第 69 行循环的每个输出分得 8 个相邻 lane；1 维窗口（第 73 行，边界按线程计算）按扫描顺序拆分给这些 lane，它们的状态 `best`（最小值，相等时取最先出现者）、`cnt`（求和） 用 __shfl_xor_sync 合并：比较选择的结果完全一致（元素、索引、相等值、NaN、空窗口）；求和的加法顺序被重排（适用归约容差）；窗口之后的代码由 lane 0 执行。启动时网格沿 x 乘以 8"},
+        {"last_max", "window_lanes",
+         "window_lanes 不适用于核函数 last_max：比较（第 98 行）：`>=` 与 `m` 比较：只有严格的 `<` 或 `>` 会在相等的元素中保留第一个，合并才能复现这一点"},
+        {"sum_from_out", "window_warp",
+         "window_warp 不适用于核函数 sum_from_out：求和（第 137 行）：`s` 的初值不是字面量 0：每个 lane 都会加上这个初值"},
+        {"nested_window", "window_warp",
+         "window_warp 不适用于核函数 nested_window：窗口循环（第 195 行）：不是输出循环自身循环体中的语句（位于嵌套的语句块内）：线程束的每个 lane 都必须到达窗口"},
+    };
+    for (size_t i = 0; i < sizeof exact / sizeof exact[0]; i++) {
+        rw_context ctx = {.text = fx.text, .len = fx.len, .m = fx.m, .kernel = kernel(&fx, exact[i].kernel)};
+        rw_result r;
+        rw_refusal why;
+        int params[RW_MAX_PARAMS] = {8};
+        assert_int_equal(rw_apply_named(exact[i].rewrite, &ctx, params, &r, &why), HK_OK);
+        said_zh(r.description, exact[i].zh);
+        rw_result_free(&r);
+    }
+    static const char *const refused[] = {"last_max", "window_store", "fixed_window", "sum_from_out", "stop_early",
+                                          "count_in_index", "helper_writes", "template_writes", "shadow_outer",
+                                          "nested_window", "adaptive_avg"};
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++)
+        for (int w = 0; w < 2; w++) {
+            rw_context ctx = {.text = fx.text, .len = fx.len, .m = fx.m, .kernel = kernel(&fx, refused[i])};
+            rw_result r;
+            rw_refusal why;
+            int params[RW_MAX_PARAMS] = {8};
+            assert_int_equal(rw_apply_named(w ? "window_warp" : "window_lanes", &ctx, params, &r, &why), HK_OK);
+            if (!r.applicable)
+                said_zh(r.description, NULL);
+            rw_result_free(&r);
+        }
     unload(&fx);
     free(src);
     assert_int_equal(hk_alloc_live(), 0);
@@ -639,6 +748,7 @@ int main(void)
         cmocka_unit_test(window_nvcc),
         cmocka_unit_test(window_run),
         cmocka_unit_test(window_warp_refusals),
+        cmocka_unit_test(window_said_zh),
         cmocka_unit_test(window_warp_run),
         cmocka_unit_test(window_wild_carafe),
         cmocka_unit_test(rwf_nvcc_queued), /* last: the queued compile checks */
