@@ -1513,11 +1513,13 @@ static void check_hidden_decls(hc *h, const ptext *pt, size_t a, size_t b)
 }
 
 /* A type's `static inline` data members are host variables with initializers of their
- * own: one that is not constexpr or a constant scalar is a finding. */
+ * own: one that is not constexpr or a constant scalar is a finding. close is the body's
+ * closing brace, or the item's end when the body is not closed (match_close's lim, which
+ * may be the last token's end: never read). */
 static void check_type_members(hc *h, const ptext *pt, size_t body, size_t close)
 {
     size_t s0 = body + 1;
-    for (size_t k = body + 1; k <= close; k++) {
+    for (size_t k = body + 1; k <= close && k < pt->nt; k++) {
         const tok *tk = &pt->t[k];
         bool delim = is_p(tk, ";") || is_p(tk, "{") || is_p(tk, "}");
         if (!delim)
