@@ -535,6 +535,26 @@ static const char refused[] =
     "        float o = pick<float *>(x, c);\n"
     "        y[i] = o * r;\n"
     "    }\n"
+    "}\n"
+    "template <typename T>\n"
+    "__device__ T seen(T v)\n"
+    "{\n"
+    "    last_seen = v;\n"
+    "    return v;\n"
+    "}\n"
+    "__device__ void noted(const float *p, int k, float &o)\n"
+    "{\n"
+    "    o = seen<float>(p[k]);\n"
+    "}\n"
+    "__global__ void tnote(int n, const float *x, float *y, int nb)\n"
+    "{\n"
+    "    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {\n"
+    "        const int r = i / nb;\n"
+    "        const int c = i % nb;\n"
+    "        float o;\n"
+    "        noted(x, c, o);\n"
+    "        y[i] = o * r;\n"
+    "    }\n"
     "}\n";
 
 static void refusals(void **state)
@@ -556,6 +576,10 @@ static void refusals(void **state)
                       "top level"},
         {"global", "the lockstep form: call at line 95: `note(...)` writes other than its reference parameters"},
         {"after", "statement at line 107: a statement after the loop"},
+        /* an output helper whose body calls a function with template arguments that writes a
+         * global: seen<float>(..) is a call (session 39: the output helpers' scan saw only
+         * `f(` as one, and took this helper as writing its reference parameter alone) */
+        {"tnote", "the lockstep form: call at line 135: `noted(...)` writes other than its reference parameters"},
     };
     fixture fx;
     load_text(refused, &fx);
