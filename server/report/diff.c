@@ -165,7 +165,7 @@ static int emit_line(struct hk_buf *out, char tag, const struct line *l)
     if (!rc)
         rc = hk_buf_append(out, l->p, l->len);
     if (!rc && (l->len == 0 || l->p[l->len - 1] != '\n'))
-        rc = hk_buf_appends(out, "\n\\ No newline at end of file\n");
+        rc = hk_buf_appends(out, "\n\\ No newline at end of file\n"); /* i18n: not for people (diff -u: patch reads it) */
     return rc;
 }
 

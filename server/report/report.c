@@ -72,11 +72,12 @@ json_t *report__text(const char *s, size_t cap)
         size_t take = len ? len : 1;
         if (b.len + (len ? len : 3) > cap)
             break;
-        rc = len ? hk_buf_append(&b, p + i, len) : hk_buf_append(&b, "\xef\xbf\xbd", 3);
+        rc = len ? hk_buf_append(&b, p + i, len)
+                 : hk_buf_append(&b, "\xef\xbf\xbd", 3); /* U+FFFD; i18n: not for people */
         i += take;
     }
-    if (rc == HK_OK && i < n)
-        rc = hk_buf_printf(&b, " [... %zu more bytes cut]", n - i);
+    if (rc == HK_OK && i < n) /* stored in English, said again where shown (report__said) */
+        rc = hk_buf_printf(&b, hk_tr_in(HK_LANG_EN, HK_MSG_REP_TEXT_CUT), n - i);
     json_t *j = NULL;
     if (rc == HK_OK)
         j = json_stringn(b.data ? b.data : "", b.len);
@@ -89,9 +90,48 @@ const char *report__str(const json_t *obj, const char *key)
     return json_string_value(json_object_get(obj, key));
 }
 
+/* Whether s ends in report__text's English tail " [... N more bytes cut]" (the table's
+ * REP_TEXT_CUT, the text around its conversion): *head_len is the text before it, *cut
+ * the number. */
+static bool cut_tail(const char *s, size_t *head_len, size_t *cut)
+{
+    const char *mid = hk_tr_in(HK_LANG_EN, HK_MSG_REP_TEXT_CUT), *conv = strstr(mid, "%zu");
+    if (!conv || conv == mid)
+        return false;
+    size_t mid_len = (size_t)(conv - mid);
+    const char *suffix = conv + 3, *at = NULL;
+    size_t len = strlen(s);
+    for (const char *p = s; (p = memmem(p, len - (size_t)(p - s), mid, mid_len)); p++)
+        at = p; /* the last one */
+    if (!at)
+        return false;
+    const char *d = at + mid_len, *e = d;
+    while (*e >= '0' && *e <= '9')
+        e++;
+    if (e == d || e - d > 19 || strcmp(e, suffix) != 0)
+        return false;
+    *head_len = (size_t)(at - s);
+    *cut = (size_t)strtoull(d, NULL, 10);
+    return true;
+}
+
 char *report__said(const json_t *obj, const char *key)
 {
-    return hk_tr_said(hk_i18n_lang(), report__str(obj, key));
+    const char *s = report__str(obj, key);
+    enum hk_lang lang = hk_i18n_lang();
+    size_t head_len, cut;
+    /* a text cut at its cap (report__text): its head said, then the tail */
+    if (s && lang != HK_LANG_EN && cut_tail(s, &head_len, &cut)) {
+        char *head = hk_strndup(s, head_len);
+        char *said = head ? hk_tr_said(lang, head) : NULL;
+        char *tail = hk_trf(HK_MSG_REP_TEXT_CUT, cut);
+        char *out = head && tail ? hk_asprintf("%s%s", said ? said : head, tail) : NULL;
+        hk_free(said);
+        hk_free(head);
+        hk_free(tail);
+        return out;
+    }
+    return hk_tr_said(lang, s);
 }
 
 bool report__floor_words(const json_t *info, char *buf, size_t n)

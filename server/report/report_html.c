@@ -61,7 +61,7 @@ static int h_said(struct hk_buf *out, const json_t *o, const char *key)
 
 static int fact(struct hk_buf *out, const char *label, const char *value)
 {
-    int rc = hk_buf_printf(out, "<tr><th>%s</th><td>", label);
+    int rc = hk_buf_printf(out, "<tr><th>%s</th><td>", label); /* i18n: not for people (HTML markup) */
     rc = rc ? rc : (value ? report_html_escape(out, value) : hk_buf_appends(out, "-"));
     return rc ? rc : hk_buf_appends(out, "</td></tr>\n");
 }
@@ -76,7 +76,7 @@ static int fact_said(struct hk_buf *out, const char *label, const json_t *o, con
 }
 
 static const char css[] =
-    "body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:1em auto;"
+    "body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:1em auto;" /* i18n: not for people (CSS) */
     "max-width:1240px;padding:0 1em;color:#1d2330;background:#fff}"
     "h1{font-size:1.5em;margin-bottom:.2em}h2{font-size:1.2em;margin-top:1.8em;"
     "border-bottom:1px solid #dde1e8;padding-bottom:.2em}"
@@ -106,7 +106,7 @@ static int skills_tried_html(struct hk_buf *out, const json_t *info)
     const json_t *tried = json_object_get(info, "skills_tried");
     if (!json_array_size(tried))
         return HK_OK;
-    int rc = hk_buf_printf(out, "<h2>%s</h2>\n<table><tr><th>%s</th><th>%s</th><th>%s</th>"
+    int rc = hk_buf_printf(out, "<h2>%s</h2>\n<table><tr><th>%s</th><th>%s</th><th>%s</th>" /* i18n: not for people (HTML markup) */
                                 "<th>%s</th></tr>\n",
                            hk_tr(HK_MSG_REP_SKILLS_TRIED), hk_tr(HK_MSG_REP_SKILL),
                            hk_tr(HK_MSG_REP_REWRITE), hk_tr(HK_MSG_REP_APPLIED),
@@ -124,7 +124,7 @@ static int skills_tried_html(struct hk_buf *out, const json_t *info)
         rc = rc ? rc
                 : (applied ? hk_buf_printf(out, "</td><td>%s</td><td></td></tr>\n",
                                            hk_tr(HK_MSG_REP_YES))
-                           : hk_buf_printf(out, "</td><td>%s</td><td class=\"details\">",
+                           : hk_buf_printf(out, "</td><td>%s</td><td class=\"details\">", /* i18n: not for people (HTML markup) */
                                            hk_tr(HK_MSG_REP_NO)));
         if (!rc && !applied) {
             rc = h_said(out, t, "reason"); /* the rewrite's, stored in English */
@@ -146,7 +146,7 @@ static int stacks_html(struct hk_buf *out, const json_t *info)
     json_array_foreach(why, i, t) {
         const char *s = json_string_value(t);
         char *said = hk_tr_said(hk_i18n_lang(), s); /* the search's, stored in English */
-        rc = rc ? rc : hk_buf_appends(out, "<li class=\"details\">");
+        rc = rc ? rc : hk_buf_appends(out, "<li class=\"details\">"); /* i18n: not for people (HTML markup) */
         rc = rc ? rc : report_html_escape(out, said ? said : s ? s : "-");
         hk_free(said);
         rc = rc ? rc : hk_buf_appends(out, "</li>\n");
@@ -174,14 +174,13 @@ static int chart(struct hk_buf *out, const json_t *versions)
             scale = p90;
     }
     if (n == 0 || scale <= 0)
-        return hk_buf_appends(out, "<p>No measured versions to chart.</p>\n");
+        return hk_buf_printf(out, "<p>%s</p>\n", hk_tr(HK_MSG_REPH_NO_CHART));
     const double label_w = 60, bar_w = 380, text_w = 190, row_h = 24, top = 8;
     double width = label_w + bar_w + text_w, height = top * 2 + row_h * (double)n;
     int rc = hk_buf_printf(out,
-                           "<svg xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" width=\"%.0f\""
-                           " height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\">\n<title>Median time per"
-                           " version (bars), p10 to p90 (whiskers); shorter is faster</title>\n",
-                           width, height, width, height);
+                           "<svg xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" width=\"%.0f\"" /* i18n: not for people (HTML markup) */
+                           " height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\">\n<title>%s</title>\n",
+                           width, height, width, height, hk_tr(HK_MSG_REPH_CHART_TITLE));
     size_t row = 0;
     json_array_foreach(versions, i, v)
     {
@@ -205,7 +204,7 @@ static int chart(struct hk_buf *out, const json_t *versions)
         rc = rc ? rc : h(out, v, "label");
         rc = rc ? rc
                 : hk_buf_printf(out,
-                                "</text>\n<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\""
+                                "</text>\n<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"" /* i18n: not for people (HTML markup) */
                                 " fill=\"%s\"%s/>\n",
                                 label_w, y + 4, w < 1 ? 1 : w, row_h - 8, fill,
                                 is_best ? " stroke=\"#1d2330\" stroke-width=\"2\"" : "");
@@ -221,7 +220,9 @@ static int chart(struct hk_buf *out, const json_t *versions)
         rc = rc ? rc
                 : hk_buf_printf(out, "<text x=\"%.1f\" y=\"%.1f\">%s  %s%s</text>\n",
                                 label_w + bar_w + 8, y + 16, ms, sp,
-                                is_base ? "  baseline" : is_best ? "  best" : "");
+                                is_base   ? hk_tr(HK_MSG_REPH_CHART_BASELINE)
+                                : is_best ? hk_tr(HK_MSG_REPH_CHART_BEST)
+                                          : "");
     }
     return rc ? rc : hk_buf_appends(out, "</svg>\n");
 }
@@ -253,7 +254,7 @@ static int perf_table(struct hk_buf *out, const json_t *base, const json_t *best
             snprintf(cells[i][6], 80, "-");
     }
     for (int r = 0; rc == HK_OK && r < 7; r++)
-        rc = hk_buf_printf(out, "<tr><th>%s</th><td class=\"num\">%s</td><td class=\"num\">%s"
+        rc = hk_buf_printf(out, "<tr><th>%s</th><td class=\"num\">%s</td><td class=\"num\">%s" /* i18n: not for people (HTML markup) */
                                 "</td></tr>\n",
                            hk_tr(report__perf_labels[r]), cells[0][r], cells[1][r]);
     return rc ? rc : hk_buf_appends(out, "</table>\n");
@@ -268,7 +269,7 @@ static int kv_table(struct hk_buf *out, const json_t *obj, const char *prefix)
     if (!json_is_object(obj)) {
         int r = report__scalar_text(&cell, obj, CELL_MAX);
         rc = r == HK_ETOOBIG ? HK_OK : r;
-        rc = rc ? rc : hk_buf_appends(out, "<tr><th>value</th><td><code>");
+        rc = rc ? rc : hk_buf_appends(out, hk_tr(HK_MSG_REPH_RAW_VALUE_ROW));
         rc = rc ? rc : report_html_escape(out, cell.data ? cell.data : "");
         rc = rc ? rc : hk_buf_appends(out, "</code></td></tr>\n");
         hk_buf_free(&cell);
@@ -304,7 +305,7 @@ static int evidence_html(struct hk_buf *out, const char *title, const json_t *ar
     {
         if (rc)
             break;
-        rc = hk_buf_appends(out, "<table><tr><th colspan=\"2\">");
+        rc = hk_buf_appends(out, "<table><tr><th colspan=\"2\">"); /* i18n: not for people (HTML markup) */
         rc = rc ? rc : h(out, ev, "kind");
         rc = rc ? rc : hk_buf_appends(out, "</th></tr>\n");
         rc = rc ? rc : kv_table(out, json_object_get(ev, "data"), "");
@@ -317,7 +318,7 @@ static int evidence_html(struct hk_buf *out, const char *title, const json_t *ar
  * that copying the block gives the diff back. */
 static int diff_html(struct hk_buf *out, const char *text)
 {
-    int rc = hk_buf_appends(out, "<pre class=\"diff\">");
+    int rc = hk_buf_appends(out, "<pre class=\"diff\">"); /* i18n: not for people (HTML markup) */
     const char *p = text;
     int line_no = 0;
     while (rc == HK_OK && *p) {
@@ -379,9 +380,9 @@ static int versions_html(struct hk_buf *out, const json_t *m)
         rc = hk_buf_appends(out, "<tr><td>");
         rc = rc ? rc : h(out, v, "label");
         if (!rc && json_is_true(json_object_get(v, "is_baseline")))
-            rc = hk_buf_appends(out, " (baseline)");
+            rc = hk_buf_appends(out, hk_tr(HK_MSG_REP_TAG_BASELINE));
         if (!rc && json_is_true(json_object_get(v, "is_best")))
-            rc = hk_buf_appends(out, " <b>(best)</b>");
+            rc = hk_buf_appends(out, hk_tr(HK_MSG_REPH_TAG_BEST));
         rc = rc ? rc
                 : (json_is_integer(par) ? hk_buf_printf(out, "</td><td>v%lld</td><td>",
                                                         (long long)json_integer_value(par))
@@ -459,10 +460,10 @@ int report_model_to_html(const json_t *m, struct hk_buf *out)
                  *best = json_object_get(m, "best"), *info = json_object_get(ep, "info"),
                  *versions = json_object_get(m, "versions");
     char a[64], b[64], c[64];
-    int rc = hk_buf_printf(out, "<!DOCTYPE html>\n<html lang=\"%s\">\n<head>\n",
+    int rc = hk_buf_printf(out, "<!DOCTYPE html>\n<html lang=\"%s\">\n<head>\n", /* i18n: not for people (HTML markup) */
                            hk_lang_tag(hk_i18n_lang()));
     rc = rc ? rc
-            : hk_buf_appends(out, "<meta charset=\"utf-8\">\n"
+            : hk_buf_appends(out, "<meta charset=\"utf-8\">\n" /* i18n: not for people (HTML markup) */
                                  "<meta http-equiv=\"Content-Security-Policy\" content=\""
                                  "default-src 'none'; style-src 'unsafe-inline'; img-src data:\">\n"
                                  "<meta name=\"viewport\" content=\"width=device-width\">\n"
@@ -476,9 +477,9 @@ int report_model_to_html(const json_t *m, struct hk_buf *out)
     rc = rc ? rc : h(out, ep, "name");
     if (sim)
         rc = rc ? rc
-                : hk_buf_printf(out, " <span class=\"status\">%s</span>",
+                : hk_buf_printf(out, " <span class=\"status\">%s</span>", /* i18n: not for people (HTML markup) */
                                 hk_tr(HK_MSG_REP_SIMULATED_TAG));
-    rc = rc ? rc : hk_buf_appends(out, " <span class=\"status\">");
+    rc = rc ? rc : hk_buf_appends(out, " <span class=\"status\">"); /* i18n: not for people (HTML markup) */
     rc = rc ? rc : h(out, ep, "status");
     rc = rc ? rc : hk_buf_appends(out, "</span></h1>\n<p class=\"sub\">");
     rc = rc ? rc : h(out, k, "file");
@@ -506,7 +507,7 @@ int report_model_to_html(const json_t *m, struct hk_buf *out)
         report__fmt_ratio(a, sizeof a, val);
         report__fmt_ratio(b, sizeof b, num_or_nan(sp, "lo"));
         report__fmt_ratio(c, sizeof c, num_or_nan(sp, "hi"));
-        rc = hk_buf_printf(out, "<p class=\"headline\"><b class=\"%s\">%s</b> %s%s <small>(",
+        rc = hk_buf_printf(out, "<p class=\"headline\"><b class=\"%s\">%s</b> %s%s <small>(", /* i18n: not for people (HTML markup) */
                            isfinite(val) && val > 1 ? "good" : "bad", a,
                            hk_tr(HK_MSG_REP_SPEEDUP_WORD), sim ? hk_tr(HK_MSG_SIMULATED_PAREN) : "");
         rc = rc ? rc : hk_buf_printf(out, hk_tr(HK_MSG_REP_SPREAD_FROM), b, c);
@@ -530,7 +531,7 @@ int report_model_to_html(const json_t *m, struct hk_buf *out)
         rc = rc ? rc : report_html_escape(out, bw_note);
         rc = rc ? rc : hk_buf_appends(out, "</small></p>\n");
     }
-    rc = rc ? rc : hk_buf_appends(out, "<div class=\"top\"><div>");
+    rc = rc ? rc : hk_buf_appends(out, "<div class=\"top\"><div>"); /* i18n: not for people (HTML markup) */
     rc = rc ? rc : perf_table(out, base, best);
     rc = rc ? rc : hk_buf_appends(out, "</div><div>");
     rc = rc ? rc : chart(out, versions);
@@ -562,7 +563,7 @@ int report_model_to_html(const json_t *m, struct hk_buf *out)
     size_t i;
     const json_t *v;
     rc = rc ? rc
-            : hk_buf_printf(out, "<h2>%s</h2>\n<table><tr><th>%s</th><th>%s</th><th>%s</th>"
+            : hk_buf_printf(out, "<h2>%s</h2>\n<table><tr><th>%s</th><th>%s</th><th>%s</th>" /* i18n: not for people (HTML markup) */
                                  "<th>%s</th><th>%s</th></tr>\n",
                             hk_tr(HK_MSG_REP_STAGES), hk_tr(HK_MSG_REP_STAGE),
                             hk_tr(HK_MSG_REP_STARTED), hk_tr(HK_MSG_REP_DURATION),
@@ -578,7 +579,7 @@ int report_model_to_html(const json_t *m, struct hk_buf *out)
         rc = rc ? rc : hk_buf_appends(out, "</td><td>");
         rc = rc ? rc : h(out, s, "start");
         rc = rc ? rc
-                : hk_buf_printf(out, "</td><td class=\"num\">%s</td><td class=\"num\">%lld</td><td>",
+                : hk_buf_printf(out, "</td><td class=\"num\">%s</td><td class=\"num\">%lld</td><td>", /* i18n: not for people (HTML markup) */
                                 a, (long long)json_integer_value(json_object_get(s, "events")));
         rc = rc ? rc : h_said(out, s, "last_message");
         rc = rc ? rc : hk_buf_appends(out, "</td></tr>\n");
@@ -588,7 +589,7 @@ int report_model_to_html(const json_t *m, struct hk_buf *out)
     /* Rejected */
     const json_t *rej = json_object_get(m, "rejected");
     if (!rc && json_array_size(rej)) {
-        rc = hk_buf_printf(out, "<h2>%s</h2>\n<table><tr><th>%s</th><th>%s</th><th>%s</th>"
+        rc = hk_buf_printf(out, "<h2>%s</h2>\n<table><tr><th>%s</th><th>%s</th><th>%s</th>" /* i18n: not for people (HTML markup) */
                                 "<th>%s</th></tr>\n",
                            hk_tr(HK_MSG_REP_REJECTED), hk_tr(HK_MSG_REP_VERSION),
                            hk_tr(HK_MSG_REP_REASON), hk_tr(HK_MSG_REP_DETAILS),
@@ -601,7 +602,7 @@ int report_model_to_html(const json_t *m, struct hk_buf *out)
             rc = rc ? rc : h(out, v, "label");
             rc = rc ? rc : hk_buf_appends(out, "</td><td>");
             rc = rc ? rc : h(out, v, "reject_reason");
-            rc = rc ? rc : hk_buf_appends(out, "</td><td class=\"details\">");
+            rc = rc ? rc : hk_buf_appends(out, "</td><td class=\"details\">"); /* i18n: not for people (HTML markup) */
             rc = rc ? rc : h_said(out, v, "reject_details");
             rc = rc ? rc : hk_buf_appends(out, "</td><td>");
             rc = rc ? rc : h(out, v, "produced_by");
@@ -622,7 +623,7 @@ int report_model_to_html(const json_t *m, struct hk_buf *out)
     }
     const json_t *budget = json_object_get(ep, "budget");
     if (!rc && (json_is_object(budget) || json_is_object(info))) {
-        rc = hk_buf_printf(out, "<details><summary>%s</summary>\n<table class=\"raw\">\n",
+        rc = hk_buf_printf(out, "<details><summary>%s</summary>\n<table class=\"raw\">\n", /* i18n: not for people (HTML markup) */
                            hk_tr(HK_MSG_REP_SETTINGS_SUMMARY));
         if (!rc && json_is_object(budget))
             rc = kv_table(out, budget, "budget.");

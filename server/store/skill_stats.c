@@ -16,13 +16,11 @@ int store_skill_record(store *s, const char *skill_id, const char *kernel,
                        double speedup)
 {
     if (!skill_id || !*skill_id || !kernel || !*kernel || !hardware || !*hardware)
-        return store__failf(s, HK_EINVAL, "skill record needs a skill id, kernel and hardware");
+        return store__failm(s, HK_EINVAL, HK_MSG_STORE_SKILL_RECORD_NEEDS);
     /* "helped" is the caller's verdict after verification; a speedup that does not back
      * it would poison the ordering, so it is refused rather than stored. */
     if (helped && !(isfinite(speedup) && speedup > 1.0))
-        return store__failf(s, HK_EINVAL,
-                            "skill %s recorded as helping with speedup %g (must be > 1)",
-                            skill_id, speedup);
+        return store__failm(s, HK_EINVAL, HK_MSG_STORE_SKILL_HELPED_SPEEDUP, skill_id, speedup);
     if (!isfinite(speedup) || speedup <= 0)
         speedup = NAN;
     sqlite3_stmt *st = NULL;
@@ -30,7 +28,7 @@ int store_skill_record(store *s, const char *skill_id, const char *kernel,
      * SQLite returns NULL when an argument is NULL, hence the CASE for best_speedup. */
     int rc = store__prepare(
         s,
-        "INSERT INTO skill_results(skill_id, kernel, kernel_hash, hardware, tried, helped,"
+        "INSERT INTO skill_results(skill_id, kernel, kernel_hash, hardware, tried, helped," /* i18n: not for people (SQL) */
         "  best_speedup, helped_speedup_sum, last_ms)"
         " VALUES(?1, ?2, COALESCE(?3, ''), ?4, 1, ?5, ?6, CASE WHEN ?5 THEN ?6 ELSE 0 END, ?7)"
         " ON CONFLICT(skill_id, kernel, kernel_hash, hardware) DO UPDATE SET"
@@ -51,7 +49,7 @@ int store_skill_record(store *s, const char *skill_id, const char *kernel,
     sqlite3_bind_int(st, 5, helped ? 1 : 0);
     store__bind_double(st, 6, speedup);
     sqlite3_bind_int64(st, 7, store_now_ms());
-    return store__exec_stmt(s, st, "record skill result");
+    return store__exec_stmt(s, st, hk_tr(HK_MSG_STORE_RECORD_SKILL_RESULT));
 }
 
 void store_skill_results_free(store_skill_result *r, size_t n)
@@ -75,7 +73,7 @@ int store_skill_results(store *s, const char *skill_id, const char *hardware,
     sqlite3_stmt *st = NULL;
     int rc = store__prepare(
         s,
-        "SELECT skill_id, kernel, kernel_hash, hardware, tried, helped, best_speedup,"
+        "SELECT skill_id, kernel, kernel_hash, hardware, tried, helped, best_speedup," /* i18n: not for people (SQL) */
         "  CASE WHEN helped > 0 THEN helped_speedup_sum / helped END, last_ms"
         " FROM skill_results WHERE (?1 IS NULL OR skill_id = ?1)"
         " AND (?2 IS NULL OR hardware = ?2)"
@@ -111,7 +109,7 @@ int store_skill_results(store *s, const char *skill_id, const char *hardware,
             goto out;
     }
     if (r != SQLITE_DONE)
-        rc = store__fail(s, r, "list skill results");
+        rc = store__fail(s, r, hk_tr(HK_MSG_STORE_LIST_SKILL_RESULTS));
 out:
     sqlite3_finalize(st);
     if (rc) {
@@ -141,7 +139,7 @@ int store_skill_stats(store *s, const char *hardware, store_skill_stat **out, si
      * kernel when hardware is NULL. */
     int rc = store__prepare(
         s,
-        "SELECT skill_id, SUM(tried), SUM(helped),"
+        "SELECT skill_id, SUM(tried), SUM(helped)," /* i18n: not for people (SQL) */
         "  COUNT(DISTINCT kernel || char(0) || kernel_hash),"
         "  COUNT(DISTINCT CASE WHEN helped > 0 THEN kernel || char(0) || kernel_hash END),"
         "  MAX(best_speedup),"

@@ -20,7 +20,7 @@
  * Each step takes the schema from version-1 to version. Steps are append-only: a
  * released step is never edited, a change is a new step (docs/store.md). */
 static const char schema_v1[] =
-    "CREATE TABLE kernels("
+    "CREATE TABLE kernels(" /* i18n: not for people (SQL) */
     "  id INTEGER PRIMARY KEY,"
     "  file TEXT NOT NULL,"
     "  name TEXT NOT NULL,"
@@ -91,7 +91,7 @@ static const char schema_v1[] =
  * the worker's start time to survive pid reuse, accuracy), and indexes for the editor's
  * list and history queries. */
 static const char schema_v2[] =
-    "CREATE TABLE devices("
+    "CREATE TABLE devices(" /* i18n: not for people (SQL) */
     "  name TEXT PRIMARY KEY,"
     "  cc TEXT NOT NULL DEFAULT '',"
     "  peaks_json TEXT NOT NULL CHECK(json_valid(peaks_json)),"
@@ -113,7 +113,7 @@ static const char schema_v2[] =
  * arch, how often it was tried, how often it helped (a verified speedup > 1 with its
  * evidence) and by how much, so the engine tries the best-recorded skills first. */
 static const char schema_v3[] =
-    "CREATE TABLE skill_results("
+    "CREATE TABLE skill_results(" /* i18n: not for people (SQL) */
     "  skill_id TEXT NOT NULL,"
     "  kernel TEXT NOT NULL,"
     "  kernel_hash TEXT NOT NULL DEFAULT '',"
@@ -127,7 +127,8 @@ static const char schema_v3[] =
     "CREATE INDEX skill_results_by_hardware ON skill_results(hardware, skill_id);";
 
 static const char *const migrations[] = {schema_v1, schema_v2, schema_v3};
-_Static_assert(HK_ARRAY_LEN(migrations) == STORE_SCHEMA_VERSION, "one step per schema version");
+_Static_assert(HK_ARRAY_LEN(migrations) == STORE_SCHEMA_VERSION,
+               "one step per schema version"); /* i18n: not for people */
 
 /* ---- names ---- */
 
@@ -147,7 +148,8 @@ const char *store_version_status_name(enum store_version_status st)
 
 const char *store_version_status_label(enum store_version_status st, bool measured)
 {
-    return st == STORE_V_CANDIDATE && !measured ? "built, not measured"
+    /* a status value, a code like "verified" (history's and the hover's JSON, the reports) */
+    return st == STORE_V_CANDIDATE && !measured ? "built, not measured" /* i18n: not for people */
                                                 : store_version_status_name(st);
 }
 
@@ -181,6 +183,16 @@ int store__failf(store *s, int code, const char *fmt, ...)
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(s->err, sizeof s->err, fmt, ap);
+    va_end(ap);
+    hk_utf8_trim(s->err); /* a sentence in Chinese cut at the buffer */
+    return code;
+}
+
+int store__failm(store *s, int code, enum hk_msg id, ...)
+{
+    va_list ap;
+    va_start(ap, id);
+    hk_vtr_into(s->err, sizeof s->err, id, ap);
     va_end(ap);
     return code;
 }
@@ -321,7 +333,7 @@ int store_schema_version(store *s, int *out)
     if (r == SQLITE_ROW)
         *out = sqlite3_column_int(st, 0);
     else
-        rc = store__fail(s, r, "read schema version");
+        rc = store__fail(s, r, hk_tr(HK_MSG_STORE_READ_SCHEMA_VERSION));
     sqlite3_finalize(st);
     return rc;
 }
@@ -333,17 +345,15 @@ int store_migrate(store *s, int target)
     if (target == 0)
         target = STORE_SCHEMA_VERSION;
     if (target < 0 || target > STORE_SCHEMA_VERSION)
-        return store__failf(s, HK_EUNSUPPORTED, "unknown schema version %d", target);
+        return store__failm(s, HK_EUNSUPPORTED, HK_MSG_STORE_UNKNOWN_SCHEMA, target);
     if (!sqlite3_get_autocommit(s->db))
-        return store__failf(s, HK_ESTATE, "migrate inside a transaction");
+        return store__failm(s, HK_ESTATE, HK_MSG_STORE_MIGRATE_IN_TX);
     int cur = 0;
     int rc = store_schema_version(s, &cur);
     if (rc)
         return rc;
     if (cur > target)
-        return store__failf(s, HK_EUNSUPPORTED,
-                            "database schema version %d is newer than %d (this build)", cur,
-                            target);
+        return store__failm(s, HK_EUNSUPPORTED, HK_MSG_STORE_SCHEMA_NEWER_THAN, cur, target);
     while (cur < target) {
         int next = cur + 1;
         /* IMMEDIATE: two processes opening an old database at once serialise here; the
@@ -364,7 +374,7 @@ int store_migrate(store *s, int target)
                 char keep[sizeof s->err];
                 memcpy(keep, s->err, sizeof keep);
                 sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
-                return store__failf(s, rc, "migration to schema %d failed: %.400s", next, keep);
+                return store__failm(s, rc, HK_MSG_STORE_MIGRATION_FAILED, next, keep);
             }
         }
         if (rc == HK_OK)
@@ -378,7 +388,7 @@ int store_migrate(store *s, int target)
         if (rc)
             return rc;
         if (cur > target)
-            return store__failf(s, HK_EUNSUPPORTED, "database schema version %d is newer", cur);
+            return store__failm(s, HK_EUNSUPPORTED, HK_MSG_STORE_SCHEMA_NEWER, cur);
     }
     return HK_OK;
 }
@@ -440,7 +450,7 @@ int store_open_ex(const char *path, int max_version, store **out, char *err, siz
     if (strcmp(path, ":memory:") != 0 && strncmp(path, "file:", 5) != 0) {
         ret = mkdir_parent(path);
         if (ret) {
-            store__failf(s, ret, "%s: cannot create its directory", path);
+            store__failm(s, ret, HK_MSG_STORE_CANNOT_CREATE_DIR, path);
             goto out;
         }
     }
@@ -483,7 +493,7 @@ int store_open_ex(const char *path, int max_version, store **out, char *err, siz
     snprintf(got, sizeof got, "%s", mode ? mode : "?");
     sqlite3_finalize(st);
     if (!ok_mode) {
-        ret = store__failf(s, HK_EDB, "%s: cannot use WAL mode (journal mode is %s)", path, got);
+        ret = store__failm(s, HK_EDB, HK_MSG_STORE_NO_WAL, path, got);
         goto out;
     }
     /* NORMAL is safe in WAL mode against a killed process (only a power loss may drop the
@@ -525,7 +535,7 @@ void store_close(store *s)
 int store_tx_begin(store *s)
 {
     if (s->user_tx || !sqlite3_get_autocommit(s->db))
-        return store__failf(s, HK_ESTATE, "a transaction is already open");
+        return store__failm(s, HK_ESTATE, HK_MSG_STORE_TX_ALREADY_OPEN);
     int rc = store__exec(s, "BEGIN IMMEDIATE");
     if (rc == HK_OK)
         s->user_tx = true;
@@ -535,7 +545,7 @@ int store_tx_begin(store *s)
 int store_tx_commit(store *s)
 {
     if (!s->user_tx)
-        return store__failf(s, HK_ESTATE, "no open transaction");
+        return store__failm(s, HK_ESTATE, HK_MSG_STORE_NO_OPEN_TX);
     s->user_tx = false;
     int rc = store__exec(s, "COMMIT");
     if (rc && !sqlite3_get_autocommit(s->db))
@@ -546,7 +556,7 @@ int store_tx_commit(store *s)
 int store_tx_rollback(store *s)
 {
     if (!s->user_tx)
-        return store__failf(s, HK_ESTATE, "no open transaction");
+        return store__failm(s, HK_ESTATE, HK_MSG_STORE_NO_OPEN_TX);
     s->user_tx = false;
     if (!sqlite3_get_autocommit(s->db))
         sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
@@ -576,9 +586,9 @@ int store_kernel_find(store *s, const char *file, const char *name, int64_t *id_
 {
     *id_out = 0;
     if (!file || !name)
-        return store__failf(s, HK_EINVAL, "kernel file and name are required");
+        return store__failm(s, HK_EINVAL, HK_MSG_STORE_KERNEL_FILE_NAME_REQUIRED);
     sqlite3_stmt *st = NULL;
-    int rc = store__prepare(s, "SELECT id FROM kernels WHERE file = ?1 AND name = ?2", &st);
+    int rc = store__prepare(s, "SELECT id FROM kernels WHERE file = ?1 AND name = ?2", &st); /* i18n: not for people (SQL) */
     if (rc)
         return rc;
     sqlite3_bind_text(st, 1, file, -1, SQLITE_STATIC);
@@ -587,7 +597,7 @@ int store_kernel_find(store *s, const char *file, const char *name, int64_t *id_
     if (r == SQLITE_ROW)
         *id_out = sqlite3_column_int64(st, 0);
     else if (r == SQLITE_DONE)
-        rc = store__failf(s, HK_ENOENT, "no kernel %s in %s", name, file);
+        rc = store__failm(s, HK_ENOENT, HK_MSG_STORE_NO_KERNEL_IN, name, file);
     else
         rc = store__fail(s, r, "find kernel");
     sqlite3_finalize(st);
@@ -599,13 +609,13 @@ int store_kernel_upsert(store *s, const char *file, const char *name, const char
 {
     *id_out = 0;
     if (!file || !name || !*file || !*name)
-        return store__failf(s, HK_EINVAL, "kernel file and name are required");
+        return store__failm(s, HK_EINVAL, HK_MSG_STORE_KERNEL_FILE_NAME_REQUIRED);
     int token, rc = store__tx_enter(s, &token);
     if (rc)
         return rc;
     sqlite3_stmt *st = NULL;
     rc = store__prepare(s,
-                        "INSERT INTO kernels(file, name, content_hash, created_ms)"
+                        "INSERT INTO kernels(file, name, content_hash, created_ms)" /* i18n: not for people (SQL) */
                         " VALUES(?1, ?2, COALESCE(?3, ''), ?4)"
                         " ON CONFLICT(file, name) DO UPDATE SET"
                         "  content_hash = COALESCE(?3, content_hash)",
@@ -642,7 +652,7 @@ int store_kernel_get(store *s, int64_t id, store_kernel *out)
     memset(out, 0, sizeof *out);
     sqlite3_stmt *st = NULL;
     int rc = store__prepare(
-        s, "SELECT id, file, name, content_hash, created_ms FROM kernels WHERE id = ?1", &st);
+        s, "SELECT id, file, name, content_hash, created_ms FROM kernels WHERE id = ?1", &st); /* i18n: not for people (SQL) */
     if (rc)
         return rc;
     sqlite3_bind_int64(st, 1, id);
@@ -663,7 +673,7 @@ int store_kernel_list(store *s, const char *file, store_kernel **out, size_t *n_
     *n_out = 0;
     sqlite3_stmt *st = NULL;
     int rc = store__prepare(s,
-                            "SELECT id, file, name, content_hash, created_ms FROM kernels"
+                            "SELECT id, file, name, content_hash, created_ms FROM kernels" /* i18n: not for people (SQL) */
                             " WHERE ?1 IS NULL OR file = ?1 ORDER BY file, name LIMIT 10000",
                             &st);
     if (rc)
@@ -708,10 +718,10 @@ void store_device_clear(store_device *d)
 int store_device_put(store *s, const char *name, const char *cc, const char *peaks_json)
 {
     if (!name || !*name || !peaks_json)
-        return store__failf(s, HK_EINVAL, "device name and peaks are required");
+        return store__failm(s, HK_EINVAL, HK_MSG_STORE_DEVICE_NAME_PEAKS_REQUIRED);
     sqlite3_stmt *st = NULL;
     int rc = store__prepare(s,
-                            "INSERT OR REPLACE INTO devices(name, cc, peaks_json, measured_ms)"
+                            "INSERT OR REPLACE INTO devices(name, cc, peaks_json, measured_ms)" /* i18n: not for people (SQL) */
                             " VALUES(?1, COALESCE(?2, ''), ?3, ?4)",
                             &st);
     if (rc)
@@ -727,10 +737,10 @@ int store_device_get(store *s, const char *name, store_device *out)
 {
     memset(out, 0, sizeof *out);
     if (!name)
-        return store__failf(s, HK_EINVAL, "device name is required");
+        return store__failm(s, HK_EINVAL, HK_MSG_STORE_DEVICE_NAME_REQUIRED);
     sqlite3_stmt *st = NULL;
     int rc = store__prepare(
-        s, "SELECT name, cc, peaks_json, measured_ms FROM devices WHERE name = ?1", &st);
+        s, "SELECT name, cc, peaks_json, measured_ms FROM devices WHERE name = ?1", &st); /* i18n: not for people (SQL) */
     if (rc)
         return rc;
     sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
@@ -745,7 +755,7 @@ int store_device_get(store *s, const char *name, store_device *out)
         if (rc)
             store_device_clear(out);
     } else if (r == SQLITE_DONE) {
-        rc = store__failf(s, HK_ENOENT, "device %s was never measured", name);
+        rc = store__failm(s, HK_ENOENT, HK_MSG_STORE_DEVICE_NEVER_MEASURED, name);
     } else {
         rc = store__fail(s, r, "get device");
     }

@@ -7,6 +7,7 @@
 #include <sqlite3.h>
 #include <stdbool.h>
 
+#include "core/i18n.h"
 #include "store/store.h"
 
 struct store {
@@ -20,6 +21,11 @@ struct store {
 int store__fail(store *s, int rc, const char *what);
 /* Records a message of our own and returns code. */
 int store__failf(store *s, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Records the message table's id (a format with its arguments, or plain text) in the
+ * thread's language and returns code: the CLI and the editor say it in the user's, the
+ * episode worker, which speaks English on its thread, stores it in English after "store: "
+ * and hk_tr_said says it again (docs/i18n.md). */
+int store__failm(store *s, int code, enum hk_msg id, ...);
 /* Prepares sql on the handle; HK_OK or a mapped error with the message recorded. */
 int store__prepare(store *s, const char *sql, sqlite3_stmt **out);
 /* Runs a prepared statement that returns no rows (SQLITE_DONE expected) and finalizes it. */

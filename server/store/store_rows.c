@@ -55,7 +55,7 @@ static int episode_row(store *s, sqlite3_stmt *st, store_episode *e)
     e->best_version_id = sqlite3_column_int64(st, 20);
     e->baseline_version_id = sqlite3_column_int64(st, 21);
     if (store_episode_status_parse((const char *)sqlite3_column_text(st, 10), &e->status))
-        return store__failf(s, HK_EDB, "episode %lld has an unknown status", (long long)e->id);
+        return store__failm(s, HK_EDB, HK_MSG_STORE_EP_UNKNOWN_STATUS, (long long)e->id);
     struct {
         int col;
         char **dst;
@@ -67,7 +67,7 @@ static int episode_row(store *s, sqlite3_stmt *st, store_episode *e)
     for (size_t i = 0; i < HK_ARRAY_LEN(strs); i++) {
         if (store__col_str(st, strs[i].col, strs[i].dst)) {
             store_episode_clear(e);
-            return store__failf(s, HK_ENOMEM, "out of memory reading an episode");
+            return store__failm(s, HK_ENOMEM, HK_MSG_STORE_OOM_READING_EPISODE);
         }
     }
     return HK_OK;
@@ -131,7 +131,7 @@ int store_episode_create(store *s, const store_episode_new *in, int64_t *id_out)
     char *name = NULL;
     int rc = store_kernel_get(s, in->kernel_id, &k);
     if (rc == HK_ENOENT)
-        rc = store__failf(s, HK_EINVAL, "episode for unknown kernel %lld",
+        rc = store__failm(s, HK_EINVAL, HK_MSG_STORE_EP_UNKNOWN_KERNEL,
                           (long long)in->kernel_id);
     if (rc)
         goto out;
@@ -145,7 +145,7 @@ int store_episode_create(store *s, const store_episode_new *in, int64_t *id_out)
         name = where ? hk_asprintf("%s %s", k.name, where) : hk_strdup(k.name);
     }
     if (!name) {
-        rc = store__failf(s, HK_ENOMEM, "out of memory");
+        rc = store__failm(s, HK_ENOMEM, HK_MSG_STORE_OOM);
         goto out;
     }
     char state;
@@ -154,7 +154,7 @@ int store_episode_create(store *s, const store_episode_new *in, int64_t *id_out)
         start = 0;
     sqlite3_stmt *st = NULL;
     rc = store__prepare(s,
-                        "INSERT INTO episodes(name, kernel_id, target, backend, arch, engine,"
+                        "INSERT INTO episodes(name, kernel_id, target, backend, arch, engine," /* i18n: not for people */
                         " status, started_ms, budget_json, pid, pid_start)"
                         " VALUES(?1, ?2, COALESCE(?3, ''), COALESCE(?4, ''), COALESCE(?5, ''),"
                         " COALESCE(?6, ''), 'running', ?7, ?8, ?9, ?10)",
@@ -200,7 +200,7 @@ static int episode_exists(store *s, int64_t id)
 /* Runs an UPDATE of one episode (?1 is its id, already bound by the caller); no row
  * changed means the episode is absent (HK_ENOENT) or, when it exists, refused_code. */
 static int episode_update(store *s, sqlite3_stmt *st, int64_t id, int refused_code,
-                          const char *refused_msg)
+                          enum hk_msg refused)
 {
     int rc = store__exec_stmt(s, st, "update episode");
     if (rc)
@@ -210,17 +210,17 @@ static int episode_update(store *s, sqlite3_stmt *st, int64_t id, int refused_co
     rc = episode_exists(s, id);
     if (rc)
         return rc;
-    return store__failf(s, refused_code, "episode %lld: %s", (long long)id, refused_msg);
+    return store__failm(s, refused_code, HK_MSG_STORE_EP_REFUSED, (long long)id, hk_tr(refused));
 }
 
 int store_episode_finish(store *s, int64_t id, enum store_episode_status status,
                          const char *error)
 {
     if (status == STORE_EP_RUNNING || (unsigned)status > STORE_EP_INTERRUPTED)
-        return store__failf(s, HK_EINVAL, "finish needs an end status");
+        return store__failm(s, HK_EINVAL, HK_MSG_STORE_EP_FINISH_NEEDS_END);
     sqlite3_stmt *st = NULL;
     int rc = store__prepare(s,
-                            "UPDATE episodes SET status = ?2, ended_ms = ?3, error = ?4"
+                            "UPDATE episodes SET status = ?2, ended_ms = ?3, error = ?4" /* i18n: not for people */
                             " WHERE id = ?1 AND status = 'running'",
                             &st);
     if (rc)
@@ -229,16 +229,16 @@ int store_episode_finish(store *s, int64_t id, enum store_episode_status status,
     sqlite3_bind_text(st, 2, store_episode_status_name(status), -1, SQLITE_STATIC);
     sqlite3_bind_int64(st, 3, store_now_ms());
     store__bind_str(st, 4, error);
-    return episode_update(s, st, id, HK_ESTATE, "not running");
+    return episode_update(s, st, id, HK_ESTATE, HK_MSG_STORE_EP_NOT_RUNNING);
 }
 
 int store_episode_set_status(store *s, int64_t id, enum store_episode_status status,
                              const char *error)
 {
     if ((unsigned)status > STORE_EP_INTERRUPTED)
-        return store__failf(s, HK_EINVAL, "unknown episode status %d", (int)status);
+        return store__failm(s, HK_EINVAL, HK_MSG_STORE_EP_UNKNOWN_STATUS_CODE, (int)status);
     sqlite3_stmt *st = NULL;
-    int rc = store__prepare(s, "UPDATE episodes SET status = ?2, ended_ms = ?3, error = ?4"
+    int rc = store__prepare(s, "UPDATE episodes SET status = ?2, ended_ms = ?3, error = ?4" /* i18n: not for people */
                                " WHERE id = ?1",
                             &st);
     if (rc)
@@ -250,7 +250,7 @@ int store_episode_set_status(store *s, int64_t id, enum store_episode_status sta
     else
         sqlite3_bind_int64(st, 3, store_now_ms());
     store__bind_str(st, 4, error);
-    return episode_update(s, st, id, HK_EDB, "not updated");
+    return episode_update(s, st, id, HK_EDB, HK_MSG_STORE_EP_NOT_UPDATED);
 }
 
 static int episode_set_version(store *s, int64_t id, const char *col, int64_t vid)
@@ -258,7 +258,7 @@ static int episode_set_version(store *s, int64_t id, const char *col, int64_t vi
     char sql[256];
     /* col is one of two literals below, never input. */
     snprintf(sql, sizeof sql,
-             "UPDATE episodes SET %s = ?2 WHERE id = ?1 AND (?2 IS NULL OR EXISTS("
+             "UPDATE episodes SET %s = ?2 WHERE id = ?1 AND (?2 IS NULL OR EXISTS(" /* i18n: not for people */
              "SELECT 1 FROM versions v WHERE v.id = ?2 AND v.kernel_id = episodes.kernel_id))",
              col);
     sqlite3_stmt *st = NULL;
@@ -267,7 +267,7 @@ static int episode_set_version(store *s, int64_t id, const char *col, int64_t vi
         return rc;
     sqlite3_bind_int64(st, 1, id);
     store__bind_id(st, 2, vid);
-    return episode_update(s, st, id, HK_EINVAL, "version is not one of this kernel's");
+    return episode_update(s, st, id, HK_EINVAL, HK_MSG_STORE_V_NOT_THIS_KERNEL);
 }
 
 int store_episode_set_baseline(store *s, int64_t id, int64_t version_id)
@@ -290,7 +290,7 @@ static int episode_set_text(store *s, int64_t id, const char *col, const char *v
         return rc;
     sqlite3_bind_int64(st, 1, id);
     store__bind_str(st, 2, v);
-    return episode_update(s, st, id, HK_EDB, "not updated");
+    return episode_update(s, st, id, HK_EDB, HK_MSG_STORE_EP_NOT_UPDATED);
 }
 
 int store_episode_set_device(store *s, int64_t id, const char *device)
@@ -310,13 +310,13 @@ int store_episode_set_pid(store *s, int64_t id, int pid)
     if (pid <= 0 || !proc_stat(pid, &state, &start))
         start = 0;
     sqlite3_stmt *st = NULL;
-    int rc = store__prepare(s, "UPDATE episodes SET pid = ?2, pid_start = ?3 WHERE id = ?1", &st);
+    int rc = store__prepare(s, "UPDATE episodes SET pid = ?2, pid_start = ?3 WHERE id = ?1", /* i18n: not for people */ &st);
     if (rc)
         return rc;
     sqlite3_bind_int64(st, 1, id);
     sqlite3_bind_int(st, 2, pid > 0 ? pid : 0);
     sqlite3_bind_int64(st, 3, start);
-    return episode_update(s, st, id, HK_EDB, "not updated");
+    return episode_update(s, st, id, HK_EDB, HK_MSG_STORE_EP_NOT_UPDATED);
 }
 
 int store_episode_set_reports(store *s, int64_t id, const char *json_path, const char *md_path,
@@ -334,7 +334,7 @@ int store_episode_set_reports(store *s, int64_t id, const char *json_path, const
     store__bind_str(st, 2, json_path);
     store__bind_str(st, 3, md_path);
     store__bind_str(st, 4, html_path);
-    return episode_update(s, st, id, HK_EDB, "not updated");
+    return episode_update(s, st, id, HK_EDB, HK_MSG_STORE_EP_NOT_UPDATED);
 }
 
 int store_episode_get(store *s, int64_t id, store_episode *out)
@@ -371,7 +371,7 @@ int store_episode_list(store *s, const store_episode_filter *f, store_episode **
     int rc = store__prepare(
         s,
         "SELECT " EPISODE_COLS
-        "WHERE (?1 = 0 OR ((1 << CASE e.status WHEN 'running' THEN 0 WHEN 'completed' THEN 1"
+        "WHERE (?1 = 0 OR ((1 << CASE e.status WHEN 'running' THEN 0 WHEN 'completed' THEN 1" /* i18n: not for people (SQL) */
         "  WHEN 'stopped' THEN 2 WHEN 'failed' THEN 3 ELSE 4 END) & ?1) != 0)"
         " AND (?2 IS NULL OR k.file = ?2) AND (?3 IS NULL OR k.name = ?3)"
         " AND (?4 = 0 OR e.kernel_id = ?4)"
@@ -390,7 +390,7 @@ int store_episode_list(store *s, const store_episode_filter *f, store_episode **
     while ((r = sqlite3_step(st)) == SQLITE_ROW) {
         rc = store__grow((void **)&arr, &cap, n, sizeof *arr, limit);
         if (rc) {
-            store__failf(s, rc, "out of memory listing episodes");
+            store__failm(s, rc, HK_MSG_STORE_OOM_LISTING_EPISODES);
             goto out;
         }
         rc = episode_row(s, st, &arr[n]);
@@ -426,7 +426,7 @@ int store_mark_interrupted(store *s, size_t *n_marked)
     } *arr = NULL;
     size_t n = 0, cap = 0, marked = 0;
     /* Collect first, update after: the scan must not run over rows it is changing. */
-    rc = store__prepare(s, "SELECT id, pid, pid_start FROM episodes WHERE status = 'running'",
+    rc = store__prepare(s, "SELECT id, pid, pid_start FROM episodes WHERE status = 'running'", /* i18n: not for people */
                         &st);
     if (rc)
         goto out;
@@ -434,7 +434,7 @@ int store_mark_interrupted(store *s, size_t *n_marked)
     while ((r = sqlite3_step(st)) == SQLITE_ROW) {
         rc = store__grow((void **)&arr, &cap, n, sizeof *arr, LIST_MAX);
         if (rc) {
-            store__failf(s, rc, "listing running episodes");
+            store__failm(s, rc, HK_MSG_STORE_LISTING_RUNNING);
             goto out;
         }
         arr[n].id = sqlite3_column_int64(st, 0);
@@ -443,11 +443,11 @@ int store_mark_interrupted(store *s, size_t *n_marked)
         n++;
     }
     if (r != SQLITE_DONE) {
-        rc = store__fail(s, r, "list running episodes");
+        rc = store__fail(s, r, hk_tr(HK_MSG_STORE_LIST_RUNNING));
         goto out;
     }
     rc = store__prepare(s,
-                        "UPDATE episodes SET status = 'interrupted', ended_ms = ?2, error = ?3"
+                        "UPDATE episodes SET status = 'interrupted', ended_ms = ?2, error = ?3" /* i18n: not for people */
                         " WHERE id = ?1 AND status = 'running'",
                         &up);
     for (size_t i = 0; rc == HK_OK && i < n; i++) {
@@ -455,10 +455,9 @@ int store_mark_interrupted(store *s, size_t *n_marked)
             continue;
         char why[96];
         if (arr[i].pid > 0)
-            snprintf(why, sizeof why, "interrupted: worker process %d ended without finishing",
-                     arr[i].pid);
+            snprintf(why, sizeof why, hk_tr_in(HK_LANG_EN, HK_MSG_STORE_INTERRUPTED_PID), arr[i].pid);
         else
-            snprintf(why, sizeof why, "interrupted: no worker process recorded");
+            snprintf(why, sizeof why, "%s", hk_tr_in(HK_LANG_EN, HK_MSG_STORE_INTERRUPTED_NO_PID));
         sqlite3_reset(up);
         sqlite3_bind_int64(up, 1, arr[i].id);
         sqlite3_bind_int64(up, 2, store_now_ms());
@@ -482,10 +481,10 @@ out:
 /* ---- versions ---- */
 
 #define VERSION_COLS_NO_SOURCE                                                                \
-    "id, episode_id, kernel_id, parent_id, number, NULL, launch_json, content_hash, status," \
+    "id, episode_id, kernel_id, parent_id, number, NULL, launch_json, content_hash, status," /* i18n: not for people (SQL) */ \
     " reject_reason, reject_details, produced_by, max_abs_err, max_rel_err, created_ms "
 #define VERSION_COLS                                                                          \
-    "id, episode_id, kernel_id, parent_id, number, source, launch_json, content_hash,"       \
+    "id, episode_id, kernel_id, parent_id, number, source, launch_json, content_hash," /* i18n: not for people (SQL) */ \
     " status, reject_reason, reject_details, produced_by, max_abs_err, max_rel_err,"         \
     " created_ms "
 
@@ -525,7 +524,7 @@ static int version_row(store *s, sqlite3_stmt *st, store_version *v)
     v->max_rel_err = store__col_double(st, 13);
     v->created_ms = sqlite3_column_int64(st, 14);
     if (version_status_parse((const char *)sqlite3_column_text(st, 8), &v->status))
-        return store__failf(s, HK_EDB, "version %lld has an unknown status", (long long)v->id);
+        return store__failm(s, HK_EDB, HK_MSG_STORE_V_UNKNOWN_STATUS, (long long)v->id);
     struct {
         int col;
         char **dst;
@@ -534,7 +533,7 @@ static int version_row(store *s, sqlite3_stmt *st, store_version *v)
     for (size_t i = 0; i < HK_ARRAY_LEN(strs); i++) {
         if (store__col_str(st, strs[i].col, strs[i].dst)) {
             store_version_clear(v);
-            return store__failf(s, HK_ENOMEM, "out of memory reading a version");
+            return store__failm(s, HK_ENOMEM, HK_MSG_STORE_OOM_READING_VERSION);
         }
     }
     return HK_OK;
@@ -564,9 +563,9 @@ int store_version_add(store *s, const store_version_new *in, int64_t *id_out)
 {
     *id_out = 0;
     if (!in || !in->source)
-        return store__failf(s, HK_EINVAL, "a version needs its source");
+        return store__failm(s, HK_EINVAL, HK_MSG_STORE_V_NEEDS_SOURCE);
     if ((unsigned)in->status > STORE_V_REJECTED)
-        return store__failf(s, HK_EINVAL, "unknown version status %d", (int)in->status);
+        return store__failm(s, HK_EINVAL, HK_MSG_STORE_V_UNKNOWN_STATUS_CODE, (int)in->status);
     char hash[STORE_HASH_HEX];
     store_content_hash(in->source, strlen(in->source), hash);
     int token, rc = store__tx_enter(s, &token);
@@ -576,7 +575,7 @@ int store_version_add(store *s, const store_version_new *in, int64_t *id_out)
     sqlite3_stmt *st = NULL;
     rc = query_id(s, "SELECT kernel_id FROM episodes WHERE id = ?1", in->episode_id, &kernel_id);
     if (rc == HK_ENOENT)
-        rc = store__failf(s, HK_EINVAL, "version for unknown episode %lld",
+        rc = store__failm(s, HK_EINVAL, HK_MSG_STORE_V_UNKNOWN_EPISODE,
                           (long long)in->episode_id);
     if (rc)
         goto out;
@@ -584,7 +583,7 @@ int store_version_add(store *s, const store_version_new *in, int64_t *id_out)
         rc = query_id(s, "SELECT kernel_id FROM versions WHERE id = ?1", in->parent_id,
                       &parent_kernel);
         if (rc == HK_ENOENT || (rc == HK_OK && parent_kernel != kernel_id))
-            rc = store__failf(s, HK_EINVAL, "parent version %lld is not one of this kernel's",
+            rc = store__failm(s, HK_EINVAL, HK_MSG_STORE_V_PARENT_OTHER_KERNEL,
                               (long long)in->parent_id);
         if (rc)
             goto out;
@@ -595,7 +594,7 @@ int store_version_add(store *s, const store_version_new *in, int64_t *id_out)
     if (rc)
         goto out;
     rc = store__prepare(s,
-                        "INSERT INTO versions(episode_id, kernel_id, parent_id, number, source,"
+                        "INSERT INTO versions(episode_id, kernel_id, parent_id, number, source," /* i18n: not for people (SQL) */
                         " launch_json, content_hash, status, produced_by, created_ms)"
                         " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
                         &st);
@@ -634,11 +633,11 @@ int store_version_set_status(store *s, int64_t id, enum store_version_status sta
                              const char *reason, const char *details)
 {
     if ((unsigned)status > STORE_V_REJECTED)
-        return store__failf(s, HK_EINVAL, "unknown version status %d", (int)status);
+        return store__failm(s, HK_EINVAL, HK_MSG_STORE_V_UNKNOWN_STATUS_CODE, (int)status);
     bool rejected = status == STORE_V_REJECTED;
     sqlite3_stmt *st = NULL;
     int rc = store__prepare(s,
-                            "UPDATE versions SET status = ?2, reject_reason = ?3,"
+                            "UPDATE versions SET status = ?2, reject_reason = ?3," /* i18n: not for people (SQL) */
                             " reject_details = ?4 WHERE id = ?1",
                             &st);
     if (rc)
@@ -691,7 +690,7 @@ int store_version_find_by_hash(store *s, int64_t kernel_id, const char *content_
         return store__failf(s, HK_EINVAL, "no hash");
     sqlite3_stmt *st = NULL;
     int rc = store__prepare(s,
-                            "SELECT id FROM versions WHERE kernel_id = ?1 AND content_hash = ?2"
+                            "SELECT id FROM versions WHERE kernel_id = ?1 AND content_hash = ?2" /* i18n: not for people (SQL) */
                             " ORDER BY id DESC LIMIT 1",
                             &st);
     if (rc)
@@ -702,7 +701,7 @@ int store_version_find_by_hash(store *s, int64_t kernel_id, const char *content_
     if (r == SQLITE_ROW)
         *id_out = sqlite3_column_int64(st, 0);
     else if (r == SQLITE_DONE)
-        rc = store__failf(s, HK_ENOENT, "no version with that hash");
+        rc = store__failm(s, HK_ENOENT, HK_MSG_STORE_NO_VERSION_WITH_HASH);
     else
         rc = store__fail(s, r, "find version");
     sqlite3_finalize(st);
@@ -712,7 +711,7 @@ int store_version_find_by_hash(store *s, int64_t kernel_id, const char *content_
 /* ---- measurements ---- */
 
 #define MEASUREMENT_COLS                                                                      \
-    "id, version_id, episode_id, kind, median_ms, p10_ms, p90_ms, spread, reps,"             \
+    "id, version_id, episode_id, kind, median_ms, p10_ms, p90_ms, spread, reps," /* i18n: not for people (SQL) */ \
     " bytes_per_s, flop_per_s, roofline_pct, size_key, raw_json, created_ms "
 
 void store_measurement_clear(store_measurement *m)
@@ -743,7 +742,7 @@ static int measurement_row(store *s, sqlite3_stmt *st, store_measurement *m)
         if (kind && strcmp(kind, store_measure_kind_name((enum store_measure_kind)k)) == 0)
             break;
     if (k > STORE_M_VERIFY)
-        return store__failf(s, HK_EDB, "measurement %lld has an unknown kind", (long long)m->id);
+        return store__failm(s, HK_EDB, HK_MSG_STORE_M_UNKNOWN_KIND, (long long)m->id);
     m->kind = (enum store_measure_kind)k;
     m->median_ms = store__col_double(st, 4);
     m->p10_ms = store__col_double(st, 5);
@@ -756,7 +755,7 @@ static int measurement_row(store *s, sqlite3_stmt *st, store_measurement *m)
     m->created_ms = sqlite3_column_int64(st, 14);
     if (store__col_str(st, 12, &m->size_key) || store__col_str(st, 13, &m->raw_json)) {
         store_measurement_clear(m);
-        return store__failf(s, HK_ENOMEM, "out of memory reading a measurement");
+        return store__failm(s, HK_ENOMEM, HK_MSG_STORE_OOM_READING_MEASUREMENT);
     }
     return HK_OK;
 }
@@ -766,15 +765,15 @@ int store_measurement_add(store *s, const store_measurement *m, int64_t *id_out)
     if (id_out)
         *id_out = 0;
     if (!m || !isfinite(m->median_ms) || m->median_ms <= 0)
-        return store__failf(s, HK_EINVAL, "a measurement needs a positive median");
+        return store__failm(s, HK_EINVAL, HK_MSG_STORE_M_NEEDS_MEDIAN);
     if ((unsigned)m->kind > STORE_M_VERIFY)
-        return store__failf(s, HK_EINVAL, "unknown measurement kind %d", (int)m->kind);
+        return store__failm(s, HK_EINVAL, HK_MSG_STORE_M_UNKNOWN_KIND_CODE, (int)m->kind);
     double spread = m->spread;
     if (!isfinite(spread) && isfinite(m->p10_ms) && isfinite(m->p90_ms))
         spread = (m->p90_ms - m->p10_ms) / m->median_ms;
     sqlite3_stmt *st = NULL;
     int rc = store__prepare(s,
-                            "INSERT INTO measurements(version_id, episode_id, kind, median_ms,"
+                            "INSERT INTO measurements(version_id, episode_id, kind, median_ms," /* i18n: not for people (SQL) */
                             " p10_ms, p90_ms, spread, reps, bytes_per_s, flop_per_s,"
                             " roofline_pct, size_key, raw_json, created_ms)"
                             " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
@@ -859,10 +858,10 @@ int store_evidence_add(store *s, int64_t version_id, int64_t episode_id, const c
     if (id_out)
         *id_out = 0;
     if (!kind || !*kind || !json)
-        return store__failf(s, HK_EINVAL, "evidence needs a kind and JSON");
+        return store__failm(s, HK_EINVAL, HK_MSG_STORE_EVIDENCE_NEEDS);
     sqlite3_stmt *st = NULL;
     int rc = store__prepare(s,
-                            "INSERT INTO evidence(version_id, episode_id, kind, json, created_ms)"
+                            "INSERT INTO evidence(version_id, episode_id, kind, json, created_ms)" /* i18n: not for people (SQL) */
                             " VALUES(?1, ?2, ?3, ?4, ?5)",
                             &st);
     if (rc)
@@ -885,7 +884,7 @@ int store_evidence_list(store *s, int64_t version_id, int64_t episode_id, store_
     *n_out = 0;
     sqlite3_stmt *st = NULL;
     int rc = store__prepare(s,
-                            "SELECT id, version_id, episode_id, kind, json, created_ms"
+                            "SELECT id, version_id, episode_id, kind, json, created_ms" /* i18n: not for people (SQL) */
                             " FROM evidence WHERE version_id = ?1 AND (?2 = 0 OR episode_id = ?2)"
                             " ORDER BY id LIMIT 100000",
                             &st);
@@ -908,7 +907,7 @@ int store_evidence_list(store *s, int64_t version_id, int64_t episode_id, store_
         e->episode_id = sqlite3_column_int64(st, 2);
         e->created_ms = sqlite3_column_int64(st, 5);
         if (store__col_str(st, 3, &e->kind) || store__col_str(st, 4, &e->json)) {
-            rc = store__failf(s, HK_ENOMEM, "out of memory reading evidence");
+            rc = store__failm(s, HK_ENOMEM, HK_MSG_STORE_OOM_READING_EVIDENCE);
             goto out;
         }
     }
@@ -943,10 +942,10 @@ int store_event_add(store *s, int64_t episode_id, const char *stage, const char 
     if (id_out)
         *id_out = 0;
     if (!stage || !*stage)
-        return store__failf(s, HK_EINVAL, "an event needs a stage");
+        return store__failm(s, HK_EINVAL, HK_MSG_STORE_EVENT_NEEDS_STAGE);
     sqlite3_stmt *st = NULL;
     int rc = store__prepare(s,
-                            "INSERT INTO events(episode_id, time_ms, stage, message, json)"
+                            "INSERT INTO events(episode_id, time_ms, stage, message, json)" /* i18n: not for people (SQL) */
                             " VALUES(?1, ?2, ?3, COALESCE(?4, ''), ?5)",
                             &st);
     if (rc)
@@ -973,7 +972,7 @@ int store_event_list(store *s, int64_t episode_id, int64_t after_id, size_t limi
         limit = LIST_MAX;
     sqlite3_stmt *st = NULL;
     int rc = store__prepare(s,
-                            "SELECT id, episode_id, time_ms, stage, message, json FROM events"
+                            "SELECT id, episode_id, time_ms, stage, message, json FROM events" /* i18n: not for people (SQL) */
                             " WHERE episode_id = ?1 AND id > ?2 ORDER BY id LIMIT ?3",
                             &st);
     if (rc)
@@ -996,7 +995,7 @@ int store_event_list(store *s, int64_t episode_id, int64_t after_id, size_t limi
         e->time_ms = sqlite3_column_int64(st, 2);
         if (store__col_str(st, 3, &e->stage) || store__col_str(st, 4, &e->message) ||
             store__col_str(st, 5, &e->json)) {
-            rc = store__failf(s, HK_ENOMEM, "out of memory reading events");
+            rc = store__failm(s, HK_ENOMEM, HK_MSG_STORE_OOM_READING_EVENTS);
             goto out;
         }
     }
@@ -1054,14 +1053,14 @@ int store_episode_stages(store *s, int64_t episode_id, store_stage **out, size_t
             cur->start_ms = cur->end_ms = ev[i].time_ms;
             cur->n_events = 1;
             if (!cur->stage) {
-                rc = store__failf(s, HK_ENOMEM, "out of memory");
+                rc = store__failm(s, HK_ENOMEM, HK_MSG_STORE_OOM);
                 goto out;
             }
         }
         hk_free(cur->last_message);
         cur->last_message = hk_strdup(ev[i].message ? ev[i].message : "");
         if (!cur->last_message) {
-            rc = store__failf(s, HK_ENOMEM, "out of memory");
+            rc = store__failm(s, HK_ENOMEM, HK_MSG_STORE_OOM);
             goto out;
         }
     }
@@ -1102,7 +1101,7 @@ static int representative(store *s, int64_t vid, int64_t eid, const char *size_k
     memset(m, 0, sizeof *m);
     sqlite3_stmt *st = NULL;
     int rc = store__prepare(s,
-                            "SELECT " MEASUREMENT_COLS "FROM measurements WHERE version_id = ?1"
+                            "SELECT " MEASUREMENT_COLS "FROM measurements WHERE version_id = ?1" /* i18n: not for people (SQL) */
                             " AND episode_id = ?2 AND (?3 IS NULL OR size_key = ?3)"
                             " ORDER BY (kind = 'verify') DESC, median_ms, id DESC LIMIT 1",
                             &st);
@@ -1217,7 +1216,7 @@ int store_episode_versions(store *s, int64_t episode_id, store_history_row **out
         return rc;
     sqlite3_stmt *st = NULL;
     rc = store__prepare(s,
-                        "SELECT " VERSION_COLS_NO_SOURCE "FROM versions WHERE episode_id = ?1"
+                        "SELECT " VERSION_COLS_NO_SOURCE "FROM versions WHERE episode_id = ?1" /* i18n: not for people (SQL) */
                         " OR id IN (SELECT baseline_version_id FROM episodes WHERE id = ?1"
                         "  UNION SELECT best_version_id FROM episodes WHERE id = ?1"
                         "  UNION SELECT version_id FROM measurements WHERE episode_id = ?1)"
@@ -1243,7 +1242,7 @@ int store_kernel_best_verified(store *s, int64_t kernel_id, const char *arch, st
     double best = 1.0;
     sqlite3_stmt *st = NULL;
     if (arch) {
-        rc = store__prepare(s, "SELECT 1 FROM episodes WHERE id = ?1 AND arch = ?2", &st);
+        rc = store__prepare(s, "SELECT 1 FROM episodes WHERE id = ?1 AND arch = ?2", &st); /* i18n: not for people (SQL) */
         if (rc)
             goto out;
     }
@@ -1271,7 +1270,7 @@ int store_kernel_best_verified(store *s, int64_t kernel_id, const char *arch, st
     if (best_id)
         rc = store_version_get(s, best_id, out);
     else
-        rc = store__failf(s, HK_ENOENT, "no verified version faster than its baseline");
+        rc = store__failm(s, HK_ENOENT, HK_MSG_STORE_NO_FASTER_VERIFIED);
 out:
     sqlite3_finalize(st);
     store_history_free(rows, n);

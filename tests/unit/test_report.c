@@ -583,6 +583,15 @@ static void chinese_reports(void **state)
     assert_non_null(strstr(h, "<th>阶段</th>"));
     assert_null(strstr(h, "<th>Stage</th>"));
     assert_null(strstr(h, "<h2>Versions</h2>"));
+    /* the chart's title and marks, the versions table's best (session 40) */
+    assert_non_null(strstr(h, "<title>各版本的中位耗时（条形）及 p10 到 p90 区间（须线）；越短越快</title>"));
+    assert_non_null(strstr(h, "  基线</text>"));
+    assert_non_null(strstr(h, "  最佳</text>"));
+    assert_non_null(strstr(h, "<tr><td>v0（基线）</td>"));
+    assert_non_null(strstr(h, "<tr><td>v3<b>（最佳）</b></td>"));
+    assert_null(strstr(h, "Median time per version"));
+    assert_null(strstr(h, "  baseline</text>"));
+    assert_null(strstr(h, "<b>(best)</b>"));
     hk_buf_free(&en_json);
     hk_buf_free(&zh_json);
     hk_buf_free(&md);
@@ -823,6 +832,17 @@ static void odd_episodes(void **state)
     assert_non_null(strstr(out.data, "No faster verified version"));
     assert_non_null(strstr(out.data, "No measured versions to chart"));
     assert_non_null(strstr(out.data, "nvcc failed"));
+    /* in zh-CN (session 40): the empty chart's sentence, and the cut details' tail, stored
+     * in English in the model, said in Chinese */
+    hk_buf_reset(&out);
+    hk_i18n_set(HK_LANG_ZH_CN);
+    assert_int_equal(report_render_html(s, ep, &out), HK_OK);
+    hk_i18n_set(HK_LANG_EN);
+    assert_non_null(strstr(out.data, "<p>没有可绘制图表的已测量版本。</p>"));
+    assert_null(strstr(out.data, "No measured versions to chart"));
+    assert_non_null(strstr(out.data, " [……另有 "));
+    assert_non_null(strstr(out.data, " 字节已截去]"));
+    assert_null(strstr(out.data, "more bytes cut"));
     hk_buf_reset(&out);
     assert_int_equal(report_render_markdown(s, ep, &out), HK_OK);
     assert_non_null(strstr(out.data, "compile error"));

@@ -7,6 +7,7 @@
 #include <cmocka.h>
 
 #include <math.h>
+#include <stdbool.h>
 #include <signal.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -18,6 +19,7 @@
 #include <unistd.h>
 
 #include "core/hk.h"
+#include "core/i18n.h"
 #include "store/store.h"
 
 static char tmpdir[256];
@@ -683,6 +685,125 @@ static void marks_interrupted(void **state)
     store_close(s);
 }
 
+/* Whether s holds three English words in a row ("was never measured"): a sentence a zh-CN
+ * user would read in English. Names, numbers and code are not words. */
+static bool english_run(const char *s)
+{
+    int run = 0;
+    for (const char *p = s; *p;) {
+        while (*p == ' ')
+            p++;
+        const char *w = p;
+        while (*p && *p != ' ')
+            p++;
+        size_t n = (size_t)(p - w);
+        bool word = n >= 2 && ((w[0] >= 'a' && w[0] <= 'z') || (w[0] >= 'A' && w[0] <= 'Z'));
+        for (size_t i = 1; word && i < n; i++)
+            word = w[i] >= 'a' && w[i] <= 'z';
+        run = word ? run + 1 : 0;
+        if (run >= 3)
+            return true;
+    }
+    return false;
+}
+
+/* The store's last error, made in lang on this thread: want in that language. */
+static void errmsg_is(store *s, int rc, const char *want)
+{
+    const char *got = store_errmsg(s);
+    if (strcmp(got, want))
+        fail_msg("store error (rc %d)\n  got  %s\n  want %s", rc, got, want);
+}
+
+/* Session 40 (docs/i18n.md): the store's errors speak the thread's language -- the CLI's
+ * and the editor's in the user's, byte for byte the old English in English -- and what the
+ * store keeps (an interrupted episode's error) and what the episode worker, which speaks
+ * English on its thread, stores after "store: " is English, said again in zh-CN by
+ * hk_tr_said. */
+static void errors_in_the_users_language(void **state)
+{
+    (void)state;
+    store *s = NULL;
+    assert_int_equal(store_open(":memory:", &s), HK_OK);
+    store_device d;
+    int64_t k, kid = 0, ep;
+    static const struct {
+        const char *en, *zh;
+    } want[] = {
+        {"device gpu0 was never measured", "设备 gpu0 从未测量过"},
+        {"kernel file and name are required", "需要核函数的文件和名称"},
+        {"no kernel q in /x.cu", "没有核函数 q（在 /x.cu 中）"},
+        {"no open transaction", "没有打开的事务"},
+        {"episode for unknown kernel 77", "优化任务所属的核函数 77 不存在"},
+        {"skill s recorded as helping with speedup 0.5 (must be > 1)",
+         "优化技能 s 被记为有效，但加速比为 0.5（必须 > 1）"},
+        {"episode 1: not running", "优化任务 1：不在运行中"},
+    };
+    for (int lang = 0; lang < 2; lang++) {
+        hk_i18n_set(lang ? HK_LANG_ZH_CN : HK_LANG_EN);
+        size_t i = 0;
+#define SAYS(call, code)                                                                      \
+    do {                                                                                      \
+        int rc_ = (call);                                                                     \
+        assert_int_equal(rc_, code);                                                          \
+        errmsg_is(s, rc_, lang ? want[i].zh : want[i].en);                                   \
+        if (lang)                                                                             \
+            assert_false(english_run(store_errmsg(s)));                                      \
+        i++;                                                                                  \
+    } while (0)
+        SAYS(store_device_get(s, "gpu0", &d), HK_ENOENT);
+        SAYS(store_kernel_find(s, NULL, "k", &k), HK_EINVAL);
+        SAYS(store_kernel_find(s, "/x.cu", "q", &k), HK_ENOENT);
+        SAYS(store_tx_commit(s), HK_ESTATE);
+        store_episode_new en = {.kernel_id = 77};
+        SAYS(store_episode_create(s, &en, &ep), HK_EINVAL);
+        SAYS(store_skill_record(s, "s", "k", NULL, "sm_90", true, 0.5), HK_EINVAL);
+        if (lang == 0) {
+            assert_int_equal(store_kernel_upsert(s, "/x.cu", "k", NULL, &kid), HK_OK);
+            en.kernel_id = kid;
+            assert_int_equal(store_episode_create(s, &en, &ep), HK_OK);
+            assert_int_equal(ep, 1);
+            assert_int_equal(store_episode_finish(s, ep, STORE_EP_COMPLETED, NULL), HK_OK);
+        }
+        SAYS(store_episode_finish(s, 1, STORE_EP_FAILED, NULL), HK_ESTATE);
+#undef SAYS
+        assert_int_equal(i, sizeof want / sizeof want[0]);
+    }
+    /* the episode worker's thread speaks English whatever the process does: its store
+     * error is stored so, and said again in Chinese where it is shown */
+    int prev = hk_i18n_thread_lang(HK_LANG_EN);
+    assert_int_equal(store_device_get(s, "gpu0", &d), HK_ENOENT);
+    hk_i18n_thread_lang(prev);
+    assert_string_equal(store_errmsg(s), "device gpu0 was never measured");
+    char *stored = hk_asprintf("store: %s", store_errmsg(s));
+    char *zh = hk_tr_said(HK_LANG_ZH_CN, stored);
+    assert_non_null(zh);
+    assert_string_equal(zh, "存储：设备 gpu0 从未测量过");
+    hk_free(zh);
+    hk_free(stored);
+    /* an interrupted episode's error is stored in English from a zh-CN process */
+    store_episode_new en = {.kernel_id = kid, .pid = 0};
+    assert_int_equal(store_episode_create(s, &en, &ep), HK_OK);
+    size_t n = 0;
+    assert_int_equal(store_mark_interrupted(s, &n), HK_OK);
+    assert_int_equal(n, 1);
+    store_episode e;
+    assert_int_equal(store_episode_get(s, ep, &e), HK_OK);
+    assert_string_equal(e.error, "interrupted: no worker process recorded");
+    zh = hk_tr_said(HK_LANG_ZH_CN, e.error);
+    assert_non_null(zh);
+    assert_string_equal(zh, "已中断：没有记录工作进程");
+    hk_free(zh);
+    assert_null(hk_tr_said(HK_LANG_EN, e.error));
+    store_episode_clear(&e);
+    zh = hk_tr_said(HK_LANG_ZH_CN, "interrupted: worker process 4242 ended without finishing");
+    assert_non_null(zh);
+    assert_string_equal(zh, "已中断：工作进程 4242 未完成就结束了");
+    hk_free(zh);
+    hk_i18n_set(HK_LANG_EN);
+    store_close(s);
+}
+
 static void two_handles_wal(void **state)
 {
     char path[300];
@@ -967,6 +1088,7 @@ int main(void)
         cmocka_unit_test(migrates_from_v1),
         cmocka_unit_test(failed_migration_rolls_back),
         cmocka_unit_test(marks_interrupted),
+        cmocka_unit_test(errors_in_the_users_language),
         cmocka_unit_test(two_handles_wal),
         cmocka_unit_test(fresh_file_opened_at_once),
         cmocka_unit_test(crash_mid_transaction),
