@@ -660,7 +660,7 @@ int store_kernel_get(store *s, int64_t id, store_kernel *out)
     if (r == SQLITE_ROW)
         rc = kernel_row(st, out);
     else if (r == SQLITE_DONE)
-        rc = store__failf(s, HK_ENOENT, "no kernel %lld", (long long)id);
+        rc = store__failm(s, HK_ENOENT, HK_MSG_STORE_NO_KERNEL, (long long)id);
     else
         rc = store__fail(s, r, "get kernel");
     sqlite3_finalize(st);

@@ -126,7 +126,7 @@ int store_episode_create(store *s, const store_episode_new *in, int64_t *id_out)
 {
     *id_out = 0;
     if (!in)
-        return store__failf(s, HK_EINVAL, "no episode");
+        return store__failm(s, HK_EINVAL, HK_MSG_STORE_NO_EPISODE_GIVEN);
     store_kernel k = {0};
     char *name = NULL;
     int rc = store_kernel_get(s, in->kernel_id, &k);
@@ -190,7 +190,7 @@ static int episode_exists(store *s, int64_t id)
     sqlite3_bind_int64(st, 1, id);
     int r = sqlite3_step(st);
     if (r == SQLITE_DONE)
-        rc = store__failf(s, HK_ENOENT, "no episode %lld", (long long)id);
+        rc = store__failm(s, HK_ENOENT, HK_MSG_STORE_NO_EPISODE, (long long)id);
     else if (r != SQLITE_ROW)
         rc = store__fail(s, r, "find episode");
     sqlite3_finalize(st);
@@ -349,7 +349,7 @@ int store_episode_get(store *s, int64_t id, store_episode *out)
     if (r == SQLITE_ROW)
         rc = episode_row(s, st, out);
     else if (r == SQLITE_DONE)
-        rc = store__failf(s, HK_ENOENT, "no episode %lld", (long long)id);
+        rc = store__failm(s, HK_ENOENT, HK_MSG_STORE_NO_EPISODE, (long long)id);
     else
         rc = store__fail(s, r, "get episode");
     sqlite3_finalize(st);
@@ -625,7 +625,7 @@ static int version_update(store *s, sqlite3_stmt *st, int64_t id)
 {
     int rc = store__exec_stmt(s, st, "update version");
     if (rc == HK_OK && sqlite3_changes(s->db) == 0)
-        rc = store__failf(s, HK_ENOENT, "no version %lld", (long long)id);
+        rc = store__failm(s, HK_ENOENT, HK_MSG_STORE_NO_VERSION, (long long)id);
     return rc;
 }
 
@@ -675,7 +675,7 @@ int store_version_get(store *s, int64_t id, store_version *out)
     if (r == SQLITE_ROW)
         rc = version_row(s, st, out);
     else if (r == SQLITE_DONE)
-        rc = store__failf(s, HK_ENOENT, "no version %lld", (long long)id);
+        rc = store__failm(s, HK_ENOENT, HK_MSG_STORE_NO_VERSION, (long long)id);
     else
         rc = store__fail(s, r, "get version");
     sqlite3_finalize(st);
@@ -687,7 +687,7 @@ int store_version_find_by_hash(store *s, int64_t kernel_id, const char *content_
 {
     *id_out = 0;
     if (!content_hash)
-        return store__failf(s, HK_EINVAL, "no hash");
+        return store__failm(s, HK_EINVAL, HK_MSG_STORE_NO_HASH);
     sqlite3_stmt *st = NULL;
     int rc = store__prepare(s,
                             "SELECT id FROM versions WHERE kernel_id = ?1 AND content_hash = ?2" /* i18n: not for people (SQL) */
@@ -820,7 +820,7 @@ int store_measurement_list(store *s, int64_t version_id, int64_t episode_id,
     while ((r = sqlite3_step(st)) == SQLITE_ROW) {
         rc = store__grow((void **)&arr, &cap, n, sizeof *arr, LIST_MAX);
         if (rc) {
-            store__failf(s, rc, "listing measurements");
+            store__failm(s, rc, HK_MSG_STORE_LISTING_MEASUREMENTS);
             goto out;
         }
         rc = measurement_row(s, st, &arr[n]);
@@ -898,7 +898,7 @@ int store_evidence_list(store *s, int64_t version_id, int64_t episode_id, store_
     while ((r = sqlite3_step(st)) == SQLITE_ROW) {
         rc = store__grow((void **)&arr, &cap, n, sizeof *arr, LIST_MAX);
         if (rc) {
-            store__failf(s, rc, "listing evidence");
+            store__failm(s, rc, HK_MSG_STORE_LISTING_EVIDENCE);
             goto out;
         }
         store_evidence *e = &arr[n++];
@@ -986,7 +986,7 @@ int store_event_list(store *s, int64_t episode_id, int64_t after_id, size_t limi
     while ((r = sqlite3_step(st)) == SQLITE_ROW) {
         rc = store__grow((void **)&arr, &cap, n, sizeof *arr, limit);
         if (rc) {
-            store__failf(s, rc, "listing events");
+            store__failm(s, rc, HK_MSG_STORE_LISTING_EVENTS);
             goto out;
         }
         store_event *e = &arr[n++];
@@ -1045,7 +1045,7 @@ int store_episode_stages(store *s, int64_t episode_id, store_stage **out, size_t
                 cur->end_ms = ev[i].time_ms; /* a stage ends where the next begins */
             rc = store__grow((void **)&arr, &cap, n, sizeof *arr, LIST_MAX);
             if (rc) {
-                store__failf(s, rc, "listing stages");
+                store__failm(s, rc, HK_MSG_STORE_LISTING_STAGES);
                 goto out;
             }
             cur = &arr[n++];
@@ -1162,7 +1162,7 @@ static int history_rows(store *s, sqlite3_stmt *st, int64_t measure_eid, store_h
     while ((r = sqlite3_step(st)) == SQLITE_ROW) {
         rc = store__grow((void **)&arr, &cap, n, sizeof *arr, LIST_MAX);
         if (rc) {
-            store__failf(s, rc, "listing versions");
+            store__failm(s, rc, HK_MSG_STORE_LISTING_VERSIONS);
             goto out;
         }
         store_history_row *row = &arr[n++];

@@ -738,6 +738,7 @@ static void errors_in_the_users_language(void **state)
         {"skill s recorded as helping with speedup 0.5 (must be > 1)",
          "优化技能 s 被记为有效，但加速比为 0.5（必须 > 1）"},
         {"episode 1: not running", "优化任务 1：不在运行中"},
+        {"no episode 99", "没有优化任务 99"},
     };
     for (int lang = 0; lang < 2; lang++) {
         hk_i18n_set(lang ? HK_LANG_ZH_CN : HK_LANG_EN);
@@ -766,6 +767,8 @@ static void errors_in_the_users_language(void **state)
             assert_int_equal(store_episode_finish(s, ep, STORE_EP_COMPLETED, NULL), HK_OK);
         }
         SAYS(store_episode_finish(s, 1, STORE_EP_FAILED, NULL), HK_ESTATE);
+        store_episode none;
+        SAYS(store_episode_get(s, 99, &none), HK_ENOENT);
 #undef SAYS
         assert_int_equal(i, sizeof want / sizeof want[0]);
     }
