@@ -520,8 +520,8 @@ static void sig_words(const sanitize_sigs *s, const sanitize_sig *g, char *out, 
         snprintf(out, cap, EN(SAN_SIG_BEFORE), g->size,
                  s->kinds[g->kind], (unsigned long long)-off, g->alloc_size);
     else if ((unsigned long long)off >= g->alloc_size)
-        snprintf(out, cap, EN(SAN_SIG_AFTER), g->size, s->kinds[g->kind], (unsigned long long)off - g->alloc_size + 1,
-                 g->alloc_size);
+        snprintf(out, cap, EN(SAN_SIG_AFTER), g->size, s->kinds[g->kind],
+                 (unsigned long long)off - g->alloc_size + 1, g->alloc_size);
     else
         snprintf(out, cap, EN(SAN_SIG_INSIDE), g->size, s->kinds[g->kind], off, g->alloc_size);
 }
@@ -1450,9 +1450,9 @@ int sanitize_candidate(const measure_opts *o, const sanitize_opts *so, const mea
                 continue;
             out->outcome = SANITIZE_REJECTED;
             out->reason = x->reason;
-            out->details = out->timed ? hk_asprintf(EN(SAN_DETAILS_TIMED), sanitize_tool_name(t),
-                                                    out->size, x->text)
-                                      : hk_asprintf(EN(SAN_DETAILS), sanitize_tool_name(t), x->text);
+            const char *tn = sanitize_tool_name(t);
+            out->details = out->timed ? hk_asprintf(EN(SAN_DETAILS_TIMED), tn, out->size, x->text)
+                                      : hk_asprintf(EN(SAN_DETAILS), tn, x->text);
             if (!out->details) {
                 rc = HK_ENOMEM;
                 goto out;
