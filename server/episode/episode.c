@@ -350,8 +350,8 @@ static int host_code_details(const char *base, size_t base_len, const char *cand
     *why = NULL;
     int rc = hostcode_check(base, base_len, cand, cand_len, &f);
     if (rc == HK_OK && f.found &&
-        !(*why = hk_asprintf("line %u: %s: %s", f.line, f.why ? f.why : "host code",
-                             f.quote ? f.quote : "")))
+        !(*why = hk_asprintf(hk_tr_in(HK_LANG_EN, HK_MSG_HC_AT), f.line,
+                             f.why ? f.why : "host code", f.quote ? f.quote : "")))
         rc = HK_ENOMEM;
     hostcode_finding_clear(&f);
     return rc;

@@ -9,6 +9,11 @@
 
 #include "core/buf.h"
 #include "core/hk.h"
+#include "core/i18n.h"
+
+/* A finding's why: stored in English (the referee's reasons, docs/i18n.md), said again where
+ * shown (hk_tr_said) */
+#define EN(id) hk_tr_in(HK_LANG_EN, HK_MSG_##id)
 
 #define NONE ((size_t)-1)
 #define BLOCK_DEPTH_MAX 256
@@ -613,7 +618,7 @@ static int lex_text(ptext *pt)
     const char *s = pt->s;
     size_t n = pt->n, i = 0;
     bool bol = true; /* no token yet on this line: a # here starts a directive */
-    if (n >= 3 && memcmp(s, "\xef\xbb\xbf", 3) == 0)
+    if (n >= 3 && memcmp(s, "\xef\xbb\xbf", 3) /* i18n: not for people */ == 0)
         i = 3; /* a UTF-8 byte order mark is not a token (GCC skips it) */
     while (i < n) {
         char c = s[i];
@@ -828,13 +833,12 @@ static int split_items(hc *h, ptext *pt, split *sp, bool is_cand)
             size_t dt = nstack + depth;
             if (item_a != NONE && depth == 0 &&
                 (rc = cond_violation(h, pt, d, "head", is_cand,
-                                     "a conditional directive inside a declaration (the scan "
-                                     "cannot tell which branch is compiled)")))
+                                     EN(HC_COND_IN_DECL))))
                 goto out;
             if (ck == COND_IF) {
                 if (nframes == COND_DEPTH_MAX) {
                     if (is_cand)
-                        report(h, d->start, "conditional directives nested too deep");
+                        report(h, d->start, EN(HC_COND_TOO_DEEP));
                     continue;
                 }
                 frames[nframes++] = (cframe){dt, d};
@@ -842,14 +846,13 @@ static int split_items(hc *h, ptext *pt, split *sp, bool is_cand)
             }
             if (!nframes) {
                 if ((rc = cond_violation(h, pt, d, "unmatched", is_cand,
-                                         "an #else or #endif without #if")))
+                                         EN(HC_COND_UNMATCHED))))
                     goto out;
                 continue;
             }
             if (frames[nframes - 1].depth_total != dt &&
                 (rc = cond_violation(h, pt, d, "depth", is_cand,
-                                     "a conditional block whose branches open or close a bracket "
-                                     "(the scan cannot tell which branch is compiled)")))
+                                     EN(HC_COND_BRACKETS))))
                 goto out;
             if (ck == COND_ENDIF)
                 nframes--;
@@ -914,7 +917,7 @@ static int split_items(hc *h, ptext *pt, split *sp, bool is_cand)
                     continue;
                 }
                 if (is_cand)
-                    report(h, tk->start, "namespaces nested too deep");
+                    report(h, tk->start, EN(HC_NS_TOO_DEEP));
             }
             /* only an item's first body can be a function's (and the scan stays linear) */
             outer_fbody = !brace0 && !eq0 && paren0 &&
@@ -927,7 +930,7 @@ static int split_items(hc *h, ptext *pt, split *sp, bool is_cand)
         goto out;
     if (nframes)
         rc = cond_violation(h, pt, frames[nframes - 1].d, "open", is_cand,
-                            "an #if without #endif");
+                            EN(HC_IF_UNCLOSED));
 out:
     hk_free(frames);
     return rc;
@@ -1411,11 +1414,11 @@ static bool contains(const char *p, size_t len, const char *needle)
     return false;
 }
 
-static const char why_incbin[] = "asm .incbin reads a file at compile time";
-static const char why_include_asm[] = "asm .include reads a file at compile time";
-static const char why_ctor[] = "__attribute__((constructor)) runs host code before main";
-static const char why_dtor[] = "__attribute__((destructor)) runs host code after main";
-static const char why_pragma_op[] = "a _Pragma the baseline does not have";
+#define why_incbin EN(HC_ASM_INCBIN)
+#define why_include_asm EN(HC_ASM_INCLUDE)
+#define why_ctor EN(HC_CTOR)
+#define why_dtor EN(HC_DTOR)
+#define why_pragma_op EN(HC_PRAGMA_OP)
 
 static bool is_unroll_text(const char *p, size_t len)
 {
@@ -1502,12 +1505,10 @@ static void check_hidden_decls(hc *h, const ptext *pt, size_t a, size_t b)
         } else if (is_p(tk, ")") || is_p(tk, "]")) {
             parens -= parens > 0;
         } else if (is_p(tk, ";") && parens) {
-            report(h, tk->start, "a declaration hidden in parentheses outside a function body");
+            report(h, tk->start, EN(HC_DECL_IN_PARENS));
         } else if (tk->kind == TK_IDENT &&
                    map_has(&h->danger, pt->s + tk->start, tk->end - tk->start)) {
-            report_name(h, tk->start,
-                        "a macro that expands to declarations used outside a function body",
-                        pt, tk);
+            report_name(h, tk->start, EN(HC_MACRO_DECLS), pt, tk);
         }
     }
 }
@@ -1540,8 +1541,7 @@ static void check_type_members(hc *h, const ptext *pt, size_t body, size_t close
         if (st && inl && !cx && !function) {
             bool constant = is_p(tk, ";") && eq != NONE && is_const_scalar(pt, s0, eq, k);
             if (!constant)
-                report(h, pt->t[s0].start,
-                       "a static inline member (a host variable that the baseline does not have)");
+                report(h, pt->t[s0].start, EN(HC_STATIC_INLINE));
         }
         if (is_p(tk, "{") && !function && eq != NONE) /* = { ... }: skip the initializer */
             k = match_close(pt->t, k, close);
@@ -1555,14 +1555,13 @@ static const char *host_why(int kind, bool differs)
 {
     switch (kind) {
     case IK_FUNC:
-        return differs ? "a host function that differs from the baseline's"
-                       : "a host function that the baseline does not have";
+        return differs ? EN(HC_FUNC_DIFFERS) : EN(HC_FUNC_NEW);
     case IK_VAR_DYN:
-        return "a host variable with a dynamic initializer (runs before main)";
+        return EN(HC_VAR_DYNAMIC);
     case IK_VAR:
-        return "a host variable that the baseline does not have";
+        return EN(HC_VAR_NEW);
     default:
-        return "host code that the baseline does not have";
+        return EN(HC_CODE_NEW);
     }
 }
 
@@ -1644,14 +1643,13 @@ static int check_raw_text(hc *h)
     for (size_t i = next_trigraph(cs, cn, 0); i != NONE; i = next_trigraph(cs, cn, b)) {
         line_span(cs, cn, i, &a, &b);
         if (!map_take(&h->base_trig, cs + a, b - a)) {
-            report_orig(h, i, "a trigraph (??x), which some compilers read as another character",
-                        NULL, 0);
+            report_orig(h, i, EN(HC_TRIGRAPH), NULL, 0);
             break;
         }
     }
     const char *nul = memchr(cs, '\0', cn);
     if (nul)
-        report_orig(h, (size_t)(nul - cs), "a NUL byte in the text", NULL, 0);
+        report_orig(h, (size_t)(nul - cs), EN(HC_NUL), NULL, 0);
     for (size_t k = 0; k < h->cand.nt + h->cand.ndt; k++) { /* splices are undone in raw strings */
         const tok *tk = k < h->cand.nt ? &h->cand.t[k] : &h->cand.dt[k - h->cand.nt];
         if (!tk->raw)
@@ -1665,8 +1663,7 @@ static int check_raw_text(hc *h)
                 hi = mid;
         }
         if (lo < h->cand.nsp && h->cand.sp[lo].pos < tk->end)
-            report(h, tk->start,
-                   "a raw string with a backslash-newline inside (compilers read it differently)");
+            report(h, tk->start, EN(HC_RAW_SPLICE));
     }
     return HK_OK;
 }
@@ -1785,23 +1782,20 @@ static bool starts_with(const char *p, size_t len, const char *prefix)
 static const char *define_name_why(hc *h, const char *p, size_t len, bool undef)
 {
     if (memchr(p, '\\', len))
-        return undef ? "#undef of a name spelled with \\u escapes"
-                     : "#define of a name spelled with \\u escapes";
+        return undef ? EN(HC_UNDEF_UCN) : EN(HC_DEFINE_UCN);
     bool harness = in_list(p, len, harness_names);
     for (const char *const *q = harness_prefixes; *q && !harness; q++)
         harness = starts_with(p, len, *q);
     harness = harness || (len >= 3 && p[0] == 'c' && p[1] == 'u' && p[2] >= 'A' && p[2] <= 'Z') ||
               (len >= 4 && p[0] == 'h' && p[1] == 'i' && p[2] == 'p' && p[3] >= 'A' && p[3] <= 'Z');
     if (harness)
-        return undef ? "#undef of a name the harness uses" : "#define of a name the harness uses";
+        return undef ? EN(HC_UNDEF_HARNESS) : EN(HC_DEFINE_HARNESS);
     if ((len >= 2 && p[0] == '_' && (p[1] == '_' || (p[1] >= 'A' && p[1] <= 'Z'))) ||
         in_list(p, len, keywords) || in_list(p, len, cuda_builtins) ||
         in_list(p, len, device_words))
-        return undef ? "#undef of a keyword, builtin or reserved name"
-                     : "#define of a keyword, builtin or reserved name";
+        return undef ? EN(HC_UNDEF_RESERVED) : EN(HC_DEFINE_RESERVED);
     if (map_has(&h->host_ids, p, len))
-        return undef ? "#undef of a name the host code uses"
-                     : "#define of a name the host code uses";
+        return undef ? EN(HC_UNDEF_HOST_NAME) : EN(HC_DEFINE_HOST_NAME);
     return NULL;
 }
 
@@ -1910,25 +1904,22 @@ static const char *directive_why(const ptext *pt, const pdir *d)
 {
     const tok *nm = &pt->dt[d->first + 1];
     if (tok_eq(pt, nm, "line"))
-        return "#line changes the file name and lines the compiler reports";
+        return EN(HC_LINE);
     if (tok_eq(pt, nm, "embed"))
-        return "#embed reads a file at compile time";
+        return EN(HC_EMBED);
     if (tok_eq(pt, nm, "include_next") || tok_eq(pt, nm, "import"))
-        return include_is_outside(pt, d) ? "#include of a file outside the system include paths"
-                                         : "an #include_next or #import the baseline does not have";
+        return include_is_outside(pt, d) ? EN(HC_INCLUDE_OUTSIDE) : EN(HC_INCLUDE_NEXT);
     size_t an = 0;
     const char *a = angle_name(pt, d, &an);
     if (tok_eq(pt, nm, "include") && !include_is_outside(pt, d) && a && !header_name(a, an))
-        return "#include of a file that is not a header (its bytes would be compiled in, or "
-               "quoted back by the compiler's errors)";
+        return EN(HC_INCLUDE_NOT_HEADER);
     if (tok_eq(pt, nm, "include"))
-        return include_is_outside(pt, d) ? "#include of a file outside the system include paths"
-                                         : "#include of a file the baseline does not include";
+        return include_is_outside(pt, d) ? EN(HC_INCLUDE_OUTSIDE) : EN(HC_INCLUDE_NEW);
     if (dir_cond_kind(pt, d) != COND_NONE)
-        return "a conditional directive the baseline does not have";
+        return EN(HC_COND_NEW);
     if (tok_eq(pt, nm, "pragma"))
-        return "a #pragma the baseline does not have";
-    return "a preprocessor line the baseline does not have";
+        return EN(HC_PRAGMA_NEW);
+    return EN(HC_PP_LINE_NEW);
 }
 
 static int scan_directives(hc *h)
@@ -1940,7 +1931,7 @@ static int scan_directives(hc *h)
         if (d->count == 1)
             continue; /* the null directive */
         if (t[1].kind != TK_IDENT) {
-            report(h, d->start, "a preprocessor line the baseline does not have");
+            report(h, d->start, EN(HC_PP_LINE_NEW));
             continue;
         }
         if (tok_eq(pt, &t[1], "pragma") && d->count >= 3 &&
@@ -1967,8 +1958,7 @@ static int scan_directives(hc *h)
             continue;
         }
         if (d->count < 3 || t[2].kind != TK_IDENT || (undef && d->count != 3)) {
-            report(h, d->start, define ? "a #define without a plain name"
-                                       : "an #undef without a plain name");
+            report(h, d->start, define ? EN(HC_DEFINE_NO_NAME) : EN(HC_UNDEF_NO_NAME));
             continue;
         }
         const char *why = define_name_why(h, pt->s + t[2].start, t[2].end - t[2].start, undef);
@@ -1981,9 +1971,7 @@ static int scan_directives(hc *h)
             continue;
         for (size_t k = x; k < y; k++)
             if (is_p(&pt->dt[k], "#") || is_p(&pt->dt[k], "##")) {
-                report(h, d->start,
-                       "a macro that stringifies or pastes tokens (the scan cannot see what it "
-                       "makes)");
+                report(h, d->start, EN(HC_MACRO_PASTES));
                 break;
             }
         /* brackets that do not balance inside the body: every use then opens or closes a
@@ -1999,9 +1987,7 @@ static int scan_directives(hc *h)
                 unbalanced = unbalanced || depth[b] < 0;
             }
         if (unbalanced || depth[0] || depth[1] || depth[2]) {
-            report(h, d->start,
-                   "a macro whose brackets do not balance (the scan would read the code around "
-                   "its uses in another shape than the compiler)");
+            report(h, d->start, EN(HC_MACRO_UNBALANCED));
             continue;
         }
         if ((rc = check_tokens(h, pt, pt->dt, x, y)))
@@ -2028,6 +2014,7 @@ static int make_finding(hc *h, hostcode_finding *out)
     }
     int rc = HK_ENOMEM;
     char *quote = hk_asprintf("%.*s%s", (int)(b - a), s + a, cut ? "..." : "");
+    /* "WHY (NAME)": the table's HC_*_NAMED entries read it back (hk_tr_said) */
     char *why = h->f.name ? hk_asprintf("%s (%.*s)", h->f.why, (int)h->f.name_len, h->f.name)
                           : hk_strdup(h->f.why);
     if (!quote || !why)

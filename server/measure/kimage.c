@@ -13,6 +13,10 @@
 #include "compile/compile.h"
 #include "core/buf.h"
 #include "core/hk.h"
+#include "core/i18n.h"
+
+/* why no entry was found: stored in English (a compile's details), said again where shown */
+#define EN(id) hk_tr_in(HK_LANG_EN, HK_MSG_##id)
 
 #define SHT_SYMTAB_ 2
 #define STT_FUNC_ 2
@@ -267,8 +271,8 @@ int kimage_find(char *const *names, const char *kernel, char *const *targs, size
         rc = (*out = hk_strdup(names[loose])) ? HK_OK : HK_ENOMEM;
     } else {
         rc = n_loose ? HK_EINVAL : HK_ENOENT;
-        *why = hk_asprintf("%s kernel entry fits %s in the image (its entries: %s)",
-                           n_loose ? "more than one" : "no", w, list.len ? list.data : "none");
+        *why = hk_asprintf(n_loose ? EN(KIMG_MANY_FIT) : EN(KIMG_NONE_FIT), w,
+                           list.len ? list.data : "none");
     }
 out:
     hk_buf_free(&want);
@@ -422,9 +426,9 @@ static void ptx_end_line(ptx_scan *s)
         b--;
     /* nvcc's marks around inline asm, read on the raw line whatever the comment state (the
      * asm text can open a comment over them, but not hide them from this) */
-    if (span_is(s->cur + a, b - a, "// begin inline asm"))
+    if (span_is(s->cur + a, b - a, "// begin inline asm")) /* i18n: not for people */
         s->seen_begin = true;
-    else if (span_is(s->cur + a, b - a, "// end inline asm"))
+    else if (span_is(s->cur + a, b - a, "// end inline asm")) /* i18n: not for people */
         s->last_end = s->line;
     for (int i = 0; i < KIMAGE_CLOCK_KINDS; i++)
         if (s->pending & (1u << i)) {

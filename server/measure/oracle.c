@@ -17,6 +17,10 @@
 #include "core/i18n.h"
 #include "hk_harness.h"
 
+/* an output file's or a call's fault, the referee's own distribution: stored in English (a
+ * rejection's details, the worker's log), said again where shown (hk_tr_said) */
+#define EN(id) hk_tr_in(HK_LANG_EN, HK_MSG_##id)
+
 static void set_err(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void set_err(char *err, size_t errlen, const char *fmt, ...)
 {
@@ -95,16 +99,16 @@ int oracle_parse(unsigned char *blob, size_t len, oracle_file *out, char *err, s
     memset(out, 0, sizeof *out);
     out->blob = blob;
     if (len < 16 || memcmp(blob, HK_OUT_MAGIC, 8) != 0) {
-        set_err(err, errlen, "not a harness output file (bad magic)");
+        set_err(err, errlen, "%s", EN(ORACLE_BAD_MAGIC));
         goto bad;
     }
     if (rd32(blob + 8) != HK_OUT_VERSION) {
-        set_err(err, errlen, "output file version %u, expected %u", rd32(blob + 8), HK_OUT_VERSION);
+        set_err(err, errlen, EN(ORACLE_FILE_VERSION), rd32(blob + 8), HK_OUT_VERSION);
         goto bad;
     }
     uint32_t n = rd32(blob + 12);
     if (n > HK_MAX_ARGS) {
-        set_err(err, errlen, "%u outputs: more than %d", n, HK_MAX_ARGS);
+        set_err(err, errlen, EN(ORACLE_TOO_MANY), n, HK_MAX_ARGS);
         goto bad;
     }
     out->outputs = hk_calloc(n ? n : 1, sizeof *out->outputs);
@@ -115,7 +119,7 @@ int oracle_parse(unsigned char *blob, size_t len, oracle_file *out, char *err, s
     size_t pos = 16;
     for (uint32_t i = 0; i < n; i++) {
         if (len - pos < 16) {
-            set_err(err, errlen, "truncated at output %u", i);
+            set_err(err, errlen, EN(ORACLE_TRUNCATED_AT), i);
             goto bad;
         }
         oracle_output *o = &out->outputs[i];
@@ -125,11 +129,11 @@ int oracle_parse(unsigned char *blob, size_t len, oracle_file *out, char *err, s
         pos += 16;
         size_t es = hk_dtype_size(o->dtype);
         if (es == 0) {
-            set_err(err, errlen, "output %u: unknown dtype %d", i, o->dtype);
+            set_err(err, errlen, EN(ORACLE_UNKNOWN_DTYPE), i, o->dtype);
             goto bad;
         }
         if (o->count > (len - pos) / es) {
-            set_err(err, errlen, "output %u: truncated (%llu elements announced)", i,
+            set_err(err, errlen, EN(ORACLE_OUTPUT_TRUNCATED), i,
                     (unsigned long long)o->count);
             goto bad;
         }
@@ -138,7 +142,7 @@ int oracle_parse(unsigned char *blob, size_t len, oracle_file *out, char *err, s
         out->n++;
     }
     if (pos != len) {
-        set_err(err, errlen, "%zu trailing bytes", len - pos);
+        set_err(err, errlen, EN(ORACLE_TRAILING), len - pos);
         goto bad;
     }
     return HK_OK;
@@ -165,7 +169,7 @@ int oracle_read(const char *path, oracle_file *out, char *err, size_t errlen)
         goto out;
     }
     if ((unsigned long long)st.st_size > ORACLE_MAX_FILE) {
-        set_err(err, errlen, "%s is larger than the cap", path);
+        set_err(err, errlen, EN(ORACLE_OVER_CAP), path);
         rc = HK_ETOOBIG;
         goto out;
     }
@@ -576,10 +580,11 @@ oracle_rule oracle_default_rule(int dtype)
 const char *oracle_decider_name(int decider)
 {
     switch (decider) {
-    case ORACLE_BY_TOLERANCE: return "tolerance vs baseline";
-    case ORACLE_BY_REF64: return "fp64 reference, error ratio";
-    case ORACLE_BY_EXACT: return "exact (integer output)";
-    case ORACLE_BY_NONFINITE: return "non-finite where the reference is finite";
+    /* codes: the JSON's "decided_by" (a sentence says them through ORACLE_BY_*) */
+    case ORACLE_BY_TOLERANCE: return "tolerance vs baseline"; /* i18n: not for people */
+    case ORACLE_BY_REF64: return "fp64 reference, error ratio"; /* i18n: not for people */
+    case ORACLE_BY_EXACT: return "exact (integer output)"; /* i18n: not for people */
+    case ORACLE_BY_NONFINITE: return "non-finite where the reference is finite"; /* i18n: not for people */
     default: return "none";
     }
 }
@@ -793,7 +798,7 @@ int oracle_compare_ref64(const double *ref, const void *base, const void *cand, 
     out->ref64_pass = out->tol_pass = true;
     size_t es = hk_dtype_size(dtype);
     if (es == 0 || (n > 0 && (!base || !cand))) {
-        snprintf(out->reason, sizeof out->reason, "bad arguments: dtype %d, %zu elements", dtype, n);
+        snprintf(out->reason, sizeof out->reason, EN(ORACLE_BAD_ARGS), dtype, n);
         return HK_EINVAL;
     }
     if (!hk_dtype_is_float(dtype)) {
@@ -841,8 +846,7 @@ int oracle_compare_ref64(const double *ref, const void *base, const void *cand, 
         out->decided_by = ORACLE_BY_TOLERANCE;
         char mine[sizeof out->reason];
         memcpy(mine, out->reason, sizeof mine);
-        snprintf(out->reason, sizeof out->reason, "tolerance vs baseline: %.200s (the fp64 "
-                 "reference rule passed: %.160s)", tol.reason, mine);
+        snprintf(out->reason, sizeof out->reason, EN(ORACLE_TOL_FAILED), tol.reason, mine);
     } else if (out->pass) {
         size_t l = strlen(out->reason);
         snprintf(out->reason + l, sizeof out->reason - l, "; and %s",
@@ -888,10 +892,8 @@ size_t oracle_precision_check(const spec *s, bool *exercised, char *warning, siz
         bad++;
     }
     if (bad && warning && wlen > used + 1)
-        snprintf(warning + used, wlen - used, ": every distribution of %s float input%s is "
-                 "integer-valued (int, ones_sparse), so any summation order is exact and "
-                 "precision lost goes unseen; add a uniform(...) or normal(...) distribution",
-                 bad == 1 ? "this" : "these", bad == 1 ? "" : "s");
+        snprintf(warning + used, wlen - used, "%s",
+                 bad == 1 ? EN(ORACLE_PREC_WARN_ONE) : EN(ORACLE_PREC_WARN_MANY));
     return bad;
 }
 
@@ -1010,11 +1012,7 @@ int oracle_add_precision_dist(spec *s, char *note, size_t len)
     s->n_dists = n;
     s->n_referee_dists = 1;
     if (note && len)
-        snprintf(note, len, "distribution %zu added by the referee (%s): every distribution of "
-                 "%s float input%s is integer-valued, so any summation order is exact and "
-                 "precision lost would go unseen; on it float outputs are judged only against "
-                 "the fp64 shadow (error ratio), not by the spec's tolerance",
-                 n - 1, names, strchr(names, ',') ? "these" : "this",
-                 strchr(names, ',') ? "s" : "");
+        snprintf(note, len, strchr(names, ',') ? EN(ORACLE_REFEREE_DIST_MANY)
+                                               : EN(ORACLE_REFEREE_DIST_ONE), n - 1, names);
     return HK_OK;
 }

@@ -25,6 +25,9 @@
 #include "measure/harness.h"
 
 #define PREFIX "========="
+/* the tool results' and the findings' sentences: stored in English with the version (a
+ * rejection's details), said again where shown (hk_tr_said, docs/i18n.md) */
+#define EN(id) hk_tr_in(HK_LANG_EN, HK_MSG_##id)
 #define OUTPUT_MAX ((size_t)1 << 20) /* per stream: --print-limit 1 keeps the tool's part small */
 
 static const char *const tool_names[SANITIZE_N_TOOLS] = {"memcheck", "racecheck", "initcheck"};
@@ -214,7 +217,7 @@ void sanitize_parse(const char *text, sanitize_report *out)
             /* the tool's usage errors come without the prefix; the program's lines too */
             if (!out->tool_error[0] &&
                 (starts_ci(line, "unrecognised option") || starts_ci(line, "unrecognized option") ||
-                 starts_ci(line, "Internal Sanitizer Error")))
+                 starts_ci(line, "Internal Sanitizer Error"))) /* i18n: not for people */
                 snprintf(out->tool_error, sizeof out->tool_error, "%s", line);
             continue;
         }
@@ -228,7 +231,7 @@ void sanitize_parse(const char *text, sanitize_report *out)
         if (indent >= 2) { /* a detail of the report above */
             if (!in_finding)
                 continue;
-            if (starts_ci(body, "Saved host backtrace") || starts_ci(body, "Saved device backtrace"))
+            if (starts_ci(body, "Saved host backtrace") || starts_ci(body, "Saved device backtrace")) /* i18n: not for people */
                 in_backtrace = true;
             if (in_backtrace || starts_ci(body, "Host Frame") || starts_ci(body, "Device Frame"))
                 continue;
@@ -249,8 +252,8 @@ void sanitize_parse(const char *text, sanitize_report *out)
             continue;
         }
         if (starts_ci(body, "COMPUTE-SANITIZER") || starts_ci(body, "LEAK SUMMARY") ||
-            starts_ci(body, "Target application returned an error") ||
-            starts_ci(body, "Process didn't terminate successfully"))
+            starts_ci(body, "Target application returned an error") || /* i18n: not for people */
+            starts_ci(body, "Process didn't terminate successfully")) /* i18n: not for people */
             continue;
         bool err = starts_ci(body, "Error:"), warn = starts_ci(body, "Warning:");
         const char *after = body;
@@ -264,7 +267,7 @@ void sanitize_parse(const char *text, sanitize_report *out)
         /* "Error launching target app.", "Error loading ...": the tool failed, no finding
          * (the sandbox's loopback was down once; an honest candidate must not be rejected
          * as out_of_bounds for it) */
-        if (starts_ci(body, "Internal Sanitizer Error") || starts_ci(body, "Internal error") ||
+        if (starts_ci(body, "Internal Sanitizer Error") || starts_ci(body, "Internal error") || /* i18n: not for people */
             (starts_ci(body, "Error ") && !is_race_text(body))) {
             if (!out->tool_error[0])
                 snprintf(out->tool_error, sizeof out->tool_error, "%s", body);
@@ -430,11 +433,11 @@ int sanitize_sigs_line(sanitize_sigs *s, const char *line, size_t len)
         const char *p;
         if (starts_ci(body, "Access to ") && hex_at(body + 10, &s->addr))
             s->has_addr = true;
-        else if (starts_ci(body, "and is ") && (p = strstr(body, "nearest allocation at ")) &&
+        else if (starts_ci(body, "and is ") && (p = strstr(body, "nearest allocation at ")) && /* i18n: not for people */
                  hex_at(p + 22, &s->base) && (p = strstr(p, " of size ")) &&
                  ull_at(p + 9, &s->alloc_size))
             s->has_base = true;
-        if (s->printed == 1 && !starts_ci(body, "Saved host backtrace") &&
+        if (s->printed == 1 && !starts_ci(body, "Saved host backtrace") && /* i18n: not for people */
             !starts_ci(body, "Host Frame") && !starts_ci(body, "Device Frame")) {
             append(s->first, sizeof s->first, "; ", 2);
             append(s->first, sizeof s->first, body, strlen(body));
@@ -457,8 +460,8 @@ int sanitize_sigs_line(sanitize_sigs *s, const char *line, size_t len)
     }
     /* the banner, the tool's notes and failures: no finding (as sanitize_parse) */
     if (starts_ci(body, "COMPUTE-SANITIZER") || starts_ci(body, "LEAK SUMMARY") ||
-        starts_ci(body, "Target application returned an error") ||
-        starts_ci(body, "Process didn't terminate successfully") || starts_ci(body, "Error") ||
+        starts_ci(body, "Target application returned an error") || /* i18n: not for people */
+        starts_ci(body, "Process didn't terminate successfully") || starts_ci(body, "Error") || /* i18n: not for people */
         starts_ci(body, "Warning:") || starts_ci(body, "Internal "))
         return HK_OK;
     s->printed++;
@@ -514,15 +517,13 @@ static void sig_words(const sanitize_sigs *s, const sanitize_sig *g, char *out, 
 {
     long long off = g->offset;
     if (off < 0)
-        snprintf(out, cap, "a %u-byte %s %llu bytes before an allocation of %llu bytes", g->size,
+        snprintf(out, cap, EN(SAN_SIG_BEFORE), g->size,
                  s->kinds[g->kind], (unsigned long long)-off, g->alloc_size);
     else if ((unsigned long long)off >= g->alloc_size)
-        snprintf(out, cap, "a %u-byte %s %llu bytes after the end of an allocation of %llu bytes",
-                 g->size, s->kinds[g->kind], (unsigned long long)off - g->alloc_size + 1,
-                 g->alloc_size);
+        snprintf(out, cap, EN(SAN_SIG_AFTER), g->size, s->kinds[g->kind],
+                 (unsigned long long)off - g->alloc_size + 1, g->alloc_size);
     else
-        snprintf(out, cap, "a %u-byte %s at offset %lld inside an allocation of %llu bytes",
-                 g->size, s->kinds[g->kind], off, g->alloc_size);
+        snprintf(out, cap, EN(SAN_SIG_INSIDE), g->size, s->kinds[g->kind], off, g->alloc_size);
 }
 
 bool sanitize_sigs_within(const sanitize_sigs *base, const sanitize_sigs *cand, char *why,
@@ -537,23 +538,19 @@ bool sanitize_sigs_within(const sanitize_sigs *base, const sanitize_sigs *cand, 
     if (!base || !cand)
         return false;
     if (!sanitize_sigs_complete(base)) {
-        snprintf(why, why_len, "the original kernel's findings were not all seen (%ld printed of "
-                 "%ld counted)", base->printed, base->errors);
+        snprintf(why, why_len, EN(SAN_BASE_UNSEEN), base->printed, base->errors);
         return false;
     }
     if (!sanitize_sigs_complete(cand)) {
         if (cand->errors > base->errors)
-            snprintf(why, why_len, "%ld findings, more than the original kernel's %ld",
-                     cand->errors, base->errors);
+            snprintf(why, why_len, EN(SAN_MORE_FINDINGS), cand->errors, base->errors);
         else
-            snprintf(why, why_len, "the candidate's findings were not all seen or read (%ld "
-                     "printed of %ld counted, %ld not printed, %ld without an address near an "
-                     "allocation)", cand->printed, cand->errors, cand->unprinted, cand->unsigned_n);
+            snprintf(why, why_len, EN(SAN_CAND_UNSEEN), cand->printed, cand->errors,
+                     cand->unprinted, cand->unsigned_n);
         return false;
     }
     if (cand->errors > base->errors) {
-        snprintf(why, why_len, "%ld findings, more than the original kernel's %ld", cand->errors,
-                 base->errors);
+        snprintf(why, why_len, EN(SAN_MORE_FINDINGS), cand->errors, base->errors);
         return false;
     }
     for (size_t i = 0; i < cand->cap; i++) {
@@ -571,10 +568,9 @@ bool sanitize_sigs_within(const sanitize_sigs *base, const sanitize_sigs *cand, 
             char w[384];
             sig_words(cand, g, w, sizeof w);
             if (have)
-                snprintf(why, why_len, "%s %ld times, where the original kernel makes it %ld times",
-                         w, g->count, have);
+                snprintf(why, why_len, EN(SAN_SIG_MORE), w, g->count, have);
             else
-                snprintf(why, why_len, "%s, which the original kernel does not make", w);
+                snprintf(why, why_len, EN(SAN_SIG_NEW), w);
             return false;
         }
     }
@@ -657,15 +653,20 @@ void sanitize_judge(enum sanitize_tool tool, int exit_code, int term_signal, boo
          * errors, 5 warnings" under --print-limit 1) */
         out->all_seen = !rep.sites_cut && !timed_out && rep.errors >= 0 &&
                         rep.shown >= rep.errors;
-        snprintf(out->text, sizeof out->text, "%s%s", rep.finding,
-                 timed_out ? " (printed before the run was cut at its time limit)" : "");
+        if (timed_out)
+            snprintf(out->text, sizeof out->text, EN(SAN_FINDING_CUT), rep.finding);
+        else
+            snprintf(out->text, sizeof out->text, "%s", rep.finding);
     } else if (exit_code == SANITIZE_EXIT_FOUND && !timed_out && !term_signal) {
         char first[SANITIZE_TEXT_MAX];
         first_tool_lines(text, first, sizeof first);
         out->status = SANITIZE_FOUND;
         out->reason = sanitize_tool_reason(tool);
-        snprintf(out->text, sizeof out->text, "exit status %d (errors found)%s%s",
-                 SANITIZE_EXIT_FOUND, first[0] ? ": " : "", first);
+        if (first[0])
+            snprintf(out->text, sizeof out->text, EN(SAN_EXIT_FOUND_LINES), SANITIZE_EXIT_FOUND,
+                     first);
+        else
+            snprintf(out->text, sizeof out->text, EN(SAN_EXIT_FOUND), SANITIZE_EXIT_FOUND);
     } else if (timed_out) {
         out->status = SANITIZE_TIMED_OUT;
         out->incomplete = true;
@@ -1010,8 +1011,7 @@ static int run_tool(const measure_opts *o, const char *tool, enum sanitize_tool 
         memset(res, 0, sizeof *res);
         res->tool = t;
         res->status = SANITIZE_NOT_CHECKED;
-        snprintf(res->text, sizeof res->text, "could not copy the launcher into %s for %s",
-                 exedir, tool);
+        snprintf(res->text, sizeof res->text, EN(SAN_NO_LAUNCHER_COPY), exedir, tool);
         rc = HK_OK;
         goto out;
     }
@@ -1058,7 +1058,7 @@ static int run_tool(const measure_opts *o, const char *tool, enum sanitize_tool 
             memset(res, 0, sizeof *res);
             res->tool = t;
             res->status = SANITIZE_NOT_CHECKED;
-            snprintf(res->text, sizeof res->text, "could not start %s: %s", tool,
+            snprintf(res->text, sizeof res->text, EN(MEAS_RUN_NOT_STARTED), tool,
                      hk_strerror(rc));
             rc = HK_OK;
             goto out;
@@ -1103,8 +1103,8 @@ static int run_tool(const measure_opts *o, const char *tool, enum sanitize_tool 
         res->status = SANITIZE_NOT_CHECKED;
         res->reason = MEASURE_OK;
         res->incomplete = true;
-        snprintf(res->text, sizeof res->text, "the %s limit was hit under the tool",
-                 r.memory_limit_hit ? "memory" : "CPU time");
+        snprintf(res->text, sizeof res->text, "%s",
+                 r.memory_limit_hit ? EN(SAN_MEMORY_LIMIT) : EN(SAN_CPU_LIMIT));
     }
     res->wall_ms = r.wall_ms;
 out:
@@ -1188,7 +1188,7 @@ static int note_body(const sanitize_result *r, char **body)
                                : (said ? HK_MSG_SAN_TOOL_NOT_RUN : HK_MSG_SAN_TOOL_NOT_RUN_BARE);
             snprintf(words[t], sizeof words[t], hk_tr(id), sanitize_tool_name(t), x->text);
         }
-        _Static_assert(SANITIZE_N_TOOLS == 3, "SAN_NOT_FULLY has a slot per tool");
+        _Static_assert(SANITIZE_N_TOOLS == 3, "SAN_NOT_FULLY has a slot per tool"); /* i18n: not for people */
         rc = hk_buf_printf(&b, hk_tr(HK_MSG_SAN_NOT_FULLY), words[0], words[1], words[2], at);
     }
     *body = rc ? NULL : hk_buf_steal(&b);
@@ -1430,13 +1430,14 @@ int sanitize_candidate(const measure_opts *o, const sanitize_opts *so, const mea
                 x->status = SANITIZE_INHERITED;
                 x->reason = MEASURE_OK;
                 x->by_signature = true;
-                snprintf(x->text, sizeof x->text, "%ld invalid accesses (the original kernel: %ld), "
-                         "the first: %s", out->sigs->errors, bsig->errors, out->sigs->first);
+                snprintf(x->text, sizeof x->text, EN(SAN_INHERITED_SIGS), out->sigs->errors,
+                         bsig->errors, out->sigs->first);
                 continue;
             }
             if (!inherited(so, (enum sanitize_tool)t, x)) {
-                size_t l = strlen(x->text);
-                snprintf(x->text + l, sizeof x->text - l, " (not the original kernel's: %s)", why_not);
+                char was[sizeof x->text];
+                memcpy(was, x->text, sizeof was);
+                snprintf(x->text, sizeof x->text, EN(SAN_NOT_ORIGINALS), was, why_not);
             }
         }
         if (x->status == SANITIZE_FOUND && inherited(so, (enum sanitize_tool)t, x)) {
@@ -1449,11 +1450,10 @@ int sanitize_candidate(const measure_opts *o, const sanitize_opts *so, const mea
                 continue;
             out->outcome = SANITIZE_REJECTED;
             out->reason = x->reason;
-            char where[64] = "";
-            if (out->timed)
-                snprintf(where, sizeof where, " at the timed size %d", out->size);
-            if (!(out->details = hk_asprintf("compute-sanitizer %s%s: %s", sanitize_tool_name(t),
-                                             where, x->text))) {
+            const char *tn = sanitize_tool_name(t);
+            out->details = out->timed ? hk_asprintf(EN(SAN_DETAILS_TIMED), tn, out->size, x->text)
+                                      : hk_asprintf(EN(SAN_DETAILS), tn, x->text);
+            if (!out->details) {
                 rc = HK_ENOMEM;
                 goto out;
             }

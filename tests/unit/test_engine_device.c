@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "test_nvcc.h"
+#include "said_zh.h"
 
 static char tmpdir[512];
 
@@ -397,6 +398,34 @@ static void test_probe_on_gpu(void **state)
     assert_true(back.fp32_tflops == d.fp32_tflops);
 }
 
+/* Session 40: why a probe's output or a device record is refused is stored in English (the
+ * worker's log line, "device probe failed (...): probe output: ...") and said again in
+ * zh-CN where shown (hk_tr_said); English is what it was. */
+static void test_said_zh(void **state)
+{
+    (void)state;
+    device_info d;
+    const char *why = NULL;
+    const char *no_sm = "{\"probe_version\":1,\"name\":\"X\",\"uuid\":\"GPU-1\",\"cc_major\":8,"
+                        "\"cc_minor\":0,\"copy_kernel_gbs\":1,\"memcpy_d2d_gbs\":1,\"fp32_tflops\":1}";
+    assert_int_equal(device_info_parse(no_sm, strlen(no_sm), &d, &why), HK_EPARSE);
+    assert_string_equal(why, "missing or bad field sm_count");
+    said_zh_check(why, "字段 sm_count 缺失或有误", NULL, true);
+    const char *junk = "probe: cudaSetDevice(dev) failed\n";
+    assert_int_equal(device_info_parse(junk, strlen(junk), &d, &why), HK_EPARSE);
+    assert_string_equal(why, "no JSON object in the probe's output");
+    /* the worker's log line, the probe's reason quoted in it */
+    char *line = hk_asprintf(hk_tr_in(HK_LANG_EN, HK_MSG_EP_DEVICE_PROBE_FAILED_PHYSICAL),
+                             "HK_EPARSE", "probe output: no JSON object in the probe's output");
+    said_zh_check(line, "设备探测失败（HK_EPARSE）：探测程序输出：探测程序的输出中没有 JSON 对象；"
+                        "没有物理下限和屋顶线模型", NULL, true);
+    hk_free(line);
+    said_zh_check("probe compile (with cuBLAS): timed out after 180000 ms",
+                  "探测程序编译（带 cuBLAS）：180000 ms 后超时", NULL, true);
+    said_zh_check("no NVIDIA GPU here (nvidia-smi -L lists none and /dev/nvidia0 is missing); the "
+                  "probe was compiled but not run", NULL, "探测程序已编译但未运行", true);
+}
+
 int main(void)
 {
     hk_alloc_init_json();
@@ -404,6 +433,7 @@ int main(void)
         cmocka_unit_test(test_source_shape),   cmocka_unit_test(test_compile_argv),
         cmocka_unit_test(test_compile_with_nvcc), cmocka_unit_test(test_parse_fixture),
         cmocka_unit_test(test_parse_bad),      cmocka_unit_test(test_cache),
+        cmocka_unit_test(test_said_zh),
         cmocka_unit_test(test_smi_list),       cmocka_unit_test(test_probe_on_gpu),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -14,6 +14,7 @@
 
 #include "core/hk.h"
 #include "measure/hostcode.h"
+#include "said_zh.h"
 
 static const char BASE[] =
     "#include <cstdio>\n"
@@ -676,6 +677,53 @@ static void test_out_of_memory(void **state)
     free(good);
 }
 
+/* Session 40: a finding's why is stored in English (the episode's "line N: WHY: QUOTE", a
+ * version's reject_details) and said again in zh-CN where shown (hk_tr_said): a plain why,
+ * one with the name it is about, and the wrapper's line number; English is what it was. */
+static void said_zh_of(const char *cand, const char *why_en, const char *zh_fmt)
+{
+    hostcode_finding f;
+    assert_int_equal(hostcode_check(BASE, strlen(BASE), cand, strlen(cand), &f), HK_OK);
+    assert_true(f.found);
+    assert_string_equal(f.why, why_en);
+    /* as the episode stores it (host_code_details) */
+    char *stored = hk_asprintf(hk_tr_in(HK_LANG_EN, HK_MSG_HC_AT), f.line, f.why, f.quote);
+    char *plain = hk_asprintf("line %u: %s: %s", f.line, why_en, f.quote);
+    assert_string_equal(stored, plain);
+    char *want = hk_asprintf(zh_fmt, f.line, f.quote);
+    said_zh_check(stored, want, NULL, true);
+    hk_free(want);
+    hk_free(plain);
+    hk_free(stored);
+    hostcode_finding_clear(&f);
+}
+
+static void test_said_zh(void **state)
+{
+    (void)state;
+    long live = hk_alloc_live();
+    char *c = insert_before(BASE, "int main(void)", "static int extra(void) { return 1; }\n\n");
+    said_zh_of(c, "a host function that the baseline does not have",
+               "第 %u 行：基线没有的主机端函数：%s");
+    free(c);
+    c = insert_before(BASE, "__global__", "#define cudaEventRecord(e) 0\n");
+    said_zh_of(c, "#define of a name the harness uses (cudaEventRecord)",
+               "第 %u 行：#define 了测试框架使用的名字（cudaEventRecord）：%s");
+    free(c);
+    c = insert_before(BASE, "__global__", "#line 40 \"kernel.cu\"\n");
+    said_zh_of(c, "#line changes the file name and lines the compiler reports",
+               "第 %u 行：#line 会改变编译器报告的文件名和行号：%s");
+    free(c);
+    c = insert_before(BASE, "void launch", "#if 1\n");
+    said_zh_of(c, "an #if without #endif", "第 %u 行：没有 #endif 的 #if：%s");
+    free(c);
+    c = insert_before(BASE, "__global__", "#define PASTE(a, b) a##b\n");
+    said_zh_of(c, "a macro that stringifies or pastes tokens (the scan cannot see what it makes)",
+               "第 %u 行：把记号字符串化或拼接的宏（扫描看不到它生成什么）：%s");
+    free(c);
+    assert_int_equal(hk_alloc_live(), live);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -695,6 +743,7 @@ int main(void)
         cmocka_unit_test(test_line_ends_and_bom),
         cmocka_unit_test(test_quote_cap_and_args),
         cmocka_unit_test(test_out_of_memory),
+        cmocka_unit_test(test_said_zh),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

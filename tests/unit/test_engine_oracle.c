@@ -12,6 +12,7 @@
 
 #include "core/hk.h"
 #include "measure/oracle.h"
+#include "said_zh.h"
 
 /* An output file with one output per (arg, dtype, count, data) quadruple. */
 typedef struct {
@@ -449,6 +450,25 @@ static void blocked_passes_match_one_pass(void **state)
     free(ref);
 }
 
+/* Session 40: an output file's fault is stored in English inside a rejection ("candidate
+ * output unusable: ...") and said again in zh-CN where shown (hk_tr_said). */
+static void said_zh(void **state)
+{
+    (void)state;
+    unsigned char *file = hk_calloc(1, 32);
+    assert_non_null(file);
+    memcpy(file, "NOTHKOUT", 8);
+    oracle_file f;
+    char err[256];
+    assert_int_equal(oracle_parse(file, 32, &f, err, sizeof err), HK_EPARSE);
+    assert_string_equal(err, "not a harness output file (bad magic)");
+    char *stored = hk_asprintf(hk_tr_in(HK_LANG_EN, HK_MSG_ORACLE_CAND_UNUSABLE), err);
+    said_zh_check(stored, "候选版本输出不可用：不是测试框架的输出文件（魔数不对）", NULL, true);
+    hk_free(stored);
+    said_zh_check("output 1: truncated (4096 elements announced)",
+                  "输出 1：被截断（声明了 4096 个元素）", NULL, true);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -460,6 +480,7 @@ int main(void)
         cmocka_unit_test(files_compare_with_spec_tolerance),
         cmocka_unit_test(malformed_files),
         cmocka_unit_test(file_paths),
+        cmocka_unit_test(said_zh),
         cmocka_unit_test(widened_tolerance),
         cmocka_unit_test(blocked_passes_match_one_pass),
     };

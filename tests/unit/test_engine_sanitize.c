@@ -16,6 +16,7 @@
 
 #include "core/hk.h"
 #include "measure/sanitize.h"
+#include "said_zh.h"
 
 #define FIXTURES HK_TEST_DATA "/sanitize"
 #define FAKE_TOOL FIXTURES "/fake_compute_sanitizer.sh"
@@ -1256,6 +1257,40 @@ static void test_run_signatures(void **state)
     sanitize_result_clear(&b);
 }
 
+/* Session 40: the sanitizer's own sentences, stored in English with a rejection (a finding's
+ * signature the original kernel does not make, an exit status without a report, a report
+ * cut at the time limit), said again in zh-CN where shown (hk_tr_said). */
+static void test_said_zh(void **state)
+{
+    (void)state;
+    sanitize_sigs s, b;
+    assert_int_equal(sanitize_sigs_parse(slurp("memcheck_oob_read.txt"), &s), HK_OK);
+    assert_int_equal(sanitize_sigs_parse(slurp("memcheck_oob_write.txt"), &b), HK_OK);
+    char why[512];
+    assert_false(sanitize_sigs_within(&s, &b, why, sizeof why));
+    assert_string_equal(why, "a 4-byte Invalid __global__ write 1 bytes after the end of an "
+                             "allocation of 4000012 bytes, which the original kernel does not make");
+    said_zh_check(why, "一次 4 字节的 Invalid __global__ write，位于分配块末尾之后 1 字节处（该分配块 "
+                       "4000012 字节），原始核函数没有这种访问", NULL, true);
+    /* the rejection's details as sanitize_run writes them, the why quoted */
+    char *stored = hk_asprintf("compute-sanitizer memcheck at the timed size 2: %s", why);
+    said_zh_check(stored, NULL, "compute-sanitizer memcheck（计时规模 2）：一次 4 字节的", true);
+    hk_free(stored);
+    sanitize_sigs_free(&b);
+    sanitize_sigs_free(&s);
+
+    sanitize_tool_result j;
+    sanitize_judge(SANITIZE_MEMCHECK, 86, 0, false, 300000, "", &j);
+    assert_int_equal(j.status, SANITIZE_FOUND);
+    assert_string_equal(j.text, "exit status 86 (errors found)");
+    said_zh_check(j.text, "退出状态 86（发现错误）", NULL, true);
+    /* a report printed before the time limit cut the run: the tool's words stay */
+    sanitize_judge(SANITIZE_MEMCHECK, 86, 0, true, 300000, slurp("memcheck_oob_read.txt"), &j);
+    assert_int_equal(j.status, SANITIZE_FOUND);
+    assert_non_null(strstr(j.text, " (printed before the run was cut at its time limit)"));
+    said_zh_check(j.text, NULL, "（在运行因时间限制被截断之前打印）", false);
+}
+
 int main(void)
 {
     hk_alloc_init_json();
@@ -1271,6 +1306,7 @@ int main(void)
         cmocka_unit_test(test_wanted),
         cmocka_unit_test(test_sigs_recorded),
         cmocka_unit_test(test_sigs_rule),
+        cmocka_unit_test(test_said_zh),
         cmocka_unit_test_setup_teardown(test_run_clean, setup, teardown),
         cmocka_unit_test_setup_teardown(test_run_timed_size, setup, teardown),
         cmocka_unit_test_setup_teardown(test_run_net_only_fallback, setup, teardown),
