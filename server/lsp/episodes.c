@@ -1885,10 +1885,7 @@ void lsp_ep_hover(struct lsp_server *s, doc *d, const char *kernel, struct hk_bu
         json_array_foreach(notes, k, x) {
             if (!json_is_string(x))
                 continue;
-            char *said = lang == HK_LANG_EN ? NULL
-                                             : hk_tr_back(lang, json_string_value(x),
-                                                          HK_MSG_INF_INCLUDE_DIRS,
-                                                          HK_MSG_INF_FRAG_MULTIPLIES);
+            char *said = hk_tr_note(lang, json_string_value(x)); /* NULL in English */
             hk_buf_printf(b, "- %s\n", said ? said : json_string_value(x));
             hk_free(said);
         }
