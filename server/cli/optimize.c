@@ -464,7 +464,8 @@ static int infer_spec(ui *u, const char *file, const char *kernel, char **out)
             say_item(u, inf.doubts[i]);
         fprintf(stderr, hk_tr(HK_MSG_OPT_SPEC_DRAFT_SAVED), path, file);
         json_object_set_new(ev, "status", json_string("draft"));
-        json_object_set_new(ev, "message", json_string(hk_tr_in(HK_LANG_EN, HK_MSG_OPTX_SPEC_NEEDS_CHECKING)));
+        json_object_set_new(ev, "message",
+                            json_string(hk_tr_in(HK_LANG_EN, HK_MSG_OPTX_SPEC_NEEDS_CHECKING)));
     } else {
         if (!u->quiet) {
             fprintf(stderr, hk_tr(HK_MSG_OPT_SPEC_INFERRED),

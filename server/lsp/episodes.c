@@ -124,7 +124,7 @@ static void query_after(uv_work_t *req, int status)
 {
     struct ep_query *q = req->data;
     struct lsp_server *s = q->s;
-    lsp_loopwatch_note(s->loopwatch, "(store query done)"); /* i18n: not for people (a label in hyperkernel/loopStats' JSON, beside method names) */
+    lsp_loopwatch_note(s->loopwatch, "(store query done)"); /* i18n: not for people (loopStats' label) */
     s->eps->n_queries--;
     int rc = status == UV_ECANCELED ? HK_ECANCELED : q->rc;
     json_t *out = status == UV_ECANCELED ? NULL : q->out;
@@ -661,7 +661,7 @@ static void ev_batch_after(uv_work_t *req, int status)
     (void)status; /* cancelled: the lines are read here */
     struct ev_batch *b = req->data;
     struct ep_run *r = b->r;
-    lsp_loopwatch_note(r->s->loopwatch, "(episode events said)"); /* i18n: not for people (a label in hyperkernel/loopStats' JSON, beside method names) */
+    lsp_loopwatch_note(r->s->loopwatch, "(episode events said)"); /* i18n: not for people (loopStats' label) */
     r->ev_out = false;
     for (size_t i = 0; i < b->n; i++) {
         struct ev_line *l = &b->line[i];
@@ -760,7 +760,7 @@ static void worker_done(runner_child *c, const runner_child_exit *e, void *data)
 {
     (void)c;
     struct ep_run *r = data;
-    lsp_loopwatch_note(r->s->loopwatch, "(episode worker exited)"); /* i18n: not for people (a label in hyperkernel/loopStats' JSON, beside method names) */
+    lsp_loopwatch_note(r->s->loopwatch, "(episode worker exited)"); /* i18n: not for people (loopStats' label) */
     r->child = NULL;
     r->exit_status = e->exit_status;
     r->term_signal = e->term_signal;

@@ -80,8 +80,8 @@ static void trace_cb(const char *method, bool is_request, double ms, void *ud)
     if (s->trace == 0 || s->state == LSP_EXITED || strcmp(method, "$/setTrace") == 0)
         return;
     char msg[320];
-    snprintf(msg, sizeof msg, hk_tr(is_request ? HK_MSG_LSPX_TRACE_REQUEST : HK_MSG_LSPX_TRACE_NOTIFICATION),
-             method, ms);
+    snprintf(msg, sizeof msg,
+             hk_tr(is_request ? HK_MSG_LSPX_TRACE_REQUEST : HK_MSG_LSPX_TRACE_NOTIFICATION), method, ms);
     hk_utf8_trim(msg);
     json_t *p = json_pack("{s:s}", "message", msg);
     if (p && s->trace == 2)
@@ -564,7 +564,7 @@ static int feed(lsp_server *s, char *body, size_t len, bool owned)
     HK_TRACE("<- %.*s", len > 2000 ? 2000 : (int)len, body);
     bool big = len >= LSP_DECODE_POOL_BYTES && s->loop;
     if (big) /* the iteration that read it (the read itself is the transport's) */
-        lsp_loopwatch_note(s->loopwatch, "(large message read)"); /* i18n: not for people (a label in hyperkernel/loopStats' JSON, beside method names) */
+        lsp_loopwatch_note(s->loopwatch, "(large message read)"); /* i18n: not for people (loopStats' label) */
     if (!big && !s->in_head) {
         rc = rpc_feed(s->rpc, body, len);
         goto out;

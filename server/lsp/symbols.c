@@ -658,7 +658,7 @@ void lsp_symbols_reply(struct lsp_server *s, rpc_call *call, an_doc *an, const d
     int rc = lsp_symbols_refresh(an, d, s->enc, s->cl_hier_symbols);
     struct sym_cache *c1 = an_doc_user(an);
     if (c1 != c0 || (c1 && c1->model_id != id0)) /* the loop watch names it */
-        lsp_loopwatch_note(s->loopwatch, "(symbols rendered on the loop)"); /* i18n: not for people (a label in hyperkernel/loopStats' JSON, beside method names) */
+        lsp_loopwatch_note(s->loopwatch, "(symbols rendered on the loop)"); /* i18n: not for people (loopStats' label) */
     if (rc) {
         rpc_call_error(call, rc, NULL);
         return;

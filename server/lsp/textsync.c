@@ -80,7 +80,7 @@ static void waiters_finish(struct lsp_server *s, struct lsp_doc *ld, int err)
         if (err) {
             rpc_call_error(w->call, err, hk_tr(HK_MSG_LSP_ERR_CLOSED));
         } else {
-            lsp_loopwatch_note(s->loopwatch, "(a request that waited)"); /* i18n: not for people (a label in hyperkernel/loopStats' JSON, beside method names) */
+            lsp_loopwatch_note(s->loopwatch, "(a request that waited)"); /* i18n: not for people (loopStats' label) */
             w->fn(w->call, w->params, s);
         }
         waiter_free(w);
@@ -386,7 +386,7 @@ static void fill_after(uv_work_t *req, int status)
         return;
     }
     ld->fill = NULL;
-    lsp_loopwatch_note(ld->s->loopwatch, "(spare buffer made)"); /* i18n: not for people (a label in hyperkernel/loopStats' JSON, beside method names) */
+    lsp_loopwatch_note(ld->s->loopwatch, "(spare buffer made)"); /* i18n: not for people (loopStats' label) */
     size_t need = f->need;
     bool made = f->buf != NULL;
     lsp_doc_copy_return(ld, f->buf, f->cap);
