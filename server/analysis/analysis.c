@@ -15,6 +15,7 @@
 
 #include "analysis/chunks.h"
 #include "core/hk.h"
+#include "core/i18n.h"
 
 const TSLanguage *tree_sitter_cuda(void);
 
@@ -121,13 +122,11 @@ int an_grammar_check(const char **why)
     const TSLanguage *l = tree_sitter_cuda();
     uint32_t v = ts_language_version(l);
     if (v > TREE_SITTER_LANGUAGE_VERSION) {
-        *why = "the tree-sitter-cuda grammar was generated for a newer tree-sitter ABI than "
-               "this runtime loads (use tree-sitter-cuda@0.20.4, ABI 14, with runtime 0.20.x)";
+        *why = hk_tr_in(HK_LANG_EN, HK_MSG_ANX_GRAMMAR_NEWER);
         return HK_EUNSUPPORTED;
     }
     if (v < TREE_SITTER_MIN_COMPATIBLE_LANGUAGE_VERSION) {
-        *why = "the tree-sitter-cuda grammar was generated for an older tree-sitter ABI than "
-               "this runtime accepts (use tree-sitter-cuda@0.20.4, ABI 14)";
+        *why = hk_tr_in(HK_LANG_EN, HK_MSG_ANX_GRAMMAR_OLDER);
         return HK_EUNSUPPORTED;
     }
     TSParser *p = ts_parser_new();
@@ -135,7 +134,7 @@ int an_grammar_check(const char **why)
     if (p)
         ts_parser_delete(p);
     if (!set) {
-        *why = "the tree-sitter runtime refused the tree-sitter-cuda grammar";
+        *why = hk_tr_in(HK_LANG_EN, HK_MSG_ANX_GRAMMAR_REFUSED);
         return HK_EUNSUPPORTED;
     }
     syms_init();   /* only once the layout is known to match */

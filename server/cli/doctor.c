@@ -514,7 +514,7 @@ int cli_doctor(int argc, char **argv)
             printf("%s\n", s);
         hk_free(s);
     } else {
-        printf("hkls doctor (hkls %s)\n", HK_VERSION);
+        printf("hkls doctor (hkls %s)\n", HK_VERSION); /* i18n: not for people (names: the command and its version) */
         for (size_t c = 0; c < HK_ARRAY_LEN(categories); c++) {
             printf("\n%s\n", hk_tr(category_titles[c]));
             size_t i;

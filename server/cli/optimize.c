@@ -76,11 +76,15 @@ static void ui_track(ui *u, const char *stage, const char *msg)
 static void ui_where(const ui *u, char *buf, size_t n)
 {
     if (!u->stage[0]) {
-        snprintf(buf, n, "before any stage began");
+        snprintf(buf, n, "%s", hk_tr_in(u->lang, HK_MSG_OPTX_BEFORE_ANY_STAGE));
         return;
     }
-    snprintf(buf, n, "after %.0f s, in %s (%.0f s so far%s%s): %s", ui_since(&u->t0), u->stage,
-             ui_since(&u->t_stage), u->stages[0] ? "; before it " : "", u->stages, u->last);
+    char *said = hk_tr_said(u->lang, u->last); /* an event's message: English */
+    snprintf(buf, n, hk_tr_in(u->lang, HK_MSG_OPTX_WHERE), ui_since(&u->t0), u->stage,
+             ui_since(&u->t_stage), u->stages[0] ? hk_tr_in(u->lang, HK_MSG_OPTX_BEFORE_IT) : "",
+             u->stages, said ? said : u->last);
+    hk_free(said);
+    hk_utf8_trim(buf);
 }
 
 static void ui_clear_line(ui *u)
@@ -195,12 +199,13 @@ static void print_built(const json_t *s)
         const char *pb = json_string_value(json_object_get(v, "produced_by"));
         const json_t *same = json_object_get(v, "same_code_as");
         if (json_is_true(json_object_get(v, "rejected")))
-            snprintf(by, sizeof by, "%s (rejected before running)", pb ? pb : "-");
+            snprintf(by, sizeof by, hk_tr(HK_MSG_OPTX_REJECTED_BEFORE_RUN), pb ? pb : "-");
         else if (json_is_integer(same))
-            snprintf(by, sizeof by, "%s (the device code of v%lld: launch change only)",
+            snprintf(by, sizeof by, hk_tr(HK_MSG_OPTX_SAME_DEVICE_CODE),
                      pb ? pb : "-", (long long)json_integer_value(same));
         else
             snprintf(by, sizeof by, "%s", pb ? pb : "-");
+        hk_utf8_trim(by);
         const char *row[] = {ver, reg, spill, by};
         cli_table_row(&t, row);
     }
@@ -368,7 +373,7 @@ static int sim_prepare(char *bin, size_t n)
         rc = HK_ECHILD;
     if (rc)
         fprintf(stderr, hk_tr(HK_MSG_CLI_OPT_SIM_BUILD),
-                hk_strerror(rc), r.err ? r.err : "");
+                hk_strerror_tr(rc), r.err ? r.err : "");
     runner_result_free(&r);
     if (rc) {
         unlink(part);
@@ -435,7 +440,7 @@ static int infer_spec(ui *u, const char *file, const char *kernel, char **out)
     if (rc != HK_OK) {
         char *said = hk_tr_said(u->lang, err);
         fprintf(stderr, hk_tr(HK_MSG_OPT_SPEC_NONE),
-                kernel, file, said ? said : err[0] ? err : hk_strerror(rc));
+                kernel, file, said ? said : err[0] ? err : hk_strerror_tr(rc));
         hk_free(said);
         json_array_append_new(doubts, json_string(err[0] ? err : hk_strerror(rc)));
         json_object_set_new(ev, "status", json_string("refused"));
@@ -444,8 +449,8 @@ static int infer_spec(ui *u, const char *file, const char *kernel, char **out)
     }
     if ((rc = spec_infer_save(&inf, path, false)) != HK_OK) {
         fprintf(stderr, hk_tr(HK_MSG_OPT_SPEC_SAVE_FAILED), path,
-                rc == HK_EIO ? strerror(errno) : hk_strerror(rc));
-        json_array_append_new(doubts, json_string("cannot save the inferred spec"));
+                rc == HK_EIO ? strerror(errno) : hk_strerror_tr(rc));
+        json_array_append_new(doubts, json_string(hk_tr_in(HK_LANG_EN, HK_MSG_OPTX_CANNOT_SAVE_SPEC)));
         json_object_set_new(ev, "status", json_string("refused"));
         goto out;
     }
@@ -459,7 +464,8 @@ static int infer_spec(ui *u, const char *file, const char *kernel, char **out)
             say_item(u, inf.doubts[i]);
         fprintf(stderr, hk_tr(HK_MSG_OPT_SPEC_DRAFT_SAVED), path, file);
         json_object_set_new(ev, "status", json_string("draft"));
-        json_object_set_new(ev, "message", json_string("the inferred spec needs checking"));
+        json_object_set_new(ev, "message",
+                            json_string(hk_tr_in(HK_LANG_EN, HK_MSG_OPTX_SPEC_NEEDS_CHECKING)));
     } else {
         if (!u->quiet) {
             fprintf(stderr, hk_tr(HK_MSG_OPT_SPEC_INFERRED),
@@ -468,7 +474,7 @@ static int infer_spec(ui *u, const char *file, const char *kernel, char **out)
                 say_item(u, inf.notes[i]);
         }
         json_object_set_new(ev, "status", json_string("inferred"));
-        json_object_set_new(ev, "message", json_string("spec inferred and saved"));
+        json_object_set_new(ev, "message", json_string(hk_tr_in(HK_LANG_EN, HK_MSG_OPTX_SPEC_SAVED)));
         *out = path;
         path = NULL;
         code = EXIT_OK;
@@ -510,7 +516,7 @@ static bool source_usable(const char *cmd, const char *path)
     else if (rc == HK_EIO)
         fprintf(stderr, hk_tr(HK_MSG_CLI_OPT_CANNOT_READ), cmd, path, strerror(errno));
     else if (rc)
-        fprintf(stderr, hk_tr(HK_MSG_CLI_OPT_CANNOT_READ), cmd, path, hk_strerror(rc));
+        fprintf(stderr, hk_tr(HK_MSG_CLI_OPT_CANNOT_READ), cmd, path, hk_strerror_tr(rc));
     else if (!is_text)
         fprintf(stderr, hk_tr(HK_MSG_CLI_OPT_NOT_TEXT), cmd, path, why,
                 at);
@@ -833,8 +839,8 @@ int cli_verify_candidate(int argc, char **argv)
     }
     if (rc) {
         fprintf(stderr, "hkls verify-candidate: %s\n",
-                rc == HK_ECHILD || rc == HK_ENOGPU ? "the baseline failed; no verdict"
-                                                   : hk_strerror(rc));
+                rc == HK_ECHILD || rc == HK_ENOGPU ? hk_tr(HK_MSG_OPTX_BASELINE_FAILED)
+                                                   : hk_strerror_tr(rc));
         json_decref(verdict);
         return rc == HK_ECHILD || rc == HK_ENOGPU ? EXIT_BASELINE
                : rc == HK_ENOMEM || rc == HK_EIO  ? EXIT_FAILED

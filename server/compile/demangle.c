@@ -329,7 +329,7 @@ static void dm_builtin(struct dm *d, struct hk_buf *out, bool *ok)
         {"v", "void"}, {"w", "wchar_t"}, {"b", "bool"}, {"c", "char"}, {"a", "signed char"},
         {"h", "unsigned char"}, {"s", "short"}, {"t", "unsigned short"}, {"i", "int"},
         {"j", "unsigned int"}, {"l", "long"}, {"m", "unsigned long"}, {"x", "long long"},
-        {"y", "unsigned long long"}, {"n", "__int128"}, {"o", "unsigned __int128"},
+        {"y", "unsigned long long"}, {"n", "__int128"}, {"o", "unsigned __int128"}, /* i18n: not for people (C types) */
         {"f", "float"}, {"d", "double"}, {"e", "long double"}, {"g", "__float128"},
         {"z", "..."}, {"Dh", "half"}, {"DF16_", "_Float16"}, {"Ds", "char16_t"},
         {"Di", "char32_t"}, {"Du", "char8_t"}, {"Dn", "decltype(nullptr)"},

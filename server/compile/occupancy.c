@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "core/hk.h"
+#include "core/i18n.h"
 
 /* warp, threads/block, warps/SM, blocks/SM, regs/SM, reg unit, regs/thread,
  * smem/SM, smem/block (opt-in), smem unit, reserved, barrier factor, sub-partitions
@@ -89,9 +90,7 @@ bool cc_nvidia_arch_known(const char *arch)
 
 const char *cc_nvidia_archs_text(void)
 {
-    return "sm_50 sm_52 sm_53 sm_60 sm_61 sm_62 sm_70 sm_72 sm_75 sm_80 sm_86 sm_87 sm_88 "
-           "sm_89 sm_90 sm_100 sm_101 sm_103 sm_110 sm_120 sm_121 (from sm_90 on also with "
-           "an a or f suffix: sm_90a, sm_100f)";
+    return hk_tr(HK_MSG_CCX_NVIDIA_ARCHS);
 }
 
 int cc_parse_target(const char *s, enum cc_backend *backend_out, char **arch_out)

@@ -255,13 +255,13 @@ static bool parse_frame(cc_resource *x, const char *p, const char *end)
     while (p < end && *p == ' ')
         p++;
     long stack = read_num(&p, end);
-    if (stack < 0 || !starts(p, (size_t)(end - p), " bytes stack frame, "))
+    if (stack < 0 || !starts(p, (size_t)(end - p), " bytes stack frame, ")) /* i18n: not for people (ptxas's words, read) */
         return false;
-    p += strlen(" bytes stack frame, ");
+    p += strlen(" bytes stack frame, "); /* i18n: not for people */
     long st = read_num(&p, end);
-    if (st < 0 || !starts(p, (size_t)(end - p), " bytes spill stores, "))
+    if (st < 0 || !starts(p, (size_t)(end - p), " bytes spill stores, ")) /* i18n: not for people */
         return false;
-    p += strlen(" bytes spill stores, ");
+    p += strlen(" bytes spill stores, "); /* i18n: not for people */
     long ld = read_num(&p, end);
     if (ld < 0)
         return false;
@@ -341,7 +341,7 @@ static int parse_instantiation(struct pstate *st, const char *p, size_t n, bool 
     if (starts(s, rest, "detected during "))
         s += strlen("detected during ");
     rest = (size_t)(end - s);
-    if (!starts(s, rest, "instantiation of ") && !starts(s, rest, "implicit generation of "))
+    if (!starts(s, rest, "instantiation of ") && !starts(s, rest, "implicit generation of ")) /* i18n: not for people (nvcc's words, read) */
         return HK_OK;
     const char *at = NULL;
     for (const char *q = find(s, rest, " at line "); q; q = find(q + 1, (size_t)(end - q - 1), " at line "))
@@ -495,8 +495,8 @@ static int parse_ptxas_info(struct pstate *st, const char *p, size_t n, bool *ma
         s++;
     size_t rest = (size_t)(end - s);
     *matched = true;
-    if (starts(s, rest, "Compiling entry function '")) {
-        const char *m = s + strlen("Compiling entry function '");
+    if (starts(s, rest, "Compiling entry function '")) { /* i18n: not for people */
+        const char *m = s + strlen("Compiling entry function '"); /* i18n: not for people */
         const char *me = memchr(m, '\'', (size_t)(end - m));
         if (!me)
             return HK_OK;
@@ -516,8 +516,8 @@ static int parse_ptxas_info(struct pstate *st, const char *p, size_t n, bool *ma
         st->props = -1;
         return rc;
     }
-    if (starts(s, rest, "Function properties for ")) {
-        const char *m = s + strlen("Function properties for ");
+    if (starts(s, rest, "Function properties for ")) { /* i18n: not for people */
+        const char *m = s + strlen("Function properties for "); /* i18n: not for people */
         size_t ml = (size_t)(end - m);
         while (ml && m[ml - 1] == ' ')
             ml--;

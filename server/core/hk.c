@@ -1,6 +1,7 @@
 /* Error strings and the allocation seam. The counters are atomics so the seam stays
  * correct if libuv's thread pool allocates. */
 #include "core/hk.h"
+#include "core/i18n.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -22,27 +23,42 @@ static atomic_long alloc_live;
 static atomic_long alloc_budget; /* 0: unlimited; >0: allocations left before failing */
 static atomic_bool alloc_failing;
 
-const char *hk_strerror(int err)
+/* The table's entry of an HK_E* code (HK_MSG_UNKNOWN_ERROR for any other). */
+static enum hk_msg err_msg(int err)
 {
     switch (err) {
-    case HK_OK: return "success";
-    case HK_ENOMEM: return "out of memory";
-    case HK_EINVAL: return "invalid argument";
-    case HK_ERANGE: return "out of range";
-    case HK_ENOENT: return "not found";
-    case HK_ETOOBIG: return "too large";
-    case HK_EIO: return "input/output error";
-    case HK_EPARSE: return "parse error";
-    case HK_ECANCELED: return "cancelled";
-    case HK_ETIMEDOUT: return "timed out";
-    case HK_ESTALE: return "changed since the work began";
-    case HK_EUNSUPPORTED: return "not supported here";
-    case HK_ESTATE: return "not valid in this state";
-    case HK_ECHILD: return "child process failed";
-    case HK_EDB: return "database error";
-    case HK_ENOGPU: return "no GPU found";
+    case HK_OK: return HK_MSG_HKERR_SUCCESS;
+    case HK_ENOMEM: return HK_MSG_HKERR_NOMEM;
+    case HK_EINVAL: return HK_MSG_HKERR_INVAL;
+    case HK_ERANGE: return HK_MSG_HKERR_RANGE;
+    case HK_ENOENT: return HK_MSG_HKERR_NOENT;
+    case HK_ETOOBIG: return HK_MSG_HKERR_TOOBIG;
+    case HK_EIO: return HK_MSG_HKERR_IO;
+    case HK_EPARSE: return HK_MSG_HKERR_PARSE;
+    case HK_ECANCELED: return HK_MSG_HKERR_CANCELED;
+    case HK_ETIMEDOUT: return HK_MSG_HKERR_TIMEDOUT;
+    case HK_ESTALE: return HK_MSG_HKERR_STALE;
+    case HK_EUNSUPPORTED: return HK_MSG_HKERR_UNSUPPORTED;
+    case HK_ESTATE: return HK_MSG_HKERR_STATE;
+    case HK_ECHILD: return HK_MSG_HKERR_CHILD;
+    case HK_EDB: return HK_MSG_HKERR_DB;
+    case HK_ENOGPU: return HK_MSG_HKERR_NOGPU;
     }
-    return "unknown error";
+    return HK_MSG_UNKNOWN_ERROR;
+}
+
+/* English whatever the language: the words are quoted in stored sentences, reasons built
+ * with EN(...) and JSON (docs/i18n.md, "Stored in English"), and compared (rewrites'
+ * "out of memory"); hk_tr_said says them again where shown (their entries are in its
+ * range), hk_strerror_tr says them in the current language. */
+const char *hk_strerror(int err)
+{
+    return hk_tr_in(HK_LANG_EN, err_msg(err));
+}
+
+const char *hk_strerror_tr(int err)
+{
+    return hk_tr(err_msg(err));
 }
 
 double hk_now_s(void)

@@ -27,8 +27,11 @@ enum hk_err {
     HK_ENOGPU = -15,      /* the operation needs a GPU and none was found */
 };
 
-/* Static string for an HK_E* code (never NULL). */
+/* Static string for an HK_E* code (never NULL), in English whatever the language: for
+ * stored sentences, EN(...) reasons and JSON; hk_tr_said says it again where shown. */
 const char *hk_strerror(int err);
+/* The same words in the current language (hk_tr): for a line written for a person now. */
+const char *hk_strerror_tr(int err);
 
 /* Seconds on the monotonic clock (CLOCK_MONOTONIC): for durations and deadlines. */
 double hk_now_s(void);

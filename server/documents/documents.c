@@ -764,7 +764,7 @@ int doc_apply_changes(doc *d, enum doc_encoding enc, int64_t version, const json
     bool slone = false;
     hk_buf_init(&scratch, d->text.max);
     if (!json_is_array(changes)) {
-        reason = "\"contentChanges\" must be an array";
+        reason = hk_tr(HK_MSG_DOCX_CHANGES_NOT_ARRAY);
         rc = HK_EINVAL;
         goto out;
     }
@@ -772,14 +772,14 @@ int doc_apply_changes(doc *d, enum doc_encoding enc, int64_t version, const json
     /* Each change costs up to one pass over the text; bound the product so a message
      * of many tiny changes to a big document cannot stall the loop. */
     if (k > 1 && (uint64_t)k * (d->text.len + 4096) > DOC_MAX_CHANGE_WORK) {
-        reason = "too many changes in one didChange for a document this size";
+        reason = hk_tr(HK_MSG_DOCX_TOO_MANY_CHANGES);
         rc = HK_ETOOBIG;
         goto out;
     }
     edits = hk_calloc(k ? k : 1, sizeof *edits);
     if (!edits) {
         rc = HK_ENOMEM;
-        reason = "out of memory";
+        reason = hk_strerror_tr(HK_ENOMEM);
         goto out;
     }
     struct work w;
@@ -800,7 +800,7 @@ int doc_apply_changes(doc *d, enum doc_encoding enc, int64_t version, const json
             slone = d->has_lone_cr;
         }
         if (rc) {
-            reason = "out of memory";
+            reason = hk_strerror_tr(HK_ENOMEM);
             goto out;
         }
         w = (struct work){&scratch, &slines, &sn, &scap, &slone};

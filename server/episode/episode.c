@@ -33,6 +33,9 @@
 #include "report/report.h"
 #include "skills/skills.h"
 
+/* A sentence the worker stores or sends: English (docs/i18n.md); hk_tr_said says it again. */
+#define EN(id) hk_tr_in(HK_LANG_EN, HK_MSG_##id)
+
 #define TRY(x)                   \
     do {                         \
         if ((rc = (x)) != HK_OK) \
@@ -375,7 +378,7 @@ static int build_shadow(ep_ctx *c, const char *dir)
 {
     const char *off = getenv("HK_REF64");
     if (c->backend == CC_DCU || c->is_cmd || (off && !strcmp(off, "off"))) {
-        precision_unjudged(c, c->backend == CC_DCU ? "no fp64 shadow on DCU"
+        precision_unjudged(c, c->backend == CC_DCU ? EN(EPS_NO_SHADOW_DCU)
                               : c->is_cmd ? "command form" : "HK_REF64=off");
         return HK_OK;
     }
@@ -388,12 +391,12 @@ static int build_shadow(ep_ctx *c, const char *dir)
         goto out;
     rc = HK_OK;
     if (!pr.text)
-        why = pr.reason[0] ? pr.reason : "the kernel cannot be promoted";
+        why = pr.reason[0] ? pr.reason : EN(EPS_CANNOT_PROMOTE);
     else if (!pr.double_params)
-        why = "no float parameter to promote";
+        why = EN(EPS_NO_FLOAT_PARAM);
     for (size_t i = 0; !why && i < pr.n_template_args && i < c->sp->n_template_args; i++)
         if (strcmp(pr.template_args[i], c->sp->template_args[i]) != 0)
-            why = "a float template argument would change the parameters' types unmarked";
+            why = EN(EPS_TEMPLATE_ARG);
     if (why) {
         ep__log(c, "info", hk_tr(HK_MSG_EP_ACCURACY_FP64_REFERENCE_SPEC),
                 why);
@@ -409,8 +412,8 @@ static int build_shadow(ep_ctx *c, const char *dir)
     if (!mc.ok || !c->shadow_build.module) {
         ep__log(c, "warn", hk_tr(HK_MSG_EP_ACCURACY_FP64_SHADOW_DOES), mc.details ? mc.details : "");
         json_object_set_new(c->info, "accuracy_reference",
-                            ep__text("the fp64 shadow does not build"));
-        precision_unjudged(c, "the fp64 shadow does not build");
+                            ep__text(EN(EPS_SHADOW_NO_BUILD)));
+        precision_unjudged(c, EN(EPS_SHADOW_NO_BUILD));
         goto out;
     }
     c->shadow = (measure_prog){.exe = c->shadow_build.exe, .module = c->shadow_build.module,
@@ -418,8 +421,7 @@ static int build_shadow(ep_ctx *c, const char *dir)
     c->mo.ref64 = &c->shadow;
     ep__log(c, "info", hk_tr(HK_MSG_EP_ACCURACY_OUTPUTS_ARE_ALSO), pr.n_promoted, ORACLE_REF64_K);
     json_object_set_new(c->info, "accuracy_reference",
-                        ep__text("the baseline's fp64 shadow: error at most 4x the baseline's "
-                                 "own plus 8 ulps (docs/accuracy.md)"));
+                        ep__text(EN(EPS_SHADOW_REFERENCE)));
 out:
     measure_compile_clear(&mc);
     promote_result_free(&pr);
@@ -465,9 +467,9 @@ static void shadow_ran(ep_ctx *c)
     if (!c->mo.ref64 || c->base.ref64_dir)
         return;
     ep__log(c, "warn", hk_tr(HK_MSG_EP_ACCURACY_SPEC_TOLERANCE_DECIDES),
-            c->base.ref64_note ? c->base.ref64_note : "the fp64 shadow gave no reference");
+            c->base.ref64_note ? c->base.ref64_note : EN(EPS_SHADOW_NO_REFERENCE));
     json_object_set_new(c->info, "accuracy_reference", ep__text(c->base.ref64_note));
-    precision_unjudged(c, c->base.ref64_note ? c->base.ref64_note : "the fp64 shadow gave no reference");
+    precision_unjudged(c, c->base.ref64_note ? c->base.ref64_note : EN(EPS_SHADOW_NO_REFERENCE));
     c->mo.ref64 = NULL;
 }
 
@@ -1672,7 +1674,7 @@ static void keep_sources(ep_ctx *c)
             ok = false;
         if (!ok)
             ep__log(c, "warn", hk_tr(HK_MSG_EP_CANDIDATE_V_SOURCE_NOT), r->number,
-                    path ? path : "out of memory");
+                    path ? path : hk_strerror(HK_ENOMEM));
         else
             kept++;
         hk_free(path);
@@ -1694,10 +1696,9 @@ static int stage_report(ep_ctx *c)
     /* never a silent pass: a best that no tool checked says so (command form) */
     if (c->best && c->info && !json_object_get(c->info, "memory_safety"))
         json_object_set_new(c->info, "memory_safety",
-                            json_sprintf("v%d: not checked (%s)", c->best->number,
-                                         c->is_cmd ? "command-form spec: the user's program "
-                                                     "does not run under compute-sanitizer"
-                                                   : "compute-sanitizer did not run"));
+                            json_sprintf(EN(EPS_NOT_CHECKED), c->best->number,
+                                         c->is_cmd ? EN(EPS_CMD_NO_SANITIZER)
+                                                   : EN(EPS_SANITIZER_NOT_RUN)));
     ep_rec *show[2] = {c->base_rec, c->best};
     for (int i = 0; i < 2; i++) {
         ep_rec *r = show[i];
@@ -2077,7 +2078,7 @@ static int episode_run(const ep_options *o, ep_result *out, enum hk_lang lang)
     if (rc == HK_ECANCELED || stopped(c)) {
         st = STORE_EP_STOPPED;
         if (!out->error)
-            out->error = hk_strdup("stopped by the user");
+            out->error = hk_strdup(EN(LSP_END_STOPPED));
         if (c->stage)
             ep__log(c, "warn", "%s", hk_tr(HK_MSG_EP_STOPPED_VERSIONS_FOUND_SO));
     } else if (rc == HK_ECHILD || c->failed) {
@@ -2454,7 +2455,7 @@ static int queue_candidate(ep_ctx *c, runner_pool *pool, const search_candidate 
     r->block_set = k->block_own;
     r->text = hk_strndup(k->text, k->len);
     r->len = k->len;
-    r->produced_by = is_start ? hk_strdup("start: best verified version of earlier episodes")
+    r->produced_by = is_start ? hk_strdup(EN(EPS_START_BEST))
                               : hk_asprintf("builtin: %s", k->description);
     r->launch = cand_launch_json(k);
     r->dir = hk_asprintf("%s/c%03u", c->work, k->id);
@@ -2537,7 +2538,7 @@ static int queue_candidate(ep_ctx *c, runner_pool *pool, const search_candidate 
         return rc;
     if (rc) {
         char why[256];
-        snprintf(why, sizeof why, "cannot write the benchmark program: %s", hk_strerror(rc));
+        snprintf(why, sizeof why, EN(EP_CANNOT_WRITE_BENCHMARK_PROGRAM), hk_strerror(rc));
         if (!r->is_start && (rc = ep__add_version(c, r->text, c->start_vid ? c->start_vid : c->base_vid,
                                                   r->launch, STORE_V_CANDIDATE, r->produced_by,
                                                   &r->vid)))
@@ -2600,7 +2601,7 @@ static int settle(ep_ctx *c, ep_rec *r, search *s, rec_queue *ready)
     if (c->has_gpu)
         return rq_push(ready, r);
     search_report(s, r->search_id, SEARCH_REJECTED, 0); /* not measured: no GPU */
-    version_event(c, r, "candidate", "not measured (no GPU)", NULL);
+    version_event(c, r, "candidate", EN(EPS_NOT_MEASURED_NO_GPU), NULL);
     return HK_OK;
 }
 
@@ -2826,20 +2827,20 @@ static int plan_skills(ep_ctx *c, const an_model *m, size_t k, skillplan *plan)
     /* Nothing measured (no GPU; a simulated GPU's times are not physical): the spec's
      * bytes and FLOP say as much as a static estimate can, and the name says it is one. */
     char cname_buf[96];
-    const char *cname = cls == SK_CLASS_COUNT ? "of unknown class" : sk_class_name(cls);
+    const char *cname = cls == SK_CLASS_COUNT ? EN(EPS_UNKNOWN_CLASS) : sk_class_name(cls);
     if (cls == SK_CLASS_COUNT) {
         double bps, fps, pct_static;
         measure_rates(&c->mo, c->base.primary_size, 1.0, &bps, &fps, &pct_static);
         double intensity = isfinite(bps) && bps > 0 && isfinite(fps) ? fps / bps : NAN;
         enum sk_class st = skillplan_static_class(intensity);
         if (st != SK_CLASS_COUNT)
-            snprintf(cname_buf, sizeof cname_buf, "%s (spec: %.2g FLOP/byte; not measured)",
+            snprintf(cname_buf, sizeof cname_buf, EN(EPS_CLASS_STATIC),
                      sk_class_name(st), intensity);
         else if (isfinite(intensity))
-            snprintf(cname_buf, sizeof cname_buf, "not measured (spec: %.2g FLOP/byte)",
+            snprintf(cname_buf, sizeof cname_buf, EN(EPS_NOT_MEASURED_SPEC),
                      intensity);
         else
-            snprintf(cname_buf, sizeof cname_buf, "not measured (no bytes/flops in the spec)");
+            snprintf(cname_buf, sizeof cname_buf, "%s", EN(EPS_NOT_MEASURED_NO_BYTES));
         cname = cname_buf;
     }
     if (isfinite(pct))
@@ -3406,9 +3407,7 @@ static int cmd_judge(ep_ctx *c, ep_rec *r, cmdform_result *res, char **unstable)
         double tol = c->mo.reproduce_tolerance > 0 ? c->mo.reproduce_tolerance
                                                    : MEASURE_REPRODUCE_TOLERANCE;
         if (!(r->speedup <= first * (1 + tol) && r->speedup >= first / (1 + tol)) &&
-            !(*unstable = hk_asprintf("a %.2fx speedup (over %.0fx) did not reproduce on the "
-                                      "second look: %.2fx in fresh copies (baseline %.6g ms, "
-                                      "candidate %.6g ms), outside +-%.0f%% of the first",
+            !(*unstable = hk_asprintf(EN(EPS_NOT_REPRODUCED),
                                       first, limit, r->speedup, base.timing.median_ms,
                                       again.timing.median_ms, 100 * tol)))
             rc = HK_ENOMEM;
@@ -3498,7 +3497,7 @@ static int cmd_stage_optimize(ep_ctx *c)
         r->is_start = cand->phase == 0;
         r->text = hk_strndup(cand->text, cand->len);
         r->len = cand->len;
-        r->produced_by = r->is_start ? hk_strdup("start: best verified version of earlier episodes")
+        r->produced_by = r->is_start ? hk_strdup(EN(EPS_START_BEST))
                                      : hk_asprintf("builtin: %s", cand->description);
         r->launch = cand_launch_json(cand);
         if (!r->text || !r->produced_by || !r->launch || (rc = rec_push(c, r))) {
@@ -3576,7 +3575,7 @@ static int cmd_stage_optimize(ep_ctx *c)
             if (r->flagged)
                 record_evidence(c, r->vid, "flag",
                                 json_pack("{s:s, s:f}", "note",
-                                          "speedup over the limit: re-measured in fresh copies",
+                                          EN(EPS_SPEEDUP_OVER_LIMIT),
                                           "speedup", r->speedup));
             if (search_report(s, r->search_id, SEARCH_OK, r->median_ms) != HK_OK)
                 HK_DEBUG("episode: search_report %u refused", r->search_id);
@@ -3966,7 +3965,7 @@ static void skill_credit(ep_ctx *c)
     const char *what = NULL;
     if (!sk) {
         json_object_set_new(j, "explained", json_false());
-        json_object_set_new(j, "why", json_string("the skill is no longer loaded"));
+        json_object_set_new(j, "why", json_string(EN(EPS_SKILL_NOT_LOADED)));
     } else if (sk->rewrite->flags & RW_LIBRARY_CALL) {
         /* the library's kernels live in libcublas/libhipblas, not in the program's SASS:
          * the evidence is that the measured program calls the library (host-call mode) */
@@ -3974,8 +3973,7 @@ static void skill_credit(ep_ctx *c)
         const char *lib = b->text ? rw_blas_library_of(b->text, routine, sizeof routine) : NULL;
         bool calls = lib && strstr(b->text, "HK_HOST_CALL_") != NULL;
         json_object_set_new(j, "explained", json_boolean(calls));
-        json_object_set_new(j, "evidence", json_string("library call: credited by the call in "
-                                                       "the source"));
+        json_object_set_new(j, "evidence", json_string(EN(EPS_LIBRARY_CREDITED)));
         if (lib) { /* the report names it (issue 12) */
             json_object_set_new(j, "library", json_string(lib));
             json_object_set_new(j, "routine", json_string(routine));
@@ -4032,7 +4030,7 @@ static int verify_sanitize(ep_ctx *c, const ep_verify_options *vo, const measure
     if (c->backend == CC_DCU)
         so.unchecked = hk_tr(HK_MSG_SAN_DCU);
     ep__log(c, "info", hk_tr(HK_MSG_EP_MEMORY_SAFETY_COMPUTE_SANITIZER_4),
-            vo->sanitize ? "--sanitize" : "it claims over 2x");
+            vo->sanitize ? "--sanitize" : EN(EPS_CLAIMS_OVER_2X));
     sanitize_result sr;
     int rc = sanitize_sizes(c, &so, bp, hk_tr(HK_MSG_EP_WHAT_CANDIDATE), cp, cand_text, cand_len,
                             &sr);
@@ -4109,7 +4107,7 @@ static int verify_interleaved(ep_ctx *c, const measure_prog *bp, const measure_p
         json_object_set_new(j, "accepted", json_false());
         json_object_set_new(j, "credited", json_false());
         json_object_set_new(j, "reason", json_string(measure_reason_name(vb.reason)));
-        char *d = hk_asprintf("interleaved with the baseline: %s", vb.details ? vb.details : "");
+        char *d = hk_asprintf(EN(EPS_INTERLEAVED), vb.details ? vb.details : "");
         json_object_set_new(j, "details", ep__text(d));
         hk_free(d);
         goto out;

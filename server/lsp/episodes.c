@@ -111,7 +111,7 @@ static void query_work(uv_work_t *req)
     q->rc = store_open_ex(exists ? q->db : ":memory:", 0, &st, err, sizeof err);
     if (q->rc) {
         q->msg = hk_asprintf(hk_tr(HK_MSG_LSP_ERR_DB_OPEN), q->db,
-                             err[0] ? err : hk_strerror(q->rc));
+                             err[0] ? err : hk_strerror_tr(q->rc));
         return;
     }
     if (q->mark && exists && store_mark_interrupted(st, NULL))
@@ -124,7 +124,7 @@ static void query_after(uv_work_t *req, int status)
 {
     struct ep_query *q = req->data;
     struct lsp_server *s = q->s;
-    lsp_loopwatch_note(s->loopwatch, "(store query done)");
+    lsp_loopwatch_note(s->loopwatch, "(store query done)"); /* i18n: not for people (loopStats' label) */
     s->eps->n_queries--;
     int rc = status == UV_ECANCELED ? HK_ECANCELED : q->rc;
     json_t *out = status == UV_ECANCELED ? NULL : q->out;
@@ -661,7 +661,7 @@ static void ev_batch_after(uv_work_t *req, int status)
     (void)status; /* cancelled: the lines are read here */
     struct ev_batch *b = req->data;
     struct ep_run *r = b->r;
-    lsp_loopwatch_note(r->s->loopwatch, "(episode events said)");
+    lsp_loopwatch_note(r->s->loopwatch, "(episode events said)"); /* i18n: not for people (loopStats' label) */
     r->ev_out = false;
     for (size_t i = 0; i < b->n; i++) {
         struct ev_line *l = &b->line[i];
@@ -760,7 +760,7 @@ static void worker_done(runner_child *c, const runner_child_exit *e, void *data)
 {
     (void)c;
     struct ep_run *r = data;
-    lsp_loopwatch_note(r->s->loopwatch, "(episode worker exited)");
+    lsp_loopwatch_note(r->s->loopwatch, "(episode worker exited)"); /* i18n: not for people (loopStats' label) */
     r->child = NULL;
     r->exit_status = e->exit_status;
     r->term_signal = e->term_signal;
@@ -1158,7 +1158,7 @@ static void start_error(struct lsp_server *s, rpc_call *call, int hk_err, const 
     if (call)
         rpc_call_error(call, hk_err, msg);
     else
-        start_error_code(s, call, 0, msg ? msg : hk_strerror(hk_err));
+        start_error_code(s, call, 0, msg ? msg : hk_strerror_tr(hk_err));
 }
 
 void lsp_ep_optimize(struct lsp_server *s, rpc_call *call, const struct lsp_ep_start *st)
@@ -1237,7 +1237,7 @@ void lsp_ep_optimize(struct lsp_server *s, rpc_call *call, const struct lsp_ep_s
     if (rc) {
         char m[300];
         snprintf(m, sizeof m, hk_tr(HK_MSG_LSP_ERR_WORKER_START), exe,
-                 uvrc ? uv_strerror(uvrc) : hk_strerror(rc));
+                 uvrc ? uv_strerror(uvrc) : hk_strerror_tr(rc));
         start_error_code(s, call, RPC_REQUEST_FAILED, m);
         goto out;
     }
@@ -1885,10 +1885,7 @@ void lsp_ep_hover(struct lsp_server *s, doc *d, const char *kernel, struct hk_bu
         json_array_foreach(notes, k, x) {
             if (!json_is_string(x))
                 continue;
-            char *said = lang == HK_LANG_EN ? NULL
-                                             : hk_tr_back(lang, json_string_value(x),
-                                                          HK_MSG_INF_INCLUDE_DIRS,
-                                                          HK_MSG_INF_FRAG_MULTIPLIES);
+            char *said = hk_tr_note(lang, json_string_value(x)); /* NULL in English */
             hk_buf_printf(b, "- %s\n", said ? said : json_string_value(x));
             hk_free(said);
         }

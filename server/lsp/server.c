@@ -16,6 +16,7 @@
 #include "lsp/actions.h"
 
 #include "core/hk.h"
+#include "core/i18n.h"
 #include "transport/transport.h"
 
 #include <limits.h>
@@ -56,7 +57,7 @@ static int gate(const char *method, bool is_request, const char **msg, void *ud)
     case LSP_UNINIT:
         if (strcmp(method, "initialize") == 0 || is_exit)
             return 0;
-        *msg = "the server is not initialized yet (send initialize first)";
+        *msg = hk_tr(HK_MSG_LSPX_NOT_INITIALIZED);
         return RPC_SERVER_NOT_INITIALIZED;
     case LSP_RUNNING:
         return 0;
@@ -79,8 +80,9 @@ static void trace_cb(const char *method, bool is_request, double ms, void *ud)
     if (s->trace == 0 || s->state == LSP_EXITED || strcmp(method, "$/setTrace") == 0)
         return;
     char msg[320];
-    snprintf(msg, sizeof msg, "%s %.200s handled in %.3f ms",
-             is_request ? "request" : "notification", method, ms);
+    snprintf(msg, sizeof msg,
+             hk_tr(is_request ? HK_MSG_LSPX_TRACE_REQUEST : HK_MSG_LSPX_TRACE_NOTIFICATION), method, ms);
+    hk_utf8_trim(msg);
     json_t *p = json_pack("{s:s}", "message", msg);
     if (p && s->trace == 2)
         json_object_set_new(p, "verbose", json_string(is_request ? "answered" : "processed"));
@@ -237,8 +239,11 @@ static void on_initialize(rpc_call *call, json_t *params, void *ud)
 static void on_initialized(rpc_call *call, json_t *params, void *ud)
 {
     struct lsp_server *s = ud;
-    if (!s->grammar_ok)
-        lsp_show_message(s, 1, hk_tr(HK_MSG_SHOW_ANALYSIS_OFF), s->grammar_why);
+    if (!s->grammar_ok) { /* an_grammar_check's words are English (kbuild quotes them) */
+        char *said = hk_tr_said(hk_i18n_lang(), s->grammar_why);
+        lsp_show_message(s, 1, hk_tr(HK_MSG_SHOW_ANALYSIS_OFF), said ? said : s->grammar_why);
+        hk_free(said);
+    }
     rpc_call_reply(call, NULL);
 }
 
@@ -559,7 +564,7 @@ static int feed(lsp_server *s, char *body, size_t len, bool owned)
     HK_TRACE("<- %.*s", len > 2000 ? 2000 : (int)len, body);
     bool big = len >= LSP_DECODE_POOL_BYTES && s->loop;
     if (big) /* the iteration that read it (the read itself is the transport's) */
-        lsp_loopwatch_note(s->loopwatch, "(large message read)");
+        lsp_loopwatch_note(s->loopwatch, "(large message read)"); /* i18n: not for people (loopStats' label) */
     if (!big && !s->in_head) {
         rc = rpc_feed(s->rpc, body, len);
         goto out;
@@ -781,12 +786,12 @@ int lsp_main(const struct lsp_opts *o)
     struct host h = {.code = 1};
     enum hk_log_level lv = HK_LOG_WARN;
     if (o->log_level && hk_log_parse_level(o->log_level, &lv)) {
-        fprintf(stderr, "hkls: unknown log level '%s' (error, warn, info, debug, trace)\n",
+        fprintf(stderr, hk_tr(HK_MSG_LSPX_BAD_LOG_LEVEL),
                 o->log_level);
         return 2;
     }
     if (hk_log_open(o->log_path, lv)) {
-        fprintf(stderr, "hkls: cannot open log file %s\n", o->log_path);
+        fprintf(stderr, hk_tr(HK_MSG_LSPX_CANNOT_OPEN_LOG), o->log_path);
         return 2;
     }
     /* A client that goes away must not kill us with SIGPIPE mid-write. */

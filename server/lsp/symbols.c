@@ -180,7 +180,7 @@ static int jw_str(struct hk_buf *b, const char *s)
                 rc = hk_buf_append(b, p, n);
                 p += n;
             } else {
-                rc = hk_buf_appends(b, "\xef\xbf\xbd");
+                rc = hk_buf_appends(b, "\xef\xbf\xbd"); /* i18n: not for people (U+FFFD, the replacement character) */
                 p += k;
             }
         }
@@ -658,7 +658,7 @@ void lsp_symbols_reply(struct lsp_server *s, rpc_call *call, an_doc *an, const d
     int rc = lsp_symbols_refresh(an, d, s->enc, s->cl_hier_symbols);
     struct sym_cache *c1 = an_doc_user(an);
     if (c1 != c0 || (c1 && c1->model_id != id0)) /* the loop watch names it */
-        lsp_loopwatch_note(s->loopwatch, "(symbols rendered on the loop)");
+        lsp_loopwatch_note(s->loopwatch, "(symbols rendered on the loop)"); /* i18n: not for people (loopStats' label) */
     if (rc) {
         rpc_call_error(call, rc, NULL);
         return;

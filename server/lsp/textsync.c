@@ -80,7 +80,7 @@ static void waiters_finish(struct lsp_server *s, struct lsp_doc *ld, int err)
         if (err) {
             rpc_call_error(w->call, err, hk_tr(HK_MSG_LSP_ERR_CLOSED));
         } else {
-            lsp_loopwatch_note(s->loopwatch, "(a request that waited)");
+            lsp_loopwatch_note(s->loopwatch, "(a request that waited)"); /* i18n: not for people (loopStats' label) */
             w->fn(w->call, w->params, s);
         }
         waiter_free(w);
@@ -386,7 +386,7 @@ static void fill_after(uv_work_t *req, int status)
         return;
     }
     ld->fill = NULL;
-    lsp_loopwatch_note(ld->s->loopwatch, "(spare buffer made)");
+    lsp_loopwatch_note(ld->s->loopwatch, "(spare buffer made)"); /* i18n: not for people (loopStats' label) */
     size_t need = f->need;
     bool made = f->buf != NULL;
     lsp_doc_copy_return(ld, f->buf, f->cap);
@@ -720,7 +720,7 @@ static void on_did_open(rpc_call *call, json_t *params, void *ud)
     if (rc) {
         lsp_log_message(s, 2, hk_tr(HK_MSG_LSP_LOG_CANNOT_OPEN), uri,
                         rc == HK_ETOOBIG ? hk_tr(HK_MSG_LSP_OPEN_TOO_BIG)
-                                         : hk_strerror(rc));
+                                         : hk_strerror_tr(rc));
         lsp_doc_state_free(s, ld);
         if (d)
             doc_close(s->docs, uri);
@@ -817,7 +817,7 @@ static void on_did_change(rpc_call *call, json_t *params, void *ud)
     if (rc) {
         lsp_log_message(s, 2,
                         hk_tr(HK_MSG_LSP_LOG_CHANGE_REJECTED),
-                        uri, (long long)version, why ? why : hk_strerror(rc),
+                        uri, (long long)version, why ? why : hk_strerror_tr(rc),
                         (long long)doc_version(d));
         rpc_call_error(call, rc, why);
         return;

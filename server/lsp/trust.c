@@ -9,6 +9,7 @@
 
 #include "core/buf.h"
 #include "core/hk.h"
+#include "core/i18n.h"
 #include "core/strv.h"
 
 #include <errno.h>
@@ -483,8 +484,9 @@ static void trust_after(uv_work_t *req, int status)
     if (status == UV_ECANCELED)
         j->rc = HK_ECANCELED;
     if (j->rc) {
-        char *m = hk_asprintf("cannot %s %s: %s (trust list %s)", j->add ? "trust" : "untrust",
-                              j->folder, hk_strerror(j->rc), j->file ? j->file : "unknown");
+        char *m = hk_asprintf(hk_tr(j->add ? HK_MSG_LSPX_TRUST_FAILED : HK_MSG_LSPX_UNTRUST_FAILED),
+                              j->folder, hk_strerror_tr(j->rc),
+                              j->file ? j->file : hk_tr(HK_MSG_LSPX_UNKNOWN));
         HK_WARN("trust: %s", m ? m : "failed");
         if (j->rc == HK_ENOENT || j->rc == HK_EINVAL) /* no such folder */
             rpc_call_error_code(j->call, RPC_INVALID_PARAMS, m);

@@ -364,7 +364,7 @@ void rpc_call_reply_raw(rpc_call *c, const char *text, size_t len)
         char *id = json_dumps(c->id, JSON_ENCODE_ANY | JSON_COMPACT);
         int rc = id ? HK_OK : HK_ENOMEM;
         if (!rc)
-            rc = hk_buf_printf(&b, "{\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":", id);
+            rc = hk_buf_printf(&b, "{\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":", id); /* i18n: not for people */
         if (!rc)
             rc = hk_buf_append(&b, text, len);
         if (!rc)
@@ -393,7 +393,7 @@ void rpc_call_reply_inplace(rpc_call *c, char *buf, size_t room, size_t len)
     }
     char head[RPC_INPLACE_HEAD];
     char *id = json_dumps(c->id, JSON_ENCODE_ANY | JSON_COMPACT);
-    int n = id ? snprintf(head, sizeof head, "{\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":", id)
+    int n = id ? snprintf(head, sizeof head, "{\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":", id) /* i18n: not for people */
                : -1;
     hk_free(id);
     if (n < 0 || (size_t)n >= sizeof head || (size_t)n > room) {
@@ -437,7 +437,7 @@ static void reply_lent(rpc_call *c, bool array, const char *head_items, size_t h
     struct hk_buf b;
     char *id = json_dumps(c->id, JSON_ENCODE_ANY | JSON_COMPACT);
     hk_buf_init(&b, (id ? strlen(id) : 0) + head_len + 64);
-    int rc = id ? hk_buf_printf(&b, "{\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":%s", id,
+    int rc = id ? hk_buf_printf(&b, "{\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":%s", id, /* i18n: not for people */
                                 array ? "[" : "")
                 : HK_ENOMEM;
     rc = rc ? rc : hk_buf_append(&b, head_items, head_len);
@@ -483,7 +483,7 @@ void rpc_call_error_code(rpc_call *c, int code, const char *msg)
 
 void rpc_call_error(rpc_call *c, int hk_err, const char *msg)
 {
-    rpc_call_error_code(c, rpc_code_from_hk(hk_err), msg ? msg : hk_strerror(hk_err));
+    rpc_call_error_code(c, rpc_code_from_hk(hk_err), msg ? msg : hk_strerror_tr(hk_err));
 }
 
 /* ---- receiving ---- */
@@ -607,7 +607,7 @@ static void dispatch(rpc *r, const char *method, json_t *id, json_t *params)
     if (!m) {
         if (is_request) {
             char *msg = hk_trf(HK_MSG_RPC_METHOD_NOT_FOUND, method);
-            send_error(r, id, RPC_METHOD_NOT_FOUND, msg ? msg : "method not found");
+            send_error(r, id, RPC_METHOD_NOT_FOUND, msg ? msg : hk_tr(HK_MSG_RPC_METHOD_NOT_FOUND_BARE));
             hk_free(msg);
         } else if (strncmp(method, "$/", 2) != 0) {
             HK_INFO("rpc: notification %s not handled", method);
@@ -692,27 +692,27 @@ int rpc_feed_decoded(rpc *r, json_t *msg, const char *why)
     json_t *reply_id = id_ok ? id : NULL;
     if (!json_is_string(ver) || strcmp(json_string_value(ver), "2.0") != 0) {
         if (method || !id) /* never answer something that looks like a response */
-            send_error(r, reply_id, RPC_INVALID_REQUEST, "\"jsonrpc\" must be \"2.0\"");
+            send_error(r, reply_id, RPC_INVALID_REQUEST, hk_tr(HK_MSG_RPC_JSONRPC_VERSION));
         goto out;
     }
     if (!method) {
         if (id && (json_object_get(msg, "result") || json_object_get(msg, "error")))
             handle_response(r, msg, id);
         else
-            send_error(r, reply_id, RPC_INVALID_REQUEST, "message without \"method\"");
+            send_error(r, reply_id, RPC_INVALID_REQUEST, hk_tr(HK_MSG_RPC_NO_METHOD));
         goto out;
     }
     if (!json_is_string(method)) {
-        send_error(r, reply_id, RPC_INVALID_REQUEST, "\"method\" must be a string");
+        send_error(r, reply_id, RPC_INVALID_REQUEST, hk_tr(HK_MSG_RPC_METHOD_NOT_STRING));
         goto out;
     }
     if (id && !id_ok) {
-        send_error(r, NULL, RPC_INVALID_REQUEST, "\"id\" must be an integer or a string");
+        send_error(r, NULL, RPC_INVALID_REQUEST, hk_tr(HK_MSG_RPC_ID_TYPE));
         goto out;
     }
     if (params && !json_is_object(params) && !json_is_array(params)) {
         if (id)
-            send_error(r, id, RPC_INVALID_REQUEST, "\"params\" must be an object or an array");
+            send_error(r, id, RPC_INVALID_REQUEST, hk_tr(HK_MSG_RPC_PARAMS_TYPE));
         goto out;
     }
     if (json_string_length(method) != strlen(json_string_value(method))) {

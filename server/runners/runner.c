@@ -325,12 +325,16 @@ static void cgroup_probe(void)
     }
 }
 
+/* The memory limit's words are recorded (the episode's "memory_limit" fact, a job's
+ * result): English, said again where shown (docs/i18n.md, "Stored in English"). */
+#define EN(id) hk_tr_in(HK_LANG_EN, HK_MSG_##id)
+
 static const char *memory_words(enum runner_memory_method m)
 {
     switch (m) {
-    case RUNNER_MEM_CGROUP2: return "cgroup v2 memory.max on the job's own cgroup";
-    case RUNNER_MEM_CGROUP1: return "cgroup v1 memory.limit_in_bytes on the job's own cgroup";
-    case RUNNER_MEM_RLIMIT_AS: return "RLIMIT_AS (address space) per process";
+    case RUNNER_MEM_CGROUP2: return EN(RUNMEM_CGROUP2);
+    case RUNNER_MEM_CGROUP1: return EN(RUNMEM_CGROUP1);
+    case RUNNER_MEM_RLIMIT_AS: return EN(RUNMEM_RLIMIT_AS);
     case RUNNER_MEM_NONE: break;
     }
     return "none";
@@ -344,9 +348,9 @@ enum runner_memory_method runner_memory_available(bool gpu, const char **words)
     if (m == RUNNER_MEM_NONE) {
         if (!gpu) {
             m = RUNNER_MEM_RLIMIT_AS;
-            w = "RLIMIT_AS (address space) per process; no writable memory cgroup";
+            w = EN(RUNMEM_RLIMIT_NO_CGROUP);
         } else {
-            w = "none: no writable memory cgroup, and RLIMIT_AS would break the CUDA driver";
+            w = EN(RUNMEM_NONE_GPU);
         }
     }
     if (words)
@@ -997,13 +1001,13 @@ static void job_start(runner_job *j)
     }
     id_maps(j->uid_map, j->gid_map, sizeof j->uid_map);
     j->mem = RUNNER_MEM_NONE;
-    j->mem_words = "none (no limit asked for)";
+    j->mem_words = EN(RUNMEM_NONE_ASKED);
     if (j->spec.memory_max) {
         j->mem = runner_memory_available(j->spec.gpu, &j->mem_words);
         if ((j->mem == RUNNER_MEM_CGROUP1 || j->mem == RUNNER_MEM_CGROUP2) && job_setup_cgroup(j)) {
             j->mem = j->spec.gpu ? RUNNER_MEM_NONE : RUNNER_MEM_RLIMIT_AS;
-            j->mem_words = j->spec.gpu ? "none: the job's memory cgroup could not be created"
-                                       : "RLIMIT_AS: the job's memory cgroup could not be created";
+            j->mem_words = j->spec.gpu ? EN(RUNMEM_NONE_CGROUP_FAILED)
+                                       : EN(RUNMEM_RLIMIT_CGROUP_FAILED);
         }
     }
     if ((rc = job_build_env(j)))
@@ -1222,7 +1226,7 @@ static void job_finish(runner_job *j, runner_result *r)
     r->isolation = j->iso;
     r->isolation_words = runner_isolation_name(j->iso);
     r->memory = j->mem;
-    r->memory_words = j->mem_words ? j->mem_words : "none (no limit asked for)";
+    r->memory_words = j->mem_words ? j->mem_words : EN(RUNMEM_NONE_ASKED);
     job_free(j);
 }
 

@@ -303,7 +303,7 @@ int expr_parse(const char *text, expr **out, char *err, size_t errlen)
     if (p.rc == HK_OK) {
         skip_ws(&p);
         if (p.s[p.pos] != '\0')
-            fail(&p, "unexpected text after the expression");
+            fail(&p, hk_tr(HK_MSG_EXPRX_TRAILING_TEXT));
     }
     if (p.rc != HK_OK) {
         node_free(root);

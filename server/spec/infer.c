@@ -26,6 +26,7 @@
 #include "analysis/analysis.h"
 #include "core/buf.h"
 #include "core/hk.h"
+#include "core/i18n.h"
 #include "model/kclass.h"
 #include "model/kmodel.h"
 #include "spec/ccdb.h"
@@ -51,12 +52,11 @@ static bool sk_covers(const spec *sp, const sk_cover *c, char *why, size_t whyle
         hk_free(vars);
         expr_free(e);
         if (bad) {
-            snprintf(why, whylen, "cannot evaluate the blocks grid x times grid y needs");
+            snprintf(why, whylen, "%s", hk_tr(HK_MSG_INFX_NO_EVAL_GRID_XY));
             return false;
         }
         if (gx.i * gy.i < need.i) {
-            snprintf(why, whylen, "the grid launches %lld x %lld blocks at sizes[%zu] where the bounds check "
-                     "on the flat 2-D index needs %lld", gx.i, gy.i, k, need.i);
+            snprintf(why, whylen, hk_tr(HK_MSG_INFX_GRID_XY_SHORT), gx.i, gy.i, k, need.i);
             return false;
         }
     }
@@ -74,13 +74,12 @@ static bool sk_covers(const spec *sp, const sk_cover *c, char *why, size_t whyle
             hk_free(vars);
             if (bad) {
                 expr_free(e);
-                snprintf(why, whylen, "cannot evaluate the blocks grid %c needs", "xyz"[d]);
+                snprintf(why, whylen, hk_tr(HK_MSG_INFX_NO_EVAL_GRID), "xyz"[d]);
                 return false;
             }
             expr_free(e);
             if (got.i < need.i) {
-                snprintf(why, whylen, "the grid's %c dimension launches %lld blocks at sizes[%zu] where "
-                         "the bounds checks need %lld", "xyz"[d], got.i, k, need.i);
+                snprintf(why, whylen, hk_tr(HK_MSG_INFX_GRID_SHORT), "xyz"[d], got.i, k, need.i);
                 return false;
             }
         }
@@ -216,15 +215,13 @@ static int infer_model(const an_model *m, long kernel, const char *text, size_t 
         writable |= f->params[i].pointer_depth > 0 && !f->params[i].is_const;
     if (f->n_params == 0 || !writable) {
         if (err)
-            snprintf(err, errlen, "kernel %s has %s: a generated harness would have nothing to compare; "
-                     "use a command-form spec (docs/bench-spec.md)", f->name,
-                     f->n_params == 0 ? "no parameters" : "no pointer parameter it can write");
+            snprintf(err, errlen, hk_tr(HK_MSG_INFX_NOTHING_TO_COMPARE), f->name,
+                     hk_tr(f->n_params == 0 ? HK_MSG_INFX_FRAG_NO_PARAMS : HK_MSG_INFX_FRAG_NO_WRITABLE));
         return HK_EUNSUPPORTED;
     }
     if (f->n_params > HK_MAX_ARGS || !sk_is_kernel_name(f->name)) {
         if (err)
-            snprintf(err, errlen, "kernel %s has %zu parameters; the generated harness passes at most %d: "
-                     "use a command-form spec", f->name, f->n_params, HK_MAX_ARGS);
+            snprintf(err, errlen, hk_tr(HK_MSG_INFX_TOO_MANY_PARAMS), f->name, f->n_params, HK_MAX_ARGS);
         return HK_EUNSUPPORTED;
     }
     char last_why[512] = "";
@@ -509,19 +506,19 @@ static int infer_once(const char *path, const char *kernel, const char *spec_pat
     if (rc) {
         if (err)
             snprintf(err, errlen, "cannot read %s: %s", path,
-                     rc == HK_ETOOBIG ? "larger than 16 MiB" : hk_strerror(rc));
+                     rc == HK_ETOOBIG ? "larger than 16 MiB" : hk_strerror_tr(rc));
         goto out;
     }
     if ((rc = an_analyze(text, len, &m)) != HK_OK) {
         if (err)
-            snprintf(err, errlen, "cannot analyse %s: %s", path, hk_strerror(rc));
+            snprintf(err, errlen, "cannot analyse %s: %s", path, hk_strerror_tr(rc));
         goto out;
     }
     long k = an_model_find_kernel(m, kernel);
     if (k < 0) {
         rc = HK_ENOENT;
         if (err)
-            snprintf(err, errlen, "no kernel '%s' in %s", kernel, path);
+            snprintf(err, errlen, hk_tr(HK_MSG_INFX_NO_KERNEL), kernel, path);
         goto out;
     }
     if (!(src = source_for(path, spec_path))) {

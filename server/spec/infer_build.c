@@ -374,7 +374,7 @@ static bool sk_timing_fits(sk_timing *t, long long *sure, long long *all, const 
         long long b = c <= SK_ELEMENT_CAP ? c * (t->elem_bytes[i] > 0 ? t->elem_bytes[i] : 1) : 0;
         bool gathered = t->gather && t->gather[i] > 0;
         if (c > SK_ELEMENT_CAP || b > SK_BUFFER_CAP) {
-            *why = c > SK_ELEMENT_CAP ? "a count past 2^31 - 1 elements (an int subscript)" : "a buffer past 2 GiB";
+            *why = hk_tr(c > SK_ELEMENT_CAP ? HK_MSG_INFX_FRAG_COUNT_PAST_INT : HK_MSG_INFX_FRAG_BUFFER_PAST_2G);
             /* a gathered count, like a guess, may give up its other sizes (sk_make_room) */
             *guessed = t->count_sure[i] && !gathered ? -1 : (int)i;
             t->over_cap = true;
@@ -2270,7 +2270,7 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
             char cost[96] = "";
             long long c0 = 0, c1 = 0;
             if (use != 3 && !count_sure[i] && cnt && sk_eval_at(cnt, s0, &c0) && sk_eval_at(cnt, s1, &c1))
-                snprintf(cost, sizeof cost, ", %.1f MB at sizes[0] and %.0f MB at sizes[1]",
+                snprintf(cost, sizeof cost, hk_tr(HK_MSG_INFX_FRAG_COST),
                          (double)c0 * (double)elem_bytes[i] / 1e6, (double)c1 * (double)elem_bytes[i] / 1e6);
             if (use != 3 && !count_sure[i] && derived_line[i])
                 /* an input too: a guess short of what the other pointer reads would read
@@ -2337,8 +2337,7 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
 
     ok &= json_object_set_new(root, "name", json_string(f->name)) == 0;
     ok &= json_object_set_new(root, "description",
-                        json_string("Inferred by hkls from the kernel's index math and its launch site; "
-                                    "\"inferred\" says what was guessed and from where.")) == 0;
+                        json_string(hk_tr_in(HK_LANG_EN, HK_MSG_SPECX_INFERRED_DESCRIPTION))) == 0;
     ok &= json_object_set_new(root, "kernel", json_string(f->name)) == 0;
     ok &= json_object_set_new(root, "source", json_string(source)) == 0;
     if (n_ta) {

@@ -1518,7 +1518,7 @@ static const char *sk_dtype_or_null(const char *elem, char **type_params, size_t
     int dt;
     if (spec_dtype_parse(elem, &dt) == HK_OK)
         return hk_dtype_name(dt);
-    if (!strcmp(elem, "unsigned long long int") || !strcmp(elem, "long long int"))
+    if (!strcmp(elem, "unsigned long long int") || !strcmp(elem, "long long int")) /* i18n: not for people (C types) */
         return !strncmp(elem, "unsigned", 8) ? "uint64" : "int64";
     size_t l = strlen(elem);
     if (l > 1 && isdigit((unsigned char)elem[l - 1])) {

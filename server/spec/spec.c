@@ -428,7 +428,7 @@ static const struct { const char *name; int dt; } dtype_names[] = {
     { "uint16", HK_DT_U16 }, { "uint16_t", HK_DT_U16 }, { "unsigned short", HK_DT_U16 },
     { "uint32", HK_DT_U32 }, { "uint32_t", HK_DT_U32 }, { "unsigned", HK_DT_U32 },
     { "unsigned int", HK_DT_U32 },
-    { "uint64", HK_DT_U64 }, { "uint64_t", HK_DT_U64 }, { "unsigned long long", HK_DT_U64 },
+    { "uint64", HK_DT_U64 }, { "uint64_t", HK_DT_U64 }, { "unsigned long long", HK_DT_U64 }, /* i18n: not for people (C types) */
     { "unsigned long", HK_DT_U64 }, { "size_t", HK_DT_U64 },
 };
 

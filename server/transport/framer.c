@@ -5,6 +5,7 @@
 #include "transport/transport.h"
 
 #include "core/hk.h"
+#include "core/i18n.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -150,20 +151,20 @@ static int header_line(struct tr_framer *f, struct hdr_state *h, const char *lin
         if (h->n_headers == 0)
             return HK_OK; /* stray blank line between messages: harmless */
         if (h->content_length < 0) {
-            framer_error(f, HK_EPARSE, "header block without Content-Length");
+            framer_error(f, HK_EPARSE, hk_tr(HK_MSG_TR_NO_CONTENT_LENGTH));
             return HK_EPARSE;
         }
         *done = true;
         return HK_OK;
     }
     if (++h->n_headers > TR_MAX_HEADERS) {
-        snprintf(msg, sizeof msg, "more than %d header lines", TR_MAX_HEADERS);
+        snprintf(msg, sizeof msg, hk_tr(HK_MSG_TR_TOO_MANY_HEADERS), TR_MAX_HEADERS);
         framer_error(f, HK_ETOOBIG, msg);
         return HK_ETOOBIG;
     }
     const char *colon = memchr(line, ':', n);
     if (!colon || colon == line) {
-        framer_error(f, HK_EPARSE, "malformed header line (expected 'Name: value')");
+        framer_error(f, HK_EPARSE, hk_tr(HK_MSG_TR_MALFORMED_HEADER));
         return HK_EPARSE;
     }
     size_t name_len = (size_t)(colon - line);
@@ -175,13 +176,13 @@ static int header_line(struct tr_framer *f, struct hdr_state *h, const char *lin
         long long v = 0;
         int rc = parse_length(colon + 1, n - name_len - 1, f->max_body, &v);
         if (rc == HK_ETOOBIG) {
-            snprintf(msg, sizeof msg, "Content-Length over the %zu-byte limit; message dropped",
+            snprintf(msg, sizeof msg, hk_tr(HK_MSG_TR_BODY_OVER_LIMIT),
                      f->max_body);
             framer_error(f, HK_ETOOBIG, msg);
             return rc;
         }
         if (rc) {
-            framer_error(f, HK_EPARSE, "Content-Length is not a decimal number");
+            framer_error(f, HK_EPARSE, hk_tr(HK_MSG_TR_LENGTH_NOT_DECIMAL));
             return rc;
         }
         h->content_length = v;
@@ -251,7 +252,7 @@ int tr_framer_big_ready(struct tr_framer *f, char *buf)
     if (buf) {
         big_fill(f, buf);
     } else { /* no buffer at all: the body is dropped, as a feed that cannot buffer does */
-        framer_error(f, HK_ENOMEM, "out of memory buffering a message");
+        framer_error(f, HK_ENOMEM, hk_tr(HK_MSG_TR_NO_MEMORY));
         skip(f, unparsed_len(f) < f->body_len ? unparsed_len(f) : f->body_len);
         enter_resync(f);
         ret = HK_ENOMEM;
@@ -306,7 +307,7 @@ static void parse_buffer(struct tr_framer *f)
             size_t line_len = nl ? (size_t)(nl - start) + 1 : avail;
             if (line_len > TR_MAX_HEADER_LINE) {
                 char msg[96];
-                snprintf(msg, sizeof msg, "header line longer than %d bytes", TR_MAX_HEADER_LINE);
+                snprintf(msg, sizeof msg, hk_tr(HK_MSG_TR_HEADER_LINE_LONG), TR_MAX_HEADER_LINE);
                 framer_error(f, HK_ETOOBIG, msg);
                 rc = HK_ETOOBIG;
                 pos += nl ? line_len : avail;
@@ -364,8 +365,8 @@ int tr_framer_feed(struct tr_framer *f, const char *data, size_t len)
         int rc = hk_buf_append(&f->in, data, n);
         if (rc) {
             /* Cannot happen with the caps above except on ENOMEM: drop and resync. */
-            framer_error(f, rc, rc == HK_ENOMEM ? "out of memory buffering a message"
-                                                : "message buffer over its cap");
+            framer_error(f, rc, rc == HK_ENOMEM ? hk_tr(HK_MSG_TR_NO_MEMORY)
+                                                : hk_tr(HK_MSG_TR_BUFFER_CAP));
             hk_buf_reset(&f->in);
             f->head = 0;
             enter_resync(f);

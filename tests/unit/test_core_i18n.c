@@ -932,6 +932,76 @@ static void said_again_session39(void **state)
               "直方图 lane 副本 不适用于核函数 k：计数器类型 float 不是 unsigned int、int 或 unsigned long long（整数求和以任何顺序都是精确的；浮点求和的舍入会不同）");
 }
 
+/* Whether s holds three English words in a row (letters only, two or more each, one space
+ * apart: "is not atomic"): a sentence a zh-CN user would read in English. */
+static bool three_english_words(const char *s)
+{
+    int run = 0;
+    const char *p = s;
+    while (*p) {
+        const char *w = p;
+        while ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z'))
+            p++;
+        bool word = p - w >= 2 && (*p == ' ' || *p == '\0');
+        run = word ? run + 1 : 0;
+        if (run >= 3)
+            return true;
+        if (p == w || !word)
+            while (*p && *p != ' ')
+                p++;
+        while (*p == ' ')
+            p++;
+    }
+    return false;
+}
+
+/* Session 40 (i18n10): the episode worker's stored sentences, the memory limit's words,
+ * hk_strerror's, the framer's, the JSON-RPC layer's and the editor server's, spec
+ * inference's refusals and fragments, the CLI's lines: Chinese in zh-CN, and hk_strerror
+ * English whatever the language (it is quoted in stored sentences and JSON). */
+static void said_again_session40(void **state)
+{
+    (void)state;
+    for (int id = HK_MSG_INFX_NO_EVAL_GRID_XY; id <= HK_MSG_OPTX_BASELINE_FAILED; id++) {
+        const char *zh = hk_tr_in(HK_LANG_ZH_CN, (enum hk_msg)id);
+        if (three_english_words(zh))
+            fail_msg("entry %d in English: %s", id, zh);
+    }
+    assert_true(three_english_words("the fp64 shadow does not build"));
+    assert_false(three_english_words("a buffer past 2 GiB"));
+    assert_false(three_english_words("v%d：未检查（compute-sanitizer 未运行）"));
+    /* the worker's sentences, as it stores them, said again */
+    said_case("v3: not checked (compute-sanitizer did not run)", "v3：未检查（compute-sanitizer 未运行）");
+    said_case("v2: not checked (command-form spec: the user's program does not run under compute-sanitizer)",
+              "v2：未检查（命令形式的 spec：用户的程序不在 compute-sanitizer 下运行）");
+    said_case("start: best verified version of earlier episodes", "起点：以往优化任务中经过验证的最佳版本");
+    said_case("a 41.20x speedup (over 20x) did not reproduce on the second look: 1.05x in fresh copies (baseline 2.5 ms, candidate 2.38 ms), outside +-25% of the first",
+              "41.20x 的加速比（超过 20x）在复查时未能重现：在新副本中为 1.05x（基线 2.5 ms，候选版本 2.38 ms），超出首次结果的 +-25%");
+    said_case("cannot write the benchmark program: out of memory", "无法写入基准测试程序：内存不足");
+    said_case("the fp64 shadow gave no reference", "fp64 影子版本没有给出参考结果");
+    said_case("none: no writable memory cgroup, and RLIMIT_AS would break the CUDA driver",
+              "无：没有可写的内存 cgroup，而 RLIMIT_AS 会破坏 CUDA 驱动");
+    said_case("the tree-sitter runtime refused the tree-sitter-cuda grammar",
+              "tree-sitter 运行时拒绝了 tree-sitter-cuda 语法");
+    /* a spec note quoting a fragment of the block, read back as the inference told it */
+    char *zh = hk_tr_note(HK_LANG_ZH_CN, "count of out guessed as n, 4.0 MB at sizes[0] and 64 MB at sizes[1]");
+    assert_non_null(zh);
+    assert_string_equal(zh, "out 的元素个数推测为 n，sizes[0] 处 4.0 MB，sizes[1] 处 64 MB");
+    hk_free(zh);
+    /* hk_strerror stays English in zh-CN; hk_strerror_tr speaks it */
+    hk_i18n_set(HK_LANG_ZH_CN);
+    assert_string_equal(hk_strerror(HK_ENOMEM), "out of memory");
+    assert_string_equal(hk_strerror(HK_ESTALE), "changed since the work began");
+    assert_string_equal(hk_strerror(12345), "unknown error");
+    assert_string_equal(hk_strerror_tr(HK_ENOMEM), "内存不足");
+    assert_string_equal(hk_strerror_tr(HK_ECHILD), "子进程失败");
+    assert_string_equal(hk_tr(HK_MSG_RPC_PARAMS_TYPE), "\"params\" 必须是对象或数组");
+    hk_i18n_set(HK_LANG_EN);
+    assert_string_equal(hk_strerror_tr(HK_ENOMEM), "out of memory");
+    assert_string_equal(hk_strerror_tr(HK_ENOGPU), "no GPU found");
+    assert_string_equal(hk_tr(HK_MSG_TR_MALFORMED_HEADER), "malformed header line (expected 'Name: value')");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -955,6 +1025,7 @@ int main(void)
         cmocka_unit_test(said_again_session37),
         cmocka_unit_test(said_again_session38),
         cmocka_unit_test(said_again_session39),
+        cmocka_unit_test(said_again_session40),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
