@@ -42,7 +42,27 @@ local function run()
   })
   say('LANG=%s LC_ALL=%s v:lang=%s setup{language=%s}', tostring(os.getenv('LANG')), tostring(os.getenv('LC_ALL')),
     vim.v.lang, tostring(OPTION))
-  check(hk.language() == EXPECT, 'the plugin speaks %s (%s)', EXPECT, hk.language())
+  -- the table: both languages of each message, the same string.format conversions in order
+  local ok_i18n, i18n = pcall(require, 'hyperkernel.i18n')
+  local n, bad = 0, {}
+  for key, m in pairs(ok_i18n and i18n.messages or {}) do
+    n = n + 1
+    local function convs(s)
+      local out = {}
+      for c in s:gmatch('%%[-+ #0]*[%d.]*[%a%%]') do
+        table.insert(out, c)
+      end
+      return table.concat(out, ' ')
+    end
+    if type(m[1]) ~= 'string' or type(m[2]) ~= 'string' or convs(m[1]) ~= convs(m[2])
+        or not m[2]:find('[\128-\255]') then
+      table.insert(bad, key)
+    end
+  end
+  check(n >= 40 and #bad == 0, 'hyperkernel.i18n: %d messages, each with a zh-CN text (not ASCII) and the same conversions (%s)', n,
+    table.concat(bad, ', '))
+  local lang = hk.language and hk.language() or '(no hk.language)'
+  check(lang == EXPECT, 'the plugin speaks %s (%s)', EXPECT, lang)
 
   -- a message of the plugin's own, no server involved
   vim.cmd('HyperKernelOptimize bogus')
