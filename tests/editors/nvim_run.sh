@@ -33,8 +33,24 @@ export XDG_CONFIG_HOME="$tmp/xdg/config" XDG_DATA_HOME="$tmp/xdg/data"
 export XDG_STATE_HOME="$tmp/xdg/state" XDG_CACHE_HOME="$tmp/xdg/cache"
 export HK_HKLS="$hkls" HK_WORK="$tmp" HK_FILE="$tmp/ws/saxpy.cu" HK_PLUGIN="$repo/editors/nvim"
 cd "$tmp/ws" || exit 2
-timeout -k 5 1500 "$nvim" --headless -n -i NONE -u "$here/nvim_flow.lua" </dev/null
+# The flow in English, whatever the caller's locale (its checks read the server's English).
+timeout -k 5 1500 env -u LC_ALL -u LC_MESSAGES LANG=C "$nvim" --headless -n -i NONE -u "$here/nvim_flow.lua" </dev/null
 rc=$?
+# The plugin's own words (nvim_lang.lua): English under LANG=C, byte for byte as before;
+# Chinese under LANG=zh_CN.UTF-8; Chinese under LANG=C with setup{language='zh-CN'}, from
+# the server too (initialize's locale).
+if [ $rc -eq 0 ]; then
+    for run in "en C -" "zh-CN zh_CN.UTF-8 -" "zh-CN C zh-CN"; do
+        set -- $run
+        echo "---- nvim_lang.lua: expect $1 with LANG=$2, setup{language=$3}" >&2
+        opt=
+        [ "$3" != - ] && opt=$3
+        HK_EXPECT=$1 HK_LANG_OPTION=$opt timeout -k 5 120 env -u LC_ALL -u LC_MESSAGES LANG=$2 \
+            "$nvim" --headless -n -i NONE -u "$here/nvim_lang.lua" </dev/null
+        rc=$?
+        [ $rc -eq 0 ] || break
+    done
+fi
 if [ $rc -ne 0 ]; then
     echo "nvim exited with $rc (1: a check failed, 2: could not run, 124: timed out)" >&2
     for f in "$tmp/hkls.log" "$tmp/xdg/cache/nvim/lsp.log"; do

@@ -3,7 +3,8 @@
 #   vscode.sh package OUTDIR   npm ci when node_modules is missing or older than the lock,
 #                              type-check + bundle, package OUTDIR/hyperkernel.vsix offline
 #                              without any of vsce's y/N prompts, and check what the .vsix
-#                              holds (the bundle, the manifest, the Apache-2.0 LICENSE).
+#                              holds (the bundle, the manifest, the Apache-2.0 LICENSE,
+#                              package.nls*.json and l10n/: the zh-CN words of issue 14).
 #                              With HK_CACHE_DIR (./hk test sets it for both passes), a
 #                              package that passed is kept there under the hash of what it
 #                              is made of (every file of the extension but node_modules and
@@ -80,10 +81,13 @@ package)
       const { execFileSync } = require("child_process");
       const out = process.argv[1];
       const list = execFileSync("python3", ["-c", "import sys,zipfile; print(\"\\n\".join(zipfile.ZipFile(sys.argv[1]).namelist()))", out]).toString().split("\n");
-      const need = ["extension/package.json", "extension/out/extension.js", "extension/LICENSE.txt"];
+      // with the zh-CN words (issue 14): the texts of the %key% placeholders, the runtime bundle
+      const need = ["extension/package.json", "extension/out/extension.js", "extension/LICENSE.txt",
+                    "extension/package.nls.json", "extension/package.nls.zh-cn.json", "extension/l10n/bundle.l10n.zh-cn.json"];
       for (const n of need) if (!list.includes(n)) { console.error("FAIL: the .vsix lacks " + n); process.exit(1); }
       for (const n of list) if (/node_modules|\/src\/|\.ts$|\/test\//.test(n)) { console.error("FAIL: the .vsix holds " + n); process.exit(1); }
       const pkg = JSON.parse(execFileSync("python3", ["-c", "import sys,zipfile; print(zipfile.ZipFile(sys.argv[1]).read(\"extension/package.json\").decode())", out]));
+      if (pkg.l10n !== "./l10n") { console.error("FAIL: package.json l10n is " + pkg.l10n); process.exit(1); }
       if (pkg.license !== "Apache-2.0") { console.error("FAIL: package.json license is " + pkg.license); process.exit(1); }
       const lic = execFileSync("python3", ["-c", "import sys,zipfile; print(zipfile.ZipFile(sys.argv[1]).read(\"extension/LICENSE.txt\").decode())", out]).toString();
       if (!/Apache License\s+Version 2\.0/.test(lic)) { console.error("FAIL: extension/LICENSE.txt is not the Apache-2.0 text"); process.exit(1); }

@@ -52,8 +52,8 @@ function readSettings(): ExtensionSettings {
 }
 
 function serverSettings(): object {
-  const { settings, problems } = toServerSettings(readSettings());
-  for (const p of problems) output.appendLine(`settings: ${p}`);
+  const { settings, problems } = toServerSettings(readSettings(), vscode.l10n);
+  for (const p of problems) output.appendLine(vscode.l10n.t('settings: {0}', p));
   return settings;
 }
 
@@ -67,13 +67,13 @@ function errorText(e: unknown): string {
 }
 
 function updateStatus(): void {
-  const { text, tooltip } = running.render();
+  const { text, tooltip } = running.render(vscode.l10n);
   if (!text) {
     statusItem.hide();
     return;
   }
   statusItem.text = text;
-  statusItem.tooltip = tooltip + '\n(click: list episodes)';
+  statusItem.tooltip = tooltip + '\n' + vscode.l10n.t('(click: list episodes)');
   statusItem.show();
 }
 
@@ -81,9 +81,11 @@ function onEpisodeChanged(e: EpisodeInfo): void {
   running.update(e);
   updateStatus();
   const pct = typeof e.percent === 'number' ? ` ${Math.round(e.percent)}%` : '';
-  log(`episode ${e.episode} ${e.kernel ?? ''} ${e.status ?? ''} ${e.stage ?? ''}${pct}${e.message ? ': ' + e.message : ''}`);
+  log(vscode.l10n.t('episode {0} {1} {2} {3}{4}{5}', String(e.episode), e.kernel ?? '', e.status ?? '', e.stage ?? '', pct,
+    e.message ? ': ' + e.message : ''));
   if (isFinalStatus(e.status) && e.status === 'failed')
-    void vscode.window.showErrorMessage(`Hyper Kernel: optimizing ${e.kernel ?? 'the kernel'} failed: ${e.message ?? 'see the output channel'}`);
+    void vscode.window.showErrorMessage(vscode.l10n.t('Hyper Kernel: optimizing {0} failed: {1}',
+      e.kernel ?? vscode.l10n.t('the kernel'), e.message ?? vscode.l10n.t('see the output channel')));
 }
 
 async function startClient(context: vscode.ExtensionContext): Promise<void> {
@@ -102,8 +104,8 @@ async function startClient(context: vscode.ExtensionContext): Promise<void> {
     },
   });
   if (!found.command) {
-    log(serverMissingMessage(found.tried));
-    void vscode.window.showErrorMessage(serverMissingMessage(found.tried));
+    log(serverMissingMessage(found.tried, vscode.l10n));
+    void vscode.window.showErrorMessage(serverMissingMessage(found.tried, vscode.l10n));
     return;
   }
   const command = found.command;
@@ -121,11 +123,11 @@ async function startClient(context: vscode.ExtensionContext): Promise<void> {
         if (cmd === 'hyperkernel.applied' || cmd === 'hyperkernel.applyVersion') {
           const r = result as { ok?: boolean; message?: string } | null;
           if (r && r.ok === false)
-            void vscode.window.showWarningMessage(`Hyper Kernel: ${r.message ?? 'the version was not applied'}`);
+            void vscode.window.showWarningMessage(vscode.l10n.t('Hyper Kernel: {0}', r.message ?? vscode.l10n.t('the version was not applied')));
           else if (r && r.message) log(r.message);
         } else if (cmd === 'hyperkernel.optimize') {
           const r = result as { episode?: number; token?: string } | null;
-          if (r && r.episode !== undefined) log(`started episode ${r.episode}`);
+          if (r && r.episode !== undefined) log(vscode.l10n.t('started episode {0}', r.episode));
         }
         return result;
       },
@@ -143,16 +145,16 @@ async function startClient(context: vscode.ExtensionContext): Promise<void> {
   );
   try {
     await client.start();
-    log(`started ${command} ${args.join(' ')}`);
+    log(vscode.l10n.t('started {0} {1}', command, args.join(' ')));
   } catch (e) {
-    const hint = command.includes('/') ? '' : ' (is it on PATH? set hyperkernel.serverPath)';
-    void vscode.window.showErrorMessage(`Hyper Kernel: could not start ${command}${hint}: ${errorText(e)}`);
+    const hint = command.includes('/') ? '' : vscode.l10n.t(' (is it on PATH? set hyperkernel.serverPath)');
+    void vscode.window.showErrorMessage(vscode.l10n.t('Hyper Kernel: could not start {0}{1}: {2}', command, hint, errorText(e)));
   }
 }
 
 function needClient(): LanguageClient {
   if (!client || client.state !== State.Running)
-    throw new Error('the hkls server is not running (see the "Hyper Kernel" output channel)');
+    throw new Error(vscode.l10n.t('the hkls server is not running (see the "Hyper Kernel" output channel)'));
   return client;
 }
 
@@ -209,15 +211,15 @@ async function kernelAtCursor(editor: vscode.TextEditor): Promise<string | undef
 async function uiOptimize(target?: string): Promise<void> {
   const c = needClient();
   const editor = vscode.window.activeTextEditor;
-  if (!editor) throw new Error('open a CUDA or HIP file and put the cursor in a kernel');
+  if (!editor) throw new Error(vscode.l10n.t('open a CUDA or HIP file and put the cursor in a kernel'));
   let cmds = await optimizeActionsAtCursor(c, editor);
-  if (!cmds.length) throw new Error('no kernel at the cursor (put it inside a __global__ function or on its launch)');
+  if (!cmds.length) throw new Error(vscode.l10n.t('no kernel at the cursor (put it inside a __global__ function or on its launch)'));
   const argOf = (x: ServerCommand) => (x.arguments?.[0] ?? {}) as { target?: string; engine?: string };
   if (target) {
     const fam = targetFamily(target);
     const exact = cmds.filter((x) => argOf(x).target === target);
     cmds = exact.length ? exact : cmds.filter((x) => targetFamily(argOf(x).target) === fam);
-    if (!cmds.length) throw new Error(`the server offers no optimization for target ${target} here`);
+    if (!cmds.length) throw new Error(vscode.l10n.t('the server offers no optimization for target {0} here', target));
   }
   let chosen: ServerCommand | undefined = cmds[0];
   if (cmds.length > 1) {
@@ -227,7 +229,7 @@ async function uiOptimize(target?: string): Promise<void> {
       Number(targetFamily(argOf(b).target) === fam && !argOf(b).engine) -
       Number(targetFamily(argOf(a).target) === fam && !argOf(a).engine));
     const pick = await vscode.window.showQuickPick(
-      ordered.map((x) => ({ label: x.title, cmd: x })), { placeHolder: 'Optimize with which target and engine?' });
+      ordered.map((x) => ({ label: x.title, cmd: x })), { placeHolder: vscode.l10n.t('Optimize with which target and engine?') });
     chosen = pick?.cmd;
   }
   if (!chosen) return;
@@ -236,7 +238,7 @@ async function uiOptimize(target?: string): Promise<void> {
   const r = (await c.sendRequest(ExecuteCommandRequest.type, {
     command: chosen.command, arguments: chosen.arguments as never[],
   })) as { episode?: number; token?: string } | null;
-  log(`${chosen.title}: episode ${r?.episode ?? '?'}`);
+  log(vscode.l10n.t('{0}: episode {1}', chosen.title, r?.episode ?? '?'));
 }
 
 interface EpisodeRow extends EpisodeInfo { name?: string }
@@ -247,7 +249,7 @@ async function listEpisodes(c: LanguageClient, params: object): Promise<EpisodeR
 }
 
 function episodeLabel(e: EpisodeRow): vscode.QuickPickItem & { row: EpisodeRow } {
-  const sp = typeof e.speedup === 'number' ? ` ${e.speedup.toFixed(2)}x${e.simulated ? ' simulated' : ''}` : '';
+  const sp = typeof e.speedup === 'number' ? ` ${e.speedup.toFixed(2)}x${e.simulated ? ' ' + vscode.l10n.t('simulated') : ''}` : '';
   const file = e.uri ? path.basename(vscode.Uri.parse(e.uri).fsPath) : '';
   return {
     label: `#${e.id ?? e.episode} ${e.kernel ?? '?'}`,
@@ -260,7 +262,7 @@ function episodeLabel(e: EpisodeRow): vscode.QuickPickItem & { row: EpisodeRow }
 async function pickEpisode(c: LanguageClient, params: object, placeHolder: string): Promise<EpisodeRow | undefined> {
   const rows = await listEpisodes(c, params);
   if (!rows.length) {
-    void vscode.window.showInformationMessage('Hyper Kernel: no matching episodes');
+    void vscode.window.showInformationMessage(vscode.l10n.t('Hyper Kernel: no matching episodes'));
     return undefined;
   }
   const pick = await vscode.window.showQuickPick(rows.map(episodeLabel), { placeHolder, matchOnDetail: true });
@@ -278,26 +280,26 @@ async function uiCancel(arg?: unknown): Promise<void> {
   const c = needClient();
   let id = episodeId(arg);
   if (id === undefined) {
-    const row = await pickEpisode(c, { status: ['running'] }, 'Cancel which running episode?');
+    const row = await pickEpisode(c, { status: ['running'] }, vscode.l10n.t('Cancel which running episode?'));
     id = episodeId(row);
   }
   if (id === undefined) return;
   const r = await c.sendRequest<{ ok?: boolean; message?: string }>('hyperkernel/cancel', { episode: id });
-  if (r && r.ok === false) void vscode.window.showWarningMessage(`Hyper Kernel: episode ${id}: ${r.message ?? 'not cancelled'}`);
-  else log(`cancelled episode ${id}`);
+  if (r && r.ok === false) void vscode.window.showWarningMessage(vscode.l10n.t('Hyper Kernel: episode {0}: {1}', id, r.message ?? vscode.l10n.t('not cancelled')));
+  else log(vscode.l10n.t('cancelled episode {0}', id));
 }
 
 async function uiHistory(): Promise<void> {
   const c = needClient();
   const editor = vscode.window.activeTextEditor;
-  if (!editor) throw new Error('open a CUDA or HIP file and put the cursor in a kernel');
+  if (!editor) throw new Error(vscode.l10n.t('open a CUDA or HIP file and put the cursor in a kernel'));
   const kernel = await kernelAtCursor(editor);
-  if (!kernel) throw new Error('no kernel at the cursor');
+  if (!kernel) throw new Error(vscode.l10n.t('no kernel at the cursor'));
   const h = await c.sendRequest<{ kernel?: string; versions?: [] }>('hyperkernel/history', {
     uri: c.code2ProtocolConverter.asUri(editor.document.uri), kernel,
   });
   const doc = await vscode.workspace.openTextDocument({
-    language: 'markdown', content: historyMarkdown(h ?? { kernel }, editor.document.uri.fsPath),
+    language: 'markdown', content: historyMarkdown(h ?? { kernel }, editor.document.uri.fsPath, vscode.l10n),
   });
   await vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.Beside, preview: true });
 }
@@ -306,28 +308,32 @@ async function uiReport(arg?: unknown): Promise<void> {
   const c = needClient();
   let id = episodeId(arg);
   if (id === undefined) {
-    const row = await pickEpisode(c, { status: ['completed', 'stopped', 'failed'] }, 'Report of which episode?');
+    const row = await pickEpisode(c, { status: ['completed', 'stopped', 'failed'] }, vscode.l10n.t('Report of which episode?'));
     id = episodeId(row);
   }
   if (id === undefined) return;
   const r = await c.sendRequest<{ html?: string; md?: string; json?: string }>('hyperkernel/report', { episode: id });
-  if (!r || (!r.html && !r.md)) throw new Error(`episode ${id} has no report`);
-  log(`report of episode ${id}: ${r.html ?? ''} ${r.md ?? ''} ${r.json ?? ''}`);
+  if (!r || (!r.html && !r.md)) throw new Error(vscode.l10n.t('episode {0} has no report', id));
+  log(vscode.l10n.t('report of episode {0}: {1} {2} {3}', id, r.html ?? '', r.md ?? '', r.json ?? ''));
+  const openHtml = vscode.l10n.t('Open HTML');
+  const openMd = vscode.l10n.t('Open Markdown');
   const choice = await vscode.window.showInformationMessage(
-    `Hyper Kernel: report of episode ${id}`, ...(r.html ? ['Open HTML'] : []), ...(r.md ? ['Open Markdown'] : []));
-  if (choice === 'Open HTML' && r.html) await vscode.env.openExternal(vscode.Uri.file(r.html));
-  else if (choice === 'Open Markdown' && r.md) await vscode.window.showTextDocument(vscode.Uri.file(r.md));
+    vscode.l10n.t('Hyper Kernel: report of episode {0}', id), ...(r.html ? [openHtml] : []), ...(r.md ? [openMd] : []));
+  if (choice === openHtml && r.html) await vscode.env.openExternal(vscode.Uri.file(r.html));
+  else if (choice === openMd && r.md) await vscode.window.showTextDocument(vscode.Uri.file(r.md));
 }
 
 async function uiEpisodes(): Promise<void> {
   const c = needClient();
-  const row = await pickEpisode(c, { limit: 200 }, 'Episodes (newest first): pick one for its actions');
+  const row = await pickEpisode(c, { limit: 200 }, vscode.l10n.t('Episodes (newest first): pick one for its actions'));
   if (!row) return;
   const id = episodeId(row);
-  const actions = isFinalStatus(row.status) ? ['Show report'] : ['Cancel'];
-  const a = await vscode.window.showQuickPick(actions, { placeHolder: `Episode ${id}` });
-  if (a === 'Cancel') await uiCancel(id);
-  else if (a === 'Show report') await uiReport(id);
+  const showReport = vscode.l10n.t('Show report');
+  const cancel = vscode.l10n.t('Cancel');
+  const actions = isFinalStatus(row.status) ? [showReport] : [cancel];
+  const a = await vscode.window.showQuickPick(actions, { placeHolder: vscode.l10n.t('Episode {0}', String(id)) });
+  if (a === cancel) await uiCancel(id);
+  else if (a === showReport) await uiReport(id);
 }
 
 function guarded(name: string, fn: (...a: unknown[]) => Promise<void>): (...a: unknown[]) => Promise<void> {
@@ -336,7 +342,7 @@ function guarded(name: string, fn: (...a: unknown[]) => Promise<void>): (...a: u
       await fn(...a);
     } catch (e) {
       log(`${name}: ${errorText(e)}`);
-      void vscode.window.showErrorMessage(`Hyper Kernel: ${errorText(e)}`);
+      void vscode.window.showErrorMessage(vscode.l10n.t('Hyper Kernel: {0}', errorText(e)));
     }
   };
 }
@@ -360,7 +366,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.workspace.onDidChangeConfiguration(async (ev) => {
       if (!ev.affectsConfiguration('hyperkernel')) return;
       if (ev.affectsConfiguration('hyperkernel.serverPath') || ev.affectsConfiguration('hyperkernel.serverArgs')) {
-        log('server path changed: restarting');
+        log(vscode.l10n.t('server path changed: restarting'));
         if (client) await client.stop();
         await startClient(context);
         return;
@@ -372,7 +378,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     // .hyperkernel.json in full (compilers, flags, engines). Trust cannot be taken back
     // without VS Code restarting the extension.
     vscode.workspace.onDidGrantWorkspaceTrust(async () => {
-      log('workspace trusted: the folder\'s .hyperkernel.json applies in full');
+      log(vscode.l10n.t('workspace trusted: the folder\'s .hyperkernel.json applies in full'));
       if (client && client.state === State.Running)
         await client.sendNotification(DidChangeConfigurationNotification.type, { settings: { hyperkernel: serverSettings() } });
     }),

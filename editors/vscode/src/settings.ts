@@ -2,6 +2,21 @@
 // (docs/config.md, issue 4 contract). Pure: no vscode import, so the node tests can check it.
 import * as path from 'path';
 
+// The translator of the extension's own sentences: vscode.l10n in the editor (its t() takes
+// the English sentence with {0}, {1}... and looks it up in l10n/bundle.l10n.<language>.json),
+// PLAIN here and in the node tests (English, the placeholders filled in). Every sentence is
+// written as a literal in a call of l10n.t, so that test/l10n.test.js finds it and checks its
+// zh-cn entry.
+export interface L10n {
+  t(message: string, ...args: Array<string | number | boolean>): string;
+}
+
+export function formatMessage(message: string, args: Array<string | number | boolean>): string {
+  return message.replace(/\{(\d+)\}/g, (m, i: string) => (Number(i) < args.length ? String(args[Number(i)]) : m));
+}
+
+export const PLAIN: L10n = { t: (message, ...args) => formatMessage(message, args) };
+
 export interface EngineSetting {
   name: string;
   kind: 'builtin' | 'openai' | 'anthropic';
@@ -47,14 +62,14 @@ export function targetFamily(t: string | undefined): 'nvidia' | 'dcu' | undefine
 
 // Settings for initializationOptions / didChangeConfiguration. Malformed entries are
 // dropped and described in `problems` (shown in the output channel), never sent.
-export function toServerSettings(s: ExtensionSettings): { settings: ServerSettings; problems: string[] } {
+export function toServerSettings(s: ExtensionSettings, l10n: L10n = PLAIN): { settings: ServerSettings; problems: string[] } {
   const problems: string[] = [];
   const out: ServerSettings = {};
   if (typeof s.isTrusted === 'boolean') out.isTrusted = s.isTrusted;
   const target = (s.defaultTarget ?? '').trim();
   if (target && isPreciseTarget(target)) out.target = target;
   else if (target && !targetFamily(target))
-    problems.push(`hyperkernel.defaultTarget "${target}" is not nvidia, dcu, nvidia:sm_XX or dcu:gfxNNN; ignored`);
+    problems.push(l10n.t('hyperkernel.defaultTarget "{0}" is not nvidia, dcu, nvidia:sm_XX or dcu:gfxNNN; ignored', target));
 
   if (Array.isArray(s.engines)) {
     const engines: EngineSetting[] = [];
@@ -62,7 +77,7 @@ export function toServerSettings(s: ExtensionSettings): { settings: ServerSettin
       const o = e as Record<string, unknown>;
       if (!o || typeof o !== 'object' || typeof o.name !== 'string' || !o.name ||
           typeof o.kind !== 'string' || !ENGINE_KINDS.has(o.kind)) {
-        problems.push(`hyperkernel.engines[${i}] needs a name and a kind (builtin, openai, anthropic); ignored`);
+        problems.push(l10n.t('hyperkernel.engines[{0}] needs a name and a kind (builtin, openai, anthropic); ignored', i));
         return;
       }
       const eng: EngineSetting = { name: o.name, kind: o.kind as EngineSetting['kind'] };
@@ -72,14 +87,14 @@ export function toServerSettings(s: ExtensionSettings): { settings: ServerSettin
     });
     out.engines = engines;
   } else if (s.engines !== undefined && s.engines !== null) {
-    problems.push('hyperkernel.engines must be an array; ignored');
+    problems.push(l10n.t('hyperkernel.engines must be an array; ignored'));
   }
 
   const episodes: { budget?: number; minutes?: number; db?: string } = {};
   if (typeof s.budget === 'number' && Number.isInteger(s.budget) && s.budget >= 1) episodes.budget = s.budget;
-  else if (s.budget !== undefined) problems.push('hyperkernel.budget must be an integer >= 1; ignored');
+  else if (s.budget !== undefined) problems.push(l10n.t('hyperkernel.budget must be an integer >= 1; ignored'));
   if (typeof s.minutes === 'number' && s.minutes > 0) episodes.minutes = s.minutes;
-  else if (s.minutes !== undefined) problems.push('hyperkernel.minutes must be a number > 0; ignored');
+  else if (s.minutes !== undefined) problems.push(l10n.t('hyperkernel.minutes must be a number > 0; ignored'));
   if (typeof s.database === 'string' && s.database.trim()) episodes.db = s.database.trim();
   if (Object.keys(episodes).length) out.episodes = episodes;
   return { settings: out, problems };
@@ -125,16 +140,16 @@ export class RunningEpisodes {
   list(): EpisodeInfo[] { return [...this.map.values()]; }
   get size(): number { return this.map.size; }
   // Status bar text ('' when nothing runs) and tooltip.
-  render(): { text: string; tooltip: string } {
+  render(l10n: L10n = PLAIN): { text: string; tooltip: string } {
     if (this.map.size === 0) return { text: '', tooltip: '' };
     const items = this.list();
     const first = items[0];
     const pct = (e: EpisodeInfo) => (typeof e.percent === 'number' ? ` ${Math.round(e.percent)}%` : '');
     const text = items.length === 1
-      ? `$(sync~spin) ${first.kernel ?? 'episode'}: ${first.stage ?? first.status ?? 'running'}${pct(first)}`
-      : `$(sync~spin) ${items.length} episodes`;
+      ? `$(sync~spin) ${first.kernel ?? l10n.t('episode')}: ${first.stage ?? first.status ?? l10n.t('running')}${pct(first)}`
+      : `$(sync~spin) ${l10n.t('{0} episodes', items.length)}`;
     const tooltip = items
-      .map((e) => `#${e.episode ?? e.id} ${e.kernel ?? '?'} - ${e.stage ?? e.status ?? 'running'}${pct(e)}${e.message ? ': ' + e.message : ''}`)
+      .map((e) => `#${e.episode ?? e.id} ${e.kernel ?? '?'} - ${e.stage ?? e.status ?? l10n.t('running')}${pct(e)}${e.message ? ': ' + e.message : ''}`)
       .join('\n');
     return { text, tooltip };
   }
@@ -146,21 +161,21 @@ export interface HistoryVersion {
   bandwidthGBs?: number; maxRelErr?: number; engine?: string; created?: string;
   simulated?: boolean;
 }
-export function historyMarkdown(h: { kernel?: string; versions?: HistoryVersion[] }, file: string): string {
+export function historyMarkdown(h: { kernel?: string; versions?: HistoryVersion[] }, file: string, l10n: L10n = PLAIN): string {
   const num = (v: number | undefined, d: number, suffix = '') => (typeof v === 'number' ? v.toFixed(d) + suffix : '-');
-  const lines = [`# History of \`${h.kernel ?? '?'}\``, '', `File: ${file}`, ''];
+  const lines = [l10n.t('# History of `{0}`', h.kernel ?? '?'), '', l10n.t('File: {0}', file), ''];
   const vs = h.versions ?? [];
   if (!vs.length) {
-    lines.push('No versions yet: run "Hyper Kernel: Optimize kernel at cursor".');
+    lines.push(l10n.t('No versions yet: run "Hyper Kernel: Optimize kernel at cursor".'));
     return lines.join('\n') + '\n';
   }
   if (vs.some((v) => v.simulated))
-    lines.push('**Simulated GPU**: the rows marked *simulated* ran on the test double, not on hardware; their numbers are not measurements.', '');
-  lines.push('| episode | version | status | time (ms) | speedup | bandwidth (GB/s) | max rel err | engine | created |');
+    lines.push(l10n.t('**Simulated GPU**: the rows marked *simulated* ran on the test double, not on hardware; their numbers are not measurements.'), '');
+  lines.push(l10n.t('| episode | version | status | time (ms) | speedup | bandwidth (GB/s) | max rel err | engine | created |'));
   lines.push('|---:|---|---|---:|---:|---:|---:|---|---|');
   for (const v of vs) {
     const err = typeof v.maxRelErr === 'number' ? v.maxRelErr.toExponential(1) : '-';
-    const sim = (s: string) => (v.simulated && s !== '-' ? `${s} *simulated*` : s);
+    const sim = (s: string) => (v.simulated && s !== '-' ? `${s} *${l10n.t('simulated')}*` : s);
     lines.push(`| ${v.episode ?? '-'} | v${v.version ?? '?'} | ${v.status ?? '-'} | ${sim(num(v.ms, 3))} | ${sim(num(v.speedup, 2, 'x'))} | ${sim(num(v.bandwidthGBs, 0))} | ${err} | ${v.engine ?? '-'} | ${v.created ?? '-'} |`);
   }
   return lines.join('\n') + '\n';
@@ -196,9 +211,8 @@ export function findServer(o: ServerLookup): { command?: string; tried: string[]
 }
 
 // The message when no hkls was found: what was looked at and the three ways out.
-export function serverMissingMessage(tried: string[]): string {
+export function serverMissingMessage(tried: string[], l10n: L10n = PLAIN): string {
   const where = tried.length > 4 ? [...tried.slice(0, 2), '...', ...tried.slice(-2)] : tried;
-  return `Hyper Kernel: hkls was not found (looked at ${where.join(', ')}). Build it with ` +
-    '`./hk build` in the Hyper Kernel checkout, put it on PATH with `./hk install`, or set ' +
-    'hyperkernel.serverPath to the hkls binary.';
+  return l10n.t('Hyper Kernel: hkls was not found (looked at {0}). Build it with `./hk build` in the Hyper Kernel ' +
+    'checkout, put it on PATH with `./hk install`, or set hyperkernel.serverPath to the hkls binary.', where.join(', '));
 }

@@ -68,9 +68,22 @@ function makeVscode(state) {
   state.grantTrust = () => { state.trusted = true; trustGranted.fire(); };
   state.fireConfigChange = (keys) => configChanged.fire({ affectsConfiguration: (s) => keys.some((k) => k === s || k.startsWith(s + '.')) });
   const generic = class { constructor(...a) { this.args = a; } };
+  // vscode.l10n as VS Code gives it to an extension whose package.json has "l10n": its
+  // t(sentence, ...args) looks the English sentence up in l10n/bundle.l10n.<language>.json
+  // (the display language, here state.language) and fills in {0}, {1}...; English, or a
+  // sentence the bundle lacks, comes back as written.
+  const l10n = {
+    t: (message, ...args) => {
+      const lang = state.language || 'en';
+      const file = path.join(__dirname, '..', 'l10n', `bundle.l10n.${lang}.json`);
+      const bundle = lang !== 'en' && fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, 'utf8')) : {};
+      const text = typeof bundle[message] === 'string' ? bundle[message] : message;
+      return text.replace(/\{(\d+)\}/g, (m, i) => (Number(i) < args.length ? String(args[Number(i)]) : m));
+    },
+  };
   const base = {
     version: '1.82.0',
-    EventEmitter, Disposable, Uri, Position, Range, CancellationTokenSource, CodeActionKind,
+    EventEmitter, Disposable, Uri, Position, Range, CancellationTokenSource, CodeActionKind, l10n,
     CancellationError: class extends Error {},
     ProgressLocation: { SourceControl: 1, Window: 10, Notification: 15 },
     StatusBarAlignment: { Left: 1, Right: 2 },
@@ -115,7 +128,7 @@ function makeVscode(state) {
       },
       executeCommand: async (id, ...a) => (state.commands.get(id) ? state.commands.get(id)(...a) : undefined),
     },
-    env: { appName: 'Visual Studio Code (test stand-in)', language: 'en', machineId: 'test', sessionId: 'test', uiKind: 1, openExternal: async () => true },
+    env: { appName: 'Visual Studio Code (test stand-in)', get language() { return state.language || 'en'; }, machineId: 'test', sessionId: 'test', uiKind: 1, openExternal: async () => true },
     extensions: { getExtension: () => undefined, all: [] },
   };
   return new Proxy(base, { get: (t, p) => (p in t ? t[p] : generic) });
@@ -211,6 +224,26 @@ describe('the extension, activated against the real hkls', () => {
     assert.ok(state.errors.length + state.warnings.length > before, 'cancelling an unknown episode says so');
     await state.commands.get('hyperkernel.ui.optimize')();
     assert.ok(state.errors.some((m) => /open a CUDA or HIP file/.test(m)), 'optimize without an editor says what to do');
+    // English as it always was, byte for byte
+    assert.ok(state.infos.includes('Hyper Kernel: no matching episodes'), JSON.stringify(state.infos));
+    assert.ok(state.errors.includes('Hyper Kernel: open a CUDA or HIP file and put the cursor in a kernel'), JSON.stringify(state.errors));
+  });
+
+  it('says its own words in the display language (zh-cn: l10n/bundle.l10n.zh-cn.json)', async () => {
+    state.language = 'zh-cn';
+    try {
+      await state.commands.get('hyperkernel.ui.episodes')();
+      assert.equal(state.infos[state.infos.length - 1], 'Hyper Kernel：没有匹配的优化任务');
+      await state.commands.get('hyperkernel.ui.optimize')();
+      assert.equal(state.errors[state.errors.length - 1], 'Hyper Kernel：请打开一个 CUDA 或 HIP 文件，并把光标放在核函数中');
+      state.config.budget = 0;
+      state.fireConfigChange(['hyperkernel.budget']);
+      await until('the output channel to name the bad budget in Chinese',
+        () => state.output.lines.includes('设置：hyperkernel.budget 必须是 >= 1 的整数；已忽略'), 5000);
+    } finally {
+      state.language = 'en';
+      state.config.budget = 3;
+    }
   });
 
   it('optimizes the kernel at the cursor: quick pick, status bar, the failure shown (no GPU here)',

@@ -107,3 +107,23 @@ test('the server is found: the setting, then PATH, then the checkout\'s build/hk
   assert.match(msg, /\.\/hk install/);
   assert.match(msg, /hyperkernel\.serverPath/);
 });
+
+test('the pure parts speak through the translator they are given (zh-cn bundle), English by default', () => {
+  const bundle = JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'l10n', 'bundle.l10n.zh-cn.json'), 'utf8'));
+  const zh = { t: (m, ...a) => s.formatMessage(typeof bundle[m] === 'string' ? bundle[m] : m, a) };
+  assert.deepEqual(s.toServerSettings({ budget: 0 }, zh).problems, ['hyperkernel.budget 必须是 >= 1 的整数；已忽略']);
+  assert.deepEqual(s.toServerSettings({ budget: 0 }).problems, ['hyperkernel.budget must be an integer >= 1; ignored']);
+  const r = new s.RunningEpisodes();
+  r.update({ episode: 1 });
+  r.update({ episode: 2, kernel: 'k' });
+  assert.equal(r.render(zh).text, '$(sync~spin) 2 个优化任务');
+  assert.equal(r.render().text, '$(sync~spin) 2 episodes');
+  const md = s.historyMarkdown({ kernel: 'saxpy', versions: [{ episode: 3, version: 1, status: 'verified', ms: 1, simulated: true }] }, '/w/a.cu', zh);
+  assert.match(md, /^# `saxpy` 的优化历史\n\n文件：\/w\/a\.cu\n/);
+  assert.match(md, /\| 优化任务 \| 版本 \| 状态 \| 时间 \(ms\) \| 加速比 \|/);
+  assert.match(md, /\| 1\.000 \*模拟\* \|/);
+  assert.equal(s.serverMissingMessage(['/a/hkls'], zh),
+    'Hyper Kernel：找不到 hkls（查找过 /a/hkls）。请在 Hyper Kernel 检出目录中用 `./hk build` 构建它，用 `./hk install` 把它放到 PATH 中，或把 hyperkernel.serverPath 设为 hkls 可执行文件。');
+  assert.equal(s.serverMissingMessage(['/a/hkls']),
+    'Hyper Kernel: hkls was not found (looked at /a/hkls). Build it with `./hk build` in the Hyper Kernel checkout, put it on PATH with `./hk install`, or set hyperkernel.serverPath to the hkls binary.');
+});

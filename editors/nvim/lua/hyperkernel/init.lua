@@ -4,6 +4,8 @@
 -- echo area and a statusline function. Diagnostics, hover, symbols and code actions are
 -- Neovim's own LSP features; this module only adds what Neovim has no UI for.
 local M = {}
+local i18n = require('hyperkernel.i18n')
+local t = i18n.t
 
 local defaults = {
   cmd = nil, -- { 'hkls', args... }; nil: hkls on PATH, else the checkout's build/hkls (M.server_cmd)
@@ -19,6 +21,10 @@ local defaults = {
   progress = true, -- echo $/progress of episodes
   on_attach = nil, -- function(client, bufnr)
   timeout_ms = 10000, -- for the plugin's own requests
+  -- Language of the plugin's messages and of the server (sent as initialize's locale):
+  -- 'en', 'zh-CN', or nil/'auto' for init_options.language, then LC_ALL, LC_MESSAGES, LANG,
+  -- v:lang (hyperkernel.i18n.choose, as the server chooses: docs/i18n.md).
+  language = nil,
 }
 
 M.config = vim.deepcopy(defaults)
@@ -95,9 +101,9 @@ function M.statusline()
   end
   if #items == 1 then
     local e = items[1]
-    return string.format('HK %s: %s%s', e.kernel or '?', e.stage or e.status or 'running', pct_text(e.percent))
+    return t('statusline_one', e.kernel or '?', e.stage or e.status or t('running'), pct_text(e.percent))
   end
-  return string.format('HK %d episodes', #items)
+  return t('statusline_many', #items)
 end
 
 local function redraw()
@@ -111,7 +117,7 @@ local function echo_progress(token)
   end
   local text = (p.title or 'hyperkernel') .. ': ' .. (p.message or '') .. pct_text(p.percentage)
   if p.done then
-    text = text .. ' (done)'
+    text = text .. t('done')
   end
   -- One line, no hit-enter prompt; history keeps the end message only.
   text = text:gsub('\n', ' ')
@@ -198,7 +204,7 @@ function M.server_cmd()
   if M.config.cmd then
     return M.config.cmd, {}
   end
-  local tried = { 'hkls on PATH' }
+  local tried = { t('on_path') }
   local on_path = vim.fn.exepath('hkls')
   if on_path ~= '' then
     return { on_path }, tried
@@ -254,7 +260,7 @@ local function on_show_document(_, result)
   if result.external or not uri:match('^file://') then
     -- a report for a browser: say where it is, as the server would without showDocument
     vim.schedule(function()
-      notify('Open ' .. (uri:match('^file://') and vim.uri_to_fname(uri) or uri))
+      notify(t('open_external', uri:match('^file://') and vim.uri_to_fname(uri) or uri))
     end)
     return { success = false }
   end
@@ -265,7 +271,7 @@ local function on_show_document(_, result)
     else
       vim.fn.bufload(vim.fn.bufadd(fname))
     end
-    notify('opened ' .. fname)
+    notify(t('opened', fname))
   end)
   return { success = true }
 end
@@ -276,8 +282,7 @@ local function start(bufnr)
   if not server then
     if not M.warned_missing then
       M.warned_missing = true
-      notify('hkls was not found (looked at ' .. table.concat(tried, ', ') .. '): build it with ./hk build in the '
-        .. 'Hyper Kernel checkout, put it on PATH with ./hk install, or pass setup{cmd={"/path/to/hkls"}}', vim.log.levels.ERROR)
+      notify(t('not_found', table.concat(tried, ', ')), vim.log.levels.ERROR)
     end
     return nil
   end
@@ -297,6 +302,11 @@ local function start(bufnr)
     cmd = server,
     root_dir = root_dir(fname),
     init_options = M.server_settings(),
+    -- the language the plugin speaks, for the server's messages too (0.7 sends no locale)
+    before_init = function(params)
+      params.locale = i18n.lang
+      M.locale_sent = params.locale
+    end,
     -- The server checks the document after workspace/applyEdit: send each change at once
     -- (0.7 debounces by 150 ms by default, which would let that check see the old text).
     flags = { debounce_text_changes = 0 },
@@ -307,13 +317,13 @@ local function start(bufnr)
       M.running = {}
       if code ~= 0 then
         vim.schedule(function()
-          notify(string.format('hkls exited (code %s, signal %s)', tostring(code), tostring(signal)), vim.log.levels.WARN)
+          notify(t('exited', tostring(code), tostring(signal)), vim.log.levels.WARN)
         end)
       end
     end,
   })
   if not id then
-    notify('could not start ' .. table.concat(server, ' ') .. ' (setup{cmd=...} names another)', vim.log.levels.ERROR)
+    notify(t('could_not_start', table.concat(server, ' ')), vim.log.levels.ERROR)
     return nil
   end
   M.client_id = id
@@ -338,7 +348,7 @@ end
 local function request(method, params, cb, bufnr, cb_err)
   local c = M.client()
   if not c then
-    local msg = 'hkls is not running for this buffer (open a .cu/.cuh/.hip file, or check setup{cmd=...})'
+    local msg = t('not_running')
     notify(msg, vim.log.levels.ERROR)
     if cb_err then
       cb_err(msg)
@@ -397,7 +407,7 @@ function M.optimize(target, cb)
   target = (target and target ~= '') and target or M.config.target
   local fam = family(target)
   if not fam then
-    notify('target must be nvidia, dcu, nvidia:sm_XX or dcu:gfxNNN, not ' .. tostring(target), vim.log.levels.ERROR)
+    notify(t('bad_target', tostring(target)), vim.log.levels.ERROR)
     return finish(cb, { ok = false, message = 'bad target' })
   end
   local fail = function(msg)
@@ -416,7 +426,7 @@ function M.optimize(target, cb)
       end
     end
     if not chosen then
-      local msg = 'no kernel at the cursor to optimize for ' .. fam .. ' (put the cursor in a __global__ function or on its launch)'
+      local msg = t('no_kernel_for', fam)
       notify(msg, vim.log.levels.WARN)
       return fail(msg)
     end
@@ -425,7 +435,7 @@ function M.optimize(target, cb)
     end
     exec('hyperkernel.optimize', chosen.arguments, function(r)
       r = r or {}
-      notify(string.format('episode %s started: %s', tostring(r.episode), chosen.title or chosen.arguments[1].kernel))
+      notify(t('started', tostring(r.episode), chosen.title or chosen.arguments[1].kernel))
       finish(cb, { ok = r.episode ~= nil, episode = r.episode, token = r.token, kernel = chosen.arguments[1].kernel })
     end, fail)
   end, fail)
@@ -435,7 +445,7 @@ local function pick_episode(status, prompt, cb)
   request('hyperkernel/episodes', { status = status }, function(rows)
     rows = rows or {}
     if #rows == 0 then
-      notify('no ' .. table.concat(status or { '' }, '/') .. ' episodes')
+      notify(t('no_episodes', table.concat(status or { '' }, '/')))
       return cb(nil)
     end
     if #rows == 1 then
@@ -460,7 +470,7 @@ function M.cancel(episode, cb)
     end
     request('hyperkernel/cancel', { episode = tonumber(id) }, function(r)
       local ok = r and r.ok ~= false
-      notify(ok and ('episode ' .. id .. ' cancelled') or ('episode ' .. id .. ': ' .. tostring(r and r.message)),
+      notify(ok and t('cancelled', id) or t('episode_said', id, tostring(r and r.message)),
         ok and vim.log.levels.INFO or vim.log.levels.WARN)
       finish(cb, { ok = ok, episode = tonumber(id), message = r and r.message })
     end, nil, function(msg)
@@ -469,12 +479,12 @@ function M.cancel(episode, cb)
   end
   if episode and episode ~= '' then
     if not tonumber(episode) then
-      notify('episode must be a number: ' .. tostring(episode), vim.log.levels.ERROR)
+      notify(t('episode_number', tostring(episode)), vim.log.levels.ERROR)
       return finish(cb, { ok = false, message = 'bad episode' })
     end
     return go(episode)
   end
-  pick_episode({ 'running' }, 'Cancel which episode?', go)
+  pick_episode({ 'running' }, t('cancel_which'), go)
 end
 
 local function fmt_num(v, fmt)
@@ -483,25 +493,25 @@ end
 
 -- Lines of a Markdown table of hyperkernel/history's answer.
 function M.history_lines(h, file)
-  local lines = { '# History of `' .. tostring(h.kernel) .. '`', '', 'File: ' .. file, '' }
+  local lines = { t('history_title', tostring(h.kernel)), '', t('file', file), '' }
   local vs = h.versions or {}
   if #vs == 0 then
-    table.insert(lines, 'No versions yet: :HyperKernelOptimize')
+    table.insert(lines, t('no_versions'))
     return lines
   end
   for _, v in ipairs(vs) do
     if v.simulated == true then
-      table.insert(lines, '**Simulated GPU**: the rows marked *simulated* ran on the test double, not on hardware; their numbers are not measurements.')
+      table.insert(lines, t('simulated_note'))
       table.insert(lines, '')
       break
     end
   end
-  table.insert(lines, '| episode | version | status | time (ms) | speedup | bandwidth (GB/s) | max rel err | engine | created |')
+  table.insert(lines, t('history_header'))
   table.insert(lines, '|---:|---|---|---:|---:|---:|---:|---|---|')
   for _, v in ipairs(vs) do
     -- a simulated GPU's numbers say so
     local function sim(s)
-      return (v.simulated == true and s ~= '-') and (s .. ' *simulated*') or s
+      return (v.simulated == true and s ~= '-') and t('simulated_mark', s) or s
     end
     table.insert(lines, string.format('| %s | v%s | %s | %s | %s | %s | %s | %s | %s |', tostring(v.episode or '-'),
       tostring(v.version or '?'), tostring(v.status or '-'), sim(fmt_num(v.ms, '%.3f')), sim(fmt_num(v.speedup, '%.2fx')),
@@ -533,7 +543,7 @@ local function kernel_at_cursor(cb, cb_err)
         return cb(arg.kernel, arg.uri)
       end
     end
-    local msg = 'no kernel at the cursor'
+    local msg = t('no_kernel')
     notify(msg, vim.log.levels.WARN)
     if cb_err then
       cb_err(msg)
@@ -588,15 +598,15 @@ function M.episodes(status, cb)
   end
   request('hyperkernel/episodes', params, function(rows)
     rows = rows or {}
-    local lines = { '| id | kernel | status | stage | target | engine | speedup | started | file |', '|---:|---|---|---|---|---|---:|---|---|' }
+    local lines = { t('episodes_header'), '|---:|---|---|---|---|---|---:|---|---|' }
     for _, e in ipairs(rows) do
       table.insert(lines, string.format('| %s | %s | %s | %s | %s | %s | %s | %s | %s |', tostring(e.id), tostring(e.kernel or '-'),
         tostring(e.status or '-'), tostring(e.stage or '-'), tostring(e.target or '-'), tostring(e.engine or '-'),
-        fmt_num(e.speedup, e.simulated == true and '%.2fx simulated' or '%.2fx'), tostring(e.started or '-'),
+        fmt_num(e.speedup, e.simulated == true and t('speedup_simulated') or '%.2fx'), tostring(e.started or '-'),
         e.uri and vim.uri_to_fname(e.uri) or '-'))
     end
     if #rows == 0 then
-      lines = { 'No episodes.' }
+      lines = { t('no_episodes_list') }
     end
     local b = show_scratch('hyperkernel://episodes', lines)
     -- what :HyperKernelHistory reads there: row i of the table is rows[i]
@@ -622,7 +632,7 @@ function M.report(episode, cb)
       if not r or not (r.md or r.html) then
         return fail('episode ' .. id .. ' has no report')
       end
-      notify(string.format('report of episode %s: %s', id, r.html or r.md))
+      notify(t('report_of', id, r.html or r.md))
       if r.md and vim.fn.filereadable(r.md) == 1 then
         vim.cmd('botright split ' .. vim.fn.fnameescape(r.md))
       end
@@ -638,7 +648,7 @@ function M.report(episode, cb)
   kernel_at_cursor(function(kernel, uri)
     request('hyperkernel/episodes', { uri = uri, kernel = kernel, status = { 'completed', 'stopped', 'failed' }, limit = 1 }, function(rows)
       if not rows or not rows[1] then
-        notify('no finished episode for ' .. kernel, vim.log.levels.WARN)
+        notify(t('no_finished', kernel), vim.log.levels.WARN)
         return fail('no finished episode')
       end
       go(rows[1].id)
@@ -671,7 +681,7 @@ function M.apply(version, cb)
     finish(cb, { ok = false, message = msg })
   end
   if version and version ~= '' and not tonumber((tostring(version):gsub('^v', ''))) then
-    return fail('version must be a number (or vN): ' .. tostring(version), vim.log.levels.ERROR)
+    return fail(t('version_number', tostring(version)), vim.log.levels.ERROR)
   end
   local want = version and version ~= '' and tonumber((tostring(version):gsub('^v', ''))) or nil
   actions_at_cursor(function(actions)
@@ -689,7 +699,7 @@ function M.apply(version, cb)
       end
     end
     if #offers == 0 then
-      return fail(disabled or 'the server offers no version to apply here (none verified yet, or the kernel already holds one)')
+      return fail(disabled or t('no_offer'))
     end
     local pick = offers[#offers] -- the server lists the chain in order: the last is the best
     if want then
@@ -702,7 +712,7 @@ function M.apply(version, cb)
         end
       end
       if not pick then
-        return fail(string.format('no v%d here; the server offers %s', want, table.concat(have, ', ')))
+        return fail(t('no_such_version', want, table.concat(have, ', ')))
       end
     end
     local c = M.client()
@@ -731,16 +741,16 @@ function M.apply(version, cb)
       local res = { episode = arg.episode, version = arg.version, server_ok = r.ok, server_message = r.message }
       if after == before then
         res.ok = false
-        res.message = 'the buffer did not change' .. (r.message and (': ' .. r.message) or '')
+        res.message = t('unchanged') .. (r.message and (': ' .. r.message) or '')
       elseif expect and after ~= expect then
         res.ok = false
-        res.message = 'the buffer changed, but not into version v' .. tostring(arg.version) .. ' (check it, or :undo)'
+        res.message = t('not_that_version', tostring(arg.version))
       elseif r.ok == false then
         res.ok = false
-        res.message = r.message or 'the server refused'
+        res.message = r.message or t('refused')
       else
         res.ok = true
-        res.message = r.message or string.format('applied v%s of %s (episode %s)', arg.version, arg.kernel, arg.episode)
+        res.message = r.message or t('applied', arg.version, arg.kernel, arg.episode)
       end
       notify(res.message, res.ok and vim.log.levels.INFO or vim.log.levels.WARN)
       finish(cb, res)
@@ -764,8 +774,7 @@ function M.trust(folder, untrust, cb)
   end
   exec(untrust and 'hyperkernel.untrustFolder' or 'hyperkernel.trustFolder', args, function(r)
     r = r or {}
-    notify(string.format('%s %s (in %s)', untrust and 'no longer trusted:' or 'trusted:', tostring(r.folder),
-      tostring(r.file)))
+    notify(t(untrust and 'untrusted' or 'trusted', tostring(r.folder), tostring(r.file)))
     finish(cb, { ok = true, folder = r.folder, file = r.file, changed = r.changed, trusted = r.workspaceTrusted })
   end, function(msg)
     finish(cb, { ok = false, message = msg })
@@ -793,6 +802,7 @@ function M.setup(opts)
     opts.cmd = { opts.cmd }
   end
   M.config = vim.tbl_deep_extend('force', vim.deepcopy(defaults), opts)
+  i18n.set(i18n.choose(M.config))
   if M.client() then
     M.reconfigure()
   end
@@ -825,25 +835,25 @@ function M.setup(opts)
   local cmd = vim.api.nvim_create_user_command
   cmd('HyperKernelOptimize', function(a)
     M.optimize(a.args)
-  end, { nargs = '?', complete = complete_targets, desc = 'Optimize the kernel at the cursor [target]' })
+  end, { nargs = '?', complete = complete_targets, desc = t('desc_optimize') })
   cmd('HyperKernelCancel', function(a)
     M.cancel(a.args)
-  end, { nargs = '?', desc = 'Cancel an episode [id]' })
+  end, { nargs = '?', desc = t('desc_cancel') })
   cmd('HyperKernelHistory', function()
     M.history()
-  end, { nargs = 0, desc = 'Versions of the kernel at the cursor' })
+  end, { nargs = 0, desc = t('desc_history') })
   cmd('HyperKernelApply', function(a)
     M.apply(a.args)
-  end, { nargs = '?', desc = 'Apply a version of the kernel at the cursor [vN]' })
+  end, { nargs = '?', desc = t('desc_apply') })
   cmd('HyperKernelReport', function(a)
     M.report(a.args)
-  end, { nargs = '?', desc = 'Open the report of an episode [id]' })
+  end, { nargs = '?', desc = t('desc_report') })
   cmd('HyperKernelEpisodes', function(a)
     M.episodes(a.args)
-  end, { nargs = '?', desc = 'List episodes [status,status]' })
+  end, { nargs = '?', desc = t('desc_episodes') })
   cmd('HyperKernelTrust', function(a)
     M.trust(a.args, a.bang)
-  end, { nargs = '?', bang = true, complete = 'dir', desc = "Trust a folder's .hyperkernel.json [folder] (! to stop)" })
+  end, { nargs = '?', bang = true, complete = 'dir', desc = t('desc_trust') })
 
   -- Buffers already open when setup runs.
   for _, b in ipairs(vim.api.nvim_list_bufs()) do
@@ -854,6 +864,11 @@ function M.setup(opts)
 end
 
 M._family = family
+
+--- The language of the plugin's messages and of the server: 'en' or 'zh-CN'.
+function M.language()
+  return i18n.lang
+end
 M._is_precise_target = is_precise_target
 
 return M
