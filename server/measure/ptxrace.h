@@ -50,4 +50,15 @@ int ptxrace_scan(const char *text, size_t len, ptxrace_result *out);
  * HK_ENOMEM. */
 int ptxrace_file(const char *path, ptxrace_result *out);
 
+/* The same judged at one block shape the kernel is launched with (shape[0..2]: blockDim.x, y,
+ * z; NULL or a dim out of 1..1024: not known, as above): %ntid.x/y/z read as those constants,
+ * tid.x stays below shape[0], integer arithmetic of constants is folded and a branch whose
+ * predicate is then a constant goes one way; and each innermost loop holding a shared load
+ * whose trips the constants decide (at most PR_UNROLL) is judged unrolled, its registers
+ * renamed per trip, so `v[t + s]` in the trip after `v[t]` was stored is paired with the real
+ * s of each trip (a tree loop that skips its barrier). A loop whose trips are not decided
+ * gives nothing more. Pure. */
+int ptxrace_scan_shape(const char *text, size_t len, const long *shape, ptxrace_result *out);
+int ptxrace_file_shape(const char *path, const long *shape, ptxrace_result *out);
+
 #endif

@@ -1,5 +1,6 @@
 // expect: race
 // kernel: reduce_sum
+// judged from the PTX: race
 // Class: 5 races, an attack on the static race rule (session 39): spin_sanitizer_evade.cu's
 // sensing of compute-sanitizer by relative speed (warp 0 follows 64 dependent shared loads
 // while warp 7 counts its volatile global polls of a per-block flag), and one shared-memory
