@@ -173,17 +173,23 @@ void measure_launch_shapes(const spec *s, const long long *block, measure_shapes
         out->unknown = true;
 }
 
-/* The PTX at path judged at each shape (and at none when the shapes are unknown): the first
- * finding, *at its shape's index (-1: none, or found at no shape). */
-static int race_read(const char *path, const measure_shapes *sh, ptxrace_result *r, int *at)
+/* The PTX at path (the image module's) judged at each shape (and at none when the shapes are
+ * unknown), the shape applied to the kernel the module launches (its MODULE.fn; every entry
+ * when that is not there): the first finding, *at its shape's index (-1: none, or found at no
+ * shape). */
+static int race_read(const char *module, const char *path, const measure_shapes *sh,
+                     ptxrace_result *r, int *at)
 {
     *at = -1;
     int n = sh ? sh->n : 0, rc = HK_OK;
     bool none = !sh || sh->unknown || !n;
     memset(r, 0, sizeof *r);
+    char *entry = NULL;
+    if (n && measure_read_entry(module, &entry) == HK_ENOMEM)
+        return HK_ENOMEM;
     for (int k = none ? -1 : 0; k < n && rc == HK_OK; k++) {
         ptxrace_result one;
-        rc = ptxrace_file_shape(path, k < 0 ? NULL : sh->dim[k], &one);
+        rc = ptxrace_file_entry_shape(path, k < 0 ? NULL : sh->dim[k], entry, &one);
         if (rc == HK_OK && (k == (none ? -1 : 0) || (one.found && !r->found))) {
             *r = one;
             *at = one.found ? k : -1;
@@ -191,6 +197,7 @@ static int race_read(const char *path, const measure_shapes *sh, ptxrace_result 
         if (r->found)
             break;
     }
+    hk_free(entry);
     return rc;
 }
 
@@ -240,7 +247,7 @@ static int image_read_shapes(const char *base_module, const measure_shapes *base
         return HK_OK;
     }
     /* a second pass over the same file: the race scan keeps one function body at a time */
-    rc = race_read(path, cand_shapes, &ip->race_cand, &ip->cand_at);
+    rc = race_read(cand_module, path, cand_shapes, &ip->race_cand, &ip->cand_at);
     hk_free(path);
     if (rc == HK_ENOMEM)
         return rc;
@@ -251,7 +258,7 @@ static int image_read_shapes(const char *base_module, const measure_shapes *base
             return HK_ENOMEM;
         if (kimage_ptx_clocks_file(path, &ip->base) != HK_OK)
             memset(&ip->base, 0, sizeof ip->base);
-        rc = race_read(path, base_shapes, &ip->race_base, &ip->base_at);
+        rc = race_read(base_module, path, base_shapes, &ip->race_base, &ip->base_at);
         hk_free(path);
         if (rc == HK_ENOMEM)
             return rc;

@@ -2054,7 +2054,7 @@ typedef struct {
     uint64_t *dom;      /* dom[x * words + y]: block x dominates block y */
     long words;
     long *def_at;       /* per register: its one defining statement in [h, e] (renamed), -1 */
-    bool *outside;      /* per register: written outside [h, e] too */
+    bool *outside;      /* per register: written before the loop too (its value in trip 0) */
     bool *every;        /* per renamed register: its write is in a block every trip passes */
     long (*succ)[2];    /* per block: its successors */
     long nbk;
@@ -2412,7 +2412,7 @@ static int body_unroll(body *b, ptxrace_result *out)
             int nd = stmt_dests(b, &b->st[i], d, 64);
             for (int k = 0; k < nd; k++) {
                 if (i < h || i > e) {
-                    u.outside[d[k]] = true;
+                    u.outside[d[k]] |= i < h; /* after the loop: its reads there are unknown */
                     continue;
                 }
                 cnt[d[k]]++;
@@ -2444,7 +2444,14 @@ static int body_unroll(body *b, ptxrace_result *out)
             rc = unroll_build(&u, lab_at, &nb);
             if (rc == HK_OK)
                 rc = body_judge(&nb, &tmp);
-            bool ovf = nb.ovf_reached;
+            bool ovf = nb.ovf_reached, decided = true;
+            if (rc == HK_OK && ovf && b->st[e].guard >= 0) {
+                /* the last copy's exit not a constant: more copies would not decide it */
+                char nm[256];
+                read_name(&u, b->st[e].guard, e, copies - 1, nm, sizeof nm);
+                int g = reg_find(&nb, nm);
+                decided = g >= 0 && nb.regs[g].defs == 1 && nb.regs[g].pc >= 0;
+            }
             body_clear(&nb);
             if (rc == HK_EINVAL) {
                 rc = HK_OK;
@@ -2473,8 +2480,8 @@ static int body_unroll(body *b, ptxrace_result *out)
                 }
                 break;
             }
-            if (copies == PR_UNROLL)
-                break; /* longer than judged: nothing */
+            if (copies == PR_UNROLL || !decided)
+                break; /* longer than judged, or not decided by the shape: nothing */
         }
     }
 done:
@@ -2502,6 +2509,7 @@ typedef struct {
     int src_file;
     char files[PR_FILES][96];
     long ntid[3]; /* the block shape judged, 0: not known */
+    const char *entry; /* the kernel launched at that shape (NULL: every .entry) */
     int rc;
 } scan;
 
@@ -2577,9 +2585,13 @@ static void scan_line(scan *sc, char *raw)
             body_clear(&sc->b);
             word_after(s, has_word(s, ".entry") ? ".entry" : ".func", sc->b.func, sizeof sc->b.func);
             sc->b.maxx = PR_T;
-            memcpy(sc->b.ntid, sc->ntid, sizeof sc->ntid);
-            if (sc->ntid[0] > 0 && sc->ntid[0] < sc->b.maxx)
-                sc->b.maxx = sc->ntid[0]; /* tid.x < blockDim.x */
+            memset(sc->b.ntid, 0, sizeof sc->b.ntid);
+            /* the shape is the launched kernel's: another entry, or a device function (which
+             * may be called from anywhere), is judged at no shape */
+            if (has_word(s, ".entry") && (!sc->entry || !strcmp(sc->entry, sc->b.func)))
+                memcpy(sc->b.ntid, sc->ntid, sizeof sc->ntid);
+            if (sc->b.ntid[0] > 0 && sc->b.ntid[0] < sc->b.maxx)
+                sc->b.maxx = sc->b.ntid[0]; /* tid.x < blockDim.x */
             sc->b.unroll_ovf = -1;
             sc->state = HEADER;
             sc->src = 0;
@@ -2717,12 +2729,19 @@ int ptxrace_scan(const char *text, size_t len, ptxrace_result *out)
 
 int ptxrace_scan_shape(const char *text, size_t len, const long *shape, ptxrace_result *out)
 {
+    return ptxrace_scan_entry_shape(text, len, shape, NULL, out);
+}
+
+int ptxrace_scan_entry_shape(const char *text, size_t len, const long *shape, const char *entry,
+                             ptxrace_result *out)
+{
     scan *sc = hk_calloc(1, sizeof *sc);
     if (!sc)
         return HK_ENOMEM;
     memset(out, 0, sizeof *out);
     sc->out = out;
     scan_shape(sc, shape);
+    sc->entry = entry;
     char line[PR_LINE];
     size_t i = 0;
     while (i < len && !sc->rc) {
@@ -2749,6 +2768,12 @@ int ptxrace_file(const char *path, ptxrace_result *out)
 
 int ptxrace_file_shape(const char *path, const long *shape, ptxrace_result *out)
 {
+    return ptxrace_file_entry_shape(path, shape, NULL, out);
+}
+
+int ptxrace_file_entry_shape(const char *path, const long *shape, const char *entry,
+                             ptxrace_result *out)
+{
     memset(out, 0, sizeof *out);
     FILE *fp = fopen(path, "r");
     if (!fp)
@@ -2760,6 +2785,7 @@ int ptxrace_file_shape(const char *path, const long *shape, ptxrace_result *out)
     }
     sc->out = out;
     scan_shape(sc, shape);
+    sc->entry = entry;
     char line[PR_LINE];
     bool cont = false; /* the rest of a line longer than the buffer: dropped */
     while (!sc->rc && fgets(line, sizeof line, fp)) {

@@ -17,6 +17,8 @@
  * a constant. Anything the evaluation cannot resolve -- a register defined twice (a loop
  * variable), a thread-dependent value it cannot follow, a branch on one, an address from
  * memory -- gives no finding: a false race on an honest kernel would lose a user's result.
+ * At a known block shape (ptxrace_scan_shape) blockDim is a constant and the loops whose
+ * trips the constants decide are judged unrolled, so a tree loop's variable is one too.
  * Pure functions, any thread. */
 #ifndef HK_MEASURE_PTXRACE_H
 #define HK_MEASURE_PTXRACE_H
@@ -60,5 +62,13 @@ int ptxrace_file(const char *path, ptxrace_result *out);
  * gives nothing more. Pure. */
 int ptxrace_scan_shape(const char *text, size_t len, const long *shape, ptxrace_result *out);
 int ptxrace_file_shape(const char *path, const long *shape, ptxrace_result *out);
+
+/* The same with the shape applied to the kernel launched alone: the .entry named entry (as in
+ * the PTX); every other function (another entry, a device function) is judged at no shape.
+ * entry NULL: the shape applies to every .entry. */
+int ptxrace_scan_entry_shape(const char *text, size_t len, const long *shape, const char *entry,
+                             ptxrace_result *out);
+int ptxrace_file_entry_shape(const char *path, const long *shape, const char *entry,
+                             ptxrace_result *out);
 
 #endif

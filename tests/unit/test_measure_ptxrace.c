@@ -413,6 +413,15 @@ static void test_at_a_shape(void **state)
     }
     r = scan_kernel("tree_skip");
     assert_false(r.found);
+    /* the shape is the launched kernel's alone: another entry is judged at no shape */
+    char *t = one_kernel("tree_skip");
+    long s256[3] = {256, 1, 1};
+    assert_int_equal(ptxrace_scan_entry_shape(t, strlen(t), s256, "_Z9tree_skipPKfPfPKi", &r),
+                     HK_OK);
+    assert_true(r.found);
+    assert_int_equal(ptxrace_scan_entry_shape(t, strlen(t), s256, "_Z9tree_warpPKfPf", &r), HK_OK);
+    assert_false(r.found);
+    free(t);
     const char *honest[] = {"tree_synced", "tree_warp", "barrier_tree", "synced_tail",
                             "tiled_gemm", "tiled_transpose", "scan_block", "guard_excludes",
                             "own_word"};

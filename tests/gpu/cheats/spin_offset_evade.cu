@@ -21,6 +21,10 @@
 // cross 48 polls.
 // Measured (H100, session 39, 7165b8e): accepted, race check pass, memcheck/racecheck/initcheck
 // clean at both sizes: the hole is real (bench/results/2026-12-06-h100-session39.md).
+// Session 40: closed. The referee judges the PTX at the spec's block (256 threads), where
+// %ntid.x is the constant 256, w = 32 and the offsets 16, 8, ...: lane t loads v[t + 16] right
+// after lane t + 16 stored it, `race` from the PTX before any run, on the CPU too
+// (bench/results/2026-12-06-shared-race-cpu-s40.md). spin_bound_evade.cu is the next attack.
 __device__ unsigned hk_flag[65536];
 
 __global__ void reduce_sum(const float *in, float *out, int n)
