@@ -2057,7 +2057,6 @@ typedef struct {
     bool *outside;      /* per register: written before the loop too (its value in trip 0) */
     bool *every;        /* per renamed register: its write is in a block every trip passes */
     long (*succ)[2];    /* per block: its successors */
-    long nbk;
     uint64_t *reach;    /* per block x (its row once reach_done[x]): the blocks of the loop a
                          * path from x reaches in the same trip (no edge back to the head) */
     bool *reach_done;
@@ -2218,18 +2217,17 @@ static int unroll_build(unroll *u, const long *lab_at, body *nb)
     char buf[PR_LINE + 512], nm[256], gd[300];
     int rc = HK_OK;
     /* before the loop, each copy of it in turn, the exit, after it */
-    long n_out = b->n - (u->e - u->h + 1), k = 0;
-    for (long step = 0; step < n_out + u->copies * (u->e - u->h + 1) && !rc; step++) {
-        long i, j;
+    const long len = u->e - u->h + 1;
+    for (long step = 0; step < b->n - len + u->copies * len && !rc; step++) {
+        long i, j; /* the statement, its copy (-1: before the loop, -2: after) */
         if (step < u->h) {
             i = step;
             j = -1;
-        } else if (step < u->h + u->copies * (u->e - u->h + 1)) {
-            k = step - u->h;
-            j = k / (u->e - u->h + 1);
-            i = u->h + k % (u->e - u->h + 1);
+        } else if (step < u->h + u->copies * len) {
+            j = (step - u->h) / len;
+            i = u->h + (step - u->h) % len;
         } else {
-            i = step - u->copies * (u->e - u->h + 1) + (u->e - u->h + 1);
+            i = step - u->copies * len + len;
             j = -2;
         }
         if (j == -2 && i == u->e + 1)
@@ -2429,7 +2427,6 @@ static int body_unroll(body *b, ptxrace_result *out)
         u.h = h;
         u.e = e;
         u.succ = succ;
-        u.nbk = nbk;
         memset(u.reach_done, 0, (size_t)nbk);
         for (long copies = 16;; copies = PR_UNROLL) {
             body nb;
