@@ -2485,6 +2485,13 @@ static const struct hk_msg_entry msgs[HK_MSG_COUNT] = {
     M(MEAS_RACE_DCU,
       "a DCU code object: its assembly is not read for shared-memory races",
       "DCU 代码对象：未检查其汇编中的共享内存竞争"),
+    F(MEAS_RACE_SHAPES,
+      "judged from the PTX at the launches' block shapes %s: no shared-memory load of a word "
+      "another thread of the block stored with no barrier in between",
+      "按启动的线程块形状 %s 根据 PTX 判定：没有读取同一线程块中另一个线程写入、两者之间没有屏障的共享内存字"),
+    F(MEAS_RACE_AT,
+      "%s (judged at block shape %s)",
+      "%s（按线程块形状 %s 判定）"),
     F(MEAS_HEAP_ASM,
       "the candidate's device code uses the device heap (%s, assembly line %ld: %s), which the baseline's "
       "does not: nothing clears the heap between launches and malloc hands a freed block back "

@@ -1379,6 +1379,8 @@ enum hk_msg {
     HK_MSG_MEAS_RACE_PTX_SRC,        /* the same, then %s source file, %ld load's source line, %ld store's */
     HK_MSG_MEAS_RACE_BASE,           /* pass: %ld baseline's load line, %s text, %ld candidate's, %s text */
     HK_MSG_MEAS_RACE_DCU,
+    HK_MSG_MEAS_RACE_SHAPES,         /* pass: %s the block shapes judged ("256x1x1, 128x1x1") */
+    HK_MSG_MEAS_RACE_AT,             /* fail: %s the finding, %s the block shape that showed it */
     HK_MSG_MEAS_RUN_NOT_STARTED,      /* %s executable, %s hk_strerror */
     HK_MSG_MEAS_RUN_NO_RESULT,        /* the harness exited 0 without its result line */
     HK_MSG_MEAS_RUN_NO_RESULT_SAYS,   /* %s its error */

@@ -4347,7 +4347,9 @@ static int verify_candidate(const ep_verify_options *vo, json_t **verdict)
     {
         const char *result[MEASURE_IMAGE_CHECKS];
         char *why[MEASURE_IMAGE_CHECKS];
-        if ((rc = measure_image_checks_judge(bb.module, cb.module, result, why)))
+        measure_shapes sh; /* the spec's launches (no --block here): the race check's shapes */
+        measure_launch_shapes(c->sp, NULL, &sh);
+        if ((rc = measure_image_checks_judge_shapes(bb.module, &sh, cb.module, &sh, result, why)))
             goto out;
         bool failed = false;
         for (size_t i = 0; i < MEASURE_IMAGE_CHECKS && !failed; i++)

@@ -134,11 +134,90 @@ typedef struct {
     char *not_read_path;  /* the PTX that could not be read (HK_MSG_MEAS_CLK_NO_PTX) */
     kimage_clocks base, cand;
     ptxrace_result race_base, race_cand; /* PTX only (a DCU image: not read for races) */
+    const measure_shapes *base_shapes, *cand_shapes; /* judged at (NULL: no known shape) */
+    int base_at, cand_at; /* the shape index that gave the finding, -1: none or no shape */
 } image_pair;
+
+void measure_launch_shapes(const spec *s, const long long *block, measure_shapes *out)
+{
+    memset(out, 0, sizeof *out);
+    size_t sizes = s ? (s->n_sizes ? s->n_sizes : 1) : 0;
+    for (size_t k = 0; k < (block ? 1 : sizes); k++) {
+        long d[3];
+        bool ok = true;
+        for (int i = 0; i < 3; i++) {
+            long long v = 1;
+            if (block)
+                v = block[i];
+            else if (s->block[i]) {
+                expr_value ev;
+                char err[128];
+                if (spec_eval(s, s->block[i], k, 0, &ev, err, sizeof err) || ev.is_float)
+                    ok = false;
+                else
+                    v = ev.i;
+            }
+            if (v < 1 || v > 1024)
+                ok = false;
+            d[i] = (long)v;
+        }
+        bool seen = false;
+        for (int j = 0; ok && j < out->n; j++)
+            seen |= !memcmp(out->dim[j], d, sizeof d);
+        if (!ok || (!seen && out->n == MEASURE_SHAPES))
+            out->unknown = true;
+        else if (!seen)
+            memcpy(out->dim[out->n++], d, sizeof d);
+    }
+    if (!out->n)
+        out->unknown = true;
+}
+
+/* The PTX at path (the image module's) judged at each shape (and at none when the shapes are
+ * unknown), the shape applied to the kernel the module launches (its MODULE.fn; every entry
+ * when that is not there): the first finding, *at its shape's index (-1: none, or found at no
+ * shape). */
+static int race_read(const char *module, const char *path, const measure_shapes *sh,
+                     ptxrace_result *r, int *at)
+{
+    *at = -1;
+    int n = sh ? sh->n : 0, rc = HK_OK;
+    bool none = !sh || sh->unknown || !n;
+    memset(r, 0, sizeof *r);
+    char *entry = NULL;
+    if (n && measure_read_entry(module, &entry) == HK_ENOMEM)
+        return HK_ENOMEM;
+    for (int k = none ? -1 : 0; k < n && rc == HK_OK; k++) {
+        ptxrace_result one;
+        rc = ptxrace_file_entry_shape(path, k < 0 ? NULL : sh->dim[k], entry, &one);
+        if (rc == HK_OK && (k == (none ? -1 : 0) || (one.found && !r->found))) {
+            *r = one;
+            *at = one.found ? k : -1;
+        }
+        if (r->found)
+            break;
+    }
+    hk_free(entry);
+    return rc;
+}
+
+static int image_read_shapes(const char *base_module, const measure_shapes *base_shapes,
+                             const char *cand_module, const measure_shapes *cand_shapes,
+                             image_pair *ip);
 
 static int image_read(const char *base_module, const char *cand_module, image_pair *ip)
 {
+    return image_read_shapes(base_module, NULL, cand_module, NULL, ip);
+}
+
+static int image_read_shapes(const char *base_module, const measure_shapes *base_shapes,
+                             const char *cand_module, const measure_shapes *cand_shapes,
+                             image_pair *ip)
+{
     memset(ip, 0, sizeof *ip);
+    ip->base_shapes = base_shapes;
+    ip->cand_shapes = cand_shapes;
+    ip->base_at = ip->cand_at = -1;
     if (!cand_module) {
         ip->not_read = HK_MSG_MEAS_CLK_NO_IMAGE;
         return HK_OK;
@@ -168,7 +247,7 @@ static int image_read(const char *base_module, const char *cand_module, image_pa
         return HK_OK;
     }
     /* a second pass over the same file: the race scan keeps one function body at a time */
-    rc = ptxrace_file(path, &ip->race_cand);
+    rc = race_read(cand_module, path, cand_shapes, &ip->race_cand, &ip->cand_at);
     hk_free(path);
     if (rc == HK_ENOMEM)
         return rc;
@@ -179,7 +258,7 @@ static int image_read(const char *base_module, const char *cand_module, image_pa
             return HK_ENOMEM;
         if (kimage_ptx_clocks_file(path, &ip->base) != HK_OK)
             memset(&ip->base, 0, sizeof ip->base);
-        rc = ptxrace_file(path, &ip->race_base);
+        rc = race_read(base_module, path, base_shapes, &ip->race_base, &ip->base_at);
         hk_free(path);
         if (rc == HK_ENOMEM)
             return rc;
@@ -233,7 +312,14 @@ static int race_judge(const image_pair *ip, const char **result, char **why)
         *why = hk_strdup(hk_tr_in(HK_LANG_EN, HK_MSG_MEAS_RACE_DCU));
     else if (!c->found) {
         *result = "pass";
-        return HK_OK;
+        const measure_shapes *sh = ip->cand_shapes;
+        if (!sh || !sh->n)
+            return HK_OK;
+        char list[MEASURE_SHAPES * 24 + 16] = "";
+        for (int k = 0; k < sh->n; k++)
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%ldx%ldx%ld",
+                     k ? ", " : "", sh->dim[k][0], sh->dim[k][1], sh->dim[k][2]);
+        *why = hk_asprintf(hk_tr_in(HK_LANG_EN, HK_MSG_MEAS_RACE_SHAPES), list);
     } else if (b->found) {
         /* the user's own code has such a read: not the candidate's doing (racecheck judges) */
         *result = "pass";
@@ -248,6 +334,14 @@ static int race_judge(const image_pair *ip, const char **result, char **why)
         else
             *why = hk_asprintf(hk_tr_in(HK_LANG_EN, HK_MSG_MEAS_RACE_PTX), c->k, c->ld_line,
                                c->ld_text, c->st_line, c->st_text);
+        if (*why && ip->cand_at >= 0) { /* the shape that showed it */
+            const long *d = ip->cand_shapes->dim[ip->cand_at];
+            char shape[64];
+            snprintf(shape, sizeof shape, "%ldx%ldx%ld", d[0], d[1], d[2]);
+            char *w = hk_asprintf(hk_tr_in(HK_LANG_EN, HK_MSG_MEAS_RACE_AT), *why, shape);
+            hk_free(*why);
+            *why = w;
+        }
     }
     return *why ? HK_OK : HK_ENOMEM;
 }
@@ -255,10 +349,17 @@ static int race_judge(const image_pair *ip, const char **result, char **why)
 int measure_race_check(const char *base_module, const char *cand_module, const char **result,
                        char **why)
 {
+    return measure_race_check_shapes(base_module, NULL, cand_module, NULL, result, why);
+}
+
+int measure_race_check_shapes(const char *base_module, const measure_shapes *base_shapes,
+                              const char *cand_module, const measure_shapes *cand_shapes,
+                              const char **result, char **why)
+{
     image_pair ip;
     *result = "not_run";
     *why = NULL;
-    int rc = image_read(base_module, cand_module, &ip);
+    int rc = image_read_shapes(base_module, base_shapes, cand_module, cand_shapes, &ip);
     if (rc == HK_OK)
         rc = race_judge(&ip, result, why);
     hk_free(ip.not_read_path);
@@ -321,12 +422,20 @@ int measure_image_checks_judge(const char *base_module, const char *cand_module,
                                const char *result[MEASURE_IMAGE_CHECKS],
                                char *why[MEASURE_IMAGE_CHECKS])
 {
+    return measure_image_checks_judge_shapes(base_module, NULL, cand_module, NULL, result, why);
+}
+
+int measure_image_checks_judge_shapes(const char *base_module, const measure_shapes *base_shapes,
+                                      const char *cand_module, const measure_shapes *cand_shapes,
+                                      const char *result[MEASURE_IMAGE_CHECKS],
+                                      char *why[MEASURE_IMAGE_CHECKS])
+{
     image_pair ip;
     for (size_t i = 0; i < MEASURE_IMAGE_CHECKS; i++) {
         result[i] = "not_run";
         why[i] = NULL;
     }
-    int rc = image_read(base_module, cand_module, &ip);
+    int rc = image_read_shapes(base_module, base_shapes, cand_module, cand_shapes, &ip);
     for (size_t i = 0; rc == HK_OK && i < MEASURE_IMAGE_CHECKS; i++)
         rc = measure_image_checks[i].reason == MEASURE_RACE
                  ? race_judge(&ip, &result[i], &why[i])
@@ -3362,7 +3471,10 @@ int measure_evaluate_ranked(const measure_opts *o, const measure_baseline *base,
         const char *result[MEASURE_IMAGE_CHECKS];
         char *why[MEASURE_IMAGE_CHECKS];
         rule = measure_image_checks[0].check;
-        TRY(measure_image_checks_judge(p->ref_module, p->module, result, why));
+        measure_shapes bsh, csh; /* the launches' block shapes: the race check judges at them */
+        measure_launch_shapes(o->spec, base_prog ? base_prog->block : NULL, &bsh);
+        measure_launch_shapes(o->spec, p->block, &csh);
+        TRY(measure_image_checks_judge_shapes(p->ref_module, &bsh, p->module, &csh, result, why));
         size_t failed = MEASURE_IMAGE_CHECKS;
         for (size_t i = 0; i < MEASURE_IMAGE_CHECKS && failed == MEASURE_IMAGE_CHECKS; i++) {
             if (!strcmp(result[i], "fail")) {

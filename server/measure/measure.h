@@ -145,6 +145,27 @@ int measure_heap_check(const char *base_module, const char *cand_module, const c
 int measure_race_check(const char *base_module, const char *cand_module, const char **result,
                        char **why);
 
+/* The block shapes a kernel image is launched with, which the race check judges it at
+ * (ptxrace_file_shape: blockDim a constant, tree loops unrolled). Value struct. */
+enum { MEASURE_SHAPES = 8 };
+typedef struct {
+    long dim[MEASURE_SHAPES][3];
+    int n;
+    bool unknown; /* a launch whose shape could not be evaluated: judged at no shape too */
+} measure_shapes;
+
+/* The distinct shapes of the launches: block (3 dims, a candidate's own --block) when not
+ * NULL, else the spec's block at each of its size sets. Past MEASURE_SHAPES, or a block that
+ * does not evaluate to 1..1024 per dim, unknown is set. Never fails. */
+void measure_launch_shapes(const spec *s, const long long *block, measure_shapes *out);
+
+/* measure_race_check at the shapes each image is launched with (NULL or none: at no known
+ * shape, as measure_race_check). A pass says which shapes were judged; a fail names the shape
+ * that showed the race. HK_OK, HK_ENOMEM. */
+int measure_race_check_shapes(const char *base_module, const measure_shapes *base_shapes,
+                              const char *cand_module, const measure_shapes *cand_shapes,
+                              const char **result, char **why);
+
 /* The checks judged from the two images before anything runs, in the order they are made:
  * clock, local, heap, race (the four functions above). measure_evaluate and the episode's
  * verify-candidate both make them through measure_image_checks_judge, so a check is added
@@ -162,6 +183,13 @@ extern const measure_image_check measure_image_checks[MEASURE_IMAGE_CHECKS];
 int measure_image_checks_judge(const char *base_module, const char *cand_module,
                                const char *result[MEASURE_IMAGE_CHECKS],
                                char *why[MEASURE_IMAGE_CHECKS]);
+
+/* The same with the race check judged at each image's launch shapes
+ * (measure_race_check_shapes; NULL: no known shape). */
+int measure_image_checks_judge_shapes(const char *base_module, const measure_shapes *base_shapes,
+                                      const char *cand_module, const measure_shapes *cand_shapes,
+                                      const char *result[MEASURE_IMAGE_CHECKS],
+                                      char *why[MEASURE_IMAGE_CHECKS]);
 
 /* What every call needs. Value struct; pointers are borrowed for the duration of calls. */
 typedef struct {

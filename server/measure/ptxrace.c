@@ -25,6 +25,8 @@
 #define PR_MAX_LIVE_WORDS (1L << 22) /* live-store bitsets over all blocks (32 MiB per set) */
 #define PR_FILES 64              /* .file entries kept */
 #define PR_ROUNDS 8              /* optimistic uniformity rounds before the pessimistic one */
+#define PR_UNROLL 64             /* trips of one loop judged unrolled (a shape known) */
+#define PR_UNROLL_STMTS (1L << 17) /* statements of one unrolled body */
 
 typedef struct {
     uint64_t w[PR_W];
@@ -123,6 +125,7 @@ typedef struct {
                  * reaches it (uni_solve): reads as uval */
     bool uni_new;
     aval uval;
+    signed char pc; /* a predicate written once whose value is a constant: 0, 1; -1: not */
 } reg;
 
 enum {
@@ -168,7 +171,11 @@ typedef struct {
     stmt *st;
     long n, cap;
     char func[96];
-    long maxx;       /* tid.x values possible (.reqntid / .maxntid), else PR_T */
+    long maxx;       /* tid.x values possible (.reqntid / .maxntid, the shape), else PR_T */
+    long ntid[3];    /* the block shape judged (%ntid.x/y/z as constants); 0: not known */
+    long unroll_ovf; /* an unrolled body (body_unroll): the label index past its last copy
+                      * (reached: the loop runs longer than unrolled), -1: none */
+    bool ovf_reached; /* body_judge: that label's block was reached */
     /* names */
     reg *regs;
     long nregs, regcap;
@@ -261,6 +268,7 @@ static int reg_of(body *b, const char *name)
         return -1;
     reg *r = &b->regs[b->nregs];
     memset(r, 0, sizeof *r);
+    r->pc = -1;
     if (!(r->name = hk_strdup(name)))
         return -1;
     b->hash[i] = (int)b->nregs;
@@ -550,6 +558,11 @@ static aval operand_val(body *b, const char *o)
         v.a[o[5] - 'x'] = 1;
         return v;
     }
+    if (!strncmp(o, "%ntid.", 6) && o[6] >= 'x' && o[6] <= 'z' && !o[7] && b->ntid[o[6] - 'x'] > 0) {
+        v.known = true; /* judged at a block shape: blockDim is that constant */
+        v.c = b->ntid[o[6] - 'x'];
+        return v;
+    }
     if (!strncmp(o, "%ntid.", 6) || !strncmp(o, "%ctaid.", 7) || !strncmp(o, "%nctaid.", 8) ||
         !strncmp(o, "%cluster_ctaid.", 15) || !strncmp(o, "%cluster_nctaid.", 16) ||
         !strncmp(o, "%clusterid.", 11) || !strncmp(o, "%nclusterid.", 12) ||
@@ -683,6 +696,130 @@ static int setp_info(body *b, stmt *s, tset *when)
     return pk;
 }
 
+/* l CMP r for an integer setp's comparison (l, r already cut to its width); false: not one
+ * decided here. */
+static bool cmp_eval(const char *cmp, bool sgn, int64_t l, int64_t r, bool *res)
+{
+    if (!strcmp(cmp, "eq"))
+        *res = l == r;
+    else if (!strcmp(cmp, "ne"))
+        *res = l != r;
+    else if (!strcmp(cmp, "lt"))
+        *res = sgn ? l < r : (uint64_t)l < (uint64_t)r;
+    else if (!strcmp(cmp, "le"))
+        *res = sgn ? l <= r : (uint64_t)l <= (uint64_t)r;
+    else if (!strcmp(cmp, "gt"))
+        *res = sgn ? l > r : (uint64_t)l > (uint64_t)r;
+    else if (!strcmp(cmp, "ge"))
+        *res = sgn ? l >= r : (uint64_t)l >= (uint64_t)r;
+    else if (!strcmp(cmp, "lo"))
+        *res = (uint64_t)l < (uint64_t)r;
+    else if (!strcmp(cmp, "ls"))
+        *res = (uint64_t)l <= (uint64_t)r;
+    else if (!strcmp(cmp, "hi"))
+        *res = (uint64_t)l > (uint64_t)r;
+    else if (!strcmp(cmp, "hs"))
+        *res = (uint64_t)l >= (uint64_t)r;
+    else
+        return false;
+    return true;
+}
+
+/* The integer type of an operation: bits (16, 32, 64) and signedness of its last integer type
+ * qualifier (cvt: its first, the destination's; src: the second). 0: a float, a predicate or
+ * no such qualifier. */
+static int int_type(const char *op, bool *sgn, bool src)
+{
+    int bits = 0, seen = 0;
+    for (const char *p = strchr(op, '.'); p; p = strchr(p + 1, '.')) {
+        const char *q = p + 1;
+        if (q[0] == 'f' && isdigit((unsigned char)q[1]))
+            return 0;
+        if (!strncmp(q, "bf16", 4) || !strncmp(q, "pred", 4))
+            return 0;
+        if ((q[0] == 'u' || q[0] == 's' || q[0] == 'b') && isdigit((unsigned char)q[1])) {
+            int n = atoi(q + 1);
+            const char *e = q + 1;
+            while (isdigit((unsigned char)*e))
+                e++;
+            if ((n != 16 && n != 32 && n != 64) || (*e && *e != '.'))
+                continue;
+            bits = n;
+            *sgn = q[0] == 's';
+            if (op_is(op, "cvt") && seen++ == (src ? 1 : 0))
+                return bits;
+        }
+    }
+    return op_is(op, "cvt") ? 0 : bits;
+}
+
+/* v as a bits-wide integer, sign- or zero-extended. */
+static int64_t int_norm(int64_t v, int bits, bool sgn)
+{
+    if (bits == 32)
+        return sgn ? (int64_t)(int32_t)(uint32_t)v : (int64_t)(uint32_t)v;
+    if (bits == 16)
+        return sgn ? (int64_t)(int16_t)(uint16_t)v : (int64_t)(uint16_t)v;
+    return v;
+}
+
+/* An integer operation of constant operands (with the block shape known, blockDim arithmetic
+ * such as `blockDim.x >> 3` is one): *out its value. false: not folded here. */
+static bool fold_const(const stmt *s, const aval *x, const aval *y, aval *out)
+{
+    const char *op = s->op;
+    bool sgn = false;
+    int bits = int_type(op, &sgn, false);
+    if (!bits || s->ops_cut || !val_const(x))
+        return false;
+    int64_t a = int_norm(x->c, bits, sgn), r;
+    if (s->nops == 2) {
+        if (op_is(op, "not"))
+            r = ~a;
+        else if (op_is(op, "cvt") && !op_has(op, "sat")) {
+            bool ssg = false;
+            int sb = int_type(op, &ssg, true);
+            if (!sb)
+                return false;
+            r = int_norm(x->c, sb, ssg);
+        } else
+            return false;
+    } else if (s->nops == 3 && val_const(y)) {
+        int64_t c = int_norm(y->c, bits, sgn);
+        if (op_is(op, "shr")) {
+            int64_t k = y->c; /* the shift amount: .u32, clamped as the hardware does */
+            if (k < 0 || k >= bits)
+                r = sgn && a < 0 ? -1 : 0;
+            else
+                r = sgn ? (a < 0 ? ~((~a) >> k) : a >> k) : (int64_t)((uint64_t)a >> k);
+        } else if (op_is(op, "and"))
+            r = a & c;
+        else if (op_is(op, "or"))
+            r = a | c;
+        else if (op_is(op, "xor"))
+            r = a ^ c;
+        else if (op_is(op, "min"))
+            r = (sgn ? a < c : (uint64_t)a < (uint64_t)c) ? a : c;
+        else if (op_is(op, "max"))
+            r = (sgn ? a > c : (uint64_t)a > (uint64_t)c) ? a : c;
+        else if (op_is(op, "div") || op_is(op, "rem")) {
+            if (!c || (sgn && c == -1))
+                return false;
+            if (sgn)
+                r = op_is(op, "div") ? a / c : a % c;
+            else
+                r = (int64_t)(op_is(op, "div") ? (uint64_t)a / (uint64_t)c
+                                               : (uint64_t)a % (uint64_t)c);
+        } else
+            return false;
+    } else
+        return false;
+    *out = unknown_val;
+    out->known = true;
+    out->c = int_norm(r, bits, sgn);
+    return true;
+}
+
 static int setp_info_tid(body *b, stmt *s, tset *when)
 {
     /* setp.CMP[.BOOLOP].TYPE d[|q], a, b[, c] */
@@ -711,7 +848,7 @@ static int setp_info_tid(body *b, stmt *s, tset *when)
     memset(when, 0, sizeof *when);
     for (long t = 0; t < b->maxx && t < PR_T; t++) {
         int64_t l = wadd(x.c, wmul(x.a[0], t)), r = wadd(y.c, wmul(y.a[0], t)); /* the common sym cancels */
-        bool res;
+        bool res = false;
         if (w32) {
             if (sgn) {
                 int32_t L = (int32_t)(uint32_t)l, R = (int32_t)(uint32_t)r;
@@ -725,27 +862,7 @@ static int setp_info_tid(body *b, stmt *s, tset *when)
         if (x.sym) /* both carry the same unknown: only equality is decided */
             if (strcmp(cmp, "eq") && strcmp(cmp, "ne"))
                 return P_VARY;
-        if (!strcmp(cmp, "eq"))
-            res = l == r;
-        else if (!strcmp(cmp, "ne"))
-            res = l != r;
-        else if (!strcmp(cmp, "lt"))
-            res = sgn ? l < r : (uint64_t)l < (uint64_t)r;
-        else if (!strcmp(cmp, "le"))
-            res = sgn ? l <= r : (uint64_t)l <= (uint64_t)r;
-        else if (!strcmp(cmp, "gt"))
-            res = sgn ? l > r : (uint64_t)l > (uint64_t)r;
-        else if (!strcmp(cmp, "ge"))
-            res = sgn ? l >= r : (uint64_t)l >= (uint64_t)r;
-        else if (!strcmp(cmp, "lo"))
-            res = (uint64_t)l < (uint64_t)r;
-        else if (!strcmp(cmp, "ls"))
-            res = (uint64_t)l <= (uint64_t)r;
-        else if (!strcmp(cmp, "hi"))
-            res = (uint64_t)l > (uint64_t)r;
-        else if (!strcmp(cmp, "hs"))
-            res = (uint64_t)l >= (uint64_t)r;
-        else
+        if (!cmp_eval(cmp, sgn, l, r, &res))
             return P_VARY;
         if (res)
             when->w[t >> 6] |= 1ull << (t & 63);
@@ -912,6 +1029,14 @@ static aval eval_stmt_value(body *b, stmt *s)
     }
     if (!eval_pure(op))
         return unknown_val;
+    aval k;
+    if (fold_const(s, &x, &y, &k))
+        return k;
+    if (op_is(op, "selp") && n == 4 && *s->ops[3] == '%') { /* a constant predicate picks */
+        int pr = reg_find(b, s->ops[3]);
+        if (pr >= 0 && b->regs[pr].defs == 1 && b->regs[pr].pc >= 0)
+            return b->regs[pr].pc ? x : y;
+    }
     aval u = all_uniform(b, s, 1) ? fresh(b, SP_OTHER) : unknown_val;
     if (op_float(op) && !op_is(op, "cvta"))
         return u;
@@ -1018,6 +1143,11 @@ static bool guard_set(const body *b, const stmt *s, const tset *m, tset *g, bool
     if (s->guard < 0)
         return true;
     const reg *r = &b->regs[s->guard];
+    if (r->defs == 1 && r->pc >= 0) { /* decided: every thread or none */
+        if (!r->pc != s->guard_neg)
+            memset(g, 0, sizeof *g);
+        return true;
+    }
     if (r->defs > 1 && r->uni)
         return true;
     if (r->defs != 1 || r->pkind == P_VARY || r->pkind == P_NONE ||
@@ -1204,6 +1334,17 @@ static bool block_run(body *b, flow *f, long bi, int pass, uint64_t *a, uint64_t
                 has_fall = false;
                 has_taken = true;
                 taken = m;
+            } else if (b->regs[s->guard].defs == 1 && b->regs[s->guard].pc >= 0) {
+                /* decided (the block shape known): one way only */
+                if (!b->regs[s->guard].pc == s->guard_neg) {
+                    has_fall = false;
+                    has_taken = true;
+                    taken = m;
+                } else {
+                    memset(&taken, 0, sizeof taken);
+                    fall = m;
+                }
+                goto branched;
             } else {
                 has_taken = true;
                 const reg *r = &b->regs[s->guard];
@@ -1399,10 +1540,12 @@ static void body_clear(body *b)
     hk_free(b->sym_named);
     char func[sizeof b->func];
     memcpy(func, b->func, sizeof func);
-    long maxx = b->maxx;
+    long maxx = b->maxx, ntid[3] = {b->ntid[0], b->ntid[1], b->ntid[2]};
     memset(b, 0, sizeof *b);
     memcpy(b->func, func, sizeof func);
     b->maxx = maxx;
+    memcpy(b->ntid, ntid, sizeof ntid);
+    b->unroll_ovf = -1;
 }
 
 /* Whether every register the operand names reads the same in every thread (uni_new), or
@@ -1488,6 +1631,57 @@ static void uni_solve(body *b)
     }
 }
 
+/* The constant a predicate operand reads (a predicate register written once to one, `!` it
+ * negated), -1: none. */
+static int pred_operand(const body *b, const char *o)
+{
+    bool neg = *o == '!';
+    int r = reg_find(b, neg ? o + 1 : o);
+    if (r < 0 || b->regs[r].defs != 1 || b->regs[r].pc < 0)
+        return -1;
+    return neg ? !b->regs[r].pc : b->regs[r].pc;
+}
+
+/* The constant a predicate-writing statement gives its (first) destination: an integer setp of
+ * two constants, and/or/xor/not/mov.pred decided by their constant operands. -1: not one. */
+static int pred_const(body *b, stmt *s)
+{
+    if (s->ops_cut)
+        return -1;
+    if (op_is(s->op, "setp")) {
+        if (s->nops != 3)
+            return -1;
+        bool sgn = false;
+        int bits = int_type(s->op, &sgn, false);
+        aval x = operand_val(b, s->ops[1]), y = operand_val(b, s->ops[2]);
+        if (!bits || !val_const(&x) || !val_const(&y))
+            return -1;
+        char cmp[8];
+        cut_copy(cmp, sizeof cmp, strchr(s->op, '.') + 1);
+        char *e = strchr(cmp, '.');
+        if (e)
+            *e = '\0';
+        bool res;
+        return cmp_eval(cmp, sgn, int_norm(x.c, bits, sgn), int_norm(y.c, bits, sgn), &res) ? res
+                                                                                           : -1;
+    }
+    if (!op_has(s->op, "pred"))
+        return -1;
+    int p = s->nops > 1 ? pred_operand(b, s->ops[1]) : -1;
+    int q = s->nops > 2 ? pred_operand(b, s->ops[2]) : -1;
+    if ((op_is(s->op, "mov") || op_is(s->op, "not")) && s->nops == 2)
+        return p < 0 ? -1 : op_is(s->op, "not") ? !p : p;
+    if (s->nops != 3)
+        return -1;
+    if (op_is(s->op, "and"))
+        return !p || !q ? 0 : p == 1 && q == 1 ? 1 : -1;
+    if (op_is(s->op, "or"))
+        return p == 1 || q == 1 ? 1 : !p && !q ? 0 : -1;
+    if (op_is(s->op, "xor"))
+        return p < 0 || q < 0 ? -1 : p ^ q;
+    return -1;
+}
+
 /* Evaluate every register and shared access in text order (one round). */
 static void eval_all(body *b, flow *f, ptxrace_result *out)
 {
@@ -1495,6 +1689,7 @@ static void eval_all(body *b, flow *f, ptxrace_result *out)
         reg *g = &b->regs[r];
         g->v = unknown_val;
         g->pkind = P_NONE;
+        g->pc = -1;
         if (g->defs > 1 && g->uni)
             g->uval = fresh(b, SP_OTHER);
     }
@@ -1535,6 +1730,11 @@ static void eval_all(body *b, flow *f, ptxrace_result *out)
         int nd = stmt_dests(b, s, d, 64);
         if (nd <= 0)
             continue;
+        int pcv = pred_const(b, s);
+        if (pcv >= 0)
+            for (int k = 0; k < nd && k < 2; k++)
+                if (b->regs[d[k]].defs == 1)
+                    b->regs[d[k]].pc = (signed char)(k ? !pcv : pcv); /* %p|%q: q negated */
         if (op_is(s->op, "setp")) {
             tset t;
             int pk = setp_info(b, s, &t);
@@ -1775,6 +1975,9 @@ static int body_judge(body *b, ptxrace_result *out)
         for (long bi = 0; bi < f.nb; bi++)
             if (f.blk[bi].vis)
                 block_run(b, &f, bi, pass, a, w, out);
+    if (b->unroll_ovf >= 0 && b->unroll_ovf < b->nlabels && label_block[b->unroll_ovf] >= 0 &&
+        f.blk[label_block[b->unroll_ovf]].vis)
+        b->ovf_reached = true;
     goto out;
 oom:
     rc = HK_ENOMEM;
@@ -1794,6 +1997,503 @@ out:
     return rc;
 }
 
+/* ---- loops judged unrolled (a block shape known) ---- */
+
+/* The body's blocks as body_judge cuts them: *blk_of per statement, succ per block (-1: none).
+ * HK_OK, HK_ENOMEM, HK_EINVAL (a branch to no label of the body). */
+static int cut_blocks(const body *b, const long *lab_at, long **blk_of, long *nb, long (**succ)[2])
+{
+    *blk_of = hk_malloc((size_t)(b->n + 1) * sizeof **blk_of);
+    *succ = NULL;
+    if (!*blk_of)
+        return HK_ENOMEM;
+    long n = 0;
+    for (long i = 0; i < b->n; i++) {
+        const stmt *s = &b->st[i];
+        if (i == 0 || s->kind == I_LABEL || b->st[i - 1].kind == I_BRA ||
+            (b->st[i - 1].kind == I_RET && b->st[i - 1].guard < 0))
+            n++;
+        (*blk_of)[i] = n - 1;
+    }
+    *nb = n;
+    if (!(*succ = hk_malloc((size_t)(n + 1) * sizeof **succ)))
+        return HK_ENOMEM;
+    for (long k = 0; k < n; k++)
+        (*succ)[k][0] = (*succ)[k][1] = -1;
+    for (long i = 0; i < b->n; i++) {
+        const stmt *l = &b->st[i];
+        long k = (*blk_of)[i];
+        if (i + 1 < b->n && (*blk_of)[i + 1] == k)
+            continue; /* not its block's last */
+        bool ends = (l->kind == I_RET && l->guard < 0) || (l->kind == I_BRA && l->guard < 0);
+        if (!ends && k + 1 < n)
+            (*succ)[k][0] = k + 1;
+        if (l->kind == I_BRA) {
+            if (l->label < 0 || lab_at[l->label] < 0)
+                return HK_EINVAL;
+            (*succ)[k][1] = (*blk_of)[lab_at[l->label]];
+        }
+    }
+    return HK_OK;
+}
+
+/* A register token at p (as stmt_dests reads one): its length. */
+static size_t reg_token(const char *p)
+{
+    size_t n = 0;
+    while (p[n] && (isalnum((unsigned char)p[n]) || p[n] == '%' || p[n] == '_' || p[n] == '$' ||
+                    p[n] == '.'))
+        n++;
+    return n;
+}
+
+typedef struct {
+    const body *b;
+    long h, e, copies;  /* the loop: statements [h, e], e its back edge; copies made */
+    long *blk_of;
+    uint64_t *dom;      /* dom[x * words + y]: block x dominates block y */
+    long words;
+    long *def_at;       /* per register: its one defining statement in [h, e] (renamed), -1 */
+    bool *outside;      /* per register: written before the loop too (its value in trip 0) */
+    bool *every;        /* per renamed register: its write is in a block every trip passes */
+    long (*succ)[2];    /* per block: its successors */
+    uint64_t *reach;    /* per block x (its row once reach_done[x]): the blocks of the loop a
+                         * path from x reaches in the same trip (no edge back to the head) */
+    bool *reach_done;
+} unroll;
+
+/* Whether block y follows block x in one trip of the loop (x != y). */
+static bool reaches(unroll *u, long x, long y)
+{
+    uint64_t *row = u->reach + x * u->words;
+    if (!u->reach_done[x]) {
+        long hb = u->blk_of[u->h], eb = u->blk_of[u->e];
+        memset(row, 0, (size_t)u->words * 8);
+        SETBIT(row, x);
+        for (bool changed = true; changed;) { /* blocks of one trip, to a fixed point */
+            changed = false;
+            for (long z = hb; z <= eb; z++) {
+                if (!BIT(row, z))
+                    continue;
+                for (int k = 0; k < 2; k++) {
+                    long t = u->succ[z][k];
+                    if (t > hb && t <= eb && !BIT(row, t)) {
+                        SETBIT(row, t);
+                        changed = true;
+                    }
+                }
+            }
+        }
+        u->reach_done[x] = true;
+    }
+    return BIT(row, y);
+}
+
+static bool dominates(const unroll *u, long x, long y)
+{
+    return BIT(u->dom + y * u->words, x);
+}
+
+/* The name a register read at statement i of copy j (-1: before the loop, -2: after) takes:
+ * into dst. */
+static void read_name(unroll *u, int r, long i, long j, char *dst, size_t cap)
+{
+    const char *name = u->b->regs[r].name;
+    long d = u->def_at[r];
+    if (d < 0 || j == -1) {
+        snprintf(dst, cap, "%s", name);
+        return;
+    }
+    long cur = 0; /* 1: this trip's write, 0: the last trip's, -1: not known */
+    long bi = u->blk_of[i], bd = u->blk_of[d];
+    if (j == -2)
+        cur = -1; /* after the loop: which trip wrote it last is not followed */
+    else if (bi == bd)
+        cur = i > d;
+    else if (dominates(u, bd, bi))
+        cur = 1; /* every way to bi passes the write */
+    else if (!reaches(u, bd, bi))
+        cur = 0; /* no way to bi in this trip passes it */
+    else
+        cur = -1;
+    if (cur == 1)
+        snprintf(dst, cap, "%s$%ld", name, j);
+    else if (cur == 0 && j > 0 && u->every[r])
+        snprintf(dst, cap, "%s$%ld", name, j - 1); /* the last trip's (it wrote it) */
+    else if (cur == 0 && u->outside[r])
+        snprintf(dst, cap, "%s", name); /* trip 0: the value from before the loop */
+    else
+        snprintf(dst, cap, "%s$u", name); /* written nowhere: unknown */
+}
+
+/* Statement i of copy j (-1: before the loop, -2: after) with its registers renamed, into
+ * dst (cap bytes). false: it does not fit. */
+static bool rename_stmt(unroll *u, long i, long j, char *dst, size_t cap)
+{
+    const body *b = u->b;
+    const stmt *s = &b->st[i];
+    const char *t = s->text;
+    /* the first operand's span: the registers a writing statement writes */
+    const char *def_lo = NULL, *def_hi = NULL;
+    int d[64];
+    if (stmt_dests((body *)b, (stmt *)s, d, 64) > 0) {
+        const char *p = t;
+        if (*p == '@')
+            while (*p && *p != ' ' && *p != '\t')
+                p++;
+        while (*p == ' ' || *p == '\t')
+            p++;
+        while (*p && *p != ' ' && *p != '\t')
+            p++; /* the operation */
+        while (*p == ' ' || *p == '\t')
+            p++;
+        def_lo = p;
+        int depth = 0;
+        while (*p && (depth || *p != ',')) {
+            if (*p == '{' || *p == '(')
+                depth++;
+            else if ((*p == '}' || *p == ')') && depth)
+                depth--;
+            p++;
+        }
+        def_hi = p;
+    }
+    size_t n = 0;
+    for (const char *p = t; *p;) {
+        char tok[PR_LINE];
+        size_t k = *p == '%' ? reg_token(p) : 0;
+        const char *out = NULL;
+        size_t ol = 0;
+        if (k && k < 128) {
+            memcpy(tok, p, k);
+            tok[k] = '\0';
+            int r = reg_find(b, tok);
+            char nm[160];
+            if (r >= 0 && u->def_at[r] >= 0) {
+                if (def_lo && p >= def_lo && p < def_hi)
+                    snprintf(nm, sizeof nm, j >= 0 ? "%s$%ld" : "%s", tok, j); /* a write */
+                else
+                    read_name(u, r, i, j, nm, sizeof nm);
+                out = nm;
+                ol = strlen(nm);
+                if (n + ol + 1 >= cap)
+                    return false;
+                memcpy(dst + n, out, ol);
+                n += ol;
+                p += k;
+                continue;
+            }
+        }
+        if (!k)
+            k = 1;
+        if (n + k + 1 >= cap)
+            return false;
+        memcpy(dst + n, p, k);
+        n += k;
+        p += k;
+    }
+    dst[n] = '\0';
+    return true;
+}
+
+/* The label name a branch of statement i in copy j (or outside: -1, -2) goes to. */
+static void label_name(const unroll *u, const long *lab_at, int lab, long j, char *dst, size_t cap)
+{
+    const char *name = u->b->labels[lab];
+    long at = lab_at[lab];
+    if (at == u->h && j < 0)
+        snprintf(dst, cap, "%s$0", name); /* into the loop: its first trip */
+    else if (at >= u->h && at <= u->e && j >= 0)
+        snprintf(dst, cap, "%s$%ld", name, j);
+    else
+        snprintf(dst, cap, "%s", name);
+}
+
+/* The body b with its loop [h, e] unrolled into copies trips, each trip's registers renamed,
+ * into nb (cleared by the caller). HK_OK, HK_ENOMEM, HK_EINVAL (a statement did not fit). */
+static int unroll_build(unroll *u, const long *lab_at, body *nb)
+{
+    const body *b = u->b;
+    char buf[PR_LINE + 512], nm[256], gd[300];
+    int rc = HK_OK;
+    /* before the loop, each copy of it in turn, the exit, after it */
+    const long len = u->e - u->h + 1;
+    for (long step = 0; step < b->n - len + u->copies * len && !rc; step++) {
+        long i, j; /* the statement, its copy (-1: before the loop, -2: after) */
+        if (step < u->h) {
+            i = step;
+            j = -1;
+        } else if (step < u->h + u->copies * len) {
+            j = (step - u->h) / len;
+            i = u->h + (step - u->h) % len;
+        } else {
+            i = step - u->copies * len + len;
+            j = -2;
+        }
+        if (j == -2 && i == u->e + 1)
+            rc = stmt_parse(nb, "$hk_unroll_exit:", b->st[u->e].line, b->st[u->e].src,
+                            b->st[u->e].src_file);
+        if (rc)
+            break;
+        const stmt *s = &b->st[i];
+        if (s->kind == I_LABEL) {
+            if (j >= 0)
+                snprintf(buf, sizeof buf, "%s$%ld:", b->labels[s->label], j);
+            else
+                snprintf(buf, sizeof buf, "%s:", b->labels[s->label]);
+        } else if (s->kind == I_BRA) {
+            gd[0] = '\0';
+            if (s->guard >= 0) {
+                read_name(u, s->guard, i, j, nm, sizeof nm);
+                snprintf(gd, sizeof gd, "@%s%s ", s->guard_neg ? "!" : "", nm);
+            }
+            if (i == u->e && j < u->copies - 1) {
+                /* the back edge: taken, the next copy follows; not taken, the loop ends */
+                if (s->guard >= 0) {
+                    snprintf(gd, sizeof gd, "@%s%s ", s->guard_neg ? "" : "!", nm);
+                    snprintf(buf, sizeof buf, "%s%s $hk_unroll_exit", gd, s->op);
+                } else
+                    buf[0] = '\0';
+            } else if (i == u->e) {
+                snprintf(buf, sizeof buf, "%s%s $hk_unroll_ovf", gd, s->op);
+            } else {
+                label_name(u, lab_at, s->label, j, nm, sizeof nm);
+                snprintf(buf, sizeof buf, "%s%s %s", gd, s->op, nm);
+            }
+        } else if (!rename_stmt(u, i, j, buf, sizeof buf)) {
+            rc = HK_EINVAL;
+            break;
+        }
+        if (buf[0])
+            rc = stmt_parse(nb, buf, s->line, s->src, s->src_file);
+    }
+    if (!rc && u->e + 1 >= b->n)
+        rc = stmt_parse(nb, "$hk_unroll_exit:", 0, 0, 0);
+    if (!rc)
+        rc = stmt_parse(nb, "$hk_unroll_ovf:", 0, 0, 0);
+    if (!rc)
+        rc = stmt_parse(nb, "trap", 0, 0, 0);
+    if (!rc)
+        nb->unroll_ovf = label_of(nb, "$hk_unroll_ovf");
+    return rc < 0 ? HK_ENOMEM : rc;
+}
+
+/* Judge b's innermost loops unrolled (b judged already, its shape known): each loop holding
+ * a shared load, entered only at its head and inside no other loop, is copied once per trip
+ * (PR_UNROLL at most), the registers it writes once in a block every trip passes renamed per
+ * trip, so that the constants of the shape decide each trip's values and its exit; judged as a
+ * body of its own, its finding joins out's. A loop still running after the last copy gives
+ * nothing (a path that does not exist would be judged). HK_OK, HK_ENOMEM. */
+static int body_unroll(body *b, ptxrace_result *out)
+{
+    if (b->ntid[0] <= 0 || b->n < 2 || b->n > PR_UNROLL_STMTS)
+        return HK_OK;
+    int rc = HK_OK;
+    long *lab_at = hk_malloc((size_t)(b->nlabels + 1) * sizeof *lab_at);
+    unroll u = {.b = b};
+    long nbk = 0, (*succ)[2] = NULL;
+    if (!lab_at)
+        return HK_ENOMEM;
+    for (long k = 0; k < b->nlabels; k++)
+        lab_at[k] = -1;
+    bool any = false;
+    for (long i = 0; i < b->n; i++) {
+        stmt *s = &b->st[i];
+        if (s->kind == I_LABEL && s->label >= 0)
+            lab_at[s->label] = i;
+        if (s->kind == I_BRX)
+            goto done;
+        if (s->kind == I_BRA) {
+            s->label = -1; /* its target's id, for cut_blocks */
+            for (long k = 0; k < b->nlabels && s->nops >= 1; k++)
+                if (!strcmp(b->labels[k], s->ops[0]))
+                    s->label = (int)k;
+        }
+    }
+    for (long i = 0; i < b->n; i++)
+        if (b->st[i].kind == I_BRA && (b->st[i].label < 0 || lab_at[b->st[i].label] < 0))
+            goto done; /* a branch out of the body: body_judge skipped it too */
+    for (long i = 0; i < b->n && !any; i++)
+        any = b->st[i].kind == I_BRA && lab_at[b->st[i].label] < i;
+    if (!any)
+        goto done;
+    if ((rc = cut_blocks(b, lab_at, &u.blk_of, &nbk, &succ)) == HK_EINVAL) {
+        rc = HK_OK;
+        goto done;
+    }
+    if (rc || nbk > PR_MAX_DOM)
+        goto done;
+    /* dominators over the blocks */
+    u.words = (nbk + 63) / 64;
+    if (!(u.dom = hk_malloc((size_t)(nbk * u.words) * 8)) ||
+        !(u.def_at = hk_malloc((size_t)(b->nregs + 1) * sizeof *u.def_at)) ||
+        !(u.outside = hk_calloc((size_t)b->nregs + 1, 1)) ||
+        !(u.every = hk_calloc((size_t)b->nregs + 1, 1)) ||
+        !(u.reach = hk_malloc((size_t)(nbk * u.words) * 8)) ||
+        !(u.reach_done = hk_calloc((size_t)nbk, 1))) {
+        rc = HK_ENOMEM;
+        goto done;
+    }
+    for (long k = 0; k < nbk; k++) {
+        memset(u.dom + k * u.words, k ? 0xff : 0, (size_t)u.words * 8);
+        if (!k)
+            SETBIT(u.dom, 0);
+    }
+    /* dom(y) = {y} + the intersection over y's predecessors x; kept as dom[x][y] bits */
+    {
+        uint64_t *in = hk_malloc((size_t)(nbk * u.words) * 8);
+        if (!in) {
+            rc = HK_ENOMEM;
+            goto done;
+        }
+        for (bool changed = true; changed;) {
+            changed = false;
+            for (long y = 1; y < nbk; y++) {
+                uint64_t *t = in + y * u.words;
+                memset(t, 0xff, (size_t)u.words * 8);
+                bool pred = false;
+                for (long x = 0; x < nbk; x++)
+                    if (succ[x][0] == y || succ[x][1] == y) {
+                        pred = true;
+                        for (long k = 0; k < u.words; k++)
+                            t[k] &= u.dom[x * u.words + k];
+                    }
+                if (!pred)
+                    memset(t, 0, (size_t)u.words * 8); /* unreachable: dominated by none */
+                SETBIT(t, y);
+                if (memcmp(t, u.dom + y * u.words, (size_t)u.words * 8)) {
+                    memcpy(u.dom + y * u.words, t, (size_t)u.words * 8);
+                    changed = true;
+                }
+            }
+        }
+        /* u.dom holds per block y the set of its dominators x: dominates() reads bit x of row y */
+        hk_free(in);
+    }
+    for (long e = 0; e < b->n && !rc; e++) {
+        const stmt *be = &b->st[e];
+        if (be->kind != I_BRA || lab_at[be->label] >= e)
+            continue;
+        long h = lab_at[be->label];
+        bool ok = true, ld = false;
+        for (long i = 0; i < b->n && ok; i++) {
+            const stmt *s = &b->st[i];
+            if (i >= h && i <= e && s->kind == I_LD)
+                ld = true;
+            if (s->kind != I_BRA)
+                continue;
+            long to = lab_at[s->label];
+            if (i >= h && i < e && to <= i)
+                ok = false; /* another loop inside: not innermost */
+            if ((i < h || i > e) && to > h && to <= e)
+                ok = false; /* entered elsewhere than at its head */
+            if (i > e && to <= h)
+                ok = false; /* inside another loop */
+        }
+        long len = e - h + 1;
+        if (!ok || !ld || len * PR_UNROLL + b->n > PR_UNROLL_STMTS)
+            continue;
+        /* the registers renamed per trip: written once in the loop, unguarded; read in the
+         * trip after, only when that write is in a block every trip passes (it dominates the
+         * back edge's) */
+        for (long r = 0; r < b->nregs; r++) {
+            u.def_at[r] = -1;
+            u.outside[r] = false;
+        }
+        long *cnt = hk_calloc((size_t)b->nregs + 1, sizeof *cnt);
+        if (!cnt) {
+            rc = HK_ENOMEM;
+            break;
+        }
+        for (long i = 0; i < b->n; i++) {
+            int d[64];
+            int nd = stmt_dests(b, &b->st[i], d, 64);
+            for (int k = 0; k < nd; k++) {
+                if (i < h || i > e) {
+                    u.outside[d[k]] |= i < h; /* after the loop: its reads there are unknown */
+                    continue;
+                }
+                cnt[d[k]]++;
+                u.def_at[d[k]] = i;
+            }
+        }
+        for (long r = 0; r < b->nregs; r++) {
+            long d = u.def_at[r];
+            if (d >= 0 && (cnt[r] != 1 || b->st[d].guard >= 0 || b->st[d].ops_cut))
+                u.def_at[r] = -1;
+            u.every[r] = u.def_at[r] >= 0 && dominates(&u, u.blk_of[d], u.blk_of[e]);
+        }
+        hk_free(cnt);
+        u.h = h;
+        u.e = e;
+        u.succ = succ;
+        memset(u.reach_done, 0, (size_t)nbk);
+        for (long copies = 16;; copies = PR_UNROLL) {
+            body nb;
+            memset(&nb, 0, sizeof nb);
+            cut_copy(nb.func, sizeof nb.func, b->func);
+            nb.maxx = b->maxx;
+            memcpy(nb.ntid, b->ntid, sizeof nb.ntid);
+            nb.unroll_ovf = -1;
+            u.copies = copies;
+            ptxrace_result tmp;
+            memset(&tmp, 0, sizeof tmp);
+            rc = unroll_build(&u, lab_at, &nb);
+            if (rc == HK_OK)
+                rc = body_judge(&nb, &tmp);
+            bool ovf = nb.ovf_reached, decided = true;
+            if (rc == HK_OK && ovf && b->st[e].guard >= 0) {
+                /* the last copy's exit not a constant: more copies would not decide it */
+                char nm[256];
+                read_name(&u, b->st[e].guard, e, copies - 1, nm, sizeof nm);
+                int g = reg_find(&nb, nm);
+                decided = g >= 0 && nb.regs[g].defs == 1 && nb.regs[g].pc >= 0;
+            }
+            body_clear(&nb);
+            if (rc == HK_EINVAL) {
+                rc = HK_OK;
+                break;
+            }
+            if (rc)
+                break;
+            if (!ovf) {
+                if (tmp.found && (!out->found || tmp.ld_line < out->ld_line)) {
+                    long fn = out->functions, sk = out->skipped, sl = out->shared_loads,
+                         ss = out->shared_stores, rl = out->resolved_loads, rs = out->resolved_stores;
+                    *out = tmp; /* the finding; what was read stays the body's own count */
+                    out->functions = fn;
+                    out->skipped = sk;
+                    out->shared_loads = sl;
+                    out->shared_stores = ss;
+                    out->resolved_loads = rl;
+                    out->resolved_stores = rs;
+                    for (long i = 0; i < b->n; i++) { /* quoted as the PTX has them */
+                        const stmt *q = &b->st[i];
+                        if (q->line == tmp.ld_line && q->kind == I_LD)
+                            quote_stmt(out->ld_text, sizeof out->ld_text, q->text);
+                        if (q->line == tmp.st_line && q->kind == I_ST)
+                            quote_stmt(out->st_text, sizeof out->st_text, q->text);
+                    }
+                }
+                break;
+            }
+            if (copies == PR_UNROLL || !decided)
+                break; /* longer than judged, or not decided by the shape: nothing */
+        }
+    }
+done:
+    hk_free(lab_at);
+    hk_free(u.blk_of);
+    hk_free(succ);
+    hk_free(u.dom);
+    hk_free(u.def_at);
+    hk_free(u.outside);
+    hk_free(u.every);
+    hk_free(u.reach);
+    hk_free(u.reach_done);
+    return rc;
+}
+
 /* ---- the text: function bodies, .loc, .file ---- */
 
 typedef struct {
@@ -1805,6 +2505,8 @@ typedef struct {
     long src;
     int src_file;
     char files[PR_FILES][96];
+    long ntid[3]; /* the block shape judged, 0: not known */
+    const char *entry; /* the kernel launched at that shape (NULL: every .entry) */
     int rc;
 } scan;
 
@@ -1880,6 +2582,14 @@ static void scan_line(scan *sc, char *raw)
             body_clear(&sc->b);
             word_after(s, has_word(s, ".entry") ? ".entry" : ".func", sc->b.func, sizeof sc->b.func);
             sc->b.maxx = PR_T;
+            memset(sc->b.ntid, 0, sizeof sc->b.ntid);
+            /* the shape is the launched kernel's: another entry, or a device function (which
+             * may be called from anywhere), is judged at no shape */
+            if (has_word(s, ".entry") && (!sc->entry || !strcmp(sc->entry, sc->b.func)))
+                memcpy(sc->b.ntid, sc->ntid, sizeof sc->ntid);
+            if (sc->b.ntid[0] > 0 && sc->b.ntid[0] < sc->b.maxx)
+                sc->b.maxx = sc->b.ntid[0]; /* tid.x < blockDim.x */
+            sc->b.unroll_ovf = -1;
             sc->state = HEADER;
             sc->src = 0;
             sc->src_file = 0;
@@ -1925,9 +2635,8 @@ static void scan_line(scan *sc, char *raw)
     }
     if (sc->depth <= 0) {
         sc->state = OUTSIDE;
-        if ((sc->rc = body_judge(&sc->b, sc->out)) == HK_OK) {
-            /* nothing kept past the body */
-        }
+        if ((sc->rc = body_judge(&sc->b, sc->out)) == HK_OK)
+            sc->rc = body_unroll(&sc->b, sc->out); /* a shape known: its loops unrolled */
         body_clear(&sc->b);
         return;
     }
@@ -2002,13 +2711,34 @@ static void scan_finish(scan *sc)
     }
 }
 
+static void scan_shape(scan *sc, const long *shape)
+{
+    for (int d = 0; shape && d < 3; d++)
+        sc->ntid[d] = shape[d] > 0 && shape[d] <= PR_T ? shape[d] : 0;
+    if (shape && sc->ntid[0] > 0 && (!sc->ntid[1] || !sc->ntid[2]))
+        sc->ntid[0] = sc->ntid[1] = sc->ntid[2] = 0; /* not a shape: judged as unknown */
+}
+
 int ptxrace_scan(const char *text, size_t len, ptxrace_result *out)
+{
+    return ptxrace_scan_shape(text, len, NULL, out);
+}
+
+int ptxrace_scan_shape(const char *text, size_t len, const long *shape, ptxrace_result *out)
+{
+    return ptxrace_scan_entry_shape(text, len, shape, NULL, out);
+}
+
+int ptxrace_scan_entry_shape(const char *text, size_t len, const long *shape, const char *entry,
+                             ptxrace_result *out)
 {
     scan *sc = hk_calloc(1, sizeof *sc);
     if (!sc)
         return HK_ENOMEM;
     memset(out, 0, sizeof *out);
     sc->out = out;
+    scan_shape(sc, shape);
+    sc->entry = entry;
     char line[PR_LINE];
     size_t i = 0;
     while (i < len && !sc->rc) {
@@ -2030,6 +2760,17 @@ int ptxrace_scan(const char *text, size_t len, ptxrace_result *out)
 
 int ptxrace_file(const char *path, ptxrace_result *out)
 {
+    return ptxrace_file_shape(path, NULL, out);
+}
+
+int ptxrace_file_shape(const char *path, const long *shape, ptxrace_result *out)
+{
+    return ptxrace_file_entry_shape(path, shape, NULL, out);
+}
+
+int ptxrace_file_entry_shape(const char *path, const long *shape, const char *entry,
+                             ptxrace_result *out)
+{
     memset(out, 0, sizeof *out);
     FILE *fp = fopen(path, "r");
     if (!fp)
@@ -2040,6 +2781,8 @@ int ptxrace_file(const char *path, ptxrace_result *out)
         return HK_ENOMEM;
     }
     sc->out = out;
+    scan_shape(sc, shape);
+    sc->entry = entry;
     char line[PR_LINE];
     bool cont = false; /* the rest of a line longer than the buffer: dropped */
     while (!sc->rc && fgets(line, sizeof line, fp)) {

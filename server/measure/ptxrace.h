@@ -17,6 +17,8 @@
  * a constant. Anything the evaluation cannot resolve -- a register defined twice (a loop
  * variable), a thread-dependent value it cannot follow, a branch on one, an address from
  * memory -- gives no finding: a false race on an honest kernel would lose a user's result.
+ * At a known block shape (ptxrace_scan_shape) blockDim is a constant and the loops whose
+ * trips the constants decide are judged unrolled, so a tree loop's variable is one too.
  * Pure functions, any thread. */
 #ifndef HK_MEASURE_PTXRACE_H
 #define HK_MEASURE_PTXRACE_H
@@ -49,5 +51,24 @@ int ptxrace_scan(const char *text, size_t len, ptxrace_result *out);
  * initialised array lies outside every body and is not kept). HK_OK, HK_ENOENT, HK_EIO,
  * HK_ENOMEM. */
 int ptxrace_file(const char *path, ptxrace_result *out);
+
+/* The same judged at one block shape the kernel is launched with (shape[0..2]: blockDim.x, y,
+ * z; NULL or a dim out of 1..1024: not known, as above): %ntid.x/y/z read as those constants,
+ * tid.x stays below shape[0], integer arithmetic of constants is folded and a branch whose
+ * predicate is then a constant goes one way; and each innermost loop holding a shared load
+ * whose trips the constants decide (at most PR_UNROLL) is judged unrolled, its registers
+ * renamed per trip, so `v[t + s]` in the trip after `v[t]` was stored is paired with the real
+ * s of each trip (a tree loop that skips its barrier). A loop whose trips are not decided
+ * gives nothing more. Pure. */
+int ptxrace_scan_shape(const char *text, size_t len, const long *shape, ptxrace_result *out);
+int ptxrace_file_shape(const char *path, const long *shape, ptxrace_result *out);
+
+/* The same with the shape applied to the kernel launched alone: the .entry named entry (as in
+ * the PTX); every other function (another entry, a device function) is judged at no shape.
+ * entry NULL: the shape applies to every .entry. */
+int ptxrace_scan_entry_shape(const char *text, size_t len, const long *shape, const char *entry,
+                             ptxrace_result *out);
+int ptxrace_file_entry_shape(const char *path, const long *shape, const char *entry,
+                             ptxrace_result *out);
 
 #endif

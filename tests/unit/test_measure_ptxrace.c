@@ -219,6 +219,63 @@ static const char source[] =
     "    int t = threadIdx.x;\n"
     "    s[t] = in[t];\n"
     "    out[t] = ((volatile float *)s)[t + (blockDim.x >> 4)];\n"
+    "}\n"
+    /* one tree loop whose block barrier is kept only while s > 32 or a flag in memory says so:
+     * at s <= 32 lane t reads v[t + s], which lane t + s stored the trip before with no
+     * barrier between (tests/gpu/cheats/spin_loop_evade.cu); seen only with the shape known
+     * (the loop unrolled, s a constant in each trip) */
+    "__global__ void tree_skip(const float *in, float *out, const int *flag)\n"
+    "{\n"
+    "    __shared__ float buf[1024];\n"
+    "    int t = threadIdx.x;\n"
+    "    buf[t] = in[blockIdx.x * blockDim.x + t];\n"
+    "    __syncthreads();\n"
+    "    volatile float *v = buf;\n"
+    "    for (int s = blockDim.x / 2; s > 0; s >>= 1) {\n"
+    "        if (t < s)\n"
+    "            v[t] += v[t + s];\n"
+    "        if (s > 32 || flag[0])\n"
+    "            __syncthreads();\n"
+    "    }\n"
+    "    if (t == 0)\n"
+    "        out[blockIdx.x] = buf[0];\n"
+    "}\n"
+    /* the same loop with a block barrier every trip */
+    "__global__ void tree_synced(const float *in, float *out)\n"
+    "{\n"
+    "    __shared__ float buf[1024];\n"
+    "    int t = threadIdx.x;\n"
+    "    buf[t] = in[blockIdx.x * blockDim.x + t];\n"
+    "    __syncthreads();\n"
+    "    for (int s = blockDim.x / 2; s > 0; s >>= 1) {\n"
+    "        if (t < s)\n"
+    "            buf[t] += buf[t + s];\n"
+    "        __syncthreads();\n"
+    "    }\n"
+    "    if (t == 0)\n"
+    "        out[blockIdx.x] = buf[0];\n"
+    "}\n"
+    /* a block barrier while s > 32, __syncwarp below (only warp 0 works there): race-free, and
+     * only the trips told apart show it (the trip of s = 64 ends with a block barrier, that of
+     * s = 32 with a warp one: a reading that merged the trips would pair v[t + 64] with the
+     * store of a trip that ends with __syncwarp only) */
+    "__global__ void tree_warp(const float *in, float *out)\n"
+    "{\n"
+    "    __shared__ float buf[1024];\n"
+    "    int t = threadIdx.x;\n"
+    "    buf[t] = in[blockIdx.x * blockDim.x + t];\n"
+    "    __syncthreads();\n"
+    "    volatile float *v = buf;\n"
+    "    for (int s = blockDim.x / 2; s > 0; s >>= 1) {\n"
+    "        if (t < s)\n"
+    "            v[t] += v[t + s];\n"
+    "        if (s > 32)\n"
+    "            __syncthreads();\n"
+    "        else\n"
+    "            __syncwarp();\n"
+    "    }\n"
+    "    if (t == 0)\n"
+    "        out[blockIdx.x] = buf[0];\n"
     "}\n";
 
 static int setup(void **state)
@@ -316,6 +373,68 @@ static ptxrace_result scan_kernel(const char *name)
     return r;
 }
 
+static ptxrace_result scan_kernel_at(const char *name, long x)
+{
+    char *t = one_kernel(name);
+    ptxrace_result r;
+    long shape[3] = {x, 1, 1};
+    assert_int_equal(ptxrace_scan_shape(t, strlen(t), shape, &r), HK_OK);
+    free(t);
+    assert_int_equal(r.functions, 1);
+    assert_int_equal(r.skipped, 0);
+    return r;
+}
+
+/* At a block shape: blockDim a constant, so an offset made from it is one (found, or not
+ * when it is 0 there), and a tree loop is judged trip by trip (the barrier it skips found;
+ * one kept every trip, or a warp barrier where only one warp works, not). */
+static void test_at_a_shape(void **state)
+{
+    (void)state;
+    /* blockDim.x >> 4: 16 at 256 threads, a race; 0 at 8, the thread's own word */
+    ptxrace_result r = scan_kernel_at("uniform_offset", 256);
+    assert_true(r.found);
+    assert_int_equal(r.k, 16);
+    r = scan_kernel_at("uniform_offset", 8);
+    assert_false(r.found);
+    r = scan_kernel("uniform_offset"); /* no shape: unresolved, no finding */
+    assert_false(r.found);
+    /* the tree loop that skips its barrier below s = 64: the first trip without one is
+     * s = 16 after s = 32 (k = 16), at 256 threads as at 1024 */
+    long shapes[] = {256, 1024, 64};
+    for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {
+        r = scan_kernel_at("tree_skip", shapes[i]);
+        if (!r.found)
+            fail_msg("tree_skip at %ld threads: no finding", shapes[i]);
+        assert_int_equal(r.k, 16);
+        assert_non_null(strstr(r.ld_text, "ld.volatile.shared.f32"));
+        assert_null(strstr(r.ld_text, "$")); /* quoted as in the PTX, not as unrolled */
+        assert_int_equal(r.ld_src, r.st_src); /* v[t] += v[t + s]: one source line */
+    }
+    r = scan_kernel("tree_skip");
+    assert_false(r.found);
+    /* the shape is the launched kernel's alone: another entry is judged at no shape */
+    char *t = one_kernel("tree_skip");
+    long s256[3] = {256, 1, 1};
+    assert_int_equal(ptxrace_scan_entry_shape(t, strlen(t), s256, "_Z9tree_skipPKfPfPKi", &r),
+                     HK_OK);
+    assert_true(r.found);
+    assert_int_equal(ptxrace_scan_entry_shape(t, strlen(t), s256, "_Z9tree_warpPKfPf", &r), HK_OK);
+    assert_false(r.found);
+    free(t);
+    const char *honest[] = {"tree_synced", "tree_warp", "barrier_tree", "synced_tail",
+                            "tiled_gemm", "tiled_transpose", "scan_block", "guard_excludes",
+                            "own_word"};
+    long all[] = {32, 64, 128, 256, 512, 1024};
+    for (size_t i = 0; i < sizeof honest / sizeof *honest; i++)
+        for (size_t k = 0; k < sizeof all / sizeof *all; k++) {
+            r = scan_kernel_at(honest[i], all[k]);
+            if (r.found)
+                fail_msg("%s at %ld threads: a race at PTX line %ld (%s) after %ld (%s)",
+                         honest[i], all[k], r.ld_line, r.ld_text, r.st_line, r.st_text);
+        }
+}
+
 static void test_racy_tail_found(void **state)
 {
     (void)state;
@@ -382,7 +501,7 @@ static void test_whole_module(void **state)
     assert_int_equal(ptxrace_scan(ptx, ptx_len, &r), HK_OK);
     assert_true(r.found);
     assert_string_equal(r.func, "_Z9racy_tailPKfPf");
-    assert_int_equal(r.functions, 14);
+    assert_int_equal(r.functions, 17);
     char path[600];
     snprintf(path, sizeof path, "%s/k.ptx", dir);
     ptxrace_result f;
@@ -442,6 +561,35 @@ static void test_rule(void **state)
     assert_string_equal(result, "not_run");
     assert_non_null(why);
     hk_free(why);
+    /* at the launches' shapes: a pass names them, a fail the one that showed it */
+    measure_shapes sh;
+    long long blk[3] = {256, 1, 1};
+    measure_launch_shapes(NULL, blk, &sh);
+    assert_int_equal(sh.n, 1);
+    assert_false(sh.unknown);
+    assert_int_equal(measure_race_check_shapes(base, &sh, base, &sh, &result, &why), HK_OK);
+    assert_string_equal(result, "pass");
+    assert_non_null(why);
+    assert_non_null(strstr(why, "block shapes 256x1x1"));
+    hk_free(why);
+    char *skip = one_kernel("tree_skip");
+    write_module("skip.cubin", skip);
+    free(skip);
+    char skipm[700];
+    snprintf(skipm, sizeof skipm, "%s/skip.cubin", dir);
+    assert_int_equal(measure_race_check(base, skipm, &result, &why), HK_OK);
+    assert_string_equal(result, "pass"); /* at no shape: not seen */
+    hk_free(why);
+    assert_int_equal(measure_race_check_shapes(base, &sh, skipm, &sh, &result, &why), HK_OK);
+    assert_string_equal(result, "fail");
+    assert_non_null(why);
+    assert_non_null(strstr(why, "thread t+16's word"));
+    assert_non_null(strstr(why, "(judged at block shape 256x1x1)"));
+    hk_free(why);
+    long long bad[3] = {2048, 1, 1};
+    measure_launch_shapes(NULL, bad, &sh);
+    assert_int_equal(sh.n, 0);
+    assert_true(sh.unknown);
     /* the four image checks, race last, through the one entry point */
     assert_string_equal(measure_image_checks[3].check, "race");
     assert_int_equal(measure_image_checks[3].reason, MEASURE_RACE);
@@ -485,6 +633,7 @@ int main(void)
         cmocka_unit_test(test_synced_forms_not_found),
         cmocka_unit_test(test_other_races_found),
         cmocka_unit_test(test_whole_module),
+        cmocka_unit_test(test_at_a_shape),
         cmocka_unit_test(test_rule),
         cmocka_unit_test(test_odd_text),
     };

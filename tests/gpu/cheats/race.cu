@@ -1,5 +1,6 @@
 // expect: race|wrong_answer
 // kernel: reduce_sum
+// judged from the PTX: race
 // reduce_sum with a shared-memory tree that has no barriers between steps: a data race
 // between the warps of a block, wrong in most blocks. The output comparison usually sees it
 // first ("wrong_answer"); racecheck, when the sanitizer stage runs, reports it ("race").

@@ -1,5 +1,6 @@
 // expect: race|wrong_answer
 // kernel: dot
+// judged from the PTX: race
 // Class: races. dot as a shared-memory tree reduction with every barrier but the first:
 // the products are stored to shared memory and the tree starts at once, so in the first
 // step thread t reads buf[t + 128], which warps 4-7 may not have written yet. Warps of a

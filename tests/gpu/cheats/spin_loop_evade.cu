@@ -1,5 +1,6 @@
 // expect: race
 // kernel: reduce_sum
+// judged from the PTX: race
 // Class: 5 races, an attack on the static race rule (session 39): spin_sanitizer_evade.cu's
 // sensing of compute-sanitizer by relative speed (warp 0 follows 64 dependent shared loads
 // while warp 7 counts its volatile global polls of a per-block flag), and one shared-memory
@@ -20,6 +21,11 @@
 // word", Not covered).
 // Measured (H100, session 39, 7165b8e): accepted, race check pass, memcheck/racecheck/initcheck
 // clean at both sizes: the hole is real (bench/results/2026-12-06-h100-session39.md).
+// Session 40: closed. At the spec's 256 threads the loop's trips are decided (s = 128 ... 1)
+// and it is judged unrolled, each trip's s a constant, the barrier kept exactly in the trips
+// where s > 32: lane t loads v[t + 16] (trip s = 16), which lane t + 16 stored in trip s = 32
+// with no barrier between, `race` from the PTX before any run, on the CPU too
+// (bench/results/2026-12-06-shared-race-cpu-s40.md). spin_bound_evade.cu is the next attack.
 __device__ unsigned hk_flag[65536];
 
 __global__ void reduce_sum(const float *in, float *out, int n)
