@@ -432,6 +432,76 @@ static void wild_reduce3(void **state)
     wild_close(&w);
 }
 
+/* Times for points_in_boxes: the baseline 10, table_hoist 8, float_literals 9.5, a stacked
+ * candidate 7.5, anything else 10.5 (no other leader). */
+static double pib_time(const search_candidate *c)
+{
+    if (!c->structural)
+        return c->phase == 0 ? 10.0 : 10.5;
+    if (strstr(c->structural, " + "))
+        return 7.5;
+    if (!strncmp(c->structural, "table_hoist", 11))
+        return 8.0;
+    if (!strncmp(c->structural, "float_literals", 14))
+        return 9.5;
+    return 10.5;
+}
+
+/* float_literals stacks (RW_STACKS, session 40): mmcv's points_in_boxes_part under its spec
+ * and the shipped latency-bound plan on sm_90 (sm90-float-literals-latency: its literals
+ * sit in the callee check_pt_in_box3d, which the skill's query over the kernel's text
+ * cannot see, so the rewrite's own reading plans it): table_hoist leading, the stacked
+ * "table_hoist + float_literals" follows the first choices, the callee's half sizes in
+ * float in its text (the hoisted kernel's unrolled box loop had 54 cvt.f64.f32). */
+static void wild_points_in_boxes(void **state)
+{
+    (void)state;
+    wild_kernel w;
+    if (!wild_open("mmcv_points_in_boxes_part", &w))
+        return;
+    const an_span *span = &w.fx.m->funcs[w.k].span;
+    rw_context ctx = {.text = w.fx.text, .len = w.fx.len, .m = w.fx.m, .kernel = w.k, .spec = w.sp};
+    skillplan plan;
+    sk_metrics mt;
+    sk_metrics_init(&mt);
+    mt.v[SK_M_ROOFLINE_PCT] = 1.8;
+    assert_int_equal(skillplan_build_for(skills, "sm_90", SK_LATENCY_BOUND, &mt, w.fx.text + span->start_byte,
+                                         span->end_byte - span->start_byte, &ctx, &plan),
+                     HK_OK);
+    w.l.structs = plan.v;
+    w.l.n_structs = plan.n;
+    search_budget b = {.max_candidates = 40};
+    search *s;
+    assert_int_equal(search_new(w.fx.text, w.fx.len, w.fx.m, w.k, &w.l, 1, &b, &s), HK_OK);
+    const search_candidate *c;
+    bool alone = false;
+    int rc;
+    for (;;) {
+        while ((rc = search_next(s, &c)) == HK_OK && !is_stacked(c)) {
+            print_message("  %u: %s\n", c->id, c->description);
+            alone |= c->structural && !strncmp(c->structural, "float_literals", 14);
+            assert_int_equal(search_report(s, c->id, SEARCH_OK, pib_time(c)), HK_OK);
+        }
+        if (rc != HK_ESTATE)
+            break;
+        bool reported = false;
+        for (unsigned id = 0; id < (unsigned)search_count(s); id++)
+            reported |= search_report(s, id, SEARCH_OK, pib_time(search_get(s, id))) == HK_OK;
+        if (!reported)
+            break;
+    }
+    assert_int_equal(rc, HK_OK);
+    print_message("  %u: %s\n", c->id, c->description);
+    assert_true(alone);   /* planned by its latency-bound skill */
+    assert_true(!strncmp(c->structural, "table_hoist", 11));
+    assert_non_null(strstr(c->structural, " + float_literals (skill sm90-float-literals-latency)"));
+    assert_non_null(strstr(c->text, "(local_x > -x_size / 2.0f) & (local_x < x_size / 2.0f)"));
+    assert_non_null(strstr(c->text, "if (fabsf(z - cz) > z_size / 2.0f) return 0;"));
+    search_free(s);
+    skillplan_free(&plan);
+    wild_close(&w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -441,6 +511,7 @@ int main(void)
         cmocka_unit_test(wild_kernels),
         cmocka_unit_test(fused_blocks_on_block_reduce),
         cmocka_unit_test(wild_reduce3),
+        cmocka_unit_test(wild_points_in_boxes),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
