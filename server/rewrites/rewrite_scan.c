@@ -46,6 +46,8 @@ typedef struct {
     char why[SC_WHY];
     bool deep;                /* the refusal is about a loop of the right shape's values */
     bool values_without_loads; /* rw_scan_read_item_loop: values need not read memory */
+    const an_model *m;        /* the file's functions, for reader calls in the values (NULL:
+                               * a value may call pure functions only) */
 } sc_scan;
 
 typedef struct {
@@ -104,8 +106,9 @@ static bool in_inner_construct(const rw_toks *ts, size_t a, size_t b, size_t k)
 /* Does the identifier at k, in [a, b), possibly get written there: assigned, ++/--, its
  * address taken, stored through (`k[...] = `, `*k = `), or passed bare to a call that may
  * write (a reference parameter, an array a callee fills: knn's reheap(best_dist, ...))? */
-static bool written_at(const rw_toks *ts, size_t k)
+static bool written_at(const sc_scan *s, size_t k)
 {
+    const rw_toks *ts = s->ts;
     if (!rwl_is_use(ts, k))
         return false;
     if (rwl_scalar_written(ts, k))
@@ -130,8 +133,11 @@ static bool written_at(const rw_toks *ts, size_t k)
             else if (rwl_tok_is(ts, q - 1, "[") || (rwl_tok_is(ts, q - 1, "(") && depth > 0))
                 depth--;
             else if (rwl_tok_is(ts, q - 1, "(") && depth == 0)
+                /* a reader function takes pointers to const and the rest by value: it writes
+                 * none of its arguments */
                 return q >= 2 && ts->t[q - 2].kind == T_IDENT && !rwl_pure_call_name(ts, q - 2) &&
-                       !rwl_is_type_word(ts, q - 2);
+                       !rwl_is_type_word(ts, q - 2) &&
+                       !(s->m && rwl_reader_call(s->m, s->text, s->f, ts, q - 2));
             if (rwl_tok_is(ts, q - 1, ";") || rwl_tok_is(ts, q - 1, "{") || rwl_tok_is(ts, q - 1, "}"))
                 break;
         }
@@ -388,7 +394,7 @@ static bool read_body(sc_scan *s, sc_loop *L)
     /* what the body writes, outside the value declarations' own names */
     size_t w[SC_NAMES], nw = 0;
     for (size_t k = L->body_a + 1; k < end; k++) {
-        if (ts->t[k].kind != T_IDENT || !written_at(ts, k))
+        if (ts->t[k].kind != T_IDENT || !written_at(s, k))
             continue;
         bool decl_name = false;
         for (size_t i = 0; i < L->n_d; i++)
@@ -433,9 +439,21 @@ static bool read_body(sc_scan *s, sc_loop *L)
      * itself, and the jam's gain is the loads of U items issued together */
     bool reads = false;
     for (size_t i = 0; i < L->n_d && !reads; i++)
-        for (size_t k = L->d[i].init_a; k < L->d[i].init_b && !reads; k++)
+        for (size_t k = L->d[i].init_a; k < L->d[i].init_b && !reads; k++) {
             reads = (rwl_tok_is(ts, k, "[") || rwl_tok_is(ts, k, "(")) && k > L->d[i].init_a &&
                     ts->t[k - 1].kind == T_IDENT && !rwl_is_type_word(ts, k - 1);
+            /* a function of the file reads memory only through a pointer it is given
+             * (SHOC's `ToFlatIdx(row, col, width)` is index arithmetic) */
+            if (reads && rwl_tok_is(ts, k, "(") && !rwl_pure_call_name(ts, k - 1)) {
+                size_t close = rwl_match_close(ts, k);
+                bool ptr = false;
+                for (size_t a = k + 1; a < close && !ptr; a++) {
+                    const an_param *ap = ts->t[a].kind == T_IDENT ? param_of(s, a) : NULL;
+                    ptr = ts->t[a].kind == T_IDENT && ((ap && ap->pointer_depth > 0) || (!ap && local_pointer(s, a)));
+                }
+                reads = ptr;
+            }
+        }
     for (size_t i = 0; i < L->n_d && !reads; i++)
         for (size_t k = L->d[i].init_a; k < L->d[i].init_b && !reads; k++)
             reads = rwl_tok_is(ts, k, "*") && rwl_unary_position(ts, k);
@@ -447,9 +465,17 @@ static bool read_body(sc_scan *s, sc_loop *L)
         for (size_t k = d->init_a; k < d->init_b; k++) {
             if (ts->t[k].kind != T_IDENT || !rwl_is_use(ts, k))
                 continue;
-            if (rwl_tok_is(ts, k + 1, "(") && !rwl_pure_call_name(ts, k) && !rwl_is_type_word(ts, k))
-                return refuse(s, k, "value declaration", EN(RW_UJ_CALLS), TOK(ts, d->name), TOK(ts, k));
-            if (written_at(ts, k) || rwl_tok_is_assign_op(ts, k + 1))
+            /* a reader function of the file (rwl_reader_call: a function of its arguments and of
+             * memory it only reads, mmcv's bilinear_interpolate) is a value as an expression is:
+             * its arguments are checked as the declaration's other names, and a pointer passed to
+             * it as memory read (below) */
+            if ((rwl_tok_is(ts, k + 1, "(") || rwl_tok_is(ts, k + 1, "<")) && !rwl_pure_call_name(ts, k) &&
+                !rwl_is_type_word(ts, k) && rwl_call_paren(ts, k)) {
+                if (!s->m || !rwl_reader_call(s->m, s->text, s->f, ts, k))
+                    return refuse(s, k, "value declaration", EN(RW_UJ_CALLS), TOK(ts, d->name), TOK(ts, k));
+                continue;
+            }
+            if (written_at(s, k) || rwl_tok_is_assign_op(ts, k + 1))
                 return refuse(s, k, "value declaration", EN(RW_UJ_VALUE_WRITES), TOK(ts, d->name), TOK(ts, k));
             for (size_t j = 0; j < nw; j++)
                 if (same_name(ts, k, w[j]))
@@ -458,6 +484,12 @@ static bool read_body(sc_scan *s, sc_loop *L)
             /* memory read through a pointer: none of the body's stores may reach it */
             bool mem = rwl_tok_is(ts, k + 1, "[") || (k > d->init_a && rwl_tok_is(ts, k - 1, "*") &&
                                                       rwl_unary_position(ts, k - 1));
+            /* a pointer handed to a call (a reader: the only calls left) is memory it reads */
+            const an_param *kp = param_of(s, k);
+            if (!mem && k > d->init_a && (rwl_tok_is(ts, k - 1, "(") || rwl_tok_is(ts, k - 1, ",")) &&
+                (rwl_tok_is(ts, k + 1, ")") || rwl_tok_is(ts, k + 1, ",") || rwl_tok_is(ts, k + 1, "+") ||
+                 rwl_tok_is(ts, k + 1, "-")))
+                mem = (kp && kp->pointer_depth > 0) || (!kp && local_pointer(s, k));
             if (!mem)
                 continue;
             /* an array of the kernel's own that no pointer reaches: only a store that names it,
@@ -649,7 +681,7 @@ int rw_unroll_jam_scan(const char *text, size_t len, const an_model *m, size_t k
     rw_edits es = {0};
     if ((rc = rwl_lex(text, f->body_span.start_byte, f->body_span.end_byte, &ts)))
         goto out;
-    sc_scan s = {.text = text, .ts = &ts, .f = f};
+    sc_scan s = {.text = text, .ts = &ts, .f = f, .m = m};
     char first_why[SC_WHY] = "";
     bool first_deep = false;
     sc_loop L;
