@@ -1,7 +1,8 @@
 /* unroll_jam_scan: a loop over items that computes a value per item from the item alone
  * (a distance) and then updates a per-thread state with it (a best-3 cascade, a heap, a
  * count with an early exit) computes U items' values first, then runs their updates in
- * the original order; the items left over (n mod U) run in the original loop. */
+ * the original order; of the items left over (n mod U), pairs are jammed the same way
+ * while two are left, and the last one runs in the original loop. */
 #include "rewrites/rewrite_scan.h"
 #include "rewrites/registry.h"
 #include "rewrites/rewrite_lex.h"
@@ -593,20 +594,12 @@ static int append_updates(struct hk_buf *o, const sc_scan *s, const sc_loop *L)
     return rc;
 }
 
-static int emit_loop(struct hk_buf *o, const sc_scan *s, const sc_loop *L, int U, const char *ind)
+/* One jammed group inside the main loop's braces: U items' counters and values (hk_uj + j),
+ * then their updates in order, each in a block of its own under the original names. */
+static int emit_group(struct hk_buf *o, const sc_scan *s, const sc_loop *L, int U, const char *ind, const char *type)
 {
     const rw_toks *ts = s->ts;
-    char type[256], bound[512];
-    snprintf(type, sizeof type, "%.*s", SPAN(ts, L->type_a, L->type_b));
-    snprintf(bound, sizeof bound, "(%.*s)", SPAN(ts, L->n_a, L->n_b));
-    int rc = hk_buf_printf(o, "{   /* hk: unroll_jam_scan: %d items' values first, then their updates in order */\n", /* i18n: not for people */
-                           U);
-    if (!rc)
-        rc = hk_buf_printf(o, "%s    %s hk_uj = %.*s;\n", ind, type, SPAN(ts, L->start_a, L->start_b));
-    if (!rc && L->has_break)
-        rc = hk_buf_printf(o, "%s    bool hk_uj_stop = false;\n", ind);
-    if (!rc)
-        rc = hk_buf_printf(o, "%s    for (; hk_uj < %s && %s - hk_uj >= %d; hk_uj += %d) {\n", ind, bound, bound, U, U);
+    int rc = HK_OK;
     for (int j = 0; j < U && !rc; j++) {
         char ctr[32];
         snprintf(ctr, sizeof ctr, "hk_uj_k%d", j);
@@ -638,6 +631,37 @@ static int emit_loop(struct hk_buf *o, const sc_scan *s, const sc_loop *L, int U
         if (!rc)
             rc = hk_buf_printf(o, "\n%s        }\n", ind);
     }
+    return rc;
+}
+
+static int emit_loop(struct hk_buf *o, const sc_scan *s, const sc_loop *L, int U, const char *ind)
+{
+    const rw_toks *ts = s->ts;
+    char type[256], bound[512];
+    snprintf(type, sizeof type, "%.*s", SPAN(ts, L->type_a, L->type_b));
+    snprintf(bound, sizeof bound, "(%.*s)", SPAN(ts, L->n_a, L->n_b));
+    int rc = hk_buf_printf(o, "{   /* hk: unroll_jam_scan: %d items' values first, then their updates in order */\n", /* i18n: not for people */
+                           U);
+    if (!rc)
+        rc = hk_buf_printf(o, "%s    %s hk_uj = %.*s;\n", ind, type, SPAN(ts, L->start_a, L->start_b));
+    if (!rc && L->has_break)
+        rc = hk_buf_printf(o, "%s    bool hk_uj_stop = false;\n", ind);
+    if (!rc)
+        rc = hk_buf_printf(o, "%s    for (; hk_uj < %s && %s - hk_uj >= %d; hk_uj += %d) {\n", ind, bound, bound, U, U);
+    if (!rc)
+        rc = emit_group(o, s, L, U, ind, type);
+    /* what is left, fewer than U items, jammed by two while two are left: a loop of 2 or 3
+     * items (roi_align's samples of a bin along x, sampling_ratio 2) still has two items'
+     * loads in flight at U = 4 or 8. Not under a literal bound (uniform_tiles' `hk_u < 4`):
+     * the compiler unrolls that loop whole, and a pair loop there indexes its register
+     * arrays (hk_r0[k]) by a run-time counter, which moves them to local memory (ball_query
+     * stacked: a 48-byte stack frame) */
+    bool pairs = U > 2 && !(L->n_b == L->n_a + 1 && ts->t[L->n_a].kind == T_NUMBER);
+    if (!rc && pairs)
+        rc = hk_buf_printf(o, "%s    }\n%s    for (; %shk_uj < %s && %s - hk_uj >= 2; hk_uj += 2) {\n", ind, ind,
+                           L->has_break ? "!hk_uj_stop && " : "", bound, bound);
+    if (!rc && pairs)
+        rc = emit_group(o, s, L, 2, ind, type);
     if (!rc)
         rc = hk_buf_printf(o, "%s    }\n%s    %s%s", ind, ind, L->has_break ? "if (!hk_uj_stop)\n    " : "",
                            L->has_break ? ind : "");

@@ -304,6 +304,7 @@ static void emits_and_compiles(void **state)
         assert_int_equal(rw_unroll_jam_scan(fx.text, fx.len, fx.m, kernel(&fx, names[i]), 4, &r), HK_OK);
         assert_true(r.applicable);
         assert_non_null(strstr(r.text, "hk_uj < (ni) && (ni) - hk_uj >= 4; hk_uj += 4)"));
+        assert_non_null(strstr(r.text, "hk_uj < (ni) && (ni) - hk_uj >= 2; hk_uj += 2)"));   /* the pairs left */
         assert_non_null(strstr(r.text, "T hk_uj3_d = (qx - hk_uj3_ix) * (qx - hk_uj3_ix)"));
         assert_non_null(strstr(r.text, "T hk_uj0_ix = items[hk_uj_k0 * 3 + 0];"));
         assert_non_null(strstr(r.text, "int j = hk_uj_k2;"));
@@ -746,6 +747,9 @@ static void emulated(void **state)
         own_stacked[i] = emu_rewrite(tiles, names[i], "unroll_jam_scan", NULL);
         free(tiles);
         assert_non_null(strstr(own_stacked[i], "= hk_r0[hk_uj_k3];"));
+        /* the tile's literal bound: no pair loop, whose run-time index would put hk_r0 in
+         * local memory */
+        assert_null(strstr(own_stacked[i], "hk_uj >= 2; hk_uj += 2"));
         char tag[64];
         snprintf(tag, sizeof tag, "stacked_%s", names[i]);
         emu_batch_add_pair(&batch, tag, kernels, own_stacked[i], stacked_helpers, drivers[i], EMU_OK);
@@ -783,6 +787,9 @@ static void emulated(void **state)
     /* broken: the break ends the jammed loop but not the scan (the remainder runs on) */
     char *nostop = emu_replaced(cands[2 * 3], "if (!hk_uj_stop)", "if (true)");
     emu_batch_add_pair(&batch, "scan_broken_stop", kernels, nostop, helpers, drivers[2], EMU_DIFFERS);
+    /* broken: the pairs jammed after the main loop (session 40) run on after a break */
+    char *pairstop = emu_replaced(cands[2 * 3 + 2], "for (; !hk_uj_stop && ", "for (; ");
+    emu_batch_add_pair(&batch, "scan_broken_pair_stop", kernels, pairstop, helpers, drivers[2], EMU_DIFFERS);
     /* a reader function's value (session 40), at U = 2 and 4; broken: the second sample reads
      * the first one's position */
     char *rd2 = jammed(reader_src, "sample_max", 2), *rd4 = jammed(reader_src, "sample_max", 4);
@@ -797,6 +804,7 @@ static void emulated(void **state)
     free(rd2);
     free(rd4);
     free(rd_broken);
+    free(pairstop);
     free(skip);
     free(nostop);
     free(capped4);
