@@ -12,9 +12,10 @@
 #      reduce3_br_fb4  cs_reduce3, block_reduce + fused_blocks 4 (session 39: 1.30x)
 #      bias1_br_fb4  llmc_matmul_backward_bias1, block_reduce + fused_blocks 4
 #      rstd_ilp_fb4  llmc_layernorm_rstd, ilp_accumulators + fused_blocks 4
-#      roi_align_uj2, deform_roi_uj2  mmcv_roi_align_fwd / mmcv_deform_roi_pool_fwd, unroll_jam_scan
-#                    unroll=2 through the reader bilinear_interpolate (the x loop of 2 samples)
-#  (b) the wild episodes of cs_reduce3 and mmcv_points_in_boxes_part at budget 8 / 1.5 min
+#      roi_align_uj4, deform_roi_uj4  mmcv_roi_align_fwd / mmcv_deform_roi_pool_fwd, unroll_jam_scan
+#                    at its default unroll=4 through the reader bilinear_interpolate: the x loop of
+#                    2 samples runs as one jammed pair
+#  (b) the wild episodes of cs_reduce3, mmcv_points_in_boxes_part and mmcv_roi_align_fwd at budget 8 / 1.5 min
 export PATH=/usr/local/cuda/bin:$PATH HK_INCLUDE_DIR=$PWD/include HK_SKILLS_DIR=$PWD/skills REFS=0 SASS=0 HKLS=${HKLS:-$PWD/carry/hkls} HK_COMMIT=${HK_COMMIT:-unknown}
 t0=$(date +%s)
 D=${D:-540}
@@ -35,11 +36,11 @@ emit pib_th_fl mmcv_points_in_boxes_part table_hoist+float_literals
 emit reduce3_br_fb4 cs_reduce3 block_reduce+fused_blocks --param fused_blocks.blocks=4
 emit bias1_br_fb4 llmc_matmul_backward_bias1 block_reduce+fused_blocks --param fused_blocks.blocks=4
 emit rstd_ilp_fb4 llmc_layernorm_rstd ilp_accumulators+fused_blocks --param fused_blocks.blocks=4
-emit roi_align_uj2 mmcv_roi_align_fwd unroll_jam_scan --param unroll=2
-emit deform_roi_uj2 mmcv_deform_roi_pool_fwd unroll_jam_scan --param unroll=2
+emit roi_align_uj4 mmcv_roi_align_fwd unroll_jam_scan
+emit deform_roi_uj4 mmcv_deform_roi_pool_fwd unroll_jam_scan
 for c in "pib_fl mmcv_points_in_boxes_part" "pib_th mmcv_points_in_boxes_part" "pib_th_fl mmcv_points_in_boxes_part" \
          "reduce3_br_fb4 cs_reduce3" "bias1_br_fb4 llmc_matmul_backward_bias1" "rstd_ilp_fb4 llmc_layernorm_rstd" \
-         "roi_align_uj2 mmcv_roi_align_fwd" "deform_roi_uj2 mmcv_deform_roi_pool_fwd"; do
+         "roi_align_uj4 mmcv_roi_align_fwd" "deform_roi_uj4 mmcv_deform_roi_pool_fwd"; do
   set -- $c
   [ -s $V/$1.cu ] || { echo "$1: no text"; continue; }
   [ $(($(date +%s)-t0)) -gt 260 ] && { echo "$1: no time left"; continue; }
@@ -47,7 +48,7 @@ for c in "pib_fl mmcv_points_in_boxes_part" "pib_th mmcv_points_in_boxes_part" "
   echo "$1 rc=$? at $(($(date +%s)-t0)) s: $(js $V/$1.json)"
 done 2>&1 | tee $OUT/x/verify.log
 left=$((D - ($(date +%s) - t0) - 20))
-( WILD_IDS="cs_reduce3 mmcv_points_in_boxes_part" WILD_ARGS="--budget 8 --minutes 1.5" WILD_JOBS=2 EPISODE_TIMEOUT=240 DEADLINE_S=$left MARGIN_S=8 OUT=$OUT/x/wild tests/gpu/session.sh wild > $OUT/x/wild.log 2>&1 )
+( WILD_IDS="cs_reduce3 mmcv_points_in_boxes_part mmcv_roi_align_fwd" WILD_ARGS="--budget 8 --minutes 1.5" WILD_JOBS=3 EPISODE_TIMEOUT=240 DEADLINE_S=$left MARGIN_S=8 OUT=$OUT/x/wild tests/gpu/session.sh wild > $OUT/x/wild.log 2>&1 )
 echo "all done at $(($(date +%s)-t0)) s"
 cp $OUT/x/wild/wild-table.md $OUT/w14-wild-table.md 2>/dev/null; cp $OUT/x/verify.log $OUT/w14-verify.txt
 cat $OUT/w14-wild-table.md
