@@ -998,12 +998,12 @@ static int emit_float_literals(const rw_context *c, const int *p, rw_result *out
 
 const rw_descriptor rw_float_literals_desc = {
     .name = "float_literals",
-    .summary = "unsuffixed double literals (2.0) in float arithmetic stored to float become float literals "
-               "(2.0f): the statement stays in FP32 (within tolerance)",
     /* it stacks (RW_STACKS): it changes literals only and keeps the launch, and removes
      * another cost than the leaders' (FP64 conversions on the chain): mmcv's
      * points_in_boxes, table_hoist's output (1.26x, H100 session 38) still has 54
      * cvt.f64.f32 in its unrolled box loop, none once stacked */
-    .flags = RW_STACKS, /* i18n: not for people */
+    .flags = RW_STACKS,
+    .summary = "unsuffixed double literals (2.0) in float arithmetic stored to float become float literals "
+               "(2.0f): the statement stays in FP32 (within tolerance)", /* i18n: not for people */
     .emit = emit_float_literals,
 };
