@@ -86,12 +86,14 @@ enum {
                                * any grid covers it: under the spec's grid (one thread per
                                * element) most blocks find no tile, so the search launches it
                                * on SEARCH_TILE_WAVES waves of resident blocks instead */
-    RW_STACKS = 1 << 9,       /* a second rewrite: it reshapes one inner loop of whatever text it
-                               * is given and keeps that text's launch (rw_result.keeps_launch),
+    RW_STACKS = 1 << 9,       /* a second rewrite: it reshapes part of whatever text it is given
+                               * (an inner loop, a local's type, the blocks' prologue) and keeps
+                               * that text's launch (rw_result.keeps_launch),
                                * so the search also offers it the leading structural
                                * candidate's output ("A+B", search.c queue_stacks). Its own
                                * gain must address another cost than the leaders' (the jam: the
-                               * dependent chain per item; tiles: the global loads) */
+                               * dependent chain per item; tiles: the global loads; fused
+                               * blocks: the bytes in flight, block_reduce: the barriers) */
     RW_TUNING = 1 << 10,      /* a generic tuning of the kernel's own code (unroll's factor),
                                * no algorithm of its own: with the search's launch axes it is
                                * what a small budget falls back to when the rewrites measured

@@ -1,7 +1,8 @@
 /* unroll_jam_scan: a loop over items that computes a value per item from the item alone
  * (a distance) and then updates a per-thread state with it (a best-3 cascade, a heap, a
  * count with an early exit) computes U items' values first, then runs their updates in
- * the original order; the items left over (n mod U) run in the original loop. */
+ * the original order; of the items left over (n mod U), pairs are jammed the same way
+ * while two are left, and the last one runs in the original loop. */
 #include "rewrites/rewrite_scan.h"
 #include "rewrites/registry.h"
 #include "rewrites/rewrite_lex.h"
@@ -46,6 +47,8 @@ typedef struct {
     char why[SC_WHY];
     bool deep;                /* the refusal is about a loop of the right shape's values */
     bool values_without_loads; /* rw_scan_read_item_loop: values need not read memory */
+    const an_model *m;        /* the file's functions, for reader calls in the values (NULL:
+                               * a value may call pure functions only) */
 } sc_scan;
 
 typedef struct {
@@ -104,8 +107,9 @@ static bool in_inner_construct(const rw_toks *ts, size_t a, size_t b, size_t k)
 /* Does the identifier at k, in [a, b), possibly get written there: assigned, ++/--, its
  * address taken, stored through (`k[...] = `, `*k = `), or passed bare to a call that may
  * write (a reference parameter, an array a callee fills: knn's reheap(best_dist, ...))? */
-static bool written_at(const rw_toks *ts, size_t k)
+static bool written_at(const sc_scan *s, size_t k)
 {
+    const rw_toks *ts = s->ts;
     if (!rwl_is_use(ts, k))
         return false;
     if (rwl_scalar_written(ts, k))
@@ -130,8 +134,11 @@ static bool written_at(const rw_toks *ts, size_t k)
             else if (rwl_tok_is(ts, q - 1, "[") || (rwl_tok_is(ts, q - 1, "(") && depth > 0))
                 depth--;
             else if (rwl_tok_is(ts, q - 1, "(") && depth == 0)
+                /* a reader function takes pointers to const and the rest by value: it writes
+                 * none of its arguments */
                 return q >= 2 && ts->t[q - 2].kind == T_IDENT && !rwl_pure_call_name(ts, q - 2) &&
-                       !rwl_is_type_word(ts, q - 2);
+                       !rwl_is_type_word(ts, q - 2) &&
+                       !(s->m && rwl_reader_call(s->m, s->text, s->f, ts, q - 2));
             if (rwl_tok_is(ts, q - 1, ";") || rwl_tok_is(ts, q - 1, "{") || rwl_tok_is(ts, q - 1, "}"))
                 break;
         }
@@ -388,7 +395,7 @@ static bool read_body(sc_scan *s, sc_loop *L)
     /* what the body writes, outside the value declarations' own names */
     size_t w[SC_NAMES], nw = 0;
     for (size_t k = L->body_a + 1; k < end; k++) {
-        if (ts->t[k].kind != T_IDENT || !written_at(ts, k))
+        if (ts->t[k].kind != T_IDENT || !written_at(s, k))
             continue;
         bool decl_name = false;
         for (size_t i = 0; i < L->n_d; i++)
@@ -433,9 +440,21 @@ static bool read_body(sc_scan *s, sc_loop *L)
      * itself, and the jam's gain is the loads of U items issued together */
     bool reads = false;
     for (size_t i = 0; i < L->n_d && !reads; i++)
-        for (size_t k = L->d[i].init_a; k < L->d[i].init_b && !reads; k++)
+        for (size_t k = L->d[i].init_a; k < L->d[i].init_b && !reads; k++) {
             reads = (rwl_tok_is(ts, k, "[") || rwl_tok_is(ts, k, "(")) && k > L->d[i].init_a &&
                     ts->t[k - 1].kind == T_IDENT && !rwl_is_type_word(ts, k - 1);
+            /* a function of the file reads memory only through a pointer it is given
+             * (SHOC's `ToFlatIdx(row, col, width)` is index arithmetic) */
+            if (reads && rwl_tok_is(ts, k, "(") && !rwl_pure_call_name(ts, k - 1)) {
+                size_t close = rwl_match_close(ts, k);
+                bool ptr = false;
+                for (size_t a = k + 1; a < close && !ptr; a++) {
+                    const an_param *ap = ts->t[a].kind == T_IDENT ? param_of(s, a) : NULL;
+                    ptr = ts->t[a].kind == T_IDENT && ((ap && ap->pointer_depth > 0) || (!ap && local_pointer(s, a)));
+                }
+                reads = ptr;
+            }
+        }
     for (size_t i = 0; i < L->n_d && !reads; i++)
         for (size_t k = L->d[i].init_a; k < L->d[i].init_b && !reads; k++)
             reads = rwl_tok_is(ts, k, "*") && rwl_unary_position(ts, k);
@@ -447,9 +466,17 @@ static bool read_body(sc_scan *s, sc_loop *L)
         for (size_t k = d->init_a; k < d->init_b; k++) {
             if (ts->t[k].kind != T_IDENT || !rwl_is_use(ts, k))
                 continue;
-            if (rwl_tok_is(ts, k + 1, "(") && !rwl_pure_call_name(ts, k) && !rwl_is_type_word(ts, k))
-                return refuse(s, k, "value declaration", EN(RW_UJ_CALLS), TOK(ts, d->name), TOK(ts, k));
-            if (written_at(ts, k) || rwl_tok_is_assign_op(ts, k + 1))
+            /* a reader function of the file (rwl_reader_call: a function of its arguments and of
+             * memory it only reads, mmcv's bilinear_interpolate) is a value as an expression is:
+             * its arguments are checked as the declaration's other names, and a pointer passed to
+             * it as memory read (below) */
+            if ((rwl_tok_is(ts, k + 1, "(") || rwl_tok_is(ts, k + 1, "<")) && !rwl_pure_call_name(ts, k) &&
+                !rwl_is_type_word(ts, k) && rwl_call_paren(ts, k)) {
+                if (!s->m || !rwl_reader_call(s->m, s->text, s->f, ts, k))
+                    return refuse(s, k, "value declaration", EN(RW_UJ_CALLS), TOK(ts, d->name), TOK(ts, k));
+                continue;
+            }
+            if (written_at(s, k) || rwl_tok_is_assign_op(ts, k + 1))
                 return refuse(s, k, "value declaration", EN(RW_UJ_VALUE_WRITES), TOK(ts, d->name), TOK(ts, k));
             for (size_t j = 0; j < nw; j++)
                 if (same_name(ts, k, w[j]))
@@ -458,6 +485,12 @@ static bool read_body(sc_scan *s, sc_loop *L)
             /* memory read through a pointer: none of the body's stores may reach it */
             bool mem = rwl_tok_is(ts, k + 1, "[") || (k > d->init_a && rwl_tok_is(ts, k - 1, "*") &&
                                                       rwl_unary_position(ts, k - 1));
+            /* a pointer handed to a call (a reader: the only calls left) is memory it reads */
+            const an_param *kp = param_of(s, k);
+            if (!mem && k > d->init_a && (rwl_tok_is(ts, k - 1, "(") || rwl_tok_is(ts, k - 1, ",")) &&
+                (rwl_tok_is(ts, k + 1, ")") || rwl_tok_is(ts, k + 1, ",") || rwl_tok_is(ts, k + 1, "+") ||
+                 rwl_tok_is(ts, k + 1, "-")))
+                mem = (kp && kp->pointer_depth > 0) || (!kp && local_pointer(s, k));
             if (!mem)
                 continue;
             /* an array of the kernel's own that no pointer reaches: only a store that names it,
@@ -561,20 +594,12 @@ static int append_updates(struct hk_buf *o, const sc_scan *s, const sc_loop *L)
     return rc;
 }
 
-static int emit_loop(struct hk_buf *o, const sc_scan *s, const sc_loop *L, int U, const char *ind)
+/* One jammed group inside the main loop's braces: U items' counters and values (hk_uj + j),
+ * then their updates in order, each in a block of its own under the original names. */
+static int emit_group(struct hk_buf *o, const sc_scan *s, const sc_loop *L, int U, const char *ind, const char *type)
 {
     const rw_toks *ts = s->ts;
-    char type[256], bound[512];
-    snprintf(type, sizeof type, "%.*s", SPAN(ts, L->type_a, L->type_b));
-    snprintf(bound, sizeof bound, "(%.*s)", SPAN(ts, L->n_a, L->n_b));
-    int rc = hk_buf_printf(o, "{   /* hk: unroll_jam_scan: %d items' values first, then their updates in order */\n", /* i18n: not for people */
-                           U);
-    if (!rc)
-        rc = hk_buf_printf(o, "%s    %s hk_uj = %.*s;\n", ind, type, SPAN(ts, L->start_a, L->start_b));
-    if (!rc && L->has_break)
-        rc = hk_buf_printf(o, "%s    bool hk_uj_stop = false;\n", ind);
-    if (!rc)
-        rc = hk_buf_printf(o, "%s    for (; hk_uj < %s && %s - hk_uj >= %d; hk_uj += %d) {\n", ind, bound, bound, U, U);
+    int rc = HK_OK;
     for (int j = 0; j < U && !rc; j++) {
         char ctr[32];
         snprintf(ctr, sizeof ctr, "hk_uj_k%d", j);
@@ -606,6 +631,37 @@ static int emit_loop(struct hk_buf *o, const sc_scan *s, const sc_loop *L, int U
         if (!rc)
             rc = hk_buf_printf(o, "\n%s        }\n", ind);
     }
+    return rc;
+}
+
+static int emit_loop(struct hk_buf *o, const sc_scan *s, const sc_loop *L, int U, const char *ind)
+{
+    const rw_toks *ts = s->ts;
+    char type[256], bound[512];
+    snprintf(type, sizeof type, "%.*s", SPAN(ts, L->type_a, L->type_b));
+    snprintf(bound, sizeof bound, "(%.*s)", SPAN(ts, L->n_a, L->n_b));
+    int rc = hk_buf_printf(o, "{   /* hk: unroll_jam_scan: %d items' values first, then their updates in order */\n", /* i18n: not for people */
+                           U);
+    if (!rc)
+        rc = hk_buf_printf(o, "%s    %s hk_uj = %.*s;\n", ind, type, SPAN(ts, L->start_a, L->start_b));
+    if (!rc && L->has_break)
+        rc = hk_buf_printf(o, "%s    bool hk_uj_stop = false;\n", ind);
+    if (!rc)
+        rc = hk_buf_printf(o, "%s    for (; hk_uj < %s && %s - hk_uj >= %d; hk_uj += %d) {\n", ind, bound, bound, U, U);
+    if (!rc)
+        rc = emit_group(o, s, L, U, ind, type);
+    /* what is left, fewer than U items, jammed by two while two are left: a loop of 2 or 3
+     * items (roi_align's samples of a bin along x, sampling_ratio 2) still has two items'
+     * loads in flight at U = 4 or 8. Not under a literal bound (uniform_tiles' `hk_u < 4`):
+     * the compiler unrolls that loop whole, and a pair loop there indexes its register
+     * arrays (hk_r0[k]) by a run-time counter, which moves them to local memory (ball_query
+     * stacked: a 48-byte stack frame) */
+    bool pairs = U > 2 && !(L->n_b == L->n_a + 1 && ts->t[L->n_a].kind == T_NUMBER);
+    if (!rc && pairs)
+        rc = hk_buf_printf(o, "%s    }\n%s    for (; %shk_uj < %s && %s - hk_uj >= 2; hk_uj += 2) {\n", ind, ind,
+                           L->has_break ? "!hk_uj_stop && " : "", bound, bound);
+    if (!rc && pairs)
+        rc = emit_group(o, s, L, 2, ind, type);
     if (!rc)
         rc = hk_buf_printf(o, "%s    }\n%s    %s%s", ind, ind, L->has_break ? "if (!hk_uj_stop)\n    " : "",
                            L->has_break ? ind : "");
@@ -649,7 +705,7 @@ int rw_unroll_jam_scan(const char *text, size_t len, const an_model *m, size_t k
     rw_edits es = {0};
     if ((rc = rwl_lex(text, f->body_span.start_byte, f->body_span.end_byte, &ts)))
         goto out;
-    sc_scan s = {.text = text, .ts = &ts, .f = f};
+    sc_scan s = {.text = text, .ts = &ts, .f = f, .m = m};
     char first_why[SC_WHY] = "";
     bool first_deep = false;
     sc_loop L;

@@ -278,6 +278,230 @@ static void wild_kernels(void **state)
     }
 }
 
+/* Per-block partials by a shared-memory tree, two loads per thread (a reduce3-like shape):
+ * block_reduce replaces the tree and keeps the launch, fused_blocks runs 4 blocks' loads
+ * together and keeps the launch too, and applies to block_reduce's output (its nested
+ * `hk_part[32]`, one per copy). */
+static const char partials_src[] =
+    "__global__ void partials(const float *in, float *out, int n)\n"
+    "{\n"
+    "    __shared__ float sm[256];\n"
+    "    int t = threadIdx.x;\n"
+    "    int i = blockIdx.x * blockDim.x * 2 + threadIdx.x;\n"
+    "    float v = (i < n) ? in[i] : 0.0f;\n"
+    "    if (n > i + (int)blockDim.x)\n"
+    "        v += in[i + blockDim.x];\n"
+    "    sm[t] = v;\n"
+    "    __syncthreads();\n"
+    "    for (int k = blockDim.x / 2; k > 0; k >>= 1) {\n"
+    "        if (t < k)\n"
+    "            sm[t] += sm[t + k];\n"
+    "        __syncthreads();\n"
+    "    }\n"
+    "    if (t == 0)\n"
+    "        out[blockIdx.x] = sm[0];\n"
+    "}\n";
+
+/* Times by what a candidate is: ms[0] the baseline, ms[1] block_reduce alone, ms[2]
+ * fused_blocks alone, ms[3] a stacked one, 9.5 anything else. */
+static double partials_time(const search_candidate *c, const double ms[4])
+{
+    if (!c->structural)
+        return c->phase == 0 ? ms[0] : 9.5;
+    if (strstr(c->structural, " + "))
+        return ms[3];
+    if (!strncmp(c->structural, "block_reduce", 12))
+        return ms[1];
+    if (!strncmp(c->structural, "fused_blocks", 12))
+        return ms[2];
+    return 9.5;
+}
+
+/* Proposes and reports (at partials_time) until the first stacked candidate, which it
+ * returns (NULL when none comes within the budget). */
+static const search_candidate *first_stacked(search *s, const double ms[4])
+{
+    const search_candidate *c;
+    int rc;
+    for (;;) {
+        while ((rc = search_next(s, &c)) == HK_OK) {
+            print_message("  %u: %s\n", c->id, c->description);
+            if (is_stacked(c))
+                return c;
+            assert_int_equal(search_report(s, c->id, SEARCH_OK, partials_time(c, ms)), HK_OK);
+        }
+        if (rc != HK_ESTATE)
+            return NULL;
+        bool reported = false;
+        for (unsigned id = 0; id < (unsigned)search_count(s); id++)
+            reported |= search_report(s, id, SEARCH_OK, partials_time(search_get(s, id), ms)) == HK_OK;
+        if (!reported)
+            return NULL;
+    }
+}
+
+/* fused_blocks stacks (RW_STACKS, session 40): with block_reduce ahead of the baseline
+ * and fused_blocks too, fused_blocks blocks=4 goes on block_reduce's output as one
+ * candidate, the warp-shuffle tree copied per fused block, under the kernel's own launch;
+ * block_reduce, which does not stack, is never put on fused_blocks' output. Without the
+ * flag no stacking axis exists and no candidate is stacked. */
+static void fused_blocks_on_block_reduce(void **state)
+{
+    (void)state;
+    static const search_struct two[] = {
+        {.skill = "br", .rewrite = "block_reduce", .rank = 0},
+        {.skill = "fb", .rewrite = "fused_blocks", .params = {4}, .rank = 0},
+        {.skill = "fb", .rewrite = "fused_blocks", .params = {2}, .rank = 1},
+    };
+    fixture fx;
+    load_text(partials_src, &fx);
+    search_launch l = {.block = {256, 1, 1}, .block_max_threads = 256, .sm_count = 132,
+                       .structs = two, .n_structs = HK_ARRAY_LEN(two)};
+    search_budget b = {.max_candidates = 40};
+    search *s;
+    assert_int_equal(search_new(fx.text, fx.len, fx.m, kernel(&fx, "partials"), &l, 1, &b, &s), HK_OK);
+    char *axes = search_describe_axes(s);
+    assert_non_null(axes);
+    print_message("axes: %s\n", axes);
+    assert_non_null(strstr(axes, "stacked on the leading structural candidates: fused_blocks blocks=4 (skill fb)"));
+    assert_null(strstr(axes, "stacked on the leading structural candidates: block_reduce"));
+    free(axes);
+    /* fused_blocks leads, block_reduce second: fused_blocks is stacked on block_reduce */
+    static const double ms[4] = {10.0, 9.0, 8.5, 7.5};
+    const search_candidate *c = first_stacked(s, ms);
+    assert_non_null(c);
+    assert_non_null(strstr(c->structural, "block_reduce (skill br) + fused_blocks blocks=4 (skill fb)"));
+    assert_non_null(strstr(c->text, "hk_part"));
+    assert_non_null(strstr(c->text, "__shfl_down_sync"));
+    assert_non_null(strstr(c->text, "% 4u != 0u"));
+    assert_non_null(strstr(c->text, "blockIdx.x + 3u"));
+    assert_null(strstr(c->text, "for (int k = blockDim.x / 2; k > 0; k >>= 1)"));
+    assert_int_equal(c->block[0], 256);
+    assert_int_equal(c->grid_mode, SEARCH_GRID_SPEC);
+    assert_int_equal(search_report(s, c->id, SEARCH_OK, partials_time(c, ms)), HK_OK);
+    /* no other stack: fused_blocks not on itself, block_reduce not stacking (the later
+     * phases may mix the stacked leader with the launch axes, the same two rewrites) */
+    const search_candidate *next;
+    while (search_next(s, &next) == HK_OK) {
+        if (is_stacked(next))
+            assert_true(!strncmp(next->structural, "block_reduce (skill br) + fused_blocks blocks=", 46));
+        assert_null(strstr(next->structural ? next->structural : "", "+ block_reduce"));
+        assert_int_equal(search_report(s, next->id, SEARCH_OK, 9.5), HK_OK);
+    }
+    size_t n;
+    search_stack_refusals(s, &n);
+    assert_int_equal(n, 0);
+    search_free(s);
+    unload(&fx);
+}
+
+/* cuda-samples' reduce3 under its spec and the shipped skills' memory-bound plan on sm_90
+ * (H100/H200 device): block_reduce and fused_blocks both ahead of the baseline, the
+ * stacked "block_reduce + fused_blocks blocks=4" is proposed (session 39 measured the
+ * stacked text by hand: 1.30x on the H100, fused_blocks alone 1.18x). */
+static void wild_reduce3(void **state)
+{
+    (void)state;
+    wild_kernel w;
+    if (!wild_open("cs_reduce3", &w))
+        return;
+    const an_span *span = &w.fx.m->funcs[w.k].span;
+    rw_context ctx = {.text = w.fx.text, .len = w.fx.len, .m = w.fx.m, .kernel = w.k, .spec = w.sp};
+    skillplan plan;
+    sk_metrics mt;
+    sk_metrics_init(&mt);
+    mt.v[SK_M_ROOFLINE_PCT] = 53.0;
+    assert_int_equal(skillplan_build_for(skills, "sm_90", SK_MEMORY_BOUND, &mt, w.fx.text + span->start_byte,
+                                         span->end_byte - span->start_byte, &ctx, &plan),
+                     HK_OK);
+    w.l.structs = plan.v;
+    w.l.n_structs = plan.n;
+    search_budget b = {.max_candidates = 40};
+    search *s;
+    assert_int_equal(search_new(w.fx.text, w.fx.len, w.fx.m, w.k, &w.l, 1, &b, &s), HK_OK);
+    static const double ms[4] = {10.0, 9.5, 8.5, 7.5};
+    const search_candidate *c = first_stacked(s, ms);
+    assert_non_null(c);
+    assert_true(!strncmp(c->structural, "block_reduce", 12));
+    assert_non_null(strstr(c->structural, " + fused_blocks blocks=4"));
+    assert_non_null(strstr(c->text, "hk_part"));
+    assert_non_null(strstr(c->text, "% 4u != 0u"));
+    assert_true(c->id <= 4);   /* within the wild runs' budget of 4 */
+    search_free(s);
+    skillplan_free(&plan);
+    wild_close(&w);
+}
+
+/* Times for points_in_boxes: the baseline 10, table_hoist 8, float_literals 9.5, a stacked
+ * candidate 7.5, anything else 10.5 (no other leader). */
+static double pib_time(const search_candidate *c)
+{
+    if (!c->structural)
+        return c->phase == 0 ? 10.0 : 10.5;
+    if (strstr(c->structural, " + "))
+        return 7.5;
+    if (!strncmp(c->structural, "table_hoist", 11))
+        return 8.0;
+    if (!strncmp(c->structural, "float_literals", 14))
+        return 9.5;
+    return 10.5;
+}
+
+/* float_literals stacks (RW_STACKS, session 40): mmcv's points_in_boxes_part under its spec
+ * and the shipped latency-bound plan on sm_90 (sm90-float-literals-latency: its literals
+ * sit in the callee check_pt_in_box3d, which the skill's query over the kernel's text
+ * cannot see, so the rewrite's own reading plans it): table_hoist leading, the stacked
+ * "table_hoist + float_literals" follows the first choices, the callee's half sizes in
+ * float in its text (the hoisted kernel's unrolled box loop had 54 cvt.f64.f32). */
+static void wild_points_in_boxes(void **state)
+{
+    (void)state;
+    wild_kernel w;
+    if (!wild_open("mmcv_points_in_boxes_part", &w))
+        return;
+    const an_span *span = &w.fx.m->funcs[w.k].span;
+    rw_context ctx = {.text = w.fx.text, .len = w.fx.len, .m = w.fx.m, .kernel = w.k, .spec = w.sp};
+    skillplan plan;
+    sk_metrics mt;
+    sk_metrics_init(&mt);
+    mt.v[SK_M_ROOFLINE_PCT] = 1.8;
+    assert_int_equal(skillplan_build_for(skills, "sm_90", SK_LATENCY_BOUND, &mt, w.fx.text + span->start_byte,
+                                         span->end_byte - span->start_byte, &ctx, &plan),
+                     HK_OK);
+    w.l.structs = plan.v;
+    w.l.n_structs = plan.n;
+    search_budget b = {.max_candidates = 40};
+    search *s;
+    assert_int_equal(search_new(w.fx.text, w.fx.len, w.fx.m, w.k, &w.l, 1, &b, &s), HK_OK);
+    const search_candidate *c;
+    bool alone = false;
+    int rc;
+    for (;;) {
+        while ((rc = search_next(s, &c)) == HK_OK && !is_stacked(c)) {
+            print_message("  %u: %s\n", c->id, c->description);
+            alone |= c->structural && !strncmp(c->structural, "float_literals", 14);
+            assert_int_equal(search_report(s, c->id, SEARCH_OK, pib_time(c)), HK_OK);
+        }
+        if (rc != HK_ESTATE)
+            break;
+        bool reported = false;
+        for (unsigned id = 0; id < (unsigned)search_count(s); id++)
+            reported |= search_report(s, id, SEARCH_OK, pib_time(search_get(s, id))) == HK_OK;
+        if (!reported)
+            break;
+    }
+    assert_int_equal(rc, HK_OK);
+    print_message("  %u: %s\n", c->id, c->description);
+    assert_true(alone);   /* planned by its latency-bound skill */
+    assert_true(!strncmp(c->structural, "table_hoist", 11));
+    assert_non_null(strstr(c->structural, " + float_literals (skill sm90-float-literals-latency)"));
+    assert_non_null(strstr(c->text, "(local_x > -x_size / 2.0f) & (local_x < x_size / 2.0f)"));
+    assert_non_null(strstr(c->text, "if (fabsf(z - cz) > z_size / 2.0f) return 0;"));
+    search_free(s);
+    skillplan_free(&plan);
+    wild_close(&w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -285,6 +509,9 @@ int main(void)
         cmocka_unit_test(no_stack_without_a_leader),
         cmocka_unit_test(refusal_reaches_the_report),
         cmocka_unit_test(wild_kernels),
+        cmocka_unit_test(fused_blocks_on_block_reduce),
+        cmocka_unit_test(wild_reduce3),
+        cmocka_unit_test(wild_points_in_boxes),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

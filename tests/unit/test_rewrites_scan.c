@@ -213,6 +213,67 @@ static const char inst[] =
     "template __global__ void nearest_k<float>(int, int, int, int, const float *, const float *, int *, float *);\n"
     "template __global__ void radius<float>(int, int, int, float, float, int, const float *, const float *, int *);\n";
 
+/* A sample loop whose value is a reader function's (session 40, after mmcv's roi_align and
+ * deform_roi_pool: `T val = bilinear_interpolate(offset_input, ...)` per sample, then the
+ * running max with its position): the reader takes its pointer as const and the rest by value,
+ * writes only its own locals and by-value parameters (`if (x <= 0) x = 0;`) and returns early
+ * outside the image, so calling it for U samples first reads the same memory and gives the
+ * same values. */
+static const char reader_src[] =
+    "__device__ float lerp_at(const float *row, int w, float x)\n"
+    "{\n"
+    "    if (!(x >= -1.0f && x <= w))\n"
+    "        return 0;\n"
+    "    if (x <= 0)\n"
+    "        x = 0;\n"
+    "    int lo = (int)x;\n"
+    "    if (lo >= w - 1)\n"
+    "        lo = w - 1;\n"
+    "    int hi = lo + 1 < w ? lo + 1 : w - 1;\n"
+    "    float t = x - lo;\n"
+    "    return (1.0f - t) * row[lo] + t * row[hi];\n"
+    "}\n"
+    "__global__ void sample_max(const float *img, const float *start, float *best, float *where, int n, int w,\n"
+    "                           int samples, float step)\n"
+    "{\n"
+    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (i >= n)\n"
+    "        return;\n"
+    "    const float *row = img + i * w;\n"
+    "    float m = -1e30f, at = -1.0f;\n"
+    "    for (int k = 0; k < samples; k++) {\n"
+    "        const float x = start[i] + (k + 0.5f) * step;\n"
+    "        float v = lerp_at(row, w, x);\n"
+    "        if (v > m) {\n"
+    "            m = v;\n"
+    "            at = x;\n"
+    "        }\n"
+    "    }\n"
+    "    best[i] = m;\n"
+    "    where[i] = at;\n"
+    "}\n";
+
+static const char reader_driver[] =
+    "const int n = 70, w = 9;\n"
+    "bool stop = false;   /* the first configuration that differs is enough */\n"
+    "for (int mode = 0; mode < 4 && !stop; mode++)\n"
+    "    for (int samples : {1, 2, 3, 4, 5, 9})\n"
+    "        for (float step : {0.75f, 2.5f}) {\n"
+    "            if (stop)\n"
+    "                break;\n"
+    "            emu::buf<float> img(n * w), st(n);\n"
+    "            pts(img, mode, 9 + samples); pts(st, mode, 10 + samples);\n"
+    "            for (int i = 0; i < n; i++) st[i] = st[i] - 2.0f;\n"
+    "            emu::buf<float> ob(n), cb(n), ow(n), cw(n);\n"
+    "            ob.set(-3); cb.set(-3); ow.set(-3); cw.set(-3);\n"
+    "            emu::launch(dim3((n + 63) / 64), dim3(64), 0, [&] { orig::sample_max(img, st, ob, ow, n, w, samples, step); });\n"
+    "            emu::launch(dim3((n + 63) / 64), dim3(64), 0, [&] { cand::sample_max(img, st, cb, cw, n, w, samples, step); });\n"
+    "            if (!emu::expect(\"sample best\", ob, cb) | !emu::expect(\"sample where\", ow, cw)) {\n"
+    "                printf(\"  (mode %d, samples %d, step %g)\\n\", mode, samples, step);\n"
+    "                stop = true;\n"
+    "            }\n"
+    "        }\n";
+
 static char *jammed(const char *src, const char *kname, int u)
 {
     fixture fx;
@@ -243,6 +304,7 @@ static void emits_and_compiles(void **state)
         assert_int_equal(rw_unroll_jam_scan(fx.text, fx.len, fx.m, kernel(&fx, names[i]), 4, &r), HK_OK);
         assert_true(r.applicable);
         assert_non_null(strstr(r.text, "hk_uj < (ni) && (ni) - hk_uj >= 4; hk_uj += 4)"));
+        assert_non_null(strstr(r.text, "hk_uj < (ni) && (ni) - hk_uj >= 2; hk_uj += 2)"));   /* the pairs left */
         assert_non_null(strstr(r.text, "T hk_uj3_d = (qx - hk_uj3_ix) * (qx - hk_uj3_ix)"));
         assert_non_null(strstr(r.text, "T hk_uj0_ix = items[hk_uj_k0 * 3 + 0];"));
         assert_non_null(strstr(r.text, "int j = hk_uj_k2;"));
@@ -402,6 +464,30 @@ static void refusals(void **state)
             "    y[0] = m;\n"
             "}\n",
             "unrolled", "loop bound", 5, "3 items, fewer than the 4 jammed");
+    /* a reader function's value whose memory a store of the loop may reach (line 6: `y[k]`) */
+    refused("__device__ float peek(const float *p, int k) { return p[k] * 2.0f; }\n"
+            "__global__ void readback(float *y, int n)\n"
+            "{\n"
+            "    float m = 0.0f;\n"
+            "    for (int k = 0; k < n; ++k) {\n"
+            "        float v = peek(y, k);\n"
+            "        if (v > m) m = v;\n"
+            "        y[k] = m;\n"
+            "    }\n"
+            "}\n",
+            "readback", "value declaration", 6, "`y`");
+    /* a reader function given no pointer (line 6): index arithmetic, no load in flight */
+    refused("__device__ int flat(int r, int c, int w) { return r * w + c; }\n"
+            "__global__ void idx_only(float *y, const float *x, int n, int w)\n"
+            "{\n"
+            "    float m = 0.0f;\n"
+            "    for (int k = 0; k < n; ++k) {\n"
+            "        int at = flat(k, 1, w);\n"
+            "        if (x[at] > m) m = x[at];\n"
+            "    }\n"
+            "    y[0] = m;\n"
+            "}\n",
+            "idx_only", "value declaration", 6, "read no memory");
     /* values that read no memory and call nothing (line 5): no load for the jam to put in flight */
     refused("__global__ void arith(float *y, int n, float h)\n"
             "{\n"
@@ -661,6 +747,9 @@ static void emulated(void **state)
         own_stacked[i] = emu_rewrite(tiles, names[i], "unroll_jam_scan", NULL);
         free(tiles);
         assert_non_null(strstr(own_stacked[i], "= hk_r0[hk_uj_k3];"));
+        /* the tile's literal bound: no pair loop, whose run-time index would put hk_r0 in
+         * local memory */
+        assert_null(strstr(own_stacked[i], "hk_uj >= 2; hk_uj += 2"));
         char tag[64];
         snprintf(tag, sizeof tag, "stacked_%s", names[i]);
         emu_batch_add_pair(&batch, tag, kernels, own_stacked[i], stacked_helpers, drivers[i], EMU_OK);
@@ -698,7 +787,24 @@ static void emulated(void **state)
     /* broken: the break ends the jammed loop but not the scan (the remainder runs on) */
     char *nostop = emu_replaced(cands[2 * 3], "if (!hk_uj_stop)", "if (true)");
     emu_batch_add_pair(&batch, "scan_broken_stop", kernels, nostop, helpers, drivers[2], EMU_DIFFERS);
+    /* broken: the pairs jammed after the main loop (session 40) run on after a break */
+    char *pairstop = emu_replaced(cands[2 * 3 + 2], "for (; !hk_uj_stop && ", "for (; ");
+    emu_batch_add_pair(&batch, "scan_broken_pair_stop", kernels, pairstop, helpers, drivers[2], EMU_DIFFERS);
+    /* a reader function's value (session 40), at U = 2 and 4; broken: the second sample reads
+     * the first one's position */
+    char *rd2 = jammed(reader_src, "sample_max", 2), *rd4 = jammed(reader_src, "sample_max", 4);
+    assert_non_null(strstr(rd4, "float hk_uj3_v = lerp_at(row, w, hk_uj3_x);"));
+    emu_batch_add_pair(&batch, "scan_reader_u2", reader_src, rd2, helpers_common, reader_driver, EMU_OK);
+    emu_batch_add_pair(&batch, "scan_reader_u4", reader_src, rd4, helpers_common, reader_driver, EMU_OK);
+    char *rd_broken = emu_replaced(rd2, "float hk_uj1_v = lerp_at(row, w, hk_uj1_x);",
+                                   "float hk_uj1_v = lerp_at(row, w, hk_uj0_x);");
+    emu_batch_add_pair(&batch, "scan_reader_broken", reader_src, rd_broken, helpers_common, reader_driver,
+                       EMU_DIFFERS);
     emu_batch_run(&batch);
+    free(rd2);
+    free(rd4);
+    free(rd_broken);
+    free(pairstop);
     free(skip);
     free(nostop);
     free(capped4);
