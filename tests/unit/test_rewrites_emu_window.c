@@ -36,6 +36,7 @@
 #include "rw_fixture.h"
 #include "emu_block.h"
 #include "emu_batch.h"
+#include "said_zh.h"
 
 static int setup(void **state)
 {
@@ -441,34 +442,12 @@ static void window_device(void **state)
     assert_int_equal(hk_alloc_live(), 0);
 }
 
-/* Whether s holds three English words in a row ("is not atomic"): a sentence a zh-CN user
- * would read in English. Names, numbers and code are not words. */
-static bool english_run(const char *s)
-{
-    int run = 0;
-    for (const char *p = s; *p;) {
-        while (*p == ' ')
-            p++;
-        const char *w = p;
-        while (*p && *p != ' ')
-            p++;
-        size_t n = (size_t)(p - w);
-        bool word = n >= 2 && ((w[0] >= 'a' && w[0] <= 'z') || (w[0] >= 'A' && w[0] <= 'Z'));
-        for (size_t i = 1; word && i < n; i++)
-            word = w[i] >= 'a' && w[i] <= 'z';
-        run = word ? run + 1 : 0;
-        if (run >= 3)
-            return true;
-    }
-    return false;
-}
-
 /* stored (English, as the rewrite wrote it) said in zh-CN: a Chinese sentence holding want
  * (when given) and no English one; nothing said for English */
 static void said_zh(const char *stored, const char *want)
 {
     char *zh = hk_tr_said(HK_LANG_ZH_CN, stored);
-    if (!zh || english_run(zh) || (want && strcmp(zh, want)))
+    if (!zh || said_english_run(zh) || (want && strcmp(zh, want)))
         fail_msg("said %s\nas   %s\nnot  %s", stored, zh ? zh : "(nothing)", want ? want : "(no English run)");
     hk_free(zh);
     assert_null(hk_tr_said(HK_LANG_EN, stored));

@@ -21,6 +21,7 @@
 #include "core/hk.h"
 #include "core/i18n.h"
 #include "store/store.h"
+#include "said_zh.h"
 
 static char tmpdir[256];
 
@@ -685,28 +686,6 @@ static void marks_interrupted(void **state)
     store_close(s);
 }
 
-/* Whether s holds three English words in a row ("was never measured"): a sentence a zh-CN
- * user would read in English. Names, numbers and code are not words. */
-static bool english_run(const char *s)
-{
-    int run = 0;
-    for (const char *p = s; *p;) {
-        while (*p == ' ')
-            p++;
-        const char *w = p;
-        while (*p && *p != ' ')
-            p++;
-        size_t n = (size_t)(p - w);
-        bool word = n >= 2 && ((w[0] >= 'a' && w[0] <= 'z') || (w[0] >= 'A' && w[0] <= 'Z'));
-        for (size_t i = 1; word && i < n; i++)
-            word = w[i] >= 'a' && w[i] <= 'z';
-        run = word ? run + 1 : 0;
-        if (run >= 3)
-            return true;
-    }
-    return false;
-}
-
 /* The store's last error, made in lang on this thread: want in that language. */
 static void errmsg_is(store *s, int rc, const char *want)
 {
@@ -749,7 +728,7 @@ static void errors_in_the_users_language(void **state)
         assert_int_equal(rc_, code);                                                          \
         errmsg_is(s, rc_, lang ? want[i].zh : want[i].en);                                   \
         if (lang)                                                                             \
-            assert_false(english_run(store_errmsg(s)));                                      \
+            assert_false(said_english_run(store_errmsg(s)));                                      \
         i++;                                                                                  \
     } while (0)
         SAYS(store_device_get(s, "gpu0", &d), HK_ENOENT);
