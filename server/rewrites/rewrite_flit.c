@@ -261,8 +261,8 @@ static bool float_call(const rw_toks *ts, size_t k)
     return false;
 }
 
-/* An unsuffixed floating literal whose float is finite and normal (or zero)? */
-static bool double_literal(const rw_toks *ts, size_t k)
+/* An unsuffixed floating literal (a double), convertible or not? */
+static bool unsuffixed_float(const rw_toks *ts, size_t k)
 {
     if (ts->t[k].kind != T_NUMBER)
         return false;
@@ -277,12 +277,19 @@ static bool double_literal(const rw_toks *ts, size_t k)
         if (c[i] == 'f' || c[i] == 'F' || c[i] == 'l' || c[i] == 'L')
             return false;
     }
-    if (!fl)
+    return fl;
+}
+
+/* An unsuffixed floating literal whose float is finite and normal (or zero)? */
+static bool double_literal(const rw_toks *ts, size_t k)
+{
+    if (!unsuffixed_float(ts, k))
         return false;
+    size_t l = ts->t[k].end - ts->t[k].start;
     char buf[64];
     if (l >= sizeof buf)
         return false;
-    memcpy(buf, c, l);
+    memcpy(buf, ts->text + ts->t[k].start, l);
     buf[l] = '\0';
     double v = strtod(buf, NULL);
     float f = (float)v;
@@ -444,25 +451,6 @@ static enum fl_type target_type(const fl_scan *s, size_t a, size_t k)
     if (n && !sub && n->indexed)
         return FL_UNKNOWN;
     return name_type(s, l, sub && !(n && !n->indexed));
-}
-
-/* An unsuffixed floating literal (a double), convertible or not? */
-static bool unsuffixed_float(const rw_toks *ts, size_t k)
-{
-    if (ts->t[k].kind != T_NUMBER)
-        return false;
-    const char *c = ts->text + ts->t[k].start;
-    size_t l = ts->t[k].end - ts->t[k].start;
-    if (l >= 2 && c[0] == '0' && (c[1] == 'x' || c[1] == 'X'))
-        return false;
-    bool fl = false;
-    for (size_t i = 0; i < l; i++) {
-        if (c[i] == '.' || c[i] == 'e' || c[i] == 'E')
-            fl = true;
-        if (c[i] == 'f' || c[i] == 'F' || c[i] == 'l' || c[i] == 'L')
-            return false;
-    }
-    return fl;
 }
 
 /* The value of number token k (strtod of its text; 0 when too long). */
