@@ -228,6 +228,26 @@ static void refusal_reaches_the_report(void **state)
     unload(&fx);
 }
 
+/* The search over wild kernel w under the shipped skills' plan for class cls on sm_90 at
+ * the roofline share given (plan kept in *plan: the search reads its structures). */
+static search *wild_search(wild_kernel *w, enum sk_class cls, double roofline_pct, skillplan *plan)
+{
+    const an_span *span = &w->fx.m->funcs[w->k].span;
+    rw_context ctx = {.text = w->fx.text, .len = w->fx.len, .m = w->fx.m, .kernel = w->k, .spec = w->sp};
+    sk_metrics mt;
+    sk_metrics_init(&mt);
+    mt.v[SK_M_ROOFLINE_PCT] = roofline_pct;
+    assert_int_equal(skillplan_build_for(skills, "sm_90", cls, &mt, w->fx.text + span->start_byte,
+                                         span->end_byte - span->start_byte, &ctx, plan),
+                     HK_OK);
+    w->l.structs = plan->v;
+    w->l.n_structs = plan->n;
+    search_budget b = {.max_candidates = 40};
+    search *s;
+    assert_int_equal(search_new(w->fx.text, w->fx.len, w->fx.m, w->k, &w->l, 1, &b, &s), HK_OK);
+    return s;
+}
+
 /* mmcv's kernels under their specs and the shipped skills' latency-bound plan on sm_90:
  * uniform_tiles leading, the stacked candidate comes right after the first choices (on
  * three_nn after the stack with double_narrowing). */
@@ -240,20 +260,8 @@ static void wild_kernels(void **state)
         wild_kernel w;
         if (!wild_open(ids[i], &w))
             continue;
-        const an_span *span = &w.fx.m->funcs[w.k].span;
-        rw_context ctx = {.text = w.fx.text, .len = w.fx.len, .m = w.fx.m, .kernel = w.k, .spec = w.sp};
         skillplan plan;
-        sk_metrics mt;
-        sk_metrics_init(&mt);
-        mt.v[SK_M_ROOFLINE_PCT] = 5.0;
-        assert_int_equal(skillplan_build_for(skills, "sm_90", SK_LATENCY_BOUND, &mt, w.fx.text + span->start_byte,
-                                             span->end_byte - span->start_byte, &ctx, &plan),
-                         HK_OK);
-        w.l.structs = plan.v;
-        w.l.n_structs = plan.n;
-        search_budget b = {.max_candidates = 40};
-        search *s;
-        assert_int_equal(search_new(w.fx.text, w.fx.len, w.fx.m, w.k, &w.l, 1, &b, &s), HK_OK);
+        search *s = wild_search(&w, SK_LATENCY_BOUND, 5.0, &plan);
         print_message("%s:\n", ids[i]);
         const search_candidate *c = after_first_choices(s, ms);
         assert_non_null(c);
@@ -405,20 +413,8 @@ static void wild_reduce3(void **state)
     wild_kernel w;
     if (!wild_open("cs_reduce3", &w))
         return;
-    const an_span *span = &w.fx.m->funcs[w.k].span;
-    rw_context ctx = {.text = w.fx.text, .len = w.fx.len, .m = w.fx.m, .kernel = w.k, .spec = w.sp};
     skillplan plan;
-    sk_metrics mt;
-    sk_metrics_init(&mt);
-    mt.v[SK_M_ROOFLINE_PCT] = 53.0;
-    assert_int_equal(skillplan_build_for(skills, "sm_90", SK_MEMORY_BOUND, &mt, w.fx.text + span->start_byte,
-                                         span->end_byte - span->start_byte, &ctx, &plan),
-                     HK_OK);
-    w.l.structs = plan.v;
-    w.l.n_structs = plan.n;
-    search_budget b = {.max_candidates = 40};
-    search *s;
-    assert_int_equal(search_new(w.fx.text, w.fx.len, w.fx.m, w.k, &w.l, 1, &b, &s), HK_OK);
+    search *s = wild_search(&w, SK_MEMORY_BOUND, 53.0, &plan);
     static const double ms[4] = {10.0, 9.5, 8.5, 7.5};
     const search_candidate *c = first_stacked(s, ms);
     assert_non_null(c);
@@ -459,20 +455,8 @@ static void wild_points_in_boxes(void **state)
     wild_kernel w;
     if (!wild_open("mmcv_points_in_boxes_part", &w))
         return;
-    const an_span *span = &w.fx.m->funcs[w.k].span;
-    rw_context ctx = {.text = w.fx.text, .len = w.fx.len, .m = w.fx.m, .kernel = w.k, .spec = w.sp};
     skillplan plan;
-    sk_metrics mt;
-    sk_metrics_init(&mt);
-    mt.v[SK_M_ROOFLINE_PCT] = 1.8;
-    assert_int_equal(skillplan_build_for(skills, "sm_90", SK_LATENCY_BOUND, &mt, w.fx.text + span->start_byte,
-                                         span->end_byte - span->start_byte, &ctx, &plan),
-                     HK_OK);
-    w.l.structs = plan.v;
-    w.l.n_structs = plan.n;
-    search_budget b = {.max_candidates = 40};
-    search *s;
-    assert_int_equal(search_new(w.fx.text, w.fx.len, w.fx.m, w.k, &w.l, 1, &b, &s), HK_OK);
+    search *s = wild_search(&w, SK_LATENCY_BOUND, 1.8, &plan);
     const search_candidate *c;
     bool alone = false;
     int rc;
