@@ -2543,31 +2543,32 @@ done:
 
 /* ---- values of a few choices (a block shape known) ---- */
 
-/* Whether the operand is a register read from a clock (mov %r, %clock / %clock64 /
- * %globaltimer...), directly or through cvt. */
-static bool from_clock(const body *b, const char *o, int depth)
+/* Per register: read from a clock (mov %r, %clock / %clock64 / %globaltimer...), directly or
+ * through an integer cvt, written once. */
+static void clock_regs(body *b, bool *clk)
 {
-    if (*o != '%' || depth > 3)
-        return false;
     for (long i = 0; i < b->n; i++) {
         const stmt *s = &b->st[i];
-        if (s->nops != 2 || s->ops_cut || strcmp(s->ops[0], o))
+        if (s->nops != 2 || s->ops_cut || *s->ops[0] != '%')
+            continue;
+        int d = reg_find(b, s->ops[0]);
+        if (d < 0 || b->regs[d].defs != 1)
             continue;
         if (op_is(s->op, "mov"))
-            return !strcmp(s->ops[1], "%clock") || !strcmp(s->ops[1], "%clock64") ||
-                   !strncmp(s->ops[1], "%globaltimer", 12);
-        if (op_is(s->op, "cvt") && op_int_cvt(s->op))
-            return from_clock(b, s->ops[1], depth + 1);
-        return false;
+            clk[d] = !strcmp(s->ops[1], "%clock") || !strcmp(s->ops[1], "%clock64") ||
+                     !strncmp(s->ops[1], "%globaltimer", 12);
+        else if (op_is(s->op, "cvt") && op_int_cvt(s->op) && *s->ops[1] == '%') {
+            int r = reg_find(b, s->ops[1]);
+            clk[d] = r >= 0 && clk[r];
+        }
     }
-    return false;
 }
 
 /* The values a register written once by s can take when it depends on data (a loaded word, a
  * clock) or a block-uniform unknown only through one bit or a few: selp of two constants on a predicate of data or of a
  * uniform unknown ({A, B}), a sign bit (shr by the width less one: {0, 1}, or {0, -1} signed),
  * and with a mask of 1..7 (its subsets). Into vals; the count, 0: not such a value. */
-static int few_values(body *b, stmt *s, int64_t *vals)
+static int few_values(body *b, stmt *s, const bool *clk, int64_t *vals)
 {
     if (s->ops_cut || s->guard >= 0)
         return 0;
@@ -2589,7 +2590,8 @@ static int few_values(body *b, stmt *s, int64_t *vals)
         return 0;
     aval x = operand_val(b, s->ops[1]), y = operand_val(b, s->ops[2]);
     bool uni = val_uniform(&x) && x.sym; /* a block-uniform unknown (an argument not known) */
-    if ((x.known && !uni) || !val_const(&y) || !(uni || x.data || from_clock(b, s->ops[1], 0)))
+    int xr = *s->ops[1] == '%' ? reg_find(b, s->ops[1]) : -1;
+    if ((x.known && !uni) || !val_const(&y) || !(uni || x.data || (xr >= 0 && clk[xr])))
         return 0;
     if (op_is(s->op, "shr") && y.c == bits - 1) {
         vals[0] = 0;
@@ -2619,8 +2621,11 @@ static int body_choices(body *b, ptxrace_result *out)
     int64_t vals[PR_FIX][8];
     int nv[PR_FIX];
     long combos = 1;
-    bool *in = NULL;
+    bool *in = NULL, *clk = hk_calloc((size_t)b->nregs + 1, sizeof *clk);
     int rc = HK_OK;
+    if (!clk)
+        return HK_ENOMEM;
+    clock_regs(b, clk);
     for (long i = 0; i < b->n; i++) {
         stmt *s = &b->st[i];
         int d[4];
@@ -2628,12 +2633,14 @@ static int body_choices(body *b, ptxrace_result *out)
         if (s->kind != I_OTHER || stmt_dests(b, s, d, 4) != 1 || b->regs[d[0]].defs != 1 ||
             val_const(&b->regs[d[0]].v))
             continue;
-        int n = few_values(b, s, v);
+        int n = few_values(b, s, clk, v);
         if (!n)
             continue;
         /* does a loop's exit (a backward branch's guard) depend on it? */
-        if (!in && !(in = hk_calloc((size_t)b->nregs, sizeof *in)))
+        if (!in && !(in = hk_calloc((size_t)b->nregs, sizeof *in))) {
+            hk_free(clk);
             return HK_ENOMEM;
+        }
         memset(in, 0, (size_t)b->nregs * sizeof *in);
         in[d[0]] = true;
         bool loop = false;
@@ -2674,6 +2681,7 @@ static int body_choices(body *b, ptxrace_result *out)
         }
     }
     hk_free(in);
+    hk_free(clk);
     if (!nc || ncand > nc)
         return HK_OK; /* none, or more than can be judged: not bounded, nothing more */
     for (long c = 0; c < combos && rc == HK_OK && !out->found; c++) {

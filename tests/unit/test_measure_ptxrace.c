@@ -266,6 +266,7 @@ static const char source[] =
     "TREE_AT(tree_bound, const float *in COMMA float *out COMMA const int *flag COMMA int n, n < 0)\n"
     "TREE_AT(tree_nan, const float *in COMMA float *out COMMA const int *flag, in[0] != in[0])\n"
     "TREE_AT(tree_clock, const float *in COMMA float *out COMMA const int *flag, clock() < 0)\n"
+    "TREE_AT(tree_arg, const float *in COMMA float *out COMMA const int *flag COMMA int half, half - (int)(blockDim.x >> 1))\n"
     "TREE_AT(tree_whole, const float *in COMMA float *out COMMA const int *flag, (int)in[0])\n"
     /* the same start with the barrier kept every trip: race-free at every value */
     "__global__ void tree_bound_synced(const float *in, float *out, int n)\n"
@@ -512,6 +513,16 @@ static void test_at_a_launch(void **state)
     assert_true(r.found);
     r = scan_kernel("tree_bound"); /* no shape: nothing */
     assert_false(r.found);
+    /* the tree starts at the argument half itself: known (128), the trips are decided and
+     * the skipped barrier found; not known, a value used whole: nothing */
+    r = scan_kernel_launch("tree_arg", 256, 4, 3, 128);
+    assert_true(r.found);
+    assert_int_equal(r.k, 16);
+    r = scan_kernel_launch("tree_arg", 256, 4, -1, 0);
+    assert_false(r.found);
+    r = scan_kernel_launch("tree_arg", 256, 4, 3, 16); /* from 16 down: no barrier, k = 8 */
+    assert_true(r.found);
+    assert_int_equal(r.k, 8);
     /* one bit of data: in[0] != in[0] (a predicate, selp), clock() < 0 (a sign bit) */
     const char *bit[] = {"tree_nan", "tree_clock"};
     for (size_t i = 0; i < 2; i++) {
@@ -630,7 +641,7 @@ static void test_whole_module(void **state)
     assert_int_equal(ptxrace_scan(ptx, ptx_len, &r), HK_OK);
     assert_true(r.found);
     assert_string_equal(r.func, "_Z9racy_tailPKfPf");
-    assert_int_equal(r.functions, 22);
+    assert_int_equal(r.functions, 23);
     char path[600];
     snprintf(path, sizeof path, "%s/k.ptx", dir);
     ptxrace_result f;
