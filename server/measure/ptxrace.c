@@ -183,8 +183,8 @@ typedef struct {
     /* registers of a few values (body_choices) judged at one value each: eval_all reads the
      * register named fixname[k] as the constant fixval[k] */
     int nfix;
-    char fixname[PR_FIX][64];
-    int64_t fixval[PR_FIX];
+    char fixname[2 * PR_FIX][64]; /* a selp's register and its predicate (0, 1) */
+    int64_t fixval[2 * PR_FIX];
     int nparams;
     char pname[PTXRACE_ARGS][96];
     bool pknown[PTXRACE_ARGS];
@@ -1725,7 +1725,7 @@ static void eval_all(body *b, flow *f, ptxrace_result *out)
             g->uval = fresh(b, SP_OTHER);
     }
     f->ns = 0;
-    int fixr[PR_FIX];
+    int fixr[2 * PR_FIX];
     for (int k = 0; k < b->nfix; k++)
         fixr[k] = reg_find(b, b->fixname[k]);
     for (long i = 0; i < b->n; i++) {
@@ -1779,6 +1779,12 @@ static void eval_all(body *b, flow *f, ptxrace_result *out)
                     r->v = fresh(b, SP_OTHER); /* so and.pred/selp of it read as uniform */
                 if (pk == P_DATA && r->defs == 1)
                     r->v = unknown_val, r->v.data = true;
+                for (int fi = 0; fi < b->nfix; fi++)
+                    if (fixr[fi] == d[k] && r->defs == 1) {
+                        r->pc = (signed char)(b->fixval[fi] != 0); /* as its selp was judged */
+                        r->pkind = P_UNIFORM;
+                        r->v = fresh(b, SP_OTHER);
+                    }
                 if (pk == P_TID) {
                     r->ptrue = t;
                     if (k == 1) /* %p|%q: q is the negation */
@@ -2568,8 +2574,9 @@ static void clock_regs(body *b, bool *clk)
  * clock) or a block-uniform unknown only through one bit or a few: selp of two constants on a predicate of data or of a
  * uniform unknown ({A, B}), a sign bit (shr by the width less one: {0, 1}, or {0, -1} signed),
  * and with a mask of 1..7 (its subsets). Into vals; the count, 0: not such a value. */
-static int few_values(body *b, stmt *s, const bool *clk, int64_t *vals)
+static int few_values(body *b, stmt *s, const bool *clk, int64_t *vals, int *pred)
 {
+    *pred = -1;
     if (s->ops_cut || s->guard >= 0)
         return 0;
     bool sgn = false;
@@ -2582,8 +2589,9 @@ static int few_values(body *b, stmt *s, const bool *clk, int64_t *vals)
         if (!val_const(&x) || !val_const(&y) || p < 0 || b->regs[p].defs != 1 ||
             b->regs[p].pc >= 0 || (b->regs[p].pkind != P_DATA && b->regs[p].pkind != P_UNIFORM))
             return 0;
-        vals[0] = int_norm(x.c, bits, sgn);
+        vals[0] = int_norm(x.c, bits, sgn); /* p true */
         vals[1] = int_norm(y.c, bits, sgn);
+        *pred = p;
         return vals[0] == vals[1] ? 0 : 2;
     }
     if (s->nops != 3)
@@ -2617,7 +2625,7 @@ static int body_choices(body *b, ptxrace_result *out)
 {
     if (b->ntid[0] <= 0 || b->n < 2 || b->n > PR_UNROLL_STMTS || b->nfix)
         return HK_OK;
-    int cand[PR_FIX], nc = 0, ncand = 0;
+    int cand[PR_FIX], cpred[PR_FIX], nc = 0, ncand = 0;
     int64_t vals[PR_FIX][8];
     int nv[PR_FIX];
     long combos = 1;
@@ -2633,7 +2641,8 @@ static int body_choices(body *b, ptxrace_result *out)
         if (s->kind != I_OTHER || stmt_dests(b, s, d, 4) != 1 || b->regs[d[0]].defs != 1 ||
             val_const(&b->regs[d[0]].v))
             continue;
-        int n = few_values(b, s, clk, v);
+        int pr;
+        int n = few_values(b, s, clk, v, &pr);
         if (!n)
             continue;
         /* does a loop's exit (a backward branch's guard) depend on it? */
@@ -2675,6 +2684,7 @@ static int body_choices(body *b, ptxrace_result *out)
         ncand++;
         if (nc < PR_FIX && combos * n <= PR_CHOICES) {
             cand[nc] = d[0];
+            cpred[nc] = pr;
             memcpy(vals[nc], v, sizeof v);
             nv[nc++] = n;
             combos *= n;
@@ -2686,11 +2696,16 @@ static int body_choices(body *b, ptxrace_result *out)
         return HK_OK; /* none, or more than can be judged: not bounded, nothing more */
     for (long c = 0; c < combos && rc == HK_OK && !out->found; c++) {
         long rest = c;
-        b->nfix = nc;
+        b->nfix = 0;
         for (int k = 0; k < nc; k++) {
-            cut_copy(b->fixname[k], sizeof b->fixname[k], b->regs[cand[k]].name);
-            b->fixval[k] = vals[k][rest % nv[k]];
+            int at = (int)(rest % nv[k]);
             rest /= nv[k];
+            cut_copy(b->fixname[b->nfix], sizeof b->fixname[0], b->regs[cand[k]].name);
+            b->fixval[b->nfix++] = vals[k][at];
+            if (cpred[k] >= 0) { /* the selp's predicate too, so its branches agree */
+                cut_copy(b->fixname[b->nfix], sizeof b->fixname[0], b->regs[cpred[k]].name);
+                b->fixval[b->nfix++] = at == 0;
+            }
         }
         for (long r = 0; r < b->nregs; r++)
             b->regs[r].defs = 0; /* judged anew */
