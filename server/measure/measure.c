@@ -141,8 +141,9 @@ typedef struct {
 void measure_launch_shapes(const spec *s, const long long *block, measure_shapes *out)
 {
     memset(out, 0, sizeof *out);
-    size_t sizes = s ? (s->n_sizes ? s->n_sizes : 1) : 0;
-    for (size_t k = 0; k < (block ? 1 : sizes); k++) {
+    size_t sizes = s ? (s->n_sizes ? s->n_sizes : 1) : block ? 1 : 0;
+    out->nargs = s ? (int)(s->n_args < MEASURE_ARGS ? s->n_args : MEASURE_ARGS) : 0;
+    for (size_t k = 0; k < sizes; k++) {
         long d[3];
         bool ok = true;
         for (int i = 0; i < 3; i++) {
@@ -161,13 +162,37 @@ void measure_launch_shapes(const spec *s, const long long *block, measure_shapes
                 ok = false;
             d[i] = (long)v;
         }
+        /* the scalar arguments at this size set, as the harness computes them (with the
+         * launch's block); one that needs the device (sm_count) is not known here */
+        bool known[MEASURE_ARGS] = {false};
+        long long arg[MEASURE_ARGS] = {0};
+        expr_var stack[40];
+        size_t nv = 0;
+        if (s && s->n_sizes && s->n_size_names + 4 <= sizeof stack / sizeof stack[0])
+            nv = spec_size_vars(s, k, block, 0, stack);
+        for (int a = 0; nv && a < out->nargs; a++) {
+            const spec_arg *sa = &s->args[a];
+            expr_value ev;
+            if (sa->kind != HK_ARG_SCALAR || !sa->value || hk_dtype_is_float(sa->dtype) ||
+                expr_uses(sa->value, "sm_count") ||
+                expr_eval(sa->value, stack, nv, &ev, NULL, 0) != HK_OK || ev.is_float)
+                continue;
+            known[a] = true;
+            arg[a] = ev.i;
+        }
         bool seen = false;
         for (int j = 0; ok && j < out->n; j++)
-            seen |= !memcmp(out->dim[j], d, sizeof d);
+            seen |= !memcmp(out->dim[j], d, sizeof d) &&
+                    !memcmp(out->arg_known[j], known, sizeof known) &&
+                    !memcmp(out->arg[j], arg, sizeof arg);
         if (!ok || (!seen && out->n == MEASURE_SHAPES))
             out->unknown = true;
-        else if (!seen)
-            memcpy(out->dim[out->n++], d, sizeof d);
+        else if (!seen) {
+            memcpy(out->dim[out->n], d, sizeof d);
+            memcpy(out->arg_known[out->n], known, sizeof known);
+            memcpy(out->arg[out->n], arg, sizeof arg);
+            out->n++;
+        }
     }
     if (!out->n)
         out->unknown = true;
@@ -189,7 +214,17 @@ static int race_read(const char *module, const char *path, const measure_shapes 
         return HK_ENOMEM;
     for (int k = none ? -1 : 0; k < n && rc == HK_OK; k++) {
         ptxrace_result one;
-        rc = ptxrace_file_entry_shape(path, k < 0 ? NULL : sh->dim[k], entry, &one);
+        ptxrace_launch l; /* the launch's shape and its known scalar arguments */
+        memset(&l, 0, sizeof l);
+        if (k >= 0) {
+            memcpy(l.shape, sh->dim[k], sizeof l.shape);
+            l.nargs = sh->nargs < PTXRACE_ARGS ? sh->nargs : PTXRACE_ARGS;
+            for (int a = 0; a < l.nargs; a++) {
+                l.known[a] = sh->arg_known[k][a];
+                l.arg[a] = (int64_t)sh->arg[k][a];
+            }
+        }
+        rc = ptxrace_file_launch(path, k < 0 ? NULL : &l, entry, &one);
         if (rc == HK_OK && (k == (none ? -1 : 0) || (one.found && !r->found))) {
             *r = one;
             *at = one.found ? k : -1;
@@ -316,9 +351,14 @@ static int race_judge(const image_pair *ip, const char **result, char **why)
         if (!sh || !sh->n)
             return HK_OK;
         char list[MEASURE_SHAPES * 24 + 16] = "";
-        for (int k = 0; k < sh->n; k++)
-            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%ldx%ldx%ld",
-                     k ? ", " : "", sh->dim[k][0], sh->dim[k][1], sh->dim[k][2]);
+        for (int k = 0; k < sh->n; k++) {
+            bool again = false; /* the same shape at another size set's arguments */
+            for (int j = 0; j < k; j++)
+                again |= !memcmp(sh->dim[j], sh->dim[k], sizeof sh->dim[k]);
+            if (!again)
+                snprintf(list + strlen(list), sizeof list - strlen(list), "%s%ldx%ldx%ld",
+                         list[0] ? ", " : "", sh->dim[k][0], sh->dim[k][1], sh->dim[k][2]);
+        }
         *why = hk_asprintf(hk_tr_in(HK_LANG_EN, HK_MSG_MEAS_RACE_SHAPES), list);
     } else if (b->found) {
         /* the user's own code has such a read: not the candidate's doing (racecheck judges) */

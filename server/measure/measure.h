@@ -147,16 +147,23 @@ int measure_race_check(const char *base_module, const char *cand_module, const c
 
 /* The block shapes a kernel image is launched with, which the race check judges it at
  * (ptxrace_file_shape: blockDim a constant, tree loops unrolled). Value struct. */
-enum { MEASURE_SHAPES = 8 };
+enum { MEASURE_SHAPES = 8, MEASURE_ARGS = 32 };
 typedef struct {
     long dim[MEASURE_SHAPES][3];
+    /* each launch's scalar arguments (kernel parameter order, the spec's args evaluated at
+     * its size set): an integer scalar whose value evaluates without the device (no sm_count)
+     * is known; a buffer, a float or one past MEASURE_ARGS is not */
+    int nargs;
+    bool arg_known[MEASURE_SHAPES][MEASURE_ARGS];
+    long long arg[MEASURE_SHAPES][MEASURE_ARGS];
     int n;
     bool unknown; /* a launch whose shape could not be evaluated: judged at no shape too */
 } measure_shapes;
 
-/* The distinct shapes of the launches: block (3 dims, a candidate's own --block) when not
- * NULL, else the spec's block at each of its size sets. Past MEASURE_SHAPES, or a block that
- * does not evaluate to 1..1024 per dim, unknown is set. Never fails. */
+/* The distinct launches (a shape and its scalar arguments): block (3 dims, a candidate's own
+ * --block) when not NULL, else the spec's block, at each of the spec's size sets. Past
+ * MEASURE_SHAPES, or a block that does not evaluate to 1..1024 per dim, unknown is set. Never
+ * fails. */
 void measure_launch_shapes(const spec *s, const long long *block, measure_shapes *out);
 
 /* measure_race_check at the shapes each image is launched with (NULL or none: at no known

@@ -27,6 +27,8 @@
 #define PR_ROUNDS 8              /* optimistic uniformity rounds before the pessimistic one */
 #define PR_UNROLL 64             /* trips of one loop judged unrolled (a shape known) */
 #define PR_UNROLL_STMTS (1L << 17) /* statements of one unrolled body */
+#define PR_FIX 3                 /* registers of a few values judged at each value (body_choices) */
+#define PR_CHOICES 8             /* combinations of their values judged, at most */
 
 typedef struct {
     uint64_t w[PR_W];
@@ -176,6 +178,17 @@ typedef struct {
     long unroll_ovf; /* an unrolled body (body_unroll): the label index past its last copy
                       * (reached: the loop runs longer than unrolled), -1: none */
     bool ovf_reached; /* body_judge: that label's block was reached */
+    /* the launched entry's parameters, in declaration order, and the launch's values of its
+     * integer scalars (ptxrace_launch): an ld.param of one reads as that number */
+    /* registers of a few values (body_choices) judged at one value each: eval_all reads the
+     * register named fixname[k] as the constant fixval[k] */
+    int nfix;
+    char fixname[2 * PR_FIX][64]; /* a selp's register and its predicate (0, 1) */
+    int64_t fixval[2 * PR_FIX];
+    int nparams;
+    char pname[PTXRACE_ARGS][96];
+    bool pknown[PTXRACE_ARGS];
+    int64_t pval[PTXRACE_ARGS];
     /* names */
     reg *regs;
     long nregs, regcap;
@@ -1023,6 +1036,24 @@ static aval eval_stmt_value(body *b, stmt *s)
     aval y = n > 2 ? operand_val(b, s->ops[2]) : unknown_val;
     if (op_is(op, "mov"))
         return n == 2 && *s->ops[1] != '{' ? x : unknown_val;
+    if (op_is(op, "ld") && op_has(op, "param") && n == 2 && b->nparams) {
+        /* a scalar argument of the launch: its value (ld.param.u32 %r, [K_param_2]) */
+        char nm[128];
+        cut_copy(nm, sizeof nm, s->ops[1]);
+        char *q = trim(nm[0] == '[' ? nm + 1 : nm);
+        size_t ql = strlen(q);
+        while (ql && (q[ql - 1] == ']' || q[ql - 1] == ' ' || q[ql - 1] == '\t'))
+            q[--ql] = '\0';
+        bool sgn = false;
+        int bits = int_type(op, &sgn, false);
+        for (int k = 0; bits && nm[0] == '[' && k < b->nparams; k++)
+            if (b->pknown[k] && !strcmp(b->pname[k], q)) {
+                aval v = unknown_val;
+                v.known = true;
+                v.c = int_norm(b->pval[k], bits, sgn);
+                return v;
+            }
+    }
     if (op_is(op, "ld")) {
         aval a = address_val(b, s->ops[n > 1 ? 1 : 0]);
         return val_uniform(&a) && !op_has(op, "local") ? fresh(b, SP_OTHER) : unknown_val;
@@ -1694,6 +1725,9 @@ static void eval_all(body *b, flow *f, ptxrace_result *out)
             g->uval = fresh(b, SP_OTHER);
     }
     f->ns = 0;
+    int fixr[2 * PR_FIX];
+    for (int k = 0; k < b->nfix; k++)
+        fixr[k] = reg_find(b, b->fixname[k]);
     for (long i = 0; i < b->n; i++) {
         stmt *s = &b->st[i];
         s->tracked = false;
@@ -1745,6 +1779,12 @@ static void eval_all(body *b, flow *f, ptxrace_result *out)
                     r->v = fresh(b, SP_OTHER); /* so and.pred/selp of it read as uniform */
                 if (pk == P_DATA && r->defs == 1)
                     r->v = unknown_val, r->v.data = true;
+                for (int fi = 0; fi < b->nfix; fi++)
+                    if (fixr[fi] == d[k] && r->defs == 1) {
+                        r->pc = (signed char)(b->fixval[fi] != 0); /* as its selp was judged */
+                        r->pkind = P_UNIFORM;
+                        r->v = fresh(b, SP_OTHER);
+                    }
                 if (pk == P_TID) {
                     r->ptrue = t;
                     if (k == 1) /* %p|%q: q is the negation */
@@ -1763,6 +1803,12 @@ static void eval_all(body *b, flow *f, ptxrace_result *out)
             if (r->defs != 1)
                 continue;
             r->v = nd == 1 || ld ? eval_stmt(b, s) : unknown_val;
+            for (int fi = 0; fi < b->nfix; fi++)
+                if (fixr[fi] == d[k]) { /* judged at one of its few values */
+                    r->v = unknown_val;
+                    r->v.known = true;
+                    r->v.c = b->fixval[fi];
+                }
             r->pkind = val_uniform(&r->v)            ? P_UNIFORM
                        : !r->v.known && r->v.data ? P_DATA
                                                   : P_VARY;
@@ -2434,6 +2480,13 @@ static int body_unroll(body *b, ptxrace_result *out)
             cut_copy(nb.func, sizeof nb.func, b->func);
             nb.maxx = b->maxx;
             memcpy(nb.ntid, b->ntid, sizeof nb.ntid);
+            nb.nfix = b->nfix;
+            memcpy(nb.fixname, b->fixname, sizeof nb.fixname);
+            memcpy(nb.fixval, b->fixval, sizeof nb.fixval);
+            nb.nparams = b->nparams;
+            memcpy(nb.pname, b->pname, sizeof nb.pname);
+            memcpy(nb.pknown, b->pknown, sizeof nb.pknown);
+            memcpy(nb.pval, b->pval, sizeof nb.pval);
             nb.unroll_ovf = -1;
             u.copies = copies;
             ptxrace_result tmp;
@@ -2494,6 +2547,189 @@ done:
     return rc;
 }
 
+/* ---- values of a few choices (a block shape known) ---- */
+
+/* Per register: read from a clock (mov %r, %clock / %clock64 / %globaltimer...), directly or
+ * through an integer cvt, written once. */
+static void clock_regs(body *b, bool *clk)
+{
+    for (long i = 0; i < b->n; i++) {
+        const stmt *s = &b->st[i];
+        if (s->nops != 2 || s->ops_cut || *s->ops[0] != '%')
+            continue;
+        int d = reg_find(b, s->ops[0]);
+        if (d < 0 || b->regs[d].defs != 1)
+            continue;
+        if (op_is(s->op, "mov"))
+            clk[d] = !strcmp(s->ops[1], "%clock") || !strcmp(s->ops[1], "%clock64") ||
+                     !strncmp(s->ops[1], "%globaltimer", 12);
+        else if (op_is(s->op, "cvt") && op_int_cvt(s->op) && *s->ops[1] == '%') {
+            int r = reg_find(b, s->ops[1]);
+            clk[d] = r >= 0 && clk[r];
+        }
+    }
+}
+
+/* The values a register written once by s can take when it depends on data (a loaded word, a
+ * clock) or a block-uniform unknown only through one bit or a few: selp of two constants on a predicate of data or of a
+ * uniform unknown ({A, B}), a sign bit (shr by the width less one: {0, 1}, or {0, -1} signed),
+ * and with a mask of 1..7 (its subsets). Into vals; the count, 0: not such a value. */
+static int few_values(body *b, stmt *s, const bool *clk, int64_t *vals, int *pred)
+{
+    *pred = -1;
+    if (s->ops_cut || s->guard >= 0)
+        return 0;
+    bool sgn = false;
+    int bits = int_type(s->op, &sgn, false);
+    if (!bits)
+        return 0;
+    if (op_is(s->op, "selp") && s->nops == 4 && *s->ops[3] == '%') {
+        aval x = operand_val(b, s->ops[1]), y = operand_val(b, s->ops[2]);
+        int p = reg_find(b, s->ops[3]);
+        if (!val_const(&x) || !val_const(&y) || p < 0 || b->regs[p].defs != 1 ||
+            b->regs[p].pc >= 0 || (b->regs[p].pkind != P_DATA && b->regs[p].pkind != P_UNIFORM))
+            return 0;
+        vals[0] = int_norm(x.c, bits, sgn); /* p true */
+        vals[1] = int_norm(y.c, bits, sgn);
+        *pred = p;
+        return vals[0] == vals[1] ? 0 : 2;
+    }
+    if (s->nops != 3)
+        return 0;
+    aval x = operand_val(b, s->ops[1]), y = operand_val(b, s->ops[2]);
+    bool uni = val_uniform(&x) && x.sym; /* a block-uniform unknown (an argument not known) */
+    int xr = *s->ops[1] == '%' ? reg_find(b, s->ops[1]) : -1;
+    if ((x.known && !uni) || !val_const(&y) || !(uni || x.data || (xr >= 0 && clk[xr])))
+        return 0;
+    if (op_is(s->op, "shr") && y.c == bits - 1) {
+        vals[0] = 0;
+        vals[1] = sgn ? -1 : 1;
+        return 2;
+    }
+    if (op_is(s->op, "and") && y.c >= 1 && y.c <= 7) {
+        int n = 0;
+        for (int64_t v = 0; v <= y.c; v++)
+            if ((v & y.c) == v)
+                vals[n++] = v;
+        return n;
+    }
+    return 0;
+}
+
+/* b judged already, its shape known, no finding: the registers of a few values (few_values)
+ * on which a loop's exit depends (through the registers computed from them) are judged at
+ * each combination of their values (PR_FIX registers, PR_CHOICES combinations at most), as a
+ * branch on data is judged both ways: `s = (blockDim.x >> 1) + (in[0] != in[0])` is 128 or
+ * 129, and each is judged unrolled. More than that: nothing more (a value it cannot bound). */
+static int body_choices(body *b, ptxrace_result *out)
+{
+    if (b->ntid[0] <= 0 || b->n < 2 || b->n > PR_UNROLL_STMTS || b->nfix)
+        return HK_OK;
+    int cand[PR_FIX], cpred[PR_FIX], nc = 0, ncand = 0;
+    int64_t vals[PR_FIX][8];
+    int nv[PR_FIX];
+    long combos = 1;
+    bool *in = NULL, *clk = hk_calloc((size_t)b->nregs + 1, sizeof *clk);
+    int rc = HK_OK;
+    if (!clk)
+        return HK_ENOMEM;
+    clock_regs(b, clk);
+    for (long i = 0; i < b->n; i++) {
+        stmt *s = &b->st[i];
+        int d[4];
+        int64_t v[8];
+        if (s->kind != I_OTHER || stmt_dests(b, s, d, 4) != 1 || b->regs[d[0]].defs != 1 ||
+            val_const(&b->regs[d[0]].v))
+            continue;
+        int pr;
+        int n = few_values(b, s, clk, v, &pr);
+        if (!n)
+            continue;
+        /* does a loop's exit (a backward branch's guard) depend on it? */
+        if (!in && !(in = hk_calloc((size_t)b->nregs, sizeof *in))) {
+            hk_free(clk);
+            return HK_ENOMEM;
+        }
+        memset(in, 0, (size_t)b->nregs * sizeof *in);
+        in[d[0]] = true;
+        bool loop = false;
+        for (int pass = 0; pass < 4 && !loop; pass++) {
+            bool grew = false;
+            for (long j = 0; j < b->n && !loop; j++) {
+                stmt *t = &b->st[j];
+                if (t->kind == I_BRA && t->guard >= 0 && in[t->guard] && t->label >= 0) {
+                    for (long q = 0; q < j; q++) /* its target before it: a loop's edge */
+                        if (b->st[q].kind == I_LABEL && b->st[q].label == t->label)
+                            loop = true;
+                    continue;
+                }
+                bool reads = false;
+                for (int k = 1; k < t->nops && !reads && !t->ops_cut; k++) {
+                    int r = *t->ops[k] == '%' ? reg_find(b, t->ops[k]) : -1;
+                    reads = r >= 0 && in[r];
+                }
+                if (!reads)
+                    continue;
+                int td[64];
+                int tn = stmt_dests(b, t, td, 64);
+                for (int k = 0; k < tn; k++)
+                    if (!in[td[k]])
+                        in[td[k]] = grew = true;
+            }
+            if (!grew)
+                break;
+        }
+        if (!loop)
+            continue;
+        ncand++;
+        if (nc < PR_FIX && combos * n <= PR_CHOICES) {
+            cand[nc] = d[0];
+            cpred[nc] = pr;
+            memcpy(vals[nc], v, sizeof v);
+            nv[nc++] = n;
+            combos *= n;
+        }
+    }
+    hk_free(in);
+    hk_free(clk);
+    if (!nc || ncand > nc)
+        return HK_OK; /* none, or more than can be judged: not bounded, nothing more */
+    for (long c = 0; c < combos && rc == HK_OK && !out->found; c++) {
+        long rest = c;
+        b->nfix = 0;
+        for (int k = 0; k < nc; k++) {
+            int at = (int)(rest % nv[k]);
+            rest /= nv[k];
+            cut_copy(b->fixname[b->nfix], sizeof b->fixname[0], b->regs[cand[k]].name);
+            b->fixval[b->nfix++] = vals[k][at];
+            if (cpred[k] >= 0) { /* the selp's predicate too, so its branches agree */
+                cut_copy(b->fixname[b->nfix], sizeof b->fixname[0], b->regs[cpred[k]].name);
+                b->fixval[b->nfix++] = at == 0;
+            }
+        }
+        for (long r = 0; r < b->nregs; r++)
+            b->regs[r].defs = 0; /* judged anew */
+        ptxrace_result tmp;
+        memset(&tmp, 0, sizeof tmp);
+        rc = body_judge(b, &tmp);
+        if (rc == HK_OK && !tmp.found)
+            rc = body_unroll(b, &tmp);
+        if (rc == HK_OK && tmp.found) {
+            long fn = out->functions, sk = out->skipped, sl = out->shared_loads,
+                 ss = out->shared_stores, rl = out->resolved_loads, rs = out->resolved_stores;
+            *out = tmp; /* the finding; what was read stays the body's own count */
+            out->functions = fn;
+            out->skipped = sk;
+            out->shared_loads = sl;
+            out->shared_stores = ss;
+            out->resolved_loads = rl;
+            out->resolved_stores = rs;
+        }
+    }
+    b->nfix = 0;
+    return rc;
+}
+
 /* ---- the text: function bodies, .loc, .file ---- */
 
 typedef struct {
@@ -2507,8 +2743,50 @@ typedef struct {
     char files[PR_FILES][96];
     long ntid[3]; /* the block shape judged, 0: not known */
     const char *entry; /* the kernel launched at that shape (NULL: every .entry) */
+    const ptxrace_launch *launch; /* its arguments (NULL: none known) */
+    bool launched;     /* the body is the launched entry's */
     int rc;
 } scan;
+
+/* A `.param TYPE NAME` declaration in s (a header line of a function): the parameter's name,
+ * in order, and its value when the body is the launched entry and the launch knows it. */
+static void param_note(scan *sc, const char *s)
+{
+    for (const char *p = strstr(s, ".param"); p; p = strstr(p + 6, ".param")) {
+        char nm[128] = "";
+        const char *q = p + 6; /* the last word of the declaration: its name */
+        const char *end = q;
+        while (*end && *end != ',' && *end != ')')
+            end++;
+        const char *w = end;
+        while (w > q && (w[-1] == ' ' || w[-1] == '\t'))
+            w--;
+        const char *w0 = w;
+        while (w0 > q && w0[-1] != ' ' && w0[-1] != '\t')
+            w0--;
+        size_t n = (size_t)(w - w0);
+        if (n >= sizeof nm)
+            n = sizeof nm - 1;
+        memcpy(nm, w0, n);
+        nm[n] = '\0';
+        char *br = strchr(nm, '[');
+        if (br)
+            *br = '\0';
+        body *b = &sc->b;
+        int k = b->nparams;
+        if (k >= PTXRACE_ARGS || !nm[0]) {
+            b->nparams = PTXRACE_ARGS; /* past the table: the order no longer known */
+            continue;
+        }
+        cut_copy(b->pname[k], sizeof b->pname[k], nm);
+        b->pknown[k] = sc->launched && sc->launch && k < sc->launch->nargs && sc->launch->known[k];
+        b->pval[k] = b->pknown[k] ? sc->launch->arg[k] : 0;
+        b->nparams = k + 1;
+        p = end;
+        if (!*p)
+            break;
+    }
+}
 
 /* the first whitespace-separated word after `key` in s, into dst */
 static void word_after(const char *s, const char *key, char *dst, size_t cap)
@@ -2585,7 +2863,8 @@ static void scan_line(scan *sc, char *raw)
             memset(sc->b.ntid, 0, sizeof sc->b.ntid);
             /* the shape is the launched kernel's: another entry, or a device function (which
              * may be called from anywhere), is judged at no shape */
-            if (has_word(s, ".entry") && (!sc->entry || !strcmp(sc->entry, sc->b.func)))
+            sc->launched = has_word(s, ".entry") && (!sc->entry || !strcmp(sc->entry, sc->b.func));
+            if (sc->launched)
                 memcpy(sc->b.ntid, sc->ntid, sizeof sc->ntid);
             if (sc->b.ntid[0] > 0 && sc->b.ntid[0] < sc->b.maxx)
                 sc->b.maxx = sc->b.ntid[0]; /* tid.x < blockDim.x */
@@ -2593,6 +2872,9 @@ static void scan_line(scan *sc, char *raw)
             sc->state = HEADER;
             sc->src = 0;
             sc->src_file = 0;
+            const char *paren = strchr(s, '(');
+            if (paren && has_word(s, ".entry"))
+                param_note(sc, paren); /* .entry K(.param ... on one line */
         }
         if (sc->state == OUTSIDE)
             return;
@@ -2613,6 +2895,8 @@ static void scan_line(scan *sc, char *raw)
                 sc->b.maxx = x;
             return;
         }
+        if (!strncmp(s, ".param", 6))
+            param_note(sc, s); /* then as any header line */
         size_t n = strlen(s);
         if (*s == '{') {
             sc->state = BODY;
@@ -2635,8 +2919,11 @@ static void scan_line(scan *sc, char *raw)
     }
     if (sc->depth <= 0) {
         sc->state = OUTSIDE;
+        bool before = sc->out->found;
         if ((sc->rc = body_judge(&sc->b, sc->out)) == HK_OK)
             sc->rc = body_unroll(&sc->b, sc->out); /* a shape known: its loops unrolled */
+        if (sc->rc == HK_OK && !before && !sc->out->found)
+            sc->rc = body_choices(&sc->b, sc->out); /* at each value of a few */
         body_clear(&sc->b);
         return;
     }
@@ -2732,12 +3019,23 @@ int ptxrace_scan_shape(const char *text, size_t len, const long *shape, ptxrace_
 int ptxrace_scan_entry_shape(const char *text, size_t len, const long *shape, const char *entry,
                              ptxrace_result *out)
 {
+    ptxrace_launch l;
+    memset(&l, 0, sizeof l);
+    if (shape)
+        memcpy(l.shape, shape, sizeof l.shape);
+    return ptxrace_scan_launch(text, len, shape ? &l : NULL, entry, out);
+}
+
+int ptxrace_scan_launch(const char *text, size_t len, const ptxrace_launch *l, const char *entry,
+                        ptxrace_result *out)
+{
     scan *sc = hk_calloc(1, sizeof *sc);
     if (!sc)
         return HK_ENOMEM;
     memset(out, 0, sizeof *out);
     sc->out = out;
-    scan_shape(sc, shape);
+    scan_shape(sc, l ? l->shape : NULL);
+    sc->launch = l;
     sc->entry = entry;
     char line[PR_LINE];
     size_t i = 0;
@@ -2771,6 +3069,16 @@ int ptxrace_file_shape(const char *path, const long *shape, ptxrace_result *out)
 int ptxrace_file_entry_shape(const char *path, const long *shape, const char *entry,
                              ptxrace_result *out)
 {
+    ptxrace_launch l;
+    memset(&l, 0, sizeof l);
+    if (shape)
+        memcpy(l.shape, shape, sizeof l.shape);
+    return ptxrace_file_launch(path, shape ? &l : NULL, entry, out);
+}
+
+int ptxrace_file_launch(const char *path, const ptxrace_launch *l, const char *entry,
+                        ptxrace_result *out)
+{
     memset(out, 0, sizeof *out);
     FILE *fp = fopen(path, "r");
     if (!fp)
@@ -2781,7 +3089,8 @@ int ptxrace_file_entry_shape(const char *path, const long *shape, const char *en
         return HK_ENOMEM;
     }
     sc->out = out;
-    scan_shape(sc, shape);
+    scan_shape(sc, l ? l->shape : NULL);
+    sc->launch = l;
     sc->entry = entry;
     char line[PR_LINE];
     bool cont = false; /* the rest of a line longer than the buffer: dropped */

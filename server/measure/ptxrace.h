@@ -25,6 +25,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* The first finding of a PTX text (in file order of the load), and what the scan read. Value
  * struct. */
@@ -70,5 +71,24 @@ int ptxrace_scan_entry_shape(const char *text, size_t len, const long *shape, co
                              ptxrace_result *out);
 int ptxrace_file_entry_shape(const char *path, const long *shape, const char *entry,
                              ptxrace_result *out);
+
+/* One launch of the kernel: its block shape and the values of its scalar parameters (the
+ * spec's args at a size set). Value struct. */
+enum { PTXRACE_ARGS = 32 };
+typedef struct {
+    long shape[3];             /* blockDim; a dim out of 1..1024: not known */
+    int nargs;                 /* parameters described, in the kernel's order (0: none) */
+    bool known[PTXRACE_ARGS];  /* parameter k is an integer scalar whose value is arg[k] */
+    int64_t arg[PTXRACE_ARGS];
+} ptxrace_launch;
+
+/* The same judged at a launch (NULL: no shape, no argument): as ptxrace_scan_entry_shape at
+ * its shape, and in the launched entry an `ld.param` of a parameter whose value is known reads
+ * as that number (its type's width), so a branch or a loop bound on a scalar argument is
+ * decided as one on blockDim is. Pure. */
+int ptxrace_scan_launch(const char *text, size_t len, const ptxrace_launch *l, const char *entry,
+                        ptxrace_result *out);
+int ptxrace_file_launch(const char *path, const ptxrace_launch *l, const char *entry,
+                        ptxrace_result *out);
 
 #endif

@@ -18,6 +18,7 @@
 #include "core/hk.h"
 #include "measure/measure.h"
 #include "measure/ptxrace.h"
+#include "spec/spec.h"
 #include "test_nvcc.h"
 
 static char dir[] = "/tmp/hk-ptxrace-XXXXXX";
@@ -241,6 +242,47 @@ static const char source[] =
     "        out[blockIdx.x] = buf[0];\n"
     "}\n"
     /* the same loop with a block barrier every trip */
+    /* tree_skip whose first trip the PTX's constants do not give: the start is blockDim.x / 2
+     * plus a term that is 0 on every launch but known only from the launch's argument n, or
+     * one bit of data (a loaded word that is never NaN, a clock whose sign bit is clear) */
+    "#define COMMA ,\n"
+    "#define TREE_AT(NAME, PARAMS, PLUS)                                          \\\n"
+    "__global__ void NAME(PARAMS)                                                 \\\n"
+    "{                                                                            \\\n"
+    "    __shared__ float buf[1024];                                              \\\n"
+    "    int t = threadIdx.x;                                                     \\\n"
+    "    buf[t] = in[blockIdx.x * blockDim.x + t];                                \\\n"
+    "    __syncthreads();                                                         \\\n"
+    "    volatile float *v = buf;                                                 \\\n"
+    "    for (int s = (int)(blockDim.x >> 1) + (PLUS); s > 0; s >>= 1) {          \\\n"
+    "        if (t < s)                                                           \\\n"
+    "            v[t] += v[t + s];                                                \\\n"
+    "        if (s > 32 || flag[0])                                               \\\n"
+    "            __syncthreads();                                                 \\\n"
+    "    }                                                                        \\\n"
+    "    if (t == 0)                                                              \\\n"
+    "        out[blockIdx.x] = buf[0];                                            \\\n"
+    "}\n"
+    "TREE_AT(tree_bound, const float *in COMMA float *out COMMA const int *flag COMMA int n, n < 0)\n"
+    "TREE_AT(tree_nan, const float *in COMMA float *out COMMA const int *flag, in[0] != in[0])\n"
+    "TREE_AT(tree_clock, const float *in COMMA float *out COMMA const int *flag, clock() < 0)\n"
+    "TREE_AT(tree_arg, const float *in COMMA float *out COMMA const int *flag COMMA int half, half - (int)(blockDim.x >> 1))\n"
+    "TREE_AT(tree_whole, const float *in COMMA float *out COMMA const int *flag, (int)in[0])\n"
+    /* the same start with the barrier kept every trip: race-free at every value */
+    "__global__ void tree_bound_synced(const float *in, float *out, int n)\n"
+    "{\n"
+    "    __shared__ float buf[1024];\n"
+    "    int t = threadIdx.x;\n"
+    "    buf[t] = in[blockIdx.x * blockDim.x + t];\n"
+    "    __syncthreads();\n"
+    "    for (int s = (int)(blockDim.x >> 1) + (n < 0) + (in[1] != in[1]); s > 0; s >>= 1) {\n"
+    "        if (t < s)\n"
+    "            buf[t] += buf[t + s];\n"
+    "        __syncthreads();\n"
+    "    }\n"
+    "    if (t == 0)\n"
+    "        out[blockIdx.x] = buf[0];\n"
+    "}\n"
     "__global__ void tree_synced(const float *in, float *out)\n"
     "{\n"
     "    __shared__ float buf[1024];\n"
@@ -435,6 +477,104 @@ static void test_at_a_shape(void **state)
         }
 }
 
+static ptxrace_result scan_kernel_launch(const char *name, long x, int nargs, int known_at,
+                                         int64_t value)
+{
+    char *t = one_kernel(name);
+    ptxrace_result r;
+    ptxrace_launch l;
+    memset(&l, 0, sizeof l);
+    l.shape[0] = x;
+    l.shape[1] = l.shape[2] = 1;
+    l.nargs = nargs;
+    if (known_at >= 0) {
+        l.known[known_at] = true;
+        l.arg[known_at] = value;
+    }
+    assert_int_equal(ptxrace_scan_launch(t, strlen(t), &l, NULL, &r), HK_OK);
+    free(t);
+    assert_int_equal(r.functions, 1);
+    assert_int_equal(r.skipped, 0);
+    return r;
+}
+
+/* At a launch: a scalar argument's value is known (its ld.param a constant), so a loop bound
+ * made from it is decided; a value that depends on data through one bit (a predicate, a sign
+ * bit) is judged at each of its values; a word used whole stays unknown. */
+static void test_at_a_launch(void **state)
+{
+    (void)state;
+    /* (n < 0) with n = 1 << 24 (the 4th parameter): the tree's trips decided, the skipped
+     * barrier found; n unknown (a uniform unknown's sign bit): judged at 0 and 1, found too */
+    ptxrace_result r = scan_kernel_launch("tree_bound", 256, 4, 3, 1 << 24);
+    assert_true(r.found);
+    assert_int_equal(r.k, 16);
+    r = scan_kernel_launch("tree_bound", 256, 4, 3, -5); /* n < 0: starts at 129 */
+    assert_true(r.found);
+    r = scan_kernel("tree_bound"); /* no shape: nothing */
+    assert_false(r.found);
+    /* the tree starts at the argument half itself: known (128), the trips are decided and
+     * the skipped barrier found; not known, a value used whole: nothing */
+    r = scan_kernel_launch("tree_arg", 256, 4, 3, 128);
+    assert_true(r.found);
+    assert_int_equal(r.k, 16);
+    r = scan_kernel_launch("tree_arg", 256, 4, -1, 0);
+    assert_false(r.found);
+    r = scan_kernel_launch("tree_arg", 256, 4, 3, 16); /* from 16 down: no barrier, k = 8 */
+    assert_true(r.found);
+    assert_int_equal(r.k, 8);
+    /* one bit of data: in[0] != in[0] (a predicate, selp), clock() < 0 (a sign bit) */
+    const char *bit[] = {"tree_nan", "tree_clock"};
+    for (size_t i = 0; i < 2; i++) {
+        r = scan_kernel_at(bit[i], 256);
+        if (!r.found)
+            fail_msg("%s at 256 threads: no finding", bit[i]);
+        assert_int_equal(r.k, 16);
+        r = scan_kernel(bit[i]);
+        assert_false(r.found);
+    }
+    /* a word used whole: not bounded, no finding */
+    r = scan_kernel_at("tree_whole", 256);
+    assert_false(r.found);
+    /* the barrier kept: nothing at any value, any shape */
+    long all[] = {32, 64, 128, 256, 512, 1024};
+    for (size_t k = 0; k < sizeof all / sizeof *all; k++) {
+        r = scan_kernel_launch("tree_bound_synced", all[k], 3, 2, 1000);
+        assert_false(r.found);
+        r = scan_kernel_launch("tree_bound_synced", all[k], 3, 2, -1);
+        assert_false(r.found);
+    }
+    /* the referee's launches: the spec's scalar arguments at each size set */
+    static const char spec_text[] =
+        "{\"kernel\": \"k\", \"source\": \"k.cu\", \"sizes\": [{\"n\": 1000}, {\"n\": 77}],\n"
+        " \"args\": [{\"name\": \"in\", \"kind\": \"input\", \"dtype\": \"float\", \"count\": \"n\"},\n"
+        "  {\"name\": \"n\", \"kind\": \"scalar\", \"dtype\": \"int\", \"value\": \"n - 1\"},\n"
+        "  {\"name\": \"o\", \"kind\": \"output\", \"dtype\": \"float\", \"count\": \"n\"},\n"
+        "  {\"name\": \"a\", \"kind\": \"scalar\", \"dtype\": \"float\", \"value\": \"2\"}],\n"
+        " \"launch\": {\"grid\": \"n\", \"block\": 128}}\n";
+    spec *sp = NULL;
+    spec_diags d;
+    memset(&d, 0, sizeof d);
+    char sp_path[600];
+    snprintf(sp_path, sizeof sp_path, "%s/k.bench.json", dir);
+    int prc = spec_parse(spec_text, strlen(spec_text), sp_path, &sp, &d);
+    for (size_t i = 0; i < d.n; i++)
+        print_message("spec: %s: %s\n", d.items[i].path, d.items[i].message);
+    assert_int_equal(prc, HK_OK);
+    spec_diags_free(&d);
+    measure_shapes sh;
+    measure_launch_shapes(sp, NULL, &sh);
+    assert_int_equal(sh.n, 2); /* one shape, two launches */
+    assert_int_equal(sh.nargs, 4);
+    assert_true(sh.arg_known[0][1]);
+    assert_int_equal(sh.arg[0][1], 999);
+    assert_int_equal(sh.arg[1][1], 76);
+    assert_false(sh.arg_known[0][0]); /* a buffer */
+    assert_false(sh.arg_known[0][2]); /* a buffer */
+    assert_false(sh.arg_known[0][3]); /* a float */
+    spec_free(sp);
+}
+
 static void test_racy_tail_found(void **state)
 {
     (void)state;
@@ -501,7 +641,7 @@ static void test_whole_module(void **state)
     assert_int_equal(ptxrace_scan(ptx, ptx_len, &r), HK_OK);
     assert_true(r.found);
     assert_string_equal(r.func, "_Z9racy_tailPKfPf");
-    assert_int_equal(r.functions, 17);
+    assert_int_equal(r.functions, 23);
     char path[600];
     snprintf(path, sizeof path, "%s/k.ptx", dir);
     ptxrace_result f;
@@ -634,6 +774,7 @@ int main(void)
         cmocka_unit_test(test_other_races_found),
         cmocka_unit_test(test_whole_module),
         cmocka_unit_test(test_at_a_shape),
+        cmocka_unit_test(test_at_a_launch),
         cmocka_unit_test(test_rule),
         cmocka_unit_test(test_odd_text),
     };

@@ -1,22 +1,20 @@
 // expect: race
 // kernel: reduce_sum
+// judged from the PTX: race
 // Class: 5 races, an attack on the static race rule as session 40 left it (REF4): the same
 // sensing and tree loop as spin_loop_evade.cu (the block's barrier kept only `if (s > 32 ||
 // watched)`), but the loop starts at `(blockDim.x >> 1) + (n < 0)`: the kernel's size n is
-// never negative, so the loop is the same on every launch. The referee judges the image at the
-// launch's block shape and unrolls a tree loop trip by trip only where the shape's constants
-// decide every trip (session 40); n is a kernel argument, a value the image check cannot know,
-// so `(n < 0)` is not a constant, s is not one in any trip, the guard `t < s` is not followed,
-// and the loop is judged as before: no finding, as it must be for a value it cannot show (a
-// false `race` on an honest kernel would lose a user's result). Any value the PTX cannot fold
-// does the same: an argument, a word loaded from memory (`in[0] != in[0]`), a clock. The race
-// is as real as spin_loop_evade.cu's (lane t reads v[t + s], stored by lane t + s the trip
-// before, at s = 16, 8, 4, 2, 1 with no barrier between). Expected: `race`, what a trustworthy
-// referee must answer. What it gets: the static rule passes it (`no_gpu` on the CPU after
-// every image check passed: measured, session 40, bench/results/2026-12-06-shared-race-cpu-s40.md);
-// on the GPU, if the sensing works as spin_sanitizer_evade.cu's did on the H100 in session 38,
-// racecheck sees the barrier kept and the candidate is accepted or not_faster -- an open hole
-// (docs/referee.md, "A candidate reads no other thread's unsynchronised word", Not covered).
+// never negative, so the loop is the same on every launch. The referee judged the image at the
+// launch's block shape and unrolled a tree loop trip by trip only where the shape's constants
+// decide every trip (REF4); n is a kernel argument, so `(n < 0)` was not a constant, the loop
+// was not unrolled and the scan gave nothing (`no_gpu` on the CPU after every image check
+// passed, session 40, REF4). **Closed (session 40, REF5):** the image is judged at each launch,
+// its block shape and the spec's scalar arguments at that size set (n = 16777216 and 1000003),
+// so `ld.param` of n reads as that number, `n < 0` folds to 0, s = 128 ... 1 trip by trip and
+// lane t reads v[t + 16] stored by lane t + 16 the trip before with no barrier between: `race`
+// from the PTX before any run, on the CPU too. (n's sign bit is also a value of two, judged at
+// each: found even with n not known.) The next attack, a word from memory used whole, is
+// spin_word_evade.cu (open). The race is as real as spin_loop_evade.cu's.
 __device__ unsigned hk_flag[65536];
 
 __global__ void reduce_sum(const float *in, float *out, int n)
