@@ -18,7 +18,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 ext=$(cd "$here/../../editors/vscode" && pwd)
 cd "$ext" || exit 2
 for t in node npm; do
-    command -v $t >/dev/null 2>&1 || { echo "FAIL: $t not found (Node >= 20 and npm are needed)" >&2; exit 1; }
+    command -v $t >/dev/null 2>&1 || { echo "FAIL: $t not found (Node >= 18 and npm are needed)" >&2; exit 1; }
 done
 deps() {
     if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
