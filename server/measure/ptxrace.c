@@ -2324,6 +2324,21 @@ static int unroll_build(unroll *u, const long *lab_at, body *nb)
     return rc < 0 ? HK_ENOMEM : rc;
 }
 
+/* A finding of a second judgement (a trip-by-trip copy, a value of a few) into *out: what was
+ * read stays the body's own count. */
+static void take_finding(ptxrace_result *out, const ptxrace_result *found)
+{
+    long fn = out->functions, sk = out->skipped, sl = out->shared_loads,
+         ss = out->shared_stores, rl = out->resolved_loads, rs = out->resolved_stores;
+    *out = *found;
+    out->functions = fn;
+    out->skipped = sk;
+    out->shared_loads = sl;
+    out->shared_stores = ss;
+    out->resolved_loads = rl;
+    out->resolved_stores = rs;
+}
+
 /* Judge b's innermost loops unrolled (b judged already, its shape known): each loop holding
  * a shared load, entered only at its head and inside no other loop, is copied once per trip
  * (PR_UNROLL at most), the registers it writes once in a block every trip passes renamed per
@@ -2511,15 +2526,7 @@ static int body_unroll(body *b, ptxrace_result *out)
                 break;
             if (!ovf) {
                 if (tmp.found && (!out->found || tmp.ld_line < out->ld_line)) {
-                    long fn = out->functions, sk = out->skipped, sl = out->shared_loads,
-                         ss = out->shared_stores, rl = out->resolved_loads, rs = out->resolved_stores;
-                    *out = tmp; /* the finding; what was read stays the body's own count */
-                    out->functions = fn;
-                    out->skipped = sk;
-                    out->shared_loads = sl;
-                    out->shared_stores = ss;
-                    out->resolved_loads = rl;
-                    out->resolved_stores = rs;
+                    take_finding(out, &tmp);
                     for (long i = 0; i < b->n; i++) { /* quoted as the PTX has them */
                         const stmt *q = &b->st[i];
                         if (q->line == tmp.ld_line && q->kind == I_LD)
@@ -2715,15 +2722,7 @@ static int body_choices(body *b, ptxrace_result *out)
         if (rc == HK_OK && !tmp.found)
             rc = body_unroll(b, &tmp);
         if (rc == HK_OK && tmp.found) {
-            long fn = out->functions, sk = out->skipped, sl = out->shared_loads,
-                 ss = out->shared_stores, rl = out->resolved_loads, rs = out->resolved_stores;
-            *out = tmp; /* the finding; what was read stays the body's own count */
-            out->functions = fn;
-            out->skipped = sk;
-            out->shared_loads = sl;
-            out->shared_stores = ss;
-            out->resolved_loads = rl;
-            out->resolved_stores = rs;
+            take_finding(out, &tmp);
         }
     }
     b->nfix = 0;
