@@ -189,8 +189,9 @@ static int pd_type_bytes(const char *w, size_t n)
     return 0;
 }
 
-/* The initializer's elements (braces flattened) into v's bytes; a count other than the
- * declared one, or an element that is not an integer literal, leaves bytes unknown. */
+/* The initializer's elements (braces flattened) into v's bytes, the elements it leaves out
+ * zero; more elements than declared leave every byte unknown, an element that is not an
+ * integer literal (an address, `generic(x)`) its own bytes. */
 static void pd_init(ptxdata *d, pd_var *v, int elem, const char *init)
 {
     size_t nelem = v->size / (size_t)elem, k = 0;
@@ -229,8 +230,13 @@ static void pd_init(ptxdata *d, pd_var *v, int elem, const char *init)
         if (*p == ',')
             p++;
     }
-    if (!any || k != nelem)
-        pd_drop_bytes(d, v); /* not the declared count: the loader's bytes are not read here */
+    if (!any || k > nelem) {
+        pd_drop_bytes(d, v); /* more than declared: not a text ptxas takes */
+        return;
+    }
+    /* fewer: the rest is zero, as in C; nvcc relies on it (`__constant__ int t[4] = {7, 7,
+     * 0, 7}` is written `.b8 t[16] = {7, 0, 0, 0, 7, 0, 0, 0, 0, 0, 0, 0, 7}`) */
+    memset(v->known + k * (size_t)elem, 1, (nelem - k) * (size_t)elem);
 }
 
 /* First walk: a `.global` / `.const` declaration. */
@@ -447,9 +453,31 @@ static int pd_get(pd_src *src)
     return src->at < src->len ? (unsigned char)src->text[src->at++] : EOF;
 }
 
+/* Whether the piece so far (n bytes of buf) is a directive that ends at its line's end
+ * (no `;`): the module's header, .file and .loc, a function's performance directives. */
+static bool line_directive(const char *buf, size_t n)
+{
+    static const char *const dirs[] = {".version", ".target", ".address_size", ".file", ".loc",
+                                       ".maxntid", ".reqntid", ".minnctapersm", ".maxnctapersm",
+                                       ".maxnreg", ".reqnctapercluster", ".maxclusterrank",
+                                       ".explicitcluster", ".noreturn", NULL};
+    size_t i = 0;
+    while (i < n && buf[i] == ' ')
+        i++;
+    if (i == n || buf[i] != '.')
+        return false;
+    for (int k = 0; dirs[k]; k++) {
+        size_t l = strlen(dirs[k]);
+        if (n - i >= l && !strncmp(buf + i, dirs[k], l) && (n - i == l || buf[i + l] == ' '))
+            return true;
+    }
+    return false;
+}
+
 /* Statements of the text, one per `;` (and per `{` / `}` outside an initializer, which a
  * body's scopes and a vector operand split into harmless pieces), comments and strings left
- * out, each handed to the pass's reader with its index. */
+ * out, and per line for the directives that end there (line_directive), each handed to
+ * the pass's reader with its index. */
 static int pd_walk(ptxdata *d, pd_src *src, int pass)
 {
     char *buf = NULL;
@@ -465,7 +493,7 @@ static int pd_walk(ptxdata *d, pd_src *src, int pass)
             if (c2 == '/') {
                 while ((c = pd_get(src)) != EOF && c != '\n')
                     ;
-                c = ' ';
+                c = c == EOF ? ' ' : '\n'; /* the line still ends */
             } else if (c2 == '*') {
                 int prev = 0;
                 while ((c = pd_get(src)) != EOF && !(prev == '*' && c == '/'))
@@ -480,7 +508,9 @@ static int pd_walk(ptxdata *d, pd_src *src, int pass)
             c = ' ';
         }
         bool cut = end;
-        if (!end) {
+        if (c == '\n' && !depth && !braces && line_directive(buf, n))
+            cut = true; /* `.version 8.8`, `.loc 1 2 3` ...: a line's end ends them */
+        else if (!end) {
             if (c == ';' && !depth && !braces)
                 cut = true;
             else if (c == '{' && !eq)
@@ -629,7 +659,7 @@ void ptxdata_counts(const ptxdata *d, long *defined, long *known)
     *defined = d ? d->n : 0;
     *known = 0;
     for (long k = 0; d && !d->over && k < d->n; k++)
-        if (!d->v[k].bad)
+        if (!d->v[k].bad && d->v[k].bytes)
             (*known)++;
 }
 

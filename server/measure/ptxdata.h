@@ -11,8 +11,9 @@
  * out of another object's bounds is an out-of-bounds access (memcheck's), not seen here.
  * Anything else -- a second declaration of the name, `.extern`/`.weak`/`.common`, an
  * `.attribute` (managed), a vector or unsized variable, an initializer element that is not an
- * integer literal (an address: `generic(x)`), a count of elements that is not the declared
- * one, a statement past the cap -- leaves the variable, or the bytes, unknown.
+ * integer literal (an address: `generic(x)`), more elements than declared, a statement past
+ * the cap -- leaves the variable, or the bytes, unknown. Elements an initializer leaves out
+ * are zero (nvcc writes `{7, 7, 0, 7}` of ints as 13 bytes).
  * Pure functions, any thread. */
 #ifndef HK_MEASURE_PTXDATA_H
 #define HK_MEASURE_PTXDATA_H
@@ -42,7 +43,8 @@ bool ptxdata_load(const ptxdata *d, const char *name, int64_t off, bool konst, i
                   bool sgn, int64_t *v);
 
 /* How many variables the module defines, and how many of them are read as their initial
- * value (what the scan tool reports). d may be NULL. */
+ * value (nothing writes them and their bytes are kept; some bytes may still be unknown: an
+ * address in the initializer). d may be NULL. */
 void ptxdata_counts(const ptxdata *d, long *defined, long *known);
 
 void ptxdata_free(ptxdata *d);
