@@ -1823,6 +1823,10 @@ static void eval_all(body *b, flow *f, ptxrace_result *out)
         int nd = stmt_dests(b, s, d, 64);
         if (nd <= 0)
             continue;
+        aval dv;
+        if (out && b->data && nd == 1 && s->nops == 2 && op_is(s->op, "ld") &&
+            module_data_load(b, s, &dv))
+            out->data_loads++;
         int pcv = pred_const(b, s);
         if (pcv >= 0)
             for (int k = 0; k < nd && k < 2; k++)
@@ -2388,8 +2392,10 @@ static int unroll_build(unroll *u, const long *lab_at, body *nb)
 static void take_finding(ptxrace_result *out, const ptxrace_result *found)
 {
     long fn = out->functions, sk = out->skipped, sl = out->shared_loads,
-         ss = out->shared_stores, rl = out->resolved_loads, rs = out->resolved_stores;
+         ss = out->shared_stores, rl = out->resolved_loads, rs = out->resolved_stores,
+         dl = out->data_loads;
     *out = *found;
+    out->data_loads = dl;
     out->functions = fn;
     out->skipped = sk;
     out->shared_loads = sl;

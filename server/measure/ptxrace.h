@@ -42,6 +42,8 @@ typedef struct {
     long skipped;          /* of them, not judged (an indirect branch, or past a size cap) */
     long shared_loads, shared_stores;     /* shared-memory loads and stores seen */
     long resolved_loads, resolved_stores; /* of them, at an address the evaluation resolved */
+    long data_loads;       /* integer loads of module data nothing writes, read as its
+                            * initializer (a launch with module_data) */
 } ptxrace_result;
 
 /* Scan the PTX text (len bytes) for the first race as described above. Pure. HK_OK,

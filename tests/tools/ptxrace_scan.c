@@ -1,7 +1,8 @@
-/* ptxrace_scan [--no-data] [--block X,Y,Z]... [--spec SPEC] PTX...: the referee's static shared-memory race
- * scan (server/measure/ptxrace.h) over PTX files, one line each: "FILE | found | func | k | load
- * line | store line | source lines | loads resolved/seen | stores resolved/seen | functions
- * (skipped)". With --block, each file is judged at every shape given (ptxrace_file_shape) and
+/* ptxrace_scan [--no-data] [--block X,Y,Z]... [--spec SPEC] PTX...: the referee's static
+ * shared-memory race scan (server/measure/ptxrace.h) over PTX files, one line each: "FILE |
+ * found | func | k | load line | store line | source lines | loads resolved/seen | stores
+ * resolved/seen | functions (skipped) | data N" (N: integer loads of module data read as its
+ * initializer). With --block, each file is judged at every shape given (ptxrace_file_shape) and
  * a finding names the first shape that gives one ("| block X,Y,Z" after the source lines);
  * without, at no known shape. With --spec (for the files after it, until the next --spec; `-`:
  * none), each file is judged at the spec's launches as the referee judges them
@@ -147,9 +148,9 @@ int main(int argc, char **argv)
             } else {
                 printf("%s | none", argv[i]);
             }
-            printf(" | entry %s | launches %d | loads %ld/%ld | stores %ld/%ld | functions %ld (%ld skipped)\n",
+            printf(" | entry %s | launches %d | loads %ld/%ld | stores %ld/%ld | functions %ld (%ld skipped) | data %ld\n",
                    entry[0] ? entry : "-", launches.n, r.resolved_loads, r.shared_loads,
-                   r.resolved_stores, r.shared_stores, r.functions, r.skipped);
+                   r.resolved_stores, r.shared_stores, r.functions, r.skipped, r.data_loads);
             continue;
         }
         for (int k = 0; k < (ns ? ns : 1) && rc == HK_OK; k++) {
@@ -182,9 +183,9 @@ int main(int argc, char **argv)
         } else {
             printf("%s | none", argv[i]);
         }
-        printf(" | loads %ld/%ld | stores %ld/%ld | functions %ld (%ld skipped)\n",
+        printf(" | loads %ld/%ld | stores %ld/%ld | functions %ld (%ld skipped) | data %ld\n",
                r.resolved_loads, r.shared_loads, r.resolved_stores, r.shared_stores, r.functions,
-               r.skipped);
+               r.skipped, r.data_loads);
     }
     spec_free(sp);
     return status;

@@ -768,11 +768,13 @@ static void test_module_data(void **state)
     ptxrace_result r = scan_data(word, 1, 256, true, NULL);
     assert_true(r.found);
     assert_int_equal(r.k, 16);
+    assert_int_equal(r.data_loads, 1); /* ld.global.u32 %r, [hk_word_zero] */
     r = scan_data(word, 1, 1024, true, NULL);
     assert_true(r.found);
     assert_int_equal(r.k, 16);
     r = scan_data(word, 1, 256, false, NULL); /* not a harness-form launch: unknown */
     assert_false(r.found);
+    assert_int_equal(r.data_loads, 0);
     r = scan_data(word, 1, 256, true, "hk_word_zero"); /* the launcher fills it */
     assert_false(r.found);
     /* the initializer's value: the tree starts at 16 (k = 8), at any block */
