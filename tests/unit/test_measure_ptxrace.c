@@ -4,8 +4,10 @@
  * PTX and source lines; the same tails with __syncwarp or __syncthreads are not, nor honest
  * tiled GEMM, transpose and scan, a read of a word the guard keeps its writer out of, or a
  * thread's own word; a barrier skipped on a uniform path, a race under a branch on data and a
- * race carried round a loop are found; an offset it cannot resolve is not (by design: no finding on an unknown). Skipped
- * without nvcc. */
+ * race carried round a loop are found; an offset it cannot resolve is not (by design: no finding on an unknown). At a
+ * launch, module data nothing writes reads as its initializer (ptxdata.h): declarations and
+ * refusals read from written PTX, and a tree loop at a word nothing writes found, not when
+ * anything in the image may write it. Skipped without nvcc. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
