@@ -507,6 +507,11 @@ static int pd_walk(ptxdata *d, pd_src *src, int pass)
                 ;
             c = ' ';
         }
+        if (c == '#') { /* a preprocessor line (#define ...): names this walk does not expand;
+                         * ptxas 13 refuses one, but nothing is read as known past it */
+            d->over = true;
+            goto out;
+        }
         bool cut = end;
         if (c == '\n' && !depth && !braces && line_directive(buf, n))
             cut = true; /* `.version 8.8`, `.loc 1 2 3` ...: a line's end ends them */

@@ -12,7 +12,8 @@
  * Anything else -- a second declaration of the name, `.extern`/`.weak`/`.common`, an
  * `.attribute` (managed), a vector or unsized variable, an initializer element that is not an
  * integer literal (an address: `generic(x)`), more elements than declared, a statement past
- * the cap -- leaves the variable, or the bytes, unknown. Elements an initializer leaves out
+ * the cap, a `#` anywhere outside comments (a preprocessor line could name a variable under
+ * another name) -- leaves the variable, or the bytes, unknown. Elements an initializer leaves out
  * are zero (nvcc writes `{7, 7, 0, 7}` of ints as 13 bytes).
  * Pure functions, any thread. */
 #ifndef HK_MEASURE_PTXDATA_H

@@ -757,6 +757,15 @@ static void test_module_data_text(void **state)
                      HK_OK);
     assert_true(ptxdata_load(d, "w", 0, false, 4, false, &v)); /* without b: nothing writes it */
     ptxdata_free(d);
+    /* a preprocessor line could store to wz under a name pasted together: nothing known past
+     * one (the text never spells wz but in its declaration and its load) */
+    static const char macro[] =
+        ".global .align 4 .u32 wz;\n"
+        ".visible .entry a()\n{\n\t.reg .b32 %r<2>;\n\tld.global.u32 %r1, [wz];\n"
+        "#define CAT(a, b) a##b\n\tst.global.u32 [CAT(w, z)], 1;\n\tret;\n}\n";
+    assert_int_equal(ptxdata_read(macro, strlen(macro), NULL, 0, &d), HK_OK);
+    assert_false(ptxdata_load(d, "wz", 0, false, 4, false, &v));
+    ptxdata_free(d);
 }
 
 /* Module data at a launch: a tree loop starting at blockDim.x / 2 plus a word nothing writes
