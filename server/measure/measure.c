@@ -196,6 +196,26 @@ void measure_launch_shapes(const spec *s, const long long *block, measure_shapes
     }
     if (!out->n)
         out->unknown = true;
+    /* module data: a harness-form spec's image runs under the launcher alone */
+    out->module_data = s && !s->run && !s->build && s->n_consts <= MEASURE_FILLED;
+    for (size_t c = 0; out->module_data && c < s->n_consts; c++) {
+        const char *nm = s->consts[c].name;
+        if (!nm || hk_constant_symbol(nm, out->filled[out->nfilled], sizeof out->filled[0]))
+            out->module_data = false; /* a name not kept: which variable it fills is not known */
+        else
+            out->nfilled++;
+    }
+    if (!out->module_data)
+        out->nfilled = 0;
+}
+
+void measure_module_data(const measure_shapes *sh, ptxrace_launch *l)
+{
+    _Static_assert((int)MEASURE_FILLED <= (int)PTXRACE_FILLED, "a launch keeps every name");
+    l->module_data = sh->module_data && sh->nfilled <= PTXRACE_FILLED;
+    l->nfilled = 0;
+    for (int i = 0; l->module_data && i < sh->nfilled; i++)
+        memcpy(l->filled[l->nfilled++], sh->filled[i], sizeof l->filled[0]);
 }
 
 /* The PTX at path (the image module's) judged at each shape (and at none when the shapes are
@@ -223,6 +243,7 @@ static int race_read(const char *module, const char *path, const measure_shapes 
                 l.known[a] = sh->arg_known[k][a];
                 l.arg[a] = (int64_t)sh->arg[k][a];
             }
+            measure_module_data(sh, &l);
         }
         rc = ptxrace_file_launch(path, k < 0 ? NULL : &l, entry, &one);
         if (rc == HK_OK && (k == (none ? -1 : 0) || (one.found && !r->found))) {

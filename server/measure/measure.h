@@ -19,6 +19,7 @@
 #include "compile/compile.h"
 #include "measure/harness.h"
 #include "measure/oracle.h"
+#include "measure/ptxrace.h"
 #include "spec/spec.h"
 #include "runners/runner.h"
 
@@ -147,7 +148,7 @@ int measure_race_check(const char *base_module, const char *cand_module, const c
 
 /* The block shapes a kernel image is launched with, which the race check judges it at
  * (ptxrace_file_shape: blockDim a constant, tree loops unrolled). Value struct. */
-enum { MEASURE_SHAPES = 8, MEASURE_ARGS = 32 };
+enum { MEASURE_SHAPES = 8, MEASURE_ARGS = 32, MEASURE_FILLED = 16 };
 typedef struct {
     long dim[MEASURE_SHAPES][3];
     /* each launch's scalar arguments (kernel parameter order, the spec's args evaluated at
@@ -158,6 +159,14 @@ typedef struct {
     long long arg[MEASURE_SHAPES][MEASURE_ARGS];
     int n;
     bool unknown; /* a launch whose shape could not be evaluated: judged at no shape too */
+    /* the launcher runs the image (a harness-form spec): it restores the image's writable
+     * globals before every launch and writes no other variable of it than the spec's
+     * constants, named in filled by their symbols (hk_constant_symbol); the race rule then
+     * reads module data nothing writes as its initializer (ptxdata.h). false: a command form,
+     * no spec, or more constants than kept */
+    bool module_data;
+    int nfilled;
+    char filled[MEASURE_FILLED][128];
 } measure_shapes;
 
 /* The distinct launches (a shape and its scalar arguments): block (3 dims, a candidate's own
@@ -165,6 +174,10 @@ typedef struct {
  * MEASURE_SHAPES, or a block that does not evaluate to 1..1024 per dim, unknown is set. Never
  * fails. */
 void measure_launch_shapes(const spec *s, const long long *block, measure_shapes *out);
+
+/* The module-data part of sh (module_data, filled) into the race scan's launch l (the same
+ * for each of sh's launches): false when it does not fit. */
+void measure_module_data(const measure_shapes *sh, ptxrace_launch *l);
 
 /* measure_race_check at the shapes each image is launched with (NULL or none: at no known
  * shape, as measure_race_check). A pass says which shapes were judged; a fail names the shape

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "core/hk.h"
+#include "measure/ptxdata.h"
 
 #define PR_T 1024                /* tid.x values followed (the most threads of a block in x) */
 #define PR_W (PR_T / 64)
@@ -186,6 +187,9 @@ typedef struct {
     char fixname[2 * PR_FIX][64]; /* a selp's register and its predicate (0, 1) */
     int64_t fixval[2 * PR_FIX];
     int nparams;
+    /* the module's data that nothing writes (ptxdata.h; NULL: none known): an ld.global /
+     * ld.const of it reads as its initial value */
+    const ptxdata *data;
     char pname[PTXRACE_ARGS][96];
     bool pknown[PTXRACE_ARGS];
     int64_t pval[PTXRACE_ARGS];
@@ -1028,6 +1032,56 @@ static aval eval_stmt(body *b, stmt *s)
     return r;
 }
 
+/* An integer load of a module variable that nothing writes (`ld.global.u32 %r, [hk_zero]`,
+ * `ld.const.s8 %rs, [tab+3]`): *v its initial value (ptxdata.h says why that is the value
+ * in every launch). false: not such a load. */
+static bool module_data_load(const body *b, const stmt *s, aval *v)
+{
+    const char *op = s->op;
+    bool konst = op_has(op, "const");
+    if (!konst && !op_has(op, "global"))
+        return false;
+    if (*s->ops[0] != '%' || op_has(op, "v2") || op_has(op, "v4") || op_has(op, "v8") || s->ops_cut)
+        return false;
+    int bytes = 0;
+    bool sgn = false;
+    for (const char *p = strchr(op, '.'); p; p = strchr(p + 1, '.')) {
+        const char *q = p + 1;
+        if ((q[0] == 'u' || q[0] == 's' || q[0] == 'b') && isdigit((unsigned char)q[1])) {
+            int w = atoi(q + 1);
+            if (w == 8 || w == 16 || w == 32 || w == 64) {
+                bytes = w / 8;
+                sgn = q[0] == 's';
+            }
+        } else if (q[0] == 'f' && isdigit((unsigned char)q[1]))
+            return false; /* a float: not folded (no float arithmetic is) */
+    }
+    char nm[128];
+    cut_copy(nm, sizeof nm, s->ops[1]);
+    size_t l = strlen(nm);
+    if (!bytes || l < 3 || nm[0] != '[' || nm[l - 1] != ']')
+        return false;
+    nm[l - 1] = '\0';
+    char *x = trim(nm + 1);
+    int64_t off = 0;
+    char *plus = strchr(x, '+');
+    if (plus) {
+        *plus = '\0';
+        if (!parse_int(trim(plus + 1), &off))
+            return false;
+    }
+    x = trim(x);
+    if (!is_ident_start(*x) || *x == '%')
+        return false;
+    int64_t c;
+    if (!ptxdata_load(b->data, x, off, konst, bytes, sgn, &c))
+        return false;
+    *v = unknown_val;
+    v->known = true;
+    v->c = c;
+    return true;
+}
+
 static aval eval_stmt_value(body *b, stmt *s)
 {
     const char *op = s->op;
@@ -1053,6 +1107,11 @@ static aval eval_stmt_value(body *b, stmt *s)
                 v.c = int_norm(b->pval[k], bits, sgn);
                 return v;
             }
+    }
+    if (op_is(op, "ld") && n == 2 && b->data) {
+        aval v;
+        if (module_data_load(b, s, &v))
+            return v;
     }
     if (op_is(op, "ld")) {
         aval a = address_val(b, s->ops[n > 1 ? 1 : 0]);
@@ -1764,6 +1823,10 @@ static void eval_all(body *b, flow *f, ptxrace_result *out)
         int nd = stmt_dests(b, s, d, 64);
         if (nd <= 0)
             continue;
+        aval dv;
+        if (out && b->data && nd == 1 && s->nops == 2 && op_is(s->op, "ld") &&
+            module_data_load(b, s, &dv))
+            out->data_loads++;
         int pcv = pred_const(b, s);
         if (pcv >= 0)
             for (int k = 0; k < nd && k < 2; k++)
@@ -2329,8 +2392,10 @@ static int unroll_build(unroll *u, const long *lab_at, body *nb)
 static void take_finding(ptxrace_result *out, const ptxrace_result *found)
 {
     long fn = out->functions, sk = out->skipped, sl = out->shared_loads,
-         ss = out->shared_stores, rl = out->resolved_loads, rs = out->resolved_stores;
+         ss = out->shared_stores, rl = out->resolved_loads, rs = out->resolved_stores,
+         dl = out->data_loads;
     *out = *found;
+    out->data_loads = dl;
     out->functions = fn;
     out->skipped = sk;
     out->shared_loads = sl;
@@ -2499,6 +2564,7 @@ static int body_unroll(body *b, ptxrace_result *out)
             memcpy(nb.fixname, b->fixname, sizeof nb.fixname);
             memcpy(nb.fixval, b->fixval, sizeof nb.fixval);
             nb.nparams = b->nparams;
+            nb.data = b->data;
             memcpy(nb.pname, b->pname, sizeof nb.pname);
             memcpy(nb.pknown, b->pknown, sizeof nb.pknown);
             memcpy(nb.pval, b->pval, sizeof nb.pval);
@@ -2743,6 +2809,7 @@ typedef struct {
     long ntid[3]; /* the block shape judged, 0: not known */
     const char *entry; /* the kernel launched at that shape (NULL: every .entry) */
     const ptxrace_launch *launch; /* its arguments (NULL: none known) */
+    ptxdata *data;     /* the module's data nothing writes (launch->module_data; else NULL) */
     bool launched;     /* the body is the launched entry's */
     int rc;
 } scan;
@@ -2868,6 +2935,7 @@ static void scan_line(scan *sc, char *raw)
             if (sc->b.ntid[0] > 0 && sc->b.ntid[0] < sc->b.maxx)
                 sc->b.maxx = sc->b.ntid[0]; /* tid.x < blockDim.x */
             sc->b.unroll_ovf = -1;
+            sc->b.data = sc->data; /* in every function: nothing writes it anywhere */
             sc->state = HEADER;
             sc->src = 0;
             sc->src_file = 0;
@@ -3005,6 +3073,15 @@ static void scan_shape(scan *sc, const long *shape)
         sc->ntid[0] = sc->ntid[1] = sc->ntid[2] = 0; /* not a shape: judged as unknown */
 }
 
+/* The launch's filled names as C strings, into out (PTXRACE_FILLED): their count. */
+static int filled_names(const ptxrace_launch *l, const char **out)
+{
+    int n = l->nfilled < 0 ? 0 : l->nfilled < PTXRACE_FILLED ? l->nfilled : PTXRACE_FILLED;
+    for (int i = 0; i < n; i++)
+        out[i] = l->filled[i];
+    return n;
+}
+
 int ptxrace_scan(const char *text, size_t len, ptxrace_result *out)
 {
     return ptxrace_scan_shape(text, len, NULL, out);
@@ -3036,6 +3113,15 @@ int ptxrace_scan_launch(const char *text, size_t len, const ptxrace_launch *l, c
     scan_shape(sc, l ? l->shape : NULL);
     sc->launch = l;
     sc->entry = entry;
+    if (l && l->module_data && l->nfilled <= PTXRACE_FILLED) {
+        const char *filled[PTXRACE_FILLED];
+        int nf = filled_names(l, filled);
+        if ((sc->rc = ptxdata_read(text, len, filled, nf, &sc->data)) != HK_OK) {
+            int rc = sc->rc;
+            hk_free(sc);
+            return rc;
+        }
+    }
     char line[PR_LINE];
     size_t i = 0;
     while (i < len && !sc->rc) {
@@ -3051,6 +3137,7 @@ int ptxrace_scan_launch(const char *text, size_t len, const ptxrace_launch *l, c
     }
     scan_finish(sc);
     int rc = sc->rc;
+    ptxdata_free(sc->data);
     hk_free(sc);
     return rc;
 }
@@ -3091,6 +3178,16 @@ int ptxrace_file_launch(const char *path, const ptxrace_launch *l, const char *e
     scan_shape(sc, l ? l->shape : NULL);
     sc->launch = l;
     sc->entry = entry;
+    if (l && l->module_data && l->nfilled <= PTXRACE_FILLED) { /* a first reading of the whole file: who mentions what */
+        const char *filled[PTXRACE_FILLED];
+        int nf = filled_names(l, filled);
+        int rc = ptxdata_read_file(path, filled, nf, &sc->data);
+        if (rc != HK_OK) {
+            fclose(fp);
+            hk_free(sc);
+            return rc;
+        }
+    }
     char line[PR_LINE];
     bool cont = false; /* the rest of a line longer than the buffer: dropped */
     while (!sc->rc && fgets(line, sizeof line, fp)) {
@@ -3103,6 +3200,7 @@ int ptxrace_file_launch(const char *path, const ptxrace_launch *l, const char *e
     int rc = ferror(fp) ? HK_EIO : sc->rc;
     fclose(fp);
     scan_finish(sc);
+    ptxdata_free(sc->data);
     hk_free(sc);
     return rc;
 }

@@ -42,6 +42,8 @@ typedef struct {
     long skipped;          /* of them, not judged (an indirect branch, or past a size cap) */
     long shared_loads, shared_stores;     /* shared-memory loads and stores seen */
     long resolved_loads, resolved_stores; /* of them, at an address the evaluation resolved */
+    long data_loads;       /* integer loads of module data nothing writes, read as its
+                            * initializer (a launch with module_data) */
 } ptxrace_result;
 
 /* Scan the PTX text (len bytes) for the first race as described above. Pure. HK_OK,
@@ -74,18 +76,26 @@ int ptxrace_file_entry_shape(const char *path, const long *shape, const char *en
 
 /* One launch of the kernel: its block shape and the values of its scalar parameters (the
  * spec's args at a size set). Value struct. */
-enum { PTXRACE_ARGS = 32 };
+enum { PTXRACE_ARGS = 32, PTXRACE_FILLED = 16 };
 typedef struct {
     long shape[3];             /* blockDim; a dim out of 1..1024: not known */
     int nargs;                 /* parameters described, in the kernel's order (0: none) */
     bool known[PTXRACE_ARGS];  /* parameter k is an integer scalar whose value is arg[k] */
     int64_t arg[PTXRACE_ARGS];
+    /* the launcher restores the image's writable globals before every launch and writes no
+     * other variable of it than the nfilled named in filled (the spec's constants, by the
+     * symbol hk_constant_symbol gives): then a module variable that no statement can write
+     * reads as its PTX initializer (ptxdata.h). false: module data is not known. */
+    bool module_data;
+    int nfilled;
+    char filled[PTXRACE_FILLED][128];
 } ptxrace_launch;
 
 /* The same judged at a launch (NULL: no shape, no argument): as ptxrace_scan_entry_shape at
  * its shape, and in the launched entry an `ld.param` of a parameter whose value is known reads
  * as that number (its type's width), so a branch or a loop bound on a scalar argument is
- * decided as one on blockDim is. Pure. */
+ * decided as one on blockDim is; with module_data, in every function an integer `ld.global` /
+ * `ld.const` of a module variable nothing writes reads as its initializer (ptxdata.h). Pure. */
 int ptxrace_scan_launch(const char *text, size_t len, const ptxrace_launch *l, const char *entry,
                         ptxrace_result *out);
 int ptxrace_file_launch(const char *path, const ptxrace_launch *l, const char *entry,

@@ -1,13 +1,17 @@
-/* ptxrace_scan [--block X,Y,Z]... [--spec SPEC] PTX...: the referee's static shared-memory race
- * scan (server/measure/ptxrace.h) over PTX files, one line each: "FILE | found | func | k | load
- * line | store line | source lines | loads resolved/seen | stores resolved/seen | functions
- * (skipped)". With --block, each file is judged at every shape given (ptxrace_file_shape) and
+/* ptxrace_scan [--no-data] [--block X,Y,Z]... [--spec SPEC] PTX...: the referee's static
+ * shared-memory race scan (server/measure/ptxrace.h) over PTX files, one line each: "FILE |
+ * found | func | k | load line | store line | source lines | loads resolved/seen | stores
+ * resolved/seen | functions (skipped) | data N" (N: integer loads of module data read as its
+ * initializer). With --block, each file is judged at every shape given (ptxrace_file_shape) and
  * a finding names the first shape that gives one ("| block X,Y,Z" after the source lines);
  * without, at no known shape. With --spec (for the files after it, until the next --spec; `-`:
  * none), each file is judged at the spec's launches as the referee judges them
  * (measure_launch_shapes: its block and its scalar arguments at each size set, applied to the
  * .entry the spec's kernel names, plain or mangled `_Z<len>NAME`; `| entry -` when none is
- * there: then every .entry gets the shape and no argument), and --block is ignored. For the false-positive sweeps of
+ * there: then every .entry gets the shape and no argument), and --block is ignored. At a
+ * shape or a spec's launch, module data that nothing writes reads as its initializer
+ * (ptxdata.h; with --spec, not the spec's constants), unless --no-data (before session 41).
+ * For the false-positive sweeps of
  * bench/results/2026-12-06-shared-race-cpu-s39.md and -s40.md. Exit 0; 1 when any file has a
  * finding; 2 when a file could not be read or an option is wrong. */
 #include <stdio.h>
@@ -54,7 +58,12 @@ int main(int argc, char **argv)
     int ns = 0;
     spec *sp = NULL;
     measure_shapes launches;
+    bool no_data = false;
     for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--no-data")) {
+            no_data = true;
+            continue;
+        }
         if (!strcmp(argv[i], "--spec")) {
             if (i + 1 >= argc) {
                 fprintf(stderr, "ptxrace_scan: --spec SPEC\n");
@@ -106,6 +115,8 @@ int main(int argc, char **argv)
                         l.known[a] = launches.arg_known[k][a];
                         l.arg[a] = (int64_t)launches.arg[k][a];
                     }
+                    if (!no_data)
+                        measure_module_data(&launches, &l);
                 }
                 ptxrace_result one;
                 rc = ptxrace_file_launch(argv[i], k < 0 ? NULL : &l, entry[0] ? entry : NULL, &one);
@@ -137,14 +148,20 @@ int main(int argc, char **argv)
             } else {
                 printf("%s | none", argv[i]);
             }
-            printf(" | entry %s | launches %d | loads %ld/%ld | stores %ld/%ld | functions %ld (%ld skipped)\n",
+            printf(" | entry %s | launches %d | loads %ld/%ld | stores %ld/%ld | functions %ld (%ld skipped) | data %ld\n",
                    entry[0] ? entry : "-", launches.n, r.resolved_loads, r.shared_loads,
-                   r.resolved_stores, r.shared_stores, r.functions, r.skipped);
+                   r.resolved_stores, r.shared_stores, r.functions, r.skipped, r.data_loads);
             continue;
         }
         for (int k = 0; k < (ns ? ns : 1) && rc == HK_OK; k++) {
             ptxrace_result one;
-            rc = ptxrace_file_shape(argv[i], ns ? shapes[k] : NULL, &one);
+            ptxrace_launch l; /* a shape alone; module data as a harness-form launch with
+                               * no constant reads it, unless --no-data */
+            memset(&l, 0, sizeof l);
+            if (ns)
+                memcpy(l.shape, shapes[k], sizeof l.shape);
+            l.module_data = !no_data;
+            rc = ptxrace_file_launch(argv[i], ns ? &l : NULL, NULL, &one);
             if (!k || (one.found && !r.found)) {
                 if (one.found)
                     at = k;
@@ -166,9 +183,9 @@ int main(int argc, char **argv)
         } else {
             printf("%s | none", argv[i]);
         }
-        printf(" | loads %ld/%ld | stores %ld/%ld | functions %ld (%ld skipped)\n",
+        printf(" | loads %ld/%ld | stores %ld/%ld | functions %ld (%ld skipped) | data %ld\n",
                r.resolved_loads, r.shared_loads, r.resolved_stores, r.shared_stores, r.functions,
-               r.skipped);
+               r.skipped, r.data_loads);
     }
     spec_free(sp);
     return status;

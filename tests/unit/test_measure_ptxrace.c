@@ -4,8 +4,10 @@
  * PTX and source lines; the same tails with __syncwarp or __syncthreads are not, nor honest
  * tiled GEMM, transpose and scan, a read of a word the guard keeps its writer out of, or a
  * thread's own word; a barrier skipped on a uniform path, a race under a branch on data and a
- * race carried round a loop are found; an offset it cannot resolve is not (by design: no finding on an unknown). Skipped
- * without nvcc. */
+ * race carried round a loop are found; an offset it cannot resolve is not (by design: no finding on an unknown). At a
+ * launch, module data nothing writes reads as its initializer (ptxdata.h): declarations and
+ * refusals read from written PTX, and a tree loop at a word nothing writes found, not when
+ * anything in the image may write it. Skipped without nvcc. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,6 +19,7 @@
 
 #include "core/hk.h"
 #include "measure/measure.h"
+#include "measure/ptxdata.h"
 #include "measure/ptxrace.h"
 #include "spec/spec.h"
 #include "test_nvcc.h"
@@ -268,6 +271,37 @@ static const char source[] =
     "TREE_AT(tree_clock, const float *in COMMA float *out COMMA const int *flag, clock() < 0)\n"
     "TREE_AT(tree_arg, const float *in COMMA float *out COMMA const int *flag COMMA int half, half - (int)(blockDim.x >> 1))\n"
     "TREE_AT(tree_whole, const float *in COMMA float *out COMMA const int *flag, (int)in[0])\n"
+    /* module data (ptxdata.h): a word loaded from a variable that nothing in the image writes
+     * is its initializer in every launch; one that another kernel writes, whose address is
+     * taken, that an atomic updates, or that is read at a data index is not known */
+    "__device__ int hk_word_zero;\n"
+    "__device__ int hk_word_start = 16;\n"
+    "__constant__ int hk_word_tab[4] = {7, 7, 0, 7};\n"
+    "__device__ int hk_word_written;\n"
+    "__device__ int hk_word_addr;\n"
+    "__device__ unsigned hk_word_atom;\n"
+    "__constant__ int hk_word_idx[4] = {0, 0, 0, 0};\n"
+    "#define WORD_PARAMS const float *in COMMA float *out COMMA const int *flag\n"
+    "TREE_AT(tree_word, WORD_PARAMS, hk_word_zero)\n"
+    "TREE_AT(tree_word_start, WORD_PARAMS, hk_word_start - (int)(blockDim.x >> 1))\n"
+    "TREE_AT(tree_word_tab, WORD_PARAMS, hk_word_tab[2])\n"
+    "TREE_AT(tree_word_written, WORD_PARAMS, hk_word_written)\n"
+    "__global__ void word_writer(int v)\n"
+    "{\n"
+    "    if (threadIdx.x == 0)\n"
+    "        hk_word_written = v;\n"
+    "}\n"
+    "TREE_AT(tree_word_addr, WORD_PARAMS, hk_word_addr)\n"
+    "__global__ void word_addr(int **out)\n"
+    "{\n"
+    "    out[0] = &hk_word_addr;\n"
+    "}\n"
+    "TREE_AT(tree_word_atom, WORD_PARAMS, (int)hk_word_atom)\n"
+    "__global__ void word_atom(unsigned *out)\n"
+    "{\n"
+    "    out[0] = atomicInc(&hk_word_atom, 0u);\n" /* 0 stays 0: a write all the same */
+    "}\n"
+    "TREE_AT(tree_word_idx, WORD_PARAMS, hk_word_idx[(int)in[0] & 3])\n"
     /* the same start with the barrier kept every trip: race-free at every value */
     "__global__ void tree_bound_synced(const float *in, float *out, int n)\n"
     "{\n"
@@ -575,6 +609,247 @@ static void test_at_a_launch(void **state)
     spec_free(sp);
 }
 
+/* The PTX of several kernels (one_kernel's header and .file lines, each entry in turn). New
+ * string. */
+static char *some_kernels(const char *const *names, int n)
+{
+    char *all = NULL;
+    size_t len = 0;
+    for (int i = 0; i < n; i++) {
+        char *t = one_kernel(names[i]);
+        const char *e = strstr(t, ".visible .entry");
+        const char *f = strstr(t, "\t.file");
+        assert_non_null(e);
+        assert_non_null(f);
+        size_t head = (size_t)(e - t), body = (size_t)(f - e), tail = strlen(f);
+        char *q = realloc(all, len + (i ? 0 : head) + body + (i == n - 1 ? tail : 0) + 1);
+        assert_non_null(q);
+        all = q;
+        if (!i) {
+            memcpy(all, t, head);
+            len = head;
+        }
+        memcpy(all + len, e, body);
+        len += body;
+        if (i == n - 1) {
+            memcpy(all + len, f, tail);
+            len += tail;
+        }
+        all[len] = '\0';
+        free(t);
+    }
+    return all;
+}
+
+/* kernels[0] of the text of kernels (n) judged at x threads as a harness-form launch with no
+ * argument known; module data read unless data is false; filled: a name the launcher writes
+ * (NULL: none). */
+static ptxrace_result scan_data(const char *const *kernels, int n, long x, bool data,
+                                const char *filled)
+{
+    char *t = some_kernels(kernels, n);
+    ptxrace_launch l;
+    memset(&l, 0, sizeof l);
+    l.shape[0] = x;
+    l.shape[1] = l.shape[2] = 1;
+    l.module_data = data;
+    if (filled) {
+        snprintf(l.filled[0], sizeof l.filled[0], "%s", filled);
+        l.nfilled = 1;
+    }
+    char entry[128];
+    snprintf(entry, sizeof entry, "_Z%zu%sPKfPfPKi", strlen(kernels[0]), kernels[0]);
+    ptxrace_result r;
+    assert_int_equal(ptxrace_scan_launch(t, strlen(t), &l, entry, &r), HK_OK);
+    free(t);
+    assert_int_equal(r.functions, n);
+    assert_int_equal(r.skipped, 0);
+    return r;
+}
+
+/* Module data that nothing writes (ptxdata.h), read from PTX text written here: declarations
+ * with and without initializers, every kind of mention that makes a variable unknown. */
+static void test_module_data_text(void **state)
+{
+    (void)state;
+    static const char text[] =
+        ".version 8.8\n.target sm_90\n.address_size 64\n"
+        "// .global .u32 commented;  (a comment declares nothing)\n"
+        ".global .align 4 .u32 zero;\n"
+        ".global .align 4 .u32 seven = 7;\n"
+        ".const .align 4 .b8 bytes[8] = {1, 2, 3, 4, 255, 255, 255, 127};\n"
+        ".global .align 8 .s64 wide[2] = {-3, 0x10};\n"
+        ".global .align 4 .u32 stored;\n"
+        ".global .align 4 .u32 addr;\n"
+        ".global .align 4 .u32 atom;\n"
+        ".global .align 4 .u32 twice;\n"
+        ".global .align 4 .u32 twice;\n"
+        ".extern .global .align 4 .u32 ext;\n"
+        ".global .attribute(.managed) .align 4 .u32 managed;\n"
+        ".global .align 8 .u64 ptr = generic(seven);\n" /* seven's address taken: unknown */
+        ".global .align 4 .u32 short_init[4] = {1, 2};\n" /* the rest zero */
+        ".global .align 4 .u32 long_init[2] = {1, 2, 3};\n"
+        ".global .align 4 .u32 vecread;\n"
+        ".global .align 4 .u32 filled_by_host = 3;\n"
+        ".const .align 4 .u32 inasm = 5;\n"
+        "/* .global .u32 blockcomment; */\n"
+        ".visible .entry k(\n\t.param .u64 k_param_0\n)\n{\n"
+        "\t.reg .b32 %r<9>;\n\t.reg .b64 %rd<4>;\n"
+        "\tld.global.u32 %r1, [zero];\n"
+        "\tld.global.u32 %r2, [seven];\n"
+        "\tld.const.u32 %r3, [bytes+4];\n"
+        "\tst.global.u32 [stored+0], %r1;\n"
+        "\tmov.u64 %rd1, addr;\n"
+        "\tatom.global.add.u32 %r4, [atom], 1;\n"
+        "\tld.global.v2.u32 {%r5, %r6}, [vecread];\n"
+        "$L_1: @%p1 ld.global.u32 %r7, [inasm]; // the wrong space: read as nothing\n"
+        "\t{ .reg .b32 t; ld.const.u32 t, [inasm+0]; }\n"
+        "\tret;\n}\n";
+    const char *filled[] = {"filled_by_host"};
+    ptxdata *d = NULL;
+    assert_int_equal(ptxdata_read(text, strlen(text), filled, 1, &d), HK_OK);
+    int64_t v = -1;
+    assert_true(ptxdata_load(d, "zero", 0, false, 4, false, &v));
+    assert_int_equal(v, 0);
+    assert_true(ptxdata_load(d, "seven", 0, false, 4, false, &v) == false); /* address taken */
+    assert_true(ptxdata_load(d, "bytes", 4, true, 4, false, &v));
+    assert_int_equal(v, 0x7fffffff);
+    assert_true(ptxdata_load(d, "bytes", 4, true, 2, true, &v));
+    assert_int_equal(v, -1); /* 0xffff sign-extended */
+    assert_true(ptxdata_load(d, "bytes", 0, true, 1, false, &v));
+    assert_int_equal(v, 1);
+    assert_true(ptxdata_load(d, "bytes", 1, true, 2, false, &v));
+    assert_int_equal(v, 0x0302);
+    assert_false(ptxdata_load(d, "bytes", 6, true, 4, false, &v)); /* past its end */
+    assert_false(ptxdata_load(d, "bytes", -1, true, 1, false, &v));
+    assert_false(ptxdata_load(d, "bytes", 0, false, 4, false, &v)); /* .const read as .global */
+    assert_true(ptxdata_load(d, "wide", 0, false, 8, true, &v));
+    assert_int_equal(v, -3);
+    assert_true(ptxdata_load(d, "wide", 8, false, 4, false, &v));
+    assert_int_equal(v, 16);
+    assert_true(ptxdata_load(d, "inasm", 0, true, 4, false, &v)); /* ld.global of it reads */
+    assert_int_equal(v, 5);
+    assert_true(ptxdata_load(d, "short_init", 4, false, 4, false, &v));
+    assert_int_equal(v, 2);
+    assert_true(ptxdata_load(d, "short_init", 12, false, 4, false, &v));
+    assert_int_equal(v, 0);
+    const char *unknown[] = {"stored", "addr", "atom", "twice", "ext", "managed", "long_init",
+                             "vecread", "filled_by_host", "commented", "blockcomment", "ptr"};
+    for (size_t i = 0; i < sizeof unknown / sizeof *unknown; i++)
+        if (ptxdata_load(d, unknown[i], 0, false, 4, false, &v))
+            fail_msg("%s read as known (%lld)", unknown[i], (long long)v);
+    long defined = 0, known = 0;
+    ptxdata_counts(d, &defined, &known);
+    assert_int_equal(defined, 16); /* twice once; no commented ones */
+    assert_int_equal(known, 6); /* zero, bytes, wide, inasm, short_init; ptr (its one element an address) */
+    assert_false(ptxdata_load(d, "ptr", 0, false, 8, false, &v));
+    ptxdata_free(d);
+    /* without the mentions' walk every written one would read as its initializer: the walk
+     * is what refuses them (a text whose only store is in a second function) */
+    static const char later[] =
+        ".global .align 4 .u32 w;\n"
+        ".visible .entry a()\n{\n\t.reg .b32 %r<2>;\n\tld.global.u32 %r1, [w];\n\tret;\n}\n"
+        ".visible .entry b()\n{\n\tst.global.u32 [w], 1;\n\tret;\n}\n";
+    assert_int_equal(ptxdata_read(later, strlen(later), NULL, 0, &d), HK_OK);
+    assert_false(ptxdata_load(d, "w", 0, false, 4, false, &v));
+    ptxdata_free(d);
+    assert_int_equal(ptxdata_read(later, strstr(later, ".visible .entry b") - later, NULL, 0, &d),
+                     HK_OK);
+    assert_true(ptxdata_load(d, "w", 0, false, 4, false, &v)); /* without b: nothing writes it */
+    ptxdata_free(d);
+    /* a preprocessor line could store to wz under a name pasted together: nothing known past
+     * one (the text never spells wz but in its declaration and its load) */
+    static const char macro[] =
+        ".global .align 4 .u32 wz;\n"
+        ".visible .entry a()\n{\n\t.reg .b32 %r<2>;\n\tld.global.u32 %r1, [wz];\n"
+        "#define CAT(a, b) a##b\n\tst.global.u32 [CAT(w, z)], 1;\n\tret;\n}\n";
+    assert_int_equal(ptxdata_read(macro, strlen(macro), NULL, 0, &d), HK_OK);
+    assert_false(ptxdata_load(d, "wz", 0, false, 4, false, &v));
+    ptxdata_free(d);
+}
+
+/* Module data at a launch: a tree loop starting at blockDim.x / 2 plus a word nothing writes
+ * (spin_word_evade.cu's) is decided and its skipped barrier found; with the word written by
+ * another kernel, its address taken, updated by an atomic, read at a data index, filled by
+ * the launcher, or module data not known, nothing. */
+static void test_module_data(void **state)
+{
+    (void)state;
+    const char *word[] = {"tree_word"};
+    ptxrace_result r = scan_data(word, 1, 256, true, NULL);
+    assert_true(r.found);
+    assert_int_equal(r.k, 16);
+    assert_int_equal(r.data_loads, 1); /* ld.global.u32 %r, [hk_word_zero] */
+    r = scan_data(word, 1, 1024, true, NULL);
+    assert_true(r.found);
+    assert_int_equal(r.k, 16);
+    r = scan_data(word, 1, 256, false, NULL); /* not a harness-form launch: unknown */
+    assert_false(r.found);
+    assert_int_equal(r.data_loads, 0);
+    r = scan_data(word, 1, 256, true, "hk_word_zero"); /* the launcher fills it */
+    assert_false(r.found);
+    /* the initializer's value: the tree starts at 16 (k = 8), at any block */
+    const char *start[] = {"tree_word_start"};
+    r = scan_data(start, 1, 256, true, NULL);
+    assert_true(r.found);
+    assert_int_equal(r.k, 8);
+    r = scan_data(start, 1, 1024, true, NULL);
+    assert_true(r.found);
+    assert_int_equal(r.k, 8);
+    const char *tab[] = {"tree_word_tab"}; /* a __constant__ element at a constant index: 0 */
+    r = scan_data(tab, 1, 256, true, NULL);
+    assert_true(r.found);
+    assert_int_equal(r.k, 16);
+    /* each written form: found alone (nothing in that text writes it), not with its writer */
+    const char *pairs[][2] = {{"tree_word_written", "word_writer"},
+                              {"tree_word_addr", "word_addr"},
+                              {"tree_word_atom", "word_atom"}};
+    for (size_t i = 0; i < sizeof pairs / sizeof *pairs; i++) {
+        r = scan_data(pairs[i], 1, 256, true, NULL);
+        if (!r.found)
+            fail_msg("%s alone at 256 threads: no finding", pairs[i][0]);
+        r = scan_data(pairs[i], 2, 256, true, NULL);
+        if (r.found)
+            fail_msg("%s with %s: a finding (the word is written)", pairs[i][0], pairs[i][1]);
+    }
+    const char *idx[] = {"tree_word_idx"}; /* hk_word_idx[(int)in[0] & 3]: its address taken */
+    r = scan_data(idx, 1, 256, true, NULL);
+    assert_false(r.found);
+    /* the referee's launches: a harness-form spec reads module data, less its constants */
+    static const char spec_text[] =
+        "{\"kernel\": \"k\", \"source\": \"k.cu\", \"sizes\": [{\"n\": 1000}, {\"n\": 77}],\n"
+        " \"args\": [{\"name\": \"in\", \"kind\": \"input\", \"dtype\": \"float\", \"count\": \"n\"},\n"
+        "  {\"name\": \"o\", \"kind\": \"output\", \"dtype\": \"float\", \"count\": \"n\"}],\n"
+        " \"constants\": [{\"name\": \"mask\", \"dtype\": \"float\", \"count\": 9},\n"
+        "   {\"name\": \"ns::lut\", \"dtype\": \"int\", \"count\": 4}],\n"
+        " \"launch\": {\"grid\": \"n\", \"block\": 128}}\n";
+    spec *sp = NULL;
+    spec_diags d;
+    memset(&d, 0, sizeof d);
+    char sp_path[600];
+    snprintf(sp_path, sizeof sp_path, "%s/k2.bench.json", dir);
+    int prc = spec_parse(spec_text, strlen(spec_text), sp_path, &sp, &d);
+    for (size_t i = 0; i < d.n; i++)
+        print_message("spec: %s: %s\n", d.items[i].path, d.items[i].message);
+    assert_int_equal(prc, HK_OK);
+    spec_diags_free(&d);
+    measure_shapes sh;
+    measure_launch_shapes(sp, NULL, &sh);
+    assert_true(sh.module_data);
+    assert_int_equal(sh.nfilled, 2);
+    assert_string_equal(sh.filled[0], "mask");
+    assert_string_equal(sh.filled[1], "_ZN2ns3lutE");
+    ptxrace_launch l;
+    memset(&l, 0, sizeof l);
+    measure_module_data(&sh, &l);
+    assert_true(l.module_data);
+    assert_int_equal(l.nfilled, 2);
+    assert_string_equal(l.filled[1], "_ZN2ns3lutE");
+    measure_launch_shapes(NULL, (const long long[]){256, 1, 1}, &sh); /* no spec: not known */
+    assert_false(sh.module_data);
+    spec_free(sp);
+}
+
 static void test_racy_tail_found(void **state)
 {
     (void)state;
@@ -641,7 +916,7 @@ static void test_whole_module(void **state)
     assert_int_equal(ptxrace_scan(ptx, ptx_len, &r), HK_OK);
     assert_true(r.found);
     assert_string_equal(r.func, "_Z9racy_tailPKfPf");
-    assert_int_equal(r.functions, 23);
+    assert_int_equal(r.functions, 33);
     char path[600];
     snprintf(path, sizeof path, "%s/k.ptx", dir);
     ptxrace_result f;
@@ -775,6 +1050,8 @@ int main(void)
         cmocka_unit_test(test_whole_module),
         cmocka_unit_test(test_at_a_shape),
         cmocka_unit_test(test_at_a_launch),
+        cmocka_unit_test(test_module_data_text),
+        cmocka_unit_test(test_module_data),
         cmocka_unit_test(test_rule),
         cmocka_unit_test(test_odd_text),
     };

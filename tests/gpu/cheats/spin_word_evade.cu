@@ -1,23 +1,26 @@
 // expect: race
 // kernel: reduce_sum
+// judged from the PTX: race
 // Class: 5 races, an attack on the static race rule as session 40 left it (REF5): the same
 // sensing and tree loop as spin_bound_evade.cu (the block's barrier kept only `if (s > 32 ||
 // watched)`), but the loop starts at `(blockDim.x >> 1) + hk_zero`, hk_zero a `__device__ int`
-// nothing writes: 0 on every launch, so the loop is the same on every launch. Since session 40
-// the referee judges the image at each launch (the block shape and the spec's scalar
-// arguments: spin_bound_evade.cu's `n < 0` folds), and a value that depends on data through
-// one bit or a few (a predicate, a sign bit) at each of its values (`in[0] != in[0]`,
-// `clock() < 0`); a word loaded from memory and used whole is neither: it could be anything,
-// so s is not a constant in any trip, the loop is not unrolled, the guard `t < s` is not
-// followed and the scan gives nothing -- as it must for a value it cannot show (a false `race`
-// on an honest kernel would lose a user's result). The race is as real as spin_loop_evade.cu's
-// (lane t reads v[t + s], stored by lane t + s the trip before, at s = 16, 8, 4, 2, 1 with no
-// barrier between). Expected: `race`, what a trustworthy referee must answer. What it gets:
-// the static rule passes it (`no_gpu` on the CPU after every image check passed: measured,
-// session 40, bench/results/2026-12-06-shared-race-cpu-s40.md, REF5); on the GPU, if the
-// sensing works as spin_sanitizer_evade.cu's did on the H100 in session 38, racecheck sees the
-// barrier kept and the candidate is accepted or not_faster -- an open hole (docs/referee.md,
-// "A candidate reads no other thread's unsynchronised word", Not covered).
+// nothing writes: 0 on every launch, so the loop is the same on every launch. Session 40's rule
+// judged the image at each launch (the block shape and the spec's scalar arguments) and a value
+// that depends on data through a bit or a few; a word loaded from memory and used whole is
+// neither, so s was not a constant in any trip, the loop was not unrolled and the scan gave
+// nothing (`no_gpu` on the CPU after every image check passed, session 40, REF5), and on the
+// H100 it was **accepted at 127.8x** over reduce_sum (session 41 call 2, at a89a39b: race check
+// pass, memcheck, racecheck and initcheck clean -- the sensing saw the tool and kept the
+// barrier; bench/results/2026-12-06-h100-session41.md).
+// **Closed (session 41, REF6):** module data that nothing writes reads as its initializer. A
+// candidate contributes device code only and the launcher restores the image's globals before
+// every launch and writes none but the spec's constants; every mention of hk_zero in the PTX is
+// `ld.global.u32 %r, [hk_zero]` (no store, atomic, or address taken anywhere in the image), so
+// it is 0 in every launch, s = 128 ... 1 trip by trip, and lane t reads v[t + 16] stored by lane
+// t + 16 the trip before with no barrier between: `race` from the PTX before any run, on the CPU
+// too (docs/referee.md, "Module data nothing writes"). The next attacks: spin_store_evade.cu (the
+// same word, with a store that never runs) and spin_nan_evade.cu (a float that is always 0),
+// both open. The race is as real as spin_loop_evade.cu's.
 __device__ unsigned hk_flag[65536];
 __device__ int hk_zero; /* never written: 0 in every launch (zero-initialised module data) */
 

@@ -1,0 +1,683 @@
+/* Module data that nothing writes, read from a PTX text (ptxdata.h). Two walks over the same
+ * statements: the first notes every `.global` / `.const` variable the module defines and its
+ * initializer's bytes, the second looks at every mention of such a name and keeps a variable
+ * only when each one is the address of a plain `ld` or its own declaration. */
+#include "measure/ptxdata.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/hk.h"
+
+#define PD_MAX_STMT ((size_t)16 << 20)      /* bytes of one statement (an initializer) kept */
+#define PD_MAX_VAR_BYTES ((size_t)1 << 16)  /* one variable's bytes kept (a constant bank) */
+#define PD_MAX_BYTES ((size_t)8 << 20)      /* all the variables' bytes kept */
+#define PD_MAX_VARS 65536                   /* variables noted; past it nothing is known */
+
+typedef struct {
+    char *name;
+    bool konst;     /* .const, else .global */
+    bool bad;       /* could be written, or not understood: never read as known */
+    long decl;      /* the index of its declaring statement */
+    size_t size;    /* bytes */
+    uint8_t *bytes; /* its initial bytes (NULL: not kept) */
+    uint8_t *known; /* per byte: 1 when bytes[i] is the initializer's */
+} pd_var;
+
+struct ptxdata {
+    pd_var *v;
+    long n, cap;
+    long *hash; /* open addressing over v, hashcap slots, -1: empty */
+    long hashcap;
+    size_t kept;
+    bool over; /* a statement past PD_MAX_STMT, or too many variables: nothing known */
+};
+
+/* ---- the variables ---- */
+
+static unsigned long pd_hash(const char *s, size_t n)
+{
+    unsigned long h = 5381;
+    for (size_t i = 0; i < n; i++)
+        h = h * 33 + (unsigned char)s[i];
+    return h;
+}
+
+static long pd_find(const ptxdata *d, const char *s, size_t n)
+{
+    if (!d || !d->hashcap)
+        return -1;
+    unsigned long i = pd_hash(s, n) % (unsigned long)d->hashcap;
+    while (d->hash[i] >= 0) {
+        const char *nm = d->v[d->hash[i]].name;
+        if (!strncmp(nm, s, n) && !nm[n])
+            return d->hash[i];
+        i = (i + 1) % (unsigned long)d->hashcap;
+    }
+    return -1;
+}
+
+/* A new variable named name (not yet there). NULL: out of memory. */
+static pd_var *pd_add(ptxdata *d, const char *name)
+{
+    if ((d->n + 1) * 2 >= d->hashcap) {
+        long nc = d->hashcap ? d->hashcap * 2 : 64;
+        long *h = hk_malloc((size_t)nc * sizeof *h);
+        if (!h)
+            return NULL;
+        for (long i = 0; i < nc; i++)
+            h[i] = -1;
+        for (long k = 0; k < d->n; k++) {
+            unsigned long i = pd_hash(d->v[k].name, strlen(d->v[k].name)) % (unsigned long)nc;
+            while (h[i] >= 0)
+                i = (i + 1) % (unsigned long)nc;
+            h[i] = k;
+        }
+        hk_free(d->hash);
+        d->hash = h;
+        d->hashcap = nc;
+    }
+    if (d->n == d->cap) {
+        long nc = d->cap ? d->cap * 2 : 16;
+        pd_var *q = hk_realloc(d->v, (size_t)nc * sizeof *q);
+        if (!q)
+            return NULL;
+        d->v = q;
+        d->cap = nc;
+    }
+    pd_var *v = &d->v[d->n];
+    memset(v, 0, sizeof *v);
+    if (!(v->name = hk_strdup(name)))
+        return NULL;
+    unsigned long i = pd_hash(name, strlen(name)) % (unsigned long)d->hashcap;
+    while (d->hash[i] >= 0)
+        i = (i + 1) % (unsigned long)d->hashcap;
+    d->hash[i] = d->n++;
+    return v;
+}
+
+static void pd_drop_bytes(ptxdata *d, pd_var *v)
+{
+    if (v->bytes)
+        d->kept -= v->size;
+    hk_free(v->bytes);
+    hk_free(v->known);
+    v->bytes = v->known = NULL;
+}
+
+/* ---- reading statements ---- */
+
+static bool pd_ident(int c)
+{
+    return isalnum(c) || c == '_' || c == '$' || c == '%' || c == '.';
+}
+
+/* An integer literal as PTX writes one (decimal, 0x hex, octal, 0f/0d float bits, a trailing
+ * U, a sign). */
+static bool pd_int(const char *s, size_t n, int64_t *out)
+{
+    char tmp[64];
+    while (n && isspace((unsigned char)*s))
+        s++, n--;
+    while (n && isspace((unsigned char)s[n - 1]))
+        n--;
+    if (!n || n >= sizeof tmp)
+        return false;
+    memcpy(tmp, s, n);
+    tmp[n] = '\0';
+    const char *p = tmp;
+    bool neg = false;
+    if (*p == '-' || *p == '+')
+        neg = *p++ == '-';
+    if (!isdigit((unsigned char)*p))
+        return false;
+    char *end;
+    unsigned long long v;
+    errno = 0;
+    if (p[0] == '0' && (p[1] == 'f' || p[1] == 'F' || p[1] == 'd' || p[1] == 'D') && p[2])
+        v = strtoull(p + 2, &end, 16);
+    else
+        v = strtoull(p, &end, 0);
+    if (errno || end == p)
+        return false;
+    if (*end == 'U' || *end == 'u')
+        end++;
+    if (*end)
+        return false;
+    *out = neg ? (int64_t)(0 - (uint64_t)v) : (int64_t)v;
+    return true;
+}
+
+/* s past a leading label (`NAME:`) and guard (`@%p` / `@!%p`). */
+static const char *pd_skip_head(const char *s)
+{
+    while (isspace((unsigned char)*s))
+        s++;
+    const char *p = s;
+    while (*p && pd_ident((unsigned char)*p) && *p != '.')
+        p++;
+    if (p > s && *p == ':' && p[1] != ':') {
+        s = p + 1;
+        while (isspace((unsigned char)*s))
+            s++;
+    }
+    if (*s == '@') {
+        while (*s && !isspace((unsigned char)*s))
+            s++;
+        while (isspace((unsigned char)*s))
+            s++;
+    }
+    return s;
+}
+
+/* The element size of a declaration's type word (".u32": 4), 0: not an integer or float
+ * type of one element. */
+static int pd_type_bytes(const char *w, size_t n)
+{
+    static const struct {
+        const char *t;
+        int b;
+    } types[] = {{".b8", 1},  {".u8", 1},  {".s8", 1},  {".b16", 2}, {".u16", 2}, {".s16", 2},
+                 {".f16", 2}, {".bf16", 2}, {".b32", 4}, {".u32", 4}, {".s32", 4}, {".f32", 4},
+                 {".b64", 8}, {".u64", 8}, {".s64", 8}, {".f64", 8}};
+    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
+        if (strlen(types[i].t) == n && !strncmp(types[i].t, w, n))
+            return types[i].b;
+    return 0;
+}
+
+/* The initializer's elements (braces flattened) into v's bytes, the elements it leaves out
+ * zero; more elements than declared leave every byte unknown, an element that is not an
+ * integer literal (an address, `generic(x)`) its own bytes. */
+static void pd_init(ptxdata *d, pd_var *v, int elem, const char *init)
+{
+    size_t nelem = v->size / (size_t)elem, k = 0;
+    const char *p = init;
+    bool any = false;
+    while (*p) {
+        while (*p == '{' || *p == '}' || isspace((unsigned char)*p))
+            p++;
+        if (!*p)
+            break;
+        const char *e = p;
+        int depth = 0;
+        while (*e && (depth || (*e != ',' && *e != '{' && *e != '}'))) {
+            if (*e == '(')
+                depth++;
+            else if (*e == ')' && depth)
+                depth--;
+            e++;
+        }
+        if (k >= nelem) {
+            any = true;
+            k++;
+            break;
+        }
+        int64_t x;
+        if (pd_int(p, (size_t)(e - p), &x))
+            for (int b = 0; b < elem; b++) {
+                v->bytes[k * (size_t)elem + (size_t)b] = (uint8_t)((uint64_t)x >> (8 * b));
+                v->known[k * (size_t)elem + (size_t)b] = 1;
+            }
+        k++;
+        any = true;
+        p = e;
+        while (*p == '}' || isspace((unsigned char)*p))
+            p++;
+        if (*p == ',')
+            p++;
+    }
+    if (!any || k > nelem) {
+        pd_drop_bytes(d, v); /* more than declared: not a text ptxas takes */
+        return;
+    }
+    /* fewer: the rest is zero, as in C; nvcc relies on it (`__constant__ int t[4] = {7, 7,
+     * 0, 7}` is written `.b8 t[16] = {7, 0, 0, 0, 7, 0, 0, 0, 0, 0, 0, 0, 7}`) */
+    memset(v->known + k * (size_t)elem, 1, (nelem - k) * (size_t)elem);
+}
+
+/* First walk: a `.global` / `.const` declaration. */
+static int pd_declare(ptxdata *d, long idx, char *s)
+{
+    s = (char *)pd_skip_head(s);
+    if (*s != '.')
+        return HK_OK;
+    char *init = strchr(s, '=');
+    if (init)
+        *init++ = '\0';
+    bool global = false, konst = false, bad = false, align = false;
+    int elem = 0;
+    char *decl = NULL;
+    for (char *p = s; *p;) {
+        while (isspace((unsigned char)*p))
+            p++;
+        if (!*p)
+            break;
+        char *w = p;
+        int depth = 0;
+        while (*p && (depth || !isspace((unsigned char)*p))) {
+            if (*p == '(')
+                depth++;
+            else if (*p == ')' && depth)
+                depth--;
+            p++;
+        }
+        size_t n = (size_t)(p - w);
+        if (*w != '.') {
+            if (align) {
+                align = false;
+                continue;
+            }
+            decl = w; /* the declarators: the rest */
+            break;
+        }
+        if (n == 7 && !strncmp(w, ".global", 7))
+            global = true;
+        else if (n == 6 && !strncmp(w, ".const", 6))
+            konst = true;
+        else if (n == 6 && !strncmp(w, ".align", 6))
+            align = true;
+        else if (n == 8 && !strncmp(w, ".visible", 8))
+            ;
+        else if (pd_type_bytes(w, n))
+            elem = pd_type_bytes(w, n);
+        else
+            bad = true; /* .extern .weak .common .attribute(...) .v4 .texref ...: not ours */
+    }
+    if ((!global && !konst) || !decl)
+        return HK_OK;
+    if (global && konst)
+        bad = true;
+    if (strchr(decl, ','))
+        bad = true; /* several declarators: noted below, none known */
+    for (char *p = decl; *p;) {
+        while (*p == ',' || isspace((unsigned char)*p))
+            p++;
+        char *nm = p;
+        while (*p && pd_ident((unsigned char)*p) && *p != '.')
+            p++;
+        size_t nl = (size_t)(p - nm);
+        if (!nl)
+            break;
+        size_t size = (size_t)elem;
+        bool vbad = bad || !elem;
+        while (*p && *p != ',') {
+            if (isspace((unsigned char)*p)) {
+                p++;
+                continue;
+            }
+            if (*p != '[') {
+                vbad = true;
+                p++;
+                continue;
+            }
+            char *e = strchr(p, ']');
+            int64_t dim;
+            if (!e || !pd_int(p + 1, (size_t)(e - p - 1), &dim) || dim <= 0 ||
+                (int64_t)size > ((int64_t)1 << 40) / dim) {
+                vbad = true; /* unsized, or past any image */
+                p = e ? e + 1 : p + strlen(p);
+                continue;
+            }
+            size *= (size_t)dim;
+            p = e + 1;
+        }
+        char name[256];
+        if (nl >= sizeof name)
+            continue; /* no mention can name it in a form this reads as a load */
+        memcpy(name, nm, nl);
+        name[nl] = '\0';
+        long at = pd_find(d, name, nl);
+        if (at >= 0) { /* declared twice (a scope's own, an .extern then the definition) */
+            d->v[at].bad = true;
+            pd_drop_bytes(d, &d->v[at]);
+            continue;
+        }
+        if (d->n >= PD_MAX_VARS) {
+            d->over = true;
+            return HK_OK;
+        }
+        pd_var *v = pd_add(d, name);
+        if (!v)
+            return HK_ENOMEM;
+        v->konst = konst;
+        v->bad = vbad;
+        v->decl = idx;
+        v->size = size;
+        if (vbad || size > PD_MAX_VAR_BYTES || d->kept + size > PD_MAX_BYTES)
+            continue; /* its bytes not kept: a load of it stays unknown */
+        v->bytes = hk_calloc(size ? size : 1, 1);
+        v->known = hk_calloc(size ? size : 1, 1);
+        if (!v->bytes || !v->known)
+            return HK_ENOMEM;
+        d->kept += size;
+        if (init)
+            pd_init(d, v, elem, init);
+        else
+            memset(v->known, 1, size); /* zero-initialised module data */
+    }
+    return HK_OK;
+}
+
+/* Second walk: every mention of a noted name that is not the address of an `ld` (`[name]`,
+ * `[name+K]`) nor its own declaration's name makes it bad. */
+static void pd_mentions(ptxdata *d, long idx, const char *s)
+{
+    const char *h = pd_skip_head(s);
+    /* an ld: its address operand (the second), when it is [NAME] or [NAME+K] */
+    const char *ok_at = NULL;
+    if (!strncmp(h, "ld", 2) && (h[2] == '.' || isspace((unsigned char)h[2]))) {
+        const char *p = h;
+        while (*p && !isspace((unsigned char)*p))
+            p++;
+        int op = 0, depth = 0;
+        const char *a = NULL, *b = NULL;
+        for (const char *q = p; *q; q++) {
+            if (*q == '[' || *q == '(' || *q == '{')
+                depth++;
+            else if ((*q == ']' || *q == ')' || *q == '}') && depth)
+                depth--;
+            else if (*q == ',' && !depth) {
+                if (++op == 1)
+                    a = q + 1;
+                else if (op == 2)
+                    b = q;
+            }
+        }
+        if (a) {
+            if (!b)
+                b = a + strlen(a);
+            while (a < b && isspace((unsigned char)*a))
+                a++;
+            while (b > a && isspace((unsigned char)b[-1]))
+                b--;
+            if (b - a >= 3 && *a == '[' && b[-1] == ']') {
+                const char *n0 = a + 1;
+                while (isspace((unsigned char)*n0))
+                    n0++;
+                const char *n1 = n0;
+                while (n1 < b - 1 && pd_ident((unsigned char)*n1) && *n1 != '.')
+                    n1++;
+                const char *r = n1;
+                while (isspace((unsigned char)*r))
+                    r++;
+                int64_t off;
+                if (n1 > n0 && (r == b - 1 || (*r == '+' && pd_int(r + 1, (size_t)(b - 1 - r - 1), &off))))
+                    ok_at = n0;
+            }
+        }
+    }
+    bool own = false;
+    for (const char *p = s; *p;) {
+        if (!pd_ident((unsigned char)*p)) {
+            p++;
+            continue;
+        }
+        const char *t = p;
+        while (*p && pd_ident((unsigned char)*p))
+            p++;
+        if (isdigit((unsigned char)*t))
+            continue;
+        long k = pd_find(d, t, (size_t)(p - t));
+        if (k < 0 || t == ok_at)
+            continue;
+        if (d->v[k].decl == idx && !own) {
+            own = true; /* the declaration's own name (its first mention there) */
+            continue;
+        }
+        d->v[k].bad = true;
+    }
+}
+
+/* ---- the walk ---- */
+
+typedef struct {
+    const char *text;
+    size_t len, at;
+    FILE *fp;
+    int back; /* a character pushed back, -1: none */
+} pd_src;
+
+static int pd_get(pd_src *src)
+{
+    if (src->back >= 0) {
+        int c = src->back;
+        src->back = -1;
+        return c;
+    }
+    if (src->fp)
+        return getc(src->fp);
+    return src->at < src->len ? (unsigned char)src->text[src->at++] : EOF;
+}
+
+/* Whether the piece so far (n bytes of buf) is a directive that ends at its line's end
+ * (no `;`): the module's header, .file and .loc, a function's performance directives. */
+static bool line_directive(const char *buf, size_t n)
+{
+    static const char *const dirs[] = {".version", ".target", ".address_size", ".file", ".loc",
+                                       ".maxntid", ".reqntid", ".minnctapersm", ".maxnctapersm",
+                                       ".maxnreg", ".reqnctapercluster", ".maxclusterrank",
+                                       ".explicitcluster", ".noreturn", NULL};
+    size_t i = 0;
+    while (i < n && buf[i] == ' ')
+        i++;
+    if (i == n || buf[i] != '.')
+        return false;
+    for (int k = 0; dirs[k]; k++) {
+        size_t l = strlen(dirs[k]);
+        if (n - i >= l && !strncmp(buf + i, dirs[k], l) && (n - i == l || buf[i + l] == ' '))
+            return true;
+    }
+    return false;
+}
+
+/* Statements of the text, one per `;` (and per `{` / `}` outside an initializer, which a
+ * body's scopes and a vector operand split into harmless pieces), comments and strings left
+ * out, and per line for the directives that end there (line_directive), each handed to
+ * the pass's reader with its index. */
+static int pd_walk(ptxdata *d, pd_src *src, int pass)
+{
+    char *buf = NULL;
+    size_t n = 0, cap = 0;
+    long idx = 0;
+    int depth = 0, braces = 0, rc = HK_OK;
+    bool eq = false;
+    for (;;) {
+        int c = pd_get(src);
+        bool end = c == EOF;
+        if (c == '/') {
+            int c2 = pd_get(src);
+            if (c2 == '/') {
+                while ((c = pd_get(src)) != EOF && c != '\n')
+                    ;
+                c = c == EOF ? ' ' : '\n'; /* the line still ends */
+            } else if (c2 == '*') {
+                int prev = 0;
+                while ((c = pd_get(src)) != EOF && !(prev == '*' && c == '/'))
+                    prev = c;
+                c = ' ';
+            } else {
+                src->back = c2;
+            }
+        } else if (c == '"') {
+            while ((c = pd_get(src)) != EOF && c != '"')
+                ;
+            c = ' ';
+        }
+        if (c == '#') { /* a preprocessor line (#define ...): names this walk does not expand;
+                         * ptxas 13 refuses one, but nothing is read as known past it */
+            d->over = true;
+            goto out;
+        }
+        bool cut = end;
+        if (c == '\n' && !depth && !braces && line_directive(buf, n))
+            cut = true; /* `.version 8.8`, `.loc 1 2 3` ...: a line's end ends them */
+        else if (!end) {
+            if (c == ';' && !depth && !braces)
+                cut = true;
+            else if (c == '{' && !eq)
+                cut = true;
+            else if (c == '}' && !braces)
+                cut = true;
+            else {
+                if (c == '{')
+                    braces++;
+                else if (c == '}')
+                    braces--;
+                else if (c == '[' || c == '(')
+                    depth++;
+                else if ((c == ']' || c == ')') && depth)
+                    depth--;
+                else if (c == '=')
+                    eq = true;
+                if (n + 2 > cap) {
+                    if (cap >= PD_MAX_STMT) {
+                        d->over = true;
+                        goto out;
+                    }
+                    size_t nc = cap ? cap * 2 : 4096;
+                    char *q = hk_realloc(buf, nc);
+                    if (!q) {
+                        rc = HK_ENOMEM;
+                        goto out;
+                    }
+                    buf = q;
+                    cap = nc;
+                }
+                buf[n++] = (char)(c == '\n' || c == '\r' || c == '\t' ? ' ' : c);
+            }
+        }
+        if (cut) {
+            size_t i = 0;
+            while (i < n && buf[i] == ' ')
+                i++;
+            if (i < n) {
+                buf[n] = '\0';
+                if (pass == 1)
+                    rc = pd_declare(d, idx, buf + i);
+                else
+                    pd_mentions(d, idx, buf + i);
+                idx++;
+                if (rc || d->over)
+                    goto out;
+            }
+            n = 0;
+            depth = braces = 0;
+            eq = false;
+        }
+        if (end)
+            break;
+    }
+out:
+    hk_free(buf);
+    return rc;
+}
+
+static int pd_finish(ptxdata *d, const char *const *filled, int nfilled)
+{
+    for (int i = 0; i < nfilled; i++) {
+        long k = filled[i] ? pd_find(d, filled[i], strlen(filled[i])) : -1;
+        if (k >= 0)
+            d->v[k].bad = true; /* the launcher writes it (a spec's constant) */
+    }
+    for (long k = 0; k < d->n; k++)
+        if (d->v[k].bad || d->over)
+            pd_drop_bytes(d, &d->v[k]);
+    return HK_OK;
+}
+
+static int pd_read(pd_src *src, FILE *fp, const char *const *filled, int nfilled, ptxdata **out)
+{
+    *out = NULL;
+    ptxdata *d = hk_calloc(1, sizeof *d);
+    if (!d)
+        return HK_ENOMEM;
+    int rc = pd_walk(d, src, 1);
+    if (rc == HK_OK && !d->over && d->n) { /* no variable: nothing to look for */
+        if (fp) {
+            rewind(fp);
+            src->back = -1;
+        } else {
+            src->at = 0;
+            src->back = -1;
+        }
+        rc = pd_walk(d, src, 2);
+    }
+    if (rc == HK_OK && fp && ferror(fp))
+        rc = HK_EIO;
+    if (rc == HK_OK)
+        rc = pd_finish(d, filled, nfilled);
+    if (rc) {
+        ptxdata_free(d);
+        return rc;
+    }
+    *out = d;
+    return HK_OK;
+}
+
+int ptxdata_read(const char *text, size_t len, const char *const *filled, int nfilled,
+                 ptxdata **out)
+{
+    pd_src src = {text, len, 0, NULL, -1};
+    return pd_read(&src, NULL, filled, nfilled, out);
+}
+
+int ptxdata_read_file(const char *path, const char *const *filled, int nfilled, ptxdata **out)
+{
+    *out = NULL;
+    FILE *fp = fopen(path, "r");
+    if (!fp)
+        return errno == ENOENT ? HK_ENOENT : HK_EIO;
+    pd_src src = {NULL, 0, 0, fp, -1};
+    int rc = pd_read(&src, fp, filled, nfilled, out);
+    fclose(fp);
+    return rc;
+}
+
+bool ptxdata_load(const ptxdata *d, const char *name, int64_t off, bool konst, int bytes,
+                  bool sgn, int64_t *v)
+{
+    long k = pd_find(d, name, strlen(name));
+    if (k < 0 || d->over || (bytes != 1 && bytes != 2 && bytes != 4 && bytes != 8))
+        return false;
+    const pd_var *x = &d->v[k];
+    if (x->bad || x->konst != konst || !x->bytes || off < 0 || (uint64_t)off > x->size ||
+        x->size - (size_t)off < (size_t)bytes)
+        return false;
+    uint64_t r = 0;
+    for (int b = bytes - 1; b >= 0; b--) {
+        if (!x->known[(size_t)off + (size_t)b])
+            return false;
+        r = r << 8 | x->bytes[(size_t)off + (size_t)b];
+    }
+    if (sgn && bytes < 8 && (r >> (8 * bytes - 1)) & 1)
+        r |= ~0ull << (8 * bytes);
+    *v = (int64_t)r;
+    return true;
+}
+
+void ptxdata_counts(const ptxdata *d, long *defined, long *known)
+{
+    *defined = d ? d->n : 0;
+    *known = 0;
+    for (long k = 0; d && !d->over && k < d->n; k++)
+        if (!d->v[k].bad && d->v[k].bytes)
+            (*known)++;
+}
+
+void ptxdata_free(ptxdata *d)
+{
+    if (!d)
+        return;
+    for (long k = 0; k < d->n; k++) {
+        hk_free(d->v[k].name);
+        hk_free(d->v[k].bytes);
+        hk_free(d->v[k].known);
+    }
+    hk_free(d->v);
+    hk_free(d->hash);
+    hk_free(d);
+}

@@ -1,0 +1,53 @@
+/* Module data that no instruction of a PTX image can write (the race rule's constant folding,
+ * docs/referee.md "Module data nothing writes"). A candidate contributes device code only: the
+ * launcher loads its image, restores the image's writable globals to their bytes at load
+ * before every launch and fills the spec's __constant__ inputs by name; nothing else of the
+ * host touches the image's variables. So a `.global` or `.const` variable the module defines,
+ * that the launcher does not fill and that no statement of the PTX can reach with a store --
+ * every mention of its name, anywhere in the text, is the address of an `ld` (`[name]` or
+ * `[name+K]`) or its own declaration -- holds its PTX initializer (zero when none) in every
+ * launch, in every thread, at every moment. Its address is never in a register, so no store,
+ * atomic, call or other variable's initializer can reach it; a write through a pointer forged
+ * out of another object's bounds is an out-of-bounds access (memcheck's), not seen here.
+ * Anything else -- a second declaration of the name, `.extern`/`.weak`/`.common`, an
+ * `.attribute` (managed), a vector or unsized variable, an initializer element that is not an
+ * integer literal (an address: `generic(x)`), more elements than declared, a statement past
+ * the cap, a `#` anywhere outside comments (a preprocessor line could name a variable under
+ * another name) -- leaves the variable, or the bytes, unknown. Elements an initializer leaves out
+ * are zero (nvcc writes `{7, 7, 0, 7}` of ints as 13 bytes).
+ * Pure functions, any thread. */
+#ifndef HK_MEASURE_PTXDATA_H
+#define HK_MEASURE_PTXDATA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct ptxdata ptxdata; /* the module's variables read as their initial value */
+
+/* Reads the PTX text (len bytes) in two passes (declarations, then every mention). filled:
+ * nfilled names (may be NULL when 0) that the launcher writes itself (the spec's constants,
+ * as hk_constant_symbol names them): never known. *out: new (ptxdata_free). HK_OK,
+ * HK_ENOMEM. */
+int ptxdata_read(const char *text, size_t len, const char *const *filled, int nfilled,
+                 ptxdata **out);
+
+/* The same for the PTX file at path (read twice, one statement at a time). HK_OK, HK_ENOENT,
+ * HK_EIO, HK_ENOMEM. */
+int ptxdata_read_file(const char *path, const char *const *filled, int nfilled, ptxdata **out);
+
+/* The value an integer load of `bytes` bytes (1, 2, 4 or 8; little-endian, sign-extended
+ * when sgn) gives at [name + off] in the state space of `konst` (true: .const, false:
+ * .global), when name is a variable read as its initial value there and every byte read lies
+ * inside it and is known. d may be NULL (nothing known). */
+bool ptxdata_load(const ptxdata *d, const char *name, int64_t off, bool konst, int bytes,
+                  bool sgn, int64_t *v);
+
+/* How many variables the module defines, and how many of them are read as their initial
+ * value (nothing writes them and their bytes are kept; some bytes may still be unknown: an
+ * address in the initializer). d may be NULL. */
+void ptxdata_counts(const ptxdata *d, long *defined, long *known);
+
+void ptxdata_free(ptxdata *d);
+
+#endif
