@@ -182,6 +182,69 @@ static const char k_rows[] =
     "        r[row] = sh[0] / C;\n"
     "}\n";
 
+/* a tile staged in two phases behind a barrier (rodinia srad's shape): the copied part runs
+ * to the last global load, through the top-level barrier (passed once by the copies) and a
+ * read of another thread's element of the first tile; each copy stages its own tiles */
+static const char k_stage[] =
+    "#define TS 8\n"
+    "__global__ void stage2(const float *J, float *C, int cols)\n"
+    "{\n"
+    "    __shared__ float north[TS][TS];\n"
+    "    __shared__ float tile[TS][TS];\n"
+    "    __shared__ float res[TS][TS];\n"
+    "    int tx = threadIdx.x, ty = threadIdx.y;\n"
+    "    int bx = blockIdx.x, by = blockIdx.y;\n"
+    "    int row = by * TS + ty, col = bx * TS + tx;\n"
+    "    north[ty][tx] = J[(row > 0 ? row - 1 : 0) * cols + col];\n"
+    "    if (bx == gridDim.x - 1)\n"
+    "        north[ty][tx] += 1.0f;\n"
+    "    __syncthreads();\n"
+    "    float nb = north[(ty + 1) % TS][tx];\n"
+    "    tile[ty][tx] = J[row * cols + col] * 0.5f + nb;\n"
+    "    __syncthreads();\n"
+    "    float v = tile[ty][(tx + 1) % TS] - tile[ty][tx];\n"
+    "    res[ty][tx] = v * v;\n"
+    "    __syncthreads();\n"
+    "    C[row * cols + col] = res[(ty + 3) % TS][tx] + (float)bx;\n"
+    "}\n";
+
+/* cuda-samples' convolutionRows shape along y (only blockIdx.y read: the fused axis is y):
+ * the parameters stepped to the block's row (each copy gets its own), the tile staged by an
+ * unrolled loop (jammed) and a guarded halo, one barrier, the outputs from the tile */
+static const char k_rowsy[] =
+    "#define RX 8\n"
+    "#define STEPS 4\n"
+    "__global__ void rows_y(float *dst, const float *src, int w, int pitch)\n"
+    "{\n"
+    "    __shared__ float s_data[2][STEPS * RX + 2];\n"
+    "    const int base = blockIdx.y * 2 + threadIdx.y;\n"
+    "    src += base * pitch;\n"
+    "    dst += base * pitch;\n"
+    "#pragma unroll\n"
+    "    for (int i = 0; i < STEPS; i++)\n"
+    "        s_data[threadIdx.y][1 + threadIdx.x + i * RX] = src[threadIdx.x + i * RX];\n"
+    "    if (threadIdx.x == 0) {\n"
+    "        s_data[threadIdx.y][0] = 0.0f;\n"
+    "        s_data[threadIdx.y][STEPS * RX + 1] = src[w - 1] + (float)blockIdx.y;\n"
+    "    }\n"
+    "    __syncthreads();\n"
+    "    for (int i = 0; i < STEPS; i++) {\n"
+    "        int x = 1 + threadIdx.x + i * RX;\n"
+    "        dst[x - 1] = s_data[threadIdx.y][x - 1] + 2.0f * s_data[threadIdx.y][x] + s_data[threadIdx.y][x + 1];\n"
+    "    }\n"
+    "}\n";
+
+/* a block-free local written after the first barrier: each copy gets its own */
+static const char k_tloc[] =
+    "__global__ void tloc(const float *a, float *o)\n"
+    "{\n"
+    "    int t = threadIdx.x;\n"
+    "    float v = a[blockIdx.x * 64 + t];\n"
+    "    __syncthreads();\n"
+    "    t += 1;\n"
+    "    o[blockIdx.x * 64 + t - 1] = v;\n"
+    "}\n";
+
 /* Drivers: grids of G blocks (some not multiples of F), outputs G + 8 with a sentinel past
  * the last (EMU_PAIR sets -7 everywhere and compares bit for bit). */
 static const char d_partials[] =
@@ -216,6 +279,23 @@ static const char d_rows[] =
     "    PAIR(float, \"rows\", G + 8, emu::launch(dim3(G), dim3(64), 64 * sizeof(float), [&] { NS::row_var(out, inp, mean, C); }));\n"
     "}\n";
 
+static const char d_stage[] =
+    "for (int G : {1, 3, 5}) for (int H : {1, 2}) {\n"
+    "    const int cols = G * 8;\n"
+    "    emu::buf<float> J(cols * H * 8); J.fill(G * 7 + H);\n"
+    "    PAIR(float, \"stage\", cols * H * 8 + 8, emu::launch(dim3(G, H), dim3(8, 8), 0, [&] { NS::stage2(J, out, cols); }));\n"
+    "}\n";
+static const char d_rowsy[] =
+    "for (int G : {1, 3, 6}) for (int pitch : {32, 35}) {\n"
+    "    emu::buf<float> src(2 * G * pitch); src.fill(G + pitch);\n"
+    "    PAIR(float, \"rowsy\", 2 * G * pitch + 8, emu::launch(dim3(1, G), dim3(8, 2), 0, [&] { NS::rows_y(out, src, 32, pitch); }));\n"
+    "}\n";
+static const char d_tloc[] =
+    "for (int G : {1, 3, 7}) {\n"
+    "    emu::buf<float> a(G * 64); a.fill(G);\n"
+    "    PAIR(float, \"tloc\", G * 64 + 8, emu::launch(dim3(G), dim3(64), 0, [&] { NS::tloc(a, out); }));\n"
+    "}\n";
+
 static void add_case(const char *tag, const char *src, const char *kname, int F, const char *driver)
 {
     int p[RW_MAX_PARAMS] = {F};
@@ -239,6 +319,27 @@ static void emulated_runs(void **state)
         add_case("tiles", k_tiles, "tile_count", fs[i], d_tiles);
         add_case("cg", k_cg, "red3", fs[i], d_cg);
         add_case("rows", k_rows, "row_var", fs[i], d_rows);
+        add_case("stage", k_stage, "stage2", fs[i], d_stage);
+        add_case("rowsy", k_rowsy, "rows_y", fs[i], d_rowsy);
+        add_case("tloc", k_tloc, "tloc", fs[i], d_tloc);
+    }
+    /* broken on purpose, the tiles: the copied part's barrier dropped (the read of another
+     * thread's element of the first tile moved before it), and block b+1's rest reading block
+     * b's tile */
+    {
+        int p2[RW_MAX_PARAMS] = {2};
+        char *st = emu_rewrite(k_stage, "stage2", "fused_blocks", p2);
+        static const char bar[] = "    __syncthreads();\n    float nb = north[(ty + 1) % TS][tx];";
+        assert_non_null(strstr(st, bar));
+        char *nobar = emu_replaced_all(st, bar, "    float nb = north[(ty + 1) % TS][tx];");
+        emu_batch_add_pair(&batch, "broken_barrier", k_stage, nobar, EMU_PAIR, d_stage, EMU_DIFFERS);
+        static const char own[] = "float v = tile_hk1[ty][(tx + 1) % TS] - tile_hk1[ty][tx];";
+        assert_non_null(strstr(st, own));
+        char *wrong = emu_replaced_all(st, own, "float v = tile[ty][(tx + 1) % TS] - tile[ty][tx];");
+        emu_batch_add_pair(&batch, "broken_tile", k_stage, wrong, EMU_PAIR, d_stage, EMU_DIFFERS);
+        free(wrong);
+        free(nobar);
+        free(st);
     }
     /* broken on purpose: each copy loads the leader's block; a block past the grid runs */
     int p[RW_MAX_PARAMS] = {4};
@@ -361,24 +462,29 @@ static void refusals(void **state)
             "    __syncthreads();\n"
             "    o[blockIdx.x] = s[0];\n"
             "}\n",
+            "k", "statement", 6);
+    /* a block-free reference written after the split: no copy of its own can be made */
+    refused("__global__ void k(const float *a, float *o)\n"
+            "{\n"
+            "    float tmp = 0.0f;\n"
+            "    float &acc = tmp;\n"
+            "    float v = a[blockIdx.x * 64 + threadIdx.x];\n"
+            "    __syncthreads();\n"
+            "    acc += v;\n"
+            "    o[blockIdx.x * 64 + threadIdx.x] = acc;\n"
+            "}\n",
+            "k", "local", 7);
+    /* a tile of dynamic shared memory (sized by the launch, which fused_blocks keeps) ends
+     * the copied part: nothing loads before it */
+    refused("__global__ void k(const float *a, float *o)\n"
+            "{\n"
+            "    extern __shared__ float dyn[];\n"
+            "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+            "    dyn[threadIdx.x] = a[i];\n"
+            "    __syncthreads();\n"
+            "    o[i] = dyn[blockDim.x - 1 - threadIdx.x];\n"
+            "}\n",
             "k", "statement", 4);
-    refused("__global__ void k(const float *a, float *o)\n"
-            "{\n"
-            "    a += blockIdx.x * 64;\n"
-            "    float v = a[threadIdx.x];\n"
-            "    __syncthreads();\n"
-            "    o[blockIdx.x * 64 + threadIdx.x] = v;\n"
-            "}\n",
-            "k", "local", 3);
-    refused("__global__ void k(const float *a, float *o)\n"
-            "{\n"
-            "    int t = threadIdx.x;\n"
-            "    float v = a[blockIdx.x * 64 + t];\n"
-            "    __syncthreads();\n"
-            "    t += 1;\n"
-            "    o[blockIdx.x * 64 + t - 1] = v;\n"
-            "}\n",
-            "k", "local", 6);
     refused("#define ROW (blockIdx.x * 64)\n"
             "__global__ void k(const float *a, float *o)\n"
             "{\n"
@@ -430,6 +536,82 @@ static void device_rule(void **state)
     }
 }
 
+/* A kernel model with a spec and a device: rw_applies / rw_apply_named at F. */
+static void with_spec(const char *src, const char *kname, const char *js, int F, rw_refusal *why, char **text)
+{
+    spec *sp = NULL;
+    spec_diags dg = {0};
+    int prc = spec_parse(js, strlen(js), NULL, &sp, &dg);
+    for (size_t d = 0; prc != HK_OK && d < dg.n; d++)
+        print_message("spec: %s: %s\n", dg.items[d].path, dg.items[d].message);
+    spec_diags_free(&dg);
+    assert_int_equal(prc, HK_OK);
+    fixture fx;
+    load_text(src, &fx);
+    rw_context ctx = {.text = fx.text, .len = fx.len, .m = fx.m, .kernel = kernel(&fx, kname), .spec = sp,
+                      .sm_count = 132, .warps_per_sm = 64};
+    int p[RW_MAX_PARAMS] = {F};
+    assert_int_equal(rw_applies(rw_find("fused_blocks"), &ctx, p, why), HK_OK);
+    if (text) {
+        rw_result r;
+        rw_refusal w2;
+        assert_int_equal(rw_apply_named("fused_blocks", &ctx, p, &r, &w2), HK_OK);
+        assert_true(r.applicable);
+        *text = strdup(r.text);
+        rw_result_free(&r);
+    }
+    unload(&fx);
+    spec_free(sp);
+}
+
+/* The axis: both block indices read, the spec's grid longer along y: fused along y. The
+ * tiles' shared memory: 24 KB per block fused by 2 lets an SM hold 4 working blocks instead
+ * of 8 (2 x 4 blocks' loads in flight, as 8 were: no gain), by 4 it is over 48 KB. */
+static void axis_and_smem(void **state)
+{
+    (void)state;
+    static const char stage_spec[] =
+        "{\"name\": \"st\", \"kernel\": \"stage2\", \"source\": \"st.cu\",\n"
+        " \"sizes\": [{\"c\": 64, \"r\": 65536}, {\"c\": 44, \"r\": 100}],\n"
+        " \"args\": [{\"name\": \"J\", \"kind\": \"input\", \"dtype\": \"float\", \"count\": \"c * r\"},\n"
+        "          {\"name\": \"C\", \"kind\": \"output\", \"dtype\": \"float\", \"count\": \"c * r\"},\n"
+        "          {\"name\": \"cols\", \"kind\": \"scalar\", \"dtype\": \"int\", \"value\": \"c\"}],\n"
+        " \"launch\": {\"grid\": [\"c / 8\", \"r / 8\"], \"block\": [8, 8]}}";
+    rw_refusal why;
+    char *t = NULL;
+    with_spec(k_stage, "stage2", stage_spec, 4, &why, &t);
+    assert_int_equal(why.line, 0);
+    assert_non_null(strstr(t, "if (blockIdx.y % 4u != 0u)"));
+    assert_non_null(strstr(t, "int bx_hk1 = blockIdx.x, by_hk1 = hk_fb_v1;"));
+    assert_non_null(strstr(t, "if (blockIdx.y + 3u < gridDim.y) {"));
+    free(t);
+    static const char big[] =
+        "__global__ void big_tile(const float *a, float *o)\n"
+        "{\n"
+        "    __shared__ float tile[24][256];\n"
+        "    int t = threadIdx.x;\n"
+        "    for (int k = 0; k < 24; k++)\n"
+        "        tile[k][t] = a[(blockIdx.x * 24 + k) * 256 + t];\n"
+        "    __syncthreads();\n"
+        "    float s = 0.0f;\n"
+        "    for (int k = 0; k < 24; k++)\n"
+        "        s += tile[23 - k][(t + k) % 256];\n"
+        "    o[blockIdx.x * 256 + t] = s;\n"
+        "}\n";
+    static const char big_spec[] =
+        "{\"name\": \"bt\", \"kernel\": \"big_tile\", \"source\": \"bt.cu\",\n"
+        " \"sizes\": [{\"g\": 65536}, {\"g\": 1001}],\n"
+        " \"args\": [{\"name\": \"a\", \"kind\": \"input\", \"dtype\": \"float\", \"count\": \"g * 6144\"},\n"
+        "          {\"name\": \"o\", \"kind\": \"output\", \"dtype\": \"float\", \"count\": \"g * 256\"}],\n"
+        " \"launch\": {\"grid\": \"g\", \"block\": 256}}";
+    with_spec(big, "big_tile", big_spec, 2, &why, NULL);
+    assert_string_equal(why.construct, "__shared__ array");
+    assert_int_equal(why.line, 3);
+    assert_non_null(strstr(why.reason, "an SM holds 4 working blocks instead of 8"));
+    with_spec(big, "big_tile", big_spec, 4, &why, NULL);
+    assert_non_null(strstr(why.reason, "take 98304 bytes of shared memory per block, over the 49152"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -437,6 +619,7 @@ int main(void)
         cmocka_unit_test(emitted_shape),
         cmocka_unit_test(refusals),
         cmocka_unit_test(device_rule),
+        cmocka_unit_test(axis_and_smem),
         cmocka_unit_test(rwf_nvcc_queued), /* last: the queued compile checks */
     };
     return cmocka_run_group_tests(tests, setup, teardown);
