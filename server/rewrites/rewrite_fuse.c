@@ -38,7 +38,28 @@
  * functions, cooperative groups' this_thread_block / tiled_partition, and default
  * constructions of a struct of the file that declares no constructor and assigns nothing
  * (cuda-samples' SharedMemory<T>()). With a spec and a device, the working blocks (one in
- * F) must still fill the GPU. */
+ * F) must still fill the GPU.
+ *
+ * Tiles (session 41): a tile kernel stages its loads through stores, `tile[ty][tx] = J[...]`,
+ * often in phases behind barriers (rodinia srad: north/south, a barrier, west/east, a barrier,
+ * the centre). The prologue therefore runs on past a store to an element or scalar of a static
+ * top-level __shared__ array of the kernel and past a top-level statement that is a barrier
+ * alone; it stops at a store to global memory or through a pointer, an atomic, a store to an
+ * extern __shared__ array (sized by the launch, which is kept), a nested __shared__ or a
+ * barrier in a branch or loop, and is cut after its last statement that loads from global
+ * memory. Exact: every __shared__ name the copied part touches is declared once more per
+ * further copy and renamed in that copy (statements and rest), so a copy writes only its own
+ * locals and tiles; a global load cannot read a __shared__ array (another address space), so
+ * running the copies' statements interleaved, before the earlier copies' rests, reads what
+ * each block read; a barrier passed once by all copies is, for each copy, a barrier between
+ * its statements before and after it (the order within a copy is the original); a tile a
+ * block-free statement wrote would be one for all copies, so the split moves back to such a
+ * statement. A parameter or block-free local written from the split on gets its own copy per
+ * block at the split (`auto NAME_hkj = NAME;`), so no copy sees another's writes. The fused
+ * axis is y where the body reads only blockIdx.y, or both and the spec's grid is longer
+ * along y. Shared memory: the copies' tiles must fit a block (48 KB static; 64 KB on gfx9),
+ * and with a device, F x the working blocks an SM then holds must exceed the blocks it held:
+ * otherwise no more loads are in flight per SM and the rewrite cannot gain. */
 #include "rewrites/registry.h"
 #include "rewrites/rewrite_lex.h"
 
