@@ -192,21 +192,25 @@ static bool shared_written(const rw_toks *ts, size_t q, size_t b)
             rwl_tok_is(ts, e, "--") || (q > 0 && (rwl_tok_is(ts, q - 1, "++") || rwl_tok_is(ts, q - 1, "--"))));
 }
 
-/* Does [a, b) load from memory other than the kernel's top-level __shared__ arrays: a
+/* Is token q a load from memory other than the kernel's top-level __shared__ arrays: a
  * subscript of anything else, a dereference, `->`, __ldg? */
-static bool global_load_in(const fb_state *s, size_t a, size_t b)
+static bool load_tok(const fb_state *s, size_t q)
 {
     const rw_toks *ts = &s->ts;
-    for (size_t q = a; q < b; q++) {
-        if ((rwl_tok_is(ts, q, "*") && rwl_unary_position(ts, q)) || rwl_tok_is(ts, q, "->") ||
-            rwl_tok_is(ts, q, "__ldg"))
+    if ((rwl_tok_is(ts, q, "*") && rwl_unary_position(ts, q)) || rwl_tok_is(ts, q, "->") ||
+        rwl_tok_is(ts, q, "__ldg"))
+        return true;
+    if (!rwl_tok_is(ts, q, "[") || q == 0)
+        return false;
+    size_t base = subscript_base(ts, q - 1, 0);
+    return base == SIZE_MAX || shn_index(s, base) < 0;
+}
+
+static bool global_load_in(const fb_state *s, size_t a, size_t b)
+{
+    for (size_t q = a; q < b; q++)
+        if (load_tok(s, q))
             return true;
-        if (!rwl_tok_is(ts, q, "[") || q == 0)
-            continue;
-        size_t base = subscript_base(ts, q - 1, 0);
-        if (base == SIZE_MAX || shn_index(s, base) < 0)
-            return true;
-    }
     return false;
 }
 
@@ -548,6 +552,67 @@ static bool fb_eval(const rw_context *c, size_t a, size_t b, int depth, long lon
     expr_free(x);
     hk_buf_free(&e);
     return ok;
+}
+
+/* The trip count of `for (H)`, H = tokens [ha, he): `T i = A; i < B; i++` (or `<=`, `++i`,
+ * `i += 1`) with A and B constant (fb_eval); -1 when not known. */
+static long long for_trips(const rw_context *c, const fb_state *s, size_t ha, size_t he)
+{
+    const rw_toks *ts = &s->ts;
+    size_t s1 = ha, s2;
+    while (s1 < he && !rwl_tok_is(ts, s1, ";"))
+        s1++;
+    s2 = s1 + 1;
+    while (s2 < he && !rwl_tok_is(ts, s2, ";"))
+        s2++;
+    if (s2 >= he)
+        return -1;
+    size_t eq = ha;
+    while (eq < s1 && !rwl_tok_is(ts, eq, "="))
+        eq++;
+    if (eq + 1 >= s1 || eq < ha + 1 || ts->t[eq - 1].kind != T_IDENT)
+        return -1;
+    size_t iv = eq - 1;
+    bool le = rwl_tok_is(ts, s1 + 2, "<=");
+    if (!rwl_same_tok(ts, s1 + 1, iv) || !(rwl_tok_is(ts, s1 + 2, "<") || le) || s1 + 3 >= s2)
+        return -1;
+    bool step = (s2 + 3 == he && rwl_same_tok(ts, s2 + 1, iv) && rwl_tok_is(ts, s2 + 2, "++")) ||
+                (s2 + 3 == he && rwl_tok_is(ts, s2 + 1, "++") && rwl_same_tok(ts, s2 + 2, iv)) ||
+                (s2 + 4 == he && rwl_same_tok(ts, s2 + 1, iv) && rwl_tok_is(ts, s2 + 2, "+=") &&
+                 rwl_tok_is(ts, s2 + 3, "1"));
+    long long a, b;
+    if (!step || !fb_eval(c, ts->t[eq + 1].start, ts->t[s1 - 1].end, 0, &a) ||
+        !fb_eval(c, ts->t[s1 + 3].start, ts->t[s2 - 1].end, 0, &b))
+        return -1;
+    long long n = b - a + (le ? 1 : 0);
+    return n > 0 ? n : 0;
+}
+
+/* Global loads a thread issues in [a, b), each for-loop's body counted its trip count
+ * times (a loop of unknown trips, a while or do: -1). Both arms of a branch count: an upper
+ * bound. */
+static long long loads_in(const rw_context *c, const fb_state *s, size_t a, size_t b)
+{
+    const rw_toks *ts = &s->ts;
+    long long n = 0;
+    for (size_t q = a; q < b; q++) {
+        if (rwl_tok_is(ts, q, "while") || rwl_tok_is(ts, q, "do"))
+            return -1;
+        if (rwl_tok_is(ts, q, "for") && rwl_tok_is(ts, q + 1, "(")) {
+            size_t close = rwl_match_close(ts, q + 1);
+            if (close >= b)
+                return -1;
+            size_t be = rwl_stmt_end(ts, close + 1, b);
+            long long trips = for_trips(c, s, q + 2, close), inner = loads_in(c, s, close + 1, be);
+            if (trips < 0 || inner < 0)
+                return -1;
+            n += trips * inner;
+            q = be - 1;
+            continue;
+        }
+        n += load_tok(s, q);
+    }
+    return n;
 }
 
 /* Bytes of the top-level __shared__ name shn[i] (its element type's size times its literal or
@@ -951,6 +1016,8 @@ static int fused_blocks(const rw_context *c, int blocks, rw_result *out)
             long long per_sm = (long long)c->warps_per_sm * 32 / threads;
             if (per_sm < 1)
                 per_sm = 1;
+            if (per_sm > 32) /* resident blocks per SM at most (sm_80/sm_90) */
+                per_sm = 32;
             long long fused_sm = per_sm;
             if (sr > 0 && sizes_known) {
                 /* an SM's shared memory: 228 KB on the H100/H200 (an A100's 164 KB would hold
@@ -962,6 +1029,34 @@ static int fused_blocks(const rw_context *c, int blocks, rw_result *out)
                 if ((long long)blocks * fused_sm <= base_sm)
                     REFUSE(HK_MSG_RW_FB_GAIN, LINE(sh_line_tok), blocks, s1, fused_sm, base_sm, cap / 1024, blocks,
                            fused_sm, base_sm);
+            }
+            /* loads in flight already: the blocks an SM held, each thread's global loads of
+             * the copied part between two of its barriers (the most of any such phase, 4
+             * bytes each). At 64 KB per SM or more -- over 2.5x what HBM needs by Little's
+             * law (H100: 3.35 TB/s x ~0.7 us / 132 SMs, about 18 KB; H200 about 25 KB) --
+             * more copies put nothing more to use (cs_conv_rows: 32 blocks of 64 threads,
+             * 10 loads each: 80 KB) */
+            {
+                long long phase = 0, most = 0;
+                bool known = true;
+                for (size_t i = split; i < pend && known; i++) {
+                    if (barrier[i]) {
+                        phase = 0;
+                        continue;
+                    }
+                    if (shared_top[i])
+                        continue;
+                    long long n = loads_in(c, &s, s.st[i], s.st[i + 1]);
+                    known = n >= 0;
+                    phase += n;
+                    most = phase > most ? phase : most;
+                }
+                long long base_sm = per_sm;
+                if (sizes_known && !c->hip && s0 + 1024 > 0 && 233472 / (s0 + 1024) < base_sm)
+                    base_sm = 233472 / (s0 + 1024);
+                long long flight = base_sm * threads * most * 4;
+                if (known && flight >= 65536)
+                    REFUSE(HK_MSG_RW_FB_FLIGHT, LINE(s.st[split]), base_sm, threads, most, flight / 1024);
             }
             int ai = ax == 'y' ? 1 : 0;
             long long total = g[0] * g[1] * g[2];

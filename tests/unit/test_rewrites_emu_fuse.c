@@ -566,7 +566,8 @@ static void with_spec(const char *src, const char *kname, const char *js, int F,
 
 /* The axis: both block indices read, the spec's grid longer along y: fused along y. The
  * tiles' shared memory: 24 KB per block fused by 2 lets an SM hold 4 working blocks instead
- * of 8 (2 x 4 blocks' loads in flight, as 8 were: no gain), by 4 it is over 48 KB. */
+ * of 8 (2 x 4 blocks' loads in flight, as 8 were: no gain), by 4 it is over 48 KB. Loads
+ * in flight already at 64 KB per SM: refused. */
 static void axis_and_smem(void **state)
 {
     (void)state;
@@ -610,6 +611,36 @@ static void axis_and_smem(void **state)
     assert_non_null(strstr(why.reason, "an SM holds 4 working blocks instead of 8"));
     with_spec(big, "big_tile", big_spec, 4, &why, NULL);
     assert_non_null(strstr(why.reason, "take 98304 bytes of shared memory per block, over the 49152"));
+    /* loads in flight already: 32 blocks of 64 threads per SM, 10 loads each before the
+     * barrier (the unrolled staging loop's trips: cuda-samples' convolutionRows) is 80 KB per
+     * SM; 4 loads each, 32 KB, is not */
+    static const char conv[] =
+        "#define STEPS %d\n"
+        "__global__ void conv(float *dst, const float *src)\n"
+        "{\n"
+        "    __shared__ float t[64 * STEPS];\n"
+        "    const float *p = src + blockIdx.x * 64 * STEPS;\n"
+        "#pragma unroll\n"
+        "    for (int i = 0; i < STEPS; i++)\n"
+        "        t[threadIdx.x + i * 64] = p[threadIdx.x + i * 64];\n"
+        "    __syncthreads();\n"
+        "    dst[blockIdx.x * 64 + threadIdx.x] = t[(threadIdx.x * 7) %% (64 * STEPS)];\n"
+        "}\n";
+    static const char conv_spec[] =
+        "{\"name\": \"cv\", \"kernel\": \"conv\", \"source\": \"cv.cu\",\n"
+        " \"sizes\": [{\"g\": 65536}, {\"g\": 1001}],\n"
+        " \"args\": [{\"name\": \"dst\", \"kind\": \"output\", \"dtype\": \"float\", \"count\": \"g * 64\"},\n"
+        "          {\"name\": \"src\", \"kind\": \"input\", \"dtype\": \"float\", \"count\": \"g * 640\"}],\n"
+        " \"launch\": {\"grid\": \"g\", \"block\": 64}}";
+    char src[1024];
+    snprintf(src, sizeof src, conv, 10);
+    with_spec(src, "conv", conv_spec, 2, &why, NULL);
+    assert_string_equal(why.construct, "statement");
+    assert_int_equal(why.line, 5);
+    assert_non_null(strstr(why.reason, "32 resident blocks of 64 threads, 10 global loads each before a barrier: 80 KB"));
+    snprintf(src, sizeof src, conv, 4);
+    with_spec(src, "conv", conv_spec, 2, &why, NULL);
+    assert_int_equal(why.line, 0);
 }
 
 int main(void)
