@@ -536,6 +536,76 @@ static void device_rule(void **state)
     }
 }
 
+/* rodinia's srad (srad_cuda_1: five tiles in three phases behind two barriers, five outputs),
+ * hotspot (calculate_temp: two tiles under an IN_RANGE guard, then an iteration loop with
+ * barriers) and backprop's layerforward (bpnn_layerforward_CUDA: a grid along y, a tile
+ * staged in two phases) from bench/wild/src where extracted, rewritten at F 2 and 4 and
+ * emulated against themselves bit for bit; srad's rest of block b+1 reading block b's centre
+ * tile must differ. */
+static void wild_kernels_emulated(void **state)
+{
+    (void)state;
+    SKIP_WITHOUT_EMULATOR();
+    emu_batch_init(&batch, tmpdir, "fuse_wild");
+    static const struct {
+        const char *id, *kernel, *driver;
+    } wild[] = {
+        {"rodinia_srad1", "srad_cuda_1",
+         "for (int gx : {1, 3, 5}) for (int gy : {1, 2}) {\n"
+         "    const int cols = 16 * gx, rows = 16 * gy, n = rows * cols;\n"
+         "    emu::buf<float> J(n + 2 * cols);\n"
+         "    for (int i = 0; i < n + 2 * cols; i++) J[i] = 1.0f + (float)((i * 7) % 17) * 0.1f;\n"
+         "    PAIR(float, \"srad\", 5 * n + 8, emu::launch(dim3(gx, gy), dim3(16, 16), 0, [&] {\n"
+         "        NS::srad_cuda_1(&out[0], &out[n], &out[2 * n], &out[3 * n], &J[cols], &out[4 * n], cols, rows, 0.05f); }));\n"
+         "}\n"},
+        {"rodinia_hotspot", "calculate_temp",
+         "for (int c : {30, 40}) for (int r : {20, 45}) {\n"
+         "    emu::buf<float> pw(r * c), ts(r * c);\n"
+         "    for (int i = 0; i < r * c; i++) { pw[i] = (float)(i % 10) * 0.0001f; ts[i] = 323.0f + (float)((i * 3) % 20); }\n"
+         "    const int gx = (c + 11) / 12, gy = (r + 11) / 12;\n"
+         "    PAIR(float, \"hotspot\", r * c + 8, emu::launch(dim3(gx, gy), dim3(16, 16), 0, [&] {\n"
+         "        NS::calculate_temp(2, pw, ts, out, c, r, 2, 2, 1.66893e-09f, 10.0f, 10.0f, 1310720.0f, 1.45833e-07f, 0.001f); }));\n"
+         "}\n"},
+        {"rodinia_backprop_layerforward", "bpnn_layerforward_CUDA",
+         "for (int G : {1, 3, 5}) {\n"
+         "    const int in = 16 * G, nw = (in + 1) * 17;\n"
+         "    emu::buf<float> inp(in + 1), oh(17);\n"
+         "    for (int i = 0; i <= in; i++) inp[i] = 0.5f + (float)(i % 7) * 0.125f;\n"
+         "    oh.fill(3);\n"
+         "    PAIR(float, \"layerforward\", nw + in + 8, for (int i = 0; i < nw; i++) out[i] = (float)(i % 13) * 0.25f;\n"
+         "         emu::launch(dim3(1, G), dim3(16, 16), 0, [&] { NS::bpnn_layerforward_CUDA(inp, oh, &out[0], &out[nw], in, 16); }));\n"
+         "}\n"},
+    };
+    size_t added = 0;
+    for (size_t i = 0; i < HK_ARRAY_LEN(wild); i++) {
+        char *src = rwf_wild_text(wild[i].id, NULL);
+        if (!src)
+            continue;
+        for (int F = 2; F <= 4; F += 2) {
+            int p[RW_MAX_PARAMS] = {F};
+            char *fused = emu_rewrite(src, wild[i].kernel, "fused_blocks", p);
+            /* an include guard, defined by the original's copy, would hide the rewrite's */
+            char *cand = emu_replaced_all(fused, "#ifndef ", "#if 1 // ");
+            free(fused);
+            char tag[96];
+            snprintf(tag, sizeof tag, "%s_f%d", wild[i].id, F);
+            emu_batch_add_pair(&batch, tag, src, cand, EMU_PAIR, wild[i].driver, EMU_OK);
+            added++;
+            if (F == 2 && !strcmp(wild[i].id, "rodinia_srad1")) {
+                static const char own[] = "jc_hk1 = temp_hk1[ty_hk1][tx_hk1];";
+                assert_non_null(strstr(cand, own));
+                char *wrong = emu_replaced_all(cand, own, "jc_hk1 = temp[ty_hk1][tx_hk1];");
+                emu_batch_add_pair(&batch, "srad_wrong_tile", src, wrong, EMU_PAIR, wild[i].driver, EMU_DIFFERS);
+                free(wrong);
+            }
+            free(cand);
+        }
+        free(src);
+    }
+    if (added)
+        assert_int_equal(emu_batch_finish(&batch), 0);
+}
+
 /* A kernel model with a spec and a device: rw_applies / rw_apply_named at F. */
 static void with_spec(const char *src, const char *kname, const char *js, int F, rw_refusal *why, char **text)
 {
@@ -651,6 +721,7 @@ int main(void)
         cmocka_unit_test(refusals),
         cmocka_unit_test(device_rule),
         cmocka_unit_test(axis_and_smem),
+        cmocka_unit_test(wild_kernels_emulated),
         cmocka_unit_test(rwf_nvcc_queued), /* last: the queued compile checks */
     };
     return cmocka_run_group_tests(tests, setup, teardown);
