@@ -1216,8 +1216,8 @@ static int emit_fused_blocks(const rw_context *c, const int *p, rw_result *out)
 
 const rw_descriptor rw_fused_blocks_desc = {
     .name = "fused_blocks",
-    .summary = "F consecutive blocks run by one, the loads before their first store or barrier " /* i18n: not for people */
-               "issued together: more bytes in flight per SM, exact",
+    .summary = "F consecutive blocks (along x or y) run by one, their loads before the first global store " /* i18n: not for people */
+               "issued together, staged __shared__ tiles one per block: more bytes in flight per SM, exact",
     .params = fuse_params,
     .n_params = HK_ARRAY_LEN(fuse_params),
     /* more loads in flight where nothing else of the pass gives them: planned after the
