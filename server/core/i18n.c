@@ -2896,6 +2896,8 @@ static const struct hk_msg_entry msgs[HK_MSG_COUNT] = {
       "__shared__ 数组（第 %d 行）：有 %d 个块的数据块（每块 %lld 字节）时一个 SM 只容纳 %lld 个工作块而不是 %lld 个（每个 SM %lld KB 共享内存）：%d x %lld 个块的加载并不比原来 %lld 个块的更多地同时在途"),
     F(RW_FB_FLIGHT, "statement at line %d: %lld resident blocks of %lld threads, %lld global loads each before a barrier: %lld KB of loads per SM can be in flight already, over 2.5x what memory needs by Little's law; more blocks' loads at once gain nothing",
       "语句（第 %d 行）：%lld 个常驻块、每块 %lld 个线程、每线程在屏障前 %lld 次全局加载：每个 SM 已可有 %lld KB 加载同时在途，超过按 Little 定律内存所需的 2.5 倍；更多块的加载同时发出也没有收益"),
+    F(RW_FB_REFERENCE, "reference at line %d: %s is declared as a reference in the statements copied per block: every copy's would name the same object",
+      "引用（第 %d 行）：%s 在按块复制的语句中被声明为引用：每个副本的引用都会指向同一个对象"),
     F(RW_SP_NO_ARRAY, "kernel body at line %d: no __shared__ array declared in the kernel",
       "核函数体（第 %d 行）：核函数中没有声明 __shared__ 数组"),
     F(RW_SP_NO_STRIDE, "__shared__ array at line %d: no access of a __shared__ array strides threadIdx.x by a power of two of 2 or more words (the kernel model's strides): no bank conflict to remove, and padding would add conflicts to unaligned unit-stride accesses",

@@ -915,6 +915,18 @@ static int fused_blocks(const rw_context *c, int blocks, rw_result *out)
                 REFUSE(HK_MSG_RW_FB_NAME, LINE(q), "?");
             if (is_dname(&s, q))
                 continue; /* declared again (a second loop's counter): renamed alike */
+            /* a reference (`float &r = x;`): each copy's would name what the original names,
+             * a block-free local or a parameter's element shared by all copies */
+            if (rwl_tok_is(ts, q - 1, "&") && !rwl_tok_is(ts, q + 1, "(")) {
+                char *nm = rwl_tok_text(ts, q, q + 1);
+                if (!nm) {
+                    rc = HK_ENOMEM;
+                    goto out;
+                }
+                rc = rwl_not_applicable_to(out, "fused_blocks", kn, HK_MSG_RW_FB_REFERENCE, LINE(q), nm);
+                hk_free(nm);
+                goto out;
+            }
             bool clash = is_rname(&s, q);
             for (size_t p = 0; p < f->n_params && !clash; p++)
                 if (f->params[p].name && strlen(f->params[p].name) == ts->t[q].end - ts->t[q].start &&

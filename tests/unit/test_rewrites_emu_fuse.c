@@ -474,6 +474,17 @@ static void refusals(void **state)
             "    o[blockIdx.x * 64 + threadIdx.x] = acc;\n"
             "}\n",
             "k", "local", 7);
+    /* a reference declared in the copied part: the copies would alias one local */
+    refused("__global__ void k(const float *a, float *o)\n"
+            "{\n"
+            "    float acc = 0.0f;\n"
+            "    int i = blockIdx.x * 64 + threadIdx.x;\n"
+            "    float &r = acc;\n"
+            "    r += a[i];\n"
+            "    __syncthreads();\n"
+            "    o[i] = acc;\n"
+            "}\n",
+            "k", "reference", 5);
     /* a tile of dynamic shared memory (sized by the launch, which fused_blocks keeps) ends
      * the copied part: nothing loads before it */
     refused("__global__ void k(const float *a, float *o)\n"
