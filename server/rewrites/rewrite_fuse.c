@@ -826,10 +826,19 @@ static int fused_blocks(const rw_context *c, int blocks, rw_result *out)
             if (shared_top[i])
                 continue;
             for (size_t r = s.st[i]; r < s.st[i + 1] && !moved; r++) {
-                if (shn_index(&s, r) >= 0 && shared_written(ts, r, s.st[i + 1])) {
+                long k = shn_index(&s, r);
+                if (k >= 0 && shared_written(ts, r, s.st[i + 1])) {
                     split = i;
                     moved = true;
                 }
+                /* a tile the copied part touches, named before it (`float *p = tile;`): that
+                 * statement names each copy's own tile only when it is copied too */
+                for (size_t j = split; k >= 0 && !s.shn_ext[k] && j < pend && !moved; j++)
+                    for (size_t q = s.st[j]; q < s.st[j + 1] && !shared_top[j] && !moved; q++)
+                        if (rwl_is_use(ts, q) && rwl_same_tok(ts, q, r)) {
+                            split = i;
+                            moved = true;
+                        }
                 if (moved || !declared_name(ts, r))
                     continue;
                 /* a local array is the block's own wherever it is used later (its elements

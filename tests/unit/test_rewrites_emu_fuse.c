@@ -234,6 +234,19 @@ static const char k_rowsy[] =
     "    }\n"
     "}\n";
 
+/* a pointer to the tile taken before blockIdx is read: the split moves back to it, so that
+ * each copy's pointer names its own tile */
+static const char k_tptr[] =
+    "__global__ void tptr(const float *a, float *o)\n"
+    "{\n"
+    "    __shared__ float tile[64];\n"
+    "    float *p = tile + threadIdx.x;\n"
+    "    int i = blockIdx.x * 64 + threadIdx.x;\n"
+    "    tile[threadIdx.x] = a[i];\n"
+    "    __syncthreads();\n"
+    "    o[i] = tile[63 - threadIdx.x] + 2.0f * p[0];\n"
+    "}\n";
+
 /* a block-free local written after the first barrier: each copy gets its own */
 static const char k_tloc[] =
     "__global__ void tloc(const float *a, float *o)\n"
@@ -290,6 +303,11 @@ static const char d_rowsy[] =
     "    emu::buf<float> src(2 * G * pitch); src.fill(G + pitch);\n"
     "    PAIR(float, \"rowsy\", 2 * G * pitch + 8, emu::launch(dim3(1, G), dim3(8, 2), 0, [&] { NS::rows_y(out, src, 32, pitch); }));\n"
     "}\n";
+static const char d_tptr[] =
+    "for (int G : {1, 3, 7}) {\n"
+    "    emu::buf<float> a(G * 64); a.fill(G + 1);\n"
+    "    PAIR(float, \"tptr\", G * 64 + 8, emu::launch(dim3(G), dim3(64), 0, [&] { NS::tptr(a, out); }));\n"
+    "}\n";
 static const char d_tloc[] =
     "for (int G : {1, 3, 7}) {\n"
     "    emu::buf<float> a(G * 64); a.fill(G);\n"
@@ -322,6 +340,7 @@ static void emulated_runs(void **state)
         add_case("stage", k_stage, "stage2", fs[i], d_stage);
         add_case("rowsy", k_rowsy, "rows_y", fs[i], d_rowsy);
         add_case("tloc", k_tloc, "tloc", fs[i], d_tloc);
+        add_case("tptr", k_tptr, "tptr", fs[i], d_tptr);
     }
     /* broken on purpose, the tiles: the copied part's barrier dropped (the read of another
      * thread's element of the first tile moved before it), and block b+1's rest reading block
@@ -340,6 +359,15 @@ static void emulated_runs(void **state)
         free(wrong);
         free(nobar);
         free(st);
+        /* the pointer to the tile taken before the split, left naming block b's tile in block
+         * b+1's rest (the text before the split moved back to it) */
+        char *tp = emu_rewrite(k_tptr, "tptr", "fused_blocks", p2);
+        assert_non_null(strstr(tp, "float *p_hk1 = tile_hk1 + threadIdx.x;"));
+        char *shared_p = emu_replaced_all(tp, "2.0f * p_hk1[0]", "2.0f * p[0]");
+        assert_true(strcmp(shared_p, tp) != 0);
+        emu_batch_add_pair(&batch, "broken_tile_pointer", k_tptr, shared_p, EMU_PAIR, d_tptr, EMU_DIFFERS);
+        free(shared_p);
+        free(tp);
     }
     /* broken on purpose: each copy loads the leader's block; a block past the grid runs */
     int p[RW_MAX_PARAMS] = {4};
