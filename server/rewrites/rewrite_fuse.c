@@ -38,7 +38,28 @@
  * functions, cooperative groups' this_thread_block / tiled_partition, and default
  * constructions of a struct of the file that declares no constructor and assigns nothing
  * (cuda-samples' SharedMemory<T>()). With a spec and a device, the working blocks (one in
- * F) must still fill the GPU. */
+ * F) must still fill the GPU.
+ *
+ * Tiles (session 41): a tile kernel stages its loads through stores, `tile[ty][tx] = J[...]`,
+ * often in phases behind barriers (rodinia srad: north/south, a barrier, west/east, a barrier,
+ * the centre). The prologue therefore runs on past a store to an element or scalar of a static
+ * top-level __shared__ array of the kernel and past a top-level statement that is a barrier
+ * alone; it stops at a store to global memory or through a pointer, an atomic, a store to an
+ * extern __shared__ array (sized by the launch, which is kept), a nested __shared__ or a
+ * barrier in a branch or loop, and is cut after its last statement that loads from global
+ * memory. Exact: every __shared__ name the copied part touches is declared once more per
+ * further copy and renamed in that copy (statements and rest), so a copy writes only its own
+ * locals and tiles; a global load cannot read a __shared__ array (another address space), so
+ * running the copies' statements interleaved, before the earlier copies' rests, reads what
+ * each block read; a barrier passed once by all copies is, for each copy, a barrier between
+ * its statements before and after it (the order within a copy is the original); a tile a
+ * block-free statement wrote would be one for all copies, so the split moves back to such a
+ * statement. A parameter or block-free local written from the split on gets its own copy per
+ * block at the split (`auto NAME_hkj = NAME;`), so no copy sees another's writes. The fused
+ * axis is y where the body reads only blockIdx.y, or both and the spec's grid is longer
+ * along y. Shared memory: the copies' tiles must fit a block (48 KB static; 64 KB on gfx9),
+ * and with a device, F x the working blocks an SM then holds must exceed the blocks it held:
+ * otherwise no more loads are in flight per SM and the rewrite cannot gain. */
 #include "rewrites/registry.h"
 #include "rewrites/rewrite_lex.h"
 
@@ -73,6 +94,15 @@ typedef struct {
     size_t n_bdep;
     size_t keep[8];              /* names copy_range leaves unsuffixed (a jammed loop's counters) */
     size_t n_keep;
+    char ax;                     /* the fused axis: 'x' or 'y' */
+    size_t rnames[FB_MAX_NAMES]; /* names also suffixed per copy: the __shared__ tiles the copied
+                                  * part touches, parameters and block-free locals written from the
+                                  * split on */
+    size_t n_rnames;
+    size_t shn[FB_MAX_NAMES];    /* the names the top-level __shared__ declarations declare */
+    size_t shn_st[FB_MAX_NAMES]; /* ... the top-level statement declaring each */
+    bool shn_ext[FB_MAX_NAMES];  /* ... extern (sized by the launch: one per block, never copied) */
+    size_t n_shn;
 } fb_state;
 
 static bool is_barrier(const rw_toks *ts, size_t k)
@@ -86,10 +116,102 @@ static bool is_barrier(const rw_toks *ts, size_t k)
     return false;
 }
 
-/* `blockIdx . x` at k. */
-static bool block_x(const rw_toks *ts, size_t k)
+/* `blockIdx . AX` at k (AX "x" or "y"). */
+static bool block_ax(const rw_toks *ts, size_t k, char ax)
 {
-    return rwl_tok_is_ident(ts, k, "blockIdx") && rwl_tok_is(ts, k + 1, ".") && rwl_tok_is(ts, k + 2, "x");
+    char a[2] = {ax, 0};
+    return rwl_tok_is_ident(ts, k, "blockIdx") && rwl_tok_is(ts, k + 1, ".") && rwl_tok_is(ts, k + 2, a);
+}
+
+/* The index of name token k among the top-level __shared__ names, or -1. */
+static long shn_index(const fb_state *s, size_t k)
+{
+    if (s->ts.t[k].kind != T_IDENT || !rwl_is_use(&s->ts, k))
+        return -1;
+    for (size_t i = 0; i < s->n_shn; i++)
+        if (rwl_same_tok(&s->ts, k, s->shn[i]))
+            return (long)i;
+    return -1;
+}
+
+/* The token a subscript chain ending at token t (`]`) applies to: `tile` of `tile[i][j]`
+ * (SIZE_MAX when the brackets do not balance after lo). */
+static size_t subscript_base(const rw_toks *ts, size_t t, size_t lo)
+{
+    while (t > lo && rwl_tok_is(ts, t, "]")) {
+        int depth = 0;
+        size_t q = t;
+        for (;; q--) {
+            depth += rwl_tok_is(ts, q, "]");
+            depth -= rwl_tok_is(ts, q, "[");
+            if (depth == 0)
+                break;
+            if (q <= lo)
+                return SIZE_MAX;
+        }
+        t = q - 1;
+    }
+    return t;
+}
+
+/* Is statement [a, b) a barrier of the whole block alone: `__syncthreads();`, `NS::sync(g);`,
+ * `g.sync();`, `__syncwarp();`? Passed once by the copies together, it is each copy's barrier:
+ * every copy's statements before it stay before it and those after it after it. */
+static bool plain_barrier(const rw_toks *ts, size_t a, size_t b)
+{
+    if (b == a + 6 && ts->t[a].kind == T_IDENT && rwl_tok_is(ts, a + 1, ".") && rwl_tok_is(ts, a + 2, "sync") &&
+        rwl_tok_is(ts, a + 3, "(") && rwl_tok_is(ts, a + 4, ")") && rwl_tok_is(ts, a + 5, ";"))
+        return true;
+    size_t q = a;
+    while (q + 1 < b && ts->t[q].kind == T_IDENT && rwl_tok_is(ts, q + 1, "::"))
+        q += 2;
+    if (!(rwl_tok_is(ts, q, "__syncthreads") || rwl_tok_is(ts, q, "sync") || rwl_tok_is(ts, q, "__syncwarp")) ||
+        !rwl_tok_is(ts, q + 1, "("))
+        return false;
+    size_t r = q + 2;
+    if (r < b && ts->t[r].kind == T_IDENT && rwl_tok_is(ts, r + 1, ")") && !rwl_tok_is(ts, q, "__syncthreads"))
+        r++;
+    return r + 2 == b && rwl_tok_is(ts, r, ")") && rwl_tok_is(ts, r + 1, ";");
+}
+
+/* Does name token q (a top-level __shared__ name) get written there: `s = `, `s[i][j] op=`,
+ * `++s[i]`? */
+static bool shared_written(const rw_toks *ts, size_t q, size_t b)
+{
+    if (rwl_scalar_written(ts, q))
+        return true;
+    size_t e = q + 1;
+    while (e < b && rwl_tok_is(ts, e, "[")) {
+        size_t c = rwl_match_close(ts, e);
+        if (c >= b)
+            return false;
+        e = c + 1;
+    }
+    return e > q + 1 && e < b &&
+           ((rwl_tok_is_assign_op(ts, e) && !rwl_tok_is(ts, e, "==")) || rwl_tok_is(ts, e, "++") ||
+            rwl_tok_is(ts, e, "--") || (q > 0 && (rwl_tok_is(ts, q - 1, "++") || rwl_tok_is(ts, q - 1, "--"))));
+}
+
+/* Is token q a load from memory other than the kernel's top-level __shared__ arrays: a
+ * subscript of anything else, a dereference, `->`, __ldg? */
+static bool load_tok(const fb_state *s, size_t q)
+{
+    const rw_toks *ts = &s->ts;
+    if ((rwl_tok_is(ts, q, "*") && rwl_unary_position(ts, q)) || rwl_tok_is(ts, q, "->") ||
+        rwl_tok_is(ts, q, "__ldg"))
+        return true;
+    if (!rwl_tok_is(ts, q, "[") || q == 0)
+        return false;
+    size_t base = subscript_base(ts, q - 1, 0);
+    return base == SIZE_MAX || shn_index(s, base) < 0;
+}
+
+static bool global_load_in(const fb_state *s, size_t a, size_t b)
+{
+    for (size_t q = a; q < b; q++)
+        if (load_tok(s, q))
+            return true;
+    return false;
 }
 
 /* Is NAME (token k) a struct or class of the file without a constructor of its own: a
@@ -139,6 +261,9 @@ static bool harmless_call(const fb_state *s, size_t k, size_t paren)
         return true;
     if (rwl_reader_call(s->m, s->text, s->f, ts, k))
         return true;
+    /* a function-like macro of the file whose value touches no memory (rodinia's IN_RANGE) */
+    if (rwl_pure_function_macro(s->text, s->len, ts->text + ts->t[k].start, ts->t[k].end - ts->t[k].start, 2))
+        return true;
     if (paren + 1 < ts->n && rwl_tok_is(ts, paren + 1, ")") && plain_struct(s, k))
         return true;
     return false;
@@ -168,6 +293,16 @@ static bool stores_or_waits(const fb_state *s, size_t a, size_t b, size_t *at)
             /* the target ends just before the operator: `x =` (a local or a declarator) is
              * no store; `p[i] =`, `*p =`, `s.f =` / `p->f =` are */
             size_t t = q - 1;
+            if (rwl_tok_is(ts, t, "]")) {
+                /* an element of a static top-level __shared__ array of the kernel: a tile the
+                 * block stages, which no global load can read (another address space); each
+                 * copy gets its own */
+                size_t base = subscript_base(ts, t, a);
+                long k = base == SIZE_MAX ? -1 : shn_index(s, base);
+                if (k >= 0 && !s->shn_ext[k] &&
+                    !(base > a && (rwl_tok_is(ts, base - 1, "*") || rwl_tok_is(ts, base - 1, "&"))))
+                    continue;
+            }
             if (rwl_tok_is(ts, t, "]") || rwl_tok_is(ts, t, ")")) {
                 *at = q;
                 return true;
@@ -231,6 +366,15 @@ static bool is_dname(const fb_state *s, size_t k)
     return false;
 }
 
+/* Is name token k one of the other names each copy has its own of (rnames)? */
+static bool is_rname(const fb_state *s, size_t k)
+{
+    for (size_t i = 0; i < s->n_rnames; i++)
+        if (rwl_same_tok(&s->ts, k, s->rnames[i]))
+            return true;
+    return false;
+}
+
 /* Appends tokens [a, b) of the body with the text between them, blockIdx.x replaced by vb
  * (NULL: kept) and the copied names suffixed by sfx (NULL: kept). */
 static int copy_range(const fb_state *s, size_t a, size_t b, const char *vb, const char *sfx, struct hk_buf *o)
@@ -242,7 +386,7 @@ static int copy_range(const fb_state *s, size_t a, size_t b, const char *vb, con
             rc = hk_buf_append(o, s->text + ts->t[q - 1].end, ts->t[q].start - ts->t[q - 1].end);
         if (rc)
             break;
-        if (vb && block_x(ts, q)) {
+        if (vb && block_ax(ts, q, s->ax)) {
             rc = hk_buf_appends(o, vb);
             q += 2;
             continue;
@@ -251,7 +395,8 @@ static int copy_range(const fb_state *s, size_t a, size_t b, const char *vb, con
         bool kept = false;
         for (size_t k = 0; k < s->n_keep && !kept; k++)
             kept = rwl_same_tok(ts, q, s->keep[k]);
-        if (!rc && sfx && !kept && ts->t[q].kind == T_IDENT && rwl_is_use(ts, q) && is_dname(s, q))
+        if (!rc && sfx && !kept && ts->t[q].kind == T_IDENT && rwl_is_use(ts, q) &&
+            (is_dname(s, q) || is_rname(s, q)))
             rc = hk_buf_appends(o, sfx);
     }
     return rc;
@@ -269,7 +414,7 @@ static bool in_set(const rw_toks *ts, const size_t *set, size_t n, size_t q)
 static bool reads_block(const fb_state *s, size_t a, size_t b)
 {
     for (size_t q = a; q < b; q++)
-        if (block_x(&s->ts, q) ||
+        if (block_ax(&s->ts, q, s->ax) ||
             (s->ts.t[q].kind == T_IDENT && rwl_is_use(&s->ts, q) && in_set(&s->ts, s->bdep, s->n_bdep, q)))
             return true;
     return false;
@@ -360,6 +505,173 @@ static int emit_stmt(const fb_state *s, size_t i, const char *vb, const char *sf
     return rc;
 }
 
+/* The value of the integer constant expression [a, b) of the file's text, object-like macros
+ * of the file expanded (a macro defined more than once -- under #if -- counts when every
+ * definition that evaluates gives one value: srad's `BLOCK_SIZE`, whose other definitions
+ * name macros only a command line defines). false when it cannot be known. */
+static bool fb_eval(const rw_context *c, size_t a, size_t b, int depth, long long *v)
+{
+    if (depth > 8)
+        return false;
+    rw_toks tt = {0};
+    struct hk_buf e;
+    hk_buf_init(&e, 4096);
+    bool ok = !rwl_lex(c->text, (uint32_t)a, (uint32_t)b, &tt) && tt.n > 0;
+    for (size_t q = 0; q < tt.n && ok; q++) {
+        const char *t = c->text + tt.t[q].start;
+        size_t nl = tt.t[q].end - tt.t[q].start;
+        if (tt.t[q].kind != T_IDENT) {
+            ok = !hk_buf_append(&e, t, nl) && !hk_buf_appends(&e, " ");
+            continue;
+        }
+        size_t at = 0, da, db;
+        bool have = false;
+        long long val = 0;
+        while (ok && rwl_next_define(c->text, c->len, &at, t, nl, &da, &db)) {
+            long long dv;
+            if (c->text[da + nl] == '(')
+                ok = false; /* function-like */
+            else if (fb_eval(c, da + nl, db, depth + 1, &dv)) {
+                if (have && dv != val)
+                    ok = false;
+                have = true;
+                val = dv;
+            }
+            at = db;
+        }
+        ok = ok && have && !hk_buf_printf(&e, "(%lld) ", val);
+    }
+    rwl_toks_free(&tt);
+    expr *x = NULL;
+    expr_value r;
+    if (ok && e.len && expr_parse(e.data, &x, NULL, 0) == HK_OK && expr_eval(x, NULL, 0, &r, NULL, 0) == HK_OK &&
+        !r.is_float)
+        *v = r.i;
+    else
+        ok = false;
+    expr_free(x);
+    hk_buf_free(&e);
+    return ok;
+}
+
+/* The trip count of `for (H)`, H = tokens [ha, he): `T i = A; i < B; i++` (or `<=`, `++i`,
+ * `i += 1`) with A and B constant (fb_eval); -1 when not known. */
+static long long for_trips(const rw_context *c, const fb_state *s, size_t ha, size_t he)
+{
+    const rw_toks *ts = &s->ts;
+    size_t s1 = ha, s2;
+    while (s1 < he && !rwl_tok_is(ts, s1, ";"))
+        s1++;
+    s2 = s1 + 1;
+    while (s2 < he && !rwl_tok_is(ts, s2, ";"))
+        s2++;
+    if (s2 >= he)
+        return -1;
+    size_t eq = ha;
+    while (eq < s1 && !rwl_tok_is(ts, eq, "="))
+        eq++;
+    if (eq + 1 >= s1 || eq < ha + 1 || ts->t[eq - 1].kind != T_IDENT)
+        return -1;
+    size_t iv = eq - 1;
+    bool le = rwl_tok_is(ts, s1 + 2, "<=");
+    if (!rwl_same_tok(ts, s1 + 1, iv) || !(rwl_tok_is(ts, s1 + 2, "<") || le) || s1 + 3 >= s2)
+        return -1;
+    bool step = (s2 + 3 == he && rwl_same_tok(ts, s2 + 1, iv) && rwl_tok_is(ts, s2 + 2, "++")) ||
+                (s2 + 3 == he && rwl_tok_is(ts, s2 + 1, "++") && rwl_same_tok(ts, s2 + 2, iv)) ||
+                (s2 + 4 == he && rwl_same_tok(ts, s2 + 1, iv) && rwl_tok_is(ts, s2 + 2, "+=") &&
+                 rwl_tok_is(ts, s2 + 3, "1"));
+    long long a, b;
+    if (!step || !fb_eval(c, ts->t[eq + 1].start, ts->t[s1 - 1].end, 0, &a) ||
+        !fb_eval(c, ts->t[s1 + 3].start, ts->t[s2 - 1].end, 0, &b))
+        return -1;
+    long long n = b - a + (le ? 1 : 0);
+    return n > 0 ? n : 0;
+}
+
+/* Global loads a thread issues in [a, b), each for-loop's body counted its trip count
+ * times (a loop of unknown trips, a while or do: -1). Both arms of a branch count: an upper
+ * bound. */
+static long long loads_in(const rw_context *c, const fb_state *s, size_t a, size_t b)
+{
+    const rw_toks *ts = &s->ts;
+    long long n = 0;
+    for (size_t q = a; q < b; q++) {
+        if (rwl_tok_is(ts, q, "while") || rwl_tok_is(ts, q, "do"))
+            return -1;
+        if (rwl_tok_is(ts, q, "for") && rwl_tok_is(ts, q + 1, "(")) {
+            size_t close = rwl_match_close(ts, q + 1);
+            if (close >= b)
+                return -1;
+            size_t be = rwl_stmt_end(ts, close + 1, b);
+            long long trips = for_trips(c, s, q + 2, close), inner = loads_in(c, s, close + 1, be);
+            if (trips < 0 || inner < 0)
+                return -1;
+            n += trips * inner;
+            q = be - 1;
+            continue;
+        }
+        n += load_tok(s, q);
+    }
+    return n;
+}
+
+/* Bytes of the top-level __shared__ name shn[i] (its element type's size times its literal or
+ * macro dimensions), or -1 when not known (a template type, a dimension of a parameter). */
+static long long shn_bytes(const rw_context *c, const fb_state *s, size_t i)
+{
+    const rw_toks *ts = &s->ts;
+    size_t k = s->shn[i], a = s->st[s->shn_st[i]];
+    if (s->shn_ext[i])
+        return -1;
+    static const struct {
+        const char *w;
+        int n;
+    } sizes[] = {{"char", 1}, {"bool", 1}, {"int8_t", 1}, {"uint8_t", 1}, {"short", 2}, {"half", 2},
+                 {"__half", 2}, {"__nv_bfloat16", 2}, {"int16_t", 2}, {"uint16_t", 2}, {"int", 4},
+                 {"unsigned", 4}, {"float", 4}, {"int32_t", 4}, {"uint32_t", 4}, {"double", 8},
+                 {"long", 8}, {"size_t", 8}, {"int64_t", 8}, {"uint64_t", 8}, {"float2", 8},
+                 {"int2", 8}, {"float4", 16}, {"int4", 16}, {"double2", 16}};
+    long long elem = -1;
+    /* the statement's type: its words up to the first declared name */
+    for (size_t q = a; q < s->st[s->shn_st[i] + 1] && elem < 0; q++) {
+        if (shn_index(s, q) >= 0)
+            break;
+        for (size_t w = 0; w < HK_ARRAY_LEN(sizes); w++)
+            if (rwl_tok_is(ts, q, sizes[w].w))
+                elem = sizes[w].n;
+    }
+    if (elem < 0)
+        return -1;
+    long long n = elem;
+    for (size_t q = k + 1; q < ts->n && rwl_tok_is(ts, q, "[");) {
+        size_t cl = rwl_match_close(ts, q);
+        long long d;
+        if (cl >= ts->n || cl == q + 1 || !fb_eval(c, ts->t[q + 1].start, ts->t[cl - 1].end, 0, &d) || d < 1 ||
+            d > (1 << 20))
+            return -1;
+        n *= d;
+        q = cl + 1;
+    }
+    return n;
+}
+
+/* The spec's grid along dimension d (0 x, 1 y, 2 z) at its first size set: *v, or false. */
+static bool spec_grid(const rw_context *c, int d, long long *v)
+{
+    const struct spec *sp = c->spec;
+    expr_value g;
+    if (!sp || !sp->n_sizes)
+        return false;
+    if (!sp->grid[d]) {
+        *v = 1;
+        return d > 0 && sp->grid[0];
+    }
+    if (spec_eval(sp, sp->grid[d], 0, c->sm_count, &g, NULL, 0) != HK_OK || g.is_float || g.i < 1)
+        return false;
+    *v = g.i;
+    return true;
+}
+
 static int fused_blocks(const rw_context *c, int blocks, rw_result *out)
 {
     memset(out, 0, sizeof *out);
@@ -425,6 +737,19 @@ static int fused_blocks(const rw_context *c, int blocks, rw_result *out)
         }
     }
 
+    /* the fused axis: the block index the body reads; both read, the longer grid of the spec
+     * (rodinia's backprop kernels run along y, srad's and SHOC's stencils on 2-D grids) */
+    {
+        bool rx = false, ry = false;
+        for (size_t q = 1; q + 2 < ts->n; q++) {
+            rx = rx || block_ax(ts, q, 'x');
+            ry = ry || block_ax(ts, q, 'y');
+        }
+        long long gx, gy;
+        s.ax = (ry && !rx) || (rx && ry && spec_grid(c, 0, &gx) && spec_grid(c, 1, &gy) && gy > gx) ? 'y' : 'x';
+    }
+    const char ax = s.ax;
+
     /* the body's top-level statements */
     for (size_t q = 1; q + 1 < ts->n;) {
         if (s.n_st >= FB_MAX_STMTS)
@@ -435,52 +760,112 @@ static int fused_blocks(const rw_context *c, int blocks, rw_result *out)
     }
     s.st[s.n_st] = ts->n - 1;
 
-    /* the prologue: statements up to the first store or barrier; shared declarations at
-     * the top level are set aside (hoisted once) */
-    size_t split = SIZE_MAX, pend = s.n_st, at = 0;
-    bool shared_top[FB_MAX_STMTS] = {false};
+    /* the top-level __shared__ declarations, set aside (emitted once, and once per further
+     * copy for the tiles the copied part touches), and the names they declare */
+    bool shared_top[FB_MAX_STMTS] = {false}, barrier[FB_MAX_STMTS] = {false};
     for (size_t i = 0; i < s.n_st; i++) {
         size_t a = s.st[i], b = s.st[i + 1];
         /* a declaration `[extern|static] __shared__ ...` */
+        bool ext = rwl_tok_is(ts, a, "extern");
         bool sh = rwl_tok_is(ts, a, "__shared__") ||
-                  ((rwl_tok_is(ts, a, "extern") || rwl_tok_is(ts, a, "static")) && rwl_tok_is(ts, a + 1, "__shared__"));
-        if (sh) {
-            bool init = false;
-            for (size_t q = a; q < b; q++)
-                if (rwl_tok_is(ts, q, "=") || rwl_tok_is(ts, q, "{"))
-                    init = true;
-            if (init)
-                REFUSE(HK_MSG_RW_FB_SHARED, LINE(a));
-            shared_top[i] = true;
+                  ((ext || rwl_tok_is(ts, a, "static")) && rwl_tok_is(ts, a + 1, "__shared__"));
+        barrier[i] = plain_barrier(ts, a, b);
+        if (!sh)
             continue;
+        for (size_t q = a; q < b; q++)
+            if (rwl_tok_is(ts, q, "=") || rwl_tok_is(ts, q, "{"))
+                REFUSE(HK_MSG_RW_FB_SHARED, LINE(a));
+        shared_top[i] = true;
+        for (size_t q = a + 1, depth = 0; q < b; q++) {
+            depth += rwl_tok_is(ts, q, "[") || rwl_tok_is(ts, q, "(");
+            depth -= rwl_tok_is(ts, q, "]") || rwl_tok_is(ts, q, ")");
+            if (depth || ts->t[q].kind != T_IDENT || rwl_is_type_word(ts, q) ||
+                !(rwl_tok_is(ts, q + 1, "[") || rwl_tok_is(ts, q + 1, ";") || rwl_tok_is(ts, q + 1, ",")))
+                continue;
+            if (s.n_shn >= FB_MAX_NAMES)
+                REFUSE(HK_MSG_RW_FB_SHARED, LINE(a));
+            s.shn_st[s.n_shn] = i;
+            s.shn_ext[s.n_shn] = ext;
+            s.shn[s.n_shn++] = q;
         }
-        if (pend == s.n_st && stores_or_waits(&s, a, b, &at))
-            pend = i;
-        if (pend == s.n_st && split == SIZE_MAX)
-            for (size_t q = a; q < b; q++)
-                if (block_x(ts, q))
+    }
+
+    /* the prologue: the statements up to the first store to memory other than a static
+     * top-level __shared__ array (a tile the block stages: no global load reads it), atomic,
+     * nested __shared__ declaration or barrier other than a top-level statement of its own */
+    size_t split = SIZE_MAX, pmax = s.n_st, at = 0;
+    for (size_t i = 0; i < s.n_st && pmax == s.n_st; i++) {
+        if (shared_top[i] || barrier[i])
+            continue;
+        if (stores_or_waits(&s, s.st[i], s.st[i + 1], &at)) {
+            pmax = i;
+            break;
+        }
+        if (split == SIZE_MAX)
+            for (size_t q = s.st[i]; q < s.st[i + 1]; q++)
+                if (block_ax(ts, q, ax))
                     split = i;
     }
-    if (split == SIZE_MAX || split >= pend)
-        REFUSE(HK_MSG_RW_FB_NO_BLOCK, LINE(pend < s.n_st ? s.st[pend] : 0));
-    /* a local declared before the split and written after it (a sum started at 0 that a
-     * grid-stride loop adds to) is the block's own: the copies start at its declaration */
+    if (split == SIZE_MAX)
+        REFUSE(HK_MSG_RW_FB_NO_BLOCK, LINE(pmax < s.n_st ? s.st[pmax] : 0));
+    /* it ends after its last statement that loads from global memory (tiles filled and read
+     * after that gain nothing from being copied: they stay with each block's rest) */
+    size_t pend = split;
+    for (size_t i = split; i < pmax; i++)
+        if (!shared_top[i] && !barrier[i] && global_load_in(&s, s.st[i], s.st[i + 1]))
+            pend = i + 1;
+    if (pend == split)
+        REFUSE(HK_MSG_RW_FB_NO_LOAD, LINE(s.st[split]));
+    /* the split moves back to the declaration of a local declared before it and written from
+     * it on (a sum started at 0 before blockIdx is read belongs to each block), and to any
+     * statement before it that writes a __shared__ name (a tile's earlier contents are the
+     * block's own, or the block-free part would fill one tile for all the copies) */
     for (bool moved = true; moved;) {
         moved = false;
         for (size_t i = 0; i < split && !moved; i++) {
             if (shared_top[i])
                 continue;
             for (size_t r = s.st[i]; r < s.st[i + 1] && !moved; r++) {
-                if (!declared_name(ts, r))
+                long k = shn_index(&s, r);
+                if (k >= 0 && shared_written(ts, r, s.st[i + 1])) {
+                    split = i;
+                    moved = true;
+                }
+                /* a tile the copied part touches, named before it (`float *p = tile;`): that
+                 * statement names each copy's own tile only when it is copied too */
+                for (size_t j = split; k >= 0 && !s.shn_ext[k] && j < pend && !moved; j++)
+                    for (size_t q = s.st[j]; q < s.st[j + 1] && !shared_top[j] && !moved; q++)
+                        if (rwl_is_use(ts, q) && rwl_same_tok(ts, q, r)) {
+                            split = i;
+                            moved = true;
+                        }
+                if (moved || !declared_name(ts, r))
                     continue;
-                for (size_t q = s.st[split]; q < s.st[pend] && !moved; q++)
-                    if (rwl_same_tok(ts, q, r) && rwl_is_use(ts, q) && rwl_scalar_written(ts, q)) {
+                /* a local array is the block's own wherever it is used later (its elements
+                 * may be written through a subscript, which no copy could share) */
+                bool arr = rwl_tok_is(ts, r + 1, "[");
+                for (size_t q = s.st[split]; q < (arr ? ts->n - 1 : s.st[pend]) && !moved; q++)
+                    if (rwl_same_tok(ts, q, r) && rwl_is_use(ts, q) && (arr || rwl_scalar_written(ts, q))) {
                         split = i;
                         moved = true;
                     }
             }
         }
     }
+    /* the __shared__ names the copied part touches: one per copy (each block stages its own
+     * tile), with every name of their declarations */
+    for (size_t i = split; i < pend; i++)
+        for (size_t q = s.st[i]; q < s.st[i + 1] && !shared_top[i]; q++) {
+            long k = shn_index(&s, q);
+            if (k < 0 || is_rname(&s, q))
+                continue;
+            if (s.shn_ext[k]) /* read only here (a store stops the prologue): one for all */
+                continue;
+            for (size_t j = 0; j < s.n_shn; j++)
+                if (s.shn_st[j] == s.shn_st[k] && !is_rname(&s, s.shn[j]) && s.n_rnames < FB_MAX_NAMES)
+                    s.rnames[s.n_rnames++] = s.shn[j];
+        }
+    size_t n_shared_copied = s.n_rnames;
     /* a __shared__ declared in a nested block of the rest is one per copy: correct (each
      * copy's scope has its own), and cheap only when small: literal dimensions of at most
      * 1024 elements together (block_reduce's `__shared__ T hk_part[32]`, so that the two
@@ -510,11 +895,13 @@ static int fused_blocks(const rw_context *c, int blocks, rw_result *out)
                 REFUSE(HK_MSG_RW_FB_SHARED, LINE(q));
         }
     }
-    /* calls before the first store: run once for the batch (before the split) or again per
-     * copy (after it), so none may write */
-    {
-        size_t q = first_unsafe_call(&s, s.st[0], s.st[pend]);
-        if (q < s.st[pend]) {
+    /* calls before the end of the copied part: run once for the batch (before the split) or
+     * again per copy (after it), so none may write (the top-level barriers are passed once) */
+    for (size_t i = 0; i < pend; i++) {
+        if (barrier[i] || shared_top[i])
+            continue;
+        size_t q = first_unsafe_call(&s, s.st[i], s.st[i + 1]);
+        if (q < s.st[i + 1]) {
             char *nm = rwl_tok_text(ts, q, q + 1);
             if (!nm) {
                 rc = HK_ENOMEM;
@@ -527,21 +914,29 @@ static int fused_blocks(const rw_context *c, int blocks, rw_result *out)
     }
     /* the copied part's declared names; none may be read before the split, be a parameter,
      * or be declared twice at the top of it */
-    bool loads = false;
     for (size_t i = split; i < pend; i++) {
         if (shared_top[i])
             continue;
         for (size_t q = s.st[i]; q < s.st[i + 1]; q++) {
-            if (rwl_tok_is(ts, q, "[") || (rwl_tok_is(ts, q, "*") && rwl_unary_position(ts, q)) ||
-                rwl_tok_is(ts, q, "->") || rwl_tok_is(ts, q, "__ldg"))
-                loads = true;
             if (!declared_name(ts, q))
                 continue;
             if (s.n_dnames >= FB_MAX_NAMES)
                 REFUSE(HK_MSG_RW_FB_NAME, LINE(q), "?");
             if (is_dname(&s, q))
                 continue; /* declared again (a second loop's counter): renamed alike */
-            bool clash = false;
+            /* a reference (`float &r = x;`): each copy's would name what the original names,
+             * a block-free local or a parameter's element shared by all copies */
+            if (rwl_tok_is(ts, q - 1, "&") && !rwl_tok_is(ts, q + 1, "(")) {
+                char *nm = rwl_tok_text(ts, q, q + 1);
+                if (!nm) {
+                    rc = HK_ENOMEM;
+                    goto out;
+                }
+                rc = rwl_not_applicable_to(out, "fused_blocks", kn, HK_MSG_RW_FB_REFERENCE, LINE(q), nm);
+                hk_free(nm);
+                goto out;
+            }
+            bool clash = is_rname(&s, q);
             for (size_t p = 0; p < f->n_params && !clash; p++)
                 if (f->params[p].name && strlen(f->params[p].name) == ts->t[q].end - ts->t[q].start &&
                     !memcmp(f->params[p].name, c->text + ts->t[q].start, ts->t[q].end - ts->t[q].start))
@@ -562,14 +957,75 @@ static int fused_blocks(const rw_context *c, int blocks, rw_result *out)
             s.dnames[s.n_dnames++] = q;
         }
     }
-    if (!loads)
-        REFUSE(HK_MSG_RW_FB_NO_LOAD, LINE(s.st[split]));
-    /* with a spec and a device: the working blocks (one in F) must still fill the GPU */
+    /* a parameter, or a local of the part kept once, written from the split on (cs_conv_rows'
+     * `d_Src += ...`): each copy gets its own, `auto NAME_hkj = NAME;` at the split, so that
+     * none sees another's writes; a local array or reference cannot be copied so */
+    size_t first_rp = s.n_rnames;
+    for (size_t q = s.st[split]; q + 1 < ts->n; q++) {
+        if (ts->t[q].kind != T_IDENT || !rwl_is_use(ts, q) || is_dname(&s, q) || is_rname(&s, q) ||
+            shn_index(&s, q) >= 0 || !rwl_scalar_written(ts, q))
+            continue;
+        bool param = false, local = false, plain = true;
+        for (size_t p = 0; p < f->n_params && !param; p++)
+            if (f->params[p].name && strlen(f->params[p].name) == ts->t[q].end - ts->t[q].start &&
+                !memcmp(f->params[p].name, c->text + ts->t[q].start, ts->t[q].end - ts->t[q].start)) {
+                param = true;
+                if (f->params[p].type && strchr(f->params[p].type, '&'))
+                    plain = false;
+            }
+        for (size_t r = 1; r < s.st[split] && !param; r++)
+            if (rwl_same_tok(ts, r, q) && declared_name(ts, r)) {
+                local = true;
+                if (rwl_tok_is(ts, r + 1, "[") || rwl_tok_is(ts, r - 1, "&"))
+                    plain = false;
+            }
+        if (!param && !local)
+            continue; /* declared in the rest */
+        if (!plain || s.n_rnames >= FB_MAX_NAMES) {
+            char *nm = rwl_tok_text(ts, q, q + 1);
+            if (!nm) {
+                rc = HK_ENOMEM;
+                goto out;
+            }
+            rc = rwl_not_applicable_to(out, "fused_blocks", kn, HK_MSG_RW_FB_SHARED_LOCAL, LINE(q), nm);
+            hk_free(nm);
+            goto out;
+        }
+        s.rnames[s.n_rnames++] = q;
+    }
+    /* shared memory: the copies' tiles must fit a block, and with a spec and a device the
+     * copies must put more loads in flight per SM than the blocks did: F working blocks' worth
+     * each, fewer of them resident when their tiles take the SM's shared memory. Then the
+     * working blocks (one in F along the axis) must still fill the GPU. */
+    long long s0 = 0, sr = 0;
+    bool sizes_known = true;
+    for (size_t i = 0; i < s.n_shn; i++) {
+        if (s.shn_ext[i])
+            continue;
+        long long nb = shn_bytes(c, &s, i);
+        if (nb < 0) {
+            sizes_known = false;
+            continue;
+        }
+        s0 += nb;
+        for (size_t r = 0; r < n_shared_copied; r++)
+            if (rwl_same_tok(ts, s.rnames[r], s.shn[i]))
+                sr += nb;
+    }
+    long long s1 = s0 + (long long)(blocks - 1) * sr;
+    size_t sh_line_tok = n_shared_copied ? s.rnames[0] : 0;
+    for (size_t i = 0; i < s.n_shn && n_shared_copied; i++)
+        if (rwl_same_tok(ts, s.shn[i], s.rnames[0]))
+            sh_line_tok = s.shn[i];
+    long long block_limit = c->hip ? 65536 : 49152; /* static shared memory a block may declare */
+    if (sr > 0 && sizes_known && s1 > block_limit)
+        REFUSE(HK_MSG_RW_FB_SMEM, LINE(sh_line_tok), blocks, s1, block_limit);
     {
         const struct spec *sp = c->spec;
-        expr_value g, b;
-        if (sp && sp->n_sizes && sp->grid[0] && sp->block[0] && c->sm_count > 0 && c->warps_per_sm > 0 &&
-            spec_eval(sp, sp->grid[0], 0, c->sm_count, &g, NULL, 0) == HK_OK && !g.is_float && g.i > 0 &&
+        expr_value b;
+        long long g[3];
+        if (sp && sp->n_sizes && sp->block[0] && c->sm_count > 0 && c->warps_per_sm > 0 && spec_grid(c, 0, &g[0]) &&
+            spec_grid(c, 1, &g[1]) && spec_grid(c, 2, &g[2]) &&
             spec_eval(sp, sp->block[0], 0, c->sm_count, &b, NULL, 0) == HK_OK && !b.is_float && b.i > 0) {
             long long threads = b.i;
             for (int d = 1; d < 3; d++) {
@@ -579,36 +1035,58 @@ static int fused_blocks(const rw_context *c, int blocks, rw_result *out)
                     threads *= e.i;
             }
             long long per_sm = (long long)c->warps_per_sm * 32 / threads;
-            long long resident = (long long)c->sm_count * (per_sm > 0 ? per_sm : 1);
-            long long working = (g.i + blocks - 1) / blocks;
+            if (per_sm < 1)
+                per_sm = 1;
+            if (per_sm > 32) /* resident blocks per SM at most (sm_80/sm_90) */
+                per_sm = 32;
+            long long fused_sm = per_sm;
+            if (sr > 0 && sizes_known) {
+                /* an SM's shared memory: 228 KB on the H100/H200 (an A100's 164 KB would hold
+                 * fewer), 64 KB LDS on a gfx9 CU; 1 KB reserved per block on NVIDIA */
+                long long cap = c->hip ? 65536 : 233472, res = c->hip ? 0 : 1024;
+                long long r0 = cap / (s0 + res), r1 = cap / (s1 + res);
+                long long base_sm = per_sm < r0 ? per_sm : r0;
+                fused_sm = per_sm < r1 ? per_sm : r1;
+                if ((long long)blocks * fused_sm <= base_sm)
+                    REFUSE(HK_MSG_RW_FB_GAIN, LINE(sh_line_tok), blocks, s1, fused_sm, base_sm, cap / 1024, blocks,
+                           fused_sm, base_sm);
+            }
+            /* loads in flight already: the blocks an SM held, each thread's global loads of
+             * the copied part between two of its barriers (the most of any such phase, 4
+             * bytes each). At 64 KB per SM or more -- over 2.5x what HBM needs by Little's
+             * law (H100: 3.35 TB/s x ~0.7 us / 132 SMs, about 18 KB; H200 about 25 KB) --
+             * more copies put nothing more to use (cs_conv_rows: 32 blocks of 64 threads,
+             * 10 loads each: 80 KB) */
+            {
+                long long phase = 0, most = 0;
+                bool known = true;
+                for (size_t i = split; i < pend && known; i++) {
+                    if (barrier[i]) {
+                        phase = 0;
+                        continue;
+                    }
+                    if (shared_top[i])
+                        continue;
+                    long long n = loads_in(c, &s, s.st[i], s.st[i + 1]);
+                    known = n >= 0;
+                    phase += n;
+                    most = phase > most ? phase : most;
+                }
+                long long base_sm = per_sm;
+                if (sizes_known && !c->hip && s0 + 1024 > 0 && 233472 / (s0 + 1024) < base_sm)
+                    base_sm = 233472 / (s0 + 1024);
+                long long flight = base_sm * threads * most * 4;
+                if (known && flight >= 65536)
+                    REFUSE(HK_MSG_RW_FB_FLIGHT, LINE(s.st[split]), base_sm, threads, most, flight / 1024);
+            }
+            int ai = ax == 'y' ? 1 : 0;
+            long long total = g[0] * g[1] * g[2];
+            long long working = (g[ai] + blocks - 1) / blocks * (total / g[ai]);
+            long long resident = (long long)c->sm_count * (fused_sm > 0 ? fused_sm : 1);
             if (working < resident)
-                REFUSE(HK_MSG_RW_FB_WAVE, rwl_line_at(c->text, f->span.start_byte), (long long)g.i, blocks,
-                       working, resident, c->sm_count);
+                REFUSE(HK_MSG_RW_FB_WAVE, rwl_line_at(c->text, f->span.start_byte), total, blocks, working, resident,
+                       c->sm_count);
         }
-    }
-    /* a parameter, or a local of the part kept once, written from the split on: the F
-     * copies would share it, each seeing the writes of the copies before it */
-    for (size_t q = s.st[split]; q + 1 < ts->n; q++) {
-        if (ts->t[q].kind != T_IDENT || !rwl_is_use(ts, q) || is_dname(&s, q) || !rwl_scalar_written(ts, q))
-            continue;
-        bool shared_name = false;
-        for (size_t p = 0; p < f->n_params && !shared_name; p++)
-            if (f->params[p].name && strlen(f->params[p].name) == ts->t[q].end - ts->t[q].start &&
-                !memcmp(f->params[p].name, c->text + ts->t[q].start, ts->t[q].end - ts->t[q].start))
-                shared_name = true;
-        for (size_t r = 1; r < s.st[split] && !shared_name; r++)
-            if (rwl_same_tok(ts, r, q) && declared_name(ts, r))
-                shared_name = true;
-        if (!shared_name)
-            continue;
-        char *nm = rwl_tok_text(ts, q, q + 1);
-        if (!nm) {
-            rc = HK_ENOMEM;
-            goto out;
-        }
-        rc = rwl_not_applicable_to(out, "fused_blocks", kn, HK_MSG_RW_FB_SHARED_LOCAL, LINE(q), nm);
-        hk_free(nm);
-        goto out;
     }
     /* after the prologue: no loop that could wait on another block */
     for (size_t q = s.st[pend < s.n_st ? pend : s.n_st]; q + 1 < ts->n; q++)
@@ -619,29 +1097,58 @@ static int fused_blocks(const rw_context *c, int blocks, rw_result *out)
     int F = blocks;
     int first_line = LINE(s.st[split]), last_line = LINE(s.st[pend] - 1);
     if ((rc = hk_buf_printf(&o,
-                            "{\n    // hk rewrite: fused_blocks. Block b = %d*q runs blocks b .. b+%d (those below gridDim.x),\n" /* i18n: not for people */
-                                "    // the others return at once: the code before the first store or barrier that reads\n"
-                                "    // blockIdx.x runs for all %d first (their loads in flight together), then each\n"
-                                "    // block's rest in turn, a barrier between. Each block computes what it did before.\n"
-                                "    if (blockIdx.x %% %du != 0u)\n        return;\n",
-                            F, F - 1, F, (unsigned)F)))
+                            "{\n    // hk rewrite: fused_blocks. Block b = %d*q along %c runs blocks b .. b+%d (those below gridDim.%c),\n" /* i18n: not for people */
+                                "    // the others return at once: the code from the first read of blockIdx.%c to the last load\n"
+                                "    // before the first store to global memory runs for all %d first (their loads in flight\n"
+                                "    // together, each with its own __shared__ tiles), then each block's rest in turn, a barrier\n"
+                                "    // between. Each block computes what it did before.\n"
+                                "    if (blockIdx.%c %% %du != 0u)\n        return;\n",
+                            F, ax, F - 1, ax, ax, F, ax, (unsigned)F)))
         goto out;
-    /* the block-free statements as written, then the later shared declarations once */
-    for (size_t i = 0; i < s.n_st && !rc; i++)
-        if (i < split || shared_top[i])
-            rc = emit_stmt(&s, i, NULL, NULL, &o);
+    /* the block-free statements as written, then the shared declarations once, and again per
+     * further copy for the tiles the copied part touches */
+    for (size_t i = 0; i < s.n_st && !rc; i++) {
+        if (!(i < split || shared_top[i]))
+            continue;
+        rc = emit_stmt(&s, i, NULL, NULL, &o);
+        bool copied = false;
+        for (size_t r = 0; r < n_shared_copied && shared_top[i]; r++)
+            for (size_t q = s.st[i]; q < s.st[i + 1]; q++)
+                copied = copied || (rwl_same_tok(ts, q, s.rnames[r]) && shn_index(&s, q) >= 0);
+        for (int j = 1; j < F && !rc && copied; j++) {
+            char sfx[32];
+            snprintf(sfx, sizeof sfx, "_hk%d", j);
+            rc = emit_stmt(&s, i, NULL, sfx, &o);
+        }
+    }
     for (int j = 1; j < F && !rc; j++)
-        rc = hk_buf_printf(&o, /* i18n: not for people */ "    const unsigned int hk_fb_v%d = min(blockIdx.x + %du, gridDim.x - 1u);\n", j,
-                           (unsigned)j);
+        rc = hk_buf_printf(&o, /* i18n: not for people */ "    const unsigned int hk_fb_v%d = min(blockIdx.%c + %du, gridDim.%c - 1u);\n", j,
+                           ax, (unsigned)j, ax);
+    for (size_t r = first_rp; r < s.n_rnames && !rc; r++)
+        for (int j = 1; j < F && !rc; j++) {
+            char *nm = rwl_tok_text(ts, s.rnames[r], s.rnames[r] + 1);
+            if (!nm) {
+                rc = HK_ENOMEM;
+                break;
+            }
+            rc = hk_buf_printf(&o, /* i18n: not for people */ "    auto %s_hk%d = %s; // block b+%d's own\n", nm, j, nm, j);
+            hk_free(nm);
+        }
     /* statement by statement, each for the F blocks in turn: a statement's loads for all F
      * stand together, ahead of the arithmetic that waits for them (the copies share no
-     * local they write, so any interleaving of them computes the same) */
-    rc = hk_buf_printf(&o, /* i18n: not for people */ "    // blocks b .. b+%d: their indices and loads, each statement for the %d in turn\n"
-                       "    // (a block past the grid computes the last block's again; its rest does not run)\n", F - 1, F);
+     * local or tile they write, so any interleaving of them computes the same); a top-level
+     * barrier once, for all of them */
+    if (!rc)
+        rc = hk_buf_printf(&o, /* i18n: not for people */ "    // blocks b .. b+%d: their indices and loads, each statement for the %d in turn\n"
+                           "    // (a block past the grid computes the last block's again; its rest does not run)\n", F - 1, F);
     int jammed = 0;
     for (size_t i = split; i < pend && !rc; i++) {
         if (shared_top[i])
             continue;
+        if (barrier[i]) {
+            rc = emit_stmt(&s, i, NULL, NULL, &o);
+            continue;
+        }
         size_t ha, he, ba, bb;
         if (F > 1 && jammable(&s, i, &ha, &he, &ba, &bb)) {
             /* one loop, its body for the F blocks in turn (jammable's proof) */
@@ -683,10 +1190,10 @@ static int fused_blocks(const rw_context *c, int blocks, rw_result *out)
     }
     for (int j = 0; j < F && !rc; j++) {
         char vb[32], sfx[32];
-        snprintf(vb, sizeof vb, "(blockIdx.x + %du)", (unsigned)j);
+        snprintf(vb, sizeof vb, "(blockIdx.%c + %du)", ax, (unsigned)j);
         snprintf(sfx, sizeof sfx, "_hk%d", j);
         if (j)
-            rc = hk_buf_printf(&o, "    __syncthreads();\n    if (blockIdx.x + %du < gridDim.x) {\n", (unsigned)j);
+            rc = hk_buf_printf(&o, "    __syncthreads();\n    if (blockIdx.%c + %du < gridDim.%c) {\n", ax, (unsigned)j, ax);
         else
             rc = hk_buf_appends(&o, "    {\n");
         for (size_t i = pend; i < s.n_st && !rc; i++)
@@ -706,7 +1213,7 @@ static int fused_blocks(const rw_context *c, int blocks, rw_result *out)
     }
     if ((rc = rwl_edits_add_owned(&es, f->body_span.start_byte, f->body_span.end_byte, body)))
         goto out;
-    char *d = hk_asprintf(EN(RW_FB_DESC), f->name, F, first_line, last_line, F);
+    char *d = hk_asprintf(EN(RW_FB_DESC), f->name, F, ax, ax, first_line, last_line, F);
     rc = rwl_finish(c->text, c->len, c->m, f->name, &es, d, out);
     if (!rc && out->applicable)
         out->keeps_launch = true;
@@ -730,8 +1237,8 @@ static int emit_fused_blocks(const rw_context *c, const int *p, rw_result *out)
 
 const rw_descriptor rw_fused_blocks_desc = {
     .name = "fused_blocks",
-    .summary = "F consecutive blocks run by one, the loads before their first store or barrier " /* i18n: not for people */
-               "issued together: more bytes in flight per SM, exact",
+    .summary = "F consecutive blocks (along x or y) run by one, their loads before the first global store " /* i18n: not for people */
+               "issued together, staged __shared__ tiles one per block: more bytes in flight per SM, exact",
     .params = fuse_params,
     .n_params = HK_ARRAY_LEN(fuse_params),
     /* more loads in flight where nothing else of the pass gives them: planned after the

@@ -182,6 +182,82 @@ static const char k_rows[] =
     "        r[row] = sh[0] / C;\n"
     "}\n";
 
+/* a tile staged in two phases behind a barrier (rodinia srad's shape): the copied part runs
+ * to the last global load, through the top-level barrier (passed once by the copies) and a
+ * read of another thread's element of the first tile; each copy stages its own tiles */
+static const char k_stage[] =
+    "#define TS 8\n"
+    "__global__ void stage2(const float *J, float *C, int cols)\n"
+    "{\n"
+    "    __shared__ float north[TS][TS];\n"
+    "    __shared__ float tile[TS][TS];\n"
+    "    __shared__ float res[TS][TS];\n"
+    "    int tx = threadIdx.x, ty = threadIdx.y;\n"
+    "    int bx = blockIdx.x, by = blockIdx.y;\n"
+    "    int row = by * TS + ty, col = bx * TS + tx;\n"
+    "    north[ty][tx] = J[(row > 0 ? row - 1 : 0) * cols + col];\n"
+    "    if (bx == gridDim.x - 1)\n"
+    "        north[ty][tx] += 1.0f;\n"
+    "    __syncthreads();\n"
+    "    float nb = north[(ty + 1) % TS][tx];\n"
+    "    tile[ty][tx] = J[row * cols + col] * 0.5f + nb;\n"
+    "    __syncthreads();\n"
+    "    float v = tile[ty][(tx + 1) % TS] - tile[ty][tx];\n"
+    "    res[ty][tx] = v * v;\n"
+    "    __syncthreads();\n"
+    "    C[row * cols + col] = res[(ty + 3) % TS][tx] + (float)bx;\n"
+    "}\n";
+
+/* cuda-samples' convolutionRows shape along y (only blockIdx.y read: the fused axis is y):
+ * the parameters stepped to the block's row (each copy gets its own), the tile staged by an
+ * unrolled loop (jammed) and a guarded halo, one barrier, the outputs from the tile */
+static const char k_rowsy[] =
+    "#define RX 8\n"
+    "#define STEPS 4\n"
+    "__global__ void rows_y(float *dst, const float *src, int w, int pitch)\n"
+    "{\n"
+    "    __shared__ float s_data[2][STEPS * RX + 2];\n"
+    "    const int base = blockIdx.y * 2 + threadIdx.y;\n"
+    "    src += base * pitch;\n"
+    "    dst += base * pitch;\n"
+    "#pragma unroll\n"
+    "    for (int i = 0; i < STEPS; i++)\n"
+    "        s_data[threadIdx.y][1 + threadIdx.x + i * RX] = src[threadIdx.x + i * RX];\n"
+    "    if (threadIdx.x == 0) {\n"
+    "        s_data[threadIdx.y][0] = 0.0f;\n"
+    "        s_data[threadIdx.y][STEPS * RX + 1] = src[w - 1] + (float)blockIdx.y;\n"
+    "    }\n"
+    "    __syncthreads();\n"
+    "    for (int i = 0; i < STEPS; i++) {\n"
+    "        int x = 1 + threadIdx.x + i * RX;\n"
+    "        dst[x - 1] = s_data[threadIdx.y][x - 1] + 2.0f * s_data[threadIdx.y][x] + s_data[threadIdx.y][x + 1];\n"
+    "    }\n"
+    "}\n";
+
+/* a pointer to the tile taken before blockIdx is read: the split moves back to it, so that
+ * each copy's pointer names its own tile */
+static const char k_tptr[] =
+    "__global__ void tptr(const float *a, float *o)\n"
+    "{\n"
+    "    __shared__ float tile[64];\n"
+    "    float *p = tile + threadIdx.x;\n"
+    "    int i = blockIdx.x * 64 + threadIdx.x;\n"
+    "    tile[threadIdx.x] = a[i];\n"
+    "    __syncthreads();\n"
+    "    o[i] = tile[63 - threadIdx.x] + 2.0f * p[0];\n"
+    "}\n";
+
+/* a block-free local written after the first barrier: each copy gets its own */
+static const char k_tloc[] =
+    "__global__ void tloc(const float *a, float *o)\n"
+    "{\n"
+    "    int t = threadIdx.x;\n"
+    "    float v = a[blockIdx.x * 64 + t];\n"
+    "    __syncthreads();\n"
+    "    t += 1;\n"
+    "    o[blockIdx.x * 64 + t - 1] = v;\n"
+    "}\n";
+
 /* Drivers: grids of G blocks (some not multiples of F), outputs G + 8 with a sentinel past
  * the last (EMU_PAIR sets -7 everywhere and compares bit for bit). */
 static const char d_partials[] =
@@ -216,6 +292,28 @@ static const char d_rows[] =
     "    PAIR(float, \"rows\", G + 8, emu::launch(dim3(G), dim3(64), 64 * sizeof(float), [&] { NS::row_var(out, inp, mean, C); }));\n"
     "}\n";
 
+static const char d_stage[] =
+    "for (int G : {1, 3, 5}) for (int H : {1, 2}) {\n"
+    "    const int cols = G * 8;\n"
+    "    emu::buf<float> J(cols * H * 8); J.fill(G * 7 + H);\n"
+    "    PAIR(float, \"stage\", cols * H * 8 + 8, emu::launch(dim3(G, H), dim3(8, 8), 0, [&] { NS::stage2(J, out, cols); }));\n"
+    "}\n";
+static const char d_rowsy[] =
+    "for (int G : {1, 3, 6}) for (int pitch : {32, 35}) {\n"
+    "    emu::buf<float> src(2 * G * pitch); src.fill(G + pitch);\n"
+    "    PAIR(float, \"rowsy\", 2 * G * pitch + 8, emu::launch(dim3(1, G), dim3(8, 2), 0, [&] { NS::rows_y(out, src, 32, pitch); }));\n"
+    "}\n";
+static const char d_tptr[] =
+    "for (int G : {1, 3, 7}) {\n"
+    "    emu::buf<float> a(G * 64); a.fill(G + 1);\n"
+    "    PAIR(float, \"tptr\", G * 64 + 8, emu::launch(dim3(G), dim3(64), 0, [&] { NS::tptr(a, out); }));\n"
+    "}\n";
+static const char d_tloc[] =
+    "for (int G : {1, 3, 7}) {\n"
+    "    emu::buf<float> a(G * 64); a.fill(G);\n"
+    "    PAIR(float, \"tloc\", G * 64 + 8, emu::launch(dim3(G), dim3(64), 0, [&] { NS::tloc(a, out); }));\n"
+    "}\n";
+
 static void add_case(const char *tag, const char *src, const char *kname, int F, const char *driver)
 {
     int p[RW_MAX_PARAMS] = {F};
@@ -239,6 +337,37 @@ static void emulated_runs(void **state)
         add_case("tiles", k_tiles, "tile_count", fs[i], d_tiles);
         add_case("cg", k_cg, "red3", fs[i], d_cg);
         add_case("rows", k_rows, "row_var", fs[i], d_rows);
+        add_case("stage", k_stage, "stage2", fs[i], d_stage);
+        add_case("rowsy", k_rowsy, "rows_y", fs[i], d_rowsy);
+        add_case("tloc", k_tloc, "tloc", fs[i], d_tloc);
+        add_case("tptr", k_tptr, "tptr", fs[i], d_tptr);
+    }
+    /* broken on purpose, the tiles: the copied part's barrier dropped (the read of another
+     * thread's element of the first tile moved before it), and block b+1's rest reading block
+     * b's tile */
+    {
+        int p2[RW_MAX_PARAMS] = {2};
+        char *st = emu_rewrite(k_stage, "stage2", "fused_blocks", p2);
+        static const char bar[] = "    __syncthreads();\n    float nb = north[(ty + 1) % TS][tx];";
+        assert_non_null(strstr(st, bar));
+        char *nobar = emu_replaced_all(st, bar, "    float nb = north[(ty + 1) % TS][tx];");
+        emu_batch_add_pair(&batch, "broken_barrier", k_stage, nobar, EMU_PAIR, d_stage, EMU_DIFFERS);
+        static const char own[] = "float v = tile_hk1[ty][(tx + 1) % TS] - tile_hk1[ty][tx];";
+        assert_non_null(strstr(st, own));
+        char *wrong = emu_replaced_all(st, own, "float v = tile[ty][(tx + 1) % TS] - tile[ty][tx];");
+        emu_batch_add_pair(&batch, "broken_tile", k_stage, wrong, EMU_PAIR, d_stage, EMU_DIFFERS);
+        free(wrong);
+        free(nobar);
+        free(st);
+        /* the pointer to the tile taken before the split, left naming block b's tile in block
+         * b+1's rest (the text before the split moved back to it) */
+        char *tp = emu_rewrite(k_tptr, "tptr", "fused_blocks", p2);
+        assert_non_null(strstr(tp, "float *p_hk1 = tile_hk1 + threadIdx.x;"));
+        char *shared_p = emu_replaced_all(tp, "2.0f * p_hk1[0]", "2.0f * p[0]");
+        assert_true(strcmp(shared_p, tp) != 0);
+        emu_batch_add_pair(&batch, "broken_tile_pointer", k_tptr, shared_p, EMU_PAIR, d_tptr, EMU_DIFFERS);
+        free(shared_p);
+        free(tp);
     }
     /* broken on purpose: each copy loads the leader's block; a block past the grid runs */
     int p[RW_MAX_PARAMS] = {4};
@@ -361,24 +490,40 @@ static void refusals(void **state)
             "    __syncthreads();\n"
             "    o[blockIdx.x] = s[0];\n"
             "}\n",
+            "k", "statement", 6);
+    /* a block-free reference written after the split: no copy of its own can be made */
+    refused("__global__ void k(const float *a, float *o)\n"
+            "{\n"
+            "    float tmp = 0.0f;\n"
+            "    float &acc = tmp;\n"
+            "    float v = a[blockIdx.x * 64 + threadIdx.x];\n"
+            "    __syncthreads();\n"
+            "    acc += v;\n"
+            "    o[blockIdx.x * 64 + threadIdx.x] = acc;\n"
+            "}\n",
+            "k", "local", 7);
+    /* a reference declared in the copied part: the copies would alias one local */
+    refused("__global__ void k(const float *a, float *o)\n"
+            "{\n"
+            "    float acc = 0.0f;\n"
+            "    int i = blockIdx.x * 64 + threadIdx.x;\n"
+            "    float &r = acc;\n"
+            "    r += a[i];\n"
+            "    __syncthreads();\n"
+            "    o[i] = acc;\n"
+            "}\n",
+            "k", "reference", 5);
+    /* a tile of dynamic shared memory (sized by the launch, which fused_blocks keeps) ends
+     * the copied part: nothing loads before it */
+    refused("__global__ void k(const float *a, float *o)\n"
+            "{\n"
+            "    extern __shared__ float dyn[];\n"
+            "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+            "    dyn[threadIdx.x] = a[i];\n"
+            "    __syncthreads();\n"
+            "    o[i] = dyn[blockDim.x - 1 - threadIdx.x];\n"
+            "}\n",
             "k", "statement", 4);
-    refused("__global__ void k(const float *a, float *o)\n"
-            "{\n"
-            "    a += blockIdx.x * 64;\n"
-            "    float v = a[threadIdx.x];\n"
-            "    __syncthreads();\n"
-            "    o[blockIdx.x * 64 + threadIdx.x] = v;\n"
-            "}\n",
-            "k", "local", 3);
-    refused("__global__ void k(const float *a, float *o)\n"
-            "{\n"
-            "    int t = threadIdx.x;\n"
-            "    float v = a[blockIdx.x * 64 + t];\n"
-            "    __syncthreads();\n"
-            "    t += 1;\n"
-            "    o[blockIdx.x * 64 + t - 1] = v;\n"
-            "}\n",
-            "k", "local", 6);
     refused("#define ROW (blockIdx.x * 64)\n"
             "__global__ void k(const float *a, float *o)\n"
             "{\n"
@@ -430,6 +575,183 @@ static void device_rule(void **state)
     }
 }
 
+/* rodinia's srad (srad_cuda_1: five tiles in three phases behind two barriers, five outputs),
+ * hotspot (calculate_temp: two tiles under an IN_RANGE guard, then an iteration loop with
+ * barriers) and backprop's layerforward (bpnn_layerforward_CUDA: a grid along y, a tile
+ * staged in two phases) from bench/wild/src where extracted, rewritten at F 2 and 4 and
+ * emulated against themselves bit for bit; srad's rest of block b+1 reading block b's centre
+ * tile must differ. */
+static void wild_kernels_emulated(void **state)
+{
+    (void)state;
+    SKIP_WITHOUT_EMULATOR();
+    emu_batch_init(&batch, tmpdir, "fuse_wild");
+    static const struct {
+        const char *id, *kernel, *driver;
+    } wild[] = {
+        {"rodinia_srad1", "srad_cuda_1",
+         "for (int gx : {1, 3, 5}) for (int gy : {1, 2}) {\n"
+         "    const int cols = 16 * gx, rows = 16 * gy, n = rows * cols;\n"
+         "    emu::buf<float> J(n + 2 * cols);\n"
+         "    for (int i = 0; i < n + 2 * cols; i++) J[i] = 1.0f + (float)((i * 7) % 17) * 0.1f;\n"
+         "    PAIR(float, \"srad\", 5 * n + 8, emu::launch(dim3(gx, gy), dim3(16, 16), 0, [&] {\n"
+         "        NS::srad_cuda_1(&out[0], &out[n], &out[2 * n], &out[3 * n], &J[cols], &out[4 * n], cols, rows, 0.05f); }));\n"
+         "}\n"},
+        {"rodinia_hotspot", "calculate_temp",
+         "for (int c : {30, 40}) for (int r : {20, 45}) {\n"
+         "    emu::buf<float> pw(r * c), ts(r * c);\n"
+         "    for (int i = 0; i < r * c; i++) { pw[i] = (float)(i % 10) * 0.0001f; ts[i] = 323.0f + (float)((i * 3) % 20); }\n"
+         "    const int gx = (c + 11) / 12, gy = (r + 11) / 12;\n"
+         "    PAIR(float, \"hotspot\", r * c + 8, emu::launch(dim3(gx, gy), dim3(16, 16), 0, [&] {\n"
+         "        NS::calculate_temp(2, pw, ts, out, c, r, 2, 2, 1.66893e-09f, 10.0f, 10.0f, 1310720.0f, 1.45833e-07f, 0.001f); }));\n"
+         "}\n"},
+        {"rodinia_backprop_layerforward", "bpnn_layerforward_CUDA",
+         "for (int G : {1, 3, 5}) {\n"
+         "    const int in = 16 * G, nw = (in + 1) * 17;\n"
+         "    emu::buf<float> inp(in + 1), oh(17);\n"
+         "    for (int i = 0; i <= in; i++) inp[i] = 0.5f + (float)(i % 7) * 0.125f;\n"
+         "    oh.fill(3);\n"
+         "    PAIR(float, \"layerforward\", nw + in + 8, for (int i = 0; i < nw; i++) out[i] = (float)(i % 13) * 0.25f;\n"
+         "         emu::launch(dim3(1, G), dim3(16, 16), 0, [&] { NS::bpnn_layerforward_CUDA(inp, oh, &out[0], &out[nw], in, 16); }));\n"
+         "}\n"},
+    };
+    size_t added = 0;
+    for (size_t i = 0; i < HK_ARRAY_LEN(wild); i++) {
+        char *src = rwf_wild_text(wild[i].id, NULL);
+        if (!src)
+            continue;
+        for (int F = 2; F <= 4; F += 2) {
+            int p[RW_MAX_PARAMS] = {F};
+            char *fused = emu_rewrite(src, wild[i].kernel, "fused_blocks", p);
+            /* an include guard, defined by the original's copy, would hide the rewrite's */
+            char *cand = emu_replaced_all(fused, "#ifndef ", "#if 1 // ");
+            free(fused);
+            char tag[96];
+            snprintf(tag, sizeof tag, "%s_f%d", wild[i].id, F);
+            emu_batch_add_pair(&batch, tag, src, cand, EMU_PAIR, wild[i].driver, EMU_OK);
+            added++;
+            if (F == 2 && !strcmp(wild[i].id, "rodinia_srad1")) {
+                static const char own[] = "jc_hk1 = temp_hk1[ty_hk1][tx_hk1];";
+                assert_non_null(strstr(cand, own));
+                char *wrong = emu_replaced_all(cand, own, "jc_hk1 = temp[ty_hk1][tx_hk1];");
+                emu_batch_add_pair(&batch, "srad_wrong_tile", src, wrong, EMU_PAIR, wild[i].driver, EMU_DIFFERS);
+                free(wrong);
+            }
+            free(cand);
+        }
+        free(src);
+    }
+    if (added)
+        assert_int_equal(emu_batch_finish(&batch), 0);
+}
+
+/* A kernel model with a spec and a device: rw_applies / rw_apply_named at F. */
+static void with_spec(const char *src, const char *kname, const char *js, int F, rw_refusal *why, char **text)
+{
+    spec *sp = NULL;
+    spec_diags dg = {0};
+    int prc = spec_parse(js, strlen(js), NULL, &sp, &dg);
+    for (size_t d = 0; prc != HK_OK && d < dg.n; d++)
+        print_message("spec: %s: %s\n", dg.items[d].path, dg.items[d].message);
+    spec_diags_free(&dg);
+    assert_int_equal(prc, HK_OK);
+    fixture fx;
+    load_text(src, &fx);
+    rw_context ctx = {.text = fx.text, .len = fx.len, .m = fx.m, .kernel = kernel(&fx, kname), .spec = sp,
+                      .sm_count = 132, .warps_per_sm = 64};
+    int p[RW_MAX_PARAMS] = {F};
+    assert_int_equal(rw_applies(rw_find("fused_blocks"), &ctx, p, why), HK_OK);
+    if (text) {
+        rw_result r;
+        rw_refusal w2;
+        assert_int_equal(rw_apply_named("fused_blocks", &ctx, p, &r, &w2), HK_OK);
+        assert_true(r.applicable);
+        *text = strdup(r.text);
+        rw_result_free(&r);
+    }
+    unload(&fx);
+    spec_free(sp);
+}
+
+/* The axis: both block indices read, the spec's grid longer along y: fused along y. The
+ * tiles' shared memory: 24 KB per block fused by 2 lets an SM hold 4 working blocks instead
+ * of 8 (2 x 4 blocks' loads in flight, as 8 were: no gain), by 4 it is over 48 KB. Loads
+ * in flight already at 64 KB per SM: refused. */
+static void axis_and_smem(void **state)
+{
+    (void)state;
+    static const char stage_spec[] =
+        "{\"name\": \"st\", \"kernel\": \"stage2\", \"source\": \"st.cu\",\n"
+        " \"sizes\": [{\"c\": 64, \"r\": 65536}, {\"c\": 44, \"r\": 100}],\n"
+        " \"args\": [{\"name\": \"J\", \"kind\": \"input\", \"dtype\": \"float\", \"count\": \"c * r\"},\n"
+        "          {\"name\": \"C\", \"kind\": \"output\", \"dtype\": \"float\", \"count\": \"c * r\"},\n"
+        "          {\"name\": \"cols\", \"kind\": \"scalar\", \"dtype\": \"int\", \"value\": \"c\"}],\n"
+        " \"launch\": {\"grid\": [\"c / 8\", \"r / 8\"], \"block\": [8, 8]}}";
+    rw_refusal why;
+    char *t = NULL;
+    with_spec(k_stage, "stage2", stage_spec, 4, &why, &t);
+    assert_int_equal(why.line, 0);
+    assert_non_null(strstr(t, "if (blockIdx.y % 4u != 0u)"));
+    assert_non_null(strstr(t, "int bx_hk1 = blockIdx.x, by_hk1 = hk_fb_v1;"));
+    assert_non_null(strstr(t, "if (blockIdx.y + 3u < gridDim.y) {"));
+    free(t);
+    static const char big[] =
+        "__global__ void big_tile(const float *a, float *o)\n"
+        "{\n"
+        "    __shared__ float tile[24][256];\n"
+        "    int t = threadIdx.x;\n"
+        "    for (int k = 0; k < 24; k++)\n"
+        "        tile[k][t] = a[(blockIdx.x * 24 + k) * 256 + t];\n"
+        "    __syncthreads();\n"
+        "    float s = 0.0f;\n"
+        "    for (int k = 0; k < 24; k++)\n"
+        "        s += tile[23 - k][(t + k) % 256];\n"
+        "    o[blockIdx.x * 256 + t] = s;\n"
+        "}\n";
+    static const char big_spec[] =
+        "{\"name\": \"bt\", \"kernel\": \"big_tile\", \"source\": \"bt.cu\",\n"
+        " \"sizes\": [{\"g\": 65536}, {\"g\": 1001}],\n"
+        " \"args\": [{\"name\": \"a\", \"kind\": \"input\", \"dtype\": \"float\", \"count\": \"g * 6144\"},\n"
+        "          {\"name\": \"o\", \"kind\": \"output\", \"dtype\": \"float\", \"count\": \"g * 256\"}],\n"
+        " \"launch\": {\"grid\": \"g\", \"block\": 256}}";
+    with_spec(big, "big_tile", big_spec, 2, &why, NULL);
+    assert_string_equal(why.construct, "__shared__ array");
+    assert_int_equal(why.line, 3);
+    assert_non_null(strstr(why.reason, "an SM holds 4 working blocks instead of 8"));
+    with_spec(big, "big_tile", big_spec, 4, &why, NULL);
+    assert_non_null(strstr(why.reason, "take 98304 bytes of shared memory per block, over the 49152"));
+    /* loads in flight already: 32 blocks of 64 threads per SM, 10 loads each before the
+     * barrier (the unrolled staging loop's trips: cuda-samples' convolutionRows) is 80 KB per
+     * SM; 4 loads each, 32 KB, is not */
+    static const char conv[] =
+        "#define STEPS %d\n"
+        "__global__ void conv(float *dst, const float *src)\n"
+        "{\n"
+        "    __shared__ float t[64 * STEPS];\n"
+        "    const float *p = src + blockIdx.x * 64 * STEPS;\n"
+        "#pragma unroll\n"
+        "    for (int i = 0; i < STEPS; i++)\n"
+        "        t[threadIdx.x + i * 64] = p[threadIdx.x + i * 64];\n"
+        "    __syncthreads();\n"
+        "    dst[blockIdx.x * 64 + threadIdx.x] = t[(threadIdx.x * 7) %% (64 * STEPS)];\n"
+        "}\n";
+    static const char conv_spec[] =
+        "{\"name\": \"cv\", \"kernel\": \"conv\", \"source\": \"cv.cu\",\n"
+        " \"sizes\": [{\"g\": 65536}, {\"g\": 1001}],\n"
+        " \"args\": [{\"name\": \"dst\", \"kind\": \"output\", \"dtype\": \"float\", \"count\": \"g * 64\"},\n"
+        "          {\"name\": \"src\", \"kind\": \"input\", \"dtype\": \"float\", \"count\": \"g * 640\"}],\n"
+        " \"launch\": {\"grid\": \"g\", \"block\": 64}}";
+    char src[1024];
+    snprintf(src, sizeof src, conv, 10);
+    with_spec(src, "conv", conv_spec, 2, &why, NULL);
+    assert_string_equal(why.construct, "statement");
+    assert_int_equal(why.line, 5);
+    assert_non_null(strstr(why.reason, "32 resident blocks of 64 threads, 10 global loads each before a barrier: 80 KB"));
+    snprintf(src, sizeof src, conv, 4);
+    with_spec(src, "conv", conv_spec, 2, &why, NULL);
+    assert_int_equal(why.line, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -437,6 +759,8 @@ int main(void)
         cmocka_unit_test(emitted_shape),
         cmocka_unit_test(refusals),
         cmocka_unit_test(device_rule),
+        cmocka_unit_test(axis_and_smem),
+        cmocka_unit_test(wild_kernels_emulated),
         cmocka_unit_test(rwf_nvcc_queued), /* last: the queued compile checks */
     };
     return cmocka_run_group_tests(tests, setup, teardown);
