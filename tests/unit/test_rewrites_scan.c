@@ -994,19 +994,60 @@ static void emulated(void **state)
          "        if (!emu::expect(\"chamfer dist\", od, cd) | !emu::expect(\"chamfer idx\", oi, ci))\n"
          "            printf(\"  (mode %d, m %d)\\n\", mode, m);\n"
          "    }\n"},
+        /* session 41: its sample loop (`i <= pool_size`, `x += x_stride`, `val = ...`); the
+         * boxes never NaN (mmcv's bilinear_interpolate would index with (int)NaN), the features
+         * NaN in mode 3; pool_size 0 (no sample after the first) to 9 */
+        {"mmcv_border_align_fwd", "border_align_forward_cuda_kernel",
+         "const int C = 3, H = 7, W = 7, bs = H * W, nt = C * bs;\n"
+         "for (int mode = 0; mode < 4; mode++)\n"
+         "    for (int pool : {0, 1, 2, 3, 4, 5, 7, 9}) {\n"
+         "        emu::buf<float> in(4 * C * H * W), bx(bs * 4);\n"
+         "        pts(in, mode, 51 + pool); pts(bx, mode == 3 ? 1 : mode, 52 + pool);\n"
+         "        for (int i = 0; i < bs * 4; i++) bx[i] = mode == 0 ? (bx[i] + 10.0f) * 0.35f : bx[i] * 1.5f;\n"
+         "        emu::buf<float> oo(nt * 4), co(nt * 4);\n"
+         "        emu::buf<int> oa(nt * 4), ca(nt * 4);\n"
+         "        oo.set(-1.0f); co.set(-1.0f); oa.set(-1); ca.set(-1);\n"
+         "        emu::launch(dim3((nt + 127) / 128), dim3(128, 4), 0, [&] { orig::border_align_forward_cuda_kernel<float>(nt, in, bx, oo, oa, C, bs, H, W, pool); });\n"
+         "        emu::launch(dim3((nt + 127) / 128), dim3(128, 4), 0, [&] { cand::border_align_forward_cuda_kernel<float>(nt, in, bx, co, ca, C, bs, H, W, pool); });\n"
+         "        if (!emu::expect(\"border_align out\", oo, co) | !emu::expect(\"border_align argmax\", oa, ca))\n"
+         "            printf(\"  (mode %d, pool %d)\\n\", mode, pool);\n"
+         "    }\n"},
     };
     char *wild_src[HK_ARRAY_LEN(wild)] = {0}, *wild_cand[HK_ARRAY_LEN(wild)] = {0};
+    char *border_late = NULL;
     for (size_t i = 0; i < HK_ARRAY_LEN(wild); i++) {
         if (!(wild_src[i] = rwf_wild_text(wild[i].id, NULL)))
             continue;
         char *cand = jammed(wild_src[i], wild[i].kernel, 4);
         if (!strcmp(wild[i].id, "mmcv_chamfer_distance_fwd"))
             assert_non_null(strstr(cand, "hk_uj3_x2 = buf[(k + hk_uj_k3) * 2] - x1;"));
+        if (!strcmp(wild[i].id, "mmcv_border_align_fwd"))
+            has(cand, "decltype(val) hk_uj3_val = bilinear_interpolate(offset_input, height, width, y, x, index);");
         /* the header's include guard, defined by the original's copy, would hide the
          * rewrite's: opened unconditionally there */
         wild_cand[i] = emu_replaced(cand, "#ifndef ", "#if 1 // ");
         free(cand);
+        if (!strcmp(wild[i].id, "mmcv_border_align_fwd")) {
+            /* and its helpers' guard (the pytorch shim's, not the TRT branch's), which the
+             * original's copy defined too */
+            cand = wild_cand[i];
+            wild_cand[i] = emu_replaced(cand, "#include <float.h>\n#ifndef COMMON_CUDA_HELPER",
+                                        "#include <float.h>\n#if 1 // COMMON_CUDA_HELPER");
+            free(cand);
+        }
         emu_batch_add_pair(&batch, wild[i].id, wild_src[i], wild_cand[i], helpers_common, wild[i].driver, EMU_OK);
+        if (!strcmp(wild[i].id, "mmcv_border_align_fwd")) {
+            /* broken: the second sample of each four at the first one's coordinate */
+            border_late = emu_replaced(wild_cand[i],
+                                       "            x += x_stride;\n            y += y_stride;\n"
+                                       "            decltype(val) hk_uj1_val = bilinear_interpolate(offset_input, height, "
+                                       "width, y, x, index);\n",
+                                       "            decltype(val) hk_uj1_val = bilinear_interpolate(offset_input, height, "
+                                       "width, y, x, index);\n"
+                                       "            x += x_stride;\n            y += y_stride;\n");
+            emu_batch_add_pair(&batch, "mmcv_border_align_fwd_broken_late", wild_src[i], border_late,
+                               helpers_common, wild[i].driver, EMU_DIFFERS);
+        }
     }
     /* the same three stacked on uniform_tiles (the search's "A + B", search.c stack_on): the
      * jam of the full tile's loop, whose values read the registers the tile filled. Item
@@ -1149,6 +1190,7 @@ static void emulated(void **state)
     for (size_t l = 0; l < 3; l++)
         free(rec[l]);
     free(rec_late);
+    free(border_late);
     free(rec_mul);
     free(rd2);
     free(rd4);
