@@ -139,7 +139,7 @@ static bool written_at(const sc_scan *s, size_t k)
             q += 2;
         return rwl_scalar_written(ts, q) || rwl_tok_is(ts, q + 1, "[");
     }
-    /* a bare argument: `f(x)`, `f(a, x)` */
+    /* a bare argument: `f(x)`, `f(a, x)` (not `if (x)`, `while (x)`, `return (x)`) */
     if (k > 0 && (rwl_tok_is(ts, k - 1, "(") || rwl_tok_is(ts, k - 1, ",")) &&
         (rwl_tok_is(ts, k + 1, ")") || rwl_tok_is(ts, k + 1, ","))) {
         /* find the call's '(' */
@@ -153,7 +153,9 @@ static bool written_at(const sc_scan *s, size_t k)
                 /* a reader function takes pointers to const and the rest by value: it writes
                  * none of its arguments */
                 return q >= 2 && ts->t[q - 2].kind == T_IDENT && !rwl_pure_call_name(ts, q - 2) &&
-                       !rwl_is_type_word(ts, q - 2) &&
+                       !rwl_is_type_word(ts, q - 2) && !rwl_tok_is(ts, q - 2, "if") &&
+                       !rwl_tok_is(ts, q - 2, "while") && !rwl_tok_is(ts, q - 2, "switch") &&
+                       !rwl_tok_is(ts, q - 2, "return") && !rwl_tok_is(ts, q - 2, "sizeof") &&
                        !(s->m && rwl_reader_call(s->m, s->text, s->f, ts, q - 2));
             if (rwl_tok_is(ts, q - 1, ";") || rwl_tok_is(ts, q - 1, "{") || rwl_tok_is(ts, q - 1, "}"))
                 break;
@@ -645,6 +647,7 @@ static bool read_body(sc_scan *s, sc_loop *L)
         const sc_decl *d = &L->d[i];
         if (d->kind == SC_REC)
             continue;   /* its operand was read as pure arithmetic (read_value_stmt) */
+        const char *con = d->kind == SC_ASSIGN ? "value assignment" : "value declaration";
         for (size_t k = d->init_a; k < d->init_b; k++) {
             if (ts->t[k].kind != T_IDENT || !rwl_is_use(ts, k))
                 continue;
@@ -652,7 +655,7 @@ static bool read_body(sc_scan *s, sc_loop *L)
              * item before's, which the jam keeps in the updates, not here */
             for (size_t j = i; j < L->n_d; j++)
                 if (L->d[j].kind == SC_ASSIGN && same_name(ts, k, L->d[j].name))
-                    return refuse(s, k, "value declaration", EN(RW_UJ_READ_BEFORE), TOK(ts, d->name), TOK(ts, k),
+                    return refuse(s, k, con, EN(RW_UJ_READ_BEFORE), TOK(ts, d->name), TOK(ts, k),
                                   rwl_line_at(s->text, ts->t[L->d[j].name].start));
             /* a reader function of the file (rwl_reader_call: a function of its arguments and of
              * memory it only reads, mmcv's bilinear_interpolate) is a value as an expression is:
@@ -661,14 +664,14 @@ static bool read_body(sc_scan *s, sc_loop *L)
             if ((rwl_tok_is(ts, k + 1, "(") || rwl_tok_is(ts, k + 1, "<")) && !rwl_pure_call_name(ts, k) &&
                 !rwl_is_type_word(ts, k) && rwl_call_paren(ts, k)) {
                 if (!s->m || !rwl_reader_call(s->m, s->text, s->f, ts, k))
-                    return refuse(s, k, "value declaration", EN(RW_UJ_CALLS), TOK(ts, d->name), TOK(ts, k));
+                    return refuse(s, k, con, EN(RW_UJ_CALLS), TOK(ts, d->name), TOK(ts, k));
                 continue;
             }
             if (written_at(s, k) || rwl_tok_is_assign_op(ts, k + 1))
-                return refuse(s, k, "value declaration", EN(RW_UJ_VALUE_WRITES), TOK(ts, d->name), TOK(ts, k));
+                return refuse(s, k, con, EN(RW_UJ_VALUE_WRITES), TOK(ts, d->name), TOK(ts, k));
             for (size_t j = 0; j < nw; j++)
                 if (same_name(ts, k, w[j]))
-                    return refuse(s, k, "value declaration", EN(RW_UJ_READS_WRITTEN), TOK(ts, d->name), TOK(ts, k),
+                    return refuse(s, k, con, EN(RW_UJ_READS_WRITTEN), TOK(ts, d->name), TOK(ts, k),
                                   rwl_line_at(s->text, ts->t[w[j]].start));
             /* memory read through a pointer: none of the body's stores may reach it */
             bool mem = rwl_tok_is(ts, k + 1, "[") || (k > d->init_a && rwl_tok_is(ts, k - 1, "*") &&
@@ -702,7 +705,7 @@ static bool read_body(sc_scan *s, sc_loop *L)
                 if (rp && wp && wp->pointer_depth == 1 && rp->pointer_depth == 1 &&
                     (rp->is_restrict || wp->is_restrict || strcmp(rp->elem_type, wp->elem_type) != 0))
                     continue;
-                return refuse(s, k, "value declaration", EN(RW_UJ_READS_REACHED), TOK(ts, d->name), TOK(ts, k),
+                return refuse(s, k, con, EN(RW_UJ_READS_REACHED), TOK(ts, d->name), TOK(ts, k),
                               TOK(ts, w[j]), rwl_line_at(s->text, ts->t[w[j]].start));
             }
         }
