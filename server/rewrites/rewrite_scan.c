@@ -382,8 +382,10 @@ static bool read_header(sc_scan *s, size_t k, sc_loop *L)
         L->in_a = L->body_a + 1;
         L->in_b = bc;
     } else {
+        if (rwl_tok_is(ts, hc + 1, ";"))
+            return refuse(s, hc + 1, "loop body", EN(RW_UJ_NO_VALUES));   /* empty */
         L->body_b = rwl_stmt_end(ts, hc + 1, ts->n);
-        if (L->body_b <= hc + 1 || L->body_b > ts->n || rwl_tok_is(ts, hc + 1, ";") ||
+        if (L->body_b <= hc + 1 || L->body_b > ts->n ||
             !(rwl_tok_is(ts, L->body_b - 1, ";") || rwl_tok_is(ts, L->body_b - 1, "}")))
             return refuse(s, hc + 1, "loop body", EN(RW_UJ_NOT_CLOSED));
         L->in_a = L->body_a;
@@ -492,17 +494,18 @@ static int read_value_stmt(sc_scan *s, const sc_loop *L, size_t q, size_t e, sc_
         rec = !rwl_tok_is(ts, q + 1, "=") || used_in(ts, op_a, op_b, name);
     } else
         return 0;
-    /* an assignment of arithmetic puts no load in flight: it stays with the updates */
-    if (!rec && !value_loads(s, op_a, op_b))
+    /* an assignment of arithmetic puts no load in flight: it stays with the updates; so does a
+     * write of the counter (refused there) */
+    if ((!rec && !value_loads(s, op_a, op_b)) || is_name(ts, name, L->v))
         return 0;
     *d = (sc_decl){.a = q, .b = e, .name = name, .init_a = op_a, .init_b = op_b, .kind = rec ? SC_REC : SC_ASSIGN};
     const char *what = rec ? "recurrence" : "value assignment";
-    if (is_name(ts, name, L->v) || !kernel_local(s, L, name))
+    if (!kernel_local(s, L, name))
         return refuse(s, name, what, EN(RW_UJ_NOT_LOCAL), TOK(ts, name)), -1;
     size_t other = written_in_body(s, L, name, name);
     if (other != SIZE_MAX)
-        return refuse(s, name, what, EN(RW_UJ_WRITTEN_TWICE), TOK(ts, name), rwl_line_at(s->text, ts->t[other].start))
-                   ? 1 : -1;
+        return refuse(s, name, what, EN(RW_UJ_WRITTEN_TWICE), TOK(ts, name), rwl_line_at(s->text, ts->t[other].start)),
+               -1;
     if (!rec)
         return 1;
     for (size_t k = op_a; k < op_b; k++) {
