@@ -1,9 +1,9 @@
 /* The search proposes unroll_jam_scan early (issue 13): for the skill's sample kernel (a
  * capped radius query, a thread per query) and, where bench/wild/src is extracted, mmcv's
- * three_nn, knn and ball_query under their own specs, the shipped  skills' plan on sm_90 for
- * a latency-bound kernel (1-12% of the roofline on the H200) puts a candidate of the rewrite
- * among the first four proposals, baseline included (the wild run's `--budget 4`), under
- * the kernel's own launch. */
+ * three_nn, knn, ball_query (and since session 41 border_align) under their own specs, the
+ * shipped skills' plan on sm_90 for a latency-bound kernel (1-12% of the roofline on the
+ * H200) puts a candidate of the rewrite among the first four proposals, baseline included
+ * (the wild run's `--budget 4`), under the kernel's own launch. */
 #include "analysis/analysis.h"
 #include "core/hk.h"
 #include "rewrites/rewrite.h"
