@@ -6315,8 +6315,6 @@ static const struct hk_msg_entry msgs[HK_MSG_COUNT] = {
       "`%.*s` 不是在循环之前声明的核函数变量（也不是按值传递的参数），或者是引用或数组"),
     F(RW_UJ_WRITTEN_TWICE, "`%.*s` is written again at line %d: its value is not the item's alone",
       "`%.*s` 在第 %d 行再次被写入：其值不只取决于数据项本身"),
-    F(RW_UJ_REC_MEMORY, "the step of `%.*s` reads memory or calls a function: only pure arithmetic on itself and values the loop does not change is kept in order",
-      "`%.*s` 的递推步读取内存或调用函数：只有基于自身和循环不变值的纯算术才能按原顺序保留"),
     F(RW_UJ_REC_READS, "the step of `%.*s` reads `%.*s`, which the loop changes (the counter, or written in the loop body)",
       "`%.*s` 的递推步读取 `%.*s`，而它在循环中会变化（计数器，或在循环体中被写入）"),
     F(RW_UJ_REC_BREAK, "a break of the item loop with the recurrence `%.*s`: the jam would have stepped it past the item the break ends the scan at",

@@ -498,6 +498,13 @@ static int read_value_stmt(sc_scan *s, const sc_loop *L, size_t q, size_t e, sc_
      * write of the counter (refused there) */
     if ((!rec && !value_loads(s, op_a, op_b)) || is_name(ts, name, L->v))
         return 0;
+    /* a step that reads memory or calls a function is an accumulation of loaded values (a sum,
+     * `s += x[k]`): no recurrence but an update, so the loop has no value first */
+    for (size_t k = op_a; k < op_b && rec; k++)
+        if (rwl_tok_is(ts, k, "[") || rwl_tok_is(ts, k, "->") || (rwl_tok_is(ts, k, "*") && rwl_unary_position(ts, k)) ||
+            (ts->t[k].kind == T_IDENT && rwl_tok_is(ts, k + 1, "(") && !rwl_pure_call_name(ts, k) &&
+             !rwl_is_type_word(ts, k)))
+            return 0;
     *d = (sc_decl){.a = q, .b = e, .name = name, .init_a = op_a, .init_b = op_b, .kind = rec ? SC_REC : SC_ASSIGN};
     const char *what = rec ? "recurrence" : "value assignment";
     if (!kernel_local(s, L, name))
@@ -509,12 +516,6 @@ static int read_value_stmt(sc_scan *s, const sc_loop *L, size_t q, size_t e, sc_
     if (!rec)
         return 1;
     for (size_t k = op_a; k < op_b; k++) {
-        bool mem = rwl_tok_is(ts, k, "[") || rwl_tok_is(ts, k, "->") ||
-                   (rwl_tok_is(ts, k, "*") && rwl_unary_position(ts, k));
-        bool call = ts->t[k].kind == T_IDENT && rwl_tok_is(ts, k + 1, "(") && !rwl_pure_call_name(ts, k) &&
-                    !rwl_is_type_word(ts, k);
-        if (mem || call)
-            return refuse(s, k, what, EN(RW_UJ_REC_MEMORY), TOK(ts, name)), -1;
         if (ts->t[k].kind != T_IDENT || !rwl_is_use(ts, k) || same_name(ts, k, name) || rwl_tok_is(ts, k + 1, "("))
             continue;
         if (is_name(ts, k, L->v) || written_in_body(s, L, k, SIZE_MAX) != SIZE_MAX)

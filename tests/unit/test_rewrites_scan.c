@@ -317,6 +317,25 @@ static const char rec_src[] =
     "    float t = x - lo;\n"
     "    return (1.0f - t) * row[lo] + t * row[hi];\n"
     "}\n"
+    "__device__ inline int in_span(const float *x, const float *span)\n"
+    "{\n"
+    "    return x[0] >= span[0] && x[0] < span[1];\n"
+    "}\n"
+    "__global__ void first_hit(const float *segs, const float *pts, int *slot, int *last, int nseg, int npts)\n"
+    "{\n"
+    "    int q = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (q >= npts)\n"
+    "        return;\n"
+    "    int hit = -1;\n"
+    "    for (int s = 0; s < nseg; s++) {\n"
+    "        hit = in_span(pts + q, segs + 2 * s);\n"
+    "        if (hit) {\n"
+    "            slot[q] = s;\n"
+    "            break;\n"
+    "        }\n"
+    "    }\n"
+    "    last[q] = hit;\n"
+    "}\n"
     "__global__ void border_max(const float *img, const float *boxes, float *out, int *arg, int n, int h, int w,\n"
     "                           int pool)\n"
     "{\n"
@@ -408,6 +427,19 @@ static const char rec_driver[] =
     "            printf(\"  (mode %d, pool %d)\\n\", mode, trips);\n"
     "            stop = true;\n"
     "        }\n"
+    "        {   /* first_hit: the assigned flag, a break at the first hit (the count reached early,\n"
+    "             * late, never), the flag's last value after the loop */\n"
+    "            emu::buf<float> sg(2 * trips + 1), pt(n);\n"
+    "            pts(sg, mode, 43 + trips); pts(pt, mode, 44 + trips);\n"
+    "            emu::buf<int> os(n), cs(n), ol(n), cl(n);\n"
+    "            os.set(-3); cs.set(-3); ol.set(-3); cl.set(-3);\n"
+    "            emu::launch(dim3(2), dim3(64), 0, [&] { orig::first_hit(sg, pt, os, ol, trips, n); });\n"
+    "            emu::launch(dim3(2), dim3(64), 0, [&] { cand::first_hit(sg, pt, cs, cl, trips, n); });\n"
+    "            if (!emu::expect(\"first_hit slot\", os, cs) | !emu::expect(\"first_hit last\", ol, cl)) {\n"
+    "                printf(\"  (mode %d, segments %d)\\n\", mode, trips);\n"
+    "                stop = true;\n"
+    "            }\n"
+    "        }\n"
     "        for (float step : {0.75f, 1.3f}) {\n"
     "            emu::buf<float> oo(n), co(n), ow(n), cw(n), og(n), cg(n), ox(n), cx(n);\n"
     "            oo.set(-3); co.set(-3); ow.set(-3); cw.set(-3); og.set(-3); cg.set(-3); ox.set(-3); cx.set(-3);\n"
@@ -453,7 +485,7 @@ static char *jammed_all(const char *src, const char *const *names, size_t n, int
     return t;
 }
 
-static const char *const rec_names[] = {"border_max", "walk_down", "walk_down_gt"};
+static const char *const rec_names[] = {"border_max", "walk_down", "walk_down_gt", "first_hit"};
 
 /* The text: U values, the updates with the original names, the remainder loop, the break
  * made to end the scan; and each candidate compiles for sm_90. */
@@ -737,7 +769,7 @@ static void refusals(void **state)
             "    y[0] = m;\n"
             "}\n",
             "rc", "recurrence", 5, "reads `k`");
-    /* ... memory (line 5): a sum of loads is not a coordinate recurrence */
+    /* ... memory (line 5): a sum of loads is no recurrence but an update, so no value comes first */
     refused("__global__ void rm(const float *x, float *y, int n)\n"
             "{\n"
             "    float p = 0.0f;\n"
@@ -746,7 +778,7 @@ static void refusals(void **state)
             "        y[k] = p;\n"
             "    }\n"
             "}\n",
-            "rm", "recurrence", 5, "reads memory or calls a function");
+            "rm", "loop body", 5, "value declarations");
     /* a recurrence with a break of the item loop (line 5) */
     refused("__global__ void rb(const float *x, float *y, int n, float s)\n"
             "{\n"
@@ -1166,9 +1198,10 @@ static void emulated(void **state)
                                    "float hk_uj1_v = lerp_at(row, w, hk_uj0_x);");
     emu_batch_add_pair(&batch, "scan_reader_broken", reader_src, rd_broken, helpers_common, reader_driver,
                        EMU_DIFFERS);
-    /* session 41: recurrences, inclusive and downward bounds, assigned values, at U = 2, 4 and
-     * 8; broken: the second sample computed at the first one's coordinate (its steps after its
-     * value), and the coordinate computed as start + k * stride (rounded otherwise) */
+    /* session 41: recurrences, inclusive and downward bounds, assigned values (with a break in
+     * first_hit), at U = 2, 4 and 8; broken: the second sample computed at the first one's
+     * coordinate (its steps after its value), the coordinate computed as start + k * stride
+     * (rounded otherwise), the second item's update given the first item's flag */
     char *rec[3];
     for (size_t l = 0; l < 3; l++) {
         rec[l] = jammed_all(rec_src, rec_names, HK_ARRAY_LEN(rec_names), us[l]);
@@ -1186,7 +1219,11 @@ static void emulated(void **state)
                                  "            x = b[0] + hk_uj_k2 * xs;\n            y = b[1] + hk_uj_k2 * ys;\n"
                                  "            decltype(val) hk_uj2_val");
     emu_batch_add_pair(&batch, "scan_rec_broken_mul", rec_src, rec_mul, helpers_common, rec_driver, EMU_DIFFERS);
+    /* broken: the second item's update sees the first item's flag */
+    char *rec_flag = emu_replaced(rec[1], "hit = hk_uj1_hit;", "hit = hk_uj0_hit;");
+    emu_batch_add_pair(&batch, "scan_rec_broken_flag", rec_src, rec_flag, helpers_common, rec_driver, EMU_DIFFERS);
     emu_batch_run(&batch);
+    free(rec_flag);
     for (size_t l = 0; l < 3; l++)
         free(rec[l]);
     free(rec_late);
