@@ -34,7 +34,19 @@
  * seeing its own item's index and values under their original names and types: the state
  * goes through the very same sequence of updates. A `break` of the update ends the jammed
  * loop at that item (the later items' values were computed, never used: they read only
- * items below the bound) and skips the remainder loop. */
+ * items below the bound) and skips the remainder loop.
+ *
+ * Session 41 (mmcv's border_align: `for (int i = 1; i <= pool_size; i++) { x += x_stride;
+ * y += y_stride; val = bilinear_interpolate(...); if (val > maxval) ... }`): a recurrence
+ * among the values is the statement itself, run for each item in the items' order before that
+ * item's values, so the variable goes through the very same sequence (never x_0 + k * stride,
+ * which rounds otherwise); its step reads only itself and values the loop does not change,
+ * and nothing else in the body writes it, so the updates cannot feed it. An update that reads
+ * it gets its own item's value (kept after the item's values). An assigned value is computed
+ * into a copy of the variable's type and given to the variable at the start of its item's
+ * updates, so the variable holds each item's value when its updates run and the last one
+ * after the loop. With a break a recurrence is refused (the jam would have stepped it past the
+ * item the break ends at). */
 
 #define SC_DECLS 16
 #define SC_NAMES 64
