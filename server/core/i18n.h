@@ -3321,6 +3321,15 @@ enum hk_msg {
     HK_MSG_RW_UJ_NO_LOOP,
     HK_MSG_RW_UJ_DESC,
     HK_MSG_RW_UJ_DESC_BREAK,
+    /* rewrite_scan.c (unroll_jam_scan's recurrences, inclusive and downward bounds), session 41 */
+    HK_MSG_RW_UJ_NOT_COMPARED,
+    HK_MSG_RW_UJ_NOT_DECREMENT,
+    HK_MSG_RW_UJ_NOT_LOCAL,
+    HK_MSG_RW_UJ_WRITTEN_TWICE,
+    HK_MSG_RW_UJ_REC_READS,
+    HK_MSG_RW_UJ_REC_BREAK,
+    HK_MSG_RW_UJ_READ_BEFORE,
+    HK_MSG_RW_UJ_DESC_REC,
     /* rewrite_narrow.c (double_narrowing), session 39 */
     HK_MSG_RW_C_ASSIGNMENT,
     HK_MSG_RW_C_ARITHMETIC,

@@ -34,7 +34,19 @@
  * seeing its own item's index and values under their original names and types: the state
  * goes through the very same sequence of updates. A `break` of the update ends the jammed
  * loop at that item (the later items' values were computed, never used: they read only
- * items below the bound) and skips the remainder loop. */
+ * items below the bound) and skips the remainder loop.
+ *
+ * Session 41 (mmcv's border_align: `for (int i = 1; i <= pool_size; i++) { x += x_stride;
+ * y += y_stride; val = bilinear_interpolate(...); if (val > maxval) ... }`): a recurrence
+ * among the values is the statement itself, run for each item in the items' order before that
+ * item's values, so the variable goes through the very same sequence (never x_0 + k * stride,
+ * which rounds otherwise); its step reads only itself and values the loop does not change,
+ * and nothing else in the body writes it, so the updates cannot feed it. An update that reads
+ * it gets its own item's value (kept after the item's values). An assigned value is computed
+ * into a copy of the variable's type and given to the variable at the start of its item's
+ * updates, so the variable holds each item's value when its updates run and the last one
+ * after the loop. With a break a recurrence is refused (the jam would have stepped it past the
+ * item the break ends at). */
 
 #define SC_DECLS 16
 #define SC_NAMES 64
@@ -49,13 +61,24 @@ typedef struct {
     bool values_without_loads; /* rw_scan_read_item_loop: values need not read memory */
     const an_model *m;        /* the file's functions, for reader calls in the values (NULL:
                                * a value may call pure functions only) */
+    bool jam_forms;           /* unroll_jam_scan's own reading: `<=`, counting down, an
+                               * unbraced body, assigned values and recurrences (not
+                               * rw_scan_read_item_loop's callers) */
 } sc_scan;
 
+/* A statement of the values: a declaration (`T d = ...;`), or, in the jam's own reading
+ * (sc_scan.jam_forms), an assignment of a load-bearing value to a local declared before the
+ * loop (`val = bilinear_interpolate(...);`) or a recurrence (`x += x_stride;`). */
+enum { SC_DECL, SC_ASSIGN, SC_REC };
+
 typedef struct {
-    size_t a, b;              /* the declaration statement, its ';' included */
-    size_t type_a, type_b;    /* its type */
-    size_t name;              /* the declared name */
-    size_t init_a, init_b;    /* the initializer */
+    size_t a, b;              /* the statement, its ';' included */
+    size_t type_a, type_b;    /* its type (SC_DECL) */
+    size_t name;              /* the declared name; the assigned or stepped local */
+    size_t init_a, init_b;    /* the initializer; the assigned value; the step's operand (empty
+                               * for ++ and --) */
+    int kind;                 /* SC_DECL, SC_ASSIGN, SC_REC */
+    bool snap;                /* SC_REC: the updates read it (each item's value kept) */
 } sc_decl;
 
 typedef struct {
@@ -63,8 +86,13 @@ typedef struct {
     size_t type_a, type_b;    /* the counter's type */
     size_t v;                 /* the counter's name in the init */
     size_t start_a, start_b;  /* its first value */
-    size_t n_a, n_b;          /* the bound: `v < N` */
-    size_t body_a, body_b;    /* the body's braces: [body_a] '{', [body_b - 1] '}' */
+    size_t n_a, n_b;          /* the bound: `v < N` (`v <= N`, `v > N`, `v >= N`) */
+    int dir;                  /* +1 counting up, -1 down (jam_forms) */
+    bool inclusive;           /* `<=` or `>=` */
+    size_t body_a, body_b;    /* the body's braces: [body_a] '{', [body_b - 1] '}'; unbraced
+                               * (jam_forms): the statement [body_a, body_b) */
+    size_t in_a, in_b;        /* the body's statements: inside the braces, or the statement */
+    size_t n_rec;             /* recurrences among d */
     sc_decl d[SC_DECLS];
     size_t n_d;
     size_t upd_a, upd_b;      /* the updates: [upd_a, upd_b), upd_b the body's '}' or that of
@@ -123,7 +151,7 @@ static bool written_at(const sc_scan *s, size_t k)
             q += 2;
         return rwl_scalar_written(ts, q) || rwl_tok_is(ts, q + 1, "[");
     }
-    /* a bare argument: `f(x)`, `f(a, x)` */
+    /* a bare argument: `f(x)`, `f(a, x)` (not `if (x)`, `while (x)`, `return (x)`) */
     if (k > 0 && (rwl_tok_is(ts, k - 1, "(") || rwl_tok_is(ts, k - 1, ",")) &&
         (rwl_tok_is(ts, k + 1, ")") || rwl_tok_is(ts, k + 1, ","))) {
         /* find the call's '(' */
@@ -137,7 +165,9 @@ static bool written_at(const sc_scan *s, size_t k)
                 /* a reader function takes pointers to const and the rest by value: it writes
                  * none of its arguments */
                 return q >= 2 && ts->t[q - 2].kind == T_IDENT && !rwl_pure_call_name(ts, q - 2) &&
-                       !rwl_is_type_word(ts, q - 2) &&
+                       !rwl_is_type_word(ts, q - 2) && !rwl_tok_is(ts, q - 2, "if") &&
+                       !rwl_tok_is(ts, q - 2, "while") && !rwl_tok_is(ts, q - 2, "switch") &&
+                       !rwl_tok_is(ts, q - 2, "return") && !rwl_tok_is(ts, q - 2, "sizeof") &&
                        !(s->m && rwl_reader_call(s->m, s->text, s->f, ts, q - 2));
             if (rwl_tok_is(ts, q - 1, ";") || rwl_tok_is(ts, q - 1, "{") || rwl_tok_is(ts, q - 1, "}"))
                 break;
@@ -297,8 +327,21 @@ static bool read_header(sc_scan *s, size_t k, sc_loop *L)
     for (size_t q = L->type_a; q < L->type_b; q++)
         if (!(ts->t[q].kind == T_IDENT))
             return refuse(s, k, EN(RW_C_FOR_LOOP), EN(RW_UJ_PLAIN_INT));
-    /* cond: v < N */
-    if (!(s2 > s1 + 3 && is_name(ts, s1 + 1, L->v) && rwl_tok_is(ts, s1 + 2, "<")))
+    /* cond: v < N; in the jam's reading also v <= N (border_align's `i <= pool_size`: the
+     * items A..N), and counting down, v > N and v >= N */
+    L->dir = 1;
+    bool cmp = s2 > s1 + 3 && is_name(ts, s1 + 1, L->v);
+    if (cmp && rwl_tok_is(ts, s1 + 2, "<"))
+        ;
+    else if (cmp && s->jam_forms && rwl_tok_is(ts, s1 + 2, "<="))
+        L->inclusive = true;
+    else if (cmp && s->jam_forms && (rwl_tok_is(ts, s1 + 2, ">") || rwl_tok_is(ts, s1 + 2, ">="))) {
+        L->dir = -1;
+        L->inclusive = rwl_tok_is(ts, s1 + 2, ">=");
+    } else if (s->jam_forms)
+        return refuse(s, s1 + 1, EN(RW_C_LOOP_CONDITION), EN(RW_UJ_NOT_COMPARED), TOK(ts, L->v), TOK(ts, L->v),
+                      TOK(ts, L->v), TOK(ts, L->v));
+    else
         return refuse(s, s1 + 1, EN(RW_C_LOOP_CONDITION), EN(RW_UJ_NOT_LESS), TOK(ts, L->v));
     L->n_a = s1 + 3;
     L->n_b = s2;
@@ -306,16 +349,22 @@ static bool read_header(sc_scan *s, size_t k, sc_loop *L)
         return refuse(s, s1 + 1, "loop bound", EN(RW_UJ_BOUND_READS_COUNTER), TOK(ts, L->v));
     for (size_t q = L->n_a; q < L->n_b; q++)
         if (rwl_tok_is(ts, q, "?") || rwl_tok_is(ts, q, "&&") || rwl_tok_is(ts, q, "||") ||
-            rwl_tok_is(ts, q, "<") || rwl_tok_is(ts, q, ">") || rwl_tok_is(ts, q, "=="))
+            rwl_tok_is(ts, q, "<") || rwl_tok_is(ts, q, ">") || rwl_tok_is(ts, q, "==") ||
+            rwl_tok_is(ts, q, "<=") || rwl_tok_is(ts, q, ">=") || rwl_tok_is(ts, q, "!="))
             return refuse(s, s1 + 1, EN(RW_C_LOOP_CONDITION), EN(RW_UJ_MORE_COMPARISON), TOK(ts, L->v));
-    /* step: ++v, v++, v += 1 */
-    bool step = (hc == s2 + 3 && ((rwl_tok_is(ts, s2 + 1, "++") && is_name(ts, s2 + 2, L->v)) ||
-                                  (is_name(ts, s2 + 1, L->v) && rwl_tok_is(ts, s2 + 2, "++")))) ||
-                (hc == s2 + 4 && is_name(ts, s2 + 1, L->v) && rwl_tok_is(ts, s2 + 2, "+=") &&
+    /* step: ++v, v++, v += 1; counting down --v, v--, v -= 1 */
+    const char *inc = L->dir > 0 ? "++" : "--", *by = L->dir > 0 ? "+=" : "-=";
+    bool step = (hc == s2 + 3 && ((rwl_tok_is(ts, s2 + 1, inc) && is_name(ts, s2 + 2, L->v)) ||
+                                  (is_name(ts, s2 + 1, L->v) && rwl_tok_is(ts, s2 + 2, inc)))) ||
+                (hc == s2 + 4 && is_name(ts, s2 + 1, L->v) && rwl_tok_is(ts, s2 + 2, by) &&
                  rwl_tok_is(ts, s2 + 3, "1"));
     if (!step)
-        return refuse(s, s2 + 1, EN(RW_C_LOOP_STEP), EN(RW_UJ_NOT_INCREMENT), TOK(ts, L->v));
-    if (!rwl_tok_is(ts, hc + 1, "{"))
+        return refuse(s, s2 + 1, EN(RW_C_LOOP_STEP), L->dir > 0 ? EN(RW_UJ_NOT_INCREMENT) : EN(RW_UJ_NOT_DECREMENT),
+                      TOK(ts, L->v));
+    /* the body: braced; in the jam's reading also one statement (prroi_pool's
+     * `for (...) sum_out += ...;`), which the remainder loop keeps as it is */
+    bool braced = rwl_tok_is(ts, hc + 1, "{");
+    if (!braced && !s->jam_forms)
         return refuse(s, hc + 1, "loop body", EN(RW_TK_NOT_BRACED));
     /* a `#pragma unroll` before it (between the previous token and the for): unrolling puts
      * the items side by side but keeps each update's branch between one item's value and the
@@ -337,26 +386,180 @@ static bool read_header(sc_scan *s, size_t k, sc_loop *L)
         L->pragma_b = (uint32_t)(gap + q + ll - s->text);
     }
     L->body_a = hc + 1;
-    size_t bc = rwl_match_close(ts, hc + 1);
-    if (bc >= ts->n)
-        return refuse(s, hc + 1, "loop body", EN(RW_UJ_NOT_CLOSED));
-    L->body_b = bc + 1;
+    if (braced) {
+        size_t bc = rwl_match_close(ts, hc + 1);
+        if (bc >= ts->n)
+            return refuse(s, hc + 1, "loop body", EN(RW_UJ_NOT_CLOSED));
+        L->body_b = bc + 1;
+        L->in_a = L->body_a + 1;
+        L->in_b = bc;
+    } else {
+        if (rwl_tok_is(ts, hc + 1, ";"))
+            return refuse(s, hc + 1, "loop body", EN(RW_UJ_NO_VALUES));   /* empty */
+        L->body_b = rwl_stmt_end(ts, hc + 1, ts->n);
+        if (L->body_b <= hc + 1 || L->body_b > ts->n ||
+            !(rwl_tok_is(ts, L->body_b - 1, ";") || rwl_tok_is(ts, L->body_b - 1, "}")))
+            return refuse(s, hc + 1, "loop body", EN(RW_UJ_NOT_CLOSED));
+        L->in_a = L->body_a;
+        L->in_b = L->body_b;
+    }
     L->loop_a = k;
     L->loop_b = L->body_b;
     return true;
+}
+
+/* Does [a, b), a value's expression, read memory: a subscript, a dereference, or a call
+ * of a function that is given a pointer (a function of the file reads memory only through a
+ * pointer it is given: SHOC's `ToFlatIdx(row, col, width)` is index arithmetic)? */
+static bool value_loads(const sc_scan *s, size_t a, size_t b)
+{
+    const rw_toks *ts = s->ts;
+    for (size_t k = a; k < b; k++) {
+        if (rwl_tok_is(ts, k, "*") && rwl_unary_position(ts, k))
+            return true;
+        if (!((rwl_tok_is(ts, k, "[") || rwl_tok_is(ts, k, "(")) && k > a && ts->t[k - 1].kind == T_IDENT &&
+              !rwl_is_type_word(ts, k - 1)))
+            continue;
+        if (rwl_tok_is(ts, k, "[") || rwl_pure_call_name(ts, k - 1))
+            return true;
+        size_t close = rwl_match_close(ts, k);
+        for (size_t q = k + 1; q < close; q++) {
+            const an_param *ap = ts->t[q].kind == T_IDENT ? param_of(s, q) : NULL;
+            if (ts->t[q].kind == T_IDENT && ((ap && ap->pointer_depth > 0) || (!ap && local_pointer(s, q))))
+                return true;
+        }
+    }
+    return false;
+}
+
+/* The first token of the body other than `except` that writes or declares the name at n,
+ * or SIZE_MAX. */
+static size_t written_in_body(const sc_scan *s, const sc_loop *L, size_t n, size_t except)
+{
+    const rw_toks *ts = s->ts;
+    for (size_t k = L->in_a; k < L->in_b; k++)
+        if (k != except && same_name(ts, k, n) &&
+            ((rwl_is_use(ts, k) && written_at(s, k)) || rwl_declared_here(ts, k)))
+            return k;
+    return SIZE_MAX;
+}
+
+/* Is the name at q a declarator of a statement that starts with a type parameter of the
+ * kernel's template (border_align's `T *offset_output, box_width, ..., x, y, val, maxval;`,
+ * which rwl_declared_here does not take for a declaration: `T *` could be a product)? */
+static bool declarator_of_template_type(const sc_scan *s, size_t q)
+{
+    const rw_toks *ts = s->ts;
+    if (!s->f->template_params || !rwl_is_use(ts, q) ||
+        !(rwl_tok_is(ts, q + 1, ",") || rwl_tok_is(ts, q + 1, ";") || rwl_tok_is(ts, q + 1, "=")))
+        return false;
+    size_t p = q;
+    while (p > 0 && (rwl_tok_is(ts, p - 1, "*") || ts->t[p - 1].kind == T_IDENT || rwl_tok_is(ts, p - 1, ",")))
+        p--;   /* back over `T *a, b, *c,` to the statement's first token */
+    if (!(p == 0 || rwl_tok_is(ts, p - 1, ";") || rwl_tok_is(ts, p - 1, "{") || rwl_tok_is(ts, p - 1, "}")))
+        return false;
+    if (rwl_tok_is(ts, p, "const"))
+        p++;
+    return p < q && ts->t[p].kind == T_IDENT && rwl_template_type_param(s->f->template_params, ts, p);
+}
+
+/* Is the name at n a by-value parameter of the kernel or a variable declared in its body
+ * before the loop, neither a reference nor an array (what `decltype(n)` copies)? */
+static bool kernel_local(const sc_scan *s, const sc_loop *L, size_t n)
+{
+    const rw_toks *ts = s->ts;
+    const an_param *p = param_of(s, n);
+    size_t at = SIZE_MAX;
+    for (size_t q = 1; q < L->loop_a; q++)
+        if (same_name(ts, q, n) && (rwl_declared_here(ts, q) || declarator_of_template_type(s, q)))
+            at = q;   /* the last one before the loop */
+    if (at == SIZE_MAX)
+        return p != NULL;
+    return !rwl_tok_is(ts, at - 1, "&") && !rwl_tok_is(ts, at + 1, "[");
+}
+
+/* In the jam's reading, a statement [q, e) of the values that is not a declaration: an
+ * assignment `v = E;` of a local declared before the loop whose E reads memory (border_align's
+ * `val = bilinear_interpolate(...);`), or a recurrence `x += E;` (`-=`, `*=`, `/=`, `x = ..x..`,
+ * `++x`) whose E is pure arithmetic on values the loop does not change (border_align's
+ * `x += x_stride;`): each item's x is computed from the item before's, in the original order,
+ * before its values, so the jam keeps the very same sequence x_0, x_1, ... (never x_0 + k * E,
+ * which rounds differently). 1: read into d; 0: not this form (the updates start here); -1:
+ * refused, the reason in s->why. */
+static int read_value_stmt(sc_scan *s, const sc_loop *L, size_t q, size_t e, sc_decl *d)
+{
+    const rw_toks *ts = s->ts;
+    if (e < q + 3 || !rwl_tok_is(ts, e - 1, ";"))
+        return 0;
+    size_t name, op_a = e - 1, op_b = e - 1;
+    bool rec = true;
+    if ((rwl_tok_is(ts, q, "++") || rwl_tok_is(ts, q, "--")) && e == q + 3 && ts->t[q + 1].kind == T_IDENT)
+        name = q + 1;
+    else if (ts->t[q].kind == T_IDENT && rwl_is_use(ts, q) && e == q + 3 &&
+             (rwl_tok_is(ts, q + 1, "++") || rwl_tok_is(ts, q + 1, "--")))
+        name = q;
+    else if (ts->t[q].kind == T_IDENT && rwl_is_use(ts, q) && e > q + 3 &&
+             (rwl_tok_is(ts, q + 1, "=") || rwl_tok_is(ts, q + 1, "+=") || rwl_tok_is(ts, q + 1, "-=") ||
+              rwl_tok_is(ts, q + 1, "*=") || rwl_tok_is(ts, q + 1, "/="))) {
+        name = q;
+        op_a = q + 2;
+        rec = !rwl_tok_is(ts, q + 1, "=") || used_in(ts, op_a, op_b, name);
+    } else
+        return 0;
+    /* an assignment of arithmetic puts no load in flight: it stays with the updates; so does a
+     * write of the counter (refused there) */
+    if ((!rec && !value_loads(s, op_a, op_b)) || is_name(ts, name, L->v))
+        return 0;
+    /* a step that reads memory or calls a function is an accumulation of loaded values (a sum,
+     * `s += x[k]`): no recurrence but an update, so the loop has no value first */
+    for (size_t k = op_a; k < op_b && rec; k++)
+        if (rwl_tok_is(ts, k, "[") || rwl_tok_is(ts, k, "->") || (rwl_tok_is(ts, k, "*") && rwl_unary_position(ts, k)) ||
+            (ts->t[k].kind == T_IDENT && rwl_tok_is(ts, k + 1, "(") && !rwl_pure_call_name(ts, k) &&
+             !rwl_is_type_word(ts, k)))
+            return 0;
+    *d = (sc_decl){.a = q, .b = e, .name = name, .init_a = op_a, .init_b = op_b, .kind = rec ? SC_REC : SC_ASSIGN};
+    const char *what = rec ? "recurrence" : "value assignment";
+    if (!kernel_local(s, L, name))
+        return refuse(s, name, what, EN(RW_UJ_NOT_LOCAL), TOK(ts, name)), -1;
+    size_t other = written_in_body(s, L, name, name);
+    if (other != SIZE_MAX)
+        return refuse(s, name, what, EN(RW_UJ_WRITTEN_TWICE), TOK(ts, name), rwl_line_at(s->text, ts->t[other].start)),
+               -1;
+    if (!rec)
+        return 1;
+    for (size_t k = op_a; k < op_b; k++) {
+        if (ts->t[k].kind != T_IDENT || !rwl_is_use(ts, k) || same_name(ts, k, name) || rwl_tok_is(ts, k + 1, "("))
+            continue;
+        if (is_name(ts, k, L->v) || written_in_body(s, L, k, SIZE_MAX) != SIZE_MAX)
+            return refuse(s, k, what, EN(RW_UJ_REC_READS), TOK(ts, name), TOK(ts, k)), -1;
+    }
+    return 1;
 }
 
 /* The body: value declarations first, then the updates; what they may read and do. */
 static bool read_body(sc_scan *s, sc_loop *L)
 {
     const rw_toks *ts = s->ts;
-    size_t q = L->body_a + 1, end = L->body_b - 1;
-    while (q < end && rwl_starts_declaration(ts, q)) {
+    size_t q = L->in_a, end = L->in_b;
+    while (q < end) {
         size_t e = rwl_stmt_end(ts, q, end);
-        size_t got = read_decl(ts, q, e, L->d + L->n_d, SC_DECLS - L->n_d);
-        if (!got)
-            break;   /* a declaration of another form (or too many): it belongs to the updates */
-        L->n_d += got;
+        if (rwl_starts_declaration(ts, q)) {
+            size_t got = read_decl(ts, q, e, L->d + L->n_d, SC_DECLS - L->n_d);
+            if (!got)
+                break;   /* a declaration of another form (or too many): it belongs to the updates */
+            L->n_d += got;
+        } else if (s->jam_forms && L->n_d < SC_DECLS) {
+            int got = read_value_stmt(s, L, q, e, L->d + L->n_d);
+            if (got < 0 && L->n_d == 0)
+                return false;   /* the loop's first statement has the form and is refused */
+            if (got <= 0) {
+                s->why[0] = '\0';
+                break;          /* after values: it starts the updates (exact as before) */
+            }
+            L->n_rec += L->d[L->n_d].kind == SC_REC;
+            L->n_d++;
+        } else
+            break;
         q = e;
     }
     L->upd_b = end;
@@ -386,15 +589,15 @@ static bool read_body(sc_scan *s, sc_loop *L)
         } else
             L->n_d = n0;
     }
-    if (!L->n_d)
-        return refuse(s, L->body_a + 1, "loop body", EN(RW_UJ_NO_VALUES));
+    if (L->n_d == L->n_rec)
+        return refuse(s, L->in_a, "loop body", EN(RW_UJ_NO_VALUES));
     if (q >= L->upd_b)
         return refuse(s, L->body_a, "loop body", EN(RW_UJ_NO_UPDATE));
     L->upd_a = q;
     s->deep = true;
     /* what the body writes, outside the value declarations' own names */
     size_t w[SC_NAMES], nw = 0;
-    for (size_t k = L->body_a + 1; k < end; k++) {
+    for (size_t k = L->in_a; k < end; k++) {
         if (ts->t[k].kind != T_IDENT || !written_at(s, k))
             continue;
         bool decl_name = false;
@@ -407,7 +610,7 @@ static bool read_body(sc_scan *s, sc_loop *L)
         w[nw++] = k;
     }
     /* the barriers and the jumps the jam would change */
-    for (size_t k = L->body_a + 1; k < end; k++) {
+    for (size_t k = L->in_a; k < end; k++) {
         if (ts->t[k].kind != T_IDENT && !rwl_tok_is(ts, k, "break") && !rwl_tok_is(ts, k, "continue"))
             continue;
         if (rwl_tok_is(ts, k, "__syncthreads") || rwl_tok_is(ts, k, "__syncwarp") ||
@@ -417,9 +620,9 @@ static bool read_body(sc_scan *s, sc_loop *L)
             return refuse(s, k, "barrier", EN(RW_UJ_BARRIER));
         if (rwl_tok_is(ts, k, "goto"))
             return refuse(s, k, "goto", EN(RW_UJ_GOTO));
-        if (rwl_tok_is(ts, k, "continue") && !in_inner_construct(ts, L->body_a + 1, end, k))
+        if (rwl_tok_is(ts, k, "continue") && !in_inner_construct(ts, L->in_a, end, k))
             return refuse(s, k, "continue", EN(RW_UJ_CONTINUE));
-        if (rwl_tok_is(ts, k, "break") && !in_inner_construct(ts, L->body_a + 1, end, k))
+        if (rwl_tok_is(ts, k, "break") && !in_inner_construct(ts, L->in_a, end, k))
             L->has_break = true;
         if (!strncmp(ts->text + ts->t[k].start, "hk_uj", 5))
             return refuse(s, k, "loop body", EN(RW_UJ_ALREADY));
@@ -434,38 +637,42 @@ static bool read_body(sc_scan *s, sc_loop *L)
     for (size_t k = L->n_a; k < L->n_b; k++)
         if (rwl_tok_is(ts, k, "[") || (rwl_tok_is(ts, k, "(") && k > L->n_a && ts->t[k - 1].kind == T_IDENT))
             return refuse(s, k, "loop bound", EN(RW_UJ_BOUND_READS));
+    /* an assigned value or a recurrence: not in the bound; a recurrence not with a break (the
+     * jam would have stepped it past the item the break ends the scan at); the updates that
+     * read a recurrence see their own item's */
+    for (size_t i = 0; i < L->n_d; i++) {
+        if (L->d[i].kind == SC_DECL)
+            continue;
+        if (used_in(ts, L->n_a, L->n_b, L->d[i].name))
+            return refuse(s, L->d[i].name, "loop bound", EN(RW_UJ_BOUND_WRITTEN), TOK(ts, L->d[i].name));
+        if (L->d[i].kind == SC_REC && L->has_break)
+            return refuse(s, L->d[i].name, "recurrence", EN(RW_UJ_REC_BREAK), TOK(ts, L->d[i].name));
+        L->d[i].snap = L->d[i].kind == SC_REC && used_in(ts, L->upd_a, L->upd_b, L->d[i].name);
+    }
     /* values that read no memory and call nothing (uniform_tiles' partial tile: `int k = hk_k0 +
      * hk_j;`, its reads behind a bound check; roi_align's sample coordinate `y` before a loop
      * over x) put no load in flight: the compiler may move such arithmetic across the items
      * itself, and the jam's gain is the loads of U items issued together */
     bool reads = false;
     for (size_t i = 0; i < L->n_d && !reads; i++)
-        for (size_t k = L->d[i].init_a; k < L->d[i].init_b && !reads; k++) {
-            reads = (rwl_tok_is(ts, k, "[") || rwl_tok_is(ts, k, "(")) && k > L->d[i].init_a &&
-                    ts->t[k - 1].kind == T_IDENT && !rwl_is_type_word(ts, k - 1);
-            /* a function of the file reads memory only through a pointer it is given
-             * (SHOC's `ToFlatIdx(row, col, width)` is index arithmetic) */
-            if (reads && rwl_tok_is(ts, k, "(") && !rwl_pure_call_name(ts, k - 1)) {
-                size_t close = rwl_match_close(ts, k);
-                bool ptr = false;
-                for (size_t a = k + 1; a < close && !ptr; a++) {
-                    const an_param *ap = ts->t[a].kind == T_IDENT ? param_of(s, a) : NULL;
-                    ptr = ts->t[a].kind == T_IDENT && ((ap && ap->pointer_depth > 0) || (!ap && local_pointer(s, a)));
-                }
-                reads = ptr;
-            }
-        }
-    for (size_t i = 0; i < L->n_d && !reads; i++)
-        for (size_t k = L->d[i].init_a; k < L->d[i].init_b && !reads; k++)
-            reads = rwl_tok_is(ts, k, "*") && rwl_unary_position(ts, k);
+        reads = L->d[i].kind != SC_REC && value_loads(s, L->d[i].init_a, L->d[i].init_b);
     if (!reads && !s->values_without_loads)
         return refuse(s, L->d[0].name, "value declaration", EN(RW_UJ_NO_LOAD), TOK(ts, L->d[0].name));
     /* the value declarations: nothing the body writes, no writes, no calls that may write */
     for (size_t i = 0; i < L->n_d; i++) {
         const sc_decl *d = &L->d[i];
+        if (d->kind == SC_REC)
+            continue;   /* its operand was read as pure arithmetic (read_value_stmt) */
+        const char *con = d->kind == SC_ASSIGN ? "value assignment" : "value declaration";
         for (size_t k = d->init_a; k < d->init_b; k++) {
             if (ts->t[k].kind != T_IDENT || !rwl_is_use(ts, k))
                 continue;
+            /* an assigned value read before the item assigns it (or by its own value) is the
+             * item before's, which the jam keeps in the updates, not here */
+            for (size_t j = i; j < L->n_d; j++)
+                if (L->d[j].kind == SC_ASSIGN && same_name(ts, k, L->d[j].name))
+                    return refuse(s, k, con, EN(RW_UJ_READ_BEFORE), TOK(ts, d->name), TOK(ts, k),
+                                  rwl_line_at(s->text, ts->t[L->d[j].name].start));
             /* a reader function of the file (rwl_reader_call: a function of its arguments and of
              * memory it only reads, mmcv's bilinear_interpolate) is a value as an expression is:
              * its arguments are checked as the declaration's other names, and a pointer passed to
@@ -473,14 +680,14 @@ static bool read_body(sc_scan *s, sc_loop *L)
             if ((rwl_tok_is(ts, k + 1, "(") || rwl_tok_is(ts, k + 1, "<")) && !rwl_pure_call_name(ts, k) &&
                 !rwl_is_type_word(ts, k) && rwl_call_paren(ts, k)) {
                 if (!s->m || !rwl_reader_call(s->m, s->text, s->f, ts, k))
-                    return refuse(s, k, "value declaration", EN(RW_UJ_CALLS), TOK(ts, d->name), TOK(ts, k));
+                    return refuse(s, k, con, EN(RW_UJ_CALLS), TOK(ts, d->name), TOK(ts, k));
                 continue;
             }
             if (written_at(s, k) || rwl_tok_is_assign_op(ts, k + 1))
-                return refuse(s, k, "value declaration", EN(RW_UJ_VALUE_WRITES), TOK(ts, d->name), TOK(ts, k));
+                return refuse(s, k, con, EN(RW_UJ_VALUE_WRITES), TOK(ts, d->name), TOK(ts, k));
             for (size_t j = 0; j < nw; j++)
                 if (same_name(ts, k, w[j]))
-                    return refuse(s, k, "value declaration", EN(RW_UJ_READS_WRITTEN), TOK(ts, d->name), TOK(ts, k),
+                    return refuse(s, k, con, EN(RW_UJ_READS_WRITTEN), TOK(ts, d->name), TOK(ts, k),
                                   rwl_line_at(s->text, ts->t[w[j]].start));
             /* memory read through a pointer: none of the body's stores may reach it */
             bool mem = rwl_tok_is(ts, k + 1, "[") || (k > d->init_a && rwl_tok_is(ts, k - 1, "*") &&
@@ -514,7 +721,7 @@ static bool read_body(sc_scan *s, sc_loop *L)
                 if (rp && wp && wp->pointer_depth == 1 && rp->pointer_depth == 1 &&
                     (rp->is_restrict || wp->is_restrict || strcmp(rp->elem_type, wp->elem_type) != 0))
                     continue;
-                return refuse(s, k, "value declaration", EN(RW_UJ_READS_REACHED), TOK(ts, d->name), TOK(ts, k),
+                return refuse(s, k, con, EN(RW_UJ_READS_REACHED), TOK(ts, d->name), TOK(ts, k),
                               TOK(ts, w[j]), rwl_line_at(s->text, ts->t[w[j]].start));
             }
         }
@@ -563,8 +770,9 @@ static int append_renamed(struct hk_buf *o, const rw_toks *ts, const sc_loop *L,
         }
         bool done = false;
         for (size_t i = 0; i < upto && !done; i++)   /* only names declared before: `x` of an outer
-                                                      * scope read before a value named x is not it */
-            if (is_name(ts, k, L->d[i].name)) {
+                                                      * scope read before a value named x is not it;
+                                                      * a recurrence is the variable itself */
+            if (L->d[i].kind != SC_REC && is_name(ts, k, L->d[i].name)) {
                 rc = hk_buf_printf(o, "hk_uj%d_%.*s", j, TOK(ts, k));
                 done = true;
             }
@@ -583,7 +791,7 @@ static int append_updates(struct hk_buf *o, const sc_scan *s, const sc_loop *L)
     uint32_t at = ts->t[a].start;
     int rc = HK_OK;
     for (size_t k = a; k < end && !rc; k++)
-        if (rwl_tok_is(ts, k, "break") && !in_inner_construct(ts, L->body_a + 1, end, k)) {
+        if (rwl_tok_is(ts, k, "break") && !in_inner_construct(ts, L->in_a, end, k)) {
             rc = hk_buf_printf(o, "%.*s{ hk_uj_stop = true; break; }", (int)(ts->t[k].start - at), s->text + at);
             at = ts->t[k].end;
             if (rwl_tok_is(ts, k + 1, ";"))
@@ -603,27 +811,52 @@ static int emit_group(struct hk_buf *o, const sc_scan *s, const sc_loop *L, int 
     for (int j = 0; j < U && !rc; j++) {
         char ctr[32];
         snprintf(ctr, sizeof ctr, "hk_uj_k%d", j);
-        rc = hk_buf_printf(o, "%s        const %s %s = hk_uj + %d;\n", ind, type, ctr, j);
+        rc = hk_buf_printf(o, "%s        const %s %s = hk_uj %c %d;\n", ind, type, ctr, L->dir > 0 ? '+' : '-', j);
         for (size_t i = 0; i < L->n_d && !rc; i++) {
             const sc_decl *d = &L->d[i];
-            rc = hk_buf_printf(o, "%s        %.*s hk_uj%d_%.*s = ", ind, SPAN(ts, d->type_a, d->type_b), j,
-                               TOK(ts, d->name));
+            if (d->kind == SC_REC) {
+                /* the recurrence itself, on the variable, in the items' order */
+                rc = hk_buf_printf(o, "%s        ", ind);
+                if (!rc)
+                    rc = append_renamed(o, ts, L, d->a, d->b, j, ctr, i);
+                if (!rc)
+                    rc = hk_buf_printf(o, "\n");
+                continue;
+            }
+            if (d->kind == SC_ASSIGN)   /* the type of the variable: converted as the assignment does */
+                rc = hk_buf_printf(o, "%s        decltype(%.*s) hk_uj%d_%.*s = ", ind, TOK(ts, d->name), j,
+                                   TOK(ts, d->name));
+            else
+                rc = hk_buf_printf(o, "%s        %.*s hk_uj%d_%.*s = ", ind, SPAN(ts, d->type_a, d->type_b), j,
+                                   TOK(ts, d->name));
             if (!rc)
                 rc = append_renamed(o, ts, L, d->init_a, d->init_b, j, ctr, i);
             if (!rc)
                 rc = hk_buf_printf(o, ";\n");
         }
+        /* a recurrence the updates read: this item's value of it */
+        for (size_t i = 0; i < L->n_d && !rc; i++)
+            if (L->d[i].snap)
+                rc = hk_buf_printf(o, "%s        const decltype(%.*s) hk_uj%d_%.*s = %.*s;\n", ind, TOK(ts, L->d[i].name),
+                                   j, TOK(ts, L->d[i].name), TOK(ts, L->d[i].name));
     }
     size_t end = L->upd_b;
     for (int j = 0; j < U && !rc; j++) {
         rc = hk_buf_printf(o, "%s        {\n", ind);
         if (!rc && used_in(ts, L->upd_a, end, L->v))
             rc = hk_buf_printf(o, "%s            %s %.*s = hk_uj_k%d;\n", ind, type, TOK(ts, L->v), j);
-        for (size_t i = 0; i < L->n_d && !rc; i++)
-            if (used_in(ts, L->upd_a, end, L->d[i].name))
-                rc = hk_buf_printf(o, "%s            %.*s %.*s = hk_uj%d_%.*s;\n", ind,
-                                   SPAN(ts, L->d[i].type_a, L->d[i].type_b), TOK(ts, L->d[i].name), j,
-                                   TOK(ts, L->d[i].name));
+        for (size_t i = 0; i < L->n_d && !rc; i++) {
+            const sc_decl *d = &L->d[i];
+            if (d->kind == SC_ASSIGN)   /* the variable gets the item's value, as in the original */
+                rc = hk_buf_printf(o, "%s            %.*s = hk_uj%d_%.*s;\n", ind, TOK(ts, d->name), j,
+                                   TOK(ts, d->name));
+            else if (d->kind == SC_REC && d->snap)   /* read, never written, by the updates */
+                rc = hk_buf_printf(o, "%s            const decltype(hk_uj%d_%.*s) %.*s = hk_uj%d_%.*s;\n", ind, j,
+                                   TOK(ts, d->name), TOK(ts, d->name), j, TOK(ts, d->name));
+            else if (d->kind == SC_DECL && used_in(ts, L->upd_a, end, d->name))
+                rc = hk_buf_printf(o, "%s            %.*s %.*s = hk_uj%d_%.*s;\n", ind, SPAN(ts, d->type_a, d->type_b),
+                                   TOK(ts, d->name), j, TOK(ts, d->name));
+        }
         if (!rc)
             rc = hk_buf_printf(o, "%s            ", ind);
         if (!rc)
@@ -634,12 +867,45 @@ static int emit_group(struct hk_buf *o, const sc_scan *s, const sc_loop *L, int 
     return rc;
 }
 
+/* The number in [a, b) when it is one integer literal (`4`, `4u`), else -1. */
+static long literal_at(const rw_toks *ts, size_t a, size_t b)
+{
+    if (b != a + 1 || ts->t[a].kind != T_NUMBER)
+        return -1;
+    char *e = NULL;
+    long v = strtol(ts->text + ts->t[a].start, &e, 0);
+    return e && v >= 0 && (e == ts->text + ts->t[a].end || *e == 'u' || *e == 'U') ? v : -1;
+}
+
+/* The items of a loop counted in the source (uniform_tiles' full tile `hk_u < 4`: its bound,
+ * one more with `<=`; counting down, from a literal first value to a literal bound), else -1. */
+static long literal_items(const rw_toks *ts, const sc_loop *L)
+{
+    long n = literal_at(ts, L->n_a, L->n_b);
+    if (n < 0)
+        return -1;
+    if (L->dir > 0)
+        return n + L->inclusive;
+    long first = literal_at(ts, L->start_a, L->start_b);
+    return first < 0 ? -1 : first >= n ? first - n + L->inclusive : 0;
+}
+
 static int emit_loop(struct hk_buf *o, const sc_scan *s, const sc_loop *L, int U, const char *ind)
 {
     const rw_toks *ts = s->ts;
     char type[256], bound[512];
     snprintf(type, sizeof type, "%.*s", SPAN(ts, L->type_a, L->type_b));
     snprintf(bound, sizeof bound, "(%.*s)", SPAN(ts, L->n_a, L->n_b));
+    /* the items left from hk_uj on: `N - hk_uj` counting up, `hk_uj - N` down, one more with
+     * `<=` or `>=`; the comparison first, so the difference does not wrap */
+    const char *op = L->dir > 0 ? (L->inclusive ? "<=" : "<") : (L->inclusive ? ">=" : ">");
+    char left[600];
+    if (L->dir > 0)
+        snprintf(left, sizeof left, "%s - hk_uj", bound);
+    else
+        snprintf(left, sizeof left, "hk_uj - %s", bound);
+    int more = L->inclusive ? 1 : 0;   /* items = left + more */
+    char step = L->dir > 0 ? '+' : '-';
     int rc = hk_buf_printf(o, "{   /* hk: unroll_jam_scan: %d items' values first, then their updates in order */\n", /* i18n: not for people */
                            U);
     if (!rc)
@@ -647,7 +913,8 @@ static int emit_loop(struct hk_buf *o, const sc_scan *s, const sc_loop *L, int U
     if (!rc && L->has_break)
         rc = hk_buf_printf(o, "%s    bool hk_uj_stop = false;\n", ind);
     if (!rc)
-        rc = hk_buf_printf(o, "%s    for (; hk_uj < %s && %s - hk_uj >= %d; hk_uj += %d) {\n", ind, bound, bound, U, U);
+        rc = hk_buf_printf(o, "%s    for (; hk_uj %s %s && %s >= %d; hk_uj %c= %d) {\n", ind, op, bound, left, U - more,
+                           step, U);
     if (!rc)
         rc = emit_group(o, s, L, U, ind, type);
     /* what is left, fewer than U items, jammed by two while two are left: a loop of 2 or 3
@@ -656,10 +923,10 @@ static int emit_loop(struct hk_buf *o, const sc_scan *s, const sc_loop *L, int U
      * the compiler unrolls that loop whole, and a pair loop there indexes its register
      * arrays (hk_r0[k]) by a run-time counter, which moves them to local memory (ball_query
      * stacked: a 48-byte stack frame) */
-    bool pairs = U > 2 && !(L->n_b == L->n_a + 1 && ts->t[L->n_a].kind == T_NUMBER);
+    bool pairs = U > 2 && literal_items(ts, L) < 0;
     if (!rc && pairs)
-        rc = hk_buf_printf(o, "%s    }\n%s    for (; %shk_uj < %s && %s - hk_uj >= 2; hk_uj += 2) {\n", ind, ind,
-                           L->has_break ? "!hk_uj_stop && " : "", bound, bound);
+        rc = hk_buf_printf(o, "%s    }\n%s    for (; %shk_uj %s %s && %s >= %d; hk_uj %c= 2) {\n", ind, ind,
+                           L->has_break ? "!hk_uj_stop && " : "", op, bound, left, 2 - more, step);
     if (!rc && pairs)
         rc = emit_group(o, s, L, 2, ind, type);
     if (!rc)
@@ -669,8 +936,9 @@ static int emit_loop(struct hk_buf *o, const sc_scan *s, const sc_loop *L, int U
     if (!rc && L->pragma_b > L->pragma_a)
         rc = hk_buf_printf(o, "{\n%.*s\n%s    ", (int)(L->pragma_b - L->pragma_a), s->text + L->pragma_a, ind);
     if (!rc)
-        rc = hk_buf_printf(o, "for (%s %.*s = hk_uj; %.*s < %s; ++%.*s) %.*s\n", type, TOK(ts, L->v),
-                           TOK(ts, L->v), bound, TOK(ts, L->v), SPAN(ts, L->body_a, L->body_b));
+        rc = hk_buf_printf(o, "for (%s %.*s = hk_uj; %.*s %s %s; %s%.*s) %.*s\n", type, TOK(ts, L->v),
+                           TOK(ts, L->v), op, bound, L->dir > 0 ? "++" : "--", TOK(ts, L->v),
+                           SPAN(ts, L->body_a, L->body_b));
     if (!rc && L->pragma_b > L->pragma_a)
         rc = hk_buf_printf(o, "%s    }\n", ind);
     if (!rc)
@@ -705,7 +973,7 @@ int rw_unroll_jam_scan(const char *text, size_t len, const an_model *m, size_t k
     rw_edits es = {0};
     if ((rc = rwl_lex(text, f->body_span.start_byte, f->body_span.end_byte, &ts)))
         goto out;
-    sc_scan s = {.text = text, .ts = &ts, .f = f, .m = m};
+    sc_scan s = {.text = text, .ts = &ts, .f = f, .m = m, .jam_forms = true};
     char first_why[SC_WHY] = "";
     bool first_deep = false;
     sc_loop L;
@@ -718,11 +986,8 @@ int rw_unroll_jam_scan(const char *text, size_t len, const an_model *m, size_t k
         if (read_header(&s, k, &L) && read_body(&s, &L)) {
             /* a loop of fewer items than U, counted in the source (uniform_tiles' full tile of
              * `hk_u < 4`), would run only its remainder */
-            char *e = NULL;
-            long items = L.n_b == L.n_a + 1 && ts.t[L.n_a].kind == T_NUMBER
-                             ? strtol(ts.text + ts.t[L.n_a].start, &e, 0) : -1;
-            bool literal = e && items >= 0 && (e == ts.text + ts.t[L.n_a].end || *e == 'u' || *e == 'U');
-            if (!(literal && items < unroll)) {
+            long items = literal_items(&ts, &L);
+            if (!(items >= 0 && items < unroll)) {
                 found = true;
                 break;
             }
@@ -756,10 +1021,18 @@ int rw_unroll_jam_scan(const char *text, size_t len, const an_model *m, size_t k
     hk_buf_free(&nb);
     if (rc)
         goto out;
-    /* with a break or without: one sentence each */
-    char *desc = hk_asprintf(L.has_break ? EN(RW_UJ_DESC_BREAK) : EN(RW_UJ_DESC),
-                             f->name, rwl_line_at(text, ts.t[L.loop_a].start), unroll, L.n_d,
-                             TOK(&ts, L.d[0].name));
+    /* with a break or without, with recurrences (never with a break): one sentence each */
+    size_t v0 = 0;
+    while (L.d[v0].kind == SC_REC)
+        v0++;
+    size_t r0 = 0;
+    while (L.n_rec && L.d[r0].kind != SC_REC)
+        r0++;
+    char *desc = L.n_rec ? hk_asprintf(EN(RW_UJ_DESC_REC), f->name, rwl_line_at(text, ts.t[L.loop_a].start), unroll,
+                                       L.n_d - L.n_rec, TOK(&ts, L.d[v0].name), L.n_rec, TOK(&ts, L.d[r0].name))
+                       : hk_asprintf(L.has_break ? EN(RW_UJ_DESC_BREAK) : EN(RW_UJ_DESC),
+                                     f->name, rwl_line_at(text, ts.t[L.loop_a].start), unroll, L.n_d,
+                                     TOK(&ts, L.d[v0].name));
     rc = rwl_finish(text, len, m, f->name, &es, desc, out);
     if (rc == HK_OK && out->applicable)
         out->keeps_launch = true;

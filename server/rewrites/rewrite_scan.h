@@ -6,7 +6,10 @@
  * with the construct and its line, when a value declaration reads the state or anything
  * the body writes (a counter, an array a call fills, memory a store may reach), calls a
  * function that may write, or when the body has a barrier, a goto or a continue of the
- * item loop. */
+ * item loop. Since session 41 the jam (not rw_scan_read_item_loop) also takes `k <= N`,
+ * counting down (`k > N`, `k >= N` with `--k`), an unbraced body, values assigned to a
+ * variable declared before the loop (`val = reader(...);`) and recurrences stepped in the
+ * original order (`x += x_stride;`, pure arithmetic on loop-invariant values). */
 #ifndef HK_REWRITES_REWRITE_SCAN_H
 #define HK_REWRITES_REWRITE_SCAN_H
 

@@ -1,9 +1,9 @@
 /* The search proposes unroll_jam_scan early (issue 13): for the skill's sample kernel (a
  * capped radius query, a thread per query) and, where bench/wild/src is extracted, mmcv's
- * three_nn, knn and ball_query under their own specs, the shipped skills' plan on sm_90 for
- * a latency-bound kernel (1-12% of the roofline on the H200) puts a candidate of the rewrite
- * among the first four proposals, baseline included (the wild run's `--budget 4`), under
- * the kernel's own launch. */
+ * three_nn, knn, ball_query (and since session 41 border_align) under their own specs, the
+ * shipped skills' plan on sm_90 for a latency-bound kernel (1-12% of the roofline on the
+ * H200) puts a candidate of the rewrite among the first four proposals, baseline included
+ * (the wild run's `--budget 4`), under the kernel's own launch. */
 #include "analysis/analysis.h"
 #include "core/hk.h"
 #include "rewrites/rewrite.h"
@@ -61,7 +61,10 @@ static void sample_kernel(void **state)
 static void wild_kernels(void **state)
 {
     (void)state;
-    static const char *const ids[] = {"mmcv_three_nn_fwd", "mmcv_knn_fwd", "mmcv_ball_query_fwd"};
+    /* and since session 41 border_align, whose sample loop has an inclusive bound and its
+     * coordinates as a recurrence */
+    static const char *const ids[] = {"mmcv_three_nn_fwd", "mmcv_knn_fwd", "mmcv_ball_query_fwd",
+                                      "mmcv_border_align_fwd"};
     for (size_t i = 0; i < HK_ARRAY_LEN(ids); i++) {
         wild_kernel w;
         if (!wild_open(ids[i], &w))

@@ -274,6 +274,187 @@ static const char reader_driver[] =
     "            }\n"
     "        }\n";
 
+/* Sample loops with recurrences (session 41, after mmcv's border_align: `pool_size + 1`
+ * bilinear samples along a box edge, `for (int i = 1; i <= pool_size; i++) { x += x_stride;
+ * y += y_stride; val = bilinear_interpolate(...); if (val > maxval) ... }`): an inclusive bound,
+ * the coordinates a recurrence stepped by loop-invariant strides, the value assigned to a
+ * variable declared before the loop. walk_down and walk_down_gt count down (`>=`, `>`), with a
+ * `*=` recurrence and updates that read the recurrences (each item's coordinate and weight). */
+static const char rec_src[] =
+    "__device__ float lerp2(const float *img, int h, int w, float y, float x)\n"
+    "{\n"
+    "    if (!(y >= -1.0f && y <= h && x >= -1.0f && x <= w))   /* NaN too */\n"
+    "        return 0;\n"
+    "    if (y <= 0)\n"
+    "        y = 0;\n"
+    "    if (x <= 0)\n"
+    "        x = 0;\n"
+    "    int y0 = (int)y, x0 = (int)x, y1, x1;\n"
+    "    if (y0 >= h - 1) {\n"
+    "        y1 = y0 = h - 1;\n"
+    "        y = (float)y0;\n"
+    "    } else\n"
+    "        y1 = y0 + 1;\n"
+    "    if (x0 >= w - 1) {\n"
+    "        x1 = x0 = w - 1;\n"
+    "        x = (float)x0;\n"
+    "    } else\n"
+    "        x1 = x0 + 1;\n"
+    "    float ly = y - y0, lx = x - x0, hy = 1.0f - ly, hx = 1.0f - lx;\n"
+    "    return hy * hx * img[y0 * w + x0] + hy * lx * img[y0 * w + x1] + ly * hx * img[y1 * w + x0] +\n"
+    "           ly * lx * img[y1 * w + x1];\n"
+    "}\n"
+    "__device__ float lerp_at(const float *row, int w, float x)\n"
+    "{\n"
+    "    if (!(x >= -1.0f && x <= w))\n"
+    "        return 0;\n"
+    "    if (x <= 0)\n"
+    "        x = 0;\n"
+    "    int lo = (int)x;\n"
+    "    if (lo >= w - 1)\n"
+    "        lo = w - 1;\n"
+    "    int hi = lo + 1 < w ? lo + 1 : w - 1;\n"
+    "    float t = x - lo;\n"
+    "    return (1.0f - t) * row[lo] + t * row[hi];\n"
+    "}\n"
+    "__device__ inline int in_span(const float *x, const float *span)\n"
+    "{\n"
+    "    return x[0] >= span[0] && x[0] < span[1];\n"
+    "}\n"
+    "__global__ void first_hit(const float *segs, const float *pts, int *slot, int *last, int nseg, int npts)\n"
+    "{\n"
+    "    int q = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (q >= npts)\n"
+    "        return;\n"
+    "    int hit = -1;\n"
+    "    for (int s = 0; s < nseg; s++) {\n"
+    "        hit = in_span(pts + q, segs + 2 * s);\n"
+    "        if (hit) {\n"
+    "            slot[q] = s;\n"
+    "            break;\n"
+    "        }\n"
+    "    }\n"
+    "    last[q] = hit;\n"
+    "}\n"
+    "__global__ void border_max(const float *img, const float *boxes, float *out, int *arg, int n, int h, int w,\n"
+    "                           int pool)\n"
+    "{\n"
+    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (i >= n)\n"
+    "        return;\n"
+    "    const float *b = boxes + 4 * i;\n"
+    "    float x, y, xs, ys, val, m;\n"
+    "    int at;\n"
+    "    x = b[0];\n"
+    "    y = b[1];\n"
+    "    val = -5.0f;\n"
+    "    xs = (b[2] - b[0]) / pool;\n"
+    "    ys = (b[3] - b[1]) / pool;\n"
+    "    m = lerp2(img, h, w, y, x);\n"
+    "    at = 0;\n"
+    "    for (int k = 1; k <= pool; k++) {\n"
+    "        x += xs;\n"
+    "        y += ys;\n"
+    "        val = lerp2(img, h, w, y, x);\n"
+    "        if (val > m) {\n"
+    "            m = val;\n"
+    "            at = k;\n"
+    "        }\n"
+    "    }\n"
+    "    out[i] = m + val;\n"
+    "    arg[i] = at;\n"
+    "}\n"
+    "__global__ void walk_down(const float *img, const float *start, float *out, float *where, int n, int w, int top,\n"
+    "                          float step, float decay)\n"
+    "{\n"
+    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (i >= n)\n"
+    "        return;\n"
+    "    const float *row = img + i * w;\n"
+    "    float x = start[i], wgt = 1.0f, acc = 0.0f, best = -1e30f, bx = -7.0f;\n"
+    "    for (int k = top; k >= 0; --k) {\n"
+    "        x -= step;\n"
+    "        wgt *= decay;\n"
+    "        float v = lerp_at(row, w, x);\n"
+    "        acc += wgt * v;\n"
+    "        if (v > best) {\n"
+    "            best = v;\n"
+    "            bx = x + k;\n"
+    "        }\n"
+    "    }\n"
+    "    out[i] = acc + best + x + wgt;\n"
+    "    where[i] = bx;\n"
+    "}\n"
+    "__global__ void walk_down_gt(const float *img, const float *start, float *out, float *where, int n, int w,\n"
+    "                             int top, float step, float decay)\n"
+    "{\n"
+    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (i >= n)\n"
+    "        return;\n"
+    "    const float *row = img + i * w;\n"
+    "    float x = start[i], wgt = 1.0f, acc = 0.0f, best = -1e30f, bx = -7.0f;\n"
+    "    for (int k = top; k > -1; k--) {\n"
+    "        x -= step;\n"
+    "        wgt *= decay;\n"
+    "        float v = lerp_at(row, w, x);\n"
+    "        acc += wgt * v;\n"
+    "        if (v > best) {\n"
+    "            best = v;\n"
+    "            bx = x + k;\n"
+    "        }\n"
+    "    }\n"
+    "    out[i] = acc + best + x + wgt;\n"
+    "    where[i] = bx;\n"
+    "}\n";
+
+/* Trip counts 0..9 (border_max: pool 0..9, items 1..pool; walk_down: top -1..8, items top..0),
+ * boxes and starts inside and around the 9 x 9 image, and on all four input modes. */
+static const char rec_driver[] =
+    "const int n = 70, h = 9, w = 9;\n"
+    "bool stop = false;   /* the first configuration that differs is enough */\n"
+    "for (int mode = 0; mode < 4 && !stop; mode++)\n"
+    "    for (int trips = 0; trips <= 9 && !stop; trips++) {\n"
+    "        emu::buf<float> img(h * w * n), bx(4 * n), st(n);\n"
+    "        pts(img, mode, 40 + trips); pts(bx, mode, 41 + trips); pts(st, mode, 42 + trips);\n"
+    "        for (int i = 0; i < 4 * n; i++) bx[i] = bx[i] * 0.9f + 3.0f;\n"
+    "        for (int i = 0; i < n; i++) st[i] = st[i] + 6.0f;\n"
+    "        emu::buf<float> om(n), cm(n);\n"
+    "        emu::buf<int> oa(n), ca(n);\n"
+    "        om.set(-3); cm.set(-3); oa.set(-3); ca.set(-3);\n"
+    "        emu::launch(dim3(2), dim3(64), 0, [&] { orig::border_max(img, bx, om, oa, n, h, w, trips); });\n"
+    "        emu::launch(dim3(2), dim3(64), 0, [&] { cand::border_max(img, bx, cm, ca, n, h, w, trips); });\n"
+    "        if (!emu::expect(\"border max\", om, cm) | !emu::expect(\"border argmax\", oa, ca)) {\n"
+    "            printf(\"  (mode %d, pool %d)\\n\", mode, trips);\n"
+    "            stop = true;\n"
+    "        }\n"
+    "        {   /* first_hit: the assigned flag, a break at the first hit (the count reached early,\n"
+    "             * late, never), the flag's last value after the loop */\n"
+    "            emu::buf<float> sg(2 * trips + 1), pt(n);\n"
+    "            pts(sg, mode, 43 + trips); pts(pt, mode, 44 + trips);\n"
+    "            emu::buf<int> os(n), cs(n), ol(n), cl(n);\n"
+    "            os.set(-3); cs.set(-3); ol.set(-3); cl.set(-3);\n"
+    "            emu::launch(dim3(2), dim3(64), 0, [&] { orig::first_hit(sg, pt, os, ol, trips, n); });\n"
+    "            emu::launch(dim3(2), dim3(64), 0, [&] { cand::first_hit(sg, pt, cs, cl, trips, n); });\n"
+    "            if (!emu::expect(\"first_hit slot\", os, cs) | !emu::expect(\"first_hit last\", ol, cl)) {\n"
+    "                printf(\"  (mode %d, segments %d)\\n\", mode, trips);\n"
+    "                stop = true;\n"
+    "            }\n"
+    "        }\n"
+    "        for (float step : {0.75f, 1.3f}) {\n"
+    "            emu::buf<float> oo(n), co(n), ow(n), cw(n), og(n), cg(n), ox(n), cx(n);\n"
+    "            oo.set(-3); co.set(-3); ow.set(-3); cw.set(-3); og.set(-3); cg.set(-3); ox.set(-3); cx.set(-3);\n"
+    "            emu::launch(dim3(2), dim3(64), 0, [&] { orig::walk_down(img, st, oo, ow, n, w, trips - 1, step, 0.9f); });\n"
+    "            emu::launch(dim3(2), dim3(64), 0, [&] { cand::walk_down(img, st, co, cw, n, w, trips - 1, step, 0.9f); });\n"
+    "            emu::launch(dim3(2), dim3(64), 0, [&] { orig::walk_down_gt(img, st, og, ox, n, w, trips - 1, step, 0.7f); });\n"
+    "            emu::launch(dim3(2), dim3(64), 0, [&] { cand::walk_down_gt(img, st, cg, cx, n, w, trips - 1, step, 0.7f); });\n"
+    "            if (!emu::expect(\"walk_down out\", oo, co) | !emu::expect(\"walk_down where\", ow, cw) |\n"
+    "                !emu::expect(\"walk_down_gt out\", og, cg) | !emu::expect(\"walk_down_gt where\", ox, cx)) {\n"
+    "                printf(\"  (mode %d, items %d, step %g)\\n\", mode, trips, step);\n"
+    "                stop = true;\n"
+    "            }\n"
+    "        }\n"
+    "    }\n";
+
 static char *jammed(const char *src, const char *kname, int u)
 {
     fixture fx;
@@ -290,6 +471,21 @@ static char *jammed(const char *src, const char *kname, int u)
     unload(&fx);
     return t;
 }
+
+/* Each of names jammed at U in turn, one text. */
+static char *jammed_all(const char *src, const char *const *names, size_t n, int u)
+{
+    char *t = strdup(src);
+    assert_non_null(t);
+    for (size_t i = 0; i < n; i++) {
+        char *next = jammed(t, names[i], u);
+        free(t);
+        t = next;
+    }
+    return t;
+}
+
+static const char *const rec_names[] = {"border_max", "walk_down", "walk_down_gt", "first_hit"};
 
 /* The text: U values, the updates with the original names, the remainder loop, the break
  * made to end the scan; and each candidate compiles for sm_90. */
@@ -331,6 +527,56 @@ static void emits_and_compiles(void **state)
     assert_null(strstr(r.text, "hk_uj2_d"));
     rw_result_free(&r);
     assert_int_equal(rw_unroll_jam_scan(fx.text, fx.len, fx.m, kernel(&fx, "radius"), 3, &r), HK_EINVAL);
+    unload(&fx);
+}
+
+static void has(const char *text, const char *want)
+{
+    if (!strstr(text, want))
+        print_message("want `%s` in:\n%s\n", want, text);
+    assert_non_null(strstr(text, want));
+}
+
+/* Session 41: the inclusive bound, the counting down, the recurrences stepped in order before
+ * each item's values, the assigned value given to its variable in the updates, the updates'
+ * recurrences their item's; nvcc compiles each. */
+static void recurrences_emitted(void **state)
+{
+    (void)state;
+    fixture fx;
+    load_text(rec_src, &fx);
+    rw_result r;
+    assert_int_equal(rw_unroll_jam_scan(fx.text, fx.len, fx.m, kernel(&fx, "border_max"), 4, &r), HK_OK);
+    assert_true(r.applicable);
+    has(r.text, "for (; hk_uj <= (pool) && (pool) - hk_uj >= 3; hk_uj += 4) {");
+    has(r.text, "for (; hk_uj <= (pool) && (pool) - hk_uj >= 1; hk_uj += 2) {");
+    has(r.text, "            x += xs;\n            y += ys;\n"
+                "            decltype(val) hk_uj1_val = lerp2(img, h, w, y, x);\n"
+                "            const int hk_uj_k2 = hk_uj + 2;\n            x += xs;\n");
+    has(r.text, "                int k = hk_uj_k3;\n                val = hk_uj3_val;\n");
+    has(r.text, "for (int k = hk_uj; k <= (pool); ++k) {");
+    assert_null(strstr(r.text, "hk_uj0_x"));   /* the updates read no recurrence: nothing kept */
+    has(r.description, "2 recurrences (from `x`)");
+    rwf_nvcc_compiles_with(&r, "", "scan_rec", "border_max");
+    rw_result_free(&r);
+    static const char *const down[] = {"walk_down", "walk_down_gt"};
+    for (size_t i = 0; i < 2; i++) {
+        bool ge = i == 0;
+        assert_int_equal(rw_unroll_jam_scan(fx.text, fx.len, fx.m, kernel(&fx, down[i]), 4, &r), HK_OK);
+        assert_true(r.applicable);
+        has(r.text, ge ? "for (; hk_uj >= (0) && hk_uj - (0) >= 3; hk_uj -= 4) {"
+                       : "for (; hk_uj > (-1) && hk_uj - (-1) >= 4; hk_uj -= 4) {");
+        has(r.text, ge ? "for (; hk_uj >= (0) && hk_uj - (0) >= 1; hk_uj -= 2) {"
+                       : "for (; hk_uj > (-1) && hk_uj - (-1) >= 2; hk_uj -= 2) {");
+        has(r.text, "const int hk_uj_k3 = hk_uj - 3;");
+        has(r.text, "x -= step;\n            wgt *= decay;\n            float hk_uj2_v = lerp_at(row, w, x);\n"
+                    "            const decltype(x) hk_uj2_x = x;\n            const decltype(wgt) hk_uj2_wgt = wgt;\n");
+        has(r.text, "                const decltype(hk_uj2_x) x = hk_uj2_x;\n"
+                    "                const decltype(hk_uj2_wgt) wgt = hk_uj2_wgt;\n                float v = hk_uj2_v;\n");
+        has(r.text, ge ? "for (int k = hk_uj; k >= (0); --k) {" : "for (int k = hk_uj; k > (-1); --k) {");
+        rwf_nvcc_compiles_with(&r, "", "scan_rec", down[i]);
+        rw_result_free(&r);
+    }
     unload(&fx);
 }
 
@@ -499,6 +745,117 @@ static void refusals(void **state)
             "    y[0] = m;\n"
             "}\n",
             "arith", "value declaration", 5, "read no memory and call nothing");
+    /* session 41. A recurrence whose step reads the state (line 5: `m`, which the updates write) */
+    refused("__global__ void rs(const float *x, float *y, int n, float s)\n"
+            "{\n"
+            "    float p = 0.0f, m = 0.0f;\n"
+            "    for (int k = 0; k <= n; ++k) {\n"
+            "        p += s * m;\n"
+            "        float v = x[(int)p];\n"
+            "        if (v > m) m = v;\n"
+            "    }\n"
+            "    y[0] = m;\n"
+            "}\n",
+            "rs", "recurrence", 5, "the step of `p` reads `m`");
+    /* ... the counter (line 5): x_k is no recurrence of loop-invariant steps */
+    refused("__global__ void rc(const float *x, float *y, int n, float s)\n"
+            "{\n"
+            "    float p = 0.0f, m = 0.0f;\n"
+            "    for (int k = 0; k < n; ++k) {\n"
+            "        p += s * k;\n"
+            "        float v = x[(int)p];\n"
+            "        if (v > m) m = v;\n"
+            "    }\n"
+            "    y[0] = m;\n"
+            "}\n",
+            "rc", "recurrence", 5, "reads `k`");
+    /* ... memory (line 5): a sum of loads is no recurrence but an update, so no value comes first */
+    refused("__global__ void rm(const float *x, float *y, int n)\n"
+            "{\n"
+            "    float p = 0.0f;\n"
+            "    for (int k = 0; k < n; ++k) {\n"
+            "        p += x[k];\n"
+            "        y[k] = p;\n"
+            "    }\n"
+            "}\n",
+            "rm", "loop body", 5, "value declarations");
+    /* a recurrence with a break of the item loop (line 5) */
+    refused("__global__ void rb(const float *x, float *y, int n, float s)\n"
+            "{\n"
+            "    float p = 0.0f, m = 0.0f;\n"
+            "    for (int k = 1; k <= n; ++k) {\n"
+            "        p += s;\n"
+            "        float v = x[(int)p];\n"
+            "        if (v > 3.0f) break;\n"
+            "        m += v;\n"
+            "    }\n"
+            "    y[0] = m + p;\n"
+            "}\n",
+            "rb", "recurrence", 5, "a break of the item loop with the recurrence `p`");
+    /* a recurrence the updates also write (line 5; again at line 7) */
+    refused("__global__ void r2(const float *x, float *y, int n, float s)\n"
+            "{\n"
+            "    float p = 0.0f, m = 0.0f;\n"
+            "    for (int k = 1; k <= n; ++k) {\n"
+            "        p += s;\n"
+            "        float v = x[(int)p];\n"
+            "        if (v > m) { m = v; p = 0.0f; }\n"
+            "    }\n"
+            "    y[0] = m;\n"
+            "}\n",
+            "r2", "recurrence", 5, "`p` is written again at line 7");
+    /* an assigned value read before the item assigns it (line 6: `u` reads `val`, assigned at line 7) */
+    refused("__global__ void early(const float *x, float *y, int n)\n"
+            "{\n"
+            "    float val = 0.0f, m = 0.0f;\n"
+            "    int at = 0;\n"
+            "    for (int k = 0; k < n; ++k) {\n"
+            "        float u = val * 2.0f;\n"
+            "        val = x[k];\n"
+            "        if (val > m + u) { m = val; at = k; }\n"
+            "    }\n"
+            "    y[0] = m + at;\n"
+            "}\n",
+            "early", "value declaration", 6, "reads `val` before the item assigns it (line 7)");
+    /* a value assigned to a variable of the device, not of the kernel (line 6) */
+    refused("__device__ float g;\n"
+            "__global__ void glob(const float *x, float *y, int n)\n"
+            "{\n"
+            "    float m = 0.0f;\n"
+            "    for (int k = 0; k < n; ++k) {\n"
+            "        g = x[k];\n"
+            "        if (g > m) m = g;\n"
+            "    }\n"
+            "    y[0] = m;\n"
+            "}\n",
+            "glob", "value assignment", 6, "`g` is not a variable of the kernel");
+    /* a bound of another comparison (line 3) */
+    refused("__global__ void ne(const float *x, float *y, int n)\n"
+            "{\n"
+            "    for (int k = 0; k != n; ++k) {\n"
+            "        float v = x[k];\n"
+            "        y[k] = v;\n"
+            "    }\n"
+            "}\n",
+            "ne", "loop condition", 3, "not `k < N`, `k <= N`, `k > N` or `k >= N`");
+    /* counting down with an increment (line 3) */
+    refused("__global__ void updown(const float *x, float *y, int n)\n"
+            "{\n"
+            "    for (int k = n; k > 0; ++k) {\n"
+            "        float v = x[k];\n"
+            "        y[k] = v;\n"
+            "    }\n"
+            "}\n",
+            "updown", "loop step", 3, "not `--k`");
+    /* an unbraced body is read (one statement: no value before an update; line 5) */
+    refused("__global__ void one(const float *x, float *y, int n)\n"
+            "{\n"
+            "    float m = 0.0f;\n"
+            "    for (int k = 0; k < n; ++k)\n"
+            "        if (x[k] > m) m = x[k];\n"
+            "    y[0] = m;\n"
+            "}\n",
+            "one", "loop body", 5, "value declarations");
     /* a loop with no value first: the body's first statement (line 4) */
     refused("__global__ void fill(float *y, int n)\n"
             "{\n"
@@ -669,19 +1026,60 @@ static void emulated(void **state)
          "        if (!emu::expect(\"chamfer dist\", od, cd) | !emu::expect(\"chamfer idx\", oi, ci))\n"
          "            printf(\"  (mode %d, m %d)\\n\", mode, m);\n"
          "    }\n"},
+        /* session 41: its sample loop (`i <= pool_size`, `x += x_stride`, `val = ...`); the
+         * boxes never NaN (mmcv's bilinear_interpolate would index with (int)NaN), the features
+         * NaN in mode 3; pool_size 0 (no sample after the first) to 9 */
+        {"mmcv_border_align_fwd", "border_align_forward_cuda_kernel",
+         "const int C = 3, H = 7, W = 7, bs = H * W, nt = C * bs;\n"
+         "for (int mode = 0; mode < 4; mode++)\n"
+         "    for (int pool : {0, 1, 2, 3, 4, 5, 7, 9}) {\n"
+         "        emu::buf<float> in(4 * C * H * W), bx(bs * 4);\n"
+         "        pts(in, mode, 51 + pool); pts(bx, mode == 3 ? 1 : mode, 52 + pool);\n"
+         "        for (int i = 0; i < bs * 4; i++) bx[i] = mode == 0 ? (bx[i] + 10.0f) * 0.35f : bx[i] * 1.5f;\n"
+         "        emu::buf<float> oo(nt * 4), co(nt * 4);\n"
+         "        emu::buf<int> oa(nt * 4), ca(nt * 4);\n"
+         "        oo.set(-1.0f); co.set(-1.0f); oa.set(-1); ca.set(-1);\n"
+         "        emu::launch(dim3((nt + 127) / 128), dim3(128, 4), 0, [&] { orig::border_align_forward_cuda_kernel<float>(nt, in, bx, oo, oa, C, bs, H, W, pool); });\n"
+         "        emu::launch(dim3((nt + 127) / 128), dim3(128, 4), 0, [&] { cand::border_align_forward_cuda_kernel<float>(nt, in, bx, co, ca, C, bs, H, W, pool); });\n"
+         "        if (!emu::expect(\"border_align out\", oo, co) | !emu::expect(\"border_align argmax\", oa, ca))\n"
+         "            printf(\"  (mode %d, pool %d)\\n\", mode, pool);\n"
+         "    }\n"},
     };
     char *wild_src[HK_ARRAY_LEN(wild)] = {0}, *wild_cand[HK_ARRAY_LEN(wild)] = {0};
+    char *border_late = NULL;
     for (size_t i = 0; i < HK_ARRAY_LEN(wild); i++) {
         if (!(wild_src[i] = rwf_wild_text(wild[i].id, NULL)))
             continue;
         char *cand = jammed(wild_src[i], wild[i].kernel, 4);
         if (!strcmp(wild[i].id, "mmcv_chamfer_distance_fwd"))
             assert_non_null(strstr(cand, "hk_uj3_x2 = buf[(k + hk_uj_k3) * 2] - x1;"));
+        if (!strcmp(wild[i].id, "mmcv_border_align_fwd"))
+            has(cand, "decltype(val) hk_uj3_val = bilinear_interpolate(offset_input, height, width, y, x, index);");
         /* the header's include guard, defined by the original's copy, would hide the
          * rewrite's: opened unconditionally there */
         wild_cand[i] = emu_replaced(cand, "#ifndef ", "#if 1 // ");
         free(cand);
+        if (!strcmp(wild[i].id, "mmcv_border_align_fwd")) {
+            /* and its helpers' guard (the pytorch shim's, not the TRT branch's), which the
+             * original's copy defined too */
+            cand = wild_cand[i];
+            wild_cand[i] = emu_replaced(cand, "#include <float.h>\n#ifndef COMMON_CUDA_HELPER",
+                                        "#include <float.h>\n#if 1 // COMMON_CUDA_HELPER");
+            free(cand);
+        }
         emu_batch_add_pair(&batch, wild[i].id, wild_src[i], wild_cand[i], helpers_common, wild[i].driver, EMU_OK);
+        if (!strcmp(wild[i].id, "mmcv_border_align_fwd")) {
+            /* broken: the second sample of each four at the first one's coordinate */
+            border_late = emu_replaced(wild_cand[i],
+                                       "            x += x_stride;\n            y += y_stride;\n"
+                                       "            decltype(val) hk_uj1_val = bilinear_interpolate(offset_input, height, "
+                                       "width, y, x, index);\n",
+                                       "            decltype(val) hk_uj1_val = bilinear_interpolate(offset_input, height, "
+                                       "width, y, x, index);\n"
+                                       "            x += x_stride;\n            y += y_stride;\n");
+            emu_batch_add_pair(&batch, "mmcv_border_align_fwd_broken_late", wild_src[i], border_late,
+                               helpers_common, wild[i].driver, EMU_DIFFERS);
+        }
     }
     /* the same three stacked on uniform_tiles (the search's "A + B", search.c stack_on): the
      * jam of the full tile's loop, whose values read the registers the tile filled. Item
@@ -800,7 +1198,37 @@ static void emulated(void **state)
                                    "float hk_uj1_v = lerp_at(row, w, hk_uj0_x);");
     emu_batch_add_pair(&batch, "scan_reader_broken", reader_src, rd_broken, helpers_common, reader_driver,
                        EMU_DIFFERS);
+    /* session 41: recurrences, inclusive and downward bounds, assigned values (with a break in
+     * first_hit), at U = 2, 4 and 8; broken: the second sample computed at the first one's
+     * coordinate (its steps after its value), the coordinate computed as start + k * stride
+     * (rounded otherwise), the second item's update given the first item's flag */
+    char *rec[3];
+    for (size_t l = 0; l < 3; l++) {
+        rec[l] = jammed_all(rec_src, rec_names, HK_ARRAY_LEN(rec_names), us[l]);
+        char tag[32];
+        snprintf(tag, sizeof tag, "scan_rec_u%d", us[l]);
+        emu_batch_add_pair(&batch, tag, rec_src, rec[l], helpers_common, rec_driver, EMU_OK);
+    }
+    char *rec_late = emu_replaced(rec[1],
+                                  "            x += xs;\n            y += ys;\n"
+                                  "            decltype(val) hk_uj1_val = lerp2(img, h, w, y, x);\n",
+                                  "            decltype(val) hk_uj1_val = lerp2(img, h, w, y, x);\n"
+                                  "            x += xs;\n            y += ys;\n");
+    emu_batch_add_pair(&batch, "scan_rec_broken_late", rec_src, rec_late, helpers_common, rec_driver, EMU_DIFFERS);
+    char *rec_mul = emu_replaced(rec[0], "            x += xs;\n            y += ys;\n            decltype(val) hk_uj2_val",
+                                 "            x = b[0] + hk_uj_k2 * xs;\n            y = b[1] + hk_uj_k2 * ys;\n"
+                                 "            decltype(val) hk_uj2_val");
+    emu_batch_add_pair(&batch, "scan_rec_broken_mul", rec_src, rec_mul, helpers_common, rec_driver, EMU_DIFFERS);
+    /* broken: the second item's update sees the first item's flag */
+    char *rec_flag = emu_replaced(rec[1], "hit = hk_uj1_hit;", "hit = hk_uj0_hit;");
+    emu_batch_add_pair(&batch, "scan_rec_broken_flag", rec_src, rec_flag, helpers_common, rec_driver, EMU_DIFFERS);
     emu_batch_run(&batch);
+    free(rec_flag);
+    for (size_t l = 0; l < 3; l++)
+        free(rec[l]);
+    free(rec_late);
+    free(border_late);
+    free(rec_mul);
     free(rd2);
     free(rd4);
     free(rd_broken);
@@ -828,6 +1256,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(emits_and_compiles),
         cmocka_unit_test(refusals),
+        cmocka_unit_test(recurrences_emitted),
         cmocka_unit_test(emulated),
         cmocka_unit_test(rwf_nvcc_queued), /* last: the queued compile checks */
     };
