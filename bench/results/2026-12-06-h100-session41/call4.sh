@@ -31,6 +31,16 @@ emit hotspot_fb2 rodinia_hotspot 132,64 fused_blocks --param blocks=2
 emit conv_rows_fb2 cs_conv_rows - fused_blocks --param blocks=2
 emit ba_uj4 mmcv_border_align_fwd 132,64 unroll_jam_scan
 emit ba_uj2 mmcv_border_align_fwd 132,64 unroll_jam_scan --param unroll=2
+# W15A's SASS question (background, CPU only): do border_align's jammed samples' LDGs overlap?
+( mkdir -p $OUT/x/sass; S=$OUT/x/sass; K=_Z32border_align_forward_cuda_kernelIfEviPKT_S2_PS0_Piiiiii
+  for t in base ba_uj4; do
+    if [ $t = base ]; then cp bench/wild/src/mmcv_border_align_fwd.cu $S/$t.cu; else cp $V/$t.cu $S/$t.cu; fi
+    printf '\nstatic void *hk_inst = (void *)&border_align_forward_cuda_kernel<float>;\n' >> $S/$t.cu
+    nvcc -arch=sm_90 -cubin -w -Xptxas -v -o $S/$t.cubin $S/$t.cu > $S/$t.ptxas.txt 2>&1
+    cuobjdump -sass -fun $K $S/$t.cubin > $S/$t.sass 2>&1 || cuobjdump -sass $S/$t.cubin > $S/$t.sass
+    echo "== $t: $(grep -A2 $K $S/$t.ptxas.txt | grep -o 'Used [0-9]* registers'); LDG $(grep -c 'LDG' $S/$t.sass), predicated LDG $(grep -c '@!\?P[0-9] *LDG' $S/$t.sass), BRA $(grep -c 'BRA' $S/$t.sass)"
+    grep -n -E 'LDG|FSETP\.GT|FFMA|BRA' $S/$t.sass | awk '{print $1, $2, $3, $4}' | head -150
+  done > $OUT/x/sass.log 2>&1 ) &
 ( CHEATS="spin_word_evade spin_store_evade spin_nan_evade" CHEAT_JOBS=3 CHEAT_TIMEOUT=150 DEADLINE_S=250 MARGIN_S=8 OUT=$OUT/x/cheats tests/gpu/session.sh cheats > $OUT/x/cheats.log 2>&1 ) &
 for c in "srad1_fb4 bench/wild/specs/rodinia_srad1.bench.json $V/srad1_fb4.cu" \
          "lf_fb4 bench/wild/specs/rodinia_backprop_layerforward.bench.json $V/lf_fb4.cu" \
@@ -51,6 +61,7 @@ left=$((D - ($(date +%s) - t0) - 15))
 ( WILD_IDS="rodinia_srad1 rodinia_backprop_layerforward rodinia_hotspot mmcv_border_align_fwd" WILD_ARGS="--budget 8 --minutes 1.5" WILD_JOBS=4 EPISODE_TIMEOUT=240 DEADLINE_S=$left MARGIN_S=8 OUT=$OUT/x/wild tests/gpu/session.sh wild > $OUT/x/wild.log 2>&1 )
 echo "all done at $(($(date +%s)-t0)) s"
 cp $OUT/x/wild/wild-table.md $OUT/call4-wild-table.md 2>/dev/null; cp $OUT/x/verify.log $OUT/call4-verify.txt; cp $OUT/x/cheats/summary-cheats.txt $OUT/call4-cheats.txt 2>/dev/null
+cp $OUT/x/sass.log $OUT/call4-sass.txt 2>/dev/null; grep "^==" $OUT/call4-sass.txt
 grep -v "^$" $OUT/call4-cheats.txt | tail -6
 cat $OUT/call4-wild-table.md
 tail -3 $OUT/x/wild.log
