@@ -211,7 +211,7 @@ void measure_launch_shapes(const spec *s, const long long *block, measure_shapes
 
 void measure_module_data(const measure_shapes *sh, ptxrace_launch *l)
 {
-    _Static_assert((int)MEASURE_FILLED <= (int)PTXRACE_FILLED, "a launch keeps every name");
+    _Static_assert((int)MEASURE_FILLED <= (int)PTXRACE_FILLED, "a launch keeps every name"); /* i18n: not for people */
     l->module_data = sh->module_data && sh->nfilled <= PTXRACE_FILLED;
     l->nfilled = 0;
     for (int i = 0; l->module_data && i < sh->nfilled; i++)
