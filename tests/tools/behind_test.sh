@@ -4,7 +4,10 @@
 #     (where the kernel schedules sessions as groups) is at nice 19 too, its output in the log;
 #  2. behind_wait gives its exit status (a failed build fails the run) and its output;
 #  3. behind_stop ends the whole group: the command and what it started (make, compilers),
-#     not the command alone.
+#     not the command alone;
+#  4. once behind_wait waits for it (the run has nothing else to do), the command gets the
+#     run's priority back: its scheduling group the nice of the run's, and (where we may
+#     lower a nice: root) its own the run's.
 # Usage: behind_test.sh HK
 set -eu
 hk=$1
@@ -23,9 +26,12 @@ behind_log=
 own_group=
 [ -r /proc/self/autogroup ] && own_group=$(cat /proc/self/autogroup)
 behind "$t/log1" sh -c 'echo "nice $(nice) pgid $(ps -o pgid= -p $$ | tr -d " ") pid $$"; echo to-stderr >&2
-  if [ -r /proc/self/autogroup ]; then echo "autogroup $(cat /proc/self/autogroup)"; fi'
+  if [ -r /proc/self/autogroup ]; then echo "autogroup $(cat /proc/self/autogroup)"; fi
+  touch "$0"' "$t/said1"
 pid=$behind_pid
 [ -n "$pid" ] || fail "behind left no pid"
+# what it says of its priority, before behind_wait gives the run's back (4.)
+for _ in $(seq 300); do [ -e "$t/said1" ] && break; sleep 0.1; done
 behind_wait 2> "$t/err1" || fail "behind_wait of a command that exits 0 failed"
 [ -z "$behind_pid" ] || fail "behind_wait kept the pid"
 grep -q "^nice 19 " "$t/log1" || fail "not at nice 19: $(cat "$t/log1")"
@@ -62,4 +68,27 @@ if kill -0 "$child" 2>/dev/null; then
 fi
 if kill -0 "$pid" 2>/dev/null; then fail "behind_stop left the command running"; fi
 behind_stop # nothing behind: nothing to do, no failure
+
+# 4. the priority behind_wait gives back. The command says it started (behind has set its
+# priorities by then: in ./hk test the whole plain pass comes between), waits (up to 60
+# tries) until its nice or its group's is no longer 19, then says both.
+own_nice=$(nice)
+behind "$t/log4" sh -c "g() { if [ -r /proc/self/autogroup ]; then cat /proc/self/autogroup; fi; }
+  touch '$t/started'
+  i=0; while [ \"\$(nice)\" = 19 ] && g | grep -q ' nice 19\$' && [ \$i -lt 60 ]; do
+    sleep 0.5; i=\$((i + 1)); done
+  sleep 0.5 # the other of the two, set just after
+  echo \"nice \$(nice)\"; echo \"autogroup \$(g)\""
+for _ in $(seq 300); do [ -e "$t/started" ] && break; sleep 0.1; done
+[ -e "$t/started" ] || fail "the command did not start"
+behind_wait 2>/dev/null || fail "behind_wait of the waiting command failed"
+if [ "$(id -u)" = 0 ]; then
+  grep -q "^nice $own_nice\$" "$t/log4" || fail "not back at the run's nice $own_nice: $(cat "$t/log4")"
+fi
+if [ -n "$own_group" ]; then
+  own_group_nice=${own_group##* }
+  grep -q "^autogroup /autogroup-[0-9]* nice $own_group_nice\$" "$t/log4" ||
+    fail "its scheduling group is not back at the run's nice $own_group_nice: $(cat "$t/log4")"
+  [ "$(cat /proc/self/autogroup)" = "$own_group" ] || fail "the test's own group changed: $(cat /proc/self/autogroup)"
+fi
 echo "behind: ok"
