@@ -690,6 +690,14 @@ static int fused_blocks(const rw_context *c, int blocks, rw_result *out)
         goto out;                                                                                  \
     } while (0)
 #define LINE(k) rwl_line_at(c->text, s.ts.t[(k)].start)
+/* a refusal naming the identifier at k */
+#define REFUSE_NAMED(msg, k)                                                                       \
+    do {                                                                                           \
+        char *nm_ = rwl_tok_text(ts, (k), (k) + 1);                                                \
+        rc = nm_ ? rwl_not_applicable_to(out, "fused_blocks", kn, (msg), LINE(k), nm_) : HK_ENOMEM; \
+        hk_free(nm_);                                                                              \
+        goto out;                                                                                  \
+    } while (0)
     if ((rc = rwl_lex(c->text, f->body_span.start_byte, f->body_span.end_byte, &s.ts)))
         goto out;
     const rw_toks *ts = &s.ts;
@@ -712,27 +720,13 @@ static int fused_blocks(const rw_context *c, int blocks, rw_result *out)
         if (ts->t[q].kind == T_IDENT && rwl_is_use(ts, q) && !rwl_tok_is(ts, q, "blockIdx") &&
             !rwl_tok_is(ts, q, "gridDim") &&
             rwl_macro_mentions_grid(c->text, c->len, c->text + ts->t[q].start, ts->t[q].end - ts->t[q].start)) {
-            char *nm = rwl_tok_text(ts, q, q + 1);
-            if (!nm) {
-                rc = HK_ENOMEM;
-                goto out;
-            }
-            rc = rwl_not_applicable_to(out, "fused_blocks", kn, HK_MSG_RW_FB_MACRO, LINE(q), nm);
-            hk_free(nm);
-            goto out;
+            REFUSE_NAMED(HK_MSG_RW_FB_MACRO, q);
         }
         if (ts->t[q].kind == T_IDENT && rwl_call_paren(ts, q)) {
             const an_function *g = rwl_callee(c->m, f, ts, q);
             if (g && rwl_mentions_grid(c->text + g->body_span.start_byte,
                                        g->body_span.end_byte - g->body_span.start_byte)) {
-                char *nm = rwl_tok_text(ts, q, q + 1);
-                if (!nm) {
-                    rc = HK_ENOMEM;
-                    goto out;
-                }
-                rc = rwl_not_applicable_to(out, "fused_blocks", kn, HK_MSG_RW_FB_CALLEE, LINE(q), nm);
-                hk_free(nm);
-                goto out;
+                REFUSE_NAMED(HK_MSG_RW_FB_CALLEE, q);
             }
         }
     }
@@ -902,14 +896,7 @@ static int fused_blocks(const rw_context *c, int blocks, rw_result *out)
             continue;
         size_t q = first_unsafe_call(&s, s.st[i], s.st[i + 1]);
         if (q < s.st[i + 1]) {
-            char *nm = rwl_tok_text(ts, q, q + 1);
-            if (!nm) {
-                rc = HK_ENOMEM;
-                goto out;
-            }
-            rc = rwl_not_applicable_to(out, "fused_blocks", kn, HK_MSG_RW_FB_IMPURE, LINE(q), nm);
-            hk_free(nm);
-            goto out;
+            REFUSE_NAMED(HK_MSG_RW_FB_IMPURE, q);
         }
     }
     /* the copied part's declared names; none may be read before the split, be a parameter,
@@ -927,32 +914,14 @@ static int fused_blocks(const rw_context *c, int blocks, rw_result *out)
             /* a reference (`float &r = x;`): each copy's would name what the original names,
              * a block-free local or a parameter's element shared by all copies */
             if (rwl_tok_is(ts, q - 1, "&") && !rwl_tok_is(ts, q + 1, "(")) {
-                char *nm = rwl_tok_text(ts, q, q + 1);
-                if (!nm) {
-                    rc = HK_ENOMEM;
-                    goto out;
-                }
-                rc = rwl_not_applicable_to(out, "fused_blocks", kn, HK_MSG_RW_FB_REFERENCE, LINE(q), nm);
-                hk_free(nm);
-                goto out;
+                REFUSE_NAMED(HK_MSG_RW_FB_REFERENCE, q);
             }
-            bool clash = is_rname(&s, q);
-            for (size_t p = 0; p < f->n_params && !clash; p++)
-                if (f->params[p].name && strlen(f->params[p].name) == ts->t[q].end - ts->t[q].start &&
-                    !memcmp(f->params[p].name, c->text + ts->t[q].start, ts->t[q].end - ts->t[q].start))
-                    clash = true;
+            bool clash = is_rname(&s, q) || rwl_param_at(f, ts, q);
             for (size_t r = 1; r < s.st[split] && !clash; r++)
                 if (rwl_same_tok(ts, r, q))
                     clash = true;
             if (clash) {
-                char *nm = rwl_tok_text(ts, q, q + 1);
-                if (!nm) {
-                    rc = HK_ENOMEM;
-                    goto out;
-                }
-                rc = rwl_not_applicable_to(out, "fused_blocks", kn, HK_MSG_RW_FB_NAME, LINE(q), nm);
-                hk_free(nm);
-                goto out;
+                REFUSE_NAMED(HK_MSG_RW_FB_NAME, q);
             }
             s.dnames[s.n_dnames++] = q;
         }
@@ -965,14 +934,8 @@ static int fused_blocks(const rw_context *c, int blocks, rw_result *out)
         if (ts->t[q].kind != T_IDENT || !rwl_is_use(ts, q) || is_dname(&s, q) || is_rname(&s, q) ||
             shn_index(&s, q) >= 0 || !rwl_scalar_written(ts, q))
             continue;
-        bool param = false, local = false, plain = true;
-        for (size_t p = 0; p < f->n_params && !param; p++)
-            if (f->params[p].name && strlen(f->params[p].name) == ts->t[q].end - ts->t[q].start &&
-                !memcmp(f->params[p].name, c->text + ts->t[q].start, ts->t[q].end - ts->t[q].start)) {
-                param = true;
-                if (f->params[p].type && strchr(f->params[p].type, '&'))
-                    plain = false;
-            }
+        const an_param *pa = rwl_param_at(f, ts, q);
+        bool param = pa != NULL, local = false, plain = !(pa && pa->type && strchr(pa->type, '&'));
         for (size_t r = 1; r < s.st[split] && !param; r++)
             if (rwl_same_tok(ts, r, q) && declared_name(ts, r)) {
                 local = true;
@@ -982,14 +945,7 @@ static int fused_blocks(const rw_context *c, int blocks, rw_result *out)
         if (!param && !local)
             continue; /* declared in the rest */
         if (!plain || s.n_rnames >= FB_MAX_NAMES) {
-            char *nm = rwl_tok_text(ts, q, q + 1);
-            if (!nm) {
-                rc = HK_ENOMEM;
-                goto out;
-            }
-            rc = rwl_not_applicable_to(out, "fused_blocks", kn, HK_MSG_RW_FB_SHARED_LOCAL, LINE(q), nm);
-            hk_free(nm);
-            goto out;
+            REFUSE_NAMED(HK_MSG_RW_FB_SHARED_LOCAL, q);
         }
         s.rnames[s.n_rnames++] = q;
     }
@@ -1218,6 +1174,7 @@ static int fused_blocks(const rw_context *c, int blocks, rw_result *out)
     if (!rc && out->applicable)
         out->keeps_launch = true;
 #undef REFUSE
+#undef REFUSE_NAMED
 #undef LINE
 out:
     hk_buf_free(&o);

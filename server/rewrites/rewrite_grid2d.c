@@ -483,11 +483,8 @@ static bool declares_at(const rw_toks *ts, size_t k)
 /* Is the identifier at k a parameter of f, or a name in tokens [a, b)? */
 static bool outer_name(const rw_toks *ts, size_t k, const an_function *f, size_t a, size_t b)
 {
-    size_t l = tok_len(ts, k);
-    const char *s = ts->text + ts->t[k].start;
-    for (size_t p = 0; p < f->n_params; p++)
-        if (f->params[p].name && strlen(f->params[p].name) == l && memcmp(f->params[p].name, s, l) == 0)
-            return true;
+    if (rwl_param_at(f, ts, k))
+        return true;
     for (size_t q = a; q < b; q++)
         if (ts->t[q].kind == T_IDENT && rwl_same_tok(ts, q, k))
             return true;

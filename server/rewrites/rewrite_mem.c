@@ -275,13 +275,10 @@ static const char *conditional_problem(const rw_toks *ts, size_t a, size_t b)
  * a name that occurs in the kernel body before the loop region [first, region)? */
 static bool outer_name(const rw_toks *ts, size_t k, const an_function *f, size_t first, size_t region)
 {
-    size_t l = ts->t[k].end - ts->t[k].start;
-    const char *s = ts->text + ts->t[k].start;
-    for (size_t p = 0; p < f->n_params; p++)
-        if (f->params[p].name && strlen(f->params[p].name) == l && memcmp(f->params[p].name, s, l) == 0)
-            return true;
+    if (rwl_param_at(f, ts, k))
+        return true;
     for (size_t q = first; q < region; q++)
-        if (ts->t[q].kind == T_IDENT && tok_eq(ts, q, s, l))
+        if (ts->t[q].kind == T_IDENT && rwl_same_tok(ts, q, k))
             return true;
     return false;
 }
