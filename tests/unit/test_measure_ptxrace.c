@@ -302,6 +302,34 @@ static const char source[] =
     "    out[0] = atomicInc(&hk_word_atom, 0u);\n" /* 0 stays 0: a write all the same */
     "}\n"
     "TREE_AT(tree_word_idx, WORD_PARAMS, hk_word_idx[(int)in[0] & 3])\n"
+    /* module data whose only stores sit in the launched kernel (docs/referee.md "Stores no
+     * launch runs"): read as its initializer at a launch where no store can run -- under a
+     * guard on the argument n that folds false (spin_store_evade.cu's), after a return -- and
+     * not where one can: a guard on the tid alone, on data, n unknown or negative (a store in
+     * a device function: test_module_data_stores's text) */
+    "#define TREE_STORE(NAME, VAR, STMT)                                          \\\n"
+    "__global__ void NAME(const float *in, float *out, const int *flag, int n)    \\\n"
+    "{                                                                            \\\n"
+    "    __shared__ float buf[1024];                                              \\\n"
+    "    int t = threadIdx.x;                                                     \\\n"
+    "    STMT;                                                                    \\\n"
+    "    buf[t] = in[blockIdx.x * blockDim.x + t];                                \\\n"
+    "    __syncthreads();                                                         \\\n"
+    "    volatile float *v = buf;                                                 \\\n"
+    "    for (int s = (int)(blockDim.x >> 1) + VAR; s > 0; s >>= 1) {             \\\n"
+    "        if (t < s)                                                           \\\n"
+    "            v[t] += v[t + s];                                                \\\n"
+    "        if (s > 32 || flag[0])                                               \\\n"
+    "            __syncthreads();                                                 \\\n"
+    "    }                                                                        \\\n"
+    "    if (t == 0)                                                              \\\n"
+    "        out[blockIdx.x] = buf[0];                                            \\\n"
+    "}\n"
+    "__device__ int hk_st_dead, hk_st_big, hk_st_tid, hk_st_data;\n"
+    "TREE_STORE(tree_store_dead, hk_st_dead, if (n < 0 && t == 0) hk_st_dead = n)\n"
+    "TREE_STORE(tree_store_big, hk_st_big, if (n > 4096 && t == 0) hk_st_big = n)\n"
+    "TREE_STORE(tree_store_tid, hk_st_tid, if (t == 0) hk_st_tid = n)\n"
+    "TREE_STORE(tree_store_data, hk_st_data, if (in[0] < 0.0f && t == 0) hk_st_data = n)\n"
     /* the same start with the barrier kept every trip: race-free at every value */
     "__global__ void tree_bound_synced(const float *in, float *out, int n)\n"
     "{\n"
@@ -850,6 +878,212 @@ static void test_module_data(void **state)
     spec_free(sp);
 }
 
+/* text (NUL-ended) judged at x threads as a harness-form launch of entry, the fourth argument
+ * n known unless n_known is false */
+static ptxrace_result scan_store_text(const char *text, const char *entry, long x, bool n_known,
+                                      int64_t n)
+{
+    ptxrace_launch l;
+    memset(&l, 0, sizeof l);
+    l.shape[0] = x;
+    l.shape[1] = l.shape[2] = 1;
+    l.module_data = true;
+    l.nargs = 4;
+    l.known[3] = n_known;
+    l.arg[3] = n;
+    ptxrace_result r;
+    assert_int_equal(ptxrace_scan_launch(text, strlen(text), &l, entry, &r), HK_OK);
+    return r;
+}
+
+/* kernel (a TREE_STORE) alone, at x threads and n */
+static ptxrace_result scan_store(const char *kernel, long x, bool n_known, int64_t n)
+{
+    char *t = one_kernel(kernel);
+    char entry[128];
+    snprintf(entry, sizeof entry, "_Z%zu%sPKfPfPKii", strlen(kernel), kernel);
+    ptxrace_result r = scan_store_text(t, entry, x, n_known, n);
+    free(t);
+    return r;
+}
+
+/* A copy of text with the first `what` replaced by `with` (which must be there). New. */
+static char *text_edit(const char *text, const char *what, const char *with)
+{
+    const char *at = strstr(text, what);
+    assert_non_null(at);
+    size_t h = (size_t)(at - text), wl = strlen(what), nl = strlen(with);
+    char *t = malloc(strlen(text) - wl + nl + 1);
+    assert_non_null(t);
+    memcpy(t, text, h);
+    memcpy(t + h, with, nl);
+    strcpy(t + h + nl, at + wl);
+    return t;
+}
+
+/* Module data whose only stores are the launched kernel's, none of which runs at this launch
+ * (docs/referee.md "Stores no launch runs"): spin_store_evade.cu's word. */
+static void test_module_data_stores(void **state)
+{
+    (void)state;
+    ptxrace_result r = scan_store("tree_store_dead", 256, true, 1000);
+    assert_true(r.found); /* n >= 0: the store never runs, the word is 0 */
+    assert_int_equal(r.k, 16);
+    assert_int_equal(r.data_loads, 1);
+    r = scan_store("tree_store_dead", 1024, true, 0);
+    assert_true(r.found);
+    r = scan_store("tree_store_dead", 256, false, 0); /* n not known: the guard not decided */
+    assert_false(r.found);
+    assert_int_equal(r.data_loads, 0);
+    r = scan_store("tree_store_dead", 256, true, -5); /* the store runs at this launch */
+    assert_false(r.found);
+    r = scan_store("tree_store_big", 256, true, 1000);
+    assert_true(r.found);
+    r = scan_store("tree_store_big", 256, true, 5000);
+    assert_false(r.found);
+    const char *never[] = {"tree_store_tid", "tree_store_data"};
+    for (size_t i = 0; i < sizeof never / sizeof *never; i++) {
+        r = scan_store(never[i], 256, true, 1000);
+        if (r.found || r.data_loads)
+            fail_msg("%s: a finding or a load read as known (the store can run)", never[i]);
+    }
+    /* the same text, read otherwise than ptxdata reads it, or its kernel named elsewhere (a
+     * device-side launch): nothing allowed */
+    char *t = one_kernel("tree_store_dead");
+    const char *entry = "_Z15tree_store_deadPKfPfPKii";
+    r = scan_store_text(t, entry, 256, true, 1000);
+    assert_true(r.found);
+    const char *st = strstr(t, "st.global.u32 \t[hk_st_dead]");
+    if (!st)
+        st = strstr(t, "[hk_st_dead]");
+    assert_non_null(st);
+    while (st > t && st[-1] != '\n')
+        st--;
+    char stline[256];
+    size_t sl = (size_t)(strchr(st, '\n') - st);
+    assert_true(sl < sizeof stline);
+    memcpy(stline, st, sl);
+    stline[sl] = '\0';
+    const char *guard = strstr(t, "@%p"); /* the first guard: `@%pN bra ...` */
+    assert_non_null(guard);
+    char gname[16];
+    size_t gl = strcspn(guard, " \t");
+    assert_true(gl < sizeof gname);
+    memcpy(gname, guard, gl);
+    gname[gl] = '\0';
+    char with[512];
+    struct {
+        const char *what, *with, *why;
+    } edits[4];
+    snprintf(with, sizeof with, "%s\n\tmov.u64 %%rd99, %s;", stline, entry);
+    edits[0].what = stline, edits[0].with = with, edits[0].why = "the kernel's address taken";
+    edits[1].what = "ld.param", edits[1].with = "/* */ ld.param", edits[1].why = "a block comment";
+    char with2[64];
+    snprintf(with2, sizeof with2, "%s\n\t", gname);
+    edits[2].what = guard == NULL ? "" : gname, edits[2].with = with2,
+    edits[2].why = "a guard on its own line";
+    char with3[300];
+    snprintf(with3, sizeof with3, "{ %s }", stline);
+    edits[3].what = stline, edits[3].with = with3, edits[3].why = "a nested scope";
+    for (size_t i = 0; i < sizeof edits / sizeof *edits; i++) {
+        char *e = text_edit(t, edits[i].what, edits[i].with);
+        r = scan_store_text(e, entry, 256, true, 1000);
+        if (r.found)
+            fail_msg("%s: a finding", edits[i].why);
+        free(e);
+    }
+    /* the store under its own guard, a constant false at this launch, in place of the branch
+     * around it: found the same */
+    {
+        const char *gl0 = guard;
+        while (gl0 > t && gl0[-1] != '\n')
+            gl0--;
+        char gline[256];
+        size_t gll = (size_t)(strchr(gl0, '\n') - gl0) + 1;
+        assert_true(gll < sizeof gline);
+        memcpy(gline, gl0, gll);
+        gline[gll] = '\0';
+        assert_non_null(strstr(gline, "bra"));
+        char *e = text_edit(t, gline, "");
+        snprintf(with, sizeof with, "\t@!%s %s", gname + 1, stline + 1);
+        char *e2 = text_edit(e, stline, with);
+        r = scan_store_text(e2, entry, 256, true, 1000);
+        assert_true(r.found);
+        assert_int_equal(r.k, 16);
+        r = scan_store_text(e2, entry, 256, true, -1); /* there it runs */
+        assert_false(r.found);
+        free(e);
+        free(e2);
+    }
+    free(t);
+    /* tree_store_tid's store runs in thread 0: a reading that missed it would call the word
+     * 0 -- here a block comment that ptxas skips but a line-by-line reading would take as
+     * `ret;` before the store, and the store past the cut of an over-long line */
+    t = one_kernel("tree_store_tid");
+    entry = "_Z14tree_store_tidPKfPfPKii";
+    r = scan_store_text(t, entry, 256, true, 1000);
+    assert_false(r.found);
+    st = strstr(t, "[hk_st_tid]");
+    assert_non_null(st);
+    while (st > t && st[-1] != '\n')
+        st--;
+    sl = (size_t)(strchr(st, '\n') - st);
+    assert_true(sl < sizeof stline);
+    memcpy(stline, st, sl);
+    stline[sl] = '\0';
+    snprintf(with, sizeof with, "\tmov.u32 %%r99, /*;\n\tret;\n\tmov.u32 %%r98, */ 0;\n%s", stline);
+    char *e = text_edit(t, stline, with);
+    r = scan_store_text(e, entry, 256, true, 1000);
+    assert_false(r.found);
+    free(e);
+    char *pad = malloc(6000 + sl + 1);
+    assert_non_null(pad);
+    memset(pad, ' ', 6000);
+    memcpy(pad, "\tmov.u32 %r99, 0;", 17);
+    memcpy(pad + 6000, stline, sl + 1);
+    e = text_edit(t, stline, pad);
+    r = scan_store_text(e, entry, 256, true, 1000);
+    assert_false(r.found);
+    free(e);
+    free(pad);
+    free(t);
+    /* ptxdata alone: stores in one entry are noted with it; in a device function, two
+     * entries, or with the entry named elsewhere, not */
+    static const char text[] =
+        ".global .align 4 .u32 one;\n.global .align 4 .u32 two;\n.global .align 4 .u32 fn;\n"
+        ".global .align 4 .u32 named;\n"
+        ".func f()\n{\n\tst.global.u32 [fn], 1;\n\tret;\n}\n"
+        ".visible .entry a(\n\t.param .u32 a_param_0\n)\n{\n\tst.global.u32 [one+4], 1;\n"
+        "\tst.global.u32 [one], 2;\n\tst.global.u32 [two], 1;\n\tret;\n}\n"
+        ".visible .entry b()\n{\n\tst.global.u32 [two], 1;\n\tst.global.u32 [named], 1;\n"
+        "\tmov.u64 %rd1, b;\n\tret;\n}\n";
+    ptxdata *d = NULL;
+    assert_int_equal(ptxdata_read(text, strlen(text), NULL, 0, &d), HK_OK);
+    int found = 0;
+    for (long k = 0; k < ptxdata_names(d); k++) {
+        const char *name, *ent;
+        long nst;
+        if (!ptxdata_stored(d, k, &name, &ent, &nst))
+            continue;
+        found++;
+        assert_string_equal(name, "one");
+        assert_string_equal(ent, "a");
+        assert_int_equal(nst, 2);
+    }
+    assert_int_equal(found, 1);
+    int64_t v = -1;
+    assert_false(ptxdata_load(d, "one", 0, false, 4, false, &v));
+    ptxdata_allow(d, "one");
+    assert_true(ptxdata_load(d, "one", 0, false, 4, false, &v));
+    assert_int_equal(v, 0);
+    ptxdata_allow(d, "two"); /* not one of them: stays unknown */
+    assert_false(ptxdata_load(d, "two", 0, false, 4, false, &v));
+    long defined = 0, known = 0;
+    ptxdata_counts(d, &defined, &known);
+    assert_int_equal(defined, 4); /* the functions not counted */
+    ptxdata_free(d);
+}
+
 static void test_racy_tail_found(void **state)
 {
     (void)state;
@@ -916,7 +1150,7 @@ static void test_whole_module(void **state)
     assert_int_equal(ptxrace_scan(ptx, ptx_len, &r), HK_OK);
     assert_true(r.found);
     assert_string_equal(r.func, "_Z9racy_tailPKfPf");
-    assert_int_equal(r.functions, 33);
+    assert_int_equal(r.functions, 37);
     char path[600];
     snprintf(path, sizeof path, "%s/k.ptx", dir);
     ptxrace_result f;
@@ -1052,6 +1286,7 @@ int main(void)
         cmocka_unit_test(test_at_a_launch),
         cmocka_unit_test(test_module_data_text),
         cmocka_unit_test(test_module_data),
+        cmocka_unit_test(test_module_data_stores),
         cmocka_unit_test(test_rule),
         cmocka_unit_test(test_odd_text),
     };
