@@ -130,6 +130,8 @@ typedef struct {
     bool uni_new;
     aval uval;
     signed char pc; /* a predicate written once whose value is a constant: 0, 1; -1: not */
+    bool fz;        /* an .f32 register written once (unguarded) whose value is +0, -0 or NaN
+                     * for any operands (float_zero_def) */
 } reg;
 
 enum {
@@ -1088,6 +1090,83 @@ static bool module_data_load(const body *b, const stmt *s, aval *v)
     return true;
 }
 
+/* An .f32 operand whose value is +0, -0 or NaN whatever the data: the immediates 0f00000000
+ * and 0f80000000, or a register float_zero_def marked. */
+static bool float_zero_operand(const body *b, const char *o)
+{
+    if (o[0] == '0' && (o[1] == 'f' || o[1] == 'F'))
+        return !strcmp(o + 2, "00000000") || !strcmp(o + 2, "80000000");
+    int r = reg_find(b, o);
+    return r >= 0 && b->regs[r].defs == 1 && b->regs[r].fz;
+}
+
+/* The op's type components (.s32, .f32 ...) in order, up to cap: their count. */
+static int op_types(const char *op, char (*t)[8], int cap)
+{
+    int n = 0;
+    for (const char *p = strchr(op, '.'); p && n < cap; p = strchr(p + 1, '.')) {
+        const char *q = p + 1;
+        size_t l = strcspn(q, ".");
+        if (l < 8 && (q[0] == 's' || q[0] == 'u' || q[0] == 'f' || q[0] == 'b') &&
+            isdigit((unsigned char)q[1])) {
+            memcpy(t[n], q, l);
+            t[n][l] = '\0';
+            n++;
+        }
+    }
+    return n;
+}
+
+/* Whether the unguarded statement s gives its .f32 destination +0, -0 or NaN for every value
+ * of its operands (PTX ISA, "Floating-Point Instructions": mul and fma are IEEE 754
+ * operations, any rounding modifier, .ftz flushing a subnormal operand to a zero of its sign,
+ * .sat clamping to [0.0, 1.0] with a NaN result made +0.0): `mul.f32 d, a, Z` or `mul.f32 d,
+ * Z, a` with Z such a value (an immediate zero, or a register so marked) -- a finite a times
+ * +-0 is an exact zero, an infinite a times +-0 or anything times NaN is NaN; `fma.f32 d, a,
+ * Z, c` (either factor Z) with c such a value too -- +-0 or NaN plus +-0 or NaN is +-0 or
+ * NaN; `mov.f32` of such a value. */
+static bool float_zero_def(const body *b, const stmt *s)
+{
+    if (s->guard >= 0 || s->ops_cut)
+        return false;
+    char t[4][8];
+    int nt = op_types(s->op, t, 4);
+    if (nt != 1 || strcmp(t[0], "f32"))
+        return false;
+    if (op_is(s->op, "mov"))
+        return s->nops == 2 && float_zero_operand(b, s->ops[1]);
+    if (op_is(s->op, "mul"))
+        return s->nops == 3 &&
+               (float_zero_operand(b, s->ops[1]) || float_zero_operand(b, s->ops[2]));
+    if (op_is(s->op, "fma"))
+        return s->nops == 4 &&
+               (float_zero_operand(b, s->ops[1]) || float_zero_operand(b, s->ops[2])) &&
+               float_zero_operand(b, s->ops[3]);
+    return false;
+}
+
+/* `cvt.RI.D.f32 d, a` (RI: rzi, rni, rmi, rpi; D: an integer of 8, 16 or 32 bits) of an a
+ * that is +0, -0 or NaN gives 0: +-0 rounds to 0, and PTX ISA 9.0, "cvt" (Data Movement and
+ * Conversion Instructions), on float-to-integer conversions: a NaN input gives zero when the
+ * source is not .f64 and the destination not .s64 / .u64 (and 1 << (bits - 1) there: those
+ * are left out). */
+static bool cvt_float_zero(const body *b, const stmt *s)
+{
+    if (s->nops != 2 || s->ops_cut)
+        return false;
+    if (!op_has(s->op, "rzi") && !op_has(s->op, "rni") && !op_has(s->op, "rmi") &&
+        !op_has(s->op, "rpi"))
+        return false;
+    char t[4][8];
+    if (op_types(s->op, t, 4) != 2 || strcmp(t[1], "f32"))
+        return false;
+    static const char *const ints[] = {"s8", "u8", "s16", "u16", "s32", "u32"};
+    bool okd = false;
+    for (size_t i = 0; i < sizeof ints / sizeof *ints; i++)
+        okd = okd || !strcmp(t[0], ints[i]);
+    return okd && float_zero_operand(b, s->ops[1]);
+}
+
 static aval eval_stmt_value(body *b, stmt *s)
 {
     const char *op = s->op;
@@ -1134,6 +1213,12 @@ static aval eval_stmt_value(body *b, stmt *s)
             return b->regs[pr].pc ? x : y;
     }
     aval u = all_uniform(b, s, 1) ? fresh(b, SP_OTHER) : unknown_val;
+    if (op_is(op, "cvt") && cvt_float_zero(b, s)) {
+        aval z = unknown_val; /* (int)(x * 0.0f): 0 for every x */
+        z.known = true;
+        z.c = 0;
+        return z;
+    }
     if (op_float(op) && !op_is(op, "cvta"))
         return u;
     if (op_is(op, "add") && n == 3 && !op_has(op, "cc") && !op_has(op, "sat"))
@@ -1787,6 +1872,7 @@ static void eval_all(body *b, flow *f, ptxrace_result *out)
         g->v = unknown_val;
         g->pkind = P_NONE;
         g->pc = -1;
+        g->fz = false;
         if (g->defs > 1 && g->uni)
             g->uval = fresh(b, SP_OTHER);
     }
@@ -1872,6 +1958,7 @@ static void eval_all(body *b, flow *f, ptxrace_result *out)
                 s->def_sym = r->uval.sym; /* a new value of the same unknown */
             if (r->defs != 1)
                 continue;
+            r->fz = nd == 1 && float_zero_def(b, s);
             r->v = nd == 1 || ld ? eval_stmt(b, s) : unknown_val;
             for (int fi = 0; fi < b->nfix; fi++)
                 if (fixr[fi] == d[k]) { /* judged at one of its few values */

@@ -302,6 +302,14 @@ static const char source[] =
     "    out[0] = atomicInc(&hk_word_atom, 0u);\n" /* 0 stays 0: a write all the same */
     "}\n"
     "TREE_AT(tree_word_idx, WORD_PARAMS, hk_word_idx[(int)in[0] & 3])\n"
+    /* a float that is +0, -0 or NaN for every input, made an int of 32 bits: 0 (PTX's cvt of
+     * NaN to an integer under 64 bits is 0); not to 64 bits (NaN gives 1 << 63 there), not
+     * from a double, not a product by a number that is not zero */
+    "TREE_AT(tree_fzero, WORD_PARAMS, (int)(in[0] * 0.0f))\n"
+    "TREE_AT(tree_fzero_fma, WORD_PARAMS, (int)fmaf(in[0], -0.0f, 0.0f))\n"
+    "TREE_AT(tree_fzero_s64, WORD_PARAMS, (int)(long long)(in[0] * 0.0f))\n"
+    "TREE_AT(tree_fzero_f64, WORD_PARAMS, (int)((double)in[0] * 0.0))\n"
+    "TREE_AT(tree_fsmall, WORD_PARAMS, (int)(in[0] * 1e-30f))\n"
     /* module data whose only stores sit in the launched kernel (docs/referee.md "Stores no
      * launch runs"): read as its initializer at a launch where no store can run -- under a
      * guard on the argument n that folds false (spin_store_evade.cu's), after a return -- and
@@ -1084,6 +1092,79 @@ static void test_module_data_stores(void **state)
     ptxdata_free(d);
 }
 
+/* A float of the values +0, -0, NaN made an int (spin_nan_evade.cu's `(int)(in[0] * 0.0f)`):
+ * 0 at every launch, so the tree's start is known; a conversion to 64 bits, from a double,
+ * or of a product by a number not zero: not known. */
+static void test_float_zero(void **state)
+{
+    (void)state;
+    const char *found[] = {"tree_fzero", "tree_fzero_fma"};
+    for (size_t i = 0; i < sizeof found / sizeof *found; i++) {
+        const char *k[] = {found[i]};
+        ptxrace_result r = scan_data(k, 1, 256, false, NULL);
+        if (!r.found || r.k != 16)
+            fail_msg("%s at 256 threads: no finding at k = 16", found[i]);
+        r = scan_data(k, 1, 1024, false, NULL);
+        if (!r.found)
+            fail_msg("%s at 1024 threads: no finding", found[i]);
+    }
+    const char *not_found[] = {"tree_fzero_s64", "tree_fzero_f64", "tree_fsmall"};
+    for (size_t i = 0; i < sizeof not_found / sizeof *not_found; i++) {
+        const char *k[] = {not_found[i]};
+        ptxrace_result r = scan_data(k, 1, 256, false, NULL);
+        if (r.found)
+            fail_msg("%s: a finding (its value is not known)", not_found[i]);
+    }
+    /* the forms written out: a cvt to 32 bits of +0, -0 (fma's addend) or a product by one */
+    static const char head[] =
+        ".version 8.8\n.target sm_90\n.address_size 64\n"
+        ".visible .entry k(\n\t.param .u64 k_param_0\n)\n{\n"
+        "\t.reg .pred %p<9>;\n\t.reg .b32 %r<40>;\n\t.reg .f32 %f<9>;\n\t.reg .b64 %rd<9>;\n"
+        "\t.shared .align 4 .b8 s[4096];\n"
+        "\tld.param.u64 %rd1, [k_param_0];\n\tcvta.to.global.u64 %rd2, %rd1;\n"
+        "\tld.global.f32 %f1, [%rd2];\n";
+    /* %r9 the term: lane t stores s[t], then reads s[t + 16 + %r9] with no barrier */
+    static const char tail[] =
+        "\tmov.u32 %r1, %tid.x;\n\tshl.b32 %r2, %r1, 2;\n\tmov.u32 %r3, s;\n"
+        "\tadd.s32 %r4, %r3, %r2;\n\tst.shared.u32 [%r4], %r1;\n"
+        "\tadd.s32 %r10, %r9, 16;\n\tshl.b32 %r11, %r10, 2;\n\tadd.s32 %r12, %r4, %r11;\n"
+        "\tld.shared.u32 %r13, [%r12];\n\tst.global.u32 [%rd2], %r13;\n\tret;\n}\n";
+    static const struct {
+        const char *mid;
+        bool race;
+    } forms[] = {
+        {"\tmul.rn.ftz.sat.f32 %f2, %f1, 0f80000000;\n\tcvt.rni.u32.f32 %r9, %f2;\n", true},
+        {"\tmul.f32 %f2, 0f00000000, %f1;\n\tmov.f32 %f3, %f2;\n\tcvt.rmi.s16.f32 %r9, %f3;\n", true},
+        {"\tmul.f32 %f2, %f1, 0f00000000;\n\tfma.rn.f32 %f3, %f1, %f2, %f2;\n"
+         "\tcvt.rzi.s32.f32 %r9, %f3;\n", true},
+        {"\tmul.f32 %f2, %f1, 0f00000000;\n\tfma.rn.f32 %f3, %f1, %f2, %f1;\n"
+         "\tcvt.rzi.s32.f32 %r9, %f3;\n", false}, /* the addend is data */
+        {"\tmul.f32 %f2, %f1, 0f00000001;\n\tcvt.rzi.s32.f32 %r9, %f2;\n", false},
+        {"\tmul.f32 %f2, %f1, 0f00000000;\n\tcvt.rzi.s64.f32 %r9, %f2;\n", false},
+        {"\tmul.f32 %f2, %f1, 0f00000000;\n\tcvt.rn.f32.f32 %f3, %f2;\n\tcvt.rzi.s32.f32 %r9, %f3;\n", false},
+        {"\tsetp.gt.f32 %p1, %f1, 0f00000000;\n\t@%p1 mul.f32 %f2, %f1, 0f00000000;\n"
+         "\tcvt.rzi.s32.f32 %r9, %f2;\n", false}, /* guarded: %f2 may be left unwritten */
+        {"\tmul.f32 %f2, %f1, 0f00000000;\n\tmul.f32 %f2, %f1, %f1;\n"
+         "\tcvt.rzi.s32.f32 %r9, %f2;\n", false}, /* written twice */
+        {"\tmul.f32 %f2, %f1, 0f00000000;\n\tcvt.rzi.s32.f32 %r9, %f2;\n", true},
+        /* forms ptxas refuses (types that do not match, no integer rounding): not read */
+        {"\tmul.f32 %f2, %f1, 0f00000000;\n\tcvt.rzi.s32.f64 %r9, %f2;\n", false},
+        {"\tmul.f32 %f2, %f1, 0f00000000;\n\tmul.f64 %f3, %f1, %f2;\n"
+         "\tcvt.rzi.s32.f32 %r9, %f3;\n", false},
+        {"\tmul.f32 %f2, %f1, 0f00000000;\n\tcvt.s32.f32 %r9, %f2;\n", false},
+    };
+    for (size_t i = 0; i < sizeof forms / sizeof *forms; i++) {
+        char text[2048];
+        snprintf(text, sizeof text, "%s%s%s", head, forms[i].mid, tail);
+        ptxrace_result r;
+        assert_int_equal(ptxrace_scan_shape(text, strlen(text), (const long[]){256, 1, 1}, &r), HK_OK);
+        if (r.found != forms[i].race)
+            fail_msg("form %zu (%s): found %d", i, forms[i].mid, r.found);
+        if (r.found && r.k != 16)
+            fail_msg("form %zu: k = %ld", i, r.k);
+    }
+}
+
 static void test_racy_tail_found(void **state)
 {
     (void)state;
@@ -1150,7 +1231,7 @@ static void test_whole_module(void **state)
     assert_int_equal(ptxrace_scan(ptx, ptx_len, &r), HK_OK);
     assert_true(r.found);
     assert_string_equal(r.func, "_Z9racy_tailPKfPf");
-    assert_int_equal(r.functions, 37);
+    assert_int_equal(r.functions, 42);
     char path[600];
     snprintf(path, sizeof path, "%s/k.ptx", dir);
     ptxrace_result f;
@@ -1287,6 +1368,7 @@ int main(void)
         cmocka_unit_test(test_module_data_text),
         cmocka_unit_test(test_module_data),
         cmocka_unit_test(test_module_data_stores),
+        cmocka_unit_test(test_float_zero),
         cmocka_unit_test(test_rule),
         cmocka_unit_test(test_odd_text),
     };
