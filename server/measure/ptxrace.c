@@ -1127,7 +1127,8 @@ static int op_types(const char *op, char (*t)[8], int cap)
  * NaN; `mov.f32` of such a value. */
 static bool float_zero_def(const body *b, const stmt *s)
 {
-    if (s->guard >= 0 || s->ops_cut)
+    if (s->guard >= 0 || s->ops_cut ||
+        !(op_is(s->op, "mul") || op_is(s->op, "fma") || op_is(s->op, "mov")))
         return false;
     char t[4][8];
     int nt = op_types(s->op, t, 4);
