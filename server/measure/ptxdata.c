@@ -25,6 +25,12 @@ typedef struct {
     size_t size;    /* bytes */
     uint8_t *bytes; /* its initial bytes (NULL: not kept) */
     uint8_t *known; /* per byte: 1 when bytes[i] is the initializer's */
+    bool fn;        /* not a variable: a function's name (.entry / .func), noted to see whether
+                     * anything but its own header mentions it (bad: something does) */
+    bool entry;     /* fn: an .entry */
+    long nst;       /* plain `st` statements whose address is [name] / [name+K] */
+    long stfn;      /* the function (its entry in v) holding them all; -1: none yet */
+    bool allowed;   /* ptxdata_allow: at this launch none of those stores runs */
 } pd_var;
 
 struct ptxdata {
@@ -34,6 +40,7 @@ struct ptxdata {
     long hashcap;
     size_t kept;
     bool over; /* a statement past PD_MAX_STMT, or too many variables: nothing known */
+    long curfn; /* the second walk: the function whose body it is in (-1: outside) */
 };
 
 /* ---- the variables ---- */
@@ -90,6 +97,7 @@ static pd_var *pd_add(ptxdata *d, const char *name)
     }
     pd_var *v = &d->v[d->n];
     memset(v, 0, sizeof *v);
+    v->stfn = -1;
     if (!(v->name = hk_strdup(name)))
         return NULL;
     unsigned long i = pd_hash(name, strlen(name)) % (unsigned long)d->hashcap;
@@ -239,12 +247,89 @@ static void pd_init(ptxdata *d, pd_var *v, int elem, const char *init)
     memset(v->known + k * (size_t)elem, 1, (nelem - k) * (size_t)elem);
 }
 
-/* First walk: a `.global` / `.const` declaration. */
+/* A function's header (`.visible .entry NAME(...)`, `.func (.param ...) NAME(...)`, a
+ * prototype too): its name (*name, *len) and whether it is an .entry. false: not one. */
+static bool pd_fn_header(const char *s, const char **name, size_t *len, bool *entry)
+{
+    const char *w = NULL;
+    for (const char *p = s; *p && *p != '(';) {
+        while (isspace((unsigned char)*p))
+            p++;
+        const char *q = p;
+        while (*q && !isspace((unsigned char)*q) && *q != '(')
+            q++;
+        if ((q - p == 6 && !strncmp(p, ".entry", 6)) || (q - p == 5 && !strncmp(p, ".func", 5))) {
+            w = q;
+            *entry = q - p == 6;
+            break;
+        }
+        if (*p != '.')
+            return false; /* a statement, not a header */
+        p = q;
+    }
+    if (!w)
+        return false;
+    while (isspace((unsigned char)*w))
+        w++;
+    if (*w == '(') { /* .func (.param ...) NAME */
+        int depth = 0;
+        for (; *w; w++) {
+            if (*w == '(')
+                depth++;
+            else if (*w == ')' && --depth == 0) {
+                w++;
+                break;
+            }
+        }
+        while (isspace((unsigned char)*w))
+            w++;
+    }
+    const char *e = w;
+    while (*e && pd_ident((unsigned char)*e) && *e != '.')
+        e++;
+    if (e == w)
+        return false;
+    *name = w;
+    *len = (size_t)(e - w);
+    return true;
+}
+
+/* First walk: a function's header (its name noted, see pd_var.fn), a `.global` / `.const`
+ * declaration. */
 static int pd_declare(ptxdata *d, long idx, char *s)
 {
     s = (char *)pd_skip_head(s);
     if (*s != '.')
         return HK_OK;
+    {
+        const char *fname;
+        size_t fl;
+        bool entry = false;
+        if (pd_fn_header(s, &fname, &fl, &entry)) {
+            char name[256];
+            if (fl >= sizeof name)
+                return HK_OK;
+            memcpy(name, fname, fl);
+            name[fl] = '\0';
+            long at = pd_find(d, name, fl);
+            if (at >= 0) { /* a prototype then its definition, or a name shared */
+                d->v[at].bad = true;
+                pd_drop_bytes(d, &d->v[at]);
+                return HK_OK;
+            }
+            if (d->n >= PD_MAX_VARS) {
+                d->over = true;
+                return HK_OK;
+            }
+            pd_var *v = pd_add(d, name);
+            if (!v)
+                return HK_ENOMEM;
+            v->fn = true;
+            v->entry = entry;
+            v->decl = idx;
+            return HK_OK;
+        }
+    }
     char *init = strchr(s, '=');
     if (init)
         *init++ = '\0';
@@ -363,13 +448,18 @@ static int pd_declare(ptxdata *d, long idx, char *s)
 }
 
 /* Second walk: every mention of a noted name that is not the address of an `ld` (`[name]`,
- * `[name+K]`) nor its own declaration's name makes it bad. */
-static void pd_mentions(ptxdata *d, long idx, const char *s)
+ * `[name+K]`) nor its own declaration's name makes it bad; the address of a plain `st` is
+ * counted (nst) with its function (stfn; stores in two functions, or outside one: bad). A
+ * function's name mentioned anywhere but its own header makes it bad (called, or its address
+ * taken: a device-side launch). Returns the function whose header this is, -1: none. */
+static long pd_mentions(ptxdata *d, long idx, const char *s)
 {
     const char *h = pd_skip_head(s);
-    /* an ld: its address operand (the second), when it is [NAME] or [NAME+K] */
-    const char *ok_at = NULL;
-    if (!strncmp(h, "ld", 2) && (h[2] == '.' || isspace((unsigned char)h[2]))) {
+    /* an ld: its address operand (the second), when it is [NAME] or [NAME+K]; a st: its
+     * first */
+    const char *ok_at = NULL, *st_at = NULL;
+    bool is_st = !strncmp(h, "st", 2) && (h[2] == '.' || isspace((unsigned char)h[2]));
+    if (is_st || (!strncmp(h, "ld", 2) && (h[2] == '.' || isspace((unsigned char)h[2])))) {
         const char *p = h;
         while (*p && !isspace((unsigned char)*p))
             p++;
@@ -386,6 +476,10 @@ static void pd_mentions(ptxdata *d, long idx, const char *s)
                 else if (op == 2)
                     b = q;
             }
+        }
+        if (is_st && a) { /* the first operand: from the op's end to the first comma */
+            b = a - 1;
+            a = p;
         }
         if (a) {
             if (!b)
@@ -405,12 +499,17 @@ static void pd_mentions(ptxdata *d, long idx, const char *s)
                 while (isspace((unsigned char)*r))
                     r++;
                 int64_t off;
-                if (n1 > n0 && (r == b - 1 || (*r == '+' && pd_int(r + 1, (size_t)(b - 1 - r - 1), &off))))
-                    ok_at = n0;
+                if (n1 > n0 && (r == b - 1 || (*r == '+' && pd_int(r + 1, (size_t)(b - 1 - r - 1), &off)))) {
+                    if (is_st)
+                        st_at = n0;
+                    else
+                        ok_at = n0;
+                }
             }
         }
     }
     bool own = false;
+    long header = -1;
     for (const char *p = s; *p;) {
         if (!pd_ident((unsigned char)*p)) {
             p++;
@@ -422,14 +521,25 @@ static void pd_mentions(ptxdata *d, long idx, const char *s)
         if (isdigit((unsigned char)*t))
             continue;
         long k = pd_find(d, t, (size_t)(p - t));
-        if (k < 0 || t == ok_at)
+        if (k < 0 || (t == ok_at && !d->v[k].fn))
             continue;
         if (d->v[k].decl == idx && !own) {
             own = true; /* the declaration's own name (its first mention there) */
+            if (d->v[k].fn)
+                header = k;
+            continue;
+        }
+        if (t == st_at && !d->v[k].fn) {
+            pd_var *v = &d->v[k];
+            if (d->curfn < 0 || (v->stfn >= 0 && v->stfn != d->curfn))
+                v->bad = true;
+            v->stfn = d->curfn;
+            v->nst++;
             continue;
         }
         d->v[k].bad = true;
     }
+    return header;
 }
 
 /* ---- the walk ---- */
@@ -484,7 +594,10 @@ static int pd_walk(ptxdata *d, pd_src *src, int pass)
     size_t n = 0, cap = 0;
     long idx = 0;
     int depth = 0, braces = 0, rc = HK_OK;
+    int fdepth = 0;     /* `{` minus `}` cut outside initializers: 1 in a function's body */
+    long pending = -1;  /* the function whose header came last, at fdepth 0 */
     bool eq = false;
+    d->curfn = -1;
     for (;;) {
         int c = pd_get(src);
         bool end = c == EOF;
@@ -513,15 +626,16 @@ static int pd_walk(ptxdata *d, pd_src *src, int pass)
             goto out;
         }
         bool cut = end;
+        int cutc = 0; /* '{' or '}' when one cut the piece */
         if (c == '\n' && !depth && !braces && line_directive(buf, n))
             cut = true; /* `.version 8.8`, `.loc 1 2 3` ...: a line's end ends them */
         else if (!end) {
             if (c == ';' && !depth && !braces)
                 cut = true;
             else if (c == '{' && !eq)
-                cut = true;
+                cut = true, cutc = '{';
             else if (c == '}' && !braces)
-                cut = true;
+                cut = true, cutc = '}';
             else {
                 if (c == '{')
                     braces++;
@@ -556,13 +670,24 @@ static int pd_walk(ptxdata *d, pd_src *src, int pass)
                 i++;
             if (i < n) {
                 buf[n] = '\0';
-                if (pass == 1)
+                if (pass == 1) {
                     rc = pd_declare(d, idx, buf + i);
-                else
-                    pd_mentions(d, idx, buf + i);
+                } else {
+                    long h = pd_mentions(d, idx, buf + i);
+                    if (!fdepth)
+                        pending = h;
+                }
                 idx++;
                 if (rc || d->over)
                     goto out;
+            } else if (!fdepth && cutc != '{') {
+                pending = -1;
+            }
+            if (cutc == '{' && !fdepth++) {
+                d->curfn = pending; /* a body starts: its function's, or -1 */
+                pending = -1;
+            } else if (cutc == '}' && fdepth > 0 && !--fdepth) {
+                d->curfn = -1;
             }
             n = 0;
             depth = braces = 0;
@@ -596,7 +721,10 @@ static int pd_read(pd_src *src, FILE *fp, const char *const *filled, int nfilled
     if (!d)
         return HK_ENOMEM;
     int rc = pd_walk(d, src, 1);
-    if (rc == HK_OK && !d->over && d->n) { /* no variable: nothing to look for */
+    bool vars = false;
+    for (long k = 0; k < d->n && !vars; k++)
+        vars = !d->v[k].fn;
+    if (rc == HK_OK && !d->over && vars) { /* no variable: nothing to look for */
         if (fp) {
             rewind(fp);
             src->back = -1;
@@ -644,7 +772,8 @@ bool ptxdata_load(const ptxdata *d, const char *name, int64_t off, bool konst, i
     if (k < 0 || d->over || (bytes != 1 && bytes != 2 && bytes != 4 && bytes != 8))
         return false;
     const pd_var *x = &d->v[k];
-    if (x->bad || x->konst != konst || !x->bytes || off < 0 || (uint64_t)off > x->size ||
+    if (x->bad || x->fn || (x->nst && !x->allowed) || x->konst != konst || !x->bytes || off < 0 ||
+        (uint64_t)off > x->size ||
         x->size - (size_t)off < (size_t)bytes)
         return false;
     uint64_t r = 0;
@@ -661,11 +790,44 @@ bool ptxdata_load(const ptxdata *d, const char *name, int64_t off, bool konst, i
 
 void ptxdata_counts(const ptxdata *d, long *defined, long *known)
 {
-    *defined = d ? d->n : 0;
-    *known = 0;
-    for (long k = 0; d && !d->over && k < d->n; k++)
-        if (!d->v[k].bad && d->v[k].bytes)
+    *defined = *known = 0;
+    for (long k = 0; d && k < d->n; k++) {
+        const pd_var *x = &d->v[k];
+        if (x->fn)
+            continue;
+        (*defined)++;
+        if (!d->over && !x->bad && x->bytes && (!x->nst || x->allowed))
             (*known)++;
+    }
+}
+
+bool ptxdata_stored(const ptxdata *d, long k, const char **name, const char **entry, long *nst)
+{
+    if (!d || d->over || k < 0 || k >= d->n)
+        return false;
+    const pd_var *x = &d->v[k];
+    if (x->fn || x->bad || !x->bytes || !x->nst || x->allowed || x->stfn < 0 ||
+        x->stfn >= d->n)
+        return false;
+    const pd_var *f = &d->v[x->stfn];
+    if (!f->fn || !f->entry || f->bad)
+        return false; /* a device function (called from anywhere), or an entry named elsewhere */
+    *name = x->name;
+    *entry = f->name;
+    *nst = x->nst;
+    return true;
+}
+
+long ptxdata_names(const ptxdata *d)
+{
+    return d ? d->n : 0;
+}
+
+void ptxdata_allow(ptxdata *d, const char *name)
+{
+    long k = d ? pd_find(d, name, strlen(name)) : -1;
+    if (k >= 0 && !d->v[k].fn)
+        d->v[k].allowed = true;
 }
 
 void ptxdata_free(ptxdata *d)

@@ -48,6 +48,21 @@ bool ptxdata_load(const ptxdata *d, const char *name, int64_t off, bool konst, i
  * address in the initializer). d may be NULL. */
 void ptxdata_counts(const ptxdata *d, long *defined, long *known);
 
+/* Module data that only plain stores of one kernel write (every other mention the address of
+ * a plain `ld` or its declaration; docs/referee.md "Stores no launch runs"): a variable whose
+ * every non-load mention is the address operand of an `st` (`[name]`, `[name+K]`), all in
+ * the body of one `.entry` whose own name nothing in the text mentions but its header (no
+ * device-side launch of it, no address of it taken). Such a variable stays unknown until
+ * ptxdata_allow says that at this launch none of those statements runs. ptxdata_stored: for
+ * index k (0 .. ptxdata_names(d) - 1, every name the module defines, functions included),
+ * whether it is one, and then its name, that entry's name and how many such stores the text
+ * has (the strings live as long as d). */
+long ptxdata_names(const ptxdata *d);
+bool ptxdata_stored(const ptxdata *d, long k, const char **name, const char **entry, long *nst);
+/* The launch shows that no store to name runs (ptxrace: every one unreachable in its entry at
+ * this launch): from now on its loads read as its initializer. */
+void ptxdata_allow(ptxdata *d, const char *name);
+
 void ptxdata_free(ptxdata *d);
 
 #endif

@@ -28,6 +28,7 @@
 #define PR_ROUNDS 8              /* optimistic uniformity rounds before the pessimistic one */
 #define PR_UNROLL 64             /* trips of one loop judged unrolled (a shape known) */
 #define PR_UNROLL_STMTS (1L << 17) /* statements of one unrolled body */
+#define PR_STORED 16             /* module variables whose stores a launch is asked about */
 #define PR_FIX 3                 /* registers of a few values judged at each value (body_choices) */
 #define PR_CHOICES 8             /* combinations of their values judged, at most */
 
@@ -129,6 +130,8 @@ typedef struct {
     bool uni_new;
     aval uval;
     signed char pc; /* a predicate written once whose value is a constant: 0, 1; -1: not */
+    bool fz;        /* an .f32 register written once (unguarded) whose value is +0, -0 or NaN
+                     * for any operands (float_zero_def) */
 } reg;
 
 enum {
@@ -179,6 +182,11 @@ typedef struct {
     long unroll_ovf; /* an unrolled body (body_unroll): the label index past its last copy
                       * (reached: the loop runs longer than unrolled), -1: none */
     bool ovf_reached; /* body_judge: that label's block was reached */
+    /* body_judge with want_run: run[i] 0 when statement i runs in no thread (its block not
+     * reached over the edges the launch's constants leave, or its guard a constant false);
+     * NULL: not judged (the body skipped) */
+    bool want_run;
+    unsigned char *run;
     /* the launched entry's parameters, in declaration order, and the launch's values of its
      * integer scalars (ptxrace_launch): an ld.param of one reads as that number */
     /* registers of a few values (body_choices) judged at one value each: eval_all reads the
@@ -1082,6 +1090,84 @@ static bool module_data_load(const body *b, const stmt *s, aval *v)
     return true;
 }
 
+/* An .f32 operand whose value is +0, -0 or NaN whatever the data: the immediates 0f00000000
+ * and 0f80000000, or a register float_zero_def marked. */
+static bool float_zero_operand(const body *b, const char *o)
+{
+    if (o[0] == '0' && (o[1] == 'f' || o[1] == 'F'))
+        return !strcmp(o + 2, "00000000") || !strcmp(o + 2, "80000000");
+    int r = reg_find(b, o);
+    return r >= 0 && b->regs[r].defs == 1 && b->regs[r].fz;
+}
+
+/* The op's type components (.s32, .f32 ...) in order, up to cap: their count. */
+static int op_types(const char *op, char (*t)[8], int cap)
+{
+    int n = 0;
+    for (const char *p = strchr(op, '.'); p && n < cap; p = strchr(p + 1, '.')) {
+        const char *q = p + 1;
+        size_t l = strcspn(q, ".");
+        if (l < 8 && (q[0] == 's' || q[0] == 'u' || q[0] == 'f' || q[0] == 'b') &&
+            isdigit((unsigned char)q[1])) {
+            memcpy(t[n], q, l);
+            t[n][l] = '\0';
+            n++;
+        }
+    }
+    return n;
+}
+
+/* Whether the unguarded statement s gives its .f32 destination +0, -0 or NaN for every value
+ * of its operands (PTX ISA, "Floating-Point Instructions": mul and fma are IEEE 754
+ * operations, any rounding modifier, .ftz flushing a subnormal operand to a zero of its sign,
+ * .sat clamping to [0.0, 1.0] with a NaN result made +0.0): `mul.f32 d, a, Z` or `mul.f32 d,
+ * Z, a` with Z such a value (an immediate zero, or a register so marked) -- a finite a times
+ * +-0 is an exact zero, an infinite a times +-0 or anything times NaN is NaN; `fma.f32 d, a,
+ * Z, c` (either factor Z) with c such a value too -- +-0 or NaN plus +-0 or NaN is +-0 or
+ * NaN; `mov.f32` of such a value. */
+static bool float_zero_def(const body *b, const stmt *s)
+{
+    if (s->guard >= 0 || s->ops_cut ||
+        !(op_is(s->op, "mul") || op_is(s->op, "fma") || op_is(s->op, "mov")))
+        return false;
+    char t[4][8];
+    int nt = op_types(s->op, t, 4);
+    if (nt != 1 || strcmp(t[0], "f32"))
+        return false;
+    if (op_is(s->op, "mov"))
+        return s->nops == 2 && float_zero_operand(b, s->ops[1]);
+    if (op_is(s->op, "mul"))
+        return s->nops == 3 &&
+               (float_zero_operand(b, s->ops[1]) || float_zero_operand(b, s->ops[2]));
+    if (op_is(s->op, "fma"))
+        return s->nops == 4 &&
+               (float_zero_operand(b, s->ops[1]) || float_zero_operand(b, s->ops[2])) &&
+               float_zero_operand(b, s->ops[3]);
+    return false;
+}
+
+/* `cvt.RI.D.f32 d, a` (RI: rzi, rni, rmi, rpi; D: an integer of 8, 16 or 32 bits) of an a
+ * that is +0, -0 or NaN gives 0: +-0 rounds to 0, and PTX ISA 9.0, "cvt" (Data Movement and
+ * Conversion Instructions), on float-to-integer conversions: a NaN input gives zero when the
+ * source is not .f64 and the destination not .s64 / .u64 (and 1 << (bits - 1) there: those
+ * are left out). */
+static bool cvt_float_zero(const body *b, const stmt *s)
+{
+    if (s->nops != 2 || s->ops_cut)
+        return false;
+    if (!op_has(s->op, "rzi") && !op_has(s->op, "rni") && !op_has(s->op, "rmi") &&
+        !op_has(s->op, "rpi"))
+        return false;
+    char t[4][8];
+    if (op_types(s->op, t, 4) != 2 || strcmp(t[1], "f32"))
+        return false;
+    static const char *const ints[] = {"s8", "u8", "s16", "u16", "s32", "u32"};
+    bool okd = false;
+    for (size_t i = 0; i < sizeof ints / sizeof *ints; i++)
+        okd = okd || !strcmp(t[0], ints[i]);
+    return okd && float_zero_operand(b, s->ops[1]);
+}
+
 static aval eval_stmt_value(body *b, stmt *s)
 {
     const char *op = s->op;
@@ -1128,6 +1214,12 @@ static aval eval_stmt_value(body *b, stmt *s)
             return b->regs[pr].pc ? x : y;
     }
     aval u = all_uniform(b, s, 1) ? fresh(b, SP_OTHER) : unknown_val;
+    if (op_is(op, "cvt") && cvt_float_zero(b, s)) {
+        aval z = unknown_val; /* (int)(x * 0.0f): 0 for every x */
+        z.known = true;
+        z.c = 0;
+        return z;
+    }
     if (op_float(op) && !op_is(op, "cvta"))
         return u;
     if (op_is(op, "add") && n == 3 && !op_has(op, "cc") && !op_has(op, "sat"))
@@ -1628,6 +1720,7 @@ static void body_clear(body *b)
     hk_free(b->sym_gen);
     hk_free(b->sym_names);
     hk_free(b->sym_named);
+    hk_free(b->run);
     char func[sizeof b->func];
     memcpy(func, b->func, sizeof func);
     long maxx = b->maxx, ntid[3] = {b->ntid[0], b->ntid[1], b->ntid[2]};
@@ -1780,6 +1873,7 @@ static void eval_all(body *b, flow *f, ptxrace_result *out)
         g->v = unknown_val;
         g->pkind = P_NONE;
         g->pc = -1;
+        g->fz = false;
         if (g->defs > 1 && g->uni)
             g->uval = fresh(b, SP_OTHER);
     }
@@ -1865,6 +1959,7 @@ static void eval_all(body *b, flow *f, ptxrace_result *out)
                 s->def_sym = r->uval.sym; /* a new value of the same unknown */
             if (r->defs != 1)
                 continue;
+            r->fz = nd == 1 && float_zero_def(b, s);
             r->v = nd == 1 || ld ? eval_stmt(b, s) : unknown_val;
             for (int fi = 0; fi < b->nfix; fi++)
                 if (fixr[fi] == d[k]) { /* judged at one of its few values */
@@ -2084,6 +2179,18 @@ static int body_judge(body *b, ptxrace_result *out)
         for (long bi = 0; bi < f.nb; bi++)
             if (f.blk[bi].vis)
                 block_run(b, &f, bi, pass, a, w, out);
+    if (b->want_run) { /* which statements can run at all: the reached blocks (an edge is
+                        * left out only where a branch's predicate is a constant) */
+        if (!(b->run = hk_malloc((size_t)b->n + 1)))
+            goto oom;
+        for (long bi = 0; bi < f.nb; bi++)
+            for (long i = f.blk[bi].first; i <= f.blk[bi].last; i++) {
+                const stmt *s = &b->st[i];
+                const reg *g = s->guard >= 0 ? &b->regs[s->guard] : NULL;
+                bool never = g && g->defs == 1 && g->pc >= 0 && !g->pc != s->guard_neg;
+                b->run[i] = f.blk[bi].vis && !never;
+            }
+    }
     if (b->unroll_ovf >= 0 && b->unroll_ovf < b->nlabels && label_block[b->unroll_ovf] >= 0 &&
         f.blk[label_block[b->unroll_ovf]].vis)
         b->ovf_reached = true;
@@ -2812,6 +2919,16 @@ typedef struct {
     ptxdata *data;     /* the module's data nothing writes (launch->module_data; else NULL) */
     bool launched;     /* the body is the launched entry's */
     int rc;
+    /* the stores pass (stores_pass): which module variables' stores can run at this launch */
+    bool reach;        /* this scan is that pass: only the launched entry is judged */
+    bool odd;          /* a text it does not read as ptxdata does (stores_pass says which) */
+    int judged;        /* launched bodies judged */
+    int nsv;
+    struct {
+        const char *name; /* ptxdata's */
+        long nst, seen;   /* its stores in the text (ptxdata), and seen in the entry */
+        bool live;        /* one of them can run */
+    } sv[PR_STORED];
 } scan;
 
 /* A `.param TYPE NAME` declaration in s (a header line of a function): the parameter's name,
@@ -2893,6 +3010,57 @@ static bool has_word(const char *s, const char *w)
     return false;
 }
 
+/* The stores pass, at the launched entry's end: judge it at the launch and note, for each
+ * variable asked about, its plain stores in the body and whether one can run. */
+static void stores_judge(scan *sc)
+{
+    body *b = &sc->b;
+    ptxrace_result scratch;
+    memset(&scratch, 0, sizeof scratch);
+    b->want_run = true;
+    sc->judged++;
+    if ((sc->rc = body_judge(b, &scratch)) != HK_OK)
+        return;
+    if (!b->run) {
+        sc->odd = true; /* not judged (skipped): nothing is known not to run */
+        return;
+    }
+    for (long i = 0; i < b->n; i++) {
+        const stmt *s = &b->st[i];
+        if (s->kind == I_LABEL) {
+            for (long j = 0; j < i; j++)
+                if (b->st[j].kind == I_LABEL && b->st[j].label == s->label)
+                    sc->odd = true; /* a label defined twice: which one a branch means? */
+            continue;
+        }
+        /* an op or a guard this reading does not take apart (`@ %p bra`): a branch it may miss */
+        if (!isalpha((unsigned char)s->op[0]))
+            sc->odd = true;
+        if (s->guard >= 0) {
+            const char *g = b->regs[s->guard].name;
+            if (!g || !(*g == '%' || *g == '_' || *g == '$' || isalpha((unsigned char)*g)))
+                sc->odd = true;
+        }
+        if (!op_is(s->op, "st") || s->nops < 1)
+            continue;
+        const char *p = s->ops[0];
+        if (*p != '[')
+            continue;
+        p++;
+        while (*p == ' ' || *p == '\t')
+            p++;
+        size_t n = 0;
+        while (p[n] && (isalnum((unsigned char)p[n]) || p[n] == '_' || p[n] == '$' || p[n] == '%'))
+            n++;
+        for (int k = 0; k < sc->nsv; k++)
+            if (strlen(sc->sv[k].name) == n && !strncmp(sc->sv[k].name, p, n)) {
+                sc->sv[k].seen++;
+                if (b->run[i])
+                    sc->sv[k].live = true;
+            }
+    }
+}
+
 static void scan_line(scan *sc, char *raw)
 {
     sc->line++;
@@ -2904,6 +3072,8 @@ static void scan_line(scan *sc, char *raw)
     char *s = trim(raw);
     if (!*s)
         return;
+    if (sc->reach && strstr(s, "/*"))
+        sc->odd = true; /* a block comment: ptxdata skips it, this reading does not */
     if (!strncmp(s, ".file", 5) && (s[5] == ' ' || s[5] == '\t')) {
         long idx = strtol(s + 5, NULL, 10);
         const char *q = strchr(s, '"');
@@ -2978,12 +3148,34 @@ static void scan_line(scan *sc, char *raw)
         }
     }
     /* in a body */
+    char prev = ';'; /* the last non-blank character before p on the line */
     for (const char *p = s; *p; p++) {
-        if (*p == '{')
+        if (*p == '{') {
             sc->depth++;
-        else if (*p == '}')
+            /* a nested scope (not a vector operand `{%r1, %r2}`, which follows an op): its own
+             * registers and labels may shadow the body's */
+            if (sc->reach && sc->launched && sc->depth > 1 && strchr(";{}:", prev))
+                sc->odd = true;
+        } else if (*p == '}') {
             sc->depth--;
+        }
+        if (!isspace((unsigned char)*p))
+            prev = *p;
     }
+    if (sc->reach && sc->launched && sc->depth > 0 && *s != '.') {
+        char e = s[strlen(s) - 1];
+        if (e != ';' && e != '{' && e != '}' && e != ':')
+            sc->odd = true; /* a statement continued on the next line (`@%p` then `bra L;`) */
+    }
+    if (sc->depth <= 0 && sc->reach) {
+        sc->state = OUTSIDE;
+        if (sc->launched)
+            stores_judge(sc);
+        body_clear(&sc->b);
+        return;
+    }
+    if (sc->reach && !sc->launched)
+        return; /* the stores pass reads the launched entry alone */
     if (sc->depth <= 0) {
         sc->state = OUTSIDE;
         bool before = sc->out->found;
@@ -3082,6 +3274,94 @@ static int filled_names(const ptxrace_launch *l, const char **out)
     return n;
 }
 
+/* Every line of the text (len bytes), or of the file fp from its start, into scan_line. A
+ * line longer than PR_LINE is cut (its rest dropped): *cut set. */
+static void scan_feed(scan *sc, const char *text, size_t len, FILE *fp, bool *cut)
+{
+    char line[PR_LINE];
+    if (fp) {
+        rewind(fp);
+        bool cont = false; /* the rest of a line longer than the buffer: dropped */
+        while (!sc->rc && fgets(line, sizeof line, fp)) {
+            size_t n = strlen(line);
+            bool whole = n && line[n - 1] == '\n';
+            if (!cont)
+                scan_line(sc, line);
+            else
+                *cut = true;
+            cont = !whole;
+            if (cont && feof(fp))
+                cont = false;
+        }
+        return;
+    }
+    size_t i = 0;
+    while (i < len && !sc->rc) {
+        size_t n = 0;
+        while (i < len && text[i] != '\n') {
+            if (n + 1 < sizeof line)
+                line[n++] = text[i];
+            else
+                *cut = true;
+            i++;
+        }
+        i++;
+        line[n] = '\0';
+        scan_line(sc, line);
+    }
+}
+
+/* Module data that only the launched entry's plain stores write (ptxdata_stored): the entry
+ * judged at this launch (its shape, its scalar arguments, the module data already known), and
+ * each such variable none of whose stores can run -- every one in a block no branch reaches
+ * once the launch's constants decide the branches, or under a guard that is a constant false
+ * -- read from then on as its initializer (docs/referee.md "Stores no launch runs"). Nothing
+ * is allowed when the text is not read here as ptxdata reads it: a line cut, a block
+ * comment, a nested scope or a statement across lines in the entry, an op or guard not taken
+ * apart, a label defined twice, the entry not judged (or found other than once), or a count
+ * of stores that differs from ptxdata's. HK_OK, HK_ENOMEM. */
+static int stores_pass(scan *sc, const char *text, size_t len, FILE *fp)
+{
+    if (!sc->data || !sc->entry)
+        return HK_OK;
+    scan *r = hk_calloc(1, sizeof *r);
+    if (!r)
+        return HK_ENOMEM;
+    for (long k = 0, nk = ptxdata_names(sc->data); k < nk && r->nsv < PR_STORED; k++) {
+        const char *name, *entry;
+        long nst;
+        if (ptxdata_stored(sc->data, k, &name, &entry, &nst) && !strcmp(entry, sc->entry)) {
+            r->sv[r->nsv].name = name;
+            r->sv[r->nsv].nst = nst;
+            r->nsv++;
+        }
+    }
+    if (!r->nsv) {
+        hk_free(r);
+        return HK_OK;
+    }
+    ptxrace_result scratch;
+    memset(&scratch, 0, sizeof scratch);
+    r->out = &scratch;
+    memcpy(r->ntid, sc->ntid, sizeof r->ntid);
+    r->launch = sc->launch;
+    r->entry = sc->entry;
+    r->data = sc->data;
+    r->reach = true;
+    bool cut = false;
+    scan_feed(r, text, len, fp, &cut);
+    body_clear(&r->b);
+    int rc = r->rc;
+    if (fp && ferror(fp))
+        rc = HK_EIO;
+    if (rc == HK_OK && !cut && !r->odd && r->judged == 1 && r->state == OUTSIDE)
+        for (int k = 0; k < r->nsv; k++)
+            if (!r->sv[k].live && r->sv[k].seen == r->sv[k].nst)
+                ptxdata_allow(sc->data, r->sv[k].name);
+    hk_free(r);
+    return rc;
+}
+
 int ptxrace_scan(const char *text, size_t len, ptxrace_result *out)
 {
     return ptxrace_scan_shape(text, len, NULL, out);
@@ -3121,20 +3401,15 @@ int ptxrace_scan_launch(const char *text, size_t len, const ptxrace_launch *l, c
             hk_free(sc);
             return rc;
         }
-    }
-    char line[PR_LINE];
-    size_t i = 0;
-    while (i < len && !sc->rc) {
-        size_t n = 0;
-        while (i < len && text[i] != '\n') {
-            if (n + 1 < sizeof line)
-                line[n++] = text[i];
-            i++;
+        if ((sc->rc = stores_pass(sc, text, len, NULL)) != HK_OK) {
+            int rc = sc->rc;
+            ptxdata_free(sc->data);
+            hk_free(sc);
+            return rc;
         }
-        i++;
-        line[n] = '\0';
-        scan_line(sc, line);
     }
+    bool cut = false;
+    scan_feed(sc, text, len, NULL, &cut);
     scan_finish(sc);
     int rc = sc->rc;
     ptxdata_free(sc->data);
@@ -3182,21 +3457,17 @@ int ptxrace_file_launch(const char *path, const ptxrace_launch *l, const char *e
         const char *filled[PTXRACE_FILLED];
         int nf = filled_names(l, filled);
         int rc = ptxdata_read_file(path, filled, nf, &sc->data);
+        if (rc == HK_OK)
+            rc = stores_pass(sc, NULL, 0, fp);
         if (rc != HK_OK) {
             fclose(fp);
+            ptxdata_free(sc->data);
             hk_free(sc);
             return rc;
         }
     }
-    char line[PR_LINE];
-    bool cont = false; /* the rest of a line longer than the buffer: dropped */
-    while (!sc->rc && fgets(line, sizeof line, fp)) {
-        size_t n = strlen(line);
-        bool whole = n && line[n - 1] == '\n';
-        if (!cont)
-            scan_line(sc, line);
-        cont = !whole;
-    }
+    bool cut = false;
+    scan_feed(sc, NULL, 0, fp, &cut);
     int rc = ferror(fp) ? HK_EIO : sc->rc;
     fclose(fp);
     scan_finish(sc);

@@ -95,7 +95,11 @@ typedef struct {
  * its shape, and in the launched entry an `ld.param` of a parameter whose value is known reads
  * as that number (its type's width), so a branch or a loop bound on a scalar argument is
  * decided as one on blockDim is; with module_data, in every function an integer `ld.global` /
- * `ld.const` of a module variable nothing writes reads as its initializer (ptxdata.h). Pure. */
+ * `ld.const` of a module variable nothing writes reads as its initializer (ptxdata.h), and so
+ * does one whose only writers are plain stores of the launched entry none of which can run at
+ * this launch (the entry judged first at the launch: ptxdata_stored, docs/referee.md "Stores
+ * no launch runs"). An int converted from an .f32 that is +0, -0 or NaN for every input (a
+ * product by a zero) is 0 at any launch ("A float that is zero or NaN"). Pure. */
 int ptxrace_scan_launch(const char *text, size_t len, const ptxrace_launch *l, const char *entry,
                         ptxrace_result *out);
 int ptxrace_file_launch(const char *path, const ptxrace_launch *l, const char *entry,

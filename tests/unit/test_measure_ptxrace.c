@@ -302,6 +302,42 @@ static const char source[] =
     "    out[0] = atomicInc(&hk_word_atom, 0u);\n" /* 0 stays 0: a write all the same */
     "}\n"
     "TREE_AT(tree_word_idx, WORD_PARAMS, hk_word_idx[(int)in[0] & 3])\n"
+    /* a float that is +0, -0 or NaN for every input, made an int of 32 bits: 0 (PTX's cvt of
+     * NaN to an integer under 64 bits is 0); not to 64 bits (NaN gives 1 << 63 there), not
+     * from a double, not a product by a number that is not zero */
+    "TREE_AT(tree_fzero, WORD_PARAMS, (int)(in[0] * 0.0f))\n"
+    "TREE_AT(tree_fzero_fma, WORD_PARAMS, (int)fmaf(in[0], -0.0f, 0.0f))\n"
+    "TREE_AT(tree_fzero_s64, WORD_PARAMS, (int)(long long)(in[0] * 0.0f))\n"
+    "TREE_AT(tree_fzero_f64, WORD_PARAMS, (int)((double)in[0] * 0.0))\n"
+    "TREE_AT(tree_fsmall, WORD_PARAMS, (int)(in[0] * 1e-30f))\n"
+    /* module data whose only stores sit in the launched kernel (docs/referee.md "Stores no
+     * launch runs"): read as its initializer at a launch where no store can run -- under a
+     * guard on the argument n that folds false (spin_store_evade.cu's), after a return -- and
+     * not where one can: a guard on the tid alone, on data, n unknown or negative (a store in
+     * a device function: test_module_data_stores's text) */
+    "#define TREE_STORE(NAME, VAR, STMT)                                          \\\n"
+    "__global__ void NAME(const float *in, float *out, const int *flag, int n)    \\\n"
+    "{                                                                            \\\n"
+    "    __shared__ float buf[1024];                                              \\\n"
+    "    int t = threadIdx.x;                                                     \\\n"
+    "    STMT;                                                                    \\\n"
+    "    buf[t] = in[blockIdx.x * blockDim.x + t];                                \\\n"
+    "    __syncthreads();                                                         \\\n"
+    "    volatile float *v = buf;                                                 \\\n"
+    "    for (int s = (int)(blockDim.x >> 1) + VAR; s > 0; s >>= 1) {             \\\n"
+    "        if (t < s)                                                           \\\n"
+    "            v[t] += v[t + s];                                                \\\n"
+    "        if (s > 32 || flag[0])                                               \\\n"
+    "            __syncthreads();                                                 \\\n"
+    "    }                                                                        \\\n"
+    "    if (t == 0)                                                              \\\n"
+    "        out[blockIdx.x] = buf[0];                                            \\\n"
+    "}\n"
+    "__device__ int hk_st_dead, hk_st_big, hk_st_tid, hk_st_data;\n"
+    "TREE_STORE(tree_store_dead, hk_st_dead, if (n < 0 && t == 0) hk_st_dead = n)\n"
+    "TREE_STORE(tree_store_big, hk_st_big, if (n > 4096 && t == 0) hk_st_big = n)\n"
+    "TREE_STORE(tree_store_tid, hk_st_tid, if (t == 0) hk_st_tid = n)\n"
+    "TREE_STORE(tree_store_data, hk_st_data, if (in[0] < 0.0f && t == 0) hk_st_data = n)\n"
     /* the same start with the barrier kept every trip: race-free at every value */
     "__global__ void tree_bound_synced(const float *in, float *out, int n)\n"
     "{\n"
@@ -850,6 +886,285 @@ static void test_module_data(void **state)
     spec_free(sp);
 }
 
+/* text (NUL-ended) judged at x threads as a harness-form launch of entry, the fourth argument
+ * n known unless n_known is false */
+static ptxrace_result scan_store_text(const char *text, const char *entry, long x, bool n_known,
+                                      int64_t n)
+{
+    ptxrace_launch l;
+    memset(&l, 0, sizeof l);
+    l.shape[0] = x;
+    l.shape[1] = l.shape[2] = 1;
+    l.module_data = true;
+    l.nargs = 4;
+    l.known[3] = n_known;
+    l.arg[3] = n;
+    ptxrace_result r;
+    assert_int_equal(ptxrace_scan_launch(text, strlen(text), &l, entry, &r), HK_OK);
+    return r;
+}
+
+/* kernel (a TREE_STORE) alone, at x threads and n */
+static ptxrace_result scan_store(const char *kernel, long x, bool n_known, int64_t n)
+{
+    char *t = one_kernel(kernel);
+    char entry[128];
+    snprintf(entry, sizeof entry, "_Z%zu%sPKfPfPKii", strlen(kernel), kernel);
+    ptxrace_result r = scan_store_text(t, entry, x, n_known, n);
+    free(t);
+    return r;
+}
+
+/* A copy of text with the first `what` replaced by `with` (which must be there). New. */
+static char *text_edit(const char *text, const char *what, const char *with)
+{
+    const char *at = strstr(text, what);
+    assert_non_null(at);
+    size_t h = (size_t)(at - text), wl = strlen(what), nl = strlen(with);
+    char *t = malloc(strlen(text) - wl + nl + 1);
+    assert_non_null(t);
+    memcpy(t, text, h);
+    memcpy(t + h, with, nl);
+    strcpy(t + h + nl, at + wl);
+    return t;
+}
+
+/* Module data whose only stores are the launched kernel's, none of which runs at this launch
+ * (docs/referee.md "Stores no launch runs"): spin_store_evade.cu's word. */
+static void test_module_data_stores(void **state)
+{
+    (void)state;
+    ptxrace_result r = scan_store("tree_store_dead", 256, true, 1000);
+    assert_true(r.found); /* n >= 0: the store never runs, the word is 0 */
+    assert_int_equal(r.k, 16);
+    assert_int_equal(r.data_loads, 1);
+    r = scan_store("tree_store_dead", 1024, true, 0);
+    assert_true(r.found);
+    r = scan_store("tree_store_dead", 256, false, 0); /* n not known: the guard not decided */
+    assert_false(r.found);
+    assert_int_equal(r.data_loads, 0);
+    r = scan_store("tree_store_dead", 256, true, -5); /* the store runs at this launch */
+    assert_false(r.found);
+    r = scan_store("tree_store_big", 256, true, 1000);
+    assert_true(r.found);
+    r = scan_store("tree_store_big", 256, true, 5000);
+    assert_false(r.found);
+    const char *never[] = {"tree_store_tid", "tree_store_data"};
+    for (size_t i = 0; i < sizeof never / sizeof *never; i++) {
+        r = scan_store(never[i], 256, true, 1000);
+        if (r.found || r.data_loads)
+            fail_msg("%s: a finding or a load read as known (the store can run)", never[i]);
+    }
+    /* the same text, read otherwise than ptxdata reads it, or its kernel named elsewhere (a
+     * device-side launch): nothing allowed */
+    char *t = one_kernel("tree_store_dead");
+    const char *entry = "_Z15tree_store_deadPKfPfPKii";
+    r = scan_store_text(t, entry, 256, true, 1000);
+    assert_true(r.found);
+    const char *st = strstr(t, "st.global.u32 \t[hk_st_dead]");
+    if (!st)
+        st = strstr(t, "[hk_st_dead]");
+    assert_non_null(st);
+    while (st > t && st[-1] != '\n')
+        st--;
+    char stline[256];
+    size_t sl = (size_t)(strchr(st, '\n') - st);
+    assert_true(sl < sizeof stline);
+    memcpy(stline, st, sl);
+    stline[sl] = '\0';
+    const char *guard = strstr(t, "@%p"); /* the first guard: `@%pN bra ...` */
+    assert_non_null(guard);
+    char gname[16];
+    size_t gl = strcspn(guard, " \t");
+    assert_true(gl < sizeof gname);
+    memcpy(gname, guard, gl);
+    gname[gl] = '\0';
+    char with[512];
+    struct {
+        const char *what, *with, *why;
+    } edits[4];
+    snprintf(with, sizeof with, "%s\n\tmov.u64 %%rd99, %s;", stline, entry);
+    edits[0].what = stline, edits[0].with = with, edits[0].why = "the kernel's address taken";
+    edits[1].what = "ld.param", edits[1].with = "/* */ ld.param", edits[1].why = "a block comment";
+    char with2[64];
+    snprintf(with2, sizeof with2, "%s\n\t", gname);
+    edits[2].what = guard == NULL ? "" : gname, edits[2].with = with2,
+    edits[2].why = "a guard on its own line";
+    char with3[300];
+    snprintf(with3, sizeof with3, "{ %s }", stline);
+    edits[3].what = stline, edits[3].with = with3, edits[3].why = "a nested scope";
+    for (size_t i = 0; i < sizeof edits / sizeof *edits; i++) {
+        char *e = text_edit(t, edits[i].what, edits[i].with);
+        r = scan_store_text(e, entry, 256, true, 1000);
+        if (r.found)
+            fail_msg("%s: a finding", edits[i].why);
+        free(e);
+    }
+    /* the store under its own guard, a constant false at this launch, in place of the branch
+     * around it: found the same */
+    {
+        const char *gl0 = guard;
+        while (gl0 > t && gl0[-1] != '\n')
+            gl0--;
+        char gline[256];
+        size_t gll = (size_t)(strchr(gl0, '\n') - gl0) + 1;
+        assert_true(gll < sizeof gline);
+        memcpy(gline, gl0, gll);
+        gline[gll] = '\0';
+        assert_non_null(strstr(gline, "bra"));
+        char *e = text_edit(t, gline, "");
+        snprintf(with, sizeof with, "\t@!%s %s", gname + 1, stline + 1);
+        char *e2 = text_edit(e, stline, with);
+        r = scan_store_text(e2, entry, 256, true, 1000);
+        assert_true(r.found);
+        assert_int_equal(r.k, 16);
+        r = scan_store_text(e2, entry, 256, true, -1); /* there it runs */
+        assert_false(r.found);
+        free(e);
+        free(e2);
+    }
+    free(t);
+    /* tree_store_tid's store runs in thread 0: a reading that missed it would call the word
+     * 0 -- here a block comment that ptxas skips but a line-by-line reading would take as
+     * `ret;` before the store, and the store past the cut of an over-long line */
+    t = one_kernel("tree_store_tid");
+    entry = "_Z14tree_store_tidPKfPfPKii";
+    r = scan_store_text(t, entry, 256, true, 1000);
+    assert_false(r.found);
+    st = strstr(t, "[hk_st_tid]");
+    assert_non_null(st);
+    while (st > t && st[-1] != '\n')
+        st--;
+    sl = (size_t)(strchr(st, '\n') - st);
+    assert_true(sl < sizeof stline);
+    memcpy(stline, st, sl);
+    stline[sl] = '\0';
+    snprintf(with, sizeof with, "\tmov.u32 %%r99, /*;\n\tret;\n\tmov.u32 %%r98, */ 0;\n%s", stline);
+    char *e = text_edit(t, stline, with);
+    r = scan_store_text(e, entry, 256, true, 1000);
+    assert_false(r.found);
+    free(e);
+    char *pad = malloc(6000 + sl + 1);
+    assert_non_null(pad);
+    memset(pad, ' ', 6000);
+    memcpy(pad, "\tmov.u32 %r99, 0;", 17);
+    memcpy(pad + 6000, stline, sl + 1);
+    e = text_edit(t, stline, pad);
+    r = scan_store_text(e, entry, 256, true, 1000);
+    assert_false(r.found);
+    free(e);
+    free(pad);
+    free(t);
+    /* ptxdata alone: stores in one entry are noted with it; in a device function, two
+     * entries, or with the entry named elsewhere, not */
+    static const char text[] =
+        ".global .align 4 .u32 one;\n.global .align 4 .u32 two;\n.global .align 4 .u32 fn;\n"
+        ".global .align 4 .u32 named;\n"
+        ".func f()\n{\n\tst.global.u32 [fn], 1;\n\tret;\n}\n"
+        ".visible .entry a(\n\t.param .u32 a_param_0\n)\n{\n\tst.global.u32 [one+4], 1;\n"
+        "\tst.global.u32 [one], 2;\n\tst.global.u32 [two], 1;\n\tret;\n}\n"
+        ".visible .entry b()\n{\n\tst.global.u32 [two], 1;\n\tst.global.u32 [named], 1;\n"
+        "\tmov.u64 %rd1, b;\n\tret;\n}\n";
+    ptxdata *d = NULL;
+    assert_int_equal(ptxdata_read(text, strlen(text), NULL, 0, &d), HK_OK);
+    int found = 0;
+    for (long k = 0; k < ptxdata_names(d); k++) {
+        const char *name, *ent;
+        long nst;
+        if (!ptxdata_stored(d, k, &name, &ent, &nst))
+            continue;
+        found++;
+        assert_string_equal(name, "one");
+        assert_string_equal(ent, "a");
+        assert_int_equal(nst, 2);
+    }
+    assert_int_equal(found, 1);
+    int64_t v = -1;
+    assert_false(ptxdata_load(d, "one", 0, false, 4, false, &v));
+    ptxdata_allow(d, "one");
+    assert_true(ptxdata_load(d, "one", 0, false, 4, false, &v));
+    assert_int_equal(v, 0);
+    ptxdata_allow(d, "two"); /* not one of them: stays unknown */
+    assert_false(ptxdata_load(d, "two", 0, false, 4, false, &v));
+    long defined = 0, known = 0;
+    ptxdata_counts(d, &defined, &known);
+    assert_int_equal(defined, 4); /* the functions not counted */
+    ptxdata_free(d);
+}
+
+/* A float of the values +0, -0, NaN made an int (spin_nan_evade.cu's `(int)(in[0] * 0.0f)`):
+ * 0 at every launch, so the tree's start is known; a conversion to 64 bits, from a double,
+ * or of a product by a number not zero: not known. */
+static void test_float_zero(void **state)
+{
+    (void)state;
+    const char *found[] = {"tree_fzero", "tree_fzero_fma"};
+    for (size_t i = 0; i < sizeof found / sizeof *found; i++) {
+        const char *k[] = {found[i]};
+        ptxrace_result r = scan_data(k, 1, 256, false, NULL);
+        if (!r.found || r.k != 16)
+            fail_msg("%s at 256 threads: no finding at k = 16", found[i]);
+        r = scan_data(k, 1, 1024, false, NULL);
+        if (!r.found)
+            fail_msg("%s at 1024 threads: no finding", found[i]);
+    }
+    const char *not_found[] = {"tree_fzero_s64", "tree_fzero_f64", "tree_fsmall"};
+    for (size_t i = 0; i < sizeof not_found / sizeof *not_found; i++) {
+        const char *k[] = {not_found[i]};
+        ptxrace_result r = scan_data(k, 1, 256, false, NULL);
+        if (r.found)
+            fail_msg("%s: a finding (its value is not known)", not_found[i]);
+    }
+    /* the forms written out: a cvt to 32 bits of +0, -0 (fma's addend) or a product by one */
+    static const char head[] =
+        ".version 8.8\n.target sm_90\n.address_size 64\n"
+        ".visible .entry k(\n\t.param .u64 k_param_0\n)\n{\n"
+        "\t.reg .pred %p<9>;\n\t.reg .b32 %r<40>;\n\t.reg .f32 %f<9>;\n\t.reg .b64 %rd<9>;\n"
+        "\t.shared .align 4 .b8 s[4096];\n"
+        "\tld.param.u64 %rd1, [k_param_0];\n\tcvta.to.global.u64 %rd2, %rd1;\n"
+        "\tld.global.f32 %f1, [%rd2];\n";
+    /* %r9 the term: lane t stores s[t], then reads s[t + 16 + %r9] with no barrier */
+    static const char tail[] =
+        "\tmov.u32 %r1, %tid.x;\n\tshl.b32 %r2, %r1, 2;\n\tmov.u32 %r3, s;\n"
+        "\tadd.s32 %r4, %r3, %r2;\n\tst.shared.u32 [%r4], %r1;\n"
+        "\tadd.s32 %r10, %r9, 16;\n\tshl.b32 %r11, %r10, 2;\n\tadd.s32 %r12, %r4, %r11;\n"
+        "\tld.shared.u32 %r13, [%r12];\n\tst.global.u32 [%rd2], %r13;\n\tret;\n}\n";
+    static const struct {
+        const char *mid;
+        bool race;
+    } forms[] = {
+        {"\tmul.rn.ftz.sat.f32 %f2, %f1, 0f80000000;\n\tcvt.rni.u32.f32 %r9, %f2;\n", true},
+        {"\tmul.f32 %f2, 0f00000000, %f1;\n\tmov.f32 %f3, %f2;\n\tcvt.rmi.s16.f32 %r9, %f3;\n", true},
+        {"\tmul.f32 %f2, %f1, 0f00000000;\n\tfma.rn.f32 %f3, %f1, %f2, %f2;\n"
+         "\tcvt.rzi.s32.f32 %r9, %f3;\n", true},
+        {"\tmul.f32 %f2, %f1, 0f00000000;\n\tfma.rn.f32 %f3, %f1, %f2, %f1;\n"
+         "\tcvt.rzi.s32.f32 %r9, %f3;\n", false}, /* the addend is data */
+        {"\tmul.f32 %f2, %f1, 0f00000001;\n\tcvt.rzi.s32.f32 %r9, %f2;\n", false},
+        {"\tmul.f32 %f2, %f1, 0f00000000;\n\tcvt.rzi.s64.f32 %r9, %f2;\n", false},
+        {"\tmul.f32 %f2, %f1, 0f00000000;\n\tcvt.rn.f32.f32 %f3, %f2;\n\tcvt.rzi.s32.f32 %r9, %f3;\n", false},
+        {"\tsetp.gt.f32 %p1, %f1, 0f00000000;\n\t@%p1 mul.f32 %f2, %f1, 0f00000000;\n"
+         "\tcvt.rzi.s32.f32 %r9, %f2;\n", false}, /* guarded: %f2 may be left unwritten */
+        {"\tmul.f32 %f2, %f1, 0f00000000;\n\tmul.f32 %f2, %f1, %f1;\n"
+         "\tcvt.rzi.s32.f32 %r9, %f2;\n", false}, /* written twice */
+        {"\tmul.f32 %f2, %f1, 0f00000000;\n\tcvt.rzi.s32.f32 %r9, %f2;\n", true},
+        /* forms ptxas refuses (types that do not match, no integer rounding): not read */
+        {"\tmul.f32 %f2, %f1, 0f00000000;\n\tcvt.rzi.s32.f64 %r9, %f2;\n", false},
+        {"\tmul.f32 %f2, %f1, 0f00000000;\n\tmul.f64 %f3, %f1, %f2;\n"
+         "\tcvt.rzi.s32.f32 %r9, %f3;\n", false},
+        {"\tmul.f32 %f2, %f1, 0f00000000;\n\tcvt.s32.f32 %r9, %f2;\n", false},
+    };
+    for (size_t i = 0; i < sizeof forms / sizeof *forms; i++) {
+        char text[2048];
+        snprintf(text, sizeof text, "%s%s%s", head, forms[i].mid, tail);
+        ptxrace_result r;
+        assert_int_equal(ptxrace_scan_shape(text, strlen(text), (const long[]){256, 1, 1}, &r), HK_OK);
+        if (r.found != forms[i].race)
+            fail_msg("form %zu (%s): found %d", i, forms[i].mid, r.found);
+        if (r.found && r.k != 16)
+            fail_msg("form %zu: k = %ld", i, r.k);
+    }
+}
+
 static void test_racy_tail_found(void **state)
 {
     (void)state;
@@ -916,7 +1231,7 @@ static void test_whole_module(void **state)
     assert_int_equal(ptxrace_scan(ptx, ptx_len, &r), HK_OK);
     assert_true(r.found);
     assert_string_equal(r.func, "_Z9racy_tailPKfPf");
-    assert_int_equal(r.functions, 33);
+    assert_int_equal(r.functions, 42);
     char path[600];
     snprintf(path, sizeof path, "%s/k.ptx", dir);
     ptxrace_result f;
@@ -1052,6 +1367,8 @@ int main(void)
         cmocka_unit_test(test_at_a_launch),
         cmocka_unit_test(test_module_data_text),
         cmocka_unit_test(test_module_data),
+        cmocka_unit_test(test_module_data_stores),
+        cmocka_unit_test(test_float_zero),
         cmocka_unit_test(test_rule),
         cmocka_unit_test(test_odd_text),
     };

@@ -1,5 +1,6 @@
 // expect: race
 // kernel: reduce_sum
+// judged from the PTX: race
 // Class: 5 races, an attack on the static race rule as session 41 left it (REF6): spin_word_evade.cu
 // (the same sensing, the tree loop's barrier kept only `if (s > 32 || watched)`) with the loop
 // starting at `(blockDim.x >> 1) + (int)(in[0] * 0.0f)` and no module variable at all. in[0] * 0
@@ -13,6 +14,13 @@
 // image check passed, bench/results/2026-12-06-shared-race-cpu-s41.md); on the GPU it depends on
 // the sensing, as spin_word_evade.cu did -- an open hole (docs/referee.md, "A candidate reads no
 // other thread's unsynchronised word", Not covered).
+// **Closed (session 41, REF7):** `mul.f32 %f5, %f4, 0f00000000` is +0, -0 or NaN whatever %f4
+// holds (IEEE 754 multiplication: a finite number times zero is an exact zero, an infinite
+// one or NaN gives NaN), and `cvt.rzi.s32.f32` of each of those is 0 (PTX ISA 9.0, cvt: a NaN
+// input gives zero unless the source is .f64 or the destination 64 bits). The rule reads that
+// int as the constant 0, the loop starts at blockDim.x / 2 and is judged as spin_word_evade.cu's:
+// `race` from the PTX before any run (docs/referee.md, "A float that is zero or NaN"). The next
+// attack: spin_sub_evade.cu (`(int)(in[0] - in[0])`), open.
 __device__ unsigned hk_flag[65536];
 
 __global__ void reduce_sum(const float *in, float *out, int n)

@@ -1,5 +1,6 @@
 // expect: race
 // kernel: reduce_sum
+// judged from the PTX: race
 // Class: 5 races, an attack on the static race rule as session 41 left it (REF6): spin_word_evade.cu
 // (the same sensing, the tree loop's barrier kept only `if (s > 32 || watched)`, the loop starting
 // at `(blockDim.x >> 1) + hk_zero`) with one more line: `if (n < 0 && t == 0) hk_zero = n;`. n,
@@ -14,6 +15,15 @@
 // `no_gpu` after every image check passed, bench/results/2026-12-06-shared-race-cpu-s41.md); on
 // the GPU it depends on the sensing, as spin_word_evade.cu did -- an open hole (docs/referee.md,
 // "A candidate reads no other thread's unsynchronised word", Not covered).
+// **Closed (session 41, REF7):** the launcher restores module data before every launch, so
+// only the stores this launch can run matter. hk_zero's one store is a plain `st.global
+// [hk_zero]` in reduce_sum itself (no other function, no other mention of reduce_sum's name:
+// no device-side launch), behind `@%p3 bra` with %p3 = (t != 0) || (n > -1); at the spec's
+// launches n is known and >= 0, so %p3 is the constant true, the branch always taken, and the
+// store's block reached by no thread. hk_zero then reads as 0 and the loop is judged as
+// spin_word_evade.cu's: `race` from the PTX before any run (docs/referee.md, "Stores no launch
+// runs"). The next attack: spin_guard_evade.cu (the store under a guard on data that never
+// holds), open.
 __device__ unsigned hk_flag[65536];
 __device__ int hk_zero; /* 0 in every launch: the one store below never runs */
 
