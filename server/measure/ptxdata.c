@@ -125,7 +125,7 @@ static bool pd_ident(int c)
 
 /* An integer literal as PTX writes one (decimal, 0x hex, octal, 0f/0d float bits, a trailing
  * U, a sign). */
-static bool pd_int(const char *s, size_t n, int64_t *out)
+bool ptxdata_int(const char *s, size_t n, int64_t *out)
 {
     char tmp[64];
     while (n && isspace((unsigned char)*s))
@@ -225,7 +225,7 @@ static void pd_init(ptxdata *d, pd_var *v, int elem, const char *init)
             break;
         }
         int64_t x;
-        if (pd_int(p, (size_t)(e - p), &x))
+        if (ptxdata_int(p, (size_t)(e - p), &x))
             for (int b = 0; b < elem; b++) {
                 v->bytes[k * (size_t)elem + (size_t)b] = (uint8_t)((uint64_t)x >> (8 * b));
                 v->known[k * (size_t)elem + (size_t)b] = 1;
@@ -401,7 +401,7 @@ static int pd_declare(ptxdata *d, long idx, char *s)
             }
             char *e = strchr(p, ']');
             int64_t dim;
-            if (!e || !pd_int(p + 1, (size_t)(e - p - 1), &dim) || dim <= 0 ||
+            if (!e || !ptxdata_int(p + 1, (size_t)(e - p - 1), &dim) || dim <= 0 ||
                 (int64_t)size > ((int64_t)1 << 40) / dim) {
                 vbad = true; /* unsized, or past any image */
                 p = e ? e + 1 : p + strlen(p);
@@ -499,7 +499,7 @@ static long pd_mentions(ptxdata *d, long idx, const char *s)
                 while (isspace((unsigned char)*r))
                     r++;
                 int64_t off;
-                if (n1 > n0 && (r == b - 1 || (*r == '+' && pd_int(r + 1, (size_t)(b - 1 - r - 1), &off)))) {
+                if (n1 > n0 && (r == b - 1 || (*r == '+' && ptxdata_int(r + 1, (size_t)(b - 1 - r - 1), &off)))) {
                     if (is_st)
                         st_at = n0;
                     else

@@ -65,4 +65,8 @@ void ptxdata_allow(ptxdata *d, const char *name);
 
 void ptxdata_free(ptxdata *d);
 
+/* An integer literal as PTX writes one, in s[0, n) with blanks around it: decimal, 0x hex,
+ * octal, 0f/0d float bits, a trailing U, a sign. */
+bool ptxdata_int(const char *s, size_t n, int64_t *out);
+
 #endif

@@ -375,32 +375,10 @@ static bool is_ident_start(char c)
     return isalpha((unsigned char)c) || c == '_' || c == '$' || c == '%';
 }
 
-/* An integer literal (decimal, 0x hex, PTX's 0fXXXXXXXX / 0dXXXX float bits, a trailing U). */
+/* An integer literal, as ptxdata reads one. */
 static bool parse_int(const char *s, int64_t *out)
 {
-    const char *p = s;
-    bool neg = false;
-    if (*p == '-') {
-        neg = true;
-        p++;
-    }
-    if (!isdigit((unsigned char)*p))
-        return false;
-    char *end;
-    unsigned long long v;
-    errno = 0;
-    if (p[0] == '0' && (p[1] == 'f' || p[1] == 'F' || p[1] == 'd' || p[1] == 'D'))
-        v = strtoull(p + 2, &end, 16);
-    else
-        v = strtoull(p, &end, 0);
-    if (errno || end == p)
-        return false;
-    if (*end == 'U' || *end == 'u')
-        end++;
-    if (*end)
-        return false;
-    *out = neg ? (int64_t)(0 - (uint64_t)v) : (int64_t)v;
-    return true;
+    return ptxdata_int(s, strlen(s), out);
 }
 
 /* ---- statements ---- */
