@@ -62,6 +62,7 @@
  * otherwise no more loads are in flight per SM and the rewrite cannot gain. */
 #include "rewrites/registry.h"
 #include "rewrites/rewrite_lex.h"
+#include "rewrites/rewrite_recognize.h"
 
 #include "analysis/analysis.h"
 #include "core/buf.h"
@@ -916,7 +917,7 @@ static int fused_blocks(const rw_context *c, int blocks, rw_result *out)
             if (rwl_tok_is(ts, q - 1, "&") && !rwl_tok_is(ts, q + 1, "(")) {
                 REFUSE_NAMED(HK_MSG_RW_FB_REFERENCE, q);
             }
-            bool clash = is_rname(&s, q) || rwl_param_at(f, ts, q);
+            bool clash = is_rname(&s, q) || rwp_param_named(f, ts, q);
             for (size_t r = 1; r < s.st[split] && !clash; r++)
                 if (rwl_same_tok(ts, r, q))
                     clash = true;
@@ -934,7 +935,7 @@ static int fused_blocks(const rw_context *c, int blocks, rw_result *out)
         if (ts->t[q].kind != T_IDENT || !rwl_is_use(ts, q) || is_dname(&s, q) || is_rname(&s, q) ||
             shn_index(&s, q) >= 0 || !rwl_scalar_written(ts, q))
             continue;
-        const an_param *pa = rwl_param_at(f, ts, q);
+        const an_param *pa = rwp_param_named(f, ts, q);
         bool param = pa != NULL, local = false, plain = !(pa && pa->type && strchr(pa->type, '&'));
         for (size_t r = 1; r < s.st[split] && !param; r++)
             if (rwl_same_tok(ts, r, q) && declared_name(ts, r)) {

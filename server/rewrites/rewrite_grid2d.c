@@ -7,6 +7,7 @@
 #include "rewrites/rewrite_grid2d.h"
 #include "rewrites/registry.h"
 #include "rewrites/rewrite_lex.h"
+#include "rewrites/rewrite_recognize.h"
 
 #include "core/buf.h"
 #include "core/hk.h"
@@ -483,7 +484,7 @@ static bool declares_at(const rw_toks *ts, size_t k)
 /* Is the identifier at k a parameter of f, or a name in tokens [a, b)? */
 static bool outer_name(const rw_toks *ts, size_t k, const an_function *f, size_t a, size_t b)
 {
-    if (rwl_param_at(f, ts, k))
+    if (rwp_param_named(f, ts, k))
         return true;
     for (size_t q = a; q < b; q++)
         if (ts->t[q].kind == T_IDENT && rwl_same_tok(ts, q, k))

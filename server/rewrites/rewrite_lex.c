@@ -171,16 +171,6 @@ bool rwl_same_tok(const rw_toks *ts, size_t a, size_t b)
     return la == lb && memcmp(ts->text + ts->t[a].start, ts->text + ts->t[b].start, la) == 0;
 }
 
-const an_param *rwl_param_at(const an_function *f, const rw_toks *ts, size_t k)
-{
-    size_t l = ts->t[k].end - ts->t[k].start;
-    for (size_t p = 0; p < f->n_params; p++)
-        if (f->params[p].name && strlen(f->params[p].name) == l &&
-            memcmp(f->params[p].name, ts->text + ts->t[k].start, l) == 0)
-            return &f->params[p];
-    return NULL;
-}
-
 bool rwl_scalar_written(const rw_toks *ts, size_t k)
 {
     return rwl_tok_is_assign_op(ts, k + 1) || rwl_tok_is(ts, k + 1, "++") || rwl_tok_is(ts, k + 1, "--") ||

@@ -63,9 +63,6 @@ bool rwl_is_use(const rw_toks *ts, size_t k);
 /* Do tokens a and b spell the same text? */
 bool rwl_same_tok(const rw_toks *ts, size_t a, size_t b);
 
-/* The parameter of f that the token at k names, or NULL. */
-const an_param *rwl_param_at(const an_function *f, const rw_toks *ts, size_t k);
-
 /* Is the name at k (a scalar's use) written there: assigned, incremented, decremented, or
  * its address taken (a write the scan cannot follow)? */
 bool rwl_scalar_written(const rw_toks *ts, size_t k);

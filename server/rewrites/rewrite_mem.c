@@ -275,7 +275,7 @@ static const char *conditional_problem(const rw_toks *ts, size_t a, size_t b)
  * a name that occurs in the kernel body before the loop region [first, region)? */
 static bool outer_name(const rw_toks *ts, size_t k, const an_function *f, size_t first, size_t region)
 {
-    if (rwl_param_at(f, ts, k))
+    if (rwp_param_named(f, ts, k))
         return true;
     for (size_t q = first; q < region; q++)
         if (ts->t[q].kind == T_IDENT && rwl_same_tok(ts, q, k))
