@@ -130,8 +130,8 @@ typedef struct {
     bool uni_new;
     aval uval;
     signed char pc; /* a predicate written once whose value is a constant: 0, 1; -1: not */
-    bool fz;        /* an .f32 register written once (unguarded) whose value is +0, -0 or NaN
-                     * for any operands (float_zero_def) */
+    unsigned char fset; /* an .f32 register written once (unguarded): the classes its value
+                         * can be in for any data (float_set_def; FS_*), 0: every class */
 } reg;
 
 enum {
@@ -1068,16 +1068,6 @@ static bool module_data_load(const body *b, const stmt *s, aval *v)
     return true;
 }
 
-/* An .f32 operand whose value is +0, -0 or NaN whatever the data: the immediates 0f00000000
- * and 0f80000000, or a register float_zero_def marked. */
-static bool float_zero_operand(const body *b, const char *o)
-{
-    if (o[0] == '0' && (o[1] == 'f' || o[1] == 'F'))
-        return !strcmp(o + 2, "00000000") || !strcmp(o + 2, "80000000");
-    int r = reg_find(b, o);
-    return r >= 0 && b->regs[r].defs == 1 && b->regs[r].fz;
-}
-
 /* The op's type components (.s32, .f32 ...) in order, up to cap: their count. */
 static int op_types(const char *op, char (*t)[8], int cap)
 {
@@ -1095,40 +1085,191 @@ static int op_types(const char *op, char (*t)[8], int cap)
     return n;
 }
 
-/* Whether the unguarded statement s gives its .f32 destination +0, -0 or NaN for every value
- * of its operands (PTX ISA, "Floating-Point Instructions": mul and fma are IEEE 754
- * operations, any rounding modifier, .ftz flushing a subnormal operand to a zero of its sign,
- * .sat clamping to [0.0, 1.0] with a NaN result made +0.0): `mul.f32 d, a, Z` or `mul.f32 d,
- * Z, a` with Z such a value (an immediate zero, or a register so marked) -- a finite a times
- * +-0 is an exact zero, an infinite a times +-0 or anything times NaN is NaN; `fma.f32 d, a,
- * Z, c` (either factor Z) with c such a value too -- +-0 or NaN plus +-0 or NaN is +-0 or
- * NaN; `mov.f32` of such a value. */
-static bool float_zero_def(const body *b, const stmt *s)
+/* ---- the values an .f32 register can hold (classes) ---- */
+
+/* A set of .f32 values as classes: a register's fset is the union of the classes its value
+ * can be in, whatever the data (0 there: not known, every class). */
+enum {
+    FS_PZ = 1,    /* +0 */
+    FS_NZ = 2,    /* -0 */
+    FS_NAN = 4,   /* any NaN */
+    FS_PINF = 8,  /* +inf */
+    FS_NINF = 16, /* -inf */
+    FS_FIN = 32,  /* a finite nonzero number, normal or subnormal */
+    FS_ALL = 63,
+    FS_Z = FS_PZ | FS_NZ,
+    FS_INF = FS_PINF | FS_NINF,
+};
+
+/* The classes of an .f32 operand: an immediate (0fXXXXXXXX) exactly, a register written once
+ * with its fset, anything else every class. */
+static unsigned fs_operand(const body *b, const char *o)
 {
-    if (s->guard >= 0 || s->ops_cut ||
-        !(op_is(s->op, "mul") || op_is(s->op, "fma") || op_is(s->op, "mov")))
-        return false;
+    if (o[0] == '0' && (o[1] == 'f' || o[1] == 'F')) {
+        char *e;
+        unsigned long bits = strtoul(o + 2, &e, 16);
+        if (e != o + 10 || *e || strlen(o) != 10)
+            return FS_ALL;
+        unsigned ex = (unsigned)(bits >> 23) & 0xff, man = (unsigned)bits & 0x7fffff;
+        bool neg = bits >> 31;
+        if (ex == 0xff)
+            return man ? FS_NAN : neg ? FS_NINF : FS_PINF;
+        if (!ex && !man)
+            return neg ? FS_NZ : FS_PZ;
+        return FS_FIN;
+    }
+    int r = *o == '%' ? reg_find(b, o) : -1;
+    if (r < 0 || b->regs[r].defs != 1 || !b->regs[r].fset)
+        return FS_ALL;
+    return b->regs[r].fset;
+}
+
+/* Each class c of x and d of y through f(c, d), united. */
+static unsigned fs_pairs(unsigned x, unsigned y, unsigned (*f)(unsigned, unsigned))
+{
+    unsigned r = 0;
+    for (unsigned c = 1; c <= FS_FIN; c <<= 1)
+        for (unsigned d = 1; d <= FS_FIN; d <<= 1)
+            if ((x & c) && (y & d))
+                r |= f(c, d);
+    return r;
+}
+
+static unsigned fs_neg(unsigned x)
+{
+    return (x & (FS_NAN | FS_FIN)) | (x & FS_PZ ? FS_NZ : 0) | (x & FS_NZ ? FS_PZ : 0) |
+           (x & FS_PINF ? FS_NINF : 0) | (x & FS_NINF ? FS_PINF : 0);
+}
+
+/* IEEE 754 addition of one class and another: NaN in, NaN out; +inf + -inf NaN; an infinity
+ * plus anything finite that infinity; a zero plus a zero a zero (its sign by the rounding);
+ * a zero plus a finite x is x; two finite numbers anything but NaN (exact zero, overflow). */
+static unsigned fs_add1(unsigned c, unsigned d)
+{
+    if (c == FS_NAN || d == FS_NAN)
+        return FS_NAN;
+    if ((c | d) == FS_INF)
+        return FS_NAN;
+    if (c & FS_INF)
+        return c;
+    if (d & FS_INF)
+        return d;
+    if ((c & FS_Z) && (d & FS_Z))
+        return c == d ? c : FS_Z;
+    if (c & FS_Z)
+        return d;
+    if (d & FS_Z)
+        return c;
+    return FS_ALL & ~FS_NAN;
+}
+
+/* IEEE 754 multiplication (division when div): NaN in, NaN out; 0 * inf, 0 / 0 and
+ * inf / inf NaN; a zero times a zero or a finite number a zero; an infinity times a finite
+ * number or an infinity an infinity; x / 0 (x not 0) an infinity, x / inf (x finite) a zero;
+ * two finite numbers anything but NaN (underflow, overflow). */
+static unsigned fs_mul1(unsigned c, unsigned d)
+{
+    if (c == FS_NAN || d == FS_NAN)
+        return FS_NAN;
+    if (((c & FS_Z) && (d & FS_INF)) || ((c & FS_INF) && (d & FS_Z)))
+        return FS_NAN;
+    if ((c | d) & FS_Z)
+        return FS_Z;
+    if ((c | d) & FS_INF)
+        return FS_INF;
+    return FS_ALL & ~FS_NAN;
+}
+
+static unsigned fs_div1(unsigned c, unsigned d)
+{
+    if (c == FS_NAN || d == FS_NAN)
+        return FS_NAN;
+    if (((c & FS_Z) && (d & FS_Z)) || ((c & FS_INF) && (d & FS_INF)))
+        return FS_NAN;
+    if ((c & FS_Z) || (d & FS_INF))
+        return FS_Z; /* 0 / x, x / inf */
+    if ((c & FS_INF) || (d & FS_Z))
+        return FS_INF; /* inf / x, x / 0 */
+    return FS_ALL & ~FS_NAN;
+}
+
+static unsigned fs_add(unsigned x, unsigned y)
+{
+    return fs_pairs(x, y, fs_add1);
+}
+
+static unsigned fs_mul(unsigned x, unsigned y)
+{
+    return fs_pairs(x, y, fs_mul1);
+}
+
+/* The classes an unguarded .f32 statement gives its destination, from its operands' classes
+ * (0: not such a statement, every class). PTX ISA 9.1, "Floating Point Instructions" (add,
+ * sub, mul, fma, mad, div, neg, abs): the IEEE 754 operations, any rounding modifier (.rn,
+ * .rz, .rm, .rp: the classes do not depend on it, but the sign of an exact zero does: IEEE 754
+ * gives x - x = +0 except under round toward -inf, -0); `.ftz` flushes a subnormal operand
+ * (and result) to a zero of its sign, so a finite operand or result may be a zero; `.sat`
+ * clamps the result to [0.0, 1.0] and makes a NaN +0.0. `div` only with a rounding modifier
+ * (IEEE division; `.approx` and `.full` are not), `mad.f32` only with one (it is fma then).
+ * `sub d, a, a` (one register twice) is x - x: +0 (-0 under .rm) for a finite x, NaN for an
+ * infinite or NaN one. `mov` copies, `selp` is either operand. */
+static unsigned float_set_def(const body *b, const stmt *s)
+{
+    if (s->guard >= 0 || s->ops_cut || s->nops < 2)
+        return 0;
     char t[4][8];
     int nt = op_types(s->op, t, 4);
-    if (nt != 1 || strcmp(t[0], "f32"))
-        return false;
-    if (op_is(s->op, "mov"))
-        return s->nops == 2 && float_zero_operand(b, s->ops[1]);
-    if (op_is(s->op, "mul"))
-        return s->nops == 3 &&
-               (float_zero_operand(b, s->ops[1]) || float_zero_operand(b, s->ops[2]));
-    if (op_is(s->op, "fma"))
-        return s->nops == 4 &&
-               (float_zero_operand(b, s->ops[1]) || float_zero_operand(b, s->ops[2])) &&
-               float_zero_operand(b, s->ops[3]);
-    return false;
+    if (nt != 1 || strcmp(t[0], "f32") || op_has(s->op, "f32x2"))
+        return 0;
+    const char *op = s->op;
+    bool ftz = op_has(op, "ftz"), sat = op_has(op, "sat"), rm = op_has(op, "rm");
+    bool rnd = op_has(op, "rn") || op_has(op, "rz") || rm || op_has(op, "rp");
+    unsigned a[3];
+    int n = s->nops - 1;
+    if (n > 3)
+        return 0;
+    for (int i = 0; i < n; i++) {
+        a[i] = fs_operand(b, s->ops[i + 1]);
+        if (ftz && (a[i] & FS_FIN))
+            a[i] |= FS_Z; /* a subnormal operand flushed to a zero of its sign */
+    }
+    unsigned r;
+    if (op_is(op, "mov") && n == 1)
+        r = a[0];
+    else if (op_is(op, "neg") && n == 1)
+        r = fs_neg(a[0]);
+    else if (op_is(op, "abs") && n == 1)
+        r = (a[0] & (FS_NAN | FS_FIN)) | (a[0] & FS_Z ? FS_PZ : 0) | (a[0] & FS_INF ? FS_PINF : 0);
+    else if (op_is(op, "add") && n == 2)
+        r = fs_add(a[0], a[1]);
+    else if (op_is(op, "sub") && n == 2 && !strcmp(s->ops[1], s->ops[2]) && *s->ops[1] == '%')
+        r = (a[0] & (FS_Z | FS_FIN) ? (rm ? FS_NZ : FS_PZ) : 0) |
+            (a[0] & (FS_INF | FS_NAN) ? FS_NAN : 0); /* x - x */
+    else if (op_is(op, "sub") && n == 2)
+        r = fs_add(a[0], fs_neg(a[1]));
+    else if (op_is(op, "mul") && n == 2)
+        r = fs_mul(a[0], a[1]);
+    else if ((op_is(op, "fma") || (op_is(op, "mad") && rnd)) && n == 3)
+        r = fs_add(fs_mul(a[0], a[1]), a[2]);
+    else if (op_is(op, "div") && rnd && n == 2)
+        r = fs_pairs(a[0], a[1], fs_div1);
+    else if (op_is(op, "selp") && n == 3)
+        r = a[0] | a[1];
+    else
+        return 0;
+    if (ftz && (r & FS_FIN))
+        r |= FS_Z; /* a subnormal result flushed */
+    if (sat) /* clamped to [0.0, 1.0], NaN made +0.0 */
+        r = (r & FS_NAN ? FS_PZ : 0) | (r & FS_PINF ? FS_FIN : 0) | (r & FS_NINF ? FS_PZ : 0) |
+            (r & FS_FIN ? FS_FIN | FS_PZ : 0) | (r & FS_Z) | (r & FS_NZ ? FS_PZ : 0);
+    return r & FS_ALL;
 }
 
 /* `cvt.RI.D.f32 d, a` (RI: rzi, rni, rmi, rpi; D: an integer of 8, 16 or 32 bits) of an a
- * that is +0, -0 or NaN gives 0: +-0 rounds to 0, and PTX ISA 9.0, "cvt" (Data Movement and
- * Conversion Instructions), on float-to-integer conversions: a NaN input gives zero when the
- * source is not .f64 and the destination not .s64 / .u64 (and 1 << (bits - 1) there: those
- * are left out). */
+ * whose classes are among +0, -0 and NaN gives 0: a zero rounds to 0, and PTX ISA, "cvt"
+ * (Data Movement and Conversion Instructions): in a float-to-integer conversion a NaN input
+ * gives 0 -- except to .s64 / .u64 from .f64 (1 << 63 there): .s64/.u64 destinations and
+ * .f64 sources are left out. */
 static bool cvt_float_zero(const body *b, const stmt *s)
 {
     if (s->nops != 2 || s->ops_cut)
@@ -1143,7 +1284,7 @@ static bool cvt_float_zero(const body *b, const stmt *s)
     bool okd = false;
     for (size_t i = 0; i < sizeof ints / sizeof *ints; i++)
         okd = okd || !strcmp(t[0], ints[i]);
-    return okd && float_zero_operand(b, s->ops[1]);
+    return okd && !(fs_operand(b, s->ops[1]) & ~(FS_Z | FS_NAN));
 }
 
 static aval eval_stmt_value(body *b, stmt *s)
@@ -1851,7 +1992,7 @@ static void eval_all(body *b, flow *f, ptxrace_result *out)
         g->v = unknown_val;
         g->pkind = P_NONE;
         g->pc = -1;
-        g->fz = false;
+        g->fset = 0;
         if (g->defs > 1 && g->uni)
             g->uval = fresh(b, SP_OTHER);
     }
@@ -1937,7 +2078,7 @@ static void eval_all(body *b, flow *f, ptxrace_result *out)
                 s->def_sym = r->uval.sym; /* a new value of the same unknown */
             if (r->defs != 1)
                 continue;
-            r->fz = nd == 1 && float_zero_def(b, s);
+            r->fset = nd == 1 ? (unsigned char)float_set_def(b, s) : 0;
             r->v = nd == 1 || ld ? eval_stmt(b, s) : unknown_val;
             for (int fi = 0; fi < b->nfix; fi++)
                 if (fixr[fi] == d[k]) { /* judged at one of its few values */
