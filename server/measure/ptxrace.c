@@ -183,6 +183,7 @@ typedef struct {
                       * (reached: the loop runs longer than unrolled), -1: none */
     bool ovf_reached; /* body_judge: that label's block was reached */
     /* body_judge with want_run: run[i] 0 when statement i runs in no thread (its block not
+     * reached ...), 2 when it is reached with no branch on data between (1: only past one);
      * reached over the edges the launch's constants leave, or its guard a constant false);
      * NULL: not judged (the body skipped) */
     bool want_run;
@@ -1018,54 +1019,85 @@ static aval eval_stmt(body *b, stmt *s)
     return r;
 }
 
-/* An integer load of a module variable that nothing writes (`ld.global.u32 %r, [hk_zero]`,
- * `ld.const.s8 %rs, [tab+3]`): *v its initial value (ptxdata.h says why that is the value
- * in every launch). false: not such a load. */
-static bool module_data_load(const body *b, const stmt *s, aval *v)
+/* An integer load of a module variable at `[name]` or `[name+K]` (`ld.global.u32 %r,
+ * [hk_zero]`, `ld.const.s8 %rs, [tab+3]`): its name (into nm, cap bytes), offset, state space,
+ * width and sign. false: not such a load. */
+static bool module_data_addr(const stmt *s, char *nm, size_t cap, int64_t *off, bool *konst,
+                             int *bytes, bool *sgn)
 {
     const char *op = s->op;
-    bool konst = op_has(op, "const");
-    if (!konst && !op_has(op, "global"))
+    *konst = op_has(op, "const");
+    if (!*konst && !op_has(op, "global"))
         return false;
-    if (*s->ops[0] != '%' || op_has(op, "v2") || op_has(op, "v4") || op_has(op, "v8") || s->ops_cut)
+    if (s->nops != 2 || *s->ops[0] != '%' || op_has(op, "v2") || op_has(op, "v4") ||
+        op_has(op, "v8") || s->ops_cut)
         return false;
-    int bytes = 0;
-    bool sgn = false;
+    *bytes = 0;
+    *sgn = false;
     for (const char *p = strchr(op, '.'); p; p = strchr(p + 1, '.')) {
         const char *q = p + 1;
         if ((q[0] == 'u' || q[0] == 's' || q[0] == 'b') && isdigit((unsigned char)q[1])) {
             int w = atoi(q + 1);
             if (w == 8 || w == 16 || w == 32 || w == 64) {
-                bytes = w / 8;
-                sgn = q[0] == 's';
+                *bytes = w / 8;
+                *sgn = q[0] == 's';
             }
         } else if (q[0] == 'f' && isdigit((unsigned char)q[1]))
             return false; /* a float: not folded (no float arithmetic is) */
     }
-    char nm[128];
-    cut_copy(nm, sizeof nm, s->ops[1]);
-    size_t l = strlen(nm);
-    if (!bytes || l < 3 || nm[0] != '[' || nm[l - 1] != ']')
+    char buf[128];
+    cut_copy(buf, sizeof buf, s->ops[1]);
+    size_t l = strlen(buf);
+    if (!*bytes || l < 3 || buf[0] != '[' || buf[l - 1] != ']')
         return false;
-    nm[l - 1] = '\0';
-    char *x = trim(nm + 1);
-    int64_t off = 0;
+    buf[l - 1] = '\0';
+    char *x = trim(buf + 1);
+    *off = 0;
     char *plus = strchr(x, '+');
     if (plus) {
         *plus = '\0';
-        if (!parse_int(trim(plus + 1), &off))
+        if (!parse_int(trim(plus + 1), off))
             return false;
     }
     x = trim(x);
     if (!is_ident_start(*x) || *x == '%')
         return false;
-    int64_t c;
-    if (!ptxdata_load(b->data, x, off, konst, bytes, sgn, &c))
-        return false;
+    cut_copy(nm, cap, x);
+    return true;
+}
+
+/* An integer load of a module variable that nothing writes (module_data_addr): *v its
+ * initial value (ptxdata.h says why that is the value in every launch). false: not such a
+ * load. */
+static bool module_data_load(const body *b, const stmt *s, aval *v)
+{
+    char nm[128];
+    int64_t off, c;
+    bool konst, sgn;
+    int bytes;
+    if (!module_data_addr(s, nm, sizeof nm, &off, &konst, &bytes, &sgn) ||
+        ptxdata_load_values(b->data, nm, off, konst, bytes, sgn, &c, 1) != 1)
+        return false; /* its initializer, or the one value its stores and it agree on */
     *v = unknown_val;
     v->known = true;
     v->c = c;
     return true;
+}
+
+/* A load of a module variable that holds one of a few values in a launch (its initializer,
+ * or a value its stores that can run write: ptxdata_allow_values): the values a load of it
+ * gives, into vals (cap): their count, 0 when not such a load or not two values or more. */
+static int module_data_values(const body *b, const stmt *s, int64_t *vals, int cap)
+{
+    char nm[128];
+    int64_t off;
+    bool konst, sgn;
+    int bytes;
+    if (!b->data || !op_is(s->op, "ld") ||
+        !module_data_addr(s, nm, sizeof nm, &off, &konst, &bytes, &sgn))
+        return 0;
+    int n = ptxdata_load_values(b->data, nm, off, konst, bytes, sgn, vals, cap);
+    return n >= 2 ? n : 0;
 }
 
 /* The op's type components (.s32, .f32 ...) in order, up to cap: their count. */
@@ -2037,8 +2069,9 @@ static void eval_all(body *b, flow *f, ptxrace_result *out)
         if (nd <= 0)
             continue;
         aval dv;
+        int64_t few[8];
         if (out && b->data && nd == 1 && s->nops == 2 && op_is(s->op, "ld") &&
-            module_data_load(b, s, &dv))
+            (module_data_load(b, s, &dv) || module_data_values(b, s, few, 8)))
             out->data_loads++;
         int pcv = pred_const(b, s);
         if (pcv >= 0)
@@ -2123,6 +2156,33 @@ static int flow_bases(body *b, flow *f)
 }
 
 /* Judge one parsed body into out. */
+/* Per register: whether its value depends on memory contents -- written by a load (not of a
+ * parameter) or an atomic, or computed from such a register (the whole body, to a fixed
+ * point; a register in braces or an address is not followed: fewer registers marked). */
+static void data_taint(body *b, bool *dt)
+{
+    for (int pass = 0; pass < 8; pass++) {
+        bool grew = false;
+        for (long i = 0; i < b->n; i++) {
+            stmt *s = &b->st[i];
+            int d[64];
+            int nd = stmt_dests(b, s, d, 64);
+            if (nd <= 0)
+                continue;
+            bool t = (op_is(s->op, "ld") && !op_has(s->op, "param")) || op_is(s->op, "atom");
+            for (int k = 1; k < s->nops && !t && !s->ops_cut; k++) {
+                int r = *s->ops[k] == '%' ? reg_find(b, s->ops[k]) : -1;
+                t = r >= 0 && dt[r];
+            }
+            for (int k = 0; k < nd && t; k++)
+                if (!dt[d[k]])
+                    dt[d[k]] = grew = true;
+        }
+        if (!grew)
+            break;
+    }
+}
+
 static int body_judge(body *b, ptxrace_result *out)
 {
     int rc = HK_OK;
@@ -2309,6 +2369,48 @@ static int body_judge(body *b, ptxrace_result *out)
                 bool never = g && g->defs == 1 && g->pc >= 0 && !g->pc != s->guard_neg;
                 b->run[i] = f.blk[bi].vis && !never;
             }
+        /* 2 where a statement is also reached with no branch on data taken or not taken: the
+         * reached blocks from the first over the edges the launch leaves, less both edges of
+         * a branch whose predicate depends on memory (data_taint) and is no constant at the
+         * launch, and its own guard not such a predicate either */
+        long *todo = hk_malloc((size_t)(f.nb + 1) * sizeof *todo);
+        unsigned char *seen = hk_calloc((size_t)f.nb + 1, 1);
+        bool *dt = hk_calloc((size_t)b->nregs + 1, sizeof *dt);
+        if (!todo || !seen || !dt) {
+            hk_free(todo);
+            hk_free(seen);
+            hk_free(dt);
+            goto oom;
+        }
+        data_taint(b, dt);
+        long nt = 0;
+        if (f.nb > 0 && f.blk[0].vis) {
+            todo[nt++] = 0;
+            seen[0] = 1;
+        }
+        while (nt > 0) {
+            long bi = todo[--nt];
+            const stmt *l = &b->st[f.blk[bi].last];
+            if (l->kind == I_BRA && l->guard >= 0 && dt[l->guard] && b->regs[l->guard].pc < 0)
+                continue; /* a branch on data: what lies past it is data's doing */
+            for (int e = 0; e < 2; e++) {
+                long nb2 = f.blk[bi].succ[e];
+                if (nb2 >= 0 && nb2 < f.nb && f.blk[nb2].vis && !seen[nb2]) {
+                    seen[nb2] = 1;
+                    todo[nt++] = nb2;
+                }
+            }
+        }
+        for (long bi = 0; bi < f.nb; bi++)
+            for (long i = f.blk[bi].first; i <= f.blk[bi].last; i++) {
+                const stmt *s = &b->st[i];
+                bool dg = s->guard >= 0 && dt[s->guard] && b->regs[s->guard].pc < 0;
+                if (b->run[i] && seen[bi] && !dg)
+                    b->run[i] = 2;
+            }
+        hk_free(todo);
+        hk_free(seen);
+        hk_free(dt);
     }
     if (b->unroll_ovf >= 0 && b->unroll_ovf < b->nlabels && label_block[b->unroll_ovf] >= 0 &&
         f.blk[label_block[b->unroll_ovf]].vis)
@@ -2882,6 +2984,8 @@ static int few_values(body *b, stmt *s, const bool *clk, int64_t *vals, int *pre
     int bits = int_type(s->op, &sgn, false);
     if (!bits)
         return 0;
+    if (op_is(s->op, "ld")) /* module data of a few values (ptxdata_allow_values) */
+        return module_data_values(b, s, vals, 8);
     if (op_is(s->op, "selp") && s->nops == 4 && *s->ops[3] == '%') {
         aval x = operand_val(b, s->ops[1]), y = operand_val(b, s->ops[2]);
         int p = reg_find(b, s->ops[3]);
@@ -3047,6 +3151,11 @@ typedef struct {
         const char *name; /* ptxdata's */
         long nst, seen;   /* its stores in the text (ptxdata), and seen in the entry */
         bool live;        /* one of them can run */
+        bool many;        /* one that can run writes other than the whole variable with a
+                           * value of a few (stored_values) */
+        bool sure;        /* one that can run is reached with no branch on data */
+        int nv;           /* the values the ones that can run write, without repeats */
+        int64_t v[PTXDATA_VALS];
     } sv[PR_STORED];
 } scan;
 
@@ -3129,6 +3238,46 @@ static bool has_word(const char *s, const char *w)
     return false;
 }
 
+/* The values the store s (`st.global.u32 [name], %r`) writes, when it writes the whole
+ * variable (no offset, its size, at most 8 bytes) with a constant at this launch -- an integer
+ * immediate, a register written once whose value the launch's constants decide -- or with a
+ * register of a few values (few_values: a selp of two constants on data, a sign bit, a small
+ * mask): into vals (cap), their count; 0: not so. */
+static int stored_values(body *b, const stmt *s, size_t size, const bool *clk, int64_t *vals,
+                         int cap)
+{
+    if (s->nops != 2 || s->ops_cut || size == 0 || size > 8 || op_has(s->op, "v2") ||
+        op_has(s->op, "v4") || op_has(s->op, "v8") || (size_t)access_width(s->op) != size)
+        return 0;
+    if (strchr(s->ops[0], '+'))
+        return 0; /* [name+K]: part of it */
+    const char *o = s->ops[1];
+    int64_t c;
+    if (*o != '%')
+        return ptxdata_int(o, strlen(o), &c) && cap >= 1 ? (vals[0] = c, 1) : 0;
+    int r = reg_find(b, o);
+    if (r < 0 || b->regs[r].defs != 1)
+        return 0;
+    if (val_const(&b->regs[r].v)) {
+        vals[0] = b->regs[r].v.c;
+        return cap >= 1;
+    }
+    for (long i = 0; i < b->n; i++) { /* its one definition */
+        stmt *t = &b->st[i];
+        int d[4];
+        if (t->kind != I_OTHER || stmt_dests(b, t, d, 4) != 1 || d[0] != r)
+            continue;
+        int64_t v[8];
+        int pr;
+        int n = few_values(b, t, clk, v, &pr);
+        if (n < 1 || n > cap)
+            return 0;
+        memcpy(vals, v, (size_t)n * sizeof *v);
+        return n;
+    }
+    return 0;
+}
+
 /* The stores pass, at the launched entry's end: judge it at the launch and note, for each
  * variable asked about, its plain stores in the body and whether one can run. */
 static void stores_judge(scan *sc)
@@ -3144,6 +3293,12 @@ static void stores_judge(scan *sc)
         sc->odd = true; /* not judged (skipped): nothing is known not to run */
         return;
     }
+    bool *clk = hk_calloc((size_t)b->nregs + 1, sizeof *clk);
+    if (!clk) {
+        sc->rc = HK_ENOMEM;
+        return;
+    }
+    clock_regs(b, clk);
     for (long i = 0; i < b->n; i++) {
         const stmt *s = &b->st[i];
         if (s->kind == I_LABEL) {
@@ -3174,10 +3329,36 @@ static void stores_judge(scan *sc)
         for (int k = 0; k < sc->nsv; k++)
             if (strlen(sc->sv[k].name) == n && !strncmp(sc->sv[k].name, p, n)) {
                 sc->sv[k].seen++;
-                if (b->run[i])
-                    sc->sv[k].live = true;
+                if (!b->run[i])
+                    continue;
+                sc->sv[k].live = true;
+                if (b->run[i] == 2)
+                    sc->sv[k].sure = true; /* runs whatever the data: the initializer may
+                                            * never be seen */
+                size_t size = 0;
+                int64_t v[PTXDATA_VALS];
+                int nv = sc->sv[k].many || !ptxdata_size(sc->data, sc->sv[k].name, &size)
+                             ? 0
+                             : stored_values(b, s, size, clk, v, PTXDATA_VALS);
+                if (!nv)
+                    sc->sv[k].many = true;
+                for (int j = 0; j < nv && !sc->sv[k].many; j++) {
+                    int64_t x = v[j];
+                    if (size < 8) /* as the bytes stored: the low ones */
+                        x = (int64_t)((uint64_t)x & ((1ull << (8 * size)) - 1));
+                    bool seen = false;
+                    for (int q = 0; q < sc->sv[k].nv && !seen; q++)
+                        seen = sc->sv[k].v[q] == x;
+                    if (seen)
+                        continue;
+                    if (sc->sv[k].nv == PTXDATA_VALS)
+                        sc->sv[k].many = true;
+                    else
+                        sc->sv[k].v[sc->sv[k].nv++] = x;
+                }
             }
     }
+    hk_free(clk);
 }
 
 static void scan_line(scan *sc, char *raw)
@@ -3473,10 +3654,17 @@ static int stores_pass(scan *sc, const char *text, size_t len, FILE *fp)
     int rc = r->rc;
     if (fp && ferror(fp))
         rc = HK_EIO;
-    if (rc == HK_OK && !cut && !r->odd && r->judged == 1 && r->state == OUTSIDE)
-        for (int k = 0; k < r->nsv; k++)
-            if (!r->sv[k].live && r->sv[k].seen == r->sv[k].nst)
+    if (rc == HK_OK && !cut && !r->odd && r->judged == 1 && r->state == OUTSIDE) {
+        for (int k = 0; k < r->nsv; k++) {
+            if (r->sv[k].seen != r->sv[k].nst)
+                continue;
+            if (!r->sv[k].live)
                 ptxdata_allow(sc->data, r->sv[k].name);
+            else if (!r->sv[k].many && r->sv[k].nv) /* stores of a few values */
+                ptxdata_allow_values(sc->data, r->sv[k].name, r->sv[k].v, r->sv[k].nv,
+                                     !r->sv[k].sure);
+        }
+    }
     hk_free(r);
     return rc;
 }
