@@ -183,9 +183,9 @@ typedef struct {
                       * (reached: the loop runs longer than unrolled), -1: none */
     bool ovf_reached; /* body_judge: that label's block was reached */
     /* body_judge with want_run: run[i] 0 when statement i runs in no thread (its block not
-     * reached ...), 2 when it is reached with no branch on data between (1: only past one);
-     * reached over the edges the launch's constants leave, or its guard a constant false);
-     * NULL: not judged (the body skipped) */
+     * reached over the edges the launch's constants leave, or its guard a constant false), 2
+     * when it is also reached past no branch on memory data and its guard is none such (1:
+     * only past one, or under one: data_taint); NULL: not judged (the body skipped) */
     bool want_run;
     unsigned char *run;
     /* the launched entry's parameters, in declaration order, and the launch's values of its
