@@ -31,6 +31,11 @@ typedef struct {
     long nst;       /* plain `st` statements whose address is [name] / [name+K] */
     long stfn;      /* the function (its entry in v) holding them all; -1: none yet */
     bool allowed;   /* ptxdata_allow: at this launch none of those stores runs */
+    int nvals;      /* ptxdata_allow_values: at this launch the stores that can run write the
+                     * whole variable with one of these values (0: not so) */
+    int64_t vals[PTXDATA_VALS];
+    bool every;     /* each of those values and the initializer may be what a launch holds
+                     * (every store behind a branch on data); else only when they are all one */
 } pd_var;
 
 struct ptxdata {
@@ -828,6 +833,85 @@ void ptxdata_allow(ptxdata *d, const char *name)
     long k = d ? pd_find(d, name, strlen(name)) : -1;
     if (k >= 0 && !d->v[k].fn)
         d->v[k].allowed = true;
+}
+
+void ptxdata_allow_values(ptxdata *d, const char *name, const int64_t *vals, int n, bool every)
+{
+    long k = d ? pd_find(d, name, strlen(name)) : -1;
+    if (k < 0 || d->v[k].fn || d->v[k].allowed || n < 1 || n > PTXDATA_VALS)
+        return;
+    d->v[k].nvals = n;
+    d->v[k].every = every;
+    memcpy(d->v[k].vals, vals, (size_t)n * sizeof *vals);
+}
+
+bool ptxdata_size(const ptxdata *d, const char *name, size_t *size)
+{
+    long k = d ? pd_find(d, name, strlen(name)) : -1;
+    if (k < 0 || d->over || d->v[k].fn || d->v[k].bad || !d->v[k].bytes)
+        return false;
+    *size = d->v[k].size;
+    return true;
+}
+
+/* The value `bytes` bytes at off give, read from the image img (size bytes, known per byte
+ * where known is not NULL): false where one is unknown or outside. */
+static bool pd_read_at(const uint8_t *img, const uint8_t *known, size_t size, int64_t off,
+                       int bytes, bool sgn, int64_t *v)
+{
+    if (off < 0 || (uint64_t)off > size || size - (size_t)off < (size_t)bytes)
+        return false;
+    uint64_t r = 0;
+    for (int b = bytes - 1; b >= 0; b--) {
+        if (known && !known[(size_t)off + (size_t)b])
+            return false;
+        r = r << 8 | img[(size_t)off + (size_t)b];
+    }
+    if (sgn && bytes < 8 && (r >> (8 * bytes - 1)) & 1)
+        r |= ~0ull << (8 * bytes);
+    *v = (int64_t)r;
+    return true;
+}
+
+int ptxdata_load_values(const ptxdata *d, const char *name, int64_t off, bool konst, int bytes,
+                        bool sgn, int64_t *out, int cap)
+{
+    if (cap < 1)
+        return 0;
+    if (ptxdata_load(d, name, off, konst, bytes, sgn, out))
+        return 1;
+    long k = pd_find(d, name, strlen(name));
+    if (k < 0 || d->over || (bytes != 1 && bytes != 2 && bytes != 4 && bytes != 8))
+        return 0;
+    const pd_var *x = &d->v[k];
+    if (x->bad || x->fn || !x->nst || x->allowed || !x->nvals || x->konst != konst ||
+        !x->bytes || x->size > 8)
+        return 0;
+    int n = 0;
+    for (int i = -1; i < x->nvals; i++) {
+        if (n > 1 && !x->every)
+            return 0; /* two values, not each possible for all the image says */
+        uint8_t img[8];
+        int64_t v;
+        if (i < 0) { /* the initializer: no store has run yet */
+            if (!pd_read_at(x->bytes, x->known, x->size, off, bytes, sgn, &v))
+                return 0;
+        } else {
+            for (size_t b = 0; b < x->size; b++)
+                img[b] = (uint8_t)((uint64_t)x->vals[i] >> (8 * b));
+            if (!pd_read_at(img, NULL, x->size, off, bytes, sgn, &v))
+                return 0;
+        }
+        bool seen = false;
+        for (int j = 0; j < n && !seen; j++)
+            seen = out[j] == v;
+        if (seen)
+            continue;
+        if (n == cap)
+            return 0;
+        out[n++] = v;
+    }
+    return n > 1 && !x->every ? 0 : n;
 }
 
 void ptxdata_free(ptxdata *d)

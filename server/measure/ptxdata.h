@@ -63,6 +63,27 @@ bool ptxdata_stored(const ptxdata *d, long k, const char **name, const char **en
  * this launch): from now on its loads read as its initializer. */
 void ptxdata_allow(ptxdata *d, const char *name);
 
+/* Values of a few (docs/referee.md "Stores of a few values"): at this launch every store to
+ * name that can run writes the whole variable (offset 0, its size, at most 8 bytes) with one
+ * of vals[0..n) (n <= PTXDATA_VALS; little-endian over its size). In a launch the variable
+ * then holds its initializer or one of those values, whatever the data. every: each of them
+ * may be what a launch holds for all the image says (every such store is behind a branch on
+ * data, which may go either way); else the values are used only when they are all one (the
+ * initializer's too): then it is a constant, whichever store ran. */
+#define PTXDATA_VALS 7
+void ptxdata_allow_values(ptxdata *d, const char *name, const int64_t *vals, int n, bool every);
+
+/* name's size in bytes, when it is a variable whose bytes are kept. */
+bool ptxdata_size(const ptxdata *d, const char *name, size_t *size);
+
+/* The values an integer load (as ptxdata_load) can give: 1 and the value where ptxdata_load
+ * knows it; else, for a variable given values (ptxdata_allow_values), the load read from its
+ * initializer and from each of those values, without repeats, into out (cap at most): their
+ * count. 0: not known (a byte unknown, more than cap values, or more than one value where
+ * not every one is possible). */
+int ptxdata_load_values(const ptxdata *d, const char *name, int64_t off, bool konst, int bytes,
+                        bool sgn, int64_t *out, int cap);
+
 void ptxdata_free(ptxdata *d);
 
 /* An integer literal as PTX writes one, in s[0, n) with blanks around it: decimal, 0x hex,

@@ -130,8 +130,8 @@ typedef struct {
     bool uni_new;
     aval uval;
     signed char pc; /* a predicate written once whose value is a constant: 0, 1; -1: not */
-    bool fz;        /* an .f32 register written once (unguarded) whose value is +0, -0 or NaN
-                     * for any operands (float_zero_def) */
+    unsigned char fset; /* an .f32 register written once (unguarded): the classes its value
+                         * can be in for any data (float_set_def; FS_*), 0: every class */
 } reg;
 
 enum {
@@ -183,8 +183,9 @@ typedef struct {
                       * (reached: the loop runs longer than unrolled), -1: none */
     bool ovf_reached; /* body_judge: that label's block was reached */
     /* body_judge with want_run: run[i] 0 when statement i runs in no thread (its block not
-     * reached over the edges the launch's constants leave, or its guard a constant false);
-     * NULL: not judged (the body skipped) */
+     * reached over the edges the launch's constants leave, or its guard a constant false), 2
+     * when it is also reached past no branch on memory data and its guard is none such (1:
+     * only past one, or under one: data_taint); NULL: not judged (the body skipped) */
     bool want_run;
     unsigned char *run;
     /* the launched entry's parameters, in declaration order, and the launch's values of its
@@ -1018,64 +1019,85 @@ static aval eval_stmt(body *b, stmt *s)
     return r;
 }
 
-/* An integer load of a module variable that nothing writes (`ld.global.u32 %r, [hk_zero]`,
- * `ld.const.s8 %rs, [tab+3]`): *v its initial value (ptxdata.h says why that is the value
- * in every launch). false: not such a load. */
-static bool module_data_load(const body *b, const stmt *s, aval *v)
+/* An integer load of a module variable at `[name]` or `[name+K]` (`ld.global.u32 %r,
+ * [hk_zero]`, `ld.const.s8 %rs, [tab+3]`): its name (into nm, cap bytes), offset, state space,
+ * width and sign. false: not such a load. */
+static bool module_data_addr(const stmt *s, char *nm, size_t cap, int64_t *off, bool *konst,
+                             int *bytes, bool *sgn)
 {
     const char *op = s->op;
-    bool konst = op_has(op, "const");
-    if (!konst && !op_has(op, "global"))
+    *konst = op_has(op, "const");
+    if (!*konst && !op_has(op, "global"))
         return false;
-    if (*s->ops[0] != '%' || op_has(op, "v2") || op_has(op, "v4") || op_has(op, "v8") || s->ops_cut)
+    if (s->nops != 2 || *s->ops[0] != '%' || op_has(op, "v2") || op_has(op, "v4") ||
+        op_has(op, "v8") || s->ops_cut)
         return false;
-    int bytes = 0;
-    bool sgn = false;
+    *bytes = 0;
+    *sgn = false;
     for (const char *p = strchr(op, '.'); p; p = strchr(p + 1, '.')) {
         const char *q = p + 1;
         if ((q[0] == 'u' || q[0] == 's' || q[0] == 'b') && isdigit((unsigned char)q[1])) {
             int w = atoi(q + 1);
             if (w == 8 || w == 16 || w == 32 || w == 64) {
-                bytes = w / 8;
-                sgn = q[0] == 's';
+                *bytes = w / 8;
+                *sgn = q[0] == 's';
             }
         } else if (q[0] == 'f' && isdigit((unsigned char)q[1]))
             return false; /* a float: not folded (no float arithmetic is) */
     }
-    char nm[128];
-    cut_copy(nm, sizeof nm, s->ops[1]);
-    size_t l = strlen(nm);
-    if (!bytes || l < 3 || nm[0] != '[' || nm[l - 1] != ']')
+    char buf[128];
+    cut_copy(buf, sizeof buf, s->ops[1]);
+    size_t l = strlen(buf);
+    if (!*bytes || l < 3 || buf[0] != '[' || buf[l - 1] != ']')
         return false;
-    nm[l - 1] = '\0';
-    char *x = trim(nm + 1);
-    int64_t off = 0;
+    buf[l - 1] = '\0';
+    char *x = trim(buf + 1);
+    *off = 0;
     char *plus = strchr(x, '+');
     if (plus) {
         *plus = '\0';
-        if (!parse_int(trim(plus + 1), &off))
+        if (!parse_int(trim(plus + 1), off))
             return false;
     }
     x = trim(x);
     if (!is_ident_start(*x) || *x == '%')
         return false;
-    int64_t c;
-    if (!ptxdata_load(b->data, x, off, konst, bytes, sgn, &c))
-        return false;
+    cut_copy(nm, cap, x);
+    return true;
+}
+
+/* An integer load of a module variable that nothing writes (module_data_addr): *v its
+ * initial value (ptxdata.h says why that is the value in every launch). false: not such a
+ * load. */
+static bool module_data_load(const body *b, const stmt *s, aval *v)
+{
+    char nm[128];
+    int64_t off, c;
+    bool konst, sgn;
+    int bytes;
+    if (!module_data_addr(s, nm, sizeof nm, &off, &konst, &bytes, &sgn) ||
+        ptxdata_load_values(b->data, nm, off, konst, bytes, sgn, &c, 1) != 1)
+        return false; /* its initializer, or the one value its stores and it agree on */
     *v = unknown_val;
     v->known = true;
     v->c = c;
     return true;
 }
 
-/* An .f32 operand whose value is +0, -0 or NaN whatever the data: the immediates 0f00000000
- * and 0f80000000, or a register float_zero_def marked. */
-static bool float_zero_operand(const body *b, const char *o)
+/* A load of a module variable that holds one of a few values in a launch (its initializer,
+ * or a value its stores that can run write: ptxdata_allow_values): the values a load of it
+ * gives, into vals (cap): their count, 0 when not such a load or not two values or more. */
+static int module_data_values(const body *b, const stmt *s, int64_t *vals, int cap)
 {
-    if (o[0] == '0' && (o[1] == 'f' || o[1] == 'F'))
-        return !strcmp(o + 2, "00000000") || !strcmp(o + 2, "80000000");
-    int r = reg_find(b, o);
-    return r >= 0 && b->regs[r].defs == 1 && b->regs[r].fz;
+    char nm[128];
+    int64_t off;
+    bool konst, sgn;
+    int bytes;
+    if (!b->data || !op_is(s->op, "ld") ||
+        !module_data_addr(s, nm, sizeof nm, &off, &konst, &bytes, &sgn))
+        return 0;
+    int n = ptxdata_load_values(b->data, nm, off, konst, bytes, sgn, vals, cap);
+    return n >= 2 ? n : 0;
 }
 
 /* The op's type components (.s32, .f32 ...) in order, up to cap: their count. */
@@ -1095,40 +1117,191 @@ static int op_types(const char *op, char (*t)[8], int cap)
     return n;
 }
 
-/* Whether the unguarded statement s gives its .f32 destination +0, -0 or NaN for every value
- * of its operands (PTX ISA, "Floating-Point Instructions": mul and fma are IEEE 754
- * operations, any rounding modifier, .ftz flushing a subnormal operand to a zero of its sign,
- * .sat clamping to [0.0, 1.0] with a NaN result made +0.0): `mul.f32 d, a, Z` or `mul.f32 d,
- * Z, a` with Z such a value (an immediate zero, or a register so marked) -- a finite a times
- * +-0 is an exact zero, an infinite a times +-0 or anything times NaN is NaN; `fma.f32 d, a,
- * Z, c` (either factor Z) with c such a value too -- +-0 or NaN plus +-0 or NaN is +-0 or
- * NaN; `mov.f32` of such a value. */
-static bool float_zero_def(const body *b, const stmt *s)
+/* ---- the values an .f32 register can hold (classes) ---- */
+
+/* A set of .f32 values as classes: a register's fset is the union of the classes its value
+ * can be in, whatever the data (0 there: not known, every class). */
+enum {
+    FS_PZ = 1,    /* +0 */
+    FS_NZ = 2,    /* -0 */
+    FS_NAN = 4,   /* any NaN */
+    FS_PINF = 8,  /* +inf */
+    FS_NINF = 16, /* -inf */
+    FS_FIN = 32,  /* a finite nonzero number, normal or subnormal */
+    FS_ALL = 63,
+    FS_Z = FS_PZ | FS_NZ,
+    FS_INF = FS_PINF | FS_NINF,
+};
+
+/* The classes of an .f32 operand: an immediate (0fXXXXXXXX) exactly, a register written once
+ * with its fset, anything else every class. */
+static unsigned fs_operand(const body *b, const char *o)
 {
-    if (s->guard >= 0 || s->ops_cut ||
-        !(op_is(s->op, "mul") || op_is(s->op, "fma") || op_is(s->op, "mov")))
-        return false;
+    if (o[0] == '0' && (o[1] == 'f' || o[1] == 'F')) {
+        char *e;
+        unsigned long bits = strtoul(o + 2, &e, 16);
+        if (e != o + 10 || *e || strlen(o) != 10)
+            return FS_ALL;
+        unsigned ex = (unsigned)(bits >> 23) & 0xff, man = (unsigned)bits & 0x7fffff;
+        bool neg = bits >> 31;
+        if (ex == 0xff)
+            return man ? FS_NAN : neg ? FS_NINF : FS_PINF;
+        if (!ex && !man)
+            return neg ? FS_NZ : FS_PZ;
+        return FS_FIN;
+    }
+    int r = *o == '%' ? reg_find(b, o) : -1;
+    if (r < 0 || b->regs[r].defs != 1 || !b->regs[r].fset)
+        return FS_ALL;
+    return b->regs[r].fset;
+}
+
+/* Each class c of x and d of y through f(c, d), united. */
+static unsigned fs_pairs(unsigned x, unsigned y, unsigned (*f)(unsigned, unsigned))
+{
+    unsigned r = 0;
+    for (unsigned c = 1; c <= FS_FIN; c <<= 1)
+        for (unsigned d = 1; d <= FS_FIN; d <<= 1)
+            if ((x & c) && (y & d))
+                r |= f(c, d);
+    return r;
+}
+
+static unsigned fs_neg(unsigned x)
+{
+    return (x & (FS_NAN | FS_FIN)) | (x & FS_PZ ? FS_NZ : 0) | (x & FS_NZ ? FS_PZ : 0) |
+           (x & FS_PINF ? FS_NINF : 0) | (x & FS_NINF ? FS_PINF : 0);
+}
+
+/* IEEE 754 addition of one class and another: NaN in, NaN out; +inf + -inf NaN; an infinity
+ * plus anything finite that infinity; a zero plus a zero a zero (its sign by the rounding);
+ * a zero plus a finite x is x; two finite numbers anything but NaN (exact zero, overflow). */
+static unsigned fs_add1(unsigned c, unsigned d)
+{
+    if (c == FS_NAN || d == FS_NAN)
+        return FS_NAN;
+    if ((c | d) == FS_INF)
+        return FS_NAN;
+    if (c & FS_INF)
+        return c;
+    if (d & FS_INF)
+        return d;
+    if ((c & FS_Z) && (d & FS_Z))
+        return c == d ? c : FS_Z;
+    if (c & FS_Z)
+        return d;
+    if (d & FS_Z)
+        return c;
+    return FS_ALL & ~FS_NAN;
+}
+
+/* IEEE 754 multiplication (division when div): NaN in, NaN out; 0 * inf, 0 / 0 and
+ * inf / inf NaN; a zero times a zero or a finite number a zero; an infinity times a finite
+ * number or an infinity an infinity; x / 0 (x not 0) an infinity, x / inf (x finite) a zero;
+ * two finite numbers anything but NaN (underflow, overflow). */
+static unsigned fs_mul1(unsigned c, unsigned d)
+{
+    if (c == FS_NAN || d == FS_NAN)
+        return FS_NAN;
+    if (((c & FS_Z) && (d & FS_INF)) || ((c & FS_INF) && (d & FS_Z)))
+        return FS_NAN;
+    if ((c | d) & FS_Z)
+        return FS_Z;
+    if ((c | d) & FS_INF)
+        return FS_INF;
+    return FS_ALL & ~FS_NAN;
+}
+
+static unsigned fs_div1(unsigned c, unsigned d)
+{
+    if (c == FS_NAN || d == FS_NAN)
+        return FS_NAN;
+    if (((c & FS_Z) && (d & FS_Z)) || ((c & FS_INF) && (d & FS_INF)))
+        return FS_NAN;
+    if ((c & FS_Z) || (d & FS_INF))
+        return FS_Z; /* 0 / x, x / inf */
+    if ((c & FS_INF) || (d & FS_Z))
+        return FS_INF; /* inf / x, x / 0 */
+    return FS_ALL & ~FS_NAN;
+}
+
+static unsigned fs_add(unsigned x, unsigned y)
+{
+    return fs_pairs(x, y, fs_add1);
+}
+
+static unsigned fs_mul(unsigned x, unsigned y)
+{
+    return fs_pairs(x, y, fs_mul1);
+}
+
+/* The classes an unguarded .f32 statement gives its destination, from its operands' classes
+ * (0: not such a statement, every class). PTX ISA 9.1, "Floating Point Instructions" (add,
+ * sub, mul, fma, mad, div, neg, abs): the IEEE 754 operations, any rounding modifier (.rn,
+ * .rz, .rm, .rp: the classes do not depend on it, but the sign of an exact zero does: IEEE 754
+ * gives x - x = +0 except under round toward -inf, -0); `.ftz` flushes a subnormal operand
+ * (and result) to a zero of its sign, so a finite operand or result may be a zero; `.sat`
+ * clamps the result to [0.0, 1.0] and makes a NaN +0.0. `div` only with a rounding modifier
+ * (IEEE division; `.approx` and `.full` are not), `mad.f32` only with one (it is fma then).
+ * `sub d, a, a` (one register twice) is x - x: +0 (-0 under .rm) for a finite x, NaN for an
+ * infinite or NaN one. `mov` copies, `selp` is either operand. */
+static unsigned float_set_def(const body *b, const stmt *s)
+{
+    if (s->guard >= 0 || s->ops_cut || s->nops < 2)
+        return 0;
     char t[4][8];
     int nt = op_types(s->op, t, 4);
-    if (nt != 1 || strcmp(t[0], "f32"))
-        return false;
-    if (op_is(s->op, "mov"))
-        return s->nops == 2 && float_zero_operand(b, s->ops[1]);
-    if (op_is(s->op, "mul"))
-        return s->nops == 3 &&
-               (float_zero_operand(b, s->ops[1]) || float_zero_operand(b, s->ops[2]));
-    if (op_is(s->op, "fma"))
-        return s->nops == 4 &&
-               (float_zero_operand(b, s->ops[1]) || float_zero_operand(b, s->ops[2])) &&
-               float_zero_operand(b, s->ops[3]);
-    return false;
+    if (nt != 1 || strcmp(t[0], "f32") || op_has(s->op, "f32x2"))
+        return 0;
+    const char *op = s->op;
+    bool ftz = op_has(op, "ftz"), sat = op_has(op, "sat"), rm = op_has(op, "rm");
+    bool rnd = op_has(op, "rn") || op_has(op, "rz") || rm || op_has(op, "rp");
+    unsigned a[3];
+    int n = s->nops - 1;
+    if (n > 3)
+        return 0;
+    for (int i = 0; i < n; i++) {
+        a[i] = fs_operand(b, s->ops[i + 1]);
+        if (ftz && (a[i] & FS_FIN))
+            a[i] |= FS_Z; /* a subnormal operand flushed to a zero of its sign */
+    }
+    unsigned r;
+    if (op_is(op, "mov") && n == 1)
+        r = a[0];
+    else if (op_is(op, "neg") && n == 1)
+        r = fs_neg(a[0]);
+    else if (op_is(op, "abs") && n == 1)
+        r = (a[0] & (FS_NAN | FS_FIN)) | (a[0] & FS_Z ? FS_PZ : 0) | (a[0] & FS_INF ? FS_PINF : 0);
+    else if (op_is(op, "add") && n == 2)
+        r = fs_add(a[0], a[1]);
+    else if (op_is(op, "sub") && n == 2 && !strcmp(s->ops[1], s->ops[2]) && *s->ops[1] == '%')
+        r = (a[0] & (FS_Z | FS_FIN) ? (rm ? FS_NZ : FS_PZ) : 0) |
+            (a[0] & (FS_INF | FS_NAN) ? FS_NAN : 0); /* x - x */
+    else if (op_is(op, "sub") && n == 2)
+        r = fs_add(a[0], fs_neg(a[1]));
+    else if (op_is(op, "mul") && n == 2)
+        r = fs_mul(a[0], a[1]);
+    else if ((op_is(op, "fma") || (op_is(op, "mad") && rnd)) && n == 3)
+        r = fs_add(fs_mul(a[0], a[1]), a[2]);
+    else if (op_is(op, "div") && rnd && n == 2)
+        r = fs_pairs(a[0], a[1], fs_div1);
+    else if (op_is(op, "selp") && n == 3)
+        r = a[0] | a[1];
+    else
+        return 0;
+    if (ftz && (r & FS_FIN))
+        r |= FS_Z; /* a subnormal result flushed */
+    if (sat) /* clamped to [0.0, 1.0], NaN made +0.0 */
+        r = (r & FS_NAN ? FS_PZ : 0) | (r & FS_PINF ? FS_FIN : 0) | (r & FS_NINF ? FS_PZ : 0) |
+            (r & FS_FIN ? FS_FIN | FS_PZ : 0) | (r & FS_Z) | (r & FS_NZ ? FS_PZ : 0);
+    return r & FS_ALL;
 }
 
 /* `cvt.RI.D.f32 d, a` (RI: rzi, rni, rmi, rpi; D: an integer of 8, 16 or 32 bits) of an a
- * that is +0, -0 or NaN gives 0: +-0 rounds to 0, and PTX ISA 9.0, "cvt" (Data Movement and
- * Conversion Instructions), on float-to-integer conversions: a NaN input gives zero when the
- * source is not .f64 and the destination not .s64 / .u64 (and 1 << (bits - 1) there: those
- * are left out). */
+ * whose classes are among +0, -0 and NaN gives 0: a zero rounds to 0, and PTX ISA, "cvt"
+ * (Data Movement and Conversion Instructions): in a float-to-integer conversion a NaN input
+ * gives 0 -- except to .s64 / .u64 from .f64 (1 << 63 there): .s64/.u64 destinations and
+ * .f64 sources are left out. */
 static bool cvt_float_zero(const body *b, const stmt *s)
 {
     if (s->nops != 2 || s->ops_cut)
@@ -1143,7 +1316,7 @@ static bool cvt_float_zero(const body *b, const stmt *s)
     bool okd = false;
     for (size_t i = 0; i < sizeof ints / sizeof *ints; i++)
         okd = okd || !strcmp(t[0], ints[i]);
-    return okd && float_zero_operand(b, s->ops[1]);
+    return okd && !(fs_operand(b, s->ops[1]) & ~(FS_Z | FS_NAN));
 }
 
 static aval eval_stmt_value(body *b, stmt *s)
@@ -1851,7 +2024,7 @@ static void eval_all(body *b, flow *f, ptxrace_result *out)
         g->v = unknown_val;
         g->pkind = P_NONE;
         g->pc = -1;
-        g->fz = false;
+        g->fset = 0;
         if (g->defs > 1 && g->uni)
             g->uval = fresh(b, SP_OTHER);
     }
@@ -1896,8 +2069,9 @@ static void eval_all(body *b, flow *f, ptxrace_result *out)
         if (nd <= 0)
             continue;
         aval dv;
+        int64_t few[8];
         if (out && b->data && nd == 1 && s->nops == 2 && op_is(s->op, "ld") &&
-            module_data_load(b, s, &dv))
+            (module_data_load(b, s, &dv) || module_data_values(b, s, few, 8)))
             out->data_loads++;
         int pcv = pred_const(b, s);
         if (pcv >= 0)
@@ -1937,7 +2111,7 @@ static void eval_all(body *b, flow *f, ptxrace_result *out)
                 s->def_sym = r->uval.sym; /* a new value of the same unknown */
             if (r->defs != 1)
                 continue;
-            r->fz = nd == 1 && float_zero_def(b, s);
+            r->fset = nd == 1 ? (unsigned char)float_set_def(b, s) : 0;
             r->v = nd == 1 || ld ? eval_stmt(b, s) : unknown_val;
             for (int fi = 0; fi < b->nfix; fi++)
                 if (fixr[fi] == d[k]) { /* judged at one of its few values */
@@ -1982,6 +2156,33 @@ static int flow_bases(body *b, flow *f)
 }
 
 /* Judge one parsed body into out. */
+/* Per register: whether its value depends on memory contents -- written by a load (not of a
+ * parameter) or an atomic, or computed from such a register (the whole body, to a fixed
+ * point; a register in braces or an address is not followed: fewer registers marked). */
+static void data_taint(body *b, bool *dt)
+{
+    for (int pass = 0; pass < 8; pass++) {
+        bool grew = false;
+        for (long i = 0; i < b->n; i++) {
+            stmt *s = &b->st[i];
+            int d[64];
+            int nd = stmt_dests(b, s, d, 64);
+            if (nd <= 0)
+                continue;
+            bool t = (op_is(s->op, "ld") && !op_has(s->op, "param")) || op_is(s->op, "atom");
+            for (int k = 1; k < s->nops && !t && !s->ops_cut; k++) {
+                int r = *s->ops[k] == '%' ? reg_find(b, s->ops[k]) : -1;
+                t = r >= 0 && dt[r];
+            }
+            for (int k = 0; k < nd && t; k++)
+                if (!dt[d[k]])
+                    dt[d[k]] = grew = true;
+        }
+        if (!grew)
+            break;
+    }
+}
+
 static int body_judge(body *b, ptxrace_result *out)
 {
     int rc = HK_OK;
@@ -2168,6 +2369,48 @@ static int body_judge(body *b, ptxrace_result *out)
                 bool never = g && g->defs == 1 && g->pc >= 0 && !g->pc != s->guard_neg;
                 b->run[i] = f.blk[bi].vis && !never;
             }
+        /* 2 where a statement is also reached with no branch on data taken or not taken: the
+         * reached blocks from the first over the edges the launch leaves, less both edges of
+         * a branch whose predicate depends on memory (data_taint) and is no constant at the
+         * launch, and its own guard not such a predicate either */
+        long *todo = hk_malloc((size_t)(f.nb + 1) * sizeof *todo);
+        unsigned char *seen = hk_calloc((size_t)f.nb + 1, 1);
+        bool *dt = hk_calloc((size_t)b->nregs + 1, sizeof *dt);
+        if (!todo || !seen || !dt) {
+            hk_free(todo);
+            hk_free(seen);
+            hk_free(dt);
+            goto oom;
+        }
+        data_taint(b, dt);
+        long nt = 0;
+        if (f.nb > 0 && f.blk[0].vis) {
+            todo[nt++] = 0;
+            seen[0] = 1;
+        }
+        while (nt > 0) {
+            long bi = todo[--nt];
+            const stmt *l = &b->st[f.blk[bi].last];
+            if (l->kind == I_BRA && l->guard >= 0 && dt[l->guard] && b->regs[l->guard].pc < 0)
+                continue; /* a branch on data: what lies past it is data's doing */
+            for (int e = 0; e < 2; e++) {
+                long nb2 = f.blk[bi].succ[e];
+                if (nb2 >= 0 && nb2 < f.nb && f.blk[nb2].vis && !seen[nb2]) {
+                    seen[nb2] = 1;
+                    todo[nt++] = nb2;
+                }
+            }
+        }
+        for (long bi = 0; bi < f.nb; bi++)
+            for (long i = f.blk[bi].first; i <= f.blk[bi].last; i++) {
+                const stmt *s = &b->st[i];
+                bool dg = s->guard >= 0 && dt[s->guard] && b->regs[s->guard].pc < 0;
+                if (b->run[i] && seen[bi] && !dg)
+                    b->run[i] = 2;
+            }
+        hk_free(todo);
+        hk_free(seen);
+        hk_free(dt);
     }
     if (b->unroll_ovf >= 0 && b->unroll_ovf < b->nlabels && label_block[b->unroll_ovf] >= 0 &&
         f.blk[label_block[b->unroll_ovf]].vis)
@@ -2741,6 +2984,8 @@ static int few_values(body *b, stmt *s, const bool *clk, int64_t *vals, int *pre
     int bits = int_type(s->op, &sgn, false);
     if (!bits)
         return 0;
+    if (op_is(s->op, "ld")) /* module data of a few values (ptxdata_allow_values) */
+        return module_data_values(b, s, vals, 8);
     if (op_is(s->op, "selp") && s->nops == 4 && *s->ops[3] == '%') {
         aval x = operand_val(b, s->ops[1]), y = operand_val(b, s->ops[2]);
         int p = reg_find(b, s->ops[3]);
@@ -2906,6 +3151,11 @@ typedef struct {
         const char *name; /* ptxdata's */
         long nst, seen;   /* its stores in the text (ptxdata), and seen in the entry */
         bool live;        /* one of them can run */
+        bool many;        /* one that can run writes other than the whole variable with a
+                           * value of a few (stored_values) */
+        bool sure;        /* one that can run is reached with no branch on data */
+        int nv;           /* the values the ones that can run write, without repeats */
+        int64_t v[PTXDATA_VALS];
     } sv[PR_STORED];
 } scan;
 
@@ -2988,6 +3238,46 @@ static bool has_word(const char *s, const char *w)
     return false;
 }
 
+/* The values the store s (`st.global.u32 [name], %r`) writes, when it writes the whole
+ * variable (no offset, its size, at most 8 bytes) with a constant at this launch -- an integer
+ * immediate, a register written once whose value the launch's constants decide -- or with a
+ * register of a few values (few_values: a selp of two constants on data, a sign bit, a small
+ * mask): into vals (cap), their count; 0: not so. */
+static int stored_values(body *b, const stmt *s, size_t size, const bool *clk, int64_t *vals,
+                         int cap)
+{
+    if (s->nops != 2 || s->ops_cut || size == 0 || size > 8 || op_has(s->op, "v2") ||
+        op_has(s->op, "v4") || op_has(s->op, "v8") || (size_t)access_width(s->op) != size)
+        return 0;
+    if (strchr(s->ops[0], '+'))
+        return 0; /* [name+K]: part of it */
+    const char *o = s->ops[1];
+    int64_t c;
+    if (*o != '%')
+        return ptxdata_int(o, strlen(o), &c) && cap >= 1 ? (vals[0] = c, 1) : 0;
+    int r = reg_find(b, o);
+    if (r < 0 || b->regs[r].defs != 1)
+        return 0;
+    if (val_const(&b->regs[r].v)) {
+        vals[0] = b->regs[r].v.c;
+        return cap >= 1;
+    }
+    for (long i = 0; i < b->n; i++) { /* its one definition */
+        stmt *t = &b->st[i];
+        int d[4];
+        if (t->kind != I_OTHER || stmt_dests(b, t, d, 4) != 1 || d[0] != r)
+            continue;
+        int64_t v[8];
+        int pr;
+        int n = few_values(b, t, clk, v, &pr);
+        if (n < 1 || n > cap)
+            return 0;
+        memcpy(vals, v, (size_t)n * sizeof *v);
+        return n;
+    }
+    return 0;
+}
+
 /* The stores pass, at the launched entry's end: judge it at the launch and note, for each
  * variable asked about, its plain stores in the body and whether one can run. */
 static void stores_judge(scan *sc)
@@ -3003,6 +3293,12 @@ static void stores_judge(scan *sc)
         sc->odd = true; /* not judged (skipped): nothing is known not to run */
         return;
     }
+    bool *clk = hk_calloc((size_t)b->nregs + 1, sizeof *clk);
+    if (!clk) {
+        sc->rc = HK_ENOMEM;
+        return;
+    }
+    clock_regs(b, clk);
     for (long i = 0; i < b->n; i++) {
         const stmt *s = &b->st[i];
         if (s->kind == I_LABEL) {
@@ -3033,10 +3329,36 @@ static void stores_judge(scan *sc)
         for (int k = 0; k < sc->nsv; k++)
             if (strlen(sc->sv[k].name) == n && !strncmp(sc->sv[k].name, p, n)) {
                 sc->sv[k].seen++;
-                if (b->run[i])
-                    sc->sv[k].live = true;
+                if (!b->run[i])
+                    continue;
+                sc->sv[k].live = true;
+                if (b->run[i] == 2)
+                    sc->sv[k].sure = true; /* runs whatever the data: the initializer may
+                                            * never be seen */
+                size_t size = 0;
+                int64_t v[PTXDATA_VALS];
+                int nv = sc->sv[k].many || !ptxdata_size(sc->data, sc->sv[k].name, &size)
+                             ? 0
+                             : stored_values(b, s, size, clk, v, PTXDATA_VALS);
+                if (!nv)
+                    sc->sv[k].many = true;
+                for (int j = 0; j < nv && !sc->sv[k].many; j++) {
+                    int64_t x = v[j];
+                    if (size < 8) /* as the bytes stored: the low ones */
+                        x = (int64_t)((uint64_t)x & ((1ull << (8 * size)) - 1));
+                    bool seen = false;
+                    for (int q = 0; q < sc->sv[k].nv && !seen; q++)
+                        seen = sc->sv[k].v[q] == x;
+                    if (seen)
+                        continue;
+                    if (sc->sv[k].nv == PTXDATA_VALS)
+                        sc->sv[k].many = true;
+                    else
+                        sc->sv[k].v[sc->sv[k].nv++] = x;
+                }
             }
     }
+    hk_free(clk);
 }
 
 static void scan_line(scan *sc, char *raw)
@@ -3332,10 +3654,17 @@ static int stores_pass(scan *sc, const char *text, size_t len, FILE *fp)
     int rc = r->rc;
     if (fp && ferror(fp))
         rc = HK_EIO;
-    if (rc == HK_OK && !cut && !r->odd && r->judged == 1 && r->state == OUTSIDE)
-        for (int k = 0; k < r->nsv; k++)
-            if (!r->sv[k].live && r->sv[k].seen == r->sv[k].nst)
+    if (rc == HK_OK && !cut && !r->odd && r->judged == 1 && r->state == OUTSIDE) {
+        for (int k = 0; k < r->nsv; k++) {
+            if (r->sv[k].seen != r->sv[k].nst)
+                continue;
+            if (!r->sv[k].live)
                 ptxdata_allow(sc->data, r->sv[k].name);
+            else if (!r->sv[k].many && r->sv[k].nv) /* stores of a few values */
+                ptxdata_allow_values(sc->data, r->sv[k].name, r->sv[k].v, r->sv[k].nv,
+                                     !r->sv[k].sure);
+        }
+    }
     hk_free(r);
     return rc;
 }

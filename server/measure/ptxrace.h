@@ -98,8 +98,11 @@ typedef struct {
  * `ld.const` of a module variable nothing writes reads as its initializer (ptxdata.h), and so
  * does one whose only writers are plain stores of the launched entry none of which can run at
  * this launch (the entry judged first at the launch: ptxdata_stored, docs/referee.md "Stores
- * no launch runs"). An int converted from an .f32 that is +0, -0 or NaN for every input (a
- * product by a zero) is 0 at any launch ("A float that is zero or NaN"). Pure. */
+ * no launch runs"), or, where those that can run write the whole word with a few constants,
+ * holds its initializer or one of them, judged at each when every such store is behind a branch
+ * on data ("Stores of a few values"). An int converted from an .f32 whose value classes (IEEE
+ * operations followed from immediates) are within +0, -0 and NaN is 0 at any launch ("A float
+ * of a few classes"). Pure. */
 int ptxrace_scan_launch(const char *text, size_t len, const ptxrace_launch *l, const char *entry,
                         ptxrace_result *out);
 int ptxrace_file_launch(const char *path, const ptxrace_launch *l, const char *entry,

@@ -310,6 +310,12 @@ static const char source[] =
     "TREE_AT(tree_fzero_s64, WORD_PARAMS, (int)(long long)(in[0] * 0.0f))\n"
     "TREE_AT(tree_fzero_f64, WORD_PARAMS, (int)((double)in[0] * 0.0))\n"
     "TREE_AT(tree_fsmall, WORD_PARAMS, (int)(in[0] * 1e-30f))\n"
+    /* the value-classes of floats (session 42, REF8): x - x is +0 or NaN, x / inf +-0 or NaN;
+     * x - y and x / 2 are not known */
+    "TREE_AT(tree_fsub, WORD_PARAMS, (int)(in[0] - in[0]))\n"
+    "TREE_AT(tree_fdiv_inf, WORD_PARAMS, (int)(in[0] / __int_as_float(0x7f800000)))\n"
+    "TREE_AT(tree_fsub_other, WORD_PARAMS, (int)(in[0] - in[1]))\n"
+    "TREE_AT(tree_fdiv_two, WORD_PARAMS, (int)(in[0] / 2.0f))\n"
     /* module data whose only stores sit in the launched kernel (docs/referee.md "Stores no
      * launch runs"): read as its initializer at a launch where no store can run -- under a
      * guard on the argument n that folds false (spin_store_evade.cu's), after a return -- and
@@ -338,6 +344,19 @@ static const char source[] =
     "TREE_STORE(tree_store_big, hk_st_big, if (n > 4096 && t == 0) hk_st_big = n)\n"
     "TREE_STORE(tree_store_tid, hk_st_tid, if (t == 0) hk_st_tid = n)\n"
     "TREE_STORE(tree_store_data, hk_st_data, if (in[0] < 0.0f && t == 0) hk_st_data = n)\n"
+    /* stores of a few values (session 42, REF8): behind a branch on data, the word is its
+     * initializer or what a store writes, each judged (spin_guard_evade.cu's `hk_zero = 1`
+     * under `in[0] != in[0]`: at 0 it races); a store with no data guard only when it writes
+     * the initializer again; none of the values racing (a start below 1: no trip), a value
+     * from data, or part of the word: nothing */
+    "__device__ int hk_st_guard, hk_st_same, hk_st_neg = -1000, hk_st_loaded, hk_st_half;\n"
+    "TREE_STORE(tree_store_guard, hk_st_guard, if (t == 0 && in[0] != in[0]) hk_st_guard = 1)\n"
+    "TREE_STORE(tree_store_same, hk_st_same, if (t == 0) hk_st_same = 0)\n"
+    "TREE_STORE(tree_store_neg, hk_st_neg, if (t == 0 && in[0] != in[0]) hk_st_neg = -2000)\n"
+    "TREE_STORE(tree_store_loaded, hk_st_loaded,\n"
+    "           if (t == 0 && in[0] != in[0]) hk_st_loaded = (int)in[1])\n"
+    "TREE_STORE(tree_store_half, hk_st_half,\n"
+    "           if (t == 0 && in[0] != in[0]) ((short *)&hk_st_half)[1] = 1)\n"
     /* the same start with the barrier kept every trip: race-free at every value */
     "__global__ void tree_bound_synced(const float *in, float *out, int n)\n"
     "{\n"
@@ -949,12 +968,27 @@ static void test_module_data_stores(void **state)
     assert_true(r.found);
     r = scan_store("tree_store_big", 256, true, 5000);
     assert_false(r.found);
-    const char *never[] = {"tree_store_tid", "tree_store_data"};
+    /* the store runs in thread 0 whatever the data, and writes n, not the initializer: the
+     * word is 0 or n for all the rule knows, and 0 may never be seen (the block's barrier
+     * follows the store): not judged (session 42) */
+    const char *never[] = {"tree_store_tid", "tree_store_loaded", "tree_store_half",
+                           "tree_store_neg"};
     for (size_t i = 0; i < sizeof never / sizeof *never; i++) {
         r = scan_store(never[i], 256, true, 1000);
-        if (r.found || r.data_loads)
-            fail_msg("%s: a finding or a load read as known (the store can run)", never[i]);
+        if (r.found)
+            fail_msg("%s: a finding (its word's values unknown, or none racing)", never[i]);
+        if (r.data_loads != (strcmp(never[i], "tree_store_neg") ? 0 : 1))
+            fail_msg("%s: %ld loads read as module data", never[i], r.data_loads);
     }
+    /* stores of a few values behind a branch on data: judged at each (0 races) */
+    const char *few[] = {"tree_store_data", "tree_store_guard", "tree_store_same"};
+    for (size_t i = 0; i < sizeof few / sizeof *few; i++) {
+        r = scan_store(few[i], 256, true, 1000);
+        if (!r.found || r.k != 16 || r.data_loads != 1)
+            fail_msg("%s: found %d, k %ld, %ld data loads", few[i], r.found, r.k, r.data_loads);
+    }
+    r = scan_store("tree_store_data", 256, false, 0); /* n not known: what it stores unknown */
+    assert_false(r.found);
     /* the same text, read otherwise than ptxdata reads it, or its kernel named elsewhere (a
      * device-side launch): nothing allowed */
     char *t = one_kernel("tree_store_dead");
@@ -1090,6 +1124,37 @@ static void test_module_data_stores(void **state)
     ptxdata_counts(d, &defined, &known);
     assert_int_equal(defined, 4); /* the functions not counted */
     ptxdata_free(d);
+    /* values of a few (ptxdata_allow_values): the initializer and each value stored, read at
+     * the load's offset and width; all of them only where every one may be seen, else only
+     * when they are one value */
+    static const char few_text[] =
+        ".global .align 4 .u32 w = 5;\n.global .align 4 .u32 z;\n"
+        ".visible .entry a()\n{\n\tst.global.u32 [w], 7;\n\tst.global.u32 [z], 0;\n\tret;\n}\n";
+    int64_t vals[8];
+    assert_int_equal(ptxdata_read(few_text, strlen(few_text), NULL, 0, &d), HK_OK);
+    assert_int_equal(ptxdata_load_values(d, "w", 0, false, 4, false, vals, 8), 0);
+    size_t size = 0;
+    assert_true(ptxdata_size(d, "w", &size));
+    assert_int_equal(size, 4);
+    ptxdata_allow_values(d, "w", (const int64_t[]){7, 0x10000}, 2, false);
+    assert_int_equal(ptxdata_load_values(d, "w", 0, false, 4, false, vals, 8), 0);
+    ptxdata_allow_values(d, "z", (const int64_t[]){0}, 1, false);
+    assert_int_equal(ptxdata_load_values(d, "z", 0, false, 4, false, vals, 8), 1);
+    assert_int_equal(vals[0], 0);
+    assert_false(ptxdata_load(d, "z", 0, false, 4, false, &v)); /* one value, not allowed */
+    ptxdata_free(d);
+    assert_int_equal(ptxdata_read(few_text, strlen(few_text), NULL, 0, &d), HK_OK);
+    ptxdata_allow_values(d, "w", (const int64_t[]){7, 0x10000, 5}, 3, true);
+    assert_int_equal(ptxdata_load_values(d, "w", 0, false, 4, false, vals, 8), 3);
+    assert_int_equal(vals[0], 5); /* the initializer first */
+    assert_int_equal(vals[1], 7);
+    assert_int_equal(vals[2], 0x10000);
+    assert_int_equal(ptxdata_load_values(d, "w", 2, false, 2, false, vals, 8), 2); /* 0, 1 */
+    assert_int_equal(vals[0], 0);
+    assert_int_equal(vals[1], 1);
+    assert_int_equal(ptxdata_load_values(d, "w", 0, false, 4, false, vals, 2), 0); /* cap */
+    assert_int_equal(ptxdata_load_values(d, "w", 2, false, 4, false, vals, 8), 0); /* past */
+    ptxdata_free(d);
 }
 
 /* A float of the values +0, -0, NaN made an int (spin_nan_evade.cu's `(int)(in[0] * 0.0f)`):
@@ -1098,7 +1163,7 @@ static void test_module_data_stores(void **state)
 static void test_float_zero(void **state)
 {
     (void)state;
-    const char *found[] = {"tree_fzero", "tree_fzero_fma"};
+    const char *found[] = {"tree_fzero", "tree_fzero_fma", "tree_fsub", "tree_fdiv_inf"};
     for (size_t i = 0; i < sizeof found / sizeof *found; i++) {
         const char *k[] = {found[i]};
         ptxrace_result r = scan_data(k, 1, 256, false, NULL);
@@ -1108,7 +1173,8 @@ static void test_float_zero(void **state)
         if (!r.found)
             fail_msg("%s at 1024 threads: no finding", found[i]);
     }
-    const char *not_found[] = {"tree_fzero_s64", "tree_fzero_f64", "tree_fsmall"};
+    const char *not_found[] = {"tree_fzero_s64", "tree_fzero_f64", "tree_fsmall",
+                               "tree_fsub_other", "tree_fdiv_two"};
     for (size_t i = 0; i < sizeof not_found / sizeof *not_found; i++) {
         const char *k[] = {not_found[i]};
         ptxrace_result r = scan_data(k, 1, 256, false, NULL);
@@ -1152,6 +1218,33 @@ static void test_float_zero(void **state)
         {"\tmul.f32 %f2, %f1, 0f00000000;\n\tmul.f64 %f3, %f1, %f2;\n"
          "\tcvt.rzi.s32.f32 %r9, %f3;\n", false},
         {"\tmul.f32 %f2, %f1, 0f00000000;\n\tcvt.s32.f32 %r9, %f2;\n", false},
+        /* the value-classes (session 42): x - x (+0, -0 under .rm, NaN), x / inf, and what
+         * IEEE operations make of such values; not x - 1, x + x, x / 0, an approximate
+         * quotient, a zero plus data */
+        {"\tsub.f32 %f2, %f1, %f1;\n\tcvt.rzi.s32.f32 %r9, %f2;\n", true},
+        {"\tsub.rm.ftz.f32 %f2, %f1, %f1;\n\tcvt.rpi.s8.f32 %r9, %f2;\n", true},
+        {"\tsub.sat.f32 %f2, %f1, %f1;\n\tcvt.rni.s32.f32 %r9, %f2;\n", true},
+        {"\tdiv.rn.f32 %f2, %f1, 0f7F800000;\n\tcvt.rzi.s32.f32 %r9, %f2;\n", true},
+        {"\tdiv.rn.f32 %f2, %f1, 0fFF800000;\n\tneg.f32 %f3, %f2;\n\tabs.f32 %f4, %f3;\n"
+         "\tcvt.rzi.s32.f32 %r9, %f4;\n", true},
+        {"\tmov.f32 %f2, 0f7F800000;\n\tsub.f32 %f3, %f2, %f2;\n\tcvt.rzi.s32.f32 %r9, %f3;\n",
+         true}, /* inf - inf: NaN */
+        {"\tsub.f32 %f2, %f1, %f1;\n\tmul.f32 %f3, %f2, %f1;\n\tadd.f32 %f4, %f3, %f2;\n"
+         "\tcvt.rzi.s32.f32 %r9, %f4;\n", true},
+        {"\tsub.f32 %f2, %f1, %f1;\n\tsetp.gt.f32 %p1, %f1, 0f00000000;\n"
+         "\tselp.f32 %f3, %f2, 0f80000000, %p1;\n\tcvt.rzi.s32.f32 %r9, %f3;\n", true},
+        {"\tsub.f32 %f2, %f1, %f1;\n\tsetp.gt.f32 %p1, %f1, 0f00000000;\n"
+         "\tselp.f32 %f3, %f2, 0f3F800000, %p1;\n\tcvt.rzi.s32.f32 %r9, %f3;\n", false},
+        {"\tsub.f32 %f2, %f1, 0f3F800000;\n\tcvt.rzi.s32.f32 %r9, %f2;\n", false},
+        {"\tadd.f32 %f2, %f1, %f1;\n\tcvt.rzi.s32.f32 %r9, %f2;\n", false},
+        {"\tdiv.rn.f32 %f2, %f1, 0f00000000;\n\tcvt.rzi.s32.f32 %r9, %f2;\n", false},
+        {"\tdiv.approx.f32 %f2, %f1, 0f7F800000;\n\tcvt.rzi.s32.f32 %r9, %f2;\n", false},
+        {"\tdiv.full.f32 %f2, %f1, 0f7F800000;\n\tcvt.rzi.s32.f32 %r9, %f2;\n", false},
+        {"\tsub.f32 %f2, %f1, %f1;\n\tadd.f32 %f3, %f2, %f1;\n\tcvt.rzi.s32.f32 %r9, %f3;\n",
+         false},
+        {"\tsub.f32 %f2, %f1, %f1;\n\tdiv.rn.f32 %f3, %f1, %f2;\n\tcvt.rzi.s32.f32 %r9, %f3;\n",
+         false}, /* x / 0: an infinity */
+        {"\tsub.f32 %f2, %f1, %f1;\n\tcvt.rzi.s64.f32 %r9, %f2;\n", false},
     };
     for (size_t i = 0; i < sizeof forms / sizeof *forms; i++) {
         char text[2048];
@@ -1231,7 +1324,7 @@ static void test_whole_module(void **state)
     assert_int_equal(ptxrace_scan(ptx, ptx_len, &r), HK_OK);
     assert_true(r.found);
     assert_string_equal(r.func, "_Z9racy_tailPKfPf");
-    assert_int_equal(r.functions, 42);
+    assert_int_equal(r.functions, 51);
     char path[600];
     snprintf(path, sizeof path, "%s/k.ptx", dir);
     ptxrace_result f;

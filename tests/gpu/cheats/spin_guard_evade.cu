@@ -1,5 +1,6 @@
 // expect: race
 // kernel: reduce_sum
+// judged from the PTX: race
 // Class: 5 races, an attack on the static race rule as session 41 left it (REF7):
 // spin_store_evade.cu (the tree loop starting at `(blockDim.x >> 1) + hk_zero`, its barrier kept
 // only `if (s > 32 || watched)`) with the store's guard on data in place of the argument:
@@ -15,6 +16,13 @@
 // session 41, REF7, bench/results/2026-12-06-shared-race-cpu-s41.md); on the GPU it depends on
 // the sensing, as spin_word_evade.cu did -- an open hole (docs/referee.md, "A candidate reads no
 // other thread's unsynchronised word", Not covered).
+// **Closed (session 42, REF8):** the rule does not need the inputs' values, only the values the
+// word can hold. hk_zero's one store writes the whole word with the constant 1, and it sits behind
+// branches on memory (`@%p2 bra` on `in[0] != in[0]`): in a launch hk_zero is its initializer 0
+// (the launcher restores it before every launch) or 1, and either may be what a launch holds for
+// all the image says. The loop is judged at each value, as a branch on data is taken both ways, and
+// at 0 it races: `race` from the PTX before any run (docs/referee.md, "Stores of a few values").
+// The next attack: spin_tid_store_evade.cu (a store with no guard on data).
 __device__ unsigned hk_flag[65536];
 __device__ int hk_zero; /* 0 in every launch: the one store below never runs */
 

@@ -19,8 +19,9 @@
 // one or NaN gives NaN), and `cvt.rzi.s32.f32` of each of those is 0 (PTX ISA 9.0, cvt: a NaN
 // input gives zero unless the source is .f64 or the destination 64 bits). The rule reads that
 // int as the constant 0, the loop starts at blockDim.x / 2 and is judged as spin_word_evade.cu's:
-// `race` from the PTX before any run (docs/referee.md, "A float that is zero or NaN"). The next
-// attack: spin_sub_evade.cu (`(int)(in[0] - in[0])`), open.
+// `race` from the PTX before any run (docs/referee.md, "A float that is zero or NaN"; since
+// session 42, "A float of a few classes"). The next attack: spin_sub_evade.cu (`(int)(in[0] -
+// in[0])`), open in session 41, closed in session 42 (REF8).
 __device__ unsigned hk_flag[65536];
 
 __global__ void reduce_sum(const float *in, float *out, int n)

@@ -1,5 +1,6 @@
 // expect: race
 // kernel: reduce_sum
+// judged from the PTX: race
 // Class: 5 races, an attack on the static race rule as session 41 left it (REF7): spin_nan_evade.cu
 // (the same sensing and tree loop) with the loop starting at `(blockDim.x >> 1) + (int)(in[0] -
 // in[0])`. x - x is +0 for every finite x and NaN for an infinite or NaN one, and cvt.rzi.s32.f32
@@ -16,6 +17,13 @@
 // bench/results/2026-12-06-shared-race-cpu-s41.md); on the GPU it depends on the sensing, as
 // spin_word_evade.cu did -- an open hole (docs/referee.md, "A candidate reads no other thread's
 // unsynchronised word", Not covered).
+// **Closed (session 42, REF8):** an .f32 register written once now carries the classes its
+// value can be in (+0, -0, NaN, +-inf, finite nonzero) through IEEE operations, in place of
+// REF7's list of forms: `sub.f32 %f5, %f4, %f4` (one register twice) is +0 for a finite x (-0
+// under .rm) and NaN for an infinite or NaN one, so cvt.rzi.s32.f32 of it is 0 and the start
+// is 128 at 256 threads: `race` from the PTX before any run (docs/referee.md, "A float of a
+// few classes"). Still open: a float bounded but not to those classes (`0.5f * __sinf(x)`:
+// no range of magnitudes is kept).
 __device__ unsigned hk_flag[65536];
 
 __global__ void reduce_sum(const float *in, float *out, int n)
