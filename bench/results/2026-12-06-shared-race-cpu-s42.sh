@@ -3,7 +3,7 @@
 # suite's 76 rewrite texts (/tmp/suite-sweep/out), with the scan binary $1, output to $2/.
 # As REF5's sweep: wild and bench/kernels texts at their spec's launches, cheats at their
 # kernel's spec (else --block 256), tests/data at --block 256; and the nine shapes over all.
-S=$1; O=$2; X=${3:-}; mkdir -p $O; W=/work/wt-ref8
+S=$1; O=$2; X=${3:-}; mkdir -p $O; W=${W:-/work/wt-ref8} # REF9: W may be given
 : > $O/spec.txt
 while read f; do
   b=$(basename $f .ptx); grp=${b%%.*}; rest=${b#*.}

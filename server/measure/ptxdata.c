@@ -36,6 +36,10 @@ typedef struct {
     int64_t vals[PTXDATA_VALS];
     bool every;     /* each of those values and the initializer may be what a launch holds
                      * (every store behind a branch on data); else only when they are all one */
+    bool cover;     /* ptxdata_allow_cover: a load in stfn's body past line cover_line reads
+                     * cover_val (the initializer unseen there) */
+    long cover_line;
+    int64_t cover_val;
 } pd_var;
 
 struct ptxdata {
@@ -845,6 +849,16 @@ void ptxdata_allow_values(ptxdata *d, const char *name, const int64_t *vals, int
     memcpy(d->v[k].vals, vals, (size_t)n * sizeof *vals);
 }
 
+void ptxdata_allow_cover(ptxdata *d, const char *name, long line, int64_t val)
+{
+    long k = d ? pd_find(d, name, strlen(name)) : -1;
+    if (k < 0 || d->v[k].fn || d->v[k].allowed || d->v[k].stfn < 0)
+        return;
+    d->v[k].cover = true;
+    d->v[k].cover_line = line;
+    d->v[k].cover_val = val;
+}
+
 bool ptxdata_size(const ptxdata *d, const char *name, size_t *size)
 {
     long k = d ? pd_find(d, name, strlen(name)) : -1;
@@ -912,6 +926,26 @@ int ptxdata_load_values(const ptxdata *d, const char *name, int64_t off, bool ko
         out[n++] = v;
     }
     return n > 1 && !x->every ? 0 : n;
+}
+
+int ptxdata_load_values_at(const ptxdata *d, const char *name, int64_t off, bool konst,
+                           int bytes, bool sgn, const char *fn, long line, int64_t *out, int cap)
+{
+    long k = d && fn ? pd_find(d, name, strlen(name)) : -1;
+    if (k >= 0 && cap >= 1 && !d->over && (bytes == 1 || bytes == 2 || bytes == 4 || bytes == 8)) {
+        const pd_var *x = &d->v[k];
+        if (x->cover && !x->bad && !x->fn && !x->allowed && !konst && !x->konst &&
+            x->bytes && x->size <= 8 && x->stfn >= 0 && x->stfn < d->n &&
+            !strcmp(d->v[x->stfn].name, fn) && line > x->cover_line) {
+            uint8_t img[8];
+            for (size_t b = 0; b < x->size; b++)
+                img[b] = (uint8_t)((uint64_t)x->cover_val >> (8 * b));
+            if (pd_read_at(img, NULL, x->size, off, bytes, sgn, out))
+                return 1;
+            return 0;
+        }
+    }
+    return ptxdata_load_values(d, name, off, konst, bytes, sgn, out, cap);
 }
 
 void ptxdata_free(ptxdata *d)

@@ -73,6 +73,15 @@ void ptxdata_allow(ptxdata *d, const char *name);
 #define PTXDATA_VALS 7
 void ptxdata_allow_values(ptxdata *d, const char *name, const int64_t *vals, int n, bool every);
 
+/* A store every block makes before its barrier (docs/referee.md "A store every block makes
+ * before its barrier"): at this launch every store to name that can run writes the whole
+ * variable with val, and one of them runs in at least one thread of every block, whatever
+ * the data, before a barrier of the whole block that every thread reaches first, at text line
+ * `line` of the entry holding the stores, with no way back before it. A load of name in that
+ * entry past that line then happens after one of those stores in its own block: it reads val
+ * (ptxdata_load_values_at), never the initializer. */
+void ptxdata_allow_cover(ptxdata *d, const char *name, long line, int64_t val);
+
 /* name's size in bytes, when it is a variable whose bytes are kept. */
 bool ptxdata_size(const ptxdata *d, const char *name, size_t *size);
 
@@ -83,6 +92,12 @@ bool ptxdata_size(const ptxdata *d, const char *name, size_t *size);
  * not every one is possible). */
 int ptxdata_load_values(const ptxdata *d, const char *name, int64_t off, bool konst, int bytes,
                         bool sgn, int64_t *out, int cap);
+
+/* As ptxdata_load_values, for a load at text line `line` of function fn: the one value
+ * ptxdata_allow_cover gave, where fn is the entry holding the stores and line is past the
+ * barrier's (the caller leaves out `.nc` loads: the read-only path may miss the store). */
+int ptxdata_load_values_at(const ptxdata *d, const char *name, int64_t off, bool konst,
+                           int bytes, bool sgn, const char *fn, long line, int64_t *out, int cap);
 
 void ptxdata_free(ptxdata *d);
 

@@ -1066,6 +1066,20 @@ static bool module_data_addr(const stmt *s, char *nm, size_t cap, int64_t *off, 
     return true;
 }
 
+/* Whether a load may read the value a store every block makes before its barrier
+ * (ptxdata_load_values_at): a plain or volatile ld with no cache operator and no `::`
+ * qualifier. `.nc` goes through the read-only path, which a store in the same kernel need not
+ * update; `.ca` / `.lu` through an L1 that another SM's store does not reach; the rest left
+ * out with them, since no honest text was seen to need one (docs/referee.md). */
+static bool cover_load(const char *op)
+{
+    static const char *const cache[] = {"nc", "ca", "cg", "cs", "lu", "cv"};
+    for (size_t i = 0; i < sizeof cache / sizeof *cache; i++)
+        if (op_has(op, cache[i]))
+            return false;
+    return !strstr(op, "::");
+}
+
 /* An integer load of a module variable that nothing writes (module_data_addr): *v its
  * initial value (ptxdata.h says why that is the value in every launch). false: not such a
  * load. */
@@ -1076,8 +1090,10 @@ static bool module_data_load(const body *b, const stmt *s, aval *v)
     bool konst, sgn;
     int bytes;
     if (!module_data_addr(s, nm, sizeof nm, &off, &konst, &bytes, &sgn) ||
-        ptxdata_load_values(b->data, nm, off, konst, bytes, sgn, &c, 1) != 1)
-        return false; /* its initializer, or the one value its stores and it agree on */
+        ptxdata_load_values_at(b->data, nm, off, konst, bytes, sgn,
+                               cover_load(s->op) ? b->func : NULL, s->line, &c, 1) != 1)
+        return false; /* its initializer, the one value its stores and it agree on, or the
+                       * value a store every block makes before its barrier wrote */
     *v = unknown_val;
     v->known = true;
     v->c = c;
@@ -1096,7 +1112,8 @@ static int module_data_values(const body *b, const stmt *s, int64_t *vals, int c
     if (!b->data || !op_is(s->op, "ld") ||
         !module_data_addr(s, nm, sizeof nm, &off, &konst, &bytes, &sgn))
         return 0;
-    int n = ptxdata_load_values(b->data, nm, off, konst, bytes, sgn, vals, cap);
+    int n = ptxdata_load_values_at(b->data, nm, off, konst, bytes, sgn,
+                                   cover_load(s->op) ? b->func : NULL, s->line, vals, cap);
     return n >= 2 ? n : 0;
 }
 
@@ -3156,6 +3173,10 @@ typedef struct {
         bool sure;        /* one that can run is reached with no branch on data */
         int nv;           /* the values the ones that can run write, without repeats */
         int64_t v[PTXDATA_VALS];
+        bool cover;       /* one is a store every block makes before its barrier
+                           * (store_cover): of cover_v, the barrier at line cover_line */
+        int64_t cover_v;
+        long cover_line;
     } sv[PR_STORED];
 } scan;
 
@@ -3278,6 +3299,117 @@ static int stored_values(body *b, const stmt *s, size_t size, const bool *clk, i
     return 0;
 }
 
+/* Whether thread tid.x = 0 (there is one in every block) executes s when it reaches it: no
+ * guard, or one written once that is a constant or a function of tid.x alone (P_TID) true
+ * at 0 (want: true for a store to run, false for a branch not to be taken). */
+static bool tid0_guard(const body *b, const stmt *s, bool want)
+{
+    if (s->guard < 0)
+        return want;
+    const reg *r = &b->regs[s->guard];
+    bool at0;
+    if (r->defs == 1 && r->pc >= 0)
+        at0 = r->pc != 0;
+    else if (r->defs == 1 && r->pkind == P_TID)
+        at0 = tset_has(&r->ptrue, 0);
+    else
+        return false;
+    return (at0 != s->guard_neg) == want;
+}
+
+/* A store every block makes before its barrier (docs/referee.md, the paragraph of that name):
+ * the first barrier of the whole block in b (the launched entry, judged), B, is unguarded;
+ * before it nothing leaves the straight way to B -- no ret / exit / trap, no call or partial
+ * barrier, no brx anywhere, every branch forward to a label before B -- and no branch past B
+ * goes back before it; a plain `st` of name before B whose guard and every branch that could
+ * jump over it let a thread with tid.x = 0 through, writing the whole variable with one
+ * constant (stored_values). Then every thread reaches B once, after that store ran in its
+ * block, and whatever follows B in the text is reached only through B. *v the constant,
+ * *line B's line. */
+static bool store_cover(body *b, const char *name, size_t size, const bool *clk, int64_t *v,
+                        long *line)
+{
+    long bar = -1;
+    for (long i = 0; i < b->n && bar < 0; i++)
+        if (b->st[i].kind == I_BAR)
+            bar = i;
+    if (bar < 0 || b->st[bar].guard >= 0 || b->nlabels <= 0)
+        return false;
+    long *lab_at = hk_malloc((size_t)b->nlabels * sizeof *lab_at);
+    if (!lab_at)
+        return false;
+    for (long k = 0; k < b->nlabels; k++)
+        lab_at[k] = -1;
+    bool ok = true;
+    for (long i = 0; i < b->n; i++) {
+        const stmt *s = &b->st[i];
+        if (s->kind == I_LABEL && s->label >= 0 && s->label < b->nlabels) {
+            if (lab_at[s->label] >= 0)
+                ok = false; /* defined twice */
+            lab_at[s->label] = i;
+        }
+    }
+    for (long i = 0; i < b->n && ok; i++) {
+        const stmt *s = &b->st[i];
+        if (s->kind == I_BRX)
+            ok = false;
+        else if (i < bar && (s->kind == I_RET || s->kind == I_BARN))
+            ok = false;
+        else if (s->kind == I_BRA) {
+            long t = -1; /* its target's statement (as body_judge finds it: by name) */
+            for (long k = 0; k < b->nlabels && s->nops >= 1; k++)
+                if (!strcmp(b->labels[k], s->ops[0]))
+                    t = lab_at[k];
+            if (t < 0)
+                ok = false;
+            else if (i < bar ? !(t > i && t < bar) : t < bar)
+                ok = false;
+        }
+    }
+    bool found = false;
+    size_t n = strlen(name);
+    for (long i = 0; i < bar && ok && !found; i++) {
+        const stmt *s = &b->st[i];
+        if (!op_is(s->op, "st") || s->nops != 2 || !b->run || !b->run[i])
+            continue;
+        const char *p = s->ops[0];
+        if (*p != '[')
+            continue;
+        p++;
+        while (*p == ' ' || *p == '\t')
+            p++;
+        if (strncmp(p, name, n))
+            continue;
+        const char *q = p + n;
+        while (*q == ' ' || *q == '\t')
+            q++;
+        if (*q != ']' || !tid0_guard(b, s, true))
+            continue;
+        bool through = true; /* no branch before it that tid.x = 0 takes over it */
+        for (long j = 0; j < i && through; j++) {
+            const stmt *r = &b->st[j];
+            if (r->kind != I_BRA)
+                continue;
+            long t = -1;
+            for (long k = 0; k < b->nlabels && r->nops >= 1; k++)
+                if (!strcmp(b->labels[k], r->ops[0]))
+                    t = lab_at[k];
+            if (t > i && !tid0_guard(b, r, false))
+                through = false;
+        }
+        int64_t vals[PTXDATA_VALS];
+        if (through && stored_values(b, s, size, clk, vals, PTXDATA_VALS) == 1) {
+            *v = vals[0];
+            if (size < 8)
+                *v = (int64_t)((uint64_t)*v & ((1ull << (8 * size)) - 1));
+            *line = b->st[bar].line;
+            found = true;
+        }
+    }
+    hk_free(lab_at);
+    return found;
+}
+
 /* The stores pass, at the launched entry's end: judge it at the launch and note, for each
  * variable asked about, its plain stores in the body and whether one can run. */
 static void stores_judge(scan *sc)
@@ -3357,6 +3489,13 @@ static void stores_judge(scan *sc)
                         sc->sv[k].v[sc->sv[k].nv++] = x;
                 }
             }
+    }
+    for (int k = 0; k < sc->nsv; k++) {
+        size_t size = 0;
+        if (!sc->sv[k].many && sc->sv[k].nv == 1 &&
+            ptxdata_size(sc->data, sc->sv[k].name, &size) &&
+            store_cover(b, sc->sv[k].name, size, clk, &sc->sv[k].cover_v, &sc->sv[k].cover_line))
+            sc->sv[k].cover = sc->sv[k].cover_v == sc->sv[k].v[0];
     }
     hk_free(clk);
 }
@@ -3660,9 +3799,13 @@ static int stores_pass(scan *sc, const char *text, size_t len, FILE *fp)
                 continue;
             if (!r->sv[k].live)
                 ptxdata_allow(sc->data, r->sv[k].name);
-            else if (!r->sv[k].many && r->sv[k].nv) /* stores of a few values */
+            else if (!r->sv[k].many && r->sv[k].nv) { /* stores of a few values */
                 ptxdata_allow_values(sc->data, r->sv[k].name, r->sv[k].v, r->sv[k].nv,
                                      !r->sv[k].sure);
+                if (r->sv[k].cover) /* and past the barrier they precede, only theirs */
+                    ptxdata_allow_cover(sc->data, r->sv[k].name, r->sv[k].cover_line,
+                                        r->sv[k].cover_v);
+            }
         }
     }
     hk_free(r);

@@ -100,7 +100,10 @@ typedef struct {
  * this launch (the entry judged first at the launch: ptxdata_stored, docs/referee.md "Stores
  * no launch runs"), or, where those that can run write the whole word with a few constants,
  * holds its initializer or one of them, judged at each when every such store is behind a branch
- * on data ("Stores of a few values"). An int converted from an .f32 whose value classes (IEEE
+ * on data ("Stores of a few values"); where they write one constant and one of them runs in
+ * every block's tid.x = 0 before the entry's first barrier, reached once by every thread, a
+ * load past that barrier in the entry reads that constant alone ("A store every block makes
+ * before its barrier"). An int converted from an .f32 whose value classes (IEEE
  * operations followed from immediates) are within +0, -0 and NaN is 0 at any launch ("A float
  * of a few classes"). Pure. */
 int ptxrace_scan_launch(const char *text, size_t len, const ptxrace_launch *l, const char *entry,

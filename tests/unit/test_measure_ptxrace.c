@@ -357,6 +357,49 @@ static const char source[] =
     "           if (t == 0 && in[0] != in[0]) hk_st_loaded = (int)in[1])\n"
     "TREE_STORE(tree_store_half, hk_st_half,\n"
     "           if (t == 0 && in[0] != in[0]) ((short *)&hk_st_half)[1] = 1)\n"
+    /* a store every block makes before its barrier (session 42, REF9; spin_tid_store_evade.cu):
+     * PRE before the block's first barrier BAR, POST after it; the word read in the loop */
+    "#define TREE_COVER(NAME, VAR, PRE, BAR, POST)                                \\\n"
+    "__global__ void NAME(const float *in, float *out, const int *flag, int n)    \\\n"
+    "{                                                                            \\\n"
+    "    __shared__ float buf[1024];                                              \\\n"
+    "    int t = threadIdx.x;                                                     \\\n"
+    "    PRE;                                                                     \\\n"
+    "    buf[t] = in[blockIdx.x * blockDim.x + t];                                \\\n"
+    "    BAR;                                                                     \\\n"
+    "    POST;                                                                    \\\n"
+    "    volatile float *v = buf;                                                 \\\n"
+    "    for (int s = (int)(blockDim.x >> 1) + VAR; s > 0; s >>= 1) {             \\\n"
+    "        if (t < s)                                                           \\\n"
+    "            v[t] += v[t + s];                                                \\\n"
+    "        if (s > 32 || flag[0])                                               \\\n"
+    "            __syncthreads();                                                 \\\n"
+    "    }                                                                        \\\n"
+    "    if (t == 0)                                                              \\\n"
+    "        out[blockIdx.x] = buf[0];                                            \\\n"
+    "}\n"
+    "__device__ int hk_cv = 5, hk_cv_neg, hk_cv_loaded = 5, hk_cv_late = 5, hk_cv_blocks = 5;\n"
+    "__device__ int hk_cv_dguard, hk_cv_bar = 5, hk_cv_t1 = 5, hk_cv_early = 5, hk_cv_nc = 5;\n"
+    "__device__ int hk_cv_late_n, hk_cv_t1n;\n"
+    "TREE_COVER(tree_cover, hk_cv, if (t == 0) hk_cv = 0, __syncthreads(), (void)0)\n"
+    "TREE_COVER(tree_cover_neg, hk_cv_neg, if (t == 0) hk_cv_neg = -1000, __syncthreads(), (void)0)\n"
+    "TREE_COVER(tree_cover_loaded, hk_cv_loaded, if (t == 0) hk_cv_loaded = (int)in[1],\n"
+    "           __syncthreads(), (void)0)\n"
+    "TREE_COVER(tree_cover_late, hk_cv_late, (void)0, __syncthreads(), if (t == 0) hk_cv_late = 0)\n"
+    "TREE_COVER(tree_cover_late_n, hk_cv_late_n, (void)0, __syncthreads(),\n"
+    "           if (t == 0) hk_cv_late_n = n)\n"
+    "TREE_COVER(tree_cover_blocks, hk_cv_blocks,\n"
+    "           if (t == 0) hk_cv_blocks = 0; if (t == 1 && blockIdx.x == 3) hk_cv_blocks = -1000,\n"
+    "           __syncthreads(), (void)0)\n"
+    "TREE_COVER(tree_cover_dguard, hk_cv_dguard, if (t == 0 && in[0] < 0.0f) hk_cv_dguard = -1000,\n"
+    "           __syncthreads(), (void)0)\n"
+    "TREE_COVER(tree_cover_bar, hk_cv_bar, if (t == 0) hk_cv_bar = 0, if (flag[1]) __syncthreads(),\n"
+    "           (void)0)\n"
+    "TREE_COVER(tree_cover_t1, hk_cv_t1, if (t == 1) hk_cv_t1 = 0, __syncthreads(), (void)0)\n"
+    "TREE_COVER(tree_cover_t1n, hk_cv_t1n, if (t == 1) hk_cv_t1n = n, __syncthreads(), (void)0)\n"
+    "TREE_COVER(tree_cover_early, e, if (t == 0) hk_cv_early = 0; int e = hk_cv_early,\n"
+    "           __syncthreads(), (void)0)\n"
+    "TREE_COVER(tree_cover_nc, __ldg(&hk_cv_nc), if (t == 0) hk_cv_nc = 0, __syncthreads(), (void)0)\n"
     /* the same start with the barrier kept every trip: race-free at every value */
     "__global__ void tree_bound_synced(const float *in, float *out, int n)\n"
     "{\n"
@@ -968,11 +1011,10 @@ static void test_module_data_stores(void **state)
     assert_true(r.found);
     r = scan_store("tree_store_big", 256, true, 5000);
     assert_false(r.found);
-    /* the store runs in thread 0 whatever the data, and writes n, not the initializer: the
-     * word is 0 or n for all the rule knows, and 0 may never be seen (the block's barrier
-     * follows the store): not judged (session 42) */
-    const char *never[] = {"tree_store_tid", "tree_store_loaded", "tree_store_half",
-                           "tree_store_neg"};
+    /* a value from data, part of the word, none of the values racing: not judged (session
+     * 42); tree_store_tid (stored n in thread 0 before the barrier, 0 never seen past it):
+     * test_module_data_cover */
+    const char *never[] = {"tree_store_loaded", "tree_store_half", "tree_store_neg"};
     for (size_t i = 0; i < sizeof never / sizeof *never; i++) {
         r = scan_store(never[i], 256, true, 1000);
         if (r.found)
@@ -1058,14 +1100,16 @@ static void test_module_data_stores(void **state)
         free(e2);
     }
     free(t);
-    /* tree_store_tid's store runs in thread 0: a reading that missed it would call the word
-     * 0 -- here a block comment that ptxas skips but a line-by-line reading would take as
-     * `ret;` before the store, and the store past the cut of an over-long line */
-    t = one_kernel("tree_store_tid");
-    entry = "_Z14tree_store_tidPKfPfPKii";
+    /* tree_cover_t1n's store runs in thread 1 whatever the data (the word 0 or n): a reading
+     * that missed it would call the word 0 -- here a block comment that ptxas skips but a
+     * line-by-line reading would take as `ret;` before the store, and the store past the cut
+     * of an over-long line (tree_store_tid's store, in thread 0, was used up to session 42's
+     * REF9, which reads that word as n past the barrier: test_module_data_cover) */
+    t = one_kernel("tree_cover_t1n");
+    entry = "_Z14tree_cover_t1nPKfPfPKii";
     r = scan_store_text(t, entry, 256, true, 1000);
     assert_false(r.found);
-    st = strstr(t, "[hk_st_tid]");
+    st = strstr(t, "[hk_cv_t1n]");
     assert_non_null(st);
     while (st > t && st[-1] != '\n')
         st--;
@@ -1154,6 +1198,186 @@ static void test_module_data_stores(void **state)
     assert_int_equal(vals[1], 1);
     assert_int_equal(ptxdata_load_values(d, "w", 0, false, 4, false, vals, 2), 0); /* cap */
     assert_int_equal(ptxdata_load_values(d, "w", 2, false, 4, false, vals, 8), 0); /* past */
+    ptxdata_free(d);
+}
+
+/* The kernel's entry name as nvcc mangles a TREE_STORE / TREE_COVER kernel. */
+static const char *tree_entry(const char *kernel, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "_Z%zu%sPKfPfPKii", strlen(kernel), kernel);
+    return buf;
+}
+
+/* A store every block makes before its barrier (docs/referee.md, the paragraph of that name;
+ * spin_tid_store_evade.cu): the word reads as the stored value past the barrier, the
+ * initializer unseen; not where the store may not run in a block, runs after the barrier,
+ * another store writes another value, the barrier is under a branch, the load comes before
+ * the barrier or goes through the read-only path. */
+static void test_module_data_cover(void **state)
+{
+    (void)state;
+    struct {
+        const char *kernel;
+        bool found;
+        long k, data;
+    } cases[] = {
+        {"tree_cover", true, 16, 1},         /* the cheat's shape: 5 unseen, 0 races */
+        {"tree_cover_neg", false, 0, 1},     /* read -1000: no trip, nothing races */
+        {"tree_store_tid", true, 0, 1},      /* n = 1000 stored: s from 1128, races */
+        {"tree_store_same", true, 16, 1},    /* 0 over 0 */
+        {"tree_cover_loaded", false, 0, 0},  /* a loaded value */
+        {"tree_cover_late", false, 0, 0},    /* after the barrier: 5 may be read */
+        {"tree_cover_late_n", false, 0, 0},  /* after the barrier: 0 or n */
+        {"tree_cover_blocks", false, 0, 0},  /* block 3 stores -1000 too (one selp) */
+        {"tree_cover_dguard", true, 16, 1},  /* under data: the initializer 0 may be read */
+        {"tree_cover_bar", false, 0, 0},     /* the barrier under a branch on data */
+        {"tree_cover_t1", false, 0, 0},      /* thread 1 only: tid.x = 0 skips it */
+        {"tree_cover_t1n", false, 0, 0},     /* the same, of n */
+        {"tree_cover_early", false, 0, 0},   /* a load before the barrier too (nvcc stores a
+                                              * register of two writes: not a constant) */
+        {"tree_cover_nc", false, 0, 0},      /* __ldg: its address taken, nothing read */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        ptxrace_result r = scan_store(cases[i].kernel, 256, true, 1000);
+        if (r.found != cases[i].found || (cases[i].k && r.k != cases[i].k) ||
+            r.data_loads != cases[i].data)
+            fail_msg("%s: found %d (want %d), k %ld, %ld data loads (want %ld)", cases[i].kernel,
+                     r.found, cases[i].found, r.k, r.data_loads, cases[i].data);
+    }
+    /* the store's own guard, in place of the branch around it: thread 1 only (not found), and
+     * every thread but 1 (thread 0 among them: found) */
+    char *t = one_kernel("tree_cover_t1");
+    char entry[128];
+    tree_entry("tree_cover_t1", entry, sizeof entry);
+    const char *st = strstr(t, "[hk_cv_t1]");
+    assert_non_null(st);
+    while (st > t && st[-1] != '\n')
+        st--;
+    char stline[256];
+    size_t sl = (size_t)(strchr(st, '\n') - st);
+    assert_true(sl < sizeof stline);
+    memcpy(stline, st, sl);
+    stline[sl] = '\0';
+    const char *g = strstr(t, "@%p");
+    assert_non_null(g);
+    assert_true(g < st);
+    const char *gl0 = g;
+    while (gl0 > t && gl0[-1] != '\n')
+        gl0--;
+    char gline[256], gname[16];
+    size_t gll = (size_t)(strchr(gl0, '\n') - gl0) + 1;
+    assert_true(gll < sizeof gline);
+    memcpy(gline, gl0, gll);
+    gline[gll] = '\0';
+    assert_non_null(strstr(gline, "bra"));
+    size_t gn = strcspn(g, " \t");
+    assert_true(gn < sizeof gname);
+    memcpy(gname, g, gn);
+    gname[gn] = '\0';
+    char *e = text_edit(t, gline, "");
+    char with[300];
+    snprintf(with, sizeof with, "\t@!%s %s", gname + 1, stline + 1); /* runs where t == 1 */
+    char *e2 = text_edit(e, stline, with);
+    ptxrace_result r = scan_store_text(e2, entry, 256, true, 1000);
+    assert_false(r.found);
+    assert_int_equal(r.data_loads, 0);
+    free(e2);
+    snprintf(with, sizeof with, "\t%s %s", gname, stline + 1); /* runs where t != 1 */
+    e2 = text_edit(e, stline, with);
+    r = scan_store_text(e2, entry, 256, true, 1000);
+    assert_true(r.found);
+    assert_int_equal(r.k, 16);
+    assert_int_equal(r.data_loads, 1);
+    free(e2);
+    free(e);
+    free(t);
+    /* tree_cover's text edited: found as it is; not with the load through the read-only path
+     * (`.nc`), moved before the barrier, the barrier under a guard, a second store of
+     * another value, or thread 0 returning before its store */
+    t = one_kernel("tree_cover");
+    tree_entry("tree_cover", entry, sizeof entry);
+    r = scan_store_text(t, entry, 256, true, 1000);
+    assert_true(r.found);
+    const char *ld = strstr(t, "ld.global.u32");
+    assert_non_null(ld);
+    assert_non_null(strstr(ld, "[hk_cv]"));
+    const char *l0 = ld;
+    while (l0 > t && l0[-1] != '\n')
+        l0--;
+    char ldline[256];
+    size_t ll = (size_t)(strchr(l0, '\n') - l0) + 1;
+    assert_true(ll < sizeof ldline);
+    memcpy(ldline, l0, ll);
+    ldline[ll] = '\0';
+    assert_non_null(strstr(ldline, "[hk_cv]"));
+    const char *qual[] = {"ld.global.nc.u32", "ld.global.ca.u32", "ld.global.L1::evict_last.u32"};
+    for (size_t i = 0; i < sizeof qual / sizeof *qual; i++) {
+        e = text_edit(t, "ld.global.u32", qual[i]);
+        r = scan_store_text(e, entry, 256, true, 1000);
+        if (r.found || r.data_loads)
+            fail_msg("%s: found %d, %ld data loads", qual[i], r.found, r.data_loads);
+        free(e);
+    }
+    e = text_edit(t, "ld.global.u32", "ld.volatile.global.u32");
+    r = scan_store_text(e, entry, 256, true, 1000);
+    assert_true(r.found);
+    free(e);
+    e = text_edit(t, ldline, "");
+    snprintf(with, sizeof with, "%s\tbar.sync", ldline);
+    e2 = text_edit(e, "\tbar.sync", with);
+    r = scan_store_text(e2, entry, 256, true, 1000);
+    assert_false(r.found);
+    assert_int_equal(r.data_loads, 0);
+    free(e2);
+    free(e);
+    e = text_edit(t, "\tbar.sync", "\t@%p1 bar.sync");
+    r = scan_store_text(e, entry, 256, true, 1000);
+    assert_false(r.found);
+    assert_int_equal(r.data_loads, 0);
+    free(e);
+    /* a second store, of -1000 in block 3 only: the word 0 or -1000 (nvcc makes
+     * tree_cover_blocks one store of a selp behind a branch on tid.x and ctaid.x) */
+    const char *st0 = strstr(t, "[hk_cv]");
+    assert_non_null(st0);
+    assert_true(st0 < ld);
+    while (st0 > t && st0[-1] != '\n')
+        st0--;
+    sl = (size_t)(strchr(st0, '\n') - st0);
+    assert_true(sl < sizeof stline);
+    memcpy(stline, st0, sl);
+    stline[sl] = '\0';
+    snprintf(with, sizeof with,
+             "%s\n\tmov.u32 %%r98, %%ctaid.x;\n\tsetp.eq.s32 %%p9, %%r98, 3;\n"
+             "\t@%%p9 st.global.u32 [hk_cv], -1000;", stline);
+    e = text_edit(t, stline, with);
+    r = scan_store_text(e, entry, 256, true, 1000);
+    assert_false(r.found);
+    assert_int_equal(r.data_loads, 0);
+    free(e);
+    e = text_edit(t, "\t@%p1 bra", "\t@!%p1 ret;\n\t@%p1 bra"); /* thread 0 leaves first */
+    r = scan_store_text(e, entry, 256, true, 1000);
+    assert_false(r.found);
+    assert_int_equal(r.data_loads, 0);
+    free(e);
+    free(t);
+    /* ptxdata alone: the one value past the line in the entry holding the stores, else as
+     * ptxdata_load_values */
+    static const char text[] =
+        ".global .align 4 .u32 w = 5;\n"
+        ".visible .entry a()\n{\n\tst.global.u32 [w], 0;\n\tret;\n}\n";
+    ptxdata *d = NULL;
+    int64_t v[4];
+    assert_int_equal(ptxdata_read(text, strlen(text), NULL, 0, &d), HK_OK);
+    ptxdata_allow_values(d, "w", (const int64_t[]){0}, 1, false);
+    ptxdata_allow_cover(d, "w", 10, 0x10000);
+    assert_int_equal(ptxdata_load_values_at(d, "w", 0, false, 4, false, "a", 11, v, 4), 1);
+    assert_int_equal(v[0], 0x10000);
+    assert_int_equal(ptxdata_load_values_at(d, "w", 2, false, 2, false, "a", 11, v, 4), 1);
+    assert_int_equal(v[0], 1);
+    assert_int_equal(ptxdata_load_values_at(d, "w", 0, false, 4, false, "a", 10, v, 4), 0);
+    assert_int_equal(ptxdata_load_values_at(d, "w", 0, false, 4, false, "b", 11, v, 4), 0);
+    assert_int_equal(ptxdata_load_values_at(d, "w", 0, false, 4, false, NULL, 11, v, 4), 0);
+    assert_int_equal(ptxdata_load_values_at(d, "w", 0, true, 4, false, "a", 11, v, 4), 0);
     ptxdata_free(d);
 }
 
@@ -1324,7 +1548,7 @@ static void test_whole_module(void **state)
     assert_int_equal(ptxrace_scan(ptx, ptx_len, &r), HK_OK);
     assert_true(r.found);
     assert_string_equal(r.func, "_Z9racy_tailPKfPf");
-    assert_int_equal(r.functions, 51);
+    assert_int_equal(r.functions, 63);
     char path[600];
     snprintf(path, sizeof path, "%s/k.ptx", dir);
     ptxrace_result f;
@@ -1461,6 +1685,7 @@ int main(void)
         cmocka_unit_test(test_module_data_text),
         cmocka_unit_test(test_module_data),
         cmocka_unit_test(test_module_data_stores),
+        cmocka_unit_test(test_module_data_cover),
         cmocka_unit_test(test_float_zero),
         cmocka_unit_test(test_rule),
         cmocka_unit_test(test_odd_text),

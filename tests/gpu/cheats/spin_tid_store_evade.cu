@@ -1,5 +1,6 @@
 // expect: race
 // kernel: reduce_sum
+// judged from the PTX: race
 // Class: 5 races, an attack on the static race rule as session 42 left it (REF8):
 // spin_guard_evade.cu with the store taken out from under its guard on data and the initializer
 // changed: `__device__ int hk_zero = 5;` and `if (t == 0) hk_zero = 0;` before the block's first
@@ -17,6 +18,16 @@
 // (measured on the CPU in session 42, REF8, bench/results/2026-12-06-shared-race-cpu-s42.md); on
 // the GPU it depends on the sensing, as spin_word_evade.cu did -- an open hole (docs/referee.md,
 // "A candidate reads no other thread's unsynchronised word", Not covered).
+// **Closed (session 42, REF9):** the order is followed. The one store writes the whole word with
+// the constant 0; it runs in the thread with tid.x = 0 of every block (its branch `@%p1 bra` is on
+// tid.x != 0 alone: no data), before the block's first barrier, which is unguarded and reached
+// by every thread with no way back before it (every branch before it forward to a label before
+// it; no ret, call or loop there). A load of hk_zero past that barrier in reduce_sum happens
+// after a store of 0 in its own block (bar.sync orders the block's memory accesses), so it reads
+// that 0 or a store coherence-later, also 0 -- never the initializer 5. The loop is judged at 0
+// and races: `race` from the PTX before any run (docs/referee.md, "A store every block makes
+// before its barrier"). The next attack: spin_bar2_store_evade.cu (the store after the first
+// barrier, before the second).
 __device__ unsigned hk_flag[65536];
 __device__ int hk_zero = 5; /* 0 after the first barrier in every block: thread 0 stores it */
 
