@@ -1967,14 +1967,16 @@ bool rwp_launch_extent(const km_kernel *k, const km_class *c, const km_cform *I,
 
 /* ---- a parameter that is the block size (rw_spec_block_x_param) ---- */
 
-/* Integer parameter types: the launch's block is an integer, so only a parameter of one
- * of these holds exactly what blockDim.x holds (a float block_size would round under / 2). */
+/* Integer parameter types (and the usual typedefs of them: CUDA samples' uint): the
+ * launch's block is an integer, so only a parameter of one of these holds exactly what
+ * blockDim.x holds (a float block_size would round under / 2). */
 static bool integer_type(const char *t)
 {
     static const char *const ints[] = {
         "int", "unsigned", "unsigned int", "signed", "signed int", "long", "long int", /* i18n: not for people */
         "unsigned long", "long long", "unsigned long long", "size_t", "int32_t",      /* i18n: not for people */
-        "uint32_t", "int64_t", "uint64_t", "short", "unsigned short", "ptrdiff_t"};   /* i18n: not for people */
+        "uint32_t", "int64_t", "uint64_t", "short", "unsigned short", "ptrdiff_t",    /* i18n: not for people */
+        "uint", "ushort", "ulong", "u32", "s32", "i32", "u64", "index_t", "int64"};    /* i18n: not for people */
     for (size_t i = 0; t && i < HK_ARRAY_LEN(ints); i++)
         if (strcmp(t, ints[i]) == 0)
             return true;
