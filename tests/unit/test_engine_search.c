@@ -464,12 +464,13 @@ static void block_param_search(const char *bs_value, bool bound)
     char err[256];
     assert_int_equal(search_launch_from_spec(sp, 132, &l, err, sizeof err), HK_OK);
     assert_true(l.block_free);
-    search_struct choices[2] = {
+    search_struct choices[3] = {
         {.skill = "sm90-block-reduce-atomics", .rewrite = "block_reduce", .block_size = 128, .rank = 0},
-        {.skill = "sm90-ilp", .rewrite = "ilp_accumulators", .block_size = 128, .rank = 1},
+        {.skill = "sm90-ilp", .rewrite = "ilp_accumulators", .block_size = 128, .rank = 0},
+        {.skill = "sm90-warp-row-tree", .rewrite = "warp_row_tree", .rank = 0},
     };
     l.structs = choices;
-    l.n_structs = 2;
+    l.n_structs = 3;
     fixture fx;
     load_path(src, &fx);
     search_budget b = {.max_candidates = 64};
@@ -484,19 +485,28 @@ static void block_param_search(const char *bs_value, bool bound)
     }
     assert_int_equal(said, bound);
     const search_candidate *c;
-    unsigned other_block = 0, trees = 0;
+    unsigned other_block = 0, trees = 0, warp_rows = 0;
     while (search_next(s, &c) == HK_OK) {
         other_block += c->block[0] != 256;
         trees += c->structural && strstr(c->text, "hk rewrite: block_reduce") != NULL;
+        /* a warp per row (no scalar is the grid: the kernel's own launch, rows to gridDim.x) */
+        if (c->structural && strstr(c->text, "hk rewrite: warp_row_tree")) {
+            warp_rows++;
+            assert_int_equal(c->block[0], 256);
+            assert_int_equal(c->grid_mode, SEARCH_GRID_SPEC);
+            assert_non_null(strstr(c->text, "hk_row < (unsigned int)(gridDim.x)"));
+        }
         assert_int_equal(search_report(s, c->id, SEARCH_OK, 1.0), HK_OK);
     }
     print_message("bs %s: %u candidates with another block, %u block_reduce\n", bs_value, other_block, trees);
     if (bound) {
         assert_int_equal(other_block, 0);
         assert_true(trees >= 1);
+        assert_true(warp_rows >= 1);
     } else {
         assert_true(other_block >= 1);
         assert_int_equal(trees, 0);
+        assert_int_equal(warp_rows, 0);   /* bs is not the block: its loop is no block-stride loop */
     }
     search_free(s);
     unload(&fx);

@@ -356,6 +356,195 @@ static void test_emulated(void **state)
     emu_batch_run(&batch);
 }
 
+/* ---- warp_row_tree: the block per row as one warp per row ---- */
+
+/* The rewrite name on kname with spec sp (may be NULL), template arguments targs (may be
+ * NULL) and params (may be NULL). */
+static void apply_named(const char *text, const char *kname, const spec *sp, const char *rw, const char *const *targs,
+                        const int *params, rw_result *r)
+{
+    fixture fx;
+    load_text(text, &fx);
+    const rw_descriptor *d = rw_find(rw);
+    assert_non_null(d);
+    rw_context ctx = {.text = fx.text, .len = fx.len, .m = fx.m, .kernel = kernel(&fx, kname), .spec = sp,
+                      .template_args = targs, .n_template_args = targs ? 1 : 0};
+    assert_int_equal(rw_apply(d, &ctx, params, r, NULL), HK_OK);
+    unload(&fx);
+}
+
+/* A block-stride loop read by the thread elsewhere, a barrier of its own, two trees. */
+static const char std_tid_read[] = STD_HEAD("std_tid_read", ", int block_size")
+    "    if (tid < C) sum = x[tid] - x[tid];\n" STD_SUM("block_size") STD_TAIL("block_size / 2");
+static const char std_cut[] = STD_HEAD("std_cut", "") STD_SUM("blockDim.x")
+    "    if (tid < 32) shared[tid] = sum;\n    __syncthreads();\n"
+    "    for (int stride = blockDim.x / 2; stride >= 1; stride /= 2) {\n        __syncthreads();\n"
+    "        if (tid < stride)\n            shared[tid] += shared[tid + stride];\n    }\n"
+    "    if (tid == 0)\n        rstd[idx] = shared[0];\n}\n";
+
+/* a max tree over a stored sum: the block's largest partial sum, which depends on the block */
+static const char std_maxtree[] = STD_HEAD("std_maxtree", "") STD_SUM("blockDim.x")
+    "    shared[tid] = sum;\n    __syncthreads();\n"
+    "    for (int stride = blockDim.x / 2; stride >= 1; stride /= 2) {\n        __syncthreads();\n"
+    "        if (tid < stride)\n            shared[tid] = fmaxf(shared[tid], shared[tid + stride]);\n    }\n"
+    "    if (tid == 0)\n        rstd[idx] = shared[0];\n}\n";
+
+static void test_warp_row_tree(void **state)
+{
+    (void)state;
+    struct {
+        const char *text, *name, *bs;
+    } cases[] = {
+        {std_param, "std_param", "block_size"}, {std_dim, "std_dim", NULL},
+        {std_macro, "std_macro", NULL},         {std_tpl, "std_tpl", NULL},
+        {std_param_fma, "std_param_fma", "block_size"}, {std_dim_fma, "std_dim_fma", NULL},
+    };
+    const char *targs[] = {"512"};
+    for (size_t i = 0; i < HK_ARRAY_LEN(cases); i++) {
+        spec *sp = make_spec(cases[i].name, "k.cu", sizes2, "512", cases[i].bs, "512", false);
+        rw_result r;
+        apply_named(cases[i].text, cases[i].name, sp, "warp_row_tree", targs, NULL, &r);
+        print_message("%s: %s\n", cases[i].name, r.description);
+        assert_true(r.applicable);
+        assert_int_equal(r.grid_divisor, 16);   /* 512 / 32 rows per block, N the grid */
+        assert_false(r.keeps_launch);
+        assert_non_null(strstr(r.text, "hk_row < (unsigned int)(N)"));
+        assert_non_null(strstr(r.text, "i += 32)"));
+        assert_non_null(strstr(r.text, "__shfl_xor_sync"));
+        assert_null(strstr(r.text, "__syncthreads"));
+        assert_non_null(strstr(r.text, "rstd[idx] = 1.0f / sqrtf(hk_v / C + 1e-5f);"));
+        rw_result_free(&r);
+        /* keep_launch=1: the kernel's own launch, rows bounded by gridDim.x */
+        const int keep[RW_MAX_PARAMS] = {1};
+        apply_named(cases[i].text, cases[i].name, sp, "warp_row_tree", targs, keep, &r);
+        assert_true(r.applicable);
+        assert_true(r.keeps_launch);
+        assert_int_equal(r.grid_divisor, 0);
+        assert_non_null(strstr(r.text, "hk_row < (unsigned int)(gridDim.x)"));
+        rw_result_free(&r);
+        spec_free(sp);
+    }
+    /* the macro is the block size only where the spec's block is it: at 256 its loop is no
+     * block-stride loop, and the thread read in its start is named */
+    spec *sp = make_spec("std_macro", "k.cu", sizes2, "256", NULL, NULL, false);
+    rw_result r;
+    apply_named(std_macro, "std_macro", sp, "warp_row_tree", NULL, NULL, &r);
+    print_message("std_macro at 256: %s\n", r.description);
+    assert_false(r.applicable);
+    assert_non_null(strstr(r.description, "line 10: tid is read where one warp per row would change its value"));
+    rw_result_free(&r);
+    spec_free(sp);
+    /* refusals, each naming the construct and line */
+    apply_named(std_dim, "std_dim", NULL, "warp_row_tree", NULL, NULL, &r);
+    assert_false(r.applicable);
+    assert_non_null(strstr(r.description, "the spec's block along x is not a multiple of 32"));
+    rw_result_free(&r);
+    sp = make_spec("std_dim", "k.cu", sizes2, "496", NULL, NULL, false);
+    apply_named(std_dim, "std_dim", sp, "warp_row_tree", NULL, NULL, &r);
+    assert_false(r.applicable);
+    assert_non_null(strstr(r.description, "not a multiple of 32"));
+    rw_result_free(&r);
+    spec_free(sp);
+    sp = make_spec("std_tid_read", "k.cu", sizes2, "512", "block_size", "512", false);
+    apply_named(std_tid_read, "std_tid_read", sp, "warp_row_tree", NULL, NULL, &r);
+    print_message("std_tid_read: %s\n", r.description);
+    assert_false(r.applicable);
+    assert_non_null(strstr(r.description, "line 9: tid is read where one warp per row would change its value"));
+    rw_result_free(&r);
+    spec_free(sp);
+    sp = make_spec("std_cut", "k.cu", sizes2, "512", NULL, NULL, false);
+    apply_named(std_cut, "std_cut", sp, "warp_row_tree", NULL, NULL, &r);
+    print_message("std_cut: %s\n", r.description);
+    assert_false(r.applicable);
+    rw_result_free(&r);
+    spec_free(sp);
+    sp = make_spec("std_maxtree", "k.cu", sizes2, "512", NULL, NULL, false);
+    apply_named(std_maxtree, "std_maxtree", sp, "warp_row_tree", NULL, NULL, &r);
+    print_message("std_maxtree: %s\n", r.description);
+    assert_false(r.applicable);
+    assert_non_null(strstr(r.description, "line 18: the tree over shared combines other than by a sum"));
+    rw_result_free(&r);
+    spec_free(sp);
+    /* both passes in one block: the same verdict in both spellings (block_reduce's refusal) */
+    sp = make_spec("one_param", "k.cu", sizes2, "512", "block_size", "512", true);
+    spec *sd = make_spec("one_dim", "k.cu", sizes2, "512", NULL, NULL, true);
+    rw_result rd;
+    apply_named(one_param, "one_param", sp, "warp_row_tree", NULL, NULL, &r);
+    apply_named(one_dim, "one_dim", sd, "warp_row_tree", NULL, NULL, &rd);
+    print_message("one_param: %s\none_dim: %s\n", r.description, rd.description);
+    assert_false(r.applicable);
+    assert_false(rd.applicable);
+    assert_string_equal(strstr(r.description, "no shared-memory tree"), strstr(rd.description, "no shared-memory tree"));
+    rw_result_free(&r);
+    rw_result_free(&rd);
+    spec_free(sp);
+    spec_free(sd);
+    assert_int_equal(hk_alloc_live(), 0);
+}
+
+/* warp_row_tree run against the original: the divided grid (rows bounded by N), the
+ * kernel's own launch, a grid one block short (the rows loop covers it), ragged rows; its
+ * shuffle cut short and its rows bounded one short must differ. */
+static void test_warp_row_tree_emulated(void **state)
+{
+    (void)state;
+    SKIP_WITHOUT_EMULATOR();
+    static emu_batch batch;
+    emu_batch_init(&batch, tmpdir, "wrt");
+    static const char drv_fmt[] =
+        "for (unsigned b : {64u, 256u, 512u})\n"
+        "    for (int C : {1, 300, 771})\n"
+        "        for (int s = 0; s < 3; s++) {\n"
+        "            const int N = 37;\n"
+        "            const unsigned rpb = b / 32, g = %s;\n"
+        "            emu::schedule = s;\n"
+        "            emu::buf<float> x(N * C), mean(N), o(N), c(N);\n"
+        "            x.fill(C + (int)b);\n"
+        "            mean.fill(3);\n"
+        "            o.set(-7.0f);\n"
+        "            c.set(-7.0f);\n"
+        "            emu::launch(dim3(N), dim3(b), b * sizeof(float), [&] { orig::std_param(o, x, mean, N, C, (int)b); });\n"
+        "            emu::launch(dim3(g), dim3(b), 0, [&] { cand::std_param(c, x, mean, N, C, (int)b); });\n"
+        "            if (!emu::expect(\"rstd\", o, c, 1e-5, 1.0))\n"
+        "                printf(\"  (b %%u, C %%d, schedule %%d)\\n\", b, C, s);\n"
+        "        }\n";
+    char divided[1400], kept[1400], short_grid[1400];
+    snprintf(divided, sizeof divided, drv_fmt, "(N + rpb - 1) / rpb");
+    snprintf(kept, sizeof kept, drv_fmt, "N");
+    snprintf(short_grid, sizeof short_grid, drv_fmt, "N / rpb");
+    spec *sp = make_spec("std_param", "k.cu", sizes2, "512", "block_size", "512", false);
+    rw_result r, rk;
+    apply_named(std_param, "std_param", sp, "warp_row_tree", NULL, NULL, &r);
+    const int keep[RW_MAX_PARAMS] = {1};
+    apply_named(std_param, "std_param", sp, "warp_row_tree", NULL, keep, &rk);
+    assert_true(r.applicable);
+    assert_true(rk.applicable);
+    emu_batch_add_pair(&batch, "wrt_divided", std_param, r.text, "", divided, EMU_OK);
+    emu_batch_add_pair(&batch, "wrt_kept", std_param, rk.text, "", kept, EMU_OK);
+    char *fewer = strdup(r.text);   /* the rows bounded one short: the last row unwritten */
+    assert_non_null(fewer);
+    char *rb = strstr(fewer, "(unsigned int)(N)");
+    assert_non_null(rb);
+    memcpy(rb + 14, "N-1", 3);   /* (unsigned int)N-1 */
+    emu_batch_add_pair(&batch, "wrt_rows_short", std_param, fewer, "", divided, EMU_DIFFERS);
+    free(fewer);
+    /* the grid one block short is still covered: the rows loop strides over the grid */
+    emu_batch_add_pair(&batch, "wrt_short_grid", std_param, r.text, "", short_grid, EMU_OK);
+    char *cut = strdup(r.text);
+    assert_non_null(cut);
+    char *at = strstr(cut, "hk_off = 16;");
+    assert_non_null(at);
+    memcpy(at, "hk_off = 8; ", 12);
+    emu_batch_add_pair(&batch, "wrt_cut", std_param, cut, "", divided, EMU_DIFFERS);
+    free(cut);
+    rwf_nvcc_compiles(r.text, "wrt_std_param");
+    rwf_nvcc_compiles(rk.text, "wrt_std_param_kept");
+    rw_result_free(&r);
+    rw_result_free(&rk);
+    spec_free(sp);
+    emu_batch_run(&batch);
+}
+
 /* Every applying text compiles for sm_90. */
 static void test_nvcc_texts(void **state)
 {
@@ -380,6 +569,8 @@ int main(void)
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_emulated),
         cmocka_unit_test(test_nvcc_texts),
+        cmocka_unit_test(test_warp_row_tree),
+        cmocka_unit_test(test_warp_row_tree_emulated),
         cmocka_unit_test(rwf_nvcc_queued),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
