@@ -1,20 +1,24 @@
 #!/bin/bash
-# session 42, helper W16A's GPU call (one H100 call, under 3 minutes): block_reduce on llm.c's
-# rstd_kernel, whose tree runs from its parameter block_size / 2 (the spec passes block_size equal
-# to the block, 512, so the kernel model reads it as blockDim.x), judged by hand, then the episode
-# that must propose it first.
+# session 42, helper W16A's GPU call (one H100 call, under 3 minutes): block_reduce and the new
+# warp_row_tree on llm.c's rstd_kernel, whose tree runs from its parameter block_size / 2 (the spec
+# passes block_size equal to the block, 512, so the kernel model reads it as blockDim.x), judged by
+# hand, then the episode that must propose them (block_reduce 1st, warp_row_tree 2nd: grid / 16).
 # Run from the repository root at the commit of branch s42-w16a (or main once merged), with
 # carry/hkls built from it and bench/wild/src extracted, as session 41's w15b/call.sh.
 # The candidate texts are emitted here on the device (third-party kernels rewritten: they never
 # enter the repository), into $OUT/v with the commands that made them.
 #  (a) verify-candidate, 5 pairs each:
+#      rstd_wrt_keep  warp_row_tree keep_launch=1: a warp per row under the spec's own launch (grid N,
+#                     16 rows per block of 512: 2048 working blocks, the other 30720 exit at once);
+#                     the divided form (grid N / 16) runs only in the episode (verify-candidate
+#                     launches the spec's grid)
 #      rstd_br        block_reduce (the tree: 10 barriers per block -> 3)
 #      rstd_br_fb4    fused_blocks blocks=4 on rstd_br's text (the search's stack "A+B")
 #      rstd_fb4       fused_blocks blocks=4 on the original (the control: what the plan had before)
 #  (b) the wild episode of llmc_layernorm_rstd at budget 8 / 1.2 min
 export PATH=/usr/local/cuda/bin:$PATH HK_INCLUDE_DIR=$PWD/include HK_SKILLS_DIR=$PWD/skills REFS=0 SASS=0 HKLS=${HKLS:-$PWD/carry/hkls} HK_COMMIT=${HK_COMMIT:-unknown}
 t0=$(date +%s)
-D=${D:-175}
+D=${D:-178}
 nvidia-smi -L
 mkdir -p $OUT/x $OUT/v
 V=$OUT/v
@@ -26,12 +30,13 @@ emit() {  # emit NAME FILE REWRITE [--param ...]
   echo "$HKLS rewrites $file --kernel rstd_kernel --spec $SPEC --device 132,64 --emit $rw $*" >> $V/commands.txt
   $HKLS rewrites $file --kernel rstd_kernel --spec $SPEC --device 132,64 --emit $rw "$@" > $V/$name.cu 2> $V/$name.emit.err || echo "$name: not emitted: $(head -c 300 $V/$name.emit.err)"
 }
+emit rstd_wrt_keep bench/wild/src/$ID.cu warp_row_tree --param keep_launch=1
 emit rstd_br bench/wild/src/$ID.cu block_reduce
 emit rstd_br_fb4 $V/rstd_br.cu fused_blocks --param blocks=4
 emit rstd_fb4 bench/wild/src/$ID.cu fused_blocks --param blocks=4
-for c in rstd_br rstd_br_fb4 rstd_fb4; do
+for c in rstd_wrt_keep rstd_br rstd_br_fb4 rstd_fb4; do
   [ -s $V/$c.cu ] || { echo "$c: no text"; continue; }
-  [ $(($(date +%s)-t0)) -gt 60 ] && { echo "$c: no time left"; continue; }
+  [ $(($(date +%s)-t0)) -gt 70 ] && { echo "$c: no time left"; continue; }
   timeout 30 $HKLS verify-candidate --spec $SPEC --candidate $V/$c.cu --pairs 5 --json > $V/$c.json 2> $V/$c.err
   echo "$c rc=$? at $(($(date +%s)-t0)) s: $(js $V/$c.json)"
 done 2>&1 | tee $OUT/x/verify.log
