@@ -193,6 +193,44 @@ static const char *grid_param(const struct spec *sp, const an_function *f)
     return NULL;
 }
 
+/* Does text[a, b) name the launch, a barrier or shared memory, which a rewrite of the body's
+ * own tokens would not see? */
+static bool mentions_launch(const char *t, size_t a, size_t b)
+{
+    static const char *const words[] = {"threadIdx", "blockIdx", "blockDim", "gridDim", "hipThreadIdx_",
+                                         "hipBlockIdx_", "hipBlockDim_", "hipGridDim_", "__syncthreads",
+                                         "__syncwarp", "__shared__", "this_thread_block", "__shfl"}; /* i18n: not for people */
+    for (size_t i = 0; i < HK_ARRAY_LEN(words); i++) {
+        size_t n = strlen(words[i]);
+        for (size_t j = a; j + n <= b; j++)
+            if (!memcmp(t + j, words[i], n))
+                return true;
+    }
+    return false;
+}
+
+/* The name at k reads the launch out of sight: a macro whose definition names it, a call of a
+ * function of the file whose body does, or a HIP builtin. */
+static bool hidden_launch_use(const wrt *w, size_t k)
+{
+    const rw_toks *ts = &w->ts;
+    if (ts->t[k].kind != T_IDENT || !rwl_is_use(ts, k))
+        return false;
+    const char *nm = ts->text + ts->t[k].start;
+    size_t nl = ts->t[k].end - ts->t[k].start;
+    if (mentions_launch(nm, 0, nl) && (nl < 3 || memcmp(nm, "hk_", 3) != 0) &&
+        !(rwl_tok_is(ts, k + 1, ".") && (rwl_tok_is_ident(ts, k, "threadIdx") || rwl_tok_is_ident(ts, k, "blockIdx") ||
+                                          rwl_tok_is_ident(ts, k, "blockDim") || rwl_tok_is_ident(ts, k, "gridDim"))))
+        return true;   /* hipThreadIdx_x and the like */
+    size_t at = 0, a, b;
+    while (rwl_next_define(w->c->text, w->c->len, &at, nm, nl, &a, &b))
+        if (mentions_launch(w->c->text, a + nl, b))
+            return true;
+    const an_function *g = rwl_callee(w->c->m, w->f, ts, k);
+    return g && g->body_span.end_byte <= w->c->len &&
+           mentions_launch(w->c->text, g->body_span.start_byte, g->body_span.end_byte);
+}
+
 /* The top-level statement [a, e) is `[const] T name = threadIdx.x;`: its name recorded. */
 static bool tid_decl(wrt *w, size_t a, size_t e)
 {
@@ -335,9 +373,8 @@ static const char tpl_head[] =
     "         hk_row += gridDim.x * hk_rpb) {\n";
 
 static const char tpl_tree[] =
-    "$T hk_v = $ACC;\n"
-    "        for (unsigned int hk_off = 16; hk_off > 0; hk_off >>= 1)   // the tree over 32 lanes\n" /* i18n: not for people */
-    "            hk_v += __shfl_xor_sync(0xffffffffu, hk_v, hk_off, 32);";
+    "for (unsigned int hk_off = 16; hk_off > 0; hk_off >>= 1)   // the tree over 32 lanes\n" /* i18n: not for people */
+    "        hk_v += __shfl_xor_sync(0xffffffffu, hk_v, hk_off, 32);";
 
 /* Scans the body; true with the edits in es when it is a block-per-row tree. */
 static bool scan(wrt *w, unsigned tree_line, rw_edits *es, int *rc)
@@ -362,15 +399,22 @@ static bool scan(wrt *w, unsigned tree_line, rw_edits *es, int *rc)
             char *tree = NULL;
             struct hk_buf b;
             hk_buf_init(&b, PT_TEXT_MAX);
-            const char *kv[] = {"T", w->ty, "ACC", w->acc, NULL};
+            const char *kv[] = {NULL};
             if ((*rc = rwl_render(&b, tpl_tree, kv)) || !(tree = hk_strdup(b.data))) {
                 *rc = *rc ? *rc : HK_ENOMEM;
                 hk_buf_free(&b);
                 return false;
             }
             hk_buf_free(&b);
-            /* the store becomes the register, the barrier goes, the tree is the shuffles */
-            if ((*rc = rwl_edits_add(es, ts->t[store].start, ts->t[store + 5 + tok_span(w, store + 2)].end, "")) ||
+            /* the store becomes the register, the barrier goes, the tree is the shuffles (a
+             * `#pragma unroll` before the tree stays before a loop) */
+            char *reg = hk_asprintf("%s hk_v = %s;", w->ty, w->acc); /* i18n: not for people */
+            if (!reg) {
+                hk_free(tree);
+                *rc = HK_ENOMEM;
+                return false;
+            }
+            if ((*rc = rwl_edits_add_owned(es, ts->t[store].start, ts->t[store + 5 + tok_span(w, store + 2)].end, reg)) ||
                 (*rc = rwl_edits_add(es, ts->t[barrier].start, ts->t[barrier + 3].end, "")) ||
                 (*rc = rwl_edits_add_owned(es, ts->t[a].start, ts->t[e - 1].end, tree)))
                 return false;
@@ -422,6 +466,8 @@ static bool scan(wrt *w, unsigned tree_line, rw_edits *es, int *rc)
             if (rwl_tok_is(ts, k, "return") || rwl_tok_is(ts, k, "goto") || rwl_tok_is(ts, k, "__syncthreads") ||
                 rwl_tok_is(ts, k, "__syncwarp") || rwl_tok_is(ts, k, "asm") || rwl_tok_is(ts, k, "__shared__"))
                 return refuse(w, k, HK_MSG_RW_WRT_STMT, toks(w, k, k + 1, what, sizeof what));
+            if (hidden_launch_use(w, k))
+                return refuse(w, k, HK_MSG_RW_WRT_HIDDEN, toks(w, k, k + 1, what, sizeof what));
             bool builtin = rwl_tok_is_ident(ts, k, "threadIdx") || rwl_tok_is_ident(ts, k, "blockIdx") ||
                            rwl_tok_is_ident(ts, k, "blockDim") || rwl_tok_is_ident(ts, k, "gridDim");
             if (builtin && rwl_is_use(ts, k) &&
@@ -441,7 +487,7 @@ static bool scan(wrt *w, unsigned tree_line, rw_edits *es, int *rc)
                 span = tok_span(w, k);
                 if (!(is_loop && k == step))
                     return refuse(w, k, HK_MSG_RW_WRT_USE, toks(w, k, k + span, what, sizeof what));
-                sub = "32";
+                sub = span == 3 ? "32u" : "32";   /* blockDim.x is unsigned: so stays the step */
             } else if (rwl_tok_is_ident(ts, k, w->arr) && rwl_is_use(ts, k)) {
                 if (part != 3 || !rwl_tok_is(ts, k + 1, "[") || !rwl_tok_is(ts, k + 2, "0") || !rwl_tok_is(ts, k + 3, "]"))
                     return refuse(w, k, HK_MSG_RW_WRT_ARRAY, w->arr);
