@@ -5704,6 +5704,8 @@ static const struct hk_msg_entry msgs[HK_MSG_COUNT] = {
       "线程块的归约树不是内核函数体的顶层循环（位于另一个循环中的归约树每个线程块归约不止一个值）"),
     F(RW_WRT_HIDDEN, "line %u: %s reads the launch (the thread, block or grid, a barrier or shared memory) where the rewrite does not see it (a macro, a called function, a HIP builtin)",
       "第 %u 行：%s 在改写看不到的地方读取启动配置（线程、线程块或网格、屏障或共享内存）（宏、被调用的函数或 HIP 内建变量）"),
+    F(RW_WRT_OUTER, "line %u: the block-stride loop writes %s, which outlives an iteration: a thread's share of the row (a count of its elements) is not a lane's",
+      "第 %u 行：块步长循环写入了 %s，它的生存期超过一次迭代：线程在该行中的份额（例如它处理的元素个数）与通道的份额不同"),
     F(RW_WRT_STMT, "line %u: %s in the kernel: each row's statements run in a loop over the rows, without block-wide barriers, exits or shared declarations of their own",
       "第 %u 行：内核中的 %s：每行的语句在按行的循环中运行，不能有线程块范围的屏障、退出或自己的共享内存声明"),
     F(RW_WRT_USE, "line %u: %s is read where one warp per row would change its value: the thread only as the block-stride loop's start, in the store before the tree and as `== 0` after it; the block size only as that loop's step; blockIdx.x as the row; no other launch dimension",

@@ -332,6 +332,37 @@ static bool block_loop(wrt *w, size_t a, size_t e, size_t *init, size_t *step)
     return false;
 }
 
+/* Does the block-stride loop [w->loop_a, w->loop_b) write a name other than the accumulator
+ * that lives past an iteration (declared outside its body, or its own variable)? A count of
+ * the thread's elements (`cnt++`) is its block's share, which a warp's lane does not have.
+ * The token of the first such write, or 0. */
+static size_t loop_writes_outer(const wrt *w)
+{
+    const rw_toks *ts = &w->ts;
+    size_t open = w->loop_a + 1, close = rwl_match_close(ts, open);
+    for (size_t k = open + 1; k < w->loop_b; k++) {
+        if (ts->t[k].kind != T_IDENT || !rwl_is_use(ts, k) || !rwl_scalar_written(ts, k) ||
+            rwl_tok_is_ident(ts, k, w->acc))
+            continue;
+        if (k < close && rwl_same_tok(ts, k, open + 1 + (rwl_is_type_word(ts, open + 1) ? 1 : 0)))
+            continue;   /* the header's own step of its variable */
+        bool local = false;   /* declared in the loop's body: `T name` (`T *name`) here or before */
+        for (size_t j = close + 1; j <= k && !local; j++) {
+            size_t t = j;
+            while (t > close + 1 && rwl_tok_is(ts, t - 1, "*"))
+                t--;
+            /* two names in a row are a declaration, but after a statement word */
+            local = rwl_same_tok(ts, j, k) && t > close + 1 && ts->t[t - 1].kind == T_IDENT &&
+                    !rwl_tok_is(ts, t - 1, "return") && !rwl_tok_is(ts, t - 1, "else") &&
+                    !rwl_tok_is(ts, t - 1, "case") && !rwl_tok_is(ts, t - 1, "goto") &&
+                    !rwl_tok_is(ts, t - 1, "sizeof") && !rwl_tok_is(ts, t - 1, "do");
+        }
+        if (!local)
+            return k;
+    }
+    return 0;
+}
+
 /* The accumulator acc: a sum from 0 whose every update lies in the block-stride loop. */
 static bool acc_is_loop_sum(wrt *w)
 {
@@ -506,6 +537,9 @@ static bool scan(wrt *w, unsigned tree_line, rw_edits *es, int *rc)
         return refuse(w, store ? store : 1, HK_MSG_RW_WRT_ORDER, w->arr);
     if (!loop_seen || !acc_is_loop_sum(w))
         return refuse(w, store, HK_MSG_RW_WRT_ACC, w->acc);
+    size_t outer = loop_writes_outer(w);
+    if (outer)
+        return refuse(w, outer, HK_MSG_RW_WRT_OUTER, toks(w, outer, outer + 1, what, sizeof what));
     return true;
 }
 

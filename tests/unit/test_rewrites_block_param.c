@@ -386,6 +386,12 @@ static const char std_cut[] = STD_HEAD("std_cut", "") STD_SUM("blockDim.x")
 static const char std_macro_row[] = "#define ROW_OF_BLOCK blockIdx.x\n" STD_HEAD("std_macro_row", "")
     "    const float *y = inp + ROW_OF_BLOCK * C;\n" STD_SUM("blockDim.x") STD_TAIL("blockDim.x / 2");
 
+/* a count of the thread's own elements, read by thread 0 after the tree */
+static const char std_count[] = STD_HEAD("std_count", "")
+    "    int cnt = 0;\n"
+    "    for (int i = tid; i < C; i += blockDim.x) {\n        float diff = x[i] - m;\n        sum += diff * diff;\n        cnt++;\n    }\n"
+    STD_TAIL("blockDim.x / 2");
+
 /* a max tree over a stored sum: the block's largest partial sum, which depends on the block */
 static const char std_maxtree[] = STD_HEAD("std_maxtree", "") STD_SUM("blockDim.x")
     "    shared[tid] = sum;\n    __syncthreads();\n"
@@ -467,6 +473,13 @@ static void test_warp_row_tree(void **state)
     print_message("std_macro_row: %s\n", r.description);
     assert_false(r.applicable);
     assert_non_null(strstr(r.description, "line 10: ROW_OF_BLOCK reads the launch"));
+    rw_result_free(&r);
+    spec_free(sp);
+    sp = make_spec("std_count", "k.cu", sizes2, "512", NULL, NULL, false);
+    apply_named(std_count, "std_count", sp, "warp_row_tree", NULL, NULL, &r);
+    print_message("std_count: %s\n", r.description);
+    assert_false(r.applicable);
+    assert_non_null(strstr(r.description, "line 13: the block-stride loop writes cnt"));
     rw_result_free(&r);
     spec_free(sp);
     sp = make_spec("std_maxtree", "k.cu", sizes2, "512", NULL, NULL, false);
