@@ -540,6 +540,15 @@ static bool scan(wrt *w, unsigned tree_line, rw_edits *es, int *rc)
     size_t outer = loop_writes_outer(w);
     if (outer)
         return refuse(w, outer, HK_MSG_RW_WRT_OUTER, toks(w, outer, outer + 1, what, sizeof what));
+    /* the accumulator is the thread's share until the tree: read only by its loop's updates
+     * and the store (its declaration aside) */
+    for (size_t k = 1; k < end; k++) {
+        bool decl_here = k > 0 && ts->t[k - 1].kind == T_IDENT && !rwl_tok_is(ts, k - 1, "return");
+        if (!rwl_tok_is_ident(ts, k, w->acc) || !rwl_is_use(ts, k) || decl_here || (k > w->loop_a && k < w->loop_b) ||
+            (k > store && k < store + 6 + tok_span(w, store + 2)))
+            continue;
+        return refuse(w, k, HK_MSG_RW_WRT_USE, w->acc);
+    }
     return true;
 }
 

@@ -392,6 +392,13 @@ static const char std_count[] = STD_HEAD("std_count", "")
     "    for (int i = tid; i < C; i += blockDim.x) {\n        float diff = x[i] - m;\n        sum += diff * diff;\n        cnt++;\n    }\n"
     STD_TAIL("blockDim.x / 2");
 
+/* thread 0's own share read after the tree */
+static const char std_share[] = STD_HEAD("std_share", "") STD_SUM("blockDim.x")
+    "    shared[tid] = sum;\n    __syncthreads();\n"
+    "    for (int stride = blockDim.x / 2; stride >= 1; stride /= 2) {\n        __syncthreads();\n"
+    "        if (tid < stride)\n            shared[tid] += shared[tid + stride];\n    }\n"
+    "    if (tid == 0)\n        rstd[idx] = shared[0] - sum;\n}\n";
+
 /* a max tree over a stored sum: the block's largest partial sum, which depends on the block */
 static const char std_maxtree[] = STD_HEAD("std_maxtree", "") STD_SUM("blockDim.x")
     "    shared[tid] = sum;\n    __syncthreads();\n"
@@ -480,6 +487,13 @@ static void test_warp_row_tree(void **state)
     print_message("std_count: %s\n", r.description);
     assert_false(r.applicable);
     assert_non_null(strstr(r.description, "line 13: the block-stride loop writes cnt"));
+    rw_result_free(&r);
+    spec_free(sp);
+    sp = make_spec("std_share", "k.cu", sizes2, "512", NULL, NULL, false);
+    apply_named(std_share, "std_share", sp, "warp_row_tree", NULL, NULL, &r);
+    print_message("std_share: %s\n", r.description);
+    assert_false(r.applicable);
+    assert_non_null(strstr(r.description, "line 21: sum is read where one warp per row would change its value"));
     rw_result_free(&r);
     spec_free(sp);
     sp = make_spec("std_maxtree", "k.cu", sizes2, "512", NULL, NULL, false);
