@@ -126,6 +126,7 @@ typedef struct {
     uint8_t *move_state;
     uint32_t *move_atom;
     km_form *move_off;
+    const km_launch_facts *facts; /* km_build_with's, or NULL */
 } kb;
 
 /* ---- small helpers -------------------------------------------------------------- */
@@ -511,6 +512,31 @@ static bool constant(kb *b, const char *name, km_form *out, uint32_t line)
     return false;
 }
 
+/* blockDim.{x,y,z} (axis) as the atom builtin() gives it. */
+static void builtin_named(kb *b, enum km_atom_kind kind, int axis, km_form *out)
+{
+    static const char *const objs[] = {"threadIdx", "blockIdx", "blockDim", "gridDim"};
+    char t[32];
+    snprintf(t, sizeof(t), "%s.%c", objs[kind - KM_ATOM_THREAD_IDX], "xyz"[axis]);
+    *out = named(b, kind, km__strdup(b->k, t), axis);
+}
+
+/* Is the scalar parameter name one the caller's launch facts bind to blockDim.x, and never
+ * assigned in the kernel (its value at every use is the one the launch passed)? */
+static bool block_x_param(kb *b, const char *name)
+{
+    const km_launch_facts *lf = b->facts;
+    if (!lf || b->n_calls)   /* a callee's parameter of the same name is another variable */
+        return false;
+    const mut *mu = mut_find(b, name);
+    if (mu && (mu->n_mut || mu->stepped))
+        return false;
+    for (size_t i = 0; i < lf->n_block_x_params; i++)
+        if (lf->block_x_params[i] && strcmp(lf->block_x_params[i], name) == 0)
+            return true;
+    return false;
+}
+
 static km_form ident(kb *b, const char *src, TSNode n)
 {
     char *name = ntext(b, src, n);
@@ -521,6 +547,11 @@ static km_form ident(kb *b, const char *src, TSNode n)
         return e->form;
     }
     const an_param *p = param_find(b, name);
+    if (p && !p->pointer_depth && block_x_param(b, name)) {
+        km_form c;
+        builtin_named(b, KM_ATOM_BLOCK_DIM, 0, &c);
+        return c;
+    }
     if (p)
         return p->pointer_depth ? literal(b, name) : named(b, KM_ATOM_PARAM, name, -1);
     km_form c;
@@ -3173,6 +3204,12 @@ static void set_why(char *why, size_t why_n, const char *fmt, const char *arg)
 int km_build(const char *text, size_t len, const char *kernel, km_kernel **out, char *why,
              size_t why_n)
 {
+    return km_build_with(text, len, kernel, NULL, out, why, why_n);
+}
+
+int km_build_with(const char *text, size_t len, const char *kernel, const km_launch_facts *facts,
+                  km_kernel **out, char *why, size_t why_n)
+{
     *out = NULL;
     if (why && why_n)
         why[0] = 0;
@@ -3200,6 +3237,7 @@ int km_build(const char *text, size_t len, const char *kernel, km_kernel **out, 
     bp->k = k;
     bp->text = text;
     bp->body_of = -1;
+    bp->facts = facts;
     if (setjmp(fail)) {
         rc = k->fail_rc;
         set_why(why, why_n, "%s", rc == HK_ETOOBIG ? EN(KM_OVER_CAPS)

@@ -245,6 +245,19 @@ typedef struct km_kernel km_kernel;
  * (may be NULL) gets a sentence. Calls an_grammar_check. Any thread. */
 int km_build(const char *text, size_t len, const char *kernel, km_kernel **out, char *why,
              size_t why_n);
+/* What the launch says that the kernel's text does not (value type, borrowed for the
+ * call). block_x_params: scalar parameters that every launch passes equal to its block
+ * along x (a bench spec binds each to the launch's block at every size set:
+ * rw_spec_block_x_params). The model reads each of them as blockDim.x wherever the kernel
+ * itself reads it (not where a called function has a parameter of that name), unless the
+ * kernel assigns it: llm.c's `block_size` then gives the same model as blockDim.x. */
+typedef struct {
+    const char *const *block_x_params;
+    size_t n_block_x_params;
+} km_launch_facts;
+/* km_build with launch facts (NULL: none, km_build itself). */
+int km_build_with(const char *text, size_t len, const char *kernel, const km_launch_facts *facts,
+                  km_kernel **out, char *why, size_t why_n);
 /* NULL is a no-op. */
 void km_free(km_kernel *k);
 

@@ -64,6 +64,8 @@ typedef struct {
     bool pair;               /* the loop writes two arrays: a (value, index) tree? */
     const char *carry;       /* a register carry (`S[w] = acc = acc + S[w + s]`): its name */
     uint32_t carry_atom;     /* its $acc atom */
+    const char *block_param; /* refused: the kernel parameter the tree loop runs over
+                              * instead of blockDim.x (tree_covers_block), or NULL */
 } bt_tree;
 
 /* Is f exactly the one atom id (coefficient 1)? */
@@ -253,9 +255,32 @@ static bool is_block_size(const km_kernel *k, km_form f, uint32_t bdx, bool half
            two == (strcmp(a->op, "/") == 0 ? 2 : 1);
 }
 
+/* The name of the first scalar kernel parameter f mentions (also inside operations), or
+ * NULL. */
+static const char *form_param(const km_kernel *k, km_form f)
+{
+    size_t na;
+    const km_atom *at = km_atoms(k, &na);
+    for (uint32_t i = 0; i < f.n; i++)
+        for (uint32_t j = 0; j < f.t[i].n; j++) {
+            const km_atom *a = &at[f.t[i].atoms[j]];
+            if (a->kind == KM_ATOM_PARAM)
+                return a->name;
+            for (uint32_t c = 0; a->kind == KM_ATOM_OPAQUE && c < a->n_args; c++) {
+                const char *p = form_param(k, a->args[c]);
+                if (p)
+                    return p;
+            }
+        }
+    return NULL;
+}
+
 /* Does the loop run the whole tree: s from the half block size down to 1, or from 1 up to
- * below the block size? The reason (with the line) in why otherwise. */
-static const char *tree_covers_block(const km_kernel *k, const km_loop *lp, uint32_t bdx, char *why, size_t n)
+ * below the block size? The reason (with the line) in why otherwise; *param (may be NULL)
+ * then gets the kernel parameter the loop runs over instead of blockDim.x (llm.c's
+ * `block_size / 2`), if any: the caller says why it is not read as the block size. */
+static const char *tree_covers_block(const km_kernel *k, const km_loop *lp, uint32_t bdx, char *why, size_t n,
+                                     const char **param)
 {
     int64_t v;
     /* down to 1: `s > 0`, `s != 0`, or `s >= 1` (the same test on the integer the loop
@@ -269,10 +294,13 @@ static const char *tree_covers_block(const km_kernel *k, const km_loop *lp, uint
               is_block_size(k, lp->bound, bdx, false);
     if (down || up)
         return NULL;
-    if (down32)
+    if (down32) {
         snprintf(why, n, EN(RW_BT_STOPS_EARLY), lp->line);
-    else
+    } else {
         snprintf(why, n, EN(RW_BT_NOT_WHOLE), lp->line);
+        if (param && !(*param = form_param(k, lp->start)))
+            *param = form_param(k, lp->bound);
+    }
     return why;
 }
 
@@ -396,7 +424,7 @@ static const char *find_tree(const km_kernel *k, bt_tree *t, char *why, size_t n
         snprintf(why, n, EN(RW_BT_YZ), w->line);
         return why;
     }
-    if (tree_covers_block(k, t->loop, bdx, why, n))
+    if (tree_covers_block(k, t->loop, bdx, why, n, &t->block_param))
         return why;
     /* every thread of the block must reach the shuffles: no guard (an early return, an
      * if around the tree) may be in force at the tree, but one the whole block takes alike
@@ -1438,6 +1466,25 @@ int rw_block_tree(const char *text, size_t len, const an_model *m, size_t kernel
 
 int rw_block_tree_form(const char *text, size_t len, const an_model *m, size_t kernel, bool key, rw_result *out)
 {
+    return rw_block_tree_spec(text, len, m, kernel, key, NULL, out);
+}
+
+/* The refusal of a tree loop over a kernel parameter (t->block_param) instead of
+ * blockDim.x, with why the spec sp does not make that parameter the block size, into
+ * why (n bytes). */
+static void param_refusal(const an_function *f, const struct spec *sp, const bt_tree *t, char *why, size_t n)
+{
+    char because[300] = "";
+    for (size_t i = 0; i < f->n_params; i++)
+        if (!strcmp(f->params[i].name, t->block_param) &&
+            rw_spec_block_x_param(sp, f, i, because, sizeof because))
+            snprintf(because, sizeof because, EN(RW_BLOCK_PARAM_ASSIGNED), t->block_param);
+    snprintf(why, n, EN(RW_BT_PARAM_BLOCK), t->loop->line, t->block_param, because);
+}
+
+int rw_block_tree_spec(const char *text, size_t len, const an_model *m, size_t kernel, bool key,
+                       const struct spec *sp, rw_result *out)
+{
     memset(out, 0, sizeof *out);
     const an_function *f;
     int rc = rwl_check_kernel(text, len, m, kernel, &f);
@@ -1451,7 +1498,13 @@ int rw_block_tree_form(const char *text, size_t len, const an_model *m, size_t k
     hk_buf_init(&b, PT_TEXT_MAX);
     bt_tree t;
     size_t la = 0, lb = 0;
-    rc = km_build(text, len, f->name, &k, why, sizeof why);
+    /* a parameter every launch passes equal to its block along x is blockDim.x to the
+     * model (rw_spec_block_x_param proves it from the spec, km_build_with checks that the
+     * kernel never assigns it): `block_size / 2` then starts the whole tree */
+    const char *bx[8];
+    km_launch_facts facts = {.block_x_params = bx,
+                             .n_block_x_params = rw_spec_block_x_params(sp, f, bx, HK_ARRAY_LEN(bx))};
+    rc = km_build_with(text, len, f->name, &facts, &k, why, sizeof why);
     if (rc == HK_ENOMEM)
         goto out;
     if (rc) {
@@ -1461,6 +1514,8 @@ int rw_block_tree_form(const char *text, size_t len, const an_model *m, size_t k
         goto out;
     }
     const char *w = find_tree(k, &t, why, sizeof why);
+    if (w && t.block_param && t.loop)
+        param_refusal(f, sp, &t, why, sizeof why), w = why;
     if (w && t.pair) {   /* two arrays: a (value, index) tree? */
         rc = rw_block_pair(text, len, m, f, k, &t, key, out);
         goto out;

@@ -60,6 +60,13 @@ int rw_block_tree(const char *text, size_t len, const an_model *m, size_t kernel
  * order, the slot's tie rank in the halving tree) instead of the transposed shuffles;
  * other trees are as rw_block_tree's. block_reduce's parameter key. */
 int rw_block_tree_form(const char *text, size_t len, const an_model *m, size_t kernel, bool key, rw_result *out);
+struct spec;
+/* rw_block_tree_form with the bench spec sp (NULL: none): a scalar parameter that sp makes
+ * equal to the block along x at every size set (rw_spec_block_x_param) is read as
+ * blockDim.x, so a tree from `block_size / 2` is the whole block's; otherwise the refusal
+ * names that parameter and why it is not the block size. */
+int rw_block_tree_spec(const char *text, size_t len, const an_model *m, size_t kernel, bool key,
+                       const struct spec *sp, rw_result *out);
 /* The reason rw_block_tree gives when the kernel has no tree at all (block_reduce then
  * reports warp_reduce's reason instead). */
 #define RW_NO_TREE "no shared-memory tree (a halving or doubling loop combining a __shared__ array with itself)"

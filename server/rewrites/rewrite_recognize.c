@@ -10,6 +10,8 @@
 
 #include "core/buf.h"
 #include "core/hk.h"
+#include "spec/expr.h"
+#include "spec/spec.h"
 
 #include <ctype.h>
 #include <stdint.h>
@@ -1961,4 +1963,83 @@ bool rwp_launch_extent(const km_kernel *k, const km_class *c, const km_cform *I,
         snprintf(rs, sizeof rs, " * %lld", (long long)r);
     int wr = snprintf(out, n, "(long long)%s.%c * %s.%c%s", grid, xyz[axis], block, xyz[axis], rs);
     return wr >= 0 && (size_t)wr < n;
+}
+
+/* ---- a parameter that is the block size (rw_spec_block_x_param) ---- */
+
+/* Integer parameter types (and the usual typedefs of them: CUDA samples' uint): the
+ * launch's block is an integer, so only a parameter of one of these holds exactly what
+ * blockDim.x holds (a float block_size would round under / 2). */
+static bool integer_type(const char *t)
+{
+    static const char *const ints[] = {
+        "int", "unsigned", "unsigned int", "signed", "signed int", "long", "long int", /* i18n: not for people */
+        "unsigned long", "long long", "unsigned long long", "size_t", "int32_t",      /* i18n: not for people */
+        "uint32_t", "int64_t", "uint64_t", "short", "unsigned short", "ptrdiff_t",    /* i18n: not for people */
+        "uint", "ushort", "ulong", "u32", "s32", "i32", "u64", "index_t", "int64"};    /* i18n: not for people */
+    for (size_t i = 0; t && i < HK_ARRAY_LEN(ints); i++)
+        if (strcmp(t, ints[i]) == 0)
+            return true;
+    return false;
+}
+
+bool rw_spec_block_x_param(const struct spec *sp, const an_function *f, size_t pi, char *why, size_t n)
+{
+    const an_param *p = pi < f->n_params ? &f->params[pi] : NULL;
+    if (why && n)
+        why[0] = 0;
+    if (!p || p->pointer_depth || !integer_type(p->elem_type)) {
+        if (why && p)
+            snprintf(why, n, EN(RW_BLOCK_PARAM_NOT_INT), p->name, p->type ? p->type : "?");
+        return false;
+    }
+    if (!sp || sp->form != SPEC_FORM_HARNESS || !sp->block[0]) {
+        if (why)
+            snprintf(why, n, EN(RW_BLOCK_PARAM_NO_SPEC), p->name);
+        return false;
+    }
+    if (sp->n_args != f->n_params || pi >= sp->n_args || sp->args[pi].kind != HK_ARG_SCALAR ||
+        !sp->args[pi].value) {
+        if (why)
+            snprintf(why, n, EN(RW_BLOCK_PARAM_NOT_ARG), p->name);
+        return false;
+    }
+    /* every size set, and two SM counts (a value written with sm_count must not match the
+     * block on one device only) */
+    static const long long sms[] = {1, 132};
+    for (size_t k = 0; k < sp->n_sizes; k++)
+        for (size_t s = 0; s < HK_ARRAY_LEN(sms); s++) {
+            expr_value b[3], v;
+            bool ok = spec_eval(sp, sp->args[pi].value, k, sms[s], &v, NULL, 0) == HK_OK && !v.is_float;
+            for (int d = 0; d < 3 && ok; d++) {
+                b[d] = (expr_value){.i = 1};
+                ok = !sp->block[d] || (spec_eval(sp, sp->block[d], k, sms[s], &b[d], NULL, 0) == HK_OK &&
+                                       !b[d].is_float);
+            }
+            if (!ok) {
+                if (why)
+                    snprintf(why, n, EN(RW_BLOCK_PARAM_NO_VALUE), p->name, k);
+                return false;
+            }
+            if (b[1].i != 1 || b[2].i != 1) {
+                if (why)
+                    snprintf(why, n, EN(RW_BLOCK_PARAM_2D), k, b[0].i, b[1].i, b[2].i);
+                return false;
+            }
+            if (v.i != b[0].i) {
+                if (why)
+                    snprintf(why, n, EN(RW_BLOCK_PARAM_DIFFERS), p->name, v.i, b[0].i, k);
+                return false;
+            }
+        }
+    return true;
+}
+
+size_t rw_spec_block_x_params(const struct spec *sp, const an_function *f, const char **names, size_t cap)
+{
+    size_t n = 0;
+    for (size_t i = 0; sp && i < f->n_params && n < cap; i++)
+        if (rw_spec_block_x_param(sp, f, i, NULL, 0))
+            names[n++] = f->params[i].name;
+    return n;
 }

@@ -304,4 +304,16 @@ const char *rwp_thread_coordinate_problem(const rw_toks *ts, size_t a, size_t b,
 bool rwp_launch_extent(const km_kernel *k, const km_class *c, const km_cform *I, const char *what, const char *grid,
                        const char *block, char *out, size_t n, char *why, size_t wn);
 
+struct spec;
+/* Is the kernel f's parameter pi one that every launch passes equal to its block along x:
+ * an integer scalar that the harness-form spec sp binds (its "value") to what the spec's
+ * "block" gives along x, at every size set and SM count, with a 1-D block? The harness
+ * launches each size set with that block and passes that argument, so inside the kernel
+ * the parameter and blockDim.x hold the same integer (as long as the kernel does not
+ * assign it: km_build_with checks that). False with the reason (naming the parameter) in
+ * why (n bytes; may be NULL) otherwise: no spec, another value at some size set. */
+bool rw_spec_block_x_param(const struct spec *sp, const an_function *f, size_t pi, char *why, size_t n);
+/* The names (borrowed from f) of every such parameter, at most cap, into names; the count. */
+size_t rw_spec_block_x_params(const struct spec *sp, const an_function *f, const char **names, size_t cap);
+
 #endif

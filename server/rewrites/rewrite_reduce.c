@@ -825,7 +825,7 @@ static int emit_block_reduce(const rw_context *c, const int *p, rw_result *out)
     if (rc || out->applicable)
         return rc;
     rw_result tree;
-    if ((rc = rw_block_tree_form(c->text, c->len, c->m, c->kernel, p[0] != 0, &tree))) {
+    if ((rc = rw_block_tree_spec(c->text, c->len, c->m, c->kernel, p[0] != 0, c->spec, &tree))) {
         rw_result_free(&tree);
         return rc;
     }

@@ -13,6 +13,7 @@
 #include "rewrites/rewrite.h"
 #include "rewrites/registry.h"
 #include "rewrites/rewrite_mem.h"
+#include "rewrites/rewrite_recognize.h"
 #include "spec/spec.h"
 #include "core/i18n.h"
 
@@ -220,6 +221,9 @@ struct search {
     long best;                  /* index into cands of the fastest SEARCH_OK, or -1 */
     char **refused;             /* "NAME not searched: why" for tunables left out */
     size_t n_refused;
+    const char *block_param;    /* a kernel parameter the spec passes equal to the block along
+                                 * x (rw_spec_block_x_param; borrowed from m), or NULL: then no
+                                 * candidate may launch another block (block_param_holds) */
     char **stack_refused;       /* "B not stacked on A: why", once per pair */
     size_t n_stack_refused;
 };
@@ -739,7 +743,19 @@ static int build_axes(search *s)
             return rc;
     }
 
-    if (s->launch.block_free && !linked_any && !kernel_has_static_shared(f) &&
+    /* A parameter the spec passes equal to the block along x (llm.c's block_size): the
+     * harness passes the spec's value whatever block a candidate is launched with, so a
+     * candidate with another block would run a kernel whose block_size is not its block
+     * (rstd_kernel's tree would start from 256 under a block of 128 and read slots no thread
+     * stored). No block is searched then, and materialize drops any candidate whose launch
+     * would change it (a skill's block, a linked tunable, the spec-grid halving). */
+    for (size_t i = 0; i < f->n_params && !s->block_param; i++)
+        if (rw_spec_block_x_param(s->launch.spec, f, i, NULL, 0))
+            s->block_param = f->params[i].name;
+    if (s->block_param &&
+        (rc = refuse_tunable(s, "block", hk_asprintf(EN(SRCH_BLOCK_PARAM), s->block_param, s->block_param))))
+        return rc;
+    if (s->launch.block_free && !linked_any && !kernel_has_static_shared(f) && !s->block_param &&
         (rc = add_block_axis(s)))
         return rc;
 
@@ -1307,6 +1323,13 @@ static int materialize(search *s, const int *cfg, int phase, cand_rec **out, boo
                                     s->launch.sm_count)))
                 goto out;
         }
+    }
+    /* the spec's block-size parameter (s->block_param) stays what the spec passes: a
+     * candidate launched with another block would compute with a parameter that is no
+     * longer its block */
+    if (s->block_param && memcmp(c->pub.block, s->launch.block, sizeof c->pub.block) != 0 && !*skip) {
+        HK_DEBUG("search: a candidate skipped: block %ux%ux%u, but the spec passes %s as %u", c->pub.block[0], c->pub.block[1], c->pub.block[2], s->block_param, s->launch.block[0]);
+        *skip = true;
     }
     unsigned threads = threads_of(c->pub.block);
     /* The vectorized body is a grid-stride loop over vectors: under the spec's grid (one

@@ -427,6 +427,101 @@ static void test_launch_from_specs(void **state)
     assert_int_equal(search_launch_from_spec(NULL, 132, &l, err, sizeof err), HK_EINVAL);
 }
 
+/* A parameter the spec passes equal to the block along x (llm.c's block_size, session 42):
+ * the harness passes the spec's value whatever block a candidate is launched with, so no
+ * block is searched (the search says why) and no candidate (a block axis, a skill's block)
+ * is launched with another block; the tree from `bs / 2` is block_reduce's. The same spec
+ * passing bs another value than the block leaves the block axis as before. */
+static void block_param_search(const char *bs_value, bool bound)
+{
+    char src[700], specp[700];
+    snprintf(src, sizeof src, "%s/bparam.cu", tmpdir);
+    snprintf(specp, sizeof specp, "%s/bparam.bench.json", tmpdir);
+    FILE *f = fopen(src, "w");
+    assert_non_null(f);
+    fputs("__global__ void rowsq(float *out, const float *in, int n, int bs)\n{\n"
+          "    extern __shared__ float sh[];\n    int t = threadIdx.x;\n    float s = 0.0f;\n"
+          "    for (int i = t; i < n; i += bs)\n        s += in[blockIdx.x * n + i] * in[blockIdx.x * n + i];\n"
+          "    sh[t] = s;\n    __syncthreads();\n"
+          "    for (int h = bs / 2; h > 0; h >>= 1) {\n        if (t < h)\n            sh[t] += sh[t + h];\n"
+          "        __syncthreads();\n    }\n    if (t == 0)\n        out[blockIdx.x] = sh[0];\n}\n", f);
+    fclose(f);
+    f = fopen(specp, "w");
+    assert_non_null(f);
+    fprintf(f, "{\"name\": \"rowsq\", \"kernel\": \"rowsq\", \"source\": \"bparam.cu\",\n"
+               " \"sizes\": [{\"rows\": 4096, \"n\": 768}, {\"rows\": 33, \"n\": 771}],\n"
+               " \"args\": [{\"name\": \"out\", \"kind\": \"output\", \"dtype\": \"float\", \"count\": \"rows\"},\n"
+               "  {\"name\": \"in\", \"kind\": \"input\", \"dtype\": \"float\", \"count\": \"rows * n\"},\n"
+               "  {\"name\": \"n\", \"kind\": \"scalar\", \"dtype\": \"int\", \"value\": \"n\"},\n"
+               "  {\"name\": \"bs\", \"kind\": \"scalar\", \"dtype\": \"int\", \"value\": %s}],\n"
+               " \"launch\": {\"grid\": \"ceil_div(rows * block_x, block_x)\", \"block\": 256, \"shmem\": \"block_x * 4\"},\n"
+               " \"tolerance\": {\"rtol\": 1e-4, \"atol\": 1e-5}}\n", bs_value);
+    fclose(f);
+    spec *sp = NULL;
+    spec_diags d = {0};
+    assert_int_equal(spec_load(specp, &sp, &d), HK_OK);
+    search_launch l;
+    char err[256];
+    assert_int_equal(search_launch_from_spec(sp, 132, &l, err, sizeof err), HK_OK);
+    assert_true(l.block_free);
+    search_struct choices[3] = {
+        {.skill = "sm90-block-reduce-atomics", .rewrite = "block_reduce", .block_size = 128, .rank = 0},
+        {.skill = "sm90-ilp", .rewrite = "ilp_accumulators", .block_size = 128, .rank = 0},
+        {.skill = "sm90-warp-row-tree", .rewrite = "warp_row_tree", .rank = 0},
+    };
+    l.structs = choices;
+    l.n_structs = 3;
+    fixture fx;
+    load_path(src, &fx);
+    search_budget b = {.max_candidates = 64};
+    search *s;
+    assert_int_equal(search_new(fx.text, fx.len, fx.m, kernel(&fx, "rowsq"), &l, 5, &b, &s), HK_OK);
+    size_t n_refused = 0;
+    const char *const *refused = search_refused_tunables(s, &n_refused);
+    bool said = false;
+    for (size_t i = 0; i < n_refused; i++) {
+        print_message("%s\n", refused[i]);
+        said |= strstr(refused[i], "block not searched: the spec passes the block along x as the argument bs") != NULL;
+    }
+    assert_int_equal(said, bound);
+    const search_candidate *c;
+    unsigned other_block = 0, trees = 0, warp_rows = 0;
+    while (search_next(s, &c) == HK_OK) {
+        other_block += c->block[0] != 256;
+        trees += c->structural && strstr(c->text, "hk rewrite: block_reduce") != NULL;
+        /* a warp per row (no scalar is the grid: the kernel's own launch, rows to gridDim.x) */
+        if (c->structural && strstr(c->text, "hk rewrite: warp_row_tree")) {
+            warp_rows++;
+            assert_int_equal(c->block[0], 256);
+            assert_int_equal(c->grid_mode, SEARCH_GRID_SPEC);
+            assert_non_null(strstr(c->text, "hk_row < (unsigned int)(gridDim.x)"));
+        }
+        assert_int_equal(search_report(s, c->id, SEARCH_OK, 1.0), HK_OK);
+    }
+    print_message("bs %s: %u candidates with another block, %u block_reduce\n", bs_value, other_block, trees);
+    if (bound) {
+        assert_int_equal(other_block, 0);
+        assert_true(trees >= 1);
+        assert_true(warp_rows >= 1);
+    } else {
+        assert_true(other_block >= 1);
+        assert_int_equal(trees, 0);
+        assert_int_equal(warp_rows, 0);   /* bs is not the block: its loop is no block-stride loop */
+    }
+    search_free(s);
+    unload(&fx);
+    spec_free(sp);
+    spec_diags_free(&d);
+    assert_int_equal(hk_alloc_live(), 0);
+}
+
+static void test_block_param_not_searched(void **state)
+{
+    (void)state;
+    block_param_search("256", true);
+    block_param_search("128", false);
+}
+
 /* A block written with the sizes (Parboil's stencil: one block of `nx - 1` threads per
  * line) is evaluated per size by the benchmark program: a candidate that does not choose
  * its block leaves it to the spec (block_own false: no --block, which at the other size
@@ -1200,6 +1295,7 @@ int main(void)
         cmocka_unit_test(test_tunables_linked_to_block),
         cmocka_unit_test(test_launch_from_specs),
         cmocka_unit_test(test_block_from_sizes),
+        cmocka_unit_test(test_block_param_not_searched),
         cmocka_unit_test(test_suite_kernels),
         cmocka_unit_test(test_divided_grid), cmocka_unit_test(test_hash),
         cmocka_unit_test(test_structural_axis),

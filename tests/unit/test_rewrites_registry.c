@@ -98,6 +98,8 @@ static const refusal_case cases[] = {
     {"grid_y_lanes", k_grid_stride, "gs", {0}, "kernel body", 2},
     {"warp_reduce", k_barrier, "bar", {0}, "__shared__ array", 3},
     {"block_reduce", k_grid_stride, "gs", {0}, "grid-stride loop", 3},
+    /* no spec: no block known to be whole warps */
+    {"warp_row_tree", k_grid_stride, "gs", {0}, "kernel body", 2},
     {"privatized_histogram", k_grid_stride, "gs", {0}, "grid-stride loop", 3},
     {"online_softmax", k_grid_stride, "gs", {0}, "grid-stride loop", 3},
     {"online_layernorm", k_grid_stride, "gs", {0}, "grid-stride loop", 3},
