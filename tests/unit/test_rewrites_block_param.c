@@ -406,6 +406,18 @@ static const char std_maxtree[] = STD_HEAD("std_maxtree", "") STD_SUM("blockDim.
     "        if (tid < stride)\n            shared[tid] = fmaxf(shared[tid], shared[tid + stride]);\n    }\n"
     "    if (tid == 0)\n        rstd[idx] = shared[0];\n}\n";
 
+/* warp_row_tree refused on text at sp (NULL: no spec), its reason holding want; sp freed. */
+static void wrt_refused(const char *text, const char *kname, spec *sp, const char *want)
+{
+    rw_result r;
+    apply_named(text, kname, sp, "warp_row_tree", NULL, NULL, &r);
+    print_message("%s: %s\n", kname, r.applicable ? "applies" : r.description);
+    assert_false(r.applicable);
+    assert_non_null(strstr(r.description, want));
+    rw_result_free(&r);
+    spec_free(sp);
+}
+
 static void test_warp_row_tree(void **state)
 {
     (void)state;
@@ -443,66 +455,37 @@ static void test_warp_row_tree(void **state)
     }
     /* the macro is the block size only where the spec's block is it: at 256 its loop is no
      * block-stride loop, and the thread read in its start is named */
-    spec *sp = make_spec("std_macro", "k.cu", sizes2, "256", NULL, NULL, false);
     rw_result r;
-    apply_named(std_macro, "std_macro", sp, "warp_row_tree", NULL, NULL, &r);
-    print_message("std_macro at 256: %s\n", r.description);
-    assert_false(r.applicable);
-    assert_non_null(strstr(r.description, "line 10: tid is read where one warp per row would change its value"));
-    rw_result_free(&r);
-    spec_free(sp);
+    spec *sp;
+    wrt_refused(std_macro, "std_macro",
+                make_spec("std_macro", "k.cu", sizes2, "256", NULL, NULL, false),
+                "line 10: tid is read where one warp per row would change its value");
     /* refusals, each naming the construct and line */
     apply_named(std_dim, "std_dim", NULL, "warp_row_tree", NULL, NULL, &r);
     assert_false(r.applicable);
     assert_non_null(strstr(r.description, "the spec's block along x is not a multiple of 32"));
     rw_result_free(&r);
-    sp = make_spec("std_dim", "k.cu", sizes2, "496", NULL, NULL, false);
-    apply_named(std_dim, "std_dim", sp, "warp_row_tree", NULL, NULL, &r);
-    assert_false(r.applicable);
-    assert_non_null(strstr(r.description, "not a multiple of 32"));
-    rw_result_free(&r);
-    spec_free(sp);
-    sp = make_spec("std_tid_read", "k.cu", sizes2, "512", "block_size", "512", false);
-    apply_named(std_tid_read, "std_tid_read", sp, "warp_row_tree", NULL, NULL, &r);
-    print_message("std_tid_read: %s\n", r.description);
-    assert_false(r.applicable);
-    assert_non_null(strstr(r.description, "line 9: tid is read where one warp per row would change its value"));
-    rw_result_free(&r);
-    spec_free(sp);
-    sp = make_spec("std_cut", "k.cu", sizes2, "512", NULL, NULL, false);
-    apply_named(std_cut, "std_cut", sp, "warp_row_tree", NULL, NULL, &r);
-    print_message("std_cut: %s\n", r.description);
-    assert_false(r.applicable);
-    rw_result_free(&r);
-    spec_free(sp);
-    sp = make_spec("std_macro_row", "k.cu", sizes2, "512", NULL, NULL, false);
-    apply_named(std_macro_row, "std_macro_row", sp, "warp_row_tree", NULL, NULL, &r);
-    print_message("std_macro_row: %s\n", r.description);
-    assert_false(r.applicable);
-    assert_non_null(strstr(r.description, "line 10: ROW_OF_BLOCK reads the launch"));
-    rw_result_free(&r);
-    spec_free(sp);
-    sp = make_spec("std_count", "k.cu", sizes2, "512", NULL, NULL, false);
-    apply_named(std_count, "std_count", sp, "warp_row_tree", NULL, NULL, &r);
-    print_message("std_count: %s\n", r.description);
-    assert_false(r.applicable);
-    assert_non_null(strstr(r.description, "line 13: the block-stride loop writes cnt"));
-    rw_result_free(&r);
-    spec_free(sp);
-    sp = make_spec("std_share", "k.cu", sizes2, "512", NULL, NULL, false);
-    apply_named(std_share, "std_share", sp, "warp_row_tree", NULL, NULL, &r);
-    print_message("std_share: %s\n", r.description);
-    assert_false(r.applicable);
-    assert_non_null(strstr(r.description, "line 21: sum is read where one warp per row would change its value"));
-    rw_result_free(&r);
-    spec_free(sp);
-    sp = make_spec("std_maxtree", "k.cu", sizes2, "512", NULL, NULL, false);
-    apply_named(std_maxtree, "std_maxtree", sp, "warp_row_tree", NULL, NULL, &r);
-    print_message("std_maxtree: %s\n", r.description);
-    assert_false(r.applicable);
-    assert_non_null(strstr(r.description, "line 18: the tree over shared combines other than by a sum"));
-    rw_result_free(&r);
-    spec_free(sp);
+    wrt_refused(std_dim, "std_dim",
+                make_spec("std_dim", "k.cu", sizes2, "496", NULL, NULL, false),
+                "not a multiple of 32");
+    wrt_refused(std_tid_read, "std_tid_read",
+                make_spec("std_tid_read", "k.cu", sizes2, "512", "block_size", "512", false),
+                "line 9: tid is read where one warp per row would change its value");
+    wrt_refused(std_cut, "std_cut",
+                make_spec("std_cut", "k.cu", sizes2, "512", NULL, NULL, false),
+                "");
+    wrt_refused(std_macro_row, "std_macro_row",
+                make_spec("std_macro_row", "k.cu", sizes2, "512", NULL, NULL, false),
+                "line 10: ROW_OF_BLOCK reads the launch");
+    wrt_refused(std_count, "std_count",
+                make_spec("std_count", "k.cu", sizes2, "512", NULL, NULL, false),
+                "line 13: the block-stride loop writes cnt");
+    wrt_refused(std_share, "std_share",
+                make_spec("std_share", "k.cu", sizes2, "512", NULL, NULL, false),
+                "line 21: sum is read where one warp per row would change its value");
+    wrt_refused(std_maxtree, "std_maxtree",
+                make_spec("std_maxtree", "k.cu", sizes2, "512", NULL, NULL, false),
+                "line 18: the tree over shared combines other than by a sum");
     /* both passes in one block: the same verdict in both spellings (block_reduce's refusal) */
     sp = make_spec("one_param", "k.cu", sizes2, "512", "block_size", "512", true);
     spec *sd = make_spec("one_dim", "k.cu", sizes2, "512", NULL, NULL, true);
