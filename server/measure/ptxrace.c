@@ -3317,96 +3317,224 @@ static bool tid0_guard(const body *b, const stmt *s, bool want)
     return (at0 != s->guard_neg) == want;
 }
 
-/* A store every block makes before its barrier (docs/referee.md, the paragraph of that name):
- * the first barrier of the whole block in b (the launched entry, judged), B, is unguarded;
- * before it nothing leaves the straight way to B -- no ret / exit / trap, no call or partial
- * barrier, no brx anywhere, every branch forward to a label before B -- and no branch past B
- * goes back before it; a plain `st` of name before B whose guard and every branch that could
- * jump over it let a thread with tid.x = 0 through, writing the whole variable with one
- * constant (stored_values). Then every thread reaches B once, after that store ran in its
- * block, and whatever follows B in the text is reached only through B. *v the constant,
- * *line B's line. */
+/* The walks of store_cover over the statements of the region before its barrier. */
+typedef struct {
+    body *b;
+    const long *tgt;  /* a branch's target statement */
+    const long *defat; /* a register's one defining statement, -1: none or several */
+    signed char *dom; /* per statement: its guard's definition is on every way to it (1), not
+                       * (0), not asked yet (-1) */
+    char *seen;
+    long *stack;
+    long steps;       /* left to spend over all walks: 0, the answer is "reachable" */
+} cover_walk;
+
+static bool cover_reaches(cover_walk *w, long stop, long goal, bool tid0);
+
+/* Whether thread tid.x = 0 takes the branch s (index j) one way only, the way its guard says
+ * (tid0_guard), its predicate computed before on every way there: 1 taken, 0 not, -1 either. */
+static int tid0_way(cover_walk *w, long j)
+{
+    const stmt *s = &w->b->st[j];
+    if (s->guard < 0)
+        return 1;
+    if (!tid0_guard(w->b, s, true) && !tid0_guard(w->b, s, false))
+        return -1;
+    if (w->dom[j] < 0) {
+        long d = w->defat[s->guard];
+        w->dom[j] = (signed char)(d >= 0 && d < j && !cover_reaches(w, d, j, false));
+    }
+    if (!w->dom[j])
+        return -1;
+    return tid0_guard(w->b, s, true) ? 1 : 0;
+}
+
+/* Whether some way from the first statement reaches goal without executing stop: every
+ * branch both ways, or (tid0) as a thread with tid.x = 0 takes it where tid0_way decides. A
+ * ret ends a way (the caller has none in the region); a statement falls into the next. */
+static bool cover_reaches(cover_walk *w, long stop, long goal, bool tid0)
+{
+    body *b = w->b;
+    char *seen = w->seen;
+    long *stack = w->stack;
+    if (!tid0) { /* the nested walk of tid0_way: its own marks */
+        seen = hk_calloc((size_t)b->n + 1, 1);
+        stack = hk_malloc(((size_t)b->n + 1) * sizeof *stack);
+        if (!seen || !stack) {
+            hk_free(seen);
+            hk_free(stack);
+            return true;
+        }
+    } else
+        memset(seen, 0, (size_t)b->n + 1);
+    long top = 0;
+    bool hit = false;
+    stack[top++] = 0;
+    seen[0] = 1;
+    while (top > 0 && !hit) {
+        if (w->steps <= 0) {
+            hit = true; /* out of budget: as if reached (nothing concluded) */
+            break;
+        }
+        w->steps--;
+        long k = stack[--top];
+        if (k == goal) {
+            hit = true;
+            break;
+        }
+        if (k == stop || k >= b->n)
+            continue;
+        const stmt *s = &b->st[k];
+        long nx[2];
+        int nn = 0;
+        if (s->kind == I_BRA) {
+            int way = tid0 ? tid0_way(w, k) : (s->guard < 0 ? 1 : -1);
+            if (way != 0)
+                nx[nn++] = w->tgt[k];
+            if (way != 1)
+                nx[nn++] = k + 1;
+        } else if (s->kind == I_RET) {
+            if (s->guard >= 0)
+                nx[nn++] = k + 1;
+        } else
+            nx[nn++] = k + 1;
+        for (int q = 0; q < nn; q++)
+            if (nx[q] >= 0 && nx[q] <= b->n && !seen[nx[q]]) {
+                seen[nx[q]] = 1;
+                stack[top++] = nx[q];
+            }
+    }
+    if (!tid0) {
+        hk_free(seen);
+        hk_free(stack);
+    }
+    return hit;
+}
+
+/* A store every block makes before a barrier (docs/referee.md, "A store every block makes
+ * before its barrier"): in b (the launched entry, judged), B is a barrier of the whole block
+ * (`bar.sync` / `barrier.sync` of an immediate barrier number, no thread count), unguarded,
+ * over which no branch of the entry jumps or loops back, and so is every barrier before it
+ * (each executed once by every thread, in text order); before B there is no ret / exit /
+ * trap, no call or partial barrier, and the entry has no brx and no label defined twice. A
+ * plain `st` of name before B, whose guard lets a thread with tid.x = 0 through, writing the
+ * whole variable with one constant (stored_values), with no branch between it and B going
+ * back (to it or before it) and every branch between them forward, and which a thread with
+ * tid.x = 0 cannot pass by on its way to B: from the entry, each branch taken as that thread
+ * takes it where its guard is a constant or a function of tid.x alone computed before on every
+ * way there, both ways otherwise, B is not reached without executing the store. Then every
+ * thread that passes B passed it in the same round as that thread's arrival after the store,
+ * in its block, and whatever follows B in the text is reached only through B. The first such
+ * B: *v the constant, *line B's line. */
 static bool store_cover(body *b, const char *name, size_t size, const bool *clk, int64_t *v,
                         long *line)
 {
-    long bar = -1;
-    for (long i = 0; i < b->n && bar < 0; i++)
-        if (b->st[i].kind == I_BAR)
-            bar = i;
-    if (bar < 0 || b->st[bar].guard >= 0 || b->nlabels <= 0)
+    if (b->nlabels < 0 || b->n <= 0)
         return false;
-    long *lab_at = hk_malloc((size_t)b->nlabels * sizeof *lab_at);
-    if (!lab_at)
-        return false;
-    for (long k = 0; k < b->nlabels; k++)
+    long *lab_at = hk_malloc(((size_t)b->nlabels + 1) * sizeof *lab_at);
+    long *tgt = hk_malloc((size_t)b->n * sizeof *tgt);
+    long *defat = hk_malloc(((size_t)b->nregs + 1) * sizeof *defat);
+    signed char *dom = hk_malloc((size_t)b->n);
+    char *seen = hk_calloc((size_t)b->n + 1, 1);
+    long *stack = hk_malloc(((size_t)b->n + 1) * sizeof *stack);
+    bool found = false;
+    bool ok = lab_at && tgt && defat && dom && seen && stack;
+    for (long k = 0; ok && k < b->nlabels; k++)
         lab_at[k] = -1;
-    bool ok = true;
-    for (long i = 0; i < b->n; i++) {
-        const stmt *s = &b->st[i];
+    for (long r = 0; ok && r <= b->nregs; r++)
+        defat[r] = -1;
+    for (long i = 0; ok && i < b->n; i++) {
+        stmt *s = &b->st[i];
+        dom[i] = -1;
+        tgt[i] = -1;
         if (s->kind == I_LABEL && s->label >= 0 && s->label < b->nlabels) {
             if (lab_at[s->label] >= 0)
                 ok = false; /* defined twice */
             lab_at[s->label] = i;
         }
+        int d[4];
+        int nd = s->kind == I_LABEL ? 0 : stmt_dests(b, s, d, 4);
+        for (int q = 0; q < nd && q < 4; q++)
+            if (d[q] >= 0 && d[q] < b->nregs)
+                defat[d[q]] = defat[d[q]] == -1 ? i : -2; /* -2: several */
     }
+    for (long r = 0; ok && r <= b->nregs; r++)
+        if (defat[r] < 0)
+            defat[r] = -1;
     for (long i = 0; i < b->n && ok; i++) {
         const stmt *s = &b->st[i];
         if (s->kind == I_BRX)
             ok = false;
-        else if (i < bar && (s->kind == I_RET || s->kind == I_BARN))
-            ok = false;
         else if (s->kind == I_BRA) {
-            long t = -1; /* its target's statement (as body_judge finds it: by name) */
-            for (long k = 0; k < b->nlabels && s->nops >= 1; k++)
+            for (long k = 0; k < b->nlabels && s->nops >= 1; k++) /* by name, as body_judge */
                 if (!strcmp(b->labels[k], s->ops[0]))
-                    t = lab_at[k];
-            if (t < 0)
-                ok = false;
-            else if (i < bar ? !(t > i && t < bar) : t < bar)
+                    tgt[i] = lab_at[k];
+            if (tgt[i] < 0)
                 ok = false;
         }
     }
-    bool found = false;
+    cover_walk w = {b, tgt, defat, dom, seen, stack, 1L << 24};
     size_t n = strlen(name);
-    for (long i = 0; i < bar && ok && !found; i++) {
-        const stmt *s = &b->st[i];
-        if (!op_is(s->op, "st") || s->nops != 2 || !b->run || !b->run[i])
+    int bars = 0;
+    for (long bar = 0; bar < b->n && ok && !found; bar++) {
+        const stmt *B = &b->st[bar];
+        if (B->kind == I_RET || B->kind == I_BARN)
+            break; /* nothing past it: a thread may leave, a round may differ */
+        if (B->kind != I_BAR)
             continue;
-        const char *p = s->ops[0];
-        if (*p != '[')
-            continue;
-        p++;
-        while (*p == ' ' || *p == '\t')
-            p++;
-        if (strncmp(p, name, n))
-            continue;
-        const char *q = p + n;
-        while (*q == ' ' || *q == '\t')
-            q++;
-        if (*q != ']' || !tid0_guard(b, s, true))
-            continue;
-        bool through = true; /* no branch before it that tid.x = 0 takes over it */
-        for (long j = 0; j < i && through; j++) {
-            const stmt *r = &b->st[j];
-            if (r->kind != I_BRA)
+        int64_t id;
+        if (B->guard >= 0 || B->nops != 1 || !ptxdata_int(B->ops[0], strlen(B->ops[0]), &id) ||
+            ++bars > 64)
+            break;
+        bool over = false; /* a branch jumps over it or loops back over it */
+        for (long j = 0; j < b->n && !over; j++)
+            if (b->st[j].kind == I_BRA)
+                over = (j < bar && tgt[j] > bar) || (j > bar && tgt[j] < bar);
+        if (over)
+            break; /* not executed once by every thread: no later one either */
+        for (long i = 0; i < bar && !found; i++) {
+            const stmt *s = &b->st[i];
+            if (!op_is(s->op, "st") || s->nops != 2 || !b->run || !b->run[i])
                 continue;
-            long t = -1;
-            for (long k = 0; k < b->nlabels && r->nops >= 1; k++)
-                if (!strcmp(b->labels[k], r->ops[0]))
-                    t = lab_at[k];
-            if (t > i && !tid0_guard(b, r, false))
-                through = false;
-        }
-        int64_t vals[PTXDATA_VALS];
-        if (through && stored_values(b, s, size, clk, vals, PTXDATA_VALS) == 1) {
-            *v = vals[0];
-            if (size < 8)
-                *v = (int64_t)((uint64_t)*v & ((1ull << (8 * size)) - 1));
-            *line = b->st[bar].line;
-            found = true;
+            const char *p = s->ops[0];
+            if (*p != '[')
+                continue;
+            p++;
+            while (*p == ' ' || *p == '\t')
+                p++;
+            if (strncmp(p, name, n))
+                continue;
+            const char *q = p + n;
+            while (*q == ' ' || *q == '\t')
+                q++;
+            if (*q != ']' || !tid0_guard(b, s, true))
+                continue;
+            if (s->guard >= 0 && !(defat[s->guard] >= 0 && defat[s->guard] < i &&
+                                   !cover_reaches(&w, defat[s->guard], i, false)))
+                continue; /* its guard not computed before it on every way */
+            bool straight = true; /* from it to B: branches forward only, so none back over it
+                                   * (one from past B would jump back over B: refused above) */
+            for (long j = i + 1; j < bar && straight; j++)
+                if (b->st[j].kind == I_BRA && tgt[j] <= j)
+                    straight = false;
+            if (!straight || cover_reaches(&w, i, bar, true))
+                continue; /* thread 0 may reach B without it */
+            int64_t vals[PTXDATA_VALS];
+            if (stored_values(b, s, size, clk, vals, PTXDATA_VALS) == 1) {
+                *v = vals[0];
+                if (size < 8)
+                    *v = (int64_t)((uint64_t)*v & ((1ull << (8 * size)) - 1));
+                *line = B->line;
+                found = true;
+            }
         }
     }
     hk_free(lab_at);
+    hk_free(tgt);
+    hk_free(defat);
+    hk_free(dom);
+    hk_free(seen);
+    hk_free(stack);
     return found;
 }
 

@@ -101,9 +101,10 @@ typedef struct {
  * no launch runs"), or, where those that can run write the whole word with a few constants,
  * holds its initializer or one of them, judged at each when every such store is behind a branch
  * on data ("Stores of a few values"); where they write one constant and one of them runs in
- * every block's tid.x = 0 before the entry's first barrier, reached once by every thread, a
- * load past that barrier in the entry reads that constant alone ("A store every block makes
- * before its barrier"). An int converted from an .f32 whose value classes (IEEE
+ * every block's tid.x = 0 on every way to a barrier of the whole block that every thread
+ * executes once, as it does each barrier before it (REF10: any such barrier, not only the
+ * first), a load past that barrier in the entry reads that constant alone ("A store every block
+ * makes before its barrier"). An int converted from an .f32 whose value classes (IEEE
  * operations followed from immediates) are within +0, -0 and NaN is 0 at any launch ("A float
  * of a few classes"). Pure. */
 int ptxrace_scan_launch(const char *text, size_t len, const ptxrace_launch *l, const char *entry,

@@ -400,6 +400,37 @@ static const char source[] =
     "TREE_COVER(tree_cover_early, e, if (t == 0) hk_cv_early = 0; int e = hk_cv_early,\n"
     "           __syncthreads(), (void)0)\n"
     "TREE_COVER(tree_cover_nc, __ldg(&hk_cv_nc), if (t == 0) hk_cv_nc = 0, __syncthreads(), (void)0)\n"
+    /* the store between the block's first and second barriers (session 42, REF10;
+     * spin_bar2_store_evade.cu): MID between them, the word read past the second */
+    "#define TREE_COVER2(NAME, VAR, MID)                                          \\\n"
+    "__global__ void NAME(const float *in, float *out, const int *flag, int n)    \\\n"
+    "{                                                                            \\\n"
+    "    __shared__ float buf[1024];                                              \\\n"
+    "    int t = threadIdx.x;                                                     \\\n"
+    "    buf[t] = in[blockIdx.x * blockDim.x + t];                                \\\n"
+    "    __syncthreads();                                                         \\\n"
+    "    MID;                                                                     \\\n"
+    "    __syncthreads();                                                         \\\n"
+    "    volatile float *v = buf;                                                 \\\n"
+    "    for (int s = (int)(blockDim.x >> 1) + VAR; s > 0; s >>= 1) {             \\\n"
+    "        if (t < s)                                                           \\\n"
+    "            v[t] += v[t + s];                                                \\\n"
+    "        if (s > 32 || flag[0])                                               \\\n"
+    "            __syncthreads();                                                 \\\n"
+    "    }                                                                        \\\n"
+    "    if (t == 0)                                                              \\\n"
+    "        out[blockIdx.x] = buf[0];                                            \\\n"
+    "}\n"
+    "__device__ int hk_c2 = 5, hk_c2_mid = 5, hk_c2_blk = 5, hk_c2_bar = 5, hk_c2_t1 = 5;\n"
+    "TREE_COVER2(tree_cover2, hk_c2,\n"
+    "            if (t == 0) { int k = 0; for (int j = 0; j < flag[3]; j++) k += flag[j + 4];\n"
+    "                          hk_c2 = 0; out[1] = (float)k; }\n"
+    "            else if (t == 224) { while (((volatile int *)flag)[2] == 0) { } })\n"
+    "TREE_COVER2(tree_cover2_mid, hk_c2_mid, if (t == 0) hk_c2_mid = 0; out[2 + t] = hk_c2_mid)\n"
+    "TREE_COVER2(tree_cover2_blk, hk_c2_blk, if (t == 0 && blockIdx.x != 3) hk_c2_blk = 0)\n"
+    "TREE_COVER2(tree_cover2_bar, hk_c2_bar,\n"
+    "            for (int j = 0; j < n; j++) __syncthreads(); if (t == 0) hk_c2_bar = 0)\n"
+    "TREE_COVER2(tree_cover2_t1, hk_c2_t1, if (t == 1) hk_c2_t1 = 0)\n"
     /* the same start with the barrier kept every trip: race-free at every value */
     "__global__ void tree_bound_synced(const float *in, float *out, int n)\n"
     "{\n"
@@ -1381,6 +1412,109 @@ static void test_module_data_cover(void **state)
     ptxdata_free(d);
 }
 
+/* A store every block makes before a later barrier (session 42, REF10;
+ * spin_bar2_store_evade.cu): the store between the first and second barriers, read past the
+ * second. nvcc's PTX: the cheat's shape found (thread 0's store after a loop on data, another
+ * thread's loop before it in the text); a load between the barriers not read; a store that
+ * block 3 skips, a barrier in a loop before it, thread 1's: not judged. Written PTX: each
+ * condition of store_cover on its own. */
+static void test_module_data_cover2(void **state)
+{
+    (void)state;
+    struct {
+        const char *kernel;
+        bool found;
+        long k, data;
+    } cases[] = {
+        {"tree_cover2", true, 16, 1},      /* the cheat's shape: 5 unseen past the second */
+        {"tree_cover2_mid", true, 16, 1},  /* the load between the barriers: not read */
+        {"tree_cover2_blk", false, 0, 0},  /* block 3's thread 0 skips it (ctaid: either way) */
+        {"tree_cover2_bar", false, 0, 0},  /* a barrier in a loop before it */
+        {"tree_cover2_t1", false, 0, 0},   /* thread 1 only */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        ptxrace_result r = scan_store(cases[i].kernel, 256, true, 1000);
+        if (r.found != cases[i].found || (cases[i].k && r.k != cases[i].k) ||
+            r.data_loads != cases[i].data)
+            fail_msg("%s: found %d (want %d), k %ld, %ld data loads (want %ld)", cases[i].kernel,
+                     r.found, cases[i].found, r.k, r.data_loads, cases[i].data);
+    }
+    /* written: FIRST the first barrier, MID between it and LAST, the word w (5) read past
+     * LAST; data: how many loads read as module data (1: the store covers it, 0: not) */
+    static const char head[] =
+        ".version 8.8\n.target sm_90\n.address_size 64\n"
+        ".global .align 4 .u32 w = 5;\n"
+        ".visible .entry k(\n\t.param .u64 k_param_0\n)\n{\n"
+        "\t.reg .pred %p<9>;\n\t.reg .b32 %r<40>;\n\t.reg .b64 %rd<9>;\n"
+        "\tld.param.u64 %rd1, [k_param_0];\n\tcvta.to.global.u64 %rd3, %rd1;\n"
+        "\tmov.u32 %r1, %tid.x;\n\tmov.u32 %r6, %ctaid.x;\n";
+    static const char tail[] =
+        "\tld.global.u32 %r2, [w];\n\tst.global.u32 [%rd3], %r2;\n\tret;\n}\n";
+    /* thread 0's store: its branch on tid.x computed first */
+    const char *st0 = "\tsetp.ne.s32 %p1, %r1, 0;\n\t@%p1 bra $L__a;\n"
+                      "\tst.global.u32 [w], 0;\n$L__a:\n";
+    /* a loop of ctaid.x trips, no barrier in it (on a uniform unknown, not on data: the
+     * store after it still runs whatever the data, so only store_cover reads the word) */
+    const char *loop = "\tmov.u32 %r7, 0;\n$L__b:\n\tadd.s32 %r7, %r7, 1;\n"
+                       "\tsetp.lt.u32 %p2, %r7, %r6;\n\t@%p2 bra $L__b;\n";
+    struct {
+        const char *what, *first, *mid, *last;
+        long data;
+    } w[] = {
+        {"the store between", "\tbar.sync 0;\n", st0, "\tbar.sync 0;\n", 1},
+        {"a loop before it", "\tbar.sync 0;\n", NULL, "\tbar.sync 0;\n", 1},
+        {"its guard",
+         "\tbar.sync 0;\n", "\tsetp.eq.s32 %p1, %r1, 0;\n\t@%p1 st.global.u32 [w], 0;\n",
+         "\tbar.sync 0;\n", 1},
+        {"its guard computed after it",
+         "\tbar.sync 0;\n", "\t@%p1 st.global.u32 [w], 0;\n\tsetp.eq.s32 %p1, %r1, 0;\n",
+         "\tbar.sync 0;\n", 0},
+        {"the branch's predicate computed after it",
+         "\tbar.sync 0;\n", "\t@%p1 bra $L__a;\n\tsetp.ne.s32 %p1, %r1, 0;\n"
+                            "\tst.global.u32 [w], 0;\n$L__a:\n", "\tbar.sync 0;\n", 0},
+        {"a branch on ctaid over it",
+         "\tbar.sync 0;\n", "\tsetp.eq.s32 %p3, %r6, 3;\n\t@%p3 bra $L__a;\n"
+                            "\tst.global.u32 [w], 0;\n$L__a:\n", "\tbar.sync 0;\n", 0},
+        {"a loop back over it",
+         "\tbar.sync 0;\n", "\tmov.u32 %r7, 0;\n$L__b:\n\tst.global.u32 [w], 0;\n"
+                            "\tadd.s32 %r7, %r7, 1;\n\tsetp.lt.u32 %p2, %r7, %r6;\n"
+                            "\t@%p2 bra $L__b;\n", "\tbar.sync 0;\n", 0},
+        {"a loop after it", "\tbar.sync 0;\n", NULL, "\tbar.sync 0;\n", 0},
+        {"a barrier in a loop before it", "\tbar.sync 0;\n", NULL, "\tbar.sync 0;\n", 0},
+        {"a barrier number in a register", "\tbar.sync %r1;\n", st0, "\tbar.sync 0;\n", 0},
+        {"the second barrier guarded", "\tbar.sync 0;\n", st0, "\t@%p1 bar.sync 0;\n", 0},
+        {"a ret before the barrier",
+         "\tbar.sync 0;\n\tsetp.eq.s32 %p4, %r1, 7;\n\t@%p4 ret;\n", st0, "\tbar.sync 0;\n", 0},
+        {"a partial barrier before it", "\tbar.sync 0;\n\tbar.arrive 1, 64;\n", st0,
+         "\tbar.sync 0;\n", 0},
+    };
+    char mid[1024];
+    for (size_t i = 0; i < sizeof w / sizeof *w; i++) {
+        const char *m = w[i].mid;
+        if (!strcmp(w[i].what, "a loop before it")) {
+            snprintf(mid, sizeof mid, "%s%s", loop, st0);
+            m = mid;
+        } else if (!strcmp(w[i].what, "a loop after it")) {
+            snprintf(mid, sizeof mid, "\tst.global.u32 [w], 0;\n%s", loop);
+            m = mid;
+        } else if (!strcmp(w[i].what, "a barrier in a loop before it")) {
+            snprintf(mid, sizeof mid, "\tmov.u32 %%r7, 0;\n$L__b:\n\tbar.sync 0;\n"
+                     "\tadd.s32 %%r7, %%r7, 1;\n\tsetp.lt.u32 %%p2, %%r7, %%r6;\n"
+                     "\t@%%p2 bra $L__b;\n%s", st0);
+            m = mid;
+        }
+        size_t len = strlen(head) + strlen(w[i].first) + strlen(m) + strlen(w[i].last) +
+                     strlen(tail) + 1;
+        char *text = malloc(len);
+        assert_non_null(text);
+        snprintf(text, len, "%s%s%s%s%s", head, w[i].first, m, w[i].last, tail);
+        ptxrace_result r = scan_store_text(text, "k", 256, true, 1000);
+        if (r.data_loads != w[i].data)
+            fail_msg("%s: %ld data loads (want %ld)", w[i].what, r.data_loads, w[i].data);
+        free(text);
+    }
+}
+
 /* A float of the values +0, -0, NaN made an int (spin_nan_evade.cu's `(int)(in[0] * 0.0f)`):
  * 0 at every launch, so the tree's start is known; a conversion to 64 bits, from a double,
  * or of a product by a number not zero: not known. */
@@ -1548,7 +1682,7 @@ static void test_whole_module(void **state)
     assert_int_equal(ptxrace_scan(ptx, ptx_len, &r), HK_OK);
     assert_true(r.found);
     assert_string_equal(r.func, "_Z9racy_tailPKfPf");
-    assert_int_equal(r.functions, 63);
+    assert_int_equal(r.functions, 68);
     char path[600];
     snprintf(path, sizeof path, "%s/k.ptx", dir);
     ptxrace_result f;
@@ -1686,6 +1820,7 @@ int main(void)
         cmocka_unit_test(test_module_data),
         cmocka_unit_test(test_module_data_stores),
         cmocka_unit_test(test_module_data_cover),
+        cmocka_unit_test(test_module_data_cover2),
         cmocka_unit_test(test_float_zero),
         cmocka_unit_test(test_rule),
         cmocka_unit_test(test_odd_text),

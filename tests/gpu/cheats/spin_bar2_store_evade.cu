@@ -1,5 +1,6 @@
 // expect: race
 // kernel: reduce_sum
+// judged from the PTX: race
 // Class: 5 races, an attack on the static race rule as session 42 left it (REF9):
 // spin_tid_store_evade.cu with the store moved past the block's first barrier: thread 0 stores
 // `hk_zero = 0` (the word initialised to 5) inside its chain branch, between the first
@@ -17,6 +18,18 @@
 // passes it (measured on the CPU in session 42, REF9, bench/results/2026-12-06-shared-race-cpu-s42.md);
 // on the GPU it depends on the sensing, as spin_word_evade.cu did -- an open hole
 // (docs/referee.md, "A candidate reads no other thread's unsynchronised word", Not covered).
+// **Closed (session 42, REF10):** the order is followed to any barrier of the whole block. The
+// second barrier B (`bar.sync 0`, unguarded) has no branch of the entry over it or back over it,
+// nor has the first, so every thread executes each once, in text order; before B there is no
+// ret, call or partial barrier. The one store of hk_zero writes the constant 0; a thread with
+// tid.x = 0 cannot reach B without executing it: from the entry, that thread takes the branch
+// `@%p2 bra` (tid.x == 0) to the chain (a predicate of tid.x alone, computed before it on every
+// way), falls through the chain to the store, and no branch between the store and B goes back.
+// So in every block the store comes before that thread's arrival at B, and a load of hk_zero past
+// B in the text comes after the loading thread passed B in the same round: it reads 0 (or a
+// store coherence-later, also 0), never 5. The loop is judged at 0 and races: `race` from the PTX
+// before any run (docs/referee.md, "A store every block makes before its barrier"). The next
+// attack: spin_ret_store_evade.cu (a return no thread takes, jumping over both barriers).
 __device__ unsigned hk_flag[65536];
 __device__ int hk_zero = 5; /* 0 after the second barrier in every block: thread 0 stores it */
 
