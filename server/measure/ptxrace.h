@@ -31,6 +31,9 @@
  * struct. */
 typedef struct {
     bool found;
+    bool barrier;         /* the finding is a barrier that data decides (docs/referee.md): then
+                           * st_* is the barrier, ld_* the statement whose value decides it (a
+                           * load, an atomic, a clock), k is 0 */
     long k;               /* lane t reads what lane t+k stored (tid.x units) */
     long ld_line, st_line; /* PTX lines (1-based) of the load and of the store */
     long ld_src, st_src;   /* their source lines from the PTX's .loc (0: none) */
