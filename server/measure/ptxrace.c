@@ -2225,20 +2225,6 @@ static bool sense_special(const char *o)
            !strcmp(o, "%warpid") || !strcmp(o, "%nwarpid") || !strncmp(o, "%pm", 3);
 }
 
-/* Whether s writes its destinations from memory or from a sensing special register by
- * itself: a load (not of a parameter), an atomic, a texture or surface read, a mov / cvt of
- * such a special register, bar.red (its predicate's reduction: followed through its source). */
-static bool bar_seed(const stmt *s)
-{
-    if ((op_is(s->op, "ld") && !op_has(s->op, "param")) || op_is(s->op, "atom") ||
-        op_is(s->op, "tex") || op_is(s->op, "tld4") || op_is(s->op, "suld"))
-        return true;
-    for (int k = 1; k < s->nops && !s->ops_cut; k++)
-        if (sense_special(s->ops[k]))
-            return true;
-    return false;
-}
-
 /* The destination registers of s, with bar.red's (its first operand) added. */
 static int bar_dests(body *b, stmt *s, int *d, int cap)
 {
@@ -2317,6 +2303,48 @@ static void mem_name(const char *o, char *dst, size_t cap)
     dst[k] = '\0';
 }
 
+/* Whether s, in the loop whose statements are in[], polls: a volatile, relaxed or acquire load
+ * or an atomic whose address no statement of the loop writes (the same word read trip after
+ * trip, for another thread or launch to change), or a read of a sensing special register. */
+static bool poll_seed(body *b, const stmt *s, const bool *in)
+{
+    for (int k = 1; k < s->nops && !s->ops_cut; k++)
+        if (sense_special(s->ops[k]))
+            return true;
+    bool ld = op_is(s->op, "ld") && (op_has(s->op, "volatile") || op_has(s->op, "relaxed") ||
+                                     op_has(s->op, "acquire"));
+    if ((!ld && !op_is(s->op, "atom")) || s->nops < 2 || s->ops_cut || *s->ops[1] != '[')
+        return false;
+    /* the address's registers: none written in the loop */
+    const char *o = s->ops[1];
+    for (const char *p = o; *p; p++) {
+        if (*p != '%')
+            continue;
+        char nm[64];
+        size_t k = 0;
+        while (p[k] && (isalnum((unsigned char)p[k]) || p[k] == '%' || p[k] == '_' || p[k] == '$') &&
+               k + 1 < sizeof nm) {
+            nm[k] = p[k];
+            k++;
+        }
+        nm[k] = '\0';
+        p += k - 1;
+        int r = reg_find(b, nm);
+        if (r < 0)
+            return false;
+        for (long i = 0; i < b->n; i++) {
+            if (!in[i])
+                continue;
+            int d[64];
+            int nd = stmt_dests(b, &b->st[i], d, 64);
+            for (int j = 0; j < nd; j++)
+                if (d[j] == r)
+                    return false;
+        }
+    }
+    return true;
+}
+
 /* Whether block x is dominated by h (the idom chain; x == h counts). */
 static bool dominated_by(const flow *f, long x, long h)
 {
@@ -2330,7 +2358,8 @@ static bool dominated_by(const flow *f, long x, long h)
  * tell a checked or timed run from another, as opposed to the data it computes on --
  *   - a clock, a timer, the SM or warp slot (sense_special);
  *   - a loop that polls memory: a natural loop (a back edge to a block that dominates its
- *     source) one of whose exits is a branch on a value loaded (or an atomic's) in that loop,
+ *     source) one of whose exits is a branch on a value a volatile / relaxed / acquire load
+ *     or an atomic of the loop reads from an address the loop does not change (poll_seed),
  *     on that trip (carried through the loop's statements alone): every register the loop
  *     writes, a count of its trips included, depends on when the polled word changed;
  *   - a load from memory (shared; global, local or const; generic: either) that some store
@@ -2393,7 +2422,7 @@ static int sense_taint(body *b, const flow *f, const long *blk_of, long *src)
                 return HK_ENOMEM;
             }
             for (long i = 0; i < n; i++)
-                ls[i] = in[i] && bar_seed(&b->st[i]) ? i : -1;
+                ls[i] = in[i] && poll_seed(b, &b->st[i], in) ? i : -1;
             taint_run(b, ls, in, lt);
             hk_free(ls);
             long polled = -1;

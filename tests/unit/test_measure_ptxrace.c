@@ -1968,6 +1968,86 @@ static const char bar_source[] =
     "    if (more > 0)\n"
     "        __syncthreads();\n"
     "    out[blockIdx.x * 256 + t] = buf[255 - t] + (float)watched;\n"
+    "}\n"
+    /* honest: a tile loop bounded by a loaded count, a polled value stored to global memory
+     * only after it (no load of the count can run after that store) */
+    "__global__ void bar_after(const float *in, float *out, const int *count)\n"
+    "{\n"
+    "    __shared__ float tile[256];\n"
+    "    int t = threadIdx.x;\n"
+    "    SENSE\n"
+    "    int m = count[blockIdx.x];\n"
+    "    float acc = 0.0f;\n"
+    "    for (int k = 0; k < m; k++) {\n"
+    "        tile[t] = in[k * 256 + t];\n"
+    "        __syncthreads();\n"
+    "        acc += tile[255 - t];\n"
+    "        __syncthreads();\n"
+    "    }\n"
+    "    out[blockIdx.x * 256 + t] = acc + (float)watched;\n"
+    "}\n"
+    /* honest: thread 0 walks a volatile list (the address advances: not polling one word),
+     * its length bounds a tile loop */
+    "__global__ void bar_walk(const float *in, float *out, volatile const int *list)\n"
+    "{\n"
+    "    __shared__ float tile[256];\n"
+    "    __shared__ int len;\n"
+    "    int t = threadIdx.x;\n"
+    "    if (t == 0) {\n"
+    "        int i = 0;\n"
+    "        while (i < 64 && list[i] != 0)\n"
+    "            i++;\n"
+    "        len = i;\n"
+    "    }\n"
+    "    __syncthreads();\n"
+    "    float acc = 0.0f;\n"
+    "    for (int k = 0; k < len; k++) {\n"
+    "        tile[t] = in[k * 256 + t];\n"
+    "        __syncthreads();\n"
+    "        acc += tile[255 - t];\n"
+    "        __syncthreads();\n"
+    "    }\n"
+    "    out[blockIdx.x * 256 + t] = acc;\n"
+    "}\n"
+    /* honest: a plain load of one word re-read every trip (a store in the loop may alias it),
+     * its trip count bounding a tile loop */
+    "__global__ void bar_alias(const float *in, float *out, const int *a, int *b)\n"
+    "{\n"
+    "    __shared__ float tile[256];\n"
+    "    __shared__ int len;\n"
+    "    int t = threadIdx.x;\n"
+    "    if (t == 0) {\n"
+    "        int i = 0;\n"
+    "        while (i < 64 && a[0] > i) {\n"
+    "            b[i] = 0;\n"
+    "            i++;\n"
+    "        }\n"
+    "        len = i;\n"
+    "    }\n"
+    "    __syncthreads();\n"
+    "    float acc = 0.0f;\n"
+    "    for (int k = 0; k < len; k++) {\n"
+    "        tile[t] = in[k * 256 + t];\n"
+    "        __syncthreads();\n"
+    "        acc += tile[255 - t];\n"
+    "        __syncthreads();\n"
+    "    }\n"
+    "    out[blockIdx.x * 256 + t] = acc;\n"
+    "}\n"
+    /* found: the polled count reduced by __syncthreads_or (bar.red) and deciding a barrier */
+    "__global__ void bar_red_or(const float *in, float *out, int n)\n"
+    "{\n"
+    "    __shared__ float buf[256];\n"
+    "    int t = threadIdx.x;\n"
+    "    volatile unsigned *flag = &hk_flag[blockIdx.x & 63];\n"
+    "    int polls = 0;\n"
+    "    if (t == 0) *flag = 1u;\n"
+    "    else if (t == 224)\n"
+    "        while (*flag == 0u && polls < 100000) polls++;\n"
+    "    buf[t] = in[blockIdx.x * 256 + t];\n"
+    "    if (__syncthreads_or(polls > 48))\n"
+    "        __syncthreads();\n"
+    "    out[blockIdx.x * 256 + t] = buf[255 - t];\n"
     "}\n";
 
 static void test_barrier_data(void **state)
@@ -2014,6 +2094,10 @@ static void test_barrier_data(void **state)
         {"bar_rejoin", false, NULL},        /* a sensed branch that rejoins before it */
         {"bar_last", false, NULL},          /* the last block's tail: an atomic's ticket */
         {"bar_other_word", false, NULL},    /* the polled count in another word */
+        {"bar_after", false, NULL},         /* ... stored only after the loop */
+        {"bar_walk", false, NULL},          /* a volatile walk over advancing words */
+        {"bar_alias", false, NULL},         /* a plain load of one word each trip */
+        {"bar_red_or", true, "volatile"},   /* through __syncthreads_or */
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
         for (int at = 0; at < 2; at++) {
@@ -2050,6 +2134,25 @@ static void test_barrier_data(void **state)
     ptx = keep;
     ptx_len = keep_len;
     free(mod);
+    /* written: a barrier guarded by a predicate of the clock (found), of tid.x (not data) */
+    const char *guarded[] = {"%clock", "%tid.x"};
+    for (int i = 0; i < 2; i++) {
+        char text[600];
+        snprintf(text, sizeof text,
+                 ".version 8.8\n.target sm_90\n.address_size 64\n.visible .entry g()\n{\n"
+                 "\t.reg .pred %%p<3>;\n\t.reg .b32 %%r<5>;\n\tmov.u32 %%r1, %s;\n"
+                 "\tand.b32 %%r2, %%r1, 1;\n\tsetp.eq.s32 %%p1, %%r2, 0;\n"
+                 "\t@%%p1 bar.sync 0;\n\tret;\n}\n",
+                 guarded[i]);
+        ptxrace_result r;
+        assert_int_equal(ptxrace_scan(text, strlen(text), &r), HK_OK);
+        if (r.found != (i == 0) || r.barrier != (i == 0))
+            fail_msg("@%%p1 bar.sync on %s: found %d", guarded[i], r.found);
+        if (i == 0) {
+            assert_int_equal(r.st_line, 11); /* the barrier, decided by the clock's mov */
+            assert_int_equal(r.ld_line, 8);
+        }
+    }
 }
 
 int main(void)
