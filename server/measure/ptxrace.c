@@ -2303,46 +2303,17 @@ static void mem_name(const char *o, char *dst, size_t cap)
     dst[k] = '\0';
 }
 
-/* Whether s, in the loop whose statements are in[], polls: a volatile, relaxed or acquire load
- * or an atomic whose address no statement of the loop writes (the same word read trip after
- * trip, for another thread or launch to change), or a read of a sensing special register. */
-static bool poll_seed(body *b, const stmt *s, const bool *in)
+/* Whether s, in a loop, polls: a volatile, relaxed or acquire load or an atomic (a word read
+ * again each trip, for another thread or launch to change; the address may move, as a walk
+ * over several flags does), or a read of a sensing special register. */
+static bool poll_seed(const stmt *s)
 {
     for (int k = 1; k < s->nops && !s->ops_cut; k++)
         if (sense_special(s->ops[k]))
             return true;
     bool ld = op_is(s->op, "ld") && (op_has(s->op, "volatile") || op_has(s->op, "relaxed") ||
                                      op_has(s->op, "acquire"));
-    if ((!ld && !op_is(s->op, "atom")) || s->nops < 2 || s->ops_cut || *s->ops[1] != '[')
-        return false;
-    /* the address's registers: none written in the loop */
-    const char *o = s->ops[1];
-    for (const char *p = o; *p; p++) {
-        if (*p != '%')
-            continue;
-        char nm[64];
-        size_t k = 0;
-        while (p[k] && (isalnum((unsigned char)p[k]) || p[k] == '%' || p[k] == '_' || p[k] == '$') &&
-               k + 1 < sizeof nm) {
-            nm[k] = p[k];
-            k++;
-        }
-        nm[k] = '\0';
-        p += k - 1;
-        int r = reg_find(b, nm);
-        if (r < 0)
-            return false;
-        for (long i = 0; i < b->n; i++) {
-            if (!in[i])
-                continue;
-            int d[64];
-            int nd = stmt_dests(b, &b->st[i], d, 64);
-            for (int j = 0; j < nd; j++)
-                if (d[j] == r)
-                    return false;
-        }
-    }
-    return true;
+    return ld || op_is(s->op, "atom");
 }
 
 /* Whether block x is dominated by h (the idom chain; x == h counts). */
@@ -2359,8 +2330,7 @@ static bool dominated_by(const flow *f, long x, long h)
  *   - a clock, a timer, the SM or warp slot (sense_special);
  *   - a loop that polls memory: a natural loop (a back edge to a block that dominates its
  *     source) one of whose exits is a branch on a value a volatile / relaxed / acquire load
- *     or an atomic of the loop reads from an address the loop does not change (poll_seed),
- *     on that trip (carried through the loop's statements alone): every register the loop
+ *     or an atomic of the loop reads (poll_seed), on that trip (carried through the loop's statements alone): every register the loop
  *     writes, a count of its trips included, depends on when the polled word changed;
  *   - a load from memory (shared; global, local or const; generic: either) that some store
  *     or atomic writes a sensed value to (a word set from polling, read by other threads);
@@ -2422,7 +2392,7 @@ static int sense_taint(body *b, const flow *f, const long *blk_of, long *src)
                 return HK_ENOMEM;
             }
             for (long i = 0; i < n; i++)
-                ls[i] = in[i] && poll_seed(b, &b->st[i], in) ? i : -1;
+                ls[i] = in[i] && poll_seed(&b->st[i]) ? i : -1;
             taint_run(b, ls, in, lt);
             hk_free(ls);
             long polled = -1;

@@ -1986,16 +1986,17 @@ static const char bar_source[] =
     "    }\n"
     "    out[blockIdx.x * 256 + t] = acc + (float)watched;\n"
     "}\n"
-    /* honest: thread 0 walks a volatile list (the address advances: not polling one word),
-     * its length bounds a tile loop */
-    "__global__ void bar_walk(const float *in, float *out, volatile const int *list)\n"
+    /* found: thread 0 walks a volatile list, its length bounding a tile loop -- a volatile
+     * load in a loop's exit is polling wherever its address points (a cheat can poll two
+     * words in turn); honest code walks plain memory */
+    "__global__ void bar_walk(const float *in, volatile const int *list, int n)\n"
     "{\n"
     "    __shared__ float tile[256];\n"
     "    __shared__ int len;\n"
     "    int t = threadIdx.x;\n"
     "    if (t == 0) {\n"
     "        int i = 0;\n"
-    "        while (i < 64 && list[i] != 0)\n"
+    "        while (i < n && list[i] != 0)\n"
     "            i++;\n"
     "        len = i;\n"
     "    }\n"
@@ -2007,7 +2008,7 @@ static const char bar_source[] =
     "        acc += tile[255 - t];\n"
     "        __syncthreads();\n"
     "    }\n"
-    "    out[blockIdx.x * 256 + t] = acc;\n"
+    "    ((float *)in)[blockIdx.x * 256 + t] = acc;\n"
     "}\n"
     /* honest: a plain load of one word re-read every trip (a store in the loop may alias it),
      * its trip count bounding a tile loop */
@@ -2095,7 +2096,7 @@ static void test_barrier_data(void **state)
         {"bar_last", false, NULL},          /* the last block's tail: an atomic's ticket */
         {"bar_other_word", false, NULL},    /* the polled count in another word */
         {"bar_after", false, NULL},         /* ... stored only after the loop */
-        {"bar_walk", false, NULL},          /* a volatile walk over advancing words */
+        {"bar_walk", true, "len"},          /* a volatile walk: polling, its address moving */
         {"bar_alias", false, NULL},         /* a plain load of one word each trip */
         {"bar_red_or", true, "volatile"},   /* through __syncthreads_or */
     };
