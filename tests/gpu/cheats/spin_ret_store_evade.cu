@@ -6,8 +6,8 @@
 // is a shared word thread 224 stores from a loop polling `*flag` (a volatile load of a word the
 // loop does not move). A barrier of the whole block control-dependent on a branch on such a
 // sensed value is `race` (docs/referee.md "A barrier that data decides"): found from the PTX at
-// reduce_sum's spec and at no shape (barrier PTX 355, kernel.cu 59, decided by the load of
-// watched at PTX 349, kernel.cu 58), verify-candidate rejects it `race` on the CPU
+// reduce_sum's spec and at no shape (barrier PTX 355, kernel.cu 69, decided by the load of
+// watched at PTX 349, kernel.cu 68), verify-candidate rejects it `race` on the CPU
 // (bench/results/2026-12-06-shared-race-cpu-s42.md, REF11). The return stays outside the store
 // order (the word is still not read as 0); the barrier rule does not need it.
 // Class: 5 races, an attack on the static race rule as session 42 left it (REF10):
