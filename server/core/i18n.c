@@ -2476,6 +2476,30 @@ static const struct hk_msg_entry msgs[HK_MSG_COUNT] = {
       "（线程 t 读取线程 t%+ld 的字：PTX 第 %ld 行：%s，写入在 PTX 第 %ld 行：%s；%s 第 %ld 行，写入在第 %ld 行），"
       "而基线的没有：无论运行时是否走这条路径，这两次访问都构成竞争，"
       "核函数可以只在 compute-sanitizer 不在监视时才走这条路径"),
+    F(MEAS_RACE_BAR,
+      "the candidate's device code runs a barrier of the whole block only where a value it "
+      "senses allows it (the barrier at PTX line %ld: %s, decided by PTX line %ld: %s -- a "
+      "clock, a loop polling memory, or a word stored from one), which the baseline's does "
+      "not: CUDA needs a barrier reached by every thread of the block or by none, so the "
+      "choice is undefined behaviour or a decision the kernel makes on whether it is "
+      "watched, and a candidate may skip the barrier when it senses the check",
+      "候选版本的设备代码只在它感知到的某个值允许时才执行整个线程块的屏障"
+      "（PTX 第 %ld 行的屏障：%s，由 PTX 第 %ld 行决定：%s——时钟、轮询内存的循环或由其写入的字），而基线的没有："
+      "CUDA 要求屏障由线程块的所有线程到达或都不到达，因此这一选择要么是未定义行为，"
+      "要么是核函数根据自己是否被监视所做的决定，候选版本可以在感知到检查时跳过屏障"),
+    F(MEAS_RACE_BAR_SRC,
+      "the candidate's device code runs a barrier of the whole block only where a value it "
+      "senses allows it (the barrier at PTX line %ld: %s, decided by PTX line %ld: %s -- a "
+      "clock, a loop polling memory, or a word stored from one; %s line %ld, decided at line "
+      "%ld), which the baseline's does not: CUDA needs a barrier reached by every thread of "
+      "the block or by none, so the choice is undefined behaviour or a decision the kernel "
+      "makes on whether it is watched, and a candidate may skip the barrier when it senses "
+      "the check",
+      "候选版本的设备代码只在它感知到的某个值允许时才执行整个线程块的屏障"
+      "（PTX 第 %ld 行的屏障：%s，由 PTX 第 %ld 行决定：%s——时钟、轮询内存的循环或由其写入的字；"
+      "%s 第 %ld 行，在第 %ld 行决定），而基线的没有："
+      "CUDA 要求屏障由线程块的所有线程到达或都不到达，因此这一选择要么是未定义行为，"
+      "要么是核函数根据自己是否被监视所做的决定，候选版本可以在感知到检查时跳过屏障"),
     F(MEAS_RACE_BASE,
       "the baseline's PTX loads another thread's unsynchronised shared-memory word too (PTX line "
       "%ld: %s), so the candidate's (PTX line %ld: %s) is not judged from its PTX: "

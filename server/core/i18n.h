@@ -1377,6 +1377,8 @@ enum hk_msg {
     HK_MSG_MEAS_HEAP_ASM,            /* measure_heap_check, a DCU code object: %s what, %ld line, %s text */
     HK_MSG_MEAS_RACE_PTX,            /* measure_race_check: %ld k, %ld load line, %s its text, %ld store line, %s its text */
     HK_MSG_MEAS_RACE_PTX_SRC,        /* the same, then %s source file, %ld load's source line, %ld store's */
+    HK_MSG_MEAS_RACE_BAR,            /* measure_race_check, a barrier that sensed data decides: %ld barrier line, %s its text, %ld deciding line, %s its text */
+    HK_MSG_MEAS_RACE_BAR_SRC,        /* the same, then %s source file, %ld the barrier's source line, %ld the deciding one's */
     HK_MSG_MEAS_RACE_BASE,           /* pass: %ld baseline's load line, %s text, %ld candidate's, %s text */
     HK_MSG_MEAS_RACE_DCU,
     HK_MSG_MEAS_RACE_SHAPES,         /* pass: %s the block shapes judged ("256x1x1, 128x1x1") */

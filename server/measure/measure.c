@@ -388,7 +388,14 @@ static int race_judge(const image_pair *ip, const char **result, char **why)
                            c->ld_line, c->ld_text);
     } else {
         *result = "fail";
-        if (c->ld_src > 0 && c->st_src > 0)
+        if (c->barrier && c->ld_src > 0 && c->st_src > 0)
+            *why = hk_asprintf(hk_tr_in(HK_LANG_EN, HK_MSG_MEAS_RACE_BAR_SRC), c->st_line,
+                               c->st_text, c->ld_line, c->ld_text, c->src_file, c->st_src,
+                               c->ld_src);
+        else if (c->barrier)
+            *why = hk_asprintf(hk_tr_in(HK_LANG_EN, HK_MSG_MEAS_RACE_BAR), c->st_line,
+                               c->st_text, c->ld_line, c->ld_text);
+        else if (c->ld_src > 0 && c->st_src > 0)
             *why = hk_asprintf(hk_tr_in(HK_LANG_EN, HK_MSG_MEAS_RACE_PTX_SRC), c->k, c->ld_line,
                                c->ld_text, c->st_line, c->st_text, c->src_file, c->ld_src,
                                c->st_src);

@@ -199,6 +199,9 @@ typedef struct {
     /* the module's data that nothing writes (ptxdata.h; NULL: none known): an ld.global /
      * ld.const of it reads as its initial value */
     const ptxdata *data;
+    /* body_judge: where a barrier that data decides is written (bar_judge; NULL: not looked
+     * for -- the unrolled copies and the stores pass) */
+    ptxrace_result *bar_out;
     char pname[PTXRACE_ARGS][96];
     bool pknown[PTXRACE_ARGS];
     int64_t pval[PTXRACE_ARGS];
@@ -1470,9 +1473,10 @@ static void quote_stmt(char *dst, size_t cap, const char *src)
 
 static void result_take(ptxrace_result *out, const body *b, const stmt *ld, const stmt *st, long k)
 {
-    if (out->found && out->ld_line <= ld->line)
-        return;
+    if (out->found && !out->barrier && out->ld_line <= ld->line)
+        return; /* a pair read replaces a barrier that data decides: it stays the reason */
     out->found = true;
+    out->barrier = false;
     out->k = k;
     out->ld_line = ld->line;
     out->st_line = st->line;
@@ -2200,6 +2204,404 @@ static void data_taint(body *b, bool *dt)
     }
 }
 
+/* ---- a barrier that data decides ---- */
+
+/* Whether s is a barrier of the whole block: bar.sync / barrier.sync with no thread count
+ * (I_BAR), or bar.red / barrier.red with none (__syncthreads_count/_and/_or). */
+static bool whole_barrier(const stmt *s)
+{
+    if (s->kind == I_BAR)
+        return true;
+    return (op_is(s->op, "bar") || op_is(s->op, "barrier")) && op_has(s->op, "red") &&
+           !op_has(s->op, "warp") && s->nops == 3;
+}
+
+/* A special register whose value no launch constant decides: a clock, a timer, the SM or warp
+ * slot the block runs on, a performance counter. */
+static bool sense_special(const char *o)
+{
+    return !strcmp(o, "%clock") || !strcmp(o, "%clock64") || !strncmp(o, "%clock_hi", 9) ||
+           !strncmp(o, "%globaltimer", 12) || !strcmp(o, "%smid") || !strcmp(o, "%nsmid") ||
+           !strcmp(o, "%warpid") || !strcmp(o, "%nwarpid") || !strncmp(o, "%pm", 3);
+}
+
+/* The destination registers of s, with bar.red's (its first operand) added. */
+static int bar_dests(body *b, stmt *s, int *d, int cap)
+{
+    if ((op_is(s->op, "bar") || op_is(s->op, "barrier")) && op_has(s->op, "red") && s->nops >= 1 &&
+        *s->ops[0] == '%') {
+        int r = reg_find(b, s->ops[0]);
+        if (r < 0)
+            return 0;
+        d[0] = r;
+        return 1;
+    }
+    return stmt_dests(b, s, d, cap);
+}
+
+/* Per register, the first statement that makes it depend on a seed: src[r] the seed's statement
+ * (seed[i] >= 0: statement i's destinations are seeded with that origin), -1: none; carried
+ * through every statement's operands (only those in[i] when in is given), to a fixed point. */
+static void taint_run(body *b, const long *seed, const bool *in, long *src)
+{
+    for (long r = 0; r < b->nregs; r++)
+        src[r] = -1;
+    for (int pass = 0; pass < 16; pass++) {
+        bool grew = false;
+        for (long i = 0; i < b->n; i++) {
+            stmt *s = &b->st[i];
+            if (in && !in[i])
+                continue;
+            int d[64];
+            int nd = bar_dests(b, s, d, 64);
+            if (nd <= 0)
+                continue;
+            long from = seed[i];
+            for (int k = 1; k < s->nops && from < 0 && !s->ops_cut; k++) {
+                int r = *s->ops[k] == '%' ? reg_find(b, s->ops[k]) : -1;
+                if (r >= 0 && src[r] >= 0)
+                    from = src[r];
+            }
+            for (int k = 0; k < nd && from >= 0; k++)
+                if (src[d[k]] < 0) {
+                    src[d[k]] = from;
+                    grew = true;
+                }
+        }
+        if (!grew)
+            break;
+    }
+}
+
+/* The memory a load or store names: 1 shared, 2 global / local / const, 3 generic (either). */
+static int mem_space(const char *op)
+{
+    if (op_has(op, "shared") || op_has(op, "shared::cta"))
+        return 1;
+    if (op_has(op, "global") || op_has(op, "local") || op_has(op, "const"))
+        return 2;
+    return 3;
+}
+
+/* The variable an address operand names (`[name]`, `[name+8]`), into dst; "" when it names a
+ * register or nothing. */
+static void mem_name(const char *o, char *dst, size_t cap)
+{
+    dst[0] = '\0';
+    if (*o != '[')
+        return;
+    o++;
+    while (*o == ' ')
+        o++;
+    if (!is_ident_start(*o))
+        return;
+    size_t k = 0;
+    while (o[k] && (isalnum((unsigned char)o[k]) || o[k] == '_' || o[k] == '$') && k + 1 < cap) {
+        dst[k] = o[k];
+        k++;
+    }
+    dst[k] = '\0';
+}
+
+/* Whether s, in a loop, polls: a volatile, relaxed or acquire load or an atomic (a word read
+ * again each trip, for another thread or launch to change; the address may move, as a walk
+ * over several flags does), or a read of a sensing special register. */
+static bool poll_seed(const stmt *s)
+{
+    for (int k = 1; k < s->nops && !s->ops_cut; k++)
+        if (sense_special(s->ops[k]))
+            return true;
+    bool ld = op_is(s->op, "ld") && (op_has(s->op, "volatile") || op_has(s->op, "relaxed") ||
+                                     op_has(s->op, "acquire"));
+    return ld || op_is(s->op, "atom");
+}
+
+/* Whether block x is dominated by h (the idom chain; x == h counts). */
+static bool dominated_by(const flow *f, long x, long h)
+{
+    for (long k = 0; x >= 0 && k <= f->nb; k++, x = f->blk[x].idom)
+        if (x == h)
+            return true;
+    return false;
+}
+
+/* Per register, the statement its value senses (src[r], -1: none): what a candidate reads to
+ * tell a checked or timed run from another, as opposed to the data it computes on --
+ *   - a clock, a timer, the SM or warp slot (sense_special);
+ *   - a loop that polls memory: a natural loop (a back edge to a block that dominates its
+ *     source) one of whose exits is a branch on a value a volatile / relaxed / acquire load
+ *     or an atomic of the loop reads (poll_seed), on that trip (carried through the loop's statements alone): every register the loop
+ *     writes, a count of its trips included, depends on when the polled word changed;
+ *   - a load from memory (shared; global, local or const; generic: either) that some store
+ *     or atomic writes a sensed value to (a word set from polling, read by other threads);
+ * and whatever is computed from those (taint_run). Plain loads, atomics and loops over data
+ * do not sense: a decision on them is a decision on the data the kernel computes on. */
+static int sense_taint(body *b, const flow *f, const long *blk_of, long *src)
+{
+    long n = b->n;
+    long *seed = hk_malloc((size_t)(n + 1) * sizeof *seed);
+    long *lt = hk_malloc((size_t)(b->nregs + 1) * sizeof *lt);
+    bool *in = hk_calloc((size_t)n + 1, sizeof *in);
+    bool *inb = hk_calloc((size_t)f->nb + 1, sizeof *inb);
+    long *todo = hk_malloc((size_t)(f->nb + 1) * sizeof *todo);
+    if (!seed || !lt || !in || !inb || !todo) {
+        hk_free(seed);
+        hk_free(lt);
+        hk_free(in);
+        hk_free(inb);
+        hk_free(todo);
+        return HK_ENOMEM;
+    }
+    for (long i = 0; i < n; i++) {
+        const stmt *s = &b->st[i];
+        seed[i] = -1;
+        for (int k = 1; k < s->nops && !s->ops_cut; k++)
+            if (sense_special(s->ops[k]))
+                seed[i] = i;
+    }
+    /* the loops that poll memory */
+    for (long x = 0; x < f->nb; x++)
+        for (int e = 0; e < 2; e++) {
+            long h = f->blk[x].succ[e];
+            if (h < 0 || !f->blk[x].vis || !dominated_by(f, x, h))
+                continue;
+            memset(inb, 0, (size_t)f->nb);
+            long nt = 0;
+            inb[h] = true;
+            if (!inb[x]) {
+                inb[x] = true;
+                todo[nt++] = x;
+            }
+            while (nt > 0) {
+                long y = todo[--nt];
+                for (long k = f->pred_at[y]; k < f->pred_at[y + 1]; k++)
+                    if (!inb[f->pred[k]]) {
+                        inb[f->pred[k]] = true;
+                        todo[nt++] = f->pred[k];
+                    }
+            }
+            for (long i = 0; i < n; i++)
+                in[i] = blk_of[i] >= 0 && inb[blk_of[i]];
+            long *ls = hk_malloc((size_t)(n + 1) * sizeof *ls);
+            if (!ls) {
+                hk_free(seed);
+                hk_free(lt);
+                hk_free(in);
+                hk_free(inb);
+                hk_free(todo);
+                return HK_ENOMEM;
+            }
+            for (long i = 0; i < n; i++)
+                ls[i] = in[i] && poll_seed(&b->st[i]) ? i : -1;
+            taint_run(b, ls, in, lt);
+            hk_free(ls);
+            long polled = -1;
+            for (long y = 0; y < f->nb && polled < 0; y++) {
+                if (!inb[y])
+                    continue;
+                const stmt *l = &b->st[f->blk[y].last];
+                if (l->kind != I_BRA || l->guard < 0 || lt[l->guard] < 0)
+                    continue;
+                bool exits = y == x;
+                for (int e2 = 0; e2 < 2; e2++)
+                    exits |= f->blk[y].succ[e2] >= 0 && !inb[f->blk[y].succ[e2]];
+                if (exits)
+                    polled = lt[l->guard];
+            }
+            for (long i = 0; i < n && polled >= 0; i++)
+                if (in[i] && seed[i] < 0)
+                    seed[i] = polled;
+        }
+    /* through memory: a sensed value stored makes sensed the loads of that memory that can
+     * run after it (its block reaches theirs; later in its own block), unless both name a
+     * variable and not the same one */
+    unsigned char *reach = hk_malloc((size_t)f->nb + 1);
+    if (!reach) {
+        hk_free(seed);
+        hk_free(lt);
+        hk_free(in);
+        hk_free(inb);
+        hk_free(todo);
+        return HK_ENOMEM;
+    }
+    for (int round = 0; round < 8; round++) {
+        taint_run(b, seed, NULL, src);
+        bool grew = false;
+        for (long i = 0; i < n; i++) {
+            const stmt *s = &b->st[i];
+            bool st = op_is(s->op, "st") || op_is(s->op, "atom") || op_is(s->op, "red");
+            if (!st || s->ops_cut || blk_of[i] < 0 || !f->blk[blk_of[i]].vis)
+                continue;
+            bool sensed = false;
+            for (int k = 1; k < s->nops && !sensed; k++) {
+                int r = *s->ops[k] == '%' ? reg_find(b, s->ops[k]) : -1;
+                sensed = r >= 0 && src[r] >= 0;
+            }
+            if (!sensed)
+                continue;
+            char sn[96];
+            mem_name(op_is(s->op, "st") ? s->ops[0] : s->nops > 1 ? s->ops[1] : "", sn, sizeof sn);
+            memset(reach, 0, (size_t)f->nb);
+            long nt = 0;
+            for (int e = 0; e < 2; e++) { /* the blocks after it */
+                long to = f->blk[blk_of[i]].succ[e];
+                if (to >= 0 && f->blk[to].vis && !reach[to]) {
+                    reach[to] = 1;
+                    todo[nt++] = to;
+                }
+            }
+            while (nt > 0) {
+                long y = todo[--nt];
+                for (int e = 0; e < 2; e++) {
+                    long to = f->blk[y].succ[e];
+                    if (to >= 0 && f->blk[to].vis && !reach[to]) {
+                        reach[to] = 1;
+                        todo[nt++] = to;
+                    }
+                }
+            }
+            for (long j = 0; j < n; j++) {
+                const stmt *l = &b->st[j];
+                if (seed[j] >= 0 || !(op_is(l->op, "ld") || op_is(l->op, "atom")) ||
+                    op_has(l->op, "param") || !(mem_space(l->op) & mem_space(s->op)) ||
+                    blk_of[j] < 0 || !(reach[blk_of[j]] || (blk_of[j] == blk_of[i] && j > i)))
+                    continue;
+                char ln[96];
+                mem_name(l->nops > 1 ? l->ops[1] : "", ln, sizeof ln);
+                if (sn[0] && ln[0] && strcmp(sn, ln))
+                    continue;
+                seed[j] = j;
+                grew = true;
+            }
+        }
+        if (!grew)
+            break;
+    }
+    hk_free(reach);
+    hk_free(seed);
+    hk_free(lt);
+    hk_free(in);
+    hk_free(inb);
+    hk_free(todo);
+    return HK_OK;
+}
+
+static void bar_take(body *b, const stmt *bar, const stmt *dat)
+{
+    ptxrace_result *o = b->bar_out;
+    if (o->found && o->st_line <= bar->line)
+        return;
+    o->found = true;
+    o->barrier = true;
+    o->k = 0;
+    o->st_line = bar->line; /* the barrier */
+    o->st_src = bar->src;
+    o->ld_line = dat->line; /* what decides it */
+    o->ld_src = dat->src;
+    snprintf(o->src_file, sizeof o->src_file, "#%d", bar->src_file);
+    cut_copy(o->func, sizeof o->func, b->func);
+    quote_stmt(o->ld_text, sizeof o->ld_text, dat->text);
+    quote_stmt(o->st_text, sizeof o->st_text, bar->text);
+}
+
+/* A barrier of the whole block that data decides (docs/referee.md "A barrier that data
+ * decides"): control-dependent, over the edges the launch leaves, on a branch whose predicate
+ * is no constant at the launch and depends on memory or a sensing register (bar_taint), or
+ * guarded by such a predicate. Into b->bar_out. */
+static int bar_judge(body *b, flow *f)
+{
+    long n = f->nb, words = (n + 63) / 64;
+    if (n > PR_MAX_DOM) /* as flow_dominators */
+        return HK_OK;
+    long *src = hk_malloc((size_t)(b->nregs + 1) * sizeof *src);
+    uint64_t *pd = hk_malloc((size_t)(n * words + 1) * 8), *tmp = hk_malloc((size_t)(words + 1) * 8);
+    if (!src || !pd || !tmp) {
+        hk_free(src);
+        hk_free(pd);
+        hk_free(tmp);
+        return HK_ENOMEM;
+    }
+    long *blk_of = hk_malloc((size_t)(b->n + 1) * sizeof *blk_of);
+    int rc = blk_of ? HK_OK : HK_ENOMEM;
+    for (long i = 0; blk_of && i < b->n; i++)
+        blk_of[i] = -1;
+    for (long bi = 0; blk_of && bi < n; bi++)
+        for (long i = f->blk[bi].first; i <= f->blk[bi].last; i++)
+            blk_of[i] = bi;
+    if (rc == HK_OK)
+        rc = sense_taint(b, f, blk_of, src);
+    hk_free(blk_of);
+    if (rc) {
+        hk_free(src);
+        hk_free(pd);
+        hk_free(tmp);
+        return rc;
+    }
+#define BAR_DATA(g) ((g) >= 0 && src[g] >= 0 && b->regs[g].pc < 0)
+#define BAR_EDGE(bi, e)                                                                            \
+    (f->blk[bi].vis && f->blk[bi].succ[e] >= 0 && f->blk[f->blk[bi].succ[e]].vis &&               \
+     ((e) == 0 ? f->blk[bi].has_fall : f->blk[bi].has_taken))
+    /* post-dominators over the reached blocks and the edges the launch leaves; a block that
+     * leaves by none is an exit */
+    for (long i = 0; i < n; i++) {
+        bool ex = !BAR_EDGE(i, 0) && !BAR_EDGE(i, 1);
+        memset(pd + i * words, ex ? 0 : 0xff, (size_t)words * 8);
+        if (ex)
+            SETBIT(pd + i * words, i);
+    }
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (long i = n - 1; i >= 0; i--) {
+            if (!BAR_EDGE(i, 0) && !BAR_EDGE(i, 1))
+                continue;
+            memset(tmp, 0xff, (size_t)words * 8);
+            for (int e = 0; e < 2; e++)
+                if (BAR_EDGE(i, e))
+                    for (long k = 0; k < words; k++)
+                        tmp[k] &= pd[f->blk[i].succ[e] * words + k];
+            SETBIT(tmp, i);
+            if (memcmp(tmp, pd + i * words, (size_t)words * 8)) {
+                memcpy(pd + i * words, tmp, (size_t)words * 8);
+                changed = true;
+            }
+        }
+    }
+    for (long bb = 0; bb < n; bb++) {
+        if (!f->blk[bb].vis)
+            continue;
+        for (long i = f->blk[bb].first; i <= f->blk[bb].last; i++) {
+            const stmt *s = &b->st[i];
+            if (!whole_barrier(s))
+                continue;
+            if (s->guard >= 0) {
+                if (BAR_DATA(s->guard))
+                    bar_take(b, s, &b->st[src[s->guard]]);
+                continue; /* a guard of the launch's constants or tid: not data's */
+            }
+            /* the branches on data it is control-dependent on: it post-dominates one of the
+             * branch's successors and does not strictly post-dominate the branch */
+            for (long x = 0; x < n; x++) {
+                const stmt *l = &b->st[f->blk[x].last];
+                if (l->kind != I_BRA || !BAR_DATA(l->guard) || !BAR_EDGE(x, 0) || !BAR_EDGE(x, 1))
+                    continue;
+                if (x != bb && BIT(pd + x * words, bb))
+                    continue;
+                if (BIT(pd + f->blk[x].succ[0] * words, bb) ||
+                    BIT(pd + f->blk[x].succ[1] * words, bb)) {
+                    bar_take(b, s, &b->st[src[l->guard]]);
+                    break;
+                }
+            }
+        }
+    }
+#undef BAR_DATA
+#undef BAR_EDGE
+    hk_free(src);
+    hk_free(pd);
+    hk_free(tmp);
+    return HK_OK;
+}
+
 static int body_judge(body *b, ptxrace_result *out)
 {
     int rc = HK_OK;
@@ -2429,6 +2831,8 @@ static int body_judge(body *b, ptxrace_result *out)
         hk_free(seen);
         hk_free(dt);
     }
+    if (b->bar_out && (rc = bar_judge(b, &f)))
+        goto out;
     if (b->unroll_ovf >= 0 && b->unroll_ovf < b->nlabels && label_block[b->unroll_ovf] >= 0 &&
         f.blk[label_block[b->unroll_ovf]].vis)
         b->ovf_reached = true;
@@ -2936,7 +3340,7 @@ static int body_unroll(body *b, ptxrace_result *out)
             if (rc)
                 break;
             if (!ovf) {
-                if (tmp.found && (!out->found || tmp.ld_line < out->ld_line)) {
+                if (tmp.found && (!out->found || out->barrier || tmp.ld_line < out->ld_line)) {
                     take_finding(out, &tmp);
                     for (long i = 0; i < b->n; i++) { /* quoted as the PTX has them */
                         const stmt *q = &b->st[i];
@@ -3043,6 +3447,7 @@ static int few_values(body *b, stmt *s, const bool *clk, int64_t *vals, int *pre
  * 129, and each is judged unrolled. More than that: nothing more (a value it cannot bound). */
 static int body_choices(body *b, ptxrace_result *out)
 {
+    b->bar_out = NULL; /* the body judged at a value of a few: no barrier looked for again */
     if (b->ntid[0] <= 0 || b->n < 2 || b->n > PR_UNROLL_STMTS || b->nfix)
         return HK_OK;
     int cand[PR_FIX], cpred[PR_FIX], nc = 0, ncand = 0;
@@ -3114,7 +3519,7 @@ static int body_choices(body *b, ptxrace_result *out)
     hk_free(clk);
     if (!nc || ncand > nc)
         return HK_OK; /* none, or more than can be judged: not bounded, nothing more */
-    for (long c = 0; c < combos && rc == HK_OK && !out->found; c++) {
+    for (long c = 0; c < combos && rc == HK_OK && (!out->found || out->barrier); c++) {
         long rest = c;
         b->nfix = 0;
         for (int k = 0; k < nc; k++) {
@@ -3745,11 +4150,27 @@ static void scan_line(scan *sc, char *raw)
         return; /* the stores pass reads the launched entry alone */
     if (sc->depth <= 0) {
         sc->state = OUTSIDE;
-        bool before = sc->out->found;
+        bool before = sc->out->found && !sc->out->barrier;
+        ptxrace_result bar;
+        memset(&bar, 0, sizeof bar);
+        sc->b.bar_out = &bar;
         if ((sc->rc = body_judge(&sc->b, sc->out)) == HK_OK)
             sc->rc = body_unroll(&sc->b, sc->out); /* a shape known: its loops unrolled */
-        if (sc->rc == HK_OK && !before && !sc->out->found)
+        if (sc->rc == HK_OK && !before && (!sc->out->found || sc->out->barrier))
             sc->rc = body_choices(&sc->b, sc->out); /* at each value of a few */
+        if (sc->rc == HK_OK && !sc->out->found && bar.found) { /* a pair read stays the reason */
+            ptxrace_result *o = sc->out;
+            o->found = o->barrier = true;
+            o->k = 0;
+            o->ld_line = bar.ld_line;
+            o->st_line = bar.st_line;
+            o->ld_src = bar.ld_src;
+            o->st_src = bar.st_src;
+            memcpy(o->src_file, bar.src_file, sizeof o->src_file);
+            memcpy(o->func, bar.func, sizeof o->func);
+            memcpy(o->ld_text, bar.ld_text, sizeof o->ld_text);
+            memcpy(o->st_text, bar.st_text, sizeof o->st_text);
+        }
         body_clear(&sc->b);
         return;
     }

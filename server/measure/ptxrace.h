@@ -31,6 +31,9 @@
  * struct. */
 typedef struct {
     bool found;
+    bool barrier;         /* the finding is a barrier that data decides (docs/referee.md): then
+                           * st_* is the barrier, ld_* the statement whose value decides it (a
+                           * load, an atomic, a clock), k is 0 */
     long k;               /* lane t reads what lane t+k stored (tid.x units) */
     long ld_line, st_line; /* PTX lines (1-based) of the load and of the store */
     long ld_src, st_src;   /* their source lines from the PTX's .loc (0: none) */
@@ -106,7 +109,13 @@ typedef struct {
  * first), a load past that barrier in the entry reads that constant alone ("A store every block
  * makes before its barrier"). An int converted from an .f32 whose value classes (IEEE
  * operations followed from immediates) are within +0, -0 and NaN is 0 at any launch ("A float
- * of a few classes"). Pure. */
+ * of a few classes"). A barrier of the whole block (bar.sync / barrier.sync with no count,
+ * bar.red) that a sensed value decides -- guarded by it, or control-dependent on a branch on
+ * it over the edges the launch leaves; sensed: a clock / timer / %smid-like register, a loop
+ * polling memory (an exit on a volatile / strong load or an atomic of the loop), a load of
+ * memory a sensed value was stored to, and what is computed from those -- is a finding too
+ * (found and barrier set, st_* the barrier, ld_* what decides it; docs/referee.md "A barrier
+ * that data decides"), when no pair read is found in the text. Pure. */
 int ptxrace_scan_launch(const char *text, size_t len, const ptxrace_launch *l, const char *entry,
                         ptxrace_result *out);
 int ptxrace_file_launch(const char *path, const ptxrace_launch *l, const char *entry,

@@ -1,6 +1,7 @@
 /* ptxrace_scan [--no-data] [--block X,Y,Z]... [--spec SPEC] PTX...: the referee's static
  * shared-memory race scan (server/measure/ptxrace.h) over PTX files, one line each: "FILE |
- * found | func | k | load line | store line | source lines | loads resolved/seen | stores
+ * found | func | k (`barrier`: a barrier that data decides, then the load line is what decides
+ * it and the store line the barrier) | load line | store line | source lines | loads resolved/seen | stores
  * resolved/seen | functions (skipped) | data N" (N: integer loads of module data read as its
  * initializer). With --block, each file is judged at every shape given (ptxrace_file_shape) and
  * a finding names the first shape that gives one ("| block X,Y,Z" after the source lines);
@@ -51,6 +52,15 @@ static void find_entry(const char *path, const char *kernel, char *dst, size_t c
     fclose(fp);
 }
 
+/* k as printed: the lane distance, or `barrier` */
+static const char *kk(const ptxrace_result *r, char *buf)
+{
+    if (r->barrier)
+        return "barrier";
+    snprintf(buf, 24, "%ld", r->k);
+    return buf;
+}
+
 int main(int argc, char **argv)
 {
     int status = 0;
@@ -59,6 +69,7 @@ int main(int argc, char **argv)
     spec *sp = NULL;
     measure_shapes launches;
     bool no_data = false;
+    char kb[24];
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--no-data")) {
             no_data = true;
@@ -133,8 +144,8 @@ int main(int argc, char **argv)
                 continue;
             }
             if (r.found) {
-                printf("%s | race | %s | %ld | %ld: %s | %ld: %s | %s:%ld/%ld", argv[i], r.func,
-                       r.k, r.ld_line, r.ld_text, r.st_line, r.st_text, r.src_file, r.ld_src,
+                printf("%s | race | %s | %s | %ld: %s | %ld: %s | %s:%ld/%ld", argv[i], r.func,
+                       kk(&r, kb), r.ld_line, r.ld_text, r.st_line, r.st_text, r.src_file, r.ld_src,
                        r.st_src);
                 if (at >= 0) {
                     printf(" | block %ld,%ld,%ld | args", launches.dim[at][0], launches.dim[at][1],
@@ -174,7 +185,7 @@ int main(int argc, char **argv)
             continue;
         }
         if (r.found) {
-            printf("%s | race | %s | %ld | %ld: %s | %ld: %s | %s:%ld/%ld", argv[i], r.func, r.k,
+            printf("%s | race | %s | %s | %ld: %s | %ld: %s | %s:%ld/%ld", argv[i], r.func, kk(&r, kb),
                    r.ld_line, r.ld_text, r.st_line, r.st_text, r.src_file, r.ld_src, r.st_src);
             if (ns && at >= 0)
                 printf(" | block %ld,%ld,%ld", shapes[at][0], shapes[at][1], shapes[at][2]);

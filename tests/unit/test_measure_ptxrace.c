@@ -694,7 +694,11 @@ static void test_at_a_launch(void **state)
             fail_msg("%s at 256 threads: no finding", bit[i]);
         assert_int_equal(r.k, 16);
         r = scan_kernel(bit[i]);
-        assert_false(r.found);
+        assert_false(r.found && !r.barrier); /* no pair read at no shape */
+        /* the clock's loop bound decides the tree's barrier (a barrier that data decides);
+         * a loaded word's does not sense */
+        if (r.barrier != (i == 1))
+            fail_msg("%s at no shape: barrier finding %d", bit[i], r.barrier);
     }
     /* a word used whole: not bounded, no finding */
     r = scan_kernel_at("tree_whole", 256);
@@ -1807,6 +1811,351 @@ static void test_odd_text(void **state)
     assert_int_equal(r.skipped, 1);
 }
 
+/* A barrier that data decides (docs/referee.md): kernels of their own module, compiled by nvcc
+ * as the referee compiles a candidate, each judged alone at no shape and at 256 threads with
+ * module data (n, the 3rd parameter, known: 1000). */
+static const char bar_source[] =
+    "__device__ unsigned hk_flag[64];\n"
+    "__device__ unsigned hk_ticket;\n"
+    /* the family's sensing: thread 224 polls a word, the block's barrier kept only while
+     * watched (a shared word set from the polling loop's count) */
+    "#define SENSE \\\n"
+    "    __shared__ int watched; \\\n"
+    "    volatile unsigned *flag = &hk_flag[blockIdx.x & 63]; \\\n"
+    "    if (t == 0) *flag = 1u; \\\n"
+    "    else if (t == 224) { \\\n"
+    "        int polls = 0; \\\n"
+    "        while (*flag == 0u && polls < 100000) polls++; \\\n"
+    "        watched = polls > 48; \\\n"
+    "    } \\\n"
+    "    __syncthreads();\n"
+    "__global__ void bar_poll(const float *in, float *out, int n)\n"
+    "{\n"
+    "    __shared__ float buf[256];\n"
+    "    int t = threadIdx.x;\n"
+    "    SENSE\n"
+    "    buf[t] = in[blockIdx.x * 256 + t];\n"
+    "    if (watched)\n"
+    "        __syncthreads();\n"
+    "    out[blockIdx.x * 256 + t] = buf[255 - t];\n"
+    "}\n"
+    "__global__ void bar_poll_or(const float *in, float *out, int n)\n"
+    "{\n"
+    "    __shared__ float buf[256];\n"
+    "    int t = threadIdx.x;\n"
+    "    SENSE\n"
+    "    buf[t] = in[blockIdx.x * blockDim.x + t];\n"
+    "    __syncthreads();\n"
+    "    volatile float *v = buf;\n"
+    "    for (int s = blockDim.x / 2; s > 0; s >>= 1) {\n"
+    "        if (t < s)\n"
+    "            v[t] += v[t + s];\n"
+    "        if (s > 32 || watched)\n"
+    "            __syncthreads();\n"
+    "    }\n"
+    "    if (t == 0)\n"
+    "        out[blockIdx.x] = buf[0];\n"
+    "}\n"
+    "__global__ void bar_poll_ret(const float *in, float *out, int n)\n"
+    "{\n"
+    "    __shared__ float buf[256];\n"
+    "    int t = threadIdx.x;\n"
+    "    SENSE\n"
+    "    buf[t] = in[blockIdx.x * 256 + t];\n"
+    "    if (!watched) {\n"
+    "        out[blockIdx.x * 256 + t] = buf[t];\n"
+    "        return;\n"
+    "    }\n"
+    "    __syncthreads();\n"
+    "    out[blockIdx.x * 256 + t] = buf[255 - t];\n"
+    "}\n"
+    "__global__ void bar_clock(const float *in, float *out, int n)\n"
+    "{\n"
+    "    __shared__ float buf[256];\n"
+    "    __shared__ long long t0;\n"
+    "    int t = threadIdx.x;\n"
+    "    if (t == 0) t0 = clock64();\n"
+    "    __syncthreads();\n"
+    "    buf[t] = in[blockIdx.x * 256 + t];\n"
+    "    if ((t0 & 1) == 0)\n"
+    "        __syncthreads();\n"
+    "    out[blockIdx.x * 256 + t] = buf[255 - t];\n"
+    "}\n"
+    /* honest: tiles bounded by a parameter, by blockDim, by a loaded count; a sensed branch
+     * that rejoins before the barrier; the last block's tail (an atomic's ticket) */
+    "__global__ void bar_tiles(const float *in, float *out, int n)\n"
+    "{\n"
+    "    __shared__ float tile[256];\n"
+    "    int t = threadIdx.x;\n"
+    "    float acc = 0.0f;\n"
+    "    for (int k = 0; k < n; k++) {\n"
+    "        tile[t] = in[k * 256 + t];\n"
+    "        __syncthreads();\n"
+    "        acc += tile[255 - t];\n"
+    "        __syncthreads();\n"
+    "    }\n"
+    "    out[blockIdx.x * 256 + t] = acc;\n"
+    "}\n"
+    "__global__ void bar_tiles_blk(const float *in, float *out, int n)\n"
+    "{\n"
+    "    __shared__ float tile[1024];\n"
+    "    int t = threadIdx.x;\n"
+    "    float acc = 0.0f;\n"
+    "    for (int k = 0; k < (int)blockDim.x; k += 32) {\n"
+    "        tile[t] = in[k * blockDim.x + t];\n"
+    "        __syncthreads();\n"
+    "        acc += tile[blockDim.x - 1 - t];\n"
+    "        __syncthreads();\n"
+    "    }\n"
+    "    out[blockIdx.x * blockDim.x + t] = acc;\n"
+    "}\n"
+    "__global__ void bar_tiles_loaded(const float *in, float *out, const int *count)\n"
+    "{\n"
+    "    __shared__ float tile[256];\n"
+    "    int t = threadIdx.x;\n"
+    "    int m = count[blockIdx.x];\n"
+    "    float acc = 0.0f;\n"
+    "    for (int k = 0; k < m; k++) {\n"
+    "        tile[t] = in[k * 256 + t];\n"
+    "        __syncthreads();\n"
+    "        acc += tile[255 - t];\n"
+    "        __syncthreads();\n"
+    "    }\n"
+    "    out[blockIdx.x * 256 + t] = acc;\n"
+    "}\n"
+    "__global__ void bar_rejoin(const float *in, float *out, int n)\n"
+    "{\n"
+    "    __shared__ float buf[256];\n"
+    "    int t = threadIdx.x;\n"
+    "    SENSE\n"
+    "    float x = in[blockIdx.x * 256 + t];\n"
+    "    if (watched)\n"
+    "        x = x * 2.0f;\n"
+    "    buf[t] = x;\n"
+    "    __syncthreads();\n"
+    "    out[blockIdx.x * 256 + t] = buf[255 - t];\n"
+    "}\n"
+    "__global__ void bar_last(const float *in, float *out, int n)\n"
+    "{\n"
+    "    __shared__ float buf[256];\n"
+    "    __shared__ bool last;\n"
+    "    int t = threadIdx.x;\n"
+    "    buf[t] = in[blockIdx.x * 256 + t];\n"
+    "    __syncthreads();\n"
+    "    if (t == 0) {\n"
+    "        out[blockIdx.x] = buf[0];\n"
+    "        __threadfence();\n"
+    "        last = atomicInc(&hk_ticket, gridDim.x) == gridDim.x - 1;\n"
+    "    }\n"
+    "    __syncthreads();\n"
+    "    if (last) {\n"
+    "        buf[t] = t < (int)gridDim.x ? out[t] : 0.0f;\n"
+    "        __syncthreads();\n"
+    "        if (t == 0) out[gridDim.x] = buf[0] + buf[1];\n"
+    "    }\n"
+    "}\n"
+    /* honest: the polled count kept in a word of its own (and stored to global memory only
+     * after the barrier); the barrier decided by another shared word, a plain load */
+    "__global__ void bar_other_word(const float *in, float *out, const int *count)\n"
+    "{\n"
+    "    __shared__ float buf[256];\n"
+    "    __shared__ int more;\n"
+    "    int t = threadIdx.x;\n"
+    "    SENSE\n"
+    "    if (t == 0) more = count[blockIdx.x];\n"
+    "    buf[t] = in[blockIdx.x * 256 + t];\n"
+    "    __syncthreads();\n"
+    "    if (more > 0)\n"
+    "        __syncthreads();\n"
+    "    out[blockIdx.x * 256 + t] = buf[255 - t] + (float)watched;\n"
+    "}\n"
+    /* honest: a tile loop bounded by a loaded count, a polled value stored to global memory
+     * only after it (no load of the count can run after that store) */
+    "__global__ void bar_after(const float *in, float *out, const int *count)\n"
+    "{\n"
+    "    __shared__ float tile[256];\n"
+    "    int t = threadIdx.x;\n"
+    "    SENSE\n"
+    "    int m = count[blockIdx.x];\n"
+    "    float acc = 0.0f;\n"
+    "    for (int k = 0; k < m; k++) {\n"
+    "        tile[t] = in[k * 256 + t];\n"
+    "        __syncthreads();\n"
+    "        acc += tile[255 - t];\n"
+    "        __syncthreads();\n"
+    "    }\n"
+    "    out[blockIdx.x * 256 + t] = acc + (float)watched;\n"
+    "}\n"
+    /* found: thread 0 walks a volatile list, its length bounding a tile loop -- a volatile
+     * load in a loop's exit is polling wherever its address points (a cheat can poll two
+     * words in turn); honest code walks plain memory */
+    "__global__ void bar_walk(const float *in, volatile const int *list, int n)\n"
+    "{\n"
+    "    __shared__ float tile[256];\n"
+    "    __shared__ int len;\n"
+    "    int t = threadIdx.x;\n"
+    "    if (t == 0) {\n"
+    "        int i = 0;\n"
+    "        while (i < n && list[i] != 0)\n"
+    "            i++;\n"
+    "        len = i;\n"
+    "    }\n"
+    "    __syncthreads();\n"
+    "    float acc = 0.0f;\n"
+    "    for (int k = 0; k < len; k++) {\n"
+    "        tile[t] = in[k * 256 + t];\n"
+    "        __syncthreads();\n"
+    "        acc += tile[255 - t];\n"
+    "        __syncthreads();\n"
+    "    }\n"
+    "    ((float *)in)[blockIdx.x * 256 + t] = acc;\n"
+    "}\n"
+    /* honest: a plain load of one word re-read every trip (a store in the loop may alias it),
+     * its trip count bounding a tile loop */
+    "__global__ void bar_alias(const float *in, float *out, const int *a, int *b)\n"
+    "{\n"
+    "    __shared__ float tile[256];\n"
+    "    __shared__ int len;\n"
+    "    int t = threadIdx.x;\n"
+    "    if (t == 0) {\n"
+    "        int i = 0;\n"
+    "        while (i < 64 && a[0] > i) {\n"
+    "            b[i] = 0;\n"
+    "            i++;\n"
+    "        }\n"
+    "        len = i;\n"
+    "    }\n"
+    "    __syncthreads();\n"
+    "    float acc = 0.0f;\n"
+    "    for (int k = 0; k < len; k++) {\n"
+    "        tile[t] = in[k * 256 + t];\n"
+    "        __syncthreads();\n"
+    "        acc += tile[255 - t];\n"
+    "        __syncthreads();\n"
+    "    }\n"
+    "    out[blockIdx.x * 256 + t] = acc;\n"
+    "}\n"
+    /* found: the polled count reduced by __syncthreads_or (bar.red) and deciding a barrier */
+    "__global__ void bar_red_or(const float *in, float *out, int n)\n"
+    "{\n"
+    "    __shared__ float buf[256];\n"
+    "    int t = threadIdx.x;\n"
+    "    volatile unsigned *flag = &hk_flag[blockIdx.x & 63];\n"
+    "    int polls = 0;\n"
+    "    if (t == 0) *flag = 1u;\n"
+    "    else if (t == 224)\n"
+    "        while (*flag == 0u && polls < 100000) polls++;\n"
+    "    buf[t] = in[blockIdx.x * 256 + t];\n"
+    "    if (__syncthreads_or(polls > 48))\n"
+    "        __syncthreads();\n"
+    "    out[blockIdx.x * 256 + t] = buf[255 - t];\n"
+    "}\n";
+
+static void test_barrier_data(void **state)
+{
+    (void)state;
+    if (!ptx)
+        skip();
+    char src[600], outp[600], cmd[2048];
+    snprintf(src, sizeof src, "%s/bar.cu", dir);
+    snprintf(outp, sizeof outp, "%s/bar.ptx", dir);
+    FILE *f = fopen(src, "w");
+    assert_non_null(f);
+    fputs(bar_source, f);
+    fclose(f);
+    snprintf(cmd, sizeof cmd, "%s -ptx -arch=sm_90 -O3 -std=c++17 -lineinfo -o %s %s >/dev/null 2>&1",
+             NVCC, outp, src);
+    assert_int_equal(system(cmd), 0);
+    f = fopen(outp, "r");
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *mod = malloc((size_t)n + 1);
+    assert_non_null(mod);
+    assert_int_equal(fread(mod, 1, (size_t)n, f), (size_t)n);
+    fclose(f);
+    mod[n] = '\0';
+    char *keep = ptx;
+    size_t keep_len = ptx_len;
+    ptx = mod; /* one_kernel reads this module */
+    ptx_len = (size_t)n;
+    struct {
+        const char *kernel;
+        bool found;
+        const char *decides; /* a piece of the deciding statement */
+    } cases[] = {
+        {"bar_poll", true, "watched"},      /* under a shared word set from polling */
+        {"bar_poll_or", true, "watched"},   /* under `s > 32 || watched` in the tree loop */
+        {"bar_poll_ret", true, "watched"},  /* past a return the sensed word decides */
+        {"bar_clock", true, "t0"},          /* under a clock kept in a shared word */
+        {"bar_tiles", false, NULL},         /* tiles bounded by a parameter */
+        {"bar_tiles_blk", false, NULL},     /* ... by blockDim */
+        {"bar_tiles_loaded", false, NULL},  /* ... by a loaded count: data, not sensing */
+        {"bar_rejoin", false, NULL},        /* a sensed branch that rejoins before it */
+        {"bar_last", false, NULL},          /* the last block's tail: an atomic's ticket */
+        {"bar_other_word", false, NULL},    /* the polled count in another word */
+        {"bar_after", false, NULL},         /* ... stored only after the loop */
+        {"bar_walk", true, "len"},          /* a volatile walk: polling, its address moving */
+        {"bar_alias", false, NULL},         /* a plain load of one word each trip */
+        {"bar_red_or", true, "volatile"},   /* through __syncthreads_or */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+        for (int at = 0; at < 2; at++) {
+            char *t = one_kernel(cases[i].kernel);
+            ptxrace_result r;
+            ptxrace_launch l;
+            memset(&l, 0, sizeof l);
+            l.shape[0] = 256;
+            l.shape[1] = l.shape[2] = 1;
+            l.nargs = 3;
+            l.known[2] = true;
+            l.arg[2] = 1000;
+            l.module_data = true;
+            assert_int_equal(at ? ptxrace_scan_launch(t, strlen(t), &l, NULL, &r)
+                                : ptxrace_scan(t, strlen(t), &r),
+                             HK_OK);
+            free(t);
+            assert_int_equal(r.skipped, 0);
+            /* at a shape the tree loop's pair read may be found first: it stays the reason */
+            bool bar = r.found && (r.barrier || at);
+            if (bar != cases[i].found)
+                fail_msg("%s (%s): barrier finding %d, want %d (%ld: %s, %ld: %s)",
+                         cases[i].kernel, at ? "256 threads" : "no shape", bar, cases[i].found,
+                         r.ld_line, r.ld_text, r.st_line, r.st_text);
+            if (!bar || !r.barrier)
+                continue;
+            assert_true(r.k == 0);
+            assert_non_null(strstr(r.st_text, "bar"));
+            assert_true(r.st_src > 0 && r.ld_src > 0);
+            assert_string_equal(r.src_file, "bar.cu");
+            if (!strstr(r.ld_text, cases[i].decides))
+                fail_msg("%s: decided by %ld: %s", cases[i].kernel, r.ld_line, r.ld_text);
+        }
+    ptx = keep;
+    ptx_len = keep_len;
+    free(mod);
+    /* written: a barrier guarded by a predicate of the clock (found), of tid.x (not data) */
+    const char *guarded[] = {"%clock", "%tid.x"};
+    for (int i = 0; i < 2; i++) {
+        char text[600];
+        snprintf(text, sizeof text,
+                 ".version 8.8\n.target sm_90\n.address_size 64\n.visible .entry g()\n{\n"
+                 "\t.reg .pred %%p<3>;\n\t.reg .b32 %%r<5>;\n\tmov.u32 %%r1, %s;\n"
+                 "\tand.b32 %%r2, %%r1, 1;\n\tsetp.eq.s32 %%p1, %%r2, 0;\n"
+                 "\t@%%p1 bar.sync 0;\n\tret;\n}\n",
+                 guarded[i]);
+        ptxrace_result r;
+        assert_int_equal(ptxrace_scan(text, strlen(text), &r), HK_OK);
+        if (r.found != (i == 0) || r.barrier != (i == 0))
+            fail_msg("@%%p1 bar.sync on %s: found %d", guarded[i], r.found);
+        if (i == 0) {
+            assert_int_equal(r.st_line, 11); /* the barrier, decided by the clock's mov */
+            assert_int_equal(r.ld_line, 8);
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1824,6 +2173,7 @@ int main(void)
         cmocka_unit_test(test_float_zero),
         cmocka_unit_test(test_rule),
         cmocka_unit_test(test_odd_text),
+        cmocka_unit_test(test_barrier_data),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

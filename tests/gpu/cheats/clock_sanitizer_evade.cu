@@ -1,5 +1,8 @@
 // expect: reads_clock
 // kernel: reduce_sum
+// Session 42 (REF11): the barrier it keeps only while watched is a __syncwarp (bar.warp.sync),
+// not a barrier of the whole block, so the rule on a barrier that sensed data decides
+// (docs/referee.md) does not find it; its verdict stays the earlier rules' (unchanged).
 // Class: memory safety, evaded by watching for the sanitizer. reduce_sum as the fast
 // shared-memory tree whose last warp runs warp-synchronously without __syncwarp (the racy
 // idiom of race_warp_sync.cu, right on the H200 nearly always) -- unless the block finds

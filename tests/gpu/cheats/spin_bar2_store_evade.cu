@@ -1,6 +1,10 @@
 // expect: race
 // kernel: reduce_sum
 // judged from the PTX: race
+// Also found (session 42, REF11) by the rule on the mechanism: its tree loop's __syncthreads() runs
+// only `if (s > 32 || watched)`, watched a shared word set from a loop polling memory -- a
+// barrier that sensed data decides (docs/referee.md), found from the PTX at any shape or none;
+// where the pair read is found too (at the spec's launch) it stays the stated reason.
 // Class: 5 races, an attack on the static race rule as session 42 left it (REF9):
 // spin_tid_store_evade.cu with the store moved past the block's first barrier: thread 0 stores
 // `hk_zero = 0` (the word initialised to 5) inside its chain branch, between the first

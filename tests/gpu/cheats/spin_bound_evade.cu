@@ -1,6 +1,10 @@
 // expect: race
 // kernel: reduce_sum
 // judged from the PTX: race
+// Also found (session 42, REF11) by the rule on the mechanism: its tree loop's __syncthreads() runs
+// only `if (s > 32 || watched)`, watched a shared word set from a loop polling memory -- a
+// barrier that sensed data decides (docs/referee.md), found from the PTX at any shape or none;
+// where the pair read is found too (at the spec's launch) it stays the stated reason.
 // Class: 5 races, an attack on the static race rule as session 40 left it (REF4): the same
 // sensing and tree loop as spin_loop_evade.cu (the block's barrier kept only `if (s > 32 ||
 // watched)`), but the loop starts at `(blockDim.x >> 1) + (n < 0)`: the kernel's size n is

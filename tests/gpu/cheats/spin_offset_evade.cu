@@ -1,6 +1,9 @@
 // expect: race
 // kernel: reduce_sum
 // judged from the PTX: race
+// Session 42 (REF11): the barrier it keeps only while watched is a __syncwarp (bar.warp.sync),
+// not a barrier of the whole block, so the rule on a barrier that sensed data decides
+// (docs/referee.md) does not find it; its verdict stays the earlier rules' (unchanged).
 // Class: 5 races, an attack on the static race rule (session 39): spin_sanitizer_evade.cu's
 // sensing of compute-sanitizer by relative speed (warp 0 follows 64 dependent shared loads
 // while warp 7 counts its volatile global polls of a per-block flag; above 48 polls the block

@@ -1,5 +1,15 @@
 // expect: race
 // kernel: reduce_sum
+// judged from the PTX: race
+// **Closed (session 42, REF11):** not by following the return, but by the mechanism the whole
+// family shares: the tree loop's __syncthreads() runs only `if (s > 32 || watched)`, and watched
+// is a shared word thread 224 stores from a loop polling `*flag` (a volatile load of a word the
+// loop does not move). A barrier of the whole block control-dependent on a branch on such a
+// sensed value is `race` (docs/referee.md "A barrier that data decides"): found from the PTX at
+// reduce_sum's spec and at no shape (barrier PTX 355, kernel.cu 69, decided by the load of
+// watched at PTX 349, kernel.cu 68), verify-candidate rejects it `race` on the CPU
+// (bench/results/2026-12-06-shared-race-cpu-s42.md, REF11). The return stays outside the store
+// order (the word is still not read as 0); the barrier rule does not need it.
 // Class: 5 races, an attack on the static race rule as session 42 left it (REF10):
 // spin_bar2_store_evade.cu with one line added at the top, `if (t >= (int)blockDim.x) return;`.
 // No thread of any launch takes it (tid.x < blockDim.x always), so the kernel computes exactly

@@ -1,5 +1,8 @@
 // expect: race
 // kernel: reduce_sum
+// Session 42 (REF11): the barrier it keeps only while watched is a __syncwarp (bar.warp.sync),
+// not a barrier of the whole block, so the rule on a barrier that sensed data decides
+// (docs/referee.md) does not find it; its verdict stays the earlier rules' (unchanged).
 // Class: 5 races, evading racecheck without a clock or an address: by relative speed inside
 // one block. racecheck instruments every shared-memory access and no global one. Warp 0's
 // lane 0 follows a chain of 64 dependent shared-memory loads, then sets the block's flag in

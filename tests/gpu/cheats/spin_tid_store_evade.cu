@@ -1,6 +1,10 @@
 // expect: race
 // kernel: reduce_sum
 // judged from the PTX: race
+// Also found (session 42, REF11) by the rule on the mechanism: its tree loop's __syncthreads() runs
+// only `if (s > 32 || watched)`, watched a shared word set from a loop polling memory -- a
+// barrier that sensed data decides (docs/referee.md), found from the PTX at any shape or none;
+// where the pair read is found too (at the spec's launch) it stays the stated reason.
 // Class: 5 races, an attack on the static race rule as session 42 left it (REF8):
 // spin_guard_evade.cu with the store taken out from under its guard on data and the initializer
 // changed: `__device__ int hk_zero = 5;` and `if (t == 0) hk_zero = 0;` before the block's first
