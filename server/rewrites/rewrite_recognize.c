@@ -1965,30 +1965,45 @@ bool rwp_launch_extent(const km_kernel *k, const km_class *c, const km_cform *I,
     return wr >= 0 && (size_t)wr < n;
 }
 
-/* ---- a parameter that is the block size (rw_spec_block_x_param) ---- */
-
-/* Integer parameter types (and the usual typedefs of them: CUDA samples' uint): the
- * launch's block is an integer, so only a parameter of one of these holds exactly what
- * blockDim.x holds (a float block_size would round under / 2). */
-static bool integer_type(const char *t)
+/* Whether type (words separated by blanks, `const` allowed) names a builtin integer type or
+ * a usual typedef of one (CUDA samples' uint, the <stdint.h> names). narrow: also the 8-bit
+ * ones and bool. */
+bool rwp_integer_type(const char *type, bool narrow)
 {
-    static const char *const ints[] = {
-        "int", "unsigned", "unsigned int", "signed", "signed int", "long", "long int", /* i18n: not for people */
-        "unsigned long", "long long", "unsigned long long", "size_t", "int32_t",      /* i18n: not for people */
-        "uint32_t", "int64_t", "uint64_t", "short", "unsigned short", "ptrdiff_t",    /* i18n: not for people */
-        "uint", "ushort", "ulong", "u32", "s32", "i32", "u64", "index_t", "int64"};    /* i18n: not for people */
-    for (size_t i = 0; t && i < HK_ARRAY_LEN(ints); i++)
-        if (strcmp(t, ints[i]) == 0)
-            return true;
-    return false;
+    static const char *const words[] = {"signed", "unsigned", "int", "long", "short", "size_t", "ptrdiff_t",
+                                        "uint", "ushort", "ulong", "int16_t", "int32_t", "int64_t",
+                                        "uint16_t", "uint32_t", "uint64_t"}; /* i18n: not for people */
+    static const char *const narrow_words[] = {"char", "bool", "int8_t", "uint8_t"}; /* i18n: not for people */
+    bool base = false;
+    for (const char *p = type; p && *p;) {
+        while (*p == ' ')
+            p++;
+        size_t n = strcspn(p, " ");
+        if (!n)
+            break;
+        bool ok = n == 5 && !memcmp(p, "const", 5);
+        base |= !ok;
+        for (size_t i = 0; i < HK_ARRAY_LEN(words) && !ok; i++)
+            ok = strlen(words[i]) == n && !memcmp(words[i], p, n);
+        for (size_t i = 0; narrow && i < HK_ARRAY_LEN(narrow_words) && !ok; i++)
+            ok = strlen(narrow_words[i]) == n && !memcmp(narrow_words[i], p, n);
+        if (!ok)
+            return false;
+        p += n;
+    }
+    return base;
 }
+
+/* ---- a parameter that is the block size (rw_spec_block_x_param) ---- */
 
 bool rw_spec_block_x_param(const struct spec *sp, const an_function *f, size_t pi, char *why, size_t n)
 {
     const an_param *p = pi < f->n_params ? &f->params[pi] : NULL;
     if (why && n)
         why[0] = 0;
-    if (!p || p->pointer_depth || !integer_type(p->elem_type)) {
+    /* the launch's block is an integer of at least 16 bits' worth: only a parameter of such a
+     * type holds exactly what blockDim.x holds (a float block_size would round under / 2) */
+    if (!p || p->pointer_depth || !rwp_integer_type(p->elem_type, false)) {
         if (why && p)
             snprintf(why, n, EN(RW_BLOCK_PARAM_NOT_INT), p->name, p->type ? p->type : "?");
         return false;

@@ -88,6 +88,9 @@ const char *rwp_scalar_type(const char *elem);
  * drops "unsigned" in some spellings): the type with const, volatile, __restrict__ and '*'
  * removed, words joined by one space. */
 void rwp_pointee_type(const an_param *p, char *out, size_t size);
+/* Whether type (blank-separated words, `const` allowed) is a builtin integer type or a usual
+ * typedef of one (uint, int32_t...); narrow admits char, bool and the 8-bit ones too. */
+bool rwp_integer_type(const char *type, bool narrow);
 
 int rwp_not_applicable(rw_result *out, const char *rewrite, const an_function *f, const char *why);
 

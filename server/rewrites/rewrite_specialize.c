@@ -5,6 +5,7 @@
  * trip count was a runtime value, divides by a known constant and drops dead branches. */
 #include "rewrites/registry.h"
 #include "rewrites/rewrite_lex.h"
+#include "rewrites/rewrite_recognize.h"
 
 #include "core/buf.h"
 #include "core/hk.h"
@@ -49,29 +50,6 @@ typedef struct {
     char why[640];        /* the first refusal: "construct at line N: ..." */
 } sc_scan;
 
-/* Integer types only: a float equal under == may still differ (-0.0 and 0.0). */
-static bool integer_type(const char *type)
-{
-    static const char *const words[] = {"const", "signed", "unsigned", "int", "long", "short", "char", "bool",
-                                        "size_t", "ptrdiff_t", "uint", "ushort", "int8_t", "int16_t", "int32_t", "int64_t",
-                                        "uint8_t", "uint16_t", "uint32_t", "uint64_t"};
-    bool base = false;
-    for (const char *p = type; p && *p;) {
-        while (*p == ' ')
-            p++;
-        size_t n = strcspn(p, " ");
-        if (!n)
-            break;
-        bool ok = false;
-        for (size_t i = 0; i < HK_ARRAY_LEN(words) && !ok; i++)
-            ok = strlen(words[i]) == n && !memcmp(words[i], p, n);
-        if (!ok)
-            return false;
-        base |= !(n == 5 && !memcmp(p, "const", 5));
-        p += n;
-    }
-    return base;
-}
 
 /* An integer literal (decimal, hex or octal, optional sign and u/l suffixes; true and false as
  * 1 and 0): true with *v. */
@@ -378,7 +356,8 @@ static int specialize(const rw_context *ctx, rw_result *out)
                           * 3 a value that nothing gains from */
     for (size_t a = 0; a < f->n_params && np < SC_MAX; a++) {
         const an_param *p = &f->params[a];
-        if (p->pointer_depth || !p->name || !p->name[0] || !integer_type(p->type))
+        /* integer types only: a float equal under == may still differ (-0.0 and 0.0) */
+        if (p->pointer_depth || !p->name || !p->name[0] || !rwp_integer_type(p->type, true))
             continue;
         size_t first = 0, written = 0;
         for (size_t k = 1; k + 1 < s.ts.n; k++)
