@@ -1053,6 +1053,18 @@ static void survives_alloc_failures(void **state)
     unload(&fx);
 }
 
+/* session 43: the path of several trees, under every allocation failure */
+static void trees_survive_alloc_failures(void **state)
+{
+    (void)state;
+    char *src = rwf_data_file("rewrite_tree/two_trees_norm.cu");
+    fixture fx;
+    load_text(src, &fx);
+    rwf_survives_alloc_failures(&fx, kernel(&fx, "row_norm"), tree);
+    unload(&fx);
+    free(src);
+}
+
 static void pair_survives_alloc_failures(void **state)
 {
     (void)state;
@@ -1100,6 +1112,7 @@ int main(void)
         cmocka_unit_test(wild_fps),
         cmocka_unit_test(survives_alloc_failures),
         cmocka_unit_test(pair_survives_alloc_failures),
+        cmocka_unit_test(trees_survive_alloc_failures),
         cmocka_unit_test(rwf_nvcc_queued), /* last: the queued compile checks */
     };
     return cmocka_run_group_tests(tests, setup, teardown);
