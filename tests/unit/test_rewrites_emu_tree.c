@@ -11,9 +11,9 @@
  * the tree (a chained sum, a max with the update and the store apart); the chained one
  * cut short, or with thread 0's register left unset, must differ. Session 43: kernels of two
  * trees in one block (a row norm's mean then variance over one buffer, an integer max then
- * sum over two, llm.c's softmax_forward_kernel2 from bench/wild/src), each tree cut short
- * differing, and a second tree whose slot 1 is not stored again differing (what
- * block_reduce refuses). */
+ * sum over two, llm.c's softmax_forward_kernel2 from bench/wild/src), also with
+ * fused_blocks (F 2, 4) stacked on the rewrite, each tree cut short differing, and a second
+ * tree whose slot 1 is not stored again differing (what block_reduce refuses). */
 #include "analysis/analysis.h"
 #include "core/hk.h"
 #include "rewrites/rewrite.h"
@@ -103,7 +103,7 @@ static char *nth_replaced(const char *text, const char *from, int n, const char 
 }
 
 /* Session 43: a kernel of several trees. rw_block_tree's text for kname in src, emulated
- * against src (want EMU_OK), and with each tree's in-warp shuffle cut short (the n-th
+ * against src (want EMU_OK), so is fused_blocks at F 2 and 4 on that text, and with each tree's in-warp shuffle cut short (the n-th
  * tree's first `hk_off = 16;`, two per tree) against src (want EMU_DIFFERS). */
 static void emulate_trees(const char *tag, const char *src, const char *kname, const char *driver, int ntrees)
 {
@@ -115,6 +115,16 @@ static void emulate_trees(const char *tag, const char *src, const char *kname, c
         print_message("%s: %s\n", kname, r.description);
     assert_true(r.applicable);
     emu_batch_add_pair(&batch, tag, src, r.text, emu_helpers, driver, EMU_OK);
+    /* fused_blocks stacked on it (the search's stack: F blocks' rows one after another in a
+     * block, each copy with its trees' hk_part), F 2 and 4, grids not multiples of F */
+    for (int F = 2; F <= 4; F += 2) {
+        int p[RW_MAX_PARAMS] = {F};
+        char *fused = emu_rewrite(r.text, kname, "fused_blocks", p);
+        char ftag[96];
+        snprintf(ftag, sizeof ftag, "%s_fused%d", tag, F);
+        emu_batch_add_pair(&batch, ftag, src, fused, emu_helpers, driver, EMU_OK);
+        free(fused);
+    }
     for (int t = 0; t < ntrees; t++) {
         char *cut = nth_replaced(r.text, "hk_off = 16;", 2 * t + 1, "hk_off = 8;");
         char ctag[96];
