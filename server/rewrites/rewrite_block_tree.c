@@ -378,12 +378,14 @@ static bool guard_uniform(const km_kernel *k, const km_guard *g)
 
 /* The one shared tree of the kernel and its checks: NULL, or the reason in why. (A called
  * __device__ function's accesses are the model's at the call's line: checked as well.) */
+static const char *tree_checks(const km_kernel *k, bt_tree *t, const bt_tree *prev, const bt_tree *next, char *why,
+                               size_t n);
+
 static const char *find_tree(const km_kernel *k, bt_tree *t, char *why, size_t n)
 {
-    size_t nl, na, ng;
+    size_t nl, na;
     const km_loop *ls = km_loops(k, &nl);
     const km_access *as = km_accesses(k, &na);
-    const km_guard *gs = km_guards(k, &ng);
     memset(t, 0, sizeof *t);
     for (size_t l = 0; l < nl; l++) {
         if (ls[l].kind != KM_LOOP_GEOMETRIC)
@@ -406,6 +408,23 @@ static const char *find_tree(const km_kernel *k, bt_tree *t, char *why, size_t n
     }
     if (!t->comb)
         return RW_NO_TREE;
+    return tree_checks(k, t, NULL, NULL, why, n);
+}
+
+/* The checks of one tree t (its loop, write and array set): NULL, or the reason in why.
+ * prev and next (may be NULL) are the trees of the same array before and after it in a
+ * kernel of several trees (find_trees): accesses of the array before prev's loop or from
+ * next's loop on are theirs to check. Between t and next slot 0 alone is read (after t the
+ * rewrite leaves the other slots as they were before it, the original its intermediate
+ * results), and before next each thread stores its own slot again (at least one such store
+ * at the top level, under no guard that differs between threads; next's check). */
+static const char *tree_checks(const km_kernel *k, bt_tree *t, const bt_tree *prev, const bt_tree *next, char *why,
+                               size_t n)
+{
+    size_t nl, na, ng;
+    const km_loop *ls = km_loops(k, &nl);
+    const km_access *as = km_accesses(k, &na);
+    const km_guard *gs = km_guards(k, &ng);
     const km_access *w = t->comb;
     uint32_t s = t->loop->counter, bdx;
     if (t->loop->parent >= 0) {
@@ -477,20 +496,118 @@ static const char *find_tree(const km_kernel *k, bt_tree *t, char *why, size_t n
         return why;
     }
     /* before the tree each thread writes its own slot; after it only S[0] is read */
+    bool restored = false;
     for (size_t i = 0; i < na; i++) {
         const km_access *a = &as[i];
         if (strcmp(a->buffer, t->array) != 0 || a == w || in_loop(a, t->loop_ix))
             continue;
+        if (prev && (a->line < prev->loop->line || in_loop(a, prev->loop_ix)))
+            continue;   /* the previous tree's phase */
+        if (next && (a->line >= next->loop->line || in_loop(a, next->loop_ix)))
+            continue;   /* the next tree's */
         if (a->line < t->loop->line) {
             if (a->mode != KM_READ && !form_is_atom(a->index, t->tid)) {
                 snprintf(why, n, EN(RW_BT_WRITTEN_OTHER), a->line, t->array);
                 return why;
             }
+            if (prev && a->mode == KM_WRITE && a->n_loops == 0) {
+                bool alike = true;
+                for (uint32_t g = 0; g < a->n_guards; g++)
+                    alike &= guard_uniform(k, &gs[a->guards[g]]);
+                restored |= alike;
+            }
             continue;
         }
+        if (next && a->mode != KM_READ)
+            continue;   /* the next tree's inputs, checked as such there */
         if (a->mode != KM_READ || a->index.n != 0) {
             snprintf(why, n, a->mode == KM_READ ? EN(RW_BT_READ_AFTER_SUMS) : EN(RW_BT_WRITTEN_AFTER_SUMS), a->line,
                      t->array, t->array);
+            return why;
+        }
+    }
+    if (prev && !restored) {
+        snprintf(why, n, EN(RW_BT_NOT_RESTORED), t->loop->line, t->array, t->array, prev->loop->line);
+        return why;
+    }
+    return NULL;
+}
+
+/* The most trees of one kernel block_reduce rewrites together. */
+#define BT_MAX_TREES 8
+
+/* Several trees in one block (session 43: llm.c's softmax_forward_kernel2, a row's maximum
+ * then its sum over one shared buffer; layernorm's mean then variance): every shared store
+ * inside a geometric loop lies in exactly one such loop, and that loop holds no other
+ * shared store, and at least two loops hold one. The trees, their loop, write and array
+ * set, in the order of their loops' lines, into t[0 .. n); 0 when the kernel is not of
+ * that form (find_tree then reads it, with its own reasons: one tree, a pair tree, nested
+ * loops). */
+static size_t tree_loops(const km_kernel *k, bt_tree *t, size_t cap)
+{
+    size_t nl, na, nt = 0;
+    const km_loop *ls = km_loops(k, &nl);
+    const km_access *as = km_accesses(k, &na);
+    for (size_t i = 0; i < na; i++) {
+        const km_access *a = &as[i];
+        if (a->space == KM_SPACE_GLOBAL || a->mode == KM_READ)
+            continue;
+        long which = -1;
+        for (size_t l = 0; l < nl; l++) {
+            if (ls[l].kind != KM_LOOP_GEOMETRIC || !in_loop(a, l))
+                continue;
+            if (which >= 0)
+                return 0;   /* geometric loops nested */
+            which = (long)l;
+        }
+        if (which < 0)
+            continue;
+        for (size_t j = 0; j < nt; j++)
+            if (t[j].loop_ix == (size_t)which)
+                return 0;   /* two stores in one loop: a pair tree, or two arrays at once */
+        if (nt == cap)
+            return 0;
+        memset(&t[nt], 0, sizeof t[nt]);
+        t[nt].comb = a;
+        t[nt].loop = &ls[which];
+        t[nt].loop_ix = (size_t)which;
+        t[nt].array = a->buffer;
+        nt++;
+    }
+    if (nt < 2)
+        return 0;
+    for (size_t i = 1; i < nt; i++)   /* by the loop's line */
+        for (size_t j = i; j > 0 && t[j].loop->line < t[j - 1].loop->line; j--) {
+            bt_tree x = t[j];
+            t[j] = t[j - 1];
+            t[j - 1] = x;
+        }
+    return nt;
+}
+
+/* The checks of every tree of t[0 .. nt) (tree_loops), each with the trees of its array
+ * before and after it: NULL, or the first reason in why; *bad gets the tree refused. */
+static const char *trees_checks(const km_kernel *k, bt_tree *t, size_t nt, size_t *bad, char *why, size_t n)
+{
+    for (size_t i = 0; i < nt; i++) {
+        const bt_tree *prev = NULL, *next = NULL;
+        for (size_t j = i; j-- > 0;)
+            if (!strcmp(t[j].array, t[i].array)) {
+                prev = &t[j];
+                break;
+            }
+        for (size_t j = i + 1; j < nt; j++)
+            if (!strcmp(t[j].array, t[i].array)) {
+                next = &t[j];
+                break;
+            }
+        *bad = i;
+        if (tree_checks(k, &t[i], prev, next, why, n))
+            return why;
+        if (t[i].carry) {
+            /* thread 0's carry after the tree: carry_uses_ok reads every use to the end of
+             * the body, which holds the next tree too */
+            snprintf(why, n, EN(RW_BT_MULTI_CARRY), t[i].comb->line, t[i].carry, (unsigned)nt);
             return why;
         }
     }
@@ -1459,6 +1576,52 @@ out:
     return rc;
 }
 
+/* The text checks of tree t in the body's tokens ts (its loop statement, a barrier in it,
+ * the halving or doubling step, the array's declaration, thread 0's carry) and, when they
+ * pass, its replacement added to es, the element type in ty: NULL, or the reason in why
+ * (*rc an error code: HK_ENOMEM). */
+static const char *tree_edit(const char *text, const km_kernel *k, const rw_toks *ts, const bt_tree *t, rw_edits *es,
+                             char *ty, size_t nty, char *why, size_t n, int *rc)
+{
+    size_t la = 0, lb = 0;
+    const char *w = NULL;
+    *rc = HK_OK;
+    if (!loop_tokens(text, ts, t->loop->line, &la, &lb))
+        snprintf(why, n, EN(RW_BT_NOT_OWN_TEXT), t->loop->line), w = why;
+    else if (!has_barrier(ts, la, lb))
+        snprintf(why, n, EN(RW_BT_NO_BARRIER), t->loop->line), w = why;
+    else if (!t->loop->var || !halving_step(ts, la, lb, t->loop->var, !strcmp(t->loop->cmp, "<")))
+        snprintf(why, n, !strcmp(t->loop->cmp, "<") ? EN(RW_BT_NOT_DOUBLE) : EN(RW_BT_NOT_HALVE), t->loop->line),
+            w = why;
+    else if (!array_type(ts, t->array, ty, nty))
+        snprintf(why, n, EN(RW_BT_DECL_NOT_FOUND), t->comb->line, t->array), w = why;
+    else if (t->carry)
+        w = carry_uses_ok(k, t, text, ts, lb, why, n);
+    if (w)
+        return w;
+    const char *opname = t->op == KM_OP_SUM ? "sum" : t->op == KM_OP_MAX ? "maximum" : "minimum";
+    char combine[96], carry[200] = "";
+    if (t->op == KM_OP_SUM)
+        snprintf(combine, sizeof combine, "hk_acc += hk_o");
+    else
+        snprintf(combine, sizeof combine, "hk_acc = (hk_o %s hk_acc) ? hk_o : hk_acc", t->op == KM_OP_MAX ? ">" : "<");
+    if (t->carry)   /* thread 0's carry ends as the block's result, as after the tree */
+        snprintf(carry, sizeof carry, "\n                %s = hk_acc;   // the tree's register carry, as thread 0 " /* i18n: not for people */
+                 "ended it", t->carry);
+    const char *kv[] = {"S", t->array, "T", ty, "OP", opname, "COMBINE", combine, "CARRY", carry, NULL};
+    struct hk_buf b;
+    hk_buf_init(&b, PT_TEXT_MAX);
+    if ((*rc = rwl_render(&b, tpl_tree, kv))) {
+        hk_buf_free(&b);
+        return NULL;
+    }
+    char *repl = hk_strdup(b.data);
+    hk_buf_free(&b);
+    if (!repl || (*rc = rwl_edits_add_owned(es, edit_start(text, ts->t[la].start), ts->t[lb - 1].end, repl)))
+        *rc = *rc ? *rc : HK_ENOMEM;
+    return NULL;
+}
+
 int rw_block_tree(const char *text, size_t len, const an_model *m, size_t kernel, rw_result *out)
 {
     return rw_block_tree_form(text, len, m, kernel, false, out);
@@ -1482,6 +1645,67 @@ static void param_refusal(const an_function *f, const struct spec *sp, const bt_
     snprintf(why, n, EN(RW_BT_PARAM_BLOCK), t->loop->line, t->block_param, because);
 }
 
+/* rw_block_tree_spec's path for a kernel of several trees t[0 .. nt) (tree_loops): every
+ * tree checked as block_reduce checks one (trees_checks: between two trees of one array,
+ * each thread stores its slot again and slot 0 alone is read), then each loop replaced by
+ * tpl_tree in place. Each replacement leaves S[0] as its tree did (the block's sum, max or
+ * min) and the other slots as they were before it, which no code after it reads before its
+ * thread stores the slot again; the code between the trees, its barriers and the launch are
+ * the original's. */
+static int rw_block_trees(const char *text, size_t len, const an_model *m, const an_function *f,
+                          const km_kernel *k, const struct spec *sp, bool key, bt_tree *t, size_t nt,
+                          rw_result *out)
+{
+    char why[512] = "", ty[128];
+    rw_toks ts = {0};
+    rw_edits es = {0};
+    struct hk_buf list;
+    hk_buf_init(&list, 512);
+    size_t bad = 0;
+    int rc = HK_OK;
+    const char *w = trees_checks(k, t, nt, &bad, why, sizeof why);
+    if (w && t[bad].block_param)
+        param_refusal(f, sp, &t[bad], why, sizeof why);
+    if (w || key) {
+        char w2[700];
+        if (key)
+            snprintf(w2, sizeof w2, EN(RW_BT_KEY_PAIR), w ? w : EN(RW_BT_ONE_ARRAY_EACH));
+        else
+            snprintf(w2, sizeof w2, "%s", why);
+        rc = rwp_not_applicable(out, name, f, w2);
+        goto out;
+    }
+    if ((rc = rwp_lex_body(text, f->body_span.start_byte, f->body_span.end_byte, &ts)))
+        goto out;
+    for (size_t i = 0; i < nt; i++) {
+        w = tree_edit(text, k, &ts, &t[i], &es, ty, sizeof ty, why, sizeof why, &rc);
+        if (rc)
+            goto out;
+        if (w) {
+            rc = rwp_not_applicable(out, name, f, w);
+            goto out;
+        }
+        if ((rc = hk_buf_printf(&list, "%s%u", i ? ", " : "", t[i].loop->line)))   /* i18n: not for people */
+            goto out;
+    }
+    bool sums = false;
+    for (size_t i = 0; i < nt; i++)
+        sums |= t[i].op == KM_OP_SUM;
+    char *desc = hk_asprintf(sums ? EN(RW_BT_DESC_TREES_SUM) : EN(RW_BT_DESC_TREES), f->name, (unsigned)nt,
+                             list.data);
+    if (!desc) {
+        rc = HK_ENOMEM;
+        goto out;
+    }
+    rc = rwl_finish(text, len, m, f->name, &es, desc, out);
+    out->keeps_launch = rc == HK_OK && out->applicable;
+out:
+    rwl_edits_free(&es);
+    rwl_toks_free(&ts);
+    hk_buf_free(&list);
+    return rc;
+}
+
 int rw_block_tree_spec(const char *text, size_t len, const an_model *m, size_t kernel, bool key,
                        const struct spec *sp, rw_result *out)
 {
@@ -1491,13 +1715,10 @@ int rw_block_tree_spec(const char *text, size_t len, const an_model *m, size_t k
     if (rc)
         return rc;
     km_kernel *k = NULL;
-    char why[512] = "", ty[128], combine[96];
+    char why[512] = "", ty[128];
     rw_toks ts = {0};
     rw_edits es = {0};
-    struct hk_buf b;
-    hk_buf_init(&b, PT_TEXT_MAX);
-    bt_tree t;
-    size_t la = 0, lb = 0;
+    bt_tree t, trees[BT_MAX_TREES];
     /* a parameter every launch passes equal to its block along x is blockDim.x to the
      * model (rw_spec_block_x_param proves it from the spec, km_build_with checks that the
      * kernel never assigns it): `block_size / 2` then starts the whole tree */
@@ -1511,6 +1732,11 @@ int rw_block_tree_spec(const char *text, size_t len, const an_model *m, size_t k
         char w2[600];
         snprintf(w2, sizeof w2, EN(RW_MODEL_CANNOT_BUILD), why);
         rc = rwp_not_applicable(out, name, f, w2);
+        goto out;
+    }
+    size_t nt = tree_loops(k, trees, BT_MAX_TREES);
+    if (nt) {   /* several trees in one block */
+        rc = rw_block_trees(text, len, m, f, k, sp, key, trees, nt, out);
         goto out;
     }
     const char *w = find_tree(k, &t, why, sizeof why);
@@ -1530,39 +1756,12 @@ int rw_block_tree_spec(const char *text, size_t len, const an_model *m, size_t k
     if (!w) {
         if ((rc = rwp_lex_body(text, f->body_span.start_byte, f->body_span.end_byte, &ts)))
             goto out;
-        if (!loop_tokens(text, &ts, t.loop->line, &la, &lb))
-            snprintf(why, sizeof why, EN(RW_BT_NOT_OWN_TEXT),
-                     t.loop->line), w = why;
-        else if (!has_barrier(&ts, la, lb))
-            snprintf(why, sizeof why, EN(RW_BT_NO_BARRIER), t.loop->line), w = why;
-        else if (!t.loop->var || !halving_step(&ts, la, lb, t.loop->var, !strcmp(t.loop->cmp, "<")))
-            snprintf(why, sizeof why, !strcmp(t.loop->cmp, "<") ? EN(RW_BT_NOT_DOUBLE) : EN(RW_BT_NOT_HALVE),
-                     t.loop->line), w = why;
-        else if (!array_type(&ts, t.array, ty, sizeof ty))
-            snprintf(why, sizeof why, EN(RW_BT_DECL_NOT_FOUND), t.comb->line,
-                     t.array), w = why;
-        else if (t.carry)
-            w = carry_uses_ok(k, &t, text, &ts, lb, why, sizeof why);
+        w = tree_edit(text, k, &ts, &t, &es, ty, sizeof ty, why, sizeof why, &rc);
+        if (rc)
+            goto out;
     }
     if (w) {
         rc = rwp_not_applicable(out, name, f, w);
-        goto out;
-    }
-    const char *opname = t.op == KM_OP_SUM ? "sum" : t.op == KM_OP_MAX ? "maximum" : "minimum";
-    if (t.op == KM_OP_SUM)
-        snprintf(combine, sizeof combine, "hk_acc += hk_o");
-    else
-        snprintf(combine, sizeof combine, "hk_acc = (hk_o %s hk_acc) ? hk_o : hk_acc", t.op == KM_OP_MAX ? ">" : "<");
-    char carry[200] = "";
-    if (t.carry)   /* thread 0's carry ends as the block's result, as after the tree */
-        snprintf(carry, sizeof carry, "\n                %s = hk_acc;   // the tree's register carry, as thread 0 " /* i18n: not for people */
-                 "ended it", t.carry);
-    const char *kv[] = {"S", t.array, "T", ty, "OP", opname, "COMBINE", combine, "CARRY", carry, NULL};
-    if ((rc = rwl_render(&b, tpl_tree, kv)))
-        goto out;
-    char *repl = hk_strdup(b.data);
-    if (!repl || (rc = rwl_edits_add_owned(&es, edit_start(text, ts.t[la].start), ts.t[lb - 1].end, repl))) {
-        rc = rc ? rc : HK_ENOMEM;
         goto out;
     }
     /* one sentence per combination (a sum's may differ in its last bits), with or without
@@ -1581,7 +1780,6 @@ int rw_block_tree_spec(const char *text, size_t len, const an_model *m, size_t k
 out:
     rwl_edits_free(&es);
     rwl_toks_free(&ts);
-    hk_buf_free(&b);
     km_free(k);
     return rc;
 }

@@ -908,6 +908,125 @@ static void wild_fps(void **state)
     unload(&fx);
 }
 
+/* Session 43: several trees in one block. rw_block_tree on kname: applicable, n trees
+ * replaced (`hk rewrite: block_reduce.` n times, no string of `tree` left), the lines of
+ * the loops in the description, every string of keep still there; compiles. */
+static void trees_apply(const char *src, size_t len, const an_model *m, size_t k, const char *kname, int n,
+                        const char *lines, const char *tree, const char *const *keep)
+{
+    rw_result r;
+    assert_int_equal(rw_block_tree(src, len, m, k, &r), HK_OK);
+    if (!r.applicable)
+        print_message("%s: %s\n", kname, r.description);
+    assert_true(r.applicable);
+    assert_true(r.keeps_launch);
+    int got = 0;
+    for (const char *p = strstr(r.text, "hk rewrite: block_reduce."); p; p = strstr(p + 1, "hk rewrite: block_reduce."))
+        got++;
+    assert_int_equal(got, n);
+    if (strstr(r.text, tree))
+        print_message("%s: the tree `%s` is still there:\n%s\n", kname, tree, r.text);
+    assert_null(strstr(r.text, tree));
+    for (size_t i = 0; keep[i]; i++) {
+        if (!strstr(r.text, keep[i]))
+            print_message("%s: no `%s` in\n%s\n", kname, keep[i], r.text);
+        assert_non_null(strstr(r.text, keep[i]));
+    }
+    char want[160];
+    snprintf(want, sizeof want, "%d shared-memory trees in one block (loops at lines %s)", n, lines);
+    if (!strstr(r.description, want))
+        print_message("%s: no `%s` in %s\n", kname, want, r.description);
+    assert_non_null(strstr(r.description, want));
+    rwf_nvcc_compiles(r.text, kname);
+    rw_result_free(&r);
+}
+
+/* A row normalization (the mean, then the variance around it, over one buffer) and a row's
+ * maximum then a sum below it (two buffers, integers, the second tree interleaved, a macro
+ * block size): both trees of each rewritten, the barrier and the code between them kept. */
+static void two_trees(void **state)
+{
+    (void)state;
+    static const char *const files[] = {"rewrite_tree/two_trees_norm.cu", "rewrite_tree/two_trees_int.cu"};
+    static const char *const kernels[] = {"row_norm", "row_gap"};
+    static const char *const lines[] = {"16, 30", "18, 29"};
+    static const char *const trees[] = {"red[tid + h]", "tot[t + s]"};
+    static const char *const keep_norm[] = {"    const float mean = red[0] / cols;\n    __syncthreads();\n",
+                                            "    red[tid] = q;\n    __syncthreads();\n",
+                                            "const float rstd = 1.0f / sqrtf(red[0] / cols + eps);",
+                                            "red[0] = hk_acc;", NULL};
+    static const char *const keep_int[] = {"const int top = big[0];", "tot[t] = acc;", "big[0] = hk_acc;",
+                                           "tot[0] = hk_acc;", "out[blockIdx.x] = tot[0] * 2 + top;", NULL};
+    const char *const *keeps[] = {keep_norm, keep_int};
+    for (size_t i = 0; i < 2; i++) {
+        char *src = rwf_data_file(files[i]);
+        fixture fx;
+        load_text(src, &fx);
+        trees_apply(fx.text, fx.len, fx.m, kernel(&fx, kernels[i]), kernels[i], 2, lines[i], trees[i], keeps[i]);
+        unload(&fx);
+        free(src);
+    }
+}
+
+/* What stops a kernel of two trees, each with its line: another slot read between the
+ * trees, a slot not stored again by every thread before the second tree over the same
+ * buffer (a guard on the thread, or no store), a store at another slot, a register carry. */
+static void two_trees_refused(void **state)
+{
+    (void)state;
+    char *src = rwf_data_file("rewrite_tree/two_trees_norm.cu");
+    char *v = replaced(src, "const float mean = red[0] / cols;", "const float mean = (red[0] + 0.0f * red[1]) / cols;");
+    tree_refused(v, "row_norm", "line 21: red is read after the tree at another place than red[0]");
+    free(v);
+    v = replaced(src, "    red[tid] = q;\n", "    if (tid < cols)\n        red[tid] = q;\n");
+    tree_refused(v, "row_norm", "line 31: not every thread stores red[threadIdx.x] again before this tree, after the "
+                                "previous tree of red at line 16");
+    free(v);
+    v = replaced(src, "    red[tid] = q;\n", "");
+    tree_refused(v, "row_norm", "line 29: not every thread stores red[threadIdx.x] again before this tree");
+    free(v);
+    v = replaced(src, "    red[tid] = q;\n", "    red[(tid + 1) % blockDim.x] = q;\n");
+    tree_refused(v, "row_norm", "line 28: red is written at another index than threadIdx.x before the tree");
+    free(v);
+    free(src);
+    /* a register carry's tree (thread 0 writes the register) beside a second tree */
+    char *carry = rwf_data_file("rewrite_tree/carry_chained.cu");
+    v = replaced(carry, "        partial[blockIdx.x] = carry;\n",
+                 "        partial[blockIdx.x] = carry;\n"
+                 "    __syncthreads();\n"
+                 "    slot[t] = (g < n) ? in[g] * in[g] : 0;\n"
+                 "    __syncthreads();\n"
+                 "    for (unsigned int h = blockDim.x / 2; h > 0; h >>= 1) {\n"
+                 "        if (t < h)\n"
+                 "            slot[t] += slot[t + h];\n"
+                 "        __syncthreads();\n"
+                 "    }\n"
+                 "    if (t == 0)\n"
+                 "        partial[gridDim.x + blockIdx.x] = slot[0];\n");
+    tree_refused(v, "pairsum_carry", "line 20: the tree's register carry carry in a kernel of 2 trees");
+    free(v);
+    free(carry);
+}
+
+/* llm.c's softmax_forward_kernel2 (bench/wild/src, when extracted): a block per row, the
+ * row's maximum by a fmaxf tree, expf(x - max) written, then the written row's sum by a
+ * second tree over the same dynamic shared buffer: both trees rewritten (the file has no
+ * other `shared[tid + stride]`), the barriers and the code between them kept; nvcc sm_90
+ * builds the text. */
+static void wild_softmax2(void **state)
+{
+    (void)state;
+    fixture fx;
+    if (!rwf_load_wild("llmc_softmax2", &fx))
+        return;
+    static const char *const keep[] = {"    shared[tid] = maxval;\n", "    float offset = shared[0];\n",
+                                       "    shared[tid] = sumval;\n", "    float sum = shared[0];\n",
+                                       "out[idx * C + i] = x[i] / sum;", NULL};
+    size_t k = kernel(&fx, "softmax_forward_kernel2");
+    trees_apply(fx.text, fx.len, fx.m, k, "llmc_softmax2", 2, "526, 547", "shared[tid + stride]", keep);
+    unload(&fx);
+}
+
 static int tree(const fixture *fx, size_t k, rw_result *r)
 {
     return rw_block_tree(fx->text, fx->len, fx->m, k, r);
@@ -932,6 +1051,18 @@ static void survives_alloc_failures(void **state)
               &fx);
     rwf_survives_alloc_failures(&fx, kernel(&fx, "p"), tree);
     unload(&fx);
+}
+
+/* session 43: the path of several trees, under every allocation failure */
+static void trees_survive_alloc_failures(void **state)
+{
+    (void)state;
+    char *src = rwf_data_file("rewrite_tree/two_trees_norm.cu");
+    fixture fx;
+    load_text(src, &fx);
+    rwf_survives_alloc_failures(&fx, kernel(&fx, "row_norm"), tree);
+    unload(&fx);
+    free(src);
 }
 
 static void pair_survives_alloc_failures(void **state)
@@ -965,6 +1096,9 @@ int main(void)
         cmocka_unit_test(pair_other_orders_refused),
         cmocka_unit_test(unrolled_last_warp_refused),
         cmocka_unit_test(coarsened_ge_one),
+        cmocka_unit_test(two_trees),
+        cmocka_unit_test(two_trees_refused),
+        cmocka_unit_test(wild_softmax2),
         cmocka_unit_test(carry_chained),
         cmocka_unit_test(carry_split),
         cmocka_unit_test(carry_refusals),
@@ -978,6 +1112,7 @@ int main(void)
         cmocka_unit_test(wild_fps),
         cmocka_unit_test(survives_alloc_failures),
         cmocka_unit_test(pair_survives_alloc_failures),
+        cmocka_unit_test(trees_survive_alloc_failures),
         cmocka_unit_test(rwf_nvcc_queued), /* last: the queued compile checks */
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -9,7 +9,11 @@
  * the column sum's rewrite against its tree stopped at `h >= 2`, so the check cannot pass
  * vacuously. Session 37: two trees through a register carry that thread 0 writes after
  * the tree (a chained sum, a max with the update and the store apart); the chained one
- * cut short, or with thread 0's register left unset, must differ. */
+ * cut short, or with thread 0's register left unset, must differ. Session 43: kernels of two
+ * trees in one block (a row norm's mean then variance over one buffer, an integer max then
+ * sum over two, llm.c's softmax_forward_kernel2 from bench/wild/src), also with
+ * fused_blocks (F 2, 4) stacked on the rewrite, each tree cut short differing, and a second
+ * tree whose slot 1 is not stored again differing (what block_reduce refuses). */
 #include "analysis/analysis.h"
 #include "core/hk.h"
 #include "rewrites/rewrite.h"
@@ -80,6 +84,81 @@ static void emulate_tree(const char *tag, const char *src, const char *kname, co
     free(cand);
     rw_result_free(&r);
     unload(&fx);
+}
+
+/* text with the n-th (from 1) occurrence of from replaced by to (same length or not). */
+static char *nth_replaced(const char *text, const char *from, int n, const char *to)
+{
+    const char *at = strstr(text, from);
+    for (int i = 1; at && i < n; i++)
+        at = strstr(at + 1, from);
+    assert_non_null(at);
+    size_t a = (size_t)(at - text), lf = strlen(from), lt = strlen(to), len = strlen(text);
+    char *out = malloc(len - lf + lt + 1);
+    assert_non_null(out);
+    memcpy(out, text, a);
+    memcpy(out + a, to, lt);
+    memcpy(out + a + lt, at + lf, len - a - lf + 1);
+    return out;
+}
+
+/* Session 43: a kernel of several trees. rw_block_tree's text for kname in src, emulated
+ * against src (want EMU_OK), so is fused_blocks at F 2 and 4 on that text, and with each tree's in-warp shuffle cut short (the n-th
+ * tree's first `hk_off = 16;`, two per tree) against src (want EMU_DIFFERS). */
+static void emulate_trees(const char *tag, const char *src, const char *kname, const char *driver, int ntrees)
+{
+    fixture fx;
+    load_text(src, &fx);
+    rw_result r;
+    assert_int_equal(rw_block_tree(fx.text, fx.len, fx.m, kernel(&fx, kname), &r), HK_OK);
+    if (!r.applicable)
+        print_message("%s: %s\n", kname, r.description);
+    assert_true(r.applicable);
+    emu_batch_add_pair(&batch, tag, src, r.text, emu_helpers, driver, EMU_OK);
+    /* fused_blocks stacked on it (the search's stack: F blocks' rows one after another in a
+     * block, each copy with its trees' hk_part), F 2 and 4, grids not multiples of F */
+    for (int F = 2; F <= 4; F += 2) {
+        int p[RW_MAX_PARAMS] = {F};
+        char *fused = emu_rewrite(r.text, kname, "fused_blocks", p);
+        char ftag[96];
+        snprintf(ftag, sizeof ftag, "%s_fused%d", tag, F);
+        emu_batch_add_pair(&batch, ftag, src, fused, emu_helpers, driver, EMU_OK);
+        free(fused);
+    }
+    for (int t = 0; t < ntrees; t++) {
+        char *cut = nth_replaced(r.text, "hk_off = 16;", 2 * t + 1, "hk_off = 8;");
+        char ctag[96];
+        snprintf(ctag, sizeof ctag, "%s_tree%d_short", tag, t + 1);
+        emu_batch_add_pair(&batch, ctag, src, cut, emu_helpers, driver, EMU_DIFFERS);
+        free(cut);
+    }
+    rw_result_free(&r);
+    unload(&fx);
+}
+
+/* The text of the function named name in text (from the line of its `__global__` to its
+ * closing brace, braces counted), or NULL. */
+static char *function_text(const char *text, const char *name)
+{
+    const char *at = strstr(text, name);
+    while (at && at[strlen(name)] != '(')
+        at = strstr(at + 1, name);
+    if (!at)
+        return NULL;
+    const char *a = at;
+    while (a > text && a[-1] != '\n')
+        a--;
+    const char *b = strchr(at, '{');
+    int depth = 0;
+    for (; b && *b; b++) {
+        depth += *b == '{';
+        depth -= *b == '}';
+        if (*b == '}' && depth == 0)
+            break;
+    }
+    if (!b || !*b)
+        return NULL;
+    return strndup(a, (size_t)(b - a + 1));
 }
 
 static const char emu_part[] =
@@ -249,6 +328,80 @@ static void emulated_runs(void **state)
     char *rowmax = rwf_data_file("rewrite_tree/carry_split.cu");
     emulate_tree("tree_carry_split", rowmax, "rowmax_carry", rowmax_drv, false);
     free(rowmax);
+    /* session 43: two trees in one block. A row normalization (mean, then the variance
+     * around it, over one dynamic buffer; tests/data/rewrite_tree/two_trees_norm.cu):
+     * blocks of one to eight warps, ragged rows, y and the per-row (mean, rstd) compared
+     * within 1e-4 (the sums' order changes). Each tree cut short must differ. */
+    static const char norm_drv[] =
+        "for (unsigned b : {32u, 64u, 256u})\n"
+        "    for (int cols : {1, 37, 300, 1031}) {\n"
+        "        const int rows = 3;\n"
+        "        emu::buf<float> x(rows * cols);\n"
+        "        x.fill(cols + (int)b);\n"
+        "        PAIR(float, \"row_norm\", rows * cols + 2 * rows, 1e-4, 1.0, emu::launch(dim3(rows), dim3(b), b * sizeof(float), [&] { NS::row_norm(x, &out[0], &out[rows * cols], cols, 1e-5f); }));\n"
+        "    }\n";
+    char *norm = rwf_data_file("rewrite_tree/two_trees_norm.cu");
+    emulate_trees("trees_norm", norm, "row_norm", norm_drv, 2);
+    /* why the second tree's slots must all be stored again (block_reduce refuses it): with
+     * thread 1's store skipped, the original's tree reads slot 1's partial sum of the first
+     * tree, the rewrite's its thread's own first value; the rewrite of the kernel with the
+     * store, given the same skip, must differ from that original */
+    {
+        fixture fx;
+        load_text(norm, &fx);
+        rw_result r;
+        assert_int_equal(rw_block_tree(fx.text, fx.len, fx.m, kernel(&fx, "row_norm"), &r), HK_OK);
+        assert_true(r.applicable);
+        static const char store[] = "    red[tid] = q;\n", skip[] = "    if (tid != 1)\n        red[tid] = q;\n";
+        char *orig = nth_replaced(norm, store, 1, skip);
+        char *cand = nth_replaced(r.text, store, 1, skip);
+        emu_batch_add_pair(&batch, "trees_norm_slot_not_stored", orig, cand, emu_helpers, norm_drv, EMU_DIFFERS);
+        free(orig);
+        free(cand);
+        rw_result_free(&r);
+        unload(&fx);
+    }
+    free(norm);
+    /* a row's maximum (halving) then the sum of the distances below it (interleaved), two
+     * static buffers of the macro block size, integers: exact */
+    static const char gap_drv[] =
+        "for (int cols : {1, 45, 300, 1000}) {\n"
+        "    const int rows = 4;\n"
+        "    emu::buf<int> v(rows * cols);\n"
+        "    v.fill_mod(cols, 100000);\n"
+        "    PAIR(int, \"row_gap\", rows, 0, 0, emu::launch(dim3(rows), dim3(256), 0, [&] { NS::row_gap(v, out, cols); }));\n"
+        "}\n";
+    char *gap = rwf_data_file("rewrite_tree/two_trees_int.cu");
+    emulate_trees("trees_gap", gap, "row_gap", gap_drv, 2);
+    free(gap);
+    /* llm.c's softmax_forward_kernel2 itself (bench/wild/src, when extracted: the kernel's
+     * text alone): the row's max, expf written, the written row's sum, the division; blocks
+     * of one to sixteen warps, ragged rows, within 1e-5 of the original. Softmax is the same
+     * for any offset that keeps expf finite, so the max tree cut short differs only where it
+     * misses a logit more than 88 above the rest (llm.c's own check multiplies outliers by
+     * 20): one in lane 20 of warp 0, which the in-warp shuffle cut at 8 leaves out */
+    char *wild = rwf_wild_text("llmc_softmax2", NULL);
+    if (wild) {
+        char *fn = function_text(wild, "softmax_forward_kernel2");
+        assert_non_null(fn);
+        char *src = malloc(strlen(fn) + 64);
+        assert_non_null(src);
+        sprintf(src, "#include <math.h>\n%s\n", fn);
+        static const char sm_drv[] =
+            "for (unsigned b : {32u, 128u, 512u})\n"
+            "    for (int C : {1, 45, 1000}) {\n"
+            "        const int N = 3;\n"
+            "        emu::buf<float> inp(N * C);\n"
+            "        inp.fill(C + (int)b);\n"
+            "        if (C > 20)   /* a large logit in lane 20 of warp 0: the max must see it */\n"
+            "            for (int r = 0; r < N; r++) inp[r * C + 20] = 200.0f * (float)(r + 1);\n"
+            "        PAIR(float, \"softmax2\", N * C, 1e-5, 0.0, emu::launch(dim3(N), dim3(b), b * sizeof(float), [&] { NS::softmax_forward_kernel2(out, inp, N, C); }));\n"
+            "    }\n";
+        emulate_trees("trees_llmc_softmax2", src, "softmax_forward_kernel2", sm_drv, 2);
+        free(src);
+        free(fn);
+        free(wild);
+    }
     emu_batch_run(&batch);
 }
 
