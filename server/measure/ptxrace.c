@@ -2402,12 +2402,14 @@ static int race_seeds(body *b, const flow *f, const long *blk_of, long *seed)
     uint64_t *cur = hk_calloc((size_t)(words + 1), 8);
     long *bid = hk_malloc((size_t)(n + 1) * sizeof *bid);
     long *acc = hk_malloc((size_t)(n + 1) * sizeof *acc);
+    aval *av = hk_malloc((size_t)(n + 1) * sizeof *av); /* per acc entry: its address */
     uint64_t *orig = NULL;
-    if (!in || !cur || !bid || !acc) {
+    if (!in || !cur || !bid || !acc || !av) {
         hk_free(in);
         hk_free(cur);
         hk_free(bid);
         hk_free(acc);
+        hk_free(av);
         return HK_ENOMEM;
     }
     for (long i = 0, k = 1; i < n; i++)
@@ -2422,8 +2424,10 @@ static int race_seeds(body *b, const flow *f, const long *blk_of, long *seed)
             op_has(s->op, "param") || op_has(s->op, "local"))
             continue;
         aval v = address_val(b, mem_operand(s));
-        if (val_uniform(&v) && access_width(s->op) > 0)
+        if (val_uniform(&v) && access_width(s->op) > 0) {
+            av[na] = v;
             acc[na++] = i;
+        }
     }
     if (na >= 2) {
         /* the barrier intervals reaching each block's entry */
@@ -2459,6 +2463,7 @@ static int race_seeds(body *b, const flow *f, const long *blk_of, long *seed)
             hk_free(cur);
             hk_free(bid);
             hk_free(acc);
+            hk_free(av);
             return HK_ENOMEM;
         }
         for (long q = 0; q < na; q++) {
@@ -2476,15 +2481,15 @@ static int race_seeds(body *b, const flow *f, const long *blk_of, long *seed)
         const stmt *l = &b->st[acc[q]];
         if (!op_is(l->op, "ld") || seed[acc[q]] >= 0)
             continue;
-        aval lv = address_val(b, mem_operand(l));
+        aval lv = av[q];
         int lw = access_width(l->op);
         tset lt;
         bool lt_known = false, raced = false;
         for (long p = 0; p < na && !raced; p++) {
             const stmt *s = &b->st[acc[p]];
-            if (op_is(s->op, "ld") || !(mem_space(l->op) & mem_space(s->op)))
+            if (av[p].sym != lv.sym || op_is(s->op, "ld") || !(mem_space(l->op) & mem_space(s->op)))
                 continue;
-            aval sv = address_val(b, mem_operand(s));
+            aval sv = av[p];
             int sw = access_width(s->op);
             if (sv.sym != lv.sym || !(sv.c < wadd(lv.c, lw) && lv.c < wadd(sv.c, sw)))
                 continue;
@@ -2506,6 +2511,7 @@ static int race_seeds(body *b, const flow *f, const long *blk_of, long *seed)
     hk_free(cur);
     hk_free(bid);
     hk_free(acc);
+    hk_free(av);
     return HK_OK;
 }
 
