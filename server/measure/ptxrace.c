@@ -2128,6 +2128,22 @@ static void eval_all(body *b, flow *f, ptxrace_result *out)
                     if (k == 1) /* %p|%q: q is the negation */
                         for (int j = 0; j < PR_W; j++)
                             r->ptrue.w[j] = ~t.w[j];
+                    /* (REF12) false for every tid.x the block has, or true for every one: a
+                     * constant at this shape, as `t >= blockDim.x` is (maxx bounds tid.x, so
+                     * a smaller block than .maxntid's agrees) */
+                    if (r->defs == 1 && r->pc < 0) {
+                        tset full;
+                        tset_fill(&full, b->maxx);
+                        bool none = true, all = true;
+                        for (int j = 0; j < PR_W; j++) {
+                            if (r->ptrue.w[j] & full.w[j])
+                                none = false;
+                            if ((r->ptrue.w[j] & full.w[j]) != full.w[j])
+                                all = false;
+                        }
+                        if (none || all)
+                            r->pc = (signed char)all;
+                    }
                 }
             }
             continue;
@@ -4253,10 +4269,18 @@ static bool store_cover(body *b, const char *name, size_t size, const bool *clk,
         if (B->guard >= 0 || B->nops != 1 || !ptxdata_int(B->ops[0], strlen(B->ops[0]), &id) ||
             ++bars > 64)
             break;
-        bool over = false; /* a branch jumps over it or loops back over it */
-        for (long j = 0; j < b->n && !over; j++)
-            if (b->st[j].kind == I_BRA)
-                over = (j < bar && tgt[j] > bar) || (j > bar && tgt[j] < bar);
+        bool over = false; /* a branch jumps over it or loops back over it (REF12: one that
+                            * no thread takes at this launch -- its guard a constant the other
+                            * way, as `t >= blockDim.x` is at the shape -- does not) */
+        for (long j = 0; j < b->n && !over; j++) {
+            const stmt *J = &b->st[j];
+            if (J->kind != I_BRA)
+                continue;
+            const reg *g = J->guard >= 0 ? &b->regs[J->guard] : NULL;
+            if (g && g->defs == 1 && g->pc >= 0 && (!g->pc) != J->guard_neg)
+                continue;
+            over = (j < bar && tgt[j] > bar) || (j > bar && tgt[j] < bar);
+        }
         if (over)
             break; /* not executed once by every thread: no later one either */
         for (long i = 0; i < bar && !found; i++) {

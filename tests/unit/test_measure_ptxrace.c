@@ -1509,6 +1509,16 @@ static void test_module_data_cover2(void **state)
          "\tbar.sync 0;\n\tsetp.eq.s32 %p4, %r1, 7;\n\t@%p4 ret;\n", st0, "\tbar.sync 0;\n", 0},
         {"a partial barrier before it", "\tbar.sync 0;\n\tbar.arrive 1, 64;\n", st0,
          "\tbar.sync 0;\n", 0},
+        /* (REF12; spin_ret_store_evade.cu's `if (t >= blockDim.x) return;`) a branch over both
+         * barriers that no thread of the 256 takes (tid.x >= 256: false for every tid.x the
+         * block has, a constant at the shape) does not stop the store order; one that threads
+         * 128 .. 255 take does */
+        {"a branch no thread takes over both",
+         "\tmov.u32 %r8, %ntid.x;\n\tsetp.ge.s32 %p5, %r1, %r8;\n\t@%p5 bra $L__z;\n"
+         "\tbar.sync 0;\n", st0, "\tbar.sync 0;\n$L__z:\n", 1},
+        {"a branch some threads take over both",
+         "\tsetp.ge.s32 %p5, %r1, 128;\n\t@%p5 bra $L__z;\n\tbar.sync 0;\n", st0,
+         "\tbar.sync 0;\n$L__z:\n", 0},
     };
     char mid[1024];
     for (size_t i = 0; i < sizeof w / sizeof *w; i++) {
