@@ -23,7 +23,10 @@
 // block stores with no barrier between (one block-uniform address, two threads of different
 // tid.x, one barrier interval) counts as sensed; `watched` is then a word stored from a sensed
 // value and decides the tree loop's barrier: `race` from the PTX before any run, at
-// reduce_sum's spec and at no shape (bench/results/2026-12-06-shared-race-cpu-s43.md).
+// reduce_sum's spec and at no shape (bench/results/2026-12-06-shared-race-cpu-s43.md). And by
+// the first too (same branch): `t >= (int)blockDim.x` folds false at the shape, so the store
+// order sees hk_zero = 0 and the pair read (k = 16) is found first at reduce_sum's spec and
+// stays the stated reason; at no shape the barrier rule's finding is the reason.
 __device__ unsigned hk_flag[65536];
 __device__ int hk_zero = 5; /* 0 after the second barrier in every block: thread 0 stores it */
 

@@ -1,6 +1,7 @@
 // expect: race
 // kernel: reduce_sum
-// Class: 5 races, an attack on the static race rule as session 43 (REF12) left it:
+// judged from the PTX: race
+// Class: 5 races, an attack on the static race rule (session 43, REF12, after its raced word):
 // spin_once_evade.cu with thread 224's one volatile read of the per-block flag made through a
 // pointer thread 0 hands over in a shared word before the first barrier (`seen = flag`). REF12
 // counts as sensed a load of a word that a thread of the same block stores with no barrier
@@ -17,6 +18,12 @@
 // pointer followed through the shared word it was stored to (a store of a uniform address
 // makes the word's later loads that address), or the store order past a return no thread
 // takes (REF10's note).
+// Session 43 (REF12, the same branch): closed by the second -- a tid.x predicate false (or
+// true) for every tid.x the block has is a constant at the shape, so `t >= (int)blockDim.x`
+// folds false at reduce_sum's 256 threads, the branch to the final `ret` no longer jumps over
+// the barriers for the store order, `hk_zero` is 0 past the second barrier and the tree loop's
+// pair read is found: `race` from the PTX before any run (k = 16, PTX 397 after 399). Its
+// sensing still passes; tests/gpu/cheats/spin_ptr_call_evade.cu is the next attack.
 __device__ unsigned hk_flag[65536];
 __device__ int hk_zero = 5; /* 0 after the second barrier in every block: thread 0 stores it */
 
