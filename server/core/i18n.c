@@ -2477,28 +2477,33 @@ static const struct hk_msg_entry msgs[HK_MSG_COUNT] = {
       "而基线的没有：无论运行时是否走这条路径，这两次访问都构成竞争，"
       "核函数可以只在 compute-sanitizer 不在监视时才走这条路径"),
     F(MEAS_RACE_BAR,
-      "the candidate's device code runs a barrier of the whole block only where a value it "
-      "senses allows it (the barrier at PTX line %ld: %s, decided by PTX line %ld: %s -- a "
-      "clock, a loop polling memory, or a word stored from one), which the baseline's does "
-      "not: CUDA needs a barrier reached by every thread of the block or by none, so the "
-      "choice is undefined behaviour or a decision the kernel makes on whether it is "
-      "watched, and a candidate may skip the barrier when it senses the check",
-      "候选版本的设备代码只在它感知到的某个值允许时才执行整个线程块的屏障"
-      "（PTX 第 %ld 行的屏障：%s，由 PTX 第 %ld 行决定：%s——时钟、轮询内存的循环或由其写入的字），而基线的没有："
-      "CUDA 要求屏障由线程块的所有线程到达或都不到达，因此这一选择要么是未定义行为，"
+      "the candidate's device code runs a barrier (of the whole block, or a warp's between "
+      "shared accesses) only where a value it senses allows it (the barrier at PTX line %ld: "
+      "%s, decided by PTX line %ld: %s -- a clock, a loop polling memory, a word another "
+      "thread of the block writes with no barrier between, a called function's such value, "
+      "or a word stored from one), which the baseline's does not: CUDA needs a barrier "
+      "reached by every thread it names or by none, so the choice is undefined behaviour or "
+      "a decision the kernel makes on whether it is watched, and a candidate may skip the "
+      "barrier when it senses the check",
+      "候选版本的设备代码只在它感知到的某个值允许时才执行屏障（整个线程块的屏障，或线程束在共享内存访问之间的屏障）"
+      "（PTX 第 %ld 行的屏障：%s，由 PTX 第 %ld 行决定：%s——时钟、轮询内存的循环、"
+      "同一线程块中另一个线程在没有屏障相隔时写入的字、被调用函数返回的此类值或由其写入的字），而基线的没有："
+      "CUDA 要求屏障由它所指定的所有线程到达或都不到达，因此这一选择要么是未定义行为，"
       "要么是核函数根据自己是否被监视所做的决定，候选版本可以在感知到检查时跳过屏障"),
     F(MEAS_RACE_BAR_SRC,
-      "the candidate's device code runs a barrier of the whole block only where a value it "
-      "senses allows it (the barrier at PTX line %ld: %s, decided by PTX line %ld: %s -- a "
-      "clock, a loop polling memory, or a word stored from one; %s line %ld, decided at line "
-      "%ld), which the baseline's does not: CUDA needs a barrier reached by every thread of "
-      "the block or by none, so the choice is undefined behaviour or a decision the kernel "
-      "makes on whether it is watched, and a candidate may skip the barrier when it senses "
-      "the check",
-      "候选版本的设备代码只在它感知到的某个值允许时才执行整个线程块的屏障"
-      "（PTX 第 %ld 行的屏障：%s，由 PTX 第 %ld 行决定：%s——时钟、轮询内存的循环或由其写入的字；"
+      "the candidate's device code runs a barrier (of the whole block, or a warp's between "
+      "shared accesses) only where a value it senses allows it (the barrier at PTX line %ld: "
+      "%s, decided by PTX line %ld: %s -- a clock, a loop polling memory, a word another "
+      "thread of the block writes with no barrier between, a called function's such value, "
+      "or a word stored from one; %s line %ld, decided at line %ld), which the baseline's "
+      "does not: CUDA needs a barrier reached by every thread it names or by none, so the "
+      "choice is undefined behaviour or a decision the kernel makes on whether it is "
+      "watched, and a candidate may skip the barrier when it senses the check",
+      "候选版本的设备代码只在它感知到的某个值允许时才执行屏障（整个线程块的屏障，或线程束在共享内存访问之间的屏障）"
+      "（PTX 第 %ld 行的屏障：%s，由 PTX 第 %ld 行决定：%s——时钟、轮询内存的循环、"
+      "同一线程块中另一个线程在没有屏障相隔时写入的字、被调用函数返回的此类值或由其写入的字；"
       "%s 第 %ld 行，在第 %ld 行决定），而基线的没有："
-      "CUDA 要求屏障由线程块的所有线程到达或都不到达，因此这一选择要么是未定义行为，"
+      "CUDA 要求屏障由它所指定的所有线程到达或都不到达，因此这一选择要么是未定义行为，"
       "要么是核函数根据自己是否被监视所做的决定，候选版本可以在感知到检查时跳过屏障"),
     F(MEAS_RACE_BASE,
       "the baseline's PTX loads another thread's unsynchronised shared-memory word too (PTX line "

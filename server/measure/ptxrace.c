@@ -30,6 +30,7 @@
 #define PR_UNROLL_STMTS (1L << 17) /* statements of one unrolled body */
 #define PR_STORED 16             /* module variables whose stores a launch is asked about */
 #define PR_FIX 3                 /* registers of a few values judged at each value (body_choices) */
+#define PR_SENSE_FN 64            /* device functions whose value senses, remembered */
 #define PR_CHOICES 8             /* combinations of their values judged, at most */
 
 typedef struct {
@@ -202,6 +203,13 @@ typedef struct {
     /* body_judge: where a barrier that data decides is written (bar_judge; NULL: not looked
      * for -- the unrolled copies and the stores pass) */
     ptxrace_result *bar_out;
+    /* the module's device functions judged before this body whose value senses (REF12):
+     * fn_name[k] returns a sensed value (fn_how[k] & 1) or stores one to memory (& 2); set
+     * with bar_out; bar_judge writes what this body does, in fn_out */
+    int nfn;
+    const char (*fn_name)[96];
+    const unsigned char *fn_how;
+    unsigned char fn_out;
     char pname[PTXRACE_ARGS][96];
     bool pknown[PTXRACE_ARGS];
     int64_t pval[PTXRACE_ARGS];
@@ -2120,6 +2128,22 @@ static void eval_all(body *b, flow *f, ptxrace_result *out)
                     if (k == 1) /* %p|%q: q is the negation */
                         for (int j = 0; j < PR_W; j++)
                             r->ptrue.w[j] = ~t.w[j];
+                    /* (REF12) false for every tid.x the block has, or true for every one: a
+                     * constant at this shape, as `t >= blockDim.x` is (maxx bounds tid.x, so
+                     * a smaller block than .maxntid's agrees) */
+                    if (r->defs == 1 && r->pc < 0) {
+                        tset full;
+                        tset_fill(&full, b->maxx);
+                        bool none = true, all = true;
+                        for (int j = 0; j < PR_W; j++) {
+                            if (r->ptrue.w[j] & full.w[j])
+                                none = false;
+                            if ((r->ptrue.w[j] & full.w[j]) != full.w[j])
+                                all = false;
+                        }
+                        if (none || all)
+                            r->pc = (signed char)all;
+                    }
                 }
             }
             continue;
@@ -2325,6 +2349,212 @@ static bool dominated_by(const flow *f, long x, long h)
     return false;
 }
 
+/* The tid.x values that surely execute statement i (in block bi) at the race pass: the block's
+ * entry set (block_entry), less the threads a guarded return before it lets go, a whole-block
+ * barrier gathering all again, then its guard (guard_set). false: not known. */
+static bool stmt_tids(const body *b, const flow *f, long bi, long i, tset *g)
+{
+    tset m, full;
+    tset_fill(&full, b->maxx);
+    if (!block_entry(f, bi, &full, &m))
+        return false;
+    for (long j = f->blk[bi].first; j < i; j++) {
+        const stmt *s = &b->st[j];
+        tset r;
+        if (s->kind == I_BAR)
+            m = full;
+        else if (s->kind == I_RET && s->guard >= 0) {
+            if (!guard_set(b, s, &m, &r, true))
+                return false;
+            for (int k = 0; k < PR_W; k++)
+                m.w[k] &= ~r.w[k];
+        }
+    }
+    return guard_set(b, &b->st[i], &m, g, true);
+}
+
+/* Whether two threads of a block, of different tid.x, surely run one each (a in one, b in the
+ * other). */
+static bool tids_apart(const tset *a, const tset *b)
+{
+    long na = 0, nb = 0, ta = -1, tb = -1;
+    for (long t = 0; t < PR_T; t++) {
+        if (tset_has(a, t)) {
+            na++;
+            ta = t;
+        }
+        if (tset_has(b, t)) {
+            nb++;
+            tb = t;
+        }
+    }
+    return na && nb && (na > 1 || nb > 1 || ta != tb);
+}
+
+/* The address operand of a load, store, atomic or reduction ("" where none is written). */
+static const char *mem_operand(const stmt *s)
+{
+    for (int k = 0; k < s->nops && !s->ops_cut; k++)
+        if (*s->ops[k] == '[')
+            return s->ops[k];
+    return "";
+}
+
+/* The loads that read a word a thread of the same block writes with no barrier of the whole
+ * block between (a race on a word of any space): a load (not of a parameter or of constant
+ * memory) and a store, atomic or reduction whose addresses are one uniform word at the launch
+ * (the same block-uniform value, no tid term, the bytes overlapping), that two threads of
+ * different tid.x surely run, and that some barrier interval holds both (a way from the entry
+ * or a whole-block barrier to each that passes no other such barrier). What such a load reads
+ * is the outcome of a race -- how far another thread has got -- and no data of the kernel's:
+ * seeded as sensed (seed[j] = j). */
+static int race_seeds(body *b, const flow *f, const long *blk_of, long *seed)
+{
+    long n = b->n, nbar = 1;
+    for (long i = 0; i < n; i++)
+        nbar += whole_barrier(&b->st[i]);
+    long words = (nbar + 63) / 64;
+    uint64_t *in = hk_calloc((size_t)(f->nb * words + 1), 8);
+    uint64_t *cur = hk_calloc((size_t)(words + 1), 8);
+    long *bid = hk_malloc((size_t)(n + 1) * sizeof *bid);
+    long *acc = hk_malloc((size_t)(n + 1) * sizeof *acc);
+    aval *av = hk_malloc((size_t)(n + 1) * sizeof *av); /* per acc entry: its address */
+    uint64_t *orig = NULL;
+    if (!in || !cur || !bid || !acc || !av) {
+        hk_free(in);
+        hk_free(cur);
+        hk_free(bid);
+        hk_free(acc);
+        hk_free(av);
+        return HK_ENOMEM;
+    }
+    for (long i = 0, k = 1; i < n; i++)
+        bid[i] = whole_barrier(&b->st[i]) ? k++ : -1;
+    /* the loads and stores to pair: one uniform word */
+    long na = 0;
+    for (long i = 0; i < n; i++) {
+        const stmt *s = &b->st[i];
+        bool ld = op_is(s->op, "ld") && !op_has(s->op, "param") && !op_has(s->op, "const");
+        bool st = op_is(s->op, "st") || op_is(s->op, "atom") || op_is(s->op, "red");
+        if ((!ld && !st) || s->ops_cut || blk_of[i] < 0 || !f->blk[blk_of[i]].vis ||
+            op_has(s->op, "param") || op_has(s->op, "local"))
+            continue;
+        aval v = address_val(b, mem_operand(s));
+        if (val_uniform(&v) && access_width(s->op) > 0) {
+            av[na] = v;
+            acc[na++] = i;
+        }
+    }
+    if (na >= 2) {
+        /* the barrier intervals reaching each block's entry */
+        if (f->nb > 0)
+            SETBIT(in, 0);
+        for (bool changed = true; changed;) {
+            changed = false;
+            for (long bi = 0; bi < f->nb; bi++) {
+                if (!f->blk[bi].vis)
+                    continue;
+                memcpy(cur, in + bi * words, (size_t)words * 8);
+                for (long i = f->blk[bi].first; i <= f->blk[bi].last; i++)
+                    if (bid[i] >= 0) {
+                        memset(cur, 0, (size_t)words * 8);
+                        SETBIT(cur, bid[i]);
+                    }
+                for (int e = 0; e < 2; e++) {
+                    long to = f->blk[bi].succ[e];
+                    if (to < 0 || !f->blk[to].vis ||
+                        !(e == 0 ? f->blk[bi].has_fall : f->blk[bi].has_taken))
+                        continue;
+                    for (long k = 0; k < words; k++)
+                        if ((in[to * words + k] | cur[k]) != in[to * words + k]) {
+                            in[to * words + k] |= cur[k];
+                            changed = true;
+                        }
+                }
+            }
+        }
+        orig = hk_calloc((size_t)(na * words + 1), 8);
+        if (!orig) {
+            hk_free(in);
+            hk_free(cur);
+            hk_free(bid);
+            hk_free(acc);
+            hk_free(av);
+            return HK_ENOMEM;
+        }
+        for (long q = 0; q < na; q++) {
+            long i = acc[q], bi = blk_of[i];
+            uint64_t *o = orig + q * words;
+            memcpy(o, in + bi * words, (size_t)words * 8);
+            for (long j = f->blk[bi].first; j < i; j++)
+                if (bid[j] >= 0) {
+                    memset(o, 0, (size_t)words * 8);
+                    SETBIT(o, bid[j]);
+                }
+        }
+    }
+    for (long q = 0; q < na; q++) {
+        const stmt *l = &b->st[acc[q]];
+        if (!op_is(l->op, "ld") || seed[acc[q]] >= 0)
+            continue;
+        aval lv = av[q];
+        int lw = access_width(l->op);
+        tset lt;
+        bool lt_known = false, raced = false;
+        for (long p = 0; p < na && !raced; p++) {
+            const stmt *s = &b->st[acc[p]];
+            if (av[p].sym != lv.sym || op_is(s->op, "ld") || !(mem_space(l->op) & mem_space(s->op)))
+                continue;
+            aval sv = av[p];
+            int sw = access_width(s->op);
+            if (sv.sym != lv.sym || !(sv.c < wadd(lv.c, lw) && lv.c < wadd(sv.c, sw)))
+                continue;
+            bool shared = false;
+            for (long k = 0; k < words && !shared; k++)
+                shared = (orig[q * words + k] & orig[p * words + k]) != 0;
+            if (!shared)
+                continue;
+            if (!lt_known && !(lt_known = stmt_tids(b, f, blk_of[acc[q]], acc[q], &lt)))
+                break;
+            tset stt;
+            raced = stmt_tids(b, f, blk_of[acc[p]], acc[p], &stt) && tids_apart(&lt, &stt);
+        }
+        if (raced)
+            seed[acc[q]] = acc[q];
+    }
+    hk_free(orig);
+    hk_free(in);
+    hk_free(cur);
+    hk_free(bid);
+    hk_free(acc);
+    hk_free(av);
+    return HK_OK;
+}
+
+/* What statement i calls, as the module's functions judged before it sense (fn_how: 1 it
+ * returns a sensed value, 2 it stores one to memory), 0: not a call, or not to one of those.
+ * nvcc writes `call.uni (retval0), NAME, (param0, ...);` over several lines: the name is then
+ * the next statement's op. */
+static unsigned char call_how(const body *b, long i)
+{
+    const stmt *s = &b->st[i];
+    if (!op_is(s->op, "call") || !b->nfn)
+        return 0;
+    char nm[96] = "";
+    for (int k = 0; k < s->nops && !nm[0]; k++)
+        if (is_ident_start(*s->ops[k]))
+            cut_copy(nm, sizeof nm, s->ops[k]);
+    if (!nm[0] && i + 1 < b->n && is_ident_start(b->st[i + 1].op[0]))
+        cut_copy(nm, sizeof nm, b->st[i + 1].op);
+    size_t n = strlen(nm);
+    while (n && (nm[n - 1] == ',' || nm[n - 1] == ' '))
+        nm[--n] = '\0';
+    for (int k = 0; k < b->nfn; k++)
+        if (!strcmp(nm, b->fn_name[k]))
+            return b->fn_how[k];
+    return 0;
+}
+
 /* Per register, the statement its value senses (src[r], -1: none): what a candidate reads to
  * tell a checked or timed run from another, as opposed to the data it computes on --
  *   - a clock, a timer, the SM or warp slot (sense_special);
@@ -2412,6 +2642,32 @@ static int sense_taint(body *b, const flow *f, const long *blk_of, long *src)
                 if (in[i] && seed[i] < 0)
                     seed[i] = polled;
         }
+    /* a call of a function whose return value senses: the caller's load of that value (the
+     * first ld.param of `retval` after it in its block) senses, from the call */
+    for (long i = 0; i < n; i++) {
+        if (!(call_how(b, i) & 1) || blk_of[i] < 0)
+            continue;
+        for (long j = i + 1; j < n && blk_of[j] == blk_of[i]; j++) {
+            const stmt *l = &b->st[j];
+            if (op_is(l->op, "call"))
+                break;
+            if (op_is(l->op, "ld") && op_has(l->op, "param") && l->nops > 1 &&
+                strstr(l->ops[1], "retval")) {
+                if (seed[j] < 0)
+                    seed[j] = i;
+                break;
+            }
+        }
+    }
+    /* a race on a word: what the load reads is how far another thread has got */
+    if (race_seeds(b, f, blk_of, seed)) {
+        hk_free(seed);
+        hk_free(lt);
+        hk_free(in);
+        hk_free(inb);
+        hk_free(todo);
+        return HK_ENOMEM;
+    }
     /* through memory: a sensed value stored makes sensed the loads of that memory that can
      * run after it (its block reaches theirs; later in its own block), unless both name a
      * variable and not the same one */
@@ -2430,9 +2686,11 @@ static int sense_taint(body *b, const flow *f, const long *blk_of, long *src)
         for (long i = 0; i < n; i++) {
             const stmt *s = &b->st[i];
             bool st = op_is(s->op, "st") || op_is(s->op, "atom") || op_is(s->op, "red");
-            if (!st || s->ops_cut || blk_of[i] < 0 || !f->blk[blk_of[i]].vis)
+            /* a call of a function that stores a sensed value: to memory of any space */
+            bool call = !st && (call_how(b, i) & 2);
+            if ((!st && !call) || s->ops_cut || blk_of[i] < 0 || !f->blk[blk_of[i]].vis)
                 continue;
-            bool sensed = false;
+            bool sensed = call;
             for (int k = 1; k < s->nops && !sensed; k++) {
                 int r = *s->ops[k] == '%' ? reg_find(b, s->ops[k]) : -1;
                 sensed = r >= 0 && src[r] >= 0;
@@ -2440,7 +2698,9 @@ static int sense_taint(body *b, const flow *f, const long *blk_of, long *src)
             if (!sensed)
                 continue;
             char sn[96];
-            mem_name(op_is(s->op, "st") ? s->ops[0] : s->nops > 1 ? s->ops[1] : "", sn, sizeof sn);
+            mem_name(call ? "" : op_is(s->op, "st") ? s->ops[0] : s->nops > 1 ? s->ops[1] : "", sn,
+                     sizeof sn);
+            int sp = call ? 3 : mem_space(s->op);
             memset(reach, 0, (size_t)f->nb);
             long nt = 0;
             for (int e = 0; e < 2; e++) { /* the blocks after it */
@@ -2463,7 +2723,7 @@ static int sense_taint(body *b, const flow *f, const long *blk_of, long *src)
             for (long j = 0; j < n; j++) {
                 const stmt *l = &b->st[j];
                 if (seed[j] >= 0 || !(op_is(l->op, "ld") || op_is(l->op, "atom")) ||
-                    op_has(l->op, "param") || !(mem_space(l->op) & mem_space(s->op)) ||
+                    op_has(l->op, "param") || !(mem_space(l->op) & sp) ||
                     blk_of[j] < 0 || !(reach[blk_of[j]] || (blk_of[j] == blk_of[i] && j > i)))
                     continue;
                 char ln[96];
@@ -2484,6 +2744,99 @@ static int sense_taint(body *b, const flow *f, const long *blk_of, long *src)
     hk_free(inb);
     hk_free(todo);
     return HK_OK;
+}
+
+/* Whether t writes (load 0: a store, atomic or reduction) or reads (load 1: a load or atomic)
+ * shared memory, or generic memory that may be shared. */
+static bool shared_access(const stmt *t, int load)
+{
+    bool kind = load ? op_is(t->op, "ld") || op_is(t->op, "atom")
+                     : op_is(t->op, "st") || op_is(t->op, "atom") || op_is(t->op, "red");
+    return kind && !op_has(t->op, "param") && (mem_space(t->op) & 1);
+}
+
+/* Whether statement i is a warp barrier (bar.warp.sync / barrier.warp.sync: __syncwarp) with
+ * shared memory to order around it: a store to shared (or generic) memory that can run before
+ * it and a load of shared (or generic) memory that can run after it, on ways that pass no
+ * barrier of the whole block (REF12: without it, those accesses of the warp's lanes would meet
+ * unordered; a warp barrier with nothing of shared memory about it orders nothing the rule
+ * reads). */
+static bool warp_barrier_between(const body *b, const flow *f, long i)
+{
+    const stmt *s = &b->st[i];
+    if (!(op_is(s->op, "bar") || op_is(s->op, "barrier")) || !op_has(s->op, "warp") ||
+        !op_has(s->op, "sync"))
+        return false;
+    long bi = -1;
+    for (long x = 0; x < f->nb && bi < 0; x++)
+        if (f->blk[x].first <= i && i <= f->blk[x].last)
+            bi = x;
+    if (bi < 0)
+        return false;
+    bool found[2] = {false, false}; /* 0: a shared store before, 1: a shared load after */
+    unsigned char *seen = hk_calloc((size_t)f->nb + 1, 1);
+    long *todo = hk_malloc((size_t)(f->nb + 1) * sizeof *todo);
+    for (int dir = 0; dir < 2 && seen && todo; dir++) {
+        memset(seen, 0, (size_t)f->nb);
+        /* its own block first: the statements before it (dir 0) or after it (dir 1) */
+        bool open = true;
+        for (long j = i + (dir ? 1 : -1); open && j >= f->blk[bi].first && j <= f->blk[bi].last;
+             j += dir ? 1 : -1) {
+            const stmt *t = &b->st[j];
+            if (whole_barrier(t))
+                open = false;
+            else if (shared_access(t, dir))
+                found[dir] = true;
+        }
+        long nt = 0;
+        if (open && !found[dir]) {
+            if (dir)
+                for (int e = 0; e < 2; e++) {
+                    long to = f->blk[bi].succ[e];
+                    if (to >= 0 && f->blk[to].vis && !seen[to]) {
+                        seen[to] = 1;
+                        todo[nt++] = to;
+                    }
+                }
+            else
+                for (long k = f->pred_at[bi]; k < f->pred_at[bi + 1]; k++)
+                    if (f->blk[f->pred[k]].vis && !seen[f->pred[k]]) {
+                        seen[f->pred[k]] = 1;
+                        todo[nt++] = f->pred[k];
+                    }
+        }
+        while (nt > 0 && !found[dir]) {
+            long y = todo[--nt];
+            bool pass = true;
+            for (long j = dir ? f->blk[y].first : f->blk[y].last;
+                 pass && j >= f->blk[y].first && j <= f->blk[y].last; j += dir ? 1 : -1) {
+                const stmt *t = &b->st[j];
+                if (whole_barrier(t))
+                    pass = false;
+                else if (shared_access(t, dir))
+                    found[dir] = true;
+            }
+            if (!pass || found[dir])
+                continue;
+            if (dir)
+                for (int e = 0; e < 2; e++) {
+                    long to = f->blk[y].succ[e];
+                    if (to >= 0 && f->blk[to].vis && !seen[to]) {
+                        seen[to] = 1;
+                        todo[nt++] = to;
+                    }
+                }
+            else
+                for (long k = f->pred_at[y]; k < f->pred_at[y + 1]; k++)
+                    if (f->blk[f->pred[k]].vis && !seen[f->pred[k]]) {
+                        seen[f->pred[k]] = 1;
+                        todo[nt++] = f->pred[k];
+                    }
+        }
+    }
+    hk_free(seen);
+    hk_free(todo);
+    return found[0] && found[1];
 }
 
 static void bar_take(body *b, const stmt *bar, const stmt *dat)
@@ -2530,6 +2883,27 @@ static int bar_judge(body *b, flow *f)
             blk_of[i] = bi;
     if (rc == HK_OK)
         rc = sense_taint(b, f, blk_of, src);
+    /* what a caller gets from this body, as a device function (REF12): a sensed value returned
+     * (stored to its func_retval parameter), or stored to memory (any space but the parameters':
+     * a pointer argument to the caller's stack is written with st.local) */
+    for (long i = 0; rc == HK_OK && i < b->n; i++) {
+        const stmt *s = &b->st[i];
+        if (!op_is(s->op, "st") && !op_is(s->op, "atom") && !op_is(s->op, "red"))
+            continue;
+        if (s->ops_cut || blk_of[i] < 0 || !f->blk[blk_of[i]].vis)
+            continue;
+        bool sensed = false;
+        for (int k = 1; k < s->nops && !sensed; k++) {
+            int r = *s->ops[k] == '%' ? reg_find(b, s->ops[k]) : -1;
+            sensed = r >= 0 && src[r] >= 0;
+        }
+        if (!sensed)
+            continue;
+        if (op_has(s->op, "param"))
+            b->fn_out |= strstr(s->ops[0], "func_retval") ? 1 : 0;
+        else
+            b->fn_out |= 2;
+    }
     hk_free(blk_of);
     if (rc) {
         hk_free(src);
@@ -2571,7 +2945,7 @@ static int bar_judge(body *b, flow *f)
             continue;
         for (long i = f->blk[bb].first; i <= f->blk[bb].last; i++) {
             const stmt *s = &b->st[i];
-            if (!whole_barrier(s))
+            if (!whole_barrier(s) && !warp_barrier_between(b, f, i))
                 continue;
             if (s->guard >= 0) {
                 if (BAR_DATA(s->guard))
@@ -3563,6 +3937,10 @@ typedef struct {
     const ptxrace_launch *launch; /* its arguments (NULL: none known) */
     ptxdata *data;     /* the module's data nothing writes (launch->module_data; else NULL) */
     bool launched;     /* the body is the launched entry's */
+    bool is_func;      /* the body is a .func's */
+    int nfn;           /* the .func bodies judged so far whose value senses (body's fn_*) */
+    char fn_name[PR_SENSE_FN][96];
+    unsigned char fn_how[PR_SENSE_FN];
     int rc;
     /* the stores pass (stores_pass): which module variables' stores can run at this launch */
     bool reach;        /* this scan is that pass: only the launched entry is judged */
@@ -3891,10 +4269,18 @@ static bool store_cover(body *b, const char *name, size_t size, const bool *clk,
         if (B->guard >= 0 || B->nops != 1 || !ptxdata_int(B->ops[0], strlen(B->ops[0]), &id) ||
             ++bars > 64)
             break;
-        bool over = false; /* a branch jumps over it or loops back over it */
-        for (long j = 0; j < b->n && !over; j++)
-            if (b->st[j].kind == I_BRA)
-                over = (j < bar && tgt[j] > bar) || (j > bar && tgt[j] < bar);
+        bool over = false; /* a branch jumps over it or loops back over it (REF12: one that
+                            * no thread takes at this launch -- its guard a constant the other
+                            * way, as `t >= blockDim.x` is at the shape -- does not) */
+        for (long j = 0; j < b->n && !over; j++) {
+            const stmt *J = &b->st[j];
+            if (J->kind != I_BRA)
+                continue;
+            const reg *g = J->guard >= 0 ? &b->regs[J->guard] : NULL;
+            if (g && g->defs == 1 && g->pc >= 0 && (!g->pc) != J->guard_neg)
+                continue;
+            over = (j < bar && tgt[j] > bar) || (j > bar && tgt[j] < bar);
+        }
         if (over)
             break; /* not executed once by every thread: no later one either */
         for (long i = 0; i < bar && !found; i++) {
@@ -4072,6 +4458,7 @@ static void scan_line(scan *sc, char *raw)
             /* the shape is the launched kernel's: another entry, or a device function (which
              * may be called from anywhere), is judged at no shape */
             sc->launched = has_word(s, ".entry") && (!sc->entry || !strcmp(sc->entry, sc->b.func));
+            sc->is_func = !has_word(s, ".entry");
             if (sc->launched)
                 memcpy(sc->b.ntid, sc->ntid, sizeof sc->ntid);
             if (sc->b.ntid[0] > 0 && sc->b.ntid[0] < sc->b.maxx)
@@ -4154,7 +4541,16 @@ static void scan_line(scan *sc, char *raw)
         ptxrace_result bar;
         memset(&bar, 0, sizeof bar);
         sc->b.bar_out = &bar;
-        if ((sc->rc = body_judge(&sc->b, sc->out)) == HK_OK)
+        sc->b.nfn = sc->nfn;
+        sc->b.fn_name = (const char (*)[96])sc->fn_name;
+        sc->b.fn_how = sc->fn_how;
+        sc->b.fn_out = 0;
+        if ((sc->rc = body_judge(&sc->b, sc->out)) == HK_OK && sc->is_func && sc->b.fn_out &&
+            sc->nfn < PR_SENSE_FN) {
+            cut_copy(sc->fn_name[sc->nfn], sizeof sc->fn_name[0], sc->b.func);
+            sc->fn_how[sc->nfn++] = sc->b.fn_out;
+        }
+        if (sc->rc == HK_OK)
             sc->rc = body_unroll(&sc->b, sc->out); /* a shape known: its loops unrolled */
         if (sc->rc == HK_OK && !before && (!sc->out->found || sc->out->barrier))
             sc->rc = body_choices(&sc->b, sc->out); /* at each value of a few */

@@ -113,7 +113,11 @@ typedef struct {
  * bar.red) that a sensed value decides -- guarded by it, or control-dependent on a branch on
  * it over the edges the launch leaves; sensed: a clock / timer / %smid-like register, a loop
  * polling memory (an exit on a volatile / strong load or an atomic of the loop), a load of
- * memory a sensed value was stored to, and what is computed from those -- is a finding too
+ * memory a sensed value was stored to, a load of a word a thread of another tid.x stores in the
+ * same barrier interval (one block-uniform address: a raced word), a device function's sensed
+ * return value or store (judged before its caller), and what is computed from those -- and
+ * (REF12) a warp barrier (bar.warp.sync) with shared stores before it and shared loads after
+ * it, decided the same way, are findings too
  * (found and barrier set, st_* the barrier, ld_* what decides it; docs/referee.md "A barrier
  * that data decides"), when no pair read is found in the text. Pure. */
 int ptxrace_scan_launch(const char *text, size_t len, const ptxrace_launch *l, const char *entry,

@@ -1261,21 +1261,33 @@ static void test_module_data_cover(void **state)
         {"tree_store_tid", true, 0, 1},      /* n = 1000 stored: s from 1128, races */
         {"tree_store_same", true, 16, 1},    /* 0 over 0 */
         {"tree_cover_loaded", false, 0, 0},  /* a loaded value */
-        {"tree_cover_late", false, 0, 0},    /* after the barrier: 5 may be read */
-        {"tree_cover_late_n", false, 0, 0},  /* after the barrier: 0 or n */
+        /* after the barrier: 5 may be read, so the cover rule says nothing; but thread 0's
+         * store races with the other threads' loads of the word (no barrier between), and
+         * the loop those loads bound holds a barrier: a barrier a raced word decides (REF12) */
+        {"tree_cover_late", true, 0, 0},
+        {"tree_cover_late_n", true, 0, 0},   /* the same, 0 or n */
         {"tree_cover_blocks", false, 0, 0},  /* block 3 stores -1000 too (one selp) */
         {"tree_cover_dguard", true, 16, 1},  /* under data: the initializer 0 may be read */
-        {"tree_cover_bar", false, 0, 0},     /* the barrier under a branch on data */
+        /* the barrier under a branch on data: where flag[1] is 0 thread 0's store and the
+         * loop's loads share a barrier interval -- a race on the word, deciding the loop's
+         * barrier (REF12) */
+        {"tree_cover_bar", true, 0, 0},
         {"tree_cover_t1", false, 0, 0},      /* thread 1 only: tid.x = 0 skips it */
         {"tree_cover_t1n", false, 0, 0},     /* the same, of n */
-        {"tree_cover_early", false, 0, 0},   /* a load before the barrier too (nvcc stores a
-                                              * register of two writes: not a constant) */
+        /* a load before the barrier too (nvcc stores a register of two writes: not a
+         * constant), by every thread while thread 0 stores: a raced word (REF12) */
+        {"tree_cover_early", true, 0, 0},
         {"tree_cover_nc", false, 0, 0},      /* __ldg: its address taken, nothing read */
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         ptxrace_result r = scan_store(cases[i].kernel, 256, true, 1000);
+        /* found as a barrier a raced word decides: the word's load is the reason */
+        bool late = !strncmp(cases[i].kernel, "tree_cover_late", 15) ||
+                    !strcmp(cases[i].kernel, "tree_cover_bar") ||
+                    !strcmp(cases[i].kernel, "tree_cover_early");
         if (r.found != cases[i].found || (cases[i].k && r.k != cases[i].k) ||
-            r.data_loads != cases[i].data)
+            r.data_loads != cases[i].data || (r.found && r.barrier != late) ||
+            (late && !strstr(r.ld_text, "hk_cv_")))
             fail_msg("%s: found %d (want %d), k %ld, %ld data loads (want %ld)", cases[i].kernel,
                      r.found, cases[i].found, r.k, r.data_loads, cases[i].data);
     }
@@ -1361,12 +1373,18 @@ static void test_module_data_cover(void **state)
     snprintf(with, sizeof with, "%s\tbar.sync", ldline);
     e2 = text_edit(e, "\tbar.sync", with);
     r = scan_store_text(e2, entry, 256, true, 1000);
-    assert_false(r.found);
+    /* no pair read (the word not read as a value); but the load, moved before the barrier,
+     * shares a barrier interval with thread 0's store: a raced word deciding the tree loop's
+     * barrier (REF12) */
+    assert_true(r.found && r.barrier);
+    assert_non_null(strstr(r.ld_text, "[hk_cv]"));
     assert_int_equal(r.data_loads, 0);
     free(e2);
     free(e);
     e = text_edit(t, "\tbar.sync", "\t@%p1 bar.sync");
     r = scan_store_text(e, entry, 256, true, 1000);
+    /* the barrier under a guard: a guarded barrier still ends a barrier interval for the
+     * raced-word rule (REF12), as it does for the pair reads */
     assert_false(r.found);
     assert_int_equal(r.data_loads, 0);
     free(e);
@@ -1491,6 +1509,16 @@ static void test_module_data_cover2(void **state)
          "\tbar.sync 0;\n\tsetp.eq.s32 %p4, %r1, 7;\n\t@%p4 ret;\n", st0, "\tbar.sync 0;\n", 0},
         {"a partial barrier before it", "\tbar.sync 0;\n\tbar.arrive 1, 64;\n", st0,
          "\tbar.sync 0;\n", 0},
+        /* (REF12; spin_ret_store_evade.cu's `if (t >= blockDim.x) return;`) a branch over both
+         * barriers that no thread of the 256 takes (tid.x >= 256: false for every tid.x the
+         * block has, a constant at the shape) does not stop the store order; one that threads
+         * 128 .. 255 take does */
+        {"a branch no thread takes over both",
+         "\tmov.u32 %r8, %ntid.x;\n\tsetp.ge.s32 %p5, %r1, %r8;\n\t@%p5 bra $L__z;\n"
+         "\tbar.sync 0;\n", st0, "\tbar.sync 0;\n$L__z:\n", 1},
+        {"a branch some threads take over both",
+         "\tsetp.ge.s32 %p5, %r1, 128;\n\t@%p5 bra $L__z;\n\tbar.sync 0;\n", st0,
+         "\tbar.sync 0;\n$L__z:\n", 0},
     };
     char mid[1024];
     for (size_t i = 0; i < sizeof w / sizeof *w; i++) {
@@ -2049,6 +2077,156 @@ static const char bar_source[] =
     "    if (__syncthreads_or(polls > 48))\n"
     "        __syncthreads();\n"
     "    out[blockIdx.x * 256 + t] = buf[255 - t];\n"
+    "}\n"
+    /* found (REF12): one volatile read, no loop, of the word thread 0 stores with no barrier
+     * between -- a race on global memory, its outcome how far thread 0 has got -- kept in a
+     * shared word that decides a barrier */
+    "__global__ void bar_once(const float *in, float *out, int n)\n"
+    "{\n"
+    "    __shared__ float buf[256];\n"
+    "    __shared__ int watched;\n"
+    "    int t = threadIdx.x;\n"
+    "    volatile unsigned *flag = &hk_flag[blockIdx.x & 63];\n"
+    "    if (t == 0) *flag = 1u;\n"
+    "    else if (t == 224) watched = *flag != 0u;\n"
+    "    __syncthreads();\n"
+    "    buf[t] = in[blockIdx.x * 256 + t];\n"
+    "    if (watched)\n"
+    "        __syncthreads();\n"
+    "    out[blockIdx.x * 256 + t] = buf[255 - t];\n"
+    "}\n"
+    /* honest (REF12): the flag another launch left, read before the barrier and set again
+     * only past it (another barrier interval); and one thread reading and setting it alone */
+    "__global__ void bar_flag_prev(const float *in, float *out, int n)\n"
+    "{\n"
+    "    __shared__ float buf[256];\n"
+    "    __shared__ int ready;\n"
+    "    int t = threadIdx.x;\n"
+    "    volatile unsigned *flag = &hk_flag[blockIdx.x & 63];\n"
+    "    if (t == 0) ready = *flag != 0u;\n"
+    "    __syncthreads();\n"
+    "    buf[t] = in[blockIdx.x * 256 + t];\n"
+    "    if (ready)\n"
+    "        __syncthreads();\n"
+    "    out[blockIdx.x * 256 + t] = buf[255 - t];\n"
+    "    if (t == 0) *flag = 0u;\n"
+    "}\n"
+    "__global__ void bar_flag_own(const float *in, float *out, int n)\n"
+    "{\n"
+    "    __shared__ float buf[256];\n"
+    "    __shared__ int ready;\n"
+    "    int t = threadIdx.x;\n"
+    "    volatile unsigned *flag = &hk_flag[blockIdx.x & 63];\n"
+    "    if (t == 0) {\n"
+    "        ready = *flag != 0u;\n"
+    "        *flag = 1u;\n"
+    "    }\n"
+    "    __syncthreads();\n"
+    "    buf[t] = in[blockIdx.x * 256 + t];\n"
+    "    if (ready)\n"
+    "        __syncthreads();\n"
+    "    out[blockIdx.x * 256 + t] = buf[255 - t];\n"
+    "}\n"
+    /* found (REF12): a __syncwarp between warp 0's shared stores and loads, run only where the
+     * polled word allows it (the offset a parameter: no pair read at no shape) */
+    "__global__ void bar_warp(const float *in, float *out, int n)\n"
+    "{\n"
+    "    __shared__ float buf[256];\n"
+    "    int t = threadIdx.x;\n"
+    "    SENSE\n"
+    "    if (t < 32) {\n"
+    "        volatile float *v = buf;\n"
+    "        v[t] = in[blockIdx.x * 256 + t];\n"
+    "        if (watched)\n"
+    "            __syncwarp();\n"
+    "        out[blockIdx.x * 256 + t] = v[(t + n) & 31];\n"
+    "    }\n"
+    "}\n"
+    /* honest (REF12): a __syncwarp the polled word decides with no shared access about it,
+     * and one a tid guard decides */
+    "__global__ void bar_warp_none(const float *in, float *out, int n)\n"
+    "{\n"
+    "    int t = threadIdx.x;\n"
+    "    SENSE\n"
+    "    float x = in[blockIdx.x * 256 + t];\n"
+    "    if (watched)\n"
+    "        __syncwarp();\n"
+    "    out[blockIdx.x * 256 + t] = x * 2.0f;\n"
+    "}\n"
+    /* sensing in a called function (REF12): a polling loop in a __noinline__ function,
+     * its count returned (bar_call) or stored through a pointer argument (bar_call_out), the
+     * caller's barrier decided by it -- found; a function returning data (bar_call_data) --
+     * not */
+    "__device__ __noinline__ int bar_polls(volatile unsigned *flag)\n"
+    "{\n"
+    "    int polls = 0;\n"
+    "    while (*flag == 0u && polls < 100000) polls++;\n"
+    "    return polls;\n"
+    "}\n"
+    "__device__ __noinline__ void bar_polls_out(volatile unsigned *flag, int *count)\n"
+    "{\n"
+    "    int polls = 0;\n"
+    "    while (*flag == 0u && polls < 100000) polls++;\n"
+    "    *count = polls;\n"
+    "}\n"
+    "__device__ __noinline__ int bar_first(const int *count)\n"
+    "{\n"
+    "    return count[0] + count[1];\n"
+    "}\n"
+    "__global__ void bar_call(const float *in, float *out, int n)\n"
+    "{\n"
+    "    __shared__ float buf[256];\n"
+    "    __shared__ int watched;\n"
+    "    int t = threadIdx.x;\n"
+    "    volatile unsigned *flag = &hk_flag[blockIdx.x & 63];\n"
+    "    if (t == 0) *flag = 1u;\n"
+    "    else if (t == 224) watched = bar_polls(flag) > 48;\n"
+    "    __syncthreads();\n"
+    "    buf[t] = in[blockIdx.x * 256 + t];\n"
+    "    if (watched)\n"
+    "        __syncthreads();\n"
+    "    out[blockIdx.x * 256 + t] = buf[255 - t];\n"
+    "}\n"
+    "__global__ void bar_call_out(const float *in, float *out, int n)\n"
+    "{\n"
+    "    __shared__ float buf[256];\n"
+    "    __shared__ int watched;\n"
+    "    int t = threadIdx.x;\n"
+    "    volatile unsigned *flag = &hk_flag[blockIdx.x & 63];\n"
+    "    if (t == 0) *flag = 1u;\n"
+    "    else if (t == 224) {\n"
+    "        int polls;\n"
+    "        bar_polls_out(flag, &polls);\n"
+    "        watched = polls > 48;\n"
+    "    }\n"
+    "    __syncthreads();\n"
+    "    buf[t] = in[blockIdx.x * 256 + t];\n"
+    "    if (watched)\n"
+    "        __syncthreads();\n"
+    "    out[blockIdx.x * 256 + t] = buf[255 - t];\n"
+    "}\n"
+    "__global__ void bar_call_data(const float *in, float *out, const int *count)\n"
+    "{\n"
+    "    __shared__ float buf[256];\n"
+    "    __shared__ int more;\n"
+    "    int t = threadIdx.x;\n"
+    "    if (t == 0) more = bar_first(count);\n"
+    "    __syncthreads();\n"
+    "    buf[t] = in[blockIdx.x * 256 + t];\n"
+    "    if (more > 0)\n"
+    "        __syncthreads();\n"
+    "    out[blockIdx.x * 256 + t] = buf[255 - t];\n"
+    "}\n"
+    "__global__ void bar_warp_tid(const float *in, float *out, int n)\n"
+    "{\n"
+    "    __shared__ float buf[256];\n"
+    "    int t = threadIdx.x;\n"
+    "    if (t < 32) {\n"
+    "        volatile float *v = buf;\n"
+    "        v[t] = in[blockIdx.x * 256 + t];\n"
+    "        __syncwarp();\n"
+    "        out[blockIdx.x * 256 + t] = v[(t + n) & 31];\n"
+    "    }\n"
     "}\n";
 
 static void test_barrier_data(void **state)
@@ -2099,6 +2277,15 @@ static void test_barrier_data(void **state)
         {"bar_walk", true, "len"},          /* a volatile walk: polling, its address moving */
         {"bar_alias", false, NULL},         /* a plain load of one word each trip */
         {"bar_red_or", true, "volatile"},   /* through __syncthreads_or */
+        {"bar_once", true, "watched"},      /* a raced word read once (REF12) */
+        {"bar_flag_prev", false, NULL},     /* a flag another launch left */
+        {"bar_flag_own", false, NULL},      /* ... read and set by one thread */
+        {"bar_warp", true, "watched"},      /* a __syncwarp the polled word decides */
+        {"bar_warp_none", false, NULL},     /* ... with no shared access about it */
+        {"bar_warp_tid", false, NULL},      /* a __syncwarp under a tid guard */
+        {"bar_call", true, "call"},         /* a called function's polled count */
+        {"bar_call_out", true, "ld"},       /* ... stored through a pointer argument */
+        {"bar_call_data", false, NULL},     /* a called function's data */
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
         for (int at = 0; at < 2; at++) {

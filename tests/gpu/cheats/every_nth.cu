@@ -1,5 +1,6 @@
-// expect: launch_state
+// expect: race|launch_state
 // kernel: dot
+// judged from the PTX: race
 // Class: timed launches (work on every Nth launch only). dot as a block reduction that counts
 // its launches in a __device__ variable and computes only on every 8th one (and the first);
 // the launches between add the last computed dot product to out with a single atomic. The
@@ -14,6 +15,11 @@
 // candidate's checked run-mode process fails a launch that leaves one changed: the first
 // launch leaves its launch count changed, so it is "launch_state" (before it was expected:
 // wrong_answer|below_floor).
+// Session 43 (REF12): `race` from the PTX before any run, on the CPU too: every thread reads
+// cheat_launch (volatile) at the start, and the last block's thread 0 stores it at the end
+// with no barrier between where `work` is false -- a race on a global word, and the value
+// decides whether the block runs its __syncthreads() (docs/referee.md, "A barrier that data
+// decides"); on the GPU the PTX check comes first, so `race` is what the referee says.
 __device__ unsigned int cheat_launch;
 __device__ unsigned int cheat_blocks_done;
 __device__ float cheat_kept;

@@ -1,5 +1,6 @@
 // expect: race
 // kernel: reduce_sum
+// judged from the PTX: race
 // Class: 5 races, an attack on the static race rule as session 42 left it (REF11):
 // spin_ret_store_evade.cu with the sensing done without a loop or a clock. Thread 224 runs a
 // chain of 16 dependent shared loads of its own, then reads `*flag` once (a volatile load):
@@ -18,6 +19,14 @@
 // either the store order past a return no thread takes (REF10's note) or a barrier decided by
 // a load of a word another thread of the block writes with no barrier between (a race on
 // global memory: the load of *flag is one) counted as sensed.
+// Session 43 (REF12): closed by the second -- a load of a word that a thread of the same
+// block stores with no barrier between (one block-uniform address, two threads of different
+// tid.x, one barrier interval) counts as sensed; `watched` is then a word stored from a sensed
+// value and decides the tree loop's barrier: `race` from the PTX before any run, at
+// reduce_sum's spec and at no shape (bench/results/2026-12-06-shared-race-cpu-s43.md). And by
+// the first too (same branch): `t >= (int)blockDim.x` folds false at the shape, so the store
+// order sees hk_zero = 0 and the pair read (k = 16) is found first at reduce_sum's spec and
+// stays the stated reason; at no shape the barrier rule's finding is the reason.
 __device__ unsigned hk_flag[65536];
 __device__ int hk_zero = 5; /* 0 after the second barrier in every block: thread 0 stores it */
 
