@@ -1,7 +1,7 @@
 #!/bin/bash
-# session 43, call 1 (main 4a6c6efe, carry/hkls built from it; whatever card comes): session 42's call2.sh, not run then:
-# every cheat of tests/gpu/cheats (83) at one commit -- the sanitizer-heavy ones in one session.sh with 4 jobs and 300 s
-# each, the other 70 in two session.sh beside it with 3 jobs and 150 s each -- and REF8's three race-check controls
+# session 43, call 1 (main 81e71b4e (REF12 and W17B merged), carry/hkls built from it; whatever card comes): session 42's call2.sh, not run then:
+# every cheat of tests/gpu/cheats (86) at one commit -- the sanitizer-heavy ones in one session.sh with 4 jobs and 300 s
+# each, the other 73 in two session.sh beside it with 3 jobs and 150 s each -- and REF8's three race-check controls
 # (verify-candidate, 90 s each) beside them. What a group leaves unjudged (script_timeout, not started) goes to a later call.
 export PATH=/usr/local/cuda/bin:$PATH HK_INCLUDE_DIR=$PWD/include HK_SKILLS_DIR=$PWD/skills REFS=0 SASS=0 HKLS=$PWD/carry/hkls HK_COMMIT=${HK_COMMIT:-unknown}
 t0=$(date +%s)
