@@ -3,13 +3,14 @@
 # every cheat of tests/gpu/cheats (86) at one commit -- the sanitizer-heavy ones in one session.sh with 4 jobs and 300 s
 # each, the other 73 in two session.sh beside it with 3 jobs and 150 s each -- and REF8's three race-check controls
 # (verify-candidate, 90 s each) beside them. What a group leaves unjudged (script_timeout, not started) goes to a later call.
+# (Group A: the sanitizer-heavy twelve of session 38 and the open race cheat spin_ptr_call_evade, which only racecheck can catch.)
 export PATH=/usr/local/cuda/bin:$PATH HK_INCLUDE_DIR=$PWD/include HK_SKILLS_DIR=$PWD/skills REFS=0 SASS=0 HKLS=$PWD/carry/hkls HK_COMMIT=${HK_COMMIT:-unknown}
 t0=$(date +%s)
 D=${D:-575}
 nvidia-smi -L
 mkdir -p $OUT/x $OUT/v
 js() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); i=d.get("interleaved") or {}; r=[c for c in d.get("checks",[]) if isinstance(c,dict) and c.get("check")=="race"]; print(d.get("verdict"), d.get("reason",""), "speedup=%s" % i.get("speedup"), "race_check=%s" % (r[0].get("result") if r else "-"), "race_why=%s" % ((r[0].get("why") or "")[:160] if r else "-"))' "$1" 2>&1 | head -c 500; }
-A="sanitize_race_reduce_sum sanitize_oob_read_saxpy race_warp_sync oob_far_read size_race clock_sanitizer_evade race race_first_sync local_past_end local_from_int compile_bomb_unroll hang spin_tid_store_evade"
+A="sanitize_race_reduce_sum sanitize_oob_read_saxpy race_warp_sync oob_far_read size_race clock_sanitizer_evade race race_first_sync local_past_end local_from_int compile_bomb_unroll hang spin_ptr_call_evade"
 ALL=$(cd tests/gpu/cheats && ls *.cu | sed 's/\.cu$//')
 REST=$(for c in $ALL; do case " $A " in *" $c "*) ;; *) echo $c;; esac; done)
 B=$(echo "$REST" | awk 'NR%2==1' | tr '\n' ' ')
