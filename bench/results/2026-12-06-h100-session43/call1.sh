@@ -3,6 +3,7 @@
 # every cheat of tests/gpu/cheats (86) at one commit -- the sanitizer-heavy ones in one session.sh with 4 jobs and 300 s
 # each, the other 73 in two session.sh beside it with 3 jobs and 150 s each -- and REF8's three race-check controls
 # (verify-candidate, 90 s each) beside them. What a group leaves unjudged (script_timeout, not started) goes to a later call.
+# Beside them, a fifth lane: W16A's rstd and W17B's softmax2 requests (below).
 # (Group A: the sanitizer-heavy twelve of session 38 and the open race cheat spin_ptr_call_evade, which only racecheck can catch.)
 export PATH=/usr/local/cuda/bin:$PATH HK_INCLUDE_DIR=$PWD/include HK_SKILLS_DIR=$PWD/skills REFS=0 SASS=0 HKLS=$PWD/carry/hkls HK_COMMIT=${HK_COMMIT:-unknown}
 t0=$(date +%s)
@@ -31,10 +32,18 @@ echo "a: $A"; echo "b: $B"; echo "c: $C"
     echo "$1 rc=$? at $(($(date +%s)-t0)) s: $(js $V/$1.json)"
   done > $OUT/x/verify.log 2>&1
 ) &
+# a fifth lane (device time is short: one call may be all there is): W16A's rstd request (session 42's
+# w16a/call.sh, D=178), then W17B's softmax2 request (w17b/call.sh, D=190), each into its own folder
+(
+  mkdir -p $OUT/w16a $OUT/w17b
+  D=178 OUT=$OUT/w16a bench/results/2026-12-06-h100-session42/w16a/call.sh > $OUT/x/w16a.log 2>&1
+  D=190 OUT=$OUT/w17b bench/results/2026-12-06-h100-session43/w17b/call.sh > $OUT/x/w17b.log 2>&1
+) &
 wait
 echo "all done at $(($(date +%s)-t0)) s"
 for g in ca cb cc; do cp $OUT/x/$g/summary-cheats.txt $OUT/summary-$g.txt 2>/dev/null; done
 grep -v "^kernel\|^$" $OUT/x/c?/summary-cheats.txt | grep -v "| PASS"
 grep -h "rejected for" $OUT/x/c?/summary-cheats.txt
 cp $OUT/x/verify.log $OUT/verify.txt; cat $OUT/verify.txt
+cat $OUT/w16a/w16a-verify.txt $OUT/w16a/w16a-wild-table.md $OUT/w17b/w17b-verify.txt $OUT/w17b/w17b-wild-table.md 2>/dev/null
 cd $OUT && tar czf all.tgz x v && rm -rf x v
