@@ -207,7 +207,8 @@ typedef struct {
     ptxrace_result *bar_out;
     /* the module's device functions judged before this body whose value senses (REF12):
      * fn_name[k] returns a sensed value (fn_how[k] & 1) or stores one to memory (& 2), or
-     * (REF13) holds a barrier of the whole block, itself or in a function it calls (& 4); set
+     * (REF13) holds a barrier of the whole block, itself or in a function it calls (& 4), one
+     * that a value of its parameters decides (& 8); set
      * with bar_out; bar_judge writes what this body does, in fn_out */
     int nfn;
     const char (*fn_name)[96];
@@ -2540,7 +2541,8 @@ static int race_seeds(body *b, const flow *f, const long *blk_of, long *seed)
 
 /* What statement i calls, as the module's functions judged before it sense (fn_how: 1 it
  * returns a sensed value, 2 it stores one to memory; REF13: 4 it holds a barrier of the whole
- * block), 0: not a call, or not to one of those.
+ * block, 8 one its parameters decide; an indirect call, through a register: what any of
+ * them does), 0: not a call, or not to one of those.
  * nvcc writes `call.uni (retval0), NAME, (param0, ...);` over several lines: the name is then
  * the next statement's op. */
 static unsigned char call_how(const body *b, long i)
@@ -2557,10 +2559,15 @@ static unsigned char call_how(const body *b, long i)
     size_t n = strlen(nm);
     while (n && (nm[n - 1] == ',' || nm[n - 1] == ' '))
         nm[--n] = '\0';
-    for (int k = 0; k < b->nfn; k++)
+    unsigned char any = 0; /* (REF13) an indirect call (`call (retval0), %rd11, (param0),
+                            * prototype_0;`): any function of the module -- what every one
+                            * judged senses */
+    for (int k = 0; k < b->nfn; k++) {
         if (!strcmp(nm, b->fn_name[k]))
             return b->fn_how[k];
-    return 0;
+        any |= b->fn_how[k];
+    }
+    return nm[0] == '%' ? any : 0;
 }
 
 /* Per register, the statement its value senses (src[r], -1: none): what a candidate reads to
@@ -2917,14 +2924,35 @@ static int bar_judge(body *b, flow *f)
     for (long i = 0; rc == HK_OK && i < b->n; i++)
         if (whole_barrier(&b->st[i]) || (call_how(b, i) & 4))
             b->fn_out |= 4;
+    /* (REF13) and, for a device function holding one, what its own parameters decide: per
+     * register the `ld.param` of a parameter (not a callee's `retval`) it comes from (psrc) */
+    long *psrc = NULL;
+    if (rc == HK_OK && (b->fn_out & 4)) {
+        long *pseed = hk_malloc((size_t)(b->n + 1) * sizeof *pseed);
+        psrc = hk_malloc((size_t)(b->nregs + 1) * sizeof *psrc);
+        if (!pseed || !psrc)
+            rc = HK_ENOMEM;
+        for (long i = 0; rc == HK_OK && i < b->n; i++) {
+            const stmt *s = &b->st[i];
+            const char *a = s->nops >= 2 ? s->ops[1] : "";
+            while (*a == '[' || *a == ' ')
+                a++;
+            pseed[i] = op_is(s->op, "ld") && op_has(s->op, "param") && strncmp(a, "retval", 6)
+                           ? i
+                           : -1;
+        }
+        if (rc == HK_OK)
+            taint_run(b, pseed, NULL, psrc);
+        hk_free(pseed);
+    }
     hk_free(blk_of);
     if (rc) {
+        hk_free(psrc);
         hk_free(src);
         hk_free(pd);
         hk_free(tmp);
         return rc;
     }
-#define BAR_DATA(g) ((g) >= 0 && src[g] >= 0 && b->regs[g].pc < 0)
 #define BAR_EDGE(bi, e)                                                                            \
     (f->blk[bi].vis && f->blk[bi].succ[e] >= 0 && f->blk[f->blk[bi].succ[e]].vis &&               \
      ((e) == 0 ? f->blk[bi].has_fall : f->blk[bi].has_taken))
@@ -2958,31 +2986,54 @@ static int bar_judge(body *b, flow *f)
             continue;
         for (long i = f->blk[bb].first; i <= f->blk[bb].last; i++) {
             const stmt *s = &b->st[i];
-            if (!whole_barrier(s) && !(call_how(b, i) & 4) && !warp_barrier_between(b, f, i))
+            unsigned char how = call_how(b, i);
+            if (!whole_barrier(s) && !(how & 4) && !warp_barrier_between(b, f, i))
                 continue; /* (REF13) a call of a function holding a barrier: as the barrier */
-            if (s->guard >= 0) {
-                if (BAR_DATA(s->guard))
-                    bar_take(b, s, &b->st[src[s->guard]]);
-                continue; /* a guard of the launch's constants or tid: not data's */
+            /* (REF13) a call of a function whose barrier its parameters decide (how & 8): an
+             * argument (a `st.param` of the callseq before the call) of a sensed value decides
+             * it here; of a value of this function's own parameters, this one's too */
+            for (long j = i - 1; (how & 8) && j >= 0 && op_is(b->st[j].op, "st") &&
+                                 op_has(b->st[j].op, "param");
+                 j--) {
+                const stmt *a = &b->st[j];
+                int r = a->nops >= 2 && *a->ops[1] == '%' ? reg_find(b, a->ops[1]) : -1;
+                if (r >= 0 && src[r] >= 0 && b->regs[r].pc < 0)
+                    bar_take(b, s, &b->st[src[r]]);
+                if (r >= 0 && psrc && psrc[r] >= 0)
+                    b->fn_out |= 8;
             }
-            /* the branches on data it is control-dependent on: it post-dominates one of the
-             * branch's successors and does not strictly post-dominate the branch */
-            for (long x = 0; x < n; x++) {
-                const stmt *l = &b->st[f->blk[x].last];
-                if (l->kind != I_BRA || !BAR_DATA(l->guard) || !BAR_EDGE(x, 0) || !BAR_EDGE(x, 1))
-                    continue;
-                if (x != bb && BIT(pd + x * words, bb))
-                    continue;
-                if (BIT(pd + f->blk[x].succ[0] * words, bb) ||
-                    BIT(pd + f->blk[x].succ[1] * words, bb)) {
-                    bar_take(b, s, &b->st[src[l->guard]]);
-                    break;
-                }
+            for (int pass = 0; pass < (psrc ? 2 : 1); pass++) {
+                const long *from = pass ? psrc : src; /* pass 1: the parameters' (REF13) */
+#define BAR_FROM(g) ((g) >= 0 && from[g] >= 0 && b->regs[g].pc < 0)
+                long d = -1;
+                if (s->guard >= 0) {
+                    if (BAR_FROM(s->guard))
+                        d = from[s->guard];
+                } else
+                    /* the branches on data it is control-dependent on: it post-dominates one
+                     * of the branch's successors and does not strictly post-dominate the
+                     * branch (a guard of the launch's constants or tid: not data's) */
+                    for (long x = 0; x < n && d < 0; x++) {
+                        const stmt *l = &b->st[f->blk[x].last];
+                        if (l->kind != I_BRA || !BAR_FROM(l->guard) || !BAR_EDGE(x, 0) ||
+                            !BAR_EDGE(x, 1))
+                            continue;
+                        if (x != bb && BIT(pd + x * words, bb))
+                            continue;
+                        if (BIT(pd + f->blk[x].succ[0] * words, bb) ||
+                            BIT(pd + f->blk[x].succ[1] * words, bb))
+                            d = from[l->guard];
+                    }
+#undef BAR_FROM
+                if (d >= 0 && !pass)
+                    bar_take(b, s, &b->st[d]);
+                else if (d >= 0 && (whole_barrier(s) || (how & 4)))
+                    b->fn_out |= 8; /* a barrier of the whole block its parameters decide */
             }
         }
     }
-#undef BAR_DATA
 #undef BAR_EDGE
+    hk_free(psrc);
     hk_free(src);
     hk_free(pd);
     hk_free(tmp);

@@ -2352,6 +2352,31 @@ static const char bar_source[] =
     "    if (d > 0) return bar_up_data(count, d - 1);\n"
     "    return count[0] + count[1];\n"
     "}\n"
+    /* (REF13) the barrier's decision in the called function, on its parameter: the polled
+     * word passed (bar_call_arg) -- found; a parameter of the kernel passed (bar_call_arg_n)
+     * -- not */
+    "__device__ __noinline__ void bar_sync_if(int w) { if (w) __syncthreads(); }\n"
+    "__global__ void bar_call_arg(const float *in, float *out, int n)\n"
+    "{\n"
+    "    __shared__ float buf[256];\n"
+    "    __shared__ int watched;\n"
+    "    int t = threadIdx.x;\n"
+    "    volatile unsigned *flag = &hk_flag[blockIdx.x & 63];\n"
+    "    if (t == 0) *flag = 1u;\n"
+    "    else if (t == 224) watched = bar_polls(flag) > 48;\n"
+    "    __syncthreads();\n"
+    "    buf[t] = in[blockIdx.x * 256 + t];\n"
+    "    bar_sync_if(watched);\n"
+    "    out[blockIdx.x * 256 + t] = buf[255 - t];\n"
+    "}\n"
+    "__global__ void bar_call_arg_n(const float *in, float *out, int n)\n"
+    "{\n"
+    "    __shared__ float buf[256];\n"
+    "    int t = threadIdx.x;\n"
+    "    buf[t] = in[blockIdx.x * 256 + t];\n"
+    "    bar_sync_if(n > 4);\n"
+    "    out[blockIdx.x * 256 + t] = buf[255 - t];\n"
+    "}\n"
     "__global__ void bar_call_sync(const float *in, float *out, int n)\n"
     "{\n"
     "    __shared__ float buf[256];\n"
@@ -2463,6 +2488,8 @@ static void test_barrier_data(void **state)
         {"bar_call_sync_n", false, NULL},   /* ... under a parameter */
         {"bar_call_fwd", true, "watched"},  /* (REF13) polling in a body after its caller */
         {"bar_call_fwd_data", false, NULL}, /* ... data there */
+        {"bar_call_arg", true, "watched"},  /* (REF13) the callee's barrier on its argument */
+        {"bar_call_arg_n", false, NULL},    /* ... a kernel parameter passed */
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
         for (int at = 0; at < 2; at++) {
@@ -2499,6 +2526,46 @@ static void test_barrier_data(void **state)
     ptx = keep;
     ptx_len = keep_len;
     free(mod);
+    /* (REF13) written: an indirect call (a function pointer loaded from memory) whose value
+     * decides a barrier: found when a function of the module senses (f: the clock), not when
+     * none does (g: a constant), nor for a direct call of g beside f */
+    static const char fclk[] =
+        ".func (.param .b32 func_retval0) f()\n{\n\t.reg .b32 %r<3>;\n"
+        "\tmov.u32 %r1, %clock;\n\tst.param.b32 [func_retval0+0], %r1;\n\tret;\n}\n";
+    static const char gdat[] =
+        ".func (.param .b32 func_retval0) g()\n{\n\t.reg .b32 %r<3>;\n"
+        "\tmov.u32 %r1, 7;\n\tst.param.b32 [func_retval0+0], %r1;\n\tret;\n}\n";
+    static const char indirect[] =
+        "\tld.global.u64 %rd2, [%rd1];\n\t{\n\t.param .b32 retval0;\n"
+        "\tprototype_0 : .callprototype (.param .b32 _) _ ();\n"
+        "\tcall (retval0), \n\t%rd2, \n\t(\n\t)\n\t, prototype_0;\n"
+        "\tld.param.b32 %r1, [retval0+0];\n\t}\n";
+    static const char direct[] =
+        "\t{\n\t.param .b32 retval0;\n\tcall.uni (retval0), \n\tg, \n\t(\n\t);\n"
+        "\tld.param.b32 %r1, [retval0+0];\n\t}\n";
+    struct {
+        const char *what, *call;
+        bool found;
+    } ind[] = {
+        {"an indirect call, f senses", indirect, true},
+        {"an indirect call, no function senses", indirect, false}, /* f left out */
+        {"a direct call of g beside f", direct, false},
+    };
+    for (size_t i = 0; i < sizeof ind / sizeof *ind; i++) {
+        char text[2048];
+        snprintf(text, sizeof text,
+                 ".version 8.8\n.target sm_90\n.address_size 64\n%s%s"
+                 ".visible .entry k(\n\t.param .u64 k_param_0\n)\n{\n"
+                 "\t.reg .pred %%p<3>;\n\t.reg .b32 %%r<9>;\n\t.reg .b64 %%rd<5>;\n"
+                 "\tld.param.u64 %%rd1, [k_param_0];\n%s"
+                 "\tsetp.eq.s32 %%p1, %%r1, 0;\n\t@%%p1 bra $L__x;\n\tbar.sync 0;\n$L__x:\n"
+                 "\tret;\n}\n",
+                 i == 1 ? "" : fclk, gdat, ind[i].call);
+        ptxrace_result r;
+        assert_int_equal(ptxrace_scan(text, strlen(text), &r), HK_OK);
+        if (r.found != ind[i].found || (r.found && !r.barrier))
+            fail_msg("%s: found %d", ind[i].what, r.found);
+    }
     /* written: a barrier guarded by a predicate of the clock (found), of tid.x (not data) */
     const char *guarded[] = {"%clock", "%tid.x"};
     for (int i = 0; i < 2; i++) {
