@@ -208,7 +208,7 @@ typedef struct {
     /* the module's device functions judged before this body whose value senses (REF12):
      * fn_name[k] returns a sensed value (fn_how[k] & 1) or stores one to memory (& 2), or
      * (REF13) holds a barrier of the whole block, itself or in a function it calls (& 4), one
-     * that a value of its parameters decides (& 8); set
+     * that a value of its parameters decides (& 8), or memory they point to (& 16); set
      * with bar_out; bar_judge writes what this body does, in fn_out */
     int nfn;
     const char (*fn_name)[96];
@@ -2541,7 +2541,8 @@ static int race_seeds(body *b, const flow *f, const long *blk_of, long *seed)
 
 /* What statement i calls, as the module's functions judged before it sense (fn_how: 1 it
  * returns a sensed value, 2 it stores one to memory; REF13: 4 it holds a barrier of the whole
- * block, 8 one its parameters decide; an indirect call, through a register: what any of
+ * block, 8 one its parameters decide, 16 one memory they point to decides; an indirect call,
+ * through a register: what any of
  * them does), 0: not a call, or not to one of those.
  * nvcc writes `call.uni (retval0), NAME, (param0, ...);` over several lines: the name is then
  * the next statement's op. */
@@ -2581,7 +2582,7 @@ static unsigned char call_how(const body *b, long i)
  *     or atomic writes a sensed value to (a word set from polling, read by other threads);
  * and whatever is computed from those (taint_run). Plain loads, atomics and loops over data
  * do not sense: a decision on them is a decision on the data the kernel computes on. */
-static int sense_taint(body *b, const flow *f, const long *blk_of, long *src)
+static int sense_taint(body *b, const flow *f, const long *blk_of, long *src, long *csrc)
 {
     long n = b->n;
     long *seed = hk_malloc((size_t)(n + 1) * sizeof *seed);
@@ -2737,6 +2738,12 @@ static int sense_taint(body *b, const flow *f, const long *blk_of, long *src)
             }
             for (long j = 0; j < n; j++) {
                 const stmt *l = &b->st[j];
+                /* (REF13) a call of a function whose barrier memory its parameters point to
+                 * decides (how & 16): a load of any memory there, whose address is unknown --
+                 * a sensed store that can run before it decides that barrier (csrc) */
+                if (csrc && csrc[j] < 0 && (call_how(b, j) & 16) && blk_of[j] >= 0 &&
+                    (reach[blk_of[j]] || (blk_of[j] == blk_of[i] && j > i)))
+                    csrc[j] = i;
                 if (seed[j] >= 0 || !(op_is(l->op, "ld") || op_is(l->op, "atom")) ||
                     op_has(l->op, "param") || !(mem_space(l->op) & sp) ||
                     blk_of[j] < 0 || !(reach[blk_of[j]] || (blk_of[j] == blk_of[i] && j > i)))
@@ -2896,8 +2903,13 @@ static int bar_judge(body *b, flow *f)
     for (long bi = 0; blk_of && bi < n; bi++)
         for (long i = f->blk[bi].first; i <= f->blk[bi].last; i++)
             blk_of[i] = bi;
+    long *csrc = hk_malloc((size_t)(b->n + 1) * sizeof *csrc);
+    if (!csrc)
+        rc = HK_ENOMEM;
+    for (long i = 0; csrc && i < b->n; i++)
+        csrc[i] = -1;
     if (rc == HK_OK)
-        rc = sense_taint(b, f, blk_of, src);
+        rc = sense_taint(b, f, blk_of, src, csrc);
     /* what a caller gets from this body, as a device function (REF12): a sensed value returned
      * (stored to its func_retval parameter), or stored to memory (any space but the parameters':
      * a pointer argument to the caller's stack is written with st.local) */
@@ -2926,7 +2938,7 @@ static int bar_judge(body *b, flow *f)
             b->fn_out |= 4;
     /* (REF13) and, for a device function holding one, what its own parameters decide: per
      * register the `ld.param` of a parameter (not a callee's `retval`) it comes from (psrc) */
-    long *psrc = NULL;
+    long *psrc = NULL, *p2src = NULL;
     if (rc == HK_OK && (b->fn_out & 4)) {
         long *pseed = hk_malloc((size_t)(b->n + 1) * sizeof *pseed);
         psrc = hk_malloc((size_t)(b->nregs + 1) * sizeof *psrc);
@@ -2943,11 +2955,39 @@ static int bar_judge(body *b, flow *f)
         }
         if (rc == HK_OK)
             taint_run(b, pseed, NULL, psrc);
+        /* and (p2src) what memory a parameter points to holds: the loads (not of a
+         * parameter) whose address a parameter's value gives, and what they compute */
+        p2src = hk_malloc((size_t)(b->nregs + 1) * sizeof *p2src);
+        if (rc == HK_OK && !p2src)
+            rc = HK_ENOMEM;
+        for (long i = 0; rc == HK_OK && i < b->n; i++) {
+            const stmt *s = &b->st[i];
+            pseed[i] = -1;
+            if (!(op_is(s->op, "ld") || op_is(s->op, "atom")) || op_has(s->op, "param") ||
+                s->nops < 2)
+                continue;
+            const char *a = s->ops[1];
+            while (*a == '[' || *a == ' ')
+                a++;
+            char rn[64];
+            size_t k = 0;
+            while (a[k] && a[k] != ']' && a[k] != '+' && a[k] != ' ' && k + 1 < sizeof rn)
+                k++;
+            memcpy(rn, a, k);
+            rn[k] = '\0';
+            int r = rn[0] == '%' ? reg_find(b, rn) : -1;
+            if (r >= 0 && psrc[r] >= 0)
+                pseed[i] = i;
+        }
+        if (rc == HK_OK)
+            taint_run(b, pseed, NULL, p2src);
         hk_free(pseed);
     }
     hk_free(blk_of);
     if (rc) {
+        hk_free(csrc);
         hk_free(psrc);
+        hk_free(p2src);
         hk_free(src);
         hk_free(pd);
         hk_free(tmp);
@@ -3002,8 +3042,22 @@ static int bar_judge(body *b, flow *f)
                 if (r >= 0 && psrc && psrc[r] >= 0)
                     b->fn_out |= 8;
             }
-            for (int pass = 0; pass < (psrc ? 2 : 1); pass++) {
-                const long *from = pass ? psrc : src; /* pass 1: the parameters' (REF13) */
+            /* (REF13) a call of a function whose barrier memory its parameters point to
+             * decides (how & 16), after a sensed store to memory (csrc: sense_taint); one
+             * passing its own parameter on marks this function so too */
+            if ((how & 16) && csrc[i] >= 0)
+                bar_take(b, s, &b->st[csrc[i]]);
+            for (long j = i - 1; (how & 16) && psrc && j >= 0 && op_is(b->st[j].op, "st") &&
+                                 op_has(b->st[j].op, "param");
+                 j--) {
+                const stmt *a = &b->st[j];
+                int r = a->nops >= 2 && *a->ops[1] == '%' ? reg_find(b, a->ops[1]) : -1;
+                if (r >= 0 && psrc[r] >= 0)
+                    b->fn_out |= 16;
+            }
+            for (int pass = 0; pass < (psrc ? 3 : 1); pass++) {
+                /* pass 1: the parameters' values, 2: the memory they point to (REF13) */
+                const long *from = pass == 2 ? p2src : pass ? psrc : src;
 #define BAR_FROM(g) ((g) >= 0 && from[g] >= 0 && b->regs[g].pc < 0)
                 long d = -1;
                 if (s->guard >= 0) {
@@ -3028,12 +3082,15 @@ static int bar_judge(body *b, flow *f)
                 if (d >= 0 && !pass)
                     bar_take(b, s, &b->st[d]);
                 else if (d >= 0 && (whole_barrier(s) || (how & 4)))
-                    b->fn_out |= 8; /* a barrier of the whole block its parameters decide */
+                    b->fn_out |= pass == 2 ? 16 : 8; /* a barrier of the whole block its
+                                                      * parameters (or their memory) decide */
             }
         }
     }
 #undef BAR_EDGE
+    hk_free(csrc);
     hk_free(psrc);
+    hk_free(p2src);
     hk_free(src);
     hk_free(pd);
     hk_free(tmp);

@@ -2377,6 +2377,34 @@ static const char bar_source[] =
     "    bar_sync_if(n > 4);\n"
     "    out[blockIdx.x * 256 + t] = buf[255 - t];\n"
     "}\n"
+    /* (REF13) the decision handed over through memory the callee's parameter points to (a
+     * volatile word of the caller's stack): the polled word stored there (bar_call_mem) --
+     * found; a loaded count stored there, no sensed store in the kernel (bar_call_mem_data) --
+     * not */
+    "__device__ __noinline__ void bar_sync_at(const volatile int *go) { if (*go) __syncthreads(); }\n"
+    "__global__ void bar_call_mem(const float *in, float *out, int n)\n"
+    "{\n"
+    "    __shared__ float buf[256];\n"
+    "    __shared__ int watched;\n"
+    "    int t = threadIdx.x;\n"
+    "    volatile unsigned *flag = &hk_flag[blockIdx.x & 63];\n"
+    "    if (t == 0) *flag = 1u;\n"
+    "    else if (t == 224) watched = bar_polls(flag) > 48;\n"
+    "    __syncthreads();\n"
+    "    buf[t] = in[blockIdx.x * 256 + t];\n"
+    "    volatile int go = watched;\n"
+    "    bar_sync_at(&go);\n"
+    "    out[blockIdx.x * 256 + t] = buf[255 - t];\n"
+    "}\n"
+    "__global__ void bar_call_mem_data(const float *in, float *out, const int *count)\n"
+    "{\n"
+    "    __shared__ float buf[256];\n"
+    "    int t = threadIdx.x;\n"
+    "    buf[t] = in[blockIdx.x * 256 + t];\n"
+    "    volatile int go = count[0] > 4;\n"
+    "    bar_sync_at(&go);\n"
+    "    out[blockIdx.x * 256 + t] = buf[255 - t];\n"
+    "}\n"
     "__global__ void bar_call_sync(const float *in, float *out, int n)\n"
     "{\n"
     "    __shared__ float buf[256];\n"
@@ -2490,6 +2518,8 @@ static void test_barrier_data(void **state)
         {"bar_call_fwd_data", false, NULL}, /* ... data there */
         {"bar_call_arg", true, "watched"},  /* (REF13) the callee's barrier on its argument */
         {"bar_call_arg_n", false, NULL},    /* ... a kernel parameter passed */
+        {"bar_call_mem", true, "watched"},  /* (REF13) on the memory its argument points to */
+        {"bar_call_mem_data", false, NULL}, /* ... holding a loaded count */
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
         for (int at = 0; at < 2; at++) {

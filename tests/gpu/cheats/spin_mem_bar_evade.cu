@@ -1,5 +1,6 @@
 // expect: race
 // kernel: reduce_sum
+// judged from the PTX: race
 // Class: 5 races, an attack on the static race rule as session 43 (REF13) left it:
 // spin_arg_bar_evade.cu with the decision handed over through memory, not as a value: each
 // thread stores `go = s > 32 || watched` in its own stack and calls `hk_sync_at(&go)`, which
@@ -11,13 +12,13 @@
 // stored by lane t + 16 the trip before, no barrier between, when not watched). What it gets:
 // the static rule passes it at reduce_sum's spec and at no shape, and `hkls verify-candidate`
 // with no GPU passes every image check (measured on the CPU in session 43, REF13,
-// bench/results/2026-12-06-shared-race-cpu-s43.md); on the GPU it depends on the sensing -- an
-// open hole (docs/referee.md, "A barrier that data decides", Not covered). (The pointer is to
-// a volatile word: with a plain one nvcc passes the value, and spin_arg_bar_evade's rule finds
-// it.)
-// Closing it needs the caller's store of a sensed value to the word an argument points to
-// carried into the callee (a pointer argument whose target holds a sensed value makes the
-// callee's loads through it sensed).
+// bench/results/2026-12-06-shared-race-cpu-s43.md) -- written as the next attack after the
+// parameter rule. (The pointer is to a volatile word: with a plain one nvcc passes the value,
+// and spin_arg_bar_evade's rule finds it.) Closed in the same branch (REF13): a device
+// function whose barrier memory its parameters point to decides (a load through a parameter's
+// value, and what it computes) is marked, and a call of it that a store of a sensed value to
+// memory can run before is a barrier that sensed data decides (the call read as a load of any
+// memory): `race` from the PTX at the spec and at no shape.
 __device__ unsigned hk_flag[65536];
 __device__ int hk_zero = 5; /* 0 after the second barrier in every block: thread 0 stores it */
 
