@@ -31,6 +31,8 @@
 #define PR_STORED 16             /* module variables whose stores a launch is asked about */
 #define PR_FIX 3                 /* registers of a few values judged at each value (body_choices) */
 #define PR_SENSE_FN 64            /* device functions whose value senses, remembered */
+#define PR_QUIET 64              /* device functions without a barrier, remembered (REF13) */
+#define PR_DECL 256              /* names declared in the launched entry's body (REF13) */
 #define PR_CHOICES 8             /* combinations of their values judged, at most */
 
 typedef struct {
@@ -204,12 +206,18 @@ typedef struct {
      * for -- the unrolled copies and the stores pass) */
     ptxrace_result *bar_out;
     /* the module's device functions judged before this body whose value senses (REF12):
-     * fn_name[k] returns a sensed value (fn_how[k] & 1) or stores one to memory (& 2); set
+     * fn_name[k] returns a sensed value (fn_how[k] & 1) or stores one to memory (& 2), or
+     * (REF13) holds a barrier of the whole block, itself or in a function it calls (& 4), one
+     * that a value of its parameters decides (& 8), or memory they point to (& 16); set
      * with bar_out; bar_judge writes what this body does, in fn_out */
     int nfn;
     const char (*fn_name)[96];
     const unsigned char *fn_how;
     unsigned char fn_out;
+    /* the stores pass (REF13): the module's device functions read before this body that hold
+     * no barrier and end only by `ret` (quiet_fn): a call of one does not end store_cover */
+    int nquiet;
+    const char (*quiet)[96];
     char pname[PTXRACE_ARGS][96];
     bool pknown[PTXRACE_ARGS];
     int64_t pval[PTXRACE_ARGS];
@@ -2532,7 +2540,10 @@ static int race_seeds(body *b, const flow *f, const long *blk_of, long *seed)
 }
 
 /* What statement i calls, as the module's functions judged before it sense (fn_how: 1 it
- * returns a sensed value, 2 it stores one to memory), 0: not a call, or not to one of those.
+ * returns a sensed value, 2 it stores one to memory; REF13: 4 it holds a barrier of the whole
+ * block, 8 one its parameters decide, 16 one memory they point to decides; an indirect call,
+ * through a register: what any of
+ * them does), 0: not a call, or not to one of those.
  * nvcc writes `call.uni (retval0), NAME, (param0, ...);` over several lines: the name is then
  * the next statement's op. */
 static unsigned char call_how(const body *b, long i)
@@ -2549,10 +2560,15 @@ static unsigned char call_how(const body *b, long i)
     size_t n = strlen(nm);
     while (n && (nm[n - 1] == ',' || nm[n - 1] == ' '))
         nm[--n] = '\0';
-    for (int k = 0; k < b->nfn; k++)
+    unsigned char any = 0; /* (REF13) an indirect call (`call (retval0), %rd11, (param0),
+                            * prototype_0;`): any function of the module -- what every one
+                            * judged senses */
+    for (int k = 0; k < b->nfn; k++) {
         if (!strcmp(nm, b->fn_name[k]))
             return b->fn_how[k];
-    return 0;
+        any |= b->fn_how[k];
+    }
+    return nm[0] == '%' ? any : 0;
 }
 
 /* Per register, the statement its value senses (src[r], -1: none): what a candidate reads to
@@ -2566,7 +2582,7 @@ static unsigned char call_how(const body *b, long i)
  *     or atomic writes a sensed value to (a word set from polling, read by other threads);
  * and whatever is computed from those (taint_run). Plain loads, atomics and loops over data
  * do not sense: a decision on them is a decision on the data the kernel computes on. */
-static int sense_taint(body *b, const flow *f, const long *blk_of, long *src)
+static int sense_taint(body *b, const flow *f, const long *blk_of, long *src, long *csrc)
 {
     long n = b->n;
     long *seed = hk_malloc((size_t)(n + 1) * sizeof *seed);
@@ -2722,6 +2738,12 @@ static int sense_taint(body *b, const flow *f, const long *blk_of, long *src)
             }
             for (long j = 0; j < n; j++) {
                 const stmt *l = &b->st[j];
+                /* (REF13) a call of a function whose barrier memory its parameters point to
+                 * decides (how & 16): a load of any memory there, whose address is unknown --
+                 * a sensed store that can run before it decides that barrier (csrc) */
+                if (csrc && csrc[j] < 0 && (call_how(b, j) & 16) && blk_of[j] >= 0 &&
+                    (reach[blk_of[j]] || (blk_of[j] == blk_of[i] && j > i)))
+                    csrc[j] = i;
                 if (seed[j] >= 0 || !(op_is(l->op, "ld") || op_is(l->op, "atom")) ||
                     op_has(l->op, "param") || !(mem_space(l->op) & sp) ||
                     blk_of[j] < 0 || !(reach[blk_of[j]] || (blk_of[j] == blk_of[i] && j > i)))
@@ -2881,8 +2903,13 @@ static int bar_judge(body *b, flow *f)
     for (long bi = 0; blk_of && bi < n; bi++)
         for (long i = f->blk[bi].first; i <= f->blk[bi].last; i++)
             blk_of[i] = bi;
+    long *csrc = hk_malloc((size_t)(b->n + 1) * sizeof *csrc);
+    if (!csrc)
+        rc = HK_ENOMEM;
+    for (long i = 0; csrc && i < b->n; i++)
+        csrc[i] = -1;
     if (rc == HK_OK)
-        rc = sense_taint(b, f, blk_of, src);
+        rc = sense_taint(b, f, blk_of, src, csrc);
     /* what a caller gets from this body, as a device function (REF12): a sensed value returned
      * (stored to its func_retval parameter), or stored to memory (any space but the parameters':
      * a pointer argument to the caller's stack is written with st.local) */
@@ -2904,14 +2931,68 @@ static int bar_judge(body *b, flow *f)
         else
             b->fn_out |= 2;
     }
+    /* (REF13) a barrier of the whole block in this body, or in a function it calls: a call of
+     * it is judged as that barrier in its caller (below) */
+    for (long i = 0; rc == HK_OK && i < b->n; i++)
+        if (whole_barrier(&b->st[i]) || (call_how(b, i) & 4))
+            b->fn_out |= 4;
+    /* (REF13) and, for a device function holding one, what its own parameters decide: per
+     * register the `ld.param` of a parameter (not a callee's `retval`) it comes from (psrc) */
+    long *psrc = NULL, *p2src = NULL;
+    if (rc == HK_OK && (b->fn_out & 4)) {
+        long *pseed = hk_malloc((size_t)(b->n + 1) * sizeof *pseed);
+        psrc = hk_malloc((size_t)(b->nregs + 1) * sizeof *psrc);
+        if (!pseed || !psrc)
+            rc = HK_ENOMEM;
+        for (long i = 0; rc == HK_OK && i < b->n; i++) {
+            const stmt *s = &b->st[i];
+            const char *a = s->nops >= 2 ? s->ops[1] : "";
+            while (*a == '[' || *a == ' ')
+                a++;
+            pseed[i] = op_is(s->op, "ld") && op_has(s->op, "param") && strncmp(a, "retval", 6)
+                           ? i
+                           : -1;
+        }
+        if (rc == HK_OK)
+            taint_run(b, pseed, NULL, psrc);
+        /* and (p2src) what memory a parameter points to holds: the loads (not of a
+         * parameter) whose address a parameter's value gives, and what they compute */
+        p2src = hk_malloc((size_t)(b->nregs + 1) * sizeof *p2src);
+        if (rc == HK_OK && !p2src)
+            rc = HK_ENOMEM;
+        for (long i = 0; rc == HK_OK && i < b->n; i++) {
+            const stmt *s = &b->st[i];
+            pseed[i] = -1;
+            if (!(op_is(s->op, "ld") || op_is(s->op, "atom")) || op_has(s->op, "param") ||
+                s->nops < 2)
+                continue;
+            const char *a = s->ops[1];
+            while (*a == '[' || *a == ' ')
+                a++;
+            char rn[64];
+            size_t k = 0;
+            while (a[k] && a[k] != ']' && a[k] != '+' && a[k] != ' ' && k + 1 < sizeof rn)
+                k++;
+            memcpy(rn, a, k);
+            rn[k] = '\0';
+            int r = rn[0] == '%' ? reg_find(b, rn) : -1;
+            if (r >= 0 && psrc[r] >= 0)
+                pseed[i] = i;
+        }
+        if (rc == HK_OK)
+            taint_run(b, pseed, NULL, p2src);
+        hk_free(pseed);
+    }
     hk_free(blk_of);
     if (rc) {
+        hk_free(csrc);
+        hk_free(psrc);
+        hk_free(p2src);
         hk_free(src);
         hk_free(pd);
         hk_free(tmp);
         return rc;
     }
-#define BAR_DATA(g) ((g) >= 0 && src[g] >= 0 && b->regs[g].pc < 0)
 #define BAR_EDGE(bi, e)                                                                            \
     (f->blk[bi].vis && f->blk[bi].succ[e] >= 0 && f->blk[f->blk[bi].succ[e]].vis &&               \
      ((e) == 0 ? f->blk[bi].has_fall : f->blk[bi].has_taken))
@@ -2945,31 +3026,71 @@ static int bar_judge(body *b, flow *f)
             continue;
         for (long i = f->blk[bb].first; i <= f->blk[bb].last; i++) {
             const stmt *s = &b->st[i];
-            if (!whole_barrier(s) && !warp_barrier_between(b, f, i))
-                continue;
-            if (s->guard >= 0) {
-                if (BAR_DATA(s->guard))
-                    bar_take(b, s, &b->st[src[s->guard]]);
-                continue; /* a guard of the launch's constants or tid: not data's */
+            unsigned char how = call_how(b, i);
+            if (!whole_barrier(s) && !(how & 4) && !warp_barrier_between(b, f, i))
+                continue; /* (REF13) a call of a function holding a barrier: as the barrier */
+            /* (REF13) a call of a function whose barrier its parameters decide (how & 8): an
+             * argument (a `st.param` of the callseq before the call) of a sensed value decides
+             * it here; of a value of this function's own parameters, this one's too */
+            for (long j = i - 1; (how & 8) && j >= 0 && op_is(b->st[j].op, "st") &&
+                                 op_has(b->st[j].op, "param");
+                 j--) {
+                const stmt *a = &b->st[j];
+                int r = a->nops >= 2 && *a->ops[1] == '%' ? reg_find(b, a->ops[1]) : -1;
+                if (r >= 0 && src[r] >= 0 && b->regs[r].pc < 0)
+                    bar_take(b, s, &b->st[src[r]]);
+                if (r >= 0 && psrc && psrc[r] >= 0)
+                    b->fn_out |= 8;
             }
-            /* the branches on data it is control-dependent on: it post-dominates one of the
-             * branch's successors and does not strictly post-dominate the branch */
-            for (long x = 0; x < n; x++) {
-                const stmt *l = &b->st[f->blk[x].last];
-                if (l->kind != I_BRA || !BAR_DATA(l->guard) || !BAR_EDGE(x, 0) || !BAR_EDGE(x, 1))
-                    continue;
-                if (x != bb && BIT(pd + x * words, bb))
-                    continue;
-                if (BIT(pd + f->blk[x].succ[0] * words, bb) ||
-                    BIT(pd + f->blk[x].succ[1] * words, bb)) {
-                    bar_take(b, s, &b->st[src[l->guard]]);
-                    break;
-                }
+            /* (REF13) a call of a function whose barrier memory its parameters point to
+             * decides (how & 16), after a sensed store to memory (csrc: sense_taint); one
+             * passing its own parameter on marks this function so too */
+            if ((how & 16) && csrc[i] >= 0)
+                bar_take(b, s, &b->st[csrc[i]]);
+            for (long j = i - 1; (how & 16) && psrc && j >= 0 && op_is(b->st[j].op, "st") &&
+                                 op_has(b->st[j].op, "param");
+                 j--) {
+                const stmt *a = &b->st[j];
+                int r = a->nops >= 2 && *a->ops[1] == '%' ? reg_find(b, a->ops[1]) : -1;
+                if (r >= 0 && psrc[r] >= 0)
+                    b->fn_out |= 16;
+            }
+            for (int pass = 0; pass < (psrc ? 3 : 1); pass++) {
+                /* pass 1: the parameters' values, 2: the memory they point to (REF13) */
+                const long *from = pass == 2 ? p2src : pass ? psrc : src;
+#define BAR_FROM(g) ((g) >= 0 && from[g] >= 0 && b->regs[g].pc < 0)
+                long d = -1;
+                if (s->guard >= 0) {
+                    if (BAR_FROM(s->guard))
+                        d = from[s->guard];
+                } else
+                    /* the branches on data it is control-dependent on: it post-dominates one
+                     * of the branch's successors and does not strictly post-dominate the
+                     * branch (a guard of the launch's constants or tid: not data's) */
+                    for (long x = 0; x < n && d < 0; x++) {
+                        const stmt *l = &b->st[f->blk[x].last];
+                        if (l->kind != I_BRA || !BAR_FROM(l->guard) || !BAR_EDGE(x, 0) ||
+                            !BAR_EDGE(x, 1))
+                            continue;
+                        if (x != bb && BIT(pd + x * words, bb))
+                            continue;
+                        if (BIT(pd + f->blk[x].succ[0] * words, bb) ||
+                            BIT(pd + f->blk[x].succ[1] * words, bb))
+                            d = from[l->guard];
+                    }
+#undef BAR_FROM
+                if (d >= 0 && !pass)
+                    bar_take(b, s, &b->st[d]);
+                else if (d >= 0 && (whole_barrier(s) || (how & 4)))
+                    b->fn_out |= pass == 2 ? 16 : 8; /* a barrier of the whole block its
+                                                      * parameters (or their memory) decide */
             }
         }
     }
-#undef BAR_DATA
 #undef BAR_EDGE
+    hk_free(csrc);
+    hk_free(psrc);
+    hk_free(p2src);
     hk_free(src);
     hk_free(pd);
     hk_free(tmp);
@@ -3938,10 +4059,27 @@ typedef struct {
     ptxdata *data;     /* the module's data nothing writes (launch->module_data; else NULL) */
     bool launched;     /* the body is the launched entry's */
     bool is_func;      /* the body is a .func's */
+    bool fwd;          /* (REF13) a .func declared without its body (`.func ... f(...);`, not
+                        * .extern): its body comes later, after a caller may have been judged */
+    bool fn_changed;   /* this reading added to fn_name / fn_how */
     int nfn;           /* the .func bodies judged so far whose value senses (body's fn_*) */
     char fn_name[PR_SENSE_FN][96];
     unsigned char fn_how[PR_SENSE_FN];
     int rc;
+    /* the stores pass (REF13): a call continued over lines, joined (npend bytes) */
+    char pend[PR_LINE];
+    size_t npend;
+    /* the .func bodies read so far with no barrier that end only by ret (quiet_fn) */
+    int nquiet;
+    char quiet[PR_QUIET][96];
+    bool is_weak;      /* the body's header says .weak / .extern: another body may be linked */
+    /* the launched entry's declarations (REF13): names at the body's level (outer) and the
+     * `.reg` names of its nested scopes (inner, nvcc's callseq `{ .reg .b32 temp_param_reg;
+     * .param .b32 retval0; call ... }`), one reading of them sound only when no inner name
+     * can be another declaration's register (decl_judge) */
+    int nouter, ninner;
+    char outer[PR_DECL][64];
+    char inner[PR_DECL][64];
     /* the stores pass (stores_pass): which module variables' stores can run at this launch */
     bool reach;        /* this scan is that pass: only the launched entry is judged */
     bool odd;          /* a text it does not read as ptxdata does (stores_pass says which) */
@@ -4100,6 +4238,64 @@ static bool tid0_guard(const body *b, const stmt *s, bool want)
     return (at0 != s->guard_neg) == want;
 }
 
+/* The function a direct `call` names (`call.uni (retval0), NAME, (args);`, `call NAME;`): its
+ * first operand outside parentheses that is an identifier and not a register (`call %rd4,
+ * (...), prototype`: an indirect call, none). */
+static bool call_target(const body *b, const stmt *s, char *nm, size_t cap)
+{
+    nm[0] = '\0';
+    if (!op_is(s->op, "call") || s->ops_cut)
+        return false;
+    for (int k = 0; k < s->nops; k++) {
+        const char *o = s->ops[k];
+        if (*o == '(')
+            continue;
+        if (!is_ident_start(*o) || *o == '%' || reg_find(b, o) >= 0)
+            return false;
+        for (const char *q = o; *q; q++)
+            if (!isalnum((unsigned char)*q) && *q != '_' && *q != '$')
+                return false;
+        cut_copy(nm, cap, o);
+        return true;
+    }
+    return false;
+}
+
+/* Whether s is a call of a quiet function (REF13): one whose body was read before this one
+ * (b->quiet) -- it holds no barrier of any kind, no call but of a quiet function, no exit or
+ * trap, so the calling thread comes back from it having passed no barrier. */
+static bool quiet_call(const body *b, const stmt *s)
+{
+    char nm[96];
+    if (!b->nquiet || !call_target(b, s, nm, sizeof nm))
+        return false;
+    for (int k = 0; k < b->nquiet; k++)
+        if (!strcmp(nm, b->quiet[k]))
+            return true;
+    return false;
+}
+
+/* Whether the body just read (a .func's, in the stores pass) is quiet: every statement one
+ * this reading takes apart (its op a word), none a barrier (`bar`/`barrier` of the block or
+ * some threads, `bar.arrive`, `mbarrier`, `griddepcontrol`; a warp barrier orders nothing
+ * store_cover counts on), no exit or trap, no call but of a quiet function read before. */
+static bool quiet_fn(body *b)
+{
+    for (long i = 0; i < b->n; i++) {
+        stmt *s = &b->st[i];
+        if (s->kind == I_LABEL)
+            continue;
+        stmt_classify(s); /* the stores pass reads a .func without judging it */
+        if (!isalpha((unsigned char)s->op[0]) || s->kind == I_BAR)
+            return false;
+        if (s->kind == I_BARN && !quiet_call(b, s))
+            return false;
+        if (s->kind == I_RET && !op_is(s->op, "ret"))
+            return false;
+    }
+    return true;
+}
+
 /* The walks of store_cover over the statements of the region before its barrier. */
 typedef struct {
     body *b;
@@ -4199,7 +4395,8 @@ static bool cover_reaches(cover_walk *w, long stop, long goal, bool tid0)
  * (`bar.sync` / `barrier.sync` of an immediate barrier number, no thread count), unguarded,
  * over which no branch of the entry jumps or loops back, and so is every barrier before it
  * (each executed once by every thread, in text order); before B there is no ret / exit /
- * trap, no call or partial barrier, and the entry has no brx and no label defined twice. A
+ * trap, no partial barrier, no call but of a quiet function (quiet_call, REF13: read before,
+ * no barrier in it), and the entry has no brx and no label defined twice. A
  * plain `st` of name before B, whose guard lets a thread with tid.x = 0 through, writing the
  * whole variable with one constant (stored_values), with no branch between it and B going
  * back (to it or before it) and every branch between them forward, and which a thread with
@@ -4261,8 +4458,9 @@ static bool store_cover(body *b, const char *name, size_t size, const bool *clk,
     int bars = 0;
     for (long bar = 0; bar < b->n && ok && !found; bar++) {
         const stmt *B = &b->st[bar];
-        if (B->kind == I_RET || B->kind == I_BARN)
-            break; /* nothing past it: a thread may leave, a round may differ */
+        if (B->kind == I_RET || (B->kind == I_BARN && !quiet_call(b, B)))
+            break; /* nothing past it: a thread may leave, a round may differ (REF13: a call
+                    * of a quiet function -- no barrier in it, back by ret -- does not end it) */
         if (B->kind != I_BAR)
             continue;
         int64_t id;
@@ -4419,6 +4617,106 @@ static void stores_judge(scan *sc)
     hk_free(clk);
 }
 
+/* A declaration of the launched entry's body (the stores pass, REF13), depth its scope's:
+ * the names it declares noted (outer: the body's level; inner: a nested scope's `.reg`). A
+ * nested scope may declare `.reg` and `.param` (not one of the entry's parameters: an
+ * `ld.param` of that name reads as the launch's value) and hold `.pragma`; anything else it
+ * declares (`.local`, `.shared`...) the reading does not follow: odd. */
+static void decl_note(scan *sc, const char *s, int depth)
+{
+    char buf[PR_LINE];
+    cut_copy(buf, sizeof buf, s);
+    for (char *piece = buf; piece && *piece;) {
+        char *semi = strchr(piece, ';');
+        if (semi)
+            *semi = '\0';
+        char *t = trim(piece);
+        piece = semi ? semi + 1 : NULL;
+        if (!*t)
+            continue;
+        char w0[16] = "";
+        size_t n0 = 0;
+        while (t[n0] && !isspace((unsigned char)t[n0]) && n0 + 1 < sizeof w0)
+            n0++;
+        memcpy(w0, t, n0);
+        w0[n0] = '\0';
+        bool is_reg = !strcmp(w0, ".reg"), param = !strcmp(w0, ".param");
+        if (depth > 1 && !strcmp(w0, ".pragma"))
+            continue;
+        if (depth > 1 && !is_reg && !param) {
+            sc->odd = true;
+            continue;
+        }
+        /* the names: every word past the directives (.b32, .align 8) up to an initializer */
+        for (char *p = t; *p && *p != '=';) {
+            while (*p && (isspace((unsigned char)*p) || *p == ','))
+                p++;
+            if (!*p || *p == '=')
+                break;
+            char *w = p;
+            while (*p && !isspace((unsigned char)*p) && *p != ',' && *p != '=')
+                p++;
+            size_t n = (size_t)(p - w);
+            if (*w == '.' || isdigit((unsigned char)*w))
+                continue;
+            char nm[64];
+            if (n >= sizeof nm) {
+                sc->odd = true;
+                continue;
+            }
+            memcpy(nm, w, n);
+            nm[n] = '\0';
+            char *br = strchr(nm, '[');
+            if (br)
+                *br = '\0';
+            if (depth > 1 && param) {
+                for (int k = 0; k < sc->b.nparams && k < PTXRACE_ARGS; k++)
+                    if (!strcmp(nm, sc->b.pname[k]))
+                        sc->odd = true;
+                continue;
+            }
+            int *cnt = depth > 1 ? &sc->ninner : &sc->nouter;
+            char (*list)[64] = depth > 1 ? sc->inner : sc->outer;
+            if (*cnt >= PR_DECL)
+                sc->odd = true;
+            else
+                cut_copy(list[(*cnt)++], sizeof list[0], nm);
+        }
+    }
+}
+
+/* Whether two declared names can be one register: equal, or one a range (`%r<79>`) whose
+ * prefix starts the other. */
+static bool decl_meet(const char *x, const char *y)
+{
+    const char *lx = strchr(x, '<'), *ly = strchr(y, '<');
+    size_t px = lx ? (size_t)(lx - x) : strlen(x), py = ly ? (size_t)(ly - y) : strlen(y);
+    if (!lx && !ly)
+        return !strcmp(x, y);
+    if (lx && !strncmp(y, x, px))
+        return true;
+    return ly && !strncmp(x, y, py);
+}
+
+/* The launched entry's nested scopes read as one (REF13): sound when no register a nested
+ * scope declares can be another declaration's (the body's own, or another scope's) while a
+ * statement writes or guards with it -- else a read inside the scope of its own, unwritten
+ * register would take the other's value here. nvcc's callseq declares `temp_param_reg` in
+ * each scope and never writes it. odd otherwise. */
+static void decl_judge(scan *sc)
+{
+    for (int i = 0; i < sc->ninner && !sc->odd; i++) {
+        const char *x = sc->inner[i];
+        bool meet = false;
+        for (int j = 0; j < sc->ninner && !meet; j++)
+            meet = j != i && decl_meet(x, sc->inner[j]);
+        for (int j = 0; j < sc->nouter && !meet; j++)
+            meet = decl_meet(x, sc->outer[j]);
+        if (meet && (strchr(x, '<') || reg_find(&sc->b, x) >= 0))
+            sc->odd = true;
+    }
+}
+
 static void scan_line(scan *sc, char *raw)
 {
     sc->line++;
@@ -4449,6 +4747,44 @@ static void scan_line(scan *sc, char *raw)
         }
         return;
     }
+    /* the stores pass (REF13): a call over several lines (`call.uni (retval0),` then its
+     * target, its arguments, `);`) read as one statement, as ptxdata reads it */
+    char joined[PR_LINE];
+    if (sc->reach && sc->state == BODY && (sc->launched || sc->is_func)) {
+        size_t n = strlen(s);
+        const char *op = s;
+        if (*op == '@') { /* a guard before the op */
+            while (*op && !isspace((unsigned char)*op))
+                op++;
+            while (isspace((unsigned char)*op))
+                op++;
+        }
+        /* a call alone: the main reading takes its lines apart the same (the op, then its
+         * target as a statement of its own, call_how); any other statement over lines is odd
+         * (below): the main reading would take `@%p` and `bra L;` as two */
+        bool open = (sc->npend || (!strncmp(op, "call", 4) && (op[4] == '.' ||
+                                                                isspace((unsigned char)op[4])))) &&
+                    *s != '.' && !strchr(";{}:", s[n - 1]);
+        if (sc->npend && *s == '.') {
+            sc->odd = true; /* a directive inside a statement */
+            sc->npend = 0;
+        } else if (open || sc->npend) {
+            if (sc->npend + n + 2 > sizeof sc->pend) {
+                sc->odd = true;
+                sc->npend = 0;
+                return;
+            }
+            if (sc->npend)
+                sc->pend[sc->npend++] = ' ';
+            memcpy(sc->pend + sc->npend, s, n + 1);
+            sc->npend += n;
+            if (open)
+                return;
+            memcpy(joined, sc->pend, sc->npend + 1);
+            sc->npend = 0;
+            s = joined;
+        }
+    }
     if (sc->state == OUTSIDE) {
         if (has_word(s, ".entry") || has_word(s, ".func")) {
             body_clear(&sc->b);
@@ -4459,6 +4795,9 @@ static void scan_line(scan *sc, char *raw)
              * may be called from anywhere), is judged at no shape */
             sc->launched = has_word(s, ".entry") && (!sc->entry || !strcmp(sc->entry, sc->b.func));
             sc->is_func = !has_word(s, ".entry");
+            sc->is_weak = has_word(s, ".weak") || has_word(s, ".extern");
+            sc->nouter = sc->ninner = 0;
+            sc->npend = 0;
             if (sc->launched)
                 memcpy(sc->b.ntid, sc->ntid, sizeof sc->ntid);
             if (sc->b.ntid[0] > 0 && sc->b.ntid[0] < sc->b.maxx)
@@ -4501,40 +4840,51 @@ static void scan_line(scan *sc, char *raw)
             if (!*s)
                 return;
         } else {
-            if (n && s[n - 1] == ';') /* a declaration without a body */
+            if (n && s[n - 1] == ';') { /* a declaration without a body */
                 sc->state = OUTSIDE;
+                if (sc->is_func && !sc->is_weak)
+                    sc->fwd = true;
+            }
             return;
         }
     }
     /* in a body */
-    char prev = ';'; /* the last non-blank character before p on the line */
     for (const char *p = s; *p; p++) {
-        if (*p == '{') {
-            sc->depth++;
-            /* a nested scope (not a vector operand `{%r1, %r2}`, which follows an op): its own
-             * registers and labels may shadow the body's */
-            if (sc->reach && sc->launched && sc->depth > 1 && strchr(";{}:", prev))
-                sc->odd = true;
-        } else if (*p == '}') {
+        if (*p == '{')
+            sc->depth++; /* a nested scope or a vector operand (REF13: a nested scope's
+                          * declarations are judged by decl_judge in the stores pass) */
+        else if (*p == '}')
             sc->depth--;
-        }
-        if (!isspace((unsigned char)*p))
-            prev = *p;
     }
     if (sc->reach && sc->launched && sc->depth > 0 && *s != '.') {
         char e = s[strlen(s) - 1];
         if (e != ';' && e != '{' && e != '}' && e != ':')
             sc->odd = true; /* a statement continued on the next line (`@%p` then `bra L;`) */
     }
+    if (sc->reach && sc->launched && sc->depth > 0 && *s == '.') {
+        if (strchr(s, '{') || strchr(s, '}'))
+            sc->odd = true; /* a declaration and a scope on one line: which scope is whose */
+        decl_note(sc, s, sc->depth);
+    }
     if (sc->depth <= 0 && sc->reach) {
         sc->state = OUTSIDE;
-        if (sc->launched)
+        sc->b.nquiet = sc->nquiet;
+        sc->b.quiet = (const char (*)[96])sc->quiet;
+        if (sc->npend)
+            sc->odd = sc->launched || sc->odd; /* a statement left open */
+        if (sc->launched) {
+            decl_judge(sc);
             stores_judge(sc);
+        } else if (sc->is_func && !sc->is_weak && !sc->npend && sc->nquiet < PR_QUIET &&
+                   quiet_fn(&sc->b))
+            cut_copy(sc->quiet[sc->nquiet++], sizeof sc->quiet[0], sc->b.func);
+        sc->npend = 0;
         body_clear(&sc->b);
         return;
     }
-    if (sc->reach && !sc->launched)
-        return; /* the stores pass reads the launched entry alone */
+    if (sc->reach && !sc->launched && !sc->is_func)
+        return; /* the stores pass reads the launched entry and the device functions (REF13:
+                 * which hold no barrier) alone */
     if (sc->depth <= 0) {
         sc->state = OUTSIDE;
         bool before = sc->out->found && !sc->out->barrier;
@@ -4545,10 +4895,18 @@ static void scan_line(scan *sc, char *raw)
         sc->b.fn_name = (const char (*)[96])sc->fn_name;
         sc->b.fn_how = sc->fn_how;
         sc->b.fn_out = 0;
-        if ((sc->rc = body_judge(&sc->b, sc->out)) == HK_OK && sc->is_func && sc->b.fn_out &&
-            sc->nfn < PR_SENSE_FN) {
-            cut_copy(sc->fn_name[sc->nfn], sizeof sc->fn_name[0], sc->b.func);
-            sc->fn_how[sc->nfn++] = sc->b.fn_out;
+        if ((sc->rc = body_judge(&sc->b, sc->out)) == HK_OK && sc->is_func && sc->b.fn_out) {
+            int k = 0; /* a later reading (rescan) finds it there: what it adds */
+            while (k < sc->nfn && strcmp(sc->fn_name[k], sc->b.func))
+                k++;
+            if (k < sc->nfn && (sc->fn_how[k] | sc->b.fn_out) != sc->fn_how[k]) {
+                sc->fn_how[k] |= sc->b.fn_out;
+                sc->fn_changed = true;
+            } else if (k == sc->nfn && sc->nfn < PR_SENSE_FN) {
+                cut_copy(sc->fn_name[sc->nfn], sizeof sc->fn_name[0], sc->b.func);
+                sc->fn_how[sc->nfn++] = sc->b.fn_out;
+                sc->fn_changed = true;
+            }
         }
         if (sc->rc == HK_OK)
             sc->rc = body_unroll(&sc->b, sc->out); /* a shape known: its loops unrolled */
@@ -4570,8 +4928,11 @@ static void scan_line(scan *sc, char *raw)
         body_clear(&sc->b);
         return;
     }
+    const char *line_start = s;
     while (*s == '{' || *s == '}')
         s = trim(s + 1);
+    if (s != line_start && *s == '.' && sc->reach && sc->launched)
+        sc->odd = true; /* `{ .reg .pred p; ...`: a declaration decl_note did not see */
     if (!strncmp(s, ".loc", 4) && (s[4] == ' ' || s[4] == '\t')) {
         /* .loc FILE LINE COL[, function_name ..., inlined_at FILE LINE COL]: the outermost */
         const char *in = strstr(s, "inlined_at");
@@ -4624,6 +4985,9 @@ static void scan_line(scan *sc, char *raw)
         }
         if (*t && *t != '.' && !sc->rc)
             sc->rc = stmt_parse(&sc->b, t, sc->line, sc->src, sc->src_file); /* not a declaration */
+        else if (*t == '.' && *s != '.' && sc->reach && sc->launched)
+            sc->odd = true; /* a declaration after a statement or a scope's `{` on its line
+                             * (`{ .reg .pred p; ...`): not noted by decl_note */
         piece = next;
     }
 }
@@ -4638,6 +5002,28 @@ static void scan_finish(scan *sc)
             cut_copy(o->src_file, sizeof o->src_file, sc->files[idx]);
         else
             o->src_file[0] = '\0';
+    }
+}
+
+/* (REF13) A function's body may come after a caller's (a .func declared first: nvcc writes
+ * mutually recursive functions so, and libdevice's slow paths): a caller judged before it did
+ * not know what it senses. Then the text is read again, what every function senses (fn_name,
+ * fn_how) kept from the reading before, until a reading adds nothing (at most PR_READINGS in
+ * all); the last reading's finding is the result. */
+#define PR_READINGS 4
+static void scan_feed(scan *sc, const char *text, size_t len, FILE *fp, bool *cut);
+static void scan_again(scan *sc, const char *text, size_t len, FILE *fp, bool *cut)
+{
+    for (int r = 1; r < PR_READINGS && sc->rc == HK_OK && sc->fwd && sc->fn_changed; r++) {
+        body_clear(&sc->b);
+        memset(sc->out, 0, sizeof *sc->out);
+        sc->state = OUTSIDE;
+        sc->depth = 0;
+        sc->line = 0;
+        sc->src = 0;
+        sc->src_file = 0;
+        sc->fn_changed = false;
+        scan_feed(sc, text, len, fp, cut);
     }
 }
 
@@ -4805,6 +5191,7 @@ int ptxrace_scan_launch(const char *text, size_t len, const ptxrace_launch *l, c
     }
     bool cut = false;
     scan_feed(sc, text, len, NULL, &cut);
+    scan_again(sc, text, len, NULL, &cut);
     scan_finish(sc);
     int rc = sc->rc;
     ptxdata_free(sc->data);
@@ -4863,6 +5250,7 @@ int ptxrace_file_launch(const char *path, const ptxrace_launch *l, const char *e
     }
     bool cut = false;
     scan_feed(sc, NULL, 0, fp, &cut);
+    scan_again(sc, NULL, 0, fp, &cut);
     int rc = ferror(fp) ? HK_EIO : sc->rc;
     fclose(fp);
     scan_finish(sc);

@@ -1101,14 +1101,31 @@ static void test_module_data_stores(void **state)
     snprintf(with2, sizeof with2, "%s\n\t", gname);
     edits[2].what = guard == NULL ? "" : gname, edits[2].with = with2,
     edits[2].why = "a guard on its own line";
-    char with3[300];
-    snprintf(with3, sizeof with3, "{ %s }", stline);
-    edits[3].what = stline, edits[3].with = with3, edits[3].why = "a nested scope";
+    /* (REF13) a nested scope whose register can be the body's (the guard's predicate, which
+     * the body writes): read as one, the scope's own unwritten register would take the body's
+     * value -- odd */
+    char with3[400];
+    snprintf(with3, sizeof with3, "{\n\t.reg .pred %s;\n%s\n\t}", gname + 1, stline);
+    edits[3].what = stline, edits[3].with = with3, edits[3].why = "a nested scope (shadowing)";
     for (size_t i = 0; i < sizeof edits / sizeof *edits; i++) {
         char *e = text_edit(t, edits[i].what, edits[i].with);
         r = scan_store_text(e, entry, 256, true, 1000);
         if (r.found)
             fail_msg("%s: a finding", edits[i].why);
+        free(e);
+    }
+    /* (REF13) a nested scope that declares nothing, or a register no other declaration can be
+     * (nvcc's callseq: `.reg .b32 temp_param_reg;`), one on a line of its own, a declaration
+     * and a `{` on one line (odd): read as the body's own statements, found the same */
+    const char *scopes[] = {"{\n%s\n\t}", "{\n\t.reg .b32 temp_param_reg;\n%s\n\t}",
+                            "{ .reg .b32 temp_param_reg;\n%s\n\t}"};
+    for (size_t i = 0; i < sizeof scopes / sizeof *scopes; i++) {
+        char with4[400];
+        snprintf(with4, sizeof with4, scopes[i], stline);
+        char *e = text_edit(t, stline, with4);
+        r = scan_store_text(e, entry, 256, true, 1000);
+        if (r.found != (i < 2))
+            fail_msg("nested scope %zu: found %d", i, r.found);
         free(e);
     }
     /* the store under its own guard, a constant false at this launch, in place of the branch
@@ -1540,6 +1557,85 @@ static void test_module_data_cover2(void **state)
         char *text = malloc(len);
         assert_non_null(text);
         snprintf(text, len, "%s%s%s%s%s", head, w[i].first, m, w[i].last, tail);
+        ptxrace_result r = scan_store_text(text, "k", 256, true, 1000);
+        if (r.data_loads != w[i].data)
+            fail_msg("%s: %ld data loads (want %ld)", w[i].what, r.data_loads, w[i].data);
+        free(text);
+    }
+}
+
+/* (REF13; spin_ptr_call_evade.cu) the store order past a call: thread 0 calls a device
+ * function before its store of w between the two barriers, the call as nvcc writes it (a
+ * nested callseq scope, the call over four lines). A function read before the entry that holds
+ * no barrier and ends by ret alone does not end the walk (w reads 0 past the second barrier:
+ * one data load); one that holds a barrier, a partial one, an exit, a call of one that does,
+ * a body after the entry (a prototype before), a .weak one, an indirect call, a callseq
+ * scope declaring a register the body writes (shadowing), or a statement left open -- does. */
+static void test_module_data_cover_call(void **state)
+{
+    (void)state;
+    static const char head[] =
+        ".version 8.8\n.target sm_90\n.address_size 64\n"
+        ".global .align 4 .u32 w = 5;\n";
+    static const char entry_head[] =
+        ".visible .entry k(\n\t.param .u64 k_param_0\n)\n{\n"
+        "\t.reg .pred %p<9>;\n\t.reg .b32 %r<40>;\n\t.reg .b64 %rd<9>;\n"
+        "\tld.param.u64 %rd1, [k_param_0];\n\tcvta.to.global.u64 %rd3, %rd1;\n"
+        "\tmov.u32 %r1, %tid.x;\n\tbar.sync 0;\n"
+        "\tsetp.ne.s32 %p1, %r1, 0;\n\t@%p1 bra $L__a;\n";
+    static const char entry_tail[] =
+        "\tst.global.u32 [w], 0;\n$L__a:\n\tbar.sync 0;\n"
+        "\tld.global.u32 %r2, [w];\n\tst.global.u32 [%rd3], %r2;\n\tret;\n}\n";
+    /* a function named NAME of body BODY (its value in %r1) */
+#define FN(name, body)                                                                        \
+    ".func  (.param .b32 func_retval0) " name "()\n{\n\t.reg .b32 %r<4>;\n\tmov.u32 %r1, 7;\n" \
+    body "\tst.param.b32 [func_retval0+0], %r1;\n\tret;\n}\n"
+    /* nvcc's call of NAME, its value into %r20 */
+#define CALL(name)                                                                            \
+    "\t{ // callseq 0, 0\n\t.reg .b32 temp_param_reg;\n\t.param .b32 retval0;\n"               \
+    "\tcall.uni (retval0), \n\t" name ", \n\t(\n\t);\n"                                          \
+    "\tld.param.b32 %r20, [retval0+0];\n\t} // callseq 0\n"
+    struct {
+        const char *what, *before, *call, *after;
+        long data;
+    } w[] = {
+        {"no call", "", "", "", 1},
+        {"a quiet function", FN("f", ""), CALL("f"), "", 1},
+        {"two calls (two callseq scopes)", FN("f", ""), CALL("f") CALL("f"), "", 1},
+        {"the call on one line", FN("f", ""), "\tcall.uni f;\n", "", 1},
+        {"a quiet function calling a quiet one", FN("g", "") FN("f", CALL("g")), CALL("f"), "",
+         1},
+        {"a warp barrier in it", FN("f", "\tbar.warp.sync -1;\n"), CALL("f"), "", 1},
+        {"a barrier in it", FN("f", "\tbar.sync 0;\n"), CALL("f"), "", 0},
+        {"a guarded barrier in it", FN("f", "\tsetp.eq.s32 %p1, %r1, 7;\n\t@%p1 bar.sync 0;\n"),
+         CALL("f"), "", 0},
+        {"a partial barrier in it", FN("f", "\tbar.arrive 1, 64;\n"), CALL("f"), "", 0},
+        {"an exit in it", FN("f", "\texit;\n"), CALL("f"), "", 0},
+        {"a call of a function with a barrier", FN("g", "\tbar.sync 0;\n") FN("f", CALL("g")),
+         CALL("f"), "", 0},
+        {"a call of an unknown function", ".extern .func g();\n" FN("f", "\tcall.uni g;\n"),
+         CALL("f"), "", 0},
+        {"its body after the entry", ".func  (.param .b32 func_retval0) f();\n", CALL("f"),
+         FN("f", ""), 0},
+        {"a .weak function", ".weak " FN("f", ""), CALL("f"), "", 0},
+        {"an indirect call", FN("f", ""),
+         "\tmov.u64 %rd5, f;\n\t{\n\t.param .b32 retval0;\n"
+         "\tcall (retval0), %rd5, (), prototype_0;\n\t}\n", "", 0},
+        {"a callseq declaring a register the body writes", FN("f", ""),
+         "\t{\n\t.reg .b32 %r1;\n\t.param .b32 retval0;\n\tcall.uni (retval0), f, ();\n"
+         "\tld.param.b32 %r1, [retval0+0];\n\t}\n", "", 0},
+        {"a nested scope declaring shared memory", FN("f", ""),
+         "\t{\n\t.shared .b32 s;\n\tcall.uni f;\n\t}\n", "", 0},
+    };
+#undef FN
+#undef CALL
+    for (size_t i = 0; i < sizeof w / sizeof *w; i++) {
+        size_t len = strlen(head) + strlen(w[i].before) + strlen(entry_head) + strlen(w[i].call) +
+                     strlen(entry_tail) + strlen(w[i].after) + 1;
+        char *text = malloc(len);
+        assert_non_null(text);
+        snprintf(text, len, "%s%s%s%s%s%s", head, w[i].before, entry_head, w[i].call, entry_tail,
+                 w[i].after);
         ptxrace_result r = scan_store_text(text, "k", 256, true, 1000);
         if (r.data_loads != w[i].data)
             fail_msg("%s: %ld data loads (want %ld)", w[i].what, r.data_loads, w[i].data);
@@ -2227,6 +2323,136 @@ static const char bar_source[] =
     "        __syncwarp();\n"
     "        out[blockIdx.x * 256 + t] = v[(t + n) & 31];\n"
     "    }\n"
+    "}\n"
+    /* (REF13) a barrier in a called function: the call under the polled word (bar_call_sync)
+     * -- found, the call as the barrier; under a parameter (bar_call_sync_n) -- not. A
+     * function whose body comes after its caller's (mutual recursion: nvcc declares one first):
+     * the polling two calls down (bar_call_fwd) -- found; data two calls down (bar_call_fwd_data)
+     * -- not */
+    "__device__ __noinline__ void bar_sync_fn(void) { __syncthreads(); }\n"
+    "__device__ __noinline__ int bar_down(volatile unsigned *flag, int d);\n"
+    "__device__ __noinline__ int bar_up(volatile unsigned *flag, int d)\n"
+    "{\n"
+    "    return d > 0 ? bar_down(flag, d - 1) : 0;\n"
+    "}\n"
+    "__device__ __noinline__ int bar_down(volatile unsigned *flag, int d)\n"
+    "{\n"
+    "    if (d > 0) return bar_up(flag, d - 1);\n"
+    "    int polls = 0;\n"
+    "    while (*flag == 0u && polls < 100000) polls++;\n"
+    "    return polls;\n"
+    "}\n"
+    "__device__ __noinline__ int bar_down_data(const int *count, int d);\n"
+    "__device__ __noinline__ int bar_up_data(const int *count, int d)\n"
+    "{\n"
+    "    return d > 0 ? bar_down_data(count, d - 1) : 0;\n"
+    "}\n"
+    "__device__ __noinline__ int bar_down_data(const int *count, int d)\n"
+    "{\n"
+    "    if (d > 0) return bar_up_data(count, d - 1);\n"
+    "    return count[0] + count[1];\n"
+    "}\n"
+    /* (REF13) the barrier's decision in the called function, on its parameter: the polled
+     * word passed (bar_call_arg) -- found; a parameter of the kernel passed (bar_call_arg_n)
+     * -- not */
+    "__device__ __noinline__ void bar_sync_if(int w) { if (w) __syncthreads(); }\n"
+    "__global__ void bar_call_arg(const float *in, float *out, int n)\n"
+    "{\n"
+    "    __shared__ float buf[256];\n"
+    "    __shared__ int watched;\n"
+    "    int t = threadIdx.x;\n"
+    "    volatile unsigned *flag = &hk_flag[blockIdx.x & 63];\n"
+    "    if (t == 0) *flag = 1u;\n"
+    "    else if (t == 224) watched = bar_polls(flag) > 48;\n"
+    "    __syncthreads();\n"
+    "    buf[t] = in[blockIdx.x * 256 + t];\n"
+    "    bar_sync_if(watched);\n"
+    "    out[blockIdx.x * 256 + t] = buf[255 - t];\n"
+    "}\n"
+    "__global__ void bar_call_arg_n(const float *in, float *out, int n)\n"
+    "{\n"
+    "    __shared__ float buf[256];\n"
+    "    int t = threadIdx.x;\n"
+    "    buf[t] = in[blockIdx.x * 256 + t];\n"
+    "    bar_sync_if(n > 4);\n"
+    "    out[blockIdx.x * 256 + t] = buf[255 - t];\n"
+    "}\n"
+    /* (REF13) the decision handed over through memory the callee's parameter points to (a
+     * volatile word of the caller's stack): the polled word stored there (bar_call_mem) --
+     * found; a loaded count stored there, no sensed store in the kernel (bar_call_mem_data) --
+     * not */
+    "__device__ __noinline__ void bar_sync_at(const volatile int *go) { if (*go) __syncthreads(); }\n"
+    "__global__ void bar_call_mem(const float *in, float *out, int n)\n"
+    "{\n"
+    "    __shared__ float buf[256];\n"
+    "    __shared__ int watched;\n"
+    "    int t = threadIdx.x;\n"
+    "    volatile unsigned *flag = &hk_flag[blockIdx.x & 63];\n"
+    "    if (t == 0) *flag = 1u;\n"
+    "    else if (t == 224) watched = bar_polls(flag) > 48;\n"
+    "    __syncthreads();\n"
+    "    buf[t] = in[blockIdx.x * 256 + t];\n"
+    "    volatile int go = watched;\n"
+    "    bar_sync_at(&go);\n"
+    "    out[blockIdx.x * 256 + t] = buf[255 - t];\n"
+    "}\n"
+    "__global__ void bar_call_mem_data(const float *in, float *out, const int *count)\n"
+    "{\n"
+    "    __shared__ float buf[256];\n"
+    "    int t = threadIdx.x;\n"
+    "    buf[t] = in[blockIdx.x * 256 + t];\n"
+    "    volatile int go = count[0] > 4;\n"
+    "    bar_sync_at(&go);\n"
+    "    out[blockIdx.x * 256 + t] = buf[255 - t];\n"
+    "}\n"
+    "__global__ void bar_call_sync(const float *in, float *out, int n)\n"
+    "{\n"
+    "    __shared__ float buf[256];\n"
+    "    __shared__ int watched;\n"
+    "    int t = threadIdx.x;\n"
+    "    volatile unsigned *flag = &hk_flag[blockIdx.x & 63];\n"
+    "    if (t == 0) *flag = 1u;\n"
+    "    else if (t == 224) watched = bar_polls(flag) > 48;\n"
+    "    __syncthreads();\n"
+    "    buf[t] = in[blockIdx.x * 256 + t];\n"
+    "    if (watched)\n"
+    "        bar_sync_fn();\n"
+    "    out[blockIdx.x * 256 + t] = buf[255 - t];\n"
+    "}\n"
+    "__global__ void bar_call_sync_n(const float *in, float *out, int n)\n"
+    "{\n"
+    "    __shared__ float buf[256];\n"
+    "    int t = threadIdx.x;\n"
+    "    buf[t] = in[blockIdx.x * 256 + t];\n"
+    "    if (n > 0)\n"
+    "        bar_sync_fn();\n"
+    "    out[blockIdx.x * 256 + t] = buf[255 - t];\n"
+    "}\n"
+    "__global__ void bar_call_fwd(const float *in, float *out, int n)\n"
+    "{\n"
+    "    __shared__ float buf[256];\n"
+    "    __shared__ int watched;\n"
+    "    int t = threadIdx.x;\n"
+    "    volatile unsigned *flag = &hk_flag[blockIdx.x & 63];\n"
+    "    if (t == 0) *flag = 1u;\n"
+    "    else if (t == 224) watched = bar_up(flag, 1) > 48;\n"
+    "    __syncthreads();\n"
+    "    buf[t] = in[blockIdx.x * 256 + t];\n"
+    "    if (watched)\n"
+    "        __syncthreads();\n"
+    "    out[blockIdx.x * 256 + t] = buf[255 - t];\n"
+    "}\n"
+    "__global__ void bar_call_fwd_data(const float *in, float *out, const int *count)\n"
+    "{\n"
+    "    __shared__ float buf[256];\n"
+    "    __shared__ int more;\n"
+    "    int t = threadIdx.x;\n"
+    "    if (t == 0) more = bar_up_data(count, 1);\n"
+    "    __syncthreads();\n"
+    "    buf[t] = in[blockIdx.x * 256 + t];\n"
+    "    if (more > 0)\n"
+    "        __syncthreads();\n"
+    "    out[blockIdx.x * 256 + t] = buf[255 - t];\n"
     "}\n";
 
 static void test_barrier_data(void **state)
@@ -2286,6 +2512,14 @@ static void test_barrier_data(void **state)
         {"bar_call", true, "call"},         /* a called function's polled count */
         {"bar_call_out", true, "ld"},       /* ... stored through a pointer argument */
         {"bar_call_data", false, NULL},     /* a called function's data */
+        {"bar_call_sync", true, "watched"}, /* (REF13) a call of a barrier, polled word */
+        {"bar_call_sync_n", false, NULL},   /* ... under a parameter */
+        {"bar_call_fwd", true, "watched"},  /* (REF13) polling in a body after its caller */
+        {"bar_call_fwd_data", false, NULL}, /* ... data there */
+        {"bar_call_arg", true, "watched"},  /* (REF13) the callee's barrier on its argument */
+        {"bar_call_arg_n", false, NULL},    /* ... a kernel parameter passed */
+        {"bar_call_mem", true, "watched"},  /* (REF13) on the memory its argument points to */
+        {"bar_call_mem_data", false, NULL}, /* ... holding a loaded count */
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
         for (int at = 0; at < 2; at++) {
@@ -2313,7 +2547,7 @@ static void test_barrier_data(void **state)
             if (!bar || !r.barrier)
                 continue;
             assert_true(r.k == 0);
-            assert_non_null(strstr(r.st_text, "bar"));
+            assert_true(strstr(r.st_text, "bar") || strstr(r.st_text, "call")); /* REF13 */
             assert_true(r.st_src > 0 && r.ld_src > 0);
             assert_string_equal(r.src_file, "bar.cu");
             if (!strstr(r.ld_text, cases[i].decides))
@@ -2322,6 +2556,46 @@ static void test_barrier_data(void **state)
     ptx = keep;
     ptx_len = keep_len;
     free(mod);
+    /* (REF13) written: an indirect call (a function pointer loaded from memory) whose value
+     * decides a barrier: found when a function of the module senses (f: the clock), not when
+     * none does (g: a constant), nor for a direct call of g beside f */
+    static const char fclk[] =
+        ".func (.param .b32 func_retval0) f()\n{\n\t.reg .b32 %r<3>;\n"
+        "\tmov.u32 %r1, %clock;\n\tst.param.b32 [func_retval0+0], %r1;\n\tret;\n}\n";
+    static const char gdat[] =
+        ".func (.param .b32 func_retval0) g()\n{\n\t.reg .b32 %r<3>;\n"
+        "\tmov.u32 %r1, 7;\n\tst.param.b32 [func_retval0+0], %r1;\n\tret;\n}\n";
+    static const char indirect[] =
+        "\tld.global.u64 %rd2, [%rd1];\n\t{\n\t.param .b32 retval0;\n"
+        "\tprototype_0 : .callprototype (.param .b32 _) _ ();\n"
+        "\tcall (retval0), \n\t%rd2, \n\t(\n\t)\n\t, prototype_0;\n"
+        "\tld.param.b32 %r1, [retval0+0];\n\t}\n";
+    static const char direct[] =
+        "\t{\n\t.param .b32 retval0;\n\tcall.uni (retval0), \n\tg, \n\t(\n\t);\n"
+        "\tld.param.b32 %r1, [retval0+0];\n\t}\n";
+    struct {
+        const char *what, *call;
+        bool found;
+    } ind[] = {
+        {"an indirect call, f senses", indirect, true},
+        {"an indirect call, no function senses", indirect, false}, /* f left out */
+        {"a direct call of g beside f", direct, false},
+    };
+    for (size_t i = 0; i < sizeof ind / sizeof *ind; i++) {
+        char text[2048];
+        snprintf(text, sizeof text,
+                 ".version 8.8\n.target sm_90\n.address_size 64\n%s%s"
+                 ".visible .entry k(\n\t.param .u64 k_param_0\n)\n{\n"
+                 "\t.reg .pred %%p<3>;\n\t.reg .b32 %%r<9>;\n\t.reg .b64 %%rd<5>;\n"
+                 "\tld.param.u64 %%rd1, [k_param_0];\n%s"
+                 "\tsetp.eq.s32 %%p1, %%r1, 0;\n\t@%%p1 bra $L__x;\n\tbar.sync 0;\n$L__x:\n"
+                 "\tret;\n}\n",
+                 i == 1 ? "" : fclk, gdat, ind[i].call);
+        ptxrace_result r;
+        assert_int_equal(ptxrace_scan(text, strlen(text), &r), HK_OK);
+        if (r.found != ind[i].found || (r.found && !r.barrier))
+            fail_msg("%s: found %d", ind[i].what, r.found);
+    }
     /* written: a barrier guarded by a predicate of the clock (found), of tid.x (not data) */
     const char *guarded[] = {"%clock", "%tid.x"};
     for (int i = 0; i < 2; i++) {
@@ -2357,6 +2631,7 @@ int main(void)
         cmocka_unit_test(test_module_data_stores),
         cmocka_unit_test(test_module_data_cover),
         cmocka_unit_test(test_module_data_cover2),
+        cmocka_unit_test(test_module_data_cover_call),
         cmocka_unit_test(test_float_zero),
         cmocka_unit_test(test_rule),
         cmocka_unit_test(test_odd_text),

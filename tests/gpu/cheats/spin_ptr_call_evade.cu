@@ -1,5 +1,6 @@
 // expect: race
 // kernel: reduce_sum
+// judged from the PTX: race
 // Class: 5 races, an attack on the static race rule as session 43 (REF12) left it:
 // spin_ptr_evade.cu (thread 224's one volatile read of the per-block flag through a pointer
 // handed over in shared memory) with thread 0's chain of 64 shared loads moved into a
@@ -17,6 +18,13 @@
 // Not covered). Closing it needs a pointer followed through the shared word it was stored to,
 // or a call into a function that holds no barrier and stores no module word let through the
 // store order.
+// Session 43 (REF13): closed by the second -- a call of a device function read before the
+// kernel that holds no barrier of any kind and ends by `ret` alone (hk_chain) no longer ends
+// the store order, and the stores pass reads nvcc's callseq scope and the call over four lines
+// as the main reading does; thread 0's `hk_zero = 0` then makes the tree loop's start 128 and
+// the pair read (k = 16) is found: `race` from the PTX at reduce_sum's spec, before any run
+// (bench/results/2026-12-06-shared-race-cpu-s43.md). At no shape (the launch not known) it is
+// still not found: the flag read through the shared pointer is no raced word (open).
 __device__ unsigned hk_flag[65536];
 __device__ int hk_zero = 5; /* 0 after the second barrier in every block: thread 0 stores it */
 
