@@ -903,7 +903,9 @@ const rw_descriptor rw_periodic_trips_desc = {
  * What it pays for is read from the code, not assumed: the chosen coordinate c (a declared
  * `T c = (i / A / ..) % C;`, the outermost such that qualifies) must decide no loop header
  * and no jump out of a trip, and some loop header must depend on a coordinate finer than c
- * (the divergence it removes); a local depends on a coordinate when an assignment to it
+ * with a trip count the kernel model does not find uniform (the divergence it removes; a
+ * window that only shifts with the bin, carafe's, has the same trips on every lane and its
+ * reads are coalesced along the fine coordinate, which the permutation would scatter); a local depends on a coordinate when an assignment to it
  * reads the coordinate or such a local (a fixpoint over the body's assignments, names by
  * spelling: an approximation used only for this choice, never for the proof). */
 
@@ -1122,10 +1124,53 @@ static size_t cl_jump_in(const pt_scan *s, size_t a, size_t b)
     return b;
 }
 
+/* Is form f the same for every thread and trip: built of scalar parameters, named constants
+ * and literals only (through non-affine operations on such operands, depth-limited)? */
+static bool cl_form_uniform(const km_kernel *km, km_form f, int depth)
+{
+    size_t na = 0;
+    const km_atom *at = km_atoms(km, &na);
+    if (depth > 8)
+        return false;
+    for (uint32_t i = 0; i < f.n; i++)
+        for (uint32_t j = 0; j < f.t[i].n; j++) {
+            uint32_t a = f.t[i].atoms[j];
+            if (a >= na)
+                return false;
+            switch (at[a].kind) {
+            case KM_ATOM_PARAM:
+            case KM_ATOM_CONST:
+            case KM_ATOM_LITERAL:
+                break;
+            case KM_ATOM_OPAQUE:
+                for (uint32_t k = 0; k < at[a].n_args; k++)
+                    if (!cl_form_uniform(km, at[a].args[k], depth + 1))
+                        return false;
+                break;
+            default:
+                return false;
+            }
+        }
+    return true;
+}
+
+/* The kernel model's trip count of the loop whose header is at line `line`: the same for
+ * every thread (carafe's window: its bounds shift with the bin, its length is the kernel
+ * size)? false when the model does not know it. */
+static bool cl_trip_uniform(km_kernel *km, uint32_t line)
+{
+    size_t nl = 0;
+    const km_loop *lp = km_loops(km, &nl);
+    for (size_t i = 0; i < nl; i++)
+        if (lp[i].line == line && lp[i].kind == KM_LOOP_AFFINE)
+            return lp[i].has_trip && cl_form_uniform(km, lp[i].trip, 0);
+    return false;
+}
+
 /* Coordinate c (cs[ci]) qualifies: no loop header reads a local depending on c, no jump out of
  * a trip sits under a condition on one; *div_line is set to the line of a loop header that
  * depends on a finer coordinate (0: none). */
-static bool cl_choose(pt_scan *s, const cl_coord *cs, size_t n_cs, size_t ci, int *div_line)
+static bool cl_choose(pt_scan *s, km_kernel *km, const cl_coord *cs, size_t n_cs, size_t ci, int *div_line)
 {
     const rw_toks *ts = s->ts;
     cl_set zc = {0}, zf = {0};   /* about 7 KB each */
@@ -1145,7 +1190,8 @@ static bool cl_choose(pt_scan *s, const cl_coord *cs, size_t n_cs, size_t ci, in
         size_t m = cl_mention(&zc, ts, q + 2, hc);
         if (loop && m < hc)
             return refuse(s, q, "loop", EN(RW_CL_LOOP_ON_C), TOK(ts, m), TOK(ts, cs[ci].decl));
-        if (loop && !*div_line && cl_mention(&zf, ts, q + 2, hc) < hc)
+        if (loop && !*div_line && cl_mention(&zf, ts, q + 2, hc) < hc &&
+            !cl_trip_uniform(km, (uint32_t)rwl_line_at(s->text, ts->t[q].start)))
             *div_line = rwl_line_at(s->text, ts->t[q].start);
         if (cond && m < hc) {
             size_t se = rwl_tok_is(ts, hc + 1, "{") ? rwl_match_close(ts, hc + 1) + 1 : rwl_stmt_end(ts, hc + 1, s->bb);
@@ -1218,7 +1264,7 @@ static int channel_lanes(const char *text, size_t len, const an_model *m, size_t
             if (cs[i].n_div != pass || !cs[i].n_mod)
                 continue;
             s.why[0] = '\0';
-            if (cl_choose(&s, cs, n_cs, i, &div_line))
+            if (cl_choose(&s, km, cs, n_cs, i, &div_line))
                 best = i;
             else if (!first_why[0])
                 snprintf(first_why, sizeof first_why, "%s", s.why);
@@ -1228,7 +1274,7 @@ static int channel_lanes(const char *text, size_t len, const an_model *m, size_t
             snprintf(s.why, sizeof s.why, "%s", first_why);
         else {
             s.why[0] = '\0';
-            refuse(&s, ba, "counter", EN(RW_CL_NO_COORD));
+            refuse(&s, ba, "counter", EN(RW_CL_NO_COORD), TOK(&ts, s.v));
         }
         goto refused;
     }
@@ -1285,7 +1331,7 @@ static int channel_lanes(const char *text, size_t len, const an_model *m, size_t
         rc = hk_buf_appends(&nb, " {");
     if (!rc)
         rc = hk_buf_printf(&nb,
-                           "\n%s    auto %.*s = hk_cl_t;\n"
+                           "\n%s    auto %.*s = hk_cl_t;\n" /* i18n: not for people */
                            "%s    if (hk_cl_ok) {\n"
                            "%s        const auto hk_cl_r = hk_cl_t / (decltype(hk_cl_t))hk_cl_c;\n"
                            "%s        %.*s = (decltype(hk_cl_t))(hk_cl_r / (decltype(hk_cl_t))hk_cl_s * (decltype(hk_cl_t))(hk_cl_s * hk_cl_c) +\n"
@@ -1295,7 +1341,7 @@ static int channel_lanes(const char *text, size_t len, const an_model *m, size_t
     if (!rc)
         rc = hk_buf_append(&nb, text + ts.t[ba - 1].end, ts.t[se - 1].end - ts.t[ba - 1].end);
     if (!rc && !braced)
-        rc = hk_buf_printf(&nb, "\n%s    }", ind);
+        rc = hk_buf_printf(&nb, "\n%s    }", ind); /* i18n: not for people */
     if (!rc)
         rc = hk_buf_printf(&nb, "\n%s}", ind);
     if (!rc)

@@ -371,6 +371,18 @@ static const char refused[] =
     "            put(y + i, x[c * w + k]);\n"
     "    }\n"
     "}\n"
+    "__global__ void shifted(const float *x, float *y, int n, int w, int ch, int k)\n"
+    "{\n"
+    "    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {\n"
+    "        int px = i % w;\n"
+    "        int c = (i / w) % ch;\n"
+    "        int lo = px - k / 2, hi = px + k / 2 + 1;\n"
+    "        float s = 0.0f;\n"
+    "        for (int t = lo; t < hi; t++)\n"
+    "            s += x[c * w + t];\n"
+    "        y[i] = s;\n"
+    "    }\n"
+    "}\n"
     "__global__ void flat(const float *x, float *y, int n, int w)\n"
     "{\n"
     "    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {\n"
@@ -387,7 +399,7 @@ static void refusals(void **state)
 {
     (void)state;
     static const rwf_refusal cases[] = {
-        {"same_trips", "loop", 5, "no loop's bounds depend on a coordinate finer than `c`"},
+        {"same_trips", "loop", 5, "no loop's trip count depends on a coordinate finer than `c`"},
         {"c_bound", "loop", 19, "reads `len`, which depends on the coordinate `c`"},
         {"c_exit", "early exit", 30, "`continue` under a condition on the coordinate `c`"},
         {"tid", "thread index", 44, "`threadIdx` in the loop"},
@@ -395,7 +407,8 @@ static void refusals(void **state)
         {"carried", "write", 64, "`s` is declared outside the loop"},
         {"ret", "early exit", 74, "`return` in the loop"},
         {"writer", "call", 86, "`put(...)` is not a pure function or a reader function"},
-        {"flat", "counter", 92, "no coordinate `(i / S) % C`"},
+        {"shifted", "loop", 93, "no loop's trip count depends on a coordinate finer than `c`"},
+        {"flat", "counter", 104, "no coordinate `(i / S) % C`"},
     };
     rwf_expect_refusals(refused, "channel_lanes", cases, HK_ARRAY_LEN(cases));
 }
@@ -417,12 +430,15 @@ static void wild_kernels(void **state)
         {"mmcv_prroi_pool_fwd", "prroi_pool_forward_cuda_kernel", NULL,
          "template __global__ void prroi_pool_forward_cuda_kernel<float>(const int, const float *, const float *, "
          "float *, const int, const int, const float, const int, const int, const int);\n"},
-        {"mmcv_roi_align_fwd", "roi_align_forward_cuda_kernel", "no loop's bounds depend on a coordinate finer", NULL},
+        {"mmcv_roi_align_fwd", "roi_align_forward_cuda_kernel", "no loop's trip count depends on a coordinate finer", NULL},
         {"mmcv_roi_align_rotated_fwd", "roi_align_rotated_forward_cuda_kernel",
-         "no loop's bounds depend on a coordinate finer", NULL},
+         "no loop's trip count depends on a coordinate finer", NULL},
         {"mmcv_deform_roi_pool_fwd", "deform_roi_pool_forward_cuda_kernel",
-         "no loop's bounds depend on a coordinate finer", NULL},
+         "no loop's trip count depends on a coordinate finer", NULL},
         {"mmcv_border_align_fwd", "border_align_forward_cuda_kernel", "`threadIdx` in the loop", NULL},
+        /* its window shifts with the bin, its length is the kernel size */
+        {"mmcv_carafe_naive_fwd", "carafe_naive_forward_cuda_kernel", "no loop's trip count depends on a coordinate finer",
+         NULL},
     };
     for (size_t i = 0; i < HK_ARRAY_LEN(ks); i++) {
         fixture fx;
