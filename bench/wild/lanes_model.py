@@ -1,121 +1,85 @@
 #!/usr/bin/env python3
-# channel_lanes' paper model (session 43, W17A; our own code, no kernel text): mmcv roi_pool and prroi_pool
-# under their wild specs (uniform(0,1) rois, 7x7 bins, 256 channels, a 64x64 map). Per 32 outputs:
-# the warp trips of the window loop (the widest lane's) and the 128-byte L1 lines a warp load touches,
-# summed over the trips, for the kernel's order (pw innermost) and for channel_lanes (c innermost).
-# Pure Python, about 30 s: python3 bench/wild/lanes_model.py
-# Paper model of the ROI family's warps under the wild specs (bench/wild/specs), pure Python.
-import math, random
-random.seed(1)
-PH = PW = 7; H = W = 64; C = 256; K = 2048
+# channel_lanes' paper model (session 43, W17A; our own code, no kernel text): mmcv's roi_pool and
+# prroi_pool under their wild specs (rois uniform(0,1), 7x7 bins, 256 channels, a 64x64 map,
+# spatial_scale 64). For a digit order of the flat index (innermost first) it walks the warps of
+# 32 consecutive trips and counts, per 32 outputs: the warp trips of the window loop (its widest
+# lane), the lanes busy, and the 128-byte L1 lines each warp load touches (one wavefront per line
+# and channel plane), summed over the trips. Orders: as written (pw, ph, c, n), channel_lanes
+# position 2 (pw, c, ph, n) and position 1 (c, pw, ph, n). Pure Python, a few minutes:
+#   python3 bench/wild/lanes_model.py [ROIS]
+import math, random, sys
 
-def roi_pool_bins(r):
-    x1 = r[1] * W; y1 = r[2] * W; x2 = (r[3] + 1) * W; y2 = (r[4] + 1) * W
-    rw, rh = x2 - x1, y2 - y1
+PH = PW = 7
+H = W = 64
+C = 256
+
+
+def roi_pool_windows(r):
+    """Per bin: its trips, each the list of 128-byte lines of its loads (one load: the pixel)."""
+    x1, y1 = r[0] * W, r[1] * W
+    x2, y2 = (r[2] + 1) * W, (r[3] + 1) * W   # roi_pool adds 1 before scaling
+    bw, bh = (x2 - x1) / PW, (y2 - y1) / PH
     out = []
     for ph in range(PH):
         for pw in range(PW):
-            if rw <= 0 or rh <= 0: out.append(0); continue
-            bw, bh = rw / PW, rh / PH
-            bx1 = min(max(math.floor(pw * bw + x1), 0), W); bx2 = min(max(math.ceil((pw + 1) * bw + x1), 0), W)
-            by1 = min(max(math.floor(ph * bh + y1), 0), H); by2 = min(max(math.ceil((ph + 1) * bh + y1), 0), H)
-            out.append(max(bx2 - bx1, 0) * max(by2 - by1, 0))
+            xa = min(max(math.floor(pw * bw + x1), 0), W)
+            xb = min(max(math.ceil((pw + 1) * bw + x1), 0), W)
+            ya = min(max(math.floor(ph * bh + y1), 0), H)
+            yb = min(max(math.ceil((ph + 1) * bh + y1), 0), H)
+            out.append([[(h * W + w) // 32] for h in range(ya, yb) for w in range(xa, xb)])
     return out
 
-def prroi_bins(r):
-    x1 = r[1] * W; y1 = r[2] * W; x2 = r[3] * W; y2 = r[4] * W
-    rw, rh = max(x2 - x1, 0), max(y2 - y1, 0)
-    bw, bh = rw / PW, rh / PH
+
+def prroi_windows(r):
+    """Per bin: its cells, each the lines of its 4 corner loads (None: outside the map)."""
+    x1, y1, x2, y2 = (v * W for v in r)
+    bw, bh = max(x2 - x1, 0) / PW, max(y2 - y1, 0) / PH
     out = []
     for ph in range(PH):
         for pw in range(PW):
-            if bw * bh == 0: out.append(0); continue
-            bx1 = x1 + bw * pw; by1 = y1 + bh * ph
-            out.append((math.ceil(bx1 + bw) - math.floor(bx1)) * (math.ceil(by1 + bh) - math.floor(by1)))
+            if bw * bh == 0:
+                out.append([])
+                continue
+            bx, by = x1 + bw * pw, y1 + bh * ph
+            cells = []
+            for xx in range(math.floor(bx), math.ceil(bx + bw)):
+                for yy in range(math.floor(by), math.ceil(by + bh)):
+                    cells.append([(h * W + w) // 32 if 0 <= h < H and 0 <= w < W else None
+                                  for h, w in ((yy, xx), (yy, xx + 1), (yy + 1, xx), (yy + 1, xx + 1))])
+            out.append(cells)
     return out
 
-def model(name, binfn, nroi=256):
-    rois = [[0] + [random.random() for _ in range(4)] for _ in range(nroi)]
-    trips = []  # per output in index order (n, c, ph, pw) for C channels -- c does not change trips
-    per_roi = [binfn(r) for r in rois]
-    # original: warps of 32 consecutive indices over (n, c, ph, pw), pw fastest
-    tot_orig = busy = 0
-    idx_trips = lambda i: per_roi[i // (C * 49)][i % 49]
-    n = nroi * C * 49
-    for w0 in range(0, n, 32):
-        t = [idx_trips(i) for i in range(w0, min(w0 + 32, n))]
-        tot_orig += max(t); busy += sum(t)
-    # channel_lanes: C = 256 = 8 warps per bin, every lane the bin's trips
-    tot_lanes = sum(8 * t for roi in per_roi for t in roi)
-    empty = sum(1 for roi in per_roi for t in roi if t == 0) / (49 * nroi)
-    print(f"{name}: empty bins {empty:.0%}, mean trips per non-empty bin "
-          f"{sum(t for roi in per_roi for t in roi) / max(1, sum(1 for roi in per_roi for t in roi if t)):.1f}; "
-          f"warp-trips per 32 outputs: original {32 * tot_orig / n:.1f} (lanes busy {busy / (tot_orig * 32):.0%}), "
-          f"channel_lanes {32 * tot_lanes / n:.1f} (100%): {tot_orig / tot_lanes:.2f}x fewer")
 
-model("roi_pool", roi_pool_bins)
-model("prroi_pool", prroi_bins)
-
-# L1 wavefronts: distinct 128-byte lines per warp load instruction (one line = 32 floats of a
-# row), summed over a warp's trips, per 32 outputs; the scan order is the kernel's (rows of
-# the bin, then columns; prroi: the 4 corners of each cell, as 4 loads).
-def windows_roi_pool(r):
-    x1 = r[1] * W; y1 = r[2] * W; x2 = (r[3] + 1) * W; y2 = (r[4] + 1) * W
-    rw, rh = x2 - x1, y2 - y1
-    out = []
-    for ph in range(PH):
-        for pw in range(PW):
-            bw, bh = rw / PW, rh / PH
-            bx1 = min(max(math.floor(pw * bw + x1), 0), W); bx2 = min(max(math.ceil((pw + 1) * bw + x1), 0), W)
-            by1 = min(max(math.floor(ph * bh + y1), 0), H); by2 = min(max(math.ceil((ph + 1) * bh + y1), 0), H)
-            els = [(h, w) for h in range(by1, by2) for w in range(bx1, bx2)]
-            out.append([[(h * W + w) // 32] for h, w in els])  # per trip: the lines of its loads
-    return out
-
-def windows_prroi(r):
-    x1 = r[1] * W; y1 = r[2] * W; x2 = r[3] * W; y2 = r[4] * W
-    rw, rh = max(x2 - x1, 0), max(y2 - y1, 0)
-    bw, bh = rw / PW, rh / PH
-    out = []
-    for ph in range(PH):
-        for pw in range(PW):
-            if bw * bh == 0: out.append([]); continue
-            bx1 = x1 + bw * pw; by1 = y1 + bh * ph
-            cells = [(yy, xx) for xx in range(math.floor(bx1), math.ceil(bx1 + bw)) for yy in range(math.floor(by1), math.ceil(by1 + bh))]
-            tr = []
-            for (yy, xx) in cells:
-                ls = []
-                for (h, w) in ((yy, xx), (yy, xx + 1), (yy + 1, xx), (yy + 1, xx + 1)):
-                    ls.append((h * W + w) // 32 if 0 <= h < H and 0 <= w < W else None)
-                tr.append(ls)
-            out.append(tr)
-    return out
-
-def wavefronts(name, winfn, nroi=96):
-    rois = [[0] + [random.random() for _ in range(4)] for _ in range(nroi)]
-    per_roi = [winfn(r) for r in rois]
-    n = nroi * C * 49
-    orig = 0
+def model(name, windows, order, nroi, seed):
+    rnd = random.Random(seed)
+    rois = [[rnd.random() for _ in range(4)] for _ in range(nroi)]
+    per = [windows(r) for r in rois]
+    ext = {"pw": PW, "ph": PH, "c": C, "n": nroi}
+    n = nroi * C * PH * PW
+    trips = busy = wf = 0
     for w0 in range(0, n, 32):
         lanes = []
-        for i in range(w0, min(w0 + 32, n)):
-            c = (i // 49) % C
-            lanes.append((c, per_roi[i // (C * 49)][i % 49]))
-        T = max(len(t) for _, t in lanes)
+        for t in range(w0, min(w0 + 32, n)):
+            d = {}
+            for k in order:
+                d[k] = t % ext[k]
+                t //= ext[k]
+            lanes.append((d["c"], per[d["n"]][d["ph"] * PW + d["pw"]]))
+        T = max(len(x) for _, x in lanes)
+        trips += T
+        busy += sum(len(x) for _, x in lanes)
+        loads = max((len(x[0]) for _, x in lanes if x), default=0)
         for k in range(T):
-            for j in range(max((len(t[0]) for _, t in lanes if t), default=1)):
-                s = set()
-                for c, t in lanes:
-                    if k < len(t) and t[k][j] is not None:
-                        s.add((c, t[k][j]))
-                orig += len(s)
-    new = 0
-    for roi in per_roi:
-        for t in roi:
-            for trip in t:
-                new += 8 * sum(32 for l in trip if l is not None)  # 32 planes per load, 8 warps per bin
-    print(f"{name}: L1 wavefronts per 32 outputs: original {32 * orig / n:.0f}, channel_lanes {32 * new / n:.0f} "
-          f"({new / max(orig, 1):.2f}x)")
+            for j in range(loads):
+                wf += len({(c, x[k][j]) for c, x in lanes if k < len(x) and x[k][j] is not None})
+    print(f"| {name} | {', '.join(order)} | {32 * trips / n:.1f} | {busy / max(trips * 32, 1):.0%} | {32 * wf / n:.0f} |")
 
-wavefronts("roi_pool", windows_roi_pool)
-wavefronts("prroi_pool", windows_prroi)
+
+if __name__ == "__main__":
+    nroi = int(sys.argv[1]) if len(sys.argv) > 1 else 64
+    print(f"{nroi} rois per kernel, per 32 outputs:\n")
+    print("| kernel | digit order (innermost first) | warp trips | lanes busy | 128-B L1 wavefronts |")
+    print("|---|---|---|---|---|")
+    for name, win in (("roi_pool", roi_pool_windows), ("prroi_pool", prroi_windows)):
+        for order in (["pw", "ph", "c", "n"], ["pw", "c", "ph", "n"], ["c", "pw", "ph", "n"]):
+            model(name, win, order, nroi, 7)

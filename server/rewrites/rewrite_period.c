@@ -1170,13 +1170,15 @@ static bool cl_trip_uniform(km_kernel *km, uint32_t line)
 /* Coordinate c (cs[ci]) qualifies: no loop header reads a local depending on c, no jump out of
  * a trip sits under a condition on one; *div_line is set to the line of a loop header that
  * depends on a finer coordinate (0: none). */
-static bool cl_choose(pt_scan *s, km_kernel *km, const cl_coord *cs, size_t n_cs, size_t ci, int *div_line)
+static bool cl_choose(pt_scan *s, km_kernel *km, const cl_coord *cs, size_t n_cs, size_t ci, const cl_coord *inner,
+                      int *div_line)
 {
     const rw_toks *ts = s->ts;
     cl_set zc = {0}, zf = {0};   /* about 7 KB each */
     cl_add(&zc, ts, cs[ci].decl, cs[ci].decl);
+    /* the coordinates whose lanes the order makes share: finer than c, past the kept one */
     for (size_t i = 0; i < n_cs; i++)
-        if (cs[i].n_div < cs[ci].n_div)
+        if (cs[i].n_div < cs[ci].n_div && !(inner && cs[i].n_div <= inner->n_div))
             cl_add(&zf, ts, cs[i].decl, cs[i].decl);
     cl_taint(&zc, ts, s->ba, s->bb);
     cl_taint(&zf, ts, s->ba, s->bb);
@@ -1200,12 +1202,15 @@ static bool cl_choose(pt_scan *s, km_kernel *km, const cl_coord *cs, size_t n_cs
                 return refuse(s, j, "early exit", EN(RW_CL_EXIT_ON_C), TOK(ts, j), TOK(ts, cs[ci].decl));
         }
     }
+    if (!*div_line && inner)
+        return refuse(s, cs[ci].decl, "loop", EN(RW_CL_NOT_DIVERGENT_MID), TOK(ts, inner->decl), TOK(ts, cs[ci].decl),
+                      TOK(ts, cs[ci].decl));
     if (!*div_line)
         return refuse(s, cs[ci].decl, "loop", EN(RW_CL_NOT_DIVERGENT), TOK(ts, cs[ci].decl));
     return true;
 }
 
-static int channel_lanes(const char *text, size_t len, const an_model *m, size_t kernel, rw_result *out)
+static int channel_lanes(const char *text, size_t len, const an_model *m, size_t kernel, int position, rw_result *out)
 {
     if (!out)
         return HK_EINVAL;
@@ -1255,6 +1260,17 @@ static int channel_lanes(const char *text, size_t len, const an_model *m, size_t
                 refuse(&s, q, "grid-stride loop", EN(RW_PT_BOUND_WRITTEN), TOK(&ts, q));
                 goto refused;
             }
+    /* position 2: the innermost coordinate `i % F` stays innermost, c goes next to it */
+    const cl_coord *inner = NULL;
+    if (position == 2) {
+        for (size_t i = 0; i < n_cs && !inner; i++)
+            if (cs[i].n_div == 0 && cs[i].n_mod)
+                inner = &cs[i];
+        if (!inner) {
+            refuse(&s, ba, "counter", EN(RW_CL_NO_INNER), TOK(&ts, s.v));
+            goto refused;
+        }
+    }
     /* the candidates: coordinates with a divisor and a modulus, outermost (most divisors) first */
     size_t best = n_cs;
     int div_line = 0;
@@ -1264,7 +1280,7 @@ static int channel_lanes(const char *text, size_t len, const an_model *m, size_t
             if (cs[i].n_div != pass || !cs[i].n_mod)
                 continue;
             s.why[0] = '\0';
-            if (cl_choose(&s, km, cs, n_cs, i, &div_line))
+            if (cl_choose(&s, km, cs, n_cs, i, inner, &div_line))
                 best = i;
             else if (!first_why[0])
                 snprintf(first_why, sizeof first_why, "%s", s.why);
@@ -1286,6 +1302,10 @@ static int channel_lanes(const char *text, size_t len, const an_model *m, size_t
     o = 0;
     for (size_t i = 0; i < c->n_mod && o < sizeof smod; i++)
         o += (size_t)snprintf(smod + o, sizeof smod - o, "%s%s", i ? " * " : "", c->mod[i]);
+    char sin_[800] = "1";
+    o = 0;
+    for (size_t i = 0; inner && i < inner->n_mod && o < sizeof sin_; i++)
+        o += (size_t)snprintf(sin_ + o, sizeof sin_ - o, "%s%s", i ? " * " : "", inner->mod[i]);
     char ind[64] = "";
     {
         uint32_t ls = ts.t[st].start;
@@ -1299,12 +1319,20 @@ static int channel_lanes(const char *text, size_t len, const an_model *m, size_t
     }
     int bl = (int)(ts.t[bnd_b - 1].end - ts.t[bnd_a].start);
     const char *bt = text + ts.t[bnd_a].start;
-    rc = hk_buf_printf(&nb,
-                       "{   /* hk: channel_lanes: trip t runs the index whose `%.*s` is t %% (%s) and whose other " /* i18n: not for people */
-                       "coordinates are those of t / (%s): a warp's lanes share the rest */\n"
-                       "%s    long long hk_cl_s = 1, hk_cl_c = 1;\n"
-                       "%s    bool hk_cl_ok = true;\n",
-                       TOK(&ts, c->decl), smod, smod, ind, ind);
+    if (inner)
+        rc = hk_buf_printf(&nb,
+                           "{   /* hk: channel_lanes: trip t runs the index whose `%.*s` is t %% (%s), whose `%.*s` is " /* i18n: not for people */
+                           "t / (%s) %% (%s) and whose other coordinates are those of t / (%s * %s): a warp's lanes share "
+                           "the rest */\n",
+                           TOK(&ts, inner->decl), sin_, TOK(&ts, c->decl), sin_, smod, sin_, smod);
+    else
+        rc = hk_buf_printf(&nb,
+                           "{   /* hk: channel_lanes: trip t runs the index whose `%.*s` is t %% (%s) and whose other " /* i18n: not for people */
+                           "coordinates are those of t / (%s): a warp's lanes share the rest */\n",
+                           TOK(&ts, c->decl), smod, smod);
+    if (!rc)
+        rc = hk_buf_printf(&nb, "%s    long long hk_cl_s = 1, hk_cl_c = 1, hk_cl_i = 1;\n%s    bool hk_cl_ok = true;\n", /* i18n: not for people */
+                           ind, ind);
     for (size_t i = 0; i < c->n_div && !rc; i++)
         rc = hk_buf_printf(&nb, "%s    hk_cl_ok = hk_cl_ok && (long long)(%s) > 0 && hk_cl_s <= 0x3fffffffLL;\n" /* i18n: not for people */
                                 "%s    if (hk_cl_ok)\n%s        hk_cl_s *= (long long)(%s);\n",
@@ -1313,10 +1341,16 @@ static int channel_lanes(const char *text, size_t len, const an_model *m, size_t
         rc = hk_buf_printf(&nb, "%s    hk_cl_ok = hk_cl_ok && (long long)(%s) > 0 && hk_cl_c <= 0x3fffffffLL;\n" /* i18n: not for people */
                                 "%s    if (hk_cl_ok)\n%s        hk_cl_c *= (long long)(%s);\n",
                            ind, c->mod[i], ind, ind, c->mod[i]);
+    for (size_t i = 0; inner && i < inner->n_mod && !rc; i++)
+        rc = hk_buf_printf(&nb, "%s    hk_cl_ok = hk_cl_ok && (long long)(%s) > 0 && hk_cl_i <= 0x3fffffffLL;\n" /* i18n: not for people */
+                                "%s    if (hk_cl_ok)\n%s        hk_cl_i *= (long long)(%s);\n",
+                           ind, inner->mod[i], ind, ind, inner->mod[i]);
     if (!rc)
         rc = hk_buf_printf(&nb, "%s    hk_cl_ok = hk_cl_ok && hk_cl_s <= 0x3fffffffLL && hk_cl_c <= 0x3fffffffLL && " /* i18n: not for people */
-                                "(long long)(%.*s) > 0 && (long long)(%.*s) %% (hk_cl_s * hk_cl_c) == 0;\n%s    ",
-                           ind, bl, bt, bl, bt, ind);
+                                "hk_cl_i <= 0x3fffffffLL && hk_cl_s %% hk_cl_i == 0 && "
+                                "(long long)(%.*s) > 0 && (long long)(%.*s) %% (hk_cl_s * hk_cl_c) == 0;\n"
+                                "%s    const long long hk_cl_m = hk_cl_ok ? hk_cl_s / hk_cl_i : 1, hk_cl_sc = hk_cl_s * hk_cl_c;\n%s    ",
+                           ind, bl, bt, bl, bt, ind, ind);
     /* the header with its counter renamed */
     for (size_t q = st; q < ba && !rc; q++) {
         size_t from = q == st ? ts.t[st].start : ts.t[q - 1].end;
@@ -1333,11 +1367,12 @@ static int channel_lanes(const char *text, size_t len, const an_model *m, size_t
         rc = hk_buf_printf(&nb,
                            "\n%s    auto %.*s = hk_cl_t;\n" /* i18n: not for people */
                            "%s    if (hk_cl_ok) {\n"
-                           "%s        const auto hk_cl_r = hk_cl_t / (decltype(hk_cl_t))hk_cl_c;\n"
-                           "%s        %.*s = (decltype(hk_cl_t))(hk_cl_r / (decltype(hk_cl_t))hk_cl_s * (decltype(hk_cl_t))(hk_cl_s * hk_cl_c) +\n"
-                           "%s            (hk_cl_t - hk_cl_r * (decltype(hk_cl_t))hk_cl_c) * (decltype(hk_cl_t))hk_cl_s + hk_cl_r %% (decltype(hk_cl_t))hk_cl_s);\n"
+                           "%s        typedef decltype(hk_cl_t) hk_cl_T;\n"
+                           "%s        const hk_cl_T hk_cl_r = hk_cl_t / (hk_cl_T)hk_cl_i, hk_cl_q = hk_cl_r / (hk_cl_T)hk_cl_c;\n"
+                           "%s        %.*s = (hk_cl_T)(hk_cl_q / (hk_cl_T)hk_cl_m * (hk_cl_T)hk_cl_sc + (hk_cl_r - hk_cl_q * (hk_cl_T)hk_cl_c) * (hk_cl_T)hk_cl_s +\n"
+                           "%s            hk_cl_q %% (hk_cl_T)hk_cl_m * (hk_cl_T)hk_cl_i + (hk_cl_t - hk_cl_r * (hk_cl_T)hk_cl_i));\n"
                            "%s    }\n",
-                           ind, TOK(&ts, s.v), ind, ind, ind, TOK(&ts, s.v), ind, ind);
+                           ind, TOK(&ts, s.v), ind, ind, ind, ind, TOK(&ts, s.v), ind, ind);
     if (!rc)
         rc = hk_buf_append(&nb, text + ts.t[ba - 1].end, ts.t[se - 1].end - ts.t[ba - 1].end);
     if (!rc && !braced)
@@ -1349,8 +1384,11 @@ static int channel_lanes(const char *text, size_t len, const an_model *m, size_t
     if (rc)
         goto out;
     {
-        char *desc = hk_asprintf(EN(RW_CL_DESC), f->name, rwl_line_at(text, ts.t[st].start), TOK(&ts, c->decl), smod,
-                                 smod, bl, bt, sdiv, smod, TOK(&ts, c->decl), div_line);
+        char *desc = inner ? hk_asprintf(EN(RW_CL_DESC2), f->name, rwl_line_at(text, ts.t[st].start), TOK(&ts, inner->decl),
+                                         sin_, TOK(&ts, c->decl), sin_, smod, bl, bt, sdiv, smod, TOK(&ts, inner->decl),
+                                         TOK(&ts, c->decl), div_line)
+                           : hk_asprintf(EN(RW_CL_DESC), f->name, rwl_line_at(text, ts.t[st].start), TOK(&ts, c->decl), smod,
+                                         smod, bl, bt, sdiv, smod, TOK(&ts, c->decl), div_line);
         rc = rwl_finish(text, len, m, f->name, &es, desc, out);
     }
     goto out;
@@ -1365,10 +1403,14 @@ out:
     return rc;
 }
 
+static const rw_param cl_params[] = {
+    /* where c goes: 2 next to the innermost coordinate (which keeps its lanes), 1 innermost */
+    {.name = "position", .type = RW_PARAM_ENUM, .values = {2, 1}, .n_values = 2, .def = 2},
+};
+
 static int emit_channel_lanes(const rw_context *c, const int *p, rw_result *out)
 {
-    (void)p;
-    return channel_lanes(c->text, c->len, c->m, c->kernel, out);
+    return channel_lanes(c->text, c->len, c->m, c->kernel, p ? p[0] : 2, out);
 }
 
 const rw_descriptor rw_channel_lanes_desc = {
@@ -1376,5 +1418,7 @@ const rw_descriptor rw_channel_lanes_desc = {
     .summary = "a grid-stride loop over `(.., c, .., x)` coordinates whose loop bounds depend on a fine coordinate and " /* i18n: not for people */
                "not on c runs c across the lanes: a warp's lanes share their bounds and trips (exact)",
     .flags = RW_ALGORITHM,
+    .params = cl_params,
+    .n_params = 1,
     .emit = emit_channel_lanes,
 };

@@ -193,9 +193,12 @@ static const char wild_prroi_drv[] =
     "        NS::prroi_pool_forward_cuda_kernel<float>(n, im, rois, out, PH, PW, (float)W, C, H, W); }));\n"
     "}\n";
 
-/* the permutation without its inner coordinate: bins of a channel collapse onto one */
-static const char drop_from[] = " + hk_cl_r % (decltype(hk_cl_t))hk_cl_s);";
-static const char drop_to[] = ");";
+/* the permutation without its middle digit (position 2: the bin row; position 1: every digit
+ * inside c): bins of a channel collapse onto one */
+static const char drop_from[] = "hk_cl_q % (hk_cl_T)hk_cl_m * (hk_cl_T)hk_cl_i +";
+static const char drop_to[] = "0 +";
+/* both positions: next to the innermost coordinate (the default) and innermost */
+static const int positions[][RW_MAX_PARAMS] = {{2}, {1}};
 
 static void emulated_runs(void **state)
 {
@@ -208,15 +211,17 @@ static void emulated_runs(void **state)
         {"binmax", binmax, "binmax", binmax_drv, binmax_one_drv},
         {"binavg", binavg, "binavg", binavg_drv, binavg_drv},
     };
-    for (size_t i = 0; i < HK_ARRAY_LEN(cases); i++) {
-        char *cand = emu_rewrite(cases[i].src, cases[i].kernel, "channel_lanes", NULL);
-        emu_batch_add_pair(&batch, cases[i].tag, cases[i].src, cand, helpers, cases[i].driver, EMU_OK);
-        char *broken = emu_replaced(cand, drop_from, drop_to), tag[64];
-        snprintf(tag, sizeof tag, "%s_dropped", cases[i].tag);
-        emu_batch_add_pair(&batch, tag, cases[i].src, broken, helpers, cases[i].one, EMU_DIFFERS);
-        free(broken);
-        free(cand);
-    }
+    for (size_t i = 0; i < HK_ARRAY_LEN(cases); i++)
+        for (size_t p = 0; p < HK_ARRAY_LEN(positions); p++) {
+            char *cand = emu_rewrite(cases[i].src, cases[i].kernel, "channel_lanes", positions[p]), tag[64];
+            snprintf(tag, sizeof tag, "%s_p%d", cases[i].tag, positions[p][0]);
+            emu_batch_add_pair(&batch, tag, cases[i].src, cand, helpers, cases[i].driver, EMU_OK);
+            char *broken = emu_replaced(cand, drop_from, drop_to);
+            snprintf(tag, sizeof tag, "%s_p%d_dropped", cases[i].tag, positions[p][0]);
+            emu_batch_add_pair(&batch, tag, cases[i].src, broken, helpers, cases[i].one, EMU_DIFFERS);
+            free(broken);
+            free(cand);
+        }
     static const struct {
         const char *id, *kernel, *drv;
     } wild[] = {
@@ -228,17 +233,22 @@ static void emulated_runs(void **state)
         char *src = rwf_wild_text(wild[i].id, &n);
         if (!src)
             continue;
-        char *cand = emu_rewrite(src, wild[i].kernel, "channel_lanes", NULL);
-        /* the header's include guards, defined by the original's copy, would hide the
-         * rewrite's: opened unconditionally there */
-        char *open = emu_replaced_all(cand, "#ifndef ", "#if 1 // ");
-        emu_batch_add_pair(&batch, wild[i].id, src, open, helpers, wild[i].drv, EMU_OK);
-        char *broken = emu_replaced(open, drop_from, drop_to), tag[64];
-        snprintf(tag, sizeof tag, "%s_dropped", wild[i].id);
-        emu_batch_add_pair(&batch, tag, src, broken, helpers, wild[i].drv, EMU_DIFFERS);
-        free(broken);
-        free(open);
-        free(cand);
+        for (size_t p = 0; p < HK_ARRAY_LEN(positions); p++) {
+            char *cand = emu_rewrite(src, wild[i].kernel, "channel_lanes", positions[p]), tag[64];
+            /* the header's include guards, defined by the original's copy, would hide the
+             * rewrite's: opened unconditionally there */
+            char *open = emu_replaced_all(cand, "#ifndef ", "#if 1 // ");
+            snprintf(tag, sizeof tag, "%s_p%d", wild[i].id, positions[p][0]);
+            emu_batch_add_pair(&batch, tag, src, open, helpers, wild[i].drv, EMU_OK);
+            if (p == 0) {
+                char *broken = emu_replaced(open, drop_from, drop_to);
+                snprintf(tag, sizeof tag, "%s_dropped", wild[i].id);
+                emu_batch_add_pair(&batch, tag, src, broken, helpers, wild[i].drv, EMU_DIFFERS);
+                free(broken);
+            }
+            free(open);
+            free(cand);
+        }
         free(src);
     }
     emu_batch_run(&batch);
@@ -257,19 +267,28 @@ static void emitted_text(void **state)
     if (!r.applicable)
         fail_msg("binmax: %s", r.description);
     static const char *const want[] = {
-        "hk: channel_lanes: trip t runs the index whose `c` is t % (ch)",
+        "hk: channel_lanes: trip t runs the index whose `bx` is t % (bw), whose `c` is t / (bw) % (ch)",
         "hk_cl_s *= (long long)(bw);",
         "hk_cl_s *= (long long)(bh);",
         "hk_cl_c *= (long long)(ch);",
-        "(long long)(n) % (hk_cl_s * hk_cl_c) == 0;",
+        "hk_cl_i *= (long long)(bw);",
+        "hk_cl_s % hk_cl_i == 0 && (long long)(n) > 0 && (long long)(n) % (hk_cl_s * hk_cl_c) == 0;",
         "EACH(hk_cl_t, n) {",
         "auto i = hk_cl_t;",
     };
     for (size_t i = 0; i < HK_ARRAY_LEN(want); i++)
         if (!strstr(r.text, want[i]))
             fail_msg("no `%s` in\n%s", want[i], r.text);
-    if (!strstr(r.description, "coordinate `c` = t % ch") || !strstr(r.description, "loop bounds at line 19"))
+    if (!strstr(r.description, "innermost coordinate `bx` = t % bw, whose `c` = t / bw % ch") ||
+        !strstr(r.description, "loop bounds at line 19"))
         fail_msg("description: %s", r.description);
+    rw_result_free(&r);
+    /* position 1: c innermost, the loop on the window's columns counts too */
+    static const int one[RW_MAX_PARAMS] = {1};
+    assert_int_equal(rw_apply_named("channel_lanes", &ctx, one, &r, NULL), HK_OK);
+    if (!r.applicable || !strstr(r.description, "coordinate `c` = t % ch") || !strstr(r.description, "loop bounds at line 19") ||
+        strstr(r.text, "hk_cl_i *="))
+        fail_msg("position 1: %s", r.description);
     /* a second application finds its own names */
     fixture f2;
     load_text(r.text, &f2);
@@ -393,13 +412,24 @@ static const char refused[] =
     "            s += x[r * w + k];\n"
     "        y[i] = s;\n"
     "    }\n"
+    "}\n"
+    "__global__ void noinner(const float *x, float *y, int n, int w, int h, int ch)\n"
+    "{\n"
+    "    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {\n"
+    "        int py = (i / w) % h;\n"
+    "        int c = (i / w / h) % ch;\n"
+    "        float s = 0.0f;\n"
+    "        for (int k = 0; k < py; k++)\n"
+    "            s += x[c * w + k];\n"
+    "        y[i] = s;\n"
+    "    }\n"
     "}\n";
 
 static void refusals(void **state)
 {
     (void)state;
     static const rwf_refusal cases[] = {
-        {"same_trips", "loop", 5, "no loop's trip count depends on a coordinate finer than `c`"},
+        {"same_trips", "loop", 5, "no loop's trip count depends on a coordinate between the innermost `px` and `c`"},
         {"c_bound", "loop", 19, "reads `len`, which depends on the coordinate `c`"},
         {"c_exit", "early exit", 30, "`continue` under a condition on the coordinate `c`"},
         {"tid", "thread index", 44, "`threadIdx` in the loop"},
@@ -407,10 +437,25 @@ static void refusals(void **state)
         {"carried", "write", 64, "`s` is declared outside the loop"},
         {"ret", "early exit", 74, "`return` in the loop"},
         {"writer", "call", 86, "`put(...)` is not a pure function or a reader function"},
-        {"shifted", "loop", 93, "no loop's trip count depends on a coordinate finer than `c`"},
+        {"shifted", "loop", 93, "no loop's trip count depends on a coordinate between the innermost `px` and `c`"},
         {"flat", "counter", 104, "no coordinate `(i / S) % C`"},
+        {"noinner", "counter", 115, "no innermost coordinate `i % F` declared in the body"},
     };
     rwf_expect_refusals(refused, "channel_lanes", cases, HK_ARRAY_LEN(cases));
+    /* position 1: the same trips across a warp of px lanes is refused too; noinner applies */
+    fixture fx;
+    load_text(refused, &fx);
+    static const int one[RW_MAX_PARAMS] = {1};
+    rw_context ctx = {.text = fx.text, .len = fx.len, .m = fx.m, .kernel = kernel(&fx, "same_trips")};
+    rw_refusal why;
+    assert_int_equal(rw_applies(rw_find("channel_lanes"), &ctx, one, &why), HK_OK);
+    if (why.line != 5 || !strstr(why.reason, "no loop's trip count depends on a coordinate finer than `c`"))
+        fail_msg("same_trips at position 1: line %d: %s", why.line, why.reason);
+    ctx.kernel = kernel(&fx, "noinner");
+    assert_int_equal(rw_applies(rw_find("channel_lanes"), &ctx, one, &why), HK_OK);
+    if (why.line)
+        fail_msg("noinner at position 1: line %d: %s", why.line, why.reason);
+    unload(&fx);
 }
 
 /* The wild suite: roi_pool and prroi_pool taken (their texts compile for sm_90); the other
@@ -430,14 +475,14 @@ static void wild_kernels(void **state)
         {"mmcv_prroi_pool_fwd", "prroi_pool_forward_cuda_kernel", NULL,
          "template __global__ void prroi_pool_forward_cuda_kernel<float>(const int, const float *, const float *, "
          "float *, const int, const int, const float, const int, const int, const int);\n"},
-        {"mmcv_roi_align_fwd", "roi_align_forward_cuda_kernel", "no loop's trip count depends on a coordinate finer", NULL},
+        {"mmcv_roi_align_fwd", "roi_align_forward_cuda_kernel", "no loop's trip count depends on a coordinate", NULL},
         {"mmcv_roi_align_rotated_fwd", "roi_align_rotated_forward_cuda_kernel",
-         "no loop's trip count depends on a coordinate finer", NULL},
+         "no loop's trip count depends on a coordinate", NULL},
         {"mmcv_deform_roi_pool_fwd", "deform_roi_pool_forward_cuda_kernel",
-         "no loop's trip count depends on a coordinate finer", NULL},
+         "no loop's trip count depends on a coordinate", NULL},
         {"mmcv_border_align_fwd", "border_align_forward_cuda_kernel", "`threadIdx` in the loop", NULL},
         /* its window shifts with the bin, its length is the kernel size */
-        {"mmcv_carafe_naive_fwd", "carafe_naive_forward_cuda_kernel", "no loop's trip count depends on a coordinate finer",
+        {"mmcv_carafe_naive_fwd", "carafe_naive_forward_cuda_kernel", "no loop's trip count depends on a coordinate",
          NULL},
     };
     for (size_t i = 0; i < HK_ARRAY_LEN(ks); i++) {
