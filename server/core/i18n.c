@@ -4423,6 +4423,8 @@ static const struct hk_msg_entry msgs[HK_MSG_COUNT] = {
       "循环体中没有声明可保留在 lane 内侧的最内层坐标 `%.*s %% F`（position 1 会把通道放在最内层）"),
     F(RW_CL_DESC2, "kernel %s: the grid-stride loop at line %d runs trip t as the index whose innermost coordinate `%.*s` = t %% %s, whose `%.*s` = t / %s %% %s and whose other coordinates are those of the rest, when %.*s is a multiple of %s x (%s) (and the innermost extent divides the former): consecutive lanes keep `%.*s` and share `%.*s`'s neighbours, so the loop bounds at line %d are the same across a row of lanes; each index still runs once, by the same code (exact; the launch is the kernel's own)",
       "核函数 %s：第 %d 行的网格跨步循环把第 t 次迭代映射为最内层坐标 `%.*s` = t %% %s、`%.*s` = t / %s %% %s、其余坐标取自剩余部分的下标（当 %.*s 是 %s x (%s) 的倍数且最内层范围整除前者时）：相邻 lane 保留 `%.*s` 并共享 `%.*s` 以外的坐标，因此第 %d 行的循环边界在一行 lane 中相同；每个下标仍只由同样的代码执行一次（精确；启动配置保持核函数自己的）"),
+    F(RW_CL_OUTER_MEMORY, "`%.*s` is declared outside the loop and used in it as an array, pointer or aggregate: what one trip writes through it could reach the next",
+      "`%.*s` 在循环外声明、在循环内作为数组、指针或聚合使用：一次迭代经由它写入的内容可能传到下一次"),
     M(RW_CL_ALREADY, "the loop runs its coordinate across the lanes already (this rewrite's hk_cl_ names)",
       "该循环已经把坐标分到各 lane 上（含有本代码改写的 hk_cl_ 名字）"),
     F(RW_CL_CALL, "`%.*s(...)` is not a pure function or a reader function of the file (pointers to const, writes only its locals, no thread index)",

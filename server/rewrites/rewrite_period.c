@@ -1105,9 +1105,16 @@ static bool cl_read_body(pt_scan *s, cl_coord *cs, size_t *n_cs)
             if (!rwp_param_named(s->f, ts, q) && !body_declares(s, q) && macro_hides(s, q))
                 return refuse(s, q, "macro", EN(RW_PT_MACRO_NAMES), TOK(ts, q));
             /* a name written in the loop must be one of its own locals */
-            if (rwl_scalar_written(ts, q) && !(q > s->ba && (rwl_tok_is(ts, q - 1, ".") || rwl_tok_is(ts, q - 1, "->"))) &&
-                !rwl_declared_here(ts, q) && !local_of_body(s, q))
+            bool member = q > s->ba && (rwl_tok_is(ts, q - 1, ".") || rwl_tok_is(ts, q - 1, "->"));
+            if (rwl_scalar_written(ts, q) && !member && !rwl_declared_here(ts, q) && !local_of_body(s, q))
                 return refuse(s, q, "write", EN(RW_PT_CARRIED), TOK(ts, q));
+            /* a name of the kernel declared outside the loop is read only as a value: an array,
+             * pointer or aggregate of the thread (or shared) reached through it could carry what
+             * one trip writes to the next, which no launch order makes a race */
+            if (!member && !rwp_param_named(s->f, ts, q) && !body_declares(s, q) && declared_in_body(ts, q) &&
+                ((q + 1 < s->bb && (rwl_tok_is(ts, q + 1, "[") || rwl_tok_is(ts, q + 1, ".") || rwl_tok_is(ts, q + 1, "->"))) ||
+                 (q > s->ba && (rwl_tok_is(ts, q - 1, "&") || rwl_tok_is(ts, q - 1, "*")) && rwl_unary_position(ts, q - 1))))
+                return refuse(s, q, "memory", EN(RW_CL_OUTER_MEMORY), TOK(ts, q));
         }
     }
     return true;

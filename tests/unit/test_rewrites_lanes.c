@@ -423,6 +423,34 @@ static const char refused[] =
     "            s += x[c * w + k];\n"
     "        y[i] = s;\n"
     "    }\n"
+    "}\n"
+    "__global__ void outer_array(const float *x, float *y, int n, int w, int h, int ch)\n"
+    "{\n"
+    "    float prev[2] = {0.0f, 0.0f};\n"
+    "    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {\n"
+    "        int px = i % w;\n"
+    "        int py = (i / w) % h;\n"
+    "        int c = (i / w / h) % ch;\n"
+    "        float s = prev[0];\n"
+    "        for (int k = 0; k < py; k++)\n"
+    "            s += x[c * w + k + px];\n"
+    "        prev[0] = s;\n"
+    "        y[i] = s;\n"
+    "    }\n"
+    "}\n"
+    "struct acc { float v; };\n"
+    "__global__ void outer_member(const float *x, float *y, int n, int w, int h, int ch)\n"
+    "{\n"
+    "    acc a;\n"
+    "    a.v = 0.0f;\n"
+    "    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {\n"
+    "        int px = i % w;\n"
+    "        int py = (i / w) % h;\n"
+    "        int c = (i / w / h) % ch;\n"
+    "        for (int k = 0; k < py; k++)\n"
+    "            a.v += x[c * w + k + px];\n"
+    "        y[i] = a.v;\n"
+    "    }\n"
     "}\n";
 
 static void refusals(void **state)
@@ -440,6 +468,8 @@ static void refusals(void **state)
         {"shifted", "loop", 93, "no loop's trip count depends on a coordinate between the innermost `px` and `c`"},
         {"flat", "counter", 104, "no coordinate `(i / S) % C`"},
         {"noinner", "counter", 115, "no innermost coordinate `i % F` declared in the body"},
+        {"outer_array", "memory", 130, "`prev` is declared outside the loop and used in it as an array"},
+        {"outer_member", "memory", 147, "`a` is declared outside the loop and used in it as an array, pointer or aggregate"},
     };
     rwf_expect_refusals(refused, "channel_lanes", cases, HK_ARRAY_LEN(cases));
     /* position 1: the same trips across a warp of px lanes is refused too; noinner applies */
