@@ -2350,6 +2350,18 @@ enum hk_msg {
     HK_MSG_RW_PT_BOUND_CALLS,
     HK_MSG_RW_PT_BOUND_WRITTEN,
     HK_MSG_RW_PT_DESC,
+    /* rewrite_period.c (channel_lanes) */
+    HK_MSG_RW_CL_NO_COORD,
+    HK_MSG_RW_CL_LOOP_ON_C,
+    HK_MSG_RW_CL_EXIT_ON_C,
+    HK_MSG_RW_CL_NOT_DIVERGENT,
+    HK_MSG_RW_CL_NOT_DIVERGENT_MID,
+    HK_MSG_RW_CL_NO_INNER,
+    HK_MSG_RW_CL_DESC2,
+    HK_MSG_RW_CL_OUTER_MEMORY,
+    HK_MSG_RW_CL_ALREADY,
+    HK_MSG_RW_CL_CALL,
+    HK_MSG_RW_CL_DESC,
     /* rewrite_gemm.c (tiled_gemm) */
     HK_MSG_RW_GEMM_NO_CHECK_AXES,
     HK_MSG_RW_GEMM_NOT_2D,

@@ -869,3 +869,563 @@ const rw_descriptor rw_periodic_trips_desc = {
     .flags = RW_ALGORITHM,
     .emit = emit_periodic_trips,
 };
+
+/* ---- channel_lanes ----
+ *
+ * Why (issue 13, mmcv's roi_pool and prroi_pool at 5-7% of their roofline): one thread per
+ * output, the grid-stride counter decomposed as (pw, ph, c, n) with pw the fastest, so the
+ * 32 lanes of a warp hold 32 bins of one ROI and channel. A bin's window (its loop bounds)
+ * depends on pw and ph: the lanes' trip counts differ (roi_pool: the bins clipped off the
+ * map are empty, 2/3 of them under the spec, while their neighbours scan up to 18 x 18
+ * pixels), and the warp runs as long as its longest lane. The channel decides no bound: put
+ * it across the lanes (trip t runs the index whose c is t % C and whose other coordinates
+ * are those of t / C), and consecutive lanes share the ROI and the bin, hence their bounds,
+ * trips and branches; an empty bin is skipped by the whole warp.
+ *
+ * Proof of equivalence. Let S be the product of the chosen coordinate's divisors and C its
+ * modulus (scalar integer parameters the kernel never writes, or literals), n the loop's
+ * bound. When S > 0, C > 0 and S*C divides n (checked at run time in long long, else the
+ * index is the trip itself), the map t -> idx(t) = (r / S) * (S*C) + (t % C) * S + r % S,
+ * r = t / C, is a bijection of [0, n) onto itself: writing idx = h*(S*C) + c*S + l
+ * (0 <= c < C, 0 <= l < S) the map sends t = (h*S + l)*C + c to it, and t < n iff h < n /
+ * (S*C) iff idx < n. The loop's header is kept (its counter renamed), so the grid runs every
+ * t in [0, n) once, each thread the same number of trips as before, and the body runs with
+ * its counter's name bound to idx(t): every index in [0, n) runs once, by the same code on
+ * the same values. The body reads no thread or block coordinate, no clock, warp operation,
+ * barrier, atomic or shared memory, writes no variable declared outside it, does not leave
+ * the loop (no return, goto or break out of it), and calls only pure functions, casts and
+ * reader functions of the file (rwl_reader_call): a trip's work depends on its index alone.
+ * Only which thread runs which index changes; that the kernel's result does not depend on
+ * that (a trip reading what another stores would race in the original under a grid of n
+ * threads) is the assumption every launch change makes, channel_chunks' among them. So the
+ * output is bit-identical: the same operations on the same operands in the same order.
+ *
+ * What it pays for is read from the code, not assumed: the chosen coordinate c (a declared
+ * `T c = (i / A / ..) % C;`, the outermost such that qualifies) must decide no loop header
+ * and no jump out of a trip, and some loop header must depend on a coordinate finer than c
+ * with a trip count the kernel model does not find uniform (the divergence it removes; a
+ * window that only shifts with the bin, carafe's, has the same trips on every lane and its
+ * reads are coalesced along the fine coordinate, which the permutation would scatter); a local depends on a coordinate when an assignment to it
+ * reads the coordinate or such a local (a fixpoint over the body's assignments, names by
+ * spelling: an approximation used only for this choice, never for the proof). */
+
+#define CL_NAMES 96
+
+/* Locals that depend on a coordinate, each with the first token where an assignment made it
+ * so: a read at token p sees it when that token is before p, or when both lie in one loop of
+ * the body (the value comes round to p on a later trip of that loop). */
+typedef struct {
+    char name[CL_NAMES][64];
+    size_t pos[CL_NAMES];
+    size_t n;
+    size_t ba, bb;
+} cl_set;
+
+static long cl_find(const cl_set *z, const rw_toks *ts, size_t k)
+{
+    size_t l = ts->t[k].end - ts->t[k].start;
+    for (size_t i = 0; i < z->n; i++)
+        if (strlen(z->name[i]) == l && !memcmp(z->name[i], ts->text + ts->t[k].start, l))
+            return (long)i;
+    return -1;
+}
+
+/* Does some loop of the body (a `for` or `while` at its header token) hold both a and b? */
+static bool cl_same_loop(const cl_set *z, const rw_toks *ts, size_t a, size_t b)
+{
+    for (size_t k = z->ba; k < z->bb; k++) {
+        if (!(rwl_tok_is(ts, k, "for") || rwl_tok_is(ts, k, "while")) || !rwl_tok_is(ts, k + 1, "("))
+            continue;
+        size_t hc = rwl_match_close(ts, k + 1);
+        size_t e = rwl_tok_is(ts, hc + 1, "{") ? rwl_match_close(ts, hc + 1) + 1 : rwl_stmt_end(ts, hc + 1, z->bb);
+        if (k <= a && a < e && k <= b && b < e)
+            return true;
+    }
+    return false;
+}
+
+static bool cl_sees(const cl_set *z, const rw_toks *ts, size_t k)
+{
+    long i = cl_find(z, ts, k);
+    return i >= 0 && (z->pos[i] < k || cl_same_loop(z, ts, z->pos[i], k));
+}
+
+/* Records the name at k as depending from token at on; true when that is news. */
+static bool cl_add(cl_set *z, const rw_toks *ts, size_t k, size_t at)
+{
+    long i = cl_find(z, ts, k);
+    if (i >= 0) {
+        if (z->pos[i] <= at)
+            return false;
+        z->pos[i] = at;
+        return true;
+    }
+    if (z->n >= CL_NAMES || ts->t[k].end - ts->t[k].start >= 64)
+        return false;
+    snprintf(z->name[z->n], 64, "%.*s", TOK(ts, k));
+    z->pos[z->n++] = at;
+    return true;
+}
+
+/* The first token of [a, b) that reads a member of z there, or b. */
+static size_t cl_mention(const cl_set *z, const rw_toks *ts, size_t a, size_t b)
+{
+    for (size_t q = a; q < b; q++)
+        if (ts->t[q].kind == T_IDENT && rwl_is_use(ts, q) && cl_sees(z, ts, q))
+            return q;
+    return b;
+}
+
+/* Grows z to every local whose assignment in [ba, bb) reads a member of z (fixpoint). */
+static void cl_taint(cl_set *z, const rw_toks *ts, size_t ba, size_t bb)
+{
+    bool grew = true;
+    z->ba = ba;
+    z->bb = bb;
+    while (grew) {
+        grew = false;
+        for (size_t q = ba + 1; q < bb; q++) {
+            if (!rwl_tok_is_assign_op(ts, q) || ts->t[q - 1].kind != T_IDENT)
+                continue;
+            /* the value: up to the `;`, `,` or `)` that ends it at depth 0 */
+            size_t e = q + 1;
+            int depth = 0;
+            for (; e < bb; e++) {
+                if (rwl_tok_is(ts, e, "(") || rwl_tok_is(ts, e, "[") || rwl_tok_is(ts, e, "{"))
+                    depth++;
+                else if (rwl_tok_is(ts, e, ")") || rwl_tok_is(ts, e, "]") || rwl_tok_is(ts, e, "}")) {
+                    if (!depth)
+                        break;
+                    depth--;
+                } else if (!depth && (rwl_tok_is(ts, e, ";") || rwl_tok_is(ts, e, ",")))
+                    break;
+            }
+            if (cl_mention(z, ts, q + 1, e) < e && cl_add(z, ts, q - 1, q))
+                grew = true;
+        }
+    }
+}
+
+typedef struct {
+    size_t q;                  /* the counter's token */
+    size_t decl;               /* the declared local the chain initialises, or 0 */
+    char div[PT_FACTORS][96];  /* the divisors' factors, in order */
+    size_t n_div;
+    char mod[PT_FACTORS][96];  /* the modulus' factors (none: the outermost coordinate) */
+    size_t n_mod;
+} cl_coord;
+
+#define CL_COORDS 16
+
+/* The counter's use at q: `q / F / F .. % F` (grouping parentheses around a prefix), or the
+ * counter alone (as a store's subscript: no coordinate). */
+static bool cl_chain(pt_scan *s, size_t q, cl_coord *c)
+{
+    const rw_toks *ts = s->ts;
+    size_t a = q, p = q + 1, end = s->bb;
+    memset(c, 0, sizeof *c);
+    c->q = q;
+    for (;;) {
+        while (p < end && rwl_tok_is(ts, p, "/")) {
+            size_t after;
+            if (!operand_end(ts, p + 1, end, &after))
+                return refuse(s, p, "counter", EN(RW_PT_DIV_OPERAND), TOK(ts, q));
+            if (!factors(s, p + 1, after, c->div, &c->n_div))
+                return false;
+            p = after;
+        }
+        if (p < end && rwl_tok_is(ts, p, ")") && a > s->ba && rwl_tok_is(ts, a - 1, "(") &&
+            rwl_match_close(ts, a - 1) == p &&
+            !(a - 1 > 0 && ((ts->t[a - 2].kind == T_IDENT && !is_keyword(ts, a - 2)) || rwl_tok_is(ts, a - 2, ")") ||
+                            rwl_tok_is(ts, a - 2, "]")))) {
+            a--;
+            p++;
+            continue;
+        }
+        break;
+    }
+    if (p < end && rwl_tok_is(ts, p, "%")) {
+        size_t after;
+        if (!operand_end(ts, p + 1, end, &after))
+            return refuse(s, p, "counter", EN(RW_PT_MOD_OPERAND), TOK(ts, q));
+        if (!factors(s, p + 1, after, c->mod, &c->n_mod))
+            return false;
+        p = after;
+    }
+    /* `T name = chain;` or `T name = chain,`: a coordinate local */
+    if (a >= s->ba + 2 && rwl_tok_is(ts, a - 1, "=") && ts->t[a - 2].kind == T_IDENT && rwl_declared_here(ts, a - 2) &&
+        p < end && (rwl_tok_is(ts, p, ";") || rwl_tok_is(ts, p, ",")) && c->n_div + c->n_mod > 0)
+        c->decl = a - 2;
+    return true;
+}
+
+/* The body [ba, bb) for channel_lanes (the proof's conditions); its coordinates into cs. */
+static bool cl_read_body(pt_scan *s, cl_coord *cs, size_t *n_cs)
+{
+    const rw_toks *ts = s->ts;
+    *n_cs = 0;
+    for (size_t q = s->ba; q < s->bb; q++) {
+        if (ts->t[q].kind == T_IDENT) {
+            size_t l = ts->t[q].end - ts->t[q].start;
+            const char *c = ts->text + ts->t[q].start;
+            if (builtin_name(ts, q) || rwl_tok_is(ts, q, "clock") || rwl_tok_is(ts, q, "clock64") ||
+                rwl_tok_is(ts, q, "__globaltimer") || rwl_tok_is(ts, q, "__laneid"))
+                return refuse(s, q, "thread index", EN(RW_PT_THREAD_DEPENDENT), TOK(ts, q));
+            if ((l >= 6 && !memcmp(c, "__sync", 6)) || (l >= 6 && !memcmp(c, "__shfl", 6)) ||
+                (l >= 8 && !memcmp(c, "__ballot", 8)) || rwl_tok_is(ts, q, "__activemask") ||
+                (l >= 5 && !memcmp(c, "__any", 5)) || (l >= 5 && !memcmp(c, "__all", 5)))
+                return refuse(s, q, "barrier", EN(RW_PT_TRIP_COUNTS), TOK(ts, q));
+            if (l >= 6 && !memcmp(c, "atomic", 6))
+                return refuse(s, q, "atomic", EN(RW_PT_IN_LOOP), TOK(ts, q));
+            if (rwl_tok_is(ts, q, "return") || rwl_tok_is(ts, q, "goto") || rwl_tok_is(ts, q, "asm") ||
+                rwl_tok_is(ts, q, "__shared__") || rwl_tok_is(ts, q, "static") || rwl_tok_is(ts, q, "volatile"))
+                return refuse(s, q, rwl_tok_is(ts, q, "return") || rwl_tok_is(ts, q, "goto") ? "early exit" : "statement",
+                              EN(RW_PT_IN_LOOP), TOK(ts, q));
+            if (rwl_tok_is(ts, q, "break") && !rwl_in_nested(ts, s->ba, s->bb, q, true))
+                return refuse(s, q, "early exit", EN(RW_PT_BREAK));
+            size_t cp = rwl_call_paren(ts, q);
+            if (cp && cp < s->bb && !is_keyword(ts, q) && !rwl_is_type_word(ts, q) && !rwp_is_type_word(ts, q) &&
+                !rwl_pure_call_name(ts, q) && !rwl_template_type_param(s->f->template_params, ts, q) &&
+                !rwl_reader_call(s->m, s->text, s->f, ts, q))
+                return refuse(s, q, "call", EN(RW_CL_CALL), TOK(ts, q));
+            if (!rwl_is_use(ts, q) || is_keyword(ts, q))
+                continue;
+            if (rwl_same_tok(ts, q, s->v)) {
+                if (body_declares(s, q))
+                    return refuse(s, q, "counter", EN(RW_PT_LOCAL_COUNTER_NAME), TOK(ts, q));
+                if (rwl_scalar_written(ts, q))
+                    return refuse(s, q, "loop", EN(RW_PT_CHANGES_COUNTER), TOK(ts, q));
+                cl_coord co;
+                if (!cl_chain(s, q, &co))
+                    return false;
+                if (co.decl && *n_cs < CL_COORDS)
+                    cs[(*n_cs)++] = co;
+                continue;
+            }
+            if (!rwp_param_named(s->f, ts, q) && !body_declares(s, q) && macro_hides(s, q))
+                return refuse(s, q, "macro", EN(RW_PT_MACRO_NAMES), TOK(ts, q));
+            /* a name written in the loop must be one of its own locals */
+            bool member = q > s->ba && (rwl_tok_is(ts, q - 1, ".") || rwl_tok_is(ts, q - 1, "->"));
+            if (rwl_scalar_written(ts, q) && !member && !rwl_declared_here(ts, q) && !local_of_body(s, q))
+                return refuse(s, q, "write", EN(RW_PT_CARRIED), TOK(ts, q));
+            /* a name of the kernel declared outside the loop is read only as a value: an array,
+             * pointer or aggregate of the thread (or shared) reached through it could carry what
+             * one trip writes to the next, which no launch order makes a race */
+            if (!member && !rwp_param_named(s->f, ts, q) && !body_declares(s, q) && declared_in_body(ts, q) &&
+                ((q + 1 < s->bb && (rwl_tok_is(ts, q + 1, "[") || rwl_tok_is(ts, q + 1, ".") || rwl_tok_is(ts, q + 1, "->"))) ||
+                 (q > s->ba && (rwl_tok_is(ts, q - 1, "&") || rwl_tok_is(ts, q - 1, "*")) && rwl_unary_position(ts, q - 1))))
+                return refuse(s, q, "memory", EN(RW_CL_OUTER_MEMORY), TOK(ts, q));
+        }
+    }
+    return true;
+}
+
+/* Does the statement at k (after an `if (..)`) hold a jump out of the trip: `continue` of the
+ * grid loop, or `break` of it? */
+static size_t cl_jump_in(const pt_scan *s, size_t a, size_t b)
+{
+    for (size_t q = a; q < b; q++)
+        if ((rwl_tok_is(s->ts, q, "continue") || rwl_tok_is(s->ts, q, "break")) &&
+            !rwl_in_nested(s->ts, s->ba, s->bb, q, rwl_tok_is(s->ts, q, "break")))
+            return q;
+    return b;
+}
+
+/* Is form f the same for every thread and trip: built of scalar parameters, named constants
+ * and literals only (through non-affine operations on such operands, depth-limited)? */
+static bool cl_form_uniform(const km_kernel *km, km_form f, int depth)
+{
+    size_t na = 0;
+    const km_atom *at = km_atoms(km, &na);
+    if (depth > 8)
+        return false;
+    for (uint32_t i = 0; i < f.n; i++)
+        for (uint32_t j = 0; j < f.t[i].n; j++) {
+            uint32_t a = f.t[i].atoms[j];
+            if (a >= na)
+                return false;
+            switch (at[a].kind) {
+            case KM_ATOM_PARAM:
+            case KM_ATOM_CONST:
+            case KM_ATOM_LITERAL:
+                break;
+            case KM_ATOM_OPAQUE:
+                for (uint32_t k = 0; k < at[a].n_args; k++)
+                    if (!cl_form_uniform(km, at[a].args[k], depth + 1))
+                        return false;
+                break;
+            default:
+                return false;
+            }
+        }
+    return true;
+}
+
+/* The kernel model's trip count of the loop whose header is at line `line`: the same for
+ * every thread (carafe's window: its bounds shift with the bin, its length is the kernel
+ * size)? false when the model does not know it. */
+static bool cl_trip_uniform(km_kernel *km, uint32_t line)
+{
+    size_t nl = 0;
+    const km_loop *lp = km_loops(km, &nl);
+    for (size_t i = 0; i < nl; i++)
+        if (lp[i].line == line && lp[i].kind == KM_LOOP_AFFINE)
+            return lp[i].has_trip && cl_form_uniform(km, lp[i].trip, 0);
+    return false;
+}
+
+/* Coordinate c (cs[ci]) qualifies: no loop header reads a local depending on c, no jump out of
+ * a trip sits under a condition on one; *div_line is set to the line of a loop header that
+ * depends on a finer coordinate (0: none). */
+static bool cl_choose(pt_scan *s, km_kernel *km, const cl_coord *cs, size_t n_cs, size_t ci, const cl_coord *inner,
+                      int *div_line)
+{
+    const rw_toks *ts = s->ts;
+    cl_set zc = {0}, zf = {0};   /* about 7 KB each */
+    cl_add(&zc, ts, cs[ci].decl, cs[ci].decl);
+    /* the coordinates whose lanes the order makes share: finer than c, past the kept one */
+    for (size_t i = 0; i < n_cs; i++)
+        if (cs[i].n_div < cs[ci].n_div && !(inner && cs[i].n_div <= inner->n_div))
+            cl_add(&zf, ts, cs[i].decl, cs[i].decl);
+    cl_taint(&zc, ts, s->ba, s->bb);
+    cl_taint(&zf, ts, s->ba, s->bb);
+    *div_line = 0;
+    for (size_t q = s->ba; q < s->bb; q++) {
+        bool loop = rwl_tok_is(ts, q, "for") || rwl_tok_is(ts, q, "while");
+        bool cond = rwl_tok_is(ts, q, "if");
+        if ((!loop && !cond) || !rwl_tok_is(ts, q + 1, "("))
+            continue;
+        size_t hc = rwl_match_close(ts, q + 1);
+        size_t m = cl_mention(&zc, ts, q + 2, hc);
+        if (loop && m < hc)
+            return refuse(s, q, "loop", EN(RW_CL_LOOP_ON_C), TOK(ts, m), TOK(ts, cs[ci].decl));
+        if (loop && !*div_line && cl_mention(&zf, ts, q + 2, hc) < hc &&
+            !cl_trip_uniform(km, (uint32_t)rwl_line_at(s->text, ts->t[q].start)))
+            *div_line = rwl_line_at(s->text, ts->t[q].start);
+        if (cond && m < hc) {
+            size_t se = rwl_tok_is(ts, hc + 1, "{") ? rwl_match_close(ts, hc + 1) + 1 : rwl_stmt_end(ts, hc + 1, s->bb);
+            size_t j = cl_jump_in(s, hc + 1, se);
+            if (j < se)
+                return refuse(s, j, "early exit", EN(RW_CL_EXIT_ON_C), TOK(ts, j), TOK(ts, cs[ci].decl));
+        }
+    }
+    if (!*div_line && inner)
+        return refuse(s, cs[ci].decl, "loop", EN(RW_CL_NOT_DIVERGENT_MID), TOK(ts, inner->decl), TOK(ts, cs[ci].decl),
+                      TOK(ts, cs[ci].decl));
+    if (!*div_line)
+        return refuse(s, cs[ci].decl, "loop", EN(RW_CL_NOT_DIVERGENT), TOK(ts, cs[ci].decl));
+    return true;
+}
+
+static int channel_lanes(const char *text, size_t len, const an_model *m, size_t kernel, int position, rw_result *out)
+{
+    if (!out)
+        return HK_EINVAL;
+    memset(out, 0, sizeof *out);
+    const an_function *f;
+    int rc = rwl_check_kernel(text, len, m, kernel, &f);
+    if (rc)
+        return rc;
+    rw_toks ts = {0};
+    km_kernel *km = NULL;
+    rw_edits es = {0};
+    struct hk_buf nb;
+    hk_buf_init(&nb, RW_TEXT_MAX);
+    char bwhy[400] = "";
+    pt_scan s = {.text = text, .len = len, .ts = &ts, .f = f, .m = m};
+    if ((rc = rwl_open_body(text, len, f, true, &ts, &km, bwhy, sizeof bwhy)))
+        goto out;
+    if (bwhy[0]) {
+        snprintf(s.why, sizeof s.why, "%s", bwhy);
+        goto refused;
+    }
+    for (size_t k = 1; k + 1 < ts.n; k++)
+        if (ts.t[k].kind == T_IDENT && !strncmp(text + ts.t[k].start, "hk_cl_", 6)) {
+            refuse(&s, k, "loop", EN(RW_CL_ALREADY));
+            goto refused;
+        }
+    rwpt_loop lo;
+    if (!rwpt_grid_loop(text, len, f, m, &ts, km, &lo, s.why, sizeof s.why))
+        goto refused;
+    size_t st = lo.st, se = lo.se, ba = lo.ba, bb = lo.bb, bnd_a = lo.bnd_a, bnd_b = lo.bnd_b;
+    s.v = lo.v;
+    s.ba = ba;
+    s.bb = bb;
+    cl_coord cs[CL_COORDS];
+    size_t n_cs = 0;
+    if (!cl_read_body(&s, cs, &n_cs))
+        goto refused;
+    for (size_t q = bnd_a; q < bnd_b; q++)
+        if (ts.t[q].kind == T_IDENT && (rwl_tok_is(&ts, q + 1, "(") || rwl_tok_is(&ts, q + 1, "["))) {
+            refuse(&s, q, "grid-stride loop", EN(RW_PT_BOUND_CALLS), TOK(&ts, q));
+            goto refused;
+        }
+    for (size_t q = ba; q < bb; q++)
+        for (size_t r = bnd_a; r < bnd_b; r++)
+            if (ts.t[r].kind == T_IDENT && rwl_is_use(&ts, q) && rwl_same_tok(&ts, q, r) &&
+                (rwl_scalar_written(&ts, q) || rwl_declared_here(&ts, q))) {
+                refuse(&s, q, "grid-stride loop", EN(RW_PT_BOUND_WRITTEN), TOK(&ts, q));
+                goto refused;
+            }
+    /* position 2: the innermost coordinate `i % F` stays innermost, c goes next to it */
+    const cl_coord *inner = NULL;
+    if (position == 2) {
+        for (size_t i = 0; i < n_cs && !inner; i++)
+            if (cs[i].n_div == 0 && cs[i].n_mod)
+                inner = &cs[i];
+        if (!inner) {
+            refuse(&s, ba, "counter", EN(RW_CL_NO_INNER), TOK(&ts, s.v));
+            goto refused;
+        }
+    }
+    /* the candidates: coordinates with a divisor and a modulus, outermost (most divisors) first */
+    size_t best = n_cs;
+    int div_line = 0;
+    char first_why[700] = "";
+    for (size_t pass = PT_FACTORS; pass > 0 && best == n_cs; pass--)
+        for (size_t i = 0; i < n_cs && best == n_cs; i++) {
+            if (cs[i].n_div != pass || !cs[i].n_mod)
+                continue;
+            s.why[0] = '\0';
+            if (cl_choose(&s, km, cs, n_cs, i, inner, &div_line))
+                best = i;
+            else if (!first_why[0])
+                snprintf(first_why, sizeof first_why, "%s", s.why);
+        }
+    if (best == n_cs) {
+        if (first_why[0])
+            snprintf(s.why, sizeof s.why, "%s", first_why);
+        else {
+            s.why[0] = '\0';
+            refuse(&s, ba, "counter", EN(RW_CL_NO_COORD), TOK(&ts, s.v));
+        }
+        goto refused;
+    }
+    const cl_coord *c = &cs[best];
+    char sdiv[800] = "", smod[800] = "";
+    size_t o = 0;
+    for (size_t i = 0; i < c->n_div && o < sizeof sdiv; i++)
+        o += (size_t)snprintf(sdiv + o, sizeof sdiv - o, "%s%s", i ? " * " : "", c->div[i]);
+    o = 0;
+    for (size_t i = 0; i < c->n_mod && o < sizeof smod; i++)
+        o += (size_t)snprintf(smod + o, sizeof smod - o, "%s%s", i ? " * " : "", c->mod[i]);
+    char sin_[800] = "1";
+    o = 0;
+    for (size_t i = 0; inner && i < inner->n_mod && o < sizeof sin_; i++)
+        o += (size_t)snprintf(sin_ + o, sizeof sin_ - o, "%s%s", i ? " * " : "", inner->mod[i]);
+    char ind[64] = "";
+    {
+        uint32_t ls = ts.t[st].start;
+        while (ls > 0 && (text[ls - 1] == ' ' || text[ls - 1] == '\t'))
+            ls--;
+        size_t il = ts.t[st].start - ls;
+        if ((ls == 0 || text[ls - 1] == '\n') && il < sizeof ind) {
+            memcpy(ind, text + ls, il);
+            ind[il] = '\0';
+        }
+    }
+    int bl = (int)(ts.t[bnd_b - 1].end - ts.t[bnd_a].start);
+    const char *bt = text + ts.t[bnd_a].start;
+    if (inner)
+        rc = hk_buf_printf(&nb,
+                           "{   /* hk: channel_lanes: trip t runs the index whose `%.*s` is t %% (%s), whose `%.*s` is " /* i18n: not for people */
+                           "t / (%s) %% (%s) and whose other coordinates are those of t / (%s * %s): a warp's lanes share "
+                           "the rest */\n",
+                           TOK(&ts, inner->decl), sin_, TOK(&ts, c->decl), sin_, smod, sin_, smod);
+    else
+        rc = hk_buf_printf(&nb,
+                           "{   /* hk: channel_lanes: trip t runs the index whose `%.*s` is t %% (%s) and whose other " /* i18n: not for people */
+                           "coordinates are those of t / (%s): a warp's lanes share the rest */\n",
+                           TOK(&ts, c->decl), smod, smod);
+    if (!rc)
+        rc = hk_buf_printf(&nb, "%s    long long hk_cl_s = 1, hk_cl_c = 1, hk_cl_i = 1;\n%s    bool hk_cl_ok = true;\n", /* i18n: not for people */
+                           ind, ind);
+    for (size_t i = 0; i < c->n_div && !rc; i++)
+        rc = hk_buf_printf(&nb, "%s    hk_cl_ok = hk_cl_ok && (long long)(%s) > 0 && hk_cl_s <= 0x3fffffffLL;\n" /* i18n: not for people */
+                                "%s    if (hk_cl_ok)\n%s        hk_cl_s *= (long long)(%s);\n",
+                           ind, c->div[i], ind, ind, c->div[i]);
+    for (size_t i = 0; i < c->n_mod && !rc; i++)
+        rc = hk_buf_printf(&nb, "%s    hk_cl_ok = hk_cl_ok && (long long)(%s) > 0 && hk_cl_c <= 0x3fffffffLL;\n" /* i18n: not for people */
+                                "%s    if (hk_cl_ok)\n%s        hk_cl_c *= (long long)(%s);\n",
+                           ind, c->mod[i], ind, ind, c->mod[i]);
+    for (size_t i = 0; inner && i < inner->n_mod && !rc; i++)
+        rc = hk_buf_printf(&nb, "%s    hk_cl_ok = hk_cl_ok && (long long)(%s) > 0 && hk_cl_i <= 0x3fffffffLL;\n" /* i18n: not for people */
+                                "%s    if (hk_cl_ok)\n%s        hk_cl_i *= (long long)(%s);\n",
+                           ind, inner->mod[i], ind, ind, inner->mod[i]);
+    if (!rc)
+        rc = hk_buf_printf(&nb, "%s    hk_cl_ok = hk_cl_ok && hk_cl_s <= 0x3fffffffLL && hk_cl_c <= 0x3fffffffLL && " /* i18n: not for people */
+                                "hk_cl_i <= 0x3fffffffLL && hk_cl_s %% hk_cl_i == 0 && "
+                                "(long long)(%.*s) > 0 && (long long)(%.*s) %% (hk_cl_s * hk_cl_c) == 0;\n"
+                                "%s    const long long hk_cl_m = hk_cl_ok ? hk_cl_s / hk_cl_i : 1, hk_cl_sc = hk_cl_s * hk_cl_c;\n%s    ",
+                           ind, bl, bt, bl, bt, ind, ind);
+    /* the header with its counter renamed */
+    for (size_t q = st; q < ba && !rc; q++) {
+        size_t from = q == st ? ts.t[st].start : ts.t[q - 1].end;
+        rc = hk_buf_append(&nb, text + from, ts.t[q].start - from);
+        if (!rc)
+            rc = rwl_same_tok(&ts, q, s.v) && ts.t[q].kind == T_IDENT
+                     ? hk_buf_appends(&nb, "hk_cl_t")
+                     : hk_buf_append(&nb, text + ts.t[q].start, ts.t[q].end - ts.t[q].start);
+    }
+    bool braced = rwl_tok_is(&ts, ba - 1, "{") && ba - 1 >= st;
+    if (!rc && !braced)
+        rc = hk_buf_appends(&nb, " {");
+    if (!rc)
+        rc = hk_buf_printf(&nb,
+                           "\n%s    auto %.*s = hk_cl_t;\n" /* i18n: not for people */
+                           "%s    if (hk_cl_ok) {\n"
+                           "%s        typedef decltype(hk_cl_t) hk_cl_T;\n"
+                           "%s        const hk_cl_T hk_cl_r = hk_cl_t / (hk_cl_T)hk_cl_i, hk_cl_q = hk_cl_r / (hk_cl_T)hk_cl_c;\n"
+                           "%s        %.*s = (hk_cl_T)(hk_cl_q / (hk_cl_T)hk_cl_m * (hk_cl_T)hk_cl_sc + (hk_cl_r - hk_cl_q * (hk_cl_T)hk_cl_c) * (hk_cl_T)hk_cl_s +\n"
+                           "%s            hk_cl_q %% (hk_cl_T)hk_cl_m * (hk_cl_T)hk_cl_i + (hk_cl_t - hk_cl_r * (hk_cl_T)hk_cl_i));\n"
+                           "%s    }\n",
+                           ind, TOK(&ts, s.v), ind, ind, ind, ind, TOK(&ts, s.v), ind, ind);
+    if (!rc)
+        rc = hk_buf_append(&nb, text + ts.t[ba - 1].end, ts.t[se - 1].end - ts.t[ba - 1].end);
+    if (!rc && !braced)
+        rc = hk_buf_printf(&nb, "\n%s    }", ind); /* i18n: not for people */
+    if (!rc)
+        rc = hk_buf_printf(&nb, "\n%s}", ind);
+    if (!rc)
+        rc = rwl_edits_add(&es, ts.t[st].start, ts.t[se - 1].end, nb.data);
+    if (rc)
+        goto out;
+    {
+        char *desc = inner ? hk_asprintf(EN(RW_CL_DESC2), f->name, rwl_line_at(text, ts.t[st].start), TOK(&ts, inner->decl),
+                                         sin_, TOK(&ts, c->decl), sin_, smod, bl, bt, sdiv, smod, TOK(&ts, inner->decl),
+                                         TOK(&ts, c->decl), div_line)
+                           : hk_asprintf(EN(RW_CL_DESC), f->name, rwl_line_at(text, ts.t[st].start), TOK(&ts, c->decl), smod,
+                                         smod, bl, bt, sdiv, smod, TOK(&ts, c->decl), div_line);
+        rc = rwl_finish(text, len, m, f->name, &es, desc, out);
+    }
+    goto out;
+refused:
+    rc = rwl_not_applicable(out, hk_asprintf(EN(RW_NOT_APPLICABLE_TO), "channel_lanes", f->name,
+                                             s.why[0] ? s.why : EN(RW_NO_REASON)));
+out:
+    hk_buf_free(&nb);
+    rwl_edits_free(&es);
+    km_free(km);
+    rwl_toks_free(&ts);
+    return rc;
+}
+
+static const rw_param cl_params[] = {
+    /* where c goes: 2 next to the innermost coordinate (which keeps its lanes), 1 innermost */
+    {.name = "position", .type = RW_PARAM_ENUM, .values = {2, 1}, .n_values = 2, .def = 2},
+};
+
+static int emit_channel_lanes(const rw_context *c, const int *p, rw_result *out)
+{
+    return channel_lanes(c->text, c->len, c->m, c->kernel, p ? p[0] : 2, out);
+}
+
+const rw_descriptor rw_channel_lanes_desc = {
+    .name = "channel_lanes",
+    .summary = "a grid-stride loop over `(.., c, .., x)` coordinates whose loop bounds depend on a fine coordinate and " /* i18n: not for people */
+               "not on c runs c across the lanes: a warp's lanes share their bounds and trips (exact)",
+    .flags = RW_ALGORITHM,
+    .params = cl_params,
+    .n_params = 1,
+    .emit = emit_channel_lanes,
+};

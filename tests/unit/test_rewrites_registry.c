@@ -143,6 +143,8 @@ static const refusal_case cases[] = {
     {"channel_chunks", k_grid_stride, "gs", {8, 0, 0}, "coordinate", 4},
     /* chunk 0 (the rewrite picks C_K) resolves and refuses the same way */
     {"channel_chunks", k_grid_stride, "gs", {0}, "coordinate", 4},
+    /* y[i]: the counter read whole, no coordinate to put across the lanes */
+    {"channel_lanes", k_grid_stride, "gs", {0}, "counter", 4},
     /* 2.0f: the literal is a float already */
     {"float_literals", k_grid_stride, "gs", {0}, "kernel body", 2},
     /* a grid-stride loop whose body is one statement: no item loop to split */
