@@ -962,8 +962,25 @@ static int promote_function(promoter *p, size_t fi, bool is_kernel)
     return rc;
 }
 
-/* Empties the bodies of functions outside the promoted set that name a promoted one
- * (work[0, n_work): the promoted functions' indices). */
+/* Does h declare an `extern __shared__` array of a name that a promoted function also
+ * declares? All such declarations of one name in a translation unit are one array and must
+ * agree on its type, and the promoted one's float became double (llm.c's softmax kernels all
+ * declare `extern __shared__ float shared[]`). */
+static bool shares_extern_array(const promoter *p, const an_function *h, const size_t *work, size_t n_work)
+{
+    for (size_t i = 0; i < h->n_shared; i++)
+        for (size_t w = 0; h->shared[i].is_extern && w < n_work; w++) {
+            const an_function *f = &p->m->funcs[work[w]];
+            for (size_t j = 0; j < f->n_shared; j++)
+                if (f->shared[j].is_extern && !strcmp(f->shared[j].name, h->shared[i].name))
+                    return true;
+        }
+    return false;
+}
+
+/* Empties the bodies of functions outside the promoted set that name a promoted one or
+ * declare a dynamic shared array of a promoted one's name (work[0, n_work): the promoted
+ * functions' indices): the shadow runs only the promoted kernel. */
 static int blank_callers(promoter *p, const size_t *work, size_t n_work)
 {
     const an_model *m = p->m;
@@ -973,7 +990,7 @@ static int blank_callers(promoter *p, const size_t *work, size_t n_work)
         if (p->promoted[g] || h->body_span.end_byte <= h->body_span.start_byte)
             continue;
         size_t a = tok_at(ts, h->body_span.start_byte), b = tok_at(ts, h->body_span.end_byte);
-        bool calls = false;
+        bool calls = shares_extern_array(p, h, work, n_work);
         for (size_t k = a; k < b && !calls; k++) {
             if (ts->t[k].kind != T_IDENT)
                 continue;
@@ -986,7 +1003,7 @@ static int blank_callers(promoter *p, const size_t *work, size_t n_work)
             continue;
         /* unreachable, not just empty: a non-void function then needs no return value */
         int rc = add_edit(p, h->body_span.start_byte, h->body_span.end_byte,
-                          "{ /* hk fp64 shadow: emptied, it calls promoted code */ __builtin_unreachable(); }"); /* i18n: not for people */
+                          "{ /* hk fp64 shadow: emptied: it calls promoted code or shares a dynamic shared array with it */ __builtin_unreachable(); }"); /* i18n: not for people */
         if (rc)
             return rc;
         p->out->n_blanked++;

@@ -28,7 +28,8 @@ typedef struct {
     unsigned long long double_params;
     size_t n_promoted;      /* functions promoted: the kernel and its device callees */
     size_t n_blanked;       /* other functions whose bodies were emptied (they call or launch
-                             * promoted code with float arguments, e.g. the launcher) */
+                             * promoted code with float arguments, e.g. the launcher, or share
+                             * a dynamic shared array's name with it) */
     char reason[320];       /* a refusal: the construct, its line and why; "" otherwise */
 } promote_result;
 
@@ -43,7 +44,9 @@ void promote_result_free(promote_result *r);
  *    (CUDART_PI_F) become the double ones; integer code is kept byte for byte; the
  *    kernel keeps its name;
  *  - every other function of the model that calls or launches a promoted one gets an empty
- *    body `{ }` (the launcher would pass float pointers to double parameters).
+ *    body `{ }` (the launcher would pass float pointers to double parameters), and so does
+ *    one that declares an `extern __shared__` array of a name a promoted function declares
+ *    (one array per name in a file: its type became double).
  * template_args (n_template_args, may be NULL/0) are the spec's for a template kernel:
  * a type parameter given "float" is promoted by the caller's instantiation (returned in
  * out->template_args); one the spec does not give and that defaults to float is refused.

@@ -459,6 +459,51 @@ static void test_file_context(void **state)
     compile_queued();
 }
 
+/* Every `extern __shared__` declaration of one name in a file is one array, and all must
+ * agree on its type (nvcc: "declaration is incompatible with previous"): a kernel beside the
+ * promoted one that declares the array by the same name as float is emptied, as llm.c's
+ * softmax_forward.cu needs (its kernels all declare `extern __shared__ float shared[]`); one
+ * whose dynamic array has another name keeps its body. */
+static void test_shared_name(void **state)
+{
+    (void)state;
+    const char *text =
+        "__global__ void k_max(const float *x, float *y, int n)\n"
+        "{\n"
+        "    extern __shared__ float shared[];\n"
+        "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "    shared[threadIdx.x] = i < n ? x[i] : 0.0f;\n"
+        "    __syncthreads();\n"
+        "    if (i < n) y[i] = shared[threadIdx.x] * 2.0f;\n"
+        "}\n"
+        "__global__ void k_other(const float *x, float *y, int n)\n"
+        "{\n"
+        "    extern __shared__ float shared[];\n"
+        "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "    shared[threadIdx.x] = i < n ? x[i] : 0.0f;\n"
+        "    __syncthreads();\n"
+        "    if (i < n) y[i] = shared[threadIdx.x] + 1.0f;\n"
+        "}\n"
+        "__global__ void k_own(const float *x, float *y, int n)\n"
+        "{\n"
+        "    extern __shared__ float mine[];\n"
+        "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "    mine[threadIdx.x] = i < n ? x[i] : 0.0f;\n"
+        "    __syncthreads();\n"
+        "    if (i < n) y[i] = mine[threadIdx.x] - 1.0f;\n"
+        "}\n";
+    promote_result r;
+    promote_ok(text, "k_max", &r);
+    has(r.text, "extern __shared__ double shared[];");
+    lacks(r.text, "y[i] = shared[threadIdx.x] + 1.0f;"); /* k_other emptied */
+    has(r.text, "extern __shared__ float mine[];");      /* k_own kept */
+    assert_int_equal(r.n_blanked, 1);
+    assert_int_equal(r.shmem_factor, 2);
+    queue_compile("k_max", &r);
+    promote_result_free(&r);
+    compile_queued();
+}
+
 static void test_alloc_failures(void **state)
 {
     (void)state;
@@ -487,6 +532,7 @@ int main(void)
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_casts_kept),
         cmocka_unit_test(test_file_context),
+        cmocka_unit_test(test_shared_name),
         cmocka_unit_test(test_alloc_failures),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
