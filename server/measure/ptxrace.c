@@ -2777,6 +2777,41 @@ static bool shared_access(const stmt *t, int load)
     return kind && !op_has(t->op, "param") && (mem_space(t->op) & 1);
 }
 
+/* Walks statements from..to of one block (either way, by step) until a barrier of the whole
+ * block: sets *found at a shared access of the kind load names; whether the way stays open
+ * (no such barrier met). */
+static bool scan_to_barrier(const body *b, long from, long to, int step, int load, bool *found)
+{
+    for (long j = from; step > 0 ? j <= to : j >= to; j += step) {
+        const stmt *t = &b->st[j];
+        if (whole_barrier(t))
+            return false;
+        if (shared_access(t, load))
+            *found = true;
+    }
+    return true;
+}
+
+/* Queues the reachable, unseen successors (dir 1) or predecessors (dir 0) of block y. */
+static void queue_next(const flow *f, long y, int dir, unsigned char *seen, long *todo, long *nt)
+{
+    if (dir) {
+        for (int e = 0; e < 2; e++) {
+            long to = f->blk[y].succ[e];
+            if (to >= 0 && f->blk[to].vis && !seen[to]) {
+                seen[to] = 1;
+                todo[(*nt)++] = to;
+            }
+        }
+        return;
+    }
+    for (long k = f->pred_at[y]; k < f->pred_at[y + 1]; k++)
+        if (f->blk[f->pred[k]].vis && !seen[f->pred[k]]) {
+            seen[f->pred[k]] = 1;
+            todo[(*nt)++] = f->pred[k];
+        }
+}
+
 /* Whether statement i is a warp barrier (bar.warp.sync / barrier.warp.sync: __syncwarp) with
  * shared memory to order around it: a store to shared (or generic) memory that can run before
  * it and a load of shared (or generic) memory that can run after it, on ways that pass no
@@ -2801,59 +2836,17 @@ static bool warp_barrier_between(const body *b, const flow *f, long i)
     for (int dir = 0; dir < 2 && seen && todo; dir++) {
         memset(seen, 0, (size_t)f->nb);
         /* its own block first: the statements before it (dir 0) or after it (dir 1) */
-        bool open = true;
-        for (long j = i + (dir ? 1 : -1); open && j >= f->blk[bi].first && j <= f->blk[bi].last;
-             j += dir ? 1 : -1) {
-            const stmt *t = &b->st[j];
-            if (whole_barrier(t))
-                open = false;
-            else if (shared_access(t, dir))
-                found[dir] = true;
-        }
+        bool open = dir ? scan_to_barrier(b, i + 1, f->blk[bi].last, 1, 1, &found[1])
+                        : scan_to_barrier(b, i - 1, f->blk[bi].first, -1, 0, &found[0]);
         long nt = 0;
-        if (open && !found[dir]) {
-            if (dir)
-                for (int e = 0; e < 2; e++) {
-                    long to = f->blk[bi].succ[e];
-                    if (to >= 0 && f->blk[to].vis && !seen[to]) {
-                        seen[to] = 1;
-                        todo[nt++] = to;
-                    }
-                }
-            else
-                for (long k = f->pred_at[bi]; k < f->pred_at[bi + 1]; k++)
-                    if (f->blk[f->pred[k]].vis && !seen[f->pred[k]]) {
-                        seen[f->pred[k]] = 1;
-                        todo[nt++] = f->pred[k];
-                    }
-        }
+        if (open && !found[dir])
+            queue_next(f, bi, dir, seen, todo, &nt);
         while (nt > 0 && !found[dir]) {
             long y = todo[--nt];
-            bool pass = true;
-            for (long j = dir ? f->blk[y].first : f->blk[y].last;
-                 pass && j >= f->blk[y].first && j <= f->blk[y].last; j += dir ? 1 : -1) {
-                const stmt *t = &b->st[j];
-                if (whole_barrier(t))
-                    pass = false;
-                else if (shared_access(t, dir))
-                    found[dir] = true;
-            }
-            if (!pass || found[dir])
-                continue;
-            if (dir)
-                for (int e = 0; e < 2; e++) {
-                    long to = f->blk[y].succ[e];
-                    if (to >= 0 && f->blk[to].vis && !seen[to]) {
-                        seen[to] = 1;
-                        todo[nt++] = to;
-                    }
-                }
-            else
-                for (long k = f->pred_at[y]; k < f->pred_at[y + 1]; k++)
-                    if (f->blk[f->pred[k]].vis && !seen[f->pred[k]]) {
-                        seen[f->pred[k]] = 1;
-                        todo[nt++] = f->pred[k];
-                    }
+            bool pass = dir ? scan_to_barrier(b, f->blk[y].first, f->blk[y].last, 1, 1, &found[1])
+                            : scan_to_barrier(b, f->blk[y].last, f->blk[y].first, -1, 0, &found[0]);
+            if (pass && !found[dir])
+                queue_next(f, y, dir, seen, todo, &nt);
         }
     }
     hk_free(seen);
