@@ -25,6 +25,9 @@
 // the pair read (k = 16) is found: `race` from the PTX at reduce_sum's spec, before any run
 // (bench/results/2026-12-06-shared-race-cpu-s43.md). At no shape (the launch not known) it is
 // still not found: the flag read through the shared pointer is no raced word (open).
+// On an H100 (session 43): at 81e71b4e, before REF13, rejected `launch_state` (the launch
+// leaves __device__ hk_zero changed, 5 -> 0), not `race`; at 62bbc84d `race` from the PTX
+// (bench/results/2026-12-06-h100-session43.md).
 __device__ unsigned hk_flag[65536];
 __device__ int hk_zero = 5; /* 0 after the second barrier in every block: thread 0 stores it */
 
