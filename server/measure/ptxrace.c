@@ -1247,6 +1247,22 @@ static double fr_out(double d, bool up)
     return d;
 }
 
+/* x rounded to the nearest integer, a tie to the even one (cvt's .rni), whatever the
+ * process's rounding mode. */
+static double round_even(double x)
+{
+    double f = floor(x), d = x - f;
+    return d < 0.5 ? f : d > 0.5 ? f + 1 : fmod(f, 2) == 0 ? f : f + 1;
+}
+
+/* x rounded to an integer as cvt's .rzi (0), .rni (1), .rmi (2), .rpi (3); infinities kept. */
+static double fround(double x, int mode)
+{
+    if (isinf(x))
+        return x;
+    return mode == 0 ? trunc(x) : mode == 1 ? round_even(x) : mode == 2 ? floor(x) : ceil(x);
+}
+
 /* x * y of two ranges, exact (the corners; a float times a float is exact in double): false
  * where a corner is 0 * inf (then nothing is known). */
 static bool fr_mul(double alo, double ahi, double blo, double bhi, double *lo, double *hi)
@@ -1360,7 +1376,19 @@ static unsigned float_set_def(const body *b, const stmt *s, double *flo, double 
         return 0;
     char t[4][8];
     int nt = op_types(s->op, t, 4);
-    if (nt != 1 || strcmp(t[0], "f32") || op_has(s->op, "f32x2"))
+    /* `cvt{.irnd}{.ftz}{.sat}.f32.f32` (nvcc's __saturatef, truncf...): the value, rounded to
+     * an integer with .rzi/.rni/.rmi/.rpi; a float rounding (.rn ...) is not read */
+    bool fcvt = op_is(s->op, "cvt") && nt == 2 && !strcmp(t[0], "f32") && !strcmp(t[1], "f32");
+    int irnd = !fcvt                   ? -1
+               : op_has(s->op, "rzi") ? 0
+               : op_has(s->op, "rni") ? 1
+               : op_has(s->op, "rmi") ? 2
+               : op_has(s->op, "rpi") ? 3
+                                      : -1;
+    if (fcvt && irnd < 0 && (op_has(s->op, "rn") || op_has(s->op, "rz") ||
+                             op_has(s->op, "rm") || op_has(s->op, "rp")))
+        return 0;
+    if (!fcvt && (nt != 1 || strcmp(t[0], "f32") || op_has(s->op, "f32x2")))
         return 0;
     const char *op = s->op;
     bool ftz = op_has(op, "ftz"), sat = op_has(op, "sat"), rm = op_has(op, "rm");
@@ -1383,7 +1411,12 @@ static unsigned float_set_def(const body *b, const stmt *s, double *flo, double 
     unsigned r;
     double rl = -INFINITY, rh = INFINITY; /* the exact result's range, before rounding */
     bool exact = false;                    /* [rl, rh] needs no rounding (a copy, a sign) */
-    if (op_is(op, "mov") && n == 1) {
+    if (fcvt && n == 1) {
+        r = irnd >= 0 && (a[0] & FS_FIN) ? a[0] | FS_Z : a[0]; /* a fraction rounds to 0 */
+        rl = irnd < 0 ? lo[0] : fround(lo[0], irnd);
+        rh = irnd < 0 ? hi[0] : fround(hi[0], irnd);
+        exact = true;
+    } else if (op_is(op, "mov") && n == 1) {
         r = a[0];
         rl = lo[0], rh = hi[0], exact = true;
     } else if (op_is(op, "neg") && n == 1) {
@@ -1466,14 +1499,6 @@ static unsigned float_set_def(const body *b, const stmt *s, double *flo, double 
  * are left out. An integer range that leaves D's range is not judged (no reliance on the
  * clamping). True, with *v, when that integer range is one point: a (+0, -0 or NaN only) gives
  * 0, `(int)fminf(fabsf(x), 0.5f)` gives 0 for every x. */
-/* x rounded to the nearest integer, a tie to the even one (cvt's .rni), whatever the
- * process's rounding mode. */
-static double round_even(double x)
-{
-    double f = floor(x), d = x - f;
-    return d < 0.5 ? f : d > 0.5 ? f + 1 : fmod(f, 2) == 0 ? f : f + 1;
-}
-
 static bool cvt_float_point(const body *b, const stmt *s, int64_t *v)
 {
     if (s->nops != 2 || s->ops_cut)
@@ -1503,10 +1528,7 @@ static bool cvt_float_point(const body *b, const stmt *s, int64_t *v)
         lo = hi = 0;
     if (isinf(lo) || isinf(hi))
         return false;
-    double r[2] = {lo, hi};
-    for (int i = 0; i < 2; i++)
-        r[i] = rnd == 0 ? trunc(r[i]) : rnd == 1 ? round_even(r[i]) : rnd == 2 ? floor(r[i])
-                                                                               : ceil(r[i]);
+    double r[2] = {fround(lo, rnd), fround(hi, rnd)};
     if (zero)
         r[0] = fmin(r[0], 0.0), r[1] = fmax(r[1], 0.0);
     if (r[0] < imin[di] || r[1] > imax[di] || r[0] != r[1])
