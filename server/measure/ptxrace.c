@@ -9,6 +9,8 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <float.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -135,6 +137,8 @@ typedef struct {
     signed char pc; /* a predicate written once whose value is a constant: 0, 1; -1: not */
     unsigned char fset; /* an .f32 register written once (unguarded): the classes its value
                          * can be in for any data (float_set_def; FS_*), 0: every class */
+    double flo, fhi;    /* the same register: every value it holds that is not a NaN lies in
+                         * [flo, fhi] (float_set_def; -inf, +inf: nothing known) */
 } reg;
 
 enum {
@@ -314,6 +318,8 @@ static int reg_of(body *b, const char *name)
     reg *r = &b->regs[b->nregs];
     memset(r, 0, sizeof *r);
     r->pc = -1;
+    r->flo = -INFINITY;
+    r->fhi = INFINITY;
     if (!(r->name = hk_strdup(name)))
         return -1;
     b->hash[i] = (int)b->nregs;
@@ -1192,6 +1198,87 @@ static unsigned fs_operand(const body *b, const char *o)
     return b->regs[r].fset;
 }
 
+/* ---- the values an .f32 register can hold (ranges) ---- */
+
+/* A range [lo, hi] of .f32 values (doubles, infinities allowed) holds every value an operand
+ * or a result can take that is not a NaN (whether a NaN can come is the classes' part, FS_NAN);
+ * -inf, +inf: nothing known. -0 and +0 are both 0 in it. */
+
+/* The range of an .f32 operand: an immediate exactly, a register written once with its range,
+ * anything else all of it. */
+static void fr_operand(const body *b, const char *o, double *lo, double *hi)
+{
+    *lo = -INFINITY;
+    *hi = INFINITY;
+    if (o[0] == '0' && (o[1] == 'f' || o[1] == 'F')) {
+        char *e;
+        unsigned long bits = strtoul(o + 2, &e, 16);
+        if (e != o + 10 || *e || strlen(o) != 10)
+            return;
+        uint32_t w = (uint32_t)bits;
+        float f;
+        memcpy(&f, &w, sizeof f);
+        if (!isnan(f))
+            *lo = *hi = (double)f;
+        return;
+    }
+    int r = *o == '%' ? reg_find(b, o) : -1;
+    if (r < 0 || b->regs[r].defs != 1)
+        return;
+    *lo = b->regs[r].flo;
+    *hi = b->regs[r].fhi;
+}
+
+/* A bound of an exact (real) result computed in double, moved outward past the float rounding
+ * of any mode (at most an ulp of float, 2^-23 relative, or 2^-149 near zero) and past the
+ * double rounding of its computation; past FLT_MAX, the infinity (a float overflows to it). A
+ * double sum or product of floats is 0 only when the real one is (no double underflows
+ * there), and a float rounds 0 to 0. */
+static double fr_out(double d, bool up)
+{
+    if (d == 0 || isinf(d) || isnan(d))
+        return d;
+    double m = fabs(d) * 0x1p-22 + 0x1p-149;
+    d = up ? d + m : d - m;
+    if (d > FLT_MAX)
+        return up ? INFINITY : FLT_MAX;
+    if (d < -FLT_MAX)
+        return up ? -FLT_MAX : -INFINITY;
+    return d;
+}
+
+/* x rounded to the nearest integer, a tie to the even one (cvt's .rni), whatever the
+ * process's rounding mode. */
+static double round_even(double x)
+{
+    double f = floor(x), d = x - f;
+    return d < 0.5 ? f : d > 0.5 ? f + 1 : fmod(f, 2) == 0 ? f : f + 1;
+}
+
+/* x rounded to an integer as cvt's .rzi (0), .rni (1), .rmi (2), .rpi (3); infinities kept. */
+static double fround(double x, int mode)
+{
+    if (isinf(x))
+        return x;
+    return mode == 0 ? trunc(x) : mode == 1 ? round_even(x) : mode == 2 ? floor(x) : ceil(x);
+}
+
+/* x * y of two ranges, exact (the corners; a float times a float is exact in double): false
+ * where a corner is 0 * inf (then nothing is known). */
+static bool fr_mul(double alo, double ahi, double blo, double bhi, double *lo, double *hi)
+{
+    double c[4] = {alo * blo, alo * bhi, ahi * blo, ahi * bhi};
+    *lo = INFINITY;
+    *hi = -INFINITY;
+    for (int i = 0; i < 4; i++) {
+        if (isnan(c[i]))
+            return false;
+        *lo = fmin(*lo, c[i]);
+        *hi = fmax(*hi, c[i]);
+    }
+    return true;
+}
+
 /* Each class c of x and d of y through f(c, d), united. */
 static unsigned fs_pairs(unsigned x, unsigned y, unsigned (*f)(unsigned, unsigned))
 {
@@ -1281,78 +1368,173 @@ static unsigned fs_mul(unsigned x, unsigned y)
  * (IEEE division; `.approx` and `.full` are not), `mad.f32` only with one (it is fma then).
  * `sub d, a, a` (one register twice) is x - x: +0 (-0 under .rm) for a finite x, NaN for an
  * infinite or NaN one. `mov` copies, `selp` is either operand. */
-static unsigned float_set_def(const body *b, const stmt *s)
+static unsigned float_set_def(const body *b, const stmt *s, double *flo, double *fhi)
 {
+    *flo = -INFINITY;
+    *fhi = INFINITY;
     if (s->guard >= 0 || s->ops_cut || s->nops < 2)
         return 0;
     char t[4][8];
     int nt = op_types(s->op, t, 4);
-    if (nt != 1 || strcmp(t[0], "f32") || op_has(s->op, "f32x2"))
+    /* `cvt{.irnd}{.ftz}{.sat}.f32.f32` (nvcc's __saturatef, truncf...): the value, rounded to
+     * an integer with .rzi/.rni/.rmi/.rpi; a float rounding (.rn ...) is not read */
+    bool fcvt = op_is(s->op, "cvt") && nt == 2 && !strcmp(t[0], "f32") && !strcmp(t[1], "f32");
+    int irnd = !fcvt                   ? -1
+               : op_has(s->op, "rzi") ? 0
+               : op_has(s->op, "rni") ? 1
+               : op_has(s->op, "rmi") ? 2
+               : op_has(s->op, "rpi") ? 3
+                                      : -1;
+    if (fcvt && irnd < 0 && (op_has(s->op, "rn") || op_has(s->op, "rz") ||
+                             op_has(s->op, "rm") || op_has(s->op, "rp")))
+        return 0;
+    if (!fcvt && (nt != 1 || strcmp(t[0], "f32") || op_has(s->op, "f32x2")))
         return 0;
     const char *op = s->op;
     bool ftz = op_has(op, "ftz"), sat = op_has(op, "sat"), rm = op_has(op, "rm");
     bool rnd = op_has(op, "rn") || op_has(op, "rz") || rm || op_has(op, "rp");
     unsigned a[3];
+    double lo[3], hi[3];
     int n = s->nops - 1;
     if (n > 3)
         return 0;
     for (int i = 0; i < n; i++) {
         a[i] = fs_operand(b, s->ops[i + 1]);
+        fr_operand(b, s->ops[i + 1], &lo[i], &hi[i]);
         if (ftz && (a[i] & FS_FIN))
             a[i] |= FS_Z; /* a subnormal operand flushed to a zero of its sign */
+        if (ftz) {
+            lo[i] = fmin(lo[i], 0.0);
+            hi[i] = fmax(hi[i], 0.0);
+        }
     }
     unsigned r;
-    if (op_is(op, "mov") && n == 1)
+    double rl = -INFINITY, rh = INFINITY; /* the exact result's range, before rounding */
+    bool exact = false;                    /* [rl, rh] needs no rounding (a copy, a sign) */
+    if (fcvt && n == 1) {
+        r = irnd >= 0 && (a[0] & FS_FIN) ? a[0] | FS_Z : a[0]; /* a fraction rounds to 0 */
+        rl = irnd < 0 ? lo[0] : fround(lo[0], irnd);
+        rh = irnd < 0 ? hi[0] : fround(hi[0], irnd);
+        exact = true;
+    } else if (op_is(op, "mov") && n == 1) {
         r = a[0];
-    else if (op_is(op, "neg") && n == 1)
+        rl = lo[0], rh = hi[0], exact = true;
+    } else if (op_is(op, "neg") && n == 1) {
         r = fs_neg(a[0]);
-    else if (op_is(op, "abs") && n == 1)
+        rl = -hi[0], rh = -lo[0], exact = true;
+    } else if (op_is(op, "abs") && n == 1) {
         r = (a[0] & (FS_NAN | FS_FIN)) | (a[0] & FS_Z ? FS_PZ : 0) | (a[0] & FS_INF ? FS_PINF : 0);
-    else if (op_is(op, "add") && n == 2)
+        rl = lo[0] >= 0 ? lo[0] : hi[0] <= 0 ? -hi[0] : 0;
+        rh = fmax(fabs(lo[0]), fabs(hi[0]));
+        exact = true;
+    } else if ((op_is(op, "min") || op_is(op, "max")) && n == 2 && !op_has(op, "xorsign") &&
+               !op_has(op, "abs")) {
+        /* the smaller (larger) operand; a NaN operand: the other one, or a NaN (with .NaN,
+         * and by either reading of a NaN among the operands: both are covered) */
+        r = a[0] | a[1];
+        bool mn = op_is(op, "min");
+        rl = mn ? fmin(lo[0], lo[1]) : fmax(lo[0], lo[1]);
+        rh = mn ? fmin(hi[0], hi[1]) : fmax(hi[0], hi[1]);
+        for (int i = 0; i < 2; i++)
+            if (a[i] & FS_NAN) { /* the other operand as it is */
+                rl = fmin(rl, lo[1 - i]);
+                rh = fmax(rh, hi[1 - i]);
+            }
+        exact = true;
+    } else if (op_is(op, "add") && n == 2) {
         r = fs_add(a[0], a[1]);
-    else if (op_is(op, "sub") && n == 2 && !strcmp(s->ops[1], s->ops[2]) && *s->ops[1] == '%')
+        rl = lo[0] + lo[1], rh = hi[0] + hi[1];
+    } else if (op_is(op, "sub") && n == 2 && !strcmp(s->ops[1], s->ops[2]) && *s->ops[1] == '%') {
         r = (a[0] & (FS_Z | FS_FIN) ? (rm ? FS_NZ : FS_PZ) : 0) |
             (a[0] & (FS_INF | FS_NAN) ? FS_NAN : 0); /* x - x */
-    else if (op_is(op, "sub") && n == 2)
+        rl = rh = 0, exact = true;
+    } else if (op_is(op, "sub") && n == 2) {
         r = fs_add(a[0], fs_neg(a[1]));
-    else if (op_is(op, "mul") && n == 2)
+        rl = lo[0] - hi[1], rh = hi[0] - lo[1];
+    } else if (op_is(op, "mul") && n == 2) {
         r = fs_mul(a[0], a[1]);
-    else if ((op_is(op, "fma") || (op_is(op, "mad") && rnd)) && n == 3)
+        if (!fr_mul(lo[0], hi[0], lo[1], hi[1], &rl, &rh))
+            rl = -INFINITY, rh = INFINITY;
+    } else if ((op_is(op, "fma") || (op_is(op, "mad") && rnd)) && n == 3) {
         r = fs_add(fs_mul(a[0], a[1]), a[2]);
-    else if (op_is(op, "div") && rnd && n == 2)
+        if (fr_mul(lo[0], hi[0], lo[1], hi[1], &rl, &rh))
+            rl += lo[2], rh += hi[2]; /* one rounding, of the exact a * b + c */
+        else
+            rl = -INFINITY, rh = INFINITY;
+    } else if (op_is(op, "div") && rnd && n == 2) {
         r = fs_pairs(a[0], a[1], fs_div1);
-    else if (op_is(op, "selp") && n == 3)
+    } else if (op_is(op, "selp") && n == 3) {
         r = a[0] | a[1];
-    else
+        rl = fmin(lo[0], lo[1]), rh = fmax(hi[0], hi[1]), exact = true;
+    } else
         return 0;
+    if (isnan(rl) || isnan(rh)) /* inf - inf at a bound */
+        rl = -INFINITY, rh = INFINITY;
+    if (!exact) /* rounded to a float in any mode: monotone, so within the bounds' roundings */
+        rl = fr_out(rl, false), rh = fr_out(rh, true);
     if (ftz && (r & FS_FIN))
         r |= FS_Z; /* a subnormal result flushed */
-    if (sat) /* clamped to [0.0, 1.0], NaN made +0.0 */
+    if (ftz) /* to 0 */
+        rl = fmin(rl, 0.0), rh = fmax(rh, 0.0);
+    if (sat) { /* clamped to [0.0, 1.0], NaN made +0.0 */
+        rl = fmin(fmax(rl, 0.0), 1.0);
+        rh = fmin(fmax(rh, 0.0), 1.0);
+        if (r & FS_NAN)
+            rl = 0;
         r = (r & FS_NAN ? FS_PZ : 0) | (r & FS_PINF ? FS_FIN : 0) | (r & FS_NINF ? FS_PZ : 0) |
             (r & FS_FIN ? FS_FIN | FS_PZ : 0) | (r & FS_Z) | (r & FS_NZ ? FS_PZ : 0);
+    }
+    if (rl > rh) /* no value but a NaN */
+        rl = rh = 0;
+    *flo = rl;
+    *fhi = rh;
     return r & FS_ALL;
 }
 
 /* `cvt.RI.D.f32 d, a` (RI: rzi, rni, rmi, rpi; D: an integer of 8, 16 or 32 bits) of an a
- * whose classes are among +0, -0 and NaN gives 0: a zero rounds to 0, and PTX ISA, "cvt"
- * (Data Movement and Conversion Instructions): in a float-to-integer conversion a NaN input
- * gives 0 -- except to .s64 / .u64 from .f64 (1 << 63 there): .s64/.u64 destinations and
- * .f64 sources are left out. */
-static bool cvt_float_zero(const body *b, const stmt *s)
+ * whose range is [lo, hi]: an integer in [RI(lo), RI(hi)] (each rounding is monotone), and 0
+ * where a can be a NaN or, with `.ftz`, a subnormal flushed to a zero: PTX ISA, "cvt" (Data
+ * Movement and Conversion Instructions): in a float-to-integer conversion a NaN input gives 0
+ * -- except to .s64 / .u64 from .f64 (1 << 63 there): .s64/.u64 destinations and .f64 sources
+ * are left out. An integer range that leaves D's range is not judged (no reliance on the
+ * clamping). True, with *v, when that integer range is one point: a (+0, -0 or NaN only) gives
+ * 0, `(int)fminf(fabsf(x), 0.5f)` gives 0 for every x. */
+static bool cvt_float_point(const body *b, const stmt *s, int64_t *v)
 {
     if (s->nops != 2 || s->ops_cut)
         return false;
-    if (!op_has(s->op, "rzi") && !op_has(s->op, "rni") && !op_has(s->op, "rmi") &&
-        !op_has(s->op, "rpi"))
+    int rnd = op_has(s->op, "rzi") ? 0 : op_has(s->op, "rni") ? 1 : op_has(s->op, "rmi") ? 2
+              : op_has(s->op, "rpi")                            ? 3
+                                                                : -1;
+    if (rnd < 0)
         return false;
     char t[4][8];
     if (op_types(s->op, t, 4) != 2 || strcmp(t[1], "f32"))
         return false;
     static const char *const ints[] = {"s8", "u8", "s16", "u16", "s32", "u32"};
-    bool okd = false;
-    for (size_t i = 0; i < sizeof ints / sizeof *ints; i++)
-        okd = okd || !strcmp(t[0], ints[i]);
-    return okd && !(fs_operand(b, s->ops[1]) & ~(FS_Z | FS_NAN));
+    static const double imin[] = {-128, 0, -32768, 0, -2147483648.0, 0};
+    static const double imax[] = {127, 255, 32767, 65535, 2147483647.0, 4294967295.0};
+    int di = -1;
+    for (int i = 0; i < (int)(sizeof ints / sizeof *ints); i++)
+        if (!strcmp(t[0], ints[i]))
+            di = i;
+    if (di < 0)
+        return false;
+    unsigned cls = fs_operand(b, s->ops[1]);
+    double lo, hi;
+    fr_operand(b, s->ops[1], &lo, &hi);
+    bool zero = (cls & FS_NAN) || op_has(s->op, "ftz");
+    if (!(cls & ~(FS_Z | FS_NAN))) /* zeros and NaNs only: 0 */
+        lo = hi = 0;
+    if (isinf(lo) || isinf(hi))
+        return false;
+    double r[2] = {fround(lo, rnd), fround(hi, rnd)};
+    if (zero)
+        r[0] = fmin(r[0], 0.0), r[1] = fmax(r[1], 0.0);
+    if (r[0] < imin[di] || r[1] > imax[di] || r[0] != r[1])
+        return false;
+    *v = (int64_t)r[0];
+    return true;
 }
 
 static aval eval_stmt_value(body *b, stmt *s)
@@ -1401,10 +1583,11 @@ static aval eval_stmt_value(body *b, stmt *s)
             return b->regs[pr].pc ? x : y;
     }
     aval u = all_uniform(b, s, 1) ? fresh(b, SP_OTHER) : unknown_val;
-    if (op_is(op, "cvt") && cvt_float_zero(b, s)) {
-        aval z = unknown_val; /* (int)(x * 0.0f): 0 for every x */
+    int64_t cv;
+    if (op_is(op, "cvt") && cvt_float_point(b, s, &cv)) {
+        aval z = unknown_val; /* (int)(x * 0.0f), (int)fminf(fabsf(x), 0.5f): 0 for every x */
         z.known = true;
-        z.c = 0;
+        z.c = cv;
         return z;
     }
     if (op_float(op) && !op_is(op, "cvta"))
@@ -2062,6 +2245,8 @@ static void eval_all(body *b, flow *f, ptxrace_result *out)
         g->pkind = P_NONE;
         g->pc = -1;
         g->fset = 0;
+        g->flo = -INFINITY;
+        g->fhi = INFINITY;
         if (g->defs > 1 && g->uni)
             g->uval = fresh(b, SP_OTHER);
     }
@@ -2164,7 +2349,10 @@ static void eval_all(body *b, flow *f, ptxrace_result *out)
                 s->def_sym = r->uval.sym; /* a new value of the same unknown */
             if (r->defs != 1)
                 continue;
-            r->fset = nd == 1 ? (unsigned char)float_set_def(b, s) : 0;
+            double flo = -INFINITY, fhi = INFINITY;
+            r->fset = nd == 1 ? (unsigned char)float_set_def(b, s, &flo, &fhi) : 0;
+            r->flo = flo;
+            r->fhi = fhi;
             r->v = nd == 1 || ld ? eval_stmt(b, s) : unknown_val;
             for (int fi = 0; fi < b->nfix; fi++)
                 if (fixr[fi] == d[k]) { /* judged at one of its few values */

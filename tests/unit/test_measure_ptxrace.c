@@ -316,6 +316,13 @@ static const char source[] =
     "TREE_AT(tree_fdiv_inf, WORD_PARAMS, (int)(in[0] / __int_as_float(0x7f800000)))\n"
     "TREE_AT(tree_fsub_other, WORD_PARAMS, (int)(in[0] - in[1]))\n"
     "TREE_AT(tree_fdiv_two, WORD_PARAMS, (int)(in[0] / 2.0f))\n"
+    /* ranges of floats (session 43, REF14; spin_ptr_range_evade.cu's): min(|x|, 0.5) and
+     * sat(x) / 2 truncated are 0 for every x (NaN included); min(|x|, 1) truncated and
+     * min(|x|, 0.5) rounded up are 0 or 1 */
+    "TREE_AT(tree_frange, WORD_PARAMS, __float2int_rz(fminf(fabsf(in[0]), 0.5f)))\n"
+    "TREE_AT(tree_frange_sat, WORD_PARAMS, __float2int_rz(__saturatef(in[0]) * 0.5f))\n"
+    "TREE_AT(tree_frange_one, WORD_PARAMS, __float2int_rz(fminf(fabsf(in[0]), 1.0f)))\n"
+    "TREE_AT(tree_frange_up, WORD_PARAMS, __float2int_ru(fminf(fabsf(in[0]), 0.5f)))\n"
     /* module data whose only stores sit in the launched kernel (docs/referee.md "Stores no
      * launch runs"): read as its initializer at a launch where no store can run -- under a
      * guard on the argument n that folds false (spin_store_evade.cu's), after a return -- and
@@ -1643,6 +1650,22 @@ static void test_module_data_cover_call(void **state)
     }
 }
 
+/* the forms written out (test_float_zero, test_float_range): %f1 a word of data, then a form
+ * that makes %r9 */
+static const char float_head[] =
+    ".version 8.8\n.target sm_90\n.address_size 64\n"
+    ".visible .entry k(\n\t.param .u64 k_param_0\n)\n{\n"
+    "\t.reg .pred %p<9>;\n\t.reg .b32 %r<40>;\n\t.reg .f32 %f<9>;\n\t.reg .b64 %rd<9>;\n"
+    "\t.shared .align 4 .b8 s[4096];\n"
+    "\tld.param.u64 %rd1, [k_param_0];\n\tcvta.to.global.u64 %rd2, %rd1;\n"
+    "\tld.global.f32 %f1, [%rd2];\n";
+/* %r9 the term: lane t stores s[t], then reads s[t + 16 + %r9] with no barrier */
+static const char float_tail[] =
+    "\tmov.u32 %r1, %tid.x;\n\tshl.b32 %r2, %r1, 2;\n\tmov.u32 %r3, s;\n"
+    "\tadd.s32 %r4, %r3, %r2;\n\tst.shared.u32 [%r4], %r1;\n"
+    "\tadd.s32 %r10, %r9, 16;\n\tshl.b32 %r11, %r10, 2;\n\tadd.s32 %r12, %r4, %r11;\n"
+    "\tld.shared.u32 %r13, [%r12];\n\tst.global.u32 [%rd2], %r13;\n\tret;\n}\n";
+
 /* A float of the values +0, -0, NaN made an int (spin_nan_evade.cu's `(int)(in[0] * 0.0f)`):
  * 0 at every launch, so the tree's start is known; a conversion to 64 bits, from a double,
  * or of a product by a number not zero: not known. */
@@ -1667,20 +1690,6 @@ static void test_float_zero(void **state)
         if (r.found)
             fail_msg("%s: a finding (its value is not known)", not_found[i]);
     }
-    /* the forms written out: a cvt to 32 bits of +0, -0 (fma's addend) or a product by one */
-    static const char head[] =
-        ".version 8.8\n.target sm_90\n.address_size 64\n"
-        ".visible .entry k(\n\t.param .u64 k_param_0\n)\n{\n"
-        "\t.reg .pred %p<9>;\n\t.reg .b32 %r<40>;\n\t.reg .f32 %f<9>;\n\t.reg .b64 %rd<9>;\n"
-        "\t.shared .align 4 .b8 s[4096];\n"
-        "\tld.param.u64 %rd1, [k_param_0];\n\tcvta.to.global.u64 %rd2, %rd1;\n"
-        "\tld.global.f32 %f1, [%rd2];\n";
-    /* %r9 the term: lane t stores s[t], then reads s[t + 16 + %r9] with no barrier */
-    static const char tail[] =
-        "\tmov.u32 %r1, %tid.x;\n\tshl.b32 %r2, %r1, 2;\n\tmov.u32 %r3, s;\n"
-        "\tadd.s32 %r4, %r3, %r2;\n\tst.shared.u32 [%r4], %r1;\n"
-        "\tadd.s32 %r10, %r9, 16;\n\tshl.b32 %r11, %r10, 2;\n\tadd.s32 %r12, %r4, %r11;\n"
-        "\tld.shared.u32 %r13, [%r12];\n\tst.global.u32 [%rd2], %r13;\n\tret;\n}\n";
     static const struct {
         const char *mid;
         bool race;
@@ -1734,7 +1743,79 @@ static void test_float_zero(void **state)
     };
     for (size_t i = 0; i < sizeof forms / sizeof *forms; i++) {
         char text[2048];
-        snprintf(text, sizeof text, "%s%s%s", head, forms[i].mid, tail);
+        snprintf(text, sizeof text, "%s%s%s", float_head, forms[i].mid, float_tail);
+        ptxrace_result r;
+        assert_int_equal(ptxrace_scan_shape(text, strlen(text), (const long[]){256, 1, 1}, &r), HK_OK);
+        if (r.found != forms[i].race)
+            fail_msg("form %zu (%s): found %d", i, forms[i].mid, r.found);
+        if (r.found && r.k != 16)
+            fail_msg("form %zu: k = %ld", i, r.k);
+    }
+}
+
+/* Ranges of floats (session 43, REF14): a cvt to an integer of a value whose range rounds to
+ * one integer (0 also where a NaN can come) is that integer -- min, max, abs, neg, .sat, add,
+ * mul, fma, selp carry the range; a range that rounds to two integers, a NaN beside a range
+ * that rounds to 1, a bound at infinity, a guarded or twice-written step, a 64-bit integer
+ * are not known. */
+static void test_float_range(void **state)
+{
+    (void)state;
+    const char *found[] = {"tree_frange", "tree_frange_sat"};
+    for (size_t i = 0; i < sizeof found / sizeof *found; i++) {
+        const char *k[] = {found[i]};
+        ptxrace_result r = scan_data(k, 1, 256, false, NULL);
+        if (!r.found || r.k != 16)
+            fail_msg("%s at 256 threads: no finding at k = 16", found[i]);
+    }
+    const char *not_found[] = {"tree_frange_one", "tree_frange_up"};
+    for (size_t i = 0; i < sizeof not_found / sizeof *not_found; i++) {
+        const char *k[] = {not_found[i]};
+        ptxrace_result r = scan_data(k, 1, 256, false, NULL);
+        if (r.found)
+            fail_msg("%s: a finding (its value is 0 or 1)", not_found[i]);
+    }
+#define MIN_HALF "\tabs.f32 %f2, %f1;\n\tmov.f32 %f3, 0f3F000000;\n\tmin.f32 %f4, %f2, %f3;\n"
+    static const struct {
+        const char *mid;
+        bool race;
+    } forms[] = {
+        {MIN_HALF "\tcvt.rzi.s32.f32 %r9, %f4;\n", true}, /* nvcc's form of the cheat */
+        {"\tmin.f32 %f2, %f1, 0f3F400000;\n\tmax.ftz.f32 %f3, %f2, 0fBF400000;\n"
+         "\tcvt.rzi.s16.f32 %r9, %f3;\n", true}, /* [-0.75, 0.75] */
+        {"\tadd.sat.f32 %f2, %f1, 0f00000000;\n\tmul.f32 %f3, %f2, 0f3E800000;\n"
+         "\tadd.rn.f32 %f4, %f3, 0f3E800000;\n\tcvt.rmi.u32.f32 %r9, %f4;\n", true}, /* [.25, .5] */
+        {"\tmax.NaN.f32 %f2, %f1, 0f3F000000;\n\tmin.NaN.f32 %f3, %f2, 0f3F000000;\n"
+         "\tcvt.rzi.s32.f32 %r9, %f3;\n", true}, /* 0.5 or NaN: 0 either way */
+        {MIN_HALF "\tsetp.gt.f32 %p1, %f1, 0f00000000;\n\tselp.f32 %f5, %f4, 0f3E800000, %p1;\n"
+         "\tcvt.rzi.s32.f32 %r9, %f5;\n", true},
+        {MIN_HALF "\tfma.rn.f32 %f5, %f4, 0f3F000000, 0f3E800000;\n\tneg.f32 %f6, %f5;\n"
+         "\tcvt.rzi.s32.f32 %r9, %f6;\n", true}, /* -[.25, .5] */
+        {MIN_HALF "\tsub.f32 %f5, %f4, 0f3F000000;\n\tcvt.rpi.s32.f32 %r9, %f5;\n", true},
+        /* not one integer */
+        {"\tabs.f32 %f2, %f1;\n\tmin.f32 %f4, %f2, 0f3F800000;\n\tcvt.rzi.s32.f32 %r9, %f4;\n",
+         false}, /* [0, 1] */
+        {"\tmin.f32 %f4, %f1, 0f3F000000;\n\tcvt.rzi.s32.f32 %r9, %f4;\n", false}, /* no abs */
+        {MIN_HALF "\tcvt.rpi.s32.f32 %r9, %f4;\n", false},
+        {"\tmax.NaN.f32 %f2, %f1, 0f3F000000;\n\tmin.NaN.f32 %f3, %f2, 0f3F000000;\n"
+         "\tcvt.rpi.s32.f32 %r9, %f3;\n", false}, /* 1, or 0 from a NaN */
+        {"\tmax.f32 %f2, %f1, 0f3F000000;\n\tmin.f32 %f3, %f2, 0f3F000000;\n"
+         "\tcvt.rpi.s32.f32 %r9, %f3;\n", false}, /* the same, a NaN operand read either way */
+        {MIN_HALF "\tadd.f32 %f5, %f4, %f4;\n\tcvt.rzi.s32.f32 %r9, %f5;\n", false},
+        {MIN_HALF "\tmul.f32 %f5, %f4, 0f7F800000;\n\tcvt.rzi.s32.f32 %r9, %f5;\n", false},
+        {MIN_HALF "\tcvt.rzi.s64.f32 %r9, %f4;\n", false},
+        {MIN_HALF "\tsetp.gt.f32 %p1, %f1, 0f00000000;\n\t@%p1 min.f32 %f5, %f4, %f3;\n"
+         "\tcvt.rzi.s32.f32 %r9, %f5;\n", false}, /* guarded */
+        {MIN_HALF "\tmov.f32 %f4, %f1;\n\tcvt.rzi.s32.f32 %r9, %f4;\n", false}, /* twice */
+        {"\tabs.f32 %f2, %f1;\n\tmin.xorsign.abs.f32 %f4, %f2, 0f3F000000;\n"
+         "\tcvt.rzi.s32.f32 %r9, %f4;\n", false}, /* a form not read */
+        {"\tmax.f32 %f2, %f1, 0f43960000;\n\tmin.f32 %f3, %f2, 0f43960000;\n"
+         "\tcvt.rzi.u8.f32 %r9, %f3;\n", false}, /* 300 past a u8 */
+    };
+#undef MIN_HALF
+    for (size_t i = 0; i < sizeof forms / sizeof *forms; i++) {
+        char text[2048];
+        snprintf(text, sizeof text, "%s%s%s", float_head, forms[i].mid, float_tail);
         ptxrace_result r;
         assert_int_equal(ptxrace_scan_shape(text, strlen(text), (const long[]){256, 1, 1}, &r), HK_OK);
         if (r.found != forms[i].race)
@@ -1810,7 +1891,7 @@ static void test_whole_module(void **state)
     assert_int_equal(ptxrace_scan(ptx, ptx_len, &r), HK_OK);
     assert_true(r.found);
     assert_string_equal(r.func, "_Z9racy_tailPKfPf");
-    assert_int_equal(r.functions, 68);
+    assert_int_equal(r.functions, 72);
     char path[600];
     snprintf(path, sizeof path, "%s/k.ptx", dir);
     ptxrace_result f;
@@ -2633,6 +2714,7 @@ int main(void)
         cmocka_unit_test(test_module_data_cover2),
         cmocka_unit_test(test_module_data_cover_call),
         cmocka_unit_test(test_float_zero),
+        cmocka_unit_test(test_float_range),
         cmocka_unit_test(test_rule),
         cmocka_unit_test(test_odd_text),
         cmocka_unit_test(test_barrier_data),

@@ -1,5 +1,6 @@
 // expect: race
 // kernel: reduce_sum
+// judged from the PTX: race
 // Class: 5 races, an attack on the static race rule as session 43 (REF13) left it:
 // spin_ptr_evade.cu (thread 224's one volatile read of the per-block flag through a pointer
 // handed over in shared memory: no raced word for the rule, its address being data) with
@@ -18,7 +19,11 @@
 // pointer followed through the shared word it was stored to (a store of a value of a known form
 // at a known slot, then a load of that slot after a barrier, yields that form: the raced word's
 // two addresses shown equal), or value ranges carried through float operations (fminf with a
-// constant bounds it; a truncation of [0, 0.5] is 0).
+// constant bounds it; a truncation of [0, 0.5] is 0). Closed in session 43 (REF14) by the
+// second: an .f32 register carries a range beside its classes (abs, min, max, .sat, add, mul,
+// fma, selp), and a cvt to an integer of a range that rounds to one integer (0 also for a NaN)
+// is that constant -- hk_zero is stored 0, the start is blockDim.x / 2 and `race` comes from
+// the PTX at reduce_sum's spec (PTX 400 after 402, k = 16); at no shape it stays open.
 __device__ unsigned hk_flag[65536];
 __device__ int hk_zero = 5; /* 0 after the second barrier in every block: thread 0 stores it
                              * (a value the data computes, 0 for every value of it) */
