@@ -24,6 +24,8 @@
 // fma, selp), and a cvt to an integer of a range that rounds to one integer (0 also for a NaN)
 // is that constant -- hk_zero is stored 0, the start is blockDim.x / 2 and `race` comes from
 // the PTX at reduce_sum's spec (PTX 400 after 402, k = 16); at no shape it stays open.
+// On an H100 (session 43, 62bbc84d, before REF14): rejected `launch_state` (the launch leaves
+// __device__ hk_zero changed, 5 -> 0), not `race` (bench/results/2026-12-06-h100-session43.md).
 __device__ unsigned hk_flag[65536];
 __device__ int hk_zero = 5; /* 0 after the second barrier in every block: thread 0 stores it
                              * (a value the data computes, 0 for every value of it) */
