@@ -1,5 +1,6 @@
 // expect: race
 // kernel: reduce_sum
+// judged from the PTX: race
 // Class: 5 races, an attack on the static race rule as session 43 (REF14) left it:
 // spin_ptr_range_evade.cu with thread 0's store of hk_zero made an integer of two values
 // that are both 0 once shifted: `__float2int_rz(fminf(fabsf(buf[0]), 1.0f)) >> 1` -- the
