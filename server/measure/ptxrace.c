@@ -201,6 +201,11 @@ typedef struct {
      * only past one, or under one: data_taint); NULL: not judged (the body skipped) */
     bool want_run;
     unsigned char *run;
+    /* (REF15) eval_all: the statement whose integer range was just taken (int_range_def), so
+     * that its value (eval_stmt_value) reads it without a second pass: ir_ok, [ir_lo, ir_hi] */
+    const stmt *ir_stmt;
+    bool ir_ok;
+    int64_t ir_lo, ir_hi;
     /* the launched entry's parameters, in declaration order, and the launch's values of its
      * integer scalars (ptxrace_launch): an ld.param of one reads as that number */
     /* registers of a few values (body_choices) judged at one value each: eval_all reads the
@@ -1763,7 +1768,9 @@ static aval eval_stmt_value(body *b, stmt *s)
     int64_t ilo, ihi;
     int iw;
     bool isg;
-    if (int_range_def(b, s, &ilo, &ihi, &iw, &isg) && ilo == ihi) {
+    bool irk = b->ir_stmt == s ? (ilo = b->ir_lo, ihi = b->ir_hi, b->ir_ok)
+                               : int_range_def(b, s, &ilo, &ihi, &iw, &isg);
+    if (irk && ilo == ihi) {
         /* (int)(x * 0.0f), (int)fminf(fabsf(x), 0.5f), (int)fminf(fabsf(x), 1.0f) >> 1: 0
          * for every x (REF14's cvt of a float range, REF15's integer ranges) */
         aval z = unknown_val;
@@ -2536,10 +2543,15 @@ static void eval_all(body *b, flow *f, ptxrace_result *out)
             r->fhi = fhi;
             int iw = 0;
             bool isg = false;
-            r->irng = nd == 1 && s->guard < 0 && int_range_def(b, s, &r->ilo, &r->ihi, &iw, &isg);
+            b->ir_ok = nd == 1 && int_range_def(b, s, &b->ir_lo, &b->ir_hi, &iw, &isg);
+            b->ir_stmt = nd == 1 ? s : NULL; /* eval_stmt_value reads it */
+            r->irng = b->ir_ok && s->guard < 0;
+            r->ilo = b->ir_lo;
+            r->ihi = b->ir_hi;
             r->iw = (unsigned char)iw;
             r->isg = isg;
             r->v = nd == 1 || ld ? eval_stmt(b, s) : unknown_val;
+            b->ir_stmt = NULL;
             for (int fi = 0; fi < b->nfix; fi++)
                 if (fixr[fi] == d[k]) { /* judged at one of its few values */
                     r->v = unknown_val;
