@@ -1552,16 +1552,17 @@ static bool cvt_float_range(const body *b, const stmt *s, int64_t *rlo, int64_t 
 /* ---- the values an integer register can hold (ranges) (REF15) ---- */
 
 /* An integer type component (s8 .. u32, b8 .. b32): its bits, *sgn for .s (.u and .b read
- * unsigned); 0: another (64 bits, a float, a predicate). */
+ * unsigned); 0: another (64 bits, a float, a predicate, a packed s16x2). */
 static int ir_type(const char *t, bool *sgn)
 {
     if (t[0] != 's' && t[0] != 'u' && t[0] != 'b')
         return 0;
-    int n = atoi(t + 1);
-    if (n != 8 && n != 16 && n != 32)
+    char *e;
+    long n = strtol(t + 1, &e, 10);
+    if (*e || (n != 8 && n != 16 && n != 32)) /* s16x2, u8x4 (packed): not one integer */
         return 0;
     *sgn = t[0] == 's';
-    return n;
+    return (int)n;
 }
 
 static int64_t ir_min(int w, bool sgn)

@@ -1871,6 +1871,8 @@ static void test_int_range(void **state)
          0}, /* written twice */
         {BIT "\tld.global.u32 %r23, [%rd2+4];\n\tshr.u32 %r9, %r22, %r23;\n", 0},
         {BIT "\tshr.u32 %r9, %r22, 33;\n", 0}, /* past the width: not read */
+        {BIT "\tmax.s16x2 %r23, %r22, 0;\n\tmin.s16x2 %r24, %r23, 1;\n\tshr.u32 %r9, %r24, 1;\n",
+         0}, /* packed halves: not one integer */
     };
 #undef ONE
 #undef BIT
