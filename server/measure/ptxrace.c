@@ -139,6 +139,12 @@ typedef struct {
                          * can be in for any data (float_set_def; FS_*), 0: every class */
     double flo, fhi;    /* the same register: every value it holds that is not a NaN lies in
                          * [flo, fhi] (float_set_def; -inf, +inf: nothing known) */
+    bool irng;          /* (REF15) an integer register of 8-32 bits written once (unguarded):
+                         * its value, read as the type iw/isg, lies in [ilo, ihi]
+                         * (int_range_def) */
+    bool isg;
+    unsigned char iw;
+    int64_t ilo, ihi;
 } reg;
 
 enum {
@@ -195,6 +201,11 @@ typedef struct {
      * only past one, or under one: data_taint); NULL: not judged (the body skipped) */
     bool want_run;
     unsigned char *run;
+    /* (REF15) eval_all: the statement whose integer range was just taken (int_range_def), so
+     * that its value (eval_stmt_value) reads it without a second pass: ir_ok, [ir_lo, ir_hi] */
+    const stmt *ir_stmt;
+    bool ir_ok;
+    int64_t ir_lo, ir_hi;
     /* the launched entry's parameters, in declaration order, and the launch's values of its
      * integer scalars (ptxrace_launch): an ld.param of one reads as that number */
     /* registers of a few values (body_choices) judged at one value each: eval_all reads the
@@ -1497,9 +1508,9 @@ static unsigned float_set_def(const body *b, const stmt *s, double *flo, double 
  * Movement and Conversion Instructions): in a float-to-integer conversion a NaN input gives 0
  * -- except to .s64 / .u64 from .f64 (1 << 63 there): .s64/.u64 destinations and .f64 sources
  * are left out. An integer range that leaves D's range is not judged (no reliance on the
- * clamping). True, with *v, when that integer range is one point: a (+0, -0 or NaN only) gives
- * 0, `(int)fminf(fabsf(x), 0.5f)` gives 0 for every x. */
-static bool cvt_float_point(const body *b, const stmt *s, int64_t *v)
+ * clamping). True, with [*rlo, *rhi], that integer range: a (+0, -0 or NaN only) gives [0, 0],
+ * `(int)fminf(fabsf(x), 0.5f)` [0, 0] for every x, `(int)fminf(fabsf(x), 1.0f)` [0, 1]. */
+static bool cvt_float_range(const body *b, const stmt *s, int64_t *rlo, int64_t *rhi)
 {
     if (s->nops != 2 || s->ops_cut)
         return false;
@@ -1531,9 +1542,181 @@ static bool cvt_float_point(const body *b, const stmt *s, int64_t *v)
     double r[2] = {fround(lo, rnd), fround(hi, rnd)};
     if (zero)
         r[0] = fmin(r[0], 0.0), r[1] = fmax(r[1], 0.0);
-    if (r[0] < imin[di] || r[1] > imax[di] || r[0] != r[1])
+    if (r[0] < imin[di] || r[1] > imax[di])
         return false;
-    *v = (int64_t)r[0];
+    *rlo = (int64_t)r[0];
+    *rhi = (int64_t)r[1];
+    return true;
+}
+
+/* ---- the values an integer register can hold (ranges) (REF15) ---- */
+
+/* An integer type component (s8 .. u32, b8 .. b32): its bits, *sgn for .s (.u and .b read
+ * unsigned); 0: another (64 bits, a float, a predicate, a packed s16x2). */
+static int ir_type(const char *t, bool *sgn)
+{
+    if (t[0] != 's' && t[0] != 'u' && t[0] != 'b')
+        return 0;
+    char *e;
+    long n = strtol(t + 1, &e, 10);
+    if (*e || (n != 8 && n != 16 && n != 32)) /* s16x2, u8x4 (packed): not one integer */
+        return 0;
+    *sgn = t[0] == 's';
+    return (int)n;
+}
+
+static int64_t ir_min(int w, bool sgn)
+{
+    return sgn ? -((int64_t)1 << (w - 1)) : 0;
+}
+
+static int64_t ir_max(int w, bool sgn)
+{
+    return sgn ? ((int64_t)1 << (w - 1)) - 1 : ((int64_t)1 << w) - 1;
+}
+
+/* The range of an integer operand read as a w-bit integer (signed when sgn): an immediate
+ * exactly, a register written once with a range (read as the type it was written as, or,
+ * under another, where its range is in [0, 2^(w'-1)) of the narrower width w': the same
+ * value under either reading). Otherwise every value of the type: *lo, *hi always bound it;
+ * false: nothing more is known. */
+static bool ir_operand(const body *b, const char *o, int w, bool sgn, int64_t *lo, int64_t *hi)
+{
+    *lo = ir_min(w, sgn);
+    *hi = ir_max(w, sgn);
+    if (*o == '-' || isdigit((unsigned char)*o)) {
+        char *e;
+        errno = 0;
+        long long v = strtoll(o, &e, 0);
+        if (*e == 'U' || *e == 'u')
+            e++;
+        if (errno || e == o || *e)
+            return false;
+        uint64_t m = (((uint64_t)1 << w) - 1), u = (uint64_t)v & m;
+        int64_t x = sgn && (u >> (w - 1)) ? (int64_t)u - ((int64_t)1 << w) : (int64_t)u;
+        *lo = *hi = x;
+        return true;
+    }
+    int r = *o == '%' ? reg_find(b, o) : -1;
+    if (r < 0 || b->regs[r].defs != 1 || !b->regs[r].irng)
+        return false;
+    const reg *g = &b->regs[r];
+    int nw = g->iw < w ? g->iw : w;
+    if ((g->iw != w || g->isg != sgn) && (g->ilo < 0 || g->ihi > ir_max(nw, true)))
+        return false;
+    *lo = g->ilo;
+    *hi = g->ihi;
+    return true;
+}
+
+/* x >> k rounded toward -inf (shr.s), whatever C's >> does with a negative x. */
+static int64_t ir_sar(int64_t x, int k)
+{
+    return x >= 0 ? x >> k : -((-x - 1) >> k) - 1;
+}
+
+/* The range of the integer value statement s computes, whatever the data, with its type (*w
+ * bits of 8, 16, 32, *sgn): a cvt to an integer of an .f32 range (cvt_float_range), an
+ * immediate, a register with a range, and from those mov, shr/shl by a known amount (shr.s
+ * rounds toward -inf, shr.u/.b reads unsigned), and (unsigned: at most the smaller bound), min,
+ * max, add, sub, mul.lo, neg, abs, selp, cvt between integers. The exact result must lie in
+ * the type (no wrap or overflow relied on): otherwise, and for any other op (.cc, .sat, a
+ * 64-bit type, a shift by a register), false. */
+static bool int_range_def(const body *b, const stmt *s, int64_t *rlo, int64_t *rhi, int *rw,
+                          bool *rsg)
+{
+    if (s->ops_cut || s->nops < 2)
+        return false;
+    const char *op = s->op;
+    int n = s->nops;
+    char t[4][8];
+    int nt = op_types(op, t, 4);
+    bool sg = false;
+    int w = nt >= 1 ? ir_type(t[0], &sg) : 0;
+    bool fcvt = op_is(op, "cvt") && nt == 2 && !strcmp(t[1], "f32"); /* .sat: no matter */
+    if (!w || op_has(op, "cc") || (op_has(op, "sat") && !fcvt) || op_has(op, "relu"))
+        return false;
+    int64_t lo, hi, alo, ahi, blo, bhi;
+    if (op_is(op, "cvt")) {
+        bool ss = false;
+        if (n != 2 || nt != 2)
+            return false;
+        if (fcvt) {
+            if (!cvt_float_range(b, s, &lo, &hi))
+                return false;
+        } else {
+            int sw = ir_type(t[1], &ss);
+            if (!sw)
+                return false;
+            ir_operand(b, s->ops[1], sw, ss, &lo, &hi);
+        }
+    } else if (nt != 1) {
+        return false;
+    } else if (op_is(op, "mov") && n == 2) {
+        ir_operand(b, s->ops[1], w, sg, &lo, &hi);
+    } else if ((op_is(op, "shr") || op_is(op, "shl")) && n == 3) {
+        if (!ir_operand(b, s->ops[2], 32, false, &blo, &bhi) || blo != bhi || blo >= w)
+            return false;
+        int k = (int)blo;
+        ir_operand(b, s->ops[1], w, sg, &alo, &ahi);
+        if (op_is(op, "shr"))
+            lo = sg ? ir_sar(alo, k) : alo >> k, hi = sg ? ir_sar(ahi, k) : ahi >> k;
+        else
+            lo = alo * ((int64_t)1 << k), hi = ahi * ((int64_t)1 << k);
+    } else if (op_is(op, "and") && n == 3) {
+        if (sg)
+            return false;
+        ir_operand(b, s->ops[1], w, false, &alo, &ahi);
+        ir_operand(b, s->ops[2], w, false, &blo, &bhi);
+        lo = 0;
+        hi = ahi < bhi ? ahi : bhi;
+    } else if ((op_is(op, "min") || op_is(op, "max") || op_is(op, "add") || op_is(op, "sub") ||
+                op_is(op, "mul")) && n == 3) {
+        if (op_is(op, "mul") && (!op_has(op, "lo") || op_has(op, "wide") || op_has(op, "hi")))
+            return false;
+        ir_operand(b, s->ops[1], w, sg, &alo, &ahi);
+        ir_operand(b, s->ops[2], w, sg, &blo, &bhi);
+        if (op_is(op, "min"))
+            lo = alo < blo ? alo : blo, hi = ahi < bhi ? ahi : bhi;
+        else if (op_is(op, "max"))
+            lo = alo > blo ? alo : blo, hi = ahi > bhi ? ahi : bhi;
+        else if (op_is(op, "add"))
+            lo = alo + blo, hi = ahi + bhi; /* 33 bits at most: exact in int64 */
+        else if (op_is(op, "sub"))
+            lo = alo - bhi, hi = ahi - blo;
+        else {
+            /* the corners, each under 2^64 in magnitude: checked in double before the
+             * exact int64 product (a bound past 2^62 is not judged) */
+            int64_t c[4] = {alo, alo, ahi, ahi}, d[4] = {blo, bhi, blo, bhi};
+            lo = INT64_MAX, hi = INT64_MIN;
+            for (int i = 0; i < 4; i++) {
+                if (fabs((double)c[i]) * fabs((double)d[i]) >= 0x1p62)
+                    return false;
+                int64_t p = c[i] * d[i];
+                lo = p < lo ? p : lo;
+                hi = p > hi ? p : hi;
+            }
+        }
+    } else if (op_is(op, "neg") && n == 2 && sg) {
+        ir_operand(b, s->ops[1], w, sg, &alo, &ahi);
+        lo = -ahi, hi = -alo;
+    } else if (op_is(op, "abs") && n == 2 && sg) {
+        ir_operand(b, s->ops[1], w, sg, &alo, &ahi);
+        lo = alo >= 0 ? alo : ahi <= 0 ? -ahi : 0;
+        hi = alo >= 0 ? ahi : ahi <= 0 ? -alo : (-alo > ahi ? -alo : ahi);
+    } else if (op_is(op, "selp") && n == 4) {
+        ir_operand(b, s->ops[1], w, sg, &alo, &ahi);
+        ir_operand(b, s->ops[2], w, sg, &blo, &bhi);
+        lo = alo < blo ? alo : blo, hi = ahi > bhi ? ahi : bhi;
+    } else {
+        return false;
+    }
+    if (lo < ir_min(w, sg) || hi > ir_max(w, sg))
+        return false; /* it could wrap or be cut: not judged */
+    *rlo = lo;
+    *rhi = hi;
+    *rw = w;
+    *rsg = sg;
     return true;
 }
 
@@ -1583,11 +1766,17 @@ static aval eval_stmt_value(body *b, stmt *s)
             return b->regs[pr].pc ? x : y;
     }
     aval u = all_uniform(b, s, 1) ? fresh(b, SP_OTHER) : unknown_val;
-    int64_t cv;
-    if (op_is(op, "cvt") && cvt_float_point(b, s, &cv)) {
-        aval z = unknown_val; /* (int)(x * 0.0f), (int)fminf(fabsf(x), 0.5f): 0 for every x */
+    int64_t ilo, ihi;
+    int iw;
+    bool isg;
+    bool irk = b->ir_stmt == s ? (ilo = b->ir_lo, ihi = b->ir_hi, b->ir_ok)
+                               : int_range_def(b, s, &ilo, &ihi, &iw, &isg);
+    if (irk && ilo == ihi) {
+        /* (int)(x * 0.0f), (int)fminf(fabsf(x), 0.5f), (int)fminf(fabsf(x), 1.0f) >> 1: 0
+         * for every x (REF14's cvt of a float range, REF15's integer ranges) */
+        aval z = unknown_val;
         z.known = true;
-        z.c = cv;
+        z.c = ilo;
         return z;
     }
     if (op_float(op) && !op_is(op, "cvta"))
@@ -2353,7 +2542,17 @@ static void eval_all(body *b, flow *f, ptxrace_result *out)
             r->fset = nd == 1 ? (unsigned char)float_set_def(b, s, &flo, &fhi) : 0;
             r->flo = flo;
             r->fhi = fhi;
+            int iw = 0;
+            bool isg = false;
+            b->ir_ok = nd == 1 && int_range_def(b, s, &b->ir_lo, &b->ir_hi, &iw, &isg);
+            b->ir_stmt = nd == 1 ? s : NULL; /* eval_stmt_value reads it */
+            r->irng = b->ir_ok && s->guard < 0;
+            r->ilo = b->ir_lo;
+            r->ihi = b->ir_hi;
+            r->iw = (unsigned char)iw;
+            r->isg = isg;
             r->v = nd == 1 || ld ? eval_stmt(b, s) : unknown_val;
+            b->ir_stmt = NULL;
             for (int fi = 0; fi < b->nfix; fi++)
                 if (fixr[fi] == d[k]) { /* judged at one of its few values */
                     r->v = unknown_val;

@@ -1825,6 +1825,70 @@ static void test_float_range(void **state)
     }
 }
 
+/* Ranges of integers (session 43, REF15): a register of 8-32 bits written once, unguarded,
+ * carries the range of a cvt of a float range, of an immediate, and through shr/shl by a known
+ * amount, and, min, max, add, sub, mul.lo, neg, abs, selp and a cvt between integers; one
+ * point is that constant. spin_int_range_evade.cu's `(int)fminf(fabsf(x), 1.0f) >> 1` is 0;
+ * two values left by a shift, a possible wrap, an unsigned read of a negative range, a guarded
+ * or twice-written step, a shift by a register are not known. */
+static void test_int_range(void **state)
+{
+    (void)state;
+#define ONE "\tabs.f32 %f2, %f1;\n\tmin.f32 %f4, %f2, 0f3F800000;\n\tcvt.rzi.s32.f32 %r20, %f4;\n"
+#define BIT "\tld.global.u32 %r21, [%rd2];\n\tand.b32 %r22, %r21, 1;\n"
+#define NEG ONE "\tneg.s32 %r21, %r20;\n\tsub.s32 %r22, %r21, 2;\n" /* [-3, -2] */
+    static const struct {
+        const char *mid;
+        long k; /* the finding's k, 0: none */
+    } forms[] = {
+        {ONE "\tshr.s32 %r9, %r20, 1;\n", 16}, /* nvcc's form of the cheat: {0, 1} >> 1 */
+        {ONE "\tshr.u32 %r9, %r20, 1;\n", 16},
+        {ONE "\tshr.b32 %r9, %r20, 1;\n", 16},
+        {BIT "\tshr.u32 %r9, %r22, 1;\n", 16}, /* a mask of data */
+        {ONE "\tadd.s32 %r21, %r20, 2;\n\tshr.u32 %r9, %r21, 2;\n", 16}, /* [2, 3] >> 2 */
+        {ONE "\tshl.b32 %r21, %r20, 1;\n\tshr.u32 %r9, %r21, 2;\n", 16},
+        {ONE "\tmul.lo.s32 %r21, %r20, 3;\n\tshr.u32 %r9, %r21, 2;\n", 16},
+        {"\tld.global.u32 %r21, [%rd2];\n\tmin.s32 %r22, %r21, 1;\n\tmax.s32 %r23, %r22, 0;\n"
+         "\tshr.u32 %r9, %r23, 1;\n", 16},
+        {ONE "\tsetp.gt.f32 %p1, %f1, 0f00000000;\n\tselp.b32 %r21, %r20, 1, %p1;\n"
+         "\tshr.u32 %r9, %r21, 1;\n", 16},
+        {ONE "\tneg.s32 %r21, %r20;\n\tabs.s32 %r22, %r21;\n\tcvt.u32.s32 %r23, %r22;\n"
+         "\tshr.u32 %r9, %r23, 1;\n", 16},
+        {NEG "\tshr.s32 %r9, %r22, 2;\n", 15}, /* shr.s of [-3, -2]: -1 (toward -inf) */
+        {NEG "\tshr.s32 %r23, %r22, 1;\n\tadd.s32 %r9, %r23, 3;\n", 0}, /* [-2, -1] + 3 */
+        /* not one value */
+        {ONE "\tmov.b32 %r9, %r20;\n", 0},
+        {ONE "\tadd.s32 %r21, %r20, 1;\n\tshr.u32 %r9, %r21, 1;\n", 0}, /* [1, 2] >> 1 */
+        {ONE "\tneg.s32 %r21, %r20;\n\tshr.s32 %r9, %r21, 1;\n", 0}, /* [-1, 0] >> 1: -1, 0 */
+        {BIT "\tadd.u32 %r23, %r22, 0xFFFFFFFF;\n\tmin.u32 %r9, %r23, 5;\n", 0}, /* wraps to 0 */
+        {BIT "\tmul.lo.u32 %r23, %r22, 0x80000001;\n\tshl.b32 %r24, %r23, 1;\n"
+         "\tshr.u32 %r9, %r24, 31;\n", 0}, /* the shl could lose a bit */
+        {NEG "\tcvt.u32.s32 %r23, %r22;\n\tshr.u32 %r9, %r23, 31;\n", 0}, /* cut */
+        {NEG "\tshr.u32 %r9, %r22, 30;\n", 0}, /* an unsigned read of a negative range */
+        {ONE "\tsetp.gt.f32 %p1, %f1, 0f00000000;\n\t@%p1 add.s32 %r21, %r20, 2;\n"
+         "\tshr.u32 %r9, %r21, 2;\n", 0}, /* guarded: its range is not carried */
+        {ONE "\tadd.s32 %r21, %r20, 2;\n\tld.global.u32 %r21, [%rd2];\n\tshr.u32 %r9, %r21, 2;\n",
+         0}, /* written twice */
+        {BIT "\tld.global.u32 %r23, [%rd2+4];\n\tshr.u32 %r9, %r22, %r23;\n", 0},
+        {BIT "\tshr.u32 %r9, %r22, 33;\n", 0}, /* past the width: not read */
+        {BIT "\tmax.s16x2 %r23, %r22, 0;\n\tmin.s16x2 %r24, %r23, 1;\n\tshr.u32 %r9, %r24, 1;\n",
+         0}, /* packed halves: not one integer */
+    };
+#undef ONE
+#undef BIT
+#undef NEG
+    for (size_t i = 0; i < sizeof forms / sizeof *forms; i++) {
+        char text[2048];
+        snprintf(text, sizeof text, "%s%s%s", float_head, forms[i].mid, float_tail);
+        ptxrace_result r;
+        assert_int_equal(ptxrace_scan_shape(text, strlen(text), (const long[]){256, 1, 1}, &r), HK_OK);
+        if (r.found != (forms[i].k != 0))
+            fail_msg("form %zu (%s): found %d", i, forms[i].mid, r.found);
+        if (r.found && r.k != forms[i].k)
+            fail_msg("form %zu: k = %ld (want %ld)", i, r.k, forms[i].k);
+    }
+}
+
 static void test_racy_tail_found(void **state)
 {
     (void)state;
@@ -2715,6 +2779,7 @@ int main(void)
         cmocka_unit_test(test_module_data_cover_call),
         cmocka_unit_test(test_float_zero),
         cmocka_unit_test(test_float_range),
+        cmocka_unit_test(test_int_range),
         cmocka_unit_test(test_rule),
         cmocka_unit_test(test_odd_text),
         cmocka_unit_test(test_barrier_data),

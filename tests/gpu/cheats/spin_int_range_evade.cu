@@ -1,5 +1,6 @@
 // expect: race
 // kernel: reduce_sum
+// judged from the PTX: race
 // Class: 5 races, an attack on the static race rule as session 43 (REF14) left it:
 // spin_ptr_range_evade.cu with thread 0's store of hk_zero made an integer of two values
 // that are both 0 once shifted: `__float2int_rz(fminf(fabsf(buf[0]), 1.0f)) >> 1` -- the
@@ -10,8 +11,11 @@
 // hk_zero` is unknown and its pair read is not judged; `watched`, read through the shared
 // pointer, is not sensed, so the barrier it decides is not found. Expected: `race` (lane t
 // reads v[t + 16], stored by lane t + 16 the trip before, no barrier between, when not
-// watched). What it gets: the static rule passes it at reduce_sum's spec and at no shape
-// (measured on the CPU in session 43, REF14, bench/results/2026-12-06-shared-race-cpu-s43.md);
+// watched). Since REF15 (session 43) the race rule carries integer ranges: [0, 1] >> 1 is
+// the constant 0, and the rule finds the race at reduce_sum's spec (at no shape still not:
+// the pointer through the shared word is not followed). Before, what it got: the static
+// rule passed it at reduce_sum's spec and at no shape (measured on the CPU in session 43,
+// REF14, bench/results/2026-12-06-shared-race-cpu-s43.md);
 // on the GPU it depends on the sensing -- an open hole (docs/referee.md, "A barrier that data
 // decides", Not covered). Closing it needs integer ranges (or the few values of an int made
 // from a float range of a few integers) carried through shifts, masks and adds to the store
