@@ -740,6 +740,67 @@ bool rwpt_grid_loop_in(const char *text, size_t len, const an_function *f, const
     return true;
 }
 
+/* Opens kernel f's body for a rewrite over its grid-stride loop: refuses (false, s->why
+ * set) a body rwl_open_body refuses, one the rewrite already changed (a name starting with
+ * prefix), and one without such a loop (rwpt_grid_loop); *rc is an error, the refusal not. */
+static bool pt_open_loop(pt_scan *s, rw_toks *ts, km_kernel **km, const char *prefix, const char *already,
+                         rwpt_loop *lo, int *rc)
+{
+    char bwhy[400] = "";
+    if ((*rc = rwl_open_body(s->text, s->len, s->f, true, ts, km, bwhy, sizeof bwhy)))
+        return false;
+    if (bwhy[0]) {
+        snprintf(s->why, sizeof s->why, "%s", bwhy);
+        return false;
+    }
+    size_t pl = strlen(prefix);
+    for (size_t k = 1; k + 1 < ts->n; k++)
+        if (ts->t[k].kind == T_IDENT && !strncmp(s->text + ts->t[k].start, prefix, pl)) {
+            refuse(s, k, "loop", "%s", already);
+            return false;
+        }
+    if (!rwpt_grid_loop(s->text, s->len, s->f, s->m, ts, *km, lo, s->why, sizeof s->why))
+        return false;
+    s->v = lo->v;
+    s->ba = lo->ba;
+    s->bb = lo->bb;
+    return true;
+}
+
+/* The loop's bound is evaluated once before it by both rewrites: refuses one that calls or
+ * subscripts, or names what the body writes or declares. */
+static bool pt_bound_fixed(pt_scan *s, const rwpt_loop *lo)
+{
+    const rw_toks *ts = s->ts;
+    for (size_t q = lo->bnd_a; q < lo->bnd_b; q++)
+        if (ts->t[q].kind == T_IDENT && (rwl_tok_is(ts, q + 1, "(") || rwl_tok_is(ts, q + 1, "["))) {
+            refuse(s, q, "grid-stride loop", EN(RW_PT_BOUND_CALLS), TOK(ts, q));
+            return false;
+        }
+    for (size_t q = lo->ba; q < lo->bb; q++)
+        for (size_t r = lo->bnd_a; r < lo->bnd_b; r++)
+            if (ts->t[r].kind == T_IDENT && rwl_is_use(ts, q) && rwl_same_tok(ts, q, r) &&
+                (rwl_scalar_written(ts, q) || rwl_declared_here(ts, q))) {
+                refuse(s, q, "grid-stride loop", EN(RW_PT_BOUND_WRITTEN), TOK(ts, q));
+                return false;
+            }
+    return true;
+}
+
+/* The white space before token st when it starts its line, else "". */
+static void pt_indent(const char *text, const rw_toks *ts, size_t st, char *ind, size_t n)
+{
+    ind[0] = '\0';
+    uint32_t ls = ts->t[st].start;
+    while (ls > 0 && (text[ls - 1] == ' ' || text[ls - 1] == '\t'))
+        ls--;
+    size_t il = ts->t[st].start - ls;
+    if ((ls == 0 || text[ls - 1] == '\n') && il < n) {
+        memcpy(ind, text + ls, il);
+        ind[il] = '\0';
+    }
+}
+
 static int periodic_trips(const char *text, size_t len, const an_model *m, size_t kernel, rw_result *out)
 {
     if (!out)
@@ -754,53 +815,21 @@ static int periodic_trips(const char *text, size_t len, const an_model *m, size_
     rw_edits es = {0};
     struct hk_buf nb;
     hk_buf_init(&nb, RW_TEXT_MAX);
-    char bwhy[400] = "";
     pt_scan s = {.text = text, .len = len, .ts = &ts, .f = f, .m = m};
-    if ((rc = rwl_open_body(text, len, f, true, &ts, &km, bwhy, sizeof bwhy)))
-        goto out;
-    if (bwhy[0]) {
-        snprintf(s.why, sizeof s.why, "%s", bwhy);
+    rwpt_loop lo;
+    if (!pt_open_loop(&s, &ts, &km, "hk_pt_", EN(RW_PT_ALREADY), &lo, &rc)) {
+        if (rc)
+            goto out;
         goto refused;
     }
-    for (size_t k = 1; k + 1 < ts.n; k++)
-        if (ts.t[k].kind == T_IDENT && !strncmp(text + ts.t[k].start, "hk_pt_", 6)) {
-            refuse(&s, k, "loop", EN(RW_PT_ALREADY));
-            goto refused;
-        }
-    rwpt_loop lo;
-    if (!rwpt_grid_loop(text, len, f, m, &ts, km, &lo, s.why, sizeof s.why))
-        goto refused;
-    size_t st = lo.st, se = lo.se, ba = lo.ba, bb = lo.bb, bnd_a = lo.bnd_a, bnd_b = lo.bnd_b;
-    s.v = lo.v;
-    s.ba = ba;
-    s.bb = bb;
+    size_t st = lo.st, se = lo.se, bnd_a = lo.bnd_a, bnd_b = lo.bnd_b;
     if (!read_body(&s))
         goto refused;
-    for (size_t q = bnd_a; q < bnd_b; q++)
-        if (ts.t[q].kind == T_IDENT && (rwl_tok_is(&ts, q + 1, "(") || rwl_tok_is(&ts, q + 1, "["))) {
-            refuse(&s, q, "grid-stride loop", EN(RW_PT_BOUND_CALLS), TOK(&ts, q));
-            goto refused;
-        }
-    for (size_t q = ba; q < bb; q++)
-        for (size_t r = bnd_a; r < bnd_b; r++)
-            if (ts.t[r].kind == T_IDENT && rwl_is_use(&ts, q) && rwl_same_tok(&ts, q, r) &&
-                (rwl_scalar_written(&ts, q) || rwl_declared_here(&ts, q))) {
-                refuse(&s, q, "grid-stride loop", EN(RW_PT_BOUND_WRITTEN),
-                       TOK(&ts, q));
-                goto refused;
-            }
+    if (!pt_bound_fixed(&s, &lo))
+        goto refused;
     /* the edit: { the period; the bound min(n, period); the loop with its bound renamed } */
-    char ind[64] = "";
-    {
-        uint32_t ls = ts.t[st].start;
-        while (ls > 0 && (text[ls - 1] == ' ' || text[ls - 1] == '\t'))
-            ls--;
-        size_t il = ts.t[st].start - ls;
-        if ((ls == 0 || text[ls - 1] == '\n') && il < sizeof ind) {
-            memcpy(ind, text + ls, il);
-            ind[il] = '\0';
-        }
-    }
+    char ind[64];
+    pt_indent(text, &ts, st, ind, sizeof ind);
     struct hk_buf per;
     hk_buf_init(&per, 4096);
     for (size_t i = 0; i < s.n_fac && !rc; i++)
@@ -1231,42 +1260,20 @@ static int channel_lanes(const char *text, size_t len, const an_model *m, size_t
     rw_edits es = {0};
     struct hk_buf nb;
     hk_buf_init(&nb, RW_TEXT_MAX);
-    char bwhy[400] = "";
     pt_scan s = {.text = text, .len = len, .ts = &ts, .f = f, .m = m};
-    if ((rc = rwl_open_body(text, len, f, true, &ts, &km, bwhy, sizeof bwhy)))
-        goto out;
-    if (bwhy[0]) {
-        snprintf(s.why, sizeof s.why, "%s", bwhy);
+    rwpt_loop lo;
+    if (!pt_open_loop(&s, &ts, &km, "hk_cl_", EN(RW_CL_ALREADY), &lo, &rc)) {
+        if (rc)
+            goto out;
         goto refused;
     }
-    for (size_t k = 1; k + 1 < ts.n; k++)
-        if (ts.t[k].kind == T_IDENT && !strncmp(text + ts.t[k].start, "hk_cl_", 6)) {
-            refuse(&s, k, "loop", EN(RW_CL_ALREADY));
-            goto refused;
-        }
-    rwpt_loop lo;
-    if (!rwpt_grid_loop(text, len, f, m, &ts, km, &lo, s.why, sizeof s.why))
-        goto refused;
-    size_t st = lo.st, se = lo.se, ba = lo.ba, bb = lo.bb, bnd_a = lo.bnd_a, bnd_b = lo.bnd_b;
-    s.v = lo.v;
-    s.ba = ba;
-    s.bb = bb;
+    size_t st = lo.st, se = lo.se, ba = lo.ba, bnd_a = lo.bnd_a, bnd_b = lo.bnd_b;
     cl_coord cs[CL_COORDS];
     size_t n_cs = 0;
     if (!cl_read_body(&s, cs, &n_cs))
         goto refused;
-    for (size_t q = bnd_a; q < bnd_b; q++)
-        if (ts.t[q].kind == T_IDENT && (rwl_tok_is(&ts, q + 1, "(") || rwl_tok_is(&ts, q + 1, "["))) {
-            refuse(&s, q, "grid-stride loop", EN(RW_PT_BOUND_CALLS), TOK(&ts, q));
-            goto refused;
-        }
-    for (size_t q = ba; q < bb; q++)
-        for (size_t r = bnd_a; r < bnd_b; r++)
-            if (ts.t[r].kind == T_IDENT && rwl_is_use(&ts, q) && rwl_same_tok(&ts, q, r) &&
-                (rwl_scalar_written(&ts, q) || rwl_declared_here(&ts, q))) {
-                refuse(&s, q, "grid-stride loop", EN(RW_PT_BOUND_WRITTEN), TOK(&ts, q));
-                goto refused;
-            }
+    if (!pt_bound_fixed(&s, &lo))
+        goto refused;
     /* position 2: the innermost coordinate `i % F` stays innermost, c goes next to it */
     const cl_coord *inner = NULL;
     if (position == 2) {
@@ -1313,17 +1320,8 @@ static int channel_lanes(const char *text, size_t len, const an_model *m, size_t
     o = 0;
     for (size_t i = 0; inner && i < inner->n_mod && o < sizeof sin_; i++)
         o += (size_t)snprintf(sin_ + o, sizeof sin_ - o, "%s%s", i ? " * " : "", inner->mod[i]);
-    char ind[64] = "";
-    {
-        uint32_t ls = ts.t[st].start;
-        while (ls > 0 && (text[ls - 1] == ' ' || text[ls - 1] == '\t'))
-            ls--;
-        size_t il = ts.t[st].start - ls;
-        if ((ls == 0 || text[ls - 1] == '\n') && il < sizeof ind) {
-            memcpy(ind, text + ls, il);
-            ind[il] = '\0';
-        }
-    }
+    char ind[64];
+    pt_indent(text, &ts, st, ind, sizeof ind);
     int bl = (int)(ts.t[bnd_b - 1].end - ts.t[bnd_a].start);
     const char *bt = text + ts.t[bnd_a].start;
     if (inner)
