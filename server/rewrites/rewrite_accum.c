@@ -166,13 +166,7 @@ int rwa_accumulate_body(const char *text, const an_function *f, const rw_toks *t
         hk_buf_init(&after, 256);
         /* the loop's own indentation, for the lines added around it */
         char ind[64];
-        size_t ls = ts->t[k].start, il = 0;
-        while (ls > 0 && (text[ls - 1] == ' ' || text[ls - 1] == '\t'))
-            ls--;
-        if (ls == 0 || text[ls - 1] == '\n')
-            il = ts->t[k].start - ls < sizeof ind ? ts->t[k].start - ls : 0;
-        memcpy(ind, text + ls, il);
-        ind[il] = '\0';
+        rwl_line_indent(text, ts->t[k].start, ind, sizeof ind);
         rc = hk_buf_appends(&before, in_block ? "" : "{ ");
         for (size_t i = 0; i < n && !rc; i++) {
             char *idx = rwl_tok_text(ts, accs[i].ia, accs[i].ib);
@@ -180,9 +174,9 @@ int rwa_accumulate_body(const char *text, const an_function *f, const rw_toks *t
             if (!idx || !ptr)
                 rc = HK_ENOMEM;
             if (!rc)
-                rc = hk_buf_printf(&before, "%s hk_acc%u = 0;%s%s", accs[i].type, serial, il ? "\n" : " ", ind);
+                rc = hk_buf_printf(&before, "%s hk_acc%u = 0;%s%s", accs[i].type, serial, ind[0] ? "\n" : " ", ind);
             if (!rc)
-                rc = hk_buf_printf(&after, "%s%s%s[%s] += hk_acc%u;", il ? "\n" : " ", ind, ptr, idx, serial);
+                rc = hk_buf_printf(&after, "%s%s%s[%s] += hk_acc%u;", ind[0] ? "\n" : " ", ind, ptr, idx, serial);
             if (!rc && strlen(what) + strlen(ptr) + strlen(idx) + 8 < what_size)
                 snprintf(what + strlen(what), what_size - strlen(what), "%s`%s[%s]`", what[0] ? ", " : "",
                          ptr, idx);

@@ -1029,18 +1029,6 @@ static int emit_loop(struct hk_buf *b, const lb_scan *s, const lb_loop *L, int K
     return rc;
 }
 
-static void indentation(const char *text, uint32_t start, char *ind, size_t n)
-{
-    uint32_t ls = start;
-    while (ls > 0 && (text[ls - 1] == ' ' || text[ls - 1] == '\t'))
-        ls--;
-    size_t il = 0;
-    if ((ls == 0 || text[ls - 1] == '\n') && start - ls < n)
-        il = start - ls;
-    memcpy(ind, text + ls, il);
-    ind[il] = '\0';
-}
-
 static int load_batching(const char *text, size_t len, const an_model *m, size_t kernel, int K, bool barrier_only,
                          rw_result *out)
 {
@@ -1100,7 +1088,7 @@ static int load_batching(const char *text, size_t len, const an_model *m, size_t
             continue;   /* an inner loop may still be batched */
         }
         char ind[64];
-        indentation(text, ts.t[k].start, ind, sizeof ind);
+        rwl_line_indent(text, ts.t[k].start, ind, sizeof ind);
         struct hk_buf nb;
         hk_buf_init(&nb, RW_TEXT_MAX);
         rc = emit_loop(&nb, &s, &L, K, ind);

@@ -782,19 +782,6 @@ static int emit_loop(struct hk_buf *b, const il_scan *s, const il_loop *L, int K
     return rc;
 }
 
-/* The loop's own indentation, for the lines added around it. */
-static void indentation(const char *text, uint32_t start, char *ind, size_t n)
-{
-    uint32_t ls = start;
-    while (ls > 0 && (text[ls - 1] == ' ' || text[ls - 1] == '\t'))
-        ls--;
-    size_t il = 0;
-    if ((ls == 0 || text[ls - 1] == '\n') && start - ls < n)
-        il = start - ls;
-    memcpy(ind, text + ls, il);
-    ind[il] = '\0';
-}
-
 int rw_ilp_accumulators(const char *text, size_t len, const an_model *m, size_t kernel, int accumulators,
                         rw_result *out)
 {
@@ -856,7 +843,7 @@ int rw_ilp_accumulators(const char *text, size_t len, const an_model *m, size_t 
             continue;
         }
         char ind[64];
-        indentation(text, ts.t[k].start, ind, sizeof ind);
+        rwl_line_indent(text, ts.t[k].start, ind, sizeof ind); /* the loop's own */
         struct hk_buf nb;
         hk_buf_init(&nb, RW_TEXT_MAX);
         rc = emit_loop(&nb, &s, &L, accumulators, ind);

@@ -352,6 +352,18 @@ bool rwl_mentions_grid(const char *t, size_t n)
     return false;
 }
 
+void rwl_line_indent(const char *text, size_t start, char *ind, size_t n)
+{
+    size_t ls = start;
+    while (ls > 0 && (text[ls - 1] == ' ' || text[ls - 1] == '\t'))
+        ls--;
+    size_t il = 0;
+    if ((ls == 0 || text[ls - 1] == '\n') && start - ls < n)
+        il = start - ls;
+    memcpy(ind, text + ls, il);
+    ind[il] = '\0';
+}
+
 bool rwl_next_define(const char *text, size_t len, size_t *at, const char *name, size_t nl, size_t *a,
                      size_t *b)
 {

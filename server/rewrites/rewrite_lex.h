@@ -102,6 +102,11 @@ bool rwl_declared_here(const rw_toks *ts, size_t d);
  * hipBlockIdx_*, hipGridDim_*)? A plain text search: a callee body or a macro's text. */
 bool rwl_mentions_grid(const char *t, size_t n);
 
+/* The blanks before byte `start` on its line, into ind (at most n - 1 bytes), when only blanks
+ * stand between the line's start and `start`; else (code before it on its line, or too long)
+ * ind is "". The indentation of lines a rewrite adds around a statement. */
+void rwl_line_indent(const char *text, size_t start, char *ind, size_t n);
+
 /* The next #define of name[0, nl) in text from byte *at on (its '#' first on its line,
  * perhaps after blanks; the name followed by '(' or a blank): true with [*a, *b) its text
  * from the name to the end of its last line (continuation lines included) and *at moved

@@ -787,20 +787,6 @@ static bool pt_bound_fixed(pt_scan *s, const rwpt_loop *lo)
     return true;
 }
 
-/* The white space before token st when it starts its line, else "". */
-static void pt_indent(const char *text, const rw_toks *ts, size_t st, char *ind, size_t n)
-{
-    ind[0] = '\0';
-    uint32_t ls = ts->t[st].start;
-    while (ls > 0 && (text[ls - 1] == ' ' || text[ls - 1] == '\t'))
-        ls--;
-    size_t il = ts->t[st].start - ls;
-    if ((ls == 0 || text[ls - 1] == '\n') && il < n) {
-        memcpy(ind, text + ls, il);
-        ind[il] = '\0';
-    }
-}
-
 static int periodic_trips(const char *text, size_t len, const an_model *m, size_t kernel, rw_result *out)
 {
     if (!out)
@@ -829,7 +815,7 @@ static int periodic_trips(const char *text, size_t len, const an_model *m, size_
         goto refused;
     /* the edit: { the period; the bound min(n, period); the loop with its bound renamed } */
     char ind[64];
-    pt_indent(text, &ts, st, ind, sizeof ind);
+    rwl_line_indent(text, ts.t[st].start, ind, sizeof ind);
     struct hk_buf per;
     hk_buf_init(&per, 4096);
     for (size_t i = 0; i < s.n_fac && !rc; i++)
@@ -1321,7 +1307,7 @@ static int channel_lanes(const char *text, size_t len, const an_model *m, size_t
     for (size_t i = 0; inner && i < inner->n_mod && o < sizeof sin_; i++)
         o += (size_t)snprintf(sin_ + o, sizeof sin_ - o, "%s%s", i ? " * " : "", inner->mod[i]);
     char ind[64];
-    pt_indent(text, &ts, st, ind, sizeof ind);
+    rwl_line_indent(text, ts.t[st].start, ind, sizeof ind);
     int bl = (int)(ts.t[bnd_b - 1].end - ts.t[bnd_a].start);
     const char *bt = text + ts.t[bnd_a].start;
     if (inner)
