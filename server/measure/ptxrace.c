@@ -2714,6 +2714,8 @@ static void eval_all(body *b, flow *f, ptxrace_result *out)
         g->fset = 0;
         g->flo = -INFINITY;
         g->fhi = INFINITY;
+        g->irng = false; /* (REF16) a read before the write in text order: nothing known (a
+                          * guard known true at another launch may not be here) */
         if (g->defs > 1 && g->uni)
             g->uval = fresh(b, SP_OTHER);
     }

@@ -1,5 +1,6 @@
 // expect: race
 // kernel: reduce_sum
+// judged from the PTX: race
 // Class: 5 races, an attack on the static race rule as session 43 (REF15) left it:
 // spin_int_range_evade.cu with the halving made a high product: `__umulhi(v, 0x7fffffff)` of
 // v = `__float2int_rz(fminf(fabsf(buf[0]), 1.0f))` -- 0 or 1 (a NaN gives 1.0f, 1), times
@@ -8,12 +9,13 @@
 // start `blockDim.x / 2 + hk_zero` is unknown and its pair read is not judged; `watched`,
 // read through the shared pointer, is not sensed, so the barrier it decides is not found.
 // Expected: `race` (lane t reads v[t + 16], stored by lane t + 16 the trip before, no barrier
-// between, when not watched). Before: the static rule passes it at reduce_sum's spec and at
-// no shape (measured on the CPU in session 44, REF16,
+// between, when not watched). Since REF16 (session 44) the race rule carries ranges through
+// mul.hi (the exact product's corners, their high word): [0, 2^31 - 1] gives [0, 0], and the
+// rule finds the race at reduce_sum's spec (at no shape still not: the pointer through the
+// shared word is not followed). Before (5ed500fd): the static rule passed it at reduce_sum's
+// spec and at no shape (measured on the CPU in session 44, REF16,
 // bench/results/2026-12-07-shared-race-cpu-s44.md); on the GPU it depends on the sensing --
-// an open hole (docs/referee.md, "A barrier that data decides", Not covered). Closing it
-// needs the range of the exact product carried to its high word (mul.hi), or the pointer
-// followed through the shared word.
+// an open hole (docs/referee.md, "A barrier that data decides", Not covered).
 __device__ unsigned hk_flag[65536];
 __device__ int hk_zero = 5; /* 0 after the second barrier in every block: thread 0 stores it
                              * (a value the data computes, 0 for every value of it) */
