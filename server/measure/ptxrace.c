@@ -1811,7 +1811,7 @@ static bool int_value_def(const body *b, const stmt *s, ival *out, int *rw, bool
         if (op_is(op, "shl")) {
             kz = (a.kz << k) | (((uint64_t)1 << k) - 1);
             ko = a.ko << k;
-            rng = a.rk && !__builtin_mul_overflow(a.lo, (int64_t)1 << k, &lo) &&
+            rng = a.rk && k < 62 && !__builtin_mul_overflow(a.lo, (int64_t)1 << k, &lo) &&
                   !__builtin_mul_overflow(a.hi, (int64_t)1 << k, &hi);
         } else {
             kz = (a.kz & m) >> k;

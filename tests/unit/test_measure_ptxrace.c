@@ -1938,6 +1938,8 @@ static void test_int_bits(void **state)
          19}, /* sign-extended: the top bits 1, 3 */
         {NEG "\tcvt.u64.u32 %rd3, %r22;\n\tshr.u64 %rd4, %rd3, 31;\n\tcvt.u32.u64 %r9, %rd4;\n",
          17}, /* zero-extended as a u32: 0xFFFFFFFD or E >> 31, 1 */
+        {ONE "\tcvt.u64.u32 %rd3, %r20;\n\tshl.b64 %rd4, %rd3, 63;\n\tand.b64 %rd5, %rd4, 1;\n"
+         "\tcvt.u32.u64 %r9, %rd5;\n", 16}, /* a shift by 63: the low bits 0 (no range) */
         {"\tsetp.eq.u32 %p1, 1, 1;\n" ONE "\t@%p1 shr.u32 %r9, %r20, 1;\n", 16}, /* guard true */
         {"\tsetp.eq.u32 %p1, 1, 2;\n" ONE "\t@!%p1 and.b32 %r9, %r20, 2;\n", 16},
         /* not one value */
@@ -1953,6 +1955,8 @@ static void test_int_bits(void **state)
         {ONE "\tcvt.u64.u32 %rd3, %r20;\n\tshl.b64 %rd4, %rd3, 40;\n\tshr.s64 %rd5, %rd4, 40;\n"
          "\tcvt.u32.u64 %r9, %rd5;\n", 0}, /* the bit kept */
         {ONE "\tneg.s32 %r21, %r20;\n\trem.s32 %r9, %r21, 4;\n", 0}, /* -1 or 0 */
+        {ONE "\tcvt.u64.u32 %rd3, %r20;\n\tshl.b64 %rd4, %rd3, 63;\n\tshr.u64 %rd5, %rd4, 63;\n"
+         "\tcvt.u32.u64 %r9, %rd5;\n", 0}, /* the bit there and back */
         {DAT "\tpopc.b32 %r22, %r21;\n\tshr.u32 %r9, %r22, 5;\n", 0}, /* 32 >> 5 is 1 */
         {DAT "\trem.u32 %r9, %r21, %r21;\n", 0}, /* a divisor not known */
         /* (REF16) a guarded write: where the guard fails the register is never written */
