@@ -1843,7 +1843,8 @@ static bool int_value_def(const body *b, const stmt *s, ival *out, int *rw, bool
         kz = a.ko, ko = a.kz;
     } else if ((op_is(op, "min") || op_is(op, "max") || op_is(op, "add") || op_is(op, "sub") ||
                 op_is(op, "mul")) && n == 3) {
-        bool wide = op_is(op, "mul") && op_has(op, "wide"), mhi = op_is(op, "mul") && op_has(op, "hi");
+        bool wide = op_is(op, "mul") && op_has(op, "wide");
+        bool mhi = op_is(op, "mul") && op_has(op, "hi");
         if (op_is(op, "mul") && ((!op_has(op, "lo") && !wide && !mhi) || (wide && w > 32) ||
                                  (mhi && w > 32)))
             return false;

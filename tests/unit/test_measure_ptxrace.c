@@ -1933,7 +1933,7 @@ static void test_int_bits(void **state)
         {ONE "\tmad.lo.s32 %r21, %r20, 3, 1;\n\tshr.u32 %r9, %r21, 3;\n", 16}, /* 1 or 4 */
         {BIT "\tdiv.u32 %r9, %r22, 2;\n", 16},
         {ONE "\tsetp.gt.f32 %p2, %f1, 0f00000000;\n\tselp.b32 %r21, 8, 12, %p2;\n"
-         "\tor.b32 %r22, %r21, %r20;\n\tand.b32 %r9, %r22, 2;\n", 16}, /* selp: the bits both share */
+         "\tor.b32 %r22, %r21, %r20;\n\tand.b32 %r9, %r22, 2;\n", 16}, /* selp: bits both share */
         {NEG "\tcvt.s64.s32 %rd3, %r22;\n\tshr.u64 %rd4, %rd3, 62;\n\tcvt.u32.u64 %r9, %rd4;\n",
          19}, /* sign-extended: the top bits 1, 3 */
         {NEG "\tcvt.u64.u32 %rd3, %r22;\n\tshr.u64 %rd4, %rd3, 31;\n\tcvt.u32.u64 %r9, %rd4;\n",
