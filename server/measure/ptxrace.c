@@ -95,6 +95,17 @@ typedef struct {
 
 static const aval unknown_val;
 
+/* What is known of an integer value of w bits (8, 16, 32, 64), whatever the data (REF15's
+ * ranges, REF16's known bits): rk, its value read as its type (signed or not) lies in [lo,
+ * hi] -- for 8-32 bits always (at worst the type's range); a 64-bit range only where int64
+ * holds it (an unsigned value that can pass 2^63 - 1: rk false) -- and kz / ko, the bits
+ * (within the w) known to be 0 / 1. */
+typedef struct {
+    bool rk;
+    int64_t lo, hi;
+    uint64_t kz, ko;
+} ival;
+
 /* Two's-complement arithmetic on the forms' numbers (addresses wrap; C's signed overflow must
  * not happen). */
 static int64_t wadd(int64_t x, int64_t y)
@@ -139,12 +150,12 @@ typedef struct {
                          * can be in for any data (float_set_def; FS_*), 0: every class */
     double flo, fhi;    /* the same register: every value it holds that is not a NaN lies in
                          * [flo, fhi] (float_set_def; -inf, +inf: nothing known) */
-    bool irng;          /* (REF15) an integer register of 8-32 bits written once (unguarded):
-                         * its value, read as the type iw/isg, lies in [ilo, ihi]
-                         * (int_range_def) */
+    bool irng;          /* (REF15, REF16) an integer register of 8-64 bits written once, where
+                         * the write surely runs (guard_holds): what is known of its value,
+                         * read as the type iw/isg (int_value_def) */
     bool isg;
     unsigned char iw;
-    int64_t ilo, ihi;
+    ival iv;
 } reg;
 
 enum {
@@ -201,11 +212,14 @@ typedef struct {
      * only past one, or under one: data_taint); NULL: not judged (the body skipped) */
     bool want_run;
     unsigned char *run;
-    /* (REF15) eval_all: the statement whose integer range was just taken (int_range_def), so
-     * that its value (eval_stmt_value) reads it without a second pass: ir_ok, [ir_lo, ir_hi] */
+    /* (REF15) eval_all: the statement whose integer value was just judged (int_value_def), so
+     * that its value (eval_stmt_value) reads it without a second pass: ir_ok, ir_v of the type
+     * ir_w / ir_sg */
     const stmt *ir_stmt;
     bool ir_ok;
-    int64_t ir_lo, ir_hi;
+    ival ir_v;
+    int ir_w;
+    bool ir_sg;
     /* the launched entry's parameters, in declaration order, and the launch's values of its
      * integer scalars (ptxrace_launch): an ld.param of one reads as that number */
     /* registers of a few values (body_choices) judged at one value each: eval_all reads the
@@ -1549,81 +1563,201 @@ static bool cvt_float_range(const body *b, const stmt *s, int64_t *rlo, int64_t 
     return true;
 }
 
-/* ---- the values an integer register can hold (ranges) (REF15) ---- */
+/* ---- the values an integer register can hold (ranges, REF15; known bits, REF16) ---- */
 
-/* An integer type component (s8 .. u32, b8 .. b32): its bits, *sgn for .s (.u and .b read
- * unsigned); 0: another (64 bits, a float, a predicate, a packed s16x2). */
+/* An integer type component (s8 .. u64, b8 .. b64): its bits, *sgn for .s (.u and .b read
+ * unsigned); 0: another (a float, a predicate, a packed s16x2). */
 static int ir_type(const char *t, bool *sgn)
 {
     if (t[0] != 's' && t[0] != 'u' && t[0] != 'b')
         return 0;
     char *e;
     long n = strtol(t + 1, &e, 10);
-    if (*e || (n != 8 && n != 16 && n != 32)) /* s16x2, u8x4 (packed): not one integer */
+    if (*e || (n != 8 && n != 16 && n != 32 && n != 64)) /* s16x2, u8x4 (packed): not one */
         return 0;
     *sgn = t[0] == 's';
     return (int)n;
 }
 
+/* The least and the greatest value of the type that int64 holds (u64: up to 2^63 - 1). */
 static int64_t ir_min(int w, bool sgn)
 {
-    return sgn ? -((int64_t)1 << (w - 1)) : 0;
+    return w >= 64 ? (sgn ? INT64_MIN : 0) : sgn ? -((int64_t)1 << (w - 1)) : 0;
 }
 
 static int64_t ir_max(int w, bool sgn)
 {
-    return sgn ? ((int64_t)1 << (w - 1)) - 1 : ((int64_t)1 << w) - 1;
+    return w >= 64 ? INT64_MAX : sgn ? ((int64_t)1 << (w - 1)) - 1 : ((int64_t)1 << w) - 1;
 }
 
-/* The range of an integer operand read as a w-bit integer (signed when sgn): an immediate
- * exactly, a register written once with a range (read as the type it was written as, or,
- * under another, where its range is in [0, 2^(w'-1)) of the narrower width w': the same
- * value under either reading). Otherwise every value of the type: *lo, *hi always bound it;
- * false: nothing more is known. */
-static bool ir_operand(const body *b, const char *o, int w, bool sgn, int64_t *lo, int64_t *hi)
+static uint64_t iv_mask(int w)
 {
-    *lo = ir_min(w, sgn);
-    *hi = ir_max(w, sgn);
+    return w >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << w) - 1;
+}
+
+/* The w-bit pattern u read as the type: sign-extended when sg (a u64 past 2^63 - 1 wraps to a
+ * negative int64: the caller reads it so only as a pattern). */
+static int64_t iv_read(uint64_t u, int w, bool sg)
+{
+    u &= iv_mask(w);
+    if (sg && w < 64 && ((u >> (w - 1)) & 1))
+        u |= ~iv_mask(w);
+    return (int64_t)u;
+}
+
+/* Nothing known: every value of the type (a u64: no range). */
+static ival iv_full(int w, bool sg)
+{
+    ival v = {w < 64 || sg, ir_min(w, sg), ir_max(w, sg), 0, 0};
+    return v;
+}
+
+/* The range and the bits made to agree (each tells the other what it knows), for the type w /
+ * sg: the bits every value of the range shares (above the highest bit where its bounds'
+ * patterns differ, where the range is one run of patterns: both bounds of one sign), and the
+ * least and greatest pattern the bits allow; a value whose bits are all known is that point.
+ * A contradiction (no value) cannot come from a sound step: it gives nothing known. */
+static void iv_norm(ival *v, int w, bool sg)
+{
+    uint64_t m = iv_mask(w);
+    v->kz &= m;
+    v->ko &= m;
+    if (v->rk && !(v->lo < 0 && v->hi >= 0)) {
+        uint64_t ul = (uint64_t)v->lo & m, d = ul ^ ((uint64_t)v->hi & m), same = m;
+        if (d) {
+            int top = 63 - __builtin_clzll(d);
+            same = top >= 63 ? 0 : m & ~(((uint64_t)2 << top) - 1);
+        }
+        v->kz |= ~ul & same;
+        v->ko |= ul & same;
+    }
+    if (v->kz & v->ko) {
+        *v = iv_full(w, sg);
+        return;
+    }
+    uint64_t plo = v->ko, phi = ~v->kz & m; /* the least and greatest pattern, unsigned */
+    int64_t blo, bhi;
+    if (sg) {
+        uint64_t sb = (uint64_t)1 << (w - 1);
+        if (!(v->kz & sb))
+            plo |= sb; /* it can be negative: the least has the sign */
+        if (!(v->ko & sb))
+            phi &= ~sb;
+        blo = iv_read(plo, w, true);
+        bhi = iv_read(phi, w, true);
+    } else if (w >= 64 && (phi >> 63)) {
+        return; /* a u64 that can pass int64: the bits give no range (rk stays as it is) */
+    } else {
+        blo = (int64_t)plo;
+        bhi = (int64_t)phi;
+    }
+    if (!v->rk) {
+        v->rk = true;
+        v->lo = blo;
+        v->hi = bhi;
+    } else {
+        v->lo = v->lo > blo ? v->lo : blo;
+        v->hi = v->hi < bhi ? v->hi : bhi;
+    }
+    if (v->lo > v->hi) {
+        *v = iv_full(w, sg);
+        return;
+    }
+    if (v->lo == v->hi) {
+        v->ko = (uint64_t)v->lo & m;
+        v->kz = ~(uint64_t)v->lo & m;
+    }
+}
+
+/* Whether every bit is known: the value is one constant, *c (read as the type). */
+static bool iv_point(const ival *v, int w, bool sg, int64_t *c)
+{
+    if (((v->kz | v->ko) & iv_mask(w)) != iv_mask(w))
+        return false;
+    *c = iv_read(v->ko, w, sg);
+    return true;
+}
+
+/* What is known of an integer operand read as a w-bit integer (signed when sgn): an immediate
+ * exactly; a register written once with a value judged (irng): as written, or, read under
+ * another type or width, its low bits (those above its own width unknown) and its range where
+ * that lies in [0, 2^(w'-1)) of the narrower width w' (the same value under either reading).
+ * Otherwise every value of the type. */
+static ival ir_operand(const body *b, const char *o, int w, bool sgn)
+{
+    ival v = iv_full(w, sgn);
     if (*o == '-' || isdigit((unsigned char)*o)) {
         char *e;
         errno = 0;
-        long long v = strtoll(o, &e, 0);
+        uint64_t u = *o == '-' ? (uint64_t)strtoll(o, &e, 0) : (uint64_t)strtoull(o, &e, 0);
         if (*e == 'U' || *e == 'u')
             e++;
         if (errno || e == o || *e)
-            return false;
-        uint64_t m = (((uint64_t)1 << w) - 1), u = (uint64_t)v & m;
-        int64_t x = sgn && (u >> (w - 1)) ? (int64_t)u - ((int64_t)1 << w) : (int64_t)u;
-        *lo = *hi = x;
-        return true;
+            return v;
+        v.kz = ~u;
+        v.ko = u;
+        v.rk = false;
+        iv_norm(&v, w, sgn);
+        return v;
     }
     int r = *o == '%' ? reg_find(b, o) : -1;
     if (r < 0 || b->regs[r].defs != 1 || !b->regs[r].irng)
-        return false;
+        return v;
     const reg *g = &b->regs[r];
+    if (g->iw == w && g->isg == sgn)
+        return g->iv;
     int nw = g->iw < w ? g->iw : w;
-    if ((g->iw != w || g->isg != sgn) && (g->ilo < 0 || g->ihi > ir_max(nw, true)))
-        return false;
-    *lo = g->ilo;
-    *hi = g->ihi;
-    return true;
+    v.kz = g->iv.kz & iv_mask(nw);
+    v.ko = g->iv.ko & iv_mask(nw);
+    if (g->iv.rk && g->iv.lo >= 0 && g->iv.hi <= ir_max(nw, true)) {
+        v.rk = true;
+        v.lo = g->iv.lo;
+        v.hi = g->iv.hi;
+    }
+    iv_norm(&v, w, sgn);
+    return v;
 }
 
 /* x >> k rounded toward -inf (shr.s), whatever C's >> does with a negative x. */
 static int64_t ir_sar(int64_t x, int k)
 {
-    return x >= 0 ? x >> k : -((-x - 1) >> k) - 1;
+    return x >= 0 ? x >> k : -1 - ((-(x + 1)) >> k);
 }
 
-/* The range of the integer value statement s computes, whatever the data, with its type (*w
- * bits of 8, 16, 32, *sgn): a cvt to an integer of an .f32 range (cvt_float_range), an
- * immediate, a register with a range, and from those mov, shr/shl by a known amount (shr.s
- * rounds toward -inf, shr.u/.b reads unsigned), and (unsigned: at most the smaller bound), min,
- * max, add, sub, mul.lo, neg, abs, selp, cvt between integers. The exact result must lie in
- * the type (no wrap or overflow relied on): otherwise, and for any other op (.cc, .sat, a
- * 64-bit type, a shift by a register), false. */
-static bool int_range_def(const body *b, const stmt *s, int64_t *rlo, int64_t *rhi, int *rw,
-                          bool *rsg)
+/* The known bits of a + c + cin (mod 2^w, mask m): bit i is known where both operands' bits
+ * are and the carry into it is -- the carry into bit i is monotone in the operands' lower
+ * bits, so it is known where it is the same with every unknown bit 0 (the least operands) and
+ * with every unknown bit 1 (the greatest); it is that sum's bit i xor the operands'. */
+static void iv_add_bits(const ival *a, uint64_t ckz, uint64_t cko, int cin, uint64_t m,
+                        uint64_t *kz, uint64_t *ko)
+{
+    uint64_t amin = a->ko & m, amax = ~a->kz & m, cmin = cko & m, cmax = ~ckz & m;
+    uint64_t smin = amin + cmin + (uint64_t)cin, smax = amax + cmax + (uint64_t)cin;
+    uint64_t carry_min = smin ^ amin ^ cmin, carry_max = smax ^ amax ^ cmax;
+    uint64_t known = (a->kz | a->ko) & (ckz | cko) & ~(carry_min ^ carry_max) & m;
+    *ko = smin & known;
+    *kz = ~smin & known;
+}
+
+/* The number of low bits known 0. */
+static int iv_low_zeros(const ival *v, int w)
+{
+    uint64_t z = ~v->kz & iv_mask(w);
+    return z ? __builtin_ctzll(z) : w;
+}
+
+/* What is known of the integer value statement s computes, whatever the data, with its type
+ * (*w bits of 8, 16, 32, 64, *sgn): a cvt to an integer of 8-32 bits of an .f32 range
+ * (cvt_float_range), an immediate, a register judged, and from those mov, shr/shl by a known
+ * amount below the width (shr.s rounds toward -inf and copies the sign bit, shr.u/.b reads
+ * unsigned), and, or, xor, not, min, max, add, sub, mul.lo, mul.hi, mul.wide, mad.lo, neg,
+ * abs, selp, cvt between integers (sign- or zero-extended as the source type, cut to the
+ * destination), div and rem by a known positive number, popc, clz. A range holds the exact
+ * result: where it could leave the type (a wrap, a cut), the range is the type's (none for a
+ * u64) and the bits alone say what is known (they follow the wrap: add, sub, mul.lo and shl
+ * are exact modulo 2^w). false: an op not read (.cc, .sat but a float cvt's, .relu, a float
+ * or predicate type, a shift by a value not known). */
+static bool int_value_def(const body *b, const stmt *s, ival *out, int *rw, bool *rsg)
 {
     if (s->ops_cut || s->nops < 2)
         return false;
@@ -1636,88 +1770,231 @@ static bool int_range_def(const body *b, const stmt *s, int64_t *rlo, int64_t *r
     bool fcvt = op_is(op, "cvt") && nt == 2 && !strcmp(t[1], "f32"); /* .sat: no matter */
     if (!w || op_has(op, "cc") || (op_has(op, "sat") && !fcvt) || op_has(op, "relu"))
         return false;
-    int64_t lo, hi, alo, ahi, blo, bhi;
+    uint64_t m = iv_mask(w), kz = 0, ko = 0;
+    bool rng = false; /* [lo, hi]: the exact result's bounds, computed without overflow */
+    int64_t lo = 0, hi = 0;
+    ival a, c;
     if (op_is(op, "cvt")) {
-        bool ss = false;
         if (n != 2 || nt != 2)
             return false;
         if (fcvt) {
-            if (!cvt_float_range(b, s, &lo, &hi))
+            if (w > 32 || !cvt_float_range(b, s, &lo, &hi))
                 return false;
+            rng = true;
         } else {
+            bool ss = false;
             int sw = ir_type(t[1], &ss);
             if (!sw)
                 return false;
-            ir_operand(b, s->ops[1], sw, ss, &lo, &hi);
+            a = ir_operand(b, s->ops[1], sw, ss);
+            uint64_t sm = iv_mask(sw), up = m & ~sm, sb = (uint64_t)1 << (sw - 1);
+            kz = a.kz & sm;
+            ko = a.ko & sm;
+            if (!ss || (a.kz & sb)) /* zero-extended, or a sign known 0 */
+                kz |= up;
+            else if (a.ko & sb) /* a sign known 1, copied up */
+                ko |= up;
+            rng = a.rk, lo = a.lo, hi = a.hi; /* the value, where the destination holds it */
         }
     } else if (nt != 1) {
         return false;
     } else if (op_is(op, "mov") && n == 2) {
-        ir_operand(b, s->ops[1], w, sg, &lo, &hi);
+        a = ir_operand(b, s->ops[1], w, sg);
+        kz = a.kz, ko = a.ko, rng = a.rk, lo = a.lo, hi = a.hi;
     } else if ((op_is(op, "shr") || op_is(op, "shl")) && n == 3) {
-        if (!ir_operand(b, s->ops[2], 32, false, &blo, &bhi) || blo != bhi || blo >= w)
+        c = ir_operand(b, s->ops[2], 32, false);
+        if (!c.rk || c.lo != c.hi || c.lo >= w)
             return false;
-        int k = (int)blo;
-        ir_operand(b, s->ops[1], w, sg, &alo, &ahi);
-        if (op_is(op, "shr"))
-            lo = sg ? ir_sar(alo, k) : alo >> k, hi = sg ? ir_sar(ahi, k) : ahi >> k;
-        else
-            lo = alo * ((int64_t)1 << k), hi = ahi * ((int64_t)1 << k);
-    } else if (op_is(op, "and") && n == 3) {
+        int k = (int)c.lo;
+        a = ir_operand(b, s->ops[1], w, sg);
+        uint64_t top = m & ~(m >> k); /* the k bits a right shift fills */
+        if (op_is(op, "shl")) {
+            kz = (a.kz << k) | (((uint64_t)1 << k) - 1);
+            ko = a.ko << k;
+            rng = a.rk && k < 62 && !__builtin_mul_overflow(a.lo, (int64_t)1 << k, &lo) &&
+                  !__builtin_mul_overflow(a.hi, (int64_t)1 << k, &hi);
+        } else {
+            kz = (a.kz & m) >> k;
+            ko = (a.ko & m) >> k;
+            uint64_t sb = (uint64_t)1 << (w - 1);
+            if (!sg || (a.kz & sb))
+                kz |= top;
+            else if (a.ko & sb)
+                ko |= top;
+            rng = a.rk;
+            lo = sg ? ir_sar(a.lo, k) : a.lo >> k, hi = sg ? ir_sar(a.hi, k) : a.hi >> k;
+        }
+    } else if ((op_is(op, "and") || op_is(op, "or") || op_is(op, "xor")) && n == 3) {
         if (sg)
             return false;
-        ir_operand(b, s->ops[1], w, false, &alo, &ahi);
-        ir_operand(b, s->ops[2], w, false, &blo, &bhi);
-        lo = 0;
-        hi = ahi < bhi ? ahi : bhi;
+        a = ir_operand(b, s->ops[1], w, false);
+        c = ir_operand(b, s->ops[2], w, false);
+        if (op_is(op, "and")) {
+            kz = a.kz | c.kz, ko = a.ko & c.ko;
+            rng = a.rk && c.rk, lo = 0, hi = a.hi < c.hi ? a.hi : c.hi;
+        } else if (op_is(op, "or")) {
+            kz = a.kz & c.kz, ko = a.ko | c.ko;
+        } else {
+            uint64_t known = (a.kz | a.ko) & (c.kz | c.ko), x = a.ko ^ c.ko;
+            kz = ~x & known, ko = x & known;
+        }
+    } else if (op_is(op, "not") && n == 2 && !sg) {
+        a = ir_operand(b, s->ops[1], w, false);
+        kz = a.ko, ko = a.kz;
     } else if ((op_is(op, "min") || op_is(op, "max") || op_is(op, "add") || op_is(op, "sub") ||
                 op_is(op, "mul")) && n == 3) {
-        if (op_is(op, "mul") && (!op_has(op, "lo") || op_has(op, "wide") || op_has(op, "hi")))
+        bool wide = op_is(op, "mul") && op_has(op, "wide");
+        bool mhi = op_is(op, "mul") && op_has(op, "hi");
+        if (op_is(op, "mul") && ((!op_has(op, "lo") && !wide && !mhi) || (wide && w > 32) ||
+                                 (mhi && w > 32)))
             return false;
-        ir_operand(b, s->ops[1], w, sg, &alo, &ahi);
-        ir_operand(b, s->ops[2], w, sg, &blo, &bhi);
-        if (op_is(op, "min"))
-            lo = alo < blo ? alo : blo, hi = ahi < bhi ? ahi : bhi;
-        else if (op_is(op, "max"))
-            lo = alo > blo ? alo : blo, hi = ahi > bhi ? ahi : bhi;
-        else if (op_is(op, "add"))
-            lo = alo + blo, hi = ahi + bhi; /* 33 bits at most: exact in int64 */
-        else if (op_is(op, "sub"))
-            lo = alo - bhi, hi = ahi - blo;
-        else {
-            /* the corners, each under 2^64 in magnitude: checked in double before the
-             * exact int64 product (a bound past 2^62 is not judged) */
-            int64_t c[4] = {alo, alo, ahi, ahi}, d[4] = {blo, bhi, blo, bhi};
+        a = ir_operand(b, s->ops[1], w, sg);
+        c = ir_operand(b, s->ops[2], w, sg);
+        bool both = a.rk && c.rk;
+        if (op_is(op, "min")) {
+            rng = both, lo = a.lo < c.lo ? a.lo : c.lo, hi = a.hi < c.hi ? a.hi : c.hi;
+        } else if (op_is(op, "max")) {
+            rng = both, lo = a.lo > c.lo ? a.lo : c.lo, hi = a.hi > c.hi ? a.hi : c.hi;
+        } else if (op_is(op, "add")) {
+            iv_add_bits(&a, c.kz, c.ko, 0, m, &kz, &ko);
+            rng = both && !__builtin_add_overflow(a.lo, c.lo, &lo) &&
+                  !__builtin_add_overflow(a.hi, c.hi, &hi);
+        } else if (op_is(op, "sub")) {
+            iv_add_bits(&a, c.ko, c.kz, 1, m, &kz, &ko); /* a + ~c + 1 */
+            rng = both && !__builtin_sub_overflow(a.lo, c.hi, &lo) &&
+                  !__builtin_sub_overflow(a.hi, c.lo, &hi);
+        } else {
+            /* the exact product's corners, each under 2^62 in magnitude (checked in double
+             * before the exact int64 product); mul.hi its high w bits (floor, monotone),
+             * mul.wide all 2w of them */
+            rng = both;
+            int64_t cs[4] = {a.lo, a.lo, a.hi, a.hi}, ds[4] = {c.lo, c.hi, c.lo, c.hi};
             lo = INT64_MAX, hi = INT64_MIN;
-            for (int i = 0; i < 4; i++) {
-                if (fabs((double)c[i]) * fabs((double)d[i]) >= 0x1p62)
-                    return false;
-                int64_t p = c[i] * d[i];
+            for (int i = 0; i < 4 && rng; i++) {
+                if (fabs((double)cs[i]) * fabs((double)ds[i]) >= 0x1p62) {
+                    rng = false;
+                    break;
+                }
+                int64_t p = cs[i] * ds[i];
                 lo = p < lo ? p : lo;
                 hi = p > hi ? p : hi;
             }
+            if (mhi && rng) {
+                lo = ir_sar(lo, w), hi = ir_sar(hi, w);
+            } else if (wide) {
+                w *= 2; /* the destination: twice the operands' width */
+                m = iv_mask(w);
+            }
+            if (!mhi) { /* the low bits: the operands' low zeros add up; two constants exact */
+                uint64_t am = iv_mask(wide ? w / 2 : w);
+                int z = iv_low_zeros(&a, wide ? w / 2 : w) + iv_low_zeros(&c, wide ? w / 2 : w);
+                kz = z >= w ? m : ((uint64_t)1 << z) - 1;
+                if (!wide && ((a.kz | a.ko) & am) == am && ((c.kz | c.ko) & am) == am)
+                    ko = (a.ko * c.ko) & m, kz = ~ko & m;
+            }
         }
+    } else if (op_is(op, "mad") && op_has(op, "lo") && n == 4) {
+        a = ir_operand(b, s->ops[1], w, sg);
+        c = ir_operand(b, s->ops[2], w, sg);
+        ival d = ir_operand(b, s->ops[3], w, sg);
+        rng = a.rk && c.rk && d.rk;
+        int64_t cs[4] = {a.lo, a.lo, a.hi, a.hi}, ds[4] = {c.lo, c.hi, c.lo, c.hi};
+        lo = INT64_MAX, hi = INT64_MIN;
+        for (int i = 0; i < 4 && rng; i++) {
+            if (fabs((double)cs[i]) * fabs((double)ds[i]) >= 0x1p62) {
+                rng = false;
+                break;
+            }
+            int64_t p = cs[i] * ds[i];
+            lo = p < lo ? p : lo;
+            hi = p > hi ? p : hi;
+        }
+        rng = rng && !__builtin_add_overflow(lo, d.lo, &lo) &&
+              !__builtin_add_overflow(hi, d.hi, &hi);
+    } else if ((op_is(op, "div") || op_is(op, "rem")) && n == 3) {
+        a = ir_operand(b, s->ops[1], w, sg);
+        c = ir_operand(b, s->ops[2], w, sg);
+        if (!c.rk || c.lo != c.hi || c.lo <= 0)
+            return false;
+        int64_t d = c.lo;
+        if (op_is(op, "div")) { /* truncated toward 0: monotone for d > 0 */
+            if (a.rk)
+                rng = true, lo = a.lo / d, hi = a.hi / d;
+            else if (!sg && d >= 2) /* a u64: under 2^64 / d */
+                rng = true, lo = 0, hi = (int64_t)(UINT64_MAX / (uint64_t)d);
+        } else {
+            /* the remainder takes the dividend's sign and is smaller than d in magnitude;
+             * a dividend already smaller is itself; a non-negative one by a power of two is
+             * its low bits */
+            bool nonneg = !sg || (a.rk && a.lo >= 0);
+            if (nonneg) {
+                rng = true, lo = 0, hi = d - 1;
+                if (a.rk && a.hi < d)
+                    lo = a.lo, hi = a.hi;
+                if (!(d & (d - 1)))
+                    kz = a.kz | (m & ~(uint64_t)(d - 1)), ko = a.ko & (uint64_t)(d - 1);
+            } else if (a.rk) {
+                rng = true;
+                lo = a.lo > -(d - 1) ? a.lo : -(d - 1);
+                hi = a.hi < d - 1 ? a.hi : d - 1;
+                if (a.hi <= 0)
+                    hi = 0;
+            }
+        }
+    } else if ((op_is(op, "popc") || op_is(op, "clz")) && n == 2 && !sg) {
+        /* popc.b32/.b64 and clz: a .u32 count, at least (most) the bits known 1 (leading the
+         * least / greatest pattern) */
+        a = ir_operand(b, s->ops[1], w, false);
+        uint64_t plo = a.ko & m, phi = ~a.kz & m;
+        if (op_is(op, "popc")) {
+            lo = __builtin_popcountll(plo), hi = __builtin_popcountll(phi);
+        } else {
+            lo = phi ? __builtin_clzll(phi) - (64 - w) : w;
+            hi = plo ? __builtin_clzll(plo) - (64 - w) : w;
+        }
+        rng = true;
+        w = 32, sg = false, m = iv_mask(32);
     } else if (op_is(op, "neg") && n == 2 && sg) {
-        ir_operand(b, s->ops[1], w, sg, &alo, &ahi);
-        lo = -ahi, hi = -alo;
+        a = ir_operand(b, s->ops[1], w, sg);
+        rng = a.rk && a.lo != INT64_MIN;
+        if (rng)
+            lo = -a.hi, hi = -a.lo;
     } else if (op_is(op, "abs") && n == 2 && sg) {
-        ir_operand(b, s->ops[1], w, sg, &alo, &ahi);
-        lo = alo >= 0 ? alo : ahi <= 0 ? -ahi : 0;
-        hi = alo >= 0 ? ahi : ahi <= 0 ? -alo : (-alo > ahi ? -alo : ahi);
+        a = ir_operand(b, s->ops[1], w, sg);
+        rng = a.rk && a.lo != INT64_MIN;
+        if (rng) {
+            lo = a.lo >= 0 ? a.lo : a.hi <= 0 ? -a.hi : 0;
+            hi = a.lo >= 0 ? a.hi : a.hi <= 0 ? -a.lo : (-a.lo > a.hi ? -a.lo : a.hi);
+        }
     } else if (op_is(op, "selp") && n == 4) {
-        ir_operand(b, s->ops[1], w, sg, &alo, &ahi);
-        ir_operand(b, s->ops[2], w, sg, &blo, &bhi);
-        lo = alo < blo ? alo : blo, hi = ahi > bhi ? ahi : bhi;
+        a = ir_operand(b, s->ops[1], w, sg);
+        c = ir_operand(b, s->ops[2], w, sg);
+        kz = a.kz & c.kz, ko = a.ko & c.ko;
+        rng = a.rk && c.rk, lo = a.lo < c.lo ? a.lo : c.lo, hi = a.hi > c.hi ? a.hi : c.hi;
     } else {
         return false;
     }
-    if (lo < ir_min(w, sg) || hi > ir_max(w, sg))
-        return false; /* it could wrap or be cut: not judged */
-    *rlo = lo;
-    *rhi = hi;
+    ival r = iv_full(w, sg);
+    if (rng && lo >= ir_min(w, sg) && hi <= ir_max(w, sg))
+        r.rk = true, r.lo = lo, r.hi = hi; /* else it could wrap or be cut: the bits alone */
+    r.kz = kz;
+    r.ko = ko;
+    iv_norm(&r, w, sg);
+    *out = r;
     *rw = w;
     *rsg = sg;
     return true;
+}
+
+/* Whether statement s surely runs where it is reached: no guard, or one that is a constant
+ * true at this launch. A register written once under another guard holds, where the guard
+ * fails, what it held before: nothing written, any value. */
+static bool guard_holds(const body *b, const stmt *s)
+{
+    if (s->guard < 0)
+        return true;
+    const reg *g = &b->regs[s->guard];
+    return g->defs == 1 && g->pc >= 0 && (!g->pc) == s->guard_neg;
 }
 
 static aval eval_stmt_value(body *b, stmt *s)
@@ -1766,17 +2043,19 @@ static aval eval_stmt_value(body *b, stmt *s)
             return b->regs[pr].pc ? x : y;
     }
     aval u = all_uniform(b, s, 1) ? fresh(b, SP_OTHER) : unknown_val;
-    int64_t ilo, ihi;
-    int iw;
-    bool isg;
-    bool irk = b->ir_stmt == s ? (ilo = b->ir_lo, ihi = b->ir_hi, b->ir_ok)
-                               : int_range_def(b, s, &ilo, &ihi, &iw, &isg);
-    if (irk && ilo == ihi) {
-        /* (int)(x * 0.0f), (int)fminf(fabsf(x), 0.5f), (int)fminf(fabsf(x), 1.0f) >> 1: 0
-         * for every x (REF14's cvt of a float range, REF15's integer ranges) */
+    ival iv;
+    int iw = 0;
+    bool isg = false;
+    bool irk = b->ir_stmt == s ? (iv = b->ir_v, iw = b->ir_w, isg = b->ir_sg, b->ir_ok)
+                               : int_value_def(b, s, &iv, &iw, &isg);
+    int64_t ic;
+    if (irk && iv_point(&iv, iw, isg, &ic)) {
+        /* (int)(x * 0.0f), (int)fminf(fabsf(x), 0.5f), (int)fminf(fabsf(x), 1.0f) >> 1 and
+         * & 2: 0 for every x (REF14's cvt of a float range, REF15's integer ranges, REF16's
+         * known bits) */
         aval z = unknown_val;
         z.known = true;
-        z.c = ilo;
+        z.c = ic;
         return z;
     }
     if (op_float(op) && !op_is(op, "cvta"))
@@ -2436,6 +2715,8 @@ static void eval_all(body *b, flow *f, ptxrace_result *out)
         g->fset = 0;
         g->flo = -INFINITY;
         g->fhi = INFINITY;
+        g->irng = false; /* (REF16) a read before the write in text order: nothing known (a
+                          * guard known true at another launch may not be here) */
         if (g->defs > 1 && g->uni)
             g->uval = fresh(b, SP_OTHER);
     }
@@ -2484,14 +2765,15 @@ static void eval_all(body *b, flow *f, ptxrace_result *out)
         if (out && b->data && nd == 1 && s->nops == 2 && op_is(s->op, "ld") &&
             (module_data_load(b, s, &dv) || module_data_values(b, s, few, 8)))
             out->data_loads++;
-        int pcv = pred_const(b, s);
+        bool gh = guard_holds(b, s); /* (REF16) the write surely runs where it is reached */
+        int pcv = gh ? pred_const(b, s) : -1;
         if (pcv >= 0)
             for (int k = 0; k < nd && k < 2; k++)
                 if (b->regs[d[k]].defs == 1)
                     b->regs[d[k]].pc = (signed char)(k ? !pcv : pcv); /* %p|%q: q negated */
         if (op_is(s->op, "setp")) {
             tset t;
-            int pk = setp_info(b, s, &t);
+            int pk = gh ? setp_info(b, s, &t) : P_VARY;
             for (int k = 0; k < nd && k < 2; k++) {
                 reg *r = &b->regs[d[k]];
                 r->pkind = pk;
@@ -2539,19 +2821,21 @@ static void eval_all(body *b, flow *f, ptxrace_result *out)
             if (r->defs != 1)
                 continue;
             double flo = -INFINITY, fhi = INFINITY;
-            r->fset = nd == 1 ? (unsigned char)float_set_def(b, s, &flo, &fhi) : 0;
+            r->fset = nd == 1 && gh ? (unsigned char)float_set_def(b, s, &flo, &fhi) : 0;
             r->flo = flo;
             r->fhi = fhi;
-            int iw = 0;
-            bool isg = false;
-            b->ir_ok = nd == 1 && int_range_def(b, s, &b->ir_lo, &b->ir_hi, &iw, &isg);
+            b->ir_w = 0;
+            b->ir_sg = false;
+            b->ir_ok = nd == 1 && gh && int_value_def(b, s, &b->ir_v, &b->ir_w, &b->ir_sg);
             b->ir_stmt = nd == 1 ? s : NULL; /* eval_stmt_value reads it */
-            r->irng = b->ir_ok && s->guard < 0;
-            r->ilo = b->ir_lo;
-            r->ihi = b->ir_hi;
-            r->iw = (unsigned char)iw;
-            r->isg = isg;
-            r->v = nd == 1 || ld ? eval_stmt(b, s) : unknown_val;
+            r->irng = b->ir_ok;
+            r->iv = b->ir_v;
+            r->iw = (unsigned char)b->ir_w;
+            r->isg = b->ir_sg;
+            /* (REF16) a write that may not run (a guard not known true) leaves the register,
+             * where it does not, as it was: never written, any value -- not the value the
+             * statement computes */
+            r->v = (nd == 1 || ld) && gh ? eval_stmt(b, s) : unknown_val;
             b->ir_stmt = NULL;
             for (int fi = 0; fi < b->nfix; fi++)
                 if (fixr[fi] == d[k]) { /* judged at one of its few values */

@@ -1863,8 +1863,9 @@ static void test_int_range(void **state)
         {BIT "\tadd.u32 %r23, %r22, 0xFFFFFFFF;\n\tmin.u32 %r9, %r23, 5;\n", 0}, /* wraps to 0 */
         {BIT "\tmul.lo.u32 %r23, %r22, 0x80000001;\n\tshl.b32 %r24, %r23, 1;\n"
          "\tshr.u32 %r9, %r24, 31;\n", 0}, /* the shl could lose a bit */
-        {NEG "\tcvt.u32.s32 %r23, %r22;\n\tshr.u32 %r9, %r23, 31;\n", 0}, /* cut */
-        {NEG "\tshr.u32 %r9, %r22, 30;\n", 0}, /* an unsigned read of a negative range */
+        /* since REF16 known: the patterns of [-3, -2] share their top 30 bits (ones) */
+        {NEG "\tcvt.u32.s32 %r23, %r22;\n\tshr.u32 %r9, %r23, 31;\n", 17}, /* 1 */
+        {NEG "\tshr.u32 %r9, %r22, 30;\n", 19}, /* an unsigned read of [-3, -2]: 3 */
         {ONE "\tsetp.gt.f32 %p1, %f1, 0f00000000;\n\t@%p1 add.s32 %r21, %r20, 2;\n"
          "\tshr.u32 %r9, %r21, 2;\n", 0}, /* guarded: its range is not carried */
         {ONE "\tadd.s32 %r21, %r20, 2;\n\tld.global.u32 %r21, [%rd2];\n\tshr.u32 %r9, %r21, 2;\n",
@@ -1877,6 +1878,98 @@ static void test_int_range(void **state)
 #undef ONE
 #undef BIT
 #undef NEG
+    for (size_t i = 0; i < sizeof forms / sizeof *forms; i++) {
+        char text[2048];
+        snprintf(text, sizeof text, "%s%s%s", float_head, forms[i].mid, float_tail);
+        ptxrace_result r;
+        assert_int_equal(ptxrace_scan_shape(text, strlen(text), (const long[]){256, 1, 1}, &r), HK_OK);
+        if (r.found != (forms[i].k != 0))
+            fail_msg("form %zu (%s): found %d", i, forms[i].mid, r.found);
+        if (r.found && r.k != forms[i].k)
+            fail_msg("form %zu: k = %ld (want %ld)", i, r.k, forms[i].k);
+    }
+}
+
+/* Known bits beside the ranges (session 44, REF16): for each bit of a register the rule
+ * follows, known 0, known 1 or unknown -- from constants, the bits a range shares, and/or/xor/
+ * not, shifts, cvt (sign extension), selp, add/sub where the carry is known, mul's low zeros;
+ * mul.hi, mul.wide, mad.lo, div/rem by a number, popc, clz and 64-bit registers carry ranges.
+ * A value whose bits are all known is that constant: spin_int_bits_evade.cu's `& 2` of [0, 1],
+ * spin_int_wide_evade.cu's trip through 64 bits, spin_int_mulhi_evade.cu's high word. A mask
+ * that keeps a bit of the range, an add whose carry can reach the masked bit, a sign not
+ * known, a product past the high word, a guarded write stay unknown. */
+static void test_int_bits(void **state)
+{
+    (void)state;
+#define ONE "\tabs.f32 %f2, %f1;\n\tmin.f32 %f4, %f2, 0f3F800000;\n\tcvt.rzi.s32.f32 %r20, %f4;\n"
+#define DAT "\tld.global.u32 %r21, [%rd2];\n"
+#define BIT DAT "\tand.b32 %r22, %r21, 1;\n"
+#define NEG ONE "\tneg.s32 %r21, %r20;\n\tsub.s32 %r22, %r21, 2;\n" /* [-3, -2] */
+#define HALF "\tsetp.gt.f32 %p1, %f1, 0f00000000;\n"
+    static const struct {
+        const char *mid;
+        long k; /* the finding's k, 0: none */
+    } forms[] = {
+        {ONE "\tand.b32 %r9, %r20, 2;\n", 16}, /* nvcc's form of spin_int_bits_evade */
+        {ONE "\tcvt.u64.u32 %rd3, %r20;\n\tshl.b64 %rd4, %rd3, 40;\n\tshr.s64 %rd5, %rd4, 41;\n"
+         "\tcvt.u32.u64 %r9, %rd5;\n", 16}, /* spin_int_wide_evade */
+        {ONE "\tmov.u32 %r21, 2147483647;\n\tmul.hi.u32 %r9, %r20, %r21;\n", 16}, /* mulhi */
+        {ONE "\tshr.u32 %r21, %r20, 31;\n\tadd.s32 %r22, %r20, %r21;\n\tand.b32 %r23, %r22, -2;\n"
+         "\tsub.s32 %r24, %r20, %r23;\n\tshr.s32 %r9, %r24, 1;\n", 16}, /* nvcc's (v % 2) >> 1 */
+        {ONE "\tor.b32 %r21, %r20, 4;\n\tand.b32 %r9, %r21, 2;\n", 16},
+        {ONE "\txor.b32 %r21, %r20, 8;\n\tand.b32 %r9, %r21, 6;\n", 16},
+        {ONE BIT "\txor.b32 %r23, %r20, %r22;\n\tand.b32 %r9, %r23, 2;\n", 16}, /* two [0, 1] */
+        {DAT "\trem.u32 %r9, %r21, 1;\n", 16}, /* any data % 1 */
+        {DAT "\trem.u32 %r22, %r21, 4;\n\tshr.u32 %r9, %r22, 2;\n", 16},
+        {ONE "\trem.s32 %r21, %r20, 4;\n\tshr.u32 %r9, %r21, 1;\n", 16},
+        {DAT "\tor.b32 %r22, %r21, 2;\n\tnot.b32 %r23, %r22;\n\tand.b32 %r9, %r23, 2;\n", 16},
+        {DAT "\tpopc.b32 %r22, %r21;\n\tshr.u32 %r9, %r22, 6;\n", 16}, /* [0, 32] */
+        {DAT "\tld.global.u64 %rd3, [%rd2];\n\tclz.b64 %r22, %rd3;\n\tshr.u32 %r9, %r22, 7;\n",
+         16}, /* [0, 64] */
+        {BIT "\tshl.b32 %r23, %r22, 2;\n\tadd.s32 %r24, %r23, %r22;\n\tand.b32 %r9, %r24, 2;\n",
+         16}, /* 0 or 5: no carry reaches bit 1 */
+        {ONE "\tmul.wide.u32 %rd3, %r20, 65536;\n\tshr.u64 %rd4, %rd3, 17;\n"
+         "\tcvt.u32.u64 %r9, %rd4;\n", 16},
+        {ONE "\tmad.lo.s32 %r21, %r20, 3, 1;\n\tshr.u32 %r9, %r21, 3;\n", 16}, /* 1 or 4 */
+        {BIT "\tdiv.u32 %r9, %r22, 2;\n", 16},
+        {ONE "\tsetp.gt.f32 %p2, %f1, 0f00000000;\n\tselp.b32 %r21, 8, 12, %p2;\n"
+         "\tor.b32 %r22, %r21, %r20;\n\tand.b32 %r9, %r22, 2;\n", 16}, /* selp: bits both share */
+        {NEG "\tcvt.s64.s32 %rd3, %r22;\n\tshr.u64 %rd4, %rd3, 62;\n\tcvt.u32.u64 %r9, %rd4;\n",
+         19}, /* sign-extended: the top bits 1, 3 */
+        {NEG "\tcvt.u64.u32 %rd3, %r22;\n\tshr.u64 %rd4, %rd3, 31;\n\tcvt.u32.u64 %r9, %rd4;\n",
+         17}, /* zero-extended as a u32: 0xFFFFFFFD or E >> 31, 1 */
+        {ONE "\tcvt.u64.u32 %rd3, %r20;\n\tshl.b64 %rd4, %rd3, 63;\n\tand.b64 %rd5, %rd4, 1;\n"
+         "\tcvt.u32.u64 %r9, %rd5;\n", 16}, /* a shift by 63: the low bits 0 (no range) */
+        {"\tsetp.eq.u32 %p1, 1, 1;\n" ONE "\t@%p1 shr.u32 %r9, %r20, 1;\n", 16}, /* guard true */
+        {"\tsetp.eq.u32 %p1, 1, 2;\n" ONE "\t@!%p1 and.b32 %r9, %r20, 2;\n", 16},
+        /* not one value */
+        {ONE "\tand.b32 %r9, %r20, 1;\n", 0}, /* the mask keeps a bit of the range */
+        {ONE "\tand.b32 %r9, %r20, 3;\n", 0},
+        {ONE "\tadd.s32 %r21, %r20, 1;\n\tand.b32 %r9, %r21, 2;\n", 0}, /* 1 or 2: a carry */
+        {ONE BIT "\tadd.s32 %r23, %r20, %r22;\n\tand.b32 %r9, %r23, 2;\n", 0}, /* 0 .. 2 */
+        {ONE "\tneg.s32 %r21, %r20;\n\tcvt.s64.s32 %rd3, %r21;\n\tshr.u64 %rd4, %rd3, 63;\n"
+         "\tcvt.u32.u64 %r9, %rd4;\n", 0}, /* [-1, 0]: the sign not known */
+        {NEG "\tcvt.s64.s32 %rd3, %r22;\n\tand.b64 %rd4, %rd3, 1;\n\tcvt.u32.u64 %r9, %rd4;\n",
+         0}, /* -3 or -2: bit 0 differs */
+        {DAT "\tand.b32 %r22, %r21, 3;\n\tmul.hi.u32 %r9, %r22, 0x80000000;\n", 0}, /* 0 or 1 */
+        {ONE "\tcvt.u64.u32 %rd3, %r20;\n\tshl.b64 %rd4, %rd3, 40;\n\tshr.s64 %rd5, %rd4, 40;\n"
+         "\tcvt.u32.u64 %r9, %rd5;\n", 0}, /* the bit kept */
+        {ONE "\tneg.s32 %r21, %r20;\n\trem.s32 %r9, %r21, 4;\n", 0}, /* -1 or 0 */
+        {ONE "\tcvt.u64.u32 %rd3, %r20;\n\tshl.b64 %rd4, %rd3, 63;\n\tshr.u64 %rd5, %rd4, 63;\n"
+         "\tcvt.u32.u64 %r9, %rd5;\n", 0}, /* the bit there and back */
+        {DAT "\tpopc.b32 %r22, %r21;\n\tshr.u32 %r9, %r22, 5;\n", 0}, /* 32 >> 5 is 1 */
+        {DAT "\trem.u32 %r9, %r21, %r21;\n", 0}, /* a divisor not known */
+        /* (REF16) a guarded write: where the guard fails the register is never written */
+        {ONE HALF "\t@%p1 shr.u32 %r9, %r20, 1;\n", 0},
+        {HALF "\t@%p1 mov.u32 %r9, 0;\n", 0},
+        {ONE HALF "\t@%p1 and.b32 %r21, %r20, 2;\n\tmov.u32 %r9, %r21;\n", 0},
+        {"\tsetp.eq.u32 %p1, 1, 2;\n" ONE "\t@%p1 shr.u32 %r9, %r20, 1;\n", 0}, /* never runs */
+    };
+#undef ONE
+#undef DAT
+#undef BIT
+#undef NEG
+#undef HALF
     for (size_t i = 0; i < sizeof forms / sizeof *forms; i++) {
         char text[2048];
         snprintf(text, sizeof text, "%s%s%s", float_head, forms[i].mid, float_tail);
@@ -2780,6 +2873,7 @@ int main(void)
         cmocka_unit_test(test_float_zero),
         cmocka_unit_test(test_float_range),
         cmocka_unit_test(test_int_range),
+        cmocka_unit_test(test_int_bits),
         cmocka_unit_test(test_rule),
         cmocka_unit_test(test_odd_text),
         cmocka_unit_test(test_barrier_data),
