@@ -111,7 +111,7 @@ typedef struct {
     sf_event ev[SF_EVENTS];
     size_t n_ev;
     /* local pointer aliases: name token, buffer, offset; valid from statement `from` */
-    struct { size_t name_tok; size_t param; char off[256], off_text[256]; bool bound; } al[SF_ALIASES];
+    struct { size_t name_tok; size_t param; char off[256], off_text[256]; bool bound; unsigned long long ever; } al[SF_ALIASES];
     size_t n_al;
     char why[600];
     size_t body_open, body_close;    /* the body's braces */
@@ -399,6 +399,7 @@ static bool alias_stmt(sf_state *s, size_t a, size_t b)
     }
     s->al[al].param = p;
     s->al[al].bound = true;
+    s->al[al].ever |= p < 64 ? 1ull << p : ~0ull;   /* every buffer it ever points into */
     snprintf(s->al[al].off, sizeof s->al[al].off, "%s", off);
     snprintf(s->al[al].off_text, sizeof s->al[al].off_text, "%s", off_text);
     return true;
@@ -968,12 +969,11 @@ static int store_forward(const rw_context *c, int cap, rw_result *out)
                 continue;
             if (row_buf && s->slots[q].param == p)
                 wr = true;
-            for (size_t a2 = 0; a2 < s->n_al && al >= 0; a2++)   /* any buffer the alias names */
-                if (rwl_same_tok(&ts, s->al[a2].name_tok, k) && s->al[a2].param == s->slots[q].param)
-                    wr = true;
+            /* an alias: any buffer it ever points into (its binding there is not followed) */
+            size_t qp = s->slots[q].param;
+            if (al >= 0 && (s->al[al].ever & (qp < 64 ? 1ull << qp : ~0ull)))
+                wr = true;
         }
-        if (al >= 0 && !wr)
-            wr = true;   /* an alias's binding at that point is not followed outside the loops */
         if (wr) {
             rwl_refuse(s->why, sizeof s->why, &ts, c->text, k, "row buffer", EN(RW_SF_ELSEWHERE));
             goto refuse;
@@ -1234,8 +1234,14 @@ out:
 
 /* ---- registry descriptor (registry.h) ---- */
 
+/* cap: the row's elements a thread keeps in registers at most. Each array takes cap
+ * registers and the whole kernel is allocated for its largest path, so a larger cap lowers
+ * the blocks an SM holds for rows too long for it as well: llm.c's softmax_forward_kernel2
+ * (sm_90, --use_fast_math) takes 26 registers, rewritten 28 at cap 1 and 2, 26 at 4, 36 at
+ * 8, 63 at 16, 109 at 32; with its blocks of 512, 4 blocks an SM up to cap 4, 3 at 8, 2 at
+ * 16. cap 4 (rows up to 4 * blockDim.x: 2048 at 512) is the default. */
 static const rw_param sf_params[] = {
-    {.name = "cap", .type = RW_PARAM_ENUM, .values = {8, 16, 32}, .n_values = 3, .def = 16},
+    {.name = "cap", .type = RW_PARAM_ENUM, .values = {1, 2, 4, 8, 16, 32}, .n_values = 6, .def = 4},
 };
 
 static int emit_store_forward(const rw_context *c, const int *p, rw_result *out)
