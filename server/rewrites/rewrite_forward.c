@@ -452,7 +452,7 @@ static bool straight_line(sf_state *s, size_t a, size_t b)
     for (size_t k = a; k < b; k++) {
         for (size_t i = 0; i < HK_ARRAY_LEN(flow); i++)
             if (rwl_tok_is(ts, k, flow[i]))
-                return !rwl_refuse(s->why, sizeof s->why, ts, s->text, k, "row loop body", EN(RW_SF_FLOW), flow[i]);
+                return !rwl_refuse(s->why, sizeof s->why, ts, s->text, k, "loop body", EN(RW_SF_FLOW), flow[i]);
         if (ts->t[k].kind == T_IDENT && rwl_tok_is(ts, k + 1, "(") && !rwl_pure_call_name(ts, k) &&
             !rwl_is_type_word(ts, k))
             return !rwl_refuse(s->why, sizeof s->why, ts, s->text, k, "call", EN(RW_SF_CALL));
@@ -746,29 +746,6 @@ static int render_loop(sf_state *s, size_t l, sf_form *fm, struct hk_buf *out)
     return rc;
 }
 
-/* The body's statements in the form (shared declarations left out: hoisted once). */
-static int render_body(sf_state *s, sf_form *fm, struct hk_buf *out)
-{
-    const rw_toks *ts = s->ts;
-    int rc = HK_OK;
-    for (size_t sl = 0; sl < s->n_slots && !rc && fm->reg; sl++)
-        if (fm->has_reg[sl])
-            rc = hk_buf_printf(out, "\n    %s hk_fw%zu[%d];", s->f->params[s->slots[sl].param].elem_type, sl, fm->cap);
-    for (size_t i = 0; i < s->n_stmt && !rc; i++) {
-        size_t a = s->stmt[i], b = s->stmt[i + 1];
-        if (rwl_tok_is(ts, a, "__shared__") || (rwl_tok_is(ts, a, "extern") && rwl_tok_is(ts, a + 1, "__shared__")))
-            continue;
-        rc = hk_buf_appends(out, "\n    ");
-        if (rc)
-            break;
-        if (s->loop_of_stmt[i] >= 0)
-            rc = render_loop(s, (size_t)s->loop_of_stmt[i], fm, out);
-        else
-            rc = hk_buf_append(out, s->text + ts->t[a].start, ts->t[b - 1].end - ts->t[a].start);
-    }
-    return rc;
-}
-
 /* ---- analysis ---- */
 
 /* Collects the events of loop l: per statement its reads in token order, then its store. */
@@ -871,13 +848,13 @@ static int store_forward(const rw_context *c, int cap, rw_result *out)
     s->f = f;
     int body_line = rwl_line_at(c->text, f->body_span.start_byte);
     if (ts.n < 3 || !rwl_tok_is(&ts, 0, "{") || !rwl_tok_is(&ts, ts.n - 1, "}")) {
-        snprintf(s->why, sizeof s->why, "kernel body at line %d: %s", body_line, EN(RW_SF_NO_LOOP));
+        snprintf(s->why, sizeof s->why, "%s at line %d: %s", "kernel body", body_line, EN(RW_SF_NO_LOOP));
         goto refuse;
     }
     /* top-level statements */
     for (size_t k = 1; k < ts.n - 1;) {
         if (s->n_stmt + 1 >= SF_STMTS) {
-            snprintf(s->why, sizeof s->why, "kernel body at line %d: %s", body_line, EN(RW_SF_TOO_MANY));
+            snprintf(s->why, sizeof s->why, "%s at line %d: %s", "kernel body", body_line, EN(RW_SF_TOO_MANY));
             goto refuse;
         }
         s->stmt[s->n_stmt] = k;
@@ -911,7 +888,7 @@ static int store_forward(const rw_context *c, int cap, rw_result *out)
         s->loops[s->n_loops++] = L;
     }
     if (s->n_loops < 2) {
-        snprintf(s->why, sizeof s->why, "kernel body at line %d: %s", body_line, EN(RW_SF_NO_LOOP));
+        snprintf(s->why, sizeof s->why, "%s at line %d: %s", "kernel body", body_line, EN(RW_SF_NO_LOOP));
         goto refuse;
     }
     /* an early exit after the first row loop would skip the store that makes another dead */
@@ -993,14 +970,14 @@ static int store_forward(const rw_context *c, int cap, rw_result *out)
         for (size_t y = 0; y < s->n_slots; y++)
             if (s->slots[x].param != s->slots[y].param && s->slots[x].written &&
                 rwl_launch_passing_twice(c->m, f, s->slots[x].param, s->slots[y].param)) {
-                snprintf(s->why, sizeof s->why, "kernel body at line %d: %s", body_line, EN(RW_SF_ALIASED));
+                snprintf(s->why, sizeof s->why, "%s at line %d: %s", "kernel body", body_line, EN(RW_SF_ALIASED));
                 goto refuse;
             }
     /* written buffers: their slots are disjoint rows, or one (same offset) */
     for (size_t x = 0; x < s->n_slots; x++)
         for (size_t y = x + 1; y < s->n_slots; y++)
             if (s->slots[x].param == s->slots[y].param && (s->slots[x].written || s->slots[y].written)) {
-                snprintf(s->why, sizeof s->why, "kernel body at line %d: %s", body_line, EN(RW_SF_TWO_OFFSETS));
+                snprintf(s->why, sizeof s->why, "%s at line %d: %s", "kernel body", body_line, EN(RW_SF_TWO_OFFSETS));
                 goto refuse;
             }
     /* reaching stores; the forms' choices */
@@ -1116,37 +1093,25 @@ static int store_forward(const rw_context *c, int cap, rw_result *out)
     for (size_t sl = 0; sl < s->n_slots; sl++)
         n_cap += freg.captured[sl];
     if (!n_fwd_reg && !n_cap) {
-        snprintf(s->why, sizeof s->why, "block-strided loop at line %d: %s",
+        snprintf(s->why, sizeof s->why, "%s at line %d: %s", "block-strided loop",
                  rwl_line_at(c->text, ts.t[s->loops[0].a].start), EN(RW_SF_NOTHING));
         goto refuse;
     }
-    /* the three bodies */
-    rc = render_body(s, &freg, &rreg);
+    /* Only the row loops are versioned; every other statement stays once, in place (its
+     * barriers, its trees), as register_carry does: the referee credits a race to the
+     * original only where each line it names occurs no more often in the candidate
+     * (sanitize.c inherited()). The flags are the same for the whole block and for the
+     * whole kernel, so every loop takes the same form and the forms' analysis holds. */
     bool rec_changes = n_fwd_rec > 0 || n_dead_rec > 0;
-    if (!rc && rec_changes)
-        rc = render_body(s, &frec, &rrec);
-    if (rc)
-        goto out;
-    /* hoisted shared declarations, the uniform tests, the branches */
-    rc = hk_buf_appends(&body, "{"); /* i18n: not for people */
-    for (size_t i = 0; i < s->n_stmt && !rc; i++) {
-        size_t a = s->stmt[i], b = s->stmt[i + 1];
-        if (rwl_tok_is(&ts, a, "__shared__") || (rwl_tok_is(&ts, a, "extern") && rwl_tok_is(&ts, a + 1, "__shared__"))) {
-            rc = hk_buf_appends(&body, "\n    ");
-            if (!rc)
-                rc = hk_buf_append(&body, c->text + ts.t[a].start, ts.t[b - 1].end - ts.t[a].start);
-        }
-    }
     const sf_loop *L0 = &s->loops[0];
     char bound[256], step[256];
     span_copy(s, L0->ca + 2, L0->cb, bound, sizeof bound);
     span_copy(s, L0->cb + 3, rwl_match_close(&ts, L0->a + 1), step, sizeof step);
-    /* the step is a local of blockDim.x declared in the body: the test reads blockDim.x */
-    if (!rc)
-        rc = hk_buf_printf(&body, "\n    // hk rewrite: store_forward. A value a thread stores to its element of the row is\n" /* i18n: not for people */
-                                  "    // forwarded to its later reads (registers when the row fits %d a thread, else recomputed).\n"
-                                  "    const bool hk_sf_own = blockDim.y == 1 && blockDim.z == 1",
-                           cap);
+    rc = hk_buf_printf(&body, "\n    // hk rewrite: store_forward. A value a thread stores to its element of the row is\n" /* i18n: not for people */
+                              "    // forwarded to its later reads: in registers when the row fits %d a thread, else\n"
+                              "    // recomputed; a 2-D block or an output passed as an input runs the original loops.\n"
+                              "    const bool hk_sf_own = blockDim.y == 1 && blockDim.z == 1",
+                       cap);
     /* every pointer parameter the kernel may write (a row buffer, or any other written or
      * passed on) against every row buffer it only reads: one buffer passed as both takes
      * the original */
@@ -1168,36 +1133,51 @@ static int store_forward(const rw_context *c, int cap, rw_result *out)
             for (size_t z = 0; z < y; z++)
                 seen |= !s->slots[z].written && s->slots[z].param == s->slots[y].param;
             if (!seen)
-                rc = hk_buf_printf(&body, " &&\n        (const void *)%s != (const void *)%s", f->params[w].name,
+                rc = hk_buf_printf(&body, " &&\n        (const void *)%s != (const void *)%s", f->params[w].name, /* i18n: not for people */
                                    f->params[s->slots[y].param].name);
         }
     }
     if (!rc)
-        rc = hk_buf_printf(&body, ";\n    if (hk_sf_own && (long long)(%s) <= %dLL * (long long)blockDim.x) {", bound, cap); /* i18n: not for people */
-    if (!rc)
-        rc = hk_buf_append(&body, rreg.data, rreg.len);
-    if (!rc && rec_changes) {
-        rc = hk_buf_appends(&body, "\n    } else if (hk_sf_own) {");
-        if (!rc)
-            rc = hk_buf_append(&body, rrec.data, rrec.len);
-    }
-    if (!rc) {
-        rc = hk_buf_appends(&body, "\n    } else {");
-        for (size_t i = 0; i < s->n_stmt && !rc; i++) {
-            size_t a = s->stmt[i], b = s->stmt[i + 1];
-            if (rwl_tok_is(&ts, a, "__shared__") || (rwl_tok_is(&ts, a, "extern") && rwl_tok_is(&ts, a + 1, "__shared__")))
-                continue;
-            rc = hk_buf_appends(&body, "\n    ");
-            if (!rc)
-                rc = hk_buf_append(&body, c->text + ts.t[a].start, ts.t[b - 1].end - ts.t[a].start);
-        }
-    }
-    if (!rc)
-        rc = hk_buf_appends(&body, "\n    }\n}");
+        rc = hk_buf_printf(&body, ";\n    const bool hk_sf_reg = hk_sf_own && (long long)(%s) <= %dLL * (long long)blockDim.x;", /* i18n: not for people */
+                           bound, cap);
+    for (size_t sl = 0; sl < s->n_slots && !rc; sl++)
+        if (freg.has_reg[sl])
+            rc = hk_buf_printf(&body, "\n    %s hk_fw%zu[%d];", f->params[s->slots[sl].param].elem_type, sl, cap);
     if (rc)
         goto out;
-    (void)step;
-    if ((rc = rwl_edits_add_owned(&es, ts.t[0].start, ts.t[ts.n - 1].end, hk_buf_steal(&body))))
+    if ((rc = rwl_edits_add_owned(&es, ts.t[0].end, ts.t[0].end, hk_buf_steal(&body))))
+        goto out;
+    for (size_t l = 0; l < s->n_loops && !rc; l++) {
+        const sf_loop *L = &s->loops[l];
+        hk_buf_reset(&rreg);
+        hk_buf_reset(&rrec);
+        rc = render_loop(s, l, &freg, &rreg);
+        if (!rc && rec_changes)
+            rc = render_loop(s, l, &frec, &rrec);
+        struct hk_buf v;
+        hk_buf_init(&v, RW_TEXT_MAX);
+        if (!rc)
+            rc = hk_buf_appends(&v, "if (hk_sf_reg) {\n    ");
+        if (!rc)
+            rc = hk_buf_append(&v, rreg.data ? rreg.data : "", rreg.len);
+        if (!rc && rec_changes) {
+            rc = hk_buf_appends(&v, "\n    } else if (hk_sf_own) {\n    ");
+            if (!rc)
+                rc = hk_buf_append(&v, rrec.data ? rrec.data : "", rrec.len);
+        }
+        if (!rc)
+            rc = hk_buf_appends(&v, "\n    } else {\n    ");
+        if (!rc)
+            rc = hk_buf_append(&v, c->text + ts.t[L->a].start, ts.t[L->b - 1].end - ts.t[L->a].start);
+        if (!rc)
+            rc = hk_buf_appends(&v, "\n    }");
+        if (rc) {
+            hk_buf_free(&v);
+            break;
+        }
+        rc = rwl_edits_add_owned(&es, ts.t[L->a].start, ts.t[L->b - 1].end, hk_buf_steal(&v));
+    }
+    if (rc)
         goto out;
     char lines[128] = "";
     for (size_t l = 0; l < s->n_loops && strlen(lines) + 8 < sizeof lines; l++)
@@ -1217,7 +1197,7 @@ static int store_forward(const rw_context *c, int cap, rw_result *out)
     goto out;
 refuse:
     if (!s->why[0])
-        snprintf(s->why, sizeof s->why, "kernel body at line %d: %s", body_line, EN(RW_SF_NO_LOOP));
+        snprintf(s->why, sizeof s->why, "%s at line %d: %s", "kernel body", body_line, EN(RW_SF_NO_LOOP));
     rc = rwl_not_applicable(out, hk_asprintf(EN(RW_NOT_APPLICABLE_TO), name, f->name, s->why));
 out:
     if (s)
@@ -1237,8 +1217,8 @@ out:
 /* cap: the row's elements a thread keeps in registers at most. Each array takes cap
  * registers and the whole kernel is allocated for its largest path, so a larger cap lowers
  * the blocks an SM holds for rows too long for it as well: llm.c's softmax_forward_kernel2
- * (sm_90, --use_fast_math) takes 26 registers, rewritten 28 at cap 1 and 2, 26 at 4, 36 at
- * 8, 63 at 16, 109 at 32; with its blocks of 512, 4 blocks an SM up to cap 4, 3 at 8, 2 at
+ * (sm_90, --use_fast_math) takes 26 registers, rewritten 26 at cap 1 and 2, 27 at 4, 40 at
+ * 8, 56 at 16, 104 at 32; with its blocks of 512, 4 blocks an SM up to cap 4, 3 at 8, 2 at
  * 16. cap 4 (rows up to 4 * blockDim.x: 2048 at 512) is the default. */
 static const rw_param sf_params[] = {
     {.name = "cap", .type = RW_PARAM_ENUM, .values = {1, 2, 4, 8, 16, 32}, .n_values = 6, .def = 4},

@@ -163,7 +163,7 @@ static void forward_text(void **state)
     assert_int_equal(rw_apply_named("store_forward", &ctx, NULL, &r, NULL), HK_OK);
     assert_true(r.applicable);
     /* registers (default cap 4): the input loaded once, the exponential kept, one store */
-    assert_non_null(strstr(r.text, "if (hk_sf_own && (long long)(C) <= 4LL * (long long)blockDim.x) {"));
+    assert_non_null(strstr(r.text, "const bool hk_sf_reg = hk_sf_own && (long long)(C) <= 4LL * (long long)blockDim.x;"));
     assert_non_null(strstr(r.text, "hk_fw0[hk_c] = (inp + (row * C))[i];"));
     assert_non_null(strstr(r.text, "hk_fw1[hk_c] = (float)(expf(hk_fw0[hk_c] - off));"));
     assert_non_null(strstr(r.text, "sum += hk_fw1[hk_c];"));
@@ -201,7 +201,7 @@ static void forward_refusals(void **state)
         {"leaves_early", "early exit", 113, "never be overwritten"},
         {"short_loop", "block-strided loop", 124, "start, bound or step differs"},
         {"read_after", "row buffer", 138, "used outside their element accesses"},
-        {"guarded", "row loop body", 148, "holds `if`"},
+        {"guarded", "loop body", 148, "holds `if`"},
     };
     rwf_expect_refusals(src, "store_forward", cases, sizeof cases / sizeof cases[0]);
     free(src);
