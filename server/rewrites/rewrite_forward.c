@@ -114,7 +114,7 @@ typedef struct {
     struct { size_t name_tok; size_t param; char off[256], off_text[256]; bool bound; unsigned long long ever; } al[SF_ALIASES];
     size_t n_al;
     char why[600];
-    size_t body_open, body_close;    /* the body's braces */
+    bool oom;                        /* an allocation failed in a helper: HK_ENOMEM at the end */
 } sf_state;
 
 static bool tok_eq(const rw_toks *ts, size_t k, const char *s, size_t n)
@@ -207,6 +207,8 @@ static char *squeeze_span(const sf_state *s, size_t a, size_t b, char *out, size
     if (t) {
         rwl_squeeze(t, out, n);
         hk_free(t);
+    } else {
+        ((sf_state *)s)->oom = true;
     }
     return out;
 }
@@ -484,9 +486,10 @@ static sf_event *find_event(sf_state *s, size_t tok)
 static bool rec_text(sf_state *s, const sf_loop *L, size_t a, size_t b, struct hk_buf *bf, size_t *from)
 {
     const rw_toks *ts = s->ts;
+#define SF_PUT(call) do { int put_rc = (call); if (put_rc) { s->oom |= put_rc == HK_ENOMEM; return false; } } while (0)
     for (size_t k = a; k < b; k++) {
-        if (k > a && hk_buf_appends(bf, " "))
-            return false;
+        if (k > a)
+            SF_PUT(hk_buf_appends(bf, " "));
         sf_event *e = ts->t[k].kind == T_IDENT ? find_event(s, k) : NULL;
         if (e && e->kind == EV_READ) {
             if (e->reach >= 0) {
@@ -495,16 +498,14 @@ static bool rec_text(sf_state *s, const sf_loop *L, size_t a, size_t b, struct h
                     return false;
                 if (st->from < *from)
                     *from = st->from;
-                if (hk_buf_printf(bf, "((%s)(%s))", s->f->params[s->slots[st->slot].param].elem_type, st->rec))
-                    return false;
+                SF_PUT(hk_buf_printf(bf, "((%s)(%s))", s->f->params[s->slots[st->slot].param].elem_type, st->rec));
             } else {
                 const sf_slot *sl = &s->slots[e->slot];
                 if (sl->written)
                     return false;
                 const char *pn = s->f->params[sl->param].name;
-                if (sl->off[0] ? hk_buf_printf(bf, "(%s + (%s))[" SF_VAR "]", pn, sl->off_text)
-                               : hk_buf_printf(bf, "%s[" SF_VAR "]", pn))
-                    return false;
+                SF_PUT(sl->off[0] ? hk_buf_printf(bf, "(%s + (%s))[" SF_VAR "]", pn, sl->off_text)
+                                   : hk_buf_printf(bf, "%s[" SF_VAR "]", pn));
             }
             k = e->close;
             continue;
@@ -513,16 +514,15 @@ static bool rec_text(sf_state *s, const sf_loop *L, size_t a, size_t b, struct h
             rwl_tok_is(ts, k, "--"))
             return false;   /* another read of memory, or a write */
         if (ts->t[k].kind == T_IDENT && rwl_same_tok(ts, k, L->var) && rwl_is_use(ts, k)) {
-            if (hk_buf_appends(bf, SF_VAR))
-                return false;
+            SF_PUT(hk_buf_appends(bf, SF_VAR));
             continue;
         }
         if (ts->t[k].kind == T_IDENT && rwl_is_use(ts, k) && !rwl_tok_is(ts, k + 1, "(") && loop_local(s, k))
             return false;
-        if (hk_buf_append(bf, s->text + ts->t[k].start, ts->t[k].end - ts->t[k].start))
-            return false;
+        SF_PUT(hk_buf_append(bf, s->text + ts->t[k].start, ts->t[k].end - ts->t[k].start));
     }
     return true;
+#undef SF_PUT
 }
 
 /* May the stored expression of st be re-evaluated at the read e: none of its locals (or
@@ -1009,16 +1009,22 @@ static int store_forward(const rw_context *c, int cap, rw_result *out)
                 else {
                     if (s->ev[self->reach].from < e->from)
                         e->from = s->ev[self->reach].from;
-                    ok = !hk_buf_printf(&rb, "((%s)(%s)) %s (", f->params[s->slots[e->slot].param].elem_type,
-                                        s->ev[self->reach].rec, e->op);
+                    int prc = hk_buf_printf(&rb, "((%s)(%s)) %s (", f->params[s->slots[e->slot].param].elem_type,
+                                            s->ev[self->reach].rec, e->op);
+                    s->oom |= prc == HK_ENOMEM;
+                    ok = !prc;
                 }
             }
             ok = ok && rec_text(s, &s->loops[e->loop], e->ra, e->rb, &rb, &e->from);
-            if (ok && e->op[0])
-                ok = !hk_buf_appends(&rb, ")");
+            if (ok && e->op[0]) {
+                int prc = hk_buf_appends(&rb, ")");
+                s->oom |= prc == HK_ENOMEM;
+                ok = !prc;
+            }
             if (ok && rb.data) {
                 e->rec = hk_buf_steal(&rb);
                 e->rec_ok = e->rec != NULL;
+                s->oom |= !e->rec;
             }
             hk_buf_free(&rb);
             continue;
@@ -1076,6 +1082,10 @@ static int store_forward(const rw_context *c, int cap, rw_result *out)
             freg.capture_loop[sl] = first;
         }
     }
+    if (s->oom) {
+        rc = HK_ENOMEM;
+        goto out;
+    }
     /* anything to do? */
     int n_fwd_reg = 0, n_fwd_rec = 0, n_dead_reg = 0, n_dead_rec = 0, n_cap = 0, reads0 = 0, writes0 = 0;
     for (size_t i = 0; i < s->n_ev; i++) {
@@ -1113,30 +1123,29 @@ static int store_forward(const rw_context *c, int cap, rw_result *out)
                               "    const bool hk_sf_own = blockDim.y == 1 && blockDim.z == 1",
                        cap);
     /* every pointer parameter the kernel may write (a row buffer, or any other written or
-     * passed on) against every row buffer it only reads: one buffer passed as both takes
-     * the original */
-    for (size_t w = 0; w < f->n_params && !rc; w++) {
+     * passed on) against every other row buffer, read or written: one buffer passed as two
+     * (in place) takes the original loops, whose later passes see what the other name's
+     * stores left. (Buffers that overlap without being equal are assumed not to: their rows
+     * would race between blocks in the original.) */
+    bool writes[64] = {false};
+    for (size_t w = 0; w < f->n_params && w < 64; w++) {
         if (f->params[w].pointer_depth != 1 || !f->params[w].name[0])
             continue;
-        bool writes = false;
-        for (size_t k = 1; k + 1 < ts.n && !writes; k++)
-            writes = tok_eq(&ts, k, f->params[w].name, strlen(f->params[w].name)) && rwl_is_use(&ts, k) &&
-                     !find_event(s, k) && !rwl_tok_is(&ts, k - 1, "=") && rwl_occurrence_writes(&ts, k);
-        for (size_t q = 0; q < s->n_slots && !writes; q++)
-            writes = s->slots[q].written && s->slots[q].param == w;
-        if (!writes)
-            continue;
-        for (size_t y = 0; y < s->n_slots && !rc; y++) {
-            if (s->slots[y].written || s->slots[y].param == w)
-                continue;
-            bool seen = false;
-            for (size_t z = 0; z < y; z++)
-                seen |= !s->slots[z].written && s->slots[z].param == s->slots[y].param;
-            if (!seen)
-                rc = hk_buf_printf(&body, " &&\n        (const void *)%s != (const void *)%s", f->params[w].name, /* i18n: not for people */
-                                   f->params[s->slots[y].param].name);
-        }
+        for (size_t k = 1; k + 1 < ts.n && !writes[w]; k++)
+            writes[w] = tok_eq(&ts, k, f->params[w].name, strlen(f->params[w].name)) && rwl_is_use(&ts, k) &&
+                        !find_event(s, k) && !rwl_tok_is(&ts, k - 1, "=") && rwl_occurrence_writes(&ts, k);
+        for (size_t q = 0; q < s->n_slots && !writes[w]; q++)
+            writes[w] = s->slots[q].written && s->slots[q].param == w;
     }
+    bool row_buf[64] = {false};
+    for (size_t q = 0; q < s->n_slots; q++)
+        if (s->slots[q].param < 64)
+            row_buf[s->slots[q].param] = true;
+    for (size_t w = 0; w < f->n_params && w < 64 && !rc; w++)
+        for (size_t y = 0; writes[w] && y < f->n_params && y < 64 && !rc; y++)
+            if (y != w && row_buf[y] && !(writes[y] && row_buf[w] && y < w))   /* each pair once */
+                rc = hk_buf_printf(&body, " &&\n        (const void *)%s != (const void *)%s", f->params[w].name, /* i18n: not for people */
+                                   f->params[y].name);
     if (!rc)
         rc = hk_buf_printf(&body, ";\n    const bool hk_sf_reg = hk_sf_own && (long long)(%s) <= %dLL * (long long)blockDim.x;", /* i18n: not for people */
                            bound, cap);
@@ -1196,6 +1205,10 @@ static int store_forward(const rw_context *c, int cap, rw_result *out)
     out->keeps_launch = rc == HK_OK && out->applicable;
     goto out;
 refuse:
+    if (s->oom) {
+        rc = HK_ENOMEM;
+        goto out;
+    }
     if (!s->why[0])
         snprintf(s->why, sizeof s->why, "%s at line %d: %s", "kernel body", body_line, EN(RW_SF_NO_LOOP));
     rc = rwl_not_applicable(out, hk_asprintf(EN(RW_NOT_APPLICABLE_TO), name, f->name, s->why));
@@ -1236,6 +1249,9 @@ const rw_descriptor rw_store_forward_desc = {
                "stores a later store of the same thread overwrites are dropped (exact)",
     .params = sf_params,
     .n_params = HK_ARRAY_LEN(sf_params),
-    .flags = RW_ALGORITHM,
+    /* planned first once its shape matched (its loops are the kernel's passes), and offered
+     * on a leader's text too (it keeps that text's launch and reshapes only the row loops:
+     * on block_reduce's shuffled trees it removes the passes the trees left) */
+    .flags = RW_ALGORITHM | RW_STACKS,
     .emit = emit_store_forward,
 };

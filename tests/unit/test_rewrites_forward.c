@@ -1,7 +1,8 @@
 /* store_forward run, not only compiled: the kernels of tests/data/rewrite_forward/forward.cu
  * (a softmax in llm.c's kernel2 spelling, a row centred, stored, re-read and scaled in place
  * with a compound store, a stored product re-read from memory beside an input kept in
- * registers) are rewritten into ONE candidate text and ONE emulated program (emu_block.h)
+ * registers, an input rewritten after the store and a local changed before the read, which
+ * leave only the register form) are rewritten into ONE candidate text and ONE emulated program (emu_block.h)
  * runs each against its original, bit for bit: ragged rows (1, 7, 33, 100, 257, 1027 and
  * 3000 columns), blocks of 32 to 256 (so the row fits cap * blockDim.x and the register form
  * runs, or does not and the recomputed form runs), three thread orders, and the two cases
@@ -40,7 +41,7 @@ static int teardown(void **state)
     return rwf_teardown();
 }
 
-static const char *const kernels[] = {"soft_rows", "center_rows", "scaled_rows"};
+static const char *const kernels[] = {"soft_rows", "center_rows", "scaled_rows", "input_moves"};
 
 /* C++ before main(): one runner for all three kernels (out, in, aux, rows, cols), the
  * comparison counting differences so that a broken copy's can be required. */
@@ -72,20 +73,21 @@ static const char helpers[] =
     "                const int rows = 3, cols = colss[z], s = (z + v + mode) % 3;\n"
     "                emu::schedule = s;\n"
     "                const size_t e = (size_t)rows * cols;\n"
-    "                emu::buf<float> in(e), aux(aux_per_col ? cols : rows), bo(e), bc(e);\n"
-    "                in.fill(cols + v);\n"
+    "                /* each run its own copy of the input (input_moves writes it) */\n"
+    "                emu::buf<float> ino(e), inc(e), aux(aux_per_col ? cols : rows), bo(e), bc(e);\n"
+    "                ino.fill(cols + v); inc.fill(cols + v);\n"
     "                aux.fill(7 + cols);\n"
     "                bo.fill(5); bc.fill(5);\n"
     "                if (mode == 2) {\n"
     "                    for (size_t i = 0; i < e; i++)\n"
-    "                        bo[i] = bc[i] = in[i];\n"
+    "                        bo[i] = bc[i] = ino[i];\n"
     "                }\n"
     "                const dim3 blk = mode == 1 ? dim3(32, 2) : dim3(blocks[v]);\n"
     "                const size_t dyn = blk.x * sizeof(float);\n"
-    "                const float *src_o = mode == 2 ? bo.ptr() : in.ptr(), *src_c = mode == 2 ? bc.ptr() : in.ptr();\n"
+    "                float *src_o = mode == 2 ? bo.ptr() : ino.ptr(), *src_c = mode == 2 ? bc.ptr() : inc.ptr();\n"
     "                emu::launch(dim3(rows), blk, dyn, [&] { ko(bo.ptr(), src_o, aux.ptr(), rows, cols); });\n"
     "                emu::launch(dim3(rows), blk, dyn, [&] { kc(bc.ptr(), src_c, aux.ptr(), rows, cols); });\n"
-    "                size_t bad = differ(what, bo, bc, must_differ);\n"
+    "                size_t bad = differ(what, bo, bc, must_differ) + differ(what, ino, inc, must_differ);\n"
     "                if (bad && !must_differ)\n"
     "                    printf(\"  (%s: %d x %d, block %u x %u, mode %d, schedule %d)\\n\", what, rows, cols, blk.x, blk.y,\n"
     "                           mode, s);\n"
@@ -95,14 +97,16 @@ static const char helpers[] =
     "        emu::failures++;\n"
     "    printf(\"%s: %zu elements differ%s\\n\", what, total, must_differ ? \" (a broken copy: must be > 0)\" : \"\");\n"
     "}\n"
-    "#define SOFT(ns) [&](float *o, const float *i, const float *a, int n, int c) { (void)a; ns::soft_rows(o, i, n, c); }\n"
-    "#define CENTER(ns) [&](float *o, const float *i, const float *a, int n, int c) { (void)n; ns::center_rows(o, i, a, c); }\n"
-    "#define SCALED(ns) [&](float *o, const float *i, const float *a, int n, int c) { (void)n; ns::scaled_rows(o, i, a, c); }\n";
+    "#define SOFT(ns) [&](float *o, float *i, const float *a, int n, int c) { (void)a; ns::soft_rows(o, i, n, c); }\n"
+    "#define CENTER(ns) [&](float *o, float *i, const float *a, int n, int c) { (void)n; ns::center_rows(o, i, a, c); }\n"
+    "#define SCALED(ns) [&](float *o, float *i, const float *a, int n, int c) { (void)n; ns::scaled_rows(o, i, a, c); }\n"
+    "#define MOVES(ns) [&](float *o, float *i, const float *a, int n, int c) { (void)a; (void)n; ns::input_moves(o, i, c); }\n";
 
 static const char driver[] =
     "row_case(\"soft_rows\", SOFT(orig), SOFT(cand), false);\n"
     "row_case(\"center_rows\", CENTER(orig), CENTER(cand), false);\n"
-    "row_case(\"scaled_rows\", SCALED(orig), SCALED(cand), true);\n";
+    "row_case(\"scaled_rows\", SCALED(orig), SCALED(cand), true);\n"
+    "row_case(\"input_moves\", MOVES(orig), MOVES(cand), false);\n";
 
 /* The candidate: every kernel rewritten (cap 8). */
 static char *candidate(const char *src, int cap)
@@ -186,9 +190,38 @@ static void forward_text(void **state)
     assert_null(strstr(r.text, "} else if (hk_sf_own) {"));
     assert_non_null(strstr(r.description, "else the original body"));
     rw_result_free(&r);
+    /* the input rewritten after the store and a local changed before the read: registers
+     * only (the store dropped there), no recomputed form; in place: the original */
+    ctx.kernel = kernel(&fx, "input_moves");
+    assert_int_equal(rw_apply_named("store_forward", &ctx, NULL, &r, NULL), HK_OK);
+    assert_true(r.applicable);
+    assert_non_null(strstr(r.text, "hk_fw0[hk_c] = (float)(xr[i] - g);"));
+    assert_non_null(strstr(r.text, "yr[i] = hk_fw0[hk_c] / tot + g;"));
+    assert_non_null(strstr(r.text, "(const void *)out != (const void *)inp;"));
+    assert_null(strstr(r.text, "} else if (hk_sf_own) {"));
+    rw_result_free(&r);
     unload(&fx);
     free(src);
     assert_int_equal(hk_alloc_live(), 0);
+}
+
+static int forward_default(const fixture *fx, size_t k, rw_result *r)
+{
+    rw_context ctx = {.text = fx->text, .len = fx->len, .m = fx->m, .kernel = k};
+    return rw_apply_named("store_forward", &ctx, NULL, r, NULL);
+}
+
+/* Every allocation failure ends in HK_ENOMEM with nothing leaked. */
+static void forward_alloc_failures(void **state)
+{
+    (void)state;
+    char *src = rwf_data_file("rewrite_forward/forward.cu");
+    fixture fx;
+    load_text(src, &fx);
+    rwf_survives_alloc_failures(&fx, kernel(&fx, "soft_rows"), forward_default);
+    rwf_survives_alloc_failures(&fx, kernel(&fx, "center_rows"), forward_default);
+    unload(&fx);
+    free(src);
 }
 
 static void forward_refusals(void **state)
@@ -238,6 +271,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(forward_text),
         cmocka_unit_test(forward_refusals),
+        cmocka_unit_test(forward_alloc_failures),
         cmocka_unit_test(forward_nvcc),
         cmocka_unit_test(forward_run),
         cmocka_unit_test(forward_broken),

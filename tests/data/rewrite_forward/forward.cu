@@ -149,3 +149,36 @@ __global__ void guarded(float *out, const float *inp, int C)
             out[blockIdx.x * C + i] = 0.0f;
     }
 }
+
+// ---- applies, with less forwarded ----
+
+// the input is rewritten in place after the store, and a local the stored value names changes
+// before the read: the register form still forwards (the register holds the value stored), the
+// recomputed form keeps the store and reads it back (the input no longer gives it)
+__global__ void input_moves(float *out, float *inp, int C)
+{
+    __shared__ float part[256];
+    const int t = threadIdx.x;
+    float *xr = inp + blockIdx.x * C;
+    float *yr = out + blockIdx.x * C;
+    float g = 0.5f;
+    for (int i = t; i < C; i += blockDim.x)
+        yr[i] = xr[i] - g;
+    for (int i = t; i < C; i += blockDim.x)
+        xr[i] = xr[i] + 1.0f;
+    g = 2.0f;
+    __syncthreads();
+    float s = 0.0f;
+    for (int i = t; i < C; i += blockDim.x)
+        s += yr[i];
+    part[t] = s;
+    __syncthreads();
+    for (int h = blockDim.x / 2; h > 0; h >>= 1) {
+        if (h > t)
+            part[t] += part[t + h];
+        __syncthreads();
+    }
+    const float tot = part[0];
+    for (int i = t; i < C; i += blockDim.x)
+        yr[i] = yr[i] / tot + g;
+}
