@@ -101,6 +101,7 @@ typedef struct {
 typedef struct {
     const rw_toks *ts;
     const char *text;
+    size_t len;
     const an_function *f;
     size_t stmt[SF_STMTS], n_stmt;   /* top-level statements' first tokens; stmt[n] = end */
     sf_loop loops[SF_LOOPS];
@@ -171,6 +172,21 @@ static bool is_builtin_x(const sf_state *s, size_t a, size_t b, const char *buil
     return rwl_builtin_x(ts, d + 2, builtin) && (rwl_tok_is(ts, d + 5, ";") || rwl_tok_is(ts, d + 5, ","));
 }
 
+/* Is the name at k a macro of the file whose text reads the thread's index (threadIdx, HIP's
+ * hipThreadIdx_, a lane id)? Then it differs between the block's threads. */
+static bool macro_reads_thread(const sf_state *s, size_t k)
+{
+    const rw_toks *ts = s->ts;
+    size_t nl = ts->t[k].end - ts->t[k].start, at = 0, a, b;
+    while (rwl_next_define(s->text, s->len, &at, ts->text + ts->t[k].start, nl, &a, &b)) {
+        for (size_t i = a; i + 9 <= b; i++)
+            if (!memcmp(s->text + i, "threadIdx", 9) || !memcmp(s->text + i, "ThreadIdx", 9) ||
+                (i + 6 <= b && !memcmp(s->text + i, "laneid", 6)))
+                return true;
+    }
+    return false;
+}
+
 /* Is every name in [a, b) the same for the whole block and unchanged: numbers, parameters
  * never written, blockIdx/blockDim/gridDim, locals declared at top level and never written
  * again, a macro or constant (no local of that name)? A read of memory is not. */
@@ -182,8 +198,11 @@ static bool uniform_expr(const sf_state *s, size_t a, size_t b)
             return false;
         if (ts->t[k].kind != T_IDENT || !rwl_is_use(ts, k))
             continue;
-        if (rwl_tok_is(ts, k + 1, "("))
-            continue;   /* a call's name; pure calls only (checked by the callers' scans) */
+        if (rwl_tok_is(ts, k + 1, "(")) {
+            if (!rwl_pure_call_name(ts, k) && !rwl_is_type_word(ts, k))
+                return false;   /* a function of ours may read the thread index */
+            continue;
+        }
         if (param_at(s, k, NULL)) {
             if (written_after_decl(ts, k, ts->n))
                 return false;
@@ -193,6 +212,8 @@ static bool uniform_expr(const sf_state *s, size_t a, size_t b)
         if (d < ts->n && written_after_decl(ts, d, d))
             return false;
         if (d >= ts->n && written_after_decl(ts, k, ts->n))
+            return false;
+        if (d >= ts->n && macro_reads_thread(s, k))
             return false;
     }
     return true;
@@ -454,10 +475,10 @@ static bool straight_line(sf_state *s, size_t a, size_t b)
     for (size_t k = a; k < b; k++) {
         for (size_t i = 0; i < HK_ARRAY_LEN(flow); i++)
             if (rwl_tok_is(ts, k, flow[i]))
-                return !rwl_refuse(s->why, sizeof s->why, ts, s->text, k, "loop body", EN(RW_SF_FLOW), flow[i]);
+                return rwl_refuse(s->why, sizeof s->why, ts, s->text, k, "loop body", EN(RW_SF_FLOW), flow[i]);
         if (ts->t[k].kind == T_IDENT && rwl_tok_is(ts, k + 1, "(") && !rwl_pure_call_name(ts, k) &&
             !rwl_is_type_word(ts, k))
-            return !rwl_refuse(s->why, sizeof s->why, ts, s->text, k, "call", EN(RW_SF_CALL));
+            return rwl_refuse(s->why, sizeof s->why, ts, s->text, k, "call", EN(RW_SF_CALL));
     }
     return true;
 }
@@ -755,6 +776,9 @@ static bool loop_events(sf_state *s, size_t l)
     const sf_loop *L = &s->loops[l];
     if (!straight_line(s, L->body_a, L->body_b))
         return false;
+    for (size_t k = L->body_a; k < L->body_b; k++)
+        if (rwl_same_tok(ts, k, L->var) && rwl_is_use(ts, k) && rwl_scalar_written(ts, k))
+            return rwl_refuse(s->why, sizeof s->why, ts, s->text, k, "loop variable", EN(RW_SF_VAR_WRITTEN));
     for (size_t k = L->body_a; k < L->body_b;) {
         size_t e_end = rwl_stmt_end(ts, k, L->body_b);
         /* a store: ACCESS op= RHS ; */
@@ -779,7 +803,7 @@ static bool loop_events(sf_state *s, size_t l)
                     managed_name |= s->slots[q].param == p;
             if (sl < 0) {
                 if (managed_name || rwl_occurrence_writes(ts, j))
-                    return !rwl_refuse(s->why, sizeof s->why, ts, s->text, j, "row access", EN(RW_SF_ACCESS));
+                    return rwl_refuse(s->why, sizeof s->why, ts, s->text, j, "row access", EN(RW_SF_ACCESS));
                 j = c;
                 continue;
             }
@@ -787,22 +811,22 @@ static bool loop_events(sf_state *s, size_t l)
                 /* a compound store (`+=`, `/=`) reads the element first */
                 if (!rwl_tok_is(ts, c + 1, "=")) {
                     if (s->n_ev >= SF_EVENTS)
-                        return !rwl_refuse(s->why, sizeof s->why, ts, s->text, j, "row loop", EN(RW_SF_TOO_MANY));
+                        return rwl_refuse(s->why, sizeof s->why, ts, s->text, j, "row loop", EN(RW_SF_TOO_MANY));
                     s->ev[s->n_ev++] = (sf_event){.kind = EV_READ, .slot = sl, .loop = l, .tok = j, .close = c, .reach = -1};
                 }
                 j = c;
                 continue;
             }
             if (rwl_occurrence_writes(ts, j))
-                return !rwl_refuse(s->why, sizeof s->why, ts, s->text, j, "row access", EN(RW_SF_ACCESS));
+                return rwl_refuse(s->why, sizeof s->why, ts, s->text, j, "row access", EN(RW_SF_ACCESS));
             if (s->n_ev >= SF_EVENTS)
-                return !rwl_refuse(s->why, sizeof s->why, ts, s->text, j, "row loop", EN(RW_SF_TOO_MANY));
+                return rwl_refuse(s->why, sizeof s->why, ts, s->text, j, "row loop", EN(RW_SF_TOO_MANY));
             s->ev[s->n_ev++] = (sf_event){.kind = EV_READ, .slot = sl, .loop = l, .tok = j, .close = c, .reach = -1};
             j = c;
         }
         if (st_slot >= 0) {
             if (s->n_ev >= SF_EVENTS)
-                return !rwl_refuse(s->why, sizeof s->why, ts, s->text, k, "row loop", EN(RW_SF_TOO_MANY));
+                return rwl_refuse(s->why, sizeof s->why, ts, s->text, k, "row loop", EN(RW_SF_TOO_MANY));
             sf_event *e = &s->ev[s->n_ev++];
             *e = (sf_event){.kind = EV_STORE, .slot = st_slot, .loop = l, .tok = k, .close = st_close, .sa = k,
                             .sb = e_end, .ra = st_close + 2, .rb = e_end - 1, .reach = -1};
@@ -814,7 +838,7 @@ static bool loop_events(sf_state *s, size_t l)
                          (!e->op[0] && top_is_product(ts, e->ra, e->rb, 0));
             e->pure_rhs = !rwl_writes_any(ts, e->ra, e->rb);
             if (!rwl_tok_is(ts, e_end - 1, ";") || e->ra >= e->rb)
-                return !rwl_refuse(s->why, sizeof s->why, ts, s->text, k, "row access", EN(RW_SF_ACCESS));
+                return rwl_refuse(s->why, sizeof s->why, ts, s->text, k, "row access", EN(RW_SF_ACCESS));
             s->slots[st_slot].written = true;
         }
         k = e_end;
@@ -845,6 +869,7 @@ static int store_forward(const rw_context *c, int cap, rw_result *out)
         goto out;
     s->ts = &ts;
     s->text = c->text;
+    s->len = c->len;
     s->f = f;
     int body_line = rwl_line_at(c->text, f->body_span.start_byte);
     if (ts.n < 3 || !rwl_tok_is(&ts, 0, "{") || !rwl_tok_is(&ts, ts.n - 1, "}")) {
@@ -1086,6 +1111,8 @@ static int store_forward(const rw_context *c, int cap, rw_result *out)
         rc = HK_ENOMEM;
         goto out;
     }
+    if (s->why[0])   /* a refusal recorded on the way is final */
+        goto refuse;
     /* anything to do? */
     int n_fwd_reg = 0, n_fwd_rec = 0, n_dead_reg = 0, n_dead_rec = 0, n_cap = 0, reads0 = 0, writes0 = 0;
     for (size_t i = 0; i < s->n_ev; i++) {

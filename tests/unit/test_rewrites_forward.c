@@ -235,6 +235,8 @@ static void forward_refusals(void **state)
         {"short_loop", "block-strided loop", 124, "start, bound or step differs"},
         {"read_after", "row buffer", 138, "used outside their element accesses"},
         {"guarded", "loop body", 148, "holds `if`"},
+        {"var_moves", "loop variable", 196, "written in its body"},
+        {"warp_offset", "row access", 206, "the same for the whole block"},
     };
     rwf_expect_refusals(src, "store_forward", cases, sizeof cases / sizeof cases[0]);
     free(src);

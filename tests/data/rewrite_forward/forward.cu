@@ -182,3 +182,28 @@ __global__ void input_moves(float *out, float *inp, int C)
     for (int i = t; i < C; i += blockDim.x)
         yr[i] = yr[i] / tot + g;
 }
+
+// ---- refused (continued) ----
+
+// the loop variable moves inside the body
+__global__ void var_moves(float *out, const float *inp, int C)
+{
+    int t = threadIdx.x;
+    for (int i = t; i < C; i += blockDim.x)
+        out[blockIdx.x * C + i] = inp[blockIdx.x * C + i] + 1.0f;
+    for (int i = t; i < C; i += blockDim.x) {
+        out[blockIdx.x * C + i] = out[blockIdx.x * C + i] * 2.0f;
+        i += 0;
+    }
+}
+
+// the row offset is a macro that reads the thread index: rows per warp, not per block
+#define WARP_ROW (blockIdx.x * 4 + threadIdx.x / 32)
+__global__ void warp_offset(float *out, const float *inp, int C)
+{
+    int t = threadIdx.x;
+    for (int i = t; i < C; i += blockDim.x)
+        out[WARP_ROW * C + i] = inp[WARP_ROW * C + i] + 1.0f;
+    for (int i = t; i < C; i += blockDim.x)
+        out[WARP_ROW * C + i] = out[WARP_ROW * C + i] + 2.0f;
+}
