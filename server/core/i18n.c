@@ -4513,6 +4513,8 @@ static const struct hk_msg_entry msgs[HK_MSG_COUNT] = {
       "行循环的边界是核函数的局部变量：选择形式的线程块统一判断位于函数体的声明之前"),
     M(RW_SF_VAR_WRITTEN, "the row loop's variable is written in its body: the loop no longer visits each of the thread's elements once",
       "行循环的变量在循环体中被写入：循环不再恰好访问线程的每个元素一次"),
+    M(RW_SF_SHADOW, "a row loop declares a name that hides a local or parameter of the kernel: a forwarded value written there would read the loop's",
+      "行循环声明的名字遮蔽了核函数的局部变量或参数：在那里写入的转发值会读到循环中的那个"),
     F(RW_SF_DESC, "kernel %s: %d block-strided row loops (lines %s; i < %s, i += %s) made %d row reads and %d row writes an element; a value a thread stores is forwarded to its own later reads: with %s <= %d * blockDim.x in registers (%d reads, %d writes), else recomputed from the unwritten inputs (%d reads, %d writes; %d stores overwritten later by the same thread dropped); bit-identical; a block not 1-D or an output passed as an input takes the original body",
       "核函数 %s：%d 个线程块跨步行循环（第 %s 行；i < %s，i += %s）每个元素读行 %d 次、写行 %d 次；线程存储的值被转发给它自己之后的读取：当 %s <= %d * blockDim.x 时放在寄存器中（读 %d 次，写 %d 次），否则从未被写入的输入重新计算（读 %d 次，写 %d 次；删去 %d 个随后被同一线程覆盖的存储）；结果逐位一致；非一维线程块或输出与输入为同一缓冲区时执行原函数体"),
     F(RW_SF_DESC_REG, "kernel %s: %d block-strided row loops (lines %s; i < %s, i += %s) made %d row reads and %d row writes an element; a value a thread stores is forwarded to its own later reads: with %s <= %d * blockDim.x in registers (%d reads, %d writes), else the original body; bit-identical; a block not 1-D or an output passed as an input takes the original body",

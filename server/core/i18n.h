@@ -2402,6 +2402,7 @@ enum hk_msg {
     HK_MSG_RW_SF_NOTHING,
     HK_MSG_RW_SF_BOUND_LOCAL,
     HK_MSG_RW_SF_VAR_WRITTEN,
+    HK_MSG_RW_SF_SHADOW,
     HK_MSG_RW_SF_DESC,
     HK_MSG_RW_SF_DESC_REG,
     /* rewrite_splitk.c (split_k_columns), session 37 */

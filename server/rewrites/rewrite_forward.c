@@ -912,6 +912,17 @@ static int store_forward(const rw_context *c, int cap, rw_result *out)
         s->loop_of_stmt[i] = (int)s->n_loops;
         s->loops[s->n_loops++] = L;
     }
+    /* a name a row loop declares (its variable, a local of its body) that hides a local of
+     * the kernel or a parameter: the forwarded texts name those and would read the loop's */
+    for (size_t l = 0; l < s->n_loops; l++)
+        for (size_t k = s->loops[l].ta; k < s->loops[l].body_b; k++) {
+            if (ts.t[k].kind != T_IDENT || !rwl_is_use(&ts, k) || !rwl_declared_here(&ts, k))
+                continue;
+            if (param_at(s, k, NULL) || decl_of(s, k) < ts.n) {
+                rwl_refuse(s->why, sizeof s->why, &ts, c->text, k, "declaration", EN(RW_SF_SHADOW));
+                goto refuse;
+            }
+        }
     if (s->n_loops < 2) {
         snprintf(s->why, sizeof s->why, "%s at line %d: %s", "kernel body", body_line, EN(RW_SF_NO_LOOP));
         goto refuse;

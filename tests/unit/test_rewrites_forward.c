@@ -237,6 +237,7 @@ static void forward_refusals(void **state)
         {"guarded", "loop body", 148, "holds `if`"},
         {"var_moves", "loop variable", 196, "written in its body"},
         {"warp_offset", "row access", 206, "the same for the whole block"},
+        {"hides_param", "declaration", 218, "hides a local or parameter"},
     };
     rwf_expect_refusals(src, "store_forward", cases, sizeof cases / sizeof cases[0]);
     free(src);

@@ -207,3 +207,15 @@ __global__ void warp_offset(float *out, const float *inp, int C)
     for (int i = t; i < C; i += blockDim.x)
         out[WARP_ROW * C + i] = out[WARP_ROW * C + i] + 2.0f;
 }
+
+// a local of the second loop hides the parameter the stored value names
+__global__ void hides_param(float *out, const float *inp, float scale, int C)
+{
+    int t = threadIdx.x;
+    for (int i = t; i < C; i += blockDim.x)
+        out[blockIdx.x * C + i] = inp[blockIdx.x * C + i] + scale;
+    for (int i = t; i < C; i += blockDim.x) {
+        float scale = 2.0f;
+        out[blockIdx.x * C + i] = out[blockIdx.x * C + i] - scale;
+    }
+}
