@@ -6,7 +6,8 @@
  * runs each against its original, bit for bit: ragged rows (1, 7, 33, 100, 257, 1027 and
  * 3000 columns), blocks of 32 to 256 (so the row fits cap * blockDim.x and the register form
  * runs, or does not and the recomputed form runs), three thread orders, and the two cases
- * that take the original body (a 2-D block; the output passed as the input, in place). Two
+ * that take the original body (a 2-D block; the output passed as the input, in place); and
+ * stacked on block_reduce's text against that text. Two
  * broken copies (the register form reading another element; the recomputed form recomputing
  * with the other tree's result) must differ. Refusals name the construct and line; the
  * candidate and llm.c's softmax_forward_kernel2 rewritten at every cap (where bench/wild/src
@@ -131,6 +132,30 @@ static void forward_run(void **state)
     char *cand = candidate(src, 8);
     emu_run_pair(tmpdir, "forward", src, cand, helpers, driver, EMU_OK);
     free(cand);
+    free(src);
+}
+
+/* Stacked on block_reduce (the search's stack when block_reduce leads): store_forward on
+ * block_reduce's text computes what block_reduce's text computes, bit for bit (the trees, now
+ * warp shuffles, are the same code in both). */
+static void forward_stacked_run(void **state)
+{
+    (void)state;
+    SKIP_WITHOUT_EMULATOR();
+    char *src = rwf_data_file("rewrite_forward/forward.cu");
+    char *br1 = emu_rewrite(src, "soft_rows", "block_reduce", NULL);
+    char *br = emu_rewrite(br1, "center_rows", "block_reduce", NULL);
+    assert_non_null(strstr(br, "__shfl_down_sync"));
+    int params[RW_MAX_PARAMS] = {8};
+    char *sf1 = emu_rewrite(br, "soft_rows", "store_forward", params);
+    char *sf = emu_rewrite(sf1, "center_rows", "store_forward", params);
+    static const char drv[] = "row_case(\"soft_rows on block_reduce\", SOFT(orig), SOFT(cand), false);\n"
+                              "row_case(\"center_rows on block_reduce\", CENTER(orig), CENTER(cand), false);\n";
+    emu_run_pair(tmpdir, "forward_stacked", br, sf, helpers, drv, EMU_OK);
+    free(sf);
+    free(sf1);
+    free(br);
+    free(br1);
     free(src);
 }
 
@@ -278,6 +303,7 @@ int main(void)
         cmocka_unit_test(forward_nvcc),
         cmocka_unit_test(forward_run),
         cmocka_unit_test(forward_broken),
+        cmocka_unit_test(forward_stacked_run),
         cmocka_unit_test(rwf_nvcc_queued), /* last: the queued compile checks */
     };
     return cmocka_run_group_tests(tests, setup, teardown);
