@@ -156,6 +156,8 @@ static const refusal_case cases[] = {
     {"staged_gather", k_grid_stride, "gs", {0}, "gather", 4},
     /* a block-strided loop with no loop around it: nothing to carry */
     {"register_carry", k_grid_stride, "gs", {0}, "block-strided loop", 3},
+    /* no two block-strided row loops (i = threadIdx.x; i += blockDim.x): nothing stored and re-read */
+    {"store_forward", k_grid_stride, "gs", {0}, "kernel body", 2},
     /* no per-thread local array: nothing a guard compares against */
     {"register_threshold", k_grid_stride, "gs", {0}, "kernel body", 2},
     /* tile[threadIdx.x], tile[255 - threadIdx.x]: unit strides, no bank conflict to remove */

@@ -1,0 +1,221 @@
+// store_forward's kernels (test_rewrites_forward): a block per row whose block-strided loops
+// store a value and read it back in a later pass. Our own spellings; the refusals below them.
+#include <math.h>
+
+// softmax as llm.c's softmax_forward_kernel2 spells it: the row pointer re-pointed at the
+// output between the passes, one dynamic shared array for both trees
+__global__ void soft_rows(float *out, const float *inp, int N, int C)
+{
+    extern __shared__ float red[];
+    int row = blockIdx.x;
+    int t = threadIdx.x;
+    int bs = blockDim.x;
+    const float *x = inp + row * C;
+    float m = -INFINITY;
+    for (int i = t; i < C; i += bs)
+        m = fmaxf(m, x[i]);
+    red[t] = m;
+    for (int s = bs / 2; s >= 1; s /= 2) {
+        __syncthreads();
+        if (s > t)
+            red[t] = fmaxf(red[t], red[t + s]);
+    }
+    __syncthreads();
+    float off = red[0];
+    for (int i = t; i < C; i += bs)
+        out[row * C + i] = expf(x[i] - off);
+    __syncthreads();
+    x = out + row * C;
+    float sum = 0.0f;
+    for (int i = t; i < C; i += bs)
+        sum += x[i];
+    red[t] = sum;
+    for (int s = bs / 2; s >= 1; s /= 2) {
+        __syncthreads();
+        if (s > t)
+            red[t] += red[t + s];
+    }
+    __syncthreads();
+    float total = red[0];
+    for (int i = t; i < C; i += bs)
+        out[row * C + i] = x[i] / total;
+}
+
+// centre a row on a given mean, store it, read it back for the sum of squares, scale it in
+// place: a 64-bit row offset, a compound store, blockDim.x as the step
+__global__ void center_rows(float *y, const float *x, const float *mean, int C)
+{
+    __shared__ float acc[256];
+    const unsigned tid = threadIdx.x;
+    const size_t base = (size_t)blockIdx.x * C;
+    const float mu = mean[blockIdx.x];
+    for (int j = tid; j < C; j += blockDim.x)
+        y[base + j] = x[base + j] - mu;
+    float ss = 0.0f;
+    for (int j = tid; j < C; j += blockDim.x)
+        ss += y[base + j] * y[base + j];
+    acc[tid] = ss;
+    __syncthreads();
+    for (unsigned h = blockDim.x / 2; h > 0; h >>= 1) {
+        if (h > tid)
+            acc[tid] += acc[tid + h];
+        __syncthreads();
+    }
+    const float rs = rsqrtf(acc[0] / C + 1e-5f);
+    for (int j = tid; j < C; j += blockDim.x)
+        y[base + j] *= rs;
+}
+
+// a stored product is read back from memory (forwarded, fmad could fuse it into the add);
+// the input read in both loops is kept in registers when the row fits
+__global__ void scaled_rows(float *y, const float *x, const float *w, int C)
+{
+    const int tid = threadIdx.x;
+    float *yr = y + blockIdx.x * C;
+    const float *xr = x + blockIdx.x * C;
+    for (int k = tid; k < C; k += blockDim.x)
+        yr[k] = xr[k] * w[k];
+    __syncthreads();
+    for (int k = tid; k < C; k += blockDim.x)
+        yr[k] = yr[k] + xr[k];
+}
+
+// ---- refused ----
+
+// the second pass reads the neighbour's element, which another thread stored
+__global__ void next_elem(float *out, const float *inp, int C)
+{
+    int t = threadIdx.x;
+    for (int i = t; i < C; i += blockDim.x)
+        out[blockIdx.x * C + i] = inp[blockIdx.x * C + i] + 1.0f;
+    __syncthreads();
+    for (int i = t; i < C; i += blockDim.x)
+        out[blockIdx.x * C + i] = out[blockIdx.x * C + i + 1] * 0.5f;
+}
+
+// an atomic on the row
+__global__ void atomic_row(float *out, const float *inp, int C)
+{
+    int t = threadIdx.x;
+    for (int i = t; i < C; i += blockDim.x)
+        out[blockIdx.x * C + i] = inp[blockIdx.x * C + i] + 1.0f;
+    for (int i = t; i < C; i += blockDim.x)
+        atomicAdd(&out[blockIdx.x * C + i], 1.0f);
+}
+
+// a thread may leave between the store and the store that overwrites it
+__global__ void leaves_early(float *out, const float *inp, const int *skip, int C)
+{
+    int t = threadIdx.x;
+    for (int i = t; i < C; i += blockDim.x)
+        out[blockIdx.x * C + i] = inp[blockIdx.x * C + i] + 1.0f;
+    if (skip[blockIdx.x])
+        return;
+    for (int i = t; i < C; i += blockDim.x)
+        out[blockIdx.x * C + i] = out[blockIdx.x * C + i] + 2.0f;
+}
+
+// the second loop stops one short: not the same elements
+__global__ void short_loop(float *out, const float *inp, int C)
+{
+    int t = threadIdx.x;
+    for (int i = t; i < C; i += blockDim.x)
+        out[blockIdx.x * C + i] = inp[blockIdx.x * C + i] + 1.0f;
+    for (int i = t; i < C - 1; i += blockDim.x)
+        out[blockIdx.x * C + i] = out[blockIdx.x * C + i] + 2.0f;
+}
+
+// thread 0 reads the row's first element after the loops
+__global__ void read_after(float *out, float *first, const float *inp, int C)
+{
+    int t = threadIdx.x;
+    for (int i = t; i < C; i += blockDim.x)
+        out[blockIdx.x * C + i] = inp[blockIdx.x * C + i] + 1.0f;
+    __syncthreads();
+    for (int i = t; i < C; i += blockDim.x)
+        out[blockIdx.x * C + i] = out[blockIdx.x * C + i] + 2.0f;
+    if (t == 0)
+        first[blockIdx.x] = out[blockIdx.x * C];
+}
+
+// a condition in the loop: the store may not happen
+__global__ void guarded(float *out, const float *inp, int C)
+{
+    int t = threadIdx.x;
+    for (int i = t; i < C; i += blockDim.x)
+        out[blockIdx.x * C + i] = inp[blockIdx.x * C + i] + 1.0f;
+    for (int i = t; i < C; i += blockDim.x) {
+        if (out[blockIdx.x * C + i] > 0.0f)
+            out[blockIdx.x * C + i] = 0.0f;
+    }
+}
+
+// ---- applies, with less forwarded ----
+
+// the input is rewritten in place after the store, and a local the stored value names changes
+// before the read: the register form still forwards (the register holds the value stored), the
+// recomputed form keeps the store and reads it back (the input no longer gives it)
+__global__ void input_moves(float *out, float *inp, int C)
+{
+    __shared__ float part[256];
+    const int t = threadIdx.x;
+    float *xr = inp + blockIdx.x * C;
+    float *yr = out + blockIdx.x * C;
+    float g = 0.5f;
+    for (int i = t; i < C; i += blockDim.x)
+        yr[i] = xr[i] - g;
+    for (int i = t; i < C; i += blockDim.x)
+        xr[i] = xr[i] + 1.0f;
+    g = 2.0f;
+    __syncthreads();
+    float s = 0.0f;
+    for (int i = t; i < C; i += blockDim.x)
+        s += yr[i];
+    part[t] = s;
+    __syncthreads();
+    for (int h = blockDim.x / 2; h > 0; h >>= 1) {
+        if (h > t)
+            part[t] += part[t + h];
+        __syncthreads();
+    }
+    const float tot = part[0];
+    for (int i = t; i < C; i += blockDim.x)
+        yr[i] = yr[i] / tot + g;
+}
+
+// ---- refused (continued) ----
+
+// the loop variable moves inside the body
+__global__ void var_moves(float *out, const float *inp, int C)
+{
+    int t = threadIdx.x;
+    for (int i = t; i < C; i += blockDim.x)
+        out[blockIdx.x * C + i] = inp[blockIdx.x * C + i] + 1.0f;
+    for (int i = t; i < C; i += blockDim.x) {
+        out[blockIdx.x * C + i] = out[blockIdx.x * C + i] * 2.0f;
+        i += 0;
+    }
+}
+
+// the row offset is a macro that reads the thread index: rows per warp, not per block
+#define WARP_ROW (blockIdx.x * 4 + threadIdx.x / 32)
+__global__ void warp_offset(float *out, const float *inp, int C)
+{
+    int t = threadIdx.x;
+    for (int i = t; i < C; i += blockDim.x)
+        out[WARP_ROW * C + i] = inp[WARP_ROW * C + i] + 1.0f;
+    for (int i = t; i < C; i += blockDim.x)
+        out[WARP_ROW * C + i] = out[WARP_ROW * C + i] + 2.0f;
+}
+
+// a local of the second loop hides the parameter the stored value names
+__global__ void hides_param(float *out, const float *inp, float scale, int C)
+{
+    int t = threadIdx.x;
+    for (int i = t; i < C; i += blockDim.x)
+        out[blockIdx.x * C + i] = inp[blockIdx.x * C + i] + scale;
+    for (int i = t; i < C; i += blockDim.x) {
+        float scale = 2.0f;
+        out[blockIdx.x * C + i] = out[blockIdx.x * C + i] - scale;
+    }
+}
