@@ -973,7 +973,7 @@ static bool lanes_pay(wl_scan *s, const wl_loop *L, const rw_context *ctx, int G
     if (sp && sp->n_sizes && sp->block[0] &&
         spec_eval(sp, sp->block[0], 0, ctx->sm_count > 0 ? ctx->sm_count : 1, &bx, NULL, 0) == HK_OK &&
         !bx.is_float && bx.i > 0 && bx.i % G != 0)
-        return refuse(s, L->q_a, "block", EN(RW_WL_BLOCK_NOT_MULTIPLE), bx.i, G);
+        return refuse(s, L->q_a, "thread block", EN(RW_WL_BLOCK_NOT_MULTIPLE), bx.i, G);
     /* A window stepped by induction state (the same bounds for every thread, or not): what the
      * lanes can win is where its trips read. Trip k reads at the start the thread computed plus
      * k steps c; the original's 32 lanes read 32 outputs' places, which the data decide (unrelated

@@ -718,6 +718,203 @@ static void window_warp_refusals(void **state)
     assert_int_equal(hk_alloc_live(), 0);
 }
 
+/* Session 44: windows stepped by induction state. edge_max (border_align's shape: threadIdx.y
+ * the edge, a switch giving each edge its step, two of them negative, `i <= pool`, val a trip's
+ * temporary declared before the window, nearest-texel samples: half-texel steps tie, NaN texels
+ * never taken) and line_sum (the guard form, steps trailing the read, x read after the window)
+ * rewritten with window_lanes at G 2, 4, 8 and 32 and run against their originals: blocks
+ * (32, 4), (24, 4) and (12, 4) (12: lane 0 alone at G 8 and 32), three thread orders, pools of
+ * 10, 3, 1 and 0 (an empty window); the max and argmax bit for bit, the sum within a float
+ * reduction's tolerance. Broken: every lane keeping the round's first trip's steps must differ. */
+static const char stepped_helpers_fmt[] =
+    "static const int G = %d;\n"
+    "static int bad_edge = 0, bad_line = 0;\n"
+    "static void edge_case()\n"
+    "{\n"
+    "    const unsigned bxs[] = {32, 24, 12};\n"
+    "    const int pools[] = {10, 3, 1, 0};\n"
+    "    const int n = 37, h = 9, w = 11;\n"
+    "    for (int v = 0; v < 4; v++)\n"
+    "        for (int d = 0; d < 3; d++) {\n"
+    "            emu::schedule = (v + d) %% 3;\n"
+    "            emu::buf<float> planes((size_t)4 * n * h * w), boxes(n * 4), o(n * 4), c(n * 4);\n"
+    "            emu::buf<int> oa(n * 4), ca(n * 4);\n"
+    "            planes.fill_mod(v + 3 * d, 3);\n"
+    "            for (size_t i = 0; i < planes.size(); i++) if (i %% 29 == 3) planes[i] = NAN;\n"
+    "            for (int b = 0; b < n; b++) {   /* corners on half texels, some off the map */\n"
+    "                boxes[b * 4] = (float)((b * 7 + v) %% 24) * 0.5f - 1.f;\n"
+    "                boxes[b * 4 + 1] = (float)((b * 5 + d) %% 20) * 0.5f - 0.5f;\n"
+    "                boxes[b * 4 + 2] = (float)((b * 3 + 2 * v) %% 26) * 0.5f;\n"
+    "                boxes[b * 4 + 3] = (float)((b * 11 + d) %% 22) * 0.5f;\n"
+    "            }\n"
+    "            o.set(7); c.set(7); oa.set(5); ca.set(5);\n"
+    "            emu::launch(dim3(2), dim3(16, 4), 0, [&] { orig::edge_max<float>(planes, boxes, o, oa, n, h, w, pools[v]); });\n"
+    "            emu::launch(dim3(2 * G), dim3(bxs[d], 4), 0, [&] { cand::edge_max<float>(planes, boxes, c, ca, n, h, w, pools[v]); });\n"
+    "            int f = emu::failures;\n"
+    "            emu::expect(\"edge_max max\", o, c);\n"
+    "            emu::expect(\"edge_max argmax\", oa, ca);\n"
+    "            if (emu::failures != f) { bad_edge++; printf(\"  (edge: pool %%d, block %%u)\\n\", pools[v], bxs[d]); }\n"
+    "        }\n"
+    "}\n"
+    "static void line_case()\n"
+    "{\n"
+    "    const unsigned bxs[] = {128, 96, 36};\n"
+    "    const int taps[] = {9, 2, 0};\n"
+    "    const int n = 150, h = 6, w = 40;\n"
+    "    for (int v = 0; v < 3; v++)\n"
+    "        for (int d = 0; d < 3; d++) {\n"
+    "            emu::schedule = (v + 2 * d) %% 3;\n"
+    "            emu::buf<float> plane(h * w), starts(2 * n), o(n), c(n);\n"
+    "            plane.fill(v + d);\n"
+    "            starts.fill_mod(d, 30);\n"
+    "            o.set(3); c.set(3);\n"
+    "            emu::launch(dim3((n + 63) / 64), dim3(64), 0, [&] { orig::line_sum(plane, starts, o, n, h, w, taps[v], 0.75f, 0.3f); });\n"
+    "            emu::launch(dim3((n * G + bxs[d] - 1) / bxs[d]), dim3(bxs[d]), 0, [&] { cand::line_sum(plane, starts, c, n, h, w, taps[v], 0.75f, 0.3f); });\n"
+    "            int f = emu::failures;\n"
+    "            emu::expect(\"line_sum\", o, c, 1e-5, 64.0);\n"
+    "            if (emu::failures != f) { bad_line++; printf(\"  (line: taps %%d, block %%u)\\n\", taps[v], bxs[d]); }\n"
+    "        }\n"
+    "}\n";
+static const char stepped_driver[] =
+    "edge_case(); line_case();\n"
+    "printf(\"stepped: %d %d cases differ\\n\", bad_edge, bad_line);\n";
+static const char stepped_driver_broken[] =
+    "edge_case();\n"
+    "printf(\"broken steps: %d cases differ\\n\", bad_edge);\n"
+    "emu::failures = bad_edge > 0 ? 0 : 1;\n";
+
+static char *stepped_candidate(const char *src, int G)
+{
+    char *cand = strdup(src);
+    assert_non_null(cand);
+    static const char *const ks[] = {"edge_max", "line_sum"};
+    for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++) {
+        int params[RW_MAX_PARAMS] = {G};
+        char *next = emu_rewrite(cand, ks[i], "window_lanes", params);
+        assert_non_null(strstr(next, "every lane runs every trip's steps in order"));
+        free(cand);
+        cand = next;
+    }
+    return cand;
+}
+
+static void window_stepped_run(void **state)
+{
+    (void)state;
+    SKIP_WITHOUT_EMULATOR();
+    emu_batch_init(&batch, tmpdir, __func__);
+    char *src = rwf_data_file("rewrite_window/window.cu");
+    static const int lanes[] = {2, 4, 8, 32};
+    char helpers[sizeof stepped_helpers_fmt + 16], tag[32];
+    for (size_t i = 0; i < sizeof lanes / sizeof lanes[0]; i++) {
+        char *cand = stepped_candidate(src, lanes[i]);
+        snprintf(helpers, sizeof helpers, stepped_helpers_fmt, lanes[i]);
+        snprintf(tag, sizeof tag, "stepped%d", lanes[i]);
+        emu_batch_add_pair(&batch, tag, src, cand, helpers, stepped_driver, EMU_OK);
+        if (lanes[i] == 4) {
+            /* every lane keeping the round's first trip's steps: the wrong samples */
+            char *broken = emu_replaced_all(cand, "if (hk_wg_j == hk_wg_lane) {", "if (hk_wg_j == 0) {");
+            assert_true(strcmp(broken, cand) != 0);
+            emu_batch_add_pair(&batch, "stepped_broken", src, broken, helpers, stepped_driver_broken, EMU_OK);
+            free(broken);
+            rwf_nvcc_compiles(cand, "window_stepped_cand");
+        }
+        free(cand);
+    }
+    free(src);
+    emu_batch_run(&batch);
+}
+
+/* What a stepped window refuses, with the construct and line: a carried product, a step that
+ * changes in the loop, a step between the body's statements; window_warp refuses the stepped
+ * edge_max; under a spec, a block along x that is not a multiple of G (lane 0 alone) and a
+ * window with fewer trips than lanes. */
+static void window_stepped_refusals(void **state)
+{
+    (void)state;
+    char *src = rwf_data_file("rewrite_window/window.cu");
+    fixture fx;
+    load_text(src, &fx);
+    static const struct {
+        const char *kernel, *rewrite;
+        int line;
+        const char *words;
+    } cases[] = {
+        {"carried_product", "window_lanes", 411, "`wt` carries a value from one trip to the next"},
+        {"growing_step", "window_lanes", 424, "`x` steps by a value that changes in the loop (it reads `xs`)"},
+        {"step_between", "window_lanes", 442, "the step of `y` comes between the body's other statements"},
+        {"edge_max", "window_warp", 373, "`x` steps from trip to trip"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        rw_context ctx = {.text = fx.text, .len = fx.len, .m = fx.m, .kernel = kernel(&fx, cases[i].kernel)};
+        rw_refusal why;
+        assert_int_equal(rw_applies(rw_find(cases[i].rewrite), &ctx, NULL, &why), HK_OK);
+        if (why.line != cases[i].line || !strstr(why.reason, cases[i].words))
+            print_message("%s: line %d: %s\n", cases[i].kernel, why.line, why.reason);
+        assert_int_equal(why.line, cases[i].line);
+        assert_non_null(strstr(why.reason, cases[i].words));
+        rw_result r;
+        int params[RW_MAX_PARAMS] = {8};
+        assert_int_equal(rw_apply_named(cases[i].rewrite, &ctx, params, &r, &why), HK_OK);
+        assert_false(r.applicable);
+        said_zh(r.description, NULL);
+        rw_result_free(&r);
+    }
+    /* under a spec: block (BX, 4), pool P; 37 outputs; no device (the one-wave rule does not
+     * weigh a stepped window) */
+    static const char fmt[] =
+        "{\"kernel\": \"edge_max\", \"source\": \"window.cu\", \"template_args\": [\"float\"], \"sizes\": [{\"N\": 37}, {\"N\": 13}],"
+        " \"args\": [{\"name\": \"planes\", \"kind\": \"input\", \"dtype\": \"float\", \"count\": \"4 * N * 99\"},"
+        " {\"name\": \"boxes\", \"kind\": \"input\", \"dtype\": \"float\", \"count\": \"4 * N\"},"
+        " {\"name\": \"out\", \"kind\": \"output\", \"dtype\": \"float\", \"count\": \"4 * N\"},"
+        " {\"name\": \"arg\", \"kind\": \"output\", \"dtype\": \"int\", \"count\": \"4 * N\"},"
+        " {\"name\": \"n\", \"kind\": \"scalar\", \"dtype\": \"int\", \"value\": \"N\"},"
+        " {\"name\": \"h\", \"kind\": \"scalar\", \"dtype\": \"int\", \"value\": 9},"
+        " {\"name\": \"w\", \"kind\": \"scalar\", \"dtype\": \"int\", \"value\": 11},"
+        " {\"name\": \"pool\", \"kind\": \"scalar\", \"dtype\": \"int\", \"value\": %d}],"
+        " \"launch\": {\"grid\": \"4096\", \"block\": [%d, 4]}}";
+    static const struct {
+        int pool, bx, G;
+        const char *words;   /* NULL: applies */
+    } sc[] = {
+        {10, 128, 8, NULL},
+        {10, 128, 16, "the window has 10 trips at the spec's first size, fewer than the 16 lanes"},
+        {10, 12, 8, "the spec's block has 12 threads along x, not a multiple of 8"},
+        {10, 12, 4, NULL},
+        {10, 12, 2, NULL},
+        {1, 128, 2, "the window has 1 trips"},
+    };
+    for (size_t i = 0; i < sizeof sc / sizeof sc[0]; i++) {
+        char text[2048];
+        snprintf(text, sizeof text, fmt, sc[i].pool, sc[i].bx);
+        spec *sp = NULL;
+        spec_diags dg = {0};
+        int prc = spec_parse(text, strlen(text), NULL, &sp, &dg);
+        for (size_t d = 0; prc != HK_OK && d < dg.n; d++)
+            print_message("case %zu: spec: %s: %s\n", i, dg.items[d].path, dg.items[d].message);
+        assert_int_equal(prc, HK_OK);
+        rw_context ctx = {.text = fx.text, .len = fx.len, .m = fx.m, .kernel = kernel(&fx, "edge_max"), .spec = sp,
+                          .sm_count = 132, .warps_per_sm = 64};
+        rw_result r;
+        rw_refusal why;
+        int params[RW_MAX_PARAMS] = {sc[i].G};
+        assert_int_equal(rw_apply_named("window_lanes", &ctx, params, &r, &why), HK_OK);
+        if (r.applicable != (sc[i].words == NULL) || (sc[i].words && !strstr(r.description, sc[i].words)))
+            print_message("case %zu: %s\n", i, r.description);
+        assert_int_equal(r.applicable, sc[i].words == NULL);
+        if (sc[i].words)
+            said_zh(r.description, NULL);
+        else
+            assert_int_equal(r.grid_multiplier, sc[i].G);
+        rw_result_free(&r);
+        spec_free(sp);
+        spec_diags_free(&dg);
+    }
+    unload(&fx);
+    free(src);
+    assert_int_equal(hk_alloc_live(), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -730,6 +927,8 @@ int main(void)
         cmocka_unit_test(window_said_zh),
         cmocka_unit_test(window_warp_run),
         cmocka_unit_test(window_wild_carafe),
+        cmocka_unit_test(window_stepped_run),
+        cmocka_unit_test(window_stepped_refusals),
         cmocka_unit_test(rwf_nvcc_queued), /* last: the queued compile checks */
     };
     return cmocka_run_group_tests(tests, setup, teardown);
