@@ -3647,6 +3647,8 @@ enum hk_msg {
     HK_MSG_RW_WL_BLOCK_NOT_MULTIPLE,
     HK_MSG_RW_WL_FEW_TRIPS,
     HK_MSG_RW_WL_DESC_STEPPED,
+    HK_MSG_RW_WL_PAST_WAVE_YZ,
+    HK_MSG_RW_WW_PAST_WAVE_YZ,
     HK_MSG_RW_WW_DESC,
     /* rewrite_window.c: two states of a description's list, as the description quotes them (whole, a piece would take "a` (max, first taken on ties), `b"): for hk_tr_said only */
     HK_MSG_RW_WL_STATES2_MAX_SUM,

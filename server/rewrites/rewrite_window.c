@@ -923,8 +923,9 @@ static long long spec_threads_x(const rw_context *ctx)
  * `n`), else the threads the spec launches along x (`shown` empty). False when nothing is known
  * (no spec, no device, a bound with no value): the rules below then let the rewrite apply. */
 static bool outputs_at_spec(wl_scan *s, const wl_loop *L, const rw_context *ctx, long long *n,
-                            char *shown, size_t shown_len, bool *bound)
+                            char *shown, size_t shown_len, bool *bound, long long *yz)
 {
+    *yz = 1;
     if (!ctx->spec || ctx->sm_count <= 0 || ctx->warps_per_sm <= 0)
         return false;
     *n = -1;
@@ -945,6 +946,17 @@ static bool outputs_at_spec(wl_scan *s, const wl_loop *L, const rw_context *ctx,
             snprintf(shown, shown_len, "%s", L->qh.bound);
     } else
         *n = spec_threads_x(ctx);
+    /* the launch's other axes (a grid over channels and boxes in y and z, rows of a 2-D block):
+     * each of their threads serves outputs of its own */
+    for (int d = 1; d < 3 && *n > 0; d++) {
+        const struct spec *sp = ctx->spec;
+        expr_value g = {0}, b = {0};
+        if (sp->grid[d] && sp->block[d] &&
+            spec_eval(sp, sp->grid[d], 0, ctx->sm_count, &g, NULL, 0) == HK_OK && !g.is_float && g.i > 0 &&
+            spec_eval(sp, sp->block[d], 0, ctx->sm_count, &b, NULL, 0) == HK_OK && !b.is_float && b.i > 0)
+            *yz *= g.i * b.i;
+    }
+    *n *= *yz;
     return *n > 0;
 }
 
@@ -994,12 +1006,16 @@ static bool lanes_pay(wl_scan *s, const wl_loop *L, const rw_context *ctx, int G
         return true;
     }
     char shown[sizeof L->qh.bound + 48];
-    if (!outputs_at_spec(s, L, ctx, &n, shown, sizeof shown, &bound))
+    long long yz;
+    if (!outputs_at_spec(s, L, ctx, &n, shown, sizeof shown, &bound, &yz))
         return true;
     long long resident = (long long)ctx->sm_count * ctx->warps_per_sm * 32;
     if (n <= resident / G)
         return true;
     int line = rwl_line_at(s->text, s->ts->t[L->gs ? L->qbody_a + 1 : L->decl_b].start);
+    if (yz > 1)
+        return refuse(s, L->q_a, "output count", EN(RW_WL_PAST_WAVE_YZ), n, n / yz, yz, G, n * G, ctx->sm_count,
+                      ctx->warps_per_sm, resident, line);
     if (bound)
         return refuse(s, L->q_a, "output count", EN(RW_WL_PAST_WAVE_BOUND), shown, n, G, n * G, ctx->sm_count,
                       ctx->warps_per_sm, resident, line);
@@ -1021,11 +1037,15 @@ static bool warp_pays(wl_scan *s, const wl_loop *L, const rw_context *ctx)
     long long n;
     bool bound;
     char shown[sizeof L->qh.bound + 48];
-    if (!outputs_at_spec(s, L, ctx, &n, shown, sizeof shown, &bound))
+    long long yz;
+    if (!outputs_at_spec(s, L, ctx, &n, shown, sizeof shown, &bound, &yz))
         return true;
     long long resident = (long long)ctx->sm_count * ctx->warps_per_sm * 32;
     if (n <= resident)
         return true;
+    if (yz > 1)
+        return refuse(s, L->q_a, "output count", EN(RW_WW_PAST_WAVE_YZ), n, n / yz, yz, ctx->sm_count,
+                      ctx->warps_per_sm, resident);
     if (bound)
         return refuse(s, L->q_a, "output count", EN(RW_WW_PAST_WAVE_BOUND), shown, n, ctx->sm_count,
                       ctx->warps_per_sm, resident);
