@@ -915,6 +915,74 @@ static void window_stepped_refusals(void **state)
     assert_int_equal(hk_alloc_live(), 0);
 }
 
+/* mmcv's border_align forward itself (bench/wild/src, skipped where not extracted): the stepped
+ * window (x += x_stride, y += y_stride; `i <= pool_size`; threadIdx.y the border) rewritten with
+ * window_lanes at G 2, 4 and 8, run against the original (grid multiplied, blocks (32|24|12, 4)),
+ * pools 10 and 3, boxes from a handful of half-pixel corners (bilinear samples tie), NaN texels:
+ * the max and argmax bit for bit; every lane sampling at its round's first trip must differ. */
+static const char border_helpers_fmt[] =
+    "static const int G = %d;\n"
+    "static int bad_border = 0;\n";
+static const char border_driver[] =
+    "const unsigned bxs[] = {32, 24, 12};\n"
+    "const int pools[] = {10, 3};\n"
+    "for (int v = 0; v < 2; v++)\n"
+    "for (int d = 0; d < 3; d++) {\n"
+    "    const int B = 1, C = 3, H = 7, W = 9, n = B * C * H * W;\n"
+    "    emu::schedule = (v + d) % 3;\n"
+    "    emu::buf<float> in((size_t)B * 4 * C * H * W), boxes(B * H * W * 4), o(n * 4), c(n * 4);\n"
+    "    emu::buf<int> oa(n * 4), ca(n * 4);\n"
+    "    in.fill_mod(v + 2 * d, 4);\n"
+    "    for (size_t i = 0; i < in.size(); i++) if (i % 31 == 6) in[i] = NAN;\n"
+    "    for (int b = 0; b < B * H * W; b++) {\n"
+    "        boxes[b * 4] = (float)((b * 7 + v) % 18) * 0.5f;\n"
+    "        boxes[b * 4 + 1] = (float)((b * 5 + d) % 14) * 0.5f;\n"
+    "        boxes[b * 4 + 2] = (float)((b * 3 + 1) % 18) * 0.5f;\n"
+    "        boxes[b * 4 + 3] = (float)((b * 11 + v) % 14) * 0.5f;\n"
+    "    }\n"
+    "    o.set(7); c.set(7); oa.set(5); ca.set(5);\n"
+    "    emu::launch(dim3(2), dim3(16, 4), 0, [&] { orig::border_align_forward_cuda_kernel<float>(n, in, boxes, o, oa, C, H * W, H, W, pools[v]); });\n"
+    "    emu::launch(dim3(2 * G), dim3(bxs[d], 4), 0, [&] { cand::border_align_forward_cuda_kernel<float>(n, in, boxes, c, ca, C, H * W, H, W, pools[v]); });\n"
+    "    int f = emu::failures;\n"
+    "    emu::expect(\"border max\", o, c);\n"
+    "    emu::expect(\"border argmax\", oa, ca);\n"
+    "    if (emu::failures != f) { bad_border++; printf(\"  (border: pool %d, block %u)\\n\", pools[v], bxs[d]); }\n"
+    "}\n"
+    "printf(\"border_align: %d cases differ\\n\", bad_border);\n";
+
+static void window_wild_border(void **state)
+{
+    (void)state;
+    SKIP_WITHOUT_EMULATOR();
+    size_t n = 0;
+    char *src = rwf_wild_text("mmcv_border_align_fwd", &n);
+    if (!src)
+        skip();
+    char helpers[sizeof border_helpers_fmt + 16], tag[40];
+    static const int lanes[] = {2, 4, 8};
+    for (size_t i = 0; i < sizeof lanes / sizeof lanes[0]; i++) {
+        int params[RW_MAX_PARAMS] = {lanes[i]};
+        char *cand = emu_rewrite(src, "border_align_forward_cuda_kernel", "window_lanes", params);
+        assert_non_null(strstr(cand, "every lane runs every trip's steps in order"));
+        char *open = emu_replaced_all(cand, "#ifndef ", "#if 1 // ");
+        snprintf(helpers, sizeof helpers, border_helpers_fmt, lanes[i]);
+        snprintf(tag, sizeof tag, "border_lanes%d", lanes[i]);
+        emu_run_pair(tmpdir, tag, src, open, helpers, border_driver, EMU_OK);
+        if (lanes[i] == 4) {   /* every lane sampling at the round's first trip: must differ */
+            char *broken = emu_replaced_all(open, "if (hk_wg_j == hk_wg_lane) {", "if (hk_wg_j == 0) {");
+            char *drv = emu_replaced_all(border_driver, "printf(\"border_align: %d cases differ\\n\", bad_border);",
+                                         "emu::failures = bad_border > 0 ? 0 : 1;");
+            assert_true(strcmp(broken, open) != 0 && strcmp(drv, border_driver) != 0);
+            emu_run_pair(tmpdir, "border_broken", src, broken, helpers, drv, EMU_OK);
+            free(drv);
+            free(broken);
+        }
+        free(open);
+        free(cand);
+    }
+    free(src);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -929,6 +997,7 @@ int main(void)
         cmocka_unit_test(window_wild_carafe),
         cmocka_unit_test(window_stepped_run),
         cmocka_unit_test(window_stepped_refusals),
+        cmocka_unit_test(window_wild_border),
         cmocka_unit_test(rwf_nvcc_queued), /* last: the queued compile checks */
     };
     return cmocka_run_group_tests(tests, setup, teardown);
