@@ -860,6 +860,72 @@ static void window_stepped_refusals(void **state)
         said_zh(r.description, NULL);
         rw_result_free(&r);
     }
+    /* what the stepped form says, in English and in zh-CN, on CUDA and HIP */
+    for (int hip = 0; hip < 2; hip++) {
+        rw_context ctx = {.text = fx.text, .len = fx.len, .m = fx.m, .kernel = kernel(&fx, "edge_max"), .hip = hip};
+        rw_result r;
+        rw_refusal why;
+        int params[RW_MAX_PARAMS] = {4};
+        assert_int_equal(rw_apply_named("window_lanes", &ctx, params, &r, &why), HK_OK);
+        assert_true(r.applicable);
+        assert_non_null(strstr(r.description, "whose trips step `x`, `y`"));
+        assert_non_null(strstr(r.text, hip ? "__shfl_xor(maxval, hk_wg_off, 4)" : "__shfl_xor_sync(hk_wg_mask, maxval"));
+        assert_int_equal(r.grid_multiplier, 4);
+        said_zh(r.description, NULL);
+        rw_result_free(&r);
+    }
+    /* the one-wave rule counts the launch's y and z: segment_argmin's 2000 segments fit 270336
+     * resident threads at G 8, not once a grid of 4 x 8 along y and z repeats them (window_warp,
+     * one thread per output, still fits: 64000; at 16 x 16 neither does) */
+    {
+        static const char seg_yz[] =
+            "{\"kernel\": \"segment_argmin\", \"source\": \"window.cu\", \"sizes\": [{\"S\": 2000}, {\"S\": 1001}],"
+            " \"args\": [{\"name\": \"offs\", \"kind\": \"input\", \"dtype\": \"int\", \"count\": \"S + 1\"},"
+            " {\"name\": \"val\", \"kind\": \"input\", \"dtype\": \"double\", \"count\": \"64\"},"
+            " {\"name\": \"mins\", \"kind\": \"output\", \"dtype\": \"double\", \"count\": \"S\"},"
+            " {\"name\": \"pos\", \"kind\": \"output\", \"dtype\": \"int64\", \"count\": \"S\"},"
+            " {\"name\": \"count\", \"kind\": \"output\", \"dtype\": \"uint32\", \"count\": \"S\"},"
+            " {\"name\": \"n_seg\", \"kind\": \"scalar\", \"dtype\": \"int\", \"value\": \"S\"}],"
+            " \"launch\": {\"grid\": [\"sm_count * 4\", %d, %d], \"block\": 128}}";
+        static const struct {
+            int gy, gz;
+            const char *words, *warp_words;   /* window_lanes' and window_warp's refusals (NULL: applies) */
+        } yz[] = {
+            {1, 1, NULL, NULL},
+            {4, 8, "the spec's launch gives 64000 outputs at its first size (2000 along x, times its 32 threads along y and z)",
+             NULL},
+            {16, 16, "gives 512000 outputs", "the spec's launch gives 512000 outputs at its first size (2000 along x, times its "
+                                            "256 threads along y and z), more than the device's 132 SMs"},
+        };
+        for (size_t i = 0; i < sizeof yz / sizeof yz[0]; i++) {
+            char text[2048];
+            snprintf(text, sizeof text, seg_yz, yz[i].gy, yz[i].gz);
+            spec *sp = NULL;
+            spec_diags dg = {0};
+            int prc = spec_parse(text, strlen(text), NULL, &sp, &dg);
+            for (size_t d = 0; prc != HK_OK && d < dg.n; d++)
+                print_message("yz %zu: spec: %s: %s\n", i, dg.items[d].path, dg.items[d].message);
+            spec_diags_free(&dg);
+            assert_int_equal(prc, HK_OK);
+            rw_context ctx = {.text = fx.text, .len = fx.len, .m = fx.m, .kernel = kernel(&fx, "segment_argmin"),
+                              .spec = sp, .sm_count = 132, .warps_per_sm = 64};
+            for (int w = 0; w < 2; w++) {
+                rw_refusal why;
+                int p[RW_MAX_PARAMS] = {8};
+                assert_int_equal(rw_applies(rw_find(w ? "window_warp" : "window_lanes"), &ctx, p, &why), HK_OK);
+                bool applies = why.line == 0 && why.reason[0] == '\0';
+                const char *words = w ? yz[i].warp_words : yz[i].words;
+                if (applies != (words == NULL) || (words && !strstr(why.reason, words)))
+                    print_message("yz %zu (%s): line %d: %s\n", i, w ? "warp" : "lanes", why.line, why.reason);
+                assert_int_equal(applies, words == NULL);
+                if (words) {
+                    assert_non_null(strstr(why.reason, words));
+                    said_zh(why.reason, NULL);
+                }
+            }
+            spec_free(sp);
+        }
+    }
     /* under a spec: block (BX, 4), pool P; 37 outputs; no device (the one-wave rule does not
      * weigh a stepped window) */
     static const char fmt[] =
