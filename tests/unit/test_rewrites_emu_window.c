@@ -15,7 +15,9 @@
  * through the registry with their lines. So is the device rule (window_device): with a spec
  * and a device, outputs that already fill the resident threads refuse the lanes (each lane
  * would repeat the code before the window on a full GPU): a lane count G applies only where the
- * outputs' G lanes fit the resident threads (n x G <= SMs x warps x 32); no device: applies. */
+ * outputs' G lanes fit the resident threads (n x G <= SMs x warps x 32); no device: applies.
+ * Session 44: windows stepped by induction state (window_stepped_run, window_stepped_refusals,
+ * window_wild_border: mmcv's border_align itself) and an inclusive bound (window_incl_run). */
 #include "analysis/analysis.h"
 #include "core/hk.h"
 #include "core/i18n.h"
@@ -1049,6 +1051,55 @@ static void window_wild_border(void **state)
     free(src);
 }
 
+/* An inclusive window bound (`j <= last`, session 44): segment_max_incl under window_lanes at G 4
+ * and 8 (blocks 128, 96, 36) and window_warp (blocks 64, 32, 40), against the original; segments
+ * empty (last < first), of one element, and wider than 32 lanes; ties and NaN; bit for bit. */
+static const char incl_helpers_fmt[] =
+    "static const int G = %d;\n"
+    "static int bad_incl = 0;\n";
+static const char incl_driver[] =
+    "const int lens[] = {3, 0, 1, 70, 0, 9, 33, 2, 64, 5, 17, 0, 40};\n"
+    "const int ns = sizeof lens / sizeof lens[0];\n"
+    "const unsigned bl[] = {128, 96, 36}, bw[] = {64, 32, 40};\n"
+    "for (int v = 0; v < 3; v++) {\n"
+    "    emu::schedule = v;\n"
+    "    emu::buf<int> offs(ns + 1), oa(ns), ca(ns);\n"
+    "    offs[0] = 0;\n"
+    "    for (int q = 0; q < ns; q++) offs[q + 1] = offs[q] + lens[q];\n"
+    "    emu::buf<float> val(offs[ns] + 1), o(ns), c(ns);\n"
+    "    val.fill_mod(v, 4);\n"
+    "    for (size_t i = 0; i < val.size(); i++) if (i % 11 == 2) val[i] = NAN;\n"
+    "    o.set(2); c.set(2); oa.set(9); ca.set(9);\n"
+    "    emu::launch(dim3(1), dim3(64), 0, [&] { orig::segment_max_incl(offs, val, o, oa, ns); });\n"
+    "    emu::launch(dim3(G > 1 ? G : 1), dim3(G > 1 ? bl[v] : bw[v]), 0, [&] { cand::segment_max_incl(offs, val, c, ca, ns); });\n"
+    "    int f = emu::failures;\n"
+    "    emu::expect(\"segment_max_incl max\", o, c);\n"
+    "    emu::expect(\"segment_max_incl at\", oa, ca);\n"
+    "    if (emu::failures != f) { bad_incl++; printf(\"  (incl: seed %d)\\n\", v); }\n"
+    "}\n"
+    "printf(\"incl: %d cases differ\\n\", bad_incl);\n";
+
+static void window_incl_run(void **state)
+{
+    (void)state;
+    SKIP_WITHOUT_EMULATOR();
+    emu_batch_init(&batch, tmpdir, __func__);
+    char *src = rwf_data_file("rewrite_window/window.cu");
+    static const int lanes[] = {4, 8, 0};   /* 0: window_warp */
+    char helpers[sizeof incl_helpers_fmt + 16], tag[32];
+    for (size_t i = 0; i < sizeof lanes / sizeof lanes[0]; i++) {
+        int params[RW_MAX_PARAMS] = {lanes[i]};
+        char *cand = emu_rewrite(src, "segment_max_incl", lanes[i] ? "window_lanes" : "window_warp", params);
+        assert_non_null(strstr(cand, "(long long)(last) + 1 - hk_w"));
+        snprintf(helpers, sizeof helpers, incl_helpers_fmt, lanes[i] ? lanes[i] : 1);
+        snprintf(tag, sizeof tag, "incl%d", lanes[i]);
+        emu_batch_add_pair(&batch, tag, src, cand, helpers, incl_driver, EMU_OK);
+        free(cand);
+    }
+    free(src);
+    emu_batch_run(&batch);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1064,6 +1115,7 @@ int main(void)
         cmocka_unit_test(window_stepped_run),
         cmocka_unit_test(window_stepped_refusals),
         cmocka_unit_test(window_wild_border),
+        cmocka_unit_test(window_incl_run),
         cmocka_unit_test(rwf_nvcc_queued), /* last: the queued compile checks */
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -446,3 +446,22 @@ __global__ void step_between(const float *plane, float *out, const int n, const 
         out[o] = best;
     }
 }
+
+// A window with an inclusive bound (`j <= last`, per thread: a segment's last element), the
+// maximum with its position; an empty segment has last < first.
+__global__ void segment_max_incl(const int *offs, const float *val, float *best_out, int *at_out, const int n)
+{
+    LOOP_OUTPUTS(s, n) {
+        const int first = offs[s], last = offs[s + 1] - 1;
+        float best = -1.f;
+        int at = -1;
+        for (int j = first; j <= last; j++) {
+            if (val[j] > best) {
+                best = val[j];
+                at = j;
+            }
+        }
+        best_out[s] = best;
+        at_out[s] = at;
+    }
+}
