@@ -685,9 +685,9 @@ static bool read_inductions(wl_scan *s, wl_loop *L)
         f++;
     while (l > f && is_ind[l - 1])
         l--;
-    for (size_t i = f; i < l; i++)
+    for (size_t i = f; i < l; i++)   /* the first step between them is the f-th (the f before it lead) */
         if (is_ind[i])
-            return refuse(s, st[i], "induction", EN(RW_WL_STEP_BETWEEN), TOK(ts, L->ind_name[L->n_lead + (i - f)]));
+            return refuse(s, st[i], "induction", EN(RW_WL_STEP_BETWEEN), TOK(ts, L->ind_name[f]));
     L->n_lead = f;
     L->mid_a = f < n ? st[f] : w->body_b - 1;
     L->mid_b = l > f ? rwl_stmt_end(ts, st[l - 1], w->body_b - 1) : L->mid_a;
