@@ -330,7 +330,7 @@ size_t rwg_first_store(const rw_toks *ts, size_t a, size_t b, bool *call)
     return b;
 }
 
-bool rwg_counted_header(const rw_toks *ts, size_t q, size_t hc, rwg_counted *c)
+bool rwg_counted_header(const rw_toks *ts, size_t q, size_t hc, bool allow_le, rwg_counted *c)
 {
     size_t s1 = 0, s2 = 0, eq = 0;
     for (size_t k = q + 2; k < hc; k++) {
@@ -355,7 +355,8 @@ bool rwg_counted_header(const rw_toks *ts, size_t q, size_t hc, rwg_counted *c)
     c->var = eq - 1;
     c->a_a = eq + 1;
     c->a_b = s1;
-    if (!(s2 > s1 + 3 && rwg_is_name(ts, s1 + 1, c->var) && rwl_tok_is(ts, s1 + 2, "<")))
+    c->inclusive = allow_le && rwl_tok_is(ts, s1 + 2, "<=");
+    if (!(s2 > s1 + 3 && rwg_is_name(ts, s1 + 1, c->var) && (rwl_tok_is(ts, s1 + 2, "<") || c->inclusive)))
         return false;
     c->b_a = s1 + 3;
     c->b_b = s2;

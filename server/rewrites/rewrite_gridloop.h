@@ -57,13 +57,16 @@ bool rwg_global_x_index(const char *c);
 size_t rwg_first_store(const rw_toks *ts, size_t a, size_t b, bool *call);
 
 /* A counted loop's header `for (TYPE v = A; v < B; ++v | v++ | v += 1)`: TYPE's tokens
- * [type_a, type_b), v's token, A's [a_a, a_b) and B's [b_a, b_b). */
+ * [type_a, type_b), v's token, A's [a_a, a_b) and B's [b_a, b_b); inclusive when the
+ * condition is `v <= B` (the last trip is B itself). */
 typedef struct {
     size_t type_a, type_b, var, a_a, a_b, b_a, b_b;
+    bool inclusive;
 } rwg_counted;
 /* Reads the header of the `for` at q, its `(` at q + 1 closing at hc, into c: false (no
- * refusal) when it is not a counted loop of that form declaring its counter. */
-bool rwg_counted_header(const rw_toks *ts, size_t q, size_t hc, rwg_counted *c);
+ * refusal) when it is not a counted loop of that form declaring its counter; `v <= B` is
+ * taken only when allow_le (c->inclusive then says which it was). */
+bool rwg_counted_header(const rw_toks *ts, size_t q, size_t hc, bool allow_le, rwg_counted *c);
 
 /* Does a grid-stride loop's statement start at q of the kernel body ending at end: `for (`
  * or a call `M(...) {` of a name that is not a keyword (*macro set)? */

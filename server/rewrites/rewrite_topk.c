@@ -191,7 +191,7 @@ static bool item_header(const rw_toks *ts, size_t q, tk_loop *L)
     if (hc + 2 >= ts->n || !rwl_tok_is(ts, hc + 1, "{") || !rwl_starts_declaration(ts, hc + 2))
         return false;
     rwg_counted c;
-    if (!rwg_counted_header(ts, q, hc, &c))
+    if (!rwg_counted_header(ts, q, hc, false, &c))
         return false;
     L->ktype_a = c.type_a;
     L->ktype_b = c.type_b;

@@ -65,6 +65,7 @@ typedef struct {
     size_t f;                   /* the `for` */
     size_t type_a, type_b, var, a_a, a_b, b_a, b_b;
     size_t body_a, body_b;      /* the body statement [body_a, body_b) */
+    bool incl;                  /* `v <= B`: B is the last trip */
 } wl_for;
 
 /* A compare-select: `if (E R M) { M = E; X = F; ... }` (or `M R' E`). */
@@ -93,6 +94,15 @@ typedef struct {
     size_t n_sums;
     wl_select sel[WL_ACC];
     size_t n_sel;
+    /* a window with induction state (1-D only): statements `v += c;` (`-=`, `v = v + c;`,
+     * `v = v - c;`, `++`, `--`) of its body's top level, c the same on every trip, v read by
+     * the body's other statements; they lead and/or trail the body, the rest [mid_a, mid_b)
+     * between them */
+    bool uniform;               /* the bounds are the same for every thread (taken only with induction) */
+    size_t ind_a[WL_ACC], ind_b[WL_ACC], ind_name[WL_ACC];
+    size_t n_ind, n_lead;       /* the inductions, the first n_lead of them before the rest */
+    size_t mid_a, mid_b;
+    bool thread_yz;             /* the output's code reads threadIdx.y or .z (the thread's own row) */
 } wl_loop;
 
 #define refuse(s, k, ...) rwl_refuse((s)->why, sizeof (s)->why, (s)->ts, (s)->text, (k), __VA_ARGS__)
@@ -124,10 +134,36 @@ static bool stores(wl_scan *s, size_t a, size_t b, const char *where)
 }
 
 
+/* rwl_declared_here, and a later declarator of a declaration whose type the lexer does not
+ * know and whose first declarator is a pointer (`T *offset, width, x;`, T a template
+ * parameter): a statement `NAME *... NAME` is a declaration, a product's value would be unused. */
+static bool declared_here(const rw_toks *ts, size_t q)
+{
+    if (rwl_declared_here(ts, q))
+        return true;
+    if (q < 2 || !rwl_tok_is(ts, q - 1, ","))
+        return false;
+    size_t p = q - 1;
+    for (int depth = 0; p > 0; p--) {
+        depth += rwl_tok_is(ts, p, ")") || rwl_tok_is(ts, p, "]") || rwl_tok_is(ts, p, "}");
+        depth -= rwl_tok_is(ts, p, "(") || rwl_tok_is(ts, p, "[") || rwl_tok_is(ts, p, "{");
+        if (depth < 0)
+            return false;
+        if (depth == 0 && (rwl_tok_is(ts, p - 1, ";") || rwl_tok_is(ts, p - 1, "{") || rwl_tok_is(ts, p - 1, "}")))
+            break;
+    }
+    if (!p || ts->t[p].kind != T_IDENT || rwg_is_kw(ts, p))
+        return false;
+    size_t k = p + 1;
+    while (k < q && (rwl_tok_is(ts, k, "*") || rwl_tok_is(ts, k, "&")))
+        k++;
+    return k > p + 1 && k < q && ts->t[k].kind == T_IDENT && rwl_declared_here(ts, k);
+}
+
 static bool is_decl_of(const rw_toks *ts, size_t a, size_t b, size_t name, size_t *at)
 {
     for (size_t q = a; q < b; q++)
-        if (rwg_same_name(ts, q, name) && rwl_declared_here(ts, q)) {
+        if (rwg_same_name(ts, q, name) && declared_here(ts, q)) {
             if (at)
                 *at = q;
             return true;
@@ -211,7 +247,7 @@ static bool find_region(wl_scan *s, wl_loop *L)
 }
 
 /* The whole kernel: nothing but the region's index may read the thread's position. */
-static bool check_kernel(wl_scan *s, const wl_loop *L)
+static bool check_kernel(wl_scan *s, wl_loop *L)
 {
     const rw_toks *ts = s->ts;
     size_t ha = L->q_a, hb = L->gs ? L->qbody_a : L->decl_b;
@@ -226,6 +262,13 @@ static bool check_kernel(wl_scan *s, const wl_loop *L)
             return refuse(s, k, "kernel body", "%s", EN(RW_WL_ALREADY));
         if (!rwl_is_use(ts, k))
             continue;
+        /* the lanes split x: a thread's y and z stay its own, alike in an output's G lanes
+         * (one row of the block, blockDim.x a multiple of G) */
+        if (rwl_tok_is(ts, k, "threadIdx") && rwl_tok_is(ts, k + 1, ".") &&
+            (rwl_tok_is(ts, k + 2, "y") || rwl_tok_is(ts, k + 2, "z"))) {
+            L->thread_yz = true;
+            continue;
+        }
         if (rwl_tok_is(ts, k, "threadIdx") || rwl_tok_is(ts, k, "blockDim") || rwl_tok_is(ts, k, "gridDim") ||
             rwl_tok_is(ts, k, "warpSize") || rwl_builtin_x(ts, k, "blockIdx"))
             return refuse(s, k, "thread index", EN(RW_WL_INDEX_OUTSIDE), TOK(ts, k));
@@ -251,9 +294,10 @@ static bool for_header(const rw_toks *ts, size_t q, size_t end, wl_for *w)
     if (hc + 1 >= end)
         return false;
     rwg_counted c;
-    if (!rwg_counted_header(ts, q, hc, &c))
+    if (!rwg_counted_header(ts, q, hc, true, &c))
         return false;
     w->f = q;
+    w->incl = c.inclusive;
     w->type_a = c.type_a;
     w->type_b = c.type_b;
     w->var = c.var;
@@ -289,11 +333,131 @@ static bool per_thread(const km_kernel *km, const km_loop *l)
     return false;
 }
 
+/* The top-level statements of a braced body [a, b): their starts in st (n), false when the
+ * body is not braced or has more than cap. */
+static bool body_statements(const rw_toks *ts, size_t a, size_t b, size_t *st, size_t cap, size_t *n)
+{
+    *n = 0;
+    if (!rwl_tok_is(ts, a, "{") || rwl_match_close(ts, a) != b - 1)
+        return false;
+    for (size_t q = a + 1; q < b - 1;) {
+        if (*n == cap)
+            return false;
+        st[(*n)++] = q;
+        size_t e = rwl_stmt_end(ts, q, b - 1);
+        if (e <= q)
+            return false;
+        q = e;
+    }
+    return true;
+}
+
+/* Is statement [q, e) an induction step's form, `v += c;`, `v -= c;`, `v = v + c;`,
+ * `v = v - c;`, `v++;`, `++v;`, `v--;`, `--v;`: *name v's token, [*ca, *cb) c (empty for
+ * `++`/`--`)? Only the form: what c reads is checked by the caller. */
+static bool induction_form(const rw_toks *ts, size_t q, size_t e, size_t *name, size_t *ca, size_t *cb)
+{
+    if (e < q + 3 || !rwl_tok_is(ts, e - 1, ";"))
+        return false;
+    if ((rwl_tok_is(ts, q, "++") || rwl_tok_is(ts, q, "--")) && ts->t[q + 1].kind == T_IDENT && e == q + 3) {
+        *name = q + 1;
+        *ca = *cb = e - 1;
+        return true;
+    }
+    if (ts->t[q].kind != T_IDENT)
+        return false;
+    *name = q;
+    if ((rwl_tok_is(ts, q + 1, "++") || rwl_tok_is(ts, q + 1, "--")) && e == q + 3) {
+        *ca = *cb = e - 1;
+        return true;
+    }
+    if ((rwl_tok_is(ts, q + 1, "+=") || rwl_tok_is(ts, q + 1, "-=")) && e > q + 3) {
+        *ca = q + 2;
+        *cb = e - 1;
+        return true;
+    }
+    if (rwl_tok_is(ts, q + 1, "=") && e > q + 5 && rwg_same_name(ts, q + 2, q) &&
+        (rwl_tok_is(ts, q + 3, "+") || rwl_tok_is(ts, q + 3, "-"))) {
+        *ca = q + 4;
+        *cb = e - 1;
+        return true;
+    }
+    return false;
+}
+
+/* Does the braced body of loop w hold an induction step (the form above) of a name declared
+ * before the loop that the body reads elsewhere? (The window's bounds may then be the same
+ * for every thread: read_body checks the rest.) */
+static bool has_induction(const rw_toks *ts, const wl_for *w)
+{
+    size_t st[64], n;
+    if (!body_statements(ts, w->body_a, w->body_b, st, HK_ARRAY_LEN(st), &n))
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        size_t e = rwl_stmt_end(ts, st[i], w->body_b - 1), v, ca, cb;
+        if (!induction_form(ts, st[i], e, &v, &ca, &cb) || !is_decl_of(ts, 1, w->f, v, NULL))
+            continue;
+        for (size_t k = w->body_a; k < w->body_b; k++)
+            if ((k < st[i] || k >= e) && rwg_is_name(ts, k, v))
+                return true;
+    }
+    return false;
+}
+
+/* Window w at k: the enclosing block, nothing after it but closing braces. */
+static bool take_window(wl_scan *s, wl_loop *L, const km_kernel *km, size_t k, const wl_for *w, size_t rb)
+{
+    const rw_toks *ts = s->ts;
+    L->w[0] = *w;
+    L->dims = 1;
+    /* a second loop: the outer body is that loop alone */
+    size_t ia = w->body_a, ib = w->body_b;
+    if (rwl_tok_is(ts, ia, "{") && rwl_match_close(ts, ia) == ib - 1)
+        ia++, ib--;
+    wl_for w2;
+    if (!L->uniform && rwl_tok_is(ts, ia, "for") && rwl_stmt_end(ts, ia, ib) == ib) {
+        if (!for_header(ts, ia, ib, &w2) || !model_loop(s, km, ia))
+            return refuse(s, ia, "inner loop", "%s", EN(RW_WL_NOT_COUNTED));
+        if (span_mentions(ts, w2.a_a, w2.a_b, w->var) || span_mentions(ts, w2.b_a, w2.b_b, w->var))
+            return refuse(s, ia, "inner loop", EN(RW_WL_NOT_RECTANGULAR), TOK(ts, w->var));
+        L->w[1] = w2;
+        L->dims = 2;
+    }
+    L->win_a = k;
+    L->win_b = w->body_b;
+    /* directly in a braced block */
+    size_t pv = k - 1;
+    if (!(rwl_tok_is(ts, pv, ";") || rwl_tok_is(ts, pv, "{") || rwl_tok_is(ts, pv, "}")))
+        return refuse(s, k, "window loop", "%s", EN(RW_WL_NOT_BRACED));
+    /* the block that holds it, and nothing after that block but closing braces */
+    size_t stack[64], n = 0;
+    for (size_t q = 0; q < k; q++) {
+        if (rwl_tok_is(ts, q, "{")) {
+            if (n == 64)
+                return refuse(s, q, "block", "%s", EN(RW_WL_TOO_DEEP));
+            stack[n++] = q;
+        } else if (rwl_tok_is(ts, q, "}") && n)
+            n--;
+    }
+    if (!n)
+        return refuse(s, k, "window loop", "%s", EN(RW_WL_NO_BLOCK));
+    L->blk_close = rwl_match_close(ts, stack[n - 1]);
+    for (size_t q = L->blk_close + 1; q < rb; q++)
+        if (!rwl_tok_is(ts, q, "}"))
+            return refuse(s, q, EN(RW_C_STMT_AFTER_WINDOW_BLOCK), "%s",
+                          EN(RW_WL_ALL_LANES_RUN));
+    return true;
+}
+
+/* The window: the first loop of the output's code whose bounds are values of the thread; else
+ * the first loop with the same bounds for every thread that steps induction state (`x +=
+ * x_stride` read by its body: a walk along a line whose start the thread computed). */
 static bool find_window(wl_scan *s, wl_loop *L, const km_kernel *km)
 {
     const rw_toks *ts = s->ts;
     size_t ra = L->gs ? L->qbody_a + 1 : L->decl_b, rb = L->gs ? L->qbody_b - 1 : ts->n - 1;
-    size_t uniform = 0;
+    size_t uniform = 0, stepped = 0;
+    wl_for ws = {0};
     for (size_t k = ra; k < rb; k++) {
         if (!rwl_tok_is(ts, k, "for") || rwg_in_inner_construct(ts, ra, rb, k))
             continue;
@@ -304,48 +468,18 @@ static bool find_window(wl_scan *s, wl_loop *L, const km_kernel *km)
         if (!per_thread(km, ml)) {
             if (!uniform)
                 uniform = k;
+            if (!stepped && has_induction(ts, &w)) {
+                stepped = k;
+                ws = w;
+            }
             k = w.body_b - 1;
             continue;
         }
-        L->w[0] = w;
-        L->dims = 1;
-        /* a second loop: the outer body is that loop alone */
-        size_t ia = w.body_a, ib = w.body_b;
-        if (rwl_tok_is(ts, ia, "{") && rwl_match_close(ts, ia) == ib - 1)
-            ia++, ib--;
-        wl_for w2;
-        if (rwl_tok_is(ts, ia, "for") && rwl_stmt_end(ts, ia, ib) == ib) {
-            if (!for_header(ts, ia, ib, &w2) || !model_loop(s, km, ia))
-                return refuse(s, ia, "inner loop", "%s", EN(RW_WL_NOT_COUNTED));
-            if (span_mentions(ts, w2.a_a, w2.a_b, w.var) || span_mentions(ts, w2.b_a, w2.b_b, w.var))
-                return refuse(s, ia, "inner loop", EN(RW_WL_NOT_RECTANGULAR), TOK(ts, w.var));
-            L->w[1] = w2;
-            L->dims = 2;
-        }
-        L->win_a = k;
-        L->win_b = w.body_b;
-        /* directly in a braced block */
-        size_t pv = k - 1;
-        if (!(rwl_tok_is(ts, pv, ";") || rwl_tok_is(ts, pv, "{") || rwl_tok_is(ts, pv, "}")))
-            return refuse(s, k, "window loop", "%s", EN(RW_WL_NOT_BRACED));
-        /* the block that holds it, and nothing after that block but closing braces */
-        size_t stack[64], n = 0;
-        for (size_t q = 0; q < k; q++) {
-            if (rwl_tok_is(ts, q, "{")) {
-                if (n == 64)
-                    return refuse(s, q, "block", "%s", EN(RW_WL_TOO_DEEP));
-                stack[n++] = q;
-            } else if (rwl_tok_is(ts, q, "}") && n)
-                n--;
-        }
-        if (!n)
-            return refuse(s, k, "window loop", "%s", EN(RW_WL_NO_BLOCK));
-        L->blk_close = rwl_match_close(ts, stack[n - 1]);
-        for (size_t q = L->blk_close + 1; q < rb; q++)
-            if (!rwl_tok_is(ts, q, "}"))
-                return refuse(s, q, EN(RW_C_STMT_AFTER_WINDOW_BLOCK), "%s",
-                              EN(RW_WL_ALL_LANES_RUN));
-        return true;
+        return take_window(s, L, km, k, &w, rb);
+    }
+    if (stepped) {
+        L->uniform = true;
+        return take_window(s, L, km, stepped, &ws, rb);
     }
     if (uniform)
         return refuse(s, uniform, "loop", "%s", EN(RW_WL_UNIFORM));
@@ -376,9 +510,20 @@ static bool read_select(wl_scan *s, const wl_loop *L, size_t q, size_t end, wl_s
         return false;
     size_t ea, eb, m;
     bool m_left;
-    if (op == q + 3 && ts->t[q + 2].kind == T_IDENT && !is_decl_of(ts, L->win_a, L->win_b, q + 2, NULL))
+    bool left = op == q + 3 && ts->t[q + 2].kind == T_IDENT && !is_decl_of(ts, L->win_a, L->win_b, q + 2, NULL);
+    bool right = op + 2 == c && ts->t[op + 1].kind == T_IDENT && !is_decl_of(ts, L->win_a, L->win_b, op + 1, NULL);
+    if (left && right) {
+        /* both sides names from before the window (`if (val > maxval)`, val a trip's
+         * temporary declared earlier): M is the one the branch assigns the other */
+        size_t ce = rwl_stmt_end(ts, c + 1, end);
+        for (size_t k = c + 1; k + 2 < ce; k++)
+            if (rwg_same_name(ts, k, op + 1) && rwl_tok_is(ts, k + 1, "=") && rwg_same_name(ts, k + 2, q + 2) &&
+                rwl_tok_is(ts, k + 3, ";"))
+                left = false;
+    }
+    if (left)
         m = q + 2, m_left = true, ea = op + 1, eb = c;
-    else if (op + 2 == c && ts->t[op + 1].kind == T_IDENT && !is_decl_of(ts, L->win_a, L->win_b, op + 1, NULL))
+    else if (right)
         m = op + 1, m_left = false, ea = q + 2, eb = op;
     else
         return false;
@@ -480,6 +625,108 @@ static bool sum_statement(const rw_toks *ts, size_t k)
     return stmt_start(ts, k - 1);
 }
 
+static bool in_induction(const wl_loop *L, size_t k)
+{
+    for (size_t i = 0; i < L->n_ind; i++)
+        if (k >= L->ind_a[i] && k < L->ind_b[i])
+            return true;
+    return false;
+}
+
+/* The 1-D window's induction steps (induction_form at the body's top level, of a name declared
+ * before the window and read by the body elsewhere): each must be the name's only write in the
+ * window, its step c must read nothing the window changes (no name written or declared in it,
+ * not the counter, no call: the same c on every trip), and the steps must lead or trail the
+ * body's other statements (each lane runs every trip's steps in order, the others on its own
+ * trips only). A `continue` among the others would skip a trailing step on some trips only. */
+static bool read_inductions(wl_scan *s, wl_loop *L)
+{
+    const rw_toks *ts = s->ts;
+    const wl_for *w = &L->w[0];
+    size_t st[64], n;
+    L->n_ind = L->n_lead = 0;
+    if (L->dims != 1 || !body_statements(ts, w->body_a, w->body_b, st, HK_ARRAY_LEN(st), &n))
+        return true;
+    bool is_ind[64] = {false};
+    for (size_t i = 0; i < n; i++) {
+        size_t e = rwl_stmt_end(ts, st[i], w->body_b - 1), v, ca, cb;
+        if (!induction_form(ts, st[i], e, &v, &ca, &cb) || !is_decl_of(ts, 1, L->win_a, v, NULL))
+            continue;
+        bool read = false;
+        for (size_t k = w->body_a; k < w->body_b; k++)
+            if ((k < st[i] || k >= e) && rwg_is_name(ts, k, v)) {
+                if (rwl_scalar_written(ts, k))
+                    return refuse(s, k, "induction", EN(RW_WL_CARRIED), TOK(ts, v));
+                read = true;
+            }
+        if (!read)
+            continue;   /* not read in the window: a sum's form (`n += 1`), read_body's case */
+        for (size_t k = ca; k < cb; k++) {
+            if (ts->t[k].kind != T_IDENT)
+                continue;
+            bool varies = rwg_is_name(ts, k, w->var) || (rwl_tok_is(ts, k + 1, "(") && !rwg_is_kw(ts, k)) ||
+                          is_decl_of(ts, w->body_a, w->body_b, k, NULL);
+            for (size_t q = w->body_a; q < w->body_b && !varies; q++)
+                varies = rwg_is_name(ts, q, k) && rwl_scalar_written(ts, q);
+            if (varies)
+                return refuse(s, k, "induction", EN(RW_WL_STEP_CHANGES), TOK(ts, v), TOK(ts, k));
+        }
+        if (L->n_ind == WL_ACC)
+            return refuse(s, st[i], "induction", EN(RW_WL_TOO_MANY_STEPS), WL_ACC);
+        L->ind_a[L->n_ind] = st[i];
+        L->ind_b[L->n_ind] = e;
+        L->ind_name[L->n_ind++] = v;
+        is_ind[i] = true;
+    }
+    if (!L->n_ind)
+        return true;
+    size_t f = 0, l = n;
+    while (f < n && is_ind[f])
+        f++;
+    while (l > f && is_ind[l - 1])
+        l--;
+    for (size_t i = f; i < l; i++)   /* the first step between them is the f-th (the f before it lead) */
+        if (is_ind[i])
+            return refuse(s, st[i], "induction", EN(RW_WL_STEP_BETWEEN), TOK(ts, L->ind_name[f]));
+    L->n_lead = f;
+    L->mid_a = f < n ? st[f] : w->body_b - 1;
+    L->mid_b = l > f ? rwl_stmt_end(ts, st[l - 1], w->body_b - 1) : L->mid_a;
+    if (l < n)
+        for (size_t k = L->mid_a; k < L->mid_b; k++)
+            if (rwl_tok_is(ts, k, "continue") && !rwg_in_inner_construct(ts, L->mid_a, L->mid_b, k))
+                return refuse(s, k, "jump", EN(RW_WL_CONTINUE_STEP), TOK(ts, L->ind_name[L->n_ind - 1]));
+    return true;
+}
+
+/* Is the write at k of a name declared in the output's code before the window a trip's
+ * temporary: the name's first use in the window is a top-level statement `name = E;` of its
+ * body (E not reading it), so every trip sets it before reading it, and nothing after the
+ * window in the output's code reads it (a lane's last trip is not the original's)? */
+static bool trip_temporary(const wl_scan *s, const wl_loop *L, size_t k)
+{
+    const rw_toks *ts = s->ts;
+    const wl_for *in = &L->w[L->dims - 1];
+    size_t ra = L->gs ? L->qbody_a + 1 : L->decl_b, rb = L->gs ? L->qbody_b - 1 : ts->n - 1;
+    if (!is_decl_of(ts, ra, L->win_a, k, NULL) || is_decl_of(ts, L->win_a, L->win_b, k, NULL))
+        return false;
+    size_t first = in->body_b;
+    for (size_t q = in->body_a; q < in->body_b && first == in->body_b; q++)
+        if (rwg_is_name(ts, q, k))
+            first = q;
+    size_t st[64], n;
+    if (!body_statements(ts, in->body_a, in->body_b, st, HK_ARRAY_LEN(st), &n))
+        return false;
+    bool top = false;
+    for (size_t i = 0; i < n; i++)
+        top |= st[i] == first;
+    if (!top || !rwl_tok_is(ts, first + 1, "="))
+        return false;
+    size_t e = rwl_stmt_end(ts, first, in->body_b - 1);
+    if (span_mentions(ts, first + 2, e, k))
+        return false;
+    return !span_mentions(ts, L->win_b, rb, k);
+}
+
 static bool read_body(wl_scan *s, wl_loop *L, const km_kernel *km)
 {
     const rw_toks *ts = s->ts;
@@ -505,9 +752,14 @@ static bool read_body(wl_scan *s, wl_loop *L, const km_kernel *km)
         } else if (s->why[0])
             return false;
     }
-    /* every name written in the window: its own locals, the selects' state, or a sum */
+    if (!read_inductions(s, L))
+        return false;
+    if (L->uniform && !L->n_ind)
+        return refuse(s, L->win_a, "loop", "%s", EN(RW_WL_UNIFORM));
+    /* every name written in the window: its own locals, the selects' state, a sum, an
+     * induction step or a trip's temporary */
     for (size_t k = ba; k < bb; k++) {
-        if (ts->t[k].kind != T_IDENT || !rwl_is_use(ts, k) || !rwl_scalar_written(ts, k))
+        if (ts->t[k].kind != T_IDENT || !rwl_is_use(ts, k) || !rwl_scalar_written(ts, k) || in_induction(L, k))
             continue;
         size_t d;
         if (is_decl_of(ts, L->win_a, L->win_b, k, &d)) {
@@ -528,8 +780,14 @@ static bool read_body(wl_scan *s, wl_loop *L, const km_kernel *km)
                    !in_select(L, k, &w);
         if (sum && !sum_statement(ts, k))
             return refuse(s, k, "sum", EN(RW_WL_SUM_IN_EXPR), TOK(ts, k));
-        if (!sum)
+        if (!sum && trip_temporary(s, L, k))
+            continue;
+        if (!sum) {
+            for (size_t q = ba; q < bb; q++)   /* read on another trip than the one writing it */
+                if (q != k && rwg_is_name(ts, q, k) && !rwl_scalar_written(ts, q))
+                    return refuse(s, k, "state", EN(RW_WL_CARRIED), TOK(ts, k));
             return refuse(s, k, "state", EN(RW_WL_OTHER_WRITE), TOK(ts, k));
+        }
         bool seen = false;
         for (size_t i = 0; i < L->n_sums; i++)
             seen |= rwg_same_name(ts, L->sums[i], k);
@@ -665,8 +923,9 @@ static long long spec_threads_x(const rw_context *ctx)
  * `n`), else the threads the spec launches along x (`shown` empty). False when nothing is known
  * (no spec, no device, a bound with no value): the rules below then let the rewrite apply. */
 static bool outputs_at_spec(wl_scan *s, const wl_loop *L, const rw_context *ctx, long long *n,
-                            char *shown, size_t shown_len, bool *bound)
+                            char *shown, size_t shown_len, bool *bound, long long *yz)
 {
+    *yz = 1;
     if (!ctx->spec || ctx->sm_count <= 0 || ctx->warps_per_sm <= 0)
         return false;
     *n = -1;
@@ -687,6 +946,17 @@ static bool outputs_at_spec(wl_scan *s, const wl_loop *L, const rw_context *ctx,
             snprintf(shown, shown_len, "%s", L->qh.bound);
     } else
         *n = spec_threads_x(ctx);
+    /* the launch's other axes (a grid over channels and boxes in y and z, rows of a 2-D block):
+     * each of their threads serves outputs of its own */
+    for (int d = 1; d < 3 && *n > 0; d++) {
+        const struct spec *sp = ctx->spec;
+        expr_value g = {0}, b = {0};
+        if (sp->grid[d] && sp->block[d] &&
+            spec_eval(sp, sp->grid[d], 0, ctx->sm_count, &g, NULL, 0) == HK_OK && !g.is_float && g.i > 0 &&
+            spec_eval(sp, sp->block[d], 0, ctx->sm_count, &b, NULL, 0) == HK_OK && !b.is_float && b.i > 0)
+            *yz *= g.i * b.i;
+    }
+    *n *= *yz;
     return *n > 0;
 }
 
@@ -708,13 +978,44 @@ static bool lanes_pay(wl_scan *s, const wl_loop *L, const rw_context *ctx, int G
 {
     long long n;
     bool bound;
+    /* An output's G lanes share a warp only where blockDim.x is a multiple of G; under the
+     * spec's block that is not, lane 0 would run every window alone: only added work. */
+    const struct spec *sp = ctx->spec;
+    expr_value bx;
+    if (sp && sp->n_sizes && sp->block[0] &&
+        spec_eval(sp, sp->block[0], 0, ctx->sm_count > 0 ? ctx->sm_count : 1, &bx, NULL, 0) == HK_OK &&
+        !bx.is_float && bx.i > 0 && bx.i % G != 0)
+        return refuse(s, L->q_a, "thread block", EN(RW_WL_BLOCK_NOT_MULTIPLE), bx.i, G);
+    /* A window stepped by induction state (the same bounds for every thread, or not): what the
+     * lanes can win is where its trips read. Trip k reads at the start the thread computed plus
+     * k steps c; the original's 32 lanes read 32 outputs' places, which the data decide (unrelated
+     * when the starts are read from memory: boxes), while an output's G lanes read G consecutive
+     * trips, c apart: fewer cache lines per load where c is small against a line. The price is the
+     * code before the window G times (issue slots, past one wave another output's). Which wins the
+     * data decide (the steps' size), on any number of waves: the one-wave rule below is not this
+     * trade, and the episode measures it. Refused only where the lanes cannot all have a trip: the
+     * window's trips at the spec's first size fewer than G. */
+    if (L->n_ind) {
+        const wl_for *w0 = &L->w[0];
+        char tx[600];
+        long long trips;
+        snprintf(tx, sizeof tx, "(%.*s)%s - (%.*s)", SPAN(s->ts, w0->b_a, w0->b_b), w0->incl ? " + 1" : "",
+                 SPAN(s->ts, w0->a_a, w0->a_b));
+        if (eval_at_spec(s, ctx, tx, &trips) && trips < G)
+            return refuse(s, L->win_a, "window loop", EN(RW_WL_FEW_TRIPS), trips, G);
+        return true;
+    }
     char shown[sizeof L->qh.bound + 48];
-    if (!outputs_at_spec(s, L, ctx, &n, shown, sizeof shown, &bound))
+    long long yz;
+    if (!outputs_at_spec(s, L, ctx, &n, shown, sizeof shown, &bound, &yz))
         return true;
     long long resident = (long long)ctx->sm_count * ctx->warps_per_sm * 32;
     if (n <= resident / G)
         return true;
     int line = rwl_line_at(s->text, s->ts->t[L->gs ? L->qbody_a + 1 : L->decl_b].start);
+    if (yz > 1)
+        return refuse(s, L->q_a, "output count", EN(RW_WL_PAST_WAVE_YZ), n, n / yz, yz, G, n * G, ctx->sm_count,
+                      ctx->warps_per_sm, resident, line);
     if (bound)
         return refuse(s, L->q_a, "output count", EN(RW_WL_PAST_WAVE_BOUND), shown, n, G, n * G, ctx->sm_count,
                       ctx->warps_per_sm, resident, line);
@@ -736,11 +1037,15 @@ static bool warp_pays(wl_scan *s, const wl_loop *L, const rw_context *ctx)
     long long n;
     bool bound;
     char shown[sizeof L->qh.bound + 48];
-    if (!outputs_at_spec(s, L, ctx, &n, shown, sizeof shown, &bound))
+    long long yz;
+    if (!outputs_at_spec(s, L, ctx, &n, shown, sizeof shown, &bound, &yz))
         return true;
     long long resident = (long long)ctx->sm_count * ctx->warps_per_sm * 32;
     if (n <= resident)
         return true;
+    if (yz > 1)
+        return refuse(s, L->q_a, "output count", EN(RW_WW_PAST_WAVE_YZ), n, n / yz, yz, ctx->sm_count,
+                      ctx->warps_per_sm, resident);
     if (bound)
         return refuse(s, L->q_a, "output count", EN(RW_WW_PAST_WAVE_BOUND), shown, n, ctx->sm_count,
                       ctx->warps_per_sm, resident);
@@ -748,12 +1053,13 @@ static bool warp_pays(wl_scan *s, const wl_loop *L, const rw_context *ctx)
                   resident);
 }
 
-/* The innermost body with `hk_wg_pN = hk_wg_k;` put into each compare-select's branch. */
-static int body_text(const wl_scan *s, const wl_loop *L, const char *pfx, struct hk_buf *o)
+/* The innermost body's tokens [from, to) with `hk_wg_pN = hk_wg_k;` put into each
+ * compare-select's branch. */
+static int body_span_text(const wl_scan *s, const wl_loop *L, const char *pfx, size_t from, size_t to,
+                          struct hk_buf *o)
 {
     const rw_toks *ts = s->ts;
-    const wl_for *in = &L->w[L->dims - 1];
-    uint32_t at = ts->t[in->body_a].start;
+    uint32_t at = ts->t[from].start;
     int rc = HK_OK;
     for (size_t i = 0; i < L->n_sel && !rc; i++) {
         const wl_select *g = &L->sel[i];
@@ -768,7 +1074,61 @@ static int body_text(const wl_scan *s, const wl_loop *L, const char *pfx, struct
         }
     }
     if (!rc)
-        rc = hk_buf_printf(o, "%.*s", (int)(ts->t[in->body_b - 1].end - at), s->text + at);
+        rc = hk_buf_printf(o, "%.*s", (int)(ts->t[to - 1].end - at), s->text + at);
+    return rc;
+}
+
+/* The whole innermost body so. */
+static int body_text(const wl_scan *s, const wl_loop *L, const char *pfx, struct hk_buf *o)
+{
+    const wl_for *in = &L->w[L->dims - 1];
+    return body_span_text(s, L, pfx, in->body_a, in->body_b, o);
+}
+
+/* A window with induction steps: rounds of np trips; in each, every lane runs the round's
+ * steps in trip order (the original's additions, so the same values bit for bit) and keeps
+ * the stepped values of its own trip s + lane, then runs the body's other statements for that
+ * trip alone, all lanes at once. */
+static int stepped_text(const wl_scan *s, const wl_loop *L, int G, struct hk_buf *o)
+{
+    const rw_toks *ts = s->ts;
+    const wl_for *w0 = &L->w[0];
+    int rc = hk_buf_printf(o, "    /* every lane runs every trip's steps in order, keeping those of its own trip; the rest " /* i18n: not for people */
+                              "of the body on its own trips */\n"
+                              "    for (long long hk_wg_s = 0; hk_wg_s < hk_wg_n0; hk_wg_s += hk_wg_np) {\n");
+    for (size_t i = 0; i < L->n_ind && !rc; i++)
+        rc = hk_buf_printf(o, "        auto hk_wg_v%zu = %.*s;\n", i, TOK(ts, L->ind_name[i]));
+    if (!rc)
+        rc = hk_buf_printf(o, "#pragma unroll\n" /* i18n: not for people */
+                              "        for (int hk_wg_j = 0; hk_wg_j < %d; hk_wg_j++) {\n"
+                              "            if (hk_wg_j >= hk_wg_np || hk_wg_s + hk_wg_j >= hk_wg_n0)\n"
+                              "                break;\n",
+                           G);
+    for (size_t i = 0; i < L->n_lead && !rc; i++)
+        rc = hk_buf_printf(o, "            %.*s\n", SPAN(ts, L->ind_a[i], L->ind_b[i]));
+    if (!rc)
+        rc = hk_buf_printf(o, "            if (hk_wg_j == hk_wg_lane) {\n");
+    for (size_t i = 0; i < L->n_ind && !rc; i++)
+        rc = hk_buf_printf(o, "                hk_wg_v%zu = %.*s;\n", i, TOK(ts, L->ind_name[i]));
+    if (!rc)
+        rc = hk_buf_printf(o, "            }\n");
+    for (size_t i = L->n_lead; i < L->n_ind && !rc; i++)
+        rc = hk_buf_printf(o, "            %.*s\n", SPAN(ts, L->ind_a[i], L->ind_b[i]));
+    if (!rc)
+        rc = hk_buf_printf(o, "        }\n" /* i18n: not for people */
+                              "        const long long hk_wg_k = hk_wg_s + hk_wg_lane;\n"
+                              "        if (hk_wg_lane < hk_wg_np && hk_wg_k < hk_wg_n0) {\n"
+                              "            %.*s %.*s = (%.*s)(hk_wg_a0 + hk_wg_k);\n",
+                           SPAN(ts, w0->type_a, w0->type_b), TOK(ts, w0->var), SPAN(ts, w0->type_a, w0->type_b));
+    for (size_t i = 0; i < L->n_ind && !rc; i++)
+        rc = hk_buf_printf(o, "            const auto %.*s = hk_wg_v%zu;\n", TOK(ts, L->ind_name[i]), i);
+    if (!rc && L->mid_b > L->mid_a) {
+        rc = hk_buf_printf(o, "            ");
+        if (!rc)
+            rc = body_span_text(s, L, "hk_wg", L->mid_a, L->mid_b, o);
+    }
+    if (!rc)
+        rc = hk_buf_printf(o, "\n        }");
     return rc;
 }
 
@@ -809,11 +1169,13 @@ static int emit(const wl_scan *s, const wl_loop *L, int G, bool hip, rw_edits *e
                                "taken at */\n", i, TOK(ts, L->sel[i].m));
     if (!rc)
         rc = hk_buf_printf(&o, "    const long long hk_wg_a0 = (long long)(%.*s);\n" /* i18n: not for people */
-                               "    const long long hk_wg_n0 = (long long)(%.*s) - hk_wg_a0;\n",
-                           SPAN(ts, w0->a_a, w0->a_b), SPAN(ts, w0->b_a, w0->b_b));
-    if (!rc && L->dims == 2)
+                               "    const long long hk_wg_n0 = (long long)(%.*s)%s - hk_wg_a0;\n",
+                           SPAN(ts, w0->a_a, w0->a_b), SPAN(ts, w0->b_a, w0->b_b), w0->incl ? " + 1" : "");
+    if (!rc && L->n_ind) {
+        rc = stepped_text(s, L, G, &o);   /* leaves the rounds' loop open, as the others leave theirs */
+    } else if (!rc && L->dims == 2)
         rc = hk_buf_printf(&o, "    const long long hk_wg_a1 = (long long)(%.*s);\n" /* i18n: not for people */
-                               "    const long long hk_wg_n1 = (long long)(%.*s) - hk_wg_a1;\n"
+                               "    const long long hk_wg_n1 = (long long)(%.*s)%s - hk_wg_a1;\n"
                                "    /* a step of np elements: di rows and dj columns, one carry at most (no division, no "
                                "loop per element) */\n"
                                "    const long long hk_wg_di = hk_wg_n1 > 0 ? hk_wg_np / hk_wg_n1 : 0;\n"
@@ -830,7 +1192,7 @@ static int emit(const wl_scan *s, const wl_loop *L, int G, bool hip, rw_edits *e
                                "         hk_wg_j -= hk_wg_j >= hk_wg_n1 ? hk_wg_n1 : 0) {\n"
                                "        %.*s %.*s = (%.*s)(hk_wg_a0 + hk_wg_i);\n"
                                "        %.*s %.*s = (%.*s)(hk_wg_a1 + hk_wg_j);\n        ",
-                           SPAN(ts, w1->a_a, w1->a_b), SPAN(ts, w1->b_a, w1->b_b),
+                           SPAN(ts, w1->a_a, w1->a_b), SPAN(ts, w1->b_a, w1->b_b), w1->incl ? " + 1" : "",
                            SPAN(ts, w0->type_a, w0->type_b), TOK(ts, w0->var), SPAN(ts, w0->type_a, w0->type_b),
                            SPAN(ts, w1->type_a, w1->type_b), TOK(ts, w1->var), SPAN(ts, w1->type_a, w1->type_b));
     else if (!rc)
@@ -841,7 +1203,7 @@ static int emit(const wl_scan *s, const wl_loop *L, int G, bool hip, rw_edits *e
                                "    for (long long hk_wg_s = 0; hk_wg_s < hk_wg_trips; hk_wg_s++, hk_wg_k += hk_wg_np) {\n"
                                "        %.*s %.*s = (%.*s)(hk_wg_a0 + hk_wg_k);\n        ",
                            SPAN(ts, w0->type_a, w0->type_b), TOK(ts, w0->var), SPAN(ts, w0->type_a, w0->type_b));
-    if (!rc)
+    if (!rc && !L->n_ind)
         rc = body_text(s, L, "hk_wg", &o);
     char mask[160];
     if (G == 32)
@@ -909,7 +1271,7 @@ static int rw_window_lanes(const rw_context *ctx, int G, rw_result *out)
     if (!out)
         return HK_EINVAL;
     memset(out, 0, sizeof *out);
-    if (G != 4 && G != 8 && G != 16 && G != 32)
+    if (G != 2 && G != 4 && G != 8 && G != 16 && G != 32)
         return HK_EINVAL;
     const an_function *f;
     int rc = rwl_check_kernel(ctx->text, ctx->len, ctx->m, ctx->kernel, &f);
@@ -943,12 +1305,20 @@ static int rw_window_lanes(const rw_context *ctx, int G, rw_result *out)
                         TOK(&ts, L.sel[i].m));
     for (size_t i = 0; i < L.n_sums && o < sizeof what; i++)
         o += states_add(what + o, sizeof what - o, o, EN(RW_WL_STATE_SUM), TOK(&ts, L.sums[i]));
-    char *desc = hk_asprintf(L.gs ? EN(RW_WL_DESC_LOOP) : EN(RW_WL_DESC_INDEX),
-                             f->name, rwl_line_at(ctx->text, ts.t[L.q_a].start), G, L.dims,
-                             rwl_line_at(ctx->text, ts.t[L.win_a].start), what,
-                             ctx->hip ? EN(RW_WL_SHFL_WIDTH_G) : "__shfl_xor_sync",
-                             L.n_sums ? EN(RW_WL_EXACT_WITH_SUM) : EN(RW_WL_EXACT),
-                             G);
+    char steps[200] = "";
+    for (size_t i = 0, o2 = 0; i < L.n_ind && o2 < sizeof steps; i++)
+        o2 += (size_t)snprintf(steps + o2, sizeof steps - o2, "%s`%.*s`", i ? ", " : "", TOK(&ts, L.ind_name[i]));
+    char *desc = L.n_ind
+        ? hk_asprintf(EN(RW_WL_DESC_STEPPED), f->name, rwl_line_at(ctx->text, ts.t[L.q_a].start), G,
+                      rwl_line_at(ctx->text, ts.t[L.win_a].start), steps, what,
+                      ctx->hip ? EN(RW_WL_SHFL_WIDTH_G) : "__shfl_xor_sync",
+                      L.n_sums ? EN(RW_WL_EXACT_WITH_SUM) : EN(RW_WL_EXACT), G)
+        : hk_asprintf(L.gs ? EN(RW_WL_DESC_LOOP) : EN(RW_WL_DESC_INDEX),
+                      f->name, rwl_line_at(ctx->text, ts.t[L.q_a].start), G, L.dims,
+                      rwl_line_at(ctx->text, ts.t[L.win_a].start), what,
+                      ctx->hip ? EN(RW_WL_SHFL_WIDTH_G) : "__shfl_xor_sync",
+                      L.n_sums ? EN(RW_WL_EXACT_WITH_SUM) : EN(RW_WL_EXACT),
+                      G);
     rc = rwl_finish(ctx->text, ctx->len, ctx->m, f->name, &es, desc, out);
     if (rc == HK_OK && out->applicable) {
         out->grid_multiplier = (unsigned)G;
@@ -1018,6 +1388,8 @@ static bool ww_read(wl_scan *s, const wl_loop *L, ww_plan *P)
     memset(P, 0, sizeof *P);
     if (!L->gs)
         return refuse(s, L->q_a, "output index", "%s", EN(RW_WW_GUARD_FORM));
+    if (L->n_ind)   /* the owner's values are broadcast once: a lane of its window would need every earlier trip's */
+        return refuse(s, L->ind_a[0], "induction", EN(RW_WW_STEPPED), TOK(ts, L->ind_name[0]));
     if (L->blk_close != L->qbody_b - 1)
         return refuse(s, L->win_a, "window loop", "%s", EN(RW_WW_NESTED));
     size_t a = L->qbody_a + 1, e_body = L->qbody_b - 1;
@@ -1180,12 +1552,12 @@ static int ww_emit(const wl_scan *s, const wl_loop *L, const ww_plan *P, struct 
                               "    long long hk_ww_a0 = 0, hk_ww_n0 = 0, hk_ww_a1 = 0, hk_ww_n1 = 1;\n"
                               "    if (hk_ww_on) {\n"
                               "        hk_ww_a0 = (long long)(%.*s);\n"
-                              "        hk_ww_n0 = (long long)(%.*s) - hk_ww_a0;\n",
-                           SPAN(ts, w0->a_a, w0->a_b), SPAN(ts, w0->b_a, w0->b_b));
+                              "        hk_ww_n0 = (long long)(%.*s)%s - hk_ww_a0;\n",
+                           SPAN(ts, w0->a_a, w0->a_b), SPAN(ts, w0->b_a, w0->b_b), w0->incl ? " + 1" : "");
     if (!rc && L->dims == 2)
         rc = hk_buf_printf(o, "        hk_ww_a1 = (long long)(%.*s);\n" /* i18n: not for people */
-                              "        hk_ww_n1 = (long long)(%.*s) - hk_ww_a1;\n",
-                           SPAN(ts, w1->a_a, w1->a_b), SPAN(ts, w1->b_a, w1->b_b));
+                              "        hk_ww_n1 = (long long)(%.*s)%s - hk_ww_a1;\n",
+                           SPAN(ts, w1->a_a, w1->a_b), SPAN(ts, w1->b_a, w1->b_b), w1->incl ? " + 1" : "");
     if (!rc)
         rc = hk_buf_printf(o, "    }\n" /* i18n: not for people */
                               "    const long long hk_ww_cnt = hk_ww_n0 > 0 && hk_ww_n1 > 0 ? hk_ww_n0 * hk_ww_n1 : 0;\n"
@@ -1394,7 +1766,7 @@ const rw_descriptor rw_window_warp_desc = {
 
 /* ---- registry descriptor (registry.h) ---- */
 static const rw_param wl_params[] = {
-    {.name = "lanes", .type = RW_PARAM_ENUM, .values = {8, 4, 16, 32}, .n_values = 4, .def = 8},
+    {.name = "lanes", .type = RW_PARAM_ENUM, .values = {8, 4, 16, 32, 2}, .n_values = 5, .def = 8},
 };
 
 static int emit_window_lanes(const rw_context *c, const int *p, rw_result *out)

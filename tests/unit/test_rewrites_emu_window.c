@@ -15,7 +15,9 @@
  * through the registry with their lines. So is the device rule (window_device): with a spec
  * and a device, outputs that already fill the resident threads refuse the lanes (each lane
  * would repeat the code before the window on a full GPU): a lane count G applies only where the
- * outputs' G lanes fit the resident threads (n x G <= SMs x warps x 32); no device: applies. */
+ * outputs' G lanes fit the resident threads (n x G <= SMs x warps x 32); no device: applies.
+ * Session 44: windows stepped by induction state (window_stepped_run, window_stepped_refusals,
+ * window_wild_border: mmcv's border_align itself) and an inclusive bound (window_incl_run). */
 #include "analysis/analysis.h"
 #include "core/hk.h"
 #include "core/i18n.h"
@@ -718,6 +720,386 @@ static void window_warp_refusals(void **state)
     assert_int_equal(hk_alloc_live(), 0);
 }
 
+/* Session 44: windows stepped by induction state. edge_max (border_align's shape: threadIdx.y
+ * the edge, a switch giving each edge its step, two of them negative, `i <= pool`, val a trip's
+ * temporary declared before the window, nearest-texel samples: half-texel steps tie, NaN texels
+ * never taken) and line_sum (the guard form, steps trailing the read, x read after the window)
+ * rewritten with window_lanes at G 2, 4, 8 and 32 and run against their originals: blocks
+ * (32, 4), (24, 4) and (12, 4) (12: lane 0 alone at G 8 and 32), three thread orders, pools of
+ * 10, 3, 1 and 0 (an empty window); the max and argmax bit for bit, the sum within a float
+ * reduction's tolerance. Broken: every lane keeping the round's first trip's steps must differ. */
+static const char stepped_helpers_fmt[] =
+    "static const int G = %d;\n"
+    "static int bad_edge = 0, bad_line = 0;\n"
+    "static void edge_case()\n"
+    "{\n"
+    "    const unsigned bxs[] = {32, 24, 12};\n"
+    "    const int pools[] = {10, 3, 1, 0};\n"
+    "    const int n = 37, h = 9, w = 11;\n"
+    "    for (int v = 0; v < 4; v++)\n"
+    "        for (int d = 0; d < 3; d++) {\n"
+    "            emu::schedule = (v + d) %% 3;\n"
+    "            emu::buf<float> planes((size_t)4 * n * h * w), boxes(n * 4), o(n * 4), c(n * 4);\n"
+    "            emu::buf<int> oa(n * 4), ca(n * 4);\n"
+    "            planes.fill_mod(v + 3 * d, 3);\n"
+    "            for (size_t i = 0; i < planes.size(); i++) if (i %% 29 == 3) planes[i] = NAN;\n"
+    "            for (int b = 0; b < n; b++) {   /* corners on half texels, some off the map */\n"
+    "                boxes[b * 4] = (float)((b * 7 + v) %% 24) * 0.5f - 1.f;\n"
+    "                boxes[b * 4 + 1] = (float)((b * 5 + d) %% 20) * 0.5f - 0.5f;\n"
+    "                boxes[b * 4 + 2] = (float)((b * 3 + 2 * v) %% 26) * 0.5f;\n"
+    "                boxes[b * 4 + 3] = (float)((b * 11 + d) %% 22) * 0.5f;\n"
+    "            }\n"
+    "            o.set(7); c.set(7); oa.set(5); ca.set(5);\n"
+    "            emu::launch(dim3(2), dim3(16, 4), 0, [&] { orig::edge_max<float>(planes, boxes, o, oa, n, h, w, pools[v]); });\n"
+    "            emu::launch(dim3(2 * G), dim3(bxs[d], 4), 0, [&] { cand::edge_max<float>(planes, boxes, c, ca, n, h, w, pools[v]); });\n"
+    "            int f = emu::failures;\n"
+    "            emu::expect(\"edge_max max\", o, c);\n"
+    "            emu::expect(\"edge_max argmax\", oa, ca);\n"
+    "            if (emu::failures != f) { bad_edge++; printf(\"  (edge: pool %%d, block %%u)\\n\", pools[v], bxs[d]); }\n"
+    "        }\n"
+    "}\n"
+    "static void line_case()\n"
+    "{\n"
+    "    const unsigned bxs[] = {128, 96, 36};\n"
+    "    const int taps[] = {9, 2, 0};\n"
+    "    const int n = 150, h = 6, w = 40;\n"
+    "    for (int v = 0; v < 3; v++)\n"
+    "        for (int d = 0; d < 3; d++) {\n"
+    "            emu::schedule = (v + 2 * d) %% 3;\n"
+    "            emu::buf<float> plane(h * w), starts(2 * n), o(n), c(n);\n"
+    "            plane.fill(v + d);\n"
+    "            starts.fill_mod(d, 30);\n"
+    "            o.set(3); c.set(3);\n"
+    "            emu::launch(dim3((n + 63) / 64), dim3(64), 0, [&] { orig::line_sum(plane, starts, o, n, h, w, taps[v], 0.75f, 0.3f); });\n"
+    "            emu::launch(dim3((n * G + bxs[d] - 1) / bxs[d]), dim3(bxs[d]), 0, [&] { cand::line_sum(plane, starts, c, n, h, w, taps[v], 0.75f, 0.3f); });\n"
+    "            int f = emu::failures;\n"
+    "            emu::expect(\"line_sum\", o, c, 1e-5, 64.0);\n"
+    "            if (emu::failures != f) { bad_line++; printf(\"  (line: taps %%d, block %%u)\\n\", taps[v], bxs[d]); }\n"
+    "        }\n"
+    "}\n";
+static const char stepped_driver[] =
+    "edge_case(); line_case();\n"
+    "printf(\"stepped: %d %d cases differ\\n\", bad_edge, bad_line);\n";
+static const char stepped_driver_broken[] =
+    "edge_case();\n"
+    "printf(\"broken steps: %d cases differ\\n\", bad_edge);\n"
+    "emu::failures = bad_edge > 0 ? 0 : 1;\n";
+
+static char *stepped_candidate(const char *src, int G)
+{
+    char *cand = strdup(src);
+    assert_non_null(cand);
+    static const char *const ks[] = {"edge_max", "line_sum"};
+    for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++) {
+        int params[RW_MAX_PARAMS] = {G};
+        char *next = emu_rewrite(cand, ks[i], "window_lanes", params);
+        assert_non_null(strstr(next, "every lane runs every trip's steps in order"));
+        free(cand);
+        cand = next;
+    }
+    return cand;
+}
+
+static void window_stepped_run(void **state)
+{
+    (void)state;
+    SKIP_WITHOUT_EMULATOR();
+    emu_batch_init(&batch, tmpdir, __func__);
+    char *src = rwf_data_file("rewrite_window/window.cu");
+    static const int lanes[] = {2, 4, 8, 32};
+    char helpers[sizeof stepped_helpers_fmt + 16], tag[32];
+    for (size_t i = 0; i < sizeof lanes / sizeof lanes[0]; i++) {
+        char *cand = stepped_candidate(src, lanes[i]);
+        snprintf(helpers, sizeof helpers, stepped_helpers_fmt, lanes[i]);
+        snprintf(tag, sizeof tag, "stepped%d", lanes[i]);
+        emu_batch_add_pair(&batch, tag, src, cand, helpers, stepped_driver, EMU_OK);
+        if (lanes[i] == 4) {
+            /* every lane keeping the round's first trip's steps: the wrong samples */
+            char *broken = emu_replaced_all(cand, "if (hk_wg_j == hk_wg_lane) {", "if (hk_wg_j == 0) {");
+            assert_true(strcmp(broken, cand) != 0);
+            emu_batch_add_pair(&batch, "stepped_broken", src, broken, helpers, stepped_driver_broken, EMU_OK);
+            free(broken);
+            rwf_nvcc_compiles(cand, "window_stepped_cand");
+        }
+        free(cand);
+    }
+    free(src);
+    emu_batch_run(&batch);
+}
+
+/* What a stepped window refuses, with the construct and line: a carried product, a step that
+ * changes in the loop, a step between the body's statements; window_warp refuses the stepped
+ * edge_max; under a spec, a block along x that is not a multiple of G (lane 0 alone) and a
+ * window with fewer trips than lanes. */
+static void window_stepped_refusals(void **state)
+{
+    (void)state;
+    char *src = rwf_data_file("rewrite_window/window.cu");
+    fixture fx;
+    load_text(src, &fx);
+    static const struct {
+        const char *kernel, *rewrite;
+        int line;
+        const char *words;
+    } cases[] = {
+        {"carried_product", "window_lanes", 411, "`wt` carries a value from one trip to the next"},
+        {"growing_step", "window_lanes", 424, "`x` steps by a value that changes in the loop (it reads `xs`)"},
+        {"step_between", "window_lanes", 442, "the step of `y` comes between the body's other statements"},
+        {"edge_max", "window_warp", 373, "`x` steps from trip to trip"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        rw_context ctx = {.text = fx.text, .len = fx.len, .m = fx.m, .kernel = kernel(&fx, cases[i].kernel)};
+        rw_refusal why;
+        assert_int_equal(rw_applies(rw_find(cases[i].rewrite), &ctx, NULL, &why), HK_OK);
+        if (why.line != cases[i].line || !strstr(why.reason, cases[i].words))
+            print_message("%s: line %d: %s\n", cases[i].kernel, why.line, why.reason);
+        assert_int_equal(why.line, cases[i].line);
+        assert_non_null(strstr(why.reason, cases[i].words));
+        rw_result r;
+        int params[RW_MAX_PARAMS] = {8};
+        assert_int_equal(rw_apply_named(cases[i].rewrite, &ctx, params, &r, &why), HK_OK);
+        assert_false(r.applicable);
+        said_zh(r.description, NULL);
+        rw_result_free(&r);
+    }
+    /* what the stepped form says, in English and in zh-CN, on CUDA and HIP */
+    for (int hip = 0; hip < 2; hip++) {
+        rw_context ctx = {.text = fx.text, .len = fx.len, .m = fx.m, .kernel = kernel(&fx, "edge_max"), .hip = hip};
+        rw_result r;
+        rw_refusal why;
+        int params[RW_MAX_PARAMS] = {4};
+        assert_int_equal(rw_apply_named("window_lanes", &ctx, params, &r, &why), HK_OK);
+        assert_true(r.applicable);
+        assert_non_null(strstr(r.description, "whose trips step `x`, `y`"));
+        assert_non_null(strstr(r.text, hip ? "__shfl_xor(maxval, hk_wg_off, 4)" : "__shfl_xor_sync(hk_wg_mask, maxval"));
+        assert_int_equal(r.grid_multiplier, 4);
+        said_zh(r.description, NULL);
+        rw_result_free(&r);
+    }
+    /* the one-wave rule counts the launch's y and z: segment_argmin's 2000 segments fit 270336
+     * resident threads at G 8, not once a grid of 4 x 8 along y and z repeats them (window_warp,
+     * one thread per output, still fits: 64000; at 16 x 16 neither does) */
+    {
+        static const char seg_yz[] =
+            "{\"kernel\": \"segment_argmin\", \"source\": \"window.cu\", \"sizes\": [{\"S\": 2000}, {\"S\": 1001}],"
+            " \"args\": [{\"name\": \"offs\", \"kind\": \"input\", \"dtype\": \"int\", \"count\": \"S + 1\"},"
+            " {\"name\": \"val\", \"kind\": \"input\", \"dtype\": \"double\", \"count\": \"64\"},"
+            " {\"name\": \"mins\", \"kind\": \"output\", \"dtype\": \"double\", \"count\": \"S\"},"
+            " {\"name\": \"pos\", \"kind\": \"output\", \"dtype\": \"int64\", \"count\": \"S\"},"
+            " {\"name\": \"count\", \"kind\": \"output\", \"dtype\": \"uint32\", \"count\": \"S\"},"
+            " {\"name\": \"n_seg\", \"kind\": \"scalar\", \"dtype\": \"int\", \"value\": \"S\"}],"
+            " \"launch\": {\"grid\": [\"sm_count * 4\", %d, %d], \"block\": 128}}";
+        static const struct {
+            int gy, gz;
+            const char *words, *warp_words;   /* window_lanes' and window_warp's refusals (NULL: applies) */
+        } yz[] = {
+            {1, 1, NULL, NULL},
+            {4, 8, "the spec's launch gives 64000 outputs at its first size (2000 along x, times its 32 threads along y and z)",
+             NULL},
+            {16, 16, "gives 512000 outputs", "the spec's launch gives 512000 outputs at its first size (2000 along x, times its "
+                                            "256 threads along y and z), more than the device's 132 SMs"},
+        };
+        for (size_t i = 0; i < sizeof yz / sizeof yz[0]; i++) {
+            char text[2048];
+            snprintf(text, sizeof text, seg_yz, yz[i].gy, yz[i].gz);
+            spec *sp = NULL;
+            spec_diags dg = {0};
+            int prc = spec_parse(text, strlen(text), NULL, &sp, &dg);
+            for (size_t d = 0; prc != HK_OK && d < dg.n; d++)
+                print_message("yz %zu: spec: %s: %s\n", i, dg.items[d].path, dg.items[d].message);
+            spec_diags_free(&dg);
+            assert_int_equal(prc, HK_OK);
+            rw_context ctx = {.text = fx.text, .len = fx.len, .m = fx.m, .kernel = kernel(&fx, "segment_argmin"),
+                              .spec = sp, .sm_count = 132, .warps_per_sm = 64};
+            for (int w = 0; w < 2; w++) {
+                rw_refusal why;
+                int p[RW_MAX_PARAMS] = {8};
+                assert_int_equal(rw_applies(rw_find(w ? "window_warp" : "window_lanes"), &ctx, p, &why), HK_OK);
+                bool applies = why.line == 0 && why.reason[0] == '\0';
+                const char *words = w ? yz[i].warp_words : yz[i].words;
+                if (applies != (words == NULL) || (words && !strstr(why.reason, words)))
+                    print_message("yz %zu (%s): line %d: %s\n", i, w ? "warp" : "lanes", why.line, why.reason);
+                assert_int_equal(applies, words == NULL);
+                if (words) {
+                    assert_non_null(strstr(why.reason, words));
+                    said_zh(why.reason, NULL);
+                }
+            }
+            spec_free(sp);
+        }
+    }
+    /* under a spec: block (BX, 4), pool P; 37 outputs; no device (the one-wave rule does not
+     * weigh a stepped window) */
+    static const char fmt[] =
+        "{\"kernel\": \"edge_max\", \"source\": \"window.cu\", \"template_args\": [\"float\"], \"sizes\": [{\"N\": 37}, {\"N\": 13}],"
+        " \"args\": [{\"name\": \"planes\", \"kind\": \"input\", \"dtype\": \"float\", \"count\": \"4 * N * 99\"},"
+        " {\"name\": \"boxes\", \"kind\": \"input\", \"dtype\": \"float\", \"count\": \"4 * N\"},"
+        " {\"name\": \"out\", \"kind\": \"output\", \"dtype\": \"float\", \"count\": \"4 * N\"},"
+        " {\"name\": \"arg\", \"kind\": \"output\", \"dtype\": \"int\", \"count\": \"4 * N\"},"
+        " {\"name\": \"n\", \"kind\": \"scalar\", \"dtype\": \"int\", \"value\": \"N\"},"
+        " {\"name\": \"h\", \"kind\": \"scalar\", \"dtype\": \"int\", \"value\": 9},"
+        " {\"name\": \"w\", \"kind\": \"scalar\", \"dtype\": \"int\", \"value\": 11},"
+        " {\"name\": \"pool\", \"kind\": \"scalar\", \"dtype\": \"int\", \"value\": %d}],"
+        " \"launch\": {\"grid\": \"4096\", \"block\": [%d, 4]}}";
+    static const struct {
+        int pool, bx, G;
+        const char *words;   /* NULL: applies */
+    } sc[] = {
+        {10, 128, 8, NULL},
+        {10, 128, 16, "the window has 10 trips at the spec's first size, fewer than the 16 lanes"},
+        {10, 12, 8, "the spec's block has 12 threads along x, not a multiple of 8"},
+        {10, 12, 4, NULL},
+        {10, 12, 2, NULL},
+        {1, 128, 2, "the window has 1 trips"},
+    };
+    for (size_t i = 0; i < sizeof sc / sizeof sc[0]; i++) {
+        char text[2048];
+        snprintf(text, sizeof text, fmt, sc[i].pool, sc[i].bx);
+        spec *sp = NULL;
+        spec_diags dg = {0};
+        int prc = spec_parse(text, strlen(text), NULL, &sp, &dg);
+        for (size_t d = 0; prc != HK_OK && d < dg.n; d++)
+            print_message("case %zu: spec: %s: %s\n", i, dg.items[d].path, dg.items[d].message);
+        assert_int_equal(prc, HK_OK);
+        rw_context ctx = {.text = fx.text, .len = fx.len, .m = fx.m, .kernel = kernel(&fx, "edge_max"), .spec = sp,
+                          .sm_count = 132, .warps_per_sm = 64};
+        rw_result r;
+        rw_refusal why;
+        int params[RW_MAX_PARAMS] = {sc[i].G};
+        assert_int_equal(rw_apply_named("window_lanes", &ctx, params, &r, &why), HK_OK);
+        if (r.applicable != (sc[i].words == NULL) || (sc[i].words && !strstr(r.description, sc[i].words)))
+            print_message("case %zu: %s\n", i, r.description);
+        assert_int_equal(r.applicable, sc[i].words == NULL);
+        if (sc[i].words)
+            said_zh(r.description, NULL);
+        else
+            assert_int_equal(r.grid_multiplier, sc[i].G);
+        rw_result_free(&r);
+        spec_free(sp);
+        spec_diags_free(&dg);
+    }
+    unload(&fx);
+    free(src);
+    assert_int_equal(hk_alloc_live(), 0);
+}
+
+/* mmcv's border_align forward itself (bench/wild/src, skipped where not extracted): the stepped
+ * window (x += x_stride, y += y_stride; `i <= pool_size`; threadIdx.y the border) rewritten with
+ * window_lanes at G 2, 4 and 8, run against the original (grid multiplied, blocks (32|24|12, 4)),
+ * pools 10 and 3, boxes from a handful of half-pixel corners (bilinear samples tie), NaN texels:
+ * the max and argmax bit for bit; every lane sampling at its round's first trip must differ. */
+static const char border_helpers_fmt[] =
+    "static const int G = %d;\n"
+    "static int bad_border = 0;\n";
+static const char border_driver[] =
+    "const unsigned bxs[] = {32, 24, 12};\n"
+    "const int pools[] = {10, 3};\n"
+    "for (int v = 0; v < 2; v++)\n"
+    "for (int d = 0; d < 3; d++) {\n"
+    "    const int B = 1, C = 3, H = 7, W = 9, n = B * C * H * W;\n"
+    "    emu::schedule = (v + d) % 3;\n"
+    "    emu::buf<float> in((size_t)B * 4 * C * H * W), boxes(B * H * W * 4), o(n * 4), c(n * 4);\n"
+    "    emu::buf<int> oa(n * 4), ca(n * 4);\n"
+    "    in.fill_mod(v + 2 * d, 4);\n"
+    "    for (size_t i = 0; i < in.size(); i++) if (i % 31 == 6) in[i] = NAN;\n"
+    "    for (int b = 0; b < B * H * W; b++) {\n"
+    "        boxes[b * 4] = (float)((b * 7 + v) % 18) * 0.5f;\n"
+    "        boxes[b * 4 + 1] = (float)((b * 5 + d) % 14) * 0.5f;\n"
+    "        boxes[b * 4 + 2] = (float)((b * 3 + 1) % 18) * 0.5f;\n"
+    "        boxes[b * 4 + 3] = (float)((b * 11 + v) % 14) * 0.5f;\n"
+    "    }\n"
+    "    o.set(7); c.set(7); oa.set(5); ca.set(5);\n"
+    "    emu::launch(dim3(2), dim3(16, 4), 0, [&] { orig::border_align_forward_cuda_kernel<float>(n, in, boxes, o, oa, C, H * W, H, W, pools[v]); });\n"
+    "    emu::launch(dim3(2 * G), dim3(bxs[d], 4), 0, [&] { cand::border_align_forward_cuda_kernel<float>(n, in, boxes, c, ca, C, H * W, H, W, pools[v]); });\n"
+    "    int f = emu::failures;\n"
+    "    emu::expect(\"border max\", o, c);\n"
+    "    emu::expect(\"border argmax\", oa, ca);\n"
+    "    if (emu::failures != f) { bad_border++; printf(\"  (border: pool %d, block %u)\\n\", pools[v], bxs[d]); }\n"
+    "}\n"
+    "printf(\"border_align: %d cases differ\\n\", bad_border);\n";
+
+static void window_wild_border(void **state)
+{
+    (void)state;
+    SKIP_WITHOUT_EMULATOR();
+    size_t n = 0;
+    char *src = rwf_wild_text("mmcv_border_align_fwd", &n);
+    if (!src)
+        skip();
+    char helpers[sizeof border_helpers_fmt + 16], tag[40];
+    static const int lanes[] = {2, 4, 8};
+    for (size_t i = 0; i < sizeof lanes / sizeof lanes[0]; i++) {
+        int params[RW_MAX_PARAMS] = {lanes[i]};
+        char *cand = emu_rewrite(src, "border_align_forward_cuda_kernel", "window_lanes", params);
+        assert_non_null(strstr(cand, "every lane runs every trip's steps in order"));
+        char *open = emu_replaced_all(cand, "#ifndef ", "#if 1 // ");
+        snprintf(helpers, sizeof helpers, border_helpers_fmt, lanes[i]);
+        snprintf(tag, sizeof tag, "border_lanes%d", lanes[i]);
+        emu_run_pair(tmpdir, tag, src, open, helpers, border_driver, EMU_OK);
+        if (lanes[i] == 4) {   /* every lane sampling at the round's first trip: must differ */
+            char *broken = emu_replaced_all(open, "if (hk_wg_j == hk_wg_lane) {", "if (hk_wg_j == 0) {");
+            char *drv = emu_replaced_all(border_driver, "printf(\"border_align: %d cases differ\\n\", bad_border);",
+                                         "emu::failures = bad_border > 0 ? 0 : 1;");
+            assert_true(strcmp(broken, open) != 0 && strcmp(drv, border_driver) != 0);
+            emu_run_pair(tmpdir, "border_broken", src, broken, helpers, drv, EMU_OK);
+            free(drv);
+            free(broken);
+        }
+        free(open);
+        free(cand);
+    }
+    free(src);
+}
+
+/* An inclusive window bound (`j <= last`, session 44): segment_max_incl under window_lanes at G 4
+ * and 8 (blocks 128, 96, 36) and window_warp (blocks 64, 32, 40), against the original; segments
+ * empty (last < first), of one element, and wider than 32 lanes; ties and NaN; bit for bit. */
+static const char incl_helpers_fmt[] =
+    "static const int G = %d;\n"
+    "static int bad_incl = 0;\n";
+static const char incl_driver[] =
+    "const int lens[] = {3, 0, 1, 70, 0, 9, 33, 2, 64, 5, 17, 0, 40};\n"
+    "const int ns = sizeof lens / sizeof lens[0];\n"
+    "const unsigned bl[] = {128, 96, 36}, bw[] = {64, 32, 40};\n"
+    "for (int v = 0; v < 3; v++) {\n"
+    "    emu::schedule = v;\n"
+    "    emu::buf<int> offs(ns + 1), oa(ns), ca(ns);\n"
+    "    offs[0] = 0;\n"
+    "    for (int q = 0; q < ns; q++) offs[q + 1] = offs[q] + lens[q];\n"
+    "    emu::buf<float> val(offs[ns] + 1), o(ns), c(ns);\n"
+    "    val.fill_mod(v, 4);\n"
+    "    for (size_t i = 0; i < val.size(); i++) if (i % 11 == 2) val[i] = NAN;\n"
+    "    o.set(2); c.set(2); oa.set(9); ca.set(9);\n"
+    "    emu::launch(dim3(1), dim3(64), 0, [&] { orig::segment_max_incl(offs, val, o, oa, ns); });\n"
+    "    emu::launch(dim3(G > 1 ? G : 1), dim3(G > 1 ? bl[v] : bw[v]), 0, [&] { cand::segment_max_incl(offs, val, c, ca, ns); });\n"
+    "    int f = emu::failures;\n"
+    "    emu::expect(\"segment_max_incl max\", o, c);\n"
+    "    emu::expect(\"segment_max_incl at\", oa, ca);\n"
+    "    if (emu::failures != f) { bad_incl++; printf(\"  (incl: seed %d)\\n\", v); }\n"
+    "}\n"
+    "printf(\"incl: %d cases differ\\n\", bad_incl);\n";
+
+static void window_incl_run(void **state)
+{
+    (void)state;
+    SKIP_WITHOUT_EMULATOR();
+    emu_batch_init(&batch, tmpdir, __func__);
+    char *src = rwf_data_file("rewrite_window/window.cu");
+    static const int lanes[] = {4, 8, 0};   /* 0: window_warp */
+    char helpers[sizeof incl_helpers_fmt + 16], tag[32];
+    for (size_t i = 0; i < sizeof lanes / sizeof lanes[0]; i++) {
+        int params[RW_MAX_PARAMS] = {lanes[i]};
+        char *cand = emu_rewrite(src, "segment_max_incl", lanes[i] ? "window_lanes" : "window_warp", params);
+        assert_non_null(strstr(cand, "(long long)(last) + 1 - hk_w"));
+        snprintf(helpers, sizeof helpers, incl_helpers_fmt, lanes[i] ? lanes[i] : 1);
+        snprintf(tag, sizeof tag, "incl%d", lanes[i]);
+        emu_batch_add_pair(&batch, tag, src, cand, helpers, incl_driver, EMU_OK);
+        free(cand);
+    }
+    free(src);
+    emu_batch_run(&batch);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -730,6 +1112,10 @@ int main(void)
         cmocka_unit_test(window_said_zh),
         cmocka_unit_test(window_warp_run),
         cmocka_unit_test(window_wild_carafe),
+        cmocka_unit_test(window_stepped_run),
+        cmocka_unit_test(window_stepped_refusals),
+        cmocka_unit_test(window_wild_border),
+        cmocka_unit_test(window_incl_run),
         cmocka_unit_test(rwf_nvcc_queued), /* last: the queued compile checks */
     };
     return cmocka_run_group_tests(tests, setup, teardown);

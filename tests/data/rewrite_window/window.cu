@@ -318,3 +318,150 @@ __global__ void template_writes(const int *offs, float *val, float *out, int n)
         out[i] = s;
     }
 }
+
+// Session 44: windows stepped by induction state (border_align's shape, our own code). Output
+// (index, edge) with edge = threadIdx.y takes the maximum of pool + 1 samples along one edge of
+// box `index`, walking from a corner by a step that depends on the edge (negative for two of
+// them), with its argmax; the sample reader takes the nearest texel (0 off the map), so steps of
+// a half texel tie. C89 declarations: val is declared before the window, a trip's temporary.
+template <typename T>
+__device__ T edge_texel(const T *plane, const int h, const int w, T y, T x)
+{
+    if (y < (T)0 || x < (T)0 || y >= (T)h || x >= (T)w)
+        return (T)0;
+    return plane[(int)y * w + (int)x];
+}
+
+template <typename T>
+__global__ void edge_max(const T *planes, const T *boxes, T *out, int *arg, const int n, const int h, const int w,
+                         const int pool)
+{
+    LOOP_OUTPUTS(index, n) {
+        int edge, maxidx;
+        const T *plane;
+        T *dst, x, y, xs, ys, span, val, maxval;
+        edge = threadIdx.y;
+        plane = planes + (edge * n + index) * h * w;
+        dst = out + index * 4 + edge;
+        x = boxes[index * 4 + edge / 2 * 2];
+        y = boxes[index * 4 + edge / 2 * 2 + 1];
+        switch (edge) {
+        case 0:
+            span = (boxes[index * 4 + 2] - boxes[index * 4]) / pool;
+            xs = span;
+            ys = 0;
+            break;
+        case 1:
+            span = (boxes[index * 4 + 3] - boxes[index * 4 + 1]) / pool;
+            xs = 0;
+            ys = span;
+            break;
+        case 2:
+            span = (boxes[index * 4 + 2] - boxes[index * 4]) / pool;
+            xs = -span;
+            ys = 0;
+            break;
+        default:
+            span = (boxes[index * 4 + 3] - boxes[index * 4 + 1]) / pool;
+            xs = 0;
+            ys = -span;
+            break;
+        }
+        maxval = edge_texel(plane, h, w, y, x);
+        maxidx = 0;
+        for (int i = 1; i <= pool; i++) {
+            x += xs;
+            y += ys;
+            val = edge_texel(plane, h, w, y, x);
+            if (val > maxval) {
+                maxval = val;
+                maxidx = i;
+            }
+        }
+        *dst = maxval;
+        arg[index * 4 + edge] = maxidx;
+    }
+}
+
+// A sum along a line whose steps trail the body (`x = x - dx` after the read), the guard form.
+__global__ void line_sum(const float *plane, const float *starts, float *out, const int n, const int h, const int w,
+                         const int taps, const float dx, const float dy)
+{
+    int o = blockIdx.x * blockDim.x + threadIdx.x;
+    if (o >= n)
+        return;
+    float x = starts[2 * o], y = starts[2 * o + 1];
+    float s = 0.f;
+    for (int t = 0; t < taps; t++) {
+        s += edge_texel(plane, h, w, y, x);
+        x = x - dx;
+        y += dy;
+    }
+    out[o] = s + x;
+}
+
+// Refused: a carried product (w *= decay is read by the next trip's sum).
+__global__ void carried_product(const float *plane, const int *len, float *out, const int n, const int w,
+                                const float decay)
+{
+    LOOP_OUTPUTS(o, n) {
+        float s = 0.f, wt = 1.f, x = 0.f;
+        for (int t = 0; t < len[o]; t++) {
+            x += 1.5f;
+            wt *= decay;
+            s += edge_texel(plane, 1, w, 0.f, x) * wt;
+        }
+        out[o] = s;
+    }
+}
+
+// Refused: a step that changes in the loop (xs doubles every trip).
+__global__ void growing_step(const float *plane, float *out, const int n, const int w, const int taps)
+{
+    LOOP_OUTPUTS(o, n) {
+        float x = o, xs = 0.5f, best = -1.f;
+        for (int t = 0; t < taps; t++) {
+            x += xs;
+            xs += xs;
+            float v = edge_texel(plane, 1, w, 0.f, x);
+            if (v > best)
+                best = v;
+        }
+        out[o] = best;
+    }
+}
+
+// Refused: a step between the body's other statements.
+__global__ void step_between(const float *plane, float *out, const int n, const int w, const int taps)
+{
+    LOOP_OUTPUTS(o, n) {
+        float x = o, y = 0.f, best = -1.f;
+        for (int t = 0; t < taps; t++) {
+            x += 0.5f;
+            float v = edge_texel(plane, 2, w, y, x);
+            y += 0.25f;
+            if (v > best)
+                best = v;
+        }
+        out[o] = best;
+    }
+}
+
+// A window with an inclusive bound (`j <= last`, per thread: a segment's last element), the
+// maximum with its position; an empty segment has last < first.
+__global__ void segment_max_incl(const int *offs, const float *val, float *best_out, int *at_out, const int n)
+{
+    LOOP_OUTPUTS(s, n) {
+        const int first = offs[s], last = offs[s + 1] - 1;
+        float best = -1.f;
+        int at = -1;
+        for (int j = first; j <= last; j++) {
+            if (val[j] > best) {
+                best = val[j];
+                at = j;
+            }
+        }
+        best_out[s] = best;
+        at_out[s] = at;
+    }
+}
