@@ -158,6 +158,8 @@ static const refusal_case cases[] = {
     {"register_carry", k_grid_stride, "gs", {0}, "block-strided loop", 3},
     /* no two block-strided row loops (i = threadIdx.x; i += blockDim.x): nothing stored and re-read */
     {"store_forward", k_grid_stride, "gs", {0}, "kernel body", 2},
+    /* a grid-stride loop, not a block-strided row loop (i = threadIdx.x; i += blockDim.x) */
+    {"block_online_softmax", k_grid_stride, "gs", {0}, "row loop", 3},
     /* no per-thread local array: nothing a guard compares against */
     {"register_threshold", k_grid_stride, "gs", {0}, "kernel body", 2},
     /* tile[threadIdx.x], tile[255 - threadIdx.x]: unit strides, no bank conflict to remove */

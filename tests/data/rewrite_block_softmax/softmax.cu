@@ -1,0 +1,190 @@
+// block_online_softmax's kernels (test_rewrites_block_softmax): softmaxes with one block per
+// row written in passes with shared-memory trees. Our own spellings; the refusals below them.
+#include <float.h>
+#include <math.h>
+
+// llm.c's softmax_forward_kernel2 spelling: the exponentials stored, the row pointer
+// re-pointed at the output, summed from there, divided in place
+__global__ void soft_stored(float *out, const float *inp, int N, int C)
+{
+    extern __shared__ float red[];
+    int row = blockIdx.x;
+    int t = threadIdx.x;
+    int bs = blockDim.x;
+    const float *x = inp + row * C;
+    float m = -INFINITY;
+    for (int i = t; i < C; i += bs)
+        m = fmaxf(m, x[i]);
+    red[t] = m;
+    for (int s = bs / 2; s >= 1; s /= 2) {
+        __syncthreads();
+        if (s > t)
+            red[t] = fmaxf(red[t], red[t + s]);
+    }
+    __syncthreads();
+    float off = red[0];
+    for (int i = t; i < C; i += bs)
+        out[row * C + i] = expf(x[i] - off);
+    __syncthreads();
+    x = out + row * C;
+    float sum = 0.0f;
+    for (int i = t; i < C; i += bs)
+        sum += x[i];
+    red[t] = sum;
+    for (int s = bs / 2; s >= 1; s /= 2) {
+        __syncthreads();
+        if (s > t)
+            red[t] += red[t + s];
+    }
+    __syncthreads();
+    float total = red[0];
+    for (int i = t; i < C; i += bs)
+        out[row * C + i] = x[i] / total;
+}
+
+// the sum recomputed from the input, an if-form maximum, a 64-bit row offset, blockDim.x as
+// the step, the barrier closing the tree's body, a reciprocal multiplied
+__global__ void soft_recomputed(float *y, const float *x, int C)
+{
+    __shared__ float acc[1024];
+    const unsigned tid = threadIdx.x;
+    const size_t base = (size_t)blockIdx.x * C;
+    float mx = -FLT_MAX;
+    for (int j = tid; j < C; j += blockDim.x)
+        if (x[base + j] > mx)
+            mx = x[base + j];
+    acc[tid] = mx;
+    __syncthreads();
+    for (unsigned h = blockDim.x / 2; h > 0; h >>= 1) {
+        if (h > tid)
+            acc[tid] = fmaxf(acc[tid + h], acc[tid]);
+        __syncthreads();
+    }
+    const float top = acc[0];
+    __syncthreads();
+    float s = 0.0f;
+    for (int j = tid; j < C; j += blockDim.x)
+        s = s + __expf(x[base + j] - top);
+    acc[tid] = s;
+    __syncthreads();
+    for (unsigned h = blockDim.x / 2; h > 0; h >>= 1) {
+        if (h > tid)
+            acc[tid] = acc[tid] + acc[tid + h];
+        __syncthreads();
+    }
+    const float tot = acc[0];
+    const float inv = 1.0f / tot;
+    for (int j = tid; j < C; j += blockDim.x)
+        y[base + j] = __expf(x[base + j] - top) * inv;
+}
+
+// ---- refusals ----
+
+// the maximum stored for the caller: a statement the softmax does not hold
+__global__ void keeps_max(float *out, const float *inp, float *maxes, int C)
+{
+    __shared__ float red[256];
+    int t = threadIdx.x;
+    float m = -INFINITY;
+    for (int i = t; i < C; i += blockDim.x)
+        m = fmaxf(m, inp[blockIdx.x * C + i]);
+    red[t] = m;
+    for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+        __syncthreads();
+        if (s > t)
+            red[t] = fmaxf(red[t], red[t + s]);
+    }
+    __syncthreads();
+    float off = red[0];
+    maxes[blockIdx.x] = off;
+    float sum = 0.0f;
+    for (int i = t; i < C; i += blockDim.x)
+        sum += expf(inp[blockIdx.x * C + i] - off);
+    red[t] = sum;
+    for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+        __syncthreads();
+        if (s > t)
+            red[t] += red[t + s];
+    }
+    __syncthreads();
+    float total = red[0];
+    for (int i = t; i < C; i += blockDim.x)
+        out[blockIdx.x * C + i] = expf(inp[blockIdx.x * C + i] - off) / total;
+}
+
+// the tree combines neighbours, not halves: not the block's maximum
+__global__ void odd_tree(float *out, const float *inp, int C)
+{
+    __shared__ float red[256];
+    int t = threadIdx.x;
+    float m = -INFINITY;
+    for (int i = t; i < C; i += blockDim.x)
+        m = fmaxf(m, inp[blockIdx.x * C + i]);
+    red[t] = m;
+    for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+        __syncthreads();
+        if (s > t)
+            red[t] = fmaxf(red[t], red[t + 1]);
+    }
+    __syncthreads();
+    float off = red[0];
+    float sum = 0.0f;
+    for (int i = t; i < C; i += blockDim.x)
+        sum += expf(inp[blockIdx.x * C + i] - off);
+    red[t] = sum;
+    for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+        __syncthreads();
+        if (s > t)
+            red[t] += red[t + s];
+    }
+    __syncthreads();
+    float total = red[0];
+    for (int i = t; i < C; i += blockDim.x)
+        out[blockIdx.x * C + i] = expf(inp[blockIdx.x * C + i] - off) / total;
+}
+
+// the last pass reads the neighbour's exponential: not this thread's element
+__global__ void next_elem(float *out, const float *inp, int C)
+{
+    __shared__ float red[256];
+    int t = threadIdx.x;
+    float m = -INFINITY;
+    for (int i = t; i < C; i += blockDim.x)
+        m = fmaxf(m, inp[blockIdx.x * C + i]);
+    red[t] = m;
+    for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+        __syncthreads();
+        if (s > t)
+            red[t] = fmaxf(red[t], red[t + s]);
+    }
+    __syncthreads();
+    float off = red[0];
+    for (int i = t; i < C; i += blockDim.x)
+        out[blockIdx.x * C + i] = expf(inp[blockIdx.x * C + i] - off);
+    float sum = 0.0f;
+    for (int i = t; i < C; i += blockDim.x)
+        sum += out[blockIdx.x * C + i];
+    red[t] = sum;
+    for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+        __syncthreads();
+        if (s > t)
+            red[t] += red[t + s];
+    }
+    __syncthreads();
+    float total = red[0];
+    for (int i = t; i < C; i += blockDim.x)
+        out[blockIdx.x * C + i] = out[blockIdx.x * C + i + 1] / total;
+}
+
+// a warp-strided loop: its elements are not the block's strided ones
+__global__ void warp_step(float *out, const float *inp, int C)
+{
+    __shared__ float red[256];
+    int t = threadIdx.x;
+    float m = -INFINITY;
+    for (int i = t; i < C; i += 32)
+        m = fmaxf(m, inp[blockIdx.x * C + i]);
+    red[t] = m;
+    __syncthreads();
+    out[blockIdx.x] = red[0];
+}
