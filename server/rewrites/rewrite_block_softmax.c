@@ -897,15 +897,22 @@ static const char tpl_body[] =
     "$PROLOGUE"
     "        const float hk_ninf = -__int_as_float(0x7f800000);\n"
     "        float hk_m = hk_ninf, hk_s = 0.0f;\n"
-    "        for ($VT $V = $START; $V < $BOUND; $STEP) {\n"
-    "            const float hk_v = $IN[$OFF$V];\n"
-    "            if (hk_v != hk_ninf) {  // -inf adds exp(-inf - max) = 0\n"
-    "                if (hk_v > hk_m) {\n"
-    "                    hk_s *= $EXP(hk_m - hk_v);\n"
-    "                    hk_m = hk_v;\n"
-    "                }\n"
-    "                hk_s += $EXP(hk_v - hk_m);  // NaN or +inf: NaN, as the original's sum\n"
+    "        // four loads in flight per thread; a slot past the row's end is -inf (skipped)\n"
+    "        for (long long hk_i = $START; hk_i < (long long)($BOUND); hk_i += 4LL * blockDim.x) {\n"
+    "            float hk_x[4];\n"
+    "            #pragma unroll\n"
+    "            for (int hk_u = 0; hk_u < 4; hk_u++) {\n"
+    "                const long long hk_j = hk_i + (long long)hk_u * blockDim.x;\n"
+    "                hk_x[hk_u] = hk_j < (long long)($BOUND) ? $IN[$OFFhk_j] : hk_ninf;\n"
     "            }\n"
+    "            const float hk_c = fmaxf(fmaxf(hk_x[0], hk_x[1]), fmaxf(hk_x[2], hk_x[3]));  // NaN skipped\n"
+    "            if (hk_c > hk_m) {\n"
+    "                hk_s *= $EXP(hk_m - hk_c);\n"
+    "                hk_m = hk_c;\n"
+    "            }\n"
+    "            #pragma unroll\n"
+    "            for (int hk_u = 0; hk_u < 4; hk_u++)  // -inf adds exp(-inf - max) = 0; NaN, +inf: NaN\n"
+    "                hk_s += hk_x[hk_u] == hk_ninf ? 0.0f : $EXP(hk_x[hk_u] - hk_m);\n"
     "        }\n"
     "        for (int hk_off = 16; hk_off > 0; hk_off >>= 1) {\n"
     "            const float hk_om = __shfl_xor_sync(0xffffffffu, hk_m, hk_off, 32);\n"
@@ -1002,7 +1009,8 @@ static int block_online_softmax(const rw_context *c, rw_result *out)
         rc = hk_buf_appends(&wr, "        const float hk_inv = 1.0f / hk_s;\n");
     if (!rc)
         rc = hk_buf_printf(&wr,
-                           "        for (%s %s = %s; %s < %s; %s)\n" /* i18n: not for people */
+                           "        #pragma unroll 4\n" /* i18n: not for people */
+                           "        for (%s %s = %s; %s < %s; %s)\n"
                            "            %s[%s%s] = %s(%s[%s%s] - hk_m) %s;\n",
                            s->vtype, s->var, s->start_text, s->var, s->bound_text, s->step_text, s->out, offp,
                            s->var, s->exp_fn, s->in, offp, s->var, inv_form ? "* hk_inv" : "/ hk_s");

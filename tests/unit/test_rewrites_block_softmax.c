@@ -144,7 +144,7 @@ static void block_softmax_broken(void **state)
     SKIP_WITHOUT_EMULATOR();
     char *src = rwf_data_file("rewrite_block_softmax/softmax.cu");
     char *cand = candidate(src);
-    char *b1 = emu_replaced(cand, "hk_s *= expf(hk_m - hk_v);", "hk_s *= 1.0f;");
+    char *b1 = emu_replaced(cand, "hk_s *= expf(hk_m - hk_c);", "hk_s *= 1.0f;");
     static const char drv1[] = "soft_case(\"soft_stored not rescaled\", STORED(orig), STORED(cand), true);\n";
     emu_run_pair(tmpdir, "block_softmax_b1", src, b1, helpers, drv1, EMU_OK);
     free(b1);
@@ -163,7 +163,7 @@ static void block_softmax_text(void **state)
     rw_result r;
     assert_int_equal(rw_apply_named("block_online_softmax", &ctx, NULL, &r, NULL), HK_OK);
     assert_true(r.applicable);
-    assert_non_null(strstr(r.text, "const float hk_v = inp[(row * C) + i];"));
+    assert_non_null(strstr(r.text, "hk_x[hk_u] = hk_j < (long long)(C) ? inp[(row * C) + hk_j] : hk_ninf;"));
     assert_non_null(strstr(r.text, "out[(row * C) + i] = expf(inp[(row * C) + i] - hk_m) / hk_s;"));
     assert_non_null(strstr(r.text, "(blockDim.x & (blockDim.x - 1u)) == 0"));
     assert_non_null(strstr(r.description, "(4 row reads and 2 row writes an element)"));
