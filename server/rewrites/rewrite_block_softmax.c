@@ -784,28 +784,48 @@ static void recognize(bs_state *s, bool *inv_form, bool *stored)
         refuse(s, s->st[i], "statement", EN(RW_BS_EXTRA));
         return;
     }
-    if (!have_s || i >= s->n_st) {
-        refuse(s, i < s->n_st ? s->st[i] : ts->n - 1, "row loop", EN(RW_BS_SUM));
+    if (i >= s->n_st) {
+        refuse(s, ts->n - 1, "row loop", EN(RW_BS_SUM));
         return;
     }
     L = i;
-    if (!row_loop(s, i, &ba, &bb) || !body_canon(s, ba, bb, c, sizeof c))
+    if (!row_loop(s, i, &ba, &bb))
         return;
-    if (*stored) {
-        static const char *const pat[] = {"$s+=Y;", "$s=$s+Y;", "$s=Y+$s;", NULL};
-        if (!matches(s, c, pat)) {
-            refuse(s, s->st[L], "row loop", EN(RW_BS_SUM));
-            return;
+    /* the sum: declared just before, or a `float sum = 0` of the declarations at the top
+     * (nothing between writes it: every statement so far is one of the shape's) */
+    bool declared = have_s;
+    have_s = false;
+    for (size_t q = 0; q <= s->n_loc && !have_s; q++) {
+        if (declared && q > 0)
+            break;   /* declared just before: only that name */
+        if (!declared) {
+            if (q == s->n_loc)
+                break;
+            const bs_local *l = &s->loc[q];
+            if (!l->is_float || !rwp_one_of(l->init, zero) || strcmp(l->name, s->m) == 0)
+                continue;
+            snprintf(s->s, sizeof s->s, "%s", l->name);
         }
-    } else {
-        const char *e = exp_of(c);
-        if (e)
-            snprintf(s->exp_fn, sizeof s->exp_fn, "%s", e);
-        static const char *const pat[] = {"$s+=E(X-$r);", "$s=$s+E(X-$r);", "$s=E(X-$r)+$s;", NULL};
-        if (!e || !matches(s, c, pat)) {
-            refuse(s, s->st[L], "row loop", EN(RW_BS_SUM));
+        if (!body_canon(s, ba, bb, c, sizeof c))
             return;
+        bool ok;
+        if (*stored) {
+            static const char *const pat[] = {"$s+=Y;", "$s=$s+Y;", "$s=Y+$s;", NULL};
+            ok = matches(s, c, pat);
+        } else {
+            const char *e = exp_of(c);
+            if (e)
+                snprintf(s->exp_fn, sizeof s->exp_fn, "%s", e);
+            static const char *const pat[] = {"$s+=E(X-$r);", "$s=$s+E(X-$r);", "$s=E(X-$r)+$s;", NULL};
+            ok = e && matches(s, c, pat);
         }
+        have_s = ok;
+        if (!ok && !declared)
+            s->s[0] = 0;
+    }
+    if (!have_s) {
+        refuse(s, s->st[L], "row loop", EN(RW_BS_SUM));
+        return;
     }
     i++;
     if (!tree(s, &i, "$s", false, s->t, sizeof s->t))

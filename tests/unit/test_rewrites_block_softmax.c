@@ -1,7 +1,8 @@
 /* block_online_softmax run, not only compiled: the kernels of
  * tests/data/rewrite_block_softmax/softmax.cu (llm.c's kernel2 spelling with the exponentials
  * stored and read back; a spelling that recomputes them, an if-form maximum, a 64-bit row
- * offset and a reciprocal) are rewritten into ONE candidate text and ONE emulated program
+ * offset and a reciprocal; one with both accumulators declared at the top, max() and exp(),
+ * the exponentials stored through a row pointer and divided in place by `/=`) are rewritten into ONE candidate text and ONE emulated program
  * (emu_block.h) runs each against its original within a tolerance (the sum is reassociated:
  * |a - b| <= 2e-5 * max(|a|, |b|) + 1e-38, NaN where the original has NaN): ragged rows (1, 7,
  * 33, 100, 257, 1027 and 3000 columns), rows of a huge range (+-80), with -inf elements, with
@@ -41,7 +42,7 @@ static int teardown(void **state)
     return rwf_teardown();
 }
 
-static const char *const kernels[] = {"soft_stored", "soft_recomputed"};
+static const char *const kernels[] = {"soft_stored", "soft_recomputed", "soft_top_decls"};
 
 /* C++ before main(): rows of several kinds, the comparison with a tolerance (exact where the
  * original body runs). */
@@ -108,10 +109,12 @@ static const char helpers[] =
     "    printf(\"%s: %zu elements differ%s\\n\", what, total, must_differ ? \" (a broken copy: must be > 0)\" : \"\");\n"
     "}\n"
     "#define STORED(ns) [&](float *o, float *i, int n, int c) { ns::soft_stored(o, i, n, c); }\n"
-    "#define RECOMP(ns) [&](float *o, float *i, int n, int c) { (void)n; ns::soft_recomputed(o, i, c); }\n";
+    "#define RECOMP(ns) [&](float *o, float *i, int n, int c) { (void)n; ns::soft_recomputed(o, i, c); }\n"
+    "#define TOP(ns) [&](float *o, float *i, int n, int c) { (void)n; ns::soft_top_decls(o, i, c); }\n";
 
 static const char driver[] = "soft_case(\"soft_stored\", STORED(orig), STORED(cand));\n"
-                             "soft_case(\"soft_recomputed\", RECOMP(orig), RECOMP(cand));\n";
+                             "soft_case(\"soft_recomputed\", RECOMP(orig), RECOMP(cand));\n"
+                             "soft_case(\"soft_top_decls\", TOP(orig), TOP(cand));\n";
 
 static char *candidate(const char *src)
 {

@@ -188,3 +188,40 @@ __global__ void warp_step(float *out, const float *inp, int C)
     __syncthreads();
     out[blockIdx.x] = red[0];
 }
+
+// ---- applies again: both accumulators declared at the top, the exponentials stored through a
+// row pointer of the output and divided in place by `/=`, `s > 0` and `>>=` trees
+__global__ void soft_top_decls(float *out, const float *inp, int C)
+{
+    __shared__ float part[1024];
+    const int t = threadIdx.x;
+    const float *xr = inp + blockIdx.x * C;
+    float *yr = out + blockIdx.x * C;
+    float mx = -INFINITY;
+    float total = 0.0f;
+    for (int k = t; k < C; k += blockDim.x)
+        mx = max(mx, xr[k]);
+    part[t] = mx;
+    for (int h = blockDim.x / 2; h > 0; h >>= 1) {
+        __syncthreads();
+        if (h > t)
+            part[t] = max(part[t], part[t + h]);
+    }
+    __syncthreads();
+    const float big = part[0];
+    __syncthreads();
+    for (int k = t; k < C; k += blockDim.x)
+        yr[k] = exp(xr[k] - big);
+    for (int k = t; k < C; k += blockDim.x)
+        total += yr[k];
+    part[t] = total;
+    for (int h = blockDim.x / 2; h > 0; h >>= 1) {
+        __syncthreads();
+        if (h > t)
+            part[t] += part[t + h];
+    }
+    __syncthreads();
+    const float all = part[0];
+    for (int k = t; k < C; k += blockDim.x)
+        yr[k] /= all;
+}
