@@ -82,6 +82,8 @@ typedef struct {
     char m[PT_NAME], r[PT_NAME], s[PT_NAME], t[PT_NAME], v[PT_NAME], var[PT_NAME], k[PT_NAME], sh[PT_NAME];
     char off[PT_EXPR];     /* the row offset, canonical ("" unset) */
     char off_text[PT_EXPR];/* as first written */
+    char off_sq[PT_EXPR];  /* squeezed, outer parentheses off */
+    bool have_off;
     char in[PT_NAME], out[PT_NAME];
     char bound[PT_EXPR], bound_text[PT_EXPR];
     char vtype[PT_NAME];   /* the loop variable's type */
@@ -178,10 +180,17 @@ static bool element(bs_state *s, size_t nk, size_t a, size_t b, char *out, size_
         return false;
     if (strstr(off, "$i") || strstr(off, "$t") || strchr(off, '@'))
         return false;
-    if (!s->off[0] && !s->off_text[0]) {
+    /* the same offset everywhere, also as written (squeezed): casts kept, so a 64-bit offset
+     * and a 32-bit one are two offsets */
+    char sq[PT_EXPR];
+    rwl_squeeze(off_text, sq, sizeof sq);
+    strip_parens(sq);
+    if (!s->have_off) {
+        s->have_off = true;
         snprintf(s->off, sizeof s->off, "%s", off);
         snprintf(s->off_text, sizeof s->off_text, "%s", off_text);
-    } else if (strcmp(s->off, off) != 0)
+        snprintf(s->off_sq, sizeof s->off_sq, "%s", sq);
+    } else if (strcmp(s->off, off) != 0 || strcmp(s->off_sq, sq) != 0)
         return false;
     snprintf(out, n, "@%s", buf);
     return true;

@@ -225,3 +225,34 @@ __global__ void soft_top_decls(float *out, const float *inp, int C)
     for (int k = t; k < C; k += blockDim.x)
         yr[k] /= all;
 }
+
+// ---- refused: the output's row offset in 64 bits, the input's in 32: two offsets
+__global__ void two_offsets(float *out, const float *inp, int C)
+{
+    __shared__ float red[256];
+    int t = threadIdx.x;
+    float m = -INFINITY;
+    for (int i = t; i < C; i += blockDim.x)
+        m = fmaxf(m, inp[blockIdx.x * C + i]);
+    red[t] = m;
+    for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+        __syncthreads();
+        if (s > t)
+            red[t] = fmaxf(red[t], red[t + s]);
+    }
+    __syncthreads();
+    float off = red[0];
+    float sum = 0.0f;
+    for (int i = t; i < C; i += blockDim.x)
+        sum += expf(inp[blockIdx.x * C + i] - off);
+    red[t] = sum;
+    for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+        __syncthreads();
+        if (s > t)
+            red[t] += red[t + s];
+    }
+    __syncthreads();
+    float total = red[0];
+    for (int i = t; i < C; i += blockDim.x)
+        out[(size_t)blockIdx.x * C + i] = expf(inp[blockIdx.x * C + i] - off) / total;
+}
