@@ -213,6 +213,7 @@ static void block_softmax_refusals(void **state)
         {"next_elem", "row access", 176, "not this thread's element"},
         {"warp_step", "row loop", 185, "not a block-strided row loop"},
         {"two_offsets", "row access", 257, "one OFF without the thread index"},
+        {"rows_by_y", "row access", 268, "of the block's row"},
     };
     rwf_expect_refusals(src, "block_online_softmax", cases, sizeof cases / sizeof cases[0]);
     free(src);

@@ -256,3 +256,16 @@ __global__ void two_offsets(float *out, const float *inp, int C)
     for (int i = t; i < C; i += blockDim.x)
         out[(size_t)blockIdx.x * C + i] = expf(inp[blockIdx.x * C + i] - off) / total;
 }
+
+// ---- refused: a 2-D block, a row per threadIdx.y: the row offset is not the whole block's
+__global__ void rows_by_y(float *out, const float *inp, int C)
+{
+    __shared__ float red[256];
+    int t = threadIdx.x;
+    int row = blockIdx.x * blockDim.y + threadIdx.y;
+    float m = -INFINITY;
+    for (int i = t; i < C; i += blockDim.x)
+        m = fmaxf(m, inp[row * C + i]);
+    red[t] = m;
+    out[row] = red[0];
+}
