@@ -69,6 +69,7 @@ typedef struct {
     bool alias;
     bool is_float;         /* declared `float` (no pointer) */
     char init[PT_EXPR];    /* its initializer, canonical */
+    char init_text[PT_EXPR];/* and as written */
 } bs_local;
 
 typedef struct {
@@ -89,6 +90,7 @@ typedef struct {
     char vtype[PT_NAME];   /* the loop variable's type */
     char start_text[PT_EXPR], step_text[PT_EXPR];
     char exp_fn[16];
+    char m_init[PT_EXPR];  /* the running maximum's initial value as written */
     bool bad_access;       /* canon met an access that is not this thread's element */
     size_t bad_tok;
     char why[600];
@@ -351,6 +353,9 @@ static bool prologue_decl(bs_state *s, size_t a, size_t b)
     l->bdim = strcmp(c, "$b") == 0;
     l->is_float = is_float && !ptr;
     snprintf(l->init, sizeof l->init, "%s", c);
+    char *it = rwl_tok_text(ts, ia, ib);
+    snprintf(l->init_text, sizeof l->init_text, "%s", it ? it : "");
+    hk_free(it);
     if (ptr) {
         /* x = P + OFF (or P) */
         const an_param *p = ia < ib && rwp_tok_ident(ts, ia) ? rwp_param_named(s->f, ts, ia) : NULL;
@@ -738,6 +743,7 @@ static void recognize(bs_state *s, bool *inv_form, bool *stored)
         return;
     }
     ml->uniform = false;
+    snprintf(s->m_init, sizeof s->m_init, "%s", ml->init_text);
     if (!body_canon(s, mm.xa, mm.xb, c, sizeof c))
         return;
     if (c[0] != '@' || strchr(c + 1, '@') || !float_param(s, c + 1) || !s->m[0]) {
@@ -925,7 +931,7 @@ static const char tpl_body[] =
     "        (blockDim.x & (blockDim.x - 1u)) == 0) {\n"
     "$PROLOGUE"
     "        const float hk_ninf = -__int_as_float(0x7f800000);\n"
-    "        float hk_m = hk_ninf, hk_s = 0.0f;\n"
+    "        float hk_m = ($MINIT), hk_s = 0.0f;  // the original's start: its maximum exactly\n"
     "        // four loads in flight per thread; a slot past the row's end is -inf (skipped)\n"
     "        for (long long hk_i = $START; hk_i < (long long)($BOUND); hk_i += 4LL * blockDim.x) {\n"
     "            float hk_x[4];\n"
@@ -957,7 +963,7 @@ static const char tpl_body[] =
     "            hk_ps[threadIdx.x >> 5] = hk_s;\n"
     "        }\n"
     "        __syncthreads();\n"
-    "        hk_m = hk_ninf;\n"
+    "        hk_m = ($MINIT);\n"
     "        hk_s = 0.0f;\n"
     "        for (unsigned int hk_w = 0; hk_w < blockDim.x >> 5; hk_w++) {\n"
     "            const float hk_om = hk_pm[hk_w], hk_os = hk_ps[hk_w];\n"
@@ -1048,7 +1054,7 @@ static int block_online_softmax(const rw_context *c, rw_result *out)
     char *orig = rwl_tok_text(&ts, 0, ts.n);
     const char *kv[] = {"PROLOGUE", pro.data ? pro.data : "", "VT", s->vtype, "V", s->var, "START", s->start_text,
                         "BOUND", s->bound_text, "STEP", s->step_text, "IN", s->in, "OFF", offp, "EXP", s->exp_fn,
-                        "WRITE", wr.data ? wr.data : "", "ORIGINAL", orig ? orig : "", NULL};
+                        "WRITE", wr.data ? wr.data : "", "MINIT", s->m_init, "ORIGINAL", orig ? orig : "", NULL};
     if (!orig) {
         rc = HK_ENOMEM;
         goto out;

@@ -6,10 +6,12 @@
  * (emu_block.h) runs each against its original within a tolerance (the sum is reassociated:
  * |a - b| <= 2e-5 * max(|a|, |b|) + 1e-38, NaN where the original has NaN): ragged rows (1, 7,
  * 33, 100, 257, 1027 and 3000 columns), rows of a huge range (+-80), with -inf elements, with
- * a NaN, with a +inf, all equal and all -inf, blocks of 32 to 1024 and two that take the
- * original body (96 threads: not a power of two, which the original's halving trees need; a
- * 2-D block), where the original body must give the same bits; three thread orders. A broken
- * copy (the rescaling of the running sum left out) must differ. Refusals name the construct
+ * a NaN, with a +inf, all equal, all -inf, all below -1e30 (soft_top_decls' maximum starts at
+ * -1e30f: the original writes NaN there, and so must the rewrite), blocks of 32 to 1024 and
+ * two that take the original body (96 threads: not a power of two, which the original's
+ * halving trees need; a 2-D block), where the original body must give the same bits; three
+ * thread orders. Broken copies (the rescaling of the running sum left out; the maximum started
+ * at -inf, not the original's -1e30f) must differ. Refusals name the construct
  * and line; the candidate and llm.c's softmax_forward_kernel2 rewritten (where bench/wild/src
  * is extracted) compile with nvcc -arch=sm_90. */
 #include "analysis/analysis.h"
@@ -60,7 +62,8 @@ static const char helpers[] =
     "    case 3: return c == (size_t)cols / 2 && r == 1 ? NAN : v; /* a NaN in row 1 */\n"
     "    case 4: return c == (size_t)cols - 1 && r == 2 ? INFINITY : v; /* a +inf in row 2 */\n"
     "    case 5: return 0.75f;                                /* all equal */\n"
-    "    default: return r == 0 ? ninf : v;                   /* row 0 all -inf */\n"
+    "    case 6: return r == 0 ? ninf : v;                    /* row 0 all -inf */\n"
+    "    default: return r == 0 ? -1e32f - v * 1e30f : (c % 2 ? -1e32f : v); /* row 0 all below -1e30 */\n"
     "    }\n"
     "}\n"
     "static size_t close_to(const char *what, emu::buf<float> &want, emu::buf<float> &got, bool exact, bool quiet)\n"
@@ -81,7 +84,7 @@ static const char helpers[] =
     "{\n"
     "    size_t total = 0;\n"
     "    for (int z = 0; z < 7; z++)\n"
-    "        for (int kind = 0; kind < 7; kind++)\n"
+    "        for (int kind = 0; kind < 8; kind++)\n"
     "            for (int v = 0; v < 8; v++) {\n"
     "                if (v >= 3 && v < 7 && (kind + z) % 3)\n"
     "                    continue; /* the wide blocks on a third of the cases */\n"
@@ -140,7 +143,8 @@ static void block_softmax_run(void **state)
     free(src);
 }
 
-/* A broken copy must differ: the running sum not rescaled when the maximum grows. */
+/* Broken copies must differ: the running sum not rescaled when the maximum grows; the running
+ * maximum started at -inf where the original starts at -1e30f. */
 static void block_softmax_broken(void **state)
 {
     (void)state;
@@ -150,6 +154,13 @@ static void block_softmax_broken(void **state)
     char *b1 = emu_replaced(cand, "hk_s *= expf(hk_m - hk_c);", "hk_s *= 1.0f;");
     static const char drv1[] = "soft_case(\"soft_stored not rescaled\", STORED(orig), STORED(cand), true);\n";
     emu_run_pair(tmpdir, "block_softmax_b1", src, b1, helpers, drv1, EMU_OK);
+    /* the running maximum from -inf instead of the original's -1e30f: a row all below -1e30
+     * then gets a softmax where the original writes NaN */
+    char *b2 = emu_replaced_all(cand, "hk_m = (-1e30f)", "hk_m = (hk_ninf)");
+    assert_true(strcmp(b2, cand) != 0);
+    static const char drv2[] = "soft_case(\"soft_top_decls from -inf\", TOP(orig), TOP(cand), true);\n";
+    emu_run_pair(tmpdir, "block_softmax_b2", src, b2, helpers, drv2, EMU_OK);
+    free(b2);
     free(b1);
     free(cand);
     free(src);

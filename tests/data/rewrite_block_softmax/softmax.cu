@@ -189,15 +189,15 @@ __global__ void warp_step(float *out, const float *inp, int C)
     out[blockIdx.x] = red[0];
 }
 
-// ---- applies again: both accumulators declared at the top, the exponentials stored through a
-// row pointer of the output and divided in place by `/=`, `s > 0` and `>>=` trees
+// ---- applies again: accumulators declared at the top, the maximum from -1e30f (a row all below
+// it writes NaN: kept), exps stored through a row pointer and divided by `/=`, `>>=` trees
 __global__ void soft_top_decls(float *out, const float *inp, int C)
 {
     __shared__ float part[1024];
     const int t = threadIdx.x;
     const float *xr = inp + blockIdx.x * C;
     float *yr = out + blockIdx.x * C;
-    float mx = -INFINITY;
+    float mx = -1e30f;
     float total = 0.0f;
     for (int k = t; k < C; k += blockDim.x)
         mx = max(mx, xr[k]);
