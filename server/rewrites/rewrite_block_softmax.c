@@ -56,6 +56,7 @@
 #define BS_NAMES 32
 #define BS_STMTS 128
 #define BS_CANON 1024
+#define BS_KEPT 8
 
 static const char *const name = "block_online_softmax";
 
@@ -91,6 +92,9 @@ typedef struct {
     char start_text[PT_EXPR], step_text[PT_EXPR];
     char exp_fn[16];
     char m_init[PT_EXPR];  /* the running maximum's initial value as written */
+    size_t kept[BS_KEPT];  /* statements kept: stores of the maximum or the sum the caller reads */
+    char kept_buf[BS_KEPT][PT_NAME]; /* and the buffer each writes */
+    size_t n_kept;
     bool bad_access;       /* canon met an access that is not this thread's element */
     size_t bad_tok;
     char why[600];
@@ -704,6 +708,87 @@ static const char *const ninf[] = {"-INFINITY", "-FLT_MAX", "-1e30f", "-1e38f", 
                                    "-__int_as_float(0x7f800000)", "-1.0f/0.0f", NULL};
 static const char *const zero[] = {"0.0f", "0.f", "0", "0.0", NULL};
 
+/* Tokens [a, b) of a kept store's index, value or condition: no memory read, no write, no call
+ * that is not pure, names only of the block's results (max, sum, reciprocal), parameters,
+ * block-uniform locals and, where tid_ok (a condition), the thread index. */
+static bool kept_part_ok(bs_state *s, size_t a, size_t b, bool tid_ok)
+{
+    const rw_toks *ts = s->ts;
+    if (a >= b || rwp_has_side_effects(ts, a, b))
+        return false;
+    for (size_t k = a; k < b; k++) {
+        if (tok_text_is(ts, k, "[") || tok_text_is(ts, k, "->") || (tok_text_is(ts, k, "*") && k == a))
+            return false;
+        if (!rwp_tok_ident(ts, k) || (k > a && tok_text_is(ts, k - 1, ".")))
+            continue;
+        char w[PT_NAME];
+        tok_copy(ts, k, w, sizeof w);
+        if (tok_text_is(ts, k + 1, "(")) {
+            if (!rwl_pure_call_name(ts, k) && !rwp_is_type_word(ts, k))
+                return false;
+            continue;
+        }
+        if ((s->r[0] && !strcmp(w, s->r)) || (s->t[0] && !strcmp(w, s->t)) || (s->v[0] && !strcmp(w, s->v)))
+            continue;
+        if (rwp_is_type_word(ts, k) || !strcmp(w, "blockIdx") || !strcmp(w, "gridDim") || !strcmp(w, "blockDim"))
+            continue;
+        if (!strcmp(w, "threadIdx")) {
+            if (tid_ok)
+                continue;
+            return false;
+        }
+        const an_param *p = rwp_param_by_name(s->f, w);
+        if (p && p->pointer_depth == 0)
+            continue;
+        bs_local *l = local_named(s, w);
+        if (l && !l->alias && (l->uniform || (tid_ok && l->tid)) && strcmp(w, s->m) && strcmp(w, s->s))
+            continue;
+        return false;
+    }
+    return true;
+}
+
+/* Statement i a store of the block's results the caller reads, kept as written:
+ * `[if (COND)] P[E] = EXPR;` (braces allowed), P a pointer parameter (not a row buffer: checked
+ * at the end), E and EXPR of the results and block-uniform values, COND of those and the thread
+ * index (`if (tid == 0)`). */
+static bool kept_store(bs_state *s, size_t i)
+{
+    const rw_toks *ts = s->ts;
+    size_t a = s->st[i], b = s->st[i + 1];
+    size_t ca = 0, cb = 0;
+    if (rwl_tok_is_ident(ts, a, "if")) {
+        size_t c = rwl_match_close(ts, a + 1);
+        if (c >= b)
+            return false;
+        ca = a + 2;
+        cb = c;
+        a = c + 1;
+        if (a < b && tok_text_is(ts, a, "{") && rwl_match_close(ts, a) == b - 1) {
+            a++;
+            b--;
+        }
+        if (rwl_stmt_end(ts, a, b) != b || rwl_tok_is_ident(ts, a, "else"))
+            return false;
+    }
+    if (b - a < 6 || !rwp_tok_ident(ts, a) || !tok_text_is(ts, a + 1, "[") || !tok_text_is(ts, b - 1, ";") ||
+        s->n_kept >= BS_KEPT)
+        return false;
+    char nm[PT_NAME];
+    tok_copy(ts, a, nm, sizeof nm);
+    const an_param *p = rwp_param_by_name(s->f, nm);
+    size_t close = rwl_match_close(ts, a + 1);
+    if (!p || p->pointer_depth != 1 || close + 2 >= b || !tok_text_is(ts, close + 1, "="))
+        return false;
+    if (!kept_part_ok(s, a + 2, close, false) || !kept_part_ok(s, close + 2, b - 1, false) ||
+        (cb > ca && !kept_part_ok(s, ca, cb, true)))
+        return false;
+    s->kept[s->n_kept] = i;
+    snprintf(s->kept_buf[s->n_kept], sizeof s->kept_buf[0], "%s", nm);
+    s->n_kept++;
+    return true;
+}
+
 /* The recognition; HK_OK with s->why "" when it applies. Fills the roles. */
 static void recognize(bs_state *s, bool *inv_form, bool *stored)
 {
@@ -796,6 +881,10 @@ static void recognize(bs_state *s, bool *inv_form, bool *stored)
             i++;
             continue;
         }
+        if (kept_store(s, i)) {
+            i++;
+            continue;
+        }
         refuse(s, s->st[i], "statement", EN(RW_BS_EXTRA));
         return;
     }
@@ -857,6 +946,10 @@ static void recognize(bs_state *s, bool *inv_form, bool *stored)
             i++;
             continue;
         }
+        if (kept_store(s, i)) {
+            i++;
+            continue;
+        }
         refuse(s, s->st[i], "statement", EN(RW_BS_EXTRA));
         return;
     }
@@ -893,10 +986,18 @@ static void recognize(bs_state *s, bool *inv_form, bool *stored)
         return;
     }
     i++;
-    while (i < s->n_st && is_barrier(s, i))
+    while (i < s->n_st && (is_barrier(s, i) || kept_store(s, i)))
         i++;
-    if (i < s->n_st)
+    if (i < s->n_st) {
         refuse(s, s->st[i], "statement", EN(RW_BS_EXTRA));
+        return;
+    }
+    /* a kept store's buffer is none of the row buffers */
+    for (size_t q = 0; q < s->n_kept; q++)
+        if (!strcmp(s->kept_buf[q], s->in) || !strcmp(s->kept_buf[q], s->out)) {
+            refuse(s, s->st[s->kept[q]], "statement", EN(RW_BS_EXTRA));
+            return;
+        }
 }
 
 /* The spec's block: 1-D, a multiple of 32 up to 1024 (else refused: 0 and why). */
@@ -1040,6 +1141,20 @@ static int block_online_softmax(const rw_context *c, rw_result *out)
         snprintf(offp, sizeof offp, "(%s) + ", s->off_text);
     if (!rc)
         rc = hk_buf_printf(&wr, "%s", "");
+    if (!rc && s->n_kept) {
+        /* the stores of the block's results the caller reads, as written, over the results
+         * under their own names (the maximum exact, the sum reassociated) */
+        rc = hk_buf_printf(&wr, "        {\n            const float %s = hk_m;\n            const float %s = hk_s;\n", /* i18n: not for people */
+                           s->r, s->t);
+        if (!rc && s->v[0])
+            rc = hk_buf_printf(&wr, "            const float %s = 1.0f / hk_s;\n", s->v);
+        for (size_t q = 0; q < s->n_kept && !rc; q++) {
+            size_t a = s->st[s->kept[q]], b = s->st[s->kept[q] + 1];
+            rc = hk_buf_printf(&wr, "            %.*s\n", (int)(ts.t[b - 1].end - ts.t[a].start), c->text + ts.t[a].start);
+        }
+        if (!rc)
+            rc = hk_buf_appends(&wr, "        }\n");
+    }
     if (!rc && inv_form)
         rc = hk_buf_appends(&wr, "        const float hk_inv = 1.0f / hk_s;\n");
     if (!rc)

@@ -2,7 +2,8 @@
  * tests/data/rewrite_block_softmax/softmax.cu (llm.c's kernel2 spelling with the exponentials
  * stored and read back; a spelling that recomputes them, an if-form maximum, a 64-bit row
  * offset and a reciprocal; one with both accumulators declared at the top, max() and exp(),
- * the exponentials stored through a row pointer and divided in place by `/=`) are rewritten into ONE candidate text and ONE emulated program
+ * the exponentials stored through a row pointer and divided in place by `/=`; one that stores
+ * the block's maximum for the caller, kept and compared bit for bit) are rewritten into ONE candidate text and ONE emulated program
  * (emu_block.h) runs each against its original within a tolerance (the sum is reassociated:
  * |a - b| <= 2e-5 * max(|a|, |b|) + 1e-38, NaN where the original has NaN): ragged rows (1, 7,
  * 33, 100, 257, 1027 and 3000 columns), rows of a huge range (+-80), with -inf elements, with
@@ -44,7 +45,7 @@ static int teardown(void **state)
     return rwf_teardown();
 }
 
-static const char *const kernels[] = {"soft_stored", "soft_recomputed", "soft_top_decls"};
+static const char *const kernels[] = {"soft_stored", "soft_recomputed", "soft_top_decls", "keeps_max"};
 
 /* C++ before main(): rows of several kinds, the comparison with a tolerance (exact where the
  * original body runs). */
@@ -79,6 +80,19 @@ static const char helpers[] =
     "    }\n"
     "    return bad;\n"
     "}\n"
+    "/* keeps_max's stored maxima, one a row: the same bits (the maximum is exact) */\n"
+    "static float g_maxo[3], g_maxc[3];\n"
+    "static size_t (*extra)(bool) = nullptr;\n"
+    "static size_t max_check(bool quiet)\n"
+    "{\n"
+    "    size_t bad = 0;\n"
+    "    for (int r = 0; r < 3; r++) {\n"
+    "        if (memcmp(&g_maxo[r], &g_maxc[r], sizeof(float)) != 0 && bad++ < 3 && !quiet)\n"
+    "            printf(\"differs: maxes[%d]: want %.9g, got %.9g\\n\", r, g_maxo[r], g_maxc[r]);\n"
+    "        g_maxo[r] = g_maxc[r] = 5.0f;\n"
+    "    }\n"
+    "    return bad;\n"
+    "}\n"
     "template <class F, class G>\n"
     "static void soft_case(const char *what, F ko, G kc, bool must_differ = false)\n"
     "{\n"
@@ -102,6 +116,8 @@ static const char helpers[] =
     "                emu::launch(dim3(rows), blk, dyn, [&] { ko(bo.ptr(), in.ptr(), rows, cols); });\n"
     "                emu::launch(dim3(rows), blk, dyn, [&] { kc(bc.ptr(), in.ptr(), rows, cols); });\n"
     "                size_t bad = close_to(what, bo, bc, original, must_differ);\n"
+    "                if (extra)\n"
+    "                    bad += extra(must_differ);\n"
     "                if (bad && !must_differ)\n"
     "                    printf(\"  (%s: %d x %d, kind %d, block %u x %u, schedule %d)\\n\", what, rows, cols, kind, blk.x,\n"
     "                           blk.y, s);\n"
@@ -113,11 +129,15 @@ static const char helpers[] =
     "}\n"
     "#define STORED(ns) [&](float *o, float *i, int n, int c) { ns::soft_stored(o, i, n, c); }\n"
     "#define RECOMP(ns) [&](float *o, float *i, int n, int c) { (void)n; ns::soft_recomputed(o, i, c); }\n"
-    "#define TOP(ns) [&](float *o, float *i, int n, int c) { (void)n; ns::soft_top_decls(o, i, c); }\n";
+    "#define TOP(ns) [&](float *o, float *i, int n, int c) { (void)n; ns::soft_top_decls(o, i, c); }\n"
+    "#define KEEPS(ns, m) [&](float *o, float *i, int n, int c) { (void)n; ns::keeps_max(o, i, m, c); }\n";
 
 static const char driver[] = "soft_case(\"soft_stored\", STORED(orig), STORED(cand));\n"
                              "soft_case(\"soft_recomputed\", RECOMP(orig), RECOMP(cand));\n"
-                             "soft_case(\"soft_top_decls\", TOP(orig), TOP(cand));\n";
+                             "soft_case(\"soft_top_decls\", TOP(orig), TOP(cand));\n"
+                             "extra = max_check;\n"
+                             "soft_case(\"keeps_max\", KEEPS(orig, g_maxo), KEEPS(cand, g_maxc));\n"
+                             "extra = nullptr;\n";
 
 static char *candidate(const char *src)
 {
@@ -219,12 +239,12 @@ static void block_softmax_refusals(void **state)
     (void)state;
     char *src = rwf_data_file("rewrite_block_softmax/softmax.cu");
     static const rwf_refusal cases[] = {
-        {"keeps_max", "statement", 99, "a store of the maximum or the sum"},
         {"odd_tree", "block tree", 124, "not a halving shared-memory tree"},
         {"next_elem", "row access", 176, "not this thread's element"},
         {"warp_step", "row loop", 185, "not a block-strided row loop"},
         {"two_offsets", "row access", 257, "one OFF without the thread index"},
         {"rows_by_y", "row access", 268, "of the block's row"},
+        {"reads_exps", "statement", 302, "another use of the stored exponentials"},
     };
     rwf_expect_refusals(src, "block_online_softmax", cases, sizeof cases / sizeof cases[0]);
     free(src);

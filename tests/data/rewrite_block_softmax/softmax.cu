@@ -80,10 +80,10 @@ __global__ void soft_recomputed(float *y, const float *x, int C)
 
 // ---- refusals ----
 
-// the maximum stored for the caller: a statement the softmax does not hold
+// the maximum stored for the caller (every thread, the same value): kept as written
 __global__ void keeps_max(float *out, const float *inp, float *maxes, int C)
 {
-    __shared__ float red[256];
+    __shared__ float red[1024];
     int t = threadIdx.x;
     float m = -INFINITY;
     for (int i = t; i < C; i += blockDim.x)
@@ -96,7 +96,7 @@ __global__ void keeps_max(float *out, const float *inp, float *maxes, int C)
     }
     __syncthreads();
     float off = red[0];
-    maxes[blockIdx.x] = off;
+    maxes[blockIdx.x] = off; __syncthreads(); // the sum reuses red
     float sum = 0.0f;
     for (int i = t; i < C; i += blockDim.x)
         sum += expf(inp[blockIdx.x * C + i] - off);
@@ -268,4 +268,39 @@ __global__ void rows_by_y(float *out, const float *inp, int C)
         m = fmaxf(m, inp[row * C + i]);
     red[t] = m;
     out[row] = red[0];
+}
+
+// ---- refused: the first stored exponential read again after the last pass
+__global__ void reads_exps(float *out, const float *inp, float *first, int C)
+{
+    __shared__ float red[256];
+    int t = threadIdx.x;
+    float m = -INFINITY;
+    for (int i = t; i < C; i += blockDim.x)
+        m = fmaxf(m, inp[blockIdx.x * C + i]);
+    red[t] = m;
+    for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+        __syncthreads();
+        if (s > t)
+            red[t] = fmaxf(red[t], red[t + s]);
+    }
+    __syncthreads();
+    float off = red[0];
+    for (int i = t; i < C; i += blockDim.x)
+        out[blockIdx.x * C + i] = expf(inp[blockIdx.x * C + i] - off);
+    float sum = 0.0f;
+    for (int i = t; i < C; i += blockDim.x)
+        sum += out[blockIdx.x * C + i];
+    red[t] = sum;
+    for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+        __syncthreads();
+        if (s > t)
+            red[t] += red[t + s];
+    }
+    __syncthreads();
+    float total = red[0];
+    if (t == 0)
+        first[blockIdx.x] = out[blockIdx.x * C] / total;
+    for (int i = t; i < C; i += blockDim.x)
+        out[blockIdx.x * C + i] = out[blockIdx.x * C + i] / total;
 }
