@@ -1980,8 +1980,8 @@ static bool int_value_def(const body *b, const stmt *s, ival *out, int *rw, bool
             kz |= ((a.kz >> i) & 1) << (w - 1 - i);
             ko |= ((a.ko >> i) & 1) << (w - 1 - i);
         }
-    } else if (op_is(op, "shf") && n == 4 && w == 32 &&
-               (op_has(op, "l") || op_has(op, "r")) && (op_has(op, "wrap") || op_has(op, "clamp"))) {
+    } else if (op_is(op, "shf") && n == 4 && w == 32 && (op_has(op, "l") || op_has(op, "r")) &&
+               (op_has(op, "wrap") || op_has(op, "clamp"))) {
         /* (REF17) the funnel (b:a) shifted by a known amount (.wrap: mod 32, .clamp: at most
          * 32): .r its low word, .l its high word */
         a = ir_operand(b, s->ops[1], 32, false);

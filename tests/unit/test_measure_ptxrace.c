@@ -2019,7 +2019,8 @@ static void test_int_ops(void **state)
         {NEG "\tprmt.b32 %r23, %r22, 0, 0xBBBB;\n\tand.b32 %r9, %r23, 3;\n", 19}, /* sign */
         {ONE DAT "\tlop3.b32 %r9, %r20, 2, %r21, 0x40;\n", 16}, /* v & 2 & ~d */
         {ONE "\tlop3.b32 %r9, %r20, %r20, 6, 0x80;\n", 16},
-        {ONE DAT "\tlop3.b32 %r22, %r20, %r21, 1, 0xEA;\n\tand.b32 %r9, %r22, 1;\n", 17}, /* (v & d) | 1 */
+        {ONE DAT "\tlop3.b32 %r22, %r20, %r21, 1, 0xEA;\n\tand.b32 %r9, %r22, 1;\n",
+         17}, /* (v & d) | 1 */
         {ONE "\tbfe.u32 %r9, %r20, 1, 4;\n", 16},
         {NEG "\tbfe.s32 %r23, %r22, 2, 30;\n\tand.b32 %r9, %r23, 3;\n", 19}, /* -1 */
         {DAT "\tbfi.b32 %r23, %r21, 0, 4, 8;\n\tand.b32 %r9, %r23, 15;\n", 16},
