@@ -1520,16 +1520,21 @@ static unsigned float_set_def(const body *b, const stmt *s, double *flo, double 
     return r & FS_ALL;
 }
 
-/* `cvt.RI.D.f32 d, a` (RI: rzi, rni, rmi, rpi; D: an integer of 8, 16 or 32 bits) of an a
+/* `cvt.RI.D.f32 d, a` (RI: rzi, rni, rmi, rpi; D: an integer of 8 to 64 bits) of an a
  * whose range is [lo, hi]: an integer in [RI(lo), RI(hi)] (each rounding is monotone), and 0
  * where a can be a NaN or, with `.ftz`, a subnormal flushed to a zero: PTX ISA, "cvt" (Data
  * Movement and Conversion Instructions): in a float-to-integer conversion a NaN input gives 0
- * -- except to .s64 / .u64 from .f64 (1 << 63 there): .s64/.u64 destinations and .f64 sources
- * are left out. An integer range that leaves D's range is not judged (no reliance on the
- * clamping). True, with [*rlo, *rhi], that integer range: a (+0, -0 or NaN only) gives [0, 0],
- * `(int)fminf(fabsf(x), 0.5f)` [0, 0] for every x, `(int)fminf(fabsf(x), 1.0f)` [0, 1]. */
-static bool cvt_float_range(const body *b, const stmt *s, int64_t *rlo, int64_t *rhi)
+ * where the source is not .f64 and the destination not .s64 / .u64, else 1 << (width - 1):
+ * .f64 sources are left out; (REF17) a .s64 / .u64 destination is judged for a range inside
+ * (-2^62, 2^62), *nan64 set where a can be a NaN (the result then that range or 1 << 63: the
+ * caller keeps the bits they share with 0 as well). An integer range that leaves D's range is
+ * not judged (no reliance on the clamping). True, with [*rlo, *rhi], that integer range: a
+ * (+0, -0 or NaN only) gives [0, 0], `(int)fminf(fabsf(x), 0.5f)` [0, 0] for every x,
+ * `(int)fminf(fabsf(x), 1.0f)` [0, 1]. */
+static bool cvt_float_range(const body *b, const stmt *s, int64_t *rlo, int64_t *rhi,
+                            bool *nan64)
 {
+    *nan64 = false;
     if (s->nops != 2 || s->ops_cut)
         return false;
     int rnd = op_has(s->op, "rzi") ? 0 : op_has(s->op, "rni") ? 1 : op_has(s->op, "rmi") ? 2
@@ -1540,9 +1545,11 @@ static bool cvt_float_range(const body *b, const stmt *s, int64_t *rlo, int64_t 
     char t[4][8];
     if (op_types(s->op, t, 4) != 2 || strcmp(t[1], "f32"))
         return false;
-    static const char *const ints[] = {"s8", "u8", "s16", "u16", "s32", "u32"};
-    static const double imin[] = {-128, 0, -32768, 0, -2147483648.0, 0};
-    static const double imax[] = {127, 255, 32767, 65535, 2147483647.0, 4294967295.0};
+    /* (REF17) also .s64 / .u64, for a range inside (-2^62, 2^62): int64 holds every bound */
+    static const char *const ints[] = {"s8", "u8", "s16", "u16", "s32", "u32", "s64", "u64"};
+    static const double imin[] = {-128, 0, -32768, 0, -2147483648.0, 0, -0x1p62, 0};
+    static const double imax[] = {127, 255, 32767, 65535, 2147483647.0, 4294967295.0, 0x1p62,
+                                  0x1p62};
     int di = -1;
     for (int i = 0; i < (int)(sizeof ints / sizeof *ints); i++)
         if (!strcmp(t[0], ints[i]))
@@ -1550,9 +1557,10 @@ static bool cvt_float_range(const body *b, const stmt *s, int64_t *rlo, int64_t 
     if (di < 0)
         return false;
     unsigned cls = fs_operand(b, s->ops[1]);
+    *nan64 = di >= 6 && (cls & FS_NAN); /* (REF17) a NaN to .s64 / .u64: 1 << 63, not 0 */
     double lo, hi;
     fr_operand(b, s->ops[1], &lo, &hi);
-    bool zero = (cls & FS_NAN) || op_has(s->op, "ftz");
+    bool zero = (di < 6 && (cls & FS_NAN)) || op_has(s->op, "ftz");
     if (!(cls & ~(FS_Z | FS_NAN))) /* zeros and NaNs only: 0 */
         lo = hi = 0;
     if (isinf(lo) || isinf(hi))
@@ -1876,9 +1884,16 @@ static bool int_value_def(const body *b, const stmt *s, ival *out, int *rw, bool
         if (n != 2 || nt != 2)
             return false;
         if (fcvt) {
-            if (w > 32 || !cvt_float_range(b, s, &lo, &hi))
+            bool nan64;
+            if (!cvt_float_range(b, s, &lo, &hi, &nan64))
                 return false;
-            rng = true;
+            rng = !nan64;
+            if (nan64) { /* [lo, hi], or from a NaN 1 << 63 (or 0, as the older ISA text
+                          * reads): the bits all three share, no range */
+                ival fv = {true, lo, hi, 0, 0};
+                iv_norm(&fv, w, sg);
+                kz = fv.kz & ~((uint64_t)1 << 63);
+            }
         } else {
             bool ss = false;
             int sw = ir_type(t[1], &ss);
@@ -5077,6 +5092,12 @@ static int stored_values(body *b, const stmt *s, size_t size, const bool *clk, i
         return 0;
     if (val_const(&b->regs[r].v)) {
         vals[0] = b->regs[r].v.c;
+        return cap >= 1;
+    }
+    uint64_t lm = iv_mask(8 * (int)size);
+    if (b->regs[r].irng && ((b->regs[r].iv.kz | b->regs[r].iv.ko) & lm) == lm) {
+        vals[0] = (int64_t)(b->regs[r].iv.ko & lm); /* (REF17) the bytes stored all known (a
+                                                       * wider register: its low ones) */
         return cap >= 1;
     }
     for (long i = 0; i < b->n; i++) { /* its one definition */

@@ -1670,12 +1670,16 @@ static const char float_tail[] =
     "\tld.shared.u32 %r13, [%r12];\n\tst.global.u32 [%rd2], %r13;\n\tret;\n}\n";
 
 /* A float of the values +0, -0, NaN made an int (spin_nan_evade.cu's `(int)(in[0] * 0.0f)`):
- * 0 at every launch, so the tree's start is known; a conversion to 64 bits, from a double,
- * or of a product by a number not zero: not known. */
+ * 0 at every launch, so the tree's start is known; a conversion from a double, or of a
+ * product by a number not zero: not known. Since REF17 a conversion to 64 bits is read (a
+ * NaN gives 1 << 63 there: the low 32 bits still 0). */
 static void test_float_zero(void **state)
 {
     (void)state;
-    const char *found[] = {"tree_fzero", "tree_fzero_fma", "tree_fsub", "tree_fdiv_inf"};
+    /* tree_fzero_s64, (int)(long long)(x * 0.0f): cvt.rzi.s64.f32 of +-0 or a NaN is 0 or
+     * 1 << 63 (the NaN's), whose low 32 bits are 0 both: found since REF17 */
+    const char *found[] = {"tree_fzero", "tree_fzero_fma", "tree_fsub", "tree_fdiv_inf",
+                           "tree_fzero_s64"};
     for (size_t i = 0; i < sizeof found / sizeof *found; i++) {
         const char *k[] = {found[i]};
         ptxrace_result r = scan_data(k, 1, 256, false, NULL);
@@ -1685,8 +1689,8 @@ static void test_float_zero(void **state)
         if (!r.found)
             fail_msg("%s at 1024 threads: no finding", found[i]);
     }
-    const char *not_found[] = {"tree_fzero_s64", "tree_fzero_f64", "tree_fsmall",
-                               "tree_fsub_other", "tree_fdiv_two"};
+    const char *not_found[] = {"tree_fzero_f64", "tree_fsmall", "tree_fsub_other",
+                               "tree_fdiv_two"};
     for (size_t i = 0; i < sizeof not_found / sizeof *not_found; i++) {
         const char *k[] = {not_found[i]};
         ptxrace_result r = scan_data(k, 1, 256, false, NULL);
@@ -1704,7 +1708,7 @@ static void test_float_zero(void **state)
         {"\tmul.f32 %f2, %f1, 0f00000000;\n\tfma.rn.f32 %f3, %f1, %f2, %f1;\n"
          "\tcvt.rzi.s32.f32 %r9, %f3;\n", false}, /* the addend is data */
         {"\tmul.f32 %f2, %f1, 0f00000001;\n\tcvt.rzi.s32.f32 %r9, %f2;\n", false},
-        {"\tmul.f32 %f2, %f1, 0f00000000;\n\tcvt.rzi.s64.f32 %r9, %f2;\n", false},
+        {"\tmul.f32 %f2, %f1, 0f00000000;\n\tcvt.rzi.s64.f32 %r9, %f2;\n", true}, /* REF17 */
         {"\tmul.f32 %f2, %f1, 0f00000000;\n\tcvt.rn.f32.f32 %f3, %f2;\n\tcvt.rzi.s32.f32 %r9, %f3;\n", false},
         {"\tsetp.gt.f32 %p1, %f1, 0f00000000;\n\t@%p1 mul.f32 %f2, %f1, 0f00000000;\n"
          "\tcvt.rzi.s32.f32 %r9, %f2;\n", false}, /* guarded: %f2 may be left unwritten */
@@ -1742,7 +1746,8 @@ static void test_float_zero(void **state)
          false},
         {"\tsub.f32 %f2, %f1, %f1;\n\tdiv.rn.f32 %f3, %f1, %f2;\n\tcvt.rzi.s32.f32 %r9, %f3;\n",
          false}, /* x / 0: an infinity */
-        {"\tsub.f32 %f2, %f1, %f1;\n\tcvt.rzi.s64.f32 %r9, %f2;\n", false},
+        {"\tsub.f32 %f2, %f1, %f1;\n\tcvt.rzi.s64.f32 %r9, %f2;\n", true}, /* REF17: 0 or
+                                                                       * 1 << 63, low 0 */
     };
     for (size_t i = 0; i < sizeof forms / sizeof *forms; i++) {
         char text[2048];
@@ -1806,7 +1811,8 @@ static void test_float_range(void **state)
          "\tcvt.rpi.s32.f32 %r9, %f3;\n", false}, /* the same, a NaN operand read either way */
         {MIN_HALF "\tadd.f32 %f5, %f4, %f4;\n\tcvt.rzi.s32.f32 %r9, %f5;\n", false},
         {MIN_HALF "\tmul.f32 %f5, %f4, 0f7F800000;\n\tcvt.rzi.s32.f32 %r9, %f5;\n", false},
-        {MIN_HALF "\tcvt.rzi.s64.f32 %r9, %f4;\n", false},
+        {MIN_HALF "\tcvt.rzi.s64.f32 %r9, %f4;\n", true}, /* since REF17: 0 or, from a NaN,
+                                                          * 1 << 63: low 32 bits 0 */
         {MIN_HALF "\tsetp.gt.f32 %p1, %f1, 0f00000000;\n\t@%p1 min.f32 %f5, %f4, %f3;\n"
          "\tcvt.rzi.s32.f32 %r9, %f5;\n", false}, /* guarded */
         {MIN_HALF "\tmov.f32 %f4, %f1;\n\tcvt.rzi.s32.f32 %r9, %f4;\n", false}, /* twice */
@@ -2032,6 +2038,10 @@ static void test_int_ops(void **state)
         {ONE "\tmad.hi.u32 %r9, %r20, 2147483647, 0;\n", 16},
         {ONE IDX("tab") "\tld.const.u32 %r9, [%rd5];\n", 16}, /* nvcc's hk_step[v] */
         {ONE IDX("tab5") "\tld.const.u32 %r9, [%rd5+8];\n", 21}, /* entries 2, 3: 5 */
+        {ONE "\tcvt.rzi.s64.f32 %rd6, %f4;\n\tshr.u64 %rd7, %rd6, 1;\n"
+         "\tcvt.u32.u64 %r9, %rd7;\n", 16}, /* spin_int_ll_evade: [0, 1] or 1 << 63, >> 1 */
+        {"\tmul.f32 %f2, %f1, 0f00000000;\n\tcvt.rzi.s64.f32 %rd6, %f2;\n"
+         "\tcvt.u32.u64 %r9, %rd6;\n", 16}, /* 0 or the NaN's 1 << 63: the low word 0 */
         /* not one value */
         {ONE "\tprmt.b32 %r9, %r20, 0, 0x4440;\n", 0}, /* byte 0 kept */
         {ONE DAT "\tprmt.b32 %r9, %r20, 0, %r21;\n", 0}, /* a selector of data */
@@ -2051,6 +2061,9 @@ static void test_int_ops(void **state)
         {DAT "\tand.b32 %r20, %r21, 7;\n" IDX("tab") "\tld.const.u32 %r9, [%rd5];\n", 0},
         {ONE IDX("gtab") "\tld.global.u32 %r9, [%rd5];\n", 0}, /* .global: not read */
         {DAT IDX("tab") "\tld.const.u32 %r9, [%rd5];\n", 0}, /* an index of data */
+        {"\tmul.f32 %f2, %f1, 0f00000000;\n\tcvt.rzi.s64.f32 %rd6, %f2;\n"
+         "\tshr.u64 %rd7, %rd6, 63;\n\tcvt.u32.u64 %r9, %rd7;\n", 0}, /* the NaN's bit 63 */
+        {ONE "\tcvt.rzi.s64.f32 %rd6, %f4;\n\tcvt.u32.u64 %r9, %rd6;\n", 0}, /* 0 or 1 */
     };
 #undef ONE
 #undef DAT
