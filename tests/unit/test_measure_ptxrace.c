@@ -1764,8 +1764,8 @@ static void test_float_zero(void **state)
 /* Ranges of floats (session 43, REF14): a cvt to an integer of a value whose range rounds to
  * one integer (0 also where a NaN can come) is that integer -- min, max, abs, neg, .sat, add,
  * mul, fma, selp carry the range; a range that rounds to two integers, a NaN beside a range
- * that rounds to 1, a bound at infinity, a guarded or twice-written step, a 64-bit integer
- * are not known. */
+ * that rounds to 1, a bound at infinity, a guarded or twice-written step are not known (a
+ * 64-bit integer until REF17: its form below is found since, its low word 0 either way). */
 static void test_float_range(void **state)
 {
     (void)state;
