@@ -517,6 +517,27 @@ static long pd_mentions(ptxdata *d, long idx, const char *s)
             }
         }
     }
+    /* (REF17) `mov.u64 %rd, NAME` / `mov.b64`: the address of a .const variable taken into a
+     * register (a table read at an index: ld.const [%rd]); no kernel writes the constant
+     * space, so the variable's bytes stay its initializer's */
+    const char *mov_at = NULL;
+    if (!strncmp(h, "mov.u64", 7) || !strncmp(h, "mov.b64", 7)) {
+        const char *q = h + 7, *c = NULL;
+        if (isspace((unsigned char)*q)) {
+            while (*q && *q != ',' && *q != '[' && *q != '{')
+                q++;
+            c = *q == ',' ? q + 1 : NULL;
+        }
+        while (c && isspace((unsigned char)*c))
+            c++;
+        const char *e = c;
+        while (e && *e && pd_ident((unsigned char)*e) && *e != '.')
+            e++;
+        while (e && isspace((unsigned char)*e))
+            e++;
+        if (c && e > c && !isdigit((unsigned char)*c) && *c != '%' && (!*e || *e == ';'))
+            mov_at = c;
+    }
     bool own = false;
     long header = -1;
     for (const char *p = s; *p;) {
@@ -530,7 +551,8 @@ static long pd_mentions(ptxdata *d, long idx, const char *s)
         if (isdigit((unsigned char)*t))
             continue;
         long k = pd_find(d, t, (size_t)(p - t));
-        if (k < 0 || (t == ok_at && !d->v[k].fn))
+        if (k < 0 || (t == ok_at && !d->v[k].fn) ||
+            (t == mov_at && !d->v[k].fn && d->v[k].konst))
             continue;
         if (d->v[k].decl == idx && !own) {
             own = true; /* the declaration's own name (its first mention there) */

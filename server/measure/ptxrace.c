@@ -156,6 +156,10 @@ typedef struct {
     bool isg;
     unsigned char iw;
     ival iv;
+    const char *tname; /* (REF17) written once, surely: the address of the module's .const
+                        * variable tname plus a byte offset of what toff knows (64-bit, signed;
+                        * a mov of the name, an add of an integer judged); NULL: not so */
+    ival toff;
 } reg;
 
 enum {
@@ -1516,16 +1520,21 @@ static unsigned float_set_def(const body *b, const stmt *s, double *flo, double 
     return r & FS_ALL;
 }
 
-/* `cvt.RI.D.f32 d, a` (RI: rzi, rni, rmi, rpi; D: an integer of 8, 16 or 32 bits) of an a
+/* `cvt.RI.D.f32 d, a` (RI: rzi, rni, rmi, rpi; D: an integer of 8 to 64 bits) of an a
  * whose range is [lo, hi]: an integer in [RI(lo), RI(hi)] (each rounding is monotone), and 0
  * where a can be a NaN or, with `.ftz`, a subnormal flushed to a zero: PTX ISA, "cvt" (Data
  * Movement and Conversion Instructions): in a float-to-integer conversion a NaN input gives 0
- * -- except to .s64 / .u64 from .f64 (1 << 63 there): .s64/.u64 destinations and .f64 sources
- * are left out. An integer range that leaves D's range is not judged (no reliance on the
- * clamping). True, with [*rlo, *rhi], that integer range: a (+0, -0 or NaN only) gives [0, 0],
- * `(int)fminf(fabsf(x), 0.5f)` [0, 0] for every x, `(int)fminf(fabsf(x), 1.0f)` [0, 1]. */
-static bool cvt_float_range(const body *b, const stmt *s, int64_t *rlo, int64_t *rhi)
+ * where the source is not .f64 and the destination not .s64 / .u64, else 1 << (width - 1):
+ * .f64 sources are left out; (REF17) a .s64 / .u64 destination is judged for a range inside
+ * (-2^62, 2^62), *nan64 set where a can be a NaN (the result then that range or 1 << 63: the
+ * caller keeps the bits they share with 0 as well). An integer range that leaves D's range is
+ * not judged (no reliance on the clamping). True, with [*rlo, *rhi], that integer range: a
+ * (+0, -0 or NaN only) gives [0, 0], `(int)fminf(fabsf(x), 0.5f)` [0, 0] for every x,
+ * `(int)fminf(fabsf(x), 1.0f)` [0, 1]. */
+static bool cvt_float_range(const body *b, const stmt *s, int64_t *rlo, int64_t *rhi,
+                            bool *nan64)
 {
+    *nan64 = false;
     if (s->nops != 2 || s->ops_cut)
         return false;
     int rnd = op_has(s->op, "rzi") ? 0 : op_has(s->op, "rni") ? 1 : op_has(s->op, "rmi") ? 2
@@ -1536,9 +1545,11 @@ static bool cvt_float_range(const body *b, const stmt *s, int64_t *rlo, int64_t 
     char t[4][8];
     if (op_types(s->op, t, 4) != 2 || strcmp(t[1], "f32"))
         return false;
-    static const char *const ints[] = {"s8", "u8", "s16", "u16", "s32", "u32"};
-    static const double imin[] = {-128, 0, -32768, 0, -2147483648.0, 0};
-    static const double imax[] = {127, 255, 32767, 65535, 2147483647.0, 4294967295.0};
+    /* (REF17) also .s64 / .u64, for a range inside (-2^62, 2^62): int64 holds every bound */
+    static const char *const ints[] = {"s8", "u8", "s16", "u16", "s32", "u32", "s64", "u64"};
+    static const double imin[] = {-128, 0, -32768, 0, -2147483648.0, 0, -0x1p62, 0};
+    static const double imax[] = {127, 255, 32767, 65535, 2147483647.0, 4294967295.0, 0x1p62,
+                                  0x1p62};
     int di = -1;
     for (int i = 0; i < (int)(sizeof ints / sizeof *ints); i++)
         if (!strcmp(t[0], ints[i]))
@@ -1546,9 +1557,10 @@ static bool cvt_float_range(const body *b, const stmt *s, int64_t *rlo, int64_t 
     if (di < 0)
         return false;
     unsigned cls = fs_operand(b, s->ops[1]);
+    *nan64 = di >= 6 && (cls & FS_NAN); /* (REF17) a NaN to .s64 / .u64: 1 << 63, not 0 */
     double lo, hi;
     fr_operand(b, s->ops[1], &lo, &hi);
-    bool zero = (cls & FS_NAN) || op_has(s->op, "ftz");
+    bool zero = (di < 6 && (cls & FS_NAN)) || op_has(s->op, "ftz");
     if (!(cls & ~(FS_Z | FS_NAN))) /* zeros and NaNs only: 0 */
         lo = hi = 0;
     if (isinf(lo) || isinf(hi))
@@ -1746,6 +1758,100 @@ static int iv_low_zeros(const ival *v, int w)
     return z ? __builtin_ctzll(z) : w;
 }
 
+/* (REF17) A load `ld.const.T %r, [%a]` or `[%a+K]` of a w-bit integer where %a is a .const
+ * variable's address plus an offset whose range (and bits) the rule knows (reg.tname): every
+ * offset that range and those bits allow lies inside the variable, and each one's bytes are
+ * its initializer's (ptxdata_load: a .const nothing in the module can write); *lo / *hi the
+ * least and greatest value read there, as the type. false: not such a load (an offset not
+ * known to lie inside, more than 65536 offsets, a byte not known). */
+static bool const_table_range(const body *b, const stmt *s, int w, bool sg, int64_t *lo,
+                              int64_t *hi)
+{
+    if (!b->data || s->ops_cut || op_has(s->op, "v2") || op_has(s->op, "v4") ||
+        op_has(s->op, "v8") || !op_has(s->op, "const"))
+        return false;
+    char buf[128];
+    cut_copy(buf, sizeof buf, s->ops[1]);
+    size_t l = strlen(buf);
+    if (l < 3 || buf[0] != '[' || buf[l - 1] != ']')
+        return false;
+    buf[l - 1] = '\0';
+    char *x = trim(buf + 1);
+    int64_t k = 0;
+    char *plus = strchr(x, '+');
+    if (plus) {
+        *plus = '\0';
+        if (!parse_int(trim(plus + 1), &k) || k < 0 || k > ((int64_t)1 << 20))
+            return false;
+    }
+    int r = reg_find(b, trim(x));
+    if (r < 0 || b->regs[r].defs != 1 || !b->regs[r].tname || !b->regs[r].toff.rk)
+        return false;
+    const reg *g = &b->regs[r];
+    size_t size;
+    int bytes = w / 8;
+    if (!ptxdata_size(b->data, g->tname, &size) || g->toff.lo < 0 ||
+        g->toff.hi > (int64_t)size || g->toff.hi - g->toff.lo >= 65536 ||
+        g->toff.hi + k + bytes > (int64_t)size)
+        return false;
+    bool any = false;
+    for (int64_t o = g->toff.lo; o <= g->toff.hi; o++) {
+        if (((uint64_t)o & g->toff.kz) || ((uint64_t)o & g->toff.ko) != g->toff.ko)
+            continue; /* not an offset the bits allow */
+        int64_t v;
+        if (!ptxdata_load(b->data, g->tname, o + k, true, bytes, sg, &v))
+            return false;
+        if (!any || v < *lo)
+            *lo = v;
+        if (!any || v > *hi)
+            *hi = v;
+        any = true;
+    }
+    return any;
+}
+
+/* (REF17) Whether statement s (written once, surely) makes the address of a .const variable
+ * plus an offset: `mov.u64 %a, NAME` (offset 0) or `add.s64 / .u64 %a, %t, X` (either order)
+ * of such an address and an integer of a known range; *name and *off as reg.tname, toff. */
+static bool const_table_addr(const body *b, const stmt *s, const char **name, ival *off)
+{
+    const char *op = s->op;
+    if (s->ops_cut || s->guard >= 0 || !b->data)
+        return false;
+    if ((!strcmp(op, "mov.u64") || !strcmp(op, "mov.b64")) && s->nops == 2 &&
+        is_ident_start(*s->ops[1]) && *s->ops[1] != '%') {
+        size_t size;
+        const char *nm = s->ops[1];
+        for (const char *p = nm; *p; p++)
+            if (!(isalnum((unsigned char)*p) || *p == '_' || *p == '$'))
+                return false; /* NAME+K, a vector: not read */
+        if (!ptxdata_size(b->data, nm, &size))
+            return false;
+        *name = nm;
+        *off = (ival){true, 0, 0, ~(uint64_t)0, 0};
+        return true;
+    }
+    if ((!strcmp(op, "add.s64") || !strcmp(op, "add.u64")) && s->nops == 3) {
+        for (int i = 1; i <= 2; i++) {
+            int r = *s->ops[i] == '%' ? reg_find(b, s->ops[i]) : -1;
+            if (r < 0 || b->regs[r].defs != 1 || !b->regs[r].tname || !b->regs[r].toff.rk)
+                continue;
+            ival c = ir_operand(b, s->ops[3 - i], 64, true);
+            const ival *t = &b->regs[r].toff;
+            ival o = {true, 0, 0, 0, 0};
+            if (!c.rk || __builtin_add_overflow(t->lo, c.lo, &o.lo) ||
+                __builtin_add_overflow(t->hi, c.hi, &o.hi))
+                return false;
+            iv_add_bits(t, c.kz, c.ko, 0, ~(uint64_t)0, &o.kz, &o.ko);
+            iv_norm(&o, 64, true);
+            *name = b->regs[r].tname;
+            *off = o;
+            return true;
+        }
+    }
+    return false;
+}
+
 /* What is known of the integer value statement s computes, whatever the data, with its type
  * (*w bits of 8, 16, 32, 64, *sgn): a cvt to an integer of 8-32 bits of an .f32 range
  * (cvt_float_range), an immediate, a register judged, and from those mov, shr/shl by a known
@@ -1778,9 +1884,16 @@ static bool int_value_def(const body *b, const stmt *s, ival *out, int *rw, bool
         if (n != 2 || nt != 2)
             return false;
         if (fcvt) {
-            if (w > 32 || !cvt_float_range(b, s, &lo, &hi))
+            bool nan64;
+            if (!cvt_float_range(b, s, &lo, &hi, &nan64))
                 return false;
-            rng = true;
+            rng = !nan64;
+            if (nan64) { /* [lo, hi], or from a NaN 1 << 63 (or 0, as the older ISA text
+                          * reads): the bits all three share, no range */
+                ival fv = {true, lo, hi, 0, 0};
+                iv_norm(&fv, w, sg);
+                kz = fv.kz & ~((uint64_t)1 << 63);
+            }
         } else {
             bool ss = false;
             int sw = ir_type(t[1], &ss);
@@ -1801,6 +1914,104 @@ static bool int_value_def(const body *b, const stmt *s, ival *out, int *rw, bool
     } else if (op_is(op, "mov") && n == 2) {
         a = ir_operand(b, s->ops[1], w, sg);
         kz = a.kz, ko = a.ko, rng = a.rk, lo = a.lo, hi = a.hi;
+    } else if (op_is(op, "ld") && n == 2) {
+        /* (REF17) a .const word at an index of a known range: the least and greatest entry */
+        if (!op_has(op, "const") || !const_table_range(b, s, w, sg, &lo, &hi))
+            return false;
+        rng = true;
+    } else if (op_is(op, "prmt") && n == 4 && !strcmp(op, "prmt.b32")) {
+        /* (REF17) the default mode only (no .f4e, .b4e, .rc8, .ecl, .ecr, .rc16): each result
+         * byte is the byte its selector nibble names among a's four and c's four (bit 3: that
+         * byte's top bit copied to all eight); the selector must be known */
+        a = ir_operand(b, s->ops[1], 32, false);
+        c = ir_operand(b, s->ops[2], 32, false);
+        ival sel = ir_operand(b, s->ops[3], 32, false);
+        int64_t sv;
+        if (!iv_point(&sel, 32, false, &sv))
+            return false;
+        uint64_t sz = (a.kz & 0xffffffffu) | (c.kz & 0xffffffffu) << 32;
+        uint64_t so = (a.ko & 0xffffffffu) | (c.ko & 0xffffffffu) << 32;
+        for (int i = 0; i < 4; i++) {
+            int nib = (int)((uint64_t)sv >> (4 * i)) & 15, sb = nib & 7;
+            uint64_t bz = (sz >> (8 * sb)) & 0xff, bo = (so >> (8 * sb)) & 0xff;
+            if (nib & 8) { /* the byte's sign, replicated */
+                bz = (bz & 0x80) ? 0xff : 0;
+                bo = (bo & 0x80) ? 0xff : 0;
+            }
+            kz |= bz << (8 * i);
+            ko |= bo << (8 * i);
+        }
+    } else if (op_is(op, "lop3") && n == 5 && !strcmp(op, "lop3.b32")) {
+        /* (REF17) per bit, the immediate's entry (a b c read as 4a + 2b + c) at every
+         * combination of the inputs' bits that can be: known where they all agree */
+        a = ir_operand(b, s->ops[1], 32, false);
+        c = ir_operand(b, s->ops[2], 32, false);
+        ival d = ir_operand(b, s->ops[3], 32, false), lut = ir_operand(b, s->ops[4], 32, false);
+        int64_t lv;
+        if (!iv_point(&lut, 32, false, &lv) || lv < 0 || lv > 255)
+            return false;
+        uint64_t can1 = 0, can0 = 0;
+        for (int i = 0; i < 8; i++) {
+            uint64_t pa = (i & 4) ? ~a.kz : ~a.ko, pb = (i & 2) ? ~c.kz : ~c.ko,
+                     pc = (i & 1) ? ~d.kz : ~d.ko, poss = pa & pb & pc & m;
+            if ((lv >> i) & 1)
+                can1 |= poss;
+            else
+                can0 |= poss;
+        }
+        kz = ~can1 & m, ko = ~can0 & m;
+    } else if (op_is(op, "bfe") && n == 4 && (w == 32 || w == 64)) {
+        /* (REF17) a field of known start and length inside the width: its bits moved down,
+         * the rest zero (.u) or the field's top bit (.s); other starts and lengths not read */
+        a = ir_operand(b, s->ops[1], w, sg);
+        c = ir_operand(b, s->ops[2], 32, false);
+        ival ln = ir_operand(b, s->ops[3], 32, false);
+        int64_t pos, len;
+        if (!iv_point(&c, 32, false, &pos) || !iv_point(&ln, 32, false, &len) || pos < 0 ||
+            len < 1 || pos > w - len)
+            return false;
+        uint64_t fm = iv_mask((int)len), up = m & ~fm, tb = (uint64_t)1 << (len - 1);
+        kz = ((a.kz & m) >> pos) & fm;
+        ko = ((a.ko & m) >> pos) & fm;
+        if (!sg || (kz & tb))
+            kz |= up;
+        else if (ko & tb)
+            ko |= up;
+    } else if (op_is(op, "bfi") && n == 5 && (w == 32 || w == 64)) {
+        /* (REF17) a's low len bits put into b at a known start: the same bounds as bfe */
+        a = ir_operand(b, s->ops[1], w, false);
+        c = ir_operand(b, s->ops[2], w, false);
+        ival ps = ir_operand(b, s->ops[3], 32, false), ln = ir_operand(b, s->ops[4], 32, false);
+        int64_t pos, len;
+        if (!iv_point(&ps, 32, false, &pos) || !iv_point(&ln, 32, false, &len) || pos < 0 ||
+            len < 1 || pos > w - len)
+            return false;
+        uint64_t fm = iv_mask((int)len) << pos;
+        kz = (c.kz & ~fm) | ((a.kz << pos) & fm);
+        ko = (c.ko & ~fm) | ((a.ko << pos) & fm);
+    } else if (op_is(op, "brev") && n == 2 && (w == 32 || w == 64)) {
+        a = ir_operand(b, s->ops[1], w, false);
+        for (int i = 0; i < w; i++) {
+            kz |= ((a.kz >> i) & 1) << (w - 1 - i);
+            ko |= ((a.ko >> i) & 1) << (w - 1 - i);
+        }
+    } else if (op_is(op, "shf") && n == 4 && w == 32 && (op_has(op, "l") || op_has(op, "r")) &&
+               (op_has(op, "wrap") || op_has(op, "clamp"))) {
+        /* (REF17) the funnel (b:a) shifted by a known amount (.wrap: mod 32, .clamp: at most
+         * 32): .r its low word, .l its high word */
+        a = ir_operand(b, s->ops[1], 32, false);
+        c = ir_operand(b, s->ops[2], 32, false);
+        ival sh = ir_operand(b, s->ops[3], 32, false);
+        int64_t k;
+        if (!iv_point(&sh, 32, false, &k))
+            return false;
+        k = op_has(op, "wrap") ? (k & 31) : ((uint64_t)k > 32 ? 32 : k);
+        uint64_t fz = (a.kz & m) | (c.kz & m) << 32, fo = (a.ko & m) | (c.ko & m) << 32;
+        if (op_has(op, "r")) {
+            kz = (fz >> k) & m, ko = (fo >> k) & m;
+        } else {
+            kz = ((fz << k) >> 32) & m, ko = ((fo << k) >> 32) & m;
+        }
     } else if ((op_is(op, "shr") || op_is(op, "shl")) && n == 3) {
         c = ir_operand(b, s->ops[2], 32, false);
         if (!c.rk || c.lo != c.hi || c.lo >= w)
@@ -1893,7 +2104,8 @@ static bool int_value_def(const body *b, const stmt *s, ival *out, int *rw, bool
                     ko = (a.ko * c.ko) & m, kz = ~ko & m;
             }
         }
-    } else if (op_is(op, "mad") && op_has(op, "lo") && n == 4) {
+    } else if (op_is(op, "mad") && (op_has(op, "lo") || (op_has(op, "hi") && w <= 32)) &&
+               n == 4) {
         a = ir_operand(b, s->ops[1], w, sg);
         c = ir_operand(b, s->ops[2], w, sg);
         ival d = ir_operand(b, s->ops[3], w, sg);
@@ -1909,6 +2121,8 @@ static bool int_value_def(const body *b, const stmt *s, ival *out, int *rw, bool
             lo = p < lo ? p : lo;
             hi = p > hi ? p : hi;
         }
+        if (rng && op_has(op, "hi")) /* (REF17) the product's high w bits, then the add */
+            lo = ir_sar(lo, w), hi = ir_sar(hi, w);
         rng = rng && !__builtin_add_overflow(lo, d.lo, &lo) &&
               !__builtin_add_overflow(hi, d.hi, &hi);
     } else if ((op_is(op, "div") || op_is(op, "rem")) && n == 3) {
@@ -2027,6 +2241,15 @@ static aval eval_stmt_value(body *b, stmt *s)
         aval v;
         if (module_data_load(b, s, &v))
             return v;
+    }
+    if (op_is(op, "ld") && op_has(op, "const") && b->ir_stmt == s && b->ir_ok) {
+        int64_t ic;
+        if (iv_point(&b->ir_v, b->ir_w, b->ir_sg, &ic)) { /* (REF17) a table's equal entries */
+            aval z = unknown_val;
+            z.known = true;
+            z.c = ic;
+            return z;
+        }
     }
     if (op_is(op, "ld")) {
         aval a = address_val(b, s->ops[n > 1 ? 1 : 0]);
@@ -2717,6 +2940,7 @@ static void eval_all(body *b, flow *f, ptxrace_result *out)
         g->fhi = INFINITY;
         g->irng = false; /* (REF16) a read before the write in text order: nothing known (a
                           * guard known true at another launch may not be here) */
+        g->tname = NULL;
         if (g->defs > 1 && g->uni)
             g->uval = fresh(b, SP_OTHER);
     }
@@ -2832,6 +3056,8 @@ static void eval_all(body *b, flow *f, ptxrace_result *out)
             r->iv = b->ir_v;
             r->iw = (unsigned char)b->ir_w;
             r->isg = b->ir_sg;
+            if (nd == 1 && gh && !const_table_addr(b, s, &r->tname, &r->toff))
+                r->tname = NULL;
             /* (REF16) a write that may not run (a guard not known true) leaves the register,
              * where it does not, as it was: never written, any value -- not the value the
              * statement computes */
@@ -4866,6 +5092,12 @@ static int stored_values(body *b, const stmt *s, size_t size, const bool *clk, i
         return 0;
     if (val_const(&b->regs[r].v)) {
         vals[0] = b->regs[r].v.c;
+        return cap >= 1;
+    }
+    uint64_t lm = iv_mask(8 * (int)size);
+    if (b->regs[r].irng && ((b->regs[r].iv.kz | b->regs[r].iv.ko) & lm) == lm) {
+        vals[0] = (int64_t)(b->regs[r].iv.ko & lm); /* (REF17) the bytes stored all known (a
+                                                       * wider register: its low ones) */
         return cap >= 1;
     }
     for (long i = 0; i < b->n; i++) { /* its one definition */

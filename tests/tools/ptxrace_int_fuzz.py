@@ -2,7 +2,7 @@
 # A differential soundness check of the race rule's integer values (REF15's ranges, REF16's known
 # bits; server/measure/ptxrace.c, int_value_def): random chains of 1-6 integer PTX operations
 # (32- and 64-bit add/sub/and/or/xor/not/shifts/mul.lo/hi/wide/mad.lo/min/max/neg/abs/div/rem/
-# popc/clz/selp/cvt) on words of data and on a [0, 1] int from a float, ending in `& 127` as %r9,
+# popc/clz/selp/cvt; since REF17 also prmt, lop3, bfe, bfi, brev, shf, mad.hi) on words of data and on a [0, 1] int from a float, ending in `& 127` as %r9,
 # the extra offset of REF14's written form (lane t stores s[t], reads s[t + 16 + %r9], no
 # barrier). Each chain is also computed here on ~600 inputs (edge values and random words). Where
 # the scan finds the race at k, the rule took %r9 to be the constant k - 16: every input must give
@@ -55,7 +55,8 @@ def gen():
             B = b[2] if b[1] == 32 else None
             op = random.choice(['add', 'sub', 'and', 'or', 'xor', 'not', 'shl', 'shru', 'shrs', 'mullo', 'mulhiu', 'mulhis',
                                 'mins', 'maxs', 'minu', 'maxu', 'neg', 'abs', 'remu', 'rems', 'divu', 'divs', 'popc', 'clz',
-                                'selp', 'cvts64', 'cvtu64', 'mulwides', 'mulwideu', 'madlo', 'cvtu16', 'cvts8'])
+                                'selp', 'cvts64', 'cvtu64', 'mulwides', 'mulwideu', 'madlo', 'cvtu16', 'cvts8',
+                                'prmt', 'lop3', 'bfeu', 'bfes', 'bfi', 'brev', 'shfl', 'shfr', 'madhiu', 'madhis'])
             useimm = B is None or random.random() < 0.5
             bo = str(imm) if useimm else b[0]
             Bf = (lambda e, v=imm: v & M32) if useimm else B
@@ -97,6 +98,58 @@ def gen():
                  'madlo': ("mad.lo.s32 %s, %s, %s, %d" % (d, a[0], bo, imm), lambda e: (A(e) * Bf(e) + (imm & M32)) & M32),
                  }
             L = mk32(A, Bf, k, imm, d, a, bo)
+            if op in ('prmt', 'lop3', 'bfeu', 'bfes', 'bfi', 'brev', 'shfl', 'shfr', 'madhiu', 'madhis'):
+                # (REF17) the bit operations: selectors, LUTs, fields and amounts as immediates
+                c = random.choice([r for r in regs if r[1] == 32]); C = c[2]
+                if op == 'prmt':
+                    sel = random.choice([0x4441, 0x1111, 0x3210, 0x7654, 0xBBBB, 0x8888]) if random.random() < 0.4 \
+                        else random.getrandbits(16)
+                    def f(e, A=A, Bf=Bf, sel=sel):
+                        by = A(e) | (Bf(e) << 32); r = 0
+                        for i in range(4):
+                            n = (sel >> (4 * i)) & 15; v = (by >> (8 * (n & 7))) & 255
+                            if n & 8: v = 255 if v & 128 else 0
+                            r |= v << (8 * i)
+                        return r
+                    txt = "prmt.b32 %s, %s, %s, %d" % (d, a[0], bo, sel)
+                elif op == 'lop3':
+                    lut = random.getrandbits(8)
+                    def f(e, A=A, Bf=Bf, C=C, lut=lut):
+                        x, y, z = A(e), Bf(e), C(e); r = 0
+                        for i in range(8):
+                            if (lut >> i) & 1:
+                                r |= (x if i & 4 else ~x) & (y if i & 2 else ~y) & (z if i & 1 else ~z)
+                        return r & M32
+                    txt = "lop3.b32 %s, %s, %s, %s, %d" % (d, a[0], bo, c[0], lut)
+                elif op in ('bfeu', 'bfes'):
+                    pos = random.randint(0, 31); ln = random.randint(1, 32 - pos)
+                    if op == 'bfeu':
+                        f = lambda e, A=A, pos=pos, ln=ln: (A(e) >> pos) & ((1 << ln) - 1)
+                    else:
+                        f = lambda e, A=A, pos=pos, ln=ln: sx((A(e) >> pos) & ((1 << ln) - 1), ln) & M32
+                    txt = "bfe.%s32 %s, %s, %d, %d" % ('u' if op == 'bfeu' else 's', d, a[0], pos, ln)
+                elif op == 'bfi':
+                    pos = random.randint(0, 31); ln = random.randint(1, 32 - pos); fm = ((1 << ln) - 1) << pos
+                    f = lambda e, A=A, C=C, pos=pos, fm=fm: ((C(e) & ~fm) | ((A(e) << pos) & fm)) & M32
+                    txt = "bfi.b32 %s, %s, %s, %d, %d" % (d, a[0], c[0], pos, ln)
+                elif op == 'brev':
+                    f = lambda e, A=A: int('{:032b}'.format(A(e))[::-1], 2)
+                    txt = "brev.b32 %s, %s" % (d, a[0])
+                elif op in ('shfl', 'shfr'):
+                    mode = random.choice(['wrap', 'clamp']); amt = random.choice([0, 1, 2, 7, 31, 32, 33, 40, 64])
+                    n = amt & 31 if mode == 'wrap' else min(amt, 32)
+                    if op == 'shfl':
+                        f = lambda e, A=A, C=C, n=n: (((C(e) << 32 | A(e)) << n) >> 32) & M32
+                    else:
+                        f = lambda e, A=A, C=C, n=n: ((C(e) << 32 | A(e)) >> n) & M32
+                    txt = "shf.%s.%s.b32 %s, %s, %s, %d" % (op[3], mode, d, a[0], c[0], amt)
+                else:
+                    if op == 'madhiu':
+                        f = lambda e, A=A, Bf=Bf, imm=imm: (((A(e) * Bf(e)) >> 32) + (imm & M32)) & M32
+                    else:
+                        f = lambda e, A=A, Bf=Bf, imm=imm: (((sx(A(e), 32) * sx(Bf(e), 32)) >> 32) + imm) & M32
+                    txt = "mad.hi.%s32 %s, %s, %s, %d" % (op[-1], d, a[0], bo, imm)
+                lines.append("\t" + txt + ";"); regs.append((d, 32, f)); continue
             if op in ('remu', 'rems', 'divu', 'divs'):
                 dv = random.choice([1, 2, 3, 4, 8, 7])
                 f = (lambda A, dv: {'remu': lambda e: A(e) % dv, 'divu': lambda e: A(e) // dv,

@@ -952,9 +952,12 @@ static void test_module_data(void **state)
         if (r.found)
             fail_msg("%s with %s: a finding (the word is written)", pairs[i][0], pairs[i][1]);
     }
-    const char *idx[] = {"tree_word_idx"}; /* hk_word_idx[(int)in[0] & 3]: its address taken */
+    /* hk_word_idx[(int)in[0] & 3]: its address taken (until REF17 unknown); since REF17 the
+     * four entries at the index's range [0, 3] are all 0: the start is known */
+    const char *idx[] = {"tree_word_idx"};
     r = scan_data(idx, 1, 256, true, NULL);
-    assert_false(r.found);
+    assert_true(r.found);
+    assert_int_equal(r.k, 16);
     /* the referee's launches: a harness-form spec reads module data, less its constants */
     static const char spec_text[] =
         "{\"kernel\": \"k\", \"source\": \"k.cu\", \"sizes\": [{\"n\": 1000}, {\"n\": 77}],\n"
@@ -1667,12 +1670,16 @@ static const char float_tail[] =
     "\tld.shared.u32 %r13, [%r12];\n\tst.global.u32 [%rd2], %r13;\n\tret;\n}\n";
 
 /* A float of the values +0, -0, NaN made an int (spin_nan_evade.cu's `(int)(in[0] * 0.0f)`):
- * 0 at every launch, so the tree's start is known; a conversion to 64 bits, from a double,
- * or of a product by a number not zero: not known. */
+ * 0 at every launch, so the tree's start is known; a conversion from a double, or of a
+ * product by a number not zero: not known. Since REF17 a conversion to 64 bits is read (a
+ * NaN gives 1 << 63 there: the low 32 bits still 0). */
 static void test_float_zero(void **state)
 {
     (void)state;
-    const char *found[] = {"tree_fzero", "tree_fzero_fma", "tree_fsub", "tree_fdiv_inf"};
+    /* tree_fzero_s64, (int)(long long)(x * 0.0f): cvt.rzi.s64.f32 of +-0 or a NaN is 0 or
+     * 1 << 63 (the NaN's), whose low 32 bits are 0 both: found since REF17 */
+    const char *found[] = {"tree_fzero", "tree_fzero_fma", "tree_fsub", "tree_fdiv_inf",
+                           "tree_fzero_s64"};
     for (size_t i = 0; i < sizeof found / sizeof *found; i++) {
         const char *k[] = {found[i]};
         ptxrace_result r = scan_data(k, 1, 256, false, NULL);
@@ -1682,8 +1689,8 @@ static void test_float_zero(void **state)
         if (!r.found)
             fail_msg("%s at 1024 threads: no finding", found[i]);
     }
-    const char *not_found[] = {"tree_fzero_s64", "tree_fzero_f64", "tree_fsmall",
-                               "tree_fsub_other", "tree_fdiv_two"};
+    const char *not_found[] = {"tree_fzero_f64", "tree_fsmall", "tree_fsub_other",
+                               "tree_fdiv_two"};
     for (size_t i = 0; i < sizeof not_found / sizeof *not_found; i++) {
         const char *k[] = {not_found[i]};
         ptxrace_result r = scan_data(k, 1, 256, false, NULL);
@@ -1701,7 +1708,7 @@ static void test_float_zero(void **state)
         {"\tmul.f32 %f2, %f1, 0f00000000;\n\tfma.rn.f32 %f3, %f1, %f2, %f1;\n"
          "\tcvt.rzi.s32.f32 %r9, %f3;\n", false}, /* the addend is data */
         {"\tmul.f32 %f2, %f1, 0f00000001;\n\tcvt.rzi.s32.f32 %r9, %f2;\n", false},
-        {"\tmul.f32 %f2, %f1, 0f00000000;\n\tcvt.rzi.s64.f32 %r9, %f2;\n", false},
+        {"\tmul.f32 %f2, %f1, 0f00000000;\n\tcvt.rzi.s64.f32 %r9, %f2;\n", true}, /* REF17 */
         {"\tmul.f32 %f2, %f1, 0f00000000;\n\tcvt.rn.f32.f32 %f3, %f2;\n\tcvt.rzi.s32.f32 %r9, %f3;\n", false},
         {"\tsetp.gt.f32 %p1, %f1, 0f00000000;\n\t@%p1 mul.f32 %f2, %f1, 0f00000000;\n"
          "\tcvt.rzi.s32.f32 %r9, %f2;\n", false}, /* guarded: %f2 may be left unwritten */
@@ -1739,7 +1746,8 @@ static void test_float_zero(void **state)
          false},
         {"\tsub.f32 %f2, %f1, %f1;\n\tdiv.rn.f32 %f3, %f1, %f2;\n\tcvt.rzi.s32.f32 %r9, %f3;\n",
          false}, /* x / 0: an infinity */
-        {"\tsub.f32 %f2, %f1, %f1;\n\tcvt.rzi.s64.f32 %r9, %f2;\n", false},
+        {"\tsub.f32 %f2, %f1, %f1;\n\tcvt.rzi.s64.f32 %r9, %f2;\n", true}, /* REF17: 0 or
+                                                                       * 1 << 63, low 0 */
     };
     for (size_t i = 0; i < sizeof forms / sizeof *forms; i++) {
         char text[2048];
@@ -1756,8 +1764,8 @@ static void test_float_zero(void **state)
 /* Ranges of floats (session 43, REF14): a cvt to an integer of a value whose range rounds to
  * one integer (0 also where a NaN can come) is that integer -- min, max, abs, neg, .sat, add,
  * mul, fma, selp carry the range; a range that rounds to two integers, a NaN beside a range
- * that rounds to 1, a bound at infinity, a guarded or twice-written step, a 64-bit integer
- * are not known. */
+ * that rounds to 1, a bound at infinity, a guarded or twice-written step are not known (a
+ * 64-bit integer until REF17: its form below is found since, its low word 0 either way). */
 static void test_float_range(void **state)
 {
     (void)state;
@@ -1803,7 +1811,8 @@ static void test_float_range(void **state)
          "\tcvt.rpi.s32.f32 %r9, %f3;\n", false}, /* the same, a NaN operand read either way */
         {MIN_HALF "\tadd.f32 %f5, %f4, %f4;\n\tcvt.rzi.s32.f32 %r9, %f5;\n", false},
         {MIN_HALF "\tmul.f32 %f5, %f4, 0f7F800000;\n\tcvt.rzi.s32.f32 %r9, %f5;\n", false},
-        {MIN_HALF "\tcvt.rzi.s64.f32 %r9, %f4;\n", false},
+        {MIN_HALF "\tcvt.rzi.s64.f32 %r9, %f4;\n", true}, /* since REF17: 0 or, from a NaN,
+                                                          * 1 << 63: low 32 bits 0 */
         {MIN_HALF "\tsetp.gt.f32 %p1, %f1, 0f00000000;\n\t@%p1 min.f32 %f5, %f4, %f3;\n"
          "\tcvt.rzi.s32.f32 %r9, %f5;\n", false}, /* guarded */
         {MIN_HALF "\tmov.f32 %f4, %f1;\n\tcvt.rzi.s32.f32 %r9, %f4;\n", false}, /* twice */
@@ -1975,6 +1984,101 @@ static void test_int_bits(void **state)
         snprintf(text, sizeof text, "%s%s%s", float_head, forms[i].mid, float_tail);
         ptxrace_result r;
         assert_int_equal(ptxrace_scan_shape(text, strlen(text), (const long[]){256, 1, 1}, &r), HK_OK);
+        if (r.found != (forms[i].k != 0))
+            fail_msg("form %zu (%s): found %d", i, forms[i].mid, r.found);
+        if (r.found && r.k != forms[i].k)
+            fail_msg("form %zu: k = %ld (want %ld)", i, r.k, forms[i].k);
+    }
+}
+
+/* (REF17) Known bits through prmt, lop3, bfe, bfi, brev, shf and mad.hi, and a .const table
+ * read at an index of a known range (spin_int_prmt/lop3/bfe/shf/table_evade.cu): each result
+ * one constant found; a selector or LUT that keeps a live bit, a field that keeps bit 0, a
+ * shift or selector of data, a table whose entries at the index differ, an index that can
+ * leave the table, a .global table stay unknown. */
+static void test_int_ops(void **state)
+{
+    (void)state;
+    /* float_head with three module tables before the entry */
+    static const char head[] =
+        ".version 8.8\n.target sm_90\n.address_size 64\n"
+        ".const .align 4 .b8 tab[16] = {0, 0, 0, 0, 0, 0, 0, 0, 7, 0, 0, 0, 9};\n"
+        ".const .align 4 .b8 tab5[16] = {1, 0, 0, 0, 2, 0, 0, 0, 5, 0, 0, 0, 5};\n"
+        ".global .align 4 .b8 gtab[8];\n"
+        ".visible .entry k(\n\t.param .u64 k_param_0\n)\n{\n"
+        "\t.reg .pred %p<9>;\n\t.reg .b32 %r<40>;\n\t.reg .f32 %f<9>;\n\t.reg .b64 %rd<9>;\n"
+        "\t.shared .align 4 .b8 s[4096];\n"
+        "\tld.param.u64 %rd1, [k_param_0];\n\tcvta.to.global.u64 %rd2, %rd1;\n"
+        "\tld.global.f32 %f1, [%rd2];\n";
+#define ONE "\tabs.f32 %f2, %f1;\n\tmin.f32 %f4, %f2, 0f3F800000;\n\tcvt.rzi.s32.f32 %r20, %f4;\n"
+#define DAT "\tld.global.u32 %r21, [%rd2];\n"
+#define NEG ONE "\tneg.s32 %r21, %r20;\n\tsub.s32 %r22, %r21, 2;\n" /* [-3, -2] */
+#define IDX(t) "\tmul.wide.s32 %rd3, %r20, 4;\n\tmov.u64 %rd4, " t ";\n" \
+               "\tadd.s64 %rd5, %rd4, %rd3;\n"
+    static const struct {
+        const char *mid;
+        long k; /* the finding's k, 0: none */
+    } forms[] = {
+        {ONE "\tmov.b32 %r21, 0;\n\tmov.b32 %r22, 17473;\n\tprmt.b32 %r9, %r20, %r21, %r22;\n",
+         16}, /* nvcc's __byte_perm(v, 0, 0x4441) */
+        {ONE DAT "\tprmt.b32 %r9, %r20, %r21, 0x1111;\n", 16}, /* v's byte 1 four times */
+        {NEG "\tprmt.b32 %r23, %r22, 0, 0xBBBB;\n\tand.b32 %r9, %r23, 3;\n", 19}, /* sign */
+        {ONE DAT "\tlop3.b32 %r9, %r20, 2, %r21, 0x40;\n", 16}, /* v & 2 & ~d */
+        {ONE "\tlop3.b32 %r9, %r20, %r20, 6, 0x80;\n", 16},
+        {ONE DAT "\tlop3.b32 %r22, %r20, %r21, 1, 0xEA;\n\tand.b32 %r9, %r22, 1;\n",
+         17}, /* (v & d) | 1 */
+        {ONE "\tbfe.u32 %r9, %r20, 1, 4;\n", 16},
+        {NEG "\tbfe.s32 %r23, %r22, 2, 30;\n\tand.b32 %r9, %r23, 3;\n", 19}, /* -1 */
+        {DAT "\tbfi.b32 %r23, %r21, 0, 4, 8;\n\tand.b32 %r9, %r23, 15;\n", 16},
+        {ONE "\tbrev.b32 %r21, %r20;\n\tand.b32 %r9, %r21, 2147483647;\n", 16},
+        {ONE "\tmov.b32 %r21, 0;\n\tmov.b32 %r22, 1;\n\tshf.r.wrap.b32 %r9, %r20, %r21, %r22;\n",
+         16}, /* nvcc's __funnelshift_r(v, 0, 1) */
+        {ONE DAT "\tshf.l.wrap.b32 %r23, %r21, %r20, 32;\n\tand.b32 %r9, %r23, 2;\n", 16},
+        {ONE DAT "\tshf.r.clamp.b32 %r23, %r21, %r20, 40;\n\tand.b32 %r9, %r23, 2;\n", 16},
+        {ONE "\tmad.hi.u32 %r9, %r20, 2147483647, 0;\n", 16},
+        {ONE IDX("tab") "\tld.const.u32 %r9, [%rd5];\n", 16}, /* nvcc's hk_step[v] */
+        {ONE IDX("tab5") "\tld.const.u32 %r9, [%rd5+8];\n", 21}, /* entries 2, 3: 5 */
+        {ONE "\tcvt.rzi.s64.f32 %rd6, %f4;\n\tshr.u64 %rd7, %rd6, 1;\n"
+         "\tcvt.u32.u64 %r9, %rd7;\n", 16}, /* spin_int_ll_evade: [0, 1] or 1 << 63, >> 1 */
+        {"\tmul.f32 %f2, %f1, 0f00000000;\n\tcvt.rzi.s64.f32 %rd6, %f2;\n"
+         "\tcvt.u32.u64 %r9, %rd6;\n", 16}, /* 0 or the NaN's 1 << 63: the low word 0 */
+        /* not one value */
+        {ONE "\tprmt.b32 %r9, %r20, 0, 0x4440;\n", 0}, /* byte 0 kept */
+        {ONE DAT "\tprmt.b32 %r9, %r20, 0, %r21;\n", 0}, /* a selector of data */
+        {ONE "\tprmt.ecl.b32 %r9, %r20, 0, 0x4441;\n", 0}, /* another mode */
+        {ONE "\tlop3.b32 %r9, %r20, 2, 0, 0xFC;\n", 0}, /* v | 2: 2 or 3 */
+        {ONE DAT "\tlop3.b32 %r9, %r21, 2, 0, 0xC0;\n", 0}, /* d & 2 */
+        {ONE "\tbfe.u32 %r9, %r20, 0, 4;\n", 0}, /* bit 0 kept */
+        {DAT "\tbfe.u32 %r9, %r21, 30, 8;\n", 0}, /* past the width: not read */
+        {ONE "\tbfi.b32 %r9, %r20, 0, 1, 4;\n", 0}, /* 0 or 2 */
+        {ONE "\tbrev.b32 %r21, %r20;\n\tshr.u32 %r9, %r21, 31;\n", 0}, /* the bit back at 0 */
+        {ONE DAT "\tshf.r.wrap.b32 %r9, %r20, 0, %r21;\n", 0}, /* an amount of data */
+        {ONE DAT "\tshf.r.clamp.b32 %r9, %r21, %r20, 0;\n", 0}, /* the data word */
+        {ONE "\tmad.hi.u32 %r9, %r20, 2147483647, %r20;\n", 0},
+        {ONE IDX("tab") "\tld.const.u32 %r9, [%rd5+8];\n", 0}, /* 7 or 9 */
+        {ONE IDX("tab5") "\tld.const.u32 %r9, [%rd5];\n", 0}, /* 1 or 2 */
+        {ONE IDX("tab") "\tld.const.u32 %r9, [%rd5+12];\n", 0}, /* past the end */
+        {DAT "\tand.b32 %r20, %r21, 7;\n" IDX("tab") "\tld.const.u32 %r9, [%rd5];\n", 0},
+        {ONE IDX("gtab") "\tld.global.u32 %r9, [%rd5];\n", 0}, /* .global: not read */
+        {DAT IDX("tab") "\tld.const.u32 %r9, [%rd5];\n", 0}, /* an index of data */
+        {"\tmul.f32 %f2, %f1, 0f00000000;\n\tcvt.rzi.s64.f32 %rd6, %f2;\n"
+         "\tshr.u64 %rd7, %rd6, 63;\n\tcvt.u32.u64 %r9, %rd7;\n", 0}, /* the NaN's bit 63 */
+        {ONE "\tcvt.rzi.s64.f32 %rd6, %f4;\n\tcvt.u32.u64 %r9, %rd6;\n", 0}, /* 0 or 1 */
+    };
+#undef ONE
+#undef DAT
+#undef NEG
+#undef IDX
+    for (size_t i = 0; i < sizeof forms / sizeof *forms; i++) {
+        char text[4096];
+        snprintf(text, sizeof text, "%s%s%s", head, forms[i].mid, float_tail);
+        ptxrace_launch l;
+        memset(&l, 0, sizeof l);
+        l.shape[0] = 256;
+        l.shape[1] = l.shape[2] = 1;
+        l.module_data = true;
+        ptxrace_result r;
+        assert_int_equal(ptxrace_scan_launch(text, strlen(text), &l, "k", &r), HK_OK);
         if (r.found != (forms[i].k != 0))
             fail_msg("form %zu (%s): found %d", i, forms[i].mid, r.found);
         if (r.found && r.k != forms[i].k)
@@ -2874,6 +2978,7 @@ int main(void)
         cmocka_unit_test(test_float_range),
         cmocka_unit_test(test_int_range),
         cmocka_unit_test(test_int_bits),
+        cmocka_unit_test(test_int_ops),
         cmocka_unit_test(test_rule),
         cmocka_unit_test(test_odd_text),
         cmocka_unit_test(test_barrier_data),
