@@ -79,15 +79,6 @@ static bool is_param(const an_function *f, const rw_toks *ts, size_t k, size_t *
     return false;
 }
 
-/* Uses of the name at token k in [0, n), other than at k itself, that write it. */
-static bool written_elsewhere(const rw_toks *ts, size_t k, size_t self)
-{
-    for (size_t i = 0; i < ts->n; i++)
-        if (i != self && rwl_same_tok(ts, i, k) && rwl_is_use(ts, i) && rwl_scalar_written(ts, i))
-            return true;
-    return false;
-}
-
 /* The declaration `NAME = ...` of the local at k before token before, or ts->n. */
 static size_t local_decl(const rw_toks *ts, size_t k, size_t before)
 {
@@ -106,7 +97,7 @@ static bool is_thread_x(const rw_toks *ts, size_t a, size_t b, size_t before)
     if (b - a != 1 || ts->t[a].kind != T_IDENT)
         return false;
     size_t d = local_decl(ts, a, before);
-    if (d >= ts->n || written_elsewhere(ts, d, d))
+    if (d >= ts->n || rwl_written_elsewhere(ts, d, d))
         return false;
     size_t e = rwl_stmt_end(ts, d, ts->n);
     /* `tid = threadIdx.x;` or `tid = threadIdx.x,` */
@@ -129,11 +120,11 @@ static bool is_uniform(const cr_shape *s, size_t a, size_t b, size_t before, int
     if (ts->t[a].kind != T_IDENT)
         return false;
     if (is_param(s->f, ts, a, NULL))
-        return !written_elsewhere(ts, a, ts->n);
+        return !rwl_written_elsewhere(ts, a, ts->n);
     size_t d = local_decl(ts, a, before);
     if (d >= ts->n)   /* no local of that name: a template parameter or a named constant */
-        return !written_elsewhere(ts, a, ts->n);
-    if (written_elsewhere(ts, d, d) || depth > 2)
+        return !rwl_written_elsewhere(ts, a, ts->n);
+    if (rwl_written_elsewhere(ts, d, d) || depth > 2)
         return false;
     size_t e = d + 2;
     while (e < ts->n && !rwl_tok_is(ts, e, ";") && !rwl_tok_is(ts, e, ","))

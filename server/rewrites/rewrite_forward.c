@@ -135,15 +135,6 @@ static bool param_at(const sf_state *s, size_t k, size_t *ix)
     return false;
 }
 
-/* Is the name at k written anywhere in the body other than at its declaration d? */
-static bool written_after_decl(const rw_toks *ts, size_t k, size_t d)
-{
-    for (size_t i = 0; i < ts->n; i++)
-        if (i != d && rwl_same_tok(ts, i, k) && rwl_is_use(ts, i) && rwl_scalar_written(ts, i))
-            return true;
-    return false;
-}
-
 /* The top-level declaration `NAME = ...` of the name at k (its token), or ts->n. */
 static size_t decl_of(const sf_state *s, size_t k)
 {
@@ -167,7 +158,7 @@ static bool is_builtin_x(const sf_state *s, size_t a, size_t b, const char *buil
     if (b - a != 1 || ts->t[a].kind != T_IDENT)
         return false;
     size_t d = decl_of(s, a);
-    if (d >= ts->n || written_after_decl(ts, d, d) || !rwl_tok_is(ts, d + 1, "="))
+    if (d >= ts->n || rwl_written_elsewhere(ts, d, d) || !rwl_tok_is(ts, d + 1, "="))
         return false;
     return rwl_builtin_x(ts, d + 2, builtin) && (rwl_tok_is(ts, d + 5, ";") || rwl_tok_is(ts, d + 5, ","));
 }
@@ -204,14 +195,14 @@ static bool uniform_expr(const sf_state *s, size_t a, size_t b)
             continue;
         }
         if (param_at(s, k, NULL)) {
-            if (written_after_decl(ts, k, ts->n))
+            if (rwl_written_elsewhere(ts, k, ts->n))
                 return false;
             continue;
         }
         size_t d = decl_of(s, k);
-        if (d < ts->n && written_after_decl(ts, d, d))
+        if (d < ts->n && rwl_written_elsewhere(ts, d, d))
             return false;
-        if (d >= ts->n && written_after_decl(ts, k, ts->n))
+        if (d >= ts->n && rwl_written_elsewhere(ts, k, ts->n))
             return false;
         if (d >= ts->n && macro_reads_thread(s, k))
             return false;

@@ -178,6 +178,14 @@ bool rwl_scalar_written(const rw_toks *ts, size_t k)
                       (rwl_tok_is(ts, k - 1, "&") && rwl_unary_position(ts, k - 1))));
 }
 
+bool rwl_written_elsewhere(const rw_toks *ts, size_t k, size_t self)
+{
+    for (size_t i = 0; i < ts->n; i++)
+        if (i != self && rwl_same_tok(ts, i, k) && rwl_is_use(ts, i) && rwl_scalar_written(ts, i))
+            return true;
+    return false;
+}
+
 /* Index of the token closing the bracket at k ("(", "[", "{", or "<" for template lists),
  * or ts->n when unbalanced. */
 size_t rwl_match_close(const rw_toks *ts, size_t k)

@@ -67,6 +67,10 @@ bool rwl_same_tok(const rw_toks *ts, size_t a, size_t b);
  * its address taken (a write the scan cannot follow)? */
 bool rwl_scalar_written(const rw_toks *ts, size_t k);
 
+/* Is the name at token k written (rwl_scalar_written) at any use in the token list other
+ * than at token `self` (its declaration, or k itself)? */
+bool rwl_written_elsewhere(const rw_toks *ts, size_t k, size_t self);
+
 /* Index of the token closing the bracket at k ("(", "[", "{", or "<" for template lists),
  * or ts->n when unbalanced. */
 size_t rwl_match_close(const rw_toks *ts, size_t k);

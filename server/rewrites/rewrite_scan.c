@@ -946,18 +946,6 @@ static int emit_loop(struct hk_buf *o, const sc_scan *s, const sc_loop *L, int U
     return rc;
 }
 
-static void indentation(const char *text, uint32_t start, char *ind, size_t n)
-{
-    uint32_t ls = start;
-    while (ls > 0 && (text[ls - 1] == ' ' || text[ls - 1] == '\t'))
-        ls--;
-    size_t il = 0;
-    if ((ls == 0 || text[ls - 1] == '\n') && start - ls < n)
-        il = start - ls;
-    memcpy(ind, text + ls, il);
-    ind[il] = '\0';
-}
-
 int rw_unroll_jam_scan(const char *text, size_t len, const an_model *m, size_t kernel, int unroll, rw_result *out)
 {
     if (!out)
@@ -1011,7 +999,7 @@ int rw_unroll_jam_scan(const char *text, size_t len, const an_model *m, size_t k
         goto out;
     }
     char ind[64];
-    indentation(text, ts.t[L.loop_a].start, ind, sizeof ind);
+    rwl_line_indent(text, ts.t[L.loop_a].start, ind, sizeof ind);
     struct hk_buf nb;
     hk_buf_init(&nb, RW_TEXT_MAX);
     rc = emit_loop(&nb, &s, &L, unroll, ind);
