@@ -175,8 +175,14 @@ static bool element(bs_state *s, size_t nk, size_t a, size_t b, char *out, size_
             rb = b;
         } else
             return false;
-        if (!uniform_text(s, ra, rb))
+        /* OFF must be one operand of the `+`: `c ? a : b + i` or `k << 2 + i` is not OFF + i,
+         * nor is `i + a - b` (i + a) - b */
+        if (rwl_has_loose_op(s->ts, ra, rb) || !uniform_text(s, ra, rb))
             return false;
+        if (ra == a + 2)
+            for (size_t q = ra; q < rb; q++)
+                if (tok_text_is(s->ts, q, "+") || tok_text_is(s->ts, q, "-"))
+                    return false;
         strip_parens(off);
         char *t = rwl_tok_text(s->ts, ra, rb);
         snprintf(off_text, sizeof off_text, "%s", t ? t : "");
@@ -219,12 +225,16 @@ static void canon(bs_state *s, size_t a, size_t b, char *out, size_t n)
             k += 2;
             continue;
         }
-        /* (float) (int) (unsigned int) ... casts */
+        /* `(float)` and `(const float)` casts of the float values: a no-op; any other cast
+         * (`(int)`, `(half)`, `(double)`) changes the value and stays, so no pattern matches */
         if (tok_text_is(ts, k, "(") && k + 1 < b && rwp_is_type_word(ts, k + 1)) {
             size_t q = k + 1;
-            while (q < b && (rwp_is_type_word(ts, q) || rwl_tok_is_ident(ts, q, "const")))
+            bool only_float = true;
+            while (q < b && (rwp_is_type_word(ts, q) || rwl_tok_is_ident(ts, q, "const"))) {
+                only_float &= rwl_tok_is_ident(ts, q, "float") || rwl_tok_is_ident(ts, q, "const");
                 q++;
-            if (q < b && tok_text_is(ts, q, ")")) {
+            }
+            if (q < b && tok_text_is(ts, q, ")") && only_float) {
                 k = q;
                 continue;
             }
@@ -274,8 +284,9 @@ static bool uniform_text(bs_state *s, size_t a, size_t b)
 {
     const rw_toks *ts = s->ts;
     for (size_t k = a; k < b; k++) {
-        if (rwl_tok_is_ident(ts, k, "threadIdx") || rwl_tok_is_ident(ts, k, "laneid"))
-            return false;
+        if (rwl_tok_is_ident(ts, k, "threadIdx") || rwl_tok_is_ident(ts, k, "laneid") ||
+            rwl_reads_memory(ts, k, k + 2 < b ? k + 2 : b))
+            return false;   /* memory may change between the passes */
         if (rwp_tok_ident(ts, k)) {
             char w[PT_NAME];
             tok_copy(ts, k, w, sizeof w);

@@ -185,7 +185,8 @@ static bool uniform_expr(const sf_state *s, size_t a, size_t b)
 {
     const rw_toks *ts = s->ts;
     for (size_t k = a; k < b; k++) {
-        if (rwl_tok_is(ts, k, "[") || rwl_tok_is(ts, k, "threadIdx") || rwl_writes_any(ts, k, k + 1))
+        if (rwl_reads_memory(ts, k, k + 2 < b ? k + 2 : b) || rwl_tok_is(ts, k, "threadIdx") ||
+            rwl_writes_any(ts, k, k + 1))
             return false;
         if (ts->t[k].kind != T_IDENT || !rwl_is_use(ts, k))
             continue;
@@ -316,26 +317,6 @@ static int alias_at(const sf_state *s, size_t k)
     return -1;
 }
 
-/* Does [a, b) hold a top-level operator that binds looser than `+` (so that `OFF + i` would
- * not be the sum of OFF and i)? */
-static bool has_loose_operator(const rw_toks *ts, size_t a, size_t b)
-{
-    static const char *const loose[] = {"?", ":", "<<", ">>", "<", ">", "<=", ">=", "==", "!=", "&", "^", "|",
-                                        "&&", "||", ",", "="};
-    int depth = 0;
-    for (size_t k = a; k < b; k++) {
-        if (rwl_tok_is(ts, k, "(") || rwl_tok_is(ts, k, "["))
-            depth++;
-        else if (rwl_tok_is(ts, k, ")") || rwl_tok_is(ts, k, "]"))
-            depth--;
-        else if (depth == 0)
-            for (size_t i = 0; i < HK_ARRAY_LEN(loose); i++)
-                if (rwl_tok_is(ts, k, loose[i]))
-                    return true;
-    }
-    return false;
-}
-
 /* The row access at k (NAME [ ... ]) in loop L: its slot, or -1 when it is not one. */
 static int row_access(sf_state *s, const sf_loop *L, size_t k)
 {
@@ -359,11 +340,11 @@ static int row_access(sf_state *s, const sf_loop *L, size_t k)
     if (b == a + 1 && rwl_same_tok(ts, a, L->var)) {
         off[0] = off_text[0] = '\0';
     } else if (b > a + 2 && rwl_same_tok(ts, b - 1, L->var) && rwl_tok_is(ts, b - 2, "+") &&
-               !has_loose_operator(ts, a, b - 2) && uniform_expr(s, a, b - 2)) {
+               !rwl_has_loose_op(ts, a, b - 2) && uniform_expr(s, a, b - 2)) {
         squeeze_span(s, a, b - 2, off, sizeof off);
         span_copy(s, a, b - 2, off_text, sizeof off_text);
     } else if (b > a + 2 && rwl_same_tok(ts, a, L->var) && rwl_tok_is(ts, a + 1, "+") &&
-               !has_loose_operator(ts, a + 2, b) && uniform_expr(s, a + 2, b)) {
+               !rwl_has_loose_op(ts, a + 2, b) && uniform_expr(s, a + 2, b)) {
         for (size_t q = a + 2; q < b; q++)   /* i + a - b is (i + a) - b: only * / % after i + */
             if (rwl_tok_is(ts, q, "+") || rwl_tok_is(ts, q, "-"))
                 return -1;
@@ -399,7 +380,7 @@ static bool alias_stmt(sf_state *s, size_t a, size_t b)
         return false;
     char off[256] = "", off_text[256] = "";
     if (eq + 2 < semi) {
-        if (!rwl_tok_is(ts, eq + 2, "+") || has_loose_operator(ts, eq + 3, semi) || !uniform_expr(s, eq + 3, semi))
+        if (!rwl_tok_is(ts, eq + 2, "+") || rwl_has_loose_op(ts, eq + 3, semi) || !uniform_expr(s, eq + 3, semi))
             return false;
         squeeze_span(s, eq + 3, semi, off, sizeof off);
         span_copy(s, eq + 3, semi, off_text, sizeof off_text);
@@ -417,6 +398,23 @@ static bool alias_stmt(sf_state *s, size_t a, size_t b)
     snprintf(s->al[al].off, sizeof s->al[al].off, "%s", off);
     snprintf(s->al[al].off_text, sizeof s->al[al].off_text, "%s", off_text);
     return true;
+}
+
+/* Is [a, b) one name, perhaps in parentheses or under casts (`v`, `(float)(v)`)? Its value may
+ * be a product computed in another statement, which nvcc may contract into a reader's add as
+ * it may a product stored in place: not forwarded either. */
+static bool names_one_value(const rw_toks *ts, size_t a, size_t b)
+{
+    size_t names = 0;
+    for (size_t k = a; k < b; k++) {
+        if (rwl_tok_is(ts, k, "(") || rwl_tok_is(ts, k, ")") || rwl_is_type_word(ts, k) ||
+            rwl_tok_is_ident(ts, k, "const"))
+            continue;
+        if (ts->t[k].kind != T_IDENT || rwl_tok_is(ts, k + 1, "(") || rwl_tok_is(ts, k + 1, "["))
+            return false;
+        names++;
+    }
+    return names == 1;
 }
 
 /* Is the expression [a, b)'s last operation a product, quotient or remainder (through
@@ -522,9 +520,9 @@ static bool rec_text(sf_state *s, const sf_loop *L, size_t a, size_t b, struct h
             k = e->close;
             continue;
         }
-        if (rwl_tok_is(ts, k, "[") || rwl_tok_is_assign_op(ts, k) || rwl_tok_is(ts, k, "++") ||
-            rwl_tok_is(ts, k, "--"))
-            return false;   /* another read of memory, or a write */
+        if (rwl_reads_memory(ts, k, k + 2 < b ? k + 2 : b) || rwl_tok_is_assign_op(ts, k) ||
+            rwl_tok_is(ts, k, "++") || rwl_tok_is(ts, k, "--"))
+            return false;   /* another read of memory (`[`, `->`, `*p`, `__ldg(`), or a write */
         if (ts->t[k].kind == T_IDENT && rwl_same_tok(ts, k, L->var) && rwl_is_use(ts, k)) {
             SF_PUT(hk_buf_appends(bf, SF_VAR));
             continue;
@@ -826,7 +824,7 @@ static bool loop_events(sf_state *s, size_t l)
             if (opl >= 2)
                 snprintf(e->op, sizeof e->op, "%.*s", (int)(opl - 1), opt);
             e->product = !strcmp(e->op, "*") || !strcmp(e->op, "/") || !strcmp(e->op, "%") ||
-                         (!e->op[0] && top_is_product(ts, e->ra, e->rb, 0));
+                         (!e->op[0] && (top_is_product(ts, e->ra, e->rb, 0) || names_one_value(ts, e->ra, e->rb)));
             e->pure_rhs = !rwl_writes_any(ts, e->ra, e->rb);
             if (!rwl_tok_is(ts, e_end - 1, ";") || e->ra >= e->rb)
                 return rwl_refuse(s->why, sizeof s->why, ts, s->text, k, "row access", EN(RW_SF_ACCESS));

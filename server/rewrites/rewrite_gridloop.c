@@ -51,12 +51,14 @@ bool rwg_is_kw(const rw_toks *ts, size_t k)
     return false;
 }
 
-/* Is token k inside a loop or switch that starts in [a, k)? (A break there is its own.) */
+/* Is token k inside a loop or switch that starts in [a, k)? (A break there is its own.) A
+ * `continue` at k belongs to a loop only: one inside a switch continues the enclosing loop. */
 bool rwg_in_inner_construct(const rw_toks *ts, size_t a, size_t b, size_t k)
 {
+    bool loops_only = rwl_tok_is(ts, k, "continue");
     for (size_t q = a; q < k && q < b; q++)
         if (rwl_tok_is(ts, q, "for") || rwl_tok_is(ts, q, "while") || rwl_tok_is(ts, q, "do") ||
-            rwl_tok_is(ts, q, "switch")) {
+            (!loops_only && rwl_tok_is(ts, q, "switch"))) {
             size_t e = rwl_stmt_end(ts, q, b);
             if (rwl_tok_is(ts, q, "do") && e < b && rwl_tok_is(ts, e, "while"))
                 e = rwl_stmt_end(ts, e, b);

@@ -39,7 +39,8 @@ bool rwg_is_name(const rw_toks *ts, size_t k, size_t name);
 void rwg_compact(const rw_toks *ts, size_t a, size_t b, char *out, size_t n);
 /* Is token k a statement keyword (if, for, while, switch, return, sizeof, do, else)? */
 bool rwg_is_kw(const rw_toks *ts, size_t k);
-/* Is token k inside a loop or switch that starts in [a, k)? (A break there is its own.) */
+/* Is token k inside a loop or switch that starts in [a, k)? (A break there is its own; a
+ * `continue` only inside a loop: one in a switch continues the enclosing loop.) */
 bool rwg_in_inner_construct(const rw_toks *ts, size_t a, size_t b, size_t k);
 /* One past the statement at s of the kernel body: a loop macro's call `M(args) { ... }`
  * ends at its closing brace. */

@@ -178,6 +178,39 @@ bool rwl_scalar_written(const rw_toks *ts, size_t k)
                       (rwl_tok_is(ts, k - 1, "&") && rwl_unary_position(ts, k - 1))));
 }
 
+bool rwl_has_loose_op(const rw_toks *ts, size_t a, size_t b)
+{
+    static const char *const loose[] = {"?", ":", "<<", ">>", "<", ">", "<=", ">=", "==", "!=", "&", "^", "|",
+                                        "&&", "||", ","};
+    int depth = 0;
+    for (size_t k = a; k < b; k++) {
+        if (rwl_tok_is(ts, k, "(") || rwl_tok_is(ts, k, "["))
+            depth++;
+        else if (rwl_tok_is(ts, k, ")") || rwl_tok_is(ts, k, "]"))
+            depth--;
+        else if (depth == 0) {
+            if (rwl_tok_is_assign_op(ts, k))
+                return true;
+            for (size_t i = 0; i < HK_ARRAY_LEN(loose); i++)
+                if (rwl_tok_is(ts, k, loose[i]))
+                    return true;
+        }
+    }
+    return false;
+}
+
+bool rwl_reads_memory(const rw_toks *ts, size_t a, size_t b)
+{
+    for (size_t k = a; k < b && k < ts->n; k++) {
+        if (rwl_tok_is(ts, k, "[") || rwl_tok_is(ts, k, "->") || (rwl_tok_is(ts, k, "*") && rwl_unary_position(ts, k)))
+            return true;
+        if (ts->t[k].kind == T_IDENT && ts->t[k].end - ts->t[k].start > 4 && !memcmp(ts->text + ts->t[k].start, "__ld", 4) &&
+            rwl_tok_is(ts, k + 1, "("))
+            return true;
+    }
+    return false;
+}
+
 bool rwl_written_elsewhere(const rw_toks *ts, size_t k, size_t self)
 {
     for (size_t i = 0; i < ts->n; i++)

@@ -67,6 +67,15 @@ bool rwl_same_tok(const rw_toks *ts, size_t a, size_t b);
  * its address taken (a write the scan cannot follow)? */
 bool rwl_scalar_written(const rw_toks *ts, size_t k);
 
+/* Does [a, b) hold a top-level operator that binds looser than `+` (so that `OFF + i` would
+ * not be the sum of OFF and i): ?: shifts, comparisons, bitwise and logical operators, the
+ * comma and any assignment? */
+bool rwl_has_loose_op(const rw_toks *ts, size_t a, size_t b);
+
+/* Does [a, b) read memory: a subscript, `->`, a unary `*`, or a call of a load intrinsic
+ * (`__ldg`, `__ldcs`, ... any `__ld*`)? */
+bool rwl_reads_memory(const rw_toks *ts, size_t a, size_t b);
+
 /* Is the name at token k written (rwl_scalar_written) at any use in the token list other
  * than at token `self` (its declaration, or k itself)? */
 bool rwl_written_elsewhere(const rw_toks *ts, size_t k, size_t self);

@@ -661,6 +661,10 @@ static bool read_inductions(wl_scan *s, wl_loop *L)
             }
         if (!read)
             continue;   /* not read in the window: a sum's form (`n += 1`), read_body's case */
+        for (int d = 0; d < L->dims; d++)   /* the bound is read once for all lanes' trips */
+            for (size_t k = L->w[d].b_a; k < L->w[d].b_b; k++)
+                if (rwg_is_name(ts, k, v))
+                    return refuse(s, k, "induction", EN(RW_WL_CARRIED), TOK(ts, v));   /* into the trip count */
         for (size_t k = ca; k < cb; k++) {
             if (ts->t[k].kind != T_IDENT)
                 continue;

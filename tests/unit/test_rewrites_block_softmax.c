@@ -245,6 +245,10 @@ static void block_softmax_refusals(void **state)
         {"two_offsets", "row access", 257, "one OFF without the thread index"},
         {"rows_by_y", "row access", 268, "of the block's row"},
         {"reads_exps", "statement", 302, "another use of the stored exponentials"},
+        /* session 44 review: a value-changing cast, a looser operator in OFF, OFF from memory */
+        {"int_cast", "row loop", 314, "keeping a running maximum"},
+        {"loose_off", "row access", 348, "not this thread's element"},
+        {"mem_off", "row access", 381, "not this thread's element"},
     };
     rwf_expect_refusals(src, "block_online_softmax", cases, sizeof cases / sizeof cases[0]);
     free(src);

@@ -846,6 +846,9 @@ static void window_stepped_refusals(void **state)
         {"growing_step", "window_lanes", 424, "`x` steps by a value that changes in the loop (it reads `xs`)"},
         {"step_between", "window_lanes", 442, "the step of `y` comes between the body's other statements"},
         {"edge_max", "window_warp", 373, "`x` steps from trip to trip"},
+        /* session 44 review: a continue in a switch (it continues the loop), a bound reading a step */
+        {"switch_continue", "window_lanes", 479, "would skip the trailing step of `x`"},
+        {"bound_steps", "window_lanes", 497, "`x` carries a value from one trip to the next"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         rw_context ctx = {.text = fx.text, .len = fx.len, .m = fx.m, .kernel = kernel(&fx, cases[i].kernel)};

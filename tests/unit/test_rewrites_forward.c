@@ -263,6 +263,9 @@ static void forward_refusals(void **state)
         {"var_moves", "loop variable", 196, "written in its body"},
         {"warp_offset", "row access", 206, "the same for the whole block"},
         {"hides_param", "declaration", 218, "hides a local or parameter"},
+        /* session 44 review: a bound read from memory, a product stored through a name */
+        {"deref_bound", "kernel body", 225, "no two block-strided row loops"},
+        {"named_product", "block-strided loop", 240, "no later read of a stored element to forward"},
     };
     rwf_expect_refusals(src, "store_forward", cases, sizeof cases / sizeof cases[0]);
     free(src);

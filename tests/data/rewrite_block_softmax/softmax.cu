@@ -304,3 +304,102 @@ __global__ void reads_exps(float *out, const float *inp, float *first, int C)
     for (int i = t; i < C; i += blockDim.x)
         out[blockIdx.x * C + i] = out[blockIdx.x * C + i] / total;
 }
+
+// the maximum of the values cast to int: a cast that changes the value is not dropped (session 44 review)
+__global__ void int_cast(float *out, const float *inp, int C)
+{
+    __shared__ float red[256];
+    int t = threadIdx.x;
+    float m = -INFINITY;
+    for (int i = t; i < C; i += blockDim.x)
+        m = fmaxf(m, (int)inp[blockIdx.x * C + i]);
+    red[t] = m;
+    for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+        __syncthreads();
+        if (s > t)
+            red[t] = fmaxf(red[t], red[t + s]);
+    }
+    __syncthreads();
+    float off = red[0];
+    for (int i = t; i < C; i += blockDim.x)
+        out[blockIdx.x * C + i] = expf(inp[blockIdx.x * C + i] - off);
+    float sum = 0.0f;
+    for (int i = t; i < C; i += blockDim.x)
+        sum += out[blockIdx.x * C + i];
+    red[t] = sum;
+    for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+        __syncthreads();
+        if (s > t)
+            red[t] += red[t + s];
+    }
+    __syncthreads();
+    float total = red[0];
+    for (int i = t; i < C; i += blockDim.x)
+        out[blockIdx.x * C + i] = out[blockIdx.x * C + i] / total;
+}
+
+// `c > 0 ? 0 : blockIdx.x * C + i` is not OFF + i (the conditional binds looser)
+__global__ void loose_off(float *out, const float *inp, int C, int c)
+{
+    __shared__ float red[256];
+    int t = threadIdx.x;
+    float m = -INFINITY;
+    for (int i = t; i < C; i += blockDim.x)
+        m = fmaxf(m, inp[c > 0 ? 0 : blockIdx.x * C + i]);
+    red[t] = m;
+    for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+        __syncthreads();
+        if (s > t)
+            red[t] = fmaxf(red[t], red[t + s]);
+    }
+    __syncthreads();
+    float off = red[0];
+    for (int i = t; i < C; i += blockDim.x)
+        out[blockIdx.x * C + i] = expf(inp[blockIdx.x * C + i] - off);
+    float sum = 0.0f;
+    for (int i = t; i < C; i += blockDim.x)
+        sum += out[blockIdx.x * C + i];
+    red[t] = sum;
+    for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+        __syncthreads();
+        if (s > t)
+            red[t] += red[t + s];
+    }
+    __syncthreads();
+    float total = red[0];
+    for (int i = t; i < C; i += blockDim.x)
+        out[blockIdx.x * C + i] = out[blockIdx.x * C + i] / total;
+}
+
+// a row offset read from memory: memory may change between the passes
+__global__ void mem_off(float *out, const float *inp, int C, const int *rows)
+{
+    __shared__ float red[256];
+    int t = threadIdx.x;
+    float m = -INFINITY;
+    for (int i = t; i < C; i += blockDim.x)
+        m = fmaxf(m, inp[*rows * C + i]);
+    red[t] = m;
+    for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+        __syncthreads();
+        if (s > t)
+            red[t] = fmaxf(red[t], red[t + s]);
+    }
+    __syncthreads();
+    float off = red[0];
+    for (int i = t; i < C; i += blockDim.x)
+        out[blockIdx.x * C + i] = expf(inp[blockIdx.x * C + i] - off);
+    float sum = 0.0f;
+    for (int i = t; i < C; i += blockDim.x)
+        sum += out[blockIdx.x * C + i];
+    red[t] = sum;
+    for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+        __syncthreads();
+        if (s > t)
+            red[t] += red[t + s];
+    }
+    __syncthreads();
+    float total = red[0];
+    for (int i = t; i < C; i += blockDim.x)
+        out[blockIdx.x * C + i] = out[blockIdx.x * C + i] / total;
+}

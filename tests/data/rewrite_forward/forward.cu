@@ -219,3 +219,29 @@ __global__ void hides_param(float *out, const float *inp, float scale, int C)
         out[blockIdx.x * C + i] = out[blockIdx.x * C + i] - scale;
     }
 }
+
+// the loops' bound read from memory: not shown the same for every pass (session 44 review)
+__global__ void deref_bound(float *out, const float *inp, const int *len)
+{
+    int t = threadIdx.x;
+    for (int i = t; i < *len; i += blockDim.x)
+        out[blockIdx.x * 4096 + i] = inp[blockIdx.x * 4096 + i] + 1.0f;
+    __syncthreads();
+    for (int i = t; i < *len; i += blockDim.x)
+        out[blockIdx.x * 4096 + i] = out[blockIdx.x * 4096 + i] + 2.0f;
+}
+
+// the stored value is a product named in another statement: forwarded, nvcc could contract
+// it into the reader's add, which the store's rounding prevented
+__global__ void named_product(float *out, float *sums, const float *inp, float w, int C)
+{
+    int t = threadIdx.x;
+    float s = 0.0f;
+    for (int i = t; i < C; i += blockDim.x) {
+        float v = inp[blockIdx.x * C + i] * w;
+        out[blockIdx.x * C + i] = v;
+    }
+    for (int i = t; i < C; i += blockDim.x)
+        s += out[blockIdx.x * C + i];
+    sums[blockIdx.x * blockDim.x + t] = s;
+}

@@ -465,3 +465,41 @@ __global__ void segment_max_incl(const int *offs, const float *val, float *best_
         at_out[s] = at;
     }
 }
+
+// Refused (session 44 review): a `continue` inside a switch continues the window's loop, so
+// the trailing step is skipped on those trips.
+__global__ void switch_continue(const float *plane, float *out, const int n, const int w, const int taps)
+{
+    LOOP_OUTPUTS(o, n) {
+        float x = o, best = -1.f;
+        for (int t = 0; t < taps; t++) {
+            float v = edge_texel(plane, 1, w, 0.f, x);
+            switch (t & 1) {
+            case 1:
+                continue;
+            default:
+                break;
+            }
+            if (v > best)
+                best = v;
+            x += 0.5f;
+        }
+        out[o] = best;
+    }
+}
+
+// Refused (session 44 review): the bound reads the stepped name, which the original re-reads
+// every trip.
+__global__ void bound_steps(const float *plane, float *out, const int n, const int w)
+{
+    LOOP_OUTPUTS(o, n) {
+        float x = o, best = -1.f;
+        for (int t = 0; t < x; t++) {
+            x -= 0.5f;
+            float v = edge_texel(plane, 1, w, 0.f, x);
+            if (v > best)
+                best = v;
+        }
+        out[o] = best;
+    }
+}
