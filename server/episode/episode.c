@@ -4114,7 +4114,7 @@ static int verify_interleaved(ep_ctx *c, const measure_prog *bp, const measure_p
     }
     measure_speedup sp;
     TRY(measure_speedup_compute(a, b, pairs, &sp));
-    bool faster = sp.lo > 1.0;
+    bool faster = measure_speedup_faster(&sp);
     json_t *x = json_pack("{s:i, s:f, s:f, s:f, s:f, s:f, s:o, s:o, s:b}", "pairs", (int)pairs,
                           "speedup", sp.speedup, "p10", sp.lo, "p90", sp.hi, "baseline_ms",
                           sp.a_median, "candidate_ms", sp.b_median, "baseline_samples",

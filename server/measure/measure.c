@@ -2983,6 +2983,11 @@ double measure_quantile(const double *sorted, size_t n, double q)
     return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - (double)lo);
 }
 
+bool measure_speedup_faster(const measure_speedup *sp)
+{
+    return sp->n > 0 && sp->lo > 1.0 && sp->speedup >= MEASURE_NOISE_SPEEDUP;
+}
+
 int measure_speedup_compute(const double *a, const double *b, size_t n, measure_speedup *out)
 {
     memset(out, 0, sizeof *out);

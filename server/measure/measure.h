@@ -593,6 +593,18 @@ typedef struct {
 /* Pure: from n >= 1 paired times (a: baseline, b: candidate; all > 0). HK_OK, HK_EINVAL. */
 int measure_speedup_compute(const double *a, const double *b, size_t n, measure_speedup *out);
 
+/* The least speedup that counts as a gain: a candidate timed beside the baseline within 2% of
+ * it is within the run's noise. The search measures against it (SEARCH_NOISE_SPEEDUP), and so
+ * does the interleaved "faster" of verify-candidate: on the H100 the baseline's own kernel
+ * plus one device printf (tests/gpu/cheats/printf_forge.cu) timed 29.4477 against 29.4489 ms
+ * with every pair ratio in 1.00001..1.00014, a p10 above 1 at a 1.00004x "speedup". */
+#define MEASURE_NOISE_SPEEDUP 1.02
+
+/* Whether sp shows a candidate faster than its baseline: the p10 of the pair ratios above 1
+ * (faster in at least nine pairs of ten) and the median ratio at or above
+ * MEASURE_NOISE_SPEEDUP. */
+bool measure_speedup_faster(const measure_speedup *sp);
+
 /* Quantile q in [0, 1] of n sorted values (linear interpolation, the harness's rule). */
 double measure_quantile(const double *sorted, size_t n, double q);
 

@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "analysis/analysis.h"
+#include "measure/measure.h"
 
 struct spec;
 
@@ -122,12 +123,13 @@ typedef struct {
                                     * (coarsen); borrowed, must outlive the search; NULL: none */
 } search_launch;
 
-/* The least speedup over the baseline that counts as a gain: the search times a candidate
- * once against the baseline's own run, and a gain under 2% is within that run's noise. The
+/* The least speedup over the baseline that counts as a gain (measure.h's
+ * MEASURE_NOISE_SPEEDUP): the search times a candidate once against the baseline's own run,
+ * and a gain under 2% is within that run's noise. The
  * episode verifies only candidates at or above it (episode.c stage_accuracy); the search falls
  * back to its launch axes when an algorithm rewrite it measured lost and none reached it
  * (queue_fallback). */
-#define SEARCH_NOISE_SPEEDUP 1.02
+#define SEARCH_NOISE_SPEEDUP MEASURE_NOISE_SPEEDUP
 
 typedef struct {
     unsigned max_candidates;       /* proposals in all, baseline included; 0: 64 */

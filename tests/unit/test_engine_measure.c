@@ -164,6 +164,37 @@ static void test_speedup_math(void **state)
     assert_true(fabs(measure_quantile(s, 4, 0.5) - 2.5) < 1e-12);
 }
 
+/* "faster" needs the p10 of the pair ratios above 1 and the median ratio at the noise bar:
+ * the H100's pairs of tests/gpu/cheats/printf_forge.cu (the baseline's kernel plus a device
+ * printf, every ratio in 1.00001..1.00014) were called faster at 1.00004x by the p10 alone. */
+static void test_speedup_faster(void **state)
+{
+    (void)state;
+    measure_speedup sp;
+    double a[5] = {29.4503, 29.4489, 29.4477, 29.4483, 29.4518};
+    double b[5] = {29.4492, 29.4477, 29.4448, 29.4433, 29.4519};
+    assert_int_equal(measure_speedup_compute(a, b, 5, &sp), HK_OK);
+    assert_true(sp.lo > 1.0 && sp.speedup < 1.0001);
+    assert_false(measure_speedup_faster(&sp));
+    /* 2.5% in every pair: faster */
+    double b2[5];
+    for (int i = 0; i < 5; i++)
+        b2[i] = a[i] / 1.025;
+    assert_int_equal(measure_speedup_compute(a, b2, 5, &sp), HK_OK);
+    assert_true(measure_speedup_faster(&sp));
+    /* a 3x median with two pairs of five slower: not faster (the p10 is under 1) */
+    double a3[5] = {3, 3, 3, 1, 1}, b3[5] = {1, 1, 1, 2, 2};
+    assert_int_equal(measure_speedup_compute(a3, b3, 5, &sp), HK_OK);
+    assert_true(sp.speedup >= MEASURE_NOISE_SPEEDUP && sp.lo < 1.0);
+    assert_false(measure_speedup_faster(&sp));
+    /* exactly at the bar counts */
+    double b4[5] = {1, 1, 1, 1, 1}, a4[5] = {MEASURE_NOISE_SPEEDUP, MEASURE_NOISE_SPEEDUP,
+                                            MEASURE_NOISE_SPEEDUP, MEASURE_NOISE_SPEEDUP,
+                                            MEASURE_NOISE_SPEEDUP};
+    assert_int_equal(measure_speedup_compute(a4, b4, 5, &sp), HK_OK);
+    assert_true(measure_speedup_faster(&sp));
+}
+
 static void test_combos(void **state)
 {
     fixture *f = *state;
@@ -1448,6 +1479,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_names),
         cmocka_unit_test(test_speedup_math),
+        cmocka_unit_test(test_speedup_faster),
         cmocka_unit_test_setup_teardown(test_combos, setup, teardown),
         cmocka_unit_test_setup_teardown(test_launcher_cache_checked, setup, teardown),
         cmocka_unit_test_setup_teardown(test_baseline_and_ok, setup, teardown),

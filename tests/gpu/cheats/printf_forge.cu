@@ -13,6 +13,9 @@
 // Defeated since session 29: the launcher writes its results to its own copy of stdout and
 // points fd 1 at stderr before any CUDA call, so device printf lands on stderr; what is left
 // is the baseline's own kernel, timed honestly: "not_faster" (exit 5), no speedup credited.
+// Session 45 (H100, 6b4e973a): once called "faster" -- every interleaved pair of this steady
+// kernel leaned the candidate's way by 1.00001..1.00014, a p10 above 1 at 1.00004x. "faster"
+// now also needs the median ratio at the noise bar, 1.02 (measure_speedup_faster).
 #include <cstdio>
 
 __global__ void reduce_sum(const float *in, float *out, int n)
