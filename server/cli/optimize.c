@@ -726,7 +726,8 @@ static void print_verdict(const json_t *v, const char *what, const char *reason,
         printf(hk_tr(HK_MSG_VC_FASTER), num(il, "speedup"), num(v, "median_ms"),
                num(v, "speedup"), flagged ? hk_tr(HK_MSG_VC_FLAGGED) : "");
     } else if (!strcmp(what, "not_faster")) {
-        printf(hk_tr(HK_MSG_VC_NOT_FASTER), num(il, "speedup"), num(il, "p10"));
+        printf(hk_tr(HK_MSG_VC_NOT_FASTER), num(il, "speedup"), num(il, "p10"),
+               MEASURE_NOISE_SPEEDUP);
     } else if (!strcmp(what, "not_credited")) {
         const char *note = json_string_value(json_object_get(v, "credit_note"));
         printf(hk_tr(HK_MSG_VC_NOT_CREDITED), num(il, "speedup"));

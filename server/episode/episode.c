@@ -4009,17 +4009,18 @@ static void skill_credit(ep_ctx *c)
 /* ---- hkls verify-candidate: one candidate through the episode's pipeline ---- */
 
 /* Memory safety for verify-candidate: compute-sanitizer when the accepted candidate claims
- * more than 2x, or always with --sanitize; a rejection replaces e's verdict. *safety: new
- * reference {"note", and "sanitizer": the tools' outcome when they ran}. HK_OK,
- * HK_ECANCELED, HK_ENOMEM. */
-static int verify_sanitize(ep_ctx *c, const ep_verify_options *vo, const measure_prog *bp,
-                           const measure_prog *cp, const char *cand_text, size_t cand_len,
-                           measure_eval *e, json_t **safety)
+ * more than 2x, always with --sanitize, and (best) once it is faster interleaved: a faster
+ * verdict is verify-candidate's accepted best, which the episode never reports unchecked
+ * either. A rejection replaces e's verdict. *safety: new reference {"note", and
+ * "sanitizer": the tools' outcome when they ran}. HK_OK, HK_ECANCELED, HK_ENOMEM. */
+static int verify_sanitize(ep_ctx *c, const ep_verify_options *vo, bool best,
+                           const measure_prog *bp, const measure_prog *cp, const char *cand_text,
+                           size_t cand_len, measure_eval *e, json_t **safety)
 {
     *safety = NULL;
     if (e->verdict.reason != MEASURE_OK)
         return HK_OK; /* rejected already */
-    if (!sanitize_wanted(false, vo->sanitize, e->speedup, false)) {
+    if (!sanitize_wanted(best, vo->sanitize, e->speedup, false)) {
         char *body = hk_trf(HK_MSG_SAN_NOT_CLAIMED, e->speedup, SANITIZE_CLAIM_SPEEDUP);
         *safety = body ? json_pack("{s:o}", "note", json_sprintf(hk_tr(HK_MSG_SAN_NOTE), body))
                        : NULL;
@@ -4030,7 +4031,9 @@ static int verify_sanitize(ep_ctx *c, const ep_verify_options *vo, const measure
     if (c->backend == CC_DCU)
         so.unchecked = hk_tr(HK_MSG_SAN_DCU);
     ep__log(c, "info", hk_tr(HK_MSG_EP_MEMORY_SAFETY_COMPUTE_SANITIZER_4),
-            vo->sanitize ? "--sanitize" : EN(EPS_CLAIMS_OVER_2X));
+            vo->sanitize                              ? "--sanitize"
+            : e->speedup > SANITIZE_CLAIM_SPEEDUP ? EN(EPS_CLAIMS_OVER_2X)
+                                                      : EN(EPS_FASTER_INTERLEAVED));
     sanitize_result sr;
     int rc = sanitize_sizes(c, &so, bp, hk_tr(HK_MSG_EP_WHAT_CANDIDATE), cp, cand_text, cand_len,
                             &sr);
@@ -4072,6 +4075,52 @@ static json_t *verdict_new(bool accepted, const char *reason, const char *detail
     json_object_set_new(j, "reason", json_string(reason));
     json_object_set_new(j, "details", ep__text(details));
     return j;
+}
+
+/* verify-candidate's memory-safety outcome into verdict: "memory_safety" (the note) and
+ * "sanitizer" (the tools' outcome) when they ran; takes safety's reference. */
+static void verify_set_safety(json_t *verdict, json_t *safety)
+{
+    if (!safety)
+        return;
+    json_object_set(verdict, "memory_safety", json_object_get(safety, "note"));
+    if (json_object_get(safety, "sanitizer"))
+        json_object_set(verdict, "sanitizer", json_object_get(safety, "sanitizer"));
+    json_decref(safety);
+}
+
+/* A candidate found faster interleaved that its claim did not send to compute-sanitizer
+ * (2x or less, no --sanitize) is checked now, as the episode checks its best: a race or an
+ * out-of-bounds read that is right on every checked launch and claims 1.5x is no faster
+ * version (session 45: the cheats' runner passed --sanitize, so this path had no cheat).
+ * A finding rejects it: verdict, accepted, faster, credited, reason, details and where are
+ * replaced, the interleaved timing stays as measured. */
+static int verify_sanitize_faster(ep_ctx *c, const ep_verify_options *vo, const measure_prog *bp,
+                                  const measure_prog *cp, const char *cand_text, size_t cand_len,
+                                  measure_eval *e, json_t *verdict)
+{
+    json_t *safety = NULL;
+    int rc = verify_sanitize(c, vo, true, bp, cp, cand_text, cand_len, e, &safety);
+    if (rc)
+        return rc;
+    verify_set_safety(verdict, safety);
+    if (e->verdict.reason == MEASURE_OK)
+        return HK_OK;
+    json_t *rej = measure_eval_json(e);
+    if (!rej)
+        return HK_ENOMEM;
+    static const char *const keys[] = {"reason", "details", "where"};
+    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
+        json_t *v = json_object_get(rej, keys[i]);
+        if (v)
+            json_object_set(verdict, keys[i], v);
+    }
+    json_decref(rej);
+    json_object_set_new(verdict, "verdict", json_string("rejected"));
+    json_object_set_new(verdict, "accepted", json_false());
+    json_object_set_new(verdict, "faster", json_false());
+    json_object_set_new(verdict, "credited", json_false());
+    return HK_OK;
 }
 
 /* verify-candidate's interleaved look at an accepted candidate: the verify stage's A B A B
@@ -4405,19 +4454,16 @@ static int verify_candidate(const ep_verify_options *vo, json_t **verdict)
     }
     TRY(measure_evaluate(&c->mo, &c->base, &bp, &cp, cout, &e));
     json_t *safety = NULL;
-    TRY(verify_sanitize(c, vo, &bp, &cp, cand_text, cand_len, &e, &safety));
+    bool sanitized = e.verdict.reason == MEASURE_OK &&
+                     sanitize_wanted(false, vo->sanitize, e.speedup, false);
+    TRY(verify_sanitize(c, vo, false, &bp, &cp, cand_text, cand_len, &e, &safety));
     *verdict = measure_eval_json(&e);
     if (!*verdict) {
         json_decref(safety);
         rc = HK_ENOMEM;
         goto out;
     }
-    if (safety) {
-        json_object_set(*verdict, "memory_safety", json_object_get(safety, "note"));
-        if (json_object_get(safety, "sanitizer"))
-            json_object_set(*verdict, "sanitizer", json_object_get(safety, "sanitizer"));
-        json_decref(safety);
-    }
+    verify_set_safety(*verdict, safety);
     bool ok = e.verdict.reason == MEASURE_OK;
     json_object_set_new(*verdict, "verdict", json_string("rejected"));
     json_object_set_new(*verdict, "accepted", json_boolean(ok));
@@ -4433,6 +4479,8 @@ static int verify_candidate(const ep_verify_options *vo, json_t **verdict)
         if (pairs > MEASURE_MAX_PAIRS)
             pairs = MEASURE_MAX_PAIRS;
         TRY(verify_interleaved(c, &bp, &cp, pairs, e.credited, *verdict));
+        if (!sanitized && json_is_true(json_object_get(*verdict, "faster")))
+            TRY(verify_sanitize_faster(c, vo, &bp, &cp, cand_text, cand_len, &e, *verdict));
     }
 out:
     if (*verdict) {

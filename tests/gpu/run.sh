@@ -235,7 +235,8 @@ run_cheat() {
   # sanitize_*: cheats only compute-sanitizer catches (docs/sanitizer.md): checked whatever
   # speedup they claim
   # speedup they claim; so are the memory-safety cheats (out_of_bounds, race,
-  # uninitialized): a user gets the same check on any accepted candidate
+  # uninitialized): a user gets the same check on any accepted best (the episode's, and
+  # verify-candidate's faster verdict since session 45)
   case "$name" in sanitize_*) sflag=(--sanitize) ;; esac
   case "|$expect|" in *'|out_of_bounds|'*|*'|race|'*|*'|uninitialized|'*) sflag=(--sanitize) ;; esac
   say "verify-candidate $name (expect $expect)"

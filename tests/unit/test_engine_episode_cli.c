@@ -488,6 +488,72 @@ static void test_verify_candidate_sanitizer_incomplete(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* A faster candidate is checked for memory safety even when it claims 2x or less and
+ * --sanitize is not given (session 45): verify-candidate's faster verdict is its accepted
+ * best, and the episode never reports a best unchecked. The simulated candidate (x0.8 with
+ * __restrict__: 1.25x) races by the stand-in tool's word: without the late check it was
+ * "faster" (exit 0) with no sanitizer run; now it is rejected as race after its interleaved
+ * pairs, which stay in the verdict. The same candidate with no finding stays faster, its
+ * memory-safety note saying why the tools ran. */
+static void test_verify_candidate_sanitizes_faster(void **state)
+{
+    (void)state;
+    if (!usable())
+        skip();
+    char d[] = "/tmp/hk-test-verify-sanfast-XXXXXX";
+    assert_non_null(mkdtemp(d));
+    char cmd[4096], out[512], fast[512];
+    snprintf(out, sizeof out, "%s/out.json", d);
+    snprintf(fast, sizeof fast, "%s/fast.cu", d);
+    snprintf(cmd, sizeof cmd, "sed '/__global__/s/const float \\*x, float \\*y/const float *__restrict__ x, "
+             "float *__restrict__ y/' %s/bench/kernels/saxpy.cu > %s && grep -q __restrict__ %s",
+             HK_SOURCE_DIR, fast, fast);
+    assert_int_equal(system(cmd), 0);
+    for (int racy = 1; racy >= 0; racy--) {
+        char race_env[1024] = "";
+        if (racy)
+            snprintf(race_env, sizeof race_env, "FAKE_SANITIZER_RACECHECK=%s/sanitize/racecheck_error.txt",
+                     HK_TEST_DATA);
+        snprintf(cmd, sizeof cmd, "HK_COMPUTE_SANITIZER=%s/sanitize/fake_compute_sanitizer.sh %s "
+                 "HK_RUNNER_ISOLATION=none %s verify-candidate --spec %s/episode/tiny.bench.json "
+                 "--candidate %s --pairs 3 --json", HK_TEST_DATA, race_env, HKLS, HK_TEST_DATA,
+                 fast);
+        int code = run_sim(cmd, out);
+        json_t *j = json_load_file(out, 0, NULL);
+        assert_non_null(j);
+        double claim = json_number_value(json_object_get(j, "speedup"));
+        if (!(claim > 1.02 && claim <= 2.0))
+            fail_msg("the simulated candidate claims %.3fx, not in (1.02, 2]", claim);
+        const json_t *il = json_object_get(j, "interleaved");
+        assert_true(json_number_value(json_object_get(il, "speedup")) > 1.2);
+        const char *note = json_string_value(json_object_get(j, "memory_safety"));
+        assert_non_null(note);
+        assert_null(strstr(note, "not checked"));
+        assert_non_null(json_object_get(j, "sanitizer"));
+        if (racy) {
+            assert_int_not_equal(code, 0);
+            const char *reason = json_string_value(json_object_get(j, "reason"));
+            if (!reason || strcmp(reason, "race"))
+                fail_msg("a faster candidate with a race should be rejected as race, got %s",
+                         reason ? reason : "(none)");
+            assert_string_equal(json_string_value(json_object_get(j, "verdict")), "rejected");
+            assert_true(json_is_false(json_object_get(j, "accepted")));
+            assert_true(json_is_false(json_object_get(j, "faster")));
+            assert_true(json_is_false(json_object_get(j, "credited")));
+            assert_non_null(strstr(json_string_value(json_object_get(j, "details")),
+                                   "Race reported between"));
+        } else {
+            if (code != 0)
+                fail_msg("with no finding the candidate stays faster (exit 0), got %d: %s", code,
+                         json_string_value(json_object_get(j, "verdict")));
+            assert_string_equal(json_string_value(json_object_get(j, "verdict")), "faster");
+        }
+        json_decref(j);
+    }
+    snprintf(cmd, sizeof cmd, "rm -rf %s", d);
+    assert_int_equal(system(cmd), 0);
+}
+
 /* Memory safety at the size that is timed (issue 12; tests/gpu/cheats/size_race.cu): a
  * candidate safe at the spec's smallest size and racing at the timed (primary) one must be
  * rejected. The stand-in tool reports a race only for a program run with --size 1 (tiny's
@@ -968,6 +1034,7 @@ int main(void)
         cmocka_unit_test(test_demo_without_gpu),
         cmocka_unit_test(test_verify_candidate_interleaved),
         cmocka_unit_test(test_verify_candidate_sanitizer_incomplete),
+        cmocka_unit_test(test_verify_candidate_sanitizes_faster),
         cmocka_unit_test(test_verify_candidate_sanitizer_timed_size),
         cmocka_unit_test(test_verify_candidate_fp64),
         cmocka_unit_test(test_verify_candidate_stopped),
