@@ -59,7 +59,14 @@
  * axis is y where the body reads only blockIdx.y, or both and the spec's grid is longer
  * along y. Shared memory: the copies' tiles must fit a block (48 KB static; 64 KB on gfx9),
  * and with a device, F x the working blocks an SM then holds must exceed the blocks it held:
- * otherwise no more loads are in flight per SM and the rewrite cannot gain. */
+ * otherwise no more loads are in flight per SM and the rewrite cannot gain.
+ *
+ * A stored value loaded ahead (session 45): where the statement that ends the prologue is a
+ * store into the block's dynamic shared memory, `S[tid] = E;`, and E loads only from pointer
+ * parameters, writes nothing and reads no shared memory (hoisted_store), E runs with the
+ * copied part, `auto hk_fb_sJ = E;` per block, and each block's rest starts with the store of
+ * hk_fb_sJ: cuda-samples' reduce0-2, whose one load per thread is such a store's value, had
+ * nothing to issue together before. */
 #include "rewrites/registry.h"
 #include "rewrites/rewrite_lex.h"
 #include "rewrites/rewrite_recognize.h"
