@@ -256,13 +256,38 @@ static bool plain_struct(const fb_state *s, size_t k)
     return found && ok;
 }
 
+/* Is token k a type parameter of the kernel's template (`template <typename T>`: T)? */
+static bool type_param(const fb_state *s, size_t k)
+{
+    const char *tp = s->f ? s->f->template_params : NULL;
+    const char *nm = s->ts.text + s->ts.t[k].start;
+    size_t nl = s->ts.t[k].end - s->ts.t[k].start;
+    for (const char *p = tp; p && *p; p++) {
+        size_t kw = !strncmp(p, "typename", 8) ? 8 : !strncmp(p, "class", 5) ? 5 : 0;
+        if (!kw || (p > tp && (p[-1] == '_' || (p[-1] >= 'a' && p[-1] <= 'z') || (p[-1] >= 'A' && p[-1] <= 'Z'))))
+            continue;
+        const char *q = p + kw;
+        while (*q == ' ')
+            q++;
+        char e = q[nl];
+        if (!strncmp(q, nm, nl) && !(e == '_' || (e >= 'a' && e <= 'z') || (e >= 'A' && e <= 'Z') || (e >= '0' && e <= '9')))
+            return true;
+    }
+    return false;
+}
+
 /* May the call whose name is token k (followed by `(` or template arguments) run early,
- * twice or once for the batch? Pure functions, casts, reader functions of the file,
- * cooperative groups' handles, a default construction of a plain struct. */
+ * twice or once for the batch? Pure functions, casts (C++'s named casts and a functional cast
+ * to a type parameter of the kernel, `T(0)`, too: a conversion writes no memory), reader
+ * functions of the file, cooperative groups' handles, a default construction of a plain
+ * struct. */
 static bool harmless_call(const fb_state *s, size_t k, size_t paren)
 {
     const rw_toks *ts = &s->ts;
     if (rwl_pure_call_name(ts, k) || rwl_is_type_word(ts, k))
+        return true;
+    if (rwl_tok_is(ts, k, "static_cast") || rwl_tok_is(ts, k, "reinterpret_cast") ||
+        rwl_tok_is(ts, k, "const_cast") || (paren == k + 1 && type_param(s, k)))
         return true;
     if (rwl_tok_is(ts, k, "this_thread_block") || rwl_tok_is(ts, k, "tiled_partition") ||
         rwl_tok_is(ts, k, "sizeof"))

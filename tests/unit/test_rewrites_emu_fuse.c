@@ -15,7 +15,8 @@
  * nested `__shared__` per copy), on integer-valued data, it matches too. Session 45: a store
  * into dynamic shared memory whose value loads from pointer parameters (cuda-samples'
  * reduce0, `sdata[tid] = (i < n) ? g_idata[i] : 0;`; an extern array whose value reads the
- * block index itself) is loaded for every copy ahead of the rests: emulated at F 2/4/8 and
+ * block index itself; a template kernel's reinterpret_cast pointer with two loads and `T(0)` in
+ * the value) is loaded for every copy ahead of the rests: emulated at F 2/4/8 and
  * stacked on block_reduce; block b+1 storing block b's value, or loading at the leader's
  * index, differs. Refusals with their line: an early
  * return, a parameter or a block-free local written after the split, a spin loop after the first store, an impure call before it, a nested __shared__,
@@ -196,6 +197,28 @@ static const char k_r0[] =
     "}\n"
     "template __global__ void red0<float>(float *, float *, unsigned int);\n";
 
+/* a template kernel's shared pointer by reinterpret_cast of an extern byte array, a
+ * stored value of two loads (reduce3's first add, in the store) with a functional cast `T(0)` */
+static const char k_rb[] =
+    "template <typename T>\n"
+    "__global__ void rb(const T *__restrict__ in, T *out, int n)\n"
+    "{\n"
+    "    extern __shared__ unsigned char smem[];\n"
+    "    T *sdata = reinterpret_cast<T *>(smem);\n"
+    "    int tid = threadIdx.x;\n"
+    "    int i = blockIdx.x * (blockDim.x * 2) + threadIdx.x;\n"
+    "    sdata[tid] = (n > i + blockDim.x) ? in[i] + in[i + blockDim.x] : (n > i ? in[i] : T(0));\n"
+    "    __syncthreads();\n"
+    "    for (int s = blockDim.x / 2; s > 0; s >>= 1) {\n"
+    "        if (tid < s)\n"
+    "            sdata[tid] += sdata[tid + s];\n"
+    "        __syncthreads();\n"
+    "    }\n"
+    "    if (tid == 0)\n"
+    "        out[blockIdx.x] = sdata[0];\n"
+    "}\n"
+    "template __global__ void rb<float>(const float *__restrict__, float *, int);\n";
+
 /* an extern __shared__ array stored first with a value that reads the block index itself (the
  * split is that store: nothing else is copied), read back at another thread's element */
 static const char k_dyn[] =
@@ -374,6 +397,12 @@ static const char d_r0[] =
     "    emu::buf<float> in(G * B); in.fill(G + B);\n"
     "    PAIR(float, \"r0\", G + 8, emu::launch(dim3(G), dim3(B), B * sizeof(float), [&] { NS::red0<float>(in, out, n); }));\n"
     "}\n";
+static const char d_rb[] =
+    "for (int G : {1, 3, 8}) for (int B : {64, 128}) {\n"
+    "    const int n = G * 2 * B - 5;\n"
+    "    emu::buf<float> in(G * 2 * B); in.fill(G * 3 + B);\n"
+    "    PAIR(float, \"rb\", G + 8, emu::launch(dim3(G), dim3(B), B * sizeof(float), [&] { NS::rb<float>(in, out, n); }));\n"
+    "}\n";
 static const char d_dyn[] =
     "for (int G : {1, 3, 7}) {\n"
     "    const int n = G * 64 - 9;\n"
@@ -410,6 +439,7 @@ static void emulated_runs(void **state)
         add_case("tptr", k_tptr, "tptr", fs[i], d_tptr);
         add_case("r0", k_r0, "red0", fs[i], d_r0);
         add_case("dyn", k_dyn, "dyn_rev", fs[i], d_dyn);
+        add_case("rb", k_rb, "rb", fs[i], d_rb);
     }
     /* broken on purpose, the hoisted store: block b+1 stores block b's value, and block b+1's
      * value loaded at the leader's index */
@@ -541,6 +571,10 @@ static void emitted_shape(void **state)
     const char *s0 = strstr(t, "sdata[tid] = hk_fb_s0;");
     assert_true(s0 != NULL && s0 < r);
     assert_null(strstr(t, "sdata_hk1"));
+    free(t);
+    t = emu_rewrite(k_rb, "rb", "fused_blocks", p);
+    assert_non_null(strstr(t, "auto hk_fb_s1 = (n > i_hk1 + blockDim.x) ? in[i_hk1] + in[i_hk1 + blockDim.x] : (n > i_hk1 ? in[i_hk1] : T(0));"));
+    assert_non_null(strstr(t, "T *sdata = reinterpret_cast<T *>(smem);"));
     free(t);
     t = emu_rewrite(k_dyn, "dyn_rev", "fused_blocks", p);
     assert_non_null(strstr(t, "auto hk_fb_s1 = n > hk_fb_v1 * blockDim.x + threadIdx.x ? __ldg(&a_hk1[hk_fb_v1 * blockDim.x + threadIdx.x]) * 0.5f : -1.0f;"));
