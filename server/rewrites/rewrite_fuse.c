@@ -59,7 +59,14 @@
  * axis is y where the body reads only blockIdx.y, or both and the spec's grid is longer
  * along y. Shared memory: the copies' tiles must fit a block (48 KB static; 64 KB on gfx9),
  * and with a device, F x the working blocks an SM then holds must exceed the blocks it held:
- * otherwise no more loads are in flight per SM and the rewrite cannot gain. */
+ * otherwise no more loads are in flight per SM and the rewrite cannot gain.
+ *
+ * A stored value loaded ahead (session 45): where the statement that ends the prologue is a
+ * store into the block's dynamic shared memory, `S[tid] = E;`, and E loads only from pointer
+ * parameters, writes nothing and reads no shared memory (hoisted_store), E runs with the
+ * copied part, `auto hk_fb_sJ = E;` per block, and each block's rest starts with the store of
+ * hk_fb_sJ: cuda-samples' reduce0-2, whose one load per thread is such a store's value, had
+ * nothing to issue together before. */
 #include "rewrites/registry.h"
 #include "rewrites/rewrite_lex.h"
 #include "rewrites/rewrite_recognize.h"
@@ -249,13 +256,38 @@ static bool plain_struct(const fb_state *s, size_t k)
     return found && ok;
 }
 
+/* Is token k a type parameter of the kernel's template (`template <typename T>`: T)? */
+static bool type_param(const fb_state *s, size_t k)
+{
+    const char *tp = s->f ? s->f->template_params : NULL;
+    const char *nm = s->ts.text + s->ts.t[k].start;
+    size_t nl = s->ts.t[k].end - s->ts.t[k].start;
+    for (const char *p = tp; p && *p; p++) {
+        size_t kw = !strncmp(p, "typename", 8) ? 8 : !strncmp(p, "class", 5) ? 5 : 0;
+        if (!kw || (p > tp && (p[-1] == '_' || (p[-1] >= 'a' && p[-1] <= 'z') || (p[-1] >= 'A' && p[-1] <= 'Z'))))
+            continue;
+        const char *q = p + kw;
+        while (*q == ' ')
+            q++;
+        char e = q[nl];
+        if (!strncmp(q, nm, nl) && !(e == '_' || (e >= 'a' && e <= 'z') || (e >= 'A' && e <= 'Z') || (e >= '0' && e <= '9')))
+            return true;
+    }
+    return false;
+}
+
 /* May the call whose name is token k (followed by `(` or template arguments) run early,
- * twice or once for the batch? Pure functions, casts, reader functions of the file,
- * cooperative groups' handles, a default construction of a plain struct. */
+ * twice or once for the batch? Pure functions, casts (C++'s named casts and a functional cast
+ * to a type parameter of the kernel, `T(0)`, too: a conversion writes no memory), reader
+ * functions of the file, cooperative groups' handles, a default construction of a plain
+ * struct. */
 static bool harmless_call(const fb_state *s, size_t k, size_t paren)
 {
     const rw_toks *ts = &s->ts;
     if (rwl_pure_call_name(ts, k) || rwl_is_type_word(ts, k))
+        return true;
+    if (rwl_tok_is(ts, k, "static_cast") || rwl_tok_is(ts, k, "reinterpret_cast") ||
+        rwl_tok_is(ts, k, "const_cast") || (paren == k + 1 && type_param(s, k)))
         return true;
     if (rwl_tok_is(ts, k, "this_thread_block") || rwl_tok_is(ts, k, "tiled_partition") ||
         rwl_tok_is(ts, k, "sizeof"))
@@ -656,6 +688,120 @@ static long long shn_bytes(const rw_context *c, const fb_state *s, size_t i)
     return n;
 }
 
+/* Is name token k (a use) a pointer into the block's dynamic shared memory that stays so:
+ * a top-level extern __shared__ array, or a local declared before token lim, in a statement
+ * that names such an array or default-constructs a plain struct of the file (cuda-samples'
+ * `T *sdata = SharedMemory<T>();`), and never written after its declaration? */
+static bool shared_target(const fb_state *s, size_t k, size_t lim)
+{
+    const rw_toks *ts = &s->ts;
+    long x = shn_index(s, k);
+    if (x >= 0)
+        return s->shn_ext[x];
+    if (ts->t[k].kind != T_IDENT || !rwl_is_use(ts, k))
+        return false;
+    size_t decl = SIZE_MAX;
+    for (size_t r = 1; r < lim; r++)
+        if (rwl_same_tok(ts, r, k) && rwl_is_use(ts, r) && declared_name(ts, r)) {
+            if (decl != SIZE_MAX)
+                return false; /* declared twice: which one the store names is not followed */
+            decl = r;
+        }
+    if (decl == SIZE_MAX || rwl_tok_is(ts, decl + 1, "[") || !rwl_tok_is(ts, decl - 1, "*"))
+        return false;
+    for (size_t q = 1; q + 1 < ts->n; q++)
+        if (q != decl && rwl_same_tok(ts, q, k) && rwl_is_use(ts, q) && rwl_scalar_written(ts, q))
+            return false;
+    size_t i = 0;
+    while (i + 1 < s->n_st && s->st[i + 1] <= decl)
+        i++;
+    for (size_t q = s->st[i]; q < s->st[i + 1]; q++) {
+        long e = shn_index(s, q);
+        if (e >= 0 && s->shn_ext[e])
+            return true;
+        if (ts->t[q].kind == T_IDENT && rwl_is_use(ts, q)) {
+            size_t p = rwl_call_paren(ts, q);
+            if (p && p + 1 < s->st[i + 1] && rwl_tok_is(ts, p + 1, ")") && plain_struct(s, q))
+                return true;
+        }
+    }
+    return false;
+}
+
+/* Statement i (the store that ends the prologue) as `S[...] = E;`: a store into the block's
+ * dynamic shared memory (shared_target, subscripts free of loads, calls and writes) of a value
+ * E that loads from memory only through subscripts of (or __ldg on) pointer parameters --
+ * global memory, which no statement before the store writes -- and writes nothing, calls only
+ * harmless functions, reads no __shared__ name. Then E can be evaluated for every copy ahead
+ * of the copies' rests (into a register of the copy's own), the store itself staying at the
+ * head of each copy's rest: the reduction's first load (`sdata[tid] = (i < n) ? g_idata[i] :
+ * 0;`, cuda-samples' reduce0-2) joins the loads in flight. *eq gets the `=`; lim: the split's
+ * first token (S a local pointer must be declared before it). */
+static bool hoisted_store(const fb_state *s, size_t i, size_t lim, size_t *eq)
+{
+    const rw_toks *ts = &s->ts;
+    size_t a = s->st[i], b = s->st[i + 1];
+    if (b < a + 4 || !rwl_tok_is(ts, b - 1, ";") || ts->t[a].kind != T_IDENT)
+        return false;
+    size_t e = a + 1;
+    while (e < b && rwl_tok_is(ts, e, "[")) {
+        size_t cl = rwl_match_close(ts, e);
+        if (cl >= b)
+            return false;
+        e = cl + 1;
+    }
+    if (e == a + 1 || !rwl_tok_is(ts, e, "=") || !shared_target(s, a, lim))
+        return false;
+    for (size_t q = a; q < b - 1; q++) {
+        if (q == e)
+            continue;
+        if ((rwl_tok_is_assign_op(ts, q) && !rwl_tok_is(ts, q, "==")) || rwl_tok_is(ts, q, "++") ||
+            rwl_tok_is(ts, q, "--") || rwl_tok_is(ts, q, "__shared__") ||
+            (ts->t[q].kind == T_IDENT && (is_barrier(ts, q) || !strncmp(ts->text + ts->t[q].start, "atomic", 6))))
+            return false;
+        bool chain = false; /* the store's own subscripts' brackets */
+        for (size_t r = a + 1; r < e && !chain; r = rwl_match_close(ts, r) + 1)
+            chain = r == q;
+        if (q > a && q < e && !chain)
+            if (load_tok(s, q) || rwl_tok_is(ts, q, "->") || shn_index(s, q) >= 0 ||
+                (rwl_tok_is(ts, q, "*") && rwl_unary_position(ts, q)) ||
+                (ts->t[q].kind == T_IDENT && rwl_call_paren(ts, q)))
+                return false;
+    }
+    bool loads = false;
+    for (size_t q = e + 1; q < b - 1; q++) {
+        if (shn_index(s, q) >= 0 || rwl_tok_is(ts, q, "->") ||
+            (rwl_tok_is(ts, q, "*") && rwl_unary_position(ts, q)) || rwl_same_tok(ts, q, a))
+            return false;
+        if (rwl_tok_is(ts, q, "__ldg") && rwl_tok_is(ts, q + 1, "(")) {
+            /* a load of global memory by definition; its argument is an address */
+            size_t cl = rwl_match_close(ts, q + 1);
+            if (cl >= b - 1)
+                return false;
+            for (size_t r = q + 2; r < cl; r++)
+                if (shn_index(s, r) >= 0 || rwl_tok_is(ts, r, "->") || rwl_same_tok(ts, r, a) ||
+                    (rwl_tok_is(ts, r, "*") && rwl_unary_position(ts, r)))
+                    return false;
+            loads = true;
+            q = cl;
+            continue;
+        }
+        if (!rwl_tok_is(ts, q, "["))
+            continue;
+        /* a load: an element of a pointer parameter (global memory: a launch passes no other) */
+        size_t base = subscript_base(ts, q - 1, e + 1);
+        const an_param *pa = base == SIZE_MAX || !rwl_is_use(ts, base) ? NULL : rwp_param_named(s->f, ts, base);
+        if (!pa || pa->pointer_depth < 1 || rwl_tok_is(ts, base - 1, "&") ||
+            (rwl_tok_is(ts, base - 1, "*") && rwl_unary_position(ts, base - 1)))
+            return false;
+        loads = true;
+    }
+    if (!loads || first_unsafe_call(s, e + 1, b - 1) < b - 1)
+        return false;
+    *eq = e;
+    return true;
+}
+
 /* The spec's grid along dimension d (0 x, 1 y, 2 z) at its first size set: *v, or false. */
 static bool spec_grid(const rw_context *c, int d, long long *v)
 {
@@ -801,15 +947,30 @@ static int fused_blocks(const rw_context *c, int blocks, rw_result *out)
                 if (block_ax(ts, q, ax))
                     split = i;
     }
+    /* the store that ends it, `S[tid] = E;` into the block's dynamic shared memory with E
+     * loading from pointer parameters (session 45: cuda-samples' reduce0-2 load their one
+     * element per thread so): E is copied too, into a register per block, and the store
+     * heads each block's rest (hoisted_store's proof) */
+    size_t hv_eq = 0;
+    bool hoist = pmax < s.n_st && hoisted_store(&s, pmax, s.st[split == SIZE_MAX ? pmax : split], &hv_eq);
+    if (hoist && split == SIZE_MAX) {
+        for (size_t q = hv_eq + 1; q < s.st[pmax + 1]; q++)
+            if (block_ax(ts, q, ax))
+                split = pmax;
+        hoist = split != SIZE_MAX;
+    }
     if (split == SIZE_MAX)
         REFUSE(HK_MSG_RW_FB_NO_BLOCK, LINE(pmax < s.n_st ? s.st[pmax] : 0));
     /* it ends after its last statement that loads from global memory (tiles filled and read
-     * after that gain nothing from being copied: they stay with each block's rest) */
+     * after that gain nothing from being copied: they stay with each block's rest), or with
+     * a hoisted store's value, before that store */
     size_t pend = split;
     for (size_t i = split; i < pmax; i++)
         if (!shared_top[i] && !barrier[i] && global_load_in(&s, s.st[i], s.st[i + 1]))
             pend = i + 1;
-    if (pend == split)
+    if (hoist)
+        pend = pmax;
+    else if (pend == split)
         REFUSE(HK_MSG_RW_FB_NO_LOAD, LINE(s.st[split]));
     /* the split moves back to the declaration of a local declared before it and written from
      * it on (a sum started at 0 before blockIdx is read belongs to each block), and to any
@@ -1029,6 +1190,12 @@ static int fused_blocks(const rw_context *c, int blocks, rw_result *out)
                     phase += n;
                     most = phase > most ? phase : most;
                 }
+                if (hoist && known) {
+                    long long n = loads_in(c, &s, hv_eq + 1, s.st[pmax + 1] - 1);
+                    known = n >= 0;
+                    phase += n;
+                    most = phase > most ? phase : most;
+                }
                 long long base_sm = per_sm;
                 if (sizes_known && !c->hip && s0 + 1024 > 0 && 233472 / (s0 + 1024) < base_sm)
                     base_sm = 233472 / (s0 + 1024);
@@ -1052,7 +1219,7 @@ static int fused_blocks(const rw_context *c, int blocks, rw_result *out)
 
     /* the new body */
     int F = blocks;
-    int first_line = LINE(s.st[split]), last_line = LINE(s.st[pend] - 1);
+    int first_line = LINE(s.st[split]), last_line = LINE(s.st[hoist ? pmax + 1 : pend] - 1);
     if ((rc = hk_buf_printf(&o,
                             "{\n    // hk rewrite: fused_blocks. Block b = %d*q along %c runs blocks b .. b+%d (those below gridDim.%c),\n" /* i18n: not for people */
                                 "    // the others return at once: the code from the first read of blockIdx.%c to the last load\n"
@@ -1145,6 +1312,20 @@ static int fused_blocks(const rw_context *c, int blocks, rw_result *out)
             rc = emit_stmt(&s, i, j ? vb : NULL, j ? sfx : NULL, &o);
         }
     }
+    /* the hoisted store's value, for the F blocks in turn (each into a register of its own) */
+    for (int j = 0; j < F && !rc && hoist; j++) {
+        char vb[32], sfx[32];
+        snprintf(vb, sizeof vb, "hk_fb_v%d", j);
+        snprintf(sfx, sizeof sfx, "_hk%d", j);
+        if (!j)
+            rc = hk_buf_appends(&o, /* i18n: not for people */ "    // the value each block stores first into shared memory, loaded ahead of the blocks' rests\n");
+        if (!rc)
+            rc = hk_buf_printf(&o, /* i18n: not for people */ "    auto hk_fb_s%d = ", j);
+        if (!rc)
+            rc = copy_range(&s, hv_eq + 1, s.st[pmax + 1] - 1, j ? vb : NULL, j ? sfx : NULL, &o);
+        if (!rc)
+            rc = hk_buf_appends(&o, ";\n");
+    }
     for (int j = 0; j < F && !rc; j++) {
         char vb[32], sfx[32];
         snprintf(vb, sizeof vb, "(blockIdx.%c + %du)", ax, (unsigned)j);
@@ -1153,9 +1334,20 @@ static int fused_blocks(const rw_context *c, int blocks, rw_result *out)
             rc = hk_buf_printf(&o, "    __syncthreads();\n    if (blockIdx.%c + %du < gridDim.%c) {\n", ax, (unsigned)j, ax);
         else
             rc = hk_buf_appends(&o, "    {\n");
-        for (size_t i = pend; i < s.n_st && !rc; i++)
-            if (!shared_top[i])
-                rc = emit_stmt(&s, i, j ? vb : NULL, j ? sfx : NULL, &o);
+        for (size_t i = pend; i < s.n_st && !rc; i++) {
+            if (shared_top[i])
+                continue;
+            if (hoist && i == pmax) {
+                /* the store, of the value loaded ahead */
+                rc = emit_gap(&s, i, &o);
+                if (!rc)
+                    rc = copy_range(&s, s.st[i], hv_eq, j ? vb : NULL, j ? sfx : NULL, &o);
+                if (!rc)
+                    rc = hk_buf_printf(&o, " = hk_fb_s%d;\n", j);
+                continue;
+            }
+            rc = emit_stmt(&s, i, j ? vb : NULL, j ? sfx : NULL, &o);
+        }
         if (!rc)
             rc = hk_buf_appends(&o, "    }\n");
     }

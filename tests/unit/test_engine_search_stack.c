@@ -428,6 +428,34 @@ static void wild_reduce3(void **state)
     wild_close(&w);
 }
 
+/* cuda-samples' reduce0 under its spec and the shipped latency-bound plan on sm_90 (its
+ * class on the H100: 9.7% of roofline): since session 45 fused_blocks applies to it (its one
+ * load is the value of the store into SharedMemory<T>'s pointer, loaded per block ahead), and
+ * with block_reduce (the modulo tree as shuffles) and fused_blocks ahead of the baseline the
+ * stacked "block_reduce + fused_blocks blocks=4" is proposed, each block's value loaded before
+ * the rests on block_reduce's text. */
+static void wild_reduce0(void **state)
+{
+    (void)state;
+    wild_kernel w;
+    if (!wild_open("cs_reduce0", &w))
+        return;
+    skillplan plan;
+    search *s = wild_search(&w, SK_LATENCY_BOUND, 9.7, &plan);
+    static const double ms[4] = {10.0, 4.2, 8.0, 2.5};
+    const search_candidate *c = first_stacked(s, ms);
+    assert_non_null(c);
+    assert_true(!strncmp(c->structural, "block_reduce", 12));
+    assert_non_null(strstr(c->structural, " + fused_blocks blocks=4"));
+    assert_non_null(strstr(c->text, "hk_part"));
+    assert_non_null(strstr(c->text, "auto hk_fb_s3 = "));
+    assert_non_null(strstr(c->text, "sdata[tid] = hk_fb_s3;"));
+    assert_true(c->id <= 4); /* within the wild runs' budget of 4 */
+    search_free(s);
+    skillplan_free(&plan);
+    wild_close(&w);
+}
+
 /* Times for points_in_boxes: the baseline 10, table_hoist 8, float_literals 9.5, a stacked
  * candidate 7.5, anything else 10.5 (no other leader). */
 static double pib_time(const search_candidate *c)
@@ -495,6 +523,7 @@ int main(void)
         cmocka_unit_test(wild_kernels),
         cmocka_unit_test(fused_blocks_on_block_reduce),
         cmocka_unit_test(wild_reduce3),
+        cmocka_unit_test(wild_reduce0),
         cmocka_unit_test(wild_points_in_boxes),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

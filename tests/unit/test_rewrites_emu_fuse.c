@@ -12,7 +12,13 @@
  * one, bit for bit. Two broken rewrites must differ: every copy loading the leader's block
  * (the clamped index replaced by blockIdx.x), and the rest of a block past the grid run
  * anyway (its guard dropped: a store past the outputs). Stacked on block_reduce's output (a
- * nested `__shared__` per copy), on integer-valued data, it matches too. Refusals with their line: an early
+ * nested `__shared__` per copy), on integer-valued data, it matches too. Session 45: a store
+ * into dynamic shared memory whose value loads from pointer parameters (cuda-samples'
+ * reduce0, `sdata[tid] = (i < n) ? g_idata[i] : 0;`; an extern array whose value reads the
+ * block index itself; a template kernel's reinterpret_cast pointer with two loads and `T(0)` in
+ * the value) is loaded for every copy ahead of the rests: emulated at F 2/4/8 and
+ * stacked on block_reduce; block b+1 storing block b's value, or loading at the leader's
+ * index, differs. Refusals with their line: an early
  * return, a parameter or a block-free local written after the split, a spin loop after the first store, an impure call before it, a nested __shared__,
  * nothing read of blockIdx.x before the first store, a macro reading blockIdx; and the
  * device rule (a grid whose working blocks no longer fill the GPU). The emitted texts
@@ -154,6 +160,77 @@ static const char k_cg[] =
     "        g_odata[blockIdx.x] = mySum;\n"
     "}\n"
     "template __global__ void red3<float>(float *, float *, unsigned int);\n";
+
+/* cuda-samples' reduce0 shape (session 45): each thread's one load is the value of its store
+ * into dynamic shared memory through the plain struct's pointer, `sdata[tid] = (i < n) ?
+ * g_idata[i] : 0;`, then the interleaved tree with the modulo: the value is loaded for every
+ * copy ahead of the copies' rests (hoisted_store) */
+static const char k_r0[] =
+    "namespace cg {\n"
+    "struct thread_block {};\n"
+    "__device__ inline thread_block this_thread_block() { return thread_block(); }\n"
+    "__device__ inline void sync(thread_block) { __syncthreads(); }\n"
+    "}\n"
+    "template <class T> struct SharedMem {\n"
+    "    __device__ inline operator T *()\n"
+    "    {\n"
+    "        extern __shared__ int hk_smem_test[];\n"
+    "        return (T *)hk_smem_test;\n"
+    "    }\n"
+    "};\n"
+    "template <class T> __global__ void red0(T *g_idata, T *g_odata, unsigned int n)\n"
+    "{\n"
+    "    cg::thread_block cta = cg::this_thread_block();\n"
+    "    T *sdata = SharedMem<T>();\n"
+    "    unsigned int tid = threadIdx.x;\n"
+    "    unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    sdata[tid] = (i < n) ? g_idata[i] : 0;\n"
+    "    cg::sync(cta);\n"
+    "    for (unsigned int s = 1; s < blockDim.x; s *= 2) {\n"
+    "        if ((tid % (2 * s)) == 0) {\n"
+    "            sdata[tid] += sdata[tid + s];\n"
+    "        }\n"
+    "        cg::sync(cta);\n"
+    "    }\n"
+    "    if (tid == 0)\n"
+    "        g_odata[blockIdx.x] = sdata[0];\n"
+    "}\n"
+    "template __global__ void red0<float>(float *, float *, unsigned int);\n";
+
+/* a template kernel's shared pointer by reinterpret_cast of an extern byte array, a
+ * stored value of two loads (reduce3's first add, in the store) with a functional cast `T(0)` */
+static const char k_rb[] =
+    "template <typename T>\n"
+    "__global__ void rb(const T *__restrict__ in, T *out, int n)\n"
+    "{\n"
+    "    extern __shared__ unsigned char smem[];\n"
+    "    T *sdata = reinterpret_cast<T *>(smem);\n"
+    "    int tid = threadIdx.x;\n"
+    "    int i = blockIdx.x * (blockDim.x * 2) + threadIdx.x;\n"
+    "    sdata[tid] = (n > i + blockDim.x) ? in[i] + in[i + blockDim.x] : (n > i ? in[i] : T(0));\n"
+    "    __syncthreads();\n"
+    "    for (int s = blockDim.x / 2; s > 0; s >>= 1) {\n"
+    "        if (tid < s)\n"
+    "            sdata[tid] += sdata[tid + s];\n"
+    "        __syncthreads();\n"
+    "    }\n"
+    "    if (tid == 0)\n"
+    "        out[blockIdx.x] = sdata[0];\n"
+    "}\n"
+    "template __global__ void rb<float>(const float *__restrict__, float *, int);\n";
+
+/* an extern __shared__ array stored first with a value that reads the block index itself (the
+ * split is that store: nothing else is copied), read back at another thread's element */
+static const char k_dyn[] =
+    "__global__ void dyn_rev(const float *a, float *o, int n)\n"
+    "{\n"
+    "    extern __shared__ float dyn[];\n"
+    "    dyn[threadIdx.x] = n > blockIdx.x * blockDim.x + threadIdx.x ? __ldg(&a[blockIdx.x * blockDim.x + threadIdx.x]) * 0.5f : -1.0f;\n"
+    "    __syncthreads();\n"
+    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (i < n)\n"
+    "        o[i] = dyn[blockDim.x - 1 - threadIdx.x] + (float)blockIdx.x;\n"
+    "}\n";
 
 /* a row per block, a strided loop whose trips do not depend on the block: one loop for the
  * fused blocks (jammed), each block's body in turn per trip */
@@ -314,6 +391,25 @@ static const char d_tloc[] =
     "    PAIR(float, \"tloc\", G * 64 + 8, emu::launch(dim3(G), dim3(64), 0, [&] { NS::tloc(a, out); }));\n"
     "}\n";
 
+static const char d_r0[] =
+    "for (int G : {1, 4, 11}) for (int B : {64, 128}) {\n"
+    "    const unsigned n = G * B - 17;\n"
+    "    emu::buf<float> in(G * B); in.fill(G + B);\n"
+    "    PAIR(float, \"r0\", G + 8, emu::launch(dim3(G), dim3(B), B * sizeof(float), [&] { NS::red0<float>(in, out, n); }));\n"
+    "}\n";
+static const char d_rb[] =
+    "for (int G : {1, 3, 8}) for (int B : {64, 128}) {\n"
+    "    const int n = G * 2 * B - 5;\n"
+    "    emu::buf<float> in(G * 2 * B); in.fill(G * 3 + B);\n"
+    "    PAIR(float, \"rb\", G + 8, emu::launch(dim3(G), dim3(B), B * sizeof(float), [&] { NS::rb<float>(in, out, n); }));\n"
+    "}\n";
+static const char d_dyn[] =
+    "for (int G : {1, 3, 7}) {\n"
+    "    const int n = G * 64 - 9;\n"
+    "    emu::buf<float> a(G * 64); a.fill(G + 2);\n"
+    "    PAIR(float, \"dyn\", G * 64 + 8, emu::launch(dim3(G), dim3(64), 64 * sizeof(float), [&] { NS::dyn_rev(a, out, n); }));\n"
+    "}\n";
+
 static void add_case(const char *tag, const char *src, const char *kname, int F, const char *driver)
 {
     int p[RW_MAX_PARAMS] = {F};
@@ -341,6 +437,41 @@ static void emulated_runs(void **state)
         add_case("rowsy", k_rowsy, "rows_y", fs[i], d_rowsy);
         add_case("tloc", k_tloc, "tloc", fs[i], d_tloc);
         add_case("tptr", k_tptr, "tptr", fs[i], d_tptr);
+        add_case("r0", k_r0, "red0", fs[i], d_r0);
+        add_case("dyn", k_dyn, "dyn_rev", fs[i], d_dyn);
+        add_case("rb", k_rb, "rb", fs[i], d_rb);
+    }
+    /* broken on purpose, the hoisted store: block b+1 stores block b's value, and block b+1's
+     * value loaded at the leader's index */
+    {
+        int p2[RW_MAX_PARAMS] = {2};
+        char *r0 = emu_rewrite(k_r0, "red0", "fused_blocks", p2);
+        assert_non_null(strstr(r0, "sdata[tid] = hk_fb_s1;"));
+        char *swapped = emu_replaced_all(r0, "sdata[tid] = hk_fb_s1;", "sdata[tid] = hk_fb_s0;");
+        emu_batch_add_pair(&batch, "broken_hoist_value", k_r0, swapped, EMU_PAIR, d_r0, EMU_DIFFERS);
+        static const char own[] = "auto hk_fb_s1 = (i_hk1 < n) ? g_idata[i_hk1] : 0;";
+        assert_non_null(strstr(r0, own));
+        char *lead = emu_replaced_all(r0, own, "auto hk_fb_s1 = (i < n) ? g_idata[i] : 0;");
+        emu_batch_add_pair(&batch, "broken_hoist_index", k_r0, lead, EMU_PAIR, d_r0, EMU_DIFFERS);
+        free(lead);
+        free(swapped);
+        free(r0);
+        /* stacked on block_reduce (reduce0's modulo tree as shuffles), integer-valued data */
+        char *tree = emu_rewrite(k_r0, "red0", "block_reduce", NULL);
+        int p4[RW_MAX_PARAMS] = {4};
+        char *st = emu_rewrite(tree, "red0", "fused_blocks", p4);
+        assert_non_null(strstr(st, "hk_part"));
+        assert_non_null(strstr(st, "sdata[tid] = hk_fb_s3;"));
+        emu_batch_add_pair(&batch, "stacked_r0_f4", k_r0, st, EMU_PAIR,
+                           "for (int G : {1, 4, 11}) for (int B : {64, 128, 256}) {\n"
+                           "    const unsigned n = G * B - 17;\n"
+                           "    emu::buf<float> in(G * B); in.fill_mod(G + B, 9);\n"
+                           "    PAIR(float, \"r0s\", G + 8, emu::launch(dim3(G), dim3(B), B * sizeof(float), [&] { NS::red0<float>(in, out, n); }));\n"
+                           "}\n",
+                           EMU_OK);
+        rwf_nvcc_compiles(st, "stacked_r0_f4");
+        free(st);
+        free(tree);
     }
     /* broken on purpose, the tiles: the copied part's barrier dropped (the read of another
      * thread's element of the first tile moved before it), and block b+1's rest reading block
@@ -429,6 +560,24 @@ static void emitted_shape(void **state)
     assert_null(strstr(a + strlen(once), "this_thread_block()"));
     assert_null(strstr(t, "cta_hk1"));
     assert_non_null(strstr(t, "T mySum_hk1 = (i_hk1 < n) ? g_idata[i_hk1] : 0;"));
+    assert_null(strstr(t, "hk_fb_s"));
+    free(t);
+    /* reduce0: the stored value loaded per block ahead of the rests, the store heading each */
+    t = emu_rewrite(k_r0, "red0", "fused_blocks", p);
+    assert_non_null(strstr(t, "auto hk_fb_s0 = (i < n) ? g_idata[i] : 0;\n    auto hk_fb_s1 = (i_hk1 < n) ? g_idata[i_hk1] : 0;"));
+    const char *r = strstr(t, "if (blockIdx.x + 1u < gridDim.x) {");
+    assert_non_null(r);
+    assert_non_null(strstr(r, "sdata[tid] = hk_fb_s1;"));
+    const char *s0 = strstr(t, "sdata[tid] = hk_fb_s0;");
+    assert_true(s0 != NULL && s0 < r);
+    assert_null(strstr(t, "sdata_hk1"));
+    free(t);
+    t = emu_rewrite(k_rb, "rb", "fused_blocks", p);
+    assert_non_null(strstr(t, "auto hk_fb_s1 = (n > i_hk1 + blockDim.x) ? in[i_hk1] + in[i_hk1 + blockDim.x] : (n > i_hk1 ? in[i_hk1] : T(0));"));
+    assert_non_null(strstr(t, "T *sdata = reinterpret_cast<T *>(smem);"));
+    free(t);
+    t = emu_rewrite(k_dyn, "dyn_rev", "fused_blocks", p);
+    assert_non_null(strstr(t, "auto hk_fb_s1 = n > hk_fb_v1 * blockDim.x + threadIdx.x ? __ldg(&a_hk1[hk_fb_v1 * blockDim.x + threadIdx.x]) * 0.5f : -1.0f;"));
     free(t);
 }
 
@@ -514,16 +663,46 @@ static void refusals(void **state)
             "}\n",
             "k", "reference", 5);
     /* a tile of dynamic shared memory (sized by the launch, which fused_blocks keeps) ends
-     * the copied part: nothing loads before it */
+     * the copied part; its value is loaded ahead (k_dyn, k_r0) only when it loads from
+     * pointer parameters alone, writes nothing and reads no shared memory: a value through a
+     * local pointer, an update (`+=`: it reads the tile), a value reading the tile, a store to
+     * global memory first (no shared tile: an elementwise kernel's) -- nothing loads before */
+    refused("__global__ void k(const float *a, float *o)\n"
+            "{\n"
+            "    extern __shared__ float dyn[];\n"
+            "    const float *p = a + 1;\n"
+            "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+            "    dyn[threadIdx.x] = p[i];\n"
+            "    __syncthreads();\n"
+            "    o[i] = dyn[blockDim.x - 1 - threadIdx.x];\n"
+            "}\n",
+            "k", "statement", 5);
     refused("__global__ void k(const float *a, float *o)\n"
             "{\n"
             "    extern __shared__ float dyn[];\n"
             "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-            "    dyn[threadIdx.x] = a[i];\n"
+            "    dyn[threadIdx.x] += a[i];\n"
             "    __syncthreads();\n"
             "    o[i] = dyn[blockDim.x - 1 - threadIdx.x];\n"
             "}\n",
             "k", "statement", 4);
+    refused("__global__ void k(const float *a, float *o)\n"
+            "{\n"
+            "    extern __shared__ float dyn[];\n"
+            "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+            "    dyn[threadIdx.x] = a[i] + dyn[0];\n"
+            "    __syncthreads();\n"
+            "    o[i] = dyn[blockDim.x - 1 - threadIdx.x];\n"
+            "}\n",
+            "k", "statement", 4);
+    refused("__global__ void k(const float *a, float *o, float *c)\n"
+            "{\n"
+            "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+            "    o[i] = a[i];\n"
+            "    __syncthreads();\n"
+            "    c[i] = o[i ^ 1];\n"
+            "}\n",
+            "k", "statement", 3);
     refused("#define ROW (blockIdx.x * 64)\n"
             "__global__ void k(const float *a, float *o)\n"
             "{\n"
