@@ -869,6 +869,19 @@ static int append_update(struct hk_buf *o, const tk_scan *s, const tk_guard *G)
     return rc;
 }
 
+/* The mask of a query's P lanes at lane 0 of its group: P low bits (a shift by 32 would be
+ * undefined, so a warp's 32 lanes are written out). */
+static const char *lanes_mask(int P)
+{
+    switch (P) {
+    case 2: return "((1u << 2) - 1u)";      /* i18n: not for people */
+    case 4: return "((1u << 4) - 1u)";      /* i18n: not for people */
+    case 8: return "((1u << 8) - 1u)";      /* i18n: not for people */
+    case 16: return "((1u << 16) - 1u)";    /* i18n: not for people */
+    default: return "0xffffffffu";          /* i18n: not for people */
+    }
+}
+
 static int emit_guarded(const tk_scan *s, const tk_loop *L, const tk_guard *G, int P, struct hk_buf *o)
 {
     const rw_toks *ts = s->ts;
@@ -879,7 +892,7 @@ static int emit_guarded(const tk_scan *s, const tk_loop *L, const tk_guard *G, i
                               "    const unsigned hk_sp_lane = (threadIdx.x + blockDim.x * (threadIdx.y + "
                               "blockDim.y * threadIdx.z)) %% 32u;\n"
                               "    const unsigned hk_sp_base = hk_sp_np > 1 ? (hk_sp_lane & ~%du) : hk_sp_lane;\n"
-                              "    const unsigned hk_sp_gm = (hk_sp_np > 1 ? ((1u << %d) - 1u) : 1u) << hk_sp_base;\n"
+                              "    const unsigned hk_sp_gm = (hk_sp_np > 1 ? %s : 1u) << hk_sp_base;\n"
                               "    bool hk_sp_stop = false;\n"
                               "    /* an item is in range when the original's test `k < N` holds for it in the counter's\n"
                               "     * own type (and the counter holds it): the same comparison, signedness included */\n"
@@ -888,7 +901,7 @@ static int emit_guarded(const tk_scan *s, const tk_loop *L, const tk_guard *G, i
                               "        const long long hk_sp_kk = hk_sp_g + hk_sp_part;\n"
                               "        const bool hk_sp_in = hk_sp_kk == (long long)(%.*s)hk_sp_kk && (%.*s)hk_sp_kk < (%.*s);\n"
                               "        %.*s %.*s = (%.*s)(hk_sp_in ? hk_sp_kk : hk_sp_g);\n        ",
-                           P, P - 1, P, SPAN(ts, sl->type_a, sl->type_b), SPAN(ts, sl->start_a, sl->start_b),
+                           P, P - 1, lanes_mask(P), SPAN(ts, sl->type_a, sl->type_b), SPAN(ts, sl->start_a, sl->start_b),
                            SPAN(ts, sl->type_a, sl->type_b), SPAN(ts, sl->type_a, sl->type_b), SPAN(ts, sl->n_a, sl->n_b),
                            SPAN(ts, sl->type_a, sl->type_b), SPAN(ts, sl->type_a, sl->type_b), SPAN(ts, sl->n_a, sl->n_b),
                            SPAN(ts, sl->type_a, sl->type_b), TOK(ts, sl->v), SPAN(ts, sl->type_a, sl->type_b));
@@ -902,10 +915,11 @@ static int emit_guarded(const tk_scan *s, const tk_loop *L, const tk_guard *G, i
     for (size_t c = 0; c < G->n_conds && !rc; c++)
         rc = hk_buf_printf(o, "%s(%.*s)", c ? " || " : "", SPAN(ts, G->cond_a[c], G->cond_b[c]));
     if (!rc)
-        rc = hk_buf_printf(o, ")) >> hk_sp_base & ((1u << hk_sp_np) - 1u);\n" /* i18n: not for people */
+        rc = hk_buf_printf(o, ")) >> hk_sp_base & %s;\n" /* i18n: not for people */
                               "            if (!hk_sp_hit)\n"
                               "                break;\n"
-                              "            const int hk_sp_j = __ffs((int)hk_sp_hit) - 1;\n");
+                              "            const int hk_sp_j = __ffs((int)hk_sp_hit) - 1;\n",
+                           P < 32 ? "((1u << hk_sp_np) - 1u)" : "(hk_sp_np > 1 ? 0xffffffffu : 1u)");
     for (size_t i = 0; i < G->n_shfl && !rc; i++) {
         size_t v = G->shfl[i], ta = sl->value_type_a[v];
         if (rwl_tok_is(ts, ta, "const"))
@@ -1053,9 +1067,9 @@ static int emit(const tk_scan *s, const tk_loop *L, const tk_guard *G, int P, bo
         rc = hk_buf_printf(&o, "    if (hk_sp_np > 1) {\n" /* i18n: not for people */
                                "        const unsigned hk_sp_lane = (threadIdx.x + blockDim.x * (threadIdx.y + "
                                "blockDim.y * threadIdx.z)) %% 32u;\n"
-                               "        const unsigned hk_sp_mask = ((1u << %d) - 1u) << (hk_sp_lane & ~%du);\n"
+                               "        const unsigned hk_sp_mask = %s << (hk_sp_lane & ~%du);\n"
                                "        %s hk_sp_v[%d] = {",
-                           P, P - 1, bt, L->K);
+                           lanes_mask(P), P - 1, bt, L->K);
     for (int j = 0; j < L->K && !rc; j++)
         rc = hk_buf_printf(&o, "%s%.*s", j ? ", " : "", TOK(ts, L->B[j]));
     if (!rc)
@@ -1094,7 +1108,7 @@ static int rw_split_topk_scan(const rw_context *ctx, int P, rw_result *out)
     if (!out)
         return HK_EINVAL;
     memset(out, 0, sizeof *out);
-    if (P != 2 && P != 4 && P != 8)
+    if (P != 2 && P != 4 && P != 8 && P != 16 && P != 32)
         return HK_EINVAL;
     const an_function *f;
     int rc = rwl_check_kernel(ctx->text, ctx->len, ctx->m, ctx->kernel, &f);
@@ -1161,7 +1175,7 @@ out:
 
 /* ---- registry descriptor (registry.h) ---- */
 static const rw_param tk_params[] = {
-    {.name = "parts", .type = RW_PARAM_ENUM, .values = {4, 2, 8}, .n_values = 3, .def = 4},
+    {.name = "parts", .type = RW_PARAM_ENUM, .values = {4, 2, 8, 16, 32}, .n_values = 5, .def = 4},
 };
 
 static int emit_split_topk_scan(const rw_context *c, const int *p, rw_result *out)

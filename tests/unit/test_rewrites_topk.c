@@ -165,7 +165,7 @@ static void emits_and_compiles(void **state)
     static const char *const names[] = {"nearest3", "nearest1", "nearest2"};
     static const int ks[] = {3, 1, 2};
     for (size_t i = 0; i < HK_ARRAY_LEN(names); i++)
-        for (int parts = 2; parts <= 8; parts *= 2) {
+        for (int parts = 2; parts <= 32; parts *= 2) {
             unsigned mult = 0;
             char *t = split(kernels, names[i], parts, &mult);
             assert_int_equal(mult, (unsigned)parts);
@@ -178,8 +178,12 @@ static void emits_and_compiles(void **state)
             assert_non_null(strstr(t, "int j = (int)hk_sp_k;"));
             snprintf(want, sizeof want, "hk_sp_merge<%d>(hk_sp_v, hk_sp_i, hk_sp_mask, hk_sp_off, %d);", ks[i], parts);
             assert_non_null(strstr(t, want));
-            snprintf(want, sizeof want, "((1u << %d) - 1u) << (hk_sp_lane & ~%du)", parts, parts - 1);
+            if (parts < 32)
+                snprintf(want, sizeof want, "((1u << %d) - 1u) << (hk_sp_lane & ~%du)", parts, parts - 1);
+            else   /* a whole warp: no shift by 32 */
+                snprintf(want, sizeof want, "0xffffffffu << (hk_sp_lane & ~31u)");
             assert_non_null(strstr(t, want));
+            assert_null(strstr(t, "1u << 32"));
             assert_non_null(strstr(t, "if (hk_sp_part == 0) {"));
             if (i == 2) {
                 assert_non_null(strstr(t, "long long hk_sp_i[2] = {i1, i2};"));
@@ -651,26 +655,27 @@ static void emulated(void **state)
     static emu_batch batch;
     emu_batch_init(&batch, tmpdir, "topk");
     static const char *const names[] = {"nearest3", "nearest1", "nearest2"};
-    static const int ps[] = {2, 4, 8};
-    char *cands[3 * 3] = {0}, helpers[3][sizeof helpers_common + sizeof helpers_fmt + 16];
-    char drivers[3][128], tags[3 * 3][64];
-    for (size_t l = 0; l < 3; l++)
+    static const int ps[] = {2, 4, 8, 16, 32};
+    enum { NP = HK_ARRAY_LEN(ps) };
+    char *cands[3 * NP] = {0}, helpers[NP][sizeof helpers_common + sizeof helpers_fmt + 16];
+    char drivers[3][128], tags[3 * NP][64];
+    for (size_t l = 0; l < NP; l++)
     {
         int w = snprintf(helpers[l], sizeof helpers[l], "%s", helpers_common);
         snprintf(helpers[l] + w, sizeof helpers[l] - (size_t)w, helpers_fmt, ps[l]);
     }
     for (size_t i = 0; i < 3; i++) {
         snprintf(drivers[i], sizeof drivers[i], all_modes, names[i]);
-        for (size_t l = 0; l < 3; l++) {
-            cands[i * 3 + l] = split(kernels, names[i], ps[l], NULL);
-            snprintf(tags[i * 3 + l], sizeof tags[0], "topk_%s_p%d", names[i], ps[l]);
-            emu_batch_add_pair(&batch, tags[i * 3 + l], kernels, cands[i * 3 + l], helpers[l], drivers[i], EMU_OK);
+        for (size_t l = 0; l < NP; l++) {
+            cands[i * NP + l] = split(kernels, names[i], ps[l], NULL);
+            snprintf(tags[i * NP + l], sizeof tags[0], "topk_%s_p%d", names[i], ps[l]);
+            emu_batch_add_pair(&batch, tags[i * NP + l], kernels, cands[i * NP + l], helpers[l], drivers[i], EMU_OK);
         }
     }
-    /* mmcv's own three_nn (bench/wild/src, where extracted), P = 2, 4, 8 */
-    char *wild_src = NULL, *wild_cand[3] = {0}, wild_drv[3][sizeof three_nn_driver_fmt + 16], wild_tag[3][64];
+    /* mmcv's own three_nn (bench/wild/src, where extracted), P = 2, 4, 8, 16, 32 */
+    char *wild_src = NULL, *wild_cand[NP] = {0}, wild_drv[NP][sizeof three_nn_driver_fmt + 16], wild_tag[NP][64];
     if ((wild_src = rwf_wild_text("mmcv_three_nn_fwd", NULL))) {
-        for (size_t l = 0; l < 3; l++) {
+        for (size_t l = 0; l < NP; l++) {
             char *cand = split(wild_src, "three_nn_forward_cuda_kernel", ps[l], NULL);
             /* the header's include guard, defined by the original's copy, would hide the
              * rewrite's: opened unconditionally there */
@@ -708,6 +713,9 @@ static void emulated(void **state)
     emu_batch_add_pair(&batch, "topk_broken_tie", kernels, tie, helpers[1], drivers[0], EMU_DIFFERS);
     char *half = emu_replaced(cands[2], "hk_sp_off < 8;", "hk_sp_off < 4;");
     emu_batch_add_pair(&batch, "topk_broken_level", kernels, half, helpers[2], drivers[0], EMU_DIFFERS);
+    /* a whole warp a query (P = 32): the merge's last level (lanes 16 apart) left out */
+    char *half32 = emu_replaced(cands[4], "hk_sp_off < 32;", "hk_sp_off < 16;");
+    emu_batch_add_pair(&batch, "topk_broken_level32", kernels, half32, helpers[4], drivers[0], EMU_DIFFERS);
     char *nomerge = emu_replaced(cands[1], "if (hk_sp_np > 1) {", "if (hk_sp_np > 99) {");
     emu_batch_add_pair(&batch, "topk_broken_nomerge", kernels, nomerge, helpers[1], drivers[0], EMU_DIFFERS);
     emu_batch_run(&batch);
@@ -716,7 +724,8 @@ static void emulated(void **state)
     free(half);
     free(nomerge);
     free(wild_src);
-    for (size_t l = 0; l < 3; l++)
+    free(half32);
+    for (size_t l = 0; l < NP; l++)
         free(wild_cand[l]);
     for (size_t i = 0; i < HK_ARRAY_LEN(cands); i++)
         free(cands[i]);
@@ -725,8 +734,9 @@ static void emulated(void **state)
 /* The guarded form (no cascade: knn's heap, ball_query's counted break, `<=`, a branch
  * that does not shift, a double value in a float state, two sentinels): its text, the
  * grid it asks for, nvcc on one candidate, and the batched emulation against the original
- * bit for bit on spread, tie-heavy, all-equal and NaN inputs, 1..40 items, blocks of 64
- * and 36 (part 0 alone at P = 8), grids that give every thread two queries; mmcv's own
+ * bit for bit on spread, tie-heavy, all-equal and NaN inputs, 1..40 items, blocks of 64,
+ * 36 (part 0 alone at P = 8) and 48 (a second warp of 16 lanes: one query at P = 16, part 0
+ * alone at P = 32), grids that give every thread two queries; mmcv's own
  * knn and ball_query (where bench/wild/src is extracted). Broken candidates must differ:
  * the guard not asked again for the lane after an update, the values taken from the
  * group's first lane, a break that does not stop the other lanes. */
@@ -740,7 +750,7 @@ static const char guarded_helpers_fmt[] =
     "static void guarded_case(int mode)\n"
     "{\n"
     "    const int n = 70;\n"
-    "    for (int blk : {64, 36})\n"
+    "    for (int blk : {64, 36, 48})\n"
     "        for (int gx : {(n + blk - 1) / blk, 1})\n"
     "            for (int m : nis) {\n"
     "                emu::buf<float> q(n), x(m);\n"
@@ -771,7 +781,7 @@ static const char guarded_helpers_fmt[] =
 static const char knn_driver_fmt[] =
     "const int b = 2, m = 70, P = %d;\n"
     "for (int mode = 0; mode < 4; mode++)\n"
-    "    for (int blk : {64, 36})\n"
+    "    for (int blk : {64, 36, 48})\n"
     "        for (int n : {1, 3, 5, 17, 41})\n"
     "            for (int ns : {1, 5, 8}) {\n"
     "                emu::buf<float> xyz(b * n * 3), nx(b * m * 3);\n"
@@ -789,7 +799,7 @@ static const char knn_driver_fmt[] =
 static const char ball_driver_fmt[] =
     "const int b = 2, m = 70, P = %d;\n"
     "for (int mode = 0; mode < 4; mode++)\n"
-    "    for (int blk : {64, 36})\n"
+    "    for (int blk : {64, 36, 48})\n"
     "        for (int n : {1, 3, 5, 17, 41})\n"
     "            for (int ns : {1, 4, 9}) {\n"
     "                emu::buf<float> xyz(b * n * 3), nx(b * m * 3);\n"
@@ -807,7 +817,8 @@ static const char ball_driver_fmt[] =
 static void guarded_forms(void **state)
 {
     (void)state;
-    static const int ps[] = {2, 4, 8};
+    static const int ps[] = {2, 4, 8, 16, 32};
+    enum { NP = HK_ARRAY_LEN(ps) };
     /* the text: ballot, shuffle of the values the update reads, the break for all lanes */
     for (size_t i = 0; i < HK_ARRAY_LEN(guarded_names); i++) {
         unsigned mult = 0;
@@ -843,9 +854,9 @@ static void guarded_forms(void **state)
     static emu_batch batch;
     emu_batch_init(&batch, tmpdir, "topk_guarded");
     static const char driver[] = "for (int mode = 0; mode < 4; mode++) guarded_case(mode);\n";
-    char helpers[3][sizeof helpers_common + sizeof guarded_helpers_fmt + 16], tags[3][64];
-    char *cands[3] = {0};
-    for (size_t l = 0; l < 3; l++) {
+    char helpers[NP][sizeof helpers_common + sizeof guarded_helpers_fmt + 16], tags[NP][64];
+    char *cands[NP] = {0};
+    for (size_t l = 0; l < NP; l++) {
         int w = snprintf(helpers[l], sizeof helpers[l], "%s", helpers_common);
         snprintf(helpers[l] + w, sizeof helpers[l] - (size_t)w, guarded_helpers_fmt, ps[l]);
         /* one candidate text with every kernel split: each kernel's own rewrite applied in turn */
@@ -860,15 +871,15 @@ static void guarded_forms(void **state)
         snprintf(tags[l], sizeof tags[l], "topk_guarded_p%d", ps[l]);
         emu_batch_add_pair(&batch, tags[l], refused_src, cands[l], helpers[l], driver, EMU_OK);
     }
-    /* mmcv's knn and ball_query, P = 2, 4, 8 */
+    /* mmcv's knn and ball_query, P = 2, 4, 8, 16, 32 */
     static const char *const wild_ids[] = {"mmcv_knn_fwd", "mmcv_ball_query_fwd"};
     static const char *const wild_kernels[] = {"knn_forward_cuda_kernel", "ball_query_forward_cuda_kernel"};
     static const char *const wild_drivers[] = {knn_driver_fmt, ball_driver_fmt};
-    char *wild_src[2] = {0}, *wild_cand[2][3] = {{0}}, wild_drv[2][3][sizeof knn_driver_fmt + 64], wild_tag[2][3][64];
+    char *wild_src[2] = {0}, *wild_cand[2][NP] = {{0}}, wild_drv[2][NP][sizeof knn_driver_fmt + 64], wild_tag[2][NP][64];
     for (size_t w = 0; w < 2; w++) {
         if (!(wild_src[w] = rwf_wild_text(wild_ids[w], NULL)))
             continue;
-        for (size_t l = 0; l < 3; l++) {
+        for (size_t l = 0; l < NP; l++) {
             char *cand = split(wild_src[w], wild_kernels[w], ps[l], NULL);
             assert_non_null(strstr(cand, "guarded form"));
             wild_cand[w][l] = emu_replaced(cand, "#ifndef ", "#if 1 // ");
@@ -883,6 +894,14 @@ static void guarded_forms(void **state)
      * values; a break that stops only the scan's own lane group loop, not the replay */
     char *skip = emu_replaced_all(cands[1], "hk_sp_from = hk_sp_j + 1;", "hk_sp_from = hk_sp_j + 2;");
     emu_batch_add_pair(&batch, "topk_guarded_broken_skip", refused_src, skip, helpers[1], driver, EMU_DIFFERS);
+    /* a whole warp a query (P = 32): the same skip must differ there too */
+    char *skip32 = emu_replaced_all(cands[4], "hk_sp_from = hk_sp_j + 1;", "hk_sp_from = hk_sp_j + 2;");
+    emu_batch_add_pair(&batch, "topk_guarded_broken_skip32", refused_src, skip32, helpers[4], driver, EMU_DIFFERS);
+    /* and the lanes' mask of a group of 32 cut to 16 (what `(1u << 32) - 1u` would risk): lanes
+     * 16..31 wait at a ballot their group never joins */
+    char *mask16 = emu_replaced_all(cands[4], "0xffffffffu", "0xffffu");
+    assert_string_not_equal(mask16, cands[4]);
+    emu_batch_add_pair(&batch, "topk_guarded_broken_mask32", refused_src, mask16, helpers[4], driver, EMU_DIVERGENT);
     char *first = emu_replaced_all(cands[1], "(int)(hk_sp_base + hk_sp_j)", "(int)(hk_sp_base)");
     emu_batch_add_pair(&batch, "topk_guarded_broken_first", refused_src, first, helpers[1], driver, EMU_DIFFERS);
     char *nostop = emu_replaced(cands[2], "{ hk_sp_stop = true; break; }", "{ break; }");
@@ -901,11 +920,13 @@ static void guarded_forms(void **state)
     free(nostop);
     for (size_t w = 0; w < 2; w++) {
         free(wild_src[w]);
-        for (size_t l = 0; l < 3; l++)
+        for (size_t l = 0; l < NP; l++)
             free(wild_cand[w][l]);
     }
-    for (size_t l = 0; l < 3; l++)
+    for (size_t l = 0; l < NP; l++)
         free(cands[l]);
+    free(skip32);
+    free(mask16);
 }
 
 int main(void)
