@@ -707,6 +707,12 @@ static void emulated(void **state)
         "        }\n"
         "    }\n";
     emu_batch_add_pair(&batch, "topk_nearest3_hip_p4", kernels, hip, helpers_common, hip_driver, EMU_OK);
+    /* and at 32 (the gfx9 skill's largest: width 32 within the wavefront) */
+    char *hip32 = split_for(kernels, "nearest3", 32, NULL, true);
+    assert_non_null(strstr(hip32, "hk_sp_merge<3>(hk_sp_v, hk_sp_i, hk_sp_mask, hk_sp_off, 32);"));
+    char *hip32_driver = emu_replaced(hip_driver, "P = 4;", "P = 32;");
+    assert_string_not_equal(hip32_driver, hip_driver);
+    emu_batch_add_pair(&batch, "topk_nearest3_hip_p32", kernels, hip32, helpers_common, hip32_driver, EMU_OK);
     /* broken: ties between parts to the higher index; the last merge level left out; every
      * lane of a query storing (a part's own list, not the merged one, where part 0 is late) */
     char *tie = emu_replaced(cands[1], "oi[t] < ix[s]", "oi[t] > ix[s]");
@@ -720,6 +726,8 @@ static void emulated(void **state)
     emu_batch_add_pair(&batch, "topk_broken_nomerge", kernels, nomerge, helpers[1], drivers[0], EMU_DIFFERS);
     emu_batch_run(&batch);
     free(hip);
+    free(hip32);
+    free(hip32_driver);
     free(tie);
     free(half);
     free(nomerge);
