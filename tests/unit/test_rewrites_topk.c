@@ -410,6 +410,21 @@ static const char refused_src[] =
     "        }\n"
     "        out[t] = w;\n"
     "    }\n"
+    "}\n"
+    "__global__ void rising(int n, int m, const float *x, const float *q, int *out)\n"
+    "{\n"
+    "    LOOP(t, n) {\n"
+    "        float qx = q[t];\n"
+    "        float lim[2];\n"
+    "        lim[0] = 0.05f;\n"
+    "        lim[1] = 0.0f;\n"
+    "        int hits = 0;\n"
+    "        for (int i = 0; i < m; i++) {\n"
+    "            float d = (qx - x[i]) * (qx - x[i]);\n"
+    "            if (d < lim[0]) { lim[0] = lim[0] * 2.0f + d; lim[1] += d; hits = hits * 31 + i; }\n"
+    "        }\n"
+    "        out[t] = hits + (int)(lim[1] * 64.0f);\n"
+    "    }\n"
     "}\n";
 
 /* The guarded form's own refusals (not compiled: `notify` is nowhere). */
@@ -751,7 +766,11 @@ static void emulated(void **state)
 /* ubound: a start of -1 for every third query against an unsigned bound: `-1 < (unsigned)m`
  * is false, so the original scans nothing there (the items' range test is the original's,
  * in the counter's type) */
-static const char *const guarded_names[] = {"heap", "radius", "lesseq", "noshift", "narrow", "sentinels", "ubound"};
+/* rising: a guard's threshold the update raises (`lim[0]`, a local array at a literal index,
+ * kept in a register by the guarded form): a copy not read again after an update misses
+ * items */
+static const char *const guarded_names[] = {"heap", "radius", "lesseq", "noshift", "narrow", "sentinels", "ubound",
+                                            "rising"};
 
 static const char guarded_helpers_fmt[] =
     "static const int P = %d;\n"
@@ -780,6 +799,7 @@ static const char guarded_helpers_fmt[] =
     "                HK_PAIR(narrow, n, m, xd, qd)\n"
     "                HK_PAIR(sentinels, n, m, x, q)\n"
     "                HK_PAIR(ubound, n, m, x, q)\n"
+    "                HK_PAIR(rising, n, m, x, q)\n"
     "#undef HK_PAIR\n"
     "            }\n"
     "}\n";
@@ -838,6 +858,17 @@ static void guarded_forms(void **state)
         assert_null(strstr(t, "hk_sp_merge"));
         if (i == 1)
             assert_non_null(strstr(t, "if (cnt >= ns) { hk_sp_stop = true; break; }"));
+        if (i == 7)
+            assert_non_null(strstr(t, "auto hk_sp_r0 = lim[0];"));
+        else if (i == 0) {
+            /* the guard's `key[0]` in a register, read where the scan starts and after every
+             * update; the update's own guard reads the array as written */
+            assert_non_null(strstr(t, "auto hk_sp_r0 = key[0];"));
+            assert_non_null(strstr(t, "&& ((d < hk_sp_r0))) >> hk_sp_base"));
+            assert_non_null(strstr(t, "} while (0);\n                hk_sp_r0 = key[0];\n"));
+            assert_non_null(strstr(t, "if (d < key[0]) {"));
+        } else
+            assert_null(strstr(t, "hk_sp_r0"));
         if (i == 0) {
             rw_result r = {.applicable = true, .text = t, .len = strlen(t)};
             rwf_nvcc_compiles_with(&r, "", "topk_guarded", "heap");
@@ -902,6 +933,11 @@ static void guarded_forms(void **state)
      * values; a break that stops only the scan's own lane group loop, not the replay */
     char *skip = emu_replaced_all(cands[1], "hk_sp_from = hk_sp_j + 1;", "hk_sp_from = hk_sp_j + 2;");
     emu_batch_add_pair(&batch, "topk_guarded_broken_skip", refused_src, skip, helpers[1], driver, EMU_DIFFERS);
+    /* the guard's cached `lim[0]` not read again after an update (rising raises it): a stale
+     * threshold misses items */
+    char *stale = emu_replaced_all(cands[1], "                hk_sp_r0 = lim[0];\n", "");
+    assert_string_not_equal(stale, cands[1]);
+    emu_batch_add_pair(&batch, "topk_guarded_broken_stale", refused_src, stale, helpers[1], driver, EMU_DIFFERS);
     /* a whole warp a query (P = 32): the same skip must differ there too */
     char *skip32 = emu_replaced_all(cands[4], "hk_sp_from = hk_sp_j + 1;", "hk_sp_from = hk_sp_j + 2;");
     emu_batch_add_pair(&batch, "topk_guarded_broken_skip32", refused_src, skip32, helpers[4], driver, EMU_DIFFERS);
@@ -934,6 +970,7 @@ static void guarded_forms(void **state)
     for (size_t l = 0; l < NP; l++)
         free(cands[l]);
     free(skip32);
+    free(stale);
     free(mask16);
 }
 

@@ -16,11 +16,13 @@
 # baseline_ms on the spec's own grid from the uniform_tiles line of the same kernel (same machine, same call).
 #  verify-candidate, 5 pairs each, in this order (each skipped when under 45 s are left):
 #      bq_sp32   ball_query split_topk_scan parts=32 (ptxas sm_90: 32 registers, as the original)
-#      knn_sp32  knn split_topk_scan parts=32 (43 registers, 800-byte stack as the original's)
+#      knn_sp32  knn split_topk_scan parts=32 (40 registers, 800-byte stack as the original's; the guard's
+#                best_dist[0] read from a register copy refreshed after each heap update, no load a group)
 #      bq_ut     ball_query uniform_tiles on the spec's grid (wild-latest's 2.95x is uniform_tiles + unroll_jam_scan)
 #      knn_ut    knn uniform_tiles (the leader: 1.70x in wild-latest) on the spec's grid
+#      knn_sp8   knn split_topk_scan parts=8: session 38 measured this P without the register copy (2.884 ms
+#                on the multiplied grid's verify), so it shows what the copy alone does
 #      bq_sp16   ball_query split_topk_scan parts=16
-#      knn_sp16  knn split_topk_scan parts=16
 # HK_SANITIZE_TIMEOUT_S / HK_SANITIZE_TIMED_S = 8: a split's speedup against the multiplied-grid original may
 # pass 2x, which starts compute-sanitizer (300 s per tool by default); a tool past its limit is "not checked"
 # (no credit over 2x, not a rejection): the timing is what this call is for. If a candidate's JSON is
@@ -53,9 +55,9 @@ emit bq_sp32 mmcv_ball_query_fwd split_topk_scan 32
 emit knn_sp32 mmcv_knn_fwd split_topk_scan 32
 emit bq_ut mmcv_ball_query_fwd uniform_tiles 1
 emit knn_ut mmcv_knn_fwd uniform_tiles 1
+emit knn_sp8 mmcv_knn_fwd split_topk_scan 8
 emit bq_sp16 mmcv_ball_query_fwd split_topk_scan 16
-emit knn_sp16 mmcv_knn_fwd split_topk_scan 16
-for c in bq_sp32 knn_sp32 bq_ut knn_ut bq_sp16 knn_sp16; do
+for c in bq_sp32 knn_sp32 bq_ut knn_ut knn_sp8 bq_sp16; do
   case $c in knn*) id=mmcv_knn_fwd;; bq*) id=mmcv_ball_query_fwd;; esac
   if [ -s $V/$c.bench.json ]; then spec=$V/$c.bench.json; else spec=bench/wild/specs/$id.bench.json; fi
   [ -s $V/$c.cu ] || { echo "$c: no text"; continue; }
