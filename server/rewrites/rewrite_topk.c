@@ -869,18 +869,167 @@ static int append_update(struct hk_buf *o, const tk_scan *s, const tk_guard *G)
     return rc;
 }
 
+/* ---- the guards' reads of a local array at a literal index (knn's `d2 < best_dist[0]`):
+ * kept in a register across the groups, as register_threshold keeps them in its loop.
+ * Why the same: within the item loop the state is written only by the update S (the values
+ * read nothing the body writes and call only functions that write their own locals, the
+ * guards write nothing: rw_scan_read_item_loop, read_guards), S runs only in the replay
+ * block, and the copy is read again right after it; before the first ballot it is read
+ * where the item loop started. So every ballot sees A[c]'s current value, bit for bit, in
+ * every lane. The original reloads it (an LDL a group: the array is local memory once a
+ * callee indexes it at run time), on the chain of every group of items. ---- */
+
+#define TK_CACHED 4
+
+typedef struct {
+    size_t name[TK_CACHED], index[TK_CACHED];   /* A's token and the literal's, per read */
+    size_t n;
+} tk_cached;
+
+/* Is the name at k one plain local array of the kernel body, declared once, with one
+ * dimension (its literal size in *size, else -1)? */
+static bool local_array(const rw_toks *ts, size_t k, long *size)
+{
+    size_t found = SIZE_MAX;
+    for (size_t d = 1; d + 1 < ts->n; d++) {
+        if (!rwg_same_name(ts, d, k) || !rwl_tok_is(ts, d + 1, "[") || !rwl_declared_here(ts, d))
+            continue;
+        if (found != SIZE_MAX)
+            return false;   /* two declarations: which one a read names is a scope question */
+        found = d;
+    }
+    if (found == SIZE_MAX)
+        return false;
+    size_t d = found, sa = d;
+    while (sa > 1 && !rwl_tok_is(ts, sa - 1, ";") && !rwl_tok_is(ts, sa - 1, "{") && !rwl_tok_is(ts, sa - 1, "}"))
+        sa--;
+    for (size_t i = sa; i < d; i++)
+        if (rwl_tok_is(ts, i, "__shared__") || rwl_tok_is(ts, i, "static") || rwl_tok_is(ts, i, "extern") ||
+            rwl_tok_is(ts, i, "volatile") || rwl_tok_is(ts, i, "__constant__") || rwl_tok_is(ts, i, "(") ||
+            rwl_tok_is(ts, i, "typedef") || rwl_tok_is(ts, i, "*") || rwl_tok_is(ts, i, "&"))
+            return false;
+    size_t close = rwl_match_close(ts, d + 1);
+    if (close + 1 >= ts->n || rwl_tok_is(ts, close + 1, "["))
+        return false;
+    *size = -1;
+    if (close == d + 3 && ts->t[d + 2].kind == T_NUMBER)
+        *size = strtol(ts->text + ts->t[d + 2].start, NULL, 10);
+    return true;
+}
+
+/* The guards' reads `A[c]` (c a decimal literal within A) of local arrays the values do not
+ * name; at most TK_CACHED, the rest stay as written. */
+static void cached_reads(const tk_scan *s, const tk_guard *G, tk_cached *C)
+{
+    const rw_toks *ts = s->ts;
+    C->n = 0;
+    for (size_t c = 0; c < G->n_conds; c++)
+        for (size_t k = G->cond_a[c]; k + 3 < G->cond_b[c] + 1 && C->n < TK_CACHED; k++) {
+            if (ts->t[k].kind != T_IDENT || !rwl_tok_is(ts, k + 1, "[") || ts->t[k + 2].kind != T_NUMBER ||
+                !rwl_tok_is(ts, k + 3, "]") || k + 3 >= G->cond_b[c])
+                continue;
+            if (rwl_tok_is(ts, k - 1, ".") || rwl_tok_is(ts, k - 1, "->") || rwl_tok_is(ts, k - 1, "::") ||
+                rwl_tok_is(ts, k - 1, "&"))
+                continue;
+            const char *lit = ts->text + ts->t[k + 2].start;
+            size_t ll = ts->t[k + 2].end - ts->t[k + 2].start;
+            bool digits = ll > 0 && ll < 10 && (ll == 1 || lit[0] != '0');
+            for (size_t i = 0; i < ll && digits; i++)
+                digits = lit[i] >= '0' && lit[i] <= '9';
+            long size;
+            if (!digits || !local_array(ts, k, &size) || (size >= 0 && strtol(lit, NULL, 10) >= size))
+                continue;
+            bool named = false;   /* by a value: it stays as written */
+            for (size_t v = G->sl.body_a + 1; v < G->sl.upd_a && !named; v++)
+                named = rwg_same_name(ts, v, k);
+            bool seen = false;
+            for (size_t i = 0; i < C->n && !seen; i++)
+                seen = rwg_same_name(ts, C->name[i], k) && ts->t[C->index[i]].end - ts->t[C->index[i]].start == ll &&
+                       !memcmp(ts->text + ts->t[C->index[i]].start, lit, ll);
+            if (named || seen)
+                continue;
+            C->name[C->n] = k;
+            C->index[C->n++] = k + 2;
+        }
+}
+
+/* Which cached read starts at token k, or -1. */
+static int cached_at(const rw_toks *ts, const tk_cached *C, size_t k)
+{
+    if (ts->t[k].kind != T_IDENT || k + 3 >= ts->n || !rwl_tok_is(ts, k + 1, "[") || !rwl_tok_is(ts, k + 3, "]") ||
+        rwl_tok_is(ts, k - 1, ".") || rwl_tok_is(ts, k - 1, "->") || rwl_tok_is(ts, k - 1, "::") ||
+        rwl_tok_is(ts, k - 1, "&"))
+        return -1;
+    for (size_t i = 0; i < C->n; i++) {
+        size_t a = C->index[i];
+        if (rwg_same_name(ts, C->name[i], k) && ts->t[k + 2].end - ts->t[k + 2].start == ts->t[a].end - ts->t[a].start &&
+            !memcmp(ts->text + ts->t[k + 2].start, ts->text + ts->t[a].start, ts->t[a].end - ts->t[a].start))
+            return (int)i;
+    }
+    return -1;
+}
+
+/* The guard's text [a, b) with every cached read as its register, spacing kept. */
+static int append_cond(struct hk_buf *o, const tk_scan *s, const tk_cached *C, size_t a, size_t b)
+{
+    const rw_toks *ts = s->ts;
+    uint32_t at = ts->t[a].start;
+    int rc = HK_OK;
+    for (size_t k = a; k + 3 < b && !rc; k++) {
+        int i = cached_at(ts, C, k);
+        if (i < 0)
+            continue;
+        rc = hk_buf_printf(o, "%.*shk_sp_r%d", (int)(ts->t[k].start - at), s->text + at, i); /* i18n: not for people */
+        at = ts->t[k + 3].end;
+        k += 3;
+    }
+    if (!rc)
+        rc = hk_buf_printf(o, "%.*s", (int)(ts->t[b - 1].end - at), s->text + at);
+    return rc;
+}
+
+/* The mask of a query's P lanes at lane 0 of its group: P low bits (a shift by 32 would be
+ * undefined, so a warp's 32 lanes are written out). */
+static const char *lanes_mask(int P)
+{
+    switch (P) {
+    case 2: return "((1u << 2) - 1u)";      /* i18n: not for people */
+    case 4: return "((1u << 4) - 1u)";      /* i18n: not for people */
+    case 8: return "((1u << 8) - 1u)";      /* i18n: not for people */
+    case 16: return "((1u << 16) - 1u)";    /* i18n: not for people */
+    default: return "0xffffffffu";          /* i18n: not for people */
+    }
+}
+
 static int emit_guarded(const tk_scan *s, const tk_loop *L, const tk_guard *G, int P, struct hk_buf *o)
 {
     const rw_toks *ts = s->ts;
     const rw_scan_loop *sl = &G->sl;
-    int rc = hk_buf_printf(o, "{   /* hk: split_topk_scan, guarded form: the items in groups of %d, one a lane; " /* i18n: not for people */
+    tk_cached C;
+    cached_reads(s, G, &C);
+    /* the copies, read where the item loop started, and their refresh after an update */
+    struct hk_buf cache, refresh;
+    hk_buf_init(&cache, RW_TEXT_MAX);
+    hk_buf_init(&refresh, RW_TEXT_MAX);
+    int rc = HK_OK;
+    for (size_t i = 0; i < C.n && !rc; i++) {
+        rc = hk_buf_printf(&cache, "    auto hk_sp_r%zu = %.*s[%.*s];   /* the guard's read, in a register: read again after every update */\n", /* i18n: not for people */
+                           i, TOK(ts, C.name[i]), TOK(ts, C.index[i]));
+        if (!rc)
+            rc = hk_buf_printf(&refresh, "                hk_sp_r%zu = %.*s[%.*s];\n", i, TOK(ts, C.name[i]), /* i18n: not for people */
+                               TOK(ts, C.index[i]));
+    }
+    if (rc)
+        goto out;
+    rc = hk_buf_printf(o, "{   /* hk: split_topk_scan, guarded form: the items in groups of %d, one a lane; " /* i18n: not for people */
                               "the lanes whose guard holds on the state as it stands, by ballot, first one first; "
                               "every lane runs that item's update on its values (shuffled) */\n"
                               "    const unsigned hk_sp_lane = (threadIdx.x + blockDim.x * (threadIdx.y + "
                               "blockDim.y * threadIdx.z)) %% 32u;\n"
                               "    const unsigned hk_sp_base = hk_sp_np > 1 ? (hk_sp_lane & ~%du) : hk_sp_lane;\n"
-                              "    const unsigned hk_sp_gm = (hk_sp_np > 1 ? ((1u << %d) - 1u) : 1u) << hk_sp_base;\n"
+                              "    const unsigned hk_sp_gm = (hk_sp_np > 1 ? %s : 1u) << hk_sp_base;\n"
                               "    bool hk_sp_stop = false;\n"
+                              "%s"
                               "    /* an item is in range when the original's test `k < N` holds for it in the counter's\n"
                               "     * own type (and the counter holds it): the same comparison, signedness included */\n"
                               "    for (long long hk_sp_g = (long long)(%.*s)(%.*s); hk_sp_part < hk_sp_np && !hk_sp_stop && "
@@ -888,7 +1037,7 @@ static int emit_guarded(const tk_scan *s, const tk_loop *L, const tk_guard *G, i
                               "        const long long hk_sp_kk = hk_sp_g + hk_sp_part;\n"
                               "        const bool hk_sp_in = hk_sp_kk == (long long)(%.*s)hk_sp_kk && (%.*s)hk_sp_kk < (%.*s);\n"
                               "        %.*s %.*s = (%.*s)(hk_sp_in ? hk_sp_kk : hk_sp_g);\n        ",
-                           P, P - 1, P, SPAN(ts, sl->type_a, sl->type_b), SPAN(ts, sl->start_a, sl->start_b),
+                           P, P - 1, lanes_mask(P), cache.data ? cache.data : "", SPAN(ts, sl->type_a, sl->type_b), SPAN(ts, sl->start_a, sl->start_b),
                            SPAN(ts, sl->type_a, sl->type_b), SPAN(ts, sl->type_a, sl->type_b), SPAN(ts, sl->n_a, sl->n_b),
                            SPAN(ts, sl->type_a, sl->type_b), SPAN(ts, sl->type_a, sl->type_b), SPAN(ts, sl->n_a, sl->n_b),
                            SPAN(ts, sl->type_a, sl->type_b), TOK(ts, sl->v), SPAN(ts, sl->type_a, sl->type_b));
@@ -899,13 +1048,19 @@ static int emit_guarded(const tk_scan *s, const tk_loop *L, const tk_guard *G, i
         rc = hk_buf_printf(o, "        for (int hk_sp_from = 0;;) {\n" /* i18n: not for people */
                               "            const unsigned hk_sp_hit = __ballot_sync(hk_sp_gm, hk_sp_in && "
                               "hk_sp_part >= hk_sp_from && (");
-    for (size_t c = 0; c < G->n_conds && !rc; c++)
-        rc = hk_buf_printf(o, "%s(%.*s)", c ? " || " : "", SPAN(ts, G->cond_a[c], G->cond_b[c]));
+    for (size_t c = 0; c < G->n_conds && !rc; c++) {
+        rc = hk_buf_printf(o, "%s(", c ? " || " : "");
+        if (!rc)
+            rc = append_cond(o, s, &C, G->cond_a[c], G->cond_b[c]);
+        if (!rc)
+            rc = hk_buf_printf(o, ")");
+    }
     if (!rc)
-        rc = hk_buf_printf(o, ")) >> hk_sp_base & ((1u << hk_sp_np) - 1u);\n" /* i18n: not for people */
+        rc = hk_buf_printf(o, ")) >> hk_sp_base & %s;\n" /* i18n: not for people */
                               "            if (!hk_sp_hit)\n"
                               "                break;\n"
-                              "            const int hk_sp_j = __ffs((int)hk_sp_hit) - 1;\n");
+                              "            const int hk_sp_j = __ffs((int)hk_sp_hit) - 1;\n",
+                           P < 32 ? "((1u << hk_sp_np) - 1u)" : "(hk_sp_np > 1 ? 0xffffffffu : 1u)");
     for (size_t i = 0; i < G->n_shfl && !rc; i++) {
         size_t v = G->shfl[i], ta = sl->value_type_a[v];
         if (rwl_tok_is(ts, ta, "const"))
@@ -926,7 +1081,7 @@ static int emit_guarded(const tk_scan *s, const tk_loop *L, const tk_guard *G, i
     if (!rc)
         rc = append_update(o, s, G);
     if (!rc)
-        rc = hk_buf_printf(o, "\n                } while (0);\n" /* i18n: not for people */
+        rc = hk_buf_printf(o, "\n                } while (0);\n%s" /* i18n: not for people */
                               "            }\n"
                               "            if (hk_sp_stop)\n"
                               "                break;\n"
@@ -934,8 +1089,11 @@ static int emit_guarded(const tk_scan *s, const tk_loop *L, const tk_guard *G, i
                               "        }\n"
                               "    }\n"
                               "    __syncwarp(hk_sp_gm);   /* the lanes' stores seen by what follows (part 0) */\n"
-                              "}");
+                              "}", refresh.data ? refresh.data : "");
     (void)L;
+out:
+    hk_buf_free(&cache);
+    hk_buf_free(&refresh);
     return rc;
 }
 
@@ -1053,9 +1211,9 @@ static int emit(const tk_scan *s, const tk_loop *L, const tk_guard *G, int P, bo
         rc = hk_buf_printf(&o, "    if (hk_sp_np > 1) {\n" /* i18n: not for people */
                                "        const unsigned hk_sp_lane = (threadIdx.x + blockDim.x * (threadIdx.y + "
                                "blockDim.y * threadIdx.z)) %% 32u;\n"
-                               "        const unsigned hk_sp_mask = ((1u << %d) - 1u) << (hk_sp_lane & ~%du);\n"
+                               "        const unsigned hk_sp_mask = %s << (hk_sp_lane & ~%du);\n"
                                "        %s hk_sp_v[%d] = {",
-                           P, P - 1, bt, L->K);
+                           lanes_mask(P), P - 1, bt, L->K);
     for (int j = 0; j < L->K && !rc; j++)
         rc = hk_buf_printf(&o, "%s%.*s", j ? ", " : "", TOK(ts, L->B[j]));
     if (!rc)
@@ -1094,7 +1252,7 @@ static int rw_split_topk_scan(const rw_context *ctx, int P, rw_result *out)
     if (!out)
         return HK_EINVAL;
     memset(out, 0, sizeof *out);
-    if (P != 2 && P != 4 && P != 8)
+    if (P != 2 && P != 4 && P != 8 && P != 16 && P != 32)
         return HK_EINVAL;
     const an_function *f;
     int rc = rwl_check_kernel(ctx->text, ctx->len, ctx->m, ctx->kernel, &f);
@@ -1161,7 +1319,7 @@ out:
 
 /* ---- registry descriptor (registry.h) ---- */
 static const rw_param tk_params[] = {
-    {.name = "parts", .type = RW_PARAM_ENUM, .values = {4, 2, 8}, .n_values = 3, .def = 4},
+    {.name = "parts", .type = RW_PARAM_ENUM, .values = {4, 2, 8, 16, 32}, .n_values = 5, .def = 4},
 };
 
 static int emit_split_topk_scan(const rw_context *c, const int *p, rw_result *out)

@@ -165,7 +165,7 @@ static void emits_and_compiles(void **state)
     static const char *const names[] = {"nearest3", "nearest1", "nearest2"};
     static const int ks[] = {3, 1, 2};
     for (size_t i = 0; i < HK_ARRAY_LEN(names); i++)
-        for (int parts = 2; parts <= 8; parts *= 2) {
+        for (int parts = 2; parts <= 32; parts *= 2) {
             unsigned mult = 0;
             char *t = split(kernels, names[i], parts, &mult);
             assert_int_equal(mult, (unsigned)parts);
@@ -178,8 +178,12 @@ static void emits_and_compiles(void **state)
             assert_non_null(strstr(t, "int j = (int)hk_sp_k;"));
             snprintf(want, sizeof want, "hk_sp_merge<%d>(hk_sp_v, hk_sp_i, hk_sp_mask, hk_sp_off, %d);", ks[i], parts);
             assert_non_null(strstr(t, want));
-            snprintf(want, sizeof want, "((1u << %d) - 1u) << (hk_sp_lane & ~%du)", parts, parts - 1);
+            if (parts < 32)
+                snprintf(want, sizeof want, "((1u << %d) - 1u) << (hk_sp_lane & ~%du)", parts, parts - 1);
+            else   /* a whole warp: no shift by 32 */
+                snprintf(want, sizeof want, "0xffffffffu << (hk_sp_lane & ~31u)");
             assert_non_null(strstr(t, want));
+            assert_null(strstr(t, "1u << 32"));
             assert_non_null(strstr(t, "if (hk_sp_part == 0) {"));
             if (i == 2) {
                 assert_non_null(strstr(t, "long long hk_sp_i[2] = {i1, i2};"));
@@ -405,6 +409,21 @@ static const char refused_src[] =
     "            if (d <= b) { b = d; w = i; }\n"
     "        }\n"
     "        out[t] = w;\n"
+    "    }\n"
+    "}\n"
+    "__global__ void rising(int n, int m, const float *x, const float *q, int *out)\n"
+    "{\n"
+    "    LOOP(t, n) {\n"
+    "        float qx = q[t];\n"
+    "        float lim[2];\n"
+    "        lim[0] = 0.05f;\n"
+    "        lim[1] = 0.0f;\n"
+    "        int hits = 0;\n"
+    "        for (int i = 0; i < m; i++) {\n"
+    "            float d = (qx - x[i]) * (qx - x[i]);\n"
+    "            if (d < lim[0]) { lim[0] = lim[0] * 2.0f + d; lim[1] += d; hits = hits * 31 + i; }\n"
+    "        }\n"
+    "        out[t] = hits + (int)(lim[1] * 64.0f);\n"
     "    }\n"
     "}\n";
 
@@ -651,26 +670,27 @@ static void emulated(void **state)
     static emu_batch batch;
     emu_batch_init(&batch, tmpdir, "topk");
     static const char *const names[] = {"nearest3", "nearest1", "nearest2"};
-    static const int ps[] = {2, 4, 8};
-    char *cands[3 * 3] = {0}, helpers[3][sizeof helpers_common + sizeof helpers_fmt + 16];
-    char drivers[3][128], tags[3 * 3][64];
-    for (size_t l = 0; l < 3; l++)
+    static const int ps[] = {2, 4, 8, 16, 32};
+    enum { NP = HK_ARRAY_LEN(ps) };
+    char *cands[3 * NP] = {0}, helpers[NP][sizeof helpers_common + sizeof helpers_fmt + 16];
+    char drivers[3][128], tags[3 * NP][64];
+    for (size_t l = 0; l < NP; l++)
     {
         int w = snprintf(helpers[l], sizeof helpers[l], "%s", helpers_common);
         snprintf(helpers[l] + w, sizeof helpers[l] - (size_t)w, helpers_fmt, ps[l]);
     }
     for (size_t i = 0; i < 3; i++) {
         snprintf(drivers[i], sizeof drivers[i], all_modes, names[i]);
-        for (size_t l = 0; l < 3; l++) {
-            cands[i * 3 + l] = split(kernels, names[i], ps[l], NULL);
-            snprintf(tags[i * 3 + l], sizeof tags[0], "topk_%s_p%d", names[i], ps[l]);
-            emu_batch_add_pair(&batch, tags[i * 3 + l], kernels, cands[i * 3 + l], helpers[l], drivers[i], EMU_OK);
+        for (size_t l = 0; l < NP; l++) {
+            cands[i * NP + l] = split(kernels, names[i], ps[l], NULL);
+            snprintf(tags[i * NP + l], sizeof tags[0], "topk_%s_p%d", names[i], ps[l]);
+            emu_batch_add_pair(&batch, tags[i * NP + l], kernels, cands[i * NP + l], helpers[l], drivers[i], EMU_OK);
         }
     }
-    /* mmcv's own three_nn (bench/wild/src, where extracted), P = 2, 4, 8 */
-    char *wild_src = NULL, *wild_cand[3] = {0}, wild_drv[3][sizeof three_nn_driver_fmt + 16], wild_tag[3][64];
+    /* mmcv's own three_nn (bench/wild/src, where extracted), P = 2, 4, 8, 16, 32 */
+    char *wild_src = NULL, *wild_cand[NP] = {0}, wild_drv[NP][sizeof three_nn_driver_fmt + 16], wild_tag[NP][64];
     if ((wild_src = rwf_wild_text("mmcv_three_nn_fwd", NULL))) {
-        for (size_t l = 0; l < 3; l++) {
+        for (size_t l = 0; l < NP; l++) {
             char *cand = split(wild_src, "three_nn_forward_cuda_kernel", ps[l], NULL);
             /* the header's include guard, defined by the original's copy, would hide the
              * rewrite's: opened unconditionally there */
@@ -702,21 +722,33 @@ static void emulated(void **state)
         "        }\n"
         "    }\n";
     emu_batch_add_pair(&batch, "topk_nearest3_hip_p4", kernels, hip, helpers_common, hip_driver, EMU_OK);
+    /* and at 32 (the gfx9 skill's largest: width 32 within the wavefront) */
+    char *hip32 = split_for(kernels, "nearest3", 32, NULL, true);
+    assert_non_null(strstr(hip32, "hk_sp_merge<3>(hk_sp_v, hk_sp_i, hk_sp_mask, hk_sp_off, 32);"));
+    char *hip32_driver = emu_replaced(hip_driver, "P = 4;", "P = 32;");
+    assert_string_not_equal(hip32_driver, hip_driver);
+    emu_batch_add_pair(&batch, "topk_nearest3_hip_p32", kernels, hip32, helpers_common, hip32_driver, EMU_OK);
     /* broken: ties between parts to the higher index; the last merge level left out; every
      * lane of a query storing (a part's own list, not the merged one, where part 0 is late) */
     char *tie = emu_replaced(cands[1], "oi[t] < ix[s]", "oi[t] > ix[s]");
     emu_batch_add_pair(&batch, "topk_broken_tie", kernels, tie, helpers[1], drivers[0], EMU_DIFFERS);
     char *half = emu_replaced(cands[2], "hk_sp_off < 8;", "hk_sp_off < 4;");
     emu_batch_add_pair(&batch, "topk_broken_level", kernels, half, helpers[2], drivers[0], EMU_DIFFERS);
+    /* a whole warp a query (P = 32): the merge's last level (lanes 16 apart) left out */
+    char *half32 = emu_replaced(cands[4], "hk_sp_off < 32;", "hk_sp_off < 16;");
+    emu_batch_add_pair(&batch, "topk_broken_level32", kernels, half32, helpers[4], drivers[0], EMU_DIFFERS);
     char *nomerge = emu_replaced(cands[1], "if (hk_sp_np > 1) {", "if (hk_sp_np > 99) {");
     emu_batch_add_pair(&batch, "topk_broken_nomerge", kernels, nomerge, helpers[1], drivers[0], EMU_DIFFERS);
     emu_batch_run(&batch);
     free(hip);
+    free(hip32);
+    free(hip32_driver);
     free(tie);
     free(half);
     free(nomerge);
     free(wild_src);
-    for (size_t l = 0; l < 3; l++)
+    free(half32);
+    for (size_t l = 0; l < NP; l++)
         free(wild_cand[l]);
     for (size_t i = 0; i < HK_ARRAY_LEN(cands); i++)
         free(cands[i]);
@@ -725,22 +757,27 @@ static void emulated(void **state)
 /* The guarded form (no cascade: knn's heap, ball_query's counted break, `<=`, a branch
  * that does not shift, a double value in a float state, two sentinels): its text, the
  * grid it asks for, nvcc on one candidate, and the batched emulation against the original
- * bit for bit on spread, tie-heavy, all-equal and NaN inputs, 1..40 items, blocks of 64
- * and 36 (part 0 alone at P = 8), grids that give every thread two queries; mmcv's own
+ * bit for bit on spread, tie-heavy, all-equal and NaN inputs, 1..40 items, blocks of 64,
+ * 36 (part 0 alone at P = 8) and 48 (a second warp of 16 lanes: one query at P = 16, part 0
+ * alone at P = 32), grids that give every thread two queries; mmcv's own
  * knn and ball_query (where bench/wild/src is extracted). Broken candidates must differ:
  * the guard not asked again for the lane after an update, the values taken from the
  * group's first lane, a break that does not stop the other lanes. */
 /* ubound: a start of -1 for every third query against an unsigned bound: `-1 < (unsigned)m`
  * is false, so the original scans nothing there (the items' range test is the original's,
  * in the counter's type) */
-static const char *const guarded_names[] = {"heap", "radius", "lesseq", "noshift", "narrow", "sentinels", "ubound"};
+/* rising: a guard's threshold the update raises (`lim[0]`, a local array at a literal index,
+ * kept in a register by the guarded form): a copy not read again after an update misses
+ * items */
+static const char *const guarded_names[] = {"heap", "radius", "lesseq", "noshift", "narrow", "sentinels", "ubound",
+                                            "rising"};
 
 static const char guarded_helpers_fmt[] =
     "static const int P = %d;\n"
     "static void guarded_case(int mode)\n"
     "{\n"
     "    const int n = 70;\n"
-    "    for (int blk : {64, 36})\n"
+    "    for (int blk : {64, 36, 48})\n"
     "        for (int gx : {(n + blk - 1) / blk, 1})\n"
     "            for (int m : nis) {\n"
     "                emu::buf<float> q(n), x(m);\n"
@@ -762,6 +799,7 @@ static const char guarded_helpers_fmt[] =
     "                HK_PAIR(narrow, n, m, xd, qd)\n"
     "                HK_PAIR(sentinels, n, m, x, q)\n"
     "                HK_PAIR(ubound, n, m, x, q)\n"
+    "                HK_PAIR(rising, n, m, x, q)\n"
     "#undef HK_PAIR\n"
     "            }\n"
     "}\n";
@@ -771,7 +809,7 @@ static const char guarded_helpers_fmt[] =
 static const char knn_driver_fmt[] =
     "const int b = 2, m = 70, P = %d;\n"
     "for (int mode = 0; mode < 4; mode++)\n"
-    "    for (int blk : {64, 36})\n"
+    "    for (int blk : {64, 36, 48})\n"
     "        for (int n : {1, 3, 5, 17, 41})\n"
     "            for (int ns : {1, 5, 8}) {\n"
     "                emu::buf<float> xyz(b * n * 3), nx(b * m * 3);\n"
@@ -789,7 +827,7 @@ static const char knn_driver_fmt[] =
 static const char ball_driver_fmt[] =
     "const int b = 2, m = 70, P = %d;\n"
     "for (int mode = 0; mode < 4; mode++)\n"
-    "    for (int blk : {64, 36})\n"
+    "    for (int blk : {64, 36, 48})\n"
     "        for (int n : {1, 3, 5, 17, 41})\n"
     "            for (int ns : {1, 4, 9}) {\n"
     "                emu::buf<float> xyz(b * n * 3), nx(b * m * 3);\n"
@@ -807,7 +845,8 @@ static const char ball_driver_fmt[] =
 static void guarded_forms(void **state)
 {
     (void)state;
-    static const int ps[] = {2, 4, 8};
+    static const int ps[] = {2, 4, 8, 16, 32};
+    enum { NP = HK_ARRAY_LEN(ps) };
     /* the text: ballot, shuffle of the values the update reads, the break for all lanes */
     for (size_t i = 0; i < HK_ARRAY_LEN(guarded_names); i++) {
         unsigned mult = 0;
@@ -819,6 +858,17 @@ static void guarded_forms(void **state)
         assert_null(strstr(t, "hk_sp_merge"));
         if (i == 1)
             assert_non_null(strstr(t, "if (cnt >= ns) { hk_sp_stop = true; break; }"));
+        if (i == 7)
+            assert_non_null(strstr(t, "auto hk_sp_r0 = lim[0];"));
+        else if (i == 0) {
+            /* the guard's `key[0]` in a register, read where the scan starts and after every
+             * update; the update's own guard reads the array as written */
+            assert_non_null(strstr(t, "auto hk_sp_r0 = key[0];"));
+            assert_non_null(strstr(t, "&& ((d < hk_sp_r0))) >> hk_sp_base"));
+            assert_non_null(strstr(t, "} while (0);\n                hk_sp_r0 = key[0];\n"));
+            assert_non_null(strstr(t, "if (d < key[0]) {"));
+        } else
+            assert_null(strstr(t, "hk_sp_r0"));
         if (i == 0) {
             rw_result r = {.applicable = true, .text = t, .len = strlen(t)};
             rwf_nvcc_compiles_with(&r, "", "topk_guarded", "heap");
@@ -843,9 +893,9 @@ static void guarded_forms(void **state)
     static emu_batch batch;
     emu_batch_init(&batch, tmpdir, "topk_guarded");
     static const char driver[] = "for (int mode = 0; mode < 4; mode++) guarded_case(mode);\n";
-    char helpers[3][sizeof helpers_common + sizeof guarded_helpers_fmt + 16], tags[3][64];
-    char *cands[3] = {0};
-    for (size_t l = 0; l < 3; l++) {
+    char helpers[NP][sizeof helpers_common + sizeof guarded_helpers_fmt + 16], tags[NP][64];
+    char *cands[NP] = {0};
+    for (size_t l = 0; l < NP; l++) {
         int w = snprintf(helpers[l], sizeof helpers[l], "%s", helpers_common);
         snprintf(helpers[l] + w, sizeof helpers[l] - (size_t)w, guarded_helpers_fmt, ps[l]);
         /* one candidate text with every kernel split: each kernel's own rewrite applied in turn */
@@ -860,15 +910,15 @@ static void guarded_forms(void **state)
         snprintf(tags[l], sizeof tags[l], "topk_guarded_p%d", ps[l]);
         emu_batch_add_pair(&batch, tags[l], refused_src, cands[l], helpers[l], driver, EMU_OK);
     }
-    /* mmcv's knn and ball_query, P = 2, 4, 8 */
+    /* mmcv's knn and ball_query, P = 2, 4, 8, 16, 32 */
     static const char *const wild_ids[] = {"mmcv_knn_fwd", "mmcv_ball_query_fwd"};
     static const char *const wild_kernels[] = {"knn_forward_cuda_kernel", "ball_query_forward_cuda_kernel"};
     static const char *const wild_drivers[] = {knn_driver_fmt, ball_driver_fmt};
-    char *wild_src[2] = {0}, *wild_cand[2][3] = {{0}}, wild_drv[2][3][sizeof knn_driver_fmt + 64], wild_tag[2][3][64];
+    char *wild_src[2] = {0}, *wild_cand[2][NP] = {{0}}, wild_drv[2][NP][sizeof knn_driver_fmt + 64], wild_tag[2][NP][64];
     for (size_t w = 0; w < 2; w++) {
         if (!(wild_src[w] = rwf_wild_text(wild_ids[w], NULL)))
             continue;
-        for (size_t l = 0; l < 3; l++) {
+        for (size_t l = 0; l < NP; l++) {
             char *cand = split(wild_src[w], wild_kernels[w], ps[l], NULL);
             assert_non_null(strstr(cand, "guarded form"));
             wild_cand[w][l] = emu_replaced(cand, "#ifndef ", "#if 1 // ");
@@ -883,6 +933,19 @@ static void guarded_forms(void **state)
      * values; a break that stops only the scan's own lane group loop, not the replay */
     char *skip = emu_replaced_all(cands[1], "hk_sp_from = hk_sp_j + 1;", "hk_sp_from = hk_sp_j + 2;");
     emu_batch_add_pair(&batch, "topk_guarded_broken_skip", refused_src, skip, helpers[1], driver, EMU_DIFFERS);
+    /* the guard's cached `lim[0]` not read again after an update (rising raises it): a stale
+     * threshold misses items */
+    char *stale = emu_replaced_all(cands[1], "                hk_sp_r0 = lim[0];\n", "");
+    assert_string_not_equal(stale, cands[1]);
+    emu_batch_add_pair(&batch, "topk_guarded_broken_stale", refused_src, stale, helpers[1], driver, EMU_DIFFERS);
+    /* a whole warp a query (P = 32): the same skip must differ there too */
+    char *skip32 = emu_replaced_all(cands[4], "hk_sp_from = hk_sp_j + 1;", "hk_sp_from = hk_sp_j + 2;");
+    emu_batch_add_pair(&batch, "topk_guarded_broken_skip32", refused_src, skip32, helpers[4], driver, EMU_DIFFERS);
+    /* and the lanes' mask of a group of 32 cut to 16 (what `(1u << 32) - 1u` would risk): lanes
+     * 16..31 wait at a ballot their group never joins */
+    char *mask16 = emu_replaced_all(cands[4], "0xffffffffu", "0xffffu");
+    assert_string_not_equal(mask16, cands[4]);
+    emu_batch_add_pair(&batch, "topk_guarded_broken_mask32", refused_src, mask16, helpers[4], driver, EMU_DIVERGENT);
     char *first = emu_replaced_all(cands[1], "(int)(hk_sp_base + hk_sp_j)", "(int)(hk_sp_base)");
     emu_batch_add_pair(&batch, "topk_guarded_broken_first", refused_src, first, helpers[1], driver, EMU_DIFFERS);
     char *nostop = emu_replaced(cands[2], "{ hk_sp_stop = true; break; }", "{ break; }");
@@ -901,11 +964,14 @@ static void guarded_forms(void **state)
     free(nostop);
     for (size_t w = 0; w < 2; w++) {
         free(wild_src[w]);
-        for (size_t l = 0; l < 3; l++)
+        for (size_t l = 0; l < NP; l++)
             free(wild_cand[w][l]);
     }
-    for (size_t l = 0; l < 3; l++)
+    for (size_t l = 0; l < NP; l++)
         free(cands[l]);
+    free(skip32);
+    free(stale);
+    free(mask16);
 }
 
 int main(void)
