@@ -917,6 +917,13 @@ static bool local_array(const rw_toks *ts, size_t k, long *size)
     return true;
 }
 
+/* Are the tokens at a and b the same text? */
+static bool same_token(const rw_toks *ts, size_t a, size_t b)
+{
+    size_t l = ts->t[a].end - ts->t[a].start;
+    return l == ts->t[b].end - ts->t[b].start && !memcmp(ts->text + ts->t[a].start, ts->text + ts->t[b].start, l);
+}
+
 /* The guards' reads `A[c]` (c a decimal literal within A) of local arrays the values do not
  * name; at most TK_CACHED, the rest stay as written. */
 static void cached_reads(const tk_scan *s, const tk_guard *G, tk_cached *C)
@@ -944,8 +951,7 @@ static void cached_reads(const tk_scan *s, const tk_guard *G, tk_cached *C)
                 named = rwg_same_name(ts, v, k);
             bool seen = false;
             for (size_t i = 0; i < C->n && !seen; i++)
-                seen = rwg_same_name(ts, C->name[i], k) && ts->t[C->index[i]].end - ts->t[C->index[i]].start == ll &&
-                       !memcmp(ts->text + ts->t[C->index[i]].start, lit, ll);
+                seen = rwg_same_name(ts, C->name[i], k) && same_token(ts, C->index[i], k + 2);
             if (named || seen)
                 continue;
             C->name[C->n] = k;
@@ -956,16 +962,13 @@ static void cached_reads(const tk_scan *s, const tk_guard *G, tk_cached *C)
 /* Which cached read starts at token k, or -1. */
 static int cached_at(const rw_toks *ts, const tk_cached *C, size_t k)
 {
-    if (ts->t[k].kind != T_IDENT || k + 3 >= ts->n || !rwl_tok_is(ts, k + 1, "[") || !rwl_tok_is(ts, k + 3, "]") ||
-        rwl_tok_is(ts, k - 1, ".") || rwl_tok_is(ts, k - 1, "->") || rwl_tok_is(ts, k - 1, "::") ||
-        rwl_tok_is(ts, k - 1, "&"))
+    if (ts->t[k].kind != T_IDENT || k + 3 >= ts->n || !rwl_tok_is(ts, k + 1, "[") ||
+        !rwl_tok_is(ts, k + 3, "]") || rwl_tok_is(ts, k - 1, ".") || rwl_tok_is(ts, k - 1, "->") ||
+        rwl_tok_is(ts, k - 1, "::") || rwl_tok_is(ts, k - 1, "&"))
         return -1;
-    for (size_t i = 0; i < C->n; i++) {
-        size_t a = C->index[i];
-        if (rwg_same_name(ts, C->name[i], k) && ts->t[k + 2].end - ts->t[k + 2].start == ts->t[a].end - ts->t[a].start &&
-            !memcmp(ts->text + ts->t[k + 2].start, ts->text + ts->t[a].start, ts->t[a].end - ts->t[a].start))
+    for (size_t i = 0; i < C->n; i++)
+        if (rwg_same_name(ts, C->name[i], k) && same_token(ts, C->index[i], k + 2))
             return (int)i;
-    }
     return -1;
 }
 
@@ -1013,7 +1016,8 @@ static int emit_guarded(const tk_scan *s, const tk_loop *L, const tk_guard *G, i
     hk_buf_init(&refresh, RW_TEXT_MAX);
     int rc = HK_OK;
     for (size_t i = 0; i < C.n && !rc; i++) {
-        rc = hk_buf_printf(&cache, "    auto hk_sp_r%zu = %.*s[%.*s];   /* the guard's read, in a register: read again after every update */\n", /* i18n: not for people */
+        rc = hk_buf_printf(&cache, "    auto hk_sp_r%zu = %.*s[%.*s];   " /* i18n: not for people */
+                                   "/* the guard's read, in a register: read again after every update */\n",
                            i, TOK(ts, C.name[i]), TOK(ts, C.index[i]));
         if (!rc)
             rc = hk_buf_printf(&refresh, "                hk_sp_r%zu = %.*s[%.*s];\n", i, TOK(ts, C.name[i]), /* i18n: not for people */
@@ -1037,7 +1041,8 @@ static int emit_guarded(const tk_scan *s, const tk_loop *L, const tk_guard *G, i
                               "        const long long hk_sp_kk = hk_sp_g + hk_sp_part;\n"
                               "        const bool hk_sp_in = hk_sp_kk == (long long)(%.*s)hk_sp_kk && (%.*s)hk_sp_kk < (%.*s);\n"
                               "        %.*s %.*s = (%.*s)(hk_sp_in ? hk_sp_kk : hk_sp_g);\n        ",
-                           P, P - 1, lanes_mask(P), cache.data ? cache.data : "", SPAN(ts, sl->type_a, sl->type_b), SPAN(ts, sl->start_a, sl->start_b),
+                           P, P - 1, lanes_mask(P), cache.data ? cache.data : "", SPAN(ts, sl->type_a, sl->type_b),
+                           SPAN(ts, sl->start_a, sl->start_b),
                            SPAN(ts, sl->type_a, sl->type_b), SPAN(ts, sl->type_a, sl->type_b), SPAN(ts, sl->n_a, sl->n_b),
                            SPAN(ts, sl->type_a, sl->type_b), SPAN(ts, sl->type_a, sl->type_b), SPAN(ts, sl->n_a, sl->n_b),
                            SPAN(ts, sl->type_a, sl->type_b), TOK(ts, sl->v), SPAN(ts, sl->type_a, sl->type_b));
