@@ -245,3 +245,37 @@ __global__ void named_product(float *out, float *sums, const float *inp, float w
         s += out[blockIdx.x * C + i];
     sums[blockIdx.x * blockDim.x + t] = s;
 }
+
+// ---- session 45: buffers read beside the rows (applies; the run-time test covers them) ----
+
+// a bias read beside the row accesses (its index in parentheses is not a row access): passed
+// the output (bias == out), it reads what the first loop stored, which the register form drops
+__global__ void bias_rows(float *out, const float *inp, const float *bias, int C)
+{
+    const int row = blockIdx.x;
+    for (int i = threadIdx.x; i < C; i += blockDim.x)
+        out[row * C + i] = inp[row * C + i] + 1.0f;
+    for (int i = threadIdx.x; i < C; i += blockDim.x)
+        out[row * C + i] = out[row * C + i] + bias[(row * C + i)];
+}
+
+// the same through a local copy of the pointer (not an alias `b = bias + OFF`: an address)
+__global__ void bias_copy(float *out, const float *inp, const float *bias, int C)
+{
+    const int row = blockIdx.x;
+    const float *b = &bias[row * C];
+    for (int i = threadIdx.x; i < C; i += blockDim.x)
+        out[row * C + i] = inp[row * C + i] + 1.0f;
+    for (int i = threadIdx.x; i < C; i += blockDim.x)
+        out[row * C + i] = out[row * C + i] + b[i];
+}
+
+// refused: a pointer to pointers may reach the output's row
+__global__ void bias_table(float *out, const float *inp, const float *const *bias, int C)
+{
+    const int row = blockIdx.x;
+    for (int i = threadIdx.x; i < C; i += blockDim.x)
+        out[row * C + i] = inp[row * C + i] + 1.0f;
+    for (int i = threadIdx.x; i < C; i += blockDim.x)
+        out[row * C + i] = out[row * C + i] + bias[row][i];
+}
