@@ -36,7 +36,10 @@
  * ends with M = -inf, s = 0 and writes exp(NaN) / 0 = NaN as the original writes NaN / NaN.
  * A block that is not 1-D, not a power of two (the halving tree then misses elements), not a
  * multiple of 32 or over 1024 threads takes the original body (a test the whole block
- * shares). Blocks are assumed to own their rows (as store_forward and register_carry do). */
+ * shares), and so does a launch passing a kept store's buffer (a store of the block's results
+ * for the caller, moved to just before the write pass) as the input or the output. The input
+ * passed as the output is the same in both forms: each thread reads its elements before it
+ * writes them. Blocks are assumed to own their rows (as store_forward and register_carry do). */
 #include "rewrites/registry.h"
 #include "rewrites/rewrite_lex.h"
 #include "rewrites/rewrite_recognize.h"
@@ -1040,7 +1043,7 @@ static const char tpl_body[] =
     "    // reassociated (not bit-identical). A block that is not 1-D, or not a power of two\n"
     "    // multiple of 32 up to 1024 (the original's halving trees), runs the original body.\n"
     "    if (blockDim.y == 1 && blockDim.z == 1 && blockDim.x % 32u == 0 && blockDim.x <= 1024u &&\n"
-    "        (blockDim.x & (blockDim.x - 1u)) == 0) {\n"
+    "        (blockDim.x & (blockDim.x - 1u)) == 0$KEPTTEST) {\n"
     "$PROLOGUE"
     "        const float hk_ninf = -__int_as_float(0x7f800000);\n"
     "        float hk_m = ($MINIT), hk_s = 0.0f;  // the original's start: its maximum exactly\n"
@@ -1097,10 +1100,11 @@ static int block_online_softmax(const rw_context *c, rw_result *out)
         return rc;
     rw_toks ts = {0};
     bs_state *s = NULL;
-    struct hk_buf pro, wr, body;
+    struct hk_buf pro, wr, body, kt;
     hk_buf_init(&pro, RW_TEXT_MAX);
     hk_buf_init(&wr, RW_TEXT_MAX);
     hk_buf_init(&body, RW_TEXT_MAX);
+    hk_buf_init(&kt, RW_TEXT_MAX);
     if ((rc = rwp_lex_body(c->text, f->body_span.start_byte, f->body_span.end_byte, &ts))) {
         if (rc == HK_ETOOBIG)
             rc = rwp_not_applicable(out, name, f, EN(RW_SM_BODY_LARGE));
@@ -1147,6 +1151,22 @@ static int block_online_softmax(const rw_context *c, rw_result *out)
         size_t a = s->st[q], b = s->st[q + 1];
         rc = hk_buf_printf(&pro, "        %.*s\n", (int)(ts.t[b - 1].end - ts.t[a].start), c->text + ts.t[a].start);
     }
+    /* a store kept for the caller moves from its place (between the passes, or after the last)
+     * to just before the write pass: a launch passing its buffer as a row buffer too (it
+     * stores into the input before a pass reads it, or into the output after the write pass)
+     * takes the original body, a test the whole block shares */
+    if (s->n_kept)
+        rc = hk_buf_appends(&kt, " &&\n        // no buffer of a store kept for the caller is a row buffer (passed twice: the original)"); /* i18n: not for people */
+    for (size_t q = 0; q < s->n_kept && !rc; q++) {
+        bool seen = false;
+        for (size_t o = 0; o < q; o++)
+            seen |= !strcmp(s->kept_buf[o], s->kept_buf[q]);
+        for (int b = 0; b < 2 && !seen && !rc; b++)
+            rc = hk_buf_printf(&kt, "\n        %s(const void *)%s != (const void *)%s", q || b ? "&& " : "", /* i18n: not for people */
+                               s->kept_buf[q], b ? s->out : s->in);
+    }
+    if (rc)
+        goto out;
     char offp[PT_EXPR + 8] = "";
     if (s->off_text[0])
         snprintf(offp, sizeof offp, "(%s) + ", s->off_text);
@@ -1180,7 +1200,8 @@ static int block_online_softmax(const rw_context *c, rw_result *out)
     char *orig = rwl_tok_text(&ts, 0, ts.n);
     const char *kv[] = {"PROLOGUE", pro.data ? pro.data : "", "VT", s->vtype, "V", s->var, "START", s->start_text,
                         "BOUND", s->bound_text, "STEP", s->step_text, "IN", s->in, "OFF", offp, "EXP", s->exp_fn,
-                        "WRITE", wr.data ? wr.data : "", "MINIT", s->m_init, "ORIGINAL", orig ? orig : "", NULL};
+                        "WRITE", wr.data ? wr.data : "", "MINIT", s->m_init, "ORIGINAL", orig ? orig : "",
+                        "KEPTTEST", kt.data ? kt.data : "", NULL};
     if (!orig) {
         rc = HK_ENOMEM;
         goto out;
@@ -1205,6 +1226,7 @@ out:
     hk_buf_free(&pro);
     hk_buf_free(&wr);
     hk_buf_free(&body);
+    hk_buf_free(&kt);
     rwl_toks_free(&ts);
     return rc;
 }
