@@ -120,21 +120,15 @@ typedef struct {
     bool oom;                        /* an allocation failed in a helper: HK_ENOMEM at the end */
 } sf_state;
 
-static bool tok_eq(const rw_toks *ts, size_t k, const char *s, size_t n)
-{
-    return ts->t[k].kind == T_IDENT && ts->t[k].end - ts->t[k].start == n && !memcmp(ts->text + ts->t[k].start, s, n);
-}
-
+/* Is the name at k a use of a parameter (its index into *ix)? */
 static bool param_at(const sf_state *s, size_t k, size_t *ix)
 {
-    for (size_t i = 0; i < s->f->n_params; i++)
-        if (s->f->params[i].name[0] && tok_eq(s->ts, k, s->f->params[i].name, strlen(s->f->params[i].name)) &&
-            rwl_is_use(s->ts, k)) {
-            if (ix)
-                *ix = i;
-            return true;
-        }
-    return false;
+    const an_param *p = rwp_param_named(s->f, s->ts, k);
+    if (!p || !rwl_is_use(s->ts, k))
+        return false;
+    if (ix)
+        *ix = (size_t)(p - s->f->params);
+    return true;
 }
 
 /* The top-level declaration `NAME = ...` of the name at k (its token), or ts->n. */
@@ -1179,7 +1173,7 @@ static int store_forward(const rw_context *c, int cap, rw_result *out)
         if (f->params[w].pointer_depth != 1 || !f->params[w].name[0])
             continue;
         for (size_t k = 1; k + 1 < ts.n && !writes[w]; k++)
-            writes[w] = tok_eq(&ts, k, f->params[w].name, strlen(f->params[w].name)) && rwl_is_use(&ts, k) &&
+            writes[w] = rwl_tok_is_ident(&ts, k, f->params[w].name) && rwl_is_use(&ts, k) &&
                         !find_event(s, k) && !rwl_tok_is(&ts, k - 1, "=") && rwl_occurrence_writes(&ts, k);
         for (size_t q = 0; q < s->n_slots && !writes[w]; q++)
             writes[w] = s->slots[q].written && s->slots[q].param == w;

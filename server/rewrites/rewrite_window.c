@@ -102,7 +102,6 @@ typedef struct {
     size_t ind_a[WL_ACC], ind_b[WL_ACC], ind_name[WL_ACC];
     size_t n_ind, n_lead;       /* the inductions, the first n_lead of them before the rest */
     size_t mid_a, mid_b;
-    bool thread_yz;             /* the output's code reads threadIdx.y or .z (the thread's own row) */
 } wl_loop;
 
 #define refuse(s, k, ...) rwl_refuse((s)->why, sizeof (s)->why, (s)->ts, (s)->text, (k), __VA_ARGS__)
@@ -265,10 +264,8 @@ static bool check_kernel(wl_scan *s, wl_loop *L)
         /* the lanes split x: a thread's y and z stay its own, alike in an output's G lanes
          * (one row of the block, blockDim.x a multiple of G) */
         if (rwl_tok_is(ts, k, "threadIdx") && rwl_tok_is(ts, k + 1, ".") &&
-            (rwl_tok_is(ts, k + 2, "y") || rwl_tok_is(ts, k + 2, "z"))) {
-            L->thread_yz = true;
+            (rwl_tok_is(ts, k + 2, "y") || rwl_tok_is(ts, k + 2, "z")))
             continue;
-        }
         if (rwl_tok_is(ts, k, "threadIdx") || rwl_tok_is(ts, k, "blockDim") || rwl_tok_is(ts, k, "gridDim") ||
             rwl_tok_is(ts, k, "warpSize") || rwl_builtin_x(ts, k, "blockIdx"))
             return refuse(s, k, "thread index", EN(RW_WL_INDEX_OUTSIDE), TOK(ts, k));
