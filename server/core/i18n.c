@@ -4509,6 +4509,8 @@ static const struct hk_msg_entry msgs[HK_MSG_COUNT] = {
       "被写入的行缓冲区以两个行偏移访问：这些行可能重叠"),
     F(RW_SF_DEEP_POINTER, "`%s` is a pointer to pointers: a row buffer may be reached through it, which no test of the pointers at run time sees",
       "`%s` 是指向指针的指针：可能通过它访问到某个行缓冲区，而运行时对指针的检查看不到这一点"),
+    F(RW_SF_STRUCT_PARAM, "`%s` is passed by value and the body reads its members: a pointer among them may reach a row buffer, which no test of the pointers at run time sees",
+      "`%s` 按值传递且函数体读取了它的成员：其中的指针可能指向某个行缓冲区，而运行时对指针的检查看不到这一点"),
     M(RW_SF_NOTHING, "no later read of a stored element to forward (a stored product or quotient is not forwarded: fmad could contract it with the reader's add) and no element read in two loops",
       "没有可转发的对已存储元素的后续读取（存储的乘积或商不转发：fmad 可能将其与读取方的加法合并），也没有在两个循环中读取的元素"),
     M(RW_SF_BOUND_LOCAL, "the row loops' bound is a local of the kernel: the block-uniform test that picks the form stands before the body's declarations",

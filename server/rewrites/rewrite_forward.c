@@ -36,7 +36,8 @@
  * Refused with the construct and line: no such loop, loops with another start, bound or step,
  * a row buffer used outside the row loops, a body with control flow, a barrier or a call
  * that is not pure, an early exit after the first row loop, a pointer-to-pointers parameter
- * (no test of pointers sees a row reached through it), and nothing to forward. */
+ * or a structure passed by value whose members the body reads (no test of pointers sees a row
+ * reached through them), and nothing to forward. */
 #include "rewrites/registry.h"
 #include "rewrites/rewrite_lex.h"
 #include "rewrites/rewrite_recognize.h"
@@ -993,7 +994,18 @@ static int store_forward(const rw_context *c, int cap, rw_result *out)
     bool named[64] = {false};
     for (size_t k = 1; k + 1 < ts.n; k++) {
         size_t p;
-        if (ts.t[k].kind != T_IDENT || !param_at(s, k, &p) || f->params[p].pointer_depth < 1)
+        if (ts.t[k].kind != T_IDENT || !param_at(s, k, &p))
+            continue;
+        /* a structure passed by value: a pointer among its members may be the output too
+         * (a vector's members x, y, z, w are values) */
+        if (f->params[p].pointer_depth == 0 && rwl_tok_is(&ts, k + 1, ".") &&
+            !rwl_tok_is(&ts, k + 2, "x") && !rwl_tok_is(&ts, k + 2, "y") && !rwl_tok_is(&ts, k + 2, "z") &&
+            !rwl_tok_is(&ts, k + 2, "w")) {
+            rwl_refuse(s->why, sizeof s->why, &ts, c->text, k, "parameter", EN(RW_SF_STRUCT_PARAM),
+                       f->params[p].name);
+            goto refuse;
+        }
+        if (f->params[p].pointer_depth < 1)
             continue;
         if (f->params[p].pointer_depth > 1) {
             rwl_refuse(s->why, sizeof s->why, &ts, c->text, k, "pointer parameter", EN(RW_SF_DEEP_POINTER),

@@ -311,6 +311,7 @@ static void forward_refusals(void **state)
         {"named_product", "block-strided loop", 240, "no later read of a stored element to forward"},
         /* session 45: a pointer to pointers may reach a row buffer */
         {"bias_table", "pointer parameter", 280, "`bias` is a pointer to pointers"},
+        {"bias_member", "parameter", 294, "`a` is passed by value and the body reads its members"},
     };
     rwf_expect_refusals(src, "store_forward", cases, sizeof cases / sizeof cases[0]);
     free(src);
