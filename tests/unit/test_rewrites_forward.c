@@ -312,6 +312,7 @@ static void forward_refusals(void **state)
         /* session 45: a pointer to pointers may reach a row buffer */
         {"bias_table", "pointer parameter", 280, "`bias` is a pointer to pointers"},
         {"bias_member", "parameter", 294, "`a` is passed by value and the body reads its members"},
+        {"bias_launched", "kernel body", 300, "a launch in the file passes one pointer as two of the row buffers"},
     };
     rwf_expect_refusals(src, "store_forward", cases, sizeof cases / sizeof cases[0]);
     free(src);

@@ -293,3 +293,19 @@ __global__ void bias_member(float *out, const float *inp, bias_args a, int C)
     for (int i = threadIdx.x; i < C; i += blockDim.x)
         out[row * C + i] = out[row * C + i] + a.bias[(row * a.stride + i)];
 }
+
+// refused: the file's launch passes the output as the bias (bias_rows' body): they are one,
+// always, so the run-time test would always take the original
+__global__ void bias_launched(float *out, const float *inp, const float *bias, int C)
+{
+    const int row = blockIdx.x;
+    for (int i = threadIdx.x; i < C; i += blockDim.x)
+        out[row * C + i] = inp[row * C + i] + 1.0f;
+    for (int i = threadIdx.x; i < C; i += blockDim.x)
+        out[row * C + i] = out[row * C + i] + bias[(row * C + i)];
+}
+
+void run_bias_launched(float *d_out, const float *d_inp, int rows, int C)
+{
+    bias_launched<<<rows, 256>>>(d_out, d_inp, d_out, C);
+}
