@@ -36,7 +36,10 @@
  * ends with M = -inf, s = 0 and writes exp(NaN) / 0 = NaN as the original writes NaN / NaN.
  * A block that is not 1-D, not a power of two (the halving tree then misses elements), not a
  * multiple of 32 or over 1024 threads takes the original body (a test the whole block
- * shares). Blocks are assumed to own their rows (as store_forward and register_carry do). */
+ * shares), and so does a launch passing a kept store's buffer (a store of the block's results
+ * for the caller, moved to just before the write pass) as the input or the output. The input
+ * passed as the output is the same in both forms: each thread reads its elements before it
+ * writes them. Blocks are assumed to own their rows (as store_forward and register_carry do). */
 #include "rewrites/registry.h"
 #include "rewrites/rewrite_lex.h"
 #include "rewrites/rewrite_recognize.h"
@@ -100,16 +103,6 @@ typedef struct {
     char why[600];
 } bs_state;
 
-static bool tok_text_is(const rw_toks *ts, size_t k, const char *s)
-{
-    return k < ts->n && rwl_tok_is(ts, k, s);
-}
-
-static void tok_copy(const rw_toks *ts, size_t k, char *out, size_t n)
-{
-    rwp_tok_copy(ts, k, out, n);
-}
-
 static bs_local *local_named(bs_state *s, const char *nm)
 {
     for (size_t i = 0; i < s->n_loc; i++)
@@ -150,7 +143,7 @@ static bool element(bs_state *s, size_t nk, size_t a, size_t b, char *out, size_
 {
     const rw_toks *ts = s->ts;
     char nm[PT_NAME], idx[PT_EXPR];
-    tok_copy(ts, nk, nm, sizeof nm);
+    rwp_tok_copy(ts, nk, nm, sizeof nm);
     canon(s, a, b, idx, sizeof idx);
     bs_local *l = local_named(s, nm);
     char buf[PT_NAME] = "", off[PT_EXPR] = "", off_text[PT_EXPR] = "";
@@ -163,13 +156,13 @@ static bool element(bs_state *s, size_t nk, size_t a, size_t b, char *out, size_
     } else if (rwp_param_by_name(s->f, nm)) {
         size_t L = strlen(idx), ra, rb;
         if (L > 3 && strcmp(idx + L - 3, "+$i") == 0 && b >= a + 3 && rwl_tok_is_ident(s->ts, b - 1, s->var) &&
-            tok_text_is(s->ts, b - 2, "+")) {
+            rwl_tok_is(s->ts, b - 2, "+")) {
             idx[L - 3] = 0;
             snprintf(off, sizeof off, "%s", idx);
             ra = a;
             rb = b - 2;
         } else if (strncmp(idx, "$i+", 3) == 0 && b >= a + 3 && rwl_tok_is_ident(s->ts, a, s->var) &&
-                   tok_text_is(s->ts, a + 1, "+")) {
+                   rwl_tok_is(s->ts, a + 1, "+")) {
             snprintf(off, sizeof off, "%s", idx + 3);
             ra = a + 2;
             rb = b;
@@ -181,7 +174,7 @@ static bool element(bs_state *s, size_t nk, size_t a, size_t b, char *out, size_
             return false;
         if (ra == a + 2)
             for (size_t q = ra; q < rb; q++)
-                if (tok_text_is(s->ts, q, "+") || tok_text_is(s->ts, q, "-"))
+                if (rwl_tok_is(s->ts, q, "+") || rwl_tok_is(s->ts, q, "-"))
                     return false;
         strip_parens(off);
         char *t = rwl_tok_text(s->ts, ra, rb);
@@ -218,7 +211,7 @@ static void canon(bs_state *s, size_t a, size_t b, char *out, size_t n)
     out[0] = 0;
     for (size_t k = a; k < b; k++) {
         char w[PT_NAME];
-        if (k + 2 < b + 0 && tok_text_is(ts, k + 1, ".") && (rwl_tok_is_ident(ts, k, "threadIdx") ||
+        if (k + 2 < b + 0 && rwl_tok_is(ts, k + 1, ".") && (rwl_tok_is_ident(ts, k, "threadIdx") ||
                                                              rwl_tok_is_ident(ts, k, "blockDim")) &&
             rwl_tok_is_ident(ts, k + 2, "x")) {
             cat(out, n, rwl_tok_is_ident(ts, k, "threadIdx") ? "$t" : "$b");
@@ -227,22 +220,22 @@ static void canon(bs_state *s, size_t a, size_t b, char *out, size_t n)
         }
         /* `(float)` and `(const float)` casts of the float values: a no-op; any other cast
          * (`(int)`, `(half)`, `(double)`) changes the value and stays, so no pattern matches */
-        if (tok_text_is(ts, k, "(") && k + 1 < b && rwp_is_type_word(ts, k + 1)) {
+        if (rwl_tok_is(ts, k, "(") && k + 1 < b && rwp_is_type_word(ts, k + 1)) {
             size_t q = k + 1;
             bool only_float = true;
             while (q < b && (rwp_is_type_word(ts, q) || rwl_tok_is_ident(ts, q, "const"))) {
                 only_float &= rwl_tok_is_ident(ts, q, "float") || rwl_tok_is_ident(ts, q, "const");
                 q++;
             }
-            if (q < b && tok_text_is(ts, q, ")") && only_float) {
+            if (q < b && rwl_tok_is(ts, q, ")") && only_float) {
                 k = q;
                 continue;
             }
         }
-        tok_copy(ts, k, w, sizeof w);
-        if (rwp_tok_ident(ts, k) && !(k > a && (tok_text_is(ts, k - 1, ".") || tok_text_is(ts, k - 1, "->")))) {
+        rwp_tok_copy(ts, k, w, sizeof w);
+        if (rwp_tok_ident(ts, k) && !(k > a && (rwl_tok_is(ts, k - 1, ".") || rwl_tok_is(ts, k - 1, "->")))) {
             bs_local *l = local_named(s, w);
-            if (k + 1 < b && tok_text_is(ts, k + 1, "[") &&
+            if (k + 1 < b && rwl_tok_is(ts, k + 1, "[") &&
                 ((l && l->alias) || (!l && rwp_param_by_name(s->f, w)))) {
                 size_t c = rwl_match_close(ts, k + 1);
                 char e[PT_EXPR];
@@ -289,11 +282,11 @@ static bool uniform_text(bs_state *s, size_t a, size_t b)
             return false;   /* memory may change between the passes */
         if (rwp_tok_ident(ts, k)) {
             char w[PT_NAME];
-            tok_copy(ts, k, w, sizeof w);
+            rwp_tok_copy(ts, k, w, sizeof w);
             bs_local *l = local_named(s, w);
             if (l && !l->uniform)
                 return false;
-            if (tok_text_is(ts, k + 1, "(") && !rwl_pure_call_name(ts, k))
+            if (rwl_tok_is(ts, k + 1, "(") && !rwl_pure_call_name(ts, k))
                 return false;
         }
     }
@@ -326,25 +319,25 @@ static bool prologue_decl(bs_state *s, size_t a, size_t b)
         k++;
     }
     bool ptr = false;
-    while (k < b && (tok_text_is(ts, k, "*") || rwl_tok_is_ident(ts, k, "__restrict__") ||
+    while (k < b && (rwl_tok_is(ts, k, "*") || rwl_tok_is_ident(ts, k, "__restrict__") ||
                      rwl_tok_is_ident(ts, k, "const"))) {
-        ptr |= tok_text_is(ts, k, "*");
+        ptr |= rwl_tok_is(ts, k, "*");
         k++;
     }
     if (k >= b || !rwp_tok_ident(ts, k) || s->n_loc >= BS_NAMES)
         return false;
     bs_local *l = &s->loc[s->n_loc];
     memset(l, 0, sizeof *l);
-    tok_copy(ts, k, l->name, sizeof l->name);
+    rwp_tok_copy(ts, k, l->name, sizeof l->name);
     if (rwp_param_by_name(s->f, l->name) || local_named(s, l->name))
         return false;   /* a name that hides another: refuse rather than guess */
     size_t nk = k++;
     (void)nk;
     if (shared) {
         /* `[extern] __shared__ T S[...];` : nothing else */
-        if (k < b && tok_text_is(ts, k, "[")) {
+        if (k < b && rwl_tok_is(ts, k, "[")) {
             size_t c = rwl_match_close(ts, k);
-            if (c + 2 == b && tok_text_is(ts, c + 1, ";")) {
+            if (c + 2 == b && rwl_tok_is(ts, c + 1, ";")) {
                 l->uniform = true;
                 s->n_loc++;
                 return true;
@@ -352,13 +345,13 @@ static bool prologue_decl(bs_state *s, size_t a, size_t b)
         }
         return false;
     }
-    if (k + 1 >= b || !tok_text_is(ts, k, "=") || !tok_text_is(ts, b - 1, ";"))
+    if (k + 1 >= b || !rwl_tok_is(ts, k, "=") || !rwl_tok_is(ts, b - 1, ";"))
         return false;
     size_t ia = k + 1, ib = b - 1;
     if (rwp_has_side_effects(ts, ia, ib))
         return false;
     for (size_t q = ia; q < ib; q++)
-        if (tok_text_is(ts, q, "[") || (rwp_tok_ident(ts, q) && tok_text_is(ts, q + 1, "(") && !rwl_pure_call_name(ts, q) &&
+        if (rwl_tok_is(ts, q, "[") || (rwp_tok_ident(ts, q) && rwl_tok_is(ts, q + 1, "(") && !rwl_pure_call_name(ts, q) &&
                                         !rwp_is_type_word(ts, q)))
             return false;   /* a load or a call: not a plain local */
     char c[PT_EXPR];
@@ -378,7 +371,7 @@ static bool prologue_decl(bs_state *s, size_t a, size_t b)
             return false;
         if (ia + 1 == ib) {
             l->off[0] = 0;
-        } else if (tok_text_is(ts, ia + 1, "+") && l->uniform) {
+        } else if (rwl_tok_is(ts, ia + 1, "+") && l->uniform) {
             canon(s, ia + 2, ib, l->off, sizeof l->off);
             strip_parens(l->off);
             char *t = rwl_tok_text(ts, ia + 2, ib);
@@ -398,10 +391,10 @@ static bool repoint(bs_state *s, size_t i)
 {
     const rw_toks *ts = s->ts;
     size_t a = s->st[i], b = s->st[i + 1];
-    if (b - a < 4 || !rwp_tok_ident(ts, a) || !tok_text_is(ts, a + 1, "=") || !tok_text_is(ts, b - 1, ";"))
+    if (b - a < 4 || !rwp_tok_ident(ts, a) || !rwl_tok_is(ts, a + 1, "=") || !rwl_tok_is(ts, b - 1, ";"))
         return false;
     char nm[PT_NAME];
-    tok_copy(ts, a, nm, sizeof nm);
+    rwp_tok_copy(ts, a, nm, sizeof nm);
     bs_local *l = local_named(s, nm);
     if (!l || !l->alias)
         return false;
@@ -412,7 +405,7 @@ static bool repoint(bs_state *s, size_t i)
     if (ia + 1 == ib) {
         l->off[0] = 0;
         l->off_text[0] = 0;
-    } else if (tok_text_is(ts, ia + 1, "+")) {
+    } else if (rwl_tok_is(ts, ia + 1, "+")) {
         canon(s, ia + 2, ib, l->off, sizeof l->off);
         strip_parens(l->off);
         char *t = rwl_tok_text(ts, ia + 2, ib);
@@ -424,12 +417,10 @@ static bool repoint(bs_state *s, size_t i)
     return true;
 }
 
-static bool is_barrier(bs_state *s, size_t i)
+/* Statement i `__syncthreads();`. */
+static bool is_barrier(const bs_state *s, size_t i)
 {
-    const rw_toks *ts = s->ts;
-    size_t a = s->st[i];
-    return s->st[i + 1] == a + 4 && rwl_tok_is_ident(ts, a, "__syncthreads") && tok_text_is(ts, a + 1, "(") &&
-           tok_text_is(ts, a + 2, ")") && tok_text_is(ts, a + 3, ";");
+    return rwl_barrier_stmt(s->ts, s->st[i], s->st[i + 1]);
 }
 
 /* Statement i a declaration `float NAME = INIT;`: NAME into nm, INIT's canonical text. */
@@ -439,10 +430,10 @@ static bool float_decl(bs_state *s, size_t i, char *nm, size_t nn, char *init, s
     size_t a = s->st[i], b = s->st[i + 1];
     if (rwl_tok_is_ident(ts, a, "const"))
         a++;
-    if (b - a < 5 || !rwl_tok_is_ident(ts, a, "float") || !rwp_tok_ident(ts, a + 1) || !tok_text_is(ts, a + 2, "=") ||
-        !tok_text_is(ts, b - 1, ";"))
+    if (b - a < 5 || !rwl_tok_is_ident(ts, a, "float") || !rwp_tok_ident(ts, a + 1) || !rwl_tok_is(ts, a + 2, "=") ||
+        !rwl_tok_is(ts, b - 1, ";"))
         return false;
-    tok_copy(ts, a + 1, nm, nn);
+    rwp_tok_copy(ts, a + 1, nm, nn);
     if (rwp_param_by_name(s->f, nm) || local_named(s, nm))
         return false;
     canon(s, a + 3, b - 1, init, ni);
@@ -456,31 +447,31 @@ static bool row_loop(bs_state *s, size_t i, size_t *ba, size_t *bb)
 {
     const rw_toks *ts = s->ts;
     size_t a = s->st[i], b = s->st[i + 1];
-    if (!rwl_tok_is_ident(ts, a, "for") || !tok_text_is(ts, a + 1, "("))
+    if (!rwl_tok_is_ident(ts, a, "for") || !rwl_tok_is(ts, a + 1, "("))
         return refuse(s, a, "row loop", EN(RW_BS_LOOP));
     size_t close = rwl_match_close(ts, a + 1);
     size_t k = a + 2, t0 = k;
     while (k < close && (rwp_is_type_word(ts, k) || rwl_tok_is_ident(ts, k, "const")))
         k++;
-    if (k == t0 || k >= close || !rwp_tok_ident(ts, k) || !tok_text_is(ts, k + 1, "="))
+    if (k == t0 || k >= close || !rwp_tok_ident(ts, k) || !rwl_tok_is(ts, k + 1, "="))
         return refuse(s, a, "row loop", EN(RW_BS_LOOP));
     char vtype[PT_NAME] = "";
     for (size_t q = t0; q < k; q++) {
         char w[PT_NAME];
-        tok_copy(ts, q, w, sizeof w);
+        rwp_tok_copy(ts, q, w, sizeof w);
         if (vtype[0])
             cat(vtype, sizeof vtype, " ");
         cat(vtype, sizeof vtype, w);
     }
-    tok_copy(ts, k, s->var, sizeof s->var);
+    rwp_tok_copy(ts, k, s->var, sizeof s->var);
     if (rwp_param_by_name(s->f, s->var) || local_named(s, s->var))
         return refuse(s, k, "row loop", EN(RW_BS_LOOP));
     size_t s1 = k + 2;
     size_t e1 = s1;
-    while (e1 < close && !tok_text_is(ts, e1, ";"))
+    while (e1 < close && !rwl_tok_is(ts, e1, ";"))
         e1++;
     size_t e2 = e1 + 1;
-    while (e2 < close && !tok_text_is(ts, e2, ";"))
+    while (e2 < close && !rwl_tok_is(ts, e2, ";"))
         e2++;
     if (e2 >= close)
         return refuse(s, a, "row loop", EN(RW_BS_LOOP));
@@ -518,7 +509,7 @@ static bool row_loop(bs_state *s, size_t i, size_t *ba, size_t *bb)
     } else if (strcmp(s->bound, bound) != 0)
         return refuse(s, a, "row loop", EN(RW_BS_LOOP));
     size_t x = close + 1, y = b;
-    if (x < y && tok_text_is(ts, x, "{") && rwl_match_close(ts, x) == y - 1) {
+    if (x < y && rwl_tok_is(ts, x, "{") && rwl_match_close(ts, x) == y - 1) {
         x++;
         y--;
     }
@@ -527,8 +518,8 @@ static bool row_loop(bs_state *s, size_t i, size_t *ba, size_t *bb)
     /* the loop variable is not written in the body */
     for (size_t q = x; q < y; q++)
         if (rwl_tok_is_ident(ts, q, s->var) &&
-            (rwl_tok_is_assign_op(ts, q + 1) || tok_text_is(ts, q + 1, "++") || tok_text_is(ts, q + 1, "--") ||
-             (q > 0 && (tok_text_is(ts, q - 1, "++") || tok_text_is(ts, q - 1, "--") || tok_text_is(ts, q - 1, "&")))))
+            (rwl_tok_is_assign_op(ts, q + 1) || rwl_tok_is(ts, q + 1, "++") || rwl_tok_is(ts, q + 1, "--") ||
+             (q > 0 && (rwl_tok_is(ts, q - 1, "++") || rwl_tok_is(ts, q - 1, "--") || rwl_tok_is(ts, q - 1, "&")))))
             return refuse(s, q, "loop variable", EN(RW_BS_BODY));
     *ba = x;
     *bb = y;
@@ -558,9 +549,9 @@ static bool tree(bs_state *s, size_t *i, const char *acc_role, bool max, char *r
         return refuse(s, ts->n - 1, "block tree", EN(RW_BS_TREE));
     size_t a = s->st[j], b = s->st[j + 1];
     /* S[tid] = acc; */
-    if (b - a < 6 || !rwp_tok_ident(ts, a) || !tok_text_is(ts, a + 1, "["))
+    if (b - a < 6 || !rwp_tok_ident(ts, a) || !rwl_tok_is(ts, a + 1, "["))
         return refuse(s, a, "block tree", EN(RW_BS_TREE));
-    tok_copy(ts, a, s->sh, sizeof s->sh);
+    rwp_tok_copy(ts, a, s->sh, sizeof s->sh);
     bs_local *shl = local_named(s, s->sh);
     if (!shl || shl->alias || shl->tid || shl->bdim)
         return refuse(s, a, "block tree", EN(RW_BS_TREE));
@@ -576,7 +567,7 @@ static bool tree(bs_state *s, size_t *i, const char *acc_role, bool max, char *r
         return refuse(s, a, "block tree", EN(RW_BS_TREE));
     a = s->st[j];
     b = s->st[j + 1];
-    if (!rwl_tok_is_ident(ts, a, "for") || !tok_text_is(ts, a + 1, "("))
+    if (!rwl_tok_is_ident(ts, a, "for") || !rwl_tok_is(ts, a + 1, "("))
         return refuse(s, a, "block tree", EN(RW_BS_TREE));
     size_t close = rwl_match_close(ts, a + 1);
     size_t k = a + 2;
@@ -584,7 +575,7 @@ static bool tree(bs_state *s, size_t *i, const char *acc_role, bool max, char *r
         k++;
     if (k >= close || !rwp_tok_ident(ts, k))
         return refuse(s, a, "block tree", EN(RW_BS_TREE));
-    tok_copy(ts, k, s->k, sizeof s->k);
+    rwp_tok_copy(ts, k, s->k, sizeof s->k);
     if (local_named(s, s->k) || rwp_param_by_name(s->f, s->k)) {
         s->k[0] = 0;
         return refuse(s, k, "block tree", EN(RW_BS_TREE));
@@ -599,7 +590,7 @@ static bool tree(bs_state *s, size_t *i, const char *acc_role, bool max, char *r
         return refuse(s, a, "block tree", EN(RW_BS_TREE));
     }
     size_t x = close + 1, y = b;
-    if (!(x < y && tok_text_is(ts, x, "{") && rwl_match_close(ts, x) == y - 1)) {
+    if (!(x < y && rwl_tok_is(ts, x, "{") && rwl_match_close(ts, x) == y - 1)) {
         s->k[0] = 0;
         return refuse(s, a, "block tree", EN(RW_BS_TREE));
     }
@@ -631,7 +622,7 @@ static bool tree(bs_state *s, size_t *i, const char *acc_role, bool max, char *r
         canon(s, ia + 2, cc, g, sizeof g);
         ok = (strcmp(g, "$t<$k") == 0 || strcmp(g, "$k>$t") == 0) && !rwl_tok_is_ident(ts, rwl_stmt_end(ts, ia, ib), "else");
         size_t u = cc + 1, v = ib;
-        if (ok && tok_text_is(ts, u, "{") && rwl_match_close(ts, u) == v - 1) {
+        if (ok && rwl_tok_is(ts, u, "{") && rwl_match_close(ts, u) == v - 1) {
             u++;
             v--;
         }
@@ -728,13 +719,13 @@ static bool kept_part_ok(bs_state *s, size_t a, size_t b, bool tid_ok)
     if (a >= b || rwp_has_side_effects(ts, a, b))
         return false;
     for (size_t k = a; k < b; k++) {
-        if (tok_text_is(ts, k, "[") || tok_text_is(ts, k, "->") || (tok_text_is(ts, k, "*") && k == a))
+        if (rwl_tok_is(ts, k, "[") || rwl_tok_is(ts, k, "->") || (rwl_tok_is(ts, k, "*") && k == a))
             return false;
-        if (!rwp_tok_ident(ts, k) || (k > a && tok_text_is(ts, k - 1, ".")))
+        if (!rwp_tok_ident(ts, k) || (k > a && rwl_tok_is(ts, k - 1, ".")))
             continue;
         char w[PT_NAME];
-        tok_copy(ts, k, w, sizeof w);
-        if (tok_text_is(ts, k + 1, "(")) {
+        rwp_tok_copy(ts, k, w, sizeof w);
+        if (rwl_tok_is(ts, k + 1, "(")) {
             if (!rwl_pure_call_name(ts, k) && !rwp_is_type_word(ts, k))
                 return false;
             continue;
@@ -775,21 +766,21 @@ static bool kept_store(bs_state *s, size_t i)
         ca = a + 2;
         cb = c;
         a = c + 1;
-        if (a < b && tok_text_is(ts, a, "{") && rwl_match_close(ts, a) == b - 1) {
+        if (a < b && rwl_tok_is(ts, a, "{") && rwl_match_close(ts, a) == b - 1) {
             a++;
             b--;
         }
         if (rwl_stmt_end(ts, a, b) != b || rwl_tok_is_ident(ts, a, "else"))
             return false;
     }
-    if (b - a < 6 || !rwp_tok_ident(ts, a) || !tok_text_is(ts, a + 1, "[") || !tok_text_is(ts, b - 1, ";") ||
+    if (b - a < 6 || !rwp_tok_ident(ts, a) || !rwl_tok_is(ts, a + 1, "[") || !rwl_tok_is(ts, b - 1, ";") ||
         s->n_kept >= BS_KEPT)
         return false;
     char nm[PT_NAME];
-    tok_copy(ts, a, nm, sizeof nm);
+    rwp_tok_copy(ts, a, nm, sizeof nm);
     const an_param *p = rwp_param_by_name(s->f, nm);
     size_t close = rwl_match_close(ts, a + 1);
-    if (!p || p->pointer_depth != 1 || close + 2 >= b || !tok_text_is(ts, close + 1, "="))
+    if (!p || p->pointer_depth != 1 || close + 2 >= b || !rwl_tok_is(ts, close + 1, "="))
         return false;
     if (!kept_part_ok(s, a + 2, close, false) || !kept_part_ok(s, close + 2, b - 1, false) ||
         (cb > ca && !kept_part_ok(s, ca, cb, true)))
@@ -800,12 +791,38 @@ static bool kept_store(bs_state *s, size_t i)
     return true;
 }
 
+/* The statements from *i up to the next loop: barriers, re-pointed row pointers, stores kept
+ * for the caller and at most one `float NAME = INIT;`, INIT one of inits, whose NAME goes into
+ * role (role_n bytes, "" until then). false with the refusal at any other statement. */
+static bool between_loops(bs_state *s, size_t *i, const char *const *inits, char *role, size_t role_n)
+{
+    const rw_toks *ts = s->ts;
+    char nm[PT_NAME], init[PT_EXPR];
+    while (*i < s->n_st && !rwl_tok_is_ident(ts, s->st[*i], "for")) {
+        if (is_barrier(s, *i) || repoint(s, *i)) {
+            (*i)++;
+            continue;
+        }
+        if (!role[0] && float_decl(s, *i, nm, sizeof nm, init, sizeof init) && rwp_one_of(init, inits)) {
+            snprintf(role, role_n, "%s", nm);
+            (*i)++;
+            continue;
+        }
+        if (kept_store(s, *i)) {
+            (*i)++;
+            continue;
+        }
+        return refuse(s, s->st[*i], "statement", EN(RW_BS_EXTRA));
+    }
+    return true;
+}
+
 /* The recognition; HK_OK with s->why "" when it applies. Fills the roles. */
 static void recognize(bs_state *s, bool *inv_form, bool *stored)
 {
     const rw_toks *ts = s->ts;
     size_t i = 0, ba, bb;
-    char c[BS_CANON], nm[PT_NAME], init[PT_EXPR];
+    char c[BS_CANON];
     /* prologue: declarations up to the first loop */
     while (i < s->n_st && !rwl_tok_is_ident(ts, s->st[i], "for")) {
         if (!prologue_decl(s, s->st[i], s->st[i + 1])) {
@@ -827,7 +844,7 @@ static void recognize(bs_state *s, bool *inv_form, bool *stored)
         refuse(s, s->st[L], "row loop", EN(RW_BS_NO_MAX));
         return;
     }
-    tok_copy(ts, mm.acc, s->m, sizeof s->m);
+    rwp_tok_copy(ts, mm.acc, s->m, sizeof s->m);
     bs_local *ml = local_named(s, s->m);
     if (!ml || ml->alias || ml->tid || ml->bdim) {
         refuse(s, s->st[L], "row loop", EN(RW_BS_NO_MAX));
@@ -880,25 +897,8 @@ static void recognize(bs_state *s, bool *inv_form, bool *stored)
         i++;
     }
     /* barriers, re-pointed row pointers, the sum's declaration */
-    bool have_s = false;
-    while (i < s->n_st && !rwl_tok_is_ident(ts, s->st[i], "for")) {
-        if (is_barrier(s, i) || repoint(s, i)) {
-            i++;
-            continue;
-        }
-        if (!have_s && float_decl(s, i, nm, sizeof nm, init, sizeof init) && rwp_one_of(init, zero)) {
-            snprintf(s->s, sizeof s->s, "%s", nm);
-            have_s = true;
-            i++;
-            continue;
-        }
-        if (kept_store(s, i)) {
-            i++;
-            continue;
-        }
-        refuse(s, s->st[i], "statement", EN(RW_BS_EXTRA));
+    if (!between_loops(s, &i, zero, s->s, sizeof s->s))
         return;
-    }
     if (i >= s->n_st) {
         refuse(s, ts->n - 1, "row loop", EN(RW_BS_SUM));
         return;
@@ -908,8 +908,7 @@ static void recognize(bs_state *s, bool *inv_form, bool *stored)
         return;
     /* the sum: declared just before, or a `float sum = 0` of the declarations at the top
      * (nothing between writes it: every statement so far is one of the shape's) */
-    bool declared = have_s;
-    have_s = false;
+    bool declared = s->s[0] != 0, have_s = false;
     for (size_t q = 0; q <= s->n_loc && !have_s; q++) {
         if (declared && q > 0)
             break;   /* declared just before: only that name */
@@ -946,24 +945,9 @@ static void recognize(bs_state *s, bool *inv_form, bool *stored)
     if (!tree(s, &i, "$s", false, s->t, sizeof s->t))
         return;
     /* barriers, the reciprocal, re-pointed row pointers */
-    while (i < s->n_st && !rwl_tok_is_ident(ts, s->st[i], "for")) {
-        if (is_barrier(s, i) || repoint(s, i)) {
-            i++;
-            continue;
-        }
-        static const char *const inv[] = {"1.0f/$u", "1.f/$u", "1/$u", "1.0/$u", NULL};
-        if (!s->v[0] && float_decl(s, i, nm, sizeof nm, init, sizeof init) && rwp_one_of(init, inv)) {
-            snprintf(s->v, sizeof s->v, "%s", nm);
-            i++;
-            continue;
-        }
-        if (kept_store(s, i)) {
-            i++;
-            continue;
-        }
-        refuse(s, s->st[i], "statement", EN(RW_BS_EXTRA));
+    static const char *const inv[] = {"1.0f/$u", "1.f/$u", "1/$u", "1.0/$u", NULL};
+    if (!between_loops(s, &i, inv, s->v, sizeof s->v))
         return;
-    }
     if (i >= s->n_st) {
         refuse(s, ts->n - 1, "row loop", EN(RW_BS_WRITE));
         return;
@@ -1040,7 +1024,7 @@ static const char tpl_body[] =
     "    // reassociated (not bit-identical). A block that is not 1-D, or not a power of two\n"
     "    // multiple of 32 up to 1024 (the original's halving trees), runs the original body.\n"
     "    if (blockDim.y == 1 && blockDim.z == 1 && blockDim.x % 32u == 0 && blockDim.x <= 1024u &&\n"
-    "        (blockDim.x & (blockDim.x - 1u)) == 0) {\n"
+    "        (blockDim.x & (blockDim.x - 1u)) == 0$KEPTTEST) {\n"
     "$PROLOGUE"
     "        const float hk_ninf = -__int_as_float(0x7f800000);\n"
     "        float hk_m = ($MINIT), hk_s = 0.0f;  // the original's start: its maximum exactly\n"
@@ -1097,10 +1081,11 @@ static int block_online_softmax(const rw_context *c, rw_result *out)
         return rc;
     rw_toks ts = {0};
     bs_state *s = NULL;
-    struct hk_buf pro, wr, body;
+    struct hk_buf pro, wr, body, kt;
     hk_buf_init(&pro, RW_TEXT_MAX);
     hk_buf_init(&wr, RW_TEXT_MAX);
     hk_buf_init(&body, RW_TEXT_MAX);
+    hk_buf_init(&kt, RW_TEXT_MAX);
     if ((rc = rwp_lex_body(c->text, f->body_span.start_byte, f->body_span.end_byte, &ts))) {
         if (rc == HK_ETOOBIG)
             rc = rwp_not_applicable(out, name, f, EN(RW_SM_BODY_LARGE));
@@ -1147,6 +1132,22 @@ static int block_online_softmax(const rw_context *c, rw_result *out)
         size_t a = s->st[q], b = s->st[q + 1];
         rc = hk_buf_printf(&pro, "        %.*s\n", (int)(ts.t[b - 1].end - ts.t[a].start), c->text + ts.t[a].start);
     }
+    /* a store kept for the caller moves from its place (between the passes, or after the last)
+     * to just before the write pass: a launch passing its buffer as a row buffer too (it
+     * stores into the input before a pass reads it, or into the output after the write pass)
+     * takes the original body, a test the whole block shares */
+    if (s->n_kept)
+        rc = hk_buf_appends(&kt, " &&\n        // no buffer of a store kept for the caller is a row buffer (passed twice: the original)"); /* i18n: not for people */
+    for (size_t q = 0; q < s->n_kept && !rc; q++) {
+        bool seen = false;
+        for (size_t o = 0; o < q; o++)
+            seen |= !strcmp(s->kept_buf[o], s->kept_buf[q]);
+        for (int b = 0; b < 2 && !seen && !rc; b++)
+            rc = hk_buf_printf(&kt, "\n        %s(const void *)%s != (const void *)%s", q || b ? "&& " : "", /* i18n: not for people */
+                               s->kept_buf[q], b ? s->out : s->in);
+    }
+    if (rc)
+        goto out;
     char offp[PT_EXPR + 8] = "";
     if (s->off_text[0])
         snprintf(offp, sizeof offp, "(%s) + ", s->off_text);
@@ -1180,7 +1181,8 @@ static int block_online_softmax(const rw_context *c, rw_result *out)
     char *orig = rwl_tok_text(&ts, 0, ts.n);
     const char *kv[] = {"PROLOGUE", pro.data ? pro.data : "", "VT", s->vtype, "V", s->var, "START", s->start_text,
                         "BOUND", s->bound_text, "STEP", s->step_text, "IN", s->in, "OFF", offp, "EXP", s->exp_fn,
-                        "WRITE", wr.data ? wr.data : "", "MINIT", s->m_init, "ORIGINAL", orig ? orig : "", NULL};
+                        "WRITE", wr.data ? wr.data : "", "MINIT", s->m_init, "ORIGINAL", orig ? orig : "",
+                        "KEPTTEST", kt.data ? kt.data : "", NULL};
     if (!orig) {
         rc = HK_ENOMEM;
         goto out;
@@ -1205,6 +1207,7 @@ out:
     hk_buf_free(&pro);
     hk_buf_free(&wr);
     hk_buf_free(&body);
+    hk_buf_free(&kt);
     rwl_toks_free(&ts);
     return rc;
 }

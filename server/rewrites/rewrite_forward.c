@@ -31,10 +31,13 @@
  * with every read between them forwarded, is dropped. A stored product or quotient is not
  * forwarded: recomputed or kept in a register it could be contracted into the reader's add
  * (fmad), which the store's rounding prevented. Pointer buffers that may be one (in place:
- * out == inp) take the original body, a test at run time too.
+ * out == inp; a written row buffer and any other pointer parameter the body names, read beside
+ * the rows or through a local copy) take the original body, a test at run time too.
  * Refused with the construct and line: no such loop, loops with another start, bound or step,
  * a row buffer used outside the row loops, a body with control flow, a barrier or a call
- * that is not pure, an early exit after the first row loop, and nothing to forward. */
+ * that is not pure, an early exit after the first row loop, a pointer-to-pointers parameter
+ * or a structure passed by value whose members the body reads (no test of pointers sees a row
+ * reached through them), and nothing to forward. */
 #include "rewrites/registry.h"
 #include "rewrites/rewrite_lex.h"
 #include "rewrites/rewrite_recognize.h"
@@ -118,21 +121,15 @@ typedef struct {
     bool oom;                        /* an allocation failed in a helper: HK_ENOMEM at the end */
 } sf_state;
 
-static bool tok_eq(const rw_toks *ts, size_t k, const char *s, size_t n)
-{
-    return ts->t[k].kind == T_IDENT && ts->t[k].end - ts->t[k].start == n && !memcmp(ts->text + ts->t[k].start, s, n);
-}
-
+/* Is the name at k a use of a parameter (its index into *ix)? */
 static bool param_at(const sf_state *s, size_t k, size_t *ix)
 {
-    for (size_t i = 0; i < s->f->n_params; i++)
-        if (s->f->params[i].name[0] && tok_eq(s->ts, k, s->f->params[i].name, strlen(s->f->params[i].name)) &&
-            rwl_is_use(s->ts, k)) {
-            if (ix)
-                *ix = i;
-            return true;
-        }
-    return false;
+    const an_param *p = rwp_param_named(s->f, s->ts, k);
+    if (!p || !rwl_is_use(s->ts, k))
+        return false;
+    if (ix)
+        *ix = (size_t)(p - s->f->params);
+    return true;
 }
 
 /* The top-level declaration `NAME = ...` of the name at k (its token), or ts->n. */
@@ -990,11 +987,40 @@ static int store_forward(const rw_context *c, int cap, rw_result *out)
                 goto refuse;
             }
     }
-    /* a launch passing one pointer as two row buffers: they are one, always */
+    /* the pointer parameters the body names: a row buffer written may be one of them (passed
+     * twice), which then reads what a dropped or forwarded store left (a read beside the rows,
+     * `b[(OFF + i)]`, or through a local copy `b = &bias[OFF]`); a pointer to pointers may reach
+     * a row buffer where no test of pointers sees it */
+    bool named[64] = {false};
+    for (size_t k = 1; k + 1 < ts.n; k++) {
+        size_t p;
+        if (ts.t[k].kind != T_IDENT || !param_at(s, k, &p))
+            continue;
+        /* a structure passed by value: a pointer among its members may be the output too
+         * (a vector's members x, y, z, w are values) */
+        if (f->params[p].pointer_depth == 0 && rwl_tok_is(&ts, k + 1, ".") &&
+            !rwl_tok_is(&ts, k + 2, "x") && !rwl_tok_is(&ts, k + 2, "y") && !rwl_tok_is(&ts, k + 2, "z") &&
+            !rwl_tok_is(&ts, k + 2, "w")) {
+            rwl_refuse(s->why, sizeof s->why, &ts, c->text, k, "parameter", EN(RW_SF_STRUCT_PARAM),
+                       f->params[p].name);
+            goto refuse;
+        }
+        if (f->params[p].pointer_depth < 1)
+            continue;
+        if (f->params[p].pointer_depth > 1) {
+            rwl_refuse(s->why, sizeof s->why, &ts, c->text, k, "pointer parameter", EN(RW_SF_DEEP_POINTER),
+                       f->params[p].name);
+            goto refuse;
+        }
+        if (p < 64)
+            named[p] = true;
+    }
+    /* a launch passing one pointer as a written row buffer and another buffer the body names:
+     * they are one, always */
     for (size_t x = 0; x < s->n_slots; x++)
-        for (size_t y = 0; y < s->n_slots; y++)
-            if (s->slots[x].param != s->slots[y].param && s->slots[x].written &&
-                rwl_launch_passing_twice(c->m, f, s->slots[x].param, s->slots[y].param)) {
+        for (size_t y = 0; y < f->n_params && y < 64; y++)
+            if (s->slots[x].param != y && s->slots[x].written && named[y] &&
+                rwl_launch_passing_twice(c->m, f, s->slots[x].param, y)) {
                 snprintf(s->why, sizeof s->why, "%s at line %d: %s", "kernel body", body_line, EN(RW_SF_ALIASED));
                 goto refuse;
             }
@@ -1159,20 +1185,26 @@ static int store_forward(const rw_context *c, int cap, rw_result *out)
         if (f->params[w].pointer_depth != 1 || !f->params[w].name[0])
             continue;
         for (size_t k = 1; k + 1 < ts.n && !writes[w]; k++)
-            writes[w] = tok_eq(&ts, k, f->params[w].name, strlen(f->params[w].name)) && rwl_is_use(&ts, k) &&
+            writes[w] = rwl_tok_is_ident(&ts, k, f->params[w].name) && rwl_is_use(&ts, k) &&
                         !find_event(s, k) && !rwl_tok_is(&ts, k - 1, "=") && rwl_occurrence_writes(&ts, k);
         for (size_t q = 0; q < s->n_slots && !writes[w]; q++)
             writes[w] = s->slots[q].written && s->slots[q].param == w;
     }
-    bool row_buf[64] = {false};
+    bool row_buf[64] = {false}, row_written[64] = {false};
     for (size_t q = 0; q < s->n_slots; q++)
-        if (s->slots[q].param < 64)
+        if (s->slots[q].param < 64) {
             row_buf[s->slots[q].param] = true;
+            row_written[s->slots[q].param] |= s->slots[q].written;
+        }
+    /* and every row buffer written against every other pointer parameter the body names (read
+     * beside the rows or through a local copy: it would read what a dropped store left) */
+#define SF_TESTED(w, y) (writes[w] && (y) != (w) && (row_buf[y] || (row_written[w] && named[y])))
     for (size_t w = 0; w < f->n_params && w < 64 && !rc; w++)
         for (size_t y = 0; writes[w] && y < f->n_params && y < 64 && !rc; y++)
-            if (y != w && row_buf[y] && !(writes[y] && row_buf[w] && y < w))   /* each pair once */
+            if (SF_TESTED(w, y) && !(y < w && SF_TESTED(y, w)))   /* each pair once */
                 rc = hk_buf_printf(&body, " &&\n        (const void *)%s != (const void *)%s", f->params[w].name, /* i18n: not for people */
                                    f->params[y].name);
+#undef SF_TESTED
     if (!rc)
         rc = hk_buf_printf(&body, ";\n    const bool hk_sf_reg = hk_sf_own && (long long)(%s) <= %dLL * (long long)blockDim.x;", /* i18n: not for people */
                            bound, cap);

@@ -150,6 +150,12 @@ bool rwl_tok_is_ident(const rw_toks *ts, size_t k, const char *name)
     return k < ts->n && ts->t[k].kind == T_IDENT && rwl_tok_is(ts, k, name);
 }
 
+bool rwl_barrier_stmt(const rw_toks *ts, size_t a, size_t b)
+{
+    return b == a + 4 && rwl_tok_is_ident(ts, a, "__syncthreads") && rwl_tok_is(ts, a + 1, "(") &&
+           rwl_tok_is(ts, a + 2, ")") && rwl_tok_is(ts, a + 3, ";");
+}
+
 bool rwl_tok_is_assign_op(const rw_toks *ts, size_t k)
 {
     static const char *const ops[] = {"=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>="};

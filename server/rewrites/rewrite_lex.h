@@ -55,6 +55,9 @@ bool rwl_tok_is(const rw_toks *ts, size_t k, const char *s);
 
 bool rwl_tok_is_ident(const rw_toks *ts, size_t k, const char *name);
 
+/* Is [a, b) exactly the statement `__syncthreads();`? */
+bool rwl_barrier_stmt(const rw_toks *ts, size_t a, size_t b);
+
 bool rwl_tok_is_assign_op(const rw_toks *ts, size_t k);
 
 /* An identifier use at k: an identifier that is not a member name after . or ->. */

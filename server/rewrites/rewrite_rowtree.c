@@ -291,12 +291,6 @@ static bool tree_store(wrt *w, size_t a, size_t e)
     return true;
 }
 
-static bool is_barrier_stmt(const wrt *w, size_t a, size_t e)
-{
-    return e == a + 4 && rwl_tok_is(&w->ts, a, "__syncthreads") && rwl_tok_is(&w->ts, a + 1, "(") &&
-           rwl_tok_is(&w->ts, a + 2, ")") && rwl_tok_is(&w->ts, a + 3, ";");
-}
-
 /* Is the top-level statement [a, e) the block-stride loop `for (T i = TID; ...; i += B)`,
  * with the model's KM_LOOP_BLOCK_STRIDE at its line? Its header's init and step tokens. */
 static bool block_loop(wrt *w, size_t a, size_t e, size_t *init, size_t *step)
@@ -467,14 +461,14 @@ static bool scan(wrt *w, unsigned tree_line, rw_edits *es, int *rc)
             continue;
         }
         if (part == 1) {
-            if (!is_barrier_stmt(w, a, e))
+            if (!rwl_barrier_stmt(&w->ts, a, e))
                 return refuse(w, a, HK_MSG_RW_WRT_ORDER, w->arr);
             barrier = a;
             part = 2;
             a = e;
             continue;
         }
-        if (part == 3 && is_barrier_stmt(w, a, e)) {   /* a barrier after the tree: no block left */
+        if (part == 3 && rwl_barrier_stmt(&w->ts, a, e)) {   /* a barrier after the tree: no block left */
             if ((*rc = rwl_edits_add(es, ts->t[a].start, ts->t[e - 1].end, "")))
                 return false;
             a = e;

@@ -102,7 +102,6 @@ typedef struct {
     size_t ind_a[WL_ACC], ind_b[WL_ACC], ind_name[WL_ACC];
     size_t n_ind, n_lead;       /* the inductions, the first n_lead of them before the rest */
     size_t mid_a, mid_b;
-    bool thread_yz;             /* the output's code reads threadIdx.y or .z (the thread's own row) */
 } wl_loop;
 
 #define refuse(s, k, ...) rwl_refuse((s)->why, sizeof (s)->why, (s)->ts, (s)->text, (k), __VA_ARGS__)
@@ -265,10 +264,8 @@ static bool check_kernel(wl_scan *s, wl_loop *L)
         /* the lanes split x: a thread's y and z stay its own, alike in an output's G lanes
          * (one row of the block, blockDim.x a multiple of G) */
         if (rwl_tok_is(ts, k, "threadIdx") && rwl_tok_is(ts, k + 1, ".") &&
-            (rwl_tok_is(ts, k + 2, "y") || rwl_tok_is(ts, k + 2, "z"))) {
-            L->thread_yz = true;
+            (rwl_tok_is(ts, k + 2, "y") || rwl_tok_is(ts, k + 2, "z")))
             continue;
-        }
         if (rwl_tok_is(ts, k, "threadIdx") || rwl_tok_is(ts, k, "blockDim") || rwl_tok_is(ts, k, "gridDim") ||
             rwl_tok_is(ts, k, "warpSize") || rwl_builtin_x(ts, k, "blockIdx"))
             return refuse(s, k, "thread index", EN(RW_WL_INDEX_OUTSIDE), TOK(ts, k));
@@ -633,6 +630,39 @@ static bool in_induction(const wl_loop *L, size_t k)
     return false;
 }
 
+/* Is the stepped name v (declared at d, before the window) the thread's own and reached only
+ * by its name? Each lane keeps its trip's values in a copy the body reads under v's name, and
+ * runs every trip's steps on v itself: declared static, __shared__, extern, __device__ or
+ * __constant__, v is one variable that many threads step; its address taken (`&v`), a
+ * reference bound to it (`T &r = v`) or v a reference, the body may read it under another
+ * name, which holds the round's last step and not the lane's trip. (Passed to a function that
+ * takes it by reference: that is no reader call, refused before the window and in it as a call
+ * that may write.) */
+static bool stepped_own(wl_scan *s, size_t v, size_t d)
+{
+    const rw_toks *ts = s->ts;
+    static const char *const shared_kw[] = {"static", "__shared__", "extern", "__device__", "__constant__"};
+    if (rwl_tok_is(ts, d - 1, "&") || rwl_tok_is(ts, d - 1, "&&"))   /* a reference itself */
+        return refuse(s, d - 1, "induction", EN(RW_WL_STEP_ADDRESS), TOK(ts, v));
+    for (size_t q = d; q-- > 1;) {
+        if (rwl_tok_is(ts, q, ";") || rwl_tok_is(ts, q, "{") || rwl_tok_is(ts, q, "}"))
+            break;
+        for (size_t i = 0; i < HK_ARRAY_LEN(shared_kw); i++)
+            if (rwl_tok_is(ts, q, shared_kw[i]))
+                return refuse(s, q, "induction", EN(RW_WL_STEP_SHARED), TOK(ts, v), TOK(ts, q));
+    }
+    for (size_t k = 1; k + 1 < ts->n; k++) {
+        if (!rwg_is_name(ts, k, v))
+            continue;
+        if (rwl_tok_is(ts, k - 1, "&") && rwl_unary_position(ts, k - 1))
+            return refuse(s, k - 1, "induction", EN(RW_WL_STEP_ADDRESS), TOK(ts, v));
+        if (k >= 4 && rwl_tok_is(ts, k - 1, "=") && ts->t[k - 2].kind == T_IDENT &&
+            (rwl_tok_is(ts, k - 3, "&") || rwl_tok_is(ts, k - 3, "&&")))
+            return refuse(s, k - 3, "induction", EN(RW_WL_STEP_ADDRESS), TOK(ts, v));
+    }
+    return true;
+}
+
 /* The 1-D window's induction steps (induction_form at the body's top level, of a name declared
  * before the window and read by the body elsewhere): each must be the name's only write in the
  * window, its step c must read nothing the window changes (no name written or declared in it,
@@ -665,6 +695,9 @@ static bool read_inductions(wl_scan *s, wl_loop *L)
             for (size_t k = L->w[d].b_a; k < L->w[d].b_b; k++)
                 if (rwg_is_name(ts, k, v))
                     return refuse(s, k, "induction", EN(RW_WL_CARRIED), TOK(ts, v));   /* into the trip count */
+        size_t decl = 0;
+        if (is_decl_of(ts, 1, L->win_a, v, &decl) && !stepped_own(s, v, decl))
+            return false;
         for (size_t k = ca; k < cb; k++) {
             if (ts->t[k].kind != T_IDENT)
                 continue;

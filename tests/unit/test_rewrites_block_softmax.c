@@ -3,7 +3,9 @@
  * stored and read back; a spelling that recomputes them, an if-form maximum, a 64-bit row
  * offset and a reciprocal; one with both accumulators declared at the top, max() and exp(),
  * the exponentials stored through a row pointer and divided in place by `/=`; one that stores
- * the block's maximum for the caller, kept and compared bit for bit) are rewritten into ONE candidate text and ONE emulated program
+ * the block's maximum for the caller, kept and compared bit for bit; one that stores its maximum
+ * and sum into other buffers' rows, launched with those buffers of their own, as the input and
+ * as the output: session 45) are rewritten into ONE candidate text and ONE emulated program
  * (emu_block.h) runs each against its original within a tolerance (the sum is reassociated:
  * |a - b| <= 2e-5 * max(|a|, |b|) + 1e-38, NaN where the original has NaN): ragged rows (1, 7,
  * 33, 100, 257, 1027 and 3000 columns), rows of a huge range (+-80), with -inf elements, with
@@ -45,7 +47,7 @@ static int teardown(void **state)
     return rwf_teardown();
 }
 
-static const char *const kernels[] = {"soft_stored", "soft_recomputed", "soft_top_decls", "keeps_max"};
+static const char *const kernels[] = {"soft_stored", "soft_recomputed", "soft_top_decls", "keeps_max", "keeps_firsts"};
 
 /* C++ before main(): rows of several kinds, the comparison with a tolerance (exact where the
  * original body runs). */
@@ -127,6 +129,39 @@ static const char helpers[] =
     "        emu::failures++;\n"
     "    printf(\"%s: %zu elements differ%s\\n\", what, total, must_differ ? \" (a broken copy: must be > 0)\" : \"\");\n"
     "}\n"
+    "/* session 45: keeps_firsts' kept stores into buffers of their own (mode 0), the input (1) or\n"
+    "   the output (2): passed twice, the candidate runs the original body (the same bits) */\n"
+    "template <class F, class G>\n"
+    "static void kept_case(const char *what, F ko, G kc, bool must_differ = false)\n"
+    "{\n"
+    "    size_t total = 0;\n"
+    "    for (int z = 0; z < 7; z++)\n"
+    "        for (int v = 0; v < 4; v++)\n"
+    "            for (int mode = 0; mode < 3; mode++) {\n"
+    "                const int rows = 3, cols = colss[z];\n"
+    "                emu::schedule = (z + v + mode) % 3;\n"
+    "                const size_t e = (size_t)rows * cols;\n"
+    "                emu::buf<float> ino(e), inc(e), bo(e), bc(e), fo(e), fc(e), lo(e), lc(e);\n"
+    "                for (size_t i = 0; i < e; i++)\n"
+    "                    ino[i] = inc[i] = row_value(0, i / cols, i % cols, cols);\n"
+    "                bo.set(5); bc.set(5); fo.set(5); fc.set(5); lo.set(5); lc.set(5);\n"
+    "                float *f_o = mode == 1 ? ino.ptr() : fo.ptr(), *f_c = mode == 1 ? inc.ptr() : fc.ptr();\n"
+    "                float *l_o = mode == 2 ? bo.ptr() : lo.ptr(), *l_c = mode == 2 ? bc.ptr() : lc.ptr();\n"
+    "                emu::launch(dim3(rows), dim3(blocks[v]), 0, [&] { ko(bo.ptr(), ino.ptr(), f_o, l_o, cols); });\n"
+    "                emu::launch(dim3(rows), dim3(blocks[v]), 0, [&] { kc(bc.ptr(), inc.ptr(), f_c, l_c, cols); });\n"
+    "                const bool exact = mode != 0;\n"
+    "                size_t bad = close_to(what, bo, bc, exact, must_differ) + close_to(what, ino, inc, true, must_differ) +\n"
+    "                             close_to(what, fo, fc, true, must_differ) + close_to(what, lo, lc, exact, must_differ);\n"
+    "                if (bad && !must_differ)\n"
+    "                    printf(\"  (%s: %d x %d, block %u, %s)\\n\", what, rows, cols, blocks[v],\n"
+    "                           mode == 1 ? \"firsts == inp\" : mode == 2 ? \"lasts == out\" : \"buffers of their own\");\n"
+    "                total += bad;\n"
+    "            }\n"
+    "    if (must_differ ? total == 0 : total != 0)\n"
+    "        emu::failures++;\n"
+    "    printf(\"%s: %zu elements differ%s\\n\", what, total, must_differ ? \" (a broken copy: must be > 0)\" : \"\");\n"
+    "}\n"
+    "#define FIRSTS(ns) [&](float *o, float *i, float *f, float *l, int c) { ns::keeps_firsts(o, i, f, l, c); }\n"
     "#define STORED(ns) [&](float *o, float *i, int n, int c) { ns::soft_stored(o, i, n, c); }\n"
     "#define RECOMP(ns) [&](float *o, float *i, int n, int c) { (void)n; ns::soft_recomputed(o, i, c); }\n"
     "#define TOP(ns) [&](float *o, float *i, int n, int c) { (void)n; ns::soft_top_decls(o, i, c); }\n"
@@ -137,7 +172,8 @@ static const char driver[] = "soft_case(\"soft_stored\", STORED(orig), STORED(ca
                              "soft_case(\"soft_top_decls\", TOP(orig), TOP(cand));\n"
                              "extra = max_check;\n"
                              "soft_case(\"keeps_max\", KEEPS(orig, g_maxo), KEEPS(cand, g_maxc));\n"
-                             "extra = nullptr;\n";
+                             "extra = nullptr;\n"
+                             "kept_case(\"keeps_firsts\", FIRSTS(orig), FIRSTS(cand));\n";
 
 static char *candidate(const char *src)
 {
@@ -210,6 +246,18 @@ static void block_softmax_text(void **state)
     assert_non_null(strstr(r.text, "const float hk_inv = 1.0f / hk_s;"));
     assert_non_null(strstr(r.text, "y[(base) + j] = __expf(x[(base) + j] - hk_m) * hk_inv;"));
     assert_non_null(strstr(r.description, "(3 row reads and 1 row writes an element)"));
+    assert_null(strstr(r.text, "no buffer of a store kept"));
+    rw_result_free(&r);
+    /* session 45: a kept store's buffer passed as a row buffer takes the original body */
+    ctx.kernel = kernel(&fx, "keeps_firsts");
+    assert_int_equal(rw_apply_named("block_online_softmax", &ctx, NULL, &r, NULL), HK_OK);
+    assert_true(r.applicable);
+    assert_non_null(strstr(r.text, "(blockDim.x & (blockDim.x - 1u)) == 0 &&\n"
+                                   "        // no buffer of a store kept for the caller is a row buffer (passed twice: the original)\n"
+                                   "        (const void *)firsts != (const void *)inp\n"
+                                   "        && (const void *)firsts != (const void *)out\n"
+                                   "        && (const void *)lasts != (const void *)inp\n"
+                                   "        && (const void *)lasts != (const void *)out) {"));
     rw_result_free(&r);
     unload(&fx);
     free(src);

@@ -828,7 +828,8 @@ static void window_stepped_run(void **state)
 }
 
 /* What a stepped window refuses, with the construct and line: a carried product, a step that
- * changes in the loop, a step between the body's statements; window_warp refuses the stepped
+ * changes in the loop, a step between the body's statements, a stepped name that is static or
+ * has another name (`&x`, a reference); window_warp refuses the stepped
  * edge_max; under a spec, a block along x that is not a multiple of G (lane 0 alone) and a
  * window with fewer trips than lanes. */
 static void window_stepped_refusals(void **state)
@@ -849,6 +850,14 @@ static void window_stepped_refusals(void **state)
         /* session 44 review: a continue in a switch (it continues the loop), a bound reading a step */
         {"switch_continue", "window_lanes", 479, "would skip the trailing step of `x`"},
         {"bound_steps", "window_lanes", 497, "`x` carries a value from one trip to the next"},
+        /* session 45: a stepped name that is not the thread's own or has another name (a
+         * reference parameter's call and shared memory were refused already) */
+        {"static_steps", "window_lanes", 512, "the stepped `x` is declared `static`"},
+        {"pointed_steps", "window_lanes", 531, "the stepped `x` has another name"},
+        {"ref_steps", "window_lanes", 547, "the stepped `x` has another name"},
+        {"passed_steps", "window_lanes", 566, "`address_of` before the window may write memory"},
+        {"shared_steps", "window_lanes", 581, "`__shared__`: a barrier"},
+        {"ref_stepped", "window_lanes", 600, "the stepped `x` has another name"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         rw_context ctx = {.text = fx.text, .len = fx.len, .m = fx.m, .kernel = kernel(&fx, cases[i].kernel)};

@@ -6,7 +6,8 @@
  * runs each against its original, bit for bit: ragged rows (1, 7, 33, 100, 257, 1027 and
  * 3000 columns), blocks of 32 to 256 (so the row fits cap * blockDim.x and the register form
  * runs, or does not and the recomputed form runs), three thread orders, and the two cases
- * that take the original body (a 2-D block; the output passed as the input, in place); and
+ * that take the original body (a 2-D block; the output passed as the input, in place; the
+ * output passed as a bias read beside the rows or through a local copy: session 45); and
  * stacked on block_reduce's text against that text. Two
  * broken copies (the register form reading another element; the recomputed form recomputing
  * with the other tree's result) must differ. Refusals name the construct and line; the
@@ -42,7 +43,7 @@ static int teardown(void **state)
     return rwf_teardown();
 }
 
-static const char *const kernels[] = {"soft_rows", "center_rows", "scaled_rows", "input_moves"};
+static const char *const kernels[] = {"soft_rows", "center_rows", "scaled_rows", "input_moves", "bias_rows", "bias_copy"};
 
 /* C++ before main(): one runner for all three kernels (out, in, aux, rows, cols), the
  * comparison counting differences so that a broken copy's can be required. */
@@ -98,6 +99,32 @@ static const char helpers[] =
     "        emu::failures++;\n"
     "    printf(\"%s: %zu elements differ%s\\n\", what, total, must_differ ? \" (a broken copy: must be > 0)\" : \"\");\n"
     "}\n"
+    "/* session 45: a buffer read beside the rows, its own (mode 0) or the output (mode 1: the\n"
+    "   run-time test takes the original loops, whose second pass reads what the first stored) */\n"
+    "template <class F, class G>\n"
+    "static void bias_case(const char *what, F ko, G kc, bool must_differ = false)\n"
+    "{\n"
+    "    size_t total = 0;\n"
+    "    for (int z = 0; z < 7; z++)\n"
+    "        for (int v = 0; v < 4; v++)\n"
+    "            for (int mode = 0; mode < 2; mode++) {\n"
+    "                const int rows = 3, cols = colss[z];\n"
+    "                emu::schedule = (z + v + mode) % 3;\n"
+    "                const size_t e = (size_t)rows * cols;\n"
+    "                emu::buf<float> in(e), bias(e), bo(e), bc(e);\n"
+    "                in.fill(cols + v); bias.fill(3 + v); bo.fill(5); bc.fill(5);\n"
+    "                const float *bio = mode ? bo.ptr() : bias.ptr(), *bic = mode ? bc.ptr() : bias.ptr();\n"
+    "                emu::launch(dim3(rows), dim3(blocks[v]), 0, [&] { ko(bo.ptr(), in.ptr(), bio, cols); });\n"
+    "                emu::launch(dim3(rows), dim3(blocks[v]), 0, [&] { kc(bc.ptr(), in.ptr(), bic, cols); });\n"
+    "                size_t bad = differ(what, bo, bc, must_differ);\n"
+    "                if (bad && !must_differ)\n"
+    "                    printf(\"  (%s: %d x %d, block %u, bias %s)\\n\", what, rows, cols, blocks[v], mode ? \"== out\" : \"own\");\n"
+    "                total += bad;\n"
+    "            }\n"
+    "    if (must_differ ? total == 0 : total != 0)\n"
+    "        emu::failures++;\n"
+    "    printf(\"%s: %zu elements differ%s\\n\", what, total, must_differ ? \" (a broken copy: must be > 0)\" : \"\");\n"
+    "}\n"
     "#define SOFT(ns) [&](float *o, float *i, const float *a, int n, int c) { (void)a; ns::soft_rows(o, i, n, c); }\n"
     "#define CENTER(ns) [&](float *o, float *i, const float *a, int n, int c) { (void)n; ns::center_rows(o, i, a, c); }\n"
     "#define SCALED(ns) [&](float *o, float *i, const float *a, int n, int c) { (void)n; ns::scaled_rows(o, i, a, c); }\n"
@@ -107,7 +134,11 @@ static const char driver[] =
     "row_case(\"soft_rows\", SOFT(orig), SOFT(cand), false);\n"
     "row_case(\"center_rows\", CENTER(orig), CENTER(cand), false);\n"
     "row_case(\"scaled_rows\", SCALED(orig), SCALED(cand), true);\n"
-    "row_case(\"input_moves\", MOVES(orig), MOVES(cand), false);\n";
+    "row_case(\"input_moves\", MOVES(orig), MOVES(cand), false);\n"
+    "bias_case(\"bias_rows\", [&](float *o, const float *i, const float *b, int c) { orig::bias_rows(o, i, b, c); },\n"
+    "          [&](float *o, const float *i, const float *b, int c) { cand::bias_rows(o, i, b, c); });\n"
+    "bias_case(\"bias_copy\", [&](float *o, const float *i, const float *b, int c) { orig::bias_copy(o, i, b, c); },\n"
+    "          [&](float *o, const float *i, const float *b, int c) { cand::bias_copy(o, i, b, c); });\n";
 
 /* The candidate: every kernel rewritten (cap 8). */
 static char *candidate(const char *src, int cap)
@@ -225,6 +256,18 @@ static void forward_text(void **state)
     assert_non_null(strstr(r.text, "(const void *)out != (const void *)inp;"));
     assert_null(strstr(r.text, "} else if (hk_sf_own) {"));
     rw_result_free(&r);
+    /* session 45: a buffer read beside the rows, or through a local copy, is tested against the
+     * output too (passed the output, it reads what a dropped store left) */
+    ctx.kernel = kernel(&fx, "bias_rows");
+    assert_int_equal(rw_apply_named("store_forward", &ctx, NULL, &r, NULL), HK_OK);
+    assert_true(r.applicable);
+    assert_non_null(strstr(r.text, "(const void *)out != (const void *)bias;"));
+    rw_result_free(&r);
+    ctx.kernel = kernel(&fx, "bias_copy");   /* `&bias[...]` counts as a write of bias: tested against inp too */
+    assert_int_equal(rw_apply_named("store_forward", &ctx, NULL, &r, NULL), HK_OK);
+    assert_true(r.applicable);
+    assert_non_null(strstr(r.text, "(const void *)out != (const void *)bias &&\n        (const void *)bias != (const void *)inp;"));
+    rw_result_free(&r);
     unload(&fx);
     free(src);
     assert_int_equal(hk_alloc_live(), 0);
@@ -266,6 +309,10 @@ static void forward_refusals(void **state)
         /* session 44 review: a bound read from memory, a product stored through a name */
         {"deref_bound", "kernel body", 225, "no two block-strided row loops"},
         {"named_product", "block-strided loop", 240, "no later read of a stored element to forward"},
+        /* session 45: a pointer to pointers may reach a row buffer */
+        {"bias_table", "pointer parameter", 280, "`bias` is a pointer to pointers"},
+        {"bias_member", "parameter", 294, "`a` is passed by value and the body reads its members"},
+        {"bias_launched", "kernel body", 300, "a launch in the file passes one pointer as two of the row buffers"},
     };
     rwf_expect_refusals(src, "store_forward", cases, sizeof cases / sizeof cases[0]);
     free(src);

@@ -245,3 +245,67 @@ __global__ void named_product(float *out, float *sums, const float *inp, float w
         s += out[blockIdx.x * C + i];
     sums[blockIdx.x * blockDim.x + t] = s;
 }
+
+// ---- session 45: buffers read beside the rows (applies; the run-time test covers them) ----
+
+// a bias read beside the row accesses (its index in parentheses is not a row access): passed
+// the output (bias == out), it reads what the first loop stored, which the register form drops
+__global__ void bias_rows(float *out, const float *inp, const float *bias, int C)
+{
+    const int row = blockIdx.x;
+    for (int i = threadIdx.x; i < C; i += blockDim.x)
+        out[row * C + i] = inp[row * C + i] + 1.0f;
+    for (int i = threadIdx.x; i < C; i += blockDim.x)
+        out[row * C + i] = out[row * C + i] + bias[(row * C + i)];
+}
+
+// the same through a local copy of the pointer (not an alias `b = bias + OFF`: an address)
+__global__ void bias_copy(float *out, const float *inp, const float *bias, int C)
+{
+    const int row = blockIdx.x;
+    const float *b = &bias[row * C];
+    for (int i = threadIdx.x; i < C; i += blockDim.x)
+        out[row * C + i] = inp[row * C + i] + 1.0f;
+    for (int i = threadIdx.x; i < C; i += blockDim.x)
+        out[row * C + i] = out[row * C + i] + b[i];
+}
+
+// refused: a pointer to pointers may reach the output's row
+__global__ void bias_table(float *out, const float *inp, const float *const *bias, int C)
+{
+    const int row = blockIdx.x;
+    for (int i = threadIdx.x; i < C; i += blockDim.x)
+        out[row * C + i] = inp[row * C + i] + 1.0f;
+    for (int i = threadIdx.x; i < C; i += blockDim.x)
+        out[row * C + i] = out[row * C + i] + bias[row][i];
+}
+
+// refused: a structure passed by value whose pointer member may be the output
+struct bias_args {
+    const float *bias;
+    int stride;
+};
+__global__ void bias_member(float *out, const float *inp, bias_args a, int C)
+{
+    const int row = blockIdx.x;
+    for (int i = threadIdx.x; i < C; i += blockDim.x)
+        out[row * C + i] = inp[row * C + i] + 1.0f;
+    for (int i = threadIdx.x; i < C; i += blockDim.x)
+        out[row * C + i] = out[row * C + i] + a.bias[(row * a.stride + i)];
+}
+
+// refused: the file's launch passes the output as the bias (bias_rows' body): they are one,
+// always, so the run-time test would always take the original
+__global__ void bias_launched(float *out, const float *inp, const float *bias, int C)
+{
+    const int row = blockIdx.x;
+    for (int i = threadIdx.x; i < C; i += blockDim.x)
+        out[row * C + i] = inp[row * C + i] + 1.0f;
+    for (int i = threadIdx.x; i < C; i += blockDim.x)
+        out[row * C + i] = out[row * C + i] + bias[(row * C + i)];
+}
+
+void run_bias_launched(float *d_out, const float *d_inp, int rows, int C)
+{
+    bias_launched<<<rows, 256>>>(d_out, d_inp, d_out, C);
+}

@@ -503,3 +503,107 @@ __global__ void bound_steps(const float *plane, float *out, const int n, const i
         out[o] = best;
     }
 }
+
+// Refused (session 45): the stepped name is one variable of the whole grid (static), which
+// every lane of every output would step for every trip.
+__global__ void static_steps(const float *plane, float *out, const int n, const int w, const int taps)
+{
+    LOOP_OUTPUTS(o, n) {
+        static float x;
+        float best = -1.f;
+        x = o;
+        for (int t = 0; t < taps; t++) {
+            float v = edge_texel(plane, 1, w, 0.f, x);
+            if (v > best)
+                best = v;
+            x += 0.5f;
+        }
+        out[o] = best;
+    }
+}
+
+// Refused (session 45): the stepped name is read through a pointer too, which the lane's copy
+// does not follow (it would see the round's last step).
+__global__ void pointed_steps(const float *plane, float *out, const int n, const int w, const int taps)
+{
+    LOOP_OUTPUTS(o, n) {
+        float x = o, best = -1.f;
+        const float *at = &x;
+        for (int t = 0; t < taps; t++) {
+            float v = edge_texel(plane, 1, w, 0.f, x) + edge_texel(plane, 1, w, 0.f, *at + 1.f);
+            if (v > best)
+                best = v;
+            x += 0.5f;
+        }
+        out[o] = best;
+    }
+}
+
+// Refused (session 45): a reference bound to the stepped name.
+__global__ void ref_steps(const float *plane, float *out, const int n, const int w, const int taps)
+{
+    LOOP_OUTPUTS(o, n) {
+        float x = o, best = -1.f;
+        const float &ahead = x;
+        for (int t = 0; t < taps; t++) {
+            float v = edge_texel(plane, 1, w, 0.f, x) + edge_texel(plane, 1, w, 0.f, ahead + 1.f);
+            if (v > best)
+                best = v;
+            x += 0.5f;
+        }
+        out[o] = best;
+    }
+}
+
+// Refused: the stepped name passed to a function that takes it by reference (and returns its
+// address): no reader call, refused as a call before the window that may write.
+__device__ const float *address_of(const float &x) { return &x; }
+
+__global__ void passed_steps(const float *plane, float *out, const int n, const int w, const int taps)
+{
+    LOOP_OUTPUTS(o, n) {
+        float x = o, best = -1.f;
+        const float *at = address_of(x);
+        for (int t = 0; t < taps; t++) {
+            float v = edge_texel(plane, 1, w, 0.f, x) + edge_texel(plane, 1, w, 0.f, *at + 1.f);
+            if (v > best)
+                best = v;
+            x += 0.5f;
+        }
+        out[o] = best;
+    }
+}
+
+// Refused: a __shared__ stepped name (any shared memory: check_kernel's refusal comes first).
+__global__ void shared_steps(const float *plane, float *out, const int n, const int w, const int taps)
+{
+    LOOP_OUTPUTS(o, n) {
+        __shared__ float x;
+        float best = -1.f;
+        x = o;
+        for (int t = 0; t < taps; t++) {
+            float v = edge_texel(plane, 1, w, 0.f, x);
+            if (v > best)
+                best = v;
+            x += 0.5f;
+        }
+        out[o] = best;
+    }
+}
+
+// Refused (session 45): the stepped name is a reference to another variable, which the body
+// reads under its own name.
+__global__ void ref_stepped(const float *plane, float *out, const int n, const int w, const int taps)
+{
+    LOOP_OUTPUTS(o, n) {
+        float x0 = o, best = -1.f;
+        float &x = x0;
+        for (int t = 0; t < taps; t++) {
+            float v = edge_texel(plane, 1, w, 0.f, x) + edge_texel(plane, 1, w, 0.f, x0 + 1.f);
+            if (v > best)
+                best = v;
+            x += 0.5f;
+        }
+        out[o] = best;
+    }
+}
