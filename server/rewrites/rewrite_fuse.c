@@ -63,7 +63,8 @@
  *
  * A stored value loaded ahead (session 45): where the statement that ends the prologue is a
  * store into the block's dynamic shared memory, `S[tid] = E;`, and E loads only from pointer
- * parameters, writes nothing and reads no shared memory (hoisted_store), E runs with the
+ * parameters or local pointers computed from them, writes nothing and reads no shared memory
+ * (hoisted_store), E runs with the
  * copied part, `auto hk_fb_sJ = E;` per block, and each block's rest starts with the store of
  * hk_fb_sJ: cuda-samples' reduce0-2, whose one load per thread is such a store's value, had
  * nothing to issue together before. */
@@ -728,10 +729,67 @@ static bool shared_target(const fb_state *s, size_t k, size_t lim)
     return false;
 }
 
+/* Do the tokens [a, b) compute an offset without touching memory: no subscript, dereference,
+ * member through a pointer, write, or call other than harmless ones? */
+static bool plain_offset(const fb_state *s, size_t a, size_t b)
+{
+    const rw_toks *ts = &s->ts;
+    for (size_t q = a; q < b; q++)
+        if (rwl_tok_is(ts, q, "[") || rwl_tok_is(ts, q, "->") || rwl_tok_is(ts, q, "++") ||
+            rwl_tok_is(ts, q, "--") || (rwl_tok_is_assign_op(ts, q) && !rwl_tok_is(ts, q, "==")) ||
+            (rwl_tok_is(ts, q, "*") && rwl_unary_position(ts, q)) || shn_index(s, q) >= 0)
+            return false;
+    return first_unsafe_call(s, a, b) >= b;
+}
+
+/* Is name token k (a use) a pointer into global memory: a pointer parameter, or a local
+ * pointer declared once before token lim as `T *p = P;`, `= P + e;`, `= P - e;` or
+ * `= &P[e];` with P such a pointer (pointer arithmetic stays inside P's allocation) and e
+ * touching no memory, never written after its declaration? */
+static bool global_pointer(const fb_state *s, size_t k, size_t lim, int depth)
+{
+    const rw_toks *ts = &s->ts;
+    if (ts->t[k].kind != T_IDENT || !rwl_is_use(ts, k) || shn_index(s, k) >= 0 || depth > 4)
+        return false;
+    const an_param *pa = rwp_param_named(s->f, ts, k);
+    if (pa)
+        return pa->pointer_depth >= 1;
+    size_t decl = SIZE_MAX;
+    for (size_t r = 1; r < lim; r++)
+        if (rwl_same_tok(ts, r, k) && rwl_is_use(ts, r) && declared_name(ts, r)) {
+            if (decl != SIZE_MAX)
+                return false;
+            decl = r;
+        }
+    if (decl == SIZE_MAX || !rwl_tok_is(ts, decl - 1, "*") || !rwl_tok_is(ts, decl + 1, "="))
+        return false;
+    /* written, or its address taken (`&p[i]` takes an element's: not a write of p) */
+    for (size_t q = 1; q + 1 < ts->n; q++)
+        if (q != decl && rwl_same_tok(ts, q, k) && rwl_is_use(ts, q) && rwl_scalar_written(ts, q) &&
+            !(rwl_tok_is(ts, q - 1, "&") && rwl_tok_is(ts, q + 1, "[")))
+            return false;
+    size_t a = decl + 2, e = a;
+    for (int d = 0; e < ts->n && !(d == 0 && (rwl_tok_is(ts, e, ";") || rwl_tok_is(ts, e, ","))); e++) {
+        d += rwl_tok_is(ts, e, "(") || rwl_tok_is(ts, e, "[") || rwl_tok_is(ts, e, "{");
+        d -= rwl_tok_is(ts, e, ")") || rwl_tok_is(ts, e, "]") || rwl_tok_is(ts, e, "}");
+    }
+    if (e >= ts->n || e == a)
+        return false;
+    if (rwl_tok_is(ts, a, "&")) { /* &P[e] */
+        if (!rwl_tok_is(ts, a + 2, "[") || rwl_match_close(ts, a + 2) + 1 != e)
+            return false;
+        return global_pointer(s, a + 1, decl, depth + 1) && plain_offset(s, a + 3, e - 1);
+    }
+    if (!global_pointer(s, a, decl, depth + 1))
+        return false;
+    return e == a + 1 || ((rwl_tok_is(ts, a + 1, "+") || rwl_tok_is(ts, a + 1, "-")) && plain_offset(s, a + 2, e));
+}
+
 /* Statement i (the store that ends the prologue) as `S[...] = E;`: a store into the block's
  * dynamic shared memory (shared_target, subscripts free of loads, calls and writes) of a value
- * E that loads from memory only through subscripts of (or __ldg on) pointer parameters --
- * global memory, which no statement before the store writes -- and writes nothing, calls only
+ * E that loads from memory only through subscripts of (or __ldg on) pointer parameters or
+ * local pointers computed from them (global_pointer) -- global memory, which no statement
+ * before the store writes -- and writes nothing, calls only
  * harmless functions, reads no __shared__ name. Then E can be evaluated for every copy ahead
  * of the copies' rests (into a register of the copy's own), the store itself staying at the
  * head of each copy's rest: the reduction's first load (`sdata[tid] = (i < n) ? g_idata[i] :
@@ -788,10 +846,10 @@ static bool hoisted_store(const fb_state *s, size_t i, size_t lim, size_t *eq)
         }
         if (!rwl_tok_is(ts, q, "["))
             continue;
-        /* a load: an element of a pointer parameter (global memory: a launch passes no other) */
+        /* a load: an element of a pointer parameter (global memory: a launch passes no other)
+         * or of a local pointer computed from one (global_pointer) */
         size_t base = subscript_base(ts, q - 1, e + 1);
-        const an_param *pa = base == SIZE_MAX || !rwl_is_use(ts, base) ? NULL : rwp_param_named(s->f, ts, base);
-        if (!pa || pa->pointer_depth < 1 || rwl_tok_is(ts, base - 1, "&") ||
+        if (base == SIZE_MAX || !global_pointer(s, base, a, 0) || rwl_tok_is(ts, base - 1, "&") ||
             (rwl_tok_is(ts, base - 1, "*") && rwl_unary_position(ts, base - 1)))
             return false;
         loads = true;

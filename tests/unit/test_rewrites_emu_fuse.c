@@ -16,7 +16,8 @@
  * into dynamic shared memory whose value loads from pointer parameters (cuda-samples'
  * reduce0, `sdata[tid] = (i < n) ? g_idata[i] : 0;`; an extern array whose value reads the
  * block index itself; a template kernel's reinterpret_cast pointer with two loads and `T(0)` in
- * the value) is loaded for every copy ahead of the rests: emulated at F 2/4/8 and
+ * the value; loads through local pointers computed from a parameter, `&row[t]`) is
+ * loaded for every copy ahead of the rests: emulated at F 2/4/8 and
  * stacked on block_reduce; block b+1 storing block b's value, or loading at the leader's
  * index, differs. Refusals with their line: an early
  * return, a parameter or a block-free local written after the split, a spin loop after the first store, an impure call before it, a nested __shared__,
@@ -219,6 +220,26 @@ static const char k_rb[] =
     "}\n"
     "template __global__ void rb<float>(const float *__restrict__, float *, int);\n";
 
+/* the stored value loads through local pointers computed from a parameter in the copied part
+ * (`row = in + blockIdx.x * cols`, `el = &row[t]`): global memory too, one per copy */
+static const char k_rowp[] =
+    "__global__ void rowsum(const float *in, float *out, int cols)\n"
+    "{\n"
+    "    extern __shared__ float sh[];\n"
+    "    const int t = threadIdx.x;\n"
+    "    const float *row = in + blockIdx.x * cols;\n"
+    "    const float *el = &row[t];\n"
+    "    sh[t] = cols > t ? el[0] * row[0] : 0.0f;\n"
+    "    __syncthreads();\n"
+    "    for (int k = blockDim.x / 2; k > 0; k >>= 1) {\n"
+    "        if (t < k)\n"
+    "            sh[t] += sh[t + k];\n"
+    "        __syncthreads();\n"
+    "    }\n"
+    "    if (t == 0)\n"
+    "        out[blockIdx.x] = sh[0];\n"
+    "}\n";
+
 /* an extern __shared__ array stored first with a value that reads the block index itself (the
  * split is that store: nothing else is copied), read back at another thread's element */
 static const char k_dyn[] =
@@ -403,6 +424,11 @@ static const char d_rb[] =
     "    emu::buf<float> in(G * 2 * B); in.fill(G * 3 + B);\n"
     "    PAIR(float, \"rb\", G + 8, emu::launch(dim3(G), dim3(B), B * sizeof(float), [&] { NS::rb<float>(in, out, n); }));\n"
     "}\n";
+static const char d_rowp[] =
+    "for (int G : {1, 3, 7}) for (int cols : {37, 64}) {\n"
+    "    emu::buf<float> in(G * cols); in.fill(G + cols);\n"
+    "    PAIR(float, \"rowp\", G + 8, emu::launch(dim3(G), dim3(64), 64 * sizeof(float), [&] { NS::rowsum(in, out, cols); }));\n"
+    "}\n";
 static const char d_dyn[] =
     "for (int G : {1, 3, 7}) {\n"
     "    const int n = G * 64 - 9;\n"
@@ -440,6 +466,7 @@ static void emulated_runs(void **state)
         add_case("r0", k_r0, "red0", fs[i], d_r0);
         add_case("dyn", k_dyn, "dyn_rev", fs[i], d_dyn);
         add_case("rb", k_rb, "rb", fs[i], d_rb);
+        add_case("rowp", k_rowp, "rowsum", fs[i], d_rowp);
     }
     /* broken on purpose, the hoisted store: block b+1 stores block b's value, and block b+1's
      * value loaded at the leader's index */
@@ -576,6 +603,9 @@ static void emitted_shape(void **state)
     assert_non_null(strstr(t, "auto hk_fb_s1 = (n > i_hk1 + blockDim.x) ? in[i_hk1] + in[i_hk1 + blockDim.x] : (n > i_hk1 ? in[i_hk1] : T(0));"));
     assert_non_null(strstr(t, "T *sdata = reinterpret_cast<T *>(smem);"));
     free(t);
+    t = emu_rewrite(k_rowp, "rowsum", "fused_blocks", p);
+    assert_non_null(strstr(t, "auto hk_fb_s1 = cols > t ? el_hk1[0] * row_hk1[0] : 0.0f;"));
+    free(t);
     t = emu_rewrite(k_dyn, "dyn_rev", "fused_blocks", p);
     assert_non_null(strstr(t, "auto hk_fb_s1 = n > hk_fb_v1 * blockDim.x + threadIdx.x ? __ldg(&a_hk1[hk_fb_v1 * blockDim.x + threadIdx.x]) * 0.5f : -1.0f;"));
     free(t);
@@ -664,9 +694,10 @@ static void refusals(void **state)
             "k", "reference", 5);
     /* a tile of dynamic shared memory (sized by the launch, which fused_blocks keeps) ends
      * the copied part; its value is loaded ahead (k_dyn, k_r0) only when it loads from
-     * pointer parameters alone, writes nothing and reads no shared memory: a value through a
-     * local pointer, an update (`+=`: it reads the tile), a value reading the tile, a store to
-     * global memory first (no shared tile: an elementwise kernel's) -- nothing loads before */
+     * pointer parameters (or local pointers computed from them and never written) alone,
+     * writes nothing and reads no shared memory: a value through a local pointer written
+     * later, an update (`+=`: it reads the tile), a value reading the tile, a store to global
+     * memory first (no shared tile: an elementwise kernel's) -- nothing loads before */
     refused("__global__ void k(const float *a, float *o)\n"
             "{\n"
             "    extern __shared__ float dyn[];\n"
@@ -674,7 +705,8 @@ static void refusals(void **state)
             "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
             "    dyn[threadIdx.x] = p[i];\n"
             "    __syncthreads();\n"
-            "    o[i] = dyn[blockDim.x - 1 - threadIdx.x];\n"
+            "    p += 2;\n"
+            "    o[i] = dyn[blockDim.x - 1 - threadIdx.x] + p[0];\n"
             "}\n",
             "k", "statement", 5);
     refused("__global__ void k(const float *a, float *o)\n"
