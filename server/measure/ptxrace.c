@@ -1884,8 +1884,9 @@ static int iv_low_zeros(const ival *v, int w)
 static bool const_table_range(const body *b, const stmt *s, int w, bool sg, int64_t *lo,
                               int64_t *hi)
 {
+    bool konst = op_has(s->op, "const"); /* (REF18) or a .global ptxdata proved read-only */
     if (!b->data || s->ops_cut || op_has(s->op, "v2") || op_has(s->op, "v4") ||
-        op_has(s->op, "v8") || !op_has(s->op, "const"))
+        op_has(s->op, "v8") || (!konst && !op_has(s->op, "global")))
         return false;
     char buf[128];
     cut_copy(buf, sizeof buf, s->ops[1]);
@@ -1916,7 +1917,7 @@ static bool const_table_range(const body *b, const stmt *s, int w, bool sg, int6
         if (((uint64_t)o & g->toff.kz) || ((uint64_t)o & g->toff.ko) != g->toff.ko)
             continue; /* not an offset the bits allow */
         int64_t v;
-        if (!ptxdata_load(b->data, g->tname, o + k, true, bytes, sg, &v))
+        if (!ptxdata_load(b->data, g->tname, o + k, konst, bytes, sg, &v))
             return false;
         if (!any || v < *lo)
             *lo = v;
@@ -2094,8 +2095,9 @@ static bool int_value_def(const body *b, const stmt *s, ival *out, int *rw, bool
         a = ir_operand(b, s->ops[1], w, sg);
         kz = a.kz, ko = a.ko, rng = a.rk, lo = a.lo, hi = a.hi;
     } else if (op_is(op, "ld") && n == 2) {
-        /* (REF17) a .const word at an index of a known range: the least and greatest entry */
-        if (!op_has(op, "const") || !const_table_range(b, s, w, sg, &lo, &hi))
+        /* (REF17) a .const word at an index of a known range: the least and greatest entry;
+         * (REF18) a .global's, where ptxdata proved every use of its address a load's */
+        if (!const_table_range(b, s, w, sg, &lo, &hi))
             return false;
         rng = true;
     } else if (op_is(op, "prmt") && n == 4 && !strcmp(op, "prmt.b32")) {
@@ -2433,7 +2435,8 @@ static aval eval_stmt_value(body *b, stmt *s)
         if (module_data_load(b, s, &v))
             return v;
     }
-    if (op_is(op, "ld") && op_has(op, "const") && b->ir_stmt == s && b->ir_ok) {
+    if (op_is(op, "ld") && (op_has(op, "const") || op_has(op, "global")) && b->ir_stmt == s &&
+        b->ir_ok) {
         int64_t ic;
         if (iv_point(&b->ir_v, b->ir_w, b->ir_sg, &ic)) { /* (REF17) a table's equal entries */
             aval z = unknown_val;
