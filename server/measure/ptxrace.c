@@ -161,6 +161,9 @@ typedef struct {
                         * variable tname plus a byte offset of what toff knows (64-bit, signed;
                         * a mov of the name, an add of an integer judged); NULL: not so */
     ival toff;
+    const char *lbase; /* (REF18) written once: the address of the .local variable lbase (the
+                        * depot) plus loff, where local_proof holds; NULL: not so */
+    int64_t loff;
 } reg;
 
 enum {
@@ -221,6 +224,8 @@ typedef struct {
      * that its value (eval_stmt_value) reads it without a second pass: ir_ok, ir_v of the type
      * ir_w / ir_sg */
     const stmt *ir_stmt;
+    bool lok; /* (REF18) local_proof: every register holding a local variable's address is read
+               * only as an ld.local / st.local address (loads forwarded, local_forward) */
     bool ir_ok;
     ival ir_v;
     int ir_w;
@@ -1970,6 +1975,216 @@ static bool const_table_addr(const body *b, const stmt *s, const char **name, iv
     return false;
 }
 
+static bool guard_holds(const body *b, const stmt *s);
+
+/* (REF18) The register names (%...) an operand mentions, into out (at most cap; each NUL-cut
+ * into buf, cap bytes). The count, -1: more than cap or buf too small. */
+static int op_regs(const char *o, char *buf, size_t cap, const char **out, int nmax)
+{
+    int n = 0;
+    size_t used = 0;
+    for (const char *p = o; *p;) {
+        if (*p != '%') {
+            p++;
+            continue;
+        }
+        size_t l = 1;
+        while (isalnum((unsigned char)p[l]) || p[l] == '_' || p[l] == '$' || p[l] == '.')
+            l++;
+        if (n == nmax || used + l + 1 > cap)
+            return -1;
+        memcpy(buf + used, p, l);
+        buf[used + l] = '\0';
+        out[n++] = buf + used;
+        used += l + 1;
+        p += l;
+    }
+    return n;
+}
+
+/* (REF18) An address operand `[%t]` or `[%t+K]` (K an integer): the register (a name into
+ * buf) and K; false: another form. */
+static bool addr_reg(const char *o, char *buf, size_t cap, int64_t *k)
+{
+    cut_copy(buf, cap, o);
+    size_t l = strlen(buf);
+    if (l < 3 || buf[0] != '[' || buf[l - 1] != ']')
+        return false;
+    buf[l - 1] = '\0';
+    char *x = trim(buf + 1), *plus = strchr(x, '+');
+    *k = 0;
+    if (plus) {
+        *plus = '\0';
+        if (!parse_int(trim(plus + 1), k) || *k < -((int64_t)1 << 30) || *k > ((int64_t)1 << 30))
+            return false;
+    }
+    x = trim(x);
+    memmove(buf, x, strlen(x) + 1);
+    return *buf == '%';
+}
+
+/* (REF18) Which registers hold the address of a `.local` variable (nvcc's __local_depot) plus
+ * a known offset, and whether local_forward may read loads through them: `mov.u64/.b64 %a,
+ * NAME` (NAME not a register: its offset 0), `add.u64/.s64 %b, %a, K` (either order, K an
+ * integer) and `mov` of such a register, each written once (NAME: nvcc's depot,
+ * `__local_depot<N>`; a local variable of another name is not followed, so a st.local to it
+ * is a store at an address not known); every other mention of such a
+ * register must be the address of an `ld.local` / `st.local` (`[%a]`, `[%a+K]`), and the body
+ * may have no `cvta` to or from the local window (a generic pointer into it, which a generic
+ * store or a call could write through). Then local memory only this body's `st.local`s at
+ * known addresses and those at unknown ones can write, and b->lok is set; otherwise nothing
+ * local is read. Were the name not a .local, no matter: only `.local` accesses are read,
+ * and the local window is the thread's own. */
+static void local_proof(body *b)
+{
+    b->lok = false;
+    for (long r = 0; r < b->nregs; r++)
+        b->regs[r].lbase = NULL;
+    bool any = false;
+    for (long i = 0; i < b->n; i++) {
+        const stmt *s = &b->st[i];
+        if (s->kind == I_LABEL || s->ops_cut)
+            continue;
+        if (op_is(s->op, "cvta") && op_has(s->op, "local"))
+            return;
+        if ((!strcmp(s->op, "mov.u64") || !strcmp(s->op, "mov.b64")) && s->nops == 2 &&
+            !strncmp(s->ops[1], "__local_depot", 13) && *s->ops[0] == '%') {
+            int r = reg_find(b, s->ops[0]);
+            if (r < 0 || b->regs[r].defs != 1 || s->guard >= 0)
+                continue; /* not an address the rule follows (a use of it: below) */
+            b->regs[r].lbase = s->ops[1];
+            b->regs[r].loff = 0;
+            any = true;
+        }
+    }
+    if (!any)
+        return;
+    for (bool grew = true; grew;) { /* the adds and moves, to a fixed point */
+        grew = false;
+        for (long i = 0; i < b->n; i++) {
+            const stmt *s = &b->st[i];
+            bool add = (!strcmp(s->op, "add.u64") || !strcmp(s->op, "add.s64")) && s->nops == 3;
+            bool mov = (!strcmp(s->op, "mov.u64") || !strcmp(s->op, "mov.b64")) && s->nops == 2;
+            if (s->kind == I_LABEL || s->ops_cut || s->guard >= 0 || (!add && !mov) ||
+                *s->ops[0] != '%')
+                continue;
+            int d = reg_find(b, s->ops[0]);
+            if (d < 0 || b->regs[d].defs != 1 || b->regs[d].lbase)
+                continue;
+            for (int j = 1; j < s->nops; j++) {
+                int a = *s->ops[j] == '%' ? reg_find(b, s->ops[j]) : -1;
+                int64_t k = 0;
+                if (a < 0 || !b->regs[a].lbase ||
+                    (add && !parse_int(s->ops[3 - j], &k)) ||
+                    __builtin_add_overflow(b->regs[a].loff, k, &k) || k < -((int64_t)1 << 40) ||
+                    k > ((int64_t)1 << 40))
+                    continue;
+                b->regs[d].lbase = b->regs[a].lbase;
+                b->regs[d].loff = k;
+                grew = true;
+                break;
+            }
+        }
+    }
+    /* every mention of such a register */
+    for (long i = 0; i < b->n; i++) {
+        const stmt *s = &b->st[i];
+        if (s->kind == I_LABEL)
+            continue;
+        bool lds = (op_is(s->op, "ld") || op_is(s->op, "st")) && op_has(s->op, "local");
+        int at = op_is(s->op, "st") ? 0 : 1; /* the address operand */
+        for (int j = 0; j < s->nops; j++) {
+            char buf[PR_LINE], ab[128];
+            const char *rs[16];
+            int nr = op_regs(s->ops[j], buf, sizeof buf, rs, 16);
+            if (nr < 0)
+                return;
+            for (int q = 0; q < nr; q++) {
+                int r = reg_find(b, rs[q]);
+                if (r < 0 || !b->regs[r].lbase)
+                    continue;
+                int64_t k;
+                bool dest = j == 0 && !op_is(s->op, "st") && nr == 1 && !strcmp(s->ops[0], rs[q]);
+                bool addr = lds && j == at && addr_reg(s->ops[j], ab, sizeof ab, &k) &&
+                            !strcmp(ab, rs[q]);
+                bool step = j > 0 && s->guard < 0 && !s->ops_cut && *s->ops[0] == '%' &&
+                            (((!strcmp(s->op, "add.u64") || !strcmp(s->op, "add.s64")) &&
+                              s->nops == 3 && !strcmp(s->ops[j], rs[q])) ||
+                             ((!strcmp(s->op, "mov.u64") || !strcmp(s->op, "mov.b64")) &&
+                              s->nops == 2)) &&
+                            reg_find(b, s->ops[0]) >= 0 && b->regs[reg_find(b, s->ops[0])].lbase;
+                if (!dest && !addr && !step)
+                    return;
+            }
+            if (s->ops_cut)
+                return;
+        }
+    }
+    b->lok = true;
+}
+
+/* (REF18) The value a load `ld.local.T %r, [%a+K]` of a w-bit integer reads, where local_proof
+ * holds and %a is a local variable's address plus a known offset: the statements before it in
+ * the body, back to the nearest label (no other way in), are read backward to the nearest
+ * `st.local` that can write its bytes: that store must surely run (guard_holds), write exactly
+ * those bytes (the same address, as many bytes, no vector) at a known address, and its value
+ * (an immediate, or a register written once that no statement between writes) is then what
+ * the load reads -- the thread's own local memory, which no other thread, no store of this
+ * body but a st.local, and no call can write (local_proof). A `st.local` at an address not
+ * known, or one that overlaps the bytes otherwise, or no store before the label: false. */
+static bool local_forward(const body *b, const stmt *s, int w, bool sg, ival *out)
+{
+    char ab[128];
+    int64_t k;
+    if (!b->lok || s->nops != 2 || s->ops_cut || op_has(s->op, "v2") || op_has(s->op, "v4") ||
+        op_has(s->op, "v8") || !addr_reg(s->ops[1], ab, sizeof ab, &k))
+        return false;
+    int r = reg_find(b, ab);
+    if (r < 0 || !b->regs[r].lbase || s < b->st || s >= b->st + b->n)
+        return false;
+    const char *base = b->regs[r].lbase;
+    int64_t lo = b->regs[r].loff + k, bytes = w / 8;
+    for (const stmt *t = s - 1; t >= b->st; t--) {
+        if (t->kind == I_LABEL)
+            return false;
+        if (!(op_is(t->op, "st") && op_has(t->op, "local")))
+            continue;
+        int64_t tk;
+        int tr = t->nops == 2 && !t->ops_cut && addr_reg(t->ops[0], ab, sizeof ab, &tk)
+                     ? reg_find(b, ab)
+                     : -1;
+        if (tr < 0 || !b->regs[tr].lbase)
+            return false; /* a local store that could be anywhere */
+        int tw = access_width(t->op);
+        int64_t tlo = b->regs[tr].loff + tk;
+        if (strcmp(b->regs[tr].lbase, base))
+            continue; /* another variable */
+        if (tlo + tw <= lo || lo + bytes <= tlo)
+            continue; /* other bytes */
+        if (tlo != lo || tw != bytes || op_has(t->op, "v2") || op_has(t->op, "v4") ||
+            op_has(t->op, "v8") || !guard_holds(b, t))
+            return false;
+        const char *v = t->ops[1];
+        if (*v == '%') {
+            int vr = reg_find(b, v);
+            if (vr < 0 || b->regs[vr].defs != 1)
+                return false;
+            for (const stmt *u = t + 1; u < s; u++) { /* written between: not the stored value */
+                int d[8];
+                int nd = stmt_dests((body *)b, (stmt *)u, d, 8);
+                if (nd < 0)
+                    return false;
+                for (int q = 0; q < nd; q++)
+                    if (d[q] == vr)
+                        return false;
+            }
+        }
+        *out = ir_operand(b, v, w, sg);
+        return true;
+    }
+    return false;
+}
+
 /* The exact product's range of two ranges, from its corners, each under 2^62 in magnitude
  * (checked in double before the exact int64 product): false where a range is not known or a
  * corner is not under it (mul.lo, mul.hi, mul.wide, mad.lo, mad.hi, mad.wide). */
@@ -1996,8 +2211,6 @@ static bool iv_field(const ival *ps, const ival *ln, int w, int64_t *pos, int64_
     return iv_point(ps, 32, false, pos) && iv_point(ln, 32, false, len) && *pos >= 0 &&
            *len >= 1 && *pos <= w - *len;
 }
-
-static bool guard_holds(const body *b, const stmt *s);
 
 /* (REF18) The carry flag (CC.CF) statement s reads (addc): 0 or 1 where the statement right
  * before it in the body (no label between, so no other way in) is an add.cc / addc.cc that
@@ -2096,10 +2309,17 @@ static bool int_value_def(const body *b, const stmt *s, ival *out, int *rw, bool
         kz = a.kz, ko = a.ko, rng = a.rk, lo = a.lo, hi = a.hi;
     } else if (op_is(op, "ld") && n == 2) {
         /* (REF17) a .const word at an index of a known range: the least and greatest entry;
-         * (REF18) a .global's, where ptxdata proved every use of its address a load's */
-        if (!const_table_range(b, s, w, sg, &lo, &hi))
-            return false;
-        rng = true;
+         * (REF18) a .global's, where ptxdata proved every use of its address a load's; a
+         * local word the store right before it wrote (local_forward) */
+        if (op_has(op, "local")) {
+            if (!local_forward(b, s, w, sg, &a))
+                return false;
+            kz = a.kz, ko = a.ko, rng = a.rk, lo = a.lo, hi = a.hi;
+        } else {
+            if (!const_table_range(b, s, w, sg, &lo, &hi))
+                return false;
+            rng = true;
+        }
     } else if (op_is(op, "prmt") && n == 4 && !strcmp(op, "prmt.b32")) {
         /* (REF17) the default mode only (no .f4e, .b4e, .rc8, .ecl, .ecr, .rc16): each result
          * byte is the byte its selector nibble names among a's four and c's four (bit 3: that
@@ -3140,6 +3360,7 @@ static void eval_all(body *b, flow *f, ptxrace_result *out)
             g->uval = fresh(b, SP_OTHER);
     }
     f->ns = 0;
+    local_proof(b);
     int fixr[2 * PR_FIX];
     for (int k = 0; k < b->nfix; k++)
         fixr[k] = reg_find(b, b->fixname[k]);

@@ -2125,7 +2125,8 @@ static void test_int_ref18(void **state)
         "\tadd.s64 %rd2, %rd1, 4;\n\tst.global.u32 [%rd2], 1;\n\tret;\n}\n"
         ".visible .entry k(\n\t.param .u64 k_param_0\n)\n{\n"
         "\t.reg .pred %p<9>;\n\t.reg .b32 %r<40>;\n\t.reg .f32 %f<9>;\n\t.reg .b64 %rd<9>;\n"
-        "\t.reg .f64 %fd<9>;\n"
+        "\t.reg .f64 %fd<9>;\n\t.reg .b64 %SPL;\n\t.local .align 4 .b8 __local_depot0[16];\n"
+        "\tmov.u64 %SPL, __local_depot0;\n"
         "\t.shared .align 8 .b8 s[4096];\n"
         "\tld.param.u64 %rd1, [k_param_0];\n\tcvta.to.global.u64 %rd2, %rd1;\n"
         "\tld.global.f32 %f1, [%rd2];\n";
@@ -2133,6 +2134,7 @@ static void test_int_ref18(void **state)
 #define DAT "\tld.global.u32 %r21, [%rd2];\n"
 #define IDX(t) "\tmul.wide.s32 %rd3, %r20, 4;\n\tmov.u64 %rd4, " t ";\n" \
                "\tadd.s64 %rd5, %rd4, %rd3;\n"
+#define LOC "\tadd.u64 %rd6, %SPL, 0;\n\tadd.u64 %rd7, %SPL, 4;\n"
 #define D01 "\tcvt.f64.f32 %fd1, %f1;\n\tabs.f64 %fd2, %fd1;\n" \
             "\tmin.f64 %fd3, %fd2, 0d3FF0000000000000;\n" /* [0, 1] or a NaN's 1.0 */
     static const struct {
@@ -2161,7 +2163,30 @@ static void test_int_ref18(void **state)
         {ONE "\tadd.cc.u32 %r21, %r20, 0xfffffffe;\n\taddc.u32 %r9, 0, 0;\n", 16}, /* spin_int_addc */
         {ONE "\tadd.cc.u32 %r21, %r20, 0;\n\taddc.cc.u32 %r22, 0, 0;\n\taddc.u32 %r9, %r22, 0;\n",
          16},
+        {ONE LOC "\tand.b32 %r21, %r20, 2;\n\tst.local.u32 [%rd6], %r21;\n"
+         "\tst.local.u32 [%rd7], %r20;\n\tld.local.u32 %r9, [%rd6];\n", 16}, /* spin_int_local */
+        {ONE LOC "\tst.local.u32 [%SPL+4], %r20;\n\tst.local.u32 [%rd6], 0;\n"
+         "\tld.local.u32 %r9, [%SPL];\n", 16},
+        {ONE LOC "\tst.local.u32 [%rd6], %r20;\n\tst.local.u32 [%rd6], 0;\n"
+         "\tld.local.u32 %r9, [%rd6];\n", 16}, /* the nearer store */
         /* not one value */
+        {ONE LOC "\tst.local.u32 [%rd6], 0;\n\tst.local.u32 [%rd6], %r20;\n"
+         "\tld.local.u32 %r9, [%rd6];\n", 0},
+        {ONE LOC "\tst.local.u32 [%rd6], 0;\nBB_l:\n\tld.local.u32 %r9, [%rd6];\n",
+         0}, /* a label between: another way in */
+        {ONE LOC "\tsetp.gt.f32 %p1, %f1, 0f00000000;\n\tst.local.u32 [%rd6], %r20;\n"
+         "\t@%p1 st.local.u32 [%rd6], 0;\n\tld.local.u32 %r9, [%rd6];\n", 0}, /* guarded */
+        {ONE LOC "\tst.local.u32 [%rd6], 0;\n\tst.local.u32 [%rd2], %r20;\n"
+         "\tld.local.u32 %r9, [%rd6];\n", 0}, /* a local store that could be anywhere */
+        {ONE LOC "\tst.local.u32 [%rd6], 0;\n\tst.local.u8 [%rd6+1], 1;\n"
+         "\tld.local.u32 %r9, [%rd6];\n", 0}, /* a byte of it */
+        {ONE LOC "\tst.local.u32 [%rd6], 0;\n\tst.global.u64 [%rd2], %rd6;\n"
+         "\tld.local.u32 %r9, [%rd6];\n", 0}, /* its address stored */
+        {ONE LOC "\tcvta.local.u64 %rd8, %SPL;\n\tst.local.u32 [%rd6], 0;\n"
+         "\tld.local.u32 %r9, [%rd6];\n", 0}, /* a generic pointer into the window */
+        {ONE LOC "\tst.local.u32 [%rd6], %r23;\n\tand.b32 %r23, %r20, 2;\n"
+         "\tld.local.u32 %r9, [%rd6];\n", 0}, /* its value written after the store */
+        {ONE LOC "\tld.local.u32 %r9, [%rd6];\n", 0}, /* no store */
         {ONE IDX("gt") "\tld.global.nc.u32 %r9, [%rd5+8];\n", 0}, /* 16 or 48 */
         {ONE IDX("gst") "\tst.global.u32 [%rd5+4], %r20;\n\tld.global.nc.u32 %r9, [%rd5];\n",
          0}, /* a store through it */
@@ -2191,6 +2216,7 @@ static void test_int_ref18(void **state)
 #undef ONE
 #undef DAT
 #undef IDX
+#undef LOC
 #undef D01
     for (size_t i = 0; i < sizeof forms / sizeof *forms; i++) {
         char text[4096];
