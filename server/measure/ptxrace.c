@@ -2169,13 +2169,15 @@ static bool local_forward(const body *b, const stmt *s, int w, bool sg, ival *ou
             int vr = reg_find(b, v);
             if (vr < 0 || b->regs[vr].defs != 1)
                 return false;
-            for (const stmt *u = t + 1; u < s; u++) { /* written between: not the stored value */
-                int d[8];
-                int nd = stmt_dests((body *)b, (stmt *)u, d, 8);
-                if (nd < 0)
+            for (const stmt *u = t + 1; u < s; u++) { /* written between: not the stored value
+                                                        * (any mention in a first operand) */
+                char rb[PR_LINE];
+                const char *rs[16];
+                int nr = u->nops ? op_regs(u->ops[0], rb, sizeof rb, rs, 16) : 0;
+                if (nr < 0)
                     return false;
-                for (int q = 0; q < nd; q++)
-                    if (d[q] == vr)
+                for (int q = 0; q < nr; q++)
+                    if (reg_find(b, rs[q]) == vr)
                         return false;
             }
         }
