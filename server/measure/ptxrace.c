@@ -226,6 +226,7 @@ typedef struct {
     const stmt *ir_stmt;
     bool lok; /* (REF18) local_proof: every register holding a local variable's address is read
                * only as an ld.local / st.local address (loads forwarded, local_forward) */
+    bool ldone; /* local_proof ran on this body (it reads the statements alone: once) */
     bool ir_ok;
     ival ir_v;
     int ir_w;
@@ -1487,6 +1488,8 @@ static unsigned float_set_def(const body *b, const stmt *s, double *flo, double 
         return 0;
     char t[4][8];
     int nt = op_types(s->op, t, 4);
+    if (nt < 1 || (strcmp(t[0], "f32") && strcmp(t[0], "f64")))
+        return 0; /* every form below writes an .f32 or an .f64 */
     /* `cvt{.irnd}{.ftz}{.sat}.f32.f32` (nvcc's __saturatef, truncf...): the value, rounded to
      * an integer with .rzi/.rni/.rmi/.rpi; a float rounding (.rn ...) is not read. (REF18)
      * The same of .f64 (`cvt.rzi.f64.f64`), and besides: `cvt{.ftz}.f64.f32` (exact),
@@ -2037,6 +2040,9 @@ static bool addr_reg(const char *o, char *buf, size_t cap, int64_t *k)
  * and the local window is the thread's own. */
 static void local_proof(body *b)
 {
+    if (b->ldone)
+        return;
+    b->ldone = true;
     b->lok = false;
     for (long r = 0; r < b->nregs; r++)
         b->regs[r].lbase = NULL;
@@ -2267,9 +2273,9 @@ static bool int_value_def(const body *b, const stmt *s, ival *out, int *rw, bool
     int w = nt >= 1 ? ir_type(t[0], &sg) : 0;
     bool fcvt = op_is(op, "cvt") && nt == 2 && (!strcmp(t[1], "f32") || !strcmp(t[1], "f64"));
     /* (REF18) `.cc` only on add (its value is add's; the carry it writes, cc_carry) and addc */
-    bool ccok = (op_is(op, "add") || op_is(op, "addc")) && !op_has(op, "sat");
-    if (!w || (op_has(op, "cc") && !ccok) || (op_has(op, "sat") && !fcvt) ||
-        op_has(op, "relu"))
+    if (!w ||
+        (op_has(op, "cc") && (!(op_is(op, "add") || op_is(op, "addc")) || op_has(op, "sat"))) ||
+        (op_has(op, "sat") && !fcvt) || op_has(op, "relu"))
         return false;
     uint64_t m = iv_mask(w), kz = 0, ko = 0;
     bool rng = false; /* [lo, hi]: the exact result's bounds, computed without overflow */
@@ -2494,42 +2500,6 @@ static bool int_value_def(const body *b, const stmt *s, ival *out, int *rw, bool
                     ko = (a.ko * c.ko) & m, kz = ~ko & m;
             }
         }
-    } else if (op_is(op, "mad") && op_has(op, "wide") && w <= 32 && n == 4) {
-        /* (REF18) the 2w-bit product (exact: iv_mul_range) plus the 2w-bit c: its range, and
-         * its low bits where the product's low zeros and c's bits say (iv_add_bits) */
-        a = ir_operand(b, s->ops[1], w, sg);
-        c = ir_operand(b, s->ops[2], w, sg);
-        int z = iv_low_zeros(&a, w) + iv_low_zeros(&c, w);
-        w *= 2;
-        m = iv_mask(w);
-        ival d = ir_operand(b, s->ops[3], w, sg);
-        ival pz = {false, 0, 0, z >= w ? m : ((uint64_t)1 << z) - 1, 0};
-        iv_add_bits(&pz, d.kz, d.ko, 0, m, &kz, &ko);
-        rng = d.rk && iv_mul_range(&a, &c, &lo, &hi) && !__builtin_add_overflow(lo, d.lo, &lo) &&
-              !__builtin_add_overflow(hi, d.hi, &hi);
-    } else if (op_is(op, "sad") && n == 4) {
-        /* (REF18) c + |a - b|: the difference's range (exact), its absolute value, plus c */
-        a = ir_operand(b, s->ops[1], w, sg);
-        c = ir_operand(b, s->ops[2], w, sg);
-        ival d = ir_operand(b, s->ops[3], w, sg);
-        int64_t dl, dh;
-        rng = a.rk && c.rk && d.rk && !__builtin_sub_overflow(a.lo, c.hi, &dl) &&
-              !__builtin_sub_overflow(a.hi, c.lo, &dh) && dl != INT64_MIN;
-        if (rng) {
-            lo = dl >= 0 ? dl : dh <= 0 ? -dh : 0;
-            hi = dl >= 0 ? dh : dh <= 0 ? -dl : (-dl > dh ? -dl : dh);
-            rng = !__builtin_add_overflow(lo, d.lo, &lo) && !__builtin_add_overflow(hi, d.hi, &hi);
-        }
-    } else if (op_is(op, "addc") && n == 3) {
-        /* (REF18) a + c + the carry in, where cc_carry knows it */
-        int cin = cc_carry(b, s, 0);
-        if (cin < 0)
-            return false;
-        a = ir_operand(b, s->ops[1], w, sg);
-        c = ir_operand(b, s->ops[2], w, sg);
-        iv_add_bits(&a, c.kz, c.ko, cin, m, &kz, &ko);
-        rng = a.rk && c.rk && !__builtin_add_overflow(a.lo, c.lo + cin, &lo) &&
-              !__builtin_add_overflow(a.hi, c.hi + cin, &hi);
     } else if (op_is(op, "mad") && (op_has(op, "lo") || (op_has(op, "hi") && w <= 32)) &&
                n == 4) {
         a = ir_operand(b, s->ops[1], w, sg);
@@ -2600,6 +2570,42 @@ static bool int_value_def(const body *b, const stmt *s, ival *out, int *rw, bool
         c = ir_operand(b, s->ops[2], w, sg);
         kz = a.kz & c.kz, ko = a.ko & c.ko;
         rng = a.rk && c.rk, lo = a.lo < c.lo ? a.lo : c.lo, hi = a.hi > c.hi ? a.hi : c.hi;
+    } else if (op_is(op, "mad") && op_has(op, "wide") && w <= 32 && n == 4) {
+        /* (REF18) the 2w-bit product (exact: iv_mul_range) plus the 2w-bit c: its range, and
+         * its low bits where the product's low zeros and c's bits say (iv_add_bits) */
+        a = ir_operand(b, s->ops[1], w, sg);
+        c = ir_operand(b, s->ops[2], w, sg);
+        int z = iv_low_zeros(&a, w) + iv_low_zeros(&c, w);
+        w *= 2;
+        m = iv_mask(w);
+        ival d = ir_operand(b, s->ops[3], w, sg);
+        ival pz = {false, 0, 0, z >= w ? m : ((uint64_t)1 << z) - 1, 0};
+        iv_add_bits(&pz, d.kz, d.ko, 0, m, &kz, &ko);
+        rng = d.rk && iv_mul_range(&a, &c, &lo, &hi) && !__builtin_add_overflow(lo, d.lo, &lo) &&
+              !__builtin_add_overflow(hi, d.hi, &hi);
+    } else if (op_is(op, "sad") && n == 4) {
+        /* (REF18) c + |a - b|: the difference's range (exact), its absolute value, plus c */
+        a = ir_operand(b, s->ops[1], w, sg);
+        c = ir_operand(b, s->ops[2], w, sg);
+        ival d = ir_operand(b, s->ops[3], w, sg);
+        int64_t dl, dh;
+        rng = a.rk && c.rk && d.rk && !__builtin_sub_overflow(a.lo, c.hi, &dl) &&
+              !__builtin_sub_overflow(a.hi, c.lo, &dh) && dl != INT64_MIN;
+        if (rng) {
+            lo = dl >= 0 ? dl : dh <= 0 ? -dh : 0;
+            hi = dl >= 0 ? dh : dh <= 0 ? -dl : (-dl > dh ? -dl : dh);
+            rng = !__builtin_add_overflow(lo, d.lo, &lo) && !__builtin_add_overflow(hi, d.hi, &hi);
+        }
+    } else if (op_is(op, "addc") && n == 3) {
+        /* (REF18) a + c + the carry in, where cc_carry knows it */
+        int cin = cc_carry(b, s, 0);
+        if (cin < 0)
+            return false;
+        a = ir_operand(b, s->ops[1], w, sg);
+        c = ir_operand(b, s->ops[2], w, sg);
+        iv_add_bits(&a, c.kz, c.ko, cin, m, &kz, &ko);
+        rng = a.rk && c.rk && !__builtin_add_overflow(a.lo, c.lo + cin, &lo) &&
+              !__builtin_add_overflow(a.hi, c.hi + cin, &hi);
     } else {
         return false;
     }

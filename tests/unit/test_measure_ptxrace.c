@@ -2160,7 +2160,8 @@ static void test_int_ref18(void **state)
         {ONE DAT "\tcvt.u64.u32 %rd6, %r21;\n\tshl.b64 %rd7, %rd6, 3;\n"
          "\tmad.wide.u32 %rd8, %r20, 4, %rd7;\n\tcvt.u32.u64 %r22, %rd8;\n"
          "\tand.b32 %r9, %r22, 3;\n", 16}, /* low zeros: 4v + 8d */
-        {ONE "\tadd.cc.u32 %r21, %r20, 0xfffffffe;\n\taddc.u32 %r9, 0, 0;\n", 16}, /* spin_int_addc */
+        {ONE "\tadd.cc.u32 %r21, %r20, 0xfffffffe;\n\taddc.u32 %r9, 0, 0;\n",
+         16}, /* spin_int_addc */
         {ONE "\tadd.cc.u32 %r21, %r20, 0;\n\taddc.cc.u32 %r22, 0, 0;\n\taddc.u32 %r9, %r22, 0;\n",
          16},
         {ONE LOC "\tand.b32 %r21, %r20, 2;\n\tst.local.u32 [%rd6], %r21;\n"
