@@ -1,7 +1,9 @@
 /* Module data that nothing writes, read from a PTX text (ptxdata.h). Two walks over the same
  * statements: the first notes every `.global` / `.const` variable the module defines and its
  * initializer's bytes, the second looks at every mention of such a name and keeps a variable
- * only when each one is the address of a plain `ld` or its own declaration. */
+ * only when each one is the address of a plain `ld` or its own declaration (or a `mov.u64` of
+ * a .const's address; REF18: of a .global's in a function body, when a third walk over those
+ * bodies, pd_prove, shows the registers holding it read only as load addresses). */
 #include "measure/ptxdata.h"
 
 #include <ctype.h>
