@@ -2029,7 +2029,8 @@ static bool addr_reg(const char *o, char *buf, size_t cap, int64_t *k)
 /* (REF18) Which registers hold the address of a `.local` variable (nvcc's __local_depot) plus
  * a known offset, and whether local_forward may read loads through them: `mov.u64/.b64 %a,
  * NAME` (NAME not a register: its offset 0), `add.u64/.s64 %b, %a, K` (either order, K an
- * integer) and `mov` of such a register, each written once (NAME: nvcc's depot,
+ * integer) and `mov` of such a register, each written once and unguarded (a mov of the depot
+ * into any other register: nothing local is read) (NAME: nvcc's depot,
  * `__local_depot<N>`; a local variable of another name is not followed, so a st.local to it
  * is a store at an address not known); every other mention of such a
  * register must be the address of an `ld.local` / `st.local` (`[%a]`, `[%a+K]`), and the body
@@ -2057,7 +2058,7 @@ static void local_proof(body *b)
             !strncmp(s->ops[1], "__local_depot", 13) && *s->ops[0] == '%') {
             int r = reg_find(b, s->ops[0]);
             if (r < 0 || b->regs[r].defs != 1 || s->guard >= 0)
-                continue; /* not an address the rule follows (a use of it: below) */
+                return; /* an address the rule does not follow, whose uses it does not see */
             b->regs[r].lbase = s->ops[1];
             b->regs[r].loff = 0;
             any = true;
@@ -2135,9 +2136,10 @@ static void local_proof(body *b)
  * `st.local` that can write its bytes: that store must surely run (guard_holds), write exactly
  * those bytes (the same address, as many bytes, no vector) at a known address, and its value
  * (an immediate, or a register written once that no statement between writes) is then what
- * the load reads -- the thread's own local memory, which no other thread, no store of this
- * body but a st.local, and no call can write (local_proof). A `st.local` at an address not
- * known, or one that overlaps the bytes otherwise, or no store before the label: false. */
+ * the load reads -- the thread's own local memory, which no other thread and no store of this
+ * body but a st.local can write (local_proof). A `st.local` at an address not known, one that
+ * overlaps the bytes otherwise, a call between (a callee handed a raw local address, however
+ * the caller got it, writes it with st.local), or no store before the label: false. */
 static bool local_forward(const body *b, const stmt *s, int w, bool sg, ival *out)
 {
     char ab[128];
@@ -2151,8 +2153,8 @@ static bool local_forward(const body *b, const stmt *s, int w, bool sg, ival *ou
     const char *base = b->regs[r].lbase;
     int64_t lo = b->regs[r].loff + k, bytes = w / 8;
     for (const stmt *t = s - 1; t >= b->st; t--) {
-        if (t->kind == I_LABEL)
-            return false;
+        if (t->kind == I_LABEL || op_is(t->op, "call"))
+            return false; /* another way in; a callee handed a local address writes st.local */
         if (!(op_is(t->op, "st") && op_has(t->op, "local")))
             continue;
         int64_t tk;

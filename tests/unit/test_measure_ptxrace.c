@@ -2188,6 +2188,11 @@ static void test_int_ref18(void **state)
         {ONE LOC "\tst.local.u32 [%rd6], %r23;\n\tand.b32 %r23, %r20, 2;\n"
          "\tld.local.u32 %r9, [%rd6];\n", 0}, /* its value written after the store */
         {ONE LOC "\tld.local.u32 %r9, [%rd6];\n", 0}, /* no store */
+        {ONE LOC "\tst.local.u32 [%rd6], 0;\n\tcall.uni wr, ();\n\tld.local.u32 %r9, [%rd6];\n",
+         0}, /* a call between */
+        {ONE LOC "\tsetp.gt.f32 %p1, %f1, 0f00000000;\n\t@%p1 mov.u64 %rd8, __local_depot0;\n"
+         "\tst.local.u32 [%rd6], 0;\n\tld.local.u32 %r9, [%rd6];\n", 0}, /* a depot address not
+                                                                     * followed */
         {ONE IDX("gt") "\tld.global.nc.u32 %r9, [%rd5+8];\n", 0}, /* 16 or 48 */
         {ONE IDX("gst") "\tst.global.u32 [%rd5+4], %r20;\n\tld.global.nc.u32 %r9, [%rd5];\n",
          0}, /* a store through it */
