@@ -1,7 +1,9 @@
 /* Module data that nothing writes, read from a PTX text (ptxdata.h). Two walks over the same
  * statements: the first notes every `.global` / `.const` variable the module defines and its
  * initializer's bytes, the second looks at every mention of such a name and keeps a variable
- * only when each one is the address of a plain `ld` or its own declaration. */
+ * only when each one is the address of a plain `ld` or its own declaration (or a `mov.u64` of
+ * a .const's address; REF18: of a .global's in a function body, when a third walk over those
+ * bodies, pd_prove, shows the registers holding it read only as load addresses). */
 #include "measure/ptxdata.h"
 
 #include <ctype.h>
@@ -40,6 +42,9 @@ typedef struct {
                      * cover_val (the initializer unseen there) */
     long cover_line;
     int64_t cover_val;
+    bool movg;      /* (REF18) a .global whose address a function's `mov.u64 %rd, NAME` takes:
+                     * known only where pd_prove shows every use of it a load's address */
+    bool prove;     /* fn: a body holding such a mov (the third walk reads it) */
 } pd_var;
 
 struct ptxdata {
@@ -50,6 +55,10 @@ struct ptxdata {
     size_t kept;
     bool over; /* a statement past PD_MAX_STMT, or too many variables: nothing known */
     long curfn; /* the second walk: the function whose body it is in (-1: outside) */
+    char **fst; /* the third walk: the statements of the body being read (pd_prove) */
+    long nfst, capfst;
+    size_t fbytes;
+    bool fover; /* the body past PD_MAX_BYTES: nothing proved */
 };
 
 /* ---- the variables ---- */
@@ -554,6 +563,11 @@ static long pd_mentions(ptxdata *d, long idx, const char *s)
         if (k < 0 || (t == ok_at && !d->v[k].fn) ||
             (t == mov_at && !d->v[k].fn && d->v[k].konst))
             continue;
+        if (t == mov_at && !d->v[k].fn && d->curfn >= 0) { /* (REF18) a .global: pd_prove */
+            d->v[k].movg = true;
+            d->v[d->curfn].prove = true;
+            continue;
+        }
         if (d->v[k].decl == idx && !own) {
             own = true; /* the declaration's own name (its first mention there) */
             if (d->v[k].fn)
@@ -571,6 +585,271 @@ static long pd_mentions(ptxdata *d, long idx, const char *s)
         d->v[k].bad = true;
     }
     return header;
+}
+
+/* ---- (REF18) a .global's address in registers: only loads read through it ---- */
+
+#define PD_MAX_TAINT 256
+
+/* A statement's opcode (its first word, after a label and a guard) and its operands, split at
+ * the commas outside brackets, braces and parentheses, trimmed; false: more than cap. */
+static bool pd_split(char *s, char **op, char **ops, int cap, int *n)
+{
+    s = (char *)pd_skip_head(s);
+    *op = s;
+    while (*s && !isspace((unsigned char)*s))
+        s++;
+    *n = 0;
+    if (!*s)
+        return true;
+    *s++ = '\0';
+    while (*s) {
+        while (isspace((unsigned char)*s))
+            s++;
+        if (!*s)
+            break;
+        if (*n == cap)
+            return false;
+        char *a = s;
+        int depth = 0;
+        while (*s && (depth || *s != ',')) {
+            if (*s == '[' || *s == '(' || *s == '{')
+                depth++;
+            else if ((*s == ']' || *s == ')' || *s == '}') && depth)
+                depth--;
+            s++;
+        }
+        char *e = s;
+        if (*s)
+            *s++ = '\0';
+        while (e > a && isspace((unsigned char)e[-1]))
+            *--e = '\0';
+        ops[(*n)++] = a;
+    }
+    return true;
+}
+
+static bool pd_is_reg(const char *o)
+{
+    if (*o != '%' || !o[1])
+        return false;
+    for (const char *p = o + 1; *p; p++)
+        if (!(isalnum((unsigned char)*p) || *p == '_' || *p == '$'))
+            return false;
+    return true;
+}
+
+static long pd_taint_find(char (*t)[64], long nt, const char *o, size_t n)
+{
+    for (long i = 0; i < nt; i++)
+        if (strlen(t[i]) == n && !strncmp(t[i], o, n))
+            return i;
+    return -1;
+}
+
+/* The opcode's base (before its first dot) is one of the list. */
+static bool pd_base_in(const char *op, const char *const *list)
+{
+    size_t n = strcspn(op, ".");
+    for (int i = 0; list[i]; i++)
+        if (strlen(list[i]) == n && !strncmp(op, list[i], n))
+            return true;
+    return false;
+}
+
+/* The body just read (d->fst) holds `mov.u64 %rd, NAME` of .globals (movg): the registers
+ * holding such an address (tainted: the mov's destination, and the destination of a
+ * `mov.u64/.b64`, `cvta{.to}.global.u64` of one or of an `add.s64/.u64` of one and any other
+ * operand) must each be read only as a load's address (`ld`/`ldu` at `[%t]` or `[%t+K]`) or
+ * by those moves and adds -- a register may also be the destination of a statement whose first
+ * operand surely is one (ld, mov, arithmetic, atom: its old value); any other mention of it
+ * (a store's address or value, an atomic's address, a call's argument, a compare, a
+ * conversion, a second tainted operand of an add, a vector) fails: true where none does.
+ * Flow-insensitive (every statement, to a fixed point): so no store, atomic or call of the
+ * module can reach the variable through this body. */
+static bool pd_prove_one(ptxdata *d, long var)
+{
+    static const char *const dests[] = {"ld", "ldu", "mov", "add", "sub", "mul", "mad", "cvt",
+                                        "cvta", "and", "or", "xor", "not", "shl", "shr",
+                                        "selp", "min", "max", "neg", "abs", "rem", "div",
+                                        "bfe", "bfi", "prmt", "shf", "popc", "clz", "brev",
+                                        "lop3", "atom", "sad", NULL};
+    static const size_t TL = 64;
+    char (*taint)[64] = hk_malloc(PD_MAX_TAINT * sizeof *taint);
+    long nt = 0;
+    bool ok = taint && !d->fover;
+    for (long i = 0; i < d->nfst && ok; i++)
+        ok = strlen(d->fst[i]) < 4096;
+    char *ops[8], *op;
+    int n;
+    char buf[4096];
+    /* the seeds */
+    for (long i = 0; i < d->nfst && ok; i++) {
+        if (strlen(d->fst[i]) >= sizeof buf)
+            continue;
+        strcpy(buf, d->fst[i]);
+        if (!pd_split(buf, &op, ops, 8, &n) || n != 2 ||
+            (strcmp(op, "mov.u64") && strcmp(op, "mov.b64")))
+            continue;
+        long k = pd_find(d, ops[1], strlen(ops[1]));
+        if (k != var)
+            continue;
+        if (!pd_is_reg(ops[0]) || nt == PD_MAX_TAINT || strlen(ops[0]) >= TL)
+            ok = false;
+        else if (pd_taint_find(taint, nt, ops[0], strlen(ops[0])) < 0)
+            strcpy(taint[nt++], ops[0]);
+    }
+    /* the uses, to a fixed point */
+    for (bool grew = true; grew && ok;) {
+        grew = false;
+        for (long i = 0; i < d->nfst && ok; i++) {
+            const char *st = d->fst[i];
+            if (*pd_skip_head(st) == '.')
+                continue; /* a declaration (.reg): no use */
+            bool any = false;
+            for (const char *p = st; *p && !any; p++)
+                if (*p == '%') {
+                    size_t l = 1;
+                    while (isalnum((unsigned char)p[l]) || p[l] == '_' || p[l] == '$')
+                        l++;
+                    any = pd_taint_find(taint, nt, p, l) >= 0;
+                    p += l - 1;
+                }
+            if (!any)
+                continue;
+            if (strlen(st) >= sizeof buf || !pd_split(strcpy(buf, st), &op, ops, 8, &n) || !n) {
+                ok = false;
+                break;
+            }
+            /* which operands name a tainted register (exactly, or inside) */
+            bool exact[8] = {0}, inside[8] = {0};
+            for (int j = 0; j < n; j++) {
+                exact[j] = pd_taint_find(taint, nt, ops[j], strlen(ops[j])) >= 0;
+                for (const char *p = ops[j]; *p && !exact[j]; p++)
+                    if (*p == '%') {
+                        size_t l = 1;
+                        while (isalnum((unsigned char)p[l]) || p[l] == '_' || p[l] == '$')
+                            l++;
+                        if (pd_taint_find(taint, nt, p, l) >= 0)
+                            inside[j] = true;
+                        p += l - 1;
+                    }
+            }
+            int from = -1; /* the tainted source a move or an add copies into ops[0] */
+            bool mv = (!strcmp(op, "mov.u64") || !strcmp(op, "mov.b64") ||
+                       !strcmp(op, "cvta.to.global.u64") || !strcmp(op, "cvta.global.u64")) &&
+                      n == 2;
+            bool ad = (!strcmp(op, "add.s64") || !strcmp(op, "add.u64")) && n == 3;
+            bool ld = pd_base_in(op, (const char *const[]){"ld", "ldu", NULL}) && n == 2;
+            for (int j = 1; j < n; j++) {
+                if (inside[j] && ld && j == 1) {
+                    /* [%t] or [%t+K] */
+                    const char *a = ops[1];
+                    size_t l = strlen(a);
+                    const char *r = a + 1;
+                    while (isspace((unsigned char)*r))
+                        r++;
+                    size_t rl = 1;
+                    while (isalnum((unsigned char)r[rl]) || r[rl] == '_' || r[rl] == '$')
+                        rl++;
+                    const char *q = r + rl;
+                    while (isspace((unsigned char)*q))
+                        q++;
+                    int64_t off;
+                    if (a[0] == '[' && a[l - 1] == ']' && *r == '%' &&
+                        pd_taint_find(taint, nt, r, rl) >= 0 &&
+                        (q == a + l - 1 ||
+                         (*q == '+' && ptxdata_int(q + 1, (size_t)(a + l - 1 - (q + 1)), &off))))
+                        continue;
+                    ok = false;
+                } else if (exact[j] && (mv || ad) && from < 0) {
+                    from = j;
+                } else if (exact[j] || inside[j]) {
+                    ok = false; /* any other read: a second tainted add operand too */
+                }
+            }
+            if (!ok)
+                break;
+            if (inside[0] && !exact[0])
+                ok = ld; /* a vector a load writes may hold a tainted name */
+            if (exact[0] && from < 0 && !pd_base_in(op, dests))
+                ok = false; /* its first operand may be read, not written */
+            if (ok && from > 0) {
+                if (!pd_is_reg(ops[0]) || strlen(ops[0]) >= TL)
+                    ok = false;
+                else if (pd_taint_find(taint, nt, ops[0], strlen(ops[0])) < 0) {
+                    if (nt == PD_MAX_TAINT) {
+                        ok = false;
+                    } else {
+                        strcpy(taint[nt++], ops[0]);
+                        grew = true;
+                    }
+                }
+            }
+        }
+    }
+    hk_free(taint);
+    return ok;
+}
+
+/* pd_prove_one for each variable whose address the body moves (each on its own: another
+ * variable's address reaching a store says nothing of this one's); where it fails, the
+ * variable is unknown. */
+static void pd_prove(ptxdata *d)
+{
+    char buf[4096], *ops[8], *op;
+    int n;
+    long seen[16], nseen = 0; /* variables already proved in this body */
+    for (long i = 0; i < d->nfst; i++) {
+        if (strlen(d->fst[i]) >= sizeof buf)
+            continue;
+        strcpy(buf, d->fst[i]);
+        if (pd_split(buf, &op, ops, 8, &n) && n == 2 &&
+            (!strcmp(op, "mov.u64") || !strcmp(op, "mov.b64"))) {
+            long k = pd_find(d, ops[1], strlen(ops[1]));
+            bool again = false;
+            for (long j = 0; j < nseen && !again; j++)
+                again = seen[j] == k;
+            if (k < 0 || d->v[k].fn || !d->v[k].movg || d->v[k].bad || again)
+                continue;
+            if (nseen < 16)
+                seen[nseen++] = k;
+            if (!pd_prove_one(d, k))
+                d->v[k].bad = true;
+        }
+    }
+}
+
+static void pd_fst_clear(ptxdata *d)
+{
+    for (long i = 0; i < d->nfst; i++)
+        hk_free(d->fst[i]);
+    d->nfst = 0;
+    d->fbytes = 0;
+    d->fover = false;
+}
+
+/* The third walk: statement s of a body pd_prove reads, kept. HK_OK, HK_ENOMEM. */
+static int pd_fst_add(ptxdata *d, const char *s)
+{
+    size_t l = strlen(s);
+    if (d->fover || d->fbytes + l > PD_MAX_BYTES) {
+        d->fover = true;
+        return HK_OK;
+    }
+    if (d->nfst == d->capfst) {
+        long nc = d->capfst ? d->capfst * 2 : 256;
+        char **q = hk_realloc(d->fst, (size_t)nc * sizeof *q);
+        if (!q)
+            return HK_ENOMEM;
+        d->fst = q;
+        d->capfst = nc;
+    }
+    if (!(d->fst[d->nfst] = hk_strdup(s)))
+        return HK_ENOMEM;
+    d->nfst++;
+    d->fbytes += l;
+    return HK_OK;
 }
 
 /* ---- the walk ---- */
@@ -703,6 +982,18 @@ static int pd_walk(ptxdata *d, pd_src *src, int pass)
                 buf[n] = '\0';
                 if (pass == 1) {
                     rc = pd_declare(d, idx, buf + i);
+                } else if (pass == 3) {
+                    const char *fnm;
+                    size_t fl;
+                    bool fe;
+                    long h = -1;
+                    if (!fdepth && pd_fn_header(buf + i, &fnm, &fl, &fe) &&
+                        (h = pd_find(d, fnm, fl)) >= 0 && (!d->v[h].fn || d->v[h].decl != idx))
+                        h = -1;
+                    if (!fdepth)
+                        pending = h; /* as the second walk's pd_mentions finds it */
+                    if (d->curfn >= 0 && d->v[d->curfn].prove)
+                        rc = pd_fst_add(d, buf + i);
                 } else {
                     long h = pd_mentions(d, idx, buf + i);
                     if (!fdepth)
@@ -718,6 +1009,10 @@ static int pd_walk(ptxdata *d, pd_src *src, int pass)
                 d->curfn = pending; /* a body starts: its function's, or -1 */
                 pending = -1;
             } else if (cutc == '}' && fdepth > 0 && !--fdepth) {
+                if (pass == 3 && d->curfn >= 0 && d->v[d->curfn].prove) {
+                    pd_prove(d);
+                    pd_fst_clear(d);
+                }
                 d->curfn = -1;
             }
             n = 0;
@@ -764,6 +1059,25 @@ static int pd_read(pd_src *src, FILE *fp, const char *const *filled, int nfilled
             src->back = -1;
         }
         rc = pd_walk(d, src, 2);
+    }
+    bool third = false; /* (REF18) a .global's address moved into a register: prove it */
+    for (long k = 0; k < d->n && !third; k++)
+        third = d->v[k].movg && !d->v[k].bad;
+    if (rc == HK_OK && !d->over && third) {
+        if (fp) {
+            rewind(fp);
+            src->back = -1;
+        } else {
+            src->at = 0;
+            src->back = -1;
+        }
+        rc = pd_walk(d, src, 3);
+        if (rc == HK_OK && d->nfst) /* a body never closed */
+            pd_prove(d);
+        for (long k = 0; k < d->n; k++) /* a body not read to its end */
+            if (d->v[k].movg && (rc || d->over))
+                d->v[k].bad = true;
+        pd_fst_clear(d);
     }
     if (rc == HK_OK && fp && ferror(fp))
         rc = HK_EIO;
@@ -981,5 +1295,7 @@ void ptxdata_free(ptxdata *d)
     }
     hk_free(d->v);
     hk_free(d->hash);
+    pd_fst_clear(d);
+    hk_free(d->fst);
     hk_free(d);
 }

@@ -7,8 +7,11 @@
  * every mention of its name, anywhere in the text, is the address of an `ld` (`[name]` or
  * `[name+K]`) or its own declaration -- holds its PTX initializer (zero when none) in every
  * launch, in every thread, at every moment. Its address is never in a register, so no store,
- * atomic, call or other variable's initializer can reach it; a write through a pointer forged
- * out of another object's bounds is an out-of-bounds access (memcheck's), not seen here.
+ * atomic, call or other variable's initializer can reach it (or, since REF18, a `.global`'s
+ * is, by `mov.u64 %rd, name` in function bodies, and a third walk over those bodies shows
+ * every register holding it read only as an `ld`/`ldu` address: pd_prove); a write through a
+ * pointer forged out of another object's bounds is an out-of-bounds access (memcheck's), not
+ * seen here.
  * Anything else -- a second declaration of the name, `.extern`/`.weak`/`.common`, an
  * `.attribute` (managed), a vector or unsized variable, an initializer element that is not an
  * integer literal (an address: `generic(x)`), more elements than declared, a statement past

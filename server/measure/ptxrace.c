@@ -150,6 +150,7 @@ typedef struct {
                          * can be in for any data (float_set_def; FS_*), 0: every class */
     double flo, fhi;    /* the same register: every value it holds that is not a NaN lies in
                          * [flo, fhi] (float_set_def; -inf, +inf: nothing known) */
+    unsigned char fw;   /* (REF18) the float width (32, 64) of the write that set them; 0: none */
     bool irng;          /* (REF15, REF16) an integer register of 8-64 bits written once, where
                          * the write surely runs (guard_holds): what is known of its value,
                          * read as the type iw/isg (int_value_def) */
@@ -160,6 +161,9 @@ typedef struct {
                         * variable tname plus a byte offset of what toff knows (64-bit, signed;
                         * a mov of the name, an add of an integer judged); NULL: not so */
     ival toff;
+    const char *lbase; /* (REF18) written once: the address of the .local variable lbase (the
+                        * depot) plus loff, where local_proof holds; NULL: not so */
+    int64_t loff;
 } reg;
 
 enum {
@@ -220,6 +224,9 @@ typedef struct {
      * that its value (eval_stmt_value) reads it without a second pass: ir_ok, ir_v of the type
      * ir_w / ir_sg */
     const stmt *ir_stmt;
+    bool lok; /* (REF18) local_proof: every register holding a local variable's address is read
+               * only as an ld.local / st.local address (loads forwarded, local_forward) */
+    bool ldone; /* local_proof ran on this body (it reads the statements alone: once) */
     bool ir_ok;
     ival ir_v;
     int ir_w;
@@ -1204,10 +1211,36 @@ enum {
     FS_INF = FS_PINF | FS_NINF,
 };
 
+/* (REF18) An .f64 immediate `0dXXXXXXXXXXXXXXXX` (16 hex digits, the IEEE 754 bits): its
+ * value into *v; false: another form. */
+static bool fd_imm(const char *o, double *v)
+{
+    char *e;
+    if (strlen(o) != 18)
+        return false;
+    for (int i = 2; i < 18; i++)
+        if (!isxdigit((unsigned char)o[i]))
+            return false;
+    unsigned long long bits = strtoull(o + 2, &e, 16);
+    if (e != o + 18 || *e)
+        return false;
+    uint64_t w = (uint64_t)bits;
+    memcpy(v, &w, sizeof *v);
+    return true;
+}
+
 /* The classes of an .f32 operand: an immediate (0fXXXXXXXX) exactly, a register written once
  * with its fset, anything else every class. */
 static unsigned fs_operand(const body *b, const char *o)
 {
+    double dv;
+    if (o[0] == '0' && (o[1] == 'd' || o[1] == 'D')) { /* (REF18) an .f64 immediate */
+        if (!fd_imm(o, &dv))
+            return FS_ALL;
+        return isnan(dv) ? FS_NAN : isinf(dv) ? (dv < 0 ? FS_NINF : FS_PINF)
+               : dv == 0  ? (signbit(dv) ? FS_NZ : FS_PZ)
+                          : FS_FIN;
+    }
     if (o[0] == '0' && (o[1] == 'f' || o[1] == 'F')) {
         char *e;
         unsigned long bits = strtoul(o + 2, &e, 16);
@@ -1239,6 +1272,12 @@ static void fr_operand(const body *b, const char *o, double *lo, double *hi)
 {
     *lo = -INFINITY;
     *hi = INFINITY;
+    double dv;
+    if (o[0] == '0' && (o[1] == 'd' || o[1] == 'D')) { /* (REF18) an .f64 immediate */
+        if (fd_imm(o, &dv) && !isnan(dv))
+            *lo = *hi = dv;
+        return;
+    }
     if (o[0] == '0' && (o[1] == 'f' || o[1] == 'F')) {
         char *e;
         unsigned long bits = strtoul(o + 2, &e, 16);
@@ -1387,6 +1426,50 @@ static unsigned fs_mul(unsigned x, unsigned y)
     return fs_pairs(x, y, fs_mul1);
 }
 
+/* (REF18) Whether a float operand can be read as a `want`-bit float (32, 64): an immediate of
+ * that width (0f: 32, 0d: 64), or a register whose classes and range, where known, a write of
+ * that width set (an .f32 register named by an .f64 op, a form ptxas refuses: not read). */
+static bool fw_ok(const body *b, const char *o, int want)
+{
+    if (o[0] == '0' && (o[1] == 'f' || o[1] == 'F'))
+        return want == 32;
+    if (o[0] == '0' && (o[1] == 'd' || o[1] == 'D'))
+        return want == 64;
+    int r = *o == '%' ? reg_find(b, o) : -1;
+    return r < 0 || b->regs[r].defs != 1 || !b->regs[r].fw || b->regs[r].fw == want;
+}
+
+static int ir_type(const char *t, bool *sgn);
+static ival ir_operand(const body *b, const char *o, int w, bool sgn);
+static int64_t ir_min(int w, bool sgn);
+static int64_t ir_max(int w, bool sgn);
+
+/* (REF18) `cvt.RND.F.I d, a` (RND: rn, rz, rm, rp; F: .f32 or .f64; I: an integer of 8 to
+ * 64 bits): a's range (ir_operand; the type's own where none) as the float, rounded once --
+ * exact where every value of it is (|v| <= 2^53 for .f64, 2^24 for .f32), else within
+ * fr_out's margin of it (each rounding is monotone); the classes +0 (where 0 is in the range:
+ * an integer 0 is +0.0) and finite. `.sat` (clamped to [0.0, 1.0]) is not read. */
+static unsigned cvt_int_float(const body *b, const stmt *s, bool f64, double *flo, double *fhi)
+{
+    char t[4][8];
+    bool sg = false;
+    if (s->nops != 2 || s->ops_cut || op_types(s->op, t, 4) != 2 || !ir_type(t[1], &sg) ||
+        op_has(s->op, "sat") ||
+        !(op_has(s->op, "rn") || op_has(s->op, "rz") || op_has(s->op, "rm") ||
+          op_has(s->op, "rp")))
+        return 0;
+    int w = ir_type(t[1], &sg);
+    ival a = ir_operand(b, s->ops[1], w, sg);
+    double lo = a.rk ? (double)a.lo : (double)ir_min(w, sg);
+    double hi = a.rk ? (double)a.hi : w >= 64 && !sg ? 0x1p64 : (double)ir_max(w, sg);
+    double lim = f64 ? 0x1p53 : 0x1p24;
+    if (!(fabs(lo) <= lim && fabs(hi) <= lim)) /* rounded (the bounds' double too) */
+        lo = fr_out(lo, false), hi = fr_out(hi, true);
+    *flo = lo;
+    *fhi = hi;
+    return (lo <= 0 && hi >= 0 ? FS_PZ : 0) | (lo != 0 || hi != 0 ? FS_FIN : 0);
+}
+
 /* The classes an unguarded .f32 statement gives its destination, from its operands' classes
  * (0: not such a statement, every class). PTX ISA 9.1, "Floating Point Instructions" (add,
  * sub, mul, fma, mad, div, neg, abs): the IEEE 754 operations, any rounding modifier (.rn,
@@ -1405,9 +1488,24 @@ static unsigned float_set_def(const body *b, const stmt *s, double *flo, double 
         return 0;
     char t[4][8];
     int nt = op_types(s->op, t, 4);
+    if (nt < 1 || (strcmp(t[0], "f32") && strcmp(t[0], "f64")))
+        return 0; /* every form below writes an .f32 or an .f64 */
     /* `cvt{.irnd}{.ftz}{.sat}.f32.f32` (nvcc's __saturatef, truncf...): the value, rounded to
-     * an integer with .rzi/.rni/.rmi/.rpi; a float rounding (.rn ...) is not read */
-    bool fcvt = op_is(s->op, "cvt") && nt == 2 && !strcmp(t[0], "f32") && !strcmp(t[1], "f32");
+     * an integer with .rzi/.rni/.rmi/.rpi; a float rounding (.rn ...) is not read. (REF18)
+     * The same of .f64 (`cvt.rzi.f64.f64`), and besides: `cvt{.ftz}.f64.f32` (exact),
+     * `cvt.rn/rz/rm/rp{.ftz}{.sat}.f32.f64` (one float rounding), a cvt of an integer to .f64
+     * or .f32 (cvt_int_float); `.f64` ops that are exact or one rounding of an exact sum (mov,
+     * neg, abs, min, max, selp, add, sub): an .f64 result differs from the exact one by less
+     * than fr_out's margin (2^-22 relative), and a double sum is 0 only when the exact one is.
+     * A double product or quotient can underflow to 0 where the real one is not: not read. */
+    bool f64 = nt >= 1 && !strcmp(t[0], "f64");
+    bool fcvt = op_is(s->op, "cvt") && nt == 2 && (!strcmp(t[0], "f32") || f64) &&
+                !strcmp(t[1], t[0]);
+    bool widen = op_is(s->op, "cvt") && nt == 2 && f64 && !strcmp(t[1], "f32");
+    bool narrow = op_is(s->op, "cvt") && nt == 2 && !strcmp(t[0], "f32") &&
+                  !strcmp(t[1], "f64");
+    if (op_is(s->op, "cvt") && nt == 2 && (f64 || !strcmp(t[0], "f32")) && t[1][0] != 'f')
+        return cvt_int_float(b, s, f64, flo, fhi); /* (REF18) an integer to a float */
     int irnd = !fcvt                   ? -1
                : op_has(s->op, "rzi") ? 0
                : op_has(s->op, "rni") ? 1
@@ -1417,7 +1515,19 @@ static unsigned float_set_def(const body *b, const stmt *s, double *flo, double 
     if (fcvt && irnd < 0 && (op_has(s->op, "rn") || op_has(s->op, "rz") ||
                              op_has(s->op, "rm") || op_has(s->op, "rp")))
         return 0;
-    if (!fcvt && (nt != 1 || strcmp(t[0], "f32") || op_has(s->op, "f32x2")))
+    if (widen && (op_has(s->op, "rn") || op_has(s->op, "rz") || op_has(s->op, "rm") ||
+                  op_has(s->op, "rp") || op_has(s->op, "sat")))
+        return 0; /* not a form ptxas takes: not read */
+    if (narrow && !(op_has(s->op, "rn") || op_has(s->op, "rz") || op_has(s->op, "rm") ||
+                    op_has(s->op, "rp")))
+        return 0;
+    if (!fcvt && !widen && !narrow &&
+        (nt != 1 || (strcmp(t[0], "f32") && !f64) || op_has(s->op, "f32x2")))
+        return 0;
+    if (f64 && !fcvt && !widen &&
+        !(op_is(s->op, "mov") || op_is(s->op, "neg") || op_is(s->op, "abs") ||
+          op_is(s->op, "min") || op_is(s->op, "max") || op_is(s->op, "selp") ||
+          op_is(s->op, "add") || op_is(s->op, "sub")))
         return 0;
     const char *op = s->op;
     bool ftz = op_has(op, "ftz"), sat = op_has(op, "sat"), rm = op_has(op, "rm");
@@ -1427,7 +1537,10 @@ static unsigned float_set_def(const body *b, const stmt *s, double *flo, double 
     int n = s->nops - 1;
     if (n > 3)
         return 0;
+    int want = widen ? 32 : narrow || f64 ? 64 : 32; /* the operands' float width */
     for (int i = 0; i < n; i++) {
+        if (!fw_ok(b, s->ops[i + 1], want))
+            return 0;
         a[i] = fs_operand(b, s->ops[i + 1]);
         fr_operand(b, s->ops[i + 1], &lo[i], &hi[i]);
         if (ftz && (a[i] & FS_FIN))
@@ -1440,7 +1553,14 @@ static unsigned float_set_def(const body *b, const stmt *s, double *flo, double 
     unsigned r;
     double rl = -INFINITY, rh = INFINITY; /* the exact result's range, before rounding */
     bool exact = false;                    /* [rl, rh] needs no rounding (a copy, a sign) */
-    if (fcvt && n == 1) {
+    if (widen && n == 1) { /* every float is a double */
+        r = a[0];
+        rl = lo[0], rh = hi[0], exact = true;
+    } else if (narrow && n == 1) { /* one rounding: a double past the float range overflows (or
+                                    * stops at FLT_MAX), a tiny one underflows to a zero */
+        r = a[0] & FS_FIN ? a[0] | FS_Z | FS_INF : a[0];
+        rl = lo[0], rh = hi[0];
+    } else if (fcvt && n == 1) {
         r = irnd >= 0 && (a[0] & FS_FIN) ? a[0] | FS_Z : a[0]; /* a fraction rounds to 0 */
         rl = irnd < 0 ? lo[0] : fround(lo[0], irnd);
         rh = irnd < 0 ? hi[0] : fround(hi[0], irnd);
@@ -1543,7 +1663,10 @@ static bool cvt_float_range(const body *b, const stmt *s, int64_t *rlo, int64_t 
     if (rnd < 0)
         return false;
     char t[4][8];
-    if (op_types(s->op, t, 4) != 2 || strcmp(t[1], "f32"))
+    if (op_types(s->op, t, 4) != 2 || (strcmp(t[1], "f32") && strcmp(t[1], "f64")))
+        return false;
+    bool src64 = !strcmp(t[1], "f64");
+    if (!fw_ok(b, s->ops[1], src64 ? 64 : 32))
         return false;
     /* (REF17) also .s64 / .u64, for a range inside (-2^62, 2^62): int64 holds every bound */
     static const char *const ints[] = {"s8", "u8", "s16", "u16", "s32", "u32", "s64", "u64"};
@@ -1557,10 +1680,12 @@ static bool cvt_float_range(const body *b, const stmt *s, int64_t *rlo, int64_t 
     if (di < 0)
         return false;
     unsigned cls = fs_operand(b, s->ops[1]);
-    *nan64 = di >= 6 && (cls & FS_NAN); /* (REF17) a NaN to .s64 / .u64: 1 << 63, not 0 */
+    /* (REF17) a NaN to .s64 / .u64: 1 << 63, not 0; (REF18) from an .f64 source, 1 << (width
+     * - 1) at every width */
+    *nan64 = (di >= 6 || src64) && (cls & FS_NAN);
     double lo, hi;
     fr_operand(b, s->ops[1], &lo, &hi);
-    bool zero = (di < 6 && (cls & FS_NAN)) || op_has(s->op, "ftz");
+    bool zero = (di < 6 && !src64 && (cls & FS_NAN)) || op_has(s->op, "ftz");
     if (!(cls & ~(FS_Z | FS_NAN))) /* zeros and NaNs only: 0 */
         lo = hi = 0;
     if (isinf(lo) || isinf(hi))
@@ -1767,8 +1892,9 @@ static int iv_low_zeros(const ival *v, int w)
 static bool const_table_range(const body *b, const stmt *s, int w, bool sg, int64_t *lo,
                               int64_t *hi)
 {
+    bool konst = op_has(s->op, "const"); /* (REF18) or a .global ptxdata proved read-only */
     if (!b->data || s->ops_cut || op_has(s->op, "v2") || op_has(s->op, "v4") ||
-        op_has(s->op, "v8") || !op_has(s->op, "const"))
+        op_has(s->op, "v8") || (!konst && !op_has(s->op, "global")))
         return false;
     char buf[128];
     cut_copy(buf, sizeof buf, s->ops[1]);
@@ -1799,7 +1925,7 @@ static bool const_table_range(const body *b, const stmt *s, int w, bool sg, int6
         if (((uint64_t)o & g->toff.kz) || ((uint64_t)o & g->toff.ko) != g->toff.ko)
             continue; /* not an offset the bits allow */
         int64_t v;
-        if (!ptxdata_load(b->data, g->tname, o + k, true, bytes, sg, &v))
+        if (!ptxdata_load(b->data, g->tname, o + k, konst, bytes, sg, &v))
             return false;
         if (!any || v < *lo)
             *lo = v;
@@ -1852,6 +1978,280 @@ static bool const_table_addr(const body *b, const stmt *s, const char **name, iv
     return false;
 }
 
+static bool guard_holds(const body *b, const stmt *s);
+
+/* (REF18) The register names (%...) an operand mentions, into out (at most cap; each NUL-cut
+ * into buf, cap bytes). The count, -1: more than cap or buf too small. */
+static int op_regs(const char *o, char *buf, size_t cap, const char **out, int nmax)
+{
+    int n = 0;
+    size_t used = 0;
+    for (const char *p = o; *p;) {
+        if (*p != '%') {
+            p++;
+            continue;
+        }
+        size_t l = 1;
+        while (isalnum((unsigned char)p[l]) || p[l] == '_' || p[l] == '$' || p[l] == '.')
+            l++;
+        if (n == nmax || used + l + 1 > cap)
+            return -1;
+        memcpy(buf + used, p, l);
+        buf[used + l] = '\0';
+        out[n++] = buf + used;
+        used += l + 1;
+        p += l;
+    }
+    return n;
+}
+
+/* (REF18) An address operand `[%t]` or `[%t+K]` (K an integer): the register (a name into
+ * buf) and K; false: another form. */
+static bool addr_reg(const char *o, char *buf, size_t cap, int64_t *k)
+{
+    cut_copy(buf, cap, o);
+    size_t l = strlen(buf);
+    if (l < 3 || buf[0] != '[' || buf[l - 1] != ']')
+        return false;
+    buf[l - 1] = '\0';
+    char *x = trim(buf + 1), *plus = strchr(x, '+');
+    *k = 0;
+    if (plus) {
+        *plus = '\0';
+        if (!parse_int(trim(plus + 1), k) || *k < -((int64_t)1 << 30) || *k > ((int64_t)1 << 30))
+            return false;
+    }
+    x = trim(x);
+    memmove(buf, x, strlen(x) + 1);
+    return *buf == '%';
+}
+
+/* (REF18) Which registers hold the address of a `.local` variable (nvcc's __local_depot) plus
+ * a known offset, and whether local_forward may read loads through them: `mov.u64/.b64 %a,
+ * NAME` (NAME not a register: its offset 0), `add.u64/.s64 %b, %a, K` (either order, K an
+ * integer) and `mov` of such a register, each written once and unguarded (a mov of the depot
+ * into any other register: nothing local is read) (NAME: nvcc's depot,
+ * `__local_depot<N>`; a local variable of another name is not followed, so a st.local to it
+ * is a store at an address not known); every other mention of such a
+ * register must be the address of an `ld.local` / `st.local` (`[%a]`, `[%a+K]`), and the body
+ * may have no `cvta` to or from the local window (a generic pointer into it, which a generic
+ * store or a call could write through). Then local memory only this body's `st.local`s at
+ * known addresses and those at unknown ones can write, and b->lok is set; otherwise nothing
+ * local is read. Were the name not a .local, no matter: only `.local` accesses are read,
+ * and the local window is the thread's own. */
+static void local_proof(body *b)
+{
+    if (b->ldone)
+        return;
+    b->ldone = true;
+    b->lok = false;
+    for (long r = 0; r < b->nregs; r++)
+        b->regs[r].lbase = NULL;
+    bool any = false;
+    for (long i = 0; i < b->n; i++) {
+        const stmt *s = &b->st[i];
+        if (s->kind == I_LABEL || s->ops_cut)
+            continue;
+        if (op_is(s->op, "cvta") && op_has(s->op, "local"))
+            return;
+        if ((!strcmp(s->op, "mov.u64") || !strcmp(s->op, "mov.b64")) && s->nops == 2 &&
+            !strncmp(s->ops[1], "__local_depot", 13) && *s->ops[0] == '%') {
+            int r = reg_find(b, s->ops[0]);
+            if (r < 0 || b->regs[r].defs != 1 || s->guard >= 0)
+                return; /* an address the rule does not follow, whose uses it does not see */
+            b->regs[r].lbase = s->ops[1];
+            b->regs[r].loff = 0;
+            any = true;
+        }
+    }
+    if (!any)
+        return;
+    for (bool grew = true; grew;) { /* the adds and moves, to a fixed point */
+        grew = false;
+        for (long i = 0; i < b->n; i++) {
+            const stmt *s = &b->st[i];
+            bool add = (!strcmp(s->op, "add.u64") || !strcmp(s->op, "add.s64")) && s->nops == 3;
+            bool mov = (!strcmp(s->op, "mov.u64") || !strcmp(s->op, "mov.b64")) && s->nops == 2;
+            if (s->kind == I_LABEL || s->ops_cut || s->guard >= 0 || (!add && !mov) ||
+                *s->ops[0] != '%')
+                continue;
+            int d = reg_find(b, s->ops[0]);
+            if (d < 0 || b->regs[d].defs != 1 || b->regs[d].lbase)
+                continue;
+            for (int j = 1; j < s->nops; j++) {
+                int a = *s->ops[j] == '%' ? reg_find(b, s->ops[j]) : -1;
+                int64_t k = 0;
+                if (a < 0 || !b->regs[a].lbase ||
+                    (add && !parse_int(s->ops[3 - j], &k)) ||
+                    __builtin_add_overflow(b->regs[a].loff, k, &k) || k < -((int64_t)1 << 40) ||
+                    k > ((int64_t)1 << 40))
+                    continue;
+                b->regs[d].lbase = b->regs[a].lbase;
+                b->regs[d].loff = k;
+                grew = true;
+                break;
+            }
+        }
+    }
+    /* every mention of such a register */
+    for (long i = 0; i < b->n; i++) {
+        const stmt *s = &b->st[i];
+        if (s->kind == I_LABEL)
+            continue;
+        bool lds = (op_is(s->op, "ld") || op_is(s->op, "st")) && op_has(s->op, "local");
+        int at = op_is(s->op, "st") ? 0 : 1; /* the address operand */
+        for (int j = 0; j < s->nops; j++) {
+            char buf[PR_LINE], ab[128];
+            const char *rs[16];
+            int nr = op_regs(s->ops[j], buf, sizeof buf, rs, 16);
+            if (nr < 0)
+                return;
+            for (int q = 0; q < nr; q++) {
+                int r = reg_find(b, rs[q]);
+                if (r < 0 || !b->regs[r].lbase)
+                    continue;
+                int64_t k;
+                bool dest = j == 0 && !op_is(s->op, "st") && nr == 1 && !strcmp(s->ops[0], rs[q]);
+                bool addr = lds && j == at && addr_reg(s->ops[j], ab, sizeof ab, &k) &&
+                            !strcmp(ab, rs[q]);
+                bool step = j > 0 && s->guard < 0 && !s->ops_cut && *s->ops[0] == '%' &&
+                            (((!strcmp(s->op, "add.u64") || !strcmp(s->op, "add.s64")) &&
+                              s->nops == 3 && !strcmp(s->ops[j], rs[q])) ||
+                             ((!strcmp(s->op, "mov.u64") || !strcmp(s->op, "mov.b64")) &&
+                              s->nops == 2)) &&
+                            reg_find(b, s->ops[0]) >= 0 && b->regs[reg_find(b, s->ops[0])].lbase;
+                if (!dest && !addr && !step)
+                    return;
+            }
+            if (s->ops_cut)
+                return;
+        }
+    }
+    b->lok = true;
+}
+
+/* (REF18) The value a load `ld.local.T %r, [%a+K]` of a w-bit integer reads, where local_proof
+ * holds and %a is a local variable's address plus a known offset: the statements before it in
+ * the body, back to the nearest label (no other way in), are read backward to the nearest
+ * `st.local` that can write its bytes: that store must surely run (guard_holds), write exactly
+ * those bytes (the same address, as many bytes, no vector) at a known address, and its value
+ * (an immediate, or a register written once that no statement between writes) is then what
+ * the load reads -- the thread's own local memory, which no other thread and no store of this
+ * body but a st.local can write (local_proof). A `st.local` at an address not known, one that
+ * overlaps the bytes otherwise, a call between (a callee handed a raw local address, however
+ * the caller got it, writes it with st.local), or no store before the label: false. */
+static bool local_forward(const body *b, const stmt *s, int w, bool sg, ival *out)
+{
+    char ab[128];
+    int64_t k;
+    if (!b->lok || s->nops != 2 || s->ops_cut || op_has(s->op, "v2") || op_has(s->op, "v4") ||
+        op_has(s->op, "v8") || !addr_reg(s->ops[1], ab, sizeof ab, &k))
+        return false;
+    int r = reg_find(b, ab);
+    if (r < 0 || !b->regs[r].lbase || s < b->st || s >= b->st + b->n)
+        return false;
+    const char *base = b->regs[r].lbase;
+    int64_t lo = b->regs[r].loff + k, bytes = w / 8;
+    for (const stmt *t = s - 1; t >= b->st; t--) {
+        if (t->kind == I_LABEL || op_is(t->op, "call"))
+            return false; /* another way in; a callee handed a local address writes st.local */
+        if (!(op_is(t->op, "st") && op_has(t->op, "local")))
+            continue;
+        int64_t tk;
+        int tr = t->nops == 2 && !t->ops_cut && addr_reg(t->ops[0], ab, sizeof ab, &tk)
+                     ? reg_find(b, ab)
+                     : -1;
+        if (tr < 0 || !b->regs[tr].lbase)
+            return false; /* a local store that could be anywhere */
+        int tw = access_width(t->op);
+        int64_t tlo = b->regs[tr].loff + tk;
+        if (strcmp(b->regs[tr].lbase, base))
+            continue; /* another variable */
+        if (tlo + tw <= lo || lo + bytes <= tlo)
+            continue; /* other bytes */
+        if (tlo != lo || tw != bytes || op_has(t->op, "v2") || op_has(t->op, "v4") ||
+            op_has(t->op, "v8") || !guard_holds(b, t))
+            return false;
+        const char *v = t->ops[1];
+        if (*v == '%') {
+            int vr = reg_find(b, v);
+            if (vr < 0 || b->regs[vr].defs != 1)
+                return false;
+            for (const stmt *u = t + 1; u < s; u++) { /* written between: not the stored value
+                                                        * (any mention in a first operand) */
+                char rb[PR_LINE];
+                const char *rs[16];
+                int nr = u->nops ? op_regs(u->ops[0], rb, sizeof rb, rs, 16) : 0;
+                if (nr < 0)
+                    return false;
+                for (int q = 0; q < nr; q++)
+                    if (reg_find(b, rs[q]) == vr)
+                        return false;
+            }
+        }
+        *out = ir_operand(b, v, w, sg);
+        return true;
+    }
+    return false;
+}
+
+/* The exact product's range of two ranges, from its corners, each under 2^62 in magnitude
+ * (checked in double before the exact int64 product): false where a range is not known or a
+ * corner is not under it (mul.lo, mul.hi, mul.wide, mad.lo, mad.hi, mad.wide). */
+static bool iv_mul_range(const ival *a, const ival *c, int64_t *lo, int64_t *hi)
+{
+    if (!a->rk || !c->rk)
+        return false;
+    int64_t cs[4] = {a->lo, a->lo, a->hi, a->hi}, ds[4] = {c->lo, c->hi, c->lo, c->hi};
+    *lo = INT64_MAX, *hi = INT64_MIN;
+    for (int i = 0; i < 4; i++) {
+        if (fabs((double)cs[i]) * fabs((double)ds[i]) >= 0x1p62)
+            return false;
+        int64_t p = cs[i] * ds[i];
+        *lo = p < *lo ? p : *lo;
+        *hi = p > *hi ? p : *hi;
+    }
+    return true;
+}
+
+/* A bit field's start and length (bfe, bfi): both known, the length at least 1 and the field
+ * inside the w bits; false otherwise (other starts and lengths are not read). */
+static bool iv_field(const ival *ps, const ival *ln, int w, int64_t *pos, int64_t *len)
+{
+    return iv_point(ps, 32, false, pos) && iv_point(ln, 32, false, len) && *pos >= 0 &&
+           *len >= 1 && *pos <= w - *len;
+}
+
+/* (REF18) The carry flag (CC.CF) statement s reads (addc): 0 or 1 where the statement right
+ * before it in the body (no label between, so no other way in) is an add.cc / addc.cc that
+ * surely runs (guard_holds) whose carry out is known from its operands' unsigned ranges (and
+ * its own carry in, for an addc.cc, up to 8 links back); -1: not known. */
+static int cc_carry(const body *b, const stmt *s, int depth)
+{
+    if (s <= b->st || s >= b->st + b->n || depth > 8)
+        return -1;
+    const stmt *p = s - 1;
+    char t[4][8];
+    bool sg;
+    if (p->kind == I_LABEL || p->ops_cut || p->nops != 3 || !guard_holds(b, p) ||
+        !(op_is(p->op, "add") || op_is(p->op, "addc")) || !op_has(p->op, "cc") ||
+        op_types(p->op, t, 4) != 1)
+        return -1;
+    int w = ir_type(t[0], &sg);
+    if (w != 32 && w != 64)
+        return -1;
+    int cin = 0;
+    if (op_is(p->op, "addc") && (cin = cc_carry(b, p, depth + 1)) < 0)
+        return -1;
+    ival a = ir_operand(b, p->ops[1], w, false), c = ir_operand(b, p->ops[2], w, false);
+    if (!a.rk || !c.rk)
+        return -1;
+    if (w == 64) /* u64 ranges lie under 2^63: no carry out */
+        return 0;
+    int64_t top = (int64_t)1 << 32;
+    return a.hi + c.hi + cin < top ? 0 : a.lo + c.lo + cin >= top ? 1 : -1;
+}
+
 /* What is known of the integer value statement s computes, whatever the data, with its type
  * (*w bits of 8, 16, 32, 64, *sgn): a cvt to an integer of 8-32 bits of an .f32 range
  * (cvt_float_range), an immediate, a register judged, and from those mov, shr/shl by a known
@@ -1873,8 +2273,11 @@ static bool int_value_def(const body *b, const stmt *s, ival *out, int *rw, bool
     int nt = op_types(op, t, 4);
     bool sg = false;
     int w = nt >= 1 ? ir_type(t[0], &sg) : 0;
-    bool fcvt = op_is(op, "cvt") && nt == 2 && !strcmp(t[1], "f32"); /* .sat: no matter */
-    if (!w || op_has(op, "cc") || (op_has(op, "sat") && !fcvt) || op_has(op, "relu"))
+    bool fcvt = op_is(op, "cvt") && nt == 2 && (!strcmp(t[1], "f32") || !strcmp(t[1], "f64"));
+    /* (REF18) `.cc` only on add (its value is add's; the carry it writes, cc_carry) and addc */
+    if (!w ||
+        (op_has(op, "cc") && (!(op_is(op, "add") || op_is(op, "addc")) || op_has(op, "sat"))) ||
+        (op_has(op, "sat") && !fcvt) || op_has(op, "relu"))
         return false;
     uint64_t m = iv_mask(w), kz = 0, ko = 0;
     bool rng = false; /* [lo, hi]: the exact result's bounds, computed without overflow */
@@ -1888,11 +2291,11 @@ static bool int_value_def(const body *b, const stmt *s, ival *out, int *rw, bool
             if (!cvt_float_range(b, s, &lo, &hi, &nan64))
                 return false;
             rng = !nan64;
-            if (nan64) { /* [lo, hi], or from a NaN 1 << 63 (or 0, as the older ISA text
-                          * reads): the bits all three share, no range */
+            if (nan64) { /* [lo, hi], or from a NaN 1 << (w - 1) (or 0, as the older ISA
+                          * text reads): the bits all three share, no range */
                 ival fv = {true, lo, hi, 0, 0};
                 iv_norm(&fv, w, sg);
-                kz = fv.kz & ~((uint64_t)1 << 63);
+                kz = fv.kz & ~((uint64_t)1 << (w - 1));
             }
         } else {
             bool ss = false;
@@ -1915,10 +2318,18 @@ static bool int_value_def(const body *b, const stmt *s, ival *out, int *rw, bool
         a = ir_operand(b, s->ops[1], w, sg);
         kz = a.kz, ko = a.ko, rng = a.rk, lo = a.lo, hi = a.hi;
     } else if (op_is(op, "ld") && n == 2) {
-        /* (REF17) a .const word at an index of a known range: the least and greatest entry */
-        if (!op_has(op, "const") || !const_table_range(b, s, w, sg, &lo, &hi))
-            return false;
-        rng = true;
+        /* (REF17) a .const word at an index of a known range: the least and greatest entry;
+         * (REF18) a .global's, where ptxdata proved every use of its address a load's; a
+         * local word the store right before it wrote (local_forward) */
+        if (op_has(op, "local")) {
+            if (!local_forward(b, s, w, sg, &a))
+                return false;
+            kz = a.kz, ko = a.ko, rng = a.rk, lo = a.lo, hi = a.hi;
+        } else {
+            if (!const_table_range(b, s, w, sg, &lo, &hi))
+                return false;
+            rng = true;
+        }
     } else if (op_is(op, "prmt") && n == 4 && !strcmp(op, "prmt.b32")) {
         /* (REF17) the default mode only (no .f4e, .b4e, .rc8, .ecl, .ecr, .rc16): each result
          * byte is the byte its selector nibble names among a's four and c's four (bit 3: that
@@ -1967,8 +2378,7 @@ static bool int_value_def(const body *b, const stmt *s, ival *out, int *rw, bool
         c = ir_operand(b, s->ops[2], 32, false);
         ival ln = ir_operand(b, s->ops[3], 32, false);
         int64_t pos, len;
-        if (!iv_point(&c, 32, false, &pos) || !iv_point(&ln, 32, false, &len) || pos < 0 ||
-            len < 1 || pos > w - len)
+        if (!iv_field(&c, &ln, w, &pos, &len))
             return false;
         uint64_t fm = iv_mask((int)len), up = m & ~fm, tb = (uint64_t)1 << (len - 1);
         kz = ((a.kz & m) >> pos) & fm;
@@ -1983,8 +2393,7 @@ static bool int_value_def(const body *b, const stmt *s, ival *out, int *rw, bool
         c = ir_operand(b, s->ops[2], w, false);
         ival ps = ir_operand(b, s->ops[3], 32, false), ln = ir_operand(b, s->ops[4], 32, false);
         int64_t pos, len;
-        if (!iv_point(&ps, 32, false, &pos) || !iv_point(&ln, 32, false, &len) || pos < 0 ||
-            len < 1 || pos > w - len)
+        if (!iv_field(&ps, &ln, w, &pos, &len))
             return false;
         uint64_t fm = iv_mask((int)len) << pos;
         kz = (c.kz & ~fm) | ((a.kz << pos) & fm);
@@ -2078,18 +2487,7 @@ static bool int_value_def(const body *b, const stmt *s, ival *out, int *rw, bool
             /* the exact product's corners, each under 2^62 in magnitude (checked in double
              * before the exact int64 product); mul.hi its high w bits (floor, monotone),
              * mul.wide all 2w of them */
-            rng = both;
-            int64_t cs[4] = {a.lo, a.lo, a.hi, a.hi}, ds[4] = {c.lo, c.hi, c.lo, c.hi};
-            lo = INT64_MAX, hi = INT64_MIN;
-            for (int i = 0; i < 4 && rng; i++) {
-                if (fabs((double)cs[i]) * fabs((double)ds[i]) >= 0x1p62) {
-                    rng = false;
-                    break;
-                }
-                int64_t p = cs[i] * ds[i];
-                lo = p < lo ? p : lo;
-                hi = p > hi ? p : hi;
-            }
+            rng = iv_mul_range(&a, &c, &lo, &hi);
             if (mhi && rng) {
                 lo = ir_sar(lo, w), hi = ir_sar(hi, w);
             } else if (wide) {
@@ -2109,18 +2507,7 @@ static bool int_value_def(const body *b, const stmt *s, ival *out, int *rw, bool
         a = ir_operand(b, s->ops[1], w, sg);
         c = ir_operand(b, s->ops[2], w, sg);
         ival d = ir_operand(b, s->ops[3], w, sg);
-        rng = a.rk && c.rk && d.rk;
-        int64_t cs[4] = {a.lo, a.lo, a.hi, a.hi}, ds[4] = {c.lo, c.hi, c.lo, c.hi};
-        lo = INT64_MAX, hi = INT64_MIN;
-        for (int i = 0; i < 4 && rng; i++) {
-            if (fabs((double)cs[i]) * fabs((double)ds[i]) >= 0x1p62) {
-                rng = false;
-                break;
-            }
-            int64_t p = cs[i] * ds[i];
-            lo = p < lo ? p : lo;
-            hi = p > hi ? p : hi;
-        }
+        rng = d.rk && iv_mul_range(&a, &c, &lo, &hi);
         if (rng && op_has(op, "hi")) /* (REF17) the product's high w bits, then the add */
             lo = ir_sar(lo, w), hi = ir_sar(hi, w);
         rng = rng && !__builtin_add_overflow(lo, d.lo, &lo) &&
@@ -2185,6 +2572,42 @@ static bool int_value_def(const body *b, const stmt *s, ival *out, int *rw, bool
         c = ir_operand(b, s->ops[2], w, sg);
         kz = a.kz & c.kz, ko = a.ko & c.ko;
         rng = a.rk && c.rk, lo = a.lo < c.lo ? a.lo : c.lo, hi = a.hi > c.hi ? a.hi : c.hi;
+    } else if (op_is(op, "mad") && op_has(op, "wide") && w <= 32 && n == 4) {
+        /* (REF18) the 2w-bit product (exact: iv_mul_range) plus the 2w-bit c: its range, and
+         * its low bits where the product's low zeros and c's bits say (iv_add_bits) */
+        a = ir_operand(b, s->ops[1], w, sg);
+        c = ir_operand(b, s->ops[2], w, sg);
+        int z = iv_low_zeros(&a, w) + iv_low_zeros(&c, w);
+        w *= 2;
+        m = iv_mask(w);
+        ival d = ir_operand(b, s->ops[3], w, sg);
+        ival pz = {false, 0, 0, z >= w ? m : ((uint64_t)1 << z) - 1, 0};
+        iv_add_bits(&pz, d.kz, d.ko, 0, m, &kz, &ko);
+        rng = d.rk && iv_mul_range(&a, &c, &lo, &hi) && !__builtin_add_overflow(lo, d.lo, &lo) &&
+              !__builtin_add_overflow(hi, d.hi, &hi);
+    } else if (op_is(op, "sad") && n == 4) {
+        /* (REF18) c + |a - b|: the difference's range (exact), its absolute value, plus c */
+        a = ir_operand(b, s->ops[1], w, sg);
+        c = ir_operand(b, s->ops[2], w, sg);
+        ival d = ir_operand(b, s->ops[3], w, sg);
+        int64_t dl, dh;
+        rng = a.rk && c.rk && d.rk && !__builtin_sub_overflow(a.lo, c.hi, &dl) &&
+              !__builtin_sub_overflow(a.hi, c.lo, &dh) && dl != INT64_MIN;
+        if (rng) {
+            lo = dl >= 0 ? dl : dh <= 0 ? -dh : 0;
+            hi = dl >= 0 ? dh : dh <= 0 ? -dl : (-dl > dh ? -dl : dh);
+            rng = !__builtin_add_overflow(lo, d.lo, &lo) && !__builtin_add_overflow(hi, d.hi, &hi);
+        }
+    } else if (op_is(op, "addc") && n == 3) {
+        /* (REF18) a + c + the carry in, where cc_carry knows it */
+        int cin = cc_carry(b, s, 0);
+        if (cin < 0)
+            return false;
+        a = ir_operand(b, s->ops[1], w, sg);
+        c = ir_operand(b, s->ops[2], w, sg);
+        iv_add_bits(&a, c.kz, c.ko, cin, m, &kz, &ko);
+        rng = a.rk && c.rk && !__builtin_add_overflow(a.lo, c.lo + cin, &lo) &&
+              !__builtin_add_overflow(a.hi, c.hi + cin, &hi);
     } else {
         return false;
     }
@@ -2242,7 +2665,8 @@ static aval eval_stmt_value(body *b, stmt *s)
         if (module_data_load(b, s, &v))
             return v;
     }
-    if (op_is(op, "ld") && op_has(op, "const") && b->ir_stmt == s && b->ir_ok) {
+    if (op_is(op, "ld") && (op_has(op, "const") || op_has(op, "global")) && b->ir_stmt == s &&
+        b->ir_ok) {
         int64_t ic;
         if (iv_point(&b->ir_v, b->ir_w, b->ir_sg, &ic)) { /* (REF17) a table's equal entries */
             aval z = unknown_val;
@@ -2936,6 +3360,7 @@ static void eval_all(body *b, flow *f, ptxrace_result *out)
         g->pkind = P_NONE;
         g->pc = -1;
         g->fset = 0;
+        g->fw = 0;
         g->flo = -INFINITY;
         g->fhi = INFINITY;
         g->irng = false; /* (REF16) a read before the write in text order: nothing known (a
@@ -2945,6 +3370,7 @@ static void eval_all(body *b, flow *f, ptxrace_result *out)
             g->uval = fresh(b, SP_OTHER);
     }
     f->ns = 0;
+    local_proof(b);
     int fixr[2 * PR_FIX];
     for (int k = 0; k < b->nfix; k++)
         fixr[k] = reg_find(b, b->fixname[k]);
@@ -3046,6 +3472,10 @@ static void eval_all(body *b, flow *f, ptxrace_result *out)
                 continue;
             double flo = -INFINITY, fhi = INFINITY;
             r->fset = nd == 1 && gh ? (unsigned char)float_set_def(b, s, &flo, &fhi) : 0;
+            char ft[4][8];
+            r->fw = r->fset && op_types(s->op, ft, 4) >= 1 && !strcmp(ft[0], "f64") ? 64
+                    : r->fset                                                      ? 32
+                                                                                   : 0;
             r->flo = flo;
             r->fhi = fhi;
             b->ir_w = 0;

@@ -20,7 +20,7 @@
 #   BUDGET=N          candidates per kernel (default 4; --quick: 2)
 #   MINUTES=M         search time per kernel, counted from its optimize stage (default 0.5;
 #                     --quick: 0.25). Sized for an H200: 10 kernels + 7 cheats in about 20
-#                     minutes (docs/episode.md, "Cost on a GPU"); the 103 cheats of now (session 44) take
+#                     minutes (docs/episode.md, "Cost on a GPU"); the 109 cheats of now (session 45) take
 #                     longer (the host_code ones are refused before any compile, the others
 #                     build and run both programs: up to a minute each)
 #   KERNEL_TIMEOUT=S  wall-clock limit of one kernel's episode (default 150; SIGTERM, which

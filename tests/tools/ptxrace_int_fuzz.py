@@ -2,7 +2,8 @@
 # A differential soundness check of the race rule's integer values (REF15's ranges, REF16's known
 # bits; server/measure/ptxrace.c, int_value_def): random chains of 1-6 integer PTX operations
 # (32- and 64-bit add/sub/and/or/xor/not/shifts/mul.lo/hi/wide/mad.lo/min/max/neg/abs/div/rem/
-# popc/clz/selp/cvt; since REF17 also prmt, lop3, bfe, bfi, brev, shf, mad.hi) on words of data and on a [0, 1] int from a float, ending in `& 127` as %r9,
+# popc/clz/selp/cvt; since REF17 also prmt, lop3, bfe, bfi, brev, shf, mad.hi; since REF18 sad,
+# mad.wide, an add.cc/addc pair and an int -> .f64 -> int round trip with an add.f64) on words of data and on a [0, 1] int from a float, ending in `& 127` as %r9,
 # the extra offset of REF14's written form (lane t stores s[t], reads s[t + 16 + %r9], no
 # barrier). Each chain is also computed here on ~600 inputs (edge values and random words). Where
 # the scan finds the race at k, the rule took %r9 to be the constant k - 16: every input must give
@@ -14,12 +15,12 @@
 #
 # Environment: SCAN the hk_ptxrace_scan binary (default build/tests/hk_ptxrace_scan).
 # Prints each unsound chain and a count; exit 1 when any is unsound.
-import os, random, subprocess, sys, tempfile
+import math, os, random, subprocess, sys, tempfile
 random.seed(int(sys.argv[1]) if len(sys.argv) > 1 else 1)
 N = int(sys.argv[2]) if len(sys.argv) > 2 else 300
 SCAN = os.environ.get('SCAN', os.path.join(os.path.dirname(os.path.abspath(__file__)), '../../build/tests/hk_ptxrace_scan'))
 HEAD = (".version 8.8\n.target sm_90\n.address_size 64\n.visible .entry k(\n\t.param .u64 k_param_0\n)\n{\n"
-        "\t.reg .pred %p<9>;\n\t.reg .b32 %r<200>;\n\t.reg .f32 %f<9>;\n\t.reg .b64 %rd<200>;\n"
+        "\t.reg .pred %p<9>;\n\t.reg .b32 %r<200>;\n\t.reg .f32 %f<9>;\n\t.reg .b64 %rd<200>;\n\t.reg .f64 %fd<200>;\n"
         "\t.shared .align 4 .b8 s[4096];\n\tld.param.u64 %rd1, [k_param_0];\n\tcvta.to.global.u64 %rd2, %rd1;\n"
         "\tld.global.f32 %f1, [%rd2];\n\tld.global.u32 %r21, [%rd2+4];\n\tld.global.u32 %r22, [%rd2+8];\n")
 TAIL = ("\tmov.u32 %r1, %tid.x;\n\tshl.b32 %r2, %r1, 2;\n\tmov.u32 %r3, s;\n"
@@ -56,11 +57,47 @@ def gen():
             op = random.choice(['add', 'sub', 'and', 'or', 'xor', 'not', 'shl', 'shru', 'shrs', 'mullo', 'mulhiu', 'mulhis',
                                 'mins', 'maxs', 'minu', 'maxu', 'neg', 'abs', 'remu', 'rems', 'divu', 'divs', 'popc', 'clz',
                                 'selp', 'cvts64', 'cvtu64', 'mulwides', 'mulwideu', 'madlo', 'cvtu16', 'cvts8',
-                                'prmt', 'lop3', 'bfeu', 'bfes', 'bfi', 'brev', 'shfl', 'shfr', 'madhiu', 'madhis'])
+                                'prmt', 'lop3', 'bfeu', 'bfes', 'bfi', 'brev', 'shfl', 'shfr', 'madhiu', 'madhis',
+                                'sadu', 'sads', 'madwideu', 'madwides', 'addc', 'f64rt'])
             useimm = B is None or random.random() < 0.5
             bo = str(imm) if useimm else b[0]
             Bf = (lambda e, v=imm: v & M32) if useimm else B
-            d = new(64 if op in ('cvts64', 'cvtu64', 'mulwides', 'mulwideu') else 32)
+            d = new(64 if op in ('cvts64', 'cvtu64', 'mulwides', 'mulwideu', 'madwideu', 'madwides') else 32)
+            if op in ('sadu', 'sads', 'madwideu', 'madwides', 'addc', 'f64rt'):
+                # (REF18) sad, mad.wide, add.cc + addc, a round trip through .f64
+                c = random.choice([r for r in regs if r[1] == 32]); C = c[2]
+                if op == 'sadu':
+                    f = lambda e, A=A, Bf=Bf, imm=imm: (abs(A(e) - Bf(e)) + imm) & M32
+                    txt = "sad.u32 %s, %s, %s, %d" % (d, a[0], bo, imm)
+                elif op == 'sads':
+                    f = lambda e, A=A, Bf=Bf, imm=imm: (abs(sx(A(e), 32) - sx(Bf(e), 32)) + imm) & M32
+                    txt = "sad.s32 %s, %s, %s, %d" % (d, a[0], bo, imm)
+                elif op in ('madwideu', 'madwides'):
+                    i64 = random.choice([0, 1, 3, -1, 255, 1 << 40, 1 << 33])
+                    if op == 'madwideu':
+                        f = lambda e, A=A, Bf=Bf, i64=i64: (A(e) * Bf(e) + i64) & M64
+                    else:
+                        f = lambda e, A=A, Bf=Bf, i64=i64: (sx(A(e), 32) * sx(Bf(e), 32) + i64) & M64
+                    txt = "mad.wide.%s32 %s, %s, %s, %d" % (op[-1], d, a[0], bo, i64)
+                    lines.append("\t" + txt + ";"); regs.append((d, 64, f)); continue
+                elif op == 'addc':
+                    t = new(32); i2 = random.choice([0, 1, 0xfffffffe, 0xffffffff, 7])
+                    lines.append("\tadd.cc.u32 %s, %s, %s;" % (t, a[0], bo))
+                    regs.append((t, 32, lambda e, A=A, Bf=Bf: (A(e) + Bf(e)) & M32))
+                    f = lambda e, A=A, Bf=Bf, C=C, i2=i2: (C(e) + i2 + ((A(e) + Bf(e)) >> 32)) & M32
+                    txt = "addc.u32 %s, %s, %d" % (d, c[0], i2)
+                else:
+                    sg = random.random() < 0.5; add = random.choice([0.5, -0.5, 1.5, 0.25, 2.0 ** 31, -2.0 ** 31, -1.0])
+                    f1 = new(64).replace('%rd', '%fd'); f2 = new(64).replace('%rd', '%fd')
+                    lines.append("\tcvt.rn.f64.%s32 %s, %s;" % ('s' if sg else 'u', f1, a[0]))
+                    lines.append("\tadd.f64 %s, %s, 0d%016X;" % (f2, f1, int.from_bytes(__import__('struct').pack('>d', add), 'big')))
+                    def f(e, A=A, sg=sg, add=add):
+                        v = (sx(A(e), 32) if sg else A(e)) + add
+                        t = math.trunc(v)
+                        lo, hi = (-(1 << 31), (1 << 31) - 1) if sg else (0, M32)
+                        return min(max(t, lo), hi) & M32
+                    txt = "cvt.rzi.%s32.f64 %s, %s" % ('s' if sg else 'u', d, f2)
+                lines.append("\t" + txt + ";"); regs.append((d, 32, f)); continue
             if op in ('cvtu16', 'cvts8'):
                 # narrow then widen back through a 16-/8-bit register name: use cvt to u16 then cvt.u32.u16
                 nw = 16 if op == 'cvtu16' else 8; sgn = op == 'cvts8'

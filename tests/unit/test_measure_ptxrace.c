@@ -821,6 +821,11 @@ static void test_module_data_text(void **state)
         ".global .align 8 .s64 wide[2] = {-3, 0x10};\n"
         ".global .align 4 .u32 stored;\n"
         ".global .align 4 .u32 addr;\n"
+        ".global .align 4 .u32 addrld[2] = {4, 9};\n"
+        ".global .align 4 .u32 addrst;\n"
+        ".global .align 4 .u32 addrcvta;\n"
+        ".global .align 4 .u32 addresc;\n"
+        ".global .align 4 .u32 addradd;\n"
         ".global .align 4 .u32 atom;\n"
         ".global .align 4 .u32 twice;\n"
         ".global .align 4 .u32 twice;\n"
@@ -834,12 +839,19 @@ static void test_module_data_text(void **state)
         ".const .align 4 .u32 inasm = 5;\n"
         "/* .global .u32 blockcomment; */\n"
         ".visible .entry k(\n\t.param .u64 k_param_0\n)\n{\n"
-        "\t.reg .b32 %r<9>;\n\t.reg .b64 %rd<4>;\n"
+        "\t.reg .b32 %r<9>;\n\t.reg .b64 %rd<14>;\n"
         "\tld.global.u32 %r1, [zero];\n"
         "\tld.global.u32 %r2, [seven];\n"
         "\tld.const.u32 %r3, [bytes+4];\n"
         "\tst.global.u32 [stored+0], %r1;\n"
-        "\tmov.u64 %rd1, addr;\n"
+        "\tmov.u64 %rd1, addr;\n" /* (REF18) its register read by nothing: known */
+        "\tmov.u64 %rd5, addrld;\n\tadd.s64 %rd6, %rd5, 4;\n\tld.global.nc.u32 %r8, [%rd6+0];\n"
+        "\tmov.u64 %rd7, addrst;\n\tadd.s64 %rd8, 0, %rd7;\n\tst.global.u32 [%rd8], %r1;\n"
+        "\tmov.b64 %rd9, addrcvta;\n\tcvta.to.global.u64 %rd10, %rd9;\n"
+        "\tred.global.add.u32 [%rd10], 1;\n"
+        "\tmov.u64 %rd11, addresc;\n\tst.global.u64 [%rd2], %rd11;\n" /* the address stored */
+        "\tmov.u64 %rd12, addradd;\n\tadd.s64 %rd13, %rd12, %rd12;\n" /* two of it added */
+        "\tld.global.u32 %r8, [%rd13];\n"
         "\tatom.global.add.u32 %r4, [atom], 1;\n"
         "\tld.global.v2.u32 {%r5, %r6}, [vecread];\n"
         "$L_1: @%p1 ld.global.u32 %r7, [inasm]; // the wrong space: read as nothing\n"
@@ -873,15 +885,21 @@ static void test_module_data_text(void **state)
     assert_int_equal(v, 2);
     assert_true(ptxdata_load(d, "short_init", 12, false, 4, false, &v));
     assert_int_equal(v, 0);
-    const char *unknown[] = {"stored", "addr", "atom", "twice", "ext", "managed", "long_init",
-                             "vecread", "filled_by_host", "commented", "blockcomment", "ptr"};
+    assert_true(ptxdata_load(d, "addr", 0, false, 4, false, &v)); /* (REF18) */
+    assert_int_equal(v, 0);
+    assert_true(ptxdata_load(d, "addrld", 4, false, 4, false, &v));
+    assert_int_equal(v, 9);
+    const char *unknown[] = {"stored", "atom", "twice", "ext", "managed", "long_init",
+                             "vecread", "filled_by_host", "commented", "blockcomment", "ptr",
+                             "addrst", "addrcvta", "addresc", "addradd"};
     for (size_t i = 0; i < sizeof unknown / sizeof *unknown; i++)
         if (ptxdata_load(d, unknown[i], 0, false, 4, false, &v))
             fail_msg("%s read as known (%lld)", unknown[i], (long long)v);
     long defined = 0, known = 0;
     ptxdata_counts(d, &defined, &known);
-    assert_int_equal(defined, 16); /* twice once; no commented ones */
-    assert_int_equal(known, 6); /* zero, bytes, wide, inasm, short_init; ptr (its one element an address) */
+    assert_int_equal(defined, 21); /* twice once; no commented ones */
+    assert_int_equal(known, 8); /* zero, bytes, wide, inasm, short_init, addr, addrld; ptr (its one
+                                 * element an address) */
     assert_false(ptxdata_load(d, "ptr", 0, false, 8, false, &v));
     ptxdata_free(d);
     /* without the mentions' walk every written one would read as its initializer: the walk
@@ -1995,7 +2013,7 @@ static void test_int_bits(void **state)
  * read at an index of a known range (spin_int_prmt/lop3/bfe/shf/table_evade.cu): each result
  * one constant found; a selector or LUT that keeps a live bit, a field that keeps bit 0, a
  * shift or selector of data, a table whose entries at the index differ, an index that can
- * leave the table, a .global table stay unknown. */
+ * leave the table stay unknown (a .global table: found since REF18, test_int_ref18). */
 static void test_int_ops(void **state)
 {
     (void)state;
@@ -2059,7 +2077,8 @@ static void test_int_ops(void **state)
         {ONE IDX("tab5") "\tld.const.u32 %r9, [%rd5];\n", 0}, /* 1 or 2 */
         {ONE IDX("tab") "\tld.const.u32 %r9, [%rd5+12];\n", 0}, /* past the end */
         {DAT "\tand.b32 %r20, %r21, 7;\n" IDX("tab") "\tld.const.u32 %r9, [%rd5];\n", 0},
-        {ONE IDX("gtab") "\tld.global.u32 %r9, [%rd5];\n", 0}, /* .global: not read */
+        {ONE IDX("gtab") "\tld.global.u32 %r9, [%rd5];\n", 16}, /* (REF18) a .global only
+                                                                 * loads read: zeros */
         {DAT IDX("tab") "\tld.const.u32 %r9, [%rd5];\n", 0}, /* an index of data */
         {"\tmul.f32 %f2, %f1, 0f00000000;\n\tcvt.rzi.s64.f32 %rd6, %f2;\n"
          "\tshr.u64 %rd7, %rd6, 63;\n\tcvt.u32.u64 %r9, %rd7;\n", 0}, /* the NaN's bit 63 */
@@ -2069,6 +2088,142 @@ static void test_int_ops(void **state)
 #undef DAT
 #undef NEG
 #undef IDX
+    for (size_t i = 0; i < sizeof forms / sizeof *forms; i++) {
+        char text[4096];
+        snprintf(text, sizeof text, "%s%s%s", head, forms[i].mid, float_tail);
+        ptxrace_launch l;
+        memset(&l, 0, sizeof l);
+        l.shape[0] = 256;
+        l.shape[1] = l.shape[2] = 1;
+        l.module_data = true;
+        ptxrace_result r;
+        assert_int_equal(ptxrace_scan_launch(text, strlen(text), &l, "k", &r), HK_OK);
+        if (r.found != (forms[i].k != 0))
+            fail_msg("form %zu (%s): found %d", i, forms[i].mid, r.found);
+        if (r.found && r.k != forms[i].k)
+            fail_msg("form %zu: k = %ld (want %ld)", i, r.k, forms[i].k);
+    }
+}
+
+/* (REF18) A `const __device__` table (a .global with an initializer whose address only loads
+ * read, in every function of the module), .f64 conversions and ops, sad, mad.wide and an
+ * add.cc/addc pair (spin_int_gtab/f64/sad/madw/addc_evade.cu): each result one constant
+ * found; a table whose address reaches a store, an atomic, shared memory or another
+ * function's store, a double product, a carry that can be 1 or follows a label, a value
+ * that keeps a live bit stay unknown. */
+static void test_int_ref18(void **state)
+{
+    (void)state;
+    static const char head[] =
+        ".version 8.8\n.target sm_90\n.address_size 64\n"
+        ".global .align 4 .b8 gt[16] = {0, 0, 0, 0, 0, 0, 0, 0, 16, 0, 0, 0, 48};\n"
+        ".global .align 4 .b8 gst[16];\n"
+        ".global .align 4 .b8 gsh[16];\n"
+        ".global .align 4 .b8 gat[16];\n"
+        ".global .align 4 .b8 gfn[16];\n"
+        ".func wr()\n{\n\t.reg .b64 %rd<3>;\n\t.reg .b32 %r<3>;\n\tmov.u64 %rd1, gfn;\n"
+        "\tadd.s64 %rd2, %rd1, 4;\n\tst.global.u32 [%rd2], 1;\n\tret;\n}\n"
+        ".visible .entry k(\n\t.param .u64 k_param_0\n)\n{\n"
+        "\t.reg .pred %p<9>;\n\t.reg .b32 %r<40>;\n\t.reg .f32 %f<9>;\n\t.reg .b64 %rd<9>;\n"
+        "\t.reg .f64 %fd<9>;\n\t.reg .b64 %SPL;\n\t.local .align 4 .b8 __local_depot0[16];\n"
+        "\tmov.u64 %SPL, __local_depot0;\n"
+        "\t.shared .align 8 .b8 s[4096];\n"
+        "\tld.param.u64 %rd1, [k_param_0];\n\tcvta.to.global.u64 %rd2, %rd1;\n"
+        "\tld.global.f32 %f1, [%rd2];\n";
+#define ONE "\tabs.f32 %f2, %f1;\n\tmin.f32 %f4, %f2, 0f3F800000;\n\tcvt.rzi.s32.f32 %r20, %f4;\n"
+#define DAT "\tld.global.u32 %r21, [%rd2];\n"
+#define IDX(t) "\tmul.wide.s32 %rd3, %r20, 4;\n\tmov.u64 %rd4, " t ";\n" \
+               "\tadd.s64 %rd5, %rd4, %rd3;\n"
+#define LOC "\tadd.u64 %rd6, %SPL, 0;\n\tadd.u64 %rd7, %SPL, 4;\n"
+#define D01 "\tcvt.f64.f32 %fd1, %f1;\n\tabs.f64 %fd2, %fd1;\n" \
+            "\tmin.f64 %fd3, %fd2, 0d3FF0000000000000;\n" /* [0, 1] or a NaN's 1.0 */
+    static const struct {
+        const char *mid;
+        long k; /* the finding's k, 0: none */
+    } forms[] = {
+        {ONE IDX("gt") "\tld.global.nc.u32 %r9, [%rd5];\n", 16}, /* nvcc's hk_gtab[v] */
+        {ONE IDX("gt") "\tld.global.u32 %r9, [%rd5+16];\n", 0}, /* past gt: not read */
+        {ONE IDX("gst") "\tld.global.nc.u32 %r9, [%rd5];\n", 16}, /* gst's zeros */
+        {D01 "\tcvt.rzi.s32.f64 %r20, %fd3;\n\tand.b32 %r9, %r20, 2;\n", 16}, /* spin_int_f64 */
+        {D01 "\tcvt.rzi.s64.f64 %rd6, %fd3;\n\tshr.u64 %rd7, %rd6, 1;\n"
+         "\tcvt.u32.u64 %r9, %rd7;\n", 16},
+        {ONE "\tcvt.rn.f64.s32 %fd1, %r20;\n\tadd.f64 %fd2, %fd1, 0d3FE0000000000000;\n"
+         "\tcvt.rzi.u32.f64 %r21, %fd2;\n\tand.b32 %r9, %r21, 6;\n", 16}, /* [0.5, 1.5] */
+        {ONE "\tcvt.f64.f32 %fd1, %f4;\n\tneg.f64 %fd2, %fd1;\n\tcvt.rn.f32.f64 %f5, %fd2;\n"
+         "\tcvt.rzi.s32.f32 %r21, %f5;\n\tadd.s32 %r22, %r21, 1;\n\tand.b32 %r9, %r22, 2;\n",
+         16}, /* -[0, 1] rounded to a float, truncated: [-1, 0], + 1 */
+        {"\tmul.f32 %f2, %f1, 0f00000000;\n\tcvt.f64.f32 %fd1, %f2;\n"
+         "\tcvt.rzi.s32.f64 %r20, %fd1;\n\tand.b32 %r9, %r20, 2147483647;\n", 16}, /* 0, 1 << 31 */
+        {ONE "\tsad.s32 %r21, %r20, 1, 0;\n\tand.b32 %r9, %r21, 2;\n", 16}, /* spin_int_sad */
+        {ONE "\tmad.wide.u32 %rd6, %r20, 2, 1;\n\tshr.u64 %rd7, %rd6, 2;\n"
+         "\tcvt.u32.u64 %r9, %rd7;\n", 16}, /* spin_int_madw */
+        {ONE DAT "\tcvt.u64.u32 %rd6, %r21;\n\tshl.b64 %rd7, %rd6, 3;\n"
+         "\tmad.wide.u32 %rd8, %r20, 4, %rd7;\n\tcvt.u32.u64 %r22, %rd8;\n"
+         "\tand.b32 %r9, %r22, 3;\n", 16}, /* low zeros: 4v + 8d */
+        {ONE "\tadd.cc.u32 %r21, %r20, 0xfffffffe;\n\taddc.u32 %r9, 0, 0;\n",
+         16}, /* spin_int_addc */
+        {ONE "\tadd.cc.u32 %r21, %r20, 0;\n\taddc.cc.u32 %r22, 0, 0;\n\taddc.u32 %r9, %r22, 0;\n",
+         16},
+        {ONE LOC "\tand.b32 %r21, %r20, 2;\n\tst.local.u32 [%rd6], %r21;\n"
+         "\tst.local.u32 [%rd7], %r20;\n\tld.local.u32 %r9, [%rd6];\n", 16}, /* spin_int_local */
+        {ONE LOC "\tst.local.u32 [%SPL+4], %r20;\n\tst.local.u32 [%rd6], 0;\n"
+         "\tld.local.u32 %r9, [%SPL];\n", 16},
+        {ONE LOC "\tst.local.u32 [%rd6], %r20;\n\tst.local.u32 [%rd6], 0;\n"
+         "\tld.local.u32 %r9, [%rd6];\n", 16}, /* the nearer store */
+        /* not one value */
+        {ONE LOC "\tst.local.u32 [%rd6], 0;\n\tst.local.u32 [%rd6], %r20;\n"
+         "\tld.local.u32 %r9, [%rd6];\n", 0},
+        {ONE LOC "\tst.local.u32 [%rd6], 0;\nBB_l:\n\tld.local.u32 %r9, [%rd6];\n",
+         0}, /* a label between: another way in */
+        {ONE LOC "\tsetp.gt.f32 %p1, %f1, 0f00000000;\n\tst.local.u32 [%rd6], %r20;\n"
+         "\t@%p1 st.local.u32 [%rd6], 0;\n\tld.local.u32 %r9, [%rd6];\n", 0}, /* guarded */
+        {ONE LOC "\tst.local.u32 [%rd6], 0;\n\tst.local.u32 [%rd2], %r20;\n"
+         "\tld.local.u32 %r9, [%rd6];\n", 0}, /* a local store that could be anywhere */
+        {ONE LOC "\tst.local.u32 [%rd6], 0;\n\tst.local.u8 [%rd6+1], 1;\n"
+         "\tld.local.u32 %r9, [%rd6];\n", 0}, /* a byte of it */
+        {ONE LOC "\tst.local.u32 [%rd6], 0;\n\tst.global.u64 [%rd2], %rd6;\n"
+         "\tld.local.u32 %r9, [%rd6];\n", 0}, /* its address stored */
+        {ONE LOC "\tcvta.local.u64 %rd8, %SPL;\n\tst.local.u32 [%rd6], 0;\n"
+         "\tld.local.u32 %r9, [%rd6];\n", 0}, /* a generic pointer into the window */
+        {ONE LOC "\tst.local.u32 [%rd6], %r23;\n\tand.b32 %r23, %r20, 2;\n"
+         "\tld.local.u32 %r9, [%rd6];\n", 0}, /* its value written after the store */
+        {ONE LOC "\tld.local.u32 %r9, [%rd6];\n", 0}, /* no store */
+        {ONE LOC "\tst.local.u32 [%rd6], 0;\n\tcall.uni wr, ();\n\tld.local.u32 %r9, [%rd6];\n",
+         0}, /* a call between */
+        {ONE LOC "\tsetp.gt.f32 %p1, %f1, 0f00000000;\n\t@%p1 mov.u64 %rd8, __local_depot0;\n"
+         "\tst.local.u32 [%rd6], 0;\n\tld.local.u32 %r9, [%rd6];\n", 0}, /* a depot address not
+                                                                     * followed */
+        {ONE IDX("gt") "\tld.global.nc.u32 %r9, [%rd5+8];\n", 0}, /* 16 or 48 */
+        {ONE IDX("gst") "\tst.global.u32 [%rd5+4], %r20;\n\tld.global.nc.u32 %r9, [%rd5];\n",
+         0}, /* a store through it */
+        {ONE IDX("gsh") "\tst.shared.u64 [s], %rd4;\n\tld.global.nc.u32 %r9, [%rd5];\n",
+         0}, /* its address handed over */
+        {ONE IDX("gat") "\tcvta.to.global.u64 %rd6, %rd4;\n\tatom.global.add.u32 %r22, [%rd6], 1;\n"
+         "\tld.global.u32 %r9, [%rd5];\n", 0},
+        {ONE IDX("gfn") "\tld.global.u32 %r9, [%rd5];\n", 0}, /* stored by wr */
+        {D01 "\tcvt.rzi.s32.f64 %r9, %fd3;\n", 0}, /* 0 or 1 */
+        {"\tmul.f32 %f2, %f1, 0f00000000;\n\tcvt.f64.f32 %fd1, %f2;\n"
+         "\tcvt.rzi.s32.f64 %r20, %fd1;\n\tshr.u32 %r9, %r20, 31;\n", 0}, /* the NaN's bit */
+        {D01 "\tmul.f64 %fd4, %fd3, 0d0000000000000000;\n\tcvt.rzi.s32.f64 %r9, %fd4;\n",
+         0}, /* a double product: not read */
+        {DAT "\tcvt.rn.f64.u32 %fd1, %r21;\n\tcvt.rzi.u32.f64 %r22, %fd1;\n"
+         "\tand.b32 %r9, %r22, 2;\n", 0},
+        {ONE "\tsad.s32 %r9, %r20, 1, 0;\n", 0}, /* 1 or 0 */
+        {ONE DAT "\tsad.u32 %r22, %r20, %r21, 0;\n\tand.b32 %r9, %r22, 2;\n", 0},
+        {ONE "\tmad.wide.u32 %rd6, %r20, 2, 1;\n\tshr.u64 %rd7, %rd6, 1;\n"
+         "\tcvt.u32.u64 %r9, %rd7;\n", 0}, /* 0 or 1 */
+        {ONE "\tadd.cc.u32 %r21, %r20, 0xffffffff;\n\taddc.u32 %r9, 0, 0;\n", 0}, /* carry v */
+        {ONE "\tadd.cc.u32 %r21, %r20, 0xfffffffe;\nBB_c:\n\taddc.u32 %r9, 0, 0;\n",
+         0}, /* a label between: another way in */
+        {ONE "\tsetp.gt.f32 %p1, %f1, 0f00000000;\n\tadd.cc.u32 %r22, %r21, 1;\n"
+         "\t@%p1 add.cc.u32 %r21, %r20, 0xfffffffe;\n\taddc.u32 %r9, 0, 0;\n", 0}, /* guarded */
+        {ONE "\tsub.cc.u32 %r21, %r20, 1;\n\taddc.u32 %r9, 0, 0;\n", 0}, /* a borrow */
+    };
+#undef ONE
+#undef DAT
+#undef IDX
+#undef LOC
+#undef D01
     for (size_t i = 0; i < sizeof forms / sizeof *forms; i++) {
         char text[4096];
         snprintf(text, sizeof text, "%s%s%s", head, forms[i].mid, float_tail);
@@ -2979,6 +3134,7 @@ int main(void)
         cmocka_unit_test(test_int_range),
         cmocka_unit_test(test_int_bits),
         cmocka_unit_test(test_int_ops),
+        cmocka_unit_test(test_int_ref18),
         cmocka_unit_test(test_rule),
         cmocka_unit_test(test_odd_text),
         cmocka_unit_test(test_barrier_data),
