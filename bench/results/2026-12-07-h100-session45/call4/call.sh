@@ -1,5 +1,5 @@
 #!/bin/bash
-# session 45, call 4 (one H100/H200 call, under 520 s): the wild episodes of the three kernels this
+# session 45, call 4 (one H100/H200 call, under 520 s): REF18's six cheats, the wild episodes of the three kernels this
 # session's merges should move, then helper W20B's split_topk_scan texts (its call.sh, shortened).
 #   cs_reduce0        block_reduce + fused_blocks blocks=4 now stacks (W20A: fused_blocks loads a
 #                     dynamic-shared store's value ahead; today's row 2.39x, block_reduce alone)
@@ -15,6 +15,9 @@ t0=$(date +%s)
 E=${E:-330}   # the episodes' deadline
 nvidia-smi -L
 mkdir -p $OUT/x
+# REF18's six cheats (judged from the PTX: seconds)
+( CHEATS="spin_int_gtab_evade spin_int_f64_evade spin_int_sad_evade spin_int_madw_evade spin_int_addc_evade spin_int_local_evade" CHEAT_JOBS=6 CHEAT_TIMEOUT=60 DEADLINE_S=80 MARGIN_S=8 OUT=$OUT/x/ref18 tests/gpu/session.sh cheats > $OUT/x/ref18.log 2>&1 )
+cp $OUT/x/ref18/summary-cheats.txt $OUT/call4-ref18-cheats.txt 2>/dev/null; grep "rejected for" $OUT/call4-ref18-cheats.txt
 ( WILD_IDS="cs_reduce0 llmc_softmax2 mmcv_border_align_fwd" WILD_ARGS="--budget 8 --minutes 1.2" WILD_JOBS=3 EPISODE_TIMEOUT=$((E - 15)) DEADLINE_S=$E MARGIN_S=8 OUT=$OUT/x/wild tests/gpu/session.sh wild > $OUT/x/wild.log 2>&1 )
 echo "episodes done at $(($(date +%s)-t0)) s"
 cp $OUT/x/wild/wild-table.md $OUT/call4-wild-table.md 2>/dev/null
