@@ -4094,7 +4094,8 @@ static void verify_set_safety(json_t *verdict, json_t *safety)
  * out-of-bounds read that is right on every checked launch and claims 1.5x is no faster
  * version (session 45: the cheats' runner passed --sanitize, so this path had no cheat).
  * A finding rejects it: verdict, accepted, faster, credited, reason, details and where are
- * replaced, the interleaved timing stays as measured. */
+ * replaced, a "memory_safety" check ends the checks, the interleaved timing (its own
+ * "faster" included) stays as measured. */
 static int verify_sanitize_faster(ep_ctx *c, const ep_verify_options *vo, const measure_prog *bp,
                                   const measure_prog *cp, const char *cand_text, size_t cand_len,
                                   measure_eval *e, json_t *verdict)
@@ -4116,6 +4117,12 @@ static int verify_sanitize_faster(ep_ctx *c, const ep_verify_options *vo, const 
             json_object_set(verdict, keys[i], v);
     }
     json_decref(rej);
+    /* the checks end with the rule that decided: the pairs' "faster" stays as timed */
+    json_t *checks = json_object_get(verdict, "checks");
+    if (json_is_array(checks))
+        json_array_append_new(checks, json_pack("{s:s, s:s, s:s}", "check", "memory_safety",
+                                                "result", "rejected", "reason",
+                                                measure_reason_name(e->verdict.reason)));
     json_object_set_new(verdict, "verdict", json_string("rejected"));
     json_object_set_new(verdict, "accepted", json_false());
     json_object_set_new(verdict, "faster", json_false());

@@ -2985,13 +2985,13 @@ double measure_quantile(const double *sorted, size_t n, double q)
 
 bool measure_speedup_faster(const measure_speedup *sp)
 {
-    return sp->n > 0 && sp->lo > 1.0 && sp->speedup >= MEASURE_NOISE_SPEEDUP;
+    return sp->n > 0 && sp->lo > 1.0 && sp->mid >= MEASURE_NOISE_SPEEDUP;
 }
 
 int measure_speedup_compute(const double *a, const double *b, size_t n, measure_speedup *out)
 {
     memset(out, 0, sizeof *out);
-    out->speedup = out->lo = out->hi = out->a_median = out->b_median = NAN;
+    out->speedup = out->lo = out->hi = out->mid = out->a_median = out->b_median = NAN;
     if (!a || !b || n == 0 || n > 100000)
         return HK_EINVAL;
     for (size_t i = 0; i < n; i++)
@@ -3017,6 +3017,7 @@ int measure_speedup_compute(const double *a, const double *b, size_t n, measure_
     out->speedup = out->a_median / out->b_median;
     out->lo = measure_quantile(ratio, n, 0.1);
     out->hi = measure_quantile(ratio, n, 0.9);
+    out->mid = measure_quantile(ratio, n, 0.5);
     out->n = n;
 out:
     hk_free(sa);

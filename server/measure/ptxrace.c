@@ -1470,6 +1470,29 @@ static unsigned cvt_int_float(const body *b, const stmt *s, bool f64, double *fl
     return (lo <= 0 && hi >= 0 ? FS_PZ : 0) | (lo != 0 || hi != 0 ? FS_FIN : 0);
 }
 
+/* Whether ptxas may contract sub `op` of x and x into an fma with the mul that wrote x: a
+ * sub or mul with no rounding modifier may be fused (the PTX ISA leaves contraction to the
+ * assembler unless .rn/.rz/.rm/.rp is written), and fma(a, b, -(a * b)) is the product's
+ * rounding error, not 0 (session 45 review: x - x of a product would read as always 0). */
+static bool sub_may_fuse(const body *b, const char *op, const char *x)
+{
+    static const char *const rnd[] = {"rn", "rz", "rm", "rp"};
+    for (size_t i = 0; i < 4; i++)
+        if (op_has(op, rnd[i]))
+            return false;
+    for (long i = 0; i < b->n; i++) {
+        const stmt *t = &b->st[i];
+        if (t->kind == I_LABEL || !t->nops || !op_is(t->op, "mul") || strcmp(t->ops[0], x))
+            continue;
+        bool rounded = false;
+        for (size_t k = 0; k < 4; k++)
+            rounded |= op_has(t->op, rnd[k]);
+        if (!rounded)
+            return true;
+    }
+    return false;
+}
+
 /* The classes an unguarded .f32 statement gives its destination, from its operands' classes
  * (0: not such a statement, every class). PTX ISA 9.1, "Floating Point Instructions" (add,
  * sub, mul, fma, mad, div, neg, abs): the IEEE 754 operations, any rounding modifier (.rn,
@@ -1593,7 +1616,8 @@ static unsigned float_set_def(const body *b, const stmt *s, double *flo, double 
     } else if (op_is(op, "add") && n == 2) {
         r = fs_add(a[0], a[1]);
         rl = lo[0] + lo[1], rh = hi[0] + hi[1];
-    } else if (op_is(op, "sub") && n == 2 && !strcmp(s->ops[1], s->ops[2]) && *s->ops[1] == '%') {
+    } else if (op_is(op, "sub") && n == 2 && !strcmp(s->ops[1], s->ops[2]) && *s->ops[1] == '%' &&
+               !sub_may_fuse(b, op, s->ops[1])) {
         r = (a[0] & (FS_Z | FS_FIN) ? (rm ? FS_NZ : FS_PZ) : 0) |
             (a[0] & (FS_INF | FS_NAN) ? FS_NAN : 0); /* x - x */
         rl = rh = 0, exact = true;
@@ -2056,6 +2080,11 @@ static void local_proof(body *b)
             return;
         if ((!strcmp(s->op, "mov.u64") || !strcmp(s->op, "mov.b64")) && s->nops == 2 &&
             !strncmp(s->ops[1], "__local_depot", 13) && *s->ops[0] == '%') {
+            /* the depot itself only: `__local_depot0+8` named a second "variable" whose
+             * stores the forwarding skipped (session 45 review) */
+            if (s->ops[1][strspn(s->ops[1], "_abcdefghijklmnopqrstuvwxyz"
+                                            "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789$")])
+                return;
             int r = reg_find(b, s->ops[0]);
             if (r < 0 || b->regs[r].defs != 1 || s->guard >= 0)
                 return; /* an address the rule does not follow, whose uses it does not see */
@@ -2155,6 +2184,11 @@ static bool local_forward(const body *b, const stmt *s, int w, bool sg, ival *ou
     for (const stmt *t = s - 1; t >= b->st; t--) {
         if (t->kind == I_LABEL || op_is(t->op, "call"))
             return false; /* another way in; a callee handed a local address writes st.local */
+        bool spaced = op_has(t->op, "global") || op_has(t->op, "shared") ||
+                      op_has(t->op, "param") || op_has(t->op, "local");
+        if ((op_is(t->op, "st") || op_is(t->op, "atom") || op_is(t->op, "red")) && !spaced)
+            return false; /* generic: a pointer from a call, memory or a parameter may point
+                           * into the thread's local window (session 45 review) */
         if (!(op_is(t->op, "st") && op_has(t->op, "local")))
             continue;
         int64_t tk;
@@ -2223,10 +2257,12 @@ static bool iv_field(const ival *ps, const ival *ln, int w, int64_t *pos, int64_
 }
 
 /* (REF18) The carry flag (CC.CF) statement s reads (addc): 0 or 1 where the statement right
- * before it in the body (no label between, so no other way in) is an add.cc / addc.cc that
- * surely runs (guard_holds) whose carry out is known from its operands' unsigned ranges (and
- * its own carry in, for an addc.cc, up to 8 links back); -1: not known. */
-static int cc_carry(const body *b, const stmt *s, int depth)
+ * before it in the body (no label between, so no other way in) is an add.cc / addc.cc of the
+ * same width w as s (a 32-bit carry into an addc.s64 is no 64-bit addition's: the session 45
+ * review's wrapped range) that surely runs (guard_holds) whose carry out is known from its
+ * operands' unsigned ranges (and its own carry in, for an addc.cc, up to 8 links back); -1:
+ * not known. */
+static int cc_carry(const body *b, const stmt *s, int w_want, int depth)
 {
     if (s <= b->st || s >= b->st + b->n || depth > 8)
         return -1;
@@ -2238,10 +2274,10 @@ static int cc_carry(const body *b, const stmt *s, int depth)
         op_types(p->op, t, 4) != 1)
         return -1;
     int w = ir_type(t[0], &sg);
-    if (w != 32 && w != 64)
+    if ((w != 32 && w != 64) || w != w_want)
         return -1;
     int cin = 0;
-    if (op_is(p->op, "addc") && (cin = cc_carry(b, p, depth + 1)) < 0)
+    if (op_is(p->op, "addc") && (cin = cc_carry(b, p, w, depth + 1)) < 0)
         return -1;
     ival a = ir_operand(b, p->ops[1], w, false), c = ir_operand(b, p->ops[2], w, false);
     if (!a.rk || !c.rk)
@@ -2600,14 +2636,16 @@ static bool int_value_def(const body *b, const stmt *s, ival *out, int *rw, bool
         }
     } else if (op_is(op, "addc") && n == 3) {
         /* (REF18) a + c + the carry in, where cc_carry knows it */
-        int cin = cc_carry(b, s, 0);
+        int cin = cc_carry(b, s, w, 0);
         if (cin < 0)
             return false;
         a = ir_operand(b, s->ops[1], w, sg);
         c = ir_operand(b, s->ops[2], w, sg);
         iv_add_bits(&a, c.kz, c.ko, cin, m, &kz, &ko);
-        rng = a.rk && c.rk && !__builtin_add_overflow(a.lo, c.lo + cin, &lo) &&
-              !__builtin_add_overflow(a.hi, c.hi + cin, &hi);
+        int64_t cl, ch;
+        rng = a.rk && c.rk && !__builtin_add_overflow(c.lo, (int64_t)cin, &cl) &&
+              !__builtin_add_overflow(c.hi, (int64_t)cin, &ch) &&
+              !__builtin_add_overflow(a.lo, cl, &lo) && !__builtin_add_overflow(a.hi, ch, &hi);
     } else {
         return false;
     }

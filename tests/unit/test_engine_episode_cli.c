@@ -542,6 +542,10 @@ static void test_verify_candidate_sanitizes_faster(void **state)
             assert_true(json_is_false(json_object_get(j, "credited")));
             assert_non_null(strstr(json_string_value(json_object_get(j, "details")),
                                    "Race reported between"));
+            const json_t *checks = json_object_get(j, "checks");
+            const json_t *last = json_array_get(checks, json_array_size(checks) - 1);
+            assert_string_equal(json_string_value(json_object_get(last, "check")), "memory_safety");
+            assert_string_equal(json_string_value(json_object_get(last, "result")), "rejected");
         } else {
             if (code != 0)
                 fail_msg("with no finding the candidate stays faster (exit 0), got %d: %s", code,

@@ -187,6 +187,12 @@ static void test_speedup_faster(void **state)
     assert_int_equal(measure_speedup_compute(a3, b3, 5, &sp), HK_OK);
     assert_true(sp.speedup >= MEASURE_NOISE_SPEEDUP && sp.lo < 1.0);
     assert_false(measure_speedup_faster(&sp));
+    /* pairs 1% apart whose median times are 5% apart (the session 45 review): the pair
+     * ratios' median decides, not faster */
+    double a5[5] = {1.0, 1.0, 1.05, 1.05, 1.05}, b5[5] = {0.99, 0.99, 1.04, 1.04, 1.0};
+    assert_int_equal(measure_speedup_compute(a5, b5, 5, &sp), HK_OK);
+    assert_true(sp.speedup >= MEASURE_NOISE_SPEEDUP && sp.lo > 1.0 && sp.mid < 1.02);
+    assert_false(measure_speedup_faster(&sp));
     /* exactly at the bar counts */
     double b4[5] = {1, 1, 1, 1, 1}, a4[5] = {MEASURE_NOISE_SPEEDUP, MEASURE_NOISE_SPEEDUP,
                                             MEASURE_NOISE_SPEEDUP, MEASURE_NOISE_SPEEDUP,

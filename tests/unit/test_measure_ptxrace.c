@@ -1766,6 +1766,15 @@ static void test_float_zero(void **state)
          false}, /* x / 0: an infinity */
         {"\tsub.f32 %f2, %f1, %f1;\n\tcvt.rzi.s64.f32 %r9, %f2;\n", true}, /* REF17: 0 or
                                                                        * 1 << 63, low 0 */
+        /* session 45 review: x - x of a product with no rounding modifier on either may be
+         * contracted by ptxas to fma(a, b, -x), the product's rounding error; .rn on either
+         * forbids it */
+        {"\tmul.f32 %f2, %f1, %f1;\n\tsub.f32 %f3, %f2, %f2;\n\tcvt.rzi.s32.f32 %r9, %f3;\n",
+         false},
+        {"\tmul.f32 %f2, %f1, %f1;\n\tsub.rn.f32 %f3, %f2, %f2;\n\tcvt.rzi.s32.f32 %r9, %f3;\n",
+         true},
+        {"\tmul.rn.f32 %f2, %f1, %f1;\n\tsub.f32 %f3, %f2, %f2;\n\tcvt.rzi.s32.f32 %r9, %f3;\n",
+         true},
     };
     for (size_t i = 0; i < sizeof forms / sizeof *forms; i++) {
         char text[2048];
@@ -2218,6 +2227,24 @@ static void test_int_ref18(void **state)
         {ONE "\tsetp.gt.f32 %p1, %f1, 0f00000000;\n\tadd.cc.u32 %r22, %r21, 1;\n"
          "\t@%p1 add.cc.u32 %r21, %r20, 0xfffffffe;\n\taddc.u32 %r9, 0, 0;\n", 0}, /* guarded */
         {ONE "\tsub.cc.u32 %r21, %r20, 1;\n\taddc.u32 %r9, 0, 0;\n", 0}, /* a borrow */
+        /* session 45 review: a 32-bit carry into an addc.s64 of a full-range value (its range
+         * wrapped at INT64_MAX + 1 into one constant), a second depot name, a generic store
+         * between the local store and its load */
+        {ONE "\tcvt.s64.s32 %rd6, %r20;\n\tld.global.s64 %rd7, [%rd2];\n\tmov.u32 %r21, 1;\n"
+         "\tadd.cc.u32 %r22, %r21, 0xffffffff;\n\taddc.s64 %rd8, %rd6, %rd7;\n"
+         "\tshr.u64 %rd3, %rd8, 63;\n\tcvt.u32.u64 %r9, %rd3;\n", 0},
+        {ONE "\tld.global.s64 %rd7, [%rd2];\n\tmov.u64 %rd6, 1;\n"
+         "\tadd.cc.u64 %rd8, %rd6, 0;\n\taddc.s64 %rd8, %rd7, 0;\n"
+         "\tshr.u64 %rd3, %rd8, 63;\n\tcvt.u32.u64 %r9, %rd3;\n", 0},
+        {ONE LOC "\tmov.u64 %rd8, __local_depot0+4;\n\tst.local.u32 [%rd7], 0;\n"
+         "\tst.local.u32 [%rd8], %r20;\n\tld.local.u32 %r9, [%rd7];\n", 0},
+        {ONE LOC "\tst.local.u32 [%rd6], 0;\n\tld.global.u64 %rd8, [%rd2];\n"
+         "\tst.u32 [%rd8], %r20;\n\tld.local.u32 %r9, [%rd6];\n", 0},
+        {ONE LOC "\tst.local.u32 [%rd6], 0;\n\tld.global.u64 %rd8, [%rd2];\n"
+         "\tatom.add.u32 %r23, [%rd8], %r20;\n\tld.local.u32 %r9, [%rd6];\n", 0},
+        {ONE LOC "\tand.b32 %r21, %r20, 2;\n\tst.local.u32 [%rd6], %r21;\n"
+         "\tst.global.u32 [%rd2], %r20;\n\tld.local.u32 %r9, [%rd6];\n", 16}, /* a global
+                                                                          * store: not local */
     };
 #undef ONE
 #undef DAT
