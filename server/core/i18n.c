@@ -7036,6 +7036,8 @@ static const struct hk_msg_entry msgs[HK_MSG_COUNT] = {
       "步进变量 `%.*s` 被声明为 `%.*s`：它是多个线程共用的一个变量，每个 lane 都会在每次迭代中对它步进"),
     F(RW_WL_STEP_ADDRESS, "the stepped `%.*s` has another name (its address is taken, a reference is bound to it, or it is a reference): the body could read it under that name, which holds the round's last step and not the lane's trip",
       "步进变量 `%.*s` 还有别的名字（被取了地址、绑定了引用，或它本身是引用）：循环体可能通过那个名字读取它，而那里保存的是本轮最后一步的值，而不是该 lane 所在迭代的值"),
+    F(RW_WL_STEP_SHADOWED, "the stepped `%.*s` is declared more than once in the kernel (here again, or as a parameter too): which variable each mention reads is a question of scope the checks do not answer",
+      "步进变量 `%.*s` 在 kernel 中被声明了不止一次（在此处再次声明，或同时也是参数）：每处引用读取的是哪个变量取决于作用域，而这些检查不回答这个问题"),
     F(RW_WW_STEPPED, "`%.*s` steps from trip to trip: the warp's lanes, each reading other trips of the owner's window, would each need every earlier trip's value (window_lanes' case)",
       "`%.*s` 在迭代之间步进：线程束的各个 lane 读取所有者窗口的不同迭代，每个都会需要之前每次迭代的值（属于 window_lanes 的情形）"),
     F(RW_WL_BLOCK_NOT_MULTIPLE, "the spec's block has %lld threads along x, not a multiple of %d: an output's lanes would not share a warp, and lane 0 would run every window alone",

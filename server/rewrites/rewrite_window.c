@@ -630,35 +630,81 @@ static bool in_induction(const wl_loop *L, size_t k)
     return false;
 }
 
-/* Is the stepped name v (declared at d, before the window) the thread's own and reached only
- * by its name? Each lane keeps its trip's values in a copy the body reads under v's name, and
- * runs every trip's steps on v itself: declared static, __shared__, extern, __device__ or
- * __constant__, v is one variable that many threads step; its address taken (`&v`), a
- * reference bound to it (`T &r = v`) or v a reference, the body may read it under another
- * name, which holds the round's last step and not the lane's trip. (Passed to a function that
- * takes it by reference: that is no reader call, refused before the window and in it as a call
- * that may write.) */
-static bool stepped_own(wl_scan *s, size_t v, size_t d)
+/* Is q a declarator (declared_here), also of an rvalue reference (`T &&q`, which
+ * rwl_declared_here does not step over)? */
+static bool declarator_at(const rw_toks *ts, size_t q)
+{
+    return declared_here(ts, q) || (q >= 3 && rwl_tok_is(ts, q - 1, "&&") && rwl_declared_here(ts, q - 1));
+}
+
+/* Is q the name of a reference declaration with an initializer (`T &q = e`, `T &q{e}`,
+ * `T &q(e)`, `T &&q = e`, also of a type the lexer does not know: `vec<T> &q`, `ns::T &q`)?
+ * The initializer's tokens are [q + 1, *end). */
+static bool reference_init(const rw_toks *ts, size_t q, size_t *end)
+{
+    if (q < 3 || q + 1 >= ts->n || ts->t[q].kind != T_IDENT || rwg_is_kw(ts, q) ||
+        !(rwl_tok_is(ts, q - 1, "&") || rwl_tok_is(ts, q - 1, "&&")) ||
+        !(rwl_tok_is(ts, q + 1, "=") || rwl_tok_is(ts, q + 1, "{") || rwl_tok_is(ts, q + 1, "(")))
+        return false;
+    if (!declarator_at(ts, q) && !rwl_tok_is(ts, q - 2, ">") &&
+        !(ts->t[q - 2].kind == T_IDENT && rwl_tok_is(ts, q - 3, "::")))
+        return false;
+    size_t k = q + 1;
+    for (int depth = 0; k + 1 < ts->n; k++) {
+        depth += rwl_tok_is(ts, k, "(") || rwl_tok_is(ts, k, "[") || rwl_tok_is(ts, k, "{");
+        depth -= rwl_tok_is(ts, k, ")") || rwl_tok_is(ts, k, "]") || rwl_tok_is(ts, k, "}");
+        if (depth < 0 || (depth == 0 && (rwl_tok_is(ts, k, ",") || rwl_tok_is(ts, k, ";"))))
+            break;
+    }
+    *end = k;
+    return true;
+}
+
+/* Is the stepped name v the thread's own and reached only by its name? Each lane keeps its
+ * trip's values in a copy the body reads under v's name, and runs every trip's steps on v
+ * itself: declared static, __shared__, extern, __device__ or __constant__, v is one variable
+ * that many threads step; its address taken (`&v`), a reference bound to it (any reference
+ * declaration whose initializer mentions v: `T &r = v`, `T &r{v}`, `T &r(v)`,
+ * `T &r = c ? v : w`) or v a reference, the body may read it under another name, which holds
+ * the round's last step and not the lane's trip. Every declaration of v in the kernel is
+ * checked, and v declared more than once (one shadowing another, or a parameter) is refused:
+ * which variable a mention of v reads is a question of scope the checks do not answer.
+ * (Passed to a function that takes it by reference: that is no reader call, refused before
+ * the window and in it as a call that may write.) */
+static bool stepped_own(wl_scan *s, size_t v)
 {
     const rw_toks *ts = s->ts;
     static const char *const shared_kw[] = {"static", "__shared__", "extern", "__device__", "__constant__"};
-    if (rwl_tok_is(ts, d - 1, "&") || rwl_tok_is(ts, d - 1, "&&"))   /* a reference itself */
-        return refuse(s, d - 1, "induction", EN(RW_WL_STEP_ADDRESS), TOK(ts, v));
-    for (size_t q = d; q-- > 1;) {
-        if (rwl_tok_is(ts, q, ";") || rwl_tok_is(ts, q, "{") || rwl_tok_is(ts, q, "}"))
-            break;
-        for (size_t i = 0; i < HK_ARRAY_LEN(shared_kw); i++)
-            if (rwl_tok_is(ts, q, shared_kw[i]))
-                return refuse(s, q, "induction", EN(RW_WL_STEP_SHARED), TOK(ts, v), TOK(ts, q));
+    size_t decls = 0;
+    for (size_t i = 0; s->f && i < s->f->n_params; i++) {
+        const char *p = s->f->params[i].name;
+        decls += p && strlen(p) == ts->t[v].end - ts->t[v].start &&
+                 !memcmp(p, ts->text + ts->t[v].start, strlen(p));
+    }
+    for (size_t d = 1; d + 1 < ts->n; d++) {
+        if (!rwg_same_name(ts, d, v) || !declarator_at(ts, d))
+            continue;
+        if (rwl_tok_is(ts, d - 1, "&") || rwl_tok_is(ts, d - 1, "&&"))   /* a reference itself */
+            return refuse(s, d - 1, "induction", EN(RW_WL_STEP_ADDRESS), TOK(ts, v));
+        for (size_t q = d; q-- > 1;) {
+            if (rwl_tok_is(ts, q, ";") || rwl_tok_is(ts, q, "{") || rwl_tok_is(ts, q, "}"))
+                break;
+            for (size_t i = 0; i < HK_ARRAY_LEN(shared_kw); i++)
+                if (rwl_tok_is(ts, q, shared_kw[i]))
+                    return refuse(s, q, "induction", EN(RW_WL_STEP_SHARED), TOK(ts, v), TOK(ts, q));
+        }
+        if (++decls > 1)
+            return refuse(s, d, "induction", EN(RW_WL_STEP_SHADOWED), TOK(ts, v));
     }
     for (size_t k = 1; k + 1 < ts->n; k++) {
-        if (!rwg_is_name(ts, k, v))
-            continue;
-        if (rwl_tok_is(ts, k - 1, "&") && rwl_unary_position(ts, k - 1))
+        size_t e;
+        if (rwg_is_name(ts, k, v) && rwl_tok_is(ts, k - 1, "&") && rwl_unary_position(ts, k - 1))
             return refuse(s, k - 1, "induction", EN(RW_WL_STEP_ADDRESS), TOK(ts, v));
-        if (k >= 4 && rwl_tok_is(ts, k - 1, "=") && ts->t[k - 2].kind == T_IDENT &&
+        if (k >= 4 && rwg_is_name(ts, k, v) && rwl_tok_is(ts, k - 1, "=") && ts->t[k - 2].kind == T_IDENT &&
             (rwl_tok_is(ts, k - 3, "&") || rwl_tok_is(ts, k - 3, "&&")))
             return refuse(s, k - 3, "induction", EN(RW_WL_STEP_ADDRESS), TOK(ts, v));
+        if (reference_init(ts, k, &e) && span_mentions(ts, k + 1, e, v))
+            return refuse(s, k - 1, "induction", EN(RW_WL_STEP_ADDRESS), TOK(ts, v));
     }
     return true;
 }
@@ -695,8 +741,7 @@ static bool read_inductions(wl_scan *s, wl_loop *L)
             for (size_t k = L->w[d].b_a; k < L->w[d].b_b; k++)
                 if (rwg_is_name(ts, k, v))
                     return refuse(s, k, "induction", EN(RW_WL_CARRIED), TOK(ts, v));   /* into the trip count */
-        size_t decl = 0;
-        if (is_decl_of(ts, 1, L->win_a, v, &decl) && !stepped_own(s, v, decl))
+        if (!stepped_own(s, v))
             return false;
         for (size_t k = ca; k < cb; k++) {
             if (ts->t[k].kind != T_IDENT)

@@ -829,7 +829,7 @@ static void window_stepped_run(void **state)
 
 /* What a stepped window refuses, with the construct and line: a carried product, a step that
  * changes in the loop, a step between the body's statements, a stepped name that is static or
- * has another name (`&x`, a reference); window_warp refuses the stepped
+ * has another name (`&x`, a reference in any spelling), or is declared twice; window_warp refuses the stepped
  * edge_max; under a spec, a block along x that is not a multiple of G (lane 0 alone) and a
  * window with fewer trips than lanes. */
 static void window_stepped_refusals(void **state)
@@ -858,6 +858,15 @@ static void window_stepped_refusals(void **state)
         {"passed_steps", "window_lanes", 566, "`address_of` before the window may write memory"},
         {"shared_steps", "window_lanes", 581, "`__shared__`: a barrier"},
         {"ref_stepped", "window_lanes", 600, "the stepped `x` has another name"},
+        /* session 45 review: a reference bound by braces, parentheses or a conditional; the
+         * stepped name declared twice (the inner one a reference, static, plain) or a parameter */
+        {"ref_brace", "window_lanes", 617, "the stepped `x` has another name"},
+        {"ref_paren", "window_lanes", 631, "the stepped `x` has another name"},
+        {"ref_cond", "window_lanes", 645, "the stepped `x` has another name"},
+        {"ref_shadow", "window_lanes", 663, "the stepped `x` has another name"},
+        {"static_shadow", "window_lanes", 677, "the stepped `x` is declared `static`"},
+        {"plain_shadow", "window_lanes", 693, "the stepped `x` is declared more than once in the kernel"},
+        {"param_shadow", "window_lanes", 706, "the stepped `x` is declared more than once in the kernel"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         rw_context ctx = {.text = fx.text, .len = fx.len, .m = fx.m, .kernel = kernel(&fx, cases[i].kernel)};

@@ -607,3 +607,109 @@ __global__ void ref_stepped(const float *plane, float *out, const int n, const i
         out[o] = best;
     }
 }
+
+// Refused (session 45 review): references bound to the stepped name in the other spellings
+// of an initializer (braces, parentheses, a conditional naming it).
+__global__ void ref_brace(const float *plane, float *out, const int n, const int w, const int taps)
+{
+    LOOP_OUTPUTS(o, n) {
+        float x = o, best = -1.f;
+        const float &ahead{x};
+        for (int t = 0; t < taps; t++) {
+            float v = edge_texel(plane, 1, w, 0.f, x) + edge_texel(plane, 1, w, 0.f, ahead + 1.f);
+            if (v > best)
+                best = v;
+            x += 0.5f;
+        }
+        out[o] = best;
+    }
+}
+__global__ void ref_paren(const float *plane, float *out, const int n, const int w, const int taps)
+{
+    LOOP_OUTPUTS(o, n) {
+        float x = o, best = -1.f;
+        const float &ahead(x);
+        for (int t = 0; t < taps; t++) {
+            float v = edge_texel(plane, 1, w, 0.f, x) + edge_texel(plane, 1, w, 0.f, ahead + 1.f);
+            if (v > best)
+                best = v;
+            x += 0.5f;
+        }
+        out[o] = best;
+    }
+}
+__global__ void ref_cond(const float *plane, float *out, const int n, const int w, const int taps)
+{
+    LOOP_OUTPUTS(o, n) {
+        float x = o, y = 0.f, best = -1.f;
+        const float &ahead = n > 0 ? x : y;
+        for (int t = 0; t < taps; t++) {
+            float v = edge_texel(plane, 1, w, 0.f, x) + edge_texel(plane, 1, w, 0.f, ahead + 1.f);
+            if (v > best)
+                best = v;
+            x += 0.5f;
+        }
+        out[o] = best;
+    }
+}
+
+// Refused (session 45 review): the stepped name declared twice, the inner declaration a
+// reference, static, or a plain variable shadowing an unused outer one or a parameter.
+__global__ void ref_shadow(const float *plane, float *out, const int n, const int w, const int taps)
+{
+    float x = 0.f;
+    LOOP_OUTPUTS(o, n) {
+        float x0 = o, best = -1.f;
+        float &x = x0;
+        for (int t = 0; t < taps; t++) {
+            float v = edge_texel(plane, 1, w, 0.f, x) + edge_texel(plane, 1, w, 0.f, x0 + 1.f);
+            if (v > best)
+                best = v;
+            x += 0.5f;
+        }
+        out[o] = best;
+    }
+}
+__global__ void static_shadow(const float *plane, float *out, const int n, const int w, const int taps)
+{
+    float x = 0.f;
+    LOOP_OUTPUTS(o, n) {
+        static float x;
+        float best = -1.f;
+        x = o;
+        for (int t = 0; t < taps; t++) {
+            float v = edge_texel(plane, 1, w, 0.f, x);
+            if (v > best)
+                best = v;
+            x += 0.5f;
+        }
+        out[o] = best;
+    }
+}
+__global__ void plain_shadow(const float *plane, float *out, const int n, const int w, const int taps)
+{
+    float x = 0.f;
+    LOOP_OUTPUTS(o, n) {
+        float x = o, best = -1.f;
+        for (int t = 0; t < taps; t++) {
+            float v = edge_texel(plane, 1, w, 0.f, x);
+            if (v > best)
+                best = v;
+            x += 0.5f;
+        }
+        out[o] = best;
+    }
+}
+__global__ void param_shadow(const float *plane, float *out, const int n, const int w, const int taps, float x)
+{
+    LOOP_OUTPUTS(o, n) {
+        float x = o, best = -1.f;
+        for (int t = 0; t < taps; t++) {
+            float v = edge_texel(plane, 1, w, 0.f, x);
+            if (v > best)
+                best = v;
+            x += 0.5f;
+        }
+        out[o] = best;
+    }
+}
