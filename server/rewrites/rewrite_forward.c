@@ -46,6 +46,7 @@
 #include "core/hk.h"
 #include "core/i18n.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -130,6 +131,70 @@ static bool param_at(const sf_state *s, size_t k, size_t *ix)
     if (ix)
         *ix = (size_t)(p - s->f->params);
     return true;
+}
+
+/* A CUDA vector type (float4, int2, double2...): its members x, y, z, w are values. */
+static bool sf_vector_type(const char *t)
+{
+    static const char *const base[] = {"char", "uchar", "short", "ushort", "int", "uint", "long", "ulong",
+                                       "longlong", "ulonglong", "float", "double", "half", "bfloat16"};
+    if (!t)
+        return false;
+    if (!strcmp(t, "__half2") || !strcmp(t, "half2") || !strcmp(t, "__nv_bfloat162") || !strcmp(t, "dim3"))
+        return true;
+    for (size_t i = 0; i < sizeof base / sizeof base[0]; i++) {
+        size_t n = strlen(base[i]);
+        if (!strncmp(t, base[i], n) && t[n] >= '1' && t[n] <= '4' && !t[n + 1])
+            return true;
+    }
+    return false;
+}
+
+/* The type name t is one of the function's template type parameters (`typename T`, `class T`). */
+static bool sf_template_type(const an_function *f, const char *t)
+{
+    const char *tp = f->template_params;
+    size_t n = t ? strlen(t) : 0;
+    if (!tp || !n)
+        return false;
+    for (const char *q = tp; (q = strstr(q, t)); q += n) {
+        bool word = (q == tp || !(isalnum((unsigned char)q[-1]) || q[-1] == '_')) &&
+                    !(isalnum((unsigned char)q[n]) || q[n] == '_');
+        if (!word)
+            continue;
+        /* the word before it: typename or class */
+        const char *e = q;
+        while (e > tp && isspace((unsigned char)e[-1]))
+            e--;
+        if ((e - tp >= 8 && !strncmp(e - 8, "typename", 8)) || (e - tp >= 5 && !strncmp(e - 5, "class", 5)))
+            return true;
+    }
+    return false;
+}
+
+/* The file declares `gname` on a line with __device__ or __constant__ before `end`, not as a function. */
+static bool sf_device_global(const char *text, size_t end, const char *gname)
+{
+    size_t n = strlen(gname);
+    for (const char *q = text; n && (q = strstr(q, gname)) && (size_t)(q - text) < end; q += n) {
+        if ((q > text && (isalnum((unsigned char)q[-1]) || q[-1] == '_')) || isalnum((unsigned char)q[n]) || q[n] == '_')
+            continue;
+        const char *ls = q;
+        while (ls > text && ls[-1] != '\n')
+            ls--;
+        const char *r = q + n;
+        while (*r == ' ' || *r == '\t')
+            r++;
+        if (*r == '(')
+            continue;
+        char line[512];
+        size_t ln = (size_t)(q - ls) < sizeof line - 1 ? (size_t)(q - ls) : sizeof line - 1;
+        memcpy(line, ls, ln);
+        line[ln] = 0;
+        if (strstr(line, "__device__") || strstr(line, "__constant__"))
+            return true;
+    }
+    return false;
 }
 
 /* The top-level declaration `NAME = ...` of the name at k (its token), or ts->n. */
@@ -992,16 +1057,60 @@ static int store_forward(const rw_context *c, int cap, rw_result *out)
      * `b[(OFF + i)]`, or through a local copy `b = &bias[OFF]`); a pointer to pointers may reach
      * a row buffer where no test of pointers sees it */
     bool named[64] = {false};
+    /* a name neither a parameter nor declared in the body (a `__device__` or `__constant__`
+     * pointer or array of the file) read through `[`, `*` or `->`, or copied: the host may
+     * have set it to a row buffer, which no test of the parameters sees */
+    for (size_t k = 1; k + 1 < ts.n; k++) {
+        if (ts.t[k].kind != T_IDENT || !rwl_is_use(&ts, k) || rwp_param_named(f, &ts, k) ||
+            rwl_tok_is(&ts, k - 1, ".") || rwl_tok_is(&ts, k - 1, "->") || rwl_tok_is(&ts, k - 1, "::") ||
+            rwl_tok_is(&ts, k + 1, "(") || rwl_tok_is(&ts, k + 1, "::"))
+            continue;
+        bool through = rwl_tok_is(&ts, k + 1, "[") || rwl_tok_is(&ts, k + 1, "->") ||
+                       (rwl_tok_is(&ts, k - 1, "*") &&
+                        (rwl_tok_is(&ts, k - 2, "return") ||
+                         !(ts.t[k - 2].kind == T_IDENT || ts.t[k - 2].kind == T_NUMBER || rwl_tok_is(&ts, k - 2, ")") ||
+                           rwl_tok_is(&ts, k - 2, "]"))));
+        char nm[128];
+        snprintf(nm, sizeof nm, "%.*s", (int)(ts.t[k].end - ts.t[k].start), c->text + ts.t[k].start);
+        if (!through && rwl_tok_is(&ts, k - 1, "=") &&
+            (rwl_tok_is(&ts, k + 1, ";") || rwl_tok_is(&ts, k + 1, "+") || rwl_tok_is(&ts, k + 1, "-")))
+            through = sf_device_global(c->text, ts.t[0].start, nm);
+        if (!through)
+            continue;
+        bool local = false;
+        for (size_t j = 1; j + 1 < ts.n && !local; j++)
+            local = rwl_same_tok(&ts, j, k) && rwl_declared_here(&ts, j);
+        if (!local) {
+            rwl_refuse(s->why, sizeof s->why, &ts, c->text, k, "global", EN(RW_SF_GLOBAL_POINTER), nm);
+            goto refuse;
+        }
+    }
     for (size_t k = 1; k + 1 < ts.n; k++) {
         size_t p;
         if (ts.t[k].kind != T_IDENT || !param_at(s, k, &p))
             continue;
         /* a structure passed by value: a pointer among its members may be the output too
-         * (a vector's members x, y, z, w are values) */
+         * (members named x, y, z, w are values only in a CUDA vector type: a structure's
+         * `a.x` may be a pointer) */
         if (f->params[p].pointer_depth == 0 && rwl_tok_is(&ts, k + 1, ".") &&
-            !rwl_tok_is(&ts, k + 2, "x") && !rwl_tok_is(&ts, k + 2, "y") && !rwl_tok_is(&ts, k + 2, "z") &&
-            !rwl_tok_is(&ts, k + 2, "w")) {
+            !(sf_vector_type(f->params[p].elem_type) &&
+              (rwl_tok_is(&ts, k + 2, "x") || rwl_tok_is(&ts, k + 2, "y") || rwl_tok_is(&ts, k + 2, "z") ||
+               rwl_tok_is(&ts, k + 2, "w")))) {
             rwl_refuse(s->why, sizeof s->why, &ts, c->text, k, "parameter", EN(RW_SF_STRUCT_PARAM),
+                       f->params[p].name);
+            goto refuse;
+        }
+        /* a pointer to a structure: the test compares the structure's address, not the
+         * pointers among its members */
+        if (f->params[p].pointer_depth >= 1 && rwl_tok_is(&ts, k + 1, "->")) {
+            rwl_refuse(s->why, sizeof s->why, &ts, c->text, k, "parameter", EN(RW_SF_STRUCT_POINTER),
+                       f->params[p].name);
+            goto refuse;
+        }
+        /* a parameter of a template's type parameter: it may be instantiated as a pointer,
+         * which the test does not name */
+        if (f->params[p].pointer_depth == 0 && sf_template_type(f, f->params[p].elem_type)) {
+            rwl_refuse(s->why, sizeof s->why, &ts, c->text, k, "parameter", EN(RW_SF_TEMPLATE_PARAM),
                        f->params[p].name);
             goto refuse;
         }

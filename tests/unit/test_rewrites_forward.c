@@ -313,6 +313,10 @@ static void forward_refusals(void **state)
         {"bias_table", "pointer parameter", 280, "`bias` is a pointer to pointers"},
         {"bias_member", "parameter", 294, "`a` is passed by value and the body reads its members"},
         {"bias_launched", "kernel body", 300, "a launch in the file passes one pointer as two of the row buffers"},
+        {"bias_member_x", "parameter", 324, "`a` is passed by value and the body reads its members"},
+        {"bias_arrow", "parameter", 334, "`a` points to a structure whose members the body reads"},
+        {"bias_global", "global", 345, "`g_bias` is a pointer or array of the file"},
+        {"bias_tparam", "parameter", 356, "`bias` has a template's type parameter for its type"},
     };
     rwf_expect_refusals(src, "store_forward", cases, sizeof cases / sizeof cases[0]);
     free(src);
