@@ -4550,6 +4550,8 @@ static const struct hk_msg_entry msgs[HK_MSG_COUNT] = {
       "不是对已存指数的线程块跨步求和 `sum += y[i]`（或 `sum += expf(x[i] - max)`），sum 需在最大值归约树之后声明为 `float sum = 0`"),
     M(RW_BS_WRITE, "the last row loop does not write `y[i] = e / sum` (or `e * (1.0f / sum)`) with e the exponential of the same element",
       "最后一个行循环没有写出 `y[i] = e / sum`（或 `e * (1.0f / sum)`，e 为同一元素的指数）"),
+    F(RW_BS_KEPT_LOCAL, "`%s`, a local, is named by a store kept for the caller or by the rows' offset or bound: the run-time test that the stored element lies outside the block's rows stands before the body's declarations",
+      "为调用方保留的存储或行的偏移、边界中用到了局部变量 `%s`：检查所存元素不在本块各行之内的运行时检查位于函数体的声明之前"),
     M(RW_BS_EXTRA, "a statement the block-per-row softmax does not hold here (another use of the stored exponentials, a declaration that reads memory, a store of anything but the block's maximum, sum or reciprocal and uniform values...)",
       "此处有块行 softmax 不包含的语句（对已存指数的其他使用、读取内存的声明、存储的不只是线程块的最大值、和、倒数及块内一致的值……）"),
     F(RW_BS_BLOCK, "the spec's block (x %lld) is not 1-D, or not a multiple of 32 up to 1024",
