@@ -1273,8 +1273,8 @@ static int store_forward(const rw_context *c, int cap, rw_result *out)
     /* Only the row loops are versioned; every other statement stays once, in place (its
      * barriers, its trees), as register_carry does: the referee credits a race to the
      * original only where each line it names occurs no more often in the candidate
-     * (sanitize.c inherited()). The flags are the same for the whole block and for the
-     * whole kernel, so every loop takes the same form and the forms' analysis holds. */
+     * (sanitize.c inherited()). The flags are the same for the whole block (a block's rows
+     * are its own), so every loop takes the same form and the forms' analysis holds. */
     bool rec_changes = n_fwd_rec > 0 || n_dead_rec > 0;
     const sf_loop *L0 = &s->loops[0];
     char bound[256], step[256];
