@@ -1103,6 +1103,21 @@ static int store_forward(const rw_context *c, int cap, rw_result *out)
         }
         /* a pointer to a structure: the test compares the structure's address, not the
          * pointers among its members */
+        /* an element that is a structure (`a[0].bias[...]`) or, through a template type,
+         * a pointer (`x[i][j]`): the same */
+        if (f->params[p].pointer_depth == 1 && rwl_tok_is(&ts, k + 1, "[")) {
+            size_t cl = rwl_match_close(&ts, k + 1);
+            bool member = cl + 1 < ts.n && rwl_tok_is(&ts, cl + 1, ".");
+            bool vec_member = member && sf_vector_type(f->params[p].elem_type) &&
+                              (rwl_tok_is(&ts, cl + 2, "x") || rwl_tok_is(&ts, cl + 2, "y") ||
+                               rwl_tok_is(&ts, cl + 2, "z") || rwl_tok_is(&ts, cl + 2, "w"));
+            if (cl + 1 < ts.n && ((member && !vec_member) || rwl_tok_is(&ts, cl + 1, "->") ||
+                                  rwl_tok_is(&ts, cl + 1, "["))) {
+                rwl_refuse(s->why, sizeof s->why, &ts, c->text, k, "parameter", EN(RW_SF_STRUCT_POINTER),
+                           f->params[p].name);
+                goto refuse;
+            }
+        }
         if (f->params[p].pointer_depth >= 1 && rwl_tok_is(&ts, k + 1, "->")) {
             rwl_refuse(s->why, sizeof s->why, &ts, c->text, k, "parameter", EN(RW_SF_STRUCT_POINTER),
                        f->params[p].name);

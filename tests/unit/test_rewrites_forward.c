@@ -290,9 +290,11 @@ static void forward_refusals(void **state)
         {"bias_rows", "pointer parameter", 259, "`bias` is used beside the row accesses"},
         {"bias_copy", "pointer parameter", 266, "`bias` is used beside the row accesses"},
         {"bias_member_x", "parameter", 324, "`a` is passed by value and the body reads its members"},
-        {"bias_arrow", "parameter", 334, "`a` points to a structure whose members the body reads"},
+        {"bias_arrow", "parameter", 334, "`a` points to structures or pointers whose members or elements"},
         {"bias_global", "global", 345, "`g_bias` is a pointer or array of the file"},
         {"bias_tparam", "parameter", 356, "`bias` has a template's type parameter for its type"},
+        {"bias_elem_member", "parameter", 366, "`a` points to structures or pointers whose members or elements"},
+        {"bias_tptr", "parameter", 377, "`b` points to structures or pointers whose members or elements"},
     };
     rwf_expect_refusals(src, "store_forward", cases, sizeof cases / sizeof cases[0]);
     free(src);

@@ -355,3 +355,24 @@ __global__ void bias_tparam(float *out, const float *inp, P bias, int C)
     for (int i = threadIdx.x; i < C; i += blockDim.x)
         out[row * C + i] = out[row * C + i] + bias[(row * C + i)];
 }
+
+// refused: an element that is a structure (its member may be the output)
+__global__ void bias_elem_member(float *out, const float *inp, const bias_args *a, int C)
+{
+    const int row = blockIdx.x;
+    for (int i = threadIdx.x; i < C; i += blockDim.x)
+        out[row * C + i] = inp[row * C + i] + 1.0f;
+    for (int i = threadIdx.x; i < C; i += blockDim.x)
+        out[row * C + i] = out[row * C + i] + a[0].bias[(row * C + i)];
+}
+
+// refused: through a template type an element may be a pointer (`b[0]` the output)
+template <typename T>
+__global__ void bias_tptr(float *out, const float *inp, const T *b, int C)
+{
+    const int row = blockIdx.x;
+    for (int i = threadIdx.x; i < C; i += blockDim.x)
+        out[row * C + i] = inp[row * C + i] + 1.0f;
+    for (int i = threadIdx.x; i < C; i += blockDim.x)
+        out[row * C + i] = out[row * C + i] + b[0][(row * C + i)];
+}
