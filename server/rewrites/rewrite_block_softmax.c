@@ -1181,7 +1181,36 @@ static int block_online_softmax(const rw_context *c, rw_result *out)
                     }
             }
     }
-    if (s->n_kept)
+    /* the input and the output: one buffer (in place: each thread reads its elements before it
+     * writes them, in both), or rows apart. Rows overlapping at a shift (`out = inp + 32`) take
+     * the original: its passes read back what a thread stored into the other row. Both rows
+     * are at the one OFF, so the distance of the pointers tells, against N elements. */
+    bool io_test = strcmp(s->in, s->out) != 0;
+    for (const char *c0 = s->bound_text; io_test && *c0; c0++) {
+        if (!(isalpha((unsigned char)*c0) || *c0 == '_') ||
+            (c0 > s->bound_text && (isalnum((unsigned char)c0[-1]) || c0[-1] == '_' || c0[-1] == '.')))
+            continue;
+        size_t n = 0;
+        while (isalnum((unsigned char)c0[n]) || c0[n] == '_')
+            n++;
+        char id[PT_NAME];
+        snprintf(id, sizeof id, "%.*s", (int)n, c0);
+        if (rwp_param_by_name(s->f, id))
+            continue;
+        for (size_t k = 1; k + 1 < ts.n; k++)
+            if (rwl_tok_is_ident(&ts, k, id) && rwl_declared_here(&ts, k)) {
+                char msg[256];
+                snprintf(msg, sizeof msg, EN(RW_BS_KEPT_LOCAL), id);
+                refuse(s, k, "declaration", msg);
+                goto refuse;
+            }
+    }
+    if (io_test)
+        rc = hk_buf_printf(&kt, " &&\n        // the input and the output one buffer or rows apart (overlapping: the original)\n" /* i18n: not for people */
+                                "        ((const void *)%s == (const void *)%s ||\n"
+                                "         (const char *)(%s + (%s)) <= (const char *)%s || (const char *)(%s + (%s)) <= (const char *)%s)",
+                           s->in, s->out, s->in, s->bound_text, s->out, s->out, s->bound_text, s->in);
+    if (s->n_kept && !rc)
         rc = hk_buf_appends(&kt, " &&\n        // no element a store kept for the caller writes lies in the block's rows (the original)"); /* i18n: not for people */
     for (size_t q = 0; q < s->n_kept && !rc; q++) {
         bool seen = false;

@@ -118,6 +118,17 @@ static const char helpers[] =
     "                emu::launch(dim3(rows), blk, dyn, [&] { ko(bo.ptr(), in.ptr(), rows, cols); });\n"
     "                emu::launch(dim3(rows), blk, dyn, [&] { kc(bc.ptr(), in.ptr(), rows, cols); });\n"
     "                size_t bad = close_to(what, bo, bc, original, must_differ);\n"
+    "                /* session 45 (issue 13): the input a pointer into the output's row (out + block):\n"
+    "                   the rows overlap, the original body runs (the same bits) */\n"
+    "                if (v < 6 && cols > (int)blocks[v]) {\n"
+    "                    const size_t sh = blocks[v];\n"
+    "                    emu::buf<float> wo(e + sh), wc(e + sh);\n"
+    "                    for (size_t i = 0; i < e + sh; i++)\n"
+    "                        wo[i] = wc[i] = i < sh ? 5.0f : in[i - sh];\n"
+    "                    emu::launch(dim3(rows), blk, dyn, [&] { ko(wo.ptr(), wo.ptr() + sh, rows, cols); });\n"
+    "                    emu::launch(dim3(rows), blk, dyn, [&] { kc(wc.ptr(), wc.ptr() + sh, rows, cols); });\n"
+    "                    bad += close_to(what, wo, wc, true, must_differ);\n"
+    "                }\n"
     "                if (extra)\n"
     "                    bad += extra(must_differ);\n"
     "                if (bad && !must_differ)\n"
@@ -250,12 +261,21 @@ static void block_softmax_text(void **state)
     assert_non_null(strstr(r.description, "(3 row reads and 1 row writes an element)"));
     assert_null(strstr(r.text, "a store kept for the caller writes"));
     rw_result_free(&r);
+    /* session 45 (issue 13): the input and the output rows apart or one buffer */
+    ctx.kernel = kernel(&fx, "soft_stored");
+    assert_int_equal(rw_apply_named("block_online_softmax", &ctx, NULL, &r, NULL), HK_OK);
+    assert_true(r.applicable);
+    assert_non_null(strstr(r.text, "(blockDim.x & (blockDim.x - 1u)) == 0 &&\n"
+                                   "        // the input and the output one buffer or rows apart (overlapping: the original)\n"
+                                   "        ((const void *)inp == (const void *)out ||\n"
+                                   "         (const char *)(inp + (C)) <= (const char *)out || (const char *)(out + (C)) <= (const char *)inp)) {"));
+    rw_result_free(&r);
     /* session 45: a kept store's element in the block's rows (its buffer passed as a row
      * buffer, or a pointer into one: issue 13) takes the original body */
     ctx.kernel = kernel(&fx, "keeps_firsts");
     assert_int_equal(rw_apply_named("block_online_softmax", &ctx, NULL, &r, NULL), HK_OK);
     assert_true(r.applicable);
-    assert_non_null(strstr(r.text, "(blockDim.x & (blockDim.x - 1u)) == 0 &&\n"
+    assert_non_null(strstr(r.text, "(const char *)(out + (C)) <= (const char *)inp) &&\n"
                                    "        // no element a store kept for the caller writes lies in the block's rows (the original)\n"
                                    "        ((const char *)(&firsts[blockIdx.x * C] + 1) <= (const char *)(inp + (blockIdx.x * C)) ||\n"
                                    "            (const char *)(inp + (blockIdx.x * C) + (C)) <= (const char *)&firsts[blockIdx.x * C])\n"
