@@ -49,6 +49,7 @@
 #include "core/i18n.h"
 #include "spec/spec.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,7 +97,8 @@ typedef struct {
     char exp_fn[16];
     char m_init[PT_EXPR];  /* the running maximum's initial value as written */
     size_t kept[BS_KEPT];  /* statements kept: stores of the maximum or the sum the caller reads */
-    char kept_buf[BS_KEPT][PT_NAME]; /* and the buffer each writes */
+    char kept_buf[BS_KEPT][PT_NAME]; /* the buffer each writes */
+    char kept_idx[BS_KEPT][PT_EXPR]; /* and its element's index as written */
     size_t n_kept;
     bool bad_access;       /* canon met an access that is not this thread's element */
     size_t bad_tok;
@@ -1133,18 +1135,96 @@ static int block_online_softmax(const rw_context *c, rw_result *out)
         rc = hk_buf_printf(&pro, "        %.*s\n", (int)(ts.t[b - 1].end - ts.t[a].start), c->text + ts.t[a].start);
     }
     /* a store kept for the caller moves from its place (between the passes, or after the last)
-     * to just before the write pass: a launch passing its buffer as a row buffer too (it
-     * stores into the input before a pass reads it, or into the output after the write pass)
-     * takes the original body, a test the whole block shares */
-    if (s->n_kept)
-        rc = hk_buf_appends(&kt, " &&\n        // no buffer of a store kept for the caller is a row buffer (passed twice: the original)"); /* i18n: not for people */
+     * to just before the write pass: a launch passing its buffer as a row buffer too, or a
+     * pointer into one (it stores into the input before a pass reads it, or into the output
+     * after the write pass), takes the original body. The test, one the whole block shares,
+     * stands at the body's top: the stored element &P[E] (E block-uniform) must lie outside
+     * the block's rows [IN + OFF, IN + OFF + N) and [OUT + OFF, OUT + OFF + N) (the loops run
+     * from the thread index); a local named in E, OFF or N is not declared there: refused */
+    for (size_t q = 0; q < s->n_kept; q++) {
+        size_t ka = s->st[s->kept[q]], kb = s->st[s->kept[q] + 1];
+        if (rwl_tok_is_ident(&ts, ka, "if"))
+            ka = rwl_match_close(&ts, ka + 1) + 1;
+        if (rwl_tok_is(&ts, ka, "{"))
+            ka++;
+        size_t kc = rwl_match_close(&ts, ka + 1);
+        if (kc >= kb) {
+            refuse(s, s->st[s->kept[q]], "statement", EN(RW_BS_EXTRA));
+            goto refuse;
+        }
+        char *et = rwl_tok_text(&ts, ka + 2, kc);
+        if (!et) {
+            rc = HK_ENOMEM;
+            goto out;
+        }
+        snprintf(s->kept_idx[q], sizeof s->kept_idx[q], "%s", et);
+        hk_free(et);
+        const char *texts[3] = {s->kept_idx[q], s->off_text, s->bound_text};
+        for (int t = 0; t < 3; t++)
+            for (const char *c0 = texts[t]; *c0; c0++) {
+                if (!(isalpha((unsigned char)*c0) || *c0 == '_') ||
+                    (c0 > texts[t] && (isalnum((unsigned char)c0[-1]) || c0[-1] == '_' || c0[-1] == '.')))
+                    continue;
+                size_t n = 0;
+                while (isalnum((unsigned char)c0[n]) || c0[n] == '_')
+                    n++;
+                char id[PT_NAME];
+                snprintf(id, sizeof id, "%.*s", (int)n, c0);
+                if (rwp_param_by_name(s->f, id))
+                    continue;
+                for (size_t k = 1; k + 1 < ts.n; k++)
+                    if (rwl_tok_is_ident(&ts, k, id) && rwl_declared_here(&ts, k)) {
+                        char msg[256];
+                        snprintf(msg, sizeof msg, EN(RW_BS_KEPT_LOCAL), id);
+                        refuse(s, s->st[s->kept[q]], "statement", msg);
+                        goto refuse;
+                    }
+            }
+    }
+    /* the input and the output: one buffer (in place: each thread reads its elements before it
+     * writes them, in both), or rows apart. Rows overlapping at a shift (`out = inp + 32`) take
+     * the original: its passes read back what a thread stored into the other row. Both rows
+     * are at the one OFF, so the distance of the pointers tells, against N elements. */
+    bool io_test = strcmp(s->in, s->out) != 0;
+    for (const char *c0 = s->bound_text; io_test && *c0; c0++) {
+        if (!(isalpha((unsigned char)*c0) || *c0 == '_') ||
+            (c0 > s->bound_text && (isalnum((unsigned char)c0[-1]) || c0[-1] == '_' || c0[-1] == '.')))
+            continue;
+        size_t n = 0;
+        while (isalnum((unsigned char)c0[n]) || c0[n] == '_')
+            n++;
+        char id[PT_NAME];
+        snprintf(id, sizeof id, "%.*s", (int)n, c0);
+        if (rwp_param_by_name(s->f, id))
+            continue;
+        for (size_t k = 1; k + 1 < ts.n; k++)
+            if (rwl_tok_is_ident(&ts, k, id) && rwl_declared_here(&ts, k)) {
+                char msg[256];
+                snprintf(msg, sizeof msg, EN(RW_BS_KEPT_LOCAL), id);
+                refuse(s, k, "declaration", msg);
+                goto refuse;
+            }
+    }
+    if (io_test)
+        rc = hk_buf_printf(&kt, " &&\n        // the input and the output one buffer or rows apart (overlapping: the original)\n" /* i18n: not for people */
+                                "        ((const void *)%s == (const void *)%s ||\n"
+                                "         (const char *)(%s + (%s)) <= (const char *)%s || (const char *)(%s + (%s)) <= (const char *)%s)",
+                           s->in, s->out, s->in, s->bound_text, s->out, s->out, s->bound_text, s->in);
+    if (s->n_kept && !rc)
+        rc = hk_buf_appends(&kt, " &&\n        // no element a store kept for the caller writes lies in the block's rows (the original)"); /* i18n: not for people */
     for (size_t q = 0; q < s->n_kept && !rc; q++) {
         bool seen = false;
         for (size_t o = 0; o < q; o++)
-            seen |= !strcmp(s->kept_buf[o], s->kept_buf[q]);
-        for (int b = 0; b < 2 && !seen && !rc; b++)
-            rc = hk_buf_printf(&kt, "\n        %s(const void *)%s != (const void *)%s", q || b ? "&& " : "", /* i18n: not for people */
-                               s->kept_buf[q], b ? s->out : s->in);
+            seen |= !strcmp(s->kept_buf[o], s->kept_buf[q]) && !strcmp(s->kept_idx[o], s->kept_idx[q]);
+        for (int b = 0; b < 2 && !seen && !rc; b++) {
+            const char *rb = b ? s->out : s->in;
+            char row[PT_EXPR + PT_NAME + 8];
+            snprintf(row, sizeof row, s->off_text[0] ? "%s + (%s)" : "%s%s", rb, s->off_text);
+            rc = hk_buf_printf(&kt, "\n        %s((const char *)(&%s[%s] + 1) <= (const char *)(%s) ||\n" /* i18n: not for people */
+                                    "            (const char *)(%s + (%s)) <= (const char *)&%s[%s])",
+                               q || b ? "&& " : "", s->kept_buf[q], s->kept_idx[q], row, row, s->bound_text,
+                               s->kept_buf[q], s->kept_idx[q]);
+        }
     }
     if (rc)
         goto out;

@@ -46,6 +46,7 @@
 #include "core/hk.h"
 #include "core/i18n.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -130,6 +131,70 @@ static bool param_at(const sf_state *s, size_t k, size_t *ix)
     if (ix)
         *ix = (size_t)(p - s->f->params);
     return true;
+}
+
+/* A CUDA vector type (float4, int2, double2...): its members x, y, z, w are values. */
+static bool sf_vector_type(const char *t)
+{
+    static const char *const base[] = {"char", "uchar", "short", "ushort", "int", "uint", "long", "ulong",
+                                       "longlong", "ulonglong", "float", "double", "half", "bfloat16"};
+    if (!t)
+        return false;
+    if (!strcmp(t, "__half2") || !strcmp(t, "half2") || !strcmp(t, "__nv_bfloat162") || !strcmp(t, "dim3"))
+        return true;
+    for (size_t i = 0; i < sizeof base / sizeof base[0]; i++) {
+        size_t n = strlen(base[i]);
+        if (!strncmp(t, base[i], n) && t[n] >= '1' && t[n] <= '4' && !t[n + 1])
+            return true;
+    }
+    return false;
+}
+
+/* The type name t is one of the function's template type parameters (`typename T`, `class T`). */
+static bool sf_template_type(const an_function *f, const char *t)
+{
+    const char *tp = f->template_params;
+    size_t n = t ? strlen(t) : 0;
+    if (!tp || !n)
+        return false;
+    for (const char *q = tp; (q = strstr(q, t)); q += n) {
+        bool word = (q == tp || !(isalnum((unsigned char)q[-1]) || q[-1] == '_')) &&
+                    !(isalnum((unsigned char)q[n]) || q[n] == '_');
+        if (!word)
+            continue;
+        /* the word before it: typename or class */
+        const char *e = q;
+        while (e > tp && isspace((unsigned char)e[-1]))
+            e--;
+        if ((e - tp >= 8 && !strncmp(e - 8, "typename", 8)) || (e - tp >= 5 && !strncmp(e - 5, "class", 5)))
+            return true;
+    }
+    return false;
+}
+
+/* The file declares `gname` on a line with __device__ or __constant__ before `end`, not as a function. */
+static bool sf_device_global(const char *text, size_t end, const char *gname)
+{
+    size_t n = strlen(gname);
+    for (const char *q = text; n && (q = strstr(q, gname)) && (size_t)(q - text) < end; q += n) {
+        if ((q > text && (isalnum((unsigned char)q[-1]) || q[-1] == '_')) || isalnum((unsigned char)q[n]) || q[n] == '_')
+            continue;
+        const char *ls = q;
+        while (ls > text && ls[-1] != '\n')
+            ls--;
+        const char *r = q + n;
+        while (*r == ' ' || *r == '\t')
+            r++;
+        if (*r == '(')
+            continue;
+        char line[512];
+        size_t ln = (size_t)(q - ls) < sizeof line - 1 ? (size_t)(q - ls) : sizeof line - 1;
+        memcpy(line, ls, ln);
+        line[ln] = 0;
+        if (strstr(line, "__device__") || strstr(line, "__constant__"))
+            return true;
+    }
+    return false;
 }
 
 /* The top-level declaration `NAME = ...` of the name at k (its token), or ts->n. */
@@ -842,8 +907,9 @@ static int store_forward(const rw_context *c, int cap, rw_result *out)
     rw_toks ts = {0};
     rw_edits es = {0};
     sf_state *s = hk_calloc(1, sizeof *s);
-    struct hk_buf body, rreg, rrec;
+    struct hk_buf body, rreg, rrec, rng;
     hk_buf_init(&body, RW_TEXT_MAX);
+    hk_buf_init(&rng, SF_TEXT);
     hk_buf_init(&rreg, RW_TEXT_MAX);
     hk_buf_init(&rrec, RW_TEXT_MAX);
     sf_form freg = {.reg = true, .cap = cap}, frec = {.reg = false, .cap = cap};
@@ -992,16 +1058,75 @@ static int store_forward(const rw_context *c, int cap, rw_result *out)
      * `b[(OFF + i)]`, or through a local copy `b = &bias[OFF]`); a pointer to pointers may reach
      * a row buffer where no test of pointers sees it */
     bool named[64] = {false};
+    /* a name neither a parameter nor declared in the body (a `__device__` or `__constant__`
+     * pointer or array of the file) read through `[`, `*` or `->`, or copied: the host may
+     * have set it to a row buffer, which no test of the parameters sees */
+    for (size_t k = 1; k + 1 < ts.n; k++) {
+        if (ts.t[k].kind != T_IDENT || !rwl_is_use(&ts, k) || rwp_param_named(f, &ts, k) ||
+            rwl_tok_is(&ts, k - 1, ".") || rwl_tok_is(&ts, k - 1, "->") || rwl_tok_is(&ts, k - 1, "::") ||
+            rwl_tok_is(&ts, k + 1, "(") || rwl_tok_is(&ts, k + 1, "::"))
+            continue;
+        bool through = rwl_tok_is(&ts, k + 1, "[") || rwl_tok_is(&ts, k + 1, "->") ||
+                       (rwl_tok_is(&ts, k - 1, "*") &&
+                        (rwl_tok_is(&ts, k - 2, "return") ||
+                         !(ts.t[k - 2].kind == T_IDENT || ts.t[k - 2].kind == T_NUMBER || rwl_tok_is(&ts, k - 2, ")") ||
+                           rwl_tok_is(&ts, k - 2, "]"))));
+        char nm[128];
+        snprintf(nm, sizeof nm, "%.*s", (int)(ts.t[k].end - ts.t[k].start), c->text + ts.t[k].start);
+        if (!through && rwl_tok_is(&ts, k - 1, "=") &&
+            (rwl_tok_is(&ts, k + 1, ";") || rwl_tok_is(&ts, k + 1, "+") || rwl_tok_is(&ts, k + 1, "-")))
+            through = sf_device_global(c->text, ts.t[0].start, nm);
+        if (!through)
+            continue;
+        bool local = false;
+        for (size_t j = 1; j + 1 < ts.n && !local; j++)
+            local = rwl_same_tok(&ts, j, k) && rwl_declared_here(&ts, j);
+        if (!local) {
+            rwl_refuse(s->why, sizeof s->why, &ts, c->text, k, "global", EN(RW_SF_GLOBAL_POINTER), nm);
+            goto refuse;
+        }
+    }
     for (size_t k = 1; k + 1 < ts.n; k++) {
         size_t p;
         if (ts.t[k].kind != T_IDENT || !param_at(s, k, &p))
             continue;
         /* a structure passed by value: a pointer among its members may be the output too
-         * (a vector's members x, y, z, w are values) */
+         * (members named x, y, z, w are values only in a CUDA vector type: a structure's
+         * `a.x` may be a pointer) */
         if (f->params[p].pointer_depth == 0 && rwl_tok_is(&ts, k + 1, ".") &&
-            !rwl_tok_is(&ts, k + 2, "x") && !rwl_tok_is(&ts, k + 2, "y") && !rwl_tok_is(&ts, k + 2, "z") &&
-            !rwl_tok_is(&ts, k + 2, "w")) {
+            !(sf_vector_type(f->params[p].elem_type) &&
+              (rwl_tok_is(&ts, k + 2, "x") || rwl_tok_is(&ts, k + 2, "y") || rwl_tok_is(&ts, k + 2, "z") ||
+               rwl_tok_is(&ts, k + 2, "w")))) {
             rwl_refuse(s->why, sizeof s->why, &ts, c->text, k, "parameter", EN(RW_SF_STRUCT_PARAM),
+                       f->params[p].name);
+            goto refuse;
+        }
+        /* a pointer to a structure: the test compares the structure's address, not the
+         * pointers among its members */
+        /* an element that is a structure (`a[0].bias[...]`) or, through a template type,
+         * a pointer (`x[i][j]`): the same */
+        if (f->params[p].pointer_depth == 1 && rwl_tok_is(&ts, k + 1, "[")) {
+            size_t cl = rwl_match_close(&ts, k + 1);
+            bool member = cl + 1 < ts.n && rwl_tok_is(&ts, cl + 1, ".");
+            bool vec_member = member && sf_vector_type(f->params[p].elem_type) &&
+                              (rwl_tok_is(&ts, cl + 2, "x") || rwl_tok_is(&ts, cl + 2, "y") ||
+                               rwl_tok_is(&ts, cl + 2, "z") || rwl_tok_is(&ts, cl + 2, "w"));
+            if (cl + 1 < ts.n && ((member && !vec_member) || rwl_tok_is(&ts, cl + 1, "->") ||
+                                  rwl_tok_is(&ts, cl + 1, "["))) {
+                rwl_refuse(s->why, sizeof s->why, &ts, c->text, k, "parameter", EN(RW_SF_STRUCT_POINTER),
+                           f->params[p].name);
+                goto refuse;
+            }
+        }
+        if (f->params[p].pointer_depth >= 1 && rwl_tok_is(&ts, k + 1, "->")) {
+            rwl_refuse(s->why, sizeof s->why, &ts, c->text, k, "parameter", EN(RW_SF_STRUCT_POINTER),
+                       f->params[p].name);
+            goto refuse;
+        }
+        /* a parameter of a template's type parameter: it may be instantiated as a pointer,
+         * which the test does not name */
+        if (f->params[p].pointer_depth == 0 && sf_template_type(f, f->params[p].elem_type)) {
+            rwl_refuse(s->why, sizeof s->why, &ts, c->text, k, "parameter", EN(RW_SF_TEMPLATE_PARAM),
                        f->params[p].name);
             goto refuse;
         }
@@ -1163,23 +1288,22 @@ static int store_forward(const rw_context *c, int cap, rw_result *out)
     /* Only the row loops are versioned; every other statement stays once, in place (its
      * barriers, its trees), as register_carry does: the referee credits a race to the
      * original only where each line it names occurs no more often in the candidate
-     * (sanitize.c inherited()). The flags are the same for the whole block and for the
-     * whole kernel, so every loop takes the same form and the forms' analysis holds. */
+     * (sanitize.c inherited()). The flags are the same for the whole block (a block's rows
+     * are its own), so every loop takes the same form and the forms' analysis holds. */
     bool rec_changes = n_fwd_rec > 0 || n_dead_rec > 0;
     const sf_loop *L0 = &s->loops[0];
     char bound[256], step[256];
     span_copy(s, L0->ca + 2, L0->cb, bound, sizeof bound);
     span_copy(s, L0->cb + 3, rwl_match_close(&ts, L0->a + 1), step, sizeof step);
-    rc = hk_buf_printf(&body, "\n    // hk rewrite: store_forward. A value a thread stores to its element of the row is\n" /* i18n: not for people */
-                              "    // forwarded to its later reads: in registers when the row fits %d a thread, else\n"
-                              "    // recomputed; a 2-D block or an output passed as an input runs the original loops.\n"
-                              "    const bool hk_sf_own = blockDim.y == 1 && blockDim.z == 1",
-                       cap);
     /* every pointer parameter the kernel may write (a row buffer, or any other written or
-     * passed on) against every other row buffer, read or written: one buffer passed as two
-     * (in place) takes the original loops, whose later passes see what the other name's
-     * stores left. (Buffers that overlap without being equal are assumed not to: their rows
-     * would race between blocks in the original.) */
+     * passed on) against every other pointer parameter the body names: one buffer passed as
+     * two, or a buffer and a pointer into it, takes the original loops, whose later passes see
+     * what the other name's stores left. The run-time test compares ranges, so only buffers
+     * whose extent in the block is known take part: row buffers, each slot `P[OFF + i]` with
+     * 0 <= i < N reaching [P + OFF, P + OFF + N); a pointer written or read beside the rows
+     * (a read `b[(OFF + i)]`, a local copy `b = &bias[OFF]`, a store through a name) reaches
+     * what no test bounds: refused. (A block's rows that overlap another block's are assumed
+     * not to: they would race between blocks in the original.) */
     bool writes[64] = {false};
     for (size_t w = 0; w < f->n_params && w < 64; w++) {
         if (f->params[w].pointer_depth != 1 || !f->params[w].name[0])
@@ -1196,18 +1320,91 @@ static int store_forward(const rw_context *c, int cap, rw_result *out)
             row_buf[s->slots[q].param] = true;
             row_written[s->slots[q].param] |= s->slots[q].written;
         }
-    /* and every row buffer written against every other pointer parameter the body names (read
-     * beside the rows or through a local copy: it would read what a dropped store left) */
-#define SF_TESTED(w, y) (writes[w] && (y) != (w) && (row_buf[y] || (row_written[w] && named[y])))
-    for (size_t w = 0; w < f->n_params && w < 64 && !rc; w++)
-        for (size_t y = 0; writes[w] && y < f->n_params && y < 64 && !rc; y++)
-            if (SF_TESTED(w, y) && !(y < w && SF_TESTED(y, w)))   /* each pair once */
-                rc = hk_buf_printf(&body, " &&\n        (const void *)%s != (const void *)%s", f->params[w].name, /* i18n: not for people */
-                                   f->params[y].name);
-#undef SF_TESTED
+    for (size_t w = 0; w < f->n_params && w < 64; w++)
+        for (size_t y = 0; writes[w] && y < f->n_params && y < 64; y++) {
+            if (y == w || !(row_buf[y] || (row_written[w] && named[y])))
+                continue;
+            /* the pair is tested: both extents must be their slots */
+            size_t beside = ts.n, who = w;
+            if (!row_written[w] || !row_buf[y]) {
+                who = row_written[w] ? y : w;
+                /* an element read before the first row loop or after the last sees memory as
+                 * the original leaves it there */
+                size_t first = s->loops[0].a, last = s->loops[s->n_loops - 1].b;
+                for (size_t k = 1; k + 1 < ts.n && beside == ts.n; k++)
+                    if (rwl_tok_is_ident(&ts, k, f->params[who].name) && rwl_is_use(&ts, k) &&
+                        !((k < first || k >= last) && who == y && rwl_tok_is(&ts, k + 1, "[") &&
+                          !rwl_tok_is(&ts, k - 1, "&") && !rwl_occurrence_writes(&ts, k)))
+                        beside = k;
+            } else {
+                /* a read row buffer's (or its aliases') every use an element access, or the
+                 * binding of an alias whose uses are */
+                for (size_t k = 1; k + 1 < ts.n && beside == ts.n; k++) {
+                    if (ts.t[k].kind != T_IDENT || !rwl_is_use(&ts, k) || find_event(s, k))
+                        continue;
+                    size_t p;
+                    int a = alias_at(s, k);
+                    bool of_y = (param_at(s, k, &p) && p == y) ||
+                                (a >= 0 && (s->al[a].ever & (y < 64 ? 1ull << y : ~0ull)));
+                    if (!of_y || rwl_declared_here(&ts, k))
+                        continue;
+                    if (a < 0 && rwl_tok_is(&ts, k - 1, "=") && !rwl_tok_is(&ts, k + 1, "["))
+                        continue;   /* the binding `x = y + OFF` (x's uses are checked) */
+                    if (a >= 0 && rwl_tok_is(&ts, k + 1, "=") && !rwl_tok_is(&ts, k + 2, "="))
+                        continue;   /* a rebinding */
+                    beside = k;
+                    who = y;
+                }
+            }
+            if (beside < ts.n) {
+                rwl_refuse(s->why, sizeof s->why, &ts, c->text, beside, "pointer parameter", EN(RW_SF_NO_EXTENT),
+                           f->params[who].name);
+                goto refuse;
+            }
+        }
+    /* the ranges: each written row slot against each slot of another buffer, tested before
+     * the first row loop, where every offset's names are declared (block-uniform locals never
+     * written again, parameters) */
+    for (size_t x = 0; x < s->n_slots && !rc; x++)
+        for (size_t y = 0; y < s->n_slots && !rc; y++) {
+            const sf_slot *A = &s->slots[x], *B = &s->slots[y];
+            if (!A->written || A->param == B->param || (B->written && y < x))
+                continue;
+            for (int side = 0; side < 2; side++) {
+                const char *o = side ? B->off_text : A->off_text;
+                for (const char *q = o; *q; q++) {
+                    if (!(isalpha((unsigned char)*q) || *q == '_') || (q > o && (isalnum((unsigned char)q[-1]) || q[-1] == '_')))
+                        continue;
+                    size_t n = 0;
+                    while (isalnum((unsigned char)q[n]) || q[n] == '_')
+                        n++;
+                    char id[128];
+                    snprintf(id, sizeof id, "%.*s", (int)n, q);
+                    for (size_t k = L0->a; k + 1 < ts.n; k++)
+                        if (rwl_tok_is_ident(&ts, k, id) && rwl_declared_here(&ts, k)) {
+                            rwl_refuse(s->why, sizeof s->why, &ts, c->text, k, "declaration", EN(RW_SF_OFF_LATE), id);
+                            goto refuse;
+                        }
+                }
+            }
+            const char *wn = f->params[A->param].name, *yn = f->params[B->param].name;
+            char wa[300], ya[300];
+            snprintf(wa, sizeof wa, A->off_text[0] ? "%s + (%s)" : "%s%s", wn, A->off_text);
+            snprintf(ya, sizeof ya, B->off_text[0] ? "%s + (%s)" : "%s%s", yn, B->off_text);
+            rc = hk_buf_printf(&rng, " &&\n        ((const char *)(%s + (%s)) <= (const char *)(%s) ||\n" /* i18n: not for people */
+                                     "         (const char *)(%s + (%s)) <= (const char *)(%s))",
+                               wa, bound, ya, ya, bound, wa);
+        }
+    bool ranged = rng.len > 0;
     if (!rc)
-        rc = hk_buf_printf(&body, ";\n    const bool hk_sf_reg = hk_sf_own && (long long)(%s) <= %dLL * (long long)blockDim.x;", /* i18n: not for people */
-                           bound, cap);
+        rc = hk_buf_printf(&body, "\n    // hk rewrite: store_forward. A value a thread stores to its element of the row is\n" /* i18n: not for people */
+                                  "    // forwarded to its later reads: in registers when the row fits %d a thread, else\n"
+                                  "    // recomputed; a 2-D block or a row buffer overlapping another runs the original loops.\n"
+                                  "    %sbool hk_sf_own = blockDim.y == 1 && blockDim.z == 1",
+                           cap, ranged ? "" : "const ");
+    if (!rc)
+        rc = hk_buf_printf(&body, ";\n    %sbool hk_sf_reg = hk_sf_own && (long long)(%s) <= %dLL * (long long)blockDim.x;", /* i18n: not for people */
+                           ranged ? "" : "const ", bound, cap);
     for (size_t sl = 0; sl < s->n_slots && !rc; sl++)
         if (freg.has_reg[sl])
             rc = hk_buf_printf(&body, "\n    %s hk_fw%zu[%d];", f->params[s->slots[sl].param].elem_type, sl, cap);
@@ -1224,6 +1421,10 @@ static int store_forward(const rw_context *c, int cap, rw_result *out)
             rc = render_loop(s, l, &frec, &rrec);
         struct hk_buf v;
         hk_buf_init(&v, RW_TEXT_MAX);
+        if (!rc && l == 0 && ranged)
+            rc = hk_buf_printf(&v, "// the rows the block touches, each written one apart from every other buffer's\n" /* i18n: not for people */
+                                   "    hk_sf_own = hk_sf_own%s;\n    hk_sf_reg = hk_sf_reg && hk_sf_own;\n    ",
+                               rng.data);
         if (!rc)
             rc = hk_buf_appends(&v, "if (hk_sf_reg) {\n    ");
         if (!rc)
@@ -1278,6 +1479,7 @@ out:
     hk_free(s);
     hk_buf_free(&body);
     hk_buf_free(&rreg);
+    hk_buf_free(&rng);
     hk_buf_free(&rrec);
     rwl_edits_free(&es);
     rwl_toks_free(&ts);

@@ -118,6 +118,17 @@ static const char helpers[] =
     "                emu::launch(dim3(rows), blk, dyn, [&] { ko(bo.ptr(), in.ptr(), rows, cols); });\n"
     "                emu::launch(dim3(rows), blk, dyn, [&] { kc(bc.ptr(), in.ptr(), rows, cols); });\n"
     "                size_t bad = close_to(what, bo, bc, original, must_differ);\n"
+    "                /* session 45 (issue 13): the input a pointer into the output's row (out + block):\n"
+    "                   the rows overlap, the original body runs (the same bits) */\n"
+    "                if (v < 6 && cols > (int)blocks[v]) {\n"
+    "                    const size_t sh = blocks[v];\n"
+    "                    emu::buf<float> wo(e + sh), wc(e + sh);\n"
+    "                    for (size_t i = 0; i < e + sh; i++)\n"
+    "                        wo[i] = wc[i] = i < sh ? 5.0f : in[i - sh];\n"
+    "                    emu::launch(dim3(rows), blk, dyn, [&] { ko(wo.ptr(), wo.ptr() + sh, rows, cols); });\n"
+    "                    emu::launch(dim3(rows), blk, dyn, [&] { kc(wc.ptr(), wc.ptr() + sh, rows, cols); });\n"
+    "                    bad += close_to(what, wo, wc, true, must_differ);\n"
+    "                }\n"
     "                if (extra)\n"
     "                    bad += extra(must_differ);\n"
     "                if (bad && !must_differ)\n"
@@ -130,23 +141,24 @@ static const char helpers[] =
     "    printf(\"%s: %zu elements differ%s\\n\", what, total, must_differ ? \" (a broken copy: must be > 0)\" : \"\");\n"
     "}\n"
     "/* session 45: keeps_firsts' kept stores into buffers of their own (mode 0), the input (1) or\n"
-    "   the output (2): passed twice, the candidate runs the original body (the same bits) */\n"
+    "   the output (2), a pointer into the input's row (3: inp + 1) or the output's (4: out + cols / 2):\n"
+    "   the stored element in the block's rows, the candidate runs the original body (the same bits) */\n"
     "template <class F, class G>\n"
     "static void kept_case(const char *what, F ko, G kc, bool must_differ = false)\n"
     "{\n"
     "    size_t total = 0;\n"
     "    for (int z = 0; z < 7; z++)\n"
     "        for (int v = 0; v < 4; v++)\n"
-    "            for (int mode = 0; mode < 3; mode++) {\n"
+    "            for (int mode = 0; mode < 5; mode++) {\n"
     "                const int rows = 3, cols = colss[z];\n"
     "                emu::schedule = (z + v + mode) % 3;\n"
-    "                const size_t e = (size_t)rows * cols;\n"
+    "                const size_t e = (size_t)rows * cols, fsh = mode == 3 && cols > 1 ? 1 : 0, lsh = mode == 4 ? cols / 2 : 0;\n"
     "                emu::buf<float> ino(e), inc(e), bo(e), bc(e), fo(e), fc(e), lo(e), lc(e);\n"
     "                for (size_t i = 0; i < e; i++)\n"
     "                    ino[i] = inc[i] = row_value(0, i / cols, i % cols, cols);\n"
     "                bo.set(5); bc.set(5); fo.set(5); fc.set(5); lo.set(5); lc.set(5);\n"
-    "                float *f_o = mode == 1 ? ino.ptr() : fo.ptr(), *f_c = mode == 1 ? inc.ptr() : fc.ptr();\n"
-    "                float *l_o = mode == 2 ? bo.ptr() : lo.ptr(), *l_c = mode == 2 ? bc.ptr() : lc.ptr();\n"
+    "                float *f_o = mode == 1 || mode == 3 ? ino.ptr() + fsh : fo.ptr(), *f_c = mode == 1 || mode == 3 ? inc.ptr() + fsh : fc.ptr();\n"
+    "                float *l_o = mode == 2 || mode == 4 ? bo.ptr() + lsh : lo.ptr(), *l_c = mode == 2 || mode == 4 ? bc.ptr() + lsh : lc.ptr();\n"
     "                emu::launch(dim3(rows), dim3(blocks[v]), 0, [&] { ko(bo.ptr(), ino.ptr(), f_o, l_o, cols); });\n"
     "                emu::launch(dim3(rows), dim3(blocks[v]), 0, [&] { kc(bc.ptr(), inc.ptr(), f_c, l_c, cols); });\n"
     "                const bool exact = mode != 0;\n"
@@ -154,7 +166,8 @@ static const char helpers[] =
     "                             close_to(what, fo, fc, true, must_differ) + close_to(what, lo, lc, exact, must_differ);\n"
     "                if (bad && !must_differ)\n"
     "                    printf(\"  (%s: %d x %d, block %u, %s)\\n\", what, rows, cols, blocks[v],\n"
-    "                           mode == 1 ? \"firsts == inp\" : mode == 2 ? \"lasts == out\" : \"buffers of their own\");\n"
+    "                           mode == 1 ? \"firsts == inp\" : mode == 2 ? \"lasts == out\" : mode == 3 ? \"firsts == inp + 1\" :\n"
+    "                           mode == 4 ? \"lasts == out + cols / 2\" : \"buffers of their own\");\n"
     "                total += bad;\n"
     "            }\n"
     "    if (must_differ ? total == 0 : total != 0)\n"
@@ -246,18 +259,29 @@ static void block_softmax_text(void **state)
     assert_non_null(strstr(r.text, "const float hk_inv = 1.0f / hk_s;"));
     assert_non_null(strstr(r.text, "y[(base) + j] = __expf(x[(base) + j] - hk_m) * hk_inv;"));
     assert_non_null(strstr(r.description, "(3 row reads and 1 row writes an element)"));
-    assert_null(strstr(r.text, "no buffer of a store kept"));
+    assert_null(strstr(r.text, "a store kept for the caller writes"));
     rw_result_free(&r);
-    /* session 45: a kept store's buffer passed as a row buffer takes the original body */
-    ctx.kernel = kernel(&fx, "keeps_firsts");
+    /* session 45 (issue 13): the input and the output rows apart or one buffer */
+    ctx.kernel = kernel(&fx, "soft_stored");
     assert_int_equal(rw_apply_named("block_online_softmax", &ctx, NULL, &r, NULL), HK_OK);
     assert_true(r.applicable);
     assert_non_null(strstr(r.text, "(blockDim.x & (blockDim.x - 1u)) == 0 &&\n"
-                                   "        // no buffer of a store kept for the caller is a row buffer (passed twice: the original)\n"
-                                   "        (const void *)firsts != (const void *)inp\n"
-                                   "        && (const void *)firsts != (const void *)out\n"
-                                   "        && (const void *)lasts != (const void *)inp\n"
-                                   "        && (const void *)lasts != (const void *)out) {"));
+                                   "        // the input and the output one buffer or rows apart (overlapping: the original)\n"
+                                   "        ((const void *)inp == (const void *)out ||\n"
+                                   "         (const char *)(inp + (C)) <= (const char *)out || (const char *)(out + (C)) <= (const char *)inp)) {"));
+    rw_result_free(&r);
+    /* session 45: a kept store's element in the block's rows (its buffer passed as a row
+     * buffer, or a pointer into one: issue 13) takes the original body */
+    ctx.kernel = kernel(&fx, "keeps_firsts");
+    assert_int_equal(rw_apply_named("block_online_softmax", &ctx, NULL, &r, NULL), HK_OK);
+    assert_true(r.applicable);
+    assert_non_null(strstr(r.text, "(const char *)(out + (C)) <= (const char *)inp) &&\n"
+                                   "        // no element a store kept for the caller writes lies in the block's rows (the original)\n"
+                                   "        ((const char *)(&firsts[blockIdx.x * C] + 1) <= (const char *)(inp + (blockIdx.x * C)) ||\n"
+                                   "            (const char *)(inp + (blockIdx.x * C) + (C)) <= (const char *)&firsts[blockIdx.x * C])\n"
+                                   "        && ((const char *)(&firsts[blockIdx.x * C] + 1) <= (const char *)(out + (blockIdx.x * C)) ||\n"));
+    assert_non_null(strstr(r.text, "        && ((const char *)(&lasts[blockIdx.x * C] + 1) <= (const char *)(out + (blockIdx.x * C)) ||\n"
+                                   "            (const char *)(out + (blockIdx.x * C) + (C)) <= (const char *)&lasts[blockIdx.x * C])) {"));
     rw_result_free(&r);
     unload(&fx);
     free(src);
@@ -297,6 +321,8 @@ static void block_softmax_refusals(void **state)
         {"int_cast", "row loop", 314, "keeping a running maximum"},
         {"loose_off", "row access", 348, "not this thread's element"},
         {"mem_off", "row access", 381, "not this thread's element"},
+        /* session 45 (issue 13): the range test stands before the body's declarations */
+        {"keeps_local", "statement", 467, "`r`, a local, is named by a store kept for the caller"},
     };
     rwf_expect_refusals(src, "block_online_softmax", cases, sizeof cases / sizeof cases[0]);
     free(src);

@@ -445,3 +445,37 @@ __global__ void keeps_firsts(float *out, const float *inp, float *firsts, float 
     if (t == 0)
         lasts[blockIdx.x * C] = total;
 }
+
+// refused (issue 13): the kept store's element names a local, which the run-time test (that
+// the element lies outside the block's rows) cannot name before the body's declarations
+__global__ void keeps_local(float *out, const float *inp, float *maxes, int C)
+{
+    __shared__ float red[1024];
+    int t = threadIdx.x;
+    int r = blockIdx.x;
+    float m = -INFINITY;
+    for (int i = t; i < C; i += blockDim.x)
+        m = fmaxf(m, inp[blockIdx.x * C + i]);
+    red[t] = m;
+    for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+        __syncthreads();
+        if (s > t)
+            red[t] = fmaxf(red[t], red[t + s]);
+    }
+    __syncthreads();
+    float off = red[0];
+    maxes[r] = off; __syncthreads(); // the sum reuses red
+    float sum = 0.0f;
+    for (int i = t; i < C; i += blockDim.x)
+        sum += expf(inp[blockIdx.x * C + i] - off);
+    red[t] = sum;
+    for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+        __syncthreads();
+        if (s > t)
+            red[t] += red[t + s];
+    }
+    __syncthreads();
+    float total = red[0];
+    for (int i = t; i < C; i += blockDim.x)
+        out[blockIdx.x * C + i] = expf(inp[blockIdx.x * C + i] - off) / total;
+}

@@ -309,3 +309,70 @@ void run_bias_launched(float *d_out, const float *d_inp, int rows, int C)
 {
     bias_launched<<<rows, 256>>>(d_out, d_inp, d_out, C);
 }
+
+// refused: a structure's member named x may be a pointer (only a vector type's x is a value)
+struct vec_args {
+    const float *x;
+    int stride;
+};
+__global__ void bias_member_x(float *out, const float *inp, vec_args a, int C)
+{
+    const int row = blockIdx.x;
+    for (int i = threadIdx.x; i < C; i += blockDim.x)
+        out[row * C + i] = inp[row * C + i] + 1.0f;
+    for (int i = threadIdx.x; i < C; i += blockDim.x)
+        out[row * C + i] = out[row * C + i] + a.x[(row * C + i)];
+}
+
+// refused: a pointer to a structure: the test would compare `a`, not its member
+__global__ void bias_arrow(float *out, const float *inp, const bias_args *a, int C)
+{
+    const int row = blockIdx.x;
+    for (int i = threadIdx.x; i < C; i += blockDim.x)
+        out[row * C + i] = inp[row * C + i] + 1.0f;
+    for (int i = threadIdx.x; i < C; i += blockDim.x)
+        out[row * C + i] = out[row * C + i] + a->bias[(row * C + i)];
+}
+
+// refused: a __device__ pointer of the file the host may set to the output
+__device__ const float *g_bias;
+__global__ void bias_global(float *out, const float *inp, int C)
+{
+    const int row = blockIdx.x;
+    for (int i = threadIdx.x; i < C; i += blockDim.x)
+        out[row * C + i] = inp[row * C + i] + 1.0f;
+    for (int i = threadIdx.x; i < C; i += blockDim.x)
+        out[row * C + i] = out[row * C + i] + g_bias[(row * C + i)];
+}
+
+// refused: a template-typed parameter may be instantiated as a pointer
+template <typename P>
+__global__ void bias_tparam(float *out, const float *inp, P bias, int C)
+{
+    const int row = blockIdx.x;
+    for (int i = threadIdx.x; i < C; i += blockDim.x)
+        out[row * C + i] = inp[row * C + i] + 1.0f;
+    for (int i = threadIdx.x; i < C; i += blockDim.x)
+        out[row * C + i] = out[row * C + i] + bias[(row * C + i)];
+}
+
+// refused: an element that is a structure (its member may be the output)
+__global__ void bias_elem_member(float *out, const float *inp, const bias_args *a, int C)
+{
+    const int row = blockIdx.x;
+    for (int i = threadIdx.x; i < C; i += blockDim.x)
+        out[row * C + i] = inp[row * C + i] + 1.0f;
+    for (int i = threadIdx.x; i < C; i += blockDim.x)
+        out[row * C + i] = out[row * C + i] + a[0].bias[(row * C + i)];
+}
+
+// refused: through a template type an element may be a pointer (`b[0]` the output)
+template <typename T>
+__global__ void bias_tptr(float *out, const float *inp, const T *b, int C)
+{
+    const int row = blockIdx.x;
+    for (int i = threadIdx.x; i < C; i += blockDim.x)
+        out[row * C + i] = inp[row * C + i] + 1.0f;
+    for (int i = threadIdx.x; i < C; i += blockDim.x)
+        out[row * C + i] = out[row * C + i] + b[0][(row * C + i)];
+}
