@@ -1480,16 +1480,28 @@ static bool sub_may_fuse(const body *b, const char *op, const char *x)
     for (size_t i = 0; i < 4; i++)
         if (op_has(op, rnd[i]))
             return false;
-    for (long i = 0; i < b->n; i++) {
-        const stmt *t = &b->st[i];
-        if (t->kind == I_LABEL || !t->nops || !op_is(t->op, "mul") || strcmp(t->ops[0], x))
-            continue;
-        bool rounded = false;
-        for (size_t k = 0; k < 4; k++)
-            rounded |= op_has(t->op, rnd[k]);
-        if (!rounded)
-            return true;
-    }
+    /* x, and the registers it was copied from (`mov %f3, %f2`: ptxas removes the copy) */
+    const char *names[8] = {x};
+    size_t nn = 1;
+    for (size_t j = 0; j < nn; j++)
+        for (long i = 0; i < b->n; i++) {
+            const stmt *t = &b->st[i];
+            if (t->kind == I_LABEL || !t->nops || strcmp(t->ops[0], names[j]))
+                continue;
+            if (op_is(t->op, "mov") && t->nops == 2 && *t->ops[1] == '%') {
+                if (nn == 8)
+                    return true; /* a chain too long to follow: may be a product's */
+                names[nn++] = t->ops[1];
+                continue;
+            }
+            if (!op_is(t->op, "mul"))
+                continue;
+            bool rounded = false;
+            for (size_t k = 0; k < 4; k++)
+                rounded |= op_has(t->op, rnd[k]);
+            if (!rounded)
+                return true;
+        }
     return false;
 }
 

@@ -185,8 +185,8 @@ static bool sf_device_global(const char *text, size_t end, const char *gname)
         const char *r = q + n;
         while (*r == ' ' || *r == '\t')
             r++;
-        if (*r == '(')
-            continue;
+        if (*r != ';' && *r != '=' && *r != '[' && *r != ',')
+            continue; /* not the declared name (a type word of the line, a call) */
         char line[512];
         size_t ln = (size_t)(q - ls) < sizeof line - 1 ? (size_t)(q - ls) : sizeof line - 1;
         memcpy(line, ls, ln);
@@ -1073,8 +1073,9 @@ static int store_forward(const rw_context *c, int cap, rw_result *out)
                            rwl_tok_is(&ts, k - 2, "]"))));
         char nm[128];
         snprintf(nm, sizeof nm, "%.*s", (int)(ts.t[k].end - ts.t[k].start), c->text + ts.t[k].start);
-        if (!through && rwl_tok_is(&ts, k - 1, "=") &&
-            (rwl_tok_is(&ts, k + 1, ";") || rwl_tok_is(&ts, k + 1, "+") || rwl_tok_is(&ts, k + 1, "-")))
+        /* a `__device__`/`__constant__` name of the file in any other spelling too:
+         * `*(g + i)`, `p = (g)`, `__ldg(g + i)` (the session 45 review) */
+        if (!through && !rwl_is_type_word(&ts, k))
             through = sf_device_global(c->text, ts.t[0].start, nm);
         if (!through)
             continue;
@@ -1338,9 +1339,15 @@ static int store_forward(const rw_context *c, int cap, rw_result *out)
                         beside = k;
             } else {
                 /* a read row buffer's (or its aliases') every use an element access, or the
-                 * binding of an alias whose uses are */
+                 * binding of an alias whose uses are; an element read before the first row
+                 * loop or after the last sees memory as the original leaves it there (the
+                 * sample's `first = xr[0]`) */
+                size_t first = s->loops[0].a, last = s->loops[s->n_loops - 1].b;
                 for (size_t k = 1; k + 1 < ts.n && beside == ts.n; k++) {
                     if (ts.t[k].kind != T_IDENT || !rwl_is_use(&ts, k) || find_event(s, k))
+                        continue;
+                    if ((k < first || k >= last) && rwl_tok_is(&ts, k + 1, "[") &&
+                        !rwl_tok_is(&ts, k - 1, "&") && !rwl_occurrence_writes(&ts, k))
                         continue;
                     size_t p;
                     int a = alias_at(s, k);

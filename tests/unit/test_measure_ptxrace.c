@@ -1775,6 +1775,8 @@ static void test_float_zero(void **state)
          true},
         {"\tmul.rn.f32 %f2, %f1, %f1;\n\tsub.f32 %f3, %f2, %f2;\n\tcvt.rzi.s32.f32 %r9, %f3;\n",
          true},
+        {"\tmul.f32 %f2, %f1, %f1;\n\tmov.f32 %f4, %f2;\n\tsub.f32 %f3, %f4, %f4;\n"
+         "\tcvt.rzi.s32.f32 %r9, %f3;\n", false}, /* a copy of the product */
     };
     for (size_t i = 0; i < sizeof forms / sizeof *forms; i++) {
         char text[2048];
