@@ -487,6 +487,12 @@ static bool op_has(const char *op, const char *q)
     return false;
 }
 
+/* Whether op names a float rounding modifier (.rn, .rz, .rm, .rp). */
+static bool op_rounded(const char *op)
+{
+    return op_has(op, "rn") || op_has(op, "rz") || op_has(op, "rm") || op_has(op, "rp");
+}
+
 /* bytes of one element of a load or store's type qualifier, times its vector count */
 static int access_width(const char *op)
 {
@@ -1455,8 +1461,7 @@ static unsigned cvt_int_float(const body *b, const stmt *s, bool f64, double *fl
     bool sg = false;
     if (s->nops != 2 || s->ops_cut || op_types(s->op, t, 4) != 2 || !ir_type(t[1], &sg) ||
         op_has(s->op, "sat") ||
-        !(op_has(s->op, "rn") || op_has(s->op, "rz") || op_has(s->op, "rm") ||
-          op_has(s->op, "rp")))
+        !op_rounded(s->op))
         return 0;
     int w = ir_type(t[1], &sg);
     ival a = ir_operand(b, s->ops[1], w, sg);
@@ -1476,10 +1481,8 @@ static unsigned cvt_int_float(const body *b, const stmt *s, bool f64, double *fl
  * rounding error, not 0 (session 45 review: x - x of a product would read as always 0). */
 static bool sub_may_fuse(const body *b, const char *op, const char *x)
 {
-    static const char *const rnd[] = {"rn", "rz", "rm", "rp"};
-    for (size_t i = 0; i < 4; i++)
-        if (op_has(op, rnd[i]))
-            return false;
+    if (op_rounded(op))
+        return false;
     /* x, and the registers it was copied from (`mov %f3, %f2`: ptxas removes the copy) */
     const char *names[8] = {x};
     size_t nn = 1;
@@ -1496,10 +1499,7 @@ static bool sub_may_fuse(const body *b, const char *op, const char *x)
             }
             if (!op_is(t->op, "mul"))
                 continue;
-            bool rounded = false;
-            for (size_t k = 0; k < 4; k++)
-                rounded |= op_has(t->op, rnd[k]);
-            if (!rounded)
+            if (!op_rounded(t->op))
                 return true;
         }
     return false;
@@ -1547,14 +1547,11 @@ static unsigned float_set_def(const body *b, const stmt *s, double *flo, double 
                : op_has(s->op, "rmi") ? 2
                : op_has(s->op, "rpi") ? 3
                                       : -1;
-    if (fcvt && irnd < 0 && (op_has(s->op, "rn") || op_has(s->op, "rz") ||
-                             op_has(s->op, "rm") || op_has(s->op, "rp")))
+    if (fcvt && irnd < 0 && op_rounded(s->op))
         return 0;
-    if (widen && (op_has(s->op, "rn") || op_has(s->op, "rz") || op_has(s->op, "rm") ||
-                  op_has(s->op, "rp") || op_has(s->op, "sat")))
+    if (widen && (op_rounded(s->op) || op_has(s->op, "sat")))
         return 0; /* not a form ptxas takes: not read */
-    if (narrow && !(op_has(s->op, "rn") || op_has(s->op, "rz") || op_has(s->op, "rm") ||
-                    op_has(s->op, "rp")))
+    if (narrow && !op_rounded(s->op))
         return 0;
     if (!fcvt && !widen && !narrow &&
         (nt != 1 || (strcmp(t[0], "f32") && !f64) || op_has(s->op, "f32x2")))
@@ -1566,7 +1563,7 @@ static unsigned float_set_def(const body *b, const stmt *s, double *flo, double 
         return 0;
     const char *op = s->op;
     bool ftz = op_has(op, "ftz"), sat = op_has(op, "sat"), rm = op_has(op, "rm");
-    bool rnd = op_has(op, "rn") || op_has(op, "rz") || rm || op_has(op, "rp");
+    bool rnd = op_rounded(op);
     unsigned a[3];
     double lo[3], hi[3];
     int n = s->nops - 1;

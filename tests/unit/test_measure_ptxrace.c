@@ -2020,6 +2020,25 @@ static void test_int_bits(void **state)
     }
 }
 
+/* One form of a module-data test: head + mid + float_tail scanned at 256 threads with the
+ * module's data read; a finding exactly when k, at that k. */
+static void module_form(const char *head, size_t i, const char *mid, long k)
+{
+    char text[4096];
+    snprintf(text, sizeof text, "%s%s%s", head, mid, float_tail);
+    ptxrace_launch l;
+    memset(&l, 0, sizeof l);
+    l.shape[0] = 256;
+    l.shape[1] = l.shape[2] = 1;
+    l.module_data = true;
+    ptxrace_result r;
+    assert_int_equal(ptxrace_scan_launch(text, strlen(text), &l, "k", &r), HK_OK);
+    if (r.found != (k != 0))
+        fail_msg("form %zu (%s): found %d", i, mid, r.found);
+    if (r.found && r.k != k)
+        fail_msg("form %zu: k = %ld (want %ld)", i, r.k, k);
+}
+
 /* (REF17) Known bits through prmt, lop3, bfe, bfi, brev, shf and mad.hi, and a .const table
  * read at an index of a known range (spin_int_prmt/lop3/bfe/shf/table_evade.cu): each result
  * one constant found; a selector or LUT that keeps a live bit, a field that keeps bit 0, a
@@ -2099,21 +2118,8 @@ static void test_int_ops(void **state)
 #undef DAT
 #undef NEG
 #undef IDX
-    for (size_t i = 0; i < sizeof forms / sizeof *forms; i++) {
-        char text[4096];
-        snprintf(text, sizeof text, "%s%s%s", head, forms[i].mid, float_tail);
-        ptxrace_launch l;
-        memset(&l, 0, sizeof l);
-        l.shape[0] = 256;
-        l.shape[1] = l.shape[2] = 1;
-        l.module_data = true;
-        ptxrace_result r;
-        assert_int_equal(ptxrace_scan_launch(text, strlen(text), &l, "k", &r), HK_OK);
-        if (r.found != (forms[i].k != 0))
-            fail_msg("form %zu (%s): found %d", i, forms[i].mid, r.found);
-        if (r.found && r.k != forms[i].k)
-            fail_msg("form %zu: k = %ld (want %ld)", i, r.k, forms[i].k);
-    }
+    for (size_t i = 0; i < sizeof forms / sizeof *forms; i++)
+        module_form(head, i, forms[i].mid, forms[i].k);
 }
 
 /* (REF18) A `const __device__` table (a .global with an initializer whose address only loads
@@ -2253,21 +2259,8 @@ static void test_int_ref18(void **state)
 #undef IDX
 #undef LOC
 #undef D01
-    for (size_t i = 0; i < sizeof forms / sizeof *forms; i++) {
-        char text[4096];
-        snprintf(text, sizeof text, "%s%s%s", head, forms[i].mid, float_tail);
-        ptxrace_launch l;
-        memset(&l, 0, sizeof l);
-        l.shape[0] = 256;
-        l.shape[1] = l.shape[2] = 1;
-        l.module_data = true;
-        ptxrace_result r;
-        assert_int_equal(ptxrace_scan_launch(text, strlen(text), &l, "k", &r), HK_OK);
-        if (r.found != (forms[i].k != 0))
-            fail_msg("form %zu (%s): found %d", i, forms[i].mid, r.found);
-        if (r.found && r.k != forms[i].k)
-            fail_msg("form %zu: k = %ld (want %ld)", i, r.k, forms[i].k);
-    }
+    for (size_t i = 0; i < sizeof forms / sizeof *forms; i++)
+        module_form(head, i, forms[i].mid, forms[i].k);
 }
 
 static void test_racy_tail_found(void **state)
