@@ -295,6 +295,10 @@ static void forward_refusals(void **state)
         {"bias_tparam", "parameter", 356, "`bias` has a template's type parameter for its type"},
         {"bias_elem_member", "parameter", 366, "`a` points to structures or pointers whose members or elements"},
         {"bias_tptr", "parameter", 377, "`b` points to structures or pointers whose members or elements"},
+        /* session 45 final read: the file's pointer in other spellings */
+        {"bias_global_deref", "global", 388, "`g_bias` is a pointer or array of the file"},
+        {"bias_global_paren", "global", 394, "`g_bias` is a pointer or array of the file"},
+        {"bias_global_ldg", "global", 407, "`g_bias` is a pointer or array of the file"},
     };
     rwf_expect_refusals(src, "store_forward", cases, sizeof cases / sizeof cases[0]);
     free(src);

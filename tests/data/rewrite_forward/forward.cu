@@ -376,3 +376,33 @@ __global__ void bias_tptr(float *out, const float *inp, const T *b, int C)
     for (int i = threadIdx.x; i < C; i += blockDim.x)
         out[row * C + i] = out[row * C + i] + b[0][(row * C + i)];
 }
+
+// refused (session 45 final read): the file's pointer in other spellings -- a dereference of a
+// sum, a copy in parentheses, __ldg of a sum (each applied before)
+__global__ void bias_global_deref(float *out, const float *inp, int C)
+{
+    const int row = blockIdx.x;
+    for (int i = threadIdx.x; i < C; i += blockDim.x)
+        out[row * C + i] = inp[row * C + i] + 1.0f;
+    for (int i = threadIdx.x; i < C; i += blockDim.x)
+        out[row * C + i] = out[row * C + i] + *(g_bias + row * C + i);
+}
+
+__global__ void bias_global_paren(float *out, const float *inp, int C)
+{
+    const int row = blockIdx.x;
+    const float *b = (g_bias);
+    for (int i = threadIdx.x; i < C; i += blockDim.x)
+        out[row * C + i] = inp[row * C + i] + 1.0f;
+    for (int i = threadIdx.x; i < C; i += blockDim.x)
+        out[row * C + i] = out[row * C + i] + b[row * C + i];
+}
+
+__global__ void bias_global_ldg(float *out, const float *inp, int C)
+{
+    const int row = blockIdx.x;
+    for (int i = threadIdx.x; i < C; i += blockDim.x)
+        out[row * C + i] = inp[row * C + i] + 1.0f;
+    for (int i = threadIdx.x; i < C; i += blockDim.x)
+        out[row * C + i] = out[row * C + i] + __ldg(g_bias + row * C + i);
+}
