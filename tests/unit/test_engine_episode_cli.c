@@ -363,6 +363,17 @@ static void test_demo_without_gpu(void **state)
 }
 
 /* Runs cmd on the simulated GPU (no HK_NO_GPU), stdout to out_path; the exit status. */
+/* saxpy.cu with __restrict__ on the kernel's pointers (its parameters only: a changed host
+ * launcher would be host_code), written to path: x0.8 on the simulated GPU. */
+static void write_restrict_saxpy(const char *path)
+{
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "sed '/__global__/s/const float \\*x, float \\*y/const float *__restrict__ x, "
+             "float *__restrict__ y/' %s/bench/kernels/saxpy.cu > %s && grep -q __restrict__ %s",
+             HK_SOURCE_DIR, path, path);
+    assert_int_equal(system(cmd), 0);
+}
+
 static int run_sim(const char *cmd, const char *out_path)
 {
     char full[4096];
@@ -385,10 +396,7 @@ static void test_verify_candidate_interleaved(void **state)
     snprintf(out, sizeof out, "%s/out.txt", d);
     snprintf(fast, sizeof fast, "%s/fast.cu", d);
     /* the kernel's parameters only: a changed host launcher would be host_code */
-    snprintf(cmd, sizeof cmd, "sed '/__global__/s/const float \\*x, float \\*y/const float *__restrict__ x, "
-             "float *__restrict__ y/' %s/bench/kernels/saxpy.cu > %s && grep -q __restrict__ %s",
-             HK_SOURCE_DIR, fast, fast);
-    assert_int_equal(system(cmd), 0);
+    write_restrict_saxpy(fast);
     snprintf(cmd, sizeof cmd, "%s verify-candidate --spec %s/episode/tiny.bench.json "
              "--candidate %s --pairs 3", HKLS, HK_TEST_DATA, fast);
     assert_int_equal(run_sim(cmd, out), 0);
@@ -440,10 +448,8 @@ static void test_verify_candidate_sanitizer_incomplete(void **state)
     char cmd[4096], out[512], fast[512], env[1024];
     snprintf(out, sizeof out, "%s/out.json", d);
     snprintf(fast, sizeof fast, "%s/fast.cu", d);
-    snprintf(cmd, sizeof cmd, "sed '/__global__/s/const float \\*x, float \\*y/const float *__restrict__ x, "
-             "float *__restrict__ y/' %s/bench/kernels/saxpy.cu > %s && "
-             "echo '// float4 __ldg( __launch_bounds__(' >> %s && grep -q __restrict__ %s",
-             HK_SOURCE_DIR, fast, fast, fast);
+    write_restrict_saxpy(fast);
+    snprintf(cmd, sizeof cmd, "echo '// float4 __ldg( __launch_bounds__(' >> %s", fast);
     assert_int_equal(system(cmd), 0);
     snprintf(env, sizeof env, "HK_COMPUTE_SANITIZER=%s/sanitize/fake_compute_sanitizer.sh "
              "HK_SANITIZE_TIMEOUT_S=1", HK_TEST_DATA);
@@ -505,10 +511,7 @@ static void test_verify_candidate_sanitizes_faster(void **state)
     char cmd[4096], out[512], fast[512];
     snprintf(out, sizeof out, "%s/out.json", d);
     snprintf(fast, sizeof fast, "%s/fast.cu", d);
-    snprintf(cmd, sizeof cmd, "sed '/__global__/s/const float \\*x, float \\*y/const float *__restrict__ x, "
-             "float *__restrict__ y/' %s/bench/kernels/saxpy.cu > %s && grep -q __restrict__ %s",
-             HK_SOURCE_DIR, fast, fast);
-    assert_int_equal(system(cmd), 0);
+    write_restrict_saxpy(fast);
     for (int racy = 1; racy >= 0; racy--) {
         char race_env[1024] = "";
         if (racy)
@@ -578,10 +581,7 @@ static void test_verify_candidate_sanitizer_incomplete_own(void **state)
     snprintf(out, sizeof out, "%s/out.json", d);
     snprintf(fast, sizeof fast, "%s/fast.cu", d);
     snprintf(log, sizeof log, "%s/tool.log", d);
-    snprintf(cmd, sizeof cmd, "sed '/__global__/s/const float \\*x, float \\*y/const float *__restrict__ x, "
-             "float *__restrict__ y/' %s/bench/kernels/saxpy.cu > %s && grep -q __restrict__ %s",
-             HK_SOURCE_DIR, fast, fast);
-    assert_int_equal(system(cmd), 0);
+    write_restrict_saxpy(fast);
     for (int own = 1; own >= 0; own--) {
         snprintf(cmd, sizeof cmd, "rm -f %s; HK_COMPUTE_SANITIZER=%s/sanitize/fake_compute_sanitizer.sh "
                  "FAKE_SANITIZER_SLEEP=memcheck %s FAKE_SANITIZER_LOG=%s HK_SANITIZE_TIMEOUT_S=1 "
