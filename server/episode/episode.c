@@ -1403,9 +1403,11 @@ static int sanitize_incomplete_judged(ep_ctx *c, const sanitize_opts *so, const 
             if (rc)
                 return rc;
             const sanitize_tool_result *b = &base->tools[t];
-            bool completed = !b->incomplete && (b->status == SANITIZE_CLEAN ||
-                                                b->status == SANITIZE_FOUND ||
-                                                b->status == SANITIZE_FAILED);
+            /* ran to its end: not cut at its limit (a finding printed before the cut is no
+             * completed run), not ended by the runner's limits */
+            bool completed = !b->incomplete && !b->cut &&
+                             (b->status == SANITIZE_CLEAN || b->status == SANITIZE_FOUND ||
+                              b->status == SANITIZE_FAILED);
             if (!completed)
                 continue;
             *why = hk_asprintf(hk_tr(HK_MSG_SAN_CREDIT_INCOMPLETE_BASE),
@@ -1526,8 +1528,8 @@ static void note_uncredited(ep_ctx *c)
     size_t n = 0;
     for (size_t i = 0; i < c->n_recs; i++)
         n += c->recs[i]->uncredited && c->recs[i]->speedup > 1.0;
-    /* no physical floor uncredits every version; else the best's own memory-safety check */
-    bool floor = credit_missing(c) != NULL;
+    /* the best's own memory-safety check, else no physical floor (every version) */
+    bool floor = !b->credit_why;
     const char *why = floor ? credit_missing(c) : b->credit_why;
     ep__log(c, "warn",
             hk_tr(floor ? (n == 1 ? HK_MSG_EP_NOT_CREDITED_ONE : HK_MSG_EP_NOT_CREDITED)
@@ -1588,8 +1590,12 @@ static int stage_accuracy(ep_ctx *c)
     /* its processes hold more combinations than the search's did: timeouts follow them */
     size_timeouts(c, &v);
     measure_verdict_clear(&v);
-    /* The fastest that survives becomes the best; a few tries, then give up. */
-    for (size_t i = 0; i < n_order && i < 3 && !c->best; i++) {
+    /* The fastest that survives becomes the best; a few tries, then give up (a version
+     * demoted for its memory-safety check takes no try: the one after it is as good a
+     * best as it would have been) */
+    size_t tries = 0;
+    bool demoted = false;
+    for (size_t i = 0; i < n_order && tries < 3 && !c->best; i++, tries++) {
         ep_rec *r = order[i];
         measure_verdict_init(&v);
         char *dir = rec_out_dir(c, r, "accuracy");
@@ -1625,6 +1631,8 @@ static int stage_accuracy(ep_ctx *c)
                     ep__log_store(c);
                 version_event(c, r, "candidate", "not_credited", r->credit_why);
                 measure_verdict_clear(&v);
+                demoted = true;
+                tries--;
                 continue;
             }
         }
@@ -1638,6 +1646,8 @@ static int stage_accuracy(ep_ctx *c)
         }
         measure_verdict_clear(&v);
     }
+    if (demoted)
+        note_uncredited(c); /* said before the tries; once more with the demoted versions */
 out:
     hk_free(order);
     hk_free(combos);
@@ -1896,9 +1906,9 @@ static json_t *summary_json(ep_ctx *c)
                             json_pack("{s:i, s:f, s:f, s:s?, s:s}", "version", best_unc->number,
                                       "speedup", best_unc->speedup, "median_ms",
                                       best_unc->median_ms, "why",
-                                      credit_missing(c) ? credit_missing(c)
-                                                        : best_unc->credit_why,
-                                      "by", credit_missing(c) ? "floor" : "memory_safety"));
+                                      best_unc->credit_why ? best_unc->credit_why
+                                                           : credit_missing(c),
+                                      "by", best_unc->credit_why ? "memory_safety" : "floor"));
     /* what was built, each with its resources: a run without a GPU shows its work here */
     json_t *built = json_array();
     for (size_t i = 0; built && i < c->n_recs; i++) {
@@ -4200,11 +4210,12 @@ static int verify_sanitize_faster(ep_ctx *c, const ep_verify_options *vo, const 
                                   measure_eval *e, json_t *verdict)
 {
     json_t *safety = NULL;
+    bool credited = e->credited; /* a floor's uncredit is the verdict's already */
     int rc = verify_sanitize(c, vo, true, bp, cp, cand_text, cand_len, e, &safety);
     if (rc)
         return rc;
     verify_set_safety(verdict, safety);
-    if (e->verdict.reason == MEASURE_OK && !e->credited) {
+    if (e->verdict.reason == MEASURE_OK && credited && !e->credited) {
         /* its check left incomplete (sanitize_incomplete_judged): not credited, the
          * interleaved timing stays as measured */
         json_object_set_new(verdict, "credited", json_false());

@@ -653,6 +653,7 @@ void sanitize_judge(enum sanitize_tool tool, int exit_code, int term_signal, boo
          * errors, 5 warnings" under --print-limit 1) */
         out->all_seen = !rep.sites_cut && !timed_out && rep.errors >= 0 &&
                         rep.shown >= rep.errors;
+        out->cut = timed_out;
         if (timed_out)
             snprintf(out->text, sizeof out->text, EN(SAN_FINDING_CUT), rep.finding);
         else
@@ -669,6 +670,7 @@ void sanitize_judge(enum sanitize_tool tool, int exit_code, int term_signal, boo
             snprintf(out->text, sizeof out->text, EN(SAN_EXIT_FOUND), SANITIZE_EXIT_FOUND);
     } else if (timed_out) {
         out->status = SANITIZE_TIMED_OUT;
+        out->cut = true;
         out->incomplete = true;
         snprintf(out->text, sizeof out->text, hk_tr(HK_MSG_SAN_TIMED_OUT), timeout_ms / 1000);
     } else if (exit_code == 0 && !term_signal) {
@@ -1465,8 +1467,8 @@ int sanitize_candidate(const measure_opts *o, const sanitize_opts *so, const mea
             out->outcome = SANITIZE_UNCHECKED;
             out->incomplete |= x->incomplete;
         }
-        if (x->status == SANITIZE_TIMED_OUT)
-            break; /* the next tool runs the same size, as slowly: do not pay for it twice */
+        /* a tool past its limit leaves the next ones to check (session 46): a kernel slow
+         * only under memcheck must not skip racecheck and initcheck; each has its own limit */
     }
     rc = make_note(out);
 out:

@@ -121,6 +121,8 @@ typedef struct {
      * signal that ended the tool. Not: the tool missing, failing by itself or unable to
      * start the program (no_gpu, spec_mismatch, harness_error), which no kernel causes. */
     bool incomplete;
+    bool cut;      /* the run was stopped at its time limit (TIMED_OUT, or FOUND with what it
+                    * printed before): it did not run to its end */
 } sanitize_tool_result;
 
 /* Pure: the outcome of one tool's run from how it ended (exit_code -1 with term_signal for

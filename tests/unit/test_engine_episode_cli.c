@@ -584,10 +584,10 @@ static void test_verify_candidate_sanitizer_incomplete_own(void **state)
     write_restrict_saxpy(fast);
     for (int own = 1; own >= 0; own--) {
         snprintf(cmd, sizeof cmd, "rm -f %s; HK_COMPUTE_SANITIZER=%s/sanitize/fake_compute_sanitizer.sh "
-                 "FAKE_SANITIZER_SLEEP=memcheck %s FAKE_SANITIZER_LOG=%s HK_SANITIZE_TIMEOUT_S=1 "
+                 "%s FAKE_SANITIZER_LOG=%s HK_SANITIZE_TIMEOUT_S=1 "
                  "HK_RUNNER_ISOLATION=none %s verify-candidate --spec %s/episode/tiny.bench.json "
                  "--candidate %s --pairs 3 --json", log, HK_TEST_DATA,
-                 own ? "FAKE_SANITIZER_SLEEP_IF=/candidate/" : "", log, HKLS, HK_TEST_DATA, fast);
+                 own ? "FAKE_SANITIZER_SLEEP=memcheck@/candidate/" : "FAKE_SANITIZER_SLEEP=memcheck", log, HKLS, HK_TEST_DATA, fast);
         int code = run_sim(cmd, out);
         json_t *j = json_load_file(out, 0, NULL);
         assert_non_null(j);
@@ -631,6 +631,80 @@ static void test_verify_candidate_sanitizer_incomplete_own(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* The rule's edges (session 46, the final read's probes), each a verify-candidate of the
+ * 1.25x simulated candidate:
+ * - the original times out in racecheck, the candidate in initcheck: the original's initcheck
+ *   still runs (a tool past its limit no longer ends the run) and completes, so the
+ *   candidate's incomplete initcheck is its own doing: not credited (exit 5). Before, the
+ *   original's initcheck was "not run", which counted as not completed: faster (exit 0);
+ * - the original's racecheck prints a race and is then cut at the limit, the candidate's runs
+ *   past it with none: a cut run is no completed one, so the credit stands (exit 0). Before,
+ *   the printed finding made it "completed": not credited;
+ * - a spec without bytes or flops (no physical floor) and clean tools: not credited by the
+ *   floor, and the checks must not say memory_safety took it (the late check's branch fired
+ *   on any uncredited candidate). */
+static void test_verify_candidate_sanitizer_incomplete_edges(void **state)
+{
+    (void)state;
+    if (!usable())
+        skip();
+    char d[] = "/tmp/hk-test-verify-sanedge-XXXXXX";
+    assert_non_null(mkdtemp(d));
+    char cmd[4096], out[512], fast[512], nofloor[512];
+    snprintf(out, sizeof out, "%s/out.json", d);
+    snprintf(fast, sizeof fast, "%s/fast.cu", d);
+    snprintf(nofloor, sizeof nofloor, "%s/nofloor.bench.json", d);
+    write_restrict_saxpy(fast);
+    json_t *spec = json_load_file(HK_TEST_DATA "/episode/tiny.bench.json", 0, NULL);
+    assert_non_null(spec);
+    char src[600];
+    snprintf(src, sizeof src, "%s/bench/kernels/saxpy.cu", HK_SOURCE_DIR);
+    json_object_set_new(spec, "source", json_string(src));
+    json_object_del(spec, "bytes");
+    json_object_del(spec, "flops");
+    assert_int_equal(json_dump_file(spec, nofloor, 0), 0);
+    json_decref(spec);
+    struct {
+        const char *env, *spec;
+        int code;
+        const char *verdict;
+    } cases[] = {
+        {"FAKE_SANITIZER_SLEEP='racecheck@/baseline/ initcheck@/candidate/'", NULL, 5, "not_credited"},
+        {"FAKE_SANITIZER_SLEEP=racecheck@/candidate/ FAKE_SANITIZER_CUT=racecheck@/baseline/ "
+         "FAKE_SANITIZER_RACECHECK=" HK_TEST_DATA "/sanitize/racecheck_error.txt", NULL, 0, "faster"},
+        {"", nofloor, 5, "not_credited"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        char specp[600];
+        snprintf(specp, sizeof specp, "%s", cases[k].spec ? cases[k].spec
+                                                          : HK_TEST_DATA "/episode/tiny.bench.json");
+        snprintf(cmd, sizeof cmd, "HK_COMPUTE_SANITIZER=%s/sanitize/fake_compute_sanitizer.sh %s "
+                 "HK_SANITIZE_TIMEOUT_S=1 HK_RUNNER_ISOLATION=none %s verify-candidate --spec %s "
+                 "--candidate %s --pairs 3 --json", HK_TEST_DATA, cases[k].env, HKLS, specp, fast);
+        int code = run_sim(cmd, out);
+        json_t *j = json_load_file(out, 0, NULL);
+        assert_non_null(j);
+        const char *verdict = json_string_value(json_object_get(j, "verdict"));
+        if (code != cases[k].code || !verdict || strcmp(verdict, cases[k].verdict))
+            fail_msg("case %zu: exit %d, verdict %s; expected %d, %s (%s)", k, code,
+                     verdict ? verdict : "(none)", cases[k].code, cases[k].verdict,
+                     json_string_value(json_object_get(j, "credit_note")));
+        const json_t *checks = json_object_get(j, "checks"), *c;
+        size_t i;
+        bool by_safety = false;
+        json_array_foreach(checks, i, c)
+            by_safety |= json_string_value(json_object_get(c, "by")) &&
+                         !strcmp(json_string_value(json_object_get(c, "by")), "memory_safety");
+        /* only the first case's check was the candidate's doing */
+        if (by_safety != (k == 0))
+            fail_msg("case %zu: a credit entry by memory_safety %s", k,
+                     by_safety ? "where none belongs" : "missing");
+        json_decref(j);
+    }
+    snprintf(cmd, sizeof cmd, "rm -rf %s", d);
+    assert_int_equal(system(cmd), 0);
+}
+
 /* The same rule in an episode (session 46): the best, claiming 1.05x, leaves its racecheck run
  * incomplete (the stand-in tool sleeps for the candidate's program, c001/) while the original's
  * completes: it is kept as a candidate, measured and not credited, never the best, and the
@@ -650,7 +724,7 @@ static void test_optimize_sanitizer_incomplete_own(void **state)
                  "%s HK_SANITIZE_TIMEOUT_S=1 HK_RUNNER_ISOLATION=none %s optimize "
                  "%s/bench/kernels/saxpy.cu --kernel saxpy --spec %s/episode/tiny.bench.json "
                  "--budget 1 --jobs 2 --db %s/h.db --json", d, HK_TEST_DATA,
-                 own ? "FAKE_SANITIZER_SLEEP=racecheck FAKE_SANITIZER_SLEEP_IF=/c001/" : "", HKLS,
+                 own ? "FAKE_SANITIZER_SLEEP=racecheck@/c001/" : "", HKLS,
                  HK_SOURCE_DIR, HK_TEST_DATA, d);
         assert_int_equal(run_sim(cmd, out), 0);
         json_t *j = json_load_file(out, 0, NULL);
@@ -1159,6 +1233,7 @@ int main(void)
         cmocka_unit_test(test_verify_candidate_sanitizer_incomplete),
         cmocka_unit_test(test_verify_candidate_sanitizes_faster),
         cmocka_unit_test(test_verify_candidate_sanitizer_incomplete_own),
+        cmocka_unit_test(test_verify_candidate_sanitizer_incomplete_edges),
         cmocka_unit_test(test_optimize_sanitizer_incomplete_own),
         cmocka_unit_test(test_verify_candidate_sanitizer_timed_size),
         cmocka_unit_test(test_verify_candidate_fp64),

@@ -1053,10 +1053,14 @@ static void test_run_timeout(void **state)
     assert_int_equal(r.reason, MEASURE_OK);
     assert_int_equal(r.tools[SANITIZE_MEMCHECK].status, SANITIZE_CLEAN);
     assert_int_equal(r.tools[SANITIZE_RACECHECK].status, SANITIZE_TIMED_OUT);
-    assert_int_equal(r.tools[SANITIZE_INITCHECK].status, SANITIZE_NOT_RUN);
+    assert_true(r.tools[SANITIZE_RACECHECK].cut);
+    assert_false(r.tools[SANITIZE_MEMCHECK].cut);
+    /* a tool past its limit leaves the next to check (session 46: a kernel slow only under
+     * racecheck skipped initcheck) */
+    assert_int_equal(r.tools[SANITIZE_INITCHECK].status, SANITIZE_CLEAN);
     assert_string_equal(r.note, "memory safety: not fully checked (memcheck no findings; "
                                 "racecheck not checked: timed out after 1 s without a finding; "
-                                "initcheck not run; run mode at size 0 (1000 elements in the "
+                                "initcheck no findings; run mode at size 0 (1000 elements in the "
                                 "largest buffer), seed 2001)");
     /* the check could not complete on the candidate's own run: a claim over 2x is not
      * credited (a kernel slow only under the tool keeps no unchecked win), a claim at or
@@ -1087,7 +1091,8 @@ static void test_run_timeout(void **state)
     unsetenv("FAKE_SANITIZER_SLEEP");
     unsetenv("HK_SANITIZE_TIMEOUT_S");
     assert_int_equal(r.tools[SANITIZE_MEMCHECK].status, SANITIZE_TIMED_OUT);
-    assert_int_equal(r.tools[SANITIZE_RACECHECK].status, SANITIZE_NOT_RUN);
+    assert_int_equal(r.tools[SANITIZE_RACECHECK].status, SANITIZE_CLEAN);
+    assert_int_equal(r.tools[SANITIZE_INITCHECK].status, SANITIZE_CLEAN);
     sanitize_result_clear(&r);
 }
 

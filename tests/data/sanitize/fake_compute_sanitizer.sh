@@ -16,10 +16,12 @@
 #                                 the referee times: tests/gpu/cheats/size_race.cu)
 #   $FAKE_SANITIZER_STDOUT=FILE   FILE printed on stdout as the program's own output (what a
 #                                 kernel's printf would print)
-#   $FAKE_SANITIZER_SLEEP=TOOL    that tool never ends (for the timeout)
-#   $FAKE_SANITIZER_SLEEP_IF=TEXT  ... only for a command line holding TEXT (e.g. /candidate/:
-#                                 a kernel that is slow only under the tool, the original
-#                                 kernel's run completing)
+#   $FAKE_SANITIZER_SLEEP=RULES   RULES: words TOOL or TOOL@TEXT: that tool never ends (for the
+#                                 timeout), with @TEXT only for a command line holding TEXT
+#                                 (`racecheck@/candidate/`: a kernel slow only under the tool,
+#                                 the original kernel's run completing)
+#   $FAKE_SANITIZER_CUT=RULES      the same words: that tool prints its FAKE_SANITIZER_<TOOL>
+#                                 report and then never ends (a finding printed before the cut)
 #   $FAKE_SANITIZER_NO_PIDNS=1    inside a pid namespace (the tool is pid 2 there: the
 #                                 namespace sandbox) fail as the real tool did on the H200:
 #                                 "Error launching target app.", exit 1
@@ -51,10 +53,24 @@ if [ "${FAKE_SANITIZER_NO_PIDNS:-}" = 1 ] && [ "$$" = 2 ]; then
   echo "========= Error launching target app." >&3
   exit 1
 fi
-if [ "${FAKE_SANITIZER_SLEEP:-}" = "$tool" ]; then
-  case "$all" in
-    *"${FAKE_SANITIZER_SLEEP_IF:-}"*) sleep 600 ;;
-  esac
+# does a RULES word (TOOL or TOOL@TEXT) name this tool and this command line?
+rule_hits() {
+  local w
+  for w in $1; do
+    case "$w" in
+      "$tool") return 0 ;;
+      "$tool"@*) case "$all" in *"${w#*@}"*) return 0 ;; esac ;;
+    esac
+  done
+  return 1
+}
+if rule_hits "${FAKE_SANITIZER_SLEEP:-}"; then
+  sleep 600
+fi
+if rule_hits "${FAKE_SANITIZER_CUT:-}"; then
+  var=FAKE_SANITIZER_$(printf '%s' "$tool" | tr 'a-z' 'A-Z')
+  [ -n "${!var:-}" ] && grep '^=========' "${!var}" | grep -v 'COMPUTE-SANITIZER' | grep -v 'SUMMARY' >&3
+  sleep 600
 fi
 "$@"
 rc=$?
