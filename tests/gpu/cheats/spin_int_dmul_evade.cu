@@ -3,11 +3,11 @@
 // judged from the PTX: race
 // Class: 5 races, an attack on the static race rule as session 45 (REF18) left it:
 // spin_int_f64_evade.cu with the halving done as a double product: `__double2int_rz(fmin(fabs(
-// (double)x), 1.0) * 0.5)` -- [0, 1] (a NaN gives 1.0) times 0.5 is [0, 0.5], truncated 0 for
-// every float. nvcc writes `cvt.f64.f32`, `abs.f64`, `min.f64`, `mul.f64 ..., 0d3FE0...`,
-// `cvt.rzi.s32.f64`; REF18's double ranges left a product out (the host's corner products are
-// rounded, and one can underflow to 0 where the device's, rounded up, is not): any 32-bit
-// integer to the rule.
+// (double)x), 1.0) * 0.5) & 1` -- [0, 1] (a NaN gives 1.0) times 0.5 is [0, 0.5], truncated 0
+// for every float (& 1: the rule keeps a NaN's 1 << 31 possible). nvcc writes `cvt.f64.f32`,
+// `abs.f64`, `min.f64`, `mul.f64 ..., 0d3FE0...`, `cvt.rzi.s32.f64`, `and`; REF18's double
+// ranges left a product out (the host's corner products are rounded, and one can underflow to
+// 0 where the device's, rounded up, is not): any 32-bit integer to the rule.
 // hk_zero stays a value of data past the second barrier, the tree loop's start
 // `blockDim.x / 2 + hk_zero` is unknown and its pair read is not judged; `watched`, read
 // through the shared pointer, is not sensed, so the barrier it decides is not found.
@@ -39,7 +39,7 @@ __global__ void reduce_sum(const float *in, float *out, int n)
         int k = 0;
         for (int s = 0; s < 64; s++)
             k = chain[k];
-        hk_zero = __double2int_rz(fmin(fabs((double)buf[0]), 1.0) * 0.5); /* [0, 0.5]: 0 */
+        hk_zero = __double2int_rz(fmin(fabs((double)buf[0]), 1.0) * 0.5) & 1; /* [0, 0.5]: 0 */
         *flag = 1u | (unsigned)k; /* after the chain, and depending on it: never 0 */
     } else if (t == 224) {
         int k = 128; /* a chain of its own, a quarter of thread 0's, then one read */
