@@ -2636,6 +2636,22 @@ static bool shared_word(body *b, const stmt *s, int w, bool sg, ival *out)
         char tn[256];
         if (!addr_name(t->ops[0], tn, sizeof tn) || strcmp(tn, nm))
             continue; /* another variable's (sw_word) */
+        int vr = *t->ops[1] == '%' ? reg_find(b, t->ops[1]) : -1;
+        if (*t->ops[1] == '%') { /* its value written where every way to the store passes: in
+                                  * its block, before it, surely (else it may store a register
+                                  * never written: any value) */
+            const stmt *u = t - 1;
+            for (; u >= b->st && u->kind != I_LABEL; u--) {
+                int d[4];
+                int nd = stmt_dests(b, (stmt *)u, d, 4), q = 0;
+                while (q < nd && q < 4 && d[q] != vr)
+                    q++;
+                if (q < nd && q < 4)
+                    break;
+            }
+            if (vr < 0 || u < b->st || u->kind == I_LABEL || !guard_holds(b, u))
+                return false;
+        }
         ival x = ir_operand(b, t->ops[1], w, sg); /* the bytes it writes, read as the load's
                                                     * type (sw_word: as many) */
         if (!any) {

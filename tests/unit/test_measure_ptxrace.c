@@ -2349,6 +2349,8 @@ static void test_int_ref19(void **state)
         {ONE T0ST("%r21") BAR "\tld.shared.u16 %rs1, [w];\n\tcvt.u32.u16 %r9, %rs1;\n",
          0}, /* read in part */
         {ONE T0ST("%r20") BAR LD, 0}, /* 0 or 1 */
+        {ONE DAT "\tsetp.eq.s32 %p3, %r22, 0;\n\t@%p3 bra $L__c;\n\tand.b32 %r25, %r20, 2;\n"
+             "$L__c:\n" T0ST("%r25") BAR LD, 0}, /* its value maybe never written */
         /* borrows and multiply-add carries (spin_int_subc/madc_evade.cu): v = %r20 in [0, 1] */
         {ONE "\tsub.cc.u32 %r23, %r20, 2;\n\tsubc.u32 %r24, 0, 0;\n\tadd.s32 %r9, %r24, 1;\n",
          16}, /* spin_int_subc: always a borrow, -1 + 1 */
