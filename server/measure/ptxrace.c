@@ -2222,7 +2222,156 @@ static void local_proof(body *b)
  * the load reads -- the thread's own local memory, which no other thread and no store of this
  * body but a st.local can write (local_proof). A `st.local` at an address not known, one that
  * overlaps the bytes otherwise, a call between (a callee handed a raw local address, however
- * the caller got it, writes it with st.local), or no store before the label: false. */
+ * the caller got it, writes it with st.local), or no store before the label: false. (REF19)
+ * No store before the label: the stores on every way into it (local_join). */
+
+/* (REF19) Whether the value operand v of a store t is written where every way to t passes: a
+ * register written by a statement of t's block before it (no label between), surely
+ * (guard_holds); an immediate. */
+static bool value_before(const body *b, const stmt *t, const char *v)
+{
+    if (*v != '%')
+        return true;
+    int vr = reg_find(b, v);
+    if (vr < 0 || b->regs[vr].defs != 1)
+        return false;
+    for (const stmt *u = t - 1; u >= b->st && u->kind != I_LABEL; u--) {
+        int d[4];
+        int nd = stmt_dests((body *)b, (stmt *)u, d, 4); /* the dests exist: nothing is made */
+        for (int q = 0; q < nd && q < 4; q++)
+            if (d[q] == vr)
+                return guard_holds(b, u);
+    }
+    return false;
+}
+
+/* (REF18) One statement t read backward from a local load of bytes [lo, lo + bytes) of base
+ * (local_forward): 0 nothing of it, 1 the store that writes exactly them (*v its value), -1 a
+ * statement after which nothing is known (a call, a generic write, a local store that could
+ * be anywhere or writes part of them, a guarded one). */
+static int local_step(const body *b, const stmt *t, const char *base, int64_t lo, int64_t bytes,
+                      const char **v)
+{
+    char ab[128];
+    if (op_is(t->op, "call"))
+        return -1; /* a callee handed a local address writes st.local */
+    bool spaced = op_has(t->op, "global") || op_has(t->op, "shared") || op_has(t->op, "param") ||
+                  op_has(t->op, "local");
+    if ((op_is(t->op, "st") || op_is(t->op, "atom") || op_is(t->op, "red")) && !spaced)
+        return -1; /* generic: a pointer from a call, memory or a parameter may point into the
+                    * thread's local window (session 45 review) */
+    if (!(op_is(t->op, "st") && op_has(t->op, "local")))
+        return 0;
+    int64_t tk;
+    int tr = t->nops == 2 && !t->ops_cut && addr_reg(t->ops[0], ab, sizeof ab, &tk)
+                 ? reg_find(b, ab)
+                 : -1;
+    if (tr < 0 || !b->regs[tr].lbase)
+        return -1; /* a local store that could be anywhere */
+    int tw = access_width(t->op);
+    int64_t tlo = b->regs[tr].loff + tk;
+    if (strcmp(b->regs[tr].lbase, base))
+        return 0; /* another variable */
+    if (tlo + tw <= lo || lo + bytes <= tlo)
+        return 0; /* other bytes */
+    if (tlo != lo || tw != bytes || op_has(t->op, "v2") || op_has(t->op, "v4") ||
+        op_has(t->op, "v8") || !guard_holds(b, t))
+        return -1;
+    *v = t->ops[1];
+    return 1;
+}
+
+/* (REF19) A local word across a label (local_forward): read backward from the label at
+ * statement lab over every way in -- the statement before it where it falls into the label
+ * (not an unguarded bra or ret), every bra to it -- to the nearest store of those bytes on
+ * each (local_step), through further labels the same way, each statement once; what is known
+ * is what all of their values share (the union of their ranges, the bits they all know). Each
+ * value must be written where every way to its store passes (value_before), as the ways
+ * from it to the load are not read. Not so: a way that reaches the body's start with no
+ * store (the word never written), a step after which nothing is known, a brx in the body
+ * (targets not known), a label defined twice, more than 2^16 statements read. */
+static bool local_join(const body *b, long lab, const char *base, int64_t lo, int64_t bytes, int w,
+                       bool sg, ival *out)
+{
+    long n = b->n;
+    char *seen = hk_calloc((size_t)n + 1, 1);
+    long *todo = hk_malloc(((size_t)n + 1) * sizeof *todo);
+    bool ok = seen && todo, any = false;
+    long nt = 0, steps = 1L << 16;
+    for (long i = 0; ok && i < n; i++) {
+        const stmt *x = &b->st[i];
+        if (x->kind == I_BRX)
+            ok = false;
+        else if (x->kind == I_LABEL)
+            for (long j = i + 1; ok && j < n; j++)
+                if (b->st[j].kind == I_LABEL && b->st[j].label == x->label)
+                    ok = false;
+    }
+    if (ok)
+        todo[nt++] = lab;
+    while (ok && nt > 0) {
+        for (long i = todo[--nt]; ok; i--) {
+            if (i < 0 || --steps < 0) {
+                ok = false; /* the body's start: a way with no store */
+                break;
+            }
+            if (seen[i])
+                break;
+            seen[i] = 1;
+            const stmt *t = &b->st[i];
+            if (t->kind == I_LABEL) {
+                if (i > 0) {
+                    const stmt *p = &b->st[i - 1];
+                    bool falls = !((p->kind == I_BRA || p->kind == I_RET) && p->guard < 0);
+                    if (falls && nt > n)
+                        ok = false;
+                    else if (falls)
+                        todo[nt++] = i - 1;
+                } else
+                    ok = false; /* the entry falls into it */
+                for (long j = 0; ok && j < n; j++)
+                    if (b->st[j].kind == I_BRA && b->st[j].nops >= 1 && t->label >= 0 &&
+                        t->label < b->nlabels && !strcmp(b->st[j].ops[0], b->labels[t->label]) &&
+                        !seen[j]) {
+                        if (nt > n)
+                            ok = false; /* (cannot be: each is asked for once) */
+                        else
+                            todo[nt++] = j;
+                    }
+                break;
+            }
+            const char *v = NULL;
+            int st = local_step(b, t, base, lo, bytes, &v);
+            if (st < 0 || (st > 0 && !value_before(b, t, v))) {
+                ok = false;
+                break;
+            }
+            if (st == 0)
+                continue;
+            ival x = ir_operand(b, v, w, sg);
+            if (!any) {
+                *out = x;
+                any = true;
+            } else {
+                out->rk = out->rk && x.rk;
+                if (x.lo < out->lo)
+                    out->lo = x.lo;
+                if (x.hi > out->hi)
+                    out->hi = x.hi;
+                out->kz &= x.kz;
+                out->ko &= x.ko;
+            }
+            break;
+        }
+    }
+    hk_free(seen);
+    hk_free(todo);
+    if (!ok || !any)
+        return false;
+    iv_norm(out, w, sg);
+    return true;
+}
+
 static bool local_forward(const body *b, const stmt *s, int w, bool sg, ival *out)
 {
     char ab[128];
@@ -2235,32 +2384,16 @@ static bool local_forward(const body *b, const stmt *s, int w, bool sg, ival *ou
         return false;
     const char *base = b->regs[r].lbase;
     int64_t lo = b->regs[r].loff + k, bytes = w / 8;
-    for (const stmt *t = s - 1; t >= b->st; t--) {
-        if (t->kind == I_LABEL || op_is(t->op, "call"))
-            return false; /* another way in; a callee handed a local address writes st.local */
-        bool spaced = op_has(t->op, "global") || op_has(t->op, "shared") ||
-                      op_has(t->op, "param") || op_has(t->op, "local");
-        if ((op_is(t->op, "st") || op_is(t->op, "atom") || op_is(t->op, "red")) && !spaced)
-            return false; /* generic: a pointer from a call, memory or a parameter may point
-                           * into the thread's local window (session 45 review) */
-        if (!(op_is(t->op, "st") && op_has(t->op, "local")))
-            continue;
-        int64_t tk;
-        int tr = t->nops == 2 && !t->ops_cut && addr_reg(t->ops[0], ab, sizeof ab, &tk)
-                     ? reg_find(b, ab)
-                     : -1;
-        if (tr < 0 || !b->regs[tr].lbase)
-            return false; /* a local store that could be anywhere */
-        int tw = access_width(t->op);
-        int64_t tlo = b->regs[tr].loff + tk;
-        if (strcmp(b->regs[tr].lbase, base))
-            continue; /* another variable */
-        if (tlo + tw <= lo || lo + bytes <= tlo)
-            continue; /* other bytes */
-        if (tlo != lo || tw != bytes || op_has(t->op, "v2") || op_has(t->op, "v4") ||
-            op_has(t->op, "v8") || !guard_holds(b, t))
+    const char *v = NULL;
+    const stmt *t = s - 1;
+    for (; t >= b->st && t->kind != I_LABEL; t--) {
+        int st = local_step(b, t, base, lo, bytes, &v);
+        if (st < 0)
             return false;
-        const char *v = t->ops[1];
+        if (st > 0)
+            break;
+    }
+    if (t >= b->st && t->kind != I_LABEL) { /* in the load's block, REF18's form */
         if (*v == '%') {
             int vr = reg_find(b, v);
             if (vr < 0 || b->regs[vr].defs != 1)
@@ -2280,7 +2413,9 @@ static bool local_forward(const body *b, const stmt *s, int w, bool sg, ival *ou
         *out = ir_operand(b, v, w, sg);
         return true;
     }
-    return false;
+    if (t < b->st)
+        return false; /* no store before it: the word never written */
+    return local_join(b, t - b->st, base, lo, bytes, w, sg, out);
 }
 
 /* (REF19) The size in bytes of the .shared variable name as the body's table gives it: -1 when

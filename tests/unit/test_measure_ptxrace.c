@@ -2128,7 +2128,10 @@ static void test_int_ops(void **state)
  * found; a table whose address reaches a store, an atomic, shared memory or another
  * function's store, a carry that can be 1 or follows a label, a value that keeps a live bit
  * stay unknown. (REF19) A double product is read (spin_int_dmul_evade.cu), its host-rounded
- * corners widened where they underflow to 0 or overflow. */
+ * corners widened where they underflow to 0 or overflow; a local word across a label, from
+ * the stores on every way in (spin_int_localjoin_evade.cu): found where each way has a store
+ * of a known value written in its own block; a way with data, with no store, a loop's store
+ * of data, a value written in another block, a call on one way not. */
 static void test_int_ref18(void **state)
 {
     (void)state;
@@ -2192,7 +2195,28 @@ static void test_int_ref18(void **state)
         {ONE LOC "\tst.local.u32 [%rd6], 0;\n\tst.local.u32 [%rd6], %r20;\n"
          "\tld.local.u32 %r9, [%rd6];\n", 0},
         {ONE LOC "\tst.local.u32 [%rd6], 0;\nBB_l:\n\tld.local.u32 %r9, [%rd6];\n",
-         0}, /* a label between: another way in */
+         16}, /* a label between that no branch names: one way in (found since REF19) */
+        /* (REF19) across a label: every way in (spin_int_localjoin_evade) */
+        {ONE LOC DAT "\tsetp.eq.s32 %p1, %r21, 0;\n\tand.b32 %r22, %r20, 2;\n"
+             "\tst.local.u32 [%rd6], %r22;\n\t@%p1 bra BB_j;\n\tmov.u32 %r23, 0;\n"
+             "\tst.local.u32 [%rd6], %r23;\nBB_j:\n\tld.local.u32 %r9, [%rd6];\n", 16},
+        {ONE LOC DAT "\tsetp.eq.s32 %p1, %r21, 0;\n\t@%p1 bra BB_a;\n\tand.b32 %r22, %r20, 2;\n"
+             "\tst.local.u32 [%rd6], %r22;\n\tbra.uni BB_j;\nBB_a:\n\tst.local.u32 [%rd6], 0;\n"
+             "BB_j:\n\tld.local.u32 %r9, [%rd6];\n", 16}, /* a store on each arm */
+        {ONE LOC DAT "\tsetp.eq.s32 %p1, %r21, 0;\n\tst.local.u32 [%rd6], 0;\n\t@%p1 bra BB_j;\n"
+             "\tst.local.u32 [%rd6], %r21;\nBB_j:\n\tld.local.u32 %r9, [%rd6];\n",
+         0}, /* data on one way */
+        {ONE LOC DAT "\tsetp.eq.s32 %p1, %r21, 0;\n\t@%p1 bra BB_j;\n\tst.local.u32 [%rd6], 0;\n"
+             "BB_j:\n\tld.local.u32 %r9, [%rd6];\n", 0}, /* a way with no store */
+        {ONE LOC DAT "\tsetp.eq.s32 %p1, %r21, 0;\n\tst.local.u32 [%rd6], 0;\nBB_j:\n"
+             "\tld.local.u32 %r9, [%rd6];\n\tst.local.u32 [%rd6], %r21;\n\t@%p1 bra BB_j;\n",
+         0}, /* a loop's store of data, back to the load */
+        {ONE LOC DAT "\tsetp.eq.s32 %p1, %r21, 0;\n\tand.b32 %r22, %r20, 2;\nBB_b:\n"
+             "\tst.local.u32 [%rd6], %r22;\n\t@%p1 bra BB_j;\n\tst.local.u32 [%rd6], 0;\n"
+             "BB_j:\n\tld.local.u32 %r9, [%rd6];\n", 0}, /* a value written in another block */
+        {ONE LOC DAT "\tsetp.eq.s32 %p1, %r21, 0;\n\tst.local.u32 [%rd6], 0;\n\t@%p1 bra BB_j;\n"
+             "\tst.local.u32 [%rd6], 0;\n\tcall.uni wr, ();\nBB_j:\n\tld.local.u32 %r9, [%rd6];\n",
+         0}, /* a call on one way */
         {ONE LOC "\tsetp.gt.f32 %p1, %f1, 0f00000000;\n\tst.local.u32 [%rd6], %r20;\n"
          "\t@%p1 st.local.u32 [%rd6], 0;\n\tld.local.u32 %r9, [%rd6];\n", 0}, /* guarded */
         {ONE LOC "\tst.local.u32 [%rd6], 0;\n\tst.local.u32 [%rd2], %r20;\n"
