@@ -2475,10 +2475,11 @@ static bool sw_body(body *b)
 {
     if (b->swbody)
         return b->swbody == 1;
-    static const char *const writes[] = {
-        "st",      "atom",    "red",      "cp",     "mbarrier", "stmatrix", "wmma",
-        "multimem", "tensormap", "tcgen05", "clusterlaunchcontrol", "sust", "sured", "suatom",
-        "discard", "applypriority", "cvta", "mapa", "call", "alloca", "stackrestore"};
+    static const char *const writes[] = {"st",       "atom",      "red",     "cp",
+                                         "mbarrier", "stmatrix",  "wmma",    "multimem",
+                                         "tensormap", "tcgen05",  "sust",    "sured",
+                                         "suatom",   "discard",   "applypriority",
+                                         "clusterlaunchcontrol"};
     b->swbody = 2;
     for (long i = 0; i < b->n; i++) {
         const stmt *s = &b->st[i];
