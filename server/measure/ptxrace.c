@@ -2572,12 +2572,11 @@ static bool sw_aff(const body *b, const long *defat, const char *o, int depth, s
     if (op_is(op, "mov") && n == 2)
         return sw_aff(b, defat, s->ops[1], depth + 1, out);
     if ((op_is(op, "add") || op_is(op, "sub")) && n == 3) {
-        if (!sw_aff(b, defat, s->ops[1], depth + 1, &x) ||
-            !sw_aff(b, defat, s->ops[2], depth + 1, &y) || y.base ||
-            (x.base && y.base))
-            return false;
         int sgn = op_is(op, "add") ? 1 : -1;
-        out->base = x.base;
+        if (!sw_aff(b, defat, s->ops[1], depth + 1, &x) ||
+            !sw_aff(b, defat, s->ops[2], depth + 1, &y) || (y.base && (sgn < 0 || x.base)))
+            return false; /* a base subtracted, or two */
+        out->base = x.base ? x.base : y.base;
         out->c = x.c + sgn * y.c;
         for (int d = 0; d < 3; d++)
             out->a[d] = x.a[d] + sgn * y.a[d];

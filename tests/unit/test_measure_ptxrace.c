@@ -2343,6 +2343,8 @@ static void test_int_ref19(void **state)
         {ONE T0ST("%r21") "\tst.shared.u32 [s+4092], %r22;\n" QT "\tst.shared.u32 [%r33], %r20;\n"
              "\tatom.shared.add.u32 %r34, [q+60], 1;\n" BAR LD, 16}, /* other variables' words */
         {ONE T0ST("%r21") BAR "\tld.shared.u32 %r23, [w];\n\tadd.s32 %r9, %r23, 0;\n", 16},
+        {ONE T0ST("%r21") "\tmov.u32 %r31, q;\n\tshl.b32 %r32, %r30, 2;\n\tadd.s32 %r33, %r32, %r31;\n"
+             "\tst.shared.u32 [%r33], %r20;\n" BAR LD, 16}, /* the base the second operand */
         /* not one value, or not known */
         {ONE LD T0ST("%r21") BAR, 0},                              /* the load first */
         {ONE "\t@%p2 st.shared.u32 [w], %r21;\n" BAR LD, 0}, /* thread 0 does not store */
@@ -2358,6 +2360,8 @@ static void test_int_ref19(void **state)
         {ONE T0ST("%r21") "\tmov.u32 %r31, w;\n" BAR LD, 0},        /* its address taken */
         {ONE T0ST("%r21") QT "\tst.shared.u32 [%r33+4], %r20;\n" BAR LD, 0}, /* past q's end */
         {ONE T0ST("%r21") QT "\tst.shared.u32 [%r33+-8], %r20;\n" BAR LD, 0},
+        {ONE T0ST("%r21") "\tmov.u32 %r31, q;\n\tshl.b32 %r32, %r30, 2;\n\tsub.s32 %r33, %r32, %r31;\n"
+             "\tst.shared.u32 [%r33], %r20;\n" BAR LD, 0}, /* a base subtracted */
         {ONE DAT T0ST("%r21") "\tmov.u32 %r31, q;\n\tadd.s32 %r33, %r31, %r22;\n"
              "\tst.shared.u32 [%r33], %r20;\n" BAR LD, 0}, /* an index of data */
         {ONE T0ST("%r21") "\tcall.uni wr, ();\n" BAR LD, 0},       /* a call */
