@@ -246,6 +246,8 @@ typedef struct {
      * round epoch, the statement of the barrier its cover precedes (-1: none) */
     const shdecl *sh;
     int nsh;          /* -1: the table overflowed (nothing is read) */
+    bool entry;       /* the body is an .entry's (a .func's may be called by one that writes
+                       * the module's shared words too) */
     long epoch;       /* eval_all rounds */
     signed char swbody; /* 0: not asked yet, 1: so, 2: not */
     int nsw;
@@ -2419,14 +2421,15 @@ static bool local_forward(const body *b, const stmt *s, int w, bool sg, ival *ou
 }
 
 /* (REF19) The size in bytes of the .shared variable name as the body's table gives it: -1 when
- * not declared there, declared more than once, of a size not read, or the table overflowed. */
+ * not declared there, declared more than once, of a size not read, the module's and the body
+ * a .func's (its caller may write it too), or the table overflowed. */
 static long shared_size(const body *b, const char *name)
 {
     if (!b->sh || b->nsh < 0)
         return -1;
     for (int k = 0; k < b->nsh; k++)
         if (!strcmp(b->sh[k].name, name))
-            return b->sh[k].count == 1 ? b->sh[k].size : -1;
+            return b->sh[k].count == 1 && (b->entry || b->sh[k].in_body) ? b->sh[k].size : -1;
     return -1;
 }
 
@@ -5825,6 +5828,7 @@ static int body_unroll(body *b, ptxrace_result *out)
             nb.data = b->data;
             nb.sh = b->sh;
             nb.nsh = b->nsh;
+            nb.entry = b->entry;
             memcpy(nb.pname, b->pname, sizeof nb.pname);
             memcpy(nb.pknown, b->pknown, sizeof nb.pknown);
             memcpy(nb.pval, b->pval, sizeof nb.pval);
@@ -6999,6 +7003,7 @@ static void scan_line(scan *sc, char *raw)
     }
     sc->b.sh = sc->sh; /* (REF19) the declarations seen so far, for shared_word */
     sc->b.nsh = sc->sh_over ? -1 : sc->nsh;
+    sc->b.entry = !sc->is_func;
     if (sc->reach && sc->launched && sc->depth > 0 && *s != '.') {
         char e = s[strlen(s) - 1];
         if (e != ';' && e != '{' && e != '}' && e != ':')
