@@ -118,6 +118,14 @@ typedef struct {
     uint64_t kz, ko;
 } ival;
 
+/* (REF19) A register's integer value as an evaluation judged it (reg's irng, iv, iw, isg). */
+struct swsnap {
+    bool irng;
+    bool isg;
+    unsigned char iw;
+    ival iv;
+};
+
 /* Two's-complement arithmetic on the forms' numbers (addresses wrap; C's signed overflow must
  * not happen). */
 static int64_t wadd(int64_t x, int64_t y)
@@ -248,6 +256,10 @@ typedef struct {
     int nsh;          /* -1: the table overflowed (nothing is read) */
     bool entry;       /* the body is an .entry's (a .func's may be called by one that writes
                        * the module's shared words too) */
+    bool sw_late;     /* this evaluation met a store of a word whose value is written after the
+                       * load in the text (not judged yet): eval_all evaluates again with... */
+    const struct swsnap *snap; /* ...every register as the first evaluation judged it (NULL:
+                                * none; set only during that second evaluation) */
     long epoch;       /* eval_all rounds */
     signed char swbody; /* 0: not asked yet, 1: so, 2: not */
     int nsw;
@@ -1477,6 +1489,7 @@ static bool fw_ok(const body *b, const char *o, int want)
 
 static int ir_type(const char *t, bool *sgn);
 static ival ir_operand(const body *b, const char *o, int w, bool sgn);
+static ival iv_as(const ival *iv, int iw, bool isg, int w, bool sgn);
 static int64_t ir_min(int w, bool sgn);
 static int64_t ir_max(int w, bool sgn);
 
@@ -1921,15 +1934,23 @@ static ival ir_operand(const body *b, const char *o, int w, bool sgn)
     if (r < 0 || b->regs[r].defs != 1 || !b->regs[r].irng)
         return v;
     const reg *g = &b->regs[r];
-    if (g->iw == w && g->isg == sgn)
-        return g->iv;
-    int nw = g->iw < w ? g->iw : w;
-    v.kz = g->iv.kz & iv_mask(nw);
-    v.ko = g->iv.ko & iv_mask(nw);
-    if (g->iv.rk && g->iv.lo >= 0 && g->iv.hi <= ir_max(nw, true)) {
+    return iv_as(&g->iv, g->iw, g->isg, w, sgn);
+}
+
+/* A value judged as the type iw / isg, read as w / sgn: the same, or the bits both widths hold
+ * (and the range, where it lies in both). */
+static ival iv_as(const ival *iv, int iw, bool isg, int w, bool sgn)
+{
+    if (iw == w && isg == sgn)
+        return *iv;
+    ival v = iv_full(w, sgn);
+    int nw = iw < w ? iw : w;
+    v.kz = iv->kz & iv_mask(nw);
+    v.ko = iv->ko & iv_mask(nw);
+    if (iv->rk && iv->lo >= 0 && iv->hi <= ir_max(nw, true)) {
         v.rk = true;
-        v.lo = g->iv.lo;
-        v.hi = g->iv.hi;
+        v.lo = iv->lo;
+        v.hi = iv->hi;
     }
     iv_norm(&v, w, sgn);
     return v;
@@ -2792,6 +2813,13 @@ static bool shared_word(body *b, const stmt *s, int w, bool sg, ival *out)
         }
         ival x = ir_operand(b, t->ops[1], w, sg); /* the bytes it writes, read as the load's
                                                     * type (sw_word: as many) */
+        if (vr >= 0 && t > s) { /* written after the load in the text: not judged yet in this
+                                 * evaluation -- the first's value, in a second (eval_all) */
+            const struct swsnap *p = b->snap ? &b->snap[vr] : NULL;
+            x = p && p->irng ? iv_as(&p->iv, p->iw, p->isg, w, sg) : iv_full(w, sg);
+            if (!b->snap)
+                b->sw_late = true;
+        }
         if (!any) {
             *out = x;
             any = true;
@@ -4047,8 +4075,42 @@ static int pred_const(body *b, stmt *s)
     return -1;
 }
 
-/* Evaluate every register and shared access in text order (one round). */
+static void eval_once(body *b, flow *f, ptxrace_result *out);
+
+/* Evaluate every register and shared access in text order (one round). (REF19) Where a shared
+ * word's store writes a register the text writes after the word's load (shared_word:
+ * sw_late), once more, that store's value now the first evaluation's: a judgement made with
+ * that load not known (or read from earlier stores alone), so it holds whatever the word
+ * holds; the counts in out are the second's alone. */
 static void eval_all(body *b, flow *f, ptxrace_result *out)
+{
+    long counts[5] = {0};
+    if (out) {
+        counts[0] = out->shared_loads, counts[1] = out->shared_stores;
+        counts[2] = out->resolved_loads, counts[3] = out->resolved_stores;
+        counts[4] = out->data_loads;
+    }
+    b->sw_late = false;
+    eval_once(b, f, out);
+    if (!b->sw_late || b->nregs <= 0)
+        return;
+    struct swsnap *snap = hk_malloc((size_t)b->nregs * sizeof *snap);
+    if (!snap)
+        return; /* the first evaluation stands: its stores after a load are not known */
+    for (long r = 0; r < b->nregs; r++)
+        snap[r] = (struct swsnap){b->regs[r].irng, b->regs[r].isg, b->regs[r].iw, b->regs[r].iv};
+    if (out) {
+        out->shared_loads = counts[0], out->shared_stores = counts[1];
+        out->resolved_loads = counts[2], out->resolved_stores = counts[3];
+        out->data_loads = counts[4];
+    }
+    b->snap = snap;
+    eval_once(b, f, out);
+    b->snap = NULL;
+    hk_free(snap);
+}
+
+static void eval_once(body *b, flow *f, ptxrace_result *out)
 {
     for (long r = 0; r < b->nregs; r++) {
         reg *g = &b->regs[r];

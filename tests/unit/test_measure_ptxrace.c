@@ -2305,7 +2305,9 @@ static void test_int_ref18(void **state)
  * the barrier), another store writes data, the word's address is taken, a shared store can
  * leave its variable or is at an address not read, the body has a call, a cvta to the
  * shared window, a generic store, a cp.async, an atomic on the word, a partial barrier, or
- * the word's name is declared twice or read in part. Also sub.cc / subc and mad.cc / madc
+ * the word's name is declared twice or read in part. A store whose value the text writes
+ * after the load is read as a first evaluation judged it (found: v & 2; not: data, the word
+ * plus 1). Also sub.cc / subc and mad.cc / madc
  * chains (spin_int_subc/madc_evade.cu): a borrow or carry known from the operands' ranges
  * found; one that depends on the value, another family's flag, a label between, a guarded
  * producer, a signed high half not. */
@@ -2340,6 +2342,8 @@ static void test_int_ref19(void **state)
         {ONE T0ST("%r21") BAR "\tsetp.eq.s32 %p3, %r30, 5;\n\t@%p3 st.shared.u32 [w], 0;\n" LD,
          16}, /* a second store of 0 after the barrier */
         {ONE T0ST("%r21") BAR LD "\tst.shared.u32 [w], 0;\n", 16}, /* one after the load */
+        {ONE T0ST("%r21") BAR LD "\tand.b32 %r26, %r20, 2;\n\tst.shared.u32 [w], %r26;\n",
+         16}, /* one whose value the text writes after the load (spin_int_swordlate) */
         {ONE T0ST("%r21") "\tst.shared.u32 [s+4092], %r22;\n" QT "\tst.shared.u32 [%r33], %r20;\n"
              "\tatom.shared.add.u32 %r34, [q+60], 1;\n" BAR LD, 16}, /* other variables' words */
         {ONE T0ST("%r21") BAR "\tld.shared.u32 %r23, [w];\n\tadd.s32 %r9, %r23, 0;\n", 16},
@@ -2356,7 +2360,10 @@ static void test_int_ref19(void **state)
         {ONE DAT T0ST("%r21") BAR "\tsetp.eq.s32 %p3, %r30, 5;\n\t@%p3 st.shared.u32 [w], %r22;\n"
              LD, 0}, /* another store of data */
         {ONE T0ST("%r21") BAR LD "\tst.shared.u32 [w], %r24;\n\tmov.u32 %r24, 7;\n",
-         0}, /* a store whose value the load does not know yet (text order) */
+         0}, /* a store whose value is written after it */
+        {ONE T0ST("%r21") BAR LD DAT "\tst.shared.u32 [w], %r22;\n", 0}, /* data, after the load */
+        {ONE T0ST("%r21") BAR LD "\tadd.s32 %r26, %r9, 1;\n\tst.shared.u32 [w], %r26;\n",
+         0}, /* the word itself plus 1, after the load: 0, 1, 2 ... */
         {ONE T0ST("%r21") "\tmov.u32 %r31, w;\n" BAR LD, 0},        /* its address taken */
         {ONE T0ST("%r21") QT "\tst.shared.u32 [%r33+4], %r20;\n" BAR LD, 0}, /* past q's end */
         {ONE T0ST("%r21") QT "\tst.shared.u32 [%r33+-8], %r20;\n" BAR LD, 0},
