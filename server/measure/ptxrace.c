@@ -2312,23 +2312,27 @@ static int local_step(const body *b, const stmt *t, const char *base, int64_t lo
  * value must be written where every way to its store passes (value_before), as the ways
  * from it to the load are not read. Not so: a way that reaches the body's start with no
  * store (the word never written), a step after which nothing is known, a brx in the body
- * (targets not known), a label defined twice, more than 2^16 statements read. */
+ * (targets not known), a label defined twice, more than 2^20 statements read (n more for each
+ * label's ways asked). */
 static bool local_join(const body *b, long lab, const char *base, int64_t lo, int64_t bytes, int w,
                        bool sg, ival *out)
 {
     long n = b->n;
     char *seen = hk_calloc((size_t)n + 1, 1);
+    char *defd = hk_calloc((size_t)b->nlabels + 1, 1);
     long *todo = hk_malloc(((size_t)n + 1) * sizeof *todo);
-    bool ok = seen && todo, any = false;
-    long nt = 0, steps = 1L << 16;
+    bool ok = seen && defd && todo, any = false;
+    long nt = 0, steps = 1L << 20; /* statements read, and n per label's ways asked */
     for (long i = 0; ok && i < n; i++) {
         const stmt *x = &b->st[i];
         if (x->kind == I_BRX)
             ok = false;
-        else if (x->kind == I_LABEL)
-            for (long j = i + 1; ok && j < n; j++)
-                if (b->st[j].kind == I_LABEL && b->st[j].label == x->label)
-                    ok = false;
+        else if (x->kind == I_LABEL) {
+            if (x->label < 0 || x->label >= b->nlabels || defd[x->label])
+                ok = false; /* defined twice (or not known) */
+            else
+                defd[x->label] = 1;
+        }
     }
     if (ok)
         todo[nt++] = lab;
@@ -2343,6 +2347,10 @@ static bool local_join(const body *b, long lab, const char *base, int64_t lo, in
             seen[i] = 1;
             const stmt *t = &b->st[i];
             if (t->kind == I_LABEL) {
+                if ((steps -= n) < 0) {
+                    ok = false;
+                    break;
+                }
                 if (i > 0) {
                     const stmt *p = &b->st[i - 1];
                     bool falls = !((p->kind == I_BRA || p->kind == I_RET) && p->guard < 0);
@@ -2388,6 +2396,7 @@ static bool local_join(const body *b, long lab, const char *base, int64_t lo, in
         }
     }
     hk_free(seen);
+    hk_free(defd);
     hk_free(todo);
     if (!ok || !any)
         return false;
@@ -2590,7 +2599,13 @@ static bool sw_aff(const body *b, const long *defat, const char *o, int depth, s
     const stmt *s = &b->st[defat[r]];
     const char *op = s->op;
     int n = s->nops;
-    if (s->guard >= 0 || s->ops_cut || op_has(op, "cc") || op_has(op, "sat"))
+    char ty[4][8];
+    int nty = op_types(op, ty, 4);
+    bool sg;
+    for (int q = 0; q < nty; q++)
+        if (!ir_type(ty[q], &sg))
+            return false; /* a float's (or a predicate's) arithmetic: no address */
+    if (s->guard >= 0 || s->ops_cut || nty < 1 || op_has(op, "cc") || op_has(op, "sat"))
         return false;
     saff x, y;
     if (op_is(op, "mov") && n == 2)
@@ -2638,9 +2653,8 @@ static bool sw_aff(const body *b, const long *defat, const char *o, int depth, s
         for (int d = 0; d < 3; d++)
             out->a[d] = x.a[d] * m + y.a[d];
     } else if (op_is(op, "cvt") && n == 2) {
-        char ty[4][8];
         bool s0, s1;
-        if (op_types(op, ty, 4) != 2 || ir_type(ty[0], &s0) != 64 || ir_type(ty[1], &s1) != 32 ||
+        if (nty != 2 || ir_type(ty[0], &s0) != 64 || ir_type(ty[1], &s1) != 32 ||
             !sw_aff(b, defat, s->ops[1], depth + 1, &x))
             return false;
         int64_t lo, hi;
