@@ -184,6 +184,9 @@ typedef struct {
     const char *lbase; /* (REF18) written once: the address of the .local variable lbase (the
                         * depot) plus loff, where local_proof holds; NULL: not so */
     int64_t loff;
+    bool mbad;   /* (REF19) written twice or more, and not a merge merge_value reads: a write
+                  * with another destination too, under a guard, or reading it itself */
+    long mlast;  /* (REF19) its last write's statement (merge_value) */
 } reg;
 
 enum {
@@ -222,6 +225,11 @@ typedef struct {
     bool def_full;   /* every thread that can reach it executes it (its guard uniform) */
     int def_sym;     /* the uniform unknown it (re)defines each time it runs, 0: none: the
                       * stores based on it are no longer where a later load's address is */
+    bool mok;        /* (REF19) a write of a register written twice or more (a merge's): the
+                      * integer value it writes, as this evaluation judged it (mv of mw / msg) */
+    bool msg;
+    unsigned char mw;
+    ival mv;
 } stmt;
 
 typedef struct {
@@ -256,6 +264,9 @@ typedef struct {
     int nsh;          /* -1: the table overflowed (nothing is read) */
     bool entry;       /* the body is an .entry's (a .func's may be called by one that writes
                        * the module's shared words too) */
+    const stmt *at;   /* (REF19) the statement eval_all is judging: an operand of its own that
+                       * names a merge's register reads merge_value there */
+    bool mdone;       /* (REF19) the registers' mbad / mlast set (merge_prep) */
     bool sw_late;     /* this evaluation met a store of a word whose value is written after the
                        * load in the text (not judged yet): eval_all evaluates again with... */
     const struct swsnap *snap; /* ...every register as the first evaluation judged it (NULL:
@@ -1490,6 +1501,8 @@ static bool fw_ok(const body *b, const char *o, int want)
 static int ir_type(const char *t, bool *sgn);
 static ival ir_operand(const body *b, const char *o, int w, bool sgn);
 static ival iv_as(const ival *iv, int iw, bool isg, int w, bool sgn);
+static ival merge_value(const body *b, int r, const stmt *u, int w, bool sgn);
+static int op_regs(const char *o, char *buf, size_t cap, const char **out, int nmax);
 static int64_t ir_min(int w, bool sgn);
 static int64_t ir_max(int w, bool sgn);
 
@@ -1908,6 +1921,144 @@ static bool iv_point(const ival *v, int w, bool sg, int64_t *c)
     return true;
 }
 
+/* (REF19) The value a register written twice or more (r) holds where statement u reads it: the
+ * writes that reach u -- read backward from u over every way in (the statement before a label
+ * unless an unguarded bra or ret, every bra to it), each statement once, to the nearest write
+ * of r on each way -- each judged in this evaluation before u in the text (mok), united (the
+ * union of their ranges, the bits they all know, as w / sgn). Sound as the text order is: a
+ * write after u in the text is not judged yet (any value), one that reads r itself is not a
+ * merge (mbad), and a way from the body's start with no write (r never written: any value)
+ * or through a brx, a call's write, a label defined twice: every value of the type. */
+static ival merge_value(const body *b, int r, const stmt *u, int w, bool sgn)
+{
+    ival out = iv_full(w, sgn);
+    const reg *g = &b->regs[r];
+    long n = b->n, at = u - b->st;
+    if (!b->mdone || g->mbad || g->mlast < 0 || g->mlast >= at || at <= 0 || at > n)
+        return out; /* a write after u in the text (or none): not judged yet */
+    char *seen = hk_calloc((size_t)n + 1, 1);
+    long *todo = hk_malloc(((size_t)n + 1) * sizeof *todo);
+    bool ok = seen && todo, any = false;
+    long nt = 0, steps = 1L << 16;
+    ival acc = out;
+    if (ok)
+        todo[nt++] = at - 1;
+    while (ok && nt > 0) {
+        for (long i = todo[--nt]; ok; i--) {
+            if (i < 0 || --steps < 0) {
+                ok = false; /* the body's start: a way on which r is never written */
+                break;
+            }
+            if (seen[i])
+                break;
+            seen[i] = 1;
+            const stmt *t = &b->st[i];
+            if (t->kind == I_BRX) {
+                ok = false;
+                break;
+            }
+            if (t->kind == I_LABEL) {
+                if ((steps -= n) < 0 || i == 0) {
+                    ok = false;
+                    break;
+                }
+                const stmt *p = &b->st[i - 1];
+                if (!((p->kind == I_BRA || p->kind == I_RET) && p->guard < 0))
+                    todo[nt++] = i - 1;
+                int dup = 0;
+                for (long j = 0; ok && j < n; j++) {
+                    const stmt *x = &b->st[j];
+                    if (x->kind == I_BRX)
+                        ok = false;
+                    else if (x->kind == I_LABEL && x->label == t->label)
+                        dup++;
+                    else if (x->kind == I_BRA && x->nops >= 1 && t->label >= 0 &&
+                             t->label < b->nlabels && !strcmp(x->ops[0], b->labels[t->label]) &&
+                             !seen[j]) {
+                        if (nt > n)
+                            ok = false;
+                        else
+                            todo[nt++] = j;
+                    }
+                }
+                if (dup != 1)
+                    ok = false; /* a label defined twice: which one a branch means? */
+                break;
+            }
+            int d[4];
+            int nd = stmt_dests((body *)b, (stmt *)t, d, 4), q = 0; /* the dests exist */
+            while (q < nd && q < 4 && d[q] != r)
+                q++;
+            if (q >= nd || q >= 4)
+                continue;
+            if (!t->mok) { /* a write not judged (a call's, one after u): any value */
+                ok = false;
+                break;
+            }
+            ival x = iv_as(&t->mv, t->mw, t->msg, w, sgn);
+            if (!any) {
+                acc = x;
+                any = true;
+            } else {
+                acc.rk = acc.rk && x.rk;
+                if (x.lo < acc.lo)
+                    acc.lo = x.lo;
+                if (x.hi > acc.hi)
+                    acc.hi = x.hi;
+                acc.kz &= x.kz;
+                acc.ko &= x.ko;
+            }
+            break;
+        }
+    }
+    hk_free(seen);
+    hk_free(todo);
+    if (!ok || !any)
+        return out;
+    iv_norm(&acc, w, sgn);
+    return acc;
+}
+
+/* (REF19) Each register written twice or more: mbad where a write has another destination too,
+ * is under a guard, or reads the register itself (a loop's counter: its value hangs on its
+ * own), and its last write's statement (mlast). Once per body (the statements alone). */
+static void merge_prep(body *b)
+{
+    if (b->mdone)
+        return;
+    b->mdone = true;
+    for (long r = 0; r < b->nregs; r++) {
+        b->regs[r].mbad = false;
+        b->regs[r].mlast = -1;
+    }
+    for (long i = 0; i < b->n; i++) {
+        stmt *s = &b->st[i];
+        int d[8];
+        int nd = s->kind == I_LABEL ? 0 : stmt_dests(b, s, d, 8);
+        for (int k = 0; k < nd && k < 8; k++) {
+            reg *g = &b->regs[d[k]];
+            if (g->defs <= 1)
+                continue;
+            g->mlast = i;
+            if (nd != 1 || s->guard >= 0 || s->ops_cut || op_is(s->op, "call"))
+                g->mbad = true;
+            for (int j = 1; j < s->nops && !g->mbad; j++) {
+                char rb[PR_LINE];
+                const char *rs[16];
+                int nr = op_regs(s->ops[j], rb, sizeof rb, rs, 16);
+                if (nr < 0)
+                    g->mbad = true;
+                for (int q = 0; q < nr; q++)
+                    if (reg_find(b, rs[q]) == d[k])
+                        g->mbad = true;
+            }
+        }
+        if (nd < 0) /* (never: a statement's dests are made when it is parsed) */
+            for (long r = 0; r < b->nregs; r++)
+                b->regs[r].mbad = true;
+    }
+}
+
 /* What is known of an integer operand read as a w-bit integer (signed when sgn): an immediate
  * exactly; a register written once with a value judged (irng): as written, or, read under
  * another type or width, its low bits (those above its own width unknown) and its range where
@@ -1931,6 +2082,14 @@ static ival ir_operand(const body *b, const char *o, int w, bool sgn)
         return v;
     }
     int r = *o == '%' ? reg_find(b, o) : -1;
+    if (r >= 0 && b->regs[r].defs > 1 && b->at) {
+        for (int i = 0; i < b->at->nops; i++)
+            if (o == b->at->ops[i]) /* this very operand of the statement judged (not another
+                                     * statement's, read from there: a store's value, a carry's
+                                     * producer) */
+                return merge_value(b, r, b->at, w, sgn);
+        return v;
+    }
     if (r < 0 || b->regs[r].defs != 1 || !b->regs[r].irng)
         return v;
     const reg *g = &b->regs[r];
@@ -4144,11 +4303,15 @@ static void eval_once(body *b, flow *f, ptxrace_result *out)
     f->ns = 0;
     b->epoch++; /* (REF19) shared_word's covers: asked again with this round's predicates */
     local_proof(b);
+    merge_prep(b);
+    for (long i = 0; i < b->n; i++)
+        b->st[i].mok = false; /* (REF19) a merge's writes: judged anew, in text order */
     int fixr[2 * PR_FIX];
     for (int k = 0; k < b->nfix; k++)
         fixr[k] = reg_find(b, b->fixname[k]);
     for (long i = 0; i < b->n; i++) {
         stmt *s = &b->st[i];
+        b->at = s; /* (REF19) its own operands read a merge's register there */
         s->tracked = false;
         s->store_id = -1;
         s->def_sym = 0;
@@ -4241,6 +4404,13 @@ static void eval_once(body *b, flow *f, ptxrace_result *out)
             reg *r = &b->regs[d[k]];
             if (r->defs > 1 && r->uni && !s->def_sym)
                 s->def_sym = r->uval.sym; /* a new value of the same unknown */
+            if (r->defs > 1 && nd == 1 && !r->mbad && gh) { /* (REF19) a merge's write */
+                int mw = 0;
+                bool msg = false;
+                s->mok = int_value_def(b, s, &s->mv, &mw, &msg);
+                s->mw = (unsigned char)mw;
+                s->msg = msg;
+            }
             if (r->defs != 1)
                 continue;
             double flo = -INFINITY, fhi = INFINITY;
@@ -4279,6 +4449,7 @@ static void eval_once(body *b, flow *f, ptxrace_result *out)
                 s->def_sym = r->v.sym; /* made here: in a loop, made anew each trip */
         }
     }
+    b->at = NULL;
 }
 
 /* After a round's values: each tracked store's statement, and the stores per base. HK_OK,
@@ -6298,13 +6469,21 @@ static int stored_values(body *b, const stmt *s, size_t size, const bool *clk, i
     if (*o != '%')
         return ptxdata_int(o, strlen(o), &c) && cap >= 1 ? (vals[0] = c, 1) : 0;
     int r = reg_find(b, o);
+    uint64_t lm = iv_mask(8 * (int)size);
+    if (r >= 0 && b->regs[r].defs > 1) { /* (REF19) a merge's register: every write that reaches
+                                           * the store, as the last evaluation judged them */
+        ival x = merge_value(b, r, s, 8 * (int)size, false);
+        if (((x.kz | x.ko) & lm) != lm || cap < 1)
+            return 0;
+        vals[0] = (int64_t)(x.ko & lm);
+        return 1;
+    }
     if (r < 0 || b->regs[r].defs != 1)
         return 0;
     if (val_const(&b->regs[r].v)) {
         vals[0] = b->regs[r].v.c;
         return cap >= 1;
     }
-    uint64_t lm = iv_mask(8 * (int)size);
     if (b->regs[r].irng && ((b->regs[r].iv.kz | b->regs[r].iv.ko) & lm) == lm) {
         vals[0] = (int64_t)(b->regs[r].iv.ko & lm); /* (REF17) the bytes stored all known (a
                                                        * wider register: its low ones) */

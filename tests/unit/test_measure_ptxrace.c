@@ -2307,7 +2307,10 @@ static void test_int_ref18(void **state)
  * shared window, a generic store, a cp.async, an atomic on the word, a partial barrier, or
  * the word's name is declared twice or read in part. A store whose value the text writes
  * after the load is read as a first evaluation judged it (found: v & 2; not: data, the word
- * plus 1). Also sub.cc / subc and mad.cc / madc
+ * plus 1). A register written on each way into a join (spin_int_merge_evade.cu): found where
+ * every write that reaches the read is judged before it and none reads the register itself;
+ * data on one way, a loop's counter (directly or through another register), a way with no
+ * write, a guarded write, a write after the read not. Also sub.cc / subc and mad.cc / madc
  * chains (spin_int_subc/madc_evade.cu): a borrow or carry known from the operands' ranges
  * found; one that depends on the value, another family's flag, a label between, a guarded
  * producer, a signed high half not. */
@@ -2316,7 +2319,7 @@ static void test_int_ref19(void **state)
     (void)state;
     static const char head[] =
         ".version 8.8\n.target sm_90\n.address_size 64\n"
-        ".shared .align 4 .u32 w2;\n"
+        ".shared .align 4 .u32 w2;\n.global .align 4 .u32 gz = 5;\n"
         ".func wr()\n{\n\tret;\n}\n"
         ".visible .entry k(\n\t.param .u64 k_param_0\n)\n{\n"
         "\t.reg .pred %p<9>;\n\t.reg .b32 %r<40>;\n\t.reg .f32 %f<9>;\n\t.reg .b64 %rd<9>;\n"
@@ -2386,6 +2389,29 @@ static void test_int_ref19(void **state)
         {ONE T0ST("%r20") BAR LD, 0}, /* 0 or 1 */
         {ONE DAT "\tsetp.eq.s32 %p3, %r22, 0;\n\t@%p3 bra $L__c;\n\tand.b32 %r25, %r20, 2;\n"
              "$L__c:\n" T0ST("%r25") BAR LD, 0}, /* its value maybe never written */
+        /* a register written on each way into a join (spin_int_merge_evade.cu) */
+        {ONE DAT "\tsetp.eq.s32 %p3, %r22, 0;\n\tand.b32 %r27, %r20, 2;\n\t@%p3 bra $L__m;\n"
+             "\tmov.u32 %r27, 0;\n$L__m:\n\tadd.s32 %r9, %r27, 0;\n", 16},
+        {ONE DAT "\tsetp.eq.s32 %p3, %r22, 0;\n\t@%p3 bra $L__a;\n\tand.b32 %r27, %r20, 2;\n"
+             "\tbra.uni $L__m;\n$L__a:\n\tmov.u32 %r27, 0;\n$L__m:\n\tadd.s32 %r9, %r27, 0;\n",
+         16}, /* a write on each arm */
+        {ONE DAT "\tsetp.eq.s32 %p3, %r22, 0;\n\tmov.u32 %r27, 0;\n\t@%p3 bra $L__m;\n"
+             "\tmov.u32 %r27, %r22;\n$L__m:\n\tadd.s32 %r9, %r27, 0;\n", 0}, /* data on one */
+        {ONE DAT "\tsetp.eq.s32 %p3, %r22, 0;\n\tmov.u32 %r27, 0;\n$L__l:\n"
+             "\tadd.s32 %r27, %r27, 1;\n\t@%p3 bra $L__l;\n\tadd.s32 %r9, %r27, 0;\n",
+         0}, /* a loop's counter */
+        {ONE DAT "\tsetp.eq.s32 %p3, %r22, 0;\n\tmov.u32 %r27, 0;\n$L__l:\n"
+             "\tadd.s32 %r28, %r27, 1;\n\tmov.u32 %r27, %r28;\n\t@%p3 bra $L__l;\n"
+             "\tadd.s32 %r9, %r27, 0;\n", 0}, /* a loop's counter through another register */
+        {ONE DAT "\tsetp.eq.s32 %p3, %r22, 0;\n\t@%p3 bra $L__m;\n\tmov.u32 %r27, 0;\n"
+             "\tmov.u32 %r27, 0;\n$L__m:\n\tadd.s32 %r9, %r27, 0;\n", 0}, /* a way with none */
+        {ONE DAT "\tsetp.eq.s32 %p3, %r22, 0;\n\tmov.u32 %r27, 0;\n\t@%p3 mov.u32 %r27, 5;\n"
+             "\tadd.s32 %r9, %r27, 0;\n", 0}, /* a guarded write */
+        {ONE DAT "\tsetp.eq.s32 %p3, %r22, 0;\n\tmov.u32 %r27, 0;\n\tadd.s32 %r9, %r27, 0;\n"
+             "\tmov.u32 %r27, 0;\n", 0}, /* a write after the read in the text */
+        {ONE "\t@%p2 bra $L__g;\n$L__h:\n\t.loc 1 5 1\n\tst.global.u32 [gz], %r21;\n$L__g:\n"
+             BAR "\tld.global.u32 %r9, [gz];\n", 16}, /* a module word's store after a label and
+                                                     * a .loc (ptxdata read them as one) */
         /* borrows and multiply-add carries (spin_int_subc/madc_evade.cu): v = %r20 in [0, 1] */
         {ONE "\tsub.cc.u32 %r23, %r20, 2;\n\tsubc.u32 %r24, 0, 0;\n\tadd.s32 %r9, %r24, 1;\n",
          16}, /* spin_int_subc: always a borrow, -1 + 1 */
