@@ -186,7 +186,8 @@ typedef struct {
     int64_t loff;
     bool mbad;   /* (REF19) written twice or more, and not a merge merge_value reads: a write
                   * with another destination too, under a guard, or reading it itself */
-    long mlast;  /* (REF19) its last write's statement (merge_value) */
+    int mseen;   /* (REF19) its writes this evaluation has judged so far (merge_value: all);
+                  * mbad too where one of them wrote a value not known */
 } reg;
 
 enum {
@@ -225,8 +226,10 @@ typedef struct {
     bool def_full;   /* every thread that can reach it executes it (its guard uniform) */
     int def_sym;     /* the uniform unknown it (re)defines each time it runs, 0: none: the
                       * stores based on it are no longer where a later load's address is */
-    bool mok;        /* (REF19) a write of a register written twice or more (a merge's): the
-                      * integer value it writes, as this evaluation judged it (mv of mw / msg) */
+    int mreg;        /* (REF19) the register written twice or more that it writes alone, -1:
+                      * none; mok: the integer value it writes, as this evaluation judged it
+                      * (mv of mw / msg) */
+    bool mok;
     bool msg;
     unsigned char mw;
     ival mv;
@@ -266,7 +269,6 @@ typedef struct {
                        * the module's shared words too) */
     const stmt *at;   /* (REF19) the statement eval_all is judging: an operand of its own that
                        * names a merge's register reads merge_value there */
-    bool mdone;       /* (REF19) the registers' mbad / mlast set (merge_prep) */
     bool sw_late;     /* this evaluation met a store of a word whose value is written after the
                        * load in the text (not judged yet): eval_all evaluates again with... */
     const struct swsnap *snap; /* ...every register as the first evaluation judged it (NULL:
@@ -1924,47 +1926,56 @@ static bool iv_point(const ival *v, int w, bool sg, int64_t *c)
 /* (REF19) The value a register written twice or more (r) holds where statement u reads it: the
  * writes that reach u -- read backward from u over every way in (the statement before a label
  * unless an unguarded bra or ret, every bra to it), each statement once, to the nearest write
- * of r on each way -- each judged in this evaluation before u in the text (mok), united (the
- * union of their ranges, the bits they all know, as w / sgn). Sound as the text order is: a
- * write after u in the text is not judged yet (any value), one that reads r itself is not a
- * merge (mbad), and a way from the body's start with no write (r never written: any value)
- * or through a brx, a call's write, a label defined twice: every value of the type. */
+ * of r on each way -- each judged in this evaluation (mok), united (the union of their ranges,
+ * the bits they all know, as w / sgn). Sound as the text order is: every write of r must be
+ * judged already (mseen: all of them before u in the text -- a later one, not judged yet, is
+ * any value), none reads r itself, has another destination or is guarded (mbad), and a way
+ * from the body's start with no write (r never written: any value) or through a brx, a label
+ * defined twice, a write not judged: every value of the type. */
 static ival merge_value(const body *b, int r, const stmt *u, int w, bool sgn)
 {
     ival out = iv_full(w, sgn);
     const reg *g = &b->regs[r];
     long n = b->n, at = u - b->st;
-    if (!b->mdone || g->mbad || g->mlast < 0 || g->mlast >= at || at <= 0 || at > n)
-        return out; /* a write after u in the text (or none): not judged yet */
+    if (g->mbad || g->mseen != g->defs || at <= 0 || at > n)
+        return out;
+    long i = at - 1;
+    for (; i >= 0 && b->st[i].kind != I_LABEL && b->st[i].mreg != r; i--)
+        if (b->st[i].kind == I_BRX)
+            return out;
+    if (i < 0)
+        return out; /* the body's start: r never written on this way */
+    if (b->st[i].mreg == r) /* in u's block: the one write that reaches it */
+        return b->st[i].mok ? iv_as(&b->st[i].mv, b->st[i].mw, b->st[i].msg, w, sgn) : out;
     char *seen = hk_calloc((size_t)n + 1, 1);
     long *todo = hk_malloc(((size_t)n + 1) * sizeof *todo);
     bool ok = seen && todo, any = false;
-    long nt = 0, steps = 1L << 16;
     ival acc = out;
+    long nt = 0, steps = 1L << 16;
     if (ok)
-        todo[nt++] = at - 1;
+        todo[nt++] = i;
     while (ok && nt > 0) {
-        for (long i = todo[--nt]; ok; i--) {
-            if (i < 0 || --steps < 0) {
+        for (long k = todo[--nt]; ok; k--) {
+            if (k < 0 || --steps < 0) {
                 ok = false; /* the body's start: a way on which r is never written */
                 break;
             }
-            if (seen[i])
+            if (seen[k])
                 break;
-            seen[i] = 1;
-            const stmt *t = &b->st[i];
+            seen[k] = 1;
+            const stmt *t = &b->st[k];
             if (t->kind == I_BRX) {
                 ok = false;
                 break;
             }
             if (t->kind == I_LABEL) {
-                if ((steps -= n) < 0 || i == 0) {
+                if ((steps -= n) < 0 || k == 0) {
                     ok = false;
                     break;
                 }
-                const stmt *p = &b->st[i - 1];
+                const stmt *p = &b->st[k - 1];
                 if (!((p->kind == I_BRA || p->kind == I_RET) && p->guard < 0))
-                    todo[nt++] = i - 1;
+                    todo[nt++] = k - 1;
                 int dup = 0;
                 for (long j = 0; ok && j < n; j++) {
                     const stmt *x = &b->st[j];
@@ -1985,13 +1996,9 @@ static ival merge_value(const body *b, int r, const stmt *u, int w, bool sgn)
                     ok = false; /* a label defined twice: which one a branch means? */
                 break;
             }
-            int d[4];
-            int nd = stmt_dests((body *)b, (stmt *)t, d, 4), q = 0; /* the dests exist */
-            while (q < nd && q < 4 && d[q] != r)
-                q++;
-            if (q >= nd || q >= 4)
+            if (t->mreg != r)
                 continue;
-            if (!t->mok) { /* a write not judged (a call's, one after u): any value */
+            if (!t->mok) { /* a write not judged: any value */
                 ok = false;
                 break;
             }
@@ -2017,46 +2024,6 @@ static ival merge_value(const body *b, int r, const stmt *u, int w, bool sgn)
         return out;
     iv_norm(&acc, w, sgn);
     return acc;
-}
-
-/* (REF19) Each register written twice or more: mbad where a write has another destination too,
- * is under a guard, or reads the register itself (a loop's counter: its value hangs on its
- * own), and its last write's statement (mlast). Once per body (the statements alone). */
-static void merge_prep(body *b)
-{
-    if (b->mdone)
-        return;
-    b->mdone = true;
-    for (long r = 0; r < b->nregs; r++) {
-        b->regs[r].mbad = false;
-        b->regs[r].mlast = -1;
-    }
-    for (long i = 0; i < b->n; i++) {
-        stmt *s = &b->st[i];
-        int d[8];
-        int nd = s->kind == I_LABEL ? 0 : stmt_dests(b, s, d, 8);
-        for (int k = 0; k < nd && k < 8; k++) {
-            reg *g = &b->regs[d[k]];
-            if (g->defs <= 1)
-                continue;
-            g->mlast = i;
-            if (nd != 1 || s->guard >= 0 || s->ops_cut || op_is(s->op, "call"))
-                g->mbad = true;
-            for (int j = 1; j < s->nops && !g->mbad; j++) {
-                char rb[PR_LINE];
-                const char *rs[16];
-                int nr = op_regs(s->ops[j], rb, sizeof rb, rs, 16);
-                if (nr < 0)
-                    g->mbad = true;
-                for (int q = 0; q < nr; q++)
-                    if (reg_find(b, rs[q]) == d[k])
-                        g->mbad = true;
-            }
-        }
-        if (nd < 0) /* (never: a statement's dests are made when it is parsed) */
-            for (long r = 0; r < b->nregs; r++)
-                b->regs[r].mbad = true;
-    }
 }
 
 /* What is known of an integer operand read as a w-bit integer (signed when sgn): an immediate
@@ -4303,9 +4270,14 @@ static void eval_once(body *b, flow *f, ptxrace_result *out)
     f->ns = 0;
     b->epoch++; /* (REF19) shared_word's covers: asked again with this round's predicates */
     local_proof(b);
-    merge_prep(b);
-    for (long i = 0; i < b->n; i++)
-        b->st[i].mok = false; /* (REF19) a merge's writes: judged anew, in text order */
+    for (long i = 0; i < b->n; i++) { /* (REF19) a merge's writes: judged anew, in text order */
+        b->st[i].mok = false;
+        b->st[i].mreg = -1;
+    }
+    for (long r = 0; r < b->nregs; r++) {
+        b->regs[r].mbad = false;
+        b->regs[r].mseen = 0;
+    }
     int fixr[2 * PR_FIX];
     for (int k = 0; k < b->nfix; k++)
         fixr[k] = reg_find(b, b->fixname[k]);
@@ -4404,12 +4376,37 @@ static void eval_once(body *b, flow *f, ptxrace_result *out)
             reg *r = &b->regs[d[k]];
             if (r->defs > 1 && r->uni && !s->def_sym)
                 s->def_sym = r->uval.sym; /* a new value of the same unknown */
-            if (r->defs > 1 && nd == 1 && !r->mbad && gh) { /* (REF19) a merge's write */
-                int mw = 0;
-                bool msg = false;
-                s->mok = int_value_def(b, s, &s->mv, &mw, &msg);
-                s->mw = (unsigned char)mw;
-                s->msg = msg;
+            if (r->defs > 1) { /* (REF19) a merge's write: noted, judged (merge_value) */
+                r->mseen++;
+                if (nd != 1 || s->guard >= 0 || s->ops_cut || op_is(s->op, "call"))
+                    r->mbad = true;
+                for (int j = 1; j < s->nops && !r->mbad; j++) {
+                    char rb[PR_LINE];
+                    const char *rs[16];
+                    int nr = op_regs(s->ops[j], rb, sizeof rb, rs, 16);
+                    if (nr < 0)
+                        r->mbad = true;
+                    for (int q = 0; q < nr; q++)
+                        if (reg_find(b, rs[q]) == d[k])
+                            r->mbad = true; /* it reads itself: a loop's counter */
+                }
+                if (nd == 1) {
+                    s->mreg = d[k];
+                    int mw = 0;
+                    bool msg = false;
+                    s->mok = !r->mbad && gh && int_value_def(b, s, &s->mv, &mw, &msg);
+                    s->mw = (unsigned char)mw;
+                    s->msg = msg;
+                }
+                if (s->mok) { /* a write of any value of its type: nothing to read */
+                    uint64_t m = iv_mask(s->mw);
+                    bool some = ((s->mv.kz | s->mv.ko) & m) != 0 ||
+                                (s->mv.rk && (s->mv.lo != ir_min(s->mw, s->msg) ||
+                                              s->mv.hi != ir_max(s->mw, s->msg)));
+                    s->mok = some;
+                }
+                if (!s->mok)
+                    r->mbad = true; /* a write whose value is not known: none read */
             }
             if (r->defs != 1)
                 continue;
