@@ -884,6 +884,16 @@ static bool line_directive(const char *buf, size_t n)
     size_t i = 0;
     while (i < n && buf[i] == ' ')
         i++;
+    size_t j = i; /* (REF19) a label before it (`$L__BB0_10:` then `.loc 1 51 9` on the next
+                   * line, nvcc's -lineinfo): the label and the directive end at the line's end,
+                   * not joined to the statement after them */
+    while (j < n && pd_ident((unsigned char)buf[j]) && buf[j] != '.')
+        j++;
+    if (j > i && j < n && buf[j] == ':' && (j + 1 == n || buf[j + 1] != ':')) {
+        i = j + 1;
+        while (i < n && buf[i] == ' ')
+            i++;
+    }
     if (i == n || buf[i] != '.')
         return false;
     for (int k = 0; dirs[k]; k++) {

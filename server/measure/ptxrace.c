@@ -36,6 +36,18 @@
 #define PR_QUIET 64              /* device functions without a barrier, remembered (REF13) */
 #define PR_DECL 256              /* names declared in the launched entry's body (REF13) */
 #define PR_CHOICES 8             /* combinations of their values judged, at most */
+#define PR_SHARED 64             /* .shared declarations of the module and a body kept (REF19) */
+#define PR_SWORD 8               /* shared words one body's loads ask about (REF19) */
+
+/* (REF19) A `.shared` variable declared in the module or in the body being read: its name,
+ * its size in bytes (-1: not known -- `.extern`, `[]`, a list of names, a type not read),
+ * and how many declarations give that name (more than one: which is meant is not known). */
+typedef struct {
+    char name[256];
+    long size;
+    int count;
+    bool in_body;
+} shdecl;
 
 typedef struct {
     uint64_t w[PR_W];
@@ -106,6 +118,14 @@ typedef struct {
     uint64_t kz, ko;
 } ival;
 
+/* (REF19) A register's integer value as an evaluation judged it (reg's irng, iv, iw, isg). */
+struct swsnap {
+    bool irng;
+    bool isg;
+    unsigned char iw;
+    ival iv;
+};
+
 /* Two's-complement arithmetic on the forms' numbers (addresses wrap; C's signed overflow must
  * not happen). */
 static int64_t wadd(int64_t x, int64_t y)
@@ -164,6 +184,10 @@ typedef struct {
     const char *lbase; /* (REF18) written once: the address of the .local variable lbase (the
                         * depot) plus loff, where local_proof holds; NULL: not so */
     int64_t loff;
+    bool mbad;   /* (REF19) written twice or more, and not a merge merge_value reads: a write
+                  * with another destination too, under a guard, or reading it itself */
+    int mseen;   /* (REF19) its writes this evaluation has judged so far (merge_value: all);
+                  * mbad too where one of them wrote a value not known */
 } reg;
 
 enum {
@@ -202,6 +226,13 @@ typedef struct {
     bool def_full;   /* every thread that can reach it executes it (its guard uniform) */
     int def_sym;     /* the uniform unknown it (re)defines each time it runs, 0: none: the
                       * stores based on it are no longer where a later load's address is */
+    int mreg;        /* (REF19) the register written twice or more that it writes alone, -1:
+                      * none; mok: the integer value it writes, as this evaluation judged it
+                      * (mv of mw / msg) */
+    bool mok;
+    bool msg;
+    unsigned char mw;
+    ival mv;
 } stmt;
 
 typedef struct {
@@ -227,6 +258,30 @@ typedef struct {
     bool lok; /* (REF18) local_proof: every register holding a local variable's address is read
                * only as an ld.local / st.local address (loads forwarded, local_forward) */
     bool ldone; /* local_proof ran on this body (it reads the statements alone: once) */
+    /* (REF19) the shared words its loads asked about (shared_word): the .shared declarations
+     * seen (the module's and this body's, the scan's table), whether the body writes shared
+     * memory only by st/atom/red of .shared at addresses it can name (swbody), and per word
+     * whether every mention of it is a whole-word ld.shared / st.shared (ok) and, for the
+     * round epoch, the statement of the barrier its cover precedes (-1: none) */
+    const shdecl *sh;
+    int nsh;          /* -1: the table overflowed (nothing is read) */
+    bool entry;       /* the body is an .entry's (a .func's may be called by one that writes
+                       * the module's shared words too) */
+    const stmt *at;   /* (REF19) the statement eval_all is judging: an operand of its own that
+                       * names a merge's register reads merge_value there */
+    bool sw_late;     /* this evaluation met a store of a word whose value is written after the
+                       * load in the text (not judged yet): eval_all evaluates again with... */
+    const struct swsnap *snap; /* ...every register as the first evaluation judged it (NULL:
+                                * none; set only during that second evaluation) */
+    long epoch;       /* eval_all rounds */
+    signed char swbody; /* 0: not asked yet, 1: so, 2: not */
+    int nsw;
+    struct {
+        char name[256];
+        bool ok;
+        long epoch;
+        long bar;
+    } sw[PR_SWORD];
     bool ir_ok;
     ival ir_v;
     int ir_w;
@@ -1447,6 +1502,9 @@ static bool fw_ok(const body *b, const char *o, int want)
 
 static int ir_type(const char *t, bool *sgn);
 static ival ir_operand(const body *b, const char *o, int w, bool sgn);
+static ival iv_as(const ival *iv, int iw, bool isg, int w, bool sgn);
+static ival merge_value(const body *b, int r, const stmt *u, int w, bool sgn);
+static int op_regs(const char *o, char *buf, size_t cap, const char **out, int nmax);
 static int64_t ir_min(int w, bool sgn);
 static int64_t ir_max(int w, bool sgn);
 
@@ -1532,7 +1590,10 @@ static unsigned float_set_def(const body *b, const stmt *s, double *flo, double 
      * or .f32 (cvt_int_float); `.f64` ops that are exact or one rounding of an exact sum (mov,
      * neg, abs, min, max, selp, add, sub): an .f64 result differs from the exact one by less
      * than fr_out's margin (2^-22 relative), and a double sum is 0 only when the exact one is.
-     * A double product or quotient can underflow to 0 where the real one is not: not read. */
+     * A double product or quotient can underflow to 0 where the real one is not: not read.
+     * (REF19) A double product is, with its corners widened (mul below): the host's corner
+     * products are rounded to nearest, and one that underflows to 0 or overflows to an
+     * infinity holds no margin; a quotient still is not read. */
     bool f64 = nt >= 1 && !strcmp(t[0], "f64");
     bool fcvt = op_is(s->op, "cvt") && nt == 2 && (!strcmp(t[0], "f32") || f64) &&
                 !strcmp(t[1], t[0]);
@@ -1559,7 +1620,7 @@ static unsigned float_set_def(const body *b, const stmt *s, double *flo, double 
     if (f64 && !fcvt && !widen &&
         !(op_is(s->op, "mov") || op_is(s->op, "neg") || op_is(s->op, "abs") ||
           op_is(s->op, "min") || op_is(s->op, "max") || op_is(s->op, "selp") ||
-          op_is(s->op, "add") || op_is(s->op, "sub")))
+          op_is(s->op, "add") || op_is(s->op, "sub") || op_is(s->op, "mul")))
         return 0;
     const char *op = s->op;
     bool ftz = op_has(op, "ftz"), sat = op_has(op, "sat"), rm = op_has(op, "rm");
@@ -1637,6 +1698,20 @@ static unsigned float_set_def(const body *b, const stmt *s, double *flo, double 
         r = fs_mul(a[0], a[1]);
         if (!fr_mul(lo[0], hi[0], lo[1], hi[1], &rl, &rh))
             rl = -INFINITY, rh = INFINITY;
+        else if (f64) {
+            /* (REF19) a double's corners are the host's products rounded to nearest: within
+             * fr_out's margin of the exact ones, but for a corner that underflowed to 0 (the
+             * device's .rp / .rm may give the least subnormal) or overflowed to an infinity (its
+             * .rz gives DBL_MAX): those bounds widened past what either can be */
+            if (rl == 0)
+                rl = -0x1p-1074;
+            if (rh == 0)
+                rh = 0x1p-1074;
+            if (rl == INFINITY)
+                rl = DBL_MAX;
+            if (rh == -INFINITY)
+                rh = -DBL_MAX;
+        }
     } else if ((op_is(op, "fma") || (op_is(op, "mad") && rnd)) && n == 3) {
         r = fs_add(fs_mul(a[0], a[1]), a[2]);
         if (fr_mul(lo[0], hi[0], lo[1], hi[1], &rl, &rh))
@@ -1848,6 +1923,109 @@ static bool iv_point(const ival *v, int w, bool sg, int64_t *c)
     return true;
 }
 
+/* (REF19) The value a register written twice or more (r) holds where statement u reads it: the
+ * writes that reach u -- read backward from u over every way in (the statement before a label
+ * unless an unguarded bra or ret, every bra to it), each statement once, to the nearest write
+ * of r on each way -- each judged in this evaluation (mok), united (the union of their ranges,
+ * the bits they all know, as w / sgn). Sound as the text order is: every write of r must be
+ * judged already (mseen: all of them before u in the text -- a later one, not judged yet, is
+ * any value), none reads r itself, has another destination or is guarded (mbad), and a way
+ * from the body's start with no write (r never written: any value) or through a brx, a label
+ * defined twice, a write not judged: every value of the type. */
+static ival merge_value(const body *b, int r, const stmt *u, int w, bool sgn)
+{
+    ival out = iv_full(w, sgn);
+    const reg *g = &b->regs[r];
+    long n = b->n, at = u - b->st;
+    if (g->mbad || g->mseen != g->defs || at <= 0 || at > n)
+        return out;
+    long i = at - 1;
+    for (; i >= 0 && b->st[i].kind != I_LABEL && b->st[i].mreg != r; i--)
+        if (b->st[i].kind == I_BRX)
+            return out;
+    if (i < 0)
+        return out; /* the body's start: r never written on this way */
+    if (b->st[i].mreg == r) /* in u's block: the one write that reaches it */
+        return b->st[i].mok ? iv_as(&b->st[i].mv, b->st[i].mw, b->st[i].msg, w, sgn) : out;
+    char *seen = hk_calloc((size_t)n + 1, 1);
+    long *todo = hk_malloc(((size_t)n + 1) * sizeof *todo);
+    bool ok = seen && todo, any = false;
+    ival acc = out;
+    long nt = 0, steps = 1L << 16;
+    if (ok)
+        todo[nt++] = i;
+    while (ok && nt > 0) {
+        for (long k = todo[--nt]; ok; k--) {
+            if (k < 0 || --steps < 0) {
+                ok = false; /* the body's start: a way on which r is never written */
+                break;
+            }
+            if (seen[k])
+                break;
+            seen[k] = 1;
+            const stmt *t = &b->st[k];
+            if (t->kind == I_BRX) {
+                ok = false;
+                break;
+            }
+            if (t->kind == I_LABEL) {
+                if ((steps -= n) < 0 || k == 0) {
+                    ok = false;
+                    break;
+                }
+                const stmt *p = &b->st[k - 1];
+                if (!((p->kind == I_BRA || p->kind == I_RET) && p->guard < 0))
+                    todo[nt++] = k - 1;
+                int dup = 0;
+                for (long j = 0; ok && j < n; j++) {
+                    const stmt *x = &b->st[j];
+                    if (x->kind == I_BRX)
+                        ok = false;
+                    else if (x->kind == I_LABEL && x->label == t->label)
+                        dup++;
+                    else if (x->kind == I_BRA && x->nops >= 1 && t->label >= 0 &&
+                             t->label < b->nlabels && !strcmp(x->ops[0], b->labels[t->label]) &&
+                             !seen[j]) {
+                        if (nt > n)
+                            ok = false;
+                        else
+                            todo[nt++] = j;
+                    }
+                }
+                if (dup != 1)
+                    ok = false; /* a label defined twice: which one a branch means? */
+                break;
+            }
+            if (t->mreg != r)
+                continue;
+            if (!t->mok) { /* a write not judged: any value */
+                ok = false;
+                break;
+            }
+            ival x = iv_as(&t->mv, t->mw, t->msg, w, sgn);
+            if (!any) {
+                acc = x;
+                any = true;
+            } else {
+                acc.rk = acc.rk && x.rk;
+                if (x.lo < acc.lo)
+                    acc.lo = x.lo;
+                if (x.hi > acc.hi)
+                    acc.hi = x.hi;
+                acc.kz &= x.kz;
+                acc.ko &= x.ko;
+            }
+            break;
+        }
+    }
+    hk_free(seen);
+    hk_free(todo);
+    if (!ok || !any)
+        return out;
+    iv_norm(&acc, w, sgn);
+    return acc;
+}
+
 /* What is known of an integer operand read as a w-bit integer (signed when sgn): an immediate
  * exactly; a register written once with a value judged (irng): as written, or, read under
  * another type or width, its low bits (those above its own width unknown) and its range where
@@ -1871,18 +2049,34 @@ static ival ir_operand(const body *b, const char *o, int w, bool sgn)
         return v;
     }
     int r = *o == '%' ? reg_find(b, o) : -1;
+    if (r >= 0 && b->regs[r].defs > 1 && b->at) {
+        for (int i = 0; i < b->at->nops; i++)
+            if (o == b->at->ops[i]) /* this very operand of the statement judged (not another
+                                     * statement's, read from there: a store's value, a carry's
+                                     * producer) */
+                return merge_value(b, r, b->at, w, sgn);
+        return v;
+    }
     if (r < 0 || b->regs[r].defs != 1 || !b->regs[r].irng)
         return v;
     const reg *g = &b->regs[r];
-    if (g->iw == w && g->isg == sgn)
-        return g->iv;
-    int nw = g->iw < w ? g->iw : w;
-    v.kz = g->iv.kz & iv_mask(nw);
-    v.ko = g->iv.ko & iv_mask(nw);
-    if (g->iv.rk && g->iv.lo >= 0 && g->iv.hi <= ir_max(nw, true)) {
+    return iv_as(&g->iv, g->iw, g->isg, w, sgn);
+}
+
+/* A value judged as the type iw / isg, read as w / sgn: the same, or the bits both widths hold
+ * (and the range, where it lies in both). */
+static ival iv_as(const ival *iv, int iw, bool isg, int w, bool sgn)
+{
+    if (iw == w && isg == sgn)
+        return *iv;
+    ival v = iv_full(w, sgn);
+    int nw = iw < w ? iw : w;
+    v.kz = iv->kz & iv_mask(nw);
+    v.ko = iv->ko & iv_mask(nw);
+    if (iv->rk && iv->lo >= 0 && iv->hi <= ir_max(nw, true)) {
         v.rk = true;
-        v.lo = g->iv.lo;
-        v.hi = g->iv.hi;
+        v.lo = iv->lo;
+        v.hi = iv->hi;
     }
     iv_norm(&v, w, sgn);
     return v;
@@ -2177,7 +2371,165 @@ static void local_proof(body *b)
  * the load reads -- the thread's own local memory, which no other thread and no store of this
  * body but a st.local can write (local_proof). A `st.local` at an address not known, one that
  * overlaps the bytes otherwise, a call between (a callee handed a raw local address, however
- * the caller got it, writes it with st.local), or no store before the label: false. */
+ * the caller got it, writes it with st.local), or no store before the label: false. (REF19)
+ * No store before the label: the stores on every way into it (local_join). */
+
+/* (REF19) Whether the value operand v of a store t is written where every way to t passes: a
+ * register written by a statement of t's block before it (no label between), surely
+ * (guard_holds); an immediate. */
+static bool value_before(const body *b, const stmt *t, const char *v)
+{
+    if (*v != '%')
+        return true;
+    int vr = reg_find(b, v);
+    if (vr < 0 || b->regs[vr].defs != 1)
+        return false;
+    for (const stmt *u = t - 1; u >= b->st && u->kind != I_LABEL; u--) {
+        int d[4];
+        int nd = stmt_dests((body *)b, (stmt *)u, d, 4); /* the dests exist: nothing is made */
+        for (int q = 0; q < nd && q < 4; q++)
+            if (d[q] == vr)
+                return guard_holds(b, u);
+    }
+    return false;
+}
+
+/* (REF18) One statement t read backward from a local load of bytes [lo, lo + bytes) of base
+ * (local_forward): 0 nothing of it, 1 the store that writes exactly them (*v its value), -1 a
+ * statement after which nothing is known (a call, a generic write, a local store that could
+ * be anywhere or writes part of them, a guarded one). */
+static int local_step(const body *b, const stmt *t, const char *base, int64_t lo, int64_t bytes,
+                      const char **v)
+{
+    char ab[128];
+    if (op_is(t->op, "call"))
+        return -1; /* a callee handed a local address writes st.local */
+    bool spaced = op_has(t->op, "global") || op_has(t->op, "shared") || op_has(t->op, "param") ||
+                  op_has(t->op, "local");
+    if ((op_is(t->op, "st") || op_is(t->op, "atom") || op_is(t->op, "red")) && !spaced)
+        return -1; /* generic: a pointer from a call, memory or a parameter may point into the
+                    * thread's local window (session 45 review) */
+    if (!(op_is(t->op, "st") && op_has(t->op, "local")))
+        return 0;
+    int64_t tk;
+    int tr = t->nops == 2 && !t->ops_cut && addr_reg(t->ops[0], ab, sizeof ab, &tk)
+                 ? reg_find(b, ab)
+                 : -1;
+    if (tr < 0 || !b->regs[tr].lbase)
+        return -1; /* a local store that could be anywhere */
+    int tw = access_width(t->op);
+    int64_t tlo = b->regs[tr].loff + tk;
+    if (strcmp(b->regs[tr].lbase, base))
+        return 0; /* another variable */
+    if (tlo + tw <= lo || lo + bytes <= tlo)
+        return 0; /* other bytes */
+    if (tlo != lo || tw != bytes || op_has(t->op, "v2") || op_has(t->op, "v4") ||
+        op_has(t->op, "v8") || !guard_holds(b, t))
+        return -1;
+    *v = t->ops[1];
+    return 1;
+}
+
+/* (REF19) A local word across a label (local_forward): read backward from the label at
+ * statement lab over every way in -- the statement before it where it falls into the label
+ * (not an unguarded bra or ret), every bra to it -- to the nearest store of those bytes on
+ * each (local_step), through further labels the same way, each statement once; what is known
+ * is what all of their values share (the union of their ranges, the bits they all know). Each
+ * value must be written where every way to its store passes (value_before), as the ways
+ * from it to the load are not read. Not so: a way that reaches the body's start with no
+ * store (the word never written), a step after which nothing is known, a brx in the body
+ * (targets not known), a label defined twice, more than 2^20 statements read (n more for each
+ * label's ways asked). */
+static bool local_join(const body *b, long lab, const char *base, int64_t lo, int64_t bytes, int w,
+                       bool sg, ival *out)
+{
+    long n = b->n;
+    char *seen = hk_calloc((size_t)n + 1, 1);
+    char *defd = hk_calloc((size_t)b->nlabels + 1, 1);
+    long *todo = hk_malloc(((size_t)n + 1) * sizeof *todo);
+    bool ok = seen && defd && todo, any = false;
+    long nt = 0, steps = 1L << 20; /* statements read, and n per label's ways asked */
+    for (long i = 0; ok && i < n; i++) {
+        const stmt *x = &b->st[i];
+        if (x->kind == I_BRX)
+            ok = false;
+        else if (x->kind == I_LABEL) {
+            if (x->label < 0 || x->label >= b->nlabels || defd[x->label])
+                ok = false; /* defined twice (or not known) */
+            else
+                defd[x->label] = 1;
+        }
+    }
+    if (ok)
+        todo[nt++] = lab;
+    while (ok && nt > 0) {
+        for (long i = todo[--nt]; ok; i--) {
+            if (i < 0 || --steps < 0) {
+                ok = false; /* the body's start: a way with no store */
+                break;
+            }
+            if (seen[i])
+                break;
+            seen[i] = 1;
+            const stmt *t = &b->st[i];
+            if (t->kind == I_LABEL) {
+                if ((steps -= n) < 0) {
+                    ok = false;
+                    break;
+                }
+                if (i > 0) {
+                    const stmt *p = &b->st[i - 1];
+                    bool falls = !((p->kind == I_BRA || p->kind == I_RET) && p->guard < 0);
+                    if (falls && nt > n)
+                        ok = false;
+                    else if (falls)
+                        todo[nt++] = i - 1;
+                } else
+                    ok = false; /* the entry falls into it */
+                for (long j = 0; ok && j < n; j++)
+                    if (b->st[j].kind == I_BRA && b->st[j].nops >= 1 && t->label >= 0 &&
+                        t->label < b->nlabels && !strcmp(b->st[j].ops[0], b->labels[t->label]) &&
+                        !seen[j]) {
+                        if (nt > n)
+                            ok = false; /* (cannot be: each is asked for once) */
+                        else
+                            todo[nt++] = j;
+                    }
+                break;
+            }
+            const char *v = NULL;
+            int st = local_step(b, t, base, lo, bytes, &v);
+            if (st < 0 || (st > 0 && !value_before(b, t, v))) {
+                ok = false;
+                break;
+            }
+            if (st == 0)
+                continue;
+            ival x = ir_operand(b, v, w, sg);
+            if (!any) {
+                *out = x;
+                any = true;
+            } else {
+                out->rk = out->rk && x.rk;
+                if (x.lo < out->lo)
+                    out->lo = x.lo;
+                if (x.hi > out->hi)
+                    out->hi = x.hi;
+                out->kz &= x.kz;
+                out->ko &= x.ko;
+            }
+            break;
+        }
+    }
+    hk_free(seen);
+    hk_free(defd);
+    hk_free(todo);
+    if (!ok || !any)
+        return false;
+    iv_norm(out, w, sg);
+    return true;
+}
+
 static bool local_forward(const body *b, const stmt *s, int w, bool sg, ival *out)
 {
     char ab[128];
@@ -2190,32 +2542,16 @@ static bool local_forward(const body *b, const stmt *s, int w, bool sg, ival *ou
         return false;
     const char *base = b->regs[r].lbase;
     int64_t lo = b->regs[r].loff + k, bytes = w / 8;
-    for (const stmt *t = s - 1; t >= b->st; t--) {
-        if (t->kind == I_LABEL || op_is(t->op, "call"))
-            return false; /* another way in; a callee handed a local address writes st.local */
-        bool spaced = op_has(t->op, "global") || op_has(t->op, "shared") ||
-                      op_has(t->op, "param") || op_has(t->op, "local");
-        if ((op_is(t->op, "st") || op_is(t->op, "atom") || op_is(t->op, "red")) && !spaced)
-            return false; /* generic: a pointer from a call, memory or a parameter may point
-                           * into the thread's local window (session 45 review) */
-        if (!(op_is(t->op, "st") && op_has(t->op, "local")))
-            continue;
-        int64_t tk;
-        int tr = t->nops == 2 && !t->ops_cut && addr_reg(t->ops[0], ab, sizeof ab, &tk)
-                     ? reg_find(b, ab)
-                     : -1;
-        if (tr < 0 || !b->regs[tr].lbase)
-            return false; /* a local store that could be anywhere */
-        int tw = access_width(t->op);
-        int64_t tlo = b->regs[tr].loff + tk;
-        if (strcmp(b->regs[tr].lbase, base))
-            continue; /* another variable */
-        if (tlo + tw <= lo || lo + bytes <= tlo)
-            continue; /* other bytes */
-        if (tlo != lo || tw != bytes || op_has(t->op, "v2") || op_has(t->op, "v4") ||
-            op_has(t->op, "v8") || !guard_holds(b, t))
+    const char *v = NULL;
+    const stmt *t = s - 1;
+    for (; t >= b->st && t->kind != I_LABEL; t--) {
+        int st = local_step(b, t, base, lo, bytes, &v);
+        if (st < 0)
             return false;
-        const char *v = t->ops[1];
+        if (st > 0)
+            break;
+    }
+    if (t >= b->st && t->kind != I_LABEL) { /* in the load's block, REF18's form */
         if (*v == '%') {
             int vr = reg_find(b, v);
             if (vr < 0 || b->regs[vr].defs != 1)
@@ -2235,7 +2571,412 @@ static bool local_forward(const body *b, const stmt *s, int w, bool sg, ival *ou
         *out = ir_operand(b, v, w, sg);
         return true;
     }
+    if (t < b->st)
+        return false; /* no store before it: the word never written */
+    return local_join(b, t - b->st, base, lo, bytes, w, sg, out);
+}
+
+/* (REF19) The size in bytes of the .shared variable name as the body's table gives it: -1 when
+ * not declared there, declared more than once, of a size not read, the module's and the body
+ * a .func's (its caller may write it too), or the table overflowed. */
+static long shared_size(const body *b, const char *name)
+{
+    if (!b->sh || b->nsh < 0)
+        return -1;
+    for (int k = 0; k < b->nsh; k++)
+        if (!strcmp(b->sh[k].name, name))
+            return b->sh[k].count == 1 && (b->entry || b->sh[k].in_body) ? b->sh[k].size : -1;
+    return -1;
+}
+
+/* (REF19) An address operand `[NAME]` (NAME an identifier, no register, no offset): NAME into
+ * buf. */
+static bool addr_name(const char *o, char *buf, size_t cap)
+{
+    cut_copy(buf, cap, o);
+    size_t l = strlen(buf);
+    if (l < 3 || buf[0] != '[' || buf[l - 1] != ']')
+        return false;
+    buf[l - 1] = '\0';
+    char *x = trim(buf + 1);
+    if (!is_ident_start(*x) || *x == '%')
+        return false;
+    for (const char *p = x; *p; p++)
+        if (!isalnum((unsigned char)*p) && *p != '_' && *p != '$')
+            return false;
+    memmove(buf, x, strlen(x) + 1);
+    return true;
+}
+
+/* (REF19) Whether operand o names the identifier name (bounded by characters no name holds). */
+static bool mentions(const char *o, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = strstr(o, name); p; p = strstr(p + 1, name)) {
+        bool l = p == o || !(isalnum((unsigned char)p[-1]) || p[-1] == '_' || p[-1] == '$' ||
+                             p[-1] == '%' || p[-1] == '.');
+        bool r = !(isalnum((unsigned char)p[n]) || p[n] == '_' || p[n] == '$');
+        if (l && r)
+            return true;
+    }
     return false;
+}
+
+/* (REF19) Whether the body writes shared memory only through `st`, `atom` or `red` of the
+ * .shared window (whose addresses shared_word then reads): no call (a callee may write any
+ * shared word it is handed), no cvta to or from the shared window (a generic pointer into
+ * it), no mapa or `::cluster` op (another block's shared memory, or this block's by another),
+ * no other op of shared memory but a load (cp.async, mbarrier, stmatrix ...: not read), and
+ * no op that may write memory through a generic address (st, atom, red, cp, mbarrier,
+ * stmatrix, wmma, multimem, tensormap, tcgen05, surface ops ... without a state space of
+ * global, local, param or const). */
+static bool sw_body(body *b)
+{
+    if (b->swbody)
+        return b->swbody == 1;
+    static const char *const writes[] = {"st",       "atom",      "red",     "cp",
+                                         "mbarrier", "stmatrix",  "wmma",    "multimem",
+                                         "tensormap", "tcgen05",  "sust",    "sured",
+                                         "suatom",   "discard",   "applypriority",
+                                         "clusterlaunchcontrol"};
+    b->swbody = 2;
+    for (long i = 0; i < b->n; i++) {
+        const stmt *s = &b->st[i];
+        if (s->kind == I_LABEL)
+            continue;
+        const char *op = s->op;
+        if (s->ops_cut || !isalpha((unsigned char)op[0]) || strstr(op, "cluster") ||
+            op_is(op, "call") || op_is(op, "mapa") || (op_is(op, "cvta") && strstr(op, "shared")))
+            return false;
+        if (strstr(op, "shared")) {
+            if (op_is(op, "ld") || op_is(op, "ldu") || op_is(op, "ldmatrix") ||
+                op_is(op, "isspacep") || op_is(op, "st") || op_is(op, "atom") || op_is(op, "red"))
+                continue; /* a load, or a write shared_word reads the address of */
+            return false;
+        }
+        bool spaced = op_has(op, "global") || op_has(op, "local") || op_has(op, "param") ||
+                      op_has(op, "const");
+        for (size_t k = 0; k < sizeof writes / sizeof *writes && !spaced; k++)
+            if (op_is(op, writes[k]))
+                return false;
+    }
+    b->swbody = 1;
+    return true;
+}
+
+/* (REF19) An address or offset sw_aff reads: c + a . tid, plus the address of the .shared
+ * variable base where base is set. */
+typedef struct {
+    int64_t c, a[3];
+    const char *base;
+} saff;
+
+/* (REF19) Its least and greatest value at the block's shape (no base): false where a tid term's
+ * extent is not known. */
+static bool saff_range(const body *b, const saff *x, int64_t *lo, int64_t *hi)
+{
+    *lo = *hi = x->c;
+    for (int d = 0; d < 3; d++) {
+        if (!x->a[d])
+            continue;
+        if (b->ntid[d] <= 0)
+            return false;
+        int64_t e = x->a[d] * (b->ntid[d] - 1); /* |a| <= 2^40 (sw_aff), ntid <= 2^31 */
+        if (e < 0)
+            *lo += e;
+        else
+            *hi += e;
+    }
+    return true;
+}
+
+/* (REF19) Operand o as an affine form of the thread's tid, read from the statements that make
+ * it alone -- not the values eval_all gave (they follow the text, and may hang on the very word
+ * shared_word asks about): an integer, a .shared variable's name, %tid.x/y/z, %ntid at a
+ * known shape, or a register written once by one unguarded statement (defat) that is a mov of
+ * such an operand, add or sub (not .cc/.sat; one base at most, none subtracted), shl by an
+ * immediate, mul.lo by an immediate, mad.lo by one plus another, or a widening cvt /
+ * mul.wide / mad.wide of a 32-bit form whose values at the shape lie in [0, 2^31) (where its
+ * wrap and its sign extension change nothing). Coefficients stay within 2^40. */
+static bool sw_aff(const body *b, const long *defat, const char *o, int depth, saff *out)
+{
+    memset(out, 0, sizeof *out);
+    int64_t k;
+    if (depth > 24)
+        return false;
+    if (parse_int(o, &k))
+        return out->c = k, k > -((int64_t)1 << 40) && k < ((int64_t)1 << 40);
+    if (!strcmp(o, "%tid.x") || !strcmp(o, "%tid.y") || !strcmp(o, "%tid.z"))
+        return out->a[o[5] - 'x'] = 1, true;
+    if (!strncmp(o, "%ntid.", 6) && o[6] >= 'x' && o[6] <= 'z' && !o[7])
+        return out->c = b->ntid[o[6] - 'x'], b->ntid[o[6] - 'x'] > 0;
+    if (*o != '%') {
+        if (!is_ident_start(*o))
+            return false;
+        for (const char *p = o; *p; p++)
+            if (!isalnum((unsigned char)*p) && *p != '_' && *p != '$')
+                return false;
+        out->base = o;
+        return true;
+    }
+    int r = reg_find(b, o);
+    if (r < 0 || b->regs[r].defs != 1 || defat[r] < 0)
+        return false;
+    const stmt *s = &b->st[defat[r]];
+    const char *op = s->op;
+    int n = s->nops;
+    char ty[4][8];
+    int nty = op_types(op, ty, 4);
+    bool sg;
+    for (int q = 0; q < nty; q++)
+        if (!ir_type(ty[q], &sg))
+            return false; /* a float's (or a predicate's) arithmetic: no address */
+    if (s->guard >= 0 || s->ops_cut || nty < 1 || op_has(op, "cc") || op_has(op, "sat"))
+        return false;
+    saff x, y;
+    if (op_is(op, "mov") && n == 2)
+        return sw_aff(b, defat, s->ops[1], depth + 1, out);
+    if ((op_is(op, "add") || op_is(op, "sub")) && n == 3) {
+        int sgn = op_is(op, "add") ? 1 : -1;
+        if (!sw_aff(b, defat, s->ops[1], depth + 1, &x) ||
+            !sw_aff(b, defat, s->ops[2], depth + 1, &y) || (y.base && (sgn < 0 || x.base)))
+            return false; /* a base subtracted, or two */
+        out->base = x.base ? x.base : y.base;
+        out->c = x.c + sgn * y.c;
+        for (int d = 0; d < 3; d++)
+            out->a[d] = x.a[d] + sgn * y.a[d];
+    } else if ((op_is(op, "shl") || (op_is(op, "mul") && op_has(op, "lo")) ||
+                (op_is(op, "mul") && op_has(op, "wide"))) && n == 3) {
+        int64_t m;
+        bool shl = op_is(op, "shl");
+        int xi = !shl && parse_int(s->ops[1], &m) ? 2 : 1;
+        if (!parse_int(s->ops[3 - xi], &m) || (shl && (m < 0 || m > 16)) ||
+            (!shl && (m < -65536 || m > 65536)) || !sw_aff(b, defat, s->ops[xi], depth + 1, &x) ||
+            x.base)
+            return false;
+        if (shl)
+            m = (int64_t)1 << m;
+        int64_t lo, hi;
+        if (op_has(op, "wide") && (!saff_range(b, &x, &lo, &hi) || lo < 0 ||
+                                   hi >= ((int64_t)1 << 31)))
+            return false;
+        out->c = x.c * m;
+        for (int d = 0; d < 3; d++)
+            out->a[d] = x.a[d] * m;
+    } else if (op_is(op, "mad") && (op_has(op, "lo") || op_has(op, "wide")) && n == 4) {
+        int64_t m;
+        int xi = parse_int(s->ops[1], &m) ? 2 : 1;
+        if (!parse_int(s->ops[3 - xi], &m) || m < -65536 || m > 65536 ||
+            !sw_aff(b, defat, s->ops[xi], depth + 1, &x) || x.base ||
+            !sw_aff(b, defat, s->ops[3], depth + 1, &y))
+            return false;
+        int64_t lo, hi;
+        if (op_has(op, "wide") && (!saff_range(b, &x, &lo, &hi) || lo < 0 ||
+                                   hi >= ((int64_t)1 << 31)))
+            return false;
+        out->base = y.base;
+        out->c = x.c * m + y.c;
+        for (int d = 0; d < 3; d++)
+            out->a[d] = x.a[d] * m + y.a[d];
+    } else if (op_is(op, "cvt") && n == 2) {
+        bool s0, s1;
+        if (nty != 2 || ir_type(ty[0], &s0) != 64 || ir_type(ty[1], &s1) != 32 ||
+            !sw_aff(b, defat, s->ops[1], depth + 1, &x))
+            return false;
+        int64_t lo, hi;
+        if ((x.base && s1) || !saff_range(b, &x, &lo, &hi) || lo < 0 || hi >= ((int64_t)1 << 31))
+            return false; /* (a shared address plus such an offset zero-extended: the same) */
+        *out = x;
+    } else
+        return false;
+    if (out->c <= -((int64_t)1 << 40) || out->c >= ((int64_t)1 << 40))
+        return false;
+    for (int d = 0; d < 3; d++)
+        if (out->a[d] <= -((int64_t)1 << 40) || out->a[d] >= ((int64_t)1 << 40))
+            return false;
+    return true;
+}
+
+/* (REF19) Whether every mention of the .shared word name (size bytes: 1, 2, 4, 8) in the body
+ * is the whole word read or written: `ld.shared.T %r, [name]` or `st.shared.T [name], x` of
+ * size bytes, no vector, no offset -- so its address is nowhere else (no mov of it, no
+ * `[name+K]`, no atomic): only those stores write it by name. Cached per body. */
+static bool sw_word(body *b, const char *name, long size)
+{
+    for (int k = 0; k < b->nsw; k++)
+        if (!strcmp(b->sw[k].name, name))
+            return b->sw[k].ok;
+    if (b->nsw == PR_SWORD || strlen(name) >= sizeof b->sw[0].name)
+        return false;
+    int at = b->nsw++;
+    cut_copy(b->sw[at].name, sizeof b->sw[at].name, name);
+    b->sw[at].ok = false;
+    b->sw[at].epoch = -1;
+    b->sw[at].bar = -1;
+    for (long i = 0; i < b->n; i++) {
+        const stmt *s = &b->st[i];
+        if (s->kind == I_LABEL)
+            continue;
+        for (int j = 0; j < s->nops; j++) {
+            if (!mentions(s->ops[j], name))
+                continue;
+            char nb[256];
+            bool ld = op_is(s->op, "ld") && j == 1, st = op_is(s->op, "st") && j == 0;
+            if ((!ld && !st) || !op_has(s->op, "shared") || s->nops != 2 ||
+                op_has(s->op, "v2") || op_has(s->op, "v4") || op_has(s->op, "v8") ||
+                access_width(s->op) != size || !addr_name(s->ops[j], nb, sizeof nb) ||
+                strcmp(nb, name) || (st && mentions(s->ops[1], name)))
+                return false;
+        }
+    }
+    /* every other write of shared memory (sw_body: st, atom, red of .shared) inside another
+     * declared variable, all its bytes, at every tid of the shape */
+    long *defat = hk_malloc(((size_t)b->nregs + 1) * sizeof *defat);
+    if (!defat)
+        return false;
+    for (long r = 0; r <= b->nregs; r++)
+        defat[r] = -1;
+    for (long i = 0; i < b->n; i++) {
+        int d[4];
+        int nd = b->st[i].kind == I_LABEL ? 0 : stmt_dests(b, &b->st[i], d, 4);
+        for (int q = 0; q < nd && q < 4; q++)
+            if (d[q] >= 0 && d[q] < b->nregs)
+                defat[d[q]] = defat[d[q]] == -1 ? i : -2;
+    }
+    bool ok = true;
+    for (long i = 0; i < b->n && ok; i++) {
+        const stmt *s = &b->st[i];
+        if (s->kind == I_LABEL || !strstr(s->op, "shared") ||
+            !(op_is(s->op, "st") || op_is(s->op, "atom") || op_is(s->op, "red")))
+            continue;
+        int ai = op_is(s->op, "atom") ? 1 : 0;
+        char nb[256], ab[256];
+        if (op_is(s->op, "st") && s->nops == 2 && addr_name(s->ops[0], nb, sizeof nb) &&
+            !strcmp(nb, name))
+            continue; /* the word's own store (its mentions: above) */
+        int bytes = access_width(s->op);
+        ok = false;
+        if (s->nops <= ai || !bytes)
+            break;
+        cut_copy(ab, sizeof ab, s->ops[ai]);
+        size_t l = strlen(ab);
+        if (l < 3 || ab[0] != '[' || ab[l - 1] != ']')
+            break;
+        ab[l - 1] = '\0';
+        char *x = trim(ab + 1), *plus = strchr(x, '+');
+        int64_t k = 0;
+        if (plus) {
+            *plus = '\0';
+            if (!parse_int(trim(plus + 1), &k) || k < 0 || k > ((int64_t)1 << 30))
+                break;
+        }
+        saff f;
+        int64_t lo, hi;
+        long vs;
+        if (!sw_aff(b, defat, trim(x), 0, &f) || !f.base || !strcmp(f.base, name) ||
+            (vs = shared_size(b, f.base)) <= 0 || !saff_range(b, &f, &lo, &hi) ||
+            lo + k < 0 || hi + k + bytes > vs)
+            break;
+        ok = true;
+    }
+    hk_free(defat);
+    b->sw[at].ok = ok;
+    return ok;
+}
+
+static long cover_at(body *b, const char *name, size_t size, const bool *clk, bool any,
+                     int64_t *v, long *line);
+
+/* (REF19) The value a load `ld.shared.T %r, [W]` of a w-bit integer reads, where W is a
+ * .shared word handed over from one thread to the block (`if (t == 0) w = x;
+ * __syncthreads(); ... = w;`): shared memory starts undefined, so W must surely be written
+ * in every block before the load, and nothing but W's own stores may write its bytes. Then
+ * the load reads a value one of them wrote, and what is known is what all of their values
+ * share (the union of their ranges, the bits they all know). Holds where:
+ * - W is declared once (the module's and the body's .shared declarations), of w / 8 bytes, and
+ *   every mention of it is a whole-word ld.shared / st.shared (sw_word);
+ * - the body writes shared memory only by st / atom / red of .shared (sw_body), and every such
+ *   write not to [W] has an address this reading knows: another declared .shared variable V
+ *   plus c + a . tid, which at the block's shape (%ntid known wherever a tid term is) stays
+ *   inside V with all its bytes; an address not known: not so;
+ * - a store to [W] is one every block makes before a barrier (cover_at, store_cover's rule:
+ *   a barrier of the whole block, before it no exit, no partial barrier, no call; no branch
+ *   over it or back across it; thread 0 cannot reach it without executing the store), and the
+ *   load comes after that barrier in the text (reached only through it).
+ * The stores' values are read as they stand when the load is judged (text order): a value
+ * not yet judged is any value, and the word is then not known. */
+static bool shared_word(body *b, const stmt *s, int w, bool sg, ival *out)
+{
+    char nm[256];
+    long size;
+    if (s->nops != 2 || s->ops_cut || !op_has(s->op, "shared") || op_has(s->op, "v2") ||
+        op_has(s->op, "v4") || op_has(s->op, "v8") || !addr_name(s->ops[1], nm, sizeof nm) ||
+        (size = shared_size(b, nm)) != w / 8 || s < b->st || s >= b->st + b->n ||
+        !sw_body(b) || !sw_word(b, nm, size))
+        return false;
+    int k = 0;
+    while (k < b->nsw && strcmp(b->sw[k].name, nm))
+        k++;
+    if (k == b->nsw)
+        return false;
+    if (b->sw[k].epoch != b->epoch) {
+        int64_t v;
+        long line;
+        b->sw[k].bar = cover_at(b, nm, (size_t)size, NULL, true, &v, &line);
+        b->sw[k].epoch = b->epoch;
+    }
+    if (b->sw[k].bar < 0 || s - b->st <= b->sw[k].bar)
+        return false;
+    bool any = false;
+    for (long i = 0; i < b->n; i++) {
+        const stmt *t = &b->st[i];
+        if (t->kind == I_LABEL || t->nops < 2 || !strstr(t->op, "shared") || !op_is(t->op, "st"))
+            continue;
+        char tn[256];
+        if (!addr_name(t->ops[0], tn, sizeof tn) || strcmp(tn, nm))
+            continue; /* another variable's (sw_word) */
+        int vr = *t->ops[1] == '%' ? reg_find(b, t->ops[1]) : -1;
+        if (*t->ops[1] == '%') { /* its value written where every way to the store passes: in
+                                  * its block, before it, surely (else it may store a register
+                                  * never written: any value) */
+            const stmt *u = t - 1;
+            for (; u >= b->st && u->kind != I_LABEL; u--) {
+                int d[4];
+                int nd = stmt_dests(b, (stmt *)u, d, 4), q = 0;
+                while (q < nd && q < 4 && d[q] != vr)
+                    q++;
+                if (q < nd && q < 4)
+                    break;
+            }
+            if (vr < 0 || u < b->st || u->kind == I_LABEL || !guard_holds(b, u))
+                return false;
+        }
+        ival x = ir_operand(b, t->ops[1], w, sg); /* the bytes it writes, read as the load's
+                                                    * type (sw_word: as many) */
+        if (vr >= 0 && t > s) { /* written after the load in the text: not judged yet in this
+                                 * evaluation -- the first's value, in a second (eval_all) */
+            const struct swsnap *p = b->snap ? &b->snap[vr] : NULL;
+            x = p && p->irng ? iv_as(&p->iv, p->iw, p->isg, w, sg) : iv_full(w, sg);
+            if (!b->snap)
+                b->sw_late = true;
+        }
+        if (!any) {
+            *out = x;
+            any = true;
+        } else {
+            out->rk = out->rk && x.rk;
+            if (x.lo < out->lo)
+                out->lo = x.lo;
+            if (x.hi > out->hi)
+                out->hi = x.hi;
+            out->kz &= x.kz;
+            out->ko &= x.ko;
+        }
+    }
+    if (!any)
+        return false;
+    iv_norm(out, w, sg); /* a range not known (rk false) is read from the bits */
+    return true;
 }
 
 /* The exact product's range of two ranges, from its corners, each under 2^62 in magnitude
@@ -2265,36 +3006,79 @@ static bool iv_field(const ival *ps, const ival *ln, int w, int64_t *pos, int64_
            *len >= 1 && *pos <= w - *len;
 }
 
-/* (REF18) The carry flag (CC.CF) statement s reads (addc): 0 or 1 where the statement right
- * before it in the body (no label between, so no other way in) is an add.cc / addc.cc of the
- * same width w as s (a 32-bit carry into an addc.s64 is no 64-bit addition's: the session 45
- * review's wrapped range) that surely runs (guard_holds) whose carry out is known from its
- * operands' unsigned ranges (and its own carry in, for an addc.cc, up to 8 links back); -1:
- * not known. */
+/* (REF19) The family of a `.cc` op that writes the carry flag: 1 a carry (add.cc, addc.cc,
+ * mad.cc, madc.cc), 2 a borrow (sub.cc, subc.cc); 0 none. */
+static int cc_family(const char *op)
+{
+    if (!op_has(op, "cc"))
+        return 0;
+    if (op_is(op, "add") || op_is(op, "addc") || op_is(op, "mad") || op_is(op, "madc"))
+        return 1;
+    return op_is(op, "sub") || op_is(op, "subc") ? 2 : 0;
+}
+
+/* (REF19) The unsigned range of the product half a `mad.lo` / `mad.hi` (madc) adds, into
+ * [*lo, *hi]: the exact product of the operands' unsigned ranges (iv_mul_range), all of it
+ * where it lies under 2^w (.lo), its high w bits where the type is unsigned (.hi; a signed
+ * high half is another number). false: not known. */
+static bool mad_half(const body *b, const stmt *s, int w, bool sg, int64_t *lo, int64_t *hi)
+{
+    ival a = ir_operand(b, s->ops[1], w, false), c = ir_operand(b, s->ops[2], w, false);
+    if (!a.rk || !c.rk || !iv_mul_range(&a, &c, lo, hi))
+        return false;
+    if (op_has(s->op, "lo"))
+        return w == 64 || *hi < ((int64_t)1 << 32);
+    if (!op_has(s->op, "hi") || sg)
+        return false;
+    if (w == 64) /* a product under 2^62 (iv_mul_range): the high half 0 */
+        return *lo = *hi = 0, true;
+    *lo >>= 32;
+    *hi >>= 32;
+    return true;
+}
+
+/* (REF18) The carry flag (CC.CF) statement s reads (addc; REF19: subc, madc): 0 or 1 where
+ * the statement right before it in the body (no label between, so no other way in) is a
+ * `.cc` op of s's family (cc_family: a carry for addc / madc, a borrow for subc; another
+ * family's flag is not read) of the same width w as s (a 32-bit carry into an addc.s64 is no
+ * 64-bit addition's: the session 45 review's wrapped range) that surely runs (guard_holds)
+ * whose carry (borrow) out is known from its operands' unsigned ranges (and its own flag in,
+ * for an addc.cc / subc.cc / madc.cc, up to 8 links back); -1: not known. The carry of add
+ * and mad is that of the sum a + c + cin (mad: the product's half for a), read as unsigned
+ * w-bit numbers: 1 where it reaches 2^w; the borrow of sub, 1 where a < c + bin. */
 static int cc_carry(const body *b, const stmt *s, int w_want, int depth)
 {
     if (s <= b->st || s >= b->st + b->n || depth > 8)
         return -1;
     const stmt *p = s - 1;
+    int fam = op_is(s->op, "subc") ? 2 : 1;
+    bool mad = op_is(p->op, "mad") || op_is(p->op, "madc");
     char t[4][8];
     bool sg;
-    if (p->kind == I_LABEL || p->ops_cut || p->nops != 3 || !guard_holds(b, p) ||
-        !(op_is(p->op, "add") || op_is(p->op, "addc")) || !op_has(p->op, "cc") ||
-        op_types(p->op, t, 4) != 1)
+    if (p->kind == I_LABEL || p->ops_cut || p->nops != (mad ? 4 : 3) || !guard_holds(b, p) ||
+        cc_family(p->op) != fam || op_has(p->op, "sat") || op_types(p->op, t, 4) != 1)
         return -1;
     int w = ir_type(t[0], &sg);
     if ((w != 32 && w != 64) || w != w_want)
         return -1;
     int cin = 0;
-    if (op_is(p->op, "addc") && (cin = cc_carry(b, p, w, depth + 1)) < 0)
+    if ((op_is(p->op, "addc") || op_is(p->op, "subc") || op_is(p->op, "madc")) &&
+        (cin = cc_carry(b, p, w, depth + 1)) < 0)
         return -1;
     ival a = ir_operand(b, p->ops[1], w, false), c = ir_operand(b, p->ops[2], w, false);
+    if (mad) {
+        int64_t plo, phi;
+        if (!mad_half(b, p, w, sg, &plo, &phi))
+            return -1;
+        a.rk = true, a.lo = plo, a.hi = phi;
+        c = ir_operand(b, p->ops[3], w, false);
+    }
     if (!a.rk || !c.rk)
         return -1;
-    if (w == 64) /* u64 ranges lie under 2^63: no carry out */
-        return 0;
-    int64_t top = (int64_t)1 << 32;
-    return a.hi + c.hi + cin < top ? 0 : a.lo + c.lo + cin >= top ? 1 : -1;
+    __int128 top = (__int128)1 << w;
+    if (fam == 2) /* the borrow of a - (c + bin): unsigned ranges (a u64's under 2^63) */
+        return (__int128)a.lo - c.hi - cin >= 0 ? 0 : (__int128)a.hi - c.lo - cin < 0 ? 1 : -1;
+    return (__int128)a.hi + c.hi + cin < top ? 0 : (__int128)a.lo + c.lo + cin >= top ? 1 : -1;
 }
 
 /* What is known of the integer value statement s computes, whatever the data, with its type
@@ -2319,9 +3103,9 @@ static bool int_value_def(const body *b, const stmt *s, ival *out, int *rw, bool
     bool sg = false;
     int w = nt >= 1 ? ir_type(t[0], &sg) : 0;
     bool fcvt = op_is(op, "cvt") && nt == 2 && (!strcmp(t[1], "f32") || !strcmp(t[1], "f64"));
-    /* (REF18) `.cc` only on add (its value is add's; the carry it writes, cc_carry) and addc */
-    if (!w ||
-        (op_has(op, "cc") && (!(op_is(op, "add") || op_is(op, "addc")) || op_has(op, "sat"))) ||
+    /* (REF18) `.cc` only on add (its value is add's; the carry it writes, cc_carry) and addc;
+     * (REF19) sub, subc, mad, madc too */
+    if (!w || (op_has(op, "cc") && (!cc_family(op) || op_has(op, "sat"))) ||
         (op_has(op, "sat") && !fcvt) || op_has(op, "relu"))
         return false;
     uint64_t m = iv_mask(w), kz = 0, ko = 0;
@@ -2369,6 +3153,10 @@ static bool int_value_def(const body *b, const stmt *s, ival *out, int *rw, bool
         if (op_has(op, "local")) {
             if (!local_forward(b, s, w, sg, &a))
                 return false;
+            kz = a.kz, ko = a.ko, rng = a.rk, lo = a.lo, hi = a.hi;
+        } else if (op_has(op, "shared") && shared_word((body *)b, s, w, sg, &a)) {
+            /* (REF19) a shared word handed over to the block; the cast: shared_word keeps its
+             * caches in the body, and names the addresses it reads (sym_named) */
             kz = a.kz, ko = a.ko, rng = a.rk, lo = a.lo, hi = a.hi;
         } else {
             if (!const_table_range(b, s, w, sg, &lo, &hi))
@@ -2643,6 +3431,34 @@ static bool int_value_def(const body *b, const stmt *s, ival *out, int *rw, bool
             hi = dl >= 0 ? dh : dh <= 0 ? -dl : (-dl > dh ? -dl : dh);
             rng = !__builtin_add_overflow(lo, d.lo, &lo) && !__builtin_add_overflow(hi, d.hi, &hi);
         }
+    } else if (op_is(op, "subc") && n == 3) {
+        /* (REF19) a - (c + the borrow in), where cc_carry knows it: a + ~c + 1 - bin */
+        int bin = cc_carry(b, s, w, 0);
+        if (bin < 0)
+            return false;
+        a = ir_operand(b, s->ops[1], w, sg);
+        c = ir_operand(b, s->ops[2], w, sg);
+        iv_add_bits(&a, c.ko, c.kz, 1 - bin, m, &kz, &ko);
+        int64_t cl, ch;
+        rng = a.rk && c.rk && !__builtin_add_overflow(c.lo, (int64_t)bin, &cl) &&
+              !__builtin_add_overflow(c.hi, (int64_t)bin, &ch) &&
+              !__builtin_sub_overflow(a.lo, ch, &lo) && !__builtin_sub_overflow(a.hi, cl, &hi);
+    } else if (op_is(op, "madc") && (op_has(op, "lo") || (op_has(op, "hi") && w <= 32)) &&
+               n == 4) {
+        /* (REF19) mad's value (the product's half plus d) plus the carry in */
+        int cin = cc_carry(b, s, w, 0);
+        if (cin < 0)
+            return false;
+        a = ir_operand(b, s->ops[1], w, sg);
+        c = ir_operand(b, s->ops[2], w, sg);
+        ival d = ir_operand(b, s->ops[3], w, sg);
+        rng = d.rk && iv_mul_range(&a, &c, &lo, &hi);
+        if (rng && op_has(op, "hi"))
+            lo = ir_sar(lo, w), hi = ir_sar(hi, w);
+        rng = rng && !__builtin_add_overflow(lo, d.lo, &lo) &&
+              !__builtin_add_overflow(hi, d.hi, &hi) &&
+              !__builtin_add_overflow(lo, (int64_t)cin, &lo) &&
+              !__builtin_add_overflow(hi, (int64_t)cin, &hi);
     } else if (op_is(op, "addc") && n == 3) {
         /* (REF18) a + c + the carry in, where cc_carry knows it */
         int cin = cc_carry(b, s, w, 0);
@@ -2712,10 +3528,11 @@ static aval eval_stmt_value(body *b, stmt *s)
         if (module_data_load(b, s, &v))
             return v;
     }
-    if (op_is(op, "ld") && (op_has(op, "const") || op_has(op, "global")) && b->ir_stmt == s &&
-        b->ir_ok) {
+    if (op_is(op, "ld") && (op_has(op, "const") || op_has(op, "global") || op_has(op, "shared")) &&
+        b->ir_stmt == s && b->ir_ok) {
         int64_t ic;
-        if (iv_point(&b->ir_v, b->ir_w, b->ir_sg, &ic)) { /* (REF17) a table's equal entries */
+        if (iv_point(&b->ir_v, b->ir_w, b->ir_sg, &ic)) { /* (REF17) a table's equal entries;
+                                                            * (REF19) a shared word's one value */
             aval z = unknown_val;
             z.known = true;
             z.c = ic;
@@ -3398,8 +4215,42 @@ static int pred_const(body *b, stmt *s)
     return -1;
 }
 
-/* Evaluate every register and shared access in text order (one round). */
+static void eval_once(body *b, flow *f, ptxrace_result *out);
+
+/* Evaluate every register and shared access in text order (one round). (REF19) Where a shared
+ * word's store writes a register the text writes after the word's load (shared_word:
+ * sw_late), once more, that store's value now the first evaluation's: a judgement made with
+ * that load not known (or read from earlier stores alone), so it holds whatever the word
+ * holds; the counts in out are the second's alone. */
 static void eval_all(body *b, flow *f, ptxrace_result *out)
+{
+    long counts[5] = {0};
+    if (out) {
+        counts[0] = out->shared_loads, counts[1] = out->shared_stores;
+        counts[2] = out->resolved_loads, counts[3] = out->resolved_stores;
+        counts[4] = out->data_loads;
+    }
+    b->sw_late = false;
+    eval_once(b, f, out);
+    if (!b->sw_late || b->nregs <= 0)
+        return;
+    struct swsnap *snap = hk_malloc((size_t)b->nregs * sizeof *snap);
+    if (!snap)
+        return; /* the first evaluation stands: its stores after a load are not known */
+    for (long r = 0; r < b->nregs; r++)
+        snap[r] = (struct swsnap){b->regs[r].irng, b->regs[r].isg, b->regs[r].iw, b->regs[r].iv};
+    if (out) {
+        out->shared_loads = counts[0], out->shared_stores = counts[1];
+        out->resolved_loads = counts[2], out->resolved_stores = counts[3];
+        out->data_loads = counts[4];
+    }
+    b->snap = snap;
+    eval_once(b, f, out);
+    b->snap = NULL;
+    hk_free(snap);
+}
+
+static void eval_once(body *b, flow *f, ptxrace_result *out)
 {
     for (long r = 0; r < b->nregs; r++) {
         reg *g = &b->regs[r];
@@ -3417,12 +4268,22 @@ static void eval_all(body *b, flow *f, ptxrace_result *out)
             g->uval = fresh(b, SP_OTHER);
     }
     f->ns = 0;
+    b->epoch++; /* (REF19) shared_word's covers: asked again with this round's predicates */
     local_proof(b);
+    for (long i = 0; i < b->n; i++) { /* (REF19) a merge's writes: judged anew, in text order */
+        b->st[i].mok = false;
+        b->st[i].mreg = -1;
+    }
+    for (long r = 0; r < b->nregs; r++) {
+        b->regs[r].mbad = false;
+        b->regs[r].mseen = 0;
+    }
     int fixr[2 * PR_FIX];
     for (int k = 0; k < b->nfix; k++)
         fixr[k] = reg_find(b, b->fixname[k]);
     for (long i = 0; i < b->n; i++) {
         stmt *s = &b->st[i];
+        b->at = s; /* (REF19) its own operands read a merge's register there */
         s->tracked = false;
         s->store_id = -1;
         s->def_sym = 0;
@@ -3515,6 +4376,38 @@ static void eval_all(body *b, flow *f, ptxrace_result *out)
             reg *r = &b->regs[d[k]];
             if (r->defs > 1 && r->uni && !s->def_sym)
                 s->def_sym = r->uval.sym; /* a new value of the same unknown */
+            if (r->defs > 1) { /* (REF19) a merge's write: noted, judged (merge_value) */
+                r->mseen++;
+                if (nd != 1 || s->guard >= 0 || s->ops_cut || op_is(s->op, "call"))
+                    r->mbad = true;
+                for (int j = 1; j < s->nops && !r->mbad; j++) {
+                    char rb[PR_LINE];
+                    const char *rs[16];
+                    int nr = op_regs(s->ops[j], rb, sizeof rb, rs, 16);
+                    if (nr < 0)
+                        r->mbad = true;
+                    for (int q = 0; q < nr; q++)
+                        if (reg_find(b, rs[q]) == d[k])
+                            r->mbad = true; /* it reads itself: a loop's counter */
+                }
+                if (nd == 1) {
+                    s->mreg = d[k];
+                    int mw = 0;
+                    bool msg = false;
+                    s->mok = !r->mbad && gh && int_value_def(b, s, &s->mv, &mw, &msg);
+                    s->mw = (unsigned char)mw;
+                    s->msg = msg;
+                }
+                if (s->mok) { /* a write of any value of its type: nothing to read */
+                    uint64_t m = iv_mask(s->mw);
+                    bool some = ((s->mv.kz | s->mv.ko) & m) != 0 ||
+                                (s->mv.rk && (s->mv.lo != ir_min(s->mw, s->msg) ||
+                                              s->mv.hi != ir_max(s->mw, s->msg)));
+                    s->mok = some;
+                }
+                if (!s->mok)
+                    r->mbad = true; /* a write whose value is not known: none read */
+            }
             if (r->defs != 1)
                 continue;
             double flo = -INFINITY, fhi = INFINITY;
@@ -3553,6 +4446,7 @@ static void eval_all(body *b, flow *f, ptxrace_result *out)
                 s->def_sym = r->v.sym; /* made here: in a loop, made anew each trip */
         }
     }
+    b->at = NULL;
 }
 
 /* After a round's values: each tracked store's statement, and the stores per base. HK_OK,
@@ -5176,6 +6070,9 @@ static int body_unroll(body *b, ptxrace_result *out)
             memcpy(nb.fixval, b->fixval, sizeof nb.fixval);
             nb.nparams = b->nparams;
             nb.data = b->data;
+            nb.sh = b->sh;
+            nb.nsh = b->nsh;
+            nb.entry = b->entry;
             memcpy(nb.pname, b->pname, sizeof nb.pname);
             memcpy(nb.pknown, b->pknown, sizeof nb.pknown);
             memcpy(nb.pval, b->pval, sizeof nb.pval);
@@ -5447,6 +6344,10 @@ typedef struct {
     int nouter, ninner;
     char outer[PR_DECL][64];
     char inner[PR_DECL][64];
+    /* (REF19) the .shared declarations of the module and of the body being read (shdecl) */
+    int nsh;
+    bool sh_over;      /* more than PR_SHARED: none is read */
+    shdecl sh[PR_SHARED];
     /* the stores pass (stores_pass): which module variables' stores can run at this launch */
     bool reach;        /* this scan is that pass: only the launched entry is judged */
     bool odd;          /* a text it does not read as ptxdata does (stores_pass says which) */
@@ -5565,13 +6466,21 @@ static int stored_values(body *b, const stmt *s, size_t size, const bool *clk, i
     if (*o != '%')
         return ptxdata_int(o, strlen(o), &c) && cap >= 1 ? (vals[0] = c, 1) : 0;
     int r = reg_find(b, o);
+    uint64_t lm = iv_mask(8 * (int)size);
+    if (r >= 0 && b->regs[r].defs > 1) { /* (REF19) a merge's register: every write that reaches
+                                           * the store, as the last evaluation judged them */
+        ival x = merge_value(b, r, s, 8 * (int)size, false);
+        if (((x.kz | x.ko) & lm) != lm || cap < 1)
+            return 0;
+        vals[0] = (int64_t)(x.ko & lm);
+        return 1;
+    }
     if (r < 0 || b->regs[r].defs != 1)
         return 0;
     if (val_const(&b->regs[r].v)) {
         vals[0] = b->regs[r].v.c;
         return cap >= 1;
     }
-    uint64_t lm = iv_mask(8 * (int)size);
     if (b->regs[r].irng && ((b->regs[r].iv.kz | b->regs[r].iv.ko) & lm) == lm) {
         vals[0] = (int64_t)(b->regs[r].iv.ko & lm); /* (REF17) the bytes stored all known (a
                                                        * wider register: its low ones) */
@@ -5779,8 +6688,20 @@ static bool cover_reaches(cover_walk *w, long stop, long goal, bool tid0)
  * thread that passes B passed it in the same round as that thread's arrival after the store,
  * in its block, and whatever follows B in the text is reached only through B. The first such
  * B: *v the constant, *line B's line. */
+static long cover_at(body *b, const char *name, size_t size, const bool *clk, bool any,
+                     int64_t *v, long *line);
+
 static bool store_cover(body *b, const char *name, size_t size, const bool *clk, int64_t *v,
                         long *line)
+{
+    return cover_at(b, name, size, clk, false, v, line) >= 0;
+}
+
+/* store_cover's search: the statement index of B (-1: none). any (REF19, shared_word): a store
+ * of name whatever it writes, and whether it can run not asked (b->run is not there while a
+ * body is judged: thread 0's walk alone says it runs); *v then not set. */
+static long cover_at(body *b, const char *name, size_t size, const bool *clk, bool any,
+                     int64_t *v, long *line)
 {
     if (b->nlabels < 0 || b->n <= 0)
         return false;
@@ -5791,6 +6712,7 @@ static bool store_cover(body *b, const char *name, size_t size, const bool *clk,
     char *seen = hk_calloc((size_t)b->n + 1, 1);
     long *stack = hk_malloc(((size_t)b->n + 1) * sizeof *stack);
     bool found = false;
+    long at = -1;
     bool ok = lab_at && tgt && defat && dom && seen && stack;
     for (long k = 0; ok && k < b->nlabels; k++)
         lab_at[k] = -1;
@@ -5856,7 +6778,7 @@ static bool store_cover(body *b, const char *name, size_t size, const bool *clk,
             break; /* not executed once by every thread: no later one either */
         for (long i = 0; i < bar && !found; i++) {
             const stmt *s = &b->st[i];
-            if (!op_is(s->op, "st") || s->nops != 2 || !b->run || !b->run[i])
+            if (!op_is(s->op, "st") || s->nops != 2 || (!any && (!b->run || !b->run[i])))
                 continue;
             const char *p = s->ops[0];
             if (*p != '[')
@@ -5882,11 +6804,16 @@ static bool store_cover(body *b, const char *name, size_t size, const bool *clk,
             if (!straight || cover_reaches(&w, i, bar, true))
                 continue; /* thread 0 may reach B without it */
             int64_t vals[PTXDATA_VALS];
-            if (stored_values(b, s, size, clk, vals, PTXDATA_VALS) == 1) {
+            if (any) {
+                *line = B->line;
+                at = bar;
+                found = true;
+            } else if (stored_values(b, s, size, clk, vals, PTXDATA_VALS) == 1) {
                 *v = vals[0];
                 if (size < 8)
                     *v = (int64_t)((uint64_t)*v & ((1ull << (8 * size)) - 1));
                 *line = B->line;
+                at = bar;
                 found = true;
             }
         }
@@ -5897,7 +6824,7 @@ static bool store_cover(body *b, const char *name, size_t size, const bool *clk,
     hk_free(dom);
     hk_free(seen);
     hk_free(stack);
-    return found;
+    return at;
 }
 
 /* The stores pass, at the launched entry's end: judge it at the launch and note, for each
@@ -6090,6 +7017,94 @@ static void decl_judge(scan *sc)
     }
 }
 
+/* (REF19) One name of a .shared declaration into the scan's table (shdecl); poison: a
+ * declaration whose scope this reading does not follow (a nested one), which makes the name
+ * not read. */
+static void shared_put(scan *sc, const char *name, size_t n, long size, bool in_body, bool poison)
+{
+    if (!n || n >= sizeof sc->sh[0].name) {
+        sc->sh_over = true;
+        return;
+    }
+    for (int k = 0; k < sc->nsh; k++)
+        if (strlen(sc->sh[k].name) == n && !strncmp(sc->sh[k].name, name, n)) {
+            sc->sh[k].count += poison ? 2 : 1;
+            return;
+        }
+    if (sc->nsh == PR_SHARED) {
+        sc->sh_over = true;
+        return;
+    }
+    shdecl *d = &sc->sh[sc->nsh++];
+    memcpy(d->name, name, n);
+    d->name[n] = '\0';
+    d->size = size;
+    d->count = poison ? 2 : 1;
+    d->in_body = in_body;
+}
+
+/* (REF19) A declaration line holding `.shared` (`.shared .align 4 .b8 NAME[1024];`, `.extern
+ * .shared ... NAME[];`): each name it declares, with its size where one name of an integer or
+ * float type of 8-128 bits (a vector of them too) and known dimensions is declared, not
+ * .extern; else -1. */
+static void shared_note(scan *sc, const char *s, bool in_body, bool poison)
+{
+    long elem = 0, vec = 1;
+    bool ext = has_word(s, ".extern"), sure = true;
+    const char *p = s;
+    for (;;) {
+        while (*p == ' ' || *p == '\t')
+            p++;
+        if (*p != '.')
+            break;
+        const char *e = p;
+        while (*e && *e != ' ' && *e != '\t')
+            e++;
+        if ((p[1] == 'b' || p[1] == 'u' || p[1] == 's' || p[1] == 'f') &&
+            isdigit((unsigned char)p[2])) {
+            long bits = strtol(p + 2, NULL, 10);
+            elem = bits == 8 || bits == 16 || bits == 32 || bits == 64 || bits == 128 ? bits / 8 : 0;
+            sure = sure && elem;
+        } else if (p[1] == 'v' && isdigit((unsigned char)p[2]))
+            vec = strtol(p + 2, NULL, 10);
+        else if (!strncmp(p, ".align", 6) && e - p == 6) {
+            while (*e == ' ' || *e == '\t')
+                e++;
+            while (isdigit((unsigned char)*e))
+                e++;
+        } else if (strncmp(p, ".shared", 7) && strncmp(p, ".extern", 7) &&
+                   strncmp(p, ".visible", 8) && strncmp(p, ".weak", 5))
+            sure = false; /* another qualifier: not read */
+        p = e;
+    }
+    bool one = !strchr(p, ',') && !strchr(p, '=');
+    while (*p) {
+        while (*p == ' ' || *p == '\t' || *p == ',')
+            p++;
+        const char *nm = p;
+        while (isalnum((unsigned char)*p) || *p == '_' || *p == '$')
+            p++;
+        size_t n = (size_t)(p - nm);
+        if (!n)
+            break;
+        long size = sure && one && !ext && elem ? elem * vec : -1;
+        while (*p == '[') {
+            char *e;
+            long d = strtol(p + 1, &e, 10);
+            if (e == p + 1 || *e != ']' || d <= 0 || d > (1L << 24) || size < 0)
+                size = -1;
+            else
+                size *= d;
+            p = *e == ']' ? e + 1 : e;
+            if (size > (1L << 30))
+                size = -1;
+        }
+        shared_put(sc, nm, n, size, in_body, poison);
+        while (*p && *p != ',')
+            p++;
+    }
+}
+
 static void scan_line(scan *sc, char *raw)
 {
     sc->line++;
@@ -6159,7 +7174,14 @@ static void scan_line(scan *sc, char *raw)
         }
     }
     if (sc->state == OUTSIDE) {
+        if (*s == '.' && has_word(s, ".shared"))
+            shared_note(sc, s, false, false);
         if (has_word(s, ".entry") || has_word(s, ".func")) {
+            int keep = 0; /* (REF19) the last body's .shared declarations dropped */
+            for (int k = 0; k < sc->nsh; k++)
+                if (!sc->sh[k].in_body)
+                    sc->sh[keep++] = sc->sh[k];
+            sc->nsh = keep;
             body_clear(&sc->b);
             word_after(s, has_word(s, ".entry") ? ".entry" : ".func", sc->b.func, sizeof sc->b.func);
             sc->b.maxx = PR_T;
@@ -6222,13 +7244,18 @@ static void scan_line(scan *sc, char *raw)
         }
     }
     /* in a body */
+    bool brace = false;
     for (const char *p = s; *p; p++) {
         if (*p == '{')
-            sc->depth++; /* a nested scope or a vector operand (REF13: a nested scope's
-                          * declarations are judged by decl_judge in the stores pass) */
+            sc->depth++, brace = true; /* a nested scope or a vector operand (REF13: a nested
+                                        * scope's declarations are judged by decl_judge in the
+                                        * stores pass) */
         else if (*p == '}')
             sc->depth--;
     }
+    sc->b.sh = sc->sh; /* (REF19) the declarations seen so far, for shared_word */
+    sc->b.nsh = sc->sh_over ? -1 : sc->nsh;
+    sc->b.entry = !sc->is_func;
     if (sc->reach && sc->launched && sc->depth > 0 && *s != '.') {
         char e = s[strlen(s) - 1];
         if (e != ';' && e != '{' && e != '}' && e != ':')
@@ -6356,6 +7383,8 @@ static void scan_line(scan *sc, char *raw)
                 t = trim(colon + 1);
             }
         }
+        if (*t == '.' && has_word(t, ".shared")) /* (REF19) in a nested scope: not read */
+            shared_note(sc, t, true, brace || sc->depth > 1 || t != s);
         if (*t && *t != '.' && !sc->rc)
             sc->rc = stmt_parse(&sc->b, t, sc->line, sc->src, sc->src_file); /* not a declaration */
         else if (*t == '.' && *s != '.' && sc->reach && sc->launched)

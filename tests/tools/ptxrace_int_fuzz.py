@@ -3,7 +3,9 @@
 # bits; server/measure/ptxrace.c, int_value_def): random chains of 1-6 integer PTX operations
 # (32- and 64-bit add/sub/and/or/xor/not/shifts/mul.lo/hi/wide/mad.lo/min/max/neg/abs/div/rem/
 # popc/clz/selp/cvt; since REF17 also prmt, lop3, bfe, bfi, brev, shf, mad.hi; since REF18 sad,
-# mad.wide, an add.cc/addc pair and an int -> .f64 -> int round trip with an add.f64) on words of data and on a [0, 1] int from a float, ending in `& 127` as %r9,
+# mad.wide, an add.cc/addc pair and an int -> .f64 -> int round trip with an add.f64; since
+# REF19 sub.cc/subc and mad.lo/.hi.cc/madc.lo pairs) on words of data and on a [0, 1] int from
+# a float, ending in `& 127` as %r9,
 # the extra offset of REF14's written form (lane t stores s[t], reads s[t + 16 + %r9], no
 # barrier). Each chain is also computed here on ~600 inputs (edge values and random words). Where
 # the scan finds the race at k, the rule took %r9 to be the constant k - 16: every input must give
@@ -58,12 +60,13 @@ def gen():
                                 'mins', 'maxs', 'minu', 'maxu', 'neg', 'abs', 'remu', 'rems', 'divu', 'divs', 'popc', 'clz',
                                 'selp', 'cvts64', 'cvtu64', 'mulwides', 'mulwideu', 'madlo', 'cvtu16', 'cvts8',
                                 'prmt', 'lop3', 'bfeu', 'bfes', 'bfi', 'brev', 'shfl', 'shfr', 'madhiu', 'madhis',
-                                'sadu', 'sads', 'madwideu', 'madwides', 'addc', 'f64rt'])
+                                'sadu', 'sads', 'madwideu', 'madwides', 'addc', 'f64rt', 'subc', 'madc',
+                                'madchi'])
             useimm = B is None or random.random() < 0.5
             bo = str(imm) if useimm else b[0]
             Bf = (lambda e, v=imm: v & M32) if useimm else B
             d = new(64 if op in ('cvts64', 'cvtu64', 'mulwides', 'mulwideu', 'madwideu', 'madwides') else 32)
-            if op in ('sadu', 'sads', 'madwideu', 'madwides', 'addc', 'f64rt'):
+            if op in ('sadu', 'sads', 'madwideu', 'madwides', 'addc', 'f64rt', 'subc', 'madc', 'madchi'):
                 # (REF18) sad, mad.wide, add.cc + addc, a round trip through .f64
                 c = random.choice([r for r in regs if r[1] == 32]); C = c[2]
                 if op == 'sadu':
@@ -80,6 +83,25 @@ def gen():
                         f = lambda e, A=A, Bf=Bf, i64=i64: (sx(A(e), 32) * sx(Bf(e), 32) + i64) & M64
                     txt = "mad.wide.%s32 %s, %s, %s, %d" % (op[-1], d, a[0], bo, i64)
                     lines.append("\t" + txt + ";"); regs.append((d, 64, f)); continue
+                elif op == 'subc':
+                    # (REF19) sub.cc + subc: the borrow of a - b
+                    t = new(32); i2 = random.choice([0, 1, 0xfffffffe, 0xffffffff, 7])
+                    lines.append("\tsub.cc.u32 %s, %s, %s;" % (t, a[0], bo))
+                    regs.append((t, 32, lambda e, A=A, Bf=Bf: (A(e) - Bf(e)) & M32))
+                    f = lambda e, A=A, Bf=Bf, C=C, i2=i2: (C(e) - i2 - (1 if A(e) < Bf(e) else 0)) & M32
+                    txt = "subc.u32 %s, %s, %d" % (d, c[0], i2)
+                elif op in ('madc', 'madchi'):
+                    # (REF19) mad.lo/.hi.cc + madc.lo: the carry of the product's half plus i3
+                    t = new(32); i3 = random.choice([0, 1, 0x7fffffff, 0xfffffffe, 0xffffffff, 7])
+                    i2 = random.choice([0, 1, 2, 3]); i4 = random.choice([0, 1, 5, 0xffffffff])
+                    hi = op == 'madchi'
+                    half = (lambda e, A=A, Bf=Bf: (A(e) * Bf(e)) >> 32) if hi else \
+                           (lambda e, A=A, Bf=Bf: (A(e) * Bf(e)) & M32)
+                    lines.append("\tmad.%s.cc.u32 %s, %s, %s, %d;" % ('hi' if hi else 'lo', t, a[0], bo, i3))
+                    regs.append((t, 32, lambda e, half=half, i3=i3: (half(e) + i3) & M32))
+                    f = lambda e, half=half, C=C, i2=i2, i3=i3, i4=i4: \
+                        (C(e) * i2 + i4 + ((half(e) + i3) >> 32)) & M32
+                    txt = "madc.lo.u32 %s, %s, %d, %d" % (d, c[0], i2, i4)
                 elif op == 'addc':
                     t = new(32); i2 = random.choice([0, 1, 0xfffffffe, 0xffffffff, 7])
                     lines.append("\tadd.cc.u32 %s, %s, %s;" % (t, a[0], bo))

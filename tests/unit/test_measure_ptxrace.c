@@ -2126,8 +2126,12 @@ static void test_int_ops(void **state)
  * read, in every function of the module), .f64 conversions and ops, sad, mad.wide and an
  * add.cc/addc pair (spin_int_gtab/f64/sad/madw/addc_evade.cu): each result one constant
  * found; a table whose address reaches a store, an atomic, shared memory or another
- * function's store, a double product, a carry that can be 1 or follows a label, a value
- * that keeps a live bit stay unknown. */
+ * function's store, a carry that can be 1 or follows a label, a value that keeps a live bit
+ * stay unknown. (REF19) A double product is read (spin_int_dmul_evade.cu), its host-rounded
+ * corners widened where they underflow to 0 or overflow; a local word across a label, from
+ * the stores on every way in (spin_int_localjoin_evade.cu): found where each way has a store
+ * of a known value written in its own block; a way with data, with no store, a loop's store
+ * of data, a value written in another block, a call on one way not. */
 static void test_int_ref18(void **state)
 {
     (void)state;
@@ -2191,7 +2195,28 @@ static void test_int_ref18(void **state)
         {ONE LOC "\tst.local.u32 [%rd6], 0;\n\tst.local.u32 [%rd6], %r20;\n"
          "\tld.local.u32 %r9, [%rd6];\n", 0},
         {ONE LOC "\tst.local.u32 [%rd6], 0;\nBB_l:\n\tld.local.u32 %r9, [%rd6];\n",
-         0}, /* a label between: another way in */
+         16}, /* a label between that no branch names: one way in (found since REF19) */
+        /* (REF19) across a label: every way in (spin_int_localjoin_evade) */
+        {ONE LOC DAT "\tsetp.eq.s32 %p1, %r21, 0;\n\tand.b32 %r22, %r20, 2;\n"
+             "\tst.local.u32 [%rd6], %r22;\n\t@%p1 bra BB_j;\n\tmov.u32 %r23, 0;\n"
+             "\tst.local.u32 [%rd6], %r23;\nBB_j:\n\tld.local.u32 %r9, [%rd6];\n", 16},
+        {ONE LOC DAT "\tsetp.eq.s32 %p1, %r21, 0;\n\t@%p1 bra BB_a;\n\tand.b32 %r22, %r20, 2;\n"
+             "\tst.local.u32 [%rd6], %r22;\n\tbra.uni BB_j;\nBB_a:\n\tst.local.u32 [%rd6], 0;\n"
+             "BB_j:\n\tld.local.u32 %r9, [%rd6];\n", 16}, /* a store on each arm */
+        {ONE LOC DAT "\tsetp.eq.s32 %p1, %r21, 0;\n\tst.local.u32 [%rd6], 0;\n\t@%p1 bra BB_j;\n"
+             "\tst.local.u32 [%rd6], %r21;\nBB_j:\n\tld.local.u32 %r9, [%rd6];\n",
+         0}, /* data on one way */
+        {ONE LOC DAT "\tsetp.eq.s32 %p1, %r21, 0;\n\t@%p1 bra BB_j;\n\tst.local.u32 [%rd6], 0;\n"
+             "BB_j:\n\tld.local.u32 %r9, [%rd6];\n", 0}, /* a way with no store */
+        {ONE LOC DAT "\tsetp.eq.s32 %p1, %r21, 0;\n\tst.local.u32 [%rd6], 0;\nBB_j:\n"
+             "\tld.local.u32 %r9, [%rd6];\n\tst.local.u32 [%rd6], %r21;\n\t@%p1 bra BB_j;\n",
+         0}, /* a loop's store of data, back to the load */
+        {ONE LOC DAT "\tsetp.eq.s32 %p1, %r21, 0;\n\tand.b32 %r22, %r20, 2;\nBB_b:\n"
+             "\tst.local.u32 [%rd6], %r22;\n\t@%p1 bra BB_j;\n\tst.local.u32 [%rd6], 0;\n"
+             "BB_j:\n\tld.local.u32 %r9, [%rd6];\n", 0}, /* a value written in another block */
+        {ONE LOC DAT "\tsetp.eq.s32 %p1, %r21, 0;\n\tst.local.u32 [%rd6], 0;\n\t@%p1 bra BB_j;\n"
+             "\tst.local.u32 [%rd6], 0;\n\tcall.uni wr, ();\nBB_j:\n\tld.local.u32 %r9, [%rd6];\n",
+         0}, /* a call on one way */
         {ONE LOC "\tsetp.gt.f32 %p1, %f1, 0f00000000;\n\tst.local.u32 [%rd6], %r20;\n"
          "\t@%p1 st.local.u32 [%rd6], 0;\n\tld.local.u32 %r9, [%rd6];\n", 0}, /* guarded */
         {ONE LOC "\tst.local.u32 [%rd6], 0;\n\tst.local.u32 [%rd2], %r20;\n"
@@ -2222,7 +2247,15 @@ static void test_int_ref18(void **state)
         {"\tmul.f32 %f2, %f1, 0f00000000;\n\tcvt.f64.f32 %fd1, %f2;\n"
          "\tcvt.rzi.s32.f64 %r20, %fd1;\n\tshr.u32 %r9, %r20, 31;\n", 0}, /* the NaN's bit */
         {D01 "\tmul.f64 %fd4, %fd3, 0d0000000000000000;\n\tcvt.rzi.s32.f64 %r9, %fd4;\n",
-         0}, /* a double product: not read */
+         16}, /* a double product: read since REF19 ([0, 1] * 0, no NaN: 0) */
+        {D01 "\tmul.f64 %fd4, %fd3, 0d3FE0000000000000;\n\tcvt.rzi.s32.f64 %r20, %fd4;\n"
+             "\tand.b32 %r9, %r20, 1;\n", 16}, /* (REF19) spin_int_dmul: [0, 0.5] */
+        {ONE "\tcvt.rn.f64.s32 %fd1, %r20;\n\tmin.f64 %fd2, %fd1, 0d1A70000000000000;\n"
+             "\tmul.rp.f64 %fd3, %fd2, 0d1A70000000000000;\n\tcvt.rpi.s32.f64 %r9, %fd3;\n",
+         0}, /* (REF19) [0, 2^-600] * 2^-600, rounded up: the least subnormal where v = 1, whose
+              * ceiling is 1 (the host's corner product underflows to 0) */
+        {D01 "\tmul.f64 %fd4, %fd3, 0d3FF8000000000000;\n\tcvt.rzi.s32.f64 %r20, %fd4;\n"
+             "\tand.b32 %r9, %r20, 1;\n", 0}, /* (REF19) [0, 1.5]: 0 or 1 */
         {DAT "\tcvt.rn.f64.u32 %fd1, %r21;\n\tcvt.rzi.u32.f64 %r22, %fd1;\n"
          "\tand.b32 %r9, %r22, 2;\n", 0},
         {ONE "\tsad.s32 %r9, %r20, 1, 0;\n", 0}, /* 1 or 0 */
@@ -2259,6 +2292,157 @@ static void test_int_ref18(void **state)
 #undef IDX
 #undef LOC
 #undef D01
+    for (size_t i = 0; i < sizeof forms / sizeof *forms; i++)
+        module_form(head, i, forms[i].mid, forms[i].k);
+}
+
+/* (REF19) A shared word handed over to the block (spin_int_sword_evade.cu: thread 0 stores
+ * `w = trunc(min(|x|, 1)) & 2` before the barrier, every thread reads w after it): found
+ * where every write of w is a whole-word st.shared of a value of known bits, one of them
+ * thread 0 surely makes before a barrier of the whole block the load follows, and every other
+ * write of shared memory stays inside another variable; not found where the load comes
+ * before the barrier, the store can be skipped (a guard or a branch on data, a branch over
+ * the barrier), another store writes data, the word's address is taken, a shared store can
+ * leave its variable or is at an address not read, the body has a call, a cvta to the
+ * shared window, a generic store, a cp.async, an atomic on the word, a partial barrier, or
+ * the word's name is declared twice or read in part. A store whose value the text writes
+ * after the load is read as a first evaluation judged it (found: v & 2; not: data, the word
+ * plus 1). A register written on each way into a join (spin_int_merge_evade.cu): found where
+ * every write that reaches the read is judged before it and none reads the register itself;
+ * data on one way, a loop's counter (directly or through another register), a way with no
+ * write, a guarded write, a write after the read not. Also sub.cc / subc and mad.cc / madc
+ * chains (spin_int_subc/madc_evade.cu): a borrow or carry known from the operands' ranges
+ * found; one that depends on the value, another family's flag, a label between, a guarded
+ * producer, a signed high half not. */
+static void test_int_ref19(void **state)
+{
+    (void)state;
+    static const char head[] =
+        ".version 8.8\n.target sm_90\n.address_size 64\n"
+        ".shared .align 4 .u32 w2;\n.global .align 4 .u32 gz = 5;\n"
+        ".func wr()\n{\n\tret;\n}\n"
+        ".visible .entry k(\n\t.param .u64 k_param_0\n)\n{\n"
+        "\t.reg .pred %p<9>;\n\t.reg .b32 %r<40>;\n\t.reg .f32 %f<9>;\n\t.reg .b64 %rd<9>;\n"
+        "\t.reg .b16 %rs<4>;\n"
+        "\t.shared .align 4 .b8 s[4096];\n\t.shared .align 4 .u32 w;\n"
+        "\t.shared .align 4 .b8 q[1024];\n\t.shared .align 4 .u32 w2;\n"
+        "\tld.param.u64 %rd1, [k_param_0];\n\tcvta.to.global.u64 %rd2, %rd1;\n"
+        "\tld.global.f32 %f1, [%rd2];\n";
+#define ONE "\tabs.f32 %f2, %f1;\n\tmin.f32 %f4, %f2, 0f3F800000;\n\tcvt.rzi.s32.f32 %r20, %f4;\n" \
+            "\tand.b32 %r21, %r20, 2;\n\tmov.u32 %r30, %tid.x;\n\tsetp.ne.s32 %p2, %r30, 0;\n"
+#define DAT "\tld.global.u32 %r22, [%rd2];\n"
+#define T0ST(v) "\t@%p2 bra $L__a;\n\tst.shared.u32 [w], " v ";\n$L__a:\n"
+#define BAR "\tbar.sync 0;\n"
+#define LD "\tld.shared.u32 %r9, [w];\n"
+#define QT "\tmov.u32 %r31, q;\n\tshl.b32 %r32, %r30, 2;\n\tadd.s32 %r33, %r31, %r32;\n"
+    static const struct {
+        const char *mid;
+        long k; /* the finding's k, 0: none */
+    } forms[] = {
+        {ONE T0ST("%r21") BAR LD, 16}, /* spin_int_sword: nvcc's form */
+        {ONE "\t@!%p2 st.shared.u32 [w], %r21;\n" BAR LD, 16}, /* a store under tid == 0 */
+        {ONE "\tst.shared.u32 [w], %r21;\n" BAR LD, 16}, /* every thread stores */
+        {ONE T0ST("%r21") BAR "\tsetp.eq.s32 %p3, %r30, 5;\n\t@%p3 st.shared.u32 [w], 0;\n" LD,
+         16}, /* a second store of 0 after the barrier */
+        {ONE T0ST("%r21") BAR LD "\tst.shared.u32 [w], 0;\n", 16}, /* one after the load */
+        {ONE T0ST("%r21") BAR LD "\tand.b32 %r26, %r20, 2;\n\tst.shared.u32 [w], %r26;\n",
+         16}, /* one whose value the text writes after the load (spin_int_swordlate) */
+        {ONE T0ST("%r21") "\tst.shared.u32 [s+4092], %r22;\n" QT "\tst.shared.u32 [%r33], %r20;\n"
+             "\tatom.shared.add.u32 %r34, [q+60], 1;\n" BAR LD, 16}, /* other variables' words */
+        {ONE T0ST("%r21") BAR "\tld.shared.u32 %r23, [w];\n\tadd.s32 %r9, %r23, 0;\n", 16},
+        {ONE T0ST("%r21") "\tmov.u32 %r31, q;\n\tshl.b32 %r32, %r30, 2;\n\tadd.s32 %r33, %r32, %r31;\n"
+             "\tst.shared.u32 [%r33], %r20;\n" BAR LD, 16}, /* the base the second operand */
+        /* not one value, or not known */
+        {ONE LD T0ST("%r21") BAR, 0},                              /* the load first */
+        {ONE "\t@%p2 st.shared.u32 [w], %r21;\n" BAR LD, 0}, /* thread 0 does not store */
+        {ONE DAT "\tsetp.eq.s32 %p3, %r22, 0;\n\t@%p3 bra $L__a;\n\tst.shared.u32 [w], %r21;\n"
+             "$L__a:\n" BAR LD, 0}, /* a branch on data past the store */
+        {ONE "\tmov.u32 %r35, %ctaid.x;\n\tsetp.eq.s32 %p3, %r35, 0;\n" T0ST("%r21")
+             "\t@%p3 bra $L__b;\n" BAR "$L__b:\n" LD, 0}, /* a branch over the barrier (block 0
+                                                       * does not wait: no data decides it) */
+        {ONE DAT T0ST("%r21") BAR "\tsetp.eq.s32 %p3, %r30, 5;\n\t@%p3 st.shared.u32 [w], %r22;\n"
+             LD, 0}, /* another store of data */
+        {ONE T0ST("%r21") BAR LD "\tst.shared.u32 [w], %r24;\n\tmov.u32 %r24, 7;\n",
+         0}, /* a store whose value is written after it */
+        {ONE T0ST("%r21") BAR LD DAT "\tst.shared.u32 [w], %r22;\n", 0}, /* data, after the load */
+        {ONE T0ST("%r21") BAR LD "\tadd.s32 %r26, %r9, 1;\n\tst.shared.u32 [w], %r26;\n",
+         0}, /* the word itself plus 1, after the load: 0, 1, 2 ... */
+        {ONE T0ST("%r21") "\tmov.u32 %r31, w;\n" BAR LD, 0},        /* its address taken */
+        {ONE T0ST("%r21") QT "\tst.shared.u32 [%r33+4], %r20;\n" BAR LD, 0}, /* past q's end */
+        {ONE T0ST("%r21") QT "\tst.shared.u32 [%r33+-8], %r20;\n" BAR LD, 0},
+        {ONE T0ST("%r21") "\tmov.u32 %r31, q;\n\tshl.b32 %r32, %r30, 2;\n\tsub.s32 %r33, %r32, %r31;\n"
+             "\tst.shared.u32 [%r33], %r20;\n" BAR LD, 0}, /* a base subtracted */
+        {ONE DAT T0ST("%r21") "\tmov.u32 %r31, q;\n\tadd.s32 %r33, %r31, %r22;\n"
+             "\tst.shared.u32 [%r33], %r20;\n" BAR LD, 0}, /* an index of data */
+        {ONE T0ST("%r21") "\tcall.uni wr, ();\n" BAR LD, 0},       /* a call */
+        {ONE T0ST("%r21") "\tmov.u64 %rd3, s;\n\tcvta.shared.u64 %rd4, %rd3;\n" BAR LD, 0},
+        {ONE T0ST("%r21") "\tld.global.u64 %rd3, [%rd2];\n\tst.u32 [%rd3], %r20;\n" BAR LD,
+         0}, /* a generic store */
+        {ONE T0ST("%r21") "\tmov.u32 %r31, s;\n"
+             "\tcp.async.ca.shared.global [%r31], [%rd2], 4;\n" BAR LD, 0},
+        {ONE T0ST("%r21") "\tatom.shared.add.u32 %r34, [w], 1;\n" BAR LD, 0},
+        {ONE T0ST("%r21") "\tbar.sync 1, 64;\n" LD, 0}, /* a partial barrier only */
+        {ONE "\t@%p2 bra $L__a;\n\tst.shared.u32 [w2], %r21;\n$L__a:\n" BAR
+             "\tld.shared.u32 %r9, [w2];\n", 0}, /* w2: the module's and the body's */
+        {ONE T0ST("%r21") BAR "\tld.shared.u16 %rs1, [w];\n\tcvt.u32.u16 %r9, %rs1;\n",
+         0}, /* read in part */
+        {ONE T0ST("%r20") BAR LD, 0}, /* 0 or 1 */
+        {ONE DAT "\tsetp.eq.s32 %p3, %r22, 0;\n\t@%p3 bra $L__c;\n\tand.b32 %r25, %r20, 2;\n"
+             "$L__c:\n" T0ST("%r25") BAR LD, 0}, /* its value maybe never written */
+        /* a register written on each way into a join (spin_int_merge_evade.cu) */
+        {ONE DAT "\tsetp.eq.s32 %p3, %r22, 0;\n\tand.b32 %r27, %r20, 2;\n\t@%p3 bra $L__m;\n"
+             "\tmov.u32 %r27, 0;\n$L__m:\n\tadd.s32 %r9, %r27, 0;\n", 16},
+        {ONE DAT "\tsetp.eq.s32 %p3, %r22, 0;\n\t@%p3 bra $L__a;\n\tand.b32 %r27, %r20, 2;\n"
+             "\tbra.uni $L__m;\n$L__a:\n\tmov.u32 %r27, 0;\n$L__m:\n\tadd.s32 %r9, %r27, 0;\n",
+         16}, /* a write on each arm */
+        {ONE DAT "\tsetp.eq.s32 %p3, %r22, 0;\n\tmov.u32 %r27, 0;\n\t@%p3 bra $L__m;\n"
+             "\tmov.u32 %r27, %r22;\n$L__m:\n\tadd.s32 %r9, %r27, 0;\n", 0}, /* data on one */
+        {ONE DAT "\tsetp.eq.s32 %p3, %r22, 0;\n\tmov.u32 %r27, 0;\n$L__l:\n"
+             "\tadd.s32 %r27, %r27, 1;\n\t@%p3 bra $L__l;\n\tadd.s32 %r9, %r27, 0;\n",
+         0}, /* a loop's counter */
+        {ONE DAT "\tsetp.eq.s32 %p3, %r22, 0;\n\tmov.u32 %r27, 0;\n$L__l:\n"
+             "\tadd.s32 %r28, %r27, 1;\n\tmov.u32 %r27, %r28;\n\t@%p3 bra $L__l;\n"
+             "\tadd.s32 %r9, %r27, 0;\n", 0}, /* a loop's counter through another register */
+        {ONE DAT "\tsetp.eq.s32 %p3, %r22, 0;\n\t@%p3 bra $L__m;\n\tmov.u32 %r27, 0;\n"
+             "\tmov.u32 %r27, 0;\n$L__m:\n\tadd.s32 %r9, %r27, 0;\n", 0}, /* a way with none */
+        {ONE DAT "\tsetp.eq.s32 %p3, %r22, 0;\n\tmov.u32 %r27, 0;\n\t@%p3 mov.u32 %r27, 5;\n"
+             "\tadd.s32 %r9, %r27, 0;\n", 0}, /* a guarded write */
+        {ONE DAT "\tsetp.eq.s32 %p3, %r22, 0;\n\tmov.u32 %r27, 0;\n\tadd.s32 %r9, %r27, 0;\n"
+             "\tmov.u32 %r27, 0;\n", 0}, /* a write after the read in the text */
+        {ONE "\t@%p2 bra $L__g;\n$L__h:\n\t.loc 1 5 1\n\tst.global.u32 [gz], %r21;\n$L__g:\n"
+             BAR "\tld.global.u32 %r9, [gz];\n", 16}, /* a module word's store after a label and
+                                                     * a .loc (ptxdata read them as one) */
+        /* borrows and multiply-add carries (spin_int_subc/madc_evade.cu): v = %r20 in [0, 1] */
+        {ONE "\tsub.cc.u32 %r23, %r20, 2;\n\tsubc.u32 %r24, 0, 0;\n\tadd.s32 %r9, %r24, 1;\n",
+         16}, /* spin_int_subc: always a borrow, -1 + 1 */
+        {ONE "\tsub.cc.u32 %r23, 2, %r20;\n\tsubc.u32 %r9, 0, 0;\n", 16}, /* never one */
+        {ONE "\tsub.cc.u32 %r23, %r20, 2;\n\tsubc.cc.u32 %r24, 5, 0;\n\tsubc.u32 %r9, 0, 0;\n",
+         16}, /* a chain: 1, then 5 - 0 - 1 borrows nothing */
+        {ONE "\tmad.lo.cc.u32 %r23, %r20, 0x80000000, 0x7fffffff;\n"
+             "\tmadc.lo.u32 %r9, %r20, 0, 0;\n", 16}, /* spin_int_madc */
+        {ONE "\tadd.cc.u32 %r23, 1, 0xffffffff;\n\tmadc.lo.u32 %r24, %r20, 0, 15;\n"
+             "\tand.b32 %r9, %r24, 15;\n", 16}, /* a carry of 1 in: 16 */
+        {ONE "\tmad.hi.cc.u32 %r23, %r20, 4, 0xffffffff;\n\taddc.u32 %r9, 0, 0;\n",
+         16}, /* the high half 0: no carry */
+        {ONE "\tsub.cc.u32 %r23, %r20, 1;\n\tsubc.u32 %r9, 0, 0;\n", 0}, /* a borrow when v = 0 */
+        {ONE "\tmad.lo.cc.u32 %r23, %r20, 2, 0xfffffffe;\n\taddc.u32 %r9, 0, 0;\n",
+         0}, /* a carry when v = 1 */
+        {ONE "\tadd.cc.u32 %r23, %r20, 0xfffffffe;\n\tsubc.u32 %r9, 0, 0;\n",
+         0}, /* a carry read as a borrow: another family's flag, not read */
+        {ONE "\tsub.cc.u32 %r23, %r20, 2;\nBB_s:\n\tsubc.u32 %r24, 0, 0;\n"
+             "\tadd.s32 %r9, %r24, 1;\n", 0}, /* a label between */
+        {ONE DAT "\tsetp.eq.s32 %p3, %r22, 0;\n\tsub.cc.u32 %r25, 2, %r20;\n"
+             "\t@%p3 sub.cc.u32 %r23, %r20, 2;\n\tsubc.u32 %r9, 0, 0;\n", 0}, /* guarded */
+        {ONE "\tmad.hi.cc.s32 %r23, %r20, 4, -1;\n\taddc.s32 %r9, 0, 0;\n",
+         0}, /* a signed high half: not read */
+        {ONE DAT "\tsub.cc.u32 %r23, 2, %r22;\n\tsubc.u32 %r9, 0, 0;\n", 0}, /* of data */
+    };
+#undef ONE
+#undef DAT
+#undef T0ST
+#undef BAR
+#undef LD
+#undef QT
     for (size_t i = 0; i < sizeof forms / sizeof *forms; i++)
         module_form(head, i, forms[i].mid, forms[i].k);
 }
@@ -3157,6 +3341,7 @@ int main(void)
         cmocka_unit_test(test_int_bits),
         cmocka_unit_test(test_int_ops),
         cmocka_unit_test(test_int_ref18),
+        cmocka_unit_test(test_int_ref19),
         cmocka_unit_test(test_rule),
         cmocka_unit_test(test_odd_text),
         cmocka_unit_test(test_barrier_data),
