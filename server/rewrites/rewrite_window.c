@@ -660,6 +660,49 @@ static bool reference_init(const rw_toks *ts, size_t q, size_t *end)
     return true;
 }
 
+/* Does the declaration of the declarator at q give it a plain value type: declared without
+ * `*`, `&` or `&&`, its type words the language's scalars and vectors, cv-qualifiers, `auto`
+ * (a copy) or a template type parameter the kernel also takes a pointer to (`T *in`: T cannot
+ * be a reference)? A type alias (`using R = float &`, `typedef int &IR`), a structure (one
+ * with a reference member, `RefBox box{x}`), `decltype((x))` or a class template may hold a
+ * reference. */
+static bool plain_value_decl(const wl_scan *s, size_t q)
+{
+    static const char *const words[] = {"float", "double", "bool", "char", "half", "__half", "__nv_bfloat16",
+                                        "float1", "float2", "float3", "float4", "int1", "int2", "int3", "int4",
+                                        "uint2", "uint4", "double2", "const", "volatile", "register"};
+    const rw_toks *ts = s->ts;
+    if (rwl_tok_is(ts, q - 1, "*") || rwl_tok_is(ts, q - 1, "&") || rwl_tok_is(ts, q - 1, "&&"))
+        return false;
+    /* the statement's start: back over balanced brackets to `;`, `{` or `}` (or a for's `(`) */
+    size_t st = q;
+    for (int depth = 0; st > 1; st--) {
+        size_t p = st - 1;
+        depth += rwl_tok_is(ts, p, ")") || rwl_tok_is(ts, p, "]") || rwl_tok_is(ts, p, "}");
+        depth -= rwl_tok_is(ts, p, "(") || rwl_tok_is(ts, p, "[") || rwl_tok_is(ts, p, "{");
+        if (depth < 0 || (depth == 0 && rwl_tok_is(ts, p, ";")))
+            break;
+    }
+    for (size_t k = st; k < q; k++) {
+        if (declarator_at(ts, k))
+            break;   /* the type words end at the first declarator */
+        if (rwl_tok_is(ts, k, "*") || rwl_tok_is(ts, k, "&") || rwl_tok_is(ts, k, "&&"))
+            continue;   /* the first declarator's own (`T *p, x`) */
+        if (ts->t[k].kind != T_IDENT)
+            return false;   /* `*`, `&`, `<`, `::`, `(` of a type the words do not spell */
+        bool ok = rwl_is_type_word(ts, k);
+        for (size_t i = 0; i < HK_ARRAY_LEN(words) && !ok; i++)
+            ok = rwl_tok_is_ident(ts, k, words[i]);
+        for (size_t i = 0; !ok && s->f && i < s->f->n_params; i++)
+            ok = s->f->params[i].pointer_depth >= 1 && s->f->params[i].elem_type &&
+                 rwl_tok_is_ident(ts, k, s->f->params[i].elem_type) &&
+                 rwl_template_type_param(s->f->template_params, ts, k);
+        if (!ok)
+            return false;
+    }
+    return true;
+}
+
 /* Is the stepped name v the thread's own and reached only by its name? Each lane keeps its
  * trip's values in a copy the body reads under v's name, and runs every trip's steps on v
  * itself: declared static, __shared__, extern, __device__ or __constant__, v is one variable
@@ -695,6 +738,8 @@ static bool stepped_own(wl_scan *s, size_t v)
         }
         if (++decls > 1)
             return refuse(s, d, "induction", EN(RW_WL_STEP_SHADOWED), TOK(ts, v));
+        if (!plain_value_decl(s, d))   /* a reference through a type alias (session 46) */
+            return refuse(s, d, "induction", EN(RW_WL_STEP_ADDRESS), TOK(ts, v));
     }
     for (size_t k = 1; k + 1 < ts->n; k++) {
         size_t e;
@@ -705,6 +750,25 @@ static bool stepped_own(wl_scan *s, size_t v)
             return refuse(s, k - 3, "induction", EN(RW_WL_STEP_ADDRESS), TOK(ts, v));
         if (reference_init(ts, k, &e) && span_mentions(ts, k + 1, e, v))
             return refuse(s, k - 1, "induction", EN(RW_WL_STEP_ADDRESS), TOK(ts, v));
+    }
+    /* any other declaration initialized from v must copy its value (session 46): through a
+     * type alias, a structure's reference member, decltype or a lambda capturing it, v has
+     * another name still */
+    for (size_t k = 1; k + 1 < ts->n; k++) {
+        if (ts->t[k].kind != T_IDENT || rwg_is_kw(ts, k) || !declarator_at(ts, k) ||
+            !(rwl_tok_is(ts, k + 1, "=") || rwl_tok_is(ts, k + 1, "{") || rwl_tok_is(ts, k + 1, "(")))
+            continue;
+        size_t e = k + 1;
+        bool lambda = false;
+        for (int depth = 0; e + 1 < ts->n; e++) {
+            depth += rwl_tok_is(ts, e, "(") || rwl_tok_is(ts, e, "[") || rwl_tok_is(ts, e, "{");
+            depth -= rwl_tok_is(ts, e, ")") || rwl_tok_is(ts, e, "]") || rwl_tok_is(ts, e, "}");
+            if (depth < 0 || (depth == 0 && (rwl_tok_is(ts, e, ",") || rwl_tok_is(ts, e, ";"))))
+                break;
+            lambda |= rwl_tok_is(ts, e, "]") && (rwl_tok_is(ts, e + 1, "(") || rwl_tok_is(ts, e + 1, "{"));
+        }
+        if (span_mentions(ts, k + 1, e, v) && (lambda || !plain_value_decl(s, k)))
+            return refuse(s, k, "induction", EN(RW_WL_STEP_BOUND), TOK(ts, v), TOK(ts, k));
     }
     return true;
 }
