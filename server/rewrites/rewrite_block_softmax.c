@@ -295,6 +295,19 @@ static bool uniform_text(bs_state *s, size_t a, size_t b)
     return true;
 }
 
+/* Is the type word at k one that cannot hold every thread index, block size or half of it
+ * (up to 1024), or not an integer at all: `unsigned char t = threadIdx.x` names thread
+ * t % 256, `char s = blockDim.x / 2` stops the tree at once for blocks of 256 (session 46)? */
+static bool narrow_word(const rw_toks *ts, size_t k)
+{
+    static const char *const narrow[] = {"char", "short", "bool", "float", "double", "half", "__half",
+                                         "int8_t", "uint8_t", "int16_t", "uint16_t", "__nv_bfloat16"};
+    for (size_t i = 0; i < HK_ARRAY_LEN(narrow); i++)
+        if (rwl_tok_is_ident(ts, k, narrow[i]))
+            return true;
+    return false;
+}
+
 static bool refuse(bs_state *s, size_t k, const char *construct, const char *msg)
 {
     return rwl_refuse(s->why, sizeof s->why, s->ts, s->text, k, construct, "%s", msg);
@@ -315,9 +328,10 @@ static bool prologue_decl(bs_state *s, size_t a, size_t b)
     }
     if (k >= b || !rwp_is_type_word(ts, k))
         return false;
-    bool is_float = rwl_tok_is_ident(ts, k, "float");
+    bool is_float = rwl_tok_is_ident(ts, k, "float"), narrow = false;
     while (k < b && (rwp_is_type_word(ts, k) || rwl_tok_is_ident(ts, k, "const"))) {
         is_float &= rwl_tok_is_ident(ts, k, "float") || rwl_tok_is_ident(ts, k, "const");
+        narrow |= narrow_word(ts, k);
         k++;
     }
     bool ptr = false;
@@ -341,6 +355,7 @@ static bool prologue_decl(bs_state *s, size_t a, size_t b)
             size_t c = rwl_match_close(ts, k);
             if (c + 2 == b && rwl_tok_is(ts, c + 1, ";")) {
                 l->uniform = true;
+                l->is_float = is_float && !ptr;   /* a tree's array: its slots hold the values as float */
                 s->n_loc++;
                 return true;
             }
@@ -359,8 +374,8 @@ static bool prologue_decl(bs_state *s, size_t a, size_t b)
     char c[PT_EXPR];
     canon(s, ia, ib, c, sizeof c);
     l->uniform = uniform_text(s, ia, ib) && !strstr(c, "$t");
-    l->tid = strcmp(c, "$t") == 0;
-    l->bdim = strcmp(c, "$b") == 0;
+    l->tid = strcmp(c, "$t") == 0 && !narrow;   /* a narrow copy is another value (narrow_word) */
+    l->bdim = strcmp(c, "$b") == 0 && !narrow;
     l->is_float = is_float && !ptr;
     snprintf(l->init, sizeof l->init, "%s", c);
     char *it = rwl_tok_text(ts, ia, ib);
@@ -458,6 +473,9 @@ static bool row_loop(bs_state *s, size_t i, size_t *ba, size_t *bb)
     if (k == t0 || k >= close || !rwp_tok_ident(ts, k) || !rwl_tok_is(ts, k + 1, "="))
         return refuse(s, a, "row loop", EN(RW_BS_LOOP));
     char vtype[PT_NAME] = "";
+    for (size_t q = t0; q < k; q++)
+        if (narrow_word(ts, q))
+            return refuse(s, q, "row loop", EN(RW_BS_NARROW));
     for (size_t q = t0; q < k; q++) {
         char w[PT_NAME];
         rwp_tok_copy(ts, q, w, sizeof w);
@@ -557,6 +575,11 @@ static bool tree(bs_state *s, size_t *i, const char *acc_role, bool max, char *r
     bs_local *shl = local_named(s, s->sh);
     if (!shl || shl->alias || shl->tid || shl->bdim)
         return refuse(s, a, "block tree", EN(RW_BS_TREE));
+    /* the slots must hold the values unchanged (session 46): an int, unsigned or half array
+     * truncates or rounds the maximum and the sum the original divides by, which the pair
+     * reduction keeps as float (a double array keeps more than the original's float) */
+    if (!shl->is_float)
+        return refuse(s, a, "block tree", EN(RW_BS_TREE_TYPE));
     char c[BS_CANON], want[64];
     canon(s, a, b, c, sizeof c);
     snprintf(want, sizeof want, "$S[$t]=%s;", acc_role);
@@ -573,8 +596,11 @@ static bool tree(bs_state *s, size_t *i, const char *acc_role, bool max, char *r
         return refuse(s, a, "block tree", EN(RW_BS_TREE));
     size_t close = rwl_match_close(ts, a + 1);
     size_t k = a + 2;
-    while (k < close && (rwp_is_type_word(ts, k) || rwl_tok_is_ident(ts, k, "const")))
+    while (k < close && (rwp_is_type_word(ts, k) || rwl_tok_is_ident(ts, k, "const"))) {
+        if (narrow_word(ts, k))
+            return refuse(s, k, "block tree", EN(RW_BS_NARROW));
         k++;
+    }
     if (k >= close || !rwp_tok_ident(ts, k))
         return refuse(s, a, "block tree", EN(RW_BS_TREE));
     rwp_tok_copy(ts, k, s->k, sizeof s->k);
