@@ -80,6 +80,7 @@ typedef struct {
 typedef struct {
     const rw_toks *ts;
     const char *text;
+    size_t len;            /* of text */
     const an_function *f;
     size_t st[BS_STMTS + 1], n_st;
     bs_local loc[BS_NAMES];
@@ -275,6 +276,40 @@ static void canon(bs_state *s, size_t a, size_t b, char *out, size_t n)
 }
 
 /* Is the canonical text c free of the thread index and of locals that read it? */
+/* Is the name at k a macro of the file whose text reads the thread index (threadIdx, a lane
+ * id) or memory, or calls what is not pure -- or again such a macro, up to depth deep? Its
+ * value then differs between the block's threads or may change between the passes (session
+ * 46: `#define ROWOFF ((threadIdx.x / 64) * C)` as a row offset applied). */
+static bool macro_varies(const bs_state *s, const rw_toks *ts, size_t k, int depth)
+{
+    size_t nl = ts->t[k].end - ts->t[k].start, at = 0, a, b;
+    bool v = false;
+    while (!v && rwl_next_define(s->text, s->len, &at, ts->text + ts->t[k].start, nl, &a, &b)) {
+        if (depth <= 0)
+            return true;
+        rw_toks mt = {0};
+        if (rwl_lex(s->text, (uint32_t)(a + nl), (uint32_t)b, &mt) != HK_OK) {
+            rwl_toks_free(&mt);
+            return true;
+        }
+        size_t q0 = s->text[a + nl] == '(' && mt.n ? rwl_match_close(&mt, 0) + 1 : 0;   /* a parameter list */
+        for (size_t q = q0; q < mt.n && !v; q++) {
+            if (rwl_tok_is_ident(&mt, q, "threadIdx") || rwl_tok_is_ident(&mt, q, "laneid") ||
+                rwl_reads_memory(&mt, q, q + 1 < mt.n ? q + 1 : mt.n))
+                v = true;
+            else if (mt.t[q].kind == T_IDENT && q + 1 < mt.n && rwl_tok_is(&mt, q + 1, "(") &&
+                     !rwl_pure_call_name(&mt, q) && !rwp_is_type_word(&mt, q))
+                v = !rwl_pure_function_macro(s->text, s->len, s->text + mt.t[q].start,
+                                             mt.t[q].end - mt.t[q].start, depth);
+            else if (mt.t[q].kind == T_IDENT && (mt.t[q].end - mt.t[q].start != nl ||
+                                                 memcmp(s->text + mt.t[q].start, ts->text + ts->t[k].start, nl)))
+                v = macro_varies(s, &mt, q, depth - 1);
+        }
+        rwl_toks_free(&mt);
+    }
+    return v;
+}
+
 static bool uniform_text(bs_state *s, size_t a, size_t b)
 {
     const rw_toks *ts = s->ts;
@@ -289,6 +324,8 @@ static bool uniform_text(bs_state *s, size_t a, size_t b)
             if (l && !l->uniform)
                 return false;
             if (rwl_tok_is(ts, k + 1, "(") && !rwl_pure_call_name(ts, k))
+                return false;
+            if (!l && !rwp_param_by_name(s->f, w) && macro_varies(s, ts, k, 4))
                 return false;
         }
     }
@@ -1126,6 +1163,7 @@ static int block_online_softmax(const rw_context *c, rw_result *out)
     }
     s->ts = &ts;
     s->text = c->text;
+    s->len = c->len;
     s->f = f;
     if (ts.n < 2) {
         refuse(s, 0, "kernel body", EN(RW_BS_NO_MAX));

@@ -391,6 +391,26 @@ static bool lambda_at(const rw_toks *ts, size_t q)
     return rwl_tok_is(ts, cl + 1, "(") || rwl_tok_is(ts, cl + 1, "{") || rwl_tok_is_ident(ts, cl + 1, "mutable");
 }
 
+/* Is the name at k a macro of the file whose replacement text assigns (`=`, `+=`, ...,
+ * `++`, `--`)? The locals it writes are written where no scan of names sees them. */
+static bool macro_assigns(const char *text, size_t len, const rw_toks *ts, size_t k)
+{
+    size_t nl = ts->t[k].end - ts->t[k].start, at = 0, a, b;
+    bool w = false;
+    while (!w && rwl_next_define(text, len, &at, ts->text + ts->t[k].start, nl, &a, &b)) {
+        rw_toks mt = {0};
+        if (rwl_lex(text, (uint32_t)(a + nl), (uint32_t)b, &mt) != HK_OK) {
+            rwl_toks_free(&mt);
+            return true;
+        }
+        for (size_t q = 0; q < mt.n && !w; q++)
+            w = (rwl_tok_is_assign_op(&mt, q) && !rwl_tok_is(&mt, q, "==")) || rwl_tok_is(&mt, q, "++") ||
+                rwl_tok_is(&mt, q, "--");
+        rwl_toks_free(&mt);
+    }
+    return w;
+}
+
 /* The declaration of the name at k among tokens [1, end): its declarator's token, or 0. */
 static size_t decl_before(const rw_toks *ts, size_t k, size_t end)
 {
@@ -1261,6 +1281,8 @@ static int fused_blocks(const rw_context *c, int blocks, rw_result *out)
         }
         if (ts->t[q].kind != T_IDENT || !rwl_is_use(ts, q) || is_dname(&s, q) || shn_index(&s, q) >= 0)
             continue;
+        if (macro_assigns(c->text, c->len, ts, q))   /* `#define ACC tmp += v` */
+            REFUSE_NAMED(HK_MSG_RW_FB_MACRO_WRITES, q);
         size_t d = decl_before(ts, q, sp);
         const an_param *pa = rwp_param_named(f, ts, q);
         if (!d && !(pa && pa->pointer_depth == 0))

@@ -660,6 +660,35 @@ static bool reference_init(const rw_toks *ts, size_t q, size_t *end)
     return true;
 }
 
+/* A macro of the file named by token k whose replacement text assigns (`=`, `+=`, ...,
+ * `++`, `--`), or, with v (a name token, or SIZE_MAX for none), names v other than as a
+ * member (`x` in `float &r = x`, not in `blockIdx.x`): what the window's scans of names
+ * cannot see (session 46). */
+static bool macro_hides(const wl_scan *s, size_t k, size_t v)
+{
+    const rw_toks *ts = s->ts;
+    size_t nl = ts->t[k].end - ts->t[k].start, at = 0, a, b;
+    bool hides = false;
+    while (!hides && rwl_next_define(s->text, s->len, &at, ts->text + ts->t[k].start, nl, &a, &b)) {
+        rw_toks mt = {0};
+        if (rwl_lex(s->text, (uint32_t)(a + nl), (uint32_t)b, &mt) != HK_OK) {
+            rwl_toks_free(&mt);
+            return true;
+        }
+        for (size_t q = 0; q < mt.n && !hides; q++) {
+            if (v == SIZE_MAX)
+                hides = (rwl_tok_is_assign_op(&mt, q) && !rwl_tok_is(&mt, q, "==")) || rwl_tok_is(&mt, q, "++") ||
+                        rwl_tok_is(&mt, q, "--");
+            else
+                hides = mt.t[q].kind == T_IDENT && mt.t[q].end - mt.t[q].start == ts->t[v].end - ts->t[v].start &&
+                        !memcmp(s->text + mt.t[q].start, ts->text + ts->t[v].start, ts->t[v].end - ts->t[v].start) &&
+                        !(q > 0 && (rwl_tok_is(&mt, q - 1, ".") || rwl_tok_is(&mt, q - 1, "->")));
+        }
+        rwl_toks_free(&mt);
+    }
+    return hides;
+}
+
 /* Does the declaration of the declarator at q give it a plain value type: declared without
  * `*`, `&` or `&&`, its type words the language's scalars and vectors, cv-qualifiers, `auto`
  * (a copy) or a template type parameter the kernel also takes a pointer to (`T *in`: T cannot
@@ -751,6 +780,11 @@ static bool stepped_own(wl_scan *s, size_t v)
         if (reference_init(ts, k, &e) && span_mentions(ts, k + 1, e, v))
             return refuse(s, k - 1, "induction", EN(RW_WL_STEP_ADDRESS), TOK(ts, v));
     }
+    /* a macro of the file whose text names v (`#define AHEAD const float &ahead = x`): its
+     * uses bind or read v where no scan of the kernel's names looks (session 46) */
+    for (size_t k = 1; k + 1 < ts->n; k++)
+        if (ts->t[k].kind == T_IDENT && rwl_is_use(ts, k) && !rwg_same_name(ts, k, v) && macro_hides(s, k, v))
+            return refuse(s, k, "induction", EN(RW_WL_STEP_MACRO), TOK(ts, v), TOK(ts, k));
     /* any other declaration initialized from v must copy its value (session 46): through a
      * type alias, a structure's reference member, decltype or a lambda capturing it, v has
      * another name still */
@@ -880,6 +914,11 @@ static bool read_body(wl_scan *s, wl_loop *L, const km_kernel *km)
     size_t ba = in->body_a, bb = in->body_b;
     if (!stores(s, ba, bb, EN(RW_WL_IN_WINDOW)))
         return false;
+    /* a macro that writes (`#define STEP x += 0.5f`): the names it writes are none of the
+     * window's state, sums or steps as the scans below read them (session 46) */
+    for (size_t k = ba; k < bb; k++)
+        if (ts->t[k].kind == T_IDENT && rwl_is_use(ts, k) && macro_hides(s, k, SIZE_MAX))
+            return refuse(s, k, "macro", EN(RW_WL_MACRO_WRITES), TOK(ts, k));
     for (size_t k = ba; k < bb; k++)
         if (rwl_tok_is(ts, k, "return") || rwl_tok_is(ts, k, "goto") ||
             (rwl_tok_is(ts, k, "break") && !rwg_in_inner_construct(ts, ba, bb, k)))

@@ -328,6 +328,8 @@ static void block_softmax_refusals(void **state)
         {"int_tree", "block tree", 497, "the tree's shared array is not of float elements"},
         {"char_tree", "block tree", 537, "a loop variable of a type that cannot count"},
         {"char_tid", "row loop", 573, "not a block-strided row loop"},
+        /* session 46: a row offset through a macro that reads threadIdx.x (applied at 18e2dd8a) */
+        {"macro_off", "statement", 611, "a statement the block-per-row softmax does not hold here"},
     };
     rwf_expect_refusals(src, "block_online_softmax", cases, sizeof cases / sizeof cases[0]);
     free(src);

@@ -801,6 +801,17 @@ static void refusals(void **state)
             "        atomicAdd(flag, 1);\n"
             "}\n",
             "k", "loop", 5);
+    /* a macro writing a block-free local after the split (applied at 18e2dd8a) */
+    refused("#define ACC tmp += v\n"
+            "__global__ void k(const float *a, float *o)\n"
+            "{\n"
+            "    float tmp = 0.0f;\n"
+            "    float v = a[blockIdx.x * 64 + threadIdx.x];\n"
+            "    __syncthreads();\n"
+            "    ACC;\n"
+            "    o[blockIdx.x * 64 + threadIdx.x] = tmp;\n"
+            "}\n",
+            "k", "macro", 7);
     refused("#define ROW (blockIdx.x * 64)\n"
             "__global__ void k(const float *a, float *o)\n"
             "{\n"

@@ -875,6 +875,10 @@ static void window_stepped_refusals(void **state)
         {"alias_stepped", "window_lanes", 743, "the stepped `x` has another name"},
         {"member_ref", "window_lanes", 757, "the stepped `x` initializes `box`, whose type is not a plain value"},
         {"template_ref", "window_lanes", 772, "the stepped `x` initializes `ahead`, whose type is not a plain value"},
+        /* session 46: macros -- one binding a reference to x, one stepping x in a window
+         * whose bounds are the thread's (both applied at 18e2dd8a) */
+        {"macro_ref", "window_lanes", 792, "the stepped `x` is named in the text of the macro `HK_AHEAD_DECL`"},
+        {"macro_step", "window_lanes", 810, "`HK_STEP_X`, a macro of the file whose text assigns, is used in the window"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         rw_context ctx = {.text = fx.text, .len = fx.len, .m = fx.m, .kernel = kernel(&fx, cases[i].kernel)};

@@ -598,3 +598,43 @@ __global__ void char_tid(float *out, const float *inp, int N, int C)
     for (int i = t; i < C; i += bs)
         out[row * C + i] = x[i] / total;
 }
+
+// refused: the row offset through a macro that reads the thread index (each group of 64
+// threads its own row in the original; the pair reduction combines the whole block)
+#define HK_WARP_ROW ((threadIdx.x / 64) * C)
+__global__ void macro_off(float *out, const float *inp, int N, int C)
+{
+    extern __shared__ float red[];
+    int row = blockIdx.x;
+    int t = threadIdx.x;
+    int bs = blockDim.x;
+    const float *x = inp + HK_WARP_ROW;
+    float m = -INFINITY;
+    for (int i = t; i < C; i += bs)
+        m = fmaxf(m, x[i]);
+    red[t] = m;
+    for (int s = bs / 2; s >= 1; s /= 2) {
+        __syncthreads();
+        if (s > t)
+            red[t] = fmaxf(red[t], red[t + s]);
+    }
+    __syncthreads();
+    float off = red[0];
+    for (int i = t; i < C; i += bs)
+        out[HK_WARP_ROW + i] = expf(x[i] - off);
+    __syncthreads();
+    x = out + HK_WARP_ROW;
+    float sum = 0.0f;
+    for (int i = t; i < C; i += bs)
+        sum += x[i];
+    red[t] = sum;
+    for (int s = bs / 2; s >= 1; s /= 2) {
+        __syncthreads();
+        if (s > t)
+            red[t] += red[t + s];
+    }
+    __syncthreads();
+    float total = red[0];
+    for (int i = t; i < C; i += bs)
+        out[HK_WARP_ROW + i] = x[i] / total;
+}

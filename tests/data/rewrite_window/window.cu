@@ -779,3 +779,36 @@ __global__ void template_ref(const float *plane, float *out, const int n, const 
         out[o] = best;
     }
 }
+
+// Refused (session 46): macros the scans of names do not read -- one binding a reference to
+// the stepped name, one stepping a name in a window whose bounds are the thread's (each
+// applied at 18e2dd8a; in the second the lanes each stepped x on their own trips only).
+#define HK_AHEAD_DECL const float &ahead = x
+#define HK_STEP_X x += 0.5f
+__global__ void macro_ref(const float *plane, float *out, const int n, const int w, const int taps)
+{
+    LOOP_OUTPUTS(o, n) {
+        float x = o, best = -1.f;
+        HK_AHEAD_DECL;
+        for (int t = 0; t < taps; t++) {
+            float v = edge_texel(plane, 1, w, 0.f, x) + edge_texel(plane, 1, w, 0.f, ahead + 1.f);
+            if (v > best)
+                best = v;
+            x += 0.5f;
+        }
+        out[o] = best;
+    }
+}
+__global__ void macro_step(const float *plane, float *out, const int n, const int w, const int taps)
+{
+    LOOP_OUTPUTS(o, n) {
+        float x = o, best = -1.f;
+        for (int t = 0; t < o % taps; t++) {
+            float v = edge_texel(plane, 1, w, 0.f, x);
+            if (v > best)
+                best = v;
+            HK_STEP_X;
+        }
+        out[o] = best;
+    }
+}
