@@ -6502,6 +6502,8 @@ static const struct hk_msg_entry msgs[HK_MSG_COUNT] = {
       "`%.*s` 写入 `%.*s`"),
     F(RW_UJ_READS_WRITTEN, "`%.*s` reads `%.*s`, which the loop body writes (line %d): the value is not the item's alone",
       "`%.*s` 读取 `%.*s`，而循环体会写入它（第 %d 行）：该值不只取决于数据项本身"),
+    F(RW_UJ_MACRO, "`%.*s` reads `%.*s`, a macro of the file whose text reads memory, assigns, calls a function that is not pure or names what the loop body writes: the value may not be the item's alone",
+      "`%.*s` 读取了 `%.*s`，这是文件中的宏，其文本读取内存、赋值、调用非纯函数或用到循环体写入的名字：该值可能不只取决于该项本身"),
     F(RW_UJ_READS_REACHED, "`%.*s` reads memory through `%.*s`, which the store through `%.*s` (line %d) may reach",
       "`%.*s` 通过 `%.*s` 读取内存，而经由 `%.*s` 的存储（第 %d 行）可能写到那里"),
     F(RW_UJ_FEWER, "%ld items, fewer than the %d jammed",

@@ -615,6 +615,19 @@ static void refusals(void **state)
             "    y[threadIdx.x] = best + at;\n"
             "}\n",
             "rel", "value declaration", 6, "reads `best`, which the loop body writes (line 7)");
+    /* session 46: the same read through a macro of the file (applied at 18e2dd8a) */
+    refused("#define HK_BEST best\n"
+            "__global__ void relm(const float *x, float *y, int n)\n"
+            "{\n"
+            "    float best = 1e30f;\n"
+            "    int at = 0;\n"
+            "    for (int k = 0; k < n; ++k) {\n"
+            "        float d = x[k] - HK_BEST;\n"
+            "        if (d < 0.0f) { best = x[k]; at = k; }\n"
+            "    }\n"
+            "    y[threadIdx.x] = best + at;\n"
+            "}\n",
+            "relm", "value declaration", 7, "reads `HK_BEST`, a macro of the file");
     /* the value reads memory the update stores to, same element type, no restrict (line 5) */
     refused("__global__ void alias(const float *x, float *y, int n)\n"
             "{\n"
