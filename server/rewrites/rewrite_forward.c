@@ -941,6 +941,9 @@ static bool sf_macro_touches_memory(const sf_state *s, const char *mname, size_t
             else if (mt.t[k].kind == T_IDENT && k + 1 < mt.n && rwl_tok_is(&mt, k + 1, "(") &&
                      !rwl_pure_call_name(&mt, k) && !rwl_is_type_word(&mt, k))
                 bad = !rwl_pure_function_macro(s->text, s->len, s->text + mt.t[k].start, mt.t[k].end - mt.t[k].start, 4);
+            else if (rwl_tok_is(&mt, k, "return") || rwl_tok_is(&mt, k, "goto") || rwl_tok_is(&mt, k, "asm") ||
+                     rwl_tok_is(&mt, k, "break") || rwl_tok_is(&mt, k, "continue") || rwl_tok_is(&mt, k, "volatile"))
+                bad = true;   /* an early exit: a dropped store might never be overwritten */
             else if (mt.t[k].kind == T_IDENT) {
                 char nm[128];
                 size_t n = mt.t[k].end - mt.t[k].start;

@@ -1018,6 +1018,12 @@ static int fused_blocks(const rw_context *c, int blocks, rw_result *out)
             rwl_macro_mentions_grid(c->text, c->len, c->text + ts->t[q].start, ts->t[q].end - ts->t[q].start)) {
             REFUSE_NAMED(HK_MSG_RW_FB_MACRO, q);
         }
+        if (ts->t[q].kind == T_IDENT && rwl_is_use(ts, q)) {   /* the same words in a macro's text (session 46) */
+            const char *mw = rwl_macro_text_word(c->text, c->len, c->text + ts->t[q].start, ts->t[q].end - ts->t[q].start,
+                                                 stop, HK_ARRAY_LEN(stop), 4);
+            if (mw)
+                REFUSE(HK_MSG_RW_FB_FORBIDDEN, mw, LINE(q), mw);
+        }
         if (ts->t[q].kind == T_IDENT && rwl_call_paren(ts, q)) {
             const an_function *g = rwl_callee(c->m, f, ts, q);
             if (g && rwl_mentions_grid(c->text + g->body_span.start_byte,
@@ -1412,6 +1418,11 @@ static int fused_blocks(const rw_context *c, int blocks, rw_result *out)
     /* after the prologue: no loop that could wait on another block */
     for (size_t q = s.st[pend < s.n_st ? pend : s.n_st]; q + 1 < ts->n; q++) {
         if (rwl_tok_is(ts, q, "while") || rwl_tok_is(ts, q, "do"))
+            REFUSE(HK_MSG_RW_FB_LOOP, LINE(q));
+        static const char *const waits[] = {"while", "do"};
+        if (ts->t[q].kind == T_IDENT && rwl_is_use(ts, q) &&
+            rwl_macro_text_word(c->text, c->len, c->text + ts->t[q].start, ts->t[q].end - ts->t[q].start, waits,
+                                HK_ARRAY_LEN(waits), 4))
             REFUSE(HK_MSG_RW_FB_LOOP, LINE(q));
         /* a `for` spinning on memory (session 46): no condition, or one calling an atomic */
         if (rwl_tok_is(ts, q, "for") && rwl_tok_is(ts, q + 1, "(")) {

@@ -666,6 +666,16 @@ static bool read_body(sc_scan *s, sc_loop *L)
             L->has_break = true;
         if (!strncmp(ts->text + ts->t[k].start, "hk_uj", 5))
             return refuse(s, k, "loop body", EN(RW_UJ_ALREADY));
+        /* a macro whose text jumps or waits (`#define STOP break`): the jam would not see it
+         * (session 46: a break in a macro left the main loop only, the rest scanned on) */
+        static const char *const jumps[] = {"break", "continue", "goto", "return", "asm", "__syncthreads",
+                                            "__syncwarp"};
+        const char *jw = ts->t[k].kind == T_IDENT
+                             ? rwl_macro_text_word(s->text, strlen(s->text), ts->text + ts->t[k].start,
+                                                   ts->t[k].end - ts->t[k].start, jumps, HK_ARRAY_LEN(jumps), 4)
+                             : NULL;
+        if (jw)
+            return refuse(s, k, "macro", EN(RW_UJ_MACRO_JUMP), TOK(ts, k), jw);
     }
     for (size_t i = 0; i < nw; i++) {
         if (same_name(ts, w[i], L->v))

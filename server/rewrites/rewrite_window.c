@@ -661,7 +661,7 @@ static bool reference_init(const rw_toks *ts, size_t q, size_t *end)
 }
 
 /* A macro of the file named by token k whose replacement text assigns (`=`, `+=`, ...,
- * `++`, `--`), or, with v (a name token, or SIZE_MAX for none), names v other than as a
+ * `++`, `--`) or jumps (`return`, `goto`, `break`, `continue`, `asm`), or, with v (a name token, or SIZE_MAX for none), names v other than as a
  * member (`x` in `float &r = x`, not in `blockIdx.x`): what the window's scans of names
  * cannot see (session 46). */
 static bool macro_hides(const wl_scan *s, size_t k, size_t v)
@@ -678,7 +678,8 @@ static bool macro_hides(const wl_scan *s, size_t k, size_t v)
         for (size_t q = 0; q < mt.n && !hides; q++) {
             if (v == SIZE_MAX)
                 hides = (rwl_tok_is_assign_op(&mt, q) && !rwl_tok_is(&mt, q, "==")) || rwl_tok_is(&mt, q, "++") ||
-                        rwl_tok_is(&mt, q, "--");
+                        rwl_tok_is(&mt, q, "--") || rwl_tok_is(&mt, q, "return") || rwl_tok_is(&mt, q, "goto") ||
+                        rwl_tok_is(&mt, q, "break") || rwl_tok_is(&mt, q, "continue") || rwl_tok_is(&mt, q, "asm");
             else
                 hides = mt.t[q].kind == T_IDENT && mt.t[q].end - mt.t[q].start == ts->t[v].end - ts->t[v].start &&
                         !memcmp(s->text + mt.t[q].start, ts->text + ts->t[v].start, ts->t[v].end - ts->t[v].start) &&

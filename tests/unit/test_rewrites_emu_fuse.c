@@ -812,6 +812,17 @@ static void refusals(void **state)
             "    o[blockIdx.x * 64 + threadIdx.x] = tmp;\n"
             "}\n",
             "k", "macro", 7);
+    /* a return spelled by a macro: it would end the whole fused batch (applied at 18e2dd8a) */
+    refused("#define BAIL(i, n) if ((i) >= (n)) return\n"
+            "__global__ void k(const float *a, float *o, int n)\n"
+            "{\n"
+            "    int i = blockIdx.x * 64 + threadIdx.x;\n"
+            "    float v = a[i];\n"
+            "    __syncthreads();\n"
+            "    BAIL(i, n);\n"
+            "    o[i] = v;\n"
+            "}\n",
+            "k", "return", 7);
     refused("#define ROW (blockIdx.x * 64)\n"
             "__global__ void k(const float *a, float *o)\n"
             "{\n"

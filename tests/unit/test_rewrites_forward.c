@@ -307,6 +307,7 @@ static void forward_refusals(void **state)
         {"bias_address", "local pointer", 461, "`b`, a local pointer or reference that is no row pointer"},
         {"bias_cast", "memory access", 471, "through an expression that is not a name"},
         {"bias_macro", "macro", 483, "`HK_FIRST_BIAS`, a macro of the file whose text reads memory"},
+        {"exit_macro", "macro", 495, "`HK_LEAVE`, a macro of the file whose text"},
     };
     rwf_expect_refusals(src, "store_forward", cases, sizeof cases / sizeof cases[0]);
     free(src);

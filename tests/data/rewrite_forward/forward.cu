@@ -482,3 +482,17 @@ __global__ void bias_macro(float *out, const float *inp, int C)
     for (int i = threadIdx.x; i < C; i += blockDim.x)
         out[row * C + i] = out[row * C + i] + HK_FIRST_BIAS;
 }
+
+// refused: an early exit between the loops spelled by a macro (the first loop's store is
+// dropped as overwritten by the second, which then never runs)
+#define HK_LEAVE return
+__global__ void exit_macro(float *out, const float *inp, int C, int stop)
+{
+    const int row = blockIdx.x;
+    for (int i = threadIdx.x; i < C; i += blockDim.x)
+        out[row * C + i] = inp[row * C + i] + 1.0f;
+    if (stop)
+        HK_LEAVE;
+    for (int i = threadIdx.x; i < C; i += blockDim.x)
+        out[row * C + i] = out[row * C + i] * 2.0f;
+}

@@ -812,3 +812,19 @@ __global__ void macro_step(const float *plane, float *out, const int n, const in
         out[o] = best;
     }
 }
+#define HK_SKIP_TRIP continue
+__global__ void macro_jump(const float *plane, float *out, const int n, const int w, const int taps)
+{
+    LOOP_OUTPUTS(o, n) {
+        float x = o, best = -1.f;
+        for (int t = 0; t < taps; t++) {
+            float v = edge_texel(plane, 1, w, 0.f, x);
+            if (v > best)
+                best = v;
+            if (v < 0.5f)
+                HK_SKIP_TRIP;
+            x += 0.5f;
+        }
+        out[o] = best;
+    }
+}
