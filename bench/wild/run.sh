@@ -20,6 +20,8 @@
 #               a "spec" column (inferred / refused) and the summary counts completed episodes
 #   EPISODE_TIMEOUT=S  wall-clock limit of one episode (default none): SIGTERM, on which hkls
 #               stops cleanly and still writes its report, then SIGKILL 15 s later
+#   BATCH=NAME  with no ID given, only the kernels whose manifest "batch" is NAME
+#               (BATCH=holdout-s46 bench/wild/run.sh: session 46's holdout)
 #   TABLE_ONLY=1  run nothing: make the table from the logs already in OUT (a run cut
 #               short); an episode with no exit status recorded counts as FAIL
 # Exit status: 0 when every episode completed, 1 otherwise.
@@ -35,7 +37,16 @@ mkdir -p "$out" || exit 2
 out=$(cd "$out" && pwd)
 read -r -a extra <<< "${HKLS_ARGS:-}"
 
-if [ $# -gt 0 ]; then ids=("$@"); else
+if [ $# -gt 0 ]; then ids=("$@")
+elif [ -n "${BATCH:-}" ]; then
+    # the kernels of one manifest batch (holdout-s46, ...): the manifest writes one field a
+    # line, "id" before "batch" in each kernel's object
+    ids=()
+    while read -r id; do ids+=("$id"); done < <(awk -v b="$BATCH" '
+        /^ *"id": / { id = $0; sub(/^ *"id": *"/, "", id); sub(/".*/, "", id) }
+        /^ *"batch": / { x = $0; sub(/^ *"batch": *"/, "", x); sub(/".*/, "", x); if (x == b) print id }' "$here/manifest.json")
+    [ ${#ids[@]} -gt 0 ] || { echo "run.sh: no kernel of batch $BATCH in manifest.json" >&2; exit 2; }
+else
     ids=(); for s in "$here"/specs/*.bench.json; do ids+=("$(basename "$s" .bench.json)"); done
 fi
 

@@ -312,9 +312,13 @@ static void print_summary(const ep_result *r)
             /* why: the engine's, stored in English (docs/i18n.md) */
             const char *why = json_string_value(json_object_get(nc, "why"));
             char *why_said = hk_tr_said(hk_i18n_lang(), why);
-            printf(hk_tr(json_integer_value(json_object_get(s, "not_credited")) == 1
-                             ? HK_MSG_CLI_OPT_NOT_CREDITED_ONE
-                             : HK_MSG_CLI_OPT_NOT_CREDITED),
+            const char *by = json_string_value(json_object_get(nc, "by"));
+            bool one = json_integer_value(json_object_get(s, "not_credited")) == 1;
+            bool safety = by && !strcmp(by, "memory_safety");
+            printf(hk_tr(safety ? (one ? HK_MSG_CLI_OPT_NOT_CREDITED_SAFETY_ONE
+                                       : HK_MSG_CLI_OPT_NOT_CREDITED_SAFETY)
+                                : (one ? HK_MSG_CLI_OPT_NOT_CREDITED_ONE
+                                       : HK_MSG_CLI_OPT_NOT_CREDITED)),
                    (long long)json_integer_value(json_object_get(s, "not_credited")),
                    (long long)json_integer_value(json_object_get(nc, "version")),
                    num(nc, "speedup"), why_said ? why_said : why ? why : "?");

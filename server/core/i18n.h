@@ -847,6 +847,8 @@ enum hk_msg {
     HK_MSG_CLI_VC_USAGE,
     HK_MSG_CLI_OPT_NOT_CREDITED_ONE,
     HK_MSG_CLI_OPT_NOT_CREDITED,
+    HK_MSG_CLI_OPT_NOT_CREDITED_SAFETY_ONE,
+    HK_MSG_CLI_OPT_NOT_CREDITED_SAFETY,
     /* the editor server's own words (server/lsp): Apply's refusals and results, the
      * requests' error messages (the JSON-RPC error's message; its code stays), the
      * window/logMessage lines, why an episode ended, the hover's simulated marks */
@@ -1070,6 +1072,8 @@ enum hk_msg {
     HK_MSG_EP_CANNOT_CREATE_WORK_DIRECTORY,
     HK_MSG_EP_NOT_CREDITED_ONE,
     HK_MSG_EP_NOT_CREDITED,
+    HK_MSG_EP_NOT_CREDITED_SAFETY_ONE,
+    HK_MSG_EP_NOT_CREDITED_SAFETY,
     HK_MSG_EP_NO_FASTER_CREDITED,
     HK_MSG_EP_NO_FASTER_NOISE,
     HK_MSG_EP_UNTRUSTED_COMMAND,
@@ -1209,12 +1213,17 @@ enum hk_msg {
     HK_MSG_SAN_TOOL_EXIT,            /* %d status */
     HK_MSG_SAN_PROGRAM_EXITED,       /* %d status, %s its code, %s ": " or "", %s its message */
     HK_MSG_SAN_CREDIT_INCOMPLETE,    /* %s tool, %s its note, %.0f bound, %.2f claim */
+    HK_MSG_SAN_CREDIT_INCOMPLETE_BASE, /* %s tool, %s " at the timed size" or "", %s its note,
+                                      * %.1f the original's seconds under that tool */
+    HK_MSG_SAN_AT_TIMED_SIZE,
+    HK_MSG_EP_MEMORY_SAFETY_BASE_INCOMPLETE, /* %s what, %s tool */
     HK_MSG_EP_MEMORY_SAFETY_TIMED,   /* %s what, %d size: the pass at the timed size */
     HK_MSG_SAN_TIMED_NOTE,           /* %s the smallest size's note, %s the timed size's */
     /* a version event's message (the editor's progress, hkls optimize's lines) and the
      * CLI's error/warning prefixes */
     HK_MSG_EP_VER_ACCEPTED,
     HK_MSG_EP_VER_UNCREDITED,
+    HK_MSG_EP_VER_UNCREDITED_WHY,    /* %d version, %.4g ms, %.2fx, %s why, %s who made it */
     HK_MSG_EP_VER_BEHIND,
     HK_MSG_EP_VER_OTHER,             /* v%d, %s status code, %s produced by */
     HK_MSG_EP_VER_REASON,            /* v%d, %s status code, %s reason code, %s produced by */
@@ -3136,6 +3145,10 @@ enum hk_msg {
     HK_MSG_RW_BT_ONE_ARRAY_EACH,
     HK_MSG_RW_BT_DESC_TREES_SUM,
     HK_MSG_RW_BT_DESC_TREES,
+    HK_MSG_RW_BT_TUPLE_GUARD,
+    HK_MSG_RW_BT_TUPLE_OTHER,
+    HK_MSG_RW_BT_DESC_TUPLE_SUM,
+    HK_MSG_RW_BT_DESC_TUPLE,
     HK_MSG_RW_BT_DESC_KEY_LARGEST,
     HK_MSG_RW_BT_DESC_KEY_LARGEST_SIZE,
     HK_MSG_RW_BT_DESC_KEY_SMALLEST,

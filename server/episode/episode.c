@@ -1273,6 +1273,37 @@ out:
 
 /* ---- memory safety: compute-sanitizer (sanitize.h, docs/sanitizer.md) ---- */
 
+/* The original kernel under every tool at so's size (the smallest, or the timed one with
+ * so->timed), run once per episode and kept in c: what a candidate's finding, or a check the
+ * candidate left incomplete (incomplete), is judged against. tool: the one that asked, for
+ * the log.
+ * *base: c's result. HK_OK, HK_ECANCELED, HK_ENOMEM. */
+static int sanitize_base(ep_ctx *c, const sanitize_opts *so, const measure_prog *bp,
+                         const char *what, enum sanitize_tool tool, bool incomplete,
+                         const sanitize_result **base)
+{
+    sanitize_result *b = so->timed ? &c->base_san_timed : &c->base_san;
+    bool *done = so->timed ? &c->base_san_timed_done : &c->base_san_done;
+    *base = b;
+    if (*done)
+        return HK_OK;
+    sanitize_opts bo = *so;
+    bo.all_tools = true;
+    bo.signatures = true; /* memcheck's findings kept by signature (sanitize_sigs) */
+    bo.baseline = NULL;
+    ep__log(c, "info",
+            hk_tr(incomplete ? HK_MSG_EP_MEMORY_SAFETY_BASE_INCOMPLETE
+                             : HK_MSG_EP_MEMORY_SAFETY_COMPUTE_SANITIZER),
+            what, sanitize_tool_name(tool));
+    int rc = sanitize_candidate(&c->mo, &bo, bp, b);
+    if (rc) {
+        sanitize_result_clear(b);
+        return rc;
+    }
+    *done = true;
+    return HK_OK;
+}
+
 /* A candidate rejected for a tool's finding (not the program's own failure): the baseline
  * (bp, c->text) runs under every tool once, and when that tool finds something there too,
  * the candidate (cp, its text) runs again with the baseline's result, so that findings on
@@ -1291,22 +1322,10 @@ static int sanitize_again(ep_ctx *c, const sanitize_opts *so, const measure_prog
             found = t;
     if (found < 0)
         return HK_OK;
-    int rc;
-    /* the baseline's run at the same size: the smallest, or the timed one */
-    sanitize_result *base = so->timed ? &c->base_san_timed : &c->base_san;
-    bool *done = so->timed ? &c->base_san_timed_done : &c->base_san_done;
-    if (!*done) {
-        sanitize_opts bo = *so;
-        bo.all_tools = true;
-        bo.signatures = true; /* memcheck's findings kept by signature (sanitize_sigs) */
-        ep__log(c, "info", hk_tr(HK_MSG_EP_MEMORY_SAFETY_COMPUTE_SANITIZER), what,
-                sanitize_tool_name((enum sanitize_tool)found));
-        if ((rc = sanitize_candidate(&c->mo, &bo, bp, base))) {
-            sanitize_result_clear(base);
-            return rc;
-        }
-        *done = true;
-    }
+    const sanitize_result *base;
+    int rc = sanitize_base(c, so, bp, what, (enum sanitize_tool)found, false, &base);
+    if (rc)
+        return rc;
     if (base->tools[found].status != SANITIZE_FOUND)
         return HK_OK;
     sanitize_opts io = *so;
@@ -1353,6 +1372,48 @@ static int sanitize_sizes(ep_ctx *c, const sanitize_opts *so, const measure_prog
         rc = sanitize_result_add_timed(sr, &t);
     sanitize_result_clear(&t);
     return rc;
+}
+
+/* A check the candidate left incomplete (a tool past its limit, or ended by the runner's
+ * limits: sanitize_tool_result.incomplete) where the original kernel's run of the same tool at
+ * the same size completed is the candidate's own doing: a kernel that spins, or does far more
+ * work, only under the tool would otherwise leave a faster verdict unchecked at any claim
+ * (sanitize_credit_allowed holds back only claims over 2x). *why: the note that uncredits it
+ * (owned), or NULL when every incomplete tool was incomplete for the original too (the tool
+ * cannot check this program at this size within its limit: the note says so, the credit
+ * stands). bp: the original's program. HK_OK, HK_ECANCELED, HK_ENOMEM. */
+static int sanitize_incomplete_judged(ep_ctx *c, const sanitize_opts *so, const measure_prog *bp,
+                                      const char *what, const sanitize_result *sr, char **why)
+{
+    *why = NULL;
+    if (!sr->incomplete || sr->outcome != SANITIZE_UNCHECKED)
+        return HK_OK;
+    for (const sanitize_result *p = sr; p; p = p->at_timed)
+        for (int t = 0; t < SANITIZE_N_TOOLS; t++) {
+            const sanitize_tool_result *x = &p->tools[t];
+            if (!x->incomplete)
+                continue;
+            sanitize_opts po = *so;
+            if (p->timed) {
+                po.timed = true;
+                po.size = p->size;
+            }
+            const sanitize_result *base;
+            int rc = sanitize_base(c, &po, bp, what, (enum sanitize_tool)t, true, &base);
+            if (rc)
+                return rc;
+            const sanitize_tool_result *b = &base->tools[t];
+            bool completed = !b->incomplete && (b->status == SANITIZE_CLEAN ||
+                                                b->status == SANITIZE_FOUND ||
+                                                b->status == SANITIZE_FAILED);
+            if (!completed)
+                continue;
+            *why = hk_asprintf(hk_tr(HK_MSG_SAN_CREDIT_INCOMPLETE_BASE),
+                               sanitize_tool_name(x->tool), p->timed ? hk_tr(HK_MSG_SAN_AT_TIMED_SIZE) : "",
+                               x->text, (double)b->wall_ms / 1000.0);
+            return *why ? HK_OK : HK_ENOMEM;
+        }
+    return HK_OK;
 }
 
 /* Runs the tools on r's program when sanitize_wanted says so (best: it is about to become
@@ -1414,6 +1475,14 @@ static int sanitize_rec(ep_ctx *c, ep_rec *r, bool best, double claimed, measure
             rc = HK_ENOMEM;
         else
             ep__log(c, "warn", "v%d: %s", r->number, r->credit_why);
+    } else if (!rc && judge) {
+        char *why = NULL;
+        rc = sanitize_incomplete_judged(c, &so, &bp, what, &sr, &why);
+        if (why) {
+            hk_free(r->credit_why);
+            r->credit_why = why;
+            ep__log(c, "warn", "v%d: %s", r->number, r->credit_why);
+        }
     }
     sanitize_result_clear(&sr);
     return rc;
@@ -1444,6 +1513,8 @@ static int reject_late(ep_ctx *c, ep_rec *r, const char *stage, const measure_ve
 }
 
 static const ep_rec *uncredited_best(const ep_ctx *c);
+static void version_event(ep_ctx *c, const ep_rec *r, const char *status, const char *reason,
+                          const char *details);
 
 /* Faster versions whose speedup is not credited: said once, in the log and the episode's
  * info (the report shows it), so that "no best" is never mistaken for "nothing faster". */
@@ -1455,12 +1526,18 @@ static void note_uncredited(ep_ctx *c)
     size_t n = 0;
     for (size_t i = 0; i < c->n_recs; i++)
         n += c->recs[i]->uncredited && c->recs[i]->speedup > 1.0;
-    const char *why = credit_missing(c) ? credit_missing(c) : b->credit_why;
-    ep__log(c, "warn", hk_tr(n == 1 ? HK_MSG_EP_NOT_CREDITED_ONE : HK_MSG_EP_NOT_CREDITED), n,
-            b->number, b->speedup, why ? why : "?");
+    /* no physical floor uncredits every version; else the best's own memory-safety check */
+    bool floor = credit_missing(c) != NULL;
+    const char *why = floor ? credit_missing(c) : b->credit_why;
+    ep__log(c, "warn",
+            hk_tr(floor ? (n == 1 ? HK_MSG_EP_NOT_CREDITED_ONE : HK_MSG_EP_NOT_CREDITED)
+                        : (n == 1 ? HK_MSG_EP_NOT_CREDITED_SAFETY_ONE
+                                  : HK_MSG_EP_NOT_CREDITED_SAFETY)),
+            n, b->number, b->speedup, why ? why : "?");
     json_object_set_new(c->info, "not_credited",
-                        json_pack("{s:i, s:i, s:f, s:s?}", "versions", (int)n, "best_version",
-                                  b->number, "best_speedup", b->speedup, "why", why));
+                        json_pack("{s:i, s:i, s:f, s:s?, s:s}", "versions", (int)n,
+                                  "best_version", b->number, "best_speedup", b->speedup, "why",
+                                  why, "by", floor ? "floor" : "memory_safety"));
     ep__save_info(c);
 }
 
@@ -1532,11 +1609,24 @@ static int stage_accuracy(ep_ctx *c)
         /* the accepted best passes compute-sanitizer (DESIGN.md), or is not the best */
         bool unsafe = false;
         if (v.reason == MEASURE_OK) {
+            bool uncredited = r->credit_why != NULL;
             if ((rc = sanitize_rec(c, r, true, r->speedup, &v))) {
                 measure_verdict_clear(&v);
                 goto out;
             }
             unsafe = v.reason != MEASURE_OK;
+            if (!unsafe && !uncredited && r->credit_why) {
+                /* its check incomplete where the original's completed: kept as a
+                 * candidate, measured and correct, never the best (sanitize_incomplete_judged) */
+                r->accepted = false;
+                r->uncredited = true;
+                if (store_version_set_status(c->db, r->vid, STORE_V_CANDIDATE, "not_credited",
+                                             r->credit_why))
+                    ep__log_store(c);
+                version_event(c, r, "candidate", "not_credited", r->credit_why);
+                measure_verdict_clear(&v);
+                continue;
+            }
         }
         if (v.reason == MEASURE_OK) {
             c->best = r;
@@ -1803,11 +1893,12 @@ static json_t *summary_json(ep_ctx *c)
     json_object_set_new(s, "behind", json_integer((json_int_t)behind));
     if (best_unc)
         json_object_set_new(s, "not_credited_best",
-                            json_pack("{s:i, s:f, s:f, s:s?}", "version", best_unc->number,
+                            json_pack("{s:i, s:f, s:f, s:s?, s:s}", "version", best_unc->number,
                                       "speedup", best_unc->speedup, "median_ms",
                                       best_unc->median_ms, "why",
                                       credit_missing(c) ? credit_missing(c)
-                                                        : best_unc->credit_why));
+                                                        : best_unc->credit_why,
+                                      "by", credit_missing(c) ? "floor" : "memory_safety"));
     /* what was built, each with its resources: a run without a GPU shows its work here */
     json_t *built = json_array();
     for (size_t i = 0; built && i < c->n_recs; i++) {
@@ -2162,6 +2253,9 @@ static void version_event(ep_ctx *c, const ep_rec *r, const char *status, const 
     if (r->accepted)
         snprintf(msg, sizeof msg, hk_tr(HK_MSG_EP_VER_ACCEPTED), r->number, r->median_ms,
                  r->speedup, r->flagged ? hk_tr(HK_MSG_EP_VER_FLAGGED) : "", r->produced_by);
+    else if (r->uncredited && r->credit_why) /* its memory-safety check (sanitize_rec) */
+        snprintf(msg, sizeof msg, hk_tr(HK_MSG_EP_VER_UNCREDITED_WHY), r->number, r->median_ms,
+                 r->speedup, r->credit_why, r->produced_by);
     else if (r->uncredited)
         snprintf(msg, sizeof msg, hk_tr(HK_MSG_EP_VER_UNCREDITED),
                  r->number, r->median_ms, r->speedup, r->produced_by);
@@ -4044,14 +4138,19 @@ static int verify_sanitize(ep_ctx *c, const ep_verify_options *vo, bool best,
         rc = measure_verdict_set(&e->verdict, sr.reason, "%s", sr.details ? sr.details : "");
         e->verdict.where = (measure_combo){at->size, at->dist, at->seed};
     }
-    /* a claim over 2x that the tools could not check: correct and timed, not credited */
-    if (!rc && !sanitize_credit_allowed(&sr, e->speedup)) {
-        char *why = sanitize_credit_note(&sr, e->speedup);
-        rc = why ? measure_eval_uncredit(e, "memory_safety", why) : HK_ENOMEM;
-        if (why)
-            ep__log(c, "warn", "%s", why);
-        hk_free(why);
+    /* a claim over 2x that the tools could not check, or any claim whose check the
+     * candidate left incomplete where the original's completed: correct and timed, not
+     * credited */
+    char *why = NULL;
+    if (!rc && !sanitize_credit_allowed(&sr, e->speedup))
+        rc = (why = sanitize_credit_note(&sr, e->speedup)) ? HK_OK : HK_ENOMEM;
+    else if (!rc)
+        rc = sanitize_incomplete_judged(c, &so, bp, hk_tr(HK_MSG_EP_WHAT_CANDIDATE), &sr, &why);
+    if (!rc && why) {
+        rc = measure_eval_uncredit(e, "memory_safety", why);
+        ep__log(c, "warn", "%s", why);
     }
+    hk_free(why);
     if (!rc) {
         ep__log(c, sr.outcome == SANITIZE_PASSED ? "info" : "warn", "%s", sr.note);
         *safety = json_pack("{s:s, s:o}", "note", sr.note, "sanitizer", sanitize_result_json(&sr));
@@ -4105,6 +4204,19 @@ static int verify_sanitize_faster(ep_ctx *c, const ep_verify_options *vo, const 
     if (rc)
         return rc;
     verify_set_safety(verdict, safety);
+    if (e->verdict.reason == MEASURE_OK && !e->credited) {
+        /* its check left incomplete (sanitize_incomplete_judged): not credited, the
+         * interleaved timing stays as measured */
+        json_object_set_new(verdict, "credited", json_false());
+        json_object_set_new(verdict, "credit_note", ep__text(e->credit_note));
+        json_object_set_new(verdict, "verdict", json_string("not_credited"));
+        json_t *checks = json_object_get(verdict, "checks");
+        if (json_is_array(checks))
+            json_array_append_new(checks, json_pack("{s:s, s:s, s:s, s:s?}", "check", "credit",
+                                                    "result", "not_credited", "by",
+                                                    "memory_safety", "why", e->credit_note));
+        return HK_OK;
+    }
     if (e->verdict.reason == MEASURE_OK)
         return HK_OK;
     json_t *rej = measure_eval_json(e);

@@ -376,6 +376,20 @@ static bool guard_uniform(const km_kernel *k, const km_guard *g)
     return form_uniform(k, g->lhs) && form_uniform(k, g->rhs);
 }
 
+/* Is gd, a guard on tree t's write inside its loop, the one that picks which slots take
+ * part in a level: the halving tree's `tid < s`, the interleaved tree's `tid % (2*s) == 0`
+ * or, with the write at S[2*s*tid], `2*s*tid < blockDim.x`? (bdx: blockDim.x's atom.) */
+static bool part_guard(const km_kernel *k, const bt_tree *t, const km_guard *gd, uint32_t bdx)
+{
+    const km_access *w = t->comb;
+    uint32_t s = t->loop->counter;
+    bool halving = t->loop->cmp && strcmp(t->loop->cmp, "<") != 0;
+    if (halving)
+        return form_is_atom(w->index, t->tid) && !strcmp(gd->op, "<") && form_is_atom(gd->lhs, t->tid) &&
+               form_is_atom(gd->rhs, s);
+    return interleaved_guard(k, gd, w->index, t->tid, s, bdx);
+}
+
 /* The one shared tree of the kernel and its checks: NULL, or the reason in why. (A called
  * __device__ function's accesses are the model's at the call's line: checked as well.) */
 static const char *tree_checks(const km_kernel *k, bt_tree *t, const bt_tree *prev, const bt_tree *next, char *why,
@@ -479,16 +493,10 @@ static const char *tree_checks(const km_kernel *k, bt_tree *t, const bt_tree *pr
     }
     /* which element takes part: the halving tree's `tid < s`, the interleaved tree's
      * `tid % (2*s) == 0` or `w = 2*s*tid` with `w < blockDim.x` */
-    bool halving = t->loop->cmp && strcmp(t->loop->cmp, "<") != 0;
     bool guarded = false;
     for (uint32_t g = 0; g < w->n_guards; g++) {
         const km_guard *gd = &gs[w->guards[g]];
-        if (gd->line < t->loop->line)
-            continue;
-        if (halving && form_is_atom(w->index, t->tid) && !strcmp(gd->op, "<") && form_is_atom(gd->lhs, t->tid) &&
-            form_is_atom(gd->rhs, s))
-            guarded = true;
-        if (!halving && interleaved_guard(k, gd, w->index, t->tid, s, bdx))
+        if (gd->line >= t->loop->line && part_guard(k, t, gd, bdx))
             guarded = true;
     }
     if (!guarded) {
@@ -672,25 +680,44 @@ static bool loop_tokens(const char *text, const rw_toks *ts, uint32_t line, size
 }
 
 /* The element type of array as declared in the body (`__shared__ T S[N]`, `extern
- * __shared__ T S[]`, `T *S = ...`): the type words before the name, qualifiers dropped. */
+ * __shared__ T S[]`, `T *S = ...`, a later declarator `__shared__ T A[N], S[N]`): the type
+ * words before the (first) name, qualifiers dropped. */
 static bool array_type(const rw_toks *ts, const char *array, char *out, size_t n)
 {
     for (size_t k = 1; k < ts->n; k++) {
         if (!rwl_tok_is_ident(ts, k, array) ||
-            !(rwl_tok_is(ts, k + 1, "[") || rwl_tok_is(ts, k + 1, "=") || rwl_tok_is(ts, k + 1, ";")))
+            !(rwl_tok_is(ts, k + 1, "[") || rwl_tok_is(ts, k + 1, "=") || rwl_tok_is(ts, k + 1, ";") ||
+              rwl_tok_is(ts, k + 1, ",")))
             continue;
+        size_t decl = k;
+        if (rwl_tok_is(ts, k - 1, ",")) {
+            /* a later declarator: the type is the first declarator's, whose name is the
+             * statement's first identifier followed by `[`, `=`, `,` or `;` */
+            size_t st = k - 1;
+            while (st > 0 && !rwl_tok_is(ts, st - 1, ";") && !rwl_tok_is(ts, st - 1, "{") &&
+                   !rwl_tok_is(ts, st - 1, "}"))
+                st--;
+            size_t d = st;
+            while (d < k && !(ts->t[d].kind == T_IDENT &&
+                              (rwl_tok_is(ts, d + 1, "[") || rwl_tok_is(ts, d + 1, "=") ||
+                               rwl_tok_is(ts, d + 1, ",") || rwl_tok_is(ts, d + 1, ";"))))
+                d++;
+            if (d == k)
+                continue;
+            decl = d;
+        }
         /* a declaration statement: everything from the statement's start to the name is
          * its type (a template parameter T or a qualified name too) */
-        size_t a = k;
+        size_t a = decl;
         while (a > 0 && !rwl_tok_is(ts, a - 1, ";") && !rwl_tok_is(ts, a - 1, "{") && !rwl_tok_is(ts, a - 1, "}") &&
                (ts->t[a - 1].kind == T_IDENT || rwl_tok_is(ts, a - 1, "*") || rwl_tok_is(ts, a - 1, "::") ||
                 rwl_tok_is(ts, a - 1, "<") || rwl_tok_is(ts, a - 1, ">")))
             a--;
-        if (a == k || !(a == 0 || rwl_tok_is(ts, a - 1, ";") || rwl_tok_is(ts, a - 1, "{") ||
-                        rwl_tok_is(ts, a - 1, "}")))
+        if (a == decl || !(a == 0 || rwl_tok_is(ts, a - 1, ";") || rwl_tok_is(ts, a - 1, "{") ||
+                           rwl_tok_is(ts, a - 1, "}")))
             continue;
         out[0] = '\0';
-        for (size_t j = a; j < k; j++) {
+        for (size_t j = a; j < decl; j++) {
             if (rwl_tok_is(ts, j, "*") || rwl_tok_is(ts, j, "__shared__") || rwl_tok_is(ts, j, "extern") ||
                 rwl_tok_is(ts, j, "volatile") || rwl_tok_is(ts, j, "const") || rwl_tok_is(ts, j, "static"))
                 continue;
@@ -1580,6 +1607,22 @@ out:
  * the halving or doubling step, the array's declaration, thread 0's carry) and, when they
  * pass, its replacement added to es, the element type in ty: NULL, or the reason in why
  * (*rc an error code: HK_ENOMEM). */
+/* tpl_tree for tree t of element type ty, appended to b: HK_OK or an error code. */
+static int tree_render(const bt_tree *t, const char *ty, struct hk_buf *b)
+{
+    const char *opname = t->op == KM_OP_SUM ? "sum" : t->op == KM_OP_MAX ? "maximum" : "minimum";
+    char combine[96], carry[200] = "";
+    if (t->op == KM_OP_SUM)
+        snprintf(combine, sizeof combine, "hk_acc += hk_o");
+    else
+        snprintf(combine, sizeof combine, "hk_acc = (hk_o %s hk_acc) ? hk_o : hk_acc", t->op == KM_OP_MAX ? ">" : "<");
+    if (t->carry)   /* thread 0's carry ends as the block's result, as after the tree */
+        snprintf(carry, sizeof carry, "\n                %s = hk_acc;   // the tree's register carry, as thread 0 " /* i18n: not for people */
+                 "ended it", t->carry);
+    const char *kv[] = {"S", t->array, "T", ty, "OP", opname, "COMBINE", combine, "CARRY", carry, NULL};
+    return rwl_render(b, tpl_tree, kv);
+}
+
 static const char *tree_edit(const char *text, const km_kernel *k, const rw_toks *ts, const bt_tree *t, rw_edits *es,
                              char *ty, size_t nty, char *why, size_t n, int *rc)
 {
@@ -1599,19 +1642,9 @@ static const char *tree_edit(const char *text, const km_kernel *k, const rw_toks
         w = carry_uses_ok(k, t, text, ts, lb, why, n);
     if (w)
         return w;
-    const char *opname = t->op == KM_OP_SUM ? "sum" : t->op == KM_OP_MAX ? "maximum" : "minimum";
-    char combine[96], carry[200] = "";
-    if (t->op == KM_OP_SUM)
-        snprintf(combine, sizeof combine, "hk_acc += hk_o");
-    else
-        snprintf(combine, sizeof combine, "hk_acc = (hk_o %s hk_acc) ? hk_o : hk_acc", t->op == KM_OP_MAX ? ">" : "<");
-    if (t->carry)   /* thread 0's carry ends as the block's result, as after the tree */
-        snprintf(carry, sizeof carry, "\n                %s = hk_acc;   // the tree's register carry, as thread 0 " /* i18n: not for people */
-                 "ended it", t->carry);
-    const char *kv[] = {"S", t->array, "T", ty, "OP", opname, "COMBINE", combine, "CARRY", carry, NULL};
     struct hk_buf b;
     hk_buf_init(&b, PT_TEXT_MAX);
-    if ((*rc = rwl_render(&b, tpl_tree, kv))) {
+    if ((*rc = tree_render(t, ty, &b))) {
         hk_buf_free(&b);
         return NULL;
     }
@@ -1706,6 +1739,182 @@ out:
     return rc;
 }
 
+/* ---- trees of several arrays in one loop (session 46) --------------------------------
+ *
+ * One halving or doubling loop that combines S1[w] op= S1[w + s], S2[w] op= S2[w + s], ...
+ * each array with itself alone, under nothing but the thread's part in the level: a sum
+ * and a sum of squares (Rodinia SRAD's reduce), SyncBN's grad_weight and grad_bias sums
+ * (mmcv), three gradients at once (mmcv's ms_deform_attn backward). Those are independent
+ * trees that share their levels' barriers: no array's update reads another array, so each
+ * array's slot 0 after the loop is its own tree's result. Each is checked as a tree of its
+ * own (tree_checks: every thread's slot stored before, slot 0 alone read after), and the
+ * loop is replaced by one tpl_tree per array in turn: each reads its own slots, which the
+ * replacements before it left as they were, and leaves its slot 0 as its tree did. A loop
+ * whose second store is not such an update (an argmax's index) is a pair tree's. */
+
+/* Is w, in a tree loop whose counter is s, an update of its array by itself alone:
+ * S[w] op= S[w + s], S[w] = S[w] + S[w + s] or fmaxf(S[w], S[w + s]) (a sum, max or min)? */
+static bool own_update(const km_kernel *k, const km_access *w, uint32_t s)
+{
+    if (w->mode == KM_WRITE)
+        return write_op(k, w, s) != KM_OP_NONE;
+    if (w->mode != KM_RMW || (w->op != KM_OP_SUM && w->op != KM_OP_MAX && w->op != KM_OP_MIN))
+        return false;
+    size_t nat;
+    const km_atom *at = km_atoms(k, &nat);
+    const km_term *v = w->value.n == 1 ? &w->value.t[0] : NULL;
+    return v && v->coef == 1 && v->n == 1 && at[v->atoms[0]].kind == KM_ATOM_READ &&
+           strcmp(at[v->atoms[0]].name, w->buffer) == 0 && form_plus_atom(w->index, at[v->atoms[0]].args[0], s);
+}
+
+/* The trees of t0's loop (find_tree's, which found a second array there) when every shared
+ * store in it updates its own array alone (own_update), one store per array: into t[0 ..
+ * n), in the order of the stores; 0 when the loop is not of that form (a pair tree's). */
+static size_t tuple_trees(const km_kernel *k, const bt_tree *t0, bt_tree *t, size_t cap)
+{
+    size_t na, nt = 0;
+    const km_access *as = km_accesses(k, &na);
+    for (size_t i = 0; i < na; i++) {
+        const km_access *a = &as[i];
+        if (!in_loop(a, t0->loop_ix) || a->space == KM_SPACE_GLOBAL || a->mode == KM_READ)
+            continue;
+        if (nt == cap || !own_update(k, a, t0->loop->counter))
+            return 0;
+        for (size_t j = 0; j < nt; j++)
+            if (!strcmp(t[j].array, a->buffer))
+                return 0;   /* an array stored twice in a level */
+        memset(&t[nt], 0, sizeof t[nt]);
+        t[nt].comb = a;
+        t[nt].loop = t0->loop;
+        t[nt].loop_ix = t0->loop_ix;
+        t[nt].array = a->buffer;
+        nt++;
+    }
+    return nt >= 2 ? nt : 0;
+}
+
+/* The checks of the trees t[0 .. nt) of one loop (tuple_trees): each tree's own
+ * (tree_checks), no condition inside the loop on a store but the thread's part in the
+ * level (one on the data would tie the arrays together), and nothing else in the loop: its
+ * reads are of the trees' arrays, at a store's slot or its partner's. NULL, or the reason
+ * in why; *bad gets the tree refused. */
+static const char *tuple_checks(const km_kernel *k, bt_tree *t, size_t nt, size_t *bad, char *why, size_t n)
+{
+    size_t na, ng;
+    const km_access *as = km_accesses(k, &na);
+    const km_guard *gs = km_guards(k, &ng);
+    uint32_t bdx;
+    if (!km_builtin_atom(k, KM_ATOM_BLOCK_DIM, 0, &bdx))
+        bdx = UINT32_MAX;
+    for (size_t i = 0; i < nt; i++) {
+        *bad = i;
+        if (tree_checks(k, &t[i], NULL, NULL, why, n))
+            return why;
+        const km_access *w = t[i].comb;
+        for (uint32_t g = 0; g < w->n_guards; g++) {
+            const km_guard *gd = &gs[w->guards[g]];
+            if (gd->line >= t[i].loop->line && !part_guard(k, &t[i], gd, bdx)) {
+                snprintf(why, n, EN(RW_BT_TUPLE_GUARD), gd->line, t[i].array, t[i].loop->line);
+                return why;
+            }
+        }
+    }
+    *bad = 0;
+    uint32_t s = t[0].loop->counter;
+    for (size_t i = 0; i < na; i++) {
+        const km_access *a = &as[i];
+        if (!in_loop(a, t[0].loop_ix))
+            continue;
+        bool ok = false;
+        for (size_t j = 0; j < nt && !ok; j++)
+            ok = a == t[j].comb ||
+                 (a->mode == KM_READ && !strcmp(a->buffer, t[j].array) &&
+                  (km_form_equal(a->index, t[j].comb->index) || form_plus_atom(t[j].comb->index, a->index, s)));
+        if (!ok) {
+            snprintf(why, n, EN(RW_BT_TUPLE_OTHER), a->line, t[0].loop->line, (unsigned)nt, a->buffer);
+            return why;
+        }
+    }
+    return NULL;
+}
+
+/* block_reduce for the trees t[0 .. nt) of one loop (tuple_trees): checked (tuple_checks),
+ * then the loop replaced by tpl_tree for each array in turn, at the loop's indentation. */
+static int rw_block_tuple(const char *text, size_t len, const an_model *m, const an_function *f,
+                          const km_kernel *k, const struct spec *sp, bool key, bt_tree *t, size_t nt,
+                          rw_result *out)
+{
+    char why[512] = "", ty[128];
+    rw_toks ts = {0};
+    rw_edits es = {0};
+    struct hk_buf list, repl;
+    hk_buf_init(&list, 256);
+    hk_buf_init(&repl, PT_TEXT_MAX);
+    size_t bad = 0, la = 0, lb = 0;
+    int rc = HK_OK;
+    const char *w = tuple_checks(k, t, nt, &bad, why, sizeof why);
+    if (w && t[bad].block_param)
+        param_refusal(f, sp, &t[bad], why, sizeof why);
+    if (w || key) {
+        char w2[700];
+        if (key)
+            snprintf(w2, sizeof w2, EN(RW_BT_KEY_PAIR), w ? w : EN(RW_BT_ONE_ARRAY_EACH));
+        else
+            snprintf(w2, sizeof w2, "%s", why);
+        rc = rwp_not_applicable(out, name, f, w2);
+        goto out;
+    }
+    if ((rc = rwp_lex_body(text, f->body_span.start_byte, f->body_span.end_byte, &ts)))
+        goto out;
+    if (!loop_tokens(text, &ts, t[0].loop->line, &la, &lb))
+        snprintf(why, sizeof why, EN(RW_BT_NOT_OWN_TEXT), t[0].loop->line), w = why;
+    else if (!has_barrier(&ts, la, lb))
+        snprintf(why, sizeof why, EN(RW_BT_NO_BARRIER), t[0].loop->line), w = why;
+    else if (!t[0].loop->var || !halving_step(&ts, la, lb, t[0].loop->var, !strcmp(t[0].loop->cmp, "<")))
+        snprintf(why, sizeof why, !strcmp(t[0].loop->cmp, "<") ? EN(RW_BT_NOT_DOUBLE) : EN(RW_BT_NOT_HALVE),
+                 t[0].loop->line), w = why;
+    if (w) {
+        rc = rwp_not_applicable(out, name, f, w);
+        goto out;
+    }
+    size_t at = edit_start(text, ts.t[la].start), ind = at;
+    while (ind > 0 && (text[ind - 1] == ' ' || text[ind - 1] == '\t'))
+        ind--;
+    bool sums = false;
+    for (size_t i = 0; i < nt; i++) {
+        if (!array_type(&ts, t[i].array, ty, sizeof ty)) {
+            snprintf(why, sizeof why, EN(RW_BT_DECL_NOT_FOUND), t[i].comb->line, t[i].array);
+            rc = rwp_not_applicable(out, name, f, why);
+            goto out;
+        }
+        if (i && ((rc = hk_buf_printf(&repl, "\n%.*s", (int)(at - ind), text + ind)) ||   /* the loop's indentation */
+                  (rc = hk_buf_printf(&list, ", "))))
+            goto out;
+        if ((rc = tree_render(&t[i], ty, &repl)) || (rc = hk_buf_printf(&list, "%s", t[i].array)))
+            goto out;
+        sums |= t[i].op == KM_OP_SUM;
+    }
+    char *r = hk_strdup(repl.data);
+    if (!r || (rc = rwl_edits_add_owned(&es, at, ts.t[lb - 1].end, r))) {
+        rc = rc ? rc : HK_ENOMEM;
+        goto out;
+    }
+    char *desc = hk_asprintf(sums ? EN(RW_BT_DESC_TUPLE_SUM) : EN(RW_BT_DESC_TUPLE), f->name, (unsigned)nt, list.data,
+                             t[0].loop->line);
+    if (!desc) {
+        rc = HK_ENOMEM;
+        goto out;
+    }
+    rc = rwl_finish(text, len, m, f->name, &es, desc, out);
+    out->keeps_launch = rc == HK_OK && out->applicable;
+out:
+    rwl_edits_free(&es);
+    rwl_toks_free(&ts);
+    hk_buf_free(&list);
+    hk_buf_free(&repl);
+    return rc;
+}
+
 int rw_block_tree_spec(const char *text, size_t len, const an_model *m, size_t kernel, bool key,
                        const struct spec *sp, rw_result *out)
 {
@@ -1742,8 +1951,10 @@ int rw_block_tree_spec(const char *text, size_t len, const an_model *m, size_t k
     const char *w = find_tree(k, &t, why, sizeof why);
     if (w && t.block_param && t.loop)
         param_refusal(f, sp, &t, why, sizeof why), w = why;
-    if (w && t.pair) {   /* two arrays: a (value, index) tree? */
-        rc = rw_block_pair(text, len, m, f, k, &t, key, out);
+    if (w && t.pair) {   /* two arrays: trees of several arrays at once, or a (value, index) tree? */
+        size_t nu = tuple_trees(k, &t, trees, BT_MAX_TREES);
+        rc = nu ? rw_block_tuple(text, len, m, f, k, sp, key, trees, nu, out)
+                : rw_block_pair(text, len, m, f, k, &t, key, out);
         goto out;
     }
     if (key) {

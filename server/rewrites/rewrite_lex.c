@@ -381,7 +381,27 @@ bool rwl_declared_here(const rw_toks *ts, size_t d)
         return q > 0 && rwl_starts_declaration(ts, q);
     }
     /* `T name` of a type the lists do not know: only where a statement starts, or a for
-     * header (`f(a * b)` is a product, `return x` and `else x = 1` are statements) */
+     * header (`f(a * b)` is a product, `return x` and `else x = 1` are statements). The
+     * type may be qualified and templated: `cg::thread_block cta`,
+     * `cg::thread_block_tile<32> warp`, `ns::Pair<float, int> p` (p goes back to its first
+     * word) */
+    if (rwl_tok_is(ts, p, ">")) {
+        size_t q = p;
+        for (int depth = 0; q > 0; q--) {
+            depth += rwl_tok_is(ts, q, ">");
+            depth -= rwl_tok_is(ts, q, "<");
+            if (depth == 0)
+                break;
+            if (rwl_tok_is(ts, q, ";") || rwl_tok_is(ts, q, "{") || rwl_tok_is(ts, q, "}") ||
+                rwl_tok_is(ts, q, "(") || rwl_tok_is(ts, q, ")"))
+                return false;   /* a comparison, not template arguments */
+        }
+        if (q < 2 || !rwl_tok_is(ts, q, "<"))
+            return false;
+        p = q - 1;
+    }
+    while (p >= 3 && ts->t[p].kind == T_IDENT && rwl_tok_is(ts, p - 1, "::") && ts->t[p - 2].kind == T_IDENT)
+        p -= 2;
     if (ts->t[p].kind != T_IDENT || word_in(ts, p, stmt_words, HK_ARRAY_LEN(stmt_words)))
         return false;
     return rwl_tok_is(ts, p - 1, ";") || rwl_tok_is(ts, p - 1, "{") || rwl_tok_is(ts, p - 1, "}") ||

@@ -361,6 +361,8 @@ typedef struct {
     size_t pre_a, loop_a, loop_b, post_b;   /* PRE [pre_a, loop_a), the loop, POST */
     size_t init_a, init_b;         /* the counter's start value */
     size_t step_a, step_b, ik;     /* the step, the counter's token */
+    size_t oik;                    /* a row loop of two nested loops: the outer counter's token
+                                    * (SIZE_MAX for one loop); init, step and ik are the inner's */
     size_t tgt_a, tgt_b;           /* the target's tokens (`s` or `y [ j ]`) */
     bool memory;                   /* the target is memory */
     char ttype[SK_TYPE];           /* its type */
@@ -637,12 +639,15 @@ static bool sum_statement(sk_scan *s, sk_shape *sh, const sk_write *w, size_t ba
     return true;
 }
 
-/* The loop [la, lb): header checks, the one target and its sums. */
-static bool sum_loop(sk_scan *s, sk_shape *sh, const size_t *cols, size_t n_cols)
+/* The header of the counted loop [la, lb): `for ([type] i = a; i < m (or <=); i++ (or
+ * ++i, i += 1, i = i + 1))`, m free of the column, the thread and i. Fills sh's counter,
+ * start and step and *hc (the header's `)`); false with s->why. */
+static bool counted_header(sk_scan *s, sk_shape *sh, size_t la, size_t lb, const size_t *cols, size_t n_cols,
+                           size_t *hc_out)
 {
     const rw_toks *ts = s->ts;
-    size_t la = sh->loop_a, hc = rwl_match_close(ts, la + 1);
-    if (hc >= sh->loop_b)
+    size_t hc = rwl_match_close(ts, la + 1);
+    if (hc >= lb)
         return refuse(s, la, "loop", EN(RW_SK_HEADER_NOT_CLOSE));
     size_t semi[2], ns = 0;
     int depth = 0;
@@ -702,8 +707,36 @@ static bool sum_loop(sk_scan *s, sk_shape *sh, const size_t *cols, size_t n_cols
         return refuse(s, la, "loop", EN(RW_SK_STEP_NOT), TOK(ts, sh->ik));
     sh->step_a = pa;
     sh->step_b = pb;
-    /* the body: no early exit, one target */
+    *hc_out = hc;
+    return true;
+}
+
+/* The loop [la, lb): header checks, the one target and its sums. The rows may be walked by
+ * two nested counted loops whose outer body is the inner loop alone (`for (b = 0; b < B;
+ * b++) for (t = 0; t < T; t++) s += x[(b * T + t) * n + j];`, llm.c's batch and time): the
+ * inner loop is then the one the slices split (each slice runs every outer iteration and
+ * its own inner rows, so together they still sum every (b, t) once), its bounds may read
+ * the outer counter, and nothing in it may write that counter. */
+static bool sum_loop(sk_scan *s, sk_shape *sh, const size_t *cols, size_t n_cols)
+{
+    const rw_toks *ts = s->ts;
+    size_t la = sh->loop_a, hc;
+    if (!counted_header(s, sh, la, sh->loop_b, cols, n_cols, &hc))
+        return false;
     size_t ba = hc + 1, bb = sh->loop_b;
+    sh->oik = SIZE_MAX;
+    size_t na = ba, nb = bb;
+    if (rwl_tok_is(ts, na, "{") && rwl_match_close(ts, na) == nb - 1)
+        na++, nb--;
+    if (rwl_tok_is(ts, na, "for") && rwl_stmt_end(ts, na, nb) == nb) {
+        sh->oik = sh->ik;
+        if (!counted_header(s, sh, na, nb, cols, n_cols, &hc))
+            return false;
+        la = na;
+        ba = hc + 1;
+        bb = nb;
+    }
+    /* the body: no early exit, one target */
     for (size_t q = ba; q < bb; q++)
         if (rwl_tok_is(ts, q, "break") || rwl_tok_is(ts, q, "return") || rwl_tok_is(ts, q, "for"))
             return refuse(s, q, rwl_tok_is(ts, q, "for") ? "loop" : "early exit",
@@ -720,6 +753,8 @@ static bool sum_loop(sk_scan *s, sk_shape *sh, const size_t *cols, size_t n_cols
     for (size_t i = 0; i < nw; i++) {
         if (w[i].kind == SK_SCALAR && rwl_same_tok(ts, w[i].la, sh->ik))
             return refuse(s, w[i].op, "loop", EN(RW_PT_CHANGES_COUNTER), TOK(ts, sh->ik));
+        if (w[i].kind == SK_SCALAR && sh->oik != SIZE_MAX && rwl_same_tok(ts, w[i].la, sh->oik))
+            return refuse(s, w[i].op, "loop", EN(RW_PT_CHANGES_COUNTER), TOK(ts, sh->oik));
         if (w[i].kind == SK_SCALAR && declared_in(ts, ba, bb, w[i].la))
             continue;   /* a local of one iteration */
         if (w[i].kind == SK_OTHER)
@@ -757,7 +792,8 @@ static bool sum_loop(sk_scan *s, sk_shape *sh, const size_t *cols, size_t n_cols
         bool col = false;
         for (size_t q = ia; q < ib; q++) {
             if (rwl_tok_is(ts, q, "[") || (rwl_is_use(ts, q) && rwl_tok_is(ts, q + 1, "(")) ||
-                is_builtin(ts, q) || (rwl_is_use(ts, q) && rwl_same_tok(ts, q, sh->ik)))
+                is_builtin(ts, q) || (rwl_is_use(ts, q) && rwl_same_tok(ts, q, sh->ik)) ||
+                (sh->oik != SIZE_MAX && rwl_is_use(ts, q) && rwl_same_tok(ts, q, sh->oik)))
                 return refuse(s, q, "accumulation", EN(RW_SK_ELEM_NOT_COL_ALONE), TOK(ts, sh->tgt_a));
             for (size_t i = 0; i < nw; i++)
                 if (w[i].kind == SK_SCALAR && rwl_is_use(ts, q) && rwl_same_tok(ts, q, w[i].la))
@@ -778,7 +814,7 @@ static bool sum_loop(sk_scan *s, sk_shape *sh, const size_t *cols, size_t n_cols
         if (!(w[i].kind == SK_SCALAR && declared_in(ts, ba, bb, w[i].la)) &&
             !sum_statement(s, sh, &w[i], ba, bb))
             return false;
-    for (size_t q = la; q < bb; q++) {
+    for (size_t q = sh->loop_a; q < bb; q++) {
         if (!rwl_is_use(ts, q) || !rwl_same_tok(ts, q, sh->tgt_a))
             continue;
         bool kept = false;
@@ -977,6 +1013,9 @@ static bool scan(sk_scan *s, sk_shape *sh)
     if (u < sh->post_b)
         return refuse(s, u, "statement", EN(RW_SK_COUNTER_AFTER),
                       TOK(ts, sh->ik));
+    u = sh->oik != SIZE_MAX ? find_use(ts, sh->loop_b, sh->post_b, sh->oik) : sh->post_b;
+    if (u < sh->post_b)
+        return refuse(s, u, "statement", EN(RW_SK_COUNTER_AFTER), TOK(ts, sh->oik));
     /* PRE: declarations run by every slice (they may feed the loop); other statements only
      * by the column's finishing thread, so they may write the sum's element and locals the
      * loop does not read */

@@ -363,6 +363,17 @@ static void test_demo_without_gpu(void **state)
 }
 
 /* Runs cmd on the simulated GPU (no HK_NO_GPU), stdout to out_path; the exit status. */
+/* saxpy.cu with __restrict__ on the kernel's pointers (its parameters only: a changed host
+ * launcher would be host_code), written to path: x0.8 on the simulated GPU. */
+static void write_restrict_saxpy(const char *path)
+{
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "sed '/__global__/s/const float \\*x, float \\*y/const float *__restrict__ x, "
+             "float *__restrict__ y/' %s/bench/kernels/saxpy.cu > %s && grep -q __restrict__ %s",
+             HK_SOURCE_DIR, path, path);
+    assert_int_equal(system(cmd), 0);
+}
+
 static int run_sim(const char *cmd, const char *out_path)
 {
     char full[4096];
@@ -385,10 +396,7 @@ static void test_verify_candidate_interleaved(void **state)
     snprintf(out, sizeof out, "%s/out.txt", d);
     snprintf(fast, sizeof fast, "%s/fast.cu", d);
     /* the kernel's parameters only: a changed host launcher would be host_code */
-    snprintf(cmd, sizeof cmd, "sed '/__global__/s/const float \\*x, float \\*y/const float *__restrict__ x, "
-             "float *__restrict__ y/' %s/bench/kernels/saxpy.cu > %s && grep -q __restrict__ %s",
-             HK_SOURCE_DIR, fast, fast);
-    assert_int_equal(system(cmd), 0);
+    write_restrict_saxpy(fast);
     snprintf(cmd, sizeof cmd, "%s verify-candidate --spec %s/episode/tiny.bench.json "
              "--candidate %s --pairs 3", HKLS, HK_TEST_DATA, fast);
     assert_int_equal(run_sim(cmd, out), 0);
@@ -440,10 +448,8 @@ static void test_verify_candidate_sanitizer_incomplete(void **state)
     char cmd[4096], out[512], fast[512], env[1024];
     snprintf(out, sizeof out, "%s/out.json", d);
     snprintf(fast, sizeof fast, "%s/fast.cu", d);
-    snprintf(cmd, sizeof cmd, "sed '/__global__/s/const float \\*x, float \\*y/const float *__restrict__ x, "
-             "float *__restrict__ y/' %s/bench/kernels/saxpy.cu > %s && "
-             "echo '// float4 __ldg( __launch_bounds__(' >> %s && grep -q __restrict__ %s",
-             HK_SOURCE_DIR, fast, fast, fast);
+    write_restrict_saxpy(fast);
+    snprintf(cmd, sizeof cmd, "echo '// float4 __ldg( __launch_bounds__(' >> %s", fast);
     assert_int_equal(system(cmd), 0);
     snprintf(env, sizeof env, "HK_COMPUTE_SANITIZER=%s/sanitize/fake_compute_sanitizer.sh "
              "HK_SANITIZE_TIMEOUT_S=1", HK_TEST_DATA);
@@ -505,10 +511,7 @@ static void test_verify_candidate_sanitizes_faster(void **state)
     char cmd[4096], out[512], fast[512];
     snprintf(out, sizeof out, "%s/out.json", d);
     snprintf(fast, sizeof fast, "%s/fast.cu", d);
-    snprintf(cmd, sizeof cmd, "sed '/__global__/s/const float \\*x, float \\*y/const float *__restrict__ x, "
-             "float *__restrict__ y/' %s/bench/kernels/saxpy.cu > %s && grep -q __restrict__ %s",
-             HK_SOURCE_DIR, fast, fast);
-    assert_int_equal(system(cmd), 0);
+    write_restrict_saxpy(fast);
     for (int racy = 1; racy >= 0; racy--) {
         char race_env[1024] = "";
         if (racy)
@@ -551,6 +554,122 @@ static void test_verify_candidate_sanitizes_faster(void **state)
                 fail_msg("with no finding the candidate stays faster (exit 0), got %d: %s", code,
                          json_string_value(json_object_get(j, "verdict")));
             assert_string_equal(json_string_value(json_object_get(j, "verdict")), "faster");
+        }
+        json_decref(j);
+    }
+    snprintf(cmd, sizeof cmd, "rm -rf %s", d);
+    assert_int_equal(system(cmd), 0);
+}
+
+/* A faster candidate whose memory-safety check it leaves incomplete, where the original
+ * kernel's run under the same tool at the same size completes, is not credited at any claim
+ * (session 46): a kernel that spins only under compute-sanitizer made its check time out and,
+ * claiming 2x or less, stayed "faster" (exit 0) with the race or over-read the tool would have
+ * seen. The stand-in tool sleeps in memcheck for the candidate's program only: verdict
+ * not_credited (exit 5), the note names the tool and the original's completed run, the checks
+ * end with the credit entry by memory_safety, and the original was run under the tools. When
+ * the tool cannot finish the original either (it sleeps for both), the tool cannot check this
+ * program at this size: the note says so and the candidate stays faster (exit 0). */
+static void test_verify_candidate_sanitizer_incomplete_own(void **state)
+{
+    (void)state;
+    if (!usable())
+        skip();
+    char d[] = "/tmp/hk-test-verify-sanown-XXXXXX";
+    assert_non_null(mkdtemp(d));
+    char cmd[4096], out[512], fast[512], log[512], text[16384];
+    snprintf(out, sizeof out, "%s/out.json", d);
+    snprintf(fast, sizeof fast, "%s/fast.cu", d);
+    snprintf(log, sizeof log, "%s/tool.log", d);
+    write_restrict_saxpy(fast);
+    for (int own = 1; own >= 0; own--) {
+        snprintf(cmd, sizeof cmd, "rm -f %s; HK_COMPUTE_SANITIZER=%s/sanitize/fake_compute_sanitizer.sh "
+                 "FAKE_SANITIZER_SLEEP=memcheck %s FAKE_SANITIZER_LOG=%s HK_SANITIZE_TIMEOUT_S=1 "
+                 "HK_RUNNER_ISOLATION=none %s verify-candidate --spec %s/episode/tiny.bench.json "
+                 "--candidate %s --pairs 3 --json", log, HK_TEST_DATA,
+                 own ? "FAKE_SANITIZER_SLEEP_IF=/candidate/" : "", log, HKLS, HK_TEST_DATA, fast);
+        int code = run_sim(cmd, out);
+        json_t *j = json_load_file(out, 0, NULL);
+        assert_non_null(j);
+        double claim = json_number_value(json_object_get(j, "speedup"));
+        if (!(claim > 1.02 && claim <= 2.0))
+            fail_msg("the simulated candidate claims %.3fx, not in (1.02, 2]", claim);
+        assert_true(json_is_true(json_object_get(j, "accepted")));
+        assert_true(json_is_true(json_object_get(json_object_get(j, "sanitizer"), "incomplete")));
+        read_all(log, text, sizeof text);
+        /* the original kernel ran under memcheck, to tell whose doing the timeout was */
+        assert_non_null(strstr(text, "/baseline/"));
+        const char *note = json_string_value(json_object_get(j, "credit_note"));
+        if (own) {
+            if (code != 5)
+                fail_msg("a check the candidate alone left incomplete should not be credited "
+                         "(exit 5), got %d: %s", code,
+                         json_string_value(json_object_get(j, "verdict")));
+            assert_string_equal(json_string_value(json_object_get(j, "verdict")), "not_credited");
+            assert_true(json_is_false(json_object_get(j, "credited")));
+            assert_non_null(note);
+            assert_non_null(strstr(note, "memory safety could not be checked (compute-sanitizer "
+                                         "memcheck: timed out after 1 s without a finding) where "
+                                         "the original kernel's run under the same tool at the "
+                                         "same size completed in"));
+            const json_t *checks = json_object_get(j, "checks");
+            const json_t *last = json_array_get(checks, json_array_size(checks) - 1);
+            assert_string_equal(json_string_value(json_object_get(last, "check")), "credit");
+            assert_string_equal(json_string_value(json_object_get(last, "by")), "memory_safety");
+        } else {
+            if (code != 0)
+                fail_msg("a tool that cannot finish the original either leaves the credit (exit "
+                         "0), got %d: %s", code, json_string_value(json_object_get(j, "verdict")));
+            assert_string_equal(json_string_value(json_object_get(j, "verdict")), "faster");
+            assert_null(note);
+            assert_non_null(strstr(json_string_value(json_object_get(j, "memory_safety")),
+                                   "memcheck not checked: timed out after 1 s"));
+        }
+        json_decref(j);
+    }
+    snprintf(cmd, sizeof cmd, "rm -rf %s", d);
+    assert_int_equal(system(cmd), 0);
+}
+
+/* The same rule in an episode (session 46): the best, claiming 1.05x, leaves its racecheck run
+ * incomplete (the stand-in tool sleeps for the candidate's program, c001/) while the original's
+ * completes: it is kept as a candidate, measured and not credited, never the best, and the
+ * summary says it was memory safety (by), not a missing floor. With the tool sleeping for
+ * neither, the same version is the best. */
+static void test_optimize_sanitizer_incomplete_own(void **state)
+{
+    (void)state;
+    if (!usable())
+        skip();
+    char d[] = "/tmp/hk-test-opt-sanown-XXXXXX";
+    assert_non_null(mkdtemp(d));
+    char cmd[4096], out[512];
+    snprintf(out, sizeof out, "%s/out.json", d);
+    for (int own = 1; own >= 0; own--) {
+        snprintf(cmd, sizeof cmd, "rm -f %s/h.db; HK_COMPUTE_SANITIZER=%s/sanitize/fake_compute_sanitizer.sh "
+                 "%s HK_SANITIZE_TIMEOUT_S=1 HK_RUNNER_ISOLATION=none %s optimize "
+                 "%s/bench/kernels/saxpy.cu --kernel saxpy --spec %s/episode/tiny.bench.json "
+                 "--budget 1 --jobs 2 --db %s/h.db --json", d, HK_TEST_DATA,
+                 own ? "FAKE_SANITIZER_SLEEP=racecheck FAKE_SANITIZER_SLEEP_IF=/c001/" : "", HKLS,
+                 HK_SOURCE_DIR, HK_TEST_DATA, d);
+        assert_int_equal(run_sim(cmd, out), 0);
+        json_t *j = json_load_file(out, 0, NULL);
+        assert_non_null(j);
+        const json_t *s = json_object_get(j, "summary");
+        assert_non_null(s);
+        if (own) {
+            assert_int_equal(json_integer_value(json_object_get(s, "accepted")), 0);
+            assert_int_equal(json_integer_value(json_object_get(s, "not_credited")), 1);
+            assert_true(json_is_null(json_object_get(s, "best_version")));
+            const json_t *nc = json_object_get(s, "not_credited_best");
+            assert_string_equal(json_string_value(json_object_get(nc, "by")), "memory_safety");
+            assert_non_null(strstr(json_string_value(json_object_get(nc, "why")),
+                                   "racecheck: timed out after 1 s without a finding) where the "
+                                   "original kernel's run under the same tool"));
+        } else {
+            assert_int_equal(json_integer_value(json_object_get(s, "accepted")), 1);
+            assert_int_equal(json_integer_value(json_object_get(s, "best_version")), 1);
+            assert_null(json_object_get(s, "not_credited_best"));
         }
         json_decref(j);
     }
@@ -1039,6 +1158,8 @@ int main(void)
         cmocka_unit_test(test_verify_candidate_interleaved),
         cmocka_unit_test(test_verify_candidate_sanitizer_incomplete),
         cmocka_unit_test(test_verify_candidate_sanitizes_faster),
+        cmocka_unit_test(test_verify_candidate_sanitizer_incomplete_own),
+        cmocka_unit_test(test_optimize_sanitizer_incomplete_own),
         cmocka_unit_test(test_verify_candidate_sanitizer_timed_size),
         cmocka_unit_test(test_verify_candidate_fp64),
         cmocka_unit_test(test_verify_candidate_stopped),

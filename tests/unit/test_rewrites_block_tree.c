@@ -482,7 +482,8 @@ static void pair_not_argmax_refused(void **state)
                  "    if (t == 0) where[blockIdx.x] = i[0];\n"
                  "}\n",
                  "mix", "line 13: the tree's update of v and i is not an argmax or argmin");
-    /* two sums at once are no argmax either */
+    /* a sum beside an update that is no tree of its own array is no argmax either (two
+     * sums at once are two trees: tuple_trees_apply) */
     tree_refused("__global__ void two(const float *x, float *out)\n"
                  "{\n"
                  "    __shared__ float a[256], b[256];\n"
@@ -491,12 +492,190 @@ static void pair_not_argmax_refused(void **state)
                  "    b[t] = x[t] * x[t];\n"
                  "    __syncthreads();\n"
                  "    for (unsigned h = blockDim.x / 2; h > 0; h >>= 1) {\n"
-                 "        if (t < h) { a[t] = a[t] + a[t + h]; b[t] = b[t] + b[t + h]; }\n"
+                 "        if (t < h) { a[t] = a[t] + a[t + h]; b[t] = b[t] + a[t + h]; }\n"
                  "        __syncthreads();\n"
                  "    }\n"
                  "    if (t == 0) { out[0] = a[0]; out[1] = b[0]; }\n"
                  "}\n",
                  "two", "line 9: the tree loop (line 8) updates a other than by one store per level of a pair of arrays");
+}
+
+static char *replaced(const char *src, const char *from, const char *to);
+
+/* Session 46: trees of several arrays in one loop, each array combined with itself alone.
+ * rw_block_tree on kname: applicable, n warp-shuffle trees (`hk rewrite: block_reduce.` n
+ * times) in place of the one loop, no string of `tree` left, every string of keep still
+ * there (each array's slot 0 set, the code before and after the loop), `what` (the arrays
+ * and the loop's line) in the description; compiles. */
+static void tuple_applies(const char *src, const char *kname, int n, const char *what, const char *tree,
+                          const char *const *keep)
+{
+    fixture fx;
+    load_text(src, &fx);
+    rw_result r;
+    assert_int_equal(rw_block_tree(fx.text, fx.len, fx.m, kernel(&fx, kname), &r), HK_OK);
+    if (!r.applicable)
+        print_message("%s: %s\n", kname, r.description);
+    assert_true(r.applicable);
+    assert_true(r.keeps_launch);
+    int got = 0;
+    for (const char *p = strstr(r.text, "hk rewrite: block_reduce."); p; p = strstr(p + 1, "hk rewrite: block_reduce."))
+        got++;
+    assert_int_equal(got, n);
+    if (strstr(r.text, tree))
+        print_message("%s: the tree `%s` is still there:\n%s\n", kname, tree, r.text);
+    assert_null(strstr(r.text, tree));
+    for (size_t i = 0; keep[i]; i++) {
+        if (!strstr(r.text, keep[i]))
+            print_message("%s: no `%s` in\n%s\n", kname, keep[i], r.text);
+        assert_non_null(strstr(r.text, keep[i]));
+    }
+    char want[200];
+    snprintf(want, sizeof want, "%d shared-memory trees in one loop (%s)", n, what);
+    if (!strstr(r.description, want))
+        print_message("%s: no `%s` in %s\n", kname, want, r.description);
+    assert_non_null(strstr(r.description, want));
+    rwf_nvcc_compiles(r.text, kname);
+    rw_result_free(&r);
+    unload(&fx);
+}
+
+/* The kernel of two sums in one level of one loop (`x = x + y` in one braced if), as the
+ * test above once refused it. */
+static const char two_sums_src[] =
+    "__global__ void two(const float *x, float *out)\n"
+    "{\n"
+    "    __shared__ float a[256], b[256];\n"
+    "    unsigned t = threadIdx.x;\n"
+    "    a[t] = x[t];\n"
+    "    b[t] = x[t] * x[t];\n"
+    "    __syncthreads();\n"
+    "    for (unsigned h = blockDim.x / 2; h > 0; h >>= 1) {\n"
+    "        if (t < h) { a[t] = a[t] + a[t + h]; b[t] = b[t] + b[t + h]; }\n"
+    "        __syncthreads();\n"
+    "    }\n"
+    "    if (t == 0) { out[0] = a[0]; out[1] = b[0]; }\n"
+    "}\n";
+
+/* The same trees written four ways: a channel's sum and sum of squares added straight into
+ * the shared slots, `+=` under one braced `if (tid < s)` (tuple_stats.cu: a template T);
+ * a sum, a maximum and an integer minimum in an interleaved loop under `t % (2 * s) == 0`,
+ * `x = x + y`, fmaxf and min, a macro block size (tuple_mixed.cu); two sums in one braced
+ * if; two sums each under its own if, the loop running `h != 0`. */
+static void tuple_trees_apply(void **state)
+{
+    (void)state;
+    char *stats = rwf_data_file("rewrite_tree/tuple_stats.cu");
+    tuple_applies(stats, "chan_stats", 2, "s1, s2; loop at line 22", "s1[tid + s]",
+                  (const char *const[]){"s1[0] = hk_acc;", "s2[0] = hk_acc;", "        s2[tid] += v * v;\n",
+                                        "var[c] = s2[0] / (n * hw) - m * m;", NULL});
+    free(stats);
+    char *mixed = rwf_data_file("rewrite_tree/tuple_mixed.cu");
+    tuple_applies(mixed, "block_summary", 3, "ps, pm, pk; loop at line 20", "pm[t + s]",
+                  (const char *const[]){"float hk_acc = ps[hk_tid];", "float hk_acc = pm[hk_tid];",
+                                        "int hk_acc = pk[hk_tid];", "pk[0] = hk_acc;", "low[blockIdx.x] = pk[0];",
+                                        NULL});
+    free(mixed);
+    tuple_applies(two_sums_src, "two", 2, "a, b; loop at line 8", "b[t + h]",
+                  (const char *const[]){"a[0] = hk_acc;", "b[0] = hk_acc;", "out[1] = b[0];", NULL});
+    tuple_applies("__global__ void split_ifs(const double *x, double *out, int n)\n"
+                  "{\n"
+                  "    extern __shared__ double dyn[];\n"
+                  "    __shared__ double sq[512];\n"
+                  "    const unsigned t = threadIdx.x;\n"
+                  "    double u = 0.0, w = 0.0;\n"
+                  "    for (int i = blockIdx.x * blockDim.x + t; i < n; i += blockDim.x * gridDim.x) {\n"
+                  "        u += x[i];\n"
+                  "        w += x[i] * x[i];\n"
+                  "    }\n"
+                  "    dyn[t] = u;\n"
+                  "    sq[t] = w;\n"
+                  "    __syncthreads();\n"
+                  "    for (unsigned h = blockDim.x >> 1; h != 0; h >>= 1) {\n"
+                  "        if (t < h)\n"
+                  "            dyn[t] += dyn[t + h];\n"
+                  "        if (t < h)\n"
+                  "            sq[t] += sq[t + h];\n"
+                  "        __syncthreads();\n"
+                  "    }\n"
+                  "    if (t == 0) {\n"
+                  "        out[2 * blockIdx.x] = dyn[0];\n"
+                  "        out[2 * blockIdx.x + 1] = sq[0];\n"
+                  "    }\n"
+                  "}\n",
+                  "split_ifs", 2, "dyn, sq; loop at line 14", "sq[t + h]",
+                  (const char *const[]){"double hk_acc = dyn[hk_tid];", "sq[0] = hk_acc;",
+                                        "out[2 * blockIdx.x + 1] = sq[0];", NULL});
+}
+
+/* What stops trees of several arrays in one loop, each with its line: a condition on the
+ * data inside the loop (it ties the arrays together), an access of anything but the trees'
+ * slots in the loop, another slot read after the loop, a slot stored at another index
+ * before it, a loop without a barrier, and the key form (a pair tree's). */
+static void tuple_refusals(void **state)
+{
+    (void)state;
+    char *v = replaced(two_sums_src, "        if (t < h) { a[t] = a[t] + a[t + h]; b[t] = b[t] + b[t + h]; }\n",
+                       "        if (t < h)\n"
+                       "            if (a[t + h] != 0.0f) { a[t] = a[t] + a[t + h]; b[t] = b[t] + b[t + h]; }\n");
+    tree_refused(v, "two", "line 10: the update of a in the tree loop (line 8) runs under a condition other than the "
+                           "thread's part in the level");
+    free(v);
+    v = replaced(two_sums_src, "        __syncthreads();\n    }\n",
+                 "        if (t == 0) out[2] += 1.0f;\n        __syncthreads();\n    }\n");
+    tree_refused(v, "two", "line 10: the tree loop (line 8) of 2 arrays at once also accesses out other than at a slot it "
+                           "combines");
+    free(v);
+    v = replaced(two_sums_src, "out[1] = b[0];", "out[1] = b[1];");
+    tree_refused(v, "two", "line 12: b is read after the tree at another place than b[0]");
+    free(v);
+    v = replaced(two_sums_src, "    b[t] = x[t] * x[t];\n", "    b[(t + 1) % blockDim.x] = x[t] * x[t];\n");
+    tree_refused(v, "two", "line 6: b is written at another index than threadIdx.x before the tree");
+    free(v);
+    v = replaced(two_sums_src, "        __syncthreads();\n    }\n", "    }\n");
+    tree_refused(v, "two", "line 8: the tree loop has no barrier between its levels");
+    free(v);
+    fixture fx;
+    load_text(two_sums_src, &fx);
+    rw_result r;
+    assert_int_equal(rw_block_tree_form(fx.text, fx.len, fx.m, kernel(&fx, "two"), true, &r), HK_OK);
+    assert_false(r.applicable);
+    assert_non_null(strstr(r.description, "the kernel's trees have one array each"));
+    rw_result_free(&r);
+    unload(&fx);
+}
+
+/* mmcv's SyncBN backward (bench/wild/src, when extracted: holdout-s46): per channel
+ * grad_weight and grad_bias, two arrays summed in one halving loop: both trees rewritten,
+ * the strided loop into the shared slots and the stores after the loop kept. */
+static void wild_sync_bn_backward(void **state)
+{
+    (void)state;
+    fixture fx;
+    if (!rwf_load_wild("mmcv_sync_bn_backward_param", &fx))
+        return;
+    rw_result r;
+    assert_int_equal(rw_block_tree(fx.text, fx.len, fx.m, kernel(&fx, "sync_bn_backward_param_cuda_kernel"), &r),
+                     HK_OK);
+    if (!r.applicable)
+        print_message("%s\n", r.description);
+    assert_true(r.applicable);
+    /* the file's two overloads (T, then phalf) have the loop each: the first one rewritten */
+    static const char loop2[] = "buffer2[tid] += buffer2[tid + s];";
+    int before = 0, after = 0;
+    for (const char *p = strstr(fx.text, loop2); p; p = strstr(p + 1, loop2))
+        before++;
+    for (const char *p = strstr(r.text, loop2); p; p = strstr(p + 1, loop2))
+        after++;
+    assert_int_equal(before, 2);
+    assert_int_equal(after, 1);
+    assert_true(strstr(r.text, "buffer2[0] = hk_acc;") < strstr(r.text, loop2));
+    assert_non_null(strstr(r.text, "buffer2[tid] += grad_output[index];"));
+    assert_non_null(strstr(r.text, "buffer1[0] = hk_acc;"));
+    assert_non_null(strstr(r.text, "grad_bias[c] = buffer2[0];"));
+    assert_non_null(strstr(r.description, "2 shared-memory trees in one loop (buffer1, buffer2;"));
+    rw_result_free(&r);
+    unload(&fx);
 }
 
 /* the index chosen from the slot the value store just overwrote: the combine sees its own
@@ -1090,6 +1269,9 @@ int main(void)
         cmocka_unit_test(pair_inline_select),
         cmocka_unit_test(pair_guarded_copy),
         cmocka_unit_test(pair_not_argmax_refused),
+        cmocka_unit_test(tuple_trees_apply),
+        cmocka_unit_test(tuple_refusals),
+        cmocka_unit_test(wild_sync_bn_backward),
         cmocka_unit_test(pair_read_after_store_refused),
         cmocka_unit_test(pair_other_slot_refused),
         cmocka_unit_test(pair_no_barrier_refused),

@@ -376,6 +376,32 @@ static const char d_tiles[] =
     "    emu::buf<int> tot(1);\n"
     "    PAIR(int, \"tiles\", G * h + 8, tot.set(0); emu::launch(dim3(G, h), dim3(32), 32 * sizeof(int), [&] { NS::tile_count(a, tot, out, w, h); }); out[G * h + 7] = tot[0]);\n"
     "}\n";
+/* session 46: a cooperative-groups handle declared after the block index (in the part the
+ * rewrite copies per block, as cuda-samples' FDTD3d declares it): each copy its own */
+static const char k_cgafter[] =
+    "namespace cg {\n" /* cooperative groups' two calls (the emulator blanks #include lines) */
+    "struct thread_block {};\n"
+    "__device__ inline thread_block this_thread_block() { return thread_block(); }\n"
+    "__device__ inline void sync(thread_block) { __syncthreads(); }\n"
+    "}\n"
+    "__global__ void cg_after(const float *x, float *y, int n)\n"
+    "{\n"
+    "    const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    cg::thread_block cta = cg::this_thread_block();\n"
+    "    __shared__ float s[128];\n"
+    "    s[threadIdx.x] = i < n ? x[i] : 0.0f;\n"
+    "    cg::sync(cta);\n"
+    "    if (i < n)\n"
+    "        y[i] = s[threadIdx.x] + s[(threadIdx.x + 1) % blockDim.x];\n"
+    "}\n";
+
+static const char d_cgafter[] =
+    "for (int G : {1, 4, 11}) {\n"
+    "    const int n = G * 128 - 17;\n"
+    "    emu::buf<float> x(G * 128); x.fill(G);\n"
+    "    PAIR(float, \"cgafter\", G * 128 + 8, emu::launch(dim3(G), dim3(128), 0, [&] { NS::cg_after(x, out, n); }));\n"
+    "}\n";
+
 static const char d_cg[] =
     "for (int G : {1, 4, 11}) {\n"
     "    const unsigned n = G * 256 - 17;\n"
@@ -458,6 +484,7 @@ static void emulated_runs(void **state)
         add_case("stride", k_stride, "stride_part", fs[i], d_stride);
         add_case("tiles", k_tiles, "tile_count", fs[i], d_tiles);
         add_case("cg", k_cg, "red3", fs[i], d_cg);
+        add_case("cgafter", k_cgafter, "cg_after", fs[i], d_cgafter);
         add_case("rows", k_rows, "row_var", fs[i], d_rows);
         add_case("stage", k_stage, "stage2", fs[i], d_stage);
         add_case("rowsy", k_rowsy, "rows_y", fs[i], d_rowsy);

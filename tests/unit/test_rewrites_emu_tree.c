@@ -402,6 +402,38 @@ static void emulated_runs(void **state)
         free(fn);
         free(wild);
     }
+    /* session 46: trees of several arrays in one loop, each array combined with itself
+     * alone. A channel's sum and sum of squares (tests/data/rewrite_tree/tuple_stats.cu: the
+     * strided loop adds into the shared slots, one halving loop for both; the mean and
+     * variance written): blocks of one to eight warps, ragged channels, within 1e-4. A sum,
+     * a maximum and an integer minimum in one interleaved loop (tuple_mixed.cu, a block of
+     * 128): ragged sizes, the sums within 1e-5, the maximum and minimum exact. Each tree cut
+     * short must differ (emulate_trees: also with fused_blocks stacked). */
+    static const char stats_drv[] =
+        "for (unsigned b : {32u, 64u, 256u})\n"
+        "    for (int hw : {1, 37, 300}) {\n"
+        "        const int n = 3, cn = 4;\n"
+        "        emu::buf<float> x(n * cn * hw);\n"
+        "        x.fill(hw + (int)b);\n"
+        "        PAIR(float, \"chan_stats\", 2 * cn, 1e-4, 1.0, emu::launch(dim3(cn), dim3(b), 0, [&] { NS::chan_stats<float>(x, &out[0], &out[cn], n, cn, hw); }));\n"
+        "    }\n";
+    char *stats = rwf_data_file("rewrite_tree/tuple_stats.cu");
+    emulate_trees("tuple_stats", stats, "chan_stats", stats_drv, 2);
+    free(stats);
+    static const char mixed_drv[] =
+        "for (int n : {1, 100, 128, 1000}) {\n"
+        "    const unsigned g = (n + 127) / 128;\n"
+        "    emu::buf<float> v(n);\n"
+        "    emu::buf<int> k(n);\n"
+        "    emu::buf<int> low_o(g), low_c(g);\n"
+        "    v.fill(n);\n"
+        "    k.fill_mod(n + 7, 100000);\n"
+        "    PAIR(float, \"block_summary\", 2 * g, 1e-5, 10.0 * n, emu::launch(dim3(g), dim3(128), 0, [&] { NS::block_summary(v, k, &out[0], &out[g], (&out == &o_out ? low_o : low_c), n); }));\n"
+        "    if (!emu::expect(\"block_summary low\", low_o, low_c, 0, 0)) printf(\"  (n %d)\\n\", n);\n"
+        "}\n";
+    char *mixed = rwf_data_file("rewrite_tree/tuple_mixed.cu");
+    emulate_trees("tuple_mixed", mixed, "block_summary", mixed_drv, 3);
+    free(mixed);
     emu_batch_run(&batch);
 }
 

@@ -552,6 +552,17 @@ static void declared_here_spellings(void **state)
         {"{ y = a, b = 2; }", "b", false},
         {"{ return lo, hi; }", "hi", false},
         {"{ acc += 1; }", "acc", false},
+        /* session 46: a qualified or templated type (cooperative groups' handles) */
+        {"{ cg::thread_block cta = cg::this_thread_block(); }", "cta", true},
+        {"{ cooperative_groups::grid_group g = cooperative_groups::this_grid(); }", "g", true},
+        {"{ cg::thread_block_tile<32> warp = cg::tiled_partition<32>(block); }", "warp", true},
+        {"{ ns::Pair<float, int> p; }", "p", true},
+        {"{ std::size_t count = 0; }", "count", true},
+        {"{ x = ns::v; }", "v", false},
+        {"{ y = a < b > c; }", "c", false},
+        {"{ y = f(a) > c; }", "c", false},
+        {"{ if (a > b) c = 1; }", "c", false},
+        {"{ return ns::k; }", "k", false},
     };
     for (size_t i = 0; i < HK_ARRAY_LEN(cases); i++) {
         rw_toks ts = {0};

@@ -6,7 +6,11 @@
  * tolerance; a broken combine must differ. Kernels it must refuse say the construct and
  * line: a row index from threads, a bound that depends on the column, a maximum, a second
  * write in the loop, no bound, a thread per row, a barrier, the counter read after the loop,
- * a parameter changed, a declaration reading what only the finishing thread sets. */
+ * a parameter changed, a declaration reading what only the finishing thread sets. Session
+ * 46: the rows walked by two nested counted loops (llm.c's `for b` / `for t`; a triangle
+ * whose inner start is the outer counter) apply, the inner loop sliced; refused: the outer
+ * counter written inside, a statement beside the inner loop, the outer counter read after,
+ * three levels. */
 #include "analysis/analysis.h"
 #include "core/hk.h"
 #include "rewrites/registry.h"
@@ -108,10 +112,36 @@ static const char kernels[] =
     "    for (int i = 0; i < rows; i++)\n"
     "        s += A[i * cols + j] * x[i];\n"
     "    y[j] = s;\n"
+    "}\n"
+    /* session 46: the rows walked by two nested loops (llm.c's batch and time) */
+    "__global__ void col_nested(int m, int n, const float *A, const float *x, float *y)\n"
+    "{\n"
+    "    int j = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (j < n) {\n"
+    "        double s = 0.0;\n"
+    "        for (int b = 0; b < m / 3; b++) {\n"
+    "            for (int t = 0; t < 3; t++) {\n"
+    "                s += A[b * 3 * n + t * n + j];\n"
+    "            }\n"
+    "        }\n"
+    "        y[j] = s;\n"
+    "    }\n"
+    "}\n"
+    "__global__ void col_tri(int m, int n, const float *A, const float *x, float *y)\n"
+    "{\n"
+    "    unsigned j = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (j >= (unsigned)n)\n"
+    "        return;\n"
+    "    double s = 0.0;\n"   /* m * m / 2 terms: a float sum's reassociation would pass the
+                               * tolerance of m terms */
+    "    for (int r = 0; r < m; r += 1)\n"
+    "        for (int i = r; i < m; ++i)\n"
+    "            s += A[i * n + j] * x[r];\n"
+    "    y[j] = (float)s;\n"
     "}\n";
 
 static const char *const applying[] = {"atax2", "col_return", "col_fma", "col_stride", "col_mean",
-                                       "col_local_bound"};
+                                       "col_local_bound", "col_nested", "col_tri"};
 
 /* The original on blocks of 64; the rewrite under four launches: 256 threads (32 columns
  * per block) on ceil(n / 32) blocks, a 2-D block of 32 x 4 on 2 blocks (the columns
@@ -176,6 +206,17 @@ static void emitted_shape(void **state)
     assert_non_null(strstr(c, "y[j] += hk_sum;"));
     assert_non_null(strstr(c, "j = (int)(hk_group * hk_cols + hk_col) + (1);"));
     assert_non_null(strstr(c, "__shared__ DATA_TYPE hk_part[1024];"));
+    free(c);
+    /* two nested row loops: the outer kept, the inner sliced (its start may read the outer
+     * counter) */
+    c = emu_rewrite(kernels, "col_nested", "split_k_columns", NULL);
+    assert_non_null(strstr(c, "for (int b = 0; b < m / 3; b++) {"));
+    assert_non_null(strstr(c, "for (int t = (0) + hk_slice; t < 3; t += hk_slices) {"));
+    assert_non_null(strstr(c, "hk_acc += A[b * 3 * n + t * n + j];"));
+    free(c);
+    c = emu_rewrite(kernels, "col_tri", "split_k_columns", NULL);
+    assert_non_null(strstr(c, "for (int r = 0; r < m; r += 1)"));
+    assert_non_null(strstr(c, "for (int i = (r) + hk_slice; i < m; i += hk_slices)"));
     free(c);
     c = emu_rewrite(kernels, "col_fma", "split_k_columns", NULL);
     assert_non_null(strstr(c, "size_t j = (size_t)(hk_group * hk_cols + hk_col);"));
@@ -393,6 +434,56 @@ static const char refused[] =
     "            s += x[start + t] * k[t];\n"
     "        y[j] = s;\n"
     "    }\n"
+    "}\n"
+    "__global__ void nested_counter(int m, int n, const float *A, float *y)\n"         /* 142 */
+    "{\n"
+    "    int j = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (j < n) {\n"
+    "        float s = 0;\n"
+    "        for (int b = 0; b < m / 4; b++)\n"
+    "            for (int t = 0; t < 4; t++) {\n"
+    "                s += A[(b * 4 + t) * n + j];\n"
+    "                b += 0;\n"
+    "            }\n"
+    "        y[j] = s;\n"
+    "    }\n"
+    "}\n"
+    "__global__ void nested_outer_stmt(int m, int n, const float *A, const float *x, float *y)\n" /* 155 */
+    "{\n"
+    "    int j = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (j < n) {\n"
+    "        float s = 0;\n"
+    "        for (int b = 0; b < m / 4; b++) {\n"
+    "            float w = x[b];\n"
+    "            for (int t = 0; t < 4; t++)\n"
+    "                s += A[(b * 4 + t) * n + j] * w;\n"
+    "        }\n"
+    "        y[j] = s;\n"
+    "    }\n"
+    "}\n"
+    "__global__ void nested_after(int m, int n, const float *A, float *y)\n"           /* 168 */
+    "{\n"
+    "    int j = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (j < n) {\n"
+    "        float s = 0;\n"
+    "        int b;\n"
+    "        for (b = 0; b < m / 4; b++)\n"
+    "            for (int t = 0; t < 4; t++)\n"
+    "                s += A[(b * 4 + t) * n + j];\n"
+    "        y[j] = s + b;\n"
+    "    }\n"
+    "}\n"
+    "__global__ void nested_three(int m, int n, const float *A, float *y)\n"           /* 180 */
+    "{\n"
+    "    int j = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (j < n) {\n"
+    "        float s = 0;\n"
+    "        for (int a = 0; a < 2; a++)\n"
+    "            for (int b = 0; b < m / 8; b++)\n"
+    "                for (int t = 0; t < 4; t++)\n"
+    "                    s += A[((a * (m / 8) + b) * 4 + t) * n + j];\n"
+    "        y[j] = s;\n"
+    "    }\n"
     "}\n";
 
 static const rwf_refusal refusals[] = {
@@ -410,6 +501,10 @@ static const rwf_refusal refusals[] = {
     {"pre_read", "statement", 116, "finishing thread"},
     {"window", "loop", 126, "sliding window"},
     {"conv", "loop", 137, "sliding window"},
+    {"nested_counter", "loop", 150, "changes its counter `b`"},
+    {"nested_outer_stmt", "loop", 162, "`for` inside the sum loop"},
+    {"nested_after", "statement", 177, "counter `b` after the loop"},
+    {"nested_three", "loop", 187, "`for` inside the sum loop"},
 };
 
 /* Each refuses through the registry with its construct and line, and the driver says the
@@ -436,8 +531,8 @@ static void emulated_equal(void **state)
     emu_batch_run(&batch);
 }
 
-/* The check can fail: a combine that skips slice 1's partial, and one without the barrier
- * before the partials are read, must differ. */
+/* The check can fail: a combine that skips slice 1's partial, one without the barrier
+ * before the partials are read, and two nested row loops both sliced must differ. */
 static void broken_combine_differs(void **state)
 {
     (void)state;
@@ -450,6 +545,12 @@ static void broken_combine_differs(void **state)
     broken = emu_replaced(cand, "hk_part[hk_tid] = hk_acc;\n        __syncthreads();",
                           "hk_part[hk_tid] = hk_acc;\n");
     emulate("broken_barrier", kernels, broken, "cols_case(\"atax2\", BOTH(atax2));", EMU_DIFFERS);
+    free(broken);
+    free(cand);
+    /* two nested row loops: slicing the outer loop too leaves rows out */
+    cand = emu_rewrite(kernels, "col_nested", "split_k_columns", NULL);
+    broken = emu_replaced(cand, "for (int b = 0; b < m / 3; b++)", "for (int b = hk_slice; b < m / 3; b += hk_slices)");
+    emulate("broken_both_sliced", kernels, broken, "cols_case(\"col_nested\", BOTH(col_nested));", EMU_DIFFERS);
     free(broken);
     free(cand);
     emu_batch_run(&batch);

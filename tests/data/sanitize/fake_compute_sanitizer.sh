@@ -17,6 +17,9 @@
 #   $FAKE_SANITIZER_STDOUT=FILE   FILE printed on stdout as the program's own output (what a
 #                                 kernel's printf would print)
 #   $FAKE_SANITIZER_SLEEP=TOOL    that tool never ends (for the timeout)
+#   $FAKE_SANITIZER_SLEEP_IF=TEXT  ... only for a command line holding TEXT (e.g. /candidate/:
+#                                 a kernel that is slow only under the tool, the original
+#                                 kernel's run completing)
 #   $FAKE_SANITIZER_NO_PIDNS=1    inside a pid namespace (the tool is pid 2 there: the
 #                                 namespace sandbox) fail as the real tool did on the H200:
 #                                 "Error launching target app.", exit 1
@@ -49,7 +52,9 @@ if [ "${FAKE_SANITIZER_NO_PIDNS:-}" = 1 ] && [ "$$" = 2 ]; then
   exit 1
 fi
 if [ "${FAKE_SANITIZER_SLEEP:-}" = "$tool" ]; then
-  sleep 600
+  case "$all" in
+    *"${FAKE_SANITIZER_SLEEP_IF:-}"*) sleep 600 ;;
+  esac
 fi
 "$@"
 rc=$?
