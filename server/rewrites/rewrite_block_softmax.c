@@ -80,6 +80,7 @@ typedef struct {
 typedef struct {
     const rw_toks *ts;
     const char *text;
+    size_t len;            /* of text */
     const an_function *f;
     size_t st[BS_STMTS + 1], n_st;
     bs_local loc[BS_NAMES];
@@ -275,6 +276,40 @@ static void canon(bs_state *s, size_t a, size_t b, char *out, size_t n)
 }
 
 /* Is the canonical text c free of the thread index and of locals that read it? */
+/* Is the name at k a macro of the file whose text reads the thread index (threadIdx, a lane
+ * id) or memory, or calls what is not pure -- or again such a macro, up to depth deep? Its
+ * value then differs between the block's threads or may change between the passes (session
+ * 46: `#define ROWOFF ((threadIdx.x / 64) * C)` as a row offset applied). */
+static bool macro_varies(const bs_state *s, const rw_toks *ts, size_t k, int depth)
+{
+    size_t nl = ts->t[k].end - ts->t[k].start, at = 0, a, b;
+    bool v = false;
+    while (!v && rwl_next_define(s->text, s->len, &at, ts->text + ts->t[k].start, nl, &a, &b)) {
+        if (depth <= 0)
+            return true;
+        rw_toks mt = {0};
+        if (rwl_lex(s->text, (uint32_t)(a + nl), (uint32_t)b, &mt) != HK_OK) {
+            rwl_toks_free(&mt);
+            return true;
+        }
+        size_t q0 = s->text[a + nl] == '(' && mt.n ? rwl_match_close(&mt, 0) + 1 : 0;   /* a parameter list */
+        for (size_t q = q0; q < mt.n && !v; q++) {
+            if (rwl_tok_is_ident(&mt, q, "threadIdx") || rwl_tok_is_ident(&mt, q, "laneid") ||
+                rwl_reads_memory(&mt, q, q + 1 < mt.n ? q + 1 : mt.n))
+                v = true;
+            else if (mt.t[q].kind == T_IDENT && q + 1 < mt.n && rwl_tok_is(&mt, q + 1, "(") &&
+                     !rwl_pure_call_name(&mt, q) && !rwp_is_type_word(&mt, q))
+                v = !rwl_pure_function_macro(s->text, s->len, s->text + mt.t[q].start,
+                                             mt.t[q].end - mt.t[q].start, depth);
+            else if (mt.t[q].kind == T_IDENT && (mt.t[q].end - mt.t[q].start != nl ||
+                                                 memcmp(s->text + mt.t[q].start, ts->text + ts->t[k].start, nl)))
+                v = macro_varies(s, &mt, q, depth - 1);
+        }
+        rwl_toks_free(&mt);
+    }
+    return v;
+}
+
 static bool uniform_text(bs_state *s, size_t a, size_t b)
 {
     const rw_toks *ts = s->ts;
@@ -290,9 +325,24 @@ static bool uniform_text(bs_state *s, size_t a, size_t b)
                 return false;
             if (rwl_tok_is(ts, k + 1, "(") && !rwl_pure_call_name(ts, k))
                 return false;
+            if (!l && !rwp_param_by_name(s->f, w) && macro_varies(s, ts, k, 4))
+                return false;
         }
     }
     return true;
+}
+
+/* Is the type word at k one that cannot hold every thread index, block size or half of it
+ * (up to 1024), or not an integer at all: `unsigned char t = threadIdx.x` names thread
+ * t % 256, `char s = blockDim.x / 2` stops the tree at once for blocks of 256 (session 46)? */
+static bool narrow_word(const rw_toks *ts, size_t k)
+{
+    static const char *const narrow[] = {"char", "short", "bool", "float", "double", "half", "__half",
+                                         "int8_t", "uint8_t", "int16_t", "uint16_t", "__nv_bfloat16"};
+    for (size_t i = 0; i < HK_ARRAY_LEN(narrow); i++)
+        if (rwl_tok_is_ident(ts, k, narrow[i]))
+            return true;
+    return false;
 }
 
 static bool refuse(bs_state *s, size_t k, const char *construct, const char *msg)
@@ -315,9 +365,10 @@ static bool prologue_decl(bs_state *s, size_t a, size_t b)
     }
     if (k >= b || !rwp_is_type_word(ts, k))
         return false;
-    bool is_float = rwl_tok_is_ident(ts, k, "float");
+    bool is_float = rwl_tok_is_ident(ts, k, "float"), narrow = false;
     while (k < b && (rwp_is_type_word(ts, k) || rwl_tok_is_ident(ts, k, "const"))) {
         is_float &= rwl_tok_is_ident(ts, k, "float") || rwl_tok_is_ident(ts, k, "const");
+        narrow |= narrow_word(ts, k);
         k++;
     }
     bool ptr = false;
@@ -341,6 +392,7 @@ static bool prologue_decl(bs_state *s, size_t a, size_t b)
             size_t c = rwl_match_close(ts, k);
             if (c + 2 == b && rwl_tok_is(ts, c + 1, ";")) {
                 l->uniform = true;
+                l->is_float = is_float && !ptr;   /* a tree's array: its slots hold the values as float */
                 s->n_loc++;
                 return true;
             }
@@ -359,8 +411,8 @@ static bool prologue_decl(bs_state *s, size_t a, size_t b)
     char c[PT_EXPR];
     canon(s, ia, ib, c, sizeof c);
     l->uniform = uniform_text(s, ia, ib) && !strstr(c, "$t");
-    l->tid = strcmp(c, "$t") == 0;
-    l->bdim = strcmp(c, "$b") == 0;
+    l->tid = strcmp(c, "$t") == 0 && !narrow;   /* a narrow copy is another value (narrow_word) */
+    l->bdim = strcmp(c, "$b") == 0 && !narrow;
     l->is_float = is_float && !ptr;
     snprintf(l->init, sizeof l->init, "%s", c);
     char *it = rwl_tok_text(ts, ia, ib);
@@ -458,6 +510,9 @@ static bool row_loop(bs_state *s, size_t i, size_t *ba, size_t *bb)
     if (k == t0 || k >= close || !rwp_tok_ident(ts, k) || !rwl_tok_is(ts, k + 1, "="))
         return refuse(s, a, "row loop", EN(RW_BS_LOOP));
     char vtype[PT_NAME] = "";
+    for (size_t q = t0; q < k; q++)
+        if (narrow_word(ts, q))
+            return refuse(s, q, "row loop", EN(RW_BS_NARROW));
     for (size_t q = t0; q < k; q++) {
         char w[PT_NAME];
         rwp_tok_copy(ts, q, w, sizeof w);
@@ -557,6 +612,11 @@ static bool tree(bs_state *s, size_t *i, const char *acc_role, bool max, char *r
     bs_local *shl = local_named(s, s->sh);
     if (!shl || shl->alias || shl->tid || shl->bdim)
         return refuse(s, a, "block tree", EN(RW_BS_TREE));
+    /* the slots must hold the values unchanged (session 46): an int, unsigned or half array
+     * truncates or rounds the maximum and the sum the original divides by, which the pair
+     * reduction keeps as float (a double array keeps more than the original's float) */
+    if (!shl->is_float)
+        return refuse(s, a, "block tree", EN(RW_BS_TREE_TYPE));
     char c[BS_CANON], want[64];
     canon(s, a, b, c, sizeof c);
     snprintf(want, sizeof want, "$S[$t]=%s;", acc_role);
@@ -573,8 +633,11 @@ static bool tree(bs_state *s, size_t *i, const char *acc_role, bool max, char *r
         return refuse(s, a, "block tree", EN(RW_BS_TREE));
     size_t close = rwl_match_close(ts, a + 1);
     size_t k = a + 2;
-    while (k < close && (rwp_is_type_word(ts, k) || rwl_tok_is_ident(ts, k, "const")))
+    while (k < close && (rwp_is_type_word(ts, k) || rwl_tok_is_ident(ts, k, "const"))) {
+        if (narrow_word(ts, k))
+            return refuse(s, k, "block tree", EN(RW_BS_NARROW));
         k++;
+    }
     if (k >= close || !rwp_tok_ident(ts, k))
         return refuse(s, a, "block tree", EN(RW_BS_TREE));
     rwp_tok_copy(ts, k, s->k, sizeof s->k);
@@ -1100,6 +1163,7 @@ static int block_online_softmax(const rw_context *c, rw_result *out)
     }
     s->ts = &ts;
     s->text = c->text;
+    s->len = c->len;
     s->f = f;
     if (ts.n < 2) {
         refuse(s, 0, "kernel body", EN(RW_BS_NO_MAX));

@@ -897,6 +897,154 @@ static bool loop_events(sf_state *s, size_t l)
     return true;
 }
 
+/* A call between the first row loop's start and the last row loop's end that cannot touch a
+ * row buffer: a pure function (rwl_pure_call_name), a cast (a type word, a template type
+ * parameter), a barrier, fence or warp operation, or a keyword that reads like one. */
+static bool sf_harmless_call(const sf_state *s, size_t k)
+{
+    static const char *const ok[] = {"if", "for", "while", "switch", "return", "sizeof", "alignof",
+                                     "__syncthreads", "__syncthreads_or", "__syncthreads_and",
+                                     "__syncthreads_count", "__syncwarp", "__threadfence_block",
+                                     "__threadfence", "__shfl_sync", "__shfl_up_sync", "__shfl_down_sync",
+                                     "__shfl_xor_sync", "__ballot_sync", "__any_sync", "__all_sync",
+                                     "__activemask", "__reduce_add_sync", "__reduce_min_sync",
+                                     "__reduce_max_sync"};
+    const rw_toks *ts = s->ts;
+    for (size_t i = 0; i < HK_ARRAY_LEN(ok); i++)
+        if (rwl_tok_is(ts, k, ok[i]))
+            return true;
+    return rwl_pure_call_name(ts, k) || rwl_is_type_word(ts, k) ||
+           rwl_template_type_param(s->f->template_params, ts, k) || rwl_declared_here(ts, k) ||
+           rwl_pure_function_macro(s->text, s->len, s->text + ts->t[k].start, ts->t[k].end - ts->t[k].start, 4);
+}
+
+/* Does an object-like macro of the file named name[0, nl) touch memory or call what may: a
+ * subscript, `->`, a unary `*` or `&`, a call that is not pure (or a pure function-like
+ * macro), a `__device__`/`__constant__` name of the file, or again such a macro (up to depth
+ * deep)? `#define BV (g_bias[0])` read between the row loops reads what a dropped store left. */
+static bool sf_macro_touches_memory(const sf_state *s, const char *mname, size_t nl, size_t body, int depth)
+{
+    size_t at = 0, a, b;
+    if (depth <= 0)
+        return true;
+    while (rwl_next_define(s->text, s->len, &at, mname, nl, &a, &b)) {
+        rw_toks mt = {0};
+        if (rwl_lex(s->text, (uint32_t)(a + nl), (uint32_t)b, &mt) != HK_OK) {
+            rwl_toks_free(&mt);
+            return true;
+        }
+        bool bad = false;
+        for (size_t k = 0; k < mt.n && !bad; k++) {
+            if (rwl_tok_is(&mt, k, "[") || rwl_tok_is(&mt, k, "->") ||
+                ((rwl_tok_is(&mt, k, "*") || rwl_tok_is(&mt, k, "&")) && (k == 0 || rwl_unary_position(&mt, k))))
+                bad = true;
+            else if (mt.t[k].kind == T_IDENT && k + 1 < mt.n && rwl_tok_is(&mt, k + 1, "(") &&
+                     !rwl_pure_call_name(&mt, k) && !rwl_is_type_word(&mt, k))
+                bad = !rwl_pure_function_macro(s->text, s->len, s->text + mt.t[k].start, mt.t[k].end - mt.t[k].start, 4);
+            else if (rwl_tok_is(&mt, k, "return") || rwl_tok_is(&mt, k, "goto") || rwl_tok_is(&mt, k, "asm") ||
+                     rwl_tok_is(&mt, k, "break") || rwl_tok_is(&mt, k, "continue") || rwl_tok_is(&mt, k, "volatile"))
+                bad = true;   /* an early exit: a dropped store might never be overwritten */
+            else if (mt.t[k].kind == T_IDENT) {
+                char nm[128];
+                size_t n = mt.t[k].end - mt.t[k].start;
+                snprintf(nm, sizeof nm, "%.*s", (int)n, s->text + mt.t[k].start);
+                bad = sf_device_global(s->text, body, nm) ||
+                      ((n != nl || memcmp(nm, mname, nl)) && sf_macro_touches_memory(s, nm, n, body, depth - 1));
+            }
+        }
+        rwl_toks_free(&mt);
+        if (bad)
+            return true;
+    }
+    return false;
+}
+
+/* How the body's declarations of the name at k declare it: *pointerish when one declares a
+ * pointer or reference (`T *p`, `T &r`, `T *a[2]`), or its type is `auto` or `decltype(..)`;
+ * *scalar when one declares it neither an array nor such (`T v`: through a typedef or a
+ * template type it may be a pointer still). Returns whether the body declares it at all. */
+static bool sf_local_kind(const sf_state *s, size_t k, bool *pointerish, bool *scalar)
+{
+    const rw_toks *ts = s->ts;
+    bool any = false;
+    *pointerish = *scalar = false;
+    for (size_t j = 1; j + 1 < ts->n; j++) {
+        if (!rwl_same_tok(ts, j, k) || !rwl_declared_here(ts, j))
+            continue;
+        any = true;
+        if (rwl_tok_is(ts, j - 1, "*") || rwl_tok_is(ts, j - 1, "&") || rwl_tok_is(ts, j - 1, "&&"))
+            *pointerish = true;
+        else if (!rwl_tok_is(ts, j + 1, "["))
+            *scalar = true;
+        /* the declaration's type: back to the statement's start */
+        for (size_t q = j; q-- > 0;) {
+            if (rwl_tok_is(ts, q, ";") || rwl_tok_is(ts, q, "{") || rwl_tok_is(ts, q, "}") ||
+                rwl_tok_is(ts, q, "(") || rwl_tok_is(ts, q, ")"))
+                break;
+            if (rwl_tok_is(ts, q, "auto") || rwl_tok_is(ts, q, "decltype"))
+                *pointerish = true;
+        }
+    }
+    return any;
+}
+
+/* Between the first row loop's start and the last row loop's end, memory no run-time test of
+ * the pointer parameters bounds must not be touched: the register and recomputed forms drop
+ * and move the row buffers' stores there (before the first loop and after the last, memory is
+ * the original's). Refused with the line (session 46, issue 13): a call that is not harmless
+ * (a function of the file may read or write a row buffer through a pointer of its own:
+ * `v = readg(k)`, `putg(k, v)`, a lambda); a subscript, `->` or `*` of an expression that is
+ * not a name (`((const float *)addr)[k]`, `*(T *)p`); a local pointer or reference that is no
+ * row pointer `x = P + OFF` (`const float *b = getg();`, `auto b = ..`), or a local that is
+ * not an array read as memory (`b[k]`, `*b`, `b->m`, `__ldg(b + k)`: a typedef may make it a
+ * pointer). */
+static bool sf_between_refusal(sf_state *s)
+{
+    const rw_toks *ts = s->ts;
+    const sf_loop *L0 = &s->loops[0], *Ln = &s->loops[s->n_loops - 1];
+    for (size_t k = L0->a; k < Ln->b && k + 1 < ts->n; k++) {
+        if (ts->t[k].kind == T_IDENT && rwl_call_paren(ts, k) &&
+            !sf_harmless_call(s, k)) {
+            char nm[128];
+            snprintf(nm, sizeof nm, "%.*s", (int)(ts->t[k].end - ts->t[k].start), s->text + ts->t[k].start);
+            return rwl_refuse(s->why, sizeof s->why, ts, s->text, k, "call", EN(RW_SF_CALL_BETWEEN), nm);
+        }
+        if ((rwl_tok_is(ts, k, ")") && (rwl_tok_is(ts, k + 1, "[") || rwl_tok_is(ts, k + 1, "->"))) ||
+            (rwl_tok_is(ts, k, "]") && (rwl_tok_is(ts, k + 1, "(") || rwl_tok_is(ts, k + 1, "{"))) ||
+            (rwl_tok_is(ts, k, "*") && rwl_unary_position(ts, k) && rwl_tok_is(ts, k + 1, "(")))
+            return rwl_refuse(s->why, sizeof s->why, ts, s->text, k, "memory access", EN(RW_SF_UNNAMED_ACCESS));
+        if (ts->t[k].kind != T_IDENT || !rwl_is_use(ts, k) || rwl_tok_is(ts, k - 1, "::") || param_at(s, k, NULL) ||
+            alias_at(s, k) >= 0)
+            continue;
+        bool pointerish, scalar;
+        if (!sf_local_kind(s, k, &pointerish, &scalar)) {
+            /* not a local: the file's pointers are checked before; its macros here */
+            if (sf_macro_touches_memory(s, s->text + ts->t[k].start, ts->t[k].end - ts->t[k].start, ts->t[0].start, 4)) {
+                char nm[128];
+                snprintf(nm, sizeof nm, "%.*s", (int)(ts->t[k].end - ts->t[k].start), s->text + ts->t[k].start);
+                return rwl_refuse(s->why, sizeof s->why, ts, s->text, k, "macro", EN(RW_SF_MACRO_BETWEEN), nm);
+            }
+            continue;
+        }
+        bool as_memory = rwl_tok_is(ts, k + 1, "[") || rwl_tok_is(ts, k + 1, "->") ||
+                         (rwl_tok_is(ts, k - 1, "*") && rwl_unary_position(ts, k - 1));
+        /* an argument of a load intrinsic (`__ldg(b + k)`) */
+        for (size_t q = k; q-- > L0->a && !as_memory;) {
+            if (rwl_tok_is(ts, q, "(") && rwl_match_close(ts, q) > k && q > 0 && ts->t[q - 1].kind == T_IDENT &&
+                ts->t[q - 1].end - ts->t[q - 1].start > 4 && !memcmp(s->text + ts->t[q - 1].start, "__ld", 4))
+                as_memory = true;
+            if (rwl_tok_is(ts, q, ";") || rwl_tok_is(ts, q, "{") || rwl_tok_is(ts, q, "}"))
+                break;
+        }
+        if (pointerish || (scalar && as_memory)) {
+            char nm[128];
+            snprintf(nm, sizeof nm, "%.*s", (int)(ts->t[k].end - ts->t[k].start), s->text + ts->t[k].start);
+            return rwl_refuse(s->why, sizeof s->why, ts, s->text, k, "local pointer", EN(RW_SF_LOCAL_POINTER), nm);
+        }
+    }
+    return true;
+}
+
 static int store_forward(const rw_context *c, int cap, rw_result *out)
 {
     memset(out, 0, sizeof *out);
@@ -1063,8 +1211,8 @@ static int store_forward(const rw_context *c, int cap, rw_result *out)
      * have set it to a row buffer, which no test of the parameters sees */
     for (size_t k = 1; k + 1 < ts.n; k++) {
         if (ts.t[k].kind != T_IDENT || !rwl_is_use(&ts, k) || rwp_param_named(f, &ts, k) ||
-            rwl_tok_is(&ts, k - 1, ".") || rwl_tok_is(&ts, k - 1, "->") || rwl_tok_is(&ts, k - 1, "::") ||
-            rwl_tok_is(&ts, k + 1, "(") || rwl_tok_is(&ts, k + 1, "::"))
+            rwl_tok_is(&ts, k - 1, ".") || rwl_tok_is(&ts, k - 1, "->") || rwl_tok_is(&ts, k + 1, "(") ||
+            rwl_tok_is(&ts, k + 1, "::"))
             continue;
         bool through = rwl_tok_is(&ts, k + 1, "[") || rwl_tok_is(&ts, k + 1, "->") ||
                        (rwl_tok_is(&ts, k - 1, "*") &&
@@ -1079,8 +1227,8 @@ static int store_forward(const rw_context *c, int cap, rw_result *out)
             through = sf_device_global(c->text, ts.t[0].start, nm);
         if (!through)
             continue;
-        bool local = false;
-        for (size_t j = 1; j + 1 < ts.n && !local; j++)
+        bool local = false;   /* a qualified name (`ns::g`, `::g`) is the file's (session 46) */
+        for (size_t j = 1; j + 1 < ts.n && !local && !rwl_tok_is(&ts, k - 1, "::"); j++)
             local = rwl_same_tok(&ts, j, k) && rwl_declared_here(&ts, j);
         if (!local) {
             rwl_refuse(s->why, sizeof s->why, &ts, c->text, k, "global", EN(RW_SF_GLOBAL_POINTER), nm);
@@ -1402,6 +1550,8 @@ static int store_forward(const rw_context *c, int cap, rw_result *out)
                                      "         (const char *)(%s + (%s)) <= (const char *)(%s))",
                                wa, bound, ya, ya, bound, wa);
         }
+    if (!rc && !sf_between_refusal(s))
+        goto refuse;
     bool ranged = rng.len > 0;
     if (!rc)
         rc = hk_buf_printf(&body, "\n    // hk rewrite: store_forward. A value a thread stores to its element of the row is\n" /* i18n: not for people */

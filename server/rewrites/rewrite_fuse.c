@@ -378,6 +378,97 @@ static size_t first_unsafe_call(const fb_state *s, size_t a, size_t b)
     return b;
 }
 
+/* Is the lambda introducer `[...]` at q (its `]` followed by `(`, `{` or `mutable`)? */
+static bool lambda_at(const rw_toks *ts, size_t q)
+{
+    if (!rwl_tok_is(ts, q, "["))
+        return false;
+    size_t cl = rwl_match_close(ts, q);
+    if (cl + 1 >= ts->n)
+        return false;
+    if (q > 0 && (ts->t[q - 1].kind == T_IDENT || rwl_tok_is(ts, q - 1, ")") || rwl_tok_is(ts, q - 1, "]")))
+        return false;   /* a subscript */
+    return rwl_tok_is(ts, cl + 1, "(") || rwl_tok_is(ts, cl + 1, "{") || rwl_tok_is_ident(ts, cl + 1, "mutable");
+}
+
+/* Is the name at k a macro of the file whose replacement text assigns (`=`, `+=`, ...,
+ * `++`, `--`)? The locals it writes are written where no scan of names sees them. */
+static bool macro_assigns(const char *text, size_t len, const rw_toks *ts, size_t k)
+{
+    size_t nl = ts->t[k].end - ts->t[k].start, at = 0, a, b;
+    bool w = false;
+    while (!w && rwl_next_define(text, len, &at, ts->text + ts->t[k].start, nl, &a, &b)) {
+        rw_toks mt = {0};
+        if (rwl_lex(text, (uint32_t)(a + nl), (uint32_t)b, &mt) != HK_OK) {
+            rwl_toks_free(&mt);
+            return true;
+        }
+        for (size_t q = 0; q < mt.n && !w; q++)
+            w = (rwl_tok_is_assign_op(&mt, q) && !rwl_tok_is(&mt, q, "==")) || rwl_tok_is(&mt, q, "++") ||
+                rwl_tok_is(&mt, q, "--");
+        rwl_toks_free(&mt);
+    }
+    return w;
+}
+
+/* The declaration of the name at k among tokens [1, end): its declarator's token, or 0. */
+static size_t decl_before(const rw_toks *ts, size_t k, size_t end)
+{
+    for (size_t r = 1; r < end; r++)
+        if (rwl_same_tok(ts, r, k) && rwl_declared_here(ts, r))
+            return r;
+    return 0;
+}
+
+/* A cooperative groups handle (`cg::thread_block cta`, a tile): calls take it and change no
+ * value of it a copy would need. */
+static bool cg_handle_decl(const rw_toks *ts, size_t d)
+{
+    for (size_t r = d; r-- > 1;) {
+        if (rwl_tok_is(ts, r, ";") || rwl_tok_is(ts, r, "{") || rwl_tok_is(ts, r, "}"))
+            break;
+        if (rwl_tok_is_ident(ts, r, "thread_block") || rwl_tok_is_ident(ts, r, "thread_block_tile") ||
+            rwl_tok_is_ident(ts, r, "coalesced_group") || rwl_tok_is_ident(ts, r, "thread_group"))
+            return true;
+    }
+    return false;
+}
+
+/* Is the name at k a whole argument of a call, `f(.., k, ..)`: the call's name token into
+ * *callee and the argument's index into *arg? */
+static bool call_argument(const rw_toks *ts, size_t k, size_t *callee, size_t *arg)
+{
+    if (!(rwl_tok_is(ts, k - 1, "(") || rwl_tok_is(ts, k - 1, ",")) ||
+        !(rwl_tok_is(ts, k + 1, ")") || rwl_tok_is(ts, k + 1, ",")))
+        return false;
+    size_t n = 0, q = k;
+    for (int depth = 0; q-- > 1;) {
+        depth += rwl_tok_is(ts, q, ")") || rwl_tok_is(ts, q, "]") || rwl_tok_is(ts, q, "}");
+        if (rwl_tok_is(ts, q, "(") || rwl_tok_is(ts, q, "[") || rwl_tok_is(ts, q, "{")) {
+            if (depth-- == 0)
+                break;
+        }
+        if (depth == 0 && rwl_tok_is(ts, q, ","))
+            n++;
+    }
+    if (q == 0 || !rwl_tok_is(ts, q, "("))
+        return false;
+    size_t c = q - 1;
+    if (rwl_tok_is(ts, c, ">")) {   /* f<A>(..) */
+        for (int depth = 0; c > 0; c--) {
+            depth += rwl_tok_is(ts, c, ">") - rwl_tok_is(ts, c, "<");
+            if (depth == 0)
+                break;
+        }
+        c = c > 0 ? c - 1 : 0;
+    }
+    if (ts->t[c].kind != T_IDENT)
+        return false;
+    *callee = c;
+    *arg = n;
+    return true;
+}
+
 /* Is token q a name declared there (not a type word of the declaration: `const float *x`
  * declares x, `unsigned int i` declares i)? */
 static bool declared_name(const rw_toks *ts, size_t q)
@@ -927,6 +1018,12 @@ static int fused_blocks(const rw_context *c, int blocks, rw_result *out)
             rwl_macro_mentions_grid(c->text, c->len, c->text + ts->t[q].start, ts->t[q].end - ts->t[q].start)) {
             REFUSE_NAMED(HK_MSG_RW_FB_MACRO, q);
         }
+        if (ts->t[q].kind == T_IDENT && rwl_is_use(ts, q)) {   /* the same words in a macro's text (session 46) */
+            const char *mw = rwl_macro_text_word(c->text, c->len, c->text + ts->t[q].start, ts->t[q].end - ts->t[q].start,
+                                                 stop, HK_ARRAY_LEN(stop), 4);
+            if (mw)
+                REFUSE(HK_MSG_RW_FB_FORBIDDEN, mw, LINE(q), mw);
+        }
         if (ts->t[q].kind == T_IDENT && rwl_call_paren(ts, q)) {
             const an_function *g = rwl_callee(c->m, f, ts, q);
             if (g && rwl_mentions_grid(c->text + g->body_span.start_byte,
@@ -1169,6 +1266,54 @@ static int fused_blocks(const rw_context *c, int blocks, rw_result *out)
         }
         s.rnames[s.n_rnames++] = q;
     }
+    /* session 46 (issue 13): a block-free local reached other than by its name -- a
+     * reference or a pointer to it set before the split (`float &r = acc;`, `p = &acc`), a
+     * lambda of the block-free part (capturing it), a member written or a method called
+     * (`st.s += v`), or the local passed to a call that may take it by reference (`inc(acc,
+     * v)`) -- is one object for all copies, whose writes no scan of its name sees */
+    for (size_t q = 1; q + 1 < ts->n; q++) {
+        size_t sp = s.st[split];
+        if (q < sp) {
+            if (lambda_at(ts, q))
+                REFUSE_NAMED(HK_MSG_RW_FB_OTHER_NAME, q >= 2 && rwl_tok_is(ts, q - 1, "=") ? q - 2 : q);
+            if (rwl_tok_is(ts, q, "&") && rwl_unary_position(ts, q) && ts->t[q + 1].kind == T_IDENT &&
+                shn_index(&s, q + 1) < 0 && decl_before(ts, q + 1, sp))
+                REFUSE_NAMED(HK_MSG_RW_FB_OTHER_NAME, q + 1);
+            if (declared_name(ts, q) && (rwl_tok_is(ts, q - 1, "&") || rwl_tok_is(ts, q - 1, "&&")))
+                for (size_t r = sp; r + 1 < ts->n; r++)
+                    if (rwl_same_tok(ts, r, q) && rwl_is_use(ts, r))
+                        REFUSE_NAMED(HK_MSG_RW_FB_OTHER_NAME, r);
+            continue;
+        }
+        if (ts->t[q].kind != T_IDENT || !rwl_is_use(ts, q) || is_dname(&s, q) || shn_index(&s, q) >= 0)
+            continue;
+        if (macro_assigns(c->text, c->len, ts, q))   /* `#define ACC tmp += v` */
+            REFUSE_NAMED(HK_MSG_RW_FB_MACRO_WRITES, q);
+        size_t d = decl_before(ts, q, sp);
+        const an_param *pa = rwp_param_named(f, ts, q);
+        if (!d && !(pa && pa->pointer_depth == 0))
+            continue;   /* declared in the rest, or a pointer parameter (what it points to is memory) */
+        if (rwl_tok_is(ts, q + 1, ".") && ts->t[q + 2].kind == T_IDENT && !(d && cg_handle_decl(ts, d))) {
+            size_t m = q + 3;
+            bool w = rwl_tok_is(ts, m, "(") || rwl_tok_is(ts, m, "[") || rwl_tok_is(ts, m, ".") ||
+                     (rwl_tok_is_assign_op(ts, m) && !rwl_tok_is(ts, m, "==")) || rwl_tok_is(ts, m, "++") ||
+                     rwl_tok_is(ts, m, "--") || rwl_tok_is(ts, q - 1, "++") || rwl_tok_is(ts, q - 1, "--") ||
+                     (rwl_tok_is(ts, q - 1, "&") && rwl_unary_position(ts, q - 1));
+            if (w)
+                REFUSE_NAMED(HK_MSG_RW_FB_OTHER_NAME, q);
+        }
+        size_t callee, arg;
+        if (call_argument(ts, q, &callee, &arg) && !(d && cg_handle_decl(ts, d))) {
+            size_t p = rwl_call_paren(ts, callee);
+            if (p && (rwl_tok_is(ts, callee, "if") || rwl_tok_is(ts, callee, "for") || rwl_tok_is(ts, callee, "while") ||
+                      rwl_tok_is(ts, callee, "switch") || rwl_tok_is(ts, callee, "return") || harmless_call(&s, callee, p)))
+                continue;
+            const an_function *g = rwl_callee(c->m, f, ts, callee);
+            bool by_value = g && arg < g->n_params && g->params[arg].type && !strchr(g->params[arg].type, '&');
+            if (!by_value)
+                REFUSE_NAMED(HK_MSG_RW_FB_OTHER_NAME, q);
+        }
+    }
     /* shared memory: the copies' tiles must fit a block, and with a spec and a device the
      * copies must put more loads in flight per SM than the blocks did: F working blocks' worth
      * each, fewer of them resident when their tiles take the SM's shared memory. Then the
@@ -1271,9 +1416,26 @@ static int fused_blocks(const rw_context *c, int blocks, rw_result *out)
         }
     }
     /* after the prologue: no loop that could wait on another block */
-    for (size_t q = s.st[pend < s.n_st ? pend : s.n_st]; q + 1 < ts->n; q++)
+    for (size_t q = s.st[pend < s.n_st ? pend : s.n_st]; q + 1 < ts->n; q++) {
         if (rwl_tok_is(ts, q, "while") || rwl_tok_is(ts, q, "do"))
             REFUSE(HK_MSG_RW_FB_LOOP, LINE(q));
+        static const char *const waits[] = {"while", "do"};
+        if (ts->t[q].kind == T_IDENT && rwl_is_use(ts, q) &&
+            rwl_macro_text_word(c->text, c->len, c->text + ts->t[q].start, ts->t[q].end - ts->t[q].start, waits,
+                                HK_ARRAY_LEN(waits), 4))
+            REFUSE(HK_MSG_RW_FB_LOOP, LINE(q));
+        /* a `for` spinning on memory (session 46): no condition, or one calling an atomic */
+        if (rwl_tok_is(ts, q, "for") && rwl_tok_is(ts, q + 1, "(")) {
+            size_t cl = rwl_match_close(ts, q + 1), h1 = q + 2;
+            for (int depth = 0; h1 < cl && !(depth == 0 && rwl_tok_is(ts, h1, ";")); h1++)
+                depth += (rwl_tok_is(ts, h1, "(") || rwl_tok_is(ts, h1, "{")) - (rwl_tok_is(ts, h1, ")") || rwl_tok_is(ts, h1, "}"));
+            bool spin = h1 + 1 < cl && rwl_tok_is(ts, h1 + 1, ";");
+            for (size_t r = h1 + 1; r < cl && !spin && !rwl_tok_is(ts, r, ";"); r++)
+                spin = ts->t[r].kind == T_IDENT && !strncmp(ts->text + ts->t[r].start, "atomic", 6);
+            if (spin)
+                REFUSE(HK_MSG_RW_FB_LOOP, LINE(q));
+        }
+    }
 
     /* the new body */
     int F = blocks;

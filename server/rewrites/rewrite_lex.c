@@ -475,6 +475,34 @@ bool rwl_macro_mentions_grid(const char *text, size_t len, const char *name, siz
     return false;
 }
 
+const char *rwl_macro_text_word(const char *text, size_t len, const char *name, size_t nl,
+                                const char *const *words, size_t n_words, int depth)
+{
+    size_t at = 0, a, b;
+    const char *hit = NULL;
+    if (depth <= 0)
+        return NULL;
+    while (!hit && rwl_next_define(text, len, &at, name, nl, &a, &b)) {
+        rw_toks ts = {0};
+        if (rwl_lex(text, (uint32_t)(a + nl), (uint32_t)b, &ts) != HK_OK) {
+            rwl_toks_free(&ts);
+            return words[0];
+        }
+        for (size_t k = 0; k < ts.n && !hit; k++) {
+            if (ts.t[k].kind != T_IDENT)
+                continue;
+            for (size_t i = 0; i < n_words && !hit; i++)
+                if (rwl_tok_is(&ts, k, words[i]))
+                    hit = words[i];
+            size_t ml = ts.t[k].end - ts.t[k].start;
+            if (!hit && (ml != nl || memcmp(text + ts.t[k].start, name, nl)))
+                hit = rwl_macro_text_word(text, len, text + ts.t[k].start, ml, words, n_words, depth - 1);
+        }
+        rwl_toks_free(&ts);
+    }
+    return hit;
+}
+
 bool rwl_pure_function_macro(const char *text, size_t len, const char *name, size_t nl, int depth)
 {
     size_t at = 0, a, b;

@@ -135,6 +135,14 @@ bool rwl_next_define(const char *text, size_t len, size_t *at, const char *name,
  * would then escape a rewrite that renames or replaces them in the kernel's text. */
 bool rwl_macro_mentions_grid(const char *text, size_t len, const char *name, size_t nl);
 
+/* The first of words[0, n_words) (keywords or names: `return`, `goto`, `asm`...) that the
+ * text of a #define of name[0, nl) in text spells as a token, following the names in that
+ * text into their own macros up to depth deep; NULL when none. A macro is a spelling the
+ * rewrites' token scans do not expand (session 46: `#define LEAVE return` between
+ * store_forward's row loops). */
+const char *rwl_macro_text_word(const char *text, size_t len, const char *name, size_t nl,
+                                const char *const *words, size_t n_words, int depth);
+
 /* Is name[0, nl) a function-like macro of text (its #define, '#' first on its line) whose
  * value computes without touching memory: no subscript, `->`, unary `*` or `&`, assignment,
  * ++ or --, and every call in it a pure one (rwl_pure_call_name) or again such a macro (up

@@ -537,6 +537,46 @@ static int read_value_stmt(sc_scan *s, const sc_loop *L, size_t q, size_t e, sc_
 }
 
 /* The body: value declarations first, then the updates; what they may read and do. */
+/* The name at k a macro of the file whose replacement text reads memory (`[`, `->`, a unary
+ * `*`), assigns, calls what is not pure, or names one of the names w[0, nw) the loop body
+ * writes -- or again such a macro, up to depth deep: a value reading it is no longer the
+ * item's alone (session 46: `#define LIMV (lim[0])` in a value applied). The offending name
+ * of the text into *hit (its token in ts when it is one of w, else k). */
+static bool macro_unsafe(const sc_scan *s, const rw_toks *ts, size_t k, const size_t *w, size_t nw, int depth)
+{
+    size_t len = strlen(s->text), nl = ts->t[k].end - ts->t[k].start, at = 0, a, b;
+    bool bad = false;
+    while (!bad && rwl_next_define(s->text, len, &at, ts->text + ts->t[k].start, nl, &a, &b)) {
+        if (depth <= 0)
+            return true;
+        rw_toks mt = {0};
+        if (rwl_lex(s->text, (uint32_t)(a + nl), (uint32_t)b, &mt) != HK_OK) {
+            rwl_toks_free(&mt);
+            return true;
+        }
+        size_t q0 = s->text[a + nl] == '(' && mt.n ? rwl_match_close(&mt, 0) + 1 : 0;
+        for (size_t q = q0; q < mt.n && !bad; q++) {
+            if (rwl_tok_is(&mt, q, "[") || rwl_tok_is(&mt, q, "->") || rwl_tok_is(&mt, q, "++") ||
+                rwl_tok_is(&mt, q, "--") || (rwl_tok_is_assign_op(&mt, q) && !rwl_tok_is(&mt, q, "==")) ||
+                (rwl_tok_is(&mt, q, "*") && rwl_unary_position(&mt, q)))
+                bad = true;
+            else if (mt.t[q].kind == T_IDENT && q + 1 < mt.n && rwl_tok_is(&mt, q + 1, "(") &&
+                     !rwl_pure_call_name(&mt, q) && !rwl_is_type_word(&mt, q))
+                bad = true;
+            else if (mt.t[q].kind == T_IDENT) {
+                size_t ml = mt.t[q].end - mt.t[q].start;
+                for (size_t j = 0; j < nw && !bad; j++)
+                    bad = ts->t[w[j]].end - ts->t[w[j]].start == ml &&
+                          !memcmp(ts->text + ts->t[w[j]].start, s->text + mt.t[q].start, ml);
+                if (!bad && (ml != nl || memcmp(s->text + mt.t[q].start, ts->text + ts->t[k].start, nl)))
+                    bad = macro_unsafe(s, &mt, q, w, nw, depth - 1);
+            }
+        }
+        rwl_toks_free(&mt);
+    }
+    return bad;
+}
+
 static bool read_body(sc_scan *s, sc_loop *L)
 {
     const rw_toks *ts = s->ts;
@@ -626,6 +666,16 @@ static bool read_body(sc_scan *s, sc_loop *L)
             L->has_break = true;
         if (!strncmp(ts->text + ts->t[k].start, "hk_uj", 5))
             return refuse(s, k, "loop body", EN(RW_UJ_ALREADY));
+        /* a macro whose text jumps or waits (`#define STOP break`): the jam would not see it
+         * (session 46: a break in a macro left the main loop only, the rest scanned on) */
+        static const char *const jumps[] = {"break", "continue", "goto", "return", "asm", "__syncthreads",
+                                            "__syncwarp"};
+        const char *jw = ts->t[k].kind == T_IDENT
+                             ? rwl_macro_text_word(s->text, strlen(s->text), ts->text + ts->t[k].start,
+                                                   ts->t[k].end - ts->t[k].start, jumps, HK_ARRAY_LEN(jumps), 4)
+                             : NULL;
+        if (jw)
+            return refuse(s, k, "macro", EN(RW_UJ_MACRO_JUMP), TOK(ts, k), jw);
     }
     for (size_t i = 0; i < nw; i++) {
         if (same_name(ts, w[i], L->v))
@@ -685,6 +735,8 @@ static bool read_body(sc_scan *s, sc_loop *L)
             }
             if (written_at(s, k) || rwl_tok_is_assign_op(ts, k + 1))
                 return refuse(s, k, con, EN(RW_UJ_VALUE_WRITES), TOK(ts, d->name), TOK(ts, k));
+            if (!param_of(s, k) && macro_unsafe(s, ts, k, w, nw, 4))
+                return refuse(s, k, con, EN(RW_UJ_MACRO), TOK(ts, d->name), TOK(ts, k));
             for (size_t j = 0; j < nw; j++)
                 if (same_name(ts, k, w[j]))
                     return refuse(s, k, con, EN(RW_UJ_READS_WRITTEN), TOK(ts, d->name), TOK(ts, k),

@@ -303,6 +303,45 @@ static size_t sym_of(const rw_toks *ts, const tk_sym *sym, size_t n, size_t var)
     return var;   /* unchanged */
 }
 
+/* Is the name at k (of tokens ts, the kernel's or a macro's) a macro of the file whose text
+ * names a name of the state (a slot's value or index) or assigns -- or again such a macro, up
+ * to depth deep? A value reading it reads the state (session 46: `#define B1V best1` in the
+ * value applied: each part would compute its items' values against its own state). */
+static bool macro_reads_state(const tk_scan *s, const tk_loop *L, const rw_toks *ts, size_t k, int depth)
+{
+    size_t nl = ts->t[k].end - ts->t[k].start, at = 0, a, b;
+    bool bad = false;
+    while (!bad && rwl_next_define(s->text, s->len, &at, ts->text + ts->t[k].start, nl, &a, &b)) {
+        if (depth <= 0)
+            return true;
+        rw_toks mt = {0};
+        if (rwl_lex(s->text, (uint32_t)(a + nl), (uint32_t)b, &mt) != HK_OK) {
+            rwl_toks_free(&mt);
+            return true;
+        }
+        for (size_t q = 0; q < mt.n && !bad; q++) {
+            if ((rwl_tok_is_assign_op(&mt, q) && !rwl_tok_is(&mt, q, "==")) || rwl_tok_is(&mt, q, "++") ||
+                rwl_tok_is(&mt, q, "--")) {
+                bad = true;
+                break;
+            }
+            if (mt.t[q].kind != T_IDENT)
+                continue;
+            size_t ml = mt.t[q].end - mt.t[q].start;
+            for (int j = 0; j < L->K && !bad; j++)
+                for (int w = 0; w < 2 && !bad; w++) {
+                    size_t v = w ? L->I[j] : L->B[j];
+                    bad = s->ts->t[v].end - s->ts->t[v].start == ml &&
+                          !memcmp(s->ts->text + s->ts->t[v].start, s->text + mt.t[q].start, ml);
+                }
+            if (!bad && (ml != nl || memcmp(s->text + mt.t[q].start, ts->text + ts->t[k].start, nl)))
+                bad = macro_reads_state(s, L, &mt, q, depth - 1);
+        }
+        rwl_toks_free(&mt);
+    }
+    return bad;
+}
+
 /* The cascade at c: `if (d < B1) {...} else if (d < B2) {...} ...` (or `B > d`), no final else. */
 static bool read_cascade(tk_scan *s, tk_loop *L, size_t c, size_t end)
 {
@@ -466,6 +505,8 @@ static bool read_item_loop(tk_scan *s, tk_loop *L)
         for (int j = 0; j < L->K; j++)
             if (rwg_same_name(ts, k, L->B[j]) || rwg_same_name(ts, k, L->I[j]))
                 return refuse(s, k, "value declaration", EN(RW_TK_READS_STATE_NAME), TOK(ts, k));
+        if (!is_param(s, k) && macro_reads_state(s, L, ts, k, 4))
+            return refuse(s, k, "value declaration", EN(RW_TK_READS_STATE_NAME), TOK(ts, k));
     }
     if (!stores(s, ba, q, false))
         return false;

@@ -660,6 +660,79 @@ static bool reference_init(const rw_toks *ts, size_t q, size_t *end)
     return true;
 }
 
+/* A macro of the file named by token k whose replacement text assigns (`=`, `+=`, ...,
+ * `++`, `--`) or jumps (`return`, `goto`, `break`, `continue`, `asm`), or, with v (a name token, or SIZE_MAX for none), names v other than as a
+ * member (`x` in `float &r = x`, not in `blockIdx.x`): what the window's scans of names
+ * cannot see (session 46). */
+static bool macro_hides(const wl_scan *s, size_t k, size_t v)
+{
+    const rw_toks *ts = s->ts;
+    size_t nl = ts->t[k].end - ts->t[k].start, at = 0, a, b;
+    bool hides = false;
+    while (!hides && rwl_next_define(s->text, s->len, &at, ts->text + ts->t[k].start, nl, &a, &b)) {
+        rw_toks mt = {0};
+        if (rwl_lex(s->text, (uint32_t)(a + nl), (uint32_t)b, &mt) != HK_OK) {
+            rwl_toks_free(&mt);
+            return true;
+        }
+        for (size_t q = 0; q < mt.n && !hides; q++) {
+            if (v == SIZE_MAX)
+                hides = (rwl_tok_is_assign_op(&mt, q) && !rwl_tok_is(&mt, q, "==")) || rwl_tok_is(&mt, q, "++") ||
+                        rwl_tok_is(&mt, q, "--") || rwl_tok_is(&mt, q, "return") || rwl_tok_is(&mt, q, "goto") ||
+                        rwl_tok_is(&mt, q, "break") || rwl_tok_is(&mt, q, "continue") || rwl_tok_is(&mt, q, "asm");
+            else
+                hides = mt.t[q].kind == T_IDENT && mt.t[q].end - mt.t[q].start == ts->t[v].end - ts->t[v].start &&
+                        !memcmp(s->text + mt.t[q].start, ts->text + ts->t[v].start, ts->t[v].end - ts->t[v].start) &&
+                        !(q > 0 && (rwl_tok_is(&mt, q - 1, ".") || rwl_tok_is(&mt, q - 1, "->")));
+        }
+        rwl_toks_free(&mt);
+    }
+    return hides;
+}
+
+/* Does the declaration of the declarator at q give it a plain value type: declared without
+ * `*`, `&` or `&&`, its type words the language's scalars and vectors, cv-qualifiers, `auto`
+ * (a copy) or a template type parameter the kernel also takes a pointer to (`T *in`: T cannot
+ * be a reference)? A type alias (`using R = float &`, `typedef int &IR`), a structure (one
+ * with a reference member, `RefBox box{x}`), `decltype((x))` or a class template may hold a
+ * reference. */
+static bool plain_value_decl(const wl_scan *s, size_t q)
+{
+    static const char *const words[] = {"float", "double", "bool", "char", "half", "__half", "__nv_bfloat16",
+                                        "float1", "float2", "float3", "float4", "int1", "int2", "int3", "int4",
+                                        "uint2", "uint4", "double2", "const", "volatile", "register"};
+    const rw_toks *ts = s->ts;
+    if (rwl_tok_is(ts, q - 1, "*") || rwl_tok_is(ts, q - 1, "&") || rwl_tok_is(ts, q - 1, "&&"))
+        return false;
+    /* the statement's start: back over balanced brackets to `;`, `{` or `}` (or a for's `(`) */
+    size_t st = q;
+    for (int depth = 0; st > 1; st--) {
+        size_t p = st - 1;
+        depth += rwl_tok_is(ts, p, ")") || rwl_tok_is(ts, p, "]") || rwl_tok_is(ts, p, "}");
+        depth -= rwl_tok_is(ts, p, "(") || rwl_tok_is(ts, p, "[") || rwl_tok_is(ts, p, "{");
+        if (depth < 0 || (depth == 0 && rwl_tok_is(ts, p, ";")))
+            break;
+    }
+    for (size_t k = st; k < q; k++) {
+        if (declarator_at(ts, k))
+            break;   /* the type words end at the first declarator */
+        if (rwl_tok_is(ts, k, "*") || rwl_tok_is(ts, k, "&") || rwl_tok_is(ts, k, "&&"))
+            continue;   /* the first declarator's own (`T *p, x`) */
+        if (ts->t[k].kind != T_IDENT)
+            return false;   /* `*`, `&`, `<`, `::`, `(` of a type the words do not spell */
+        bool ok = rwl_is_type_word(ts, k);
+        for (size_t i = 0; i < HK_ARRAY_LEN(words) && !ok; i++)
+            ok = rwl_tok_is_ident(ts, k, words[i]);
+        for (size_t i = 0; !ok && s->f && i < s->f->n_params; i++)
+            ok = s->f->params[i].pointer_depth >= 1 && s->f->params[i].elem_type &&
+                 rwl_tok_is_ident(ts, k, s->f->params[i].elem_type) &&
+                 rwl_template_type_param(s->f->template_params, ts, k);
+        if (!ok)
+            return false;
+    }
+    return true;
+}
+
 /* Is the stepped name v the thread's own and reached only by its name? Each lane keeps its
  * trip's values in a copy the body reads under v's name, and runs every trip's steps on v
  * itself: declared static, __shared__, extern, __device__ or __constant__, v is one variable
@@ -695,6 +768,8 @@ static bool stepped_own(wl_scan *s, size_t v)
         }
         if (++decls > 1)
             return refuse(s, d, "induction", EN(RW_WL_STEP_SHADOWED), TOK(ts, v));
+        if (!plain_value_decl(s, d))   /* a reference through a type alias (session 46) */
+            return refuse(s, d, "induction", EN(RW_WL_STEP_ADDRESS), TOK(ts, v));
     }
     for (size_t k = 1; k + 1 < ts->n; k++) {
         size_t e;
@@ -705,6 +780,30 @@ static bool stepped_own(wl_scan *s, size_t v)
             return refuse(s, k - 3, "induction", EN(RW_WL_STEP_ADDRESS), TOK(ts, v));
         if (reference_init(ts, k, &e) && span_mentions(ts, k + 1, e, v))
             return refuse(s, k - 1, "induction", EN(RW_WL_STEP_ADDRESS), TOK(ts, v));
+    }
+    /* a macro of the file whose text names v (`#define AHEAD const float &ahead = x`): its
+     * uses bind or read v where no scan of the kernel's names looks (session 46) */
+    for (size_t k = 1; k + 1 < ts->n; k++)
+        if (ts->t[k].kind == T_IDENT && rwl_is_use(ts, k) && !rwg_same_name(ts, k, v) && macro_hides(s, k, v))
+            return refuse(s, k, "induction", EN(RW_WL_STEP_MACRO), TOK(ts, v), TOK(ts, k));
+    /* any other declaration initialized from v must copy its value (session 46): through a
+     * type alias, a structure's reference member, decltype or a lambda capturing it, v has
+     * another name still */
+    for (size_t k = 1; k + 1 < ts->n; k++) {
+        if (ts->t[k].kind != T_IDENT || rwg_is_kw(ts, k) || !declarator_at(ts, k) ||
+            !(rwl_tok_is(ts, k + 1, "=") || rwl_tok_is(ts, k + 1, "{") || rwl_tok_is(ts, k + 1, "(")))
+            continue;
+        size_t e = k + 1;
+        bool lambda = false;
+        for (int depth = 0; e + 1 < ts->n; e++) {
+            depth += rwl_tok_is(ts, e, "(") || rwl_tok_is(ts, e, "[") || rwl_tok_is(ts, e, "{");
+            depth -= rwl_tok_is(ts, e, ")") || rwl_tok_is(ts, e, "]") || rwl_tok_is(ts, e, "}");
+            if (depth < 0 || (depth == 0 && (rwl_tok_is(ts, e, ",") || rwl_tok_is(ts, e, ";"))))
+                break;
+            lambda |= rwl_tok_is(ts, e, "]") && (rwl_tok_is(ts, e + 1, "(") || rwl_tok_is(ts, e + 1, "{"));
+        }
+        if (span_mentions(ts, k + 1, e, v) && (lambda || !plain_value_decl(s, k)))
+            return refuse(s, k, "induction", EN(RW_WL_STEP_BOUND), TOK(ts, v), TOK(ts, k));
     }
     return true;
 }
@@ -816,6 +915,11 @@ static bool read_body(wl_scan *s, wl_loop *L, const km_kernel *km)
     size_t ba = in->body_a, bb = in->body_b;
     if (!stores(s, ba, bb, EN(RW_WL_IN_WINDOW)))
         return false;
+    /* a macro that writes (`#define STEP x += 0.5f`): the names it writes are none of the
+     * window's state, sums or steps as the scans below read them (session 46) */
+    for (size_t k = ba; k < bb; k++)
+        if (ts->t[k].kind == T_IDENT && rwl_is_use(ts, k) && macro_hides(s, k, SIZE_MAX))
+            return refuse(s, k, "macro", EN(RW_WL_MACRO_WRITES), TOK(ts, k));
     for (size_t k = ba; k < bb; k++)
         if (rwl_tok_is(ts, k, "return") || rwl_tok_is(ts, k, "goto") ||
             (rwl_tok_is(ts, k, "break") && !rwg_in_inner_construct(ts, ba, bb, k)))

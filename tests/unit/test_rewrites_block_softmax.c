@@ -323,6 +323,13 @@ static void block_softmax_refusals(void **state)
         {"mem_off", "row access", 381, "not this thread's element"},
         /* session 45 (issue 13): the range test stands before the body's declarations */
         {"keeps_local", "statement", 467, "`r`, a local, is named by a store kept for the caller"},
+        /* session 46 (issue 13): an int tree array, a char tree variable, an unsigned char
+         * thread index (each applied at 18e2dd8a) */
+        {"int_tree", "block tree", 497, "the tree's shared array is not of float elements"},
+        {"char_tree", "block tree", 537, "a loop variable of a type that cannot count"},
+        {"char_tid", "row loop", 573, "not a block-strided row loop"},
+        /* session 46: a row offset through a macro that reads threadIdx.x (applied at 18e2dd8a) */
+        {"macro_off", "statement", 611, "a statement the block-per-row softmax does not hold here"},
     };
     rwf_expect_refusals(src, "block_online_softmax", cases, sizeof cases / sizeof cases[0]);
     free(src);

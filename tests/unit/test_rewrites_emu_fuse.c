@@ -762,6 +762,94 @@ static void refusals(void **state)
             "    c[i] = o[i ^ 1];\n"
             "}\n",
             "k", "statement", 3);
+    /* session 46 (issue 13): a block-free local reached other than by its name -- a pointer
+     * to it, a member written, a call taking it by reference, a reference read after its
+     * local is copied, a lambda capturing it -- and a for loop spinning on an atomic (each
+     * applied at 18e2dd8a; the copies shared the local: block b + 1 wrote v0 + v1) */
+    refused("__global__ void k(const float *a, float *o)\n"
+            "{\n"
+            "    float tmp = 0.0f;\n"
+            "    float *pa = &tmp;\n"
+            "    float v = a[blockIdx.x * 64 + threadIdx.x];\n"
+            "    __syncthreads();\n"
+            "    *pa += v;\n"
+            "    o[blockIdx.x * 64 + threadIdx.x] = tmp;\n"
+            "}\n",
+            "k", "local", 4);
+    refused("struct acc_t { float s; };\n"
+            "__global__ void k(const float *a, float *o)\n"
+            "{\n"
+            "    acc_t st = {0.0f};\n"
+            "    float v = a[blockIdx.x * 64 + threadIdx.x];\n"
+            "    __syncthreads();\n"
+            "    st.s += v;\n"
+            "    o[blockIdx.x * 64 + threadIdx.x] = st.s;\n"
+            "}\n",
+            "k", "local", 7);
+    refused("__device__ void inc(float &x, float v) { x += v; }\n"
+            "__global__ void k(const float *a, float *o)\n"
+            "{\n"
+            "    float tmp = 0.0f;\n"
+            "    float v = a[blockIdx.x * 64 + threadIdx.x];\n"
+            "    __syncthreads();\n"
+            "    inc(tmp, v);\n"
+            "    o[blockIdx.x * 64 + threadIdx.x] = tmp;\n"
+            "}\n",
+            "k", "local", 7);
+    refused("__global__ void k(const float *a, float *o)\n"
+            "{\n"
+            "    float tmp = 0.0f;\n"
+            "    float &r = tmp;\n"
+            "    float v = a[blockIdx.x * 64 + threadIdx.x];\n"
+            "    __syncthreads();\n"
+            "    tmp += v;\n"
+            "    o[blockIdx.x * 64 + threadIdx.x] = r;\n"
+            "}\n",
+            "k", "local", 8);
+    refused("__global__ void k(const float *a, float *o)\n"
+            "{\n"
+            "    float tmp = 0.0f;\n"
+            "    auto add = [&](float x) { tmp += x; };\n"
+            "    float v = a[blockIdx.x * 64 + threadIdx.x];\n"
+            "    __syncthreads();\n"
+            "    add(v);\n"
+            "    o[blockIdx.x * 64 + threadIdx.x] = tmp;\n"
+            "}\n",
+            "k", "local", 4);
+    refused("__global__ void k(const float *a, float *o, int *flag)\n"
+            "{\n"
+            "    float v = a[blockIdx.x * 64 + threadIdx.x];\n"
+            "    __syncthreads();\n"
+            "    for (; atomicAdd(flag, 0) < (int)gridDim.x - (int)blockIdx.x - 1;) {\n"
+            "    }\n"
+            "    o[blockIdx.x * 64 + threadIdx.x] = v;\n"
+            "    __syncthreads();\n"
+            "    if (threadIdx.x == 0)\n"
+            "        atomicAdd(flag, 1);\n"
+            "}\n",
+            "k", "loop", 5);
+    /* a macro writing a block-free local after the split (applied at 18e2dd8a) */
+    refused("#define ACC tmp += v\n"
+            "__global__ void k(const float *a, float *o)\n"
+            "{\n"
+            "    float tmp = 0.0f;\n"
+            "    float v = a[blockIdx.x * 64 + threadIdx.x];\n"
+            "    __syncthreads();\n"
+            "    ACC;\n"
+            "    o[blockIdx.x * 64 + threadIdx.x] = tmp;\n"
+            "}\n",
+            "k", "macro", 7);
+    /* a return spelled by a macro: it would end the whole fused batch (applied at 18e2dd8a) */
+    refused("#define BAIL(i, n) if ((i) >= (n)) return\n"
+            "__global__ void k(const float *a, float *o, int n)\n"
+            "{\n"
+            "    int i = blockIdx.x * 64 + threadIdx.x;\n"
+            "    float v = a[i];\n"
+            "    __syncthreads();\n"
+            "    BAIL(i, n);\n"
+            "    o[i] = v;\n"
+            "}\n",
+            "k", "return", 7);
     refused("#define ROW (blockIdx.x * 64)\n"
             "__global__ void k(const float *a, float *o)\n"
             "{\n"

@@ -855,7 +855,9 @@ static void window_stepped_refusals(void **state)
         {"static_steps", "window_lanes", 512, "the stepped `x` is declared `static`"},
         {"pointed_steps", "window_lanes", 531, "the stepped `x` has another name"},
         {"ref_steps", "window_lanes", 547, "the stepped `x` has another name"},
-        {"passed_steps", "window_lanes", 566, "`address_of` before the window may write memory"},
+        /* `const float *at = address_of(x)`: since session 46 the pointer's declaration refuses
+         * first (it was the call before the window that may write) */
+        {"passed_steps", "window_lanes", 566, "the stepped `x` initializes `at`, whose type is not a plain value"},
         {"shared_steps", "window_lanes", 581, "`__shared__`: a barrier"},
         {"ref_stepped", "window_lanes", 600, "the stepped `x` has another name"},
         /* session 45 review: a reference bound by braces, parentheses or a conditional; the
@@ -867,6 +869,19 @@ static void window_stepped_refusals(void **state)
         {"static_shadow", "window_lanes", 677, "the stepped `x` is declared `static`"},
         {"plain_shadow", "window_lanes", 693, "the stepped `x` is declared more than once in the kernel"},
         {"param_shadow", "window_lanes", 706, "the stepped `x` is declared more than once in the kernel"},
+        /* session 46: a reference through a type alias (bound to x, or x itself), a structure's
+         * reference member, a template type (each applied at 18e2dd8a) */
+        {"alias_ref", "window_lanes", 729, "the stepped `x` initializes `ahead`, whose type is not a plain value"},
+        {"alias_stepped", "window_lanes", 743, "the stepped `x` has another name"},
+        {"member_ref", "window_lanes", 757, "the stepped `x` initializes `box`, whose type is not a plain value"},
+        {"template_ref", "window_lanes", 772, "the stepped `x` initializes `ahead`, whose type is not a plain value"},
+        /* session 46: macros -- one binding a reference to x, one stepping x in a window
+         * whose bounds are the thread's (both applied at 18e2dd8a) */
+        {"macro_ref", "window_lanes", 792, "the stepped `x` is named in the text of the macro `HK_AHEAD_DECL`"},
+        {"macro_step", "window_lanes", 810, "`HK_STEP_X`, a macro of the file whose text assigns or jumps, is used in the window"},
+        /* a continue before the trailing step, spelled by a macro (applied at 18e2dd8a; the
+         * same continue written out is refused) */
+        {"macro_jump", "window_lanes", 825, "`HK_SKIP_TRIP`, a macro of the file whose text assigns or jumps"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         rw_context ctx = {.text = fx.text, .len = fx.len, .m = fx.m, .kernel = kernel(&fx, cases[i].kernel)};

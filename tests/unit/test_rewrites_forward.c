@@ -299,6 +299,15 @@ static void forward_refusals(void **state)
         {"bias_global_deref", "global", 388, "`g_bias` is a pointer or array of the file"},
         {"bias_global_paren", "global", 394, "`g_bias` is a pointer or array of the file"},
         {"bias_global_ldg", "global", 407, "`g_bias` is a pointer or array of the file"},
+        /* session 46 (issue 13): memory no test of the pointer parameters names, reached
+         * between the first row loop and the end of the last (each applied at 18e2dd8a) */
+        {"bias_getter", "local pointer", 422, "`b`, a local pointer or reference that is no row pointer"},
+        {"bias_reader", "call", 434, "`bias_at` is called between the first row loop and the end of the last"},
+        {"bias_qualified", "global", 449, "`g_bias2` is a pointer or array of the file"},
+        {"bias_address", "local pointer", 461, "`b`, a local pointer or reference that is no row pointer"},
+        {"bias_cast", "memory access", 471, "through an expression that is not a name"},
+        {"bias_macro", "macro", 483, "`HK_FIRST_BIAS`, a macro of the file whose text reads memory"},
+        {"exit_macro", "macro", 495, "`HK_LEAVE`, a macro of the file whose text"},
     };
     rwf_expect_refusals(src, "store_forward", cases, sizeof cases / sizeof cases[0]);
     free(src);

@@ -615,6 +615,32 @@ static void refusals(void **state)
             "    y[threadIdx.x] = best + at;\n"
             "}\n",
             "rel", "value declaration", 6, "reads `best`, which the loop body writes (line 7)");
+    /* session 46: the same read through a macro of the file (applied at 18e2dd8a) */
+    refused("#define HK_BEST best\n"
+            "__global__ void relm(const float *x, float *y, int n)\n"
+            "{\n"
+            "    float best = 1e30f;\n"
+            "    int at = 0;\n"
+            "    for (int k = 0; k < n; ++k) {\n"
+            "        float d = x[k] - HK_BEST;\n"
+            "        if (d < 0.0f) { best = x[k]; at = k; }\n"
+            "    }\n"
+            "    y[threadIdx.x] = best + at;\n"
+            "}\n",
+            "relm", "value declaration", 7, "reads `HK_BEST`, a macro of the file");
+    /* session 46: a break spelled by a macro: the jammed loop's break would leave it alone and
+     * the pair and remainder loops would scan on, counting the hit again (applied at 18e2dd8a) */
+    refused("#define HK_STOP break\n"
+            "__global__ void hitm(const float *x, int *y, int n, float lim)\n"
+            "{\n"
+            "    int at = -1, hits = 0;\n"
+            "    for (int k = 0; k < n; ++k) {\n"
+            "        float v = x[k];\n"
+            "        if (v > lim) { hits++; at = k; HK_STOP; }\n"
+            "    }\n"
+            "    y[threadIdx.x] = at + hits;\n"
+            "}\n",
+            "hitm", "macro", 7, "`HK_STOP`, a macro of the file whose text holds `break`");
     /* the value reads memory the update stores to, same element type, no restrict (line 5) */
     refused("__global__ void alias(const float *x, float *y, int n)\n"
             "{\n"

@@ -528,6 +528,22 @@ static const char guard_refused_src[] =
     "        }\n"
     "        out[t] = w;\n"
     "    }\n"
+    "}\n"
+    "#define HK_LIMV (lim[0])\n" /* 101 */
+    "__global__ void valmacro(int n, int m, const float *x, const float *q, int *out)\n"
+    "{\n"
+    "    LOOP(t, n) {\n"
+    "        float qx = q[t];\n"
+    "        float lim[2];\n"
+    "        lim[0] = 0.05f;\n"
+    "        lim[1] = 0.0f;\n"
+    "        int hits = 0;\n"
+    "        for (int i = 0; i < m; i++) {\n"
+    "            float d = (qx - x[i]) * (qx - x[i]) - HK_LIMV;\n" /* 111 */
+    "            if (d < 0.0f) { lim[0] = lim[0] * 2.0f + d; lim[1] += d; hits = hits * 31 + i; }\n"
+    "        }\n"
+    "        out[t] = hits + (int)(lim[1] * 64.0f);\n"
+    "    }\n"
     "}\n";
 
 static void refusals(void **state)
@@ -565,6 +581,9 @@ static void refusals(void **state)
         {"guardmem", "guard", 83, "the guard reads memory (`lim`)"},
         /* a memory read in the update: the lanes are not in step */
         {"readback", "update", 96, "the update reads memory through `w0`"},
+        /* session 46: the value reads the state through a macro (applied at 18e2dd8a: each
+         * lane's value would have been computed against the state at its group's start) */
+        {"valmacro", "value declaration", 111, "`d` reads `HK_LIMV`, a macro of the file"},
     };
     rwf_expect_refusals(guard_refused_src, "split_topk_scan", guard_cases, HK_ARRAY_LEN(guard_cases));
 }

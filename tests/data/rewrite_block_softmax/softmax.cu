@@ -479,3 +479,162 @@ __global__ void keeps_local(float *out, const float *inp, float *maxes, int C)
     for (int i = t; i < C; i += blockDim.x)
         out[blockIdx.x * C + i] = expf(inp[blockIdx.x * C + i] - off) / total;
 }
+
+// ---- session 46 (issue 13): trees and loops whose values the types change (each applied at
+// 18e2dd8a) ----
+
+// refused: the trees' shared array holds ints: the original divides by the truncated sum
+__global__ void int_tree(float *out, const float *inp, int N, int C)
+{
+    extern __shared__ int ired[];
+    int row = blockIdx.x;
+    int t = threadIdx.x;
+    int bs = blockDim.x;
+    const float *x = inp + row * C;
+    float m = -INFINITY;
+    for (int i = t; i < C; i += bs)
+        m = fmaxf(m, x[i]);
+    ired[t] = m;
+    for (int s = bs / 2; s >= 1; s /= 2) {
+        __syncthreads();
+        if (s > t)
+            ired[t] = fmaxf(ired[t], ired[t + s]);
+    }
+    __syncthreads();
+    float off = ired[0];
+    for (int i = t; i < C; i += bs)
+        out[row * C + i] = expf(x[i] - off);
+    __syncthreads();
+    x = out + row * C;
+    float sum = 0.0f;
+    for (int i = t; i < C; i += bs)
+        sum += x[i];
+    ired[t] = sum;
+    for (int s = bs / 2; s >= 1; s /= 2) {
+        __syncthreads();
+        if (s > t)
+            ired[t] += ired[t + s];
+    }
+    __syncthreads();
+    float total = ired[0];
+    for (int i = t; i < C; i += bs)
+        out[row * C + i] = x[i] / total;
+}
+
+// refused: the tree's variable a char: at blocks of 256 it starts at -128 and the tree stops
+// at once (red[0] is thread 0's own maximum)
+__global__ void char_tree(float *out, const float *inp, int N, int C)
+{
+    extern __shared__ float red[];
+    int row = blockIdx.x;
+    int t = threadIdx.x;
+    int bs = blockDim.x;
+    const float *x = inp + row * C;
+    float m = -INFINITY;
+    for (int i = t; i < C; i += bs)
+        m = fmaxf(m, x[i]);
+    red[t] = m;
+    for (char s = bs / 2; s >= 1; s /= 2) {
+        __syncthreads();
+        if (s > t)
+            red[t] = fmaxf(red[t], red[t + s]);
+    }
+    __syncthreads();
+    float off = red[0];
+    for (int i = t; i < C; i += bs)
+        out[row * C + i] = expf(x[i] - off);
+    __syncthreads();
+    x = out + row * C;
+    float sum = 0.0f;
+    for (int i = t; i < C; i += bs)
+        sum += x[i];
+    red[t] = sum;
+    for (int s = bs / 2; s >= 1; s /= 2) {
+        __syncthreads();
+        if (s > t)
+            red[t] += red[t + s];
+    }
+    __syncthreads();
+    float total = red[0];
+    for (int i = t; i < C; i += bs)
+        out[row * C + i] = x[i] / total;
+}
+
+// refused: the thread index kept in an unsigned char (threads t and t + 256 walk one set of
+// elements): not the thread index the row loops must start at
+__global__ void char_tid(float *out, const float *inp, int N, int C)
+{
+    extern __shared__ float red[];
+    int row = blockIdx.x;
+    unsigned char t = threadIdx.x;
+    int bs = blockDim.x;
+    const float *x = inp + row * C;
+    float m = -INFINITY;
+    for (int i = t; i < C; i += bs)
+        m = fmaxf(m, x[i]);
+    red[t] = m;
+    for (int s = bs / 2; s >= 1; s /= 2) {
+        __syncthreads();
+        if (s > t)
+            red[t] = fmaxf(red[t], red[t + s]);
+    }
+    __syncthreads();
+    float off = red[0];
+    for (int i = t; i < C; i += bs)
+        out[row * C + i] = expf(x[i] - off);
+    __syncthreads();
+    x = out + row * C;
+    float sum = 0.0f;
+    for (int i = t; i < C; i += bs)
+        sum += x[i];
+    red[t] = sum;
+    for (int s = bs / 2; s >= 1; s /= 2) {
+        __syncthreads();
+        if (s > t)
+            red[t] += red[t + s];
+    }
+    __syncthreads();
+    float total = red[0];
+    for (int i = t; i < C; i += bs)
+        out[row * C + i] = x[i] / total;
+}
+
+// refused: the row offset through a macro that reads the thread index (each group of 64
+// threads its own row in the original; the pair reduction combines the whole block)
+#define HK_WARP_ROW ((threadIdx.x / 64) * C)
+__global__ void macro_off(float *out, const float *inp, int N, int C)
+{
+    extern __shared__ float red[];
+    int row = blockIdx.x;
+    int t = threadIdx.x;
+    int bs = blockDim.x;
+    const float *x = inp + HK_WARP_ROW;
+    float m = -INFINITY;
+    for (int i = t; i < C; i += bs)
+        m = fmaxf(m, x[i]);
+    red[t] = m;
+    for (int s = bs / 2; s >= 1; s /= 2) {
+        __syncthreads();
+        if (s > t)
+            red[t] = fmaxf(red[t], red[t + s]);
+    }
+    __syncthreads();
+    float off = red[0];
+    for (int i = t; i < C; i += bs)
+        out[HK_WARP_ROW + i] = expf(x[i] - off);
+    __syncthreads();
+    x = out + HK_WARP_ROW;
+    float sum = 0.0f;
+    for (int i = t; i < C; i += bs)
+        sum += x[i];
+    red[t] = sum;
+    for (int s = bs / 2; s >= 1; s /= 2) {
+        __syncthreads();
+        if (s > t)
+            red[t] += red[t + s];
+    }
+    __syncthreads();
+    float total = red[0];
+    for (int i = t; i < C; i += bs)
+        out[HK_WARP_ROW + i] = x[i] / total;
+}

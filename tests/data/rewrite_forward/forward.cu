@@ -406,3 +406,93 @@ __global__ void bias_global_ldg(float *out, const float *inp, int C)
     for (int i = threadIdx.x; i < C; i += blockDim.x)
         out[row * C + i] = out[row * C + i] + __ldg(g_bias + row * C + i);
 }
+
+// ---- session 46 (issue 13): memory the pointer parameters' test does not name, reached
+// between the first row loop and the end of the last (each applied at main 18e2dd8a) ----
+
+// refused: a pointer returned by a function of the file (it may return the output)
+__device__ const float *get_bias() { return g_bias; }
+__global__ void bias_getter(float *out, const float *inp, int C)
+{
+    const int row = blockIdx.x;
+    const float *b = get_bias();
+    for (int i = threadIdx.x; i < C; i += blockDim.x)
+        out[row * C + i] = inp[row * C + i] + 1.0f;
+    for (int i = threadIdx.x; i < C; i += blockDim.x)
+        out[row * C + i] = out[row * C + i] + b[row * C + i];
+}
+
+// refused: a function of the file reading (or writing) memory between the loops: with
+// g_bias == out it reads thread 0's first stored element, which the register form drops
+__device__ float bias_at(int k) { return g_bias[k]; }
+__global__ void bias_reader(float *out, const float *inp, int C)
+{
+    const int row = blockIdx.x;
+    for (int i = threadIdx.x; i < C; i += blockDim.x)
+        out[row * C + i] = inp[row * C + i] + 1.0f;
+    __syncthreads();
+    const float v = bias_at(row * C);
+    for (int i = threadIdx.x; i < C; i += blockDim.x)
+        out[row * C + i] = out[row * C + i] + v;
+}
+
+// refused: the file's pointer by a qualified name
+namespace hk_test {
+__device__ const float *g_bias2;
+}
+__global__ void bias_qualified(float *out, const float *inp, int C)
+{
+    const int row = blockIdx.x;
+    for (int i = threadIdx.x; i < C; i += blockDim.x)
+        out[row * C + i] = inp[row * C + i] + 1.0f;
+    for (int i = threadIdx.x; i < C; i += blockDim.x)
+        out[row * C + i] = out[row * C + i] + hk_test::g_bias2[row * C + i];
+}
+
+// refused: a pointer made from an integer parameter, through a typedef, read by __ldg
+typedef const float *bias_ptr;
+__global__ void bias_address(float *out, const float *inp, unsigned long long addr, int C)
+{
+    const int row = blockIdx.x;
+    bias_ptr b = (bias_ptr)addr;
+    for (int i = threadIdx.x; i < C; i += blockDim.x)
+        out[row * C + i] = inp[row * C + i] + 1.0f;
+    for (int i = threadIdx.x; i < C; i += blockDim.x)
+        out[row * C + i] = out[row * C + i] + __ldg(b + row * C + i);
+}
+
+// refused: the same pointer as a cast's value, subscripted
+__global__ void bias_cast(float *out, const float *inp, unsigned long long addr, int C)
+{
+    const int row = blockIdx.x;
+    for (int i = threadIdx.x; i < C; i += blockDim.x)
+        out[row * C + i] = inp[row * C + i] + 1.0f;
+    for (int i = threadIdx.x; i < C; i += blockDim.x)
+        out[row * C + i] = out[row * C + i] + ((const float *)addr)[row * C + i];
+}
+
+// refused: a macro of the file reading the file's pointer
+#define HK_FIRST_BIAS (g_bias[0])
+__global__ void bias_macro(float *out, const float *inp, int C)
+{
+    const int row = blockIdx.x;
+    for (int i = threadIdx.x; i < C; i += blockDim.x)
+        out[row * C + i] = inp[row * C + i] + 1.0f;
+    __syncthreads();
+    for (int i = threadIdx.x; i < C; i += blockDim.x)
+        out[row * C + i] = out[row * C + i] + HK_FIRST_BIAS;
+}
+
+// refused: an early exit between the loops spelled by a macro (the first loop's store is
+// dropped as overwritten by the second, which then never runs)
+#define HK_LEAVE return
+__global__ void exit_macro(float *out, const float *inp, int C, int stop)
+{
+    const int row = blockIdx.x;
+    for (int i = threadIdx.x; i < C; i += blockDim.x)
+        out[row * C + i] = inp[row * C + i] + 1.0f;
+    if (stop)
+        HK_LEAVE;
+    for (int i = threadIdx.x; i < C; i += blockDim.x)
+        out[row * C + i] = out[row * C + i] * 2.0f;
+}
