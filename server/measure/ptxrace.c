@@ -1974,7 +1974,10 @@ static ival merge_value(const body *b, int r, const stmt *u, int w, bool sgn)
                     break;
                 }
                 const stmt *p = &b->st[k - 1];
-                if (!((p->kind == I_BRA || p->kind == I_RET) && p->guard < 0))
+                bool falls = !((p->kind == I_BRA || p->kind == I_RET) && p->guard < 0);
+                if (falls && nt > n)
+                    ok = false;
+                else if (falls)
                     todo[nt++] = k - 1;
                 int dup = 0;
                 for (long j = 0; ok && j < n; j++) {
@@ -6704,7 +6707,7 @@ static long cover_at(body *b, const char *name, size_t size, const bool *clk, bo
                      int64_t *v, long *line)
 {
     if (b->nlabels < 0 || b->n <= 0)
-        return false;
+        return -1;
     long *lab_at = hk_malloc(((size_t)b->nlabels + 1) * sizeof *lab_at);
     long *tgt = hk_malloc((size_t)b->n * sizeof *tgt);
     long *defat = hk_malloc(((size_t)b->nregs + 1) * sizeof *defat);
