@@ -804,12 +804,14 @@ static size_t written_name(const rw_toks *ts, size_t a, size_t e)
  * step, which halving_step checks; in a while or do loop, wherever it is), a register
  * carry written with the update (carry, or NULL; carry_uses_ok checks its uses), barriers,
  * and locals of one iteration (declared in the loop, so nothing after it sees them). A
- * write of anything else, a call that may write and a jump or a loop inside are refused
+ * write of anything else, a call that may write (unless calls: a pair tree's __device__
+ * combine, which the model reads inline and find_pair checks) and a jump or a loop inside
+ * are refused
  * (into why, n bytes: "CONSTRUCT at line N: ..."); a read the trees do not combine then
  * feeds only a local, a condition or an update, which the model's checks see. NULL when
  * the loop holds nothing else. */
 static const char *loop_extra(const char *text, const rw_toks *ts, size_t a, size_t b, const char *const *arrays,
-                              size_t na, const char *carry, const char *var, char *why, size_t n)
+                              size_t na, const char *carry, const char *var, bool calls, char *why, size_t n)
 {
     static const char *const barriers[] = {"__syncthreads", "__syncwarp", "sync", "barrier", "__threadfence_block",
                                            "__threadfence"};
@@ -846,7 +848,7 @@ static const char *loop_extra(const char *text, const rw_toks *ts, size_t a, siz
                 ok = rwl_tok_is_ident(ts, q, barriers[i]);
             for (size_t i = 0; i < HK_ARRAY_LEN(kw) && !ok; i++)
                 ok = rwl_tok_is_ident(ts, q, kw[i]);
-            if (!ok)
+            if (!ok && !calls)
                 rwl_refuse(r, sizeof r, ts, text, q, "call", EN(RW_BT_LOOP_CALL), line, TOK_OF(ts, q));
             continue;
         }
@@ -1651,6 +1653,10 @@ static int rw_block_pair(const char *text, size_t len, const an_model *m, const 
         else if (!array_type(&ts, p.v, tv, sizeof tv) || !array_type(&ts, p.i, ti, sizeof ti))
             snprintf(why, sizeof why, EN(RW_BT_DECLS_NOT_FOUND),
                      p.wv->line, p.v, p.i), w = why;
+        else {
+            const char *arrays[] = {p.v, p.i};
+            w = loop_extra(text, &ts, la, lb, arrays, 2, NULL, p.loop->var, true, why, sizeof why);
+        }
     }
     if (w) {
         rc = rwp_not_applicable(out, name, f, w);
@@ -1746,7 +1752,7 @@ static const char *tree_edit(const char *text, const km_kernel *k, const rw_toks
     else if (t->carry)
         w = carry_uses_ok(k, t, text, ts, lb, why, n);
     if (!w)
-        w = loop_extra(text, ts, la, lb, &t->array, 1, t->carry, t->loop->var, why, n);
+        w = loop_extra(text, ts, la, lb, &t->array, 1, t->carry, t->loop->var, false, why, n);
     if (w)
         return w;
     struct hk_buf b;
@@ -1984,8 +1990,8 @@ static int rw_block_tuple(const char *text, size_t len, const an_model *m, const
         const char *arrays[BT_MAX_TREES];
         for (size_t i = 0; i < nt && i < BT_MAX_TREES; i++)
             arrays[i] = t[i].array;
-        w = loop_extra(text, &ts, la, lb, arrays, nt < BT_MAX_TREES ? nt : BT_MAX_TREES, NULL, t[0].loop->var, why,
-                       sizeof why);
+        w = loop_extra(text, &ts, la, lb, arrays, nt < BT_MAX_TREES ? nt : BT_MAX_TREES, NULL, t[0].loop->var, false,
+                       why, sizeof why);
     }
     if (w) {
         rc = rwp_not_applicable(out, name, f, w);

@@ -700,6 +700,43 @@ static void loop_extras_refused(void **state)
     tree_refused(v, "two", "write at line 9: the tree loop (line 8) writes `c`");
     free(v);
     free(c);
+    /* the (value, index) pair path too */
+    static const char pair[] =
+        "__global__ void amax(const float *x, float *out, int *idx, int n)\n"
+        "{\n"
+        "    __shared__ float v[256];\n"
+        "    __shared__ int id[256];\n"
+        "    int tid = threadIdx.x;\n"
+        "    int i = blockIdx.x * blockDim.x + tid;\n"
+        "    v[tid] = i < n ? x[i] : -1e30f;\n"
+        "    id[tid] = i;\n"
+        "    __syncthreads();\n"
+        "    int levels = 0;\n"
+        "    for (int s = blockDim.x / 2; s > 0; s >>= 1) {\n"
+        "        if (tid < s && v[tid + s] > v[tid]) {\n"
+        "            v[tid] = v[tid + s];\n"
+        "            id[tid] = id[tid + s];\n"
+        "        }\n"
+        "        levels++;\n"
+        "        __syncthreads();\n"
+        "    }\n"
+        "    if (tid == 0) {\n"
+        "        out[blockIdx.x] = v[0] + levels;\n"
+        "        idx[blockIdx.x] = id[0];\n"
+        "    }\n"
+        "}\n";
+    tree_refused(pair, "amax", "write at line 16: the tree loop (line 11) writes `levels`");
+    v = replaced(pair, "        levels++;\n", "");
+    fixture fx;
+    load_text(v, &fx);
+    rw_result r;
+    assert_int_equal(rw_block_tree(fx.text, fx.len, fx.m, kernel(&fx, "amax"), &r), HK_OK);
+    if (!r.applicable)
+        print_message("amax: %s\n", r.description);
+    assert_true(r.applicable);   /* without the count the pair tree applies */
+    rw_result_free(&r);
+    unload(&fx);
+    free(v);
 }
 
 /* mmcv's SyncBN backward (bench/wild/src, when extracted: holdout-s46): per channel
