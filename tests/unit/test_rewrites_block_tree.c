@@ -690,7 +690,8 @@ static void loop_extras_refused(void **state)
         free(v);
     }
     /* the loop as it was applies */
-    tree_applies(one, "one", "a[tid] += a[tid + s];", (const char *const[]){"out[blockIdx.x] = a[0] + levels + last;", NULL});
+    tree_applies(one, "one", "a[tid] += a[tid + s];",
+                 (const char *const[]){"out[blockIdx.x] = a[0] + levels + last;", NULL});
     char *c = replaced(two_sums_src, "    unsigned t = threadIdx.x;\n", "    unsigned t = threadIdx.x, c = 0;\n");
     char *v = replaced(c, "        __syncthreads();\n    }\n", "        c++;\n        __syncthreads();\n    }\n");
     tree_refused(v, "two", "write at line 10: the tree loop (line 8) writes `c`");
