@@ -771,6 +771,113 @@ static bool has_barrier(const rw_toks *ts, size_t a, size_t b)
     return false;
 }
 
+#define TOK_OF(ts, k) (int)((ts)->t[k].end - (ts)->t[k].start), (ts)->text + (ts)->t[k].start
+
+/* The token opening the `[` ... `]` that closes at k. */
+static size_t open_of(const rw_toks *ts, size_t k)
+{
+    int depth = 0;
+    for (size_t q = k + 1; q-- > 0;) {
+        depth += rwl_tok_is(ts, q, "]");
+        depth -= rwl_tok_is(ts, q, "[");
+        if (depth == 0)
+            return q;
+    }
+    return 0;
+}
+
+/* The name a write ending at token e (the token before its operator) writes: e itself, or
+ * the name before its subscripts (`S[w]`, `A[i][j]`); SIZE_MAX when it is none (`*p`,
+ * `(x)`, `s.f`). */
+static size_t written_name(const rw_toks *ts, size_t a, size_t e)
+{
+    while (e > a && rwl_tok_is(ts, e, "]"))
+        e = open_of(ts, e) - 1;
+    if (e <= a || ts->t[e].kind != T_IDENT || rwl_tok_is(ts, e - 1, ".") || rwl_tok_is(ts, e - 1, "->"))
+        return SIZE_MAX;
+    return e;
+}
+
+/* Issue 13: the tree loop [a, b) is replaced whole by the rendered trees, so whatever else
+ * it does would be dropped (`levels++`, `last = S[w + s]`). What it may hold: the trees'
+ * update stores (a write of arrays[0 .. na)[...]), the counter var's step (a for loop's
+ * step, which halving_step checks; in a while or do loop, wherever it is), a register
+ * carry written with the update (carry, or NULL; carry_uses_ok checks its uses), barriers,
+ * and locals of one iteration (declared in the loop, so nothing after it sees them). A
+ * write of anything else, a call that may write (unless calls: a pair tree's __device__
+ * combine, which the model reads inline and find_pair checks) and a jump or a loop inside
+ * are refused
+ * (into why, n bytes: "CONSTRUCT at line N: ..."); a read the trees do not combine then
+ * feeds only a local, a condition or an update, which the model's checks see. NULL when
+ * the loop holds nothing else. */
+static const char *loop_extra(const char *text, const rw_toks *ts, size_t a, size_t b, const char *const *arrays,
+                              size_t na, const char *carry, const char *var, bool calls, char *why, size_t n)
+{
+    static const char *const barriers[] = {"__syncthreads", "__syncwarp", "sync", "barrier", "__threadfence_block",
+                                           "__threadfence"};
+    static const char *const kw[] = {"if", "for", "while", "switch", "sizeof", "return", "do"};
+    static const char *const jumps[] = {"return", "break", "continue", "goto", "for", "while", "do", "switch"};
+    char r[400] = "";
+    unsigned line = (unsigned)rwl_line_at(text, ts->t[a].start);
+    bool is_for = rwl_tok_is(ts, a, "for"), is_do = rwl_tok_is(ts, a, "do");
+    /* a for loop's start and step: its header but the condition */
+    size_t init_b = a, step_a = b, step_b = b;
+    if (is_for && rwl_tok_is(ts, a + 1, "(")) {
+        size_t hc = rwl_match_close(ts, a + 1), semis = 0;
+        int depth = 0;
+        for (size_t q = a + 2; q < hc && q < b; q++) {
+            depth += rwl_tok_is(ts, q, "(") || rwl_tok_is(ts, q, "[");
+            depth -= rwl_tok_is(ts, q, ")") || rwl_tok_is(ts, q, "]");
+            if (!depth && rwl_tok_is(ts, q, ";") && ++semis == 1)
+                init_b = q;
+            else if (!depth && rwl_tok_is(ts, q, ";") && semis == 2)
+                step_a = q + 1, step_b = hc;
+        }
+    }
+    for (size_t q = a; q < b && !r[0]; q++) {
+        bool in_step = (q >= step_a && q < step_b) || (q > a && q < init_b);
+        if (q > a) {
+            bool do_end = is_do && rwl_tok_is(ts, q, "while") && rwl_stmt_end(ts, q, b) >= b;
+            for (size_t i = 0; i < HK_ARRAY_LEN(jumps) && !do_end; i++)
+                if (rwl_tok_is_ident(ts, q, jumps[i]))
+                    rwl_refuse(r, sizeof r, ts, text, q, "statement", EN(RW_BT_LOOP_STMT), line, TOK_OF(ts, q));
+        }
+        if (ts->t[q].kind == T_IDENT && rwl_tok_is(ts, q + 1, "(") && q + 1 < b) {
+            bool ok = rwl_pure_call_name(ts, q) || rwl_is_type_word(ts, q);
+            for (size_t i = 0; i < HK_ARRAY_LEN(barriers) && !ok; i++)
+                ok = rwl_tok_is_ident(ts, q, barriers[i]);
+            for (size_t i = 0; i < HK_ARRAY_LEN(kw) && !ok; i++)
+                ok = rwl_tok_is_ident(ts, q, kw[i]);
+            if (!ok && !calls)
+                rwl_refuse(r, sizeof r, ts, text, q, "call", EN(RW_BT_LOOP_CALL), line, TOK_OF(ts, q));
+            continue;
+        }
+        bool assign = rwl_tok_is_assign_op(ts, q), step = rwl_tok_is(ts, q, "++") || rwl_tok_is(ts, q, "--");
+        if (!assign && !step)
+            continue;
+        size_t w = SIZE_MAX;
+        if (assign || (q > a && (ts->t[q - 1].kind == T_IDENT || rwl_tok_is(ts, q - 1, "]"))))
+            w = written_name(ts, a, q - 1);   /* x = .., x op= .., x++ */
+        else if (q + 1 < b && ts->t[q + 1].kind == T_IDENT)
+            w = q + 1;                        /* ++x (++S[w] counts as no update) */
+        bool ok = false;
+        if (w != SIZE_MAX) {
+            for (size_t i = 0; i < na && !ok && assign; i++)
+                ok = rwl_tok_is_ident(ts, w, arrays[i]) && rwl_tok_is(ts, w + 1, "[");
+            ok |= carry && assign && rwl_tok_is_ident(ts, w, carry);
+            ok |= var && rwl_tok_is_ident(ts, w, var) && (in_step || !is_for);
+            ok |= assign && rwl_tok_is(ts, q, "=") && rwl_declared_here(ts, w);
+        }
+        size_t at = w != SIZE_MAX ? w : q;
+        if (!ok)
+            rwl_refuse(r, sizeof r, ts, text, at, "write", EN(RW_BT_LOOP_WRITE), line, TOK_OF(ts, at));
+    }
+    if (!r[0])
+        return NULL;
+    snprintf(why, n, "%s", r);
+    return why;
+}
+
 /* ---- pair trees: (value, index) through a __device__ combine or inline selects -------
  *
  * A tree of two arrays V (values) and I (indices), each level combining slot t with slot
@@ -1546,6 +1653,10 @@ static int rw_block_pair(const char *text, size_t len, const an_model *m, const 
         else if (!array_type(&ts, p.v, tv, sizeof tv) || !array_type(&ts, p.i, ti, sizeof ti))
             snprintf(why, sizeof why, EN(RW_BT_DECLS_NOT_FOUND),
                      p.wv->line, p.v, p.i), w = why;
+        else {
+            const char *arrays[] = {p.v, p.i};
+            w = loop_extra(text, &ts, la, lb, arrays, 2, NULL, p.loop->var, true, why, sizeof why);
+        }
     }
     if (w) {
         rc = rwp_not_applicable(out, name, f, w);
@@ -1640,6 +1751,8 @@ static const char *tree_edit(const char *text, const km_kernel *k, const rw_toks
         snprintf(why, n, EN(RW_BT_DECL_NOT_FOUND), t->comb->line, t->array), w = why;
     else if (t->carry)
         w = carry_uses_ok(k, t, text, ts, lb, why, n);
+    if (!w)
+        w = loop_extra(text, ts, la, lb, &t->array, 1, t->carry, t->loop->var, false, why, n);
     if (w)
         return w;
     struct hk_buf b;
@@ -1873,6 +1986,13 @@ static int rw_block_tuple(const char *text, size_t len, const an_model *m, const
     else if (!t[0].loop->var || !halving_step(&ts, la, lb, t[0].loop->var, !strcmp(t[0].loop->cmp, "<")))
         snprintf(why, sizeof why, !strcmp(t[0].loop->cmp, "<") ? EN(RW_BT_NOT_DOUBLE) : EN(RW_BT_NOT_HALVE),
                  t[0].loop->line), w = why;
+    else {
+        const char *arrays[BT_MAX_TREES];
+        for (size_t i = 0; i < nt && i < BT_MAX_TREES; i++)
+            arrays[i] = t[i].array;
+        w = loop_extra(text, &ts, la, lb, arrays, nt < BT_MAX_TREES ? nt : BT_MAX_TREES, NULL, t[0].loop->var, false,
+                       why, sizeof why);
+    }
     if (w) {
         rc = rwp_not_applicable(out, name, f, w);
         goto out;

@@ -392,9 +392,13 @@ bool rwl_declared_here(const rw_toks *ts, size_t d)
             depth -= rwl_tok_is(ts, q, "<");
             if (depth == 0)
                 break;
-            if (rwl_tok_is(ts, q, ";") || rwl_tok_is(ts, q, "{") || rwl_tok_is(ts, q, "}") ||
-                rwl_tok_is(ts, q, "(") || rwl_tok_is(ts, q, ")"))
-                return false;   /* a comparison, not template arguments */
+            /* template arguments hold type-like tokens alone: names, `::`, `,`, `*`, `&`,
+             * numbers and nested `<>`; anything else (`&&`, `[`, `(`, an arithmetic or
+             * comparison operator) makes the `<`...`>` comparisons (`i < m && x[j] > lim`) */
+            if (q != p && !rwl_tok_is(ts, q, "<") && !rwl_tok_is(ts, q, ">") && ts->t[q].kind != T_IDENT &&
+                ts->t[q].kind != T_NUMBER && !rwl_tok_is(ts, q, "::") && !rwl_tok_is(ts, q, ",") &&
+                !rwl_tok_is(ts, q, "*") && !rwl_tok_is(ts, q, "&"))
+                return false;
         }
         if (q < 2 || !rwl_tok_is(ts, q, "<"))
             return false;

@@ -679,8 +679,25 @@ static bool counted_header(sk_scan *s, sk_shape *sh, size_t la, size_t lb, const
         else if (!depth && rwl_tok_is(ts, q, ","))
             return refuse(s, la, "loop", EN(RW_SK_TWO_VARS));
     }
-    /* condition: i < m or i <= m, m free of the column */
+    /* the init declares its counter alone (`[type words] i = a`) and neither its start nor
+     * the condition writes anything or calls what may write: in a nest the inner loop's
+     * header runs once per outer iteration, and the slices would run it once each
+     * (`t < 4 + (b++) * 0` would step the outer counter) */
+    for (size_t q = la + 2; q + 1 < eq; q++)
+        if (ts->t[q].kind != T_IDENT)
+            return refuse(s, q, "loop header", EN(RW_SK_HEADER_START_WRITES), TOK(ts, q));
     size_t ca = semi[0] + 1, cb = semi[1];
+    const size_t part[2][2] = {{sh->init_a, sh->init_b}, {ca, cb}};
+    for (int i = 0; i < 2; i++) {
+        const char *what = i ? EN(RW_SK_HEADER_COND_WRITES) : EN(RW_SK_HEADER_START_WRITES);
+        for (size_t q = part[i][0]; q < part[i][1]; q++)
+            if (rwl_tok_is_assign_op(ts, q) || rwl_tok_is(ts, q, "++") || rwl_tok_is(ts, q, "--"))
+                return refuse(s, q, "loop header", what, TOK(ts, q));
+        size_t call = impure_call(ts, part[i][0], part[i][1]);
+        if (call < part[i][1])
+            return refuse(s, call, "loop header", what, TOK(ts, call));
+    }
+    /* condition: i < m or i <= m, m free of the column */
     if (!(cb > ca + 2 && rwl_same_tok(ts, ca, sh->ik) &&
           (rwl_tok_is(ts, ca + 1, "<") || rwl_tok_is(ts, ca + 1, "<="))))
         return refuse(s, la, "loop", EN(RW_SK_COND_NOT), TOK(ts, sh->ik));

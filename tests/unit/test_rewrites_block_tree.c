@@ -645,6 +645,101 @@ static void tuple_refusals(void **state)
     unload(&fx);
 }
 
+/* Issue 13: the tree loop is replaced whole, so anything in it besides the trees' updates,
+ * the counter's step and barriers would be dropped: a count of the levels, the last partner
+ * read into a register, a call that may write, a jump. Refused with the line and the name,
+ * in the one-tree path and the several-arrays one (the reviewer's t1, t2 and t4 probes). */
+static void loop_extras_refused(void **state)
+{
+    (void)state;
+    static const char one[] =
+        "__device__ void note(float *p, float v);\n"
+        "__global__ void one(const float *x, float *out, int n)\n"
+        "{\n"
+        "    __shared__ float a[256];\n"
+        "    int tid = threadIdx.x;\n"
+        "    int i = blockIdx.x * blockDim.x + tid;\n"
+        "    a[tid] = i < n ? x[i] : 0.0f;\n"
+        "    __syncthreads();\n"
+        "    int levels = 0;\n"
+        "    float last = 0.0f;\n"
+        "    for (int s = blockDim.x / 2; s > 0; s >>= 1) {\n"
+        "        if (tid < s) {\n"
+        "            a[tid] += a[tid + s];\n"
+        "        }\n"
+        "        __syncthreads();\n"
+        "    }\n"
+        "    if (tid == 0)\n"
+        "        out[blockIdx.x] = a[0] + levels + last;\n"
+        "}\n";
+    static const char *const one_cases[][3] = {
+        {"        __syncthreads();\n    }\n", "        levels++;\n        __syncthreads();\n    }\n",
+         "write at line 15: the tree loop (line 11) writes `levels`"},
+        {"            a[tid] += a[tid + s];\n", "            a[tid] += a[tid + s];\n            last = a[tid + s];\n",
+         "write at line 14: the tree loop (line 11) writes `last`"},
+        {"        __syncthreads();\n    }\n", "        levels += 1;\n        __syncthreads();\n    }\n",
+         "write at line 15: the tree loop (line 11) writes `levels`"},
+        {"            a[tid] += a[tid + s];\n", "            a[tid] += a[tid + s];\n            note(&last, a[tid]);\n",
+         "call at line 14: the tree loop (line 11) calls `note`"},
+        {"        __syncthreads();\n    }\n", "        if (levels > 3) break;\n        __syncthreads();\n    }\n",
+         "statement at line 15: the tree loop (line 11) holds `break`"},
+    };
+    for (size_t i = 0; i < HK_ARRAY_LEN(one_cases); i++) {
+        char *v = replaced(one, one_cases[i][0], one_cases[i][1]);
+        tree_refused(v, "one", one_cases[i][2]);
+        free(v);
+    }
+    /* the loop as it was applies */
+    tree_applies(one, "one", "a[tid] += a[tid + s];",
+                 (const char *const[]){"out[blockIdx.x] = a[0] + levels + last;", NULL});
+    char *c = replaced(two_sums_src, "    unsigned t = threadIdx.x;\n", "    unsigned t = threadIdx.x, c = 0;\n");
+    char *v = replaced(c, "        __syncthreads();\n    }\n", "        c++;\n        __syncthreads();\n    }\n");
+    tree_refused(v, "two", "write at line 10: the tree loop (line 8) writes `c`");
+    free(v);
+    v = replaced(c, "        if (t < h) { a[t] = a[t] + a[t + h]; b[t] = b[t] + b[t + h]; }\n",
+                 "        if (t < h) { a[t] = a[t] + a[t + h]; b[t] = b[t] + b[t + h]; c = b[t + h]; }\n");
+    tree_refused(v, "two", "write at line 9: the tree loop (line 8) writes `c`");
+    free(v);
+    free(c);
+    /* the (value, index) pair path too */
+    static const char pair[] =
+        "__global__ void amax(const float *x, float *out, int *idx, int n)\n"
+        "{\n"
+        "    __shared__ float v[256];\n"
+        "    __shared__ int id[256];\n"
+        "    int tid = threadIdx.x;\n"
+        "    int i = blockIdx.x * blockDim.x + tid;\n"
+        "    v[tid] = i < n ? x[i] : -1e30f;\n"
+        "    id[tid] = i;\n"
+        "    __syncthreads();\n"
+        "    int levels = 0;\n"
+        "    for (int s = blockDim.x / 2; s > 0; s >>= 1) {\n"
+        "        if (tid < s && v[tid + s] > v[tid]) {\n"
+        "            v[tid] = v[tid + s];\n"
+        "            id[tid] = id[tid + s];\n"
+        "        }\n"
+        "        levels++;\n"
+        "        __syncthreads();\n"
+        "    }\n"
+        "    if (tid == 0) {\n"
+        "        out[blockIdx.x] = v[0] + levels;\n"
+        "        idx[blockIdx.x] = id[0];\n"
+        "    }\n"
+        "}\n";
+    tree_refused(pair, "amax", "write at line 16: the tree loop (line 11) writes `levels`");
+    v = replaced(pair, "        levels++;\n", "");
+    fixture fx;
+    load_text(v, &fx);
+    rw_result r;
+    assert_int_equal(rw_block_tree(fx.text, fx.len, fx.m, kernel(&fx, "amax"), &r), HK_OK);
+    if (!r.applicable)
+        print_message("amax: %s\n", r.description);
+    assert_true(r.applicable);   /* without the count the pair tree applies */
+    rw_result_free(&r);
+    unload(&fx);
+    free(v);
+}
+
 /* mmcv's SyncBN backward (bench/wild/src, when extracted: holdout-s46): per channel
  * grad_weight and grad_bias, two arrays summed in one halving loop: both trees rewritten,
  * the strided loop into the shared slots and the stores after the loop kept. */
@@ -1271,6 +1366,7 @@ int main(void)
         cmocka_unit_test(pair_not_argmax_refused),
         cmocka_unit_test(tuple_trees_apply),
         cmocka_unit_test(tuple_refusals),
+        cmocka_unit_test(loop_extras_refused),
         cmocka_unit_test(wild_sync_bn_backward),
         cmocka_unit_test(pair_read_after_store_refused),
         cmocka_unit_test(pair_other_slot_refused),

@@ -563,6 +563,13 @@ static void declared_here_spellings(void **state)
         {"{ y = f(a) > c; }", "c", false},
         {"{ if (a > b) c = 1; }", "c", false},
         {"{ return ns::k; }", "k", false},
+        /* issue 13: comparisons in a for condition read as template arguments */
+        {"{ for (int i = t; i < m && x[b * m + i] > lim; i += n) c++; }", "lim", false},
+        {"{ for (int i = t; i < m && x > lim; i++) c++; }", "lim", false},
+        {"{ for (int i = t; i < m || (y) > lim; i++) c++; }", "lim", false},
+        {"{ while (i < m + 1 > lim) c++; }", "lim", false},
+        {"{ ns::Pair<const float *, int> p; }", "p", true},
+        {"{ ns::Box<ns::Pair<float, int>, 4> bx; }", "bx", true},
     };
     for (size_t i = 0; i < HK_ARRAY_LEN(cases); i++) {
         rw_toks ts = {0};

@@ -484,6 +484,29 @@ static const char refused[] =
     "                    s += A[((a * (m / 8) + b) * 4 + t) * n + j];\n"
     "        y[j] = s;\n"
     "    }\n"
+    "}\n"
+    /* issue 13: the inner loop's header writes the outer counter (or anything) */
+    "__global__ void nested_bound_side(int m, int n, const float *A, float *y)\n" /* 192 */
+    "{\n"
+    "    int j = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (j < n) {\n"
+    "        float s = 0;\n"
+    "        for (int b = 0; b < m / 4; b++)\n"
+    "            for (int t = 0; t < 4 + (b++) * 0; t++)\n"
+    "                s += A[(b * 4 + t) * n + j];\n"
+    "        y[j] = s;\n"
+    "    }\n"
+    "}\n"
+    "__global__ void nested_start_side(int m, int n, const float *A, float *y)\n" /* 203 */
+    "{\n"
+    "    int j = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (j < n) {\n"
+    "        float s = 0;\n"
+    "        for (int b = 0; b < m / 4; b++)\n"
+    "            for (int t = (b += 0); t < 4; t++)\n"
+    "                s += A[(b * 4 + t) * n + j];\n"
+    "        y[j] = s;\n"
+    "    }\n"
     "}\n";
 
 static const rwf_refusal refusals[] = {
@@ -505,6 +528,8 @@ static const rwf_refusal refusals[] = {
     {"nested_outer_stmt", "loop", 162, "`for` inside the sum loop"},
     {"nested_after", "statement", 177, "counter `b` after the loop"},
     {"nested_three", "loop", 187, "`for` inside the sum loop"},
+    {"nested_bound_side", "loop header", 198, "condition writes"},
+    {"nested_start_side", "loop header", 209, "start writes"},
 };
 
 /* Each refuses through the registry with its construct and line, and the driver says the
