@@ -1791,6 +1791,23 @@ static void param_refusal(const an_function *f, const struct spec *sp, const bt_
     snprintf(why, n, EN(RW_BT_PARAM_BLOCK), t->loop->line, t->block_param, because);
 }
 
+/* The refusal when the trees' checks failed (w: their reason, why its text; t[bad] the tree
+ * it names) or the kernel is the key form (key): into out, with the parameter's reason when
+ * the tree's block size is a parameter. HK_OK, or the error of rwp_not_applicable. */
+static int checks_refusal(const an_function *f, const struct spec *sp, const bt_tree *t,
+                          size_t bad, const char *w, char *why, size_t nwhy, bool key,
+                          rw_result *out)
+{
+    if (w && t[bad].block_param)
+        param_refusal(f, sp, &t[bad], why, nwhy);
+    char w2[700];
+    if (key)
+        snprintf(w2, sizeof w2, EN(RW_BT_KEY_PAIR), w ? w : EN(RW_BT_ONE_ARRAY_EACH));
+    else
+        snprintf(w2, sizeof w2, "%s", why);
+    return rwp_not_applicable(out, name, f, w2);
+}
+
 /* rw_block_tree_spec's path for a kernel of several trees t[0 .. nt) (tree_loops): every
  * tree checked as block_reduce checks one (trees_checks: between two trees of one array,
  * each thread stores its slot again and slot 0 alone is read), then each loop replaced by
@@ -1810,15 +1827,8 @@ static int rw_block_trees(const char *text, size_t len, const an_model *m, const
     size_t bad = 0;
     int rc = HK_OK;
     const char *w = trees_checks(k, t, nt, &bad, why, sizeof why);
-    if (w && t[bad].block_param)
-        param_refusal(f, sp, &t[bad], why, sizeof why);
     if (w || key) {
-        char w2[700];
-        if (key)
-            snprintf(w2, sizeof w2, EN(RW_BT_KEY_PAIR), w ? w : EN(RW_BT_ONE_ARRAY_EACH));
-        else
-            snprintf(w2, sizeof w2, "%s", why);
-        rc = rwp_not_applicable(out, name, f, w2);
+        rc = checks_refusal(f, sp, t, bad, w, why, sizeof why, key, out);
         goto out;
     }
     if ((rc = rwp_lex_body(text, f->body_span.start_byte, f->body_span.end_byte, &ts)))
@@ -1966,15 +1976,8 @@ static int rw_block_tuple(const char *text, size_t len, const an_model *m, const
     size_t bad = 0, la = 0, lb = 0;
     int rc = HK_OK;
     const char *w = tuple_checks(k, t, nt, &bad, why, sizeof why);
-    if (w && t[bad].block_param)
-        param_refusal(f, sp, &t[bad], why, sizeof why);
     if (w || key) {
-        char w2[700];
-        if (key)
-            snprintf(w2, sizeof w2, EN(RW_BT_KEY_PAIR), w ? w : EN(RW_BT_ONE_ARRAY_EACH));
-        else
-            snprintf(w2, sizeof w2, "%s", why);
-        rc = rwp_not_applicable(out, name, f, w2);
+        rc = checks_refusal(f, sp, t, bad, w, why, sizeof why, key, out);
         goto out;
     }
     if ((rc = rwp_lex_body(text, f->body_span.start_byte, f->body_span.end_byte, &ts)))
