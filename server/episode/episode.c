@@ -1595,8 +1595,9 @@ static int stage_accuracy(ep_ctx *c)
      * best as it would have been) */
     size_t tries = 0;
     bool demoted = false;
-    for (size_t i = 0; i < n_order && tries < 3 && !c->best; i++, tries++) {
+    for (size_t i = 0; i < n_order && tries < 3 && !c->best; i++) {
         ep_rec *r = order[i];
+        tries++;
         measure_verdict_init(&v);
         char *dir = rec_out_dir(c, r, "accuracy");
         measure_prog p = rec_prog(r);
@@ -1632,7 +1633,7 @@ static int stage_accuracy(ep_ctx *c)
                 version_event(c, r, "candidate", "not_credited", r->credit_why);
                 measure_verdict_clear(&v);
                 demoted = true;
-                tries--;
+                tries--; /* counted at the loop's top: a demotion spends none */
                 continue;
             }
         }
