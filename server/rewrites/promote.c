@@ -275,6 +275,19 @@ static const promote_math *math_lookup(const char *s, size_t l)
     return NULL;
 }
 
+/* A double math function called by its double name (`cos`, `sqrt`, `pow`: the `to` of a
+ * single-precision row): CUDA overloads it for float, so a `T` or float argument picks the
+ * float function in the baseline, and the shadow casts its float-position arguments (the
+ * row's args) to double. NULL when s[0, l) is not one. */
+static const promote_math *double_math_lookup(const char *s, size_t l)
+{
+    for (size_t i = 0; i < HK_ARRAY_LEN(math_rows); i++)
+        if (math_rows[i].to && strlen(math_rows[i].to) == l && memcmp(math_rows[i].to, s, l) == 0 &&
+            math_rows[i].name[0] != '_')
+            return &math_rows[i];
+    return NULL;
+}
+
 static const char *const_lookup(const char *s, size_t l)
 {
     for (size_t i = 0; i < HK_ARRAY_LEN(const_rows); i++)
@@ -569,6 +582,10 @@ typedef struct {
     decl_names macros, file_names;
     rw_edits edits;
     promote_result *out;
+    /* the kernel's template type parameters the spec gives as float: instantiated with
+     * double, so the kernel's parameters of these types are double in the shadow */
+    char tparams[8][64];
+    size_t n_tparams;
 } promoter;
 
 /* Is s[0, l) a type parameter of f's template ("typename NAME", "class NAME")? */
@@ -654,6 +671,19 @@ static int check_kernel_template(promoter *p, const an_function *f, const char *
             has_float |= rwl_tok_is_ident(&ts, j, "float");
         if (has_float && idx >= n_targs)
             refuse(p->out, EN(RW_PR_TPARAM_DEFAULT), idx + 1, f->name, (int)f->span.start_row + 1);
+        /* `typename NAME` / `class NAME` given float: NAME is double in the shadow */
+        if (idx < n_targs && start + 1 < k &&
+            (rwl_tok_is_ident(&ts, start, "typename") || rwl_tok_is_ident(&ts, start, "class")) &&
+            ts.t[start + 1].kind == T_IDENT && out->template_args &&
+            !strcmp(out->template_args[idx], "double") && strcmp(targs[idx] ? targs[idx] : "", "double")) {
+            size_t l = tok_len(&ts, start + 1);
+            if (p->n_tparams < HK_ARRAY_LEN(p->tparams) && l < sizeof p->tparams[0]) {
+                memcpy(p->tparams[p->n_tparams], t + ts.t[start + 1].start, l);
+                p->tparams[p->n_tparams++][l] = '\0';
+            } else {
+                refuse(p->out, EN(RW_PR_TPARAM_MANY), f->name, (int)f->span.start_row + 1);
+            }
+        }
         idx++;
         start = k + 1;
         if (end)
@@ -717,7 +747,7 @@ static int follow_calls(promoter *p, size_t fi, size_t *work, size_t *n_work)
                 refuse(p->out, EN(RW_PR_QUALIFIED_CALL), (int)l, s, LINE(k));
             continue;
         }
-        if (math_lookup(s, l) || in_list(safe_calls, HK_ARRAY_LEN(safe_calls), s, l) ||
+        if (math_lookup(s, l) || double_math_lookup(s, l) || in_list(safe_calls, HK_ARRAY_LEN(safe_calls), s, l) ||
             in_list(int_types, HK_ARRAY_LEN(int_types), s, l) || refusal_lookup(s, l) ||
             is_type_param(f, s, l))
             continue;
@@ -906,6 +936,13 @@ static int promote_function(promoter *p, size_t fi, bool is_kernel)
             continue;
         }
         const promote_math *mr = math_lookup(s, l);
+        const promote_math *dm = mr ? NULL : double_math_lookup(s, l);
+        if (dm && rwl_tok_is(ts, k + 1, "(") &&
+            !(k > a && (rwl_tok_is(ts, k - 1, ".") || rwl_tok_is(ts, k - 1, "->") ||
+                        rwl_tok_is(ts, k - 1, "::")))) {
+            rc = cast_arguments(p, k + 1, b, dm->args);
+            continue;
+        }
         if (mr && !(k > a && (rwl_tok_is(ts, k - 1, ".") || rwl_tok_is(ts, k - 1, "->") ||
                               rwl_tok_is(ts, k - 1, "::")))) {
             if (mr->to) {
@@ -988,6 +1025,24 @@ static int blank_callers(promoter *p, const size_t *work, size_t n_work)
     for (size_t g = 0; g < m->n_funcs; g++) {
         const an_function *h = &m->funcs[g];
         if (p->promoted[g] || h->body_span.end_byte <= h->body_span.start_byte)
+            continue;
+        /* an explicit specialization (`template <>`) of a promoted function keeps its float
+         * signature, which no longer matches the promoted template: the shadow instantiates
+         * the primary alone, so the specialization goes */
+        size_t s0 = tok_at(ts, h->span.start_byte);
+        bool special = rwl_tok_is_ident(ts, s0, "template") && rwl_tok_is(ts, s0 + 1, "<") &&
+                       rwl_tok_is(ts, s0 + 2, ">");
+        for (size_t w = 0; special && w < n_work; w++)
+            if (!strcmp(m->funcs[work[w]].name, h->name)) {
+                int rc = add_edit(p, h->span.start_byte, h->body_span.end_byte,
+                                  "/* hk fp64 shadow: an explicit specialization removed (the shadow instantiates the promoted template) */"); /* i18n: not for people */
+                if (rc)
+                    return rc;
+                p->out->n_blanked++;
+                special = false;
+                h = NULL;
+            }
+        if (!h)
             continue;
         size_t a = tok_at(ts, h->body_span.start_byte), b = tok_at(ts, h->body_span.end_byte);
         bool calls = shares_extern_array(p, h, work, n_work);
@@ -1105,11 +1160,21 @@ int promote_fp64(const char *text, size_t len, const char *kernel, const char *c
         rc = HK_EPARSE;
         goto out;
     }
-    /* which parameters the harness must now give as double */
+    /* which parameters the harness must now give as double: float ones made double, and
+     * those of a template type the shadow instantiates with double */
     const an_function *before = &m->funcs[ki], *after = &nm->funcs[an_model_find_kernel(nm, kernel)];
-    for (size_t i = 0; i < before->n_params && i < after->n_params && i < 64; i++)
-        if (!strcmp(before->params[i].elem_type, "float") && !strcmp(after->params[i].elem_type, "double"))
+    for (size_t i = 0; i < before->n_params && i < after->n_params && i < 64; i++) {
+        const char *bt = before->params[i].elem_type, *at = after->params[i].elem_type;
+        bool as_tparam = false;
+        for (size_t t = 0; bt && t < p.n_tparams; t++)
+            as_tparam |= !strcmp(bt, p.tparams[t]) && at && !strcmp(at, bt);
+        if ((bt && at && !strcmp(bt, "float") && !strcmp(at, "double")) || as_tparam)
             out->double_params |= 1ull << i;
+    }
+    /* a dynamic shared array of a type parameter, or carved by a helper of its type
+     * (SharedMemory<T>()), doubles with it: twice the bytes are always enough */
+    if (p.n_tparams)
+        out->shmem_factor = 2;
     out->text = nt;
     out->len = nl;
     nt = NULL;
