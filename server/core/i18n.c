@@ -6263,6 +6263,8 @@ static const struct hk_msg_entry msgs[HK_MSG_COUNT] = {
       "模板参数 %zu（属于 '%s'，第 %d 行）默认为 float，而 bench spec 没有给出它：影子版本的实例化无法改为 double"),
     F(RW_PR_TPARAM_MANY, "kernel '%s' (line %d) has more template type parameters given float than the shadow follows (8, names under 64 bytes)",
       "kernel '%s'（第 %d 行）中给定为 float 的模板类型参数超过影子版本能跟踪的数量（8 个，名称短于 64 字节）"),
+    F(RW_PR_SPECIALIZED, "an explicit specialization of '%s' (line %d) is the code the spec's float instantiation runs: the shadow at double would run the primary template instead",
+      "'%s' 的显式特化（第 %d 行）正是 bench spec 的 float 实例化所运行的代码：double 影子版本会改为运行主模板"),
     F(RW_PR_DEVICE_LAUNCH, "launch of kernel '%.*s' from device code (line %d): dynamic parallelism is not promoted",
       "从设备代码启动核函数 '%.*s'（第 %d 行）：动态并行不会提升为 fp64"),
     F(RW_PR_OVERLOADED, "call to '%.*s' (line %d): the device function is overloaded; the promoted overloads could collide",

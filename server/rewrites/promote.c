@@ -1028,12 +1028,30 @@ static int blank_callers(promoter *p, const size_t *work, size_t n_work)
             continue;
         /* an explicit specialization (`template <>`) of a promoted function keeps its float
          * signature, which no longer matches the promoted template: the shadow instantiates
-         * the primary alone, so the specialization goes */
+         * the primary alone, so the specialization goes -- unless it is the one the spec's
+         * float instantiates (float where the primary has a promoted type parameter, or in
+         * its explicit arguments): then the baseline runs its code, not the primary's */
         size_t s0 = tok_at(ts, h->span.start_byte);
         bool special = rwl_tok_is_ident(ts, s0, "template") && rwl_tok_is(ts, s0 + 1, "<") &&
                        rwl_tok_is(ts, s0 + 2, ">");
         for (size_t w = 0; special && w < n_work; w++)
             if (!strcmp(m->funcs[work[w]].name, h->name)) {
+                const an_function *primary = &m->funcs[work[w]];
+                bool for_float = false;
+                for (size_t i = 0; i < primary->n_params && i < h->n_params; i++)
+                    for (size_t t = 0; t < p->n_tparams; t++)
+                        for_float |= primary->params[i].elem_type && h->params[i].elem_type &&
+                                     !strcmp(primary->params[i].elem_type, p->tparams[t]) &&
+                                     !strcmp(h->params[i].elem_type, "float");
+                size_t hb = tok_at(ts, h->body_span.start_byte);
+                for (size_t k = s0 + 3; k < hb && !rwl_tok_is(ts, k, "("); k++)
+                    if (rwl_tok_is(ts, k, "<"))
+                        for (size_t j = k + 1, e = rwl_match_close(ts, k); j < e && j < hb; j++)
+                            for_float |= rwl_tok_is_ident(ts, j, "float");
+                if (for_float || p->n_tparams == 0) {
+                    refuse(p->out, EN(RW_PR_SPECIALIZED), h->name, rwl_line_at(p->text, ts->t[s0].start));
+                    return HK_EUNSUPPORTED;
+                }
                 int rc = add_edit(p, h->span.start_byte, h->body_span.end_byte,
                                   "/* hk fp64 shadow: an explicit specialization removed (the shadow instantiates the promoted template) */"); /* i18n: not for people */
                 if (rc)

@@ -376,6 +376,24 @@ static void test_template(void **state)
     lacks(r.text, "const int *x");
     hk_free(queue_compile_instantiated("k_sp", &r, "k_sp"));
     promote_result_free(&r);
+    /* a specialization for float is what the baseline runs: refused, never replaced by the
+     * primary template (here by explicit arguments, and by the signature) */
+    const char *fspecial =
+        "template <typename T>\n"
+        "__global__ void k_fs(const T *x, T *y) { y[threadIdx.x] = x[threadIdx.x] * (T)3; }\n"
+        "template <>\n"
+        "__global__ void k_fs<float>(const float *x, float *y) { y[threadIdx.x] = x[threadIdx.x]; }\n";
+    assert_int_equal(promote_fp64(fspecial, strlen(fspecial), "k_fs", fargs, 1, &r), HK_EUNSUPPORTED);
+    assert_non_null(strstr(r.reason, "explicit specialization of 'k_fs' (line 3)"));
+    promote_result_free(&r);
+    const char *fspecial2 =
+        "template <typename T>\n"
+        "__global__ void k_fs(const T *x, T *y) { y[threadIdx.x] = x[threadIdx.x] * (T)3; }\n"
+        "template <>\n"
+        "__global__ void k_fs(const float *x, float *y) { y[threadIdx.x] = x[threadIdx.x]; }\n";
+    assert_int_equal(promote_fp64(fspecial2, strlen(fspecial2), "k_fs", fargs, 1, &r), HK_EUNSUPPORTED);
+    assert_non_null(strstr(r.reason, "explicit specialization"));
+    promote_result_free(&r);
     /* the double names of math functions (CUDA overloads them for float: a T argument picks
      * the float one in the baseline): their float-position arguments are cast to double,
      * an int position (ldexp's exponent) is kept */
