@@ -68,6 +68,11 @@ static void check_roles(const roles_case *cases, size_t n)
             if (strcmp(kind_of(inf.spec, cases[c].names[a]), cases[c].kinds[a]))
                 fail_msg("%s: %s is %s, not %s", cases[c].kernel, cases[c].names[a],
                          kind_of(inf.spec, cases[c].names[a]), cases[c].kinds[a]);
+            else if (!strcmp(cases[c].kinds[a], "input")) {
+                char note[96];
+                snprintf(note, sizeof note, "%s is never written: an input", cases[c].names[a]);
+                assert_true(has_note(&inf, note));
+            }
         if (has_doubt(&inf, ROLE_CALL) || has_doubt(&inf, ROLE_LOST))
             fail_msg("%s: a role doubt where every use is followed", cases[c].kernel);
         spec_inference_free(&inf);
@@ -88,6 +93,14 @@ static void a_helper_gives_its_role(void **state)
         { "helpers_nested", { "a", "b" }, { "input", "output" } },
     };
     check_roles(cases, HK_ARRAY_LEN(cases));
+    /* the read column is counted through the helper's subscripts: rows * cols elements */
+    spec_inference inf;
+    infer(DATA("pointer_roles.cu"), "helper_reads", &inf);
+    json_t *set;
+    size_t i;
+    json_array_foreach(json_object_get(inf.spec, "sizes"), i, set)
+        assert_int_equal(eval_at(field(inf.spec, 0, "count"), set), size_of(set, "rows") * size_of(set, "cols"));
+    spec_inference_free(&inf);
 }
 
 /* Through aliases: local pointers made from a parameter and passed on (mine written by
