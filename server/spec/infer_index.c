@@ -27,9 +27,19 @@ bool sk_in_comment(const char *t, size_t s, size_t e, size_t at)
     return false;
 }
 
+static bool rw_element_arg(const char *t, size_t s, size_t e, size_t i, size_t wl, size_t b);
+static int sk_pointer_use_at(const char *t, size_t s, size_t e, const char *name, bool args);
+
 /* 0: written only (output); 1: read too (inout); 2: elements are atomic targets
  * (accumulators); 3: the pointer itself is one (a single accumulator, count 1). */
 int sk_pointer_use(const char *t, size_t s, size_t e, const char *name)
+{
+    return sk_pointer_use_at(t, s, e, name, true);
+}
+
+/* sk_pointer_use; without args, an element passed to a call (f(name[i])) is no read here:
+ * the callee says what it is (sk_pointer_role follows it). */
+static int sk_pointer_use_at(const char *t, size_t s, size_t e, const char *name, bool args)
 {
     size_t wl = strlen(name);
     int use = 0;
@@ -57,6 +67,8 @@ int sk_pointer_use(const char *t, size_t s, size_t e, const char *name)
             a--;
         if (a > s && t[a - 1] == '&' && !(a > s + 1 && t[a - 2] == '&'))
             continue; /* &name[i]: an address, not a read */
+        if (!args && rw_element_arg(t, s, e, i, wl, a))
+            continue;
         int depth = 0;
         for (; j < e; j++) {
             depth += t[j] == '[';
@@ -2610,6 +2622,7 @@ typedef struct {
     struct {                         /* and where each was called: what it returns is the call's */
         size_t s, e, a, z;           /* the caller's body, the call's text */
         const char *name;
+        bool macro;                  /* a function-like macro's: its text is its value */
     } sites[SK_ROLE_DEPTH];
     int n_calls;
     sk_role *r;
@@ -2623,7 +2636,7 @@ static void sk_role_of(sk_role_walk *w, size_t s, size_t e, const char *name, sk
 static size_t rw_prev(const char *t, size_t s, size_t at)
 {
     for (;;) {
-        while (at > s && isspace((unsigned char)t[at - 1]))
+        while (at > s && (isspace((unsigned char)t[at - 1]) || (t[at - 1] == '\\' && t[at] == '\n')))
             at--;
         if (at <= s)
             return (size_t)-1;
@@ -2660,7 +2673,7 @@ static size_t rw_prev(const char *t, size_t s, size_t at)
 static size_t rw_next(const char *t, size_t at, size_t e)
 {
     for (;;) {
-        while (at < e && isspace((unsigned char)t[at]))
+        while (at < e && (isspace((unsigned char)t[at]) || (t[at] == '\\' && at + 1 < e && t[at + 1] == '\n')))
             at++;
         size_t past = at < e ? sk_skip_lexeme(t, e, at) : at;
         if (past == at || t[at] == '"' || t[at] == '\'')
@@ -2950,6 +2963,59 @@ static void rw_helper(sk_role_walk *w, long fi, const an_param *p, bool elem, si
 static void rw_follow(sk_role_walk *w, size_t s, size_t e, size_t a, size_t z, bool elem, const char *name,
                       sk_uses *u);
 
+/* Walks the body [bs, be) of a helper or macro (id: the function's index, or -1 less the
+ * byte of the macro's text) for its parameter pname, the followed pointer or (elem) an
+ * element of it, into u. */
+static void rw_walk(sk_role_walk *w, long id, size_t bs, size_t be, const char *pname, bool elem, size_t at,
+                    sk_uses *u);
+
+/* The function-like macro NAME (t[ns, ne)) #defined in t (len bytes): its text [*bs, *be)
+ * and the name of its parameter arg into pn (cap bytes). 1 when found; 0 when no such
+ * macro; -1 when it cannot be followed there (no parameter arg, ... or # on it). */
+static int rw_macro(const char *t, size_t len, size_t ns, size_t ne, size_t arg, size_t *bs, size_t *be,
+                    char *pn, size_t cap)
+{
+    size_t n = ne - ns;
+    for (const char *d = t; (d = memmem(d, len - (size_t)(d - t), "#define", 7)) != NULL; d += 7) {
+        size_t i = (size_t)(d - t) + 7;
+        while (i < len && (t[i] == ' ' || t[i] == '\t'))
+            i++;
+        if (i + n >= len || memcmp(t + i, t + ns, n) || t[i + n] != '(')
+            continue;
+        /* the parameters */
+        size_t p = i + n + 1, k = 0;
+        bool got = false;
+        while (p < len && t[p] != ')' && t[p] != '\n') {
+            while (p < len && (t[p] == ' ' || t[p] == '\t' || t[p] == ','))
+                p++;
+            size_t q = p;
+            while (q < len && rw_ident_char(t[q]))
+                q++;
+            if (q == p)
+                return -1; /* ... or something else */
+            if (k++ == arg) {
+                if (q - p >= cap)
+                    return -1;
+                memcpy(pn, t + p, q - p);
+                pn[q - p] = '\0';
+                got = true;
+            }
+            p = q;
+        }
+        if (p >= len || t[p] != ')' || !got)
+            return -1;
+        *bs = p + 1;
+        size_t end = *bs;
+        while (end < len && !(t[end] == '\n' && t[end - 1] != '\\'))
+            end++;
+        *be = end;
+        if (memchr(t + *bs, '#', end - *bs))
+            return -1; /* # or ## */
+        return 1;
+    }
+    return 0;
+}
+
 /* Name or element passed as argument arg of the call whose '(' is at c: what the callee
  * does with it, into u. */
 static void rw_call_arg(sk_role_walk *w, size_t s, size_t e, size_t c, size_t at, bool elem, const char *name,
@@ -3020,11 +3086,30 @@ static void rw_call_arg(sk_role_walk *w, size_t s, size_t e, size_t c, size_t at
             w->sites[w->n_calls].a = ns;
             w->sites[w->n_calls].z = kf_expr_end(t, c + 1, e, "") + 1;
             w->sites[w->n_calls].name = name;
+            w->sites[w->n_calls].macro = false;
         }
         rw_helper(w, (long)fi, &f->params[arg], elem, at, u);
     }
     if (found)
         return;
+    /* a function-like macro of the file: its parameter in its text */
+    size_t mb = 0, me = 0;
+    char pn[64];
+    int mr = rw_macro(t, w->k->len, ns, ne, arg, &mb, &me, pn, sizeof pn);
+    if (mr > 0 && w->n_calls < SK_ROLE_DEPTH) {
+        w->sites[w->n_calls].s = s;
+        w->sites[w->n_calls].e = e;
+        w->sites[w->n_calls].a = ns;
+        w->sites[w->n_calls].z = kf_expr_end(t, c + 1, e, "") + 1;
+        w->sites[w->n_calls].name = name;
+        w->sites[w->n_calls].macro = true;
+        rw_walk(w, -1 - (long)mb, mb, me, pn, elem, at, u);
+        return;
+    }
+    if (mr < 0) {
+        rw_lost(w, at, t, ns, ne, u);
+        return;
+    }
     if (elem)
         u->read = true; /* an element passed to a function not in the file: by value */
     else
@@ -3043,6 +3128,15 @@ static void rw_follow(sk_role_walk *w, size_t s, size_t e, size_t a, size_t z, b
         size_t pa = rw_prev(t, s, a), nz = rw_next(t, z, e);
         char P = pa != (size_t)-1 ? t[pa] : 0, N = nz < e ? t[nz] : 0, N1 = nz + 1 < e ? t[nz + 1] : 0;
         bool unary_before = pa != (size_t)-1 && !rw_operand_end(t, s, rw_prev(t, s, pa));
+        if (pa == (size_t)-1 && nz >= e && w->n_calls > 0 && w->sites[w->n_calls - 1].macro) {
+            /* the whole of a macro's text: its value, used where the macro is */
+            int top = --w->n_calls;
+            long id = w->calls[top];
+            rw_follow(w, w->sites[top].s, w->sites[top].e, w->sites[top].a, w->sites[top].z, elem,
+                      w->sites[top].name, u);
+            w->calls[w->n_calls++] = id;
+            return;
+        }
         if (elem) {
             if (P == '&' && unary_before && !(pa > s && t[pa - 1] == '&')) {
                 a = pa;
@@ -3241,28 +3335,33 @@ static void rw_helper(sk_role_walk *w, long fi, const an_param *p, bool elem, si
         u->read = true; /* a pointer to const: the helper cannot store through it */
         return;
     }
+    rw_walk(w, fi, f->body_span.start_byte, f->body_span.end_byte, p->name, elem, at, u);
+}
+
+static void rw_walk(sk_role_walk *w, long id, size_t bs, size_t be, const char *pname, bool elem, size_t at,
+                    sk_uses *u)
+{
     for (int i = 0; i < w->n_calls; i++)
-        if (w->calls[i] == fi)
+        if (w->calls[i] == id)
             return; /* a recursion: its uses are the ones being walked */
     if (w->depth >= SK_ROLE_DEPTH || w->n_calls >= SK_ROLE_DEPTH) {
         rw_lost(w, at, w->t, 0, 0, u);
         return;
     }
-    size_t bs = f->body_span.start_byte, be = f->body_span.end_byte;
     const char *saved[SK_ROLE_DEPTH + 1];
     memcpy(saved, w->names, sizeof saved);
     int saved_depth = w->depth;
-    w->calls[w->n_calls++] = fi;
-    /* the helper's names are its own: the caller's locals are not followed there */
+    w->calls[w->n_calls++] = id;
+    /* the callee's names are its own: the caller's locals are not followed there */
     for (int d = 0; d <= SK_ROLE_DEPTH; d++)
         w->names[d] = NULL;
     w->depth = saved_depth + 1;
-    w->names[w->depth] = p->name;
+    w->names[w->depth] = pname;
     if (elem) {
-        for (size_t i = bs, j, b; sk_next_use(w->t, bs, be, p->name, false, &i, &j, &b); i++)
-            rw_follow(w, bs, be, i, i + strlen(p->name), true, p->name, u);
+        for (size_t i = bs, j, b; sk_next_use(w->t, bs, be, pname, false, &i, &j, &b); i++)
+            rw_follow(w, bs, be, i, i + strlen(pname), true, pname, u);
     } else {
-        sk_role_of(w, bs, be, p->name, u);
+        sk_role_of(w, bs, be, pname, u);
     }
     w->depth = saved_depth;
     memcpy(w->names, saved, sizeof saved);
@@ -3273,7 +3372,7 @@ static void rw_helper(sk_role_walk *w, long fi, const an_param *p, bool elem, si
  * with the uses through other pointers, into u. */
 static void sk_role_of(sk_role_walk *w, size_t s, size_t e, const char *name, sk_uses *u)
 {
-    int use = sk_pointer_use(w->t, s, e, name);
+    int use = sk_pointer_use_at(w->t, s, e, name, false);
     u->read |= use == 1;
     u->atomic |= use >= 2;
     u->written |= use >= 2;
@@ -3286,7 +3385,7 @@ void sk_pointer_role(const skel *k, size_t s, size_t e, const char *name, sk_rol
     sk_role_walk w = { .k = k, .t = k->text, .r = r };
     w.names[0] = name;
     sk_uses u = { 0 };
-    r->use = sk_pointer_use(k->text, s, e, name);
+    r->use = sk_pointer_use_at(k->text, s, e, name, false);
     r->written = r->use >= 2 || sk_pointer_written_at(&w, s, e, name, &u);
     r->written |= u.written;
     if (u.atomic && r->use < 2)

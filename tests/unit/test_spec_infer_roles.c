@@ -10,7 +10,8 @@
  * - a pointer passed to a function whose body is not in the file: read and written (an
  *   inout), with a doubt that names the call, never "sure";
  * - a cast to float4: a store through it, through a local made from a cast (of an offset,
- *   of the parameter itself), and loads only. */
+ *   of the parameter itself), and loads only;
+ * - function-like macros of the file, one whose value is an element stored into. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -146,6 +147,18 @@ static void stores_through_casts_are_followed(void **state)
     check_roles(cases, HK_ARRAY_LEN(cases));
 }
 
+/* Function-like macros of the file are followed like helpers: PUT_AT(dst, ...) stores,
+ * GET_AT(src, i) loads (src was an output), and AS_VEC4(wout[4 * i]) = ..., a macro whose
+ * value is the element seen as a float4, stores into wout (it was an input). */
+static void macros_are_followed(void **state)
+{
+    (void)state;
+    const roles_case cases[] = {
+        { "macro_roles", { "src", "dst", "win", "wout" }, { "input", "output", "input", "output" } },
+    };
+    check_roles(cases, HK_ARRAY_LEN(cases));
+}
+
 int main(void)
 {
     hk_alloc_init_json();
@@ -154,6 +167,7 @@ int main(void)
         cmocka_unit_test(aliases_and_references_are_followed),
         cmocka_unit_test(an_unseen_helper_is_a_doubt),
         cmocka_unit_test(stores_through_casts_are_followed),
+        cmocka_unit_test(macros_are_followed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

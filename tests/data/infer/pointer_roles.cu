@@ -3,7 +3,7 @@
 // a second helper, through a local alias, an element passed by reference), passed to one
 // whose body is not here, or cast to a wider type (stored, loaded, kept in a local). Every
 // pointer that matters is non-const: its role comes from the body, not from the type.
-// Read by tests/unit/test_spec_infer_roles.c.
+// Function-like macros are followed like helpers. Read by tests/unit/test_spec_infer_roles.c.
 
 __device__ float column_total(float *col, int rows, int stride)
 {
@@ -149,5 +149,21 @@ __global__ void cast_reads(float *wide, float *sums, int n4)
         const float4 *again = reinterpret_cast<const float4 *>(wide);
         float4 u = again[i];
         sums[i] = v.x + v.y + v.z + v.w + u.x;
+    }
+}
+
+// Through function-like macros of the file: a store and a load spelled as macros (dst
+// written, src only read), and a macro whose value is an element seen as a float4, stored
+// into where it is used (wout written, win read).
+#define PUT_AT(p, i, v) ((p)[i] = (v))
+#define GET_AT(p, i) ((p)[i])
+#define AS_VEC4(x) (reinterpret_cast<float4 *>(&(x))[0])
+
+__global__ void macro_roles(float *src, float *dst, float *win, float *wout, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        PUT_AT(dst, i, 2.0f * GET_AT(src, i));
+        AS_VEC4(wout[4 * i]) = AS_VEC4(win[4 * i]);
     }
 }
