@@ -28,6 +28,7 @@ bool sk_in_comment(const char *t, size_t s, size_t e, size_t at)
 }
 
 static bool rw_element_arg(const char *t, size_t s, size_t e, size_t i, size_t wl, size_t b);
+static bool rw_element_ref(const char *t, size_t s, size_t e, size_t i, size_t wl, size_t b);
 static int sk_pointer_use_at(const char *t, size_t s, size_t e, const char *name, bool args);
 
 /* 0: written only (output); 1: read too (inout); 2: elements are atomic targets
@@ -37,8 +38,9 @@ int sk_pointer_use(const char *t, size_t s, size_t e, const char *name)
     return sk_pointer_use_at(t, s, e, name, true);
 }
 
-/* sk_pointer_use; without args, an element passed to a call (f(name[i])) is no read here:
- * the callee says what it is (sk_pointer_role follows it). */
+/* sk_pointer_use; without args, an element passed to a call (f(name[i])) or bound to a
+ * reference (T &r = name[i]) is no read here: the callee or the reference's uses say what
+ * it is (sk_pointer_role follows them). */
 static int sk_pointer_use_at(const char *t, size_t s, size_t e, const char *name, bool args)
 {
     size_t wl = strlen(name);
@@ -67,7 +69,7 @@ static int sk_pointer_use_at(const char *t, size_t s, size_t e, const char *name
             a--;
         if (a > s && t[a - 1] == '&' && !(a > s + 1 && t[a - 2] == '&'))
             continue; /* &name[i]: an address, not a read */
-        if (!args && rw_element_arg(t, s, e, i, wl, a))
+        if (!args && (rw_element_arg(t, s, e, i, wl, a) || rw_element_ref(t, s, e, i, wl, a)))
             continue;
         int depth = 0;
         for (; j < e; j++) {
@@ -2988,6 +2990,8 @@ static int rw_macro(const char *t, size_t len, size_t ns, size_t ne, size_t arg,
         while (p < len && t[p] != ')' && t[p] != '\n') {
             while (p < len && (t[p] == ' ' || t[p] == '\t' || t[p] == ','))
                 p++;
+            if (p < len && t[p] == ')')
+                break;
             size_t q = p;
             while (q < len && rw_ident_char(t[q]))
                 q++;
@@ -3028,7 +3032,8 @@ static void rw_call_arg(sk_role_walk *w, size_t s, size_t e, size_t c, size_t at
         return;
     }
     size_t arg = 0;
-    for (size_t i = c + 1, depth = 0; i < at; i++) {
+    int depth = 0;
+    for (size_t i = c + 1; i < at; i++) {
         if (t[i] == '(' || t[i] == '[' || t[i] == '{')
             depth++;
         else if (t[i] == ')' || t[i] == ']' || t[i] == '}')
@@ -3037,10 +3042,10 @@ static void rw_call_arg(sk_role_walk *w, size_t s, size_t e, size_t c, size_t at
             arg++;
     }
     if (rw_named(t, ns, ne, "if") || rw_named(t, ns, ne, "while") || rw_named(t, ns, ne, "switch") ||
-        rw_named(t, ns, ne, "sizeof") || rw_named(t, ns, ne, "printf"))
-        return; /* tested, measured or printed: no element touched */
-    if (elem && !(ne - ns > 0)) /* unreachable: a callee has a name */
+        rw_named(t, ns, ne, "sizeof") || rw_named(t, ns, ne, "printf")) {
+        u->read |= elem; /* a pointer tested, measured or printed touches no element */
         return;
+    }
     /* the element intrinsics: atomics store (their first argument), loads read, the
      * cache-hinted stores and memcpy/memset store (memcpy's second argument is read) */
     if (ne - ns > 6 && !memcmp(t + ns, "atomic", 6)) {
@@ -3422,6 +3427,27 @@ static bool rw_element_arg(const char *t, size_t s, size_t e, size_t i, size_t w
     return z < e && (t[z] == ')' || t[z] == ',');
 }
 
+/* Whether the element name[...] at [i, ...) initialises a reference, `T &r = name[i];`: r is
+ * then the element (followed), sk_pointer_use has no read of it. */
+static bool rw_element_ref(const char *t, size_t s, size_t e, size_t i, size_t wl, size_t b)
+{
+    size_t nz = rw_next(t, i + wl, e), pa = b > s ? b - 1 : (size_t)-1;
+    if (nz >= e || t[nz] != '[' || pa == (size_t)-1 || t[pa] != '=' ||
+        (pa > s && strchr("=!<>+-*/%&|^", t[pa - 1])))
+        return false;
+    size_t z = rw_next(t, kf_expr_end(t, nz + 1, e, "") + 1, e);
+    if (z >= e || (t[z] != ';' && t[z] != ','))
+        return false;
+    size_t re = rw_prev(t, s, pa);
+    if (re == (size_t)-1 || !rw_ident_char(t[re]))
+        return false;
+    size_t rs = re;
+    while (rs > s && rw_ident_char(t[rs - 1]))
+        rs--;
+    size_t amp = rw_prev(t, s, rs);
+    return amp != (size_t)-1 && t[amp] == '&' && rw_operand_end(t, s, rw_prev(t, s, amp));
+}
+
 static bool sk_pointer_written_at(sk_role_walk *w, size_t s, size_t e, const char *name, sk_uses *u)
 {
     const char *t = w->t;
@@ -3442,8 +3468,8 @@ static bool sk_pointer_written_at(sk_role_walk *w, size_t s, size_t e, const cha
                 written = true;
             continue;
         }
-        if (rw_element_arg(t, s, e, i, wl, b)) {
-            /* f(name[i]): read (sk_pointer_use has it), stored where f takes a reference */
+        if (rw_element_arg(t, s, e, i, wl, b) || rw_element_ref(t, s, e, i, wl, b)) {
+            /* f(name[i]) and T &r = name[i]: what f or r does with the element */
             sk_uses v = { 0 };
             rw_follow(w, s, e, i, i + wl, false, name, &v);
             u->read |= v.read;

@@ -107,12 +107,14 @@ static void a_helper_gives_its_role(void **state)
 /* Through aliases: local pointers made from a parameter and passed on (mine written by
  * put_pair; theirs only read by load_at: it was an output), an element passed to a
  * reference parameter that is added to (sum: it was an input, its writes lost) and to one
- * only read (w). */
+ * only read (w); elements bound to local references (hist added to through one: it was an
+ * input; outs only assigned through one: it was an input too). */
 static void aliases_and_references_are_followed(void **state)
 {
     (void)state;
     const roles_case cases[] = {
         { "helper_aliases", { "mine", "theirs", "sum", "w" }, { "output", "input", "inout", "input" } },
+        { "element_refs", { "hist", "vals", "outs" }, { "inout", "input", "output" } },
     };
     check_roles(cases, HK_ARRAY_LEN(cases));
 }

@@ -100,6 +100,20 @@ __global__ void helper_aliases(float *mine, float *theirs, float *sum, float *w,
     }
 }
 
+// Elements bound to local references: hist's is added to (read and written), vals' only
+// read, outs' only assigned.
+__global__ void element_refs(float *hist, float *vals, float *outs, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        float &slot = hist[i];
+        float &v = vals[i];
+        float &o = outs[i];
+        slot += v;
+        o = 2.0f * v;
+    }
+}
+
 // Declared, defined elsewhere: what it does with its pointer is not in this file.
 extern __device__ void elsewhere_touch(float *p, int n);
 
