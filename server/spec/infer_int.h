@@ -356,9 +356,11 @@ typedef struct {
  * of the body itself, and what happens through every pointer made from name (an offset,
  * &name[i], a cast, parentheses, c ? name : other) where it is used: subscripted or
  * dereferenced, kept in a local pointer (followed), passed to an element intrinsic
- * (atomics, __ldg, the cache-hinted stores), or passed to a __device__ function of the file
- * (its parameter followed in its body, helpers within helpers to a depth of 6; an element
- * passed to a non-const reference parameter too). What cannot be followed is in lost_at. */
+ * (atomics, __ldg, the cache-hinted stores), bound to a local reference (T &r = name[i]),
+ * or passed to a __device__ function or function-like macro of the file (its parameter
+ * followed in its body, within one another to a depth of 6; a pointer a helper returns or a
+ * macro's value followed at the call; an element passed to a non-const reference parameter
+ * too). What cannot be followed is in lost_at. Runs on the caller's thread; k is only read. */
 void sk_pointer_role(const skel *k, size_t s, size_t e, const char *name, sk_role *r);
 
 /* Where the body moves the pointer itself (name += off, name = ..., ++name): its subscripts
