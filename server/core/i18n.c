@@ -890,6 +890,14 @@ static const struct hk_msg_entry msgs[HK_MSG_COUNT] = {
     F(INF_INPUT,
       "%s is never written: an input",
       "%s 从未被写入：作为输入"),
+    F(INF_ROLE_CALL,
+      "%s is passed at line %d to %s, whose body is not in this file: whether its elements are "
+      "read or written there is not known (taken as an inout)",
+      "%s 在第 %d 行传给 %s，其函数体不在本文件中：不知道它在那里读还是写这些元素（按 inout 处理）"),
+    F(INF_ROLE_LOST,
+      "%s is kept at line %d where inference does not follow it: whether its elements are read "
+      "or written there is not known (taken as an inout)",
+      "%s 在第 %d 行被保存到推断无法跟踪的地方：不知道它的元素在那里是读还是写（按 inout 处理）"),
     F(INF_INOUT_DATA,
       "%s is written only where values read from memory decide (line %d): an inout, the elements "
       "not written keep their contents",

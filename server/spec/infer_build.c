@@ -2017,9 +2017,12 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
         }
         for (size_t i = 0; i < f->n_params && i < HK_MAX_ARGS; i++) {
             const an_param *p = &f->params[i];
-            int use = p->pointer_depth > 0 && !p->is_const ? sk_pointer_use(text, bs, be, p->name) : -1;
+            sk_role role = { .use = -1 };
+            if (p->pointer_depth > 0 && !p->is_const)
+                sk_pointer_role(k, bs, be, p->name, &role);
+            int use = role.use;
             single[i] = use == 3;
-            written[i] = use >= 2 || (use >= 0 && sk_pointer_written(text, bs, be, p->name));
+            written[i] = use >= 2 || (use >= 0 && role.written);
             bool strided = false;
             gather[i] = written[i] || single[i] ? 0 : kc_gather_reads(k->km, p->name, &strided);
             if (strided && !gather_bound) /* the loop visits elements no sized bound says */
@@ -2230,8 +2233,16 @@ int sk_build(const an_model *m, long kernel, skel *k, const char *source, int gr
             sk_doubt(k, HK_MSG_INF_TYPE_UNKNOWN,
                      p->name[0] ? p->name : "?", elem);
         if (p->pointer_depth > 0) {
-            int use = p->is_const ? -1 : sk_pointer_use(text, bs, be, p->name);
-            bool written = !p->is_const && (use >= 2 || sk_pointer_written(text, bs, be, p->name));
+            sk_role role = { .use = -1 };
+            if (!p->is_const)
+                sk_pointer_role(k, bs, be, p->name, &role);
+            int use = role.use;
+            bool written = !p->is_const && (use >= 2 || role.written);
+            /* a use the walk cannot follow: read and written, and nothing says so for sure */
+            if (role.lost_at && role.call[0])
+                sk_doubt(k, HK_MSG_INF_ROLE_CALL, p->name, sk_line(k, role.lost_at), role.call);
+            else if (role.lost_at)
+                sk_doubt(k, HK_MSG_INF_ROLE_LOST, p->name, sk_line(k, role.lost_at));
             bool data_local = false;
             int data_line = use == 0 && written ? kc_data_guarded_writes(k->km, p->name, &data_local) : 0;
             int window_line = use == 0 && written && !data_line ? kc_window_writes(k->km, p->name) : 0;

@@ -27,9 +27,21 @@ bool sk_in_comment(const char *t, size_t s, size_t e, size_t at)
     return false;
 }
 
+static bool rw_element_arg(const char *t, size_t s, size_t e, size_t i, size_t wl, size_t b);
+static bool rw_element_ref(const char *t, size_t s, size_t e, size_t i, size_t wl, size_t b);
+static int sk_pointer_use_at(const char *t, size_t s, size_t e, const char *name, bool args);
+
 /* 0: written only (output); 1: read too (inout); 2: elements are atomic targets
  * (accumulators); 3: the pointer itself is one (a single accumulator, count 1). */
 int sk_pointer_use(const char *t, size_t s, size_t e, const char *name)
+{
+    return sk_pointer_use_at(t, s, e, name, true);
+}
+
+/* sk_pointer_use; without args, an element passed to a call (f(name[i])) or bound to a
+ * reference (T &r = name[i]) is no read here: the callee or the reference's uses say what
+ * it is (sk_pointer_role follows them). */
+static int sk_pointer_use_at(const char *t, size_t s, size_t e, const char *name, bool args)
 {
     size_t wl = strlen(name);
     int use = 0;
@@ -57,6 +69,8 @@ int sk_pointer_use(const char *t, size_t s, size_t e, const char *name)
             a--;
         if (a > s && t[a - 1] == '&' && !(a > s + 1 && t[a - 2] == '&'))
             continue; /* &name[i]: an address, not a read */
+        if (!args && (rw_element_arg(t, s, e, i, wl, a) || rw_element_ref(t, s, e, i, wl, a)))
+            continue;
         int depth = 0;
         for (; j < e; j++) {
             depth += t[j] == '[';
@@ -2542,11 +2556,6 @@ static bool sk_element_call(const char *t, size_t s, size_t a)
     return sk_intrinsic_call(t, s, a, false);
 }
 
-static bool sk_load_call(const char *t, size_t s, size_t a)
-{
-    return sk_intrinsic_call(t, s, a, true);
-}
-
 /* The next use of the word name in t[s, e) at or after *i that is not a member (.name,
  * ->name) nor, with not_deref, *name: true with *i its byte, *j the first byte after it and
  * its spaces, *b the first of the spaces before it. The one scan of the pointer checks
@@ -2572,52 +2581,6 @@ static bool sk_next_use(const char *t, size_t s, size_t e, const char *name, boo
     return false;
 }
 
-/* The local pointer that the use of a pointer at byte at (t, body from s) initialises:
- * `T *q = name ...;` with name first after the '=', the statement a declaration of q alone.
- * Its name into out (cap bytes), or false. */
-static bool sk_pointer_init_of(const char *t, size_t s, size_t at, char *out, size_t cap)
-{
-    size_t b = at;
-    while (b > s && isspace((unsigned char)t[b - 1]))
-        b--;
-    if (b <= s || t[b - 1] != '=' || (b >= s + 2 && strchr("=!<>+-*/%&|^", t[b - 2])))
-        return false;
-    b--;
-    while (b > s && isspace((unsigned char)t[b - 1]))
-        b--;
-    size_t ne = b;
-    while (b > s && (isalnum((unsigned char)t[b - 1]) || t[b - 1] == '_'))
-        b--;
-    size_t ns = b;
-    while (b > s && isspace((unsigned char)t[b - 1]))
-        b--;
-    if (ns == ne || ne - ns >= cap || b <= s || t[b - 1] != '*')
-        return false;
-    b--;
-    /* the type: words alone back to the statement's start, on the declarator's line (a
-     * comment on the line before is no part of it) */
-    size_t words = 0;
-    for (;;) {
-        while (b > s && (t[b - 1] == ' ' || t[b - 1] == '\t'))
-            b--;
-        if (b == s || t[b - 1] == ';' || t[b - 1] == '{' || t[b - 1] == '}' || t[b - 1] == '\n')
-            break;
-        size_t we = b;
-        while (b > s && (isalnum((unsigned char)t[b - 1]) || t[b - 1] == '_' || t[b - 1] == ':'))
-            b--;
-        if (b == we)
-            return false;
-        if (we - b == 6 && !memcmp(t + b, "return", 6))
-            return false;
-        words++;
-    }
-    if (!words)
-        return false;
-    memcpy(out, t + ns, ne - ns);
-    out[ne - ns] = '\0';
-    return true;
-}
-
 /* The use of a pointer at byte at, with j the first byte after its name: the declaration
  * of a local pointer (T *name = ...), not a store through it. */
 static bool sk_pointer_declared_at(const char *t, size_t s, size_t at)
@@ -2633,6 +2596,8 @@ static bool sk_pointer_declared_at(const char *t, size_t s, size_t at)
     size_t we = b;
     while (b > s && (isalnum((unsigned char)t[b - 1]) || t[b - 1] == '_'))
         b--;
+    if (b < we && sk_in_comment(t, s, at, b))
+        return false; /* a comment's last word, on the line above `*name = v` */
     static const char *const keywords[] = { "return", "else", "do" };
     for (size_t k = 0; k < HK_ARRAY_LEN(keywords); k++)
         if (we - b == strlen(keywords[k]) && !memcmp(t + b, keywords[k], we - b))
@@ -2640,16 +2605,854 @@ static bool sk_pointer_declared_at(const char *t, size_t s, size_t at)
     return b < we;
 }
 
-static bool sk_pointer_written_at(const char *t, size_t s, size_t e, const char *name, int depth);
+/* ---- pointer roles: the uses through the pointers made from a parameter ---- */
 
-/* 0: never written; 1: written; the atomic cases count as written. */
-bool sk_pointer_written(const char *t, size_t s, size_t e, const char *name)
+/* Locals and helpers followed within one another, at most. */
+#define SK_ROLE_DEPTH 6
+
+/* What the uses through other pointers add to sk_pointer_use's and the stores' answer. */
+typedef struct {
+    bool read, written, atomic;
+} sk_uses;
+
+typedef struct {
+    const skel *k;
+    const char *t;
+    int depth;                       /* locals and helpers being followed */
+    const char *names[SK_ROLE_DEPTH + 1]; /* the pointers being followed: a cycle adds nothing */
+    long calls[SK_ROLE_DEPTH];       /* the helpers being walked: a recursion adds nothing */
+    struct {                         /* and where each was called: what it returns is the call's */
+        size_t s, e, a, z;           /* the caller's body, the call's text */
+        const char *name;
+        bool macro;                  /* a function-like macro's: its text is its value */
+    } sites[SK_ROLE_DEPTH];
+    int n_calls;
+    sk_role *r;
+} sk_role_walk;
+
+static bool sk_pointer_written_at(sk_role_walk *w, size_t s, size_t e, const char *name, sk_uses *u);
+static void sk_role_of(sk_role_walk *w, size_t s, size_t e, const char *name, sk_uses *u);
+
+/* The last byte before at that is no blank and in no comment, at or after s; (size_t)-1
+ * when none. */
+static size_t rw_prev(const char *t, size_t s, size_t at)
 {
-    return sk_pointer_written_at(t, s, e, name, 0);
+    for (;;) {
+        while (at > s && (isspace((unsigned char)t[at - 1]) || (t[at - 1] == '\\' && t[at] == '\n')))
+            at--;
+        if (at <= s)
+            return (size_t)-1;
+        size_t p = at - 1;
+        if (t[p] == '/' && p > s && t[p - 1] == '*') { /* the end of a block comment */
+            size_t o = p - 1;
+            while (o > s && !(t[o - 1] == '/' && t[o] == '*'))
+                o--;
+            if (o == s)
+                return p;
+            at = o - 1;
+            continue;
+        }
+        /* a line comment: "//" earlier on the line (outside a string) */
+        size_t ls = p, slash = (size_t)-1;
+        while (ls > s && t[ls - 1] != '\n')
+            ls--;
+        bool quoted = false;
+        for (size_t i = ls; i < p; i++) {
+            if (t[i] == '"' && (i == ls || t[i - 1] != '\\'))
+                quoted = !quoted;
+            else if (!quoted && t[i] == '/' && t[i + 1] == '/') {
+                slash = i;
+                break;
+            }
+        }
+        if (slash == (size_t)-1)
+            return p;
+        at = slash;
+    }
 }
 
-static bool sk_pointer_written_at(const char *t, size_t s, size_t e, const char *name, int depth)
+/* The first byte at or after at that is no blank and in no comment; e when none. */
+static size_t rw_next(const char *t, size_t at, size_t e)
 {
+    for (;;) {
+        while (at < e && (isspace((unsigned char)t[at]) || (t[at] == '\\' && at + 1 < e && t[at + 1] == '\n')))
+            at++;
+        size_t past = at < e ? sk_skip_lexeme(t, e, at) : at;
+        if (past == at || t[at] == '"' || t[at] == '\'')
+            return at;
+        at = past; /* a comment */
+    }
+}
+
+static bool rw_ident_char(char c)
+{
+    return isalnum((unsigned char)c) || c == '_';
+}
+
+/* The word ending at byte i (inclusive) is w. */
+static bool rw_word_before(const char *t, size_t s, size_t i, const char *w)
+{
+    size_t n = strlen(w);
+    return i + 1 >= s + n && !memcmp(t + i + 1 - n, w, n) && (i + 1 == s + n || !rw_ident_char(t[i - n]));
+}
+
+/* Whether t[i] ends an operand (a name, a literal, a closing bracket), so that an operator
+ * after it is binary: `a & b`, not `&b`. */
+static bool rw_operand_end(const char *t, size_t s, size_t i)
+{
+    if (i == (size_t)-1)
+        return false;
+    if (t[i] == ')' || t[i] == ']')
+        return true;
+    if (!rw_ident_char(t[i]))
+        return false;
+    return !rw_word_before(t, s, i, "return") && !rw_word_before(t, s, i, "case");
+}
+
+/* The opening bracket matching the closing one at c, scanning back to s; (size_t)-1 when
+ * none. */
+static size_t rw_open_of(const char *t, size_t s, size_t c)
+{
+    int depth = 0;
+    for (size_t i = c + 1; i > s; i--) {
+        char x = t[i - 1];
+        if (x == ')' || x == ']' || x == '}')
+            depth++;
+        else if (x == '(' || x == '[' || x == '{') {
+            if (--depth == 0)
+                return i - 1;
+        }
+    }
+    return (size_t)-1;
+}
+
+/* The name called by the '(' at c (template arguments skipped, the last part of a
+ * qualified name): [*ns, *ne); false when no name stands there. */
+static bool rw_callee(const char *t, size_t s, size_t c, size_t *ns, size_t *ne)
+{
+    size_t p = rw_prev(t, s, c);
+    if (p != (size_t)-1 && t[p] == '>') {
+        int depth = 0;
+        for (;; p--) {
+            depth += t[p] == '>';
+            depth -= t[p] == '<';
+            if (depth == 0 || p == s)
+                break;
+        }
+        if (depth != 0)
+            return false;
+        p = rw_prev(t, s, p);
+    }
+    if (p == (size_t)-1 || !rw_ident_char(t[p]))
+        return false;
+    *ne = p + 1;
+    while (p > s && rw_ident_char(t[p - 1]))
+        p--;
+    *ns = p;
+    return !isdigit((unsigned char)t[p]);
+}
+
+/* Whether the '(' at c opens a call's arguments (a name or template before it), not
+ * parentheses of an expression nor a statement's (if, while, for, switch, return, sizeof). */
+static bool rw_is_call(const char *t, size_t s, size_t c)
+{
+    size_t ns, ne;
+    if (!rw_callee(t, s, c, &ns, &ne))
+        return false;
+    static const char *const kw[] = { "if", "while", "for", "switch", "return", "sizeof", "do", "else" };
+    for (size_t i = 0; i < HK_ARRAY_LEN(kw); i++)
+        if (ne - ns == strlen(kw[i]) && !memcmp(t + ns, kw[i], ne - ns))
+            return false;
+    return true;
+}
+
+/* Whether the callee at [ns, ne) is the keyword w. */
+static bool rw_named(const char *t, size_t ns, size_t ne, const char *w)
+{
+    return ne - ns == strlen(w) && !memcmp(t + ns, w, ne - ns);
+}
+
+/* Whether t[a, b) is a pointer type: names, qualifiers and template arguments ending in '*'
+ * (the inside of a C cast `(float4 *)`). */
+static bool rw_pointer_type(const char *t, size_t a, size_t b)
+{
+    bool named = false;
+    size_t last = (size_t)-1;
+    for (size_t i = a; i < b; i++) {
+        char c = t[i];
+        if (isspace((unsigned char)c))
+            continue;
+        if (!(rw_ident_char(c) || strchr("*:<>,&", c)))
+            return false;
+        named |= isalpha((unsigned char)c) || c == '_';
+        last = i;
+    }
+    return named && last != (size_t)-1 && t[last] == '*';
+}
+
+/* Whether t[a, b) is a type without '*': names and qualifiers (`size_t`, `unsigned long`). */
+static bool rw_type_name(const char *t, size_t a, size_t b)
+{
+    static const char *const types[] = { "size_t", "uintptr_t", "intptr_t", "ptrdiff_t", "long", "int",
+                                         "unsigned", "uint64_t", "int64_t", "void", "bool" };
+    size_t x = rw_next(t, a, b), y = b;
+    while (y > x && isspace((unsigned char)t[y - 1]))
+        y--;
+    if (x == y)
+        return false;
+    for (size_t i = x; i < y; i++)
+        if (!rw_ident_char(t[i]) && !isspace((unsigned char)t[i]) && t[i] != ':')
+            return false;
+    size_t ls = y;
+    while (ls > x && rw_ident_char(t[ls - 1]))
+        ls--;
+    for (size_t i = 0; i < HK_ARRAY_LEN(types); i++)
+        if (rw_named(t, ls, y, types[i]))
+            return true;
+    return false;
+}
+
+/* The end of the term that starts at i (an offset added to a pointer): the first byte at
+ * depth 0 of a binary + or -, a comparison, an assignment, ?, :, &&, ||, &, |, ^, a comma,
+ * a ';' or a closing bracket that opened before i. */
+static size_t rw_term_end(const char *t, size_t i, size_t e)
+{
+    i = rw_next(t, i, e);
+    while (i < e && (t[i] == '+' || t[i] == '-' || isspace((unsigned char)t[i])))
+        i++; /* unary signs */
+    int depth = 0;
+    for (; i < e; i++) {
+        char c = t[i];
+        if (c == '(' || c == '[' || c == '{')
+            depth++;
+        else if (c == ')' || c == ']' || c == '}') {
+            if (depth-- == 0)
+                return i;
+        } else if (depth == 0) {
+            if (c == '-' && i + 1 < e && t[i + 1] == '>') {
+                i++;
+                continue;
+            }
+            if (strchr("+-,;?:=<>&|^!", c))
+                return i;
+        }
+    }
+    return e;
+}
+
+/* The start of the term that ends before the binary operator at op: `off` in `off + p`. */
+static size_t rw_term_start(const char *t, size_t s, size_t op)
+{
+    size_t i = op;
+    for (;;) {
+        size_t p = rw_prev(t, s, i);
+        if (p == (size_t)-1)
+            break;
+        char c = t[p];
+        if (c == ')' || c == ']') {
+            size_t o = rw_open_of(t, s, p);
+            if (o == (size_t)-1)
+                break;
+            i = o;
+        } else if (rw_ident_char(c) || c == '.' || c == '*' || c == '/' || c == '%') {
+            i = p;
+        } else if (c == '>' && p > s && t[p - 1] == '-') {
+            i = p - 1;
+        } else if (c == ':' && p > s && t[p - 1] == ':') {
+            i = p - 1;
+        } else {
+            break;
+        }
+    }
+    return i;
+}
+
+/* Whether the ':' at c is a conditional's (a '?' before it at depth 0 in the statement). */
+static bool rw_ternary_colon(const char *t, size_t s, size_t c)
+{
+    if ((c > s && t[c - 1] == ':') || t[c + 1] == ':')
+        return false;
+    int depth = 0;
+    for (size_t i = c; i > s; i--) {
+        char x = t[i - 1];
+        if (x == ')' || x == ']')
+            depth++;
+        else if (x == '(' || x == '[') {
+            if (depth-- == 0)
+                return false;
+        } else if (depth == 0 && (x == ';' || x == '{' || x == '}' || x == ','))
+            return false;
+        else if (depth == 0 && x == '?')
+            return true;
+    }
+    return false;
+}
+
+/* The whole conditional expression around the '?' or ':' at op: [*a, *z). */
+static void rw_conditional(const char *t, size_t s, size_t e, size_t op, size_t *a, size_t *z)
+{
+    int depth = 0;
+    size_t i = op;
+    for (; i > s; i--) {
+        char x = t[i - 1];
+        if (x == ')' || x == ']')
+            depth++;
+        else if (x == '(' || x == '[') {
+            if (depth-- == 0)
+                break;
+        } else if (depth == 0 && (x == ';' || x == '{' || x == '}' || x == ',' ||
+                                  (x == '=' && !(i >= s + 2 && strchr("=!<>", t[i - 2])) && t[i] != '=')))
+            break;
+        else if (depth == 0 && rw_word_before(t, s, i - 1, "return"))
+            break;
+    }
+    *a = rw_next(t, i, op);
+    *z = kf_expr_end(t, op + 1, e, ",;");
+    while (*z > op && isspace((unsigned char)t[*z - 1]))
+        (*z)--;
+}
+
+/* The local that `T *q = ...`, `auto q = ...` or `q = ...` sets, the '=' at eq: its name
+ * into out (cap bytes), *decl whether it is declared there. False when what is set is no
+ * plain name (a member, an element, a dereference). */
+static bool rw_assigned_local(const char *t, size_t s, size_t eq, char *out, size_t cap, bool *decl)
+{
+    size_t ne = rw_prev(t, s, eq);
+    if (ne == (size_t)-1 || !rw_ident_char(t[ne]))
+        return false;
+    size_t ns = ne;
+    while (ns > s && rw_ident_char(t[ns - 1]))
+        ns--;
+    if (ne + 1 - ns >= cap || isdigit((unsigned char)t[ns]))
+        return false;
+    memcpy(out, t + ns, ne + 1 - ns);
+    out[ne + 1 - ns] = '\0';
+    /* back over the declarator's qualifiers: T *__restrict__ q */
+    size_t p = rw_prev(t, s, ns);
+    static const char *const quals[] = { "__restrict__", "__restrict", "restrict", "const", "volatile" };
+    for (bool again = true; again && p != (size_t)-1;) {
+        again = false;
+        for (size_t i = 0; i < HK_ARRAY_LEN(quals); i++)
+            if (rw_word_before(t, s, p, quals[i]) && p + 1 - strlen(quals[i]) > s) {
+                p = rw_prev(t, s, p + 1 - strlen(quals[i]));
+                again = true;
+                break;
+            }
+    }
+    *decl = p != (size_t)-1 && (t[p] == '*' || rw_word_before(t, s, p, "auto"));
+    if (*decl)
+        return true;
+    return p == (size_t)-1 || t[p] == ';' || t[p] == '{' || t[p] == '}' || t[p] == ')' || t[p] == '(' ||
+           t[p] == ',' || rw_word_before(t, s, p, "else") || rw_word_before(t, s, p, "do");
+}
+
+/* A use that cannot be followed: counted as a read and a write, the first one kept. */
+static void rw_lost(sk_role_walk *w, size_t at, const char *t, size_t cs, size_t ce, sk_uses *u)
+{
+    u->read = u->written = true;
+    if (w->r->lost_at)
+        return;
+    w->r->lost_at = at;
+    size_t n = ce - cs < sizeof w->r->call ? ce - cs : sizeof w->r->call - 1;
+    memcpy(w->r->call, t + cs, n);
+    w->r->call[n] = '\0';
+}
+
+/* The role of helper parameter p (of the file's function fi, an element of the followed
+ * pointer passed by reference when elem) in its body, into u. */
+static void rw_helper(sk_role_walk *w, long fi, const an_param *p, bool elem, size_t at, sk_uses *u);
+
+static void rw_follow(sk_role_walk *w, size_t s, size_t e, size_t a, size_t z, bool elem, const char *name,
+                      sk_uses *u);
+
+/* Walks the body [bs, be) of a helper or macro (id: the function's index, or -1 less the
+ * byte of the macro's text) for its parameter pname, the followed pointer or (elem) an
+ * element of it, into u. */
+static void rw_walk(sk_role_walk *w, long id, size_t bs, size_t be, const char *pname, bool elem, size_t at,
+                    sk_uses *u);
+
+/* The function-like macro NAME (t[ns, ne)) #defined in t (len bytes): its text [*bs, *be)
+ * and the name of its parameter arg into pn (cap bytes). 1 when found; 0 when no such
+ * macro; -1 when it cannot be followed there (no parameter arg, ... or # on it). */
+static int rw_macro(const char *t, size_t len, size_t ns, size_t ne, size_t arg, size_t *bs, size_t *be,
+                    char *pn, size_t cap)
+{
+    size_t n = ne - ns;
+    for (const char *d = t; (d = memmem(d, len - (size_t)(d - t), "#define", 7)) != NULL; d += 7) {
+        size_t i = (size_t)(d - t) + 7;
+        while (i < len && (t[i] == ' ' || t[i] == '\t'))
+            i++;
+        if (i + n >= len || memcmp(t + i, t + ns, n) || t[i + n] != '(')
+            continue;
+        /* the parameters */
+        size_t p = i + n + 1, k = 0;
+        bool got = false;
+        while (p < len && t[p] != ')' && t[p] != '\n') {
+            while (p < len && (t[p] == ' ' || t[p] == '\t' || t[p] == ','))
+                p++;
+            if (p < len && t[p] == ')')
+                break;
+            size_t q = p;
+            while (q < len && rw_ident_char(t[q]))
+                q++;
+            if (q == p)
+                return -1; /* ... or something else */
+            if (k++ == arg) {
+                if (q - p >= cap)
+                    return -1;
+                memcpy(pn, t + p, q - p);
+                pn[q - p] = '\0';
+                got = true;
+            }
+            p = q;
+        }
+        if (p >= len || t[p] != ')' || !got)
+            return -1;
+        *bs = p + 1;
+        size_t end = *bs;
+        while (end < len && !(t[end] == '\n' && t[end - 1] != '\\'))
+            end++;
+        *be = end;
+        if (memchr(t + *bs, '#', end - *bs))
+            return -1; /* # or ## */
+        return 1;
+    }
+    return 0;
+}
+
+/* Name or element passed as argument arg of the call whose '(' is at c: what the callee
+ * does with it, into u. */
+static void rw_call_arg(sk_role_walk *w, size_t s, size_t e, size_t c, size_t at, bool elem, const char *name,
+                        sk_uses *u)
+{
+    const char *t = w->t;
+    size_t ns, ne;
+    if (!rw_callee(t, s, c, &ns, &ne)) {
+        rw_lost(w, at, t, 0, 0, u);
+        return;
+    }
+    size_t arg = 0;
+    int depth = 0;
+    for (size_t i = c + 1; i < at; i++) {
+        if (t[i] == '(' || t[i] == '[' || t[i] == '{')
+            depth++;
+        else if (t[i] == ')' || t[i] == ']' || t[i] == '}')
+            depth--;
+        else if (t[i] == ',' && depth == 0)
+            arg++;
+    }
+    if (rw_named(t, ns, ne, "if") || rw_named(t, ns, ne, "while") || rw_named(t, ns, ne, "switch") ||
+        rw_named(t, ns, ne, "sizeof") || rw_named(t, ns, ne, "printf")) {
+        u->read |= elem; /* a pointer tested, measured or printed touches no element */
+        return;
+    }
+    /* the element intrinsics: atomics store (their first argument), loads read, the
+     * cache-hinted stores and memcpy/memset store (memcpy's second argument is read) */
+    if (ne - ns > 6 && !memcmp(t + ns, "atomic", 6)) {
+        if (elem) {
+            u->read = true;
+        } else if (arg == 0) {
+            u->atomic = u->written = true;
+        } else {
+            rw_lost(w, at, t, ns, ne, u);
+        }
+        return;
+    }
+    static const char *const loads[] = { "__ldg", "__ldcg", "__ldca", "__ldcs", "__ldlu", "__ldcv" };
+    static const char *const stores[] = { "__stwb", "__stcg", "__stcs", "__stwt", "memset", "memcpy",
+                                          "__builtin_memcpy", "__builtin_memset", "__pipeline_memcpy_async",
+                                          "memcpy_async" };
+    for (size_t i = 0; i < HK_ARRAY_LEN(loads); i++)
+        if (rw_named(t, ns, ne, loads[i])) {
+            u->read = true;
+            return;
+        }
+    for (size_t i = 0; i < HK_ARRAY_LEN(stores); i++)
+        if (rw_named(t, ns, ne, stores[i])) {
+            if (elem || arg > 0)
+                u->read = true;
+            else
+                u->written = true;
+            return;
+        }
+    /* a __device__ function of the file, every overload that takes that many arguments */
+    bool found = false;
+    const an_model *m = w->k->m;
+    for (size_t fi = 0; m && fi < m->n_funcs; fi++) {
+        const an_function *f = &m->funcs[fi];
+        const char *fname = strrchr(f->name, ':') ? strrchr(f->name, ':') + 1 : f->name;
+        if (f->kind != AN_DEVICE_FUNC || f->body_span.end_byte <= f->body_span.start_byte ||
+            f->body_span.end_byte > w->k->len || arg >= f->n_params || !rw_named(t, ns, ne, fname))
+            continue;
+        found = true;
+        if (w->n_calls < SK_ROLE_DEPTH) {
+            w->sites[w->n_calls].s = s;
+            w->sites[w->n_calls].e = e;
+            w->sites[w->n_calls].a = ns;
+            w->sites[w->n_calls].z = kf_expr_end(t, c + 1, e, "") + 1;
+            w->sites[w->n_calls].name = name;
+            w->sites[w->n_calls].macro = false;
+        }
+        rw_helper(w, (long)fi, &f->params[arg], elem, at, u);
+    }
+    if (found)
+        return;
+    /* a function-like macro of the file: its parameter in its text */
+    size_t mb = 0, me = 0;
+    char pn[64];
+    int mr = rw_macro(t, w->k->len, ns, ne, arg, &mb, &me, pn, sizeof pn);
+    if (mr > 0 && w->n_calls < SK_ROLE_DEPTH) {
+        w->sites[w->n_calls].s = s;
+        w->sites[w->n_calls].e = e;
+        w->sites[w->n_calls].a = ns;
+        w->sites[w->n_calls].z = kf_expr_end(t, c + 1, e, "") + 1;
+        w->sites[w->n_calls].name = name;
+        w->sites[w->n_calls].macro = true;
+        rw_walk(w, -1 - (long)mb, mb, me, pn, elem, at, u);
+        return;
+    }
+    if (mr < 0) {
+        rw_lost(w, at, t, ns, ne, u);
+        return;
+    }
+    if (elem)
+        u->read = true; /* an element passed to a function not in the file: by value */
+    else
+        rw_lost(w, at, t, ns, ne, u);
+}
+
+/* Follows the expression t[a, z) of the body [s, e) outward to what uses it: a pointer made
+ * from the one followed (name), or with elem one element it points at. What that use does
+ * goes into u. */
+static void rw_follow(sk_role_walk *w, size_t s, size_t e, size_t a, size_t z, bool elem, const char *name,
+                      sk_uses *u)
+{
+    const char *t = w->t;
+    size_t at = a;
+    for (int steps = 0; steps < 64; steps++) {
+        size_t pa = rw_prev(t, s, a), nz = rw_next(t, z, e);
+        char P = pa != (size_t)-1 ? t[pa] : 0, N = nz < e ? t[nz] : 0, N1 = nz + 1 < e ? t[nz + 1] : 0;
+        bool unary_before = pa != (size_t)-1 && !rw_operand_end(t, s, rw_prev(t, s, pa));
+        if (pa == (size_t)-1 && nz >= e && w->n_calls > 0 && w->sites[w->n_calls - 1].macro) {
+            /* the whole of a macro's text: its value, used where the macro is */
+            int top = --w->n_calls;
+            long id = w->calls[top];
+            rw_follow(w, w->sites[top].s, w->sites[top].e, w->sites[top].a, w->sites[top].z, elem,
+                      w->sites[top].name, u);
+            w->calls[w->n_calls++] = id;
+            return;
+        }
+        if (elem) {
+            if (P == '&' && unary_before && !(pa > s && t[pa - 1] == '&')) {
+                a = pa;
+                elem = false; /* &element: a pointer again */
+                continue;
+            }
+            if (N == '.' && nz + 1 < e && (isalpha((unsigned char)N1) || N1 == '_')) {
+                for (z = nz + 1; z < e && rw_ident_char(t[z]); z++)
+                    ;
+                continue;
+            }
+            if (N == '[') {
+                z = kf_expr_end(t, nz + 1, e, "") + 1;
+                continue;
+            }
+            if (P == '(' && N == ')' && !rw_is_call(t, s, pa)) {
+                a = pa;
+                z = nz + 1;
+                continue;
+            }
+            /* stored, updated, or read */
+            bool pre = pa != (size_t)-1 && pa > s && (P == '+' || P == '-') && t[pa - 1] == P;
+            if ((N == '=' && N1 != '=') || pre || ((N == '+' || N == '-') && N1 == N)) {
+                u->written = true;
+                u->read |= N != '=';
+                return;
+            }
+            if ((strchr("+-*/%&|^", N) && N && N1 == '=') ||
+                ((N == '<' || N == '>') && N1 == N && nz + 2 < e && t[nz + 2] == '=')) {
+                u->read = u->written = true;
+                return;
+            }
+            if ((P == '(' || P == ',') && (N == ')' || N == ',')) {
+                size_t c = sk_enclosing_paren(t, s, a);
+                if (c != (size_t)-1 && rw_is_call(t, s, c)) {
+                    rw_call_arg(w, s, e, c, at, true, name, u);
+                    return;
+                }
+            }
+            if (P == '=' && !(pa > s && strchr("=!<>", t[pa - 1])) && (N == ';' || N == ',')) {
+                /* T &r = element: r is the element (any other local is a copy: a read) */
+                size_t re = rw_prev(t, s, pa), rs = re;
+                while (rs != (size_t)-1 && rs > s && rw_ident_char(t[rs - 1]))
+                    rs--;
+                size_t amp = rs != (size_t)-1 && rw_ident_char(t[re]) ? rw_prev(t, s, rs) : (size_t)-1;
+                if (amp != (size_t)-1 && t[amp] == '&' && rw_operand_end(t, s, rw_prev(t, s, amp)) &&
+                    re + 1 - rs < 64) {
+                    char ref[64];
+                    memcpy(ref, t + rs, re + 1 - rs);
+                    ref[re + 1 - rs] = '\0';
+                    if (w->depth >= SK_ROLE_DEPTH) {
+                        rw_lost(w, at, t, 0, 0, u);
+                        return;
+                    }
+                    w->names[++w->depth] = NULL;
+                    for (size_t i = nz, j, b; sk_next_use(t, s, e, ref, false, &i, &j, &b); i++)
+                        rw_follow(w, s, e, i, i + strlen(ref), true, ref, u);
+                    w->depth--;
+                    return;
+                }
+            }
+            u->read = true;
+            return;
+        }
+        /* a pointer: what makes another one from it */
+        if (N == '[') {
+            z = kf_expr_end(t, nz + 1, e, "") + 1;
+            elem = true;
+            continue;
+        }
+        if (N == '-' && N1 == '>') {
+            for (z = rw_next(t, nz + 2, e); z < e && rw_ident_char(t[z]); z++)
+                ;
+            elem = true;
+            continue;
+        }
+        if (P == '*' && unary_before) {
+            a = pa;
+            elem = true;
+            continue;
+        }
+        if (P == ')') {
+            size_t o = rw_open_of(t, s, pa);
+            if (o != (size_t)-1 && !rw_is_call(t, s, o) && rw_pointer_type(t, o + 1, pa)) {
+                a = o; /* (T *)p */
+                continue;
+            }
+            if (o != (size_t)-1 && !rw_is_call(t, s, o) && rw_type_name(t, o + 1, pa))
+                return; /* (size_t)p: its address as a number (an alignment test) */
+        }
+        if (P == '(' && N == ')') {
+            size_t q = rw_prev(t, s, pa);
+            if (q != (size_t)-1 && t[q] == '>') {
+                size_t ns, ne;
+                if (rw_callee(t, s, pa, &ns, &ne) && ne - ns > 5 && !memcmp(t + ne - 5, "_cast", 5)) {
+                    size_t lt = ne;
+                    while (lt < q && t[lt] != '<')
+                        lt++;
+                    if (!rw_pointer_type(t, lt + 1, q))
+                        return; /* reinterpret_cast<uintptr_t>(p): a number */
+                    a = ns; /* reinterpret_cast<T *>(p) */
+                    z = nz + 1;
+                    continue;
+                }
+            } else if (!rw_is_call(t, s, pa) && !(q != (size_t)-1 && rw_ident_char(t[q]))) {
+                a = pa; /* (p) */
+                z = nz + 1;
+                continue;
+            }
+        }
+        if ((N == '+' || N == '-') && N1 != N && N1 != '=' && N1 != '>') {
+            z = rw_term_end(t, nz + 1, e); /* p + off */
+            continue;
+        }
+        if (P == '+' && !(pa > s && (t[pa - 1] == '+')) && !unary_before) {
+            a = rw_term_start(t, s, pa); /* off + p */
+            continue;
+        }
+        if (P == '?' || (P == ':' && rw_ternary_colon(t, s, pa))) {
+            rw_conditional(t, s, e, pa, &a, &z); /* c ? p : q */
+            continue;
+        }
+        if (N == '?' && (P == '(' || P == '!' || P == '&' || P == '|' || P == '=' || P == ',' || P == ';')) {
+            /* p ? x : y tests the pointer */
+            return;
+        }
+        break;
+    }
+    size_t pa = rw_prev(t, s, a), nz = rw_next(t, z, e);
+    char P = pa != (size_t)-1 ? t[pa] : 0, N = nz < e ? t[nz] : 0, N1 = nz + 1 < e ? t[nz + 1] : 0;
+    if (elem) { /* more than 64 steps */
+        rw_lost(w, at, t, 0, 0, u);
+        return;
+    }
+    /* kept in a local pointer: followed */
+    char local[64];
+    bool decl = false;
+    if (P == '=' && !(pa > s && strchr("=!<>+-*/%&|^", t[pa - 1])) && (N == ';' || N == ',' || N == ')') &&
+        rw_assigned_local(t, s, pa, local, sizeof local, &decl)) {
+        if (!strcmp(local, name))
+            return; /* p = p + off: the pointer moves, no element is touched */
+        for (int d = 0; d <= w->depth; d++)
+            if (w->names[d] && !strcmp(w->names[d], local))
+                return; /* followed already */
+        if (w->depth >= SK_ROLE_DEPTH) {
+            rw_lost(w, at, t, 0, 0, u);
+            return;
+        }
+        w->names[++w->depth] = local;
+        sk_role_of(w, decl ? nz : s, e, local, u);
+        w->depth--;
+        return;
+    }
+    /* passed to a function */
+    if ((P == '(' || P == ',') && (N == ')' || N == ',')) {
+        size_t c = sk_enclosing_paren(t, s, a);
+        if (c != (size_t)-1) {
+            rw_call_arg(w, s, e, c, at, false, name, u);
+            return;
+        }
+    }
+    /* compared or tested: no element touched */
+    if (((N == '=' || N == '!') && N1 == '=') || N == '<' || N == '>' || (N == '&' && N1 == '&') ||
+        (N == '|' && N1 == '|') || (P == '=' && pa > s && strchr("=!", t[pa - 1])) || P == '<' || P == '>' ||
+        P == '!' || (P == '&' && pa > s && t[pa - 1] == '&') || (P == '|' && pa > s && t[pa - 1] == '|'))
+        return;
+    if (P == '(' && N == ')') { /* if (p), while (p) */
+        size_t ns, ne;
+        if (rw_callee(t, s, pa, &ns, &ne) && (rw_named(t, ns, ne, "if") || rw_named(t, ns, ne, "while")))
+            return;
+    }
+    if ((pa == (size_t)-1 || P == ';' || P == '{' || P == '}') && N == ';')
+        return; /* p; alone */
+    if (pa != (size_t)-1 && rw_word_before(t, s, pa, "return") && N == ';' && w->n_calls > 0) {
+        /* returned by a helper: the call's value is the pointer, followed where it was made */
+        int top = --w->n_calls;
+        long fi = w->calls[top];
+        rw_follow(w, w->sites[top].s, w->sites[top].e, w->sites[top].a, w->sites[top].z, false, w->sites[top].name, u);
+        w->calls[w->n_calls++] = fi;
+        return;
+    }
+    rw_lost(w, at, t, 0, 0, u);
+}
+
+static void rw_helper(sk_role_walk *w, long fi, const an_param *p, bool elem, size_t at, sk_uses *u)
+{
+    const an_function *f = &w->k->m->funcs[fi];
+    if (!p->name[0])
+        return; /* unnamed: not used */
+    if (elem) {
+        if (!strchr(p->type, '&') || p->is_const || p->pointer_depth > 0) {
+            u->read = true; /* by value or a const reference */
+            return;
+        }
+    } else if (p->pointer_depth > 0 && p->is_const) {
+        u->read = true; /* a pointer to const: the helper cannot store through it */
+        return;
+    }
+    rw_walk(w, fi, f->body_span.start_byte, f->body_span.end_byte, p->name, elem, at, u);
+}
+
+static void rw_walk(sk_role_walk *w, long id, size_t bs, size_t be, const char *pname, bool elem, size_t at,
+                    sk_uses *u)
+{
+    for (int i = 0; i < w->n_calls; i++)
+        if (w->calls[i] == id)
+            return; /* a recursion: its uses are the ones being walked */
+    if (w->depth >= SK_ROLE_DEPTH || w->n_calls >= SK_ROLE_DEPTH) {
+        rw_lost(w, at, w->t, 0, 0, u);
+        return;
+    }
+    const char *saved[SK_ROLE_DEPTH + 1];
+    memcpy(saved, w->names, sizeof saved);
+    int saved_depth = w->depth;
+    w->calls[w->n_calls++] = id;
+    /* the callee's names are its own: the caller's locals are not followed there */
+    for (int d = 0; d <= SK_ROLE_DEPTH; d++)
+        w->names[d] = NULL;
+    w->depth = saved_depth + 1;
+    w->names[w->depth] = pname;
+    if (elem) {
+        for (size_t i = bs, j, b; sk_next_use(w->t, bs, be, pname, false, &i, &j, &b); i++)
+            rw_follow(w, bs, be, i, i + strlen(pname), true, pname, u);
+    } else {
+        sk_role_of(w, bs, be, pname, u);
+    }
+    w->depth = saved_depth;
+    memcpy(w->names, saved, sizeof saved);
+    w->n_calls--;
+}
+
+/* The role of pointer name in [s, e): sk_pointer_use's and the stores of the body itself,
+ * with the uses through other pointers, into u. */
+static void sk_role_of(sk_role_walk *w, size_t s, size_t e, const char *name, sk_uses *u)
+{
+    int use = sk_pointer_use_at(w->t, s, e, name, false);
+    u->read |= use == 1;
+    u->atomic |= use >= 2;
+    u->written |= use >= 2;
+    u->written |= sk_pointer_written_at(w, s, e, name, u);
+}
+
+void sk_pointer_role(const skel *k, size_t s, size_t e, const char *name, sk_role *r)
+{
+    memset(r, 0, sizeof *r);
+    sk_role_walk w = { .k = k, .t = k->text, .r = r };
+    w.names[0] = name;
+    sk_uses u = { 0 };
+    r->use = sk_pointer_use_at(k->text, s, e, name, false);
+    r->written = r->use >= 2 || sk_pointer_written_at(&w, s, e, name, &u);
+    r->written |= u.written;
+    if (u.atomic && r->use < 2)
+        r->use = 2;
+    else if (u.read && r->use == 0)
+        r->use = 1;
+}
+
+/* Whether the use of name at [i, j) (b: the first blank before it) is one of the body's own
+ * that sk_pointer_use and the stores below read: a subscript, a dereference, a member, a
+ * move of the pointer. Any other use makes another pointer from it, followed (rw_follow). */
+static bool rw_direct(const char *t, size_t s, size_t e, size_t i, size_t wl, size_t b)
+{
+    size_t nz = rw_next(t, i + wl, e), pa = b > s ? b - 1 : (size_t)-1;
+    char N = nz < e ? t[nz] : 0, N1 = nz + 1 < e ? t[nz + 1] : 0, P = pa != (size_t)-1 ? t[pa] : 0;
+    bool unary_amp = P == '&' && !(pa > s && t[pa - 1] == '&') && !rw_operand_end(t, s, rw_prev(t, s, pa));
+    if (N == '[' && !unary_amp)
+        return true;
+    if ((N == '-' && N1 == '>') || ((N == '+' || N == '-') && (N1 == N || N1 == '=')) || (N == '=' && N1 != '='))
+        return true;
+    if (pa != (size_t)-1 && pa > s && (P == '+' || P == '-') && t[pa - 1] == P)
+        return true;
+    return P == '*';
+}
+
+/* Whether the element name[...] at [i, ...) is passed to a call: then the callee may take it
+ * by reference (followed), else sk_pointer_use has its read. */
+static bool rw_element_arg(const char *t, size_t s, size_t e, size_t i, size_t wl, size_t b)
+{
+    size_t nz = rw_next(t, i + wl, e), pa = b > s ? b - 1 : (size_t)-1;
+    if (nz >= e || t[nz] != '[' || pa == (size_t)-1 || (t[pa] != '(' && t[pa] != ','))
+        return false;
+    size_t z = rw_next(t, kf_expr_end(t, nz + 1, e, "") + 1, e);
+    return z < e && (t[z] == ')' || t[z] == ',');
+}
+
+/* Whether the element name[...] at [i, ...) initialises a reference, `T &r = name[i];`: r is
+ * then the element (followed), sk_pointer_use has no read of it. */
+static bool rw_element_ref(const char *t, size_t s, size_t e, size_t i, size_t wl, size_t b)
+{
+    size_t nz = rw_next(t, i + wl, e), pa = b > s ? b - 1 : (size_t)-1;
+    if (nz >= e || t[nz] != '[' || pa == (size_t)-1 || t[pa] != '=' ||
+        (pa > s && strchr("=!<>+-*/%&|^", t[pa - 1])))
+        return false;
+    size_t z = rw_next(t, kf_expr_end(t, nz + 1, e, "") + 1, e);
+    if (z >= e || (t[z] != ';' && t[z] != ','))
+        return false;
+    size_t re = rw_prev(t, s, pa);
+    if (re == (size_t)-1 || !rw_ident_char(t[re]))
+        return false;
+    size_t rs = re;
+    while (rs > s && rw_ident_char(t[rs - 1]))
+        rs--;
+    size_t amp = rw_prev(t, s, rs);
+    return amp != (size_t)-1 && t[amp] == '&' && rw_operand_end(t, s, rw_prev(t, s, amp));
+}
+
+static bool sk_pointer_written_at(sk_role_walk *w, size_t s, size_t e, const char *name, sk_uses *u)
+{
+    const char *t = w->t;
+    size_t wl = strlen(name);
+    bool written = false;
     for (size_t i = s, j, b; sk_next_use(t, s, e, name, false, &i, &j, &b); i++) {
         /* p->member: a store when assigned, else a read */
         if (j + 1 < e && t[j] == '-' && t[j + 1] == '>') {
@@ -2662,21 +3465,26 @@ static bool sk_pointer_written_at(const char *t, size_t s, size_t e, const char 
                 q++;
             if (q + 1 < e && ((t[q] == '=' && t[q + 1] != '=') || (strchr("+-*/%&|^", t[q]) && t[q + 1] == '=') ||
                               (t[q] == '+' && t[q + 1] == '+') || (t[q] == '-' && t[q + 1] == '-')))
-                return true;
+                written = true;
             continue;
         }
-        /* T *q = name + off;: written only where q is (one level of such locals followed) */
-        char local[64];
-        if (j < e && (t[j] == ';' || t[j] == '+' || t[j] == '-') && depth < 2 &&
-            sk_pointer_init_of(t, s, i, local, sizeof local) && strcmp(local, name) != 0) {
-            size_t stmt_end = kf_expr_end(t, j, e, ";");
-            bool plain = true; /* the rest of the initialiser only reads */
-            for (size_t q = j; q < stmt_end && plain; q++)
-                plain = !(t[q] == '=' || (q + 1 < stmt_end && ((t[q] == '+' && t[q + 1] == '+') ||
-                                                                (t[q] == '-' && t[q + 1] == '-'))));
-            if (plain && !sk_pointer_written_at(t, s, e, local, depth + 1))
-                continue;
-            return true;
+        if (rw_element_arg(t, s, e, i, wl, b) || rw_element_ref(t, s, e, i, wl, b)) {
+            /* f(name[i]) and T &r = name[i]: what f or r does with the element */
+            sk_uses v = { 0 };
+            rw_follow(w, s, e, i, i + wl, false, name, &v);
+            u->read |= v.read;
+            u->atomic |= v.atomic;
+            written |= v.written;
+            continue;
+        }
+        if (!rw_direct(t, s, e, i, wl, b)) {
+            /* another pointer made from name: where it goes */
+            sk_uses v = { 0 };
+            rw_follow(w, s, e, i, i + wl, false, name, &v);
+            u->read |= v.read;
+            u->atomic |= v.atomic;
+            written |= v.written;
+            continue;
         }
         /* name += off, name -= off, name++, name--: the pointer itself moves and no element
          * is stored (its later subscripts say which are); *name++ = v stores one */
@@ -2686,33 +3494,18 @@ static bool sk_pointer_written_at(const char *t, size_t s, size_t e, const char 
                 while (q < e && isspace((unsigned char)t[q]))
                     q++;
                 if (q + 1 < e && t[q] == '=' && t[q + 1] != '=')
-                    return true;
+                    written = true;
             }
             continue;
         }
-        /* passed to a call, or its address taken, or offset into another pointer: the
-         * callee may write it */
-        if (j < e && (t[j] == ',' || t[j] == ')' || t[j] == '+' || t[j] == '-'))
-            return true;
         bool subscripted = j < e && t[j] == '[';
-        if (!subscripted && b > s && (t[b - 1] == '&' || t[b - 1] == '='))
-            return true;
-        /* c ? name : other, and the address of an element (float *o = &name[r * n]): another
-         * pointer that may be written; only a load intrinsic's argument is not */
-        if (!subscripted && b > s && (t[b - 1] == '?' || (t[b - 1] == ':' && !(b > s + 1 && t[b - 2] == ':'))))
-            return true;
-        if (subscripted && b > s && t[b - 1] == '&' && !(b > s + 1 && t[b - 2] == '&')) {
-            size_t call = sk_enclosing_paren(t, s, b - 1);
-            if (call == (size_t)-1 || !sk_load_call(t, s, call))
-                return true;
-        }
         if (b > s && t[b - 1] == '*' && !sk_pointer_declared_at(t, s, i)) {
             /* *name = ... */
             size_t q = j;
             if (q + 1 < e && t[q] == '=' && t[q + 1] != '=')
-                return true;
+                written = true;
         }
-        if (j >= e || t[j] != '[')
+        if (!subscripted)
             continue;
         size_t close = kf_expr_end(t, j + 1, e, "");
         size_t q = close + 1;
@@ -2721,11 +3514,11 @@ static bool sk_pointer_written_at(const char *t, size_t s, size_t e, const char 
         if (q + 1 < e && ((t[q] == '=' && t[q + 1] != '=') || (strchr("+-*/%&|^", t[q]) && t[q + 1] == '=') ||
                           (t[q] == '+' && t[q + 1] == '+') || (t[q] == '-' && t[q + 1] == '-') ||
                           ((t[q] == '<' || t[q] == '>') && t[q + 1] == t[q] && q + 2 < e && t[q + 2] == '=')))
-            return true;
+            written = true;
         if (b >= s + 2 && ((t[b - 1] == '+' && t[b - 2] == '+') || (t[b - 1] == '-' && t[b - 2] == '-')))
-            return true;
+            written = true;
     }
-    return false;
+    return written;
 }
 
 /* Where the body moves the pointer itself (name += off, name = ..., ++name): its subscripts
@@ -3260,8 +4053,10 @@ static bool kg_index_input(skel *k, const an_function *f, int q, size_t bs, size
     char elem[96];
     sk_resolve_pointee(k, f->params[q].elem_type, elem, sizeof elem);
     const char *qn = f->params[q].name;
-    bool written = !f->params[q].is_const &&
-                   (sk_pointer_use(k->text, bs, be, qn) >= 2 || sk_pointer_written(k->text, bs, be, qn));
+    sk_role role = { .use = -1 };
+    if (!f->params[q].is_const)
+        sk_pointer_role(k, bs, be, qn, &role);
+    bool written = role.use >= 2 || role.written;
     return spec_dtype_parse(sk_dtype(elem, NULL, 0, &width), &dt) == HK_OK && !hk_dtype_is_float(dt) &&
            width == 1 && !written;
 }

@@ -338,8 +338,30 @@ char *sk_host_text(skel *k, const char *c, long elem_size, const char *elem);
  * mean nothing at the launch. New string or NULL; *line set. */
 char *sk_count_from_host(skel *k, const char *arg, long elem_size, const char *elem, int *line);
 
-/* 0: never written; 1: written; the atomic cases count as written. */
-bool sk_pointer_written(const char *t, size_t s, size_t e, const char *name);
+/* How the body t[s, e) of k's text uses pointer parameter name (sk_pointer_role). */
+typedef struct {
+    /* sk_pointer_use's answer, with the elements reached through other pointers made from
+     * name: read there makes 0 a 1, atomic targets there make 0 or 1 a 2 */
+    int use;
+    bool written;       /* some element is stored, atomics included */
+    /* The first use whose effect is not known: name (or a pointer made from it) passed to a
+     * function whose body is not in the file (call: its name), or kept where the walk does
+     * not follow it (call ""): a return, a struct, helpers nested past the depth followed.
+     * Such a use counts as a read and a write. lost_at: its byte, 0 when there is none. */
+    size_t lost_at;
+    char call[64];
+} sk_role;
+
+/* How pointer parameter name is used in k's text [s, e): sk_pointer_use and the stores
+ * of the body itself, and what happens through every pointer made from name (an offset,
+ * &name[i], a cast, parentheses, c ? name : other) where it is used: subscripted or
+ * dereferenced, kept in a local pointer (followed), passed to an element intrinsic
+ * (atomics, __ldg, the cache-hinted stores), bound to a local reference (T &r = name[i]),
+ * or passed to a __device__ function or function-like macro of the file (its parameter
+ * followed in its body, within one another to a depth of 6; a pointer a helper returns or a
+ * macro's value followed at the call; an element passed to a non-const reference parameter
+ * too). What cannot be followed is in lost_at. Runs on the caller's thread; k is only read. */
+void sk_pointer_role(const skel *k, size_t s, size_t e, const char *name, sk_role *r);
 
 /* Where the body moves the pointer itself (name += off, name = ..., ++name): its subscripts
  * are then relative to a place they do not show, so they cannot give its count. The byte
