@@ -1078,6 +1078,10 @@ enum hk_msg {
     HK_MSG_EP_NOT_CREDITED_SAFETY,
     HK_MSG_EP_NO_FASTER_CREDITED,
     HK_MSG_EP_NO_FASTER_NOISE,
+    /* the accuracy stage's full check of a version timed behind a leader it lost */
+    HK_MSG_EP_BEHIND_RECHECK,        /* v%d behind, %.2fx; v%d next, %.2fx */
+    HK_MSG_EP_BEHIND_RECHECK_NONE,   /* v%d behind, %.2fx */
+    HK_MSG_EP_BEHIND_RECHECK_LIMIT,  /* %zu versions left, %d the limit */
     HK_MSG_EP_UNTRUSTED_COMMAND,
     HK_MSG_EP_UNTRUSTED_FLAGS,
     HK_MSG_EP_WHAT_BASELINE,

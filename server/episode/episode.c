@@ -78,6 +78,8 @@ typedef struct ep_rec {
                                   * no-floor credit was not allowed: kept as a candidate */
     bool behind;                 /* timed behind the leader: the full check set did not run
                                   * (measure_evaluate_ranked), kept as a candidate */
+    bool rechecked;              /* was behind; the accuracy stage gave it the full check
+                                  * once the leader was lost (stage_accuracy) */
 } ep_rec;
 
 typedef struct {
@@ -1509,6 +1511,7 @@ static int reject_late(ep_ctx *c, ep_rec *r, const char *stage, const measure_ve
     snprintf(details, sizeof details, hk_tr(HK_MSG_EP_REJECT_LATE), stage,
              v->details ? v->details : "");
     r->accepted = false;
+    r->rejected = true; /* the summary counts it as rejected, not as never measured */
     if (store_version_set_status(c->db, r->vid, STORE_V_REJECTED, measure_reason_name(v->reason),
                                  details))
         ep__log_store(c);
@@ -1522,6 +1525,7 @@ static int reject_late(ep_ctx *c, ep_rec *r, const char *stage, const measure_ve
 static const ep_rec *uncredited_best(const ep_ctx *c);
 static void version_event(ep_ctx *c, const ep_rec *r, const char *status, const char *reason,
                           const char *details);
+static int evaluate(ep_ctx *c, ep_rec *r, search *s, double lead);
 
 /* Faster versions whose speedup is not credited: said once, in the log and the episode's
  * info (the report shows it), so that "no best" is never mistaken for "nothing faster". */
@@ -1555,21 +1559,67 @@ static void note_uncredited(ep_ctx *c)
  * verification) without a faster version to show for it. */
 #define ACCURACY_MIN_SPEEDUP SEARCH_NOISE_SPEEDUP
 
+/* Versions the accuracy stage tries before it gives up (a demotion spends none), and full
+ * checks it gives to versions that were timed behind a leader it then lost: each is one
+ * candidate's evaluation of the search, so together they bound the stage's GPU time. */
+#define ACCURACY_TRIES 3
+#define ACCURACY_RECHECKS 3
+
+/* A version timed behind the leader in the search (its correctness set, other sizes and
+ * second look never ran: measure_evaluate_ranked) that is faster than the next version left
+ * to the accuracy stage (next, or NULL when none is left), now that the leader is lost: it
+ * gets the evaluation a candidate that could lead got in the search (measure_evaluate, its
+ * sanitizer check for a claim over 2x, the credit), and is then verified, rejected or not
+ * credited as it would have been there. Its events carry the accuracy stage. */
+static int recheck_behind(ep_ctx *c, ep_rec *r, const ep_rec *next)
+{
+    if (next)
+        ep__log(c, "info", hk_tr(HK_MSG_EP_BEHIND_RECHECK), r->number, r->speedup, next->number,
+                next->speedup);
+    else
+        ep__log(c, "info", hk_tr(HK_MSG_EP_BEHIND_RECHECK_NONE), r->number, r->speedup);
+    r->behind = false;
+    r->rechecked = true;
+    return evaluate(c, r, NULL, NAN);
+}
+
+/* Puts r into order[from..*n) after every version at least as fast (order has room). */
+static void order_insert(ep_rec **order, size_t from, size_t *n, ep_rec *r)
+{
+    size_t j = from;
+    while (j < *n && order[j]->speedup >= r->speedup)
+        j++;
+    memmove(order + j + 1, order + j, (*n - j) * sizeof *order);
+    order[j] = r;
+    (*n)++;
+}
+
 static int stage_accuracy(ep_ctx *c)
 {
     int rc = HK_OK;
     stage_begin(c, "accuracy", 80, "%s", hk_tr(HK_MSG_EPW_ACCURACY));
+    /* order: the accepted versions, fastest first, and room for those behind (disjoint) */
     ep_rec **order = hk_calloc(c->n_recs ? c->n_recs : 1, sizeof *order);
+    ep_rec **behind = hk_calloc(c->n_recs ? c->n_recs : 1, sizeof *behind);
     measure_combo *combos = NULL;
-    size_t n = 0, n_order = 0;
+    size_t n = 0, n_order = 0, n_behind = 0;
     char *ref = NULL;
-    if (!order)
+    if (!order || !behind) {
+        hk_free(order);
+        hk_free(behind);
         return HK_ENOMEM;
-    for (size_t i = 0; i < c->n_recs; i++)
-        if (c->recs[i] != c->base_rec && c->recs[i]->accepted &&
-            c->recs[i]->speedup >= ACCURACY_MIN_SPEEDUP)
-            order[n_order++] = c->recs[i];
+    }
+    for (size_t i = 0; i < c->n_recs; i++) {
+        ep_rec *r = c->recs[i];
+        if (r == c->base_rec || r->speedup < ACCURACY_MIN_SPEEDUP)
+            continue;
+        if (r->accepted)
+            order[n_order++] = r;
+        else if (r->behind && !r->rejected)
+            behind[n_behind++] = r;
+    }
     qsort(order, n_order, sizeof *order, cmp_rec_speedup);
+    qsort(behind, n_behind, sizeof *behind, cmp_rec_speedup);
     note_uncredited(c);
     if (!n_order) {
         ep__log(c, "info", "%s",
@@ -1597,11 +1647,38 @@ static int stage_accuracy(ep_ctx *c)
     measure_verdict_clear(&v);
     /* The fastest that survives becomes the best; a few tries, then give up (a version
      * demoted for its memory-safety check takes no try: the one after it is as good a
-     * best as it would have been) */
-    size_t tries = 0;
-    bool demoted = false;
-    for (size_t i = 0; i < n_order && tries < 3 && !c->best; i++) {
-        ep_rec *r = order[i];
+     * best as it would have been). Once a leader is lost (rejected late or demoted), a
+     * version the search timed behind it and never checked in full may now be the fastest
+     * left: it gets that full check first (recheck_behind; a failed one spends a try, at
+     * most ACCURACY_RECHECKS in all) and, verified, joins the order by its new time. */
+    size_t tries = 0, rechecks = 0, bi = 0;
+    bool demoted = false, lost = false;
+    for (size_t i = 0; tries < ACCURACY_TRIES && !c->best;) {
+        ep_rec *next = i < n_order ? order[i] : NULL;
+        if (lost && bi < n_behind && (!next || behind[bi]->speedup > next->speedup)) {
+            if (rechecks == ACCURACY_RECHECKS) {
+                size_t left = 0;
+                for (size_t k = bi; k < n_behind; k++)
+                    left += !next || behind[k]->speedup > next->speedup;
+                ep__log(c, "info", hk_tr(HK_MSG_EP_BEHIND_RECHECK_LIMIT), left,
+                        ACCURACY_RECHECKS);
+                bi = n_behind;
+                continue;
+            }
+            ep_rec *b = behind[bi++];
+            rechecks++;
+            TRY(recheck_behind(c, b, next));
+            if (b->rejected)
+                tries++;
+            else if (b->accepted && b->speedup >= ACCURACY_MIN_SPEEDUP)
+                order_insert(order, i, &n_order, b);
+            demoted |= b->uncredited; /* said once more at the end, as a demotion */
+            continue;
+        }
+        if (!next)
+            break;
+        ep_rec *r = next;
+        i++;
         tries++;
         measure_verdict_init(&v);
         char *dir = rec_out_dir(c, r, "accuracy");
@@ -1637,8 +1714,8 @@ static int stage_accuracy(ep_ctx *c)
                     ep__log_store(c);
                 version_event(c, r, "candidate", "not_credited", r->credit_why);
                 measure_verdict_clear(&v);
-                demoted = true;
-                tries--; /* counted at the loop's top: a demotion spends none */
+                demoted = lost = true;
+                tries--; /* counted above: a demotion spends none */
                 continue;
             }
         }
@@ -1649,6 +1726,7 @@ static int stage_accuracy(ep_ctx *c)
                      r->number, v.n_checked, r->max_abs, r->max_rel);
         } else {
             reject_late(c, r, unsafe ? "memory safety" : "accuracy", &v);
+            lost = true;
         }
         measure_verdict_clear(&v);
     }
@@ -1656,6 +1734,7 @@ static int stage_accuracy(ep_ctx *c)
         note_uncredited(c); /* said before the tries; once more with the demoted versions */
 out:
     hk_free(order);
+    hk_free(behind);
     hk_free(combos);
     hk_free(ref);
     return rc;
@@ -1874,12 +1953,13 @@ static json_t *summary_json(ep_ctx *c)
     json_t *s = json_object();
     if (!s)
         return NULL;
-    size_t acc = 0, rej = 0, unmeasured = 0, uncredited = 0, behind = 0;
+    size_t acc = 0, rej = 0, unmeasured = 0, uncredited = 0, behind = 0, rechecked = 0;
     const ep_rec *best_unc = uncredited_best(c);
     for (size_t i = 0; i < c->n_recs; i++) {
         const ep_rec *r = c->recs[i];
         if (r == c->base_rec || r->is_start)
             continue;
+        rechecked += r->rechecked;
         if (r->rejected)
             rej++;
         else if (r->accepted)
@@ -1907,6 +1987,8 @@ static json_t *summary_json(ep_ctx *c)
     json_object_set_new(s, "not_measured", json_integer((json_int_t)unmeasured));
     json_object_set_new(s, "not_credited", json_integer((json_int_t)uncredited));
     json_object_set_new(s, "behind", json_integer((json_int_t)behind));
+    /* of the others, those that were behind and got their full check in the accuracy stage */
+    json_object_set_new(s, "behind_rechecked", json_integer((json_int_t)rechecked));
     if (best_unc)
         json_object_set_new(s, "not_credited_best",
                             json_pack("{s:i, s:f, s:f, s:s?, s:s}", "version", best_unc->number,
@@ -2672,7 +2754,7 @@ static void record_rejection(ep_ctx *c, ep_rec *r, enum measure_reason reason,
     if (r->vid && store_version_set_status(c->db, r->vid, STORE_V_REJECTED,
                                            measure_reason_name(reason), details))
         ep__log_store(c);
-    if (r->from_search && search_report(s, r->search_id, search_status_of(reason), 0) != HK_OK)
+    if (r->from_search && s && search_report(s, r->search_id, search_status_of(reason), 0) != HK_OK)
         HK_DEBUG("episode: search_report %u refused", r->search_id);
     version_event(c, r, "rejected", measure_reason_name(reason), details);
 }
@@ -3009,7 +3091,7 @@ static void keep_candidate(ep_ctx *c, ep_rec *r, search *s, measure_eval *e, con
         ep__log_store(c);
     ep__add_measurement(c, r->vid, STORE_M_CANDIDATE, e->timing.size, e->timing.median_ms,
                         e->timing.p10_ms, e->timing.p90_ms, e->timing.reps, measure_eval_json(e));
-    if (r->from_search && search_report(s, r->search_id, SEARCH_OK, r->median_ms) != HK_OK)
+    if (r->from_search && s && search_report(s, r->search_id, SEARCH_OK, r->median_ms) != HK_OK)
         HK_DEBUG("episode: search_report %u refused", r->search_id);
     version_event(c, r, "candidate", reason, e->credit_note);
     measure_eval_clear(e);
@@ -3029,7 +3111,9 @@ static double lead_ms(const ep_ctx *c)
     return lead;
 }
 
-static int evaluate(ep_ctx *c, ep_rec *r, search *s)
+/* lead: the time a candidate must come near (lead_ms) in the search; NAN: judged in full
+ * (the accuracy stage's recheck_behind, s NULL). */
+static int evaluate(ep_ctx *c, ep_rec *r, search *s, double lead)
 {
     measure_eval e;
     measure_prog bp = rec_prog(c->base_rec), p = rec_prog(r);
@@ -3038,14 +3122,15 @@ static int evaluate(ep_ctx *c, ep_rec *r, search *s)
         return HK_ENOMEM;
     /* the search keeps the fastest: one that cannot lead is timed and ranked, not judged in
      * full (its GPU minutes go to the next candidate) */
-    int rc = measure_evaluate_ranked(&c->mo, &c->base, &bp, &p, dir, lead_ms(c), &e);
+    int rc = measure_evaluate_ranked(&c->mo, &c->base, &bp, &p, dir, lead, &e);
     (void)measure_rmtree(dir); /* accepted or rejected, its outputs are done with */
     hk_free(dir);
     if (rc) {
         measure_eval_clear(&e);
         return rc;
     }
-    c->n_evaluated++;
+    if (!r->evaluated) /* a recheck is not another candidate of the budget */
+        c->n_evaluated++;
     r->evaluated = true;
     r->max_abs = e.verdict.max_abs_err;
     r->max_rel = e.verdict.max_rel_err;
@@ -3103,13 +3188,13 @@ static int evaluate(ep_ctx *c, ep_rec *r, search *s)
         record_evidence(c, r->vid, "flag",
                         json_pack("{s:s, s:f}", "note", e.flag_note ? e.flag_note : "",
                                   "speedup", e.speedup));
-    if (r->from_search && search_report(s, r->search_id, SEARCH_OK, r->median_ms) != HK_OK)
+    if (r->from_search && s && search_report(s, r->search_id, SEARCH_OK, r->median_ms) != HK_OK)
         HK_DEBUG("episode: search_report %u refused", r->search_id);
     version_event(c, r, "verified", NULL, e.flag_note);
     measure_eval_clear(&e);
     double bps, fps, pct;
     measure_rates(&c->mo, c->base.primary_size, r->median_ms, &bps, &fps, &pct);
-    if (!c->at_roof && isfinite(pct) && pct >= EP_ROOF_PCT && c->o->gpu != EP_GPU_SIMULATED) {
+    if (s && !c->at_roof && isfinite(pct) && pct >= EP_ROOF_PCT && c->o->gpu != EP_GPU_SIMULATED) {
         c->at_roof = true;
         ep__log(c, "info", hk_tr(HK_MSG_EP_V_RUNS_AT_F),
                 r->number, pct);
@@ -3346,7 +3431,7 @@ static int ep__stage_optimize(ep_ctx *c)
                            ? rq_take(c, &ready, runner_pool_pending(pool) > 0)
                            : NULL;
         if (next) {
-            rc = evaluate(c, next, s);
+            rc = evaluate(c, next, s, lead_ms(c));
             if (rc)
                 goto out;
             blocked = false;

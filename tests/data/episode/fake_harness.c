@@ -48,6 +48,14 @@
  * register window (hk_win_), slower the
  * further --block is from 256; wrong answers with --block 128, and "unwritten" (exit 4)
  * with --block 1024.
+ * $FAKE_SIM_WRONG=RULES (words WORD or WORD@TEXT): a simulated candidate whose text holds
+ * WORD answers wrongly in run mode (element 7 off by 1.0, as "wrong"), with @TEXT only where
+ * its --out or --out-dir path holds TEXT; its timed launches' re-check stays right. So
+ * "float4@-accuracy" is a version wrong only on the episode's accuracy seeds (its outputs
+ * there go to <scratch>/cNNN-accuracy), and "__restrict__" one whose correctness set fails
+ * while its timed run passes (a candidate timed behind the leader passes the search).
+ * $FAKE_SIM_SCALE=RULES (words WORD:X): a simulated candidate whose text holds WORD takes X
+ * times as long (after the factors above).
  * $FAKE_SLOW_MS makes every time-mode call sleep that long (to stop an episode mid-run),
  * until the file $FAKE_SLOW_STOP_FILE exists, when set;
  * $FAKE_COMBO_MS makes each --combos combination take that long.
@@ -119,6 +127,42 @@ static int write_out(const char *path, int size, long long seed, int dist, const
     return fclose(f) == 0 && rename(part, path) == 0 ? 0 : 7;
 }
 
+/* The simulated candidate's text (sim_factor reads it). */
+static char sim_text[1 << 20];
+
+/* Whether a RULES word (WORD or WORD@TEXT, $FAKE_SIM_WRONG) names this candidate's text and,
+ * with @TEXT, the output path (may be NULL). */
+static int sim_rule_hits(const char *rules, const char *path)
+{
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", rules ? rules : "");
+    for (char *save = NULL, *w = strtok_r(buf, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+        char *at = strchr(w, '@');
+        if (at)
+            *at++ = '\0';
+        if (*w && strstr(sim_text, w) && (!at || (path && strstr(path, at))))
+            return 1;
+    }
+    return 0;
+}
+
+/* $FAKE_SIM_SCALE's factor for this candidate's text (1 when no word names it). */
+static double sim_scale(void)
+{
+    char buf[1024];
+    double x = 1.0;
+    snprintf(buf, sizeof buf, "%s", getenv("FAKE_SIM_SCALE") ? getenv("FAKE_SIM_SCALE") : "");
+    for (char *save = NULL, *w = strtok_r(buf, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+        char *colon = strrchr(w, ':');
+        if (!colon)
+            continue;
+        *colon = '\0';
+        if (*w && strstr(sim_text, w))
+            x *= atof(colon + 1);
+    }
+    return x;
+}
+
 /* "sim" behaviour: the time factor of a candidate and whether it answers wrongly. */
 static double sim_factor(const char *prog, int *wrong)
 {
@@ -126,9 +170,9 @@ static double sim_factor(const char *prog, int *wrong)
     const char *slash = strrchr(prog, '/');
     snprintf(path, sizeof path, "%.*s/kernel.cu", slash ? (int)(slash - prog) : 1,
              slash ? prog : ".");
-    static char text[1 << 20];
+    char *text = sim_text;
     FILE *f = fopen(path, "r");
-    size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
+    size_t n = f ? fread(text, 1, sizeof sim_text - 1, f) : 0;
     if (f)
         fclose(f);
     text[n] = '\0';
@@ -149,7 +193,7 @@ static double sim_factor(const char *prog, int *wrong)
         x *= 0.6;
     sim_sloppy = strstr(text, "HK_SIM_SLOPPY") != NULL;
     *wrong = 0;
-    return x;
+    return x * sim_scale();
 }
 
 /* The number in file (0 when absent), which is then one more: how many time-mode runs came
@@ -215,6 +259,9 @@ int main(int argc, char **argv)
         name = "wrong";
     if (!strcmp(name, "ok") && sim_mode && block == 1024)
         name = "unwritten";
+    if (!strcmp(name, "ok") && sim_mode && !strcmp(mode, "run") &&
+        sim_rule_hits(getenv("FAKE_SIM_WRONG"), out_dir ? out_dir : out))
+        name = "wrong";
     const char *log = getenv("FAKE_LOG");
     if (log) {
         FILE *f = fopen(log, "a");
