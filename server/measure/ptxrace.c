@@ -181,6 +181,9 @@ typedef struct {
                         * variable tname plus a byte offset of what toff knows (64-bit, signed;
                         * a mov of the name, an add of an integer judged); NULL: not so */
     ival toff;
+    const char *tname2; /* (REF20) the same: or the address of tname2 plus toff2 (a selp of
+                         * two such addresses, and an add of an integer to that); NULL: one */
+    ival toff2;
     const char *lbase; /* (REF18) written once: the address of the .local variable lbase (the
                         * depot) plus loff, where local_proof holds; NULL: not so */
     int64_t loff;
@@ -1593,7 +1596,10 @@ static unsigned float_set_def(const body *b, const stmt *s, double *flo, double 
      * A double product or quotient can underflow to 0 where the real one is not: not read.
      * (REF19) A double product is, with its corners widened (mul below): the host's corner
      * products are rounded to nearest, and one that underflows to 0 or overflows to an
-     * infinity holds no margin; a quotient still is not read. */
+     * infinity holds no margin; a quotient still is not read. (REF20) A quotient (`div` with a
+     * rounding modifier, .f32 or .f64) and a double fma (`fma.f64`, `mad.rn.f64`) are read:
+     * the quotient where the divisor's range holds no 0, the fma's corner products widened by
+     * the host's rounding of them (a sum can cancel them, leaving it whole). */
     bool f64 = nt >= 1 && !strcmp(t[0], "f64");
     bool fcvt = op_is(s->op, "cvt") && nt == 2 && (!strcmp(t[0], "f32") || f64) &&
                 !strcmp(t[1], t[0]);
@@ -1620,7 +1626,8 @@ static unsigned float_set_def(const body *b, const stmt *s, double *flo, double 
     if (f64 && !fcvt && !widen &&
         !(op_is(s->op, "mov") || op_is(s->op, "neg") || op_is(s->op, "abs") ||
           op_is(s->op, "min") || op_is(s->op, "max") || op_is(s->op, "selp") ||
-          op_is(s->op, "add") || op_is(s->op, "sub") || op_is(s->op, "mul")))
+          op_is(s->op, "add") || op_is(s->op, "sub") || op_is(s->op, "mul") ||
+          op_is(s->op, "fma") || op_is(s->op, "mad") || op_is(s->op, "div")))
         return 0;
     const char *op = s->op;
     bool ftz = op_has(op, "ftz"), sat = op_has(op, "sat"), rm = op_has(op, "rm");
@@ -1714,12 +1721,47 @@ static unsigned float_set_def(const body *b, const stmt *s, double *flo, double 
         }
     } else if ((op_is(op, "fma") || (op_is(op, "mad") && rnd)) && n == 3) {
         r = fs_add(fs_mul(a[0], a[1]), a[2]);
-        if (fr_mul(lo[0], hi[0], lo[1], hi[1], &rl, &rh))
-            rl += lo[2], rh += hi[2]; /* one rounding, of the exact a * b + c */
-        else
+        if (!fr_mul(lo[0], hi[0], lo[1], hi[1], &rl, &rh))
             rl = -INFINITY, rh = INFINITY;
+        else if (!f64)
+            rl += lo[2], rh += hi[2]; /* one rounding, of the exact a * b + c */
+        else if (isfinite(lo[0]) && isfinite(hi[0]) && isfinite(lo[1]) && isfinite(hi[1]) &&
+                 isfinite(lo[2]) && isfinite(hi[2]) && isfinite(rl) && isfinite(rh)) {
+            /* (REF20) a double fma: the host's corner products are rounded (to nearest, 2^-53
+             * of each, or 2^-1075 below the normals), and a sum that cancels them leaves that
+             * error whole: each product bound moved out by 2^-52 of itself and the least
+             * subnormal first, then the sums (each one rounding, fr_out's margin below) */
+            rl = (rl - (fabs(rl) * 0x1p-52 + 0x1p-1074)) + lo[2];
+            rh = (rh + (fabs(rh) * 0x1p-52 + 0x1p-1074)) + hi[2];
+            if (!isfinite(rl) || !isfinite(rh))
+                rl = -INFINITY, rh = INFINITY;
+        } else
+            rl = -INFINITY, rh = INFINITY; /* an operand's bound or a product past the doubles */
     } else if (op_is(op, "div") && rnd && n == 2) {
         r = fs_pairs(a[0], a[1], fs_div1);
+        /* (REF20) the quotient of two ranges where the divisor's holds no 0: monotone in each
+         * operand, so between its corner quotients (computed on the host, rounded to nearest:
+         * fr_out's margin covers them, as it covers the device's one rounding); a corner that
+         * underflowed to 0 or overflowed widened as a double product's; a NaN corner (an
+         * infinity over an infinity) leaves nothing known */
+        if (lo[1] > 0 || hi[1] < 0) {
+            double c[4] = {lo[0] / lo[1], lo[0] / hi[1], hi[0] / lo[1], hi[0] / hi[1]};
+            rl = INFINITY, rh = -INFINITY;
+            for (int i = 0; i < 4; i++) {
+                rl = fmin(rl, c[i]);
+                rh = fmax(rh, c[i]);
+                if (isnan(c[i]))
+                    rl = -INFINITY, rh = INFINITY, i = 4;
+            }
+            if (rl == 0)
+                rl = -0x1p-1074;
+            if (rh == 0)
+                rh = 0x1p-1074;
+            if (rl == INFINITY)
+                rl = DBL_MAX;
+            if (rh == -INFINITY)
+                rh = -DBL_MAX;
+        }
     } else if (op_is(op, "selp") && n == 3) {
         r = a[0] | a[1];
         rl = fmin(lo[0], lo[1]), rh = fmax(hi[0], hi[1]), exact = true;
@@ -2144,24 +2186,32 @@ static bool const_table_range(const body *b, const stmt *s, int w, bool sg, int6
     if (r < 0 || b->regs[r].defs != 1 || !b->regs[r].tname || !b->regs[r].toff.rk)
         return false;
     const reg *g = &b->regs[r];
-    size_t size;
     int bytes = w / 8;
-    if (!ptxdata_size(b->data, g->tname, &size) || g->toff.lo < 0 ||
-        g->toff.hi > (int64_t)size || g->toff.hi - g->toff.lo >= 65536 ||
-        g->toff.hi + k + bytes > (int64_t)size)
-        return false;
     bool any = false;
-    for (int64_t o = g->toff.lo; o <= g->toff.hi; o++) {
-        if (((uint64_t)o & g->toff.kz) || ((uint64_t)o & g->toff.ko) != g->toff.ko)
-            continue; /* not an offset the bits allow */
-        int64_t v;
-        if (!ptxdata_load(b->data, g->tname, o + k, konst, bytes, sg, &v))
+    /* (REF20) each table the register can hold the address of (tname, and tname2 where it is
+     * a selp's), every value of each united */
+    for (int a = 0; a < 2; a++) {
+        const char *tn = a ? g->tname2 : g->tname;
+        const ival *to = a ? &g->toff2 : &g->toff;
+        size_t size;
+        if (!tn)
+            break;
+        if (!to->rk || !ptxdata_size(b->data, tn, &size) || to->lo < 0 ||
+            to->hi > (int64_t)size || to->hi - to->lo >= 65536 ||
+            to->hi + k + bytes > (int64_t)size)
             return false;
-        if (!any || v < *lo)
-            *lo = v;
-        if (!any || v > *hi)
-            *hi = v;
-        any = true;
+        for (int64_t o = to->lo; o <= to->hi; o++) {
+            if (((uint64_t)o & to->kz) || ((uint64_t)o & to->ko) != to->ko)
+                continue; /* not an offset the bits allow */
+            int64_t v;
+            if (!ptxdata_load(b->data, tn, o + k, konst, bytes, sg, &v))
+                return false;
+            if (!any || v < *lo)
+                *lo = v;
+            if (!any || v > *hi)
+                *hi = v;
+            any = true;
+        }
     }
     return any;
 }
@@ -2169,11 +2219,28 @@ static bool const_table_range(const body *b, const stmt *s, int w, bool sg, int6
 /* (REF17) Whether statement s (written once, surely) makes the address of a .const variable
  * plus an offset: `mov.u64 %a, NAME` (offset 0) or `add.s64 / .u64 %a, %t, X` (either order)
  * of such an address and an integer of a known range; *name and *off as reg.tname, toff. */
-static bool const_table_addr(const body *b, const stmt *s, const char **name, ival *off)
+static bool const_table_addr(const body *b, const stmt *s, const char **name, ival *off,
+                             const char **name2, ival *off2)
 {
     const char *op = s->op;
+    *name2 = NULL;
     if (s->ops_cut || s->guard >= 0 || !b->data)
         return false;
+    /* (REF20) `selp.b64 / .u64 %a, %x, %y, %p` of two such addresses (each of one table):
+     * either of them, whatever %p */
+    if ((!strcmp(op, "selp.b64") || !strcmp(op, "selp.u64")) && s->nops == 4) {
+        const reg *x[2];
+        for (int i = 0; i < 2; i++) {
+            int r = *s->ops[i + 1] == '%' ? reg_find(b, s->ops[i + 1]) : -1;
+            if (r < 0 || b->regs[r].defs != 1 || !b->regs[r].tname || b->regs[r].tname2 ||
+                !b->regs[r].toff.rk)
+                return false;
+            x[i] = &b->regs[r];
+        }
+        *name = x[0]->tname, *off = x[0]->toff;
+        *name2 = x[1]->tname, *off2 = x[1]->toff;
+        return true;
+    }
     if ((!strcmp(op, "mov.u64") || !strcmp(op, "mov.b64")) && s->nops == 2 &&
         is_ident_start(*s->ops[1]) && *s->ops[1] != '%') {
         size_t size;
@@ -2193,15 +2260,22 @@ static bool const_table_addr(const body *b, const stmt *s, const char **name, iv
             if (r < 0 || b->regs[r].defs != 1 || !b->regs[r].tname || !b->regs[r].toff.rk)
                 continue;
             ival c = ir_operand(b, s->ops[3 - i], 64, true);
-            const ival *t = &b->regs[r].toff;
-            ival o = {true, 0, 0, 0, 0};
-            if (!c.rk || __builtin_add_overflow(t->lo, c.lo, &o.lo) ||
-                __builtin_add_overflow(t->hi, c.hi, &o.hi))
-                return false;
-            iv_add_bits(t, c.kz, c.ko, 0, ~(uint64_t)0, &o.kz, &o.ko);
-            iv_norm(&o, 64, true);
-            *name = b->regs[r].tname;
-            *off = o;
+            for (int a = 0; a < 2; a++) { /* (REF20) each table it can hold */
+                const char *tn = a ? b->regs[r].tname2 : b->regs[r].tname;
+                const ival *t = a ? &b->regs[r].toff2 : &b->regs[r].toff;
+                ival o = {true, 0, 0, 0, 0};
+                if (!tn)
+                    break;
+                if (!c.rk || !t->rk || __builtin_add_overflow(t->lo, c.lo, &o.lo) ||
+                    __builtin_add_overflow(t->hi, c.hi, &o.hi))
+                    return *name2 = NULL, false;
+                iv_add_bits(t, c.kz, c.ko, 0, ~(uint64_t)0, &o.kz, &o.ko);
+                iv_norm(&o, 64, true);
+                if (a)
+                    *name2 = tn, *off2 = o;
+                else
+                    *name = tn, *off = o;
+            }
             return true;
         }
     }
@@ -4267,6 +4341,7 @@ static void eval_once(body *b, flow *f, ptxrace_result *out)
         g->irng = false; /* (REF16) a read before the write in text order: nothing known (a
                           * guard known true at another launch may not be here) */
         g->tname = NULL;
+        g->tname2 = NULL;
         if (g->defs > 1 && g->uni)
             g->uval = fresh(b, SP_OTHER);
     }
@@ -4429,8 +4504,9 @@ static void eval_once(body *b, flow *f, ptxrace_result *out)
             r->iv = b->ir_v;
             r->iw = (unsigned char)b->ir_w;
             r->isg = b->ir_sg;
-            if (nd == 1 && gh && !const_table_addr(b, s, &r->tname, &r->toff))
-                r->tname = NULL;
+            if (nd == 1 && gh &&
+                !const_table_addr(b, s, &r->tname, &r->toff, &r->tname2, &r->toff2))
+                r->tname = NULL, r->tname2 = NULL;
             /* (REF16) a write that may not run (a guard not known true) leaves the register,
              * where it does not, as it was: never written, any value -- not the value the
              * statement computes */
