@@ -124,6 +124,7 @@ struct swsnap {
     bool isg;
     unsigned char iw;
     ival iv;
+    bool bot; /* (REF20) no value yet: a late store of it adds nothing to its word's union */
 };
 
 /* Two's-complement arithmetic on the forms' numbers (addresses wrap; C's signed overflow must
@@ -276,6 +277,9 @@ typedef struct {
                        * load in the text (not judged yet): eval_all evaluates again with... */
     const struct swsnap *snap; /* ...every register as the first evaluation judged it (NULL:
                                 * none; set only during that second evaluation) */
+    int nlate;        /* (REF20) the registers such late stores write (the first evaluation's) */
+    int late[16];
+    bool late_over;   /* more than 16 of them */
     long epoch;       /* eval_all rounds */
     signed char swbody; /* 0: not asked yet, 1: so, 2: not */
     int nsw;
@@ -3033,9 +3037,19 @@ static bool shared_word(body *b, const stmt *s, int w, bool sg, ival *out)
         if (vr >= 0 && t > s) { /* written after the load in the text: not judged yet in this
                                  * evaluation -- the first's value, in a second (eval_all) */
             const struct swsnap *p = b->snap ? &b->snap[vr] : NULL;
+            if (p && p->bot)
+                continue; /* (REF20) a hypothesis with no value of it yet (eval_all) */
             x = p && p->irng ? iv_as(&p->iv, p->iw, p->isg, w, sg) : iv_full(w, sg);
-            if (!b->snap)
+            if (!b->snap) {
                 b->sw_late = true;
+                int q = 0;
+                while (q < b->nlate && b->late[q] != vr)
+                    q++;
+                if (q == b->nlate && q < 16)
+                    b->late[b->nlate++] = vr;
+                else if (q == b->nlate)
+                    b->late_over = true;
+            }
         }
         if (!any) {
             *out = x;
@@ -4294,11 +4308,56 @@ static int pred_const(body *b, stmt *s)
 
 static void eval_once(body *b, flow *f, ptxrace_result *out);
 
+/* (REF20) Whether what register r now holds (its irng, iw, isg, iv) is inside hypothesis h:
+ * h any value, or both known at one type with r's range inside h's and every bit h knows
+ * known alike in r. */
+static bool sw_within(const reg *r, const struct swsnap *h)
+{
+    if (h->bot)
+        return false;
+    if (!h->irng)
+        return true;
+    if (!r->irng || r->iw != h->iw || r->isg != h->isg)
+        return false;
+    if (h->iv.rk && (!r->iv.rk || r->iv.lo < h->iv.lo || r->iv.hi > h->iv.hi))
+        return false;
+    return !(h->iv.kz & ~r->iv.kz) && !(h->iv.ko & ~r->iv.ko);
+}
+
+/* (REF20) h widened to hold what register r now holds too. */
+static void sw_join(struct swsnap *h, const reg *r)
+{
+    if (h->bot) {
+        *h = (struct swsnap){r->irng, r->isg, r->iw, r->iv, false};
+        return;
+    }
+    if (!h->irng || !r->irng || r->iw != h->iw || r->isg != h->isg) {
+        h->irng = false;
+        return;
+    }
+    h->iv.rk = h->iv.rk && r->iv.rk;
+    if (r->iv.lo < h->iv.lo)
+        h->iv.lo = r->iv.lo;
+    if (r->iv.hi > h->iv.hi)
+        h->iv.hi = r->iv.hi;
+    h->iv.kz &= r->iv.kz;
+    h->iv.ko &= r->iv.ko;
+    iv_norm(&h->iv, h->iw, h->isg);
+}
+
 /* Evaluate every register and shared access in text order (one round). (REF19) Where a shared
  * word's store writes a register the text writes after the word's load (shared_word:
  * sw_late), once more, that store's value now the first evaluation's: a judgement made with
  * that load not known (or read from earlier stores alone), so it holds whatever the word
- * holds; the counts in out are the second's alone. */
+ * holds; the counts in out are the second's alone. (REF20) Before that, a hypothesis: each
+ * such register (the late stores' values) holds h(r), at first nothing (the word reads its
+ * earlier stores alone); the body is evaluated with the word's loads reading the union of its
+ * stores so, and where every late register then holds a value inside h(r) the hypothesis is
+ * an invariant (the first store outside it would have been computed from loads inside it)
+ * and that evaluation stands; else h(r) widened to hold it, for at most SW_ROUNDS rounds,
+ * after which REF19's second evaluation runs. A late value made from the word itself
+ * (spin_int_swordloop_evade.cu: ((z << 1) | z) * 3 of z = w) is so read. */
+#define SW_ROUNDS 3
 static void eval_all(body *b, flow *f, ptxrace_result *out)
 {
     long counts[5] = {0};
@@ -4308,6 +4367,8 @@ static void eval_all(body *b, flow *f, ptxrace_result *out)
         counts[4] = out->data_loads;
     }
     b->sw_late = false;
+    b->nlate = 0;
+    b->late_over = false;
     eval_once(b, f, out);
     if (!b->sw_late || b->nregs <= 0)
         return;
@@ -4315,7 +4376,38 @@ static void eval_all(body *b, flow *f, ptxrace_result *out)
     if (!snap)
         return; /* the first evaluation stands: its stores after a load are not known */
     for (long r = 0; r < b->nregs; r++)
-        snap[r] = (struct swsnap){b->regs[r].irng, b->regs[r].isg, b->regs[r].iw, b->regs[r].iv};
+        snap[r] = (struct swsnap){b->regs[r].irng, b->regs[r].isg, b->regs[r].iw, b->regs[r].iv,
+                                  false};
+    struct swsnap *hyp = !b->late_over && b->nlate > 0
+                             ? hk_malloc((size_t)b->nregs * sizeof *hyp)
+                             : NULL;
+    if (hyp) {
+        memcpy(hyp, snap, (size_t)b->nregs * sizeof *hyp);
+        for (int q = 0; q < b->nlate; q++)
+            hyp[b->late[q]].bot = true;
+        for (int round = 0; round < SW_ROUNDS; round++) {
+            if (out) {
+                out->shared_loads = counts[0], out->shared_stores = counts[1];
+                out->resolved_loads = counts[2], out->resolved_stores = counts[3];
+                out->data_loads = counts[4];
+            }
+            b->snap = hyp;
+            eval_once(b, f, out);
+            b->snap = NULL;
+            bool inside = true;
+            for (int q = 0; q < b->nlate; q++)
+                if (!sw_within(&b->regs[b->late[q]], &hyp[b->late[q]])) {
+                    inside = false;
+                    sw_join(&hyp[b->late[q]], &b->regs[b->late[q]]);
+                }
+            if (inside) {
+                hk_free(hyp);
+                hk_free(snap);
+                return;
+            }
+        }
+        hk_free(hyp);
+    }
     if (out) {
         out->shared_loads = counts[0], out->shared_stores = counts[1];
         out->resolved_loads = counts[2], out->resolved_stores = counts[3];

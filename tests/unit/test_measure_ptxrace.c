@@ -2367,6 +2367,16 @@ static void test_int_ref19(void **state)
         {ONE T0ST("%r21") BAR LD DAT "\tst.shared.u32 [w], %r22;\n", 0}, /* data, after the load */
         {ONE T0ST("%r21") BAR LD "\tadd.s32 %r26, %r9, 1;\n\tst.shared.u32 [w], %r26;\n",
          0}, /* the word itself plus 1, after the load: 0, 1, 2 ... */
+        /* (REF20) a late value made from the word itself: read under a hypothesis that holds */
+        {ONE T0ST("%r21") BAR LD "\tshl.b32 %r26, %r9, 1;\n\tor.b32 %r27, %r26, %r9;\n"
+             "\tmul.lo.s32 %r28, %r27, 3;\n\tst.shared.u32 [w], %r28;\n", 16}, /* swordloop */
+        {ONE T0ST("%r21") BAR LD "\tand.b32 %r26, %r9, 2;\n\tst.shared.u32 [w], %r26;\n", 16},
+        {ONE T0ST("%r21") BAR LD "\tor.b32 %r26, %r9, 1;\n\tst.shared.u32 [w], %r26;\n",
+         0}, /* 0, then 1: the hypothesis [0, 1] holds, one value does not */
+        {ONE T0ST("%r21") BAR LD DAT "\txor.b32 %r26, %r9, %r22;\n\tand.b32 %r27, %r26, 2;\n"
+             "\tst.shared.u32 [w], %r27;\n", 0}, /* the word with data: 0 or 2 */
+        {ONE T0ST("%r21") BAR LD "\tshl.b32 %r26, %r9, 1;\n\tadd.s32 %r27, %r26, 1;\n"
+             "\tst.shared.u32 [w], %r27;\n", 0}, /* 1, 3, 7 ...: no hypothesis holds */
         {ONE T0ST("%r21") "\tmov.u32 %r31, w;\n" BAR LD, 0},        /* its address taken */
         {ONE T0ST("%r21") QT "\tst.shared.u32 [%r33+4], %r20;\n" BAR LD, 0}, /* past q's end */
         {ONE T0ST("%r21") QT "\tst.shared.u32 [%r33+-8], %r20;\n" BAR LD, 0},
