@@ -277,6 +277,9 @@ typedef struct {
                        * load in the text (not judged yet): eval_all evaluates again with... */
     const struct swsnap *snap; /* ...every register as the first evaluation judged it (NULL:
                                 * none; set only during that second evaluation) */
+    const struct swsnap *mhyp; /* (REF20) per register, a merge's hypothesis (eval_all): where
+                                * .bot is false and .irng true, a read of it (merge_value) is
+                                * that value on every way in; NULL: none */
     int nlate;        /* (REF20) the registers such late stores write (the first evaluation's) */
     int late[16];
     bool late_over;   /* more than 16 of them */
@@ -1983,7 +1986,10 @@ static ival merge_value(const body *b, int r, const stmt *u, int w, bool sgn)
     ival out = iv_full(w, sgn);
     const reg *g = &b->regs[r];
     long n = b->n, at = u - b->st;
-    if (g->mbad || g->mseen != g->defs || at <= 0 || at > n)
+    /* (REF20) a hypothesis (eval_all): every write's value lies in it, so a read that every way
+     * in reaches through a write reads it (the walk below, no write's value asked) */
+    const struct swsnap *h = b->mhyp && !b->mhyp[r].bot && b->mhyp[r].irng ? &b->mhyp[r] : NULL;
+    if ((!h && (g->mbad || g->mseen != g->defs)) || at <= 0 || at > n)
         return out;
     long i = at - 1;
     for (; i >= 0 && b->st[i].kind != I_LABEL && b->st[i].mreg != r; i--)
@@ -1991,6 +1997,8 @@ static ival merge_value(const body *b, int r, const stmt *u, int w, bool sgn)
             return out;
     if (i < 0)
         return out; /* the body's start: r never written on this way */
+    if (b->st[i].mreg == r && h) /* in u's block: a write whose value lies in the hypothesis */
+        return iv_as(&h->iv, h->iw, h->isg, w, sgn);
     if (b->st[i].mreg == r) /* in u's block: the one write that reaches it */
         return b->st[i].mok ? iv_as(&b->st[i].mv, b->st[i].mw, b->st[i].msg, w, sgn) : out;
     char *seen = hk_calloc((size_t)n + 1, 1);
@@ -2047,6 +2055,10 @@ static ival merge_value(const body *b, int r, const stmt *u, int w, bool sgn)
             }
             if (t->mreg != r)
                 continue;
+            if (h) { /* (REF20) a write on this way: its value in the hypothesis */
+                any = true;
+                break;
+            }
             if (!t->mok) { /* a write not judged: any value */
                 ok = false;
                 break;
@@ -2071,6 +2083,8 @@ static ival merge_value(const body *b, int r, const stmt *u, int w, bool sgn)
     hk_free(todo);
     if (!ok || !any)
         return out;
+    if (h)
+        return iv_as(&h->iv, h->iw, h->isg, w, sgn);
     iv_norm(&acc, w, sgn);
     return acc;
 }
@@ -4358,7 +4372,7 @@ static void sw_join(struct swsnap *h, const reg *r)
  * after which REF19's second evaluation runs. A late value made from the word itself
  * (spin_int_swordloop_evade.cu: ((z << 1) | z) * 3 of z = w) is so read. */
 #define SW_ROUNDS 3
-static void eval_all(body *b, flow *f, ptxrace_result *out)
+static void eval_sw(body *b, flow *f, ptxrace_result *out)
 {
     long counts[5] = {0};
     if (out) {
@@ -4417,6 +4431,184 @@ static void eval_all(body *b, flow *f, ptxrace_result *out)
     eval_once(b, f, out);
     b->snap = NULL;
     hk_free(snap);
+}
+
+/* (REF20) Whether write t's value (mok, mv at mw / msg) lies inside hypothesis h. */
+static bool mh_within(const stmt *t, const struct swsnap *h)
+{
+    if (!t->mok || t->mw != h->iw || t->msg != h->isg)
+        return false;
+    if (h->iv.rk && (!t->mv.rk || t->mv.lo < h->iv.lo || t->mv.hi > h->iv.hi))
+        return false;
+    return !(h->iv.kz & ~t->mv.kz) && !(h->iv.ko & ~t->mv.ko);
+}
+
+/* (REF20) A merge of a loop (a register written before a loop and in it, each write in the
+ * loop made from the register itself, directly or through others: `z = v & 2; for (...) if
+ * (c) z = (z << 2) | (z * 3);`): after an evaluation (eval_sw), each register written twice
+ * or more whose writes are each one unguarded statement writing it alone, none an add or sub
+ * of the register itself (a counter: it grows), some of whose writes were judged a known value
+ * and others not, gets the hypothesis h(r): the union of those known values. The body is
+ * evaluated again with every read of r that every way in reaches through a write of r reading
+ * h(r) (merge_value); where each write of r then has a value judged inside h(r), h(r) holds in
+ * every run (the first write outside it would have been computed from reads inside it); a
+ * register where one does not loses its hypothesis and the body is evaluated again (at most
+ * MH_ROUNDS times; then once with none, as before). */
+#define MH_ROUNDS 3
+static void eval_all(body *b, flow *f, ptxrace_result *out)
+{
+    long counts[5] = {0};
+    if (out) {
+        counts[0] = out->shared_loads, counts[1] = out->shared_stores;
+        counts[2] = out->resolved_loads, counts[3] = out->resolved_stores;
+        counts[4] = out->data_loads;
+    }
+    b->mhyp = NULL;
+    eval_sw(b, f, out);
+    if (b->nregs <= 0)
+        return;
+    struct swsnap *h = NULL;
+    long nh = 0;
+    for (long i = 0; i < b->n; i++) {
+        const stmt *t = &b->st[i];
+        if (t->mreg < 0 || !t->mok)
+            continue;
+        const reg *g = &b->regs[t->mreg];
+        if (!g->mbad || g->defs < 2)
+            continue; /* every write known: read as REF19 reads it */
+        if (!h) {
+            h = hk_calloc((size_t)b->nregs, sizeof *h);
+            if (!h)
+                return;
+            for (long r = 0; r < b->nregs; r++)
+                h[r].bot = true;
+        }
+        struct swsnap *x = &h[t->mreg];
+        if (x->bot) {
+            *x = (struct swsnap){true, t->msg, t->mw, t->mv, false};
+            nh++;
+        } else if (x->irng && x->iw == t->mw && x->isg == t->msg) {
+            x->iv.rk = x->iv.rk && t->mv.rk;
+            if (t->mv.lo < x->iv.lo)
+                x->iv.lo = t->mv.lo;
+            if (t->mv.hi > x->iv.hi)
+                x->iv.hi = t->mv.hi;
+            x->iv.kz &= t->mv.kz;
+            x->iv.ko &= t->mv.ko;
+            iv_norm(&x->iv, x->iw, x->isg);
+        } else
+            x->irng = false;
+    }
+    if (!h)
+        return;
+    /* every write of each: one unguarded statement writing it alone, not its counter; and
+     * (the cost: a round that cannot hold is two evaluations more) each write not known in
+     * that evaluation reads it, or a register written once from it, and no other register
+     * not known, no memory */
+    long *defat = hk_malloc((size_t)b->nregs * sizeof *defat);
+    if (!defat) {
+        hk_free(h);
+        return;
+    }
+    for (long r = 0; r < b->nregs; r++)
+        defat[r] = -1;
+    for (long i = 0; i < b->n; i++) {
+        int d[4];
+        int nd = b->st[i].kind == I_LABEL ? 0 : stmt_dests(b, &b->st[i], d, 4);
+        for (int k = 0; k < nd && k < 4; k++)
+            if (b->regs[d[k]].defs == 1)
+                defat[d[k]] = i;
+    }
+    for (long i = 0; i < b->n && nh > 0; i++) {
+        stmt *t = &b->st[i];
+        if (t->kind == I_LABEL)
+            continue;
+        int d[4];
+        int nd = stmt_dests(b, t, d, 4);
+        for (int k = 0; k < nd && k < 4; k++) {
+            struct swsnap *x = &h[d[k]];
+            if (x->bot || !x->irng)
+                continue;
+            bool bad = nd != 1 || t->guard >= 0 || t->ops_cut || op_is(t->op, "call");
+            if (!bad && (op_is(t->op, "add") || op_is(t->op, "sub")))
+                for (int j = 1; j < t->nops; j++)
+                    bad = bad || reg_find(b, t->ops[j]) == d[k];
+            if (!bad && !t->mok) {
+                bad = t->kind == I_LD || t->kind == I_ST || op_is(t->op, "ld") ||
+                      op_is(t->op, "atom") || t->nops < 2;
+                bool reads = false;
+                for (int j = 1; j < t->nops && !bad; j++) {
+                    char rb[PR_LINE];
+                    const char *rs[16];
+                    int nr = op_regs(t->ops[j], rb, sizeof rb, rs, 16);
+                    if (nr < 0)
+                        bad = true;
+                    for (int q = 0; q < nr && !bad; q++) {
+                        int y = reg_find(b, rs[q]);
+                        if (y == d[k]) {
+                            reads = true;
+                            continue;
+                        }
+                        if (y < 0 || b->regs[y].defs != 1 || defat[y] < 0) {
+                            bad = true; /* another merge, a special register */
+                            continue;
+                        }
+                        const stmt *u = &b->st[defat[y]];
+                        bool from = false;
+                        for (int m = 1; m < u->nops; m++)
+                            from = from || mentions(u->ops[m], b->regs[d[k]].name);
+                        if (from && (op_is(u->op, "add") || op_is(u->op, "sub")))
+                            bad = true; /* a counter through another register */
+                        else if (from)
+                            reads = true;
+                        else if (!b->regs[y].irng)
+                            bad = true; /* a value not known, not made from it */
+                    }
+                }
+                bad = bad || !reads;
+            }
+            if (bad)
+                x->irng = false;
+        }
+    }
+    hk_free(defat);
+    bool held = false, ran = false;
+    for (int round = 0; round < MH_ROUNDS; round++) {
+        bool any = false;
+        for (long r = 0; r < b->nregs; r++)
+            any = any || (!h[r].bot && h[r].irng);
+        if (!any)
+            break;
+        if (out) {
+            out->shared_loads = counts[0], out->shared_stores = counts[1];
+            out->resolved_loads = counts[2], out->resolved_stores = counts[3];
+            out->data_loads = counts[4];
+        }
+        b->mhyp = h;
+        eval_sw(b, f, out);
+        b->mhyp = NULL;
+        held = ran = true;
+        for (long i = 0; i < b->n; i++) {
+            const stmt *t = &b->st[i];
+            if (t->mreg >= 0 && !h[t->mreg].bot && h[t->mreg].irng && !mh_within(t, &h[t->mreg])) {
+                h[t->mreg].irng = false; /* a write outside it: no hypothesis */
+                held = false;
+            }
+        }
+        if (held)
+            break;
+    }
+    if (!held) { /* none held: the evaluation with none (REF19's reading) */
+        if (ran) {
+            if (out) {
+                out->shared_loads = counts[0], out->shared_stores = counts[1];
+                out->resolved_loads = counts[2], out->resolved_stores = counts[3];
+                out->data_loads = counts[4];
+            }
+            eval_sw(b, f, out);
+        }
+    }
+    hk_free(h);
 }
 
 static void eval_once(body *b, flow *f, ptxrace_result *out)
@@ -4557,8 +4749,10 @@ static void eval_once(body *b, flow *f, ptxrace_result *out)
                     if (nr < 0)
                         r->mbad = true;
                     for (int q = 0; q < nr; q++)
-                        if (reg_find(b, rs[q]) == d[k])
-                            r->mbad = true; /* it reads itself: a loop's counter */
+                        if (reg_find(b, rs[q]) == d[k] &&
+                            !(b->mhyp && !b->mhyp[d[k]].bot && b->mhyp[d[k]].irng))
+                            r->mbad = true; /* it reads itself: a loop's counter (REF20: read
+                                             * under a hypothesis, the value checked after) */
                 }
                 if (nd == 1) {
                     s->mreg = d[k];

@@ -2413,6 +2413,21 @@ static void test_int_ref19(void **state)
         {ONE DAT "\tsetp.eq.s32 %p3, %r22, 0;\n\tmov.u32 %r27, 0;\n$L__l:\n"
              "\tadd.s32 %r28, %r27, 1;\n\tmov.u32 %r27, %r28;\n\t@%p3 bra $L__l;\n"
              "\tadd.s32 %r9, %r27, 0;\n", 0}, /* a loop's counter through another register */
+        /* (REF20) a merge of a loop whose writes read the register (spin_int_mergeloop_evade) */
+        {ONE DAT "\tsetp.eq.s32 %p3, %r22, 0;\n\tsetp.eq.s32 %p4, %r22, 7;\n"
+             "\tand.b32 %r27, %r20, 2;\n$L__l:\n\t@%p3 bra $L__s;\n\tshl.b32 %r28, %r27, 2;\n"
+             "\tmul.lo.s32 %r29, %r27, 3;\n\tor.b32 %r27, %r28, %r29;\n$L__s:\n"
+             "\t@%p4 bra $L__l;\n\tadd.s32 %r9, %r27, 0;\n", 16},
+        {ONE DAT "\tsetp.eq.s32 %p3, %r22, 0;\n\tand.b32 %r27, %r20, 2;\n$L__l:\n"
+             "\tshl.b32 %r28, %r27, 1;\n\tor.b32 %r27, %r28, 1;\n\t@%p3 bra $L__l;\n"
+             "\tadd.s32 %r9, %r27, 0;\n", 0}, /* 0, 1, 3, 7 ...: no hypothesis holds */
+        {ONE DAT "\tsetp.eq.s32 %p3, %r22, 0;\n\tand.b32 %r27, %r20, 2;\n$L__l:\n"
+             "\txor.b32 %r27, %r27, %r22;\n\t@%p3 bra $L__l;\n\tadd.s32 %r9, %r27, 0;\n",
+         0}, /* data in the loop */
+        {ONE DAT "\tsetp.eq.s32 %p3, %r22, 0;\n\tsetp.eq.s32 %p4, %r22, 7;\n\t@%p4 bra $L__l;\n"
+             "\tand.b32 %r27, %r20, 2;\n$L__l:\n\t@%p3 bra $L__s;\n\tshl.b32 %r28, %r27, 2;\n"
+             "\tmul.lo.s32 %r29, %r27, 3;\n\tor.b32 %r27, %r28, %r29;\n$L__s:\n"
+             "\t@%p4 bra $L__l;\n\tadd.s32 %r9, %r27, 0;\n", 0}, /* a way in with no write */
         {ONE DAT "\tsetp.eq.s32 %p3, %r22, 0;\n\t@%p3 bra $L__m;\n\tmov.u32 %r27, 0;\n"
              "\tmov.u32 %r27, 0;\n$L__m:\n\tadd.s32 %r9, %r27, 0;\n", 0}, /* a way with none */
         {ONE DAT "\tsetp.eq.s32 %p3, %r22, 0;\n\tmov.u32 %r27, 0;\n\t@%p3 mov.u32 %r27, 5;\n"
