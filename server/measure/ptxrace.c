@@ -2764,13 +2764,16 @@ static bool sw_body(body *b)
 typedef struct {
     int64_t c, a[3];
     const char *base;
+    int64_t ulo, uhi; /* (REF20) plus a term of any value in [ulo, uhi] (an `and` of anything
+                       * with a mask: 0 .. mask), [0, 0]: none */
 } saff;
 
 /* (REF19) Its least and greatest value at the block's shape (no base): false where a tid term's
  * extent is not known. */
 static bool saff_range(const body *b, const saff *x, int64_t *lo, int64_t *hi)
 {
-    *lo = *hi = x->c;
+    *lo = x->c + x->ulo;
+    *hi = x->c + x->uhi;
     for (int d = 0; d < 3; d++) {
         if (!x->a[d])
             continue;
@@ -2792,7 +2795,11 @@ static bool saff_range(const body *b, const saff *x, int64_t *lo, int64_t *hi)
  * such an operand, add or sub (not .cc/.sat; one base at most, none subtracted), shl by an
  * immediate, mul.lo by an immediate, mad.lo by one plus another, or a widening cvt /
  * mul.wide / mad.wide of a 32-bit form whose values at the shape lie in [0, 2^31) (where its
- * wrap and its sign extension change nothing). Coefficients stay within 2^40. */
+ * wrap and its sign extension change nothing). Coefficients stay within 2^40. (REF20) And an
+ * `and` of anything with an immediate mask m (0 <= m < 2^31 at 32 bits, 2^40 at 64): a term of
+ * any value in [0, m] (saff.ulo/uhi), carried through the adds, subs and scalings: the
+ * 32-bit register's value is that term's exactly (it lies in [0, 2^31)), and each op above is
+ * exact modulo 2^32, so a form whose range lies in [0, 2^32) is the register's value. */
 static bool sw_aff(const body *b, const long *defat, const char *o, int depth, saff *out)
 {
     memset(out, 0, sizeof *out);
@@ -2838,6 +2845,8 @@ static bool sw_aff(const body *b, const long *defat, const char *o, int depth, s
             return false; /* a base subtracted, or two */
         out->base = x.base ? x.base : y.base;
         out->c = x.c + sgn * y.c;
+        out->ulo = x.ulo + (sgn > 0 ? y.ulo : -y.uhi);
+        out->uhi = x.uhi + (sgn > 0 ? y.uhi : -y.ulo);
         for (int d = 0; d < 3; d++)
             out->a[d] = x.a[d] + sgn * y.a[d];
     } else if ((op_is(op, "shl") || (op_is(op, "mul") && op_has(op, "lo")) ||
@@ -2856,6 +2865,8 @@ static bool sw_aff(const body *b, const long *defat, const char *o, int depth, s
                                    hi >= ((int64_t)1 << 31)))
             return false;
         out->c = x.c * m;
+        out->ulo = m >= 0 ? x.ulo * m : x.uhi * m;
+        out->uhi = m >= 0 ? x.uhi * m : x.ulo * m;
         for (int d = 0; d < 3; d++)
             out->a[d] = x.a[d] * m;
     } else if (op_is(op, "mad") && (op_has(op, "lo") || op_has(op, "wide")) && n == 4) {
@@ -2871,6 +2882,8 @@ static bool sw_aff(const body *b, const long *defat, const char *o, int depth, s
             return false;
         out->base = y.base;
         out->c = x.c * m + y.c;
+        out->ulo = (m >= 0 ? x.ulo * m : x.uhi * m) + y.ulo;
+        out->uhi = (m >= 0 ? x.uhi * m : x.ulo * m) + y.uhi;
         for (int d = 0; d < 3; d++)
             out->a[d] = x.a[d] * m + y.a[d];
     } else if (op_is(op, "cvt") && n == 2) {
@@ -2882,9 +2895,22 @@ static bool sw_aff(const body *b, const long *defat, const char *o, int depth, s
         if ((x.base && s1) || !saff_range(b, &x, &lo, &hi) || lo < 0 || hi >= ((int64_t)1 << 31))
             return false; /* (a shared address plus such an offset zero-extended: the same) */
         *out = x;
+    } else if (op_is(op, "and") && n == 3 && nty == 1 &&
+               (ir_type(ty[0], &sg) == 32 || ir_type(ty[0], &sg) == 64)) {
+        /* (REF20) x & m of any x with an immediate mask m >= 0 (below 2^31 at 32 bits: bit 31
+         * clear, the same value signed or not): a value in [0, m] (chain[t & 255]) */
+        int64_t m;
+        int w = ir_type(ty[0], &sg);
+        if (!parse_int(s->ops[2], &m) && !parse_int(s->ops[1], &m))
+            return false;
+        if (m < 0 || m >= ((int64_t)1 << (w == 32 ? 31 : 40)))
+            return false;
+        out->ulo = 0;
+        out->uhi = m;
     } else
         return false;
-    if (out->c <= -((int64_t)1 << 40) || out->c >= ((int64_t)1 << 40))
+    if (out->c <= -((int64_t)1 << 40) || out->c >= ((int64_t)1 << 40) ||
+        out->ulo <= -((int64_t)1 << 40) || out->uhi >= ((int64_t)1 << 40))
         return false;
     for (int d = 0; d < 3; d++)
         if (out->a[d] <= -((int64_t)1 << 40) || out->a[d] >= ((int64_t)1 << 40))

@@ -2352,6 +2352,27 @@ static void test_int_ref19(void **state)
         {ONE T0ST("%r21") BAR "\tld.shared.u32 %r23, [w];\n\tadd.s32 %r9, %r23, 0;\n", 16},
         {ONE T0ST("%r21") "\tmov.u32 %r31, q;\n\tshl.b32 %r32, %r30, 2;\n\tadd.s32 %r33, %r32, %r31;\n"
              "\tst.shared.u32 [%r33], %r20;\n" BAR LD, 16}, /* the base the second operand */
+        /* (REF20) another variable's word at a masked index (spin_int_swordand_evade) */
+        {ONE T0ST("%r21") "\tshl.b32 %r32, %r30, 2;\n\tand.b32 %r34, %r32, 1020;\n"
+             "\tmov.u32 %r31, q;\n\tadd.s32 %r33, %r31, %r34;\n\tst.shared.u32 [%r33], %r20;\n"
+             BAR LD, 16},
+        {ONE DAT T0ST("%r21") "\tand.b32 %r34, %r22, 1020;\n\tmov.u32 %r31, q;\n"
+             "\tadd.s32 %r33, %r34, %r31;\n\tst.shared.u32 [%r33], %r20;\n" BAR LD,
+         16}, /* an index of data, masked inside q */
+        {ONE DAT T0ST("%r21") "\tand.b32 %r34, %r22, 1023;\n\tmov.u32 %r31, q;\n"
+             "\tadd.s32 %r33, %r34, %r31;\n\tst.shared.u32 [%r33], %r20;\n" BAR LD,
+         0}, /* 1023 + 4 bytes: past q's end */
+        {ONE DAT T0ST("%r21") "\tand.b32 %r34, %r22, 1020;\n\tmov.u32 %r31, q;\n"
+             "\tadd.s32 %r33, %r34, %r31;\n\tst.shared.u32 [%r33+4], %r20;\n" BAR LD, 0},
+        {ONE DAT T0ST("%r21") "\tand.b32 %r34, %r22, %r30;\n\tmov.u32 %r31, q;\n"
+             "\tadd.s32 %r33, %r34, %r31;\n\tst.shared.u32 [%r33], %r20;\n" BAR LD,
+         0}, /* a mask not an immediate */
+        {ONE DAT T0ST("%r21") "\tand.b32 %r34, %r22, 1020;\n\tmov.u32 %r31, q;\n"
+             "\tsub.s32 %r35, 0, %r34;\n\tadd.s32 %r33, %r35, %r31;\n"
+             "\tst.shared.u32 [%r33+1020], %r20;\n" BAR LD, 16}, /* q + 1020 - [0, 1020] */
+        {ONE DAT T0ST("%r21") "\tand.b32 %r34, %r22, 1020;\n\tmov.u32 %r31, q;\n"
+             "\tsub.s32 %r35, 0, %r34;\n\tadd.s32 %r33, %r35, %r31;\n"
+             "\tst.shared.u32 [%r33+1016], %r20;\n" BAR LD, 0}, /* q - 4 at the least */
         /* not one value, or not known */
         {ONE LD T0ST("%r21") BAR, 0},                              /* the load first */
         {ONE "\t@%p2 st.shared.u32 [w], %r21;\n" BAR LD, 0}, /* thread 0 does not store */
