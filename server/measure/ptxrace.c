@@ -1736,10 +1736,11 @@ static unsigned float_set_def(const body *b, const stmt *s, double *flo, double 
                  isfinite(lo[2]) && isfinite(hi[2]) && isfinite(rl) && isfinite(rh)) {
             /* (REF20) a double fma: the host's corner products are rounded (to nearest, 2^-53
              * of each, or 2^-1075 below the normals), and a sum that cancels them leaves that
-             * error whole: each product bound moved out by 2^-52 of itself and the least
-             * subnormal first, then the sums (each one rounding, fr_out's margin below) */
-            rl = (rl - (fabs(rl) * 0x1p-52 + 0x1p-1074)) + lo[2];
-            rh = (rh + (fabs(rh) * 0x1p-52 + 0x1p-1074)) + hi[2];
+             * error whole: each product bound moved out by 2^-51 of itself (its error and the
+             * move's own rounding, twice over) and the least subnormal first, then the sums
+             * (each one rounding, fr_out's margin below) */
+            rl = (rl - (fabs(rl) * 0x1p-51 + 0x1p-1074)) + lo[2];
+            rh = (rh + (fabs(rh) * 0x1p-51 + 0x1p-1074)) + hi[2];
             if (!isfinite(rl) || !isfinite(rh))
                 rl = -INFINITY, rh = INFINITY;
         } else
