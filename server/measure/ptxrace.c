@@ -283,6 +283,9 @@ typedef struct {
     int nlate;        /* (REF20) the registers such late stores write (the first evaluation's) */
     int late[16];
     bool late_over;   /* more than 16 of them */
+    bool sw_hyp;      /* (REF20) evaluating under eval_sw's hypothesis (snap its h) */
+    bool sw_unlisted; /* ...and a late store met whose register the first evaluation did not
+                       * list (a cover that changed): the round does not hold */
     long epoch;       /* eval_all rounds */
     signed char swbody; /* 0: not asked yet, 1: so, 2: not */
     int nsw;
@@ -3078,6 +3081,13 @@ static bool shared_word(body *b, const stmt *s, int w, bool sg, ival *out)
         if (vr >= 0 && t > s) { /* written after the load in the text: not judged yet in this
                                  * evaluation -- the first's value, in a second (eval_all) */
             const struct swsnap *p = b->snap ? &b->snap[vr] : NULL;
+            if (b->snap && b->sw_hyp) {
+                int q = 0;
+                while (q < b->nlate && b->late[q] != vr)
+                    q++;
+                if (q == b->nlate)
+                    b->sw_unlisted = true;
+            }
             if (p && p->bot)
                 continue; /* (REF20) a hypothesis with no value of it yet (eval_all) */
             x = p && p->irng ? iv_as(&p->iv, p->iw, p->isg, w, sg) : iv_full(w, sg);
@@ -4410,6 +4420,7 @@ static void eval_sw(body *b, flow *f, ptxrace_result *out)
     b->sw_late = false;
     b->nlate = 0;
     b->late_over = false;
+    b->sw_hyp = false;
     eval_once(b, f, out);
     if (!b->sw_late || b->nregs <= 0)
         return;
@@ -4433,9 +4444,12 @@ static void eval_sw(body *b, flow *f, ptxrace_result *out)
                 out->data_loads = counts[4];
             }
             b->snap = hyp;
+            b->sw_hyp = true;
+            b->sw_unlisted = false;
             eval_once(b, f, out);
             b->snap = NULL;
-            bool inside = true;
+            b->sw_hyp = false;
+            bool inside = !b->sw_unlisted;
             for (int q = 0; q < b->nlate; q++)
                 if (!sw_within(&b->regs[b->late[q]], &hyp[b->late[q]])) {
                     inside = false;
