@@ -192,6 +192,8 @@ typedef struct {
                   * with another destination too, under a guard, or reading it itself */
     int mseen;   /* (REF19) its writes this evaluation has judged so far (merge_value: all);
                   * mbad too where one of them wrote a value not known */
+    bool mhard;  /* (REF20) a write of it with another destination too, under a guard, cut or
+                  * a call: no hypothesis (eval_all) */
 } reg;
 
 enum {
@@ -4515,8 +4517,8 @@ static void eval_all(body *b, flow *f, ptxrace_result *out)
         if (t->mreg < 0 || !t->mok)
             continue;
         const reg *g = &b->regs[t->mreg];
-        if (!g->mbad || g->defs < 2)
-            continue; /* every write known: read as REF19 reads it */
+        if (!g->mbad || g->mhard || g->defs < 2)
+            continue; /* every write known: read as REF19 reads it; or one not of this form */
         if (!h) {
             h = hk_calloc((size_t)b->nregs, sizeof *h);
             if (!h)
@@ -4542,75 +4544,72 @@ static void eval_all(body *b, flow *f, ptxrace_result *out)
     }
     if (!h)
         return;
-    /* every write of each: one unguarded statement writing it alone, not its counter; and
-     * (the cost: a round that cannot hold is two evaluations more) each write not known in
-     * that evaluation reads it, or a register written once from it, and no other register
-     * not known, no memory */
-    long *defat = hk_malloc((size_t)b->nregs * sizeof *defat);
-    if (!defat) {
-        hk_free(h);
-        return;
-    }
-    for (long r = 0; r < b->nregs; r++)
-        defat[r] = -1;
+    /* every write of each: one unguarded statement writing it alone (mhard: none other; so
+     * each is a statement with mreg set), not its counter; and (the cost: a round that cannot
+     * hold is two evaluations more) each write not known in that evaluation reads it, or a
+     * register written once from it, and no other register not known, no memory */
+    long *defat = NULL;
     for (long i = 0; i < b->n; i++) {
-        int d[4];
-        int nd = b->st[i].kind == I_LABEL ? 0 : stmt_dests(b, &b->st[i], d, 4);
-        for (int k = 0; k < nd && k < 4; k++)
-            if (b->regs[d[k]].defs == 1)
-                defat[d[k]] = i;
-    }
-    for (long i = 0; i < b->n && nh > 0; i++) {
-        stmt *t = &b->st[i];
-        if (t->kind == I_LABEL)
+        const stmt *t = &b->st[i];
+        if (t->mreg < 0 || h[t->mreg].bot || !h[t->mreg].irng)
             continue;
-        int d[4];
-        int nd = stmt_dests(b, t, d, 4);
-        for (int k = 0; k < nd && k < 4; k++) {
-            struct swsnap *x = &h[d[k]];
-            if (x->bot || !x->irng)
-                continue;
-            bool bad = nd != 1 || t->guard >= 0 || t->ops_cut || op_is(t->op, "call");
-            if (!bad && (op_is(t->op, "add") || op_is(t->op, "sub")))
-                for (int j = 1; j < t->nops; j++)
-                    bad = bad || reg_find(b, t->ops[j]) == d[k];
-            if (!bad && !t->mok) {
-                bad = t->kind == I_LD || t->kind == I_ST || op_is(t->op, "ld") ||
-                      op_is(t->op, "atom") || t->nops < 2;
-                bool reads = false;
-                for (int j = 1; j < t->nops && !bad; j++) {
-                    char rb[PR_LINE];
-                    const char *rs[16];
-                    int nr = op_regs(t->ops[j], rb, sizeof rb, rs, 16);
-                    if (nr < 0)
-                        bad = true;
-                    for (int q = 0; q < nr && !bad; q++) {
-                        int y = reg_find(b, rs[q]);
-                        if (y == d[k]) {
-                            reads = true;
-                            continue;
-                        }
-                        if (y < 0 || b->regs[y].defs != 1 || defat[y] < 0) {
-                            bad = true; /* another merge, a special register */
-                            continue;
-                        }
-                        const stmt *u = &b->st[defat[y]];
-                        bool from = false;
-                        for (int m = 1; m < u->nops; m++)
-                            from = from || mentions(u->ops[m], b->regs[d[k]].name);
-                        if (from && (op_is(u->op, "add") || op_is(u->op, "sub")))
-                            bad = true; /* a counter through another register */
-                        else if (from)
-                            reads = true;
-                        else if (!b->regs[y].irng)
-                            bad = true; /* a value not known, not made from it */
-                    }
+        int me = t->mreg;
+        bool bad = false;
+        if (op_is(t->op, "add") || op_is(t->op, "sub"))
+            for (int j = 1; j < t->nops; j++)
+                bad = bad || reg_find(b, t->ops[j]) == me;
+        if (!bad && !t->mok) {
+            bad = t->kind == I_LD || t->kind == I_ST || op_is(t->op, "ld") ||
+                  op_is(t->op, "atom") || t->nops < 2;
+            if (!bad && !defat) { /* where each register written once is written */
+                defat = hk_malloc((size_t)b->nregs * sizeof *defat);
+                if (!defat) {
+                    hk_free(h);
+                    return;
                 }
-                bad = bad || !reads;
+                for (long r = 0; r < b->nregs; r++)
+                    defat[r] = -1;
+                for (long q = 0; q < b->n; q++) {
+                    int d[4];
+                    int nd = b->st[q].kind == I_LABEL ? 0 : stmt_dests(b, &b->st[q], d, 4);
+                    for (int k = 0; k < nd && k < 4; k++)
+                        if (b->regs[d[k]].defs == 1)
+                            defat[d[k]] = q;
+                }
             }
-            if (bad)
-                x->irng = false;
+            bool reads = false;
+            for (int j = 1; j < t->nops && !bad; j++) {
+                char rb[PR_LINE];
+                const char *rs[16];
+                int nr = op_regs(t->ops[j], rb, sizeof rb, rs, 16);
+                if (nr < 0)
+                    bad = true;
+                for (int q = 0; q < nr && !bad; q++) {
+                    int y = reg_find(b, rs[q]);
+                    if (y == me) {
+                        reads = true;
+                        continue;
+                    }
+                    if (y < 0 || b->regs[y].defs != 1 || defat[y] < 0) {
+                        bad = true; /* another merge, a special register */
+                        continue;
+                    }
+                    const stmt *u = &b->st[defat[y]];
+                    bool from = false;
+                    for (int m = 1; m < u->nops; m++)
+                        from = from || mentions(u->ops[m], b->regs[me].name);
+                    if (from && (op_is(u->op, "add") || op_is(u->op, "sub")))
+                        bad = true; /* a counter through another register */
+                    else if (from)
+                        reads = true;
+                    else if (!b->regs[y].irng)
+                        bad = true; /* a value not known, not made from it */
+                }
+            }
+            bad = bad || !reads;
         }
+        if (bad)
+            h[me].irng = false;
     }
     hk_free(defat);
     bool held = false, ran = false;
@@ -4679,6 +4678,7 @@ static void eval_once(body *b, flow *f, ptxrace_result *out)
     }
     for (long r = 0; r < b->nregs; r++) {
         b->regs[r].mbad = false;
+        b->regs[r].mhard = false;
         b->regs[r].mseen = 0;
     }
     int fixr[2 * PR_FIX];
@@ -4782,7 +4782,7 @@ static void eval_once(body *b, flow *f, ptxrace_result *out)
             if (r->defs > 1) { /* (REF19) a merge's write: noted, judged (merge_value) */
                 r->mseen++;
                 if (nd != 1 || s->guard >= 0 || s->ops_cut || op_is(s->op, "call"))
-                    r->mbad = true;
+                    r->mbad = r->mhard = true;
                 for (int j = 1; j < s->nops && !r->mbad; j++) {
                     char rb[PR_LINE];
                     const char *rs[16];
