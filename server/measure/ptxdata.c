@@ -660,7 +660,7 @@ static bool pd_base_in(const char *op, const char *const *list)
 /* The body just read (d->fst) holds `mov.u64 %rd, NAME` of .globals (movg): the registers
  * holding such an address (tainted: the mov's destination, and the destination of a
  * `mov.u64/.b64`, `cvta{.to}.global.u64` of one or of an `add.s64/.u64` of one and any other
- * operand) must each be read only as a load's address (`ld`/`ldu` at `[%t]` or `[%t+K]`) or
+ * operand, and (REF20) of a `selp.b64/.u64` of one or two as its values) must each be read only as a load's address (`ld`/`ldu` at `[%t]` or `[%t+K]`) or
  * by those moves and adds -- a register may also be the destination of a statement whose first
  * operand surely is one (ld, mov, arithmetic, atom: its old value); any other mention of it
  * (a store's address or value, an atomic's address, a call's argument, a compare, a
@@ -740,6 +740,9 @@ static bool pd_prove_one(ptxdata *d, long var)
                        !strcmp(op, "cvta.to.global.u64") || !strcmp(op, "cvta.global.u64")) &&
                       n == 2;
             bool ad = (!strcmp(op, "add.s64") || !strcmp(op, "add.u64")) && n == 3;
+            /* (REF20) `selp.b64 / .u64 %d, %a, %b, %p`: %d holds %a or %b, a tainted one or
+             * both (the predicate is not an address) */
+            bool sl = (!strcmp(op, "selp.b64") || !strcmp(op, "selp.u64")) && n == 4;
             bool ld = pd_base_in(op, (const char *const[]){"ld", "ldu", NULL}) && n == 2;
             for (int j = 1; j < n; j++) {
                 if (inside[j] && ld && j == 1) {
@@ -764,6 +767,8 @@ static bool pd_prove_one(ptxdata *d, long var)
                     ok = false;
                 } else if (exact[j] && (mv || ad) && from < 0) {
                     from = j;
+                } else if (exact[j] && sl && j <= 2) {
+                    from = from < 0 ? j : from;
                 } else if (exact[j] || inside[j]) {
                     ok = false; /* any other read: a second tainted add operand too */
                 }

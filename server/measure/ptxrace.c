@@ -124,6 +124,7 @@ struct swsnap {
     bool isg;
     unsigned char iw;
     ival iv;
+    bool bot; /* (REF20) no value yet: a late store of it adds nothing to its word's union */
 };
 
 /* Two's-complement arithmetic on the forms' numbers (addresses wrap; C's signed overflow must
@@ -181,6 +182,9 @@ typedef struct {
                         * variable tname plus a byte offset of what toff knows (64-bit, signed;
                         * a mov of the name, an add of an integer judged); NULL: not so */
     ival toff;
+    const char *tname2; /* (REF20) the same: or the address of tname2 plus toff2 (a selp of
+                         * two such addresses, and an add of an integer to that); NULL: one */
+    ival toff2;
     const char *lbase; /* (REF18) written once: the address of the .local variable lbase (the
                         * depot) plus loff, where local_proof holds; NULL: not so */
     int64_t loff;
@@ -188,6 +192,8 @@ typedef struct {
                   * with another destination too, under a guard, or reading it itself */
     int mseen;   /* (REF19) its writes this evaluation has judged so far (merge_value: all);
                   * mbad too where one of them wrote a value not known */
+    bool mhard;  /* (REF20) a write of it with another destination too, under a guard, cut or
+                  * a call: no hypothesis (eval_all) */
 } reg;
 
 enum {
@@ -273,6 +279,15 @@ typedef struct {
                        * load in the text (not judged yet): eval_all evaluates again with... */
     const struct swsnap *snap; /* ...every register as the first evaluation judged it (NULL:
                                 * none; set only during that second evaluation) */
+    const struct swsnap *mhyp; /* (REF20) per register, a merge's hypothesis (eval_all): where
+                                * .bot is false and .irng true, a read of it (merge_value) is
+                                * that value on every way in; NULL: none */
+    int nlate;        /* (REF20) the registers such late stores write (the first evaluation's) */
+    int late[16];
+    bool late_over;   /* more than 16 of them */
+    bool sw_hyp;      /* (REF20) evaluating under eval_sw's hypothesis (snap its h) */
+    bool sw_unlisted; /* ...and a late store met whose register the first evaluation did not
+                       * list (a cover that changed): the round does not hold */
     long epoch;       /* eval_all rounds */
     signed char swbody; /* 0: not asked yet, 1: so, 2: not */
     int nsw;
@@ -1593,7 +1608,10 @@ static unsigned float_set_def(const body *b, const stmt *s, double *flo, double 
      * A double product or quotient can underflow to 0 where the real one is not: not read.
      * (REF19) A double product is, with its corners widened (mul below): the host's corner
      * products are rounded to nearest, and one that underflows to 0 or overflows to an
-     * infinity holds no margin; a quotient still is not read. */
+     * infinity holds no margin; a quotient still is not read. (REF20) A quotient (`div` with a
+     * rounding modifier, .f32 or .f64) and a double fma (`fma.f64`, `mad.rn.f64`) are read:
+     * the quotient where the divisor's range holds no 0, the fma's corner products widened by
+     * the host's rounding of them (a sum can cancel them, leaving it whole). */
     bool f64 = nt >= 1 && !strcmp(t[0], "f64");
     bool fcvt = op_is(s->op, "cvt") && nt == 2 && (!strcmp(t[0], "f32") || f64) &&
                 !strcmp(t[1], t[0]);
@@ -1620,7 +1638,8 @@ static unsigned float_set_def(const body *b, const stmt *s, double *flo, double 
     if (f64 && !fcvt && !widen &&
         !(op_is(s->op, "mov") || op_is(s->op, "neg") || op_is(s->op, "abs") ||
           op_is(s->op, "min") || op_is(s->op, "max") || op_is(s->op, "selp") ||
-          op_is(s->op, "add") || op_is(s->op, "sub") || op_is(s->op, "mul")))
+          op_is(s->op, "add") || op_is(s->op, "sub") || op_is(s->op, "mul") ||
+          op_is(s->op, "fma") || op_is(s->op, "mad") || op_is(s->op, "div")))
         return 0;
     const char *op = s->op;
     bool ftz = op_has(op, "ftz"), sat = op_has(op, "sat"), rm = op_has(op, "rm");
@@ -1714,12 +1733,48 @@ static unsigned float_set_def(const body *b, const stmt *s, double *flo, double 
         }
     } else if ((op_is(op, "fma") || (op_is(op, "mad") && rnd)) && n == 3) {
         r = fs_add(fs_mul(a[0], a[1]), a[2]);
-        if (fr_mul(lo[0], hi[0], lo[1], hi[1], &rl, &rh))
-            rl += lo[2], rh += hi[2]; /* one rounding, of the exact a * b + c */
-        else
+        if (!fr_mul(lo[0], hi[0], lo[1], hi[1], &rl, &rh))
             rl = -INFINITY, rh = INFINITY;
+        else if (!f64)
+            rl += lo[2], rh += hi[2]; /* one rounding, of the exact a * b + c */
+        else if (isfinite(lo[0]) && isfinite(hi[0]) && isfinite(lo[1]) && isfinite(hi[1]) &&
+                 isfinite(lo[2]) && isfinite(hi[2]) && isfinite(rl) && isfinite(rh)) {
+            /* (REF20) a double fma: the host's corner products are rounded (to nearest, 2^-53
+             * of each, or 2^-1075 below the normals), and a sum that cancels them leaves that
+             * error whole: each product bound moved out by 2^-51 of itself (its error and the
+             * move's own rounding, twice over) and the least subnormal first, then the sums
+             * (each one rounding, fr_out's margin below) */
+            rl = (rl - (fabs(rl) * 0x1p-51 + 0x1p-1074)) + lo[2];
+            rh = (rh + (fabs(rh) * 0x1p-51 + 0x1p-1074)) + hi[2];
+            if (!isfinite(rl) || !isfinite(rh))
+                rl = -INFINITY, rh = INFINITY;
+        } else
+            rl = -INFINITY, rh = INFINITY; /* an operand's bound or a product past the doubles */
     } else if (op_is(op, "div") && rnd && n == 2) {
         r = fs_pairs(a[0], a[1], fs_div1);
+        /* (REF20) the quotient of two ranges where the divisor's holds no 0: monotone in each
+         * operand, so between its corner quotients (computed on the host, rounded to nearest:
+         * fr_out's margin covers them, as it covers the device's one rounding); a corner that
+         * underflowed to 0 or overflowed widened as a double product's; a NaN corner (an
+         * infinity over an infinity) leaves nothing known */
+        if (lo[1] > 0 || hi[1] < 0) {
+            double c[4] = {lo[0] / lo[1], lo[0] / hi[1], hi[0] / lo[1], hi[0] / hi[1]};
+            rl = INFINITY, rh = -INFINITY;
+            for (int i = 0; i < 4; i++) {
+                rl = fmin(rl, c[i]);
+                rh = fmax(rh, c[i]);
+                if (isnan(c[i]))
+                    rl = -INFINITY, rh = INFINITY, i = 4;
+            }
+            if (rl == 0)
+                rl = -0x1p-1074;
+            if (rh == 0)
+                rh = 0x1p-1074;
+            if (rl == INFINITY)
+                rl = DBL_MAX;
+            if (rh == -INFINITY)
+                rh = -DBL_MAX;
+        }
     } else if (op_is(op, "selp") && n == 3) {
         r = a[0] | a[1];
         rl = fmin(lo[0], lo[1]), rh = fmax(hi[0], hi[1]), exact = true;
@@ -1937,7 +1992,10 @@ static ival merge_value(const body *b, int r, const stmt *u, int w, bool sgn)
     ival out = iv_full(w, sgn);
     const reg *g = &b->regs[r];
     long n = b->n, at = u - b->st;
-    if (g->mbad || g->mseen != g->defs || at <= 0 || at > n)
+    /* (REF20) a hypothesis (eval_all): every write's value lies in it, so a read that every way
+     * in reaches through a write reads it (the walk below, no write's value asked) */
+    const struct swsnap *h = b->mhyp && !b->mhyp[r].bot && b->mhyp[r].irng ? &b->mhyp[r] : NULL;
+    if ((!h && (g->mbad || g->mseen != g->defs)) || at <= 0 || at > n)
         return out;
     long i = at - 1;
     for (; i >= 0 && b->st[i].kind != I_LABEL && b->st[i].mreg != r; i--)
@@ -1945,6 +2003,8 @@ static ival merge_value(const body *b, int r, const stmt *u, int w, bool sgn)
             return out;
     if (i < 0)
         return out; /* the body's start: r never written on this way */
+    if (b->st[i].mreg == r && h) /* in u's block: a write whose value lies in the hypothesis */
+        return iv_as(&h->iv, h->iw, h->isg, w, sgn);
     if (b->st[i].mreg == r) /* in u's block: the one write that reaches it */
         return b->st[i].mok ? iv_as(&b->st[i].mv, b->st[i].mw, b->st[i].msg, w, sgn) : out;
     char *seen = hk_calloc((size_t)n + 1, 1);
@@ -2001,6 +2061,10 @@ static ival merge_value(const body *b, int r, const stmt *u, int w, bool sgn)
             }
             if (t->mreg != r)
                 continue;
+            if (h) { /* (REF20) a write on this way: its value in the hypothesis */
+                any = true;
+                break;
+            }
             if (!t->mok) { /* a write not judged: any value */
                 ok = false;
                 break;
@@ -2025,6 +2089,8 @@ static ival merge_value(const body *b, int r, const stmt *u, int w, bool sgn)
     hk_free(todo);
     if (!ok || !any)
         return out;
+    if (h)
+        return iv_as(&h->iv, h->iw, h->isg, w, sgn);
     iv_norm(&acc, w, sgn);
     return acc;
 }
@@ -2144,24 +2210,32 @@ static bool const_table_range(const body *b, const stmt *s, int w, bool sg, int6
     if (r < 0 || b->regs[r].defs != 1 || !b->regs[r].tname || !b->regs[r].toff.rk)
         return false;
     const reg *g = &b->regs[r];
-    size_t size;
     int bytes = w / 8;
-    if (!ptxdata_size(b->data, g->tname, &size) || g->toff.lo < 0 ||
-        g->toff.hi > (int64_t)size || g->toff.hi - g->toff.lo >= 65536 ||
-        g->toff.hi + k + bytes > (int64_t)size)
-        return false;
     bool any = false;
-    for (int64_t o = g->toff.lo; o <= g->toff.hi; o++) {
-        if (((uint64_t)o & g->toff.kz) || ((uint64_t)o & g->toff.ko) != g->toff.ko)
-            continue; /* not an offset the bits allow */
-        int64_t v;
-        if (!ptxdata_load(b->data, g->tname, o + k, konst, bytes, sg, &v))
+    /* (REF20) each table the register can hold the address of (tname, and tname2 where it is
+     * a selp's), every value of each united */
+    for (int a = 0; a < 2; a++) {
+        const char *tn = a ? g->tname2 : g->tname;
+        const ival *to = a ? &g->toff2 : &g->toff;
+        size_t size;
+        if (!tn)
+            break;
+        if (!to->rk || !ptxdata_size(b->data, tn, &size) || to->lo < 0 ||
+            to->hi > (int64_t)size || to->hi - to->lo >= 65536 ||
+            to->hi + k + bytes > (int64_t)size)
             return false;
-        if (!any || v < *lo)
-            *lo = v;
-        if (!any || v > *hi)
-            *hi = v;
-        any = true;
+        for (int64_t o = to->lo; o <= to->hi; o++) {
+            if (((uint64_t)o & to->kz) || ((uint64_t)o & to->ko) != to->ko)
+                continue; /* not an offset the bits allow */
+            int64_t v;
+            if (!ptxdata_load(b->data, tn, o + k, konst, bytes, sg, &v))
+                return false;
+            if (!any || v < *lo)
+                *lo = v;
+            if (!any || v > *hi)
+                *hi = v;
+            any = true;
+        }
     }
     return any;
 }
@@ -2169,11 +2243,28 @@ static bool const_table_range(const body *b, const stmt *s, int w, bool sg, int6
 /* (REF17) Whether statement s (written once, surely) makes the address of a .const variable
  * plus an offset: `mov.u64 %a, NAME` (offset 0) or `add.s64 / .u64 %a, %t, X` (either order)
  * of such an address and an integer of a known range; *name and *off as reg.tname, toff. */
-static bool const_table_addr(const body *b, const stmt *s, const char **name, ival *off)
+static bool const_table_addr(const body *b, const stmt *s, const char **name, ival *off,
+                             const char **name2, ival *off2)
 {
     const char *op = s->op;
+    *name2 = NULL;
     if (s->ops_cut || s->guard >= 0 || !b->data)
         return false;
+    /* (REF20) `selp.b64 / .u64 %a, %x, %y, %p` of two such addresses (each of one table):
+     * either of them, whatever %p */
+    if ((!strcmp(op, "selp.b64") || !strcmp(op, "selp.u64")) && s->nops == 4) {
+        const reg *x[2];
+        for (int i = 0; i < 2; i++) {
+            int r = *s->ops[i + 1] == '%' ? reg_find(b, s->ops[i + 1]) : -1;
+            if (r < 0 || b->regs[r].defs != 1 || !b->regs[r].tname || b->regs[r].tname2 ||
+                !b->regs[r].toff.rk)
+                return false;
+            x[i] = &b->regs[r];
+        }
+        *name = x[0]->tname, *off = x[0]->toff;
+        *name2 = x[1]->tname, *off2 = x[1]->toff;
+        return true;
+    }
     if ((!strcmp(op, "mov.u64") || !strcmp(op, "mov.b64")) && s->nops == 2 &&
         is_ident_start(*s->ops[1]) && *s->ops[1] != '%') {
         size_t size;
@@ -2193,15 +2284,22 @@ static bool const_table_addr(const body *b, const stmt *s, const char **name, iv
             if (r < 0 || b->regs[r].defs != 1 || !b->regs[r].tname || !b->regs[r].toff.rk)
                 continue;
             ival c = ir_operand(b, s->ops[3 - i], 64, true);
-            const ival *t = &b->regs[r].toff;
-            ival o = {true, 0, 0, 0, 0};
-            if (!c.rk || __builtin_add_overflow(t->lo, c.lo, &o.lo) ||
-                __builtin_add_overflow(t->hi, c.hi, &o.hi))
-                return false;
-            iv_add_bits(t, c.kz, c.ko, 0, ~(uint64_t)0, &o.kz, &o.ko);
-            iv_norm(&o, 64, true);
-            *name = b->regs[r].tname;
-            *off = o;
+            for (int a = 0; a < 2; a++) { /* (REF20) each table it can hold */
+                const char *tn = a ? b->regs[r].tname2 : b->regs[r].tname;
+                const ival *t = a ? &b->regs[r].toff2 : &b->regs[r].toff;
+                ival o = {true, 0, 0, 0, 0};
+                if (!tn)
+                    break;
+                if (!c.rk || !t->rk || __builtin_add_overflow(t->lo, c.lo, &o.lo) ||
+                    __builtin_add_overflow(t->hi, c.hi, &o.hi))
+                    return *name2 = NULL, false;
+                iv_add_bits(t, c.kz, c.ko, 0, ~(uint64_t)0, &o.kz, &o.ko);
+                iv_norm(&o, 64, true);
+                if (a)
+                    *name2 = tn, *off2 = o;
+                else
+                    *name = tn, *off = o;
+            }
             return true;
         }
     }
@@ -2672,13 +2770,16 @@ static bool sw_body(body *b)
 typedef struct {
     int64_t c, a[3];
     const char *base;
+    int64_t ulo, uhi; /* (REF20) plus a term of any value in [ulo, uhi] (an `and` of anything
+                       * with a mask: 0 .. mask), [0, 0]: none */
 } saff;
 
 /* (REF19) Its least and greatest value at the block's shape (no base): false where a tid term's
  * extent is not known. */
 static bool saff_range(const body *b, const saff *x, int64_t *lo, int64_t *hi)
 {
-    *lo = *hi = x->c;
+    *lo = x->c + x->ulo;
+    *hi = x->c + x->uhi;
     for (int d = 0; d < 3; d++) {
         if (!x->a[d])
             continue;
@@ -2700,7 +2801,11 @@ static bool saff_range(const body *b, const saff *x, int64_t *lo, int64_t *hi)
  * such an operand, add or sub (not .cc/.sat; one base at most, none subtracted), shl by an
  * immediate, mul.lo by an immediate, mad.lo by one plus another, or a widening cvt /
  * mul.wide / mad.wide of a 32-bit form whose values at the shape lie in [0, 2^31) (where its
- * wrap and its sign extension change nothing). Coefficients stay within 2^40. */
+ * wrap and its sign extension change nothing). Coefficients stay within 2^40. (REF20) And an
+ * `and` of anything with an immediate mask m (0 <= m < 2^31 at 32 bits, 2^40 at 64): a term of
+ * any value in [0, m] (saff.ulo/uhi), carried through the adds, subs and scalings: the
+ * 32-bit register's value is that term's exactly (it lies in [0, 2^31)), and each op above is
+ * exact modulo 2^32, so a form whose range lies in [0, 2^32) is the register's value. */
 static bool sw_aff(const body *b, const long *defat, const char *o, int depth, saff *out)
 {
     memset(out, 0, sizeof *out);
@@ -2746,6 +2851,8 @@ static bool sw_aff(const body *b, const long *defat, const char *o, int depth, s
             return false; /* a base subtracted, or two */
         out->base = x.base ? x.base : y.base;
         out->c = x.c + sgn * y.c;
+        out->ulo = x.ulo + (sgn > 0 ? y.ulo : -y.uhi);
+        out->uhi = x.uhi + (sgn > 0 ? y.uhi : -y.ulo);
         for (int d = 0; d < 3; d++)
             out->a[d] = x.a[d] + sgn * y.a[d];
     } else if ((op_is(op, "shl") || (op_is(op, "mul") && op_has(op, "lo")) ||
@@ -2764,6 +2871,8 @@ static bool sw_aff(const body *b, const long *defat, const char *o, int depth, s
                                    hi >= ((int64_t)1 << 31)))
             return false;
         out->c = x.c * m;
+        out->ulo = m >= 0 ? x.ulo * m : x.uhi * m;
+        out->uhi = m >= 0 ? x.uhi * m : x.ulo * m;
         for (int d = 0; d < 3; d++)
             out->a[d] = x.a[d] * m;
     } else if (op_is(op, "mad") && (op_has(op, "lo") || op_has(op, "wide")) && n == 4) {
@@ -2779,6 +2888,8 @@ static bool sw_aff(const body *b, const long *defat, const char *o, int depth, s
             return false;
         out->base = y.base;
         out->c = x.c * m + y.c;
+        out->ulo = (m >= 0 ? x.ulo * m : x.uhi * m) + y.ulo;
+        out->uhi = (m >= 0 ? x.uhi * m : x.ulo * m) + y.uhi;
         for (int d = 0; d < 3; d++)
             out->a[d] = x.a[d] * m + y.a[d];
     } else if (op_is(op, "cvt") && n == 2) {
@@ -2790,9 +2901,22 @@ static bool sw_aff(const body *b, const long *defat, const char *o, int depth, s
         if ((x.base && s1) || !saff_range(b, &x, &lo, &hi) || lo < 0 || hi >= ((int64_t)1 << 31))
             return false; /* (a shared address plus such an offset zero-extended: the same) */
         *out = x;
+    } else if (op_is(op, "and") && n == 3 && nty == 1 &&
+               (ir_type(ty[0], &sg) == 32 || ir_type(ty[0], &sg) == 64)) {
+        /* (REF20) x & m of any x with an immediate mask m >= 0 (below 2^31 at 32 bits: bit 31
+         * clear, the same value signed or not): a value in [0, m] (chain[t & 255]) */
+        int64_t m;
+        int w = ir_type(ty[0], &sg);
+        if (!parse_int(s->ops[2], &m) && !parse_int(s->ops[1], &m))
+            return false;
+        if (m < 0 || m >= ((int64_t)1 << (w == 32 ? 31 : 40)))
+            return false;
+        out->ulo = 0;
+        out->uhi = m;
     } else
         return false;
-    if (out->c <= -((int64_t)1 << 40) || out->c >= ((int64_t)1 << 40))
+    if (out->c <= -((int64_t)1 << 40) || out->c >= ((int64_t)1 << 40) ||
+        out->ulo <= -((int64_t)1 << 40) || out->uhi >= ((int64_t)1 << 40))
         return false;
     for (int d = 0; d < 3; d++)
         if (out->a[d] <= -((int64_t)1 << 40) || out->a[d] >= ((int64_t)1 << 40))
@@ -2959,9 +3083,26 @@ static bool shared_word(body *b, const stmt *s, int w, bool sg, ival *out)
         if (vr >= 0 && t > s) { /* written after the load in the text: not judged yet in this
                                  * evaluation -- the first's value, in a second (eval_all) */
             const struct swsnap *p = b->snap ? &b->snap[vr] : NULL;
+            if (b->snap && b->sw_hyp) {
+                int q = 0;
+                while (q < b->nlate && b->late[q] != vr)
+                    q++;
+                if (q == b->nlate)
+                    b->sw_unlisted = true;
+            }
+            if (p && p->bot)
+                continue; /* (REF20) a hypothesis with no value of it yet (eval_all) */
             x = p && p->irng ? iv_as(&p->iv, p->iw, p->isg, w, sg) : iv_full(w, sg);
-            if (!b->snap)
+            if (!b->snap) {
                 b->sw_late = true;
+                int q = 0;
+                while (q < b->nlate && b->late[q] != vr)
+                    q++;
+                if (q == b->nlate && q < 16)
+                    b->late[b->nlate++] = vr;
+                else if (q == b->nlate)
+                    b->late_over = true;
+            }
         }
         if (!any) {
             *out = x;
@@ -4220,12 +4361,57 @@ static int pred_const(body *b, stmt *s)
 
 static void eval_once(body *b, flow *f, ptxrace_result *out);
 
+/* (REF20) Whether what register r now holds (its irng, iw, isg, iv) is inside hypothesis h:
+ * h any value, or both known at one type with r's range inside h's and every bit h knows
+ * known alike in r. */
+static bool sw_within(const reg *r, const struct swsnap *h)
+{
+    if (h->bot)
+        return false;
+    if (!h->irng)
+        return true;
+    if (!r->irng || r->iw != h->iw || r->isg != h->isg)
+        return false;
+    if (h->iv.rk && (!r->iv.rk || r->iv.lo < h->iv.lo || r->iv.hi > h->iv.hi))
+        return false;
+    return !(h->iv.kz & ~r->iv.kz) && !(h->iv.ko & ~r->iv.ko);
+}
+
+/* (REF20) h widened to hold what register r now holds too. */
+static void sw_join(struct swsnap *h, const reg *r)
+{
+    if (h->bot) {
+        *h = (struct swsnap){r->irng, r->isg, r->iw, r->iv, false};
+        return;
+    }
+    if (!h->irng || !r->irng || r->iw != h->iw || r->isg != h->isg) {
+        h->irng = false;
+        return;
+    }
+    h->iv.rk = h->iv.rk && r->iv.rk;
+    if (r->iv.lo < h->iv.lo)
+        h->iv.lo = r->iv.lo;
+    if (r->iv.hi > h->iv.hi)
+        h->iv.hi = r->iv.hi;
+    h->iv.kz &= r->iv.kz;
+    h->iv.ko &= r->iv.ko;
+    iv_norm(&h->iv, h->iw, h->isg);
+}
+
 /* Evaluate every register and shared access in text order (one round). (REF19) Where a shared
  * word's store writes a register the text writes after the word's load (shared_word:
  * sw_late), once more, that store's value now the first evaluation's: a judgement made with
  * that load not known (or read from earlier stores alone), so it holds whatever the word
- * holds; the counts in out are the second's alone. */
-static void eval_all(body *b, flow *f, ptxrace_result *out)
+ * holds; the counts in out are the second's alone. (REF20) Before that, a hypothesis: each
+ * such register (the late stores' values) holds h(r), at first nothing (the word reads its
+ * earlier stores alone); the body is evaluated with the word's loads reading the union of its
+ * stores so, and where every late register then holds a value inside h(r) the hypothesis is
+ * an invariant (the first store outside it would have been computed from loads inside it)
+ * and that evaluation stands; else h(r) widened to hold it, for at most SW_ROUNDS rounds,
+ * after which REF19's second evaluation runs. A late value made from the word itself
+ * (spin_int_swordloop_evade.cu: ((z << 1) | z) * 3 of z = w) is so read. */
+#define SW_ROUNDS 3
+static void eval_sw(body *b, flow *f, ptxrace_result *out)
 {
     long counts[5] = {0};
     if (out) {
@@ -4234,6 +4420,9 @@ static void eval_all(body *b, flow *f, ptxrace_result *out)
         counts[4] = out->data_loads;
     }
     b->sw_late = false;
+    b->nlate = 0;
+    b->late_over = false;
+    b->sw_hyp = false;
     eval_once(b, f, out);
     if (!b->sw_late || b->nregs <= 0)
         return;
@@ -4241,7 +4430,41 @@ static void eval_all(body *b, flow *f, ptxrace_result *out)
     if (!snap)
         return; /* the first evaluation stands: its stores after a load are not known */
     for (long r = 0; r < b->nregs; r++)
-        snap[r] = (struct swsnap){b->regs[r].irng, b->regs[r].isg, b->regs[r].iw, b->regs[r].iv};
+        snap[r] = (struct swsnap){b->regs[r].irng, b->regs[r].isg, b->regs[r].iw, b->regs[r].iv,
+                                  false};
+    struct swsnap *hyp = !b->late_over && b->nlate > 0
+                             ? hk_malloc((size_t)b->nregs * sizeof *hyp)
+                             : NULL;
+    if (hyp) {
+        memcpy(hyp, snap, (size_t)b->nregs * sizeof *hyp);
+        for (int q = 0; q < b->nlate; q++)
+            hyp[b->late[q]].bot = true;
+        for (int round = 0; round < SW_ROUNDS; round++) {
+            if (out) {
+                out->shared_loads = counts[0], out->shared_stores = counts[1];
+                out->resolved_loads = counts[2], out->resolved_stores = counts[3];
+                out->data_loads = counts[4];
+            }
+            b->snap = hyp;
+            b->sw_hyp = true;
+            b->sw_unlisted = false;
+            eval_once(b, f, out);
+            b->snap = NULL;
+            b->sw_hyp = false;
+            bool inside = !b->sw_unlisted;
+            for (int q = 0; q < b->nlate; q++)
+                if (!sw_within(&b->regs[b->late[q]], &hyp[b->late[q]])) {
+                    inside = false;
+                    sw_join(&hyp[b->late[q]], &b->regs[b->late[q]]);
+                }
+            if (inside) {
+                hk_free(hyp);
+                hk_free(snap);
+                return;
+            }
+        }
+        hk_free(hyp);
+    }
     if (out) {
         out->shared_loads = counts[0], out->shared_stores = counts[1];
         out->resolved_loads = counts[2], out->resolved_stores = counts[3];
@@ -4251,6 +4474,181 @@ static void eval_all(body *b, flow *f, ptxrace_result *out)
     eval_once(b, f, out);
     b->snap = NULL;
     hk_free(snap);
+}
+
+/* (REF20) Whether write t's value (mok, mv at mw / msg) lies inside hypothesis h. */
+static bool mh_within(const stmt *t, const struct swsnap *h)
+{
+    if (!t->mok || t->mw != h->iw || t->msg != h->isg)
+        return false;
+    if (h->iv.rk && (!t->mv.rk || t->mv.lo < h->iv.lo || t->mv.hi > h->iv.hi))
+        return false;
+    return !(h->iv.kz & ~t->mv.kz) && !(h->iv.ko & ~t->mv.ko);
+}
+
+/* (REF20) A merge of a loop (a register written before a loop and in it, each write in the
+ * loop made from the register itself, directly or through others: `z = v & 2; for (...) if
+ * (c) z = (z << 2) | (z * 3);`): after an evaluation (eval_sw), each register written twice
+ * or more whose writes are each one unguarded statement writing it alone, none an add or sub
+ * of the register itself (a counter: it grows), some of whose writes were judged a known value
+ * and others not, gets the hypothesis h(r): the union of those known values. The body is
+ * evaluated again with every read of r that every way in reaches through a write of r reading
+ * h(r) (merge_value); where each write of r then has a value judged inside h(r), h(r) holds in
+ * every run (the first write outside it would have been computed from reads inside it); a
+ * register where one does not loses its hypothesis and the body is evaluated again (at most
+ * MH_ROUNDS times; then once with none, as before). */
+#define MH_ROUNDS 3
+static void eval_all(body *b, flow *f, ptxrace_result *out)
+{
+    long counts[5] = {0};
+    if (out) {
+        counts[0] = out->shared_loads, counts[1] = out->shared_stores;
+        counts[2] = out->resolved_loads, counts[3] = out->resolved_stores;
+        counts[4] = out->data_loads;
+    }
+    b->mhyp = NULL;
+    eval_sw(b, f, out);
+    if (b->nregs <= 0)
+        return;
+    struct swsnap *h = NULL;
+    long nh = 0;
+    for (long i = 0; i < b->n; i++) {
+        const stmt *t = &b->st[i];
+        if (t->mreg < 0 || !t->mok)
+            continue;
+        const reg *g = &b->regs[t->mreg];
+        if (!g->mbad || g->mhard || g->defs < 2)
+            continue; /* every write known: read as REF19 reads it; or one not of this form */
+        if (!h) {
+            h = hk_calloc((size_t)b->nregs, sizeof *h);
+            if (!h)
+                return;
+            for (long r = 0; r < b->nregs; r++)
+                h[r].bot = true;
+        }
+        struct swsnap *x = &h[t->mreg];
+        if (x->bot) {
+            *x = (struct swsnap){true, t->msg, t->mw, t->mv, false};
+            nh++;
+        } else if (x->irng && x->iw == t->mw && x->isg == t->msg) {
+            x->iv.rk = x->iv.rk && t->mv.rk;
+            if (t->mv.lo < x->iv.lo)
+                x->iv.lo = t->mv.lo;
+            if (t->mv.hi > x->iv.hi)
+                x->iv.hi = t->mv.hi;
+            x->iv.kz &= t->mv.kz;
+            x->iv.ko &= t->mv.ko;
+            iv_norm(&x->iv, x->iw, x->isg);
+        } else
+            x->irng = false;
+    }
+    if (!h)
+        return;
+    /* every write of each: one unguarded statement writing it alone (mhard: none other; so
+     * each is a statement with mreg set), not its counter; and (the cost: a round that cannot
+     * hold is two evaluations more) each write not known in that evaluation reads it, or a
+     * register written once from it, and no other register not known, no memory */
+    long *defat = NULL;
+    for (long i = 0; i < b->n; i++) {
+        const stmt *t = &b->st[i];
+        if (t->mreg < 0 || h[t->mreg].bot || !h[t->mreg].irng)
+            continue;
+        int me = t->mreg;
+        bool bad = false;
+        if (op_is(t->op, "add") || op_is(t->op, "sub"))
+            for (int j = 1; j < t->nops; j++)
+                bad = bad || reg_find(b, t->ops[j]) == me;
+        if (!bad && !t->mok) {
+            bad = t->kind == I_LD || t->kind == I_ST || op_is(t->op, "ld") ||
+                  op_is(t->op, "atom") || t->nops < 2;
+            if (!bad && !defat) { /* where each register written once is written */
+                defat = hk_malloc((size_t)b->nregs * sizeof *defat);
+                if (!defat) {
+                    hk_free(h);
+                    return;
+                }
+                for (long r = 0; r < b->nregs; r++)
+                    defat[r] = -1;
+                for (long q = 0; q < b->n; q++) {
+                    int d[4];
+                    int nd = b->st[q].kind == I_LABEL ? 0 : stmt_dests(b, &b->st[q], d, 4);
+                    for (int k = 0; k < nd && k < 4; k++)
+                        if (b->regs[d[k]].defs == 1)
+                            defat[d[k]] = q;
+                }
+            }
+            bool reads = false;
+            for (int j = 1; j < t->nops && !bad; j++) {
+                char rb[PR_LINE];
+                const char *rs[16];
+                int nr = op_regs(t->ops[j], rb, sizeof rb, rs, 16);
+                if (nr < 0)
+                    bad = true;
+                for (int q = 0; q < nr && !bad; q++) {
+                    int y = reg_find(b, rs[q]);
+                    if (y == me) {
+                        reads = true;
+                        continue;
+                    }
+                    if (y < 0 || b->regs[y].defs != 1 || defat[y] < 0) {
+                        bad = true; /* another merge, a special register */
+                        continue;
+                    }
+                    const stmt *u = &b->st[defat[y]];
+                    bool from = false;
+                    for (int m = 1; m < u->nops; m++)
+                        from = from || mentions(u->ops[m], b->regs[me].name);
+                    if (from && (op_is(u->op, "add") || op_is(u->op, "sub")))
+                        bad = true; /* a counter through another register */
+                    else if (from)
+                        reads = true;
+                    else if (!b->regs[y].irng)
+                        bad = true; /* a value not known, not made from it */
+                }
+            }
+            bad = bad || !reads;
+        }
+        if (bad)
+            h[me].irng = false;
+    }
+    hk_free(defat);
+    bool held = false, ran = false;
+    for (int round = 0; round < MH_ROUNDS; round++) {
+        bool any = false;
+        for (long r = 0; r < b->nregs; r++)
+            any = any || (!h[r].bot && h[r].irng);
+        if (!any)
+            break;
+        if (out) {
+            out->shared_loads = counts[0], out->shared_stores = counts[1];
+            out->resolved_loads = counts[2], out->resolved_stores = counts[3];
+            out->data_loads = counts[4];
+        }
+        b->mhyp = h;
+        eval_sw(b, f, out);
+        b->mhyp = NULL;
+        held = ran = true;
+        for (long i = 0; i < b->n; i++) {
+            const stmt *t = &b->st[i];
+            if (t->mreg >= 0 && !h[t->mreg].bot && h[t->mreg].irng && !mh_within(t, &h[t->mreg])) {
+                h[t->mreg].irng = false; /* a write outside it: no hypothesis */
+                held = false;
+            }
+        }
+        if (held)
+            break;
+    }
+    if (!held) { /* none held: the evaluation with none (REF19's reading) */
+        if (ran) {
+            if (out) {
+                out->shared_loads = counts[0], out->shared_stores = counts[1];
+                out->resolved_loads = counts[2], out->resolved_stores = counts[3];
+                out->data_loads = counts[4];
+            }
+            eval_sw(b, f, out);
+        }
+    }
+    hk_free(h);
 }
 
 static void eval_once(body *b, flow *f, ptxrace_result *out)
@@ -4267,6 +4665,7 @@ static void eval_once(body *b, flow *f, ptxrace_result *out)
         g->irng = false; /* (REF16) a read before the write in text order: nothing known (a
                           * guard known true at another launch may not be here) */
         g->tname = NULL;
+        g->tname2 = NULL;
         if (g->defs > 1 && g->uni)
             g->uval = fresh(b, SP_OTHER);
     }
@@ -4279,6 +4678,7 @@ static void eval_once(body *b, flow *f, ptxrace_result *out)
     }
     for (long r = 0; r < b->nregs; r++) {
         b->regs[r].mbad = false;
+        b->regs[r].mhard = false;
         b->regs[r].mseen = 0;
     }
     int fixr[2 * PR_FIX];
@@ -4382,7 +4782,7 @@ static void eval_once(body *b, flow *f, ptxrace_result *out)
             if (r->defs > 1) { /* (REF19) a merge's write: noted, judged (merge_value) */
                 r->mseen++;
                 if (nd != 1 || s->guard >= 0 || s->ops_cut || op_is(s->op, "call"))
-                    r->mbad = true;
+                    r->mbad = r->mhard = true;
                 for (int j = 1; j < s->nops && !r->mbad; j++) {
                     char rb[PR_LINE];
                     const char *rs[16];
@@ -4390,8 +4790,10 @@ static void eval_once(body *b, flow *f, ptxrace_result *out)
                     if (nr < 0)
                         r->mbad = true;
                     for (int q = 0; q < nr; q++)
-                        if (reg_find(b, rs[q]) == d[k])
-                            r->mbad = true; /* it reads itself: a loop's counter */
+                        if (reg_find(b, rs[q]) == d[k] &&
+                            !(b->mhyp && !b->mhyp[d[k]].bot && b->mhyp[d[k]].irng))
+                            r->mbad = true; /* it reads itself: a loop's counter (REF20: read
+                                             * under a hypothesis, the value checked after) */
                 }
                 if (nd == 1) {
                     s->mreg = d[k];
@@ -4429,8 +4831,9 @@ static void eval_once(body *b, flow *f, ptxrace_result *out)
             r->iv = b->ir_v;
             r->iw = (unsigned char)b->ir_w;
             r->isg = b->ir_sg;
-            if (nd == 1 && gh && !const_table_addr(b, s, &r->tname, &r->toff))
-                r->tname = NULL;
+            if (nd == 1 && gh &&
+                !const_table_addr(b, s, &r->tname, &r->toff, &r->tname2, &r->toff2))
+                r->tname = NULL, r->tname2 = NULL;
             /* (REF16) a write that may not run (a guard not known true) leaves the register,
              * where it does not, as it was: never written, any value -- not the value the
              * statement computes */

@@ -4,7 +4,8 @@
 # (32- and 64-bit add/sub/and/or/xor/not/shifts/mul.lo/hi/wide/mad.lo/min/max/neg/abs/div/rem/
 # popc/clz/selp/cvt; since REF17 also prmt, lop3, bfe, bfi, brev, shf, mad.hi; since REF18 sad,
 # mad.wide, an add.cc/addc pair and an int -> .f64 -> int round trip with an add.f64; since
-# REF19 sub.cc/subc and mad.lo/.hi.cc/madc.lo pairs) on words of data and on a [0, 1] int from
+# REF19 sub.cc/subc and mad.lo/.hi.cc/madc.lo pairs; since REF20 the round trip's .f64 op may
+# be a div.rn or an fma.rn by constants) on words of data and on a [0, 1] int from
 # a float, ending in `& 127` as %r9,
 # the extra offset of REF14's written form (lane t stores s[t], reads s[t + 16 + %r9], no
 # barrier). Each chain is also computed here on ~600 inputs (edge values and random words). Where
@@ -112,11 +113,33 @@ def gen():
                     sg = random.random() < 0.5; add = random.choice([0.5, -0.5, 1.5, 0.25, 2.0 ** 31, -2.0 ** 31, -1.0])
                     f1 = new(64).replace('%rd', '%fd'); f2 = new(64).replace('%rd', '%fd')
                     lines.append("\tcvt.rn.f64.%s32 %s, %s;" % ('s' if sg else 'u', f1, a[0]))
-                    lines.append("\tadd.f64 %s, %s, 0d%016X;" % (f2, f1, int.from_bytes(__import__('struct').pack('>d', add), 'big')))
-                    def f(e, A=A, sg=sg, add=add):
-                        v = (sx(A(e), 32) if sg else A(e)) + add
-                        t = math.trunc(v)
+                    bits = lambda x: int.from_bytes(__import__('struct').pack('>d', x), 'big')
+                    # (REF20) the .f64 op: an add, or a quotient by a constant (div.rn), or an fma
+                    # with two constants (fma.rn): each one rounding to nearest of the exact value,
+                    # as Python's int / int and float(Fraction) round
+                    kind = random.choice(['add', 'div', 'fma'])
+                    c1 = random.choice([3.0, -3.0, 0.5, 7.0, 2.0 ** -20, 1e300, 1.0 + 2.0 ** -52])
+                    c2 = random.choice([0.25, -0.5, 2.0 ** 31, 1e-300, -(1.0 + 2.0 ** -51), 0.0])
+                    if kind == 'add':
+                        lines.append("\tadd.f64 %s, %s, 0d%016X;" % (f2, f1, bits(add)))
+                    elif kind == 'div':
+                        lines.append("\tdiv.rn.f64 %s, %s, 0d%016X;" % (f2, f1, bits(c1)))
+                    else:
+                        lines.append("\tfma.rn.f64 %s, %s, 0d%016X, 0d%016X;" % (f2, f1, bits(c1), bits(c2)))
+                    def f(e, A=A, sg=sg, add=add, kind=kind, c1=c1, c2=c2):
+                        from fractions import Fraction
+                        x = sx(A(e), 32) if sg else A(e)
+                        if kind == 'add':
+                            v = x + add
+                        else:
+                            q = Fraction(x) / Fraction(c1) if kind == 'div' else \
+                                Fraction(x) * Fraction(c1) + Fraction(c2)
+                            try:
+                                v = float(q)
+                            except OverflowError: # past DBL_MAX: rounds to an infinity
+                                v = math.inf if q > 0 else -math.inf
                         lo, hi = (-(1 << 31), (1 << 31) - 1) if sg else (0, M32)
+                        t = math.trunc(v) if math.isfinite(v) else (hi if v > 0 else lo)
                         return min(max(t, lo), hi) & M32
                     txt = "cvt.rzi.%s32.f64 %s, %s" % ('s' if sg else 'u', d, f2)
                 lines.append("\t" + txt + ";"); regs.append((d, 32, f)); continue

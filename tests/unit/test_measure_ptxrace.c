@@ -2352,6 +2352,27 @@ static void test_int_ref19(void **state)
         {ONE T0ST("%r21") BAR "\tld.shared.u32 %r23, [w];\n\tadd.s32 %r9, %r23, 0;\n", 16},
         {ONE T0ST("%r21") "\tmov.u32 %r31, q;\n\tshl.b32 %r32, %r30, 2;\n\tadd.s32 %r33, %r32, %r31;\n"
              "\tst.shared.u32 [%r33], %r20;\n" BAR LD, 16}, /* the base the second operand */
+        /* (REF20) another variable's word at a masked index (spin_int_swordand_evade) */
+        {ONE T0ST("%r21") "\tshl.b32 %r32, %r30, 2;\n\tand.b32 %r34, %r32, 1020;\n"
+             "\tmov.u32 %r31, q;\n\tadd.s32 %r33, %r31, %r34;\n\tst.shared.u32 [%r33], %r20;\n"
+             BAR LD, 16},
+        {ONE DAT T0ST("%r21") "\tand.b32 %r34, %r22, 1020;\n\tmov.u32 %r31, q;\n"
+             "\tadd.s32 %r33, %r34, %r31;\n\tst.shared.u32 [%r33], %r20;\n" BAR LD,
+         16}, /* an index of data, masked inside q */
+        {ONE DAT T0ST("%r21") "\tand.b32 %r34, %r22, 1023;\n\tmov.u32 %r31, q;\n"
+             "\tadd.s32 %r33, %r34, %r31;\n\tst.shared.u32 [%r33], %r20;\n" BAR LD,
+         0}, /* 1023 + 4 bytes: past q's end */
+        {ONE DAT T0ST("%r21") "\tand.b32 %r34, %r22, 1020;\n\tmov.u32 %r31, q;\n"
+             "\tadd.s32 %r33, %r34, %r31;\n\tst.shared.u32 [%r33+4], %r20;\n" BAR LD, 0},
+        {ONE DAT T0ST("%r21") "\tand.b32 %r34, %r22, %r30;\n\tmov.u32 %r31, q;\n"
+             "\tadd.s32 %r33, %r34, %r31;\n\tst.shared.u32 [%r33], %r20;\n" BAR LD,
+         0}, /* a mask not an immediate */
+        {ONE DAT T0ST("%r21") "\tand.b32 %r34, %r22, 1020;\n\tmov.u32 %r31, q;\n"
+             "\tsub.s32 %r35, 0, %r34;\n\tadd.s32 %r33, %r35, %r31;\n"
+             "\tst.shared.u32 [%r33+1020], %r20;\n" BAR LD, 16}, /* q + 1020 - [0, 1020] */
+        {ONE DAT T0ST("%r21") "\tand.b32 %r34, %r22, 1020;\n\tmov.u32 %r31, q;\n"
+             "\tsub.s32 %r35, 0, %r34;\n\tadd.s32 %r33, %r35, %r31;\n"
+             "\tst.shared.u32 [%r33+1016], %r20;\n" BAR LD, 0}, /* q - 4 at the least */
         /* not one value, or not known */
         {ONE LD T0ST("%r21") BAR, 0},                              /* the load first */
         {ONE "\t@%p2 st.shared.u32 [w], %r21;\n" BAR LD, 0}, /* thread 0 does not store */
@@ -2367,6 +2388,16 @@ static void test_int_ref19(void **state)
         {ONE T0ST("%r21") BAR LD DAT "\tst.shared.u32 [w], %r22;\n", 0}, /* data, after the load */
         {ONE T0ST("%r21") BAR LD "\tadd.s32 %r26, %r9, 1;\n\tst.shared.u32 [w], %r26;\n",
          0}, /* the word itself plus 1, after the load: 0, 1, 2 ... */
+        /* (REF20) a late value made from the word itself: read under a hypothesis that holds */
+        {ONE T0ST("%r21") BAR LD "\tshl.b32 %r26, %r9, 1;\n\tor.b32 %r27, %r26, %r9;\n"
+             "\tmul.lo.s32 %r28, %r27, 3;\n\tst.shared.u32 [w], %r28;\n", 16}, /* swordloop */
+        {ONE T0ST("%r21") BAR LD "\tand.b32 %r26, %r9, 2;\n\tst.shared.u32 [w], %r26;\n", 16},
+        {ONE T0ST("%r21") BAR LD "\tor.b32 %r26, %r9, 1;\n\tst.shared.u32 [w], %r26;\n",
+         0}, /* 0, then 1: the hypothesis [0, 1] holds, one value does not */
+        {ONE T0ST("%r21") BAR LD DAT "\txor.b32 %r26, %r9, %r22;\n\tand.b32 %r27, %r26, 2;\n"
+             "\tst.shared.u32 [w], %r27;\n", 0}, /* the word with data: 0 or 2 */
+        {ONE T0ST("%r21") BAR LD "\tshl.b32 %r26, %r9, 1;\n\tadd.s32 %r27, %r26, 1;\n"
+             "\tst.shared.u32 [w], %r27;\n", 0}, /* 1, 3, 7 ...: no hypothesis holds */
         {ONE T0ST("%r21") "\tmov.u32 %r31, w;\n" BAR LD, 0},        /* its address taken */
         {ONE T0ST("%r21") QT "\tst.shared.u32 [%r33+4], %r20;\n" BAR LD, 0}, /* past q's end */
         {ONE T0ST("%r21") QT "\tst.shared.u32 [%r33+-8], %r20;\n" BAR LD, 0},
@@ -2403,6 +2434,21 @@ static void test_int_ref19(void **state)
         {ONE DAT "\tsetp.eq.s32 %p3, %r22, 0;\n\tmov.u32 %r27, 0;\n$L__l:\n"
              "\tadd.s32 %r28, %r27, 1;\n\tmov.u32 %r27, %r28;\n\t@%p3 bra $L__l;\n"
              "\tadd.s32 %r9, %r27, 0;\n", 0}, /* a loop's counter through another register */
+        /* (REF20) a merge of a loop whose writes read the register (spin_int_mergeloop_evade) */
+        {ONE DAT "\tsetp.eq.s32 %p3, %r22, 0;\n\tsetp.eq.s32 %p4, %r22, 7;\n"
+             "\tand.b32 %r27, %r20, 2;\n$L__l:\n\t@%p3 bra $L__s;\n\tshl.b32 %r28, %r27, 2;\n"
+             "\tmul.lo.s32 %r29, %r27, 3;\n\tor.b32 %r27, %r28, %r29;\n$L__s:\n"
+             "\t@%p4 bra $L__l;\n\tadd.s32 %r9, %r27, 0;\n", 16},
+        {ONE DAT "\tsetp.eq.s32 %p3, %r22, 0;\n\tand.b32 %r27, %r20, 2;\n$L__l:\n"
+             "\tshl.b32 %r28, %r27, 1;\n\tor.b32 %r27, %r28, 1;\n\t@%p3 bra $L__l;\n"
+             "\tadd.s32 %r9, %r27, 0;\n", 0}, /* 0, 1, 3, 7 ...: no hypothesis holds */
+        {ONE DAT "\tsetp.eq.s32 %p3, %r22, 0;\n\tand.b32 %r27, %r20, 2;\n$L__l:\n"
+             "\txor.b32 %r27, %r27, %r22;\n\t@%p3 bra $L__l;\n\tadd.s32 %r9, %r27, 0;\n",
+         0}, /* data in the loop */
+        {ONE DAT "\tsetp.eq.s32 %p3, %r22, 0;\n\tsetp.eq.s32 %p4, %r22, 7;\n\t@%p4 bra $L__l;\n"
+             "\tand.b32 %r27, %r20, 2;\n$L__l:\n\t@%p3 bra $L__s;\n\tshl.b32 %r28, %r27, 2;\n"
+             "\tmul.lo.s32 %r29, %r27, 3;\n\tor.b32 %r27, %r28, %r29;\n$L__s:\n"
+             "\t@%p4 bra $L__l;\n\tadd.s32 %r9, %r27, 0;\n", 0}, /* a way in with no write */
         {ONE DAT "\tsetp.eq.s32 %p3, %r22, 0;\n\t@%p3 bra $L__m;\n\tmov.u32 %r27, 0;\n"
              "\tmov.u32 %r27, 0;\n$L__m:\n\tadd.s32 %r9, %r27, 0;\n", 0}, /* a way with none */
         {ONE DAT "\tsetp.eq.s32 %p3, %r22, 0;\n\tmov.u32 %r27, 0;\n\t@%p3 mov.u32 %r27, 5;\n"
@@ -2443,6 +2489,83 @@ static void test_int_ref19(void **state)
 #undef BAR
 #undef LD
 #undef QT
+    for (size_t i = 0; i < sizeof forms / sizeof *forms; i++)
+        module_form(head, i, forms[i].mid, forms[i].k);
+}
+
+/* (REF20) A double quotient and a double fma (spin_int_ddiv/dfma_evade.cu): [0, 1] / 3 and
+ * [0, 1] * 0.5 + 0.25 truncated, 0 for every float (& 1: a NaN's 1 << 31), found, and an
+ * .f32 quotient; a divisor whose range holds 0, a quotient of [0, 2] (0 or 1), an fma whose
+ * host sum cancels the host-rounded product (the device's is 2^-104, its ceiling 1), a
+ * quotient that underflows on the host where the device's .rp gives the least subnormal
+ * (ceiling 1), an fma of an unbounded operand not. A .global table chosen by a selp
+ * (spin_int_gsel_evade.cu): found where both are tables nothing writes and every entry the
+ * index reaches is one value in each; a table whose entries differ, a selp of data, a store
+ * through the selp's address (ptxdata's third walk: both tables written), an offset past the
+ * end not. */
+static void test_int_ref20(void **state)
+{
+    (void)state;
+    static const char head[] =
+        ".version 8.8\n.target sm_90\n.address_size 64\n"
+        ".global .align 4 .b8 gt[16] = {0, 0, 0, 0, 0, 0, 0, 0, 16, 0, 0, 0, 48};\n"
+        ".global .align 4 .b8 gu[16] = {0, 0, 0, 0, 0, 0, 0, 0, 32, 0, 0, 0, 64};\n"
+        ".global .align 4 .b8 gv[16] = {0, 0, 0, 0, 1};\n"
+        ".global .align 4 .b8 gw[16];\n"
+        ".global .align 4 .b8 gx[16];\n"
+        ".visible .entry k(\n\t.param .u64 k_param_0\n)\n{\n"
+        "\t.reg .pred %p<9>;\n\t.reg .b32 %r<40>;\n\t.reg .f32 %f<9>;\n\t.reg .b64 %rd<12>;\n"
+        "\t.reg .f64 %fd<9>;\n"
+        "\t.shared .align 8 .b8 s[4096];\n"
+        "\tld.param.u64 %rd1, [k_param_0];\n\tcvta.to.global.u64 %rd2, %rd1;\n"
+        "\tld.global.f32 %f1, [%rd2];\n";
+#define ONE "\tabs.f32 %f2, %f1;\n\tmin.f32 %f4, %f2, 0f3F800000;\n\tcvt.rzi.s32.f32 %r20, %f4;\n"
+#define D01 "\tcvt.f64.f32 %fd1, %f1;\n\tabs.f64 %fd2, %fd1;\n" \
+            "\tmin.f64 %fd3, %fd2, 0d3FF0000000000000;\n" /* [0, 1] or a NaN's 1.0 */
+#define SEL(a, b) "\tsetp.gt.f32 %p1, %f1, 0f3F000000;\n\tmov.u64 %rd3, " a ";\n" \
+                  "\tmov.u64 %rd4, " b ";\n\tselp.b64 %rd5, %rd3, %rd4, %p1;\n" \
+                  "\tmul.wide.s32 %rd6, %r20, 4;\n\tadd.s64 %rd7, %rd5, %rd6;\n"
+    static const struct {
+        const char *mid;
+        long k; /* the finding's k, 0: none */
+    } forms[] = {
+        {D01 "\tdiv.rn.f64 %fd4, %fd3, 0d4008000000000000;\n\tcvt.rzi.s32.f64 %r21, %fd4;\n"
+             "\tand.b32 %r9, %r21, 1;\n", 16}, /* spin_int_ddiv: [0, 1/3] */
+        {D01 "\tfma.rn.f64 %fd4, %fd3, 0d3FE0000000000000, 0d3FD0000000000000;\n"
+             "\tcvt.rzi.s32.f64 %r21, %fd4;\n\tand.b32 %r9, %r21, 1;\n", 16}, /* spin_int_dfma */
+        {ONE "\tcvt.rn.f32.s32 %f5, %r20;\n\tdiv.rn.f32 %f6, %f5, 0f40400000;\n"
+             "\tcvt.rzi.s32.f32 %r9, %f6;\n", 16}, /* an .f32 quotient: [0, 1/3] */
+        {ONE SEL("gt", "gu") "\tld.global.nc.u32 %r9, [%rd7];\n", 16}, /* spin_int_gsel */
+        {ONE "\tsetp.gt.f32 %p1, %f1, 0f3F000000;\n\tmov.u64 %rd3, gt;\n\tmov.u64 %rd4, gu;\n"
+             "\tmul.wide.s32 %rd6, %r20, 4;\n\tadd.s64 %rd8, %rd6, %rd3;\n"
+             "\tadd.s64 %rd9, %rd4, %rd6;\n\tselp.b64 %rd7, %rd8, %rd9, %p1;\n"
+             "\tld.global.u32 %r9, [%rd7];\n", 16}, /* the index added before the selp */
+        {ONE SEL("gt", "gt") "\tld.global.nc.u32 %r9, [%rd7];\n", 16}, /* one table twice */
+        /* not one value, or not known */
+        {D01 "\tdiv.rn.f64 %fd4, 0d3FF0000000000000, %fd3;\n\tcvt.rzi.s32.f64 %r21, %fd4;\n"
+             "\tand.b32 %r9, %r21, 1;\n", 0}, /* a divisor of [0, 1] */
+        {D01 "\tdiv.rn.f64 %fd4, %fd3, 0d3FE0000000000000;\n\tcvt.rzi.s32.f64 %r21, %fd4;\n"
+             "\tand.b32 %r9, %r21, 1;\n", 0}, /* [0, 2]: 0, 1 or 2 */
+        {"\tfma.rn.f64 %fd4, 0d3FF0000000000001, 0d3FF0000000000001, 0dBFF0000000000002;\n"
+         "\tcvt.rpi.s32.f64 %r9, %fd4;\n", 0}, /* 2^-104: the host's product rounds to the
+                                                * addend, its sum to 0 */
+        {ONE "\tcvt.rn.f64.s32 %fd1, %r20;\n\tmin.f64 %fd2, %fd1, 0d1A70000000000000;\n"
+             "\tdiv.rp.f64 %fd3, %fd2, 0d6570000000000000;\n\tcvt.rpi.s32.f64 %r9, %fd3;\n",
+         0}, /* [0, 2^-600] / 2^600, rounded up: the least subnormal where v = 1 */
+        {"\tcvt.f64.f32 %fd1, %f1;\n\tabs.f64 %fd2, %fd1;\n"
+         "\tfma.rn.f64 %fd4, %fd2, 0d0000000000000000, 0d3FD0000000000000;\n"
+         "\tcvt.rzi.s32.f64 %r9, %fd4;\n", 0}, /* an unbounded operand (inf * 0: a NaN) */
+        {ONE SEL("gt", "gv") "\tld.global.nc.u32 %r9, [%rd7];\n", 0}, /* gv's entry 1 is 1 */
+        {ONE "\tsetp.gt.f32 %p1, %f1, 0f3F000000;\n\tmov.u64 %rd3, gt;\n"
+             "\tselp.b64 %rd5, %rd3, %rd2, %p1;\n\tmul.wide.s32 %rd6, %r20, 4;\n"
+             "\tadd.s64 %rd7, %rd5, %rd6;\n\tld.global.nc.u32 %r9, [%rd7];\n", 0}, /* data */
+        {ONE SEL("gw", "gx") "\tst.global.u32 [%rd7+8], %r20;\n"
+             "\tld.global.u32 %r9, [%rd7];\n", 0}, /* a store through it: both written */
+        {ONE SEL("gt", "gu") "\tld.global.nc.u32 %r9, [%rd7+12];\n", 0}, /* past the end */
+    };
+#undef ONE
+#undef D01
+#undef SEL
     for (size_t i = 0; i < sizeof forms / sizeof *forms; i++)
         module_form(head, i, forms[i].mid, forms[i].k);
 }
@@ -3342,6 +3465,7 @@ int main(void)
         cmocka_unit_test(test_int_ops),
         cmocka_unit_test(test_int_ref18),
         cmocka_unit_test(test_int_ref19),
+        cmocka_unit_test(test_int_ref20),
         cmocka_unit_test(test_rule),
         cmocka_unit_test(test_odd_text),
         cmocka_unit_test(test_barrier_data),
