@@ -3015,6 +3015,14 @@ static int rw_macro(const char *t, size_t len, size_t ns, size_t ne, size_t arg,
         *be = end;
         if (memchr(t + *bs, '#', end - *bs))
             return -1; /* # or ## */
+        /* defined again (#ifdef branches, #undef): which one the build sees is not known */
+        for (const char *d2 = t + end; (d2 = memmem(d2, len - (size_t)(d2 - t), "#define", 7)) != NULL; d2 += 7) {
+            size_t j = (size_t)(d2 - t) + 7;
+            while (j < len && (t[j] == ' ' || t[j] == '\t'))
+                j++;
+            if (j + n <= len && !memcmp(t + j, t + ns, n) && (j + n == len || !rw_ident_char(t[j + n])))
+                return -1;
+        }
         return 1;
     }
     return 0;
@@ -3375,6 +3383,8 @@ static void rw_walk(sk_role_walk *w, long id, size_t bs, size_t be, const char *
 
 /* The role of pointer name in [s, e): sk_pointer_use's and the stores of the body itself,
  * with the uses through other pointers, into u. */
+static void rw_macro_uses(sk_role_walk *w, size_t s, size_t e, const char *name, sk_uses *u);
+
 static void sk_role_of(sk_role_walk *w, size_t s, size_t e, const char *name, sk_uses *u)
 {
     int use = sk_pointer_use_at(w->t, s, e, name, false);
@@ -3382,6 +3392,55 @@ static void sk_role_of(sk_role_walk *w, size_t s, size_t e, const char *name, sk
     u->atomic |= use >= 2;
     u->written |= use >= 2;
     u->written |= sk_pointer_written_at(w, s, e, name, u);
+    rw_macro_uses(w, s, e, name, u);
+}
+
+/* The macros of the file whose text names pointer name without taking it as a parameter
+ * (#define STORE(v) y[i] = v): where one is used in [s, e), its text uses name there, so it
+ * is walked like the body (within one another to SK_ROLE_DEPTH; deeper is lost). */
+static void rw_macro_uses(sk_role_walk *w, size_t s, size_t e, const char *name, sk_uses *u)
+{
+    const char *t = w->t;
+    size_t len = w->k->len, nl = strlen(name);
+    if (!nl)
+        return;
+    for (const char *d = t; (d = memmem(d, len - (size_t)(d - t), "#define", 7)) != NULL; d += 7) {
+        size_t i = (size_t)(d - t) + 7;
+        while (i < len && (t[i] == ' ' || t[i] == '\t'))
+            i++;
+        size_t ns = i;
+        while (i < len && rw_ident_char(t[i]))
+            i++;
+        size_t ne = i;
+        if (ne == ns)
+            continue;
+        bool param = false;
+        if (i < len && t[i] == '(') {
+            for (i++; i < len && t[i] != ')' && t[i] != '\n'; i++)
+                param |= sk_word_at(t, len, i, name, nl);
+            i++;
+        }
+        size_t bs = i, be = i;
+        while (be < len && !(t[be] == '\n' && t[be - 1] != '\\'))
+            be++;
+        if (param || bs >= be || (s < be && ns < e))
+            continue; /* its own parameter, empty, or the text being walked */
+        bool mentions = false, used = false;
+        for (size_t j = bs; j + nl <= be && !mentions; j++)
+            mentions = sk_word_at(t, be, j, name, nl);
+        for (size_t j = s; mentions && j + (ne - ns) <= e && !used; j++)
+            used = sk_word_at(t, e, j, t + ns, ne - ns) && !sk_in_comment(t, s, e, j);
+        if (!used)
+            continue;
+        if (w->depth >= SK_ROLE_DEPTH) {
+            rw_lost(w, s, t, ns, ne, u);
+            continue;
+        }
+        w->depth++;
+        w->names[w->depth] = NULL;
+        sk_role_of(w, bs, be, name, u);
+        w->depth--;
+    }
 }
 
 void sk_pointer_role(const skel *k, size_t s, size_t e, const char *name, sk_role *r)
@@ -3392,6 +3451,7 @@ void sk_pointer_role(const skel *k, size_t s, size_t e, const char *name, sk_rol
     sk_uses u = { 0 };
     r->use = sk_pointer_use_at(k->text, s, e, name, false);
     r->written = r->use >= 2 || sk_pointer_written_at(&w, s, e, name, &u);
+    rw_macro_uses(&w, s, e, name, &u);
     r->written |= u.written;
     if (u.atomic && r->use < 2)
         r->use = 2;

@@ -161,6 +161,26 @@ static void macros_are_followed(void **state)
     check_roles(cases, HK_ARRAY_LEN(cases));
 }
 
+/* Writes a macro hides (session 47's review of the s47-spec merge): y stored by ST, a macro
+ * defined twice (#ifdef branches: the first did nothing, y was an input with no doubt) is an
+ * inout with a doubt; y stored by STORE_Y, a macro naming y without taking it as a
+ * parameter, and w stored in put() by STORE_P naming put's parameter, are outputs (both
+ * were inputs, "sure"). */
+static void macros_hiding_writes(void **state)
+{
+    (void)state;
+    spec_inference inf;
+    infer(DATA("macro_hidden.cu"), "macro_twice", &inf);
+    assert_string_equal(kind_of(inf.spec, "y"), "inout");
+    assert_true(has_doubt(&inf, "y is passed at line"));
+    spec_inference_free(&inf);
+    infer(DATA("macro_hidden.cu"), "macro_names", &inf);
+    assert_string_equal(kind_of(inf.spec, "y"), "output");
+    assert_string_equal(kind_of(inf.spec, "w"), "output");
+    assert_string_equal(kind_of(inf.spec, "x"), "input");
+    spec_inference_free(&inf);
+}
+
 int main(void)
 {
     hk_alloc_init_json();
@@ -170,6 +190,7 @@ int main(void)
         cmocka_unit_test(an_unseen_helper_is_a_doubt),
         cmocka_unit_test(stores_through_casts_are_followed),
         cmocka_unit_test(macros_are_followed),
+        cmocka_unit_test(macros_hiding_writes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

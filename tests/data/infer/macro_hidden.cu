@@ -1,0 +1,37 @@
+// Spec inference test data (test_spec_infer_roles.c): writes that a macro hides. Written
+// for this test.
+
+// ST is defined twice: which definition the build sees is not known here
+#ifdef HK_NO_STORE
+#define ST(p, i, v) ((void)0)
+#else
+#define ST(p, i, v) ((p)[i] = (v))
+#endif
+
+__global__ void macro_twice(const float *x, float *y, float *z, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        ST(y, i, x[i]);
+        z[i] = x[i];
+    }
+}
+
+// a macro that names the kernel's pointer (and a helper's) without taking it as a parameter
+#define STORE_Y(v) y[i] = (v)
+#define STORE_P p[i] = v
+
+__device__ void put(float *p, int i, float v)
+{
+    STORE_P;
+}
+
+__global__ void macro_names(const float *x, float *y, float *w, float *z, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        STORE_Y(x[i]);
+        put(w, i, x[i]);
+        z[i] = x[i];
+    }
+}
