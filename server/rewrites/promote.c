@@ -1004,6 +1004,36 @@ static int check_casts(promoter *p, const an_function *f, bool is_kernel, size_t
     return HK_OK;
 }
 
+/* Token k, a type that is double in the shadow (promoted_type), inside a template
+ * argument list [a, b): the name the list belongs to must be one whose code the shadow
+ * holds (the file's functions and declarations: SharedMemory<T>, warpReduceSum<T>), a cast
+ * or cooperative groups'; anything else (std::is_same<T, double>, a trait of a header) may
+ * select other code at double than the baseline's float. */
+static int check_type_targ(promoter *p, size_t a, size_t b, size_t k)
+{
+    const rw_toks *ts = &p->ts;
+    size_t j = k;
+    while (j > a && (ts->t[j - 1].kind == T_IDENT || rwl_tok_is(ts, j - 1, "::") || rwl_tok_is(ts, j - 1, ",") ||
+                     rwl_tok_is(ts, j - 1, "*") || rwl_tok_is(ts, j - 1, "&") || ts->t[j - 1].kind == T_NUMBER))
+        j--;
+    if (!(j >= a + 2 && rwl_tok_is(ts, j - 1, "<") && ts->t[j - 2].kind == T_IDENT && rwl_match_close(ts, j - 1) < b))
+        return HK_OK;
+    size_t n = j - 2;
+    const char *s = p->text + ts->t[n].start;
+    size_t l = tok_len(ts, n);
+    if (rwl_tok_is_ident(ts, n, "static_cast") || rwl_tok_is_ident(ts, n, "const_cast") ||
+        names_find(&p->file_names, p->text, s, l) || names_find(&p->macros, p->text, s, l))
+        return HK_OK;
+    if (n >= 2 && rwl_tok_is(ts, n - 1, "::") &&
+        (rwl_tok_is_ident(ts, n - 2, "cg") || rwl_tok_is_ident(ts, n - 2, "cooperative_groups")))
+        return HK_OK;
+    for (size_t g = 0; g < p->m->n_funcs; g++)
+        if (strlen(p->m->funcs[g].name) == l && !memcmp(p->m->funcs[g].name, s, l))
+            return HK_OK;
+    refuse(p->out, EN(RW_PR_TPARAM_TARG), (int)tok_len(ts, k), p->text + ts->t[k].start, (int)l, s, LINE(k));
+    return HK_OK;
+}
+
 /* Promotes one function: edits for float, literals, math and constants; refusals. */
 static int promote_function(promoter *p, size_t fi, bool is_kernel)
 {
@@ -1037,6 +1067,8 @@ static int promote_function(promoter *p, size_t fi, bool is_kernel)
         }
         if (ts->t[k].kind != T_IDENT)
             continue;
+        if (promoted_type(p, f, is_kernel, k) && (rc = check_type_targ(p, a, b, k)))
+            break;
         if (l == 5 && !memcmp(s, "float", 5)) {
             /* inside a template argument list: only a cast's type may change */
             size_t j = k;

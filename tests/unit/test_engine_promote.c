@@ -548,6 +548,15 @@ static void test_template_attacks(void **state)
     has(r.text, "sqrt(x[threadIdx.x])");
     hk_free(queue_compile_instantiated("k_sq", &r, "k_sq"));
     promote_result_free(&r);
+    /* T as a template argument of a trait the file does not define selects code by type */
+    const char *same =
+        "#include <type_traits>\n"
+        "template <typename T>\n"
+        "__global__ void k_same(const T *x, T *y)\n"
+        "{ if (std::is_same<T, double>::value) y[0] = x[0]; else y[0] = 2 * x[0]; }\n";
+    assert_int_equal(promote_fp64(same, strlen(same), "k_same", fargs, 1, &r), HK_EUNSUPPORTED);
+    assert_non_null(strstr(r.reason, "type parameter 'T' as a template argument of 'is_same' (line 4)"));
+    promote_result_free(&r);
     compile_queued();
 }
 
