@@ -3028,6 +3028,36 @@ static int rw_macro(const char *t, size_t len, size_t ns, size_t ne, size_t arg,
     return 0;
 }
 
+/* Whether the function t[ns, ne), not in the file, takes an element by value: CUDA's
+ * intrinsics (__name), the math library in both precisions, min/max, conversions and
+ * constructors of values. Any other (swap, cuda::atomic_ref's constructor, a header's
+ * function taking T &) may store into it. */
+static bool rw_by_value(const char *t, size_t ns, size_t ne)
+{
+    static const char *const names[] = {
+        "min", "max", "abs", "fabs", "fabsf", "fmin", "fminf", "fmax", "fmaxf", "sqrt", "sqrtf", "rsqrt",
+        "rsqrtf", "cbrt", "cbrtf", "exp", "expf", "exp2", "exp2f", "exp10", "exp10f", "expm1", "expm1f",
+        "log", "logf", "log2", "log2f", "log10", "log10f", "log1p", "log1pf", "pow", "powf", "sin", "sinf",
+        "cos", "cosf", "tan", "tanf", "asin", "asinf", "acos", "acosf", "atan", "atanf", "atan2", "atan2f",
+        "sinh", "sinhf", "cosh", "coshf", "tanh", "tanhf", "asinh", "asinhf", "acosh", "acoshf", "atanh",
+        "atanhf", "erf", "erff", "erfc", "erfcf", "erfinv", "erfinvf", "lgamma", "lgammaf", "tgamma",
+        "tgammaf", "floor", "floorf", "ceil", "ceilf", "round", "roundf", "rint", "rintf", "trunc", "truncf",
+        "lround", "lroundf", "llround", "llroundf", "lrint", "lrintf", "nearbyint", "nearbyintf", "fmod",
+        "fmodf", "remainder", "remainderf", "fma", "fmaf", "hypot", "hypotf", "copysign", "copysignf",
+        "isnan", "isinf", "isfinite", "signbit", "normcdf", "normcdff", "sinpi", "sinpif", "cospi", "cospif",
+        "fdividef", "saturate", "float", "double", "int", "unsigned", "long", "short", "char", "bool",
+        "size_t", "int64_t", "uint64_t", "int32_t", "uint32_t", "static_cast", "assert",
+        "make_float2", "make_float3", "make_float4", "make_int2", "make_int3", "make_int4", "make_double2",
+        "make_uint2", "make_uint4", "make_short2", "make_uchar4", "make_char4",
+    };
+    if (ne - ns > 2 && t[ns] == '_' && t[ns + 1] == '_')
+        return true;
+    for (size_t i = 0; i < HK_ARRAY_LEN(names); i++)
+        if (rw_named(t, ns, ne, names[i]))
+            return true;
+    return false;
+}
+
 /* Name or element passed as argument arg of the call whose '(' is at c: what the callee
  * does with it, into u. */
 static void rw_call_arg(sk_role_walk *w, size_t s, size_t e, size_t c, size_t at, bool elem, const char *name,
@@ -3123,10 +3153,10 @@ static void rw_call_arg(sk_role_walk *w, size_t s, size_t e, size_t c, size_t at
         rw_lost(w, at, t, ns, ne, u);
         return;
     }
-    if (elem)
-        u->read = true; /* an element passed to a function not in the file: by value */
+    if (elem && rw_by_value(t, ns, ne))
+        u->read = true; /* an element passed to a function known to take it by value */
     else
-        rw_lost(w, at, t, ns, ne, u);
+        rw_lost(w, at, t, ns, ne, u); /* swap(y[i], t), atomic_ref r(y[i]): may store */
 }
 
 /* Follows the expression t[a, z) of the body [s, e) outward to what uses it: a pointer made

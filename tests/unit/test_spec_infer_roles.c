@@ -179,6 +179,13 @@ static void macros_hiding_writes(void **state)
     assert_string_equal(kind_of(inf.spec, "w"), "output");
     assert_string_equal(kind_of(inf.spec, "x"), "input");
     spec_inference_free(&inf);
+    /* an element passed to swap (not in the file) was taken as passed by value: y an input,
+     * sure; now an inout with a doubt naming swap. expf's argument stays a read (v input). */
+    infer(DATA("macro_hidden.cu"), "element_by_ref", &inf);
+    assert_string_equal(kind_of(inf.spec, "y"), "inout");
+    assert_true(has_doubt(&inf, "swap, " ROLE_CALL));
+    assert_string_equal(kind_of(inf.spec, "v"), "input");
+    spec_inference_free(&inf);
 }
 
 int main(void)

@@ -35,3 +35,16 @@ __global__ void macro_names(const float *x, float *y, float *w, float *z, int n)
         z[i] = x[i];
     }
 }
+
+// an element passed to a function whose body is not in the file and that may take it by
+// reference (cuda::std::swap, cuda::atomic_ref's constructor): y is stored into there;
+// expf takes its argument by value
+__global__ void element_by_ref(const float *x, float *y, float *v, float *z, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        float t = x[i];
+        cuda::std::swap(y[i], t);
+        z[i] = expf(v[i]) + t;
+    }
+}
