@@ -553,18 +553,24 @@ static int scan_file_scope(const rw_toks *ts, const an_model *m, decl_names *out
             i++;
         }
         size_t b = i;
-        /* template <...> struct NAME<...>: an explicit or partial specialization of a class
-         * template, which the shadow's double may select differently from the float */
+        /* template <...> struct NAME<...>, template <> constexpr double NAME<double> = ...:
+         * an explicit or partial specialization of a class or variable template, which the
+         * shadow's double may select differently from the float */
         bool class_spec = false, shared_idiom = false;
         if (rwl_tok_is_ident(ts, a, "template") && rwl_tok_is(ts, a + 1, "<")) {
             size_t c = rwl_match_close(ts, a + 1);
-            class_spec = c + 3 < b && (rwl_tok_is_ident(ts, c + 1, "struct") || rwl_tok_is_ident(ts, c + 1, "class") ||
-                                       rwl_tok_is_ident(ts, c + 1, "union")) &&
-                         ts->t[c + 2].kind == T_IDENT && rwl_tok_is(ts, c + 3, "<");
+            for (size_t j = c + 1; j + 1 < b && !class_spec; j++) {
+                if (rwl_tok_is(ts, j, "(") || rwl_tok_is(ts, j, "=") || rwl_tok_is(ts, j, "{") ||
+                    rwl_tok_is(ts, j, ":"))
+                    break;
+                class_spec = ts->t[j].kind == T_IDENT && rwl_tok_is(ts, j + 1, "<");
+            }
+            c = class_spec && (rwl_tok_is_ident(ts, c + 1, "struct") || rwl_tok_is_ident(ts, c + 1, "class") ||
+                               rwl_tok_is_ident(ts, c + 1, "union")) ? c : ts->n; /* the idiom: classes only */
             /* the dynamic shared memory idiom (SharedMemory<double>: an `extern __shared__`
              * array handed out, nothing computed) picks no arithmetic: names, `*`, brackets
              * and `;` only, no number, no operator */
-            size_t o = class_spec ? rwl_match_close(ts, c + 3) + 1 : ts->n;
+            size_t o = class_spec && c + 3 < ts->n && rwl_tok_is(ts, c + 3, "<") ? rwl_match_close(ts, c + 3) + 1 : ts->n;
             if (o < ts->n && rwl_tok_is(ts, o, "{")) {
                 size_t oe = rwl_match_close(ts, o);
                 bool shared = false, plain = oe < ts->n;

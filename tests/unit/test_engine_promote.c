@@ -485,7 +485,7 @@ static void test_template_attacks(void **state)
         "__global__ void k_eps(const T *x, T *y, int n)\n"
         "{ int i = threadIdx.x; if (i < n) y[i] = x[i] + Eps<T>::v; }\n";
     assert_int_equal(promote_fp64(eps_d, strlen(eps_d), "k_eps", fargs, 1, &r), HK_EUNSUPPORTED);
-    assert_non_null(strstr(r.reason, "class template 'Eps' has an explicit or partial specialization (line 2)"));
+    assert_non_null(strstr(r.reason, "template 'Eps' has an explicit or partial specialization (line 2)"));
     promote_result_free(&r);
     const char *eps_f =
         "template <typename T> struct Eps { static constexpr T v = 1e-12; };\n"
@@ -494,7 +494,16 @@ static void test_template_attacks(void **state)
         "__global__ void k_eps(const T *x, T *y, int n)\n"
         "{ int i = threadIdx.x; if (i < n) y[i] = x[i] + Eps<T>::v; }\n";
     assert_int_equal(promote_fp64(eps_f, strlen(eps_f), "k_eps", fargs, 1, &r), HK_EUNSUPPORTED);
-    assert_non_null(strstr(r.reason, "class template 'Eps'"));
+    assert_non_null(strstr(r.reason, "template 'Eps'"));
+    promote_result_free(&r);
+    /* a variable template's specialization for double (no float in it) likewise */
+    const char *veps =
+        "template <typename T> constexpr T eps = T(1e-12);\n"
+        "template <> constexpr double eps<double> = 1e-1;\n"
+        "template <typename T>\n"
+        "__global__ void k_veps(const T *x, T *y) { y[threadIdx.x] = x[threadIdx.x] + eps<T>; }\n";
+    assert_int_equal(promote_fp64(veps, strlen(veps), "k_veps", fargs, 1, &r), HK_EUNSUPPORTED);
+    assert_non_null(strstr(r.reason, "variable template 'eps' has an explicit or partial specialization (line 2)"));
     promote_result_free(&r);
     /* the dynamic shared memory idiom's specializations compute nothing: still promoted */
     const char *smem =
