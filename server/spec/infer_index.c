@@ -3470,6 +3470,21 @@ static void rw_macro_uses(sk_role_walk *w, size_t s, size_t e, const char *name,
         w->names[w->depth] = NULL;
         sk_role_of(w, bs, be, name, u);
         w->depth--;
+        /* the macro's value assigned where it is used (#define OUT(j) y[j], OUT(i) = v):
+         * a store through name */
+        for (size_t j = s; j + (ne - ns) <= e; j++) {
+            if (!sk_word_at(t, e, j, t + ns, ne - ns) || sk_in_comment(t, s, e, j))
+                continue;
+            size_t z = rw_next(t, j + (ne - ns), e);
+            if (z < e && t[z] == '(')
+                z = rw_next(t, kf_expr_end(t, z + 1, e, "") + 1, e);
+            char N = z < e ? t[z] : 0, N1 = z + 1 < e ? t[z + 1] : 0;
+            if ((N == '=' && N1 != '=') || ((N == '+' || N == '-') && N1 == N) ||
+                (N && strchr("+-*/%&|^", N) && N1 == '=')) {
+                u->written = true;
+                u->read |= N != '=';
+            }
+        }
     }
 }
 

@@ -186,6 +186,11 @@ static void macros_hiding_writes(void **state)
     assert_true(has_doubt(&inf, "swap, " ROLE_CALL));
     assert_string_equal(kind_of(inf.spec, "v"), "input");
     spec_inference_free(&inf);
+    /* OUT_AT(i) = v, OUT_AT's value y[j]: y was an input, sure; now stored (an inout: the
+     * macro's text also reads as a read) */
+    infer(DATA("macro_hidden.cu"), "macro_value", &inf);
+    assert_string_equal(kind_of(inf.spec, "y"), "inout");
+    spec_inference_free(&inf);
 }
 
 int main(void)

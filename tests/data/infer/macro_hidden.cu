@@ -48,3 +48,15 @@ __global__ void element_by_ref(const float *x, float *y, float *v, float *z, int
         z[i] = expf(v[i]) + t;
     }
 }
+
+// a macro whose value is an element of y, assigned where it is used
+#define OUT_AT(j) y[j]
+
+__global__ void macro_value(const float *x, float *y, float *z, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        OUT_AT(i) = x[i];
+        z[i] = x[i];
+    }
+}
