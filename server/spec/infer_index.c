@@ -3364,6 +3364,30 @@ static void rw_follow(sk_role_walk *w, size_t s, size_t e, size_t a, size_t z, b
     rw_lost(w, at, t, 0, 0, u);
 }
 
+/* Whether the body t[bs, be) may cast the const away from pointer parameter name: a
+ * const_cast anywhere, or a pointer cast, `(float *)name`, `(T *)(name + i)`, of it. */
+static bool rw_const_cast_away(const char *t, size_t bs, size_t be, const char *name)
+{
+    size_t nl = strlen(name);
+    if (memmem(t + bs, be - bs, "const_cast", 10))
+        return true;
+    for (size_t i = bs; i + nl <= be; i++) {
+        if (!sk_word_at(t, be, i, name, nl))
+            continue;
+        size_t p = i;
+        while (p > bs && (isspace((unsigned char)t[p - 1]) || t[p - 1] == '('))
+            p--;
+        if (p > bs && t[p - 1] == ')') {
+            p--;
+            while (p > bs && isspace((unsigned char)t[p - 1]))
+                p--;
+            if (p > bs && t[p - 1] == '*')
+                return true;
+        }
+    }
+    return false;
+}
+
 static void rw_helper(sk_role_walk *w, long fi, const an_param *p, bool elem, size_t at, sk_uses *u)
 {
     const an_function *f = &w->k->m->funcs[fi];
@@ -3374,7 +3398,8 @@ static void rw_helper(sk_role_walk *w, long fi, const an_param *p, bool elem, si
             u->read = true; /* by value or a const reference */
             return;
         }
-    } else if (p->pointer_depth > 0 && p->is_const) {
+    } else if (p->pointer_depth > 0 && p->is_const &&
+               !rw_const_cast_away(w->t, f->body_span.start_byte, f->body_span.end_byte, p->name)) {
         u->read = true; /* a pointer to const: the helper cannot store through it */
         return;
     }

@@ -60,3 +60,18 @@ __global__ void macro_value(const float *x, float *y, float *z, int n)
         z[i] = x[i];
     }
 }
+
+// a helper whose parameter is a pointer to const but which casts the const away and stores
+__device__ void put_const(const float *p, int i, float v)
+{
+    ((float *)p)[i] = v;
+}
+
+__global__ void const_cast_helper(const float *x, float *y, float *z, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        put_const(y, i, x[i]);
+        z[i] = x[i];
+    }
+}
