@@ -6281,6 +6281,8 @@ static const struct hk_msg_entry msgs[HK_MSG_COUNT] = {
       "类模板或变量模板 '%.*s' 有显式或偏特化（第 %d 行），在 '%s' 中使用（第 %d 行）：double 影子版本选用的特化可能与基线的 float 不同"),
     F(RW_PR_TPARAM_TARG, "type parameter '%.*s' as a template argument of '%.*s' (line %d), which this file does not define: at double it may select other code than at float (std::is_same<T, double>)",
       "类型参数 '%.*s' 作为 '%.*s' 的模板实参（第 %d 行），而本文件没有定义后者：在 double 下它可能选用与 float 不同的代码（std::is_same<T, double>）"),
+    F(RW_PR_SHARED_OFFSET, "dynamic shared array '%s' in '%s' is cast to a type that becomes double and offset without sizeof (line %d): once doubled, its parts could overlap",
+      "动态共享数组 '%s'（在 '%s' 中）被转换为会变成 double 的类型，并且不用 sizeof 做偏移（第 %d 行）：加倍后各部分可能重叠"),
     F(RW_PR_DEVICE_LAUNCH, "launch of kernel '%.*s' from device code (line %d): dynamic parallelism is not promoted",
       "从设备代码启动核函数 '%.*s'（第 %d 行）：动态并行不会提升为 fp64"),
     F(RW_PR_OVERLOADED, "call to '%.*s' (line %d): the device function is overloaded; the promoted overloads could collide",

@@ -1040,6 +1040,57 @@ static int check_type_targ(promoter *p, size_t a, size_t b, size_t k)
     return HK_OK;
 }
 
+/* A dynamic shared array of another type (char, int) carved into parts of a type that
+ * becomes double (`(T *)smem`, `(float *)smem`) and offset by a count written without
+ * sizeof (`(int *)(smem + 4 * blockDim.x)`): the offset stays where a float part ended, so
+ * the doubled part would run into the next one. Refused; offsets with sizeof (sizeof(T) or
+ * sizeof(float) double with the part) and offsets after the cast (in elements) are kept. */
+static void check_shared_offsets(promoter *p, const an_function *f, bool is_kernel, size_t a, size_t b)
+{
+    const rw_toks *ts = &p->ts;
+    for (size_t i = 0; i < f->n_shared && !p->out->reason[0]; i++) {
+        const an_shared *sh = &f->shared[i];
+        if (!sh->is_extern || !sh->name || !sh->type || strstr(sh->type, "float"))
+            continue;
+        size_t nl = strlen(sh->name);
+        bool carved = false;
+        size_t raw = 0;
+        for (size_t k = a; k < b; k++) {
+            if (ts->t[k].kind != T_IDENT || tok_len(ts, k) != nl || memcmp(p->text + ts->t[k].start, sh->name, nl))
+                continue;
+            size_t q = k;
+            while (q > a && rwl_tok_is(ts, q - 1, "("))
+                q--;
+            bool cast_before = false;
+            if (q > a && rwl_tok_is(ts, q - 1, ")") && q >= a + 2 && rwl_tok_is(ts, q - 2, "*")) {
+                cast_before = q == k; /* (T *)smem + n: in elements of the cast */
+                for (size_t j = q - 2; j > a && !rwl_tok_is(ts, j, "("); j--)
+                    carved |= rwl_tok_is_ident(ts, j, "float") || promoted_type(p, f, is_kernel, j);
+            }
+            /* smem + EXPR or &smem[EXPR]: EXPR up to the end of its operand */
+            bool plus = rwl_tok_is(ts, k + 1, "+") && !cast_before;
+            bool index = rwl_tok_is(ts, k + 1, "[") && k > a && rwl_tok_is(ts, k - 1, "&");
+            if (!(plus || index) || raw)
+                continue;
+            bool has_sizeof = false;
+            int depth = 0;
+            for (size_t j = k + 2; j < b; j++) {
+                if (rwl_tok_is(ts, j, "(") || rwl_tok_is(ts, j, "["))
+                    depth++;
+                else if (rwl_tok_is(ts, j, ")") || rwl_tok_is(ts, j, "]"))
+                    depth--;
+                if (depth < 0 || (depth == 0 && (rwl_tok_is(ts, j, ";") || rwl_tok_is(ts, j, ","))))
+                    break;
+                has_sizeof |= rwl_tok_is_ident(ts, j, "sizeof");
+            }
+            if (!has_sizeof)
+                raw = k;
+        }
+        if (carved && raw)
+            refuse(p->out, EN(RW_PR_SHARED_OFFSET), sh->name, f->name, LINE(raw));
+    }
+}
+
 /* Promotes one function: edits for float, literals, math and constants; refusals. */
 static int promote_function(promoter *p, size_t fi, bool is_kernel)
 {
@@ -1064,6 +1115,7 @@ static int promote_function(promoter *p, size_t fi, bool is_kernel)
             out->shmem_factor = 2;
     if ((rc = check_casts(p, f, is_kernel, a, b)))
         return rc;
+    check_shared_offsets(p, f, is_kernel, a, b);
     for (size_t k = a; k < b && !rc && !out->reason[0]; k++) {
         const char *s = p->text + ts->t[k].start;
         size_t l = tok_len(ts, k);

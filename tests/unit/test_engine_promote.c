@@ -557,6 +557,35 @@ static void test_template_attacks(void **state)
     has(r.text, "sqrt(x[threadIdx.x])");
     hk_free(queue_compile_instantiated("k_sq", &r, "k_sq"));
     promote_result_free(&r);
+    /* a char shared buffer carved into a T part and an int part at a byte offset without
+     * sizeof: once T is double the parts overlap; with sizeof(T), or in T elements, kept */
+    const char *shm =
+        "template <typename T>\n"
+        "__global__ void k_shm(const T *x, T *y)\n"
+        "{\n"
+        "    extern __shared__ char smem[];\n"
+        "    T *a = (T *)smem;\n"
+        "    int *b = (int *)(smem + 4 * blockDim.x);\n"
+        "    a[threadIdx.x] = x[threadIdx.x]; b[threadIdx.x] = threadIdx.x; __syncthreads();\n"
+        "    y[threadIdx.x] = a[0] + b[0];\n"
+        "}\n";
+    assert_int_equal(promote_fp64(shm, strlen(shm), "k_shm", fargs, 1, &r), HK_EUNSUPPORTED);
+    assert_non_null(strstr(r.reason, "dynamic shared array 'smem' in 'k_shm'"));
+    assert_non_null(strstr(r.reason, "(line 6)"));
+    promote_result_free(&r);
+    const char *shm_ok =
+        "template <typename T>\n"
+        "__global__ void k_shm(const T *x, T *y)\n"
+        "{\n"
+        "    extern __shared__ char smem[];\n"
+        "    T *a = (T *)smem;\n"
+        "    int *b = (int *)(smem + sizeof(T) * blockDim.x);\n"
+        "    T *c = (T *)smem + blockDim.x;\n"
+        "    a[threadIdx.x] = x[threadIdx.x]; b[threadIdx.x] = threadIdx.x; c[0] = a[0]; __syncthreads();\n"
+        "    y[threadIdx.x] = a[0] + b[0] + c[0];\n"
+        "}\n";
+    assert_int_equal(promote_fp64(shm_ok, strlen(shm_ok), "k_shm", fargs, 1, &r), HK_OK);
+    promote_result_free(&r);
     /* T as a template argument of a trait the file does not define selects code by type */
     const char *same =
         "#include <type_traits>\n"
