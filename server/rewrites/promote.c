@@ -358,10 +358,11 @@ static void refuse(promote_result *out, const char *fmt, ...)
 
 /* What a name declared outside functions holds: nothing a shadow must refuse, or float
  * code (a macro's, a file-scope declaration's, a function's the model does not hold). */
-typedef enum { DN_HARMLESS, DN_MACRO_FLOAT, DN_DECL_FLOAT, DN_FUNC_FLOAT } decl_why;
+typedef enum { DN_HARMLESS, DN_MACRO_FLOAT, DN_DECL_FLOAT, DN_FUNC_FLOAT, DN_CLASS_SPECIALIZED } decl_why;
 
 typedef struct {
     uint32_t name_start, name_end; /* in text; the line is counted when a refusal names it */
+    uint32_t text_end;             /* a macro's: its replacement is text[name_end, text_end) */
     decl_why why;
     char what[48];
 } decl_name;
@@ -385,16 +386,25 @@ static int names_push(decl_names *d, uint32_t s, uint32_t e, decl_why why, const
     n->name_start = s;
     n->name_end = e;
     n->why = why;
+    n->text_end = e;
     snprintf(n->what, sizeof n->what, "%.47s", what ? what : "");
     return HK_OK;
 }
 
+/* The declaration of name s[0, l): one that makes the shadow refuse it when there is one
+ * (a class template's primary is harmless, its specialization for float is not), else the
+ * first. */
 static const decl_name *names_find(const decl_names *d, const char *text, const char *s, size_t l)
 {
+    const decl_name *first = NULL;
     for (size_t i = 0; i < d->n; i++)
-        if (d->v[i].name_end - d->v[i].name_start == l && memcmp(text + d->v[i].name_start, s, l) == 0)
-            return &d->v[i];
-    return NULL;
+        if (d->v[i].name_end - d->v[i].name_start == l && memcmp(text + d->v[i].name_start, s, l) == 0) {
+            if (d->v[i].why != DN_HARMLESS)
+                return &d->v[i];
+            if (!first)
+                first = &d->v[i];
+        }
+    return first;
 }
 
 /* Does the text [a, b) hold something that is float in a double shadow: the float type, a
@@ -446,9 +456,12 @@ static int scan_macros(const char *text, size_t len, decl_names *macros)
                 bool has = false;
                 char what[48] = "";
                 int rc = text_has_float(text, (uint32_t)ne, (uint32_t)end, &has, what, sizeof what);
-                if (!rc && ne > ns)
+                if (!rc && ne > ns) {
                     rc = names_push(macros, (uint32_t)ns, (uint32_t)ne,
                                     has ? DN_MACRO_FLOAT : DN_HARMLESS, what);
+                    if (!rc)
+                        macros->v[macros->n - 1].text_end = (uint32_t)end;
+                }
                 if (rc)
                     return rc;
                 i = end;
@@ -540,6 +553,37 @@ static int scan_file_scope(const rw_toks *ts, const an_model *m, decl_names *out
             i++;
         }
         size_t b = i;
+        /* template <...> struct NAME<...>, template <> constexpr double NAME<double> = ...:
+         * an explicit or partial specialization of a class or variable template, which the
+         * shadow's double may select differently from the float */
+        bool class_spec = false, shared_idiom = false;
+        if (rwl_tok_is_ident(ts, a, "template") && rwl_tok_is(ts, a + 1, "<")) {
+            size_t c = rwl_match_close(ts, a + 1);
+            for (size_t j = c + 1; j + 1 < b && !class_spec; j++) {
+                if (rwl_tok_is(ts, j, "(") || rwl_tok_is(ts, j, "=") || rwl_tok_is(ts, j, "{") ||
+                    rwl_tok_is(ts, j, ":"))
+                    break;
+                class_spec = ts->t[j].kind == T_IDENT && rwl_tok_is(ts, j + 1, "<");
+            }
+            c = class_spec && (rwl_tok_is_ident(ts, c + 1, "struct") || rwl_tok_is_ident(ts, c + 1, "class") ||
+                               rwl_tok_is_ident(ts, c + 1, "union")) ? c : ts->n; /* the idiom: classes only */
+            /* the dynamic shared memory idiom (SharedMemory<double>: an `extern __shared__`
+             * array handed out, nothing computed) picks no arithmetic: names, `*`, brackets
+             * and `;` only, no number, no operator */
+            size_t o = class_spec && c + 3 < ts->n && rwl_tok_is(ts, c + 3, "<") ? rwl_match_close(ts, c + 3) + 1 : ts->n;
+            if (o < ts->n && rwl_tok_is(ts, o, "{")) {
+                size_t oe = rwl_match_close(ts, o);
+                bool shared = false, plain = oe < ts->n;
+                for (size_t j = o; plain && j <= oe; j++) {
+                    shared |= rwl_tok_is_ident(ts, j, "__shared__");
+                    plain = ts->t[j].kind == T_IDENT || rwl_tok_is(ts, j, "*") || rwl_tok_is(ts, j, "(") ||
+                            rwl_tok_is(ts, j, ")") || rwl_tok_is(ts, j, "{") || rwl_tok_is(ts, j, "}") ||
+                            rwl_tok_is(ts, j, "[") || rwl_tok_is(ts, j, "]") || rwl_tok_is(ts, j, ";") ||
+                            rwl_tok_is(ts, j, ":");
+                }
+                shared_idiom = plain && shared;
+            }
+        }
         /* the names: identifiers at depth 0 of [a, b) (brackets were skipped above, so
          * walk again with the same rule) */
         for (size_t k = a; k < b && k < ts->n; k++) {
@@ -559,6 +603,8 @@ static int scan_file_scope(const rw_toks *ts, const an_model *m, decl_names *out
             decl_why why = has_float && !ends_body ? DN_DECL_FLOAT : DN_HARMLESS;
             if (ends_body)
                 why = has_float ? DN_FUNC_FLOAT : DN_HARMLESS;
+            if (class_spec)
+                why = shared_idiom ? DN_HARMLESS : DN_CLASS_SPECIALIZED;
             int rc = names_push(out, ts->t[k].start, ts->t[k].end, why, what);
             if (rc)
                 return rc;
@@ -671,6 +717,30 @@ static int check_kernel_template(promoter *p, const an_function *f, const char *
             has_float |= rwl_tok_is_ident(&ts, j, "float");
         if (has_float && idx >= n_targs)
             refuse(p->out, EN(RW_PR_TPARAM_DEFAULT), idx + 1, f->name, (int)f->span.start_row + 1);
+        /* a default the spec does not give, made of a promoted type parameter: `typename
+         * Acc = T` is double with it (its parameters are marked like T's); anything else
+         * (Traits<T>::acc, sizeof(T)) is refused: its double form is not known here */
+        size_t eq = start;
+        while (eq < k && !rwl_tok_is(&ts, eq, "="))
+            eq++;
+        if (idx >= n_targs && eq < k) {
+            const char *dep = NULL;
+            for (size_t j = eq + 1; j < k && !dep; j++)
+                for (size_t q = 0; q < p->n_tparams && !dep; q++)
+                    if (ts.t[j].kind == T_IDENT && tok_len(&ts, j) == strlen(p->tparams[q]) &&
+                        !memcmp(t + ts.t[j].start, p->tparams[q], tok_len(&ts, j)))
+                        dep = p->tparams[q];
+            bool same = dep && k == eq + 2 && eq == start + 2 &&
+                        (rwl_tok_is_ident(&ts, start, "typename") || rwl_tok_is_ident(&ts, start, "class")) &&
+                        ts.t[start + 1].kind == T_IDENT;
+            if (same && p->n_tparams < HK_ARRAY_LEN(p->tparams) && tok_len(&ts, start + 1) < sizeof p->tparams[0]) {
+                size_t l = tok_len(&ts, start + 1);
+                memcpy(p->tparams[p->n_tparams], t + ts.t[start + 1].start, l);
+                p->tparams[p->n_tparams++][l] = '\0';
+            } else if (dep) {
+                refuse(p->out, EN(RW_PR_TPARAM_DEPENDS), idx + 1, f->name, (int)f->span.start_row + 1, dep);
+            }
+        }
         /* `typename NAME` / `class NAME` given float: NAME is double in the shadow */
         if (idx < n_targs && start + 1 < k &&
             (rwl_tok_is_ident(&ts, start, "typename") || rwl_tok_is_ident(&ts, start, "class")) &&
@@ -694,6 +764,52 @@ out:
     return rc;
 }
 
+/* Adds the file's function named by token k of a function's body (name[0, l)) to the
+ * promoted set: none, one (added), or refused (a kernel, overloads). */
+static void follow_name(promoter *p, size_t k, const char *s, size_t l, size_t *work, size_t *n_work, bool *found)
+{
+    const rw_toks *ts = &p->ts;
+    size_t hits = 0, hit = 0;
+    bool kernel = false;
+    for (size_t g = 0; g < p->m->n_funcs; g++) {
+        const an_function *h = &p->m->funcs[g];
+        if (h->kind == AN_LAUNCHER || strlen(h->name) != l || memcmp(h->name, s, l))
+            continue;
+        kernel |= h->kind == AN_KERNEL;
+        hits++;
+        hit = g;
+    }
+    *found = hits > 0;
+    if (kernel)
+        refuse(p->out, EN(RW_PR_DEVICE_LAUNCH), (int)l, s, LINE(k));
+    else if (hits > 1)
+        refuse(p->out, EN(RW_PR_OVERLOADED), (int)l, s, LINE(k));
+    else if (hits == 1 && !p->promoted[hit]) {
+        p->promoted[hit] = true;
+        work[(*n_work)++] = hit;
+    }
+}
+
+/* Token k names a macro of the file: the file's functions its replacement calls run in the
+ * promoted code, so they are promoted too (`#define sqrt(v) my_sqrt(v)`: my_sqrt stays
+ * float otherwise). Macros within the replacement are not followed further. */
+static int follow_macro(promoter *p, size_t k, size_t *work, size_t *n_work)
+{
+    const rw_toks *ts = &p->ts;
+    const decl_name *mac = names_find(&p->macros, p->text, p->text + ts->t[k].start, tok_len(ts, k));
+    if (!mac || mac->text_end <= mac->name_end)
+        return HK_OK;
+    rw_toks mt = { 0 };
+    int rc = rwl_lex(p->text, mac->name_end, mac->text_end, &mt);
+    for (size_t j = 0; !rc && j < mt.n && !p->out->reason[0]; j++) {
+        bool found;
+        if (mt.t[j].kind == T_IDENT)
+            follow_name(p, k, p->text + mt.t[j].start, tok_len(&mt, j), work, n_work, &found);
+    }
+    rwl_toks_free(&mt);
+    return rc;
+}
+
 /* Adds the callees of function fi to the promoted set; refuses what cannot be followed. */
 static int follow_calls(promoter *p, size_t fi, size_t *work, size_t *n_work)
 {
@@ -703,6 +819,11 @@ static int follow_calls(promoter *p, size_t fi, size_t *work, size_t *n_work)
     for (size_t k = a; k < b && !p->out->reason[0]; k++) {
         if (ts->t[k].kind != T_IDENT)
             continue;
+        if (!(k > a && (rwl_tok_is(ts, k - 1, ".") || rwl_tok_is(ts, k - 1, "->")))) {
+            int rc = follow_macro(p, k, work, n_work);
+            if (rc)
+                return rc;
+        }
         size_t next = k + 1;
         if (rwl_tok_is(ts, next, "<")) {  /* f<...>( : a template call */
             size_t c = rwl_match_close(ts, next);
@@ -798,16 +919,33 @@ static int cast_arguments(promoter *p, size_t open, size_t b, const char *args)
     return rc;
 }
 
+/* Is token k a type that is double in the shadow besides float: a type parameter of the
+ * kernel given float, or one of a device function's own (deduced from its arguments, which
+ * may be promoted)? */
+static bool promoted_type(const promoter *p, const an_function *f, bool is_kernel, size_t k)
+{
+    const rw_toks *ts = &p->ts;
+    if (ts->t[k].kind != T_IDENT)
+        return false;
+    const char *s = p->text + ts->t[k].start;
+    size_t l = tok_len(ts, k);
+    for (size_t t = 0; t < p->n_tparams; t++)
+        if (strlen(p->tparams[t]) == l && !memcmp(p->tparams[t], s, l))
+            return true;
+    return !is_kernel && is_type_param(f, s, l);
+}
+
 /* Refuses what reads a float's bytes as another type once it is a double: a C-style cast
  * of a float pointer to a pointer of another type (`(int *)x`, `(const char *)&v`), and
  * unions. Float pointers are the names declared `float *NAME` (parameters, locals) in the
- * function; a value whose address is taken (`&v` of a float local) counts too. */
-static int check_casts(promoter *p, const an_function *f, size_t a, size_t b)
+ * function, or `T *NAME` of a type double in the shadow (promoted_type); a value whose
+ * address is taken (`&v` of a float local) counts too. */
+static int check_casts(promoter *p, const an_function *f, bool is_kernel, size_t a, size_t b)
 {
     const rw_toks *ts = &p->ts;
     size_t names[64], n_names = 0;
     for (size_t k = a; k < b && n_names < HK_ARRAY_LEN(names); k++) {
-        if (!rwl_tok_is_ident(ts, k, "float"))
+        if (!rwl_tok_is_ident(ts, k, "float") && !promoted_type(p, f, is_kernel, k))
             continue;
         /* float [const|__restrict__|*|&]* NAME [, [*]* NAME]* */
         size_t j = k + 1;
@@ -848,7 +986,8 @@ static int check_casts(promoter *p, const an_function *f, size_t a, size_t b)
         bool type = true, floating = false;
         for (size_t j = k + 1; j < c && type; j++) {
             type = ts->t[j].kind == T_IDENT || rwl_tok_is(ts, j, "*") || rwl_tok_is(ts, j, "::");
-            floating |= rwl_tok_is_ident(ts, j, "float") || rwl_tok_is_ident(ts, j, "double");
+            floating |= rwl_tok_is_ident(ts, j, "float") || rwl_tok_is_ident(ts, j, "double") ||
+                        promoted_type(p, f, is_kernel, j);
         }
         if (!type || floating)
             continue;
@@ -869,6 +1008,87 @@ static int check_casts(promoter *p, const an_function *f, size_t a, size_t b)
             }
     }
     return HK_OK;
+}
+
+/* Token k, a type that is double in the shadow (promoted_type), inside a template
+ * argument list [a, b): the name the list belongs to must be one whose code the shadow
+ * holds (the file's functions and declarations: SharedMemory<T>, warpReduceSum<T>), a cast
+ * or cooperative groups'; anything else (std::is_same<T, double>, a trait of a header) may
+ * select other code at double than the baseline's float. */
+static int check_type_targ(promoter *p, size_t a, size_t b, size_t k)
+{
+    const rw_toks *ts = &p->ts;
+    size_t j = k;
+    while (j > a && (ts->t[j - 1].kind == T_IDENT || rwl_tok_is(ts, j - 1, "::") || rwl_tok_is(ts, j - 1, ",") ||
+                     rwl_tok_is(ts, j - 1, "*") || rwl_tok_is(ts, j - 1, "&") || ts->t[j - 1].kind == T_NUMBER))
+        j--;
+    if (!(j >= a + 2 && rwl_tok_is(ts, j - 1, "<") && ts->t[j - 2].kind == T_IDENT && rwl_match_close(ts, j - 1) < b))
+        return HK_OK;
+    size_t n = j - 2;
+    const char *s = p->text + ts->t[n].start;
+    size_t l = tok_len(ts, n);
+    if (rwl_tok_is_ident(ts, n, "static_cast") || rwl_tok_is_ident(ts, n, "const_cast") ||
+        names_find(&p->file_names, p->text, s, l) || names_find(&p->macros, p->text, s, l))
+        return HK_OK;
+    if (n >= 2 && rwl_tok_is(ts, n - 1, "::") &&
+        (rwl_tok_is_ident(ts, n - 2, "cg") || rwl_tok_is_ident(ts, n - 2, "cooperative_groups")))
+        return HK_OK;
+    for (size_t g = 0; g < p->m->n_funcs; g++)
+        if (strlen(p->m->funcs[g].name) == l && !memcmp(p->m->funcs[g].name, s, l))
+            return HK_OK;
+    refuse(p->out, EN(RW_PR_TPARAM_TARG), (int)tok_len(ts, k), p->text + ts->t[k].start, (int)l, s, LINE(k));
+    return HK_OK;
+}
+
+/* A dynamic shared array of another type (char, int) carved into parts of a type that
+ * becomes double (`(T *)smem`, `(float *)smem`) and offset by a count written without
+ * sizeof (`(int *)(smem + 4 * blockDim.x)`): the offset stays where a float part ended, so
+ * the doubled part would run into the next one. Refused; offsets with sizeof (sizeof(T) or
+ * sizeof(float) double with the part) and offsets after the cast (in elements) are kept. */
+static void check_shared_offsets(promoter *p, const an_function *f, bool is_kernel, size_t a, size_t b)
+{
+    const rw_toks *ts = &p->ts;
+    for (size_t i = 0; i < f->n_shared && !p->out->reason[0]; i++) {
+        const an_shared *sh = &f->shared[i];
+        if (!sh->is_extern || !sh->name || !sh->type || strstr(sh->type, "float"))
+            continue;
+        size_t nl = strlen(sh->name);
+        bool carved = false;
+        size_t raw = 0;
+        for (size_t k = a; k < b; k++) {
+            if (ts->t[k].kind != T_IDENT || tok_len(ts, k) != nl || memcmp(p->text + ts->t[k].start, sh->name, nl))
+                continue;
+            size_t q = k;
+            while (q > a && rwl_tok_is(ts, q - 1, "("))
+                q--;
+            bool cast_before = false;
+            if (q > a && rwl_tok_is(ts, q - 1, ")") && q >= a + 2 && rwl_tok_is(ts, q - 2, "*")) {
+                cast_before = q == k; /* (T *)smem + n: in elements of the cast */
+                for (size_t j = q - 2; j > a && !rwl_tok_is(ts, j, "("); j--)
+                    carved |= rwl_tok_is_ident(ts, j, "float") || promoted_type(p, f, is_kernel, j);
+            }
+            /* smem + EXPR or &smem[EXPR]: EXPR up to the end of its operand */
+            bool plus = rwl_tok_is(ts, k + 1, "+") && !cast_before;
+            bool index = rwl_tok_is(ts, k + 1, "[") && k > a && rwl_tok_is(ts, k - 1, "&");
+            if (!(plus || index) || raw)
+                continue;
+            bool has_sizeof = false;
+            int depth = 0;
+            for (size_t j = k + 2; j < b; j++) {
+                if (rwl_tok_is(ts, j, "(") || rwl_tok_is(ts, j, "["))
+                    depth++;
+                else if (rwl_tok_is(ts, j, ")") || rwl_tok_is(ts, j, "]"))
+                    depth--;
+                if (depth < 0 || (depth == 0 && (rwl_tok_is(ts, j, ";") || rwl_tok_is(ts, j, ","))))
+                    break;
+                has_sizeof |= rwl_tok_is_ident(ts, j, "sizeof");
+            }
+            if (!has_sizeof)
+                raw = k;
+        }
+        if (carved && raw)
+            refuse(p->out, EN(RW_PR_SHARED_OFFSET), sh->name, f->name, LINE(raw));
+    }
 }
 
 /* Promotes one function: edits for float, literals, math and constants; refusals. */
@@ -893,8 +1113,9 @@ static int promote_function(promoter *p, size_t fi, bool is_kernel)
     for (size_t i = 0; i < f->n_shared; i++)
         if (f->shared[i].is_extern)
             out->shmem_factor = 2;
-    if ((rc = check_casts(p, f, a, b)))
+    if ((rc = check_casts(p, f, is_kernel, a, b)))
         return rc;
+    check_shared_offsets(p, f, is_kernel, a, b);
     for (size_t k = a; k < b && !rc && !out->reason[0]; k++) {
         const char *s = p->text + ts->t[k].start;
         size_t l = tok_len(ts, k);
@@ -904,6 +1125,8 @@ static int promote_function(promoter *p, size_t fi, bool is_kernel)
         }
         if (ts->t[k].kind != T_IDENT)
             continue;
+        if (promoted_type(p, f, is_kernel, k) && (rc = check_type_targ(p, a, b, k)))
+            break;
         if (l == 5 && !memcmp(s, "float", 5)) {
             /* inside a template argument list: only a cast's type may change */
             size_t j = k;
@@ -936,7 +1159,8 @@ static int promote_function(promoter *p, size_t fi, bool is_kernel)
             continue;
         }
         const promote_math *mr = math_lookup(s, l);
-        const promote_math *dm = mr ? NULL : double_math_lookup(s, l);
+        /* a double name that a macro of the file redefines is the macro's (judged below) */
+        const promote_math *dm = mr || names_find(&p->macros, p->text, s, l) ? NULL : double_math_lookup(s, l);
         if (dm && rwl_tok_is(ts, k + 1, "(") &&
             !(k > a && (rwl_tok_is(ts, k - 1, ".") || rwl_tok_is(ts, k - 1, "->") ||
                         rwl_tok_is(ts, k - 1, "::")))) {
@@ -992,8 +1216,9 @@ static int promote_function(promoter *p, size_t fi, bool is_kernel)
             for (size_t g = 0; g < p->m->n_funcs; g++)
                 is_func |= strlen(p->m->funcs[g].name) == l && !memcmp(p->m->funcs[g].name, s, l);
             if (!is_func)
-                refuse(out, fs->why == DN_FUNC_FLOAT ? EN(RW_PR_FILE_FUNC) : EN(RW_PR_FILE_DECL), (int)l, s,
-                       rwl_line_at(p->text, fs->name_start), f->name, LINE(k));
+                refuse(out, fs->why == DN_FUNC_FLOAT ? EN(RW_PR_FILE_FUNC) :
+                            fs->why == DN_CLASS_SPECIALIZED ? EN(RW_PR_CLASS_SPECIALIZED) : EN(RW_PR_FILE_DECL),
+                       (int)l, s, rwl_line_at(p->text, fs->name_start), f->name, LINE(k));
         }
     }
     return rc;
@@ -1013,6 +1238,17 @@ static bool shares_extern_array(const promoter *p, const an_function *h, const s
                     return true;
         }
     return false;
+}
+
+/* Is s[0, l) another spelling of float: a name a file-scope declaration with float gives
+ * (typedef float f32; using f32 = float) or a macro with float code (#define F32 float)? */
+static bool float_alias(const promoter *p, const char *s, size_t l)
+{
+    const decl_name *d = names_find(&p->macros, p->text, s, l);
+    if (d)
+        return d->why == DN_MACRO_FLOAT;
+    d = names_find(&p->file_names, p->text, s, l);
+    return d && d->why == DN_DECL_FLOAT;
 }
 
 /* Empties the bodies of functions outside the promoted set that name a promoted one or
@@ -1042,12 +1278,15 @@ static int blank_callers(promoter *p, const size_t *work, size_t n_work)
                     for (size_t t = 0; t < p->n_tparams; t++)
                         for_float |= primary->params[i].elem_type && h->params[i].elem_type &&
                                      !strcmp(primary->params[i].elem_type, p->tparams[t]) &&
-                                     !strcmp(h->params[i].elem_type, "float");
+                                     (!strcmp(h->params[i].elem_type, "float") ||
+                                      float_alias(p, h->params[i].elem_type, strlen(h->params[i].elem_type)));
                 size_t hb = tok_at(ts, h->body_span.start_byte);
                 for (size_t k = s0 + 3; k < hb && !rwl_tok_is(ts, k, "("); k++)
                     if (rwl_tok_is(ts, k, "<"))
                         for (size_t j = k + 1, e = rwl_match_close(ts, k); j < e && j < hb; j++)
-                            for_float |= rwl_tok_is_ident(ts, j, "float");
+                            for_float |= rwl_tok_is_ident(ts, j, "float") ||
+                                         (ts->t[j].kind == T_IDENT &&
+                                          float_alias(p, p->text + ts->t[j].start, tok_len(ts, j)));
                 if (for_float || p->n_tparams == 0) {
                     refuse(p->out, EN(RW_PR_SPECIALIZED), h->name, rwl_line_at(p->text, ts->t[s0].start));
                     return HK_EUNSUPPORTED;
@@ -1188,6 +1427,27 @@ int promote_fp64(const char *text, size_t len, const char *kernel, const char *c
             as_tparam |= !strcmp(bt, p.tparams[t]) && at && !strcmp(at, bt);
         if ((bt && at && !strcmp(bt, "float") && !strcmp(at, "double")) || as_tparam)
             out->double_params |= 1ull << i;
+    }
+    /* a parameter whose type is built from a promoted type parameter but is not that type
+     * (Traits<T>::type *, Box<T> *): it changes with T, and the harness, which widens only
+     * marked parameters, would give it the baseline's type */
+    for (size_t i = 0; i < before->n_params && i < 64 && !out->reason[0]; i++) {
+        const char *ty = before->params[i].type;
+        if (!ty || (out->double_params >> i & 1))
+            continue;
+        for (size_t t = 0; t < p.n_tparams && !out->reason[0]; t++) {
+            size_t tl = strlen(p.tparams[t]);
+            for (const char *q = strstr(ty, p.tparams[t]); q; q = strstr(q + 1, p.tparams[t]))
+                if ((q == ty || !(isalnum((unsigned char)q[-1]) || q[-1] == '_')) &&
+                    !(isalnum((unsigned char)q[tl]) || q[tl] == '_')) {
+                    refuse(out, EN(RW_PR_TPARAM_PARAM), i + 1, before->params[i].name, kernel, ty, p.tparams[t]);
+                    break;
+                }
+        }
+    }
+    if (out->reason[0]) {
+        rc = HK_EUNSUPPORTED;
+        goto out;
     }
     /* a dynamic shared array of a type parameter, or carved by a helper of its type
      * (SharedMemory<T>()), doubles with it: twice the bytes are always enough */

@@ -3015,9 +3015,47 @@ static int rw_macro(const char *t, size_t len, size_t ns, size_t ne, size_t arg,
         *be = end;
         if (memchr(t + *bs, '#', end - *bs))
             return -1; /* # or ## */
+        /* defined again (#ifdef branches, #undef): which one the build sees is not known */
+        for (const char *d2 = t + end; (d2 = memmem(d2, len - (size_t)(d2 - t), "#define", 7)) != NULL; d2 += 7) {
+            size_t j = (size_t)(d2 - t) + 7;
+            while (j < len && (t[j] == ' ' || t[j] == '\t'))
+                j++;
+            if (j + n <= len && !memcmp(t + j, t + ns, n) && (j + n == len || !rw_ident_char(t[j + n])))
+                return -1;
+        }
         return 1;
     }
     return 0;
+}
+
+/* Whether the function t[ns, ne), not in the file, takes an element by value: CUDA's
+ * intrinsics (__name), the math library in both precisions, min/max, conversions and
+ * constructors of values. Any other (swap, cuda::atomic_ref's constructor, a header's
+ * function taking T &) may store into it. */
+static bool rw_by_value(const char *t, size_t ns, size_t ne)
+{
+    static const char *const names[] = {
+        "min", "max", "abs", "fabs", "fabsf", "fmin", "fminf", "fmax", "fmaxf", "sqrt", "sqrtf", "rsqrt",
+        "rsqrtf", "cbrt", "cbrtf", "exp", "expf", "exp2", "exp2f", "exp10", "exp10f", "expm1", "expm1f",
+        "log", "logf", "log2", "log2f", "log10", "log10f", "log1p", "log1pf", "pow", "powf", "sin", "sinf",
+        "cos", "cosf", "tan", "tanf", "asin", "asinf", "acos", "acosf", "atan", "atanf", "atan2", "atan2f",
+        "sinh", "sinhf", "cosh", "coshf", "tanh", "tanhf", "asinh", "asinhf", "acosh", "acoshf", "atanh",
+        "atanhf", "erf", "erff", "erfc", "erfcf", "erfinv", "erfinvf", "lgamma", "lgammaf", "tgamma",
+        "tgammaf", "floor", "floorf", "ceil", "ceilf", "round", "roundf", "rint", "rintf", "trunc", "truncf",
+        "lround", "lroundf", "llround", "llroundf", "lrint", "lrintf", "nearbyint", "nearbyintf", "fmod",
+        "fmodf", "remainder", "remainderf", "fma", "fmaf", "hypot", "hypotf", "copysign", "copysignf",
+        "isnan", "isinf", "isfinite", "signbit", "normcdf", "normcdff", "sinpi", "sinpif", "cospi", "cospif",
+        "fdividef", "saturate", "float", "double", "int", "unsigned", "long", "short", "char", "bool",
+        "size_t", "int64_t", "uint64_t", "int32_t", "uint32_t", "static_cast", "assert",
+        "make_float2", "make_float3", "make_float4", "make_int2", "make_int3", "make_int4", "make_double2",
+        "make_uint2", "make_uint4", "make_short2", "make_uchar4", "make_char4",
+    };
+    if (ne - ns > 2 && t[ns] == '_' && t[ns + 1] == '_')
+        return true;
+    for (size_t i = 0; i < HK_ARRAY_LEN(names); i++)
+        if (rw_named(t, ns, ne, names[i]))
+            return true;
+    return false;
 }
 
 /* Name or element passed as argument arg of the call whose '(' is at c: what the callee
@@ -3115,10 +3153,10 @@ static void rw_call_arg(sk_role_walk *w, size_t s, size_t e, size_t c, size_t at
         rw_lost(w, at, t, ns, ne, u);
         return;
     }
-    if (elem)
-        u->read = true; /* an element passed to a function not in the file: by value */
+    if (elem && rw_by_value(t, ns, ne))
+        u->read = true; /* an element passed to a function known to take it by value */
     else
-        rw_lost(w, at, t, ns, ne, u);
+        rw_lost(w, at, t, ns, ne, u); /* swap(y[i], t), atomic_ref r(y[i]): may store */
 }
 
 /* Follows the expression t[a, z) of the body [s, e) outward to what uses it: a pointer made
@@ -3326,6 +3364,30 @@ static void rw_follow(sk_role_walk *w, size_t s, size_t e, size_t a, size_t z, b
     rw_lost(w, at, t, 0, 0, u);
 }
 
+/* Whether the body t[bs, be) may cast the const away from pointer parameter name: a
+ * const_cast anywhere, or a pointer cast, `(float *)name`, `(T *)(name + i)`, of it. */
+static bool rw_const_cast_away(const char *t, size_t bs, size_t be, const char *name)
+{
+    size_t nl = strlen(name);
+    if (memmem(t + bs, be - bs, "const_cast", 10))
+        return true;
+    for (size_t i = bs; i + nl <= be; i++) {
+        if (!sk_word_at(t, be, i, name, nl))
+            continue;
+        size_t p = i;
+        while (p > bs && (isspace((unsigned char)t[p - 1]) || t[p - 1] == '('))
+            p--;
+        if (p > bs && t[p - 1] == ')') {
+            p--;
+            while (p > bs && isspace((unsigned char)t[p - 1]))
+                p--;
+            if (p > bs && t[p - 1] == '*')
+                return true;
+        }
+    }
+    return false;
+}
+
 static void rw_helper(sk_role_walk *w, long fi, const an_param *p, bool elem, size_t at, sk_uses *u)
 {
     const an_function *f = &w->k->m->funcs[fi];
@@ -3336,7 +3398,8 @@ static void rw_helper(sk_role_walk *w, long fi, const an_param *p, bool elem, si
             u->read = true; /* by value or a const reference */
             return;
         }
-    } else if (p->pointer_depth > 0 && p->is_const) {
+    } else if (p->pointer_depth > 0 && p->is_const &&
+               !rw_const_cast_away(w->t, f->body_span.start_byte, f->body_span.end_byte, p->name)) {
         u->read = true; /* a pointer to const: the helper cannot store through it */
         return;
     }
@@ -3375,6 +3438,8 @@ static void rw_walk(sk_role_walk *w, long id, size_t bs, size_t be, const char *
 
 /* The role of pointer name in [s, e): sk_pointer_use's and the stores of the body itself,
  * with the uses through other pointers, into u. */
+static void rw_macro_uses(sk_role_walk *w, size_t s, size_t e, const char *name, sk_uses *u);
+
 static void sk_role_of(sk_role_walk *w, size_t s, size_t e, const char *name, sk_uses *u)
 {
     int use = sk_pointer_use_at(w->t, s, e, name, false);
@@ -3382,6 +3447,70 @@ static void sk_role_of(sk_role_walk *w, size_t s, size_t e, const char *name, sk
     u->atomic |= use >= 2;
     u->written |= use >= 2;
     u->written |= sk_pointer_written_at(w, s, e, name, u);
+    rw_macro_uses(w, s, e, name, u);
+}
+
+/* The macros of the file whose text names pointer name without taking it as a parameter
+ * (#define STORE(v) y[i] = v): where one is used in [s, e), its text uses name there, so it
+ * is walked like the body (within one another to SK_ROLE_DEPTH; deeper is lost). */
+static void rw_macro_uses(sk_role_walk *w, size_t s, size_t e, const char *name, sk_uses *u)
+{
+    const char *t = w->t;
+    size_t len = w->k->len, nl = strlen(name);
+    if (!nl)
+        return;
+    for (const char *d = t; (d = memmem(d, len - (size_t)(d - t), "#define", 7)) != NULL; d += 7) {
+        size_t i = (size_t)(d - t) + 7;
+        while (i < len && (t[i] == ' ' || t[i] == '\t'))
+            i++;
+        size_t ns = i;
+        while (i < len && rw_ident_char(t[i]))
+            i++;
+        size_t ne = i;
+        if (ne == ns)
+            continue;
+        bool param = false;
+        if (i < len && t[i] == '(') {
+            for (i++; i < len && t[i] != ')' && t[i] != '\n'; i++)
+                param |= sk_word_at(t, len, i, name, nl);
+            i++;
+        }
+        size_t bs = i, be = i;
+        while (be < len && !(t[be] == '\n' && t[be - 1] != '\\'))
+            be++;
+        if (param || bs >= be || (s < be && ns < e))
+            continue; /* its own parameter, empty, or the text being walked */
+        bool mentions = false, used = false;
+        for (size_t j = bs; j + nl <= be && !mentions; j++)
+            mentions = sk_word_at(t, be, j, name, nl);
+        for (size_t j = s; mentions && j + (ne - ns) <= e && !used; j++)
+            used = sk_word_at(t, e, j, t + ns, ne - ns) && !sk_in_comment(t, s, e, j);
+        if (!used)
+            continue;
+        if (w->depth >= SK_ROLE_DEPTH) {
+            rw_lost(w, s, t, ns, ne, u);
+            continue;
+        }
+        w->depth++;
+        w->names[w->depth] = NULL;
+        sk_role_of(w, bs, be, name, u);
+        w->depth--;
+        /* the macro's value assigned where it is used (#define OUT(j) y[j], OUT(i) = v):
+         * a store through name */
+        for (size_t j = s; j + (ne - ns) <= e; j++) {
+            if (!sk_word_at(t, e, j, t + ns, ne - ns) || sk_in_comment(t, s, e, j))
+                continue;
+            size_t z = rw_next(t, j + (ne - ns), e);
+            if (z < e && t[z] == '(')
+                z = rw_next(t, kf_expr_end(t, z + 1, e, "") + 1, e);
+            char N = z < e ? t[z] : 0, N1 = z + 1 < e ? t[z + 1] : 0;
+            if ((N == '=' && N1 != '=') || ((N == '+' || N == '-') && N1 == N) ||
+                (N && strchr("+-*/%&|^", N) && N1 == '=')) {
+                u->written = true;
+                u->read |= N != '=';
+            }
+        }
+    }
 }
 
 void sk_pointer_role(const skel *k, size_t s, size_t e, const char *name, sk_role *r)
@@ -3392,6 +3521,7 @@ void sk_pointer_role(const skel *k, size_t s, size_t e, const char *name, sk_rol
     sk_uses u = { 0 };
     r->use = sk_pointer_use_at(k->text, s, e, name, false);
     r->written = r->use >= 2 || sk_pointer_written_at(&w, s, e, name, &u);
+    rw_macro_uses(&w, s, e, name, &u);
     r->written |= u.written;
     if (u.atomic && r->use < 2)
         r->use = 2;

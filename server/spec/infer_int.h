@@ -360,7 +360,10 @@ typedef struct {
  * or passed to a __device__ function or function-like macro of the file (its parameter
  * followed in its body, within one another to a depth of 6; a pointer a helper returns or a
  * macro's value followed at the call; an element passed to a non-const reference parameter
- * too). What cannot be followed is in lost_at. Runs on the caller's thread; k is only read. */
+ * too), and the file's macros that name it without taking it as a parameter (#define
+ * STORE(v) y[i] = v, their text walked where they are used). A macro defined more than once
+ * is not followed (lost). What cannot be followed is in lost_at. Runs on the caller's
+ * thread; k is only read. */
 void sk_pointer_role(const skel *k, size_t s, size_t e, const char *name, sk_role *r);
 
 /* Where the body moves the pointer itself (name += off, name = ..., ++name): its subscripts

@@ -429,6 +429,175 @@ static void test_template(void **state)
     compile_queued();
 }
 
+/* Session 47's review of the template shadows: a shadow that would compute something else
+ * than the baseline at double, or whose parameters the harness would give the wrong type,
+ * is refused (or marked right). Each case failed before its fix (the commit says how). */
+static void test_template_attacks(void **state)
+{
+    (void)state;
+    const char *fargs[] = {"float"};
+    promote_result r;
+    /* a default `typename Acc = T` is double with T: y is marked like x */
+    const char *dflt_t =
+        "template <typename T, typename Acc = T>\n"
+        "__global__ void k_acc(const T *x, Acc *y, int n)\n"
+        "{ int i = threadIdx.x; if (i < n) y[i] = (Acc)x[i] * (Acc)2; }\n";
+    assert_int_equal(promote_fp64(dflt_t, strlen(dflt_t), "k_acc", fargs, 1, &r), HK_OK);
+    assert_int_equal(r.double_params, 0x3);
+    hk_free(queue_compile_instantiated("k_acc", &r, "k_acc"));
+    promote_result_free(&r);
+    /* a default made otherwise of T: its double form is not known */
+    const char *dflt_dep =
+        "template <typename T> struct AccT { typedef double type; };\n"
+        "template <typename T, typename Acc = typename AccT<T>::type>\n"
+        "__global__ void k_acc(const T *x, Acc *y, int n)\n"
+        "{ int i = threadIdx.x; if (i < n) y[i] = x[i]; }\n";
+    assert_int_equal(promote_fp64(dflt_dep, strlen(dflt_dep), "k_acc", fargs, 1, &r), HK_EUNSUPPORTED);
+    assert_non_null(strstr(r.reason, "defaults to an expression of the promoted type parameter 'T'"));
+    promote_result_free(&r);
+    /* a parameter whose type is built from T but is not T: never marked, so refused */
+    const char *traits =
+        "template <typename T> struct Traits { typedef T type; };\n"
+        "template <typename T>\n"
+        "__global__ void k_tr(const typename Traits<T>::type *x, T *y, int n)\n"
+        "{ int i = threadIdx.x; if (i < n) y[i] = x[i]; }\n";
+    assert_int_equal(promote_fp64(traits, strlen(traits), "k_tr", fargs, 1, &r), HK_EUNSUPPORTED);
+    assert_non_null(strstr(r.reason, "parameter 1 'x' of 'k_tr'"));
+    promote_result_free(&r);
+    /* a T pointer read as another type reads a double's bytes in the shadow */
+    const char *bits =
+        "template <typename T>\n"
+        "__global__ void k_bits(const T *x, T *y, int n)\n"
+        "{\n"
+        "    int i = threadIdx.x;\n"
+        "    const unsigned *u = (const unsigned *)x;\n"
+        "    if (i < n) y[i] = (T)(u[i] & 0xffu);\n"
+        "}\n";
+    assert_int_equal(promote_fp64(bits, strlen(bits), "k_bits", fargs, 1, &r), HK_EUNSUPPORTED);
+    assert_non_null(strstr(r.reason, "cast of float 'x' to 'const unsigned *' (line 5)"));
+    promote_result_free(&r);
+    /* a class template's specialization: Eps<double> is what the shadow would select, and
+     * the float one (later in the file than the primary) what the baseline runs */
+    const char *eps_d =
+        "template <typename T> struct Eps { static constexpr T v = 1e-12; };\n"
+        "template <> struct Eps<double> { static constexpr double v = 1e-1; };\n"
+        "template <typename T>\n"
+        "__global__ void k_eps(const T *x, T *y, int n)\n"
+        "{ int i = threadIdx.x; if (i < n) y[i] = x[i] + Eps<T>::v; }\n";
+    assert_int_equal(promote_fp64(eps_d, strlen(eps_d), "k_eps", fargs, 1, &r), HK_EUNSUPPORTED);
+    assert_non_null(strstr(r.reason, "template 'Eps' has an explicit or partial specialization (line 2)"));
+    promote_result_free(&r);
+    const char *eps_f =
+        "template <typename T> struct Eps { static constexpr T v = 1e-12; };\n"
+        "template <> struct Eps<float> { static constexpr float v = 1e-1f; };\n"
+        "template <typename T>\n"
+        "__global__ void k_eps(const T *x, T *y, int n)\n"
+        "{ int i = threadIdx.x; if (i < n) y[i] = x[i] + Eps<T>::v; }\n";
+    assert_int_equal(promote_fp64(eps_f, strlen(eps_f), "k_eps", fargs, 1, &r), HK_EUNSUPPORTED);
+    assert_non_null(strstr(r.reason, "template 'Eps'"));
+    promote_result_free(&r);
+    /* a variable template's specialization for double (no float in it) likewise */
+    const char *veps =
+        "template <typename T> constexpr T eps = T(1e-12);\n"
+        "template <> constexpr double eps<double> = 1e-1;\n"
+        "template <typename T>\n"
+        "__global__ void k_veps(const T *x, T *y) { y[threadIdx.x] = x[threadIdx.x] + eps<T>; }\n";
+    assert_int_equal(promote_fp64(veps, strlen(veps), "k_veps", fargs, 1, &r), HK_EUNSUPPORTED);
+    assert_non_null(strstr(r.reason, "variable template 'eps' has an explicit or partial specialization (line 2)"));
+    promote_result_free(&r);
+    /* the dynamic shared memory idiom's specializations compute nothing: still promoted */
+    const char *smem =
+        "template <class T> struct Smem { __device__ T *get() { extern __shared__ T s[]; return s; } };\n"
+        "template <> struct Smem<double> { __device__ double *get() { extern __shared__ double sd[]; return sd; } };\n"
+        "template <> struct Smem<float> { __device__ float *get() { extern __shared__ float sf[]; return sf; } };\n"
+        "template <typename T>\n"
+        "__global__ void k_sm(const T *x, T *y)\n"
+        "{ Smem<T> m; T *s = m.get(); s[threadIdx.x] = x[threadIdx.x]; __syncthreads(); y[threadIdx.x] = s[0]; }\n";
+    assert_int_equal(promote_fp64(smem, strlen(smem), "k_sm", fargs, 1, &r), HK_OK);
+    assert_int_equal(r.double_params, 0x3);
+    promote_result_free(&r);
+    /* a specialization for float spelled through a typedef or a using is the baseline's */
+    const char *alias =
+        "typedef float f32;\n"
+        "template <typename T>\n"
+        "__global__ void k_al(const T *x, T *y) { y[threadIdx.x] = x[threadIdx.x] * 2; }\n"
+        "template <>\n"
+        "__global__ void k_al<f32>(const f32 *x, f32 *y) { y[threadIdx.x] = x[threadIdx.x] * 3; }\n";
+    assert_int_equal(promote_fp64(alias, strlen(alias), "k_al", fargs, 1, &r), HK_EUNSUPPORTED);
+    assert_non_null(strstr(r.reason, "explicit specialization of 'k_al' (line 4)"));
+    promote_result_free(&r);
+    const char *alias2 =
+        "using real = float;\n"
+        "template <typename T>\n"
+        "__global__ void k_al(const T *x, T *y) { y[threadIdx.x] = x[threadIdx.x] * 2; }\n"
+        "template <>\n"
+        "__global__ void k_al(const real *x, real *y) { y[threadIdx.x] = x[threadIdx.x] * 3; }\n";
+    assert_int_equal(promote_fp64(alias2, strlen(alias2), "k_al", fargs, 1, &r), HK_EUNSUPPORTED);
+    assert_non_null(strstr(r.reason, "explicit specialization of 'k_al' (line 4)"));
+    promote_result_free(&r);
+    /* a double math name that a macro redefines is the macro: float code refused, and a
+     * function of the file that a macro calls is promoted with the kernel */
+    const char *cosm =
+        "#define cos(x) __cosf(x)\n"
+        "template <typename T>\n"
+        "__global__ void k_cm(const T *x, T *y) { y[threadIdx.x] = cos(x[threadIdx.x]); }\n";
+    assert_int_equal(promote_fp64(cosm, strlen(cosm), "k_cm", fargs, 1, &r), HK_EUNSUPPORTED);
+    assert_non_null(strstr(r.reason, "macro 'cos' (line 1)"));
+    promote_result_free(&r);
+    const char *sqm =
+        "__device__ float mysq(float v) { return v * v; }\n"
+        "#define sqrt(v) mysq(v)\n"
+        "#define TWICE(v) (2 * mysq2(v))\n"
+        "__device__ float mysq2(float v) { return v + v; }\n"
+        "template <typename T>\n"
+        "__global__ void k_sq(const T *x, T *y) { y[threadIdx.x] = sqrt(x[threadIdx.x]) + TWICE(x[0]); }\n";
+    assert_int_equal(promote_fp64(sqm, strlen(sqm), "k_sq", fargs, 1, &r), HK_OK);
+    has(r.text, "__device__ double mysq(double v)");
+    has(r.text, "__device__ double mysq2(double v)");
+    has(r.text, "sqrt(x[threadIdx.x])");
+    hk_free(queue_compile_instantiated("k_sq", &r, "k_sq"));
+    promote_result_free(&r);
+    /* a char shared buffer carved into a T part and an int part at a byte offset without
+     * sizeof: once T is double the parts overlap; with sizeof(T), or in T elements, kept */
+    const char *shm =
+        "template <typename T>\n"
+        "__global__ void k_shm(const T *x, T *y)\n"
+        "{\n"
+        "    extern __shared__ char smem[];\n"
+        "    T *a = (T *)smem;\n"
+        "    int *b = (int *)(smem + 4 * blockDim.x);\n"
+        "    a[threadIdx.x] = x[threadIdx.x]; b[threadIdx.x] = threadIdx.x; __syncthreads();\n"
+        "    y[threadIdx.x] = a[0] + b[0];\n"
+        "}\n";
+    assert_int_equal(promote_fp64(shm, strlen(shm), "k_shm", fargs, 1, &r), HK_EUNSUPPORTED);
+    assert_non_null(strstr(r.reason, "dynamic shared array 'smem' in 'k_shm'"));
+    assert_non_null(strstr(r.reason, "(line 6)"));
+    promote_result_free(&r);
+    const char *shm_ok =
+        "template <typename T>\n"
+        "__global__ void k_shm(const T *x, T *y)\n"
+        "{\n"
+        "    extern __shared__ char smem[];\n"
+        "    T *a = (T *)smem;\n"
+        "    int *b = (int *)(smem + sizeof(T) * blockDim.x);\n"
+        "    T *c = (T *)smem + blockDim.x;\n"
+        "    a[threadIdx.x] = x[threadIdx.x]; b[threadIdx.x] = threadIdx.x; c[0] = a[0]; __syncthreads();\n"
+        "    y[threadIdx.x] = a[0] + b[0] + c[0];\n"
+        "}\n";
+    assert_int_equal(promote_fp64(shm_ok, strlen(shm_ok), "k_shm", fargs, 1, &r), HK_OK);
+    promote_result_free(&r);
+    /* T as a template argument of a trait the file does not define selects code by type */
+    const char *same =
+        "#include <type_traits>\n"
+        "template <typename T>\n"
+        "__global__ void k_same(const T *x, T *y)\n"
+        "{ if (std::is_same<T, double>::value) y[0] = x[0]; else y[0] = 2 * x[0]; }\n";
+    assert_int_equal(promote_fp64(same, strlen(same), "k_same", fargs, 1, &r), HK_EUNSUPPORTED);
+    assert_non_null(strstr(r.reason, "type parameter 'T' as a template argument of 'is_same' (line 4)"));
+    promote_result_free(&r);
+    compile_queued();
+}
+
 /* HK_PROMOTE_WILD=1 (bench/accuracy/wild_shadows.sh): every wild-suite spec whose kernel is a
  * template given float (others' code, bench/wild/src, absent from a clean clone) promoted
  * as an episode would: a line per kernel, and each shadow compiled with the instantiation
@@ -693,6 +862,7 @@ int main(void)
         cmocka_unit_test(test_suite_text),
         cmocka_unit_test(test_math),
         cmocka_unit_test(test_template),
+        cmocka_unit_test(test_template_attacks),
         cmocka_unit_test(test_wild_templates),
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_casts_kept),

@@ -161,6 +161,43 @@ static void macros_are_followed(void **state)
     check_roles(cases, HK_ARRAY_LEN(cases));
 }
 
+/* Writes a macro hides (session 47's review of the s47-spec merge): y stored by ST, a macro
+ * defined twice (#ifdef branches: the first did nothing, y was an input with no doubt) is an
+ * inout with a doubt; y stored by STORE_Y, a macro naming y without taking it as a
+ * parameter, and w stored in put() by STORE_P naming put's parameter, are outputs (both
+ * were inputs, "sure"); then elements passed to swap, a macro's value assigned, and a
+ * helper casting its pointer-to-const parameter's const away. */
+static void macros_hiding_writes(void **state)
+{
+    (void)state;
+    spec_inference inf;
+    infer(DATA("macro_hidden.cu"), "macro_twice", &inf);
+    assert_string_equal(kind_of(inf.spec, "y"), "inout");
+    assert_true(has_doubt(&inf, "y is passed at line"));
+    spec_inference_free(&inf);
+    infer(DATA("macro_hidden.cu"), "macro_names", &inf);
+    assert_string_equal(kind_of(inf.spec, "y"), "output");
+    assert_string_equal(kind_of(inf.spec, "w"), "output");
+    assert_string_equal(kind_of(inf.spec, "x"), "input");
+    spec_inference_free(&inf);
+    /* an element passed to swap (not in the file) was taken as passed by value: y an input,
+     * sure; now an inout with a doubt naming swap. expf's argument stays a read (v input). */
+    infer(DATA("macro_hidden.cu"), "element_by_ref", &inf);
+    assert_string_equal(kind_of(inf.spec, "y"), "inout");
+    assert_true(has_doubt(&inf, "swap, " ROLE_CALL));
+    assert_string_equal(kind_of(inf.spec, "v"), "input");
+    spec_inference_free(&inf);
+    /* OUT_AT(i) = v, OUT_AT's value y[j]: y was an input, sure; now stored (an inout: the
+     * macro's text also reads as a read) */
+    infer(DATA("macro_hidden.cu"), "macro_value", &inf);
+    assert_string_equal(kind_of(inf.spec, "y"), "inout");
+    spec_inference_free(&inf);
+    /* put_const(const float *p) stores through ((float *)p)[i]: y was an input, sure */
+    infer(DATA("macro_hidden.cu"), "const_cast_helper", &inf);
+    assert_string_equal(kind_of(inf.spec, "y"), "output");
+    spec_inference_free(&inf);
+}
+
 int main(void)
 {
     hk_alloc_init_json();
@@ -170,6 +207,7 @@ int main(void)
         cmocka_unit_test(an_unseen_helper_is_a_doubt),
         cmocka_unit_test(stores_through_casts_are_followed),
         cmocka_unit_test(macros_are_followed),
+        cmocka_unit_test(macros_hiding_writes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
