@@ -259,6 +259,18 @@ static void test_windows(void **state)
     km_class c;
     free(classify("class_misc.cu", "row_argmin", &c));
     assert_int_equal(c.kind, KM_CLASS_NONE);
+    /* session 47: a weighted stencil (coefficients times a pair of neighbours per tap, in a
+     * loop of a small constant bound) is a stencil, not a reduction: over a shared tile and
+     * over global memory; a constant bound over a data-sized row stays a reduction */
+    expect("class_misc.cu", "stencil_coef_tile",
+           "stencil out=out in=in dims=1 radius=3 offsets=1,2,3,-1,-2,-3");
+    expect("class_misc.cu", "stencil_coef_global",
+           "stencil out=out in=in dims=1 radius=3 offsets=1,2,3,-1,-2,-3");
+    expect("class_misc.cu", "rowsum_const", "reduction out=out in=x op=sum axis=row how=loop passes=1");
+    /* the taps added into the output element (a global accumulator): no reduction either
+     * (no window class reads a global element's taps yet: none) */
+    free(classify("class_misc.cu", "taps_into_output", &c));
+    assert_int_not_equal(c.kind, KM_CLASS_REDUCTION);
 }
 
 static void test_scan_norm_softmax(void **state)

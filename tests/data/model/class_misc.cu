@@ -527,3 +527,60 @@ __global__ void scan_sweeps(const float *in, float *out, int n)
     if (at + 2 * t + 1 < n)
         out[at + 2 * t + 1] = s[2 * t + 1];
 }
+
+// session 47: a weighted stencil whose taps come from a small constant-bound loop over
+// coefficients (cuda-samples' FDTD3d shape, written anew): the accumulated value sums a
+// few neighbours per coefficient, not a data-sized range, so it is a stencil, not a
+// reduction; over a shared tile and over global memory
+#define CR 3
+__constant__ float coef[CR + 1];
+
+__global__ void stencil_coef_tile(const float *in, float *out, int n)
+{
+    __shared__ float tile[NB + 2 * CR];
+    int g = blockIdx.x * blockDim.x + threadIdx.x;
+    int l = threadIdx.x + CR;
+    for (int j = threadIdx.x; j < NB + 2 * CR; j += blockDim.x)
+        tile[j] = in[blockIdx.x * NB + j - CR];
+    __syncthreads();
+    float value = coef[0] * tile[l];
+    for (int i = 1; i <= CR; i++)
+        value += coef[i] * (tile[l - i] + tile[l + i]);
+    if (g < n)
+        out[g] = value;
+}
+
+__global__ void stencil_coef_global(const float *in, float *out, int n)
+{
+    int g = blockIdx.x * blockDim.x + threadIdx.x + CR;
+    if (g >= n - CR)
+        return;
+    float value = coef[0] * in[g];
+#pragma unroll
+    for (int i = 1; i <= CR; i++)
+        value += coef[i] * (in[g - i] + in[g + i]);
+    out[g] = value;
+}
+
+// a constant bound over a data-sized range stays a reduction (a row of 1024)
+__global__ void rowsum_const(const float *x, float *out, int rows)
+{
+    int r = blockIdx.x * blockDim.x + threadIdx.x;
+    if (r >= rows)
+        return;
+    float s = 0.0f;
+    for (int i = 0; i < 1024; i++)
+        s += x[r * 1024 + i];
+    out[r] = s;
+}
+
+// the same taps added into the output element itself: no reduction either
+__global__ void taps_into_output(const float *in, float *out, int n)
+{
+    int g = blockIdx.x * blockDim.x + threadIdx.x;
+    if (g >= n - 2 * CR)
+        return;
+    out[g] = 0.0f;
+    for (int i = 0; i <= 2 * CR; i++)
+        out[g] += coef[i] * in[g + i];
+}
