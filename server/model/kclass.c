@@ -1670,6 +1670,47 @@ static bool weighted_window(cx *x, const km_accumulator *ac, const km_access *w)
     return true;
 }
 
+static bool thread_atom(const cx *x, uint32_t id);
+
+/* Session 47 (issue 13): is atom p, a size (a scalar parameter, or a named constant of
+ * unknown value), the stride of a thread coordinate in the output element we -- some
+ * term of we holds p and a thread or block index (heat_2d's `y * nx + x`: nx strides y)? */
+static bool strided_by_thread(const cx *x, const km_cform *we, uint32_t p)
+{
+    for (uint32_t t = 0; t < we->n; t++) {
+        bool has_p = false, thread = false;
+        for (uint32_t a = 0; a < we->t[t].n; a++) {
+            has_p |= we->t[t].atoms[a] == p;
+            thread |= thread_atom(x, we->t[t].atoms[a]);
+        }
+        if (has_p && thread)
+            return true;
+    }
+    return false;
+}
+
+/* The offset d of a read from the output element we without its plane terms: a term that
+ * is a multiple of a size no thread coordinate is strided by in we (Rodinia CFD's
+ * `variables[i + VAR_DENSITY*nelr]` beside `variables[i + (VAR_MOMENTUM+0)*nelr]`: the
+ * planes of a structure of arrays, nelr apart) picks another array, not a neighbour; the
+ * rest is the offset within the plane. */
+static void strip_planes(const cx *x, const km_cform *we, km_cform *d)
+{
+    uint32_t keep = 0;
+    for (uint32_t t = 0; t < d->n; t++) {
+        bool plane = false;
+        for (uint32_t a = 0; a < d->t[t].n && !plane; a++) {
+            uint32_t id = d->t[t].atoms[a];
+            const km_atom *at = &x->atoms[id];
+            bool size = at->kind == KM_ATOM_PARAM || (at->kind == KM_ATOM_CONST && !at->has_value);
+            plane = size && !strided_by_thread(x, we, id);
+        }
+        if (!plane)
+            d->t[keep++] = d->t[t];
+    }
+    d->n = keep;
+}
+
 static int try_window(cx *x)
 {
     km_class *c = x->c;
@@ -1828,6 +1869,7 @@ static int try_window(cx *x)
                     !thread_free(x, km_cform_view(&d)) ||
                     km_form_mentions_kind(x->k, km_cform_view(&d), KM_ATOM_READ, -1))
                     continue;
+                strip_planes(x, &we, &d);
                 bool dup = false;
                 for (uint32_t e = 0; e < probe.n_offsets; e++)
                     dup |= cf_equal(&probe.offsets[e], &d);

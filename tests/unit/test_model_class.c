@@ -271,6 +271,13 @@ static void test_windows(void **state)
      * (no window class reads a global element's taps yet: none) */
     free(classify("class_misc.cu", "taps_into_output", &c));
     assert_int_not_equal(c.kind, KM_CLASS_REDUCTION);
+    /* session 47: the planes of a structure of arrays (`v[i + K * n]`, n a size no thread
+     * coordinate is strided by) are other arrays, not neighbours: Rodinia CFD's time step is
+     * elementwise; a stencil within each plane keeps its in-plane offsets only; a row
+     * stride the thread moves along (heat_2d's nx) stays a neighbour's offset */
+    expect("class_misc.cu", "soa_step", "elementwise out=v in=old_v,flux streams=2+1 type=float");
+    expect("class_misc.cu", "soa_blur", "stencil out=out in=in dims=1 radius=1 offsets=-1,0,1");
+    expect("class_misc.cu", "heat_2d", "stencil out=v in=u dims=2 radius=1 offsets=0,-1,1,-nx,nx");
 }
 
 static void test_scan_norm_softmax(void **state)

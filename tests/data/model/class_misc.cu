@@ -584,3 +584,30 @@ __global__ void taps_into_output(const float *in, float *out, int n)
     for (int i = 0; i <= 2 * CR; i++)
         out[g] += coef[i] * in[g + i];
 }
+
+// session 47: structure-of-arrays planes (Rodinia CFD's variables[i + VAR*nelr]): an
+// offset that is a multiple of a size parameter no thread coordinate is strided by is
+// another plane, not a neighbour: elementwise over i; a stencil within each plane keeps
+// its in-plane offsets
+#define PL_RHO 0
+#define PL_MOM 1
+#define PL_E 4
+__global__ void soa_step(int n, const float *old_v, float *v, const float *flux, const float *step)
+{
+    const int i = blockDim.x * blockIdx.x + threadIdx.x;
+    float k = step[i];
+    v[i + PL_RHO * n] = old_v[i + PL_RHO * n] + k * flux[i + PL_RHO * n];
+    v[i + PL_E * n] = old_v[i + PL_E * n] + k * flux[i + PL_E * n];
+    v[i + (PL_MOM + 0) * n] = old_v[i + (PL_MOM + 0) * n] + k * flux[i + (PL_MOM + 0) * n];
+    v[i + (PL_MOM + 1) * n] = old_v[i + (PL_MOM + 1) * n] + k * flux[i + (PL_MOM + 1) * n];
+    v[i + (PL_MOM + 2) * n] = old_v[i + (PL_MOM + 2) * n] + k * flux[i + (PL_MOM + 2) * n];
+}
+
+__global__ void soa_blur(int n, const float *in, float *out)
+{
+    const int i = blockDim.x * blockIdx.x + threadIdx.x + 1;
+    if (i >= n - 1)
+        return;
+    out[i] = in[i - 1] + in[i] + in[i + 1];
+    out[i + n] = in[i + n - 1] + in[i + n] + in[i + n + 1];
+}
