@@ -1673,24 +1673,29 @@ static bool weighted_window(cx *x, const km_accumulator *ac, const km_access *w)
 static bool thread_atom(const cx *x, uint32_t id);
 
 /* Session 47 (issue 13): is atom p, a size (a scalar parameter, or a named constant of
- * unknown value), the stride of a thread coordinate in the output element we -- some
- * term of we holds p and a thread or block index (heat_2d's `y * nx + x`: nx strides y)? */
+ * unknown value), the stride of something that moves in the output element we -- some
+ * term of we holds p and a thread or block index (heat_2d's `y * nx + x`: nx strides y),
+ * a loop counter (a column filter's row loop: `od[y * w + x]`) or another value the model
+ * does not take for a size (a local it does not follow, a value read from memory)? */
 static bool strided_by_thread(const cx *x, const km_cform *we, uint32_t p)
 {
     for (uint32_t t = 0; t < we->n; t++) {
-        bool has_p = false, thread = false;
+        bool has_p = false, moves = false;
         for (uint32_t a = 0; a < we->t[t].n; a++) {
-            has_p |= we->t[t].atoms[a] == p;
-            thread |= thread_atom(x, we->t[t].atoms[a]);
+            uint32_t id = we->t[t].atoms[a];
+            enum km_atom_kind kd = x->atoms[id].kind;
+            has_p |= id == p;
+            moves |= thread_atom(x, id) || (kd != KM_ATOM_PARAM && kd != KM_ATOM_CONST && kd != KM_ATOM_LITERAL &&
+                                            kd != KM_ATOM_BLOCK_DIM && kd != KM_ATOM_GRID_DIM);
         }
-        if (has_p && thread)
+        if (has_p && moves)
             return true;
     }
     return false;
 }
 
 /* The offset d of a read from the output element we without its plane terms: a term that
- * is a multiple of a size no thread coordinate is strided by in we (Rodinia CFD's
+ * is a multiple of a size that strides nothing moving in we (strided_by_thread) (Rodinia CFD's
  * `variables[i + VAR_DENSITY*nelr]` beside `variables[i + (VAR_MOMENTUM+0)*nelr]`: the
  * planes of a structure of arrays, nelr apart) picks another array, not a neighbour; the
  * rest is the offset within the plane. */
@@ -1698,13 +1703,18 @@ static void strip_planes(const cx *x, const km_cform *we, km_cform *d)
 {
     uint32_t keep = 0;
     for (uint32_t t = 0; t < d->n; t++) {
-        bool plane = false;
-        for (uint32_t a = 0; a < d->t[t].n && !plane; a++) {
+        /* a plane term: it holds a size, and none of its sizes strides what moves (`r * w`,
+         * r rows of a row stride w the output walks, is a neighbour) */
+        bool size = false, stride = false;
+        for (uint32_t a = 0; a < d->t[t].n && !stride; a++) {
             uint32_t id = d->t[t].atoms[a];
             const km_atom *at = &x->atoms[id];
-            bool size = at->kind == KM_ATOM_PARAM || (at->kind == KM_ATOM_CONST && !at->has_value);
-            plane = size && !strided_by_thread(x, we, id);
+            if (at->kind == KM_ATOM_PARAM || (at->kind == KM_ATOM_CONST && !at->has_value)) {
+                size = true;
+                stride = strided_by_thread(x, we, id);
+            }
         }
+        bool plane = size && !stride;
         if (!plane)
             d->t[keep++] = d->t[t];
     }

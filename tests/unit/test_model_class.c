@@ -278,6 +278,8 @@ static void test_windows(void **state)
     expect("class_misc.cu", "soa_step", "elementwise out=v in=old_v,flux streams=2+1 type=float");
     expect("class_misc.cu", "soa_blur", "stencil out=out in=in dims=1 radius=1 offsets=-1,0,1");
     expect("class_misc.cu", "heat_2d", "stencil out=v in=u dims=2 radius=1 offsets=0,-1,1,-nx,nx");
+    /* ... and so does a row stride the output walks by a loop (a column pass) */
+    expect("class_misc.cu", "col_blur", "stencil out=out in=in dims=2 radius=1 offsets=-w,0,w");
 }
 
 static void test_scan_norm_softmax(void **state)

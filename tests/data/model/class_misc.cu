@@ -611,3 +611,12 @@ __global__ void soa_blur(int n, const float *in, float *out)
     out[i] = in[i - 1] + in[i] + in[i + 1];
     out[i + n] = in[i + n - 1] + in[i + n] + in[i + n + 1];
 }
+
+// a column pass whose rows a loop walks (cuda-samples' box filter shape): w strides the
+// row loop's counter in the output, so +-w are neighbours, not planes
+__global__ void col_blur(const float *in, float *out, int w, int h)
+{
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    for (int y = 1; y < h - 1; y++)
+        out[y * w + x] = in[(y - 1) * w + x] + in[y * w + x] + in[(y + 1) * w + x];
+}
