@@ -1393,6 +1393,34 @@ static const km_access *write_of_acc(const cx *x, size_t acc)
     return NULL;
 }
 
+/* The most trips of a loop of taps over coefficients: a small constant bound (a stencil's
+ * or filter's radius), not a data-sized range. */
+#define KM_TAPS_MAX 64
+
+/* Session 47 (issue 13): does the value accumulated in loop l (a local declared at line
+ * decl, or 0 for a global element: loops from l outwards while the element stays put in
+ * them, rmw) reduce over a small constant range only? Every loop it is accumulated across
+ * -- l and the loops around it opened after the declaration (for a global element: that
+ * its index does not move with) -- counts a known constant trip of at most KM_TAPS_MAX;
+ * grid- and block-stride loops are data-sized. A tap loop over coefficients
+ * (`value += stencil[i] * (...)` for i up to the radius) is then no reduction: a
+ * reduction combines elements or threads, a range the data sizes. */
+static bool small_range(const cx *x, long l, uint32_t decl, const km_access *rmw)
+{
+    bool any = false;
+    for (; l >= 0; l = x->loops[l].parent) {
+        const km_loop *lp = &x->loops[l];
+        if (rmw ? !km_access_invariant_in(x->k, rmw, (size_t)l) : lp->line < decl)
+            break;
+        int64_t trip;
+        if (lp->kind == KM_LOOP_GRID_STRIDE || lp->kind == KM_LOOP_BLOCK_STRIDE || !lp->has_trip ||
+            !km_form_value(x->k, lp->trip, &trip) || trip <= 0 || trip > KM_TAPS_MAX)
+            return false;
+        any = true;
+    }
+    return any;
+}
+
 /* Loops nested from the accumulator's loop outwards that the read's index moves with. */
 static unsigned window_loops(const cx *x, const km_accumulator *ac, km_form index)
 {
@@ -1406,12 +1434,25 @@ static unsigned window_loops(const cx *x, const km_accumulator *ac, km_form inde
 
 /* Offsets of a window read from the thread's element: the read with every window loop
  * counter at each of its values, when the trips are small constants. */
+static void window_offsets_cf(cx *x, const km_accumulator *ac, const km_cform *we, km_form index,
+                              const km_cform *idx_in);
+
 static void window_offsets(cx *x, const km_accumulator *ac, const km_access *w, km_form index)
 {
-    km_class *c = x->c;
-    km_cform idx, base;
+    km_cform idx, we;
     if (!cf_from(x, index, &idx))
         return;
+    bool have_we = cf_from(x, w->element, &we);
+    window_offsets_cf(x, ac, have_we ? &we : NULL, index, &idx);
+}
+
+/* window_offsets from the forms as cforms: the read's index idx_in (index itself for the
+ * loops it mentions) and the centre element we (NULL: none). */
+static void window_offsets_cf(cx *x, const km_accumulator *ac, const km_cform *we, km_form index,
+                              const km_cform *idx_in)
+{
+    km_class *c = x->c;
+    km_cform idx = *idx_in, base;
     /* the center: the read with every counter at 0 */
     km_cform off0 = idx;
     int64_t trips[4];
@@ -1430,9 +1471,7 @@ static void window_offsets(cx *x, const km_accumulator *ac, const km_access *w, 
         n++;
     }
     (void)ctr;
-    km_cform we;
-    if (!cf_from(x, w->element, &we) || !cf_sub(x, &off0, &we, &base) ||
-        !thread_free(x, km_cform_view(&base))) {
+    if (!we || !cf_sub(x, &off0, we, &base) || !thread_free(x, km_cform_view(&base))) {
         /* different shapes: offsets from the window's first element */
         memset(&base, 0, sizeof(base));
         base.known = true;
@@ -1440,7 +1479,7 @@ static void window_offsets(cx *x, const km_accumulator *ac, const km_access *w, 
     int64_t total = 1;
     for (unsigned i = 0; i < n; i++)
         total *= trips[i];
-    if (total > KM_CLASS_OFFSETS_MAX || total <= 0)
+    if (total <= 0 || total > (int64_t)(KM_CLASS_OFFSETS_MAX - c->n_offsets))   /* room after those there */
         return;
     for (int64_t e = 0; e < total; e++) {
         km_cform o = base;
@@ -1498,6 +1537,190 @@ static void offsets_shape(cx *x)
         c->dims = 1 + nk;
 }
 
+/* f as a cform with every named constant of known value multiplied into its term's
+ * coefficient (`(ty - i) * (k_blockDimX + 2 * RADIUS) + tx` has 9 terms with the names,
+ * 4 without): false when more than KM_CFORM_TERMS terms remain. */
+static bool cf_folded(const cx *x, km_form f, km_cform *o)
+{
+    km_term t[64];
+    uint32_t n = 0;
+    if (f.n > 64)
+        return false;
+    for (uint32_t i = 0; i < f.n; i++) {
+        km_term r = {.coef = f.t[i].coef};
+        for (uint32_t j = 0; j < f.t[i].n; j++) {
+            const km_atom *a = &x->atoms[f.t[i].atoms[j]];
+            if (a->kind == KM_ATOM_CONST && a->has_value)
+                r.coef *= a->value;
+            else
+                r.atoms[r.n++] = f.t[i].atoms[j];
+        }
+        t[n++] = r;
+    }
+    km__canon(x->k, t, &n);
+    if (n > KM_CFORM_TERMS)
+        return false;
+    memset(o, 0, sizeof(*o));
+    o->known = true;
+    o->n = n;
+    memcpy(o->t, t, n * sizeof(km_term));
+    return true;
+}
+
+/* Session 47 (issue 13): a weighted stencil, `value += c[i] * (in[e - i] + in[e + i])`
+ * (FDTD3d's `stencil[i] * (infront[i-1] + behind[i-1] + tile[ty-i][tx] + ...)`): a sum of
+ * several terms over a small constant range of taps (small_range), every term reading
+ * something that moves with the taps, and the reads that also move with the thread (its
+ * neighbours) all of one array -- the stencil's input; the rest are coefficients or the
+ * thread's own registers. The class is a stencil over that array (over a __shared__ tile:
+ * the kernel's global reads are its inputs), its offsets those of each neighbour read. */
+static bool weighted_window(cx *x, const km_accumulator *ac, const km_access *w)
+{
+    km_class *c = x->c;
+    if (!small_range(x, ac->loop, ac->line, NULL))
+        return false;
+    km_form o = ac->element_operand;
+    const km_atom *nb[KM_CLASS_OFFSETS_MAX];
+    uint32_t nn = 0;
+    for (uint32_t t = 0; t < o.n; t++) {
+        bool taps = false;
+        for (uint32_t j = 0; j < o.t[t].n; j++) {
+            const km_atom *a = &x->atoms[o.t[t].atoms[j]];
+            if (a->kind != KM_ATOM_READ || !a->n_args || !window_loops(x, ac, a->args[0]))
+                continue;
+            taps = true;
+            if (thread_free(x, a->args[0]))
+                continue;   /* a coefficient, or the thread's own register queue */
+            if (km_form_mentions_kind(x->k, a->args[0], KM_ATOM_READ, -1) ||
+                (nn && strcmp(nb[0]->name, a->name) != 0))
+                return false;   /* a gather, or neighbours of two arrays */
+            bool dup = false;
+            for (uint32_t q = 0; q < nn; q++)
+                dup |= nb[q] == a;
+            if (!dup && nn < KM_CLASS_OFFSETS_MAX)
+                nb[nn++] = a;
+        }
+        if (!taps)
+            return false;   /* a term the taps do not move: not a window of them */
+    }
+    if (!nn)
+        return false;
+    c->kind = KM_CLASS_STENCIL;
+    c->out = w->buffer;
+    c->line = w->line;
+    c->dims = 0;
+    /* the centre: an access of the array at the thread's own element, from which every
+     * neighbour read lies a constant plus the taps away (`tile[l]` beside `tile[l - i]`;
+     * FDTD's `tile[ty][tx] = current`), the nearest such (the least sum of those
+     * constants: not a halo store `tile[ty - R][tx]`); else the output element, as for
+     * one read */
+    const km_access *center = w;
+    int64_t best = INT64_MAX;
+    for (size_t j = 0; j < x->n_as; j++) {
+        const km_access *a = &x->as[j];
+        km_cform ai, ri, d;
+        if (strcmp(a->buffer, nb[0]->name) != 0 || !cf_folded(x, a->element, &ai))
+            continue;
+        bool all = true;
+        int64_t far = 0;
+        for (uint32_t q = 0; q < nn && all; q++) {
+            all = cf_folded(x, nb[q]->args[0], &ri) && cf_sub(x, &ri, &ai, &d);
+            for (uint32_t t = 0; t < d.n && all; t++) {
+                bool tap = false;
+                for (long l = ac->loop; l >= 0 && !tap; l = x->loops[l].parent)
+                    for (uint32_t m = 0; m < d.t[t].n; m++)
+                        tap |= d.t[t].atoms[m] == x->loops[l].counter;
+                all = tap || d.t[t].n == 0;
+                if (all && d.t[t].n == 0)
+                    far += d.t[t].coef < 0 ? -d.t[t].coef : d.t[t].coef;
+            }
+        }
+        if (all && far < best) {
+            center = a;
+            best = far;
+        }
+    }
+    if (is_global_param(x, nb[0]->name)) {
+        add_in(c, nb[0]->name);
+    } else {
+        for (size_t j = 0; j < x->n_as; j++)
+            if (x->as[j].mode == KM_READ && x->as[j].space == KM_SPACE_GLOBAL)
+                add_in(c, x->as[j].buffer);
+    }
+    c->n_offsets = 0;
+    km_cform ce;
+    bool have_ce = cf_folded(x, center->element, &ce);
+    for (uint32_t q = 0; q < nn; q++) {
+        uint32_t from = c->n_offsets;
+        km_cform ri;
+        if (cf_folded(x, nb[q]->args[0], &ri))
+            window_offsets_cf(x, ac, have_ce ? &ce : NULL, nb[q]->args[0], &ri);
+        /* keep each offset once */
+        uint32_t keep = from;
+        for (uint32_t e = from; e < c->n_offsets; e++) {
+            bool dup = false;
+            for (uint32_t f = 0; f < keep && !dup; f++)
+                dup = cf_equal(&c->offsets[f], &c->offsets[e]);
+            if (!dup)
+                c->offsets[keep++] = c->offsets[e];
+        }
+        c->n_offsets = keep;
+    }
+    offsets_shape(x);
+    return true;
+}
+
+static bool thread_atom(const cx *x, uint32_t id);
+
+/* Session 47 (issue 13): is atom p, a size (a scalar parameter, or a named constant of
+ * unknown value), the stride of something that moves in the output element we -- some
+ * term of we holds p and a thread or block index (heat_2d's `y * nx + x`: nx strides y),
+ * a loop counter (a column filter's row loop: `od[y * w + x]`) or another value the model
+ * does not take for a size (a local it does not follow, a value read from memory)? */
+static bool strided_by_thread(const cx *x, const km_cform *we, uint32_t p)
+{
+    for (uint32_t t = 0; t < we->n; t++) {
+        bool has_p = false, moves = false;
+        for (uint32_t a = 0; a < we->t[t].n; a++) {
+            uint32_t id = we->t[t].atoms[a];
+            enum km_atom_kind kd = x->atoms[id].kind;
+            has_p |= id == p;
+            moves |= thread_atom(x, id) || (kd != KM_ATOM_PARAM && kd != KM_ATOM_CONST && kd != KM_ATOM_LITERAL &&
+                                            kd != KM_ATOM_BLOCK_DIM && kd != KM_ATOM_GRID_DIM);
+        }
+        if (has_p && moves)
+            return true;
+    }
+    return false;
+}
+
+/* The offset d of a read from the output element we without its plane terms: a term that
+ * is a multiple of a size that strides nothing moving in we (strided_by_thread) (Rodinia CFD's
+ * `variables[i + VAR_DENSITY*nelr]` beside `variables[i + (VAR_MOMENTUM+0)*nelr]`: the
+ * planes of a structure of arrays, nelr apart) picks another array, not a neighbour; the
+ * rest is the offset within the plane. */
+static void strip_planes(const cx *x, const km_cform *we, km_cform *d)
+{
+    uint32_t keep = 0;
+    for (uint32_t t = 0; t < d->n; t++) {
+        /* a plane term: it holds a size, and none of its sizes strides what moves (`r * w`,
+         * r rows of a row stride w the output walks, is a neighbour) */
+        bool size = false, stride = false;
+        for (uint32_t a = 0; a < d->t[t].n && !stride; a++) {
+            uint32_t id = d->t[t].atoms[a];
+            const km_atom *at = &x->atoms[id];
+            if (at->kind == KM_ATOM_PARAM || (at->kind == KM_ATOM_CONST && !at->has_value)) {
+                size = true;
+                stride = strided_by_thread(x, we, id);
+            }
+        }
+        bool plane = size && !stride;
+        if (!plane)
+            d->t[keep++] = d->t[t];
+    }
+    d->n = keep;
+}
+
 static int try_window(cx *x)
 {
     km_class *c = x->c;
@@ -1510,6 +1733,8 @@ static int try_window(cx *x)
         if (!w)
             continue;
         km_form o = ac->element_operand;
+        if (o.n > 1 && ac->op == KM_OP_SUM && weighted_window(x, ac, w))
+            return FIT;
         if (o.n != 1)
             continue;
         const km_atom *rd[2];
@@ -1654,6 +1879,7 @@ static int try_window(cx *x)
                     !thread_free(x, km_cform_view(&d)) ||
                     km_form_mentions_kind(x->k, km_cform_view(&d), KM_ATOM_READ, -1))
                     continue;
+                strip_planes(x, &we, &d);
                 bool dup = false;
                 for (uint32_t e = 0; e < probe.n_offsets; e++)
                     dup |= cf_equal(&probe.offsets[e], &d);
@@ -1976,6 +2202,10 @@ static int try_reduction(cx *x)
         const km_accumulator *ac = &cand[i].ac;
         if (!km_form_mentions_kind(x->k, ac->operand, KM_ATOM_READ, -1) &&
             !km_form_mentions_kind(x->k, ac->operand, KM_ATOM_OPAQUE, -1))
+            continue;
+        /* session 47: a few taps of a constant bound (a stencil's coefficients) combine no
+         * data-sized range: no reduction */
+        if (small_range(x, ac->loop, ac->line, cand[i].rmw))
             continue;
         const char *ta, *tb;
         if (ac->op == KM_OP_SUM && tile_product(x, ac, &ta, &tb)) {

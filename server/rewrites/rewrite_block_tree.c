@@ -8,7 +8,9 @@
  * the kernel's outputs and launch are the original's; only the order of the combination
  * changes. Any spelling of the tree: halving (`s = blockDim.x / 2; s > 0; s >>= 1`,
  * `if (tid < s)`), interleaved (`s = 1; s < blockDim.x; s *= 2` with `tid % (2*s) == 0`
- * or `index = 2*s*tid`), temporaries, a macro or template block size, sum, max or min. */
+ * or `index = 2*s*tid`), temporaries, a macro or template block size, sum, max or min.
+ * Session 47: also one tree inside a loop over rows that the block's threads run alike (a
+ * block per row), its slots stored again in every iteration (rows_checks). */
 #include "rewrites/rewrite_pattern.h"
 #include "rewrites/registry.h"
 #include "rewrites/rewrite_lex.h"
@@ -66,6 +68,10 @@ typedef struct {
     uint32_t carry_atom;     /* its $acc atom */
     const char *block_param; /* refused: the kernel parameter the tree loop runs over
                               * instead of blockDim.x (tree_covers_block), or NULL */
+    uint32_t rows_store;     /* a tree in a row loop (rows_checks): the line of the first
+                              * store of every thread's slot before the tree, else 0 */
+    uint32_t rows_bcast;     /* ... the last line after the tree where a thread other than
+                              * thread 0 reads the array, or 0 */
 } bt_tree;
 
 /* Is f exactly the one atom id (coefficient 1)? */
@@ -390,6 +396,79 @@ static bool part_guard(const km_kernel *k, const bt_tree *t, const km_guard *gd,
     return interleaved_guard(k, gd, w->index, t->tid, s, bdx);
 }
 
+/* Session 47: does every thread of a block run loop lp alike -- the same iterations, its
+ * start, bound and step the block's own (`r = blockIdx.x; r < rows; r += gridDim.x`, a
+ * block per row)? Then a tree inside it is one block-level reduction per iteration, every
+ * thread reaching it each time. (Jumps out of an iteration are the text's check:
+ * rows_text_checks.) */
+static bool rows_alike(const km_kernel *k, const km_loop *lp)
+{
+    return lp->kind == KM_LOOP_AFFINE && lp->cmp && lp->var && form_uniform(k, lp->start) &&
+           form_uniform(k, lp->bound) && form_uniform(k, lp->step);
+}
+
+/* Is a, an access of tree t's array inside the row loop (index rows_ix) before the tree,
+ * a store every thread makes of its own slot in every iteration: S[threadIdx.x] = v at the
+ * loop's own level (no inner loop), under no condition that differs between threads? */
+static bool rows_restore(const km_kernel *k, const bt_tree *t, const km_access *a, size_t rows_ix)
+{
+    size_t ng;
+    const km_guard *gs = km_guards(k, &ng);
+    if (a->mode != KM_WRITE || a->n_loops != 1 || a->loops[0] != rows_ix || a->line >= t->loop->line ||
+        !form_is_atom(a->index, t->tid))
+        return false;
+    for (uint32_t g = 0; g < a->n_guards; g++)
+        if (!guard_uniform(k, &gs[a->guards[g]]))
+            return false;
+    return true;
+}
+
+/* Session 47: the checks of a tree inside a row loop rows (index rows_ix; rows_alike, and
+ * the only loop around the tree) that the tree's own checks do not make. The rewrite
+ * leaves S[0] as the block's result and the other slots as they were before the tree
+ * (the original: its partial results), so the next iteration must not see them: every
+ * thread stores its slot again in the loop before the tree (rows_restore), and no access
+ * of S in the loop reads before the first such store. Thread 0 then writes S[0] in the next
+ * iteration: a read of S after the tree by any other thread needs a barrier between it and
+ * that store (rows_text_checks finds it; here the last such read's line goes to
+ * t->rows_bcast, 0 for none). NULL, or the reason in why. */
+static bool guard_thread0(const km_guard *g, uint32_t tid);
+
+static const char *rows_checks(const km_kernel *k, bt_tree *t, const km_loop *rows, size_t rows_ix, char *why,
+                               size_t n)
+{
+    size_t na, ng;
+    const km_access *as = km_accesses(k, &na);
+    const km_guard *gs = km_guards(k, &ng);
+    uint32_t first = 0;
+    for (size_t i = 0; i < na; i++)
+        if (!strcmp(as[i].buffer, t->array) && rows_restore(k, t, &as[i], rows_ix) && (!first || as[i].line < first))
+            first = as[i].line;
+    if (!first) {
+        snprintf(why, n, EN(RW_BT_ROWS_NOT_RESTORED), t->loop->line, rows->line, t->array);
+        return why;
+    }
+    t->rows_store = first;
+    t->rows_bcast = 0;
+    for (size_t i = 0; i < na; i++) {
+        const km_access *a = &as[i];
+        if (strcmp(a->buffer, t->array) != 0 || !in_loop(a, rows_ix) || in_loop(a, t->loop_ix) || a->mode == KM_WRITE)
+            continue;
+        if (a->line < first) {
+            snprintf(why, n, EN(RW_BT_ROWS_READ_BEFORE), a->line, t->array, rows->line);
+            return why;
+        }
+        if (a->line <= t->loop->line)
+            continue;
+        bool t0 = false;
+        for (uint32_t g = 0; g < a->n_guards; g++)
+            t0 |= guard_thread0(&gs[a->guards[g]], t->tid);
+        if (!t0 && a->line > t->rows_bcast)
+            t->rows_bcast = a->line;
+    }
+    return NULL;
+}
+
 /* The one shared tree of the kernel and its checks: NULL, or the reason in why. (A called
  * __device__ function's accesses are the model's at the call's line: checked as well.) */
 static const char *tree_checks(const km_kernel *k, bt_tree *t, const bt_tree *prev, const bt_tree *next, char *why,
@@ -441,9 +520,22 @@ static const char *tree_checks(const km_kernel *k, bt_tree *t, const bt_tree *pr
     const km_guard *gs = km_guards(k, &ng);
     const km_access *w = t->comb;
     uint32_t s = t->loop->counter, bdx;
-    if (t->loop->parent >= 0) {
-        snprintf(why, n, EN(RW_BT_IN_LOOP), t->loop->line,
-                 ls[t->loop->parent].line);
+    /* scalarProd's tree over more slots than threads: each thread combines several slots
+     * in a loop inside a level (`for (i = tid; i < s; i += blockDim.x)`), named here */
+    for (uint32_t j = 0; j < w->n_loops; j++)
+        if (ls[w->loops[j]].parent == (long)t->loop_ix) {
+            snprintf(why, n, EN(RW_BT_SLOTS_LOOP), w->line, ls[w->loops[j]].line);
+            return why;
+        }
+    /* session 47: a tree inside a loop (a block per row): rows_checks below */
+    const km_loop *rows = t->loop->parent >= 0 ? &ls[t->loop->parent] : NULL;
+    size_t rows_ix = rows ? (size_t)t->loop->parent : 0;
+    if (rows && (prev || next || rows->parent >= 0)) {
+        snprintf(why, n, EN(RW_BT_IN_LOOP), t->loop->line, rows->line);
+        return why;
+    }
+    if (rows && !rows_alike(k, rows)) {
+        snprintf(why, n, EN(RW_BT_ROWS_NOT_ALIKE), t->loop->line, rows->line);
         return why;
     }
     if (!km_builtin_atom(k, KM_ATOM_THREAD_IDX, 0, &t->tid)) {
@@ -491,6 +583,10 @@ static const char *tree_checks(const km_kernel *k, bt_tree *t, const bt_tree *pr
         snprintf(why, n, EN(RW_BT_UPDATE_NOT), w->line, t->array, t->array, t->array, t->loop->var ? t->loop->var : "s");
         return why;
     }
+    if (rows && t->carry) {
+        snprintf(why, n, EN(RW_BT_ROWS_CARRY), w->line, t->carry, rows->line);
+        return why;
+    }
     /* which element takes part: the halving tree's `tid < s`, the interleaved tree's
      * `tid % (2*s) == 0` or `w = 2*s*tid` with `w < blockDim.x` */
     bool guarded = false;
@@ -505,6 +601,8 @@ static const char *tree_checks(const km_kernel *k, bt_tree *t, const bt_tree *pr
     }
     /* before the tree each thread writes its own slot; after it only S[0] is read */
     bool restored = false;
+    if (rows && rows_checks(k, t, rows, rows_ix, why, n))
+        return why;
     for (size_t i = 0; i < na; i++) {
         const km_access *a = &as[i];
         if (strcmp(a->buffer, t->array) != 0 || a == w || in_loop(a, t->loop_ix))
@@ -1734,6 +1832,67 @@ static int tree_render(const bt_tree *t, const char *ty, struct hk_buf *b)
     return rwl_render(b, tpl_tree, kv);
 }
 
+/* Session 47: the text checks of a tree t inside a row loop (rows_checks passed). Every
+ * thread must run every iteration to the tree's shuffles: no `return` or `goto` in the
+ * row loop, no `break` or `continue` of its own (those of a loop or switch inside it are
+ * theirs). When a thread other than thread 0 reads the array after the tree (line
+ * t->rows_bcast), a barrier must stand in the row loop after that read or before the
+ * slots' store (line t->rows_store), or thread 0's store in the next iteration could
+ * overwrite S[0] before that read (the rewrite adds none; the original would race as well).
+ * NULL, or the reason in why. */
+static const char *rows_text_checks(const char *text, const km_kernel *k, const rw_toks *ts, const bt_tree *t,
+                                    char *why, size_t n)
+{
+    size_t nl, ra = 0, rb = 0;
+    const km_loop *ls = km_loops(k, &nl);
+    const km_loop *rows = &ls[t->loop->parent];
+    if (!loop_tokens(text, ts, rows->line, &ra, &rb)) {
+        snprintf(why, n, EN(RW_BT_NOT_OWN_TEXT), rows->line);
+        return why;
+    }
+    static const char *const own[] = {"break", "continue"}, *const any[] = {"return", "goto"};
+    static const char *const nest[] = {"for", "while", "do", "switch"};
+    bool barrier = !t->rows_bcast;
+    for (size_t q = ra + 1; q < rb; q++) {
+        uint32_t line = (uint32_t)rwl_line_at(text, ts->t[q].start);
+        for (size_t i = 0; i < HK_ARRAY_LEN(any); i++)
+            if (rwl_tok_is_ident(ts, q, any[i])) {
+                snprintf(why, n, EN(RW_BT_ROWS_JUMP), line, any[i], rows->line);
+                return why;
+            }
+        if (has_barrier(ts, q, q + 1) && line > rows->line && (line > t->rows_bcast || line < t->rows_store))
+            barrier = true;
+    }
+    /* the row loop's own break and continue: skip the statements of loops and switches in
+     * it (the loop's header first) */
+    size_t body = ra + 1;
+    if (rwl_tok_is(ts, ra, "for") || rwl_tok_is(ts, ra, "while"))
+        body = rwl_match_close(ts, ra + 1) + 1;
+    for (size_t q = body; q < rb; q++) {
+        bool inner = false;
+        for (size_t i = 0; i < HK_ARRAY_LEN(nest); i++)
+            inner |= rwl_tok_is_ident(ts, q, nest[i]);
+        if (inner) {
+            size_t e = rwl_stmt_end(ts, q, rb);
+            if (rwl_tok_is(ts, q, "do") && rwl_tok_is(ts, e, "while"))
+                e = rwl_stmt_end(ts, e, rb);
+            q = e > q ? e - 1 : q;
+            continue;
+        }
+        for (size_t i = 0; i < HK_ARRAY_LEN(own); i++)
+            if (rwl_tok_is_ident(ts, q, own[i])) {
+                snprintf(why, n, EN(RW_BT_ROWS_JUMP), (unsigned)rwl_line_at(text, ts->t[q].start), own[i],
+                         rows->line);
+                return why;
+            }
+    }
+    if (!barrier) {
+        snprintf(why, n, EN(RW_BT_ROWS_NO_BARRIER), t->rows_bcast, t->array, rows->line);
+        return why;
+    }
+    return NULL;
+}
+
 static const char *tree_edit(const char *text, const km_kernel *k, const rw_toks *ts, const bt_tree *t, rw_edits *es,
                              char *ty, size_t nty, char *why, size_t n, int *rc)
 {
@@ -1753,6 +1912,8 @@ static const char *tree_edit(const char *text, const km_kernel *k, const rw_toks
         w = carry_uses_ok(k, t, text, ts, lb, why, n);
     if (!w)
         w = loop_extra(text, ts, la, lb, &t->array, 1, t->carry, t->loop->var, false, why, n);
+    if (!w && t->loop->parent >= 0)
+        w = rows_text_checks(text, k, ts, t, why, n);
     if (w)
         return w;
     struct hk_buf b;

@@ -259,6 +259,27 @@ static void test_windows(void **state)
     km_class c;
     free(classify("class_misc.cu", "row_argmin", &c));
     assert_int_equal(c.kind, KM_CLASS_NONE);
+    /* session 47: a weighted stencil (coefficients times a pair of neighbours per tap, in a
+     * loop of a small constant bound) is a stencil, not a reduction: over a shared tile and
+     * over global memory; a constant bound over a data-sized row stays a reduction */
+    expect("class_misc.cu", "stencil_coef_tile",
+           "stencil out=out in=in dims=1 radius=3 offsets=1,2,3,-1,-2,-3");
+    expect("class_misc.cu", "stencil_coef_global",
+           "stencil out=out in=in dims=1 radius=3 offsets=1,2,3,-1,-2,-3");
+    expect("class_misc.cu", "rowsum_const", "reduction out=out in=x op=sum axis=row how=loop passes=1");
+    /* the taps added into the output element (a global accumulator): no reduction either
+     * (no window class reads a global element's taps yet: none) */
+    free(classify("class_misc.cu", "taps_into_output", &c));
+    assert_int_not_equal(c.kind, KM_CLASS_REDUCTION);
+    /* session 47: the planes of a structure of arrays (`v[i + K * n]`, n a size no thread
+     * coordinate is strided by) are other arrays, not neighbours: Rodinia CFD's time step is
+     * elementwise; a stencil within each plane keeps its in-plane offsets only; a row
+     * stride the thread moves along (heat_2d's nx) stays a neighbour's offset */
+    expect("class_misc.cu", "soa_step", "elementwise out=v in=old_v,flux streams=2+1 type=float");
+    expect("class_misc.cu", "soa_blur", "stencil out=out in=in dims=1 radius=1 offsets=-1,0,1");
+    expect("class_misc.cu", "heat_2d", "stencil out=v in=u dims=2 radius=1 offsets=0,-1,1,-nx,nx");
+    /* ... and so does a row stride the output walks by a loop (a column pass) */
+    expect("class_misc.cu", "col_blur", "stencil out=out in=in dims=2 radius=1 offsets=-w,0,w");
 }
 
 static void test_scan_norm_softmax(void **state)

@@ -991,6 +991,125 @@ static void carry_refusals(void **state)
     free(src);
 }
 
+/* Session 47 (cuda-samples' scalarProd's form, a block per row): the tree inside a loop
+ * over rows that every thread of a block runs alike (`r = blockIdx.x; r < rows; r +=
+ * gridDim.x`); each iteration stores every thread's slot, runs the tree and has thread 0
+ * write the row's result. The tree is rewritten in place inside the loop; the row loop,
+ * the per-thread partials and the store are kept. */
+static const char rows_src[] =
+    "__global__ void rowsum(const float *x, float *out, int rows, int cols)\n"
+    "{\n"
+    "    __shared__ float s[256];\n"
+    "    unsigned t = threadIdx.x;\n"
+    "    for (int r = blockIdx.x; r < rows; r += gridDim.x) {\n"
+    "        float v = 0.0f;\n"
+    "        for (int c = t; c < cols; c += blockDim.x)\n"
+    "            v += x[r * cols + c];\n"
+    "        s[t] = v;\n"
+    "        __syncthreads();\n"
+    "        for (unsigned h = blockDim.x / 2; h > 0; h >>= 1) {\n"
+    "            if (t < h)\n"
+    "                s[t] += s[t + h];\n"
+    "            __syncthreads();\n"
+    "        }\n"
+    "        if (t == 0)\n"
+    "            out[r] = s[0];\n"
+    "    }\n"
+    "}\n";
+
+/* every thread reads the row's result (a broadcast), then a barrier before the next row
+ * overwrites the slots */
+static const char rows_bcast_src[] =
+    "__global__ void rownorm(const float *x, float *y, int rows, int cols)\n"
+    "{\n"
+    "    __shared__ float s[256];\n"
+    "    const unsigned t = threadIdx.x;\n"
+    "    for (int r = blockIdx.x; r < rows; r += gridDim.x) {\n"
+    "        float v = 0.0f;\n"
+    "        for (int c = t; c < cols; c += blockDim.x)\n"
+    "            v = fmaxf(v, x[r * cols + c]);\n"
+    "        s[t] = v;\n"
+    "        __syncthreads();\n"
+    "        for (unsigned h = blockDim.x / 2; h > 0; h >>= 1) {\n"
+    "            if (t < h)\n"
+    "                s[t] = fmaxf(s[t], s[t + h]);\n"
+    "            __syncthreads();\n"
+    "        }\n"
+    "        float m = s[0];\n"
+    "        for (int c = t; c < cols; c += blockDim.x)\n"
+    "            y[r * cols + c] = x[r * cols + c] / m;\n"
+    "        __syncthreads();\n"
+    "    }\n"
+    "}\n";
+
+static void rows_loop(void **state)
+{
+    (void)state;
+    tree_applies(rows_src, "rowsum", "s[t + h]",
+                 (const char *const[]){"for (int r = blockIdx.x; r < rows; r += gridDim.x) {",
+                                       "v += x[r * cols + c];", "s[t] = v;", "out[r] = s[0];", "s[0] = hk_acc;",
+                                       NULL});
+    tree_applies(rows_bcast_src, "rownorm", "s[t + h]",
+                 (const char *const[]){"float m = s[0];", "y[r * cols + c] = x[r * cols + c] / m;", NULL});
+}
+
+/* What the row loop may not do, each refused at its line: the slots stored once before the
+ * loop (the next row's tree would combine what this one left), every thread reading the
+ * result with no barrier before the next row's stores, a loop the block's threads run
+ * differently, a thread leaving the row early, a register carry across rows, another slot
+ * read before the row's stores; and scalarProd's own tree over more slots than threads
+ * (each thread combining several), named. */
+static void rows_loop_refused(void **state)
+{
+    (void)state;
+    char *v = replaced(rows_src, "        s[t] = v;\n", "        s[t] += v;\n");
+    tree_refused(v, "rowsum", "line 11: the tree loop's slots are not stored again by every thread in the loop at "
+                              "line 5 before the tree");
+    free(v);
+    v = replaced(rows_bcast_src, "            y[r * cols + c] = x[r * cols + c] / m;\n        __syncthreads();\n",
+                 "            y[r * cols + c] = x[r * cols + c] / m;\n");
+    tree_refused(v, "rownorm", "line 16: s[0] is read by threads other than thread 0 after the tree with no barrier "
+                               "before the next iteration of the loop at line 5 stores the slots again");
+    free(v);
+    v = replaced(rows_src, "for (int r = blockIdx.x; r < rows; r += gridDim.x)",
+                 "for (int r = blockIdx.x + t; r < rows; r += gridDim.x)");
+    tree_refused(v, "rowsum", "line 11: the tree loop is inside a loop (line 5) that the threads of a block do not "
+                              "run alike");
+    free(v);
+    v = replaced(rows_src, "        float v = 0.0f;\n", "        float v = 0.0f;\n        if (x[r * cols + t] < 0.0f) continue;\n");
+    tree_refused(v, "rowsum", "line 7: a condition (an early return or an if) before the tree at line 12");
+    free(v);
+    /* a jump the block takes alike is refused too: the text check does not read conditions */
+    v = replaced(rows_src, "        float v = 0.0f;\n", "        float v = 0.0f;\n        if (r == cols) break;\n");
+    tree_refused(v, "rowsum", "line 7: `break` in the loop at line 5 around the tree");
+    free(v);
+    v = replaced(rows_src, "        float v = 0.0f;\n", "        float v = s[5];\n");
+    tree_refused(v, "rowsum", "line 6: s is read in the loop at line 5 before the tree's slots are stored again");
+    free(v);
+    tree_refused("__global__ void acc_n(const float *a, const float *b, float *c, int vecs, int n)\n"
+                 "{\n"
+                 "    __shared__ float acc[1024];\n"
+                 "    for (int v = blockIdx.x; v < vecs; v += gridDim.x) {\n"
+                 "        for (int i = threadIdx.x; i < 1024; i += blockDim.x) {\n"
+                 "            float sum = 0;\n"
+                 "            for (int p = v * n + i; p < v * n + n; p += 1024)\n"
+                 "                sum += a[p] * b[p];\n"
+                 "            acc[i] = sum;\n"
+                 "        }\n"
+                 "        for (int h = 1024 / 2; h > 0; h >>= 1) {\n"
+                 "            __syncthreads();\n"
+                 "            for (int i = threadIdx.x; i < h; i += blockDim.x)\n"
+                 "                acc[i] += acc[h + i];\n"
+                 "        }\n"
+                 "        __syncthreads();\n"
+                 "        if (threadIdx.x == 0)\n"
+                 "            c[v] = acc[0];\n"
+                 "    }\n"
+                 "}\n",
+                 "acc_n", "line 14: the tree combines its slots in a loop (line 13): a tree over more slots than "
+                          "threads");
+}
+
 static void unguarded_refused(void **state)
 {
     (void)state;
@@ -1380,6 +1499,8 @@ int main(void)
         cmocka_unit_test(carry_chained),
         cmocka_unit_test(carry_split),
         cmocka_unit_test(carry_refusals),
+        cmocka_unit_test(rows_loop),
+        cmocka_unit_test(rows_loop_refused),
         cmocka_unit_test(unguarded_refused),
         cmocka_unit_test(doubling_wrong_guard_refused),
         cmocka_unit_test(early_return_refused),

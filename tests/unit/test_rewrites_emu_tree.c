@@ -13,7 +13,10 @@
  * trees in one block (a row norm's mean then variance over one buffer, an integer max then
  * sum over two, llm.c's softmax_forward_kernel2 from bench/wild/src), also with
  * fused_blocks (F 2, 4) stacked on the rewrite, each tree cut short differing, and a second
- * tree whose slot 1 is not stored again differing (what block_reduce refuses). */
+ * tree whose slot 1 is not stored again differing (what block_reduce refuses). Session 47:
+ * a tree inside a loop over rows (a row sum, a row max read by every thread), fewer blocks
+ * than rows; cut short, or both texts adding to the slot instead of storing it again, it
+ * differs. */
 #include "analysis/analysis.h"
 #include "core/hk.h"
 #include "rewrites/rewrite.h"
@@ -180,6 +183,53 @@ static const char emu_part[] =
     "        partial[blockIdx.x] = acc[0];\n"
     "}\n";
 
+/* session 47: a tree inside a loop over rows (a block per row, rows grid-strided over the
+ * blocks), thread 0 writing the row's sum; and a row max read by every thread, with a
+ * barrier before the next row's stores */
+static const char emu_rows[] =
+    "__global__ void rowsum(const float *x, float *out, int rows, int cols)\n"
+    "{\n"
+    "    __shared__ float s[256];\n"
+    "    unsigned t = threadIdx.x;\n"
+    "    for (int r = blockIdx.x; r < rows; r += gridDim.x) {\n"
+    "        float v = 0.0f;\n"
+    "        for (int c = t; c < cols; c += blockDim.x)\n"
+    "            v += x[r * cols + c];\n"
+    "        s[t] = v;\n"
+    "        __syncthreads();\n"
+    "        for (unsigned h = blockDim.x / 2; h > 0; h >>= 1) {\n"
+    "            if (t < h)\n"
+    "                s[t] += s[t + h];\n"
+    "            __syncthreads();\n"
+    "        }\n"
+    "        if (t == 0)\n"
+    "            out[r] = s[0];\n"
+    "    }\n"
+    "}\n";
+
+static const char emu_rownorm[] =
+    "__global__ void rownorm(const float *x, float *y, int rows, int cols)\n"
+    "{\n"
+    "    __shared__ float s[256];\n"
+    "    const unsigned t = threadIdx.x;\n"
+    "    for (int r = blockIdx.x; r < rows; r += gridDim.x) {\n"
+    "        float v = -1e30f;\n"
+    "        for (int c = t; c < cols; c += blockDim.x)\n"
+    "            v = fmaxf(v, x[r * cols + c]);\n"
+    "        s[t] = v;\n"
+    "        __syncthreads();\n"
+    "        for (unsigned h = blockDim.x / 2; h > 0; h >>= 1) {\n"
+    "            if (t < h)\n"
+    "                s[t] = fmaxf(s[t], s[t + h]);\n"
+    "            __syncthreads();\n"
+    "        }\n"
+    "        float m = s[0];\n"
+    "        for (int c = t; c < cols; c += blockDim.x)\n"
+    "            y[r * cols + c] = x[r * cols + c] - m;\n"
+    "        __syncthreads();\n"
+    "    }\n"
+    "}\n";
+
 static const char emu_inter[] =
     "__global__ void inter(const int *a, int *out, int n)\n"
     "{\n"
@@ -231,6 +281,51 @@ static void emulated_runs(void **state)
         "}\n";
     emulate_tree("tree_part", emu_part, "part", part_drv, false);
     emulate_tree("tree_part_broken", emu_part, "part", part_drv, true);
+    /* session 47: trees inside a loop over rows, blocks of one to eight warps, fewer blocks
+     * than rows (each block runs several rows: the slots reused) and more; ragged rows (the
+     * original's halving tree needs a power-of-two block, as every such tree). The
+     * warp step cut short must differ; so must the rewrite and the original both changed to
+     * add the row's partial to the slot (`s[t] += v`, the slot not stored again: what
+     * block_reduce refuses), the rewrite's slots left other than the original's. */
+    static const char rows_drv[] =
+        "for (unsigned b : {32u, 64u, 256u})\n"
+        "    for (unsigned g : {1u, 3u, 40u}) {\n"
+        "        const int rows = 17, cols = 301;\n"
+        "        emu::buf<float> x(rows * cols);\n"
+        "        x.fill((int)(b + g));\n"
+        "        PAIR(float, \"rowsum\", rows, 1e-5, 10.0 * cols, emu::launch(dim3(g), dim3(b), 0, [&] { NS::rowsum(x, out, rows, cols); }));\n"
+        "    }\n";
+    emulate_tree("tree_rows", emu_rows, "rowsum", rows_drv, false);
+    emulate_tree("tree_rows_broken", emu_rows, "rowsum", rows_drv, true);
+    {
+        fixture fx;
+        load_text(emu_rows, &fx);
+        rw_result r;
+        assert_int_equal(rw_block_tree(fx.text, fx.len, fx.m, kernel(&fx, "rowsum"), &r), HK_OK);
+        assert_true(r.applicable);
+        /* both from zeroed slots, so the leftovers are finite */
+        char *o0 = nth_replaced(emu_rows, "s[t] = v;", 1, "s[t] += v;");
+        char *c0 = nth_replaced(r.text, "s[t] = v;", 1, "s[t] += v;");
+        char *o = nth_replaced(o0, "    for (int r = blockIdx.x;", 1, "    s[t] = 0.0f;\n    for (int r = blockIdx.x;");
+        char *c = nth_replaced(c0, "    for (int r = blockIdx.x;", 1, "    s[t] = 0.0f;\n    for (int r = blockIdx.x;");
+        free(o0);
+        free(c0);
+        emu_batch_add_pair(&batch, "tree_rows_not_restored", o, c, emu_helpers, rows_drv, EMU_DIFFERS);
+        free(o);
+        free(c);
+        rw_result_free(&r);
+        unload(&fx);
+    }
+    static const char rownorm_drv[] =
+        "for (unsigned b : {32u, 128u, 256u})\n"
+        "    for (unsigned g : {1u, 4u}) {\n"
+        "        const int rows = 9, cols = 200;\n"
+        "        emu::buf<float> x(rows * cols);\n"
+        "        x.fill((int)(b + g));\n"
+        "        PAIR(float, \"rownorm\", rows * cols, 0, 0, emu::launch(dim3(g), dim3(b), 0, [&] { NS::rownorm(x, out, rows, cols); }));\n"
+        "    }\n";
+    emulate_tree("tree_rownorm", emu_rownorm, "rownorm", rownorm_drv, false);
+    emulate_tree("tree_rownorm_broken", emu_rownorm, "rownorm", rownorm_drv, true);
     /* an interleaved tree over dynamic shared memory into one atomic, integers: exact */
     static const char inter_drv[] =
         "for (unsigned b : {64u, 128u}) {\n"

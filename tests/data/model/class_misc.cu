@@ -527,3 +527,96 @@ __global__ void scan_sweeps(const float *in, float *out, int n)
     if (at + 2 * t + 1 < n)
         out[at + 2 * t + 1] = s[2 * t + 1];
 }
+
+// session 47: a weighted stencil whose taps come from a small constant-bound loop over
+// coefficients (cuda-samples' FDTD3d shape, written anew): the accumulated value sums a
+// few neighbours per coefficient, not a data-sized range, so it is a stencil, not a
+// reduction; over a shared tile and over global memory
+#define CR 3
+__constant__ float coef[CR + 1];
+
+__global__ void stencil_coef_tile(const float *in, float *out, int n)
+{
+    __shared__ float tile[NB + 2 * CR];
+    int g = blockIdx.x * blockDim.x + threadIdx.x;
+    int l = threadIdx.x + CR;
+    for (int j = threadIdx.x; j < NB + 2 * CR; j += blockDim.x)
+        tile[j] = in[blockIdx.x * NB + j - CR];
+    __syncthreads();
+    float value = coef[0] * tile[l];
+    for (int i = 1; i <= CR; i++)
+        value += coef[i] * (tile[l - i] + tile[l + i]);
+    if (g < n)
+        out[g] = value;
+}
+
+__global__ void stencil_coef_global(const float *in, float *out, int n)
+{
+    int g = blockIdx.x * blockDim.x + threadIdx.x + CR;
+    if (g >= n - CR)
+        return;
+    float value = coef[0] * in[g];
+#pragma unroll
+    for (int i = 1; i <= CR; i++)
+        value += coef[i] * (in[g - i] + in[g + i]);
+    out[g] = value;
+}
+
+// a constant bound over a data-sized range stays a reduction (a row of 1024)
+__global__ void rowsum_const(const float *x, float *out, int rows)
+{
+    int r = blockIdx.x * blockDim.x + threadIdx.x;
+    if (r >= rows)
+        return;
+    float s = 0.0f;
+    for (int i = 0; i < 1024; i++)
+        s += x[r * 1024 + i];
+    out[r] = s;
+}
+
+// the same taps added into the output element itself: no reduction either
+__global__ void taps_into_output(const float *in, float *out, int n)
+{
+    int g = blockIdx.x * blockDim.x + threadIdx.x;
+    if (g >= n - 2 * CR)
+        return;
+    out[g] = 0.0f;
+    for (int i = 0; i <= 2 * CR; i++)
+        out[g] += coef[i] * in[g + i];
+}
+
+// session 47: structure-of-arrays planes (Rodinia CFD's variables[i + VAR*nelr]): an
+// offset that is a multiple of a size parameter no thread coordinate is strided by is
+// another plane, not a neighbour: elementwise over i; a stencil within each plane keeps
+// its in-plane offsets
+#define PL_RHO 0
+#define PL_MOM 1
+#define PL_E 4
+__global__ void soa_step(int n, const float *old_v, float *v, const float *flux, const float *step)
+{
+    const int i = blockDim.x * blockIdx.x + threadIdx.x;
+    float k = step[i];
+    v[i + PL_RHO * n] = old_v[i + PL_RHO * n] + k * flux[i + PL_RHO * n];
+    v[i + PL_E * n] = old_v[i + PL_E * n] + k * flux[i + PL_E * n];
+    v[i + (PL_MOM + 0) * n] = old_v[i + (PL_MOM + 0) * n] + k * flux[i + (PL_MOM + 0) * n];
+    v[i + (PL_MOM + 1) * n] = old_v[i + (PL_MOM + 1) * n] + k * flux[i + (PL_MOM + 1) * n];
+    v[i + (PL_MOM + 2) * n] = old_v[i + (PL_MOM + 2) * n] + k * flux[i + (PL_MOM + 2) * n];
+}
+
+__global__ void soa_blur(int n, const float *in, float *out)
+{
+    const int i = blockDim.x * blockIdx.x + threadIdx.x + 1;
+    if (i >= n - 1)
+        return;
+    out[i] = in[i - 1] + in[i] + in[i + 1];
+    out[i + n] = in[i + n - 1] + in[i + n] + in[i + n + 1];
+}
+
+// a column pass whose rows a loop walks (cuda-samples' box filter shape): w strides the
+// row loop's counter in the output, so +-w are neighbours, not planes
+__global__ void col_blur(const float *in, float *out, int w, int h)
+{
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    for (int y = 1; y < h - 1; y++)
+        out[y * w + x] = in[(y - 1) * w + x] + in[y * w + x] + in[(y + 1) * w + x];
+}
