@@ -363,7 +363,7 @@ int rw_tiled_gemm(const char *text, size_t len, const an_model *m, size_t kernel
     pt_gemm_loop g;
     pt_gemm_mem mm;
     bool in_memory = false;
-    if ((why = rwp_match_gemm_loop(f, &ts, s.body_a, s.body_b, NULL, 0, &g))) {
+    if ((why = rwp_match_gemm_loop(f, &ts, s.body_a, s.body_b, NULL, 0, true, &g))) {
         if (strcmp(why, hk_strerror(HK_ENOMEM)) == 0)
             goto nomem;
         /* no accumulator: the k loop may sum into C's element itself, after a beta scaling
@@ -441,6 +441,15 @@ int rw_tiled_gemm(const char *text, size_t len, const an_model *m, size_t kernel
                               rest ? rest : "");
         hk_free(pre);
         hk_free(lhs);
+        hk_free(rest);
+        if (!epi)
+            goto nomem;
+    } else if (g.scale[0]) {
+        /* the scaled form (`acc += alpha * A[..] * B[..]`): the tiles sum the products, and
+         * the sum is scaled once before the epilogue (reassociated, as in the memory form) */
+        char *rest = rwl_tok_text(&ts, ea, eb);
+        if (rest)
+            epi = hk_asprintf("%s = %s * %s; %s", acc, g.scale, acc, rest);
         hk_free(rest);
         if (!epi)
             goto nomem;

@@ -1134,8 +1134,25 @@ static const char *gemm_k_header(const rw_toks *ts, size_t k, size_t e, pt_gemm_
     return NULL;
 }
 
+/* Is token q a uniform factor of the k loop's product: a number, or a scalar parameter
+ * that nothing in ts writes? Appended to scale (joined by " * ") when it is and fits. */
+static bool gemm_scale_factor(const an_function *f, const rw_toks *ts, size_t q, char *scale, size_t size)
+{
+    if (q >= ts->n)
+        return false;
+    if (ts->t[q].kind != T_NUMBER) {
+        const an_param *p = rwp_param_named(f, ts, q);
+        if (!p || p->pointer_depth != 0 || rwl_written_elsewhere(ts, q, q))
+            return false;
+    }
+    size_t l = strlen(scale);
+    int w = snprintf(scale + l, size - l, "%s%.*s", l ? " * " : "", (int)(ts->t[q].end - ts->t[q].start),
+                     ts->text + ts->t[q].start);
+    return w >= 0 && (size_t)w < size - l;
+}
+
 const char *rwp_match_gemm_loop(const an_function *f, const rw_toks *ts, size_t a, size_t end,
-                                   const pt_alias *al, size_t n_al, pt_gemm_loop *g)
+                                   const pt_alias *al, size_t n_al, bool scaled, pt_gemm_loop *g)
 {
     memset(g, 0, sizeof *g);
     /* T acc = 0; */
@@ -1173,11 +1190,20 @@ const char *rwp_match_gemm_loop(const an_function *f, const rw_toks *ts, size_t 
         p1 = ba + 4;
         fused = true;
     }
+    /* scaled: uniform factors before the first read (`acc += alpha * A[...] * B[...]`) */
+    while (scaled && !fused && p1 + 1 < bb && rwl_tok_is(ts, p1 + 1, "*") &&
+           gemm_scale_factor(f, ts, p1, g->scale, sizeof g->scale))
+        p1 += 2;
     g->pa = p1 < bb ? loop_operand(f, ts, p1, al, n_al, &g->aa) : NULL;
     size_t c1 = g->pa && rwl_tok_is(ts, p1 + 1, "[") ? rwl_match_close(ts, p1 + 1) : ts->n, c2 = ts->n;
     if (c1 < bb && rwl_tok_is(ts, c1 + 1, fused ? "," : "*") &&
         (g->pb = loop_operand(f, ts, c1 + 2, al, n_al, &g->ab)) && rwl_tok_is(ts, c1 + 3, "["))
         c2 = rwl_match_close(ts, c1 + 3);
+    /* scaled: uniform factors after the second read (`... * B[...] * alpha`) */
+    size_t bclose = c2;
+    while (scaled && !fused && c2 + 2 < bb && rwl_tok_is(ts, c2 + 1, "*") &&
+           gemm_scale_factor(f, ts, c2 + 2, g->scale, sizeof g->scale))
+        c2 += 2;
     /* the fused form's tail: `, acc)` before the `;` */
     size_t tail = fused ? 3 : 0;
     if (fused && c2 < bb &&
@@ -1186,7 +1212,7 @@ const char *rwp_match_gemm_loop(const an_function *f, const rw_toks *ts, size_t 
     if (!g->pa || !g->pb || c2 >= ts->n || c2 + 2 + tail != bb || !rwl_tok_is(ts, c2 + 1 + tail, ";"))
         return EN(RW_REC_MM_K_BODY);
     rwp_compact(ts, p1 + 2, c1, g->ia, sizeof g->ia);
-    rwp_compact(ts, c1 + 4, c2, g->ib, sizeof g->ib);
+    rwp_compact(ts, c1 + 4, bclose, g->ib, sizeof g->ib);
     g->end = e;
     return NULL;
 }
@@ -1514,7 +1540,7 @@ int rwp_match_blas(const char *text, size_t len, const an_model *m, size_t kerne
         k = e;
     }
     pt_gemm_loop g;
-    if ((w = rwp_match_gemm_loop(f, &ts, k, s.body_b, al, n_al, &g)))
+    if ((w = rwp_match_gemm_loop(f, &ts, k, s.body_b, al, n_al, false, &g)))
         goto out;
     const char *row = irow->name, *col = icol ? icol->name : NULL, *bv = ib ? ib->name : NULL;
     /* which operand is A: the one read along the row */

@@ -241,15 +241,20 @@ typedef struct {
     const an_param *pa, *pb;       /* the two operands, in the product's order */
     const pt_alias *aa, *ab;       /* the alias each was read through, or NULL */
     char ia[PT_EXPR], ib[PT_EXPR]; /* compact index of each */
+    char scale[PT_EXPR];           /* uniform factors of the product besides the two reads,
+                                    * joined by " * ", or "" (rw_tiled_gemm's scaled form) */
     size_t end;                    /* token after the k loop: the epilogue starts there */
 } pt_gemm_loop;
 
 /* Matches `T acc = 0; for (int k = 0; k < K; k++) acc += P1[...] * P2[...];` at token a
  * (statements end at end); the operands are pointer parameters or one of the n_al aliases.
  * NULL and g filled, or the reason it does not match. Shared by rw_tiled_gemm and
- * rwp_match_blas, so both recognize exactly one GEMM loop. */
+ * rwp_match_blas, so both recognize exactly one GEMM loop. The product may carry uniform
+ * factors (`acc += alpha * P1[...] * P2[...]`, before the first read or after the second:
+ * numbers, and scalar parameters the body never writes) only when scaled is true; they go
+ * to g->scale (joined by " * "), and the sum over k times them is the accumulator's value. */
 const char *rwp_match_gemm_loop(const an_function *f, const rw_toks *ts, size_t a, size_t end,
-                                   const pt_alias *al, size_t n_al, pt_gemm_loop *g);
+                                   const pt_alias *al, size_t n_al, bool scaled, pt_gemm_loop *g);
 
 /* A GEMM whose k loop sums into C's element itself (PolyBench's spelling):
  * `[C[I] *= S;] for (int kk = 0; kk < K; kk++) C[I] += [F *] A[...] * B[...] [* F];`. */

@@ -333,6 +333,16 @@ static void test_gemm(void **state)
                                     NULL};
     expect(STYLES "/gemm.cu", "syrk_local", RWP_GEMM, want_fma, NULL);
     expect(DATA "/gemm_variants.cu", "gemm_b_skew", RWP_GEMM, NULL, "B is not read as B[k * ldb + col]");
+    /* uniform factors in the k loop's product (a 2mm chain's `s += alpha * A[..] * B[..]`;
+     * session 47's probes): the tiles sum A * B, the sum scaled once before the epilogue */
+    const char *const want_scaled[] = {"float s = hk_acc[hk_i][hk_j];",
+                                       "s = alpha * s; tmp[(size_t)row * nj + col] = s;",
+                                       "s += A[(size_t)row * (nk) + hk_kk] * B[(size_t)hk_kk * (nj) + col];", NULL};
+    expect(DATA "/gemm_variants.cu", "gemm_scaled_local", RWP_GEMM, want_scaled, NULL);
+    const char *const want_scaled_d[] = {"__shared__ double2 hk_bs_v", "acc = 2.0 * w * acc; c[i * n + j] = acc;",
+                                         NULL};
+    expect(DATA "/gemm_variants.cu", "dgemm_scaled_last", RWP_GEMM, want_scaled_d, NULL);
+    expect(DATA "/gemm_variants.cu", "gemm_scaled_written", RWP_GEMM, NULL, "the k loop is not `acc += A[...] * B[...];`");
     static const char mem_why[] = "the guarded body is not `C[...] *= s;` (optional) then a k loop";
     expect(DATA "/gemm_variants.cu", "gemm_mem_other", RWP_GEMM, NULL, mem_why);
     expect(DATA "/gemm_variants.cu", "gemm_mem_reads_c", RWP_GEMM, NULL, mem_why);

@@ -727,6 +727,84 @@ static void gemm_in_memory_runs(void **state)
     emu_batch_run(&batch);
 }
 
+/* ------------------------------------------------------------ GEMM, a scaled product */
+
+/* A uniform factor inside the k loop's product, the sum in a local: `s += alpha * A * B`
+ * (a 2mm chain's first product, in our own words; session 47's probes), and the factors
+ * last on doubles with C read in the epilogue. The tiled body sums A * B and
+ * scales the sum once before the epilogue (reassociated: within 1e-5 of the original) on
+ * ragged M x N x K, tiled and simple paths, three schedules; without that scaling it
+ * differs. */
+static void gemm_scaled_runs(void **state)
+{
+    (void)state;
+    SKIP_WITHOUT_EMULATOR();
+    emu_batch_init(&batch, tmpdir, __func__);
+    static const char src[] =
+        "__global__ void mm_scaled(int ni, int nj, int nk, float alpha, const float *A, const float *B,\n"
+        "                          float *tmp)\n"
+        "{\n"
+        "    int col = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "    int row = blockIdx.y * blockDim.y + threadIdx.y;\n"
+        "    if (row < ni && col < nj) {\n"
+        "        float s = 0.0f;\n"
+        "        for (int k = 0; k < nk; k++)\n"
+        "            s += alpha * A[(size_t)row * nk + k] * B[(size_t)k * nj + col];\n"
+        "        tmp[(size_t)row * nj + col] = s;\n"
+        "    }\n"
+        "}\n"
+        "__global__ void dmm_scaled(const double *a, const double *b, double *c, int m, int n, int k, double w)\n"
+        "{\n"
+        "    int j = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "    int i = blockIdx.y * blockDim.y + threadIdx.y;\n"
+        "    if (i < m && j < n) {\n"
+        "        double acc = 0.0;\n"
+        "        for (int q = 0; q < k; ++q)\n"
+        "            acc += a[i * k + q] * b[q * n + j] * 2.0 * w;\n"
+        "        c[i * n + j] = acc + c[i * n + j];\n"
+        "    }\n"
+        "}\n";
+    static const char driver[] =
+        "    static const int shapes[][3] = {{37, 21, 19}, {70, 66, 9}, {5, 130, 33}};   // M, N, K\n"
+        "    for (int z = 0; z < 3; z++)\n"
+        "        for (int s = 0; s < 3; s++) {\n"
+        "            emu::schedule = s;\n"
+        "            const int M = shapes[z][0], N = shapes[z][1], K = shapes[z][2];\n"
+        "            emu::buf<float> A((size_t)M * K), B((size_t)K * N), co((size_t)M * N + 64), cc((size_t)M * N + 64);\n"
+        "            emu::buf<double> da((size_t)M * K), db((size_t)K * N), do_((size_t)M * N + 64), dc((size_t)M * N + 64);\n"
+        "            A.fill(z + 1);\n"
+        "            B.fill(z + 2);\n"
+        "            da.fill(z + 3);\n"
+        "            db.fill(z + 4);\n"
+        "            co.fill(9);\n"
+        "            cc.fill(9);\n"
+        "            do_.fill(10);\n"
+        "            dc.fill(10);\n"
+        "            bool small = s == 1;   // 64 threads a block: the simple path\n"
+        "            emu::launch(dim3((N + 15) / 16, (M + 15) / 16), dim3(16, 16), 0,\n"
+        "                        [&] { orig::mm_scaled(M, N, K, 1.5f, A, B, co); });\n"
+        "            emu::launch(dim3(3, 2), small ? dim3(8, 8) : dim3(16, 16), 0,\n"
+        "                        [&] { cand::mm_scaled(M, N, K, 1.5f, A, B, cc); });\n"
+        "            emu::launch(dim3((N + 15) / 16, (M + 15) / 16), dim3(16, 16), 0,\n"
+        "                        [&] { orig::dmm_scaled(da, db, do_, M, N, K, 0.75); });\n"
+        "            emu::launch(dim3(2, 3), small ? dim3(8, 8) : dim3(16, 16), 0,\n"
+        "                        [&] { cand::dmm_scaled(da, db, dc, M, N, K, 0.75); });\n"
+        "            if (!emu::expect(\"mm_scaled\", co, cc, 1e-5, K) || !emu::expect(\"dmm_scaled\", do_, dc, 1e-5, K))\n"
+        "                printf(\"  (%d x %d x %d schedule %d)\\n\", M, N, K, s);\n"
+        "        }\n";
+    char *c1 = emu_rewrite(src, "mm_scaled", "tiled_gemm", NULL);
+    assert_non_null(strstr(c1, "s = alpha * s;"));
+    char *cand = emu_rewrite(c1, "dmm_scaled", "tiled_gemm", NULL);
+    assert_non_null(strstr(cand, "acc = 2.0 * w * acc;"));
+    emulate("gemm_scaled", src, cand, driver, EMU_OK);
+    char *bad = emu_replaced(cand, "s = alpha * s;", ";");
+    emulate("gemm_scaled_bad", src, bad, driver, EMU_DIFFERS);
+    free(bad);
+    free(cand);
+    free(c1);
+    emu_batch_run(&batch);
+}
+
 /* ------------------------------------------------------------ GEMM, transposed operands */
 
 /* A rank-k update C = alpha * A * A^T + beta * C (A n x m: B is A transposed, read as
@@ -832,6 +910,7 @@ int main(void)
         cmocka_unit_test(gemm_from_grid_runs),
         cmocka_unit_test(gemm_x_rows_runs),
         cmocka_unit_test(gemm_in_memory_runs),
+        cmocka_unit_test(gemm_scaled_runs),
         cmocka_unit_test(gemm_transposed_runs),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -159,3 +159,44 @@ __global__ void gemm_b_skew(const float *A, const float *B, float *C, int M, int
         C[row * N + col] = acc;
     }
 }
+
+// A uniform factor inside the k loop's product, the sum in a local (a 2mm chain's first
+// product): the tiled body sums A * B and scales the sum once.
+__global__ void gemm_scaled_local(int ni, int nj, int nk, float alpha, const float *A, const float *B, float *tmp)
+{
+    int col = blockIdx.x * blockDim.x + threadIdx.x;
+    int row = blockIdx.y * blockDim.y + threadIdx.y;
+    if (row < ni && col < nj) {
+        float s = 0.0f;
+        for (int k = 0; k < nk; k++)
+            s += alpha * A[(size_t)row * nk + k] * B[(size_t)k * nj + col];
+        tmp[(size_t)row * nj + col] = s;
+    }
+}
+
+// The factors last, a number and a parameter, double precision.
+__global__ void dgemm_scaled_last(const double *a, const double *b, double *c, int m, int n, int k, double w)
+{
+    int j = blockIdx.x * blockDim.x + threadIdx.x;
+    int i = blockIdx.y * blockDim.y + threadIdx.y;
+    if (i < m && j < n) {
+        double acc = 0.0;
+        for (int q = 0; q < k; ++q)
+            acc += a[i * k + q] * b[q * n + j] * 2.0 * w;
+        c[i * n + j] = acc;
+    }
+}
+
+// A factor the body changes is no uniform factor: refused.
+__global__ void gemm_scaled_written(int n, float alpha, const float *a, const float *b, float *c)
+{
+    int j = blockIdx.x * blockDim.x + threadIdx.x;
+    int i = blockIdx.y * blockDim.y + threadIdx.y;
+    if (i < n && j < n) {
+        float acc = 0.0f;
+        for (int k = 0; k < n; k++)
+            acc += alpha * a[i * n + k] * b[k * n + j];
+        alpha = 2.0f;
+        c[i * n + j] = acc * alpha;
+    }
+}
