@@ -836,31 +836,10 @@ static int follow_calls(promoter *p, size_t fi, size_t *work, size_t *n_work)
             continue; /* a member call: cooperative groups' sync(), shfl_down() */
         const char *s = p->text + ts->t[k].start;
         size_t l = tok_len(ts, k);
-        size_t hits = 0, hit = 0;
-        bool kernel = false;
-        for (size_t g = 0; g < p->m->n_funcs; g++) {
-            const an_function *h = &p->m->funcs[g];
-            if (h->kind == AN_LAUNCHER || strlen(h->name) != l || memcmp(h->name, s, l))
-                continue;
-            kernel |= h->kind == AN_KERNEL;
-            hits++;
-            hit = g;
-        }
-        if (kernel) {
-            refuse(p->out, EN(RW_PR_DEVICE_LAUNCH), (int)l, s, LINE(k));
+        bool found = false;
+        follow_name(p, k, s, l, work, n_work, &found);
+        if (found)
             continue;
-        }
-        if (hits > 1) {
-            refuse(p->out, EN(RW_PR_OVERLOADED), (int)l, s, LINE(k));
-            continue;
-        }
-        if (hits == 1) {
-            if (!p->promoted[hit]) {
-                p->promoted[hit] = true;
-                work[(*n_work)++] = hit;
-            }
-            continue;
-        }
         if (k > a && rwl_tok_is(ts, k - 1, "::")) {
             /* ns::f where no f is defined here: only cooperative groups are known */
             bool cg = k >= 2 && (rwl_tok_is_ident(ts, k - 2, "cg") || rwl_tok_is_ident(ts, k - 2, "cooperative_groups"));
