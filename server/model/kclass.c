@@ -85,6 +85,20 @@ static bool cf_equal(const km_cform *a, const km_cform *b)
     return km_form_equal(km_cform_view(a), km_cform_view(b));
 }
 
+/* The n terms t, put in canonical order, as the known cform o: false when more than
+ * KM_CFORM_TERMS remain. */
+static bool cf_store(const cx *x, km_term *t, uint32_t n, km_cform *o)
+{
+    km__canon(x->k, t, &n);
+    if (n > KM_CFORM_TERMS)
+        return false;
+    memset(o, 0, sizeof(*o));
+    o->known = true;
+    o->n = n;
+    memcpy(o->t, t, n * sizeof(km_term));
+    return true;
+}
+
 /* a - b into o. */
 static bool cf_sub(const cx *x, const km_cform *a, const km_cform *b, km_cform *o)
 {
@@ -96,14 +110,7 @@ static bool cf_sub(const cx *x, const km_cform *a, const km_cform *b, km_cform *
         t[n] = b->t[i];
         t[n++].coef = -b->t[i].coef;
     }
-    km__canon(x->k, t, &n);
-    if (n > KM_CFORM_TERMS)
-        return false;
-    memset(o, 0, sizeof(*o));
-    o->known = true;
-    o->n = n;
-    memcpy(o->t, t, n * sizeof(km_term));
-    return true;
+    return cf_store(x, t, n, o);
 }
 
 static bool atom_mentions_kind(const cx *x, uint32_t id, enum km_atom_kind kind)
@@ -1557,14 +1564,7 @@ static bool cf_folded(const cx *x, km_form f, km_cform *o)
         }
         t[n++] = r;
     }
-    km__canon(x->k, t, &n);
-    if (n > KM_CFORM_TERMS)
-        return false;
-    memset(o, 0, sizeof(*o));
-    o->known = true;
-    o->n = n;
-    memcpy(o->t, t, n * sizeof(km_term));
-    return true;
+    return cf_store(x, t, n, o);
 }
 
 /* Session 47 (issue 13): a weighted stencil, `value += c[i] * (in[e - i] + in[e + i])`
