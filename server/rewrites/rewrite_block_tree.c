@@ -407,10 +407,15 @@ static bool rows_alike(const km_kernel *k, const km_loop *lp)
            form_uniform(k, lp->bound) && form_uniform(k, lp->step);
 }
 
-/* Is a, an access of tree t's array inside the row loop (index rows_ix) before the tree,
- * a store every thread makes of its own slot in every iteration: S[threadIdx.x] = v at the
- * loop's own level (no inner loop), under no condition that differs between threads? */
-static bool rows_restore(const km_kernel *k, const bt_tree *t, const km_access *a, size_t rows_ix)
+/* Is a, an access of tree t's array inside the row loop rows (index rows_ix) before the
+ * tree, a store every thread makes of its own slot in every iteration: S[threadIdx.x] = v
+ * at the loop's own level (no inner loop), under no condition of its own inside the loop
+ * (one the block shares would still skip iterations: the slots would keep the last tree's
+ * partial results, which the rewrite does not leave) and none that differs between
+ * threads outside it? (A `switch` or an expression's own condition is the text's check:
+ * rows_text_checks.) */
+static bool rows_restore(const km_kernel *k, const bt_tree *t, const km_access *a, const km_loop *rows,
+                         size_t rows_ix)
 {
     size_t ng;
     const km_guard *gs = km_guards(k, &ng);
@@ -418,7 +423,7 @@ static bool rows_restore(const km_kernel *k, const bt_tree *t, const km_access *
         !form_is_atom(a->index, t->tid))
         return false;
     for (uint32_t g = 0; g < a->n_guards; g++)
-        if (!guard_uniform(k, &gs[a->guards[g]]))
+        if (!guard_uniform(k, &gs[a->guards[g]]) || gs[a->guards[g]].line >= rows->line)
             return false;
     return true;
 }
@@ -442,7 +447,7 @@ static const char *rows_checks(const km_kernel *k, bt_tree *t, const km_loop *ro
     const km_guard *gs = km_guards(k, &ng);
     uint32_t first = 0;
     for (size_t i = 0; i < na; i++)
-        if (!strcmp(as[i].buffer, t->array) && rows_restore(k, t, &as[i], rows_ix) && (!first || as[i].line < first))
+        if (!strcmp(as[i].buffer, t->array) && rows_restore(k, t, &as[i], rows, rows_ix) && (!first || as[i].line < first))
             first = as[i].line;
     if (!first) {
         snprintf(why, n, EN(RW_BT_ROWS_NOT_RESTORED), t->loop->line, rows->line, t->array);
@@ -1888,6 +1893,20 @@ static const char *rows_text_checks(const char *text, const km_kernel *k, const 
     }
     if (!barrier) {
         snprintf(why, n, EN(RW_BT_ROWS_NO_BARRIER), t->rows_bcast, t->array, rows->line);
+        return why;
+    }
+    /* the slots' store (line t->rows_store) is a statement of the row loop's own body,
+     * `S[...] = ...;`: not under an `if`, a `switch`'s case, a `&&` or `?:` of its own */
+    bool restored = false;
+    if (rwl_tok_is(ts, body, "{"))
+        for (size_t q = body + 1; q < rb && !restored;) {
+            size_t e = rwl_stmt_end(ts, q, rb);
+            restored = rwl_tok_is_ident(ts, q, t->array) && rwl_tok_is(ts, q + 1, "[") &&
+                       (uint32_t)rwl_line_at(text, ts->t[q].start) == t->rows_store;
+            q = e > q ? e : q + 1;
+        }
+    if (!restored) {
+        snprintf(why, n, EN(RW_BT_ROWS_NOT_RESTORED), t->loop->line, rows->line, t->array);
         return why;
     }
     return NULL;

@@ -1083,6 +1083,19 @@ static void rows_loop_refused(void **state)
     v = replaced(rows_src, "        float v = 0.0f;\n", "        float v = 0.0f;\n        if (r == cols) break;\n");
     tree_refused(v, "rowsum", "line 7: `break` in the loop at line 5 around the tree");
     free(v);
+    /* the slots' store skipped in some iterations, by a condition the block shares (an if on
+     * a size or on the block, a switch's case, a `&&`): the next row's tree would combine the
+     * last one's partial results, which the rewrite does not leave (the review of fcc29149) */
+    static const char *const skipped[] = {
+        "        if (cols > 4) s[t] = v;\n", "        if (blockIdx.x % 2 == 0) s[t] = v;\n",
+        "        switch (r & 1) { case 0: s[t] = v; break; default: break; }\n",
+        "        (void)(cols > 4 && (s[t] = v) > 0.0f);\n"};
+    for (size_t i = 0; i < sizeof skipped / sizeof *skipped; i++) {
+        v = replaced(rows_src, "        s[t] = v;\n", skipped[i]);
+        tree_refused(v, "rowsum", "line 11: the tree loop's slots are not stored again by every thread in the loop at "
+                                  "line 5 before the tree");
+        free(v);
+    }
     v = replaced(rows_src, "        float v = 0.0f;\n", "        float v = s[5];\n");
     tree_refused(v, "rowsum", "line 6: s is read in the loop at line 5 before the tree's slots are stored again");
     free(v);
