@@ -373,7 +373,7 @@ static void precision_unjudged(ep_ctx *c, const char *why)
 
 /* The baseline's fp64 shadow (promote.h) built as an image into dir, so that candidates'
  * errors are judged against it relative to the baseline's own (measure_opts.ref64). Where
- * the kernel does not allow one (half data, vector types, a template type that would change,
+ * the kernel does not allow one (half data, vector types, a refused construct of promote.h,
  * a build failure...), the episode says so and the spec's tolerance decides alone: never an
  * error of the episode. HK_OK, HK_ECANCELED, HK_ENOMEM. */
 static int build_shadow(ep_ctx *c, const char *dir)
