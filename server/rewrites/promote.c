@@ -764,30 +764,50 @@ out:
     return rc;
 }
 
+/* Do functions a and b have the same signature (template header, parameters' declared
+ * types)? Two such definitions cannot both be compiled in one file: they stand in exclusive
+ * preprocessor branches (mmcv's `#ifdef MMCV_WITH_TRT ... #else` copies of its helpers). */
+static bool same_signature(const an_function *a, const an_function *b)
+{
+    if (a->n_params != b->n_params || !a->template_params != !b->template_params ||
+        (a->template_params && strcmp(a->template_params, b->template_params) != 0))
+        return false;
+    for (size_t i = 0; i < a->n_params; i++)
+        if (!a->params[i].type || !b->params[i].type || strcmp(a->params[i].type, b->params[i].type) != 0)
+            return false;
+    return true;
+}
+
 /* Adds the file's function named by token k of a function's body (name[0, l)) to the
- * promoted set: none, one (added), or refused (a kernel, overloads). */
+ * promoted set: none, one (added; or every definition, when all have one signature: only
+ * one of them is compiled), or refused (a kernel, overloads). */
 static void follow_name(promoter *p, size_t k, const char *s, size_t l, size_t *work, size_t *n_work, bool *found)
 {
     const rw_toks *ts = &p->ts;
     size_t hits = 0, hit = 0;
-    bool kernel = false;
+    bool kernel = false, alike = true;
     for (size_t g = 0; g < p->m->n_funcs; g++) {
         const an_function *h = &p->m->funcs[g];
         if (h->kind == AN_LAUNCHER || strlen(h->name) != l || memcmp(h->name, s, l))
             continue;
         kernel |= h->kind == AN_KERNEL;
+        alike &= !hits || same_signature(&p->m->funcs[hit], h);
         hits++;
         hit = g;
     }
     *found = hits > 0;
     if (kernel)
         refuse(p->out, EN(RW_PR_DEVICE_LAUNCH), (int)l, s, LINE(k));
-    else if (hits > 1)
+    else if (hits > 1 && !alike)
         refuse(p->out, EN(RW_PR_OVERLOADED), (int)l, s, LINE(k));
-    else if (hits == 1 && !p->promoted[hit]) {
-        p->promoted[hit] = true;
-        work[(*n_work)++] = hit;
-    }
+    else
+        for (size_t g = 0; hits && g < p->m->n_funcs; g++) {
+            const an_function *h = &p->m->funcs[g];
+            if (h->kind == AN_LAUNCHER || strlen(h->name) != l || memcmp(h->name, s, l) || p->promoted[g])
+                continue;
+            p->promoted[g] = true;
+            work[(*n_work)++] = g;
+        }
 }
 
 /* Token k names a macro of the file: the file's functions its replacement calls run in the

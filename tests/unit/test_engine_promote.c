@@ -411,6 +411,42 @@ static void test_template(void **state)
     has(r.text, "ldexp((double)(x[i]), i & 3)");
     hk_free(queue_compile_instantiated("k_dm", &r, "k_dm"));
     promote_result_free(&r);
+    /* a helper defined twice with one signature, in exclusive preprocessor branches (mmcv's
+     * `#ifdef MMCV_WITH_TRT ... #else` copies): both promoted, only one compiled; two that
+     * differ (overloads) stay refused */
+    const char *twice =
+        "#ifdef HK_OTHER_BUILD\n"
+        "template <typename T>\n"
+        "__device__ T lerp2(const T *v, T w) { return v[0] + w * (v[1] - v[0]); }\n"
+        "#else\n"
+        "template <typename T>\n"
+        "__device__ T lerp2(const T *v, T w) { return (1.0f - w) * v[0] + w * v[1]; }\n"
+        "#endif\n"
+        "template <typename T>\n"
+        "__global__ void k_tw(const T *x, T *y, int n)\n"
+        "{\n"
+        "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "    if (i < n) y[i] = lerp2(x + 2 * i, (T)0.25f);\n"
+        "}\n";
+    assert_int_equal(promote_fp64(twice, strlen(twice), "k_tw", fargs, 1, &r), HK_OK);
+    assert_int_equal(r.n_promoted, 3);
+    has(r.text, "return (1.0 - w) * v[0] + w * v[1];");
+    hk_free(queue_compile_instantiated("k_tw", &r, "k_tw"));
+    promote_result_free(&r);
+    const char *overl = /* lerp2(const T *, int): an overload beside lerp2(const T *, T) */
+        "template <typename T>\n"
+        "__device__ T lerp2(const T *v, T w) { return v[0] + w * (v[1] - v[0]); }\n"
+        "template <typename T>\n"
+        "__device__ T lerp2(const T *v, int w) { return v[w]; }\n"
+        "template <typename T>\n"
+        "__global__ void k_tw(const T *x, T *y, int n)\n"
+        "{\n"
+        "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "    if (i < n) y[i] = lerp2(x + 2 * i, (T)0.25f);\n"
+        "}\n";
+    assert_int_equal(promote_fp64(overl, strlen(overl), "k_tw", fargs, 1, &r), HK_EUNSUPPORTED);
+    assert_non_null(strstr(r.reason, "overloaded"));
+    promote_result_free(&r);
     /* nothing given float: nothing marked, no shared memory scaled */
     const char *iargs[] = {"int", "int", "double"};
     assert_int_equal(promote_fp64(mixed, strlen(mixed), "k_mix", iargs, 3, &r), HK_OK);
