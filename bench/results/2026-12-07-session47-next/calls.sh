@@ -6,7 +6,7 @@
 # ["carry", "bench/wild/src"]. About 130-150 s a round of four episodes on an H100.
 #   CALL=1: the template kernels given float that have not yet run with their fp64 shadow (since 80f1893b),
 #           first the four session 47's call E cut at its deadline; D 560 (12 episodes, three rounds).
-#   CALL=2: the other nine (five of them refuse a shadow: the report says why); D 560.
+#   CALL=2: the other nine (two of them, bbox_overlaps and shoc_bottom_scan, refuse a shadow: the report says why); D 560.
 #   CALL=3: every cheat for issue 12's table on an H200 when one comes: bench/results/2026-12-07-session46-next/call-b.sh
 #           (now 122 cheats), then call-a-style re-runs of any script_timeout alone.
 case "${CALL:-1}" in
