@@ -8,6 +8,7 @@
  * HK_PROMOTE_DUMP_DIR=DIR writes the suite's shadows there (bench/accuracy/build.sh). */
 #include "analysis/analysis.h"
 #include "core/hk.h"
+#include "measure/harness.h"
 #include "rewrites/promote.h"
 #include "rewrites/rewrite.h"
 #include "spec/spec.h"
@@ -101,22 +102,24 @@ static void queue_compile(const char *tag, const promote_result *r)
     nvb_add(tmpdir, tag, r->text, strlen(r->text));
 }
 
-/* queue_compile of a template kernel's shadow with the instantiation the harness makes (the
- * kernel at the promoted arguments: harness.c's hk_instantiate_kernel_); the text queued,
- * which the caller frees. */
-static char *queue_compile_instantiated(const char *tag, const promote_result *r, const char *kernel)
+/* queue_compile of a template kernel's shadow as the episode builds it: the shadow's file
+ * included by the harness's device-only translation unit (harness_module_generate) for a
+ * spec whose template arguments are the promoted ones, so the kernel is instantiated at
+ * them (<double>) exactly as in the image the harness loads. */
+static void queue_compile_instantiated(const char *tag, const promote_result *r, const char *kernel)
 {
-    struct hk_buf b;
-    hk_buf_init(&b, 1u << 24);
-    assert_int_equal(hk_buf_printf(&b, "%s\nvoid hk_instantiate_kernel_(void);\n"
-                                       "void hk_instantiate_kernel_(void) { (void)&%s<", r->text, kernel), HK_OK);
-    for (size_t i = 0; i < r->n_template_args; i++)
-        assert_int_equal(hk_buf_printf(&b, "%s%s", i ? ", " : "", r->template_args[i]), HK_OK);
-    assert_int_equal(hk_buf_appends(&b, ">; }\n"), HK_OK);
-    char *all = hk_buf_steal(&b);
-    assert_non_null(all);
-    nvb_add(tmpdir, tag, all, strlen(all));
-    return all;
+    char path[700];
+    snprintf(path, sizeof path, "%s/%s.shadow.cu", tmpdir, tag);
+    rwf_write_file(path, r->text);
+    spec sp;
+    memset(&sp, 0, sizeof sp);
+    sp.kernel = (char *)kernel;
+    sp.template_args = r->template_args;
+    sp.n_template_args = r->n_template_args;
+    char *module = NULL;
+    assert_int_equal(harness_module_generate(&sp, path, &module), HK_OK);
+    nvb_add(tmpdir, tag, module, strlen(module));
+    hk_free(module);
 }
 
 /* Compiles every queued shadow with nvcc -arch=sm_90 -cubin, those with the same includes
@@ -374,7 +377,7 @@ static void test_template(void **state)
     assert_int_equal(r.double_params, 0x3);
     has(r.text, "explicit specialization removed");
     lacks(r.text, "const int *x");
-    hk_free(queue_compile_instantiated("k_sp", &r, "k_sp"));
+    queue_compile_instantiated("k_sp", &r, "k_sp");
     promote_result_free(&r);
     /* a specialization for float is what the baseline runs: refused, never replaced by the
      * primary template (here by explicit arguments, and by the signature) */
@@ -409,7 +412,7 @@ static void test_template(void **state)
     has(r.text, "pow((double)(x[i]), (double)(2))");
     has(r.text, "sqrt((double)(fabs((double)(x[i]))))");
     has(r.text, "ldexp((double)(x[i]), i & 3)");
-    hk_free(queue_compile_instantiated("k_dm", &r, "k_dm"));
+    queue_compile_instantiated("k_dm", &r, "k_dm");
     promote_result_free(&r);
     /* a helper defined twice with one signature, in exclusive preprocessor branches (mmcv's
      * `#ifdef MMCV_WITH_TRT ... #else` copies): both promoted, only one compiled; two that
@@ -431,7 +434,7 @@ static void test_template(void **state)
     assert_int_equal(promote_fp64(twice, strlen(twice), "k_tw", fargs, 1, &r), HK_OK);
     assert_int_equal(r.n_promoted, 3);
     has(r.text, "return (1.0 - w) * v[0] + w * v[1];");
-    hk_free(queue_compile_instantiated("k_tw", &r, "k_tw"));
+    queue_compile_instantiated("k_tw", &r, "k_tw");
     promote_result_free(&r);
     const char *overl = /* lerp2(const T *, int): an overload beside lerp2(const T *, T) */
         "template <typename T>\n"
@@ -480,7 +483,7 @@ static void test_template_attacks(void **state)
         "{ int i = threadIdx.x; if (i < n) y[i] = (Acc)x[i] * (Acc)2; }\n";
     assert_int_equal(promote_fp64(dflt_t, strlen(dflt_t), "k_acc", fargs, 1, &r), HK_OK);
     assert_int_equal(r.double_params, 0x3);
-    hk_free(queue_compile_instantiated("k_acc", &r, "k_acc"));
+    queue_compile_instantiated("k_acc", &r, "k_acc");
     promote_result_free(&r);
     /* a default made otherwise of T: its double form is not known */
     const char *dflt_dep =
@@ -591,7 +594,7 @@ static void test_template_attacks(void **state)
     has(r.text, "__device__ double mysq(double v)");
     has(r.text, "__device__ double mysq2(double v)");
     has(r.text, "sqrt(x[threadIdx.x])");
-    hk_free(queue_compile_instantiated("k_sq", &r, "k_sq"));
+    queue_compile_instantiated("k_sq", &r, "k_sq");
     promote_result_free(&r);
     /* a char shared buffer carved into a T part and an int part at a byte offset without
      * sizeof: once T is double the parts overlap; with sizeof(T), or in T elements, kept */
@@ -681,14 +684,13 @@ static void test_wild_templates(void **state)
             n_ok++;
             print_message("wild %-34s promoted: parameters 0x%llx double, shared memory x%d\n", s->name,
                           r.double_params, r.shmem_factor);
-            char *all = queue_compile_instantiated(s->name, &r, s->kernel);
+            queue_compile_instantiated(s->name, &r, s->kernel);
             const char *dir = getenv("HK_PROMOTE_DUMP_DIR");
             if (dir && *dir) {
                 char out[1024];
                 snprintf(out, sizeof out, "%s/%s.fp64.cu", dir, s->name);
-                rwf_write_file(out, all);
+                rwf_write_file(out, r.text);
             }
-            hk_free(all);
         }
         promote_result_free(&r);
         hk_free(text);
