@@ -22,6 +22,9 @@
 #               stops cleanly and still writes its report, then SIGKILL 15 s later
 #   BATCH=NAME  with no ID given, only the kernels whose manifest "batch" is NAME
 #               (BATCH=holdout-s46 bench/wild/run.sh: session 46's holdout)
+#   SUITE_DIR=DIR  run another folder's kernels instead: DIR/ID.cu with DIR/ID.bench.json
+#               (SUITE_DIR=tests/data/probes: the generality probes); with no ID given, every
+#               spec there. Not with ONECLICK=1 (that copies the wild launchers)
 #   TABLE_ONLY=1  run nothing: make the table from the logs already in OUT (a run cut
 #               short); an episode with no exit status recorded counts as FAIL
 # Exit status: 0 when every episode completed, 1 otherwise.
@@ -31,7 +34,15 @@ root=$(cd "$here/../.." && pwd)
 hkls=${HKLS:-$root/build/hkls}
 case $hkls in /*) ;; *) hkls=$PWD/$hkls ;; esac
 [ -x "$hkls" ] || { echo "run.sh: no hkls at $hkls (set HKLS)" >&2; exit 2; }
-[ -d "$here/src" ] || { echo "run.sh: $here/src is missing: run bench/wild/extract.sh first" >&2; exit 2; }
+# where the kernels are: specs/ID.bench.json and src/ID.cu here, or both in SUITE_DIR
+if [ -n "${SUITE_DIR:-}" ]; then
+    [ "${ONECLICK:-0}" = 1 ] && { echo "run.sh: SUITE_DIR does not go with ONECLICK=1" >&2; exit 2; }
+    [ -d "$SUITE_DIR" ] || { echo "run.sh: SUITE_DIR $SUITE_DIR is not a folder" >&2; exit 2; }
+    base=$(cd "$SUITE_DIR" && pwd) specs_rel=. srcs_rel=.
+else
+    [ -d "$here/src" ] || { echo "run.sh: $here/src is missing: run bench/wild/extract.sh first" >&2; exit 2; }
+    base=$here specs_rel=specs srcs_rel=src
+fi
 out=${OUT:-$here/runs/$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$out" || exit 2
 out=$(cd "$out" && pwd)
@@ -47,7 +58,7 @@ elif [ -n "${BATCH:-}" ]; then
         /^ *"batch": / { x = $0; sub(/^ *"batch": *"/, "", x); sub(/".*/, "", x); if (x == b) print id }' "$here/manifest.json")
     [ ${#ids[@]} -gt 0 ] || { echo "run.sh: no kernel of batch $BATCH in manifest.json" >&2; exit 2; }
 else
-    ids=(); for s in "$here"/specs/*.bench.json; do ids+=("$(basename "$s" .bench.json)"); done
+    ids=(); for s in "$base/$specs_rel"/*.bench.json; do ids+=("$(basename "$s" .bench.json)"); done
 fi
 
 # kernel name of a spec: the value of its "kernel" field (the specs write one per line)
@@ -67,7 +78,7 @@ fi
 
 # one episode; its exit status goes to OUT/ID.rc
 run_one() {
-    local id=$1 spec=$here/specs/$1.bench.json src=$here/src/$1.cu kernel rc
+    local id=$1 spec=$base/$specs_rel/$1.bench.json src=$base/$srcs_rel/$1.cu kernel rc
     kernel=$(kernel_of "$spec")
     echo "== $id ($kernel)" >&2
     if [ "$oneclick" = 1 ]; then
@@ -75,7 +86,7 @@ run_one() {
         (cd "$out/oneclick" && "${limit[@]}" "$hkls" optimize "$id.cu" --kernel "$kernel" \
             --db "$out/history.db" --out "$out/reports-$id" --name "wild $id" "${extra[@]}") > "$out/$id.log" 2>&1
     else
-        (cd "$here" && "${limit[@]}" "$hkls" optimize "src/$id.cu" --kernel "$kernel" --spec "specs/$id.bench.json" \
+        (cd "$base" && "${limit[@]}" "$hkls" optimize "$srcs_rel/$id.cu" --kernel "$kernel" --spec "$specs_rel/$id.bench.json" \
             --db "$out/history.db" --out "$out/reports-$id" --name "wild $id" "${extra[@]}") > "$out/$id.log" 2>&1
     fi
     rc=$?
@@ -87,8 +98,8 @@ status=0
 rows=()
 running=0
 for id in "${ids[@]}"; do
-    if [ ! -f "$here/specs/$id.bench.json" ] || [ ! -f "$here/src/$id.cu" ]; then
-        echo "run.sh: $id: missing specs/$id.bench.json or src/$id.cu" >&2; status=1; continue
+    if [ ! -f "$base/$specs_rel/$id.bench.json" ] || [ ! -f "$base/$srcs_rel/$id.cu" ]; then
+        echo "run.sh: $id: missing $specs_rel/$id.bench.json or $srcs_rel/$id.cu in $base" >&2; status=1; continue
     fi
     rows+=("$id")
     [ "${TABLE_ONLY:-0}" = 1 ] && continue
