@@ -2406,6 +2406,10 @@ static void hk_check_timed(const hk_program *p, hk_state *st, hk_refbufs *rb, lo
  * most --checks, never predictable by the kernel: the choice comes from the process's own
  * entropy, not from the seeds whose values the kernel reads), and always the last, are
  * checked. Then the correctness re-check with check_seed, written to --out. */
+/* Timed launches whose synchronize afterwards took long (host noise, see hk_time) that are
+ * dropped before the next one is stray_work. */
+#define HK_STRAY_TAILS_FORGIVEN 2
+
 static void hk_time(const hk_program *p, hk_state *st, const hk_opts *o)
 {
     struct timespec tp;
@@ -2446,7 +2450,7 @@ static void hk_time(const hk_program *p, hk_state *st, const hk_opts *o)
     HK_CHECK(cudaEventCreate(&stop));
     std::vector<double> ms, sorted;
     double spread = 0, max_tail_ms = 0;
-    int checked = 0;
+    int checked = 0, long_tails = 0;
     long long ls = first;
     struct timespec t0, now;
     clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -2490,15 +2494,27 @@ static void hk_time(const hk_program *p, hk_state *st, const hk_opts *o)
         HK_CHECK(cudaEventElapsedTime(&t, start, stop));
         if (tail > max_tail_ms)
             max_tail_ms = tail;
-        if (tail > 1.0 + 2.0 * t)
-            hk_fail(HK_EXIT_STRAY, "stray_work",
-                    "timed launch %d: the launch took %.4f ms by its events, but the device was "
-                    "busy for %.4f ms more", r, t, tail);
-        ms.push_back(t);
+        /* The tail is host wall-clock time, so a host thread descheduled around the
+         * synchronize (an H100 with four episodes compiling beside it: 4 ms after a 0.01 ms
+         * launch, an honest 2x candidate rejected) reads as device work. A long tail drops
+         * that launch's time (it is never a sample) and the loop goes on; a third one is
+         * stray_work. Work that escapes the events thus never shortens a sample, and a
+         * kernel that leaves work running on every launch still fails. */
+        if (tail > 1.0 + 2.0 * t) {
+            if (++long_tails > HK_STRAY_TAILS_FORGIVEN)
+                hk_fail(HK_EXIT_STRAY, "stray_work",
+                        "timed launch %d: the launch took %.4f ms by its events, but the device "
+                        "was busy for %.4f ms more (%d timed launches so far with a long tail; "
+                        "%d forgiven as host noise, their times dropped)",
+                        r, t, tail, long_tails, HK_STRAY_TAILS_FORGIVEN);
+        } else
+            ms.push_back(t);
         if (check) {
             hk_check_timed(p, st, &rb, ls, o->dist, r);
             checked++;
         }
+        if (ms.empty())
+            continue; /* the only launches so far had long tails: no sample yet */
         sorted = ms;
         std::sort(sorted.begin(), sorted.end());
         double med = hk_quantile(sorted, 0.5);
@@ -2518,6 +2534,9 @@ static void hk_time(const hk_program *p, hk_state *st, const hk_opts *o)
         }
     }
     hk_gpu_exclusive_end(exclusive);
+    if (ms.empty())
+        hk_fail(HK_EXIT_STRAY, "stray_work", "no timed launch returned without the device busy "
+                "after it (%d long tails)", long_tails);
     HK_CHECK(cudaEventDestroy(start));
     HK_CHECK(cudaEventDestroy(stop));
     if (flush)
@@ -2543,13 +2562,13 @@ static void hk_time(const hk_program *p, hk_state *st, const hk_opts *o)
     fprintf(hk_res(), "{\"median_ms\":%.6g,\"p10\":%.6g,\"p90\":%.6g,\"min\":%.6g,\"reps\":%zu,"
            "\"spread\":%.6g,\"flushed_l2\":%s,\"l2_bytes\":%zu,\"check_seed\":%lld,"
            "\"seed\":%lld,\"inputs\":\"fresh per launch\",\"checked_launches\":%d,"
-           "\"reference_kernel\":%s,\"max_tail_ms\":%.4f,\"globals_restored\":%zu,\"module\":%s,"
+           "\"reference_kernel\":%s,\"max_tail_ms\":%.4f,\"long_tails\":%d,\"globals_restored\":%zu,\"module\":%s,"
            "\"block\":[%lld,%lld,%lld],\"grid\":[%lld,%lld,%lld],\"shmem\":%lld,"
            "\"phase_ms\":{\"init\":%.1f,\"alloc\":%.1f,\"prepare\":%.1f,\"lock\":%.1f,"
            "\"loop\":%.1f,\"recheck\":%.1f}}\n",
            hk_quantile(sorted, 0.5), hk_quantile(sorted, 0.1), hk_quantile(sorted, 0.9),
            sorted[0], sorted.size(), spread, flushed ? "true" : "false", l2, o->check_seed,
-           o->seed, checked, hk_ref_kmod.function ? "true" : "false", max_tail_ms,
+           o->seed, checked, hk_ref_kmod.function ? "true" : "false", max_tail_ms, long_tails,
            hk_main_kmod.state ? hk_main_kmod.state->vars.size() : (size_t)0,
            hk_main_kmod.function ? "true" : "false",
            st->block[0], st->block[1], st->block[2], st->grid[0], st->grid[1], st->grid[2],
