@@ -135,6 +135,11 @@ enum hk_msg {
     HK_MSG_REP_LIBRARY_WORDS,
     HK_MSG_REP_CREDIT_LIBRARY,
     HK_MSG_REP_MEMORY_SAFETY,
+    HK_MSG_REP_VERIFY,                 /* the verify stage's bests dropped (report__verify_words) */
+    HK_MSG_REP_VERIFY_VERIFIED,        /* v%d */
+    HK_MSG_REP_VERIFY_NONE,
+    HK_MSG_REP_VERIFY_DROPPED_REJECTED, /* v%d, %s the reason */
+    HK_MSG_REP_VERIFY_DROPPED_SLOWER,  /* v%d, %.3fx */
     HK_MSG_REP_SKILLS_TRIED,
     HK_MSG_REP_STACKS_NOT_APPLIED,
     HK_MSG_REP_SKILL,
@@ -1082,6 +1087,12 @@ enum hk_msg {
     HK_MSG_EP_BEHIND_RECHECK,        /* v%d behind, %.2fx; v%d next, %.2fx */
     HK_MSG_EP_BEHIND_RECHECK_NONE,   /* v%d behind, %.2fx */
     HK_MSG_EP_BEHIND_RECHECK_LIMIT,  /* %zu versions left, %d the limit */
+    /* the verify stage's best dropped, the next verified in its place (stage_verify) */
+    HK_MSG_EP_VERIFY_WHY_SLOWER,     /* %.3fx */
+    HK_MSG_EP_VERIFY_WHY_REJECTED,   /* %s the reason */
+    HK_MSG_EP_VERIFY_DROPPED_NEXT,   /* v%d, %s why, %d try, %d tries */
+    HK_MSG_EP_VERIFY_DROPPED_LAST,   /* v%d, %s why, %d tries */
+    HK_MSG_EP_VERIFY_NONE_LEFT,      /* v%d */
     HK_MSG_EP_UNTRUSTED_COMMAND,
     HK_MSG_EP_UNTRUSTED_FLAGS,
     HK_MSG_EP_WHAT_BASELINE,
@@ -3306,6 +3317,7 @@ enum hk_msg {
     HK_MSG_RW_PR_UNDEFINED_CALL,
     HK_MSG_RW_PR_UNION,
     HK_MSG_RW_PR_CAST,
+    HK_MSG_RW_PR_SIZE_READ,   /* %s the expression, %.*s the type or name, line %d, in %s */
     HK_MSG_RW_PR_DEVICE_TPARAM,
     HK_MSG_RW_PR_FLOAT_TARG,
     HK_MSG_RW_PR_NO_CALL,

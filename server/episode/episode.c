@@ -82,6 +82,21 @@ typedef struct ep_rec {
                                   * once the leader was lost (stage_accuracy) */
 } ep_rec;
 
+/* The accuracy stage's order of the versions it may take as the best, kept on the episode
+ * so that the verify stage, once it drops a best, takes the next one through the same
+ * checks (accuracy_next). */
+typedef struct {
+    ep_rec **order;            /* accepted versions, fastest first; room for those behind */
+    ep_rec **behind;           /* timed behind the leader, fastest first (disjoint) */
+    size_t n_order, n_behind;
+    size_t next, next_behind;  /* the first of each not yet taken */
+    size_t rechecks;           /* full checks given to behind versions, this episode */
+    bool lost;                 /* a leader was lost: a behind version may be the fastest */
+    measure_combo *combos;     /* the full set, seeds + 1000 */
+    size_t n_combos;
+    char *ref;                 /* the baseline's outputs on them */
+} ep_accuracy;
+
 typedef struct {
     const ep_options *o;
     ep_result *res;
@@ -116,6 +131,7 @@ typedef struct {
     int64_t base_vid, start_vid; /* start_vid 0: the search starts from the original */
     int start_number;
     ep_rec *base_rec, *start_rec, *best;
+    ep_accuracy acc;             /* set up by stage_accuracy; read again by stage_verify */
     sanitize_result base_san;    /* the baseline under every tool, once a candidate's finding
                                   * asks whether it is the original's (sanitize_again) */
     bool base_san_done;
@@ -154,7 +170,9 @@ static char *rec_out_dir(const ep_ctx *c, const ep_rec *r, const char *what);
 static int cmd_stage_baseline(ep_ctx *c);
 static int cmd_stage_optimize(ep_ctx *c);
 static int cmd_stage_accuracy(ep_ctx *c);
-static int cmd_stage_verify(ep_ctx *c);
+typedef struct verify_try verify_try;
+static int cmd_verify_time(ep_ctx *c, verify_try *t);
+static ep_rec *cmd_next_best(ep_ctx *c, ep_rec *const *dropped, size_t n);
 static void record_rejection(ep_ctx *c, ep_rec *r, enum measure_reason reason,
                              const char *details, search *s);
 static int program_key(const char *text, size_t len, const char *const *flags,
@@ -1559,9 +1577,11 @@ static void note_uncredited(ep_ctx *c)
  * verification) without a faster version to show for it. */
 #define ACCURACY_MIN_SPEEDUP SEARCH_NOISE_SPEEDUP
 
-/* Versions the accuracy stage tries before it gives up (a demotion spends none), and full
- * checks it gives to versions that were timed behind a leader it then lost: each is one
- * candidate's evaluation of the search, so together they bound the stage's GPU time. */
+/* Versions the accuracy stage tries before it gives up (a demotion spends none), for each
+ * best it looks for (the first, and one per best the verify stage drops: VERIFY_TRIES),
+ * and full checks it gives to versions that were timed behind a leader it then lost, in the
+ * whole episode: each is one candidate's evaluation of the search, so together they bound
+ * the GPU time of the two stages. */
 #define ACCURACY_TRIES 3
 #define ACCURACY_RECHECKS 3
 
@@ -1594,96 +1614,61 @@ static void order_insert(ep_rec **order, size_t from, size_t *n, ep_rec *r)
     (*n)++;
 }
 
-static int stage_accuracy(ep_ctx *c)
+/* The next best: the fastest version left in the accuracy stage's order that passes its
+ * checks (the full set on fresh seeds, then compute-sanitizer), with a version timed behind
+ * a lost leader given its full check first when it is faster than what is left (below).
+ * c->best is set when one passes, left NULL when none does within ACCURACY_TRIES. Called by
+ * stage_accuracy, and by stage_verify for each best it drops: the order, the rechecks
+ * already spent and whether a leader was lost carry over, the tries start again. */
+static int accuracy_next(ep_ctx *c)
 {
     int rc = HK_OK;
-    stage_begin(c, "accuracy", 80, "%s", hk_tr(HK_MSG_EPW_ACCURACY));
-    /* order: the accepted versions, fastest first, and room for those behind (disjoint) */
-    ep_rec **order = hk_calloc(c->n_recs ? c->n_recs : 1, sizeof *order);
-    ep_rec **behind = hk_calloc(c->n_recs ? c->n_recs : 1, sizeof *behind);
-    measure_combo *combos = NULL;
-    size_t n = 0, n_order = 0, n_behind = 0;
-    char *ref = NULL;
-    if (!order || !behind) {
-        hk_free(order);
-        hk_free(behind);
-        return HK_ENOMEM;
-    }
-    for (size_t i = 0; i < c->n_recs; i++) {
-        ep_rec *r = c->recs[i];
-        if (r == c->base_rec || r->speedup < ACCURACY_MIN_SPEEDUP)
-            continue;
-        if (r->accepted)
-            order[n_order++] = r;
-        else if (r->behind && !r->rejected)
-            behind[n_behind++] = r;
-    }
-    qsort(order, n_order, sizeof *order, cmp_rec_speedup);
-    qsort(behind, n_behind, sizeof *behind, cmp_rec_speedup);
-    note_uncredited(c);
-    if (!n_order) {
-        ep__log(c, "info", "%s",
-                hk_tr(uncredited_best(c) ? HK_MSG_EP_NO_FASTER_CREDITED : HK_MSG_EP_NO_FASTER_NOISE));
-        goto out;
-    }
-    /* The full set whatever the search used, on seeds no search check saw. */
-    TRY(measure_combos(c->sp, c->base.seed_offset + 1000, &combos, &n));
-    if (!(ref = hk_asprintf("%s/ref-accuracy", c->scratch))) {
-        rc = HK_ENOMEM;
-        goto out;
-    }
+    ep_accuracy *a = &c->acc;
     measure_verdict v;
-    measure_verdict_init(&v);
-    measure_prog bp = rec_prog(c->base_rec);
-    TRY(measure_reference(&c->mo, &bp, ref, combos, n, &v));
-    if (v.reason != MEASURE_OK) {
-        rc = ep__fail(c, false, hk_tr(HK_MSG_EP_BASELINE_FAILED_ACCURACY_SEEDS),
-                      measure_reason_name(v.reason), v.details ? v.details : "");
-        measure_verdict_clear(&v);
-        goto out;
-    }
-    /* its processes hold more combinations than the search's did: timeouts follow them */
-    size_timeouts(c, &v);
-    measure_verdict_clear(&v);
+    if (!a->order || !a->ref)
+        return HK_OK; /* the stage found nothing to check */
     /* The fastest that survives becomes the best; a few tries, then give up (a version
      * demoted for its memory-safety check takes no try: the one after it is as good a
      * best as it would have been). Once a leader is lost (rejected late or demoted), a
      * version the search timed behind it and never checked in full may now be the fastest
      * left: it gets that full check first (recheck_behind; a failed one spends a try, at
      * most ACCURACY_RECHECKS in all) and, verified, joins the order by its new time. */
-    size_t tries = 0, rechecks = 0, bi = 0;
-    bool demoted = false, lost = false;
-    for (size_t i = 0; tries < ACCURACY_TRIES && !c->best;) {
-        ep_rec *next = i < n_order ? order[i] : NULL;
-        if (lost && bi < n_behind && (!next || behind[bi]->speedup > next->speedup)) {
-            if (rechecks == ACCURACY_RECHECKS) {
+    size_t tries = 0;
+    bool demoted = false;
+    c->best = NULL;
+    while (tries < ACCURACY_TRIES && !c->best) {
+        ep_rec *next = a->next < a->n_order ? a->order[a->next] : NULL;
+        if (a->lost && a->next_behind < a->n_behind &&
+            (!next || a->behind[a->next_behind]->speedup > next->speedup)) {
+            if (a->rechecks == ACCURACY_RECHECKS) {
                 size_t left = 0;
-                for (size_t k = bi; k < n_behind; k++)
-                    left += !next || behind[k]->speedup > next->speedup;
+                for (size_t k = a->next_behind; k < a->n_behind; k++)
+                    left += !next || a->behind[k]->speedup > next->speedup;
                 ep__log(c, "info", hk_tr(HK_MSG_EP_BEHIND_RECHECK_LIMIT), left,
                         ACCURACY_RECHECKS);
-                bi = n_behind;
+                a->next_behind = a->n_behind;
                 continue;
             }
-            ep_rec *b = behind[bi++];
-            rechecks++;
+            ep_rec *b = a->behind[a->next_behind++];
+            a->rechecks++;
             TRY(recheck_behind(c, b, next));
             if (b->rejected)
                 tries++;
             else if (b->accepted && b->speedup >= ACCURACY_MIN_SPEEDUP)
-                order_insert(order, i, &n_order, b);
+                order_insert(a->order, a->next, &a->n_order, b);
             demoted |= b->uncredited; /* said once more at the end, as a demotion */
             continue;
         }
         if (!next)
             break;
         ep_rec *r = next;
-        i++;
+        a->next++;
         tries++;
         measure_verdict_init(&v);
         char *dir = rec_out_dir(c, r, "accuracy");
         measure_prog p = rec_prog(r);
-        rc = dir ? measure_check(&c->mo, &p, dir, ref, combos, n, &v) : HK_ENOMEM;
+        rc = dir ? measure_check(&c->mo, &p, dir, a->ref, a->combos, a->n_combos, &v)
+                 : HK_ENOMEM;
         if (dir)
             (void)measure_rmtree(dir);
         hk_free(dir);
@@ -1714,7 +1699,7 @@ static int stage_accuracy(ep_ctx *c)
                     ep__log_store(c);
                 version_event(c, r, "candidate", "not_credited", r->credit_why);
                 measure_verdict_clear(&v);
-                demoted = lost = true;
+                demoted = a->lost = true;
                 tries--; /* counted above: a demotion spends none */
                 continue;
             }
@@ -1726,17 +1711,72 @@ static int stage_accuracy(ep_ctx *c)
                      r->number, v.n_checked, r->max_abs, r->max_rel);
         } else {
             reject_late(c, r, unsafe ? "memory safety" : "accuracy", &v);
-            lost = true;
+            a->lost = true;
         }
         measure_verdict_clear(&v);
     }
     if (demoted)
         note_uncredited(c); /* said before the tries; once more with the demoted versions */
 out:
-    hk_free(order);
-    hk_free(behind);
-    hk_free(combos);
-    hk_free(ref);
+    return rc;
+}
+
+static int stage_accuracy(ep_ctx *c)
+{
+    int rc = HK_OK;
+    ep_accuracy *a = &c->acc;
+    stage_begin(c, "accuracy", 80, "%s", hk_tr(HK_MSG_EPW_ACCURACY));
+    /* order: the accepted versions, fastest first, and room for those behind (disjoint) */
+    a->order = hk_calloc(c->n_recs ? c->n_recs : 1, sizeof *a->order);
+    a->behind = hk_calloc(c->n_recs ? c->n_recs : 1, sizeof *a->behind);
+    if (!a->order || !a->behind)
+        return HK_ENOMEM; /* ctx_free frees them */
+    for (size_t i = 0; i < c->n_recs; i++) {
+        ep_rec *r = c->recs[i];
+        if (r == c->base_rec || r->speedup < ACCURACY_MIN_SPEEDUP)
+            continue;
+        if (r->accepted)
+            a->order[a->n_order++] = r;
+        else if (r->behind && !r->rejected)
+            a->behind[a->n_behind++] = r;
+    }
+    qsort(a->order, a->n_order, sizeof *a->order, cmp_rec_speedup);
+    qsort(a->behind, a->n_behind, sizeof *a->behind, cmp_rec_speedup);
+    note_uncredited(c);
+    if (!a->n_order) {
+        ep__log(c, "info", "%s",
+                hk_tr(uncredited_best(c) ? HK_MSG_EP_NO_FASTER_CREDITED : HK_MSG_EP_NO_FASTER_NOISE));
+        return HK_OK;
+    }
+    /* The full set whatever the search used, on seeds no search check saw. */
+    TRY(measure_combos(c->sp, c->base.seed_offset + 1000, &a->combos, &a->n_combos));
+    char *ref = hk_asprintf("%s/ref-accuracy", c->scratch);
+    if (!ref) {
+        rc = HK_ENOMEM;
+        goto out;
+    }
+    measure_verdict v;
+    measure_verdict_init(&v);
+    measure_prog bp = rec_prog(c->base_rec);
+    rc = measure_reference(&c->mo, &bp, ref, a->combos, a->n_combos, &v);
+    if (rc) {
+        hk_free(ref);
+        measure_verdict_clear(&v);
+        goto out;
+    }
+    if (v.reason != MEASURE_OK) {
+        rc = ep__fail(c, false, hk_tr(HK_MSG_EP_BASELINE_FAILED_ACCURACY_SEEDS),
+                      measure_reason_name(v.reason), v.details ? v.details : "");
+        hk_free(ref);
+        measure_verdict_clear(&v);
+        goto out;
+    }
+    a->ref = ref; /* the verify stage checks the next best against it as well */
+    /* its processes hold more combinations than the search's did: timeouts follow them */
+    size_timeouts(c, &v);
+    measure_verdict_clear(&v);
+    rc = accuracy_next(c);
+out:
     return rc;
 }
 
@@ -1765,70 +1805,184 @@ static void quantiles(const double *x, size_t n, double *p10, double *p50, doubl
     *p90 = measure_quantile(s, n, 0.9);
 }
 
-static int stage_verify(ep_ctx *c)
+/* Bests the verify stage measures: the accuracy stage's, then up to two more, each the next
+ * version that passes the accuracy stage's checks (accuracy_next) in place of one dropped
+ * here (rejected on its interleaved runs, or not faster). Each costs its pairs of runs and,
+ * before them, the accuracy stage's checks of the versions it takes (ACCURACY_TRIES). */
+#define VERIFY_TRIES 3
+
+/* One version's interleaved pairs against the baseline. */
+struct verify_try {
+    ep_rec *r;
+    size_t pairs;
+    double a[MEASURE_MAX_PAIRS], b[MEASURE_MAX_PAIRS];
+    measure_speedup sp;
+    measure_verdict vb;   /* the version's verdict on its runs */
+    bool timed;           /* vb is MEASURE_OK: a, b and sp hold the pairs */
+};
+
+/* Times c->best interleaved with the baseline into t (its vb initialized here, cleared by
+ * the caller). HK_ECHILD after ep__fail when the baseline fails; a failure of the version
+ * is t->vb's. */
+static int verify_time(ep_ctx *c, verify_try *t)
 {
     int rc = HK_OK;
-    ep_rec *r = c->best;
-    size_t pairs = c->o->verify_pairs > 0 ? (size_t)c->o->verify_pairs : 5;
-    if (pairs < 5)
-        pairs = 5;
-    if (pairs > MEASURE_MAX_PAIRS)
-        pairs = MEASURE_MAX_PAIRS;
-    stage_begin(c, "verify", 88, hk_tr(HK_MSG_EPW_VERIFY),
-                r->number, pairs);
-    double a[MEASURE_MAX_PAIRS], b[MEASURE_MAX_PAIRS];
-    measure_verdict va, vb;
+    t->r = c->best;
+    t->timed = false;
+    measure_verdict va;
     measure_verdict_init(&va);
-    measure_verdict_init(&vb);
-    char *da = hk_asprintf("%s/verify-baseline", c->scratch), *db = rec_out_dir(c, r, "verify");
-    measure_prog pa = rec_prog(c->base_rec), pb = rec_prog(r);
-    int size = c->base.primary_size;
+    measure_verdict_init(&t->vb);
+    char *da = hk_asprintf("%s/verify-baseline", c->scratch), *db = rec_out_dir(c, t->r, "verify");
+    measure_prog pa = rec_prog(c->base_rec), pb = rec_prog(t->r);
     if (!da || !db) {
         rc = HK_ENOMEM;
         goto out;
     }
-    TRY(measure_interleave(&c->mo, &pa, da, &pb, db, c->base.ref_dir, size, c->base.time_seed,
-                           c->base.time_dist, c->base.check_seed, pairs, a, b, &va, &vb));
+    TRY(measure_interleave(&c->mo, &pa, da, &pb, db, c->base.ref_dir, c->base.primary_size,
+                           c->base.time_seed, c->base.time_dist, c->base.check_seed, t->pairs,
+                           t->a, t->b, &va, &t->vb));
     if (va.reason != MEASURE_OK) {
         rc = ep__fail(c, false, hk_tr(HK_MSG_EP_BASELINE_FAILED_WHILE_VERIFYING),
                       measure_reason_name(va.reason), va.details ? va.details : "");
         goto out;
     }
-    if (vb.reason != MEASURE_OK) {
-        reject_late(c, r, "verify", &vb);
-        c->best = NULL;
+    if (t->vb.reason != MEASURE_OK)
         goto out;
-    }
-    measure_speedup sp;
-    TRY(measure_speedup_compute(a, b, pairs, &sp));
-    double a10, a50, a90, b10, b50, b90;
-    quantiles(a, pairs, &a10, &a50, &a90);
-    quantiles(b, pairs, &b10, &b50, &b90);
-    json_t *raw_a = json_pack("{s:o, s:s}", "samples", samples_json(a, pairs), "role", "baseline");
-    json_t *raw_b = json_pack("{s:o, s:s, s:f, s:f, s:f}", "samples", samples_json(b, pairs),
-                              "role", "candidate", "speedup", sp.speedup, "ratio_p10", sp.lo,
-                              "ratio_p90", sp.hi);
-    ep__add_measurement(c, c->base_vid, STORE_M_VERIFY, size, a50, a10, a90, (int)pairs, raw_a);
-    ep__add_measurement(c, r->vid, STORE_M_VERIFY, size, b50, b10, b90, (int)pairs, raw_b);
-    c->verified_speedup = sp;
-    json_t *x = json_pack("{s:f, s:f, s:f, s:f, s:f}", "speedup", sp.speedup, "speedup_p10",
-                          sp.lo, "speedup_p90", sp.hi, "baseline_ms", sp.a_median, "best_ms",
-                          sp.b_median);
-    progress(c, 94, x, hk_tr(HK_MSG_EPW_INTERLEAVED),
-             sp.a_median, r->number, sp.b_median, sp.speedup, sp.lo, sp.hi);
-    if (sp.speedup > 1.0) {
-        if (store_episode_set_best(c->db, c->episode_id, r->vid))
-            ep__log_store(c);
-    } else {
-        ep__log(c, "info", hk_tr(HK_MSG_EP_V_NOT_FASTER_WHEN),
-                r->number, sp.speedup);
-        c->best = NULL;
-    }
+    TRY(measure_speedup_compute(t->a, t->b, t->pairs, &t->sp));
+    t->timed = true;
+    const measure_speedup *sp = &t->sp; /* every version timed says its figures */
+    json_t *x = json_pack("{s:f, s:f, s:f, s:f, s:f}", "speedup", sp->speedup, "speedup_p10",
+                          sp->lo, "speedup_p90", sp->hi, "baseline_ms", sp->a_median,
+                          "best_ms", sp->b_median);
+    progress(c, 94, x, hk_tr(HK_MSG_EPW_INTERLEAVED), sp->a_median, t->r->number,
+             sp->b_median, sp->speedup, sp->lo, sp->hi);
 out:
     measure_verdict_clear(&va);
-    measure_verdict_clear(&vb);
     hk_free(da);
     hk_free(db);
+    return rc;
+}
+
+/* The verify measurements of a timed try and the episode's verified speedup: those of the
+ * version that ends the stage only. */
+static void verify_record(ep_ctx *c, const verify_try *t)
+{
+    const measure_speedup *sp = &t->sp;
+    size_t pairs = t->pairs;
+    int size = c->base.primary_size;
+    double a10, a50, a90, b10, b50, b90;
+    quantiles(t->a, pairs, &a10, &a50, &a90);
+    quantiles(t->b, pairs, &b10, &b50, &b90);
+    json_t *raw_a = json_pack("{s:o, s:s}", "samples", samples_json(t->a, pairs), "role",
+                              "baseline");
+    json_t *raw_b = json_pack("{s:o, s:s, s:f, s:f, s:f}", "samples",
+                              samples_json(t->b, pairs), "role", "candidate", "speedup",
+                              sp->speedup, "ratio_p10", sp->lo, "ratio_p90", sp->hi);
+    if (c->is_cmd) { /* the command form times with CUPTI, one problem size of its own */
+        size = 0;
+        json_object_set_new(raw_a, "timer", json_string("cupti"));
+        json_object_set_new(raw_b, "timer", json_string("cupti"));
+    }
+    ep__add_measurement(c, c->base_vid, STORE_M_VERIFY, size, a50, a10, a90, (int)pairs, raw_a);
+    ep__add_measurement(c, t->r->vid, STORE_M_VERIFY, size, b50, b10, b90, (int)pairs, raw_b);
+    c->verified_speedup = *sp;
+}
+
+/* Why the verify stage dropped t's version: in the log's words (English, stored) and as
+ * an entry of the episode info's "verify" (appended to dropped). */
+static void verify_dropped(const verify_try *t, json_t *dropped, char *why, size_t n)
+{
+    const char *reason = t->timed ? "not_faster" : measure_reason_name(t->vb.reason);
+    if (t->timed)
+        snprintf(why, n, hk_tr(HK_MSG_EP_VERIFY_WHY_SLOWER), t->sp.speedup);
+    else
+        snprintf(why, n, hk_tr(HK_MSG_EP_VERIFY_WHY_REJECTED), reason);
+    json_t *d = json_pack("{s:i, s:I, s:s, s:o}", "version", t->r->number, "id",
+                          (json_int_t)t->r->vid, "reason", reason, "details",
+                          ep__text(t->timed ? NULL : t->vb.details));
+    if (d && t->timed) {
+        json_object_set_new(d, "speedup", json_real(t->sp.speedup));
+        json_object_set_new(d, "speedup_p10", json_real(t->sp.lo));
+        json_object_set_new(d, "speedup_p90", json_real(t->sp.hi));
+    }
+    json_array_append_new(dropped, d);
+}
+
+/* Baseline and best interleaved (A B A B ..., separate processes; the command form: each
+ * program built once, its runs interleaved). A best rejected on its runs or not faster is
+ * dropped, and the next version that passes the accuracy stage's checks (accuracy_next;
+ * the command form's: the next fastest accepted, cmd_next_best) is verified in its place,
+ * VERIFY_TRIES in all: the stage's time holds those checks too. What was dropped, and
+ * why, is the episode info's "verify". */
+static int stage_verify(ep_ctx *c)
+{
+    int rc = HK_OK;
+    size_t pairs = c->o->verify_pairs > 0 ? (size_t)c->o->verify_pairs : 5;
+    if (pairs < 5)
+        pairs = 5;
+    if (pairs > MEASURE_MAX_PAIRS)
+        pairs = MEASURE_MAX_PAIRS;
+    enum hk_msg begin = c->is_cmd ? HK_MSG_EPW_CMD_VERIFY : HK_MSG_EPW_VERIFY;
+    stage_begin(c, "verify", 88, hk_tr(begin), c->best->number, pairs);
+    verify_try *t = hk_calloc(1, sizeof *t);
+    json_t *dropped = json_array();
+    ep_rec *was[VERIFY_TRIES];
+    if (!t || !dropped) {
+        hk_free(t);
+        json_decref(dropped);
+        return HK_ENOMEM;
+    }
+    t->pairs = pairs;
+    measure_verdict_init(&t->vb);
+    for (int n = 1;; n++) {
+        if (n > 1)
+            progress(c, 94, NULL, hk_tr(begin), c->best->number, pairs);
+        measure_verdict_clear(&t->vb);
+        TRY(c->is_cmd ? cmd_verify_time(c, t) : verify_time(c, t));
+        if (t->timed && t->sp.speedup > 1.0) {
+            verify_record(c, t);
+            if (store_episode_set_best(c->db, c->episode_id, t->r->vid))
+                ep__log_store(c);
+            break;
+        }
+        if (!t->timed)
+            reject_late(c, t->r, "verify", &t->vb);
+        was[n - 1] = t->r;
+        c->best = NULL;
+        c->acc.lost = true; /* a leader lost: those timed behind it may be the fastest now */
+        char why[256];
+        verify_dropped(t, dropped, why, sizeof why);
+        if (stopped(c)) {
+            /* the episode says it was stopped: no next one */
+        } else if (n == VERIFY_TRIES) {
+            ep__log(c, "info", hk_tr(HK_MSG_EP_VERIFY_DROPPED_LAST), t->r->number, why,
+                    VERIFY_TRIES);
+        } else {
+            ep__log(c, "info", hk_tr(HK_MSG_EP_VERIFY_DROPPED_NEXT), t->r->number, why, n + 1,
+                    VERIFY_TRIES);
+            if (c->is_cmd)
+                c->best = cmd_next_best(c, was, (size_t)n);
+            else
+                TRY(accuracy_next(c));
+            if (c->best)
+                continue;
+            ep__log(c, "info", hk_tr(HK_MSG_EP_VERIFY_NONE_LEFT), t->r->number);
+        }
+        if (t->timed) /* the last one timed, not faster: its figures stay on record */
+            verify_record(c, t);
+        break;
+    }
+out:
+    if (rc == HK_OK && json_array_size(dropped)) {
+        json_object_set_new(c->info, "verify",
+                            json_pack("{s:o, s:O}", "version",
+                                      c->best ? json_integer(c->best->number) : json_null(),
+                                      "dropped", dropped));
+        ep__save_info(c);
+    }
+    json_decref(dropped);
+    measure_verdict_clear(&t->vb);
+    hk_free(t);
     return rc;
 }
 
@@ -2086,6 +2240,10 @@ static void ctx_free(ep_ctx *c)
     if (c->base_san_timed_done)
         sanitize_result_clear(&c->base_san_timed);
     measure_build_free(&c->shadow_build);
+    hk_free(c->acc.order);
+    hk_free(c->acc.behind);
+    hk_free(c->acc.combos);
+    hk_free(c->acc.ref);
     spec_free(c->sp);
     sk_set_free(c->skills);
     hk_free(c->file_abs);
@@ -2256,7 +2414,7 @@ static int episode_run(const ep_options *o, ep_result *out, enum hk_lang lang)
     if (!rc && c->has_gpu && !stopped(c))
         rc = c->is_cmd ? cmd_stage_accuracy(c) : stage_accuracy(c);
     if (!rc && c->has_gpu && c->best && !stopped(c))
-        rc = c->is_cmd ? cmd_stage_verify(c) : stage_verify(c);
+        rc = stage_verify(c);
     if (!rc && stopped(c))
         rc = HK_ECANCELED;
     if (!rc && !c->has_gpu)
@@ -3808,21 +3966,38 @@ static int cmd_stage_accuracy(ep_ctx *c)
     return HK_OK;
 }
 
-static int cmd_stage_verify(ep_ctx *c)
+/* The command form's next best in place of those dropped in verify: the fastest accepted
+ * version over 1x not among dropped[0..n) (its runs were checked: cmd_stage_accuracy),
+ * or NULL. */
+static ep_rec *cmd_next_best(ep_ctx *c, ep_rec *const *dropped, size_t n)
+{
+    ep_rec *best = NULL;
+    for (size_t i = 0; i < c->n_recs; i++) {
+        ep_rec *r = c->recs[i];
+        bool was = false;
+        for (size_t k = 0; k < n; k++)
+            was |= dropped[k] == r;
+        if (!was && r != c->base_rec && r->accepted && r->speedup > 1.0 &&
+            (!best || r->speedup > best->speedup))
+            best = r;
+    }
+    return best;
+}
+
+/* c->best's runs interleaved with the original program's, each built once, into t (as
+ * verify_time). */
+static int cmd_verify_time(ep_ctx *c, verify_try *t)
 {
     int rc = HK_OK;
-    ep_rec *r = c->best;
-    size_t pairs = c->o->verify_pairs > 0 ? (size_t)c->o->verify_pairs : 5;
-    pairs = pairs < 5 ? 5 : pairs > MEASURE_MAX_PAIRS ? MEASURE_MAX_PAIRS : pairs;
-    stage_begin(c, "verify", 88, hk_tr(HK_MSG_EPW_CMD_VERIFY),
-                r->number, pairs);
+    ep_rec *r = t->r = c->best;
+    t->timed = false;
+    measure_verdict_init(&t->vb);
     cmdform_options co;
     cmd_options_for(c, &co);
     cmdform_ws *wa = NULL, *wb = NULL;
     cmdform_result ra, rb;
     memset(&ra, 0, sizeof ra);
     memset(&rb, 0, sizeof rb);
-    double a[MEASURE_MAX_PAIRS], b[MEASURE_MAX_PAIRS];
     TRY(cmdform_prepare(c->sp, NULL, 0, &co, &wa, &ra));
     if (ra.status != CMDFORM_OK) {
         rc = ep__fail(c, false, hk_tr(HK_MSG_EP_ORIGINAL_PROGRAM_FAILED_WHILE),
@@ -3830,7 +4005,7 @@ static int cmd_stage_verify(ep_ctx *c)
         goto out;
     }
     TRY(cmdform_prepare(c->sp, r->text, r->len, &co, &wb, &rb));
-    for (size_t i = 0; i < pairs && rb.status == CMDFORM_OK; i++) {
+    for (size_t i = 0; i < t->pairs && rb.status == CMDFORM_OK; i++) {
         TRY(cmdform_run_once(wa, &ra));
         if (ra.status != CMDFORM_OK) {
             rc = ep__fail(c, false, hk_tr(HK_MSG_EP_ORIGINAL_PROGRAM_FAILED_WHILE),
@@ -3839,43 +4014,19 @@ static int cmd_stage_verify(ep_ctx *c)
         }
         TRY(cmdform_run_once(wb, &rb));
         if (rb.status == CMDFORM_OK) {
-            a[i] = ra.runs[ra.n_runs - 1].kernel_ms;
-            b[i] = rb.runs[rb.n_runs - 1].kernel_ms;
+            t->a[i] = ra.runs[ra.n_runs - 1].kernel_ms;
+            t->b[i] = rb.runs[rb.n_runs - 1].kernel_ms;
         }
     }
     if (rb.status != CMDFORM_OK) {
-        measure_verdict v;
-        measure_verdict_init(&v);
-        rc = measure_verdict_set(&v, cmdform_status_reason(rb.status), "%s: %s",
+        rc = measure_verdict_set(&t->vb, cmdform_status_reason(rb.status), "%s: %s",
                                  cmdform_status_name(rb.status), rb.details ? rb.details : "");
-        if (rc == HK_OK)
-            reject_late(c, r, "verify", &v);
-        measure_verdict_clear(&v);
-        c->best = NULL;
         goto out;
     }
-    measure_speedup sp;
-    TRY(measure_speedup_compute(a, b, pairs, &sp));
-    double a10, a50, a90, b10, b50, b90;
-    quantiles(a, pairs, &a10, &a50, &a90);
-    quantiles(b, pairs, &b10, &b50, &b90);
-    json_t *raw_a = json_pack("{s:o, s:s, s:s}", "samples", samples_json(a, pairs), "role",
-                              "baseline", "timer", "cupti");
-    json_t *raw_b = json_pack("{s:o, s:s, s:s, s:f, s:f, s:f}", "samples", samples_json(b, pairs),
-                              "role", "candidate", "timer", "cupti", "speedup", sp.speedup,
-                              "ratio_p10", sp.lo, "ratio_p90", sp.hi);
-    ep__add_measurement(c, c->base_vid, STORE_M_VERIFY, 0, a50, a10, a90, (int)pairs, raw_a);
-    ep__add_measurement(c, r->vid, STORE_M_VERIFY, 0, b50, b10, b90, (int)pairs, raw_b);
-    c->verified_speedup = sp;
-    progress(c, 94, NULL, hk_tr(HK_MSG_EPW_CMD_INTERLEAVED), sp.a_median, r->number, sp.b_median, sp.speedup, sp.lo, sp.hi);
-    if (sp.speedup > 1.0) {
-        if (store_episode_set_best(c->db, c->episode_id, r->vid))
-            ep__log_store(c);
-    } else {
-        ep__log(c, "info", hk_tr(HK_MSG_EP_V_NOT_FASTER_WHEN),
-                r->number, sp.speedup);
-        c->best = NULL;
-    }
+    TRY(measure_speedup_compute(t->a, t->b, t->pairs, &t->sp));
+    t->timed = true;
+    progress(c, 94, NULL, hk_tr(HK_MSG_EPW_CMD_INTERLEAVED), t->sp.a_median, r->number,
+             t->sp.b_median, t->sp.speedup, t->sp.lo, t->sp.hi);
 out:
     cmdform_ws_free(wa);
     cmdform_ws_free(wb);

@@ -168,6 +168,35 @@ bool report__library_words(const json_t *info, char *buf, size_t n)
     return true;
 }
 
+bool report__verify_words(const json_t *info, char *buf, size_t n)
+{
+    const json_t *vi = json_object_get(info, "verify"), *d;
+    const json_t *dropped = json_object_get(vi, "dropped"), *ver = json_object_get(vi, "version");
+    size_t i, w;
+    if (n)
+        buf[0] = '\0';
+    if (!n || !json_array_size(dropped))
+        return false;
+    if (json_is_integer(ver))
+        snprintf(buf, n, hk_tr(HK_MSG_REP_VERIFY_VERIFIED), (int)json_integer_value(ver));
+    else
+        snprintf(buf, n, "%s", hk_tr(HK_MSG_REP_VERIFY_NONE));
+    json_array_foreach(dropped, i, d) {
+        int v = (int)json_integer_value(json_object_get(d, "version"));
+        const char *reason = report__str(d, "reason");
+        w = strlen(buf);
+        if (i && w + 2 < n)
+            w += (size_t)snprintf(buf + w, n - w, ", ");
+        if (reason && !strcmp(reason, "not_faster"))
+            snprintf(buf + w, n - w, hk_tr(HK_MSG_REP_VERIFY_DROPPED_SLOWER), v,
+                     json_number_value(json_object_get(d, "speedup")));
+        else
+            snprintf(buf + w, n - w, hk_tr(HK_MSG_REP_VERIFY_DROPPED_REJECTED), v,
+                     reason ? reason : "?");
+    }
+    return true;
+}
+
 /* CUDA's version integers (1000 * major + 10 * minor) as "13.0". */
 static void cuda_version(char *buf, size_t n, const json_t *v)
 {

@@ -31,6 +31,11 @@ bool report__floor_words(const json_t *info, char *buf, size_t n);
  * (cublasSgemm, called from the version's host code; ...)". false (buf empty) when the
  * winner calls no library. */
 bool report__library_words(const json_t *info, char *buf, size_t n);
+/* The verify stage's bests dropped (info.verify, episode.c stage_verify) in the user's
+ * language, into buf: "v4 verified; dropped before it: v2 (rejected on its interleaved
+ * runs: wrong_answer)". false (buf empty) when the first best was verified or none was
+ * tried. */
+bool report__verify_words(const json_t *info, char *buf, size_t n);
 /* The toolchain of an episode's info as readable text into buf: the compiler's path and,
  * from the device probe, the CUDA runtime and driver versions ("nvcc /usr/local/cuda/bin/nvcc,
  * CUDA 13.0 (...); driver for CUDA 13.0"). false (buf empty) when info names no compiler. */

@@ -934,27 +934,31 @@ static bool promoted_type(const promoter *p, const an_function *f, bool is_kerne
     return !is_kernel && is_type_param(f, s, l);
 }
 
-/* Refuses what reads a float's bytes as another type once it is a double: a C-style cast
- * of a float pointer to a pointer of another type (`(int *)x`, `(const char *)&v`), and
- * unions. Float pointers are the names declared `float *NAME` (parameters, locals) in the
- * function, or `T *NAME` of a type double in the shadow (promoted_type); a value whose
- * address is taken (`&v` of a float local) counts too. */
-static int check_casts(promoter *p, const an_function *f, bool is_kernel, size_t a, size_t b)
+/* The names [a, b) declares with a type that is double in the shadow (`float [*]NAME`, `T
+ * [*]NAME` of a promoted_type; parameters and locals) into names (token indexes, at most
+ * cap), and whether each was declared a pointer. */
+static size_t float_names(const promoter *p, const an_function *f, bool is_kernel, size_t a, size_t b,
+                          size_t *names, bool *pointer, size_t cap)
 {
     const rw_toks *ts = &p->ts;
-    size_t names[64], n_names = 0;
-    for (size_t k = a; k < b && n_names < HK_ARRAY_LEN(names); k++) {
+    size_t n_names = 0;
+    for (size_t k = a; k < b && n_names < cap; k++) {
         if (!rwl_tok_is_ident(ts, k, "float") && !promoted_type(p, f, is_kernel, k))
             continue;
         /* float [const|__restrict__|*|&]* NAME [, [*]* NAME]* */
         size_t j = k + 1;
         for (;;) {
+            bool star = false;
             while (j < b && (rwl_tok_is(ts, j, "*") || rwl_tok_is(ts, j, "&") ||
                              rwl_tok_is_ident(ts, j, "const") || rwl_tok_is_ident(ts, j, "__restrict__") ||
-                             rwl_tok_is_ident(ts, j, "volatile")))
+                             rwl_tok_is_ident(ts, j, "volatile"))) {
+                star |= rwl_tok_is(ts, j, "*");
                 j++;
-            if (j >= b || ts->t[j].kind != T_IDENT || n_names >= HK_ARRAY_LEN(names))
+            }
+            if (j >= b || ts->t[j].kind != T_IDENT || n_names >= cap)
                 break;
+            if (pointer)
+                pointer[n_names] = star;
             names[n_names++] = j;
             /* skip an initializer or array size to the next declarator of the same statement */
             size_t e = j + 1;
@@ -971,6 +975,19 @@ static int check_casts(promoter *p, const an_function *f, bool is_kernel, size_t
             j = e + 1;
         }
     }
+    return n_names;
+}
+
+/* Refuses what reads a float's bytes as another type once it is a double: a C-style cast
+ * of a float pointer to a pointer of another type (`(int *)x`, `(const char *)&v`), and
+ * unions. Float pointers are the names declared `float *NAME` (parameters, locals) in the
+ * function, or `T *NAME` of a type double in the shadow (promoted_type); a value whose
+ * address is taken (`&v` of a float local) counts too. */
+static int check_casts(promoter *p, const an_function *f, bool is_kernel, size_t a, size_t b)
+{
+    const rw_toks *ts = &p->ts;
+    size_t names[64];
+    size_t n_names = float_names(p, f, is_kernel, a, b, names, NULL, HK_ARRAY_LEN(names));
     for (size_t k = a; k < b && !p->out->reason[0]; k++) {
         if (rwl_tok_is_ident(ts, k, "union")) {
             refuse(p->out, EN(RW_PR_UNION), rwl_line_at(p->text, ts->t[k].start), f->name);
@@ -1090,6 +1107,123 @@ static void check_shared_offsets(promoter *p, const an_function *f, bool is_kern
     }
 }
 
+/* Is token k inside the byte offset of a dynamic shared array declared in [a, b) (`smem +
+ * EXPR`, `&smem[EXPR]`, EXPR to the end of its operand), the form check_shared_offsets
+ * keeps? The arrays are found in the tokens (`extern __shared__ ... NAME[]`): the model's
+ * list misses one declared with `__align__(...)`. */
+static bool in_shared_offset(const promoter *p, size_t a, size_t b, size_t k)
+{
+    const rw_toks *ts = &p->ts;
+    for (size_t d = a; d + 1 < b; d++) {
+        if (!rwl_tok_is_ident(ts, d, "extern") || !rwl_tok_is_ident(ts, d + 1, "__shared__"))
+            continue;
+        size_t br = d + 2;
+        while (br < b && !rwl_tok_is(ts, br, "[") && !rwl_tok_is(ts, br, ";")) {
+            if (rwl_tok_is(ts, br, "(")) /* __align__(...) */
+                br = rwl_match_close(ts, br);
+            br++;
+        }
+        if (br >= b || !rwl_tok_is(ts, br, "[") || ts->t[br - 1].kind != T_IDENT)
+            continue;
+        const char *name = p->text + ts->t[br - 1].start;
+        size_t nl = tok_len(ts, br - 1);
+        for (size_t q = br; q < k; q++) {
+            if (ts->t[q].kind != T_IDENT || tok_len(ts, q) != nl || memcmp(p->text + ts->t[q].start, name, nl))
+                continue;
+            if (!rwl_tok_is(ts, q + 1, "+") && !(rwl_tok_is(ts, q + 1, "[") && q > a && rwl_tok_is(ts, q - 1, "&")))
+                continue;
+            int depth = 0;
+            for (size_t j = q + 2; j < b; j++) {
+                if (rwl_tok_is(ts, j, "(") || rwl_tok_is(ts, j, "["))
+                    depth++;
+                else if (rwl_tok_is(ts, j, ")") || rwl_tok_is(ts, j, "]"))
+                    depth--;
+                if (depth < 0 || (depth == 0 && (rwl_tok_is(ts, j, ";") || rwl_tok_is(ts, j, ","))))
+                    break;
+                if (j == k)
+                    return true;
+            }
+        }
+    }
+    return false;
+}
+
+/* Refuses a read of the size or alignment of a type that is double in the shadow: `float`,
+ * a type parameter given float, or a name declared with one (`sizeof(T)`, `alignof(T)`,
+ * `sizeof(v)`, `sizeof(*x)`, `sizeof(T[4])`). It is 4 in the kernel and 8 in the shadow, so
+ * code it chooses (`if (sizeof(T) == 4)`, a vector width `16 / sizeof(T)`) can differ and
+ * the shadow compute another function than the kernel, against which the baseline's error
+ * means nothing. Kept: a pointer's size (`sizeof(T *)`, `sizeof(x)` of a pointer `x`), an
+ * alignment given to storage (`__align__(sizeof(T))`, `alignas(T)`), and the byte offset
+ * into a dynamic shared array (in_shared_offset: the size doubles with the part, and
+ * shmem_factor gives the room). std::numeric_limits<T> is check_type_targ's. */
+static int check_size_reads(promoter *p, const an_function *f, bool is_kernel, size_t a, size_t b)
+{
+    const rw_toks *ts = &p->ts;
+    size_t names[64];
+    bool pointer[64];
+    size_t n_names = float_names(p, f, is_kernel, a, b, names, pointer, HK_ARRAY_LEN(names));
+    for (size_t k = a; k < b && !p->out->reason[0]; k++) {
+        if (!(rwl_tok_is_ident(ts, k, "sizeof") || rwl_tok_is_ident(ts, k, "alignof") ||
+              rwl_tok_is_ident(ts, k, "__alignof__") || rwl_tok_is_ident(ts, k, "_Alignof")))
+            continue;
+        /* the operand: (...) or a unary expression up to an operator */
+        size_t o = k + 1, e;
+        if (rwl_tok_is(ts, o, "(")) {
+            e = rwl_match_close(ts, o);
+            if (e >= b)
+                continue;
+            o++;
+        } else {
+            e = o;
+            while (e < b && (ts->t[e].kind == T_IDENT || rwl_tok_is(ts, e, "*") || rwl_tok_is(ts, e, ".") ||
+                             rwl_tok_is(ts, e, "->") || rwl_tok_is(ts, e, "[")))
+                e = rwl_tok_is(ts, e, "[") ? rwl_match_close(ts, e) + 1 : e + 1;
+        }
+        const char *what = NULL;
+        size_t at = o;
+        for (size_t j = o; j < e && !what; j++) {
+            if (rwl_tok_is_ident(ts, j, "float") || promoted_type(p, f, is_kernel, j)) {
+                /* a type: T, const T, T[4] read its size; T *, T ** a pointer's */
+                size_t q = j + 1;
+                while (q < e && (rwl_tok_is_ident(ts, q, "const") || rwl_tok_is_ident(ts, q, "volatile")))
+                    q++;
+                if (!(q < e && rwl_tok_is(ts, q, "*")))
+                    what = "type";
+                at = j;
+                continue;
+            }
+            for (size_t i = 0; i < n_names && !what; i++) {
+                if (names[i] == j || ts->t[j].kind != T_IDENT || tok_len(ts, names[i]) != tok_len(ts, j) ||
+                    memcmp(p->text + ts->t[names[i]].start, p->text + ts->t[j].start, tok_len(ts, j)))
+                    continue;
+                if (j > o && (rwl_tok_is(ts, j - 1, ".") || rwl_tok_is(ts, j - 1, "->")))
+                    continue; /* a member of that name */
+                /* a value, an element or a pointee of a float pointer; not the pointer */
+                if (!pointer[i] || e - o > 1)
+                    what = "name";
+                at = j;
+            }
+        }
+        if (!what)
+            continue;
+        /* an alignment given to storage: __align__(sizeof(T)), alignas(sizeof(T)) */
+        bool storage = false;
+        for (size_t j = k; j > a && !storage; j--)
+            if (rwl_tok_is(ts, j - 1, "(") && rwl_match_close(ts, j - 1) > k)
+                storage = j >= a + 2 && (rwl_tok_is_ident(ts, j - 2, "__align__") || rwl_tok_is_ident(ts, j - 2, "alignas"));
+        if (storage || in_shared_offset(p, a, b, k))
+            continue;
+        char *read = rwl_tok_text(ts, k, rwl_tok_is(ts, k + 1, "(") ? e + 1 : e);
+        if (!read)
+            return HK_ENOMEM;
+        refuse(p->out, EN(RW_PR_SIZE_READ), read, (int)tok_len(ts, at), p->text + ts->t[at].start,
+               LINE(k), f->name);
+        hk_free(read);
+    }
+    return HK_OK;
+}
+
 /* Promotes one function: edits for float, literals, math and constants; refusals. */
 static int promote_function(promoter *p, size_t fi, bool is_kernel)
 {
@@ -1115,6 +1249,8 @@ static int promote_function(promoter *p, size_t fi, bool is_kernel)
     if ((rc = check_casts(p, f, is_kernel, a, b)))
         return rc;
     check_shared_offsets(p, f, is_kernel, a, b);
+    if ((rc = check_size_reads(p, f, is_kernel, a, b)))
+        return rc;
     for (size_t k = a; k < b && !rc && !out->reason[0]; k++) {
         const char *s = p->text + ts->t[k].start;
         size_t l = tok_len(ts, k);

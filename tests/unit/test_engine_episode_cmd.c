@@ -317,6 +317,89 @@ static void test_command_form_start_outside_kernel(void **state)
     ep_result_clear(&r);
 }
 
+/* Every event of an episode (copies). */
+static void keep_event(const json_t *ev, void *data)
+{
+    json_array_append_new((json_t *)data, json_deep_copy(ev));
+}
+
+static const char *str(const json_t *ev, const char *key)
+{
+    const char *v = json_string_value(json_object_get(ev, key));
+    return v ? v : "(none)";
+}
+
+/* The command form's verify stage drops a best that the program fails when it runs again
+ * there (its search runs passed: $FAKE_CMD_FAIL_FROM, from its 4th run on) and looks for the
+ * next fastest accepted version (cmd_next_best). The builtin search has one text rewrite
+ * for this saxpy (__restrict__; the launch bounds are the command form's own), so none is
+ * left: no best, and the episode info's "verify" and the log say what was dropped and why.
+ * Before, the info said nothing of it. */
+static void test_command_form_verify_fallback(void **state)
+{
+    (void)state;
+    if (!ready)
+        skip();
+    char spec_path[400], db[400], st_dir[400];
+    const char *project = HK_TEST_DATA "/cmdform/project";
+    snprintf(spec_path, sizeof spec_path, "%s/fallback.cmd.bench.json", dir);
+    snprintf(db, sizeof db, "%s/fallback.db", dir);
+    snprintf(st_dir, sizeof st_dir, "%s/fallback-state", dir);
+    assert_int_equal(mkdir(st_dir, 0700), 0);
+    write_spec(spec_path, project);
+    cmdform_options co = {.runs = 3, .cupti_lib = lib, .isolation = RUNNER_ISO_NONE};
+    seen s = {0};
+    ep_options o = options(HK_TEST_DATA "/cmdform/project/saxpy.cu", spec_path, db, &s, &co);
+    o.measure.allow_no_floor = true;
+    json_t *events = json_array();
+    o.on_event = keep_event;
+    o.event_data = events;
+    setenv("FAKE_CMD_STATE", st_dir, 1);
+    setenv("FAKE_CMD_FAIL_FROM", "__restrict__:4", 1);
+    ep_result r;
+    assert_int_equal(ep_run(&o, &r), HK_OK);
+    unsetenv("FAKE_CMD_STATE");
+    unsetenv("FAKE_CMD_FAIL_FROM");
+    assert_int_equal(r.status, STORE_EP_COMPLETED);
+    /* v1 passed the search's runs, was rejected on its interleaved runs, and said so */
+    int verified = 0, rejected = 0;
+    bool dropped_log = false, none_left = false;
+    size_t i;
+    const json_t *ev;
+    json_array_foreach(events, i, ev) {
+        const char *kind = str(ev, "event"), *stage = str(ev, "stage"), *m = str(ev, "message");
+        if (!strcmp(kind, "version") && !strcmp(stage, "optimize"))
+            verified += !strcmp(str(ev, "status"), "verified");
+        if (!strcmp(kind, "version") && !strcmp(stage, "verify"))
+            rejected += !strcmp(str(ev, "status"), "rejected") && strstr(m, "fail_output") != NULL;
+        dropped_log |= !strcmp(stage, "verify") &&
+                       strstr(m, "v1 dropped in verify (rejected on its interleaved runs: wrong_answer)");
+        none_left |= !strcmp(stage, "verify") && strstr(m, "in place of v1: no best");
+    }
+    json_decref(events);
+    assert_int_equal(verified, 1);
+    assert_int_equal(rejected, 1);
+    assert_true(dropped_log);
+    assert_true(none_left);
+    const json_t *sum = json_object_get(r.summary, "summary");
+    assert_true(json_is_null(json_object_get(sum, "best_version")) ||
+                !json_object_get(sum, "best_version"));
+    store *st = NULL;
+    assert_int_equal(store_open(db, &st), HK_OK);
+    store_episode e;
+    assert_int_equal(store_episode_get(st, r.episode_id, &e), HK_OK);
+    json_t *info = json_loads(e.info_json ? e.info_json : "{}", 0, NULL);
+    const json_t *vi = json_object_get(info, "verify");
+    const json_t *d = json_array_get(json_object_get(vi, "dropped"), 0);
+    if (!d || json_integer_value(json_object_get(d, "version")) != 1 ||
+        strcmp(str(d, "reason"), "wrong_answer") || !json_is_null(json_object_get(vi, "version")))
+        fail_msg("info.verify: %s", e.info_json ? e.info_json : "(none)");
+    json_decref(info);
+    store_episode_clear(&e);
+    store_close(st);
+    ep_result_clear(&r);
+}
+
 int main(void)
 {
     hk_alloc_init_json();
@@ -325,6 +408,7 @@ int main(void)
         cmocka_unit_test(test_command_form_no_floor),
         cmocka_unit_test(test_command_form_baseline_fails),
         cmocka_unit_test(test_command_form_start_outside_kernel),
+        cmocka_unit_test(test_command_form_verify_fallback),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

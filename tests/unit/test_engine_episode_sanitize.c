@@ -5,7 +5,10 @@
  * answers with recorded output: the best is checked before it becomes the best, a finding
  * rejects it with the tool's first finding, and the report says what was checked. Also the
  * accuracy stage's leader lost (rejected late, or demoted by the sanitizer) with versions the
- * search timed behind it (test_behind_*: the simulator's $FAKE_SIM_WRONG and $FAKE_SIM_SCALE).
+ * search timed behind it (test_behind_*: the simulator's $FAKE_SIM_WRONG and $FAKE_SIM_SCALE),
+ * and a best lost in the verify stage (test_verify_*: $FAKE_SIM_WRONG_TIMED, $FAKE_SIM_SCALE
+ * with @-verify), for which the next version that passed the accuracy stage's checks is
+ * verified in its place.
  * Needs nvcc: skipped without it. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -334,6 +337,7 @@ typedef struct {
     json_t *events;
     json_t *summary; /* borrowed from r */
     ep_result r;
+    char db[400];
     int vec, ldg, rst; /* the float4 leader, the __ldg version, the __restrict__ one */
 } behind_run;
 
@@ -343,10 +347,9 @@ typedef struct {
  * checked here, so that a changed search fails with its reason. */
 static void behind_episode(const char *name, behind_run *b, bool ldg_leads)
 {
-    char db[400];
-    snprintf(db, sizeof db, "%s/%s.db", dir, name);
+    snprintf(b->db, sizeof b->db, "%s/%s.db", dir, name);
     const char *wrapper[] = {sim, NULL};
-    ep_options o = options(db, wrapper);
+    ep_options o = options(b->db, wrapper);
     o.budget = 3;
     b->events = json_array();
     o.on_event = keep_event;
@@ -505,6 +508,204 @@ static void test_behind_slower_unchanged(void **state)
     behind_clear(&b);
 }
 
+/* ---- a best lost in the verify stage ---- */
+
+/* How many verify measurements version number n has in b's episode (its store id from its
+ * version events). */
+static size_t verify_measurements(const behind_run *b, int n)
+{
+    const json_t *ev = last_event(b->events, n, NULL);
+    int64_t vid = ev ? json_integer_value(json_object_get(ev, "id")) : 0;
+    store *st = NULL;
+    assert_int_equal(store_open(b->db, &st), HK_OK);
+    store_measurement *ms = NULL;
+    size_t k = 0, found = 0;
+    assert_int_equal(store_measurement_list(st, vid, b->r.episode_id, &ms, &k), HK_OK);
+    for (size_t i = 0; i < k; i++)
+        found += ms[i].kind == STORE_M_VERIFY;
+    store_measurements_free(ms, k);
+    store_close(st);
+    return found;
+}
+
+/* The episode info's "verify" (new reference; null when absent). */
+static json_t *verify_info(const behind_run *b)
+{
+    json_t *info = episode_info(b->db, b->r.episode_id);
+    json_t *v = json_incref(json_object_get(info, "verify"));
+    json_decref(info);
+    return v ? v : json_null();
+}
+
+/* dropped[i] of the info's "verify": version n, for reason. */
+static void expect_dropped(const behind_run *b, const json_t *vi, size_t i, int n,
+                           const char *reason)
+{
+    const json_t *d = json_array_get(json_object_get(vi, "dropped"), i);
+    if (!d || json_integer_value(json_object_get(d, "version")) != n ||
+        strcmp(field(d, "reason"), reason)) {
+        print_log(b->events);
+        char *dump = json_dumps(vi, JSON_COMPACT | JSON_ENCODE_ANY);
+        fail_msg("info.verify.dropped[%zu] should be v%d for %s: %s", i, n, reason,
+                 dump ? dump : "?");
+    }
+}
+
+/* Version n's speedup as the search timed it. */
+static double searched(const behind_run *b, int n)
+{
+    return json_number_value(json_object_get(last_event(b->events, n, "optimize"), "speedup"));
+}
+
+/* The best (its summary), its interleaved speedup near want, and the verify measurements
+ * stored for it alone: the dropped version has none. */
+static void expect_verified(behind_run *b, int best, int dropped, double want)
+{
+    if (best_of(b) != best) {
+        print_log(b->events);
+        fail_msg("the best is v%d, not v%d (verified in place of v%d, dropped in verify)",
+                 best_of(b), best, dropped);
+    }
+    double sp = json_number_value(json_object_get(b->summary, "speedup"));
+    if (!(sp > want * 0.97 && sp < want * 1.03))
+        fail_msg("v%d's interleaved speedup %.3fx, not its own %.3fx", best, sp, want);
+    assert_int_equal(verify_measurements(b, best), 1);
+    assert_int_equal(verify_measurements(b, dropped), 0);
+    const json_t *log = NULL, *ev;
+    size_t i;
+    char want_text[64];
+    snprintf(want_text, sizeof want_text, "v%d dropped in verify (", dropped);
+    json_array_foreach(b->events, i, ev) {
+        const char *m = json_string_value(json_object_get(ev, "message"));
+        if (m && strstr(m, want_text))
+            log = ev;
+    }
+    assert_non_null(log);
+    assert_string_equal(field(log, "stage"), "verify");
+    assert_non_null(strstr(slurp(b->r.report_md), "| Verify | "));
+}
+
+/* (e) The best (float4, 1.43x) answers wrongly in its interleaved runs: rejected in verify;
+ * the next accepted version (__ldg, made 1.28x, ahead of the 1.25x one timed behind) gets
+ * the accuracy stage's check and compute-sanitizer and is verified in its place, with its
+ * own speedup. Before, the episode reported no best. */
+static void test_verify_fallback_rejected(void **state)
+{
+    (void)state;
+    if (!sim[0])
+        skip();
+    setenv("FAKE_SIM_WRONG_TIMED", "float4@-verify", 1);
+    setenv("FAKE_SIM_SCALE", "__ldg(:0.82", 1);
+    behind_run b;
+    behind_episode("vrej", &b, true);
+    unsetenv("FAKE_SIM_WRONG_TIMED");
+    unsetenv("FAKE_SIM_SCALE");
+    const json_t *vec = last_event(b.events, b.vec, NULL);
+    if (strcmp(field(vec, "stage"), "verify") || strcmp(field(vec, "status"), "rejected")) {
+        print_log(b.events);
+        fail_msg("premise: v%d should be rejected in verify: %s %s", b.vec, field(vec, "stage"),
+                 field(vec, "status"));
+    }
+    expect_verified(&b, b.ldg, b.vec, searched(&b, b.ldg));
+    json_t *vi = verify_info(&b);
+    expect_dropped(&b, vi, 0, b.vec, "wrong_answer");
+    assert_int_equal(json_array_size(json_object_get(vi, "dropped")), 1);
+    assert_int_equal(json_integer_value(json_object_get(vi, "version")), b.ldg);
+    json_decref(vi);
+    /* its compute-sanitizer check is the report's memory safety */
+    const char *ms = json_string_value(json_object_get(b.summary, "memory_safety"));
+    char want[64];
+    snprintf(want, sizeof want, "v%d: checked by compute-sanitizer", b.ldg);
+    assert_non_null(ms);
+    assert_true(strncmp(ms, want, strlen(want)) == 0);
+    behind_clear(&b);
+}
+
+/* (f) The best is correct but not faster interleaved (3x as long in verify only): dropped,
+ * not rejected; the next accepted version is verified in its place. Before, no best. */
+static void test_verify_fallback_slower(void **state)
+{
+    (void)state;
+    if (!sim[0])
+        skip();
+    setenv("FAKE_SIM_SCALE", "__ldg(:0.82 float4@-verify:3", 1);
+    behind_run b;
+    behind_episode("vslow", &b, true);
+    unsetenv("FAKE_SIM_SCALE");
+    assert_string_equal(field(last_event(b.events, b.vec, NULL), "status"), "verified");
+    expect_verified(&b, b.ldg, b.vec, searched(&b, b.ldg));
+    json_t *vi = verify_info(&b);
+    expect_dropped(&b, vi, 0, b.vec, "not_faster");
+    const json_t *d = json_array_get(json_object_get(vi, "dropped"), 0);
+    assert_true(json_number_value(json_object_get(d, "speedup")) < 1.0);
+    json_decref(vi);
+    behind_clear(&b);
+}
+
+/* (g) Every version answers wrongly in verify: the best, then the one timed behind it
+ * (1.25x: faster than the next accepted one, so it gets its full check first), then the
+ * __ldg one, each dropped; three tries, no best, and the info names all three. Before, the
+ * first one dropped ended the stage, the info said nothing. */
+static void test_verify_fallback_all_fail(void **state)
+{
+    (void)state;
+    if (!sim[0])
+        skip();
+    setenv("FAKE_SIM_WRONG_TIMED", "float4@-verify __ldg(@-verify __restrict__@-verify", 1);
+    behind_run b;
+    behind_episode("vall", &b, false);
+    unsetenv("FAKE_SIM_WRONG_TIMED");
+    if (best_of(&b) != -1) {
+        print_log(b.events);
+        fail_msg("the best is v%d: every version failed its verification", best_of(&b));
+    }
+    json_t *vi = verify_info(&b);
+    expect_dropped(&b, vi, 0, b.vec, "wrong_answer");
+    expect_dropped(&b, vi, 1, b.rst, "wrong_answer");
+    expect_dropped(&b, vi, 2, b.ldg, "wrong_answer");
+    assert_true(json_is_null(json_object_get(vi, "version")));
+    json_decref(vi);
+    assert_int_equal(json_integer_value(json_object_get(b.summary, "behind_rechecked")), 1);
+    behind_clear(&b);
+}
+
+/* (h) The best fails verify; the next accepted version (__ldg, 1.28x) fails the accuracy
+ * stage's check on its fresh seeds (rejected, never verified); the one timed behind (1.25x,
+ * never checked in full) gets its full check before it is verified, and is the best. The
+ * fallback verifies no version that was rejected or not checked. Before, no best. */
+static void test_verify_fallback_skips_rejected(void **state)
+{
+    (void)state;
+    if (!sim[0])
+        skip();
+    setenv("FAKE_SIM_WRONG_TIMED", "float4@-verify", 1);
+    setenv("FAKE_SIM_WRONG", "__ldg(@-accuracy", 1);
+    setenv("FAKE_SIM_SCALE", "__ldg(:0.82", 1);
+    behind_run b;
+    behind_episode("vskip", &b, true);
+    unsetenv("FAKE_SIM_WRONG_TIMED");
+    unsetenv("FAKE_SIM_WRONG");
+    unsetenv("FAKE_SIM_SCALE");
+    const json_t *ldg = last_event(b.events, b.ldg, NULL);
+    if (strcmp(field(ldg, "status"), "rejected") || strcmp(field(ldg, "reason"), "wrong_answer")) {
+        print_log(b.events);
+        fail_msg("premise: v%d should be rejected by the accuracy check: %s %s", b.ldg,
+                 field(ldg, "status"), field(ldg, "reason"));
+    }
+    assert_int_equal(verify_measurements(&b, b.ldg), 0);
+    /* the behind version's full check (a version event "verified") came before its
+     * interleaved runs */
+    const json_t *rst = last_event(b.events, b.rst, "verify");
+    assert_string_equal(field(rst, "status"), "verified");
+    expect_verified(&b, b.rst, b.vec, json_number_value(json_object_get(rst, "speedup")));
+    json_t *vi = verify_info(&b);
+    assert_int_equal(json_array_size(json_object_get(vi, "dropped")), 1);
+    assert_int_equal(json_integer_value(json_object_get(vi, "version")), b.rst);
+    json_decref(vi);
+    assert_int_equal(json_integer_value(json_object_get(b.summary, "behind_rechecked")), 1);
+    behind_clear(&b);
+}
+
 int main(void)
 {
     hk_alloc_init_json();
@@ -516,6 +717,10 @@ int main(void)
         cmocka_unit_test(test_behind_after_demotion),
         cmocka_unit_test(test_behind_fails_full_check),
         cmocka_unit_test(test_behind_slower_unchanged),
+        cmocka_unit_test(test_verify_fallback_rejected),
+        cmocka_unit_test(test_verify_fallback_slower),
+        cmocka_unit_test(test_verify_fallback_all_fail),
+        cmocka_unit_test(test_verify_fallback_skips_rejected),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -267,7 +267,7 @@ static const char *const k_math =
     "    v = __fdividef(__expf(v), 1.0f + __logf(fabsf(v)));\n"
     "    v += __frcp_rn(v) + rsqrtf(v) + __fmaf_rn(v, v, 1.5F) + fmaf(v, v, .5f);\n"
     "    v += __sinf(v) * __cosf(v) + powf(v, 2.0f) + exp2f(v) + log2f(v) + sqrtf(v);\n"
-    "    v = fminf(fmaxf(v, -FLT_MAX), CUDART_PI_F) + act(v) + (float)i + sizeof(float);\n"
+    "    v = fminf(fmaxf(v, -FLT_MAX), CUDART_PI_F) + act(v) + (float)i + sizeof(float *);\n"
     "    buf[threadIdx.x] = v;\n"
     "    __syncthreads();\n"
     "    v = __shfl_down_sync(0xffffffff, buf[threadIdx.x], 1);\n"
@@ -293,7 +293,7 @@ static void test_math(void **state)
     has(r.text, "v += sin((double)(v)) * cos((double)(v)) + pow((double)(v), (double)(2.0)) + "
                 "exp2((double)(v)) + log2((double)(v)) + sqrt((double)(v));");
     has(r.text, "v = fmin((double)(fmax((double)(v), (double)(-((double)FLT_MAX)))), "
-                "(double)(CUDART_PI)) + act(v) + (double)i + sizeof(double);");
+                "(double)(CUDART_PI)) + act(v) + (double)i + sizeof(double *);");
     has(r.text, "y[i] = static_cast<double>(__double2int_rn((double)(v)));");
     has(r.text, "if (isnan((double)(v))) y[i] = ((double)(0.5 * (double)v));");
     has(r.text, "__device__ double sq(double v) { return v * v; }");
@@ -637,6 +637,95 @@ static void test_template_attacks(void **state)
     compile_queued();
 }
 
+/* The size of a type that is double in the shadow, read: 4 bytes in the kernel, 8 in the
+ * shadow, so a branch on it runs the other way there and the shadow computes another
+ * function than the kernel. Refused, with the expression and its line; a pointer's size,
+ * an alignment given to storage and a byte offset into dynamic shared memory are kept. */
+static void test_size_reads(void **state)
+{
+    (void)state;
+    const char *fargs[] = {"float"};
+    promote_result r;
+    static const struct {
+        const char *text, *kernel, *want;
+    } refused[] = {
+        {"template <typename T>\n"
+         "__global__ void k_sz(const T *x, T *y, int n)\n"
+         "{\n"
+         "    int i = threadIdx.x;\n"
+         "    if (sizeof(T) == 4) y[i] = x[i] * 2; else y[i] = x[i] * 3;\n"
+         "}\n",
+         "k_sz", "'sizeof(T)' reads the size of 'T' (line 5) in 'k_sz'"},
+        /* in a device function template the kernel calls, its own parameter deduced */
+        {"template <typename U> __device__ U pick(U v) { return sizeof(U) < 8 ? v * 2 : v * 3; }\n"
+         "template <typename scalar_t>\n"
+         "__global__ void k_pick(const scalar_t *x, scalar_t *y) { y[threadIdx.x] = pick(x[threadIdx.x]); }\n",
+         "k_pick", "'sizeof(U)' reads the size of 'U' (line 1) in 'pick'"},
+        {"template <typename T>\n"
+         "__global__ void k_al(const T *x, T *y)\n"
+         "{ constexpr int w = 16 / alignof(T); y[threadIdx.x] = x[threadIdx.x] * w; }\n",
+         "k_al", "'alignof(T)' reads the size of 'T' (line 3)"},
+        /* a variable of the type, an element and a pointee of a pointer to it */
+        {"template <typename T>\n"
+         "__global__ void k_v(const T *x, T *y)\n"
+         "{ T v = x[threadIdx.x]; y[threadIdx.x] = sizeof(v) == 4 ? v : -v; }\n",
+         "k_v", "'sizeof(v)' reads the size of 'v' (line 3)"},
+        {"template <typename T>\n"
+         "__global__ void k_p(const T *x, T *y)\n"
+         "{ y[threadIdx.x] = sizeof *x > 4 ? x[0] : x[1]; }\n",
+         "k_p", "'sizeof *x' reads the size of 'x' (line 3)"},
+        {"template <typename T>\n"
+         "__global__ void k_e(const T *x, T *y)\n"
+         "{ y[threadIdx.x] = x[threadIdx.x] * (T)(sizeof(x[0]) * 8); }\n",
+         "k_e", "'sizeof(x[0])' reads the size of 'x' (line 3)"},
+        /* a plain float kernel: its float is double in the shadow as well */
+        {"__global__ void k_f(const float *x, float *y)\n"
+         "{\n"
+         "    if (sizeof(float) < 8) y[threadIdx.x] = x[threadIdx.x];\n"
+         "}\n",
+         "k_f", "'sizeof(float)' reads the size of 'float' (line 3) in 'k_f'"},
+        /* std::numeric_limits<T> selects the type's own numbers (check_type_targ's) */
+        {"#include <limits>\n"
+         "template <typename T>\n"
+         "__global__ void k_lim(const T *x, T *y)\n"
+         "{ y[threadIdx.x] = x[threadIdx.x] + (T)std::numeric_limits<T>::digits; }\n",
+         "k_lim", "type parameter 'T' as a template argument of 'numeric_limits' (line 4)"},
+    };
+    size_t wrong = 0;
+    for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) {
+        const char *t = refused[i].text;
+        bool plain = !strstr(t, "template");
+        int rc = promote_fp64(t, strlen(t), refused[i].kernel, plain ? NULL : fargs, plain ? 0 : 1, &r);
+        if (rc != HK_EUNSUPPORTED || !strstr(r.reason, refused[i].want)) {
+            print_error("%s: rc %d, reason '%s', want '%s'\n", refused[i].kernel, rc, r.reason,
+                        refused[i].want);
+            wrong++;
+        }
+        promote_result_free(&r);
+    }
+    if (wrong)
+        fail_msg("%zu of %zu size reads not refused as they should be", wrong,
+                 sizeof refused / sizeof *refused);
+    /* kept: a pointer's size, an alignment given to storage, a byte offset in shared memory */
+    const char *kept =
+        "template <typename T>\n"
+        "__global__ void k_kept(const T *x, T *y)\n"
+        "{\n"
+        "    extern __shared__ __align__(sizeof(T)) unsigned char smem[];\n"
+        "    T *a = (T *)smem;\n"
+        "    int *b = (int *)(smem + sizeof(T) * blockDim.x);\n"
+        "    int words = sizeof(T *) / sizeof(int) + (int)sizeof(x);\n"
+        "    a[threadIdx.x] = x[threadIdx.x]; b[threadIdx.x] = words; __syncthreads();\n"
+        "    y[threadIdx.x] = a[0] + b[0];\n"
+        "}\n";
+    if (promote_fp64(kept, strlen(kept), "k_kept", fargs, 1, &r) != HK_OK)
+        fail_msg("k_kept refused: %s", r.reason);
+    assert_int_equal(r.double_params, 0x3);
+    queue_compile_instantiated("k_kept", &r, "k_kept");
+    promote_result_free(&r);
+    compile_queued();
+}
+
 /* HK_PROMOTE_WILD=1 (bench/accuracy/wild_shadows.sh): every wild-suite spec whose kernel is a
  * template given float (others' code, bench/wild/src, absent from a clean clone) promoted
  * as an episode would: a line per kernel, and each shadow compiled with the instantiation
@@ -765,7 +854,7 @@ static void test_refusals(void **state)
 }
 
 /* Casts that do not touch a float's bytes stay; a dynamic shared buffer of bytes carved
- * with sizeof(float) still needs twice the bytes. */
+ * with sizeof(float) (the offset doubles with the part) still needs twice the bytes. */
 static void test_casts_kept(void **state)
 {
     (void)state;
@@ -774,18 +863,21 @@ static void test_casts_kept(void **state)
         "{\n"
         "    extern __shared__ char smem[];\n"
         "    float *acc = (float *)smem;\n"
+        "    int *cnt = (int *)(smem + sizeof(float) * blockDim.x);\n"
         "    const unsigned *words = (const unsigned *)in;\n"
         "    int i = threadIdx.x;\n"
         "    acc[i] = w[i] * (float)(words[i] & 0xFFu);\n"
         "    __syncthreads();\n"
-        "    if (i < n) y[i] = acc[i] + sizeof(float) * 0.5f;\n"
+        "    cnt[i] = i;\n"
+        "    if (i < n) y[i] = acc[i] + cnt[0] * 0.5f;\n"
         "}\n";
     promote_result r;
     promote_ok(text, "k_bytes", &r);
     has(r.text, "double *acc = (double *)smem;");
     has(r.text, "const unsigned *words = (const unsigned *)in;");
     has(r.text, "acc[i] = w[i] * (double)(words[i] & 0xFFu);");
-    has(r.text, "y[i] = acc[i] + sizeof(double) * 0.5;");
+    has(r.text, "int *cnt = (int *)(smem + sizeof(double) * blockDim.x);");
+    has(r.text, "y[i] = acc[i] + cnt[0] * 0.5;");
     assert_int_equal(r.shmem_factor, 2);
     queue_compile("k_bytes", &r);
     promote_result_free(&r);
@@ -901,6 +993,7 @@ int main(void)
         cmocka_unit_test(test_math),
         cmocka_unit_test(test_template),
         cmocka_unit_test(test_template_attacks),
+        cmocka_unit_test(test_size_reads),
         cmocka_unit_test(test_wild_templates),
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_casts_kept),

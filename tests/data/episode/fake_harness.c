@@ -54,8 +54,12 @@
  * "float4@-accuracy" is a version wrong only on the episode's accuracy seeds (its outputs
  * there go to <scratch>/cNNN-accuracy), and "__restrict__" one whose correctness set fails
  * while its timed run passes (a candidate timed behind the leader passes the search).
- * $FAKE_SIM_SCALE=RULES (words WORD:X): a simulated candidate whose text holds WORD takes X
- * times as long (after the factors above).
+ * $FAKE_SIM_WRONG_TIMED=RULES (the same words): the same in time mode, where the timed
+ * launches' re-check output (--out) is the path: "float4@-verify" is a version whose
+ * interleaved runs in the episode's verify stage (<scratch>/cNNN-verify) answer wrongly.
+ * $FAKE_SIM_SCALE=RULES (words WORD:X or WORD@TEXT:X): a simulated candidate whose text holds
+ * WORD takes X times as long (after the factors above), with @TEXT only in time mode where
+ * its --out path holds TEXT ("float4@-verify:3": slower in the verify stage only).
  * $FAKE_SLOW_MS makes every time-mode call sleep that long (to stop an episode mid-run),
  * until the file $FAKE_SLOW_STOP_FILE exists, when set;
  * $FAKE_COMBO_MS makes each --combos combination take that long.
@@ -146,8 +150,9 @@ static int sim_rule_hits(const char *rules, const char *path)
     return 0;
 }
 
-/* $FAKE_SIM_SCALE's factor for this candidate's text (1 when no word names it). */
-static double sim_scale(void)
+/* $FAKE_SIM_SCALE's factor for this candidate's text (1 when no word names it): its words
+ * without @TEXT when path is NULL, else those with @TEXT that path holds. */
+static double sim_scale(const char *path)
 {
     char buf[1024];
     double x = 1.0;
@@ -157,6 +162,11 @@ static double sim_scale(void)
         if (!colon)
             continue;
         *colon = '\0';
+        char *at = strchr(w, '@');
+        if (at)
+            *at++ = '\0';
+        if (!at != !path || (at && !strstr(path, at)))
+            continue;
         if (*w && strstr(sim_text, w))
             x *= atof(colon + 1);
     }
@@ -193,7 +203,7 @@ static double sim_factor(const char *prog, int *wrong)
         x *= 0.6;
     sim_sloppy = strstr(text, "HK_SIM_SLOPPY") != NULL;
     *wrong = 0;
-    return x * sim_scale();
+    return x * sim_scale(NULL);
 }
 
 /* The number in file (0 when absent), which is then one more: how many time-mode runs came
@@ -262,6 +272,11 @@ int main(int argc, char **argv)
     if (!strcmp(name, "ok") && sim_mode && !strcmp(mode, "run") &&
         sim_rule_hits(getenv("FAKE_SIM_WRONG"), out_dir ? out_dir : out))
         name = "wrong";
+    if (!strcmp(name, "ok") && sim_mode && !strcmp(mode, "time") &&
+        sim_rule_hits(getenv("FAKE_SIM_WRONG_TIMED"), out))
+        name = "wrong";
+    if (sim_mode && !strcmp(mode, "time") && out)
+        factor *= sim_scale(out);
     const char *log = getenv("FAKE_LOG");
     if (log) {
         FILE *f = fopen(log, "a");
