@@ -660,6 +660,61 @@ static bool split_by(const cx *x, const km_cform *f, const idset *mine, const id
     return true;
 }
 
+/* A GEMV's second sum (gesummv: y[i] = alpha*sum_j A[i,j]*x[j] + beta*sum_j B[i,j]*x[j]):
+ * accumulator a2 sums in the first one's loop, from the same start, once per iteration,
+ * the same product with one matrix read B[...] in place of c->in[0]'s at the same index
+ * and the same vector read. Sets c->in[2] to B (n_in 3). false otherwise. */
+static bool second_sum(cx *x, size_t acc, size_t a2)
+{
+    km_class *c = x->c;
+    if (c->kind != KM_CLASS_GEMV || c->n_in != 2 || a2 >= x->n_acs || a2 == acc)
+        return false;
+    const km_accumulator *p = &x->acs[acc], *q = &x->acs[a2];
+    if (q->op != KM_OP_SUM || q->loop != p->loop || q->n_updates != p->n_updates ||
+        !km_form_equal(q->init, p->init) || p->element_operand.n != 1 || q->element_operand.n != 1)
+        return false;
+    const km_term *tp = &p->element_operand.t[0], *tq = &q->element_operand.t[0];
+    /* the atoms other than scalar factors (each sum's own factor is its own alpha): tq's
+     * matched to tp's, equal ones and exactly one read of another matrix */
+    bool used[KM_DEGREE_MAX] = {false};
+    const char *other = NULL;
+    uint32_t np = 0, nq = 0;
+    for (uint32_t j = 0; j < tq->n; j++)
+        nq += !scalar_atom(x, tq->atoms[j]);
+    for (uint32_t i = 0; i < tp->n; i++) {
+        if (scalar_atom(x, tp->atoms[i]))
+            continue;
+        np++;
+        bool found = false;
+        for (uint32_t j = 0; j < tq->n && !found; j++)
+            if (!used[j] && tq->atoms[j] == tp->atoms[i])
+                used[j] = found = true;
+        if (found)
+            continue;
+        const km_atom *ap = &x->atoms[tp->atoms[i]];
+        if (other || ap->kind != KM_ATOM_READ || strcmp(ap->name, c->in[0]) != 0)
+            return false;
+        for (uint32_t j = 0; j < tq->n && !other; j++) {
+            const km_atom *aq = &x->atoms[tq->atoms[j]];
+            if (!used[j] && aq->kind == KM_ATOM_READ && aq->n_args == 1 && ap->n_args == 1 &&
+                km_form_equal(aq->args[0], ap->args[0]) && is_global_param(x, aq->name) &&
+                strcmp(aq->name, c->out) != 0 && strcmp(aq->name, c->in[1]) != 0) {
+                used[j] = true;
+                other = aq->name;
+            }
+        }
+        if (!other)
+            return false;
+    }
+    if (np != nq)
+        return false;
+    if (!other)
+        return false;
+    c->in[2] = other;
+    c->n_in = 3;
+    return true;
+}
+
 static int gemm_epilogue(cx *x, const km_access *w, size_t acc)
 {
     km_class *c = x->c;
@@ -672,8 +727,9 @@ static int gemm_epilogue(cx *x, const km_access *w, size_t acc)
     }
     for (uint32_t i = 0; i < v.n; i++) {
         const km_term *t = &v.t[i];
-        uint32_t hits = 0;
+        uint32_t hits = 0, sums2 = 0;
         bool scalars = true, old_c = false;
+        long a2 = -1;
         for (uint32_t j = 0; j < t->n; j++) {
             const km_atom *a = &x->atoms[t->atoms[j]];
             if (t->atoms[j] == id)
@@ -681,14 +737,19 @@ static int gemm_epilogue(cx *x, const km_access *w, size_t acc)
             else if (a->kind == KM_ATOM_READ && strcmp(a->name, w->buffer) == 0 &&
                      km_form_equal(a->args[0], w->index))
                 old_c = true;
-            else if (!scalar_atom(x, t->atoms[j]))
+            else if (a->kind == KM_ATOM_ACC && a->loop >= 0 && c->kind == KM_CLASS_GEMV) {
+                sums2++;
+                a2 = a->loop;
+            } else if (!scalar_atom(x, t->atoms[j]))
                 scalars = false;
         }
         char tt[160];
         text(x, (km_form){t, 1}, tt, sizeof(tt));
-        if (hits == 1 && !old_c && scalars) {
+        if (hits == 1 && !old_c && scalars && !sums2) {
             c->alpha |= t->coef != 1 || t->n > 1;
-        } else if (hits == 0 && old_c && scalars) {
+        } else if (hits == 0 && !old_c && scalars && sums2 == 1 && second_sum(x, acc, (size_t)a2)) {
+            c->alpha = true;   /* two scaled sums: the library computes them as two calls */
+        } else if (hits == 0 && old_c && scalars && !sums2) {
             c->beta = true;
         } else {
             near(x, c->kind, w->line, EN(KM_EPILOGUE_TERM), km_class_name(c->kind), tt, w->buffer, w->buffer);
