@@ -660,10 +660,12 @@ static bool split_by(const cx *x, const km_cform *f, const idset *mine, const id
     return true;
 }
 
-/* A GEMV's second sum (gesummv: y[i] = alpha*sum_j A[i,j]*x[j] + beta*sum_j B[i,j]*x[j]):
- * accumulator a2 sums in the first one's loop, from the same start, once per iteration,
- * the same product with one matrix read B[...] in place of c->in[0]'s at the same index
- * and the same vector read. Sets c->in[2] to B (n_in 3). false otherwise. */
+/* A GEMV's second sum (gesummv: y[i] = alpha*sum_j A[i,j]*x[j] + beta*sum_j B[i,j]*x[j]; or
+ * A x + B z): accumulator a2 sums in the first one's loop, from the same start, as often,
+ * a product of two reads besides scalar factors (each sum's own factor is its own alpha):
+ * one at the first matrix read's index and one at the first vector read's, each of a global
+ * parameter other than the output. Sets c->in[2], c->in[3] to that matrix and vector
+ * (n_in 4; the same buffers as in[0], in[1] where the sum reuses them). false otherwise. */
 static bool second_sum(cx *x, size_t acc, size_t a2)
 {
     km_class *c = x->c;
@@ -673,45 +675,46 @@ static bool second_sum(cx *x, size_t acc, size_t a2)
     if (q->op != KM_OP_SUM || q->loop != p->loop || q->n_updates != p->n_updates ||
         !km_form_equal(q->init, p->init) || p->element_operand.n != 1 || q->element_operand.n != 1)
         return false;
-    const km_term *tp = &p->element_operand.t[0], *tq = &q->element_operand.t[0];
-    /* the atoms other than scalar factors (each sum's own factor is its own alpha): tq's
-     * matched to tp's, equal ones and exactly one read of another matrix */
-    bool used[KM_DEGREE_MAX] = {false};
-    const char *other = NULL;
+    /* the two reads of each product, in[0]'s and in[1]'s first */
+    const km_atom *rp[2] = {NULL, NULL}, *rq[2] = {NULL, NULL};
     uint32_t np = 0, nq = 0;
-    for (uint32_t j = 0; j < tq->n; j++)
-        nq += !scalar_atom(x, tq->atoms[j]);
+    const km_term *tp = &p->element_operand.t[0], *tq = &q->element_operand.t[0];
     for (uint32_t i = 0; i < tp->n; i++) {
+        const km_atom *a = &x->atoms[tp->atoms[i]];
         if (scalar_atom(x, tp->atoms[i]))
             continue;
-        np++;
-        bool found = false;
-        for (uint32_t j = 0; j < tq->n && !found; j++)
-            if (!used[j] && tq->atoms[j] == tp->atoms[i])
-                used[j] = found = true;
-        if (found)
-            continue;
-        const km_atom *ap = &x->atoms[tp->atoms[i]];
-        if (other || ap->kind != KM_ATOM_READ || strcmp(ap->name, c->in[0]) != 0)
+        if (a->kind != KM_ATOM_READ || a->n_args != 1 || np == 2)
             return false;
-        for (uint32_t j = 0; j < tq->n && !other; j++) {
-            const km_atom *aq = &x->atoms[tq->atoms[j]];
-            if (!used[j] && aq->kind == KM_ATOM_READ && aq->n_args == 1 && ap->n_args == 1 &&
-                km_form_equal(aq->args[0], ap->args[0]) && is_global_param(x, aq->name) &&
-                strcmp(aq->name, c->out) != 0 && strcmp(aq->name, c->in[1]) != 0) {
-                used[j] = true;
-                other = aq->name;
-            }
-        }
-        if (!other)
-            return false;
+        rp[np++] = a;
     }
-    if (np != nq)
+    for (uint32_t i = 0; i < tq->n; i++) {
+        const km_atom *a = &x->atoms[tq->atoms[i]];
+        if (scalar_atom(x, tq->atoms[i]))
+            continue;
+        if (a->kind != KM_ATOM_READ || a->n_args != 1 || nq == 2 || !is_global_param(x, a->name) ||
+            strcmp(a->name, c->out) == 0)
+            return false;
+        rq[nq++] = a;
+    }
+    if (np != 2 || nq != 2 || km_form_equal(rp[0]->args[0], rp[1]->args[0]))
         return false;
-    if (!other)
+    if (strcmp(rp[0]->name, c->in[0]) != 0) {
+        const km_atom *t = rp[0];
+        rp[0] = rp[1];
+        rp[1] = t;
+    }
+    if (strcmp(rp[0]->name, c->in[0]) != 0 || strcmp(rp[1]->name, c->in[1]) != 0)
         return false;
-    c->in[2] = other;
-    c->n_in = 3;
+    if (!km_form_equal(rq[0]->args[0], rp[0]->args[0])) {
+        const km_atom *t = rq[0];
+        rq[0] = rq[1];
+        rq[1] = t;
+    }
+    if (!km_form_equal(rq[0]->args[0], rp[0]->args[0]) || !km_form_equal(rq[1]->args[0], rp[1]->args[0]))
+        return false;
+    c->in[2] = rq[0]->name;
+    c->in[3] = rq[1]->name;
+    c->n_in = 4;
     return true;
 }
 

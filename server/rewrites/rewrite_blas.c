@@ -208,9 +208,10 @@ typedef struct {
     char lda[RWP_EXPR], ldb[RWP_EXPR], ldc[RWP_EXPR]; /* GEMV: ldb, ldc are x's, y's steps */
     char stride_a[RWP_EXPR], stride_b[RWP_EXPR], stride_c[RWP_EXPR];
     char alpha[RWP_EXPR], beta[RWP_EXPR];
-    char a2[RWP_EXPR], alpha2[RWP_EXPR]; /* GEMV with a second sum (km_class in[2], gesummv:
-                                      * y = alpha*A*x + alpha2*B*x + beta*y): B and its
-                                      * factor, a second call adding alpha2*B*x; "" none */
+    char a2[RWP_EXPR], x2[RWP_EXPR], alpha2[RWP_EXPR]; /* GEMV with a second sum (km_class
+                                      * in[2], in[3]; gesummv: y = alpha*A*x + alpha2*B*x +
+                                      * beta*y): its matrix, vector and factor, a second call
+                                      * adding alpha2*B*x2; a2 "" none */
     bool from_launch;                /* m or n is the launch's extent (rwp_launch_extent): the
                                       * host function takes the launch's grid and block */
     char tile[3][RWP_EXPR];          /* a tiled kernel seen through (km_class tiles_seen): the
@@ -255,16 +256,16 @@ static int host_gemv(struct hk_buf *b, const blas_call *g, const blas_names *nm,
                            "                   &hk_beta, %s, (int)(%s));\n"
                            "    }\n",
                            nm->gemv, nm->op_n, g->a, g->lda, g->b, g->ldb, g->c, g->ldc);
-    /* the second sum: y += alpha2 * B x, B read as A is (same index, same leading dimension) */
+    /* the second sum: y += alpha2 * B x2, B read as A is and x2 as x (same indices) */
     if (!rc && g->a2[0])
         rc = hk_buf_printf(b,
-                           "    if (hk_st == %s && hk_n > 0) {   // the second sum: y += alpha2 * %s x\n" /* i18n: not for people */
+                           "    if (hk_st == %s && hk_n > 0) {   // the second sum: y += alpha2 * %s %s\n" /* i18n: not for people */
                            "        const %s hk_one = (%s)1;\n"
                            "        hk_st = %s(hk_h, %s, (int)(%s), (int)(%s), &hk_alpha2, %s, (int)(%s), %s, (int)(%s),\n"
                            "                   &hk_one, %s, (int)(%s));\n"
                            "    }\n",
-                           nm->ok, g->a2, ty, ty, nm->gemv, g->trans_a ? nm->op_t : nm->op_n,
-                           g->trans_a ? "hk_n" : "hk_m", g->trans_a ? "hk_m" : "hk_n", g->a2, g->lda, g->b, g->ldb,
+                           nm->ok, g->a2, g->x2, ty, ty, nm->gemv, g->trans_a ? nm->op_t : nm->op_n,
+                           g->trans_a ? "hk_n" : "hk_m", g->trans_a ? "hk_m" : "hk_n", g->a2, g->lda, g->x2, g->ldb,
                            g->c, g->ldc);
     return rc;
 }
@@ -594,10 +595,11 @@ static bool sum_alpha(const km_kernel *k, const km_accumulator *acc, const expr_
 }
 
 /* alpha and beta from C's write: value = a*acc + b*C[same] (acc: the k-loop sum, whose
- * operand may carry scalars too), or C[...] += a*A*B inside the k loop (beta 1). second:
- * a GEMV's second matrix (km_class in[2]) or NULL: the terms of the sum reading it give
+ * operand may carry scalars too), or C[...] += a*A*B inside the k loop (beta 1). in: a
+ * GEMV's four inputs (km_class in[], n_in 4: a second sum) or NULL: the terms of the sum
+ * that reads in[2] and in[3] (the other one, where both sums read the same) give
  * g->alpha2. */
-static bool scalars_of(const km_kernel *k, const km_access *w, const km_access *scale, const char *second,
+static bool scalars_of(const km_kernel *k, const km_access *w, const km_access *scale, const char *const *in,
                        blas_call *g, char *why, size_t wn)
 {
     size_t na, nacc;
@@ -617,9 +619,11 @@ static bool scalars_of(const km_kernel *k, const km_access *w, const km_access *
             else if (a->kind == KM_ATOM_READ && !strcmp(a->name, w->buffer) && km_form_equal(a->args[0], w->index))
                 oldc = a;
         }
-        if (accat && accat->loop >= 0 && (size_t)accat->loop < nacc && !oldc && second &&
-            acc_reads(k, &accs[accat->loop], second)) {
-            acc2 = &accs[accat->loop];
+        const km_accumulator *ax = accat && accat->loop >= 0 && (size_t)accat->loop < nacc ? &accs[accat->loop] : NULL;
+        bool is1 = ax && acc_reads(k, ax, in ? in[0] : "") && acc_reads(k, ax, in ? in[1] : "");
+        bool is2 = ax && in && acc_reads(k, ax, in[2]) && acc_reads(k, ax, in[3]);
+        if (ax && !oldc && is2 && (!is1 || (acc && acc != ax))) {
+            acc2 = ax;
             ok = et_add(&al2, "%s", al2.n ? " + " : "") && scalar_factor(k, t, &al2, bad, sizeof bad);
         } else if (accat && accat->loop >= 0 && (size_t)accat->loop < nacc && !oldc) {
             acc = &accs[accat->loop];
@@ -635,11 +639,11 @@ static bool scalars_of(const km_kernel *k, const km_access *w, const km_access *
     }
     if (ok)
         ok = sum_alpha(k, acc, &al, g->alpha, sizeof g->alpha, bad, sizeof bad, why, wn);
-    if (ok && second) {
+    if (ok && in) {
         /* the class proved both sums; each its own factor (a missing one is refused) */
         ok = acc && acc2 && sum_alpha(k, acc2, &al2, g->alpha2, sizeof g->alpha2, bad, sizeof bad, why, wn);
         if (!ok && !why[0] && !bad[0])
-            snprintf(bad, sizeof bad, "%s", second);
+            snprintf(bad, sizeof bad, "%s", in[2]);
     }
     if (ok && scale && zero_store(scale)) {
         /* C = 0; C += ...: the old C does not enter */
@@ -725,7 +729,7 @@ static bool class_sizes(const km_kernel *k, const km_class *c, blas_call *g, cha
  * global pointer parameters of one type, float or double. */
 static bool class_buffers(const km_kernel *k, const km_class *c, blas_call *g, char *why, size_t wn)
 {
-    bool two = c->kind == KM_CLASS_GEMV && c->n_in == 3;   /* a second sum: B in[2] */
+    bool two = c->kind == KM_CLASS_GEMV && c->n_in == 4;   /* a second sum: in[2] x in[3] */
     if ((c->shared_tiles && !c->tiles_seen) || (c->n_in != 2 && !two)) {
         snprintf(why, wn, EN(RW_BLAS_SHARED_TILES), c->line);
         return false;
@@ -745,16 +749,17 @@ static bool class_buffers(const km_kernel *k, const km_class *c, blas_call *g, c
         return false;
     }
     if (two) {
-        const char *t2 = elem_type(k, c->in[2]);
-        if (!t2) {
+        const char *t2 = elem_type(k, c->in[2]), *t3 = elem_type(k, c->in[3]);
+        if (!t2 || !t3) {
             snprintf(why, wn, EN(RW_BLAS_OPERAND_NOT_PARAM), c->line);
             return false;
         }
-        if (strcmp(tc, t2)) {
-            snprintf(why, wn, EN(RW_BLAS_ELEM_TYPES), c->line, ta, t2, tc);
+        if (strcmp(tc, t2) || strcmp(tc, t3)) {
+            snprintf(why, wn, EN(RW_BLAS_ELEM_TYPES), c->line, t2, t3, tc);
             return false;
         }
         snprintf(g->a2, sizeof g->a2, "%s", c->in[2]);
+        snprintf(g->x2, sizeof g->x2, "%s", c->in[3]);
     }
     g->dbl = !strcmp(tc, "double");
     snprintf(g->a, sizeof g->a, "%s", c->in[0]);
@@ -786,7 +791,7 @@ static bool class_call(const km_kernel *k, blas_call *g, char *why, size_t wn)
     const km_access *w, *scale;
     if (!class_buffers(k, &c, g, why, wn) || !class_sizes(k, &c, g, why, wn) ||
         !(w = single_write(k, &c, &scale, why, wn)) || !guards_cover(k, &c, w, why, wn) ||
-        (scale && !guards_cover(k, &c, scale, why, wn)) || !scalars_of(k, w, scale, c.n_in == 3 ? c.in[2] : NULL, g, why, wn))
+        (scale && !guards_cover(k, &c, scale, why, wn)) || !scalars_of(k, w, scale, c.n_in == 4 ? c.in : NULL, g, why, wn))
         return false;
     for (int a = 0; a < 3 && c.tiles_seen; a++) {
         char bad[160] = "";

@@ -2476,8 +2476,8 @@ char *kc_flops(skel *k, const an_function *f, char *const *counts, const bool *c
         size_t nd = c.kind == KM_CLASS_GEMM ? 3 : 2;
         struct hk_buf b;
         hk_buf_init(&b, SK_MAX_TEXT);
-        /* a GEMV with a second matrix (gesummv) multiplies and adds twice per element */
-        bool ok = hk_buf_appends(&b, c.kind == KM_CLASS_GEMV && c.n_in == 3 ? "4" : "2") == HK_OK;
+        /* a GEMV with a second sum (gesummv) multiplies and adds twice per element */
+        bool ok = hk_buf_appends(&b, c.kind == KM_CLASS_GEMV && c.n_in == 4 ? "4" : "2") == HK_OK;
         for (size_t i = 0; i < nd && ok; i++) {
             if (!dims[i]->known)
                 ok = false;

@@ -229,6 +229,20 @@ static const char two_sums[] =
     "    gs<<<(n + 127) / 128, 128>>>(n, 1.5, 0.25, A, B, x, y);\n"
     "}\n";
 
+static const char two_vectors[] =
+    "__global__ void tz(int n, const float *A, const float *B, const float *x, const float *z, float *y)\n"
+    "{\n"
+    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (i < n) {\n"
+    "        float t1 = 0.f, t2 = 0.f;\n"
+    "        for (int j = 0; j < n; j++) {\n"
+    "            t1 += A[i * n + j] * x[j];\n"
+    "            t2 += B[i * n + j] * z[j];\n"
+    "        }\n"
+    "        y[i] = t1 + t2;\n"
+    "    }\n"
+    "}\n";
+
 static void test_other_forms(void **state)
 {
     (void)state;
@@ -270,6 +284,18 @@ static void test_other_forms(void **state)
     has(r.text, "hk_st = cublasDgemv(hk_h, CUBLAS_OP_T, (int)(hk_n), (int)(hk_m), &hk_alpha2, B, (int)(n), x, (int)(1),\n"
                 "                   &hk_one, y, (int)(1));");
     has(r.text, "hk_host_gs(n, 1.5, 0.25, A, B, x, y);");
+    /* y = A x + B z (another vector): the second call reads z */
+    fixture fz;
+    load_text(two_vectors, &fz);
+    rw_result rz;
+    assert_int_equal(rw_blas_substitution(fz.text, fz.len, fz.m, kernel(&fz, "tz"), 0, false, &rz), HK_OK);
+    if (!rz.applicable)
+        fail_msg("%s", rz.description);
+    has(rz.text, "const float hk_alpha = (float)(1), hk_beta = (float)(0);");
+    has(rz.text, "const float hk_alpha2 = (float)(1);");
+    has(rz.text, "hk_st = cublasSgemv(hk_h, CUBLAS_OP_T, (int)(hk_n), (int)(hk_m), &hk_alpha2, B, (int)(n), z, (int)(1),");
+    rw_result_free(&rz);
+    unload(&fz);
     if (have_cuda()) {
         char path[700], cmd[2000];
         snprintf(path, sizeof path, "%s/two_sums.cu", tmpdir);
@@ -336,12 +362,12 @@ static const refusal refusals[] = {
                            "void run(const float *A, const float *x, float *y, int M, int N, cudaStream_t st)\n"
                            "{\n    gv<<<(M + 127) / 128, 128, 0, st>>>(A, x, y, M, N);\n}\n",
      "gv", "stream st"},
-    {"two sums over two vectors", "__global__ void tv(int n, const float *A, const float *B, const float *x,\n"
-                                  "                   const float *z, float *y)\n"
+    {"two sums at other indices", "__global__ void tv(int n, const float *A, const float *B, const float *x,\n"
+                                  "                   float *y)\n"
                                   "{\n    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
                                   "    if (i < n) {\n        float t1 = 0.f, t2 = 0.f;\n"
                                   "        for (int j = 0; j < n; j++) {\n"
-                                  "            t1 += A[i * n + j] * x[j];\n            t2 += B[i * n + j] * z[j];\n"
+                                  "            t1 += A[i * n + j] * x[j];\n            t2 += B[j * n + i] * x[j];\n"
                                   "        }\n        y[i] = t1 + t2;\n    }\n}\n",
      "tv", "the term $acc1 of y[...] is neither alpha*sum nor beta*y"},
 };

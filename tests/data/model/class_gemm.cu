@@ -165,7 +165,7 @@ __global__ void gemv_two_sums_cols(const float *A, const float *B, const float *
     }
 }
 
-// near miss: the second sum reads another vector (two GEMVs, not one with two matrices)
+// the second sum reads another vector: y = A x + B z, still two GEMVs of one shape
 __global__ void gemv_two_vectors(int n, const float *A, const float *B, const float *x,
                                  const float *z, float *y)
 {
