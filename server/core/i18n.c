@@ -4525,6 +4525,8 @@ static const struct hk_msg_entry msgs[HK_MSG_COUNT] = {
       "核函数 %s：分块的 %s GEMM %s x %s，共享内存中的分块为 %dx%dx%d（HK_BM、HK_BN、HK_BK），256 线程的线程块中每个线程计算 %dx%d 个输出，以网格跨步方式遍历各分块；收尾部分保持不变"),
     F(RW_GEMM_DESC_LAUNCH, "kernel %s: tiled %s GEMM %s x %s, tiles %dx%dx%d (HK_BM, HK_BN, HK_BK) in shared memory, %dx%d outputs per thread for blocks of 256 threads, grid-stride over tiles; epilogue kept; no bounds check in the kernel: M and N are the launch's grid x block, so it runs under the spec's grid only",
       "核函数 %s：分块的 %s GEMM %s x %s，共享内存中的分块为 %dx%dx%d（HK_BM、HK_BN、HK_BK），256 线程的线程块中每个线程计算 %dx%d 个输出，以网格跨步方式遍历各分块；收尾部分保持不变；核函数中没有边界检查：M 和 N 是启动的 grid x block，因此只能在 bench spec 的网格下运行"),
+    F(RW_GEMM_DESC_BATCHED, "kernel %s: tiled %s GEMM %s x %s of each of %s batches, tiles %dx%dx%d (HK_BM, HK_BN, HK_BK) in shared memory, %dx%d outputs per thread for blocks of 256 threads, grid-stride over every batch's tiles; the store of %s rebuilt as alpha * sum + beta * C",
+      "核函数 %s：分块的 %s GEMM %s x %s，共 %s 个批次，每个批次一次，共享内存中的分块为 %dx%dx%d（HK_BM、HK_BN、HK_BK），256 线程的线程块中每个线程计算 %dx%d 个输出，以网格跨步方式遍历所有批次的分块；%s 的存储按 alpha * sum + beta * C 重建"),
     /* rewrite_carry.c (register_carry) */
     M(RW_C_BLOCK_STRIDED_LOOP, "block-strided loop",
       "线程块跨步循环"),

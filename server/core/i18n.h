@@ -2403,6 +2403,7 @@ enum hk_msg {
     HK_MSG_RW_GEMM_AFTER_NO_PARAM,
     HK_MSG_RW_GEMM_DESC,
     HK_MSG_RW_GEMM_DESC_LAUNCH,
+    HK_MSG_RW_GEMM_DESC_BATCHED,
     /* rewrite_carry.c (register_carry) */
     HK_MSG_RW_C_BLOCK_STRIDED_LOOP,
     HK_MSG_RW_C_LOOP_VARIABLE,

@@ -660,6 +660,64 @@ static bool split_by(const cx *x, const km_cform *f, const idset *mine, const id
     return true;
 }
 
+/* A GEMV's second sum (gesummv: y[i] = alpha*sum_j A[i,j]*x[j] + beta*sum_j B[i,j]*x[j]; or
+ * A x + B z): accumulator a2 sums in the first one's loop, from the same start, as often,
+ * a product of two reads besides scalar factors (each sum's own factor is its own alpha):
+ * one at the first matrix read's index and one at the first vector read's, each of a global
+ * parameter other than the output. Sets c->in[2], c->in[3] to that matrix and vector
+ * (n_in 4; the same buffers as in[0], in[1] where the sum reuses them). false otherwise. */
+static bool second_sum(cx *x, size_t acc, size_t a2)
+{
+    km_class *c = x->c;
+    if (c->kind != KM_CLASS_GEMV || c->n_in != 2 || a2 >= x->n_acs || a2 == acc)
+        return false;
+    const km_accumulator *p = &x->acs[acc], *q = &x->acs[a2];
+    if (q->op != KM_OP_SUM || q->loop != p->loop || q->n_updates != p->n_updates ||
+        !km_form_equal(q->init, p->init) || p->element_operand.n != 1 || q->element_operand.n != 1)
+        return false;
+    /* the two reads of each product, in[0]'s and in[1]'s first */
+    const km_atom *rp[2] = {NULL, NULL}, *rq[2] = {NULL, NULL};
+    uint32_t np = 0, nq = 0;
+    const km_term *tp = &p->element_operand.t[0], *tq = &q->element_operand.t[0];
+    for (uint32_t i = 0; i < tp->n; i++) {
+        const km_atom *a = &x->atoms[tp->atoms[i]];
+        if (scalar_atom(x, tp->atoms[i]))
+            continue;
+        if (a->kind != KM_ATOM_READ || a->n_args != 1 || np == 2)
+            return false;
+        rp[np++] = a;
+    }
+    for (uint32_t i = 0; i < tq->n; i++) {
+        const km_atom *a = &x->atoms[tq->atoms[i]];
+        if (scalar_atom(x, tq->atoms[i]))
+            continue;
+        if (a->kind != KM_ATOM_READ || a->n_args != 1 || nq == 2 || !is_global_param(x, a->name) ||
+            strcmp(a->name, c->out) == 0)
+            return false;
+        rq[nq++] = a;
+    }
+    if (np != 2 || nq != 2 || km_form_equal(rp[0]->args[0], rp[1]->args[0]))
+        return false;
+    if (strcmp(rp[0]->name, c->in[0]) != 0) {
+        const km_atom *t = rp[0];
+        rp[0] = rp[1];
+        rp[1] = t;
+    }
+    if (strcmp(rp[0]->name, c->in[0]) != 0 || strcmp(rp[1]->name, c->in[1]) != 0)
+        return false;
+    if (!km_form_equal(rq[0]->args[0], rp[0]->args[0])) {
+        const km_atom *t = rq[0];
+        rq[0] = rq[1];
+        rq[1] = t;
+    }
+    if (!km_form_equal(rq[0]->args[0], rp[0]->args[0]) || !km_form_equal(rq[1]->args[0], rp[1]->args[0]))
+        return false;
+    c->in[2] = rq[0]->name;
+    c->in[3] = rq[1]->name;
+    c->n_in = 4;
+    return true;
+}
+
 static int gemm_epilogue(cx *x, const km_access *w, size_t acc)
 {
     km_class *c = x->c;
@@ -672,8 +730,9 @@ static int gemm_epilogue(cx *x, const km_access *w, size_t acc)
     }
     for (uint32_t i = 0; i < v.n; i++) {
         const km_term *t = &v.t[i];
-        uint32_t hits = 0;
+        uint32_t hits = 0, sums2 = 0;
         bool scalars = true, old_c = false;
+        long a2 = -1;
         for (uint32_t j = 0; j < t->n; j++) {
             const km_atom *a = &x->atoms[t->atoms[j]];
             if (t->atoms[j] == id)
@@ -681,14 +740,19 @@ static int gemm_epilogue(cx *x, const km_access *w, size_t acc)
             else if (a->kind == KM_ATOM_READ && strcmp(a->name, w->buffer) == 0 &&
                      km_form_equal(a->args[0], w->index))
                 old_c = true;
-            else if (!scalar_atom(x, t->atoms[j]))
+            else if (a->kind == KM_ATOM_ACC && a->loop >= 0 && c->kind == KM_CLASS_GEMV) {
+                sums2++;
+                a2 = a->loop;
+            } else if (!scalar_atom(x, t->atoms[j]))
                 scalars = false;
         }
         char tt[160];
         text(x, (km_form){t, 1}, tt, sizeof(tt));
-        if (hits == 1 && !old_c && scalars) {
+        if (hits == 1 && !old_c && scalars && !sums2) {
             c->alpha |= t->coef != 1 || t->n > 1;
-        } else if (hits == 0 && old_c && scalars) {
+        } else if (hits == 0 && !old_c && scalars && sums2 == 1 && second_sum(x, acc, (size_t)a2)) {
+            c->alpha = true;   /* two scaled sums: the library computes them as two calls */
+        } else if (hits == 0 && old_c && scalars && !sums2) {
             c->beta = true;
         } else {
             near(x, c->kind, w->line, EN(KM_EPILOGUE_TERM), km_class_name(c->kind), tt, w->buffer, w->buffer);

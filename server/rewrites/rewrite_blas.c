@@ -208,6 +208,10 @@ typedef struct {
     char lda[RWP_EXPR], ldb[RWP_EXPR], ldc[RWP_EXPR]; /* GEMV: ldb, ldc are x's, y's steps */
     char stride_a[RWP_EXPR], stride_b[RWP_EXPR], stride_c[RWP_EXPR];
     char alpha[RWP_EXPR], beta[RWP_EXPR];
+    char a2[RWP_EXPR], x2[RWP_EXPR], alpha2[RWP_EXPR]; /* GEMV with a second sum (km_class
+                                      * in[2], in[3]; gesummv: y = alpha*A*x + alpha2*B*x +
+                                      * beta*y): its matrix, vector and factor, a second call
+                                      * adding alpha2*B*x2; a2 "" none */
     bool from_launch;                /* m or n is the launch's extent (rwp_launch_extent): the
                                       * host function takes the launch's grid and block */
     char tile[3][RWP_EXPR];          /* a tiled kernel seen through (km_class tiles_seen): the
@@ -252,6 +256,17 @@ static int host_gemv(struct hk_buf *b, const blas_call *g, const blas_names *nm,
                            "                   &hk_beta, %s, (int)(%s));\n"
                            "    }\n",
                            nm->gemv, nm->op_n, g->a, g->lda, g->b, g->ldb, g->c, g->ldc);
+    /* the second sum: y += alpha2 * B x2, B read as A is and x2 as x (same indices) */
+    if (!rc && g->a2[0])
+        rc = hk_buf_printf(b,
+                           "    if (hk_st == %s && hk_n > 0) {   // the second sum: y += alpha2 * %s %s\n" /* i18n: not for people */
+                           "        const %s hk_one = (%s)1;\n"
+                           "        hk_st = %s(hk_h, %s, (int)(%s), (int)(%s), &hk_alpha2, %s, (int)(%s), %s, (int)(%s),\n"
+                           "                   &hk_one, %s, (int)(%s));\n"
+                           "    }\n",
+                           nm->ok, g->a2, g->x2, ty, ty, nm->gemv, g->trans_a ? nm->op_t : nm->op_n,
+                           g->trans_a ? "hk_n" : "hk_m", g->trans_a ? "hk_m" : "hk_n", g->a2, g->lda, g->x2, g->ldb,
+                           g->c, g->ldc);
     return rc;
 }
 
@@ -354,6 +369,8 @@ static int host_function(struct hk_buf *b, const char *text, const an_function *
                            "    const long long hk_m = (long long)(%s), hk_n = (long long)(%s);\n"
                            "    %s hk_st;\n",
                            ty, ty, g->alpha, ty, g->beta, g->m, g->n, nm->status_t);
+    if (!rc && g->a2[0])
+        rc = hk_buf_printf(b, "    const %s hk_alpha2 = (%s)(%s);\n", ty, ty, g->alpha2);
     if (!rc)
         rc = g->kind == RWP_BLAS_GEMV ? host_gemv(b, g, nm, hip) : host_gemm(b, g, nm);
     if (!rc)
@@ -540,18 +557,58 @@ static bool guards_cover(const km_kernel *k, const km_class *c, const km_access 
     return true;
 }
 
+/* Does accumulator acc's (one-term) operand read buffer name? */
+static bool acc_reads(const km_kernel *k, const km_accumulator *acc, const char *name)
+{
+    size_t na;
+    const km_atom *atoms = km_atoms(k, &na);
+    for (uint32_t i = 0; i < acc->element_operand.n; i++)
+        for (uint32_t j = 0; j < acc->element_operand.t[i].n; j++) {
+            const km_atom *a = &atoms[acc->element_operand.t[i].atoms[j]];
+            if (a->kind == KM_ATOM_READ && !strcmp(a->name, name))
+                return true;
+        }
+    return false;
+}
+
+/* The factor of one sum acc into out: al (the write's scalars of acc's terms) times the
+ * scalars of acc's operand (sum += s*A*B); false when the sum does not start at 0 (why)
+ * or a factor is not host-evaluable (bad). */
+static bool sum_alpha(const km_kernel *k, const km_accumulator *acc, const expr_text *al, char *out, size_t on,
+                      char *bad, size_t bn, char *why, size_t wn)
+{
+    if (acc && acc->init.n) {
+        snprintf(why, wn, EN(RW_BLAS_SUM_START), acc->line, acc->name ? acc->name : "?");
+        bad[0] = '\0';
+        return false;
+    }
+    if (acc && acc->element_operand.n == 1) {
+        /* sum += s*A*B: s scales the sum as alpha does */
+        expr_text f = {.n = 0};
+        if (!scalar_factor(k, &acc->element_operand.t[0], &f, bad, bn))
+            return false;
+        if (strcmp(f.s, "1"))
+            return fits(snprintf(out, on, "(%s)*(%.*s)", f.s, (int)(on / 2), al->n ? al->s : "0"), on);
+    }
+    snprintf(out, on, "%s", al->n ? al->s : "0");
+    return true;
+}
+
 /* alpha and beta from C's write: value = a*acc + b*C[same] (acc: the k-loop sum, whose
- * operand may carry scalars too), or C[...] += a*A*B inside the k loop (beta 1). */
-static bool scalars_of(const km_kernel *k, const km_access *w, const km_access *scale, blas_call *g, char *why,
-                       size_t wn)
+ * operand may carry scalars too), or C[...] += a*A*B inside the k loop (beta 1). in: a
+ * GEMV's four inputs (km_class in[], n_in 4: a second sum) or NULL: the terms of the sum
+ * that reads in[2] and in[3] (the other one, where both sums read the same) give
+ * g->alpha2. */
+static bool scalars_of(const km_kernel *k, const km_access *w, const km_access *scale, const char *const *in,
+                       blas_call *g, char *why, size_t wn)
 {
     size_t na, nacc;
     const km_atom *atoms = km_atoms(k, &na);
     const km_accumulator *accs = km_accumulators(k, &nacc);
-    expr_text al = {.n = 0}, be = {.n = 0};
+    expr_text al = {.n = 0}, be = {.n = 0}, al2 = {.n = 0};
     char bad[160] = "";
     bool ok = true, rmw_sum = w->mode == KM_RMW && w->op == KM_OP_SUM;
-    const km_accumulator *acc = NULL;
+    const km_accumulator *acc = NULL, *acc2 = NULL;
     for (uint32_t i = 0; i < w->element_value.n && ok; i++) {
         const km_term *t = &w->element_value.t[i];
         const km_atom *accat = NULL, *oldc = NULL;
@@ -562,7 +619,13 @@ static bool scalars_of(const km_kernel *k, const km_access *w, const km_access *
             else if (a->kind == KM_ATOM_READ && !strcmp(a->name, w->buffer) && km_form_equal(a->args[0], w->index))
                 oldc = a;
         }
-        if (accat && accat->loop >= 0 && (size_t)accat->loop < nacc && !oldc) {
+        const km_accumulator *ax = accat && accat->loop >= 0 && (size_t)accat->loop < nacc ? &accs[accat->loop] : NULL;
+        bool is1 = ax && acc_reads(k, ax, in ? in[0] : "") && acc_reads(k, ax, in ? in[1] : "");
+        bool is2 = ax && in && acc_reads(k, ax, in[2]) && acc_reads(k, ax, in[3]);
+        if (ax && !oldc && is2 && (!is1 || (acc && acc != ax))) {
+            acc2 = ax;
+            ok = et_add(&al2, "%s", al2.n ? " + " : "") && scalar_factor(k, t, &al2, bad, sizeof bad);
+        } else if (accat && accat->loop >= 0 && (size_t)accat->loop < nacc && !oldc) {
             acc = &accs[accat->loop];
             ok = et_add(&al, "%s", al.n ? " + " : "") && scalar_factor(k, t, &al, bad, sizeof bad);
         } else if (oldc && !accat) {
@@ -574,21 +637,13 @@ static bool scalars_of(const km_kernel *k, const km_access *w, const km_access *
             ok = false;
         }
     }
-    if (ok && acc && acc->init.n) {
-        snprintf(why, wn, EN(RW_BLAS_SUM_START), acc->line, acc->name ? acc->name : "?");
-        ok = false;
-        bad[0] = '\0';
-    } else if (ok && acc && acc->element_operand.n == 1) {
-        /* sum += s*A*B: s scales the sum as alpha does */
-        expr_text f = {.n = 0};
-        ok = scalar_factor(k, &acc->element_operand.t[0], &f, bad, sizeof bad);
-        if (ok && strcmp(f.s, "1"))
-            ok = fits(snprintf(g->alpha, sizeof g->alpha, "(%s)*(%.*s)", f.s, (int)(sizeof g->alpha / 2),
-                               al.n ? al.s : "0"), sizeof g->alpha);
-        else if (ok)
-            snprintf(g->alpha, sizeof g->alpha, "%s", al.n ? al.s : "0");
-    } else if (ok) {
-        snprintf(g->alpha, sizeof g->alpha, "%s", al.n ? al.s : "0");
+    if (ok)
+        ok = sum_alpha(k, acc, &al, g->alpha, sizeof g->alpha, bad, sizeof bad, why, wn);
+    if (ok && in) {
+        /* the class proved both sums; each its own factor (a missing one is refused) */
+        ok = acc && acc2 && sum_alpha(k, acc2, &al2, g->alpha2, sizeof g->alpha2, bad, sizeof bad, why, wn);
+        if (!ok && !why[0] && !bad[0])
+            snprintf(bad, sizeof bad, "%s", in[2]);
     }
     if (ok && scale && zero_store(scale)) {
         /* C = 0; C += ...: the old C does not enter */
@@ -674,7 +729,8 @@ static bool class_sizes(const km_kernel *k, const km_class *c, blas_call *g, cha
  * global pointer parameters of one type, float or double. */
 static bool class_buffers(const km_kernel *k, const km_class *c, blas_call *g, char *why, size_t wn)
 {
-    if ((c->shared_tiles && !c->tiles_seen) || c->n_in != 2) {
+    bool two = c->kind == KM_CLASS_GEMV && c->n_in == 4;   /* a second sum: in[2] x in[3] */
+    if ((c->shared_tiles && !c->tiles_seen) || (c->n_in != 2 && !two)) {
         snprintf(why, wn, EN(RW_BLAS_SHARED_TILES), c->line);
         return false;
     }
@@ -691,6 +747,19 @@ static bool class_buffers(const km_kernel *k, const km_class *c, blas_call *g, c
     if (!strcmp(c->out, c->in[0]) || !strcmp(c->out, c->in[1])) {
         snprintf(why, wn, EN(RW_BLAS_READ_AND_WRITTEN), c->line, c->out);
         return false;
+    }
+    if (two) {
+        const char *t2 = elem_type(k, c->in[2]), *t3 = elem_type(k, c->in[3]);
+        if (!t2 || !t3) {
+            snprintf(why, wn, EN(RW_BLAS_OPERAND_NOT_PARAM), c->line);
+            return false;
+        }
+        if (strcmp(tc, t2) || strcmp(tc, t3)) {
+            snprintf(why, wn, EN(RW_BLAS_ELEM_TYPES), c->line, t2, t3, tc);
+            return false;
+        }
+        snprintf(g->a2, sizeof g->a2, "%s", c->in[2]);
+        snprintf(g->x2, sizeof g->x2, "%s", c->in[3]);
     }
     g->dbl = !strcmp(tc, "double");
     snprintf(g->a, sizeof g->a, "%s", c->in[0]);
@@ -722,7 +791,7 @@ static bool class_call(const km_kernel *k, blas_call *g, char *why, size_t wn)
     const km_access *w, *scale;
     if (!class_buffers(k, &c, g, why, wn) || !class_sizes(k, &c, g, why, wn) ||
         !(w = single_write(k, &c, &scale, why, wn)) || !guards_cover(k, &c, w, why, wn) ||
-        (scale && !guards_cover(k, &c, scale, why, wn)) || !scalars_of(k, w, scale, g, why, wn))
+        (scale && !guards_cover(k, &c, scale, why, wn)) || !scalars_of(k, w, scale, c.n_in == 4 ? c.in : NULL, g, why, wn))
         return false;
     for (int a = 0; a < 3 && c.tiles_seen; a++) {
         char bad[160] = "";

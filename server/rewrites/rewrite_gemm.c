@@ -64,6 +64,7 @@ static const char tpl_gemm[] =
     "    const long long hk_m = ($M), hk_n = ($N), hk_k = ($K);\n" /* i18n: not for people */
     "    const long long hk_block = blockIdx.x + (long long)gridDim.x * (blockIdx.y + (long long)gridDim.y * blockIdx.z);\n"
     "    const long long hk_blocks = (long long)gridDim.x * gridDim.y * gridDim.z;\n"
+    "$ZDECL"
     "    if (hk_nthreads == HK_THREADS) {\n"
     "        // $V storage: rows of the tiles start 16-byte aligned, for vector reads\n"
     "        __shared__ $V hk_as_v[HK_BK * (HK_BM + 4) / $VW];\n"
@@ -72,9 +73,10 @@ static const char tpl_gemm[] =
     "        $T (*hk_bs)[HK_BN + 4] = reinterpret_cast<$T (*)[HK_BN + 4]>(hk_bs_v);\n"
     "        const int hk_tx = hk_tid % (HK_BN / HK_TN), hk_ty = hk_tid / (HK_BN / HK_TN);\n"
     "        const long long hk_tiles_n = (hk_n + HK_BN - 1) / HK_BN;\n"
-    "        const long long hk_tiles = hk_tiles_n * ((hk_m + HK_BM - 1) / HK_BM);\n"
+    "        const long long hk_tiles = hk_tiles_n * ((hk_m + HK_BM - 1) / HK_BM)$ZMUL;\n"
     "        for (long long hk_t = hk_block; hk_t < hk_tiles; hk_t += hk_blocks) {\n"
-    "            const long long hk_row0 = (hk_t / hk_tiles_n) * HK_BM, hk_col0 = (hk_t % hk_tiles_n) * HK_BN;\n"
+    "            const long long hk_row0 = (hk_t / hk_tiles_n$ZROWT) * HK_BM, hk_col0 = (hk_t % hk_tiles_n) * HK_BN;\n"
+    "$ZSELT"
     "            $T hk_acc[HK_TM][HK_TN];\n"
     "            #pragma unroll\n"
     "            for (int hk_i = 0; hk_i < HK_TM; hk_i++) {\n"
@@ -131,8 +133,9 @@ static const char tpl_gemm[] =
     "#undef TG_ROW_OF\n"
     "#undef TG_COL_OF\n"
     "    } else {\n"
-    "        for (long long hk_e = hk_block * hk_nthreads + hk_tid; hk_e < hk_m * hk_n; hk_e += hk_blocks * hk_nthreads) {\n"
-    "            const $RT $ROW = ($RT)(hk_e / hk_n);\n"
+    "        for (long long hk_e = hk_block * hk_nthreads + hk_tid; hk_e < hk_m * hk_n$ZMUL; hk_e += hk_blocks * hk_nthreads) {\n"
+    "$ZSELS"
+    "            const $RT $ROW = ($RT)(hk_e / hk_n$ZROWS);\n"
     "            const $CT $COL = ($CT)(hk_e % hk_n);\n"
     "            $T $ACC = ($T)0;\n"
     "            for (long long hk_kk = 0; hk_kk < hk_k; hk_kk++)\n"
@@ -318,6 +321,160 @@ static const char *epilogue_check(const rw_toks *ts, size_t a, size_t b, const a
     return NULL;
 }
 
+/* What the tiled template is rendered from. z: a batched GEMM's texts (all "" for one
+ * matrix): hk_nb's declaration, the factor of the work counts, the row tile's and simple
+ * path's row taken modulo one matrix, and the batch's pointers chosen per tile / element. */
+typedef struct {
+    const char *t;                      /* element and accumulator type */
+    const pt_index *row, *col;          /* C's row and column index: name, type, bound */
+    const char *kb;                     /* K */
+    const char *a, *b;                  /* the operands' names (a batched GEMM's: per batch) */
+    const char *lda, *ldb;
+    bool tra, trb;
+    const char *acc, *epi;              /* the sum's name, the statements after the k loop */
+    struct {
+        const char *decl, *mul, *rowt, *selt, *sels, *rows;
+    } z;
+} tiled_text;
+
+/* Renders tpl_gemm for x into b with tiles tile_m x tile_n x tile_k. */
+static int render_tiled(struct hk_buf *b, const tiled_text *x, int tile_m, int tile_n, int tile_k)
+{
+    int rc = HK_OK;
+    /* shared reads: vector loads of TM/2 (TN/2) consecutive values when that run is a
+     * multiple of the vector width, else one value at a time */
+    bool dbl = strcmp(x->t, "double") == 0;
+    int vw = dbl ? 2 : 4;
+    const char *vt = dbl ? "double2" : "float4";
+    struct hk_buf lb;
+    hk_buf_init(&lb, 8192);
+    static const char *const comp = "xyzw";
+    for (int ab = 0; ab < 2 && rc == HK_OK; ab++) {
+        int half = (ab == 0 ? tile_m : tile_n) / 16 / 2;
+        const char *arr = ab == 0 ? "hk_as" : "hk_bs", *dst = ab == 0 ? "hk_a" : "hk_b";
+        const char *t_ = ab == 0 ? "hk_ty" : "hk_tx", *tm = ab == 0 ? "HK_TM" : "HK_TN";
+        const char *bmn = ab == 0 ? "HK_BM" : "HK_BN", *of = ab == 0 ? "TG_ROW_OF" : "TG_COL_OF";
+        if (half % vw == 0) {
+            rc = hk_buf_printf(&lb,
+                               "                    #pragma unroll\n" /* i18n: not for people */
+                               "                    for (int hk_h = 0; hk_h < 2; hk_h++) {\n"
+                               "                        #pragma unroll\n"
+                               "                        for (int hk_q = 0; hk_q < %s / 2; hk_q += %d) {\n"
+                               "                            const %s hk_v = *reinterpret_cast<const %s *>(&%s[hk_kk][%s * (%s / 2) + hk_q + hk_h * (%s / 2)]);\n",
+                               tm, vw, vt, vt, arr, t_, tm, bmn);
+            for (int c4 = 0; c4 < vw && rc == HK_OK; c4++)
+                rc = hk_buf_printf(&lb, "                            %s[hk_h * (%s / 2) + hk_q + %d] = hk_v.%c;\n",
+                                   dst, tm, c4, comp[c4]);
+            if (rc == HK_OK)
+                rc = hk_buf_appends(&lb, "                        }\n"
+                                         "                    }\n");
+        } else {
+            rc = hk_buf_printf(&lb,
+                               "                    #pragma unroll\n" /* i18n: not for people */
+                               "                    for (int hk_i = 0; hk_i < %s; hk_i++)\n"
+                               "                        %s[hk_i] = %s[hk_kk][%s(%s, hk_i)];\n",
+                               tm, dst, arr, of, t_);
+        }
+    }
+    if (rc) {
+        hk_buf_free(&lb);
+        return rc;
+    }
+    char vws[8];
+    snprintf(vws, sizeof vws, "%d", vw);
+    char rt[PT_NAME], ct[PT_NAME], bm[16], bn[16], bk[16];
+    snprintf(rt, sizeof rt, "%s", strncmp(x->row->type, "const ", 6) == 0 ? x->row->type + 6 : x->row->type);
+    snprintf(ct, sizeof ct, "%s", strncmp(x->col->type, "const ", 6) == 0 ? x->col->type + 6 : x->col->type);
+    snprintf(bm, sizeof bm, "%d", tile_m);
+    snprintf(bn, sizeof bn, "%d", tile_n);
+    snprintf(bk, sizeof bk, "%d", tile_k);
+    /* the fetches: consecutive threads take consecutive addresses of each operand's rows
+     * as stored (a transposed operand's tile is filled along k) */
+    char fai[3 * PT_EXPR], fbi[3 * PT_EXPR], fas[3 * PT_EXPR], fbs[3 * PT_EXPR];
+    snprintf(fai, sizeof fai, x->tra ? "(size_t)hk_gk * (%s) + hk_gr" : "(size_t)hk_gr * (%s) + hk_gk", x->lda);
+    snprintf(fbi, sizeof fbi, x->trb ? "(size_t)hk_gc * (%s) + hk_gk" : "(size_t)hk_gk * (%s) + hk_gc", x->ldb);
+    snprintf(fas, sizeof fas, x->tra ? "(size_t)hk_kk * (%s) + %s" : "(size_t)%s * (%s) + hk_kk",
+             x->tra ? x->lda : x->row->name, x->tra ? x->row->name : x->lda);
+    snprintf(fbs, sizeof fbs, x->trb ? "(size_t)%s * (%s) + hk_kk" : "(size_t)hk_kk * (%s) + %s",
+             x->trb ? x->col->name : x->ldb, x->trb ? x->ldb : x->col->name);
+    const char *kv[] = {"BM", bm, "BN", bn, "BK", bk, "T", x->t, "M", x->row->bound, "N", x->col->bound, "K", x->kb,
+                        "A", x->a, "B", x->b, "RT", rt, "CT", ct,
+                        "ROW", x->row->name, "COL", x->col->name, "ACC", x->acc, "EPILOGUE", x->epi, "V", vt,
+                        "VW", vws, "LOADS", lb.data,
+                        "FAR", x->tra ? "hk_e % HK_BM" : "hk_e / HK_BK", "FAK", x->tra ? "hk_e / HK_BM" : "hk_e % HK_BK",
+                        "FBK", x->trb ? "hk_e % HK_BK" : "hk_e / HK_BN", "FBC", x->trb ? "hk_e / HK_BK" : "hk_e % HK_BN",
+                        "FAI", fai, "FBI", fbi, "FAS", fas, "FBS", fbs,
+                        "ZDECL", x->z.decl, "ZMUL", x->z.mul, "ZROWT", x->z.rowt, "ZSELT", x->z.selt,
+                        "ZSELS", x->z.sels, "ZROWS", x->z.rows, NULL};
+    rc = rwl_render(b, tpl_gemm, kv);
+    hk_buf_free(&lb);
+    return rc;
+}
+
+/* tiled_gemm of a batched GEMM (rwp_match_blas's RWP_BLAS_GEMM_BATCHED: the batch index
+ * from blockIdx.z bounded by the guard, each matrix a batch stride apart, one store
+ * C[row * ldc + col] = alpha * sum [+ beta * C[same]]): the tiles of every batch's C are one
+ * grid-stride range (batch slowest), each tile reading its batch's A and B through
+ * pointers moved by the strides; the store is rebuilt from the BLAS view (the kernel's
+ * own statements after the loop are that store and nothing else). */
+static int tiled_batched(const char *text, size_t len, const an_model *m, const an_function *f, const rwp_blas *p,
+                         int tile_m, int tile_n, int tile_k, rw_result *out)
+{
+    pt_index row = {.name = "hk_row", .type = "long long", .axis = 'y'};
+    pt_index col = {.name = "hk_col", .type = "long long", .axis = 'x'};
+    snprintf(row.bound, sizeof row.bound, "%s", p->m);
+    snprintf(col.bound, sizeof col.bound, "%s", p->n);
+    const char *t = p->type;
+    bool alpha1 = !strcmp(p->alpha, "1"), beta0 = !strcmp(p->beta, "0");
+    char *epi = hk_asprintf("hk_zc[(size_t)hk_row * (%s) + hk_col] = %s%s%s%s%s%s%s%s;", p->ldc, /* i18n: not for people */
+                            alpha1 ? "" : "(", alpha1 ? "" : p->alpha, alpha1 ? "" : ") * ", "hk_sum",
+                            beta0 ? "" : " + (", beta0 ? "" : p->beta,
+                            beta0 ? "" : ") * hk_zc[(size_t)hk_row * (", beta0 ? "" : p->ldc);
+    /* a stride that is a product of names and numbers multiplies hk_z factor by factor, in
+     * long long as the kernel's (size_t)b * M * K does; any other stays one operand */
+    const char *st[3] = {p->stride_a, p->stride_b, p->stride_c};
+    char sx[3][RWP_EXPR + 8];
+    for (int i = 0; i < 3; i++) {
+        bool product = st[i][0] != '\0';
+        for (const char *q = st[i]; *q && product; q++)
+            product = isalnum((unsigned char)*q) || *q == '_' || *q == '*';
+        snprintf(sx[i], sizeof sx[i], product ? "%s" : "(long long)(%s)", st[i]);
+    }
+    char *ptrs = hk_asprintf("            const %s *const hk_za = %s + hk_z * %s;\n" /* i18n: not for people */
+                             "            const %s *const hk_zb = %s + hk_z * %s;\n"
+                             "            %s *const hk_zc = %s + hk_z * %s;\n",
+                             t, p->a->name, sx[0], t, p->b->name, sx[1], t, p->c->name, sx[2]);
+    char *decl = hk_asprintf("    const long long hk_nb = (long long)(%s);   // the batch count\n", p->batch); /* i18n: not for people */
+    char *selt = ptrs ? hk_asprintf("            const long long hk_z = hk_t / (hk_tiles_n * ((hk_m + HK_BM - 1) / HK_BM));\n%s", /* i18n: not for people */
+                                    ptrs) : NULL;
+    char *sels = ptrs ? hk_asprintf("            const long long hk_z = hk_e / (hk_m * hk_n);\n%s", ptrs) : NULL; /* i18n: not for people */
+    char *epi2 = NULL;
+    struct hk_buf b;
+    hk_buf_init(&b, PT_TEXT_MAX);
+    int rc = HK_ENOMEM;
+    if (!epi || !ptrs || !decl || !selt || !sels)
+        goto out;
+    if (!beta0 && !(epi2 = hk_asprintf("%.*s) + hk_col];", (int)(strlen(epi) - 1), epi)))
+        goto out;
+    tiled_text tx = {.t = t, .row = &row, .col = &col, .kb = p->k, .a = "hk_za", .b = "hk_zb", .lda = p->lda,
+                     .ldb = p->ldb, .acc = "hk_sum", .epi = epi2 ? epi2 : epi,
+                     .z = {decl, " * hk_nb", " % ((hk_m + HK_BM - 1) / HK_BM)", selt, sels, " % hk_m"}};
+    if ((rc = render_tiled(&b, &tx, tile_m, tile_n, tile_k)))
+        goto out;
+    char *desc = hk_asprintf(EN(RW_GEMM_DESC_BATCHED), f->name, t, p->a->name, p->b->name, p->batch, tile_m, tile_n,
+                             tile_k, tile_m / 16, tile_n / 16, p->c->name);
+    rc = rwp_replace_body(text, len, m, f, b.data, desc, out);
+out:
+    hk_free(epi);
+    hk_free(epi2);
+    hk_free(ptrs);
+    hk_free(decl);
+    hk_free(selt);
+    hk_free(sels);
+    hk_buf_free(&b);
+    return rc;
+}
+
 int rw_tiled_gemm(const char *text, size_t len, const an_model *m, size_t kernel, int tile_m, int tile_n,
                   int tile_k, rw_result *out)
 {
@@ -341,6 +498,16 @@ int rw_tiled_gemm(const char *text, size_t len, const an_model *m, size_t kernel
     if ((rc = rwp_lex_body(text, f->body_span.start_byte, f->body_span.end_byte, &ts))) {
         if (rc == HK_ETOOBIG)
             rc = rwp_not_applicable(out, name, f, EN(RW_REC_MM_BODY_TOO_BIG));
+        goto out;
+    }
+    /* a batched GEMM (`int b = blockIdx.z;`, matrices a batch stride apart): the BLAS
+     * view proves it (one store C = alpha*sum + beta*C, row-major, unit strides) */
+    rwp_blas bp;
+    char bwhy[512];
+    if ((rc = rwp_match_blas(text, len, m, kernel, &bp, bwhy, sizeof bwhy)))
+        goto out;
+    if (!bwhy[0] && bp.kind == RWP_BLAS_GEMM_BATCHED) {
+        rc = tiled_batched(text, len, m, f, &bp, tile_m, tile_n, tile_k, out);
         goto out;
     }
     if ((why = rwp_read_shape(&ts, &s))) {
@@ -460,72 +627,9 @@ int rw_tiled_gemm(const char *text, size_t len, const an_model *m, size_t kernel
         why = EN(RW_GEMM_AFTER_NO_PARAM);
         goto na;
     }
-    /* shared reads: vector loads of TM/2 (TN/2) consecutive values when that run is a
-     * multiple of the vector width, else one value at a time */
-    bool dbl = strcmp(t, "double") == 0;
-    int vw = dbl ? 2 : 4;
-    const char *vt = dbl ? "double2" : "float4";
-    struct hk_buf lb;
-    hk_buf_init(&lb, 8192);
-    static const char *const comp = "xyzw";
-    for (int ab = 0; ab < 2 && rc == HK_OK; ab++) {
-        int half = (ab == 0 ? tile_m : tile_n) / 16 / 2;
-        const char *arr = ab == 0 ? "hk_as" : "hk_bs", *dst = ab == 0 ? "hk_a" : "hk_b";
-        const char *t_ = ab == 0 ? "hk_ty" : "hk_tx", *tm = ab == 0 ? "HK_TM" : "HK_TN";
-        const char *bmn = ab == 0 ? "HK_BM" : "HK_BN", *of = ab == 0 ? "TG_ROW_OF" : "TG_COL_OF";
-        if (half % vw == 0) {
-            rc = hk_buf_printf(&lb,
-                               "                    #pragma unroll\n" /* i18n: not for people */
-                               "                    for (int hk_h = 0; hk_h < 2; hk_h++) {\n"
-                               "                        #pragma unroll\n"
-                               "                        for (int hk_q = 0; hk_q < %s / 2; hk_q += %d) {\n"
-                               "                            const %s hk_v = *reinterpret_cast<const %s *>(&%s[hk_kk][%s * (%s / 2) + hk_q + hk_h * (%s / 2)]);\n",
-                               tm, vw, vt, vt, arr, t_, tm, bmn);
-            for (int c4 = 0; c4 < vw && rc == HK_OK; c4++)
-                rc = hk_buf_printf(&lb, "                            %s[hk_h * (%s / 2) + hk_q + %d] = hk_v.%c;\n",
-                                   dst, tm, c4, comp[c4]);
-            if (rc == HK_OK)
-                rc = hk_buf_appends(&lb, "                        }\n"
-                                         "                    }\n");
-        } else {
-            rc = hk_buf_printf(&lb,
-                               "                    #pragma unroll\n" /* i18n: not for people */
-                               "                    for (int hk_i = 0; hk_i < %s; hk_i++)\n"
-                               "                        %s[hk_i] = %s[hk_kk][%s(%s, hk_i)];\n",
-                               tm, dst, arr, of, t_);
-        }
-    }
-    if (rc) {
-        hk_buf_free(&lb);
-        goto out;
-    }
-    char vws[8];
-    snprintf(vws, sizeof vws, "%d", vw);
-    char rt[PT_NAME], ct[PT_NAME], bm[16], bn[16], bk[16];
-    snprintf(rt, sizeof rt, "%s", strncmp(irow->type, "const ", 6) == 0 ? irow->type + 6 : irow->type);
-    snprintf(ct, sizeof ct, "%s", strncmp(icol->type, "const ", 6) == 0 ? icol->type + 6 : icol->type);
-    snprintf(bm, sizeof bm, "%d", tile_m);
-    snprintf(bn, sizeof bn, "%d", tile_n);
-    snprintf(bk, sizeof bk, "%d", tile_k);
-    /* the fetches: consecutive threads take consecutive addresses of each operand's rows
-     * as stored (a transposed operand's tile is filled along k) */
-    char fai[3 * PT_EXPR], fbi[3 * PT_EXPR], fas[3 * PT_EXPR], fbs[3 * PT_EXPR];
-    snprintf(fai, sizeof fai, tra ? "(size_t)hk_gk * (%s) + hk_gr" : "(size_t)hk_gr * (%s) + hk_gk", lda);
-    snprintf(fbi, sizeof fbi, trb ? "(size_t)hk_gc * (%s) + hk_gk" : "(size_t)hk_gk * (%s) + hk_gc", ldb);
-    snprintf(fas, sizeof fas, tra ? "(size_t)hk_kk * (%s) + %s" : "(size_t)%s * (%s) + hk_kk",
-             tra ? lda : irow->name, tra ? irow->name : lda);
-    snprintf(fbs, sizeof fbs, trb ? "(size_t)%s * (%s) + hk_kk" : "(size_t)hk_kk * (%s) + %s",
-             trb ? icol->name : ldb, trb ? ldb : icol->name);
-    const char *kv[] = {"BM", bm, "BN", bn, "BK", bk, "T", t, "M", irow->bound, "N", icol->bound, "K", g.kb,
-                        "A", pa->name, "B", pb->name, "RT", rt, "CT", ct,
-                        "ROW", irow->name, "COL", icol->name, "ACC", acc, "EPILOGUE", epi, "V", vt,
-                        "VW", vws, "LOADS", lb.data,
-                        "FAR", tra ? "hk_e % HK_BM" : "hk_e / HK_BK", "FAK", tra ? "hk_e / HK_BM" : "hk_e % HK_BK",
-                        "FBK", trb ? "hk_e % HK_BK" : "hk_e / HK_BN", "FBC", trb ? "hk_e / HK_BK" : "hk_e % HK_BN",
-                        "FAI", fai, "FBI", fbi, "FAS", fas, "FBS", fbs, NULL};
-    rc = rwl_render(&b, tpl_gemm, kv);
-    hk_buf_free(&lb);
-    if (rc)
+    tiled_text tx = {.t = t, .row = irow, .col = icol, .kb = g.kb, .a = pa->name, .b = pb->name, .lda = lda,
+                     .ldb = ldb, .tra = tra, .trb = trb, .acc = acc, .epi = epi, .z = {"", "", "", "", "", ""}};
+    if ((rc = render_tiled(&b, &tx, tile_m, tile_n, tile_k)))
         goto out;
     /* with the launch's sizes (no bounds check) and without: one sentence each */
     char *desc = hk_asprintf(from_launch ? EN(RW_GEMM_DESC_LAUNCH) : EN(RW_GEMM_DESC),

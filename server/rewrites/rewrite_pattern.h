@@ -140,7 +140,11 @@ int rw_online_layernorm(const char *text, size_t len, const an_model *m, size_t 
  * `if` (the launch alone gives M and N), M and N are the launch's gridDim.y * blockDim.y and
  * gridDim.x * blockDim.x when the kernel model's class maps rows to .y and columns to .x
  * exactly (rwp_launch_extent); the result then has keeps_grid (another grid would be
- * another matrix); an unexact mapping is refused with the index named. */
+ * another matrix); an unexact mapping is refused with the index named. A batched GEMM
+ * (rwp_match_blas's RWP_BLAS_GEMM_BATCHED: the batch index from blockIdx.z under the guard,
+ * each matrix a batch stride apart, the one store C = alpha*sum + beta*C) walks every
+ * batch's tiles as one grid-stride range, batch slowest, reading each batch's matrices
+ * through pointers moved by its strides; the store is rebuilt from that view. */
 int rw_tiled_gemm(const char *text, size_t len, const an_model *m, size_t kernel, int tile_m,
                   int tile_n, int tile_k, rw_result *out);
 

@@ -2462,7 +2462,7 @@ static long kc_ops(const km_kernel *km, km_form f, int depth)
 }
 
 /* flops of one launch from what the model recognises, in spec terms: a GEMM's 2*M*N*K, a
- * GEMV's 2*M*N, an elementwise kernel's operations per element times the output's
+ * GEMV's 2*M*N (4*M*N with a second matrix), an elementwise kernel's operations per element times the output's
  * count (counts: the spec text of each parameter's count, by parameter index). New
  * string and a note, or NULL. */
 char *kc_flops(skel *k, const an_function *f, char *const *counts, const bool *count_sure)
@@ -2476,7 +2476,8 @@ char *kc_flops(skel *k, const an_function *f, char *const *counts, const bool *c
         size_t nd = c.kind == KM_CLASS_GEMM ? 3 : 2;
         struct hk_buf b;
         hk_buf_init(&b, SK_MAX_TEXT);
-        bool ok = hk_buf_appends(&b, "2") == HK_OK;
+        /* a GEMV with a second sum (gesummv) multiplies and adds twice per element */
+        bool ok = hk_buf_appends(&b, c.kind == KM_CLASS_GEMV && c.n_in == 4 ? "4" : "2") == HK_OK;
         for (size_t i = 0; i < nd && ok; i++) {
             if (!dims[i]->known)
                 ok = false;

@@ -187,6 +187,62 @@ static const char early_return[] =
     "    eg<<<g, t, 0, 0>>>(A, B, C, M, N, K, 1.0f, 1.0f);\n"
     "}\n";
 
+static bool have_cuda(void)
+{
+    if (access(NVCC, X_OK) != 0) {
+        print_message("skipped: no nvcc at %s\n", NVCC);
+        return false;
+    }
+    if (access("/usr/local/cuda/lib64/libcublas.so", R_OK) != 0 &&
+        access("/usr/local/cuda/targets/x86_64-linux/lib/libcublas.so", R_OK) != 0) {
+        print_message("skipped: no libcublas.so in /usr/local/cuda\n");
+        return false;
+    }
+    return true;
+}
+
+static void run_ok(const char *cmd)
+{
+    print_message("%s\n", cmd);
+    int rc = system(cmd);
+    assert_int_equal(rc, 0);
+}
+
+/* gesummv: two matrices against one vector in one row loop, y = alpha*A*x + beta*B*x (the
+ * class's GEMV with a second matrix): two gemv calls, the second adding to the first's y. */
+static const char two_sums[] =
+    "__global__ void gs(int n, double alpha, double beta, const double *A, const double *B,\n"
+    "                   const double *x, double *y)\n"
+    "{\n"
+    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (i < n) {\n"
+    "        double t1 = 0.0, t2 = 0.0;\n"
+    "        for (int j = 0; j < n; j++) {\n"
+    "            t1 += A[i * n + j] * x[j];\n"
+    "            t2 += 2.0 * B[i * n + j] * x[j];\n"
+    "        }\n"
+    "        y[i] = alpha * t1 + beta * t2;\n"
+    "    }\n"
+    "}\n"
+    "void run_gs(int n, const double *A, const double *B, const double *x, double *y)\n"
+    "{\n"
+    "    gs<<<(n + 127) / 128, 128>>>(n, 1.5, 0.25, A, B, x, y);\n"
+    "}\n";
+
+static const char two_vectors[] =
+    "__global__ void tz(int n, const float *A, const float *B, const float *x, const float *z, float *y)\n"
+    "{\n"
+    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (i < n) {\n"
+    "        float t1 = 0.f, t2 = 0.f;\n"
+    "        for (int j = 0; j < n; j++) {\n"
+    "            t1 += A[i * n + j] * x[j];\n"
+    "            t2 += B[i * n + j] * z[j];\n"
+    "        }\n"
+    "        y[i] = t1 + t2;\n"
+    "    }\n"
+    "}\n";
+
 static void test_other_forms(void **state)
 {
     (void)state;
@@ -212,6 +268,42 @@ static void test_other_forms(void **state)
     has(r.text, "w, (int)(N), (long long)(LDA*N), x, (int)(LDA),\n                   (long long)(M*LDA), &hk_beta, "
                 "out, (int)(N), (long long)(M*N),");
     has(r.text, "hk_alpha = (float)(s), hk_beta = (float)(0)");
+    rw_result_free(&r);
+    unload(&fx);
+
+    load_text(two_sums, &fx);
+    assert_int_equal(rw_blas_substitution(fx.text, fx.len, fx.m, kernel(&fx, "gs"), 0, false, &r), HK_OK);
+    if (!r.applicable)
+        fail_msg("%s", r.description);
+    /* y = alpha*A*x (beta 0: the old y does not enter), then y += (2.0*beta)*B*x */
+    has(r.text, "const double hk_alpha = (double)(alpha), hk_beta = (double)(0);");
+    has(r.text, "const double hk_alpha2 = (double)((2)*(beta));");
+    has(r.text, "hk_st = cublasDgemv(hk_h, CUBLAS_OP_T, (int)hk_n, (int)hk_m, &hk_alpha, A, (int)(n), x, (int)(1),\n"
+                "                   &hk_beta, y, (int)(1));");
+    has(r.text, "if (hk_st == CUBLAS_STATUS_SUCCESS && hk_n > 0) {");
+    has(r.text, "hk_st = cublasDgemv(hk_h, CUBLAS_OP_T, (int)(hk_n), (int)(hk_m), &hk_alpha2, B, (int)(n), x, (int)(1),\n"
+                "                   &hk_one, y, (int)(1));");
+    has(r.text, "hk_host_gs(n, 1.5, 0.25, A, B, x, y);");
+    /* y = A x + B z (another vector): the second call reads z */
+    fixture fz;
+    load_text(two_vectors, &fz);
+    rw_result rz;
+    assert_int_equal(rw_blas_substitution(fz.text, fz.len, fz.m, kernel(&fz, "tz"), 0, false, &rz), HK_OK);
+    if (!rz.applicable)
+        fail_msg("%s", rz.description);
+    has(rz.text, "const float hk_alpha = (float)(1), hk_beta = (float)(0);");
+    has(rz.text, "const float hk_alpha2 = (float)(1);");
+    has(rz.text, "hk_st = cublasSgemv(hk_h, CUBLAS_OP_T, (int)(hk_n), (int)(hk_m), &hk_alpha2, B, (int)(n), z, (int)(1),");
+    rw_result_free(&rz);
+    unload(&fz);
+    if (have_cuda()) {
+        char path[700], cmd[2000];
+        snprintf(path, sizeof path, "%s/two_sums.cu", tmpdir);
+        rwf_write_file(path, r.text);
+        snprintf(cmd, sizeof cmd, "'%s' -arch=sm_90 -std=c++17 -c -o '%s.o' '%s' > '%s.log' 2>&1 || "
+                 "{ cat '%s.log'; exit 1; }", NVCC, path, path, path, path);
+        run_ok(cmd);
+    }
     rw_result_free(&r);
     unload(&fx);
     assert_int_equal(hk_alloc_live(), 0);
@@ -270,6 +362,14 @@ static const refusal refusals[] = {
                            "void run(const float *A, const float *x, float *y, int M, int N, cudaStream_t st)\n"
                            "{\n    gv<<<(M + 127) / 128, 128, 0, st>>>(A, x, y, M, N);\n}\n",
      "gv", "stream st"},
+    {"two sums at other indices", "__global__ void tv(int n, const float *A, const float *B, const float *x,\n"
+                                  "                   float *y)\n"
+                                  "{\n    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                                  "    if (i < n) {\n        float t1 = 0.f, t2 = 0.f;\n"
+                                  "        for (int j = 0; j < n; j++) {\n"
+                                  "            t1 += A[i * n + j] * x[j];\n            t2 += B[j * n + i] * x[j];\n"
+                                  "        }\n        y[i] = t1 + t2;\n    }\n}\n",
+     "tv", "the term $acc1 of y[...] is neither alpha*sum nor beta*y"},
 };
 
 static void test_refusals(void **state)
@@ -337,27 +437,6 @@ static void test_alloc_failures(void **state)
         unload(&fx);
     }
     assert_int_equal(hk_alloc_live(), 0);
-}
-
-static bool have_cuda(void)
-{
-    if (access(NVCC, X_OK) != 0) {
-        print_message("skipped: no nvcc at %s\n", NVCC);
-        return false;
-    }
-    if (access("/usr/local/cuda/lib64/libcublas.so", R_OK) != 0 &&
-        access("/usr/local/cuda/targets/x86_64-linux/lib/libcublas.so", R_OK) != 0) {
-        print_message("skipped: no libcublas.so in /usr/local/cuda\n");
-        return false;
-    }
-    return true;
-}
-
-static void run_ok(const char *cmd)
-{
-    print_message("%s\n", cmd);
-    int rc = system(cmd);
-    assert_int_equal(rc, 0);
 }
 
 /* The three substituted files in one program (their launchers call the library; the handle

@@ -446,7 +446,14 @@ static void test_new_bench_kernels(void **state)
     /* dot is a reduction the warp-reduce rewrite takes */
     const char *const want_dot[] = {"hk_acc += (float)(a[i] * b[i]);", "__shfl_down_sync", NULL};
     expect(BENCH "/dot.cu", "dot", RWP_REDUCE, want_dot, NULL);
-    expect(BENCH "/batched_gemm.cu", "batched_gemm", RWP_GEMM, NULL, "bounds check");
+    /* session 48: the batched GEMM's tiles, every batch's in one grid-stride range, each
+     * batch's matrices through pointers moved by its strides in long long */
+    const char *const want_bgemm[] = {"const long long hk_nb = (long long)(batch);",
+                                      "const long long hk_tiles = hk_tiles_n * ((hk_m + HK_BM - 1) / HK_BM) * hk_nb;",
+                                      "const float *const hk_za = A + hk_z * M*K;",
+                                      "float *const hk_zc = C + hk_z * M*N;",
+                                      "hk_zc[(size_t)hk_row * (N) + hk_col] = hk_sum;", NULL};
+    expect(BENCH "/batched_gemm.cu", "batched_gemm", RWP_GEMM, want_bgemm, NULL);
     expect(BENCH "/rmsnorm.cu", "rmsnorm", RWP_LAYERNORM, NULL, "first column loop");
     assert_int_equal(hk_alloc_live(), 0);
 }

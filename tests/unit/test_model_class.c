@@ -163,6 +163,17 @@ static void test_gemv(void **state)
            "row-axis=0");
     expect("class_gemm.cu", "gemv_cols",
            "gemv out=y in=A,x M=cols N=rows lda=cols incx=1 incy=1 by-columns row-axis=0");
+    /* two sums in one loop (gesummv's A x and B x, or A x and B z): a GEMV whose third and
+     * fourth inputs are the second sum's matrix and vector, not a convolution with x as its
+     * filter */
+    expect("class_gemm.cu", "gemv_two_sums",
+           "gemv out=y in=A,x,B,x M=n N=n lda=n incx=1 incy=1 by-rows alpha row-axis=0");
+    expect("class_gemm.cu", "gemv_two_sums_cols",
+           "gemv out=y in=A,x,B,x M=cols N=rows lda=cols incx=1 incy=1 by-columns alpha beta += row-axis=0");
+    expect("class_gemm.cu", "gemv_two_vectors",
+           "gemv out=y in=A,x,B,z M=n N=n lda=n incx=1 incy=1 by-rows alpha row-axis=0");
+    /* the second sum's reads must be at the first's indices */
+    expect_near("class_gemm.cu", "gemv_two_layouts", KM_CLASS_GEMV, 193, "$acc1");
 }
 
 static void test_transpose_histogram(void **state)

@@ -805,6 +805,97 @@ static void gemm_scaled_runs(void **state)
     emu_batch_run(&batch);
 }
 
+/* ------------------------------------------------------------ GEMM, batched */
+
+/* Batched GEMMs with the batch from blockIdx.z (session 48: tiled_gemm refused them at
+ * `int b = blockIdx.z;`): a float one through size_t-offset local pointers, #define
+ * dims and an early return (la_batched_gemm_z's spelling), and a double one with the
+ * offsets in the indices, parameter sizes and C = alpha*sum + beta*C. The tiled body walks
+ * every batch's tiles; emulated on ragged shapes and batch counts, the tiled path (256
+ * threads) and the simple one (64), grids smaller and larger than the work, three
+ * schedules; with the batch's C pointer off by one matrix it differs. */
+static void gemm_batched_runs(void **state)
+{
+    (void)state;
+    SKIP_WITHOUT_EMULATOR();
+    emu_batch_init(&batch, tmpdir, __func__);
+    static const char src[] =
+        "#define BM 19\n"
+        "#define BN 37\n"
+        "#define BK 23\n"
+        "__global__ void bmm_z(const float *A, const float *B, float *C, int batch)\n"
+        "{\n"
+        "    int b = blockIdx.z;\n"
+        "    int col = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "    int row = blockIdx.y * blockDim.y + threadIdx.y;\n"
+        "    if (b >= batch || row >= BM || col >= BN)\n"
+        "        return;\n"
+        "    const float *Ab = A + (size_t)b * BM * BK;\n"
+        "    const float *Bb = B + (size_t)b * BK * BN;\n"
+        "    float acc = 0.0f;\n"
+        "    for (int k = 0; k < BK; k++)\n"
+        "        acc += Ab[row * BK + k] * Bb[k * BN + col];\n"
+        "    C[(size_t)b * BM * BN + row * BN + col] = acc;\n"
+        "}\n"
+        "__global__ void dbmm(int nb, int M, int N, int K, double alpha, double beta, const double *a,\n"
+        "                     const double *w, double *c)\n"
+        "{\n"
+        "    int z = blockIdx.z;\n"
+        "    int j = threadIdx.x + blockIdx.x * blockDim.x;\n"
+        "    int i = threadIdx.y + blockIdx.y * blockDim.y;\n"
+        "    if (i < M && j < N && z < nb) {\n"
+        "        double t = 0.0;\n"
+        "        for (int q = 0; q < K; ++q)\n"
+        "            t += a[z * M * K + i * K + q] * w[z * K * N + q * N + j];\n"
+        "        c[z * M * N + i * N + j] = alpha * t + beta * c[z * M * N + i * N + j];\n"
+        "    }\n"
+        "}\n";
+    static const char driver[] =
+        "    static const int shapes[][4] = {{3, 70, 66, 9}, {5, 5, 130, 33}, {1, 64, 64, 16}};   // batch, M, N, K\n"
+        "    for (int z = 0; z < 3; z++)\n"
+        "        for (int s = 0; s < 3; s++) {\n"
+        "            emu::schedule = s;\n"
+        "            const int nb = shapes[z][0] + 1, M = shapes[z][1], N = shapes[z][2], K = shapes[z][3];\n"
+        "            emu::buf<float> A((size_t)nb * BM * BK), B((size_t)nb * BK * BN), co((size_t)nb * BM * BN + 64),\n"
+        "                cc((size_t)nb * BM * BN + 64);\n"
+        "            emu::buf<double> da((size_t)nb * M * K), dw((size_t)nb * K * N), do_((size_t)nb * M * N + 64),\n"
+        "                dc((size_t)nb * M * N + 64);\n"
+        "            A.fill(z + 1);\n"
+        "            B.fill(z + 2);\n"
+        "            da.fill(z + 3);\n"
+        "            dw.fill(z + 4);\n"
+        "            co.fill(9);\n"
+        "            cc.fill(9);\n"
+        "            do_.fill(10);\n"
+        "            dc.fill(10);\n"
+        "            bool small = s == 1;   // 64 threads a block: the simple path\n"
+        "            // the batch count passed is one less than the buffers hold: the last stays as filled\n"
+        "            emu::launch(dim3((BN + 15) / 16, (BM + 15) / 16, nb), dim3(16, 16), 0,\n"
+        "                        [&] { orig::bmm_z(A, B, co, nb - 1); });\n"
+        "            emu::launch(dim3(2, 1, z + 1), small ? dim3(8, 8) : dim3(16, 16), 0,\n"
+        "                        [&] { cand::bmm_z(A, B, cc, nb - 1); });\n"
+        "            emu::launch(dim3((N + 15) / 16, (M + 15) / 16, nb), dim3(16, 16), 0,\n"
+        "                        [&] { orig::dbmm(nb - 1, M, N, K, 1.5, 0.25, da, dw, do_); });\n"
+        "            emu::launch(dim3(3, 2, 2), small ? dim3(8, 8) : dim3(16, 16), 0,\n"
+        "                        [&] { cand::dbmm(nb - 1, M, N, K, 1.5, 0.25, da, dw, dc); });\n"
+        "            if (!emu::expect(\"bmm_z\", co, cc, 1e-5, BK) || !emu::expect(\"dbmm\", do_, dc, 1e-5, K))\n"
+        "                printf(\"  (%d x %d x %d x %d schedule %d)\\n\", nb, M, N, K, s);\n"
+        "        }\n";
+    char *c1 = emu_rewrite(src, "bmm_z", "tiled_gemm", NULL);
+    assert_non_null(strstr(c1, "hk_zc[(size_t)hk_row * (BN) + hk_col] = hk_sum;"));
+    char *cand = emu_rewrite(c1, "dbmm", "tiled_gemm", NULL);
+    assert_non_null(strstr(cand, "hk_zc[(size_t)hk_row * (N) + hk_col] = (alpha) * hk_sum + (beta) * "
+                                 "hk_zc[(size_t)hk_row * (N) + hk_col];"));
+    emulate("gemm_batched", src, cand, driver, EMU_OK);
+    char *bad = emu_replaced(cand, "float *const hk_zc = C + hk_z * BM*BN;",
+                             "float *const hk_zc = C + (hk_z + 1) * BM*BN;");
+    emulate("gemm_batched_bad", src, bad, driver, EMU_DIFFERS);
+    free(bad);
+    free(cand);
+    free(c1);
+    emu_batch_run(&batch);
+}
+
 /* ------------------------------------------------------------ GEMM, transposed operands */
 
 /* A rank-k update C = alpha * A * A^T + beta * C (A n x m: B is A transposed, read as
@@ -912,6 +1003,7 @@ int main(void)
         cmocka_unit_test(gemm_in_memory_runs),
         cmocka_unit_test(gemm_scaled_runs),
         cmocka_unit_test(gemm_transposed_runs),
+        cmocka_unit_test(gemm_batched_runs),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -459,6 +459,22 @@ static void counts_and_flops_through_temporaries(void **state)
     spec_inference_free(&inf);
 }
 
+/* A GEMV with a second matrix (gesummv, y = alpha*A*x + beta*B*x in one loop): two
+ * multiply-adds per matrix element, 4*M*N flops (the class was a convolution before: none). */
+static void flops_of_a_two_matrix_gemv(void **state)
+{
+    (void)state;
+    spec_inference inf;
+    infer(DATA("gemv_two_sums.cu"), "gesummv", &inf);
+    const char *names[] = { "n" };
+    const long long v[] = { 1001 };
+    json_t *fl = json_object_get(inf.spec, "flops");
+    assert_non_null(fl);
+    assert_int_equal(eval(json_string_value(fl), names, v, 1), 4LL * 1001 * 1001);
+    assert_true(has_note(&inf, "flops: 2 per multiply-add of the gemv the kernel model recognises"));
+    spec_inference_free(&inf);
+}
+
 /* The bounds check on a copy of the global index gives the grid when the launch's is a
  * host call; the elementwise class gives flops per element (a*x + y: 2). */
 static void grid_and_flops_from_a_copied_index(void **state)
@@ -2023,6 +2039,7 @@ int main(void)
         cmocka_unit_test(include_dirs_from_compile_commands),
         cmocka_unit_test(counts_and_flops_through_temporaries),
         cmocka_unit_test(grid_and_flops_from_a_copied_index),
+        cmocka_unit_test(flops_of_a_two_matrix_gemv),
         cmocka_unit_test(grid_from_a_grid_stride_loop),
         cmocka_unit_test(launch_site_in_a_sibling_file),
         cmocka_unit_test(a_moved_pointer_counts_with_its_move),

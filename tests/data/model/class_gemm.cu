@@ -133,3 +133,63 @@ __global__ void gemv_cols(const float *A, const float *x, float *y, int rows, in
         y[i] = s;
     }
 }
+
+// GEMV with two matrices against one vector in one row loop (gesummv):
+// y = alpha * A x + beta * B x
+__global__ void gemv_two_sums(int n, double alpha, double beta, const double *A, const double *B,
+                              const double *x, double *y)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        double t1 = 0.0, t2 = 0.0;
+        for (int j = 0; j < n; j++) {
+            t1 += A[i * n + j] * x[j];
+            t2 += B[i * n + j] * x[j];
+        }
+        y[i] = alpha * t1 + beta * t2;
+    }
+}
+
+// the same by columns, the sums added unscaled and the old y kept
+__global__ void gemv_two_sums_cols(const float *A, const float *B, const float *x, float *y, int rows,
+                                   int cols)
+{
+    int c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (c < cols) {
+        float s = 0.f, u = 0.f;
+        for (int r = 0; r < rows; r++) {
+            s += A[r * cols + c] * x[r];
+            u += B[r * cols + c] * x[r];
+        }
+        y[c] = s + u + y[c];
+    }
+}
+
+// the second sum reads another vector: y = A x + B z, still two GEMVs of one shape
+__global__ void gemv_two_vectors(int n, const float *A, const float *B, const float *x,
+                                 const float *z, float *y)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        float t1 = 0.f, t2 = 0.f;
+        for (int j = 0; j < n; j++) {
+            t1 += A[i * n + j] * x[j];
+            t2 += B[i * n + j] * z[j];
+        }
+        y[i] = t1 + t2;
+    }
+}
+
+// near miss: B is read transposed (B[j][i]), not at A's index
+__global__ void gemv_two_layouts(int n, const float *A, const float *B, const float *x, float *y)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        float t1 = 0.f, t2 = 0.f;
+        for (int j = 0; j < n; j++) {
+            t1 += A[i * n + j] * x[j];
+            t2 += B[j * n + i] * x[j];
+        }
+        y[i] = t1 + t2;
+    }
+}
