@@ -436,8 +436,13 @@ static void plan_site(const km_kernel *k, const an_function *f, const km_read_si
 {
     const km_param *kp = param_named(k, rs->buffer);
     const an_param *ap = rwp_param_by_name(f, rs->buffer);
+    /* an array of arrays (`float A[N][M]`, `float (*A)[M]`): the model linearises A[i][j]
+     * with the declared extents, and its element type is the window's; an array of pointers
+     * (`float *A[N]`) is not one (its rows are opaque to the model: no offset) */
+    bool rows = ap && ap->pointer_depth > 1 && ap->type && strchr(ap->type, '[') &&
+                (!strchr(ap->type, '*') || strstr(ap->type, "(*"));
     if (rs->ambiguous || rs->n_loops || !kp || !kp->pointer || kp->written || !ap ||
-        ap->pointer_depth != 1 || p->n_sites == SW_SITES_MAX)
+        (ap->pointer_depth != 1 && !rows) || p->n_sites == SW_SITES_MAX)
         return;
     sw_terms raw = {.n = 0}, d, rest;
     int dy;
@@ -453,7 +458,10 @@ static void plan_site(const km_kernel *k, const an_function *f, const km_read_si
             return;
         p->in[b].name = ap->name;   /* the caller's model: k's names die with plan_of */
         p->in[b].n_cols = 0;
-        rwp_pointee_type(ap, p->in[b].type, sizeof p->in[b].type);
+        if (rows)
+            snprintf(p->in[b].type, sizeof p->in[b].type, "%s", ap->elem_type ? ap->elem_type : "");
+        else
+            rwp_pointee_type(ap, p->in[b].type, sizeof p->in[b].type);
         if (!rwp_scalar_type(p->in[b].type))
             return;
         p->n_in++;

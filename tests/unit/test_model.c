@@ -628,6 +628,30 @@ static void test_value_of_constant_division(void **state)
     km_free(k);
 }
 
+/* Session 48 (spatial): parameters declared as arrays of arrays are linearised with their
+ * extents: A[i - 1][j] of `float A[N][M]` is (i - 1) * M + j, C[i][j] of `float (*C)[M]`
+ * likewise; an array of pointers (`float *P[4]`) keeps its row opaque. */
+static void test_array_of_arrays_params(void **state)
+{
+    (void)state;
+    static const char src[] =
+        "#define N 64\n"
+        "#define M 32\n"
+        "__global__ void k(float A[N][M], float (*C)[M], float *P[4], float *out)\n"
+        "{\n"
+        "    int i = threadIdx.y, j = threadIdx.x;\n"
+        "    out[i * M + j] = A[i - 1][j] + C[i][j + 1] + P[i][j];\n"
+        "}\n";
+    km_kernel *k = build(src, sizeof src - 1, "k");
+    const km_access *a = access_of(k, "A", KM_READ, 0);
+    assert_form(k, a->index, "-M + M*threadIdx.y + threadIdx.x");
+    const km_access *c = access_of(k, "C", KM_READ, 0);
+    assert_form(k, c->index, "M*threadIdx.y + threadIdx.x + 1");
+    const km_access *p = access_of(k, "P", KM_READ, 0);
+    assert_true(km_form_mentions_kind(k, p->index, KM_ATOM_OPAQUE, -1));
+    km_free(k);
+}
+
 static void test_stencil(void **state)
 {
     (void)state;
@@ -1091,6 +1115,7 @@ int main(void)
         cmocka_unit_test(test_saxpy_fields),
         cmocka_unit_test(test_constants_macro_and_template),
         cmocka_unit_test(test_value_of_constant_division),
+        cmocka_unit_test(test_array_of_arrays_params),
         cmocka_unit_test(test_temporary_and_inline),
         cmocka_unit_test(test_sgemm),
         cmocka_unit_test(test_loop_step),

@@ -259,6 +259,18 @@ static const char k_tiled_alone[] =
     "        Tn[i * nx + j] = T[(i + 1) * nx + j] + T[(i - 1) * nx + j] + T[i * nx + j] * threadIdx.y;\n"
     "}\n";
 
+/* Session 48 (spatial): the arrays as arrays of rows of a #define width (`A[i - 1][j]`): the
+ * model linearises them with the declared extent, the window's type is the element's */
+static const char k_rows2d[] =
+    "#define W 16\n"
+    "__global__ void j2(const float A[][W], float B[][W], int rows)\n"
+    "{\n"
+    "    int i = blockIdx.y * blockDim.y + threadIdx.y;\n"
+    "    int j = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (i >= 1 && i < rows - 1 && j >= 1 && j < W - 1)\n"
+    "        B[i][j] = 0.2f * (A[i][j] + A[i][j - 1] + A[i][j + 1] + A[i - 1][j] + A[i + 1][j]);\n"
+    "}\n";
+
 /* the same with the radius a parameter: nothing to unroll */
 static const char k_conv_param[] =
     "__global__ void convp(const float *in, float *out, int nx, int rows, int rad)\n"
@@ -392,9 +404,14 @@ static void spellings_get_one_window(void **state)
                                      "if (blockDim.y != 4)\n        __trap();", NULL};
     char *ti = applies(k_tiled_index, "heat_t", 8, wt);
     rwf_nvcc_compiles(ti, "sw_tiled_index");
+    /* A[i][j] of `const float A[][W]`: rows i-1 .. i+1, a float window */
+    static const char *const wr[] = {"float hk_win_A[10][3]", "= A[i - 1][j])", NULL};
+    char *r2 = applies(k_rows2d, "j2", 8, wr);
+    rwf_nvcc_compiles(r2, "sw_rows2d");
     free(i5);
     free(cc);
     free(ti);
+    free(r2);
     free(a);
     free(b);
     free(c);
@@ -533,6 +550,8 @@ static void emulated_runs_match(void **state)
         {k_conv5, "conv5", "conv5(in, out_, nx, ny * nz)", "float", GRID2, 1, 4},
         {k_conv_corner, "convc", "convc(in, in, out_, nx, ny * nz)", "float", GRID2, 1, 8},
         {k_tiled_index, "heat_t", "heat_t(in, out_, nx, ny * nz)", "float", GRID2, 1, 4},
+        {k_rows2d, "j2", "j2((const float (*)[16])in.ptr(), (float (*)[16])out_, (int)std::min(n / 16, (size_t)ny * nz))",
+         "float", GRID2, 1, 4},
     };
     for (size_t i = 0; i < HK_ARRAY_LEN(runs); i++) {
         /* the grid the rewrite asks for (rw_result.grid_divisor/grid_axis: what the search
