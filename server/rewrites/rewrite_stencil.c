@@ -735,10 +735,12 @@ static int emit_window_body(const char *text, const rw_toks *ts, size_t first, s
                            p->in[i].n_cols);
     const char *an = axis_names[p->ax.axis];
     /* the tiled spelling is the global index only for blocks of TILE along the axis: any
-     * other block fails loudly rather than computing other rows (the spec's block is) */
+     * other block fails loudly rather than computing other rows (the spec's block is); HIP
+     * has no __trap, its device abort() ends the launch */
     if (!rc && p->ax.tile)
-        rc = hk_buf_printf(b, "    if (blockDim.%s != %lld)\n        __trap();   // written for blockIdx.%s * %lld + " /* i18n: not for people */
-                           "threadIdx.%s: blocks of %lld along %s\n",
+        rc = hk_buf_printf(b, "    if (blockDim.%s != %lld) {   // written for blockIdx.%s * %lld + " /* i18n: not for people */
+                           "threadIdx.%s: blocks of %lld along %s\n#if defined(__HIPCC__)\n        abort();\n"
+                           "#else\n        __trap();\n#endif\n    }\n",
                            an, (long long)p->ax.tile, an, (long long)p->ax.tile, an, (long long)p->ax.tile, an);
     if (!rc)
         rc = hk_buf_printf(b, "#pragma unroll\n    for (int hk_k = 0; hk_k < %d; hk_k++) {\n", kk); /* i18n: not for people */

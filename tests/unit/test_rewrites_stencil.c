@@ -401,7 +401,7 @@ static void spellings_get_one_window(void **state)
     rwf_nvcc_compiles(cc, "sw_conv_corner");
     /* blockIdx.y * TILE_H + threadIdx.y: blockIdx.y -> blockIdx.y * K, a check of the block */
     static const char *const wt[] = {"hk_win_T[10][3]", "int i = (blockIdx.y * 8) * TILE_H + (threadIdx.y * 8 + hk_k);",
-                                     "if (blockDim.y != 4)\n        __trap();", NULL};
+                                     "if (blockDim.y != 4) {", "#if defined(__HIPCC__)\n        abort();\n#else\n        __trap();\n#endif", NULL};
     char *ti = applies(k_tiled_index, "heat_t", 8, wt);
     rwf_nvcc_compiles(ti, "sw_tiled_index");
     /* A[i][j] of `const float A[][W]`: rows i-1 .. i+1, a float window */
