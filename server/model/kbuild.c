@@ -127,6 +127,11 @@ typedef struct {
     uint32_t *move_atom;
     km_form *move_off;
     const km_launch_facts *facts; /* km_build_with's, or NULL */
+    /* Session 48: the kernel's parameters declared as arrays of arrays (`float A[N][M]`,
+     * `float (*A)[M]`): their extents, outermost first (the first may be empty), so that
+     * A[i][j] is the element i * M + j (param_dims). */
+    struct { const char *name; const km_form *dims; uint32_t n_dims; } pdims[8];
+    uint32_t n_pdims;
 } kb;
 
 /* ---- small helpers -------------------------------------------------------------- */
@@ -812,14 +817,23 @@ static bool target(kb *b, const char *src, TSNode n, const char **base, enum km_
     if (!pointer(b, src, n, base, space, &off))
         return false;
     ent *e = is(n, "identifier") ? env_find(b, ntext(b, src, n)) : NULL;
+    const km_form *dims = e && e->kind == E_ARRAY ? e->dims : NULL;
+    uint32_t n_dims = dims ? e->n_dims : 0;
+    /* a parameter of the kernel's own (not a callee's, not shadowed) declared as an array
+     * of arrays */
+    for (uint32_t p = 0; !e && b->n_calls == 0 && is(n, "identifier") && p < b->n_pdims; p++)
+        if (strcmp(b->pdims[p].name, ntext(b, src, n)) == 0) {
+            dims = b->pdims[p].dims;
+            n_dims = b->pdims[p].n_dims;
+        }
     /* idx[] runs innermost dimension first; linearise with the declared extents. */
     km_form lin = {0};
     for (uint32_t i = ni; i > 0; i--) {
         uint32_t d = ni - i;   /* dimension number, outermost 0 */
         km_form x = eval(b, src, idx[i - 1]);
         if (d > 0) {
-            if (e && e->kind == E_ARRAY && d < e->n_dims)
-                lin = km__mul(b->k, lin, e->dims[d]);
+            if (dims && d < n_dims && dims[d].n)
+                lin = km__mul(b->k, lin, dims[d]);
             else
                 lin = km__opaque(b->k, "[]", NULL, &lin, 1);
         }
@@ -1627,6 +1641,57 @@ static TSNode declarator_name(TSNode d, bool *ptr, TSNode *sizes, uint32_t *n_si
         } else {
             return d;
         }
+    }
+}
+
+/* Session 48 (spatial): the extents of the kernel's parameters declared as arrays of arrays,
+ * `float A[N][M]` (a pointer to rows of M: A[i][j] is element i * M + j) or `float (*A)[M]`,
+ * from the definition's declarators; without them `A[i - 1][j]` was an opaque row and its
+ * offset lost. An array of pointers (`float *A[N]`) is not one. */
+static void param_dims(kb *b, const char *src, TSNode body)
+{
+    TSNode fn = ts_node_parent(body);
+    if (ts_node_is_null(fn) || !is(fn, "function_definition"))
+        return;
+    TSNode d = field(fn, "declarator");
+    while (!ts_node_is_null(d) && !is(d, "function_declarator")) {
+        if (is(d, "pointer_declarator") || is(d, "reference_declarator") || is(d, "attributed_declarator") ||
+            is(d, "parenthesized_declarator"))
+            d = is(d, "pointer_declarator") ? field(d, "declarator") : first_named(d);
+        else
+            return;
+    }
+    TSNode pl = ts_node_is_null(d) ? d : field(d, "parameters");
+    for (uint32_t i = 0; !ts_node_is_null(pl) && i < ts_node_named_child_count(pl); i++) {
+        TSNode p = ts_node_named_child(pl, i);
+        if (!is(p, "parameter_declaration") || b->n_pdims == HK_ARRAY_LEN(b->pdims))
+            continue;
+        TSNode x = field(p, "declarator"), sizes[8];
+        uint32_t ns = 0;
+        while (!ts_node_is_null(x) && is(x, "array_declarator") && ns < HK_ARRAY_LEN(sizes)) {
+            sizes[ns++] = field(x, "size");   /* innermost first */
+            x = field(x, "declarator");
+        }
+        bool outer = false;   /* (*A)[M]: one more extent, outermost, unknown */
+        if (ns && !ts_node_is_null(x) && is(x, "parenthesized_declarator")) {
+            TSNode y = first_named(x);
+            if (!ts_node_is_null(y) && is(y, "pointer_declarator")) {
+                outer = true;
+                x = field(y, "declarator");
+            }
+        }
+        if (ts_node_is_null(x) || !is(x, "identifier") || ns + outer < 2)
+            continue;
+        uint32_t nd = ns + outer;
+        km_form *dims = km__alloc(b->k, sizeof(km_form) * nd);
+        dims[0] = (km_form){0};
+        for (uint32_t j = 0; j < ns; j++) {
+            TSNode sz = sizes[ns - 1 - j];
+            dims[outer + j] = ts_node_is_null(sz) ? (km_form){0} : eval(b, src, sz);
+        }
+        b->pdims[b->n_pdims].name = ntext(b, src, x);
+        b->pdims[b->n_pdims].dims = dims;
+        b->pdims[b->n_pdims++].n_dims = nd;
     }
 }
 
@@ -3301,6 +3366,9 @@ int km_build_with(const char *text, size_t len, const char *kernel, const km_lau
         q->elem_type = km__strdup(k, p->elem_type ? p->elem_type : "");
         q->is_const = p->is_const;
     }
+    b->quiet++;   /* the extents' own evaluation records nothing */
+    param_dims(b, text, body);
+    b->quiet--;
     scan(b, body, 0, 0, NULL);
     /* A pointer parameter the kernel moves (p += off, p++; mmcv's three_interpolate moves
      * out by the batch and channel) no longer points at element 0: its accesses get an

@@ -716,21 +716,45 @@ bool km_form_mentions_kind(const km_kernel *k, km_form f, enum km_atom_kind kind
     return false;
 }
 
-bool km_form_value(const km_kernel *k, km_form f, int64_t *v)
+static bool form_value(const km_kernel *k, km_form f, int64_t *v, int depth);
+
+/* The value of atom a: a named constant's known value, or C's `/` or `%` of two constant
+ * operands (`MASK_DIM / 2` of a #define 5 is 2: truncated toward zero, as C does). */
+static bool atom_value(const km_kernel *k, const km_atom *a, int64_t *v, int depth)
+{
+    if (a->kind == KM_ATOM_CONST && a->has_value) {
+        *v = a->value;
+        return true;
+    }
+    int64_t l, r;
+    if (a->kind != KM_ATOM_OPAQUE || !a->op || a->n_args != 2 || depth > 8 ||
+        (strcmp(a->op, "/") && strcmp(a->op, "%")) || !form_value(k, a->args[0], &l, depth + 1) ||
+        !form_value(k, a->args[1], &r, depth + 1) || r == 0 || (l == INT64_MIN && r == -1))
+        return false;
+    *v = a->op[0] == '/' ? l / r : l % r;
+    return true;
+}
+
+static bool form_value(const km_kernel *k, km_form f, int64_t *v, int depth)
 {
     uint64_t sum = 0;
     for (uint32_t i = 0; i < f.n; i++) {
         uint64_t p = (uint64_t)f.t[i].coef;
         for (uint32_t j = 0; j < f.t[i].n; j++) {
-            const km_atom *a = km__atom_at(k, f.t[i].atoms[j]);
-            if (a->kind != KM_ATOM_CONST || !a->has_value)
+            int64_t av;
+            if (!atom_value(k, km__atom_at(k, f.t[i].atoms[j]), &av, depth))
                 return false;
-            p *= (uint64_t)a->value;
+            p *= (uint64_t)av;
         }
         sum += p;
     }
     *v = (int64_t)sum;
     return true;
+}
+
+bool km_form_value(const km_kernel *k, km_form f, int64_t *v)
+{
+    return form_value(k, f, v, 0);
 }
 
 bool km_builtin_atom(const km_kernel *k, enum km_atom_kind kind, int axis, uint32_t *id)

@@ -284,8 +284,9 @@ bool km_term_equal(const km_term *a, const km_term *b);
 bool km_form_mentions(const km_kernel *k, km_form f, uint32_t atom);
 /* Does f mention any atom of that kind (and axis, unless axis < 0)? */
 bool km_form_mentions_kind(const km_kernel *k, km_form f, enum km_atom_kind kind, int axis);
-/* The constant value of f with every CONST atom's known value put in: true and *v, or
- * false when f has other atoms. */
+/* The constant value of f with every CONST atom's known value put in, and `/` and `%` of
+ * such values worked out as C does (`MASK_DIM / 2`): true and *v, or false when f has
+ * other atoms. */
 bool km_form_value(const km_kernel *k, km_form f, int64_t *v);
 /* Appends the canonical text of f ("0" when empty). HK_OK, HK_ENOMEM, HK_ETOOBIG. */
 int km_form_print(const km_kernel *k, km_form f, struct hk_buf *b);

@@ -88,6 +88,9 @@ static bool terms_equal(const sw_terms *a, const sw_terms *b)
 typedef struct {
     int axis;            /* 1 (y) or 2 (z) */
     bool by_thread;      /* the block extends along it: blockIdx*blockDim+threadIdx */
+    int64_t tile;        /* > 1: by thread, but spelled blockIdx*TILE+threadIdx with TILE a
+                          * constant (a macro of known value, a literal) and no blockDim on
+                          * the axis: exact only for blocks TILE long along it */
     uint32_t tid, bid, bdim, gdim;
     bool has_tid, has_bid, has_bdim, has_gdim;
 } sw_axis;
@@ -178,6 +181,94 @@ static bool only_global(const km_kernel *k, km_form f, const sw_axis *ax)
         }
     }
     return true;
+}
+
+/* Session 48 (spatial): the tiled spelling's check, `blockIdx.y * TILE_WIDTH + threadIdx.y`
+ * (textbook convolutions and stencils size the block by a macro): f (and every operand
+ * inside it) sees the axis only as blockIdx*tile+threadIdx, with the named constants of known
+ * value multiplied into the coefficients first, and never through blockDim or gridDim. A
+ * block of tile threads along the axis makes that the global index, so running it as a
+ * thread of a block K times taller, blockIdx -> blockIdx*K and threadIdx -> threadIdx*K+k,
+ * is running it at another coordinate, as only_global says of the blockDim spelling. */
+static bool only_tiled(const km_kernel *k, km_form f, const sw_axis *ax)
+{
+    size_t na;
+    const km_atom *at = km_atoms(k, &na);
+    sw_terms l = {.n = 0};
+    for (uint32_t i = 0; i < f.n; i++) {
+        const km_term *t = &f.t[i];
+        km_term r = {.coef = t->coef};
+        for (uint32_t j = 0; j < t->n; j++) {
+            const km_atom *a = &at[t->atoms[j]];
+            for (uint32_t g = 0; g < a->n_args; g++)
+                if (!only_tiled(k, a->args[g], ax))
+                    return false;
+            if (a->kind == KM_ATOM_CONST && a->has_value)
+                r.coef *= a->value;
+            else
+                r.atoms[r.n++] = t->atoms[j];
+        }
+        if (!terms_add(&l, &r, 1))
+            return false;
+    }
+    for (uint32_t i = 0; i < l.n; i++) {
+        const km_term *t = &l.t[i];
+        unsigned nt = count_atom(t, ax->has_tid, ax->tid), nb = count_atom(t, ax->has_bid, ax->bid),
+                 nd = count_atom(t, ax->has_bdim, ax->bdim), ng = count_atom(t, ax->has_gdim, ax->gdim);
+        if (nd || ng)
+            return false;
+        if (!nt && !nb)
+            continue;
+        if (nt + nb != 1 || (nb && t->coef % ax->tile))
+            return false;
+        /* the partner: the same product with the other builtin, coefficient x tile (/ tile) */
+        km_term want = {.coef = nt ? t->coef * ax->tile : t->coef / ax->tile};
+        uint32_t from = nt ? ax->tid : ax->bid, to = nt ? ax->bid : ax->tid;
+        want.n = strip(t, &from, 1, want.atoms);
+        want.atoms[want.n++] = to;
+        bool found = false;
+        for (uint32_t j = 0; j < l.n && !found; j++) {
+            /* the same atoms as a multiset (a term's own order is not the id's) */
+            const km_term *u = &l.t[j];
+            found = u->coef == want.coef && u->n == want.n;
+            for (uint32_t q = 0; q < want.n && found; q++)
+                found = count_atom(u, true, want.atoms[q]) == count_atom(&want, true, want.atoms[q]);
+        }
+        if (!found)
+            return false;
+    }
+    return true;
+}
+
+/* The tile of the output element e along the axis: e holds c * threadIdx and c * tile *
+ * blockIdx (named constants of known value multiplied in) and nothing of blockDim: tile, or 0. */
+static int64_t element_tile(const km_kernel *k, km_form e, const sw_axis *ax)
+{
+    if (!ax->has_tid || !ax->has_bid || ax->has_bdim)
+        return 0;
+    size_t na;
+    const km_atom *at = km_atoms(k, &na);
+    int64_t ct = 0, cb = 0;
+    for (uint32_t i = 0; i < e.n; i++) {
+        int64_t c = e.t[i].coef;
+        bool t = false, b = false;
+        for (uint32_t j = 0; j < e.t[i].n; j++) {
+            const km_atom *a = &at[e.t[i].atoms[j]];
+            if (e.t[i].atoms[j] == ax->tid)
+                t = true;
+            else if (e.t[i].atoms[j] == ax->bid)
+                b = true;
+            else if (a->kind == KM_ATOM_CONST && a->has_value)
+                c *= a->value;
+        }
+        if (t && !b && !ct)
+            ct = c;
+        else if (b && !t && !cb)
+            cb = c;
+    }
+    if (ct <= 0 || cb <= 0 || cb % ct || cb / ct < 2 || cb / ct > 1024)
+        return 0;
+    return cb / ct;
 }
 
 /* The coordinate's own atom: threadIdx.a when the block extends along a, else blockIdx.a. */
@@ -302,6 +393,32 @@ static bool offset_atoms(const km_kernel *k, const sw_terms *d)
     return true;
 }
 
+/* d with every operation on named constants of known value (`MASK_DIM / 2`, an opaque atom
+ * km_form_value works out) multiplied into its term's coefficient, so that
+ * `(row - MASK_DIM / 2 + 1) * N` reads as row offset -1; plain names stay names (the slow
+ * stride S is matched by name). False when o is full. */
+static bool fold_ops(const km_kernel *k, const sw_terms *d, sw_terms *o)
+{
+    size_t na;
+    const km_atom *at = km_atoms(k, &na);
+    o->n = 0;
+    for (uint32_t i = 0; i < d->n; i++) {
+        km_term r = {.coef = d->t[i].coef};
+        for (uint32_t j = 0; j < d->t[i].n; j++) {
+            uint32_t id = d->t[i].atoms[j];
+            km_term one = {.coef = 1, .n = 1, .atoms = {id}};
+            int64_t v;
+            if (at[id].kind == KM_ATOM_OPAQUE && km_form_value(k, (km_form){&one, 1}, &v))
+                r.coef *= v;
+            else
+                r.atoms[r.n++] = id;
+        }
+        if (!terms_add(o, &r, 1))
+            return false;
+    }
+    return true;
+}
+
 static const km_param *param_named(const km_kernel *k, const char *name)
 {
     size_t np;
@@ -319,12 +436,18 @@ static void plan_site(const km_kernel *k, const an_function *f, const km_read_si
 {
     const km_param *kp = param_named(k, rs->buffer);
     const an_param *ap = rwp_param_by_name(f, rs->buffer);
+    /* an array of arrays (`float A[N][M]`, `float (*A)[M]`): the model linearises A[i][j]
+     * with the declared extents, and its element type is the window's; an array of pointers
+     * (`float *A[N]`) is not one (its rows are opaque to the model: no offset) */
+    bool rows = ap && ap->pointer_depth > 1 && ap->type && strchr(ap->type, '[') &&
+                (!strchr(ap->type, '*') || strstr(ap->type, "(*"));
     if (rs->ambiguous || rs->n_loops || !kp || !kp->pointer || kp->written || !ap ||
-        ap->pointer_depth != 1 || p->n_sites == SW_SITES_MAX)
+        (ap->pointer_depth != 1 && !rows) || p->n_sites == SW_SITES_MAX)
         return;
-    sw_terms d = {.n = 0}, rest;
+    sw_terms raw = {.n = 0}, d, rest;
     int dy;
-    if (!terms_add_form(&d, rs->index, 1) || !terms_add_form(&d, e, -1) || !offset_atoms(k, &d) ||
+    if (!terms_add_form(&raw, rs->index, 1) || !terms_add_form(&raw, e, -1) || !fold_ops(k, &raw, &d) ||
+        !offset_atoms(k, &d) ||
         !split_offset(&d, s, &dy, &rest))
         return;
     int b = 0;
@@ -335,7 +458,10 @@ static void plan_site(const km_kernel *k, const an_function *f, const km_read_si
             return;
         p->in[b].name = ap->name;   /* the caller's model: k's names die with plan_of */
         p->in[b].n_cols = 0;
-        rwp_pointee_type(ap, p->in[b].type, sizeof p->in[b].type);
+        if (rows)
+            snprintf(p->in[b].type, sizeof p->in[b].type, "%s", ap->elem_type ? ap->elem_type : "");
+        else
+            rwp_pointee_type(ap, p->in[b].type, sizeof p->in[b].type);
         if (!rwp_scalar_type(p->in[b].type))
             return;
         p->n_in++;
@@ -416,7 +542,22 @@ static int plan_of(const char *text, size_t len, const an_function *f, sw_plan *
     }
     p->ax.by_thread = p->ax.has_tid && km_form_mentions(k, w->element, p->ax.tid);
     const char *an = axis_names[a];
-    if (p->ax.by_thread) {
+    /* blockIdx * TILE + threadIdx: checked as that spelling throughout */
+    p->ax.tile = p->ax.by_thread ? element_tile(k, w->element, &p->ax) : 0;
+    if (p->ax.tile) {
+        for (size_t i = 0; i < na; i++)
+            if (!only_tiled(k, as[i].index, &p->ax) || !only_tiled(k, as[i].value, &p->ax)) {
+                snprintf(why, n, EN(RW_ST_ACCESS_INDEX),
+                         as[i].line, as[i].buffer, an, an, an, an, an, an);
+                goto out;
+            }
+        for (size_t i = 0; i < ng; i++)
+            if (!only_tiled(k, gs[i].lhs, &p->ax) || !only_tiled(k, gs[i].rhs, &p->ax)) {
+                snprintf(why, n, EN(RW_ST_COND_INDEX), gs[i].line, an,
+                         an, an, an);
+                goto out;
+            }
+    } else if (p->ax.by_thread) {
         for (size_t i = 0; i < na; i++)
             if (!only_global(k, as[i].index, &p->ax) || !only_global(k, as[i].value, &p->ax)) {
                 snprintf(why, n, EN(RW_ST_ACCESS_INDEX),
@@ -561,10 +702,14 @@ static const char *virtual_builtin(const rw_toks *ts, size_t i, const sw_axis *a
             continue;
         }
         /* by thread: threadIdx -> threadIdx*K+k, blockDim -> blockDim*K;
-         * by block:  blockIdx  -> blockIdx*K+k,  gridDim  -> gridDim*K */
+         * by block:  blockIdx  -> blockIdx*K+k,  gridDim  -> gridDim*K;
+         * tiled:     threadIdx -> threadIdx*K+k, blockIdx -> blockIdx*K (blockIdx*TILE*K:
+         *            a block of TILE threads covers TILE*K rows) */
         bool index = ax->by_thread ? b == 0 : b == 1,
              extent = ax->by_thread ? b == 2 : b == 3 && !cutoff;
-        if (index)
+        if (ax->tile && b == 1)
+            snprintf(buf, n, "(%s * %d)", word, kk);
+        else if (index)
             snprintf(buf, n, "(%s * %d + hk_k)", word, kk);
         else if (extent)
             snprintf(buf, n, "(%s * %d)", word, kk);
@@ -588,9 +733,17 @@ static int emit_window_body(const char *text, const rw_toks *ts, size_t first, s
         rc = hk_buf_printf(b, "    %s hk_win_%s[%d][%d];\n    bool hk_has_%s[%d][%d] = {};\n",
                            p->in[i].type, p->in[i].name, rows, p->in[i].n_cols, p->in[i].name, rows,
                            p->in[i].n_cols);
+    const char *an = axis_names[p->ax.axis];
+    /* the tiled spelling is the global index only for blocks of TILE along the axis: any
+     * other block fails loudly rather than computing other rows (the spec's block is); HIP
+     * has no __trap, its device abort() ends the launch */
+    if (!rc && p->ax.tile)
+        rc = hk_buf_printf(b, "    if (blockDim.%s != %lld) {   // written for blockIdx.%s * %lld + " /* i18n: not for people */
+                           "threadIdx.%s: blocks of %lld along %s\n#if defined(__HIPCC__)\n        abort();\n"
+                           "#else\n        __trap();\n#endif\n    }\n",
+                           an, (long long)p->ax.tile, an, (long long)p->ax.tile, an, (long long)p->ax.tile, an);
     if (!rc)
         rc = hk_buf_printf(b, "#pragma unroll\n    for (int hk_k = 0; hk_k < %d; hk_k++) {\n", kk); /* i18n: not for people */
-    const char *an = axis_names[p->ax.axis];
     if (!rc && p->cutoff && p->ax.by_thread)
         rc = hk_buf_printf(b, "        if ((blockIdx.%s * blockDim.%s + threadIdx.%s) * %d + hk_k >= " /* i18n: not for people */
                            "gridDim.%s * blockDim.%s)\n            break;   // past the launched grid\n",
@@ -739,8 +892,23 @@ static const km_loop *loop_at(const km_loop *loops, size_t nl, uint32_t line, co
     return NULL;
 }
 
+/* Is "item" one of the ", "-separated items of what? */
+static bool listed(const struct hk_buf *what, const char *item)
+{
+    size_t n = strlen(item);
+    for (const char *p = what->len ? what->data : NULL; p; p = strstr(p, ", "), p = p ? p + 2 : NULL)
+        if (!strncmp(p, item, n) && (p[n] == '\0' || p[n] == ','))
+            return true;
+    return false;
+}
+
 /* One pass over kernel's body in text: unrolls the outermost loops that qualify. *out the
- * new text (NULL when nothing qualified); *copies multiplied by the trips unrolled. */
+ * new text (NULL when nothing qualified); *copies multiplied by the largest trip unrolled.
+ * The loops one pass unrolls lie side by side (the copies of one inner loop that the pass
+ * before made, or separate nests), none inside another: each multiplies only its own part of
+ * the body, so the copies of the innermost body grow by the largest trip, not by the
+ * product of them all (a 5 x 5 filter is 25 copies, unrolled as i, then the five copies of
+ * the j loop). */
 static int unroll_pass(const char *text, size_t len, const char *kernel, char **out, size_t *out_len,
                        long *copies, struct hk_buf *what)
 {
@@ -766,6 +934,7 @@ static int unroll_pass(const char *text, size_t len, const char *kernel, char **
     const km_loop *loops = km_loops(k, &nl);
     uint32_t line = 1;
     size_t line_at = 0;
+    long base = *copies, grow = 1;
     for (size_t t = 0; t < ts.n && !rc; t++) {
         if (!rwl_tok_is(&ts, t, "for") || !rwl_tok_is(&ts, t + 1, "("))
             continue;
@@ -788,7 +957,7 @@ static int unroll_pass(const char *text, size_t len, const char *kernel, char **
         int64_t trip = 0, start = 0, step = 0;
         bool ok = lp && lp->kind == KM_LOOP_AFFINE && lp->has_trip && km_form_value(k, lp->trip, &trip) &&
                   km_form_value(k, lp->start, &start) && km_form_value(k, lp->step, &step) && step == 1 &&
-                  trip >= 1 && trip <= SW_UNROLL_TRIP && *copies * trip <= SW_UNROLL_COPIES;
+                  trip >= 1 && trip <= SW_UNROLL_TRIP && base * trip <= SW_UNROLL_COPIES;
         for (size_t q = hc + 1; q < fend && ok; q++) {
             ok = !rwl_tok_is(&ts, q, "break") && !rwl_tok_is(&ts, q, "continue") &&
                  !rwl_tok_is(&ts, q, "return") && !rwl_tok_is(&ts, q, "goto");
@@ -830,11 +999,15 @@ static int unroll_pass(const char *text, size_t len, const char *kernel, char **
         }
         if (!rc)
             rc = rwl_edits_add(&es, from, ts.t[fend - 1].end, b.data);
-        if (!rc)
-            rc = hk_buf_printf(what, "%s%s (%lld)", what->len ? ", " : "", var, (long long)trip);
-        *copies *= trip;
+        char item[96];
+        snprintf(item, sizeof item, "%s (%lld)", var, (long long)trip);
+        if (!rc && !listed(what, item))
+            rc = hk_buf_printf(what, "%s%s", what->len ? ", " : "", item);
+        if (trip > grow)
+            grow = trip;
         t = fend - 1;   /* its inner loops: next pass, on the unrolled text */
     }
+    *copies = base * grow;
     if (!rc && es.n)
         rc = rwl_edits_apply(text, len, &es, out, out_len);
 out:

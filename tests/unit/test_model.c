@@ -593,6 +593,65 @@ static void test_grid_width(void **state)
     }
 }
 
+/* Session 48 (spatial): a loop bound or an offset spelled with `/` or `%` of named
+ * constants (`MASK_DIM / 2` of a #define 5: 2, C's truncation; `-7 / 2` is -3) has a value;
+ * a division by a parameter, or by a constant 0, has none. */
+static void test_value_of_constant_division(void **state)
+{
+    (void)state;
+    static const char src[] =
+        "#define MASK_DIM 5\n"
+        "#define HALF (MASK_DIM / 2)\n"
+        "#define NEG (-7)\n"
+        "#define ZERO 0\n"
+        "__global__ void k(const float *in, float *out, int n)\n"
+        "{\n"
+        "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "    float s = 0;\n"
+        "    for (int a = 0; a < HALF; a++) s += in[i + a];\n"
+        "    for (int b = 0; b < MASK_DIM % 3 + NEG / 2 + 5; b++) s += in[i + b];\n"
+        "    for (int c = 0; c < MASK_DIM / n; c++) s += in[i + c];\n"
+        "    for (int d = 0; d < MASK_DIM / ZERO; d++) s += in[i + d];\n"
+        "    out[i] = s;\n"
+        "}\n";
+    km_kernel *k = build(src, sizeof src - 1, "k");
+    size_t n;
+    const km_loop *l = km_loops(k, &n);
+    assert_int_equal(n, 4);
+    int64_t v;
+    assert_true(km_form_value(k, l[0].trip, &v));
+    assert_int_equal(v, 2);
+    assert_true(km_form_value(k, l[1].trip, &v));
+    assert_int_equal(v, 2 + -3 + 5);
+    assert_false(km_form_value(k, l[2].bound, &v));
+    assert_false(km_form_value(k, l[3].bound, &v));
+    km_free(k);
+}
+
+/* Session 48 (spatial): parameters declared as arrays of arrays are linearised with their
+ * extents: A[i - 1][j] of `float A[N][M]` is (i - 1) * M + j, C[i][j] of `float (*C)[M]`
+ * likewise; an array of pointers (`float *P[4]`) keeps its row opaque. */
+static void test_array_of_arrays_params(void **state)
+{
+    (void)state;
+    static const char src[] =
+        "#define N 64\n"
+        "#define M 32\n"
+        "__global__ void k(float A[N][M], float (*C)[M], float *P[4], float *out)\n"
+        "{\n"
+        "    int i = threadIdx.y, j = threadIdx.x;\n"
+        "    out[i * M + j] = A[i - 1][j] + C[i][j + 1] + P[i][j];\n"
+        "}\n";
+    km_kernel *k = build(src, sizeof src - 1, "k");
+    const km_access *a = access_of(k, "A", KM_READ, 0);
+    assert_form(k, a->index, "-M + M*threadIdx.y + threadIdx.x");
+    const km_access *c = access_of(k, "C", KM_READ, 0);
+    assert_form(k, c->index, "M*threadIdx.y + threadIdx.x + 1");
+    const km_access *p = access_of(k, "P", KM_READ, 0);
+    assert_true(km_form_mentions_kind(k, p->index, KM_ATOM_OPAQUE, -1));
+    km_free(k);
+}
+
 static void test_stencil(void **state)
 {
     (void)state;
@@ -1055,6 +1114,8 @@ int main(void)
         cmocka_unit_test(test_saxpy_spellings),
         cmocka_unit_test(test_saxpy_fields),
         cmocka_unit_test(test_constants_macro_and_template),
+        cmocka_unit_test(test_value_of_constant_division),
+        cmocka_unit_test(test_array_of_arrays_params),
         cmocka_unit_test(test_temporary_and_inline),
         cmocka_unit_test(test_sgemm),
         cmocka_unit_test(test_loop_step),

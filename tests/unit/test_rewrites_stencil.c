@@ -194,6 +194,83 @@ static const char k_conv_loops[] =
     "    out[y * nx + x] = s;\n"
     "}\n";
 
+/* Session 48 (spatial): a 5 x 5 filter, loops over -R..R with R a #define 2: 25 copies of
+ * the body, unrolled as i and then the five copies of the j loop (each of which had
+ * multiplied the count by 5, so that the third was refused and the window never built) */
+static const char k_conv5[] =
+    "#define R 2\n"
+    "__global__ void conv5(const float *in, float *out, int nx, int rows)\n"
+    "{\n"
+    "    int x = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    int y = blockIdx.y * blockDim.y + threadIdx.y;\n"
+    "    if (x < R || y < R || x >= nx - R || y >= rows - R)\n"
+    "        return;\n"
+    "    float s = 0.0f;\n"
+    "    for (int i = -R; i <= R; i++)\n"
+    "        for (int j = -R; j <= R; j++)\n"
+    "            s += in[(y + i) * nx + x + j] * (0.5f + 0.125f * i * j);\n"
+    "    out[y * nx + x] = s;\n"
+    "}\n";
+
+/* Session 48 (spatial): loops from the window's corner, its offset `MASK_DIM / 2` (a
+ * #define of a #define: an operation on named constants the offsets must fold to 1),
+ * zero padding by guards inside the loops, the mask a pointer */
+static const char k_conv_corner[] =
+    "#define MASK_DIM 3\n"
+    "#define MASK_OFFSET (MASK_DIM / 2)\n"
+    "__global__ void convc(const float *img, const float *mask, float *out, int nx, int rows)\n"
+    "{\n"
+    "    int row = blockIdx.y * blockDim.y + threadIdx.y;\n"
+    "    int col = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    int r0 = row - MASK_OFFSET;\n"
+    "    int c0 = col - MASK_OFFSET;\n"
+    "    float t = 0;\n"
+    "    for (int i = 0; i < MASK_DIM; i++)\n"
+    "        for (int j = 0; j < MASK_DIM; j++)\n"
+    "            if (r0 + i >= 0 && r0 + i < rows && c0 + j >= 0 && c0 + j < nx)\n"
+    "                t += img[(r0 + i) * nx + (c0 + j)] * mask[i * MASK_DIM + j];\n"
+    "    if (row < rows && col < nx)\n"
+    "        out[row * nx + col] = t;\n"
+    "}\n";
+
+/* Session 48 (spatial): the textbook spelling, the block's size a macro on both axes
+ * (`blockIdx.y * TILE_H + threadIdx.y`, no blockDim): the window with blockIdx.y -> blockIdx.y
+ * * K, exact for blocks of TILE_H rows (checked at run time: __trap otherwise) */
+static const char k_tiled_index[] =
+    "#define TILE_W 8\n"
+    "#define TILE_H 4\n"
+    "__global__ void heat_t(const float *T, float *Tn, int nx, int ny)\n"
+    "{\n"
+    "    int i = blockIdx.y * TILE_H + threadIdx.y;\n"
+    "    int j = blockIdx.x * TILE_W + threadIdx.x;\n"
+    "    if (i >= 1 && i < ny - 1 && j >= 1 && j < nx - 1)\n"
+    "        Tn[i * nx + j] = T[i * nx + j] + 0.1f * (T[(i + 1) * nx + j] + T[(i - 1) * nx + j]\n"
+    "                         + T[i * nx + j + 1] + T[i * nx + j - 1] - 4.0f * T[i * nx + j]);\n"
+    "}\n";
+
+/* the tile a literal, threadIdx.y used alone as well (a shared row index would be; here a
+ * weight): refused, the block's rows are not only the global index */
+static const char k_tiled_alone[] =
+    "__global__ void ta2(const float *T, float *Tn, int nx, int ny)\n"
+    "{\n"
+    "    int i = blockIdx.y * 16 + threadIdx.y;\n"
+    "    int j = blockIdx.x * 32 + threadIdx.x;\n"
+    "    if (i >= 1 && i < ny - 1 && j < nx)\n"
+    "        Tn[i * nx + j] = T[(i + 1) * nx + j] + T[(i - 1) * nx + j] + T[i * nx + j] * threadIdx.y;\n"
+    "}\n";
+
+/* Session 48 (spatial): the arrays as arrays of rows of a #define width (`A[i - 1][j]`): the
+ * model linearises them with the declared extent, the window's type is the element's */
+static const char k_rows2d[] =
+    "#define W 16\n"
+    "__global__ void j2(const float A[][W], float B[][W], int rows)\n"
+    "{\n"
+    "    int i = blockIdx.y * blockDim.y + threadIdx.y;\n"
+    "    int j = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (i >= 1 && i < rows - 1 && j >= 1 && j < W - 1)\n"
+    "        B[i][j] = 0.2f * (A[i][j] + A[i][j - 1] + A[i][j + 1] + A[i - 1][j] + A[i + 1][j]);\n"
+    "}\n";
+
 /* the same with the radius a parameter: nothing to unroll */
 static const char k_conv_param[] =
     "__global__ void convp(const float *in, float *out, int nx, int rows, int rad)\n"
@@ -312,6 +389,29 @@ static void spellings_get_one_window(void **state)
         assert_false(q - h >= 14 && !strncmp(q - 14, "#pragma unroll", 14));
     }
     rwf_nvcc_compiles(h, "sw_conv_loops");
+    /* 5 x 5: rows y-2 .. y+2 over K outputs, five columns, every j loop unrolled */
+    static const char *const w5[] = {"hk_win_in[12][5]", "radius 2", "filter loops unrolled first: i (5), j (5) ",
+                                     NULL};
+    char *i5 = applies(k_conv5, "conv5", 8, w5);
+    assert_null(strstr(i5, "for (int j"));
+    rwf_nvcc_compiles(i5, "sw_conv5");
+    /* from the corner, MASK_DIM / 2 folded: rows -1 .. +1 */
+    static const char *const wcc[] = {"hk_win_img[6][3]", "radius 1", NULL};
+    char *cc = applies(k_conv_corner, "convc", 4, wcc);
+    rwf_nvcc_compiles(cc, "sw_conv_corner");
+    /* blockIdx.y * TILE_H + threadIdx.y: blockIdx.y -> blockIdx.y * K, a check of the block */
+    static const char *const wt[] = {"hk_win_T[10][3]", "int i = (blockIdx.y * 8) * TILE_H + (threadIdx.y * 8 + hk_k);",
+                                     "if (blockDim.y != 4) {", "#if defined(__HIPCC__)\n        abort();\n#else\n        __trap();\n#endif", NULL};
+    char *ti = applies(k_tiled_index, "heat_t", 8, wt);
+    rwf_nvcc_compiles(ti, "sw_tiled_index");
+    /* A[i][j] of `const float A[][W]`: rows i-1 .. i+1, a float window */
+    static const char *const wr[] = {"float hk_win_A[10][3]", "= A[i - 1][j])", NULL};
+    char *r2 = applies(k_rows2d, "j2", 8, wr);
+    rwf_nvcc_compiles(r2, "sw_rows2d");
+    free(i5);
+    free(cc);
+    free(ti);
+    free(r2);
     free(a);
     free(b);
     free(c);
@@ -351,6 +451,7 @@ static void near_misses_are_refused(void **state)
      * loop sum as a reduction */
     refused(k_conv_param, "convp", "reads it as reduction");
     refused(k_data_window, "dw", "line 11: the window of in is placed by values read from memory");
+    refused(k_tiled_alone, "ta2", "line 6: the access of Tn uses threadIdx.y");
     assert_int_equal(hk_alloc_live(), 0);
 }
 
@@ -383,8 +484,8 @@ static void registry_refusal_has_line(void **state)
  * in its own process and named when it does not give its want. */
 static emu_batch batch;
 
-static void emulate(const char *orig, const char *cand, const char *call, const char *type,
-                    const char *launch, int axis, int k, const char *tag)
+static void emulate_want(const char *orig, const char *cand, const char *call, const char *type,
+                         const char *launch, int axis, int k, const char *tag, int want)
 {
     char *driver = hk_asprintf(
         "    static const int sz[][3] = {{13, 11, 7}, {9, 17, 10}, {33, 5, 19}, {3, 3, 3}};\n"
@@ -414,8 +515,14 @@ static void emulate(const char *orig, const char *cand, const char *call, const 
         "    }\n",
         type, launch, axis, type, type, type, type, call, axis, k, k, axis, k, k, type, call);
     assert_non_null(driver);
-    emu_batch_add_pair(&batch, tag, orig, cand, NULL, driver, EMU_OK);
+    emu_batch_add_pair(&batch, tag, orig, cand, NULL, driver, want);
     hk_free(driver);
+}
+
+static void emulate(const char *orig, const char *cand, const char *call, const char *type,
+                    const char *launch, int axis, int k, const char *tag)
+{
+    emulate_want(orig, cand, call, type, launch, axis, k, tag, EMU_OK);
 }
 
 static void emulated_runs_match(void **state)
@@ -440,6 +547,11 @@ static void emulated_runs_match(void **state)
         {k_lines_unbounded, "relax", "relax(0.5f, 0.1f, in, out_, nx, ny, nz)", "float",
          "dim3 b(nx, 1, 1), g(ny - 2, nz - 2, 1);", 0, 4},
         {k_conv_loops, "conv", "conv(in, out_, nx, ny * nz)", "float", GRID2, 1, 4},
+        {k_conv5, "conv5", "conv5(in, out_, nx, ny * nz)", "float", GRID2, 1, 4},
+        {k_conv_corner, "convc", "convc(in, in, out_, nx, ny * nz)", "float", GRID2, 1, 8},
+        {k_tiled_index, "heat_t", "heat_t(in, out_, nx, ny * nz)", "float", GRID2, 1, 4},
+        {k_rows2d, "j2", "j2((const float (*)[16])in.ptr(), (float (*)[16])out_, (int)std::min(n / 16, (size_t)ny * nz))",
+         "float", GRID2, 1, 4},
     };
     for (size_t i = 0; i < HK_ARRAY_LEN(runs); i++) {
         /* the grid the rewrite asks for (rw_result.grid_divisor/grid_axis: what the search
@@ -455,6 +567,12 @@ static void emulated_runs_match(void **state)
                 runs[i].k, tag);
         free(t);
     }
+    /* the tiled spelling under a block of 2 rows instead of TILE_H 4: the candidate's check
+     * ends the launch (the original, with its rows at blockIdx.y * 4 + 0..1, leaves gaps) */
+    char *t = applies_launch(k_tiled_index, "heat_t", 4, NULL, NULL, NULL);
+    emulate_want(k_tiled_index, t, "heat_t(in, out_, nx, ny * nz)", "float",
+                 "dim3 b(8, 2, 1), g((nx + 7) / 8, (ny * nz + 3) / 4, 1);", 1, 4, "sw_tiled_block2", EMU_CRASHED);
+    free(t);
     emu_batch_run(&batch);
     assert_int_equal(hk_alloc_live(), 0);
 }
