@@ -186,6 +186,14 @@ static void test_reductions(void **state)
     expect("class_misc.cu", "row_sum", "reduction out=out in=in op=sum axis=row how=loop passes=1");
     expect("class_misc.cu", "col_max",
            "reduction out=out in=in op=max axis=column how=loop passes=1");
+    /* session 48: a max or min kept by a comparison (`if (v > m) m = v;`, `if (m >= x) { m = x; }`),
+     * the max started from the row's first element over the columns from 1; on main both were
+     * class none (near elementwise). Storing another value than the compared one is no max. */
+    expect("class_misc.cu", "row_max_if", "reduction out=rowmax in=mat op=max axis=row how=loop passes=1");
+    expect("class_misc.cu", "col_min_if", "reduction out=out in=in op=min axis=column how=loop passes=1");
+    km_class nm;
+    free(classify("class_misc.cu", "if_not_max", &nm));
+    assert_int_equal(nm.kind, KM_CLASS_NONE);
     expect("class_misc.cu", "row_std_two_pass",
            "reduction out=out in=x op=std axis=row how=loop passes=2");
     expect("class_misc.cu", "global_sum_atomic",
