@@ -335,6 +335,23 @@ typedef struct {
     char reread[256];                /* the per-row locations lane 0 reads back, `P[I]`, ... */
 } rr_scan;
 
+/* A declaration's type [a, name) that is a type parameter of the kernel's template alone
+ * (`T acc = 0;`, `const T m = ...`; session 48): a shuffle takes it where the launch
+ * instantiates it with a type __shfl_xor_sync takes (float, double, the integers, __half);
+ * any other instantiation does not compile, and the combine is the accumulator's own
+ * `decltype` (a sum's `+=`, a max or min's `max`/`min`). */
+static bool template_scalar(const rr_scan *s, size_t a, size_t name)
+{
+    size_t n = 0, t = 0;
+    for (size_t k = a; k < name; k++) {
+        if (rwl_tok_is(s->ts, k, "const"))
+            continue;
+        n++;
+        t = k;
+    }
+    return n == 1 && s->ts->t[t].kind == T_IDENT && rwl_template_type_param(s->f->template_params, s->ts, t);
+}
+
 static const char *fail(rr_scan *s, const char *fmt, const char *arg)
 {
     snprintf(s->why, sizeof s->why, fmt, arg ? arg : "");
@@ -400,7 +417,7 @@ static const char *read_decl(rr_scan *s, size_t a, size_t b, rr_names *set, bool
         if (!v)
             return fail(s, EN(RW_ROWS_TOO_MANY_NAMES), NULL);
         v->state = ib > ia && is_zero(ts, ia, ib) ? RR_ZERO : RR_SET;
-        v->shuffles = !ptr && !array && shuffle_type(ts, a, type_end);
+        v->shuffles = !ptr && !array && (shuffle_type(ts, a, type_end) || template_scalar(s, a, type_end));
         v->ptr = ptr || array;
         v->fptr = ptr && !array && float_ptr_decl(ts, a, names[0], k);
         v->num = 'i';

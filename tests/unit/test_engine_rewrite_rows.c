@@ -279,6 +279,11 @@ static void test_variants(void **state)
     const char *const want_two[] = {"for (unsigned c = (unsigned)hk_lane + 2; c < ncols; c += (unsigned)hk_width)",
                                     "m = fminf(m, hk_o);", "t += hk_o;", "mn[row] = m;", "tail[row] = t;", NULL};
     expect(DATA "/softmax_rows.cu", "min_sum_from_col2", want_two, NULL, NULL);
+    /* session 48: accumulators of the template's type parameter (on main: `the accumulator
+     * `s` is not a scalar type a warp shuffle takes`) */
+    const char *const want_tmpl[] = {"T s = 0;", "const decltype(s) hk_o = __shfl_xor_sync(hk_mask, s, hk_off, 32);",
+                                     "s += hk_o;", "m = max(m, hk_o);", "out[row] = s / ncols;", NULL};
+    expect(DATA "/softmax_rows.cu", "tmpl_mean_max", want_tmpl, NULL, NULL);
     /* the suite's softmax and gemv are of the family too: a row pointer that is declared
      * and then stored through per column, a max then a sum reduction */
     const char *const want_softmax[] = {"float *y = out + (size_t)r * cols;", "m = fmaxf(m, hk_o);",

@@ -564,6 +564,8 @@ static void softmax_rows_run(void **state)
         /* session 48: loops from column 1 and 2, a max/min started from the row's first
          * element (NaN there in special 3, in later columns in special 1) */
         {"max_from_col1", "for (int sp = 0; sp < 4; sp++) soft_case(\"max_from_col1\", SOFT(max_from_col1), sp, 0);"},
+        /* session 48: accumulators of a template type T (float here): a sum and an if max */
+        {"tmpl_mean_max", "for (int sp = 0; sp < 4; sp++) soft_case(\"tmpl_mean_max\", SOFT(tmpl_mean_max), sp, 1e-5);"},
         {"min_sum_from_col2",
          "for (int sp = 0; sp < 4; sp++) soft_case(\"min_sum_from_col2\", "
          "[&](float *a, float *b, float *r, int nr, int nc) { orig::min_sum_from_col2(a, b, r, (unsigned)nr, (unsigned)nc); }, "

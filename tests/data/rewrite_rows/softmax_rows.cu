@@ -322,3 +322,24 @@ __global__ void min_sum_from_col2(const float *src, float *mn, float *tail, unsi
     mn[row] = m;
     tail[row] = t;
 }
+
+// session 48: accumulators of the kernel's template type T (a one-kernel norm's spelling):
+// a sum from zero and a running maximum by a comparison, combined in T
+template <typename T>
+__global__ void tmpl_mean_max(const T *src, T *out, T *hi, int nrows, int ncols)
+{
+    int row = blockIdx.x * blockDim.x + threadIdx.x;
+    if (row >= nrows)
+        return;
+    const T *x = src + (size_t)row * ncols;
+    T s = 0;
+    T m = x[0];
+    for (int k = 0; k < ncols; k++) {
+        s += x[k];
+        if (x[k] > m)
+            m = x[k];
+    }
+    out[row] = s / ncols;
+    hi[row] = m;
+}
+template __global__ void tmpl_mean_max<float>(const float *, float *, float *, int, int);
