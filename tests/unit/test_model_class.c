@@ -177,6 +177,11 @@ static void test_transpose_histogram(void **state)
     expect("class_misc.cu", "hist_template", "histogram out=bins in=in bins=NBINS");
     expect("class_misc.cu", "hist_param", "histogram out=bins in=in bins=nbins");
     expect("class_misc.cu", "hist_weighted", "histogram out=bins in=idx bins=? weighted");
+    /* session 48: the bin's own range when nothing else says the count: a uint8_t read
+     * (256), a mask of low bits (64); a signed char says nothing (on main all three `bins=?`) */
+    expect("class_misc.cu", "hist_bytes_gs", "histogram out=bins in=px bins=256");
+    expect("class_misc.cu", "hist_mask64", "histogram out=bins in=keys bins=64");
+    expect("class_misc.cu", "hist_schar", "histogram out=bins in=data bins=?");
     expect_near("class_misc.cu", "hist_racy", KM_CLASS_HISTOGRAM, 65, "not atomic");
 }
 

@@ -665,3 +665,27 @@ __global__ void if_not_max(const float *mat, float *out, int rows, int cols)
         out[r] = best;
     }
 }
+
+// session 48: histograms whose bin count is the bin's own range: a byte read from memory
+// (uint8_t: 256 bins), a mask of the low bits (64 bins); a signed byte says nothing
+__global__ void hist_bytes_gs(const uint8_t *__restrict__ px, unsigned int *bins, size_t len)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < len; i += (size_t)blockDim.x * gridDim.x) {
+        unsigned int b = px[i];
+        atomicAdd(bins + b, 1u);
+    }
+}
+
+__global__ void hist_mask64(const int *keys, unsigned int *bins, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        atomicAdd(&bins[(keys[i] >> 4) & 63], 1u);
+}
+
+__global__ void hist_schar(const signed char *data, unsigned int *bins, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        atomicAdd(&bins[data[i]], 1u);
+}
