@@ -182,6 +182,8 @@ static void test_transpose_histogram(void **state)
     expect("class_misc.cu", "hist_bytes_gs", "histogram out=bins in=px bins=256");
     expect("class_misc.cu", "hist_mask64", "histogram out=bins in=keys bins=64");
     expect("class_misc.cu", "hist_schar", "histogram out=bins in=data bins=?");
+    /* and a clamp to the last bin, `min(max(b, 0), nbins - 1)` (main: `bins=?`) */
+    expect("class_misc.cu", "hist_clamp", "histogram out=hist in=x bins=nbins");
     expect_near("class_misc.cu", "hist_racy", KM_CLASS_HISTOGRAM, 65, "not atomic");
 }
 

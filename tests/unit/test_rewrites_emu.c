@@ -402,6 +402,17 @@ static const char hist_bytes[] =
     "    }\n"
     "}\n";
 
+/* session 48: a float histogram clamped into its nbins bins (a parameter) */
+static const char hist_clamp[] =
+    "__global__ void hist_clamp(const float *x, int *hist, int n, int nbins, float lo, float hi)\n"
+    "{\n"
+    "    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {\n"
+    "        int b = (int)((x[i] - lo) / (hi - lo) * nbins);\n"
+    "        b = min(max(b, 0), nbins - 1);\n"
+    "        atomicAdd(&hist[b], 1);\n"
+    "    }\n"
+    "}\n";
+
 static void histogram_model_path_runs(void **state)
 {
     (void)state;
@@ -419,6 +430,10 @@ static void histogram_model_path_runs(void **state)
         {hist_w, "hist_w", "hist_case<int, float>(\"hist_w\", BOTH(hist_w(a, b, r, (int)n)), 64, 1000, 1e-4);"},
         {hist_bytes, "hist_bytes",
          "hist_case<unsigned char, unsigned>(\"hist_bytes\", BOTH(hist_bytes(a, r, (size_t)n)), 256, 256, 0);"},
+        /* keys 0..1199 over [100, 1100): bins below 0 and past 99 clamped */
+        {hist_clamp, "hist_clamp",
+         "hist_case<float, int>(\"hist_clamp\", BOTH(hist_clamp(a, r, (int)n, 100, 100.0f, 1100.0f)), 100, 1200, 0);\n"
+         "hist_case<float, int>(\"hist_clamp\", BOTH(hist_clamp(a, r, (int)n, 3000, 100.0f, 1100.0f)), 3000, 1200, 0);"},
         /* keys beyond the range are skipped by the guard; 3000 bins: beyond the shared cap */
         {hist_guard, "hist_guard",
          "hist_case<int, unsigned>(\"hist_guard\", BOTH(hist_guard<int>(a, r, (int)n, 100)), 100, 5000, 0);\n"

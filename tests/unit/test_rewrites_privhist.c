@@ -167,7 +167,7 @@ static void weighted_grid_stride(void **state)
 }
 
 /* session 48: a byte histogram on a grid-stride loop, the count the byte's own range (256;
- * on main: `line 6: the bin count is not known`), and a mask's (64) */
+ * on main: `line 6: the bin count is not known`), a mask's (64) and a clamp's (nbins) */
 static void byte_and_mask_counts(void **state)
 {
     (void)state;
@@ -190,6 +190,20 @@ static void byte_and_mask_counts(void **state)
                  "        atomicAdd(&bins[(keys[i] >> 4) & 63], 1u);\n"
                  "}\n",
                  "hist_m", want_mask);
+    /* a float histogram clamped into its bins, `min(max(b, 0), nbins - 1)`: nbins, a
+     * parameter, capped (main: `the bin count is not known`) */
+    static const char *const want_clamp[] = {
+        "const long long hk_nb = (long long)(nbins) < HK_BINS ? (long long)(nbins) : HK_BINS;",
+        "b = min(max(b, 0), nbins - 1);", NULL};
+    hist_applies("__global__ void hist_c(const float *x, int *hist, int n, int nbins, float lo, float hi)\n"
+                 "{\n"
+                 "    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {\n"
+                 "        int b = (int)((x[i] - lo) / (hi - lo) * nbins);\n"
+                 "        b = min(max(b, 0), nbins - 1);\n"
+                 "        atomicAdd(&hist[b], 1);\n"
+                 "    }\n"
+                 "}\n",
+                 "hist_c", want_clamp);
 }
 
 /* the bin is a value read from memory with nothing bounding it */

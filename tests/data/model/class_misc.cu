@@ -689,3 +689,15 @@ __global__ void hist_schar(const signed char *data, unsigned int *bins, int n)
     if (i < n)
         atomicAdd(&bins[data[i]], 1u);
 }
+
+// session 48: a float histogram whose bin is clamped into range, `min(max(b, 0), nbins - 1)`:
+// nbins bins
+__global__ void hist_clamp(const float *x, int *hist, int n, int nbins, float lo, float hi)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        int b = (int)((x[i] - lo) / (hi - lo) * nbins);
+        b = min(max(b, 0), nbins - 1);
+        atomicAdd(&hist[b], 1);
+    }
+}
