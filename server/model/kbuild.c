@@ -422,6 +422,88 @@ static TSNode unparen(TSNode n)
     return n;
 }
 
+/* Do nodes a and b of src spell the same text, whitespace aside? */
+static bool same_node_text(const char *src, TSNode a, TSNode b)
+{
+    uint32_t i = ts_node_start_byte(a), ie = ts_node_end_byte(a);
+    uint32_t j = ts_node_start_byte(b), je = ts_node_end_byte(b);
+    for (;;) {
+        while (i < ie && isspace((unsigned char)src[i]))
+            i++;
+        while (j < je && isspace((unsigned char)src[j]))
+            j++;
+        if (i == ie || j == je)
+            return i == ie && j == je;
+        if (src[i++] != src[j++])
+            return false;
+    }
+}
+
+/* Does n mention the identifier spelled as node id? */
+static bool mentions_name_n(const char *src, TSNode n, TSNode id, int depth)
+{
+    if (ts_node_is_null(n) || depth > 64)
+        return false;
+    if (is(n, "identifier") && same_node_text(src, n, id))
+        return true;
+    for (uint32_t i = 0; i < ts_node_named_child_count(n); i++)
+        if (mentions_name_n(src, ts_node_named_child(n, i), id, depth + 1))
+            return true;
+    return false;
+}
+
+/* Does n hold an assignment, ++/-- or a call (a value read twice must be the same)? */
+static bool has_effects(TSNode n, int depth)
+{
+    if (ts_node_is_null(n) || depth > 64)
+        return false;
+    if (is(n, "assignment_expression") || is(n, "update_expression") || is(n, "call_expression"))
+        return true;
+    for (uint32_t i = 0; i < ts_node_named_child_count(n); i++)
+        if (has_effects(ts_node_named_child(n, i), depth + 1))
+            return true;
+    return false;
+}
+
+/* A running maximum or minimum kept by a comparison (session 48): `if (v > m) m = v;` (also
+ * `m < v`, `>=`, `<=`, the assignment braced alone, no else), v free of m and of effects.
+ * *x is m's identifier node, *v the value, *mx true for a maximum. The same update as
+ * `m = max(m, v)` for the model's classes (which value a NaN or a tie keeps is the
+ * rewrites' concern: rwl_minmax_update). */
+static bool select_minmax(const char *src, TSNode n, TSNode *x, TSNode *v, bool *mx)
+{
+    if (!is(n, "if_statement") || !ts_node_is_null(field(n, "alternative")))
+        return false;
+    TSNode c = field(n, "consequence");
+    if (is(c, "compound_statement")) {
+        if (ts_node_named_child_count(c) != 1)
+            return false;
+        c = ts_node_named_child(c, 0);
+    }
+    if (!is(c, "expression_statement"))
+        return false;
+    TSNode a = first_named(c), cond = unparen(field(n, "condition"));
+    if (!is(a, "assignment_expression") || strcmp(op_of(a), "=") != 0 || !is(cond, "binary_expression"))
+        return false;
+    TSNode l = unparen(field(a, "left")), r = field(a, "right");
+    if (!is(l, "identifier") || has_effects(r, 0) || mentions_name_n(src, r, l, 0))
+        return false;
+    const char *op = op_of(cond);
+    bool gt = strcmp(op, ">") == 0 || strcmp(op, ">=") == 0, lt = strcmp(op, "<") == 0 || strcmp(op, "<=") == 0;
+    TSNode p = unparen(field(cond, "left")), q = unparen(field(cond, "right"));
+    if (!gt && !lt)
+        return false;
+    if (same_node_text(src, p, r) && same_node_text(src, q, l))
+        *mx = gt;   /* v > m */
+    else if (same_node_text(src, p, l) && same_node_text(src, q, r))
+        *mx = lt;   /* m < v */
+    else
+        return false;
+    *x = l;
+    *v = r;
+    return true;
+}
+
 /* tree-sitter-cuda reads `threadIdx.x < n` as the start of a template method call
  * (x<n ...>, with a MISSING '>'), and `i + threadIdx.x < n` as i + (that). The leaf on the
  * right spine of n that holds such a misread, if any. */
@@ -2810,6 +2892,23 @@ static void env_merge(kb *b, const char *src, TSNode cond, const ent *then, size
     }
 }
 
+/* `if (v > m) m = v;` of an accumulator m (select_minmax): walked as `m = max(m, v)`, v
+ * evaluated once (the condition reads nothing else). false when n is not one. */
+static bool select_acc(kb *b, const char *src, TSNode n)
+{
+    TSNode x, v;
+    bool mx;
+    if (!select_minmax(src, n, &x, &v, &mx))
+        return false;
+    ent *e = env_find(b, ntext(b, src, x));
+    if (!e || e->kind != E_ACC)
+        return false;
+    km_form args[2] = {e->form, eval(b, src, v)};
+    e = env_find(b, ntext(b, src, x));   /* evaluating may grow the environment */
+    acc_update(b, e, km__opaque(b->k, mx ? "max" : "min", NULL, args, 2), line_of(b, src, n));
+    return true;
+}
+
 static void walk(kb *b, const char *src, TSNode n)
 {
     if (ts_node_is_null(n) || b->depth > KB_DEPTH_MAX || ts_node_eq(n, b->skip))
@@ -2846,6 +2945,8 @@ static void walk(kb *b, const char *src, TSNode n)
     } else if (strcmp(t, "expression_statement") == 0 || strcmp(t, "return_statement") == 0) {
         for (uint32_t i = 0; i < ts_node_named_child_count(n); i++)
             (void)eval(b, src, ts_node_named_child(n, i));
+    } else if (strcmp(t, "if_statement") == 0 && select_acc(b, src, n)) {
+        /* a running max/min by a comparison: the accumulator's update, unguarded */
     } else if (strcmp(t, "if_statement") == 0) {
         TSNode cond = field(n, "condition"), cons = field(n, "consequence"),
                alt = field(n, "alternative");
@@ -2973,6 +3074,14 @@ static void scan(kb *b, TSNode n, int loops, int depth, const char *skip_var)
                 scan(b, c, loops, depth + 1, skip_var);
             }
         }
+        return;
+    }
+    TSNode sx, sv;
+    bool smx;
+    if (select_minmax(src, n, &sx, &sv, &smx)) {
+        /* m = max(m, v): reads m (select_acc); the condition only repeats v and m */
+        note_mut(b, ntext(b, src, sx), false, loops);
+        scan(b, sv, loops, depth + 1, skip_var);
         return;
     }
     if (is(n, "subscript_expression"))

@@ -457,6 +457,75 @@ static void bound_of(const cx *x, const km_cform *i, km_cform *o)
 
 /* ---- histogram --------------------------------------------------------------------- */
 
+/* The count B of a clamp's upper operand `B - 1` (`min(b, nbins - 1)`): B a positive
+ * constant, or one parameter or named constant; false otherwise. */
+static bool clamp_count(const cx *x, km_form top, km_cform *o)
+{
+    km_cform f;
+    if (!cf_from(x, top, &f))
+        return false;
+    bool had = false;
+    for (uint32_t i = 0; i < f.n; i++)
+        if (f.t[i].n == 0) {
+            f.t[i].coef += 1;
+            had = true;
+            if (f.t[i].coef == 0) {
+                f.t[i] = f.t[--f.n];
+            }
+            break;
+        }
+    if (!had) {
+        km_term one = {.coef = 1, .n = 0};
+        if (!cf_push(&f, &one))
+            return false;
+    }
+    if (f.n == 1 && f.t[0].n == 0 && f.t[0].coef > 0) {
+        *o = f;
+        return true;
+    }
+    if (f.n != 1 || f.t[0].n != 1 || f.t[0].coef != 1)
+        return false;
+    const km_atom *a = &x->atoms[f.t[0].atoms[0]];
+    if (a->kind != KM_ATOM_PARAM && a->kind != KM_ATOM_CONST)
+        return false;
+    *o = f;
+    return true;
+}
+
+/* Is buffer a pointer parameter of 8-bit unsigned elements (`unsigned char`, `uint8_t`,
+ * qualifiers aside)? Its values are 0..255. */
+static bool byte_buffer(const cx *x, const char *buffer)
+{
+    size_t n;
+    const km_param *ps = km_params(x->k, &n);
+    for (size_t i = 0; buffer && i < n; i++) {
+        if (!ps[i].name || strcmp(ps[i].name, buffer) != 0)
+            continue;
+        if (!ps[i].pointer || !ps[i].elem_type)
+            return false;
+        char t[64];
+        size_t m = 0;
+        for (const char *q = ps[i].elem_type; *q && m + 1 < sizeof t;) {
+            while (*q == ' ' || *q == '\t')
+                q++;
+            size_t w = 0;
+            while (q[w] && q[w] != ' ' && q[w] != '\t')
+                w++;
+            if (w && !((w == 5 && !strncmp(q, "const", 5)) || (w == 8 && !strncmp(q, "volatile", 8)) ||
+                       (w == 12 && !strncmp(q, "__restrict__", 12)) || (w == 10 && !strncmp(q, "__restrict", 10)))) {
+                if (m && m + 1 < sizeof t)
+                    t[m++] = ' ';
+                for (size_t j = 0; j < w && m + 1 < sizeof t; j++)
+                    t[m++] = q[j];
+            }
+            q += w;
+        }
+        t[m] = 0;
+        return !strcmp(t, "unsigned char") || !strcmp(t, "uint8_t");
+    }
+    return false;
+}
+
 static int try_histogram(cx *x)
 {
     km_class *c = x->c;
@@ -491,6 +560,30 @@ static int try_histogram(cx *x)
             const km_guard *gd = &x->gs[a->guards[g]];
             if (strcmp(gd->op, "<") == 0 && km_form_equal(gd->lhs, a->index))
                 cf_from(x, gd->rhs, &c->bins);
+        }
+        /* or the bin's own range (session 48): a byte read from memory (`bins[data[i]]` with
+         * data unsigned char or uint8_t: 256 bins), a mask `h & (2^k - 1)` (2^k bins), or a
+         * clamp to the last bin `min(h, B - 1)` (B bins) */
+        if (!c->bins.known && a->index.n == 1 && a->index.t[0].n == 1 && a->index.t[0].coef == 1) {
+            const km_atom *h = &x->atoms[a->index.t[0].atoms[0]];
+            int64_t m = 0;
+            if (h->kind == KM_ATOM_READ && byte_buffer(x, h->name))
+                m = 255;
+            else if (h->kind == KM_ATOM_OPAQUE && h->op && strcmp(h->op, "&") == 0 && h->n_args == 2)
+                for (int s = 0; s < 2 && !m; s++)
+                    if (!km__is_const(h->args[s], &m) || m <= 0 || m >= ((int64_t)1 << 40) || (m & (m + 1)) != 0)
+                        m = 0;
+            if (m) {
+                memset(&c->bins, 0, sizeof c->bins);
+                c->bins.known = true;
+                c->bins.n = 1;
+                c->bins.t[0].coef = m + 1;
+            }
+            /* a clamp to the last bin, `min(b, nbins - 1)` (either operand order) */
+            if (!m && h->kind == KM_ATOM_OPAQUE && h->op && strcmp(h->op, "min") == 0 && h->n_args == 2)
+                for (int s = 0; s < 2 && !c->bins.known; s++)
+                    if (!clamp_count(x, h->args[s], &c->bins))
+                        memset(&c->bins, 0, sizeof c->bins);
         }
         if (!c->bins.known && c->privatized) {
             size_t n;

@@ -460,7 +460,18 @@ typedef struct {
     uint32_t line;
 } rm_match;
 
-/* The class must be a global atomic sum/max/min: NULL, or the reason in why. */
+/* A statistic the model reads as a sum at its root (KM_OP_SUM): a mean, a variance, a
+ * standard deviation or a sum of squares. By atomics, what the atomic adds is each thread's
+ * term (its square, its share `/ n`, its root: the kernel's own code, which the model path
+ * keeps), so the combine is the atomic's sum. */
+static bool sum_family(enum km_reduce r)
+{
+    return r == KM_REDUCE_SUM || r == KM_REDUCE_MEAN || r == KM_REDUCE_VARIANCE || r == KM_REDUCE_STD ||
+           r == KM_REDUCE_SUMSQ;
+}
+
+/* The class must be a global atomic sum (or a statistic summed, sum_family), max or min:
+ * NULL, or the reason in why. */
 static const char *class_fits(const km_class *c, char *why, size_t n)
 {
     if (c->kind != KM_CLASS_REDUCTION) {
@@ -479,7 +490,8 @@ static const char *class_fits(const km_class *c, char *why, size_t n)
                  hk_tr_in(HK_LANG_EN, (size_t)c->how < HK_ARRAY_LEN(how) ? how[c->how] : HK_MSG_RW_RED_HOW_OTHER));
         return why;
     }
-    if (c->reduce != KM_REDUCE_SUM && c->reduce != KM_REDUCE_MAX && c->reduce != KM_REDUCE_MIN) {
+    if (c->reduce != KM_REDUCE_SUM && c->reduce != KM_REDUCE_MAX && c->reduce != KM_REDUCE_MIN &&
+        !sum_family(c->reduce)) {
         snprintf(why, n, EN(RW_RED_OP), c->line, km_reduce_name(c->reduce));
         return why;
     }
@@ -573,7 +585,7 @@ static int model_reduce(const char *text, size_t len, const an_function *f, cons
         rc = HK_ENOMEM;
     else if (w != why)
         snprintf(why, n, "%s", w);
-    if (!rc && mt->r.op != (c.reduce == KM_REDUCE_SUM ? PT_SUM : c.reduce == KM_REDUCE_MAX ? PT_MAX : PT_MIN))
+    if (!rc && mt->r.op != (sum_family(c.reduce) ? PT_SUM : c.reduce == KM_REDUCE_MAX ? PT_MAX : PT_MIN))
         snprintf(why, n, EN(RW_RED_NOT_MODELS_OP), mt->line, km_reduce_name(c.reduce));
 out:
     km_free(k);

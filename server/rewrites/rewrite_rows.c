@@ -274,6 +274,7 @@ typedef struct {
     size_t var;           /* token of the loop variable */
     size_t type_a;        /* its type: tokens [type_a, var) */
     size_t cond_a, cond_b;/* the condition `c < COLS` */
+    size_t start;         /* the first column, a decimal constant token; 0 when it is 0 */
     size_t body_a;        /* first token of the loop's statement */
     size_t red[RR_MAX_RED];   /* reductions after this loop: the accumulator's target token */
     size_t red_a[RR_MAX_RED], red_b[RR_MAX_RED]; /* the reduction's statement */
@@ -333,6 +334,23 @@ typedef struct {
     bool acc_lines;                  /* the text has register accumulators' lines added */
     char reread[256];                /* the per-row locations lane 0 reads back, `P[I]`, ... */
 } rr_scan;
+
+/* A declaration's type [a, name) that is a type parameter of the kernel's template alone
+ * (`T acc = 0;`, `const T m = ...`; session 48): a shuffle takes it where the launch
+ * instantiates it with a type __shfl_xor_sync takes (float, double, the integers, __half);
+ * any other instantiation does not compile, and the combine is the accumulator's own
+ * `decltype` (a sum's `+=`, a max or min's `max`/`min`). */
+static bool template_scalar(const rr_scan *s, size_t a, size_t name)
+{
+    size_t n = 0, t = 0;
+    for (size_t k = a; k < name; k++) {
+        if (rwl_tok_is(s->ts, k, "const"))
+            continue;
+        n++;
+        t = k;
+    }
+    return n == 1 && s->ts->t[t].kind == T_IDENT && rwl_template_type_param(s->f->template_params, s->ts, t);
+}
 
 static const char *fail(rr_scan *s, const char *fmt, const char *arg)
 {
@@ -399,7 +417,7 @@ static const char *read_decl(rr_scan *s, size_t a, size_t b, rr_names *set, bool
         if (!v)
             return fail(s, EN(RW_ROWS_TOO_MANY_NAMES), NULL);
         v->state = ib > ia && is_zero(ts, ia, ib) ? RR_ZERO : RR_SET;
-        v->shuffles = !ptr && !array && shuffle_type(ts, a, type_end);
+        v->shuffles = !ptr && !array && (shuffle_type(ts, a, type_end) || template_scalar(s, a, type_end));
         v->ptr = ptr || array;
         v->fptr = ptr && !array && float_ptr_decl(ts, a, names[0], k);
         v->num = 'i';
@@ -841,7 +859,24 @@ static void vec_check(rr_scan *s, rr_stmt *st, size_t a, size_t b)
     st->vec = true;
 }
 
-/* A column loop `for (T c = 0; c < COLS; c++ | ++c | c += 1) S` at [a, b). */
+/* A decimal integer constant (digits alone, no suffix, not octal): a loop's first column. */
+static bool decimal_start(const rw_toks *ts, size_t k)
+{
+    if (k >= ts->n || ts->t[k].kind != T_NUMBER)
+        return false;
+    const rw_tok *t = &ts->t[k];
+    if (t->end - t->start > 9 || (t->end - t->start > 1 && ts->text[t->start] == '0'))
+        return false;
+    for (uint32_t p = t->start; p < t->end; p++)
+        if (ts->text[p] < '0' || ts->text[p] > '9')
+            return false;
+    return true;
+}
+
+/* A column loop `for (T c = S; c < COLS; c++ | ++c | c += 1) S` at [a, b), S 0 or a decimal
+ * constant (session 48: a row's max started from its first element, `for (c = 1; ...)`;
+ * lane l takes S + l, S + l + W, ...: the columns S..COLS-1 once each, so a sum, max or min
+ * over them is the loop's; the float4 path, which counts columns from 0, stays off). */
 static const char *read_loop(rr_scan *s, rr_stmt *st, size_t a, size_t b)
 {
     const rw_toks *ts = s->ts;
@@ -855,7 +890,8 @@ static const char *read_loop(rr_scan *s, rr_stmt *st, size_t a, size_t b)
         return fail(s, EN(RW_ROWS_NO_COLUMN_VAR), NULL);
     char var[RR_NAME], want1[RR_NAME + 4], want2[RR_NAME + 4], want3[RR_NAME + 8], step[RR_INDEX];
     tok_str(s, q, var, sizeof var);
-    if (!is_ident(ts, q) || !rwl_tok_is(ts, q + 1, "=") || !is_zero(ts, q + 2, q + 3) || !rwl_tok_is(ts, q + 3, ";"))
+    if (!is_ident(ts, q) || !rwl_tok_is(ts, q + 1, "=") ||
+        !(is_zero(ts, q + 2, q + 3) || decimal_start(ts, q + 2)) || !rwl_tok_is(ts, q + 3, ";"))
         return fail(s, EN(RW_ROWS_NOT_COLUMN_LOOP), NULL);
     size_t semi = q + 4;
     while (semi < c && !rwl_tok_is(ts, semi, ";"))
@@ -877,6 +913,7 @@ static const char *read_loop(rr_scan *s, rr_stmt *st, size_t a, size_t b)
         return fail(s, EN(RW_ROWS_NOT_STEP_ONE), NULL);
     st->kind = 'l';
     st->var = q;
+    st->start = is_zero(ts, q + 2, q + 3) ? 0 : q + 2;
     st->type_a = a + 2;
     st->cond_a = q + 4;
     st->cond_b = semi;
@@ -900,6 +937,11 @@ static const char *read_loop(rr_scan *s, rr_stmt *st, size_t a, size_t b)
             v->state = RR_REDUCED;
     }
     vec_check(s, st, c + 1, b);
+    if (st->vec && st->start) {
+        st->vec = false;
+        char sv[16];
+        snprintf(st->novec, sizeof st->novec, EN(RW_ROWS_NOVEC_START), tok_str(s, st->start, sv, sizeof sv));
+    }
     s->n_loops++;
     s->n_reductions += st->n_red;
     s->n_vec += st->vec;
@@ -1301,6 +1343,18 @@ static const char *scan(rr_scan *s)
             }
         }
     }
+    /* and the same first column (the scalar lane maps of S and 0 differ) */
+    const rr_stmt *first_shared = NULL;
+    for (size_t i = 0; i < s->n_st; i++) {
+        const rr_stmt *st = &s->st[i];
+        if (st->kind != 'l' || !st->shared_mem)
+            continue;
+        if (!first_shared)
+            first_shared = st;
+        else if ((first_shared->start == 0) != (st->start == 0) ||
+                 (st->start && !rwl_same_tok(ts, st->start, first_shared->start)))
+            return fail(s, EN(RW_ROWS_SHARES_START), NULL);
+    }
     for (size_t i = 0; i < s->n_st && group_why != HK_MSG_COUNT; i++) {
         rr_stmt *st = &s->st[i];
         if (st->kind != 'l' || !st->shared_mem || !st->vec)
@@ -1692,6 +1746,13 @@ static int render(const rr_scan *s, struct hk_buf *b, unsigned T)
         n_loop++;
         if (st->vec) {
             R(render_vec_loop(s, st, n_loop, b, block));
+        } else if (st->start) {
+            /* for (T c = (T)hk_lane + S; c < COLS; c += (T)hk_width) BODY */
+            char post[48];
+            snprintf(post, sizeof post, ")hk_lane + %.*s", (int)(ts->t[st->start].end - ts->t[st->start].start),
+                     ts->text + ts->t[st->start].start);
+            R(render_lane_loop(s, st, b, "(", post, "        "));
+            R(hk_buf_appends(b, "\n"));
         } else {
             /* for (T c = (T)hk_lane; c < COLS; c += (T)hk_width) BODY */
             R(render_lane_loop(s, st, b, "(", ")hk_lane", "        "));

@@ -267,6 +267,23 @@ static void test_variants(void **state)
     const char *const want_scale[] = {"s += fabsf(row[c]);", "float inv = s > 0.0f ? 1.0f / s : 0.0f;",
                                       "out[o] = row[c] * inv;", NULL};
     expect(DATA "/rows_variants.cu", "scale_rows", want_scale, NULL, NULL);
+    /* session 48: a loop from a decimal column S (lane l takes S + l, S + l + W, ...), the
+     * running max/min started from the row's first element; scalar lanes only (on main:
+     * `a loop is not for (int c = 0; c < cols; c++)`) */
+    const char *const want_first[] = {"float best = src[row * ncols];",
+                                      "for (int c = (int)hk_lane + 1; c < ncols; c += (int)hk_width)",
+                                      "best = fmaxf(best, hk_o);", "out[row] = best;", NULL};
+    const char *const not_first[] = {"hk_c4", "for (int c = (int)hk_lane; c", NULL};
+    expect_desc(DATA "/softmax_rows.cu", "max_from_col1", want_first, not_first, NULL,
+                "the loop starts at column 1, not 0");
+    const char *const want_two[] = {"for (unsigned c = (unsigned)hk_lane + 2; c < ncols; c += (unsigned)hk_width)",
+                                    "m = fminf(m, hk_o);", "t += hk_o;", "mn[row] = m;", "tail[row] = t;", NULL};
+    expect(DATA "/softmax_rows.cu", "min_sum_from_col2", want_two, NULL, NULL);
+    /* session 48: accumulators of the template's type parameter (on main: `the accumulator
+     * `s` is not a scalar type a warp shuffle takes`) */
+    const char *const want_tmpl[] = {"T s = 0;", "const decltype(s) hk_o = __shfl_xor_sync(hk_mask, s, hk_off, 32);",
+                                     "s += hk_o;", "m = max(m, hk_o);", "out[row] = s / ncols;", NULL};
+    expect(DATA "/softmax_rows.cu", "tmpl_mean_max", want_tmpl, NULL, NULL);
     /* the suite's softmax and gemv are of the family too: a row pointer that is declared
      * and then stored through per column, a max then a sum reduction */
     const char *const want_softmax[] = {"float *y = out + (size_t)r * cols;", "m = fmaxf(m, hk_o);",
@@ -528,6 +545,8 @@ static void test_not_applicable(void **state)
 {
     (void)state;
     expect(DATA "/rows_variants.cu", "nonzero_init", NULL, NULL, "does not start at zero");
+    expect(DATA "/rows_variants.cu", "sum_from_first", NULL, NULL, "does not start at zero");
+    expect(DATA "/rows_variants.cu", "shares_from_one", NULL, NULL, "and their first columns differ");
     expect(DATA "/rows_variants.cu", "acc_used", NULL, NULL, "read or written elsewhere inside its loop");
     expect(DATA "/rows_variants.cu", "with_atomic", NULL, NULL, "atomics");
     expect(DATA "/rows_variants.cu", "store_not_c", NULL, NULL, "does not depend on the column");

@@ -188,6 +188,13 @@ static void test_transpose_histogram(void **state)
     expect("class_misc.cu", "hist_template", "histogram out=bins in=in bins=NBINS");
     expect("class_misc.cu", "hist_param", "histogram out=bins in=in bins=nbins");
     expect("class_misc.cu", "hist_weighted", "histogram out=bins in=idx bins=? weighted");
+    /* session 48: the bin's own range when nothing else says the count: a uint8_t read
+     * (256), a mask of low bits (64); a signed char says nothing (on main all three `bins=?`) */
+    expect("class_misc.cu", "hist_bytes_gs", "histogram out=bins in=px bins=256");
+    expect("class_misc.cu", "hist_mask64", "histogram out=bins in=keys bins=64");
+    expect("class_misc.cu", "hist_schar", "histogram out=bins in=data bins=?");
+    /* and a clamp to the last bin, `min(max(b, 0), nbins - 1)` (main: `bins=?`) */
+    expect("class_misc.cu", "hist_clamp", "histogram out=hist in=x bins=nbins");
     expect_near("class_misc.cu", "hist_racy", KM_CLASS_HISTOGRAM, 65, "not atomic");
 }
 
@@ -197,6 +204,14 @@ static void test_reductions(void **state)
     expect("class_misc.cu", "row_sum", "reduction out=out in=in op=sum axis=row how=loop passes=1");
     expect("class_misc.cu", "col_max",
            "reduction out=out in=in op=max axis=column how=loop passes=1");
+    /* session 48: a max or min kept by a comparison (`if (v > m) m = v;`, `if (m >= x) { m = x; }`),
+     * the max started from the row's first element over the columns from 1; on main both were
+     * class none (near elementwise). Storing another value than the compared one is no max. */
+    expect("class_misc.cu", "row_max_if", "reduction out=rowmax in=mat op=max axis=row how=loop passes=1");
+    expect("class_misc.cu", "col_min_if", "reduction out=out in=in op=min axis=column how=loop passes=1");
+    km_class nm;
+    free(classify("class_misc.cu", "if_not_max", &nm));
+    assert_int_equal(nm.kind, KM_CLASS_NONE);
     expect("class_misc.cu", "row_std_two_pass",
            "reduction out=out in=x op=std axis=row how=loop passes=2");
     expect("class_misc.cu", "global_sum_atomic",

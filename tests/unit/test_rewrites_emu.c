@@ -248,6 +248,27 @@ static const char mn[] =
     "    } while (i < n);\n"
     "}\n";
 
+/* session 48: statistics the model names by what is summed (sumsq, mean): the atomic's sum */
+static const char sqdev[] =
+    "__global__ void sqdev(const float *x, const float *mean, float *sqsum, int n)\n"
+    "{\n"
+    "    float mu = mean[0];\n"
+    "    float acc = 0.0f;\n"
+    "    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {\n"
+    "        float d = x[i] - mu;\n"
+    "        acc = fmaf(d, d, acc);\n"
+    "    }\n"
+    "    atomicAdd(sqsum, acc);\n"
+    "}\n";
+static const char avg_k[] =
+    "__global__ void avg_k(const double *v, double *avg, unsigned n)\n"
+    "{\n"
+    "    double s = 0;\n"
+    "    for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)\n"
+    "        s += v[i];\n"
+    "    atomicAdd(&avg[0], s / n);\n"
+    "}\n";
+
 static void reduce_model_path_runs(void **state)
 {
     (void)state;
@@ -263,6 +284,8 @@ static void reduce_model_path_runs(void **state)
         {max_k, "max_k", "reduce_case<int, int>(\"max_k\", BOTH(max_k(a, r, (int)n)), 0, 0);"},
         {dot, "dot", "reduce_case<float, float>(\"dot\", BOTH(dot(a, b, r, n)), 0.0f, 1e-4);"},
         {mn, "mn", "reduce_case<unsigned, unsigned>(\"mn\", BOTH(mn(a, r, (int)n)), 4000000000u, 0);"},
+        {sqdev, "sqdev", "reduce_case<float, float>(\"sqdev\", BOTH(sqdev(a, b, r, (int)n)), 0.0f, 1e-4);"},
+        {avg_k, "avg_k", "reduce_case<double, double>(\"avg_k\", BOTH(avg_k(a, r, (unsigned)n)), 0.0, 1e-12);"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char *cand = emu_rewrite(cases[i].src, cases[i].kernel, "warp_reduce", NULL);
@@ -368,6 +391,28 @@ static const char hist_w[] =
     "        atomicAdd(&bins[in[i] % 64], w[i]);\n"
     "}\n";
 
+/* session 48: a byte histogram (its 256 bins the byte's range) on a grid-stride loop */
+static const char hist_bytes[] =
+    "__global__ void hist_bytes(const unsigned char *data, unsigned int *bins, size_t len)\n"
+    "{\n"
+    "    size_t stride = (size_t)blockDim.x * gridDim.x;\n"
+    "    for (size_t pos = blockIdx.x * (size_t)blockDim.x + threadIdx.x; pos < len; pos += stride) {\n"
+    "        unsigned int b = data[pos];\n"
+    "        atomicAdd(bins + b, 1u);\n"
+    "    }\n"
+    "}\n";
+
+/* session 48: a float histogram clamped into its nbins bins (a parameter) */
+static const char hist_clamp[] =
+    "__global__ void hist_clamp(const float *x, int *hist, int n, int nbins, float lo, float hi)\n"
+    "{\n"
+    "    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {\n"
+    "        int b = (int)((x[i] - lo) / (hi - lo) * nbins);\n"
+    "        b = min(max(b, 0), nbins - 1);\n"
+    "        atomicAdd(&hist[b], 1);\n"
+    "    }\n"
+    "}\n";
+
 static void histogram_model_path_runs(void **state)
 {
     (void)state;
@@ -383,6 +428,12 @@ static void histogram_model_path_runs(void **state)
          "hist_case<int, int>(\"hist_p\", BOTH(hist_p(a, r, (int)n, 100)), 100, 100000, 0);\n"
          "hist_case<int, int>(\"hist_p\", BOTH(hist_p(a, r, (int)n, 3000)), 3000, 100000, 0);"},
         {hist_w, "hist_w", "hist_case<int, float>(\"hist_w\", BOTH(hist_w(a, b, r, (int)n)), 64, 1000, 1e-4);"},
+        {hist_bytes, "hist_bytes",
+         "hist_case<unsigned char, unsigned>(\"hist_bytes\", BOTH(hist_bytes(a, r, (size_t)n)), 256, 256, 0);"},
+        /* keys 0..1199 over [100, 1100): bins below 0 and past 99 clamped */
+        {hist_clamp, "hist_clamp",
+         "hist_case<float, int>(\"hist_clamp\", BOTH(hist_clamp(a, r, (int)n, 100, 100.0f, 1100.0f)), 100, 1200, 0);\n"
+         "hist_case<float, int>(\"hist_clamp\", BOTH(hist_clamp(a, r, (int)n, 3000, 100.0f, 1100.0f)), 3000, 1200, 0);"},
         /* keys beyond the range are skipped by the guard; 3000 bins: beyond the shared cap */
         {hist_guard, "hist_guard",
          "hist_case<int, unsigned>(\"hist_guard\", BOTH(hist_guard<int>(a, r, (int)n, 100)), 100, 5000, 0);\n"

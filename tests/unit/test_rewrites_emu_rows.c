@@ -561,6 +561,16 @@ static void softmax_rows_run(void **state)
         {"soft_less", "for (int sp = 0; sp < 4; sp++) soft_case(\"soft_less\", SOFT(soft_less), sp, 1e-5, 1e-3);"},
         {"row_range", "for (int sp = 0; sp < 4; sp++) range_case(sp);"},
         {"max_from_first", "for (int sp = 0; sp < 4; sp++) soft_case(\"max_from_first\", SOFT(max_from_first), sp, 0);"},
+        /* session 48: loops from column 1 and 2, a max/min started from the row's first
+         * element (NaN there in special 3, in later columns in special 1) */
+        {"max_from_col1", "for (int sp = 0; sp < 4; sp++) soft_case(\"max_from_col1\", SOFT(max_from_col1), sp, 0);"},
+        /* session 48: accumulators of a template type T (float here): a sum and an if max */
+        {"tmpl_mean_max", "for (int sp = 0; sp < 4; sp++) soft_case(\"tmpl_mean_max\", SOFT(tmpl_mean_max), sp, 1e-5);"},
+        {"min_sum_from_col2",
+         "for (int sp = 0; sp < 4; sp++) soft_case(\"min_sum_from_col2\", "
+         "[&](float *a, float *b, float *r, int nr, int nc) { orig::min_sum_from_col2(a, b, r, (unsigned)nr, (unsigned)nc); }, "
+         "[&](float *a, float *b, float *r, int nr, int nc) { cand::min_sum_from_col2(a, b, r, (unsigned)nr, (unsigned)nc); }, "
+         "sp, 1e-4);"},
         /* the stored row re-read in a later loop: one float4 condition for both loops, also
          * when the input is aligned differently from the output (shift 1) */
         {"store_then_update", "for (int sh = 0; sh < 2; sh++) soft_case(\"store_then_update\", SOFT(store_then_update), 0, 0, 1, sh);"},
@@ -585,7 +595,8 @@ static void softmax_rows_run(void **state)
  * through float; the guarded maximum turned into fmaxf in each lane (a NaN start value is
  * then dropped instead of kept, which only the combine may do); two loops over a stored row
  * choosing float4 each by its own streams (the first scalar for the misaligned input, the
- * second float4: a lane updates columns other lanes store). */
+ * second float4: a lane updates columns other lanes store); a loop from column 2 whose lanes
+ * start at column 3. */
 static void softmax_rows_broken(void **state)
 {
     (void)state;
@@ -616,6 +627,17 @@ static void softmax_rows_broken(void **state)
     cand = emu_rewrite(src, "max_from_first", "warp_rows", NULL);
     broken = replaced_all(cand, "if (v >= m)", "m = fmaxf(m, v); if (false)");
     soft_emulate("broken_nan_start", src, broken, "soft_case(\"max_from_first\", SOFT(max_from_first), 3, 0);",
+                 EMU_DIFFERS);
+    free(broken);
+    free(cand);
+    /* session 48: lanes that start one column late leave column 2 out of the sum */
+    cand = emu_rewrite(src, "min_sum_from_col2", "warp_rows", NULL);
+    broken = emu_replaced(cand, "(unsigned)hk_lane + 2;", "(unsigned)hk_lane + 3;");
+    soft_emulate("broken_late_start", src, broken,
+                 "soft_case(\"min_sum_from_col2\", "
+                 "[&](float *a, float *b, float *r, int nr, int nc) { orig::min_sum_from_col2(a, b, r, (unsigned)nr, (unsigned)nc); }, "
+                 "[&](float *a, float *b, float *r, int nr, int nc) { cand::min_sum_from_col2(a, b, r, (unsigned)nr, (unsigned)nc); }, "
+                 "0, 1e-4);",
                  EMU_DIFFERS);
     free(broken);
     free(cand);

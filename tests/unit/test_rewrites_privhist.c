@@ -166,6 +166,46 @@ static void weighted_grid_stride(void **state)
                  "hist_w", want);
 }
 
+/* session 48: a byte histogram on a grid-stride loop, the count the byte's own range (256;
+ * on main: `line 6: the bin count is not known`), a mask's (64) and a clamp's (nbins) */
+static void byte_and_mask_counts(void **state)
+{
+    (void)state;
+    static const char *const want[] = {"constexpr int HK_BINS = 256;", "const long long hk_nb = HK_BINS;",
+                                       "const hk_bins_view bins = {hk_global, hk_hist, hk_nb};",
+                                       "atomicAdd(bins + b, 1u);", NULL};
+    hist_applies("__global__ void hist_b(const unsigned char *data, size_t len, unsigned int *bins)\n"
+                 "{\n"
+                 "    size_t stride = (size_t)blockDim.x * gridDim.x;\n"
+                 "    for (size_t pos = blockIdx.x * (size_t)blockDim.x + threadIdx.x; pos < len; pos += stride) {\n"
+                 "        unsigned int b = data[pos];\n"
+                 "        atomicAdd(bins + b, 1u);\n"
+                 "    }\n"
+                 "}\n",
+                 "hist_b", want);
+    static const char *const want_mask[] = {"constexpr int HK_BINS = 64;", NULL};
+    hist_applies("__global__ void hist_m(const int *keys, unsigned int *bins, int n)\n"
+                 "{\n"
+                 "    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)\n"
+                 "        atomicAdd(&bins[(keys[i] >> 4) & 63], 1u);\n"
+                 "}\n",
+                 "hist_m", want_mask);
+    /* a float histogram clamped into its bins, `min(max(b, 0), nbins - 1)`: nbins, a
+     * parameter, capped (main: `the bin count is not known`) */
+    static const char *const want_clamp[] = {
+        "const long long hk_nb = (long long)(nbins) < HK_BINS ? (long long)(nbins) : HK_BINS;",
+        "b = min(max(b, 0), nbins - 1);", NULL};
+    hist_applies("__global__ void hist_c(const float *x, int *hist, int n, int nbins, float lo, float hi)\n"
+                 "{\n"
+                 "    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {\n"
+                 "        int b = (int)((x[i] - lo) / (hi - lo) * nbins);\n"
+                 "        b = min(max(b, 0), nbins - 1);\n"
+                 "        atomicAdd(&hist[b], 1);\n"
+                 "    }\n"
+                 "}\n",
+                 "hist_c", want_clamp);
+}
+
 /* the bin is a value read from memory with nothing bounding it */
 static void unknown_count_refused(void **state)
 {
@@ -251,6 +291,7 @@ int main(void)
         cmocka_unit_test(parameter_count_early_return),
         cmocka_unit_test(parameter_count_from_guard),
         cmocka_unit_test(weighted_grid_stride),
+        cmocka_unit_test(byte_and_mask_counts),
         cmocka_unit_test(unknown_count_refused),
         cmocka_unit_test(privatized_refused),
         cmocka_unit_test(given_count),

@@ -170,6 +170,62 @@ static void max_int(void **state)
                    "max_k", true, want);
 }
 
+/* Statistics the model names by what is summed (session 48): a sum of squared deviations
+ * kept in a register over a grid-stride loop (fmaf) and added once per thread after it (the
+ * second pass of a two-pass standard deviation: class sumsq), a mean's share `/ n` added
+ * per thread (class mean), a per-thread root (class std). What the atomic adds is the
+ * kernel's own code, kept in the lambda: the combine is the atomic's sum. On main each was
+ * refused `line N: a sumsq reduction (only sum, max and min)` (mean, std likewise). */
+static void statistics_summed(void **state)
+{
+    (void)state;
+    static const char *const sq[] = {"acc = fmaf(d, d, acc);", "{ hk_acc += (float)(acc); }",
+                                     "atomicAdd(sqsum, hk_acc);", NULL};
+    reduce_applies("__global__ void sqdev(const float *x, const float *mean, float *sqsum, int n)\n"
+                   "{\n"
+                   "    float mu = mean[0];\n"
+                   "    float acc = 0.0f;\n"
+                   "    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {\n"
+                   "        float d = x[i] - mu;\n"
+                   "        acc = fmaf(d, d, acc);\n"
+                   "    }\n"
+                   "    atomicAdd(sqsum, acc);\n"
+                   "}\n",
+                   "sqdev", true, sq);
+    static const char *const mean[] = {"{ hk_acc += (double)(s / n); }", "atomicAdd(&avg[0], hk_acc);", NULL};
+    reduce_applies("__global__ void avg_k(const double *v, double *avg, unsigned n)\n"
+                   "{\n"
+                   "    double s = 0;\n"
+                   "    for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)\n"
+                   "        s += v[i];\n"
+                   "    atomicAdd(&avg[0], s / n);\n"
+                   "}\n",
+                   "avg_k", true, mean);
+    static const char *const root[] = {"{ hk_acc += (float)(sqrtf(q)); }", "atomicAdd(out, hk_acc);", NULL};
+    reduce_applies("__global__ void rootsum(const float *v, float *out, int n)\n"
+                   "{\n"
+                   "    float q = 0.0f;\n"
+                   "    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)\n"
+                   "        q += v[i] * v[i];\n"
+                   "    atomicAdd(out, sqrtf(q));\n"
+                   "}\n",
+                   "rootsum", true, root);
+}
+
+/* A statistic summed whose atomic is not a sum: the model's sum and the atomic's max differ. */
+static void statistic_by_max_refused(void **state)
+{
+    (void)state;
+    reduce_refused("__global__ void sqmax(const float *x, float *out, int n)\n"
+                   "{\n"
+                   "    float acc = 0.0f;\n"
+                   "    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)\n"
+                   "        acc += x[i] * x[i];\n"
+                   "    atomicMax((int *)out, __float_as_int(acc));\n"
+                   "}\n",
+                   "sqmax", "line 6: the atomic is not the model's sumsq");
+}
+
 /* restrict pointers, a long index, a data-dependent skip, `return` in an else branch */
 static void sum_restrict_else_return(void **state)
 {
@@ -337,6 +393,8 @@ int main(void)
         cmocka_unit_test(sum_restrict_else_return),
         cmocka_unit_test(sum_restrict_long),
         cmocka_unit_test(min_do_while),
+        cmocka_unit_test(statistics_summed),
+        cmocka_unit_test(statistic_by_max_refused),
         cmocka_unit_test(row_data_target_refused),
         cmocka_unit_test(second_atomic_refused),
         cmocka_unit_test(exchange_refused),

@@ -620,3 +620,84 @@ __global__ void col_blur(const float *in, float *out, int w, int h)
     for (int y = 1; y < h - 1; y++)
         out[y * w + x] = in[(y - 1) * w + x] + in[y * w + x] + in[(y + 1) * w + x];
 }
+
+// session 48: a running maximum kept by a comparison, started from the row's first element,
+// the columns from 1 (the naive row max); a column minimum by `m > v` with braces and `>=`
+// spellings; a comparison whose assignment stores another value (not a max)
+__global__ void row_max_if(const float *mat, float *rowmax, int rows, int cols)
+{
+    int r = blockIdx.x * blockDim.x + threadIdx.x;
+    if (r < rows) {
+        float best = mat[r * cols];
+        for (int c = 1; c < cols; ++c) {
+            float v = mat[r * cols + c];
+            if (v > best)
+                best = v;
+        }
+        rowmax[r] = best;
+    }
+}
+
+__global__ void col_min_if(const double *in, double *out, unsigned rows, unsigned cols)
+{
+    unsigned c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= cols)
+        return;
+    double m = 1e300;
+    for (unsigned r = 0; r < rows; r++) {
+        if (m >= in[(size_t)r * cols + c]) {
+            m = in[(size_t)r * cols + c];
+        }
+    }
+    out[c] = m;
+}
+
+__global__ void if_not_max(const float *mat, float *out, int rows, int cols)
+{
+    int r = blockIdx.x * blockDim.x + threadIdx.x;
+    if (r < rows) {
+        float best = 0.0f;
+        for (int c = 0; c < cols; ++c) {
+            float v = mat[r * cols + c];
+            if (v > best)
+                best = v + 1.0f;
+        }
+        out[r] = best;
+    }
+}
+
+// session 48: histograms whose bin count is the bin's own range: a byte read from memory
+// (uint8_t: 256 bins), a mask of the low bits (64 bins); a signed byte says nothing
+__global__ void hist_bytes_gs(const uint8_t *__restrict__ px, unsigned int *bins, size_t len)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < len; i += (size_t)blockDim.x * gridDim.x) {
+        unsigned int b = px[i];
+        atomicAdd(bins + b, 1u);
+    }
+}
+
+__global__ void hist_mask64(const int *keys, unsigned int *bins, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        atomicAdd(&bins[(keys[i] >> 4) & 63], 1u);
+}
+
+__global__ void hist_schar(const signed char *data, unsigned int *bins, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        atomicAdd(&bins[data[i]], 1u);
+}
+
+// session 48: a float histogram whose bin is clamped into range, `min(max(b, 0), nbins - 1)`:
+// nbins bins
+__global__ void hist_clamp(const float *x, int *hist, int n, int nbins, float lo, float hi)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        int b = (int)((x[i] - lo) / (hi - lo) * nbins);
+        b = min(max(b, 0), nbins - 1);
+        atomicAdd(&hist[b], 1);
+    }
+}

@@ -185,3 +185,28 @@ __global__ void conv_window(const float *x, const float *k, float *y, int n, int
         y[i] = acc;
     }
 }
+
+// a sum started from the first element: every lane would add it once
+__global__ void sum_from_first(const float *in, float *out, int rows, int cols)
+{
+    int r = blockIdx.x * blockDim.x + threadIdx.x;
+    if (r >= rows)
+        return;
+    float s = in[(size_t)r * cols];
+    for (int c = 1; c < cols; c++)
+        s += in[(size_t)r * cols + c];
+    out[r] = s;
+}
+
+// two loops over one output row, from 0 and from 1: a lane would read a column another
+// lane stored
+__global__ void shares_from_one(const float *in, float *out, int rows, int cols)
+{
+    int r = blockIdx.x * blockDim.x + threadIdx.x;
+    if (r >= rows)
+        return;
+    for (int c = 0; c < cols; c++)
+        out[(size_t)r * cols + c] = 2.0f * in[(size_t)r * cols + c];
+    for (int c = 1; c < cols; c++)
+        out[(size_t)r * cols + c] = out[(size_t)r * cols + c] + in[(size_t)r * cols + c];
+}

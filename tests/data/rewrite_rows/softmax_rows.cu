@@ -288,3 +288,58 @@ __global__ void reread_moved(const float *src, float *dst, int nrows, int ncols)
     for (int k = 0; k < ncols - 1; k++)
         dst[off + k] *= 2.0f;
 }
+
+// session 48: the running maximum started from the row's first element, the columns from 1
+// (every lane starts from that element: a max is the same however often it is taken; a NaN
+// start stays NaN in every lane, as in the guarded form)
+__global__ void max_from_col1(const float *src, float *out, float *unused, int nrows, int ncols)
+{
+    int row = blockIdx.x * blockDim.x + threadIdx.x;
+    if (row < nrows) {
+        float best = src[row * ncols];
+        for (int c = 1; c < ncols; ++c) {
+            float v = src[row * ncols + c];
+            if (v > best)
+                best = v;
+        }
+        out[row] = best;
+    }
+}
+
+// session 48: a minimum from the first element (fminf) and a sum from zero, both over the
+// columns from 2, unsigned
+__global__ void min_sum_from_col2(const float *src, float *mn, float *tail, unsigned nrows, unsigned ncols)
+{
+    unsigned row = blockIdx.x * blockDim.x + threadIdx.x;
+    if (row >= nrows)
+        return;
+    float m = src[(size_t)row * ncols];
+    float t = 0.0f;
+    for (unsigned c = 2; c < ncols; c++) {
+        m = fminf(m, src[(size_t)row * ncols + c]);
+        t += src[(size_t)row * ncols + c];
+    }
+    mn[row] = m;
+    tail[row] = t;
+}
+
+// session 48: accumulators of the kernel's template type T (a one-kernel norm's spelling):
+// a sum from zero and a running maximum by a comparison, combined in T
+template <typename T>
+__global__ void tmpl_mean_max(const T *src, T *out, T *hi, int nrows, int ncols)
+{
+    int row = blockIdx.x * blockDim.x + threadIdx.x;
+    if (row >= nrows)
+        return;
+    const T *x = src + (size_t)row * ncols;
+    T s = 0;
+    T m = x[0];
+    for (int k = 0; k < ncols; k++) {
+        s += x[k];
+        if (x[k] > m)
+            m = x[k];
+    }
+    out[row] = s / ncols;
+    hi[row] = m;
+}
+template __global__ void tmpl_mean_max<float>(const float *, float *, float *, int, int);
