@@ -2078,6 +2078,9 @@ enum hk_msg {
     HK_MSG_RW_BLAS_GUARD,
     HK_MSG_RW_BLAS_TERM,
     HK_MSG_RW_BLAS_SUM_START,
+    HK_MSG_RW_BLAS_SUM_UPDATES,   /* line %u, the sum %s, %u updates */
+    HK_MSG_RW_BLAS_SUM_GUARDED,   /* line %u, buffer %s, the sum %s */
+    HK_MSG_RW_BLAS_JUMP,          /* line %u, the keyword %.*s */
     HK_MSG_RW_BLAS_SCALING,
     HK_MSG_RW_BLAS_ALPHA_TOO_LONG,
     HK_MSG_RW_BLAS_VALUE_HOLDS,
