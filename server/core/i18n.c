@@ -6351,6 +6351,8 @@ static const struct hk_msg_entry msgs[HK_MSG_COUNT] = {
       "把 float '%.*s' 强制转换为 '%s'（第 %d 行，位于 '%s'）：所指向的将是 double 的字节"),
     F(RW_PR_SIZE_READ, "'%s' reads the size of '%.*s' (line %d) in '%s': 4 bytes in the kernel, 8 in the fp64 shadow, so code chosen by it can differ",
       "'%s' 读取了 '%.*s' 的大小（第 %d 行，位于 '%s'）：核函数中为 4 字节，fp64 影子中为 8 字节，由它选择的代码可能不同"),
+    F(RW_PR_SIZE_MACRO, "macro '%.*s' (line %d) reads a size or an alignment and is used at line %d in '%s': what it reads can be 4 bytes in the kernel and 8 in the fp64 shadow",
+      "宏 '%.*s'（第 %d 行）读取了大小或对齐，并在第 %d 行（位于 '%s'）被使用：它读取的大小在核函数中可能为 4 字节，在 fp64 影子中为 8 字节"),
     F(RW_PR_DEVICE_TPARAM, "template parameter of device function '%s' (line %d) defaults to float",
       "设备函数 '%s' 的模板参数（第 %d 行）默认为 float"),
     F(RW_PR_FLOAT_TARG, "float as a template argument of '%.*s' (line %d): template arguments are not promoted",

@@ -3322,6 +3322,7 @@ enum hk_msg {
     HK_MSG_RW_PR_UNION,
     HK_MSG_RW_PR_CAST,
     HK_MSG_RW_PR_SIZE_READ,   /* %s the expression, %.*s the type or name, line %d, in %s */
+    HK_MSG_RW_PR_SIZE_MACRO,  /* %.*s the macro, line %d of its definition, line %d of its use, in %s */
     HK_MSG_RW_PR_DEVICE_TPARAM,
     HK_MSG_RW_PR_FLOAT_TARG,
     HK_MSG_RW_PR_NO_CALL,
