@@ -768,11 +768,13 @@ static bool class_buffers(const km_kernel *k, const km_class *c, blas_call *g, c
     return true;
 }
 
-/* Is every sum that enters GEMV write w added to once per iteration of its loop, under no
- * condition but those in force at w? The class reads a sum from its first update's operand
- * alone: a second update (t += A x; t += B x), or one under an `if` inside the loop (if
- * (j < n / 2) t += B x), is a sum the library call would compute as another (issue 12,
- * session 48's second sum and the first sum alike). false (why) otherwise. */
+/* Is every sum that enters C's write w (GEMM or GEMV) added to once per iteration of its
+ * loop, under no condition but those in force at w? The class reads a sum from its first
+ * update's operand alone: a second update (t += A x; t += B x), or one under an `if`
+ * inside the loop (if (j < n / 2) t += B x), is a sum the library call would compute as
+ * another (session 48's second sum, and the first sum of a GEMV or GEMM alike). A tiled
+ * GEMM's global reads fill its tiles outside the sum's loop and are not looked at. false
+ * (why) otherwise. */
 static bool sums_whole(const km_kernel *k, const km_class *c, const km_access *w, char *why, size_t wn)
 {
     size_t na, nacc, nac;
@@ -839,7 +841,7 @@ static bool class_call(const km_kernel *k, blas_call *g, char *why, size_t wn)
     if (!class_buffers(k, &c, g, why, wn) || !class_sizes(k, &c, g, why, wn) ||
         !(w = single_write(k, &c, &scale, why, wn)) || !guards_cover(k, &c, w, why, wn) ||
         (scale && !guards_cover(k, &c, scale, why, wn)) || !scalars_of(k, w, scale, c.n_in == 4 ? c.in : NULL, g, why, wn) ||
-        (c.kind == KM_CLASS_GEMV && !sums_whole(k, &c, w, why, wn)))
+        !sums_whole(k, &c, w, why, wn))
         return false;
     for (int a = 0; a < 3 && c.tiles_seen; a++) {
         char bad[160] = "";
