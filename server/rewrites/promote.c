@@ -1149,15 +1149,37 @@ static bool in_shared_offset(const promoter *p, size_t a, size_t b, size_t k)
 }
 
 /* Is the identifier at token j declared in [a, b) with a type the compiler deduces or an
- * alias names (`auto NAME`, `decltype(...) NAME`, `using NAME = ...`)? Its type may be one
- * that is double in the shadow (auto v = x[i] of a float x), which float_names does not see. */
-static bool deduced_name(const promoter *p, size_t a, size_t b, size_t j)
+ * alias names (`auto NAME`, `decltype(...) NAME`, `using NAME = ...`), or a template-id
+ * with a promoted argument (`S<T> NAME`)? Its type may be one that is double in the shadow,
+ * or hold one (auto v = x[i] of a float x; a struct S with a T member), which float_names
+ * does not see. */
+static bool deduced_name(const promoter *p, const an_function *f, bool is_kernel, size_t a, size_t b, size_t j)
 {
     const rw_toks *ts = &p->ts;
     size_t l = tok_len(ts, j);
     for (size_t d = a; d < b; d++) {
         size_t n;
-        if (rwl_tok_is_ident(ts, d, "auto"))
+        if (rwl_tok_is(ts, d, "<") && d > a && ts->t[d - 1].kind == T_IDENT) {
+            /* a template-id type with a promoted argument: `S<T> s`, `S<float> s` (a
+             * struct holding a T is larger in the shadow) */
+            int depth = 0;
+            bool promoted = false;
+            for (n = d; n < b; n++) {
+                if (rwl_tok_is(ts, n, "<"))
+                    depth++;
+                else if (rwl_tok_is(ts, n, ">") && --depth == 0)
+                    break;
+                else if (rwl_tok_is(ts, n, ">>") && (depth -= 2) <= 0)
+                    break;
+                else if (rwl_tok_is(ts, n, ";") || rwl_tok_is(ts, n, "{") || rwl_tok_is(ts, n, "(") ||
+                         rwl_tok_is(ts, n, ")") || rwl_tok_is(ts, n, "?") || rwl_tok_is(ts, n, "="))
+                    break; /* a comparison, not a template-id */
+                promoted = promoted || rwl_tok_is_ident(ts, n, "float") || promoted_type(p, f, is_kernel, n);
+            }
+            if (n >= b || !promoted || !(rwl_tok_is(ts, n, ">") || rwl_tok_is(ts, n, ">>")))
+                continue;
+            n++;
+        } else if (rwl_tok_is_ident(ts, d, "auto"))
             n = d + 1;
         else if (rwl_tok_is_ident(ts, d, "decltype") && d + 1 < b && rwl_tok_is(ts, d + 1, "("))
             n = rwl_match_close(ts, d + 1) + 1;
@@ -1274,7 +1296,7 @@ static int check_size_reads(promoter *p, const an_function *f, bool is_kernel, s
                 continue;
             }
             if (ts->t[j].kind == T_IDENT && !(j > o && (rwl_tok_is(ts, j - 1, ".") || rwl_tok_is(ts, j - 1, "->"))) &&
-                deduced_name(p, a, b, j)) {
+                deduced_name(p, f, is_kernel, a, b, j)) {
                 what = "deduced";
                 at = j;
                 continue;

@@ -706,6 +706,16 @@ static void test_size_reads(void **state)
         {"__global__ void k_lit(const float *x, float *y)\n"
          "{ y[threadIdx.x] = x[threadIdx.x] * (float)sizeof(1.0f); }\n",
          "k_lit", "'sizeof(1.0f)' reads the size of '1.0f' (line 2) in 'k_lit'"},
+        {"template <typename T> struct S { T v; int k; };\n"
+         "template <typename T>\n"
+         "__global__ void k_st(const T *x, T *y)\n"
+         "{ S<T> s; s.v = x[threadIdx.x]; s.k = 1; y[threadIdx.x] = sizeof(s) == 8 ? s.v : -s.v; }\n",
+         "k_st", "'sizeof(s)' reads the size of 's' (line 4)"},
+        {"template <typename T> struct S { T v; int k; };\n"
+         "template <typename T>\n"
+         "__global__ void k_sv(const T *x, T *y)\n"
+         "{ S<T> s; s.v = x[threadIdx.x]; s.k = 1; y[threadIdx.x] = sizeof(s.v) == 4 ? s.v : -s.v; }\n",
+         "k_sv", "'sizeof(s.v)' reads the size of 's' (line 4)"},
         /* std::numeric_limits<T> selects the type's own numbers (check_type_targ's) */
         {"#include <limits>\n"
          "template <typename T>\n"
