@@ -2080,6 +2080,9 @@ enum hk_msg {
     HK_MSG_RW_BLAS_GUARD,
     HK_MSG_RW_BLAS_TERM,
     HK_MSG_RW_BLAS_SUM_START,
+    HK_MSG_RW_BLAS_SUM_UPDATES,   /* line %u, the sum %s, %u updates */
+    HK_MSG_RW_BLAS_SUM_GUARDED,   /* line %u, buffer %s, the sum %s */
+    HK_MSG_RW_BLAS_JUMP,          /* line %u, the keyword %.*s */
     HK_MSG_RW_BLAS_SCALING,
     HK_MSG_RW_BLAS_ALPHA_TOO_LONG,
     HK_MSG_RW_BLAS_VALUE_HOLDS,
@@ -3321,6 +3324,7 @@ enum hk_msg {
     HK_MSG_RW_PR_UNION,
     HK_MSG_RW_PR_CAST,
     HK_MSG_RW_PR_SIZE_READ,   /* %s the expression, %.*s the type or name, line %d, in %s */
+    HK_MSG_RW_PR_SIZE_MACRO,  /* %.*s the macro, line %d of its definition, line %d of its use, in %s */
     HK_MSG_RW_PR_DEVICE_TPARAM,
     HK_MSG_RW_PR_FLOAT_TARG,
     HK_MSG_RW_PR_NO_CALL,

@@ -1973,10 +1973,12 @@ static int stage_verify(ep_ctx *c)
         break;
     }
 out:
-    if (rc == HK_OK && json_array_size(dropped)) {
+    /* what was dropped stays on record however the stage ended (the baseline failing in
+     * a later try, a stop): a version is named only when verified */
+    if (json_array_size(dropped)) {
         json_object_set_new(c->info, "verify",
                             json_pack("{s:o, s:O}", "version",
-                                      c->best ? json_integer(c->best->number) : json_null(),
+                                      rc == HK_OK && c->best ? json_integer(c->best->number) : json_null(),
                                       "dropped", dropped));
         ep__save_info(c);
     }

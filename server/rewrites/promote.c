@@ -1148,6 +1148,103 @@ static bool in_shared_offset(const promoter *p, size_t a, size_t b, size_t k)
     return false;
 }
 
+/* Is the identifier at token j declared in [a, b) with a type the compiler deduces or an
+ * alias names (`auto NAME`, `decltype(...) NAME`, `using NAME = ...`), or a template-id
+ * with a promoted argument (`S<T> NAME`)? Its type may be one that is double in the shadow,
+ * or hold one (auto v = x[i] of a float x; a struct S with a T member), which float_names
+ * does not see. */
+static bool deduced_name(const promoter *p, const an_function *f, bool is_kernel, size_t a, size_t b, size_t j)
+{
+    const rw_toks *ts = &p->ts;
+    size_t l = tok_len(ts, j);
+    for (size_t d = a; d < b; d++) {
+        size_t n;
+        if (rwl_tok_is(ts, d, "<") && d > a && ts->t[d - 1].kind == T_IDENT) {
+            /* a template-id type with a promoted argument: `S<T> s`, `S<float> s` (a
+             * struct holding a T is larger in the shadow) */
+            int depth = 0;
+            bool promoted = false;
+            for (n = d; n < b; n++) {
+                if (rwl_tok_is(ts, n, "<"))
+                    depth++;
+                else if (rwl_tok_is(ts, n, ">") && --depth == 0)
+                    break;
+                else if (rwl_tok_is(ts, n, ">>") && (depth -= 2) <= 0)
+                    break;
+                else if (rwl_tok_is(ts, n, ";") || rwl_tok_is(ts, n, "{") || rwl_tok_is(ts, n, "(") ||
+                         rwl_tok_is(ts, n, ")") || rwl_tok_is(ts, n, "?") || rwl_tok_is(ts, n, "="))
+                    break; /* a comparison, not a template-id */
+                promoted = promoted || rwl_tok_is_ident(ts, n, "float") || promoted_type(p, f, is_kernel, n);
+            }
+            if (n >= b || !promoted || !(rwl_tok_is(ts, n, ">") || rwl_tok_is(ts, n, ">>")))
+                continue;
+            n++;
+        } else if (rwl_tok_is_ident(ts, d, "auto"))
+            n = d + 1;
+        else if (rwl_tok_is_ident(ts, d, "decltype") && d + 1 < b && rwl_tok_is(ts, d + 1, "("))
+            n = rwl_match_close(ts, d + 1) + 1;
+        else if (rwl_tok_is_ident(ts, d, "using") && d + 2 < b && rwl_tok_is(ts, d + 2, "="))
+            n = d + 1;
+        else
+            continue;
+        while (n < b && (rwl_tok_is(ts, n, "*") || rwl_tok_is(ts, n, "&") || rwl_tok_is(ts, n, "&&") ||
+                         rwl_tok_is_ident(ts, n, "const") || rwl_tok_is_ident(ts, n, "volatile") ||
+                         rwl_tok_is_ident(ts, n, "__restrict__")))
+            n++;
+        if (n < b && n != j && ts->t[n].kind == T_IDENT && tok_len(ts, n) == l &&
+            !memcmp(p->text + ts->t[n].start, p->text + ts->t[j].start, l))
+            return true;
+    }
+    return false;
+}
+
+/* Is token k a float literal (1.0f, 2.f, 1e-3F), a double in the shadow? */
+static bool float_literal(const rw_toks *ts, size_t k)
+{
+    size_t l = ts->t[k].end - ts->t[k].start;
+    const char *s = ts->text + ts->t[k].start;
+    return ts->t[k].kind == T_NUMBER && l > 1 && (s[l - 1] == 'f' || s[l - 1] == 'F') &&
+           !(s[0] == '0' && (s[1] == 'x' || s[1] == 'X'));
+}
+
+/* Refuses a use in [a, b) of a macro whose replacement reads a size or an alignment
+ * (`#define VW (16 / sizeof(T))`): the lexer skips preprocessor lines, so check_size_reads
+ * never sees the read, and T (or a float name) in it is double where the macro is expanded
+ * in the shadow. */
+static int check_size_macros(promoter *p, const an_function *f, size_t a, size_t b)
+{
+    const rw_toks *ts = &p->ts;
+    for (size_t m = 0; m < p->macros.n && !p->out->reason[0]; m++) {
+        const decl_name *d = &p->macros.v[m];
+        if (d->text_end <= d->name_end)
+            continue;
+        size_t nl = d->name_end - d->name_start;
+        bool used = false;
+        for (size_t k = a; k < b && !used; k++)
+            used = ts->t[k].kind == T_IDENT && tok_len(ts, k) == nl &&
+                   !memcmp(p->text + ts->t[k].start, p->text + d->name_start, nl);
+        if (!used)
+            continue;
+        rw_toks mt = {0};
+        int rc = rwl_lex(p->text, d->name_end, d->text_end, &mt);
+        bool reads = false;
+        for (size_t q = 0; !rc && q < mt.n && !reads; q++)
+            reads = rwl_tok_is_ident(&mt, q, "sizeof") || rwl_tok_is_ident(&mt, q, "alignof") ||
+                    rwl_tok_is_ident(&mt, q, "__alignof__") || rwl_tok_is_ident(&mt, q, "_Alignof");
+        rwl_toks_free(&mt);
+        if (rc)
+            return rc;
+        for (size_t k = a; k < b && reads; k++)
+            if (ts->t[k].kind == T_IDENT && tok_len(ts, k) == nl &&
+                !memcmp(p->text + ts->t[k].start, p->text + d->name_start, nl)) {
+                refuse(p->out, EN(RW_PR_SIZE_MACRO), (int)nl, p->text + d->name_start,
+                       rwl_line_at(p->text, d->name_start), LINE(k), f->name);
+                break;
+            }
+    }
+    return HK_OK;
+}
+
 /* Refuses a read of the size or alignment of a type that is double in the shadow: `float`,
  * a type parameter given float, or a name declared with one (`sizeof(T)`, `alignof(T)`,
  * `sizeof(v)`, `sizeof(*x)`, `sizeof(T[4])`). It is 4 in the kernel and 8 in the shadow, so
@@ -1190,6 +1287,17 @@ static int check_size_reads(promoter *p, const an_function *f, bool is_kernel, s
                     q++;
                 if (!(q < e && rwl_tok_is(ts, q, "*")))
                     what = "type";
+                at = j;
+                continue;
+            }
+            if (float_literal(ts, j)) {
+                what = "literal";
+                at = j;
+                continue;
+            }
+            if (ts->t[j].kind == T_IDENT && !(j > o && (rwl_tok_is(ts, j - 1, ".") || rwl_tok_is(ts, j - 1, "->"))) &&
+                deduced_name(p, f, is_kernel, a, b, j)) {
+                what = "deduced";
                 at = j;
                 continue;
             }
@@ -1250,6 +1358,8 @@ static int promote_function(promoter *p, size_t fi, bool is_kernel)
         return rc;
     check_shared_offsets(p, f, is_kernel, a, b);
     if ((rc = check_size_reads(p, f, is_kernel, a, b)))
+        return rc;
+    if (!out->reason[0] && (rc = check_size_macros(p, f, a, b)))
         return rc;
     for (size_t k = a; k < b && !rc && !out->reason[0]; k++) {
         const char *s = p->text + ts->t[k].start;

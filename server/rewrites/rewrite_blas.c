@@ -768,6 +768,55 @@ static bool class_buffers(const km_kernel *k, const km_class *c, blas_call *g, c
     return true;
 }
 
+/* Is every sum that enters C's write w (GEMM or GEMV) added to once per iteration of its
+ * loop, under no condition but those in force at w? The class reads a sum from its first
+ * update's operand alone: a second update (t += A x; t += B x), or one under an `if`
+ * inside the loop (if (j < n / 2) t += B x), is a sum the library call would compute as
+ * another (session 48's second sum, and the first sum of a GEMV or GEMM alike). A tiled
+ * GEMM's global reads fill its tiles outside the sum's loop and are not looked at. false
+ * (why) otherwise. */
+static bool sums_whole(const km_kernel *k, const km_class *c, const km_access *w, char *why, size_t wn)
+{
+    size_t na, nacc, nac;
+    const km_atom *atoms = km_atoms(k, &na);
+    const km_accumulator *accs = km_accumulators(k, &nacc);
+    const km_access *as = km_accesses(k, &nac);
+    for (uint32_t i = 0; i < w->element_value.n; i++)
+        for (uint32_t j = 0; j < w->element_value.t[i].n; j++) {
+            const km_atom *a = &atoms[w->element_value.t[i].atoms[j]];
+            if (a->kind != KM_ATOM_ACC || a->loop < 0 || (size_t)a->loop >= nacc)
+                continue;
+            const km_accumulator *acc = &accs[a->loop];
+            if (acc->n_updates != 1) {
+                snprintf(why, wn, EN(RW_BLAS_SUM_UPDATES), acc->line, acc->name ? acc->name : "?",
+                         acc->n_updates);
+                return false;
+            }
+            /* the reads of the class's inputs inside the sum's loop: no guard beyond w's */
+            for (size_t r = 0; r < nac; r++) {
+                const km_access *rd = &as[r];
+                bool input = false, inside = false;
+                for (uint32_t q = 0; q < c->n_in && q < 4; q++)
+                    input = input || (c->in[q] && !strcmp(rd->buffer, c->in[q]));
+                for (uint32_t l = 0; l < rd->n_loops; l++)
+                    inside = inside || (long)rd->loops[l] == acc->loop;
+                if (rd->mode != KM_READ || !input || !inside)
+                    continue;
+                for (uint32_t g = 0; g < rd->n_guards; g++) {
+                    bool at_w = false;
+                    for (uint32_t h = 0; h < w->n_guards; h++)
+                        at_w = at_w || w->guards[h] == rd->guards[g];
+                    if (!at_w) {
+                        snprintf(why, wn, EN(RW_BLAS_SUM_GUARDED), rd->line, rd->buffer,
+                                 acc->name ? acc->name : "?");
+                        return false;
+                    }
+                }
+            }
+        }
+    return true;
+}
+
 /* Fills g from the class of model k when it is a GEMM or GEMV the library computes;
  * false with the construct and line in why otherwise (why empty: not such a class). */
 static bool class_call(const km_kernel *k, blas_call *g, char *why, size_t wn)
@@ -791,7 +840,8 @@ static bool class_call(const km_kernel *k, blas_call *g, char *why, size_t wn)
     const km_access *w, *scale;
     if (!class_buffers(k, &c, g, why, wn) || !class_sizes(k, &c, g, why, wn) ||
         !(w = single_write(k, &c, &scale, why, wn)) || !guards_cover(k, &c, w, why, wn) ||
-        (scale && !guards_cover(k, &c, scale, why, wn)) || !scalars_of(k, w, scale, c.n_in == 4 ? c.in : NULL, g, why, wn))
+        (scale && !guards_cover(k, &c, scale, why, wn)) || !scalars_of(k, w, scale, c.n_in == 4 ? c.in : NULL, g, why, wn) ||
+        !sums_whole(k, &c, w, why, wn))
         return false;
     for (int a = 0; a < 3 && c.tiles_seen; a++) {
         char bad[160] = "";
@@ -852,6 +902,26 @@ static int model_call(const char *text, size_t len, const an_function *f, blas_c
     if (!rc)
         *ok = class_call(k, g, why, wn);
     km_free(k);
+    if (*ok) {
+        /* the model reads a loop as counted from its header: a break, continue or goto in
+         * the body ends or skips part of a sum the library would compute whole */
+        rw_toks ts = {0};
+        if ((rc = rwl_lex(text, f->body_span.start_byte, f->body_span.end_byte, &ts))) {
+            rwl_toks_free(&ts);
+            *ok = false;
+            return rc == HK_ENOMEM ? rc : HK_OK;
+        }
+        for (size_t i = 0; i < ts.n && *ok; i++)
+            if (rwl_tok_is_ident(&ts, i, "break") || rwl_tok_is_ident(&ts, i, "continue") ||
+                rwl_tok_is_ident(&ts, i, "goto")) {
+                uint32_t line = 1;
+                for (uint32_t q = 0; q < ts.t[i].start && q < len; q++)
+                    line += text[q] == '\n';
+                snprintf(why, wn, EN(RW_BLAS_JUMP), line, (int)(ts.t[i].end - ts.t[i].start), text + ts.t[i].start);
+                *ok = false;
+            }
+        rwl_toks_free(&ts);
+    }
     return HK_OK;
 }
 

@@ -411,6 +411,29 @@ static int render_tiled(struct hk_buf *b, const tiled_text *x, int tile_m, int t
     return rc;
 }
 
+/* Does scalar text s (a batched GEMM's alpha or beta, from rwp_match_blas) name only what
+ * the tiled body still has: the kernel's parameters, type words, tunables and calls? The
+ * body is replaced, so a thread or block index (`(double)blockIdx.z * t`: the batch's own
+ * factor) or a local there would read the new body's values, or none. Sets *bad. */
+static int scalar_keeps(const char *s, const an_function *f, const an_model *m, bool *bad)
+{
+    rw_toks ts = {0};
+    *bad = false;
+    int rc = rwl_lex(s, 0, (uint32_t)strlen(s), &ts);
+    for (size_t j = 0; !rc && j < ts.n && !*bad; j++) {
+        if (!rwp_tok_ident(&ts, j) || (j > 0 && (rwl_tok_is(&ts, j - 1, ".") || rwl_tok_is(&ts, j - 1, "->"))) ||
+            rwl_tok_is(&ts, j + 1, "(") || rwp_param_named(f, &ts, j) || rwp_is_type_word(&ts, j) ||
+            rwl_tok_is(&ts, j, "const"))
+            continue;
+        bool tunable = false;
+        for (size_t i = 0; i < m->n_tunables && !tunable; i++)
+            tunable = rwl_tok_is(&ts, j, m->tunables[i].name);
+        *bad = !tunable;
+    }
+    rwl_toks_free(&ts);
+    return rc;
+}
+
 /* tiled_gemm of a batched GEMM (rwp_match_blas's RWP_BLAS_GEMM_BATCHED: the batch index
  * from blockIdx.z bounded by the guard, each matrix a batch stride apart, one store
  * C[row * ldc + col] = alpha * sum [+ beta * C[same]]): the tiles of every batch's C are one
@@ -420,6 +443,14 @@ static int render_tiled(struct hk_buf *b, const tiled_text *x, int tile_m, int t
 static int tiled_batched(const char *text, size_t len, const an_model *m, const an_function *f, const rwp_blas *p,
                          int tile_m, int tile_n, int tile_k, rw_result *out)
 {
+    bool bad_a = false, bad_b = false;
+    int krc = scalar_keeps(p->alpha, f, m, &bad_a);
+    if (!krc)
+        krc = scalar_keeps(p->beta, f, m, &bad_b);
+    if (krc)
+        return krc;
+    if (bad_a || bad_b)
+        return rwp_not_applicable(out, "tiled GEMM", f, EN(RW_GEMM_AFTER_LOCAL));
     pt_index row = {.name = "hk_row", .type = "long long", .axis = 'y'};
     pt_index col = {.name = "hk_col", .type = "long long", .axis = 'x'};
     snprintf(row.bound, sizeof row.bound, "%s", p->m);
@@ -444,7 +475,10 @@ static int tiled_batched(const char *text, size_t len, const an_model *m, const 
                              "            const %s *const hk_zb = %s + hk_z * %s;\n"
                              "            %s *const hk_zc = %s + hk_z * %s;\n",
                              t, p->a->name, sx[0], t, p->b->name, sx[1], t, p->c->name, sx[2]);
-    char *decl = hk_asprintf("    const long long hk_nb = (long long)(%s);   // the batch count\n", p->batch); /* i18n: not for people */
+    /* the count is 0 unless M and N are positive: the work counts multiply it by M * N,
+     * whose sign a negative M and N would turn (the guard then holds for no thread) */
+    char *decl = hk_asprintf("    const long long hk_nb = hk_m > 0 && hk_n > 0 ? (long long)(%s) : 0;   // the batch count\n", /* i18n: not for people */
+                             p->batch);
     char *selt = ptrs ? hk_asprintf("            const long long hk_z = hk_t / (hk_tiles_n * ((hk_m + HK_BM - 1) / HK_BM));\n%s", /* i18n: not for people */
                                     ptrs) : NULL;
     char *sels = ptrs ? hk_asprintf("            const long long hk_z = hk_e / (hk_m * hk_n);\n%s", ptrs) : NULL; /* i18n: not for people */

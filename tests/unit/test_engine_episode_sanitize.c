@@ -345,7 +345,17 @@ typedef struct {
  * v(vec) vectorize width=4 1.43x are verified, v(rst) coarsen + __restrict__ 1.25x is timed
  * behind v(vec) (x0.8 against 0.7 x 1.05), its correctness set not run. The premise is
  * checked here, so that a changed search fails with its reason. */
+static void behind_episode_ending(const char *name, behind_run *b, bool ldg_leads,
+                                  enum store_episode_status want);
+
 static void behind_episode(const char *name, behind_run *b, bool ldg_leads)
+{
+    behind_episode_ending(name, b, ldg_leads, STORE_EP_COMPLETED);
+}
+
+/* behind_episode, ending with status want. */
+static void behind_episode_ending(const char *name, behind_run *b, bool ldg_leads,
+                                  enum store_episode_status want)
 {
     snprintf(b->db, sizeof b->db, "%s/%s.db", dir, name);
     const char *wrapper[] = {sim, NULL};
@@ -355,7 +365,7 @@ static void behind_episode(const char *name, behind_run *b, bool ldg_leads)
     o.on_event = keep_event;
     o.event_data = b->events;
     assert_int_equal(ep_run(&o, &b->r), HK_OK);
-    assert_int_equal(b->r.status, STORE_EP_COMPLETED);
+    assert_int_equal(b->r.status, want);
     b->summary = json_object_get(b->r.summary, "summary");
     b->vec = version_of(b->events, "vectorize width=4");
     b->ldg = version_of(b->events, "readonly_loads");
@@ -621,6 +631,52 @@ static void test_verify_fallback_rejected(void **state)
     behind_clear(&b);
 }
 
+/* (e2) Session 48's review (rev): the best is rejected in verify, and the baseline fails in
+ * the second try (its sixth interleaved run on): the episode fails, but what the stage
+ * dropped stays on record (info "verify", the report's Verify line) with no version verified,
+ * and no best is reported. Before, the info's "verify" was saved only when the stage ended
+ * without an error: the drop was in the log alone. */
+static int unset_baseline_fails(void **state)
+{
+    (void)state;
+    unsetenv("FAKE_SIM_WRONG_TIMED");
+    unsetenv("FAKE_SIM_SCALE");
+    unsetenv("FAKE_SIM_WRONG_TIMED_FROM");
+    unsetenv("FAKE_SIM_COUNT_FILE");
+    return 0;
+}
+
+static void test_verify_fallback_baseline_fails(void **state)
+{
+    (void)state;
+    if (!sim[0])
+        skip();
+    char count[600];
+    snprintf(count, sizeof count, "%s/vbase.count", dir);
+    (void)unlink(count);
+    setenv("FAKE_SIM_WRONG_TIMED", "float4@-verify", 1);
+    setenv("FAKE_SIM_SCALE", "__ldg(:0.82", 1);
+    setenv("FAKE_SIM_WRONG_TIMED_FROM", "verify-baseline#5", 1);
+    setenv("FAKE_SIM_COUNT_FILE", count, 1);
+    behind_run b;
+    behind_episode_ending("vbase", &b, true, STORE_EP_FAILED);
+    if (!b.r.error || !strstr(b.r.error, "while verifying")) {
+        print_log(b.events);
+        fail_msg("premise: the baseline should fail in the verify stage: %s", b.r.error ? b.r.error : "(none)");
+    }
+    assert_int_equal(best_of(&b), -1);
+    json_t *vi = verify_info(&b);
+    if (!json_is_object(vi)) {
+        print_log(b.events);
+        fail_msg("no info.verify after v%d was dropped and the baseline failed in the next try", b.vec);
+    }
+    expect_dropped(&b, vi, 0, b.vec, "wrong_answer");
+    assert_int_equal(json_array_size(json_object_get(vi, "dropped")), 1);
+    assert_true(json_is_null(json_object_get(vi, "version")));
+    json_decref(vi);
+    behind_clear(&b);
+}
+
 /* (f) The best is correct but not faster interleaved (3x as long in verify only): dropped,
  * not rejected; the next accepted version is verified in its place. Before, no best. */
 static void test_verify_fallback_slower(void **state)
@@ -718,6 +774,7 @@ int main(void)
         cmocka_unit_test(test_behind_fails_full_check),
         cmocka_unit_test(test_behind_slower_unchanged),
         cmocka_unit_test(test_verify_fallback_rejected),
+        cmocka_unit_test_teardown(test_verify_fallback_baseline_fails, unset_baseline_fails),
         cmocka_unit_test(test_verify_fallback_slower),
         cmocka_unit_test(test_verify_fallback_all_fail),
         cmocka_unit_test(test_verify_fallback_skips_rejected),

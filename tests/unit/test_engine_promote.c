@@ -684,6 +684,38 @@ static void test_size_reads(void **state)
          "    if (sizeof(float) < 8) y[threadIdx.x] = x[threadIdx.x];\n"
          "}\n",
          "k_f", "'sizeof(float)' reads the size of 'float' (line 3) in 'k_f'"},
+        /* session 48 (rev): reads the first rule missed -- a macro's (the lexer skips
+         * #define lines), a deduced or aliased name's, a float literal's */
+        {"#define VW (16 / sizeof(T))\n"
+         "template <typename T>\n"
+         "__global__ void k_mac(const T *x, T *y)\n"
+         "{ y[threadIdx.x] = x[threadIdx.x] * VW; }\n",
+         "k_mac", "macro 'VW' (line 1) reads a size or an alignment and is used at line 4 in 'k_mac'"},
+        {"template <typename T>\n"
+         "__global__ void k_auto(const T *x, T *y)\n"
+         "{ auto v = x[threadIdx.x]; y[threadIdx.x] = sizeof(v) == 4 ? v : -v; }\n",
+         "k_auto", "'sizeof(v)' reads the size of 'v' (line 3)"},
+        {"template <typename T>\n"
+         "__global__ void k_dt(const T *x, T *y)\n"
+         "{ decltype(x[0] * 1) w = x[threadIdx.x]; y[threadIdx.x] = w * (T)sizeof(w); }\n",
+         "k_dt", "'sizeof(w)' reads the size of 'w' (line 3)"},
+        {"template <typename T>\n"
+         "__global__ void k_using(const T *x, T *y)\n"
+         "{ using U = T; y[threadIdx.x] = sizeof(U) == 4 ? x[threadIdx.x] : -x[threadIdx.x]; }\n",
+         "k_using", "'sizeof(U)' reads the size of 'U' (line 3)"},
+        {"__global__ void k_lit(const float *x, float *y)\n"
+         "{ y[threadIdx.x] = x[threadIdx.x] * (float)sizeof(1.0f); }\n",
+         "k_lit", "'sizeof(1.0f)' reads the size of '1.0f' (line 2) in 'k_lit'"},
+        {"template <typename T> struct S { T v; int k; };\n"
+         "template <typename T>\n"
+         "__global__ void k_st(const T *x, T *y)\n"
+         "{ S<T> s; s.v = x[threadIdx.x]; s.k = 1; y[threadIdx.x] = sizeof(s) == 8 ? s.v : -s.v; }\n",
+         "k_st", "'sizeof(s)' reads the size of 's' (line 4)"},
+        {"template <typename T> struct S { T v; int k; };\n"
+         "template <typename T>\n"
+         "__global__ void k_sv(const T *x, T *y)\n"
+         "{ S<T> s; s.v = x[threadIdx.x]; s.k = 1; y[threadIdx.x] = sizeof(s.v) == 4 ? s.v : -s.v; }\n",
+         "k_sv", "'sizeof(s.v)' reads the size of 's' (line 4)"},
         /* std::numeric_limits<T> selects the type's own numbers (check_type_targ's) */
         {"#include <limits>\n"
          "template <typename T>\n"

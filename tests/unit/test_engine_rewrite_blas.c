@@ -370,6 +370,118 @@ static const refusal refusals[] = {
                                   "            t1 += A[i * n + j] * x[j];\n            t2 += B[j * n + i] * x[j];\n"
                                   "        }\n        y[i] = t1 + t2;\n    }\n}\n",
      "tv", "the term $acc1 of y[...] is neither alpha*sum nor beta*y"},
+    /* session 48 (rev): the class reads a sum from its first update; these compute another
+     * sum (the GEMV ones since the second sum, the GEMM and single-sum ones before it too) */
+    {"a gesummv whose second sum skips half its terms",
+                "__global__ void gc1(int n, float alpha, float beta, const float *A, const float *B,\n"
+                "                   const float *D, const float *x, float *y)\n"
+                "{\n"
+                "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                "    if (i < n) {\n"
+                "        float t1 = 0.f, t2 = 0.f;\n"
+                "        for (int j = 0; j < n; j++) {\n"
+                "            t1 += A[i * n + j] * x[j];\n"
+                "            if (j < n / 2)\n"
+                "                t2 += B[i * n + j] * x[j];\n"
+                "        }\n"
+                "        y[i] = alpha * t1 + beta * t2;\n"
+                "    }\n"
+                "}\n",
+     "gc1", "B is read under a condition inside the loop of the sum"},
+    {"a gesummv whose sums add a second matrix each",
+                "__global__ void gc2(int n, float alpha, float beta, const float *A, const float *B,\n"
+                "                   const float *D, const float *x, float *y)\n"
+                "{\n"
+                "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                "    if (i < n) {\n"
+                "        float t1 = 0.f, t2 = 0.f;\n"
+                "        for (int j = 0; j < n; j++) {\n"
+                "            t1 += A[i * n + j] * x[j];\n"
+                "            t2 += B[i * n + j] * x[j];\n"
+                "            t1 += A[i * n + j] * x[j];\n"
+                "            t2 += D[i * n + j] * x[j];\n"
+                "        }\n"
+                "        y[i] = alpha * t1 + beta * t2;\n"
+                "    }\n"
+                "}\n",
+     "gc2", "is updated at 2 places"},
+    {"a GEMV whose sum skips half its terms",
+                "__global__ void gc3(int n, float alpha, float beta, const float *A, const float *B,\n"
+                "                   const float *D, const float *x, float *y)\n"
+                "{\n"
+                "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                "    if (i < n) {\n"
+                "        float t1 = 0.f, t2 = 0.f;\n"
+                "        for (int j = 0; j < n; j++) {\n"
+                "            if (j < n / 2)\n"
+                "                t1 += A[i * n + j] * x[j];\n"
+                "        }\n"
+                "        y[i] = alpha * t1;\n"
+                "    }\n"
+                "}\n",
+     "gc3", "A is read under a condition inside the loop of the sum t1"},
+    {"a GEMV adding each term twice",
+                "__global__ void gc4(int n, float alpha, float beta, const float *A, const float *B,\n"
+                "                   const float *D, const float *x, float *y)\n"
+                "{\n"
+                "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                "    if (i < n) {\n"
+                "        float t1 = 0.f, t2 = 0.f;\n"
+                "        for (int j = 0; j < n; j++) {\n"
+                "            t1 += A[i * n + j] * x[j];\n"
+                "            t1 += A[i * n + j] * x[j];\n"
+                "        }\n"
+                "        y[i] = alpha * t1;\n"
+                "    }\n"
+                "}\n",
+     "gc4", "the sum t1 is updated at 2 places"},
+    {"a gesummv whose loop may end early",
+                "__global__ void gc5(int n, float alpha, float beta, const float *A, const float *B,\n"
+                "                   const float *D, const float *x, float *y)\n"
+                "{\n"
+                "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                "    if (i < n) {\n"
+                "        float t1 = 0.f, t2 = 0.f;\n"
+                "        for (int j = 0; j < n; j++) {\n"
+                "            t1 += A[i * n + j] * x[j];\n"
+                "            t2 += B[i * n + j] * x[j];\n"
+                "            if (t2 > 100.f)\n"
+                "                break;\n"
+                "        }\n"
+                "        y[i] = alpha * t1 + beta * t2;\n"
+                "    }\n"
+                "}\n",
+     "gc5", "'break' in the kernel"},
+    {"a GEMM whose sum skips odd k",
+                "__global__ void gm1(int M, int N, int K, float alpha, const float *A, const float *B, float *C)\n"
+                "{\n"
+                "    int col = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                "    int row = blockIdx.y * blockDim.y + threadIdx.y;\n"
+                "    if (row < M && col < N) {\n"
+                "        float acc = 0.0f;\n"
+                "        for (int k = 0; k < K; k++) {\n"
+                "            if (k % 2 == 0)\n"
+                "                acc += A[row * K + k] * B[k * N + col];\n"
+                "        }\n"
+                "        C[row * N + col] = alpha * acc;\n"
+                "    }\n"
+                "}\n",
+     "gm1", "A is read under a condition inside the loop of the sum acc"},
+    {"a GEMM adding each product twice",
+                "__global__ void gm2(int M, int N, int K, float alpha, const float *A, const float *B, float *C)\n"
+                "{\n"
+                "    int col = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                "    int row = blockIdx.y * blockDim.y + threadIdx.y;\n"
+                "    if (row < M && col < N) {\n"
+                "        float acc = 0.0f;\n"
+                "        for (int k = 0; k < K; k++) {\n"
+                "            acc += A[row * K + k] * B[k * N + col];\n"
+                "            acc += A[row * K + k] * B[k * N + col];\n"
+                "        }\n"
+                "        C[row * N + col] = alpha * acc;\n"
+                "    }\n"
+                "}\n",
+     "gm2", "the sum acc is updated at 2 places"},
 };
 
 static void test_refusals(void **state)

@@ -448,7 +448,7 @@ static void test_new_bench_kernels(void **state)
     expect(BENCH "/dot.cu", "dot", RWP_REDUCE, want_dot, NULL);
     /* session 48: the batched GEMM's tiles, every batch's in one grid-stride range, each
      * batch's matrices through pointers moved by its strides in long long */
-    const char *const want_bgemm[] = {"const long long hk_nb = (long long)(batch);",
+    const char *const want_bgemm[] = {"const long long hk_nb = hk_m > 0 && hk_n > 0 ? (long long)(batch) : 0;",
                                       "const long long hk_tiles = hk_tiles_n * ((hk_m + HK_BM - 1) / HK_BM) * hk_nb;",
                                       "const float *const hk_za = A + hk_z * M*K;",
                                       "float *const hk_zc = C + hk_z * M*N;",

@@ -947,6 +947,92 @@ static void gemm_batched_runs(void **state)
     emu_batch_run(&batch);
 }
 
+/* Session 48's review (rev): the batched tiled body at its edges. Sizes the original's
+ * guard rejects whole (M and N both negative, or the batch count and one of M, N negative:
+ * `i < M && j < N && z < nb` holds for no thread) must write nothing, yet the simple path's
+ * `hk_e < hk_m * hk_n * hk_nb` counted a positive product of negatives and wrote C at
+ * negative rows (hk_nb is now 0 unless M and N are positive). And a factor of the store that
+ * names the old body's indices (`(double)blockIdx.z * t`: each batch its own factor) is
+ * refused: the tiled body has its own grid, so blockIdx.z there is no batch. */
+static void gemm_batched_edges(void **state)
+{
+    (void)state;
+    static const char zscaled[] =
+        "__global__ void dbz(int nb, int M, int N, int K, const double *a, const double *w, double *c)\n"
+        "{\n"
+        "    int z = blockIdx.z;\n"
+        "    int j = threadIdx.x + blockIdx.x * blockDim.x;\n"
+        "    int i = threadIdx.y + blockIdx.y * blockDim.y;\n"
+        "    if (i < M && j < N && z < nb) {\n"
+        "        double t = 0.0;\n"
+        "        for (int q = 0; q < K; ++q)\n"
+        "            t += a[z * M * K + i * K + q] * w[z * K * N + q * N + j];\n"
+        "        c[z * M * N + i * N + j] = (double)blockIdx.z * t;\n"
+        "    }\n"
+        "}\n";
+    {
+        fixture fx;
+        load_text(zscaled, &fx);
+        rw_context ctx = {.text = fx.text, .len = fx.len, .m = fx.m, .kernel = kernel(&fx, "dbz")};
+        rw_result r;
+        rw_refusal why;
+        assert_int_equal(rw_apply_named("tiled_gemm", &ctx, NULL, &r, &why), HK_OK);
+        print_message("dbz: %s\n", r.description);
+        if (r.applicable)
+            fail_msg("dbz: tiled_gemm applied with the old body's blockIdx.z in the store:\n%s", r.text);
+        assert_non_null(strstr(r.description, "use a local variable"));
+        rw_result_free(&r);
+        unload(&fx);
+    }
+    SKIP_WITHOUT_EMULATOR();
+    emu_batch_init(&batch, tmpdir, __func__);
+    static const char src[] =
+        "__global__ void dbmm(int nb, int M, int N, int K, double alpha, double beta, const double *a,\n"
+        "                     const double *w, double *c)\n"
+        "{\n"
+        "    int z = blockIdx.z;\n"
+        "    int j = threadIdx.x + blockIdx.x * blockDim.x;\n"
+        "    int i = threadIdx.y + blockIdx.y * blockDim.y;\n"
+        "    if (i < M && j < N && z < nb) {\n"
+        "        double t = 0.0;\n"
+        "        for (int q = 0; q < K; ++q)\n"
+        "            t += a[z * M * K + i * K + q] * w[z * K * N + q * N + j];\n"
+        "        c[z * M * N + i * N + j] = alpha * t + beta * c[z * M * N + i * N + j];\n"
+        "    }\n"
+        "}\n";
+    static const char driver[] =
+        "    // batch, M, N, K: the guard holds for no thread in the first five\n"
+        "    static const int shapes[][4] = {{2, -3, -5, 4}, {-2, -3, 5, 4}, {-2, 3, -5, 4}, {0, 4, 4, 4},\n"
+        "                                    {3, 0, 5, 3}, {2, 3, 5, 4}};\n"
+        "    const size_t pad = 4096;   // the pointers passed are pad elements into each buffer\n"
+        "    for (int z = 0; z < 6; z++)\n"
+        "        for (int s = 0; s < 3; s++) {\n"
+        "            emu::schedule = s;\n"
+        "            const int nb = shapes[z][0], M = shapes[z][1], N = shapes[z][2], K = shapes[z][3];\n"
+        "            emu::buf<double> da(2 * pad), dw(2 * pad), do_(2 * pad), dc(2 * pad);\n"
+        "            da.fill(z + 3);\n"
+        "            dw.fill(z + 4);\n"
+        "            do_.fill(10);\n"
+        "            dc.fill(10);\n"
+        "            bool small = s == 1;   // 64 threads a block: the simple path\n"
+        "            emu::launch(dim3(2, 2, 3), dim3(16, 16), 0,\n"
+        "                        [&] { orig::dbmm(nb, M, N, K, 1.5, 0.25, da.ptr() + pad, dw.ptr() + pad, do_.ptr() + pad); });\n"
+        "            emu::launch(dim3(3, 2, 2), small ? dim3(8, 8) : dim3(16, 16), 0,\n"
+        "                        [&] { cand::dbmm(nb, M, N, K, 1.5, 0.25, da.ptr() + pad, dw.ptr() + pad, dc.ptr() + pad); });\n"
+        "            if (!emu::expect(\"dbmm_edges\", do_, dc, 1e-12, K))\n"
+        "                printf(\"  (%d x %d x %d x %d schedule %d)\\n\", nb, M, N, K, s);\n"
+        "        }\n";
+    char *cand = emu_rewrite(src, "dbmm", "tiled_gemm", NULL);
+    assert_non_null(strstr(cand, "const long long hk_nb = hk_m > 0 && hk_n > 0 ? (long long)(nb) : 0;"));
+    emulate("gemm_batched_edges", src, cand, driver, EMU_OK);
+    /* the count as it was: the simple path writes C at negative rows */
+    char *bad = emu_replaced(cand, "hk_m > 0 && hk_n > 0 ? (long long)(nb) : 0", "(long long)(nb)");
+    emulate("gemm_batched_edges_bad", src, bad, driver, EMU_DIFFERS);
+    free(bad);
+    free(cand);
+    emu_batch_run(&batch);
+}
+
 /* ------------------------------------------------------------ GEMM, transposed operands */
 
 /* A rank-k update C = alpha * A * A^T + beta * C (A n x m: B is A transposed, read as
@@ -1055,6 +1141,7 @@ int main(void)
         cmocka_unit_test(gemm_scaled_runs),
         cmocka_unit_test(gemm_transposed_runs),
         cmocka_unit_test(gemm_batched_runs),
+        cmocka_unit_test(gemm_batched_edges),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

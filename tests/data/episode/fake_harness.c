@@ -57,6 +57,9 @@
  * $FAKE_SIM_WRONG_TIMED=RULES (the same words): the same in time mode, where the timed
  * launches' re-check output (--out) is the path: "float4@-verify" is a version whose
  * interleaved runs in the episode's verify stage (<scratch>/cNNN-verify) answer wrongly.
+ * $FAKE_SIM_WRONG_TIMED_FROM=TEXT#N with $FAKE_SIM_COUNT_FILE=FILE: time-mode runs whose
+ * --out holds TEXT are counted in FILE, and from the (N+1)th on any program crashes, the
+ * baseline too ("verify-baseline#5": the baseline fails in a second verify try).
  * $FAKE_SIM_SCALE=RULES (words WORD:X or WORD@TEXT:X): a simulated candidate whose text holds
  * WORD takes X times as long (after the factors above), with @TEXT only in time mode where
  * its --out path holds TEXT ("float4@-verify:3": slower in the verify stage only).
@@ -275,6 +278,31 @@ int main(int argc, char **argv)
     if (!strcmp(name, "ok") && sim_mode && !strcmp(mode, "time") &&
         sim_rule_hits(getenv("FAKE_SIM_WRONG_TIMED"), out))
         name = "wrong";
+    const char *from = getenv("FAKE_SIM_WRONG_TIMED_FROM"), *count = getenv("FAKE_SIM_COUNT_FILE");
+    if (!strcmp(name, "ok") && sim_mode && !strcmp(mode, "time") && out && from && count) {
+        char rule[256];
+        snprintf(rule, sizeof rule, "%s", from);
+        char *hash = strrchr(rule, '#');
+        if (hash) {
+            *hash++ = '\0';
+            if (strstr(out, rule)) {
+                long n = 0;
+                FILE *f = fopen(count, "r");
+                if (f) {
+                    if (fscanf(f, "%ld", &n) != 1)
+                        n = 0;
+                    fclose(f);
+                }
+                n++;
+                if ((f = fopen(count, "w"))) {
+                    fprintf(f, "%ld\n", n);
+                    fclose(f);
+                }
+                if (n > atol(hash))
+                    name = "crash";
+            }
+        }
+    }
     if (sim_mode && !strcmp(mode, "time") && out)
         factor *= sim_scale(out);
     const char *log = getenv("FAKE_LOG");
