@@ -29,4 +29,9 @@
 int rw_stencil_window(const char *text, size_t len, const an_model *m, size_t kernel, int k,
                       rw_result *out);
 
+/* The same for a target: hip true emits HIP's device abort() where the tiled spelling's
+ * block check stops a launch (CUDA: __trap()); rw_stencil_window is hip false. */
+int rw_stencil_window_for(const char *text, size_t len, const an_model *m, size_t kernel, int k,
+                          bool hip, rw_result *out);
+
 #endif

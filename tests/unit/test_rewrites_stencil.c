@@ -7,6 +7,7 @@
  * original grid and the grid divided by K) leave every output bit for bit equal. */
 #include "analysis/analysis.h"
 #include "core/hk.h"
+#include "measure/hostcode.h"
 #include "rewrites/registry.h"
 #include "rewrites/rewrite.h"
 #include "rewrites/rewrite_stencil.h"
@@ -401,9 +402,32 @@ static void spellings_get_one_window(void **state)
     rwf_nvcc_compiles(cc, "sw_conv_corner");
     /* blockIdx.y * TILE_H + threadIdx.y: blockIdx.y -> blockIdx.y * K, a check of the block */
     static const char *const wt[] = {"hk_win_T[10][3]", "int i = (blockIdx.y * 8) * TILE_H + (threadIdx.y * 8 + hk_k);",
-                                     "if (blockDim.y != 4) {", "#if defined(__HIPCC__)\n        abort();\n#else\n        __trap();\n#endif", NULL};
+                                     "if (blockDim.y != 4) {", "threadIdx.y: blocks of 4 along y\n        __trap();\n    }", NULL};
     char *ti = applies(k_tiled_index, "heat_t", 8, wt);
     rwf_nvcc_compiles(ti, "sw_tiled_index");
+    /* the referee's host-code scan passes it: no conditional directive the kernel lacks (an
+     * `#if defined(__HIPCC__)` there rejected every tiled window as host_code on the H100) */
+    hostcode_finding hf;
+    assert_int_equal(hostcode_check(k_tiled_index, strlen(k_tiled_index), ti, strlen(ti), &hf), HK_OK);
+    if (hf.found)
+        print_message("host_code: line %u: %s: %s\n", hf.line, hf.why, hf.quote);
+    assert_false(hf.found);
+    hostcode_finding_clear(&hf);
+    {   /* for HIP: its device abort(), chosen by the target, not by the preprocessor */
+        fixture fx;
+        load_text(k_tiled_index, &fx);
+        rw_result r;
+        assert_int_equal(rw_stencil_window_for(fx.text, fx.len, fx.m, kernel(&fx, "heat_t"), 8, true, &r), HK_OK);
+        assert_true(r.applicable);
+        assert_non_null(strstr(r.text, "threadIdx.y: blocks of 4 along y\n        abort();\n    }"));
+        assert_null(strstr(r.text, "__trap"));
+        assert_null(strstr(r.text, "#if"));
+        assert_int_equal(hostcode_check(fx.text, fx.len, r.text, strlen(r.text), &hf), HK_OK);
+        assert_false(hf.found);
+        hostcode_finding_clear(&hf);
+        rw_result_free(&r);
+        unload(&fx);
+    }
     /* A[i][j] of `const float A[][W]`: rows i-1 .. i+1, a float window */
     static const char *const wr[] = {"float hk_win_A[10][3]", "= A[i - 1][j])", NULL};
     char *r2 = applies(k_rows2d, "j2", 8, wr);
