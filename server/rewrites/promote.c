@@ -358,7 +358,10 @@ static void refuse(promote_result *out, const char *fmt, ...)
 
 /* What a name declared outside functions holds: nothing a shadow must refuse, or float
  * code (a macro's, a file-scope declaration's, a function's the model does not hold). */
-typedef enum { DN_HARMLESS, DN_MACRO_FLOAT, DN_DECL_FLOAT, DN_FUNC_FLOAT, DN_CLASS_SPECIALIZED } decl_why;
+typedef enum { DN_HARMLESS, DN_MACRO_FLOAT, DN_DECL_FLOAT, DN_FUNC_FLOAT, DN_CLASS_SPECIALIZED,
+               DN_MACRO_LITERAL /* a macro that is one float literal (#define EPS 1e-5f): the shadow
+                                 * computes with the kernel's own float constant, in double, except
+                                 * where the literal gives a type (auto, decltype) */ } decl_why;
 
 typedef struct {
     uint32_t name_start, name_end; /* in text; the line is counted when a refusal names it */
@@ -396,15 +399,18 @@ static int names_push(decl_names *d, uint32_t s, uint32_t e, decl_why why, const
  * first. */
 static const decl_name *names_find(const decl_names *d, const char *text, const char *s, size_t l)
 {
-    const decl_name *first = NULL;
+    const decl_name *first = NULL, *literal = NULL;
     for (size_t i = 0; i < d->n; i++)
         if (d->v[i].name_end - d->v[i].name_start == l && memcmp(text + d->v[i].name_start, s, l) == 0) {
-            if (d->v[i].why != DN_HARMLESS)
+            if (d->v[i].why == DN_MACRO_LITERAL) { /* another definition may hold float code */
+                if (!literal)
+                    literal = &d->v[i];
+            } else if (d->v[i].why != DN_HARMLESS)
                 return &d->v[i];
             if (!first)
                 first = &d->v[i];
         }
-    return first;
+    return literal ? literal : first;
 }
 
 /* Does the text [a, b) hold something that is float in a double shadow: the float type, a
@@ -427,6 +433,29 @@ static int text_has_float(const char *text, uint32_t a, uint32_t b, bool *has, c
     }
     rwl_toks_free(&ts);
     return rc;
+}
+
+/* Is a macro's replacement text[a, b) one float literal, signed or parenthesized
+ * (#define EPS 1e-5f, #define NEG (-1.0f))? Not a function-like macro's (a '(' right after
+ * the name). */
+static bool macro_float_literal(const char *text, uint32_t a, uint32_t b)
+{
+    if (a < b && text[a] == '(')
+        return false;
+    rw_toks ts = { 0 };
+    bool yes = false;
+    if (rwl_lex(text, a, b, &ts) == HK_OK) {
+        size_t i = 0, j = ts.n;
+        while (j >= i + 2 && rwl_tok_is(&ts, i, "(") && rwl_tok_is(&ts, j - 1, ")")) {
+            i++;
+            j--;
+        }
+        if (i < j && (rwl_tok_is(&ts, i, "-") || rwl_tok_is(&ts, i, "+")))
+            i++;
+        yes = j == i + 1 && is_float_f_literal(&ts, i);
+    }
+    rwl_toks_free(&ts);
+    return yes;
 }
 
 /* #define lines: the name, and whether the replacement holds float code. */
@@ -458,7 +487,9 @@ static int scan_macros(const char *text, size_t len, decl_names *macros)
                 int rc = text_has_float(text, (uint32_t)ne, (uint32_t)end, &has, what, sizeof what);
                 if (!rc && ne > ns) {
                     rc = names_push(macros, (uint32_t)ns, (uint32_t)ne,
-                                    has ? DN_MACRO_FLOAT : DN_HARMLESS, what);
+                                    !has ? DN_HARMLESS :
+                                    macro_float_literal(text, (uint32_t)ne, (uint32_t)end) ? DN_MACRO_LITERAL :
+                                    DN_MACRO_FLOAT, what);
                     if (!rc)
                         macros->v[macros->n - 1].text_end = (uint32_t)end;
                 }
@@ -1332,6 +1363,23 @@ static int check_size_reads(promoter *p, const an_function *f, bool is_kernel, s
     return HK_OK;
 }
 
+/* Does a float-literal macro used at token k (after a, the function's first token) give a
+ * declaration its type: `auto NAME = EPS`, `auto NAME{EPS}`, `auto NAME(EPS)` or
+ * `decltype(EPS)`? That name would stay float in the shadow (an accumulator started from
+ * it would sum in float), so the macro is refused there. */
+static bool literal_gives_type(const rw_toks *ts, size_t a, size_t k)
+{
+    if (k >= a + 2 && rwl_tok_is(ts, k - 1, "(") && rwl_tok_is_ident(ts, k - 2, "decltype"))
+        return true;
+    if (k < a + 3 || !(rwl_tok_is(ts, k - 1, "=") || rwl_tok_is(ts, k - 1, "{") || rwl_tok_is(ts, k - 1, "(")) ||
+        ts->t[k - 2].kind != T_IDENT)
+        return false;
+    size_t d = k - 3; /* auto NAME, auto &NAME, auto &&NAME, auto *NAME */
+    while (d > a && (rwl_tok_is(ts, d, "&") || rwl_tok_is(ts, d, "&&") || rwl_tok_is(ts, d, "*")))
+        d--;
+    return rwl_tok_is_ident(ts, d, "auto");
+}
+
 /* Promotes one function: edits for float, literals, math and constants; refusals. */
 static int promote_function(promoter *p, size_t fi, bool is_kernel)
 {
@@ -1451,6 +1499,8 @@ static int promote_function(promoter *p, size_t fi, bool is_kernel)
         if (k > a && (rwl_tok_is(ts, k - 1, ".") || rwl_tok_is(ts, k - 1, "->")))
             continue;
         const decl_name *mac = names_find(&p->macros, p->text, s, l);
+        if (mac && mac->why == DN_MACRO_LITERAL && !literal_gives_type(ts, a, k))
+            continue;
         if (mac && mac->why != DN_HARMLESS) {
             refuse(out, EN(RW_PR_MACRO), (int)l, s, rwl_line_at(p->text, mac->name_start), f->name, LINE(k), mac->what);
             continue;

@@ -849,8 +849,25 @@ static void test_refusals(void **state)
     promote_refused("__device__ float helper(float);\n__global__ void k(float *y)\n{\n"
                     "    y[0] = external_fn(y[0]);\n}\n", "k",
                     (const char *const[]){"external_fn", "line 4", "not defined in this file", NULL});
-    promote_refused("#define SCALE 0.5f\n__global__ void k(float *y)\n{\n    y[0] *= SCALE;\n}\n",
+    /* a macro of float code other than one literal */
+    promote_refused("#define SCALE 0.5f * 0.5f\n__global__ void k(float *y)\n{\n    y[0] *= SCALE;\n}\n",
                     "k", (const char *const[]){"macro 'SCALE'", "line 1", "0.5f", "line 4", NULL});
+    promote_refused("#define HALF(v) ((v) * 0.5f)\n__global__ void k(float *y)\n{\n    y[0] = HALF(y[0]);\n}\n",
+                    "k", (const char *const[]){"macro 'HALF'", "line 1", "line 4", NULL});
+    /* a float-literal macro where it gives a type: the name would stay float in the shadow */
+    promote_refused("#define ZERO 0.0f\n__global__ void k(const float *x, float *y, int n)\n{\n"
+                    "    auto acc = ZERO;\n    for (int i = 0; i < n; i++) acc += x[i];\n    y[0] = acc;\n}\n",
+                    "k", (const char *const[]){"macro 'ZERO'", "line 1", "line 4", NULL});
+    promote_refused("#define ZERO (0.0f)\n__global__ void k(const float *x, float *y, int n)\n{\n"
+                    "    decltype(ZERO) acc = 0;\n    for (int i = 0; i < n; i++) acc += x[i];\n    y[0] = acc;\n}\n",
+                    "k", (const char *const[]){"macro 'ZERO'", "line 4", NULL});
+    promote_refused("#define ZERO 0.0f\n__global__ void k(const float *x, float *y, int n)\n{\n"
+                    "    const auto &acc{ZERO};\n    y[0] = acc + x[0];\n}\n",
+                    "k", (const char *const[]){"macro 'ZERO'", "line 4", NULL});
+    /* defined twice: one definition a literal, the other float code */
+    promote_refused("#ifdef FAST\n#define SCALE 0.5f\n#else\n#define SCALE __fdividef(1.0f, 2.0f)\n#endif\n"
+                    "__global__ void k(float *y)\n{\n    y[0] *= SCALE;\n}\n",
+                    "k", (const char *const[]){"macro 'SCALE'", "line 8", NULL});
     promote_refused("__constant__ float w[4];\n__global__ void k(float *y)\n{\n    y[0] *= w[1];\n}\n",
                     "k", (const char *const[]){"'w'", "line 1", "line 4", NULL});
     promote_refused("struct P { float a, b; };\n__global__ void k(const P *p, float *y)\n"
@@ -912,6 +929,38 @@ static void test_casts_kept(void **state)
     has(r.text, "y[i] = acc[i] + cnt[0] * 0.5;");
     assert_int_equal(r.shmem_factor, 2);
     queue_compile("k_bytes", &r);
+    promote_result_free(&r);
+    compile_queued();
+}
+
+/* A macro that is one float literal (an epsilon, a coefficient) is the kernel's own
+ * constant: the shadow computes with it in double, the macro left as it is. */
+static void test_literal_macros(void **state)
+{
+    (void)state;
+    const char *text =
+        "#define LN_EPS 1e-5f\n"
+        "#define CX (0.1f)\n"
+        "#define NEG_ONE -1.0f\n"
+        "__global__ void k_lit(const float *x, float *y, int rows, int cols)\n"
+        "{\n"
+        "    int r = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "    if (r >= rows) return;\n"
+        "    float m = 0.0f, v = 0.0f;\n"
+        "    for (int c = 0; c < cols; c++) m += x[r * cols + c];\n"
+        "    m /= cols;\n"
+        "    for (int c = 0; c < cols; c++) { float d = x[r * cols + c] - m; v += d * d; }\n"
+        "    float inv = rsqrtf(v / cols + LN_EPS);\n"
+        "    for (int c = 0; c < cols; c++)\n"
+        "        y[r * cols + c] = (x[r * cols + c] - m) * inv * CX + NEG_ONE;\n"
+        "}\n";
+    promote_result r;
+    promote_ok(text, "k_lit", &r);
+    has(r.text, "#define LN_EPS 1e-5f");
+    has(r.text, "double m = 0.0, v = 0.0;");
+    has(r.text, "v / cols + LN_EPS");
+    lacks(r.text, "float m");
+    queue_compile("k_lit", &r);
     promote_result_free(&r);
     compile_queued();
 }
@@ -1029,6 +1078,7 @@ int main(void)
         cmocka_unit_test(test_wild_templates),
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_casts_kept),
+        cmocka_unit_test(test_literal_macros),
         cmocka_unit_test(test_file_context),
         cmocka_unit_test(test_shared_name),
         cmocka_unit_test(test_alloc_failures),
