@@ -359,9 +359,11 @@ static void refuse(promote_result *out, const char *fmt, ...)
 /* What a name declared outside functions holds: nothing a shadow must refuse, or float
  * code (a macro's, a file-scope declaration's, a function's the model does not hold). */
 typedef enum { DN_HARMLESS, DN_MACRO_FLOAT, DN_DECL_FLOAT, DN_FUNC_FLOAT, DN_CLASS_SPECIALIZED,
-               DN_MACRO_LITERAL /* a macro that is one float literal (#define EPS 1e-5f): the shadow
-                                 * computes with the kernel's own float constant, in double, except
-                                 * where the literal gives a type (auto, decltype) */ } decl_why;
+               DN_FLOAT_VALUE /* a float value the device only reads: a macro that is one float literal
+                               * (#define EPS 1e-5f), a __constant__ float scalar or array (a
+                               * filter's weights). The shadow computes with the kernel's own
+                               * float values in double, except where the name gives a type
+                               * (auto, decltype) */ } decl_why;
 
 typedef struct {
     uint32_t name_start, name_end; /* in text; the line is counted when a refusal names it */
@@ -402,7 +404,7 @@ static const decl_name *names_find(const decl_names *d, const char *text, const 
     const decl_name *first = NULL, *literal = NULL;
     for (size_t i = 0; i < d->n; i++)
         if (d->v[i].name_end - d->v[i].name_start == l && memcmp(text + d->v[i].name_start, s, l) == 0) {
-            if (d->v[i].why == DN_MACRO_LITERAL) { /* another definition may hold float code */
+            if (d->v[i].why == DN_FLOAT_VALUE) { /* another definition may hold float code */
                 if (!literal)
                     literal = &d->v[i];
             } else if (d->v[i].why != DN_HARMLESS)
@@ -488,7 +490,7 @@ static int scan_macros(const char *text, size_t len, decl_names *macros)
                 if (!rc && ne > ns) {
                     rc = names_push(macros, (uint32_t)ns, (uint32_t)ne,
                                     !has ? DN_HARMLESS :
-                                    macro_float_literal(text, (uint32_t)ne, (uint32_t)end) ? DN_MACRO_LITERAL :
+                                    macro_float_literal(text, (uint32_t)ne, (uint32_t)end) ? DN_FLOAT_VALUE :
                                     DN_MACRO_FLOAT, what);
                     if (!rc)
                         macros->v[macros->n - 1].text_end = (uint32_t)end;
@@ -532,6 +534,42 @@ static void range_float(const rw_toks *ts, size_t a, size_t b, bool *has, char *
                 snprintf(what, wl, "%.*s", (int)tok_len(ts, k), ts->text + ts->t[k].start);
             *has = true;
         }
+}
+
+/* Is the file-scope declaration [a, b) one `__constant__` float scalar or array, with at
+ * most an initializer of numbers (`__constant__ float w[2 * R + 1];`,
+ * `static __constant__ const float k[3] = {0.25f, 0.5f, 0.25f};`)? Device code only reads
+ * it: its float values, read into double arithmetic, are the kernel's own. */
+static bool constant_float_data(const rw_toks *ts, size_t a, size_t b)
+{
+    bool constant = false, is_float = false;
+    size_t names = 0, k = a;
+    for (; k < b && k < ts->n && !rwl_tok_is(ts, k, "="); k++) {
+        if (rwl_tok_is(ts, k, "[")) { /* a dimension: numbers, names and operators */
+            size_t close = rwl_match_close(ts, k);
+            if (close >= b)
+                return false;
+            k = close;
+            continue;
+        }
+        if (rwl_tok_is_ident(ts, k, "__constant__"))
+            constant = true;
+        else if (rwl_tok_is_ident(ts, k, "float"))
+            is_float = true;
+        else if (rwl_tok_is_ident(ts, k, "static") || rwl_tok_is_ident(ts, k, "const"))
+            ;
+        else if (ts->t[k].kind == T_IDENT)
+            names++;
+        else
+            return false; /* a pointer, a reference, a second declarator, a call */
+    }
+    if (!constant || !is_float || names != 1)
+        return false;
+    for (k++; k < b && k < ts->n; k++) /* the initializer */
+        if (!(ts->t[k].kind == T_NUMBER || rwl_tok_is(ts, k, "{") || rwl_tok_is(ts, k, "}") ||
+              rwl_tok_is(ts, k, ",") || rwl_tok_is(ts, k, "-") || rwl_tok_is(ts, k, "+")))
+            return false;
+    return true;
 }
 
 /* Names declared at file scope (outside the model's functions and outside other function
@@ -632,6 +670,8 @@ static int scan_file_scope(const rw_toks *ts, const an_model *m, decl_names *out
             if (rwl_tok_is(ts, k + 1, "::"))
                 continue;
             decl_why why = has_float && !ends_body ? DN_DECL_FLOAT : DN_HARMLESS;
+            if (why == DN_DECL_FLOAT && !class_spec && constant_float_data(ts, a, b))
+                why = DN_FLOAT_VALUE;
             if (ends_body)
                 why = has_float ? DN_FUNC_FLOAT : DN_HARMLESS;
             if (class_spec)
@@ -1363,10 +1403,11 @@ static int check_size_reads(promoter *p, const an_function *f, bool is_kernel, s
     return HK_OK;
 }
 
-/* Does a float-literal macro used at token k (after a, the function's first token) give a
- * declaration its type: `auto NAME = EPS`, `auto NAME{EPS}`, `auto NAME(EPS)` or
+/* Does a float value (DN_FLOAT_VALUE: a float-literal macro, a __constant__ float) used at
+ * token k (after a, the function's first token) give a declaration its type:
+ * `auto NAME = EPS`, `auto NAME{EPS}`, `auto NAME(EPS)`, `auto w0 = w[0]` or
  * `decltype(EPS)`? That name would stay float in the shadow (an accumulator started from
- * it would sum in float), so the macro is refused there. */
+ * it would sum in float), so the value is refused there. */
 static bool literal_gives_type(const rw_toks *ts, size_t a, size_t k)
 {
     if (k >= a + 2 && rwl_tok_is(ts, k - 1, "(") && rwl_tok_is_ident(ts, k - 2, "decltype"))
@@ -1499,13 +1540,15 @@ static int promote_function(promoter *p, size_t fi, bool is_kernel)
         if (k > a && (rwl_tok_is(ts, k - 1, ".") || rwl_tok_is(ts, k - 1, "->")))
             continue;
         const decl_name *mac = names_find(&p->macros, p->text, s, l);
-        if (mac && mac->why == DN_MACRO_LITERAL && !literal_gives_type(ts, a, k))
+        if (mac && mac->why == DN_FLOAT_VALUE && !literal_gives_type(ts, a, k))
             continue;
         if (mac && mac->why != DN_HARMLESS) {
             refuse(out, EN(RW_PR_MACRO), (int)l, s, rwl_line_at(p->text, mac->name_start), f->name, LINE(k), mac->what);
             continue;
         }
         const decl_name *fs = mac ? NULL : names_find(&p->file_names, p->text, s, l);
+        if (fs && fs->why == DN_FLOAT_VALUE && !literal_gives_type(ts, a, k))
+            continue;
         if (fs && fs->why != DN_HARMLESS && !is_type_param(f, s, l)) {
             bool is_func = false;
             for (size_t g = 0; g < p->m->n_funcs; g++)

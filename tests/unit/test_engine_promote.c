@@ -868,7 +868,7 @@ static void test_refusals(void **state)
     promote_refused("#ifdef FAST\n#define SCALE 0.5f\n#else\n#define SCALE __fdividef(1.0f, 2.0f)\n#endif\n"
                     "__global__ void k(float *y)\n{\n    y[0] *= SCALE;\n}\n",
                     "k", (const char *const[]){"macro 'SCALE'", "line 8", NULL});
-    promote_refused("__constant__ float w[4];\n__global__ void k(float *y)\n{\n    y[0] *= w[1];\n}\n",
+    promote_refused("__constant__ float w[4], *wp;\n__global__ void k(float *y)\n{\n    y[0] *= w[1];\n}\n",
                     "k", (const char *const[]){"'w'", "line 1", "line 4", NULL});
     promote_refused("struct P { float a, b; };\n__global__ void k(const P *p, float *y)\n"
                     "{ y[0] = p[0].a; }\n", "k", (const char *const[]){"'P'", "line 1", NULL});
@@ -962,7 +962,33 @@ static void test_literal_macros(void **state)
     lacks(r.text, "float m");
     queue_compile("k_lit", &r);
     promote_result_free(&r);
+    /* a filter's weights in __constant__ memory: read-only float data */
+    const char *conv =
+        "#define R 2\n"
+        "__constant__ float w[2 * R + 1];\n"
+        "static __constant__ const float bias[1] = {-0.5f};\n"
+        "__global__ void k_conv(const float *in, float *out, int n)\n"
+        "{\n"
+        "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "    if (i < R || i >= n - R) return;\n"
+        "    float s = bias[0];\n"
+        "    for (int k = -R; k <= R; k++) s += w[k + R] * in[i + k];\n"
+        "    out[i] = s;\n"
+        "}\n";
+    promote_ok(conv, "k_conv", &r);
+    has(r.text, "__constant__ float w[2 * R + 1];");
+    has(r.text, "double s = bias[0];");
+    queue_compile("k_conv", &r);
+    promote_result_free(&r);
     compile_queued();
+    /* refused: where the value gives a type, a pointer, writable device data */
+    promote_refused("__constant__ float w[3];\n__global__ void k(const float *x, float *y, int n)\n{\n"
+                    "    auto s = w[0];\n    for (int i = 0; i < n; i++) s += x[i];\n    y[0] = s;\n}\n",
+                    "k", (const char *const[]){"'w'", "line 1", "line 4", NULL});
+    promote_refused("__constant__ float *wp;\n__global__ void k(float *y)\n{\n    y[0] *= wp[0];\n}\n",
+                    "k", (const char *const[]){"'wp'", "line 1", "line 4", NULL});
+    promote_refused("__device__ float acc[4];\n__global__ void k(float *y)\n{\n    acc[0] += y[0];\n    y[0] = acc[0];\n}\n",
+                    "k", (const char *const[]){"'acc'", "line 1", "line 4", NULL});
 }
 
 /* What the kernel may use from the rest of the file: integer macros, structs without
