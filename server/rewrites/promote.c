@@ -369,6 +369,7 @@ typedef struct {
     uint32_t name_start, name_end; /* in text; the line is counted when a refusal names it */
     uint32_t text_end;             /* a macro's: its replacement is text[name_end, text_end) */
     decl_why why;
+    bool array;                    /* DN_FLOAT_VALUE of a file-scope array (`__constant__ float w[5]`) */
     char what[48];
 } decl_name;
 
@@ -391,6 +392,7 @@ static int names_push(decl_names *d, uint32_t s, uint32_t e, decl_why why, const
     n->name_start = s;
     n->name_end = e;
     n->why = why;
+    n->array = false;
     n->text_end = e;
     snprintf(n->what, sizeof n->what, "%.47s", what ? what : "");
     return HK_OK;
@@ -679,6 +681,9 @@ static int scan_file_scope(const rw_toks *ts, const an_model *m, decl_names *out
             int rc = names_push(out, ts->t[k].start, ts->t[k].end, why, what);
             if (rc)
                 return rc;
+            if (why == DN_FLOAT_VALUE)
+                for (size_t j = a; j < b && j < ts->n && !rwl_tok_is(ts, j, "="); j++)
+                    out->v[out->n - 1].array |= rwl_tok_is(ts, j, "[");
         }
         if (i < ts->n && rwl_tok_is(ts, i, ";"))
             i++;
@@ -1421,6 +1426,68 @@ static bool literal_gives_type(const rw_toks *ts, size_t a, size_t k)
     return rwl_tok_is_ident(ts, d, "auto");
 }
 
+/* Is token k (after a, the function's first token) in an operand that is not evaluated
+ * (`sizeof(w)`, `sizeof EPS`, `alignof(...)`)? Its size is the same in the kernel and the
+ * shadow when the name is left as it is. */
+static bool unevaluated(const rw_toks *ts, size_t a, size_t k)
+{
+    if (k > a && (rwl_tok_is_ident(ts, k - 1, "sizeof") || rwl_tok_is_ident(ts, k - 1, "alignof")))
+        return true;
+    int depth = 0;
+    for (size_t j = k; j-- > a;) {
+        if (rwl_tok_is(ts, j, ")") || rwl_tok_is(ts, j, "]"))
+            depth++;
+        else if (rwl_tok_is(ts, j, "(") || rwl_tok_is(ts, j, "[")) {
+            if (depth > 0) {
+                depth--;
+                continue;
+            }
+            if (j > a && rwl_tok_is(ts, j, "(") &&
+                (rwl_tok_is_ident(ts, j - 1, "sizeof") || rwl_tok_is_ident(ts, j - 1, "alignof") ||
+                 rwl_tok_is_ident(ts, j - 1, "__alignof__")))
+                return true;
+        } else if (depth == 0 && (rwl_tok_is(ts, j, ";") || rwl_tok_is(ts, j, "{") || rwl_tok_is(ts, j, "}")))
+            return false;
+    }
+    return false;
+}
+
+/* A float value the device only reads (DN_FLOAT_VALUE) used at token k: the shadow reads
+ * the kernel's own float value as a double, `((double)EPS)`, `((double)w[i])`, so that
+ * every operation on it is in double as the kernel's other float arithmetic is (`i * DX`,
+ * `w[0] * w[1]`, `2 * ZERO` as an accumulator's start, a template deduced from it would
+ * otherwise stay float). A file-scope array used other than by a subscript (`(float *)w`,
+ * `const float *p = w`), or its element's or a scalar's address taken (`&w[0]`), is a float
+ * pointer: refused (a cast of it to the promoted `double *` would read its bytes as
+ * doubles). In an unevaluated operand (sizeof) the name is kept. */
+static int read_as_double(promoter *p, const an_function *f, size_t a, size_t b, size_t k, const decl_name *d)
+{
+    const rw_toks *ts = &p->ts;
+    if (unevaluated(ts, a, k))
+        return HK_OK;
+    size_t last = k; /* the value's last token */
+    if (d->array) {
+        while (last + 1 < b && rwl_tok_is(ts, last + 1, "[")) {
+            size_t c = rwl_match_close(ts, last + 1);
+            if (c >= b)
+                break;
+            last = c;
+        }
+    }
+    bool address = k > a && rwl_tok_is(ts, k - 1, "&") &&
+                   !(ts->t[k - 2].kind == T_IDENT || ts->t[k - 2].kind == T_NUMBER ||
+                     rwl_tok_is(ts, k - 2, ")") || rwl_tok_is(ts, k - 2, "]"));
+    if ((d->array && last == k) || address) {
+        refuse(p->out, EN(RW_PR_FILE_DECL), (int)tok_len(ts, k), p->text + ts->t[k].start,
+               rwl_line_at(p->text, d->name_start), f->name, rwl_line_at(p->text, ts->t[k].start));
+        return HK_OK;
+    }
+    int rc = add_edit(p, ts->t[k].start, ts->t[k].start, "((double)");
+    if (!rc)
+        rc = add_edit(p, ts->t[last].end, ts->t[last].end, ")");
+    return rc;
+}
+
 /* Promotes one function: edits for float, literals, math and constants; refusals. */
 static int promote_function(promoter *p, size_t fi, bool is_kernel)
 {
@@ -1540,15 +1607,19 @@ static int promote_function(promoter *p, size_t fi, bool is_kernel)
         if (k > a && (rwl_tok_is(ts, k - 1, ".") || rwl_tok_is(ts, k - 1, "->")))
             continue;
         const decl_name *mac = names_find(&p->macros, p->text, s, l);
-        if (mac && mac->why == DN_FLOAT_VALUE && !literal_gives_type(ts, a, k))
+        if (mac && mac->why == DN_FLOAT_VALUE && !literal_gives_type(ts, a, k)) {
+            rc = read_as_double(p, f, a, b, k, mac);
             continue;
+        }
         if (mac && mac->why != DN_HARMLESS) {
             refuse(out, EN(RW_PR_MACRO), (int)l, s, rwl_line_at(p->text, mac->name_start), f->name, LINE(k), mac->what);
             continue;
         }
         const decl_name *fs = mac ? NULL : names_find(&p->file_names, p->text, s, l);
-        if (fs && fs->why == DN_FLOAT_VALUE && !literal_gives_type(ts, a, k))
+        if (fs && fs->why == DN_FLOAT_VALUE && !literal_gives_type(ts, a, k)) {
+            rc = read_as_double(p, f, a, b, k, fs);
             continue;
+        }
         if (fs && fs->why != DN_HARMLESS && !is_type_param(f, s, l)) {
             bool is_func = false;
             for (size_t g = 0; g < p->m->n_funcs; g++)

@@ -958,7 +958,7 @@ static void test_literal_macros(void **state)
     promote_ok(text, "k_lit", &r);
     has(r.text, "#define LN_EPS 1e-5f");
     has(r.text, "double m = 0.0, v = 0.0;");
-    has(r.text, "v / cols + LN_EPS");
+    has(r.text, "v / cols + ((double)LN_EPS)");
     lacks(r.text, "float m");
     queue_compile("k_lit", &r);
     promote_result_free(&r);
@@ -977,7 +977,7 @@ static void test_literal_macros(void **state)
         "}\n";
     promote_ok(conv, "k_conv", &r);
     has(r.text, "__constant__ float w[2 * R + 1];");
-    has(r.text, "double s = bias[0];");
+    has(r.text, "double s = ((double)bias[0]);");
     queue_compile("k_conv", &r);
     promote_result_free(&r);
     compile_queued();
@@ -989,6 +989,64 @@ static void test_literal_macros(void **state)
                     "k", (const char *const[]){"'wp'", "line 1", "line 4", NULL});
     promote_refused("__device__ float acc[4];\n__global__ void k(float *y)\n{\n    acc[0] += y[0];\n    y[0] = acc[0];\n}\n",
                     "k", (const char *const[]){"'acc'", "line 1", "line 4", NULL});
+}
+
+/* A float value the device only reads (a literal macro, __constant__ float data) is read
+ * as a double where it is used, so that arithmetic on it alone is double too: an
+ * accumulator started from `2 * ZERO` or `-w[0]`, a template deduced from ZERO, `i * DX`,
+ * `w[0] * w[1]` and `w[0] / n` were float in the shadow (session 48's review: each
+ * compiled, the shadow summing or rounding in float where the kernel's arithmetic is
+ * double); a float pointer to __constant__ data, cast to the promoted `double *`, read
+ * its floats' bytes as doubles. */
+static void test_float_values_double(void **state)
+{
+    (void)state;
+    const char *text =
+        "#define ZERO 0.0f\n"
+        "#define DX 0.1f\n"
+        "#define EPS 1e-5f\n"
+        "__constant__ float w[3];\n"
+        "template <typename T>\n"
+        "__device__ T accumulate(const float *x, int n, T init)\n"
+        "{\n"
+        "    T s = init;\n"
+        "    for (int i = 0; i < n; i++) s += x[i];\n"
+        "    return s;\n"
+        "}\n"
+        "__global__ void k_val(const float *x, float *y, int n)\n"
+        "{\n"
+        "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "    auto acc = 2 * ZERO;\n"
+        "    auto neg = -w[0];\n"
+        "    for (int j = 0; j < n; j++) { acc += x[j]; neg += x[j]; }\n"
+        "    int m = sizeof(w) / sizeof(w[0]) + sizeof(EPS);\n"
+        "    if (i < n) y[i] = acc + neg + accumulate(x, n, ZERO) + i * DX + w[0] * w[1] + w[2] / n\n"
+        "                    + sqrtf(EPS) + m;\n"
+        "}\n";
+    promote_result r;
+    promote_ok(text, "k_val", &r);
+    has(r.text, "auto acc = 2 * ((double)ZERO);");
+    has(r.text, "auto neg = -((double)w[0]);");
+    has(r.text, "accumulate(x, n, ((double)ZERO))");
+    has(r.text, "i * ((double)DX)");
+    has(r.text, "((double)w[0]) * ((double)w[1]) + ((double)w[2]) / n");
+    has(r.text, "sqrt((double)(((double)EPS)))");
+    has(r.text, "int m = sizeof(w) / sizeof(w[0]) + sizeof(EPS);"); /* 4 in both */
+    has(r.text, "__constant__ float w[3];");
+    queue_compile("k_val", &r);
+    promote_result_free(&r);
+    compile_queued();
+    /* the array's address: a float pointer that the shadow would read as doubles */
+    promote_refused("__constant__ float w[4];\n__global__ void k(const float *x, float *y, int n)\n{\n"
+                    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                    "    const float *p = (const float *)w;\n    if (i < n) y[i] = x[i] * p[i & 3];\n}\n",
+                    "k", (const char *const[]){"'w'", "line 1", "line 5", NULL});
+    promote_refused("__constant__ float w[4];\n__global__ void k(const float *x, float *y, int n)\n{\n"
+                    "    const float *p = &w[1];\n    y[0] = x[0] * p[0];\n}\n",
+                    "k", (const char *const[]){"'w'", "line 1", "line 4", NULL});
+    promote_refused("__constant__ float c;\n__global__ void k(float *y)\n{\n"
+                    "    const float *p = &c;\n    y[0] *= *p;\n}\n",
+                    "k", (const char *const[]){"'c'", "line 1", "line 4", NULL});
 }
 
 /* What the kernel may use from the rest of the file: integer macros, structs without
@@ -1105,6 +1163,7 @@ int main(void)
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_casts_kept),
         cmocka_unit_test(test_literal_macros),
+        cmocka_unit_test(test_float_values_double),
         cmocka_unit_test(test_file_context),
         cmocka_unit_test(test_shared_name),
         cmocka_unit_test(test_alloc_failures),
