@@ -1460,7 +1460,8 @@ static bool unevaluated(const rw_toks *ts, size_t a, size_t k)
  * `const float *p = w`), or its element's or a scalar's address taken (`&w[0]`), is a float
  * pointer: refused (a cast of it to the promoted `double *` would read its bytes as
  * doubles). In an unevaluated operand (sizeof) the name is kept. */
-static int read_as_double(promoter *p, const an_function *f, size_t a, size_t b, size_t k, const decl_name *d)
+static int read_as_double(promoter *p, const an_function *f, size_t a, size_t b, size_t k, const decl_name *d,
+                          bool file_scope)
 {
     const rw_toks *ts = &p->ts;
     if (unevaluated(ts, a, k))
@@ -1474,10 +1475,19 @@ static int read_as_double(promoter *p, const an_function *f, size_t a, size_t b,
             last = c;
         }
     }
+    /* a file-scope name the function declares again (a local, a parameter, a template
+     * parameter: `int c = n; y[0] = c / 2`) is the function's own there: wrapped, its
+     * integer arithmetic would become double */
+    bool own = false;
+    if (file_scope) /* a macro is not declared again */
+        for (size_t j = tok_at(ts, f->span.start_byte); j < b && !own; j++)
+            own = ts->t[j].kind == T_IDENT && tok_len(ts, j) == tok_len(ts, k) &&
+                  !memcmp(p->text + ts->t[j].start, p->text + ts->t[k].start, tok_len(ts, k)) &&
+                  rwl_declared_here(ts, j);
     bool address = k > a && rwl_tok_is(ts, k - 1, "&") &&
                    !(ts->t[k - 2].kind == T_IDENT || ts->t[k - 2].kind == T_NUMBER ||
                      rwl_tok_is(ts, k - 2, ")") || rwl_tok_is(ts, k - 2, "]"));
-    if ((d->array && last == k) || address) {
+    if ((d->array && last == k) || address || own) {
         refuse(p->out, EN(RW_PR_FILE_DECL), (int)tok_len(ts, k), p->text + ts->t[k].start,
                rwl_line_at(p->text, d->name_start), f->name, rwl_line_at(p->text, ts->t[k].start));
         return HK_OK;
@@ -1608,7 +1618,7 @@ static int promote_function(promoter *p, size_t fi, bool is_kernel)
             continue;
         const decl_name *mac = names_find(&p->macros, p->text, s, l);
         if (mac && mac->why == DN_FLOAT_VALUE && !literal_gives_type(ts, a, k)) {
-            rc = read_as_double(p, f, a, b, k, mac);
+            rc = read_as_double(p, f, a, b, k, mac, false);
             continue;
         }
         if (mac && mac->why != DN_HARMLESS) {
@@ -1617,7 +1627,7 @@ static int promote_function(promoter *p, size_t fi, bool is_kernel)
         }
         const decl_name *fs = mac ? NULL : names_find(&p->file_names, p->text, s, l);
         if (fs && fs->why == DN_FLOAT_VALUE && !literal_gives_type(ts, a, k)) {
-            rc = read_as_double(p, f, a, b, k, fs);
+            rc = read_as_double(p, f, a, b, k, fs, true);
             continue;
         }
         if (fs && fs->why != DN_HARMLESS && !is_type_param(f, s, l)) {

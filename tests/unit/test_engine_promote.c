@@ -1047,6 +1047,14 @@ static void test_float_values_double(void **state)
     promote_refused("__constant__ float c;\n__global__ void k(float *y)\n{\n"
                     "    const float *p = &c;\n    y[0] *= *p;\n}\n",
                     "k", (const char *const[]){"'c'", "line 1", "line 4", NULL});
+    /* a name the function declares again is its own there: read as a double, its integer
+     * division would be a double one */
+    promote_refused("__constant__ float c;\n__global__ void k(float *y, int n)\n{\n"
+                    "    int c = n;\n    y[0] = c / 2;\n}\n",
+                    "k", (const char *const[]){"'c'", "line 1", NULL});
+    promote_refused("__constant__ float W;\ntemplate <int W>\n__device__ float part(float v) { return v + W / 2; }\n"
+                    "__global__ void k(float *y)\n{\n    y[0] = part<3>(y[0]) * W;\n}\n",
+                    "k", (const char *const[]){"'W'", "line 1", "line 3", NULL});
 }
 
 /* What the kernel may use from the rest of the file: integer macros, structs without
