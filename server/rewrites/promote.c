@@ -1498,6 +1498,39 @@ static int read_as_double(promoter *p, const an_function *f, size_t a, size_t b,
     return rc;
 }
 
+/* A macro without float code of its own (DN_HARMLESS) whose replacement names, directly or
+ * through such macros (at most depth 8), a macro or file-scope name that is not harmless:
+ * that name, else NULL. `#define EPS2 (EPS * EPS)` of a literal EPS, `#define W(i) w[i]`
+ * of `__constant__ float w[]`: the use reads float values that no edit of the kernel's text
+ * reaches (read_as_double edits the kernel's tokens, not a macro's). *rc: HK_ENOMEM. */
+static const decl_name *macro_reaches(const promoter *p, const decl_name *mac, int depth, int *rc)
+{
+    if (depth > 8 || mac->text_end <= mac->name_end)
+        return NULL;
+    rw_toks mt = { 0 };
+    const decl_name *found = NULL;
+    if ((*rc = rwl_lex(p->text, mac->name_end, mac->text_end, &mt)))
+        return NULL;
+    for (size_t j = 0; j < mt.n && !found && !*rc; j++) {
+        if (mt.t[j].kind != T_IDENT)
+            continue;
+        const char *s = p->text + mt.t[j].start;
+        size_t l = tok_len(&mt, j);
+        if (l == mac->name_end - mac->name_start && !memcmp(s, p->text + mac->name_start, l))
+            continue; /* the macro's own name: not expanded again */
+        const decl_name *d = names_find(&p->macros, p->text, s, l);
+        if (d && d->why != DN_HARMLESS)
+            found = d;
+        else if (d)
+            found = macro_reaches(p, d, depth + 1, rc);
+        else if ((d = names_find(&p->file_names, p->text, s, l)) && d->why != DN_HARMLESS &&
+                 d->why != DN_FUNC_FLOAT) /* a function's float code is followed as a call */
+            found = d;
+    }
+    rwl_toks_free(&mt);
+    return found;
+}
+
 /* Promotes one function: edits for float, literals, math and constants; refusals. */
 static int promote_function(promoter *p, size_t fi, bool is_kernel)
 {
@@ -1619,6 +1652,16 @@ static int promote_function(promoter *p, size_t fi, bool is_kernel)
         const decl_name *mac = names_find(&p->macros, p->text, s, l);
         if (mac && mac->why == DN_FLOAT_VALUE && !literal_gives_type(ts, a, k)) {
             rc = read_as_double(p, f, a, b, k, mac, false);
+            continue;
+        }
+        const decl_name *inner = mac && mac->why == DN_HARMLESS ? macro_reaches(p, mac, 0, &rc) : NULL;
+        if (rc)
+            break;
+        if (inner) {
+            char what[48];
+            snprintf(what, sizeof what, "%.*s", (int)(inner->name_end - inner->name_start),
+                     p->text + inner->name_start);
+            refuse(out, EN(RW_PR_MACRO), (int)l, s, rwl_line_at(p->text, mac->name_start), f->name, LINE(k), what);
             continue;
         }
         if (mac && mac->why != DN_HARMLESS) {

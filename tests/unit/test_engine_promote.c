@@ -1055,6 +1055,17 @@ static void test_float_values_double(void **state)
     promote_refused("__constant__ float W;\ntemplate <int W>\n__device__ float part(float v) { return v + W / 2; }\n"
                     "__global__ void k(float *y)\n{\n    y[0] = part<3>(y[0]) * W;\n}\n",
                     "k", (const char *const[]){"'W'", "line 1", "line 3", NULL});
+    /* a macro without float code that names one with it or a kept float value: no edit of
+     * the kernel's text reaches the float arithmetic inside (EPS * EPS stayed float) */
+    promote_refused("#define EPS 1e-5f\n#define EPS2 (EPS * EPS)\n__global__ void k(float *y)\n{\n"
+                    "    y[0] += EPS2;\n}\n",
+                    "k", (const char *const[]){"macro 'EPS2'", "line 2", "line 5", "EPS", NULL});
+    promote_refused("#define TOF(v) ((float)(v))\n#define CONV(v) TOF(v)\n__global__ void k(float *y)\n{\n"
+                    "    y[0] = CONV(y[0] * 3.0f);\n}\n",
+                    "k", (const char *const[]){"macro 'CONV'", "line 2", "line 5", "TOF", NULL});
+    promote_refused("__constant__ float w[4];\n#define W(i) w[i]\n__global__ void k(float *y)\n{\n"
+                    "    y[0] *= W(0) * W(1);\n}\n",
+                    "k", (const char *const[]){"macro 'W'", "line 2", "line 5", NULL});
 }
 
 /* What the kernel may use from the rest of the file: integer macros, structs without
