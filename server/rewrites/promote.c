@@ -1484,7 +1484,22 @@ static int read_as_double(promoter *p, const an_function *f, size_t a, size_t b,
             own = ts->t[j].kind == T_IDENT && tok_len(ts, j) == tok_len(ts, k) &&
                   !memcmp(p->text + ts->t[j].start, p->text + ts->t[k].start, tok_len(ts, k)) &&
                   rwl_declared_here(ts, j);
-    bool address = k > a && rwl_tok_is(ts, k - 1, "&") &&
+    /* a macro defined again as something else (`#undef N`, `#define N 16`): which definition
+     * the use sees is not known here, and read as a double an integer's division would change */
+    if (!file_scope)
+        for (size_t i = 0; i < p->macros.n; i++) {
+            const decl_name *o = &p->macros.v[i];
+            if (o->why != DN_FLOAT_VALUE && o->name_end - o->name_start == tok_len(ts, k) &&
+                !memcmp(p->text + o->name_start, p->text + ts->t[k].start, tok_len(ts, k))) {
+                char what[48];
+                snprintf(what, sizeof what, "%.20s; defined again at line %d", d->what,
+                         rwl_line_at(p->text, o->name_start));
+                refuse(p->out, EN(RW_PR_MACRO), (int)tok_len(ts, k), p->text + ts->t[k].start,
+                       rwl_line_at(p->text, d->name_start), f->name, rwl_line_at(p->text, ts->t[k].start), what);
+                return HK_OK;
+            }
+        }
+    bool address = k >= a + 2 && rwl_tok_is(ts, k - 1, "&") &&
                    !(ts->t[k - 2].kind == T_IDENT || ts->t[k - 2].kind == T_NUMBER ||
                      rwl_tok_is(ts, k - 2, ")") || rwl_tok_is(ts, k - 2, "]"));
     if ((d->array && last == k) || address || own) {

@@ -1066,6 +1066,12 @@ static void test_float_values_double(void **state)
     promote_refused("__constant__ float w[4];\n#define W(i) w[i]\n__global__ void k(float *y)\n{\n"
                     "    y[0] *= W(0) * W(1);\n}\n",
                     "k", (const char *const[]){"macro 'W'", "line 2", "line 5", NULL});
+    /* a literal macro defined again as an integer: read as a double, c[i] / N would not be an
+     * integer division any more */
+    promote_refused("#define N 1.0f\n__global__ void k0(float *y) { y[0] *= N; }\n#undef N\n#define N 16\n"
+                    "__global__ void k(const int *c, float *y)\n{\n    float r = c[threadIdx.x] / N;\n"
+                    "    y[threadIdx.x] = r;\n}\n",
+                    "k", (const char *const[]){"macro 'N'", "line 1", "line 7", "again at line 4", NULL});
 }
 
 /* What the kernel may use from the rest of the file: integer macros, structs without
