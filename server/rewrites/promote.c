@@ -1499,15 +1499,20 @@ static int read_as_double(promoter *p, const an_function *f, size_t a, size_t b,
                 return HK_OK;
             }
         }
-    bool address = k >= a + 2 && rwl_tok_is(ts, k - 1, "&") &&
-                   !(ts->t[k - 2].kind == T_IDENT || ts->t[k - 2].kind == T_NUMBER ||
-                     rwl_tok_is(ts, k - 2, ")") || rwl_tok_is(ts, k - 2, "]"));
+    size_t first = k; /* a qualified name from its first part: `cf::w[i]`, `::cf::w[i]` */
+    while (first >= a + 2 && rwl_tok_is(ts, first - 1, "::") && ts->t[first - 2].kind == T_IDENT)
+        first -= 2;
+    if (first > a && rwl_tok_is(ts, first - 1, "::"))
+        first--;
+    bool address = first >= a + 2 && rwl_tok_is(ts, first - 1, "&") &&
+                   !(ts->t[first - 2].kind == T_IDENT || ts->t[first - 2].kind == T_NUMBER ||
+                     rwl_tok_is(ts, first - 2, ")") || rwl_tok_is(ts, first - 2, "]"));
     if ((d->array && last == k) || address || own) {
         refuse(p->out, EN(RW_PR_FILE_DECL), (int)tok_len(ts, k), p->text + ts->t[k].start,
                rwl_line_at(p->text, d->name_start), f->name, rwl_line_at(p->text, ts->t[k].start));
         return HK_OK;
     }
-    int rc = add_edit(p, ts->t[k].start, ts->t[k].start, "((double)");
+    int rc = add_edit(p, ts->t[first].start, ts->t[first].start, "((double)");
     if (!rc)
         rc = add_edit(p, ts->t[last].end, ts->t[last].end, ")");
     return rc;

@@ -1035,6 +1035,14 @@ static void test_float_values_double(void **state)
     has(r.text, "__constant__ float w[3];");
     queue_compile("k_val", &r);
     promote_result_free(&r);
+    /* a qualified name is read as a double from its first part (cf::((double)w[i]) did
+     * not parse) */
+    promote_ok("namespace cf { __constant__ float w[3]; }\n__global__ void k_ns(const float *x, float *y, int n)\n{\n"
+               "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+               "    if (i < n) y[i] = x[i] * cf::w[i % 3] + ::cf::w[0] * ::cf::w[1];\n}\n", "k_ns", &r);
+    has(r.text, "x[i] * ((double)cf::w[i % 3]) + ((double)::cf::w[0]) * ((double)::cf::w[1]);");
+    queue_compile("k_ns", &r);
+    promote_result_free(&r);
     compile_queued();
     /* the array's address: a float pointer that the shadow would read as doubles */
     promote_refused("__constant__ float w[4];\n__global__ void k(const float *x, float *y, int n)\n{\n"
