@@ -1507,6 +1507,20 @@ static int read_as_double(promoter *p, const an_function *f, size_t a, size_t b,
     bool address = first >= a + 2 && rwl_tok_is(ts, first - 1, "&") &&
                    !(ts->t[first - 2].kind == T_IDENT || ts->t[first - 2].kind == T_NUMBER ||
                      rwl_tok_is(ts, first - 2, ")") || rwl_tok_is(ts, first - 2, "]"));
+    /* a range-for over the array with a declared element type (`for (float v : w)`, its
+     * float made double): each element is converted to double as it is read; with `auto`
+     * the element would stay float */
+    if (d->array && last == k && !address && !own && k >= a + 2 && rwl_tok_is(ts, k - 1, ":") &&
+        rwl_tok_is(ts, k + 1, ")")) {
+        bool deduced = false;
+        size_t j = k - 1;
+        while (j > a && !rwl_tok_is(ts, j, "(") && !rwl_tok_is(ts, j, ";") && !rwl_tok_is(ts, j, "{")) {
+            j--;
+            deduced |= rwl_tok_is_ident(ts, j, "auto") || rwl_tok_is_ident(ts, j, "decltype");
+        }
+        if (!deduced && rwl_tok_is(ts, j, "(") && j > a && rwl_tok_is_ident(ts, j - 1, "for"))
+            return HK_OK;
+    }
     if ((d->array && last == k) || address || own) {
         refuse(p->out, EN(RW_PR_FILE_DECL), (int)tok_len(ts, k), p->text + ts->t[k].start,
                rwl_line_at(p->text, d->name_start), f->name, rwl_line_at(p->text, ts->t[k].start));

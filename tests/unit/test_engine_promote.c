@@ -1043,6 +1043,13 @@ static void test_float_values_double(void **state)
     has(r.text, "x[i] * ((double)cf::w[i % 3]) + ((double)::cf::w[0]) * ((double)::cf::w[1]);");
     queue_compile("k_ns", &r);
     promote_result_free(&r);
+    /* a range-for whose element type is declared reads each element into a double */
+    promote_ok("__constant__ float w[4];\n__global__ void k_for(const float *x, float *y, int n)\n{\n"
+               "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    float s = 0.0f;\n"
+               "    for (const float &v : w) s += v * x[i];\n    if (i < n) y[i] = s;\n}\n", "k_for", &r);
+    has(r.text, "for (const double &v : w) s += v * x[i];");
+    queue_compile("k_for", &r);
+    promote_result_free(&r);
     compile_queued();
     /* the array's address: a float pointer that the shadow would read as doubles */
     promote_refused("__constant__ float w[4];\n__global__ void k(const float *x, float *y, int n)\n{\n"
@@ -1055,6 +1062,10 @@ static void test_float_values_double(void **state)
     promote_refused("__constant__ float c;\n__global__ void k(float *y)\n{\n"
                     "    const float *p = &c;\n    y[0] *= *p;\n}\n",
                     "k", (const char *const[]){"'c'", "line 1", "line 4", NULL});
+    /* a range-for with auto: the element would stay float */
+    promote_refused("__constant__ float w[4];\n__global__ void k(float *y)\n{\n"
+                    "    for (auto v : w) y[0] += v * v;\n}\n",
+                    "k", (const char *const[]){"'w'", "line 1", "line 4", NULL});
     /* a name the function declares again is its own there: read as a double, its integer
      * division would be a double one */
     promote_refused("__constant__ float c;\n__global__ void k(float *y, int n)\n{\n"
