@@ -41,8 +41,10 @@ void promote_result_free(promote_result *r);
  *    `float` becomes `double` (parameters, locals, casts, sizeof, __shared__ arrays), float
  *    literals lose their f suffix, single-precision math functions and intrinsics become
  *    their double counterparts (promote_math_table), float-rounded math constants
- *    (CUDART_PI_F) become the double ones; integer code is kept byte for byte; the
- *    kernel keeps its name;
+ *    (CUDART_PI_F) become the double ones; a float value the device only reads (a macro
+ *    that is one float literal, `__constant__` float data) is read as a double where it is
+ *    used, `((double)EPS)`, `((double)w[i])`, its definition kept; integer code is kept
+ *    byte for byte; the kernel keeps its name;
  *  - every other function of the model that calls or launches a promoted one gets an empty
  *    body `{ }` (the launcher would pass float pointers to double parameters), and so does
  *    one that declares an `extern __shared__` array of a name a promoted function declares
