@@ -1452,6 +1452,63 @@ static bool unevaluated(const rw_toks *ts, size_t a, size_t k)
     return false;
 }
 
+/* Integer type words: a conversion to one of them (`(int)(T_END / DT)`, `int steps = ...`). */
+static const char *const integer_words[] = {
+    "int", "unsigned", "signed", "long", "short", "char", "bool", "size_t", "ptrdiff_t",
+    "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t",
+};
+
+/* Do the tokens right before position q (the start of a value or of a parenthesized group)
+ * convert it to an integer type: `(int)`, `(unsigned int)`, `int(`, `static_cast<int>(`? */
+static bool integer_cast_before(const rw_toks *ts, size_t a, size_t q)
+{
+    if (q > a && tok_in(ts, q - 1, integer_words, HK_ARRAY_LEN(integer_words)) && rwl_tok_is(ts, q, "("))
+        return true;
+    if (q >= a + 4 && rwl_tok_is(ts, q - 1, ">") && tok_in(ts, q - 2, integer_words, HK_ARRAY_LEN(integer_words)) &&
+        rwl_tok_is(ts, q - 3, "<") && rwl_tok_is_ident(ts, q - 4, "static_cast"))
+        return true;
+    if (q >= a + 3 && rwl_tok_is(ts, q - 1, ")")) {
+        size_t j = q - 2;
+        while (j > a && tok_in(ts, j, integer_words, HK_ARRAY_LEN(integer_words)))
+            j--;
+        return j + 1 < q - 1 && rwl_tok_is(ts, j, "(");
+    }
+    return false;
+}
+
+/* Is the value at token first (after a) converted to an integer: inside a cast to an
+ * integer type (`(int)(T_END / DT)`), or the initializer of an integer declaration
+ * (`int steps = T_END / DT;`)? There the kernel's float arithmetic on its constants is kept
+ * as it is: done in double, 1.0f / 0.1f is 9.99999985 and the count 9 where the kernel's
+ * is 10. */
+static bool to_integer(const rw_toks *ts, size_t a, size_t first)
+{
+    if (integer_cast_before(ts, a, first))
+        return true;
+    int depth = 0;
+    size_t j = first;
+    while (j-- > a) {
+        if (rwl_tok_is(ts, j, ")") || rwl_tok_is(ts, j, "]")) {
+            depth++;
+        } else if (rwl_tok_is(ts, j, "(") || rwl_tok_is(ts, j, "[")) {
+            if (depth > 0)
+                depth--;
+            else if (rwl_tok_is(ts, j, "(") && integer_cast_before(ts, a, j))
+                return true;
+        } else if (depth == 0 && (rwl_tok_is(ts, j, ";") || rwl_tok_is(ts, j, "{") || rwl_tok_is(ts, j, "}"))) {
+            break;
+        }
+    }
+    /* `[const] INT... NAME = ...` from the statement's start */
+    size_t q = j + 1;
+    while (q < first && (rwl_tok_is_ident(ts, q, "const") || rwl_tok_is_ident(ts, q, "static")))
+        q++;
+    size_t t = q;
+    while (t < first && tok_in(ts, t, integer_words, HK_ARRAY_LEN(integer_words)))
+        t++;
+    return t > q && t + 1 < first && ts->t[t].kind == T_IDENT && rwl_tok_is(ts, t + 1, "=");
+}
+
 /* A float value the device only reads (DN_FLOAT_VALUE) used at token k: the shadow reads
  * the kernel's own float value as a double, `((double)EPS)`, `((double)w[i])`, so that
  * every operation on it is in double as the kernel's other float arithmetic is (`i * DX`,
@@ -1526,6 +1583,8 @@ static int read_as_double(promoter *p, const an_function *f, size_t a, size_t b,
                rwl_line_at(p->text, d->name_start), f->name, rwl_line_at(p->text, ts->t[k].start));
         return HK_OK;
     }
+    if (to_integer(ts, a, first))
+        return HK_OK;
     int rc = add_edit(p, ts->t[first].start, ts->t[first].start, "((double)");
     if (!rc)
         rc = add_edit(p, ts->t[last].end, ts->t[last].end, ")");

@@ -1039,9 +1039,27 @@ static void test_float_values_double(void **state)
      * not parse) */
     promote_ok("namespace cf { __constant__ float w[3]; }\n__global__ void k_ns(const float *x, float *y, int n)\n{\n"
                "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-               "    if (i < n) y[i] = x[i] * cf::w[i % 3] + ::cf::w[0] * ::cf::w[1];\n}\n", "k_ns", &r);
-    has(r.text, "x[i] * ((double)cf::w[i % 3]) + ((double)::cf::w[0]) * ((double)::cf::w[1]);");
+               "    if (i < n) y[i] = x[i] * cf::w[i % 3] + cf::w[0] * cf::w[1];\n}\n", "k_ns", &r);
+    has(r.text, "x[i] * ((double)cf::w[i % 3]) + ((double)cf::w[0]) * ((double)cf::w[1]);");
     queue_compile("k_ns", &r);
+    promote_result_free(&r);
+    /* (not compiled: the batch puts each text in a namespace of its own, where ::cf is not) */
+    promote_ok("namespace cf { __constant__ float w[3]; }\n__global__ void k_ns2(float *y)\n{\n"
+               "    y[0] *= ::cf::w[0];\n}\n", "k_ns2", &r);
+    has(r.text, "y[0] *= ((double)::cf::w[0]);");
+    promote_result_free(&r);
+    /* converted to an integer, the kernel's float arithmetic on its constants is kept: in
+     * double 1.0f / 0.1f is 9.99999985 and the count would be 9 where the kernel's is 10 */
+    promote_ok("#define T_END 1.0f\n#define DT 0.1f\n__global__ void k_int(const float *x, float *y, int n)\n{\n"
+               "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i >= n) return;\n"
+               "    int steps = T_END / DT, hs = (int)((T_END) / DT) / 2;\n"
+               "    unsigned m = static_cast<unsigned>(T_END / DT);\n    float v = x[i];\n"
+               "    for (int s = 0; s < steps + hs + (int)m; s++) v = v + DT * (1.0f - v);\n    y[i] = v;\n}\n",
+               "k_int", &r);
+    has(r.text, "int steps = T_END / DT, hs = (int)((T_END) / DT) / 2;");
+    has(r.text, "unsigned m = static_cast<unsigned>(T_END / DT);");
+    has(r.text, "v = v + ((double)DT) * (1.0 - v);");
+    queue_compile("k_int", &r);
     promote_result_free(&r);
     /* a range-for whose element type is declared reads each element into a double */
     promote_ok("__constant__ float w[4];\n__global__ void k_for(const float *x, float *y, int n)\n{\n"
