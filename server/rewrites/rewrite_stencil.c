@@ -1371,11 +1371,16 @@ static int rw_stencil_tile_1d(const char *text, size_t len, const an_model *m, s
             e++;
         }
         bool ok = e > c + 2;
+        /* `i + K` (K a non-negative constant) is as monotone as i: no wrap below 2^31 */
+        size_t sh = ok && rwl_same_tok(&ts, c, idx) && rwl_tok_is(&ts, c + 1, "+") && c + 3 < e &&
+                            (ts.t[c + 2].kind == T_NUMBER || ts.t[c + 2].kind == T_IDENT) &&
+                            (t1_const(text, len, &ts, c + 2) > 0 || rwl_tok_is(&ts, c + 2, "0"))
+                        ? 2 : 0;
         if (ok && rwl_same_tok(&ts, c, idx)) {
-            bool ge = rwl_tok_is(&ts, c + 1, ">="), gt = rwl_tok_is(&ts, c + 1, ">");
-            ok = (ge || gt || rwl_tok_is(&ts, c + 1, "<") || rwl_tok_is(&ts, c + 1, "<=")) &&
-                 t1_bound(&ts, c + 2, e, idx);
-            if (ok && (ge || gt) && e == c + 3) {
+            bool ge = rwl_tok_is(&ts, c + 1 + sh, ">="), gt = rwl_tok_is(&ts, c + 1 + sh, ">");
+            ok = (ge || gt || rwl_tok_is(&ts, c + 1 + sh, "<") || rwl_tok_is(&ts, c + 1 + sh, "<=")) &&
+                 t1_bound(&ts, c + 2 + sh, e, idx);
+            if (ok && !sh && (ge || gt) && e == c + 3) {
                 long v = t1_const(text, len, &ts, c + 2);
                 if (v > 0 && v + (gt ? 1 : 0) > lower)
                     lower = v + (gt ? 1 : 0);
