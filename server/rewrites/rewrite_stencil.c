@@ -1172,7 +1172,7 @@ static long t1_const(const char *text, size_t len, const rw_toks *ts, size_t k)
 }
 
 /* Is [a, b) a bound free of the index: numbers, names (not idx, not called), arithmetic, casts? */
-static bool t1_bound(const rw_toks *ts, size_t a, size_t b, size_t idx)
+static bool t1_bound(const char *text, size_t len, const rw_toks *ts, size_t a, size_t b, size_t idx)
 {
     static const char *const ok[] = {"+", "-", "*", "/", "%", "(", ")"};
     if (a >= b)
@@ -1184,6 +1184,11 @@ static bool t1_bound(const rw_toks *ts, size_t a, size_t b, size_t idx)
             if (rwl_same_tok(ts, q, idx) || rwl_tok_is_ident(ts, q, "sizeof"))
                 return false;
             if (q + 1 < b && rwl_tok_is(ts, q + 1, "(") && !rwl_is_type_word(ts, q))
+                return false;
+            /* a macro: only one whose text is a number (another could hide the index) */
+            size_t at = 0, ma, mb;
+            if (rwl_next_define(text, len, &at, text + ts->t[q].start, ts->t[q].end - ts->t[q].start, &ma, &mb) &&
+                t1_const(text, len, ts, q) == 0)
                 return false;
             continue;
         }
@@ -1379,7 +1384,7 @@ static int rw_stencil_tile_1d(const char *text, size_t len, const an_model *m, s
         if (ok && rwl_same_tok(&ts, c, idx)) {
             bool ge = rwl_tok_is(&ts, c + 1 + sh, ">="), gt = rwl_tok_is(&ts, c + 1 + sh, ">");
             ok = (ge || gt || rwl_tok_is(&ts, c + 1 + sh, "<") || rwl_tok_is(&ts, c + 1 + sh, "<=")) &&
-                 t1_bound(&ts, c + 2 + sh, e, idx);
+                 t1_bound(text, len, &ts, c + 2 + sh, e, idx);
             if (ok && !sh && (ge || gt) && e == c + 3) {
                 long v = t1_const(text, len, &ts, c + 2);
                 if (v > 0 && v + (gt ? 1 : 0) > lower)
@@ -1389,7 +1394,7 @@ static int rw_stencil_tile_1d(const char *text, size_t len, const an_model *m, s
             size_t op = e - 2;
             bool le = rwl_tok_is(&ts, op, "<="), lt = rwl_tok_is(&ts, op, "<");
             ok = (le || lt || rwl_tok_is(&ts, op, ">") || rwl_tok_is(&ts, op, ">=")) &&
-                 t1_bound(&ts, c, op, idx);
+                 t1_bound(text, len, &ts, c, op, idx);
             if (ok && (le || lt) && op == c + 1) {
                 long v = t1_const(text, len, &ts, c);
                 if (v > 0 && v + (lt ? 1 : 0) > lower)
@@ -1470,8 +1475,9 @@ static int rw_stencil_tile_1d(const char *text, size_t len, const an_model *m, s
                     !t1_unconditional(&ts, hc + 1, l->b, k))
                     tap = false;
                 for (size_t p = hc + 1; tap && p < l->b; p++)
-                    if (rwl_same_tok(&ts, p, v) && rwl_scalar_written(&ts, p))
-                        tap = false;
+                    if ((rwl_same_tok(&ts, p, v) || rwl_same_tok(&ts, p, idx)) &&
+                        (rwl_scalar_written(&ts, p) || rwl_declared_here(&ts, p)))
+                        tap = false;   /* written or shadowed */
             }
         }
         if (!tap) {
@@ -1499,6 +1505,17 @@ static int rw_stencil_tile_1d(const char *text, size_t len, const an_model *m, s
                        !rwl_tok_is(&ts, p + 2, "->");
             if (!post && !pre)
                 w = "write", at = p;
+        }
+        for (size_t p = ba; !w && p < loops[last].b; p++) {
+            if (ts.t[p].kind != T_IDENT)
+                continue;
+            if (rwl_same_tok(&ts, p, idx) && rwl_declared_here(&ts, p))
+                w = "declaration", at = p;   /* the index shadowed */
+            const char *hid = w ? NULL : rwl_macro_text_word(text, len, text + ts.t[p].start,
+                                                             ts.t[p].end - ts.t[p].start, t1_banned,
+                                                             HK_ARRAY_LEN(t1_banned), 4);
+            if (hid)
+                w = hid, at = p;
         }
         if (w) {
             rwl_refuse(why, sizeof why, &ts, text, at, w, EN(RW_T1_BODY), w);

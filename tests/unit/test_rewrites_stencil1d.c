@@ -237,6 +237,39 @@ static const char k_refusals[] =
     "                acc += signal[start + j] * mask[j];\n"
     "        out[tid] = acc;\n"
     "    }\n"
+    "}\n"
+    /* the index shadowed inside the window loop's body */
+    "__global__ void shadow(const float *in, float *out, int n)\n"                      /* 89 */
+    "{\n"
+    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (i >= R && i < n - R) {\n"
+    "        float s = 0.f;\n"
+    "        for (int o = -R; o <= R; o++) { int i = 2 * R; s += in[i + o]; }\n"
+    "        out[i] = s;\n"
+    "    }\n"
+    "}\n"
+    /* a macro that hides a return before the window loop */
+    "#define LEAVE_IF_ODD if (i & 1) return\n"                                          /* 98 */
+    "__global__ void hidden(const float *in, float *out, int n)\n"
+    "{\n"
+    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (i >= R && i < n - R) {\n"
+    "        LEAVE_IF_ODD;\n"
+    "        float s = 0.f;\n"
+    "        for (int o = -R; o <= R; o++) s += in[i + o];\n"
+    "        out[i] = s;\n"
+    "    }\n"
+    "}\n"
+    /* a bound that is a macro of the index */
+    "#define UPPER (n - R + (i & 1))\n"                                                 /* 109 */
+    "__global__ void mguard(const float *in, float *out, int n)\n"
+    "{\n"
+    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (i >= R && i < UPPER) {\n"
+    "        float s = 0.f;\n"
+    "        for (int o = -R; o <= R; o++) s += in[i + o];\n"
+    "        out[i] = s;\n"
+    "    }\n"
     "}\n";
 
 static void near_misses_are_refused(void **state)
@@ -252,6 +285,9 @@ static void near_misses_are_refused(void **state)
         {"shortix", "statement", 61, "one declaration of the thread's x index"},
         {"inplace", "read", 74, "in is read other than as in[i + v]"},
         {"conv", "loop", 83, "no input read as IN[i + v]"},
+        {"shadow", "index", 94, "one declaration of the thread's x index"},
+        {"hidden", "if", 103, "before the last window loop ends"},
+        {"mguard", "guard", 113, "bounds free of it"},
     };
     rwf_expect_refusals(k_refusals, "stencil_tile_1d", cases, HK_ARRAY_LEN(cases));
 }
