@@ -1123,3 +1123,493 @@ const rw_descriptor rw_stencil_window_desc = {
     .flags = RW_ALGORITHM,
     .emit = emit_stencil_window,
 };
+
+/* ---- stencil_tile_1d (issue 13): a 1-D stencil's window from a per-block shared tile ----
+ *
+ * The form: the body is `T i = blockIdx.x * blockDim.x + threadIdx.x;` (any order of the
+ * sum and product) and one `if (GUARD) BODY`, nothing else; GUARD is comparisons of i with
+ * bounds free of i (names, numbers, arithmetic, casts: no memory, no calls) joined by &&,
+ * one of them i >= L (or i > L - 1) with L a number or a macro of one no smaller than the
+ * radius; every read of the input IN (a pointer parameter never written) is IN[i + v] or
+ * IN[v + i] in a loop `for (int v = -R; v <= R; v++)` at the top of BODY whose body holds no
+ * control flow, no calls but pure math, and no memory writes, the read outside every operand
+ * of ?:, && and ||; nothing before the loops of the largest R leaves or loops or calls, and no
+ * memory is written before the last such loop ends.
+ *
+ * The rewrite: before the if, every thread evaluates GUARD (the same expression, the same
+ * types, at the same point: its operands are not written in between); the block's active
+ * threads are an interval [lo, hi] of threadIdx.x (each conjunct is monotone in i, and i is
+ * blockIdx.x * blockDim.x + threadIdx.x without wrap while the block's last index + R is
+ * below 2^31, which the block checks); the block loads IN[base + lo - R .. base + hi + R]
+ * into a shared tile (exactly the elements its active threads read, each once, coalesced),
+ * synchronises, and each read IN[i + v] becomes tile[threadIdx.x + R + v]. Blocks of more than
+ * one row (blockDim.y or .z > 1) and blocks past 2^31 - R take the original reads (a uniform
+ * flag). Why exact: every thread reads in the original what the tile holds, IN is never
+ * written by the kernel, and each thread's writes come after all its reads (a write by
+ * another thread to an aliased element races in the original too). The barriers are reached
+ * by every thread: they stand before the if, at the body's top level. */
+
+#define T1_R_MAX 16
+#define T1_TILE_B 1024
+
+/* The value of a number token or of a macro whose text is one number (0 when neither). */
+static long t1_const(const char *text, size_t len, const rw_toks *ts, size_t k)
+{
+    if (ts->t[k].kind == T_NUMBER) {
+        char *e;
+        long v = strtol(text + ts->t[k].start, &e, 10);
+        return e == text + ts->t[k].end ? v : 0;
+    }
+    if (ts->t[k].kind != T_IDENT)
+        return 0;
+    size_t at = 0, a, b;
+    const char *nm = text + ts->t[k].start;
+    size_t nl = ts->t[k].end - ts->t[k].start;
+    if (!rwl_next_define(text, len, &at, nm, nl, &a, &b))
+        return 0;
+    const char *p = text + a + nl;
+    while (p < text + b && (*p == ' ' || *p == '\t'))
+        p++;
+    char *e;
+    long v = strtol(p, &e, 10);
+    if (e == p)
+        return 0;
+    while (e < text + b && isspace((unsigned char)*e))
+        e++;
+    return e == text + b ? v : 0;
+}
+
+/* Is [a, b) a bound free of the index: numbers, names (not idx, not called), arithmetic, casts? */
+static bool t1_bound(const char *text, size_t len, const rw_toks *ts, size_t a, size_t b, size_t idx)
+{
+    static const char *const ok[] = {"+", "-", "*", "/", "%", "(", ")"};
+    if (a >= b)
+        return false;
+    for (size_t q = a; q < b; q++) {
+        if (ts->t[q].kind == T_NUMBER)
+            continue;
+        if (ts->t[q].kind == T_IDENT) {
+            if (rwl_same_tok(ts, q, idx) || rwl_tok_is_ident(ts, q, "sizeof"))
+                return false;
+            if (q + 1 < b && rwl_tok_is(ts, q + 1, "(") && !rwl_is_type_word(ts, q))
+                return false;
+            /* a macro: only one whose text is a number (another could hide the index) */
+            size_t at = 0, ma, mb;
+            if (rwl_next_define(text, len, &at, text + ts->t[q].start, ts->t[q].end - ts->t[q].start, &ma, &mb) &&
+                t1_const(text, len, ts, q) == 0)
+                return false;
+            continue;
+        }
+        bool good = false;
+        for (size_t i = 0; i < HK_ARRAY_LEN(ok) && !good; i++)
+            good = rwl_tok_is(ts, q, ok[i]);
+        if (!good || (rwl_tok_is(ts, q, "*") && rwl_unary_position(ts, q)))
+            return false;
+    }
+    return true;
+}
+
+/* Is token k outside every operand of ?:, && and || in [a, b)? */
+static bool t1_unconditional(const rw_toks *ts, size_t a, size_t b, size_t k)
+{
+    for (size_t q = a; q < b; q++) {
+        if (!(rwl_tok_is(ts, q, "?") || rwl_tok_is(ts, q, "&&") || rwl_tok_is(ts, q, "||")))
+            continue;
+        /* q's innermost group: the nearest unmatched ( or [ before it */
+        int depth = 0;
+        size_t open = a;
+        bool grouped = false;
+        for (size_t p = q; p-- > a;) {
+            if (rwl_tok_is(ts, p, ")") || rwl_tok_is(ts, p, "]"))
+                depth++;
+            else if (rwl_tok_is(ts, p, "(") || rwl_tok_is(ts, p, "[")) {
+                if (depth-- == 0) {
+                    open = p;
+                    grouped = true;
+                    break;
+                }
+            }
+        }
+        if (!grouped)
+            return false;   /* at the statement's level: the whole statement is conditional */
+        size_t close = rwl_match_close(ts, open);
+        if (open < k && k < close)
+            return false;
+    }
+    return true;
+}
+
+typedef struct {
+    size_t a, b;     /* the loop statement */
+    size_t var;      /* the loop variable's declaration */
+    long r;
+} t1_loop;
+
+/* Is [q, ...) `for (int v = -R; v <= R; v++)` (++v, v += 1)? Its variable and R. */
+static bool t1_tap_header(const char *text, size_t len, const rw_toks *ts, size_t q, size_t end,
+                          t1_loop *l)
+{
+    if (!rwl_tok_is_ident(ts, q, "for") || !rwl_tok_is(ts, q + 1, "("))
+        return false;
+    size_t close = rwl_match_close(ts, q + 1);
+    if (close >= end)
+        return false;
+    size_t p = q + 2;
+    if (!rwl_tok_is_ident(ts, p, "int"))
+        return false;
+    size_t v = p + 1;
+    if (ts->t[v].kind != T_IDENT || !rwl_tok_is(ts, v + 1, "=") || !rwl_tok_is(ts, v + 2, "-"))
+        return false;
+    long r = t1_const(text, len, ts, v + 3);
+    if (r < 1 || r > T1_R_MAX || !rwl_tok_is(ts, v + 4, ";") || !rwl_same_tok(ts, v + 5, v) ||
+        !rwl_tok_is(ts, v + 6, "<=") || t1_const(text, len, ts, v + 7) != r ||
+        !rwl_tok_is(ts, v + 8, ";"))
+        return false;
+    size_t s = v + 9;
+    bool step = (rwl_same_tok(ts, s, v) && rwl_tok_is(ts, s + 1, "++") && s + 2 == close) ||
+                (rwl_tok_is(ts, s, "++") && rwl_same_tok(ts, s + 1, v) && s + 2 == close) ||
+                (rwl_same_tok(ts, s, v) && rwl_tok_is(ts, s + 1, "+=") && rwl_tok_is(ts, s + 2, "1") &&
+                 s + 3 == close);
+    if (!step)
+        return false;
+    l->a = q;
+    l->b = rwl_stmt_end(ts, q, end);
+    l->var = v;
+    l->r = r;
+    return true;
+}
+
+static const char *const t1_banned[] = {"if", "for", "while", "do", "switch", "break", "continue",
+                                        "return", "goto", "asm", "__syncthreads", "__shared__",
+                                        "__syncwarp", "throw"};
+
+static const char *t1_banned_in(const rw_toks *ts, size_t a, size_t b, size_t *at)
+{
+    for (size_t q = a; q < b; q++)
+        for (size_t i = 0; i < HK_ARRAY_LEN(t1_banned); i++)
+            if (rwl_tok_is_ident(ts, q, t1_banned[i])) {
+                *at = q;
+                return t1_banned[i];
+            }
+    return NULL;
+}
+
+/* A call in [a, b) that is not pure math or a cast (its token, or b). */
+static size_t t1_call_in(const rw_toks *ts, size_t a, size_t b)
+{
+    for (size_t q = a; q + 1 < b; q++)
+        if (ts->t[q].kind == T_IDENT && rwl_tok_is(ts, q + 1, "(") && !rwl_is_type_word(ts, q) &&
+            !rwl_pure_call_name(ts, q))
+            return q;
+    return b;
+}
+
+static int rw_stencil_tile_1d(const char *text, size_t len, const an_model *m, size_t kernel,
+                              rw_result *out)
+{
+    memset(out, 0, sizeof *out);
+    const an_function *f;
+    int rc = rwl_check_kernel(text, len, m, kernel, &f);
+    if (rc)
+        return rc;
+    rw_toks ts = {0};
+    rw_edits es = {0};
+    char why[512] = "";
+    char *gtext = NULL, *ety = NULL;
+    t1_loop loops[8];
+    size_t nloops = 0;
+    uint32_t bs = f->body_span.start_byte, be = f->body_span.end_byte;
+    if ((rc = rwl_lex(text, bs, be, &ts)))
+        goto out;
+    size_t a = 0, b = ts.n;
+    if (b >= 2 && rwl_tok_is(&ts, 0, "{") && rwl_tok_is(&ts, b - 1, "}"))
+        a = 1, b--;
+    /* 1: T i = blockIdx.x * blockDim.x + threadIdx.x; */
+    size_t q = a;
+    while (q < b && rwl_is_type_word(&ts, q))
+        q++;
+    size_t idx = q, s1 = a < b ? rwl_stmt_end(&ts, a, b) : b;
+    bool shape = q > a && q < b && ts.t[idx].kind == T_IDENT && rwl_tok_is(&ts, idx + 1, "=") &&
+                 s1 <= b && s1 > idx + 2;
+    if (shape) {
+        char *e = rwl_tok_text(&ts, idx + 2, s1 - 1), sq[128];
+        if (!e) {
+            rc = HK_ENOMEM;
+            goto out;
+        }
+        rwl_squeeze(e, sq, sizeof sq);
+        hk_free(e);
+        shape = !strcmp(sq, "blockIdx.x*blockDim.x+threadIdx.x") ||
+                !strcmp(sq, "blockDim.x*blockIdx.x+threadIdx.x") ||
+                !strcmp(sq, "threadIdx.x+blockIdx.x*blockDim.x") ||
+                !strcmp(sq, "threadIdx.x+blockDim.x*blockIdx.x");
+    }
+    /* 2: if (GUARD) BODY, the last statement */
+    size_t gi = s1;
+    shape = shape && gi < b && rwl_tok_is_ident(&ts, gi, "if") && rwl_tok_is(&ts, gi + 1, "(") &&
+            rwl_stmt_end(&ts, gi, b) == b;
+    size_t gc = shape ? rwl_match_close(&ts, gi + 1) : b;
+    shape = shape && gc + 1 < b;
+    for (size_t k = gc + 1; shape && k < b; k++)
+        if (rwl_tok_is_ident(&ts, k, "else"))
+            shape = false;
+    /* the index's type holds blockIdx.x * blockDim.x + threadIdx.x below 2^31 exactly */
+    for (size_t k = a; shape && k < idx; k++) {
+        static const char *const ok[] = {"const", "int", "unsigned", "signed", "long", "size_t",
+                                         "auto", "int64_t", "uint64_t", "uint32_t", "int32_t"};
+        bool good = false;
+        for (size_t w = 0; w < HK_ARRAY_LEN(ok) && !good; w++)
+            good = rwl_tok_is_ident(&ts, k, ok[w]);
+        shape = good;
+    }
+    if (shape && memmem(text + bs, be - bs, "hk_t1_", 6))
+        shape = false;   /* rewritten before */
+    if (!shape) {
+        rwl_refuse(why, sizeof why, &ts, text, a, "statement", EN(RW_T1_SHAPE));
+        goto refuse;
+    }
+    for (size_t k = a; k < b; k++)
+        if (rwl_same_tok(&ts, k, idx) && k != idx && rwl_scalar_written(&ts, k)) {
+            rwl_refuse(why, sizeof why, &ts, text, k, "index", EN(RW_T1_SHAPE));
+            goto refuse;
+        }
+    /* the guard: conjuncts i OP bound; one lower bound L */
+    long lower = -1;
+    for (size_t c = gi + 2; c < gc;) {
+        size_t e = c;
+        int depth = 0;
+        while (e < gc && !(depth == 0 && rwl_tok_is(&ts, e, "&&"))) {
+            if (rwl_tok_is(&ts, e, "(")) depth++;
+            if (rwl_tok_is(&ts, e, ")")) depth--;
+            e++;
+        }
+        bool ok = e > c + 2;
+        /* `i + K` (K a non-negative constant) is as monotone as i: no wrap below 2^31 */
+        size_t sh = ok && rwl_same_tok(&ts, c, idx) && rwl_tok_is(&ts, c + 1, "+") && c + 3 < e &&
+                            (ts.t[c + 2].kind == T_NUMBER || ts.t[c + 2].kind == T_IDENT) &&
+                            (t1_const(text, len, &ts, c + 2) > 0 || rwl_tok_is(&ts, c + 2, "0"))
+                        ? 2 : 0;
+        if (ok && rwl_same_tok(&ts, c, idx)) {
+            bool ge = rwl_tok_is(&ts, c + 1 + sh, ">="), gt = rwl_tok_is(&ts, c + 1 + sh, ">");
+            ok = (ge || gt || rwl_tok_is(&ts, c + 1 + sh, "<") || rwl_tok_is(&ts, c + 1 + sh, "<=")) &&
+                 t1_bound(text, len, &ts, c + 2 + sh, e, idx);
+            if (ok && !sh && (ge || gt) && e == c + 3) {
+                long v = t1_const(text, len, &ts, c + 2);
+                if (v > 0 && v + (gt ? 1 : 0) > lower)
+                    lower = v + (gt ? 1 : 0);
+            }
+        } else if (ok && rwl_same_tok(&ts, e - 1, idx)) {
+            size_t op = e - 2;
+            bool le = rwl_tok_is(&ts, op, "<="), lt = rwl_tok_is(&ts, op, "<");
+            ok = (le || lt || rwl_tok_is(&ts, op, ">") || rwl_tok_is(&ts, op, ">=")) &&
+                 t1_bound(text, len, &ts, c, op, idx);
+            if (ok && (le || lt) && op == c + 1) {
+                long v = t1_const(text, len, &ts, c);
+                if (v > 0 && v + (lt ? 1 : 0) > lower)
+                    lower = v + (lt ? 1 : 0);
+            }
+        } else
+            ok = false;
+        if (!ok) {
+            rwl_refuse(why, sizeof why, &ts, text, c, "guard", EN(RW_T1_GUARD), 0L);
+            goto refuse;
+        }
+        c = e + 1;
+    }
+    /* the guarded body: its top-level statements */
+    size_t ba = gc + 1, bb = b;
+    if (rwl_tok_is(&ts, ba, "{"))
+        ba++, bb--;
+    for (size_t k = ba; k < bb;) {
+        size_t e = rwl_stmt_end(&ts, k, bb);
+        t1_loop l;
+        if (nloops < HK_ARRAY_LEN(loops) && t1_tap_header(text, len, &ts, k, bb, &l) && l.b == e)
+            loops[nloops++] = l;
+        if (e <= k)
+            break;
+        k = e;
+    }
+    long r = 0;
+    size_t rloop = 0, last = 0;
+    for (size_t i = 0; i < nloops; i++) {
+        if (loops[i].r > r)
+            r = loops[i].r, rloop = i;
+        last = i;
+    }
+    /* the input: the pointer parameter read as IN[i + v] */
+    const an_param *in = NULL;
+    for (size_t i = 0; i < nloops && !in; i++)
+        for (size_t k = loops[i].a; k + 4 < loops[i].b && !in; k++)
+            if (ts.t[k].kind == T_IDENT && rwl_tok_is(&ts, k + 1, "[") &&
+                ((rwl_same_tok(&ts, k + 2, idx) && rwl_tok_is(&ts, k + 3, "+") &&
+                  rwl_same_tok(&ts, k + 4, loops[i].var)) ||
+                 (rwl_same_tok(&ts, k + 2, loops[i].var) && rwl_tok_is(&ts, k + 3, "+") &&
+                  rwl_same_tok(&ts, k + 4, idx))) &&
+                rwl_tok_is(&ts, k + 5, "]"))
+                for (size_t p = 0; p < f->n_params; p++)
+                    if (f->params[p].pointer_depth == 1 &&
+                        strlen(f->params[p].name) == ts.t[k].end - ts.t[k].start &&
+                        !memcmp(f->params[p].name, text + ts.t[k].start, ts.t[k].end - ts.t[k].start))
+                        in = &f->params[p];
+    if (!in) {
+        rc = rwl_not_applicable_to(out, "stencil_tile_1d", f->name, HK_MSG_RW_T1_NONE);
+        goto out;
+    }
+    if (lower < r) {
+        rwl_refuse(why, sizeof why, &ts, text, gi, "guard", EN(RW_T1_GUARD), r);
+        goto refuse;
+    }
+    if (strstr(in->type, "volatile")) {
+        rwl_refuse(why, sizeof why, &ts, text, a, "parameter", EN(RW_T1_READ), in->name, in->name);
+        goto refuse;
+    }
+    /* every occurrence of IN: a tap read in a tap loop, never written */
+    size_t nl = strlen(in->name);
+    for (size_t k = a; k < b; k++) {
+        if (ts.t[k].kind != T_IDENT || ts.t[k].end - ts.t[k].start != nl ||
+            memcmp(text + ts.t[k].start, in->name, nl))
+            continue;
+        bool tap = false;
+        for (size_t i = 0; i < nloops && !tap; i++) {
+            const t1_loop *l = &loops[i];
+            size_t v = l->var;
+            tap = k > l->a && k < l->b && rwl_tok_is(&ts, k + 1, "[") && rwl_tok_is(&ts, k + 5, "]") &&
+                  ((rwl_same_tok(&ts, k + 2, idx) && rwl_tok_is(&ts, k + 3, "+") && rwl_same_tok(&ts, k + 4, v)) ||
+                   (rwl_same_tok(&ts, k + 2, v) && rwl_tok_is(&ts, k + 3, "+") && rwl_same_tok(&ts, k + 4, idx))) &&
+                  !rwl_occurrence_writes(&ts, k);
+            if (tap) {
+                size_t hc = rwl_match_close(&ts, l->a + 1), at;
+                if (t1_banned_in(&ts, hc + 1, l->b, &at) || t1_call_in(&ts, hc + 1, l->b) < l->b ||
+                    !t1_unconditional(&ts, hc + 1, l->b, k))
+                    tap = false;
+                for (size_t p = hc + 1; tap && p < l->b; p++)
+                    if ((rwl_same_tok(&ts, p, v) || rwl_same_tok(&ts, p, idx)) &&
+                        (rwl_scalar_written(&ts, p) || rwl_declared_here(&ts, p)))
+                        tap = false;   /* written or shadowed */
+            }
+        }
+        if (!tap) {
+            rwl_refuse(why, sizeof why, &ts, text, k, "read", EN(RW_T1_READ), in->name, in->name);
+            goto refuse;
+        }
+    }
+    /* before the widest loop: no control flow or calls; no memory write before the last ends */
+    {
+        size_t at = 0;
+        const char *w = t1_banned_in(&ts, ba, loops[rloop].a, &at);
+        size_t call = t1_call_in(&ts, ba, loops[rloop].a);
+        if (!w && call < loops[rloop].a)
+            w = "call", at = call;
+        for (size_t p = ba; !w && p < loops[last].b; p++) {
+            bool inc = rwl_tok_is(&ts, p, "++") || rwl_tok_is(&ts, p, "--");
+            if (!inc && !rwl_tok_is_assign_op(&ts, p))
+                continue;
+            /* the target must be a plain name (a scalar), not memory */
+            bool post = p > ba && ts.t[p - 1].kind == T_IDENT &&
+                        !(p >= ba + 2 && (rwl_tok_is(&ts, p - 2, ".") || rwl_tok_is(&ts, p - 2, "->") ||
+                                          (rwl_tok_is(&ts, p - 2, "*") && rwl_unary_position(&ts, p - 2))));
+            bool pre = inc && p + 1 < loops[last].b && ts.t[p + 1].kind == T_IDENT &&
+                       !rwl_tok_is(&ts, p + 2, "[") && !rwl_tok_is(&ts, p + 2, ".") &&
+                       !rwl_tok_is(&ts, p + 2, "->");
+            if (!post && !pre)
+                w = "write", at = p;
+        }
+        for (size_t p = ba; !w && p < loops[last].b; p++) {
+            if (ts.t[p].kind != T_IDENT)
+                continue;
+            if (rwl_same_tok(&ts, p, idx) && rwl_declared_here(&ts, p))
+                w = "declaration", at = p;   /* the index shadowed */
+            const char *hid = w ? NULL : rwl_macro_text_word(text, len, text + ts.t[p].start,
+                                                             ts.t[p].end - ts.t[p].start, t1_banned,
+                                                             HK_ARRAY_LEN(t1_banned), 4);
+            if (hid)
+                w = hid, at = p;
+        }
+        if (w) {
+            rwl_refuse(why, sizeof why, &ts, text, at, w, EN(RW_T1_BODY), w);
+            goto refuse;
+        }
+        for (size_t k = ba; k < bb; k++)
+            if (rwl_tok_is_ident(&ts, k, "__syncthreads") || rwl_tok_is_ident(&ts, k, "__shared__") ||
+                rwl_tok_is_ident(&ts, k, "goto") || rwl_tok_is_ident(&ts, k, "asm")) {
+                rwl_refuse(why, sizeof why, &ts, text, k, "statement", EN(RW_T1_BODY), "barrier");
+                goto refuse;
+            }
+    }
+    /* the edits */
+    ety = hk_strdup(in->elem_type);
+    gtext = rwl_tok_text(&ts, gi + 2, gc);
+    if (!ety || !gtext) {
+        rc = HK_ENOMEM;
+        goto out;
+    }
+    {
+        char *idn = rwl_tok_text(&ts, idx, idx + 1);
+        char *pre = idn ? hk_asprintf(
+            "\n    // hk rewrite (stencil_tile_1d): the block's reads of %s[%s + v], |v| <= %ld, from one\n" /* i18n: not for people */
+            "    // shared tile loaded once (exactly the elements its guarded threads read)\n"
+            "    __shared__ %s hk_t1_tile[%d + 2 * %ld];\n"
+            "    __shared__ unsigned char hk_t1_act[%d];\n"
+            "    __shared__ int hk_t1_lo, hk_t1_hi;\n"
+            "    const bool hk_t1_use = blockDim.y == 1 && blockDim.z == 1 && blockDim.x <= %d &&\n"
+            "        (unsigned long long)blockIdx.x * blockDim.x + blockDim.x + %ld <= 0x7fffffffull;\n"
+            "    if (threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0) { hk_t1_lo = 0; hk_t1_hi = -1; }\n"
+            "    const bool hk_t1_on = hk_t1_use && (%s);\n"
+            "    if (hk_t1_use) hk_t1_act[threadIdx.x] = hk_t1_on;\n"
+            "    __syncthreads();\n"
+            "    // the guarded threads are one run of threadIdx.x (each comparison is monotone in %s):\n"
+            "    // its first and last thread name it\n"
+            "    if (hk_t1_on && (threadIdx.x == 0 || !hk_t1_act[threadIdx.x - 1])) hk_t1_lo = (int)threadIdx.x;\n"
+            "    if (hk_t1_on && (threadIdx.x + 1 == blockDim.x || !hk_t1_act[threadIdx.x + 1])) hk_t1_hi = (int)threadIdx.x;\n"
+            "    __syncthreads();\n"
+            "    if (hk_t1_use && hk_t1_hi >= 0)\n"
+            "        for (int hk_t1_k = (int)threadIdx.x; hk_t1_k <= hk_t1_hi - hk_t1_lo + 2 * %ld; hk_t1_k += (int)blockDim.x)\n"
+            "            hk_t1_tile[hk_t1_lo + hk_t1_k] = %s[(long long)blockIdx.x * blockDim.x + hk_t1_lo - %ld + hk_t1_k];\n"
+            "    __syncthreads();\n    ",
+            in->name, idn, r, ety, T1_TILE_B, r, T1_TILE_B, T1_TILE_B, r, gtext, idn, r, in->name, r) : NULL;
+        hk_free(idn);
+        if (!pre || (rc = rwl_edits_add_owned(&es, ts.t[gi].start, ts.t[gi].start, pre))) {
+            rc = rc ? rc : HK_ENOMEM;
+            goto out;
+        }
+    }
+    for (size_t i = 0; i < nloops; i++)
+        for (size_t k = loops[i].a; k < loops[i].b; k++) {
+            if (ts.t[k].kind != T_IDENT || ts.t[k].end - ts.t[k].start != nl ||
+                memcmp(text + ts.t[k].start, in->name, nl) || !rwl_tok_is(&ts, k + 1, "["))
+                continue;
+            char *orig = rwl_tok_text(&ts, k, k + 6), *vn = rwl_tok_text(&ts, loops[i].var, loops[i].var + 1);
+            char *rep = orig && vn ? hk_asprintf("(hk_t1_use ? hk_t1_tile[(int)threadIdx.x + %ld + %s] : %s)",
+                                                 r, vn, orig) : NULL;
+            hk_free(orig);
+            hk_free(vn);
+            if (!rep || (rc = rwl_edits_add_owned(&es, ts.t[k].start, ts.t[k + 5].end, rep))) {
+                rc = rc ? rc : HK_ENOMEM;
+                goto out;
+            }
+        }
+    rc = rwl_finish(text, len, m, f->name, &es,
+                    hk_asprintf(EN(RW_T1_DESC), f->name, in->name, r, r), out);
+    goto out;
+refuse:
+    rc = rwp_not_applicable(out, "stencil_tile_1d", f, why);
+out:
+    hk_free(gtext);
+    hk_free(ety);
+    rwl_edits_free(&es);
+    rwl_toks_free(&ts);
+    return rc;
+}
+
+static int emit_stencil_tile_1d(const rw_context *c, const int *p, rw_result *out)
+{
+    (void)p;
+    return rw_stencil_tile_1d(c->text, c->len, c->m, c->kernel, out);
+}
+
+const rw_descriptor rw_stencil_tile_1d_desc = {
+    .name = "stencil_tile_1d",
+    .summary = "a 1-D stencil reads its window from a per-block shared tile with halo", /* i18n: not for people */
+    .flags = RW_ALGORITHM,
+    .emit = emit_stencil_tile_1d,
+};

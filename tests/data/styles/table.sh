@@ -25,7 +25,7 @@ rows=(
 "histogram.cu|bincount_template|template<T>, atomicAdd(&bins[in[i]], 1)|privatized_histogram histogram_lane_replicas"
 "histogram.cu|bincount_stride|grid-stride, size_t, % nbins|privatized_histogram histogram_lane_replicas"
 "histogram.cu|bincount_weighted|weighted, bin in a temporary, atomicAdd(out + b, w)|privatized_histogram histogram_lane_replicas"
-"stencil.cu|stencil1d_radius|RADIUS macro, offset loop|stencil_window"
+"stencil.cu|stencil1d_radius|RADIUS macro, offset loop|stencil_window stencil_tile_1d"
 "stencil.cu|heat2d|5 explicit terms, i from y|stencil_window"
 "stencil.cu|conv2d_nine_terms|3x3 as 9 terms, scalar weights, i from x|stencil_window"
 "stencil.cu|conv2d_mask|mask array, two loops, inner guard|stencil_window"
