@@ -195,6 +195,16 @@ static bool declared_in(const rw_toks *ts, size_t a, size_t b, size_t k)
     return false;
 }
 
+/* Is the name at token k declared as an array (`T name[...]`) at some token of [a, b)? */
+static bool local_array_in(const rw_toks *ts, size_t a, size_t b, size_t k)
+{
+    for (size_t d = a; d < b; d++)
+        if (d != k && ts->t[d].kind == T_IDENT && rwl_same_tok(ts, d, k) && rwl_declared_here(ts, d) &&
+            tok_eq(ts, d + 1, "[") && !(d > 0 && (tok_eq(ts, d - 1, "*") || tok_eq(ts, d - 1, "&"))))
+            return true;
+    return false;
+}
+
 static bool is_param(const an_function *f, const rw_toks *ts, size_t k)
 {
     size_t l = ts->t[k].end - ts->t[k].start;
@@ -395,8 +405,9 @@ static int spread_lanes(const rw_context *ctx, int G, rw_result *out)
         size_t c = rwl_match_close(&ts, q + 1);
         if (c >= n || !rwl_tok_is_assign_op(&ts, c + 1))
             continue;
-        if (q > lb && q < rbr && declared_in(&ts, lb + 1, q, q) && !declared_in(&ts, 0, lb, q) && !is_param(f, &ts, q))
-            continue; /* a local array of the iteration */
+        if (q > lb && q < rbr && local_array_in(&ts, lb + 1, q, q) && !declared_in(&ts, 0, lb, q) &&
+            !is_param(f, &ts, q))
+            continue; /* a local array of the iteration (`float t[2];`; a pointer is not one) */
         const char *nm = text + ts.t[q].start;
         int l = (int)(ts.t[q].end - ts.t[q].start);
         if (!rwl_tok_is(&ts, c + 1, "=") || (s.arr && !rwl_same_tok(&ts, q, s.arr)) || !is_param(f, &ts, q)) {
