@@ -9,7 +9,8 @@
  * skipped) and the diagonal stored by no lane must differ. The refusals (a
  * carried scalar, a statement after the loop, a diagonal store the loop meets, a store
  * without the loop's index, the output read, a break, the launch read in the loop, an impure
- * call, two outputs, a store through a local pointer) are checked with construct and line. */
+ * call, two outputs, a store through a local pointer, and the loop's index, the thread's index
+ * or the bound shadowed in the loop) are checked with construct and line. */
 #include "analysis/analysis.h"
 #include "core/hk.h"
 #include "rewrites/registry.h"
@@ -167,6 +168,10 @@ static void spread_refusals(void **state)
         {"calls", "call", 139, "`noted` is not a pure math function"},
         {"two_outputs", "store", 150, "not shown disjoint"},
         {"row_pointer", "store", 161, "not shown disjoint"},
+        /* a name of the proof shadowed in the loop: the element would not be the pair */
+        {"sh_j", "loop index", 172, "`j2` is written in the loop"},
+        {"sh_i", "thread index", 178, "`j1` is written in the loop"},
+        {"sh_m", "guard", 189, "N a name the kernel never writes"},
     };
     rwf_expect_refusals(src, "spread_lanes", cases, sizeof cases / sizeof cases[0]);
 }

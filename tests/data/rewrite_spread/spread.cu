@@ -162,3 +162,33 @@ __global__ void row_pointer(int m, int n, const float *data, float *out)
         }
     }
 }
+
+// shadowing the loop's index, the thread's index, the bound inside the loop
+__global__ void sh_j(int m, const float *d, float *out)
+{
+    int j1 = blockIdx.x * blockDim.x + threadIdx.x;
+    if (j1 < m) {
+        for (int j2 = j1; j2 < m; j2++) {
+            { int j2 = 0; out[j1 * m + j2] = d[j2]; }
+        }
+    }
+}
+__global__ void sh_i(int m, const float *d, float *out)
+{
+    int j1 = blockIdx.x * blockDim.x + threadIdx.x;
+    if (j1 < m) {
+        for (int j2 = j1; j2 < m; j2++) {
+            int j1 = 0;
+            out[j1 * m + j2] = d[j2];
+        }
+    }
+}
+__global__ void sh_m(int m, const float *d, float *out)
+{
+    int j1 = blockIdx.x * blockDim.x + threadIdx.x;
+    if (j1 < m) {
+        for (int j2 = j1; j2 < m; j2++) {
+            int m = 1;
+            out[j1 * m + j2] = d[j2];
+        }
+    }
