@@ -192,3 +192,4 @@ __global__ void sh_m(int m, const float *d, float *out)
             out[j1 * m + j2] = d[j2];
         }
     }
+}
