@@ -25,7 +25,7 @@
  *    starting at IDX + c, c >= 1, so no iteration meets it;
  *  - no state carried across iterations: a name written in the loop must be declared in its
  *    body and nowhere before it (a parameter neither); the loop's index is not written in
- *    the body; no break, return or goto in it; no `->` and no unary `*` anywhere (a store the
+ *    the body; no break (but a nested loop's or switch's), return or goto in it; no `->` and no unary `*` anywhere (a store the
  *    scan cannot see), every call a pure math function, no macro of the file named;
  *  - nothing after the loop (it could read the loop's results, which other lanes compute,
  *    and no barrier reaches across blocks);
