@@ -30,7 +30,7 @@ extern const rw_descriptor rw_launch_bounds_desc, rw_restrict_desc, rw_set_tunab
     rw_float_literals_desc, rw_split_topk_scan_desc, rw_staged_gather_desc,
     rw_split_block_item_desc, rw_register_carry_desc, rw_register_threshold_desc,
     rw_coalesced_columns_desc, rw_table_hoist_desc, rw_digit_order_desc, rw_grid_y_lanes_desc,
-    rw_window_lanes_desc, rw_window_warp_desc, rw_shared_padding_desc, rw_fused_blocks_desc,
+    rw_spread_lanes_desc, rw_window_lanes_desc, rw_window_warp_desc, rw_shared_padding_desc, rw_fused_blocks_desc,
     rw_warp_row_tree_desc, rw_store_forward_desc, rw_block_online_softmax_desc;
 
 /* Every rewrite, once. The order is the listing order (skills, `hkls skills`). */
@@ -48,6 +48,7 @@ static const rw_descriptor *const table[] = {
     &rw_tiled_permute_desc,
     &rw_digit_order_desc,
     &rw_grid_y_lanes_desc,
+    &rw_spread_lanes_desc,
     &rw_warp_reduce_desc,
     &rw_block_reduce_desc,
     &rw_warp_row_tree_desc,

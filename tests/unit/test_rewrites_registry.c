@@ -96,6 +96,8 @@ static const refusal_case cases[] = {
     {"digit_order", k_grid_stride, "gs", {0}, "grid-stride loop", 3},
     /* no blockIdx.y to put on adjacent threads */
     {"grid_y_lanes", k_grid_stride, "gs", {0}, "kernel body", 2},
+    /* a grid-stride loop first: no thread index declared from the global thread id */
+    {"spread_lanes", k_grid_stride, "gs", {0}, "kernel body", 3},
     {"warp_reduce", k_barrier, "bar", {0}, "__shared__ array", 3},
     {"block_reduce", k_grid_stride, "gs", {0}, "grid-stride loop", 3},
     /* no spec: no block known to be whole warps */
