@@ -6381,6 +6381,8 @@ static const struct hk_msg_entry msgs[HK_MSG_COUNT] = {
       "调用 '%.*s'（第 %d 行）时传入的实参多于它接受的个数"),
     F(RW_PR_MACRO, "macro '%.*s' (line %d), used in '%s' (line %d), holds float code ('%s'): it is not promoted",
       "宏 '%.*s'（第 %d 行，在 '%s' 中使用，第 %d 行）含有 float 代码（'%s'）：它不会被提升"),
+    F(RW_PR_MACRO_AGAIN, "macro '%.*s' (line %d), used in '%s' (line %d), holds float code ('%s') and is defined again at line %d: it is not promoted",
+      "宏 '%.*s'（第 %d 行，在 '%s' 中使用，第 %d 行）含有 float 代码（'%s'），并在第 %d 行再次定义：它不会被提升"),
     F(RW_PR_FILE_DECL, "file-scope declaration with float '%.*s' (line %d), used in '%s' (line %d): it stays float in the shadow",
       "含 float 的文件作用域声明 '%.*s'（第 %d 行，在 '%s' 中使用，第 %d 行）：它在影子版本中仍是 float"),
     F(RW_PR_FILE_FUNC, "function not in the analysis model, with float code '%.*s' (line %d), used in '%s' (line %d): it stays float in the shadow",

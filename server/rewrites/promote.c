@@ -1548,11 +1548,9 @@ static int read_as_double(promoter *p, const an_function *f, size_t a, size_t b,
             const decl_name *o = &p->macros.v[i];
             if (o->why != DN_FLOAT_VALUE && o->name_end - o->name_start == tok_len(ts, k) &&
                 !memcmp(p->text + o->name_start, p->text + ts->t[k].start, tok_len(ts, k))) {
-                char what[48];
-                snprintf(what, sizeof what, "%.20s; defined again at line %d", d->what,
-                         rwl_line_at(p->text, o->name_start));
-                refuse(p->out, EN(RW_PR_MACRO), (int)tok_len(ts, k), p->text + ts->t[k].start,
-                       rwl_line_at(p->text, d->name_start), f->name, rwl_line_at(p->text, ts->t[k].start), what);
+                refuse(p->out, EN(RW_PR_MACRO_AGAIN), (int)tok_len(ts, k), p->text + ts->t[k].start,
+                       rwl_line_at(p->text, d->name_start), f->name, rwl_line_at(p->text, ts->t[k].start), d->what,
+                       rwl_line_at(p->text, o->name_start));
                 return HK_OK;
             }
         }

@@ -486,14 +486,15 @@ static int spread_lanes(const rw_context *ctx, int G, rw_result *out)
         q = e;
     }
     /* the edits: the index statement, the lane, the loop's start and step */
-    char *repl = hk_asprintf("(unsigned)(((unsigned long long)blockIdx.x * blockDim.x + threadIdx.x) / %du)", G);
+    char *repl = hk_asprintf("(unsigned)(((unsigned long long)blockIdx.x * blockDim.x + threadIdx.x) / %du)", /* i18n: not for people */
+                             G);
     if (!repl) {
         rc = HK_ENOMEM;
         goto out;
     }
     if ((rc = rwl_edits_add_owned(&es, ts.t[eq + 1].start, ts.t[b0 - 2].end, repl)))
         goto out;
-    repl = hk_asprintf("\n    const unsigned hk_sp_lane = (unsigned)(((unsigned long long)blockIdx.x * blockDim.x + "
+    repl = hk_asprintf("\n    const unsigned hk_sp_lane = (unsigned)(((unsigned long long)blockIdx.x * blockDim.x + " /* i18n: not for people */
                        "threadIdx.x) %% %du); /* hk spread_lanes: %d lanes share each original thread's loop */",
                        G, G);
     if (!repl) {
