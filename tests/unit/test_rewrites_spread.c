@@ -103,7 +103,7 @@ static void spread_run(void **state)
     static const int lanes[] = {2, 3, 8, 32};
     for (size_t k = 0; k < 3; k++)
         for (size_t g = 0; g < 4; g++) {
-            int p[1] = {lanes[g]};
+            int p[RW_MAX_PARAMS] = {lanes[g]}; /* rw_params_resolve reads RW_MAX_PARAMS */
             char *cand = emu_rewrite(src, kernels[k], "spread_lanes", p);
             char tag[64];
             snprintf(tag, sizeof tag, "%s_g%d", kernels[k], lanes[g]);
@@ -121,7 +121,7 @@ static void spread_broken_fail(void **state)
     (void)state;
     SKIP_WITHOUT_EMULATOR();
     emu_batch_init(&batch, tmpdir, __func__);
-    int p[1] = {8};
+    int p[RW_MAX_PARAMS] = {8};
     char *cand = emu_rewrite(src, "covar", "spread_lanes", p);
     char *broken = emu_replaced(cand, "j2 += 8", "j2 += 9");
     drive("covar", broken, 8, "step", EMU_DIFFERS);
