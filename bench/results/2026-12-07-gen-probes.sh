@@ -18,11 +18,16 @@ compile=${3:-}
 root=$(cd "$(dirname "$0")/../.." && pwd)
 dir=$root/tests/data/probes
 mkdir -p "$out"
-strong="blas_substitution tiled_gemm warp_rows coalesced_columns split_k_columns"
+# Which probes and which strong rewrites: PROBE_PREFIX (default la_, the linear algebra),
+# STRONG (default this family's list), REASON_CHARS (default 110). The spatial and reduce
+# scripts beside this one are this script with theirs.
+strong=${STRONG:-"blas_substitution tiled_gemm warp_rows coalesced_columns split_k_columns"}
+prefix=${PROBE_PREFIX:-la_}
+width=${REASON_CHARS:-110}
 echo "| probe | class | rewrites that apply | $(echo $strong | sed 's/ / | /g') |"
-echo "|---|---|---|---|---|---|---|---|"
+echo "|---|---|---|$(for s in $strong; do printf -- "---|"; done)"
 texts=0 fails=0
-for spec in "$dir"/*.bench.json; do
+for spec in "$dir"/"$prefix"*.bench.json; do
     id=$(basename "$spec" .bench.json)
     "$hkls" rewrites "$dir/$id.cu" --kernel "$id" --spec "$spec" --json > "$out/$id.json" 2> "$out/$id.err"
     "$hkls" rewrites "$dir/$id.cu" --kernel "$id" --spec "$spec" > "$out/$id.txt" 2>&1
@@ -30,7 +35,7 @@ for spec in "$dir"/*.bench.json; do
     applies=$(jq -r '[.rewrites[] | select(.applies) | .name] | join(", ")' "$out/$id.json")
     row="| $id | $cls | $applies |"
     for s in $strong; do
-        v=$(jq -r --arg s "$s" '.rewrites[] | select(.name == $s) | if .applies then "**yes**" else (.reason | .[0:110]) end' "$out/$id.json" | tr '|' '/')
+        v=$(jq -r --arg s "$s" --argjson w "$width" '.rewrites[] | select(.name == $s) | if .applies then "**yes**" else (.reason | .[0:$w]) end' "$out/$id.json" | tr '|' '/')
         row="$row $v |"
     done
     echo "$row"
