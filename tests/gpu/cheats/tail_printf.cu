@@ -16,6 +16,8 @@
 // plus slow launches); or printf makes tails, and with about a quarter of the launches
 // selected the third is stray_work. Either way no speedup is credited; read the timing
 // result's "long_tails" and "max_tail_ms" to see which (docs/referee.md, "Long tails").
+// Since session 49 a long-tail launch at or above the median of the samples kept is kept
+// (hk_tail_keeps): a tail cannot remove these slow launches even where printf makes one.
 #include <cstdio>
 
 __global__ void vector_add(const float *a, const float *b, float *c, int n)
