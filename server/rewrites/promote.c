@@ -1499,22 +1499,21 @@ static bool literal_gives_type(const rw_toks *ts, size_t a, size_t k)
 }
 
 /* The dimensions a file-scope array declares after its name (`w[3]` 1, `w[2][3]` 2): the
- * bracket groups that follow name_end in text. */
-static size_t array_rank(const char *text, uint32_t name_end)
+ * bracket groups that follow name_end in text[0, len). */
+static size_t array_rank(const char *text, size_t len, uint32_t name_end)
 {
-    size_t rank = 0;
-    const char *s = text + name_end;
+    size_t rank = 0, i = name_end;
     for (;;) {
-        while (*s == ' ' || *s == '\t')
-            s++;
-        if (*s != '[')
+        while (i < len && (text[i] == ' ' || text[i] == '\t'))
+            i++;
+        if (i >= len || text[i] != '[')
             return rank;
         int depth = 0;
         do {
-            depth += *s == '[';
-            depth -= *s == ']';
-            s++;
-        } while (*s && depth > 0);
+            depth += text[i] == '[';
+            depth -= text[i] == ']';
+            i++;
+        } while (i < len && depth > 0);
         if (depth)
             return rank;
         rank++;
@@ -1544,7 +1543,7 @@ static bool exact_auto_value(const promoter *p, size_t a, size_t b, size_t k, co
         last = c;
         subscripts++;
     }
-    if (d->array && (subscripts == 0 || subscripts != array_rank(p->text, d->name_end)))
+    if (d->array && (subscripts == 0 || subscripts != array_rank(p->text, p->len, d->name_end)))
         return false;
     size_t e = last + 1;
     if (close) {
