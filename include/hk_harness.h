@@ -2207,6 +2207,22 @@ static double hk_quantile(const std::vector<double> &sorted, double q)
     return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - (double)lo);
 }
 
+/* Whether a timed launch of t ms whose synchronize afterwards took long (a long tail: host
+ * noise, or work that escaped the events) is still a sample, given the samples kept so far
+ * (ms, any order). Dropping a launch must never flatter the candidate, or a kernel that could
+ * make a tail (device printf is written by the host at a synchronize) would choose which
+ * launches count: one at or above the median of those kept is kept (dropping it could only
+ * lower the median); one below it is dropped (the honest case: a fast launch, a host thread
+ * descheduled after it), and so is one before any sample. */
+static bool hk_tail_keeps(const std::vector<double> &ms, double t)
+{
+    if (ms.empty())
+        return false;
+    std::vector<double> sorted = ms;
+    std::sort(sorted.begin(), sorted.end());
+    return t >= hk_quantile(sorted, 0.5);
+}
+
 /* Inputs and inouts of launch seed ls generated on the device into the buffers st->args
  * points at now; outputs poisoned. Asynchronous. */
 static void hk_fresh_inputs(const hk_program *p, const hk_state *st, long long ls, int dist,
@@ -2497,16 +2513,19 @@ static void hk_time(const hk_program *p, hk_state *st, const hk_opts *o)
         /* The tail is host wall-clock time, so a host thread descheduled around the
          * synchronize (an H100 with four episodes compiling beside it: 4 ms after a 0.01 ms
          * launch, an honest 2x candidate rejected) reads as device work. A long tail drops
-         * that launch's time (it is never a sample) and the loop goes on; a third one is
-         * stray_work. Work that escapes the events thus never shortens a sample, and a
-         * kernel that leaves work running on every launch still fails. */
+         * that launch's time when it is below the median of the samples kept (hk_tail_keeps:
+         * a slow launch is kept, so a tail never removes one) and the loop goes on; a third
+         * one is stray_work. Work that escapes the events thus never lowers the median, and
+         * a kernel that leaves work running on every launch still fails. */
         if (tail > 1.0 + 2.0 * t) {
             if (++long_tails > HK_STRAY_TAILS_FORGIVEN)
                 hk_fail(HK_EXIT_STRAY, "stray_work",
                         "timed launch %d: the launch took %.4f ms by its events, but the device "
                         "was busy for %.4f ms more (%d timed launches so far with a long tail; "
-                        "%d forgiven as host noise, their times dropped)",
+                        "%d forgiven as host noise, the times of those below the median dropped)",
                         r, t, tail, long_tails, HK_STRAY_TAILS_FORGIVEN);
+            if (hk_tail_keeps(ms, t))
+                ms.push_back(t);
         } else
             ms.push_back(t);
         if (check) {

@@ -1960,6 +1960,8 @@ static const struct hk_msg_entry msgs[HK_MSG_COUNT] = {
       "输出 '%s'，在分布 %zu %s 上（由裁判追加：bench spec 的分布都是整数值），与基线的 fp64 影子版本在 %zu 个组合上对比：%s"),
     F(MEAS_FP64, "output '%s', against the baseline's fp64 shadow over %zu combinations: %s",
       "输出 '%s'，与基线的 fp64 影子版本在 %zu 个组合上对比：%s"),
+    F(MEAS_FP64_GROUP, "output '%s', at size %d on distribution %d %s, against the baseline's fp64 shadow over that combination's %zu runs (judged on its own: the %zu runs of every combination pooled passed): %s",
+      "输出 '%s'，在规模 %d、分布 %d %s 上，与基线的 fp64 影子版本在该组合的 %zu 次运行上对比（单独评判：全部组合合并的 %zu 次运行已通过）：%s"),
     F(MEAS_BASE_NO_OUTPUT, "the baseline wrote no output file %s", "基线没有写出输出文件 %s"),
     F(MEAS_TIMING, "timing size %d: %s", "计时规模 %d：%s"),
     F(MEAS_NO_MEDIAN, "timing size %d: no positive median_ms in the result",

@@ -1104,6 +1104,7 @@ enum hk_msg {
     HK_MSG_MEAS_FAILED_AT,
     HK_MSG_MEAS_FP64_ADDED,
     HK_MSG_MEAS_FP64,
+    HK_MSG_MEAS_FP64_GROUP,   /* %s output, %d size, %d dist, %s dist text, %zu runs, %zu pooled runs, %s reason */
     HK_MSG_MEAS_BASE_NO_OUTPUT,
     HK_MSG_MEAS_TIMING,
     HK_MSG_MEAS_NO_MEDIAN,

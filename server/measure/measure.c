@@ -2102,6 +2102,11 @@ void measure_verdict_init(measure_verdict *v)
     v->where.size = -1;
 }
 
+/* A combination's group in the pool (oracle_ref64_judge_groups): its size and distribution. */
+#define REF64_GROUP(size, dist) ((size) * 256 + (dist))
+#define REF64_GROUP_SIZE(g) ((g) / 256)
+#define REF64_GROUP_DIST(g) ((g) % 256)
+
 /* Errors against the fp64 reference, one list per output argument, a run per
  * combination compared: the spec's distributions in out, the referee's own (spec.h,
  * n_referee_dists) apart in added, so that each is judged on its own and a verdict can
@@ -2111,6 +2116,7 @@ struct measure_ref64_pool {
         int dtype;
         size_t runs, cap;
         oracle_ref64_err *base, *cand;
+        int *group; /* each run's combination, REF64_GROUP(size, dist) */
     } out[HK_MAX_ARGS], added[HK_MAX_ARGS];
 };
 
@@ -2119,8 +2125,10 @@ static void ref64_pool_free(struct measure_ref64_pool *p)
     for (size_t i = 0; p && i < HK_MAX_ARGS; i++) {
         hk_free(p->out[i].base);
         hk_free(p->out[i].cand);
+        hk_free(p->out[i].group);
         hk_free(p->added[i].base);
         hk_free(p->added[i].cand);
+        hk_free(p->added[i].group);
     }
     hk_free(p);
 }
@@ -2447,6 +2455,12 @@ static int ref64_add(const measure_opts *o, const char *ref, const char *cand,
                 goto out;
             }
             po->cand = nx;
+            int *ng = hk_realloc(po->group, nc * sizeof *ng);
+            if (!ng) {
+                rc = HK_ENOMEM;
+                goto out;
+            }
+            po->group = ng;
             po->cap = nc;
         }
         /* the reference's elements are doubles at an 8-aligned offset of the file */
@@ -2455,6 +2469,7 @@ static int ref64_add(const measure_opts *o, const char *ref, const char *cand,
             oracle_ref64_error(ref64, x->data, x->dtype, x->count, &po->cand[po->runs]))
             continue;
         po->dtype = b->dtype;
+        po->group[po->runs] = REF64_GROUP(c->size, c->dist);
         po->runs++;
     }
 out:
@@ -2479,7 +2494,11 @@ static int ref64_judge(const measure_opts *o, measure_verdict *v)
                 continue;
             oracle_rule rule = oracle_default_rule(po->dtype);
             oracle_ref64_result res;
-            oracle_ref64_judge(po->dtype, po->base, po->cand, po->runs, &rule, &res);
+            int group = -1;
+            size_t group_runs = 0;
+            if (oracle_ref64_judge_groups(po->dtype, po->base, po->cand, po->group, po->runs, &rule, &res,
+                                          &group, &group_runs))
+                return HK_ENOMEM;
             const char *name = i < s->n_args ? s->args[i].name : "?";
             if (pass) {
                 v->precision = res.pass ? MEASURE_PRECISION_PASS : MEASURE_PRECISION_FAIL;
@@ -2488,6 +2507,13 @@ static int ref64_judge(const measure_opts *o, measure_verdict *v)
             }
             if (res.pass)
                 continue;
+            if (group >= 0) {
+                int d = REF64_GROUP_DIST(group);
+                return measure_verdict_set(v, MEASURE_WRONG_ANSWER, hk_tr(HK_MSG_MEAS_FP64_GROUP), name,
+                                           REF64_GROUP_SIZE(group), d,
+                                           d >= 0 && (size_t)d < s->n_dists ? s->dist_texts[d] : "?", group_runs,
+                                           po->runs, res.reason);
+            }
             if (pass)
                 return measure_verdict_set(v, MEASURE_WRONG_ANSWER,
                                            hk_tr(HK_MSG_MEAS_FP64_ADDED), name, s->n_dists - 1,

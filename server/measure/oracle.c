@@ -787,6 +787,65 @@ void oracle_ref64_judge(int dtype, const oracle_ref64_err *base, const oracle_re
                  decider_words(ORACLE_BY_REF64), what, runs_note, out->worst, base_note);
 }
 
+int oracle_ref64_judge_groups(int dtype, const oracle_ref64_err *base, const oracle_ref64_err *cand,
+                              const int *group, size_t runs, const oracle_rule *rule,
+                              oracle_ref64_result *out, int *failed, size_t *failed_runs)
+{
+    int rc = HK_OK;
+    oracle_ref64_err *gb = NULL, *gc = NULL;
+    oracle_ref64_result *g = NULL;
+    if (failed)
+        *failed = -1;
+    if (failed_runs)
+        *failed_runs = 0;
+    oracle_ref64_judge(dtype, base, cand, runs, rule, out);
+    if (!out->pass || !group || runs < 2)
+        goto out;
+    size_t elements = 0;
+    for (size_t i = 0; i < runs; i++)
+        if (base[i].n > elements)
+            elements = base[i].n;
+    if (elements < ORACLE_GROUP_MIN_ELEMENTS)
+        goto out; /* a scalar's error is one random draw a run: pooled only */
+    gb = hk_calloc(runs, sizeof *gb);
+    gc = hk_calloc(runs, sizeof *gc);
+    g = hk_calloc(1, sizeof *g);
+    if (!gb || !gc || !g) {
+        rc = HK_ENOMEM;
+        goto out;
+    }
+    for (size_t i = 0; i < runs; i++) {
+        bool seen = false; /* each group once, at its first run */
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = group[j] == group[i];
+        if (seen)
+            continue;
+        size_t n = 0;
+        for (size_t j = i; j < runs; j++)
+            if (group[j] == group[i]) {
+                gb[n] = base[j];
+                gc[n] = cand[j];
+                n++;
+            }
+        if (n == runs)
+            break; /* one group: the pool's verdict */
+        oracle_ref64_judge(dtype, gb, gc, n, rule, g);
+        if (!g->pass) {
+            *out = *g;
+            if (failed)
+                *failed = group[i];
+            if (failed_runs)
+                *failed_runs = n;
+            break;
+        }
+    }
+out:
+    hk_free(gb);
+    hk_free(gc);
+    hk_free(g);
+    return rc;
+}
+
 int oracle_compare_ref64(const double *ref, const void *base, const void *cand, int dtype, size_t n,
                          const oracle_rule *rule, oracle_ref64_result *out)
 {

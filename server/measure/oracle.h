@@ -186,6 +186,25 @@ typedef struct {
 void oracle_ref64_judge(int dtype, const oracle_ref64_err *base, const oracle_ref64_err *cand,
                         size_t runs, const oracle_rule *rule, oracle_ref64_result *out);
 
+/* Outputs of at least this many elements are judged one combination at a time as well
+ * (oracle_ref64_judge_groups): their max and L2 errors are stable from run to run, so the
+ * pool's smoothing is not needed there, and without it a candidate could not put its error
+ * where the baseline is accurate and have it hidden by the baseline's error elsewhere. */
+#define ORACLE_GROUP_MIN_ELEMENTS 1024
+
+/* oracle_ref64_judge over all runs, then, when that passes and the output has at least
+ * ORACLE_GROUP_MIN_ELEMENTS elements, over each group of runs on its own (group[i]: run
+ * i's combination of size and distribution, so that a group holds that combination's
+ * seeds): the pool's limit is set by the baseline's RMS error over every combination, and
+ * where the baseline is far less accurate on some (a larger size, a wider distribution),
+ * a candidate up to sqrt(runs / group's runs) x k times the baseline's error on the others
+ * passed it. out: the pool's result, or the first group's that fails; *failed: that
+ * group's id and *failed_runs its runs (-1 and 0 when none failed; either may be NULL).
+ * HK_OK, HK_ENOMEM (out then holds the pool's result). */
+int oracle_ref64_judge_groups(int dtype, const oracle_ref64_err *base, const oracle_ref64_err *cand,
+                              const int *group, size_t runs, const oracle_rule *rule,
+                              oracle_ref64_result *out, int *failed, size_t *failed_runs);
+
 /* One run of one output: judges base and cand (n elements of dtype) against ref with the
  * reference rule (oracle_ref64_judge, one run), and against each other with rule->tol
  * (oracle_compare_buffer). pass needs both; decided_by names the rule that rejected (the

@@ -1321,6 +1321,77 @@ static int check_size_macros(promoter *p, const an_function *f, size_t a, size_t
     return HK_OK;
 }
 
+/* Is the `sizeof` at token k one side of an element count, `sizeof(NAME) / sizeof(NAME[N])`
+ * or `sizeof(NAME) / sizeof(*NAME)`, of an array NAME the body declares with a float (or
+ * promoted) element: bytes and element both double in the shadow, so the count does not
+ * change. Every declaration of NAME among the float names (names[0, n_names)) must be such
+ * an array (a parameter `float v[8]` or a pointer is a pointer: 8 / 4 in the kernel, 8 / 8
+ * in the shadow), and the ratio must stand alone (`n / sizeof(buf) / sizeof(buf[0])` and
+ * `-sizeof(buf) / ...` divide other numbers): after `(`, `[`, `{`, `=`, `,`, `;`, `?`, `:`,
+ * a comparison, `&&`, `||` or `return`. Anything else that reads NAME's size
+ * (`sizeof(buf) / sizeof(float)`, `sizeof(buf) / 4`) stays refused. */
+static bool element_count(const promoter *p, const an_function *f, bool is_kernel, size_t a, size_t b,
+                          size_t k, const size_t *names, size_t n_names)
+{
+    const rw_toks *ts = &p->ts;
+    if (!rwl_tok_is_ident(ts, k, "sizeof"))
+        return false;
+    /* the numerator's sizeof: k itself, or five tokens before the denominator's */
+    size_t n = k;
+    if (!(n + 4 < b && rwl_tok_is(ts, n + 1, "(") && rwl_tok_is(ts, n + 3, ")") && rwl_tok_is(ts, n + 4, "/"))) {
+        if (k < a + 5)
+            return false;
+        n = k - 5;
+    }
+    if (!(n > a && n + 7 < b && rwl_tok_is_ident(ts, n, "sizeof") && rwl_tok_is(ts, n + 1, "(") &&
+          ts->t[n + 2].kind == T_IDENT && rwl_tok_is(ts, n + 3, ")") && rwl_tok_is(ts, n + 4, "/") &&
+          rwl_tok_is_ident(ts, n + 5, "sizeof") && rwl_tok_is(ts, n + 6, "(")))
+        return false;
+    if (k != n && k != n + 5)
+        return false;
+    size_t name = n + 2, l = tok_len(ts, name);
+    const char *s = p->text + ts->t[name].start;
+#define SAME(j) (ts->t[(j)].kind == T_IDENT && tok_len(ts, (j)) == l && !memcmp(p->text + ts->t[(j)].start, s, l))
+    size_t o = n + 7; /* the denominator's operand: NAME [ N ] ) or * NAME ) */
+    bool element = (o + 4 < b && SAME(o) && rwl_tok_is(ts, o + 1, "[") && ts->t[o + 2].kind == T_NUMBER &&
+                    !float_literal(ts, o + 2) && rwl_tok_is(ts, o + 3, "]") && rwl_tok_is(ts, o + 4, ")")) ||
+                   (o + 2 < b && rwl_tok_is(ts, o, "*") && SAME(o + 1) && rwl_tok_is(ts, o + 2, ")"));
+    if (!element)
+        return false;
+    /* the ratio stands alone */
+    static const char *const before[] = {"(", "[", "{", "=", ",", ";", "?", ":", "<", ">", "<=", ">=",
+                                         "==", "!=", "&&", "||"};
+    bool alone = rwl_tok_is_ident(ts, n - 1, "return");
+    for (size_t i = 0; i < HK_ARRAY_LEN(before) && !alone; i++)
+        alone = rwl_tok_is(ts, n - 1, before[i]);
+    if (!alone || deduced_name(p, f, is_kernel, a, b, name))
+        return false;
+    /* every float declaration of NAME: an array of the body */
+    size_t body = tok_at(ts, f->body_span.start_byte), arrays = 0;
+    for (size_t i = 0; i < n_names; i++) {
+        if (!SAME(names[i]))
+            continue;
+        if (names[i] <= body || !(names[i] + 1 < b && rwl_tok_is(ts, names[i] + 1, "[")))
+            return false;
+        /* a statement's declaration, not a parameter's (a lambda's `float v[8]` is a pointer) */
+        int depth = 0;
+        for (size_t j = names[i]; j-- > body;) {
+            if (rwl_tok_is(ts, j, ")") || rwl_tok_is(ts, j, "]") || rwl_tok_is(ts, j, "}"))
+                depth++;
+            else if (rwl_tok_is(ts, j, "(") || rwl_tok_is(ts, j, "[") || rwl_tok_is(ts, j, "{")) {
+                if (depth == 0 && !rwl_tok_is(ts, j, "{"))
+                    return false;
+                if (depth-- == 0)
+                    break;
+            } else if (depth == 0 && rwl_tok_is(ts, j, ";"))
+                break;
+        }
+        arrays++;
+    }
+#undef SAME
+    return arrays > 0;
+}
+
 /* Refuses a read of the size or alignment of a type that is double in the shadow: `float`,
  * a type parameter given float, or a name declared with one (`sizeof(T)`, `alignof(T)`,
  * `sizeof(v)`, `sizeof(*x)`, `sizeof(T[4])`). It is 4 in the kernel and 8 in the shadow, so
@@ -1396,7 +1467,8 @@ static int check_size_reads(promoter *p, const an_function *f, bool is_kernel, s
         for (size_t j = k; j > a && !storage; j--)
             if (rwl_tok_is(ts, j - 1, "(") && rwl_match_close(ts, j - 1) > k)
                 storage = j >= a + 2 && (rwl_tok_is_ident(ts, j - 2, "__align__") || rwl_tok_is_ident(ts, j - 2, "alignas"));
-        if (storage || in_shared_offset(p, a, b, k))
+        if (storage || in_shared_offset(p, a, b, k) ||
+            (n_names < HK_ARRAY_LEN(names) && element_count(p, f, is_kernel, a, b, k, names, n_names)))
             continue;
         char *read = rwl_tok_text(ts, k, rwl_tok_is(ts, k + 1, "(") ? e + 1 : e);
         if (!read)
@@ -1424,6 +1496,62 @@ static bool literal_gives_type(const rw_toks *ts, size_t a, size_t k)
     while (d > a && (rwl_tok_is(ts, d, "&") || rwl_tok_is(ts, d, "&&") || rwl_tok_is(ts, d, "*")))
         d--;
     return rwl_tok_is_ident(ts, d, "auto");
+}
+
+/* The dimensions a file-scope array declares after its name (`w[3]` 1, `w[2][3]` 2): the
+ * bracket groups that follow name_end in text[0, len). */
+static size_t array_rank(const char *text, size_t len, uint32_t name_end)
+{
+    size_t rank = 0, i = name_end;
+    for (;;) {
+        while (i < len && (text[i] == ' ' || text[i] == '\t'))
+            i++;
+        if (i >= len || text[i] != '[')
+            return rank;
+        int depth = 0;
+        do {
+            depth += text[i] == '[';
+            depth -= text[i] == ']';
+            i++;
+        } while (i < len && depth > 0);
+        if (depth)
+            return rank;
+        rank++;
+    }
+}
+
+/* Is the float value d used at token k (after a) exactly the initializer of a plain `auto`
+ * declaration: `auto NAME = EPS;`, `auto NAME{EPS};`, `const auto w0 = w[0];` (every
+ * dimension of an array subscripted)? Read as a double there
+ * (`auto e = ((double)EPS);`) the name is deduced double, as a float local declared with
+ * it would be in the shadow. Not a reference or pointer (`auto &r = w[0]` binds the float
+ * itself), not decltype, and nothing else in the initializer (`auto e = EPS * n` stays
+ * refused: the rule is kept to the one form it was shown for). */
+static bool exact_auto_value(const promoter *p, size_t a, size_t b, size_t k, const decl_name *d)
+{
+    const rw_toks *ts = &p->ts;
+    if (k < a + 3 || ts->t[k - 2].kind != T_IDENT || !rwl_tok_is_ident(ts, k - 3, "auto"))
+        return false;
+    const char *close = rwl_tok_is(ts, k - 1, "=") ? NULL : rwl_tok_is(ts, k - 1, "{") ? "}" : "";
+    if (close && !*close)
+        return false; /* `auto NAME(EPS)` reads as a call of NAME: refused as one */
+    size_t last = k, subscripts = 0;
+    while (d->array && last + 1 < b && rwl_tok_is(ts, last + 1, "[")) {
+        size_t c = rwl_match_close(ts, last + 1);
+        if (c >= b)
+            return false;
+        last = c;
+        subscripts++;
+    }
+    if (d->array && (subscripts == 0 || subscripts != array_rank(p->text, p->len, d->name_end)))
+        return false;
+    size_t e = last + 1;
+    if (close) {
+        if (!(e < b && rwl_tok_is(ts, e, close)))
+            return false;
+        e++;
+    }
+    return e < b && rwl_tok_is(ts, e, ";");
 }
 
 /* Is token k (after a, the function's first token) in an operand that is not evaluated
@@ -1741,7 +1869,8 @@ static int promote_function(promoter *p, size_t fi, bool is_kernel)
         if (k > a && (rwl_tok_is(ts, k - 1, ".") || rwl_tok_is(ts, k - 1, "->")))
             continue;
         const decl_name *mac = names_find(&p->macros, p->text, s, l);
-        if (mac && mac->why == DN_FLOAT_VALUE && !literal_gives_type(ts, a, k)) {
+        if (mac && mac->why == DN_FLOAT_VALUE &&
+            (!literal_gives_type(ts, a, k) || exact_auto_value(p, a, b, k, mac))) {
             rc = read_as_double(p, f, a, b, k, mac, false);
             continue;
         }
@@ -1760,7 +1889,8 @@ static int promote_function(promoter *p, size_t fi, bool is_kernel)
             continue;
         }
         const decl_name *fs = mac ? NULL : names_find(&p->file_names, p->text, s, l);
-        if (fs && fs->why == DN_FLOAT_VALUE && !literal_gives_type(ts, a, k)) {
+        if (fs && fs->why == DN_FLOAT_VALUE &&
+            (!literal_gives_type(ts, a, k) || exact_auto_value(p, a, b, k, fs))) {
             rc = read_as_double(p, f, a, b, k, fs, true);
             continue;
         }

@@ -169,6 +169,12 @@ static const char fill_program[] =
     "        CHECK(cpu / big * 1e9 < 60); /* generous: a loaded CI machine; the H200 host has 16 cores */\n"
     "    }\n"
     "    free(f);\n"
+    "    /* the long-tail rule (session 49, ref12): a launch with a long tail is dropped only\n"
+    "     * below the median of the samples kept, so a tail never removes a slow launch */\n"
+    "    std::vector<double> kept;\n"
+    "    CHECK(!hk_tail_keeps(kept, 9.0));\n"
+    "    kept.push_back(3.0); kept.push_back(1.0); kept.push_back(2.0);\n"
+    "    CHECK(hk_tail_keeps(kept, 9.0) && hk_tail_keeps(kept, 2.0) && !hk_tail_keeps(kept, 1.5));\n"
     "    printf(\"fill ok\\n\");\n"
     "    return 0;\n"
     "}\n";

@@ -30,7 +30,7 @@ static const char *const fakes[] = {"ok",        "fast",   "fast20", "floor",  "
                                     "nan",       "cached", "cachedsmall", "unwritten", "oob", "cudaerr",
                                     "crash",     "hang",   "noline", "latebad", "latecrash",
                                     "noisy",     "noisyonce", "datadep", "unflushed", "seedfast",
-                                    "coarse",    "coarse8", "stale", "drifty"};
+                                    "coarse",    "coarse8", "stale", "drifty", "lopsided"};
 
 typedef struct {
     char dir[256];
@@ -1152,6 +1152,16 @@ static void test_precision_dist(void **state)
     measure_eval_clear(&e);
     /* the spec's own distributions still face the tolerance rule */
     expect_reject(f, "wrong", MEASURE_WRONG_ANSWER, "distribution 0: ");
+    /* issue 12, session 49 (ref12): 5x the baseline's error at one size and exact at the
+     * other passed the pool of both (3.5x RMS); an output of 4099 elements is judged one
+     * combination at a time too */
+    evaluate(f, "lopsided", &e);
+    print_message("lopsided: %s\n", e.verdict.details ? e.verdict.details : "");
+    assert_int_equal(e.verdict.reason, MEASURE_WRONG_ANSWER);
+    assert_non_null(strstr(e.verdict.details, "at size 0 on distribution 2 uniform(-2,2)"));
+    assert_non_null(strstr(e.verdict.details, "judged on its own"));
+    assert_int_equal(e.verdict.precision, MEASURE_PRECISION_FAIL);
+    measure_eval_clear(&e);
 }
 
 /* The widened tolerance (measure_widen): with distribution 2 one of the spec's own, the

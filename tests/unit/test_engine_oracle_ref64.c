@@ -156,6 +156,83 @@ static void test_pooled_runs(void **state)
     assert_true(r.ratio > 4);
 }
 
+/* An output of n elements whose max and L2 errors are both rel (a reference of ones). */
+static oracle_ref64_err err_of(size_t n, double rel)
+{
+    oracle_ref64_err e;
+    memset(&e, 0, sizeof e);
+    e.n = n;
+    e.first_nonfinite = -1;
+    e.ref_max = 1;
+    e.max_abs = rel;
+    e.worst = rel > 0 ? 0 : -1;
+    e.sum_r2 = (double)n;
+    e.sum_d2 = rel * rel * (double)n;
+    return e;
+}
+
+/* Issue 12, session 49 (ref12): the pool's limit is set by the baseline's RMS error over
+ * every combination. A baseline accurate on one combination (1e-7; group 0: its 5 seeds)
+ * and far less on another (1e-4; group 1) sets one limit of 2.8e-4 for both, and a candidate
+ * 2000 times the baseline's error where the baseline is accurate (2e-4 on group 0, as
+ * accurate as it on group 1) passed it. Judged one combination at a time as well (an output
+ * of 4096 elements: stable errors run to run) it is rejected on group 0; a candidate as
+ * accurate as the baseline everywhere passes; a scalar output stays pooled only (its
+ * error is one random draw a run). */
+static void test_pool_groups(void **state)
+{
+    (void)state;
+    oracle_ref64_err base[10], cheat[10], honest[10];
+    int group[10];
+    for (int i = 0; i < 10; i++) {
+        group[i] = i % 2; /* combinations interleaved, as sizes and distributions are */
+        base[i] = err_of(4096, group[i] ? 1e-4 : 1e-7);
+        cheat[i] = err_of(4096, group[i] ? 1e-4 : 2e-4);
+        honest[i] = err_of(4096, group[i] ? 1.5e-4 : 2e-7);
+    }
+    oracle_ref64_result r;
+    int failed = 7;
+    size_t failed_runs = 7;
+    oracle_ref64_judge(HK_DT_F32, base, cheat, 10, NULL, &r);
+    show("concentrated, pooled only", &r);
+    assert_true(r.pass); /* the hole */
+    assert_int_equal(oracle_ref64_judge_groups(HK_DT_F32, base, cheat, group, 10, NULL, &r, &failed,
+                                               &failed_runs), HK_OK);
+    show("concentrated, by combination", &r);
+    assert_false(r.pass);
+    assert_true(r.ratio > 100);
+    assert_int_equal(failed, 0);
+    assert_int_equal(failed_runs, 5);
+    assert_non_null(strstr(r.reason, "RMS over 5 runs"));
+    assert_int_equal(oracle_ref64_judge_groups(HK_DT_F32, base, honest, group, 10, NULL, &r, &failed,
+                                               &failed_runs), HK_OK);
+    assert_true(r.pass);
+    assert_int_equal(failed, -1);
+    assert_int_equal(failed_runs, 0);
+    /* no groups: the pool alone */
+    assert_int_equal(oracle_ref64_judge_groups(HK_DT_F32, base, cheat, NULL, 10, NULL, &r, NULL, NULL), HK_OK);
+    assert_true(r.pass);
+    /* a scalar: pooled only */
+    for (int i = 0; i < 10; i++) {
+        base[i] = err_of(1, group[i] ? 1e-4 : 1e-7);
+        cheat[i] = err_of(1, group[i] ? 1e-4 : 2e-4);
+    }
+    assert_int_equal(oracle_ref64_judge_groups(HK_DT_F32, base, cheat, group, 10, NULL, &r, &failed,
+                                               &failed_runs), HK_OK);
+    assert_true(r.pass);
+    assert_int_equal(failed, -1);
+    /* the pool failing is the pool's verdict, whatever the groups */
+    for (int i = 0; i < 10; i++) {
+        base[i] = err_of(4096, 1e-7);
+        cheat[i] = err_of(4096, 1e-4);
+    }
+    assert_int_equal(oracle_ref64_judge_groups(HK_DT_F32, base, cheat, group, 10, NULL, &r, &failed,
+                                               &failed_runs), HK_OK);
+    assert_false(r.pass);
+    assert_int_equal(failed, -1);
+    assert_non_null(strstr(r.reason, "RMS over 10 runs"));
+}
+
 /* An exact baseline (an elementwise add: each element rounded once) and a candidate that
  * rounds once more: the floor lets it through; dropping the small elements does not pass. */
 static void test_floor(void **state)
@@ -470,6 +547,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sampled_sum),
         cmocka_unit_test(test_pooled_runs),
+        cmocka_unit_test(test_pool_groups),
         cmocka_unit_test(test_floor),
         cmocka_unit_test(test_nonfinite),
         cmocka_unit_test(test_integers),

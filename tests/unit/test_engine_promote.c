@@ -856,7 +856,7 @@ static void test_refusals(void **state)
                     "k", (const char *const[]){"macro 'HALF'", "line 1", "line 4", NULL});
     /* a float-literal macro where it gives a type: the name would stay float in the shadow */
     promote_refused("#define ZERO 0.0f\n__global__ void k(const float *x, float *y, int n)\n{\n"
-                    "    auto acc = ZERO;\n    for (int i = 0; i < n; i++) acc += x[i];\n    y[0] = acc;\n}\n",
+                    "    auto acc = ZERO + 0;\n    for (int i = 0; i < n; i++) acc += x[i];\n    y[0] = acc;\n}\n",
                     "k", (const char *const[]){"macro 'ZERO'", "line 1", "line 4", NULL});
     promote_refused("#define ZERO (0.0f)\n__global__ void k(const float *x, float *y, int n)\n{\n"
                     "    decltype(ZERO) acc = 0;\n    for (int i = 0; i < n; i++) acc += x[i];\n    y[0] = acc;\n}\n",
@@ -983,7 +983,7 @@ static void test_literal_macros(void **state)
     compile_queued();
     /* refused: where the value gives a type, a pointer, writable device data */
     promote_refused("__constant__ float w[3];\n__global__ void k(const float *x, float *y, int n)\n{\n"
-                    "    auto s = w[0];\n    for (int i = 0; i < n; i++) s += x[i];\n    y[0] = s;\n}\n",
+                    "    auto s = w[0] + 1;\n    for (int i = 0; i < n; i++) s += x[i];\n    y[0] = s;\n}\n",
                     "k", (const char *const[]){"'w'", "line 1", "line 4", NULL});
     promote_refused("__constant__ float *wp;\n__global__ void k(float *y)\n{\n    y[0] *= wp[0];\n}\n",
                     "k", (const char *const[]){"'wp'", "line 1", "line 4", NULL});
@@ -1212,6 +1212,93 @@ static void test_alloc_failures(void **state)
     assert_true(ok);
 }
 
+/* Issue 12, session 49: two forms the shadow refused that it can write faithfully.
+ * `auto NAME = EPS;` (EPS a float-literal macro or __constant__ float data, the whole
+ * initializer) is read as a double, so NAME is deduced double as a float local's would be;
+ * `sizeof(buf) / sizeof(buf[0])` of a float array the body declares is an element count,
+ * the same in the kernel and the shadow. Near misses stay refused: a pointer's or a
+ * parameter's ratio (8 / 4 in the kernel, 8 / 8 in the shadow), `sizeof(buf) /
+ * sizeof(float)`, `sizeof(buf) / 4`, a ratio dividing another number, decltype, a reference,
+ * an initializer with more than the value, an array not subscripted in every dimension. */
+static void test_auto_and_count(void **state)
+{
+    (void)state;
+    const char *text =
+        "#define EPS 1e-5f\n"
+        "#define ZERO 0.0f\n"
+        "__constant__ float w[3];\n"
+        "__constant__ float c2[2][2];\n"
+        "__global__ void k_ac(const float *x, float *y, int n)\n"
+        "{\n"
+        "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "    auto e = EPS;\n"
+        "    const auto z{ZERO};\n"
+        "    auto w1 = w[1];\n"
+        "    auto c = c2[1][0];\n"
+        "    float buf[4] = {1.0f, 2.0f, 3.0f, 4.0f};\n"
+        "    auto acc = z;\n"
+        "    for (int j = 0; j < sizeof(buf) / sizeof(buf[0]); j++) acc += buf[j] * x[j];\n"
+        "    const int m = sizeof(buf) / sizeof(*buf);\n"
+        "    if (i < n) y[i] = acc + e + w1 + c + m;\n"
+        "}\n";
+    promote_result r;
+    promote_ok(text, "k_ac", &r);
+    has(r.text, "auto e = ((double)EPS);");
+    has(r.text, "const auto z{((double)ZERO)};");
+    has(r.text, "auto w1 = ((double)w[1]);");
+    has(r.text, "auto c = ((double)c2[1][0]);");
+    has(r.text, "double buf[4] = {1.0, 2.0, 3.0, 4.0};");
+    has(r.text, "j < sizeof(buf) / sizeof(buf[0]); j++");
+    has(r.text, "const int m = sizeof(buf) / sizeof(*buf);");
+    queue_compile("k_ac", &r);
+    promote_result_free(&r);
+    /* a shared array, and the count in a template argument of its own */
+    promote_ok("__global__ void k_sc(const float *x, float *y)\n{\n"
+               "    __shared__ float s[128];\n    int t = threadIdx.x;\n"
+               "    s[t % (sizeof(s) / sizeof(s[0]))] = x[t];\n    __syncthreads();\n"
+               "    if (t == 0) y[0] = s[0] + (sizeof(s) / sizeof(s[0]) == 128 ? 0.0f : 1.0f);\n}\n", "k_sc", &r);
+    has(r.text, "s[t % (sizeof(s) / sizeof(s[0]))] = x[t];");
+    queue_compile("k_sc", &r);
+    promote_result_free(&r);
+    compile_queued();
+
+    const char *head = "#define EPS 1e-5f\n__constant__ float w[3];\n__constant__ float c2[2][2];\n"
+                       "__global__ void k(const float *x, float *y, int n)\n{\n";
+    static const struct {
+        const char *body, *want;
+    } refused[] = {
+        /* the ratio's near misses */
+        {"    float buf[4];\n    int m = sizeof(buf) / sizeof(float);\n    y[m] = buf[0];\n}\n", "'sizeof(buf)'"},
+        {"    float buf[4];\n    int m = sizeof(buf) / 4;\n    y[m] = buf[0];\n}\n", "'sizeof(buf)'"},
+        {"    float buf[4];\n    int m = n / sizeof(buf) / sizeof(buf[0]);\n    y[m] = buf[0];\n}\n", "'sizeof(buf)'"},
+        {"    float buf[4];\n    int m = -sizeof(buf) / sizeof(buf[0]);\n    y[m] = buf[0];\n}\n", "'sizeof(buf)'"},
+        {"    float buf[4], other[8];\n    int m = sizeof(other) / sizeof(buf[0]);\n    y[m] = buf[0];\n}\n", "'sizeof(other)'"},
+        {"    int m = sizeof(x) / sizeof(x[0]);\n    y[m] = x[0];\n}\n", "'sizeof(x[0])'"},
+        {"    float buf[4];\n    int m = sizeof(buf) / sizeof(buf[0]);\n    { float *buf = y; m += sizeof(buf) / sizeof(buf[0]); }\n    y[m] = 0;\n}\n", "'sizeof(buf)'"},
+        /* auto's near misses */
+        {"    decltype(EPS) e = EPS;\n    y[0] = e;\n}\n", "macro 'EPS'"},
+        {"    auto e = EPS;\n    decltype(e) d = x[0];\n    y[0] = sizeof(d) > 4 ? d : e;\n}\n", "'sizeof(d)'"},
+        {"    auto e = EPS * n;\n    y[0] = e;\n}\n", "macro 'EPS'"},
+        {"    auto e = EPS + 1, f = 2.0f;\n    y[0] = e + f;\n}\n", "macro 'EPS'"},
+        {"    auto e = EPS, f = 2.0f;\n    y[0] = e + f;\n}\n", "macro 'EPS'"},
+        {"    auto e(EPS);\n    y[0] = e;\n}\n", "'e'"},
+        {"    auto &r = w[0];\n    y[0] = r;\n}\n", "'w'"},
+        {"    auto &&r = EPS;\n    y[0] = r;\n}\n", "macro 'EPS'"},
+        {"    auto *p = w;\n    y[0] = p[0];\n}\n", "'w'"},
+        {"    auto row = c2[1];\n    y[0] = row[0];\n}\n", "'c2'"},
+        {"    auto e = EPS;\n    y[0] = sizeof(e) == 4 ? e : -e;\n}\n", "'sizeof(e)'"},
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) {
+        char src[1024];
+        snprintf(src, sizeof src, "%s%s", head, refused[i].body);
+        promote_refused(src, "k", (const char *const[]){refused[i].want, NULL});
+    }
+    /* a parameter declared as an array is a pointer: 8 / 4 in the kernel, 8 / 8 in the shadow */
+    promote_refused("__device__ float g(float v[8]) { return v[0] * (sizeof(v) / sizeof(v[0])); }\n"
+                    "__global__ void k(float *y) { y[0] = g(y); }\n",
+                    "k", (const char *const[]){"'sizeof(v)'", NULL});
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1226,6 +1313,7 @@ int main(void)
         cmocka_unit_test(test_casts_kept),
         cmocka_unit_test(test_literal_macros),
         cmocka_unit_test(test_float_values_double),
+        cmocka_unit_test(test_auto_and_count),
         cmocka_unit_test(test_file_context),
         cmocka_unit_test(test_shared_name),
         cmocka_unit_test(test_alloc_failures),

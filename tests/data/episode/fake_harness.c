@@ -31,6 +31,9 @@
  *              in tiny_int.bench.json) 1e-3 off, relative, varying by element: a baseline
  *              that is itself inaccurate on real-valued inputs
  *   coarse8    the same 8e-3 off on distribution 2: 8x the baseline's own error
+ *   lopsided   on distribution 2 5e-3 off at the first size (n = 1000) and exact at the
+ *              other: 5x the baseline "coarse"'s error where it errs, an RMS of 3.5x over
+ *              both sizes (the pool passed it at k = 4)
  *   stale      right answers, unless --prime-sizes named a larger size than --size: then
  *              element 0 is off by 1.0 (a fixed-size __device__ scratch that a larger
  *              earlier launch left partial sums in, like tests/gpu/cheats/uninit_scratch.cu)
@@ -129,6 +132,8 @@ static int write_out(const char *path, int size, long long seed, int dist, const
             v = (float)((double)v * (1 + 1e-3 * cos((double)i)));
         if (dist >= 2 && !strcmp(name, "coarse8"))
             v = (float)((double)v * (1 + 8e-3 * cos(0.7 * (double)i + 1)));
+        if (dist >= 2 && n == 1000 && !strcmp(name, "lopsided"))
+            v = (float)((double)v * (1 + 5e-3 * cos(0.7 * (double)i + 1)));
         fwrite(&v, 4, 1, f);
     }
     return fclose(f) == 0 && rename(part, path) == 0 ? 0 : 7;
