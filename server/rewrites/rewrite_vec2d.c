@@ -496,6 +496,8 @@ static bool read_body(v2 *g, int width, char *why, size_t nwhy)
     const km_access *ac = km_accesses(g->km, &na);
     uint32_t body_from = ts->t[g->ba].start, body_to = ts->t[g->bb - 1].end;
     size_t first_store_end = ts->n;   /* one past the first store statement */
+    size_t cur_end = 0;               /* one past the store statement being read */
+    long cur_slot = -1;               /* its pointer */
     for (size_t k = g->ba; k < g->bb; k++) {
         if (ts->t[k].kind != T_IDENT)
             continue;
@@ -550,7 +552,8 @@ static bool read_body(v2 *g, int width, char *why, size_t nwhy)
             const km_access *wa = NULL;
             for (size_t i = 0; i < na; i++)
                 if ((ac[i].mode != KM_READ) && ac[i].buffer && strcmp(ac[i].buffer, p->name) == 0) {
-                    if (wa || ac[i].mode != KM_WRITE || ac[i].atomic || ac[i].space != KM_SPACE_GLOBAL)
+                    /* `x[e] = f(x[e])` is one read-modify-write to the model: a plain store here */
+                    if (wa || ac[i].atomic || ac[i].space != KM_SPACE_GLOBAL)
                         return rwl_refuse(why, nwhy, ts, text, k, "store", EN(RW_V2D_STORE_TWICE), (int)l, w);
                     wa = &ac[i];
                 }
@@ -562,6 +565,8 @@ static bool read_body(v2 *g, int width, char *why, size_t nwhy)
             size_t se = rwl_stmt_end(ts, s, g->bb);
             if (first_store_end == ts->n)
                 first_store_end = se;
+            cur_end = se;
+            cur_slot = slot;
             k = cl;
             continue;
         }
@@ -579,10 +584,13 @@ static bool read_body(v2 *g, int width, char *why, size_t nwhy)
         enum v2_class c = classify(g, site->index);
         if (c == V2_OTHER)
             return rwl_refuse(why, nwhy, ts, text, k, "read", EN(RW_V2D_READ_FORM), (int)l, w);
+        /* the value of a store reads before it stores: `x[e] = x[e] * g[c];`, `o2[e] = in[e]` */
+        bool own = k < cur_end;
         bool after_store = first_store_end != ts->n && k >= first_store_end;
         if (c != V2_UNIFORM) {
-            /* a store of this buffer already seen: the read comes after it */
-            if (vp->stored)
+            /* a store of this buffer already seen: the read comes after it (unless it is
+             * that store's own value, at the row's element) */
+            if (vp->stored && !(own && cur_slot == slot && c == V2_ROW))
                 return rwl_refuse(why, nwhy, ts, text, k, "read", EN(RW_V2D_WRITTEN_READ), (int)l, w);
             if (c == V2_ROW)
                 vp->row = true;
@@ -593,7 +601,7 @@ static bool read_body(v2 *g, int width, char *why, size_t nwhy)
                 return rwl_refuse(why, nwhy, ts, text, k, "read", "%s", EN(RW_V2D_PTRS_MANY));
             if (after_store) {
                 for (size_t i = 0; i < g->n_ptr; i++)
-                    if (g->ptr[i].stored && (long)i != slot) {
+                    if (g->ptr[i].stored && (long)i != slot && !(own && (long)i == cur_slot)) {
                         char *t = hk_asprintf("%s%s(const void *)%s != (const void *)%s", g->noalias ? g->noalias : "",
                                               g->noalias ? " && " : "", g->ptr[i].p->name, p->name); /* i18n: not for people */
                         if (!t)
@@ -639,7 +647,7 @@ static bool read_body(v2 *g, int width, char *why, size_t nwhy)
         const km_access *a = &ac[i];
         if (a->space == KM_SPACE_LOCAL)
             continue;
-        if (a->space != KM_SPACE_GLOBAL || a->atomic || a->mode == KM_RMW || a->line < guard_line)
+        if (a->space != KM_SPACE_GLOBAL || a->atomic || a->line < guard_line)
             return rwl_refuse(why, nwhy, ts, text, g->ba, "access", EN(RW_V2D_MODEL_ACCESS), a->line,
                               a->buffer ? a->buffer : "?");
         if (a->mode != KM_READ) {
