@@ -40,6 +40,8 @@ typedef struct {
     size_t a, b;      /* its tokens, ';' included */
     size_t name;      /* the declared name's token */
     bool x_dep;       /* depends on the x index: copied into every lane */
+    size_t ta, te;    /* the statement's type (and the first declarator's `*`s) */
+    bool plain;       /* the declarator has nothing of its own before its name */
 } v2_decl;
 
 /* A buffer the per-element code touches through a vector: a pointer parameter. */
@@ -213,54 +215,71 @@ static bool read_prologue(v2 *g, size_t *at, char *why, size_t nwhy)
         size_t e = rwl_stmt_end(ts, k, end);
         if (e <= k || !rwl_tok_is(ts, e - 1, ";"))
             break;
-        /* the name: the identifier before the first top-level `=` */
-        size_t eq = k, name = ts->n;
+        /* each declarator [da, q): `name = value` (the first one after the type) */
+        size_t da = k, first_name = ts->n, n_here = 0;
+        bool other_x_dep = false;
         int d = 0;
-        for (size_t q = k; q < e - 1; q++) {
+        for (size_t q = k; q < e; q++) {
             if (rwl_tok_is(ts, q, "(") || rwl_tok_is(ts, q, "[") || rwl_tok_is(ts, q, "{"))
                 d++;
             else if (rwl_tok_is(ts, q, ")") || rwl_tok_is(ts, q, "]") || rwl_tok_is(ts, q, "}"))
                 d--;
-            else if (d == 0 && rwl_tok_is(ts, q, ",") )
-                return rwl_refuse(why, nwhy, ts, g->text, q, "declaration", "%s", EN(RW_V2D_DECLARATORS));
-            else if (d == 0 && rwl_tok_is(ts, q, "=") && name == ts->n) {
-                eq = q;
-                name = q - 1;
+            if (!(q == e - 1 || (d == 0 && rwl_tok_is(ts, q, ","))))
+                continue;
+            size_t eq = ts->n;
+            int dd = 0;
+            for (size_t r = da; r < q && eq == ts->n; r++) {
+                if (rwl_tok_is(ts, r, "(") || rwl_tok_is(ts, r, "[") || rwl_tok_is(ts, r, "{"))
+                    dd++;
+                else if (rwl_tok_is(ts, r, ")") || rwl_tok_is(ts, r, "]") || rwl_tok_is(ts, r, "}"))
+                    dd--;
+                else if (dd == 0 && rwl_tok_is(ts, r, "="))
+                    eq = r;
             }
+            if (eq == ts->n || eq == da || ts->t[eq - 1].kind != T_IDENT)
+                return rwl_refuse(why, nwhy, ts, g->text, da, "declaration", "%s", EN(RW_V2D_DECL_NO_VALUE));
+            size_t name = eq - 1;
+            if (first_name == ts->n)
+                first_name = name;
+            if (g->n_decl == V2_MAX_DECLS)
+                return rwl_refuse(why, nwhy, ts, g->text, k, "declaration", "%s", EN(RW_V2D_DECLS_MANY));
+            /* nothing read or changed before the bounds check (the indices themselves may
+             * come from a helper or a macro the model reads), and whether it moves along x */
+            const km_local *ml = model_local(g, name);
+            bool is_x = ml && ml->kind == KM_LOCAL_VALUE && km_form_is_global_index(g->km, ml->form, 0) && g->cx < 0;
+            bool is_y = !is_x && ml && ml->kind == KM_LOCAL_VALUE && km_form_is_global_index(g->km, ml->form, 1) &&
+                        g->ry < 0;
+            bool x_dep = is_x;
+            for (size_t r = eq + 1; r < q && !is_x && !is_y; r++) {
+                if (rwl_tok_is(ts, r, "[") || rwl_tok_is(ts, r, "->") || rwl_tok_is_assign_op(ts, r) ||
+                    rwl_tok_is(ts, r, "++") || rwl_tok_is(ts, r, "--") ||
+                    (rwl_tok_is(ts, r, "*") && rwl_unary_position(ts, r)) ||
+                    (ts->t[r].kind == T_IDENT && rwl_tok_is(ts, r + 1, "(") && !rwl_is_type_word(ts, r) &&
+                     !rwl_pure_call_name(ts, r) && !rwl_tok_is_ident(ts, r, "sizeof")))
+                    return rwl_refuse(why, nwhy, ts, g->text, r, "declaration", EN(RW_V2D_DECL_READS),
+                                      (int)(ts->t[name].end - ts->t[name].start), g->text + ts->t[name].start);
+                if ((rwl_tok_is_ident(ts, r, "threadIdx") || rwl_tok_is_ident(ts, r, "blockIdx")) &&
+                    rwl_tok_is(ts, r + 1, ".") && rwl_tok_is_ident(ts, r + 2, "x"))
+                    x_dep = true;
+                long dn = decl_named(g, r);
+                if (dn >= 0 && g->decl[dn].x_dep)
+                    x_dep = true;
+            }
+            /* c's type: the statement's type words (a later declarator's own `*` makes a
+             * pointer, never the index) */
+            g->decl[g->n_decl] = (v2_decl){k, e, name, x_dep, k, first_name, da == k || da == name};
+            if (is_x)
+                g->cx = (long)g->n_decl;
+            else if (is_y)
+                g->ry = (long)g->n_decl;
+            other_x_dep |= x_dep && !is_x;
+            g->n_decl++;
+            n_here++;
+            da = q + 1;
         }
-        if (name == ts->n || ts->t[name].kind != T_IDENT)
-            return rwl_refuse(why, nwhy, ts, g->text, k, "declaration", "%s", EN(RW_V2D_DECL_NO_VALUE));
-        if (g->n_decl == V2_MAX_DECLS)
-            return rwl_refuse(why, nwhy, ts, g->text, k, "declaration", "%s", EN(RW_V2D_DECLS_MANY));
-        /* nothing read or changed before the bounds check (the indices themselves may come
-         * from a helper or a macro the model reads), and whether it moves along x */
-        const km_local *ml = model_local(g, name);
-        bool is_x = ml && ml->kind == KM_LOCAL_VALUE && km_form_is_global_index(g->km, ml->form, 0) && g->cx < 0;
-        bool is_y = !is_x && ml && ml->kind == KM_LOCAL_VALUE && km_form_is_global_index(g->km, ml->form, 1) &&
-                    g->ry < 0;
-        bool x_dep = is_x;
-        for (size_t q = eq + 1; q < e - 1 && !is_x && !is_y; q++) {
-            if (rwl_tok_is(ts, q, "[") || rwl_tok_is(ts, q, "->") || rwl_tok_is_assign_op(ts, q) ||
-                rwl_tok_is(ts, q, "++") || rwl_tok_is(ts, q, "--") ||
-                (rwl_tok_is(ts, q, "*") && rwl_unary_position(ts, q)) ||
-                (ts->t[q].kind == T_IDENT && rwl_tok_is(ts, q + 1, "(") && !rwl_is_type_word(ts, q) &&
-                 !rwl_pure_call_name(ts, q) && !rwl_tok_is_ident(ts, q, "sizeof")))
-                return rwl_refuse(why, nwhy, ts, g->text, q, "declaration", EN(RW_V2D_DECL_READS),
-                                  (int)(ts->t[name].end - ts->t[name].start), g->text + ts->t[name].start);
-            if ((rwl_tok_is_ident(ts, q, "threadIdx") || rwl_tok_is_ident(ts, q, "blockIdx")) &&
-                rwl_tok_is(ts, q + 1, ".") && rwl_tok_is_ident(ts, q + 2, "x"))
-                x_dep = true;
-            long dd = decl_named(g, q);
-            if (dd >= 0 && g->decl[dd].x_dep)
-                x_dep = true;
-        }
-        v2_decl *dc = &g->decl[g->n_decl];
-        *dc = (v2_decl){k, e, name, x_dep};
-        if (is_x)
-            g->cx = (long)g->n_decl;
-        else if (is_y)
-            g->ry = (long)g->n_decl;
-        g->n_decl++;
+        /* an x-dependent temporary is declared again in every lane: a statement of its own */
+        if (n_here > 1 && other_x_dep)
+            return rwl_refuse(why, nwhy, ts, g->text, k, "declaration", "%s", EN(RW_V2D_DECLARATORS));
         k = e;
     }
     *at = k;
@@ -780,10 +799,14 @@ static int emit(v2 *g, int width, const an_model *m, size_t len, rw_result *out,
     int rc = HK_OK;
     const v2_decl *cd = &g->decl[g->cx];
     /* c's declared type, const dropped; auto: decltype of its formula */
-    size_t ta = cd->a;
+    size_t ta = cd->ta;
     if (rwl_tok_is_ident(ts, ta, "const"))
         ta++;
-    size_t te = cd->name;
+    size_t te = cd->te;
+    if (!cd->plain) {
+        rwl_refuse(why, nwhy, ts, text, cd->name, "declaration", "%s", EN(RW_V2D_DECL_NO_VALUE));
+        return HK_OK;
+    }
     for (size_t q = ta; q < te; q++)
         if (rwl_tok_is(ts, q, "*") || rwl_tok_is(ts, q, "&") || rwl_tok_is_ident(ts, q, "const")) {
             rwl_refuse(why, nwhy, ts, text, q, "declaration", "%s", EN(RW_V2D_DECL_NO_VALUE));

@@ -1,6 +1,6 @@
 /* vectorize_2d run, not only compiled (issue 13, session 49): 2-D elementwise kernels of
  * tests/data/rewrite_vec2d/vec2d.cu (layernorm's normalize pass with int, unsigned and size_t
- * indices, an if-guard and early returns, a temporary for r * C + c before the bounds check
+ * indices, both in one declaration, an if-guard and early returns, a temporary for r * C + c before the bounds check
  * and inside the per-element code, the indices through a macro and a __device__ helper,
  * __ldg, an in-place update that reads its column, two outputs) against their 4-wide rewrite
  * in the block emulator (emu_block.h): ragged rows (C % 4 != 0: the scalar loop), pointers
@@ -115,7 +115,7 @@ static const char helpers[] =
 static emu_batch batch;
 #define emulate(tag, cand, driver, want) emu_batch_add_pair(&batch, tag, src, cand, helpers, driver, want)
 
-static const char *const ln_kernels[] = {"ln_if", "ln_ret_unsigned", "ln_size_t", "ln_temp", "ln_macro"};
+static const char *const ln_kernels[] = {"ln_if", "ln_ret_unsigned", "ln_size_t", "ln_temp", "ln_macro", "ln_one_decl"};
 
 /* Every spelling, the in-place update and the two outputs, bit for bit. */
 static void vec2d_run(void **state)
@@ -198,6 +198,9 @@ static void vec2d_text(void **state)
         {"ln_temp", {"const int idx = r * C + c;", "hk_st_out.x = (hk_ld_inp.x - m) * s * hk_ld_gamma.x + hk_ld_beta.x;",
                      "out[idx] = (inp[idx] - m) * s * __ldg(&gamma[c]) + __ldg(&beta[c]);"}},
         {"ln_macro", {"int e = c + C * r;", "float n = (hk_ld_inp.w - mean[r]) * rstd[r];", "if (r < (N)) {"}},
+        {"ln_one_decl", {"const int c = (int)(hk_v * 4 + 1);",
+                         "hk_st_out.y = (hk_ld_inp.y - mean[r]) * rstd[r] * hk_ld_gamma.y + hk_ld_beta.y;",
+                         "reinterpret_cast<float4 *>(out + hk_v2_row)[hk_v] = hk_st_out;"}},
         {"scale_inplace", {"const float4 hk_ld_x = reinterpret_cast<const float4 *>(x + hk_v2_row)[hk_v];",
                            "hk_st_x.y = hk_ld_x.y * hk_ld_gamma.y + (float)(c % 7) - 0.5f * (float)r;",
                            "reinterpret_cast<float4 *>(x + hk_v2_row)[hk_v] = hk_st_x;"}},
@@ -260,6 +263,7 @@ static void vec2d_refusals(void **state)
         {"nm_one_bound", "bounds check", 169, "bounds only one of the two indices"},
         {"nm_flat", "kernel body", 174, "not a 2-D kernel"},
         {"nm_cond_store", "store", 186, "under a condition"},
+        {"nm_decl_xdep", "declaration", 203, "several names declared in one statement"},
     };
     rwf_expect_refusals(src, "vectorize_2d", cases, sizeof cases / sizeof cases[0]);
 }
@@ -269,7 +273,7 @@ static void vec2d_nvcc(void **state)
 {
     (void)state;
     static const char *const kernels[] = {"ln_if", "ln_ret_unsigned", "ln_size_t", "ln_temp", "ln_macro",
-                                          "scale_inplace", "two_out"};
+                                          "ln_one_decl", "scale_inplace", "two_out"};
     for (size_t i = 0; i < HK_ARRAY_LEN(kernels); i++) {
         char *cand = emu_rewrite(src, kernels[i], "vectorize_2d", NULL);
         char tag[64];

@@ -186,3 +186,21 @@ __global__ void nm_cond_store(float *out, const float *inp, int N, int C)
             out[r * C + c] = inp[r * C + c];
     }
 }
+
+// both indices in one declaration (after the near misses, so their lines stay)
+__global__ void ln_one_decl(float *out, const float *inp, const float *mean, const float *rstd,
+                            const float *gamma, const float *beta, int N, int C)
+{
+    const int c = blockIdx.x * blockDim.x + threadIdx.x, r = blockIdx.y * blockDim.y + threadIdx.y;
+    if (r < N && c < C)
+        out[r * C + c] = (inp[r * C + c] - mean[r]) * rstd[r] * gamma[c] + beta[c];
+}
+
+// near miss: a temporary of the column declared with another name in one statement
+__global__ void nm_decl_xdep(float *out, const float *inp, int N, int C)
+{
+    int r = blockIdx.y * blockDim.y + threadIdx.y;
+    int c = blockIdx.x * blockDim.x + threadIdx.x, e = r * C + c;
+    if (r < N && c < C)
+        out[e] = inp[e];
+}
