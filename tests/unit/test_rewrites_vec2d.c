@@ -130,7 +130,12 @@ static void vec2d_run(void **state)
         emulate(ln_kernels[i], cand, drv, EMU_OK);
         free(cand);
     }
-    char *cand = emu_rewrite(src, "scale_inplace", "vectorize_2d", NULL);
+    /* width 2: float2, the scalar loop for odd C */
+    int p2[RW_MAX_PARAMS] = {2};
+    char *cand = emu_rewrite(src, "ln_if", "vectorize_2d", p2);
+    emulate("ln_if_w2", cand, "ln_case(\"ln_if_w2\", BOTH(ln_if(o, x, m, sd, gm, bt, N, C)));", EMU_OK);
+    free(cand);
+    cand = emu_rewrite(src, "scale_inplace", "vectorize_2d", NULL);
     emulate("scale_inplace", cand,
             "inplace_case(\"inplace\", [&](float *x, const float *g, int N, int C) { orig::scale_inplace(x, g, N, C); },\n"
             "             [&](float *x, const float *g, int N, int C) { cand::scale_inplace(x, g, N, C); });",
