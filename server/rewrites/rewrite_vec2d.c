@@ -78,6 +78,7 @@ typedef struct {
     v2_cut cut[V2_MAX_CUTS];
     size_t n_cut;
     char *noalias;            /* run-time terms: pointers read after a store to another */
+    bool oom;                 /* an allocation failed while reading (not a refusal) */
 } v2;
 
 static bool is_coord_word(const rw_toks *ts, size_t k)
@@ -623,8 +624,10 @@ static bool read_body(v2 *g, int width, char *why, size_t nwhy)
                     if (g->ptr[i].stored && (long)i != slot && !(own && (long)i == cur_slot)) {
                         char *t = hk_asprintf("%s%s(const void *)%s != (const void *)%s", g->noalias ? g->noalias : "",
                                               g->noalias ? " && " : "", g->ptr[i].p->name, p->name); /* i18n: not for people */
-                        if (!t)
+                        if (!t) {
+                            g->oom = true;
                             return false;
+                        }
                         hk_free(g->noalias);
                         g->noalias = t;
                     }
@@ -939,8 +942,13 @@ int rw_vectorize_2d(const rw_context *ctx, int width, rw_result *out)
     }
     size_t at;
     if (!read_prologue(&g, &at, why, sizeof why) || !read_guard(&g, at, why, sizeof why) ||
-        !read_body(&g, width, why, sizeof why))
+        !read_body(&g, width, why, sizeof why)) {
+        if (g.oom) {
+            rc = HK_ENOMEM;
+            goto out;
+        }
         goto refused;
+    }
     if (km_barriers(g.km)) {
         snprintf(why, sizeof why, EN(RW_V2D_MODEL_ACCESS), (uint32_t)rwl_line_at(text, f->body_span.start_byte),
                  "__syncthreads");

@@ -252,6 +252,43 @@ static void vec2d_text(void **state)
     unload(&fx);
 }
 
+/* Every allocation failure is HK_ENOMEM and leaks nothing, and the first run that succeeds
+ * gives the same verdict as without failures: an allocation that fails while the kernel is
+ * read (two_out's aliasing term) is no refusal. */
+static void vec2d_alloc_failures(void **state)
+{
+    (void)state;
+    fixture fx;
+    load_text(src, &fx);
+    static const struct {
+        const char *kernel;
+        bool applies;
+    } cases[] = {{"two_out", true}, {"ln_temp", true}, {"nm_stencil", false}};
+    for (size_t i = 0; i < HK_ARRAY_LEN(cases); i++) {
+        rw_context ctx = {.text = fx.text, .len = fx.len, .m = fx.m, .kernel = kernel(&fx, cases[i].kernel)};
+        long live = hk_alloc_live();
+        bool done = false;
+        for (long n = 1; n < 100000 && !done; n++) {
+            rw_result r;
+            hk_alloc_fail_after(n);
+            int rc = rw_apply_named("vectorize_2d", &ctx, NULL, &r, NULL);
+            hk_alloc_fail_after(0);
+            if (rc == HK_OK) {
+                if (r.applicable != cases[i].applies)
+                    print_message("%s: failing allocation %ld gave: %s\n", cases[i].kernel, n, r.description);
+                assert_int_equal(r.applicable, cases[i].applies);
+                done = true;
+            } else {
+                assert_int_equal(rc, HK_ENOMEM);
+            }
+            rw_result_free(&r);
+            assert_int_equal(hk_alloc_live(), live);
+        }
+        assert_true(done);
+    }
+    unload(&fx);
+}
+
 /* The near misses, each with the construct and line that stop it. */
 static void vec2d_refusals(void **state)
 {
@@ -293,6 +330,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(vec2d_text),
         cmocka_unit_test(vec2d_refusals),
+        cmocka_unit_test(vec2d_alloc_failures),
         cmocka_unit_test(vec2d_run),
         cmocka_unit_test(vec2d_broken_fail),
         cmocka_unit_test(vec2d_nvcc),
