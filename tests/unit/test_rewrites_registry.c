@@ -111,6 +111,8 @@ static const refusal_case cases[] = {
     {"tiled_gemm", k_grid_stride, "gs", {64, 64, 8}, "grid-stride loop", 3},
     {"warp_rows", k_barrier, "bar", {0}, "bounds check", 7},
     {"grid_stride_2d", k_barrier, "bar", {0}, "__shared__ array", 3},
+    /* a grid-stride loop's counter, not a local holding the x index before a bounds check */
+    {"vectorize_2d", k_grid_stride, "gs", {0}, "kernel body", 2},
     {"histogram_lane_replicas", k_grid_stride, "gs", {0}, "grid-stride loop", 3},
     {"invariant_table", k_grid_stride, "gs", {0}, "grid-stride loop", 3},
     {"stencil_window", k_grid_stride, "gs", {8, 0, 0}, "grid-stride loop", 3},

@@ -1,0 +1,206 @@
+// vectorize_2d's cases (tests/unit/test_rewrites_vec2d.c): 2-D elementwise kernels written
+// several ways (x index c over the columns, y index r over the rows), then near misses.
+#include <cstddef>
+#define COL_ID (blockIdx.x * blockDim.x + threadIdx.x)
+__device__ __forceinline__ int row_id() { return threadIdx.y + blockDim.y * blockIdx.y; }
+
+// layernorm's normalize pass: int indices, one if-guard
+__global__ void ln_if(float *out, const float *inp, const float *mean, const float *rstd,
+                      const float *gamma, const float *beta, int N, int C)
+{
+    int c = blockIdx.x * blockDim.x + threadIdx.x;
+    int r = blockIdx.y * blockDim.y + threadIdx.y;
+    if (r < N && c < C) {
+        float n = (inp[r * C + c] - mean[r]) * rstd[r];
+        out[r * C + c] = n * gamma[c] + beta[c];
+    }
+}
+
+// unsigned indices, one early return with ||, the product the other way round
+__global__ void ln_ret_unsigned(float *out, const float *inp, const float *mean, const float *rstd,
+                                const float *gamma, const float *beta, unsigned N, unsigned C)
+{
+    unsigned r = threadIdx.y + blockDim.y * blockIdx.y;
+    unsigned c = threadIdx.x + blockDim.x * blockIdx.x;
+    if (r >= N || c >= C) return;
+    float n = (inp[C * r + c] - mean[r]) * rstd[r];
+    out[C * r + c] = n * gamma[c] + beta[c];
+}
+
+// size_t indices, two early returns, the bounds reversed
+__global__ void ln_size_t(float *out, const float *inp, const float *mean, const float *rstd,
+                          const float *gamma, const float *beta, int N, int C)
+{
+    size_t c = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    size_t r = (size_t)blockIdx.y * blockDim.y + threadIdx.y;
+    if (C <= c)
+        return;
+    if (r >= N) {
+        return;
+    }
+    float n = (inp[r * C + c] - mean[r]) * rstd[r];
+    out[r * C + c] = n * gamma[c] + beta[c];
+}
+
+// a temporary for r * C + c before the bounds check, __ldg on the per-column reads
+__global__ void ln_temp(float *out, const float *inp, const float *mean, const float *rstd,
+                        const float *gamma, const float *beta, int N, int C)
+{
+    const int c = blockIdx.x * blockDim.x + threadIdx.x;
+    const int r = blockIdx.y * blockDim.y + threadIdx.y;
+    const int idx = r * C + c;
+    if (c < C && r < N) {
+        const float m = mean[r], s = rstd[r];
+        out[idx] = (inp[idx] - m) * s * __ldg(&gamma[c]) + __ldg(&beta[c]);
+    }
+}
+
+// the indices through a macro and a __device__ helper, the element through a temporary of
+// the per-element code, written c + C * r
+__global__ void ln_macro(float *out, const float *inp, const float *mean, const float *rstd,
+                         const float *gamma, const float *beta, int N, int C)
+{
+    int c = COL_ID;
+    int r = row_id();
+    if (r < N && c < C) {
+        int e = c + C * r;
+        float n = (inp[e] - mean[r]) * rstd[r];
+        out[e] = n * gamma[c] + beta[c];
+    }
+}
+
+// in place, the column itself in the arithmetic
+__global__ void scale_inplace(float *x, const float *gamma, int N, int C)
+{
+    int c = blockIdx.x * blockDim.x + threadIdx.x;
+    int r = blockIdx.y * blockDim.y + threadIdx.y;
+    if (r < N && c < C)
+        x[r * C + c] = x[r * C + c] * gamma[c] + (float)(c % 7) - 0.5f * (float)r;
+}
+
+// two outputs, the second reads an input after the first store (aliasing checked at run time)
+__global__ void two_out(float *o1, float *o2, const float *inp, int N, int C)
+{
+    int c = blockIdx.x * blockDim.x + threadIdx.x;
+    int r = blockIdx.y * blockDim.y + threadIdx.y;
+    if (r < N && c < C) {
+        o1[r * C + c] = 2.0f;
+        o2[r * C + c] = inp[r * C + c] * 3.0f + 1.0f;
+    }
+}
+
+// ---- near misses (each refuses) ----
+__global__ void nm_stencil(float *out, const float *inp, int N, int C)
+{
+    int c = blockIdx.x * blockDim.x + threadIdx.x;
+    int r = blockIdx.y * blockDim.y + threadIdx.y;
+    if (r < N && c < C)
+        out[r * C + c] = (c + 1 < C ? inp[r * C + c + 1] : 0.0f) - inp[r * C + c];
+}
+
+__global__ void nm_next_row(float *out, const float *inp, int N, int C)
+{
+    int c = blockIdx.x * blockDim.x + threadIdx.x;
+    int r = blockIdx.y * blockDim.y + threadIdx.y;
+    if (r < N - 1 && c < C)
+        out[r * C + c] = inp[(r + 1) * C + c] - inp[r * C + c];
+}
+
+__global__ void nm_column_store(float *out, const float *inp, int N, int C)
+{
+    int c = blockIdx.x * blockDim.x + threadIdx.x;
+    int r = blockIdx.y * blockDim.y + threadIdx.y;
+    if (r < N && c < C)
+        out[c] = inp[r * C + c];
+}
+
+__global__ void nm_transpose(float *out, const float *inp, int N, int C)
+{
+    int c = blockIdx.x * blockDim.x + threadIdx.x;
+    int r = blockIdx.y * blockDim.y + threadIdx.y;
+    if (r < N && c < C)
+        out[c * N + r] = inp[r * C + c];
+}
+
+__global__ void nm_ld(float *out, const float *inp, int N, int C, int ld)
+{
+    int c = blockIdx.x * blockDim.x + threadIdx.x;
+    int r = blockIdx.y * blockDim.y + threadIdx.y;
+    if (r < N && c < C)
+        out[r * C + c] = inp[r * ld + c];
+}
+
+__global__ void nm_atomic(float *colsum, const float *inp, int N, int C)
+{
+    int c = blockIdx.x * blockDim.x + threadIdx.x;
+    int r = blockIdx.y * blockDim.y + threadIdx.y;
+    if (r < N && c < C)
+        atomicAdd(&colsum[c], inp[r * C + c]);
+}
+
+__global__ void nm_sync(float *out, const float *inp, int N, int C)
+{
+    int c = blockIdx.x * blockDim.x + threadIdx.x;
+    int r = blockIdx.y * blockDim.y + threadIdx.y;
+    if (r < N && c < C) {
+        __shared__ float t[256];
+        t[threadIdx.x] = inp[r * C + c];
+        __syncthreads();
+        out[r * C + c] = t[threadIdx.x];
+    }
+}
+
+__global__ void nm_loop(float *out, const float *inp, int N, int C, int K)
+{
+    int c = blockIdx.x * blockDim.x + threadIdx.x;
+    int r = blockIdx.y * blockDim.y + threadIdx.y;
+    if (r < N && c < C) {
+        float s = 0.0f;
+        for (int k = 0; k < K; k++)
+            s += inp[r * C + c] * (float)k;
+        out[r * C + c] = s;
+    }
+}
+
+__global__ void nm_one_bound(float *out, const float *inp, int C)
+{
+    int c = blockIdx.x * blockDim.x + threadIdx.x;
+    int r = blockIdx.y * blockDim.y + threadIdx.y;
+    if (c < C)
+        out[r * C + c] = inp[r * C + c];
+}
+
+__global__ void nm_flat(float *out, const float *inp, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        out[i] = 2.0f * inp[i];
+}
+
+__global__ void nm_cond_store(float *out, const float *inp, int N, int C)
+{
+    int c = blockIdx.x * blockDim.x + threadIdx.x;
+    int r = blockIdx.y * blockDim.y + threadIdx.y;
+    if (r < N && c < C) {
+        if (inp[r * C + c] > 0.0f)
+            out[r * C + c] = inp[r * C + c];
+    }
+}
+
+// both indices in one declaration (after the near misses, so their lines stay)
+__global__ void ln_one_decl(float *out, const float *inp, const float *mean, const float *rstd,
+                            const float *gamma, const float *beta, int N, int C)
+{
+    const int c = blockIdx.x * blockDim.x + threadIdx.x, r = blockIdx.y * blockDim.y + threadIdx.y;
+    if (r < N && c < C)
+        out[r * C + c] = (inp[r * C + c] - mean[r]) * rstd[r] * gamma[c] + beta[c];
+}
+
+// near miss: a temporary of the column declared with another name in one statement
+__global__ void nm_decl_xdep(float *out, const float *inp, int N, int C)
+{
+    int r = blockIdx.y * blockDim.y + threadIdx.y;
+    int c = blockIdx.x * blockDim.x + threadIdx.x, e = r * C + c;
+    if (r < N && c < C)
+        out[e] = inp[e];
+}
