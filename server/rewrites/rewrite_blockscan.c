@@ -689,13 +689,13 @@ out:
 
 /* The spec's block: false (why set) when it is known and not 1-D with whole warps (or, for
  * the sweeps, not exactly n threads). */
-static bool spec_block_ok(const rw_context *c, bs_state *s, long long n)
+static bool spec_block_ok(const rw_context *c, bs_state *s, long long n, int line)
 {
     const spec *sp = c->spec;
     if (!sp || !sp->n_sizes)
         return true;
-    long long d[3] = {1, 1, 1};
-    for (size_t k = 0; k < sp->n_sizes; k++)
+    for (size_t k = 0; k < sp->n_sizes; k++) {
+        long long d[3] = {1, 1, 1};
         for (int i = 0; i < 3; i++) {
             if (!sp->block[i])
                 continue;
@@ -704,11 +704,12 @@ static bool spec_block_ok(const rw_context *c, bs_state *s, long long n)
                 v.is_float)
                 return true; /* not known here: the run-time test decides */
             d[i] = v.i;
-            if (i == 2 && (d[1] != 1 || d[2] != 1 || d[0] <= 0 || d[0] > 1024 || d[0] % 32 || (n && d[0] != n))) {
-                snprintf(s->why, sizeof s->why, EN(RW_BSC_BLOCK), 1, d[0], d[1], d[2]);
-                return false;
-            }
         }
+        if (d[1] != 1 || d[2] != 1 || d[0] <= 0 || d[0] > 1024 || d[0] % 32 || (n && d[0] != n)) {
+            snprintf(s->why, sizeof s->why, EN(RW_BSC_BLOCK), line, d[0], d[1], d[2]);
+            return false;
+        }
+    }
     return true;
 }
 
@@ -779,7 +780,7 @@ static int block_scan(const rw_context *c, rw_result *out)
         snprintf(s.why, sizeof s.why, EN(RW_BSC_TYPE), tok_line(&s, sc.arr), arr, T);
         goto refuse;
     }
-    if (!spec_block_ok(c, &s, sc.blelloch ? sc.n : 0))
+    if (!spec_block_ok(c, &s, sc.blelloch ? sc.n : 0, tok_line(&s, sc.a)))
         goto refuse;
     if ((rc = emit_scan(&s, &sc, T, U, fl, &body)))
         goto out;
