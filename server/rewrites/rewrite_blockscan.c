@@ -194,10 +194,10 @@ static const char *shuffle_type(const char *t, bool *is_float)
         {"int32_t", "int", false}, {"unsigned", "unsigned int", false},
         {"unsigned int", "unsigned int", false}, {"uint32_t", "unsigned int", false},
         {"uint", "unsigned int", false}, {"long long", "long long", false},
-        {"long long int", "long long", false}, {"int64_t", "long long", false},
-        {"unsigned long long", "unsigned long long", false},
-        {"unsigned long long int", "unsigned long long", false},
-        {"uint64_t", "unsigned long long", false}, {"size_t", "unsigned long long", false},
+        {"long long int", "long long", false}, {"int64_t", "long long", false}, /* i18n: not for people */
+        {"unsigned long long", "unsigned long long", false}, /* i18n: not for people */
+        {"unsigned long long int", "unsigned long long", false}, /* i18n: not for people */
+        {"uint64_t", "unsigned long long", false}, {"size_t", "unsigned long long", false}, /* i18n: not for people */
         {"float", "float", true}, {"double", "double", true},
     };
     for (size_t i = 0; i < HK_ARRAY_LEN(ok); i++)
@@ -315,19 +315,19 @@ static bool const_value(const char *text, size_t len, const rw_toks *ts, size_t 
 /* ---- the two loops ---- */
 
 static const char pat_hs[] =
-    "for ( %ty $off = 1 ; $off < ?bd ; $off <<= 1 ) { "
+    "for ( %ty $off = 1 ; $off < ?bd ; $off <<= 1 ) { " /* i18n: not for people */
     "$po = 1 - $po ; $pi = 1 - $po ; "
     "if ( $t >= $off ) $S [ $po * ?bd + $t ] = $S [ $pi * ?bd + $t ] + $S [ $pi * ?bd + $t - $off ] ; "
     "else $S [ $po * ?bd + $t ] = $S [ $pi * ?bd + $t ] ; "
     "__syncthreads ( ) ; }";
 
 static const char pat_up[] =
-    "for ( %ty $d = ?n ; $d > 0 ; $d >>= 1 ) { __syncthreads ( ) ; "
+    "for ( %ty $d = ?n ; $d > 0 ; $d >>= 1 ) { __syncthreads ( ) ; " /* i18n: not for people */
     "if ( $t < $d ) { %ta $ai = $off * ( 2 * $t + 1 ) - 1 ; %tb $bi = $off * ( 2 * $t + 2 ) - 1 ; "
     "$S [ $bi ] += $S [ $ai ] ; } $off *= 2 ; }";
 
 static const char pat_down[] =
-    "for ( %tz $e = 1 ; $e < ?m ; $e *= 2 ) { $off >>= 1 ; __syncthreads ( ) ; "
+    "for ( %tz $e = 1 ; $e < ?m ; $e *= 2 ) { $off >>= 1 ; __syncthreads ( ) ; " /* i18n: not for people */
     "if ( $t < $e ) { %tc $aj = $off * ( 2 * $t + 1 ) - 1 ; %td $bj = $off * ( 2 * $t + 2 ) - 1 ; "
     "%tv $a = $S [ $aj ] ; $S [ $aj ] = $S [ $bj ] ; $S [ $bj ] += $a ; } }";
 
@@ -566,14 +566,12 @@ static int emit_warp_scan(struct hk_buf *b, const char *T, const char *U, bool e
     char ex[320] = "";
     if (excl)
         snprintf(ex, sizeof ex,
-                 /* i18n: not for people */
-                 "        // the exclusive value: the lane below's inclusive one, no subtraction\n"
+                 "        // the exclusive value: the lane below's inclusive one, no subtraction\n" /* i18n: not for people */
                  "        hk_e = (%s)__shfl_up_sync(0xffffffffu, (%s)hk_x, 1, 32);\n",
                  T, U);
     return hk_buf_printf(
         b,
-        /* i18n: not for people */
-        "        const unsigned int hk_lane = threadIdx.x & 31u, hk_warp = threadIdx.x >> 5;\n"
+        "        const unsigned int hk_lane = threadIdx.x & 31u, hk_warp = threadIdx.x >> 5;\n" /* i18n: not for people */
         "        const unsigned int hk_nwarps = blockDim.x >> 5;\n"
         "        __shared__ %s hk_wsum[32];\n"
         "        for (unsigned int hk_d = 1; hk_d < 32u; hk_d <<= 1) {\n"
@@ -627,8 +625,7 @@ static int emit_scan(const bs_state *s, const bs_scan *sc, const char *T, const 
             goto out;
         }
         rc = hk_buf_printf(b,
-                           /* i18n: not for people */
-                           "if (blockDim.y == 1 && blockDim.z == 1 && (blockDim.x & 31u) == 0) {\n"
+                           "if (blockDim.y == 1 && blockDim.z == 1 && (blockDim.x & 31u) == 0) {\n" /* i18n: not for people */
                            "        // hk rewrite: block_scan. The Hillis-Steele passes over %s's two buffers as a\n"
                            "        // warp-shuffle inclusive scan; %s and %s toggle as the passes did.\n"
                            "        %s hk_x = %s[%s * blockDim.x + %s];\n"
@@ -641,8 +638,7 @@ static int emit_scan(const bs_state *s, const bs_scan *sc, const char *T, const 
             rc = emit_warp_scan(b, T, U, false);
         if (!rc)
             rc = hk_buf_printf(b,
-                               /* i18n: not for people */
-                               "        %s[%s * blockDim.x + %s] = hk_x;\n"
+                               "        %s[%s * blockDim.x + %s] = hk_x;\n" /* i18n: not for people */
                                "        __syncthreads();\n"
                                "    } else %s",
                                S, P, t, orig);
@@ -653,21 +649,20 @@ static int emit_scan(const bs_state *s, const bs_scan *sc, const char *T, const 
     if (!mid)
         goto out;
     rc = hk_buf_printf(b,
-                       /* i18n: not for people */
-                       "if (blockDim.y == 1 && blockDim.z == 1 && blockDim.x == %lldu) {\n"
+                       "if (blockDim.y == 1 && blockDim.z == 1 && blockDim.x == %lldu) {\n" /* i18n: not for people */
                        "        // hk rewrite: block_scan. The up-sweep/down-sweep over %s[0 .. %lld) as a\n"
                        "        // warp-shuffle scan of each thread's pair; %s\n"
                        "        __syncthreads();\n"
                        "        const %s hk_a0 = %s[2 * %s], hk_a1 = %s[2 * %s + 1];\n"
                        "        %s hk_x = hk_a0 + hk_a1, hk_e;\n",
-                       sc->n, S, 2 * sc->n, fl ? "floats reassociated (fp64 shadow)." : "integers bit-exact.", T, S,
+                       sc->n, S, 2 * sc->n,
+                       fl ? "floats reassociated (fp64 shadow)." /* i18n: not for people */ : "integers bit-exact.", T, S,
                        t, S, t, T);
     if (!rc)
         rc = emit_warp_scan(b, T, U, true);
     if (!rc)
         rc = hk_buf_printf(b,
-                           /* i18n: not for people */
-                           "        if (hk_warp == 0 && hk_lane == 0)\n"
+                           "        if (hk_warp == 0 && hk_lane == 0)\n" /* i18n: not for people */
                            "            hk_e = 0;\n"
                            "        // thread 0 between the sweeps, as written, with the block's total where the\n"
                            "        // up-sweep left it\n"
@@ -769,6 +764,50 @@ static int block_scan(const rw_context *c, rw_result *out)
             break; /* one scan loop per array is looked at */
         }
     }
+    if (!found && !s.why[0]) {
+        /* no scan loop in the body: one handed to a function (cuda-samples' scan1Inclusive,
+         * SHOC's scanLocalMem) is named with its call */
+        for (size_t k = 0; k + 1 < ts.n && !s.why[0]; k++) {
+            if (!rwl_tok_is_ident(&ts, k, "__shared__"))
+                continue;
+            size_t q = k + 1;
+            while (q < ts.n && ts.t[q].kind == T_IDENT)
+                q++;
+            if (q < k + 3 || !rwl_tok_is(&ts, q, "["))
+                continue;
+            for (size_t u = q; u < ts.n && !s.why[0]; u++) {
+                if (!rwl_same_tok(&ts, u, q - 1) || rwl_tok_is(&ts, u + 1, "["))
+                    continue;
+                /* the call whose argument list holds it: back to the unmatched `(` */
+                int depth = 0;
+                size_t v = u;
+                while (v > 0) {
+                    v--;
+                    if (rwl_tok_is(&ts, v, ")"))
+                        depth++;
+                    else if (rwl_tok_is(&ts, v, "(") && depth-- == 0)
+                        break;
+                }
+                size_t fn = v > 0 ? v - 1 : 0;
+                if (rwl_tok_is(&ts, fn, ">")) { /* template arguments */
+                    int d = 0;
+                    while (fn > 0) {
+                        if (rwl_tok_is(&ts, fn, ">"))
+                            d++;
+                        else if (rwl_tok_is(&ts, fn, "<") && --d == 0)
+                            break;
+                        fn--;
+                    }
+                    fn = fn > 0 ? fn - 1 : 0;
+                }
+                if (!rwl_tok_is(&ts, v, "(") || ts.t[fn].kind != T_IDENT)
+                    continue;
+                char *an = run_text(c->text, &ts, q - 1, q), *fname = run_text(c->text, &ts, fn, fn + 1);
+                snprintf(s.why, sizeof s.why, EN(RW_BSC_CALL), tok_line(&s, u), an ? an : "?", fname ? fname : "?");
+                hk_free(an), hk_free(fname);
+            }
+        }
+    }
     if (!found) {
         if (!s.why[0])
             snprintf(s.why, sizeof s.why, EN(RW_BSC_NO_SCAN), rwl_line_at(c->text, f->body_span.start_byte));
@@ -791,7 +830,7 @@ static int block_scan(const rw_context *c, rw_result *out)
     }
     char extra[48] = "";
     if (sc.blelloch)
-        snprintf(extra, sizeof extra, " (%lld threads)", sc.n);
+        snprintf(extra, sizeof extra, " (blockDim.x == %lld)", sc.n);
     char *desc = hk_asprintf(EN(RW_BSC_DESC), f->name, sc.blelloch ? "up-sweep/down-sweep" : "Hillis-Steele", arr,
                              tok_line(&s, sc.a), extra, fl ? EN(RW_BSC_FLOAT) : EN(RW_BSC_EXACT));
     rc = rwl_finish(c->text, c->len, c->m, f->name, &es, desc, out);

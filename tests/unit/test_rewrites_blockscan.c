@@ -7,7 +7,8 @@
  * memory, one warp, made inclusive after the scan. Integers must be bit-identical; the float
  * scan within a relative tolerance of its sum (the additions are reassociated: the episode's
  * fp64 shadow judges them, docs/accuracy.md). Hillis-Steele also runs under a block of 48
- * threads, which takes the original loop (the rewrite's run-time test), and must match. Each
+ * threads, which takes the original loop (the rewrite's run-time test), and must match; so
+ * must fused_blocks (F 2, 4) stacked on each rewrite, as the search stacks it. Each
  * rewrite broken on purpose must differ: the in-warp scan cut short, a warp's lane 0 given its
  * own value in its exclusive prefix, the total read from warp 0, the odd element's prefix
  * taken from the wrong element. The near misses refuse with construct and line; a spec whose
@@ -120,6 +121,16 @@ static void scan_run(void **state)
     for (size_t i = 0; i < HK_ARRAY_LEN(runs); i++) {
         char *cand = emu_rewrite(src, runs[i].kernel, "block_scan", NULL);
         emu_batch_add_pair(&batch, runs[i].kernel, src, cand, helpers, runs[i].driver, EMU_OK);
+        /* fused_blocks stacked on it (the search's "A+B": F blocks one after another in a
+         * block, each copy with its own hk_wsum), F 2 and 4, grids not multiples of F */
+        for (int F = 2; F <= 4; F += 2) {
+            int p[RW_MAX_PARAMS] = {F};
+            char *fused = emu_rewrite(cand, runs[i].kernel, "fused_blocks", p);
+            char tag[96];
+            snprintf(tag, sizeof tag, "%s_fused%d", runs[i].kernel, F);
+            emu_batch_add_pair(&batch, tag, src, fused, helpers, runs[i].driver, EMU_OK);
+            free(fused);
+        }
         free(cand);
     }
     emu_batch_run(&batch);
@@ -205,6 +216,7 @@ static void scan_refusals(void **state)
         {"bl_sizes", "loop", 334, "the down-sweep runs to 4 * NB"},
         {"bl_offset_after", "variable", 370, "offset, the sweeps' stride"},
         {"hs_looped", "loop", 406, "runs inside this loop"},
+        {"hs_in_call", "call", 444, "part is handed to scan_in()"},
     };
     rwf_expect_refusals(src, "block_scan", cases, sizeof cases / sizeof cases[0]);
 }

@@ -421,3 +421,27 @@ __global__ void hs_looped(const int *in, int *out, unsigned n, int segs)
             out[g] = sh[pout * blockDim.x + t] + carry;
     }
 }
+
+// the passes in a device function the array is handed to
+__device__ int scan_in(volatile int *s, int v)
+{
+    unsigned t = threadIdx.x;
+    s[t] = v;
+    for (unsigned off = 1; off < blockDim.x; off <<= 1) {
+        __syncthreads();
+        int x = t >= off ? s[t - off] : 0;
+        __syncthreads();
+        s[t] += x;
+    }
+    __syncthreads();
+    return s[t];
+}
+
+__global__ void hs_in_call(const int *in, int *out, unsigned n)
+{
+    __shared__ int part[256];
+    unsigned g = blockIdx.x * blockDim.x + threadIdx.x;
+    int r = scan_in(part, g < n ? in[g] : 0);
+    if (g < n)
+        out[g] = r;
+}
