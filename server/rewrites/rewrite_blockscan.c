@@ -456,6 +456,14 @@ static bool read_hs(bs_state *s, size_t k, bs_scan *sc, const char *arr)
             snprintf(s->why, sizeof s->why, EN(RW_BSC_NESTED), tok_line(s, q), arr, tok_line(s, k), arr);
             return false;
         }
+    const bs_bind *po = bind_get(&sc->B, "po");
+    for (size_t q = e; q < ts->n; q++)
+        if (rwl_same_tok(ts, q, po->a) && rwl_is_use(ts, q) && rwl_scalar_written(ts, q)) {
+            char *pn = run_text(s->text, ts, po->a, po->b);
+            snprintf(s->why, sizeof s->why, EN(RW_BSC_FLAG), tok_line(s, q), pn ? pn : "?", arr);
+            hk_free(pn);
+            return false;
+        }
     sc->blelloch = false;
     sc->a = k, sc->b = e;
     return uses_ok(s, sc, arr);
@@ -518,6 +526,18 @@ static bool read_blelloch(bs_state *s, size_t k, bs_scan *sc, const char *arr)
      * statement `S [ 2N - 1 ] = 0 ;`, no call that could reach S (it is not passed: uses_ok) */
     size_t zeros = 0;
     for (size_t q = m; q < mc; q++) {
+        /* the stride, a jump or a barrier there would change the down-sweep */
+        if (rwl_same_tok(ts, q, off->a) || rwl_tok_is_ident(ts, q, "return") || rwl_tok_is_ident(ts, q, "goto") ||
+            rwl_tok_is_ident(ts, q, "break") || rwl_tok_is_ident(ts, q, "continue") ||
+            rwl_tok_is_ident(ts, q, "__syncthreads")) {
+            size_t se = rwl_stmt_end(ts, q, mc);
+            char *st = run_text(s->text, ts, q, se);
+            char last[32];
+            snprintf(last, sizeof last, "%lld", 2 * n - 1);
+            snprintf(s->why, sizeof s->why, EN(RW_BSC_MIDDLE), tok_line(s, q), arr, last, st ? st : "?");
+            hk_free(st);
+            return false;
+        }
         if (!rwl_same_tok(ts, q, sc->arr))
             continue;
         size_t c = rwl_match_close(ts, q + 1);

@@ -217,6 +217,8 @@ static void scan_refusals(void **state)
         {"bl_offset_after", "variable", 370, "offset, the sweeps' stride"},
         {"hs_looped", "loop", 406, "runs inside this loop"},
         {"hs_in_call", "call", 444, "part is handed to scan_in()"},
+        {"hs_flag_reset", "statement", 467, "pout, the scan's buffer flag, is written after the scan"},
+        {"bl_stride_mid", "statement", 492, "(`offset = NB;`)"},
     };
     rwf_expect_refusals(src, "block_scan", cases, sizeof cases / sizeof cases[0]);
 }

@@ -445,3 +445,64 @@ __global__ void hs_in_call(const int *in, int *out, unsigned n)
     if (g < n)
         out[g] = r;
 }
+
+// the buffer flag reset after the scan: the read names buffer 0 whatever the trip count
+__global__ void hs_flag_reset(const int *in, int *out, unsigned n)
+{
+    extern __shared__ int sh[];
+    unsigned t = threadIdx.x;
+    unsigned g = blockIdx.x * blockDim.x + t;
+    int pout = 0, pin = 1;
+    sh[t] = g < n ? in[g] : 0;
+    __syncthreads();
+    for (unsigned off = 1; off < blockDim.x; off <<= 1) {
+        pout = 1 - pout;
+        pin = 1 - pout;
+        if (t >= off)
+            sh[pout * blockDim.x + t] = sh[pin * blockDim.x + t] + sh[pin * blockDim.x + t - off];
+        else
+            sh[pout * blockDim.x + t] = sh[pin * blockDim.x + t];
+        __syncthreads();
+    }
+    pout = 0;
+    if (g < n)
+        out[g] = sh[pout * blockDim.x + t];
+}
+
+// thread 0 changes the stride between the sweeps
+__global__ void bl_stride_mid(const float *in, float *out, int n)
+{
+    __shared__ float tmp[2 * NB];
+    int t = threadIdx.x;
+    int base = blockIdx.x * 2 * NB;
+    tmp[2 * t] = (base + 2 * t < n) ? in[base + 2 * t] : 0.0f;
+    tmp[2 * t + 1] = (base + 2 * t + 1 < n) ? in[base + 2 * t + 1] : 0.0f;
+    int offset = 1;
+    for (int d = NB; d > 0; d >>= 1) {
+        __syncthreads();
+        if (t < d) {
+            int ai = offset * (2 * t + 1) - 1;
+            int bi = offset * (2 * t + 2) - 1;
+            tmp[bi] += tmp[ai];
+        }
+        offset *= 2;
+    }
+    if (t == 0) {
+        tmp[2 * NB - 1] = 0.0f;
+        offset = NB;
+    }
+    for (int d = 1; d < 2 * NB; d *= 2) {
+        offset >>= 1;
+        __syncthreads();
+        if (t < d) {
+            int ai = offset * (2 * t + 1) - 1;
+            int bi = offset * (2 * t + 2) - 1;
+            float a = tmp[ai];
+            tmp[ai] = tmp[bi];
+            tmp[bi] += a;
+        }
+    }
+    __syncthreads();
+    if (base + 2 * t < n)
+        out[base + 2 * t] = tmp[2 * t];
+}
