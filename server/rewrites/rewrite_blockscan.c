@@ -180,7 +180,7 @@ typedef struct {
     size_t a, b;             /* the tokens replaced: [a, b) */
     bs_binds B;
     long long n;             /* Blelloch: N (threads), elements 2N */
-    size_t mid_a, mid_b;     /* Blelloch: thread 0's block between the sweeps, its braces */
+    size_t mid_a, mid_b;     /* Blelloch: thread 0's statement between the sweeps, `if` on */
 } bs_scan;
 
 /* The element types the shuffles take, and the type they are shuffled as. */
@@ -481,14 +481,24 @@ static bool read_blelloch(bs_state *s, size_t k, bs_scan *sc, const char *arr)
         refuse_shape(s, k, arr, sc->B.fail);
         return false;
     }
-    /* thread 0's block: `if ( t == 0 ) { ... }` */
-    size_t m = pmatch(ts, e, ts->n, "if ( $t == 0 ) {", &sc->B);
-    size_t mc = m ? rwl_match_close(ts, m - 1) : ts->n;
+    /* thread 0's statement: `if ( t == 0 ) { ... }` or `if ( t == 0 ) STATEMENT`; its tokens
+     * [m, mc), the down-sweep at `next` */
+    size_t m = pmatch(ts, e, ts->n, "if ( $t == 0 )", &sc->B), mc = ts->n, next = ts->n;
+    if (m && rwl_tok_is(ts, m, "{")) {
+        mc = rwl_match_close(ts, m);
+        next = mc + 1;
+        m++;
+    } else if (m && m < ts->n && !rwl_tok_is(ts, m, ";")) {
+        mc = next = rwl_stmt_end(ts, m, ts->n);
+        if (rwl_tok_is_ident(ts, m, "if") || rwl_tok_is_ident(ts, m, "for") || rwl_tok_is_ident(ts, m, "while") ||
+            rwl_tok_is_ident(ts, m, "do") || rwl_tok_is_ident(ts, m, "switch"))
+            mc = next = ts->n; /* one plain statement only */
+    }
     if (!m || mc >= ts->n) {
-        refuse_shape(s, k, arr, sc->B.fail);
+        refuse_shape(s, k, arr, m ? m : sc->B.fail);
         return false;
     }
-    size_t d = pmatch(ts, mc + 1, ts->n, pat_down, &sc->B);
+    size_t d = pmatch(ts, next, ts->n, pat_down, &sc->B);
     if (!d) {
         refuse_shape(s, k, arr, sc->B.fail);
         return false;
@@ -510,15 +520,37 @@ static bool read_blelloch(bs_state *s, size_t k, bs_scan *sc, const char *arr)
         hk_free(a), hk_free(b);
         return false;
     }
-    /* the stride: `off = 1 ;` (or a declaration of it) just before the up-sweep, not
-     * mentioned after the down-sweep */
-    bool set = k >= 4 && rwl_same_tok(ts, k - 4, off->a) && rwl_tok_is(ts, k - 3, "=") &&
-               rwl_tok_is(ts, k - 2, "1") && rwl_tok_is(ts, k - 1, ";");
+    /* the stride: its last mention before the up-sweep is `off = 1` (an assignment or a
+     * declarator, `;` or `,` after it) in a plain statement of the up-sweep's own block (no
+     * `}` of a lower depth between them, not under an if or a loop), and it is not mentioned
+     * after the down-sweep. (The sweeps bring it back to 1; the warp scan leaves it at 1.) */
+    size_t j = k;
+    while (j > 0 && !rwl_same_tok(ts, j - 1, off->a))
+        j--;
+    bool set = j > 0 && rwl_tok_is(ts, j, "=") && rwl_tok_is(ts, j + 1, "1") &&
+               (rwl_tok_is(ts, j + 2, ";") || rwl_tok_is(ts, j + 2, ","));
+    if (set) {
+        int depth = 0, lowest = 0;
+        for (size_t q = j; q < k; q++) {
+            if (rwl_tok_is(ts, q, "{") || rwl_tok_is(ts, q, "("))
+                depth++;
+            else if (rwl_tok_is(ts, q, "}") || rwl_tok_is(ts, q, ")"))
+                depth--;
+            if (depth < lowest)
+                lowest = depth;
+        }
+        size_t st = j - 1;
+        while (st > 0 && !rwl_tok_is(ts, st - 1, ";") && !rwl_tok_is(ts, st - 1, "{") && !rwl_tok_is(ts, st - 1, "}"))
+            st--;
+        set = depth == 0 && lowest == 0 && !rwl_tok_is_ident(ts, st, "if") && !rwl_tok_is_ident(ts, st, "else") &&
+              !rwl_tok_is_ident(ts, st, "for") && !rwl_tok_is_ident(ts, st, "while") &&
+              !rwl_tok_is_ident(ts, st, "do") && !rwl_tok_is_ident(ts, st, "case");
+    }
     for (size_t q = d; q < ts->n && set; q++)
         set = !rwl_same_tok(ts, q, off->a);
     if (!set) {
         char *o = run_text(s->text, ts, off->a, off->b);
-        snprintf(s->why, sizeof s->why, EN(RW_BSC_STRIDE), tok_line(s, k >= 4 ? k - 4 : k), o ? o : "?");
+        snprintf(s->why, sizeof s->why, EN(RW_BSC_STRIDE), tok_line(s, j > 0 ? j - 1 : k), o ? o : "?");
         hk_free(o);
         return false;
     }
@@ -572,7 +604,7 @@ static bool read_blelloch(bs_state *s, size_t k, bs_scan *sc, const char *arr)
     sc->blelloch = true;
     sc->n = n;
     sc->a = k, sc->b = d;
-    sc->mid_a = e, sc->mid_b = mc + 1;
+    sc->mid_a = e, sc->mid_b = next;
     return uses_ok(s, sc, arr);
 }
 

@@ -3,8 +3,9 @@
  * block emulator (emu_block.h) on the same ragged inputs under three thread orders:
  * Hillis-Steele over two buffers of int (extern, unsigned indices), of unsigned (a sized
  * array, int indices, exclusive through a shifted load) and of size_t; the up-sweep/down-sweep
- * of floats with the block's total written (NB 64 threads, two warps) and of ints over extern
- * memory, one warp, made inclusive after the scan. Integers must be bit-identical; the float
+ * of floats with the block's total written (NB 64 threads, two warps), of ints over extern
+ * memory, one warp, made inclusive after the scan, and of ints spelled as
+ * tests/data/styles/misc.cu spells them (the stride set before the loads, thread 0 unbraced). Integers must be bit-identical; the float
  * scan within a relative tolerance of its sum (the additions are reassociated: the episode's
  * fp64 shadow judges them, docs/accuracy.md). Hillis-Steele also runs under a block of 48
  * threads, which takes the original loop (the rewrite's run-time test), and must match; so
@@ -106,11 +107,19 @@ static const char drv_bl_int[] =
     "    PAIR(int, \"bl_int_incl\", n, 0, 0, emu::launch(dim3(g), dim3(32), 64 * sizeof(int), [&] { NS::bl_int_incl(x, out, n); }));\n"
     "}\n";
 
+static const char drv_bl_int_plain[] =
+    "for (int n : {1000, 128, 77}) {\n"
+    "    const unsigned g = (n + 127) / 128;\n"
+    "    emu::buf<int> x(n);\n"
+    "    x.fill(n);\n"
+    "    PAIR(int, \"bl_int_plain\", n, 0, 0, emu::launch(dim3(g), dim3(64), 0, [&] { NS::bl_int_plain(x, out, n); }));\n"
+    "}\n";
+
 static const struct {
     const char *kernel, *driver;
 } runs[] = {
     {"hs_int", drv_hs_int},     {"hs_uexcl", drv_hs_uexcl},   {"hs_size", drv_hs_size},
-    {"bl_float", drv_bl_float}, {"bl_int_incl", drv_bl_int},
+    {"bl_float", drv_bl_float}, {"bl_int_incl", drv_bl_int}, {"bl_int_plain", drv_bl_int_plain},
 };
 
 static void scan_run(void **state)
@@ -219,6 +228,7 @@ static void scan_refusals(void **state)
         {"hs_in_call", "call", 444, "part is handed to scan_in()"},
         {"hs_flag_reset", "statement", 467, "pout, the scan's buffer flag, is written after the scan"},
         {"bl_stride_mid", "statement", 492, "(`offset = NB;`)"},
+        {"bl_stride_cond", "variable", 557, "offset, the sweeps' stride"},
     };
     rwf_expect_refusals(src, "block_scan", cases, sizeof cases / sizeof cases[0]);
 }
@@ -282,6 +292,12 @@ static void scan_nvcc(void **state)
         rwf_nvcc_compiles(cand, tag);
         free(cand);
     }
+    /* our styles kernel (tests/data/styles/misc.cu), the spelling bl_int_plain emulates */
+    char *misc = rwf_data_file("styles/misc.cu");
+    char *mc = emu_rewrite(misc, "scan_bank_conflicts", "block_scan", NULL);
+    rwf_nvcc_compiles(mc, "styles_scan_bank_conflicts");
+    free(mc);
+    free(misc);
     static const char *const probes[] = {"rd_scan_hs", "rd_scan_blelloch"};
     for (size_t i = 0; i < HK_ARRAY_LEN(probes); i++) {
         char rel[128];

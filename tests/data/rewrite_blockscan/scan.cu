@@ -506,3 +506,80 @@ __global__ void bl_stride_mid(const float *in, float *out, int n)
     if (base + 2 * t < n)
         out[base + 2 * t] = tmp[2 * t];
 }
+
+// the sweeps as tests/data/styles/misc.cu spells them: the stride set before the loads, thread
+// 0's statement unbraced, int elements (exact)
+__global__ void bl_int_plain(const int *in, int *out, int n)
+{
+    __shared__ int temp[2 * NB];
+    int thid = threadIdx.x;
+    int base = blockIdx.x * 2 * NB;
+    int offset = 1;
+    temp[2 * thid] = (base + 2 * thid < n) ? in[base + 2 * thid] : 0;
+    temp[2 * thid + 1] = (base + 2 * thid + 1 < n) ? in[base + 2 * thid + 1] : 0;
+    for (int d = NB; d > 0; d >>= 1) {
+        __syncthreads();
+        if (thid < d) {
+            int ai = offset * (2 * thid + 1) - 1;
+            int bi = offset * (2 * thid + 2) - 1;
+            temp[bi] += temp[ai];
+        }
+        offset *= 2;
+    }
+    if (thid == 0)
+        temp[2 * NB - 1] = 0;
+    for (int d = 1; d < 2 * NB; d *= 2) {
+        offset >>= 1;
+        __syncthreads();
+        if (thid < d) {
+            int ai = offset * (2 * thid + 1) - 1;
+            int bi = offset * (2 * thid + 2) - 1;
+            int t = temp[ai];
+            temp[ai] = temp[bi];
+            temp[bi] += t;
+        }
+    }
+    __syncthreads();
+    if (base + 2 * thid < n)
+        out[base + 2 * thid] = temp[2 * thid];
+    if (base + 2 * thid + 1 < n)
+        out[base + 2 * thid + 1] = temp[2 * thid + 1];
+}
+
+// the stride set to 1 only under a condition
+__global__ void bl_stride_cond(const int *in, int *out, int n, int k)
+{
+    __shared__ int temp[2 * NB];
+    int thid = threadIdx.x;
+    int base = blockIdx.x * 2 * NB;
+    int offset = k;
+    if (k != 1)
+        offset = 1;
+    temp[2 * thid] = (base + 2 * thid < n) ? in[base + 2 * thid] : 0;
+    temp[2 * thid + 1] = (base + 2 * thid + 1 < n) ? in[base + 2 * thid + 1] : 0;
+    for (int d = NB; d > 0; d >>= 1) {
+        __syncthreads();
+        if (thid < d) {
+            int ai = offset * (2 * thid + 1) - 1;
+            int bi = offset * (2 * thid + 2) - 1;
+            temp[bi] += temp[ai];
+        }
+        offset *= 2;
+    }
+    if (thid == 0)
+        temp[2 * NB - 1] = 0;
+    for (int d = 1; d < 2 * NB; d *= 2) {
+        offset >>= 1;
+        __syncthreads();
+        if (thid < d) {
+            int ai = offset * (2 * thid + 1) - 1;
+            int bi = offset * (2 * thid + 2) - 1;
+            int t = temp[ai];
+            temp[ai] = temp[bi];
+            temp[bi] += t;
+        }
+    }
+    __syncthreads();
+    if (base + 2 * thid < n)
+        out[base + 2 * thid] = temp[2 * thid];
+}
