@@ -17,7 +17,7 @@
 /* The descriptors, each defined in its rewrite's file. */
 extern const rw_descriptor rw_launch_bounds_desc, rw_restrict_desc, rw_set_tunable_desc,
     rw_grid_stride_desc, rw_vectorize_desc, rw_readonly_loads_desc, rw_unroll_desc,
-    rw_fast_math_desc, rw_tiled_transpose_desc, rw_warp_reduce_desc, rw_block_reduce_desc,
+    rw_fast_math_desc, rw_tiled_transpose_desc, rw_warp_reduce_desc, rw_block_reduce_desc, rw_block_scan_desc,
     rw_privatized_histogram_desc, rw_online_softmax_desc, rw_online_layernorm_desc,
     rw_blas_substitution_desc, rw_tiled_gemm_desc, rw_warp_rows_desc, rw_grid_stride_2d_desc,
     rw_histogram_lane_replicas_desc, rw_invariant_table_desc, rw_stencil_window_desc, rw_stencil_tile_1d_desc,
@@ -51,6 +51,7 @@ static const rw_descriptor *const table[] = {
     &rw_spread_lanes_desc,
     &rw_warp_reduce_desc,
     &rw_block_reduce_desc,
+    &rw_block_scan_desc,
     &rw_warp_row_tree_desc,
     &rw_store_forward_desc,
     &rw_privatized_histogram_desc,

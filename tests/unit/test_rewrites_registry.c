@@ -170,6 +170,8 @@ static const refusal_case cases[] = {
     {"register_threshold", k_grid_stride, "gs", {0}, "kernel body", 2},
     /* tile[threadIdx.x], tile[255 - threadIdx.x]: unit strides, no bank conflict to remove */
     {"shared_padding", k_barrier, "bar", {0}, "__shared__ array", 3},
+    /* a shared array stored and read once across a barrier: no log-step scan loop over it */
+    {"block_scan", k_barrier, "bar", {0}, "kernel body", 2},
     /* the first statement stores to global memory and nothing before it reads blockIdx.x
      * (k_barrier's tile staged before its barrier is fused_blocks' own class since session 41) */
     {"fused_blocks", k_grid_stride, "gs", {0}, "statement", 3},

@@ -1,0 +1,917 @@
+/* block_scan (issue 13: "a scan with bank conflicts"): a per-block prefix sum in a __shared__
+ * array, written as a log-step loop of __syncthreads()-separated passes, becomes a
+ * warp-shuffle scan: __shfl_up_sync inclusive scan inside each warp, the warps' totals in a
+ * small __shared__ array that one warp scans, each thread adding its warp's prefix. Two
+ * spellings are read, token by token, with every name taken from the kernel:
+ *   - Hillis-Steele over two buffers (GPU Gems 3, ch. 39):
+ *       for (U off = 1; off < blockDim.x; off <<= 1) {
+ *           pout = 1 - pout; pin = 1 - pout;
+ *           if (t >= off) S[pout * BD + t] = S[pin * BD + t] + S[pin * BD + t - off];
+ *           else          S[pout * BD + t] = S[pin * BD + t];
+ *           __syncthreads();
+ *       }
+ *     an inclusive scan of the blockDim.x elements S[pout0 * BD + t] (pout0: pout before
+ *     the loop) left in S[pout * BD + t]. The buffer flags still toggle as before (a loop
+ *     of the same trip count without the passes), so pout ends the same; the other buffer
+ *     is not filled, so every later mention of S must read S[pout * BD + t] (refused
+ *     otherwise).
+ *   - the work-efficient up-sweep/down-sweep (Blelloch) over 2 * N elements, N threads,
+ *     thread 0 reading the total at S[2N - 1] and setting it to 0 between the sweeps: an
+ *     exclusive scan, each thread owning S[2t] and S[2t + 1]. Here thread t's pair sum is
+ *     scanned; S[2t] gets the exclusive prefix P (lane 0 of a warp takes the warps' prefix
+ *     as it is, lane 0 of warp 0 a 0: no `+ 0` that would turn -0.0 into +0.0) and
+ *     S[2t + 1] gets P + S[2t]. No subtraction anywhere (a float exclusive value is never
+ *     inclusive minus own). Thread 0's statements between the sweeps run as written after
+ *     S[2N - 1] was set to the block's total, so a block total written to block_sums is
+ *     the same value (reassociated for floats); their 0 is overwritten, as the down-sweep
+ *     overwrites it.
+ * Why it is sound: the elements each thread reads first and writes last are the original's
+ * (thread t reads its own inputs after the same barriers and writes the final elements the
+ * original's last pass writes, then a barrier), so any later read sees the same element.
+ * Integer sums (int, unsigned, long long, size_t ...) wrap modulo 2^n whatever the order:
+ * bit-exact. Float and double sums are reassociated (a different tree of additions): like
+ * block_reduce, that is judged by the fp64 shadow (docs/accuracy.md), not bit for bit.
+ * The new code runs under a run-time test that the block is 1-D and a multiple of 32 threads
+ * (the up-sweep's: exactly N threads); any other block runs the original loops, so the text
+ * is correct under every launch; a spec whose block fails the test is refused (nothing to
+ * gain). The warps are groups of 32 lanes (width 32), also on a 64-lane AMD wavefront.
+ * Refused, with the construct and its line: a loop that differs from these passes (another
+ * operator than +, a conditional pass, other indices), an index that is not a local set
+ * once to threadIdx.x, an element type the shuffles do not take, the array used other than
+ * by subscript (`&S[i]`, `S + i`, passed), a later read of the scanned array elsewhere than
+ * the final buffer's own element (Hillis-Steele), sweep sizes that are not N and 2N (N a
+ * power of two, 32..1024), anything between the sweeps but reads of S[2N - 1] and its 0,
+ * and a sweep stride not set to 1 just before the up-sweep or used after the down-sweep. */
+#include "rewrites/registry.h"
+#include "rewrites/rewrite_lex.h"
+
+#include "analysis/analysis.h"
+#include "core/buf.h"
+#include "core/hk.h"
+#include "core/i18n.h"
+#include "model/kmodel.h"
+#include "spec/spec.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* stored and machine-read in English; shown through hk_tr_said (docs/i18n.md) */
+#define EN(id) hk_tr_in(HK_LANG_EN, HK_MSG_##id)
+
+static const char name[] = "block_scan";
+
+/* ---- a token pattern matcher ----
+ * A pattern is tokens separated by blanks: a literal token matches itself; `$x` one
+ * identifier, bound to x (the same text wherever x appears again); `?x` a balanced run of
+ * tokens up to the next literal token of the pattern (the same text again when bound);
+ * `%x` a declaration's type: the identifiers before the last one of a run of identifiers
+ * (`unsigned int off`: x is `unsigned int`, and the pattern goes on at `off`). */
+#define BS_BINDS 24
+typedef struct {
+    char name[8];
+    size_t a, b;
+} bs_bind;
+
+typedef struct {
+    bs_bind b[BS_BINDS];
+    size_t n;
+    size_t fail; /* the farthest token the match reached (for the refusal) */
+} bs_binds;
+
+static const bs_bind *bind_get(const bs_binds *B, const char *nm)
+{
+    for (size_t i = 0; i < B->n; i++)
+        if (!strcmp(B->b[i].name, nm))
+            return &B->b[i];
+    return NULL;
+}
+
+static bool same_run(const rw_toks *ts, size_t a, size_t b, size_t c, size_t d)
+{
+    if (b - a != d - c)
+        return false;
+    for (size_t i = 0; i < b - a; i++)
+        if (!rwl_same_tok(ts, a + i, c + i))
+            return false;
+    return true;
+}
+
+/* bind nm to [a, b), or check it against its binding */
+static bool bind_put(bs_binds *B, const rw_toks *ts, const char *nm, size_t a, size_t b)
+{
+    const bs_bind *o = bind_get(B, nm);
+    if (o)
+        return same_run(ts, o->a, o->b, a, b);
+    if (B->n >= BS_BINDS)
+        return false;
+    bs_bind *n = &B->b[B->n++];
+    snprintf(n->name, sizeof n->name, "%s", nm);
+    n->a = a, n->b = b;
+    return true;
+}
+
+/* Matches pat at token k (not past end): the token after the match, or 0 (no match; B->fail
+ * the farthest token reached). */
+static size_t pmatch(const rw_toks *ts, size_t k, size_t end, const char *pat, bs_binds *B)
+{
+    char p[1024];
+    snprintf(p, sizeof p, "%s", pat);
+    char *words[128];
+    size_t nw = 0;
+    for (char *s = strtok(p, " "); s && nw < 128; s = strtok(NULL, " "))
+        words[nw++] = s;
+    for (size_t w = 0; w < nw; w++) {
+        if (k > B->fail)
+            B->fail = k;
+        if (k >= end)
+            return 0;
+        const char *x = words[w];
+        if (x[0] == '$' && x[1]) {
+            if (ts->t[k].kind != T_IDENT || !bind_put(B, ts, x + 1, k, k + 1))
+                return 0;
+            k++;
+        } else if (x[0] == '?' && x[1]) {
+            const char *stop = w + 1 < nw ? words[w + 1] : NULL;
+            size_t q = k;
+            int depth = 0;
+            while (q < end) {
+                if (depth == 0 && stop && rwl_tok_is(ts, q, stop))
+                    break;
+                if (rwl_tok_is(ts, q, "(") || rwl_tok_is(ts, q, "[") || rwl_tok_is(ts, q, "{"))
+                    depth++;
+                else if (rwl_tok_is(ts, q, ")") || rwl_tok_is(ts, q, "]") || rwl_tok_is(ts, q, "}")) {
+                    if (--depth < 0)
+                        break;
+                } else if (depth == 0 && rwl_tok_is(ts, q, ";"))
+                    break;
+                q++;
+            }
+            if (q == k || !bind_put(B, ts, x + 1, k, q))
+                return 0;
+            k = q;
+        } else if (x[0] == '%' && x[1]) {
+            size_t q = k;
+            while (q < end && ts->t[q].kind == T_IDENT)
+                q++;
+            if (q < k + 2 || !bind_put(B, ts, x + 1, k, q - 1))
+                return 0;
+            k = q - 1;
+        } else {
+            if (!rwl_tok_is(ts, k, x))
+                return 0;
+            k++;
+        }
+    }
+    return k;
+}
+
+static char *run_text(const char *text, const rw_toks *ts, size_t a, size_t b)
+{
+    if (a >= b)
+        return hk_strdup("");
+    return hk_strndup(text + ts->t[a].start, ts->t[b - 1].end - ts->t[a].start);
+}
+
+/* ---- what the matchers found ---- */
+typedef struct {
+    bool blelloch;
+    size_t arr;              /* the array's name in its declaration */
+    size_t a, b;             /* the tokens replaced: [a, b) */
+    bs_binds B;
+    long long n;             /* Blelloch: N (threads), elements 2N */
+    size_t mid_a, mid_b;     /* Blelloch: thread 0's statement between the sweeps, `if` on */
+} bs_scan;
+
+/* The element types the shuffles take, and the type they are shuffled as. */
+static const char *shuffle_type(const char *t, bool *is_float)
+{
+    static const struct {
+        const char *t, *as;
+        bool f;
+    } ok[] = {
+        {"int", "int", false}, {"signed", "int", false}, {"signed int", "int", false},
+        {"int32_t", "int", false}, {"unsigned", "unsigned int", false},
+        {"unsigned int", "unsigned int", false}, {"uint32_t", "unsigned int", false},
+        {"uint", "unsigned int", false}, {"long long", "long long", false},
+        {"long long int", "long long", false}, {"int64_t", "long long", false}, /* i18n: not for people */
+        {"unsigned long long", "unsigned long long", false}, /* i18n: not for people */
+        {"unsigned long long int", "unsigned long long", false}, /* i18n: not for people */
+        {"uint64_t", "unsigned long long", false}, {"size_t", "unsigned long long", false}, /* i18n: not for people */
+        {"float", "float", true}, {"double", "double", true},
+    };
+    for (size_t i = 0; i < HK_ARRAY_LEN(ok); i++)
+        if (!strcmp(ok[i].t, t)) {
+            *is_float = ok[i].f;
+            return ok[i].as;
+        }
+    return NULL;
+}
+
+/* The value of a small integer constant expression in tokens [a, b): numbers, + - * / ( ),
+ * << and names #defined (object-like) to such expressions (depth-limited). false when not. */
+static bool const_value(const char *text, size_t len, const rw_toks *ts, size_t a, size_t b, long long *v, int depth);
+
+static bool define_value(const char *text, size_t len, const rw_toks *ts, size_t k, long long *v, int depth)
+{
+    if (depth > 4)
+        return false;
+    size_t at = 0, da, db;
+    size_t nl = ts->t[k].end - ts->t[k].start;
+    const char *nm = text + ts->t[k].start;
+    bool found = false;
+    long long val = 0;
+    while (rwl_next_define(text, len, &at, nm, nl, &da, &db)) {
+        if (da + nl < db && text[da + nl] == '(')
+            return false; /* function-like */
+        rw_toks dt = {0};
+        if (rwl_lex(text, (uint32_t)(da + nl), (uint32_t)db, &dt) != HK_OK) {
+            rwl_toks_free(&dt);
+            return false;
+        }
+        long long x;
+        bool ok = dt.n > 0 && const_value(text, len, &dt, 0, dt.n, &x, depth + 1);
+        rwl_toks_free(&dt);
+        if (!ok || (found && x != val))
+            return false; /* two definitions that differ */
+        found = true;
+        val = x;
+    }
+    *v = val;
+    return found;
+}
+
+/* precedence climbing over [*k, b) */
+static bool cv_expr(const char *text, size_t len, const rw_toks *ts, size_t *k, size_t b, int prec, long long *v,
+                    int depth)
+{
+    long long x;
+    if (*k >= b)
+        return false;
+    if (rwl_tok_is(ts, *k, "(")) {
+        size_t c = rwl_match_close(ts, *k);
+        if (c >= b || !const_value(text, len, ts, *k + 1, c, &x, depth))
+            return false;
+        *k = c + 1;
+    } else if (ts->t[*k].kind == T_NUMBER) {
+        char num[32];
+        size_t n = ts->t[*k].end - ts->t[*k].start;
+        if (n >= sizeof num)
+            return false;
+        memcpy(num, text + ts->t[*k].start, n);
+        num[n] = 0;
+        char *e;
+        x = strtoll(num, &e, 0);
+        while (*e == 'u' || *e == 'U' || *e == 'l' || *e == 'L')
+            e++;
+        if (*e)
+            return false;
+        (*k)++;
+    } else if (ts->t[*k].kind == T_IDENT) {
+        if (!define_value(text, len, ts, *k, &x, depth))
+            return false;
+        (*k)++;
+    } else
+        return false;
+    for (;;) {
+        int p;
+        if (*k >= b)
+            break;
+        if (rwl_tok_is(ts, *k, "*") || rwl_tok_is(ts, *k, "/"))
+            p = 3;
+        else if (rwl_tok_is(ts, *k, "+") || rwl_tok_is(ts, *k, "-"))
+            p = 2;
+        else if (rwl_tok_is(ts, *k, "<<"))
+            p = 1;
+        else
+            return false;
+        if (p <= prec)
+            break;
+        char op = ts->text[ts->t[*k].start];
+        (*k)++;
+        long long y;
+        if (!cv_expr(text, len, ts, k, b, p, &y, depth))
+            return false;
+        if (x > (1LL << 40) || y > (1LL << 40) || x < -(1LL << 40) || y < -(1LL << 40))
+            return false;
+        switch (op) {
+        case '*': x *= y; break;
+        case '/': if (!y) return false; x /= y; break;
+        case '+': x += y; break;
+        case '-': x -= y; break;
+        default: if (y < 0 || y > 30) return false; x <<= y; break;
+        }
+    }
+    *v = x;
+    return true;
+}
+
+static bool const_value(const char *text, size_t len, const rw_toks *ts, size_t a, size_t b, long long *v, int depth)
+{
+    size_t k = a;
+    return cv_expr(text, len, ts, &k, b, 0, v, depth) && k == b;
+}
+
+/* ---- the two loops ---- */
+
+static const char pat_hs[] =
+    "for ( %ty $off = 1 ; $off < ?bd ; $off <<= 1 ) { " /* i18n: not for people */
+    "$po = 1 - $po ; $pi = 1 - $po ; "
+    "if ( $t >= $off ) $S [ $po * ?bd + $t ] = $S [ $pi * ?bd + $t ] + $S [ $pi * ?bd + $t - $off ] ; "
+    "else $S [ $po * ?bd + $t ] = $S [ $pi * ?bd + $t ] ; "
+    "__syncthreads ( ) ; }";
+
+static const char pat_up[] =
+    "for ( %ty $d = ?n ; $d > 0 ; $d >>= 1 ) { __syncthreads ( ) ; " /* i18n: not for people */
+    "if ( $t < $d ) { %ta $ai = $off * ( 2 * $t + 1 ) - 1 ; %tb $bi = $off * ( 2 * $t + 2 ) - 1 ; "
+    "$S [ $bi ] += $S [ $ai ] ; } $off *= 2 ; }";
+
+static const char pat_down[] =
+    "for ( %tz $e = 1 ; $e < ?m ; $e *= 2 ) { $off >>= 1 ; __syncthreads ( ) ; " /* i18n: not for people */
+    "if ( $t < $e ) { %tc $aj = $off * ( 2 * $t + 1 ) - 1 ; %td $bj = $off * ( 2 * $t + 2 ) - 1 ; "
+    "%tv $a = $S [ $aj ] ; $S [ $aj ] = $S [ $bj ] ; $S [ $bj ] += $a ; } }";
+
+typedef struct {
+    const char *text;
+    size_t len;
+    const rw_toks *ts;
+    char why[700];
+} bs_state;
+
+static int tok_line(const bs_state *s, size_t k)
+{
+    return rwl_line_at(s->text, s->ts->t[k < s->ts->n ? k : s->ts->n - 1].start);
+}
+
+/* Is name (token k's text) a local declared once as `= threadIdx.x` and never written? */
+static bool thread_index(const bs_state *s, size_t k)
+{
+    const rw_toks *ts = s->ts;
+    size_t decl = ts->n;
+    for (size_t q = 0; q < ts->n; q++)
+        if (rwl_same_tok(ts, q, k) && rwl_is_use(ts, q) && rwl_declared_here(ts, q)) {
+            if (decl < ts->n)
+                return false; /* declared twice: shadowed somewhere */
+            decl = q;
+        }
+    if (decl >= ts->n || !rwl_tok_is(ts, decl + 1, "=") || !rwl_builtin_x(ts, decl + 2, "threadIdx") ||
+        !(rwl_tok_is(ts, decl + 5, ";") || rwl_tok_is(ts, decl + 5, ",")))
+        return false;
+    return !rwl_written_elsewhere(ts, decl, decl);
+}
+
+/* The refusal of a loop that did not match: the farthest token reached. */
+static void refuse_shape(bs_state *s, size_t loop, const char *arr, size_t fail)
+{
+    if (s->why[0])
+        return;
+    char *t = run_text(s->text, s->ts, fail, fail + 1);
+    snprintf(s->why, sizeof s->why, EN(RW_BSC_SHAPE), tok_line(s, loop), arr, t ? t : "?", tok_line(s, fail));
+    hk_free(t);
+}
+
+/* Does the loop at k look like a scan pass over array S (a for whose body has a
+ * __syncthreads and mentions S)? */
+static bool log_step_loop(const rw_toks *ts, size_t k, size_t arr)
+{
+    if (!rwl_tok_is(ts, k, "for") || !rwl_tok_is(ts, k + 1, "("))
+        return false;
+    size_t c = rwl_match_close(ts, k + 1);
+    if (c >= ts->n)
+        return false;
+    bool step = false;
+    for (size_t q = k + 2; q < c; q++)
+        step |= rwl_tok_is(ts, q, "<<=") || rwl_tok_is(ts, q, ">>=") || rwl_tok_is(ts, q, "*=") ||
+                rwl_tok_is(ts, q, "/=");
+    size_t e = rwl_stmt_end(ts, c + 1, ts->n);
+    bool sync = false, uses = false;
+    for (size_t q = c + 1; q < e; q++) {
+        sync |= rwl_tok_is_ident(ts, q, "__syncthreads");
+        uses |= rwl_same_tok(ts, q, arr);
+    }
+    return step && sync && uses;
+}
+
+/* Every mention of S from token `from` on is `S [ po * bd + t ]` (Hillis-Steele), or any
+ * subscript (Blelloch: every element is final); and everywhere S is subscripted. */
+static bool uses_ok(bs_state *s, const bs_scan *sc, const char *arr)
+{
+    const rw_toks *ts = s->ts;
+    for (size_t q = 0; q < ts->n; q++) {
+        if (q == sc->arr || !rwl_same_tok(ts, q, sc->arr) || !rwl_is_use(ts, q))
+            continue;
+        if (!rwl_tok_is(ts, q + 1, "[") || (q > 0 && rwl_tok_is(ts, q - 1, "&"))) {
+            snprintf(s->why, sizeof s->why, EN(RW_BSC_ALIAS), tok_line(s, q), arr);
+            return false;
+        }
+        if (sc->blelloch || q < sc->b)
+            continue;
+        bs_binds B = sc->B;
+        static const char want[] = "[ $po * ?bd + $t ]";
+        size_t e = pmatch(ts, q + 1, ts->n, want, &B);
+        if (!e || !rwl_tok_is(ts, e - 1, "]") || rwl_match_close(ts, q + 1) != e - 1) {
+            size_t c = rwl_match_close(ts, q + 1);
+            char *got = run_text(s->text, ts, q, c < ts->n ? c + 1 : q + 1);
+            const bs_bind *po = bind_get(&sc->B, "po"), *bd = bind_get(&sc->B, "bd"), *t = bind_get(&sc->B, "t");
+            char *a = run_text(s->text, ts, po->a, po->b), *b = run_text(s->text, ts, bd->a, bd->b),
+                 *c2 = run_text(s->text, ts, t->a, t->b);
+            char w[200];
+            snprintf(w, sizeof w, "%s[%s * %s + %s]", arr, a ? a : "?", b ? b : "?", c2 ? c2 : "?");
+            snprintf(s->why, sizeof s->why, EN(RW_BSC_AFTER), tok_line(s, q), arr, got ? got : "?", w);
+            hk_free(got), hk_free(a), hk_free(b), hk_free(c2);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Hillis-Steele at loop k over array token arr. */
+static bool read_hs(bs_state *s, size_t k, bs_scan *sc, const char *arr)
+{
+    const rw_toks *ts = s->ts;
+    memset(&sc->B, 0, sizeof sc->B);
+    if (!bind_put(&sc->B, ts, "S", sc->arr, sc->arr + 1))
+        return false;
+    size_t e = pmatch(ts, k, ts->n, pat_hs, &sc->B);
+    if (!e) {
+        refuse_shape(s, k, arr, sc->B.fail);
+        return false;
+    }
+    const bs_bind *bd = bind_get(&sc->B, "bd"), *t = bind_get(&sc->B, "t");
+    if (bd->b - bd->a != 3 || !rwl_builtin_x(ts, bd->a, "blockDim")) {
+        refuse_shape(s, k, arr, bd->a);
+        return false;
+    }
+    if (!thread_index(s, t->a)) {
+        char *tn = run_text(s->text, ts, t->a, t->b);
+        snprintf(s->why, sizeof s->why, EN(RW_BSC_TID), tok_line(s, k), arr, tn ? tn : "?");
+        hk_free(tn);
+        return false;
+    }
+    /* inside a loop, a read before the scan in the text runs after it in time (the next
+     * trip), and may read the buffer the warp scan does not fill */
+    for (size_t q = 0; q < k; q++)
+        if ((rwl_tok_is_ident(ts, q, "for") || rwl_tok_is_ident(ts, q, "while") || rwl_tok_is_ident(ts, q, "do")) &&
+            rwl_stmt_end(ts, q, ts->n) > k) {
+            snprintf(s->why, sizeof s->why, EN(RW_BSC_NESTED), tok_line(s, q), arr, tok_line(s, k), arr);
+            return false;
+        }
+    const bs_bind *po = bind_get(&sc->B, "po");
+    for (size_t q = e; q < ts->n; q++)
+        if (rwl_same_tok(ts, q, po->a) && rwl_is_use(ts, q) && rwl_scalar_written(ts, q)) {
+            char *pn = run_text(s->text, ts, po->a, po->b);
+            snprintf(s->why, sizeof s->why, EN(RW_BSC_FLAG), tok_line(s, q), pn ? pn : "?", arr);
+            hk_free(pn);
+            return false;
+        }
+    sc->blelloch = false;
+    sc->a = k, sc->b = e;
+    return uses_ok(s, sc, arr);
+}
+
+/* Up-sweep/down-sweep starting at loop k. */
+static bool read_blelloch(bs_state *s, size_t k, bs_scan *sc, const char *arr)
+{
+    const rw_toks *ts = s->ts;
+    memset(&sc->B, 0, sizeof sc->B);
+    if (!bind_put(&sc->B, ts, "S", sc->arr, sc->arr + 1))
+        return false;
+    size_t e = pmatch(ts, k, ts->n, pat_up, &sc->B);
+    if (!e) {
+        refuse_shape(s, k, arr, sc->B.fail);
+        return false;
+    }
+    /* thread 0's statement: `if ( t == 0 ) { ... }` or `if ( t == 0 ) STATEMENT`; its tokens
+     * [m, mc), the down-sweep at `next` */
+    size_t m = pmatch(ts, e, ts->n, "if ( $t == 0 )", &sc->B), mc = ts->n, next = ts->n;
+    if (m && rwl_tok_is(ts, m, "{")) {
+        mc = rwl_match_close(ts, m);
+        next = mc + 1;
+        m++;
+    } else if (m && m < ts->n && !rwl_tok_is(ts, m, ";")) {
+        mc = next = rwl_stmt_end(ts, m, ts->n);
+        if (rwl_tok_is_ident(ts, m, "if") || rwl_tok_is_ident(ts, m, "for") || rwl_tok_is_ident(ts, m, "while") ||
+            rwl_tok_is_ident(ts, m, "do") || rwl_tok_is_ident(ts, m, "switch"))
+            mc = next = ts->n; /* one plain statement only */
+    }
+    if (!m || mc >= ts->n) {
+        refuse_shape(s, k, arr, m ? m : sc->B.fail);
+        return false;
+    }
+    size_t d = pmatch(ts, next, ts->n, pat_down, &sc->B);
+    if (!d) {
+        refuse_shape(s, k, arr, sc->B.fail);
+        return false;
+    }
+    const bs_bind *t = bind_get(&sc->B, "t"), *nb = bind_get(&sc->B, "n"), *mb = bind_get(&sc->B, "m"),
+                  *off = bind_get(&sc->B, "off");
+    if (!thread_index(s, t->a)) {
+        char *tn = run_text(s->text, ts, t->a, t->b);
+        snprintf(s->why, sizeof s->why, EN(RW_BSC_TID), tok_line(s, k), arr, tn ? tn : "?");
+        hk_free(tn);
+        return false;
+    }
+    long long n, mm;
+    if (!const_value(s->text, s->len, ts, nb->a, nb->b, &n, 0) ||
+        !const_value(s->text, s->len, ts, mb->a, mb->b, &mm, 0) || mm != 2 * n || n < 32 || n > 1024 ||
+        (n & (n - 1))) {
+        char *a = run_text(s->text, ts, nb->a, nb->b), *b = run_text(s->text, ts, mb->a, mb->b);
+        snprintf(s->why, sizeof s->why, EN(RW_BSC_SIZE), tok_line(s, k), a ? a : "?", b ? b : "?");
+        hk_free(a), hk_free(b);
+        return false;
+    }
+    /* the stride: its last mention before the up-sweep is `off = 1` (an assignment or a
+     * declarator, `;` or `,` after it) in a plain statement of the up-sweep's own block (no
+     * `}` of a lower depth between them, not under an if or a loop), and it is not mentioned
+     * after the down-sweep. (The sweeps bring it back to 1; the warp scan leaves it at 1.) */
+    size_t j = k;
+    while (j > 0 && !rwl_same_tok(ts, j - 1, off->a))
+        j--;
+    bool set = j > 0 && rwl_tok_is(ts, j, "=") && rwl_tok_is(ts, j + 1, "1") &&
+               (rwl_tok_is(ts, j + 2, ";") || rwl_tok_is(ts, j + 2, ","));
+    if (set) {
+        int depth = 0, lowest = 0;
+        for (size_t q = j; q < k; q++) {
+            if (rwl_tok_is(ts, q, "{") || rwl_tok_is(ts, q, "("))
+                depth++;
+            else if (rwl_tok_is(ts, q, "}") || rwl_tok_is(ts, q, ")"))
+                depth--;
+            if (depth < lowest)
+                lowest = depth;
+        }
+        size_t st = j - 1;
+        while (st > 0 && !rwl_tok_is(ts, st - 1, ";") && !rwl_tok_is(ts, st - 1, "{") && !rwl_tok_is(ts, st - 1, "}"))
+            st--;
+        set = depth == 0 && lowest == 0 && !rwl_tok_is_ident(ts, st, "if") && !rwl_tok_is_ident(ts, st, "else") &&
+              !rwl_tok_is_ident(ts, st, "for") && !rwl_tok_is_ident(ts, st, "while") &&
+              !rwl_tok_is_ident(ts, st, "do") && !rwl_tok_is_ident(ts, st, "case");
+    }
+    for (size_t q = d; q < ts->n && set; q++)
+        set = !rwl_same_tok(ts, q, off->a);
+    if (!set) {
+        char *o = run_text(s->text, ts, off->a, off->b);
+        snprintf(s->why, sizeof s->why, EN(RW_BSC_STRIDE), tok_line(s, j > 0 ? j - 1 : k), o ? o : "?");
+        hk_free(o);
+        return false;
+    }
+    /* between the sweeps: reads of S[2N - 1] (any other subscript of S refused) and one
+     * statement `S [ 2N - 1 ] = 0 ;`, no call that could reach S (it is not passed: uses_ok) */
+    size_t zeros = 0;
+    for (size_t q = m; q < mc; q++) {
+        /* the stride, a jump or a barrier there would change the down-sweep */
+        if (rwl_same_tok(ts, q, off->a) || rwl_tok_is_ident(ts, q, "return") || rwl_tok_is_ident(ts, q, "goto") ||
+            rwl_tok_is_ident(ts, q, "break") || rwl_tok_is_ident(ts, q, "continue") ||
+            rwl_tok_is_ident(ts, q, "__syncthreads")) {
+            size_t se = rwl_stmt_end(ts, q, mc);
+            char *st = run_text(s->text, ts, q, se);
+            char last[32];
+            snprintf(last, sizeof last, "%lld", 2 * n - 1);
+            snprintf(s->why, sizeof s->why, EN(RW_BSC_MIDDLE), tok_line(s, q), arr, last, st ? st : "?");
+            hk_free(st);
+            return false;
+        }
+        if (!rwl_same_tok(ts, q, sc->arr))
+            continue;
+        size_t c = rwl_match_close(ts, q + 1);
+        long long ix;
+        bool ok = rwl_tok_is(ts, q + 1, "[") && c < mc &&
+                  const_value(s->text, s->len, ts, q + 2, c, &ix, 0) && ix == 2 * n - 1;
+        if (ok && rwl_tok_is(ts, c + 1, "=")) {
+            size_t z = c + 2;
+            ok = rwl_tok_is(ts, z + 1, ";") &&
+                 (rwl_tok_is(ts, z, "0") || rwl_tok_is(ts, z, "0.0f") || rwl_tok_is(ts, z, "0.f") ||
+                  rwl_tok_is(ts, z, "0.0") || rwl_tok_is(ts, z, "0.0F"));
+            zeros++;
+        } else if (ok)
+            ok = !rwl_tok_is_assign_op(ts, c + 1) && !rwl_tok_is(ts, c + 1, "++") &&
+                 !rwl_tok_is(ts, c + 1, "--") && !rwl_tok_is(ts, q - 1, "++") && !rwl_tok_is(ts, q - 1, "--");
+        if (!ok || zeros > 1) {
+            size_t se = rwl_stmt_end(ts, q, mc);
+            char *st = run_text(s->text, ts, q, se);
+            char last[32];
+            snprintf(last, sizeof last, "%lld", 2 * n - 1);
+            snprintf(s->why, sizeof s->why, EN(RW_BSC_MIDDLE), tok_line(s, q), arr, last, st ? st : "?");
+            hk_free(st);
+            return false;
+        }
+    }
+    if (zeros != 1) {
+        char last[32];
+        snprintf(last, sizeof last, "%lld", 2 * n - 1);
+        snprintf(s->why, sizeof s->why, EN(RW_BSC_MIDDLE), tok_line(s, m), arr, last, "");
+        return false;
+    }
+    sc->blelloch = true;
+    sc->n = n;
+    sc->a = k, sc->b = d;
+    sc->mid_a = e, sc->mid_b = next;
+    return uses_ok(s, sc, arr);
+}
+
+/* ---- the emitted text ---- */
+
+/* The warp scan of hk_x (type T, shuffled as type U): hk_x ends as the block's inclusive
+ * prefix of every thread's hk_x, hk_e (exclusive) when excl, hk_tot the block's total.
+ * Under `if (1-D, whole warps)`: every lane of every warp exists. */
+static int emit_warp_scan(struct hk_buf *b, const char *T, const char *U, bool excl)
+{
+    char ex[320] = "";
+    if (excl)
+        snprintf(ex, sizeof ex,
+                 "        // the exclusive value: the lane below's inclusive one, no subtraction\n" /* i18n: not for people */
+                 "        hk_e = (%s)__shfl_up_sync(0xffffffffu, (%s)hk_x, 1, 32);\n",
+                 T, U);
+    return hk_buf_printf(
+        b,
+        "        const unsigned int hk_lane = threadIdx.x & 31u, hk_warp = threadIdx.x >> 5;\n" /* i18n: not for people */
+        "        const unsigned int hk_nwarps = blockDim.x >> 5;\n"
+        "        __shared__ %s hk_wsum[32];\n"
+        "        for (unsigned int hk_d = 1; hk_d < 32u; hk_d <<= 1) {\n"
+        "            const %s hk_y = (%s)__shfl_up_sync(0xffffffffu, (%s)hk_x, hk_d, 32);\n"
+        "            if (hk_lane >= hk_d)\n"
+        "                hk_x = hk_y + hk_x;\n"
+        "        }\n"
+        "%s"
+        "        if (hk_lane == 31u)\n"
+        "            hk_wsum[hk_warp] = hk_x;\n"
+        "        __syncthreads();\n"
+        "        if (hk_warp == 0) {\n"
+        "            %s hk_w = hk_wsum[hk_lane < hk_nwarps ? hk_lane : 0u];\n"
+        "            for (unsigned int hk_d = 1; hk_d < 32u; hk_d <<= 1) {\n"
+        "                const %s hk_y = (%s)__shfl_up_sync(0xffffffffu, (%s)hk_w, hk_d, 32);\n"
+        "                if (hk_lane >= hk_d)\n"
+        "                    hk_w = hk_y + hk_w;\n"
+        "            }\n"
+        "            __syncwarp();\n"
+        "            if (hk_lane < hk_nwarps)\n"
+        "                hk_wsum[hk_lane] = hk_w;\n"
+        "        }\n"
+        "        __syncthreads();\n"
+        "        if (hk_warp > 0) {\n"
+        "            const %s hk_p = hk_wsum[hk_warp - 1];\n"
+        "            hk_x = hk_p + hk_x;\n"
+        "%s"
+        "        }\n",
+        T, T, T, U, ex, T, T, T, U, T,
+        excl ? "            hk_e = hk_lane == 0 ? hk_p : hk_p + hk_e;\n" : "");
+}
+
+static int emit_scan(const bs_state *s, const bs_scan *sc, const char *T, const char *U, bool fl, struct hk_buf *b)
+{
+    const rw_toks *ts = s->ts;
+    const char *text = s->text;
+    char *orig = run_text(text, ts, sc->a, sc->b);
+    char *S = run_text(text, ts, sc->arr, sc->arr + 1);
+    const bs_bind *tb = bind_get(&sc->B, "t");
+    char *t = run_text(text, ts, tb->a, tb->b);
+    int rc = HK_ENOMEM;
+    if (!orig || !S || !t)
+        goto out;
+    if (!sc->blelloch) {
+        const bs_bind *po = bind_get(&sc->B, "po"), *pi = bind_get(&sc->B, "pi"), *off = bind_get(&sc->B, "off"),
+                      *ty = bind_get(&sc->B, "ty");
+        char *P = run_text(text, ts, po->a, po->b), *Q = run_text(text, ts, pi->a, pi->b),
+             *O = run_text(text, ts, off->a, off->b), *Y = run_text(text, ts, ty->a, ty->b);
+        if (!P || !Q || !O || !Y) {
+            hk_free(P), hk_free(Q), hk_free(O), hk_free(Y);
+            goto out;
+        }
+        rc = hk_buf_printf(b,
+                           "if (blockDim.y == 1 && blockDim.z == 1 && (blockDim.x & 31u) == 0) {\n" /* i18n: not for people */
+                           "        // hk rewrite: block_scan. The Hillis-Steele passes over %s's two buffers as a\n"
+                           "        // warp-shuffle inclusive scan; %s and %s toggle as the passes did.\n"
+                           "        %s hk_x = %s[%s * blockDim.x + %s];\n"
+                           "        for (%s %s = 1; %s < blockDim.x; %s <<= 1) {\n"
+                           "            %s = 1 - %s;\n"
+                           "            %s = 1 - %s;\n"
+                           "        }\n",
+                           S, P, Q, T, S, P, t, Y, O, O, O, P, P, Q, P);
+        if (!rc)
+            rc = emit_warp_scan(b, T, U, false);
+        if (!rc)
+            rc = hk_buf_printf(b,
+                               "        %s[%s * blockDim.x + %s] = hk_x;\n" /* i18n: not for people */
+                               "        __syncthreads();\n"
+                               "    } else %s",
+                               S, P, t, orig);
+        hk_free(P), hk_free(Q), hk_free(O), hk_free(Y);
+        goto out;
+    }
+    char *mid = run_text(text, ts, sc->mid_a, sc->mid_b);
+    if (!mid)
+        goto out;
+    rc = hk_buf_printf(b,
+                       "if (blockDim.y == 1 && blockDim.z == 1 && blockDim.x == %lldu) {\n" /* i18n: not for people */
+                       "        // hk rewrite: block_scan. The up-sweep/down-sweep over %s[0 .. %lld) as a\n"
+                       "        // warp-shuffle scan of each thread's pair; %s\n"
+                       "        __syncthreads();\n"
+                       "        const %s hk_a0 = %s[2 * %s], hk_a1 = %s[2 * %s + 1];\n"
+                       "        %s hk_x = hk_a0 + hk_a1, hk_e;\n",
+                       sc->n, S, 2 * sc->n,
+                       fl ? "floats reassociated (fp64 shadow)." /* i18n: not for people */ : "integers bit-exact.", T, S,
+                       t, S, t, T);
+    if (!rc)
+        rc = emit_warp_scan(b, T, U, true);
+    if (!rc)
+        rc = hk_buf_printf(b,
+                           "        if (hk_warp == 0 && hk_lane == 0)\n" /* i18n: not for people */
+                           "            hk_e = 0;\n"
+                           "        // thread 0 between the sweeps, as written, with the block's total where the\n"
+                           "        // up-sweep left it\n"
+                           "        if (%s == 0)\n"
+                           "            %s[%lld] = hk_wsum[hk_nwarps - 1];\n"
+                           "        %s\n"
+                           "        __syncthreads();\n"
+                           "        %s[2 * %s] = hk_e;\n"
+                           "        %s[2 * %s + 1] = hk_e + hk_a0;\n"
+                           "    } else {\n"
+                           "        %s\n"
+                           "    }",
+                           t, S, 2 * sc->n - 1, mid, S, t, S, t, orig);
+    hk_free(mid);
+out:
+    hk_free(orig), hk_free(S), hk_free(t);
+    return rc;
+}
+
+/* The spec's block: false (why set) when it is known and not 1-D with whole warps (or, for
+ * the sweeps, not exactly n threads). */
+static bool spec_block_ok(const rw_context *c, bs_state *s, long long n, int line)
+{
+    const spec *sp = c->spec;
+    if (!sp || !sp->n_sizes)
+        return true;
+    for (size_t k = 0; k < sp->n_sizes; k++) {
+        long long d[3] = {1, 1, 1};
+        for (int i = 0; i < 3; i++) {
+            if (!sp->block[i])
+                continue;
+            expr_value v;
+            if (spec_eval(sp, sp->block[i], k, c->sm_count > 0 ? c->sm_count : 132, &v, NULL, 0) != HK_OK ||
+                v.is_float)
+                return true; /* not known here: the run-time test decides */
+            d[i] = v.i;
+        }
+        if (d[1] != 1 || d[2] != 1 || d[0] <= 0 || d[0] > 1024 || d[0] % 32 || (n && d[0] != n)) {
+            snprintf(s->why, sizeof s->why, EN(RW_BSC_BLOCK), line, d[0], d[1], d[2]);
+            return false;
+        }
+    }
+    return true;
+}
+
+static int block_scan(const rw_context *c, rw_result *out)
+{
+    memset(out, 0, sizeof *out);
+    const an_function *f;
+    int rc = rwl_check_kernel(c->text, c->len, c->m, c->kernel, &f);
+    if (rc)
+        return rc;
+    rw_toks ts = {0};
+    rw_edits es = {0};
+    km_kernel *km = NULL;
+    struct hk_buf body;
+    hk_buf_init(&body, 4096);
+    bs_state s = {.text = c->text, .len = c->len, .ts = &ts};
+    if ((rc = rwl_open_body(c->text, c->len, f, true, &ts, &km, s.why, sizeof s.why)) || s.why[0])
+        goto refuse;
+    bs_scan sc = {0};
+    bool found = false;
+    char T[64] = "", arr[64] = "";
+    for (size_t k = 0; k + 1 < ts.n && !found; k++) {
+        if (!rwl_tok_is_ident(&ts, k, "__shared__"))
+            continue;
+        /* `[extern] __shared__ TYPE NAME [` */
+        size_t q = k + 1;
+        while (q < ts.n && ts.t[q].kind == T_IDENT)
+            q++;
+        if (q < k + 3 || !rwl_tok_is(&ts, q, "["))
+            continue;
+        size_t nm = q - 1;
+        char *ty = run_text(c->text, &ts, k + 1, nm), *an = run_text(c->text, &ts, nm, nm + 1);
+        snprintf(T, sizeof T, "%s", ty ? ty : "");
+        snprintf(arr, sizeof arr, "%s", an ? an : "");
+        hk_free(ty), hk_free(an);
+        for (size_t l = nm + 1; l < ts.n && !found; l++) {
+            if (!log_step_loop(&ts, l, nm))
+                continue;
+            sc = (bs_scan){.arr = nm};
+            char save[sizeof s.why];
+            memcpy(save, s.why, sizeof save);
+            if (read_hs(&s, l, &sc, arr)) {
+                found = true;
+                break;
+            }
+            char hs_why[sizeof s.why];
+            memcpy(hs_why, s.why, sizeof hs_why);
+            memcpy(s.why, save, sizeof save);
+            sc = (bs_scan){.arr = nm};
+            if (read_blelloch(&s, l, &sc, arr)) {
+                found = true;
+                break;
+            }
+            /* the loop's own refusal: the spelling it got further into */
+            if (!save[0] && hs_why[0] && sc.B.fail < l + 12)
+                memcpy(s.why, hs_why, sizeof hs_why);
+            break; /* one scan loop per array is looked at */
+        }
+    }
+    if (!found && !s.why[0]) {
+        /* no scan loop in the body: one handed to a function (cuda-samples' scan1Inclusive,
+         * SHOC's scanLocalMem) is named with its call */
+        for (size_t k = 0; k + 1 < ts.n && !s.why[0]; k++) {
+            if (!rwl_tok_is_ident(&ts, k, "__shared__"))
+                continue;
+            size_t q = k + 1;
+            while (q < ts.n && ts.t[q].kind == T_IDENT)
+                q++;
+            if (q < k + 3 || !rwl_tok_is(&ts, q, "["))
+                continue;
+            for (size_t u = q; u < ts.n && !s.why[0]; u++) {
+                if (!rwl_same_tok(&ts, u, q - 1) || rwl_tok_is(&ts, u + 1, "["))
+                    continue;
+                /* the call whose argument list holds it: back to the unmatched `(` */
+                int depth = 0;
+                size_t v = u;
+                while (v > 0) {
+                    v--;
+                    if (rwl_tok_is(&ts, v, ")"))
+                        depth++;
+                    else if (rwl_tok_is(&ts, v, "(") && depth-- == 0)
+                        break;
+                }
+                size_t fn = v > 0 ? v - 1 : 0;
+                if (rwl_tok_is(&ts, fn, ">")) { /* template arguments */
+                    int d = 0;
+                    while (fn > 0) {
+                        if (rwl_tok_is(&ts, fn, ">"))
+                            d++;
+                        else if (rwl_tok_is(&ts, fn, "<") && --d == 0)
+                            break;
+                        fn--;
+                    }
+                    fn = fn > 0 ? fn - 1 : 0;
+                }
+                if (!rwl_tok_is(&ts, v, "(") || ts.t[fn].kind != T_IDENT)
+                    continue;
+                char *an = run_text(c->text, &ts, q - 1, q), *fname = run_text(c->text, &ts, fn, fn + 1);
+                snprintf(s.why, sizeof s.why, EN(RW_BSC_CALL), tok_line(&s, u), an ? an : "?", fname ? fname : "?");
+                hk_free(an), hk_free(fname);
+            }
+        }
+    }
+    if (!found) {
+        if (!s.why[0])
+            snprintf(s.why, sizeof s.why, EN(RW_BSC_NO_SCAN), rwl_line_at(c->text, f->body_span.start_byte));
+        goto refuse;
+    }
+    bool fl = false;
+    const char *U = shuffle_type(T, &fl);
+    if (!U) {
+        snprintf(s.why, sizeof s.why, EN(RW_BSC_TYPE), tok_line(&s, sc.arr), arr, T);
+        goto refuse;
+    }
+    if (!spec_block_ok(c, &s, sc.blelloch ? sc.n : 0, tok_line(&s, sc.a)))
+        goto refuse;
+    if ((rc = emit_scan(&s, &sc, T, U, fl, &body)))
+        goto out;
+    char *repl = hk_strdup(body.data);
+    if (!repl || (rc = rwl_edits_add_owned(&es, ts.t[sc.a].start, ts.t[sc.b - 1].end, repl))) {
+        rc = rc ? rc : HK_ENOMEM;
+        goto out;
+    }
+    char extra[48] = "";
+    if (sc.blelloch)
+        snprintf(extra, sizeof extra, " (blockDim.x == %lld)", sc.n);
+    char *desc = hk_asprintf(EN(RW_BSC_DESC), f->name, sc.blelloch ? "up-sweep/down-sweep" : "Hillis-Steele", arr,
+                             tok_line(&s, sc.a), extra, fl ? EN(RW_BSC_FLOAT) : EN(RW_BSC_EXACT));
+    rc = rwl_finish(c->text, c->len, c->m, f->name, &es, desc, out);
+    if (!rc && out->applicable)
+        out->keeps_launch = true;
+    goto out;
+refuse:
+    if (!rc)
+        rc = rwl_not_applicable(out, hk_asprintf(EN(RW_NOT_APPLICABLE_TO), name, f->name, s.why));
+out:
+    hk_buf_free(&body);
+    km_free(km);
+    rwl_edits_free(&es);
+    rwl_toks_free(&ts);
+    return rc;
+}
+
+/* ---- registry descriptor (registry.h) ---- */
+
+static int emit_block_scan(const rw_context *c, const int *p, rw_result *out)
+{
+    (void)p;
+    return block_scan(c, out);
+}
+
+const rw_descriptor rw_block_scan_desc = {
+    .name = "block_scan",
+    .summary = "a per-block prefix sum in a __shared__ array (Hillis-Steele over two buffers, or the " /* i18n: not for people */
+               "up-sweep/down-sweep): warp shuffles, one shared total per warp; integers exact",
+    .flags = RW_ALGORITHM,
+    .emit = emit_block_scan,
+};

@@ -1,0 +1,325 @@
+/* block_scan run, not only compiled (issue 13, session 49): per-block scans in shared memory
+ * (tests/data/rewrite_blockscan/scan.cu, our own) and their warp-shuffle rewrites run in the
+ * block emulator (emu_block.h) on the same ragged inputs under three thread orders:
+ * Hillis-Steele over two buffers of int (extern, unsigned indices), of unsigned (a sized
+ * array, int indices, exclusive through a shifted load) and of size_t; the up-sweep/down-sweep
+ * of floats with the block's total written (NB 64 threads, two warps), of ints over extern
+ * memory, one warp, made inclusive after the scan, and of ints spelled as
+ * tests/data/styles/misc.cu spells them (the stride set before the loads, thread 0 unbraced). Integers must be bit-identical; the float
+ * scan within a relative tolerance of its sum (the additions are reassociated: the episode's
+ * fp64 shadow judges them, docs/accuracy.md). Hillis-Steele also runs under a block of 48
+ * threads, which takes the original loop (the rewrite's run-time test), and must match; so
+ * must fused_blocks (F 2, 4) stacked on each rewrite, as the search stacks it. Each
+ * rewrite broken on purpose must differ: the in-warp scan cut short, a warp's lane 0 given its
+ * own value in its exclusive prefix, the total read from warp 0, the odd element's prefix
+ * taken from the wrong element. The near misses refuse with construct and line; a spec whose
+ * block is not whole warps (or not the sweeps' N) refuses; every emitted text (the probes'
+ * too) compiles with nvcc -arch=sm_90 -cubin. Without the rewrite (rw_find NULL, or it not
+ * applying) every test here fails. */
+#include "analysis/analysis.h"
+#include "core/hk.h"
+#include "rewrites/registry.h"
+#include "rewrites/rewrite.h"
+#include "spec/spec.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "test_nvcc.h"
+#include "rw_fixture.h"
+#include "emu_block.h"
+#include "emu_batch.h"
+
+static char *src; /* tests/data/rewrite_blockscan/scan.cu */
+
+static int setup(void **state)
+{
+    (void)state;
+    src = rwf_data_file("rewrite_blockscan/scan.cu");
+    return src ? rwf_setup("rewrites-blockscan") : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    free(src);
+    return rwf_teardown();
+}
+
+/* PAIR(T, what, nout, rtol, scale, launch): launch (NS:: the namespace, out a buffer of nout T
+ * set to a sentinel) on the original and the rewrite under the three thread orders; the
+ * outputs must match (rtol 0: bit for bit). */
+static const char helpers[] =
+    "#define PAIR(T, what, nout, rtol, scale, ...)                                   \\\n"
+    "    for (int s = 0; s < 3; s++) {                                               \\\n"
+    "        emu::schedule = s;                                                      \\\n"
+    "        emu::buf<T> o_out(nout), c_out(nout);                                   \\\n"
+    "        o_out.set(T(7));                                                        \\\n"
+    "        c_out.set(T(7));                                                        \\\n"
+    "        { namespace NS = orig; auto &out = o_out; __VA_ARGS__; }                \\\n"
+    "        { namespace NS = cand; auto &out = c_out; __VA_ARGS__; }                \\\n"
+    "        if (!emu::expect(what, o_out, c_out, rtol, scale))                      \\\n"
+    "            printf(\"  (schedule %d)\\n\", s);                                   \\\n"
+    "    }\n";
+
+static emu_batch batch;
+
+/* The drivers, by kernel: ragged sizes (a partial last block), several blocks. */
+static const char drv_hs_int[] =
+    "for (unsigned b : {32u, 64u, 96u, 256u, 48u}) {\n"
+    "    const unsigned n = 1000, g = (n + b - 1) / b;\n"
+    "    emu::buf<int> x(n);\n"
+    "    x.fill((int)b);\n"
+    "    PAIR(int, \"hs_int\", n, 0, 0, emu::launch(dim3(g), dim3(b), 2 * b * sizeof(int), [&] { NS::hs_int(x, out, n); }));\n"
+    "}\n";
+static const char drv_hs_uexcl[] =
+    "for (unsigned b : {32u, 64u, 160u, 256u, 48u}) {\n"
+    "    const int n = 777; const unsigned g = (n + b - 1) / b;\n"
+    "    emu::buf<unsigned> x(n);\n"
+    "    x.fill_mod((int)b, 4000000000ll);\n"
+    "    PAIR(unsigned, \"hs_uexcl\", n, 0, 0, emu::launch(dim3(g), dim3(b), 0, [&] { NS::hs_uexcl(x, out, n); }));\n"
+    "}\n";
+static const char drv_hs_size[] =
+    "for (unsigned b : {32u, 128u, 48u}) {\n"
+    "    const int n = 500; const unsigned g = (n + b - 1) / b;\n"
+    "    emu::buf<unsigned char> x(n);\n"
+    "    x.fill_mod((int)b, 256);\n"
+    "    PAIR(size_t, \"hs_size\", n, 0, 0, emu::launch(dim3(g), dim3(b), 2 * b * sizeof(size_t), [&] { NS::hs_size(x, out, n); }));\n"
+    "}\n";
+static const char drv_bl_float[] =
+    "for (int n : {1000, 128, 77}) {\n"
+    "    const unsigned g = (n + 127) / 128;\n"
+    "    emu::buf<float> x(n);\n"
+    "    x.fill(n);\n"
+    "    PAIR(float, \"bl_float\", n + g, 1e-5, 128.0, emu::launch(dim3(g), dim3(64), 0, [&] { NS::bl_float(x, out, (float *)out + n, n); }));\n"
+    "}\n";
+static const char drv_bl_int[] =
+    "for (int n : {1000, 64, 33}) {\n"
+    "    const unsigned g = (n + 63) / 64;\n"
+    "    emu::buf<int> x(n);\n"
+    "    x.fill(n);\n"
+    "    PAIR(int, \"bl_int_incl\", n, 0, 0, emu::launch(dim3(g), dim3(32), 64 * sizeof(int), [&] { NS::bl_int_incl(x, out, n); }));\n"
+    "}\n";
+
+static const char drv_bl_int_plain[] =
+    "for (int n : {1000, 128, 77}) {\n"
+    "    const unsigned g = (n + 127) / 128;\n"
+    "    emu::buf<int> x(n);\n"
+    "    x.fill(n);\n"
+    "    PAIR(int, \"bl_int_plain\", n, 0, 0, emu::launch(dim3(g), dim3(64), 0, [&] { NS::bl_int_plain(x, out, n); }));\n"
+    "}\n";
+
+static const struct {
+    const char *kernel, *driver;
+} runs[] = {
+    {"hs_int", drv_hs_int},     {"hs_uexcl", drv_hs_uexcl},   {"hs_size", drv_hs_size},
+    {"bl_float", drv_bl_float}, {"bl_int_incl", drv_bl_int}, {"bl_int_plain", drv_bl_int_plain},
+};
+
+static void scan_run(void **state)
+{
+    (void)state;
+    SKIP_WITHOUT_EMULATOR();
+    emu_batch_init(&batch, tmpdir, __func__);
+    for (size_t i = 0; i < HK_ARRAY_LEN(runs); i++) {
+        char *cand = emu_rewrite(src, runs[i].kernel, "block_scan", NULL);
+        emu_batch_add_pair(&batch, runs[i].kernel, src, cand, helpers, runs[i].driver, EMU_OK);
+        /* fused_blocks stacked on it (the search's "A+B": F blocks one after another in a
+         * block, each copy with its own hk_wsum), F 2 and 4, grids not multiples of F */
+        for (int F = 2; F <= 4; F += 2) {
+            int p[RW_MAX_PARAMS] = {F};
+            char *fused = emu_rewrite(cand, runs[i].kernel, "fused_blocks", p);
+            char tag[96];
+            snprintf(tag, sizeof tag, "%s_fused%d", runs[i].kernel, F);
+            emu_batch_add_pair(&batch, tag, src, fused, helpers, runs[i].driver, EMU_OK);
+            free(fused);
+        }
+        free(cand);
+    }
+    emu_batch_run(&batch);
+}
+
+/* Broken on purpose, each must differ from the original. */
+static void scan_broken_fail(void **state)
+{
+    (void)state;
+    SKIP_WITHOUT_EMULATOR();
+    emu_batch_init(&batch, tmpdir, __func__);
+    static const struct {
+        const char *tag, *kernel, *driver, *from, *to;
+    } cases[] = {
+        /* the in-warp scan one step short: lanes 16..31 miss lanes 0..15 */
+        {"hs_short", "hs_int", drv_hs_int, "hk_d < 32u", "hk_d < 16u"},
+        {"hs_size_short", "hs_size", drv_hs_size, "hk_d < 32u", "hk_d < 16u"},
+        /* the warps' prefix not added */
+        {"hs_no_prefix", "hs_uexcl", drv_hs_uexcl, "hk_x = hk_p + hk_x;", "hk_x = hk_x;"},
+        /* lane 0 of warp 1 adds its own inclusive value to the prefix */
+        {"bl_lane0", "bl_float", drv_bl_float, "hk_e = hk_lane == 0 ? hk_p : hk_p + hk_e;", "hk_e = hk_p + hk_e;"},
+        /* the block's total taken from warp 0 */
+        {"bl_total", "bl_float", drv_bl_float, "hk_wsum[hk_nwarps - 1]", "hk_wsum[0]"},
+        /* the odd element's prefix from the wrong element */
+        {"bl_odd", "bl_int_incl", drv_bl_int, "hk_e + hk_a0;", "hk_e + hk_a1;"},
+    };
+    for (size_t i = 0; i < HK_ARRAY_LEN(cases); i++) {
+        char *cand = emu_rewrite(src, cases[i].kernel, "block_scan", NULL);
+        char *broken = emu_replaced(cand, cases[i].from, cases[i].to);
+        emu_batch_add_pair(&batch, cases[i].tag, src, broken, helpers, cases[i].driver, EMU_DIFFERS);
+        free(broken);
+        free(cand);
+    }
+    emu_batch_run(&batch);
+}
+
+/* What the emitted text says and keeps. */
+static void scan_text(void **state)
+{
+    (void)state;
+    fixture fx;
+    load_text(src, &fx);
+    rw_context ctx = {.text = fx.text, .len = fx.len, .m = fx.m, .kernel = kernel(&fx, "hs_int")};
+    rw_result r;
+    rw_refusal w;
+    assert_int_equal(rw_apply_named("block_scan", &ctx, NULL, &r, &w), HK_OK);
+    assert_true(r.applicable);
+    assert_true(r.keeps_launch);
+    assert_non_null(strstr(r.description, "integers bit-exact"));
+    assert_non_null(strstr(r.text, "if (blockDim.y == 1 && blockDim.z == 1 && (blockDim.x & 31u) == 0) {"));
+    assert_non_null(strstr(r.text, "(int)__shfl_up_sync(0xffffffffu, (int)hk_x, hk_d, 32);"));
+    assert_non_null(strstr(r.text, "sh[pout * blockDim.x + t] = hk_x;"));
+    assert_non_null(strstr(r.text, "} else for (unsigned off = 1; off < blockDim.x; off <<= 1) {"));
+    rw_result_free(&r);
+    ctx.kernel = kernel(&fx, "hs_size");
+    assert_int_equal(rw_apply_named("block_scan", &ctx, NULL, &r, &w), HK_OK);
+    assert_true(r.applicable);
+    assert_non_null(strstr(r.text, "(size_t)__shfl_up_sync(0xffffffffu, (unsigned long long)hk_x, hk_d, 32);"));
+    rw_result_free(&r);
+    ctx.kernel = kernel(&fx, "bl_float");
+    assert_int_equal(rw_apply_named("block_scan", &ctx, NULL, &r, &w), HK_OK);
+    assert_true(r.applicable);
+    assert_non_null(strstr(r.description, "fp64 shadow"));
+    assert_non_null(strstr(r.text, "if (blockDim.y == 1 && blockDim.z == 1 && blockDim.x == 64u) {"));
+    assert_non_null(strstr(r.text, "tmp[127] = hk_wsum[hk_nwarps - 1];"));
+    assert_non_null(strstr(r.text, "block_sums[blockIdx.x] = tmp[2 * NB - 1];"));
+    assert_null(strstr(r.text, " - hk_")); /* no subtraction: the exclusive value is shifted */
+    rw_result_free(&r);
+    unload(&fx);
+}
+
+static void scan_refusals(void **state)
+{
+    (void)state;
+    static const rwf_refusal cases[] = {
+        {"hs_max", "loop", 164, "`max` at line 168"},
+        {"hs_cond", "loop", 186, "`&&` at line 189"},
+        {"hs_reads_pin", "read", 218, "`sh[pin * blockDim.x + t]`"},
+        {"hs_alias", "expression", 225, "sh is used other than by a subscript"},
+        {"hs_reversed", "loop", 253, "not a local set once to threadIdx.x"},
+        {"hs_short", "__shared__ array", 269, "hs holds short"},
+        {"bl_one", "statement", 307, "`tmp[2 * NB - 1] = 1.0f;`"},
+        {"bl_sizes", "loop", 334, "the down-sweep runs to 4 * NB"},
+        {"bl_offset_after", "variable", 370, "offset, the sweeps' stride"},
+        {"hs_looped", "loop", 406, "runs inside this loop"},
+        {"hs_in_call", "call", 444, "part is handed to scan_in()"},
+        {"hs_flag_reset", "statement", 467, "pout, the scan's buffer flag, is written after the scan"},
+        {"bl_stride_mid", "statement", 492, "(`offset = NB;`)"},
+        {"bl_stride_cond", "variable", 557, "offset, the sweeps' stride"},
+    };
+    rwf_expect_refusals(src, "block_scan", cases, sizeof cases / sizeof cases[0]);
+}
+
+/* A spec's block that is not whole warps (Hillis-Steele), or not the sweeps' N: refused. */
+static void scan_spec_block(void **state)
+{
+    (void)state;
+    fixture fx;
+    load_text(src, &fx);
+    static const struct {
+        const char *kernel, *block;
+        bool applies;
+    } cases[] = {
+        {"hs_int", "256", true},   {"hs_int", "48", false},   {"hs_int", "[64, 2, 1]", false},
+        {"bl_float", "64", true}, {"bl_float", "128", false},
+    };
+    char srcpath[700];
+    snprintf(srcpath, sizeof srcpath, "%s/scan.cu", tmpdir);
+    rwf_write_file(srcpath, src);
+    for (size_t i = 0; i < HK_ARRAY_LEN(cases); i++) {
+        char text[1200], path[700];
+        snprintf(path, sizeof path, "%s/scan.bench.json", tmpdir);
+        snprintf(text, sizeof text,
+                 "{\"name\": \"%s\", \"kernel\": \"%s\", \"source\": \"scan.cu\",\n"
+                 " \"sizes\": [{\"n\": 4096}, {\"n\": 100003}],\n"
+                 " \"args\": [{\"name\": \"in\", \"kind\": \"input\", \"dtype\": \"float\", \"count\": \"n\"},\n"
+                 "  {\"name\": \"out\", \"kind\": \"output\", \"dtype\": \"float\", \"count\": \"n\"},\n"
+                 "  {\"name\": \"n\", \"kind\": \"scalar\", \"dtype\": \"int\", \"value\": \"n\"}],\n"
+                 " \"launch\": {\"grid\": \"64\", \"block\": %s, \"shmem\": 4096}}\n",
+                 cases[i].kernel, cases[i].kernel, cases[i].block);
+        spec *sp = NULL;
+        spec_diags d = {0};
+        int rc = spec_parse(text, strlen(text), path, &sp, &d);
+        for (size_t j = 0; j < d.n; j++)
+            print_message("spec: %s\n", d.items[j].message);
+        spec_diags_free(&d);
+        assert_int_equal(rc, HK_OK);
+        rw_context ctx = {.text = fx.text, .len = fx.len, .m = fx.m, .kernel = kernel(&fx, cases[i].kernel), .spec = sp};
+        rw_refusal why;
+        assert_int_equal(rw_applies(rw_find("block_scan"), &ctx, NULL, &why), HK_OK);
+        if (cases[i].applies)
+            assert_int_equal(why.line, 0);
+        else {
+            assert_string_equal(why.construct, "loop");
+            assert_non_null(strstr(why.reason, "the spec's block is"));
+        }
+        spec_free(sp);
+    }
+    unload(&fx);
+}
+
+/* Every emitted text compiles for sm_90, the probes' too (queued; rwf_nvcc_queued compiles). */
+static void scan_nvcc(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < HK_ARRAY_LEN(runs); i++) {
+        char *cand = emu_rewrite(src, runs[i].kernel, "block_scan", NULL);
+        char tag[64];
+        snprintf(tag, sizeof tag, "scan_%s", runs[i].kernel);
+        rwf_nvcc_compiles(cand, tag);
+        free(cand);
+    }
+    /* our styles kernel (tests/data/styles/misc.cu), the spelling bl_int_plain emulates */
+    char *misc = rwf_data_file("styles/misc.cu");
+    char *mc = emu_rewrite(misc, "scan_bank_conflicts", "block_scan", NULL);
+    rwf_nvcc_compiles(mc, "styles_scan_bank_conflicts");
+    free(mc);
+    free(misc);
+    static const char *const probes[] = {"rd_scan_hs", "rd_scan_blelloch"};
+    for (size_t i = 0; i < HK_ARRAY_LEN(probes); i++) {
+        char rel[128];
+        snprintf(rel, sizeof rel, "probes/%s.cu", probes[i]);
+        char *p = rwf_data_file(rel);
+        char *cand = emu_rewrite(p, probes[i], "block_scan", NULL);
+        rwf_nvcc_compiles(cand, probes[i]);
+        free(cand);
+        free(p);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(scan_text),
+        cmocka_unit_test(scan_refusals),
+        cmocka_unit_test(scan_spec_block),
+        cmocka_unit_test(scan_run),
+        cmocka_unit_test(scan_broken_fail),
+        cmocka_unit_test(scan_nvcc),
+        cmocka_unit_test(rwf_nvcc_queued),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
