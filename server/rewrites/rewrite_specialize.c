@@ -475,6 +475,10 @@ static int specialize(const rw_context *ctx, rw_result *out)
                     hk_asprintf(EN(RW_SPEC_DESC),
                                 what.data ? what.data : ""),
                     out);
+    /* the copy's test and shadows read parameters only, never the launch: the text runs
+     * under whatever launch the text it was given runs (RW_STACKS, as float_literals) */
+    if (rc == HK_OK && out->applicable)
+        out->keeps_launch = true;
     goto out;
 refuse:
     rc = rwl_not_applicable(out, hk_asprintf(EN(RW_NOT_APPLICABLE_TO), "specialize_constants", f->name,
@@ -500,6 +504,11 @@ const rw_descriptor rw_specialize_constants_desc = {
     .summary = "integer scalar parameters every launch passes as one literal (window sizes, strides, modes) " /* i18n: not for people (no listing reads it) */
                "become constants in a copy of the body taken for those values (loops of known trip count "
                "unroll); other values run the original (exact)",
-    .flags = 0,
+    /* it stacks (RW_STACKS): it versions whatever body it is given on the launches'
+     * literals and keeps that text's launch, so the search also puts it on the leading
+     * structural candidate's output (fast_divmod's, channel_chunks': mmcv's ROI kernels,
+     * where the two gains address different costs: the divisions by problem sizes, the
+     * per-element ROI work, against the window loops of runtime trip count) */
+    .flags = RW_STACKS,
     .emit = emit_specialize,
 };

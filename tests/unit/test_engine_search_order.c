@@ -409,9 +409,12 @@ static void launch_only_choices_are_one_program(void **state)
 }
 
 /* mmcv's CARAFE under the shipped skills' plan (latency-bound, as on the H200) with a budget
- * of 4: when channel_chunks' chunk 8 leads (2.12x on the H200; the skills' first choice is chunk
+ * of 6: when channel_chunks' chunk 8 leads (2.12x on the H200; the skills' first choice is chunk
  * 0, the rewrite's own choice, which gives 8 here), chunk 4 and 16 are proposed within the
- * budget, and each is the rewrite at its chunk. */
+ * budget, and each is the rewrite at its chunk. Since session 49 specialize_constants stacks
+ * (RW_STACKS): chunk 8 + specialize_constants (CARAFE's kernel size, group and scale as
+ * constants under the chunk) comes right after the first choices, before chunk 4 and 16,
+ * which a budget of 4 reached before. */
 static void wild_carafe_chunks(void **state)
 {
     (void)state;
@@ -433,13 +436,18 @@ static void wild_carafe_chunks(void **state)
     l.n_structs = plan.n;
     l.warps_per_sm = 64;
     l.spec = w.sp;
-    search_budget b = {.max_candidates = 5};
+    search_budget b = {.max_candidates = 7};
     search *s;
     assert_int_equal(search_new(w.fx.text, w.fx.len, w.fx.m, w.k, &l, 1, &b, &s), HK_OK);
     const search_candidate *c;
     unsigned chunks = 0;
+    bool stacked = false;
     while (search_next(s, &c) == HK_OK) {
         print_message("  %u: %s\n", c->id, c->description);
+        if (c->structural && strstr(c->structural, "channel_chunks chunk=0 (skill sm90-channel-chunks) + specialize_constants")) {
+            assert_false(chunks & (1u << 4));   /* before the second choices */
+            stacked = true;
+        }
         int chunk = 0;
         if (c->structural && sscanf(c->structural, "channel_chunks chunk=%d", &chunk) == 1) {
             assert_int_equal(c->grid_mode, SEARCH_GRID_DIVIDED);
@@ -452,6 +460,7 @@ static void wild_carafe_chunks(void **state)
         assert_int_equal(search_report(s, c->id, SEARCH_OK, ms), HK_OK);
     }
     assert_int_equal(chunks, (1u << 4) | (1u << 8) | (1u << 16));
+    assert_true(stacked);
     search_free(s);
     skillplan_free(&plan);
     wild_close(&w);

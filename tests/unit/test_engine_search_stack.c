@@ -403,6 +403,107 @@ static void fused_blocks_on_block_reduce(void **state)
     unload(&fx);
 }
 
+/* A grid-stride window whose size every launch passes as a literal, over rows of a runtime
+ * width: the divisions by C go to fast_divmod, the window loop to specialize_constants. */
+static const char window_src[] =
+    "__global__ void window(const float *in, float *out, int n, int C, int ksize)\n"
+    "{\n"
+    "    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {\n"
+    "        int c = i % C;\n"
+    "        int r = i / C;\n"
+    "        float s = 0.0f;\n"
+    "        for (int j = 0; j < ksize; j++)\n"
+    "            s += in[r * ksize + j] * (float)c;\n"
+    "        out[i] = s;\n"
+    "    }\n"
+    "}\n"
+    "void run(const float *in, float *out, int n, int C)\n"
+    "{\n"
+    "    window<<<(n + 255) / 256, 256>>>(in, out, n, C, 5);\n"
+    "}\n";
+
+/* Times by what a candidate is: ms[0] the baseline, ms[1] fast_divmod alone, ms[2]
+ * specialize_constants alone, ms[3] a stacked one, 12 anything else (behind the baseline). */
+static double window_time(const search_candidate *c, const double ms[4])
+{
+    if (!c->structural)
+        return c->phase == 0 ? ms[0] : 12.0;
+    if (strstr(c->structural, " + "))
+        return ms[3];
+    if (!strncmp(c->structural, "fast_divmod", 11))
+        return ms[1];
+    if (!strncmp(c->structural, "specialize_constants", 20))
+        return ms[2];
+    return 12.0;
+}
+
+/* specialize_constants stacks (RW_STACKS, session 49, issue 13's ROI kernels): it keeps the
+ * text's launch (rw_result.keeps_launch), so with fast_divmod and specialize_constants both
+ * ahead of the baseline it goes on fast_divmod's output as one candidate holding both: the
+ * magic-number divisions and the copy of the body for ksize == 5. fast_divmod, which does
+ * not stack, is never put on specialize_constants' output. Without the flag (or without
+ * keeps_launch: the refusal "would change the leader's launch") no candidate is stacked. */
+static void specialize_on_fast_divmod(void **state)
+{
+    (void)state;
+    static const search_struct two[] = {
+        {.skill = "fd", .rewrite = "fast_divmod", .rank = 0},
+        {.skill = "sc", .rewrite = "specialize_constants", .rank = 0},
+    };
+    fixture fx;
+    load_text(window_src, &fx);
+    size_t k = kernel(&fx, "window");
+    rw_result r;
+    rw_context ctx = {.text = fx.text, .len = fx.len, .m = fx.m, .kernel = k};
+    assert_int_equal(rw_apply_named("specialize_constants", &ctx, NULL, &r, NULL), HK_OK);
+    assert_true(r.applicable);
+    assert_true(r.keeps_launch);
+    rw_result_free(&r);
+    search_launch l = {.block = {256, 1, 1}, .block_max_threads = 256, .sm_count = 132,
+                       .structs = two, .n_structs = HK_ARRAY_LEN(two)};
+    search_budget b = {.max_candidates = 40};
+    search *s;
+    assert_int_equal(search_new(fx.text, fx.len, fx.m, k, &l, 1, &b, &s), HK_OK);
+    char *axes = search_describe_axes(s);
+    assert_non_null(axes);
+    print_message("axes: %s\n", axes);
+    assert_non_null(strstr(axes, "stacked on the leading structural candidates: specialize_constants (skill sc)"));
+    assert_null(strstr(axes, "stacked on the leading structural candidates: fast_divmod"));
+    free(axes);
+    static const double ms[4] = {10.0, 9.0, 8.0, 7.0};
+    const search_candidate *c;
+    const search_candidate *st = NULL;
+    int rc;
+    for (int round = 0; round < 8 && !st; round++) {
+        while (!st && (rc = search_next(s, &c)) == HK_OK) {
+            print_message("  %u: %s\n", c->id, c->description);
+            if (is_stacked(c))
+                st = c;
+            else
+                assert_int_equal(search_report(s, c->id, SEARCH_OK, window_time(c, ms)), HK_OK);
+        }
+        for (unsigned id = 0; !st && id < (unsigned)search_count(s); id++)
+            (void)search_report(s, id, SEARCH_OK, window_time(search_get(s, id), ms));
+    }
+    assert_non_null(st);
+    assert_non_null(strstr(st->structural, "fast_divmod (skill fd) + specialize_constants (skill sc)"));
+    assert_non_null(strstr(st->text, "hk_fdiv"));
+    assert_non_null(strstr(st->text, "if (ksize == 5)"));
+    assert_non_null(strstr(st->text, "int ksize = 5;"));
+    assert_int_equal(st->block[0], 256);
+    assert_int_equal(st->grid_mode, SEARCH_GRID_SPEC);
+    assert_int_equal(search_report(s, st->id, SEARCH_OK, ms[3]), HK_OK);
+    while (search_next(s, &c) == HK_OK) {
+        assert_null(strstr(c->structural ? c->structural : "", "+ fast_divmod"));
+        assert_int_equal(search_report(s, c->id, SEARCH_OK, 12.0), HK_OK);
+    }
+    size_t n;
+    search_stack_refusals(s, &n);
+    assert_int_equal(n, 0);
+    search_free(s);
+    unload(&fx);
+}
+
 /* cuda-samples' reduce3 under its spec and the shipped skills' memory-bound plan on sm_90
  * (H100/H200 device): block_reduce and fused_blocks both ahead of the baseline, the
  * stacked "block_reduce + fused_blocks blocks=4" is proposed (session 39 measured the
@@ -522,6 +623,7 @@ int main(void)
         cmocka_unit_test(refusal_reaches_the_report),
         cmocka_unit_test(wild_kernels),
         cmocka_unit_test(fused_blocks_on_block_reduce),
+        cmocka_unit_test(specialize_on_fast_divmod),
         cmocka_unit_test(wild_reduce3),
         cmocka_unit_test(wild_reduce0),
         cmocka_unit_test(wild_points_in_boxes),
