@@ -31,6 +31,7 @@ typedef struct {
     size_t n_loops;
     const km_guard *gs;
     size_t n_gs;
+    const char *only_out;   /* km_classify_product: the product must write this buffer */
 } cx;
 
 enum { NO, FIT };
@@ -1328,7 +1329,7 @@ static int try_product(cx *x)
         for (size_t j = 0; j < x->n_as; j++) {
             const km_access *w = &x->as[j];
             if (w->mode == KM_READ || w->space != KM_SPACE_GLOBAL ||
-                !mentions_acc(x, w->element_value, i))
+                !mentions_acc(x, w->element_value, i) || (x->only_out && strcmp(w->buffer, x->only_out) != 0))
                 continue;
             if (product(x, ac->element_operand, (size_t)ac->loop, w, (long)i) == FIT)
                 return FIT;
@@ -1350,7 +1351,7 @@ static int try_product(cx *x)
     for (size_t j = 0; j < x->n_as; j++) {
         const km_access *w = &x->as[j];
         if (w->mode != KM_RMW || w->op != KM_OP_SUM || w->space != KM_SPACE_GLOBAL ||
-            w->atomic || !w->n_loops)
+            w->atomic || !w->n_loops || (x->only_out && strcmp(w->buffer, x->only_out) != 0))
             continue;
         size_t L = w->loops[w->n_loops - 1];
         if (!km_access_invariant_in(x->k, w, L))
@@ -2659,6 +2660,26 @@ int km_classify(const km_kernel *k, km_class *out)
             }
             return HK_OK;
         }
+    }
+    return HK_OK;
+}
+
+int km_classify_product(const km_kernel *k, const char *out_buffer, km_class *out)
+{
+    if (!k || !out_buffer || !out)
+        return HK_EINVAL;
+    memset(out, 0, sizeof(*out));
+    out->row_axis = out->col_axis = -1;
+    cx x = {.k = k, .c = out, .only_out = out_buffer};
+    x.atoms = km_atoms(k, &x.n_atoms);
+    x.as = km_accesses(k, &x.n_as);
+    x.acs = km_accumulators(k, &x.n_acs);
+    x.loops = km_loops(k, &x.n_loops);
+    x.gs = km_guards(k, &x.n_gs);
+    if (try_product(&x) == FIT && out->near == out->kind) {
+        out->near = KM_CLASS_NONE;
+        out->why[0] = 0;
+        out->why_line = 0;
     }
     return HK_OK;
 }

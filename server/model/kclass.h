@@ -117,6 +117,13 @@ typedef struct {
  * nothing; any thread. */
 int km_classify(const km_kernel *k, km_class *out);
 
+/* The GEMM or GEMV whose product writes buffer out_buffer, as km_classify would read it
+ * were that the kernel's only product (mvt's x2 beside its x1: blas_substitution calls the
+ * library once per output); the other classes are not tried. kind NONE (with near/why)
+ * when no product writes out_buffer. HK_OK, HK_EINVAL when an argument is NULL. Allocates
+ * nothing; any thread. */
+int km_classify_product(const km_kernel *k, const char *out_buffer, km_class *out);
+
 /* Static name of a class ("gemm", "softmax", ...), of a reduction ("sum", "variance") and
  * of an axis ("row"). Never NULL. */
 const char *km_class_name(enum km_class_kind kind);

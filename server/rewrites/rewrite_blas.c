@@ -145,19 +145,19 @@ static const char blas_handle_hip[] =
 
 /* The library's names: cu (CUDA) or hip. */
 typedef struct {
-    const char *handle_t, *status_t, *ok, *op_n, *op_t, *gemm, *gemm_batched, *gemv, *scal, *lib;
+    const char *handle_t, *status_t, *ok, *op_n, *op_t, *gemm, *gemm_batched, *gemv, *scal, *axpy, *lib;
 } blas_names;
 
 /* [hip][double] */
 static const blas_names names[2][2] = {
     {{"cublasHandle_t", "cublasStatus_t", "CUBLAS_STATUS_SUCCESS", "CUBLAS_OP_N", "CUBLAS_OP_T", "cublasSgemm",
-      "cublasSgemmStridedBatched", "cublasSgemv", "cublasSscal", "cuBLAS"},
+      "cublasSgemmStridedBatched", "cublasSgemv", "cublasSscal", "cublasSaxpy", "cuBLAS"},
      {"cublasHandle_t", "cublasStatus_t", "CUBLAS_STATUS_SUCCESS", "CUBLAS_OP_N", "CUBLAS_OP_T", "cublasDgemm",
-      "cublasDgemmStridedBatched", "cublasDgemv", "cublasDscal", "cuBLAS"}},
+      "cublasDgemmStridedBatched", "cublasDgemv", "cublasDscal", "cublasDaxpy", "cuBLAS"}},
     {{"hipblasHandle_t", "hipblasStatus_t", "HIPBLAS_STATUS_SUCCESS", "HIPBLAS_OP_N", "HIPBLAS_OP_T", "hipblasSgemm",
-      "hipblasSgemmStridedBatched", "hipblasSgemv", "hipblasSscal", "hipBLAS"},
+      "hipblasSgemmStridedBatched", "hipblasSgemv", "hipblasSscal", "hipblasSaxpy", "hipBLAS"},
      {"hipblasHandle_t", "hipblasStatus_t", "HIPBLAS_STATUS_SUCCESS", "HIPBLAS_OP_N", "HIPBLAS_OP_T", "hipblasDgemm",
-      "hipblasDgemmStridedBatched", "hipblasDgemv", "hipblasDscal", "hipBLAS"}},
+      "hipblasDgemmStridedBatched", "hipblasDgemv", "hipblasDscal", "hipblasDaxpy", "hipBLAS"}},
 };
 
 const char *rw_blas_library_of(const char *text, char *routine, size_t n)
@@ -212,6 +212,10 @@ typedef struct {
                                       * in[2], in[3]; gesummv: y = alpha*A*x + alpha2*B*x +
                                       * beta*y): its matrix, vector and factor, a second call
                                       * adding alpha2*B*x2; a2 "" none */
+    char ep_v[RWP_EXPR], ep_alpha[RWP_EXPR]; /* GEMV: an epilogue after the product,
+                                      * y[i] += s * v[i] (or y[i] = y[i] + s * v[i]) at y's
+                                      * own index: an axpy of v (step ldc) scaled by s after
+                                      * the gemv; ep_v "" none */
     bool from_launch;                /* m or n is the launch's extent (rwp_launch_extent): the
                                       * host function takes the launch's grid and block */
     char tile[3][RWP_EXPR];          /* a tiled kernel seen through (km_class tiles_seen): the
@@ -267,6 +271,15 @@ static int host_gemv(struct hk_buf *b, const blas_call *g, const blas_names *nm,
                            nm->ok, g->a2, g->x2, ty, ty, nm->gemv, g->trans_a ? nm->op_t : nm->op_n,
                            g->trans_a ? "hk_n" : "hk_m", g->trans_a ? "hk_m" : "hk_n", g->a2, g->lda, g->x2, g->ldb,
                            g->c, g->ldc);
+    /* the epilogue: y += s * v after the product, as the kernel adds it to the finished y
+     * (1 * v is exact, so s 1 adds v itself) */
+    if (!rc && g->ep_v[0])
+        rc = hk_buf_printf(b,
+                           "    if (hk_st == %s) {   // the epilogue after the product: y += s * %s\n" /* i18n: not for people */
+                           "        const %s hk_s = (%s)(%s);\n"
+                           "        hk_st = %s(hk_h, (int)hk_m, &hk_s, %s, (int)(%s), %s, (int)(%s));\n"
+                           "    }\n",
+                           nm->ok, g->ep_v, ty, ty, g->ep_alpha, nm->axpy, g->ep_v, g->ldc, g->c, g->ldc);
     return rc;
 }
 
@@ -309,12 +322,54 @@ static int host_gemm(struct hk_buf *b, const blas_call *g, const blas_names *nm)
     return rc;
 }
 
-/* Appends the host function for kernel f (its call g) to b. */
-static int host_function(struct hk_buf *b, const char *text, const an_function *f, const blas_call *g, int math,
-                         bool hip)
+/* Appends one call's scalars and sizes (hk_alpha, hk_beta, hk_m, hk_n, hk_alpha2) to b. */
+static int host_scalars(struct hk_buf *b, const blas_call *g, const blas_names *nm)
 {
+    const char *ty = g->dbl ? "double" : "float";
+    int rc = hk_buf_printf(b,
+                           "    const %s hk_alpha = (%s)(%s), hk_beta = (%s)(%s);\n" /* i18n: not for people */
+                           "    const long long hk_m = (long long)(%s), hk_n = (long long)(%s);\n",
+                           ty, ty, g->alpha, ty, g->beta, g->m, g->n);
+    if (!rc && nm && g->a2[0])
+        rc = hk_buf_printf(b, "    const %s hk_alpha2 = (%s)(%s);\n", ty, ty, g->alpha2);
+    return rc;
+}
+
+/* Appends the call of a kernel's further output g (mvt's x2 beside x1) to b: its own
+ * scalars and gemv in a block, made when the calls before it succeeded. The rows are the
+ * first call's (class_call proved it), so the block's `return` on no row is never taken
+ * after the first call's was not. */
+static int host_more(struct hk_buf *b, const blas_call *g, const blas_names *nm, bool hip)
+{
+    struct hk_buf in;
+    hk_buf_init(&in, BLAS_BLOCK_MAX);
+    int rc = host_scalars(&in, g, nm);
+    if (!rc)
+        rc = host_gemv(&in, g, nm, hip);
+    if (!rc)
+        rc = hk_buf_printf(b, "    if (hk_st == %s) {   // the kernel's next output, %s: its own call\n", /* i18n: not for people */
+                           nm->ok, g->c);
+    /* the block's lines indented once more */
+    for (size_t i = 0; !rc && i < in.len;) {
+        size_t e = i;
+        while (e < in.len && in.data[e] != '\n')
+            e++;
+        rc = hk_buf_printf(b, "    %.*s\n", (int)(e - i), in.data + i);
+        i = e + 1;
+    }
+    if (!rc)
+        rc = hk_buf_appends(b, "    }\n");
+    hk_buf_free(&in);
+    return rc;
+}
+
+/* Appends the host function for kernel f (its calls gs[0..ng), one per output) to b. */
+static int host_function(struct hk_buf *b, const char *text, const an_function *f, const blas_call *gs, size_t ng,
+                         int math, bool hip)
+{
+    const blas_call *g = &gs[0];
     const blas_names *nm = &names[hip][g->dbl];
-    const char *k = f->name, *ty = g->dbl ? "double" : "float";
+    const char *k = f->name;
     uint32_t ps = f->params[0].span.start_byte, pe = f->params[f->n_params - 1].span.end_byte;
     int rc = hk_buf_appends(b, hip ? blas_handle_hip : blas_handle_cuda);
     if (!rc)
@@ -364,15 +419,13 @@ static int host_function(struct hk_buf *b, const char *text, const an_function *
         rc = hk_buf_printf(b, "    cublasSetMathMode(hk_h, %s);\n",
                            math ? "CUBLAS_TF32_TENSOR_OP_MATH" : "CUBLAS_DEFAULT_MATH");
     if (!rc)
-        rc = hk_buf_printf(b,
-                           "    const %s hk_alpha = (%s)(%s), hk_beta = (%s)(%s);\n" /* i18n: not for people */
-                           "    const long long hk_m = (long long)(%s), hk_n = (long long)(%s);\n"
-                           "    %s hk_st;\n",
-                           ty, ty, g->alpha, ty, g->beta, g->m, g->n, nm->status_t);
-    if (!rc && g->a2[0])
-        rc = hk_buf_printf(b, "    const %s hk_alpha2 = (%s)(%s);\n", ty, ty, g->alpha2);
+        rc = host_scalars(b, g, nm);
+    if (!rc)
+        rc = hk_buf_printf(b, "    %s hk_st;\n", nm->status_t);
     if (!rc)
         rc = g->kind == RWP_BLAS_GEMV ? host_gemv(b, g, nm, hip) : host_gemm(b, g, nm);
+    for (size_t i = 1; !rc && i < ng; i++)
+        rc = host_more(b, &gs[i], nm, hip);
     if (!rc)
         rc = hk_buf_printf(b,
                            "    if (hk_st != %s)\n" /* i18n: not for people */
@@ -501,27 +554,96 @@ static bool prescale(const km_access *a, const km_access *w)
            km_form_equal(a->index, w->index);
 }
 
-/* The one global write of the kernel (and *scale, a C *= beta before it, or NULL), which
- * must be the class's output: another write, or a write of another buffer, is work the
- * library call would not do. */
-static const km_access *single_write(const km_kernel *k, const km_class *c, const km_access **scale, char *why,
-                                     size_t wn)
+/* Is term t s * V[index] with V a buffer other than out, read once, and s scalars (no
+ * other read, no sum)? *v the read's atom. */
+static bool scaled_read(const km_kernel *k, const km_term *t, const char *out, km_form index, const km_atom **v)
+{
+    size_t na;
+    const km_atom *atoms = km_atoms(k, &na);
+    *v = NULL;
+    for (uint32_t j = 0; j < t->n; j++) {
+        const km_atom *a = &atoms[t->atoms[j]];
+        if (a->kind == KM_ATOM_READ) {
+            if (*v || a->n_args != 1 || !strcmp(a->name, out) || !km_form_equal(a->args[0], index))
+                return false;
+            *v = a;
+        } else if (a->kind == KM_ATOM_ACC) {
+            return false;
+        }
+    }
+    return *v != NULL;
+}
+
+/* Is e, a write of C after its product's write w, an epilogue y[i] += s * v[i] (or
+ * y[i] = y[i] + s * v[i]) the library computes as an axpy after the call: at w's element,
+ * in the loops around the product (outside the sum's loop: once per element), v a buffer
+ * other than C read at C's own index? The factor s is checked by epilogue_of. */
+static bool epilogue(const km_kernel *k, const km_access *w, const km_access *e)
+{
+    size_t na;
+    const km_atom *atoms = km_atoms(k, &na), *v;
+    if (e->atomic || e->line <= w->line || !km_form_equal(e->index, w->index))
+        return false;
+    /* w inside the sum's loop (C += a*A*B) is one loop deeper than the element's loops */
+    bool in_loop = w->mode == KM_RMW && w->op == KM_OP_SUM;
+    for (uint32_t i = 0; i < w->element_value.n && in_loop; i++)
+        for (uint32_t j = 0; j < w->element_value.t[i].n; j++)
+            in_loop = in_loop && atoms[w->element_value.t[i].atoms[j]].kind != KM_ATOM_ACC;
+    if (e->n_loops + (in_loop ? 1u : 0u) != w->n_loops)
+        return false;
+    for (uint32_t l = 0; l < e->n_loops; l++)
+        if (e->loops[l] != w->loops[l])
+            return false;
+    if (e->mode == KM_RMW && e->op == KM_OP_SUM)
+        return e->element_value.n == 1 && scaled_read(k, &e->element_value.t[0], w->buffer, w->index, &v);
+    if (e->mode != KM_WRITE || e->element_value.n != 2)
+        return false;
+    for (uint32_t i = 0; i < 2; i++) {
+        const km_term *old = &e->element_value.t[i], *add = &e->element_value.t[1 - i];
+        const km_atom *o = old->n == 1 ? &atoms[old->atoms[0]] : NULL;
+        if (o && old->coef == 1 && o->kind == KM_ATOM_READ && !strcmp(o->name, w->buffer) &&
+            km_form_equal(o->args[0], w->index) && scaled_read(k, add, w->buffer, w->index, &v))
+            return true;
+    }
+    return false;
+}
+
+/* Is buffer name one of outs[0..n)? */
+static bool among(const char *name, const char *const *outs, size_t n)
+{
+    for (size_t i = 0; i < n && name; i++)
+        if (outs[i] && !strcmp(outs[i], name))
+            return true;
+    return false;
+}
+
+/* The one global write of the class's output that holds its product (and *scale, a
+ * C *= beta before it, *ep, an epilogue after it (epilogue), or NULL): another write of C,
+ * or a write of a buffer that is not one of outs[0..n_outs) (the kernel's products'
+ * outputs, each called for on its own), is work the library calls would not do. */
+static const km_access *single_write(const km_kernel *k, const km_class *c, const char *const *outs, size_t n_outs,
+                                     const km_access **scale, const km_access **ep, char *why, size_t wn)
 {
     size_t n;
     const km_access *as = km_accesses(k, &n), *w = NULL;
-    *scale = NULL;
+    *scale = *ep = NULL;
     for (size_t i = 0; i < n; i++) {
         if (as[i].mode == KM_READ || as[i].space != KM_SPACE_GLOBAL)
             continue;
         if (strcmp(as[i].buffer, c->out) != 0) {
+            if (!as[i].atomic && among(as[i].buffer, outs, n_outs))
+                continue;
             snprintf(why, wn, EN(RW_BLAS_ALSO_WRITES), as[i].line,
                      as[i].buffer);
             return NULL;
         }
-        if (w && !*scale && prescale(w, &as[i])) {
+        if (w && !*scale && !*ep && prescale(w, &as[i])) {
             *scale = w;
+        } else if (w && !*ep && epilogue(k, w, &as[i])) {
+            *ep = &as[i];
+            continue;
         } else if (w) {
-            snprintf(why, wn, EN(RW_BLAS_WRITTEN_TWICE), as[i].line, c->out, w->line);
+            snprintf(why, wn, EN(RW_BLAS_WRITTEN_TWICE), as[i].line, c->out, *ep ? (*ep)->line : w->line);
             return NULL;
         }
         w = &as[i];
@@ -673,6 +795,30 @@ static bool scalars_of(const km_kernel *k, const km_access *w, const km_access *
     return ok;
 }
 
+/* The epilogue e (single_write's *ep) into g: its vector and factor, the factor being
+ * host-evaluable; false (why) otherwise. */
+static bool epilogue_of(const km_kernel *k, const km_access *w, const km_access *e, blas_call *g, char *why,
+                        size_t wn)
+{
+    size_t na;
+    const km_atom *atoms = km_atoms(k, &na), *v = NULL;
+    const km_term *add = &e->element_value.t[0];
+    if (e->mode == KM_WRITE) {
+        const km_atom *o = &atoms[e->element_value.t[0].atoms[0]];
+        bool first_old = e->element_value.t[0].n == 1 && o->kind == KM_ATOM_READ && !strcmp(o->name, w->buffer);
+        add = &e->element_value.t[first_old ? 1 : 0];
+    }
+    expr_text f = {.n = 0};
+    char bad[160] = "";
+    if (!scaled_read(k, add, w->buffer, w->index, &v) || !scalar_factor(k, add, &f, bad, sizeof bad)) {
+        snprintf(why, wn, EN(RW_BLAS_VALUE_HOLDS), e->line, e->buffer, bad[0] ? bad : "?");
+        return false;
+    }
+    snprintf(g->ep_v, sizeof g->ep_v, "%s", v->name);
+    snprintf(g->ep_alpha, sizeof g->ep_alpha, "%s", f.s);
+    return true;
+}
+
 /* The element type of parameter name without const ("float"), or NULL. */
 static const char *elem_type(const km_kernel *k, const char *name)
 {
@@ -817,19 +963,17 @@ static bool sums_whole(const km_kernel *k, const km_class *c, const km_access *w
     return true;
 }
 
-/* Fills g from the class of model k when it is a GEMM or GEMV the library computes;
- * false with the construct and line in why otherwise (why empty: not such a class). */
-static bool class_call(const km_kernel *k, blas_call *g, char *why, size_t wn)
+/* The kernel's products' outputs: at most BLAS_CALLS_MAX buffers a GEMV kernel writes,
+ * one library call each (mvt: x1 = A y1 and x2 = A^T y2 in one loop) */
+#define BLAS_CALLS_MAX 4
+
+/* Fills g from class c of model k (the product into c->out; outs[0..n_outs) all the
+ * kernel's products' outputs) when it is a GEMM or GEMV the library computes; false with
+ * the construct and line in why otherwise. */
+static bool product_call(const km_kernel *k, const km_class *cp, const char *const *outs, size_t n_outs,
+                         blas_call *g, char *why, size_t wn)
 {
-    km_class c;
-    why[0] = '\0';
-    if (km_classify(k, &c))
-        return false;
-    if (c.kind != KM_CLASS_GEMM && c.kind != KM_CLASS_GEMV) {
-        if (c.near == KM_CLASS_GEMM || c.near == KM_CLASS_GEMV)
-            snprintf(why, wn, EN(RW_BLAS_NOT_QUITE), c.why_line, km_class_name(c.near), c.why);
-        return false;
-    }
+    km_class c = *cp;
     memset(g, 0, sizeof *g);
     g->kind = c.kind == KM_CLASS_GEMV ? RWP_BLAS_GEMV : RWP_BLAS_GEMM;
     if (c.batched) {
@@ -837,12 +981,25 @@ static bool class_call(const km_kernel *k, blas_call *g, char *why, size_t wn)
                  km_class_name(c.kind));
         return false;
     }
-    const km_access *w, *scale;
+    const km_access *w, *scale, *ep;
     if (!class_buffers(k, &c, g, why, wn) || !class_sizes(k, &c, g, why, wn) ||
-        !(w = single_write(k, &c, &scale, why, wn)) || !guards_cover(k, &c, w, why, wn) ||
-        (scale && !guards_cover(k, &c, scale, why, wn)) || !scalars_of(k, w, scale, c.n_in == 4 ? c.in : NULL, g, why, wn) ||
-        !sums_whole(k, &c, w, why, wn))
+        !(w = single_write(k, &c, outs, n_outs, &scale, &ep, why, wn)) || !guards_cover(k, &c, w, why, wn) ||
+        (scale && !guards_cover(k, &c, scale, why, wn)) || (ep && !guards_cover(k, &c, ep, why, wn)) ||
+        !scalars_of(k, w, scale, c.n_in == 4 ? c.in : NULL, g, why, wn) || !sums_whole(k, &c, w, why, wn) ||
+        (ep && !epilogue_of(k, w, ep, g, why, wn)))
         return false;
+    if (ep && c.kind != KM_CLASS_GEMV) {
+        /* a GEMM's C is a matrix with its leading dimension: no one axpy adds v to it */
+        snprintf(why, wn, EN(RW_BLAS_WRITTEN_TWICE), ep->line, c.out, w->line);
+        return false;
+    }
+    if (ep) {
+        const char *tv = elem_type(k, g->ep_v), *tc = elem_type(k, c.out);
+        if (!tv || !tc || strcmp(tv, tc)) {
+            snprintf(why, wn, EN(RW_BLAS_ELEM_TYPES), ep->line, tv ? tv : "?", tc ? tc : "?", tc ? tc : "?");
+            return false;
+        }
+    }
     for (int a = 0; a < 3 && c.tiles_seen; a++) {
         char bad[160] = "";
         if (c.tile_block[a].known &&
@@ -862,6 +1019,81 @@ static bool class_call(const km_kernel *k, blas_call *g, char *why, size_t wn)
     g->trans_a = c.kind == KM_CLASS_GEMV ? !c.by_columns : c.trans_a;
     g->trans_b = c.trans_b;
     snprintf(g->batch, sizeof g->batch, "1");
+    return true;
+}
+
+/* The line of the first write of buffer name, 0 when none. */
+static uint32_t write_line(const km_kernel *k, const char *name)
+{
+    size_t n;
+    const km_access *as = km_accesses(k, &n);
+    for (size_t i = 0; i < n; i++)
+        if (as[i].mode != KM_READ && !strcmp(as[i].buffer, name))
+            return as[i].line;
+    return 0;
+}
+
+/* Does call g read buffer name (an operand, the second sum's, the epilogue's vector)? */
+static bool call_reads(const blas_call *g, const char *name)
+{
+    return !strcmp(g->a, name) || !strcmp(g->b, name) || (g->a2[0] && !strcmp(g->a2, name)) ||
+           (g->x2[0] && !strcmp(g->x2, name)) || (g->ep_v[0] && !strcmp(g->ep_v, name));
+}
+
+/* Fills gs[0..*ng) from the class of model k when it is a GEMM, or GEMVs (one per output
+ * buffer, each its own product: mvt), the library computes; false with the construct and
+ * line in why otherwise (why empty: not such a class). The calls run one after the other
+ * where the kernel's threads compute the products together: no call may read another's
+ * output, and every GEMV runs over the first one's rows (the kernel's threads). */
+static bool class_call(const km_kernel *k, blas_call *gs, size_t *ng, char *why, size_t wn)
+{
+    km_class c;
+    why[0] = '\0';
+    *ng = 0;
+    if (km_classify(k, &c))
+        return false;
+    if (c.kind != KM_CLASS_GEMM && c.kind != KM_CLASS_GEMV) {
+        if (c.near == KM_CLASS_GEMM || c.near == KM_CLASS_GEMV)
+            snprintf(why, wn, EN(RW_BLAS_NOT_QUITE), c.why_line, km_class_name(c.near), c.why);
+        return false;
+    }
+    /* the outputs: the class's first, then each other buffer written (a GEMV's only) */
+    const char *outs[BLAS_CALLS_MAX] = {c.out};
+    size_t n_outs = 1, na;
+    const km_access *as = km_accesses(k, &na);
+    for (size_t i = 0; i < na && c.kind == KM_CLASS_GEMV; i++) {
+        if (as[i].mode == KM_READ || as[i].space != KM_SPACE_GLOBAL || as[i].atomic ||
+            among(as[i].buffer, outs, n_outs))
+            continue;
+        if (n_outs == BLAS_CALLS_MAX)
+            break;   /* single_write names it */
+        outs[n_outs++] = as[i].buffer;
+    }
+    if (!product_call(k, &c, outs, n_outs, &gs[0], why, wn))
+        return false;
+    for (size_t o = 1; o < n_outs; o++) {
+        km_class c2;
+        if (km_classify_product(k, outs[o], &c2))
+            return false;
+        if (c2.kind != KM_CLASS_GEMV) {
+            snprintf(why, wn, EN(RW_BLAS_ALSO_WRITES), write_line(k, outs[o]), outs[o]);
+            return false;
+        }
+        if (!product_call(k, &c2, outs, n_outs, &gs[o], why, wn))
+            return false;
+        if (strcmp(gs[o].m, gs[0].m) || gs[o].from_launch != gs[0].from_launch || gs[o].dbl != gs[0].dbl) {
+            snprintf(why, wn, EN(RW_BLAS_ROWS_DIFFER), c2.line, outs[o], gs[o].m, outs[0], gs[0].m);
+            return false;
+        }
+    }
+    for (size_t i = 0; i < n_outs; i++)
+        for (size_t j = 0; j < n_outs; j++)
+            if (i != j && call_reads(&gs[i], outs[j])) {
+                snprintf(why, wn, EN(RW_BLAS_OUTPUT_READ), write_line(k, outs[j]), outs[j], outs[i],
+                         write_line(k, outs[i]));
+                return false;
+            }
+    *ng = n_outs;
     return true;
 }
 
@@ -890,17 +1122,18 @@ static void call_from_match(const rwp_blas *p, blas_call *g)
 }
 
 /* The model path: builds the kernel's model and reads the call from its class. */
-static int model_call(const char *text, size_t len, const an_function *f, blas_call *g, bool *ok, char *why,
-                      size_t wn)
+static int model_call(const char *text, size_t len, const an_function *f, blas_call *g, size_t *ng, bool *ok,
+                      char *why, size_t wn)
 {
     km_kernel *k = NULL;
     *ok = false;
+    *ng = 0;
     why[0] = '\0';
     int rc = km_build(text, len, f->name, &k, NULL, 0);
     if (rc == HK_ENOMEM)
         return rc;
     if (!rc)
-        *ok = class_call(k, g, why, wn);
+        *ok = class_call(k, g, ng, why, wn);
     km_free(k);
     if (*ok) {
         /* the model reads a loop as counted from its header: a break, continue or goto in
@@ -935,7 +1168,8 @@ int rw_blas_substitution(const char *text, size_t len, const an_model *m, size_t
         return rc;
     if (math != 0 && math != 1)
         return HK_EINVAL;
-    blas_call g;
+    blas_call gs[BLAS_CALLS_MAX], *g = &gs[0];
+    size_t ng = 1;
     rwp_blas p;
     char why[2048], mwhy[512], bad[128];
     const char *reason = NULL;
@@ -949,7 +1183,7 @@ int rw_blas_substitution(const char *text, size_t len, const an_model *m, size_t
     }
     /* the kernel model's class first; the textual matcher for what the class leaves out
      * (a batched GEMM's count); the class's reason when both refuse and it saw a GEMM */
-    if ((rc = model_call(text, len, f, &g, &by_class, mwhy, sizeof mwhy)))
+    if ((rc = model_call(text, len, f, gs, &ng, &by_class, mwhy, sizeof mwhy)))
         goto out;
     if (!by_class) {
         if ((rc = rwp_match_blas(text, len, m, kernel, &p, why, sizeof why)))
@@ -958,19 +1192,22 @@ int rw_blas_substitution(const char *text, size_t len, const an_model *m, size_t
             reason = mwhy[0] ? mwhy : why;
             goto na;
         }
-        call_from_match(&p, &g);
+        call_from_match(&p, g);
+        ng = 1;
     }
-    if (g.dbl && math == 1) {
+    if (g->dbl && math == 1) {
         reason = EN(RW_BLAS_TF32_DOUBLE);
         goto na;
     }
-    {
-        const char *exprs[][2] = {{"M", g.m}, {"N", g.n}, {"K", g.k}, {"batch", g.batch}, {"lda", g.lda},
-                                  {"ldb", g.ldb}, {"ldc", g.ldc}, {"A's batch stride", g.stride_a},
-                                  {"B's batch stride", g.stride_b}, {"C's batch stride", g.stride_c},
-                                  {"alpha", g.alpha}, {"beta", g.beta}};
+    for (size_t c = 0; c < ng; c++) {
+        const blas_call *gc = &gs[c];
+        const char *exprs[][2] = {{"M", gc->m}, {"N", gc->n}, {"K", gc->k}, {"batch", gc->batch}, {"lda", gc->lda},
+                                  {"ldb", gc->ldb}, {"ldc", gc->ldc}, {"A's batch stride", gc->stride_a},
+                                  {"B's batch stride", gc->stride_b}, {"C's batch stride", gc->stride_c},
+                                  {"alpha", gc->alpha}, {"beta", gc->beta},
+                                  {"alpha2", gc->alpha2}, {"the epilogue's s", gc->ep_alpha}};
         for (size_t i = 0; i < HK_ARRAY_LEN(exprs); i++)
-            if (!(g.from_launch && i < 2 && !strncmp(exprs[i][1], LAUNCH_EXTENT, strlen(LAUNCH_EXTENT))) &&
+            if (!(gc->from_launch && i < 2 && !strncmp(exprs[i][1], LAUNCH_EXTENT, strlen(LAUNCH_EXTENT))) &&
                 host_unusable(m, f, exprs[i][1], bad, sizeof bad)) {
                 snprintf(why, sizeof why, EN(RW_BLAS_HOST_CANNOT), exprs[i][0], exprs[i][1], bad);
                 reason = why;
@@ -993,7 +1230,7 @@ int rw_blas_substitution(const char *text, size_t len, const an_model *m, size_t
             reason = EN(RW_BLAS_LAUNCH_KERNEL);
             goto na;
         }
-        if (g.from_launch && (!l->grid || !l->block)) {
+        if (g->from_launch && (!l->grid || !l->block)) {
             reason = EN(RW_BLAS_NO_GRID);
             goto na;
         }
@@ -1013,7 +1250,7 @@ int rw_blas_substitution(const char *text, size_t len, const an_model *m, size_t
         struct hk_buf call;
         hk_buf_init(&call, BLAS_BLOCK_MAX);
         rc = hk_buf_printf(&call, "hk_host_%s%s(", f->name, l->template_args ? l->template_args : "");
-        if (!rc && g.from_launch)
+        if (!rc && g->from_launch)
             rc = hk_buf_printf(&call, "dim3(%s), dim3(%s)%s", l->grid, l->block, l->n_args ? ", " : "");
         for (size_t a = 0; a < l->n_args && !rc; a++)
             rc = hk_buf_printf(&call, "%s%s", a ? ", " : "", l->args[a]);
@@ -1032,22 +1269,22 @@ int rw_blas_substitution(const char *text, size_t len, const an_model *m, size_t
                             hip ? "#include <stdio.h>\n#include <hipblas/hipblas.h>\n"
                                 : "#include <stdio.h>\n#include <cublas_v2.h>\n")))
         goto out;
-    if ((rc = hk_buf_appends(&b, "\n\n")) || (rc = host_function(&b, text, f, &g, math, hip)))
+    if ((rc = hk_buf_appends(&b, "\n\n")) || (rc = host_function(&b, text, f, gs, ng, math, hip)))
         goto out;
     if ((rc = rwl_edits_add_owned(&es, f->span.end_byte, f->span.end_byte, hk_buf_steal(&b))))
         goto out;
-    const blas_names *nm = &names[hip][g.dbl];
-    const char *call = g.kind == RWP_BLAS_GEMV ? nm->gemv : g.kind == RWP_BLAS_GEMM ? nm->gemm : nm->gemm_batched;
-    const char *layout = g.kind == RWP_BLAS_GEMV ? (g.trans_a ? "row-major A as op T" : "column-major A as op N")
-                         : g.col_major ? "column-major C = op(A) op(B)" : "row-major C^T = op(B)^T op(A)^T";
+    const blas_names *nm = &names[hip][g->dbl];
+    const char *call = g->kind == RWP_BLAS_GEMV ? nm->gemv : g->kind == RWP_BLAS_GEMM ? nm->gemm : nm->gemm_batched;
+    const char *layout = g->kind == RWP_BLAS_GEMV ? (g->trans_a ? "row-major A as op T" : "column-major A as op N")
+                         : g->col_major ? "column-major C = op(A) op(B)" : "row-major C^T = op(B)^T op(A)^T";
     /* one sentence per plural of the launch sites, with or without the class and the launch's sizes */
     static const enum hk_msg dm[2][2][2] = {
         {{HK_MSG_RW_BLAS_DESC_1, HK_MSG_RW_BLAS_DESC_1_G}, {HK_MSG_RW_BLAS_DESC_1_C, HK_MSG_RW_BLAS_DESC_1_CG}},
         {{HK_MSG_RW_BLAS_DESC_S, HK_MSG_RW_BLAS_DESC_S_G}, {HK_MSG_RW_BLAS_DESC_S_C, HK_MSG_RW_BLAS_DESC_S_CG}},
     };
-    char *desc = hk_asprintf(hk_tr_in(HK_LANG_EN, dm[n_sites != 1][by_class != 0][g.from_launch != 0]),
-                             f->name, call, hip ? "FP32" : g.dbl ? "FP64" : math ? "TF32 tensor-core" : "FP32",
-                             g.a, g.b, layout, f->name, n_sites, f->name, hip ? "-lhipblas" : "-lcublas");
+    char *desc = hk_asprintf(hk_tr_in(HK_LANG_EN, dm[n_sites != 1][by_class != 0][g->from_launch != 0]),
+                             f->name, call, hip ? "FP32" : g->dbl ? "FP64" : math ? "TF32 tensor-core" : "FP32",
+                             g->a, g->b, layout, f->name, n_sites, f->name, hip ? "-lhipblas" : "-lcublas");
     rc = rwl_finish(text, len, m, f->name, &es, desc, r);
     goto out;
 na:

@@ -354,6 +354,53 @@ static void test_elementwise(void **state)
            "elementwise out=m in=g,m,v streams=3+3 type=float");
 }
 
+/* The product into one named output (km_classify_product): mvt's x2 beside x1, a GEMV
+ * by columns where km_classify names the first, by rows; a buffer no product writes is no
+ * class. */
+static void test_product_by_output(void **state)
+{
+    (void)state;
+    static const char mvt[] =
+        "__global__ void mvt(int n, const float *A, const float *y1, const float *y2, float *x1, float *x2)\n"
+        "{\n"
+        "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "    if (i < n) {\n"
+        "        float s1 = 0.0f, s2 = 0.0f;\n"
+        "        for (int j = 0; j < n; j++) {\n"
+        "            s1 += A[i * n + j] * y1[j];\n"
+        "            s2 += A[j * n + i] * y2[j];\n"
+        "        }\n"
+        "        x1[i] += s1;\n"
+        "        x2[i] += s2;\n"
+        "    }\n"
+        "}\n";
+    static const struct {
+        const char *out, *want;
+    } cases[] = {
+        {NULL, "gemv out=x1 in=A,y1 M=n N=n lda=n incx=1 incy=1 by-rows beta += row-axis=0"},
+        {"x2", "gemv out=x2 in=A,y2 M=n N=n lda=n incx=1 incy=1 by-columns beta += row-axis=0"},
+        {"x1", "gemv out=x1 in=A,y1 M=n N=n lda=n incx=1 incy=1 by-rows beta += row-axis=0"},
+        {"y1", "none"},
+    };
+    km_kernel *k = NULL;
+    assert_int_equal(km_build(mvt, strlen(mvt), "mvt", &k, NULL, 0), HK_OK);
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        km_class c;
+        assert_int_equal(cases[i].out ? km_classify_product(k, cases[i].out, &c) : km_classify(k, &c), HK_OK);
+        struct hk_buf b;
+        hk_buf_init(&b, 1 << 16);
+        assert_int_equal(km_class_print(k, &c, &b), HK_OK);
+        if (strncmp(b.data, cases[i].want, strlen(cases[i].want)) != 0)
+            fail_msg("%s:\n got  '%s'\n want '%s'", cases[i].out ? cases[i].out : "km_classify", b.data,
+                     cases[i].want);
+        hk_buf_free(&b);
+    }
+    km_class c;
+    assert_int_equal(km_classify_product(NULL, "x2", &c), HK_EINVAL);
+    assert_int_equal(km_classify_product(k, NULL, &c), HK_EINVAL);
+    km_free(k);
+}
+
 static void test_bad_arguments(void **state)
 {
     (void)state;
@@ -392,6 +439,7 @@ int main(void)
         cmocka_unit_test(test_scan_norm_softmax),
         cmocka_unit_test(test_elementwise),
         cmocka_unit_test(test_spellings),
+        cmocka_unit_test(test_product_by_output),
         cmocka_unit_test(test_bad_arguments),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
