@@ -10,6 +10,10 @@
  * scalar loop over the row. The two indices, the bounds and the stores are found in the text
  * (rewrite_lex.h); which element each read and store names is the kernel model's index form
  * (any spelling it reads: temporaries, casts, unsigned and 64-bit types, macros, helpers).
+ * Refused besides: a vectorized read under a condition (an if's branch, after `?`, `&&` or
+ * `||`: the vector load would read for every lane what the original may never read, a null
+ * `bias` or a buffer of fewer rows), and a name declared outside the per-element code written
+ * in it (every lane's copy would write it again: `acc += x[e]` would sum the lanes).
  * layernorm's normalize pass (tests/data/probes/rd_ln_norm.cu) is the case it was built for. */
 #include "rewrites/registry.h"
 #include "rewrites/rewrite_lex.h"
@@ -506,6 +510,75 @@ static const an_param *buffer_at(const v2 *g, size_t k)
     return ml && ml->kind == KM_LOCAL_POINTER && ml->base ? param_of(g, ml->base) : NULL;
 }
 
+/* Is the lvalue starting at the name at k written there: `x = `, `x.m += `, `x[i]++`, `++x`,
+ * `&x` (members, subscripts and `->` followed to the operator)? */
+static bool lvalue_written(const rw_toks *ts, size_t k, size_t end)
+{
+    if (k > 0 && (rwl_tok_is(ts, k - 1, "++") || rwl_tok_is(ts, k - 1, "--") ||
+                  (rwl_tok_is(ts, k - 1, "&") && rwl_unary_position(ts, k - 1))))
+        return true;
+    size_t q = k + 1;
+    for (;;) {
+        if (q + 1 < end && (rwl_tok_is(ts, q, ".") || rwl_tok_is(ts, q, "->")) && ts->t[q + 1].kind == T_IDENT)
+            q += 2;
+        else if (q < end && rwl_tok_is(ts, q, "[")) {
+            size_t c = rwl_match_close(ts, q);
+            if (c >= end)
+                return false;
+            q = c + 1;
+        } else
+            break;
+    }
+    return q < end && (rwl_tok_is_assign_op(ts, q) || rwl_tok_is(ts, q, "++") || rwl_tok_is(ts, q, "--"));
+}
+
+/* Is token k of the per-element code [a, b) evaluated only under a condition: in an if's
+ * branch (or under switch, else, a loop), or after a `?`, `&&` or `||` of its own
+ * expression (the second or third operand of ?:, the right operand of && or ||)? Such a
+ * read may not happen at all in the original (`has_bias ? bias[c] : 0` with bias NULL, a
+ * buffer of fewer rows), so a vector load made for every lane would read what it never
+ * read. */
+static bool conditional_at(const rw_toks *ts, size_t a, size_t b, size_t k)
+{
+    size_t s = a;
+    while (s < b) {
+        size_t e = rwl_stmt_end(ts, s, b);
+        if (e <= s)
+            return true;
+        if (k >= e) {
+            s = e;
+            continue;
+        }
+        if (rwl_tok_is(ts, s, "{")) {
+            size_t c = rwl_match_close(ts, s);
+            return c >= b || k >= c ? true : conditional_at(ts, s + 1, c, k);
+        }
+        if (rwl_tok_is_ident(ts, s, "if") && rwl_tok_is(ts, s + 1, "(")) {
+            size_t c = rwl_match_close(ts, s + 1);
+            if (c >= e || k >= c)
+                return true; /* a branch */
+            s = s + 2;       /* the condition: an expression of its own */
+        } else if (rwl_tok_is_ident(ts, s, "else") || rwl_tok_is_ident(ts, s, "switch") ||
+                   rwl_tok_is_ident(ts, s, "case") || rwl_tok_is_ident(ts, s, "default") ||
+                   rwl_tok_is_ident(ts, s, "for") || rwl_tok_is_ident(ts, s, "while") ||
+                   rwl_tok_is_ident(ts, s, "do"))
+            return true;
+        /* back from k to s: a ?, && or || of k's own level or an enclosing one */
+        int lvl = 0;
+        for (size_t q = k; q-- > s;) {
+            if (rwl_tok_is(ts, q, ")") || rwl_tok_is(ts, q, "]") || rwl_tok_is(ts, q, "}"))
+                lvl++;
+            else if (rwl_tok_is(ts, q, "(") || rwl_tok_is(ts, q, "[") || rwl_tok_is(ts, q, "{")) {
+                if (lvl > 0)
+                    lvl--;
+            } else if (lvl == 0 && (rwl_tok_is(ts, q, "?") || rwl_tok_is(ts, q, "&&") || rwl_tok_is(ts, q, "||")))
+                return true;
+        }
+        return false;
+    }
+    return true;
+}
+
 /* Reads the per-element code: every memory use a vector component or left as it is. */
 static bool read_body(v2 *g, int width, char *why, size_t nwhy)
 {
@@ -542,6 +615,18 @@ static bool read_body(v2 *g, int width, char *why, size_t nwhy)
             const an_param *q = rwp_param_named(g->f, ts, k);
             if (q && q->pointer_depth > 0 && !member_or_scope(ts, k))
                 return rwl_refuse(why, nwhy, ts, text, k, "pointer", EN(RW_V2D_POINTER_USE), (int)l, w);
+            /* a name from outside the per-element code written in it (a parameter, a prologue
+             * local the lanes share): each lane's copy, and each trip of the loops over the
+             * row, would write it again (`acc += x[e]` sums the lanes). The prologue's
+             * x-dependent temporaries are declared again in every lane's copy. */
+            if (rwl_is_use(ts, k) && !member_or_scope(ts, k) && lvalue_written(ts, k, g->bb)) {
+                bool inside = false;
+                for (size_t q2 = g->ba; q2 <= k && !inside; q2++)
+                    inside = rwl_same_tok(ts, q2, k) && rwl_is_use(ts, q2) && rwl_declared_here(ts, q2);
+                long d = decl_named(g, k);
+                if (!inside && !(d >= 0 && g->decl[d].x_dep))
+                    return rwl_refuse(why, nwhy, ts, text, k, "statement", EN(RW_V2D_OUTER_WRITE), (int)l, w);
+            }
             continue;
         }
         if (!rwl_tok_is(ts, k + 1, "["))
@@ -604,6 +689,8 @@ static bool read_body(v2 *g, int width, char *why, size_t nwhy)
         enum v2_class c = classify(g, site->index);
         if (c == V2_OTHER)
             return rwl_refuse(why, nwhy, ts, text, k, "read", EN(RW_V2D_READ_FORM), (int)l, w);
+        if (c != V2_UNIFORM && conditional_at(ts, g->ba, g->bb, k))
+            return rwl_refuse(why, nwhy, ts, text, k, "read", EN(RW_V2D_READ_COND), (int)l, w);
         /* the value of a store reads before it stores: `x[e] = x[e] * g[c];`, `o2[e] = in[e]` */
         bool own = k < cur_end;
         bool after_store = first_store_end != ts->n && k >= first_store_end;

@@ -135,6 +135,14 @@ static void vec2d_run(void **state)
     char *cand = emu_rewrite(src, "ln_if", "vectorize_2d", p2);
     emulate("ln_if_w2", cand, "ln_case(\"ln_if_w2\", BOTH(ln_if(o, x, m, sd, gm, bt, N, C)));", EMU_OK);
     free(cand);
+    /* rev49: reads in an if's or a ternary's condition, a per-element local written */
+    cand = emu_rewrite(src, "ln_cond_ok", "vectorize_2d", NULL);
+    emulate("ln_cond_ok", cand,
+            "auto ko = [&](float *a, float *b, const float *x, int N, int C) { orig::ln_cond_ok(a, x, b, N, C); };\n"
+            "auto kc = [&](float *a, float *b, const float *x, int N, int C) { cand::ln_cond_ok(a, x, b, N, C); };\n"
+            "two_case(\"ln_cond_ok\", ko, kc, false);",
+            EMU_OK);
+    free(cand);
     cand = emu_rewrite(src, "scale_inplace", "vectorize_2d", NULL);
     emulate("scale_inplace", cand,
             "inplace_case(\"inplace\", [&](float *x, const float *g, int N, int C) { orig::scale_inplace(x, g, N, C); },\n"
@@ -306,6 +314,14 @@ static void vec2d_refusals(void **state)
         {"nm_flat", "kernel body", 174, "not a 2-D kernel"},
         {"nm_cond_store", "store", 186, "under a condition"},
         {"nm_decl_xdep", "declaration", 203, "several names declared in one statement"},
+        /* rev49: reads under a condition would be made for every lane (bias NULL when
+         * has_bias is 0, extra of K rows); an outer name written per element would be
+         * written again by every lane */
+        {"nm_cond_read", "read", 215, "`bias` is read under a condition"},
+        {"nm_and_read", "read", 224, "`extra` is read under a condition"},
+        {"nm_if_read", "read", 235, "`extra` is read under a condition"},
+        {"nm_outer_acc", "statement", 247, "`acc` is declared outside the per-element code and written in it"},
+        {"nm_outer_param", "statement", 258, "`s` is declared outside the per-element code and written in it"},
     };
     rwf_expect_refusals(src, "vectorize_2d", cases, sizeof cases / sizeof cases[0]);
 }
@@ -315,7 +331,7 @@ static void vec2d_nvcc(void **state)
 {
     (void)state;
     static const char *const kernels[] = {"ln_if", "ln_ret_unsigned", "ln_size_t", "ln_temp", "ln_macro",
-                                          "ln_one_decl", "scale_inplace", "two_out"};
+                                          "ln_one_decl", "scale_inplace", "two_out", "ln_cond_ok"};
     for (size_t i = 0; i < HK_ARRAY_LEN(kernels); i++) {
         char *cand = emu_rewrite(src, kernels[i], "vectorize_2d", NULL);
         char tag[64];

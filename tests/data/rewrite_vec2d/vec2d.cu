@@ -204,3 +204,71 @@ __global__ void nm_decl_xdep(float *out, const float *inp, int N, int C)
     if (r < N && c < C)
         out[e] = inp[e];
 }
+
+// near miss (rev49): a read under a condition; the original never reads bias when has_bias
+// is 0 (bias may be NULL), a vector load for every lane would
+__global__ void nm_cond_read(float *out, const float *inp, const float *bias, int has_bias, int N, int C)
+{
+    int c = blockIdx.x * blockDim.x + threadIdx.x;
+    int r = blockIdx.y * blockDim.y + threadIdx.y;
+    if (r < N && c < C)
+        out[r * C + c] = inp[r * C + c] + (has_bias ? bias[c] : 0.0f);
+}
+
+// near miss (rev49): the right operand of && (extra has K rows only)
+__global__ void nm_and_read(float *out, const float *inp, const float *extra, int K, int N, int C)
+{
+    int c = blockIdx.x * blockDim.x + threadIdx.x;
+    int r = blockIdx.y * blockDim.y + threadIdx.y;
+    if (r < N && c < C)
+        out[r * C + c] = (r < K && extra[r * C + c] > 0.0f) ? 1.0f : 0.0f;
+}
+
+// near miss (rev49): a read in an if's branch
+__global__ void nm_if_read(float *out, const float *inp, const float *extra, int K, int N, int C)
+{
+    int c = blockIdx.x * blockDim.x + threadIdx.x;
+    int r = blockIdx.y * blockDim.y + threadIdx.y;
+    if (r < N && c < C) {
+        float v = inp[r * C + c];
+        if (r < K)
+            v += extra[r * C + c];
+        out[r * C + c] = v;
+    }
+}
+
+// near miss (rev49): a local of the prologue written per element (each lane would add again)
+__global__ void nm_outer_acc(float *out, const float *inp, int N, int C)
+{
+    int c = blockIdx.x * blockDim.x + threadIdx.x;
+    int r = blockIdx.y * blockDim.y + threadIdx.y;
+    float acc = 1.0f;
+    if (r < N && c < C) {
+        acc += inp[r * C + c];
+        out[r * C + c] = acc;
+    }
+}
+
+// near miss (rev49): a parameter written per element
+__global__ void nm_outer_param(float *out, const float *inp, float s, int N, int C)
+{
+    int c = blockIdx.x * blockDim.x + threadIdx.x;
+    int r = blockIdx.y * blockDim.y + threadIdx.y;
+    if (r < N && c < C) {
+        s = s * 0.5f;
+        out[r * C + c] = inp[r * C + c] * s;
+    }
+}
+
+// applies (rev49): a read in an if's condition and a ternary's condition is made for every
+// element by the original too; a local of the per-element code written in it
+__global__ void ln_cond_ok(float *out, const float *inp, const float *w, int N, int C)
+{
+    int c = blockIdx.x * blockDim.x + threadIdx.x;
+    int r = blockIdx.y * blockDim.y + threadIdx.y;
+    if (r < N && c < C) {
+        float v = inp[r * C + c];
+        v *= 2.0f;
+        out[r * C + c] = (w[r * C + c] > 0.0f) ? v : -v;
+    }
+}
