@@ -3031,6 +3031,8 @@ static const struct hk_msg_entry msgs[HK_MSG_COUNT] = {
       "调用（第 %d 行）：__shared__ %s 被传给 %s()，改写不读取该函数中对它的各步扫描（改写只读取写在核函数自身函数体中、覆盖整个线程块元素的扫描）"),
     F(RW_BSC_FLAG, "statement at line %d: %s, the scan's buffer flag, is written after the scan: a later read of %s through it may name the buffer the warp scan does not fill",
       "语句（第 %d 行）：扫描的缓冲区标志 %s 在扫描之后被写入：之后经由它对 %s 的读取可能指向 warp 扫描未填充的缓冲区"),
+    F(RW_BSC_TEMP, "declaration at line %d: the down-sweep's temporary %s is %s, not %s as the scanned elements are: the original converts every partial sum it moves through it, the warp scan would not",
+      "第 %d 行的声明：下扫的临时变量 %s 的类型是 %s，而不是被扫描元素的类型 %s：原代码把它移动的每个部分和都经过这个类型转换，线程束扫描不会"),
     F(RW_BSC_DESC, "block_scan on %s: the %s scan of __shared__ %s (loop at line %d) becomes a warp-shuffle scan (__shfl_up_sync within each warp, one shared total per warp, one warp scans the totals); under a block that is not 1-D with whole warps%s the original loop runs; %s",
       "block_scan 作用于 %s：%s 扫描（__shared__ %s，第 %d 行的循环）改为 warp 洗牌扫描（每个 warp 内 __shfl_up_sync，每个 warp 一个共享总和，由一个 warp 扫描这些总和）；线程块不是由完整 warp 组成的一维块%s时运行原循环；%s"),
     M(RW_BSC_EXACT, "integers bit-exact",
