@@ -13,7 +13,8 @@
  * Refused besides: a vectorized read under a condition (an if's branch, after `?`, `&&` or
  * `||`: the vector load would read for every lane what the original may never read, a null
  * `bias` or a buffer of fewer rows), and a name declared outside the per-element code written
- * in it (every lane's copy would write it again: `acc += x[e]` would sum the lanes).
+ * in it (every lane's copy would write it again: `acc += x[e]` would sum the lanes), and a
+ * pointer read both at the row's element and at the column's (one vector per pointer).
  * layernorm's normalize pass (tests/data/probes/rd_ln_norm.cu) is the case it was built for. */
 #include "rewrites/registry.h"
 #include "rewrites/rewrite_lex.h"
@@ -699,6 +700,11 @@ static bool read_body(v2 *g, int width, char *why, size_t nwhy)
              * that store's own value, at the row's element) */
             if (vp->stored && !(own && cur_slot == slot && c == V2_ROW))
                 return rwl_refuse(why, nwhy, ts, text, k, "read", EN(RW_V2D_WRITTEN_READ), (int)l, w);
+            /* one vector per pointer, at the row's element or at the column's: a pointer read
+             * at both (`inp[r * C + c] - inp[c]`, row 0 of the same buffer) would give both
+             * reads the one vector */
+            if ((c == V2_ROW && vp->col) || (c == V2_COL && vp->row))
+                return rwl_refuse(why, nwhy, ts, text, k, "read", EN(RW_V2D_ROW_AND_COL), (int)l, w);
             if (c == V2_ROW)
                 vp->row = true;
             else

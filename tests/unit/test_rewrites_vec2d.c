@@ -322,6 +322,7 @@ static void vec2d_refusals(void **state)
         {"nm_if_read", "read", 235, "`extra` is read under a condition"},
         {"nm_outer_acc", "statement", 247, "`acc` is declared outside the per-element code and written in it"},
         {"nm_outer_param", "statement", 258, "`s` is declared outside the per-element code and written in it"},
+        {"nm_row_col", "read", 283, "`inp` is read both at the row's element"},
     };
     rwf_expect_refusals(src, "vectorize_2d", cases, sizeof cases / sizeof cases[0]);
 }

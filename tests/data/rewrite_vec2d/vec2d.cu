@@ -272,3 +272,13 @@ __global__ void ln_cond_ok(float *out, const float *inp, const float *w, int N, 
         out[r * C + c] = (w[r * C + c] > 0.0f) ? v : -v;
     }
 }
+
+// near miss (rev49): one pointer read at the row's element and at the column's (row 0 of the
+// same buffer): one vector per pointer would give both reads the row's (x - x = 0)
+__global__ void nm_row_col(float *out, const float *inp, int N, int C)
+{
+    int c = blockIdx.x * blockDim.x + threadIdx.x;
+    int r = blockIdx.y * blockDim.y + threadIdx.y;
+    if (r < N && c < C)
+        out[r * C + c] = inp[r * C + c] - inp[c];
+}
