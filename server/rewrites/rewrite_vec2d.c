@@ -54,6 +54,7 @@ typedef struct {
     const an_param *p;
     bool row, col;    /* read (or stored) at the row's element / at the column */
     bool stored;
+    size_t store_seq; /* its store's place among the stores (the text's order) */
     bool loaded;      /* a vectorized read of it */
     const char *vtype;/* float4, int2, __half2 ... */
     int vbytes;
@@ -82,6 +83,7 @@ typedef struct {
     size_t n_ptr;
     v2_cut cut[V2_MAX_CUTS];
     size_t n_cut;
+    size_t n_stores;          /* stores read so far (v2_ptr.store_seq) */
     char *noalias;            /* run-time terms: pointers read after a store to another */
     bool oom;                 /* an allocation failed while reading (not a refusal) */
 } v2;
@@ -666,6 +668,7 @@ static bool read_body(v2 *g, int width, char *why, size_t nwhy)
             if (!wa || classify(g, wa->index) != V2_ROW)
                 return rwl_refuse(why, nwhy, ts, text, k, "store", EN(RW_V2D_STORE_FORM), (int)l, w);
             vp->stored = vp->row = true;
+            vp->store_seq = g->n_stores++;
             if (!add_cut(g, ts->t[k].start, ts->t[cl].end, (size_t)slot, true))
                 return rwl_refuse(why, nwhy, ts, text, k, "store", "%s", EN(RW_V2D_PTRS_MANY));
             size_t se = rwl_stmt_end(ts, s, g->bb);
@@ -963,10 +966,13 @@ static int emit(v2 *g, int width, const an_model *m, size_t len, rw_result *out,
         snprintf(cval, sizeof cval, "hk_v * %d + %d", width, l);
         rc = append_element(g, &b, ctype, cval, l, ind2);
     }
-    for (size_t i = 0; i < g->n_ptr && !rc; i++)
-        if (g->ptr[i].stored)
-            rc = hk_buf_printf(&b, "%sreinterpret_cast<%s *>(%s + hk_v2_row)[hk_v] = hk_st_%s;\n", ind2,
-                               g->ptr[i].vtype, g->ptr[i].p->name, g->ptr[i].p->name);
+    /* the vector stores in the order of the store statements (not the pointers' first
+     * mention): two outputs passed as one buffer keep the last store's value */
+    for (size_t q = 0; q < g->n_stores && !rc; q++)
+        for (size_t i = 0; i < g->n_ptr && !rc; i++)
+            if (g->ptr[i].stored && g->ptr[i].store_seq == q)
+                rc = hk_buf_printf(&b, "%sreinterpret_cast<%s *>(%s + hk_v2_row)[hk_v] = hk_st_%s;\n", ind2,
+                                   g->ptr[i].vtype, g->ptr[i].p->name, g->ptr[i].p->name);
     if (!rc)
         rc = hk_buf_printf(&b,
             "%s            }\n" /* i18n: not for people */

@@ -143,6 +143,27 @@ static void vec2d_run(void **state)
             "two_case(\"ln_cond_ok\", ko, kc, false);",
             EMU_OK);
     free(cand);
+    /* rev49: the stores in their statements' order (o1 then o2), with o1 == o2 too */
+    cand = emu_rewrite(src, "two_order", "vectorize_2d", NULL);
+    emulate("two_order", cand,
+            "auto ko = [&](float *a, float *b, const float *x, int N, int C) { orig::two_order(a, b, x, N, C); };\n"
+            "auto kc = [&](float *a, float *b, const float *x, int N, int C) { cand::two_order(a, b, x, N, C); };\n"
+            "two_case(\"two_order\", ko, kc, false);\n"
+            "for (auto &sh : shapes)\n"
+            "    for (int s = 0; s < 3; s++) {\n"
+            "        emu::schedule = s;\n"
+            "        int N = sh[0], C = sh[1];\n"
+            "        size_t n = (size_t)N * C;\n"
+            "        emu::buf<float> ao(n), ac(n), xo(n), xc(n);\n"
+            "        ao.fill(1); ac.fill(1); xo.fill(3); xc.fill(3);\n"
+            "        dim3 b(32, 8), g((unsigned)(C + 31) / 32, (unsigned)(N + 7) / 8);\n"
+            "        emu::launch(g, b, 0, [&] { ko(ao.ptr(), ao.ptr(), xo.ptr(), N, C); });\n"
+            "        emu::launch(cand_grid(g, s), b, 0, [&] { kc(ac.ptr(), ac.ptr(), xc.ptr(), N, C); });\n"
+            "        if (!emu::expect(\"two_order_same_output\", ao, ac))\n"
+            "            printf(\"  (N %d C %d schedule %d)\\n\", N, C, s);\n"
+            "    }",
+            EMU_OK);
+    free(cand);
     cand = emu_rewrite(src, "scale_inplace", "vectorize_2d", NULL);
     emulate("scale_inplace", cand,
             "inplace_case(\"inplace\", [&](float *x, const float *g, int N, int C) { orig::scale_inplace(x, g, N, C); },\n"
@@ -332,7 +353,7 @@ static void vec2d_nvcc(void **state)
 {
     (void)state;
     static const char *const kernels[] = {"ln_if", "ln_ret_unsigned", "ln_size_t", "ln_temp", "ln_macro",
-                                          "ln_one_decl", "scale_inplace", "two_out", "ln_cond_ok"};
+                                          "ln_one_decl", "scale_inplace", "two_out", "ln_cond_ok", "two_order"};
     for (size_t i = 0; i < HK_ARRAY_LEN(kernels); i++) {
         char *cand = emu_rewrite(src, kernels[i], "vectorize_2d", NULL);
         char tag[64];

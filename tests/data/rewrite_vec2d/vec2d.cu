@@ -282,3 +282,16 @@ __global__ void nm_row_col(float *out, const float *inp, int N, int C)
     if (r < N && c < C)
         out[r * C + c] = inp[r * C + c] - inp[c];
 }
+
+// applies (rev49): o2 is read before o1 is stored, o1 stored before o2; called with o1 == o2
+// the original leaves 2 (its last store), so the vector stores must keep the statements' order
+__global__ void two_order(float *o1, float *o2, const float *inp, int N, int C)
+{
+    int c = blockIdx.x * blockDim.x + threadIdx.x;
+    int r = blockIdx.y * blockDim.y + threadIdx.y;
+    if (r < N && c < C) {
+        float t = o2[r * C + c];
+        o1[r * C + c] = t + inp[r * C + c];
+        o2[r * C + c] = 2.0f;
+    }
+}
