@@ -7124,6 +7124,8 @@ static const struct hk_msg_entry msgs[HK_MSG_COUNT] = {
       "`%.*s` 在条件之下被读取（if 的分支，`?`、`&&` 或 `||` 之后）：为每个 lane 做的向量加载会读取原代码可能从不读取的内容（空指针、更短的缓冲区）"),
     F(RW_V2D_ROW_AND_COL, "`%.*s` is read both at the row's element (r * C + c) and at the column's (c): the rewrite loads one vector per pointer",
       "`%.*s` 既在本行的元素 (r * C + c) 上又在本列的元素 (c) 上被读取：本改写每个指针只加载一个向量"),
+    F(RW_V2D_DECL_COORD, "the declaration of `%.*s` before the bounds check reads the thread's x coordinate (threadIdx.x, blockIdx.x, gridDim.x) other than through the column index: a lane's column was another thread's, and the grid along x is divided",
+      "边界检查之前 `%.*s` 的声明不经由列索引而直接读取线程的 x 坐标（threadIdx.x、blockIdx.x、gridDim.x）：lane 的列原本属于另一个线程，而且沿 x 的网格被除过"),
     F(RW_V2D_WRITTEN_READ, "`%.*s` is stored and also read at another element than the one it is stored at, or after its store",
       "`%.*s` 被存储，同时又在存储位置以外的元素上或在存储之后被读取"),
     F(RW_V2D_NO_VECTOR, "`%s` has element type `%s`, which has no %d-wide vector here (float, int, unsigned int at 2 and 4; double, __half, __nv_bfloat16 at 2)",

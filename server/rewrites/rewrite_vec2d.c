@@ -14,7 +14,10 @@
  * `||`: the vector load would read for every lane what the original may never read, a null
  * `bias` or a buffer of fewer rows), and a name declared outside the per-element code written
  * in it (every lane's copy would write it again: `acc += x[e]` would sum the lanes), and a
- * pointer read both at the row's element and at the column's (one vector per pointer).
+ * pointer read both at the row's element and at the column's (one vector per pointer), and a
+ * declaration before the bounds check that reads threadIdx.x, blockIdx.x or gridDim.x other
+ * than through c (`int odd = threadIdx.x & 1;`: a lane's column was another thread's, and
+ * the grid along x is divided).
  * layernorm's normalize pass (tests/data/probes/rd_ln_norm.cu) is the case it was built for. */
 #include "rewrites/registry.h"
 #include "rewrites/rewrite_lex.h"
@@ -266,13 +269,22 @@ static bool read_prologue(v2 *g, size_t *at, char *why, size_t nwhy)
                      !rwl_pure_call_name(ts, r) && !rwl_tok_is_ident(ts, r, "sizeof")))
                     return rwl_refuse(why, nwhy, ts, g->text, r, "declaration", EN(RW_V2D_DECL_READS),
                                       (int)(ts->t[name].end - ts->t[name].start), g->text + ts->t[name].start);
-                if ((rwl_tok_is_ident(ts, r, "threadIdx") || rwl_tok_is_ident(ts, r, "blockIdx")) &&
+                /* the thread's x coordinate read directly (not through c): a lane's column
+                 * was another thread's in the original, and the grid along x is divided */
+                if ((rwl_tok_is_ident(ts, r, "threadIdx") || rwl_tok_is_ident(ts, r, "blockIdx") ||
+                     rwl_tok_is_ident(ts, r, "gridDim")) &&
                     rwl_tok_is(ts, r + 1, ".") && rwl_tok_is_ident(ts, r + 2, "x"))
-                    x_dep = true;
+                    return rwl_refuse(why, nwhy, ts, g->text, r, "declaration", EN(RW_V2D_DECL_COORD),
+                                      (int)(ts->t[name].end - ts->t[name].start), g->text + ts->t[name].start);
                 long dn = decl_named(g, r);
                 if (dn >= 0 && g->decl[dn].x_dep)
                     x_dep = true;
             }
+            /* the same through a macro or a helper the model reads: x-dependent to the model,
+             * with no x-dependent name in its text */
+            if (!is_x && !is_y && !x_dep && ml && ml->kind == KM_LOCAL_VALUE && x_dependent(g->km, ml->form))
+                return rwl_refuse(why, nwhy, ts, g->text, name, "declaration", EN(RW_V2D_DECL_COORD),
+                                  (int)(ts->t[name].end - ts->t[name].start), g->text + ts->t[name].start);
             /* c's type: the statement's type words (a later declarator's own `*` makes a
              * pointer, never the index) */
             g->decl[g->n_decl] = (v2_decl){k, e, name, x_dep, k, first_name, da == k || da == name};

@@ -344,6 +344,9 @@ static void vec2d_refusals(void **state)
         {"nm_outer_acc", "statement", 247, "`acc` is declared outside the per-element code and written in it"},
         {"nm_outer_param", "statement", 258, "`s` is declared outside the per-element code and written in it"},
         {"nm_row_col", "read", 283, "`inp` is read both at the row's element"},
+        {"nm_tx_temp", "declaration", 306, "`odd` before the bounds check reads the thread's x coordinate"},
+        {"nm_grid_temp", "declaration", 315, "`threads` before the bounds check reads the thread's x coordinate"},
+        {"nm_macro_tx", "declaration", 325, "`lane` before the bounds check reads the thread's x coordinate"},
     };
     rwf_expect_refusals(src, "vectorize_2d", cases, sizeof cases / sizeof cases[0]);
 }

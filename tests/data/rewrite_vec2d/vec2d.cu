@@ -295,3 +295,34 @@ __global__ void two_order(float *o1, float *o2, const float *inp, int N, int C)
         o2[r * C + c] = 2.0f;
     }
 }
+
+// near misses (rev49): declarations before the bounds check that read the thread's x
+// coordinate other than through c (repeated per lane, they would give every lane the
+// thread's own coordinate), or the grid along x (divided by the rewrite)
+__global__ void nm_tx_temp(float *out, const float *inp, int N, int C)
+{
+    int c = blockIdx.x * blockDim.x + threadIdx.x;
+    int r = blockIdx.y * blockDim.y + threadIdx.y;
+    int odd = threadIdx.x & 1;
+    if (r < N && c < C)
+        out[r * C + c] = inp[r * C + c] * (odd ? 1.0f : 2.0f);
+}
+
+__global__ void nm_grid_temp(float *out, const float *inp, int N, int C)
+{
+    int c = blockIdx.x * blockDim.x + threadIdx.x;
+    int r = blockIdx.y * blockDim.y + threadIdx.y;
+    int threads = gridDim.x * blockDim.x;
+    if (r < N && c < C)
+        out[r * C + c] = inp[r * C + c] * (float)threads;
+}
+
+#define TX threadIdx.x
+__global__ void nm_macro_tx(float *out, const float *inp, int N, int C)
+{
+    int c = blockIdx.x * blockDim.x + threadIdx.x;
+    int r = blockIdx.y * blockDim.y + threadIdx.y;
+    int lane = TX % 32;
+    if (r < N && c < C)
+        out[r * C + c] = inp[r * C + c] + (float)lane;
+}
