@@ -13,7 +13,8 @@
  * Refused besides: a vectorized read under a condition (an if's branch, after `?`, `&&` or
  * `||`: the vector load would read for every lane what the original may never read, a null
  * `bias` or a buffer of fewer rows), and a name declared outside the per-element code written
- * in it (every lane's copy would write it again: `acc += x[e]` would sum the lanes), and a
+ * in it, or passed whole to a reference parameter of a function of the file (every lane's
+ * copy would write it again: `acc += x[e]` would sum the lanes), and a
  * pointer read both at the row's element and at the column's (one vector per pointer), and a
  * declaration before the bounds check that reads threadIdx.x, blockIdx.x or gridDim.x other
  * than through c (`int odd = threadIdx.x & 1;`: a lane's column was another thread's, and
@@ -74,6 +75,7 @@ typedef struct {
     const char *text;
     const rw_toks *ts;
     const an_function *f;
+    const an_model *m;
     km_kernel *km;
     v2_decl decl[V2_MAX_DECLS];
     size_t n_decl;
@@ -594,6 +596,41 @@ static bool conditional_at(const rw_toks *ts, size_t a, size_t b, size_t k)
     return true;
 }
 
+/* Is the name at k a whole argument of a call to a function of the file whose parameter
+ * there is a reference (`bump(acc)` with `void bump(float &a)`): written through it? */
+static bool passed_by_reference(const v2 *g, size_t k, size_t a)
+{
+    const rw_toks *ts = g->ts;
+    if (k <= a || !(rwl_tok_is(ts, k - 1, "(") || rwl_tok_is(ts, k - 1, ",")) ||
+        !(rwl_tok_is(ts, k + 1, ")") || rwl_tok_is(ts, k + 1, ",")))
+        return false;
+    /* back to the call's `(`, counting the arguments before k */
+    size_t arg = 0, q = k;
+    int depth = 0;
+    while (q > a) {
+        q--;
+        if (rwl_tok_is(ts, q, ")") || rwl_tok_is(ts, q, "]") || rwl_tok_is(ts, q, "}"))
+            depth++;
+        else if (rwl_tok_is(ts, q, "(") || rwl_tok_is(ts, q, "[") || rwl_tok_is(ts, q, "{")) {
+            if (depth-- == 0)
+                break;
+        } else if (depth == 0 && rwl_tok_is(ts, q, ","))
+            arg++;
+    }
+    if (!rwl_tok_is(ts, q, "(") || q == 0 || ts->t[q - 1].kind != T_IDENT)
+        return false;
+    size_t nl = ts->t[q - 1].end - ts->t[q - 1].start;
+    const char *nm = g->text + ts->t[q - 1].start;
+    for (size_t i = 0; g->m && i < g->m->n_funcs; i++) {
+        const an_function *fn = &g->m->funcs[i];
+        if (!fn->name || strlen(fn->name) != nl || memcmp(fn->name, nm, nl))
+            continue;
+        if (arg < fn->n_params && fn->params[arg].type && strchr(fn->params[arg].type, '&'))
+            return true;
+    }
+    return false;
+}
+
 /* Reads the per-element code: every memory use a vector component or left as it is. */
 static bool read_body(v2 *g, int width, char *why, size_t nwhy)
 {
@@ -634,7 +671,8 @@ static bool read_body(v2 *g, int width, char *why, size_t nwhy)
              * local the lanes share): each lane's copy, and each trip of the loops over the
              * row, would write it again (`acc += x[e]` sums the lanes). The prologue's
              * x-dependent temporaries are declared again in every lane's copy. */
-            if (rwl_is_use(ts, k) && !member_or_scope(ts, k) && lvalue_written(ts, k, g->bb)) {
+            if (rwl_is_use(ts, k) && !member_or_scope(ts, k) &&
+                (lvalue_written(ts, k, g->bb) || passed_by_reference(g, k, g->ba))) {
                 bool inside = false;
                 for (size_t q2 = g->ba; q2 <= k && !inside; q2++)
                     inside = rwl_same_tok(ts, q2, k) && rwl_is_use(ts, q2) && rwl_declared_here(ts, q2);
@@ -1042,6 +1080,7 @@ int rw_vectorize_2d(const rw_context *ctx, int width, rw_result *out)
     g.text = text;
     g.ts = &ts;
     g.f = f;
+    g.m = ctx->m;
     for (size_t k = 0; k < ts.n; k++)
         if (ts.t[k].kind == T_IDENT && ts.t[k].end - ts.t[k].start > 6 && !memcmp(text + ts.t[k].start, "hk_v2_", 6)) {
             rwl_refuse(why, sizeof why, &ts, text, k, "name", "%s", EN(RW_V2D_ALREADY));

@@ -347,6 +347,7 @@ static void vec2d_refusals(void **state)
         {"nm_tx_temp", "declaration", 306, "`odd` before the bounds check reads the thread's x coordinate"},
         {"nm_grid_temp", "declaration", 315, "`threads` before the bounds check reads the thread's x coordinate"},
         {"nm_macro_tx", "declaration", 325, "`lane` before the bounds check reads the thread's x coordinate"},
+        {"nm_ref_bump", "statement", 338, "`acc` is declared outside the per-element code and written in it"},
     };
     rwf_expect_refusals(src, "vectorize_2d", cases, sizeof cases / sizeof cases[0]);
 }

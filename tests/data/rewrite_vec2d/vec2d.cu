@@ -326,3 +326,16 @@ __global__ void nm_macro_tx(float *out, const float *inp, int N, int C)
     if (r < N && c < C)
         out[r * C + c] = inp[r * C + c] + (float)lane;
 }
+
+// near miss (rev49): an outer name written through a reference parameter of a helper
+__device__ void bump(float &a) { a += 1.0f; }
+__global__ void nm_ref_bump(float *out, const float *inp, int N, int C)
+{
+    int c = blockIdx.x * blockDim.x + threadIdx.x;
+    int r = blockIdx.y * blockDim.y + threadIdx.y;
+    float acc = 0.0f;
+    if (r < N && c < C) {
+        bump(acc);
+        out[r * C + c] = inp[r * C + c] + acc;
+    }
+}
