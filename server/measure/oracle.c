@@ -820,15 +820,21 @@ int oracle_ref64_judge_groups(int dtype, const oracle_ref64_err *base, const ora
             seen = group[j] == group[i];
         if (seen)
             continue;
-        size_t n = 0;
+        size_t n = 0, g_elements = 0;
         for (size_t j = i; j < runs; j++)
             if (group[j] == group[i]) {
                 gb[n] = base[j];
                 gc[n] = cand[j];
+                if (base[j].n > g_elements)
+                    g_elements = base[j].n;
                 n++;
             }
         if (n == runs)
             break; /* one group: the pool's verdict */
+        if (g_elements < ORACLE_GROUP_MIN_ELEMENTS && n < ORACLE_GROUP_MIN_RUNS_SMALL)
+            continue; /* a small output at this combination (a per-row output at the small
+                       * size) over fewer runs than k = 4 assumes (the quick set's one run a
+                       * combination): one noisy draw a run, pooled only, as a scalar is */
         oracle_ref64_judge(dtype, gb, gc, n, rule, g);
         if (!g->pass) {
             *out = *g;

@@ -187,10 +187,19 @@ void oracle_ref64_judge(int dtype, const oracle_ref64_err *base, const oracle_re
                         size_t runs, const oracle_rule *rule, oracle_ref64_result *out);
 
 /* Outputs of at least this many elements are judged one combination at a time as well
- * (oracle_ref64_judge_groups): their max and L2 errors are stable from run to run, so the
+ * (oracle_ref64_judge_groups; a combination whose own output is smaller, over fewer
+ * than ORACLE_GROUP_MIN_RUNS_SMALL runs, stays pooled only): their max and L2 errors are stable from run to run, so the
  * pool's smoothing is not needed there, and without it a candidate could not put its error
  * where the baseline is accurate and have it hidden by the baseline's error elsewhere. */
 #define ORACLE_GROUP_MIN_ELEMENTS 1024
+
+/* A combination whose own output is smaller than ORACLE_GROUP_MIN_ELEMENTS is judged on its
+ * own only over at least this many runs (the seeds k = 4 assumes: an F(5,5) ratio over 16
+ * about 0.4% of the time); over fewer (the quick set's one run a combination) its errors
+ * are one noisy draw each, as a scalar's, and it stays pooled only (session 49's review:
+ * with one run, an honest candidate's RMS error exceeds 4x the baseline's on such an output
+ * far more often). */
+#define ORACLE_GROUP_MIN_RUNS_SMALL 5
 
 /* oracle_ref64_judge over all runs, then, when that passes and the output has at least
  * ORACLE_GROUP_MIN_ELEMENTS elements, over each group of runs on its own (group[i]: run

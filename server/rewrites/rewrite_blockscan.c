@@ -41,7 +41,9 @@
  * by subscript (`&S[i]`, `S + i`, passed), a later read of the scanned array elsewhere than
  * the final buffer's own element (Hillis-Steele), sweep sizes that are not N and 2N (N a
  * power of two, 32..1024), anything between the sweeps but reads of S[2N - 1] and its 0,
- * and a sweep stride not set to 1 just before the up-sweep or used after the down-sweep. */
+ * a sweep stride not set to 1 just before the up-sweep or used after the down-sweep, and a
+ * down-sweep temporary of another type than the elements (`int a = S[aj];` over floats: the
+ * original truncates every partial sum it moves). */
 #include "rewrites/registry.h"
 #include "rewrites/rewrite_lex.h"
 
@@ -870,6 +872,27 @@ static int block_scan(const rw_context *c, rw_result *out)
     if (!U) {
         snprintf(s.why, sizeof s.why, EN(RW_BSC_TYPE), tok_line(&s, sc.arr), arr, T);
         goto refuse;
+    }
+    if (sc.blelloch) {
+        /* the down-sweep's temporary (`float a = S[aj];`): the original converts every partial
+         * sum it moves through that type (an int over floats truncates, a float over ints
+         * rounds); the warp scan keeps the elements' type, so the two must be one type */
+        const bs_bind *tv = bind_get(&sc.B, "tv"), *av = bind_get(&sc.B, "a");
+        char *tt = run_text(c->text, &ts, tv->a, tv->b), *an = run_text(c->text, &ts, av->a, av->b);
+        if (!tt || !an) {
+            hk_free(tt), hk_free(an);
+            rc = HK_ENOMEM;
+            goto out;
+        }
+        const char *tw = strncmp(tt, "const ", 6) ? tt : tt + 6;
+        bool tf = false;
+        const char *tu = shuffle_type(tw, &tf);
+        if (strcmp(tw, "auto") && (!tu || strcmp(tu, U) || tf != fl)) {
+            snprintf(s.why, sizeof s.why, EN(RW_BSC_TEMP), tok_line(&s, tv->a), an, tw, T);
+            hk_free(tt), hk_free(an);
+            goto refuse;
+        }
+        hk_free(tt), hk_free(an);
     }
     if (!spec_block_ok(c, &s, sc.blelloch ? sc.n : 0, tok_line(&s, sc.a)))
         goto refuse;

@@ -10,6 +10,15 @@
  * scalar loop over the row. The two indices, the bounds and the stores are found in the text
  * (rewrite_lex.h); which element each read and store names is the kernel model's index form
  * (any spelling it reads: temporaries, casts, unsigned and 64-bit types, macros, helpers).
+ * Refused besides: a vectorized read under a condition (an if's branch, after `?`, `&&` or
+ * `||`: the vector load would read for every lane what the original may never read, a null
+ * `bias` or a buffer of fewer rows), and a name declared outside the per-element code written
+ * in it, or passed whole to a reference parameter of a function of the file (every lane's
+ * copy would write it again: `acc += x[e]` would sum the lanes), and a
+ * pointer read both at the row's element and at the column's (one vector per pointer), and a
+ * declaration before the bounds check that reads threadIdx.x, blockIdx.x or gridDim.x other
+ * than through c (`int odd = threadIdx.x & 1;`: a lane's column was another thread's, and
+ * the grid along x is divided).
  * layernorm's normalize pass (tests/data/probes/rd_ln_norm.cu) is the case it was built for. */
 #include "rewrites/registry.h"
 #include "rewrites/rewrite_lex.h"
@@ -49,6 +58,7 @@ typedef struct {
     const an_param *p;
     bool row, col;    /* read (or stored) at the row's element / at the column */
     bool stored;
+    size_t store_seq; /* its store's place among the stores (the text's order) */
     bool loaded;      /* a vectorized read of it */
     const char *vtype;/* float4, int2, __half2 ... */
     int vbytes;
@@ -65,6 +75,7 @@ typedef struct {
     const char *text;
     const rw_toks *ts;
     const an_function *f;
+    const an_model *m;
     km_kernel *km;
     v2_decl decl[V2_MAX_DECLS];
     size_t n_decl;
@@ -77,6 +88,7 @@ typedef struct {
     size_t n_ptr;
     v2_cut cut[V2_MAX_CUTS];
     size_t n_cut;
+    size_t n_stores;          /* stores read so far (v2_ptr.store_seq) */
     char *noalias;            /* run-time terms: pointers read after a store to another */
     bool oom;                 /* an allocation failed while reading (not a refusal) */
 } v2;
@@ -259,13 +271,22 @@ static bool read_prologue(v2 *g, size_t *at, char *why, size_t nwhy)
                      !rwl_pure_call_name(ts, r) && !rwl_tok_is_ident(ts, r, "sizeof")))
                     return rwl_refuse(why, nwhy, ts, g->text, r, "declaration", EN(RW_V2D_DECL_READS),
                                       (int)(ts->t[name].end - ts->t[name].start), g->text + ts->t[name].start);
-                if ((rwl_tok_is_ident(ts, r, "threadIdx") || rwl_tok_is_ident(ts, r, "blockIdx")) &&
+                /* the thread's x coordinate read directly (not through c): a lane's column
+                 * was another thread's in the original, and the grid along x is divided */
+                if ((rwl_tok_is_ident(ts, r, "threadIdx") || rwl_tok_is_ident(ts, r, "blockIdx") ||
+                     rwl_tok_is_ident(ts, r, "gridDim")) &&
                     rwl_tok_is(ts, r + 1, ".") && rwl_tok_is_ident(ts, r + 2, "x"))
-                    x_dep = true;
+                    return rwl_refuse(why, nwhy, ts, g->text, r, "declaration", EN(RW_V2D_DECL_COORD),
+                                      (int)(ts->t[name].end - ts->t[name].start), g->text + ts->t[name].start);
                 long dn = decl_named(g, r);
                 if (dn >= 0 && g->decl[dn].x_dep)
                     x_dep = true;
             }
+            /* the same through a macro or a helper the model reads: x-dependent to the model,
+             * with no x-dependent name in its text */
+            if (!is_x && !is_y && !x_dep && ml && ml->kind == KM_LOCAL_VALUE && x_dependent(g->km, ml->form))
+                return rwl_refuse(why, nwhy, ts, g->text, name, "declaration", EN(RW_V2D_DECL_COORD),
+                                  (int)(ts->t[name].end - ts->t[name].start), g->text + ts->t[name].start);
             /* c's type: the statement's type words (a later declarator's own `*` makes a
              * pointer, never the index) */
             g->decl[g->n_decl] = (v2_decl){k, e, name, x_dep, k, first_name, da == k || da == name};
@@ -506,6 +527,110 @@ static const an_param *buffer_at(const v2 *g, size_t k)
     return ml && ml->kind == KM_LOCAL_POINTER && ml->base ? param_of(g, ml->base) : NULL;
 }
 
+/* Is the lvalue starting at the name at k written there: `x = `, `x.m += `, `x[i]++`, `++x`,
+ * `&x` (members, subscripts and `->` followed to the operator)? */
+static bool lvalue_written(const rw_toks *ts, size_t k, size_t end)
+{
+    if (k > 0 && (rwl_tok_is(ts, k - 1, "++") || rwl_tok_is(ts, k - 1, "--") ||
+                  (rwl_tok_is(ts, k - 1, "&") && rwl_unary_position(ts, k - 1))))
+        return true;
+    size_t q = k + 1;
+    for (;;) {
+        if (q + 1 < end && (rwl_tok_is(ts, q, ".") || rwl_tok_is(ts, q, "->")) && ts->t[q + 1].kind == T_IDENT)
+            q += 2;
+        else if (q < end && rwl_tok_is(ts, q, "[")) {
+            size_t c = rwl_match_close(ts, q);
+            if (c >= end)
+                return false;
+            q = c + 1;
+        } else
+            break;
+    }
+    return q < end && (rwl_tok_is_assign_op(ts, q) || rwl_tok_is(ts, q, "++") || rwl_tok_is(ts, q, "--"));
+}
+
+/* Is token k of the per-element code [a, b) evaluated only under a condition: in an if's
+ * branch (or under switch, else, a loop), or after a `?`, `&&` or `||` of its own
+ * expression (the second or third operand of ?:, the right operand of && or ||)? Such a
+ * read may not happen at all in the original (`has_bias ? bias[c] : 0` with bias NULL, a
+ * buffer of fewer rows), so a vector load made for every lane would read what it never
+ * read. */
+static bool conditional_at(const rw_toks *ts, size_t a, size_t b, size_t k)
+{
+    size_t s = a;
+    while (s < b) {
+        size_t e = rwl_stmt_end(ts, s, b);
+        if (e <= s)
+            return true;
+        if (k >= e) {
+            s = e;
+            continue;
+        }
+        if (rwl_tok_is(ts, s, "{")) {
+            size_t c = rwl_match_close(ts, s);
+            return c >= b || k >= c ? true : conditional_at(ts, s + 1, c, k);
+        }
+        if (rwl_tok_is_ident(ts, s, "if") && rwl_tok_is(ts, s + 1, "(")) {
+            size_t c = rwl_match_close(ts, s + 1);
+            if (c >= e || k >= c)
+                return true; /* a branch */
+            s = s + 2;       /* the condition: an expression of its own */
+        } else if (rwl_tok_is_ident(ts, s, "else") || rwl_tok_is_ident(ts, s, "switch") ||
+                   rwl_tok_is_ident(ts, s, "case") || rwl_tok_is_ident(ts, s, "default") ||
+                   rwl_tok_is_ident(ts, s, "for") || rwl_tok_is_ident(ts, s, "while") ||
+                   rwl_tok_is_ident(ts, s, "do"))
+            return true;
+        /* back from k to s: a ?, && or || of k's own level or an enclosing one */
+        int lvl = 0;
+        for (size_t q = k; q-- > s;) {
+            if (rwl_tok_is(ts, q, ")") || rwl_tok_is(ts, q, "]") || rwl_tok_is(ts, q, "}"))
+                lvl++;
+            else if (rwl_tok_is(ts, q, "(") || rwl_tok_is(ts, q, "[") || rwl_tok_is(ts, q, "{")) {
+                if (lvl > 0)
+                    lvl--;
+            } else if (lvl == 0 && (rwl_tok_is(ts, q, "?") || rwl_tok_is(ts, q, "&&") || rwl_tok_is(ts, q, "||")))
+                return true;
+        }
+        return false;
+    }
+    return true;
+}
+
+/* Is the name at k a whole argument of a call to a function of the file whose parameter
+ * there is a reference (`bump(acc)` with `void bump(float &a)`): written through it? */
+static bool passed_by_reference(const v2 *g, size_t k, size_t a)
+{
+    const rw_toks *ts = g->ts;
+    if (k <= a || !(rwl_tok_is(ts, k - 1, "(") || rwl_tok_is(ts, k - 1, ",")) ||
+        !(rwl_tok_is(ts, k + 1, ")") || rwl_tok_is(ts, k + 1, ",")))
+        return false;
+    /* back to the call's `(`, counting the arguments before k */
+    size_t arg = 0, q = k;
+    int depth = 0;
+    while (q > a) {
+        q--;
+        if (rwl_tok_is(ts, q, ")") || rwl_tok_is(ts, q, "]") || rwl_tok_is(ts, q, "}"))
+            depth++;
+        else if (rwl_tok_is(ts, q, "(") || rwl_tok_is(ts, q, "[") || rwl_tok_is(ts, q, "{")) {
+            if (depth-- == 0)
+                break;
+        } else if (depth == 0 && rwl_tok_is(ts, q, ","))
+            arg++;
+    }
+    if (!rwl_tok_is(ts, q, "(") || q == 0 || ts->t[q - 1].kind != T_IDENT)
+        return false;
+    size_t nl = ts->t[q - 1].end - ts->t[q - 1].start;
+    const char *nm = g->text + ts->t[q - 1].start;
+    for (size_t i = 0; g->m && i < g->m->n_funcs; i++) {
+        const an_function *fn = &g->m->funcs[i];
+        if (!fn->name || strlen(fn->name) != nl || memcmp(fn->name, nm, nl))
+            continue;
+        if (arg < fn->n_params && fn->params[arg].type && strchr(fn->params[arg].type, '&'))
+            return true;
+    }
+    return false;
+}
+
 /* Reads the per-element code: every memory use a vector component or left as it is. */
 static bool read_body(v2 *g, int width, char *why, size_t nwhy)
 {
@@ -542,6 +667,19 @@ static bool read_body(v2 *g, int width, char *why, size_t nwhy)
             const an_param *q = rwp_param_named(g->f, ts, k);
             if (q && q->pointer_depth > 0 && !member_or_scope(ts, k))
                 return rwl_refuse(why, nwhy, ts, text, k, "pointer", EN(RW_V2D_POINTER_USE), (int)l, w);
+            /* a name from outside the per-element code written in it (a parameter, a prologue
+             * local the lanes share): each lane's copy, and each trip of the loops over the
+             * row, would write it again (`acc += x[e]` sums the lanes). The prologue's
+             * x-dependent temporaries are declared again in every lane's copy. */
+            if (rwl_is_use(ts, k) && !member_or_scope(ts, k) &&
+                (lvalue_written(ts, k, g->bb) || passed_by_reference(g, k, g->ba))) {
+                bool inside = false;
+                for (size_t q2 = g->ba; q2 <= k && !inside; q2++)
+                    inside = rwl_same_tok(ts, q2, k) && rwl_is_use(ts, q2) && rwl_declared_here(ts, q2);
+                long d = decl_named(g, k);
+                if (!inside && !(d >= 0 && g->decl[d].x_dep))
+                    return rwl_refuse(why, nwhy, ts, text, k, "statement", EN(RW_V2D_OUTER_WRITE), (int)l, w);
+            }
             continue;
         }
         if (!rwl_tok_is(ts, k + 1, "["))
@@ -580,6 +718,7 @@ static bool read_body(v2 *g, int width, char *why, size_t nwhy)
             if (!wa || classify(g, wa->index) != V2_ROW)
                 return rwl_refuse(why, nwhy, ts, text, k, "store", EN(RW_V2D_STORE_FORM), (int)l, w);
             vp->stored = vp->row = true;
+            vp->store_seq = g->n_stores++;
             if (!add_cut(g, ts->t[k].start, ts->t[cl].end, (size_t)slot, true))
                 return rwl_refuse(why, nwhy, ts, text, k, "store", "%s", EN(RW_V2D_PTRS_MANY));
             size_t se = rwl_stmt_end(ts, s, g->bb);
@@ -604,6 +743,8 @@ static bool read_body(v2 *g, int width, char *why, size_t nwhy)
         enum v2_class c = classify(g, site->index);
         if (c == V2_OTHER)
             return rwl_refuse(why, nwhy, ts, text, k, "read", EN(RW_V2D_READ_FORM), (int)l, w);
+        if (c != V2_UNIFORM && conditional_at(ts, g->ba, g->bb, k))
+            return rwl_refuse(why, nwhy, ts, text, k, "read", EN(RW_V2D_READ_COND), (int)l, w);
         /* the value of a store reads before it stores: `x[e] = x[e] * g[c];`, `o2[e] = in[e]` */
         bool own = k < cur_end;
         bool after_store = first_store_end != ts->n && k >= first_store_end;
@@ -612,6 +753,11 @@ static bool read_body(v2 *g, int width, char *why, size_t nwhy)
              * that store's own value, at the row's element) */
             if (vp->stored && !(own && cur_slot == slot && c == V2_ROW))
                 return rwl_refuse(why, nwhy, ts, text, k, "read", EN(RW_V2D_WRITTEN_READ), (int)l, w);
+            /* one vector per pointer, at the row's element or at the column's: a pointer read
+             * at both (`inp[r * C + c] - inp[c]`, row 0 of the same buffer) would give both
+             * reads the one vector */
+            if ((c == V2_ROW && vp->col) || (c == V2_COL && vp->row))
+                return rwl_refuse(why, nwhy, ts, text, k, "read", EN(RW_V2D_ROW_AND_COL), (int)l, w);
             if (c == V2_ROW)
                 vp->row = true;
             else
@@ -870,10 +1016,13 @@ static int emit(v2 *g, int width, const an_model *m, size_t len, rw_result *out,
         snprintf(cval, sizeof cval, "hk_v * %d + %d", width, l);
         rc = append_element(g, &b, ctype, cval, l, ind2);
     }
-    for (size_t i = 0; i < g->n_ptr && !rc; i++)
-        if (g->ptr[i].stored)
-            rc = hk_buf_printf(&b, "%sreinterpret_cast<%s *>(%s + hk_v2_row)[hk_v] = hk_st_%s;\n", ind2,
-                               g->ptr[i].vtype, g->ptr[i].p->name, g->ptr[i].p->name);
+    /* the vector stores in the order of the store statements (not the pointers' first
+     * mention): two outputs passed as one buffer keep the last store's value */
+    for (size_t q = 0; q < g->n_stores && !rc; q++)
+        for (size_t i = 0; i < g->n_ptr && !rc; i++)
+            if (g->ptr[i].stored && g->ptr[i].store_seq == q)
+                rc = hk_buf_printf(&b, "%sreinterpret_cast<%s *>(%s + hk_v2_row)[hk_v] = hk_st_%s;\n", ind2,
+                                   g->ptr[i].vtype, g->ptr[i].p->name, g->ptr[i].p->name);
     if (!rc)
         rc = hk_buf_printf(&b,
             "%s            }\n" /* i18n: not for people */
@@ -931,6 +1080,7 @@ int rw_vectorize_2d(const rw_context *ctx, int width, rw_result *out)
     g.text = text;
     g.ts = &ts;
     g.f = f;
+    g.m = ctx->m;
     for (size_t k = 0; k < ts.n; k++)
         if (ts.t[k].kind == T_IDENT && ts.t[k].end - ts.t[k].start > 6 && !memcmp(text + ts.t[k].start, "hk_v2_", 6)) {
             rwl_refuse(why, sizeof why, &ts, text, k, "name", "%s", EN(RW_V2D_ALREADY));

@@ -221,6 +221,46 @@ static void test_pool_groups(void **state)
                                                &failed_runs), HK_OK);
     assert_true(r.pass);
     assert_int_equal(failed, -1);
+    /* rev49: a combination whose output is small (16 elements: a per-row output at the
+     * small size) over one run (the quick set's one run a combination) is pooled only, as a
+     * scalar is, though another combination's output is large: its error is one noisy draw,
+     * outside the premise of the group rule (max and L2 stable run to run) and of k = 4
+     * (5 seeds). main judged it alone (failed 0, ~150x). The large combination is still
+     * judged on its own over one run, and a small one over 5 runs (tiny_int's lopsided at
+     * n = 1000, test_engine_measure). */
+    {
+        oracle_ref64_err sb[6], sc[6];
+        int sg[6] = {0, 1, 1, 1, 1, 1};
+        for (int i = 0; i < 6; i++) {
+            size_t n = sg[i] ? 4096 : 16;
+            sb[i] = err_of(n, sg[i] ? 1e-4 : 1e-7);
+            sc[i] = err_of(n, sg[i] ? 1e-4 : 2e-4);
+        }
+        assert_int_equal(oracle_ref64_judge_groups(HK_DT_F32, sb, sc, sg, 6, NULL, &r, &failed, &failed_runs),
+                         HK_OK);
+        show("small combination of one run, by combination", &r);
+        assert_true(r.pass);
+        assert_int_equal(failed, -1);
+        for (int i = 0; i < 6; i++) {
+            size_t n = sg[i] ? 16 : 4096;
+            sb[i] = err_of(n, sg[i] ? 1e-4 : 1e-7);
+            sc[i] = err_of(n, sg[i] ? 1e-4 : 2e-4);
+        }
+        assert_int_equal(oracle_ref64_judge_groups(HK_DT_F32, sb, sc, sg, 6, NULL, &r, &failed, &failed_runs),
+                         HK_OK);
+        assert_false(r.pass);
+        assert_int_equal(failed, 0);
+        /* small over 5 runs each: judged alone */
+        for (int i = 0; i < 10; i++) {
+            size_t n = group[i] ? 4096 : 16;
+            base[i] = err_of(n, group[i] ? 1e-4 : 1e-7);
+            cheat[i] = err_of(n, group[i] ? 1e-4 : 2e-4);
+        }
+        assert_int_equal(oracle_ref64_judge_groups(HK_DT_F32, base, cheat, group, 10, NULL, &r, &failed,
+                                                   &failed_runs), HK_OK);
+        assert_false(r.pass);
+        assert_int_equal(failed, 0);
+    }
     /* the pool failing is the pool's verdict, whatever the groups */
     for (int i = 0; i < 10; i++) {
         base[i] = err_of(4096, 1e-7);

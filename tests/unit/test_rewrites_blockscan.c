@@ -229,6 +229,8 @@ static void scan_refusals(void **state)
         {"hs_flag_reset", "statement", 467, "pout, the scan's buffer flag, is written after the scan"},
         {"bl_stride_mid", "statement", 492, "(`offset = NB;`)"},
         {"bl_stride_cond", "variable", 557, "offset, the sweeps' stride"},
+        /* rev49: the original truncates each partial sum the down-sweep moves */
+        {"bl_temp_int", "declaration", 616, "the down-sweep's temporary a is int, not float"},
     };
     rwf_expect_refusals(src, "block_scan", cases, sizeof cases / sizeof cases[0]);
 }

@@ -135,6 +135,35 @@ static void vec2d_run(void **state)
     char *cand = emu_rewrite(src, "ln_if", "vectorize_2d", p2);
     emulate("ln_if_w2", cand, "ln_case(\"ln_if_w2\", BOTH(ln_if(o, x, m, sd, gm, bt, N, C)));", EMU_OK);
     free(cand);
+    /* rev49: reads in an if's or a ternary's condition, a per-element local written */
+    cand = emu_rewrite(src, "ln_cond_ok", "vectorize_2d", NULL);
+    emulate("ln_cond_ok", cand,
+            "auto ko = [&](float *a, float *b, const float *x, int N, int C) { orig::ln_cond_ok(a, x, b, N, C); };\n"
+            "auto kc = [&](float *a, float *b, const float *x, int N, int C) { cand::ln_cond_ok(a, x, b, N, C); };\n"
+            "two_case(\"ln_cond_ok\", ko, kc, false);",
+            EMU_OK);
+    free(cand);
+    /* rev49: the stores in their statements' order (o1 then o2), with o1 == o2 too */
+    cand = emu_rewrite(src, "two_order", "vectorize_2d", NULL);
+    emulate("two_order", cand,
+            "auto ko = [&](float *a, float *b, const float *x, int N, int C) { orig::two_order(a, b, x, N, C); };\n"
+            "auto kc = [&](float *a, float *b, const float *x, int N, int C) { cand::two_order(a, b, x, N, C); };\n"
+            "two_case(\"two_order\", ko, kc, false);\n"
+            "for (auto &sh : shapes)\n"
+            "    for (int s = 0; s < 3; s++) {\n"
+            "        emu::schedule = s;\n"
+            "        int N = sh[0], C = sh[1];\n"
+            "        size_t n = (size_t)N * C;\n"
+            "        emu::buf<float> ao(n), ac(n), xo(n), xc(n);\n"
+            "        ao.fill(1); ac.fill(1); xo.fill(3); xc.fill(3);\n"
+            "        dim3 b(32, 8), g((unsigned)(C + 31) / 32, (unsigned)(N + 7) / 8);\n"
+            "        emu::launch(g, b, 0, [&] { ko(ao.ptr(), ao.ptr(), xo.ptr(), N, C); });\n"
+            "        emu::launch(cand_grid(g, s), b, 0, [&] { kc(ac.ptr(), ac.ptr(), xc.ptr(), N, C); });\n"
+            "        if (!emu::expect(\"two_order_same_output\", ao, ac))\n"
+            "            printf(\"  (N %d C %d schedule %d)\\n\", N, C, s);\n"
+            "    }",
+            EMU_OK);
+    free(cand);
     cand = emu_rewrite(src, "scale_inplace", "vectorize_2d", NULL);
     emulate("scale_inplace", cand,
             "inplace_case(\"inplace\", [&](float *x, const float *g, int N, int C) { orig::scale_inplace(x, g, N, C); },\n"
@@ -306,6 +335,19 @@ static void vec2d_refusals(void **state)
         {"nm_flat", "kernel body", 174, "not a 2-D kernel"},
         {"nm_cond_store", "store", 186, "under a condition"},
         {"nm_decl_xdep", "declaration", 203, "several names declared in one statement"},
+        /* rev49: reads under a condition would be made for every lane (bias NULL when
+         * has_bias is 0, extra of K rows); an outer name written per element would be
+         * written again by every lane */
+        {"nm_cond_read", "read", 215, "`bias` is read under a condition"},
+        {"nm_and_read", "read", 224, "`extra` is read under a condition"},
+        {"nm_if_read", "read", 235, "`extra` is read under a condition"},
+        {"nm_outer_acc", "statement", 247, "`acc` is declared outside the per-element code and written in it"},
+        {"nm_outer_param", "statement", 258, "`s` is declared outside the per-element code and written in it"},
+        {"nm_row_col", "read", 283, "`inp` is read both at the row's element"},
+        {"nm_tx_temp", "declaration", 306, "`odd` before the bounds check reads the thread's x coordinate"},
+        {"nm_grid_temp", "declaration", 315, "`threads` before the bounds check reads the thread's x coordinate"},
+        {"nm_macro_tx", "declaration", 325, "`lane` before the bounds check reads the thread's x coordinate"},
+        {"nm_ref_bump", "statement", 338, "`acc` is declared outside the per-element code and written in it"},
     };
     rwf_expect_refusals(src, "vectorize_2d", cases, sizeof cases / sizeof cases[0]);
 }
@@ -315,7 +357,7 @@ static void vec2d_nvcc(void **state)
 {
     (void)state;
     static const char *const kernels[] = {"ln_if", "ln_ret_unsigned", "ln_size_t", "ln_temp", "ln_macro",
-                                          "ln_one_decl", "scale_inplace", "two_out"};
+                                          "ln_one_decl", "scale_inplace", "two_out", "ln_cond_ok", "two_order"};
     for (size_t i = 0; i < HK_ARRAY_LEN(kernels); i++) {
         char *cand = emu_rewrite(src, kernels[i], "vectorize_2d", NULL);
         char tag[64];

@@ -583,3 +583,44 @@ __global__ void bl_stride_cond(const int *in, int *out, int n, int k)
     if (base + 2 * thid < n)
         out[base + 2 * thid] = temp[2 * thid];
 }
+
+// near miss (rev49): the down-sweep's temporary is an int over float elements: the original
+// truncates every partial sum it moves, a warp scan would not
+__global__ void bl_temp_int(const float *in, float *out, float *block_sums, int n)
+{
+    __shared__ float tmp[2 * NB];
+    int t = threadIdx.x;
+    int base = blockIdx.x * 2 * NB;
+    tmp[2 * t] = (base + 2 * t < n) ? in[base + 2 * t] : 0.0f;
+    tmp[2 * t + 1] = (base + 2 * t + 1 < n) ? in[base + 2 * t + 1] : 0.0f;
+    int offset = 1;
+    for (int d = NB; d > 0; d >>= 1) {
+        __syncthreads();
+        if (t < d) {
+            int ai = offset * (2 * t + 1) - 1;
+            int bi = offset * (2 * t + 2) - 1;
+            tmp[bi] += tmp[ai];
+        }
+        offset *= 2;
+    }
+    if (t == 0) {
+        block_sums[blockIdx.x] = tmp[2 * NB - 1];
+        tmp[2 * NB - 1] = 0.0f;
+    }
+    for (int d = 1; d < 2 * NB; d *= 2) {
+        offset >>= 1;
+        __syncthreads();
+        if (t < d) {
+            int ai = offset * (2 * t + 1) - 1;
+            int bi = offset * (2 * t + 2) - 1;
+            int a = tmp[ai];
+            tmp[ai] = tmp[bi];
+            tmp[bi] += a;
+        }
+    }
+    __syncthreads();
+    if (base + 2 * t < n)
+        out[base + 2 * t] = tmp[2 * t];
+    if (base + 2 * t + 1 < n)
+        out[base + 2 * t + 1] = tmp[2 * t + 1];
+}

@@ -204,3 +204,138 @@ __global__ void nm_decl_xdep(float *out, const float *inp, int N, int C)
     if (r < N && c < C)
         out[e] = inp[e];
 }
+
+// near miss (rev49): a read under a condition; the original never reads bias when has_bias
+// is 0 (bias may be NULL), a vector load for every lane would
+__global__ void nm_cond_read(float *out, const float *inp, const float *bias, int has_bias, int N, int C)
+{
+    int c = blockIdx.x * blockDim.x + threadIdx.x;
+    int r = blockIdx.y * blockDim.y + threadIdx.y;
+    if (r < N && c < C)
+        out[r * C + c] = inp[r * C + c] + (has_bias ? bias[c] : 0.0f);
+}
+
+// near miss (rev49): the right operand of && (extra has K rows only)
+__global__ void nm_and_read(float *out, const float *inp, const float *extra, int K, int N, int C)
+{
+    int c = blockIdx.x * blockDim.x + threadIdx.x;
+    int r = blockIdx.y * blockDim.y + threadIdx.y;
+    if (r < N && c < C)
+        out[r * C + c] = (r < K && extra[r * C + c] > 0.0f) ? 1.0f : 0.0f;
+}
+
+// near miss (rev49): a read in an if's branch
+__global__ void nm_if_read(float *out, const float *inp, const float *extra, int K, int N, int C)
+{
+    int c = blockIdx.x * blockDim.x + threadIdx.x;
+    int r = blockIdx.y * blockDim.y + threadIdx.y;
+    if (r < N && c < C) {
+        float v = inp[r * C + c];
+        if (r < K)
+            v += extra[r * C + c];
+        out[r * C + c] = v;
+    }
+}
+
+// near miss (rev49): a local of the prologue written per element (each lane would add again)
+__global__ void nm_outer_acc(float *out, const float *inp, int N, int C)
+{
+    int c = blockIdx.x * blockDim.x + threadIdx.x;
+    int r = blockIdx.y * blockDim.y + threadIdx.y;
+    float acc = 1.0f;
+    if (r < N && c < C) {
+        acc += inp[r * C + c];
+        out[r * C + c] = acc;
+    }
+}
+
+// near miss (rev49): a parameter written per element
+__global__ void nm_outer_param(float *out, const float *inp, float s, int N, int C)
+{
+    int c = blockIdx.x * blockDim.x + threadIdx.x;
+    int r = blockIdx.y * blockDim.y + threadIdx.y;
+    if (r < N && c < C) {
+        s = s * 0.5f;
+        out[r * C + c] = inp[r * C + c] * s;
+    }
+}
+
+// applies (rev49): a read in an if's condition and a ternary's condition is made for every
+// element by the original too; a local of the per-element code written in it
+__global__ void ln_cond_ok(float *out, const float *inp, const float *w, int N, int C)
+{
+    int c = blockIdx.x * blockDim.x + threadIdx.x;
+    int r = blockIdx.y * blockDim.y + threadIdx.y;
+    if (r < N && c < C) {
+        float v = inp[r * C + c];
+        v *= 2.0f;
+        out[r * C + c] = (w[r * C + c] > 0.0f) ? v : -v;
+    }
+}
+
+// near miss (rev49): one pointer read at the row's element and at the column's (row 0 of the
+// same buffer): one vector per pointer would give both reads the row's (x - x = 0)
+__global__ void nm_row_col(float *out, const float *inp, int N, int C)
+{
+    int c = blockIdx.x * blockDim.x + threadIdx.x;
+    int r = blockIdx.y * blockDim.y + threadIdx.y;
+    if (r < N && c < C)
+        out[r * C + c] = inp[r * C + c] - inp[c];
+}
+
+// applies (rev49): o2 is read before o1 is stored, o1 stored before o2; called with o1 == o2
+// the original leaves 2 (its last store), so the vector stores must keep the statements' order
+__global__ void two_order(float *o1, float *o2, const float *inp, int N, int C)
+{
+    int c = blockIdx.x * blockDim.x + threadIdx.x;
+    int r = blockIdx.y * blockDim.y + threadIdx.y;
+    if (r < N && c < C) {
+        float t = o2[r * C + c];
+        o1[r * C + c] = t + inp[r * C + c];
+        o2[r * C + c] = 2.0f;
+    }
+}
+
+// near misses (rev49): declarations before the bounds check that read the thread's x
+// coordinate other than through c (repeated per lane, they would give every lane the
+// thread's own coordinate), or the grid along x (divided by the rewrite)
+__global__ void nm_tx_temp(float *out, const float *inp, int N, int C)
+{
+    int c = blockIdx.x * blockDim.x + threadIdx.x;
+    int r = blockIdx.y * blockDim.y + threadIdx.y;
+    int odd = threadIdx.x & 1;
+    if (r < N && c < C)
+        out[r * C + c] = inp[r * C + c] * (odd ? 1.0f : 2.0f);
+}
+
+__global__ void nm_grid_temp(float *out, const float *inp, int N, int C)
+{
+    int c = blockIdx.x * blockDim.x + threadIdx.x;
+    int r = blockIdx.y * blockDim.y + threadIdx.y;
+    int threads = gridDim.x * blockDim.x;
+    if (r < N && c < C)
+        out[r * C + c] = inp[r * C + c] * (float)threads;
+}
+
+#define TX threadIdx.x
+__global__ void nm_macro_tx(float *out, const float *inp, int N, int C)
+{
+    int c = blockIdx.x * blockDim.x + threadIdx.x;
+    int r = blockIdx.y * blockDim.y + threadIdx.y;
+    int lane = TX % 32;
+    if (r < N && c < C)
+        out[r * C + c] = inp[r * C + c] + (float)lane;
+}
+
+// near miss (rev49): an outer name written through a reference parameter of a helper
+__device__ void bump(float &a) { a += 1.0f; }
+__global__ void nm_ref_bump(float *out, const float *inp, int N, int C)
+{
+    int c = blockIdx.x * blockDim.x + threadIdx.x;
+    int r = blockIdx.y * blockDim.y + threadIdx.y;
+    float acc = 0.0f;
+    if (r < N && c < C) {
+        bump(acc);
+        out[r * C + c] = inp[r * C + c] + acc;
+    }
+}
