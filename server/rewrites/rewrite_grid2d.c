@@ -396,21 +396,6 @@ static const char *condition(const rw_toks *ts, size_t a, size_t b, g2 *g, bool 
     return NULL;
 }
 
-/* Is [s, e) `if (...) return;` or `if (...) { return; }`? Sets *cclose to the ')'. */
-static bool return_guard(const rw_toks *ts, size_t s, size_t e, size_t *cclose)
-{
-    if (!rwl_tok_is_ident(ts, s, "if") || !rwl_tok_is(ts, s + 1, "("))
-        return false;
-    size_t c = rwl_match_close(ts, s + 1);
-    if (c >= e)
-        return false;
-    *cclose = c;
-    size_t t = c + 1;
-    return (rwl_tok_is_ident(ts, t, "return") && rwl_tok_is(ts, t + 1, ";") && e == t + 2) ||
-           (rwl_tok_is(ts, t, "{") && rwl_tok_is_ident(ts, t + 1, "return") && rwl_tok_is(ts, t + 2, ";") &&
-            rwl_tok_is(ts, t + 3, "}") && e == t + 4);
-}
-
 static const char *const lane_words[] = {
     "__syncthreads", "__syncthreads_count", "__syncthreads_and", "__syncthreads_or",
     "__syncwarp", "__shfl_sync", "__shfl_up_sync", "__shfl_down_sync", "__shfl_xor_sync",
@@ -1681,8 +1666,8 @@ int rw_grid_stride_2d(const char *text, size_t len, const an_model *m, size_t ke
     size_t body_a, body_b, cclose;
     uint32_t copy_from, copy_to, repl_end;
     const char *form;
-    if (return_guard(&ts, s, rwl_stmt_end(&ts, s, end), &cclose)) {
-        while (s < end && return_guard(&ts, s, rwl_stmt_end(&ts, s, end), &cclose)) {
+    if (rwl_return_guard(&ts, s, rwl_stmt_end(&ts, s, end), &cclose)) {
+        while (s < end && rwl_return_guard(&ts, s, rwl_stmt_end(&ts, s, end), &cclose)) {
             if ((why = condition(&ts, s + 2, cclose, &g, false)))
                 goto na;
             s = rwl_stmt_end(&ts, s, end);

@@ -227,6 +227,21 @@ bool rwl_written_elsewhere(const rw_toks *ts, size_t k, size_t self)
 
 /* Index of the token closing the bracket at k ("(", "[", "{", or "<" for template lists),
  * or ts->n when unbalanced. */
+/* Is [s, e) `if (...) return;` or `if (...) { return; }`? Sets *cclose to the ')'. */
+bool rwl_return_guard(const rw_toks *ts, size_t s, size_t e, size_t *cclose)
+{
+    if (!rwl_tok_is_ident(ts, s, "if") || !rwl_tok_is(ts, s + 1, "("))
+        return false;
+    size_t c = rwl_match_close(ts, s + 1);
+    if (c >= e)
+        return false;
+    *cclose = c;
+    size_t t = c + 1;
+    return (rwl_tok_is_ident(ts, t, "return") && rwl_tok_is(ts, t + 1, ";") && e == t + 2) ||
+           (rwl_tok_is(ts, t, "{") && rwl_tok_is_ident(ts, t + 1, "return") && rwl_tok_is(ts, t + 2, ";") &&
+            rwl_tok_is(ts, t + 3, "}") && e == t + 4);
+}
+
 size_t rwl_match_close(const rw_toks *ts, size_t k)
 {
     const char *open = NULL, *close = NULL;

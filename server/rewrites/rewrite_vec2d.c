@@ -385,21 +385,6 @@ static bool condition(v2 *g, size_t a, size_t b, bool want_less, char *why, size
     return true;
 }
 
-/* Is [s, e) `if (...) return;` or `if (...) { return; }`? Sets *cclose to the ')'. */
-static bool return_guard(const rw_toks *ts, size_t s, size_t e, size_t *cclose)
-{
-    if (!rwl_tok_is_ident(ts, s, "if") || !rwl_tok_is(ts, s + 1, "("))
-        return false;
-    size_t c = rwl_match_close(ts, s + 1);
-    if (c >= e)
-        return false;
-    *cclose = c;
-    size_t t = c + 1;
-    return (rwl_tok_is_ident(ts, t, "return") && rwl_tok_is(ts, t + 1, ";") && e == t + 2) ||
-           (rwl_tok_is(ts, t, "{") && rwl_tok_is_ident(ts, t + 1, "return") && rwl_tok_is(ts, t + 2, ";") &&
-            rwl_tok_is(ts, t + 3, "}") && e == t + 4);
-}
-
 /* The bounds check from token k on: early returns then the per-element code to the end, or
  * one `if (r < N && c < C)` without else as the last statement. */
 static bool read_guard(v2 *g, size_t k, char *why, size_t nwhy)
@@ -412,7 +397,7 @@ static bool read_guard(v2 *g, size_t k, char *why, size_t nwhy)
     bool returns = false;
     while (k < end) {
         size_t e = rwl_stmt_end(ts, k, end);
-        if (!return_guard(ts, k, e, &cc))
+        if (!rwl_return_guard(ts, k, e, &cc))
             break;
         if (!condition(g, k + 2, cc, false, why, nwhy))
             return false;
