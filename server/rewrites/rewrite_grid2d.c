@@ -375,22 +375,15 @@ static const char *comparison(const rw_toks *ts, size_t a, size_t b, g2 *g, bool
 static const char *condition(const rw_toks *ts, size_t a, size_t b, g2 *g, bool want_less)
 {
     const char *sep = want_less ? "&&" : "||";
-    size_t pa = a;
-    int d = 0;
-    for (size_t k = a; k <= b; k++) {
-        if (k < b) {
-            if (rwl_tok_is(ts, k, "(") || rwl_tok_is(ts, k, "["))
-                d++;
-            else if (rwl_tok_is(ts, k, ")") || rwl_tok_is(ts, k, "]"))
-                d--;
-            if (d != 0 || !(rwl_tok_is(ts, k, "&&") || rwl_tok_is(ts, k, "||")))
-                continue;
-            if (!rwl_tok_is(ts, k, sep))
-                return want_less ? EN(RW_G2_BC_MIXES) : EN(RW_G2_GUARD_MIXES);
-        }
+    for (size_t pa = a;;) {
+        size_t k = rwl_next_logic_op(ts, pa, b);
+        if (k < b && !rwl_tok_is(ts, k, sep))
+            return want_less ? EN(RW_G2_BC_MIXES) : EN(RW_G2_GUARD_MIXES);
         const char *why = comparison(ts, pa, k, g, want_less);
         if (why)
             return why;
+        if (k >= b)
+            break;
         pa = k + 1;
     }
     return NULL;

@@ -227,6 +227,20 @@ bool rwl_written_elsewhere(const rw_toks *ts, size_t k, size_t self)
 
 /* Index of the token closing the bracket at k ("(", "[", "{", or "<" for template lists),
  * or ts->n when unbalanced. */
+size_t rwl_next_logic_op(const rw_toks *ts, size_t k, size_t b)
+{
+    int d = 0;
+    for (; k < b; k++) {
+        if (rwl_tok_is(ts, k, "(") || rwl_tok_is(ts, k, "["))
+            d++;
+        else if (rwl_tok_is(ts, k, ")") || rwl_tok_is(ts, k, "]"))
+            d--;
+        else if (d == 0 && (rwl_tok_is(ts, k, "&&") || rwl_tok_is(ts, k, "||")))
+            return k;
+    }
+    return b;
+}
+
 /* Is [s, e) `if (...) return;` or `if (...) { return; }`? Sets *cclose to the ')'. */
 bool rwl_return_guard(const rw_toks *ts, size_t s, size_t e, size_t *cclose)
 {

@@ -87,6 +87,9 @@ bool rwl_written_elsewhere(const rw_toks *ts, size_t k, size_t self);
  * or ts->n when unbalanced. */
 size_t rwl_match_close(const rw_toks *ts, size_t k);
 
+/* Index of the first `&&` or `||` in [k, b) outside parentheses and brackets, or b. */
+size_t rwl_next_logic_op(const rw_toks *ts, size_t k, size_t b);
+
 /* Is [s, e) `if (...) return;` or `if (...) { return; }`? Sets *cclose to the ')'. */
 bool rwl_return_guard(const rw_toks *ts, size_t s, size_t e, size_t *cclose);
 

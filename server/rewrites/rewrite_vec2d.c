@@ -365,21 +365,14 @@ static bool condition(v2 *g, size_t a, size_t b, bool want_less, char *why, size
 {
     const rw_toks *ts = g->ts;
     const char *sep = want_less ? "&&" : "||";
-    size_t pa = a;
-    int d = 0;
-    for (size_t k = a; k <= b; k++) {
-        if (k < b) {
-            if (rwl_tok_is(ts, k, "(") || rwl_tok_is(ts, k, "["))
-                d++;
-            else if (rwl_tok_is(ts, k, ")") || rwl_tok_is(ts, k, "]"))
-                d--;
-            if (d != 0 || !(rwl_tok_is(ts, k, "&&") || rwl_tok_is(ts, k, "||")))
-                continue;
-            if (!rwl_tok_is(ts, k, sep))
-                return rwl_refuse(why, nwhy, ts, g->text, k, "bounds check", "%s", EN(RW_V2D_GUARD_NOT_PLAIN));
-        }
+    for (size_t pa = a;;) {
+        size_t k = rwl_next_logic_op(ts, pa, b);
+        if (k < b && !rwl_tok_is(ts, k, sep))
+            return rwl_refuse(why, nwhy, ts, g->text, k, "bounds check", "%s", EN(RW_V2D_GUARD_NOT_PLAIN));
         if (!comparison(g, pa, k, want_less, why, nwhy))
             return false;
+        if (k >= b)
+            break;
         pa = k + 1;
     }
     return true;
