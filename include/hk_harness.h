@@ -63,6 +63,7 @@
 #ifndef HK_HARNESS_H
 #define HK_HARNESS_H
 
+#include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -196,19 +197,57 @@ static inline size_t hk_lmem_scrub_size(size_t frame, size_t stack)
 
 
 /* Value distributions of input buffers. a, b: uniform(lo=a, hi=b), normal(mu=a,
- * sigma=b), int(lo=a, hi=b) inclusive, ones_sparse(p=a), zeros (accumulators only). */
+ * sigma=b), int(lo=a, hi=b) inclusive, ones_sparse(p=a), zeros (accumulators only),
+ * grid(lo=a, hi=b): k * q with q a power of two and k uniform over the integers that put
+ * k * q inside [lo, hi] (hk_grid_params), values whose sums and products are exact in
+ * float in any order while they stay under 2^24 quanta (the referee's exact-arithmetic
+ * distribution, docs/accuracy.md). */
 enum hk_dist_kind {
     HK_DIST_UNIFORM = 1,
     HK_DIST_NORMAL = 2,
     HK_DIST_INT = 3,
     HK_DIST_ONES_SPARSE = 4,
     HK_DIST_ZEROS = 5,
+    HK_DIST_GRID = 6,
 };
 
 typedef struct {
     int kind; /* enum hk_dist_kind; 0 for "not an input" */
     double a, b;
 } hk_dist;
+
+#if defined(__CUDACC__) || defined(__HIPCC__)
+#define HK_GRID_FN static inline __host__ __device__
+#else
+#define HK_GRID_FN static inline
+#endif
+/* grid(lo, hi)'s lattice: q = 2^floor(log2(hi - lo)), halved until at least two multiples
+ * of q lie in [lo, hi]; the multiples are k * q for k in [*k0, *k0 + *nk - 1]. One function
+ * for the host's fill and the device's generator, so both give the same values. lo < hi
+ * (spec_dist_parse); anything else gives q = 1 and the one value floor(lo). */
+HK_GRID_FN void hk_grid_params(double lo, double hi, double *q, double *k0, double *nk)
+{
+    int e = 0;
+    *q = 1.0;
+    *k0 = floor(lo);
+    *nk = 1.0;
+    if (!(hi > lo) || !(hi - lo < 1e300))
+        return;
+    frexp(hi - lo, &e); /* hi - lo = m * 2^e, m in [0.5, 1): floor(log2) = e - 1 */
+    double s = ldexp(1.0, e - 1);
+    for (int i = 0; i < 64 && floor(hi / s) - ceil(lo / s) < 1.0; i++)
+        s *= 0.5;
+    *q = s;
+    *k0 = ceil(lo / s);
+    *nk = floor(hi / s) - *k0 + 1.0;
+}
+/* The grid value of u in [0, 1) (hk_grid_params' lattice, k uniform over its nk
+ * integers). */
+HK_GRID_FN double hk_grid_value(double q, double k0, double nk, double u)
+{
+    double k = floor(nk * u);
+    return (k0 + (k > nk - 1.0 ? nk - 1.0 : k)) * q;
+}
 
 /* Argument kinds, in spec order. */
 enum hk_arg_kind { HK_ARG_SCALAR = 0, HK_ARG_INPUT = 1, HK_ARG_OUTPUT = 2, HK_ARG_INOUT = 3 };
@@ -824,6 +863,13 @@ static void hk_fill_range(T *p, size_t lo, size_t hi, hk_dist d, uint64_t seed)
         for (size_t i = lo; i < hi; i++)
             p[i] = hk_from_double<T>(hk_unit64(hk_elem_hash(seed, i)) < d.a ? 1.0 : 0.0);
         break;
+    case HK_DIST_GRID: {
+        double q, k0, nk;
+        hk_grid_params(d.a, d.b, &q, &k0, &nk);
+        for (size_t i = lo; i < hi; i++)
+            p[i] = hk_from_double<T>(hk_grid_value(q, k0, nk, hk_unit64(hk_elem_hash(seed, i))));
+        break;
+    }
     default:
         for (size_t i = lo; i < hi; i++)
             p[i] = hk_from_double<T>(0.0);
@@ -934,6 +980,9 @@ static __device__ double hk_dev_clamp(double v, double lo, double hi)
 static __global__ void hk_gen_kernel(void *p, size_t n, int dt, hk_dist d, uint64_t seed)
 {
     size_t stride = (size_t)gridDim.x * blockDim.x;
+    double gq = 1.0, gk0 = 0.0, gnk = 1.0;
+    if (d.kind == HK_DIST_GRID)
+        hk_grid_params(d.a, d.b, &gq, &gk0, &gnk);
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
         uint64_t h = hk_elem_hash(seed, i);
         double v;
@@ -942,6 +991,7 @@ static __global__ void hk_gen_kernel(void *p, size_t n, int dt, hk_dist d, uint6
         case HK_DIST_NORMAL: v = d.a + d.b * hk_normal_quantile(hk_open_unit(h)); break;
         case HK_DIST_INT: v = floor(d.a + (d.b - d.a + 1.0) * hk_unit64(h)); v = v > d.b ? d.b : v; break;
         case HK_DIST_ONES_SPARSE: v = hk_unit64(h) < d.a ? 1.0 : 0.0; break;
+        case HK_DIST_GRID: v = hk_grid_value(gq, gk0, gnk, hk_unit64(h)); break;
         default: v = 0.0; break;
         }
         switch (dt) {

@@ -1105,6 +1105,7 @@ enum hk_msg {
     HK_MSG_MEAS_FP64_ADDED,
     HK_MSG_MEAS_FP64,
     HK_MSG_MEAS_FP64_GROUP,   /* %s output, %d size, %d dist, %s dist text, %zu runs, %zu pooled runs, %s reason */
+    HK_MSG_MEAS_FP64_GRID,    /* %s output, %d size (-1: pooled), %zu dist, %s dist text, %zu runs, %s reason */
     HK_MSG_MEAS_BASE_NO_OUTPUT,
     HK_MSG_MEAS_TIMING,
     HK_MSG_MEAS_NO_MEDIAN,
@@ -1194,6 +1195,9 @@ enum hk_msg {
     HK_MSG_ORACLE_BASE_NONFINITE,
     HK_MSG_ORACLE_REF64_OK,
     HK_MSG_ORACLE_REF64_WRONG,
+    HK_MSG_ORACLE_GRID_EXACT,        /* %s the rule's reason: the referee's grid, baseline exact */
+    HK_MSG_ORACLE_GRID_EXACT_WRONG,
+    HK_MSG_ORACLE_GRID_INEXACT,      /* %s the usual rule's reason: baseline not exact there */
     HK_MSG_EP_ISO_BWRAP,             /* runner_isolation_name's words (English always) */
     HK_MSG_EP_ISO_NAMESPACES,
     HK_MSG_EP_ISO_UNSHARE_NET,
@@ -4044,6 +4048,7 @@ enum hk_msg {
     HK_MSG_ORACLE_PREC_WARN_MANY,
     HK_MSG_ORACLE_REFEREE_DIST_ONE,
     HK_MSG_ORACLE_REFEREE_DIST_MANY,
+    HK_MSG_ORACLE_REFEREE_GRID,      /* %zu dist index, %s the inputs and their grids */
     HK_MSG_KIMG_MANY_FIT,
     HK_MSG_KIMG_NONE_FIT,
     /* ---- episode.c, transport/framer.c, runners/runner.c, rpc/rpc.c, spec/infer*.c, expr.c, cli/optimize.c, core/hk.c, lsp/, documents.c, analysis.c, compile/occupancy.c, session 40 (i18n10) ---- */

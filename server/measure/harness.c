@@ -42,6 +42,7 @@ static const char *dist_enum(int kind)
     case HK_DIST_INT: return "HK_DIST_INT";
     case HK_DIST_ONES_SPARSE: return "HK_DIST_ONES_SPARSE";
     case HK_DIST_ZEROS: return "HK_DIST_ZEROS";
+    case HK_DIST_GRID: return "HK_DIST_GRID";
     default: return "0";
     }
 }

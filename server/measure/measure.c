@@ -2109,15 +2109,16 @@ void measure_verdict_init(measure_verdict *v)
 
 /* Errors against the fp64 reference, one list per output argument, a run per
  * combination compared: the spec's distributions in out, the referee's own (spec.h,
- * n_referee_dists) apart in added, so that each is judged on its own and a verdict can
- * name the distribution that decided. */
+ * n_referee_dists) apart in added (its real-valued one for integer-valued specs) and grid
+ * (its exact-arithmetic one, oracle_ref64_judge_exact), so that each is judged on its own
+ * and a verdict can name the distribution that decided. */
 struct measure_ref64_pool {
     struct ref64_output {
         int dtype;
         size_t runs, cap;
         oracle_ref64_err *base, *cand;
         int *group; /* each run's combination, REF64_GROUP(size, dist) */
-    } out[HK_MAX_ARGS], added[HK_MAX_ARGS];
+    } out[HK_MAX_ARGS], added[HK_MAX_ARGS], grid[HK_MAX_ARGS];
 };
 
 static void ref64_pool_free(struct measure_ref64_pool *p)
@@ -2129,6 +2130,9 @@ static void ref64_pool_free(struct measure_ref64_pool *p)
         hk_free(p->added[i].base);
         hk_free(p->added[i].cand);
         hk_free(p->added[i].group);
+        hk_free(p->grid[i].base);
+        hk_free(p->grid[i].cand);
+        hk_free(p->grid[i].group);
     }
     hk_free(p);
 }
@@ -2419,6 +2423,7 @@ static int ref64_add(const measure_opts *o, const char *ref, const char *cand,
                      const measure_combo *c, measure_verdict *v)
 {
     bool added = spec_dist_is_referee(o->spec, (size_t)c->dist);
+    bool grid = spec_dist_is_grid(o->spec, (size_t)c->dist);
     oracle_file fr = {0}, fb = {0}, fc = {0};
     char err[256];
     char *path64 = measure_run_out_path(o->ref64_dir, c);
@@ -2439,8 +2444,9 @@ static int ref64_add(const measure_opts *o, const char *ref, const char *cand,
             x->arg_index != b->arg_index || r->count != b->count || x->count != b->count ||
             x->dtype != b->dtype || b->arg_index >= HK_MAX_ARGS)
             continue; /* not a promoted output: the tolerance rule alone */
-        struct ref64_output *po = added ? &v->ref64->added[b->arg_index]
-                                        : &v->ref64->out[b->arg_index];
+        struct ref64_output *po = grid ? &v->ref64->grid[b->arg_index]
+                                  : added ? &v->ref64->added[b->arg_index]
+                                          : &v->ref64->out[b->arg_index];
         if (po->runs == po->cap) {
             size_t nc = po->cap ? 2 * po->cap : 8;
             oracle_ref64_err *nb = hk_realloc(po->base, nc * sizeof *nb);
@@ -2482,31 +2488,48 @@ out:
 
 /* The fp64 rule over v's pool, once every combination passed the tolerance rule: each
  * output's error may be at most k times the baseline's own plus a floor (oracle.h). The
- * spec's distributions first, then the referee's own on their own pool: there this rule
- * is the only judge of a float output's accuracy (v->precision says what it found). */
+ * spec's distributions first, then the referee's own on their own pools: there this rule
+ * is the only judge of a float output's accuracy (v->precision says what it found); on
+ * its grid distribution, where the baseline is exact, the floor alone
+ * (oracle_ref64_judge_exact). */
 static int ref64_judge(const measure_opts *o, measure_verdict *v)
 {
     const spec *s = o->spec;
-    for (int pass = 0; pass < 2; pass++) {
+    for (int pass = 0; pass < 3; pass++) {
         for (size_t i = 0; v->ref64 && v->reason == MEASURE_OK && i < HK_MAX_ARGS; i++) {
-            const struct ref64_output *po = pass ? &v->ref64->added[i] : &v->ref64->out[i];
+            const struct ref64_output *po = pass == 2 ? &v->ref64->grid[i]
+                                          : pass == 1 ? &v->ref64->added[i]
+                                                      : &v->ref64->out[i];
             if (!po->runs)
                 continue;
             oracle_rule rule = oracle_default_rule(po->dtype);
             oracle_ref64_result res;
             int group = -1;
             size_t group_runs = 0;
-            if (oracle_ref64_judge_groups(po->dtype, po->base, po->cand, po->group, po->runs, &rule, &res,
-                                          &group, &group_runs))
+            if (pass == 2 ? oracle_ref64_judge_exact(po->dtype, po->base, po->cand, po->group, po->runs,
+                                                     &rule, &res, &group, &group_runs, NULL)
+                          : oracle_ref64_judge_groups(po->dtype, po->base, po->cand, po->group, po->runs,
+                                                      &rule, &res, &group, &group_runs))
                 return HK_ENOMEM;
             const char *name = i < s->n_args ? s->args[i].name : "?";
             if (pass) {
-                v->precision = res.pass ? MEASURE_PRECISION_PASS : MEASURE_PRECISION_FAIL;
+                v->precision = res.pass && v->precision != MEASURE_PRECISION_FAIL
+                                   ? MEASURE_PRECISION_PASS : MEASURE_PRECISION_FAIL;
                 if (isnan(v->precision_ratio) || res.ratio > v->precision_ratio)
                     v->precision_ratio = res.ratio;
             }
             if (res.pass)
                 continue;
+            if (pass == 2) {
+                size_t d = s->n_dists - 1; /* the grid is the referee's last */
+                for (size_t k = 0; k < s->n_dists; k++)
+                    if (spec_dist_is_grid(s, k))
+                        d = k;
+                return measure_verdict_set(v, MEASURE_WRONG_ANSWER, hk_tr(HK_MSG_MEAS_FP64_GRID), name,
+                                           group >= 0 ? REF64_GROUP_SIZE(group) : -1, d,
+                                           d < s->n_dists ? s->dist_texts[d] : "?",
+                                           group >= 0 ? group_runs : po->runs, res.reason);
+            }
             if (group >= 0) {
                 int d = REF64_GROUP_DIST(group);
                 return measure_verdict_set(v, MEASURE_WRONG_ANSWER, hk_tr(HK_MSG_MEAS_FP64_GROUP), name,
@@ -2514,10 +2537,12 @@ static int ref64_judge(const measure_opts *o, measure_verdict *v)
                                            d >= 0 && (size_t)d < s->n_dists ? s->dist_texts[d] : "?", group_runs,
                                            po->runs, res.reason);
             }
-            if (pass)
+            if (pass) { /* the referee's real-valued distribution: its first */
+                size_t d = s->n_dists - s->n_referee_dists;
                 return measure_verdict_set(v, MEASURE_WRONG_ANSWER,
-                                           hk_tr(HK_MSG_MEAS_FP64_ADDED), name, s->n_dists - 1,
-                                           s->dist_texts[s->n_dists - 1], po->runs, res.reason);
+                                           hk_tr(HK_MSG_MEAS_FP64_ADDED), name, d,
+                                           s->dist_texts[d], po->runs, res.reason);
+            }
             return measure_verdict_set(v, MEASURE_WRONG_ANSWER,
                                        hk_tr(HK_MSG_MEAS_FP64), name, po->runs, res.reason);
         }
@@ -3484,14 +3509,21 @@ out:
 static json_t *precision_check(const spec *s, const measure_baseline *base,
                                const measure_verdict *v, const char *result)
 {
-    size_t d = s->n_dists ? s->n_dists - 1 : 0;
+    /* the referee's first distribution; "distribution" names each of them */
+    size_t d = s->n_dists ? s->n_dists - (s->n_referee_dists && s->n_referee_dists <= s->n_dists
+                                              ? s->n_referee_dists : 1) : 0;
+    char texts[256] = "";
+    for (size_t k = d, used = 0; k < s->n_dists && used < sizeof texts - 1; k++) {
+        int w = snprintf(texts + used, sizeof texts - used, "%s%s", k > d ? ", " : "", s->dist_texts[k]);
+        used = w > 0 && (size_t)w < sizeof texts - used ? used + (size_t)w : sizeof texts - 1;
+    }
     bool judged = v->precision == MEASURE_PRECISION_PASS || v->precision == MEASURE_PRECISION_FAIL;
     const char *why = NULL;
     if (!judged)
         why = base->ref64_note ? base->ref64_note
             : hk_tr_in(HK_LANG_EN, HK_MSG_MEAS_WHY_NO_FP64_SHADOW);
     json_t *j = json_pack("{s:s, s:s, s:i, s:s, s:i, s:s, s:s}", "check", "precision",
-                          "distribution", s->n_dists ? s->dist_texts[d] : "", "dist", (int)d,
+                          "distribution", texts, "dist", (int)d,
                           "added_by", "referee", "combinations", (int)v->precision_runs,
                           "decided_by", judged ? oracle_decider_name(ORACLE_BY_REF64) : "none",
                           "result", judged ? result : "not_judged");

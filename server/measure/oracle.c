@@ -852,6 +852,136 @@ out:
     return rc;
 }
 
+bool oracle_ref64_base_exact(int dtype, const oracle_ref64_err *base, size_t runs,
+                             const oracle_rule *rule)
+{
+    oracle_rule def = oracle_default_rule(dtype);
+    if (!rule)
+        rule = &def;
+    if (!runs || !hk_dtype_is_float(dtype) || !(rule->floor > 0))
+        return false;
+    for (size_t i = 0; i < runs; i++) {
+        double m, l;
+        if (base[i].n_nonfinite || !base[i].n)
+            return false;
+        oracle_ref64_rel(&base[i], &m, &l);
+        if (!(m <= rule->floor && l <= rule->floor))
+            return false;
+    }
+    return true;
+}
+
+/* out's reason behind a prefix (ORACLE_GRID_EXACT or ORACLE_GRID_INEXACT). */
+static void exact_prefix(oracle_ref64_result *out, enum hk_msg prefix)
+{
+    char mine[sizeof out->reason];
+    memcpy(mine, out->reason, sizeof mine);
+    snprintf(out->reason, sizeof out->reason, hk_tr(prefix), mine);
+}
+
+int oracle_ref64_judge_exact(int dtype, const oracle_ref64_err *base, const oracle_ref64_err *cand,
+                             const int *group, size_t runs, const oracle_rule *rule,
+                             oracle_ref64_result *out, int *failed, size_t *failed_runs,
+                             size_t *exact_groups)
+{
+    oracle_rule def = oracle_default_rule(dtype);
+    if (!rule)
+        rule = &def;
+    int rc = HK_OK;
+    if (failed)
+        *failed = -1;
+    if (failed_runs)
+        *failed_runs = 0;
+    if (exact_groups)
+        *exact_groups = 0;
+    memset(out, 0, sizeof *out);
+    out->pass = out->ref64_pass = out->tol_pass = true;
+    out->decided_by = ORACLE_BY_REF64;
+    out->worst = -1;
+    oracle_ref64_err *gb = hk_calloc(runs ? runs : 1, sizeof *gb);
+    oracle_ref64_err *gc = hk_calloc(runs ? runs : 1, sizeof *gc);
+    oracle_ref64_err *rb = hk_calloc(runs ? runs : 1, sizeof *rb);
+    oracle_ref64_err *rc_ = hk_calloc(runs ? runs : 1, sizeof *rc_);
+    int *rg = hk_calloc(runs ? runs : 1, sizeof *rg);
+    oracle_ref64_result *g = hk_calloc(1, sizeof *g);
+    if (!gb || !gc || !rb || !rc_ || !rg || !g) {
+        rc = HK_ENOMEM;
+        goto out;
+    }
+    /* Where the baseline is exact (its error within the floor in every run of the group),
+     * the group is judged on its own, whatever the output's size: exactness is a property
+     * of the inputs, not a noisy draw, so a candidate as exact as arithmetic allows is
+     * within the floor in every run, and the limit is the floor alone (k = 0). */
+    oracle_rule exact_rule = *rule;
+    exact_rule.k = 0;
+    size_t rest = 0;
+    bool have = false;
+    for (size_t i = 0; i < runs; i++) {
+        int gid = group ? group[i] : 0;
+        bool seen = false;
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = (group ? group[j] : 0) == gid;
+        if (seen)
+            continue;
+        size_t n = 0;
+        for (size_t j = i; j < runs; j++)
+            if ((group ? group[j] : 0) == gid) {
+                gb[n] = base[j];
+                gc[n] = cand[j];
+                n++;
+            }
+        if (!oracle_ref64_base_exact(dtype, gb, n, rule)) {
+            for (size_t j = 0; j < n; j++) {
+                rb[rest] = gb[j];
+                rc_[rest] = gc[j];
+                rg[rest] = gid;
+                rest++;
+            }
+            continue;
+        }
+        if (exact_groups)
+            (*exact_groups)++;
+        oracle_ref64_judge(dtype, gb, gc, n, &exact_rule, g);
+        exact_prefix(g, g->pass ? HK_MSG_ORACLE_GRID_EXACT : HK_MSG_ORACLE_GRID_EXACT_WRONG);
+        if (!g->pass) {
+            *out = *g;
+            if (failed)
+                *failed = gid;
+            if (failed_runs)
+                *failed_runs = n;
+            goto out;
+        }
+        if (!have || g->ratio > out->ratio) {
+            *out = *g;
+            have = true;
+        }
+    }
+    if (rest) { /* the usual rule where the baseline is not exact */
+        int f = -1;
+        size_t fr = 0;
+        rc = oracle_ref64_judge_groups(dtype, rb, rc_, rg, rest, rule, g, &f, &fr);
+        if (rc)
+            goto out;
+        exact_prefix(g, HK_MSG_ORACLE_GRID_INEXACT);
+        if (!g->pass || !have || g->ratio > out->ratio)
+            *out = *g;
+        if (!g->pass) {
+            if (failed)
+                *failed = f;
+            if (failed_runs)
+                *failed_runs = f >= 0 ? fr : rest;
+        }
+    }
+out:
+    hk_free(gb);
+    hk_free(gc);
+    hk_free(rb);
+    hk_free(rc_);
+    hk_free(rg);
+    hk_free(g);
+    return rc;
+}
+
 int oracle_compare_ref64(const double *ref, const void *base, const void *cand, int dtype, size_t n,
                          const oracle_rule *rule, oracle_ref64_result *out)
 {
@@ -925,7 +1055,7 @@ bool oracle_dist_exercises_precision(const hk_dist *d)
     switch (d->kind) {
     case HK_DIST_UNIFORM: return d->b > d->a;
     case HK_DIST_NORMAL: return d->b > 0;
-    default: return false; /* int, ones_sparse, zeros: integers only */
+    default: return false; /* int, ones_sparse, zeros: integers only; grid: exact sums */
     }
 }
 
@@ -974,6 +1104,9 @@ static void integer_range(const spec_arg *a, double *lo, double *hi)
             h = x->b;
         } else if (x->kind == HK_DIST_ONES_SPARSE) {
             h = 1;
+        } else if (x->kind == HK_DIST_GRID) {
+            l = x->a;
+            h = x->b;
         }
         if (!any || l < *lo)
             *lo = l;
@@ -987,17 +1120,11 @@ static void integer_range(const spec_arg *a, double *lo, double *hi)
         *hi = *lo + 1;
 }
 
-int oracle_add_precision_dist(spec *s, char *note, size_t len)
+/* Grows every distribution array of s (the spec's, each argument's that has them, each
+ * __constant__'s) to n entries, counts unchanged: a failure leaves the spec as it was but
+ * for larger arrays. HK_OK, HK_ENOMEM. */
+static int grow_dists(spec *s, size_t n)
 {
-    bool exercised[HK_MAX_ARGS];
-    char names[160] = "";
-    if (note && len)
-        note[0] = '\0';
-    if (!s || s->form != SPEC_FORM_HARNESS || s->n_referee_dists || !s->n_dists ||
-        s->n_args > HK_MAX_ARGS || oracle_precision_check(s, exercised, NULL, 0) == 0)
-        return HK_OK;
-    size_t n = s->n_dists + 1, used = 0;
-    /* grow every array first: a failure leaves the spec as it was (larger arrays, same n) */
     hk_dist *sd = hk_realloc(s->dists, n * sizeof *sd);
     if (!sd)
         return HK_ENOMEM;
@@ -1021,6 +1148,21 @@ int oracle_add_precision_dist(spec *s, char *note, size_t len)
             return HK_ENOMEM;
         s->consts[i].dists = cd;
     }
+    return HK_OK;
+}
+
+int oracle_add_precision_dist(spec *s, char *note, size_t len)
+{
+    bool exercised[HK_MAX_ARGS];
+    char names[160] = "";
+    if (note && len)
+        note[0] = '\0';
+    if (!s || s->form != SPEC_FORM_HARNESS || s->n_referee_dists || !s->n_dists ||
+        s->n_args > HK_MAX_ARGS || oracle_precision_check(s, exercised, NULL, 0) == 0)
+        return HK_OK;
+    size_t n = s->n_dists + 1, used = 0;
+    if (grow_dists(s, n))
+        return HK_ENOMEM;
     /* A float input whose every distribution is integer-valued gets a uniform one over the
      * same range (zero-mean where the range crosses zero: sums then cancel and keep the
      * baseline's own rounding small, while every rounded product or partial sum of a less
@@ -1079,5 +1221,125 @@ int oracle_add_precision_dist(spec *s, char *note, size_t len)
     if (note && len)
         snprintf(note, len, strchr(names, ',') ? EN(ORACLE_REFEREE_DIST_MANY)
                                                : EN(ORACLE_REFEREE_DIST_ONE), n - 1, names);
+    return HK_OK;
+}
+
+/* Whether float argument a (an input, inout or __constant__ of a floating dtype) has a
+ * real-valued distribution among its first n (oracle_dist_exercises_precision). */
+static bool real_valued(const spec_arg *a, size_t n)
+{
+    for (size_t d = 0; d < n && d < a->n_dists; d++)
+        if (oracle_dist_exercises_precision(&a->dists[d]))
+            return true;
+    return false;
+}
+
+/* The range [lo, hi] that the first n distributions of a cover: uniform's and grid's
+ * bounds, normal's mu -+ 2 sigma, int's bounds, ones_sparse 0..1, zeros 0. */
+static void value_range(const spec_arg *a, size_t n, double *lo, double *hi)
+{
+    bool any = false;
+    for (size_t d = 0; d < n && d < a->n_dists; d++) {
+        const hk_dist *x = &a->dists[d];
+        double l = 0, h = 0;
+        switch (x->kind) {
+        case HK_DIST_UNIFORM: case HK_DIST_INT: case HK_DIST_GRID: l = x->a; h = x->b; break;
+        case HK_DIST_NORMAL: l = x->a - 2 * x->b; h = x->a + 2 * x->b; break;
+        case HK_DIST_ONES_SPARSE: h = 1; break;
+        default: break;
+        }
+        if (!any || l < *lo)
+            *lo = l;
+        if (!any || h > *hi)
+            *hi = h;
+        any = true;
+    }
+    if (!any)
+        *lo = -1, *hi = 1;
+    if (!(*hi > *lo))
+        *hi = *lo + 1;
+}
+
+bool oracle_spec_has_grid(const spec *s)
+{
+    for (size_t d = 0; s && d < s->n_dists; d++)
+        if (spec_dist_is_referee(s, d) && s->dists[d].kind == HK_DIST_GRID)
+            return true;
+    return false;
+}
+
+int oracle_add_grid_dist(spec *s, char *note, size_t len)
+{
+    char names[160] = "";
+    if (note && len)
+        note[0] = '\0';
+    if (!s || s->form != SPEC_FORM_HARNESS || !s->n_dists || s->n_args > HK_MAX_ARGS ||
+        oracle_spec_has_grid(s))
+        return HK_OK;
+    /* the spec's own distributions (not one the referee added) decide which inputs are
+     * real-valued: one whose values are integers only is exact already */
+    size_t own = s->n_dists - (s->n_referee_dists <= s->n_dists ? s->n_referee_dists : 0);
+    bool grid_arg[HK_MAX_ARGS] = { false }, any = false;
+    for (size_t i = 0; i < s->n_args; i++) {
+        const spec_arg *a = &s->args[i];
+        bool input = a->kind == HK_ARG_INPUT || a->kind == HK_ARG_INOUT;
+        grid_arg[i] = input && hk_dtype_is_float(a->dtype) && a->n_dists == s->n_dists &&
+                      real_valued(a, own);
+        any |= grid_arg[i];
+    }
+    if (!any)
+        return HK_OK;
+    size_t n = s->n_dists + 1, used = 0;
+    if (grow_dists(s, n))
+        return HK_ENOMEM;
+    /* Each real-valued float input draws from grid() over the range its distributions
+     * cover; every other argument keeps its first distribution (integer-valued float
+     * inputs and integer inputs are exact already, an accumulator's zeros too). */
+    hk_dist first = { 0 };
+    bool have_first = false;
+    for (size_t i = 0; i < s->n_args; i++) {
+        spec_arg *a = &s->args[i];
+        if (a->n_dists != s->n_dists)
+            continue;
+        hk_dist d = a->dists[0];
+        if (grid_arg[i]) {
+            double lo = 0, hi = 0;
+            value_range(a, own, &lo, &hi);
+            d = (hk_dist){ .kind = HK_DIST_GRID, .a = lo, .b = hi };
+            if (!have_first) {
+                first = d;
+                have_first = true;
+            }
+            int w = snprintf(names + used, sizeof names - used, "%s'%s': grid(%g,%g)",
+                             used ? ", " : "", a->name, lo, hi);
+            used = w > 0 && (size_t)w < sizeof names - used ? used + (size_t)w : sizeof names - 1;
+        }
+        a->dists[s->n_dists] = d;
+    }
+    char *text = hk_asprintf("grid(%g,%g)", first.a, first.b);
+    if (!text)
+        return HK_ENOMEM;
+    s->dists[s->n_dists] = first;
+    s->dist_texts[s->n_dists] = text;
+    for (size_t i = 0; i < s->n_args; i++)
+        if (s->args[i].n_dists == s->n_dists)
+            s->args[i].n_dists = n;
+    /* a float __constant__ table with real values draws from the grid too (else products
+     * with it round and the baseline is not exact); others keep their first */
+    for (size_t i = 0; i < s->n_consts; i++) {
+        spec_arg *a = &s->consts[i];
+        hk_dist d = a->dists[0];
+        if (hk_dtype_is_float(a->dtype) && real_valued(a, own)) {
+            double lo = 0, hi = 0;
+            value_range(a, own, &lo, &hi);
+            d = (hk_dist){ .kind = HK_DIST_GRID, .a = lo, .b = hi };
+        }
+        a->dists[s->n_dists] = d;
+        a->n_dists = n;
+    }
+    s->n_dists = n;
+    s->n_referee_dists++;
+    if (note && len)
+        snprintf(note, len, EN(ORACLE_REFEREE_GRID), n - 1, names);
     return HK_OK;
 }

@@ -214,6 +214,29 @@ int oracle_ref64_judge_groups(int dtype, const oracle_ref64_err *base, const ora
                               const int *group, size_t runs, const oracle_rule *rule,
                               oracle_ref64_result *out, int *failed, size_t *failed_runs);
 
+/* ---- the exact-arithmetic rule (docs/accuracy.md, "The exact distribution") ----
+ * On grid() inputs (oracle_add_grid_dist) sums and products are exact in float in any
+ * order until they pass 2^24 quanta, so the baseline's error against the fp64 shadow can
+ * be nothing, and then any error of the candidate's is its own. */
+
+/* Whether the baseline is exact in every one of runs (> 0): both relative errors within
+ * rule->floor (rule NULL: defaults), all elements finite. False for integer dtypes. */
+bool oracle_ref64_base_exact(int dtype, const oracle_ref64_err *base, size_t runs,
+                             const oracle_rule *rule);
+
+/* The rule for the referee's grid distribution. Each group of runs (group[i]: run i's
+ * combination; NULL: one group) where the baseline is exact (oracle_ref64_base_exact) is
+ * judged on its own, scalars and small outputs included, with k = 0: the limit is the
+ * floor alone. The other groups' runs are judged together by oracle_ref64_judge_groups
+ * (the usual rule). out: the first failure (exact groups first), else the highest ratio;
+ * its reason says which case decided (HK_MSG_ORACLE_GRID_*). *failed, *failed_runs as in
+ * oracle_ref64_judge_groups; *exact_groups (may be NULL): the groups judged exact. HK_OK,
+ * HK_ENOMEM. runs 0: a pass with nothing judged. */
+int oracle_ref64_judge_exact(int dtype, const oracle_ref64_err *base, const oracle_ref64_err *cand,
+                             const int *group, size_t runs, const oracle_rule *rule,
+                             oracle_ref64_result *out, int *failed, size_t *failed_runs,
+                             size_t *exact_groups);
+
 /* One run of one output: judges base and cand (n elements of dtype) against ref with the
  * reference rule (oracle_ref64_judge, one run), and against each other with rule->tol
  * (oracle_compare_buffer). pass needs both; decided_by names the rule that rejected (the
@@ -225,8 +248,9 @@ int oracle_compare_ref64(const double *ref, const void *base, const void *cand, 
                          const oracle_rule *rule, oracle_ref64_result *out);
 
 /* Does distribution d give values that are not all integers (uniform with lo < hi, normal
- * with sigma > 0)? int(lo,hi), ones_sparse and zeros give integers only: any float
- * summation order is then exact and the oracle cannot see precision lost. */
+ * with sigma > 0)? int(lo,hi), ones_sparse and zeros give integers only, grid(lo,hi)
+ * multiples of a power of two: any float summation order is then exact and the oracle
+ * cannot see precision lost. */
 bool oracle_dist_exercises_precision(const hk_dist *d);
 
 /* For each float input of s (input or inout buffers of a floating dtype): does some
@@ -245,5 +269,18 @@ size_t oracle_precision_check(const spec *s, bool *exercised, char *warning, siz
  * line saying what was added and why ("" when nothing was). Idempotent; command-form specs
  * are left alone. HK_OK, HK_ENOMEM (s unchanged but for larger arrays). */
 int oracle_add_precision_dist(spec *s, char *note, size_t len);
+
+/* For harness-form spec s with a real-valued float input (a uniform or normal distribution
+ * among the spec's own), appends the referee's exact-arithmetic distribution: each such
+ * input (and __constant__ table) grid(lo, hi) over the range its distributions cover
+ * (normal: mu -+ 2 sigma), every other argument its first distribution. The entry's text
+ * is "grid(lo,hi)" of the first such input, s->n_referee_dists grows by one, note (may be
+ * NULL) gets a line saying so ("" when nothing was added). After oracle_add_precision_dist
+ * where both run; idempotent; command-form specs and specs whose float inputs are all
+ * integer-valued are left alone. HK_OK, HK_ENOMEM (s unchanged but for larger arrays). */
+int oracle_add_grid_dist(spec *s, char *note, size_t len);
+
+/* Whether s has the referee's grid distribution (oracle_add_grid_dist). */
+bool oracle_spec_has_grid(const spec *s);
 
 #endif

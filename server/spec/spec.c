@@ -449,6 +449,11 @@ bool spec_dist_is_referee(const spec *s, size_t d)
            d >= s->n_dists - s->n_referee_dists;
 }
 
+bool spec_dist_is_grid(const spec *s, size_t d)
+{
+    return spec_dist_is_referee(s, d) && s->dists[d].kind == HK_DIST_GRID;
+}
+
 spec_tolerance spec_default_tolerance(int dtype)
 {
     switch (dtype) {
@@ -476,7 +481,7 @@ int spec_dist_parse(const char *text, hk_dist *out, char *err, size_t errlen)
     static const struct { const char *name; int kind; int nargs; } kinds[] = {
         { "uniform", HK_DIST_UNIFORM, 2 }, { "normal", HK_DIST_NORMAL, 2 },
         { "int", HK_DIST_INT, 2 }, { "ones_sparse", HK_DIST_ONES_SPARSE, 1 },
-        { "zeros", HK_DIST_ZEROS, 0 },
+        { "zeros", HK_DIST_ZEROS, 0 }, { "grid", HK_DIST_GRID, 2 },
     };
     char name[32];
     size_t k = 0;
@@ -546,6 +551,7 @@ int spec_dist_parse(const char *text, hk_dist *out, char *err, size_t errlen)
     *out = (hk_dist){ .kind = kind, .a = a[0], .b = a[1] };
     switch (kind) {
     case HK_DIST_UNIFORM:
+    case HK_DIST_GRID:
         if (!(a[0] < a[1])) {
             set_err(err, errlen, HK_MSG_SPEC_DIST_UNIFORM, text);
             return HK_EINVAL;

@@ -94,8 +94,10 @@ typedef struct spec {
     size_t n_dists;
     /* The last n_referee_dists entries of dists (and of every argument's dists) were added
      * by the referee, not written in the spec: a real-valued distribution for float inputs
-     * whose every distribution is integer-valued (oracle_add_precision_dist). On those the
-     * fp64 rule alone judges float outputs (docs/accuracy.md); 0 for a spec as written. */
+     * whose every distribution is integer-valued (oracle_add_precision_dist), then the
+     * exact-arithmetic grid() distribution for real-valued float inputs
+     * (oracle_add_grid_dist; its entry's kind is HK_DIST_GRID). On those the fp64 rule
+     * alone judges float outputs (docs/accuracy.md); 0 for a spec as written, at most 2. */
     size_t n_referee_dists;
 
     /* command form */
@@ -149,11 +151,15 @@ spec_tolerance spec_default_tolerance(int dtype);
 /* Whether distribution d of s was added by the referee (spec.n_referee_dists). */
 bool spec_dist_is_referee(const spec *s, size_t d);
 
+/* Whether distribution d of s is the referee's grid() distribution (oracle_add_grid_dist). */
+bool spec_dist_is_grid(const spec *s, size_t d);
+
 /* Parses a dtype name ("float", "fp32", "half", "int", "uint8_t", ...). HK_OK or HK_EINVAL. */
 int spec_dtype_parse(const char *name, int *dtype);
 
 /* Parses a distribution: "uniform(lo,hi)", "normal(mu,sigma)", "int(lo,hi)",
- * "ones_sparse(p)", "zeros". HK_OK, or HK_EINVAL with a reason in err. */
+ * "ones_sparse(p)", "zeros", "grid(lo,hi)" (hk_harness.h). HK_OK, or HK_EINVAL with a
+ * reason in err. */
 int spec_dist_parse(const char *text, hk_dist *out, char *err, size_t errlen);
 
 /* The variables of size set k (names borrowed from s) plus block_x/y/z and sm_count,

@@ -91,8 +91,9 @@ static struct compile_job {
 
 /* Host-only checks of the input generator, compiled with nvcc and run on the CPU: element
  * values depend on (seed, index) only (a threaded fill equals any single-threaded piece
- * of it, for every dtype and distribution), the normal quantile is accurate, the moments
- * are right, and 2^26 floats are generated fast. Prints what it measured; exit 0 = pass. */
+ * of it, for every dtype and distribution), grid() values lie on their lattice and match
+ * the device generator's expression, the normal quantile is accurate, the moments are
+ * right, and 2^26 floats are generated fast. Prints what it measured; exit 0 = pass. */
 static const char fill_program[] =
     "#include \"hk_harness.h\"\n"
     "#include <chrono>\n"
@@ -140,6 +141,25 @@ static const char fill_program[] =
     "        ALONE(HK_DT_I64, int64_t); ALONE(HK_DT_U8, uint8_t); ALONE(HK_DT_U16, uint16_t);\n"
     "        ALONE(HK_DT_U32, uint32_t); ALONE(HK_DT_U64, uint64_t);\n"
     "        CHECK(memcmp(one.data() + at * es, all.data() + at * es, 4096 * es) == 0);\n"
+    "    }\n"
+    "    /* grid(lo,hi) (the referee's exact distribution): every value k * q inside [lo, hi], every k\n"
+    "     * drawn, the threaded fill equal to the device generator's expression element by element */\n"
+    "    const hk_dist grids[3] = { {HK_DIST_GRID, 0, 1.5}, {HK_DIST_GRID, 0.25, 0.75}, {HK_DIST_GRID, -2, 2} };\n"
+    "    for (int k = 0; k < 3; k++) {\n"
+    "        double q, k0, nk;\n"
+    "        hk_grid_params(grids[k].a, grids[k].b, &q, &k0, &nk);\n"
+    "        hk_fill(all.data(), n, HK_DT_F32, grids[k], 80);\n"
+    "        const float *g = (const float *)all.data();\n"
+    "        std::vector<size_t> seen((size_t)nk);\n"
+    "        for (size_t i = 0; i < n; i++) {\n"
+    "            double v = g[i], kk = v / q;\n"
+    "            CHECK(v >= grids[k].a && v <= grids[k].b && kk == floor(kk));\n"
+    "            seen[(size_t)(kk - k0)]++;\n"
+    "            /* hk_gen_kernel's value for element i, converted as it converts (float)v */\n"
+    "            CHECK(g[i] == (float)hk_grid_value(q, k0, nk, hk_unit64(hk_elem_hash(80, i))));\n"
+    "        }\n"
+    "        for (size_t j = 0; j < seen.size(); j++)\n"
+    "            CHECK(seen[j] > n / (4 * seen.size()));\n"
     "    }\n"
     "    /* an unknown dtype: nothing written */\n"
     "    memset(piece.data(), 0x5a, piece.size());\n"
