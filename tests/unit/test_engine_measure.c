@@ -1164,6 +1164,70 @@ static void test_precision_dist(void **state)
     measure_eval_clear(&e);
 }
 
+/* The referee's grid distribution (oracle_add_grid_dist) on tiny.bench.json (real-valued:
+ * grid(-2,2) becomes distribution 2), judged by oracle_ref64_judge_exact through measure's
+ * own pool: with the exact baseline "ok", an exact candidate passes and "coarse" (1e-3 off
+ * on distribution 2, where the fp64 rule alone judges) is rejected by the floor, the verdict naming the grid and "the baseline is exact here"; with
+ * the baseline "coarse" (not exact there) the usual rule judges: "coarse" itself passes and
+ * "coarse8" (8x its error) does not, the verdict saying the baseline is not exact. */
+static void test_grid_dist(void **state)
+{
+    fixture *f = *state;
+    spec_free(f->sp);
+    spec_diags d = {0};
+    assert_int_equal(spec_load(HK_TEST_DATA "/episode/tiny.bench.json", &f->sp, &d), HK_OK);
+    spec_diags_free(&d);
+    char note[640];
+    assert_int_equal(oracle_add_precision_dist(f->sp, note, sizeof note), HK_OK);
+    assert_int_equal(oracle_add_grid_dist(f->sp, note, sizeof note), HK_OK);
+    assert_int_equal(f->sp->n_dists, 3);
+    assert_string_equal(f->sp->dist_texts[2], "grid(-2,2)");
+    f->o.spec = f->sp;
+    static char module[400], fn[420];
+    snprintf(module, sizeof module, "%s/shadow.cubin", f->dir);
+    snprintf(fn, sizeof fn, "%s.fn", module);
+    FILE *fp = fopen(fn, "w");
+    assert_non_null(fp);
+    fputs("saxpy\n", fp);
+    fclose(fp);
+    measure_prog sp = {.exe = fake_path(f, "ok"), .module = module, .promote = 1};
+    f->o.ref64 = &sp;
+    snprintf(f->base_exe, sizeof f->base_exe, "%s/ok", f->bin);
+    assert_int_equal(baseline_in(f, "ref-grid"), 2 * 3 * 5);
+    assert_non_null(f->base.ref64_dir);
+    measure_eval e;
+    evaluate(f, "ok", &e);
+    if (e.verdict.reason != MEASURE_OK)
+        fail_msg("ok: %s", e.verdict.details);
+    assert_int_equal(e.verdict.precision, MEASURE_PRECISION_PASS);
+    assert_int_equal(e.verdict.precision_runs, 10);
+    json_t *p = precision_entry(&e);
+    assert_non_null(p);
+    assert_string_equal(json_string_value(json_object_get(p, "distribution")), "grid(-2,2)");
+    assert_int_equal(json_integer_value(json_object_get(p, "dist")), 2);
+    measure_eval_clear(&e);
+    evaluate(f, "coarse", &e);
+    print_message("coarse on an exact baseline: %s\n", e.verdict.details ? e.verdict.details : "");
+    assert_int_equal(e.verdict.reason, MEASURE_WRONG_ANSWER);
+    assert_non_null(strstr(e.verdict.details, "at size 0 (-1: the sizes pooled) on distribution 2 grid(-2,2) "
+                                              "(added by the referee: values on a power-of-two grid"));
+    assert_non_null(strstr(e.verdict.details, "the baseline is exact here"));
+    assert_int_equal(e.verdict.precision, MEASURE_PRECISION_FAIL);
+    measure_eval_clear(&e);
+    /* a baseline not exact on the grid: the usual rule */
+    snprintf(f->base_exe, sizeof f->base_exe, "%s/coarse", f->bin);
+    assert_int_equal(baseline_in(f, "ref-grid-coarse"), 2 * 3 * 5);
+    evaluate(f, "coarse", &e);
+    if (e.verdict.reason != MEASURE_OK)
+        fail_msg("coarse: %s", e.verdict.details);
+    measure_eval_clear(&e);
+    evaluate(f, "coarse8", &e);
+    print_message("coarse8 on the baseline coarse: %s\n", e.verdict.details ? e.verdict.details : "");
+    assert_int_equal(e.verdict.reason, MEASURE_WRONG_ANSWER);
+    assert_non_null(strstr(e.verdict.details, "the baseline is not exact here"));
+    measure_eval_clear(&e);
+}
+
 /* The widened tolerance (measure_widen): with distribution 2 one of the spec's own, the
  * baseline "coarse" is 1e-3 (relative) from its fp64 shadow there; an exact candidate, as
  * far from the baseline (outside the spec's tolerance), passes with the comparison widened
@@ -1520,6 +1584,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_gpu_lock, setup, teardown),
         cmocka_unit_test_setup_teardown(test_gpu_lock_handed, setup, teardown),
         cmocka_unit_test_setup_teardown(test_precision_dist, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_grid_dist, setup, teardown),
         cmocka_unit_test_setup_teardown(test_precision_unjudged, setup, teardown),
         cmocka_unit_test_setup_teardown(test_widened, setup, teardown),
     };

@@ -43,7 +43,7 @@ static const char *const english[] = {
     "t.json:1: error: kernel: missing (required)",
     "t.json:2: error: kernal: unknown field (did you mean \"kernel\"?)",
     "t.json:4: error: distributions[0]: unknown distribution 'gauss(0,1)' (uniform(lo,hi), "
-    "normal(mu,sigma), int(lo,hi), ones_sparse(p), zeros)",
+    "normal(mu,sigma), int(lo,hi), ones_sparse(p), zeros, grid(lo,hi))",
     "t.json:7: warning: args[1].dist: integer int32 values are truncated from a narrow float "
     "distribution; most elements will be equal: use int(lo,hi)",
     "t.json:8: error: args[2].count: bad expression \"n +* 2\": column 4: expected a number, a "

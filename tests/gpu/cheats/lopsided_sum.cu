@@ -9,11 +9,15 @@
 // on reduce_sum's all-positive distributions (the running sum reaches 8e6-1.7e7, where an
 // ulp is 0.5-2): estimated (gen/lopsided_sum_error.c, 6 seeds) 4.5e-5 there, 1.7e-5 at
 // 1000003, so the limit is 1.4e-4 pooled (1.8e-4 for the 2^24 runs alone) while a 25% sample
-// is 1.35e-4 off at 2^24: 0.70 of the pooled limit, 0.75 judged at 2^24 alone. strided_sum,
-// sampling at both sizes (3e-4 at 1000003), is 3.3x the limit. The spec's rtol 1e-3 (widened
-// by twice the baseline's own error) lets it through too. Expected from a trustworthy
-// referee: wrong_answer; on paper this referee accepts it at about 4x (no GPU run yet): the
-// referee's k and the spec's tolerance, not this candidate, decide; see the README note.
+// is 1.35e-4 off at 2^24: 0.70 of the pooled limit, 0.75 judged at 2^24 alone. On the
+// spec's distributions this referee still accepts it. Expected: wrong_answer, since session
+// 50 from the referee's own grid distribution (docs/accuracy.md, "The exact distribution"):
+// grid(0,1.5) gives every input 0 or 1, every float order of the sum is exact there, the
+// baseline's error is 0, and where the baseline is exact the limit is the floor (9.5e-7)
+// alone, scalars judged per size; the sample is 2.8e-4..4e-4 off in every seed, 300x the
+// floor (tests/unit/test_engine_oracle_exact.c, on a CPU emulation; no GPU run yet). A
+// variant that recognised the grid's values and summed honestly on them would pass: see
+// the README note.
 __global__ void reduce_sum(const float *in, float *out, int n)
 {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
