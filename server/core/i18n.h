@@ -1105,7 +1105,8 @@ enum hk_msg {
     HK_MSG_MEAS_FP64_ADDED,
     HK_MSG_MEAS_FP64,
     HK_MSG_MEAS_FP64_GROUP,   /* %s output, %d size, %d dist, %s dist text, %zu runs, %zu pooled runs, %s reason */
-    HK_MSG_MEAS_FP64_GRID,    /* %s output, %d size (-1: pooled), %zu dist, %s dist text, %zu runs, %s reason */
+    HK_MSG_MEAS_FP64_GRID,    /* %s output, %d size, %zu dist, %s dist text, %zu runs, %s reason */
+    HK_MSG_MEAS_FP64_GRID_POOLED, /* %s output, %zu dist, %s dist text, %zu runs, %s reason */
     HK_MSG_MEAS_BASE_NO_OUTPUT,
     HK_MSG_MEAS_TIMING,
     HK_MSG_MEAS_NO_MEDIAN,

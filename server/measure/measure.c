@@ -2525,10 +2525,12 @@ static int ref64_judge(const measure_opts *o, measure_verdict *v)
                 for (size_t k = 0; k < s->n_dists; k++)
                     if (spec_dist_is_grid(s, k))
                         d = k;
+                const char *text = d < s->n_dists ? s->dist_texts[d] : "?";
+                if (group < 0) /* the sizes where the baseline is not exact, pooled */
+                    return measure_verdict_set(v, MEASURE_WRONG_ANSWER, hk_tr(HK_MSG_MEAS_FP64_GRID_POOLED),
+                                               name, d, text, group_runs, res.reason);
                 return measure_verdict_set(v, MEASURE_WRONG_ANSWER, hk_tr(HK_MSG_MEAS_FP64_GRID), name,
-                                           group >= 0 ? REF64_GROUP_SIZE(group) : -1, d,
-                                           d < s->n_dists ? s->dist_texts[d] : "?",
-                                           group >= 0 ? group_runs : po->runs, res.reason);
+                                           REF64_GROUP_SIZE(group), d, text, group_runs, res.reason);
             }
             if (group >= 0) {
                 int d = REF64_GROUP_DIST(group);
