@@ -29,14 +29,14 @@
 #define N_SMALL 1000003L  /* its other size */
 #define SEEDS 6           /* its seeds */
 
-static uint64_t splitmix(uint64_t *s)
+static HOT uint64_t splitmix(uint64_t *s)
 {
     uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
     return z ^ (z >> 31);
 }
-static double u01(uint64_t *s) { return ((double)(splitmix(s) >> 11) + 0.5) * 0x1p-53; }
+static HOT double u01(uint64_t *s) { return ((double)(splitmix(s) >> 11) + 0.5) * 0x1p-53; }
 
 /* reduce_sum's spec distributions: 0 uniform(0,1), 1 normal(1,0.25), 2 uniform(0.25,0.75);
  * 3 the referee's grid (lo, hi) of g */
