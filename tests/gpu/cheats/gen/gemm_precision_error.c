@@ -20,7 +20,8 @@
  * Inputs come from a xorshift generator (normal by Box-Muller), not the harness's hash.
  * The grid() referee set (helper "exact", session 50): every float input drawn from the
  * multiples of q in the union of the spec's ranges ([-2, 10]: q = 8, {0, 8}), where the
- * baseline is exact and the limit is the floor alone.
+ * baseline is exact and the limit is the floor alone; and a probe that is not a grid (B with
+ * one signed power of two per column, A with full mantissas: sparse_probe).
  *   M=/tmp/b-main; S=/work/main/server
  *   cc -O2 -I$S/measure -I$S/core -I$S/spec -I$S -I/work/main/include -o gemm_precision_error \
  *      gemm_precision_error.c $M/CMakeFiles/hk_measure.dir/server/measure/oracle.c.o \
@@ -260,6 +261,55 @@ static void judge_spec(const gemm_spec *g, int seeds)
     }
 }
 
+
+/* A probe the grid set is not: A and C from the spec's real-valued distributions (full
+ * mantissas), B with one nonzero per column, a signed power of two 2^e (e in [-2, 2]) at a
+ * random row: each C element is alpha * a * 2^e + beta * c, which the baseline computes with
+ * one rounding (its fmaf's; the other k add exact zeros), so the limit may be the floor
+ * alone, and a candidate that rounds A loses A's low bits. Printed: each variant's worst
+ * relative error (max and L2, against the fp64 value) over SEEDS runs of each
+ * distribution, at the timed K. */
+static void sparse_probe(const gemm_spec *g, int seeds)
+{
+    static float a[ROWS][2048], bcol[2048], out[NV];
+    double worst[NV] = {0};
+    for (int dist = 0; dist < 3; dist++)
+        for (int seed = 1; seed <= seeds; seed++) {
+            st = 0xD1B54A32D192ED03ull * (uint64_t)(seed * 7 + dist * 131 + 5);
+            oracle_ref64_err e[NV];
+            static double ref[NS];
+            static float o[NV][NS];
+            for (int i = 0; i < ROWS; i++)
+                for (int k = 0; k < g->K_big; k++)
+                    a[i][k] = draw(dist);
+            for (int j = 0; j < COLS; j++) {
+                int kk = (int)(u01() * g->K_big), ex = (int)(u01() * 5) - 2;
+                float bv = (u01() < 0.5 ? -1.0f : 1.0f) * ldexpf(1.0f, ex);
+                memset(bcol, 0, sizeof bcol);
+                bcol[kk] = bv;
+                for (int i = 0; i < ROWS; i++) {
+                    float c = draw(dist);
+                    double r = (double)a[i][kk] * bv;
+                    ref[i * COLS + j] = g->epilogue ? 1.5 * r + 0.5 * (double)c : r;
+                    for (int v = 0; v < NV; v++) {
+                        float acc = kdot(v, a[i], bcol, g->K_big);
+                        out[v] = g->epilogue ? fmaf(1.5f, acc, 0.5f * c) : acc;
+                        o[v][i * COLS + j] = out[v];
+                    }
+                }
+            }
+            for (int v = 0; v < NV; v++) {
+                double m, l;
+                oracle_ref64_error(ref, o[v], HK_DT_F32, NS, &e[v]);
+                oracle_ref64_rel(&e[v], &m, &l);
+                worst[v] = fmax(worst[v], fmax(m, l));
+            }
+        }
+    for (int v = 0; v < NV; v++)
+        printf("  sparse-B probe %-14s worst relative error %.3g: %s the floor (%.3g)\n", vname[v], worst[v],
+               worst[v] <= ldexp(1.0, -20) ? "within" : "CAUGHT, over", ldexp(1.0, -20));
+}
+
 int main(int argc, char **argv)
 {
     int seeds = argc > 1 ? atoi(argv[1]) : 5;
@@ -268,6 +318,8 @@ int main(int argc, char **argv)
     gemm_spec sg = {"sgemm 2048^3 (alpha 1.5, beta 0.5)", 2048, 997, 1, {1e-4, 1e-3, 1e-5}};
     gemm_spec bg = {"batched_gemm 128 x 256^3", 256, 67, 0, {1e-4, 1e-3, 1e-5}};
     judge_spec(&sg, seeds);
+    sparse_probe(&sg, seeds);
     judge_spec(&bg, seeds);
+    sparse_probe(&bg, seeds);
     return 0;
 }
