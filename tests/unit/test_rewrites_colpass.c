@@ -34,23 +34,9 @@
 
 static char *src; /* tests/data/rewrite_colpass/colpass.cu */
 
-static int setup(void **state)
-{
-    (void)state;
-    src = rwf_data_file("rewrite_colpass/colpass.cu");
-    return src ? rwf_setup("rewrites-colpass") : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    free(src);
-    return rwf_teardown();
-}
-
 /* C++ the drivers share. For each size (n rows, m columns), block B and schedule: the
  * original on ceil(m / B) blocks, the candidate on S times that many and on one block. */
-static const char helpers[] =
+static const char common[] =
     "struct sz { int n, m; };\n"
     "static const sz sizes[] = {{37, 5}, {1, 3}, {70, 1}, {131, 40}, {16, 257}};\n"
     "static const unsigned blocks[] = {256, 96, 100, 33};\n"
@@ -66,6 +52,10 @@ static const char helpers[] =
     "                    printf(\"  (%s: n %d m %d block %u grid %u S %u)\\n\", what, z.n, z.m, B, gc, S);\n"
     "            }\n"
     "}\n"
+    ;
+
+/* The fixtures' runners (after the common part). */
+static const char runners[] =
     "static void run_std2(const char *what, unsigned S)\n"
     "{\n"
     "    each(what, S, [&](sz z, unsigned B, unsigned go, unsigned gc) {\n"
@@ -115,6 +105,77 @@ static const char helpers[] =
     "    });\n"
     "}\n";
 
+/* The probes of tests/data/probes that column_passes serves (our own), each emulated on its
+ * own text: the common part and one runner. */
+static const char probe_runners[4][1400] = {
+    "static void run_probe(const char *what, unsigned S)\n"
+    "{\n"
+    "    each(what, S, [&](sz z, unsigned B, unsigned go, unsigned gc) {\n"
+    "        if (z.n == 1) return true;\n"
+    "        emu::buf<float> d((size_t)z.n * z.m), oo(z.m), oc(z.m);\n"
+    "        d.fill(21); oo.set(-7.0f); oc.set(-7.0f);\n"
+    "        emu::launch(dim3(go), dim3(B), 0, [&] { orig::rd_col_std2(d, oo, z.n, z.m); });\n"
+    "        emu::launch(dim3(gc), dim3(B), 0, [&] { cand::rd_col_std2(d, oc, z.n, z.m); });\n"
+    "        return emu::expect(what, oo, oc, 1e-4, 1.0);\n"
+    "    });\n"
+    "}\n",
+    "static void run_probe(const char *what, unsigned S)\n"
+    "{\n"
+    "    each(what, S, [&](sz z, unsigned B, unsigned go, unsigned gc) {\n"
+    "        emu::buf<float> x((size_t)z.n * z.m), mo(z.m), mc(z.m), vo(z.m), vc(z.m);\n"
+    "        x.fill(22); mo.set(-7.0f); mc.set(-7.0f); vo.set(-7.0f); vc.set(-7.0f);\n"
+    "        emu::launch(dim3(go), dim3(B), 0, [&] { orig::rd_row_var2(x, mo, vo, z.m, z.n); });\n"
+    "        emu::launch(dim3(gc), dim3(B), 0, [&] { cand::rd_row_var2(x, mc, vc, z.m, z.n); });\n"
+    "        bool a = emu::expect(what, mo, mc, 1e-4, 1.0);\n"
+    "        return emu::expect(what, vo, vc, 1e-4, 1.0) && a;\n"
+    "    });\n"
+    "}\n",
+    "static void run_probe(const char *what, unsigned S)\n"
+    "{\n"
+    "    each(what, S, [&](sz z, unsigned B, unsigned go, unsigned gc) {\n"
+    "        emu::buf<float> d((size_t)z.n * z.m), mo(z.m), mc(z.m);\n"
+    "        emu::buf<int> uo(z.m), uc(z.m);\n"
+    "        d.fill(23); mo.set(-7.0f); mc.set(-7.0f); uo.set(-7); uc.set(-7);\n"
+    "        emu::launch(dim3(go), dim3(B), 0, [&] { orig::la_col_minmax(d, mo, uo, z.n, z.m); });\n"
+    "        emu::launch(dim3(gc), dim3(B), 0, [&] { cand::la_col_minmax(d, mc, uc, z.n, z.m); });\n"
+    "        bool a = emu::expect(what, mo, mc, 1e-4, 1.0);\n"
+    "        return emu::expect(what, uo, uc) && a;\n"
+    "    });\n"
+    "}\n",
+    "static void run_probe(const char *what, unsigned S)\n"
+    "{\n"
+    "    each(what, S, [&](sz z, unsigned B, unsigned go, unsigned gc) {\n"
+    "        emu::buf<double> d((size_t)z.n * z.m), so(z.m), sc(z.m);\n"
+    "        emu::buf<int> ko(z.m), kc(z.m);\n"
+    "        d.fill_mod(24, 89); so.set(-7.0); sc.set(-7.0); ko.set(-7); kc.set(-7);\n"
+    "        for (size_t i = 0; i < d.size(); i += 11) d[i] = 700.0 + (double)i;\n"
+    "        emu::launch(dim3(go), dim3(B), 0, [&] { orig::la_col_zscore3(d, so, ko, z.n, z.m); });\n"
+    "        emu::launch(dim3(gc), dim3(B), 0, [&] { cand::la_col_zscore3(d, sc, kc, z.n, z.m); });\n"
+    "        bool a = emu::expect(what, so, sc, 1e-12, 1.0);\n"
+    "        return emu::expect(what, ko, kc) && a;\n"
+    "    });\n"
+    "}\n",
+};
+static const char *const probes[] = {"rd_col_std2", "rd_row_var2", "la_col_minmax", "la_col_zscore3"};
+
+static char *helpers; /* common + runners */
+
+static int setup(void **state)
+{
+    (void)state;
+    src = rwf_data_file("rewrite_colpass/colpass.cu");
+    helpers = hk_asprintf("%s%s", common, runners);
+    return src && helpers ? rwf_setup("rewrites-colpass") : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    free(src);
+    hk_free(helpers);
+    return rwf_teardown();
+}
+
 static emu_batch batch;
 
 static void add(const char *kname, const char *cand, int S, const char *tag, int want)
@@ -142,6 +203,37 @@ static void colpass_run(void **state)
             free(cand);
         }
     emu_batch_run(&batch);
+}
+
+/* The probes, at S 16 and 32 (the skill's values), each against its own original. */
+static void colpass_probes(void **state)
+{
+    (void)state;
+    SKIP_WITHOUT_EMULATOR();
+    emu_batch_init(&batch, tmpdir, __func__);
+    static char *texts[4], *helps[4];
+    for (size_t k = 0; k < 4; k++) {
+        char rel[96];
+        snprintf(rel, sizeof rel, "probes/%s.cu", probes[k]);
+        texts[k] = rwf_data_file(rel);
+        assert_non_null(texts[k]);
+        helps[k] = hk_asprintf("%s%s", common, probe_runners[k]);
+        assert_non_null(helps[k]);
+        for (int S = 16; S <= 32; S *= 2) {
+            int p[RW_MAX_PARAMS] = {S};
+            char *cand = emu_rewrite(texts[k], probes[k], "column_passes", p);
+            char tag[64], driver[128];
+            snprintf(tag, sizeof tag, "%s_s%d", probes[k], S);
+            snprintf(driver, sizeof driver, "run_probe(\"%s\", %du);", tag, S);
+            emu_batch_add_pair(&batch, tag, texts[k], cand, helps[k], driver, EMU_OK);
+            free(cand);
+        }
+    }
+    emu_batch_run(&batch);
+    for (size_t k = 0; k < 4; k++) {
+        free(texts[k]);
+        hk_free(helps[k]);
+    }
 }
 
 /* broken on purpose: the combine's barrier dropped (a slice reads partials not yet written:
@@ -233,6 +325,7 @@ int main(void)
         cmocka_unit_test(colpass_text),
         cmocka_unit_test(colpass_refusals),
         cmocka_unit_test(colpass_run),
+        cmocka_unit_test(colpass_probes),
         cmocka_unit_test(colpass_broken_fail),
         cmocka_unit_test(colpass_nvcc),
         cmocka_unit_test(rwf_nvcc_queued),
