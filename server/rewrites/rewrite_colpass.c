@@ -147,9 +147,111 @@ static size_t top_decl(const rw_toks *ts, size_t a, size_t b, size_t k)
             for (size_t d = q; d < e; d++)
                 if (ts->t[d].kind == T_IDENT && rwl_same_tok(ts, d, k) && rwl_declared_here(ts, d))
                     return d;
+        /* `[const] T *NAME = ...;` of a template or typedef type T */
+        size_t t = q + (tok_eq(ts, q, "const") ? 1 : 0);
+        if (t + 3 < e && ts->t[t].kind == T_IDENT && tok_eq(ts, t + 1, "*") && ts->t[t + 2].kind == T_IDENT &&
+            tok_eq(ts, t + 3, "=") && rwl_same_tok(ts, t + 2, k))
+            return t + 2;
         q = e;
     }
     return 0;
+}
+
+/* Is every #define of name[0, nl) in text an object-like macro whose value is one number
+ * (`#define EPS 1e-5f`, perhaps parenthesized or negated)? Such a name reads nothing. */
+static bool numeric_macro(const char *text, size_t len, const char *name, size_t nl)
+{
+    size_t at = 0, a, b;
+    bool any = false;
+    while (rwl_next_define(text, len, &at, name, nl, &a, &b)) {
+        any = true;
+        size_t k = a + nl;
+        if (k < b && text[k] == '(')
+            return false;
+        bool digit = false;
+        for (; k < b; k++) {
+            char c = text[k];
+            if (c == ' ' || c == '\t' || c == '(' || c == ')' || c == '-' || c == '+' || c == '.')
+                continue;
+            if (c >= '0' && c <= '9') {
+                digit = true;
+                continue;
+            }
+            if (strchr("eEfFuUlLxXabcdABCD", c) && digit)
+                continue;
+            if (c == '\n' || c == '\r')
+                continue;
+            return false;
+        }
+        if (!digit)
+            return false;
+    }
+    return any;
+}
+
+/* Every use of the name at token d (its declaration, or a parameter's first use) other
+ * than d itself a store's target `NAME[..] = `? */
+static bool only_stores(const rw_toks *ts, size_t d, size_t skip)
+{
+    for (size_t k = 1; k < ts->n; k++) {
+        if (k == skip || ts->t[k].kind != T_IDENT || !rwl_is_use(ts, k) || !rwl_same_tok(ts, k, d))
+            continue;
+        size_t cb = tok_eq(ts, k + 1, "[") ? rwl_match_close(ts, k + 1) : ts->n;
+        if (cb >= ts->n || !tok_eq(ts, cb + 1, "="))
+            return false;
+    }
+    return true;
+}
+
+/* The parameter a store's base at token b stands for: b itself when a parameter, else a
+ * local pointer declared at the region's top level as `T *L = P;` or `T *L = P + E;` (P a
+ * parameter, E without an operator looser than +), never written after. *decl gets L's
+ * declaring token (0 for a parameter). 0 when neither. */
+static size_t store_root(const an_function *f, const rw_toks *ts, size_t ra, size_t rb, size_t b, size_t *decl)
+{
+    *decl = 0;
+    if (is_param(f, ts, b))
+        return b;
+    size_t d = top_decl(ts, ra, rb, b);
+    if (!d || !tok_eq(ts, d - 1, "*") || !tok_eq(ts, d + 1, "=") || ts->t[d + 2].kind != T_IDENT ||
+        !is_param(f, ts, d + 2) || rwl_written_elsewhere(ts, d, d))
+        return 0;
+    size_t e = d + 3;
+    int depth = 0;
+    while (e < ts->n && !(depth == 0 && (tok_eq(ts, e, ";") || tok_eq(ts, e, ",")))) {
+        if (tok_eq(ts, e, "(") || tok_eq(ts, e, "["))
+            depth++;
+        else if (tok_eq(ts, e, ")") || tok_eq(ts, e, "]"))
+            depth--;
+        e++;
+    }
+    if (e != d + 3 && (!tok_eq(ts, d + 3, "+") || rwl_has_loose_op(ts, d + 4, e)))
+        return 0;
+    *decl = d;
+    return d + 2;
+}
+
+/* Is the index [a, b) `I`, `E + I` or `I + E` (I the map loop's counter, E without an
+ * operator looser than + and naming neither I nor a name the loop's body declares)? Then
+ * distinct iterations store distinct elements. */
+static bool map_index(const rw_toks *ts, const cp_pass *m, size_t a, size_t b)
+{
+    size_t ea, eb;
+    if (b == a + 1 && rwl_same_tok(ts, a, m->ctr))
+        return true;
+    if (b > a + 2 && rwl_same_tok(ts, b - 1, m->ctr) && tok_eq(ts, b - 2, "+") && !tok_eq(ts, b - 3, "*"))
+        ea = a, eb = b - 2;
+    else if (b > a + 2 && rwl_same_tok(ts, a, m->ctr) && tok_eq(ts, a + 1, "+"))
+        ea = a + 2, eb = b;
+    else
+        return false;
+    if (rwl_has_loose_op(ts, ea, eb) || rwl_writes_any(ts, ea, eb))
+        return false;
+    for (size_t k = ea; k < eb; k++)
+        if (ts->t[k].kind == T_IDENT && rwl_is_use(ts, k) &&
+            (rwl_same_tok(ts, k, m->ctr) || declared_in(ts, m->ba, m->bb, k)))
+            return false;
+    return true;
 }
 
 static bool scan_kernel(const char *text, size_t len, const rw_toks *ts, size_t ia, size_t ib, char *why,
@@ -179,7 +281,7 @@ static bool scan_kernel(const char *text, size_t len, const rw_toks *ts, size_t 
             (l == 8 && !memcmp(c, "volatile", 8)) || (l == 6 && !memcmp(c, "static", 6)))
             return rwl_refuse(why, nwhy, ts, text, q, "construct", EN(RW_SL_TIES), (int)l, c);
         size_t at = 0, ma, mb;
-        if (rwl_next_define(text, len, &at, c, l, &ma, &mb))
+        if (rwl_next_define(text, len, &at, c, l, &ma, &mb) && !numeric_macro(text, len, c, l))
             return rwl_refuse(why, nwhy, ts, text, q, "macro", EN(RW_SL_CALL), (int)l, c);
         static const char *const kw[] = {"if", "for", "while", "switch", "return", "sizeof"};
         bool keyword = false;
@@ -407,6 +509,7 @@ static bool read_pass(const an_function *f, const char *text, const rw_toks *ts,
     return ok;
 }
 
+
 /* The accumulator's type: the leading type words of its declaration statement. */
 static char *acc_type(const rw_toks *ts, size_t ra, size_t d)
 {
@@ -422,6 +525,8 @@ static char *acc_type(const rw_toks *ts, size_t ra, size_t d)
     size_t k = s;
     while (k < d && type_word(ts, k))
         k++;
+    if (k == s && ts->t[s].kind == T_IDENT && s + 1 == d)
+        k = s + 1; /* `T x`: a typedef or template type */
     if (k == s)
         return NULL;
     return rwl_tok_text(ts, s, k);
@@ -572,12 +677,43 @@ static int column_passes(const rw_context *ctx, int S, rw_result *out)
                 }
         }
     }
-    for (size_t q = ra; q < rb; q++) {
+    /* a map loop: the region's last statement a counted loop after the last pass, reducing
+     * nothing and carrying nothing, the statements before it storing nothing; its stores
+     * (checked below) go to one base at one index E + I. Else the tail runs on slice 0. */
+    cp_pass map = {0};
+    bool mapped = false;
+    {
+        size_t lastst = 0;
+        for (size_t q = last_end; q < rb;) {
+            lastst = q;
+            q = rwl_stmt_end(&ts, q, rb);
+        }
+        if (lastst && tok_eq(&ts, lastst, "for") && rwl_stmt_end(&ts, lastst, rb) == rb) {
+            map.fa = lastst;
+            map.fb = rb;
+            char keep[sizeof why];
+            memcpy(keep, why, sizeof why);
+            if (read_header(&ts, lastst, rb, &map) && read_pass(f, text, &ts, ra, &map, why, sizeof why) && !map.n_acc)
+                mapped = true;
+            memcpy(why, keep, sizeof why);
+            for (size_t k = map.fa + 2; mapped && k < map.close; k++)
+                if (ts.t[k].kind == T_IDENT && rwl_is_use(&ts, k) && declared_in(&ts, map.ba, map.bb, k) &&
+                    !rwl_same_tok(&ts, k, map.ctr))
+                    mapped = false;
+        }
+    }
+    size_t map_base, map_ia, map_ib;
+    bool map_bad;
+recheck:
+    map_base = map_ia = map_ib = 0;
+    map_bad = false;
+    for (size_t q = ra; q < rb && !map_bad; q++) {
         const char *c = text + ts.t[q].start;
         int l = (int)(ts.t[q].end - ts.t[q].start);
-        bool pre = q < last_end;
+        bool in_map = mapped && q >= map.fa;
+        bool pre = q < last_end || (mapped && !in_map);
         if (tok_eq(&ts, q, "return") || tok_eq(&ts, q, "goto") ||
-            (pre && (tok_eq(&ts, q, "break") || tok_eq(&ts, q, "continue")))) {
+            ((pre || in_map) && (tok_eq(&ts, q, "break") || tok_eq(&ts, q, "continue")))) {
             rwl_refuse(why, sizeof why, &ts, text, q, "jump", EN(RW_CP_JUMP), l, c);
             goto refused;
         }
@@ -616,22 +752,56 @@ static int column_passes(const rw_context *ctx, int S, rw_result *out)
         }
         if (!store)
             continue;
-        if (pre || !base || !is_param(f, &ts, base)) {
+        size_t ldecl = 0, root = base ? store_root(f, &ts, ra, rb, base, &ldecl) : 0;
+        if (pre || !root) {
             rwl_refuse(why, sizeof why, &ts, text, q, "store", "%s", EN(RW_CP_STORE));
             goto refused;
         }
-        /* every use of the stored parameter: a store's target `P[..] = ` */
+        if (in_map) {
+            /* one base, one index E + I, a plain `=` of one subscript */
+            size_t ob = base + 1, cb = rwl_match_close(&ts, base + 1);
+            if (!tok_eq(&ts, ob, "[") || cb + 1 != q || !tok_eq(&ts, q, "=") || !map_index(&ts, &map, ob + 1, cb) ||
+                (map_base && (!rwl_same_tok(&ts, map_base, base) || cb - ob - 1 != map_ib - map_ia))) {
+                map_bad = true; /* not shown disjoint: the loop runs on slice 0 as the tail */
+                break;
+            }
+            for (size_t k = 0; map_base && k < cb - ob - 1; k++)
+                if (!rwl_same_tok(&ts, ob + 1 + k, map_ia + k))
+                    map_bad = true;
+            if (map_bad)
+                break;
+            map_base = base;
+            map_ia = ob + 1;
+            map_ib = cb;
+        }
+        /* every use of the stored parameter a store's target `P[..] = `, or the one local
+         * pointer's initializer, and every use of that pointer a store's target */
         for (size_t k = 1; k < n; k++) {
-            if (ts.t[k].kind != T_IDENT || !rwl_is_use(&ts, k) || !rwl_same_tok(&ts, k, base))
+            if (ts.t[k].kind != T_IDENT || !rwl_is_use(&ts, k) || !rwl_same_tok(&ts, k, root))
                 continue;
             size_t cb = tok_eq(&ts, k + 1, "[") ? rwl_match_close(&ts, k + 1) : n;
-            if (cb >= n || !tok_eq(&ts, cb + 1, "=")) {
+            bool ok = cb < n && tok_eq(&ts, cb + 1, "=");
+            if (!ok && k >= 3 && tok_eq(&ts, k - 1, "=") && top_decl(&ts, ra, rb, k - 2) == k - 2 && tok_eq(&ts, k - 3, "*") &&
+                store_root(f, &ts, ra, rb, k - 2, &(size_t){0}) == k && only_stores(&ts, k - 2, k - 2))
+                ok = true;
+            if (!ok) {
                 rwl_refuse(why, sizeof why, &ts, text, k, "output", EN(RW_CP_OUTPUT), (int)(ts.t[k].end - ts.t[k].start),
                            text + ts.t[k].start);
                 goto refused;
             }
         }
+        if (ldecl && !only_stores(&ts, ldecl, ldecl)) {
+            rwl_refuse(why, sizeof why, &ts, text, base, "output", EN(RW_CP_OUTPUT),
+                       (int)(ts.t[base].end - ts.t[base].start), text + ts.t[base].start);
+            goto refused;
+        }
     }
+    if (map_bad) {
+        mapped = false;
+        goto recheck;
+    }
+    if (mapped && !map_base)
+        mapped = false; /* a loop that stores nothing: the tail as it is */
     /* 4. the layout: the first pass's counter multiplied -> columns walked down */
     bool column = false;
     for (size_t k = ps[0].ba; k < ps[0].bb; k++)
@@ -662,7 +832,11 @@ static int column_passes(const rw_context *ctx, int S, rw_result *out)
                            text + ts.t[ps[i].acc[j].decl].start);
                 goto refused;
             }
-            shared += strstr(ty, "double") || strstr(ty, "long") || strstr(ty, "size_t") ? 8192 : 4096;
+            /* 8 bytes for the wide types and for a template or typedef type (not known) */
+            shared += strstr(ty, "double") || strstr(ty, "long") || strstr(ty, "size_t") || !type_word(&ts, ra) ||
+                              !(type_word(&ts, ps[i].acc[j].decl - 1))
+                          ? 8192
+                          : 4096;
             if (shared > 48 * 1024) {
                 free(ty);
                 free(ity);
@@ -770,6 +944,36 @@ static int column_passes(const rw_context *ctx, int S, rw_result *out)
         w |= hk_buf_appends(&nb, "        }\n");
         slot += p->n_acc;
         cur = p->fb;
+    }
+    if (mapped) {
+        /* the statements before the map loop in every slice, the loop split as a pass */
+        if (map.fa > cur) {
+            w |= hk_buf_appends(&nb, "        ");
+            w |= hk_buf_append(&nb, text + ts.t[cur].start, ts.t[map.fa - 1].end - ts.t[cur].start);
+            w |= hk_buf_appends(&nb, "\n");
+        }
+        char *ctn = rwl_tok_text(&ts, map.ctr, map.ctr + 1);
+        char *cty = rwl_tok_text(&ts, map.fa + 2, map.ctr);
+        char *st = rwl_tok_text(&ts, map.st_a, map.st_b);
+        if (!ctn || !cty || !st) {
+            free(ctn);
+            free(cty);
+            free(st);
+            rc = HK_ENOMEM;
+            goto out;
+        }
+        w |= hk_buf_printf(&nb, "        if (hk_on) for (%s %s = (%s) + (%s)hk_r; ", cty, ctn, st, cty); /* i18n: not for people */
+        size_t s1 = map.st_b + 1, s2 = s1;
+        while (!tok_eq(&ts, s2, ";"))
+            s2++;
+        w |= hk_buf_append(&nb, text + ts.t[s1].start, ts.t[s2].end - ts.t[s1].start);
+        w |= hk_buf_printf(&nb, " %s += (%s)hk_s) ", ctn, cty); /* i18n: not for people */
+        w |= hk_buf_append(&nb, text + ts.t[map.ca].start, ts.t[map.cb - 1].end - ts.t[map.ca].start);
+        w |= hk_buf_appends(&nb, "\n");
+        free(ctn);
+        free(cty);
+        free(st);
+        cur = rb;
     }
     if (rb > cur) {
         w |= hk_buf_appends(&nb, "        if (hk_on && hk_r == 0u) {\n        "); /* i18n: not for people */

@@ -91,6 +91,35 @@ static const char runners[] =
     "        return emu::expect(what, ao, ac) && a;\n"
     "    });\n"
     "}\n"
+    "template <class T> static void run_lnrow_t(const char *what, unsigned S, double tol)\n"
+    "{\n"
+    "    each(what, S, [&](sz z, unsigned B, unsigned go, unsigned gc) {\n"
+    "        /* rows z.m, columns z.n */\n"
+    "        emu::buf<T> x((size_t)z.n * z.m), g(z.n), yo((size_t)z.n * z.m), yc((size_t)z.n * z.m);\n"
+    "        x.fill(13); g.fill(14); yo.set((T)-7); yc.set((T)-7);\n"
+    "        emu::launch(dim3(go), dim3(B), 0, [&] { orig::lnrow<T>(x, g, yo, z.m, z.n); });\n"
+    "        emu::launch(dim3(gc), dim3(B), 0, [&] { cand::lnrow<T>(x, g, yc, z.m, z.n); });\n"
+    "        return emu::expect(what, yo, yc, tol, 1.0);\n"
+    "    });\n"
+    "}\n"
+    "static void run_lnrow(const char *what, unsigned S)\n"
+    "{\n"
+    "    run_lnrow_t<float>(what, S, 1e-4);\n"
+    "    run_lnrow_t<double>(what, S, 1e-12);\n"
+    "}\n"
+    "static void run_lnrowf(const char *what, unsigned S) { run_lnrow_t<float>(what, S, 1e-4); }\n"
+    "template <class K1, class K2> static void run_map(const char *what, unsigned S, K1 ko, K2 kc)\n"
+    "{\n"
+    "    each(what, S, [&](sz z, unsigned B, unsigned go, unsigned gc) {\n"
+    "        emu::buf<float> x((size_t)z.n * z.m), yo((size_t)z.n * z.m), yc((size_t)z.n * z.m);\n"
+    "        x.fill(15); yo.set(-7.0f); yc.set(-7.0f);\n"
+    "        emu::launch(dim3(go), dim3(B), 0, [&] { ko(x.ptr(), yo.ptr(), z.m, z.n); });\n"
+    "        emu::launch(dim3(gc), dim3(B), 0, [&] { kc(x.ptr(), yc.ptr(), z.m, z.n); });\n"
+    "        return emu::expect(what, yo, yc, 1e-4, 1.0);\n"
+    "    });\n"
+    "}\n"
+    "static void run_map_two(const char *what, unsigned S) { run_map(what, S, orig::map_two, cand::map_two); }\n"
+    "static void run_map_scaled(const char *what, unsigned S) { run_map(what, S, orig::map_scaled, cand::map_scaled); }\n"
     "static void run_zscore3(const char *what, unsigned S)\n"
     "{\n"
     "    each(what, S, [&](sz z, unsigned B, unsigned go, unsigned gc) {\n"
@@ -107,7 +136,7 @@ static const char runners[] =
 
 /* The probes of tests/data/probes that column_passes serves (our own), each emulated on its
  * own text: the common part and one runner. */
-static const char probe_runners[4][1400] = {
+static const char probe_runners[5][1400] = {
     "static void run_probe(const char *what, unsigned S)\n"
     "{\n"
     "    each(what, S, [&](sz z, unsigned B, unsigned go, unsigned gc) {\n"
@@ -155,8 +184,19 @@ static const char probe_runners[4][1400] = {
     "        return emu::expect(what, ko, kc) && a;\n"
     "    });\n"
     "}\n",
+    "static void run_probe(const char *what, unsigned S)\n"
+    "{\n"
+    "    each(what, S, [&](sz z, unsigned B, unsigned go, unsigned gc) {\n"
+    "        emu::buf<float> x((size_t)z.n * z.m), w(z.n), b(z.n), yo((size_t)z.n * z.m), yc((size_t)z.n * z.m);\n"
+    "        x.fill(25); w.fill(26); b.fill(27); yo.set(-7.0f); yc.set(-7.0f);\n"
+    "        emu::launch(dim3(go), dim3(B), 0, [&] { orig::rd_ln_rowthread<float>(x, w, b, yo, z.m, z.n); });\n"
+    "        emu::launch(dim3(gc), dim3(B), 0, [&] { cand::rd_ln_rowthread<float>(x, w, b, yc, z.m, z.n); });\n"
+    "        return emu::expect(what, yo, yc, 1e-3, 1.0);\n"
+    "    });\n"
+    "}\n",
 };
-static const char *const probes[] = {"rd_col_std2", "rd_row_var2", "la_col_minmax", "la_col_zscore3"};
+static const char *const probes[] = {"rd_col_std2", "rd_row_var2", "la_col_minmax", "la_col_zscore3", "rd_ln_rowthread"};
+#define N_PROBES (sizeof probes / sizeof probes[0])
 
 static char *helpers; /* common + runners */
 
@@ -185,7 +225,8 @@ static void add(const char *kname, const char *cand, int S, const char *tag, int
     emu_batch_add_pair(&batch, tag, src, cand, helpers, driver, want);
 }
 
-static const char *const kernels[] = {"std2", "rowvar", "minmax", "zscore3"};
+static const char *const kernels[] = {"std2", "rowvar", "minmax", "zscore3", "lnrow", "map_two", "map_scaled"};
+#define N_KERNELS (sizeof kernels / sizeof kernels[0])
 
 static void colpass_run(void **state)
 {
@@ -193,7 +234,7 @@ static void colpass_run(void **state)
     SKIP_WITHOUT_EMULATOR();
     emu_batch_init(&batch, tmpdir, __func__);
     static const int slices[] = {4, 8, 16, 32};
-    for (size_t k = 0; k < 4; k++)
+    for (size_t k = 0; k < N_KERNELS; k++)
         for (size_t s = 0; s < 4; s++) {
             int p[RW_MAX_PARAMS] = {slices[s]};
             char *cand = emu_rewrite(src, kernels[k], "column_passes", p);
@@ -211,8 +252,8 @@ static void colpass_probes(void **state)
     (void)state;
     SKIP_WITHOUT_EMULATOR();
     emu_batch_init(&batch, tmpdir, __func__);
-    static char *texts[4], *helps[4];
-    for (size_t k = 0; k < 4; k++) {
+    static char *texts[N_PROBES], *helps[N_PROBES];
+    for (size_t k = 0; k < N_PROBES; k++) {
         char rel[96];
         snprintf(rel, sizeof rel, "probes/%s.cu", probes[k]);
         texts[k] = rwf_data_file(rel);
@@ -230,7 +271,7 @@ static void colpass_probes(void **state)
         }
     }
     emu_batch_run(&batch);
-    for (size_t k = 0; k < 4; k++) {
+    for (size_t k = 0; k < N_PROBES; k++) {
         free(texts[k]);
         hk_free(helps[k]);
     }
@@ -256,6 +297,11 @@ static void colpass_broken_fail(void **state)
     cand = emu_rewrite(src, "minmax", "column_passes", p);
     broken = emu_replaced(cand, "i += (int)hk_s)", "i += (int)hk_s + 1)");
     add("minmax", broken, 8, "step", EMU_DIFFERS);
+    free(broken);
+    free(cand);
+    cand = emu_rewrite(src, "lnrow", "column_passes", p);
+    broken = emu_replaced(cand, "c += (int)hk_s) yr", "c += (int)hk_s + 1) yr");
+    add("lnrowf", broken, 8, "mapstep", EMU_DIFFERS); /* float only: a log the pipe holds */
     free(broken);
     free(cand);
     emu_batch_run(&batch);
@@ -285,6 +331,23 @@ static void colpass_text(void **state)
     assert_non_null(strstr(r.text, "const unsigned hk_r = hk_t % hk_s;")); /* row layout */
     assert_non_null(strstr(r.text, "> hi) hi = hk_cp1["));
     rw_result_free(&r);
+    /* the map loop split like a pass; loops whose stores are not shown disjoint: slice 0 */
+    ctx.kernel = kernel(&fx, "lnrow");
+    assert_int_equal(rw_apply_named("column_passes", &ctx, NULL, &r, &w), HK_OK);
+    assert_true(r.applicable);
+    assert_non_null(strstr(r.text, "if (hk_on) for (int c = (0) + (int)hk_r; c < cols; c += (int)hk_s) yr[c] ="));
+    assert_null(strstr(r.text, "hk_r == 0u"));
+    assert_non_null(strstr(r.text, "__shared__ T hk_cp0[1024];"));
+    rw_result_free(&r);
+    static const char *const serial[] = {"map_two", "map_scaled"};
+    for (size_t i = 0; i < 2; i++) {
+        ctx.kernel = kernel(&fx, serial[i]);
+        assert_int_equal(rw_apply_named("column_passes", &ctx, NULL, &r, &w), HK_OK);
+        assert_true(r.applicable);
+        assert_non_null(strstr(r.text, "if (hk_on && hk_r == 0u) {"));
+        assert_null(strstr(r.text, "if (hk_on) for"));
+        rw_result_free(&r);
+    }
     unload(&fx);
 }
 
@@ -310,7 +373,7 @@ static void colpass_refusals(void **state)
 static void colpass_nvcc(void **state)
 {
     (void)state;
-    for (size_t i = 0; i < 4; i++) {
+    for (size_t i = 0; i < N_KERNELS; i++) {
         char *cand = emu_rewrite(src, kernels[i], "column_passes", NULL);
         char tag[64];
         snprintf(tag, sizeof tag, "colpass_%s", kernels[i]);

@@ -238,3 +238,57 @@ __global__ void tied(const float *data, float *out, int n, int m)
         t += data[i * m + j] * s;
     out[j] = t;
 }
+
+// a map loop after the passes (layernorm, thread per row): split like a pass, each slice
+// storing its own elements of the row through a local pointer
+template <typename T>
+__global__ void lnrow(const T *x, const T *g, T *y, int rows, int cols)
+{
+    int r = blockIdx.x * blockDim.x + threadIdx.x;
+    if (r >= rows)
+        return;
+    const T *xr = x + (size_t)r * cols;
+    T *yr = y + (size_t)r * cols;
+    T mu = 0;
+    for (int c = 0; c < cols; c++)
+        mu += xr[c];
+    mu /= cols;
+    T var = 0;
+    for (int c = 0; c < cols; c++)
+        var += (xr[c] - mu) * (xr[c] - mu);
+    T inv = 1 / sqrt(var / cols + (T)1e-5);
+    for (int c = 0; c < cols; c++)
+        yr[c] = (xr[c] - mu) * inv * g[c];
+}
+
+__global__ void map_two(const float *x, float *y, int rows, int cols)
+{
+    int r = blockIdx.x * blockDim.x + threadIdx.x;
+    if (r >= rows)
+        return;
+    float mu = 0.0f;
+    for (int c = 0; c < cols; c++)
+        mu += x[r * cols + c];
+    float v = 0.0f;
+    for (int c = 0; c < cols; c++)
+        v += x[r * cols + c] * mu;
+    for (int c = 0; c < cols - 1; c++) {
+        y[r * cols + c] = v;
+        y[r * cols + c + 1] = mu;
+    }
+}
+
+__global__ void map_scaled(const float *x, float *y, int rows, int cols)
+{
+    int r = blockIdx.x * blockDim.x + threadIdx.x;
+    if (r >= rows)
+        return;
+    float mu = 0.0f;
+    for (int c = 0; c < cols; c++)
+        mu += x[r * cols + c];
+    float v = 0.0f;
+    for (int c = 0; c < cols; c++)
+        v += x[r * cols + c] * mu;
+    for (int c = 0; c < cols / 2; c++)
+        y[r * cols + 2 * c] = v;
+}
