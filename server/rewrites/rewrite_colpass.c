@@ -43,6 +43,15 @@
  *    target: the passes never read what POST writes (a write to the input is refused);
  *  - no parameter written (a thread now runs several columns one after another), no name
  *    of the proof declared again; no `return` or `goto` in POST (the group loop's barriers);
+ *  - a map loop: when POST is the statements before a last counted loop (read as a pass's
+ *    header, reducing and carrying nothing), those storing nothing, and every store in the
+ *    loop goes to one base at one index `I`, `E + I` or `I + E` (E naming neither I nor the
+ *    loop body's locals; the base a pointer parameter or a top-level local pointer
+ *    `T *L = P [+ E];` every use of which is a store), distinct iterations store distinct
+ *    elements: every slice runs the statements and its rows of the loop (layernorm's
+ *    normalised row). Otherwise POST runs on slice 0 as it is;
+ *  - an object-like macro whose value is one number (`#define EPS 1e-5f`) is read as that
+ *    number; any other macro of the file named is refused;
  *  - the launch is read only in the index statement, nothing ties threads (barriers,
  *    atomics, shared memory, warp operations, fences, asm, volatile, static), every call a
  *    pure math function, no macro of the file named, no `->` and no unary `*` or `&`.
