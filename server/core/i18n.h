@@ -3740,6 +3740,17 @@ enum hk_msg {
     HK_MSG_RW_SL_READS_OUT,
     HK_MSG_RW_SL_PRE,
     HK_MSG_RW_SL_DESC,
+    /* rewrite_colpass.c (column_passes), session 50 */
+    HK_MSG_RW_CP_PASSES,
+    HK_MSG_RW_CP_LOOP,
+    HK_MSG_RW_CP_UPDATE,
+    HK_MSG_RW_CP_STORE,
+    HK_MSG_RW_CP_OUTPUT,
+    HK_MSG_RW_CP_JUMP,
+    HK_MSG_RW_CP_STMT,
+    HK_MSG_RW_CP_SHADOW,
+    HK_MSG_RW_CP_SHARED,
+    HK_MSG_RW_CP_DESC,
     /* rewrite_window.c (window_lanes, window_warp) */
     HK_MSG_RW_C_STMT_AFTER_OUTPUT_LOOP,
     HK_MSG_RW_C_STMT_BEFORE_OUTPUT_LOOP,

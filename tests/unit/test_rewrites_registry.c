@@ -98,6 +98,8 @@ static const refusal_case cases[] = {
     {"grid_y_lanes", k_grid_stride, "gs", {0}, "kernel body", 2},
     /* a grid-stride loop first: no thread index declared from the global thread id */
     {"spread_lanes", k_grid_stride, "gs", {0}, "kernel body", 3},
+    /* the same: no thread index declared from the global thread id */
+    {"column_passes", k_grid_stride, "gs", {0}, "kernel body", 3},
     {"warp_reduce", k_barrier, "bar", {0}, "__shared__ array", 3},
     {"block_reduce", k_grid_stride, "gs", {0}, "grid-stride loop", 3},
     /* no spec: no block known to be whole warps */
