@@ -56,6 +56,7 @@
 
 #define TP_MAX_LOOPS 32
 #define TP_MAX_TERMS 16
+#define TP_MAX_IFS 4
 
 typedef struct {
     const char *text;
@@ -71,8 +72,12 @@ typedef struct {
     size_t var;                                 /* J's declaration token */
     size_t init_a, init_b, bound_a, bound_b;    /* A and B */
     bool le;                                    /* `J <= B` */
-    size_t if_k, cond_a, cond_b, then_a, then_b, stmt_b; /* the test: `if`, the condition, its statement, the end incl. else */
-    bool cont;                                  /* `if (D) continue;` */
+    /* the tests: one guard `if (C) S [else S2]` (guard), or a run of `if (D) S` whose S never
+     * runs inside (`continue;`, or a clamp writing a local the tests read) */
+    size_t n_ifs;
+    size_t if_k[TP_MAX_IFS], cond_a[TP_MAX_IFS], cond_b[TP_MAX_IFS], then_a[TP_MAX_IFS], then_b[TP_MAX_IFS];
+    size_t stmt_b; /* one past the last test (its else included) */
+    bool guard;
     size_t dep_k[TP_MAX_TERMS], dep_e_a[TP_MAX_TERMS], dep_e_b[TP_MAX_TERMS], dep_x_a[TP_MAX_TERMS], dep_x_b[TP_MAX_TERMS];
     size_t n_dep;
     size_t locals[TP_MAX_TERMS]; /* declaration tokens of the body locals the test reads */
@@ -246,6 +251,21 @@ static bool int_name(const tp_ctx *c, size_t k)
                 return false;
             found = true;
         }
+    if (c->f->template_params) { /* `template <int R>`: an integer non-type parameter */
+        const char *tp = c->f->template_params;
+        rw_toks tt = {0};
+        if (!rwl_lex(tp, 0, (uint32_t)strlen(tp), &tt))
+            for (size_t q = 1; q < tt.n; q++)
+                if (tt.t[q].kind == T_IDENT && tt.t[q].end - tt.t[q].start == n && !memcmp(tp + tt.t[q].start, s, n)) {
+                    if (!int_word(&tt, q - 1) || !(rwl_tok_is(&tt, q + 1, ",") || rwl_tok_is(&tt, q + 1, ">") ||
+                                                   rwl_tok_is(&tt, q + 1, "="))) {
+                        rwl_toks_free(&tt);
+                        return false;
+                    }
+                    found = true;
+                }
+        rwl_toks_free(&tt);
+    }
     return found || int_macro(c, k);
 }
 
@@ -558,7 +578,7 @@ static bool tp_match(tp_ctx *c, size_t k, size_t end, tp_loop *L)
                 if (dd == 0 && rwl_tok_is(ts, p, ","))
                     one = false;
             }
-            if (one && !written_in(ts, d, d + 1, L->body_b, &at)) {
+            if (one) {
                 L->locals[L->n_locals] = d;
                 L->loc_type_a[L->n_locals] = st;
                 L->loc_init_a[L->n_locals] = d + 2;
@@ -570,43 +590,81 @@ static bool tp_match(tp_ctx *c, size_t k, size_t end, tp_loop *L)
     }
     if (st >= sb || !rwl_tok_is(ts, st + 1, "("))
         return rwl_refuse(c->why, sizeof c->why, ts, c->text, k, "loop", "%s", EN(RW_TAPS_NO_TEST));
-    L->if_k = st;
-    L->cond_a = st + 2;
-    L->cond_b = rwl_match_close(ts, st + 1);
-    if (L->cond_b >= sb)
-        return rwl_refuse(c->why, sizeof c->why, ts, c->text, st, "loop", "%s", EN(RW_TAPS_NO_TEST));
-    L->then_a = L->cond_b + 1;
-    L->then_b = rwl_stmt_end(ts, L->then_a, sb);
-    L->stmt_b = L->then_b;
-    if (rwl_tok_is_ident(ts, L->then_b, "else"))
-        L->stmt_b = rwl_stmt_end(ts, L->then_b + 1, sb);
-    L->cont = (L->then_b == L->then_a + 2 && rwl_tok_is_ident(ts, L->then_a, "continue")) ||
-              (L->then_b == L->then_a + 4 && rwl_tok_is(ts, L->then_a, "{") &&
-               rwl_tok_is_ident(ts, L->then_a + 1, "continue") && rwl_tok_is(ts, L->then_a + 3, "}"));
-    if (L->cont && L->stmt_b != L->then_b)
-        return rwl_refuse(c->why, sizeof c->why, ts, c->text, st, "condition", "%s", EN(RW_TAPS_TERM));
-    /* the condition: comparisons joined by && (a guard) or || (continue) */
-    const char *join = L->cont ? "||" : "&&", *other = L->cont ? "&&" : "||";
-    size_t ta = L->cond_a;
-    depth = 0;
-    for (size_t p = L->cond_a; p <= L->cond_b; p++) {
-        bool last = p == L->cond_b;
-        if (!last) {
-            if (rwl_tok_is(ts, p, "(") || rwl_tok_is(ts, p, "["))
-                depth++;
-            else if (rwl_tok_is(ts, p, ")") || rwl_tok_is(ts, p, "]"))
-                depth--;
-            else if (depth == 0 && rwl_tok_is(ts, p, other))
-                return rwl_refuse(c->why, sizeof c->why, ts, c->text, p, "condition", "%s", EN(RW_TAPS_TERM));
+    /* the tests: the first if, and after a skipping one the ifs that follow it and skip too */
+    while (st < sb && rwl_tok_is_ident(ts, st, "if") && rwl_tok_is(ts, st + 1, "(") && L->n_ifs < TP_MAX_IFS) {
+        size_t cb = rwl_match_close(ts, st + 1);
+        if (cb >= sb)
+            break;
+        size_t ta = cb + 1, tb = rwl_stmt_end(ts, ta, sb), sb2 = tb;
+        if (tb <= ta)
+            break;
+        if (rwl_tok_is_ident(ts, tb, "else"))
+            sb2 = rwl_stmt_end(ts, tb + 1, sb);
+        bool cont = (tb == ta + 2 && rwl_tok_is_ident(ts, ta, "continue")) ||
+                    (tb == ta + 4 && rwl_tok_is(ts, ta, "{") && rwl_tok_is_ident(ts, ta + 1, "continue") &&
+                     rwl_tok_is(ts, ta + 3, "}"));
+        bool clamp = false; /* S writes a local that the test reads */
+        for (size_t w = ta; w < tb && !clamp; w++)
+            if (find_local(L, ts, w) != (size_t)-1 && rwl_scalar_written(ts, w))
+                for (size_t r = st + 2; r < cb && !clamp; r++)
+                    clamp = same_name(ts, r, w);
+        bool skip = (cont || clamp) && sb2 == tb;
+        if (L->n_ifs && !skip)
+            break;
+        size_t i = L->n_ifs++;
+        L->if_k[i] = st;
+        L->cond_a[i] = st + 2;
+        L->cond_b[i] = cb;
+        L->then_a[i] = ta;
+        L->then_b[i] = tb;
+        L->stmt_b = sb2;
+        L->guard = !skip;
+        if (!skip)
+            break;
+        st = sb2;
+    }
+    for (size_t i = 0; i < L->n_ifs; i++) {
+        /* a local a test reads: not written between its declaration and the test, but in the
+         * statements of the tests before it (which never run inside) */
+        for (size_t r = L->cond_a[i]; r < L->cond_b[i]; r++) {
+            size_t li = find_local(L, ts, r);
+            if (li == (size_t)-1)
+                continue;
+            for (size_t w = L->locals[li] + 1; w < L->if_k[i]; w++) {
+                bool inside = false;
+                for (size_t j = 0; j < i; j++)
+                    inside |= w >= L->then_a[j] && w < L->then_b[j];
+                if (!inside && same_name(ts, w, r) && rwl_scalar_written(ts, w)) {
+                    char *nm = rwl_tok_text(ts, w, w + 1);
+                    rwl_refuse(c->why, sizeof c->why, ts, c->text, w, "name", EN(RW_TAPS_WRITTEN), nm ? nm : "?");
+                    hk_free(nm);
+                    return false;
+                }
+            }
         }
-        if (last || (depth == 0 && rwl_tok_is(ts, p, join))) {
-            if (!tp_term(c, L, ta, p, k, L->body_b))
-                return false;
-            ta = p + 1;
+        /* the condition: comparisons joined by && (a guard) or || (a skipping test) */
+        const char *join = L->guard ? "&&" : "||", *other = L->guard ? "||" : "&&";
+        size_t ta = L->cond_a[i];
+        depth = 0;
+        for (size_t p = L->cond_a[i]; p <= L->cond_b[i]; p++) {
+            bool last = p == L->cond_b[i];
+            if (!last) {
+                if (rwl_tok_is(ts, p, "(") || rwl_tok_is(ts, p, "["))
+                    depth++;
+                else if (rwl_tok_is(ts, p, ")") || rwl_tok_is(ts, p, "]"))
+                    depth--;
+                else if (depth == 0 && rwl_tok_is(ts, p, other))
+                    return rwl_refuse(c->why, sizeof c->why, ts, c->text, p, "condition", "%s", EN(RW_TAPS_TERM));
+            }
+            if (last || (depth == 0 && rwl_tok_is(ts, p, join))) {
+                if (!tp_term(c, L, ta, p, k, L->body_b))
+                    return false;
+                ta = p + 1;
+            }
         }
     }
-    if (!L->n_dep)
-        return rwl_refuse(c->why, sizeof c->why, ts, c->text, st, "loop", "%s", EN(RW_TAPS_NO_TEST));
+    if (!L->n_ifs || !L->n_dep)
+        return rwl_refuse(c->why, sizeof c->why, ts, c->text, L->n_ifs ? L->if_k[0] : k, "loop", "%s", EN(RW_TAPS_NO_TEST));
     /* a #pragma (unroll) on the line before the loop travels with both copies */
     L->from = ts->t[k].start;
     size_t ls = ts->t[k].start;
@@ -696,14 +754,15 @@ static int tp_emit(const tp_ctx *c, const tp_loop *L, rw_edits *es)
                   "%s  // on the first and the last (its operands move with the index, no wrap): the loop\n"
                   "%s  // then runs without it; elsewhere the original loop\n"
                   "%sconst bool hk_interior = %s %s (",
-                  rwl_line_at(c->text, ts->t[L->if_k].start), ind, ind, ind, first, L->le ? "<=" : "<");
+                  rwl_line_at(c->text, ts->t[L->if_k[0]].start), ind, ind, ind, first, L->le ? "<=" : "<");
     put_text(&o, c, ts->t[L->bound_a].start, ts->t[L->bound_b - 1].end);
     hk_buf_appends(&o, ")");
-    for (int e = 0; e < 2; e++) {
-        hk_buf_printf(&o, " &&\n%s    %s(", ind, L->cont ? "!" : "");
-        put_subst(&o, c, L, L->cond_a, L->cond_b, e ? last : first);
-        hk_buf_appends(&o, ")");
-    }
+    for (int e = 0; e < 2; e++)
+        for (size_t i = 0; i < L->n_ifs; i++) {
+            hk_buf_printf(&o, " &&\n%s    %s(", ind, L->guard ? "" : "!");
+            put_subst(&o, c, L, L->cond_a[i], L->cond_b[i], e ? last : first);
+            hk_buf_appends(&o, ")");
+        }
     for (size_t i = 0; i < L->n_dep; i++) {
         hk_buf_printf(&o, " &&\n%s    (", ind);
         put_subst(&o, c, L, L->dep_e_a[i], L->dep_e_b[i], first);
@@ -721,9 +780,9 @@ static int tp_emit(const tp_ctx *c, const tp_loop *L, rw_edits *es)
         hk_buf_printf(&o, "\n%s", ind);
     }
     /* the interior copy: the loop with the test taken out (a guard's statement kept) */
-    put_text(&o, c, ts->t[L->for_k].start, ts->t[L->if_k].start);
-    if (!L->cont)
-        put_text(&o, c, ts->t[L->then_a].start, ts->t[L->then_b - 1].end);
+    put_text(&o, c, ts->t[L->for_k].start, ts->t[L->if_k[0]].start);
+    if (L->guard)
+        put_text(&o, c, ts->t[L->then_a[0]].start, ts->t[L->then_b[0] - 1].end);
     else
         hk_buf_appends(&o, "/* the range test: passes on every trip */"); /* i18n: not for people */
     put_text(&o, c, ts->t[L->stmt_b - 1].end, ts->t[L->body_b - 1].end);
