@@ -2971,6 +2971,8 @@ static const struct hk_msg_entry msgs[HK_MSG_COUNT] = {
       "`%s` 在循环内被写入：检查的操作数在各次迭代之间不能改变"),
     F(RW_TAPS_SYNC, "`%s` in the loop: the two paths would reach it apart, or it cannot be copied",
       "循环中有 `%s`：两条路径会分别到达它，或者它不能被复制"),
+    F(RW_TAPS_CALL, "`%s` in the loop may write the names the tests read (a function of the file with a reference parameter, or a macro that assigns)",
+      "循环中的 `%s` 可能写入检查所读的名字（该文件中带引用参数的函数，或进行赋值的宏）"),
     M(RW_TAPS_ALREADY, "the kernel already has an interior path (hk_interior): it was rewritten so before",
       "该核函数已经有内部路径（hk_interior）：之前已经这样改写过"),
     F(RW_FB_FORBIDDEN, "%s at line %d: `%s` in the body: the fused blocks run one after another in one block, which it would end or make one wait on another",

@@ -61,6 +61,7 @@
 typedef struct {
     const char *text;
     size_t len;
+    const an_model *m;
     const an_function *f;
     const rw_toks *ts;
     char why[400];
@@ -488,6 +489,32 @@ static bool tp_term(tp_ctx *c, tp_loop *L, size_t a, size_t b, size_t la, size_t
     return true;
 }
 
+/* A call in the loop at token q that may write a name the tests read: a function of the file
+ * with a reference parameter (not `const T &`), or a function-like macro of the file that
+ * writes (rwl_pure_function_macro says no). Other calls take values and pointers only: a name
+ * written through `&name` is caught as written. */
+static bool call_may_write(const tp_ctx *c, size_t q)
+{
+    const rw_toks *ts = c->ts;
+    const char *nm = ts->text + ts->t[q].start;
+    size_t nl = ts->t[q].end - ts->t[q].start;
+    size_t at = 0, a, b;
+    while (rwl_next_define(c->text, c->len, &at, nm, nl, &a, &b))
+        if (a + nl < b && c->text[a + nl] == '(' && !rwl_pure_function_macro(c->text, c->len, nm, nl, 4))
+            return true;
+    for (size_t i = 0; i < c->m->n_funcs; i++) {
+        const an_function *g = &c->m->funcs[i];
+        if (!g->name || strlen(g->name) != nl || memcmp(g->name, nm, nl))
+            continue;
+        for (size_t j = 0; j < g->n_params; j++) {
+            const char *t = g->params[j].type;
+            if (t && strchr(t, '&') && strncmp(t, "const ", 6) != 0)
+                return true;
+        }
+    }
+    return false;
+}
+
 /* Matches the loop at token k (`for`) within [0, end). true with *L filled, or false with
  * c->why set (the first refusal). */
 static bool tp_match(tp_ctx *c, size_t k, size_t end, tp_loop *L)
@@ -544,6 +571,12 @@ static bool tp_match(tp_ctx *c, size_t k, size_t end, tp_loop *L)
         const char *w = NULL;
         if (stops_copy(ts, p, &w))
             return rwl_refuse(c->why, sizeof c->why, ts, c->text, p, "loop", EN(RW_TAPS_SYNC), w);
+        if (ts->t[p].kind == T_IDENT && rwl_call_paren(ts, p) && call_may_write(c, p)) {
+            char *nm = rwl_tok_text(ts, p, p + 1);
+            rwl_refuse(c->why, sizeof c->why, ts, c->text, p, "call", EN(RW_TAPS_CALL), nm ? nm : "?");
+            hk_free(nm);
+            return false;
+        }
     }
     size_t at;
     if (written_in(ts, L->var, L->body_a, L->body_b, &at)) {
@@ -813,7 +846,7 @@ static int rw_interior_taps(const char *text, size_t len, const an_model *m, siz
     tp_loop *loops = NULL;
     if ((rc = rwl_lex(text, f->body_span.start_byte, f->body_span.end_byte, &ts)))
         goto out;
-    tp_ctx c = {.text = text, .len = len, .f = f, .ts = &ts};
+    tp_ctx c = {.text = text, .len = len, .m = m, .f = f, .ts = &ts};
     for (size_t k = 0; k < ts.n; k++)
         if (rwl_tok_is_ident(&ts, k, "hk_interior")) {
             rwl_refuse(c.why, sizeof c.why, &ts, text, k, "statement", "%s", EN(RW_TAPS_ALREADY));

@@ -343,6 +343,26 @@ static const char k_refusals[] =
     "        acc += __shfl_down_sync(0xffffffffu, acc, 1);\n"
     "    }\n"
     "    out[0] = acc;\n"
+    "}\n"
+    "__device__ void bump(int &x) { x += 1; }\n"                                        /* 121 */
+    "__global__ void refp(const float *in, float *out, int n, int s)\n"
+    "{\n"
+    "    float acc = 0.f;\n"
+    "    for (int j = 0; j < M; j++) {\n"
+    "        if (s + j < n) acc += in[j];\n"
+    "        bump(s);\n"
+    "    }\n"
+    "    out[0] = acc;\n"
+    "}\n"
+    "#define SET0(v) ((v) = 0)\n"                                                         /* 131 */
+    "__global__ void mset(const float *in, float *out, int n, int s)\n"
+    "{\n"
+    "    float acc = 0.f;\n"
+    "    for (int j = 0; j < M; j++) {\n"
+    "        if (s + j < n) acc += in[j];\n"
+    "        SET0(s);\n"
+    "    }\n"
+    "    out[0] = acc;\n"
     "}\n";
 
 static void near_misses_are_refused(void **state)
@@ -364,6 +384,8 @@ static void near_misses_are_refused(void **state)
         {"noloop", "statement", 103, "no for loop in its body"},
         {"twoj", "condition", 109, "the test is not comparisons"},
         {"shfl", "loop", 117, "`__shfl` in the loop"},
+        {"refp", "call", 127, "`bump` in the loop may write"},
+        {"mset", "call", 137, "`SET0` in the loop may write"},
     };
     rwf_expect_refusals(k_refusals, "interior_taps", cases, HK_ARRAY_LEN(cases));
 }
