@@ -2973,6 +2973,8 @@ static const struct hk_msg_entry msgs[HK_MSG_COUNT] = {
       "循环中有 `%s`：两条路径会分别到达它，或者它不能被复制"),
     F(RW_TAPS_CALL, "`%s` in the loop may write the names the tests read (a function of the file with a reference parameter, or a macro that assigns)",
       "循环中的 `%s` 可能写入检查所读的名字（该文件中带引用参数的函数，或进行赋值的宏）"),
+    F(RW_TAPS_LEAVES, "`%s` in the loop: a trip that leaves early (or skips the tests) would leave the last trip's test one the original never evaluates",
+      "循环中有 `%s`：提前离开（或跳过检查）的迭代会使最后一次迭代的检查成为原程序从未求值的表达式"),
     M(RW_TAPS_ALREADY, "the kernel already has an interior path (hk_interior): it was rewritten so before",
       "该核函数已经有内部路径（hk_interior）：之前已经这样改写过"),
     F(RW_FB_FORBIDDEN, "%s at line %d: `%s` in the body: the fused blocks run one after another in one block, which it would end or make one wait on another",

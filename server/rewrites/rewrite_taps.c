@@ -578,6 +578,16 @@ static bool tp_match(tp_ctx *c, size_t k, size_t end, tp_loop *L)
             return false;
         }
     }
+    /* every trip from A to the last runs and reaches the tests: nothing leaves the loop early
+     * (the ends' tests are then ones the original evaluates too) */
+    for (size_t p = L->body_a; p < L->body_b; p++) {
+        static const char *const leave[] = {"return", "throw", "__trap", "exit", "abort", "longjmp"};
+        for (size_t i = 0; i < HK_ARRAY_LEN(leave); i++)
+            if (rwl_tok_is_ident(ts, p, leave[i]))
+                return rwl_refuse(c->why, sizeof c->why, ts, c->text, p, "loop", EN(RW_TAPS_LEAVES), leave[i]);
+        if (rwl_tok_is_ident(ts, p, "break") && !rwl_in_nested(ts, L->body_a, L->body_b, p, true))
+            return rwl_refuse(c->why, sizeof c->why, ts, c->text, p, "loop", EN(RW_TAPS_LEAVES), "break");
+    }
     size_t at;
     if (written_in(ts, L->var, L->body_a, L->body_b, &at)) {
         char *nm = rwl_tok_text(ts, L->var, L->var + 1);
@@ -623,6 +633,9 @@ static bool tp_match(tp_ctx *c, size_t k, size_t end, tp_loop *L)
     }
     if (st >= sb || !rwl_tok_is(ts, st + 1, "("))
         return rwl_refuse(c->why, sizeof c->why, ts, c->text, k, "loop", "%s", EN(RW_TAPS_NO_TEST));
+    for (size_t p = sa; p < st; p++) /* a continue before the tests would skip them */
+        if (rwl_tok_is_ident(ts, p, "continue") && !rwl_in_nested(ts, sa, st, p, false))
+            return rwl_refuse(c->why, sizeof c->why, ts, c->text, p, "loop", EN(RW_TAPS_LEAVES), "continue");
     /* the tests: the first if, and after a skipping one the ifs that follow it and skip too */
     while (st < sb && rwl_tok_is_ident(ts, st, "if") && rwl_tok_is(ts, st + 1, "(") && L->n_ifs < TP_MAX_IFS) {
         size_t cb = rwl_match_close(ts, st + 1);

@@ -363,6 +363,24 @@ static const char k_refusals[] =
     "        SET0(s);\n"
     "    }\n"
     "    out[0] = acc;\n"
+    "}\n"
+    "__global__ void brk(const float *in, float *out, int n, int s)\n"                   /* 141 */
+    "{\n"
+    "    float acc = 0.f;\n"
+    "    for (int j = 0; j < M; j++) {\n"
+    "        if (s + j < n) acc += in[j];\n"
+    "        if (acc > 4.f) break;\n"
+    "    }\n"
+    "    out[0] = acc;\n"
+    "}\n"
+    "__global__ void skipfirst(const float *in, float *out, int n, int s)\n"             /* 150 */
+    "{\n"
+    "    float acc = 0.f;\n"
+    "    for (int j = 0; j < M; j++) {\n"
+    "        switch (j) { case 3: continue; default: break; }\n"
+    "        if (s + j < n) acc += in[j];\n"
+    "    }\n"
+    "    out[0] = acc;\n"
     "}\n";
 
 static void near_misses_are_refused(void **state)
@@ -386,6 +404,8 @@ static void near_misses_are_refused(void **state)
         {"shfl", "loop", 117, "`__shfl` in the loop"},
         {"refp", "call", 127, "`bump` in the loop may write"},
         {"mset", "call", 137, "`SET0` in the loop may write"},
+        {"brk", "loop", 146, "`break` in the loop: a trip that leaves early"},
+        {"skipfirst", "loop", 154, "`continue` in the loop: a trip that leaves early (or skips the tests)"},
     };
     rwf_expect_refusals(k_refusals, "interior_taps", cases, HK_ARRAY_LEN(cases));
 }
