@@ -120,6 +120,7 @@ static const refusal_case cases[] = {
     {"stencil_window", k_grid_stride, "gs", {8, 0, 0}, "grid-stride loop", 3},
     /* a grid-stride loop, not `T i = blockIdx.x * blockDim.x + threadIdx.x; if (guard) ...` */
     {"stencil_tile_1d", k_grid_stride, "gs", {0}, "statement", 3},
+    {"interior_taps", k_grid_stride, "gs", {0}, "loop", 3},
     {"register_accumulators", k_grid_stride, "gs", {0}, "loop", 3},
     {"split_k_columns", k_grid_stride, "gs", {0}, "loop", 4},
     /* a grid-stride loop (gridDim.x) gives a thread elements of many columns: not a block per column */
