@@ -37,18 +37,21 @@
 #include "emu_batch.h"
 
 static char *src; /* tests/data/rewrite_blockscan/scan.cu */
+static char *fsrc; /* tests/data/rewrite_blockscan/scan_fn.cu: scans in __device__ functions */
 
 static int setup(void **state)
 {
     (void)state;
     src = rwf_data_file("rewrite_blockscan/scan.cu");
-    return src ? rwf_setup("rewrites-blockscan") : -1;
+    fsrc = rwf_data_file("rewrite_blockscan/scan_fn.cu");
+    return src && fsrc ? rwf_setup("rewrites-blockscan") : -1;
 }
 
 static int teardown(void **state)
 {
     (void)state;
     free(src);
+    free(fsrc);
     return rwf_teardown();
 }
 
@@ -312,6 +315,217 @@ static void scan_nvcc(void **state)
     }
 }
 
+
+/* ---- value scans in __device__ functions (session 50, scan_fn.cu) ---- */
+
+/* fn_windows: ks_exclusive's unrolled passes (template T, BS), called in a loop over windows;
+ * int exact, float within 1e-5 of the window's scale */
+static const char drv_fn_windows[] =
+    "{\n"
+    "    const int n = 3001;\n"
+    "    emu::buf<int> x(n);\n"
+    "    x.fill(3);\n"
+    "    PAIR(int, \"fn_windows<int,128>\", n, 0, 0, emu::launch(dim3(5), dim3(128), 2 * 128 * sizeof(int), [&] { NS::fn_windows<int, 128>(x, out, n); }));\n"
+    "    PAIR(int, \"fn_windows<int,256>\", n, 0, 0, emu::launch(dim3(3), dim3(256), 2 * 256 * sizeof(int), [&] { NS::fn_windows<int, 256>(x, out, n); }));\n"
+    "    PAIR(int, \"fn_windows<int,32>\", n, 0, 0, emu::launch(dim3(7), dim3(32), 2 * 32 * sizeof(int), [&] { NS::fn_windows<int, 32>(x, out, n); }));\n"
+    "    emu::buf<float> xf(n);\n"
+    "    xf.fill(4);\n"
+    "    PAIR(float, \"fn_windows<float,128>\", n, 1e-5, 3001.0, emu::launch(dim3(5), dim3(128), 2 * 128 * sizeof(float), [&] { NS::fn_windows<float, 128>(xf, out, n); }));\n"
+    "}\n";
+/* fn_segments: seg_inclusive's loop with cg barriers through seg_exclusive; segments of 256
+ * down to 1 threads; a block of 96 with segments of 32 (three warps), and of 64 (not
+ * dividing 96: the original passes) */
+static const char drv_fn_segments[] =
+    "{\n"
+    "    const unsigned n = 1000;\n"
+    "    emu::buf<unsigned> x(n);\n"
+    "    x.fill_mod(9, 4000000000ll);\n"
+    "    const unsigned lb[][2] = {{256, 256}, {64, 256}, {32, 256}, {8, 256}, {2, 256}, {1, 256}, {32, 96}, {64, 96}};\n"
+    "    for (auto &c : lb) {\n"
+    "        const unsigned len = c[0], b = c[1], g = (n + b - 1) / b;\n"
+    "        PAIR(unsigned, \"fn_segments\", n, 0, 0, emu::launch(dim3(g), dim3(b), 0, [&] { NS::fn_segments(x, out, len, n); }));\n"
+    "    }\n"
+    "}\n";
+/* fn_ll: ll_scan's read-first loop over blockDim.x, the neighbour's element read after the
+ * call; blocks of 32, 64 and 256, and 96 (not a power of two: the original passes) */
+static const char drv_fn_ll[] =
+    "typedef long long ll_t; /* T(7) in PAIR */\n"
+    "for (unsigned b : {32u, 64u, 256u, 96u}) {\n"
+    "    const int n = 1000; const unsigned g = (n + b - 1) / b;\n"
+    "    emu::buf<int> x(n);\n"
+    "    x.fill((int)b);\n"
+    "    PAIR(ll_t, \"fn_ll\", n, 0, 0, emu::launch(dim3(g), dim3(b), 2 * b * sizeof(long long), [&] { NS::fn_ll(x, out, n); }));\n"
+    "}\n";
+/* fn_local: ll_scan over each thread's own array; fn_split: even and odd threads' arrays */
+static const char drv_fn_local[] =
+    "{\n"
+    "    typedef long long ll_t;\n"
+    "    const int n = 300;\n"
+    "    emu::buf<int> x(n);\n"
+    "    x.fill(11);\n"
+    "    PAIR(ll_t, \"fn_local\", n, 0, 0, emu::launch(dim3(5), dim3(64), 0, [&] { NS::fn_local(x, out, n); }));\n"
+    "}\n";
+static const char drv_fn_split[] =
+    "typedef long long ll_t;\n"
+    "for (unsigned b : {64u, 256u}) {\n"
+    "    const int n = 700; const unsigned g = (n + b - 1) / b;\n"
+    "    emu::buf<int> x(n);\n"
+    "    x.fill(12);\n"
+    "    PAIR(ll_t, \"fn_split\", n, 0, 0, emu::launch(dim3(g), dim3(b), 0, [&] { NS::fn_split(x, out, n); }));\n"
+    "}\n";
+
+static const struct {
+    const char *kernel, *driver;
+} fn_runs[] = {
+    {"fn_windows", drv_fn_windows}, {"fn_segments", drv_fn_segments}, {"fn_ll", drv_fn_ll},
+    {"fn_local", drv_fn_local},     {"fn_split", drv_fn_split},
+};
+
+static void fn_run(void **state)
+{
+    (void)state;
+    SKIP_WITHOUT_EMULATOR();
+    emu_batch_init(&batch, tmpdir, __func__);
+    for (size_t i = 0; i < HK_ARRAY_LEN(fn_runs); i++) {
+        char *cand = emu_rewrite(fsrc, fn_runs[i].kernel, "block_scan", NULL);
+        emu_batch_add_pair(&batch, fn_runs[i].kernel, fsrc, cand, helpers, fn_runs[i].driver, EMU_OK);
+        free(cand);
+    }
+    emu_batch_run(&batch);
+}
+
+/* Each check of the run-time test, and each part of the segmented warp scan, taken out or
+ * broken: the program must differ. */
+static void fn_broken_fail(void **state)
+{
+    (void)state;
+    SKIP_WITHOUT_EMULATOR();
+    emu_batch_init(&batch, tmpdir, __func__);
+    static const struct {
+        const char *tag, *kernel, *driver, *from, *to, *from2, *to2;
+    } cases[] = {
+        /* not the same pointer for every thread: even and odd threads' arrays scanned as one */
+        {"fn_split_ptr", "fn_split", drv_fn_split, "hk_sp == (const volatile void *)s &&", "", NULL, NULL},
+        /* each thread's own array (in the emulator the pointers differ too: both checks out) */
+        {"fn_local_shared", "fn_local", drv_fn_local, "__isShared((const void *)s) &&", "",
+         "hk_sp == (const volatile void *)s &&", ""},
+        /* segments shorter than a warp scanned across them */
+        {"fn_seg_lane", "fn_segments", drv_fn_segments, "(hk_lane & (hk_L - 1u)) >= hk_d", "hk_lane >= hk_d", NULL,
+         NULL},
+        /* a warp adding the totals of the segment below it */
+        {"fn_seg_warp", "fn_segments", drv_fn_segments, "(hk_warp & (hk_wps - 1u)) != 0u", "hk_warp != 0u", NULL,
+         NULL},
+        /* the warps' totals scanned across segments */
+        {"fn_seg_wsum", "fn_segments", drv_fn_segments, "(hk_lane & (hk_wps - 1u)) >= hk_d", "hk_lane >= hk_d", NULL,
+         NULL},
+        /* the array not left as the passes leave it (fn_ll reads its neighbour's element) */
+        {"fn_ll_store", "fn_ll", drv_fn_ll, "s[i] = hk_x;", "", NULL, NULL},
+        /* no barrier after the store: the neighbour's element read before it is written */
+        {"fn_ll_barrier", "fn_ll", drv_fn_ll, "s[i] = hk_x;\n            __syncthreads();", "s[i] = hk_x;", NULL,
+         NULL},
+        /* the in-warp scan a step short (template T, no casts) */
+        {"fn_windows_shfl", "fn_windows", drv_fn_windows, "hk_d < 32u; hk_d <<= 1) {\n                const T hk_y = __shfl_up_sync(0xffffffffu, hk_x",
+         "hk_d < 16u; hk_d <<= 1) {\n                const T hk_y = __shfl_up_sync(0xffffffffu, hk_x", NULL, NULL},
+    };
+    for (size_t i = 0; i < HK_ARRAY_LEN(cases); i++) {
+        char *cand = emu_rewrite(fsrc, cases[i].kernel, "block_scan", NULL);
+        char *broken = emu_replaced(cand, cases[i].from, cases[i].to);
+        if (cases[i].from2) {
+            char *b2 = emu_replaced(broken, cases[i].from2, cases[i].to2);
+            free(broken);
+            broken = b2;
+        }
+        emu_batch_add_pair(&batch, cases[i].tag, fsrc, broken, helpers, cases[i].driver, EMU_DIFFERS);
+        free(broken);
+        free(cand);
+    }
+    emu_batch_run(&batch);
+}
+
+static void fn_text(void **state)
+{
+    (void)state;
+    fixture fx;
+    load_text(fsrc, &fx);
+    rw_context ctx = {.text = fx.text, .len = fx.len, .m = fx.m, .kernel = kernel(&fx, "fn_windows")};
+    rw_result r;
+    rw_refusal w;
+    assert_int_equal(rw_apply_named("block_scan", &ctx, NULL, &r, &w), HK_OK);
+    assert_true(r.applicable);
+    assert_true(r.keeps_launch);
+    assert_non_null(strstr(r.description, "ks_exclusive()"));
+    assert_non_null(strstr(r.description, "fp64 shadow")); /* a template T: not known exact */
+    /* the whole block decides at once; the unrolled passes' range (bare up to 16, last 128) */
+    assert_non_null(strstr(r.text, "__syncthreads_and(blockDim.y == 1 && blockDim.z == 1"));
+    assert_non_null(strstr(r.text, "blockDim.x == (unsigned int)(BS) && (BS) > 16 && (BS) <= 256"));
+    assert_non_null(strstr(r.text, "__isShared((const void *)s) && hk_sp == (const volatile void *)s"));
+    assert_non_null(strstr(r.text, "const T hk_y = __shfl_up_sync(0xffffffffu, hk_x, hk_d, 32);"));
+    /* what follows the passes is kept: the exclusive value read from the array */
+    assert_non_null(strstr(r.text, "return s[idx - 1];"));
+    assert_non_null(strstr(r.text, "} else {\n            t = s[idx - 1];"));
+    rw_result_free(&r);
+    ctx.kernel = kernel(&fx, "fn_segments");
+    assert_int_equal(rw_apply_named("block_scan", &ctx, NULL, &r, &w), HK_OK);
+    assert_true(r.applicable);
+    assert_non_null(strstr(r.description, "seg_inclusive()"));
+    assert_non_null(strstr(r.description, "integers bit-exact"));
+    assert_non_null(strstr(r.text, "blockDim.x % (unsigned int)(len) == 0"));
+    assert_non_null(strstr(r.text, "(unsigned)__shfl_up_sync(0xffffffffu, (unsigned int)hk_x, hk_d, 32)"));
+    rw_result_free(&r);
+    ctx.kernel = kernel(&fx, "fn_ll");
+    assert_int_equal(rw_apply_named("block_scan", &ctx, NULL, &r, &w), HK_OK);
+    assert_true(r.applicable);
+    assert_non_null(strstr(r.text, "(long long)__shfl_up_sync(0xffffffffu, (long long)hk_x, hk_d, 32)"));
+    rw_result_free(&r);
+    unload(&fx);
+}
+
+static void fn_refusals(void **state)
+{
+    (void)state;
+    static const rwf_refusal cases[] = {
+        {"r_max", "statement", 162, "`=` at line 165"},
+        {"r_temp", "declaration", 186, "the passes' temporary t is int, not float"},
+        {"r_after", "variable", 213, "temporary t is read after them in last_read()"},
+        {"r_len", "statement", 235, "len, the scan's segment length in len_written()"},
+        {"r_racy", "statement", 253, "racy() lays out a scan's zeros and values"},
+        {"r_short", "statement", 269, "s holds short"},
+        {"r_nobar", "statement", 297, "no_bar() lays out a scan's zeros and values"},
+    };
+    rwf_expect_refusals(fsrc, "block_scan", cases, sizeof cases / sizeof cases[0]);
+}
+
+/* The texts compile for sm_90 with the templates instantiated; the probes' too. */
+static void fn_nvcc(void **state)
+{
+    (void)state;
+    static const char inst[] = "\ntemplate __global__ void fn_windows<int, 128>(const int *, int *, int);\n"
+                               "template __global__ void fn_windows<float, 256>(const float *, float *, int);\n"
+                               "template __global__ void fn_windows<double, 64>(const double *, double *, int);\n";
+    for (size_t i = 0; i < HK_ARRAY_LEN(fn_runs); i++) {
+        char *cand = emu_rewrite(fsrc, fn_runs[i].kernel, "block_scan", NULL);
+        char *full = malloc(strlen(cand) + sizeof inst);
+        assert_non_null(full);
+        strcpy(full, cand);
+        strcat(full, inst);
+        char tag[64];
+        snprintf(tag, sizeof tag, "scanfn_%s", fn_runs[i].kernel);
+        rwf_nvcc_compiles(full, tag);
+        free(full);
+        free(cand);
+    }
+    static const char *const probes[] = {"rd_scan_devfn_ks", "rd_scan_devfn_seg"};
+    for (size_t i = 0; i < HK_ARRAY_LEN(probes); i++) {
+        char rel[128];
+        snprintf(rel, sizeof rel, "probes/%s.cu", probes[i]);
+        char *p = rwf_data_file(rel);
+        char *cand = emu_rewrite(p, probes[i], "block_scan", NULL);
+        rwf_nvcc_compiles(cand, probes[i]);
+        free(cand);
+        free(p);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -321,6 +535,11 @@ int main(void)
         cmocka_unit_test(scan_run),
         cmocka_unit_test(scan_broken_fail),
         cmocka_unit_test(scan_nvcc),
+        cmocka_unit_test(fn_text),
+        cmocka_unit_test(fn_refusals),
+        cmocka_unit_test(fn_run),
+        cmocka_unit_test(fn_broken_fail),
+        cmocka_unit_test(fn_nvcc),
         cmocka_unit_test(rwf_nvcc_queued),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
