@@ -3057,6 +3057,8 @@ static const struct hk_msg_entry msgs[HK_MSG_COUNT] = {
       "分段长度为 2 的幂且整除线程块大小，各线程的分段长度相同"),
     M(RW_BSC_FN_WHOLE, "the scan's length, a power of two, equal to blockDim.x",
       "扫描长度为 2 的幂且等于 blockDim.x"),
+    F(RW_BSC_FN_HIP, "statement at line %d: the scan in %s() is rewritten for CUDA only (its run-time test asks __isShared whether the array is shared memory; not read for an AMD/DCU build)",
+      "语句（第 %d 行）：%s() 中的扫描只为 CUDA 改写（其运行时检查用 __isShared 判断数组是否位于共享内存；AMD/DCU 构建未做此识别）"),
     F(RW_SP_MACRO, "macro at line %d: a #define mentions %s, whose accesses there the rewrite cannot see",
       "宏（第 %d 行）：某个 #define 提到了 %s，改写看不到其中的访问"),
     F(RW_SP_SIZEOF, "sizeof at line %d: sizeof of %s would change with the padding",

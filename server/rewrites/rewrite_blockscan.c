@@ -884,6 +884,8 @@ static bool read_fn_scan(bs_state *s, bs_fn *F)
         if (F->kmax)
             e = at;
     }
+    if (e && rwl_tok_is(ts, e, "else"))
+        fail = e, e = 0; /* `if (L > K) { pass } else ...`: not a pass */
     if (!e) {
         char *t = run_text(s->text, ts, fail < end ? fail : end, (fail < end ? fail : end) + 1);
         snprintf(s->why, sizeof s->why, EN(RW_BSC_FN_SHAPE), tok_line(s, d), F->g->name, t ? t : "?",
@@ -1287,6 +1289,12 @@ static int block_scan(const rw_context *c, rw_result *out)
         if (find_fn_scan(c->text, c->len, c->m, f, &F, fwhy, sizeof fwhy)) {
             bs_state fs = {.text = c->text, .len = c->len, .ts = &F.ts};
             int line = tok_line(&fs, F.a);
+            if (c->hip) {
+                /* the test's __isShared and cooperative groups' barrier are read for CUDA only */
+                snprintf(s.why, sizeof s.why, EN(RW_BSC_FN_HIP), line, F.g->name);
+                rwl_toks_free(&F.ts);
+                goto refuse;
+            }
             if (!spec_block_ok(c, &s, 0, line)) {
                 rwl_toks_free(&F.ts);
                 goto refuse;

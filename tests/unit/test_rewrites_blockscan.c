@@ -477,6 +477,12 @@ static void fn_text(void **state)
     assert_true(r.applicable);
     assert_non_null(strstr(r.text, "(long long)__shfl_up_sync(0xffffffffu, (long long)hk_x, hk_d, 32)"));
     rw_result_free(&r);
+    /* for AMD/DCU: refused (the test's __isShared is read for CUDA only) */
+    ctx.hip = true;
+    assert_int_equal(rw_apply_named("block_scan", &ctx, NULL, &r, &w), HK_OK);
+    assert_false(r.applicable);
+    assert_non_null(strstr(r.description, "for CUDA only"));
+    rw_result_free(&r);
     unload(&fx);
 }
 
@@ -491,6 +497,7 @@ static void fn_refusals(void **state)
         {"r_racy", "statement", 253, "racy() lays out a scan's zeros and values"},
         {"r_short", "statement", 269, "s holds short"},
         {"r_nobar", "statement", 297, "no_bar() lays out a scan's zeros and values"},
+        {"r_else", "statement", 317, "`else` at line 322"},
     };
     rwf_expect_refusals(fsrc, "block_scan", cases, sizeof cases / sizeof cases[0]);
 }

@@ -304,3 +304,29 @@ __global__ void r_nobar(const int *in, int *out)
     __shared__ int a[128];
     out[threadIdx.x] = no_bar(in[threadIdx.x], a);
 }
+
+// the last pass under `if (...) { ... } else`: not a pass
+__device__ int with_else(int v, int *s)
+{
+    int i = threadIdx.x;
+    s[i] = 0;
+    i += 64;
+    s[i] = v;
+    __syncthreads();
+    int t;
+    t = s[i - 1];  __syncthreads();
+    s[i] += t;     __syncthreads();
+    if (64 > 2) {
+        t = s[i - 2];  __syncthreads();
+        s[i] += t;     __syncthreads();
+    } else {
+        s[i] = 0;
+    }
+    return s[i];
+}
+
+__global__ void r_else(const int *in, int *out)
+{
+    __shared__ int a[128];
+    out[threadIdx.x] = with_else(in[threadIdx.x], a);
+}
