@@ -25,6 +25,11 @@
  *     S[2N - 1] was set to the block's total, so a block total written to block_sums is
  *     the same value (reassociated for floats); their 0 is overwritten, as the down-sweep
  *     overwrites it.
+ *   - (session 50) a value scan in a __device__ function the kernel calls, directly or
+ *     through up to four calls: the array laid out as zeros and values, then Kogge-Stone
+ *     passes (SHOC's scanLocalMem, cuda-samples' scan1Inclusive); the function's passes are
+ *     replaced in place under a test the whole block takes at once (read_fn_scan and
+ *     emit_fn_scan below say which spellings, and why that is sound for every caller).
  * Why it is sound: the elements each thread reads first and writes last are the original's
  * (thread t reads its own inputs after the same barriers and writes the final elements the
  * original's last pass writes, then a barrier), so any later read sees the same element.
@@ -178,6 +183,7 @@ static char *run_text(const char *text, const rw_toks *ts, size_t a, size_t b)
 /* ---- what the matchers found ---- */
 typedef struct {
     bool blelloch;
+    bool inplace;            /* Hillis-Steele in one buffer (session 50) */
     size_t arr;              /* the array's name in its declaration */
     size_t a, b;             /* the tokens replaced: [a, b) */
     bs_binds B;
@@ -362,6 +368,20 @@ static bool thread_index(const bs_state *s, size_t k)
     return !rwl_written_elsewhere(ts, decl, decl);
 }
 
+/* the literal zeros a sum starts from */
+static const char *const zeros[] = {"0", "0u", "0U", "0.0f", "0.f", "0.0F", "0.0", NULL};
+
+/* Is [a, b) one token, one of words (NULL-terminated)? */
+static bool one_of(const rw_toks *ts, size_t a, size_t b, const char *const *words)
+{
+    if (b != a + 1)
+        return false;
+    for (size_t i = 0; words[i]; i++)
+        if (rwl_tok_is(ts, a, words[i]))
+            return true;
+    return false;
+}
+
 /* The refusal of a loop that did not match: the farthest token reached. */
 static void refuse_shape(bs_state *s, size_t loop, const char *arr, size_t fail)
 {
@@ -471,6 +491,60 @@ static bool read_hs(bs_state *s, size_t k, bs_scan *sc, const char *arr)
     return uses_ok(s, sc, arr);
 }
 
+
+/* Hillis-Steele in one buffer at loop k (session 50): each pass reads the element `off`
+ * below into a temporary (0 below the first), a barrier, adds it to its own element, and a
+ * barrier before the next pass's read (at the end of the pass or at its start):
+ *   for (U off = 1; off < blockDim.x; off <<= 1 (or *= 2)) {
+ *       [__syncthreads();] T v = t >= off ? S[t - off] : 0;   (or T v = 0; if (t >= off) v = S[t - off];)
+ *       __syncthreads(); S[t] += v; [__syncthreads();]
+ *   }
+ * an inclusive scan of S[0 .. blockDim.x) in place. After it the elements hold what the passes
+ * leave, whatever reads them later or wherever the loop sits; the warp scan stores the same
+ * and a barrier. false, why untouched, when the loop is not this spelling; false with why set
+ * when it is and something is refused. */
+static bool read_hs1(bs_state *s, size_t k, bs_scan *sc, const char *arr)
+{
+    const rw_toks *ts = s->ts;
+    static const char *const steps[] = {"$off <<= 1", "$off *= 2"}; /* i18n: not for people */
+    static const char *const reads[] = {
+        "%tv $v = $t >= $off ? $S [ $t - $off ] : ?z ;",                     /* i18n: not for people */
+        "%tv $v = ?z ; if ( $t >= $off ) $v = $S [ $t - $off ] ;",           /* i18n: not for people */
+        "%tv $v = ?z ; if ( $t >= $off ) { $v = $S [ $t - $off ] ; }",       /* i18n: not for people */
+    };
+    size_t e = 0;
+    for (size_t st = 0; st < 2 && !e; st++)
+        for (size_t r = 0; r < HK_ARRAY_LEN(reads) && !e; r++)
+            for (int first = 0; first < 2 && !e; first++) {
+                char p[1024];
+                snprintf(p, sizeof p,
+                         "for ( %%ty $off = 1 ; $off < ?bd ; %s ) { %s%s __syncthreads ( ) ; $S [ $t ] += $v ; %s}", /* i18n: not for people */
+                         steps[st], first ? "__syncthreads ( ) ; " : "", reads[r],
+                         first ? "" : "__syncthreads ( ) ; ");
+                memset(&sc->B, 0, sizeof sc->B);
+                if (!bind_put(&sc->B, ts, "S", sc->arr, sc->arr + 1))
+                    return false;
+                e = pmatch(ts, k, ts->n, p, &sc->B);
+            }
+    if (!e)
+        return false;
+    const bs_bind *bd = bind_get(&sc->B, "bd"), *t = bind_get(&sc->B, "t"), *z = bind_get(&sc->B, "z");
+    if (bd->b - bd->a != 3 || !rwl_builtin_x(ts, bd->a, "blockDim") || !one_of(ts, z->a, z->b, zeros)) {
+        refuse_shape(s, k, arr, bd->b - bd->a != 3 || !rwl_builtin_x(ts, bd->a, "blockDim") ? bd->a : z->a);
+        return false;
+    }
+    if (!thread_index(s, t->a)) {
+        char *tn = run_text(s->text, ts, t->a, t->b);
+        snprintf(s->why, sizeof s->why, EN(RW_BSC_TID), tok_line(s, k), arr, tn ? tn : "?");
+        hk_free(tn);
+        return false;
+    }
+    sc->blelloch = false;
+    sc->inplace = true;
+    sc->a = k, sc->b = e;
+    return true;
+}
+
 /* Up-sweep/down-sweep starting at loop k. */
 static bool read_blelloch(bs_state *s, size_t k, bs_scan *sc, const char *arr)
 {
@@ -558,7 +632,7 @@ static bool read_blelloch(bs_state *s, size_t k, bs_scan *sc, const char *arr)
     }
     /* between the sweeps: reads of S[2N - 1] (any other subscript of S refused) and one
      * statement `S [ 2N - 1 ] = 0 ;`, no call that could reach S (it is not passed: uses_ok) */
-    size_t zeros = 0;
+    size_t nzero = 0;
     for (size_t q = m; q < mc; q++) {
         /* the stride, a jump or a barrier there would change the down-sweep */
         if (rwl_same_tok(ts, q, off->a) || rwl_tok_is_ident(ts, q, "return") || rwl_tok_is_ident(ts, q, "goto") ||
@@ -583,11 +657,11 @@ static bool read_blelloch(bs_state *s, size_t k, bs_scan *sc, const char *arr)
             ok = rwl_tok_is(ts, z + 1, ";") &&
                  (rwl_tok_is(ts, z, "0") || rwl_tok_is(ts, z, "0.0f") || rwl_tok_is(ts, z, "0.f") ||
                   rwl_tok_is(ts, z, "0.0") || rwl_tok_is(ts, z, "0.0F"));
-            zeros++;
+            nzero++;
         } else if (ok)
             ok = !rwl_tok_is_assign_op(ts, c + 1) && !rwl_tok_is(ts, c + 1, "++") &&
                  !rwl_tok_is(ts, c + 1, "--") && !rwl_tok_is(ts, q - 1, "++") && !rwl_tok_is(ts, q - 1, "--");
-        if (!ok || zeros > 1) {
+        if (!ok || nzero > 1) {
             size_t se = rwl_stmt_end(ts, q, mc);
             char *st = run_text(s->text, ts, q, se);
             char last[32];
@@ -597,7 +671,7 @@ static bool read_blelloch(bs_state *s, size_t k, bs_scan *sc, const char *arr)
             return false;
         }
     }
-    if (zeros != 1) {
+    if (nzero != 1) {
         char last[32];
         snprintf(last, sizeof last, "%lld", 2 * n - 1);
         snprintf(s->why, sizeof s->why, EN(RW_BSC_MIDDLE), tok_line(s, m), arr, last, "");
@@ -690,15 +764,6 @@ static size_t pmatch_bar(const rw_toks *ts, size_t k, size_t end, const char *pa
     return 0;
 }
 
-static bool one_of(const rw_toks *ts, size_t a, size_t b, const char *const *words)
-{
-    if (b != a + 1)
-        return false;
-    for (size_t i = 0; words[i]; i++)
-        if (rwl_tok_is(ts, a, words[i]))
-            return true;
-    return false;
-}
 
 static char *bind_text(const char *text, const bs_fn *F, const char *nm)
 {
@@ -758,7 +823,6 @@ static bool fn_bar_ok(const bs_fn *F)
     return false;
 }
 
-static const char *const zeros[] = {"0", "0u", "0U", "0.0f", "0.f", "0.0F", "0.0", NULL};
 static const char *const index_types[] = {"int", "unsigned", "unsigned int", "uint", "size_t", "long", "long long", /* i18n: not for people */
                                           "unsigned long", "unsigned long long", "int32_t", "uint32_t", /* i18n: not for people */
                                           "int64_t", "uint64_t", NULL};
@@ -1132,6 +1196,24 @@ static int emit_scan(const bs_state *s, const bs_scan *sc, const char *T, const 
     int rc = HK_ENOMEM;
     if (!orig || !S || !t)
         goto out;
+    if (sc->inplace) {
+        rc = hk_buf_printf(b,
+                           "if (blockDim.y == 1 && blockDim.z == 1 && (blockDim.x & 31u) == 0) {\n" /* i18n: not for people */
+                           "        // hk rewrite: block_scan. The in-place Hillis-Steele passes over %s as a\n"
+                           "        // warp-shuffle inclusive scan; %s\n"
+                           "        %s hk_x = %s[%s];\n",
+                           S, fl ? "floats reassociated (fp64 shadow)." /* i18n: not for people */ : "integers bit-exact.",
+                           T, S, t);
+        if (!rc)
+            rc = emit_warp_scan(b, T, U, false);
+        if (!rc)
+            rc = hk_buf_printf(b,
+                               "        %s[%s] = hk_x;\n" /* i18n: not for people */
+                               "        __syncthreads();\n"
+                               "    } else %s",
+                               S, t, orig);
+        goto out;
+    }
     if (!sc->blelloch) {
         const bs_bind *po = bind_get(&sc->B, "po"), *pi = bind_get(&sc->B, "pi"), *off = bind_get(&sc->B, "off"),
                       *ty = bind_get(&sc->B, "ty");
@@ -1263,6 +1345,13 @@ static int block_scan(const rw_context *c, rw_result *out)
             sc = (bs_scan){.arr = nm};
             char save[sizeof s.why];
             memcpy(save, s.why, sizeof save);
+            if (read_hs1(&s, l, &sc, arr)) {
+                found = true;
+                break;
+            }
+            if (strcmp(save, s.why))
+                break; /* the in-place spelling, refused */
+            sc = (bs_scan){.arr = nm};
             if (read_hs(&s, l, &sc, arr)) {
                 found = true;
                 break;
@@ -1377,11 +1466,11 @@ static int block_scan(const rw_context *c, rw_result *out)
         snprintf(s.why, sizeof s.why, EN(RW_BSC_TYPE), tok_line(&s, sc.arr), arr, T);
         goto refuse;
     }
-    if (sc.blelloch) {
-        /* the down-sweep's temporary (`float a = S[aj];`): the original converts every partial
+    if (sc.blelloch || sc.inplace) {
+        /* the down-sweep's (the in-place passes') temporary (`float a = S[aj];`): the original converts every partial
          * sum it moves through that type (an int over floats truncates, a float over ints
          * rounds); the warp scan keeps the elements' type, so the two must be one type */
-        const bs_bind *tv = bind_get(&sc.B, "tv"), *av = bind_get(&sc.B, "a");
+        const bs_bind *tv = bind_get(&sc.B, "tv"), *av = bind_get(&sc.B, sc.inplace ? "v" : "a");
         char *tt = run_text(c->text, &ts, tv->a, tv->b), *an = run_text(c->text, &ts, av->a, av->b);
         if (!tt || !an) {
             hk_free(tt), hk_free(an);
@@ -1392,7 +1481,8 @@ static int block_scan(const rw_context *c, rw_result *out)
         bool tf = false;
         const char *tu = shuffle_type(tw, &tf);
         if (strcmp(tw, "auto") && (!tu || strcmp(tu, U) || tf != fl)) {
-            snprintf(s.why, sizeof s.why, EN(RW_BSC_TEMP), tok_line(&s, tv->a), an, tw, T);
+            snprintf(s.why, sizeof s.why, sc.inplace ? EN(RW_BSC_FN_TEMP) : EN(RW_BSC_TEMP), tok_line(&s, tv->a), an,
+                     tw, T);
             hk_free(tt), hk_free(an);
             goto refuse;
         }
@@ -1410,7 +1500,11 @@ static int block_scan(const rw_context *c, rw_result *out)
     char extra[48] = "";
     if (sc.blelloch)
         snprintf(extra, sizeof extra, " (blockDim.x == %lld)", sc.n);
-    char *desc = hk_asprintf(EN(RW_BSC_DESC), f->name, sc.blelloch ? "up-sweep/down-sweep" : "Hillis-Steele", arr,
+    char *desc = hk_asprintf(EN(RW_BSC_DESC), f->name,
+                             sc.blelloch  ? "up-sweep/down-sweep" /* i18n: not for people */
+                             : sc.inplace ? "in-place Hillis-Steele" /* i18n: not for people */
+                                          : "Hillis-Steele",
+                             arr,
                              tok_line(&s, sc.a), extra, fl ? EN(RW_BSC_FLOAT) : EN(RW_BSC_EXACT));
     rc = rwl_finish(c->text, c->len, c->m, f->name, &es, desc, out);
     if (!rc && out->applicable)

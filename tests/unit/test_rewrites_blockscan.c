@@ -15,7 +15,16 @@
  * taken from the wrong element. The near misses refuse with construct and line; a spec whose
  * block is not whole warps (or not the sweeps' N) refuses; every emitted text (the probes'
  * too) compiles with nvcc -arch=sm_90 -cubin. Without the rewrite (rw_find NULL, or it not
- * applying) every test here fails. */
+ * applying) every test here fails.
+ * Session 50 (tests/data/rewrite_blockscan/scan_fn.cu): value scans in __device__ functions
+ * (zeros and values, then Kogge-Stone passes): unrolled under a template length called in a
+ * loop over windows (int exact, float), a segmented loop with cg barriers reached through a
+ * second function (segments 256 down to 1; a block of 96 with segments of 32, and of 64, which
+ * runs the original), a read-first loop over blockDim.x of long long with the neighbour's
+ * element read after the call; a per-thread array and even/odd threads' arrays keep the
+ * original (the run-time test). Each check of the test and each part of the segmented warp
+ * scan broken must differ; eight near misses refuse with construct and line; the texts and
+ * the probes rd_scan_devfn_ks/_seg compile for sm_90. */
 #include "analysis/analysis.h"
 #include "core/hk.h"
 #include "rewrites/registry.h"
@@ -118,11 +127,35 @@ static const char drv_bl_int_plain[] =
     "    PAIR(int, \"bl_int_plain\", n, 0, 0, emu::launch(dim3(g), dim3(64), 0, [&] { NS::bl_int_plain(x, out, n); }));\n"
     "}\n";
 
+/* session 50: Hillis-Steele in one buffer */
+static const char drv_hs1_int[] =
+    "for (unsigned b : {32u, 64u, 256u, 48u}) {\n"
+    "    const int n = 1000; const unsigned g = (n + b - 1) / b;\n"
+    "    emu::buf<int> x(n);\n"
+    "    x.fill((int)b);\n"
+    "    PAIR(int, \"hs1_int\", n + g, 0, 0, emu::launch(dim3(g), dim3(b), b * sizeof(int), [&] { NS::hs1_int(x, out, (int *)out + n, n); }));\n"
+    "}\n";
+static const char drv_hs1_tiles[] =
+    "for (unsigned b : {32u, 128u, 256u, 48u}) {\n"
+    "    const int n = 3000; const unsigned g = (n + 4 * b - 1) / (4 * b);\n"
+    "    emu::buf<unsigned> x(n);\n"
+    "    x.fill_mod((int)b, 4000000000ll);\n"
+    "    PAIR(unsigned, \"hs1_tiles\", n, 0, 0, emu::launch(dim3(g), dim3(b), 0, [&] { NS::hs1_tiles(x, out, n); }));\n"
+    "}\n";
+static const char drv_hs1_float[] =
+    "for (unsigned b : {64u, 256u}) {\n"
+    "    const int n = 1000; const unsigned g = (n + b - 1) / b;\n"
+    "    emu::buf<float> x(n);\n"
+    "    x.fill((int)b);\n"
+    "    PAIR(float, \"hs1_float\", n, 1e-5, 256.0, emu::launch(dim3(g), dim3(b), b * sizeof(float), [&] { NS::hs1_float(x, out, n); }));\n"
+    "}\n";
+
 static const struct {
     const char *kernel, *driver;
 } runs[] = {
     {"hs_int", drv_hs_int},     {"hs_uexcl", drv_hs_uexcl},   {"hs_size", drv_hs_size},
     {"bl_float", drv_bl_float}, {"bl_int_incl", drv_bl_int}, {"bl_int_plain", drv_bl_int_plain},
+    {"hs1_int", drv_hs1_int},   {"hs1_tiles", drv_hs1_tiles}, {"hs1_float", drv_hs1_float},
 };
 
 static void scan_run(void **state)
@@ -134,8 +167,9 @@ static void scan_run(void **state)
         char *cand = emu_rewrite(src, runs[i].kernel, "block_scan", NULL);
         emu_batch_add_pair(&batch, runs[i].kernel, src, cand, helpers, runs[i].driver, EMU_OK);
         /* fused_blocks stacked on it (the search's "A+B": F blocks one after another in a
-         * block, each copy with its own hk_wsum), F 2 and 4, grids not multiples of F */
-        for (int F = 2; F <= 4; F += 2) {
+         * block, each copy with its own hk_wsum), F 2 and 4, grids not multiples of F;
+         * hs1_tiles loads nothing before its loop over tiles (fused_blocks refuses it) */
+        for (int F = 2; F <= 4 && strcmp(runs[i].kernel, "hs1_tiles"); F += 2) {
             int p[RW_MAX_PARAMS] = {F};
             char *fused = emu_rewrite(cand, runs[i].kernel, "fused_blocks", p);
             char tag[96];
@@ -168,6 +202,10 @@ static void scan_broken_fail(void **state)
         {"bl_total", "bl_float", drv_bl_float, "hk_wsum[hk_nwarps - 1]", "hk_wsum[0]"},
         /* the odd element's prefix from the wrong element */
         {"bl_odd", "bl_int_incl", drv_bl_int, "hk_e + hk_a0;", "hk_e + hk_a1;"},
+        /* in one buffer: no barrier after the store (thread 0 reads the last element) */
+        {"hs1_barrier", "hs1_int", drv_hs1_int, "h1sum[t] = hk_x;\n        __syncthreads();", "h1sum[t] = hk_x;"},
+        /* in one buffer: the warps' prefix not added (tiles: the carry too) */
+        {"hs1_prefix", "hs1_tiles", drv_hs1_tiles, "hk_x = hk_p + hk_x;", "hk_x = hk_x;"},
     };
     for (size_t i = 0; i < HK_ARRAY_LEN(cases); i++) {
         char *cand = emu_rewrite(src, cases[i].kernel, "block_scan", NULL);
@@ -211,6 +249,13 @@ static void scan_text(void **state)
     assert_non_null(strstr(r.text, "block_sums[blockIdx.x] = tmp[2 * NB - 1];"));
     assert_null(strstr(r.text, " - hk_")); /* no subtraction: the exclusive value is shifted */
     rw_result_free(&r);
+    ctx.kernel = kernel(&fx, "hs1_tiles");
+    assert_int_equal(rw_apply_named("block_scan", &ctx, NULL, &r, &w), HK_OK);
+    assert_true(r.applicable);
+    assert_non_null(strstr(r.description, "in-place Hillis-Steele"));
+    assert_non_null(strstr(r.text, "unsigned hk_x = tile[t];"));
+    assert_non_null(strstr(r.text, "tile[t] = hk_x;\n        __syncthreads();\n    } else for (unsigned off = 1;"));
+    rw_result_free(&r);
     unload(&fx);
 }
 
@@ -234,6 +279,8 @@ static void scan_refusals(void **state)
         {"bl_stride_cond", "variable", 557, "offset, the sweeps' stride"},
         /* rev49: the original truncates each partial sum the down-sweep moves */
         {"bl_temp_int", "declaration", 616, "the down-sweep's temporary a is int, not float"},
+        /* session 50: the in-place passes' temporary an int over floats */
+        {"hs1_trunc", "declaration", 706, "the passes' temporary v is int, not float"},
     };
     rwf_expect_refusals(src, "block_scan", cases, sizeof cases / sizeof cases[0]);
 }
