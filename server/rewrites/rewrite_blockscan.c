@@ -25,6 +25,9 @@
  *     S[2N - 1] was set to the block's total, so a block total written to block_sums is
  *     the same value (reassociated for floats); their 0 is overwritten, as the down-sweep
  *     overwrites it.
+ *   - (session 50) Hillis-Steele in one buffer: each pass reads S[t - off] into a temporary
+ *     (0 below the first), a barrier, adds it to S[t], a barrier (read_hs1); the elements end
+ *     as the passes leave them, so nothing after or around the loop needs a proof.
  *   - (session 50) a value scan in a __device__ function the kernel calls, directly or
  *     through up to four calls: the array laid out as zeros and values, then Kogge-Stone
  *     passes (SHOC's scanLocalMem, cuda-samples' scan1Inclusive); the function's passes are
