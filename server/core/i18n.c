@@ -3059,6 +3059,8 @@ static const struct hk_msg_entry msgs[HK_MSG_COUNT] = {
       "扫描长度为 2 的幂且等于 blockDim.x"),
     F(RW_BSC_FN_HIP, "statement at line %d: the scan in %s() is rewritten for CUDA only (its run-time test asks __isShared whether the array is shared memory; not read for an AMD/DCU build)",
       "语句（第 %d 行）：%s() 中的扫描只为 CUDA 改写（其运行时检查用 __isShared 判断数组是否位于共享内存；AMD/DCU 构建未做此识别）"),
+    F(RW_BSC_MINMAX, "loop at line %d: the passes over __shared__ %s take %s of %s: a maximum or minimum scan is rewritten for integer elements and CUDA's own max/min only (a float's -0.0 against +0.0, or a NaN, depends on the order; a max or min the file defines may not be associative)",
+      "循环（第 %d 行）：对 __shared__ %s 的各步扫描取 %s（元素类型 %s）：最大值/最小值扫描只对整数元素且使用 CUDA 自带的 max/min 时改写（浮点数 -0.0 与 +0.0 或 NaN 的结果取决于顺序；文件自定义的 max 或 min 未必满足结合律）"),
     F(RW_SP_MACRO, "macro at line %d: a #define mentions %s, whose accesses there the rewrite cannot see",
       "宏（第 %d 行）：某个 #define 提到了 %s，改写看不到其中的访问"),
     F(RW_SP_SIZEOF, "sizeof at line %d: sizeof of %s would change with the padding",

@@ -187,6 +187,7 @@ static char *run_text(const char *text, const rw_toks *ts, size_t a, size_t b)
 typedef struct {
     bool blelloch;
     bool inplace;            /* Hillis-Steele in one buffer (session 50) */
+    char op;                 /* '+'; Hillis-Steele over two buffers also 'M' max, 'm' min */
     size_t arr;              /* the array's name in its declaration */
     size_t a, b;             /* the tokens replaced: [a, b) */
     bs_binds B;
@@ -332,6 +333,21 @@ static const char pat_hs[] =
     "else $S [ $po * ?bd + $t ] = $S [ $pi * ?bd + $t ] ; "
     "__syncthreads ( ) ; }";
 
+/* the same passes of a maximum or minimum (session 50): `$fn` is max or min, the arguments
+ * in either order */
+static const char *const pat_hs_mm[] = {
+    "for ( %ty $off = 1 ; $off < ?bd ; $off <<= 1 ) { " /* i18n: not for people */
+    "$po = 1 - $po ; $pi = 1 - $po ; "
+    "if ( $t >= $off ) $S [ $po * ?bd + $t ] = $fn ( $S [ $pi * ?bd + $t ] , $S [ $pi * ?bd + $t - $off ] ) ; "
+    "else $S [ $po * ?bd + $t ] = $S [ $pi * ?bd + $t ] ; "
+    "__syncthreads ( ) ; }",
+    "for ( %ty $off = 1 ; $off < ?bd ; $off <<= 1 ) { " /* i18n: not for people */
+    "$po = 1 - $po ; $pi = 1 - $po ; "
+    "if ( $t >= $off ) $S [ $po * ?bd + $t ] = $fn ( $S [ $pi * ?bd + $t - $off ] , $S [ $pi * ?bd + $t ] ) ; "
+    "else $S [ $po * ?bd + $t ] = $S [ $pi * ?bd + $t ] ; "
+    "__syncthreads ( ) ; }",
+};
+
 static const char pat_up[] =
     "for ( %ty $d = ?n ; $d > 0 ; $d >>= 1 ) { __syncthreads ( ) ; " /* i18n: not for people */
     "if ( $t < $d ) { %ta $ai = $off * ( 2 * $t + 1 ) - 1 ; %tb $bi = $off * ( 2 * $t + 2 ) - 1 ; "
@@ -458,6 +474,18 @@ static bool read_hs(bs_state *s, size_t k, bs_scan *sc, const char *arr)
     if (!bind_put(&sc->B, ts, "S", sc->arr, sc->arr + 1))
         return false;
     size_t e = pmatch(ts, k, ts->n, pat_hs, &sc->B);
+    sc->op = '+';
+    for (size_t i = 0; !e && i < HK_ARRAY_LEN(pat_hs_mm); i++) {
+        bs_binds C = {0};
+        bind_put(&C, ts, "S", sc->arr, sc->arr + 1);
+        size_t x = pmatch(ts, k, ts->n, pat_hs_mm[i], &C);
+        const bs_bind *fn = x ? bind_get(&C, "fn") : NULL;
+        if (fn && (rwl_tok_is(ts, fn->a, "max") || rwl_tok_is(ts, fn->a, "min"))) {
+            e = x, sc->B = C;
+            sc->op = rwl_tok_is(ts, fn->a, "max") ? 'M' : 'm';
+        } else if (C.fail > sc->B.fail)
+            sc->B.fail = C.fail;
+    }
     if (!e) {
         refuse_shape(s, k, arr, sc->B.fail);
         return false;
@@ -1145,8 +1173,18 @@ static bool find_fn_scan(const char *text, size_t len, const an_model *m, const 
 /* The warp scan of hk_x (type T, shuffled as type U): hk_x ends as the block's inclusive
  * prefix of every thread's hk_x, hk_e (exclusive) when excl, hk_tot the block's total.
  * Under `if (1-D, whole warps)`: every lane of every warp exists. */
-static int emit_warp_scan(struct hk_buf *b, const char *T, const char *U, bool excl)
+static int emit_warp_scan(struct hk_buf *b, const char *T, const char *U, bool excl, char op)
 {
+    /* the combination of the lower value y and the own value x: a sum, a maximum, a minimum */
+    char c1[40], c2[40], c3[40];
+    const char *f = op == 'M' ? "max" : "min"; /* i18n: not for people */
+    if (op == '+') {
+        snprintf(c1, sizeof c1, "hk_y + hk_x"), snprintf(c2, sizeof c2, "hk_y + hk_w"); /* i18n: not for people */
+        snprintf(c3, sizeof c3, "hk_p + hk_x"); /* i18n: not for people */
+    } else {
+        snprintf(c1, sizeof c1, "%s(hk_y, hk_x)", f), snprintf(c2, sizeof c2, "%s(hk_y, hk_w)", f); /* i18n: not for people */
+        snprintf(c3, sizeof c3, "%s(hk_p, hk_x)", f); /* i18n: not for people */
+    }
     char ex[320] = "";
     if (excl)
         snprintf(ex, sizeof ex,
@@ -1161,7 +1199,7 @@ static int emit_warp_scan(struct hk_buf *b, const char *T, const char *U, bool e
         "        for (unsigned int hk_d = 1; hk_d < 32u; hk_d <<= 1) {\n"
         "            const %s hk_y = (%s)__shfl_up_sync(0xffffffffu, (%s)hk_x, hk_d, 32);\n"
         "            if (hk_lane >= hk_d)\n"
-        "                hk_x = hk_y + hk_x;\n"
+        "                hk_x = %s;\n"
         "        }\n"
         "%s"
         "        if (hk_lane == 31u)\n"
@@ -1172,7 +1210,7 @@ static int emit_warp_scan(struct hk_buf *b, const char *T, const char *U, bool e
         "            for (unsigned int hk_d = 1; hk_d < 32u; hk_d <<= 1) {\n"
         "                const %s hk_y = (%s)__shfl_up_sync(0xffffffffu, (%s)hk_w, hk_d, 32);\n"
         "                if (hk_lane >= hk_d)\n"
-        "                    hk_w = hk_y + hk_w;\n"
+        "                    hk_w = %s;\n"
         "            }\n"
         "            __syncwarp();\n"
         "            if (hk_lane < hk_nwarps)\n"
@@ -1181,10 +1219,10 @@ static int emit_warp_scan(struct hk_buf *b, const char *T, const char *U, bool e
         "        __syncthreads();\n"
         "        if (hk_warp > 0) {\n"
         "            const %s hk_p = hk_wsum[hk_warp - 1];\n"
-        "            hk_x = hk_p + hk_x;\n"
+        "            hk_x = %s;\n"
         "%s"
         "        }\n",
-        T, T, T, U, ex, T, T, T, U, T,
+        T, T, T, U, c1, ex, T, T, T, U, c2, T, c3,
         excl ? "            hk_e = hk_lane == 0 ? hk_p : hk_p + hk_e;\n" : "");
 }
 
@@ -1208,7 +1246,7 @@ static int emit_scan(const bs_state *s, const bs_scan *sc, const char *T, const 
                            S, fl ? "floats reassociated (fp64 shadow)." /* i18n: not for people */ : "integers bit-exact.",
                            T, S, t);
         if (!rc)
-            rc = emit_warp_scan(b, T, U, false);
+            rc = emit_warp_scan(b, T, U, false, '+');
         if (!rc)
             rc = hk_buf_printf(b,
                                "        %s[%s] = hk_x;\n" /* i18n: not for people */
@@ -1237,7 +1275,7 @@ static int emit_scan(const bs_state *s, const bs_scan *sc, const char *T, const 
                            "        }\n",
                            S, P, Q, T, S, P, t, Y, O, O, O, P, P, Q, P);
         if (!rc)
-            rc = emit_warp_scan(b, T, U, false);
+            rc = emit_warp_scan(b, T, U, false, sc->op);
         if (!rc)
             rc = hk_buf_printf(b,
                                "        %s[%s * blockDim.x + %s] = hk_x;\n" /* i18n: not for people */
@@ -1261,7 +1299,7 @@ static int emit_scan(const bs_state *s, const bs_scan *sc, const char *T, const 
                        fl ? "floats reassociated (fp64 shadow)." /* i18n: not for people */ : "integers bit-exact.", T, S,
                        t, S, t, T);
     if (!rc)
-        rc = emit_warp_scan(b, T, U, true);
+        rc = emit_warp_scan(b, T, U, true, '+');
     if (!rc)
         rc = hk_buf_printf(b,
                            "        if (hk_warp == 0 && hk_lane == 0)\n" /* i18n: not for people */
@@ -1469,6 +1507,19 @@ static int block_scan(const rw_context *c, rw_result *out)
         snprintf(s.why, sizeof s.why, EN(RW_BSC_TYPE), tok_line(&s, sc.arr), arr, T);
         goto refuse;
     }
+    if (sc.op == 'M' || sc.op == 'm') {
+        /* a maximum or minimum: integers only (a float max/min of -0.0 and +0.0, or of a NaN,
+         * depends on the order), and max/min CUDA's own, not the file's function or macro */
+        const char *fn = sc.op == 'M' ? "max" : "min"; /* i18n: not for people */
+        size_t at = 0, da, db;
+        bool own = rwl_next_define(c->text, c->len, &at, fn, 3, &da, &db);
+        for (size_t i = 0; i < c->m->n_funcs && !own; i++)
+            own = !strcmp(c->m->funcs[i].name, fn);
+        if (fl || own) {
+            snprintf(s.why, sizeof s.why, EN(RW_BSC_MINMAX), tok_line(&s, sc.a), arr, fn, T);
+            goto refuse;
+        }
+    }
     if (sc.blelloch || sc.inplace) {
         /* the down-sweep's (the in-place passes') temporary (`float a = S[aj];`): the original converts every partial
          * sum it moves through that type (an int over floats truncates, a float over ints
@@ -1506,7 +1557,9 @@ static int block_scan(const rw_context *c, rw_result *out)
     char *desc = hk_asprintf(EN(RW_BSC_DESC), f->name,
                              sc.blelloch  ? "up-sweep/down-sweep" /* i18n: not for people */
                              : sc.inplace ? "in-place Hillis-Steele" /* i18n: not for people */
-                                          : "Hillis-Steele",
+                             : sc.op == 'M' ? "Hillis-Steele maximum" /* i18n: not for people */
+                             : sc.op == 'm' ? "Hillis-Steele minimum" /* i18n: not for people */
+                                            : "Hillis-Steele",
                              arr,
                              tok_line(&s, sc.a), extra, fl ? EN(RW_BSC_FLOAT) : EN(RW_BSC_EXACT));
     rc = rwl_finish(c->text, c->len, c->m, f->name, &es, desc, out);

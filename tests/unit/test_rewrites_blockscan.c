@@ -150,12 +150,29 @@ static const char drv_hs1_float[] =
     "    PAIR(float, \"hs1_float\", n, 1e-5, 256.0, emu::launch(dim3(g), dim3(b), b * sizeof(float), [&] { NS::hs1_float(x, out, n); }));\n"
     "}\n";
 
+/* session 50: maximum and minimum over two buffers (integers) */
+static const char drv_hs_max[] =
+    "for (unsigned b : {32u, 64u, 256u, 48u}) {\n"
+    "    const unsigned n = 1000, g = (n + b - 1) / b;\n"
+    "    emu::buf<int> x(n);\n"
+    "    x.fill((int)b);\n"
+    "    PAIR(int, \"hs_max\", n, 0, 0, emu::launch(dim3(g), dim3(b), 2 * b * sizeof(int), [&] { NS::hs_max(x, out, n); }));\n"
+    "}\n";
+static const char drv_hs_umin[] =
+    "for (unsigned b : {32u, 128u, 96u}) {\n"
+    "    const unsigned n = 777, g = (n + b - 1) / b;\n"
+    "    emu::buf<unsigned> x(n);\n"
+    "    x.fill_mod((int)b, 4000000000ll);\n"
+    "    PAIR(unsigned, \"hs_umin\", n, 0, 0, emu::launch(dim3(g), dim3(b), 2 * b * sizeof(unsigned), [&] { NS::hs_umin(x, out, n); }));\n"
+    "}\n";
+
 static const struct {
     const char *kernel, *driver;
 } runs[] = {
     {"hs_int", drv_hs_int},     {"hs_uexcl", drv_hs_uexcl},   {"hs_size", drv_hs_size},
     {"bl_float", drv_bl_float}, {"bl_int_incl", drv_bl_int}, {"bl_int_plain", drv_bl_int_plain},
     {"hs1_int", drv_hs1_int},   {"hs1_tiles", drv_hs1_tiles}, {"hs1_float", drv_hs1_float},
+    {"hs_max", drv_hs_max},     {"hs_umin", drv_hs_umin},
 };
 
 static void scan_run(void **state)
@@ -206,6 +223,9 @@ static void scan_broken_fail(void **state)
         {"hs1_barrier", "hs1_int", drv_hs1_int, "h1sum[t] = hk_x;\n        __syncthreads();", "h1sum[t] = hk_x;"},
         /* in one buffer: the warps' prefix not added (tiles: the carry too) */
         {"hs1_prefix", "hs1_tiles", drv_hs1_tiles, "hk_x = hk_p + hk_x;", "hk_x = hk_x;"},
+        /* a maximum: the warps' prefix not taken; a minimum: the in-warp step a sum */
+        {"hs_max_prefix", "hs_max", drv_hs_max, "hk_x = max(hk_p, hk_x);", "hk_x = hk_x;"},
+        {"hs_umin_sum", "hs_umin", drv_hs_umin, "hk_x = min(hk_y, hk_x);", "hk_x = hk_y + hk_x;"},
     };
     for (size_t i = 0; i < HK_ARRAY_LEN(cases); i++) {
         char *cand = emu_rewrite(src, cases[i].kernel, "block_scan", NULL);
@@ -256,6 +276,14 @@ static void scan_text(void **state)
     assert_non_null(strstr(r.text, "unsigned hk_x = tile[t];"));
     assert_non_null(strstr(r.text, "tile[t] = hk_x;\n        __syncthreads();\n    } else for (unsigned off = 1;"));
     rw_result_free(&r);
+    ctx.kernel = kernel(&fx, "hs_umin");
+    assert_int_equal(rw_apply_named("block_scan", &ctx, NULL, &r, &w), HK_OK);
+    assert_true(r.applicable);
+    assert_non_null(strstr(r.description, "Hillis-Steele minimum"));
+    assert_non_null(strstr(r.text, "hk_x = min(hk_y, hk_x);"));
+    assert_non_null(strstr(r.text, "hk_w = min(hk_y, hk_w);"));
+    assert_non_null(strstr(r.text, "hk_x = min(hk_p, hk_x);"));
+    rw_result_free(&r);
     unload(&fx);
 }
 
@@ -263,7 +291,6 @@ static void scan_refusals(void **state)
 {
     (void)state;
     static const rwf_refusal cases[] = {
-        {"hs_max", "loop", 164, "`max` at line 168"},
         {"hs_cond", "loop", 186, "`&&` at line 189"},
         {"hs_reads_pin", "read", 218, "`sh[pin * blockDim.x + t]`"},
         {"hs_alias", "expression", 225, "sh is used other than by a subscript"},
@@ -281,8 +308,19 @@ static void scan_refusals(void **state)
         {"bl_temp_int", "declaration", 616, "the down-sweep's temporary a is int, not float"},
         /* session 50: the in-place passes' temporary an int over floats */
         {"hs1_trunc", "declaration", 706, "the passes' temporary v is int, not float"},
+        /* session 50: a maximum of floats */
+        {"hs_fmax", "loop", 748, "take max of float"},
     };
     rwf_expect_refusals(src, "block_scan", cases, sizeof cases / sizeof cases[0]);
+    /* a max the file defines (a macro here) is not known to be CUDA's: refused (a line down) */
+    static const char def[] = "#define max(a, b) ((a) < (b) ? (a) : (b))\n";
+    char *defined = malloc(strlen(def) + strlen(src) + 1);
+    assert_non_null(defined);
+    strcpy(defined, def);
+    strcat(defined, src);
+    static const rwf_refusal own[] = {{"hs_max", "loop", 165, "take max of int"}};
+    rwf_expect_refusals(defined, "block_scan", own, 1);
+    free(defined);
 }
 
 /* A spec's block that is not whole warps (Hillis-Steele), or not the sweeps' N: refused. */

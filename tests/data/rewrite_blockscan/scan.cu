@@ -711,3 +711,49 @@ __global__ void hs1_trunc(const float *in, float *out, int n)
     if (g < n)
         out[g] = h1t[t];
 }
+
+// ---- maximum and minimum (session 50) ----
+
+// the running minimum, unsigned, the lower value first
+__global__ void hs_umin(const unsigned *in, unsigned *out, unsigned n)
+{
+    extern __shared__ unsigned um[];
+    unsigned t = threadIdx.x;
+    unsigned g = blockIdx.x * blockDim.x + t;
+    int pout = 0, pin = 1;
+    um[t] = g < n ? in[g] : 0xffffffffu;
+    __syncthreads();
+    for (unsigned off = 1; off < blockDim.x; off <<= 1) {
+        pout = 1 - pout;
+        pin = 1 - pout;
+        if (t >= off)
+            um[pout * blockDim.x + t] = min(um[pin * blockDim.x + t - off], um[pin * blockDim.x + t]);
+        else
+            um[pout * blockDim.x + t] = um[pin * blockDim.x + t];
+        __syncthreads();
+    }
+    if (g < n)
+        out[g] = um[pout * blockDim.x + t];
+}
+
+// refused: the running maximum of floats
+__global__ void hs_fmax(const float *in, float *out, unsigned n)
+{
+    extern __shared__ float fm[];
+    unsigned t = threadIdx.x;
+    unsigned g = blockIdx.x * blockDim.x + t;
+    int pout = 0, pin = 1;
+    fm[t] = g < n ? in[g] : 0.0f;
+    __syncthreads();
+    for (unsigned off = 1; off < blockDim.x; off <<= 1) {
+        pout = 1 - pout;
+        pin = 1 - pout;
+        if (t >= off)
+            fm[pout * blockDim.x + t] = max(fm[pin * blockDim.x + t], fm[pin * blockDim.x + t - off]);
+        else
+            fm[pout * blockDim.x + t] = fm[pin * blockDim.x + t];
+        __syncthreads();
+    }
+    if (g < n)
+        out[g] = fm[pout * blockDim.x + t];
+}
