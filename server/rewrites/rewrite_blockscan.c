@@ -1587,8 +1587,9 @@ static int emit_block_scan(const rw_context *c, const int *p, rw_result *out)
 
 const rw_descriptor rw_block_scan_desc = {
     .name = "block_scan",
-    .summary = "a per-block prefix sum in a __shared__ array (Hillis-Steele over two buffers, or the " /* i18n: not for people */
-               "up-sweep/down-sweep): warp shuffles, one shared total per warp; integers exact",
+    .summary = "a per-block prefix sum (or integer max/min) in a __shared__ array (Hillis-Steele over one or two " /* i18n: not for people */
+               "buffers, the up-sweep/down-sweep, or Kogge-Stone passes in a __device__ function the kernel calls): " /* i18n: not for people */
+               "warp shuffles, one shared total per warp; integers exact",
     .flags = RW_ALGORITHM,
     .emit = emit_block_scan,
 };
