@@ -878,6 +878,10 @@ static bool read_fn_scan(bs_state *s, bs_fn *F)
     size_t end = rwl_match_close(ts, F->body);
     if (end >= ts->n)
         return false;
+    /* a __host__ __device__ function: its host side could not hold the __shared__ test */
+    for (size_t k = 0; k < F->body; k++)
+        if (rwl_tok_is_ident(ts, k, "__host__"))
+            return false;
     size_t p = 0, k0 = 0;
     for (size_t k = F->body + 1; k < end && !p; k++) {
         if (!(rwl_tok_is(ts, k - 1, "{") || rwl_tok_is(ts, k - 1, ";") || rwl_tok_is(ts, k - 1, "}")))

@@ -583,6 +583,7 @@ static void fn_refusals(void **state)
         {"r_short", "statement", 269, "s holds short"},
         {"r_nobar", "statement", 297, "no_bar() lays out a scan's zeros and values"},
         {"r_else", "statement", 317, "`else` at line 322"},
+        {"r_hostdev", "call", 358, "handed to hd_scan()"},
     };
     rwf_expect_refusals(fsrc, "block_scan", cases, sizeof cases / sizeof cases[0]);
 }

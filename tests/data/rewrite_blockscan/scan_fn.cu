@@ -330,3 +330,30 @@ __global__ void r_else(const int *in, int *out)
     __shared__ int a[128];
     out[threadIdx.x] = with_else(in[threadIdx.x], a);
 }
+
+// a __host__ __device__ function: not read (its host side could not hold the __shared__ test)
+__host__ __device__ int hd_scan(int v, int *s)
+{
+#ifdef __CUDA_ARCH__
+    int i = threadIdx.x;
+    s[i] = 0;
+    i += blockDim.x;
+    s[i] = v;
+    __syncthreads();
+    for (int o = 1; o < blockDim.x; o *= 2) {
+        int t = s[i - o];
+        __syncthreads();
+        s[i] += t;
+        __syncthreads();
+    }
+    return s[i];
+#else
+    return v;
+#endif
+}
+
+__global__ void r_hostdev(const int *in, int *out)
+{
+    __shared__ int a[512];
+    out[threadIdx.x] = hd_scan(in[threadIdx.x], a);
+}
