@@ -731,7 +731,8 @@ static bool read_blelloch(bs_state *s, size_t k, bs_scan *sc, const char *arr)
  * of v over its segment of L threads and the zeros untouched; the new code stores the same
  * S[I] and a barrier, so whatever the function does after (SHOC's `return S[I - 1]`, the
  * exclusive value) reads the same memory. The new code runs under a test taken by the
- * whole block at once (__syncthreads_and, so every thread takes the same side): a 1-D block
+ * whole block at once (__syncthreads_count equal to blockDim.x, so every thread takes the same
+ * side, and a block with a thread that exited before the call keeps the original): a 1-D block
  * of whole warps; L a power of two, at least 2, that is blockDim.x (whole) or divides it
  * (segments), the same for every thread; S shared memory (__isShared) and the same pointer
  * for every thread (thread 0's copy in a __shared__ variable). Otherwise the original passes
@@ -1078,10 +1079,11 @@ static int emit_fn_scan(const char *text, const bs_fn *F, struct hk_buf *b)
         "            }\n"
         "            __syncthreads();\n"
         "        }\n"
-        "        if ((%s) >= 2 && __syncthreads_and(blockDim.y == 1 && blockDim.z == 1 && (blockDim.x & 31u) == 0 &&\n"
-        "                                          ((%s) & ((%s) - 1)) == 0 && %s%s &&\n"
-        "                                          __isShared((const void *)%s) && hk_sp == (const volatile void *)%s &&\n"
-        "                                          hk_sl == (long long)(%s))) {\n"
+        "        // every thread of the block votes yes (one that exited does not count)\n"
+        "        if ((%s) >= 2 && __syncthreads_count(blockDim.y == 1 && blockDim.z == 1 && (blockDim.x & 31u) == 0 &&\n"
+        "                                            ((%s) & ((%s) - 1)) == 0 && %s%s &&\n"
+        "                                            __isShared((const void *)%s) && hk_sp == (const volatile void *)%s &&\n"
+        "                                            hk_sl == (long long)(%s)) == (int)blockDim.x) {\n"
         "            %s hk_x = %s[%s];\n"
         "            const unsigned int hk_lane = threadIdx.x & 31u, hk_warp = threadIdx.x >> 5;\n"
         "            const unsigned int hk_L = (unsigned int)(%s);\n"

@@ -541,7 +541,8 @@ static void fn_text(void **state)
     assert_non_null(strstr(r.description, "ks_exclusive()"));
     assert_non_null(strstr(r.description, "fp64 shadow")); /* a template T: not known exact */
     /* the whole block decides at once; the unrolled passes' range (bare up to 16, last 128) */
-    assert_non_null(strstr(r.text, "__syncthreads_and(blockDim.y == 1 && blockDim.z == 1"));
+    assert_non_null(strstr(r.text, "__syncthreads_count(blockDim.y == 1 && blockDim.z == 1"));
+    assert_non_null(strstr(r.text, "hk_sl == (long long)(BS)) == (int)blockDim.x) {"));
     assert_non_null(strstr(r.text, "blockDim.x == (unsigned int)(BS) && (BS) > 16 && (BS) <= 256"));
     assert_non_null(strstr(r.text, "__isShared((const void *)s) && hk_sp == (const volatile void *)s"));
     assert_non_null(strstr(r.text, "const T hk_y = __shfl_up_sync(0xffffffffu, hk_x, hk_d, 32);"));
