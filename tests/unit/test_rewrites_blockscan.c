@@ -23,7 +23,7 @@
  * runs the original), a read-first loop over blockDim.x of long long with the neighbour's
  * element read after the call; a per-thread array and even/odd threads' arrays keep the
  * original (the run-time test). Each check of the test and each part of the segmented warp
- * scan broken must differ; eight near misses refuse with construct and line; the texts and
+ * scan broken must differ; nine near misses refuse with construct and line; the texts and
  * the probes rd_scan_devfn_ks/_seg compile for sm_90. */
 #include "analysis/analysis.h"
 #include "core/hk.h"
