@@ -25,6 +25,14 @@
  *     S[2N - 1] was set to the block's total, so a block total written to block_sums is
  *     the same value (reassociated for floats); their 0 is overwritten, as the down-sweep
  *     overwrites it.
+ *   - (session 50) Hillis-Steele in one buffer: each pass reads S[t - off] into a temporary
+ *     (0 below the first), a barrier, adds it to S[t], a barrier (read_hs1); the elements end
+ *     as the passes leave them, so nothing after or around the loop needs a proof.
+ *   - (session 50) a value scan in a __device__ function the kernel calls, directly or
+ *     through up to four calls: the array laid out as zeros and values, then Kogge-Stone
+ *     passes (SHOC's scanLocalMem, cuda-samples' scan1Inclusive); the function's passes are
+ *     replaced in place under a test the whole block takes at once (read_fn_scan and
+ *     emit_fn_scan below say which spellings, and why that is sound for every caller).
  * Why it is sound: the elements each thread reads first and writes last are the original's
  * (thread t reads its own inputs after the same barriers and writes the final elements the
  * original's last pass writes, then a barrier), so any later read sees the same element.
@@ -178,6 +186,8 @@ static char *run_text(const char *text, const rw_toks *ts, size_t a, size_t b)
 /* ---- what the matchers found ---- */
 typedef struct {
     bool blelloch;
+    bool inplace;            /* Hillis-Steele in one buffer (session 50) */
+    char op;                 /* '+'; Hillis-Steele over two buffers also 'M' max, 'm' min */
     size_t arr;              /* the array's name in its declaration */
     size_t a, b;             /* the tokens replaced: [a, b) */
     bs_binds B;
@@ -323,6 +333,21 @@ static const char pat_hs[] =
     "else $S [ $po * ?bd + $t ] = $S [ $pi * ?bd + $t ] ; "
     "__syncthreads ( ) ; }";
 
+/* the same passes of a maximum or minimum (session 50): `$fn` is max or min, the arguments
+ * in either order */
+static const char *const pat_hs_mm[] = {
+    "for ( %ty $off = 1 ; $off < ?bd ; $off <<= 1 ) { " /* i18n: not for people */
+    "$po = 1 - $po ; $pi = 1 - $po ; "
+    "if ( $t >= $off ) $S [ $po * ?bd + $t ] = $fn ( $S [ $pi * ?bd + $t ] , $S [ $pi * ?bd + $t - $off ] ) ; "
+    "else $S [ $po * ?bd + $t ] = $S [ $pi * ?bd + $t ] ; "
+    "__syncthreads ( ) ; }",
+    "for ( %ty $off = 1 ; $off < ?bd ; $off <<= 1 ) { " /* i18n: not for people */
+    "$po = 1 - $po ; $pi = 1 - $po ; "
+    "if ( $t >= $off ) $S [ $po * ?bd + $t ] = $fn ( $S [ $pi * ?bd + $t - $off ] , $S [ $pi * ?bd + $t ] ) ; "
+    "else $S [ $po * ?bd + $t ] = $S [ $pi * ?bd + $t ] ; "
+    "__syncthreads ( ) ; }",
+};
+
 static const char pat_up[] =
     "for ( %ty $d = ?n ; $d > 0 ; $d >>= 1 ) { __syncthreads ( ) ; " /* i18n: not for people */
     "if ( $t < $d ) { %ta $ai = $off * ( 2 * $t + 1 ) - 1 ; %tb $bi = $off * ( 2 * $t + 2 ) - 1 ; "
@@ -360,6 +385,20 @@ static bool thread_index(const bs_state *s, size_t k)
         !(rwl_tok_is(ts, decl + 5, ";") || rwl_tok_is(ts, decl + 5, ",")))
         return false;
     return !rwl_written_elsewhere(ts, decl, decl);
+}
+
+/* the literal zeros a sum starts from */
+static const char *const zeros[] = {"0", "0u", "0U", "0.0f", "0.f", "0.0F", "0.0", NULL};
+
+/* Is [a, b) one token, one of words (NULL-terminated)? */
+static bool one_of(const rw_toks *ts, size_t a, size_t b, const char *const *words)
+{
+    if (b != a + 1)
+        return false;
+    for (size_t i = 0; words[i]; i++)
+        if (rwl_tok_is(ts, a, words[i]))
+            return true;
+    return false;
 }
 
 /* The refusal of a loop that did not match: the farthest token reached. */
@@ -435,6 +474,18 @@ static bool read_hs(bs_state *s, size_t k, bs_scan *sc, const char *arr)
     if (!bind_put(&sc->B, ts, "S", sc->arr, sc->arr + 1))
         return false;
     size_t e = pmatch(ts, k, ts->n, pat_hs, &sc->B);
+    sc->op = '+';
+    for (size_t i = 0; !e && i < HK_ARRAY_LEN(pat_hs_mm); i++) {
+        bs_binds C = {0};
+        bind_put(&C, ts, "S", sc->arr, sc->arr + 1);
+        size_t x = pmatch(ts, k, ts->n, pat_hs_mm[i], &C);
+        const bs_bind *fn = x ? bind_get(&C, "fn") : NULL;
+        if (fn && (rwl_tok_is(ts, fn->a, "max") || rwl_tok_is(ts, fn->a, "min"))) {
+            e = x, sc->B = C;
+            sc->op = rwl_tok_is(ts, fn->a, "max") ? 'M' : 'm';
+        } else if (C.fail > sc->B.fail)
+            sc->B.fail = C.fail;
+    }
     if (!e) {
         refuse_shape(s, k, arr, sc->B.fail);
         return false;
@@ -469,6 +520,60 @@ static bool read_hs(bs_state *s, size_t k, bs_scan *sc, const char *arr)
     sc->blelloch = false;
     sc->a = k, sc->b = e;
     return uses_ok(s, sc, arr);
+}
+
+
+/* Hillis-Steele in one buffer at loop k (session 50): each pass reads the element `off`
+ * below into a temporary (0 below the first), a barrier, adds it to its own element, and a
+ * barrier before the next pass's read (at the end of the pass or at its start):
+ *   for (U off = 1; off < blockDim.x; off <<= 1 (or *= 2)) {
+ *       [__syncthreads();] T v = t >= off ? S[t - off] : 0;   (or T v = 0; if (t >= off) v = S[t - off];)
+ *       __syncthreads(); S[t] += v; [__syncthreads();]
+ *   }
+ * an inclusive scan of S[0 .. blockDim.x) in place. After it the elements hold what the passes
+ * leave, whatever reads them later or wherever the loop sits; the warp scan stores the same
+ * and a barrier. false, why untouched, when the loop is not this spelling; false with why set
+ * when it is and something is refused. */
+static bool read_hs1(bs_state *s, size_t k, bs_scan *sc, const char *arr)
+{
+    const rw_toks *ts = s->ts;
+    static const char *const steps[] = {"$off <<= 1", "$off *= 2"}; /* i18n: not for people */
+    static const char *const reads[] = {
+        "%tv $v = $t >= $off ? $S [ $t - $off ] : ?z ;",                     /* i18n: not for people */
+        "%tv $v = ?z ; if ( $t >= $off ) $v = $S [ $t - $off ] ;",           /* i18n: not for people */
+        "%tv $v = ?z ; if ( $t >= $off ) { $v = $S [ $t - $off ] ; }",       /* i18n: not for people */
+    };
+    size_t e = 0;
+    for (size_t st = 0; st < 2 && !e; st++)
+        for (size_t r = 0; r < HK_ARRAY_LEN(reads) && !e; r++)
+            for (int first = 0; first < 2 && !e; first++) {
+                char p[1024];
+                snprintf(p, sizeof p,
+                         "for ( %%ty $off = 1 ; $off < ?bd ; %s ) { %s%s __syncthreads ( ) ; $S [ $t ] += $v ; %s}", /* i18n: not for people */
+                         steps[st], first ? "__syncthreads ( ) ; " : "", reads[r],
+                         first ? "" : "__syncthreads ( ) ; ");
+                memset(&sc->B, 0, sizeof sc->B);
+                if (!bind_put(&sc->B, ts, "S", sc->arr, sc->arr + 1))
+                    return false;
+                e = pmatch(ts, k, ts->n, p, &sc->B);
+            }
+    if (!e)
+        return false;
+    const bs_bind *bd = bind_get(&sc->B, "bd"), *t = bind_get(&sc->B, "t"), *z = bind_get(&sc->B, "z");
+    if (bd->b - bd->a != 3 || !rwl_builtin_x(ts, bd->a, "blockDim") || !one_of(ts, z->a, z->b, zeros)) {
+        refuse_shape(s, k, arr, bd->b - bd->a != 3 || !rwl_builtin_x(ts, bd->a, "blockDim") ? bd->a : z->a);
+        return false;
+    }
+    if (!thread_index(s, t->a)) {
+        char *tn = run_text(s->text, ts, t->a, t->b);
+        snprintf(s->why, sizeof s->why, EN(RW_BSC_TID), tok_line(s, k), arr, tn ? tn : "?");
+        hk_free(tn);
+        return false;
+    }
+    sc->blelloch = false;
+    sc->inplace = true;
+    sc->a = k, sc->b = e;
+    return true;
 }
 
 /* Up-sweep/down-sweep starting at loop k. */
@@ -558,7 +663,7 @@ static bool read_blelloch(bs_state *s, size_t k, bs_scan *sc, const char *arr)
     }
     /* between the sweeps: reads of S[2N - 1] (any other subscript of S refused) and one
      * statement `S [ 2N - 1 ] = 0 ;`, no call that could reach S (it is not passed: uses_ok) */
-    size_t zeros = 0;
+    size_t nzero = 0;
     for (size_t q = m; q < mc; q++) {
         /* the stride, a jump or a barrier there would change the down-sweep */
         if (rwl_same_tok(ts, q, off->a) || rwl_tok_is_ident(ts, q, "return") || rwl_tok_is_ident(ts, q, "goto") ||
@@ -583,11 +688,11 @@ static bool read_blelloch(bs_state *s, size_t k, bs_scan *sc, const char *arr)
             ok = rwl_tok_is(ts, z + 1, ";") &&
                  (rwl_tok_is(ts, z, "0") || rwl_tok_is(ts, z, "0.0f") || rwl_tok_is(ts, z, "0.f") ||
                   rwl_tok_is(ts, z, "0.0") || rwl_tok_is(ts, z, "0.0F"));
-            zeros++;
+            nzero++;
         } else if (ok)
             ok = !rwl_tok_is_assign_op(ts, c + 1) && !rwl_tok_is(ts, c + 1, "++") &&
                  !rwl_tok_is(ts, c + 1, "--") && !rwl_tok_is(ts, q - 1, "++") && !rwl_tok_is(ts, q - 1, "--");
-        if (!ok || zeros > 1) {
+        if (!ok || nzero > 1) {
             size_t se = rwl_stmt_end(ts, q, mc);
             char *st = run_text(s->text, ts, q, se);
             char last[32];
@@ -597,7 +702,7 @@ static bool read_blelloch(bs_state *s, size_t k, bs_scan *sc, const char *arr)
             return false;
         }
     }
-    if (zeros != 1) {
+    if (nzero != 1) {
         char last[32];
         snprintf(last, sizeof last, "%lld", 2 * n - 1);
         snprintf(s->why, sizeof s->why, EN(RW_BSC_MIDDLE), tok_line(s, m), arr, last, "");
@@ -610,13 +715,482 @@ static bool read_blelloch(bs_state *s, size_t k, bs_scan *sc, const char *arr)
     return uses_ok(s, sc, arr);
 }
 
+/* ---- a scan in a __device__ function (session 50) ----
+ * A value scan: a __device__ function that lays out a shared array S as zeros and values
+ * (each thread storing 0 at S[I] and its value at S[I + L], I its index) and then runs the
+ * Kogge-Stone passes over the values, each pass reading below, a barrier, writing its own
+ * element (SHOC's scanLocalMem, cuda-samples' scan1Inclusive, our rd_scan_devfn_*):
+ *   whole:     %ti I = threadIdx.x;                              S[I] = 0; I += L; S[I] = v;
+ *   segments:  %ti I = 2 * threadIdx.x - (threadIdx.x & (L - 1)); S[I] = 0; I += L; S[I] = v;
+ * then [barrier] [T t;] and the passes, one of
+ *   for (o = 1; o < L; o <<= 1) { barrier; T t = S[I] + S[I - o]; barrier; S[I] = t; }
+ *   for (o = 1; o < L; o <<= 1) { [T] t = S[I - o]; barrier; S[I] += t; barrier; }
+ *   t = S[I - K]; barrier; S[I] += t; barrier;   for K = 1, 2, 4 ... each bare or under
+ *                                                `if (L > K) { ... }` (SHOC's unrolled form)
+ * Only the passes are replaced: after them the original leaves S[I] the inclusive prefix
+ * of v over its segment of L threads and the zeros untouched; the new code stores the same
+ * S[I] and a barrier, so whatever the function does after (SHOC's `return S[I - 1]`, the
+ * exclusive value) reads the same memory. The new code runs under a test taken by the
+ * whole block at once (__syncthreads_count equal to blockDim.x, so every thread takes the same
+ * side, and a block with a thread that exited before the call keeps the original): a 1-D block
+ * of whole warps; L a power of two, at least 2, that is blockDim.x (whole) or divides it
+ * (segments), the same for every thread; S shared memory (__isShared) and the same pointer
+ * for every thread (thread 0's copy in a __shared__ variable). Otherwise the original passes
+ * run. The function is changed in place, for every caller: the test makes it sound for any
+ * of them (an argument each thread passes differently, a call not made by the whole block
+ * with L >= 2, where the original's barriers are already undefined). Integers bit-exact;
+ * floats reassociated across warps (the fp64 shadow judges). */
+
+typedef struct {
+    const an_function *g;
+    rw_toks ts;      /* g's definition, signature and body */
+    size_t body;     /* the body's `{` */
+    size_t a, b;     /* the passes: [a, b) */
+    bs_binds B;      /* S, i, L, t (and the barrier's names) */
+    bool seg;        /* the segmented layout */
+    bool loop;       /* the passes are a loop */
+    long long kmax;  /* unrolled: the last pass's K; kbare: the last unconditional one */
+    long long kbare;
+    char T[64];      /* the elements' type, as the parameter spells it */
+    const char *U;   /* the type they are shuffled as; NULL for a template type parameter */
+    bool fl;         /* floating point (or a template type: the fp64 shadow judges) */
+} bs_fn;
+
+/* The barrier spellings a pass may use (the function's own names bound as cg, cta). */
+static const char *const fn_bars[] = {"__syncthreads ( ) ;", "$cg :: sync ( $cta ) ;", /* i18n: not for people */
+                                      "$cta . sync ( ) ;"};
+
+/* pat with every BAR replaced by bar */
+static void with_bar(char *out, size_t n, const char *pat, const char *bar)
+{
+    size_t o = 0;
+    for (const char *p = pat; *p && o + 1 < n;) {
+        if (!strncmp(p, "BAR", 3)) {
+            int w = snprintf(out + o, n - o, "%s", bar);
+            o += w > 0 ? (size_t)w : 0;
+            p += 3;
+        } else
+            out[o++] = *p++;
+    }
+    out[o < n ? o : n - 1] = 0;
+}
+
+/* pmatch of pat (BAR: each barrier spelling in turn) */
+static size_t pmatch_bar(const rw_toks *ts, size_t k, size_t end, const char *pat, bs_binds *B)
+{
+    size_t fail = B->fail;
+    for (size_t i = 0; i < HK_ARRAY_LEN(fn_bars); i++) {
+        char p[1024];
+        with_bar(p, sizeof p, pat, fn_bars[i]);
+        bs_binds C = *B;
+        size_t e = pmatch(ts, k, end, p, &C);
+        if (C.fail > fail)
+            fail = C.fail;
+        if (e) {
+            *B = C;
+            B->fail = fail;
+            return e;
+        }
+    }
+    B->fail = fail;
+    return 0;
+}
+
+
+static char *bind_text(const char *text, const bs_fn *F, const char *nm)
+{
+    const bs_bind *x = bind_get(&F->B, nm);
+    return x ? run_text(text, &F->ts, x->a, x->b) : hk_strdup("?");
+}
+
+/* The declared type of parameter nm (token k of the signature is a mention): the element
+ * type of a pointer or array parameter, cv-qualifiers and __restrict__ dropped; false when
+ * nm is not such a parameter. */
+static bool fn_param_elem(const char *text, const bs_fn *F, size_t nm, char *T, size_t n)
+{
+    const rw_toks *ts = &F->ts;
+    for (size_t k = 0; k < F->body; k++) {
+        if (!rwl_same_tok(ts, k, nm) ||
+            !(rwl_tok_is(ts, k + 1, ",") || rwl_tok_is(ts, k + 1, ")") || rwl_tok_is(ts, k + 1, "[")))
+            continue;
+        size_t q = k;
+        bool ptr = rwl_tok_is(ts, k + 1, "[");
+        while (q > 0 && (rwl_tok_is(ts, q - 1, "*") || ts->t[q - 1].kind == T_IDENT)) {
+            q--;
+            if (rwl_tok_is(ts, q, "*")) {
+                if (ptr)
+                    return false; /* a pointer to pointers */
+                ptr = true;
+            }
+        }
+        if (!ptr || !(rwl_tok_is(ts, q - 1, "(") || rwl_tok_is(ts, q - 1, ",")))
+            return false;
+        T[0] = 0;
+        for (size_t j = q; j < k; j++) {
+            if (ts->t[j].kind != T_IDENT || rwl_tok_is(ts, j, "volatile") || rwl_tok_is(ts, j, "const") ||
+                rwl_tok_is(ts, j, "__restrict__") || rwl_tok_is(ts, j, "__restrict"))
+                continue;
+            size_t l = strlen(T);
+            snprintf(T + l, n - l, "%s%.*s", l ? " " : "", (int)(ts->t[j].end - ts->t[j].start),
+                     text + ts->t[j].start);
+        }
+        return T[0] != 0;
+    }
+    return false;
+}
+
+/* Is the barrier bound as cg/cta the block's (cta a parameter declared thread_block, cg the
+ * namespace cg or cooperative_groups), or unbound (__syncthreads)? */
+static bool fn_bar_ok(const bs_fn *F)
+{
+    const bs_bind *cg = bind_get(&F->B, "cg"), *cta = bind_get(&F->B, "cta");
+    if (cg && !rwl_tok_is(&F->ts, cg->a, "cg") && !rwl_tok_is(&F->ts, cg->a, "cooperative_groups"))
+        return false;
+    if (!cta)
+        return true;
+    for (size_t k = 1; k < F->body; k++)
+        if (rwl_same_tok(&F->ts, k, cta->a) && rwl_tok_is(&F->ts, k - 1, "thread_block") &&
+            (rwl_tok_is(&F->ts, k + 1, ",") || rwl_tok_is(&F->ts, k + 1, ")")))
+            return true;
+    return false;
+}
+
+static const char *const index_types[] = {"int", "unsigned", "unsigned int", "uint", "size_t", "long", "long long", /* i18n: not for people */
+                                          "unsigned long", "unsigned long long", "int32_t", "uint32_t", /* i18n: not for people */
+                                          "int64_t", "uint64_t", NULL};
+
+static bool in_list(const char *s, const char *const *l)
+{
+    for (size_t i = 0; l[i]; i++)
+        if (!strcmp(s, l[i]))
+            return true;
+    return false;
+}
+
+/* Reads the value scan in F->g's body. true: F filled. false: why set when the layout was
+ * found and something after it is refused (else the function is not a value scan). */
+static bool read_fn_scan(bs_state *s, bs_fn *F)
+{
+    const rw_toks *ts = &F->ts;
+    static const char pro_whole[] = "%ti $i = threadIdx . x ; $S [ $i ] = ?z ; $i += ?L ; $S [ $i ] = ?v ;"; /* i18n: not for people */
+    static const char pro_seg[] =
+        "%ti $i = 2 * threadIdx . x - ( threadIdx . x & ( ?L - 1 ) ) ; $S [ $i ] = ?z ; $i += ?L ; " /* i18n: not for people */
+        "$S [ $i ] = ?v ;";
+    size_t end = rwl_match_close(ts, F->body);
+    if (end >= ts->n)
+        return false;
+    /* a __host__ __device__ function: its host side could not hold the __shared__ test */
+    for (size_t k = 0; k < F->body; k++)
+        if (rwl_tok_is_ident(ts, k, "__host__"))
+            return false;
+    size_t p = 0, k0 = 0;
+    for (size_t k = F->body + 1; k < end && !p; k++) {
+        if (!(rwl_tok_is(ts, k - 1, "{") || rwl_tok_is(ts, k - 1, ";") || rwl_tok_is(ts, k - 1, "}")))
+            continue;
+        for (int seg = 0; seg < 2 && !p; seg++) {
+            memset(&F->B, 0, sizeof F->B);
+            p = pmatch(ts, k, end, seg ? pro_seg : pro_whole, &F->B);
+            F->seg = seg;
+            k0 = k;
+        }
+    }
+    if (!p)
+        return false;
+    /* the layout's parts: an integer index, a literal 0, L one name or number or blockDim.x */
+    const bs_bind *ti = bind_get(&F->B, "ti"), *z = bind_get(&F->B, "z"), *L = bind_get(&F->B, "L"),
+                  *S = bind_get(&F->B, "S");
+    char *tis = run_text(s->text, ts, ti->a, ti->b);
+    bool ok = tis && in_list(tis, index_types) && one_of(ts, z->a, z->b, zeros) &&
+              ((L->b == L->a + 1 && (ts->t[L->a].kind == T_IDENT || ts->t[L->a].kind == T_NUMBER)) ||
+               (L->b == L->a + 3 && rwl_builtin_x(ts, L->a, "blockDim")));
+    hk_free(tis);
+    if (!ok)
+        return false;
+    /* L is not written in the body (the test reads it again after the passes) */
+    for (size_t q = F->body; q < end && ts->t[L->a].kind == T_IDENT && L->b == L->a + 1; q++)
+        if (rwl_same_tok(ts, q, L->a) && rwl_is_use(ts, q) &&
+            (rwl_scalar_written(ts, q) || rwl_tok_is(ts, q - 1, "&"))) {
+            char *ln = run_text(s->text, ts, L->a, L->b), *fn = hk_strdup(F->g->name);
+            snprintf(s->why, sizeof s->why, EN(RW_BSC_FN_WRITTEN), tok_line(s, q), ln ? ln : "?", fn ? fn : "?");
+            hk_free(ln), hk_free(fn);
+            return false;
+        }
+    if (!fn_param_elem(s->text, F, S->a, F->T, sizeof F->T)) {
+        char *sn = run_text(s->text, ts, S->a, S->b);
+        snprintf(s->why, sizeof s->why, EN(RW_BSC_FN_PARAM), tok_line(s, k0), sn ? sn : "?", F->g->name);
+        hk_free(sn);
+        return false;
+    }
+    /* [barrier] [T t;] then the passes */
+    bs_binds B0 = F->B;
+    size_t q = pmatch_bar(ts, p, end, "BAR", &F->B);
+    bool bar = q != 0;
+    if (!bar)
+        q = p, F->B = B0;
+    B0 = F->B;
+    size_t d = pmatch(ts, q, end, "%tt $t ;", &F->B);
+    bool decl = d != 0;
+    if (!decl)
+        d = q, F->B = B0;
+    size_t fail = F->B.fail;
+    static const char *const loops[] = {
+        "for ( %to $o = 1 ; $o < ?L ; $o <<= 1 ) { BAR %tt $t = $S [ $i ] + $S [ $i - $o ] ; BAR $S [ $i ] = $t ; }", /* i18n: not for people */
+        "for ( %to $o = 1 ; $o < ?L ; $o *= 2 ) { BAR %tt $t = $S [ $i ] + $S [ $i - $o ] ; BAR $S [ $i ] = $t ; }", /* i18n: not for people */
+        "for ( %to $o = 1 ; $o < ?L ; $o <<= 1 ) { %tt $t = $S [ $i - $o ] ; BAR $S [ $i ] += $t ; BAR }", /* i18n: not for people */
+        "for ( %to $o = 1 ; $o < ?L ; $o *= 2 ) { %tt $t = $S [ $i - $o ] ; BAR $S [ $i ] += $t ; BAR }", /* i18n: not for people */
+        "for ( %to $o = 1 ; $o < ?L ; $o <<= 1 ) { $t = $S [ $i - $o ] ; BAR $S [ $i ] += $t ; BAR }", /* i18n: not for people */
+        "for ( %to $o = 1 ; $o < ?L ; $o *= 2 ) { $t = $S [ $i - $o ] ; BAR $S [ $i ] += $t ; BAR }", /* i18n: not for people */
+    };
+    size_t e = 0;
+    for (size_t i = 0; i < HK_ARRAY_LEN(loops) && !e; i++) {
+        /* the forms that read below before their first barrier need the layout's barrier;
+         * the assignment forms a `T t;` before them */
+        if ((i >= 2 && !bar) || (i >= 4) != decl)
+            continue;
+        bs_binds C = F->B;
+        e = pmatch_bar(ts, d, end, loops[i], &C);
+        if (C.fail > fail)
+            fail = C.fail;
+        if (e)
+            F->B = C;
+    }
+    F->loop = e != 0;
+    F->kmax = F->kbare = 0;
+    if (!e && bar && decl) {
+        /* unrolled: K = 1, 2, 4 ... bare or under `if (L > K)` */
+        size_t at = d;
+        for (long long K = 1; K <= 1024; K *= 2) {
+            char unit[256], cond[400];
+            snprintf(unit, sizeof unit, "$t = $S [ $i - %lld ] ; BAR $S [ $i ] += $t ; BAR", K); /* i18n: not for people */
+            snprintf(cond, sizeof cond, "if ( ?L > %lld ) { %s }", K, unit); /* i18n: not for people */
+            bs_binds C = F->B;
+            size_t x = pmatch_bar(ts, at, end, unit, &C);
+            if (C.fail > fail)
+                fail = C.fail;
+            if (x)
+                F->kbare = K;
+            else {
+                C = F->B;
+                x = pmatch_bar(ts, at, end, cond, &C);
+                if (C.fail > fail)
+                    fail = C.fail;
+            }
+            if (!x)
+                break;
+            F->B = C;
+            F->kmax = K;
+            at = x;
+        }
+        if (F->kmax)
+            e = at;
+    }
+    if (e && rwl_tok_is(ts, e, "else"))
+        fail = e, e = 0; /* `if (L > K) { pass } else ...`: not a pass */
+    if (!e) {
+        char *t = run_text(s->text, ts, fail < end ? fail : end, (fail < end ? fail : end) + 1);
+        snprintf(s->why, sizeof s->why, EN(RW_BSC_FN_SHAPE), tok_line(s, d), F->g->name, t ? t : "?",
+                 tok_line(s, fail < end ? fail : end));
+        hk_free(t);
+        return false;
+    }
+    if (!fn_bar_ok(F)) {
+        snprintf(s->why, sizeof s->why, EN(RW_BSC_FN_SHAPE), tok_line(s, d), F->g->name, "sync", tok_line(s, d));
+        return false;
+    }
+    /* the temporary: the elements' type (the original converts each partial sum through
+     * it), and when declared before the passes, not read after them */
+    const bs_bind *tt = bind_get(&F->B, "tt"), *tv = bind_get(&F->B, "t");
+    char *tts = tt ? run_text(s->text, ts, tt->a, tt->b) : NULL;
+    const char *tw = tts && !strncmp(tts, "const ", 6) ? tts + 6 : tts;
+    if (tt && (!tw || strcmp(tw, F->T))) {
+        char *tn = run_text(s->text, ts, tv->a, tv->b);
+        snprintf(s->why, sizeof s->why, EN(RW_BSC_FN_TEMP), tok_line(s, tt->a), tn ? tn : "?", tw ? tw : "?", F->T);
+        hk_free(tn), hk_free(tts);
+        return false;
+    }
+    hk_free(tts);
+    if (decl)
+        for (size_t r = e; r < end; r++)
+            if (rwl_same_tok(ts, r, tv->a)) {
+                char *tn = run_text(s->text, ts, tv->a, tv->b);
+                snprintf(s->why, sizeof s->why, EN(RW_BSC_FN_AFTER), tok_line(s, r), tn ? tn : "?", F->g->name);
+                hk_free(tn);
+                return false;
+            }
+    /* the elements' type: one the shuffles take, or the function's template type parameter */
+    F->U = shuffle_type(F->T, &F->fl);
+    if (!F->U) {
+        bool tpl = false;
+        for (size_t r = 0; r < F->body && !tpl; r++)
+            tpl = ts->t[r].kind == T_IDENT &&
+                  (size_t)(ts->t[r].end - ts->t[r].start) == strlen(F->T) &&
+                  !memcmp(s->text + ts->t[r].start, F->T, strlen(F->T)) &&
+                  rwl_template_type_param(F->g->template_params, ts, r);
+        if (!tpl) {
+            char *sn = run_text(s->text, ts, S->a, S->b);
+            snprintf(s->why, sizeof s->why, EN(RW_BSC_FN_TYPE), tok_line(s, k0), sn ? sn : "?", F->T);
+            hk_free(sn);
+            return false;
+        }
+        F->fl = true; /* not known here: the fp64 shadow judges */
+    }
+    F->a = d, F->b = e;
+    return true;
+}
+
+/* The new passes for F: the whole-block test, the segmented warp scan, S[I] stored, a
+ * barrier; the original passes otherwise. */
+static int emit_fn_scan(const char *text, const bs_fn *F, struct hk_buf *b)
+{
+    const rw_toks *ts = &F->ts;
+    char *S = bind_text(text, F, "S"), *I = bind_text(text, F, "i"), *L = bind_text(text, F, "L");
+    char *orig = run_text(text, ts, F->a, F->b);
+    int rc = HK_ENOMEM;
+    if (!S || !I || !L || !orig)
+        goto out;
+    char cy[160], cw[160], lay[96], range[96] = "";
+    /* the shuffles: cast to and from U for the known types, T's own overload for a template T */
+    if (F->U) {
+        snprintf(cy, sizeof cy, "(%s)__shfl_up_sync(0xffffffffu, (%s)hk_x, hk_d, 32)", F->T, F->U); /* i18n: not for people */
+        snprintf(cw, sizeof cw, "(%s)__shfl_up_sync(0xffffffffu, (%s)hk_w, hk_d, 32)", F->T, F->U); /* i18n: not for people */
+    } else {
+        snprintf(cy, sizeof cy, "__shfl_up_sync(0xffffffffu, hk_x, hk_d, 32)"); /* i18n: not for people */
+        snprintf(cw, sizeof cw, "__shfl_up_sync(0xffffffffu, hk_w, hk_d, 32)"); /* i18n: not for people */
+    }
+    if (F->seg)
+        snprintf(lay, sizeof lay, "blockDim.x %% (unsigned int)(%s) == 0", L); /* i18n: not for people */
+    else
+        snprintf(lay, sizeof lay, "blockDim.x == (unsigned int)(%s)", L); /* i18n: not for people */
+    if (!F->loop)
+        snprintf(range, sizeof range, " && (%s) > %lld && (%s) <= %lld", L, F->kbare, L, 2 * F->kmax); /* i18n: not for people */
+    rc = hk_buf_printf(
+        b,
+        "{\n" /* i18n: not for people */
+        "        // hk rewrite: block_scan. The Kogge-Stone passes over %s as a warp-shuffle scan of\n"
+        "        // each segment of %s threads, under a test the whole block takes at once: a 1-D\n"
+        "        // block of whole warps, %s a power of two (%s), %s shared memory, both the same\n"
+        "        // for every thread. %s[%s] ends as the passes leave it.\n"
+        "        __shared__ const volatile void *hk_sp;\n"
+        "        __shared__ long long hk_sl;\n"
+        "        if ((%s) >= 2) {\n"
+        "            if (threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0) {\n"
+        "                hk_sp = (const volatile void *)%s;\n"
+        "                hk_sl = (long long)(%s);\n"
+        "            }\n"
+        "            __syncthreads();\n"
+        "        }\n"
+        "        // every thread of the block votes yes (one that exited does not count)\n"
+        "        if ((%s) >= 2 && __syncthreads_count(blockDim.y == 1 && blockDim.z == 1 && (blockDim.x & 31u) == 0 &&\n"
+        "                                            ((%s) & ((%s) - 1)) == 0 && %s%s &&\n"
+        "                                            __isShared((const void *)%s) && hk_sp == (const volatile void *)%s &&\n"
+        "                                            hk_sl == (long long)(%s)) == (int)blockDim.x) {\n"
+        "            %s hk_x = %s[%s];\n"
+        "            const unsigned int hk_lane = threadIdx.x & 31u, hk_warp = threadIdx.x >> 5;\n"
+        "            const unsigned int hk_L = (unsigned int)(%s);\n"
+        "            for (unsigned int hk_d = 1; hk_d < 32u; hk_d <<= 1) {\n"
+        "                const %s hk_y = %s;\n"
+        "                if ((hk_lane & (hk_L - 1u)) >= hk_d)\n"
+        "                    hk_x = hk_y + hk_x;\n"
+        "            }\n"
+        "            if (hk_L > 32u) {\n"
+        "                __shared__ %s hk_wsum[32];\n"
+        "                const unsigned int hk_nwarps = blockDim.x >> 5, hk_wps = hk_L >> 5;\n"
+        "                if (hk_lane == 31u)\n"
+        "                    hk_wsum[hk_warp] = hk_x;\n"
+        "                __syncthreads();\n"
+        "                if (hk_warp == 0) {\n"
+        "                    %s hk_w = hk_wsum[hk_lane < hk_nwarps ? hk_lane : 0u];\n"
+        "                    for (unsigned int hk_d = 1; hk_d < 32u; hk_d <<= 1) {\n"
+        "                        const %s hk_y = %s;\n"
+        "                        if ((hk_lane & (hk_wps - 1u)) >= hk_d)\n"
+        "                            hk_w = hk_y + hk_w;\n"
+        "                    }\n"
+        "                    __syncwarp();\n"
+        "                    if (hk_lane < hk_nwarps)\n"
+        "                        hk_wsum[hk_lane] = hk_w;\n"
+        "                }\n"
+        "                __syncthreads();\n"
+        "                if ((hk_warp & (hk_wps - 1u)) != 0u)\n"
+        "                    hk_x = hk_wsum[hk_warp - 1] + hk_x;\n"
+        "            }\n"
+        "            %s[%s] = hk_x;\n"
+        "            __syncthreads();\n"
+        "        } else {\n"
+        "            %s\n"
+        "        }\n"
+        "    }",
+        S, L, L, F->seg ? "dividing blockDim.x" : "blockDim.x", S, S, I, /* i18n: not for people */
+        L, S, L, L, L, L, lay, range, S, S, L, F->T, S, I, L, F->T, cy, F->T, F->T, F->T, cw, S, I, orig);
+out:
+    hk_free(S), hk_free(I), hk_free(L), hk_free(orig);
+    return rc;
+}
+
+/* A value scan in a function kernel f calls (directly or through up to 4 calls): true with
+ * *F filled (F->ts owned); false, why set to the first refusal of a function whose layout
+ * was found, else left empty. */
+static bool find_fn_scan(const char *text, size_t len, const an_model *m, const an_function *f, bs_fn *F,
+                         char *why, size_t nwhy)
+{
+    const an_function *work[16] = {f};
+    int depth[16] = {0};
+    size_t nw = 1;
+    for (size_t w = 0; w < nw; w++) {
+        rw_toks ts = {0};
+        if (rwl_lex(text, work[w]->body_span.start_byte, work[w]->body_span.end_byte, &ts) != HK_OK) {
+            rwl_toks_free(&ts);
+            continue;
+        }
+        for (size_t k = 0; k < ts.n; k++) {
+            if (ts.t[k].kind != T_IDENT || !rwl_call_paren(&ts, k))
+                continue;
+            const an_function *g = rwl_callee(m, work[w], &ts, k);
+            bool seen = !g || g->kind != AN_DEVICE_FUNC;
+            for (size_t v = 0; v < nw && !seen; v++)
+                seen = work[v] == g;
+            if (seen || nw >= HK_ARRAY_LEN(work) || depth[w] >= 4)
+                continue;
+            work[nw] = g, depth[nw] = depth[w] + 1, nw++;
+            memset(F, 0, sizeof *F);
+            F->g = g;
+            if (rwl_lex(text, g->span.start_byte, g->body_span.end_byte, &F->ts) != HK_OK) {
+                rwl_toks_free(&F->ts);
+                continue;
+            }
+            while (F->body < F->ts.n && F->ts.t[F->body].start < g->body_span.start_byte)
+                F->body++;
+            bs_state st = {.text = text, .len = len, .ts = &F->ts};
+            if (F->body < F->ts.n && rwl_tok_is(&F->ts, F->body, "{") && read_fn_scan(&st, F)) {
+                rwl_toks_free(&ts);
+                return true;
+            }
+            if (st.why[0] && !why[0])
+                snprintf(why, nwhy, "%s", st.why);
+            rwl_toks_free(&F->ts);
+        }
+        rwl_toks_free(&ts);
+    }
+    memset(F, 0, sizeof *F);
+    return false;
+}
+
 /* ---- the emitted text ---- */
 
 /* The warp scan of hk_x (type T, shuffled as type U): hk_x ends as the block's inclusive
  * prefix of every thread's hk_x, hk_e (exclusive) when excl, hk_tot the block's total.
  * Under `if (1-D, whole warps)`: every lane of every warp exists. */
-static int emit_warp_scan(struct hk_buf *b, const char *T, const char *U, bool excl)
+static int emit_warp_scan(struct hk_buf *b, const char *T, const char *U, bool excl, char op)
 {
+    /* the combination of the lower value y and the own value x: a sum, a maximum, a minimum */
+    char c1[40], c2[40], c3[40];
+    const char *f = op == 'M' ? "max" : "min"; /* i18n: not for people */
+    if (op == '+') {
+        snprintf(c1, sizeof c1, "hk_y + hk_x"), snprintf(c2, sizeof c2, "hk_y + hk_w"); /* i18n: not for people */
+        snprintf(c3, sizeof c3, "hk_p + hk_x"); /* i18n: not for people */
+    } else {
+        snprintf(c1, sizeof c1, "%s(hk_y, hk_x)", f), snprintf(c2, sizeof c2, "%s(hk_y, hk_w)", f); /* i18n: not for people */
+        snprintf(c3, sizeof c3, "%s(hk_p, hk_x)", f); /* i18n: not for people */
+    }
     char ex[320] = "";
     if (excl)
         snprintf(ex, sizeof ex,
@@ -631,7 +1205,7 @@ static int emit_warp_scan(struct hk_buf *b, const char *T, const char *U, bool e
         "        for (unsigned int hk_d = 1; hk_d < 32u; hk_d <<= 1) {\n"
         "            const %s hk_y = (%s)__shfl_up_sync(0xffffffffu, (%s)hk_x, hk_d, 32);\n"
         "            if (hk_lane >= hk_d)\n"
-        "                hk_x = hk_y + hk_x;\n"
+        "                hk_x = %s;\n"
         "        }\n"
         "%s"
         "        if (hk_lane == 31u)\n"
@@ -642,7 +1216,7 @@ static int emit_warp_scan(struct hk_buf *b, const char *T, const char *U, bool e
         "            for (unsigned int hk_d = 1; hk_d < 32u; hk_d <<= 1) {\n"
         "                const %s hk_y = (%s)__shfl_up_sync(0xffffffffu, (%s)hk_w, hk_d, 32);\n"
         "                if (hk_lane >= hk_d)\n"
-        "                    hk_w = hk_y + hk_w;\n"
+        "                    hk_w = %s;\n"
         "            }\n"
         "            __syncwarp();\n"
         "            if (hk_lane < hk_nwarps)\n"
@@ -651,10 +1225,10 @@ static int emit_warp_scan(struct hk_buf *b, const char *T, const char *U, bool e
         "        __syncthreads();\n"
         "        if (hk_warp > 0) {\n"
         "            const %s hk_p = hk_wsum[hk_warp - 1];\n"
-        "            hk_x = hk_p + hk_x;\n"
+        "            hk_x = %s;\n"
         "%s"
         "        }\n",
-        T, T, T, U, ex, T, T, T, U, T,
+        T, T, T, U, c1, ex, T, T, T, U, c2, T, c3,
         excl ? "            hk_e = hk_lane == 0 ? hk_p : hk_p + hk_e;\n" : "");
 }
 
@@ -669,6 +1243,24 @@ static int emit_scan(const bs_state *s, const bs_scan *sc, const char *T, const 
     int rc = HK_ENOMEM;
     if (!orig || !S || !t)
         goto out;
+    if (sc->inplace) {
+        rc = hk_buf_printf(b,
+                           "if (blockDim.y == 1 && blockDim.z == 1 && (blockDim.x & 31u) == 0) {\n" /* i18n: not for people */
+                           "        // hk rewrite: block_scan. The in-place Hillis-Steele passes over %s as a\n"
+                           "        // warp-shuffle inclusive scan; %s\n"
+                           "        %s hk_x = %s[%s];\n",
+                           S, fl ? "floats reassociated (fp64 shadow)." /* i18n: not for people */ : "integers bit-exact.",
+                           T, S, t);
+        if (!rc)
+            rc = emit_warp_scan(b, T, U, false, '+');
+        if (!rc)
+            rc = hk_buf_printf(b,
+                               "        %s[%s] = hk_x;\n" /* i18n: not for people */
+                               "        __syncthreads();\n"
+                               "    } else %s",
+                               S, t, orig);
+        goto out;
+    }
     if (!sc->blelloch) {
         const bs_bind *po = bind_get(&sc->B, "po"), *pi = bind_get(&sc->B, "pi"), *off = bind_get(&sc->B, "off"),
                       *ty = bind_get(&sc->B, "ty");
@@ -689,7 +1281,7 @@ static int emit_scan(const bs_state *s, const bs_scan *sc, const char *T, const 
                            "        }\n",
                            S, P, Q, T, S, P, t, Y, O, O, O, P, P, Q, P);
         if (!rc)
-            rc = emit_warp_scan(b, T, U, false);
+            rc = emit_warp_scan(b, T, U, false, sc->op);
         if (!rc)
             rc = hk_buf_printf(b,
                                "        %s[%s * blockDim.x + %s] = hk_x;\n" /* i18n: not for people */
@@ -713,7 +1305,7 @@ static int emit_scan(const bs_state *s, const bs_scan *sc, const char *T, const 
                        fl ? "floats reassociated (fp64 shadow)." /* i18n: not for people */ : "integers bit-exact.", T, S,
                        t, S, t, T);
     if (!rc)
-        rc = emit_warp_scan(b, T, U, true);
+        rc = emit_warp_scan(b, T, U, true, '+');
     if (!rc)
         rc = hk_buf_printf(b,
                            "        if (hk_warp == 0 && hk_lane == 0)\n" /* i18n: not for people */
@@ -800,6 +1392,13 @@ static int block_scan(const rw_context *c, rw_result *out)
             sc = (bs_scan){.arr = nm};
             char save[sizeof s.why];
             memcpy(save, s.why, sizeof save);
+            if (read_hs1(&s, l, &sc, arr)) {
+                found = true;
+                break;
+            }
+            if (strcmp(save, s.why))
+                break; /* the in-place spelling, refused */
+            sc = (bs_scan){.arr = nm};
             if (read_hs(&s, l, &sc, arr)) {
                 found = true;
                 break;
@@ -817,6 +1416,47 @@ static int block_scan(const rw_context *c, rw_result *out)
                 memcpy(s.why, hs_why, sizeof hs_why);
             break; /* one scan loop per array is looked at */
         }
+    }
+    if (!found) {
+        /* a value scan in a function the kernel calls: that function's passes are replaced
+         * (in place, sound for every caller: emit_fn_scan's test) */
+        bs_fn F;
+        char fwhy[sizeof s.why] = "";
+        if (find_fn_scan(c->text, c->len, c->m, f, &F, fwhy, sizeof fwhy)) {
+            bs_state fs = {.text = c->text, .len = c->len, .ts = &F.ts};
+            int line = tok_line(&fs, F.a);
+            if (c->hip) {
+                /* the test's __isShared and cooperative groups' barrier are read for CUDA only */
+                snprintf(s.why, sizeof s.why, EN(RW_BSC_FN_HIP), line, F.g->name);
+                rwl_toks_free(&F.ts);
+                goto refuse;
+            }
+            if (!spec_block_ok(c, &s, 0, line)) {
+                rwl_toks_free(&F.ts);
+                goto refuse;
+            }
+            rc = emit_fn_scan(c->text, &F, &body);
+            char *repl = rc ? NULL : hk_strdup(body.data);
+            if (!rc && (!repl || (rc = rwl_edits_add_owned(&es, F.ts.t[F.a].start, F.ts.t[F.b - 1].end, repl))))
+                rc = rc ? rc : HK_ENOMEM;
+            char *sn = bind_text(c->text, &F, "S");
+            char *desc = rc ? NULL
+                            : hk_asprintf(EN(RW_BSC_FN_DESC), f->name, F.g->name, sn ? sn : "?", line,
+                                          F.seg ? EN(RW_BSC_FN_SEG) : EN(RW_BSC_FN_WHOLE),
+                                          F.fl ? EN(RW_BSC_FLOAT) : EN(RW_BSC_EXACT));
+            hk_free(sn);
+            rwl_toks_free(&F.ts);
+            if (rc) {
+                hk_free(desc);
+                goto out;
+            }
+            rc = rwl_finish(c->text, c->len, c->m, f->name, &es, desc, out);
+            if (!rc && out->applicable)
+                out->keeps_launch = true;
+            goto out;
+        }
+        if (!s.why[0] && fwhy[0])
+            snprintf(s.why, sizeof s.why, "%s", fwhy);
     }
     if (!found && !s.why[0]) {
         /* no scan loop in the body: one handed to a function (cuda-samples' scan1Inclusive,
@@ -873,11 +1513,24 @@ static int block_scan(const rw_context *c, rw_result *out)
         snprintf(s.why, sizeof s.why, EN(RW_BSC_TYPE), tok_line(&s, sc.arr), arr, T);
         goto refuse;
     }
-    if (sc.blelloch) {
-        /* the down-sweep's temporary (`float a = S[aj];`): the original converts every partial
+    if (sc.op == 'M' || sc.op == 'm') {
+        /* a maximum or minimum: integers only (a float max/min of -0.0 and +0.0, or of a NaN,
+         * depends on the order), and max/min CUDA's own, not the file's function or macro */
+        const char *fn = sc.op == 'M' ? "max" : "min"; /* i18n: not for people */
+        size_t at = 0, da, db;
+        bool own = rwl_next_define(c->text, c->len, &at, fn, 3, &da, &db);
+        for (size_t i = 0; i < c->m->n_funcs && !own; i++)
+            own = !strcmp(c->m->funcs[i].name, fn);
+        if (fl || own) {
+            snprintf(s.why, sizeof s.why, EN(RW_BSC_MINMAX), tok_line(&s, sc.a), arr, fn, T);
+            goto refuse;
+        }
+    }
+    if (sc.blelloch || sc.inplace) {
+        /* the down-sweep's (the in-place passes') temporary (`float a = S[aj];`): the original converts every partial
          * sum it moves through that type (an int over floats truncates, a float over ints
          * rounds); the warp scan keeps the elements' type, so the two must be one type */
-        const bs_bind *tv = bind_get(&sc.B, "tv"), *av = bind_get(&sc.B, "a");
+        const bs_bind *tv = bind_get(&sc.B, "tv"), *av = bind_get(&sc.B, sc.inplace ? "v" : "a");
         char *tt = run_text(c->text, &ts, tv->a, tv->b), *an = run_text(c->text, &ts, av->a, av->b);
         if (!tt || !an) {
             hk_free(tt), hk_free(an);
@@ -888,7 +1541,8 @@ static int block_scan(const rw_context *c, rw_result *out)
         bool tf = false;
         const char *tu = shuffle_type(tw, &tf);
         if (strcmp(tw, "auto") && (!tu || strcmp(tu, U) || tf != fl)) {
-            snprintf(s.why, sizeof s.why, EN(RW_BSC_TEMP), tok_line(&s, tv->a), an, tw, T);
+            snprintf(s.why, sizeof s.why, sc.inplace ? EN(RW_BSC_FN_TEMP) : EN(RW_BSC_TEMP), tok_line(&s, tv->a), an,
+                     tw, T);
             hk_free(tt), hk_free(an);
             goto refuse;
         }
@@ -906,7 +1560,13 @@ static int block_scan(const rw_context *c, rw_result *out)
     char extra[48] = "";
     if (sc.blelloch)
         snprintf(extra, sizeof extra, " (blockDim.x == %lld)", sc.n);
-    char *desc = hk_asprintf(EN(RW_BSC_DESC), f->name, sc.blelloch ? "up-sweep/down-sweep" : "Hillis-Steele", arr,
+    char *desc = hk_asprintf(EN(RW_BSC_DESC), f->name,
+                             sc.blelloch  ? "up-sweep/down-sweep" /* i18n: not for people */
+                             : sc.inplace ? "in-place Hillis-Steele" /* i18n: not for people */
+                             : sc.op == 'M' ? "Hillis-Steele maximum" /* i18n: not for people */
+                             : sc.op == 'm' ? "Hillis-Steele minimum" /* i18n: not for people */
+                                            : "Hillis-Steele",
+                             arr,
                              tok_line(&s, sc.a), extra, fl ? EN(RW_BSC_FLOAT) : EN(RW_BSC_EXACT));
     rc = rwl_finish(c->text, c->len, c->m, f->name, &es, desc, out);
     if (!rc && out->applicable)
@@ -933,8 +1593,9 @@ static int emit_block_scan(const rw_context *c, const int *p, rw_result *out)
 
 const rw_descriptor rw_block_scan_desc = {
     .name = "block_scan",
-    .summary = "a per-block prefix sum in a __shared__ array (Hillis-Steele over two buffers, or the " /* i18n: not for people */
-               "up-sweep/down-sweep): warp shuffles, one shared total per warp; integers exact",
+    .summary = "a per-block prefix sum (or integer max/min) in a __shared__ array (Hillis-Steele over one or two " /* i18n: not for people */
+               "buffers, the up-sweep/down-sweep, or Kogge-Stone passes in a __device__ function the kernel calls): " /* i18n: not for people */
+               "warp shuffles, one shared total per warp; integers exact",
     .flags = RW_ALGORITHM,
     .emit = emit_block_scan,
 };

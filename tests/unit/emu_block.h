@@ -11,6 +11,9 @@
  *   - __shfl_{down,up,xor,}_sync, __ballot/__any/__all_sync, __reduce_*_sync, __syncwarp
  *     exchange among the lanes of the mask (a warp barrier); a source lane outside the mask
  *     reads poison;
+ *   - __isShared(p) is whether p lies in the block's shared memory (static or dynamic);
+ *     cooperative_groups' thread_block (this_thread_block(), cg::sync(b), b.sync()) is the
+ *     block and its barrier (<cooperative_groups.h> itself is blanked with the includes);
  *   - atomics are plain read-modify-writes (fibers switch only at barriers);
  *   - a barrier not every thread reaches (a thread exited, or waits at another barrier or
  *     warp operation, or a mask names a lane the block lacks) stops the program with

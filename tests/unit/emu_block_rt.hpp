@@ -587,6 +587,22 @@ template <class T> bool expect(const char *what, buf<T> &want, buf<T> &got, doub
 #define __syncthreads_count(p) emu::sync_block(__FILE__, __LINE__, 1, (p))
 #define __syncthreads_or(p) emu::sync_block(__FILE__, __LINE__, 2, (p))
 #define __syncthreads_and(p) emu::sync_block(__FILE__, __LINE__, 3, (p))
+/* __isShared: the address lies in the block's shared memory (static or dynamic) */
+static inline int emu_is_shared(const volatile void *p)
+{
+    const char *c = (const char *)p;
+    return (c >= __start_emu_shared && c < __stop_emu_shared) ||
+           (c >= (const char *)emu::dyn_smem && c < (const char *)emu::dyn_smem + emu::DYN_SMEM);
+}
+#define __isShared(p) emu_is_shared(p)
+/* cooperative groups, the block only: a thread_block's sync is the block's barrier */
+namespace cooperative_groups {
+struct thread_block {
+    void sync() const { __syncthreads(); }
+};
+static inline thread_block this_thread_block() { return thread_block(); }
+static inline void sync(const thread_block &) { __syncthreads(); }
+}  // namespace cooperative_groups
 #define __syncwarp(...) ((void)emu::warp_op<int>(__FILE__, __LINE__, emu::OP_SYNCWARP, emu_mask_or_full(__VA_ARGS__), 0, 0, 32))
 static inline unsigned emu_mask_or_full(unsigned m = 0xffffffffu) { return m; }
 #define __shfl_down_sync(m, v, d, ...) emu::warp_op(__FILE__, __LINE__, emu::OP_DOWN, (m), (v), (int)(d), emu_width(__VA_ARGS__))

@@ -624,3 +624,136 @@ __global__ void bl_temp_int(const float *in, float *out, float *block_sums, int 
     if (base + 2 * t + 1 < n)
         out[base + 2 * t + 1] = tmp[2 * t + 1];
 }
+
+// ---- Hillis-Steele in one buffer (session 50) ----
+
+// read, barrier, add, barrier; int over extern memory, the sums of the block after it
+__global__ void hs1_int(const int *in, int *out, int *block_sum, int n)
+{
+    extern __shared__ int h1sum[];
+    int t = threadIdx.x;
+    int g = blockIdx.x * blockDim.x + t;
+    h1sum[t] = g < n ? in[g] : 0;
+    __syncthreads();
+    for (int off = 1; off < blockDim.x; off *= 2) {
+        int v = t >= off ? h1sum[t - off] : 0;
+        __syncthreads();
+        h1sum[t] += v;
+        __syncthreads();
+    }
+    if (g < n)
+        out[g] = h1sum[t];
+    if (t == 0)
+        block_sum[blockIdx.x] = h1sum[blockDim.x - 1];
+}
+
+// barrier first, the read under an if; unsigned, inside a loop over tiles with a carry read
+// from the last element
+__global__ void hs1_tiles(const unsigned *in, unsigned *out, int n)
+{
+    __shared__ unsigned tile[256];
+    unsigned t = threadIdx.x;
+    unsigned carry = 0;
+    for (int base = blockIdx.x * 4 * blockDim.x; base < (blockIdx.x + 1) * 4 * blockDim.x; base += blockDim.x) {
+        int g = base + t;
+        tile[t] = g < n ? in[g] : 0u;
+        for (unsigned off = 1; off < blockDim.x; off <<= 1) {
+            __syncthreads();
+            unsigned v = 0;
+            if (t >= off)
+                v = tile[t - off];
+            __syncthreads();
+            tile[t] += v;
+        }
+        __syncthreads();
+        if (g < n)
+            out[g] = tile[t] + carry;
+        carry += tile[blockDim.x - 1];
+        __syncthreads();
+    }
+}
+
+// float, exclusive by the element below after the scan
+__global__ void hs1_float(const float *in, float *out, int n)
+{
+    extern __shared__ float h1f[];
+    int t = threadIdx.x;
+    int g = blockIdx.x * blockDim.x + t;
+    h1f[t] = g < n ? in[g] : 0.0f;
+    __syncthreads();
+    for (int off = 1; off < blockDim.x; off <<= 1) {
+        float v = 0.0f;
+        if (t >= off) {
+            v = h1f[t - off];
+        }
+        __syncthreads();
+        h1f[t] += v;
+        __syncthreads();
+    }
+    if (g < n)
+        out[g] = t > 0 ? h1f[t - 1] : 0.0f;
+}
+
+// refused: the temporary an int over floats (the original truncates each partial sum)
+__global__ void hs1_trunc(const float *in, float *out, int n)
+{
+    extern __shared__ float h1t[];
+    int t = threadIdx.x;
+    int g = blockIdx.x * blockDim.x + t;
+    h1t[t] = g < n ? in[g] : 0.0f;
+    __syncthreads();
+    for (int off = 1; off < blockDim.x; off <<= 1) {
+        int v = t >= off ? h1t[t - off] : 0;
+        __syncthreads();
+        h1t[t] += v;
+        __syncthreads();
+    }
+    if (g < n)
+        out[g] = h1t[t];
+}
+
+// ---- maximum and minimum (session 50) ----
+
+// the running minimum, unsigned, the lower value first
+__global__ void hs_umin(const unsigned *in, unsigned *out, unsigned n)
+{
+    extern __shared__ unsigned um[];
+    unsigned t = threadIdx.x;
+    unsigned g = blockIdx.x * blockDim.x + t;
+    int pout = 0, pin = 1;
+    um[t] = g < n ? in[g] : 0xffffffffu;
+    __syncthreads();
+    for (unsigned off = 1; off < blockDim.x; off <<= 1) {
+        pout = 1 - pout;
+        pin = 1 - pout;
+        if (t >= off)
+            um[pout * blockDim.x + t] = min(um[pin * blockDim.x + t - off], um[pin * blockDim.x + t]);
+        else
+            um[pout * blockDim.x + t] = um[pin * blockDim.x + t];
+        __syncthreads();
+    }
+    if (g < n)
+        out[g] = um[pout * blockDim.x + t];
+}
+
+// refused: the running maximum of floats
+__global__ void hs_fmax(const float *in, float *out, unsigned n)
+{
+    extern __shared__ float fm[];
+    unsigned t = threadIdx.x;
+    unsigned g = blockIdx.x * blockDim.x + t;
+    int pout = 0, pin = 1;
+    fm[t] = g < n ? in[g] : 0.0f;
+    __syncthreads();
+    for (unsigned off = 1; off < blockDim.x; off <<= 1) {
+        pout = 1 - pout;
+        pin = 1 - pout;
+        if (t >= off)
+            fm[pout * blockDim.x + t] = max(fm[pin * blockDim.x + t], fm[pin * blockDim.x + t - off]);
+        else
+            fm[pout * blockDim.x + t] = fm[pin * blockDim.x + t];
+        __syncthreads();
+    }
+    if (g < n)
+        out[g] = fm[pout * blockDim.x + t];
+}
