@@ -40,8 +40,10 @@
  * bit-exact. Float and double sums are reassociated (a different tree of additions): like
  * block_reduce, that is judged by the fp64 shadow (docs/accuracy.md), not bit for bit.
  * The new code runs under a run-time test that the block is 1-D and a multiple of 32 threads
- * (the up-sweep's: exactly N threads); any other block runs the original loops, so the text
- * is correct under every launch; a spec whose block fails the test is refused (nothing to
+ * (the up-sweep's: exactly N threads), voted by the whole block (__syncthreads_count equal to
+ * blockDim.x: a thread that returned before the scan does not vote, so a partial block, whose
+ * last warp the full-mask shuffles would name with lanes missing, keeps the original; session
+ * 50); any other block runs the original loops, so the text is correct under every launch; a spec whose block fails the test is refused (nothing to
  * gain). The warps are groups of 32 lanes (width 32), also on a 64-lane AMD wavefront.
  * Refused, with the construct and its line: a loop that differs from these passes (another
  * operator than +, a conditional pass, other indices), an index that is not a local set
@@ -1245,7 +1247,7 @@ static int emit_scan(const bs_state *s, const bs_scan *sc, const char *T, const 
         goto out;
     if (sc->inplace) {
         rc = hk_buf_printf(b,
-                           "if (blockDim.y == 1 && blockDim.z == 1 && (blockDim.x & 31u) == 0) {\n" /* i18n: not for people */
+                           "if (__syncthreads_count(blockDim.y == 1 && blockDim.z == 1 && (blockDim.x & 31u) == 0) == (int)blockDim.x) {\n" /* i18n: not for people */
                            "        // hk rewrite: block_scan. The in-place Hillis-Steele passes over %s as a\n"
                            "        // warp-shuffle inclusive scan; %s\n"
                            "        %s hk_x = %s[%s];\n",
@@ -1271,7 +1273,7 @@ static int emit_scan(const bs_state *s, const bs_scan *sc, const char *T, const 
             goto out;
         }
         rc = hk_buf_printf(b,
-                           "if (blockDim.y == 1 && blockDim.z == 1 && (blockDim.x & 31u) == 0) {\n" /* i18n: not for people */
+                           "if (__syncthreads_count(blockDim.y == 1 && blockDim.z == 1 && (blockDim.x & 31u) == 0) == (int)blockDim.x) {\n" /* i18n: not for people */
                            "        // hk rewrite: block_scan. The Hillis-Steele passes over %s's two buffers as a\n"
                            "        // warp-shuffle inclusive scan; %s and %s toggle as the passes did.\n"
                            "        %s hk_x = %s[%s * blockDim.x + %s];\n"
@@ -1295,7 +1297,7 @@ static int emit_scan(const bs_state *s, const bs_scan *sc, const char *T, const 
     if (!mid)
         goto out;
     rc = hk_buf_printf(b,
-                       "if (blockDim.y == 1 && blockDim.z == 1 && blockDim.x == %lldu) {\n" /* i18n: not for people */
+                       "if (__syncthreads_count(blockDim.y == 1 && blockDim.z == 1 && blockDim.x == %lldu) == (int)blockDim.x) {\n" /* i18n: not for people */
                        "        // hk rewrite: block_scan. The up-sweep/down-sweep over %s[0 .. %lld) as a\n"
                        "        // warp-shuffle scan of each thread's pair; %s\n"
                        "        __syncthreads();\n"
