@@ -2490,7 +2490,7 @@ out:
  * output's error may be at most k times the baseline's own plus a floor (oracle.h). The
  * spec's distributions first, then the referee's own on their own pools: there this rule
  * is the only judge of a float output's accuracy (v->precision says what it found); on
- * its grid distribution, where the baseline is exact, the floor alone
+ * its grid distribution, each size where the baseline is exact on its own
  * (oracle_ref64_judge_exact). */
 static int ref64_judge(const measure_opts *o, measure_verdict *v)
 {

@@ -910,10 +910,14 @@ int oracle_ref64_judge_exact(int dtype, const oracle_ref64_err *base, const orac
     }
     /* Where the baseline is exact (its error within the floor in every run of the group),
      * the group is judged on its own, whatever the output's size: exactness is a property
-     * of the inputs, not a noisy draw, so a candidate as exact as arithmetic allows is
-     * within the floor in every run, and the limit is the floor alone (k = 0). */
-    oracle_rule exact_rule = *rule;
-    exact_rule.k = 0;
+     * of the inputs, not a noisy draw, so the pooling that a scalar's or a small output's
+     * noisy error needs does not apply. The limit stays the usual k x the baseline's error
+     * plus the floor: the floor alone where the baseline is exact to the bit (reduce_sum's
+     * grid sums), while a baseline that rounds a few times, within the floor, leaves an
+     * honest candidate that rounds differently k times that room (with k = 0 a candidate at
+     * 1.5 floors beside a baseline at 0.9 would be rejected: test_judge_exact). One that skips
+     * work is off by its sampling error, hundreds of floors (2026-12-07-exact-cpu-s50.md). */
+    const oracle_rule exact_rule = *rule;
     size_t rest = 0;
     bool have = false;
     for (size_t i = 0; i < runs; i++) {

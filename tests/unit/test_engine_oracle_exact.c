@@ -501,8 +501,8 @@ static void test_specs(void **state)
     assert_false(oracle_dist_exercises_precision(&gd));
 }
 
-/* The rule's cases on small arrays: an exact group (one run) is judged alone, with the
- * floor for a limit; a group where the baseline is off by more than the floor goes to the
+/* The rule's cases on small arrays: an exact group (one run) is judged alone, with k times
+ * the baseline's error plus the floor for a limit (the floor where it is exact to the bit); a group where the baseline is off by more than the floor goes to the
  * usual rule (k = 4 times its error), and the reason says which. */
 static void test_judge_exact(void **state)
 {
@@ -546,6 +546,28 @@ static void test_judge_exact(void **state)
             assert_non_null(strstr(res.reason, "the baseline is not exact here"));
         }
     }
+    /* A baseline within the floor that still rounds (11 ulps at 400: 0.88 of the floor, 2^-20
+     * of the output's magnitude) is exact for this rule, and its limit stays k times its error
+     * plus the floor: an honest candidate that rounds differently, at 19 ulps (1.52 floors),
+     * passes (with k = 0, the floor alone, it was rejected), one 30 floors off does not. */
+    float b_near[4] = { 100, 200, 300, 400 }, c_near[4] = { 100, 200, 300, 400 }, c_far[4] = { 100, 200, 300, 400.0115f };
+    for (int u = 0; u < 11; u++)
+        b_near[3] = nextafterf(b_near[3], 1000.0f);
+    for (int u = 0; u < 19; u++)
+        c_near[3] = nextafterf(c_near[3], 1000.0f);
+    assert_int_equal(oracle_ref64_error(ref, b_near, HK_DT_F32, 4, &eb[0]), HK_OK);
+    assert_true(oracle_ref64_base_exact(HK_DT_F32, eb, 1, NULL));
+    assert_int_equal(oracle_ref64_error(ref, c_near, HK_DT_F32, 4, &ec[0]), HK_OK);
+    assert_int_equal(oracle_ref64_judge_exact(HK_DT_F32, eb, ec, NULL, 1, NULL, &res, &failed, NULL, &exact),
+                     HK_OK);
+    print_message("rounding baseline, honest candidate: %s\n", res.reason);
+    assert_true(res.pass);
+    assert_int_equal(exact, 1);
+    assert_int_equal(oracle_ref64_error(ref, c_far, HK_DT_F32, 4, &ec[0]), HK_OK);
+    assert_int_equal(oracle_ref64_judge_exact(HK_DT_F32, eb, ec, NULL, 1, NULL, &res, &failed, NULL, &exact),
+                     HK_OK);
+    assert_false(res.pass);
+    assert_non_null(strstr(res.reason, "the baseline is exact here"));
     /* nothing to judge: a pass */
     assert_int_equal(oracle_ref64_judge_exact(HK_DT_F32, eb, ec, g, 0, NULL, &res, &failed, NULL, &exact),
                      HK_OK);
