@@ -1039,6 +1039,11 @@ const rw_descriptor rw_column_passes_desc = {
     .summary = "dependent reduction passes of a thread per column split over S slices, broadcast through shared memory (grid x S)", /* i18n: not for people (no listing reads it) */
     .params = colpass_params,
     .n_params = HK_ARRAY_LEN(colpass_params),
-    .flags = RW_ALGORITHM,
+    /* a structural rewrite of its class, not RW_ALGORITHM: its skill's query (two counted
+     * loops, thread indices, no shared memory) also fits thread-per-row kernels, where
+     * warp_rows and the online rewrites are the better algorithm; planned as an algorithm it
+     * came first in every class on sum_rows, rmsnorm and softmax, ahead of them
+     * (test_engine_rewrite_rows test_skill_plan, test_engine_skillplan test_suite_kernels) */
+    .flags = 0,
     .emit = emit_column_passes,
 };
