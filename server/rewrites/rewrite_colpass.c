@@ -66,7 +66,11 @@
  * on every trip and the partials would not add up to the sum in order; a bool sum (which
  * saturates) is never split (int_sum_ok, review of session 50). The
  * select-form max/min partials start from the same value in every slice, so combining them
- * with the same select is exact, NaN included (rewrite_lex.h, rwl_minmax_update).
+ * with the same select is exact, NaN included (rewrite_lex.h, rwl_minmax_update), but for
+ * the sign of a float zero: among tied -0.0 and +0.0 the original keeps the first (`>`) or
+ * last (`>=`) row's, the slices (rows interleaved) may keep another (rows -5, -0, +0 at S 2
+ * with `if (e > hi) hi = e`: -0 in order, +0 split). The values compare equal; only a tail
+ * that reads the sign (1 / hi, signbit, copysign) sees it (review of session 50, open).
  * Assumed, as the original's correctness assumes it: the arrays read do not alias the
  * outputs, the index arithmetic does not overflow, B + S does not overflow I's type. */
 #include "rewrites/registry.h"
