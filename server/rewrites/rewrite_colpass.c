@@ -62,7 +62,7 @@
  * spec's tolerance judge it); integer sums (wrapping), maxima and minima are exact. An
  * integer sum is split only where the value it adds is shown an integer from the tokens
  * (no floating-point literal, type word, call or member access; every name declared an
- * integer; or E one cast `(INT)(...)`): `X += E` stores (T)(X + E), so a float E truncates
+ * integer; or E one cast `(INT)(...)`, or E a comparison at its top level): `X += E` stores (T)(X + E), so a float E truncates
  * on every trip and the partials would not add up to the sum in order; a bool sum (which
  * saturates) is never split (int_sum_ok, review of session 50). The
  * select-form max/min partials start from the same value in every slice, so combining them
@@ -384,7 +384,7 @@ static bool int_name(const an_function *f, const rw_toks *ts, size_t k)
  * an integer? `X op= E` stores (T)(X op E): a value that is not an integer is truncated on
  * every trip, and a bool saturates, so partial sums would not add up to the sum in order.
  * Shown an integer only from the tokens: no floating-point literal or type word, no call, no
- * member access, every name declared an integer (or E one cast `(INT)(...)`). */
+ * member access, every name declared an integer (or E one cast `(INT)(...)`, or a comparison or && || at its top level). */
 static bool int_sum_ok(const an_function *f, const rw_toks *ts, size_t q, size_t e, const char *ty)
 {
     if (strstr(ty, "bool"))
@@ -396,6 +396,32 @@ static bool int_sum_ok(const an_function *f, const rw_toks *ts, size_t q, size_t
         for (size_t k = ea + 1; cast && k < c; k++)
             cast = int_word(ts, k) || tok_eq(ts, k, "const");
         if (cast && (c + 2 == eb || (tok_eq(ts, c + 1, "(") && rwl_match_close(ts, c + 1) == eb - 1)))
+            return true;
+    }
+    /* a comparison or a logical operator at E's top level (no `?:`, assignment, comma or
+     * cast template): E is a bool, an integer, whatever it compares (`c += x[i] > mu;`) */
+    {
+        size_t a = ea, b = eb;
+        while (b > a + 1 && tok_eq(ts, a, "(") && rwl_match_close(ts, a) == b - 1)
+            a++, b--;
+        bool cmp = false, other = false;
+        int depth = 0;
+        for (size_t k = a; k < b; k++) {
+            if (tok_eq(ts, k, "(") || tok_eq(ts, k, "["))
+                depth++;
+            else if (tok_eq(ts, k, ")") || tok_eq(ts, k, "]"))
+                depth--;
+            else if (ts->t[k].kind == T_IDENT && strstr(ts->text + ts->t[k].start, "_cast") &&
+                     strstr(ts->text + ts->t[k].start, "_cast") < ts->text + ts->t[k].end)
+                other = true;
+            else if (depth == 0 && (tok_eq(ts, k, "?") || tok_eq(ts, k, ",") || rwl_tok_is_assign_op(ts, k)))
+                other = true;
+            else if (depth == 0 && (tok_eq(ts, k, "<") || tok_eq(ts, k, ">") || tok_eq(ts, k, "<=") ||
+                                    tok_eq(ts, k, ">=") || tok_eq(ts, k, "==") || tok_eq(ts, k, "!=") ||
+                                    tok_eq(ts, k, "&&") || tok_eq(ts, k, "||")))
+                cmp = true;
+        }
+        if (cmp && !other)
             return true;
     }
     for (size_t k = ea; k < eb; k++) {

@@ -146,6 +146,19 @@ static const char runners[] =
     "        return emu::expect(what, co, cc) && a;\n"
     "    });\n"
     "}\n"
+    /* review (session 50): a count of float comparisons, split exactly */
+    "static void run_count_above(const char *what, unsigned S)\n"
+    "{\n"
+    "    each(what, S, [&](sz z, unsigned B, unsigned go, unsigned gc) {\n"
+    "        emu::buf<float> d((size_t)z.n * z.m), mo(z.m), mc(z.m);\n"
+    "        emu::buf<int> ao(z.m), ac(z.m);\n"
+    "        d.fill(23); mo.set(-7.0f); mc.set(-7.0f); ao.set(-7); ac.set(-7);\n"
+    "        emu::launch(dim3(go), dim3(B), 0, [&] { orig::count_above(d, mo, ao, z.n, z.m); });\n"
+    "        emu::launch(dim3(gc), dim3(B), 0, [&] { cand::count_above(d, mc, ac, z.n, z.m); });\n"
+    "        bool a = emu::expect(what, mo, mc, 1e-4, 1.0);\n"
+    "        return emu::expect(what, ao, ac) && a;\n"
+    "    });\n"
+    "}\n"
     /* review (session 50): the refused int_of_float, kept to show what its split would do */
     "static void run_int_of_float(const char *what, unsigned S)\n"
     "{\n"
@@ -251,7 +264,7 @@ static void add(const char *kname, const char *cand, int S, const char *tag, int
     emu_batch_add_pair(&batch, tag, src, cand, helpers, driver, want);
 }
 
-static const char *const kernels[] = {"std2", "rowvar", "minmax", "zscore3", "lnrow", "map_two", "map_scaled", "int_of_int"};
+static const char *const kernels[] = {"std2", "rowvar", "minmax", "zscore3", "lnrow", "map_two", "map_scaled", "int_of_int", "count_above"};
 #define N_KERNELS (sizeof kernels / sizeof kernels[0])
 
 static void colpass_run(void **state)

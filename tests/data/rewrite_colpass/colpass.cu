@@ -342,3 +342,20 @@ __global__ void int_of_int(const int *flags, int *cnt, float *avg, int n, int m)
     cnt[j] = (int)c;
     avg[j] = mu + k;
 }
+
+// a count of float comparisons: an integer added whatever it compares, still split
+__global__ void count_above(const float *data, float *mean, int *above, int n, int m)
+{
+    int j = blockIdx.x * blockDim.x + threadIdx.x;
+    if (j >= m)
+        return;
+    float s = 0.0f;
+    for (int i = 0; i < n; i++)
+        s += data[i * m + j];
+    float mu = s / n;
+    int c = 0;
+    for (int i = 0; i < n; i++)
+        c += (data[i * m + j] > mu + 0.25f && data[i * m + j] < 2.0f * mu + 1.0f);
+    mean[j] = mu;
+    above[j] = c;
+}
