@@ -414,6 +414,8 @@ static bool int_sum_ok(const an_function *f, const rw_toks *ts, size_t q, size_t
             else if (ts->t[k].kind == T_IDENT && strstr(ts->text + ts->t[k].start, "_cast") &&
                      strstr(ts->text + ts->t[k].start, "_cast") < ts->text + ts->t[k].end)
                 other = true;
+            else if (ts->t[k].kind == T_IDENT && tok_eq(ts, k + 1, "<") && rwl_call_paren(ts, k))
+                other = true; /* `max<float>(a, b)`: template arguments, not a comparison */
             else if (depth == 0 && (tok_eq(ts, k, "?") || tok_eq(ts, k, ",") || rwl_tok_is_assign_op(ts, k)))
                 other = true;
             else if (depth == 0 && (tok_eq(ts, k, "<") || tok_eq(ts, k, ">") || tok_eq(ts, k, "<=") ||
