@@ -7224,6 +7224,8 @@ static const struct hk_msg_entry msgs[HK_MSG_COUNT] = {
       "某一遍不是 `for (T I = A; I < B; I++) { ... }`（I 在循环头中声明，A 和 B 不读取循环写入的内容，也不调用非纯函数）：各切片无法划分它的迭代次数（依赖数据的迭代次数，或其他条件或步长）"),
     F(RW_CP_UPDATE, "`%.*s` is a reduction's local but is read or written in the loop other than by `X += E`, `X -= E`, `X = X + E`, `X = X - E`, `X = fmaf(A, B, X)` or a max/min update (`X = fmaxf(X, E)`, `if (E > X) X = E;`): not a sum, maximum or minimum the slices can combine",
       "`%.*s` 是归约的局部变量，但在循环中除了 `X += E`、`X -= E`、`X = X + E`、`X = X - E`、`X = fmaf(A, B, X)` 或最大/最小值更新（`X = fmaxf(X, E)`、`if (E > X) X = E;`）之外还被读写：不是各切片可以合并的求和、最大值或最小值"),
+    F(RW_CP_TRUNC, "`%.*s` is an integer (or bool) reduction's local but the value added to it may not be an integer (a floating-point literal, name, type or call), or the local is a bool: every trip converts the sum back to the local's type, so the slices' partial sums would round apart from the sum in order",
+      "`%.*s` 是整数（或 bool）归约的局部变量，但加到它上面的值可能不是整数（浮点字面量、名字、类型或函数调用），或该局部变量是 bool：每次迭代都把和转换回该局部变量的类型，各切片的部分和的舍入会与按顺序求和不同"),
     M(RW_CP_STORE, "a store before the statements that follow the last pass, or through what is not a pointer parameter: every slice of a column runs the passes and what lies between them, and a later pass could read what one writes",
       "在最后一遍之后的语句之前有存储，或通过非指针参数存储：一列的每个切片都执行各遍及其间的语句，后面的遍可能读到某个切片写入的内容"),
     F(RW_CP_OUTPUT, "`%.*s` is written by the kernel and also read or used otherwise: a write to an input the passes read, or an output read back",

@@ -27,7 +27,9 @@
  *     overwrites it.
  *   - (session 50) Hillis-Steele in one buffer: each pass reads S[t - off] into a temporary
  *     (0 below the first), a barrier, adds it to S[t], a barrier (read_hs1); the elements end
- *     as the passes leave them, so nothing after or around the loop needs a proof.
+ *     as the passes leave them, so nothing after or around the loop needs a proof. The warp
+ *     scan starts with a barrier: where the passes put theirs first, the elements' stores
+ *     just before the loop (by any thread) are ordered by it alone.
  *   - (session 50) a value scan in a __device__ function the kernel calls, directly or
  *     through up to four calls: the array laid out as zeros and values, then Kogge-Stone
  *     passes (SHOC's scanLocalMem, cuda-samples' scan1Inclusive); the function's passes are
@@ -1250,6 +1252,7 @@ static int emit_scan(const bs_state *s, const bs_scan *sc, const char *T, const 
                            "if (__syncthreads_count(blockDim.y == 1 && blockDim.z == 1 && (blockDim.x & 31u) == 0) == (int)blockDim.x) {\n" /* i18n: not for people */
                            "        // hk rewrite: block_scan. The in-place Hillis-Steele passes over %s as a\n"
                            "        // warp-shuffle inclusive scan; %s\n"
+                           "        __syncthreads(); // the passes may start with it: the elements' stores before it\n"
                            "        %s hk_x = %s[%s];\n",
                            S, fl ? "floats reassociated (fp64 shadow)." /* i18n: not for people */ : "integers bit-exact.",
                            T, S, t);

@@ -59,9 +59,18 @@
  * S leaves over run PRE and MID on the group's first column (a valid one: only reads, no
  * stores) and skip the passes' loops and POST, so every thread reaches every barrier.
  * Sums are reassociated: the float result's rounding changes (the fp64 shadow and the
- * spec's tolerance judge it); integer sums (wrapping), maxima and minima are exact. The
+ * spec's tolerance judge it); integer sums (wrapping), maxima and minima are exact. An
+ * integer sum is split only where the value it adds is shown an integer from the tokens
+ * (no floating-point literal, type word, call or member access; every name declared an
+ * integer; or E one cast `(INT)(...)`, or E a comparison at its top level): `X += E` stores (T)(X + E), so a float E truncates
+ * on every trip and the partials would not add up to the sum in order; a bool sum (which
+ * saturates) is never split (int_sum_ok, review of session 50). The
  * select-form max/min partials start from the same value in every slice, so combining them
- * with the same select is exact, NaN included (rewrite_lex.h, rwl_minmax_update).
+ * with the same select is exact, NaN included (rewrite_lex.h, rwl_minmax_update), but for
+ * the sign of a float zero: among tied -0.0 and +0.0 the original keeps the first (`>`) or
+ * last (`>=`) row's, the slices (rows interleaved) may keep another (rows -5, -0, +0 at S 2
+ * with `if (e > hi) hi = e`: -0 in order, +0 split). The values compare equal; only a tail
+ * that reads the sign (1 / hi, signbit, copysign) sees it (review of session 50, open).
  * Assumed, as the original's correctness assumes it: the arrays read do not alias the
  * outputs, the index arithmetic does not overflow, B + S does not overflow I's type. */
 #include "rewrites/registry.h"
@@ -315,6 +324,130 @@ static bool type_word(const rw_toks *ts, size_t k)
     return false;
 }
 
+static char *acc_type(const rw_toks *ts, size_t ra, size_t d);
+
+/* An integer type's word: rwl_is_type_word's words but `auto`, and `char`. */
+static bool int_word(const rw_toks *ts, size_t k)
+{
+    return (rwl_is_type_word(ts, k) && !tok_eq(ts, k, "auto")) || tok_eq(ts, k, "char");
+}
+
+/* Is every word of the type text s an integer word (or a qualifier, `*`)? */
+static bool int_type_text(const char *s)
+{
+    static const char *const words[] = {"int",     "unsigned", "signed",   "long",     "short",     "size_t",
+                                        "int64_t", "uint64_t", "int32_t",  "uint32_t", "ptrdiff_t", "char",
+                                        "const",   "*",        "__restrict__", "volatile"};
+    bool any = false;
+    while (s && *s) {
+        while (*s == ' ')
+            s++;
+        size_t l = 0;
+        while (s[l] && s[l] != ' ' && s[l] != '*')
+            l++;
+        if (!l && *s == '*')
+            l = 1;
+        if (!l)
+            break;
+        bool ok = false;
+        for (size_t i = 0; i < HK_ARRAY_LEN(words); i++)
+            ok |= strlen(words[i]) == l && !memcmp(words[i], s, l);
+        if (!ok)
+            return false;
+        any |= *s != '*' && strncmp(s, "const", 5);
+        s += l;
+    }
+    return any;
+}
+
+/* Is the name at token k (a use) declared an integer, or a pointer to integers: the nearest
+ * declaration before k, `INTWORDS [*...] NAME`, or a parameter whose element type is? A
+ * name declared otherwise, or not found (a global, a macro), is not. */
+static bool int_name(const an_function *f, const rw_toks *ts, size_t k)
+{
+    for (size_t d = k; d-- > 0;)
+        if (ts->t[d].kind == T_IDENT && rwl_same_tok(ts, d, k) && rwl_declared_here(ts, d)) {
+            size_t t = d;
+            while (t > 0 && (tok_eq(ts, t - 1, "*") || tok_eq(ts, t - 1, "__restrict__") || tok_eq(ts, t - 1, "const")))
+                t--;
+            return t > 0 && int_word(ts, t - 1);
+        }
+    size_t l = ts->t[k].end - ts->t[k].start;
+    for (size_t p = 0; p < f->n_params; p++)
+        if (f->params[p].name && strlen(f->params[p].name) == l &&
+            !memcmp(f->params[p].name, ts->text + ts->t[k].start, l))
+            return int_type_text(f->params[p].elem_type);
+    return false;
+}
+
+/* The sum update [q, e) into an integer (or bool) local of type text ty: is the value it adds
+ * an integer? `X op= E` stores (T)(X op E): a value that is not an integer is truncated on
+ * every trip, and a bool saturates, so partial sums would not add up to the sum in order.
+ * Shown an integer only from the tokens: no floating-point literal or type word, no call, no
+ * member access, every name declared an integer (or E one cast `(INT)(...)`, or a comparison or && || at its top level). */
+static bool int_sum_ok(const an_function *f, const rw_toks *ts, size_t q, size_t e, const char *ty)
+{
+    if (strstr(ty, "bool"))
+        return false;
+    size_t ea = q + 2, eb = e - 1; /* after `+=`, `-=` or `=` (X's own tokens are integer names) */
+    if (tok_eq(ts, ea, "(")) {
+        size_t c = rwl_match_close(ts, ea);
+        bool cast = c + 1 < eb && c > ea + 1;
+        for (size_t k = ea + 1; cast && k < c; k++)
+            cast = int_word(ts, k) || tok_eq(ts, k, "const");
+        if (cast && (c + 2 == eb || (tok_eq(ts, c + 1, "(") && rwl_match_close(ts, c + 1) == eb - 1)))
+            return true;
+    }
+    /* a comparison or a logical operator at E's top level (no `?:`, assignment, comma or
+     * cast template): E is a bool, an integer, whatever it compares (`c += x[i] > mu;`) */
+    {
+        size_t a = ea, b = eb;
+        while (b > a + 1 && tok_eq(ts, a, "(") && rwl_match_close(ts, a) == b - 1)
+            a++, b--;
+        bool cmp = false, other = false;
+        int depth = 0;
+        for (size_t k = a; k < b; k++) {
+            if (tok_eq(ts, k, "(") || tok_eq(ts, k, "["))
+                depth++;
+            else if (tok_eq(ts, k, ")") || tok_eq(ts, k, "]"))
+                depth--;
+            else if (ts->t[k].kind == T_IDENT && strstr(ts->text + ts->t[k].start, "_cast") &&
+                     strstr(ts->text + ts->t[k].start, "_cast") < ts->text + ts->t[k].end)
+                other = true;
+            else if (ts->t[k].kind == T_IDENT && tok_eq(ts, k + 1, "<") && rwl_call_paren(ts, k))
+                other = true; /* `max<float>(a, b)`: template arguments, not a comparison */
+            else if (depth == 0 && (tok_eq(ts, k, "?") || tok_eq(ts, k, ",") || rwl_tok_is_assign_op(ts, k)))
+                other = true;
+            else if (depth == 0 && (tok_eq(ts, k, "<") || tok_eq(ts, k, ">") || tok_eq(ts, k, "<=") ||
+                                    tok_eq(ts, k, ">=") || tok_eq(ts, k, "==") || tok_eq(ts, k, "!=") ||
+                                    tok_eq(ts, k, "&&") || tok_eq(ts, k, "||")))
+                cmp = true;
+        }
+        if (cmp && !other)
+            return true;
+    }
+    for (size_t k = ea; k < eb; k++) {
+        const char *c = ts->text + ts->t[k].start;
+        size_t l = ts->t[k].end - ts->t[k].start;
+        if (ts->t[k].kind == T_NUMBER) {
+            bool hex = l > 1 && c[0] == '0' && (c[1] == 'x' || c[1] == 'X');
+            for (size_t i = 0; i < l; i++)
+                if (c[i] == '.' || (!hex && (c[i] == 'e' || c[i] == 'E' || c[i] == 'f' || c[i] == 'F')))
+                    return false;
+            continue;
+        }
+        if (tok_eq(ts, k, ".") || tok_eq(ts, k, "->"))
+            return false;
+        if (ts->t[k].kind != T_IDENT)
+            continue;
+        if (int_word(ts, k) || tok_eq(ts, k, "const") || tok_eq(ts, k, "sizeof"))
+            continue;
+        if (type_word(ts, k) || rwl_call_paren(ts, k) || !int_name(f, ts, k))
+            return false;
+    }
+    return true;
+}
+
 /* Reads the loop header at fa: `for ( TYPE I = A ; I (<|<=) B ; I++ | ++I | I += 1 ) {`. */
 static bool read_header(const rw_toks *ts, size_t fa, size_t fb, cp_pass *p)
 {
@@ -464,6 +597,16 @@ static bool read_pass(const an_function *f, const char *text, const rw_toks *ts,
         size_t d = top_decl(ts, ra, p->fa, accq);
         if (!d || is_param(f, ts, accq) || declared_in(ts, a, b, accq))
             continue; /* not a reduction's local: the carried-value check below refuses it */
+        if (kind == CP_SUM) {
+            char *ty = acc_type(ts, ra, d);
+            bool bad = ty && (int_type_text(ty) || strstr(ty, "bool")) && !int_sum_ok(f, ts, q, e, ty);
+            free(ty);
+            if (bad) {
+                ok = rwl_refuse(why, nwhy, ts, text, q, "reduction", EN(RW_CP_TRUNC),
+                                (int)(ts->t[accq].end - ts->t[accq].start), text + ts->t[accq].start);
+                break;
+            }
+        }
         size_t i;
         for (i = 0; i < p->n_acc; i++)
             if (rwl_same_tok(ts, p->acc[i].decl, accq))

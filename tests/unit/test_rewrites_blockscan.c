@@ -150,6 +150,16 @@ static const char drv_hs1_float[] =
     "    PAIR(float, \"hs1_float\", n, 1e-5, 256.0, emu::launch(dim3(g), dim3(b), b * sizeof(float), [&] { NS::hs1_float(x, out, n); }));\n"
     "}\n";
 
+/* review (session 50): in one buffer, the elements loaded by other threads, no barrier
+ * before the loop (its first pass's leading barrier orders them) */
+static const char drv_hs1_mirror[] =
+    "for (unsigned b : {32u, 64u, 256u}) {\n"
+    "    const int n = 1000; const unsigned g = (n + b - 1) / b;\n"
+    "    emu::buf<int> x(n);\n"
+    "    x.fill((int)b);\n"
+    "    PAIR(int, \"hs1_mirror\", n, 0, 0, emu::launch(dim3(g), dim3(b), b * sizeof(int), [&] { NS::hs1_mirror(x, out, n); }));\n"
+    "}\n";
+
 /* session 50: maximum and minimum over two buffers (integers) */
 static const char drv_hs_max[] =
     "for (unsigned b : {32u, 64u, 256u, 48u}) {\n"
@@ -172,7 +182,7 @@ static const struct {
     {"hs_int", drv_hs_int},     {"hs_uexcl", drv_hs_uexcl},   {"hs_size", drv_hs_size},
     {"bl_float", drv_bl_float}, {"bl_int_incl", drv_bl_int}, {"bl_int_plain", drv_bl_int_plain},
     {"hs1_int", drv_hs1_int},   {"hs1_tiles", drv_hs1_tiles}, {"hs1_float", drv_hs1_float},
-    {"hs_max", drv_hs_max},     {"hs_umin", drv_hs_umin},
+    {"hs_max", drv_hs_max},     {"hs_umin", drv_hs_umin},     {"hs1_mirror", drv_hs1_mirror},
 };
 
 static void scan_run(void **state)

@@ -132,6 +132,45 @@ static const char runners[] =
     "        bool a = emu::expect(what, so, sc, 1e-12, 1.0);\n"
     "        return emu::expect(what, ko, kc) && a;\n"
     "    });\n"
+    "}\n"
+    /* review (session 50): an integer count of integer values, split exactly */
+    "static void run_int_of_int(const char *what, unsigned S)\n"
+    "{\n"
+    "    each(what, S, [&](sz z, unsigned B, unsigned go, unsigned gc) {\n"
+    "        emu::buf<int> f((size_t)z.n * z.m), co(z.m), cc(z.m);\n"
+    "        emu::buf<float> ao(z.m), ac(z.m);\n"
+    "        f.fill_mod(7, 9); co.set(-7); cc.set(-7); ao.set(-7.0f); ac.set(-7.0f);\n"
+    "        emu::launch(dim3(go), dim3(B), 0, [&] { orig::int_of_int(f, co, ao, z.n, z.m); });\n"
+    "        emu::launch(dim3(gc), dim3(B), 0, [&] { cand::int_of_int(f, cc, ac, z.n, z.m); });\n"
+    "        bool a = emu::expect(what, ao, ac, 1e-4, 1.0);\n"
+    "        return emu::expect(what, co, cc) && a;\n"
+    "    });\n"
+    "}\n"
+    /* review (session 50): a count of float comparisons, split exactly */
+    "static void run_count_above(const char *what, unsigned S)\n"
+    "{\n"
+    "    each(what, S, [&](sz z, unsigned B, unsigned go, unsigned gc) {\n"
+    "        emu::buf<float> d((size_t)z.n * z.m), mo(z.m), mc(z.m);\n"
+    "        emu::buf<int> ao(z.m), ac(z.m);\n"
+    "        d.fill(23); mo.set(-7.0f); mc.set(-7.0f); ao.set(-7); ac.set(-7);\n"
+    "        emu::launch(dim3(go), dim3(B), 0, [&] { orig::count_above(d, mo, ao, z.n, z.m); });\n"
+    "        emu::launch(dim3(gc), dim3(B), 0, [&] { cand::count_above(d, mc, ac, z.n, z.m); });\n"
+    "        bool a = emu::expect(what, mo, mc, 1e-4, 1.0);\n"
+    "        return emu::expect(what, ao, ac) && a;\n"
+    "    });\n"
+    "}\n"
+    /* review (session 50): the refused int_of_float, kept to show what its split would do */
+    "static void run_int_of_float(const char *what, unsigned S)\n"
+    "{\n"
+    "    each(what, S, [&](sz z, unsigned B, unsigned go, unsigned gc) {\n"
+    "        emu::buf<float> d((size_t)z.n * z.m), mo(z.m), mc(z.m);\n"
+    "        emu::buf<int> to(z.m), tc(z.m);\n"
+    "        d.fill(21); mo.set(-7.0f); mc.set(-7.0f); to.set(-7); tc.set(-7);\n"
+    "        emu::launch(dim3(go), dim3(B), 0, [&] { orig::int_of_float(d, mo, to, z.n, z.m); });\n"
+    "        emu::launch(dim3(gc), dim3(B), 0, [&] { cand::int_of_float(d, mc, tc, z.n, z.m); });\n"
+    "        bool a = emu::expect(what, mo, mc, 1e-4, 1.0);\n"
+    "        return emu::expect(what, to, tc) && a;\n"
+    "    });\n"
     "}\n";
 
 /* The probes of tests/data/probes that column_passes serves (our own), each emulated on its
@@ -225,7 +264,7 @@ static void add(const char *kname, const char *cand, int S, const char *tag, int
     emu_batch_add_pair(&batch, tag, src, cand, helpers, driver, want);
 }
 
-static const char *const kernels[] = {"std2", "rowvar", "minmax", "zscore3", "lnrow", "map_two", "map_scaled"};
+static const char *const kernels[] = {"std2", "rowvar", "minmax", "zscore3", "lnrow", "map_two", "map_scaled", "int_of_int", "count_above"};
 #define N_KERNELS (sizeof kernels / sizeof kernels[0])
 
 static void colpass_run(void **state)
@@ -365,6 +404,9 @@ static void colpass_refusals(void **state)
         {"product", "carried value", 205, "`p` is written in the loop but declared outside its body"},
         {"shrinks", "declaration", 221, "`n` is declared again"},
         {"tied", "thread index", 234, "`threadIdx` outside the thread's index statement"},
+        /* review (session 50): an integer sum fed a float truncates on every trip */
+        {"int_of_float", "reduction", 310, "`t` is an integer (or bool) reduction's local but the value added"},
+        {"int_fma", "reduction", 322, "`a` is an integer (or bool) reduction's local but the value added"},
     };
     rwf_expect_refusals(src, "column_passes", cases, sizeof cases / sizeof cases[0]);
 }

@@ -757,3 +757,25 @@ __global__ void hs_fmax(const float *in, float *out, unsigned n)
     if (g < n)
         out[g] = fm[pout * blockDim.x + t];
 }
+
+// review (session 50): in one buffer with the barrier at the start of each pass, and the
+// elements loaded by other threads (thread t loads its mirror's element) with no barrier
+// before the loop: the first pass's leading barrier orders the loads before any read
+__global__ void hs1_mirror(const int *in, int *out, int n)
+{
+    extern __shared__ int hm[];
+    int t = threadIdx.x;
+    int g = blockIdx.x * blockDim.x + t;
+    int m = blockDim.x - 1 - t;
+    int gm = blockIdx.x * blockDim.x + m;
+    hm[m] = gm < n ? in[gm] : 0;
+    for (int off = 1; off < blockDim.x; off <<= 1) {
+        __syncthreads();
+        int v = t >= off ? hm[t - off] : 0;
+        __syncthreads();
+        hm[t] += v;
+    }
+    __syncthreads();
+    if (g < n)
+        out[g] = hm[t];
+}

@@ -292,3 +292,70 @@ __global__ void map_scaled(const float *x, float *y, int rows, int cols)
     for (int c = 0; c < cols / 2; c++)
         y[r * cols + 2 * c] = v;
 }
+
+// ---- refusals added in review (session 50): an integer reduction fed a value that is not an
+// integer. `t += E` stores (int)(t + E): the truncation on every trip makes the sum depend on
+// its order (rows 1.5, -0.5, 1.5, -0.5 give 0 in order, 2 + 0 split over two slices).
+__global__ void int_of_float(const float *data, float *mean, int *trunc, int n, int m)
+{
+    int j = blockIdx.x * blockDim.x + threadIdx.x;
+    if (j >= m)
+        return;
+    float s = 0.0f;
+    for (int i = 0; i < n; i++)
+        s += data[i * m + j];
+    float mu = s / n;
+    int t = 0;
+    for (int i = 0; i < n; i++)
+        t += data[i * m + j] - mu;
+    mean[j] = mu;
+    trunc[j] = t;
+}
+
+__global__ void int_fma(const float *data, int *out, int n, int m)
+{
+    int j = blockIdx.x * blockDim.x + threadIdx.x;
+    if (j >= m)
+        return;
+    int a = 0;
+    for (int i = 0; i < n; i++)
+        a = a + 0.5f;
+    long long b = 0;
+    for (int i = 0; i < n; i++)
+        b = fmaf(data[i * m + j], 2.0f, b);
+    out[j] = a + (int)b;
+}
+
+// an integer count of integer values: still split
+__global__ void int_of_int(const int *flags, int *cnt, float *avg, int n, int m)
+{
+    int j = blockIdx.x * blockDim.x + threadIdx.x;
+    if (j >= m)
+        return;
+    long long c = 0;
+    for (int i = 0; i < n; i++)
+        c += flags[i * m + j] * 3 + i;
+    float mu = (float)c / n;
+    unsigned k = 0u;
+    for (int i = 0; i < n; i++)
+        k -= (unsigned)(flags[i * m + j] > mu);
+    cnt[j] = (int)c;
+    avg[j] = mu + k;
+}
+
+// a count of float comparisons: an integer added whatever it compares, still split
+__global__ void count_above(const float *data, float *mean, int *above, int n, int m)
+{
+    int j = blockIdx.x * blockDim.x + threadIdx.x;
+    if (j >= m)
+        return;
+    float s = 0.0f;
+    for (int i = 0; i < n; i++)
+        s += data[i * m + j];
+    float mu = s / n;
+    int c = 0;
+    for (int i = 0; i < n; i++)
+        c += (data[i * m + j] > mu + 0.25f && data[i * m + j] < 2.0f * mu + 1.0f);
+    mean[j] = mu;
+    above[j] = c;
+}
