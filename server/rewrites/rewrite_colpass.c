@@ -118,12 +118,6 @@ static bool tok_eq(const rw_toks *ts, size_t k, const char *s)
     return k < ts->n && rwl_tok_is(ts, k, s);
 }
 
-static bool prefix_is(const char *c, size_t l, const char *p)
-{
-    size_t n = strlen(p);
-    return l >= n && !memcmp(c, p, n);
-}
-
 static void squeeze(const rw_toks *ts, size_t a, size_t b, char *out, size_t n)
 {
     size_t w = 0;
@@ -269,45 +263,6 @@ static bool map_index(const rw_toks *ts, const cp_pass *m, size_t a, size_t b)
         if (ts->t[k].kind == T_IDENT && rwl_is_use(ts, k) &&
             (rwl_same_tok(ts, k, m->ctr) || declared_in(ts, m->ba, m->bb, k)))
             return false;
-    return true;
-}
-
-static bool scan_kernel(const char *text, size_t len, const rw_toks *ts, size_t ia, size_t ib, char *why,
-                        size_t nwhy)
-{
-    for (size_t q = 0; q < ts->n; q++) {
-        const char *c = text + ts->t[q].start;
-        size_t l = ts->t[q].end - ts->t[q].start;
-        if (rwl_tok_is(ts, q, "->"))
-            return rwl_refuse(why, nwhy, ts, text, q, "->", EN(RW_SL_READS_OUT), (int)l, c);
-        if (rwl_tok_is(ts, q, "*") && rwl_unary_position(ts, q))
-            return rwl_refuse(why, nwhy, ts, text, q, "unary *", EN(RW_SL_READS_OUT), (int)l, c);
-        if (rwl_tok_is(ts, q, "&") && rwl_unary_position(ts, q))
-            return rwl_refuse(why, nwhy, ts, text, q, "unary &", EN(RW_SL_READS_OUT), (int)l, c);
-        if (ts->t[q].kind != T_IDENT)
-            continue;
-        bool launch = (l == 9 && (!memcmp(c, "threadIdx", 9))) || (l == 8 && !memcmp(c, "blockIdx", 8)) ||
-                      (l == 8 && !memcmp(c, "blockDim", 8)) || (l == 7 && !memcmp(c, "gridDim", 7));
-        if (launch && (q < ia || q >= ib))
-            return rwl_refuse(why, nwhy, ts, text, q, "thread index", EN(RW_SL_TIES), (int)l, c);
-        if (prefix_is(c, l, "__sync") || prefix_is(c, l, "atomic") || (l == 10 && !memcmp(c, "__shared__", 10)) ||
-            prefix_is(c, l, "__shfl") || prefix_is(c, l, "__ballot") || prefix_is(c, l, "__any") ||
-            prefix_is(c, l, "__all") || prefix_is(c, l, "__reduce_") || prefix_is(c, l, "__match_") ||
-            prefix_is(c, l, "__activemask") || (l == 3 && !memcmp(c, "asm", 3)) || prefix_is(c, l, "__threadfence") ||
-            prefix_is(c, l, "cooperative_groups") || prefix_is(c, l, "this_") || prefix_is(c, l, "hip") ||
-            prefix_is(c, l, "__ockl_") || prefix_is(c, l, "__builtin_") || prefix_is(c, l, "__nvvm_") ||
-            (l == 8 && !memcmp(c, "volatile", 8)) || (l == 6 && !memcmp(c, "static", 6)))
-            return rwl_refuse(why, nwhy, ts, text, q, "construct", EN(RW_SL_TIES), (int)l, c);
-        size_t at = 0, ma, mb;
-        if (rwl_next_define(text, len, &at, c, l, &ma, &mb) && !numeric_macro(text, len, c, l))
-            return rwl_refuse(why, nwhy, ts, text, q, "macro", EN(RW_SL_CALL), (int)l, c);
-        static const char *const kw[] = {"if", "for", "while", "switch", "return", "sizeof"};
-        bool keyword = false;
-        for (size_t w = 0; w < HK_ARRAY_LEN(kw); w++)
-            keyword |= rwl_tok_is(ts, q, kw[w]);
-        if (!keyword && rwl_call_paren(ts, q) && !rwl_is_type_word(ts, q) && !rwl_pure_call_name(ts, q))
-            return rwl_refuse(why, nwhy, ts, text, q, "call", EN(RW_SL_CALL), (int)l, c);
-    }
     return true;
 }
 
@@ -661,7 +616,6 @@ static bool read_pass(const an_function *f, const char *text, const rw_toks *ts,
     return ok;
 }
 
-
 /* The accumulator's type: the leading type words of its declaration statement. */
 static char *acc_type(const rw_toks *ts, size_t ra, size_t d)
 {
@@ -728,7 +682,7 @@ static int column_passes(const rw_context *ctx, int S, rw_result *out)
         goto refused;
     }
     size_t idx = eq - 1;
-    if (!scan_kernel(text, len, &ts, eq + 1, b0, why, sizeof why))
+    if (!rwl_scan_untied(text, len, &ts, eq + 1, b0, numeric_macro, why, sizeof why))
         goto refused;
     /* 2. the guard */
     size_t g0 = b0, ra = 0, rb = 0, bound = 0;

@@ -1373,3 +1373,50 @@ const an_launch *rwl_launch_passing_twice(const an_model *m, const an_function *
     }
     return NULL;
 }
+
+static bool lex_prefix_is(const char *c, size_t l, const char *p)
+{
+    size_t n = strlen(p);
+    return l >= n && !memcmp(c, p, n);
+}
+
+/* rewrite_lex.h; spread_lanes' and column_passes' whole-kernel scan (one copy, session 50) */
+bool rwl_scan_untied(const char *text, size_t len, const rw_toks *ts, size_t ia, size_t ib,
+                     bool (*macro_ok)(const char *text, size_t len, const char *name, size_t nl), char *why,
+                     size_t nwhy)
+{
+    for (size_t q = 0; q < ts->n; q++) {
+        const char *c = text + ts->t[q].start;
+        size_t l = ts->t[q].end - ts->t[q].start;
+        if (rwl_tok_is(ts, q, "->"))
+            return rwl_refuse(why, nwhy, ts, text, q, "->", hk_tr_in(HK_LANG_EN, HK_MSG_RW_SL_READS_OUT), (int)l, c);
+        if (rwl_tok_is(ts, q, "*") && rwl_unary_position(ts, q))
+            return rwl_refuse(why, nwhy, ts, text, q, "unary *", hk_tr_in(HK_LANG_EN, HK_MSG_RW_SL_READS_OUT), (int)l, c);
+        if (rwl_tok_is(ts, q, "&") && rwl_unary_position(ts, q))
+            return rwl_refuse(why, nwhy, ts, text, q, "unary &", hk_tr_in(HK_LANG_EN, HK_MSG_RW_SL_READS_OUT), (int)l, c);
+        if (ts->t[q].kind != T_IDENT)
+            continue;
+        bool launch = (l == 9 && (!memcmp(c, "threadIdx", 9))) || (l == 8 && !memcmp(c, "blockIdx", 8)) ||
+                      (l == 8 && !memcmp(c, "blockDim", 8)) || (l == 7 && !memcmp(c, "gridDim", 7));
+        if (launch && (q < ia || q >= ib))
+            return rwl_refuse(why, nwhy, ts, text, q, "thread index", hk_tr_in(HK_LANG_EN, HK_MSG_RW_SL_TIES), (int)l, c);
+        if (lex_prefix_is(c, l, "__sync") || lex_prefix_is(c, l, "atomic") || (l == 10 && !memcmp(c, "__shared__", 10)) ||
+            lex_prefix_is(c, l, "__shfl") || lex_prefix_is(c, l, "__ballot") || lex_prefix_is(c, l, "__any") ||
+            lex_prefix_is(c, l, "__all") || lex_prefix_is(c, l, "__reduce_") || lex_prefix_is(c, l, "__match_") ||
+            lex_prefix_is(c, l, "__activemask") || (l == 3 && !memcmp(c, "asm", 3)) || lex_prefix_is(c, l, "__threadfence") ||
+            lex_prefix_is(c, l, "cooperative_groups") || lex_prefix_is(c, l, "this_") || lex_prefix_is(c, l, "hip") ||
+            lex_prefix_is(c, l, "__ockl_") || lex_prefix_is(c, l, "__builtin_") || lex_prefix_is(c, l, "__nvvm_") ||
+            (l == 8 && !memcmp(c, "volatile", 8)) || (l == 6 && !memcmp(c, "static", 6)))
+            return rwl_refuse(why, nwhy, ts, text, q, "construct", hk_tr_in(HK_LANG_EN, HK_MSG_RW_SL_TIES), (int)l, c);
+        size_t at = 0, ma, mb;
+        if (rwl_next_define(text, len, &at, c, l, &ma, &mb) && !(macro_ok && macro_ok(text, len, c, l)))
+            return rwl_refuse(why, nwhy, ts, text, q, "macro", hk_tr_in(HK_LANG_EN, HK_MSG_RW_SL_CALL), (int)l, c);
+        static const char *const kw[] = {"if", "for", "while", "switch", "return", "sizeof"};
+        bool keyword = false;
+        for (size_t w = 0; w < HK_ARRAY_LEN(kw); w++)
+            keyword |= rwl_tok_is(ts, q, kw[w]);
+        if (!keyword && rwl_call_paren(ts, q) && !rwl_is_type_word(ts, q) && !rwl_pure_call_name(ts, q))
+            return rwl_refuse(why, nwhy, ts, text, q, "call", hk_tr_in(HK_LANG_EN, HK_MSG_RW_SL_CALL), (int)l, c);
+    }
+    return true;
+}

@@ -308,4 +308,14 @@ int rwl_open_body(const char *text, size_t len, const an_function *f, bool need_
 int rwl_finish(const char *text, size_t len, const an_model *m, const char *kernel_name,
                   rw_edits *es, char *desc, rw_result *out);
 
+/* Whole-kernel scan for rewrites that give a thread several columns or rows (spread_lanes,
+ * column_passes): false, with construct and line in why (English), where the launch is read
+ * outside [ia, ib) (its index statement), where threads are tied (barriers, atomics,
+ * __shared__, warp operations, fences, asm, volatile, static, cooperative groups, HIP and
+ * compiler builtins), at `->`, unary `*` or `&`, at an impure call, or at a use of a macro of
+ * the file that macro_ok (NULL: none) does not accept. */
+bool rwl_scan_untied(const char *text, size_t len, const rw_toks *ts, size_t ia, size_t ib,
+                     bool (*macro_ok)(const char *text, size_t len, const char *name, size_t nl), char *why,
+                     size_t nwhy);
+
 #endif
