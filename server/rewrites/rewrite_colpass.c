@@ -118,38 +118,6 @@ static bool tok_eq(const rw_toks *ts, size_t k, const char *s)
     return k < ts->n && rwl_tok_is(ts, k, s);
 }
 
-static void squeeze(const rw_toks *ts, size_t a, size_t b, char *out, size_t n)
-{
-    size_t w = 0;
-    for (size_t k = a; k < b && w + 1 < n; k++) {
-        size_t l = ts->t[k].end - ts->t[k].start;
-        if (w + l + 1 >= n)
-            break;
-        memcpy(out + w, ts->text + ts->t[k].start, l);
-        w += l;
-    }
-    out[w] = 0;
-}
-
-static bool is_param(const an_function *f, const rw_toks *ts, size_t k)
-{
-    size_t l = ts->t[k].end - ts->t[k].start;
-    for (size_t p = 0; p < f->n_params; p++)
-        if (f->params[p].name && strlen(f->params[p].name) == l &&
-            !memcmp(f->params[p].name, ts->text + ts->t[k].start, l))
-            return true;
-    return false;
-}
-
-/* Is the name at token k declared at some token of [a, b) other than k? */
-static bool declared_in(const rw_toks *ts, size_t a, size_t b, size_t k)
-{
-    for (size_t d = a; d < b; d++)
-        if (d != k && ts->t[d].kind == T_IDENT && rwl_same_tok(ts, d, k) && rwl_declared_here(ts, d))
-            return true;
-    return false;
-}
-
 /* The token declaring k's name at the top level of [a, b) (statements from a), or 0. */
 static size_t top_decl(const rw_toks *ts, size_t a, size_t b, size_t k)
 {
@@ -222,11 +190,11 @@ static bool only_stores(const rw_toks *ts, size_t d, size_t skip)
 static size_t store_root(const an_function *f, const rw_toks *ts, size_t ra, size_t rb, size_t b, size_t *decl)
 {
     *decl = 0;
-    if (is_param(f, ts, b))
+    if (rwl_is_param(f, ts, b))
         return b;
     size_t d = top_decl(ts, ra, rb, b);
     if (!d || !tok_eq(ts, d - 1, "*") || !tok_eq(ts, d + 1, "=") || ts->t[d + 2].kind != T_IDENT ||
-        !is_param(f, ts, d + 2) || rwl_written_elsewhere(ts, d, d))
+        !rwl_is_param(f, ts, d + 2) || rwl_written_elsewhere(ts, d, d))
         return 0;
     size_t e = d + 3;
     int depth = 0;
@@ -261,7 +229,7 @@ static bool map_index(const rw_toks *ts, const cp_pass *m, size_t a, size_t b)
         return false;
     for (size_t k = ea; k < eb; k++)
         if (ts->t[k].kind == T_IDENT && rwl_is_use(ts, k) &&
-            (rwl_same_tok(ts, k, m->ctr) || declared_in(ts, m->ba, m->bb, k)))
+            (rwl_same_tok(ts, k, m->ctr) || rwl_declared_in(ts, m->ba, m->bb, k)))
             return false;
     return true;
 }
@@ -529,7 +497,7 @@ static bool read_pass(const an_function *f, const char *text, const rw_toks *ts,
                 max = mm.max;
             }
         } else if (ts->t[q].kind == T_IDENT && rwl_is_use(ts, q) && stmt_start(ts, q) && tok_eq(ts, q + 1, "=") &&
-                   !declared_in(ts, a, q + 1, q)) {
+                   !rwl_declared_in(ts, a, q + 1, q)) {
             size_t se = rwl_stmt_end(ts, q, b);
             if (rwl_minmax_update(ts, q, se, &mm)) {
                 e = se;
@@ -539,7 +507,7 @@ static bool read_pass(const an_function *f, const char *text, const rw_toks *ts,
                 memcpy(fn, mm.fn, sizeof fn);
             }
         }
-        if (!e && ts->t[q].kind == T_IDENT && rwl_is_use(ts, q) && !declared_in(ts, a, q + 1, q)) {
+        if (!e && ts->t[q].kind == T_IDENT && rwl_is_use(ts, q) && !rwl_declared_in(ts, a, q + 1, q)) {
             size_t se = sum_update(ts, q, b);
             if (se) {
                 e = se;
@@ -550,7 +518,7 @@ static bool read_pass(const an_function *f, const char *text, const rw_toks *ts,
         if (!e)
             continue;
         size_t d = top_decl(ts, ra, p->fa, accq);
-        if (!d || is_param(f, ts, accq) || declared_in(ts, a, b, accq))
+        if (!d || rwl_is_param(f, ts, accq) || rwl_declared_in(ts, a, b, accq))
             continue; /* not a reduction's local: the carried-value check below refuses it */
         if (kind == CP_SUM) {
             char *ty = acc_type(ts, ra, d);
@@ -605,7 +573,7 @@ static bool read_pass(const an_function *f, const char *text, const rw_toks *ts,
             continue;
         }
         if (rwl_scalar_written(ts, q) && !rwl_declared_here(ts, q) &&
-            (!declared_in(ts, a, q + 1, q) || declared_in(ts, 0, p->ba, q) || is_param(f, ts, q)))
+            (!rwl_declared_in(ts, a, q + 1, q) || rwl_declared_in(ts, 0, p->ba, q) || rwl_is_param(f, ts, q)))
             ok = rwl_refuse(why, nwhy, ts, text, q, "carried value", EN(RW_SL_CARRIED), l, c);
     }
     /* A and B read no reduction's local */
@@ -673,7 +641,7 @@ static int column_passes(const rw_context *ctx, int S, rw_result *out)
         }
     char idtext[160];
     if (eq)
-        squeeze(&ts, eq + 1, b0 - 1, idtext, sizeof idtext);
+        rwl_squeeze_range(&ts, eq + 1, b0 - 1, idtext, sizeof idtext);
     if (!eq || eq < a0 + 2 || !rwl_starts_declaration(&ts, a0) || ts.t[eq - 1].kind != T_IDENT ||
         !rwl_declared_here(&ts, eq - 1) || !tok_eq(&ts, b0 - 1, ";") ||
         (strcmp(idtext, "blockIdx.x*blockDim.x+threadIdx.x") && strcmp(idtext, "blockDim.x*blockIdx.x+threadIdx.x") &&
@@ -719,7 +687,7 @@ static int column_passes(const rw_context *ctx, int S, rw_result *out)
         const char *c = text + ts.t[q].start;
         int l = (int)(ts.t[q].end - ts.t[q].start);
         if ((q != idx && rwl_same_tok(&ts, q, idx) && (rwl_declared_here(&ts, q) || rwl_scalar_written(&ts, q))) ||
-            (is_param(f, &ts, q) && (rwl_declared_here(&ts, q) || rwl_scalar_written(&ts, q)))) {
+            (rwl_is_param(f, &ts, q) && (rwl_declared_here(&ts, q) || rwl_scalar_written(&ts, q)))) {
             rwl_refuse(why, sizeof why, &ts, text, q, "declaration", EN(RW_CP_SHADOW), l, c);
             goto refused;
         }
@@ -767,7 +735,7 @@ static int column_passes(const rw_context *ctx, int S, rw_result *out)
     }
     for (size_t i = 0; i < np; i++) {
         for (size_t k = ps[i].fa + 2; k < ps[i].close; k++)
-            if (ts.t[k].kind == T_IDENT && rwl_is_use(&ts, k) && declared_in(&ts, ps[i].ba, ps[i].bb, k) &&
+            if (ts.t[k].kind == T_IDENT && rwl_is_use(&ts, k) && rwl_declared_in(&ts, ps[i].ba, ps[i].bb, k) &&
                 !rwl_same_tok(&ts, k, ps[i].ctr)) {
                 rwl_refuse(why, sizeof why, &ts, text, ps[i].fa, "loop", "%s", EN(RW_CP_LOOP));
                 goto refused;
@@ -803,7 +771,7 @@ static int column_passes(const rw_context *ctx, int S, rw_result *out)
                 mapped = true;
             memcpy(why, keep, sizeof why);
             for (size_t k = map.fa + 2; mapped && k < map.close; k++)
-                if (ts.t[k].kind == T_IDENT && rwl_is_use(&ts, k) && declared_in(&ts, map.ba, map.bb, k) &&
+                if (ts.t[k].kind == T_IDENT && rwl_is_use(&ts, k) && rwl_declared_in(&ts, map.ba, map.bb, k) &&
                     !rwl_same_tok(&ts, k, map.ctr))
                     mapped = false;
         }

@@ -1420,3 +1420,35 @@ bool rwl_scan_untied(const char *text, size_t len, const rw_toks *ts, size_t ia,
     }
     return true;
 }
+
+/* rewrite_lex.h (spread_lanes' and column_passes' helpers, one copy: session 50) */
+bool rwl_is_param(const an_function *f, const rw_toks *ts, size_t k)
+{
+    size_t l = ts->t[k].end - ts->t[k].start;
+    for (size_t p = 0; p < f->n_params; p++)
+        if (f->params[p].name && strlen(f->params[p].name) == l &&
+            !memcmp(f->params[p].name, ts->text + ts->t[k].start, l))
+            return true;
+    return false;
+}
+
+bool rwl_declared_in(const rw_toks *ts, size_t a, size_t b, size_t k)
+{
+    for (size_t d = a; d < b; d++)
+        if (d != k && ts->t[d].kind == T_IDENT && rwl_same_tok(ts, d, k) && rwl_declared_here(ts, d))
+            return true;
+    return false;
+}
+
+void rwl_squeeze_range(const rw_toks *ts, size_t a, size_t b, char *out, size_t n)
+{
+    size_t w = 0;
+    for (size_t k = a; k < b && w + 1 < n; k++) {
+        size_t l = ts->t[k].end - ts->t[k].start;
+        if (w + l + 1 >= n)
+            break;
+        memcpy(out + w, ts->text + ts->t[k].start, l);
+        w += l;
+    }
+    out[w] = 0;
+}

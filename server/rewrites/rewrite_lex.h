@@ -318,4 +318,11 @@ bool rwl_scan_untied(const char *text, size_t len, const rw_toks *ts, size_t ia,
                      bool (*macro_ok)(const char *text, size_t len, const char *name, size_t nl), char *why,
                      size_t nwhy);
 
+/* Is the token at k the name of one of f's parameters? */
+bool rwl_is_param(const an_function *f, const rw_toks *ts, size_t k);
+/* Is the name at token k declared (rwl_declared_here) at some other token of [a, b)? */
+bool rwl_declared_in(const rw_toks *ts, size_t a, size_t b, size_t k);
+/* The tokens [a, b) joined without spaces into out (n bytes, cut at a whole token). */
+void rwl_squeeze_range(const rw_toks *ts, size_t a, size_t b, char *out, size_t n);
+
 #endif

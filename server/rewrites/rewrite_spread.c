@@ -71,20 +71,6 @@ static bool tok_eq(const rw_toks *ts, size_t k, const char *s)
     return k < ts->n && rwl_tok_is(ts, k, s);
 }
 
-/* The squeezed text of tokens [a, b) into out. */
-static void squeeze(const rw_toks *ts, size_t a, size_t b, char *out, size_t n)
-{
-    size_t w = 0;
-    for (size_t k = a; k < b && w + 1 < n; k++) {
-        size_t l = ts->t[k].end - ts->t[k].start;
-        if (w + l + 1 >= n)
-            break;
-        memcpy(out + w, ts->text + ts->t[k].start, l);
-        w += l;
-    }
-    out[w] = 0;
-}
-
 /* Is tokens [a, b) a cast `( type words )`? */
 static bool is_cast(const rw_toks *ts, size_t a, size_t b)
 {
@@ -139,31 +125,12 @@ static bool index_pair(const sp_state *s, size_t a, size_t b, size_t *x, size_t 
     return true;
 }
 
-/* Is the name at token k declared at some token of [a, b)? */
-static bool declared_in(const rw_toks *ts, size_t a, size_t b, size_t k)
-{
-    for (size_t d = a; d < b; d++)
-        if (d != k && ts->t[d].kind == T_IDENT && rwl_same_tok(ts, d, k) && rwl_declared_here(ts, d))
-            return true;
-    return false;
-}
-
 /* Is the name at token k declared as an array (`T name[...]`) at some token of [a, b)? */
 static bool local_array_in(const rw_toks *ts, size_t a, size_t b, size_t k)
 {
     for (size_t d = a; d < b; d++)
         if (d != k && ts->t[d].kind == T_IDENT && rwl_same_tok(ts, d, k) && rwl_declared_here(ts, d) &&
             tok_eq(ts, d + 1, "[") && !(d > 0 && (tok_eq(ts, d - 1, "*") || tok_eq(ts, d - 1, "&"))))
-            return true;
-    return false;
-}
-
-static bool is_param(const an_function *f, const rw_toks *ts, size_t k)
-{
-    size_t l = ts->t[k].end - ts->t[k].start;
-    for (size_t p = 0; p < f->n_params; p++)
-        if (f->params[p].name && strlen(f->params[p].name) == l &&
-            !memcmp(f->params[p].name, ts->text + ts->t[k].start, l))
             return true;
     return false;
 }
@@ -214,7 +181,7 @@ static int spread_lanes(const rw_context *ctx, int G, rw_result *out)
         }
     char idtext[160];
     if (eq)
-        squeeze(&ts, eq + 1, b0 - 1, idtext, sizeof idtext);
+        rwl_squeeze_range(&ts, eq + 1, b0 - 1, idtext, sizeof idtext);
     if (!eq || eq < a0 + 2 || !rwl_starts_declaration(&ts, a0) || ts.t[eq - 1].kind != T_IDENT ||
         !rwl_declared_here(&ts, eq - 1) || !tok_eq(&ts, b0 - 1, ";") ||
         (strcmp(idtext, "blockIdx.x*blockDim.x+threadIdx.x") && strcmp(idtext, "blockDim.x*blockIdx.x+threadIdx.x") &&
@@ -345,7 +312,7 @@ static int spread_lanes(const rw_context *ctx, int G, rw_result *out)
             goto refused;
         }
         if (rwl_scalar_written(&ts, q) && !rwl_declared_here(&ts, q) &&
-            (!declared_in(&ts, lb + 1, q + 1, q) || declared_in(&ts, 0, lb, q) || is_param(f, &ts, q))) {
+            (!rwl_declared_in(&ts, lb + 1, q + 1, q) || rwl_declared_in(&ts, 0, lb, q) || rwl_is_param(f, &ts, q))) {
             rwl_refuse(why, sizeof why, &ts, text, q, "carried value", EN(RW_SL_CARRIED), l, c);
             goto refused;
         }
@@ -358,12 +325,12 @@ static int spread_lanes(const rw_context *ctx, int G, rw_result *out)
         size_t c = rwl_match_close(&ts, q + 1);
         if (c >= n || !rwl_tok_is_assign_op(&ts, c + 1))
             continue;
-        if (q > lb && q < rbr && local_array_in(&ts, lb + 1, q, q) && !declared_in(&ts, 0, lb, q) &&
-            !is_param(f, &ts, q))
+        if (q > lb && q < rbr && local_array_in(&ts, lb + 1, q, q) && !rwl_declared_in(&ts, 0, lb, q) &&
+            !rwl_is_param(f, &ts, q))
             continue; /* a local array of the iteration (`float t[2];`; a pointer is not one) */
         const char *nm = text + ts.t[q].start;
         int l = (int)(ts.t[q].end - ts.t[q].start);
-        if (!rwl_tok_is(&ts, c + 1, "=") || (s.arr && !rwl_same_tok(&ts, q, s.arr)) || !is_param(f, &ts, q)) {
+        if (!rwl_tok_is(&ts, c + 1, "=") || (s.arr && !rwl_same_tok(&ts, q, s.arr)) || !rwl_is_param(f, &ts, q)) {
             rwl_refuse(why, sizeof why, &ts, text, q, "store", "%s", EN(RW_SL_STORE));
             goto refused;
         }
