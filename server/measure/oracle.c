@@ -284,7 +284,10 @@ static void cmp_block(int dtype, const void *base, const void *cand, size_t i0, 
             ok = false;
             r->n_nonfinite++;
         } else {
-            double d = fabs(c - b), limit = tol.atol + tol.rtol * fabs(b);
+            /* rtol * |b| only where b is not 0: an infinite rtol (a referee distribution's
+             * "the fp64 rule decides", oracle_compare_precision) times 0 is NaN, and no d
+             * is <= NaN */
+            double d = fabs(c - b), limit = tol.atol + (b != 0 ? tol.rtol * fabs(b) : 0);
             ok = d <= limit + widen.atol;
             if (ok && d > limit)
                 r->n_widened++;
