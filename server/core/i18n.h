@@ -135,6 +135,7 @@ enum hk_msg {
     HK_MSG_REP_LIBRARY_WORDS,
     HK_MSG_REP_CREDIT_LIBRARY,
     HK_MSG_REP_MEMORY_SAFETY,
+    HK_MSG_REP_SENSITIVITY,
     HK_MSG_REP_VERIFY,                 /* the verify stage's bests dropped (report__verify_words) */
     HK_MSG_REP_VERIFY_VERIFIED,        /* v%d */
     HK_MSG_REP_VERIFY_NONE,

@@ -2266,6 +2266,7 @@ static json_t *summary_json(ep_ctx *c)
         json_object_set_new(s, "flagged", json_boolean(c->best->flagged));
         json_object_set_new(s, "memory_safety",
                             json_incref(json_object_get(c->info, "memory_safety")));
+        json_object_set_new(s, "sensitivity", json_incref(json_object_get(c->info, "sensitivity")));
     } else {
         json_object_set_new(s, "best_version", json_null());
         json_object_set_new(s, "speedup", json_null());

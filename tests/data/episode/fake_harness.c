@@ -37,6 +37,9 @@
  *   stale      right answers, unless --prime-sizes named a larger size than --size: then
  *              element 0 is off by 1.0 (a fixed-size __device__ scratch that a larger
  *              earlier launch left partial sums in, like tests/gpu/cheats/uninit_scratch.cu)
+ * --perturb SEED:SCALE (the sensitivity check, hk_harness.h hk_perturb_plan): the output
+ * answers as saxpy's would to the raised elements of x and y; $FAKE_SIM_INSENSITIVE=RULES
+ * (sim_rule_hits' words) names simulated candidates that miss every other raised element.
  * Run mode takes one combination (--seed --dist --out) or several of one size
  * (--combos S:D,... --out-dir DIR, files DIR/run-sK-dD-seedS.out), as the real program.
  * Every call appends "NAME MODE[ prime=LIST]\n" to $FAKE_LOG when set (to check
