@@ -702,6 +702,27 @@ static void command_lines(void **state)
     m.mode = "run";
     m.n_combos = HK_MAX_COMBOS + 1;
     assert_int_equal(harness_run_argv("./p", &m, &argv), HK_EINVAL);
+    /* the sensitivity check's perturbed run: one combination in run mode only */
+    harness_run pr = { .mode = "run", .size = 0, .seed = 42, .dist = 1, .out = "o.bin",
+                       .check_seed = -1, .perturb = true, .perturb_seed = 42,
+                       .perturb_scale = 1048576 };
+    assert_int_equal(harness_run_argv("./p", &pr, &argv), HK_OK);
+    const char *want_p[] = { "./p", "--mode", "run", "--size", "0", "--seed", "42", "--dist", "1",
+                             "--out", "o.bin", "--perturb", "42:1048576", NULL };
+    for (size_t i = 0; want_p[i]; i++)
+        assert_string_equal(argv[i], want_p[i]);
+    assert_null(argv[13]);
+    harness_argv_free(argv);
+    pr.mode = "time";
+    assert_int_equal(harness_run_argv("./p", &pr, &argv), HK_EINVAL);
+    pr.mode = "run";
+    pr.perturb_scale = 0;
+    assert_int_equal(harness_run_argv("./p", &pr, &argv), HK_EINVAL);
+    m.n_combos = 3;
+    m.perturb = true;
+    m.perturb_scale = 1;
+    assert_int_equal(harness_run_argv("./p", &m, &argv), HK_EINVAL);
+    m.perturb = false;
     /* time mode with a reference kernel: the baseline's own launch goes with it */
     const long long base_launch[7] = { 264, 1, 1, 256, 1, 1, 1024 };
     harness_run t = { .mode = "time", .size = 0, .seed = 5, .dist = 0, .out = "o.bin",
