@@ -2722,7 +2722,7 @@ int measure_sensitivity(const measure_opts *o, const measure_prog *bp, const mea
         return rc;
     sens_ctx x = {.o = o, .bp = bp, .cp = cp, .dir = dir, .size = size, .dist = dist, .seed = seed};
     oracle_sens_outcome out;
-    if ((rc = oracle_sens_check(sens_run, &x, &out)))
+    if ((rc = oracle_sens_check(s, sens_run, &x, &out)))
         return rc;
     *runs = out.runs;
     const char *name = out.arg_index >= 0 && (size_t)out.arg_index < s->n_args

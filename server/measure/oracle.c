@@ -1371,7 +1371,8 @@ oracle_sens_rule oracle_sens_default_rule(int dtype)
 }
 
 void oracle_sens_judge(int dtype, const void *b0, const void *b1, const void *c0, const void *c1,
-                       size_t count, const oracle_sens_rule *rule, oracle_sens_result *r)
+                       size_t count, const oracle_sens_rule *rule, const spec_tolerance *tol,
+                       oracle_sens_result *r)
 {
     oracle_sens_rule def = oracle_sens_default_rule(dtype);
     if (!rule)
@@ -1397,6 +1398,8 @@ void oracle_sens_judge(int dtype, const void *b0, const void *b1, const void *c0
         }
         double s = fmax(g, fmax(fabs(x0), fabs(x1)));
         double db = x1 - x0, noise = 2.0 * rule->tau * s;
+        if (tol) /* the two runs' tolerances */
+            noise = fmax(noise, 2.0 * tol->atol + tol->rtol * (fabs(x0) + fabs(x1)));
         if (fabs(db) > rule->sig * noise)
             r->n_significant++;
         if (noise > 0.0 && fabs(db) / noise > r->strongest)
@@ -1431,7 +1434,14 @@ static bool sens_same_layout(const oracle_file *a, const oracle_file *b)
     return true;
 }
 
-int oracle_sens_check(oracle_sens_run_fn run, void *ctx, oracle_sens_outcome *out)
+/* The spec's tolerance of argument arg (dtype's default without one). */
+static spec_tolerance sens_tol(const spec *s, uint32_t arg, int dtype)
+{
+    const spec_arg *a = arg_of(s, arg);
+    return a ? a->tol : spec_default_tolerance(dtype);
+}
+
+int oracle_sens_check(const spec *s, oracle_sens_run_fn run, void *ctx, oracle_sens_outcome *out)
 {
     oracle_file b0 = {0}, b1 = {0}, c0 = {0}, c1 = {0};
     char why[sizeof out->note];
@@ -1472,8 +1482,9 @@ int oracle_sens_check(oracle_sens_run_fn run, void *ctx, oracle_sens_outcome *ou
         for (size_t k = 0; k < b0.n; k++) {
             oracle_sens_result res;
             oracle_sens_rule rule = oracle_sens_default_rule(b0.outputs[k].dtype);
+            spec_tolerance tol = sens_tol(s, b0.outputs[k].arg_index, b0.outputs[k].dtype);
             oracle_sens_judge(b0.outputs[k].dtype, b0.outputs[k].data, b1.outputs[k].data, NULL,
-                              NULL, b0.outputs[k].count, &rule, &res);
+                              NULL, b0.outputs[k].count, &rule, &tol, &res);
             sig += res.n_significant;
             nonfinite += res.n_nonfinite;
             if (res.strongest > 0.0 && (need == 0.0 || rule.sig / res.strongest < need))
@@ -1516,8 +1527,9 @@ int oracle_sens_check(oracle_sens_run_fn run, void *ctx, oracle_sens_outcome *ou
     for (size_t k = 0; k < b0.n; k++) {
         const oracle_output *o = &b0.outputs[k];
         oracle_sens_result res;
+        spec_tolerance tol = sens_tol(s, o->arg_index, o->dtype);
         oracle_sens_judge(o->dtype, o->data, b1.outputs[k].data, c0.outputs[k].data,
-                          c1.outputs[k].data, o->count, NULL, &res);
+                          c1.outputs[k].data, o->count, NULL, &tol, &res);
         out->n_significant += res.n_significant;
         if (res.worst > out->worst)
             out->worst = res.worst;

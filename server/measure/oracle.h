@@ -292,10 +292,13 @@ bool oracle_spec_has_grid(const spec *s);
  * to be declared linear: on inputs x and x' (x with a few elements of every real-valued
  * input raised: hk_harness.h's hk_perturb_plan), the candidate's change c(x') - c(x) must
  * match the baseline's b(x') - b(x) element by element:
- *     |dc - db| <= frac |db| + 2 tau s,   s = max(|b(x)_i|, |b(x')_i|, max_k |b(x)_k|)
+ *     |dc - db| <= frac |db| + n,   n = max(2 tau s, t(b(x)_i) + t(b(x')_i)),
+ *     s = max(|b(x)_i|, |b(x')_i|, max_k |b(x)_k|), t(b) = atol + rtol |b| (the spec's)
  * (tau: a rounding allowance per run relative to the output's magnitude, far above any
- * summation order's error and far below a skipped share's: oracle_sens_default_rule). A
- * baseline change is significant where |db| > sig 2 tau s; the check counts only when some
+ * summation order's error and far below a skipped share's: oracle_sens_default_rule; the
+ * two runs' tolerances: a candidate within the spec's tolerance on both runs is within n,
+ * so the check never rejects what the tolerance rule accepts on x and x'). A
+ * baseline change is significant where |db| > sig n; the check counts only when some
  * element's is, else the amount is raised (up to ORACLE_SENS_TRIES amounts, at most
  * ORACLE_SENS_MAX_SCALE) or the check is skipped with a note. Integer outputs are not
  * judged. */
@@ -331,9 +334,11 @@ typedef struct {
 } oracle_sens_result;
 
 /* One output (count elements of dtype): the baseline's response b0 -> b1 and, when c0 and
- * c1 are given, the candidate's judged against it (rule NULL: the dtype's default). */
+ * c1 are given, the candidate's judged against it (rule NULL: the dtype's default; tol
+ * NULL: no tolerance term, the rounding allowance alone). */
 void oracle_sens_judge(int dtype, const void *b0, const void *b1, const void *c0, const void *c1,
-                       size_t count, const oracle_sens_rule *rule, oracle_sens_result *r);
+                       size_t count, const oracle_sens_rule *rule, const spec_tolerance *tol,
+                       oracle_sens_result *r);
 
 enum oracle_sens_verdict {
     ORACLE_SENS_PASS = 1, /* the candidate's change matched the baseline's */
@@ -364,8 +369,9 @@ typedef struct {
 
 /* The check: the baseline on x, on x' from the smallest amount up until its change is
  * significant somewhere (a non-finite change, or none at the largest amount, skips), then
- * the candidate on x and x' at that amount, judged output by output. HK_OK (see
+ * the candidate on x and x' at that amount, judged output by output with the spec's
+ * tolerance of each (s NULL: the dtype's default, spec_default_tolerance). HK_OK (see
  * out->verdict) or the run callback's error. */
-int oracle_sens_check(oracle_sens_run_fn run, void *ctx, oracle_sens_outcome *out);
+int oracle_sens_check(const spec *s, oracle_sens_run_fn run, void *ctx, oracle_sens_outcome *out);
 
 #endif

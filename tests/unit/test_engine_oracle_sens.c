@@ -14,6 +14,7 @@
 #include "core/hk.h"
 #include "core/i18n.h"
 #include "measure/oracle.h"
+#include "spec/spec.h"
 
 #include <stdarg.h>
 #include <stddef.h>
@@ -308,6 +309,12 @@ static void reduce_sum_orders(void **state)
         {"grid_aware on real inputs (1 warp in 2, x2)", sum_skip_warps, false},
         {"lopsided (every 4th, x4)", sum_lopsided, false},
     };
+    /* reduce_sum's own spec: its output's tolerance (rtol 1e-3, atol 1e-2) in the bound */
+    spec *rs = NULL;
+    spec_diags dg = {0};
+    assert_int_equal(spec_load(HK_SOURCE_DIR "/bench/kernels/reduce_sum.bench.json", &rs, &dg), HK_OK);
+    spec_diags_free(&dg);
+    assert_true(rs->n_args == 3 && rs->args[1].tol.rtol == 1e-3);
     float *x = big_input();
     double worst[6] = {0}, least[6], scale_max = 0;
     int runs_max = 0;
@@ -320,7 +327,7 @@ static void reduce_sum_orders(void **state)
                 emu e = {.x = x, .n = N_BIG, .cols = 1, .out_count = 1, .d = reduce_dists[d],
                          .base = sum_index, .cand = kinds[k].k, .pseed = 77u + (uint64_t)sd * 31u};
                 oracle_sens_outcome o;
-                assert_int_equal(oracle_sens_check(emu_run, &e, &o), HK_OK);
+                assert_int_equal(oracle_sens_check(rs, emu_run, &e, &o), HK_OK);
                 if (o.verdict != (kinds[k].honest ? ORACLE_SENS_PASS : ORACLE_SENS_FAIL))
                     fail_msg("%s on dist %d seed %d: verdict %d (worst %g, expected %g got %g, note %s)",
                              kinds[k].name, d, sd, (int)o.verdict, o.worst, o.expected, o.got, o.note);
@@ -342,6 +349,7 @@ static void reduce_sum_orders(void **state)
     fprintf(stderr, "reduce_sum 2^24: amount used up to %g x the magnitude, at most %d runs per check\n",
             scale_max, runs_max);
     free(x);
+    spec_free(rs);
 }
 
 /* softmax and layernorm rows (64 x 4096, normal(0, 1)): another summation order passes */
@@ -366,7 +374,7 @@ static void nonlinear_rows(void **state)
             emu e = {.x = x, .n = n, .cols = cols, .out_count = (size_t)n, .d = d,
                      .base = pairs[p].base, .cand = pairs[p].cand, .pseed = 9u + (uint64_t)sd};
             oracle_sens_outcome o;
-            assert_int_equal(oracle_sens_check(emu_run, &e, &o), HK_OK);
+            assert_int_equal(oracle_sens_check(NULL, emu_run, &e, &o), HK_OK);
             if (o.verdict != ORACLE_SENS_PASS)
                 fail_msg("%s seed %d: verdict %d at %lld (expected %g got %g bound %g) %s", pairs[p].name,
                          sd, (int)o.verdict, o.element, o.expected, o.got, o.bound, o.note);
@@ -389,7 +397,7 @@ static void skipped_with_note(void **state)
              .cand = sum_index /* never run */, .pseed = 5};
     oracle_sens_outcome o;
     hk_i18n_thread_lang(HK_LANG_EN);
-    assert_int_equal(oracle_sens_check(emu_run, &e, &o), HK_OK);
+    assert_int_equal(oracle_sens_check(NULL, emu_run, &e, &o), HK_OK);
     assert_int_equal(o.verdict, ORACLE_SENS_SKIPPED);
     assert_int_equal(o.runs, 2); /* b(x), b(x') at the first amount */
     assert_non_null(strstr(o.note, "not finite"));
@@ -398,7 +406,7 @@ static void skipped_with_note(void **state)
     fill(x, n, u, 4);
     e = (emu){.x = x, .n = n, .cols = 16, .out_count = 16, .d = u, .base = constant_out,
               .cand = constant_out, .pseed = 6};
-    assert_int_equal(oracle_sens_check(emu_run, &e, &o), HK_OK);
+    assert_int_equal(oracle_sens_check(NULL, emu_run, &e, &o), HK_OK);
     assert_int_equal(o.verdict, ORACLE_SENS_SKIPPED);
     assert_true(o.runs <= 1 + ORACLE_SENS_TRIES);
     assert_true(o.tried == ORACLE_SENS_MAX_SCALE);
@@ -408,7 +416,7 @@ static void skipped_with_note(void **state)
     fill(x, n, u, 5);
     e = (emu){.x = x, .n = n, .cols = 1, .out_count = (size_t)n, .d = u, .base = exp_elem,
               .cand = exp_elem, .pseed = 7, .cand_fails_perturbed = true};
-    assert_int_equal(oracle_sens_check(emu_run, &e, &o), HK_OK);
+    assert_int_equal(oracle_sens_check(NULL, emu_run, &e, &o), HK_OK);
     assert_int_equal(o.verdict, ORACLE_SENS_FAIL);
     assert_int_equal(o.element, -1);
     assert_non_null(strstr(o.note, "signal 11"));
@@ -423,23 +431,32 @@ static void judge_elements(void **state)
     const float c0[4] = {1, 2, 3, 4}, ok1[4] = {1, 2, 3 + 64.5f, 4}, moved[4] = {1.5f, 2, 3 + 64, 4},
                 missed[4] = {1, 2, 3 + 32, 4}, nan1[4] = {1, 2, NAN, 4};
     oracle_sens_result r;
-    oracle_sens_judge(HK_DT_F32, b0, b1, c0, ok1, 4, NULL, &r);
+    oracle_sens_judge(HK_DT_F32, b0, b1, c0, ok1, 4, NULL, NULL, &r);
     assert_true(r.pass);
     assert_int_equal(r.n_significant, 1);
-    oracle_sens_judge(HK_DT_F32, b0, b1, c0, moved, 4, NULL, &r);
+    oracle_sens_judge(HK_DT_F32, b0, b1, c0, moved, 4, NULL, NULL, &r);
     assert_false(r.pass);
     assert_int_equal(r.element, 0);
     assert_true(r.expected == 0.0 && r.got == 0.5);
-    oracle_sens_judge(HK_DT_F32, b0, b1, c0, missed, 4, NULL, &r);
+    oracle_sens_judge(HK_DT_F32, b0, b1, c0, missed, 4, NULL, NULL, &r);
     assert_false(r.pass);
     assert_int_equal(r.element, 2);
     assert_true(r.expected == 64.0 && r.got == 32.0);
-    oracle_sens_judge(HK_DT_F32, b0, b1, c0, nan1, 4, NULL, &r);
+    oracle_sens_judge(HK_DT_F32, b0, b1, c0, nan1, 4, NULL, NULL, &r);
     assert_false(r.pass);
     const int32_t i0[2] = {1, 2}, i1[2] = {1, 9};
-    oracle_sens_judge(HK_DT_I32, i0, i1, i0, i0, 2, NULL, &r);
+    oracle_sens_judge(HK_DT_I32, i0, i1, i0, i0, 2, NULL, NULL, &r);
     assert_true(r.pass);
     assert_int_equal(r.n_significant, 0);
+    /* the two runs' tolerances: a candidate 0.9% below the baseline on x and 0.9% above on x'
+     * is within a 1% tolerance on both runs, and so within the bound (the rounding allowance
+     * alone, 2 x 2^-10 of 100, would reject it) */
+    const float h0[2] = {100, 1}, hc0[2] = {99.1f, 1}, hc1[2] = {100.9f, 1};
+    const spec_tolerance loose = {.rtol = 1e-2, .atol = 1e-3};
+    oracle_sens_judge(HK_DT_F32, h0, h0, hc0, hc1, 2, NULL, NULL, &r);
+    assert_false(r.pass);
+    oracle_sens_judge(HK_DT_F32, h0, h0, hc0, hc1, 2, NULL, &loose, &r);
+    assert_true(r.pass);
 }
 
 /* the plan: 4 distinct positions, amounts 64x apart from scale x the magnitude, the same
