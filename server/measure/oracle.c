@@ -909,9 +909,10 @@ int oracle_ref64_judge_exact(int dtype, const oracle_ref64_err *base, const orac
         goto out;
     }
     /* Where the baseline is exact (its error within the floor in every run of the group),
-     * the group is judged on its own, whatever the output's size: exactness is a property
-     * of the inputs, not a noisy draw, so the pooling that a scalar's or a small output's
-     * noisy error needs does not apply. The limit stays the usual k x the baseline's error
+     * the group is judged on its own, whatever the output's size, and each of its runs by
+     * itself: exactness is a property of the inputs, not a noisy draw, so the pooling that a
+     * scalar's or a small output's noisy error needs does not apply. The limit stays the
+     * usual k x the baseline's error (that run's)
      * plus the floor: the floor alone where the baseline is exact to the bit (reduce_sum's
      * grid sums), while a baseline that rounds a few times, within the floor, leaves an
      * honest candidate that rounds differently k times that room (with k = 0 a candidate at
@@ -945,19 +946,27 @@ int oracle_ref64_judge_exact(int dtype, const oracle_ref64_err *base, const orac
         }
         if (exact_groups)
             (*exact_groups)++;
-        oracle_ref64_judge(dtype, gb, gc, n, &exact_rule, g);
-        exact_prefix(g, g->pass ? HK_MSG_ORACLE_GRID_EXACT : HK_MSG_ORACLE_GRID_EXACT_WRONG);
-        if (!g->pass) {
-            *out = *g;
-            if (failed)
-                *failed = gid;
-            if (failed_runs)
-                *failed_runs = n;
-            goto out;
-        }
-        if (!have || g->ratio > out->ratio) {
-            *out = *g;
-            have = true;
+        /* each run on its own (session 51, issue 12): exactness is a property of each run's
+         * inputs, not a noisy draw, so the RMS over the group's runs that smooths a noisy
+         * error would only dilute a candidate off in one run of n (up to sqrt(n) floors) */
+        for (size_t j = 0; j < n; j++) {
+            oracle_ref64_judge(dtype, &gb[j], &gc[j], 1, &exact_rule, g);
+            if (!g->pass) {
+                char mine[sizeof g->reason];
+                memcpy(mine, g->reason, sizeof mine);
+                snprintf(g->reason, sizeof g->reason, hk_tr(HK_MSG_ORACLE_GRID_EXACT_WRONG), j + 1, n, mine);
+                *out = *g;
+                if (failed)
+                    *failed = gid;
+                if (failed_runs)
+                    *failed_runs = n;
+                goto out;
+            }
+            if (!have || g->ratio > out->ratio) {
+                exact_prefix(g, HK_MSG_ORACLE_GRID_EXACT);
+                *out = *g;
+                have = true;
+            }
         }
     }
     if (rest) { /* the usual rule where the baseline is not exact */

@@ -226,8 +226,11 @@ bool oracle_ref64_base_exact(int dtype, const oracle_ref64_err *base, size_t run
 
 /* The rule for the referee's grid distribution. Each group of runs (group[i]: run i's
  * combination; NULL: one group) where the baseline is exact (oracle_ref64_base_exact) is
- * judged on its own, scalars and small outputs included, by the usual limit (k times the
- * baseline's error plus the floor: the floor alone where the baseline is exact to the bit).
+ * judged on its own, scalars and small outputs included, each of its runs by itself (no RMS
+ * over the group's runs: exactness is not a noisy draw, and an RMS over n runs let a
+ * candidate off in one of them pass at up to sqrt(n) times the limit; since session 51), by
+ * the usual limit (k times that run's baseline error plus the floor: the floor alone where
+ * the baseline is exact to the bit).
  * The other groups' runs are judged together by oracle_ref64_judge_groups
  * (the usual rule). out: the first failure (exact groups first), else the highest ratio;
  * its reason says which case decided (HK_MSG_ORACLE_GRID_*). *failed, *failed_runs as in
