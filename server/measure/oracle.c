@@ -852,9 +852,8 @@ int oracle_ref64_judge_groups(int dtype, const oracle_ref64_err *base_in, const 
     /* Since session 51 scalars are judged one combination at a time too (over at least
      * ORACLE_GROUP_MIN_RUNS_SMALL runs, as small outputs are): pooled only, a candidate
      * that erred at one size or on one distribution had its error diluted by the runs where
-     * it was honest (the RMS over every run), where the baseline was less accurate
-     * (reduce_sum's normal(1,0.25) at 2^24 set the bar for its uniform(0,1));
-     * 2026-12-07-judge-cpu-s51.md measures it. */
+     * it was honest (the RMS over every run: reduce_sum's lopsided_sum, 1.1x the limit at
+     * 2^24 on uniform(0,1), 0.8 of it pooled); 2026-12-07-judge-cpu-s51.md measures it. */
     gb = hk_calloc(runs, sizeof *gb);
     gc = hk_calloc(runs, sizeof *gc);
     g = hk_calloc(1, sizeof *g);

@@ -205,8 +205,13 @@ static void test_reduce_sum(void **state)
     size_t failed_runs = 0;
     assert_int_equal(oracle_ref64_judge_groups(HK_DT_F32, base, cand, group, RUNS, NULL, &res, &failed,
                                                &failed_runs), HK_OK);
-    print_message("spec's distributions, old rule: %s: %s\n", res.pass ? "pass" : "FAIL", res.reason);
-    assert_true(res.pass); /* the hole: 0.70 of the limit (README's estimate) */
+    print_message("spec's distributions, pooled and by combination: %s: %s\n", res.pass ? "pass" : "FAIL",
+                  res.reason);
+    /* the hole, on these seeds: 0.70 of the pool's limit (README's estimate), and since
+     * session 51 (scalars judged by combination too) within the limit at each (size,
+     * distribution) as well; over independent seed sets the combination rule rejects it in
+     * most (2026-12-07-judge-cpu-s51.md), the grid below in every one */
+    assert_true(res.pass);
     assert_true(res.ratio > 0.4 && res.ratio < 1);
     /* the 2^24 runs alone pass too */
     assert_int_equal(oracle_ref64_judge_groups(HK_DT_F32, base, cand, NULL, RUNS / 2, NULL, &res, NULL, NULL),
