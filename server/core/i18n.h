@@ -1212,7 +1212,7 @@ enum hk_msg {
     HK_MSG_ORACLE_REF64_OK,
     HK_MSG_ORACLE_REF64_WRONG,
     HK_MSG_ORACLE_GRID_EXACT,        /* %s the rule's reason: the referee's grid, baseline exact */
-    HK_MSG_ORACLE_GRID_EXACT_WRONG,
+    HK_MSG_ORACLE_GRID_EXACT_WRONG,  /* %zu the run, %zu the group's runs, %s the rule's reason for that run */
     HK_MSG_ORACLE_GRID_INEXACT,      /* %s the usual rule's reason: baseline not exact there */
     HK_MSG_EP_ISO_BWRAP,             /* runner_isolation_name's words (English always) */
     HK_MSG_EP_ISO_NAMESPACES,

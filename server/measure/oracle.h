@@ -187,8 +187,8 @@ void oracle_ref64_judge(int dtype, const oracle_ref64_err *base, const oracle_re
                         size_t runs, const oracle_rule *rule, oracle_ref64_result *out);
 
 /* Outputs of at least this many elements are judged one combination at a time as well
- * (oracle_ref64_judge_groups; a combination whose own output is smaller, over fewer
- * than ORACLE_GROUP_MIN_RUNS_SMALL runs, stays pooled only): their max and L2 errors are stable from run to run, so the
+ * (oracle_ref64_judge_groups; a combination whose own output is smaller, a scalar
+ * included, over fewer than ORACLE_GROUP_MIN_RUNS_SMALL runs, stays pooled only): their max and L2 errors are stable from run to run, so the
  * pool's smoothing is not needed there, and without it a candidate could not put its error
  * where the baseline is accurate and have it hidden by the baseline's error elsewhere. */
 #define ORACLE_GROUP_MIN_ELEMENTS 1024
@@ -201,8 +201,18 @@ void oracle_ref64_judge(int dtype, const oracle_ref64_err *base, const oracle_re
  * far more often). */
 #define ORACLE_GROUP_MIN_RUNS_SMALL 5
 
-/* oracle_ref64_judge over all runs, then, when that passes and the output has at least
- * ORACLE_GROUP_MIN_ELEMENTS elements, over each group of runs on its own (group[i]: run
+/* A scalar output's runs (one element each; others are left as they are) relative to the
+ * root mean square of their group's references (group[i]: run i's combination; NULL: one
+ * group) instead of each to its own: the reference magnitude (ref_max, sum_r2) of each is
+ * set to the group's RMS |ref|, in base and, where finite, in cand. A sum with cancellation
+ * (dot on zero-mean inputs) has a reference near 0 in some runs, and there both relative
+ * errors are large: each run relative to itself, that one run set both RMS errors, the
+ * candidate's and the baseline's, and an honest reordering was judged on one noisy draw
+ * (2026-12-07-judge-cpu-s51.md). Within a combination the references have one scale. */
+void oracle_ref64_scalar_scale(oracle_ref64_err *base, oracle_ref64_err *cand, const int *group, size_t runs);
+
+/* oracle_ref64_judge over all runs (a scalar's rescaled by oracle_ref64_scalar_scale),
+ * then, when that passes, over each group of runs on its own (group[i]: run
  * i's combination of size and distribution, so that a group holds that combination's
  * seeds): the pool's limit is set by the baseline's RMS error over every combination, and
  * where the baseline is far less accurate on some (a larger size, a wider distribution),
@@ -226,8 +236,11 @@ bool oracle_ref64_base_exact(int dtype, const oracle_ref64_err *base, size_t run
 
 /* The rule for the referee's grid distribution. Each group of runs (group[i]: run i's
  * combination; NULL: one group) where the baseline is exact (oracle_ref64_base_exact) is
- * judged on its own, scalars and small outputs included, by the usual limit (k times the
- * baseline's error plus the floor: the floor alone where the baseline is exact to the bit).
+ * judged on its own, scalars and small outputs included, each of its runs by itself (no RMS
+ * over the group's runs: exactness is not a noisy draw, and an RMS over n runs let a
+ * candidate off in one of them pass at up to sqrt(n) times the limit; since session 51), by
+ * the usual limit (k times that run's baseline error plus the floor: the floor alone where
+ * the baseline is exact to the bit).
  * The other groups' runs are judged together by oracle_ref64_judge_groups
  * (the usual rule). out: the first failure (exact groups first), else the highest ratio;
  * its reason says which case decided (HK_MSG_ORACLE_GRID_*). *failed, *failed_runs as in

@@ -212,15 +212,31 @@ static void test_pool_groups(void **state)
     /* no groups: the pool alone */
     assert_int_equal(oracle_ref64_judge_groups(HK_DT_F32, base, cheat, NULL, 10, NULL, &r, NULL, NULL), HK_OK);
     assert_true(r.pass);
-    /* a scalar: pooled only */
+    /* a scalar over 5 runs a combination: judged on its own too since session 51 (before, a
+     * scalar was pooled only, and this cheat passed at 0.56 of the pool's limit); over one
+     * run a combination (the quick set's) it stays pooled only */
     for (int i = 0; i < 10; i++) {
         base[i] = err_of(1, group[i] ? 1e-4 : 1e-7);
         cheat[i] = err_of(1, group[i] ? 1e-4 : 2e-4);
     }
+    oracle_ref64_judge(HK_DT_F32, base, cheat, 10, NULL, &r);
+    assert_true(r.pass);
+    assert_true(r.ratio > 0.5 && r.ratio < 0.6); /* 0.56 */
     assert_int_equal(oracle_ref64_judge_groups(HK_DT_F32, base, cheat, group, 10, NULL, &r, &failed,
                                                &failed_runs), HK_OK);
-    assert_true(r.pass);
-    assert_int_equal(failed, -1);
+    show("scalar, concentrated, by combination", &r);
+    assert_false(r.pass);
+    assert_int_equal(failed, 0);
+    assert_int_equal(failed_runs, 5);
+    assert_true(r.ratio > 100);
+    {
+        int one[2] = { 0, 1 };
+        oracle_ref64_err b2[2] = { err_of(1, 1e-7), err_of(1, 1e-4) }, c2[2] = { err_of(1, 2e-4), err_of(1, 1e-4) };
+        assert_int_equal(oracle_ref64_judge_groups(HK_DT_F32, b2, c2, one, 2, NULL, &r, &failed, &failed_runs),
+                         HK_OK);
+        assert_true(r.pass);
+        assert_int_equal(failed, -1);
+    }
     /* rev49: a combination whose output is small (16 elements: a per-row output at the
      * small size) over one run (the quick set's one run a combination) is pooled only, as a
      * scalar is, though another combination's output is large: its error is one noisy draw,
@@ -271,6 +287,62 @@ static void test_pool_groups(void **state)
     assert_false(r.pass);
     assert_int_equal(failed, -1);
     assert_non_null(strstr(r.reason, "RMS over 10 runs"));
+}
+
+/* Session 51: a scalar with cancellation (dot on the referee's zero-mean uniform(-2,2)) has
+ * a reference near 0 in some runs. Each run relative to its own |ref|, that run's relative
+ * errors dwarf the others' and decide both RMS errors: an honest reordering whose absolute
+ * error there is as large as elsewhere (0.003) beside a baseline lucky there (5e-5) was
+ * rejected (the emulation, 2026-12-07-judge-cpu-s51.md: dot's random-order atomics at up
+ * to 7x the limit). Relative to the combination's RMS |ref| (oracle_ref64_scalar_scale)
+ * the runs weigh alike: it passes, and a candidate off by 0.05 in every run is still
+ * rejected. */
+static void test_scalar_scale(void **state)
+{
+    (void)state;
+    const double ref[5] = { 900, -1100, 1000, 950, 0.5 };
+    const double db[5] = { 0.002, -0.003, 0.001, -0.002, 0.00005 }, dc[5] = { -0.001, 0.002, -0.003, 0.002, -0.003 };
+    oracle_ref64_err base[5], hon[5], off[5];
+    int group[5] = { 3, 3, 3, 3, 3 };
+    for (int i = 0; i < 5; i++) {
+        float b = (float)(ref[i] + db[i]), c = (float)(ref[i] + dc[i]), o = (float)(ref[i] + 0.05);
+        assert_int_equal(oracle_ref64_error(&ref[i], &b, HK_DT_F32, 1, &base[i]), HK_OK);
+        assert_int_equal(oracle_ref64_error(&ref[i], &c, HK_DT_F32, 1, &hon[i]), HK_OK);
+        assert_int_equal(oracle_ref64_error(&ref[i], &o, HK_DT_F32, 1, &off[i]), HK_OK);
+    }
+    oracle_ref64_result r;
+    oracle_ref64_judge(HK_DT_F32, base, hon, 5, NULL, &r);
+    show("honest, each run relative to its own |ref|", &r);
+    assert_false(r.pass); /* what the pool said before session 51 */
+    assert_true(r.ratio > 10);
+    int failed = 7;
+    size_t failed_runs = 7;
+    assert_int_equal(oracle_ref64_judge_groups(HK_DT_F32, base, hon, group, 5, NULL, &r, &failed, &failed_runs),
+                     HK_OK);
+    show("honest, relative to the combination's RMS |ref|", &r);
+    assert_true(r.pass);
+    assert_true(r.ratio < 0.5);
+    assert_int_equal(failed, -1);
+    assert_int_equal(oracle_ref64_judge_groups(HK_DT_F32, base, off, group, 5, NULL, &r, &failed, &failed_runs),
+                     HK_OK);
+    show("off by 0.05, relative to the combination's RMS |ref|", &r);
+    assert_false(r.pass);
+    assert_true(r.ratio > 4);
+    /* the rescaling itself: every scalar run of the group gets the group's RMS |ref| */
+    oracle_ref64_err b2[5], c2[5];
+    memcpy(b2, base, sizeof b2);
+    memcpy(c2, hon, sizeof c2);
+    oracle_ref64_scalar_scale(b2, c2, group, 5);
+    double rms = sqrt((900.0 * 900 + 1100.0 * 1100 + 1000.0 * 1000 + 950.0 * 950 + 0.25) / 5);
+    for (int i = 0; i < 5; i++) {
+        assert_true(fabs(b2[i].ref_max - rms) < 1e-9 * rms && fabs(c2[i].ref_max - rms) < 1e-9 * rms);
+        assert_true(b2[i].max_abs == base[i].max_abs && c2[i].sum_d2 == hon[i].sum_d2);
+    }
+    /* outputs of more than one element are left as they are */
+    oracle_ref64_err big[2] = { err_of(4096, 1e-6), err_of(4096, 1e-3) };
+    big[1].ref_max = 7;
+    oracle_ref64_scalar_scale(big, NULL, NULL, 2);
+    assert_true(big[0].ref_max == 1 && big[1].ref_max == 7);
 }
 
 /* An exact baseline (an elementwise add: each element rounded once) and a candidate that
@@ -588,6 +660,7 @@ int main(void)
         cmocka_unit_test(test_sampled_sum),
         cmocka_unit_test(test_pooled_runs),
         cmocka_unit_test(test_pool_groups),
+        cmocka_unit_test(test_scalar_scale),
         cmocka_unit_test(test_floor),
         cmocka_unit_test(test_nonfinite),
         cmocka_unit_test(test_integers),
