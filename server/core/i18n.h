@@ -1119,6 +1119,7 @@ enum hk_msg {
     HK_MSG_SENS_PASSED,       /* %g scale, %zu elements, %.3g worst, %d runs, %lld seed, %d size, %d dist */
     HK_MSG_SENS_SKIPPED,      /* %s note, %d runs, %lld seed, %d size, %d dist */
     HK_MSG_SENS_NO_INPUT,
+    HK_MSG_SENS_NOT_RAISED,   /* %s note, %s argument names */
     HK_MSG_SENS_COMMAND,
     HK_MSG_SENS_VERSION_NOTE, /* %d version, %s note */
     HK_MSG_EP_SENSITIVITY,    /* %d version */

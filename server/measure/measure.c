@@ -2689,11 +2689,13 @@ static int sens_run(void *ctx, bool baseline, double scale, oracle_file *out, ch
     return rc;
 }
 
-/* The spec's first distribution (not one the referee added) on which an input or inout
- * holds plain real data; -1 when none does. */
+/* The spec's first distribution on which an input or inout holds plain real data, the
+ * referee's added ones last (a spec whose float inputs are integer-valued only gets a
+ * real-valued one: oracle_add_precision_dist; the grid is never plain real data); -1 when
+ * none does. */
 static int sens_dist(const spec *s)
 {
-    for (size_t d = 0; d + s->n_referee_dists < s->n_dists; d++)
+    for (size_t d = 0; d < s->n_dists; d++)
         for (size_t i = 0; i < s->n_args; i++) {
             const spec_arg *a = &s->args[i];
             if ((a->kind == HK_ARG_INPUT || a->kind == HK_ARG_INOUT) && d < a->n_dists &&
@@ -2727,6 +2729,19 @@ int measure_sensitivity(const measure_opts *o, const measure_prog *bp, const mea
     *runs = out.runs;
     const char *name = out.arg_index >= 0 && (size_t)out.arg_index < s->n_args
                            ? s->args[out.arg_index].name : "?";
+    /* the inputs the check leaves alone, named in its note */
+    struct hk_buf alone;
+    hk_buf_init(&alone, 256);
+    for (size_t i = 0; !rc && i < s->n_args; i++) {
+        const spec_arg *a = &s->args[i];
+        if ((a->kind == HK_ARG_INPUT || a->kind == HK_ARG_INOUT) &&
+            !((size_t)dist < a->n_dists && hk_perturb_eligible(a->dtype, a->dists[dist])))
+            rc = hk_buf_printf(&alone, "%s%s", alone.len ? ", " : "", a->name);
+    }
+    char *left = rc ? NULL : hk_buf_steal(&alone);
+    hk_buf_free(&alone);
+    if (rc)
+        return rc;
     switch (out.verdict) {
     case ORACLE_SENS_PASS:
         *note = hk_asprintf(hk_tr(HK_MSG_SENS_PASSED), out.scale, out.n_significant, out.worst,
@@ -2750,6 +2765,16 @@ int measure_sensitivity(const measure_opts *o, const measure_prog *bp, const mea
     }
     if (!rc && !*note)
         rc = HK_ENOMEM;
+    if (!rc && left && *left && out.verdict != ORACLE_SENS_FAIL) {
+        char *both = hk_asprintf(hk_tr(HK_MSG_SENS_NOT_RAISED), *note, left);
+        if (!both) {
+            rc = HK_ENOMEM;
+        } else {
+            hk_free(*note);
+            *note = both;
+        }
+    }
+    hk_free(left);
     return rc;
 }
 

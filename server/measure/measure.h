@@ -526,7 +526,8 @@ int measure_check(const measure_opts *o, const measure_prog *p, const char *dir,
 /* The sensitivity check (oracle_sens_check, docs/accuracy.md "The sensitivity check") of
  * candidate cp against baseline bp at size (the timed size), inputs from seed (a fresh
  * one: the same seed names the perturbation, so a report replays it) on the spec's first
- * distribution where an input holds plain real data (hk_perturb_eligible); program files
+ * distribution where an input holds plain real data (hk_perturb_eligible; the referee's
+ * added real-valued one where the spec's are integer-valued only); program files
  * in dir (deleted after). An insensitive candidate sets v to MEASURE_INSENSITIVE with the
  * element, the expected and the got change; *note (new string, never NULL on HK_OK) says
  * what was found: passed, not checked and why (a command-form spec, no eligible input, a
