@@ -1252,10 +1252,14 @@ static iclass classify(const ptext *pt, size_t a, size_t b)
     if (head_end > end)
         head_end = end;
     c.kind = IK_ALLOWED;
-    if (depth0_has(pt, p, head_end, device_words))
-        return c;
     size_t th = type_head(pt, p, head_end);
-    if (th != NONE && fb != NONE && (eq == NONE || eq > fb)) {
+    bool type_body = th != NONE && fb != NONE && (eq == NONE || eq > fb);
+    /* a device word in a class head (`struct __device__ S {...} s;`) is the type's, which
+     * nvcc ignores ("does not apply here"): it makes no declarator device code, so only the
+     * words before the struct keyword count (and those after the body, below) */
+    if (depth0_has(pt, p, type_body ? th : head_end, device_words))
+        return c;
+    if (type_body) {
         size_t close = match_close(t, fb, end);
         bool declares = false;
         for (size_t k = close + 1; k < end; k++) { /* after the body: attributes only */
@@ -1726,12 +1730,135 @@ static int find_dangerous_macros(hc *h)
     return rc;
 }
 
+/* Names aimed at the harness: its own (hk_, HK_), CUDA's and HIP's runtimes and drivers
+ * (cuda, CUDA, cu + uppercase, CU_, hip + uppercase) and harness_names. */
+static bool is_harness_name(const char *p, size_t len)
+{
+    if (in_list(p, len, harness_names))
+        return true;
+    for (const char *const *q = harness_prefixes; *q; q++)
+        if (len >= strlen(*q) && !memcmp(p, *q, strlen(*q)))
+            return true;
+    return (len >= 3 && p[0] == 'c' && p[1] == 'u' && p[2] >= 'A' && p[2] <= 'Z') ||
+           (len >= 4 && p[0] == 'h' && p[1] == 'i' && p[2] == 'p' && p[3] >= 'A' && p[3] <= 'Z');
+}
+
+/* C library functions a harness's host code calls (its clock, output, exit, allocation,
+ * parsing): a host definition of one of these names replaces the library's for the whole
+ * program (a redeclaration takes the C linkage of <time.h>'s, <stdio.h>'s ...). */
+static const char *const host_lib_names[] = {
+    "nanosleep", "usleep", "sleep", "vprintf", "vfprintf", "sprintf", "snprintf", "vsnprintf",
+    "putchar", "fputc", "putc", "writev", "fclose", "close", "_exit", "_Exit", "openat",
+    "fopen64", "open64", "read", "fread", "dlopen", "dlsym", "system", "popen", "fork",
+    "execve", "signal", "sigaction", "raise", "kill", "strtod", "strtof", "strtol", "strtoul",
+    "atof", "atoi", "sscanf", "memcmp", "strcmp", "strncmp", "memcpy", "pthread_create",
+    "sched_yield", "posix_memalign", "aligned_alloc", "timespec_get", "clock_getres", NULL};
+
+static const char *const symbol_attr_words[] = {"alias", "__alias__", "ifunc", "__ifunc__",
+                                                "weakref", "__weakref__", "symver",
+                                                "__symver__", NULL};
+
+/* Is the block chain from blk outward inside an `extern "C"` (or any language) block? */
+static bool in_linkage_block(const ptext *pt, const split *sp, size_t blk)
+{
+    for (; blk != NONE; blk = sp->bl[blk].parent) {
+        const block *bl = &sp->bl[blk];
+        if (bl->b - bl->a == 2 && tok_eq(pt, &pt->t[bl->a], "extern") &&
+            pt->t[bl->a + 1].kind == TK_STRING)
+            return true;
+    }
+    return false;
+}
+
+/* Device-kind items that still make or change host symbols (session 51): outside any body,
+ * an attribute that defines or redirects a symbol (alias, ifunc, weakref, symver) or an asm
+ * label (`int f(...) asm("clock_gettime")`, `extern ... cudaEventElapsedTime(...)
+ * asm("mine")`: the name the host code calls or defines is not the one written); and a
+ * `__host__ __device__` function -- compiled for the host too -- that replaces a library's
+ * or the harness's: C linkage (extern "C", in its head or a block around it), a global
+ * operator new or delete, or a harness or C library name. */
+static void check_host_symbols(hc *h, const ptext *pt, const split *sp, const item *it)
+{
+    const tok *t = pt->t;
+    static const char *const asm_words[] = {"asm", "__asm__", "__asm", NULL};
+    size_t braces = 0, fb = NONE;
+    for (size_t k = it->a; k < it->b; k++) {
+        const tok *tk = &t[k];
+        if (is_p(tk, "{")) {
+            if (!braces++ && fb == NONE)
+                fb = k;
+            continue;
+        }
+        if (is_p(tk, "}")) {
+            braces -= braces > 0;
+            continue;
+        }
+        if (braces || tk->kind != TK_IDENT || k + 1 >= it->b || !is_p(&t[k + 1], "("))
+            continue;
+        if (tok_in(pt, tk, symbol_attr_words))
+            report(h, tk->start, EN(HC_SYMBOL_ATTR));
+        else if (tok_in(pt, tk, asm_words))
+            report(h, tk->start, EN(HC_ASM_LABEL));
+    }
+    size_t p = skip_templates(pt, it->a, it->b);
+    if (fb == NONE || fb <= p || !depth0_has(pt, p, fb, (const char *const[]){"__host__", NULL}))
+        return;
+    bool interposes = in_linkage_block(pt, sp, it->block);
+    for (size_t k = p; k < fb && !interposes; k++) {
+        const tok *tk = &t[k];
+        if (is_open(tk)) {
+            bool attr = k > p && tok_in(pt, &t[k - 1], attr_words);
+            if (is_p(tk, "(") && !attr) {
+                const char *name = k > p ? pt->s + t[k - 1].start : NULL;
+                size_t len = k > p ? t[k - 1].end - t[k - 1].start : 0;
+                bool op_new = k >= p + 2 && tok_eq(pt, &t[k - 2], "operator") &&
+                              (tok_eq(pt, &t[k - 1], "new") || tok_eq(pt, &t[k - 1], "delete"));
+                if (k > p && t[k - 1].kind == TK_IDENT)
+                    interposes = is_harness_name(name, len) ||
+                                 in_list(name, len, host_lib_names) || op_new;
+                if (k > p + 2 && is_p(&t[k - 1], "]") && is_p(&t[k - 2], "[") &&
+                    (tok_eq(pt, &t[k - 3], "new") || tok_eq(pt, &t[k - 3], "delete")))
+                    interposes = true; /* operator new[] / delete[] */
+                break;
+            }
+            k = match_close(t, k, fb);
+            continue;
+        }
+        if (tok_eq(pt, tk, "extern") && k + 1 < fb && t[k + 1].kind == TK_STRING)
+            interposes = true;
+    }
+    if (interposes)
+        report(h, t[it->a].start, EN(HC_HOST_DEVICE_INTERPOSE));
+}
+
+/* A typedef or alias declaration that defines a class (`typedef struct S {...} T;`,
+ * `using T = struct S {...};`): its static inline members are checked as a type
+ * definition's are (they are host variables with initializers of their own). */
+static void check_alias_types(hc *h, const ptext *pt, size_t a, size_t b)
+{
+    size_t p = skip_templates(pt, a, b);
+    if (p >= b || !(tok_eq(pt, &pt->t[p], "typedef") || tok_eq(pt, &pt->t[p], "using")))
+        return;
+    for (size_t k = p; k < b; k++) {
+        if (!is_open(&pt->t[k]))
+            continue;
+        size_t close = match_close(pt->t, k, b);
+        if (is_p(&pt->t[k], "{"))
+            check_type_members(h, pt, k, close < b ? close : b - 1);
+        k = close;
+    }
+}
+
 static int scan_items(hc *h)
 {
     ptext *pt = &h->cand;
     int rc = split_items(h, pt, &h->cs, true);
     if (!rc)
         rc = block_ids(h, pt, &h->cs, true);
+    /* namespace and extern heads are no item: `namespace N _Pragma("redefine_extname ...")
+     * {` hid a pragma there (session 51) */
+    for (size_t i = 0; !rc && i < h->cs.nbl; i++)
+        rc = check_tokens(h, pt, pt->t, h->cs.bl[i].a, h->cs.bl[i].b);
     for (size_t i = 0; !rc && i < h->cs.nit; i++) {
         const item *it = &h->cs.it[i];
         iclass c = classify(pt, it->a, it->b);
@@ -1753,6 +1880,9 @@ static int scan_items(hc *h)
             check_hidden_decls(h, pt, it->a, it->b);
             if (c.kind == IK_TYPE)
                 check_type_members(h, pt, c.body, c.close);
+            else
+                check_alias_types(h, pt, it->a, it->b);
+            check_host_symbols(h, pt, &h->cs, it);
             continue;
         }
         const char *why = host_why(c.kind, false);
@@ -1772,23 +1902,12 @@ static int scan_items(hc *h)
     return rc;
 }
 
-static bool starts_with(const char *p, size_t len, const char *prefix)
-{
-    size_t l = strlen(prefix);
-    return len >= l && memcmp(p, prefix, l) == 0;
-}
-
 /* Why a #define/#undef of this name is aimed at the harness or the scan, or NULL. */
 static const char *define_name_why(hc *h, const char *p, size_t len, bool undef)
 {
     if (memchr(p, '\\', len))
         return undef ? EN(HC_UNDEF_UCN) : EN(HC_DEFINE_UCN);
-    bool harness = in_list(p, len, harness_names);
-    for (const char *const *q = harness_prefixes; *q && !harness; q++)
-        harness = starts_with(p, len, *q);
-    harness = harness || (len >= 3 && p[0] == 'c' && p[1] == 'u' && p[2] >= 'A' && p[2] <= 'Z') ||
-              (len >= 4 && p[0] == 'h' && p[1] == 'i' && p[2] == 'p' && p[3] >= 'A' && p[3] <= 'Z');
-    if (harness)
+    if (is_harness_name(p, len))
         return undef ? EN(HC_UNDEF_HARNESS) : EN(HC_DEFINE_HARNESS);
     if ((len >= 2 && p[0] == '_' && (p[1] == '_' || (p[1] >= 'A' && p[1] <= 'Z'))) ||
         in_list(p, len, keywords) || in_list(p, len, cuda_builtins) ||

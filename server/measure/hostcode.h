@@ -25,7 +25,9 @@
  * fine. Otherwise it must be one of these (the device kinds):
  *  - an item whose head (the tokens before its body or initializer, after any
  *    `template <...>`) has __global__, __device__, __constant__, __shared__ or
- *    __managed__ at depth 0 (`__host__ __device__` included);
+ *    __managed__ at depth 0 (`__host__ __device__` included); in a class head
+ *    (`struct __device__ S {...} s;`) the word is the type's and makes no declarator
+ *    device code;
  *  - a type definition (struct/class/union/enum, typedef, using, namespace alias), unless
  *    it also declares a variable (`struct S {...} s;`), or has a `static inline` data
  *    member that is not constexpr or a constant scalar (a host variable in disguise);
@@ -55,7 +57,12 @@
  * case ignored) or as tokens (a baseline macro could stringify them); a _Pragma other
  * than unroll that the baseline does not have; in device-kind items, a `;` inside
  * parentheses outside a body or a candidate macro that expands to `;`, braces or a
- * constructor attribute used outside a body (declarations hidden in a macro). And, in the
+ * constructor attribute used outside a body (declarations hidden in a macro); outside any
+ * body, an alias, ifunc, weakref or symver attribute or an asm label (they define or rename
+ * host symbols); a `__host__ __device__` function definition -- compiled for the host too --
+ * with C linkage, a global operator new or delete, or a harness or C library name (it would
+ * replace the library's function); the static inline members of a class that a typedef or
+ * alias declaration defines; and a _Pragma in a namespace head. And, in the
  * whole candidate: a conditional directive (#if/#elif/#else/#endif) inside a top-level
  * item's head or whose branches do not leave bracket depth unchanged (the scan reads
  * every branch, the compiler one), unless the baseline has the same irregularity; an

@@ -698,6 +698,131 @@ static void said_zh_of(const char *cand, const char *why_en, const char *zh_fmt)
     hostcode_finding_clear(&f);
 }
 
+/* Session 51 (helper red, issue 12): device-kind items that still made host code or host
+ * symbols, each clean before the fix (tests/gpu/cheats/hc_*.cu of the same names). */
+static void test_host_in_device_disguise(void **state)
+{
+    (void)state;
+    /* a _Pragma in a namespace head: heads are no item, so check_tokens never read it */
+    char *c = insert_before(BASE, "__global__",
+                            "namespace tuned _Pragma(\"redefine_extname cudaEventElapsedTime "
+                            "fake_elapsed\") {\n}\n");
+    expect_finding(c, "namespace tuned",
+                   "namespace tuned _Pragma(\"redefine_extname cudaEventElapsedTime "
+                   "fake_elapsed\") {",
+                   "a _Pragma the baseline does not have");
+    free(c);
+    /* a class defined in a typedef or an alias declaration: its static inline members */
+    c = insert_before(BASE, "__global__",
+                      "typedef struct boot {\n    static int start() { return 0; }\n"
+                      "    static inline int booted = start();\n} boot_t;\n");
+    expect_finding(c, "static inline", "static inline int booted = start();",
+                   "a static inline member (a host variable that the baseline does not have)");
+    free(c);
+    c = insert_before(BASE, "__global__",
+                      "using boot_t = struct boot {\n"
+                      "    static inline int booted = start();\n};\n");
+    expect_finding(c, "static inline", "static inline int booted = start();",
+                   "a static inline member (a host variable that the baseline does not have)");
+    free(c);
+    /* __device__ in a class head is the type's (nvcc: "does not apply here"): obj is host */
+    c = insert_before(BASE, "__global__",
+                      "struct __device__ Boot { Boot() { } } boot;\n");
+    expect_finding(c, "struct __device__", "struct __device__ Boot { Boot() { } } boot;",
+                   "a host variable that the baseline does not have");
+    free(c);
+    /* a prototype with an alias attribute defines a host symbol */
+    c = insert_before(BASE, "__global__",
+                      "extern \"C\" int fake_clock(int id, void *ts) "
+                      "__attribute__((alias(\"_Z4mineiPv\")));\n");
+    expect_finding(c, "extern \"C\" int fake_clock",
+                   "extern \"C\" int fake_clock(int id, void *ts) "
+                   "__attribute__((alias(\"_Z4mineiPv\")));",
+                   "an attribute that defines or redirects a host symbol (alias, ifunc, weakref, "
+                   "symver)");
+    free(c);
+    c = insert_before(BASE, "__global__",
+                      "[[gnu::ifunc(\"pick\")]] extern int fast_path(int v);\n");
+    expect_finding(c, "[[gnu::ifunc", "[[gnu::ifunc(\"pick\")]] extern int fast_path(int v);",
+                   "an attribute that defines or redirects a host symbol (alias, ifunc, weakref, "
+                   "symver)");
+    free(c);
+    /* asm labels: a runtime call renamed, a library symbol defined under another name */
+    const char *label = "an asm label outside a function body (the symbol the host code calls "
+                        "or defines is not the name written)";
+    c = insert_before(BASE, "__global__",
+                      "extern \"C\" cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s) "
+                      "__asm__(\"mine\");\n");
+    expect_finding(c, "extern \"C\" cudaError_t",
+                   "extern \"C\" cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s) "
+                   "__asm__(\"mine\");",
+                   label);
+    free(c);
+    c = insert_before(BASE, "__global__",
+                      "__host__ __device__ int now(int id, void *ts) asm(\"clock_gettime\");\n");
+    expect_finding(c, "__host__ __device__ int now",
+                   "__host__ __device__ int now(int id, void *ts) asm(\"clock_gettime\");", label);
+    free(c);
+    /* __host__ __device__ functions that replace a library's or the harness's */
+    const char *interpose = "a __host__ __device__ function that replaces a library's or the "
+                            "harness's (C linkage, a global operator new or delete, or a name the "
+                            "harness calls)";
+    c = insert_before(BASE, "__global__",
+                      "__host__ __device__ void *operator new(size_t n) { return 0; }\n");
+    expect_finding(c, "__host__ __device__ void *operator new",
+                   "__host__ __device__ void *operator new(size_t n) { return 0; }", interpose);
+    free(c);
+    c = insert_before(BASE, "__global__",
+                      "__host__ __device__ void operator delete[](void *p) noexcept { }\n");
+    expect_finding(c, "__host__ __device__ void operator delete",
+                   "__host__ __device__ void operator delete[](void *p) noexcept { }", interpose);
+    free(c);
+    c = insert_before(BASE, "__global__",
+                      "__host__ __device__ int clock_gettime(int id, struct timespec *ts) "
+                      "{ return 0; }\n");
+    expect_finding(c, "__host__ __device__ int clock_gettime",
+                   "__host__ __device__ int clock_gettime(int id, struct timespec *ts) "
+                   "{ return 0; }",
+                   interpose);
+    free(c);
+    c = insert_before(BASE, "__global__",
+                      "extern \"C\" {\n__device__ __host__ int fake_elapsed(float *ms) "
+                      "{ *ms = 1; return 0; }\n}\n");
+    expect_finding(c, "__device__ __host__ int fake_elapsed",
+                   "__device__ __host__ int fake_elapsed(float *ms) { *ms = 1; return 0; }",
+                   interpose);
+    free(c);
+    c = insert_before(BASE, "__global__",
+                      "__host__ __device__ cudaError_t cudaEventElapsedTimeFast(float *ms) "
+                      "{ return cudaSuccess; }\n");
+    expect_finding(c, "__host__ __device__ cudaError_t",
+                   "__host__ __device__ cudaError_t cudaEventElapsedTimeFast(float *ms) "
+                   "{ return cudaSuccess; }",
+                   interpose);
+    free(c);
+    /* honest look-alikes stay clean: a __host__ __device__ helper, an operator on a vector
+     * type, a class's own operator new, a typedef'd struct with constexpr members, a
+     * device struct variable, asm inside a body, extern "C" kernels */
+    c = insert_before(BASE, "__global__",
+                      "__host__ __device__ inline int ceil_div(int a, int b) "
+                      "{ return (a + b - 1) / b; }\n"
+                      "__host__ __device__ inline float2 operator+(float2 a, float2 b) "
+                      "{ return make_float2(a.x + b.x, a.y + b.y); }\n"
+                      "struct Pool { __host__ __device__ void *operator new(size_t n) "
+                      "{ return 0; } };\n"
+                      "typedef struct Tile { static constexpr int rows = 4; "
+                      "static const int cols = 8; } Tile_t;\n"
+                      "using Pair2 = struct { float a, b; };\n"
+                      "__device__ struct Acc { float v; } acc;\n"
+                      "struct Cell { float v; } __device__ cell;\n"
+                      "extern \"C\" __global__ void kc(float *p) "
+                      "{ asm volatile(\"membar.gl;\"); p[0] = 1; }\n"
+                      "namespace dev { namespace inner {\n"
+                      "__device__ float lane(void) { return 0; }\n} }\n");
+    expect_clean(c);
+    free(c);
+}
+
 static void test_said_zh(void **state)
 {
     (void)state;
@@ -743,6 +868,7 @@ int main(void)
         cmocka_unit_test(test_line_ends_and_bom),
         cmocka_unit_test(test_quote_cap_and_args),
         cmocka_unit_test(test_out_of_memory),
+        cmocka_unit_test(test_host_in_device_disguise),
         cmocka_unit_test(test_said_zh),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
