@@ -1758,7 +1758,13 @@ static const char *const symbol_attr_words[] = {"alias", "__alias__", "ifunc", "
                                                 "weakref", "__weakref__", "symver",
                                                 "__symver__", NULL};
 
-/* Is the block chain from blk outward inside an `extern "C"` (or any language) block? */
+/* Namespaces of the C++ and CUDA libraries: a host definition of one of their members
+ * (`std::chrono::steady_clock::now()`, defined in libstdc++.so) replaces the library's. */
+static const char *const library_namespaces[] = {"std", "__gnu_cxx", "__cxxabiv1", "__cxx11",
+                                                 "cuda", "thrust", "cub", "nv", NULL};
+
+/* Is the block chain from blk outward inside an `extern "C"` (or any language) block, or a
+ * library's namespace? */
 static bool in_linkage_block(const ptext *pt, const split *sp, size_t blk)
 {
     for (; blk != NONE; blk = sp->bl[blk].parent) {
@@ -1766,7 +1772,21 @@ static bool in_linkage_block(const ptext *pt, const split *sp, size_t blk)
         if (bl->b - bl->a == 2 && tok_eq(pt, &pt->t[bl->a], "extern") &&
             pt->t[bl->a + 1].kind == TK_STRING)
             return true;
+        for (size_t k = bl->a; k < bl->b; k++)
+            if (tok_in(pt, &pt->t[k], library_namespaces))
+                return true;
     }
+    return false;
+}
+
+/* Is the declarator name ending at token e (the name) qualified by a library's namespace
+ * (`std::chrono::steady_clock::now`, `::std::x`)? Walks back over `name ::` pairs. */
+static bool library_qualified(const ptext *pt, size_t p, size_t e)
+{
+    const tok *t = pt->t;
+    for (size_t k = e; k >= p + 2 && is_p(&t[k - 1], "::") && t[k - 2].kind == TK_IDENT; k -= 2)
+        if (tok_in(pt, &t[k - 2], library_namespaces))
+            return true;
     return false;
 }
 
@@ -1776,24 +1796,73 @@ static bool in_linkage_block(const ptext *pt, const split *sp, size_t blk)
  * asm("mine")`: the name the host code calls or defines is not the one written); and a
  * `__host__ __device__` function -- compiled for the host too -- that replaces a library's
  * or the harness's: C linkage (extern "C", in its head or a block around it), a global
- * operator new or delete, or a harness or C library name. */
+ * operator new or delete, a harness or C library name, or a member of a library's
+ * namespace (qualified, or in a `namespace std {` block). */
+/* Does the function declared by head [p, fb) replace a library's or the harness's: C
+ * linkage written in it, a global operator new or delete, a harness or C library name, or
+ * a name qualified by a library's namespace? */
+static bool head_interposes(const ptext *pt, size_t p, size_t fb)
+{
+    const tok *t = pt->t;
+    for (size_t k = p; k < fb; k++) {
+        const tok *tk = &t[k];
+        if (tok_eq(pt, tk, "extern") && k + 1 < fb && t[k + 1].kind == TK_STRING)
+            return true;
+        if (!is_open(tk))
+            continue;
+        if (!is_p(tk, "(") || (k > p && tok_in(pt, &t[k - 1], attr_words))) {
+            k = match_close(t, k, fb);
+            continue;
+        }
+        if (k > p + 2 && is_p(&t[k - 1], "]") && is_p(&t[k - 2], "[") &&
+            (tok_eq(pt, &t[k - 3], "new") || tok_eq(pt, &t[k - 3], "delete")))
+            return true; /* operator new[] / delete[] */
+        if (k == p || t[k - 1].kind != TK_IDENT)
+            return false;
+        const char *name = pt->s + t[k - 1].start;
+        size_t len = t[k - 1].end - t[k - 1].start;
+        bool op_new = k >= p + 2 && tok_eq(pt, &t[k - 2], "operator") &&
+                      (tok_eq(pt, &t[k - 1], "new") || tok_eq(pt, &t[k - 1], "delete"));
+        return is_harness_name(name, len) || in_list(name, len, host_lib_names) || op_new ||
+               library_qualified(pt, p, k - 1);
+    }
+    return false;
+}
+
+/* Device-kind items that still make or change host symbols (session 51): outside function
+ * bodies (class bodies are read, members included), an attribute that defines or redirects
+ * a symbol (alias, ifunc, weakref, symver) or an asm label (`int f(...) asm("clock_gettime")`,
+ * `extern ... cudaEventElapsedTime(...) asm("mine")`: the name the host code calls or
+ * defines is not the one written); a `__host__ __device__` function -- compiled for the
+ * host too -- and a friend defined in a class that replace a library's or the harness's
+ * (head_interposes, or C linkage or a library namespace from a block around the item). */
 static void check_host_symbols(hc *h, const ptext *pt, const split *sp, const item *it)
 {
     const tok *t = pt->t;
     static const char *const asm_words[] = {"asm", "__asm__", "__asm", NULL};
-    size_t braces = 0, fb = NONE;
+    size_t s0 = it->a, fb = NONE;
     for (size_t k = it->a; k < it->b; k++) {
         const tok *tk = &t[k];
+        if (is_p(tk, ";") || is_p(tk, "}")) {
+            s0 = k + 1;
+            continue;
+        }
         if (is_p(tk, "{")) {
-            if (!braces++ && fb == NONE)
+            if (fb == NONE)
                 fb = k;
+            bool fn = false, friend_ = false;
+            for (size_t j = s0; j < k; j++) {
+                fn = fn || (is_p(&t[j], "(") && !(j > s0 && tok_in(pt, &t[j - 1], attr_words)));
+                friend_ = friend_ || tok_eq(pt, &t[j], "friend");
+            }
+            if (friend_ && fn && head_interposes(pt, s0, k))
+                report(h, t[s0].start, EN(HC_HOST_DEVICE_INTERPOSE));
+            if (fn) /* a function's body: its asm is device code */
+                k = match_close(t, k, it->b);
+            s0 = k + 1;
             continue;
         }
-        if (is_p(tk, "}")) {
-            braces -= braces > 0;
-            continue;
-        }
-        if (braces || tk->kind != TK_IDENT || k + 1 >= it->b || !is_p(&t[k + 1], "("))
+        if (tk->kind != TK_IDENT || k + 1 >= it->b || !is_p(&t[k + 1], "("))
             continue;
         if (tok_in(pt, tk, symbol_attr_words))
             report(h, tk->start, EN(HC_SYMBOL_ATTR));
@@ -1803,31 +1872,7 @@ static void check_host_symbols(hc *h, const ptext *pt, const split *sp, const it
     size_t p = skip_templates(pt, it->a, it->b);
     if (fb == NONE || fb <= p || !depth0_has(pt, p, fb, (const char *const[]){"__host__", NULL}))
         return;
-    bool interposes = in_linkage_block(pt, sp, it->block);
-    for (size_t k = p; k < fb && !interposes; k++) {
-        const tok *tk = &t[k];
-        if (is_open(tk)) {
-            bool attr = k > p && tok_in(pt, &t[k - 1], attr_words);
-            if (is_p(tk, "(") && !attr) {
-                const char *name = k > p ? pt->s + t[k - 1].start : NULL;
-                size_t len = k > p ? t[k - 1].end - t[k - 1].start : 0;
-                bool op_new = k >= p + 2 && tok_eq(pt, &t[k - 2], "operator") &&
-                              (tok_eq(pt, &t[k - 1], "new") || tok_eq(pt, &t[k - 1], "delete"));
-                if (k > p && t[k - 1].kind == TK_IDENT)
-                    interposes = is_harness_name(name, len) ||
-                                 in_list(name, len, host_lib_names) || op_new;
-                if (k > p + 2 && is_p(&t[k - 1], "]") && is_p(&t[k - 2], "[") &&
-                    (tok_eq(pt, &t[k - 3], "new") || tok_eq(pt, &t[k - 3], "delete")))
-                    interposes = true; /* operator new[] / delete[] */
-                break;
-            }
-            k = match_close(t, k, fb);
-            continue;
-        }
-        if (tok_eq(pt, tk, "extern") && k + 1 < fb && t[k + 1].kind == TK_STRING)
-            interposes = true;
-    }
-    if (interposes)
+    if (in_linkage_block(pt, sp, it->block) || head_interposes(pt, p, fb))
         report(h, t[it->a].start, EN(HC_HOST_DEVICE_INTERPOSE));
 }
 

@@ -59,9 +59,11 @@
  * parentheses outside a body or a candidate macro that expands to `;`, braces or a
  * constructor attribute used outside a body (declarations hidden in a macro); outside any
  * body, an alias, ifunc, weakref or symver attribute or an asm label (they define or rename
- * host symbols); a `__host__ __device__` function definition -- compiled for the host too --
- * with C linkage, a global operator new or delete, or a harness or C library name (it would
- * replace the library's function); the static inline members of a class that a typedef or
+ * host symbols; class bodies are read for them too); a `__host__ __device__` function
+ * definition -- compiled for the host too -- or a friend defined in a class, with C
+ * linkage, a global operator new or delete, a harness or C library name, or a member of a
+ * library's namespace (std, cuda ...): it would replace the library's function; the static
+ * inline members of a class that a typedef or
  * alias declaration defines; and a _Pragma in a namespace head. And, in the
  * whole candidate: a conditional directive (#if/#elif/#else/#endif) inside a top-level
  * item's head or whose branches do not leave bracket depth unchanged (the scan reads

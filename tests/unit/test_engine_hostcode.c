@@ -765,8 +765,8 @@ static void test_host_in_device_disguise(void **state)
     free(c);
     /* __host__ __device__ functions that replace a library's or the harness's */
     const char *interpose = "a __host__ __device__ function that replaces a library's or the "
-                            "harness's (C linkage, a global operator new or delete, or a name the "
-                            "harness calls)";
+                            "harness's (C linkage, a global operator new or delete, a member of a "
+                            "library's namespace, or a name the harness calls)";
     c = insert_before(BASE, "__global__",
                       "__host__ __device__ void *operator new(size_t n) { return 0; }\n");
     expect_finding(c, "__host__ __device__ void *operator new",
@@ -800,6 +800,39 @@ static void test_host_in_device_disguise(void **state)
                    "{ return cudaSuccess; }",
                    interpose);
     free(c);
+    /* a member of a library's namespace, defined out of line (libstdc++.so's clock) */
+    c = insert_before(BASE, "__global__",
+                      "__host__ __device__ std::chrono::steady_clock::time_point "
+                      "std::chrono::steady_clock::now() noexcept { return {}; }\n");
+    expect_finding(c, "__host__ __device__ std::chrono",
+                   "__host__ __device__ std::chrono::steady_clock::time_point "
+                   "std::chrono::steady_clock::now() noexcept { return {}; }",
+                   interpose);
+    free(c);
+    c = insert_before(BASE, "__global__",
+                      "namespace std { inline namespace _V2 {\n"
+                      "__host__ __device__ long fake_now(void) { return 0; }\n} }\n");
+    expect_finding(c, "__host__ __device__ long fake_now",
+                   "__host__ __device__ long fake_now(void) { return 0; }", interpose);
+    free(c);
+    /* in a class body: a friend defined there, a member's asm label */
+    c = insert_before(BASE, "__global__",
+                      "struct Clock {\n"
+                      "    friend int clock_gettime(int id, struct timespec *ts) { return 0; }\n"
+                      "};\n");
+    expect_finding(c, "    friend int clock_gettime",
+                   "friend int clock_gettime(int id, struct timespec *ts) { return 0; }",
+                   interpose);
+    free(c);
+    c = insert_before(BASE, "__global__",
+                      "struct Clock {\n"
+                      "    __host__ __device__ static int now(int id, void *ts) "
+                      "asm(\"clock_gettime\");\n"
+                      "};\n");
+    expect_finding(c, "    __host__ __device__ static int now",
+                   "__host__ __device__ static int now(int id, void *ts) asm(\"clock_gettime\");",
+                   label);
+    free(c);
     /* honest look-alikes stay clean: a __host__ __device__ helper, an operator on a vector
      * type, a class's own operator new, a typedef'd struct with constexpr members, a
      * device struct variable, asm inside a body, extern "C" kernels */
@@ -817,6 +850,12 @@ static void test_host_in_device_disguise(void **state)
                       "struct Cell { float v; } __device__ cell;\n"
                       "extern \"C\" __global__ void kc(float *p) "
                       "{ asm volatile(\"membar.gl;\"); p[0] = 1; }\n"
+                      "__host__ __device__ std::size_t words(std::size_t n) { return n / 4; }\n"
+                      "struct Vec { float x; __host__ __device__ float len() const; "
+                      "__device__ void fence() { asm volatile(\"membar.gl;\"); }\n"
+                      "    friend __host__ __device__ Vec operator*(Vec a, float s) "
+                      "{ return {a.x * s}; } };\n"
+                      "__host__ __device__ float Vec::len() const { return x; }\n"
                       "namespace dev { namespace inner {\n"
                       "__device__ float lane(void) { return 0; }\n} }\n");
     expect_clean(c);
