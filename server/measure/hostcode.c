@@ -1216,6 +1216,32 @@ static bool depth0_has(const ptext *pt, size_t x, size_t y, const char *const *l
     return false;
 }
 
+/* A device word of a declaration in [x, y): at bracket depth 0 and outside any template
+ * argument list (`std::conditional_t<true, int, int __device__> v = f();` names a type with
+ * the word, which nvcc ignores there; v is a host variable: session 51). A `<` opens a list
+ * after a name or `>`, not after `operator`. */
+static bool has_device_word(const ptext *pt, size_t x, size_t y)
+{
+    size_t angle = 0;
+    for (size_t k = x; k < y; k++) {
+        const tok *tk = &pt->t[k];
+        if (is_open(tk)) {
+            k = match_close(pt->t, k, y);
+            continue;
+        }
+        if (is_p(tk, "<") && k > x && !tok_eq(pt, &pt->t[k - 1], "operator") &&
+            (pt->t[k - 1].kind == TK_IDENT || is_p(&pt->t[k - 1], ">")))
+            angle++;
+        else if (is_p(tk, ">") && angle)
+            angle--;
+        else if (is_p(tk, ">>"))
+            angle -= angle < 2 ? angle : 2;
+        else if (!angle && tok_in(pt, tk, device_words))
+            return true;
+    }
+    return false;
+}
+
 static iclass classify(const ptext *pt, size_t a, size_t b)
 {
     const tok *t = pt->t;
@@ -1257,7 +1283,7 @@ static iclass classify(const ptext *pt, size_t a, size_t b)
     /* a device word in a class head (`struct __device__ S {...} s;`) is the type's, which
      * nvcc ignores ("does not apply here"): it makes no declarator device code, so only the
      * words before the struct keyword count (and those after the body, below) */
-    if (depth0_has(pt, p, type_body ? th : head_end, device_words))
+    if (has_device_word(pt, p, type_body ? th : head_end))
         return c;
     if (type_body) {
         size_t close = match_close(t, fb, end);
@@ -1277,7 +1303,7 @@ static iclass classify(const ptext *pt, size_t a, size_t b)
             c.close = close;
             return c;
         }
-        if (close < end && depth0_has(pt, close + 1, end, device_words))
+        if (close < end && has_device_word(pt, close + 1, end))
             return c; /* struct {...} __device__ s; */
         c.kind = has_call(pt, close + 1, end) ? IK_VAR_DYN : IK_VAR;
         return c;

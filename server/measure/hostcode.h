@@ -25,9 +25,10 @@
  * fine. Otherwise it must be one of these (the device kinds):
  *  - an item whose head (the tokens before its body or initializer, after any
  *    `template <...>`) has __global__, __device__, __constant__, __shared__ or
- *    __managed__ at depth 0 (`__host__ __device__` included); in a class head
- *    (`struct __device__ S {...} s;`) the word is the type's and makes no declarator
- *    device code;
+ *    __managed__ at depth 0 and outside template argument lists (`__host__ __device__`
+ *    included); in a class head (`struct __device__ S {...} s;`) or a template argument
+ *    (`X<int __device__> v = f();`) the word is the type's and makes no declarator device
+ *    code;
  *  - a type definition (struct/class/union/enum, typedef, using, namespace alias), unless
  *    it also declares a variable (`struct S {...} s;`), or has a `static inline` data
  *    member that is not constexpr or a constant scalar (a host variable in disguise);

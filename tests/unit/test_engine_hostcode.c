@@ -731,6 +731,15 @@ static void test_host_in_device_disguise(void **state)
     expect_finding(c, "struct __device__", "struct __device__ Boot { Boot() { } } boot;",
                    "a host variable that the baseline does not have");
     free(c);
+    /* a device word inside a template argument list is the type's: v is host */
+    c = insert_before(BASE, "__global__",
+                      "static std::conditional_t<true, int, int __device__> v = "
+                      "setenv(\"X\", \"1\", 1);\n");
+    expect_finding(c, "static std::conditional_t",
+                   "static std::conditional_t<true, int, int __device__> v = "
+                   "setenv(\"X\", \"1\", 1);",
+                   "a host variable with a dynamic initializer (runs before main)");
+    free(c);
     /* a prototype with an alias attribute defines a host symbol */
     c = insert_before(BASE, "__global__",
                       "extern \"C\" int fake_clock(int id, void *ts) "
@@ -856,6 +865,12 @@ static void test_host_in_device_disguise(void **state)
                       "    friend __host__ __device__ Vec operator*(Vec a, float s) "
                       "{ return {a.x * s}; } };\n"
                       "__host__ __device__ float Vec::len() const { return x; }\n"
+                      "template <int N> struct Box { float v[N]; };\n"
+                      "__device__ Box<4> box4;\n"
+                      "__device__ std::conditional_t<(2 > 1), int, float> pick;\n"
+                      "template <typename T> __device__ std::enable_if_t<(sizeof(T) > 2), T> "
+                      "widen(T v) { return v; }\n"
+                      "__host__ __device__ bool operator<(float2 a, float2 b) { return a.x < b.x; }\n"
                       "namespace dev { namespace inner {\n"
                       "__device__ float lane(void) { return 0; }\n} }\n");
     expect_clean(c);
