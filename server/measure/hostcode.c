@@ -1242,6 +1242,65 @@ static bool has_device_word(const ptext *pt, size_t x, size_t y)
     return false;
 }
 
+/* Are all the declarators of [x, y) device code? A device word in the declaration's
+ * specifiers -- one a declarator follows (a name, `*`, `&`, `::`, `(`), past other device
+ * words and attributes -- makes every declarator device code; one after a declarator
+ * (`int pad __device__, v = f();`) only that one (nvcc: `v` is a host variable; session 51),
+ * so then every declarator, split at commas outside brackets, template argument lists and
+ * initializers, needs one of its own. Initializers are not read. */
+static bool device_declarators(const ptext *pt, size_t x, size_t y)
+{
+    const tok *t = pt->t;
+    bool spec = false, seg_has = false, in_init = false;
+    size_t angle = 0;
+    for (size_t k = x; k < y; k++) {
+        const tok *tk = &t[k];
+        if (is_open(tk)) {
+            k = match_close(t, k, y);
+            continue;
+        }
+        if (in_init) {
+            if (is_p(tk, ",")) {
+                if (!seg_has && !spec)
+                    return false;
+                seg_has = in_init = false;
+            }
+            continue;
+        }
+        if (is_p(tk, "<") && k > x && !tok_eq(pt, &t[k - 1], "operator") &&
+            (t[k - 1].kind == TK_IDENT || is_p(&t[k - 1], ">"))) {
+            angle++;
+        } else if (is_p(tk, ">") && angle) {
+            angle--;
+        } else if (is_p(tk, ">>")) {
+            angle -= angle < 2 ? angle : 2;
+        } else if (angle) {
+            continue;
+        } else if (is_p(tk, "=") && !(k > x && tok_eq(pt, &t[k - 1], "operator"))) {
+            in_init = true;
+        } else if (is_p(tk, ",") && !(k > x && tok_eq(pt, &t[k - 1], "operator"))) {
+            if (!seg_has && !spec)
+                return false;
+            seg_has = false;
+        } else if (tok_in(pt, tk, device_words)) {
+            seg_has = true;
+            size_t j = k + 1;
+            while (j < y && (tok_in(pt, &t[j], device_words) || tok_in(pt, &t[j], attr_words))) {
+                if (j + 1 < y && is_p(&t[j + 1], "(") && tok_in(pt, &t[j], attr_words))
+                    j = match_close(t, j + 1, y);
+                j++;
+            }
+            if (j < y && ((t[j].kind == TK_IDENT && !tok_in(pt, &t[j], keywords)) ||
+                          is_p(&t[j], "*") || is_p(&t[j], "&") || is_p(&t[j], "&&") ||
+                          is_p(&t[j], "::") || is_p(&t[j], "(") ||
+                          tok_in(pt, &t[j], builtin_types) || tok_in(pt, &t[j], storage_words) ||
+                          tok_in(pt, &t[j], decl_start_words)))
+                spec = true;
+        }
+    }
+    return spec || seg_has;
+}
+
 static iclass classify(const ptext *pt, size_t a, size_t b)
 {
     const tok *t = pt->t;
@@ -1283,7 +1342,8 @@ static iclass classify(const ptext *pt, size_t a, size_t b)
     /* a device word in a class head (`struct __device__ S {...} s;`) is the type's, which
      * nvcc ignores ("does not apply here"): it makes no declarator device code, so only the
      * words before the struct keyword count (and those after the body, below) */
-    if (has_device_word(pt, p, type_body ? th : head_end))
+    if (type_body ? has_device_word(pt, p, th)
+                  : has_device_word(pt, p, head_end) && device_declarators(pt, p, end))
         return c;
     if (type_body) {
         size_t close = match_close(t, fb, end);
@@ -1303,7 +1363,7 @@ static iclass classify(const ptext *pt, size_t a, size_t b)
             c.close = close;
             return c;
         }
-        if (close < end && has_device_word(pt, close + 1, end))
+        if (close < end && device_declarators(pt, close + 1, end))
             return c; /* struct {...} __device__ s; */
         c.kind = has_call(pt, close + 1, end) ? IK_VAR_DYN : IK_VAR;
         return c;

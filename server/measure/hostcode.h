@@ -28,7 +28,8 @@
  *    __managed__ at depth 0 and outside template argument lists (`__host__ __device__`
  *    included); in a class head (`struct __device__ S {...} s;`) or a template argument
  *    (`X<int __device__> v = f();`) the word is the type's and makes no declarator device
- *    code;
+ *    code, and after a declarator it is that declarator's alone (`int p __device__, v;`:
+ *    every other declarator needs its own);
  *  - a type definition (struct/class/union/enum, typedef, using, namespace alias), unless
  *    it also declares a variable (`struct S {...} s;`), or has a `static inline` data
  *    member that is not constexpr or a constant scalar (a host variable in disguise);

@@ -740,6 +740,17 @@ static void test_host_in_device_disguise(void **state)
                    "setenv(\"X\", \"1\", 1);",
                    "a host variable with a dynamic initializer (runs before main)");
     free(c);
+    /* a device word after a declarator is that declarator's alone: v is host */
+    c = insert_before(BASE, "__global__",
+                      "int pad __device__, v = setenv(\"X\", \"1\", 1);\n");
+    expect_finding(c, "int pad __device__", "int pad __device__, v = setenv(\"X\", \"1\", 1);",
+                   "a host variable with a dynamic initializer (runs before main)");
+    free(c);
+    c = insert_before(BASE, "__global__",
+                      "struct Cell { int v; } cell __device__ = {1}, boot = {init()};\n");
+    expect_finding(c, "struct Cell", "struct Cell { int v; } cell __device__ = {1}, boot = {init()};",
+                   "a host variable with a dynamic initializer (runs before main)");
+    free(c);
     /* a prototype with an alias attribute defines a host symbol */
     c = insert_before(BASE, "__global__",
                       "extern \"C\" int fake_clock(int id, void *ts) "
@@ -865,6 +876,13 @@ static void test_host_in_device_disguise(void **state)
                       "    friend __host__ __device__ Vec operator*(Vec a, float s) "
                       "{ return {a.x * s}; } };\n"
                       "__host__ __device__ float Vec::len() const { return x; }\n"
+                      "__device__ int da, db[4], *dc;\n"
+                      "float4 __device__ fa, fb;\n"
+                      "int ea __device__, eb __device__ = 2;\n"
+                      "struct Two { int v; } __device__ two_a, two_b;\n"
+                      "extern \"C\" __constant__ float ca[2], cb;\n"
+                      "__device__ __align__(16) float al_a[4], al_b[4];\n"
+                      "__device__ std::pair<int, int> pr, qr;\n"
                       "template <int N> struct Box { float v[N]; };\n"
                       "__device__ Box<4> box4;\n"
                       "__device__ std::conditional_t<(2 > 1), int, float> pick;\n"
