@@ -1027,8 +1027,8 @@ typedef struct {
 } iclass;
 
 /* Does [x, y) call something when evaluated? Literals, names, operators, casts and
- * sizeof do not; an identifier, '>' or ']' right before '(' or '{' does, and so do new,
- * throw and user-defined literals. */
+ * sizeof do not; an identifier, '>' or ']' right before '(' or '{' does, '}' right before
+ * '(' (a lambda invoked), and so do new, throw and user-defined literals. */
 static bool has_call(const ptext *pt, size_t x, size_t y)
 {
     const tok *t = pt->t;
@@ -1059,8 +1059,8 @@ static bool has_call(const ptext *pt, size_t x, size_t y)
         if (prev->kind == TK_IDENT) {
             if (!tok_in(pt, prev, builtin_types) && !tok_in(pt, prev, call_free_words))
                 return true;
-        } else if (is_p(prev, ">") || is_p(prev, "]") || is_p(prev, ">>")) {
-            return true;
+        } else if (is_p(prev, ">") || is_p(prev, "]") || is_p(prev, ">>") || is_p(prev, "}")) {
+            return true; /* `}(`: a lambda called where it is made, `[] {...}()` */
         } else if (is_p(prev, ")")) {
             size_t o = k - 1, d = 0;
             for (;; o--) { /* the group's '(' */
@@ -1098,7 +1098,26 @@ static bool is_const_scalar(const ptext *pt, size_t p, size_t eq, size_t end)
                  (++names > 1 || k != eq - 1))
             return false;
     }
-    return has_const && names == 1 && !has_call(pt, eq + 1, end);
+    if (!has_const || names != 1 || has_call(pt, eq + 1, end))
+        return false;
+    /* an assignment or increment writes an object when the initializer runs, before main:
+     * `const long x = (long)(environ[0] = (char *)"...");` (session 51) */
+    static const char *const writes[] = {"=", "+=", "-=", "*=", "/=", "%=", "&=", "|=",
+                                         "^=", "<<=", ">>=", "++", "--", NULL};
+    size_t depth = 0;
+    for (size_t k = eq + 1; k < end; k++) {
+        const tok *tk = &pt->t[k];
+        depth += is_open(tk);
+        depth -= is_close(tk) && depth;
+        /* `, name =` at depth 0 starts the next declarator's initializer */
+        if (!depth && is_p(tk, "=") && k >= eq + 3 && pt->t[k - 1].kind == TK_IDENT &&
+            is_p(&pt->t[k - 2], ","))
+            continue;
+        for (size_t w = 0; writes[w]; w++)
+            if (is_p(tk, writes[w]))
+                return false;
+    }
+    return true;
 }
 
 /* Can the parameter [x, y) only be a declaration (so `S s(x);` is not taken for one)? */

@@ -38,8 +38,9 @@
  *    declarations: `int f(T x);` yes, `S s(x);` no);
  *  - a const scalar variable: head of only storage words, `const`, builtin type words and
  *    the name; an initializer of literals, names and operators with no call (a call is
- *    an identifier, `>`, `]` or a non-cast `)` right before `(`, an identifier or `>`
- *    before `{`, new, throw, a user-defined literal); casts and sizeof/alignof allowed.
+ *    an identifier, `>`, `]`, `}` or a non-cast `)` right before `(`, an identifier or `>`
+ *    before `{`, new, throw, a user-defined literal) and no assignment or increment;
+ *    casts and sizeof/alignof allowed.
  * Everything else (host functions, host variables, top-level asm, ...) is a finding.
  *
  * Preprocessor lines, anywhere: `#pragma unroll [expr]`, `#pragma nounroll` and

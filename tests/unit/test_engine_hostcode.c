@@ -751,6 +751,19 @@ static void test_host_in_device_disguise(void **state)
     expect_finding(c, "struct Cell", "struct Cell { int v; } cell __device__ = {1}, boot = {init()};",
                    "a host variable with a dynamic initializer (runs before main)");
     free(c);
+    /* a const scalar whose initializer calls a lambda, or writes an object */
+    c = insert_before(BASE, "__global__",
+                      "static const auto boot = [] { return environ[0] = 0, 0; }();\n");
+    expect_finding(c, "static const auto boot",
+                   "static const auto boot = [] { return environ[0] = 0, 0; }();",
+                   "a host variable with a dynamic initializer (runs before main)");
+    free(c);
+    c = insert_before(BASE, "__global__",
+                      "static const long boot = (long)(environ[0] = (char *)\"X=1\");\n");
+    expect_finding(c, "static const long boot",
+                   "static const long boot = (long)(environ[0] = (char *)\"X=1\");",
+                   "a host variable that the baseline does not have");
+    free(c);
     /* a prototype with an alias attribute defines a host symbol */
     c = insert_before(BASE, "__global__",
                       "extern \"C\" int fake_clock(int id, void *ts) "
@@ -876,6 +889,8 @@ static void test_host_in_device_disguise(void **state)
                       "    friend __host__ __device__ Vec operator*(Vec a, float s) "
                       "{ return {a.x * s}; } };\n"
                       "__host__ __device__ float Vec::len() const { return x; }\n"
+                      "static const int kShift = (1 << 4) >> 1, kMask = ~0u >> kShift;\n"
+                      "static const bool kBig = sizeof(float) >= 4 && kShift != 3;\n"
                       "__device__ int da, db[4], *dc;\n"
                       "float4 __device__ fa, fb;\n"
                       "int ea __device__, eb __device__ = 2;\n"
