@@ -7516,9 +7516,18 @@ static void scan_line(scan *sc, char *raw)
     sc->line++;
     if (sc->rc)
         return;
-    char *c = strstr(raw, "//");
-    if (c)
-        *c = '\0';
+    /* `//` starts a comment outside a string only, and a string ends at the next quote
+     * (ptxas knows no escapes): `.pragma "//"; st.shared.f32 [%r1], %f1;` is a pragma and a
+     * store to ptxas, and a `{` or `}` in a string is no scope (session 51) */
+    bool str = false;
+    for (char *p = raw; *p; p++) {
+        if (*p == '"') {
+            str = !str;
+        } else if (!str && p[0] == '/' && p[1] == '/') {
+            *p = '\0';
+            break;
+        }
+    }
     char *s = trim(raw);
     if (!*s)
         return;
@@ -7540,6 +7549,12 @@ static void scan_line(scan *sc, char *raw)
             sc->files[idx][n] = '\0';
         }
         return;
+    }
+    for (char *p = s, *open = NULL; *p; p++) { /* what a string holds is no statement */
+        if (*p == '"')
+            open = open ? NULL : p;
+        else if (open)
+            *p = '_';
     }
     /* the stores pass (REF13): a call over several lines (`call.uni (retval0),` then its
      * target, its arguments, `);`) read as one statement, as ptxdata reads it */
