@@ -2761,14 +2761,16 @@ static void test_odd_text(void **state)
     assert_int_equal(r.skipped, 1);
 }
 
-/* Strings as ptxas reads them (session 51): `//` in a string starts no comment and a `{` or
- * `}` in one is no scope, so a store after `.pragma "//";` (or "}" / "{") on its line is read:
+/* Strings and comments as ptxas reads them (session 51): `//` in a string starts no comment
+ * and a `{` or `}` in one is no scope, and a block comment (over lines too) is skipped, so a
+ * store after `.pragma "//";` (or "}" / "{"), or after `/ * // * /`, on its line is read:
  * each was a race the rule did not see before (tests/gpu/cheats/race_pragma_string.cu). */
 static void test_strings(void **state)
 {
     (void)state;
     static const char *const pre[] = {"", ".pragma \"//\"; ", ".pragma \"}\"; ",
-                                      ".pragma \"{\"; ", ".pragma \"a;b\"; "};
+                                      ".pragma \"{\"; ", ".pragma \"a;b\"; ", "/* // */ ",
+                                      "/* a\n } // b */ ", "/*/ } */ "};
     for (size_t i = 0; i < sizeof pre / sizeof *pre; i++) {
         char t[1024];
         snprintf(t, sizeof t,
