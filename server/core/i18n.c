@@ -7694,6 +7694,8 @@ static const struct hk_msg_entry msgs[HK_MSG_COUNT] = {
       "函数体外的 asm 标签（主机端代码调用或定义的符号不是所写的名字）"),
     M(HC_HOST_DEVICE_INTERPOSE, "a __host__ __device__ function that replaces a library's or the harness's (C linkage, a global operator new or delete, a member of a library's namespace, or a name the harness calls)",
       "替换库函数或测试框架函数的 __host__ __device__ 函数（C 链接、全局 operator new 或 delete、库命名空间的成员，或测试框架调用的名字）"),
+    M(HC_HOST_DTOR, "a destructor compiled for the host in a new type (it runs when the program exits for every static object of the type, the host copy of a __device__ variable included)",
+      "新类型中为主机端编译的析构函数（程序退出时会对该类型的每个静态对象运行，包括 __device__ 变量的主机端副本）"),
     F(HC_MACRO_DECLS_NAMED, "a macro that expands to declarations used outside a function body (%s)",
       "在函数体外使用、展开为声明的宏（%s）"),
     F(HC_FUNC_DIFFERS_NAMED, "a host function that differs from the baseline's (%s)",

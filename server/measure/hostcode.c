@@ -1626,6 +1626,19 @@ static void check_hidden_decls(hc *h, const ptext *pt, size_t a, size_t b)
  * own: one that is not constexpr or a constant scalar is a finding. close is the body's
  * closing brace, or the item's end when the body is not closed (match_close's lim, which
  * may be the last token's end: never read). */
+/* Is a member function whose head is [x, y) compiled for the host: `__host__` in it, or
+ * neither `__device__` nor `__global__`? */
+static bool host_compiled(const ptext *pt, size_t x, size_t y)
+{
+    bool host = false, device = false;
+    for (size_t k = x; k < y; k++) {
+        host = host || tok_eq(pt, &pt->t[k], "__host__");
+        device = device || tok_eq(pt, &pt->t[k], "__device__") ||
+                 tok_eq(pt, &pt->t[k], "__global__");
+    }
+    return host || !device;
+}
+
 static void check_type_members(hc *h, const ptext *pt, size_t body, size_t close)
 {
     size_t s0 = body + 1;
@@ -1652,7 +1665,12 @@ static void check_type_members(hc *h, const ptext *pt, size_t body, size_t close
             if (!constant)
                 report(h, pt->t[s0].start, EN(HC_STATIC_INLINE));
         }
-        if (is_p(tk, "{") && !function && eq != NONE) /* = { ... }: skip the initializer */
+        if (paren != NONE && paren >= s0 + 2 && is_p(&pt->t[paren - 2], "~") &&
+            pt->t[paren - 1].kind == TK_IDENT && host_compiled(pt, s0, paren) &&
+            !(eq != NONE && eq + 1 < k &&
+              (tok_eq(pt, &pt->t[eq + 1], "default") || tok_eq(pt, &pt->t[eq + 1], "delete"))))
+            report(h, pt->t[s0].start, EN(HC_HOST_DTOR));
+        if (is_p(tk, "{") && (function || eq != NONE)) /* a body or `= { ... }`: skipped */
             k = match_close(pt->t, k, close);
         s0 = k + 1;
     }
@@ -1979,6 +1997,11 @@ static void check_host_symbols(hc *h, const ptext *pt, const split *sp, const it
         return;
     if (in_linkage_block(pt, sp, it->block) || head_interposes(pt, p, fb))
         report(h, t[it->a].start, EN(HC_HOST_DEVICE_INTERPOSE));
+    for (size_t k = p; k + 2 < fb; k++) /* `__host__ __device__ S::~S() {...}` */
+        if (is_p(&t[k], "~") && t[k + 1].kind == TK_IDENT && is_p(&t[k + 2], "(")) {
+            report(h, t[it->a].start, EN(HC_HOST_DTOR));
+            break;
+        }
 }
 
 /* A typedef or alias declaration that defines a class (`typedef struct S {...} T;`,

@@ -65,8 +65,9 @@
  * host symbols; class bodies are read for them too); a `__host__ __device__` function
  * definition -- compiled for the host too -- or a friend defined in a class, with C
  * linkage, a global operator new or delete, a harness or C library name, or a member of a
- * library's namespace (std, cuda ...): it would replace the library's function; the static
- * inline members of a class that a typedef or
+ * library's namespace (std, cuda ...): it would replace the library's function; a
+ * destructor compiled for the host in a new type (a __device__ variable's host copy runs it
+ * at exit); the static inline members of a class that a typedef or
  * alias declaration defines; and a _Pragma in a namespace head. And, in the
  * whole candidate: a conditional directive (#if/#elif/#else/#endif) inside a top-level
  * item's head or whose branches do not leave bracket depth unchanged (the scan reads

@@ -764,6 +764,25 @@ static void test_host_in_device_disguise(void **state)
                    "static const long boot = (long)(environ[0] = (char *)\"X=1\");",
                    "a host variable that the baseline does not have");
     free(c);
+    /* a host destructor in a new type: a __device__ variable's host copy runs it at exit */
+    const char *dtor = "a destructor compiled for the host in a new type (it runs when the "
+                       "program exits for every static object of the type, the host copy of a "
+                       "__device__ variable included)";
+    c = insert_before(BASE, "__global__",
+                      "struct Guard { int v; __host__ __device__ ~Guard() { } };\n"
+                      "__device__ Guard guard;\n");
+    expect_finding(c, "struct Guard", "struct Guard { int v; __host__ __device__ ~Guard() { } };",
+                   dtor);
+    free(c);
+    c = insert_before(BASE, "__global__",
+                      "struct Guard {\n    int v;\n    ~Guard();\n};\n");
+    expect_finding(c, "    ~Guard();", "~Guard();", dtor);
+    free(c);
+    c = insert_before(BASE, "__global__",
+                      "__host__ __device__ Guard::~Guard() { }\n");
+    expect_finding(c, "__host__ __device__ Guard::~Guard", "__host__ __device__ Guard::~Guard() { }",
+                   dtor);
+    free(c);
     /* a prototype with an alias attribute defines a host symbol */
     c = insert_before(BASE, "__global__",
                       "extern \"C\" int fake_clock(int id, void *ts) "
@@ -891,6 +910,8 @@ static void test_host_in_device_disguise(void **state)
                       "__host__ __device__ float Vec::len() const { return x; }\n"
                       "static const int kShift = (1 << 4) >> 1, kMask = ~0u >> kShift;\n"
                       "static const bool kBig = sizeof(float) >= 4 && kShift != 3;\n"
+                      "struct DevOnly { int v; __device__ ~DevOnly() { v = 0; } };\n"
+                      "struct Plain { int v; ~Plain() = default; int flip() { return ~v; } };\n"
                       "__device__ int da, db[4], *dc;\n"
                       "float4 __device__ fa, fb;\n"
                       "int ea __device__, eb __device__ = 2;\n"
