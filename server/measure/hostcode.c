@@ -1665,7 +1665,8 @@ static void check_type_members(hc *h, const ptext *pt, size_t body, size_t close
             if (!constant)
                 report(h, pt->t[s0].start, EN(HC_STATIC_INLINE));
         }
-        if (paren != NONE && paren >= s0 + 2 && is_p(&pt->t[paren - 2], "~") &&
+        if (paren != NONE && paren >= s0 + 2 && (eq == NONE || paren < eq) &&
+            is_p(&pt->t[paren - 2], "~") &&
             pt->t[paren - 1].kind == TK_IDENT && host_compiled(pt, s0, paren) &&
             !(eq != NONE && eq + 1 < k &&
               (tok_eq(pt, &pt->t[eq + 1], "default") || tok_eq(pt, &pt->t[eq + 1], "delete"))))
@@ -1997,11 +1998,16 @@ static void check_host_symbols(hc *h, const ptext *pt, const split *sp, const it
         return;
     if (in_linkage_block(pt, sp, it->block) || head_interposes(pt, p, fb))
         report(h, t[it->a].start, EN(HC_HOST_DEVICE_INTERPOSE));
-    for (size_t k = p; k + 2 < fb; k++) /* `__host__ __device__ S::~S() {...}` */
-        if (is_p(&t[k], "~") && t[k + 1].kind == TK_IDENT && is_p(&t[k + 2], "(")) {
-            report(h, t[it->a].start, EN(HC_HOST_DTOR));
-            break;
+    for (size_t k = p; k < fb; k++) { /* `__host__ __device__ S::~S() {...}` */
+        if (!is_p(&t[k], "(") || (k > p && tok_in(pt, &t[k - 1], attr_words))) {
+            if (is_open(&t[k]))
+                k = match_close(t, k, fb);
+            continue;
         }
+        if (k >= p + 2 && is_p(&t[k - 2], "~") && t[k - 1].kind == TK_IDENT)
+            report(h, t[it->a].start, EN(HC_HOST_DTOR));
+        break; /* the first parameter list only */
+    }
 }
 
 /* A typedef or alias declaration that defines a class (`typedef struct S {...} T;`,
