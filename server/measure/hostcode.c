@@ -103,7 +103,7 @@ typedef struct {
     ptext base, cand;
     split bs, cs;
     strmap base_items, base_dirs, base_funcs, base_viol, base_trig, base_blocks;
-    strmap host_ids, macros, danger;
+    strmap host_ids, macros, danger, danger0;
     struct hk_buf key, lit;
     pending f;
 } hc;
@@ -270,6 +270,11 @@ static const char *const call_words[] = {"new", "delete", "throw", "operator", "
                                          "dynamic_cast", NULL};
 static const char *const cast_words[] = {"static_cast", "const_cast", "reinterpret_cast",
                                          "bit_cast", NULL};
+/* Attributes that define or redirect a symbol, and asm (labels): check_host_symbols. */
+static const char *const symbol_attr_words[] = {"alias", "__alias__", "ifunc", "__ifunc__",
+                                                "weakref", "__weakref__", "symver",
+                                                "__symver__", NULL};
+static const char *const macro_symbol_words[] = {"asm", "__asm__", "__asm", NULL};
 static const char *const ctor_words[] = {"constructor", "__constructor__", "destructor",
                                          "__destructor__", NULL};
 static const char *const keywords[] = {
@@ -1616,7 +1621,8 @@ static void check_hidden_decls(hc *h, const ptext *pt, size_t a, size_t b)
         } else if (is_p(tk, ";") && parens) {
             report(h, tk->start, EN(HC_DECL_IN_PARENS));
         } else if (tk->kind == TK_IDENT &&
-                   map_has(&h->danger, pt->s + tk->start, tk->end - tk->start)) {
+                   (map_has(&h->danger, pt->s + tk->start, tk->end - tk->start) ||
+                    (!parens && map_has(&h->danger0, pt->s + tk->start, tk->end - tk->start)))) {
             report_name(h, tk->start, EN(HC_MACRO_DECLS), pt, tk);
         }
     }
@@ -1833,21 +1839,37 @@ static int find_dangerous_macros(hc *h)
             if (!define_body(pt, &pt->d[i], &nm, &x, &y))
                 continue;
             const tok *n = &pt->dt[nm];
-            if (map_has(&h->danger, pt->s + n->start, n->end - n->start))
+            size_t nlen = n->end - n->start;
+            if (map_has(&h->danger, pt->s + n->start, nlen))
                 continue;
-            bool bad = false;
+            bool bad = false, bad0 = false;
+            size_t depth = 0;
             for (size_t k = x; k < y && !bad; k++) {
                 const tok *tk = &pt->dt[k];
                 size_t len = tk->end - tk->start;
+                depth += is_p(tk, "(") || is_p(tk, "[");
+                depth -= (is_p(tk, ")") || is_p(tk, "]")) && depth;
                 bad = is_p(tk, ";") || is_p(tk, "{") || is_p(tk, "}") ||
                       tok_in(pt, tk, ctor_words) ||
                       (tk->kind == TK_IDENT &&
                        (map_has(&h->danger, pt->s + tk->start, len) ||
                         (pass == DANGER_PASSES && map_has(&h->macros, pt->s + tk->start, len))));
+                /* (session 51) outside parentheses, a `,` or an angle bracket splits a
+                 * declaration the scan reads whole (`int pad __device__ COMMA v = f();`), and
+                 * an asm or symbol attribute word names a symbol (`f() LABEL("clock_gettime")`):
+                 * dangerous at parenthesis depth 0 only, so `k(KERNEL_ARGS)` stays fine */
+                bad0 = bad0 ||
+                       (!depth && (is_p(tk, ",") || is_p(tk, "<") || is_p(tk, ">") ||
+                                   is_p(tk, ">>"))) ||
+                       tok_in(pt, tk, macro_symbol_words) || tok_in(pt, tk, symbol_attr_words) ||
+                       (tk->kind == TK_IDENT && map_has(&h->danger0, pt->s + tk->start, len));
             }
             if (bad) {
                 changed = true;
-                rc = map_add(&h->danger, pt->s + n->start, n->end - n->start);
+                rc = map_add(&h->danger, pt->s + n->start, nlen);
+            } else if (bad0 && !map_has(&h->danger0, pt->s + n->start, nlen)) {
+                changed = true;
+                rc = map_add(&h->danger0, pt->s + n->start, nlen);
             }
         }
     }
@@ -1878,9 +1900,6 @@ static const char *const host_lib_names[] = {
     "atof", "atoi", "sscanf", "memcmp", "strcmp", "strncmp", "memcpy", "pthread_create",
     "sched_yield", "posix_memalign", "aligned_alloc", "timespec_get", "clock_getres", NULL};
 
-static const char *const symbol_attr_words[] = {"alias", "__alias__", "ifunc", "__ifunc__",
-                                                "weakref", "__weakref__", "symver",
-                                                "__symver__", NULL};
 
 /* Namespaces of the C++ and CUDA libraries: a host definition of one of their members
  * (`std::chrono::steady_clock::now()`, defined in libstdc++.so) replaces the library's. */
@@ -2378,6 +2397,7 @@ out:
     map_free(&h.host_ids);
     map_free(&h.macros);
     map_free(&h.danger);
+    map_free(&h.danger0);
     hk_buf_free(&h.key);
     hk_buf_free(&h.lit);
     if (rc)

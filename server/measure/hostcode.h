@@ -60,7 +60,9 @@
  * case ignored) or as tokens (a baseline macro could stringify them); a _Pragma other
  * than unroll that the baseline does not have; in device-kind items, a `;` inside
  * parentheses outside a body or a candidate macro that expands to `;`, braces or a
- * constructor attribute used outside a body (declarations hidden in a macro); outside any
+ * constructor attribute used outside a body (declarations hidden in a macro), or to a `,`
+ * or an angle bracket outside parentheses, asm or a symbol attribute, used outside a body
+ * at parenthesis depth 0; outside any
  * body, an alias, ifunc, weakref or symver attribute or an asm label (they define or rename
  * host symbols; class bodies are read for them too); a `__host__ __device__` function
  * definition -- compiled for the host too -- or a friend defined in a class, with C

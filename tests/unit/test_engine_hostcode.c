@@ -783,6 +783,19 @@ static void test_host_in_device_disguise(void **state)
     expect_finding(c, "__host__ __device__ Guard::~Guard", "__host__ __device__ Guard::~Guard() { }",
                    dtor);
     free(c);
+    /* macros that split a declaration or hide an asm label, used outside a body */
+    c = insert_before(BASE, "__global__",
+                      "#define COMMA ,\nint pad __device__ COMMA v = setenv(\"X\", \"1\", 1);\n");
+    expect_finding(c, "int pad __device__ COMMA", "int pad __device__ COMMA v = setenv(\"X\", \"1\", 1);",
+                   "a macro that expands to declarations used outside a function body (COMMA)");
+    free(c);
+    c = insert_before(BASE, "__global__",
+                      "#define LABEL __asm__\n"
+                      "__host__ __device__ int now(int id, void *ts) LABEL(\"clock_gettime\");\n");
+    expect_finding(c, "__host__ __device__ int now",
+                   "__host__ __device__ int now(int id, void *ts) LABEL(\"clock_gettime\");",
+                   "a macro that expands to declarations used outside a function body (LABEL)");
+    free(c);
     /* a prototype with an alias attribute defines a host symbol */
     c = insert_before(BASE, "__global__",
                       "extern \"C\" int fake_clock(int id, void *ts) "
@@ -914,6 +927,12 @@ static void test_host_in_device_disguise(void **state)
                       "struct Plain { int v; ~Plain() = default; int flip() { return ~v; }\n"
                       "    int mask = ~bits(3); static int bits(int b) { return b; } };\n"
                       "__host__ __device__ int inv(int x = ~ceil_div(1, 1)) { return ~x; }\n"
+                      "#define KARGS const float *ka, float *kb\n"
+                      "__global__ void kk(KARGS) { kb[0] = ka[0]; }\n"
+                      "#define MAX2(a, b) ((a) > (b) ? (a) : (b))\n"
+                      "#define LESS(a, b) a < b\n"
+                      "__device__ int mx(int a, int b) { return MAX2(a, b) + LESS(a, b); }\n"
+                      "__device__ int mxs[MAX2(2, 3)];\n"
                       "__device__ int da, db[4], *dc;\n"
                       "float4 __device__ fa, fb;\n"
                       "int ea __device__, eb __device__ = 2;\n"
