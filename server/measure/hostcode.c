@@ -1671,8 +1671,11 @@ static void check_type_members(hc *h, const ptext *pt, size_t body, size_t close
             if (!constant)
                 report(h, pt->t[s0].start, EN(HC_STATIC_INLINE));
         }
-        if (paren != NONE && paren >= s0 + 2 && (eq == NONE || paren < eq) &&
-            is_p(&pt->t[paren - 2], "~") &&
+        const tok *before = paren != NONE && paren >= s0 + 2 ? &pt->t[paren - 2] : NULL;
+        if (before && (eq == NONE || paren < eq) &&
+            (is_p(before, "~") ||
+             (before->kind == TK_IDENT && /* `TILDE S()`, `#define TILDE ~` */
+              map_has(&h->danger0, pt->s + before->start, before->end - before->start))) &&
             pt->t[paren - 1].kind == TK_IDENT && host_compiled(pt, s0, paren) &&
             !(eq != NONE && eq + 1 < k &&
               (tok_eq(pt, &pt->t[eq + 1], "default") || tok_eq(pt, &pt->t[eq + 1], "delete"))))
@@ -1855,12 +1858,13 @@ static int find_dangerous_macros(hc *h)
                        (map_has(&h->danger, pt->s + tk->start, len) ||
                         (pass == DANGER_PASSES && map_has(&h->macros, pt->s + tk->start, len))));
                 /* (session 51) outside parentheses, a `,` or an angle bracket splits a
-                 * declaration the scan reads whole (`int pad __device__ COMMA v = f();`), and
+                 * declaration the scan reads whole (`int pad __device__ COMMA v = f();`), a
+                 * `~` makes a destructor (check_type_members), and
                  * an asm or symbol attribute word names a symbol (`f() LABEL("clock_gettime")`):
                  * dangerous at parenthesis depth 0 only, so `k(KERNEL_ARGS)` stays fine */
                 bad0 = bad0 ||
                        (!depth && (is_p(tk, ",") || is_p(tk, "<") || is_p(tk, ">") ||
-                                   is_p(tk, ">>"))) ||
+                                   is_p(tk, ">>") || is_p(tk, "~"))) ||
                        tok_in(pt, tk, macro_symbol_words) || tok_in(pt, tk, symbol_attr_words) ||
                        (tk->kind == TK_IDENT && map_has(&h->danger0, pt->s + tk->start, len));
             }

@@ -779,6 +779,11 @@ static void test_host_in_device_disguise(void **state)
     expect_finding(c, "    ~Guard();", "~Guard();", dtor);
     free(c);
     c = insert_before(BASE, "__global__",
+                      "#define TILDE ~\nstruct Guard { __host__ __device__ TILDE Guard() { } };\n");
+    expect_finding(c, "struct Guard", "struct Guard { __host__ __device__ TILDE Guard() { } };",
+                   dtor);
+    free(c);
+    c = insert_before(BASE, "__global__",
                       "__host__ __device__ Guard::~Guard() { }\n");
     expect_finding(c, "__host__ __device__ Guard::~Guard", "__host__ __device__ Guard::~Guard() { }",
                    dtor);
