@@ -2689,19 +2689,31 @@ static int sens_run(void *ctx, bool baseline, double scale, oracle_file *out, ch
     return rc;
 }
 
-/* The spec's first distribution on which an input or inout holds plain real data, the
- * referee's added ones last (a spec whose float inputs are integer-valued only gets a
- * real-valued one: oracle_add_precision_dist; the grid is never plain real data); -1 when
- * none does. */
-static int sens_dist(const spec *s)
+int measure_sens_dist(const spec *s, long long seed)
 {
-    for (size_t d = 0; d < s->n_dists; d++)
-        for (size_t i = 0; i < s->n_args; i++) {
-            const spec_arg *a = &s->args[i];
-            if ((a->kind == HK_ARG_INPUT || a->kind == HK_ARG_INOUT) && d < a->n_dists &&
-                hk_perturb_eligible(a->dtype, a->dists[d]))
+    if (!s || s->form != SPEC_FORM_HARNESS)
+        return -1;
+    size_t eligible = 0, pick = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        size_t seen = 0;
+        for (size_t d = 0; d < s->n_dists; d++) {
+            bool any = false;
+            for (size_t i = 0; i < s->n_args && !any; i++) {
+                const spec_arg *a = &s->args[i];
+                any = (a->kind == HK_ARG_INPUT || a->kind == HK_ARG_INOUT) && d < a->n_dists &&
+                      hk_perturb_eligible(a->dtype, a->dists[d]);
+            }
+            if (any && pass == 1 && seen++ == pick)
                 return (int)d;
+            eligible += any && pass == 0;
         }
+        if (!eligible)
+            return -1;
+        uint64_t z = (uint64_t)seed + 0x9E3779B97F4A7C15ull; /* splitmix64 */
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+        pick = (size_t)((z ^ (z >> 31)) % eligible);
+    }
     return -1;
 }
 
@@ -2712,7 +2724,7 @@ int measure_sensitivity(const measure_opts *o, const measure_prog *bp, const mea
     const spec *s = o->spec;
     *note = NULL;
     *runs = 0;
-    int dist = s->form == SPEC_FORM_HARNESS ? sens_dist(s) : -1;
+    int dist = measure_sens_dist(s, seed);
     if (dist < 0) {
         *note = hk_asprintf(hk_tr(HK_MSG_SENS_SKIPPED),
                             hk_tr(s->form == SPEC_FORM_HARNESS ? HK_MSG_SENS_NO_INPUT : HK_MSG_SENS_COMMAND),

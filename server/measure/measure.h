@@ -523,11 +523,19 @@ int measure_reference(const measure_opts *o, const measure_prog *p, const char *
 int measure_check(const measure_opts *o, const measure_prog *p, const char *dir, const char *ref_dir,
                   const measure_combo *combos, size_t n, measure_verdict *v);
 
+/* The distribution the sensitivity check of seed runs on: one of the spec's distributions
+ * where an input or inout holds plain real data (hk_perturb_eligible; the referee's added
+ * real-valued one where the spec's are integer-valued only; never the grid), chosen by the
+ * seed (splitmix64 of it, modulo their number), so that a kernel cannot tell the checked
+ * distribution in advance (with the first one always checked, a sampler honest on it alone
+ * passed: tests/unit/test_engine_oracle_sens.c dist_aware_sampler). -1 when none, or s is
+ * not harness-form. */
+int measure_sens_dist(const spec *s, long long seed);
+
 /* The sensitivity check (oracle_sens_check, docs/accuracy.md "The sensitivity check") of
  * candidate cp against baseline bp at size (the timed size), inputs from seed (a fresh
- * one: the same seed names the perturbation, so a report replays it) on the spec's first
- * distribution where an input holds plain real data (hk_perturb_eligible; the referee's
- * added real-valued one where the spec's are integer-valued only); program files
+ * one: the same seed names the perturbation, so a report replays it) on
+ * measure_sens_dist(spec, seed); program files
  * in dir (deleted after). An insensitive candidate sets v to MEASURE_INSENSITIVE with the
  * element, the expected and the got change; *note (new string, never NULL on HK_OK) says
  * what was found: passed, not checked and why (a command-form spec, no eligible input, a

@@ -9,10 +9,15 @@
  * kept warps x2) and lopsided_sum's (every 4th element x4), are rejected as insensitive on
  * every seed set. Nonlinear rows (softmax, layernorm) in another summation order pass; a
  * baseline whose response is not finite (exp of raised inputs), or that does not respond,
- * skips the check with a note and rejects nothing. Prints the margins (the record's
- * figures: bench/results/2026-12-07-sens-cpu-s51.md). */
+ * skips the check with a note and rejects nothing. dot at 2^24 on the referee's
+ * uniform(-2,2) (a sum that cancels, its baseline's atomics in a fresh order each run):
+ * the baseline in another order and a block reduction pass. The checked distribution
+ * (measure_sens_dist) is picked by the seed: a sampler honest on reduce_sum's uniform(0,1)
+ * alone passes there and is insensitive on the other two. Prints the margins (the record's
+ * figures: bench/results/2026-12-07-sens-cpu-s51.md, 2026-12-07-rev-cpu-s51.md). */
 #include "core/hk.h"
 #include "core/i18n.h"
+#include "measure/measure.h"
 #include "measure/oracle.h"
 #include "spec/spec.h"
 
@@ -498,6 +503,231 @@ static void plan_rules(void **state)
     assert_int_equal(m, 0);
 }
 
+/* ---- dot on its referee distribution (issue: a scalar with cancellation) ----
+ * bench/kernels/dot.bench.json's inputs are integer-valued, so the check runs on the
+ * referee's added uniform(-2,2) at the timed size 2^24: a zero-mean sum whose result is
+ * small next to its partial sums, and whose rounding (about 2^-24 of the partial sums on
+ * every add) does not scale with the result. The baseline is one float atomicAdd per
+ * product: emulated as warps in a fresh random order each run, lanes in order. */
+
+typedef float (*dot_fn)(const float *a, const float *b, long n, uint64_t run);
+
+static HOT void shuffle_long(long *o, long m, uint64_t s)
+{
+    for (long i = 0; i < m; i++)
+        o[i] = i;
+    for (long i = m - 1; i > 0; i--) {
+        long j = (long)(splitmix(&s) % (uint64_t)(i + 1)), t = o[i];
+        o[i] = o[j];
+        o[j] = t;
+    }
+}
+
+static HOT float dot_atomics(const float *a, const float *b, long n, uint64_t run)
+{
+    long nw = (n + 31) / 32;
+    long *o = malloc((size_t)nw * sizeof *o);
+    assert_non_null(o);
+    shuffle_long(o, nw, run * 7919 + 3);
+    float acc = 0.0f;
+    for (long w = 0; w < nw; w++)
+        for (long i = o[w] * 32; i < o[w] * 32 + 32 && i < n; i++)
+            acc += a[i] * b[i];
+    free(o);
+    return acc;
+}
+
+/* an honest block reduction: 256 products a block by a tree, the blocks' atomics in a
+ * fresh random order */
+static HOT float dot_blocks(const float *a, const float *b, long n, uint64_t run)
+{
+    long nb = (n + 255) / 256;
+    long *o = malloc((size_t)nb * sizeof *o);
+    float *part = malloc((size_t)nb * sizeof *part);
+    assert_non_null(o);
+    assert_non_null(part);
+    for (long k = 0; k < nb; k++) {
+        float v[256];
+        for (int l = 0; l < 256; l++)
+            v[l] = k * 256 + l < n ? a[k * 256 + l] * b[k * 256 + l] : 0.0f;
+        for (int off = 128; off; off >>= 1)
+            for (int l = 0; l < off; l++)
+                v[l] += v[l + off];
+        part[k] = v[0];
+    }
+    shuffle_long(o, nb, run * 104729 + 5);
+    float acc = 0.0f;
+    for (long k = 0; k < nb; k++)
+        acc += part[o[k]];
+    free(o);
+    free(part);
+    return acc;
+}
+
+typedef struct {
+    float *a, *b;
+    long n;
+    hk_dist d;
+    dot_fn base, cand;
+    uint64_t pseed, run;
+} emu_dot;
+
+static int emu_dot_run(void *ctx, bool baseline, double scale, oracle_file *out, char *why, size_t len)
+{
+    emu_dot *e = ctx;
+    (void)why, (void)len;
+    float *arg[2] = {e->a, e->b};
+    uint64_t pos[2][HK_PERTURB_N];
+    double amount[2][HK_PERTURB_N];
+    float old[2][HK_PERTURB_N];
+    int np[2] = {0, 0};
+    for (int k = 0; k < 2 && scale > 0.0; k++) {
+        hk_perturb_plan(e->pseed, k, (uint64_t)e->n, HK_DT_F32, e->d, scale, pos[k], amount[k], &np[k]);
+        for (int j = 0; j < np[k]; j++) {
+            old[k][j] = arg[k][pos[k][j]];
+            arg[k][pos[k][j]] = (float)((double)arg[k][pos[k][j]] + amount[k][j]);
+        }
+    }
+    out->blob = hk_malloc(sizeof(float));
+    out->outputs = hk_calloc(1, sizeof *out->outputs);
+    assert_non_null(out->blob);
+    assert_non_null(out->outputs);
+    out->n = 1;
+    out->outputs[0] = (oracle_output){.arg_index = 2, .dtype = HK_DT_F32, .count = 1, .data = out->blob};
+    *(float *)(void *)out->blob = (baseline ? e->base : e->cand)(e->a, e->b, e->n, e->run++);
+    for (int k = 1; k >= 0; k--)
+        for (int j = np[k] - 1; j >= 0; j--)
+            arg[k][pos[k][j]] = old[k][j];
+    return HK_OK;
+}
+
+#define DOT_SEEDS 24
+
+/* the baseline against itself (another random order) and an honest block reduction, on
+ * DOT_SEEDS seeds: neither may be rejected */
+static void dot_referee_dist(void **state)
+{
+    (void)state;
+    spec *ds = NULL;
+    spec_diags dg = {0};
+    assert_int_equal(spec_load(HK_SOURCE_DIR "/bench/kernels/dot.bench.json", &ds, &dg), HK_OK);
+    spec_diags_free(&dg);
+    assert_true(ds->n_args == 4 && ds->args[2].tol.rtol == 1e-3);
+    const hk_dist u = {HK_DIST_UNIFORM, -2, 2};
+    float *a = big_input(), *b = big_input();
+    static const struct {
+        const char *name;
+        dot_fn k;
+    } kinds[] = {{"the baseline itself (atomics, another order)", dot_atomics},
+                 {"block trees, random block order", dot_blocks}};
+    int rejected[2] = {0, 0};
+    double worst[2] = {0, 0};
+    for (int sd = 0; sd < DOT_SEEDS; sd++) {
+        fill(a, N_BIG, u, 7000u + 2u * (uint64_t)sd);
+        fill(b, N_BIG, u, 7001u + 2u * (uint64_t)sd);
+        for (int k = 0; k < 2; k++) {
+            emu_dot e = {.a = a, .b = b, .n = N_BIG, .d = u, .base = dot_atomics, .cand = kinds[k].k,
+                         .pseed = 300u + (uint64_t)sd, .run = 1000u * (uint64_t)sd};
+            oracle_sens_outcome o;
+            assert_int_equal(oracle_sens_check(ds, emu_dot_run, &e, &o), HK_OK);
+            if (o.verdict == ORACLE_SENS_FAIL) {
+                rejected[k]++;
+                fprintf(stderr, "dot seed %d, %s: insensitive (expected %g got %g bound %g, amount %g)\n",
+                        sd, kinds[k].name, o.expected, o.got, o.bound, o.scale);
+            }
+            worst[k] = fmax(worst[k], o.worst);
+        }
+    }
+    for (int k = 0; k < 2; k++)
+        fprintf(stderr, "dot 2^24 on uniform(-2,2), %d seeds: %s rejected %d times, worst %.3g of the bound\n",
+                DOT_SEEDS, kinds[k].name, rejected[k], worst[k]);
+    free(a);
+    free(b);
+    spec_free(ds);
+    assert_int_equal(rejected[0] + rejected[1], 0);
+}
+
+/* ---- the checked distribution (measure_sens_dist) ----
+ * A sampler that tells its distribution from the data (reduce_sum's three are told apart by
+ * a glance at 1024 elements) can read everything on one distribution and sample on the
+ * others. With the first eligible distribution always checked, the one honest on
+ * uniform(0,1) alone passed the check; it is insensitive on the other two. */
+
+static HOT bool looks_uniform01(const float *x, long n)
+{
+    int low = 0;
+    for (long i = 0; i < 1024 && i < n; i++)
+        low += x[i] < 0.2f;
+    return low > 50; /* uniform(0,1): about 205; normal(1,0.25): about 1; uniform(0.25,0.75): 0 */
+}
+
+/* honest (warp trees in warp order) where the input looks like uniform(0,1), else
+ * grid_aware's sampler (every other warp, x2) */
+static HOT void sum_dist_aware(const float *x, long n, long cols, uint64_t run, float *out)
+{
+    if (looks_uniform01(x, n))
+        sum_warps(x, n, cols, run, out);
+    else
+        sum_skip_warps(x, n, cols, run, out);
+}
+
+static void dist_aware_sampler(void **state)
+{
+    (void)state;
+    spec *rs = NULL;
+    spec_diags dg = {0};
+    assert_int_equal(spec_load(HK_SOURCE_DIR "/bench/kernels/reduce_sum.bench.json", &rs, &dg), HK_OK);
+    spec_diags_free(&dg);
+    float *x = big_input();
+    for (int d = 0; d < 3; d++) {
+        fill(x, N_BIG, reduce_dists[d], 4000u + (uint64_t)d);
+        emu e = {.x = x, .n = N_BIG, .cols = 1, .out_count = 1, .d = reduce_dists[d],
+                 .base = sum_index, .cand = sum_dist_aware, .pseed = 91u + (uint64_t)d};
+        oracle_sens_outcome o;
+        assert_int_equal(oracle_sens_check(rs, emu_run, &e, &o), HK_OK);
+        fprintf(stderr, "reduce_sum 2^24, a sampler honest on uniform(0,1) only, on distribution %d: %s\n", d,
+                o.verdict == ORACLE_SENS_PASS ? "passes" : "insensitive");
+        assert_int_equal(o.verdict, d == 0 ? ORACLE_SENS_PASS : ORACLE_SENS_FAIL);
+    }
+    free(x);
+    spec_free(rs);
+}
+
+/* every eligible distribution is checked for some seed (reduce_sum: its three, never the
+ * referee's grid); dot's integer-valued inputs: the referee's real-valued one only */
+static void checked_distribution(void **state)
+{
+    (void)state;
+    spec *rs = NULL, *ds = NULL;
+    spec_diags dg = {0};
+    char note[512];
+    assert_int_equal(spec_load(HK_SOURCE_DIR "/bench/kernels/reduce_sum.bench.json", &rs, &dg), HK_OK);
+    spec_diags_free(&dg);
+    assert_int_equal(spec_load(HK_SOURCE_DIR "/bench/kernels/dot.bench.json", &ds, &dg), HK_OK);
+    spec_diags_free(&dg);
+    for (int k = 0; k < 2; k++) {
+        spec *s = k ? ds : rs;
+        assert_int_equal(oracle_add_precision_dist(s, note, sizeof note), HK_OK);
+        assert_int_equal(oracle_add_grid_dist(s, note, sizeof note), HK_OK);
+    }
+    assert_int_equal(rs->n_dists, 4); /* three + the grid */
+    assert_int_equal(ds->n_dists, 4); /* three integer-valued + uniform(-2,2) */
+    int seen[4] = {0};
+    for (long long seed = 0; seed < 64; seed++) {
+        int d = measure_sens_dist(rs, seed * 7919 + 12345);
+        assert_true(d >= 0 && d < 3);
+        assert_int_equal(measure_sens_dist(rs, seed * 7919 + 12345), d); /* replayable */
+        seen[d]++;
+        assert_int_equal(measure_sens_dist(ds, seed * 7919 + 12345), 3);
+    }
+    fprintf(stderr, "reduce_sum's checked distribution over 64 seeds: %d, %d, %d times\n", seen[0], seen[1],
+            seen[2]);
+    for (int d = 0; d < 3; d++)
+        assert_true(seen[d] > 0);
+    spec_free(rs);
+    spec_free(ds);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -506,6 +736,9 @@ int main(void)
         cmocka_unit_test(skipped_with_note),
         cmocka_unit_test(nonlinear_rows),
         cmocka_unit_test(reduce_sum_orders),
+        cmocka_unit_test(dot_referee_dist),
+        cmocka_unit_test(checked_distribution),
+        cmocka_unit_test(dist_aware_sampler),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
