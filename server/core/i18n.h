@@ -135,6 +135,7 @@ enum hk_msg {
     HK_MSG_REP_LIBRARY_WORDS,
     HK_MSG_REP_CREDIT_LIBRARY,
     HK_MSG_REP_MEMORY_SAFETY,
+    HK_MSG_REP_SENSITIVITY,
     HK_MSG_REP_VERIFY,                 /* the verify stage's bests dropped (report__verify_words) */
     HK_MSG_REP_VERIFY_VERIFIED,        /* v%d */
     HK_MSG_REP_VERIFY_NONE,
@@ -1107,6 +1108,21 @@ enum hk_msg {
     HK_MSG_MEAS_FP64_GROUP,   /* %s output, %d size, %d dist, %s dist text, %zu runs, %zu pooled runs, %s reason */
     HK_MSG_MEAS_FP64_GRID,    /* %s output, %d size, %zu dist, %s dist text, %zu runs, %s reason */
     HK_MSG_MEAS_FP64_GRID_POOLED, /* %s output, %zu dist, %s dist text, %zu runs, %s reason */
+    /* the sensitivity check (oracle_sens_check, measure_sensitivity) */
+    HK_MSG_SENS_BASE_FAILED,  /* %s the run's words */
+    HK_MSG_SENS_LAYOUT,
+    HK_MSG_SENS_NONFINITE,    /* %g scale, %zu elements */
+    HK_MSG_SENS_NO_RESPONSE,  /* %g largest scale */
+    HK_MSG_SENS_CAND_FAILED,  /* %g scale, %s the run's words */
+    HK_MSG_SENS_INSENSITIVE,  /* %s output, %lld element, %g expected, %g got, %g bound, %d positions, %g scale, %lld perturbation seed, %d size, %d dist */
+    HK_MSG_SENS_FAILED_RUN,   /* %lld perturbation seed, %d size, %d dist, %s note */
+    HK_MSG_SENS_PASSED,       /* %g scale, %zu elements, %.3g worst, %d runs, %lld seed, %d size, %d dist */
+    HK_MSG_SENS_SKIPPED,      /* %s note, %d runs, %lld seed, %d size, %d dist */
+    HK_MSG_SENS_NO_INPUT,
+    HK_MSG_SENS_NOT_RAISED,   /* %s note, %s argument names */
+    HK_MSG_SENS_COMMAND,
+    HK_MSG_SENS_VERSION_NOTE, /* %d version, %s note */
+    HK_MSG_EP_SENSITIVITY,    /* %d version */
     HK_MSG_MEAS_BASE_NO_OUTPUT,
     HK_MSG_MEAS_TIMING,
     HK_MSG_MEAS_NO_MEDIAN,
@@ -2079,6 +2095,7 @@ enum hk_msg {
     HK_MSG_RW_MEM_NO_INDEX_TOP,
     HK_MSG_RW_MEM_NO_CHECK_AFTER_INDEX,
     HK_MSG_RW_MEM_NO_CHECK,
+    HK_MSG_RW_MEM_COUNT_FROM_SPEC,
     HK_MSG_RW_MEM_AFTER_CHECK,
     HK_MSG_RW_MEM_NOT_PLAIN_RETURN,
     HK_MSG_RW_MEM_NOTHING_AFTER_CHECK,
@@ -3053,6 +3070,8 @@ enum hk_msg {
     HK_MSG_RW_CO_BOUND_UNTRANSLATED,
     HK_MSG_RW_CO_PARAM_WRITTEN,
     HK_MSG_RW_CO_NO_PARAM,
+    HK_MSG_RW_CO_COUNT_NOT_1D,
+    HK_MSG_RW_CO_BOUND_LONG,
     HK_MSG_RW_CO_NO_DECL,
     HK_MSG_RW_CO_INDEX_TYPE,
     HK_MSG_RW_CO_DECLARES_MORE,
@@ -3996,6 +4015,10 @@ enum hk_msg {
     HK_MSG_HC_UNDEF_NO_NAME,
     HK_MSG_HC_MACRO_PASTES,
     HK_MSG_HC_MACRO_UNBALANCED,
+    HK_MSG_HC_SYMBOL_ATTR,
+    HK_MSG_HC_ASM_LABEL,
+    HK_MSG_HC_HOST_DEVICE_INTERPOSE,
+    HK_MSG_HC_HOST_DTOR,
     HK_MSG_HC_MACRO_DECLS_NAMED,
     HK_MSG_HC_FUNC_DIFFERS_NAMED,
     HK_MSG_HC_UNDEF_UCN_NAMED,

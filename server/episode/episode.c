@@ -72,6 +72,9 @@ typedef struct ep_rec {
     char *credit_why;            /* set when that check could not complete and the claim it
                                   * was made for is over 2x (sanitize_credit_allowed): why
                                   * its speedup is not credited */
+    char *sens_note;             /* the sensitivity check's outcome once it ran on this
+                                  * version (measure_sensitivity): passed, not checked and
+                                  * why, or insensitive */
     double median_ms, speedup, max_abs, max_rel;
     bool evaluated, accepted, rejected, flagged, is_start;
     bool uncredited;             /* measured and correct, but no floor checked its time and
@@ -515,6 +518,7 @@ static void rec_free(ep_rec *r)
     hk_free(r->skill);
     hk_free(r->sass);
     hk_free(r->sanitize_note);
+    hk_free(r->sens_note);
     hk_free(r->credit_why);
     measure_build_free(&r->build);
     hk_free(r);
@@ -1523,6 +1527,53 @@ static int sanitize_rec(ep_ctx *c, ep_rec *r, bool best, double claimed, measure
     return rc;
 }
 
+/* ---- the sensitivity check (measure_sensitivity, docs/accuracy.md) ---- */
+
+/* Runs the sensitivity check on r, once per version: the accepted best (accuracy_next)
+ * and a claim over SANITIZE_CLAIM_SPEEDUP in the search (evaluate), like compute-sanitizer.
+ * At the timed size on a fresh seed (the note names it, so the check can be replayed). An
+ * insensitive version's rejection is set in v; v is untouched otherwise. The outcome goes
+ * to the log and the episode's info ("sensitivity", the report's row; the best's is
+ * written last). HK_OK, HK_ECANCELED, HK_ENOMEM. */
+static int sens_rec(ep_ctx *c, ep_rec *r, measure_verdict *v)
+{
+    if (!c->base_rec || r == c->base_rec)
+        return HK_OK;
+    if (r->sens_note) { /* checked already: it passed or was not checked (a failure rejects) */
+        if (c->info)
+            json_object_set_new(c->info, "sensitivity",
+                                json_sprintf(hk_tr(HK_MSG_SENS_VERSION_NOTE), r->number, r->sens_note));
+        return HK_OK;
+    }
+    ep__log(c, "info", hk_tr(HK_MSG_EP_SENSITIVITY), r->number);
+    char *dir = rec_out_dir(c, r, "sens");
+    if (!dir)
+        return HK_ENOMEM;
+    measure_prog p = rec_prog(r), bp = rec_prog(c->base_rec);
+    measure_verdict sv;
+    measure_verdict_init(&sv);
+    char *note = NULL;
+    int runs = 0;
+    int rc = measure_sensitivity(&c->mo, &bp, &p, dir, c->base.primary_size, measure_fresh_seed(),
+                                 &note, &runs, &sv);
+    (void)measure_rmtree(dir);
+    hk_free(dir);
+    if (!rc) {
+        r->sens_note = note;
+        note = NULL;
+        ep__log(c, sv.reason == MEASURE_OK ? "info" : "warn", hk_tr(HK_MSG_SENS_VERSION_NOTE),
+                r->number, r->sens_note);
+        if (c->info)
+            json_object_set_new(c->info, "sensitivity",
+                                json_sprintf(hk_tr(HK_MSG_SENS_VERSION_NOTE), r->number, r->sens_note));
+        if (sv.reason != MEASURE_OK)
+            rc = measure_verdict_set(v, sv.reason, "%s", sv.details ? sv.details : "");
+    }
+    hk_free(note);
+    measure_verdict_clear(&sv);
+    return rc;
+}
+
 /* ---- stage 4: accuracy ---- */
 
 static int cmp_rec_speedup(const void *a, const void *b)
@@ -1688,8 +1739,16 @@ static int accuracy_next(ep_ctx *c)
             r->max_abs = v.max_abs_err;
         if (!isnan(v.max_rel_err) && (isnan(r->max_rel) || v.max_rel_err > r->max_rel))
             r->max_rel = v.max_rel_err;
-        /* the accepted best passes compute-sanitizer (DESIGN.md), or is not the best */
-        bool unsafe = false;
+        /* the accepted best follows a change of its inputs as the baseline does
+         * (sens_rec), and passes compute-sanitizer (DESIGN.md), or is not the best */
+        bool unsafe = false, insensitive = false;
+        if (v.reason == MEASURE_OK) {
+            if ((rc = sens_rec(c, r, &v))) {
+                measure_verdict_clear(&v);
+                goto out;
+            }
+            insensitive = v.reason != MEASURE_OK;
+        }
         if (v.reason == MEASURE_OK) {
             bool uncredited = r->credit_why != NULL;
             if ((rc = sanitize_rec(c, r, true, r->speedup, &v))) {
@@ -1718,7 +1777,7 @@ static int accuracy_next(ep_ctx *c)
             progress(c, 86, NULL, hk_tr(HK_MSG_EPW_PASSED_MORE),
                      r->number, v.n_checked, r->max_abs, r->max_rel);
         } else {
-            reject_late(c, r, unsafe ? "memory safety" : "accuracy", &v);
+            reject_late(c, r, unsafe ? "memory safety" : insensitive ? "sensitivity" : "accuracy", &v);
             a->lost = true;
         }
         measure_verdict_clear(&v);
@@ -2207,6 +2266,7 @@ static json_t *summary_json(ep_ctx *c)
         json_object_set_new(s, "flagged", json_boolean(c->best->flagged));
         json_object_set_new(s, "memory_safety",
                             json_incref(json_object_get(c->info, "memory_safety")));
+        json_object_set_new(s, "sensitivity", json_incref(json_object_get(c->info, "sensitivity")));
     } else {
         json_object_set_new(s, "best_version", json_null());
         json_object_set_new(s, "speedup", json_null());
@@ -3336,6 +3396,19 @@ static int evaluate(ep_ctx *c, ep_rec *r, search *s, double lead)
         if (!rc && !unsafe && r->credit_why)
             rc = measure_eval_uncredit(&e, "memory_safety", r->credit_why);
         if (rc || unsafe) {
+            measure_eval_clear(&e);
+            return rc;
+        }
+    }
+    if (e.speedup > SANITIZE_CLAIM_SPEEDUP) {
+        /* a claim over 2x follows a change of its inputs, or does not steer the search */
+        measure_verdict sv;
+        measure_verdict_init(&sv);
+        if ((rc = sens_rec(c, r, &sv)) == HK_OK && sv.reason != MEASURE_OK)
+            record_rejection(c, r, sv.reason, sv.details, s);
+        bool insensitive = sv.reason != MEASURE_OK;
+        measure_verdict_clear(&sv);
+        if (rc || insensitive) {
             measure_eval_clear(&e);
             return rc;
         }
@@ -4629,7 +4702,7 @@ static int verify_candidate(const ep_verify_options *vo, json_t **verdict)
     c->mo = vo->measure;
     c->stage = "verify";
     int rc = HK_OK;
-    char *cand_text = NULL, *spec_src = NULL, *cout = NULL;
+    char *cand_text = NULL, *spec_src = NULL, *cout = NULL, *sens_note = NULL;
     size_t cand_len = 0;
     runner_pool *pool = NULL;
     measure_build bb, cb;
@@ -4839,6 +4912,20 @@ static int verify_candidate(const ep_verify_options *vo, json_t **verdict)
         goto out;
     }
     TRY(measure_evaluate(&c->mo, &c->base, &bp, &cp, cout, &e));
+    if (e.verdict.reason == MEASURE_OK) { /* every candidate it accepts follows its inputs */
+        char *sdir = hk_asprintf("%s/sensitivity", c->scratch);
+        int runs = 0;
+        ep__log(c, "info", hk_tr(HK_MSG_EP_SENSITIVITY), 1);
+        rc = sdir ? measure_sensitivity(&c->mo, &bp, &cp, sdir, c->base.primary_size,
+                                        measure_fresh_seed(), &sens_note, &runs, &e.verdict)
+                  : HK_ENOMEM;
+        if (sdir)
+            (void)measure_rmtree(sdir);
+        hk_free(sdir);
+        if (rc)
+            goto out;
+        ep__log(c, e.verdict.reason == MEASURE_OK ? "info" : "warn", "%s", sens_note);
+    }
     json_t *safety = NULL;
     bool sanitized = e.verdict.reason == MEASURE_OK &&
                      sanitize_wanted(false, vo->sanitize, e.speedup, false);
@@ -4850,6 +4937,8 @@ static int verify_candidate(const ep_verify_options *vo, json_t **verdict)
         goto out;
     }
     verify_set_safety(*verdict, safety);
+    if (sens_note)
+        json_object_set_new(*verdict, "sensitivity", ep__text(sens_note));
     bool ok = e.verdict.reason == MEASURE_OK;
     json_object_set_new(*verdict, "verdict", json_string("rejected"));
     json_object_set_new(*verdict, "accepted", json_boolean(ok));
@@ -4894,6 +4983,7 @@ out:
     hk_free(cand_text);
     hk_free(spec_src);
     hk_free(cout);
+    hk_free(sens_note);
     ep_result_clear(&res);
     ctx_free(c);
     return rc;

@@ -773,6 +773,16 @@ int harness_run_argv(const char *exe, const harness_run *r, char ***argv)
         TRY(argv_push(v, &n, cap, "--prime-sizes"));
         TRY(argv_push(v, &n, cap, list));
     }
+    if (r->perturb) {
+        if (strcmp(r->mode, "run") != 0 || r->n_combos > 0 || r->perturb_seed < 0 ||
+            !(r->perturb_scale > 0.0) || (r->module && r->promote)) {
+            rc = HK_EINVAL;
+            goto out;
+        }
+        snprintf(num, sizeof num, "%lld:%.17g", r->perturb_seed, r->perturb_scale);
+        TRY(argv_push(v, &n, cap, "--perturb"));
+        TRY(argv_push(v, &n, cap, num));
+    }
     if (r->launch_state_check) {
         if (strcmp(r->mode, "run") != 0 || !r->module || !r->function) {
             rc = HK_EINVAL;

@@ -117,6 +117,11 @@ typedef struct {
      * i, a float in the spec) and its dynamic shared memory scale; 0: none */
     unsigned long long promote;
     int shmem_scale;
+    /* run mode, one combination, no fp64 shadow: the sensitivity check's perturbed inputs
+     * (--perturb SEED:SCALE, hk_harness.h's hk_perturb_plan); false: none */
+    bool perturb;
+    long long perturb_seed;
+    double perturb_scale;
 } harness_run;
 
 /* The file name (no directory) a --combos run writes for (size, dist, seed), as

@@ -103,7 +103,7 @@ typedef struct {
     ptext base, cand;
     split bs, cs;
     strmap base_items, base_dirs, base_funcs, base_viol, base_trig, base_blocks;
-    strmap host_ids, macros, danger;
+    strmap host_ids, macros, danger, danger0;
     struct hk_buf key, lit;
     pending f;
 } hc;
@@ -270,6 +270,11 @@ static const char *const call_words[] = {"new", "delete", "throw", "operator", "
                                          "dynamic_cast", NULL};
 static const char *const cast_words[] = {"static_cast", "const_cast", "reinterpret_cast",
                                          "bit_cast", NULL};
+/* Attributes that define or redirect a symbol, and asm (labels): check_host_symbols. */
+static const char *const symbol_attr_words[] = {"alias", "__alias__", "ifunc", "__ifunc__",
+                                                "weakref", "__weakref__", "symver",
+                                                "__symver__", NULL};
+static const char *const macro_symbol_words[] = {"asm", "__asm__", "__asm", NULL};
 static const char *const ctor_words[] = {"constructor", "__constructor__", "destructor",
                                          "__destructor__", NULL};
 static const char *const keywords[] = {
@@ -1027,8 +1032,8 @@ typedef struct {
 } iclass;
 
 /* Does [x, y) call something when evaluated? Literals, names, operators, casts and
- * sizeof do not; an identifier, '>' or ']' right before '(' or '{' does, and so do new,
- * throw and user-defined literals. */
+ * sizeof do not; an identifier, '>' or ']' right before '(' or '{' does, '}' right before
+ * '(' (a lambda invoked), and so do new, throw and user-defined literals. */
 static bool has_call(const ptext *pt, size_t x, size_t y)
 {
     const tok *t = pt->t;
@@ -1059,8 +1064,8 @@ static bool has_call(const ptext *pt, size_t x, size_t y)
         if (prev->kind == TK_IDENT) {
             if (!tok_in(pt, prev, builtin_types) && !tok_in(pt, prev, call_free_words))
                 return true;
-        } else if (is_p(prev, ">") || is_p(prev, "]") || is_p(prev, ">>")) {
-            return true;
+        } else if (is_p(prev, ">") || is_p(prev, "]") || is_p(prev, ">>") || is_p(prev, "}")) {
+            return true; /* `}(`: a lambda called where it is made, `[] {...}()` */
         } else if (is_p(prev, ")")) {
             size_t o = k - 1, d = 0;
             for (;; o--) { /* the group's '(' */
@@ -1098,7 +1103,26 @@ static bool is_const_scalar(const ptext *pt, size_t p, size_t eq, size_t end)
                  (++names > 1 || k != eq - 1))
             return false;
     }
-    return has_const && names == 1 && !has_call(pt, eq + 1, end);
+    if (!has_const || names != 1 || has_call(pt, eq + 1, end))
+        return false;
+    /* an assignment or increment writes an object when the initializer runs, before main:
+     * `const long x = (long)(environ[0] = (char *)"...");` (session 51) */
+    static const char *const writes[] = {"=", "+=", "-=", "*=", "/=", "%=", "&=", "|=",
+                                         "^=", "<<=", ">>=", "++", "--", NULL};
+    size_t depth = 0;
+    for (size_t k = eq + 1; k < end; k++) {
+        const tok *tk = &pt->t[k];
+        depth += is_open(tk);
+        depth -= is_close(tk) && depth;
+        /* `, name =` at depth 0 starts the next declarator's initializer */
+        if (!depth && is_p(tk, "=") && k >= eq + 3 && pt->t[k - 1].kind == TK_IDENT &&
+            is_p(&pt->t[k - 2], ","))
+            continue;
+        for (size_t w = 0; writes[w]; w++)
+            if (is_p(tk, writes[w]))
+                return false;
+    }
+    return true;
 }
 
 /* Can the parameter [x, y) only be a declaration (so `S s(x);` is not taken for one)? */
@@ -1216,6 +1240,91 @@ static bool depth0_has(const ptext *pt, size_t x, size_t y, const char *const *l
     return false;
 }
 
+/* A device word of a declaration in [x, y): at bracket depth 0 and outside any template
+ * argument list (`std::conditional_t<true, int, int __device__> v = f();` names a type with
+ * the word, which nvcc ignores there; v is a host variable: session 51). A `<` opens a list
+ * after a name or `>`, not after `operator`. */
+static bool has_device_word(const ptext *pt, size_t x, size_t y)
+{
+    size_t angle = 0;
+    for (size_t k = x; k < y; k++) {
+        const tok *tk = &pt->t[k];
+        if (is_open(tk)) {
+            k = match_close(pt->t, k, y);
+            continue;
+        }
+        if (is_p(tk, "<") && k > x && !tok_eq(pt, &pt->t[k - 1], "operator") &&
+            (pt->t[k - 1].kind == TK_IDENT || is_p(&pt->t[k - 1], ">")))
+            angle++;
+        else if (is_p(tk, ">") && angle)
+            angle--;
+        else if (is_p(tk, ">>"))
+            angle -= angle < 2 ? angle : 2;
+        else if (!angle && tok_in(pt, tk, device_words))
+            return true;
+    }
+    return false;
+}
+
+/* Are all the declarators of [x, y) device code? A device word in the declaration's
+ * specifiers -- one a declarator follows (a name, `*`, `&`, `::`, `(`), past other device
+ * words and attributes -- makes every declarator device code; one after a declarator
+ * (`int pad __device__, v = f();`) only that one (nvcc: `v` is a host variable; session 51),
+ * so then every declarator, split at commas outside brackets, template argument lists and
+ * initializers, needs one of its own. Initializers are not read. */
+static bool device_declarators(const ptext *pt, size_t x, size_t y)
+{
+    const tok *t = pt->t;
+    bool spec = false, seg_has = false, in_init = false;
+    size_t angle = 0;
+    for (size_t k = x; k < y; k++) {
+        const tok *tk = &t[k];
+        if (is_open(tk)) {
+            k = match_close(t, k, y);
+            continue;
+        }
+        if (in_init) {
+            if (is_p(tk, ",")) {
+                if (!seg_has && !spec)
+                    return false;
+                seg_has = in_init = false;
+            }
+            continue;
+        }
+        if (is_p(tk, "<") && k > x && !tok_eq(pt, &t[k - 1], "operator") &&
+            (t[k - 1].kind == TK_IDENT || is_p(&t[k - 1], ">"))) {
+            angle++;
+        } else if (is_p(tk, ">") && angle) {
+            angle--;
+        } else if (is_p(tk, ">>")) {
+            angle -= angle < 2 ? angle : 2;
+        } else if (angle) {
+            continue;
+        } else if (is_p(tk, "=") && !(k > x && tok_eq(pt, &t[k - 1], "operator"))) {
+            in_init = true;
+        } else if (is_p(tk, ",") && !(k > x && tok_eq(pt, &t[k - 1], "operator"))) {
+            if (!seg_has && !spec)
+                return false;
+            seg_has = false;
+        } else if (tok_in(pt, tk, device_words)) {
+            seg_has = true;
+            size_t j = k + 1;
+            while (j < y && (tok_in(pt, &t[j], device_words) || tok_in(pt, &t[j], attr_words))) {
+                if (j + 1 < y && is_p(&t[j + 1], "(") && tok_in(pt, &t[j], attr_words))
+                    j = match_close(t, j + 1, y);
+                j++;
+            }
+            if (j < y && ((t[j].kind == TK_IDENT && !tok_in(pt, &t[j], keywords)) ||
+                          is_p(&t[j], "*") || is_p(&t[j], "&") || is_p(&t[j], "&&") ||
+                          is_p(&t[j], "::") || is_p(&t[j], "(") ||
+                          tok_in(pt, &t[j], builtin_types) || tok_in(pt, &t[j], storage_words) ||
+                          tok_in(pt, &t[j], decl_start_words)))
+                spec = true;
+        }
+    }
+    return spec || seg_has;
+}
+
 static iclass classify(const ptext *pt, size_t a, size_t b)
 {
     const tok *t = pt->t;
@@ -1252,10 +1361,15 @@ static iclass classify(const ptext *pt, size_t a, size_t b)
     if (head_end > end)
         head_end = end;
     c.kind = IK_ALLOWED;
-    if (depth0_has(pt, p, head_end, device_words))
-        return c;
     size_t th = type_head(pt, p, head_end);
-    if (th != NONE && fb != NONE && (eq == NONE || eq > fb)) {
+    bool type_body = th != NONE && fb != NONE && (eq == NONE || eq > fb);
+    /* a device word in a class head (`struct __device__ S {...} s;`) is the type's, which
+     * nvcc ignores ("does not apply here"): it makes no declarator device code, so only the
+     * words before the struct keyword count (and those after the body, below) */
+    if (type_body ? has_device_word(pt, p, th)
+                  : has_device_word(pt, p, head_end) && device_declarators(pt, p, end))
+        return c;
+    if (type_body) {
         size_t close = match_close(t, fb, end);
         bool declares = false;
         for (size_t k = close + 1; k < end; k++) { /* after the body: attributes only */
@@ -1273,7 +1387,7 @@ static iclass classify(const ptext *pt, size_t a, size_t b)
             c.close = close;
             return c;
         }
-        if (close < end && depth0_has(pt, close + 1, end, device_words))
+        if (close < end && device_declarators(pt, close + 1, end))
             return c; /* struct {...} __device__ s; */
         c.kind = has_call(pt, close + 1, end) ? IK_VAR_DYN : IK_VAR;
         return c;
@@ -1507,7 +1621,8 @@ static void check_hidden_decls(hc *h, const ptext *pt, size_t a, size_t b)
         } else if (is_p(tk, ";") && parens) {
             report(h, tk->start, EN(HC_DECL_IN_PARENS));
         } else if (tk->kind == TK_IDENT &&
-                   map_has(&h->danger, pt->s + tk->start, tk->end - tk->start)) {
+                   (map_has(&h->danger, pt->s + tk->start, tk->end - tk->start) ||
+                    (!parens && map_has(&h->danger0, pt->s + tk->start, tk->end - tk->start)))) {
             report_name(h, tk->start, EN(HC_MACRO_DECLS), pt, tk);
         }
     }
@@ -1517,6 +1632,19 @@ static void check_hidden_decls(hc *h, const ptext *pt, size_t a, size_t b)
  * own: one that is not constexpr or a constant scalar is a finding. close is the body's
  * closing brace, or the item's end when the body is not closed (match_close's lim, which
  * may be the last token's end: never read). */
+/* Is a member function whose head is [x, y) compiled for the host: `__host__` in it, or
+ * neither `__device__` nor `__global__`? */
+static bool host_compiled(const ptext *pt, size_t x, size_t y)
+{
+    bool host = false, device = false;
+    for (size_t k = x; k < y; k++) {
+        host = host || tok_eq(pt, &pt->t[k], "__host__");
+        device = device || tok_eq(pt, &pt->t[k], "__device__") ||
+                 tok_eq(pt, &pt->t[k], "__global__");
+    }
+    return host || !device;
+}
+
 static void check_type_members(hc *h, const ptext *pt, size_t body, size_t close)
 {
     size_t s0 = body + 1;
@@ -1543,7 +1671,16 @@ static void check_type_members(hc *h, const ptext *pt, size_t body, size_t close
             if (!constant)
                 report(h, pt->t[s0].start, EN(HC_STATIC_INLINE));
         }
-        if (is_p(tk, "{") && !function && eq != NONE) /* = { ... }: skip the initializer */
+        const tok *before = paren != NONE && paren >= s0 + 2 ? &pt->t[paren - 2] : NULL;
+        if (before && (eq == NONE || paren < eq) &&
+            (is_p(before, "~") ||
+             (before->kind == TK_IDENT && /* `TILDE S()`, `#define TILDE ~` */
+              map_has(&h->danger0, pt->s + before->start, before->end - before->start))) &&
+            pt->t[paren - 1].kind == TK_IDENT && host_compiled(pt, s0, paren) &&
+            !(eq != NONE && eq + 1 < k &&
+              (tok_eq(pt, &pt->t[eq + 1], "default") || tok_eq(pt, &pt->t[eq + 1], "delete"))))
+            report(h, pt->t[s0].start, EN(HC_HOST_DTOR));
+        if (is_p(tk, "{") && (function || eq != NONE)) /* a body or `= { ... }`: skipped */
             k = match_close(pt->t, k, close);
         s0 = k + 1;
     }
@@ -1705,25 +1842,213 @@ static int find_dangerous_macros(hc *h)
             if (!define_body(pt, &pt->d[i], &nm, &x, &y))
                 continue;
             const tok *n = &pt->dt[nm];
-            if (map_has(&h->danger, pt->s + n->start, n->end - n->start))
+            size_t nlen = n->end - n->start;
+            if (map_has(&h->danger, pt->s + n->start, nlen))
                 continue;
-            bool bad = false;
+            bool bad = false, bad0 = false;
+            size_t depth = 0;
             for (size_t k = x; k < y && !bad; k++) {
                 const tok *tk = &pt->dt[k];
                 size_t len = tk->end - tk->start;
+                depth += is_p(tk, "(") || is_p(tk, "[");
+                depth -= (is_p(tk, ")") || is_p(tk, "]")) && depth;
                 bad = is_p(tk, ";") || is_p(tk, "{") || is_p(tk, "}") ||
                       tok_in(pt, tk, ctor_words) ||
                       (tk->kind == TK_IDENT &&
                        (map_has(&h->danger, pt->s + tk->start, len) ||
                         (pass == DANGER_PASSES && map_has(&h->macros, pt->s + tk->start, len))));
+                /* (session 51) outside parentheses, a `,` or an angle bracket splits a
+                 * declaration the scan reads whole (`int pad __device__ COMMA v = f();`), a
+                 * `~` makes a destructor (check_type_members), and
+                 * an asm or symbol attribute word names a symbol (`f() LABEL("clock_gettime")`):
+                 * dangerous at parenthesis depth 0 only, so `k(KERNEL_ARGS)` stays fine */
+                bad0 = bad0 ||
+                       (!depth && (is_p(tk, ",") || is_p(tk, "<") || is_p(tk, ">") ||
+                                   is_p(tk, ">>") || is_p(tk, "~"))) ||
+                       tok_in(pt, tk, macro_symbol_words) || tok_in(pt, tk, symbol_attr_words) ||
+                       (tk->kind == TK_IDENT && map_has(&h->danger0, pt->s + tk->start, len));
             }
             if (bad) {
                 changed = true;
-                rc = map_add(&h->danger, pt->s + n->start, n->end - n->start);
+                rc = map_add(&h->danger, pt->s + n->start, nlen);
+            } else if (bad0 && !map_has(&h->danger0, pt->s + n->start, nlen)) {
+                changed = true;
+                rc = map_add(&h->danger0, pt->s + n->start, nlen);
             }
         }
     }
     return rc;
+}
+
+/* Names aimed at the harness: its own (hk_, HK_), CUDA's and HIP's runtimes and drivers
+ * (cuda, CUDA, cu + uppercase, CU_, hip + uppercase) and harness_names. */
+static bool is_harness_name(const char *p, size_t len)
+{
+    if (in_list(p, len, harness_names))
+        return true;
+    for (const char *const *q = harness_prefixes; *q; q++)
+        if (len >= strlen(*q) && !memcmp(p, *q, strlen(*q)))
+            return true;
+    return (len >= 3 && p[0] == 'c' && p[1] == 'u' && p[2] >= 'A' && p[2] <= 'Z') ||
+           (len >= 4 && p[0] == 'h' && p[1] == 'i' && p[2] == 'p' && p[3] >= 'A' && p[3] <= 'Z');
+}
+
+/* C library functions a harness's host code calls (its clock, output, exit, allocation,
+ * parsing): a host definition of one of these names replaces the library's for the whole
+ * program (a redeclaration takes the C linkage of <time.h>'s, <stdio.h>'s ...). */
+static const char *const host_lib_names[] = {
+    "nanosleep", "usleep", "sleep", "vprintf", "vfprintf", "sprintf", "snprintf", "vsnprintf",
+    "putchar", "fputc", "putc", "writev", "fclose", "close", "_exit", "_Exit", "openat",
+    "fopen64", "open64", "read", "fread", "dlopen", "dlsym", "system", "popen", "fork",
+    "execve", "signal", "sigaction", "raise", "kill", "strtod", "strtof", "strtol", "strtoul",
+    "atof", "atoi", "sscanf", "memcmp", "strcmp", "strncmp", "memcpy", "pthread_create",
+    "sched_yield", "posix_memalign", "aligned_alloc", "timespec_get", "clock_getres", NULL};
+
+
+/* Namespaces of the C++ and CUDA libraries: a host definition of one of their members
+ * (`std::chrono::steady_clock::now()`, defined in libstdc++.so) replaces the library's. */
+static const char *const library_namespaces[] = {"std", "__gnu_cxx", "__cxxabiv1", "__cxx11",
+                                                 "cuda", "thrust", "cub", "nv", NULL};
+
+/* Is the block chain from blk outward inside an `extern "C"` (or any language) block, or a
+ * library's namespace? */
+static bool in_linkage_block(const ptext *pt, const split *sp, size_t blk)
+{
+    for (; blk != NONE; blk = sp->bl[blk].parent) {
+        const block *bl = &sp->bl[blk];
+        if (bl->b - bl->a == 2 && tok_eq(pt, &pt->t[bl->a], "extern") &&
+            pt->t[bl->a + 1].kind == TK_STRING)
+            return true;
+        for (size_t k = bl->a; k < bl->b; k++)
+            if (tok_in(pt, &pt->t[k], library_namespaces))
+                return true;
+    }
+    return false;
+}
+
+/* Is the declarator name ending at token e (the name) qualified by a library's namespace
+ * (`std::chrono::steady_clock::now`, `::std::x`)? Walks back over `name ::` pairs. */
+static bool library_qualified(const ptext *pt, size_t p, size_t e)
+{
+    const tok *t = pt->t;
+    for (size_t k = e; k >= p + 2 && is_p(&t[k - 1], "::") && t[k - 2].kind == TK_IDENT; k -= 2)
+        if (tok_in(pt, &t[k - 2], library_namespaces))
+            return true;
+    return false;
+}
+
+/* Device-kind items that still make or change host symbols (session 51): outside any body,
+ * an attribute that defines or redirects a symbol (alias, ifunc, weakref, symver) or an asm
+ * label (`int f(...) asm("clock_gettime")`, `extern ... cudaEventElapsedTime(...)
+ * asm("mine")`: the name the host code calls or defines is not the one written); and a
+ * `__host__ __device__` function -- compiled for the host too -- that replaces a library's
+ * or the harness's: C linkage (extern "C", in its head or a block around it), a global
+ * operator new or delete, a harness or C library name, or a member of a library's
+ * namespace (qualified, or in a `namespace std {` block). */
+/* Does the function declared by head [p, fb) replace a library's or the harness's: C
+ * linkage written in it, a global operator new or delete, a harness or C library name, or
+ * a name qualified by a library's namespace? */
+static bool head_interposes(const ptext *pt, size_t p, size_t fb)
+{
+    const tok *t = pt->t;
+    for (size_t k = p; k < fb; k++) {
+        const tok *tk = &t[k];
+        if (tok_eq(pt, tk, "extern") && k + 1 < fb && t[k + 1].kind == TK_STRING)
+            return true;
+        if (!is_open(tk))
+            continue;
+        if (!is_p(tk, "(") || (k > p && tok_in(pt, &t[k - 1], attr_words))) {
+            k = match_close(t, k, fb);
+            continue;
+        }
+        if (k > p + 2 && is_p(&t[k - 1], "]") && is_p(&t[k - 2], "[") &&
+            (tok_eq(pt, &t[k - 3], "new") || tok_eq(pt, &t[k - 3], "delete")))
+            return true; /* operator new[] / delete[] */
+        if (k == p || t[k - 1].kind != TK_IDENT)
+            return false;
+        const char *name = pt->s + t[k - 1].start;
+        size_t len = t[k - 1].end - t[k - 1].start;
+        bool op_new = k >= p + 2 && tok_eq(pt, &t[k - 2], "operator") &&
+                      (tok_eq(pt, &t[k - 1], "new") || tok_eq(pt, &t[k - 1], "delete"));
+        return is_harness_name(name, len) || in_list(name, len, host_lib_names) || op_new ||
+               library_qualified(pt, p, k - 1);
+    }
+    return false;
+}
+
+/* Device-kind items that still make or change host symbols (session 51): outside function
+ * bodies (class bodies are read, members included), an attribute that defines or redirects
+ * a symbol (alias, ifunc, weakref, symver) or an asm label (`int f(...) asm("clock_gettime")`,
+ * `extern ... cudaEventElapsedTime(...) asm("mine")`: the name the host code calls or
+ * defines is not the one written); a `__host__ __device__` function -- compiled for the
+ * host too -- and a friend defined in a class that replace a library's or the harness's
+ * (head_interposes, or C linkage or a library namespace from a block around the item). */
+static void check_host_symbols(hc *h, const ptext *pt, const split *sp, const item *it)
+{
+    const tok *t = pt->t;
+    static const char *const asm_words[] = {"asm", "__asm__", "__asm", NULL};
+    size_t s0 = it->a, fb = NONE;
+    for (size_t k = it->a; k < it->b; k++) {
+        const tok *tk = &t[k];
+        if (is_p(tk, ";") || is_p(tk, "}")) {
+            s0 = k + 1;
+            continue;
+        }
+        if (is_p(tk, "{")) {
+            if (fb == NONE)
+                fb = k;
+            bool fn = false, friend_ = false;
+            for (size_t j = s0; j < k; j++) {
+                fn = fn || (is_p(&t[j], "(") && !(j > s0 && tok_in(pt, &t[j - 1], attr_words)));
+                friend_ = friend_ || tok_eq(pt, &t[j], "friend");
+            }
+            if (friend_ && fn && head_interposes(pt, s0, k))
+                report(h, t[s0].start, EN(HC_HOST_DEVICE_INTERPOSE));
+            if (fn) /* a function's body: its asm is device code */
+                k = match_close(t, k, it->b);
+            s0 = k + 1;
+            continue;
+        }
+        if (tk->kind != TK_IDENT || k + 1 >= it->b || !is_p(&t[k + 1], "("))
+            continue;
+        if (tok_in(pt, tk, symbol_attr_words))
+            report(h, tk->start, EN(HC_SYMBOL_ATTR));
+        else if (tok_in(pt, tk, asm_words))
+            report(h, tk->start, EN(HC_ASM_LABEL));
+    }
+    size_t p = skip_templates(pt, it->a, it->b);
+    if (fb == NONE || fb <= p || !depth0_has(pt, p, fb, (const char *const[]){"__host__", NULL}))
+        return;
+    if (in_linkage_block(pt, sp, it->block) || head_interposes(pt, p, fb))
+        report(h, t[it->a].start, EN(HC_HOST_DEVICE_INTERPOSE));
+    for (size_t k = p; k < fb; k++) { /* `__host__ __device__ S::~S() {...}` */
+        if (!is_p(&t[k], "(") || (k > p && tok_in(pt, &t[k - 1], attr_words))) {
+            if (is_open(&t[k]))
+                k = match_close(t, k, fb);
+            continue;
+        }
+        if (k >= p + 2 && is_p(&t[k - 2], "~") && t[k - 1].kind == TK_IDENT)
+            report(h, t[it->a].start, EN(HC_HOST_DTOR));
+        break; /* the first parameter list only */
+    }
+}
+
+/* A typedef or alias declaration that defines a class (`typedef struct S {...} T;`,
+ * `using T = struct S {...};`): its static inline members are checked as a type
+ * definition's are (they are host variables with initializers of their own). */
+static void check_alias_types(hc *h, const ptext *pt, size_t a, size_t b)
+{
+    size_t p = skip_templates(pt, a, b);
+    if (p >= b || !(tok_eq(pt, &pt->t[p], "typedef") || tok_eq(pt, &pt->t[p], "using")))
+        return;
+    for (size_t k = p; k < b; k++) {
+        if (!is_open(&pt->t[k]))
+            continue;
+        size_t close = match_close(pt->t, k, b);
+        if (is_p(&pt->t[k], "{"))
+            check_type_members(h, pt, k, close < b ? close : b - 1);
+        k = close;
+    }
 }
 
 static int scan_items(hc *h)
@@ -1732,6 +2057,10 @@ static int scan_items(hc *h)
     int rc = split_items(h, pt, &h->cs, true);
     if (!rc)
         rc = block_ids(h, pt, &h->cs, true);
+    /* namespace and extern heads are no item: `namespace N _Pragma("redefine_extname ...")
+     * {` hid a pragma there (session 51) */
+    for (size_t i = 0; !rc && i < h->cs.nbl; i++)
+        rc = check_tokens(h, pt, pt->t, h->cs.bl[i].a, h->cs.bl[i].b);
     for (size_t i = 0; !rc && i < h->cs.nit; i++) {
         const item *it = &h->cs.it[i];
         iclass c = classify(pt, it->a, it->b);
@@ -1753,6 +2082,9 @@ static int scan_items(hc *h)
             check_hidden_decls(h, pt, it->a, it->b);
             if (c.kind == IK_TYPE)
                 check_type_members(h, pt, c.body, c.close);
+            else
+                check_alias_types(h, pt, it->a, it->b);
+            check_host_symbols(h, pt, &h->cs, it);
             continue;
         }
         const char *why = host_why(c.kind, false);
@@ -1772,23 +2104,12 @@ static int scan_items(hc *h)
     return rc;
 }
 
-static bool starts_with(const char *p, size_t len, const char *prefix)
-{
-    size_t l = strlen(prefix);
-    return len >= l && memcmp(p, prefix, l) == 0;
-}
-
 /* Why a #define/#undef of this name is aimed at the harness or the scan, or NULL. */
 static const char *define_name_why(hc *h, const char *p, size_t len, bool undef)
 {
     if (memchr(p, '\\', len))
         return undef ? EN(HC_UNDEF_UCN) : EN(HC_DEFINE_UCN);
-    bool harness = in_list(p, len, harness_names);
-    for (const char *const *q = harness_prefixes; *q && !harness; q++)
-        harness = starts_with(p, len, *q);
-    harness = harness || (len >= 3 && p[0] == 'c' && p[1] == 'u' && p[2] >= 'A' && p[2] <= 'Z') ||
-              (len >= 4 && p[0] == 'h' && p[1] == 'i' && p[2] == 'p' && p[3] >= 'A' && p[3] <= 'Z');
-    if (harness)
+    if (is_harness_name(p, len))
         return undef ? EN(HC_UNDEF_HARNESS) : EN(HC_DEFINE_HARNESS);
     if ((len >= 2 && p[0] == '_' && (p[1] == '_' || (p[1] >= 'A' && p[1] <= 'Z'))) ||
         in_list(p, len, keywords) || in_list(p, len, cuda_builtins) ||
@@ -2080,6 +2401,7 @@ out:
     map_free(&h.host_ids);
     map_free(&h.macros);
     map_free(&h.danger);
+    map_free(&h.danger0);
     hk_buf_free(&h.key);
     hk_buf_free(&h.lit);
     if (rc)

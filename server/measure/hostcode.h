@@ -25,7 +25,11 @@
  * fine. Otherwise it must be one of these (the device kinds):
  *  - an item whose head (the tokens before its body or initializer, after any
  *    `template <...>`) has __global__, __device__, __constant__, __shared__ or
- *    __managed__ at depth 0 (`__host__ __device__` included);
+ *    __managed__ at depth 0 and outside template argument lists (`__host__ __device__`
+ *    included); in a class head (`struct __device__ S {...} s;`) or a template argument
+ *    (`X<int __device__> v = f();`) the word is the type's and makes no declarator device
+ *    code, and after a declarator it is that declarator's alone (`int p __device__, v;`:
+ *    every other declarator needs its own);
  *  - a type definition (struct/class/union/enum, typedef, using, namespace alias), unless
  *    it also declares a variable (`struct S {...} s;`), or has a `static inline` data
  *    member that is not constexpr or a constant scalar (a host variable in disguise);
@@ -34,8 +38,9 @@
  *    declarations: `int f(T x);` yes, `S s(x);` no);
  *  - a const scalar variable: head of only storage words, `const`, builtin type words and
  *    the name; an initializer of literals, names and operators with no call (a call is
- *    an identifier, `>`, `]` or a non-cast `)` right before `(`, an identifier or `>`
- *    before `{`, new, throw, a user-defined literal); casts and sizeof/alignof allowed.
+ *    an identifier, `>`, `]`, `}` or a non-cast `)` right before `(`, an identifier or `>`
+ *    before `{`, new, throw, a user-defined literal) and no assignment or increment;
+ *    casts and sizeof/alignof allowed.
  * Everything else (host functions, host variables, top-level asm, ...) is a finding.
  *
  * Preprocessor lines, anywhere: `#pragma unroll [expr]`, `#pragma nounroll` and
@@ -55,7 +60,17 @@
  * case ignored) or as tokens (a baseline macro could stringify them); a _Pragma other
  * than unroll that the baseline does not have; in device-kind items, a `;` inside
  * parentheses outside a body or a candidate macro that expands to `;`, braces or a
- * constructor attribute used outside a body (declarations hidden in a macro). And, in the
+ * constructor attribute used outside a body (declarations hidden in a macro), or to a `,`
+ * or an angle bracket outside parentheses, asm or a symbol attribute, used outside a body
+ * at parenthesis depth 0; outside any
+ * body, an alias, ifunc, weakref or symver attribute or an asm label (they define or rename
+ * host symbols; class bodies are read for them too); a `__host__ __device__` function
+ * definition -- compiled for the host too -- or a friend defined in a class, with C
+ * linkage, a global operator new or delete, a harness or C library name, or a member of a
+ * library's namespace (std, cuda ...): it would replace the library's function; a
+ * destructor compiled for the host in a new type (a __device__ variable's host copy runs it
+ * at exit); the static inline members of a class that a typedef or
+ * alias declaration defines; and a _Pragma in a namespace head. And, in the
  * whole candidate: a conditional directive (#if/#elif/#else/#endif) inside a top-level
  * item's head or whose branches do not leave bracket depth unchanged (the scan reads
  * every branch, the compiler one), unless the baseline has the same irregularity; an

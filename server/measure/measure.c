@@ -67,6 +67,7 @@ static const char *const reason_names[] = {
     [MEASURE_LAUNCH_STATE] = "launch_state",
     [MEASURE_LOCAL_STATE] = "local_state",
     [MEASURE_DEVICE_HEAP] = "device_heap",
+    [MEASURE_INSENSITIVE] = "insensitive",
 };
 
 const char *measure_reason_name(enum measure_reason r)
@@ -2642,6 +2643,138 @@ int measure_check(const measure_opts *o, const measure_prog *p, const char *dir,
     if (rc == HK_OK && v->reason == MEASURE_OK && v->precision_runs &&
         v->precision == MEASURE_PRECISION_NONE)
         v->precision = MEASURE_PRECISION_NOT_JUDGED;
+    return rc;
+}
+
+/* ---- the sensitivity check ---- */
+
+typedef struct {
+    const measure_opts *o;
+    const measure_prog *bp, *cp;
+    const char *dir;
+    int size, dist;
+    long long seed;
+} sens_ctx;
+
+/* oracle_sens_run_fn: one run-mode process of the baseline or the candidate on (size, seed,
+ * dist), perturbed at scale (0: not), its output file read and deleted. */
+static int sens_run(void *ctx, bool baseline, double scale, oracle_file *out, char *why, size_t len)
+{
+    const sens_ctx *x = ctx;
+    measure_prog p = *(baseline ? x->bp : x->cp);
+    p.promote = 0; /* the program itself, never its fp64 shadow */
+    p.shmem_scale = 0;
+    p.ref_module = NULL;
+    char *path = hk_asprintf("%s/sens-%c-%g.out", x->dir, baseline ? 'b' : 'c', scale);
+    if (!path)
+        return HK_ENOMEM;
+    harness_run hr = {.mode = "run", .size = x->size, .seed = x->seed, .dist = x->dist,
+                      .check_seed = -1, .out = path, .perturb = scale > 0.0,
+                      .perturb_seed = x->seed, .perturb_scale = scale};
+    measure_run r;
+    int rc = measure_run_program(x->o, &p, x->dir, &hr, &r);
+    if (rc == HK_OK && r.reason != MEASURE_OK) {
+        snprintf(why, len, "%s: %s", measure_reason_name(r.reason), r.details ? r.details : "");
+        rc = ORACLE_SENS_RUN_FAILED;
+    } else if (rc == HK_OK) {
+        char err[256];
+        if (oracle_read(path, out, err, sizeof err) != HK_OK) {
+            snprintf(why, len, "%s", err);
+            rc = ORACLE_SENS_RUN_FAILED;
+        }
+    }
+    measure_run_clear(&r);
+    unlink(path);
+    hk_free(path);
+    return rc;
+}
+
+/* The spec's first distribution on which an input or inout holds plain real data, the
+ * referee's added ones last (a spec whose float inputs are integer-valued only gets a
+ * real-valued one: oracle_add_precision_dist; the grid is never plain real data); -1 when
+ * none does. */
+static int sens_dist(const spec *s)
+{
+    for (size_t d = 0; d < s->n_dists; d++)
+        for (size_t i = 0; i < s->n_args; i++) {
+            const spec_arg *a = &s->args[i];
+            if ((a->kind == HK_ARG_INPUT || a->kind == HK_ARG_INOUT) && d < a->n_dists &&
+                hk_perturb_eligible(a->dtype, a->dists[d]))
+                return (int)d;
+        }
+    return -1;
+}
+
+int measure_sensitivity(const measure_opts *o, const measure_prog *bp, const measure_prog *cp,
+                        const char *dir, int size, long long seed, char **note, int *runs,
+                        measure_verdict *v)
+{
+    const spec *s = o->spec;
+    *note = NULL;
+    *runs = 0;
+    int dist = s->form == SPEC_FORM_HARNESS ? sens_dist(s) : -1;
+    if (dist < 0) {
+        *note = hk_asprintf(hk_tr(HK_MSG_SENS_SKIPPED),
+                            hk_tr(s->form == SPEC_FORM_HARNESS ? HK_MSG_SENS_NO_INPUT : HK_MSG_SENS_COMMAND),
+                            0, seed, size, 0);
+        return *note ? HK_OK : HK_ENOMEM;
+    }
+    int rc = measure_mkdirs(dir);
+    if (rc)
+        return rc;
+    sens_ctx x = {.o = o, .bp = bp, .cp = cp, .dir = dir, .size = size, .dist = dist, .seed = seed};
+    oracle_sens_outcome out;
+    if ((rc = oracle_sens_check(s, sens_run, &x, &out)))
+        return rc;
+    *runs = out.runs;
+    const char *name = out.arg_index >= 0 && (size_t)out.arg_index < s->n_args
+                           ? s->args[out.arg_index].name : "?";
+    /* the inputs the check leaves alone, named in its note */
+    struct hk_buf alone;
+    hk_buf_init(&alone, 256);
+    for (size_t i = 0; !rc && i < s->n_args; i++) {
+        const spec_arg *a = &s->args[i];
+        if ((a->kind == HK_ARG_INPUT || a->kind == HK_ARG_INOUT) &&
+            !((size_t)dist < a->n_dists && hk_perturb_eligible(a->dtype, a->dists[dist])))
+            rc = hk_buf_printf(&alone, "%s%s", alone.len ? ", " : "", a->name);
+    }
+    char *left = rc ? NULL : hk_buf_steal(&alone);
+    hk_buf_free(&alone);
+    if (rc)
+        return rc;
+    switch (out.verdict) {
+    case ORACLE_SENS_PASS:
+        *note = hk_asprintf(hk_tr(HK_MSG_SENS_PASSED), out.scale, out.n_significant, out.worst,
+                            out.runs, seed, size, dist);
+        break;
+    case ORACLE_SENS_SKIPPED:
+        *note = hk_asprintf(hk_tr(HK_MSG_SENS_SKIPPED), out.note, out.runs, seed, size, dist);
+        break;
+    case ORACLE_SENS_FAIL:
+        if (out.element >= 0)
+            rc = measure_verdict_set(v, MEASURE_INSENSITIVE, hk_tr_in(HK_LANG_EN, HK_MSG_SENS_INSENSITIVE),
+                                     name, out.element, out.got, out.expected, out.bound,
+                                     HK_PERTURB_N, out.scale, seed, size, dist);
+        else
+            rc = measure_verdict_set(v, MEASURE_INSENSITIVE, hk_tr_in(HK_LANG_EN, HK_MSG_SENS_FAILED_RUN),
+                                     seed, size, dist, out.note);
+        v->where = (measure_combo){.size = size, .dist = dist, .seed = seed};
+        if (!rc)
+            *note = hk_strdup(v->details ? v->details : "insensitive");
+        break;
+    }
+    if (!rc && !*note)
+        rc = HK_ENOMEM;
+    if (!rc && left && *left && out.verdict != ORACLE_SENS_FAIL) {
+        char *both = hk_asprintf(hk_tr(HK_MSG_SENS_NOT_RAISED), *note, left);
+        if (!both) {
+            rc = HK_ENOMEM;
+        } else {
+            hk_free(*note);
+            *note = both;
+        }
+    }
+    hk_free(left);
     return rc;
 }
 

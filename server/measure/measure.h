@@ -91,9 +91,13 @@ enum measure_reason {
                                * device heap (malloc, free, new, delete), which nothing resets
                                * between launches, and the baseline's does not: judged from
                                * the PTX before any run */
+    MEASURE_INSENSITIVE,      /* "insensitive": a few input elements raised by known
+                               * amounts, the candidate's outputs did not move as the
+                               * baseline's did (it skips or samples work the baseline
+                               * does: measure_sensitivity) */
 };
 /* The last reason (loops over every reason end here). */
-#define MEASURE_REASON_LAST MEASURE_DEVICE_HEAP
+#define MEASURE_REASON_LAST MEASURE_INSENSITIVE
 
 /* Stable snake_case name (static, never NULL). */
 const char *measure_reason_name(enum measure_reason r);
@@ -518,6 +522,20 @@ int measure_reference(const measure_opts *o, const measure_prog *p, const char *
  * after their comparison. Same returns as measure_reference. */
 int measure_check(const measure_opts *o, const measure_prog *p, const char *dir, const char *ref_dir,
                   const measure_combo *combos, size_t n, measure_verdict *v);
+
+/* The sensitivity check (oracle_sens_check, docs/accuracy.md "The sensitivity check") of
+ * candidate cp against baseline bp at size (the timed size), inputs from seed (a fresh
+ * one: the same seed names the perturbation, so a report replays it) on the spec's first
+ * distribution where an input holds plain real data (hk_perturb_eligible; the referee's
+ * added real-valued one where the spec's are integer-valued only); program files
+ * in dir (deleted after). An insensitive candidate sets v to MEASURE_INSENSITIVE with the
+ * element, the expected and the got change; *note (new string, never NULL on HK_OK) says
+ * what was found: passed, not checked and why (a command-form spec, no eligible input, a
+ * baseline response within rounding or not finite: never a rejection), or the failure.
+ * *runs: program processes run. HK_OK, HK_ECANCELED, HK_ENOMEM. */
+int measure_sensitivity(const measure_opts *o, const measure_prog *bp, const measure_prog *cp,
+                        const char *dir, int size, long long seed, char **note, int *runs,
+                        measure_verdict *v);
 
 /* Timing of one time-mode process. Owns raw. */
 typedef struct {

@@ -284,7 +284,10 @@ static void cmp_block(int dtype, const void *base, const void *cand, size_t i0, 
             ok = false;
             r->n_nonfinite++;
         } else {
-            double d = fabs(c - b), limit = tol.atol + tol.rtol * fabs(b);
+            /* rtol * |b| only where b is not 0: an infinite rtol (a referee distribution's
+             * "the fp64 rule decides", oracle_compare_precision) times 0 is NaN, and no d
+             * is <= NaN */
+            double d = fabs(c - b), limit = tol.atol + (b != 0 ? tol.rtol * fabs(b) : 0);
             ok = d <= limit + widen.atol;
             if (ok && d > limit)
                 r->n_widened++;
@@ -1404,4 +1407,206 @@ int oracle_add_grid_dist(spec *s, char *note, size_t len)
     if (note && len)
         snprintf(note, len, EN(ORACLE_REFEREE_GRID), n - 1, names);
     return HK_OK;
+}
+
+/* ---- the sensitivity check ---- */
+
+oracle_sens_rule oracle_sens_default_rule(int dtype)
+{
+    /* tau: 2^-10 of the output's magnitude per run, f32: s50's emulation of reduce_sum at
+     * 2^24 found every honest order (index, warp and block trees, random atomics,
+     * pairwise) within 6e-5 of it and a kernel skipping one warp in two off by the whole
+     * change it skipped; the narrower formats' rounding is 2^-11 (f16) and 2^-8 (bf16) per
+     * operation. sig = 16: where the check counts, the bound is at most frac + 1/16 = 11% of
+     * the baseline's change (the rounding allowance a sixteenth of it), and sig 2 tau < 1
+     * for every dtype (a change can be significant however large the output). */
+    oracle_sens_rule r = { .tau = 0, .frac = 0.05, .sig = 16.0 };
+    switch (dtype) {
+    case HK_DT_F32: r.tau = ldexp(1.0, -10); break;
+    case HK_DT_F64: r.tau = ldexp(1.0, -26); break;
+    case HK_DT_F16: r.tau = ldexp(1.0, -8); break;
+    case HK_DT_BF16: r.tau = ldexp(1.0, -6); break;
+    default: break;
+    }
+    return r;
+}
+
+void oracle_sens_judge(int dtype, const void *b0, const void *b1, const void *c0, const void *c1,
+                       size_t count, const oracle_sens_rule *rule, const spec_tolerance *tol,
+                       oracle_sens_result *r)
+{
+    oracle_sens_rule def = oracle_sens_default_rule(dtype);
+    if (!rule)
+        rule = &def;
+    memset(r, 0, sizeof *r);
+    r->pass = true;
+    r->element = -1;
+    if (!(rule->tau > 0.0))
+        return; /* integers: not judged */
+    double g = 0.0;
+    for (size_t i = 0; i < count; i++) {
+        double v = fabs(oracle_element(dtype, b0, i));
+        if (isfinite(v) && v > g)
+            g = v;
+    }
+    for (size_t i = 0; i < count; i++) {
+        double x0 = oracle_element(dtype, b0, i), x1 = oracle_element(dtype, b1, i);
+        if (!isfinite(x0))
+            continue; /* the baseline's own non-finite value: the tolerance rule's */
+        if (!isfinite(x1)) {
+            r->n_nonfinite++;
+            continue;
+        }
+        double s = fmax(g, fmax(fabs(x0), fabs(x1)));
+        double db = x1 - x0, noise = 2.0 * rule->tau * s;
+        if (tol) /* the two runs' tolerances */
+            noise = fmax(noise, 2.0 * tol->atol + tol->rtol * (fabs(x0) + fabs(x1)));
+        if (fabs(db) > rule->sig * noise)
+            r->n_significant++;
+        if (noise > 0.0 && fabs(db) / noise > r->strongest)
+            r->strongest = fabs(db) / noise;
+        if (!c0 || !c1)
+            continue;
+        double y0 = oracle_element(dtype, c0, i), y1 = oracle_element(dtype, c1, i);
+        double dc = y1 - y0, bound = rule->frac * fabs(db) + noise;
+        double miss = isfinite(dc) ? fabs(dc - db) : INFINITY;
+        double ratio = bound > 0.0 ? miss / bound : miss > 0.0 ? INFINITY : 0.0;
+        if (ratio > r->worst)
+            r->worst = ratio;
+        if (!(miss <= bound) && r->pass) {
+            r->pass = false;
+            r->element = (long long)i;
+            r->expected = db;
+            r->got = dc;
+            r->bound = bound;
+        }
+    }
+}
+
+/* Whether files a and b have the same outputs (argument, dtype, count, in order). */
+static bool sens_same_layout(const oracle_file *a, const oracle_file *b)
+{
+    if (a->n != b->n)
+        return false;
+    for (size_t k = 0; k < a->n; k++)
+        if (a->outputs[k].arg_index != b->outputs[k].arg_index ||
+            a->outputs[k].dtype != b->outputs[k].dtype || a->outputs[k].count != b->outputs[k].count)
+            return false;
+    return true;
+}
+
+/* The spec's tolerance of argument arg (dtype's default without one). */
+static spec_tolerance sens_tol(const spec *s, uint32_t arg, int dtype)
+{
+    const spec_arg *a = arg_of(s, arg);
+    return a ? a->tol : spec_default_tolerance(dtype);
+}
+
+int oracle_sens_check(const spec *s, oracle_sens_run_fn run, void *ctx, oracle_sens_outcome *out)
+{
+    oracle_file b0 = {0}, b1 = {0}, c0 = {0}, c1 = {0};
+    char why[sizeof out->note];
+    int rc;
+    memset(out, 0, sizeof *out);
+    out->arg_index = -1;
+    out->element = -1;
+    out->verdict = ORACLE_SENS_SKIPPED;
+    why[0] = '\0';
+    out->runs++;
+    if ((rc = run(ctx, true, 0.0, &b0, why, sizeof why)) != HK_OK) {
+        if (rc == ORACLE_SENS_RUN_FAILED) {
+            snprintf(out->note, sizeof out->note, hk_tr(HK_MSG_SENS_BASE_FAILED), why);
+            rc = HK_OK;
+        }
+        goto out;
+    }
+    /* an amount whose response is significant somewhere and finite everywhere, no larger
+     * than it needs to be (a large one can leave the baseline's own accuracy behind) */
+    double scale = 1.0;
+    for (int t = 0; t < ORACLE_SENS_TRIES && out->scale == 0.0 && scale <= ORACLE_SENS_MAX_SCALE; t++) {
+        oracle_file_free(&b1);
+        out->runs++;
+        out->tried = scale;
+        if ((rc = run(ctx, true, scale, &b1, why, sizeof why)) != HK_OK) {
+            if (rc == ORACLE_SENS_RUN_FAILED) {
+                snprintf(out->note, sizeof out->note, hk_tr(HK_MSG_SENS_BASE_FAILED), why);
+                rc = HK_OK;
+            }
+            goto out;
+        }
+        if (!sens_same_layout(&b0, &b1)) {
+            snprintf(out->note, sizeof out->note, "%s", hk_tr(HK_MSG_SENS_LAYOUT));
+            goto out;
+        }
+        size_t sig = 0, nonfinite = 0;
+        double need = 0.0; /* how many times the strongest change must grow */
+        for (size_t k = 0; k < b0.n; k++) {
+            oracle_sens_result res;
+            oracle_sens_rule rule = oracle_sens_default_rule(b0.outputs[k].dtype);
+            spec_tolerance tol = sens_tol(s, b0.outputs[k].arg_index, b0.outputs[k].dtype);
+            oracle_sens_judge(b0.outputs[k].dtype, b0.outputs[k].data, b1.outputs[k].data, NULL,
+                              NULL, b0.outputs[k].count, &rule, &tol, &res);
+            sig += res.n_significant;
+            nonfinite += res.n_nonfinite;
+            if (res.strongest > 0.0 && (need == 0.0 || rule.sig / res.strongest < need))
+                need = rule.sig / res.strongest;
+        }
+        if (nonfinite) {
+            snprintf(out->note, sizeof out->note, hk_tr(HK_MSG_SENS_NONFINITE), scale, nonfinite);
+            goto out;
+        }
+        if (sig) {
+            out->scale = scale;
+            break;
+        }
+        double step = need > 0.0 ? ldexp(1.0, (int)ceil(log2(4.0 * need))) : 64.0;
+        step = step < 4.0 ? 4.0 : step > 65536.0 ? 65536.0 : step;
+        if (scale < ORACLE_SENS_MAX_SCALE && scale * step > ORACLE_SENS_MAX_SCALE)
+            step = ORACLE_SENS_MAX_SCALE / scale; /* the largest, once */
+        scale *= step;
+    }
+    if (out->scale == 0.0) {
+        snprintf(out->note, sizeof out->note, hk_tr(HK_MSG_SENS_NO_RESPONSE), out->tried);
+        goto out;
+    }
+    out->runs += 2;
+    if ((rc = run(ctx, false, 0.0, &c0, why, sizeof why)) != HK_OK ||
+        (rc = run(ctx, false, out->scale, &c1, why, sizeof why)) != HK_OK) {
+        if (rc == ORACLE_SENS_RUN_FAILED) {
+            out->verdict = ORACLE_SENS_FAIL;
+            snprintf(out->note, sizeof out->note, hk_tr(HK_MSG_SENS_CAND_FAILED), out->scale, why);
+            rc = HK_OK;
+        }
+        goto out;
+    }
+    if (!sens_same_layout(&b0, &c0) || !sens_same_layout(&b0, &c1)) {
+        out->verdict = ORACLE_SENS_FAIL;
+        snprintf(out->note, sizeof out->note, "%s", hk_tr(HK_MSG_SENS_LAYOUT));
+        goto out;
+    }
+    out->verdict = ORACLE_SENS_PASS;
+    for (size_t k = 0; k < b0.n; k++) {
+        const oracle_output *o = &b0.outputs[k];
+        oracle_sens_result res;
+        spec_tolerance tol = sens_tol(s, o->arg_index, o->dtype);
+        oracle_sens_judge(o->dtype, o->data, b1.outputs[k].data, c0.outputs[k].data,
+                          c1.outputs[k].data, o->count, NULL, &tol, &res);
+        out->n_significant += res.n_significant;
+        if (res.worst > out->worst)
+            out->worst = res.worst;
+        if (!res.pass && out->verdict == ORACLE_SENS_PASS) {
+            out->verdict = ORACLE_SENS_FAIL;
+            out->arg_index = (int)o->arg_index;
+            out->element = res.element;
+            out->expected = res.expected;
+            out->got = res.got;
+            out->bound = res.bound;
+        }
+    }
+out:
+    oracle_file_free(&b0);
+    oracle_file_free(&b1);
+    oracle_file_free(&c0);
+    oracle_file_free(&c1);
+    return rc;
 }

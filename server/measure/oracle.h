@@ -297,4 +297,94 @@ int oracle_add_grid_dist(spec *s, char *note, size_t len);
 /* Whether s has the referee's grid distribution (oracle_add_grid_dist). */
 bool oracle_spec_has_grid(const spec *s);
 
+
+/* ---- the sensitivity check (docs/accuracy.md "The sensitivity check") ----
+ * A kernel that reads every element of its inputs answers a change of a few of them; one
+ * that skips or samples work (tests/gpu/cheats/reduce_sum_grid_aware.cu) misses each
+ * change in what it skips. The baseline gives the expected response, so no output needs
+ * to be declared linear: on inputs x and x' (x with a few elements of every real-valued
+ * input raised: hk_harness.h's hk_perturb_plan), the candidate's change c(x') - c(x) must
+ * match the baseline's b(x') - b(x) element by element:
+ *     |dc - db| <= frac |db| + n,   n = max(2 tau s, t(b(x)_i) + t(b(x')_i)),
+ *     s = max(|b(x)_i|, |b(x')_i|, max_k |b(x)_k|), t(b) = atol + rtol |b| (the spec's)
+ * (tau: a rounding allowance per run relative to the output's magnitude, far above any
+ * summation order's error and far below a skipped share's: oracle_sens_default_rule; the
+ * two runs' tolerances: a candidate within the spec's tolerance on both runs is within n,
+ * so the check never rejects what the tolerance rule accepts on x and x'). A
+ * baseline change is significant where |db| > sig n; the check counts only when some
+ * element's is, else the amount is raised (up to ORACLE_SENS_TRIES amounts, at most
+ * ORACLE_SENS_MAX_SCALE) or the check is skipped with a note. Integer outputs are not
+ * judged. */
+
+/* The amounts, in units of each input's magnitude (hk_perturb_plan's SCALE): 1 first; then
+ * 4x what the strongest change seen asks for to be significant (a power of two, 4x to
+ * 2^16x the last; 64x when nothing moved), at most ORACLE_SENS_MAX_SCALE. A sum over 2^24
+ * elements of uniform(0, 1) needs about 2^19: 1, 64, then 2^20 (its float accumulator stays
+ * under 2^24, where it would stall: at 2^24 the index-order baseline's own response is
+ * 30% off and an honest pairwise sum was rejected against it, in this check's emulation
+ * before the amount was bounded). */
+#define ORACLE_SENS_TRIES 5
+#define ORACLE_SENS_MAX_SCALE 4194304.0 /* 2^22 */
+
+typedef struct {
+    double tau;  /* rounding allowance per run, relative to s */
+    double frac; /* share of the baseline's change the candidate may miss */
+    double sig;  /* significant: |db| > sig * 2 * tau * s */
+} oracle_sens_rule;
+
+/* frac 0.05, sig 16; tau f32 2^-10, f64 2^-26, f16 2^-8, bf16 2^-6; 0 for integers (not
+ * judged). */
+oracle_sens_rule oracle_sens_default_rule(int dtype);
+
+typedef struct {
+    size_t n_significant; /* elements whose baseline change is significant */
+    size_t n_nonfinite;   /* elements where b(x) is finite and b(x') is not */
+    bool pass;            /* every element within its bound (c0, c1 given) */
+    long long element;    /* the first element beyond its bound, -1 when none */
+    double expected, got, bound; /* db, dc and the bound there */
+    double worst;         /* largest |dc - db| / bound; 0 when none */
+    double strongest;     /* largest |db| / (2 tau s): the change in units of the rounding */
+} oracle_sens_result;
+
+/* One output (count elements of dtype): the baseline's response b0 -> b1 and, when c0 and
+ * c1 are given, the candidate's judged against it (rule NULL: the dtype's default; tol
+ * NULL: no tolerance term, the rounding allowance alone). */
+void oracle_sens_judge(int dtype, const void *b0, const void *b1, const void *c0, const void *c1,
+                       size_t count, const oracle_sens_rule *rule, const spec_tolerance *tol,
+                       oracle_sens_result *r);
+
+enum oracle_sens_verdict {
+    ORACLE_SENS_PASS = 1, /* the candidate's change matched the baseline's */
+    ORACLE_SENS_FAIL,     /* insensitive: an element's change missed (arg_index, element) */
+    ORACLE_SENS_SKIPPED,  /* not judged: note says why (no eligible input, a baseline
+                           * response within noise at every amount, or not finite) */
+};
+
+/* One program run for the check: the baseline's (baseline true) or the candidate's, on x
+ * (scale 0) or on x' at scale. HK_OK with *out filled (the caller frees it); a run that
+ * failed returns ORACLE_SENS_RUN_FAILED with why (at most len bytes) in why; any other
+ * value (HK_ECANCELED, HK_ENOMEM) ends the check with it. */
+#define ORACLE_SENS_RUN_FAILED 1
+typedef int (*oracle_sens_run_fn)(void *ctx, bool baseline, double scale, oracle_file *out,
+                                  char *why, size_t len);
+
+typedef struct {
+    enum oracle_sens_verdict verdict;
+    double scale;       /* the amount used, 0 when skipped; tried: the largest tried */
+    double tried;
+    int runs;           /* program runs made */
+    int arg_index;      /* the output judged last (the failing one), -1 none */
+    long long element;  /* FAIL: the element */
+    double expected, got, bound, worst; /* FAIL: db, dc, bound; worst ratio over outputs */
+    size_t n_significant; /* elements judged against a significant change */
+    char note[400];     /* SKIPPED: why; FAIL by a failed run: the run's words */
+} oracle_sens_outcome;
+
+/* The check: the baseline on x, on x' from the smallest amount up until its change is
+ * significant somewhere (a non-finite change, or none at the largest amount, skips), then
+ * the candidate on x and x' at that amount, judged output by output with the spec's
+ * tolerance of each (s NULL: the dtype's default, spec_default_tolerance). HK_OK (see
+ * out->verdict) or the run callback's error. */
+int oracle_sens_check(const spec *s, oracle_sens_run_fn run, void *ctx, oracle_sens_outcome *out);
+
 #endif

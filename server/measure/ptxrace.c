@@ -6757,6 +6757,7 @@ typedef struct {
     /* the stores pass (stores_pass): which module variables' stores can run at this launch */
     bool reach;        /* this scan is that pass: only the launched entry is judged */
     bool odd;          /* a text it does not read as ptxdata does (stores_pass says which) */
+    bool in_comment;   /* inside a block comment that an earlier line opened */
     int judged;        /* launched bodies judged */
     int nsv;
     struct {
@@ -7516,14 +7517,37 @@ static void scan_line(scan *sc, char *raw)
     sc->line++;
     if (sc->rc)
         return;
-    char *c = strstr(raw, "//");
-    if (c)
-        *c = '\0';
+    /* Comments as ptxas reads them (session 51): `//` starts one outside a string and a
+     * block comment (`/ * // * / st.shared ...` hid the store), which may span lines, is
+     * blanked; a string ends at the next quote (ptxas knows no escapes), so
+     * `.pragma "//"; st.shared.f32 [%r1], %f1;` is a pragma and a store, and a `{` or `}`
+     * in a string is no scope (blanked below, once .file has read its name). */
+    bool str = false, commented = sc->in_comment;
+    for (char *p = raw; *p; p++) {
+        if (sc->in_comment) {
+            if (p[0] == '*' && p[1] == '/') {
+                *p++ = ' ';
+                sc->in_comment = false;
+            }
+            *p = ' ';
+        } else if (*p == '"') {
+            str = !str;
+        } else if (str) {
+            continue;
+        } else if (p[0] == '/' && p[1] == '/') {
+            *p = '\0';
+            break;
+        } else if (p[0] == '/' && p[1] == '*') {
+            *p++ = ' ';
+            *p = ' ';
+            sc->in_comment = commented = true;
+        }
+    }
+    if (sc->reach && commented)
+        sc->odd = true; /* a block comment: read as ptxdata reads it, still noted */
     char *s = trim(raw);
     if (!*s)
         return;
-    if (sc->reach && strstr(s, "/*"))
-        sc->odd = true; /* a block comment: ptxdata skips it, this reading does not */
     if (!strncmp(s, ".file", 5) && (s[5] == ' ' || s[5] == '\t')) {
         long idx = strtol(s + 5, NULL, 10);
         const char *q = strchr(s, '"');
@@ -7540,6 +7564,12 @@ static void scan_line(scan *sc, char *raw)
             sc->files[idx][n] = '\0';
         }
         return;
+    }
+    for (char *p = s, *open = NULL; *p; p++) { /* what a string holds is no statement */
+        if (*p == '"')
+            open = open ? NULL : p;
+        else if (open)
+            *p = '_';
     }
     /* the stores pass (REF13): a call over several lines (`call.uni (retval0),` then its
      * target, its arguments, `);`) read as one statement, as ptxdata reads it */

@@ -445,6 +445,8 @@ static int facts_html(struct hk_buf *out, const json_t *m)
         rc = fact(out, hk_tr(HK_MSG_REP_LIBRARY), words);
     if (!rc && report__str(info, "memory_safety")) /* compute-sanitizer (docs/sanitizer.md) */
         rc = fact_said(out, hk_tr(HK_MSG_REP_MEMORY_SAFETY), info, "memory_safety");
+    if (!rc && report__str(info, "sensitivity")) /* the sensitivity check (docs/accuracy.md) */
+        rc = fact_said(out, hk_tr(HK_MSG_REP_SENSITIVITY), info, "sensitivity");
     if (!rc && report__verify_words(info, words, sizeof words))
         rc = fact(out, hk_tr(HK_MSG_REP_VERIFY), words);
     return rc ? rc : hk_buf_appends(out, "</table>\n");

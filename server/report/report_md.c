@@ -448,6 +448,8 @@ int report_model_to_markdown(const json_t *m, struct hk_buf *out)
         rc = row_text(out, hk_tr(HK_MSG_REP_LIBRARY), floor_words);
     if (!rc && report__str(info, "memory_safety")) /* compute-sanitizer (docs/sanitizer.md) */
         rc = row_said(out, hk_tr(HK_MSG_REP_MEMORY_SAFETY), info, "memory_safety");
+    if (!rc && report__str(info, "sensitivity")) /* the sensitivity check (docs/accuracy.md) */
+        rc = row_said(out, hk_tr(HK_MSG_REP_SENSITIVITY), info, "sensitivity");
     char verify_words[1024];
     if (!rc && report__verify_words(info, verify_words, sizeof verify_words))
         rc = row_text(out, hk_tr(HK_MSG_REP_VERIFY), verify_words);

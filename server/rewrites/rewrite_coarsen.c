@@ -287,71 +287,178 @@ static bool param_assigned(const co_scan *s, const char *name)
     return false;
 }
 
-/* The spec's grid along axis in the kernel's own terms, for a bound on the virtual blocks
- * when the grid divided by K (rounded up) holds more than the original: every size name as
- * the integer parameter the spec passes it to unchanged (Parboil's `ny - 2` with `ny` the
- * value of parameter ny), block_x/y/z as blockDim. New text, or NULL with a reason in why
- * (*rc HK_ENOMEM when out of memory). The result holds under the spec's launch only. */
-static char *grid_in_kernel_terms(const co_scan *s, const rw_context *ctx, int axis, char *why, size_t n, int *rc)
+/* Tokens [a, b) of the spec's grid text g (lexed as t) in the kernel's own terms, appended
+ * to *out: every size name as the integer parameter the spec passes it to unchanged,
+ * block_x/y/z as blockDim (or blk's texts, the spec's block in the kernel's terms, when the
+ * launched block may be another), and the spec's ceil_div, min and max (expr.c) as the C they
+ * compute, each operand translated the same way (the spec's integer formulas: ceil_div
+ * rounds toward +infinity for either sign, as expr.c's). false with a reason in why (or
+ * *rc set). */
+static bool grid_terms(const co_scan *s, const rw_context *ctx, const rw_toks *t, const char *g, size_t a,
+                       size_t b, int axis, const char *const *blk, struct hk_buf *out, char *why, size_t n, int *rc)
 {
     const spec *sp = ctx->spec;
     size_t np = 0;
     const km_param *ps = km_params(s->km, &np);
-    if (!sp || !sp->grid[axis]) {
-        snprintf(why, n, "%s", EN(RW_CO_NO_SPEC));
-        return NULL;
-    }
-    const char *g = expr_text(sp->grid[axis]);
-    rw_toks t = {0};
-    struct hk_buf b;
-    hk_buf_init(&b, 1024);
-    char *res = NULL;
-    if ((*rc = rwl_lex(g, 0, (uint32_t)strlen(g), &t)))
-        goto out;
-    for (size_t k = 0; k < t.n && !*rc; k++) {
-        const char *tx = g + t.t[k].start;
-        int l = (int)(t.t[k].end - t.t[k].start);
-        if (t.t[k].kind != T_IDENT) {
-            if (!rwl_tok_is(&t, k, "(") && !rwl_tok_is(&t, k, ")") && !rwl_tok_is(&t, k, "+") &&
-                !rwl_tok_is(&t, k, "-") && !rwl_tok_is(&t, k, "*") && !rwl_tok_is(&t, k, "/") &&
-                !rwl_tok_is(&t, k, "%") && !(tx[0] >= '0' && tx[0] <= '9')) {
+    for (size_t k = a; k < b && !*rc; k++) {
+        const char *tx = g + t->t[k].start;
+        int l = (int)(t->t[k].end - t->t[k].start);
+        if (t->t[k].kind != T_IDENT) {
+            if (!rwl_tok_is(t, k, "(") && !rwl_tok_is(t, k, ")") && !rwl_tok_is(t, k, "+") &&
+                !rwl_tok_is(t, k, "-") && !rwl_tok_is(t, k, "*") && !rwl_tok_is(t, k, "/") &&
+                !rwl_tok_is(t, k, "%") && !(tx[0] >= '0' && tx[0] <= '9')) {
                 snprintf(why, n, EN(RW_CO_BOUND_UNTRANSLATED), "xyz"[axis], g, l, tx);
-                goto out;
+                return false;
             }
-            *rc = hk_buf_printf(&b, "%.*s", l, tx);
+            *rc = hk_buf_printf(out, "%.*s", l, tx);
+            continue;
+        }
+        /* ceil_div(x, y), min(x, y), max(x, y): the spec's integer functions */
+        int fn = rwl_tok_is_ident(t, k, "ceil_div") ? 1 : rwl_tok_is_ident(t, k, "min") ? 2
+                 : rwl_tok_is_ident(t, k, "max")    ? 3 : 0;
+        if (fn && k + 1 < b && rwl_tok_is(t, k + 1, "(")) {
+            size_t close = rwl_match_close(t, k + 1), comma = 0;
+            for (size_t q = k + 2, d = 0; q < close && close < b; q++) {
+                d += rwl_tok_is(t, q, "(");
+                d -= rwl_tok_is(t, q, ")");
+                if (d == 0 && rwl_tok_is(t, q, ",") && !comma)
+                    comma = q;
+                else if (d == 0 && rwl_tok_is(t, q, ","))
+                    comma = close;   /* a third operand: not the spec's function */
+            }
+            if (close >= b || !comma || comma == close || comma == k + 2 || comma + 1 == close) {
+                snprintf(why, n, EN(RW_CO_BOUND_UNTRANSLATED), "xyz"[axis], g, l, tx);
+                return false;
+            }
+            struct hk_buf x, y;
+            hk_buf_init(&x, 16384);
+            hk_buf_init(&y, 16384);
+            bool ok = grid_terms(s, ctx, t, g, k + 2, comma, axis, blk, &x, why, n, rc) &&
+                      grid_terms(s, ctx, t, g, comma + 1, close, axis, blk, &y, why, n, rc);
+            if (ok && !*rc) {
+                const char *X = x.data ? x.data : "", *Y = y.data ? y.data : "";
+                if (fn == 1)   /* expr.c: x / y + ((x % y != 0) && ((x < 0) == (y < 0))) */
+                    *rc = hk_buf_printf(out, "((%s) / (%s) + (((%s) %% (%s) != 0) && (((%s) < 0) == ((%s) < 0))))",
+                                        X, Y, X, Y, X, Y);
+                else
+                    *rc = hk_buf_printf(out, "((%s) %s (%s) ? (%s) : (%s))", X, fn == 2 ? "<" : ">", Y, X, Y);
+            }
+            hk_buf_free(&x);
+            hk_buf_free(&y);
+            if (!ok)
+                return false;
+            k = close;
             continue;
         }
         bool done = false;
         for (int d = 0; d < 3 && !done; d++) {
             char bn[8];
             snprintf(bn, sizeof bn, "block_%c", "xyz"[d]);
-            if ((done = rwl_tok_is_ident(&t, k, bn)))
-                *rc = hk_buf_printf(&b, "(long long)blockDim.%c", "xyz"[d]);
+            if ((done = rwl_tok_is_ident(t, k, bn)) && blk)
+                *rc = hk_buf_printf(out, "(%s)", blk[d]);
+            else if (done)
+                *rc = hk_buf_printf(out, "(long long)blockDim.%c", "xyz"[d]);
         }
-        for (size_t a = 0; a < sp->n_args && a < np && !done; a++) {
-            const spec_arg *sa = &sp->args[a];
+        for (size_t i = 0; i < sp->n_args && i < np && !done; i++) {
+            const spec_arg *sa = &sp->args[i];
             bool wide_int = sa->dtype == HK_DT_I32 || sa->dtype == HK_DT_I64 || sa->dtype == HK_DT_U32 ||
                             sa->dtype == HK_DT_U64;
-            if (sa->kind != HK_ARG_SCALAR || !wide_int || !sa->value || ps[a].pointer || !ps[a].name ||
+            if (sa->kind != HK_ARG_SCALAR || !wide_int || !sa->value || ps[i].pointer || !ps[i].name ||
                 (int)strlen(expr_text(sa->value)) != l || memcmp(expr_text(sa->value), tx, (size_t)l) != 0)
                 continue;
-            if (param_assigned(s, ps[a].name)) {
-                snprintf(why, n, EN(RW_CO_PARAM_WRITTEN), "xyz"[axis], g, l, tx, ps[a].name);
-                goto out;
+            if (param_assigned(s, ps[i].name)) {
+                snprintf(why, n, EN(RW_CO_PARAM_WRITTEN), "xyz"[axis], g, l, tx, ps[i].name);
+                return false;
             }
             done = true;
-            *rc = hk_buf_printf(&b, "(long long)(%s)", ps[a].name);
+            *rc = hk_buf_printf(out, "(long long)(%s)", ps[i].name);
         }
         if (!done) {
             snprintf(why, n, EN(RW_CO_NO_PARAM), "xyz"[axis], g, l, tx);
-            goto out;
+            return false;
         }
     }
-    if (!*rc && !(res = hk_buf_steal(&b)))
+    return true;
+}
+
+/* The spec's grid along axis in the kernel's own terms, for a bound on the virtual blocks
+ * when the grid divided by K (rounded up) holds more than the original (grid_terms: Parboil's
+ * `ny - 2` with `ny` the value of parameter ny, llm.c's `ceil_div(B * T * C, 256)` with B, T
+ * and C parameters). New text, or NULL with a reason in why (*rc HK_ENOMEM when out of
+ * memory). The result holds under the spec's launch only. */
+static char *launch_in_kernel_terms(const co_scan *s, const rw_context *ctx, const expr *e, int axis,
+                                    const char *const *blk, char *why, size_t n, int *rc)
+{
+    if (!ctx->spec || !e) {
+        snprintf(why, n, "%s", EN(RW_CO_NO_SPEC));
+        return NULL;
+    }
+    const char *g = expr_text(e);
+    rw_toks t = {0};
+    struct hk_buf b;
+    hk_buf_init(&b, 65536);
+    char *res = NULL;
+    if ((*rc = rwl_lex(g, 0, (uint32_t)strlen(g), &t)))
+        goto out;
+    if (grid_terms(s, ctx, &t, g, 0, t.n, axis, blk, &b, why, n, rc) && !*rc && !(res = hk_buf_steal(&b)))
         *rc = HK_ENOMEM;
 out:
     hk_buf_free(&b);
     rwl_toks_free(&t);
+    return res;
+}
+
+static char *grid_in_kernel_terms(const co_scan *s, const rw_context *ctx, int axis, char *why, size_t n, int *rc)
+{
+    return launch_in_kernel_terms(s, ctx, ctx->spec ? ctx->spec->grid[axis] : NULL, axis, NULL, why, n, rc);
+}
+
+char *rw_spec_count_in_kernel_terms(const rw_context *ctx, char *why, size_t n, int *rc)
+{
+    *rc = HK_OK;
+    if (why && n)
+        why[0] = '\0';
+    const spec *sp = ctx ? ctx->spec : NULL;
+    if (!sp || !sp->grid[0] || !sp->block[0]) {
+        snprintf(why, n, "%s", EN(RW_CO_NO_SPEC));
+        return NULL;
+    }
+    for (int d = 1; d < 3; d++)
+        if ((sp->grid[d] && strcmp(expr_text(sp->grid[d]), "1") != 0) ||
+            (sp->block[d] && strcmp(expr_text(sp->block[d]), "1") != 0)) {
+            snprintf(why, n, EN(RW_CO_COUNT_NOT_1D), "xyz"[d]);
+            return NULL;
+        }
+    const an_function *f;
+    if ((*rc = rwl_check_kernel(ctx->text, ctx->len, ctx->m, ctx->kernel, &f)))
+        return NULL;
+    co_scan s = {.text = ctx->text, .len = ctx->len, .m = ctx->m, .f = f};
+    char *g = NULL, *b = NULL, *res = NULL;
+    if ((*rc = rwl_open_body(ctx->text, ctx->len, f, false, &s.ts, &s.km, s.why, sizeof s.why)))
+        goto out;
+    if (s.why[0]) {
+        snprintf(why, n, "%s", s.why);
+        goto out;
+    }
+    /* the block's own size: block_x inside it would name itself */
+    const char *bt = expr_text(sp->block[0]);
+    if (strstr(bt, "block_")) {
+        snprintf(why, n, EN(RW_CO_BOUND_UNTRANSLATED), 'x', bt, (int)strlen(bt), bt);
+        goto out;
+    }
+    /* the block first: the grid's block_x is the spec's block (the candidate's may differ) */
+    if (!(b = launch_in_kernel_terms(&s, ctx, sp->block[0], 0, NULL, why, n, rc)) || *rc)
+        goto out;
+    const char *const blk[3] = {b, "1LL", "1LL"};   /* i18n: not for people */
+    if (!(g = launch_in_kernel_terms(&s, ctx, sp->grid[0], 0, blk, why, n, rc)) || *rc)
+        goto out;
+    if (!(res = hk_asprintf("(%s) * (%s)", g, b)))
+        *rc = HK_ENOMEM;
+out:
+    hk_free(g);
+    hk_free(b);
+    km_free(s.km);
+    rwl_toks_free(&s.ts);
     return res;
 }
 
@@ -1103,10 +1210,13 @@ static int blocks_at(co_scan *s, const rw_context *ctx, int K, int axis, rw_edit
         char gw[200], tw[300];
         if (spec_grid_divisible(ctx, K, axis, gw, sizeof gw)) {
             *note = CO_NOTE_DIVIDES;
-        } else if ((bound = grid_in_kernel_terms(s, ctx, axis, tw, sizeof tw, &rc))) {
+        } else if ((bound = grid_in_kernel_terms(s, ctx, axis, tw, sizeof tw, &rc)) && strlen(bound) < nn) {
             *note = CO_NOTE_SKIPPED;
             snprintf(nb, nn, "%s", bound);
         } else {
+            if (bound)   /* longer than the description holds */
+                snprintf(tw, sizeof tw, EN(RW_CO_BOUND_LONG), strlen(bound));
+            hk_free(bound);
             if (!rc)
                 snprintf(s->why, sizeof s->why, EN(RW_CO_UNBOUNDED),
                          a->line, access_name(a), "xyz"[axis], K, K, gw, tw);
@@ -1119,8 +1229,13 @@ static int blocks_at(co_scan *s, const rw_context *ctx, int K, int axis, rw_edit
         char gw[200], tw[300];
         if (!spec_grid_divisible(ctx, K, axis, gw, sizeof gw) &&
             (bound = grid_in_kernel_terms(s, ctx, axis, tw, sizeof tw, &rc))) {
-            *note = CO_NOTE_GRIDDIM;
-            snprintf(nb, nn, "%s", bound);
+            if (strlen(bound) < nn) {
+                *note = CO_NOTE_GRIDDIM;
+                snprintf(nb, nn, "%s", bound);
+            } else {   /* longer than the description holds: gridDim times K, as untranslated */
+                hk_free(bound);
+                bound = NULL;
+            }
         }
         if (rc)
             return rc;
@@ -1145,7 +1260,7 @@ static int coarsen_kernel(const rw_context *ctx, int K, rw_result *out)
     co_loop loops[CO_LOOPS];
     size_t n_loops = 0;
     rw_edits es = {0};
-    char nbound[400] = "", where[64] = "";
+    char nbound[2048] = "", where[64] = "";
     int note = CO_NOTE_NONE;
     int axis = 0;
     bool flagged = false;   /* a copy's flag follows an early return per element */

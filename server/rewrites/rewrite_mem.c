@@ -9,6 +9,7 @@
 
 #include "core/buf.h"
 #include "core/hk.h"
+#include "core/log.h"
 #include "model/kmodel.h"
 #include "spec/infer.h"
 #include "spec/spec.h"
@@ -2985,7 +2986,43 @@ static int emit_vectorize(const rw_context *c, const int *p, rw_result *out)
         targs = (const char *const *)c->spec->template_args;
         n_targs = c->spec->n_template_args;
     }
-    return rw_vectorize_targs(c->text, c->len, c->m, c->kernel, p[0], targs, n_targs, out);
+    int rc = rw_vectorize_targs(c->text, c->len, c->m, c->kernel, p[0], targs, n_targs, out);
+    if (rc || !out->applicable || !out->keeps_grid || !c->spec)
+        return rc;
+    /* No bounds check: the elements are the launch's threads, [0, gridDim.x * blockDim.x)
+     * under the spec's grid, which keeps every grid-stride thread but one of each width
+     * idle (SHOC's triad 0.76x on an H200). The spec's launch in the kernel's parameters
+     * counts the same elements under any grid: the search may then launch one wave. */
+    static const char was[] = "const auto hk_n = gridDim.x * blockDim.x;"; /* i18n: not for people */
+    char *at = out->text ? strstr(out->text, was) : NULL;
+    if (!at || strstr(at + 1, was))
+        return HK_OK;   /* a 2-D grid's rows, a typed index's cast, two copies: kept */
+    char why[400];
+    char *count = rw_spec_count_in_kernel_terms(c, why, sizeof why, &rc);
+    if (rc || !count) {
+        if (!rc)
+            HK_DEBUG("vectorize: the spec's grid kept: %s", why);
+        return rc == HK_ENOMEM ? rc : HK_OK;
+    }
+    size_t pre = (size_t)(at - out->text);
+    char *text = hk_asprintf("%.*sconst auto hk_n = (unsigned int)(%s);%s", (int)pre, out->text, count, /* i18n: not for people */
+                             at + strlen(was));
+    char *note = hk_asprintf(EN(RW_MEM_COUNT_FROM_SPEC), count);
+    char *desc = note ? hk_asprintf("%s (%s)", out->description ? out->description : "", note) : NULL;
+    hk_free(count);
+    hk_free(note);
+    if (!text || !desc) {
+        hk_free(text);
+        hk_free(desc);
+        return HK_ENOMEM;
+    }
+    hk_free(out->text);
+    out->text = text;
+    out->len = strlen(text);
+    hk_free(out->description);
+    out->description = desc;
+    out->keeps_grid = false;
+    return HK_OK;
 }
 
 const rw_descriptor rw_vectorize_desc = {

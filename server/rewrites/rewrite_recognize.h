@@ -12,6 +12,7 @@
 #include "analysis/analysis.h"
 #include "model/kclass.h"
 #include "model/kmodel.h"
+#include "rewrites/registry.h"
 #include "rewrites/rewrite.h"
 #include "rewrites/rewrite_lex.h"
 
@@ -323,5 +324,13 @@ struct spec;
 bool rw_spec_block_x_param(const struct spec *sp, const an_function *f, size_t pi, char *why, size_t n);
 /* The names (borrowed from f) of every such parameter, at most cap, into names; the count. */
 size_t rw_spec_block_x_params(const struct spec *sp, const an_function *f, const char **names, size_t cap);
+
+/* The thread count of the spec's launch (its grid times its block along x, a 1-D launch
+ * only) in the kernel's own terms: every size name as the integer parameter the spec passes
+ * it to unchanged, the spec's ceil_div, min and max as the C they compute (rewrite_coarsen.c,
+ * whose virtual-block bound is the grid's alone). For a body that counts its elements from
+ * the launch (no bounds check), so that another grid covers the same elements. New text
+ * (long long), or NULL with a reason in why (*rc HK_ENOMEM, or an error of the kernel). */
+char *rw_spec_count_in_kernel_terms(const rw_context *ctx, char *why, size_t n, int *rc);
 
 #endif

@@ -8,8 +8,10 @@
 #   wild      bench/wild/run.sh (the ids of WILD_IDS, default all), then its table
 #   oneclick  bench/wild/run.sh with ONECLICK=1 (ONECLICK_IDS, default all)
 #   inherited tests/gpu/inherited.sh (the inherited-finding rule on SHOC's reduce)
-#   probes    tests/gpu/{smem,local,gridid}_probe.cu built with nvcc and run: whether shared
-#             and local memory carry a launch's words to the next, scrubbed and not
+#   probes    tests/gpu/{smem,local,gridid,sreg}_probe.cu built with nvcc and run: whether shared
+#             and local memory carry a launch's words to the next, scrubbed and not; what
+#             %gridid and the unrefused special registers read (sreg: plain and under
+#             compute-sanitizer, to compare)
 #
 #   tests/gpu/session.sh [PHASE...]        (default: cheats suite wild oneclick)
 #
@@ -71,13 +73,19 @@ run_phase() {
       rc=$?
       cp "$work/suite/summary.txt" "$out/summary-suite.txt" 2>/dev/null ;;
     probes)
-      # each exits 0 when its scrubbed reads found nothing (gridid_probe only prints)
+      # each exits 0 when its scrubbed reads found nothing (gridid_probe and sreg_probe only
+      # print; sreg_probe runs a second time under compute-sanitizer, to compare)
       rc=0
-      for probe in smem_probe local_probe gridid_probe; do
+      for probe in smem_probe local_probe gridid_probe sreg_probe; do
         { nvcc -std=c++17 -arch=sm_90 -I"$top/include" -o "$work/$probe" "$here/$probe.cu" &&
             timeout -k 10 "$budget" "$work/$probe"; echo "$probe: exit $?"; } >>"$out/probes.txt" 2>&1
         tail -1 "$out/probes.txt" | grep -q ': exit 0$' || rc=1
-      done ;;
+      done
+      cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+      if [ -x "$cs" ] && [ -x "$work/sreg_probe" ]; then
+        { timeout -k 10 "$budget" "$cs" --tool memcheck "$work/sreg_probe"
+          echo "sreg_probe under compute-sanitizer: exit $?"; } >>"$out/probes.txt" 2>&1
+      fi ;;
     inherited)
       timeout -k 10 "$budget" env OUT="$work/inherited" "$here/inherited.sh" >"$work/inherited.log" 2>&1
       rc=$?

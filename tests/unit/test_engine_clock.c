@@ -108,6 +108,14 @@ static void test_reads(void **state)
         assert_int_equal(c.reads, bit[i]);
         assert_string_equal(c.what[kimage_clocks_first(bit[i])], one[i][1]);
     }
+    /* a string ends at the next quote, as ptxas reads it: a backslash escapes nothing
+     * (session 51: the scan took `\"` for an escaped quote and the mov for string) */
+    scan("\t.pragma \"nounroll\\\"; mov.u64 %rd3, %globaltimer; //\";\n", &c);
+    assert_int_equal(c.reads, KIMAGE_READS_GLOBALTIMER);
+    assert_string_equal(c.text[1], ".pragma \"nounroll\\\"; mov.u64 %rd3, %globaltimer; //\";");
+    /* a register named inside a string that a backslash ends stays unread */
+    scan("\t.pragma \"%globaltimer \\\";\n", &c);
+    assert_int_equal(c.reads, 0);
     /* a register right after a block comment, on a CR LF line */
     scan("mov.u64 %rd1, /* t */%globaltimer;\r\n", &c);
     assert_int_equal(c.reads, KIMAGE_READS_GLOBALTIMER);

@@ -432,6 +432,57 @@ static void test_verify_candidate_interleaved(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* verify-candidate's sensitivity check on the simulated GPU: a candidate that misses every
+ * other raised input element ($FAKE_SIM_INSENSITIVE names it) is rejected as insensitive
+ * (exit 1) with the element, both changes and the perturbation seed; the same candidate
+ * otherwise passes it, and the JSON says what the check found. */
+static void test_verify_candidate_insensitive(void **state)
+{
+    (void)state;
+    if (!usable())
+        skip();
+    char d[] = "/tmp/hk-test-verify-sens-XXXXXX";
+    assert_non_null(mkdtemp(d));
+    char cmd[2048], out[512], fast[512];
+    snprintf(out, sizeof out, "%s/out.json", d);
+    snprintf(fast, sizeof fast, "%s/fast.cu", d);
+    write_restrict_saxpy(fast);
+    snprintf(cmd, sizeof cmd, "FAKE_SIM_INSENSITIVE=__restrict__ %s verify-candidate --spec "
+             "%s/episode/tiny.bench.json --candidate %s --pairs 3 --json", HKLS, HK_TEST_DATA, fast);
+    assert_int_equal(run_sim(cmd, out), 1);
+    json_t *j = json_load_file(out, 0, NULL);
+    assert_non_null(j);
+    assert_string_equal(json_string_value(json_object_get(j, "verdict")), "rejected");
+    assert_string_equal(json_string_value(json_object_get(j, "reason")), "insensitive");
+    const char *det = json_string_value(json_object_get(j, "details"));
+    if (!det || !strstr(det, "insensitive: output 'y' element") || !strstr(det, "perturbation seed"))
+        fail_msg("details: %s", det ? det : "(none)");
+    json_decref(j);
+    snprintf(cmd, sizeof cmd, "%s verify-candidate --spec %s/episode/tiny.bench.json "
+             "--candidate %s --pairs 3 --json", HKLS, HK_TEST_DATA, fast);
+    assert_int_equal(run_sim(cmd, out), 0);
+    j = json_load_file(out, 0, NULL);
+    assert_non_null(j);
+    const char *sens = json_string_value(json_object_get(j, "sensitivity"));
+    if (!sens || strncmp(sens, "sensitivity: passed", 19) != 0)
+        fail_msg("sensitivity: %s", sens ? sens : "(none)");
+    json_decref(j);
+    /* a spec whose inputs are integer-valued only: checked on the referee's added
+     * real-valued distribution (2), where the insensitive candidate is caught */
+    snprintf(cmd, sizeof cmd, "FAKE_SIM_INSENSITIVE=__restrict__ %s verify-candidate --spec "
+             "%s/episode/tiny_int.bench.json --candidate %s --pairs 3 --json", HKLS, HK_TEST_DATA, fast);
+    assert_int_equal(run_sim(cmd, out), 1);
+    j = json_load_file(out, 0, NULL);
+    assert_non_null(j);
+    assert_string_equal(json_string_value(json_object_get(j, "reason")), "insensitive");
+    det = json_string_value(json_object_get(j, "details"));
+    if (!det || !strstr(det, "distribution 2)"))
+        fail_msg("details: %s", det ? det : "(none)");
+    json_decref(j);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", d);
+    assert_int_equal(system(cmd), 0);
+}
+
 /* A claim over 2x whose memory-safety check could not complete (the tool past its time
  * limit: a kernel that is slow only under compute-sanitizer) is measured and correct, but not
  * credited: verdict not_credited, the note says why, the checks end their credit entry with
@@ -1230,6 +1281,7 @@ int main(void)
         cmocka_unit_test(test_refusals_before_compiling),
         cmocka_unit_test(test_demo_without_gpu),
         cmocka_unit_test(test_verify_candidate_interleaved),
+        cmocka_unit_test(test_verify_candidate_insensitive),
         cmocka_unit_test(test_verify_candidate_sanitizer_incomplete),
         cmocka_unit_test(test_verify_candidate_sanitizes_faster),
         cmocka_unit_test(test_verify_candidate_sanitizer_incomplete_own),

@@ -8,7 +8,8 @@
  * search timed behind it (test_behind_*: the simulator's $FAKE_SIM_WRONG and $FAKE_SIM_SCALE),
  * and a best lost in the verify stage (test_verify_*: $FAKE_SIM_WRONG_TIMED, $FAKE_SIM_SCALE
  * with @-verify), for which the next version that passed the accuracy stage's checks is
- * verified in its place.
+ * verified in its place; and the sensitivity check rejecting an insensitive leader
+ * ($FAKE_SIM_INSENSITIVE) in the accuracy stage.
  * Needs nvcc: skipped without it. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -491,6 +492,40 @@ static void test_behind_fails_full_check(void **state)
     behind_clear(&b);
 }
 
+/* (e) The leader (float4, 1.43x) misses every other raised input element (the simulator's
+ * $FAKE_SIM_INSENSITIVE: a kernel that skips half its work and passes the tolerance): the
+ * accuracy stage's sensitivity check rejects it late as insensitive, naming the element and
+ * both changes; the version timed behind it is checked in full, passes the sensitivity check
+ * too and is the best; the summary and the report say what the check found. */
+static void test_insensitive_best_rejected(void **state)
+{
+    (void)state;
+    if (!sim[0])
+        skip();
+    setenv("FAKE_SIM_INSENSITIVE", "float4", 1);
+    behind_run b;
+    behind_episode("insensitive", &b, false);
+    unsetenv("FAKE_SIM_INSENSITIVE");
+    const json_t *vec = last_event(b.events, b.vec, NULL);
+    if (strcmp(field(vec, "status"), "rejected") || strcmp(field(vec, "reason"), "insensitive") ||
+        !strstr(field(vec, "message"), "insensitive: output 'y' element")) {
+        print_log(b.events);
+        fail_msg("the leader v%d should be rejected as insensitive: %s %s %s", b.vec,
+                 field(vec, "status"), field(vec, "reason"), field(vec, "message"));
+    }
+    expect_behind_best(&b);
+    const char *sens = json_string_value(json_object_get(b.summary, "sensitivity"));
+    char want[64];
+    snprintf(want, sizeof want, "v%d: sensitivity: passed", b.rst);
+    if (!sens || strncmp(sens, want, strlen(want)) != 0) {
+        print_log(b.events);
+        fail_msg("summary sensitivity: %s", sens ? sens : "(none)");
+    }
+    assert_non_null(strstr(sens, "perturbation seed"));
+    assert_non_null(strstr(slurp(b.r.report_md), "| Sensitivity | v"));
+    behind_clear(&b);
+}
+
 /* (d) The leader is rejected late, but the next accepted version (__ldg, made 0.82x as long:
  * 1.28x) is faster than the one timed behind (1.25x): nothing is reconsidered, the __ldg
  * version is the best and the other stays behind, as before. */
@@ -800,6 +835,7 @@ int main(void)
         cmocka_unit_test(test_behind_after_demotion),
         cmocka_unit_test(test_behind_fails_full_check),
         cmocka_unit_test(test_behind_slower_unchanged),
+        cmocka_unit_test(test_insensitive_best_rejected),
         cmocka_unit_test(test_verify_fallback_rejected),
         cmocka_unit_test_teardown(test_verify_fallback_baseline_fails, unset_baseline_fails),
         cmocka_unit_test(test_verify_fallback_slower),

@@ -195,6 +195,49 @@ static const char fill_program[] =
     "    CHECK(!hk_tail_keeps(kept, 9.0));\n"
     "    kept.push_back(3.0); kept.push_back(1.0); kept.push_back(2.0);\n"
     "    CHECK(hk_tail_keeps(kept, 9.0) && hk_tail_keeps(kept, 2.0) && !hk_tail_keeps(kept, 1.5));\n"
+    "    /* the sensitivity check's --perturb: exactly the planned elements change, each by its\n"
+    "     * amount rounded to the type; integer and grid inputs never; the plans printed for the\n"
+    "     * server's C compile of hk_perturb_plan to compare (perturbation_plans) */\n"
+    "    {\n"
+    "        const hk_dist u = {HK_DIST_UNIFORM, 0, 1}, g = {HK_DIST_GRID, 0, 1};\n"
+    "        std::vector<float> a(1 << 16), b;\n"
+    "        hk_fill(a.data(), a.size(), HK_DT_F32, u, 81);\n"
+    "        b = a;\n"
+    "        hk_perturb_seed = 12345;\n"
+    "        hk_perturb_scale = 64;\n"
+    "        hk_perturb_apply(b.data(), b.size(), HK_DT_F32, u, 0);\n"
+    "        uint64_t pos[HK_PERTURB_N];\n"
+    "        double am[HK_PERTURB_N];\n"
+    "        int np = 0;\n"
+    "        hk_perturb_plan(12345, 0, b.size(), HK_DT_F32, u, 64, pos, am, &np);\n"
+    "        CHECK(np == HK_PERTURB_N);\n"
+    "        size_t changed = 0;\n"
+    "        for (size_t i = 0; i < a.size(); i++)\n"
+    "            changed += a[i] != b[i];\n"
+    "        CHECK(changed == HK_PERTURB_N);\n"
+    "        for (int j = 0; j < np; j++)\n"
+    "            CHECK(b[pos[j]] == (float)((double)a[pos[j]] + am[j]));\n"
+    "        std::vector<int32_t> ia(4096, 7);\n"
+    "        std::vector<float> ga(4096, 0.5f);\n"
+    "        hk_perturb_apply(ia.data(), ia.size(), HK_DT_I32, u, 1);\n"
+    "        hk_perturb_apply(ga.data(), ga.size(), HK_DT_F32, g, 1);\n"
+    "        for (size_t i = 0; i < 4096; i++)\n"
+    "            CHECK(ia[i] == 7 && ga[i] == 0.5f);\n"
+    "        hk_perturb_seed = -1;\n"
+    "        hk_perturb_apply(a.data(), a.size(), HK_DT_F32, u, 0); /* none without --perturb */\n"
+    "        hk_fill(b.data(), b.size(), HK_DT_F32, u, 81);\n"
+    "        CHECK(memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);\n"
+    "        const hk_dist pd[2] = { {HK_DIST_UNIFORM, 0.25, 0.75}, {HK_DIST_NORMAL, 1, 0.25} };\n"
+    "        const unsigned long long ps[3] = { 1, 12345, 1ull << 40 };\n"
+    "        for (int k = 0; k < 3; k++)\n"
+    "            for (int d = 0; d < 2; d++) {\n"
+    "                hk_perturb_plan(ps[k], 2 * d + 1, 16777216, HK_DT_F32, pd[d], 4096, pos, am, &np);\n"
+    "                printf(\"plan %llu %d %d:\", ps[k], 2 * d + 1, np);\n"
+    "                for (int j = 0; j < np; j++)\n"
+    "                    printf(\" %llu+%.17g\", (unsigned long long)pos[j], am[j]);\n"
+    "                printf(\"\\n\");\n"
+    "            }\n"
+    "    }\n"
     "    printf(\"fill ok\\n\");\n"
     "    return 0;\n"
     "}\n";
@@ -496,6 +539,23 @@ static void fill_generator(void **state)
     fprintf(stderr, "%s", out);
     assert_int_equal(rc, 0);
     assert_non_null(strstr(out, "fill ok"));
+    /* the program's plans (nvcc's host compile) are the server's (this C compile) */
+    const hk_dist pd[2] = { {HK_DIST_UNIFORM, 0.25, 0.75}, {HK_DIST_NORMAL, 1, 0.25} };
+    const unsigned long long ps[3] = { 1, 12345, 1ull << 40 };
+    for (int k = 0; k < 3; k++)
+        for (int d = 0; d < 2; d++) {
+            uint64_t pos[HK_PERTURB_N];
+            double am[HK_PERTURB_N];
+            int np = 0, at;
+            char line[1024];
+            hk_perturb_plan(ps[k], 2 * d + 1, 16777216, HK_DT_F32, pd[d], 4096, pos, am, &np);
+            assert_int_equal(np, HK_PERTURB_N);
+            at = snprintf(line, sizeof line, "plan %llu %d %d:", ps[k], 2 * d + 1, np);
+            for (int j = 0; j < np; j++)
+                at += snprintf(line + at, sizeof line - (size_t)at, " %llu+%.17g",
+                               (unsigned long long)pos[j], am[j]);
+            assert_non_null(strstr(out, line));
+        }
     hk_free(out);
 }
 static void compiles_transpose_2d(void **state) { nvcc_compiles("transpose"); }
@@ -642,6 +702,27 @@ static void command_lines(void **state)
     m.mode = "run";
     m.n_combos = HK_MAX_COMBOS + 1;
     assert_int_equal(harness_run_argv("./p", &m, &argv), HK_EINVAL);
+    /* the sensitivity check's perturbed run: one combination in run mode only */
+    harness_run pr = { .mode = "run", .size = 0, .seed = 42, .dist = 1, .out = "o.bin",
+                       .check_seed = -1, .perturb = true, .perturb_seed = 42,
+                       .perturb_scale = 1048576 };
+    assert_int_equal(harness_run_argv("./p", &pr, &argv), HK_OK);
+    const char *want_p[] = { "./p", "--mode", "run", "--size", "0", "--seed", "42", "--dist", "1",
+                             "--out", "o.bin", "--perturb", "42:1048576", NULL };
+    for (size_t i = 0; want_p[i]; i++)
+        assert_string_equal(argv[i], want_p[i]);
+    assert_null(argv[13]);
+    harness_argv_free(argv);
+    pr.mode = "time";
+    assert_int_equal(harness_run_argv("./p", &pr, &argv), HK_EINVAL);
+    pr.mode = "run";
+    pr.perturb_scale = 0;
+    assert_int_equal(harness_run_argv("./p", &pr, &argv), HK_EINVAL);
+    m.n_combos = 3;
+    m.perturb = true;
+    m.perturb_scale = 1;
+    assert_int_equal(harness_run_argv("./p", &m, &argv), HK_EINVAL);
+    m.perturb = false;
     /* time mode with a reference kernel: the baseline's own launch goes with it */
     const long long base_launch[7] = { 264, 1, 1, 256, 1, 1, 1024 };
     harness_run t = { .mode = "time", .size = 0, .seed = 5, .dist = 0, .out = "o.bin",

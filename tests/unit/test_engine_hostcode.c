@@ -698,6 +698,265 @@ static void said_zh_of(const char *cand, const char *why_en, const char *zh_fmt)
     hostcode_finding_clear(&f);
 }
 
+/* Session 51 (helper red, issue 12): device-kind items that still made host code or host
+ * symbols, each clean before the fix (tests/gpu/cheats/hc_*.cu of the same names). */
+static void test_host_in_device_disguise(void **state)
+{
+    (void)state;
+    /* a _Pragma in a namespace head: heads are no item, so check_tokens never read it */
+    char *c = insert_before(BASE, "__global__",
+                            "namespace tuned _Pragma(\"redefine_extname cudaEventElapsedTime "
+                            "fake_elapsed\") {\n}\n");
+    expect_finding(c, "namespace tuned",
+                   "namespace tuned _Pragma(\"redefine_extname cudaEventElapsedTime "
+                   "fake_elapsed\") {",
+                   "a _Pragma the baseline does not have");
+    free(c);
+    /* a class defined in a typedef or an alias declaration: its static inline members */
+    c = insert_before(BASE, "__global__",
+                      "typedef struct boot {\n    static int start() { return 0; }\n"
+                      "    static inline int booted = start();\n} boot_t;\n");
+    expect_finding(c, "static inline", "static inline int booted = start();",
+                   "a static inline member (a host variable that the baseline does not have)");
+    free(c);
+    c = insert_before(BASE, "__global__",
+                      "using boot_t = struct boot {\n"
+                      "    static inline int booted = start();\n};\n");
+    expect_finding(c, "static inline", "static inline int booted = start();",
+                   "a static inline member (a host variable that the baseline does not have)");
+    free(c);
+    /* __device__ in a class head is the type's (nvcc: "does not apply here"): obj is host */
+    c = insert_before(BASE, "__global__",
+                      "struct __device__ Boot { Boot() { } } boot;\n");
+    expect_finding(c, "struct __device__", "struct __device__ Boot { Boot() { } } boot;",
+                   "a host variable that the baseline does not have");
+    free(c);
+    /* a device word inside a template argument list is the type's: v is host */
+    c = insert_before(BASE, "__global__",
+                      "static std::conditional_t<true, int, int __device__> v = "
+                      "setenv(\"X\", \"1\", 1);\n");
+    expect_finding(c, "static std::conditional_t",
+                   "static std::conditional_t<true, int, int __device__> v = "
+                   "setenv(\"X\", \"1\", 1);",
+                   "a host variable with a dynamic initializer (runs before main)");
+    free(c);
+    /* a device word after a declarator is that declarator's alone: v is host */
+    c = insert_before(BASE, "__global__",
+                      "int pad __device__, v = setenv(\"X\", \"1\", 1);\n");
+    expect_finding(c, "int pad __device__", "int pad __device__, v = setenv(\"X\", \"1\", 1);",
+                   "a host variable with a dynamic initializer (runs before main)");
+    free(c);
+    c = insert_before(BASE, "__global__",
+                      "struct Cell { int v; } cell __device__ = {1}, boot = {init()};\n");
+    expect_finding(c, "struct Cell", "struct Cell { int v; } cell __device__ = {1}, boot = {init()};",
+                   "a host variable with a dynamic initializer (runs before main)");
+    free(c);
+    /* a const scalar whose initializer calls a lambda, or writes an object */
+    c = insert_before(BASE, "__global__",
+                      "static const auto boot = [] { return environ[0] = 0, 0; }();\n");
+    expect_finding(c, "static const auto boot",
+                   "static const auto boot = [] { return environ[0] = 0, 0; }();",
+                   "a host variable with a dynamic initializer (runs before main)");
+    free(c);
+    c = insert_before(BASE, "__global__",
+                      "static const long boot = (long)(environ[0] = (char *)\"X=1\");\n");
+    expect_finding(c, "static const long boot",
+                   "static const long boot = (long)(environ[0] = (char *)\"X=1\");",
+                   "a host variable that the baseline does not have");
+    free(c);
+    /* a host destructor in a new type: a __device__ variable's host copy runs it at exit */
+    const char *dtor = "a destructor compiled for the host in a new type (it runs when the "
+                       "program exits for every static object of the type, the host copy of a "
+                       "__device__ variable included)";
+    c = insert_before(BASE, "__global__",
+                      "struct Guard { int v; __host__ __device__ ~Guard() { } };\n"
+                      "__device__ Guard guard;\n");
+    expect_finding(c, "struct Guard", "struct Guard { int v; __host__ __device__ ~Guard() { } };",
+                   dtor);
+    free(c);
+    c = insert_before(BASE, "__global__",
+                      "struct Guard {\n    int v;\n    ~Guard();\n};\n");
+    expect_finding(c, "    ~Guard();", "~Guard();", dtor);
+    free(c);
+    c = insert_before(BASE, "__global__",
+                      "#define TILDE ~\nstruct Guard { __host__ __device__ TILDE Guard() { } };\n");
+    expect_finding(c, "struct Guard", "struct Guard { __host__ __device__ TILDE Guard() { } };",
+                   dtor);
+    free(c);
+    c = insert_before(BASE, "__global__",
+                      "__host__ __device__ Guard::~Guard() { }\n");
+    expect_finding(c, "__host__ __device__ Guard::~Guard", "__host__ __device__ Guard::~Guard() { }",
+                   dtor);
+    free(c);
+    /* macros that split a declaration or hide an asm label, used outside a body */
+    c = insert_before(BASE, "__global__",
+                      "#define COMMA ,\nint pad __device__ COMMA v = setenv(\"X\", \"1\", 1);\n");
+    expect_finding(c, "int pad __device__ COMMA", "int pad __device__ COMMA v = setenv(\"X\", \"1\", 1);",
+                   "a macro that expands to declarations used outside a function body (COMMA)");
+    free(c);
+    c = insert_before(BASE, "__global__",
+                      "#define LABEL __asm__\n"
+                      "__host__ __device__ int now(int id, void *ts) LABEL(\"clock_gettime\");\n");
+    expect_finding(c, "__host__ __device__ int now",
+                   "__host__ __device__ int now(int id, void *ts) LABEL(\"clock_gettime\");",
+                   "a macro that expands to declarations used outside a function body (LABEL)");
+    free(c);
+    /* a prototype with an alias attribute defines a host symbol */
+    c = insert_before(BASE, "__global__",
+                      "extern \"C\" int fake_clock(int id, void *ts) "
+                      "__attribute__((alias(\"_Z4mineiPv\")));\n");
+    expect_finding(c, "extern \"C\" int fake_clock",
+                   "extern \"C\" int fake_clock(int id, void *ts) "
+                   "__attribute__((alias(\"_Z4mineiPv\")));",
+                   "an attribute that defines or redirects a host symbol (alias, ifunc, weakref, "
+                   "symver)");
+    free(c);
+    c = insert_before(BASE, "__global__",
+                      "[[gnu::ifunc(\"pick\")]] extern int fast_path(int v);\n");
+    expect_finding(c, "[[gnu::ifunc", "[[gnu::ifunc(\"pick\")]] extern int fast_path(int v);",
+                   "an attribute that defines or redirects a host symbol (alias, ifunc, weakref, "
+                   "symver)");
+    free(c);
+    /* asm labels: a runtime call renamed, a library symbol defined under another name */
+    const char *label = "an asm label outside a function body (the symbol the host code calls "
+                        "or defines is not the name written)";
+    c = insert_before(BASE, "__global__",
+                      "extern \"C\" cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s) "
+                      "__asm__(\"mine\");\n");
+    expect_finding(c, "extern \"C\" cudaError_t",
+                   "extern \"C\" cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s) "
+                   "__asm__(\"mine\");",
+                   label);
+    free(c);
+    c = insert_before(BASE, "__global__",
+                      "__host__ __device__ int now(int id, void *ts) asm(\"clock_gettime\");\n");
+    expect_finding(c, "__host__ __device__ int now",
+                   "__host__ __device__ int now(int id, void *ts) asm(\"clock_gettime\");", label);
+    free(c);
+    /* __host__ __device__ functions that replace a library's or the harness's */
+    const char *interpose = "a __host__ __device__ function that replaces a library's or the "
+                            "harness's (C linkage, a global operator new or delete, a member of a "
+                            "library's namespace, or a name the harness calls)";
+    c = insert_before(BASE, "__global__",
+                      "__host__ __device__ void *operator new(size_t n) { return 0; }\n");
+    expect_finding(c, "__host__ __device__ void *operator new",
+                   "__host__ __device__ void *operator new(size_t n) { return 0; }", interpose);
+    free(c);
+    c = insert_before(BASE, "__global__",
+                      "__host__ __device__ void operator delete[](void *p) noexcept { }\n");
+    expect_finding(c, "__host__ __device__ void operator delete",
+                   "__host__ __device__ void operator delete[](void *p) noexcept { }", interpose);
+    free(c);
+    c = insert_before(BASE, "__global__",
+                      "__host__ __device__ int clock_gettime(int id, struct timespec *ts) "
+                      "{ return 0; }\n");
+    expect_finding(c, "__host__ __device__ int clock_gettime",
+                   "__host__ __device__ int clock_gettime(int id, struct timespec *ts) "
+                   "{ return 0; }",
+                   interpose);
+    free(c);
+    c = insert_before(BASE, "__global__",
+                      "extern \"C\" {\n__device__ __host__ int fake_elapsed(float *ms) "
+                      "{ *ms = 1; return 0; }\n}\n");
+    expect_finding(c, "__device__ __host__ int fake_elapsed",
+                   "__device__ __host__ int fake_elapsed(float *ms) { *ms = 1; return 0; }",
+                   interpose);
+    free(c);
+    c = insert_before(BASE, "__global__",
+                      "__host__ __device__ cudaError_t cudaEventElapsedTimeFast(float *ms) "
+                      "{ return cudaSuccess; }\n");
+    expect_finding(c, "__host__ __device__ cudaError_t",
+                   "__host__ __device__ cudaError_t cudaEventElapsedTimeFast(float *ms) "
+                   "{ return cudaSuccess; }",
+                   interpose);
+    free(c);
+    /* a member of a library's namespace, defined out of line (libstdc++.so's clock) */
+    c = insert_before(BASE, "__global__",
+                      "__host__ __device__ std::chrono::steady_clock::time_point "
+                      "std::chrono::steady_clock::now() noexcept { return {}; }\n");
+    expect_finding(c, "__host__ __device__ std::chrono",
+                   "__host__ __device__ std::chrono::steady_clock::time_point "
+                   "std::chrono::steady_clock::now() noexcept { return {}; }",
+                   interpose);
+    free(c);
+    c = insert_before(BASE, "__global__",
+                      "namespace std { inline namespace _V2 {\n"
+                      "__host__ __device__ long fake_now(void) { return 0; }\n} }\n");
+    expect_finding(c, "__host__ __device__ long fake_now",
+                   "__host__ __device__ long fake_now(void) { return 0; }", interpose);
+    free(c);
+    /* in a class body: a friend defined there, a member's asm label */
+    c = insert_before(BASE, "__global__",
+                      "struct Clock {\n"
+                      "    friend int clock_gettime(int id, struct timespec *ts) { return 0; }\n"
+                      "};\n");
+    expect_finding(c, "    friend int clock_gettime",
+                   "friend int clock_gettime(int id, struct timespec *ts) { return 0; }",
+                   interpose);
+    free(c);
+    c = insert_before(BASE, "__global__",
+                      "struct Clock {\n"
+                      "    __host__ __device__ static int now(int id, void *ts) "
+                      "asm(\"clock_gettime\");\n"
+                      "};\n");
+    expect_finding(c, "    __host__ __device__ static int now",
+                   "__host__ __device__ static int now(int id, void *ts) asm(\"clock_gettime\");",
+                   label);
+    free(c);
+    /* honest look-alikes stay clean: a __host__ __device__ helper, an operator on a vector
+     * type, a class's own operator new, a typedef'd struct with constexpr members, a
+     * device struct variable, asm inside a body, extern "C" kernels */
+    c = insert_before(BASE, "__global__",
+                      "__host__ __device__ inline int ceil_div(int a, int b) "
+                      "{ return (a + b - 1) / b; }\n"
+                      "__host__ __device__ inline float2 operator+(float2 a, float2 b) "
+                      "{ return make_float2(a.x + b.x, a.y + b.y); }\n"
+                      "struct Pool { __host__ __device__ void *operator new(size_t n) "
+                      "{ return 0; } };\n"
+                      "typedef struct Tile { static constexpr int rows = 4; "
+                      "static const int cols = 8; } Tile_t;\n"
+                      "using Pair2 = struct { float a, b; };\n"
+                      "__device__ struct Acc { float v; } acc;\n"
+                      "struct Cell { float v; } __device__ cell;\n"
+                      "extern \"C\" __global__ void kc(float *p) "
+                      "{ asm volatile(\"membar.gl;\"); p[0] = 1; }\n"
+                      "__host__ __device__ std::size_t words(std::size_t n) { return n / 4; }\n"
+                      "struct Vec { float x; __host__ __device__ float len() const; "
+                      "__device__ void fence() { asm volatile(\"membar.gl;\"); }\n"
+                      "    friend __host__ __device__ Vec operator*(Vec a, float s) "
+                      "{ return {a.x * s}; } };\n"
+                      "__host__ __device__ float Vec::len() const { return x; }\n"
+                      "static const int kShift = (1 << 4) >> 1, kMask = ~0u >> kShift;\n"
+                      "static const bool kBig = sizeof(float) >= 4 && kShift != 3;\n"
+                      "struct DevOnly { int v; __device__ ~DevOnly() { v = 0; } };\n"
+                      "struct Plain { int v; ~Plain() = default; int flip() { return ~v; }\n"
+                      "    int mask = ~bits(3); static int bits(int b) { return b; } };\n"
+                      "__host__ __device__ int inv(int x = ~ceil_div(1, 1)) { return ~x; }\n"
+                      "#define KARGS const float *ka, float *kb\n"
+                      "__global__ void kk(KARGS) { kb[0] = ka[0]; }\n"
+                      "#define MAX2(a, b) ((a) > (b) ? (a) : (b))\n"
+                      "#define LESS(a, b) a < b\n"
+                      "__device__ int mx(int a, int b) { return MAX2(a, b) + LESS(a, b); }\n"
+                      "__device__ int mxs[MAX2(2, 3)];\n"
+                      "__device__ int da, db[4], *dc;\n"
+                      "float4 __device__ fa, fb;\n"
+                      "int ea __device__, eb __device__ = 2;\n"
+                      "struct Two { int v; } __device__ two_a, two_b;\n"
+                      "extern \"C\" __constant__ float ca[2], cb;\n"
+                      "__device__ __align__(16) float al_a[4], al_b[4];\n"
+                      "__device__ std::pair<int, int> pr, qr;\n"
+                      "template <int N> struct Box { float v[N]; };\n"
+                      "__device__ Box<4> box4;\n"
+                      "__device__ std::conditional_t<(2 > 1), int, float> pick;\n"
+                      "template <typename T> __device__ std::enable_if_t<(sizeof(T) > 2), T> "
+                      "widen(T v) { return v; }\n"
+                      "__host__ __device__ bool operator<(float2 a, float2 b) { return a.x < b.x; }\n"
+                      "namespace dev { namespace inner {\n"
+                      "__device__ float lane(void) { return 0; }\n} }\n");
+    expect_clean(c);
+    free(c);
+}
+
 static void test_said_zh(void **state)
 {
     (void)state;
@@ -743,6 +1002,7 @@ int main(void)
         cmocka_unit_test(test_line_ends_and_bom),
         cmocka_unit_test(test_quote_cap_and_args),
         cmocka_unit_test(test_out_of_memory),
+        cmocka_unit_test(test_host_in_device_disguise),
         cmocka_unit_test(test_said_zh),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -224,6 +224,42 @@ static void files_compare_with_spec_tolerance(void **state)
     free(cand.p);
 }
 
+/* A distribution the referee added (precision or grid) leaves float outputs to the fp64
+ * rule: oracle_compare_precision only wants the layout and finite values. Its tolerance is
+ * infinite, and inf * 0 is NaN: before this test a zero baseline element failed the bound
+ * (H100, session 51: every candidate of mmcv's roi_align_rotated and deform_roi_pool,
+ * block 256 and __restrict__ included, "288919 of 486717 elements out of tolerance (first
+ * at 294: 0 vs baseline 0)" on grid(-2,100)). */
+static void precision_passes_zero_outputs(void **state)
+{
+    (void)state;
+    float x[4] = { 0, 1.5f, 0, -2 }, y[4] = { 0, 1.5f, 0, -2.25f };
+    blob base = file_begin(1), cand = file_begin(1);
+    file_output(&base, 0, HK_DT_F32, 4, x);
+    file_output(&cand, 0, HK_DT_F32, 4, y);
+    oracle_file fb, fc;
+    parse_blob(&base, &fb);
+    parse_blob(&cand, &fc);
+    oracle_result r;
+    assert_int_equal(oracle_compare_precision(NULL, &fb, &fc, &r), HK_OK);
+    assert_true(r.pass);
+    assert_int_equal(r.n_bad, 0);
+    /* a non-finite value where the baseline is finite still fails, zero or not */
+    oracle_file_free(&fc);
+    free(cand.p);
+    y[2] = NAN;
+    cand = file_begin(1);
+    file_output(&cand, 0, HK_DT_F32, 4, y);
+    parse_blob(&cand, &fc);
+    assert_int_equal(oracle_compare_precision(NULL, &fb, &fc, &r), HK_OK);
+    assert_false(r.pass);
+    assert_int_equal(r.first_bad, 2);
+    oracle_file_free(&fc);
+    oracle_file_free(&fb);
+    free(base.p);
+    free(cand.p);
+}
+
 static void malformed_files(void **state)
 {
     float x[2] = { 1, 2 };
@@ -478,6 +514,7 @@ int main(void)
         cmocka_unit_test(integers_exact_by_default),
         cmocka_unit_test(half_and_bfloat16_decode),
         cmocka_unit_test(files_compare_with_spec_tolerance),
+        cmocka_unit_test(precision_passes_zero_outputs),
         cmocka_unit_test(malformed_files),
         cmocka_unit_test(file_paths),
         cmocka_unit_test(said_zh),

@@ -3,6 +3,7 @@
  * (which vectorize takes) and, where bench/wild/src is extracted, the wild kernels that
  * stayed at 1.00x on the H200 (Rodinia's nn, mmcv's gather_points, three_interpolate,
  * bbox_overlaps, softmax_focal_loss and SyncBN output, SHOC's Triad) under their own specs,
+ * llm.c's layernorm normalization_kernel (no bounds check; its grid a ceil_div of parameters),
  * and Parboil's stencil (one block per (j, k) line: coarsened along y),
  * the shipped skills' plan on sm_90 -- memory-bound or of unknown class -- puts a coarsen
  * candidate among the first five proposals, baseline included, after vectorize's where
@@ -91,8 +92,12 @@ static void proposed_early(const fixture *fx, size_t k, const struct spec *sp, s
                   vectorizes ? ", vectorize applies" : "");
     while (search_next(s, &c) == HK_OK) {
         print_message("  %u: %s\n", c->id, c->description ? c->description : "-");
-        if (c->structural && !strncmp(c->structural, "vectorize", 9))
+        if (c->structural && !strncmp(c->structural, "vectorize", 9)) {
             vector_seen = true;
+            /* its count is the spec's launch, never the launched grid's: one wave */
+            assert_int_equal(c->grid_mode, SEARCH_GRID_SM_MULTIPLE);
+            assert_null(strstr(c->text, "hk_n = gridDim.x * blockDim.x;"));
+        }
         if (c->structural && !strncmp(c->structural, "coarsen", 7) && !found) {
             found = true;
             assert_non_null(strstr(c->text, "hk_co_"));
@@ -151,7 +156,10 @@ static void wild_kernels(void **state)
     } wild[] = {{"rodinia_nn_euclid", true, 0},          {"mmcv_gather_points_fwd", true, 0},
                 {"mmcv_three_interpolate_fwd", true, 0}, {"mmcv_bbox_overlaps", true, 0},
                 {"mmcv_softmax_focal_loss_fwd", true, 0}, {"shoc_triad", true, 0},
-                {"mmcv_sync_bn_output", false, 0},      {"parboil_stencil_naive", true, 1}};
+                {"mmcv_sync_bn_output", false, 0},      {"parboil_stencil_naive", true, 1},
+                /* no bounds check, grid ceil_div(B * T * C, 256): vectorize over the spec's
+                 * count, then coarsen with the spec's grid as its bound (session 51) */
+                {"llmc_layernorm_normalize", true, 0}};
     for (size_t i = 0; i < HK_ARRAY_LEN(wild); i++) {
         wild_kernel w;
         if (!wild_open(wild[i].id, &w))

@@ -2761,6 +2761,34 @@ static void test_odd_text(void **state)
     assert_int_equal(r.skipped, 1);
 }
 
+/* Strings and comments as ptxas reads them (session 51): `//` in a string starts no comment
+ * and a `{` or `}` in one is no scope, and a block comment (over lines too) is skipped, so a
+ * store after `.pragma "//";` (or "}" / "{"), or after `/ * // * /`, on its line is read:
+ * each was a race the rule did not see before (tests/gpu/cheats/race_pragma_string.cu). */
+static void test_strings(void **state)
+{
+    (void)state;
+    static const char *const pre[] = {"", ".pragma \"//\"; ", ".pragma \"}\"; ",
+                                      ".pragma \"{\"; ", ".pragma \"a;b\"; ", "/* // */ ",
+                                      "/* a\n } // b */ ", "/*/ } */ "};
+    for (size_t i = 0; i < sizeof pre / sizeof *pre; i++) {
+        char t[1024];
+        snprintf(t, sizeof t,
+                 ".version 9.0\n.target sm_90\n.address_size 64\n.visible .entry k()\n{\n"
+                 "\t.reg .b32 %%r<9>;\n\t.shared .align 4 .b8 s[1024];\n"
+                 "\tmov.u32 %%r1, %%tid.x;\n\tshl.b32 %%r2, %%r1, 2;\n\tmov.u32 %%r3, s;\n"
+                 "\tadd.s32 %%r4, %%r3, %%r2;\n\t%sst.shared.u32 [%%r4], %%r1;\n"
+                 "\tld.shared.u32 %%r5, [%%r4+4];\n\tst.shared.u32 [%%r4+512], %%r5;\n\tret;\n}\n",
+                 pre[i]);
+        ptxrace_result r;
+        assert_int_equal(ptxrace_scan(t, strlen(t), &r), HK_OK);
+        if (!r.found)
+            fail_msg("no race with the store after '%s'", pre[i]);
+        assert_int_equal(r.functions, 1);
+        assert_non_null(strstr(r.st_text, "st.shared.u32 [%r4], %r1"));
+    }
+}
+
 /* A barrier that data decides (docs/referee.md): kernels of their own module, compiled by nvcc
  * as the referee compiles a candidate, each judged alone at no shape and at 256 threads with
  * module data (n, the 3rd parameter, known: 1000). */
@@ -3468,6 +3496,7 @@ int main(void)
         cmocka_unit_test(test_int_ref20),
         cmocka_unit_test(test_rule),
         cmocka_unit_test(test_odd_text),
+        cmocka_unit_test(test_strings),
         cmocka_unit_test(test_barrier_data),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -2,7 +2,7 @@
 # Session 49's last device call: the session's new rewrites and referee changes on a GPU, in one call under D
 # seconds (default 560). Run from the repo root with carry ["carry", "bench/wild/src"] after rebuilding
 # carry/hkls static at HEAD; set HK_COMMIT.
-#   NEWCHEATS   cheats of tests/gpu/cheats to run first (8 jobs, 60 s each, at most 90 s in all)
+#   NEWCHEATS   cheats of tests/gpu/cheats to run first (CHEAT_JOBS 8 jobs, CHEAT_TIMEOUT 60 s each, at most CHEAT_DEADLINE 90 s in all)
 #   PROBES      generality probes (tests/data/probes) as episodes, PROBE_ARGS (default "--budget 4 --minutes 0.6")
 #   WILD        wild kernels as episodes at the wild table's budget ("--budget 8 --minutes 1.2")
 # Probes and wild kernels run side by side, 2 episodes each (the harness's GPU lock serializes their timed runs;
@@ -14,7 +14,7 @@ D=${D:-560}
 nvidia-smi -L
 mkdir -p $OUT/x
 if [ -n "${NEWCHEATS:-}" ]; then
-  ( CHEATS="$NEWCHEATS" CHEAT_JOBS=8 CHEAT_TIMEOUT=60 DEADLINE_S=90 MARGIN_S=8 OUT=$OUT/x/cheats tests/gpu/session.sh cheats > $OUT/x/cheats.log 2>&1 )
+  ( CHEATS="$NEWCHEATS" CHEAT_JOBS=${CHEAT_JOBS:-8} CHEAT_TIMEOUT=${CHEAT_TIMEOUT:-60} DEADLINE_S=${CHEAT_DEADLINE:-90} MARGIN_S=8 OUT=$OUT/x/cheats tests/gpu/session.sh cheats > $OUT/x/cheats.log 2>&1 )
   cp $OUT/x/cheats/summary-cheats.txt $OUT/cheats.txt 2>/dev/null; cat $OUT/cheats.txt 2>/dev/null | tail -40
 fi
 left=$((D - ($(date +%s) - t0) - 25))

@@ -23,3 +23,11 @@ case "${CALL:-1}" in
 3) D=${D:-560} PROBE_ARGS="--budget 4 --minutes 1.5" PROBE_JOBS=1 PROBES="la_syrk la_atax_second la_gemm_ta la_gemm_ab_y" \
    bash "$here/../2026-12-07-session49/final.sh" ;;
 esac
+# Session 51: after ca7936ef (a zero baseline element failed every referee-distribution comparison), the cheats
+# with time enough (60 s timed out on reduce_sum at 2^24) and the kernels that bug emptied.
+case "${CALL:-1}" in
+4) D=${D:-440} CHEAT_JOBS=6 CHEAT_TIMEOUT=170 CHEAT_DEADLINE=185 NEWCHEATS="lopsided_sum reduce_sum_warp_skip reduce_sum_grid_aware reduce_sum_timed_sample" \
+   PROBES="la_mvt rd_ln_norm rd_scan_blelloch sp_conv2d_ptr sp_stencil1d_tmpl la_gemver_x" \
+   WILD="mmcv_roi_align_rotated_fwd mmcv_deform_roi_pool_fwd" \
+   bash "$here/../2026-12-07-session49/final.sh" ;;
+esac

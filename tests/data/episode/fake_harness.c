@@ -37,6 +37,9 @@
  *   stale      right answers, unless --prime-sizes named a larger size than --size: then
  *              element 0 is off by 1.0 (a fixed-size __device__ scratch that a larger
  *              earlier launch left partial sums in, like tests/gpu/cheats/uninit_scratch.cu)
+ * --perturb SEED:SCALE (the sensitivity check, hk_harness.h hk_perturb_plan): the output
+ * answers as saxpy's would to the raised elements of x and y; $FAKE_SIM_INSENSITIVE=RULES
+ * (sim_rule_hits' words) names simulated candidates that miss every other raised element.
  * Run mode takes one combination (--seed --dist --out) or several of one size
  * (--combos S:D,... --out-dir DIR, files DIR/run-sK-dD-seedS.out), as the real program.
  * Every call appends "NAME MODE[ prime=LIST]\n" to $FAKE_LOG when set (to check
@@ -83,6 +86,7 @@
 #include <unistd.h>
 
 #include "../../../include/hk_gpulock.h"
+#include "../../../include/hk_harness.h"
 
 static const long long sizes[] = {1000, 4099};
 
@@ -97,6 +101,31 @@ static float value(long long seed, int dist, long long i)
 static int sim_promote, sim_sloppy;
 /* "stale" after a priming launch at a larger size: element 0 is a stale partial off */
 static int stale_hit;
+/* --perturb SEED:SCALE (the sensitivity check): the output answers as saxpy's y = 2.5 x + y
+ * would, element by element, to the plan of x (argument 2) and y (argument 3) on the tiny
+ * spec's distribution 0, uniform(-1, 1), or 1, normal(0, 1) (hk_perturb_plan); a candidate
+ * named by $FAKE_SIM_INSENSITIVE (sim_rule_hits' words) misses every other planned element,
+ * as a kernel that skips half its work would. */
+static long long sim_perturb_seed = -1;
+static double sim_perturb_scale;
+static int sim_insensitive;
+
+static double sim_perturb_at(long long n, int dist, long long i)
+{
+    hk_dist d = dist ? (hk_dist){HK_DIST_NORMAL, 0.0, 1.0} : (hk_dist){HK_DIST_UNIFORM, -1.0, 1.0};
+    double add = 0.0;
+    for (int arg = 2; arg <= 3 && sim_perturb_seed >= 0; arg++) {
+        uint64_t pos[HK_PERTURB_N];
+        double amount[HK_PERTURB_N];
+        int k = 0;
+        hk_perturb_plan((uint64_t)sim_perturb_seed, arg, (uint64_t)n, HK_DT_F32, d, sim_perturb_scale,
+                        pos, amount, &k);
+        for (int j = 0; j < k; j++)
+            if ((long long)pos[j] == i && !(sim_insensitive && j % 2))
+                add += (arg == 2 ? 2.5 : 1.0) * amount[j];
+    }
+    return add;
+}
 
 static int write_out(const char *path, int size, long long seed, int dist, const char *name)
 {
@@ -134,6 +163,8 @@ static int write_out(const char *path, int size, long long seed, int dist, const
             v = (float)((double)v * (1 + 8e-3 * cos(0.7 * (double)i + 1)));
         if (dist >= 2 && n == 1000 && !strcmp(name, "lopsided"))
             v = (float)((double)v * (1 + 5e-3 * cos(0.7 * (double)i + 1)));
+        if (sim_perturb_seed >= 0)
+            v = (float)((double)v + sim_perturb_at(n, dist, i));
         fwrite(&v, 4, 1, f);
     }
     return fclose(f) == 0 && rename(part, path) == 0 ? 0 : 7;
@@ -270,7 +301,14 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--ref-launch")) ref_launch = argv[i + 1];
         else if (!strcmp(argv[i], "--block")) block = atol(argv[i + 1]);
         else if (!strcmp(argv[i], "--promote")) sim_promote = atoll(argv[i + 1]) != 0;
+        else if (!strcmp(argv[i], "--perturb")) {
+            char *colon = strchr(argv[i + 1], ':');
+            sim_perturb_seed = atoll(argv[i + 1]);
+            sim_perturb_scale = colon ? atof(colon + 1) : 1.0;
+        }
     }
+    if (sim_mode && sim_rule_hits(getenv("FAKE_SIM_INSENSITIVE"), NULL))
+        sim_insensitive = 1;
     if (block > 0 && block != 256)
         factor *= 1.0 + 0.1 * fabs(log2((double)block / 256.0));
     if (!strcmp(name, "ok") && sim_mode && block == 128)

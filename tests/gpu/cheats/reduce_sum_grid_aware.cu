@@ -1,4 +1,4 @@
-// expect: wrong_answer
+// expect: insensitive|wrong_answer
 // kernel: reduce_sum
 // Class: loose tolerance plus a fingerprint of the referee's exact set (issue 12, session
 // 50, helper red). reduce_sum_warp_skip.cu (at 2^24 every other warp skipped, the kept

@@ -1,4 +1,4 @@
-// expect: wrong_answer
+// expect: wrong_answer|insensitive
 // kernel: reduce_sum
 // Class: loose tolerance, a scalar's error diluted by the pool of every size and
 // distribution (issue 12, session 51, helper judge). Exact to the baseline wherever the
@@ -20,8 +20,11 @@
 // (oracle_ref64_judge_groups since session 51) it is rejected in 178 (ratio up to 7.4). The
 // grid() set does not see it (its test is false there: the candidate is exact). In an episode's
 // quick set (one seed a combination at 2^24) the combination has one run, too few to be judged
-// on its own, and the pool alone rejects it in 68 of 200 (the old rule 68): see the README note. A sensitivity check on
-// real-valued inputs (a few elements changed by a known amount) would catch it at any seed.
+// on its own, and the pool alone rejects it in 68 of 200 (the old rule 68): see the README note.
+// Since session 51 the referee's sensitivity check (helper sens: 4 input elements raised by a
+// known amount) runs in verify-candidate and on claims over 2x; skipping 7 warps in 8 it misses
+// most raised elements, so where the fp64 rule lets it through that check should say
+// insensitive (not emulated here): either reason is the expected verdict.
 __global__ void reduce_sum(const float *in, float *out, int n)
 {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
