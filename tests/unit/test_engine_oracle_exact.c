@@ -269,9 +269,9 @@ static void test_reduce_sum(void **state)
     /* Session 51: reduce_sum_timed_sample (1 warp in 8 at 2^24 on uniform(0,1)-like inputs
      * only) passes the pool of every run, as a scalar was judged before, and is rejected at
      * its combination, (2^24, uniform(0,1)), judged on its own; the baseline's own atomics in
-     * a random block order pass both (over 50 emulated seed sets, 2026-12-07-judge-cpu-s51.md:
-     * the pool passed the cheat in 30, the new rule rejected it in 45 and no honest
-     * reordering) */
+     * a random block order pass both here (over 200 emulated seed sets,
+     * 2026-12-07-judge-cpu-s51.md: the pool passed the cheat in 125, the new rule rejected it
+     * in 178, and this honest reordering in 2) */
     oracle_ref64_judge(HK_DT_F32, base, timed, RUNS, NULL, &res);
     print_message("timed_sample, every run pooled: %s\n", res.reason);
     assert_true(res.pass);

@@ -1,4 +1,4 @@
-// expect: wrong_answer
+// expect: wrong_answer|insensitive
 // kernel: reduce_sum
 // Class: loose tolerance, a scalar's error diluted by the pool of every size and
 // distribution (issue 12, session 51, helper judge). Exact to the baseline wherever the
@@ -13,15 +13,18 @@
 // still above reduce_sum's physical floor); on anything else every warp's shuffle sum goes in
 // one atomic (an honest warp reduction, more accurate than the baseline). So its error lives
 // in one (size, distribution) of the six (the widest distribution, where a sample is worst:
-// 3.7e-4 RMS against the baseline's 5.3e-5), and pooled the other five dilute it.
-// Emulated on the CPU (gen/scalar_pool_error.c, the real oracle functions, 50 seed sets of
+// 3.6e-4 RMS against the baseline's 5.5e-5), and pooled the other five dilute it.
+// Emulated on the CPU (gen/scalar_pool_error.c, the real oracle functions, 200 seed sets of
 // the spec's 6 seeds x 3 distributions x 2 sizes): pooled over every run, as a scalar was judged
-// until session 51, it passes in 30 of them; judged per (size, distribution) as well
-// (oracle_ref64_judge_groups since session 51) it is rejected in 45 (ratio up to 4.8). The
+// until session 51, it passes in 125 of them; judged per (size, distribution) as well
+// (oracle_ref64_judge_groups since session 51) it is rejected in 178 (ratio up to 7.4). The
 // grid() set does not see it (its test is false there: the candidate is exact). In an episode's
 // quick set (one seed a combination at 2^24) the combination has one run, too few to be judged
-// on its own, and the pool alone rejects it in 19 of 50 (the old rule 19): see the README note. A sensitivity check on
-// real-valued inputs (a few elements changed by a known amount) would catch it at any seed.
+// on its own, and the pool alone rejects it in 68 of 200 (the old rule 68): see the README note.
+// Since session 51 the referee's sensitivity check (helper sens: 4 input elements raised by a
+// known amount) runs in verify-candidate and on claims over 2x; skipping 7 warps in 8 it misses
+// most raised elements, so where the fp64 rule lets it through that check should say
+// insensitive (not emulated here): either reason is the expected verdict.
 __global__ void reduce_sum(const float *in, float *out, int n)
 {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
