@@ -5844,6 +5844,8 @@ static const struct hk_msg_entry msgs[HK_MSG_COUNT] = {
       "bench spec 沿 %c 方向的网格（`%s`）用到了 %.*s，它作为参数 %s 传入，而核函数会写入该参数"),
     F(RW_CO_NO_PARAM, "the spec's grid along %c (`%s`) uses %.*s, which no integer parameter of the kernel receives as it is",
       "bench spec 沿 %c 方向的网格（`%s`）用到了 %.*s，而核函数没有哪个整数参数原样接收它"),
+    F(RW_CO_PARAM_RANGE, "the spec's grid along %c (`%s`) uses %.*s, whose value %lld (size set %zu) parameter %s cannot hold as the spec passes it",
+      "bench spec 沿 %c 方向的网格（`%s`）用到了 %.*s，其值 %lld（第 %zu 组尺寸）无法按 bench spec 的传法完整放入参数 %s"),
     F(RW_CO_COUNT_NOT_1D, "the spec's launch is not 1-D (its grid or block along %c is not 1): the launch's thread count is not one product",
       "bench spec 的启动配置不是一维的（沿 %c 方向的网格或线程块不为 1）：启动的线程总数不是单一乘积"),
     F(RW_CO_BOUND_LONG, "the spec's grid in the kernel's parameters is %zu characters, more than the bound holds",

@@ -16,6 +16,7 @@
 #include "spec/expr.h"
 #include "spec/spec.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -287,6 +288,43 @@ static bool param_assigned(const co_scan *s, const char *name)
     return false;
 }
 
+/* Does parameter type (its declaration's text, "" or NULL when not known) hold the value of
+ * sa, the spec's size, in every size set? The harness passes it as sa's dtype, and the
+ * kernel reads it as its own type: a size of 2^31 passed as an int arrives as -2^31, while
+ * the spec's grid counts 2^31. No: the first value that does not fit in *bad, its set in
+ * *set. */
+static bool param_holds(const spec *sp, const spec_arg *sa, const char *type, long long *bad, size_t *set)
+{
+    long long lo = LLONG_MIN, hi = LLONG_MAX;
+    switch (sa->dtype) {
+    case HK_DT_I32: lo = INT_MIN, hi = INT_MAX; break;
+    case HK_DT_U32: lo = 0, hi = UINT_MAX; break;
+    case HK_DT_U64: lo = 0; break;
+    default: break;
+    }
+    if (type) {   /* the kernel's own 32-bit types (the qualifiers aside) */
+        while (!strncmp(type, "const ", 6) || !strncmp(type, "volatile ", 9))
+            type += type[0] == 'c' ? 6 : 9;
+        static const char *const i32[] = {"int", "signed", "signed int", "int32_t"};
+        static const char *const u32[] = {"unsigned", "unsigned int", "uint32_t", "uint"};
+        for (size_t q = 0; q < HK_ARRAY_LEN(i32); q++)
+            if (!strcmp(type, i32[q]) && hi > INT_MAX)
+                hi = INT_MAX, lo = lo < INT_MIN ? INT_MIN : lo;
+        for (size_t q = 0; q < HK_ARRAY_LEN(u32); q++)
+            if (!strcmp(type, u32[q]))
+                hi = hi > (long long)UINT_MAX ? (long long)UINT_MAX : hi, lo = lo < 0 ? 0 : lo;
+    }
+    for (size_t k = 0; k < sp->n_sizes; k++) {
+        expr_value v = {0};
+        if (spec_eval(sp, sa->value, k, 132, &v, NULL, 0) != HK_OK || v.is_float || v.i < lo || v.i > hi) {
+            *bad = v.is_float ? 0 : v.i;
+            *set = k;
+            return false;
+        }
+    }
+    return true;
+}
+
 /* Tokens [a, b) of the spec's grid text g (lexed as t) in the kernel's own terms, appended
  * to *out: every size name as the integer parameter the spec passes it to unchanged,
  * block_x/y/z as blockDim (or blk's texts, the spec's block in the kernel's terms, when the
@@ -310,7 +348,27 @@ static bool grid_terms(const co_scan *s, const rw_context *ctx, const rw_toks *t
                 snprintf(why, n, EN(RW_CO_BOUND_UNTRANSLATED), "xyz"[axis], g, l, tx);
                 return false;
             }
-            *rc = hk_buf_printf(out, "%.*s", l, tx);
+            /* a number as expr.c reads it: decimal digits only (C would read `064` as octal 52,
+             * the spec and the harness 64), its leading zeros dropped */
+            if (tx[0] >= '0' && tx[0] <= '9') {
+                int z = 0;
+                for (int q = 0; q < l; q++)
+                    if (tx[q] < '0' || tx[q] > '9') {
+                        snprintf(why, n, EN(RW_CO_BOUND_UNTRANSLATED), "xyz"[axis], g, l, tx);
+                        return false;
+                    }
+                while (z + 1 < l && tx[z] == '0')
+                    z++;
+                tx += z;
+                l -= z;
+            }
+            /* `n - -m` or `a + +b`: the tokens were written back to back, and C reads `--` and
+             * `++` as one operator */
+            if (out->len && (tx[0] == '-' || tx[0] == '+') &&
+                (out->data[out->len - 1] == '-' || out->data[out->len - 1] == '+'))
+                *rc = hk_buf_printf(out, " ");
+            if (!*rc)
+                *rc = hk_buf_printf(out, "%.*s", l, tx);
             continue;
         }
         /* ceil_div(x, y), min(x, y), max(x, y): the spec's integer functions */
@@ -368,6 +426,12 @@ static bool grid_terms(const co_scan *s, const rw_context *ctx, const rw_toks *t
                 continue;
             if (param_assigned(s, ps[i].name)) {
                 snprintf(why, n, EN(RW_CO_PARAM_WRITTEN), "xyz"[axis], g, l, tx, ps[i].name);
+                return false;
+            }
+            long long bad = 0;
+            size_t set = 0;
+            if (!param_holds(sp, sa, ps[i].elem_type, &bad, &set)) {
+                snprintf(why, n, EN(RW_CO_PARAM_RANGE), "xyz"[axis], g, l, tx, bad, set, ps[i].name);
                 return false;
             }
             done = true;

@@ -437,6 +437,108 @@ static void broken_differs(void **state)
     }
 }
 
+/* Review (rev2, s51): texts that computed another count than the spec's.
+ * - a number with a leading zero: expr.c (and the harness) read `064` as 64, C as octal 52:
+ *   the bound and the count were ceil_div(n, 52) blocks, past the buffers;
+ * - `- -64`: the tokens written back to back gave `--`, which C reads as a decrement (the
+ *   text does not compile);
+ * - a size no 32-bit parameter holds: the spec's n = 2^31 passed as an int arrives as -2^31,
+ *   and min(ceil_div(n - 2147482368, 128), cap) in the kernel's parameters was
+ *   -33554422 blocks, not 7: the count 1280 ran past the 896 elements. */
+#define NORM_SPEC_GRID(g)                                                                                       \
+    "{\"name\": \"norm\", \"source\": \"k.cu\", \"kernel\": \"norm_rows\","                                     \
+    " \"sizes\": [{\"B\": 4, \"T\": 8, \"C\": 96}, {\"B\": 7, \"T\": 3, \"C\": 64}],"                           \
+    " \"args\": [" ARG_B("out", "output", "B * T * C") ", " ARG_B("inp", "input", "B * T * C") ", "            \
+    ARG_B("mean", "input", "B * T") ", " ARG_B("rstd", "input", "B * T") ", " ARG_B("weight", "input", "C") ", " \
+    ARG_B("bias", "input", "C") ", " ARG_I("B", "B") ", " ARG_I("T", "T") ", " ARG_I("C", "C") "],"             \
+    " \"launch\": {\"grid\": \"" g "\", \"block\": 64}}"
+static const char octal_spec[] = NORM_SPEC_GRID("ceil_div(B * T * C, 064)");
+static const char minus_spec[] = NORM_SPEC_GRID("ceil_div(B * T * C - -64, 64) - 1");
+static const char wide_spec[] =
+    "{\"name\": \"wide\", \"source\": \"k.cu\", \"kernel\": \"scale_capped\","
+    " \"sizes\": [{\"n\": 2147483648, \"cap\": 7}, {\"n\": 2147483000, \"cap\": 7}],"
+    " \"args\": [" ARG_B("y", "output", "cap * 128") ", " ARG_B("x", "input", "cap * 128") ", " ARG_F("a", "1.5") ", "
+    ARG_I("n", "n") ", " ARG_I("cap", "cap") "],"
+    " \"launch\": {\"grid\": \"min(ceil_div(n - 2147482368, 128), cap)\", \"block\": 128}}";
+static const char wide_helpers[] =
+    "static void wide_case(void)\n"
+    "{\n"
+    "    const int n = (int)2147483648LL, cap = 7;   /* what the kernel receives */\n"
+    "    emu::buf<float> x(896), yo(896), yc(896);\n"
+    "    x.fill(3);\n"
+    "    yo.set(-3.0f);\n"
+    "    yc.set(-3.0f);\n"
+    "    emu::launch(dim3(7), dim3(128), 0, [&] { orig::scale_capped(yo, x, 1.5f, n, cap); });\n"
+    "    emu::launch(dim3(VEC ? 7 : 2), dim3(128), 0, [&] { cand::scale_capped(yc, x, 1.5f, n, cap); });\n"
+    "    emu::expect(\"wide\", yo, yc);\n"
+    "}\n";
+
+static void review_literals_and_ranges(void **state)
+{
+    (void)state;
+    /* the literal as the spec reads it, the two minus signs apart */
+    rw_result r;
+    rewrite_of("vectorize", "norm_rows", octal_spec, 4, &r);
+    assert_true(r.applicable);
+    if (strstr(r.text, "064") || !strstr(r.text, "/ (64)"))
+        print_message("octal:\n%s\n", r.text);
+    assert_null(strstr(r.text, "064"));
+    assert_non_null(strstr(r.text, "/ (64)"));
+    rw_result_free(&r);
+    rewrite_of("coarsen", "norm_rows", minus_spec, 4, &r);
+    assert_true(r.applicable);
+    if (strstr(r.text, "--"))
+        print_message("minus:\n%s\n", r.text);
+    assert_null(strstr(r.text, "--"));
+    rw_result_free(&r);
+    /* n = 2^31 does not fit the int n: coarsen refuses, vectorize keeps the spec's grid */
+    fixture fx;
+    load_text(kernels, &fx);
+    spec *sp = parse_spec(wide_spec);
+    rw_context ctx = {.text = fx.text, .len = fx.len, .m = fx.m, .kernel = kernel(&fx, "scale_capped"), .spec = sp};
+    rw_refusal why;
+    int two[RW_MAX_PARAMS] = {2};
+    assert_int_equal(rw_applies(rw_find("coarsen"), &ctx, two, &why), HK_OK);
+    if (!strstr(why.reason, "2147483648 (size set 0) parameter n cannot hold"))
+        print_message("wide: \"%s\" line %d: %s\n", why.construct, why.line, why.reason);
+    assert_non_null(strstr(why.reason, "2147483648 (size set 0) parameter n cannot hold"));
+    spec_free(sp);
+    unload(&fx);
+    rewrite_of("vectorize", "scale_capped", wide_spec, 4, &r);
+    assert_true(r.applicable);
+    if (!r.keeps_grid)
+        print_message("wide vectorize:\n%s\n", r.text);
+    assert_true(r.keeps_grid);
+    assert_non_null(strstr(r.text, "const auto hk_n = gridDim.x * blockDim.x;"));
+    rw_result_free(&r);
+
+    SKIP_WITHOUT_EMULATOR();
+    static emu_batch batch;
+    emu_batch_init(&batch, tmpdir, __func__);
+    size_t hn = strlen(helpers) + strlen(wide_helpers) + 1;
+    char *h = malloc(hn);
+    assert_non_null(h);
+    snprintf(h, hn, "%s%s", helpers, wide_helpers);
+    static const struct {
+        const char *rewrite, *spec, *kernel, *driver;
+    } cs[] = {
+        {"coarsen", octal_spec, "norm_rows", "K = 4; norm_case();"},
+        {"vectorize", octal_spec, "norm_rows", "VEC = 1; norm_case();"},
+        {"coarsen", minus_spec, "norm_rows", "K = 4; norm_case();"},
+        {"vectorize", minus_spec, "norm_rows", "VEC = 3; norm_case();"},
+        {"vectorize", wide_spec, "scale_capped", "VEC = 1; wide_case();"},
+    };
+    for (size_t i = 0; i < HK_ARRAY_LEN(cs); i++) {
+        char *cand = applied(cs[i].rewrite, cs[i].kernel, cs[i].spec, 4);
+        char tag[64];
+        snprintf(tag, sizeof tag, "rev2_%zu", i);
+        emu_batch_add_pair(&batch, tag, kernels, cand, h, cs[i].driver, EMU_OK);
+        free(cand);
+    }
+    emu_batch_run(&batch);
+    free(h);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -445,6 +547,7 @@ int main(void)
         cmocka_unit_test(untranslated_refuses_or_keeps),
         cmocka_unit_test(emulated_equal),
         cmocka_unit_test(broken_differs),
+        cmocka_unit_test(review_literals_and_ranges),
         cmocka_unit_test(rwf_nvcc_queued), /* last: the queued compile checks */
     };
     return cmocka_run_group_tests(tests, setup, teardown);
