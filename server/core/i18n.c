@@ -5850,6 +5850,8 @@ static const struct hk_msg_entry msgs[HK_MSG_COUNT] = {
       "bench spec 的启动配置不是一维的（沿 %c 方向的网格或线程块不为 1）：启动的线程总数不是单一乘积"),
     F(RW_CO_BOUND_LONG, "the spec's grid in the kernel's parameters is %zu characters, more than the bound holds",
       "用核函数参数写出的 bench spec 网格长 %zu 个字符，超出边界能容纳的长度"),
+    F(RW_CO_BOUND_TOO_LONG, "the spec's grid in the kernel's parameters is longer than %zu characters, more than the bound holds",
+      "用核函数参数写出的 bench spec 网格超过 %zu 个字符，超出边界能容纳的长度"),
     M(RW_CO_NO_DECL, "the loop does not declare its index (`for (int i = ...; ...)`)",
       "该循环没有声明其索引（`for (int i = ...; ...)`）"),
     M(RW_CO_INDEX_TYPE, "the loop's index is not declared as one integer (`for (int i = ...; ...)`)",

@@ -288,6 +288,10 @@ static bool param_assigned(const co_scan *s, const char *name)
     return false;
 }
 
+/* The longest translation of one operand of the spec's ceil_div, min or max: longer ones
+ * (and a whole text over 65536) refuse with RW_CO_BOUND_TOO_LONG. */
+#define CO_TERMS_MAX 16384
+
 /* Does parameter type (its declaration's text, "" or NULL when not known) hold the value of
  * sa, the spec's size, in every size set? The harness passes it as sa's dtype, and the
  * kernel reads it as its own type: a size of 2^31 passed as an int arrives as -2^31, while
@@ -389,8 +393,8 @@ static bool grid_terms(const co_scan *s, const rw_context *ctx, const rw_toks *t
                 return false;
             }
             struct hk_buf x, y;
-            hk_buf_init(&x, 16384);
-            hk_buf_init(&y, 16384);
+            hk_buf_init(&x, CO_TERMS_MAX);
+            hk_buf_init(&y, CO_TERMS_MAX);
             bool ok = grid_terms(s, ctx, t, g, k + 2, comma, axis, blk, &x, why, n, rc) &&
                       grid_terms(s, ctx, t, g, comma + 1, close, axis, blk, &y, why, n, rc);
             if (ok && !*rc) {
@@ -466,6 +470,10 @@ static char *launch_in_kernel_terms(const co_scan *s, const rw_context *ctx, con
         goto out;
     if (grid_terms(s, ctx, &t, g, 0, t.n, axis, blk, &b, why, n, rc) && !*rc && !(res = hk_buf_steal(&b)))
         *rc = HK_ENOMEM;
+    if (*rc == HK_ETOOBIG) {   /* an operand's or the whole text's buffer outgrown: a refusal */
+        *rc = HK_OK;
+        snprintf(why, n, EN(RW_CO_BOUND_TOO_LONG), (size_t)CO_TERMS_MAX);
+    }
 out:
     hk_buf_free(&b);
     rwl_toks_free(&t);

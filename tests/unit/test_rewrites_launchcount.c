@@ -473,6 +473,37 @@ static const char wide_helpers[] =
     "    emu::expect(\"wide\", yo, yc);\n"
     "}\n";
 
+/* A grid whose translation outgrows the operands' own buffers (16384 characters: seven
+ * nested ceil_div): a refusal, as a bound over 2048 is, not an error of the rewrite. */
+static const char deeper_spec[] = NORM_SPEC_GRID(
+    "ceil_div(ceil_div(ceil_div(ceil_div(ceil_div(ceil_div(ceil_div(B * T * C, 1), 1), 1), 1), 1), 1), 64)");
+
+static void review_deep_grid_refuses(void **state)
+{
+    (void)state;
+    fixture fx;
+    load_text(kernels, &fx);
+    spec *sp = parse_spec(deeper_spec);
+    rw_context ctx = {.text = fx.text, .len = fx.len, .m = fx.m, .kernel = kernel(&fx, "norm_rows"), .spec = sp};
+    rw_refusal why;
+    int rc = rw_applies(rw_find("coarsen"), &ctx, NULL, &why);
+    if (rc != HK_OK || !strstr(why.reason, "more than the bound holds"))
+        print_message("deeper grid: rc %d \"%s\" line %d: %s\n", rc, why.construct, why.line, why.reason);
+    assert_int_equal(rc, HK_OK);
+    assert_non_null(strstr(why.reason, "more than the bound holds"));
+    rw_result r;
+    int four[RW_MAX_PARAMS] = {4};
+    assert_int_equal(rw_apply_named("coarsen", &ctx, four, &r, NULL), HK_OK);
+    assert_false(r.applicable);
+    rw_result_free(&r);
+    assert_int_equal(rw_apply_named("vectorize", &ctx, four, &r, NULL), HK_OK);
+    assert_true(r.applicable);
+    assert_true(r.keeps_grid);
+    rw_result_free(&r);
+    spec_free(sp);
+    unload(&fx);
+}
+
 static void review_literals_and_ranges(void **state)
 {
     (void)state;
@@ -548,6 +579,7 @@ int main(void)
         cmocka_unit_test(emulated_equal),
         cmocka_unit_test(broken_differs),
         cmocka_unit_test(review_literals_and_ranges),
+        cmocka_unit_test(review_deep_grid_refuses),
         cmocka_unit_test(rwf_nvcc_queued), /* last: the queued compile checks */
     };
     return cmocka_run_group_tests(tests, setup, teardown);
