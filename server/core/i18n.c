@@ -5852,6 +5852,8 @@ static const struct hk_msg_entry msgs[HK_MSG_COUNT] = {
       "用核函数参数写出的 bench spec 网格长 %zu 个字符，超出边界能容纳的长度"),
     F(RW_CO_BOUND_TOO_LONG, "the spec's grid in the kernel's parameters is longer than %zu characters, more than the bound holds",
       "用核函数参数写出的 bench spec 网格超过 %zu 个字符，超出边界能容纳的长度"),
+    F(RW_CO_SITES_DIFFER, "the file launches the kernel at lines %u and %u with other grids, blocks or arguments: the spec's launch in the kernel's parameters holds at one of them only",
+      "文件在第 %u 行和第 %u 行以不同的网格、线程块或参数启动该核函数：用核函数参数写出的 bench spec 启动配置只对其中之一成立"),
     M(RW_CO_NO_DECL, "the loop does not declare its index (`for (int i = ...; ...)`)",
       "该循环没有声明其索引（`for (int i = ...; ...)`）"),
     M(RW_CO_INDEX_TYPE, "the loop's index is not declared as one integer (`for (int i = ...; ...)`)",

@@ -454,11 +454,57 @@ static bool grid_terms(const co_scan *s, const rw_context *ctx, const rw_toks *t
  * `ny - 2` with `ny` the value of parameter ny, llm.c's `ceil_div(B * T * C, 256)` with B, T
  * and C parameters). New text, or NULL with a reason in why (*rc HK_ENOMEM when out of
  * memory). The result holds under the spec's launch only. */
+static bool same_text(const char *a, const char *b)
+{
+    return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+/* The spec's launch in the kernel's parameters holds at the launch the spec describes: when
+ * the file launches the kernel at several sites, they must be one launch (grid, block,
+ * shared memory and arguments written alike), else another site's grid (`<<<B * T, C>>>`
+ * where the spec has ceil_div(B * T * C, 64) blocks of 64) covers other elements than the
+ * count or bound computes. false with the two sites' lines in *l1, *l2 (from 1). */
+static bool launch_sites_agree(const rw_context *ctx, unsigned *l1, unsigned *l2)
+{
+    const an_model *m = ctx->m;
+    const char *name = ctx->kernel < m->n_funcs ? m->funcs[ctx->kernel].name : NULL;
+    const char *tail = name ? strrchr(name, ':') : NULL;
+    name = tail ? tail + 1 : name;
+    const an_launch *first = NULL;
+    for (size_t l = 0; name && l < m->n_launches; l++) {
+        const an_launch *la = &m->launches[l];
+        const char *k = la->kernel ? strrchr(la->kernel, ':') : NULL;
+        k = k ? k + 1 : la->kernel;
+        if (!k || strcmp(k, name) != 0)
+            continue;
+        if (!first) {
+            first = la;
+            continue;
+        }
+        bool same = la->form == first->form && same_text(la->grid, first->grid) &&
+                    same_text(la->block, first->block) && same_text(la->shmem, first->shmem) &&
+                    la->n_args == first->n_args;
+        for (size_t a = 0; same && a < la->n_args; a++)
+            same = same_text(la->args[a], first->args[a]);
+        if (!same) {
+            *l1 = first->span.start_row + 1;
+            *l2 = la->span.start_row + 1;
+            return false;
+        }
+    }
+    return true;
+}
+
 static char *launch_in_kernel_terms(const co_scan *s, const rw_context *ctx, const expr *e, int axis,
                                     const char *const *blk, char *why, size_t n, int *rc)
 {
     if (!ctx->spec || !e) {
         snprintf(why, n, "%s", EN(RW_CO_NO_SPEC));
+        return NULL;
+    }
+    unsigned l1 = 0, l2 = 0;
+    if (!launch_sites_agree(ctx, &l1, &l2)) {
+        snprintf(why, n, EN(RW_CO_SITES_DIFFER), l1, l2);
         return NULL;
     }
     const char *g = expr_text(e);

@@ -504,6 +504,85 @@ static void review_deep_grid_refuses(void **state)
     unload(&fx);
 }
 
+/* The file launches norm_rows at two sites: the spec's (ceil_div(B * T * C, 64) blocks of 64)
+ * and one row per block (B * T blocks of C threads). The spec's count in the kernel's
+ * parameters holds at the first only: under the second, with B * T * C no multiple of 64, it
+ * counts past the elements. Both rewrites keep to the launch's own grid there. */
+static const char host_sites[] =
+    "/* host */\n"
+    "void run(float *out, const float *inp, const float *mean, const float *rstd, const float *w,\n"
+    "         const float *b, int B, int T, int C)\n"
+    "{\n"
+    "    norm_rows<<<(B * T * C + 63) / 64, 64>>>(out, inp, mean, rstd, w, b, B, T, C);\n"
+    "    norm_rows<<<B * T, C>>>(out, inp, mean, rstd, w, b, B, T, C);\n"
+    "}\n";
+static const char rows_helpers[] =
+    "static void rows_launch_case(void)\n"
+    "{\n"
+    "    const int B = 7, T = 3, C = 96;\n"
+    "    const size_t n = (size_t)B * T * C;   /* 2016: no multiple of 64 */\n"
+    "    emu::buf<float> inp(n), mean((size_t)B * T), rstd((size_t)B * T), w(C), b(C), oo(n), oc(n);\n"
+    "    inp.fill(1);\n"
+    "    mean.fill(2);\n"
+    "    rstd.fill(3);\n"
+    "    w.fill(4);\n"
+    "    b.fill(5);\n"
+    "    oo.set(-1.0f);\n"
+    "    oc.set(-1.0f);\n"
+    "    emu::launch(dim3(B * T), dim3(C), 0, [&] { orig::norm_rows(oo, inp, mean, rstd, w, b, B, T, C); });\n"
+    "    emu::launch(dim3(B * T), dim3(C), 0, [&] { cand::norm_rows(oc, inp, mean, rstd, w, b, B, T, C); });\n"
+    "    emu::expect(\"rows launch\", oo, oc);\n"
+    "}\n";
+
+static void review_other_launch_sites(void **state)
+{
+    (void)state;
+    size_t tn = strlen(kernels) + strlen(host_sites) + 1;
+    char *text = malloc(tn);
+    assert_non_null(text);
+    snprintf(text, tn, "%s%s", kernels, host_sites);
+    fixture fx;
+    load_text(text, &fx);
+    spec *sp = parse_spec(norm_spec);
+    rw_context ctx = {.text = fx.text, .len = fx.len, .m = fx.m, .kernel = kernel(&fx, "norm_rows"), .spec = sp};
+    rw_result r;
+    int four[RW_MAX_PARAMS] = {4};
+    assert_int_equal(rw_apply_named("vectorize", &ctx, four, &r, NULL), HK_OK);
+    assert_true(r.applicable);
+    if (!r.keeps_grid)
+        print_message("two sites, vectorize:\n%s\n", r.text);
+    assert_true(r.keeps_grid);
+    char *cand = strdup(r.text);
+    assert_non_null(cand);
+    rw_result_free(&r);
+    rw_refusal why;
+    assert_int_equal(rw_applies(rw_find("coarsen"), &ctx, four, &why), HK_OK);
+    if (!strstr(why.reason, "launches the kernel at lines 32 and 33"))
+        print_message("two sites, coarsen: \"%s\" line %d: %s\n", why.construct, why.line, why.reason);
+    assert_non_null(strstr(why.reason, "launches the kernel at lines 32 and 33"));
+    spec_free(sp);
+    unload(&fx);
+    free(text);
+
+    SKIP_WITHOUT_EMULATOR();
+    char *host = strstr(cand, "/* host */");   /* the kernels only */
+    assert_non_null(host);
+    *host = '\0';
+    size_t hn = strlen(helpers) + strlen(rows_helpers) + 1;
+    char *h = malloc(hn);
+    assert_non_null(h);
+    snprintf(h, hn, "%s%s", helpers, rows_helpers);
+    emu_program p = {.dir = tmpdir, .tag = "rev2_sites", .orig = kernels, .orig_len = strlen(kernels),
+                     .cand = cand, .cand_len = strlen(cand), .helpers = h, .driver = "rows_launch_case();"};
+    static char log[16384];
+    int got = emu_run(&p, log, sizeof log);
+    if (got != EMU_OK)
+        print_message("two sites, emulated: %d %.600s\n", got, log);
+    assert_int_equal(got, EMU_OK);
+    free(h);
+    free(cand);
+}
+
 static void review_literals_and_ranges(void **state)
 {
     (void)state;
@@ -580,6 +659,7 @@ int main(void)
         cmocka_unit_test(broken_differs),
         cmocka_unit_test(review_literals_and_ranges),
         cmocka_unit_test(review_deep_grid_refuses),
+        cmocka_unit_test(review_other_launch_sites),
         cmocka_unit_test(rwf_nvcc_queued), /* last: the queued compile checks */
     };
     return cmocka_run_group_tests(tests, setup, teardown);
