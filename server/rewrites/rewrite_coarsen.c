@@ -16,6 +16,7 @@
 #include "spec/expr.h"
 #include "spec/spec.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -287,6 +288,47 @@ static bool param_assigned(const co_scan *s, const char *name)
     return false;
 }
 
+/* The longest translation of one operand of the spec's ceil_div, min or max: longer ones
+ * (and a whole text over 65536) refuse with RW_CO_BOUND_TOO_LONG. */
+#define CO_TERMS_MAX 16384
+
+/* Does parameter type (its declaration's text, "" or NULL when not known) hold the value of
+ * sa, the spec's size, in every size set? The harness passes it as sa's dtype, and the
+ * kernel reads it as its own type: a size of 2^31 passed as an int arrives as -2^31, while
+ * the spec's grid counts 2^31. No: the first value that does not fit in *bad, its set in
+ * *set. */
+static bool param_holds(const spec *sp, const spec_arg *sa, const char *type, long long *bad, size_t *set)
+{
+    long long lo = LLONG_MIN, hi = LLONG_MAX;
+    switch (sa->dtype) {
+    case HK_DT_I32: lo = INT_MIN, hi = INT_MAX; break;
+    case HK_DT_U32: lo = 0, hi = UINT_MAX; break;
+    case HK_DT_U64: lo = 0; break;
+    default: break;
+    }
+    if (type) {   /* the kernel's own 32-bit types (the qualifiers aside) */
+        while (!strncmp(type, "const ", 6) || !strncmp(type, "volatile ", 9))
+            type += type[0] == 'c' ? 6 : 9;
+        static const char *const i32[] = {"int", "signed", "signed int", "int32_t"};
+        static const char *const u32[] = {"unsigned", "unsigned int", "uint32_t", "uint"};
+        for (size_t q = 0; q < HK_ARRAY_LEN(i32); q++)
+            if (!strcmp(type, i32[q]) && hi > INT_MAX)
+                hi = INT_MAX, lo = lo < INT_MIN ? INT_MIN : lo;
+        for (size_t q = 0; q < HK_ARRAY_LEN(u32); q++)
+            if (!strcmp(type, u32[q]))
+                hi = hi > (long long)UINT_MAX ? (long long)UINT_MAX : hi, lo = lo < 0 ? 0 : lo;
+    }
+    for (size_t k = 0; k < sp->n_sizes; k++) {
+        expr_value v = {0};
+        if (spec_eval(sp, sa->value, k, 132, &v, NULL, 0) != HK_OK || v.is_float || v.i < lo || v.i > hi) {
+            *bad = v.is_float ? 0 : v.i;
+            *set = k;
+            return false;
+        }
+    }
+    return true;
+}
+
 /* Tokens [a, b) of the spec's grid text g (lexed as t) in the kernel's own terms, appended
  * to *out: every size name as the integer parameter the spec passes it to unchanged,
  * block_x/y/z as blockDim (or blk's texts, the spec's block in the kernel's terms, when the
@@ -310,7 +352,27 @@ static bool grid_terms(const co_scan *s, const rw_context *ctx, const rw_toks *t
                 snprintf(why, n, EN(RW_CO_BOUND_UNTRANSLATED), "xyz"[axis], g, l, tx);
                 return false;
             }
-            *rc = hk_buf_printf(out, "%.*s", l, tx);
+            /* a number as expr.c reads it: decimal digits only (C would read `064` as octal 52,
+             * the spec and the harness 64), its leading zeros dropped */
+            if (tx[0] >= '0' && tx[0] <= '9') {
+                int z = 0;
+                for (int q = 0; q < l; q++)
+                    if (tx[q] < '0' || tx[q] > '9') {
+                        snprintf(why, n, EN(RW_CO_BOUND_UNTRANSLATED), "xyz"[axis], g, l, tx);
+                        return false;
+                    }
+                while (z + 1 < l && tx[z] == '0')
+                    z++;
+                tx += z;
+                l -= z;
+            }
+            /* `n - -m` or `a + +b`: the tokens were written back to back, and C reads `--` and
+             * `++` as one operator */
+            if (out->len && (tx[0] == '-' || tx[0] == '+') &&
+                (out->data[out->len - 1] == '-' || out->data[out->len - 1] == '+'))
+                *rc = hk_buf_printf(out, " ");
+            if (!*rc)
+                *rc = hk_buf_printf(out, "%.*s", l, tx);
             continue;
         }
         /* ceil_div(x, y), min(x, y), max(x, y): the spec's integer functions */
@@ -331,8 +393,8 @@ static bool grid_terms(const co_scan *s, const rw_context *ctx, const rw_toks *t
                 return false;
             }
             struct hk_buf x, y;
-            hk_buf_init(&x, 16384);
-            hk_buf_init(&y, 16384);
+            hk_buf_init(&x, CO_TERMS_MAX);
+            hk_buf_init(&y, CO_TERMS_MAX);
             bool ok = grid_terms(s, ctx, t, g, k + 2, comma, axis, blk, &x, why, n, rc) &&
                       grid_terms(s, ctx, t, g, comma + 1, close, axis, blk, &y, why, n, rc);
             if (ok && !*rc) {
@@ -370,6 +432,12 @@ static bool grid_terms(const co_scan *s, const rw_context *ctx, const rw_toks *t
                 snprintf(why, n, EN(RW_CO_PARAM_WRITTEN), "xyz"[axis], g, l, tx, ps[i].name);
                 return false;
             }
+            long long bad = 0;
+            size_t set = 0;
+            if (!param_holds(sp, sa, ps[i].elem_type, &bad, &set)) {
+                snprintf(why, n, EN(RW_CO_PARAM_RANGE), "xyz"[axis], g, l, tx, bad, set, ps[i].name);
+                return false;
+            }
             done = true;
             *rc = hk_buf_printf(out, "(long long)(%s)", ps[i].name);
         }
@@ -386,11 +454,57 @@ static bool grid_terms(const co_scan *s, const rw_context *ctx, const rw_toks *t
  * `ny - 2` with `ny` the value of parameter ny, llm.c's `ceil_div(B * T * C, 256)` with B, T
  * and C parameters). New text, or NULL with a reason in why (*rc HK_ENOMEM when out of
  * memory). The result holds under the spec's launch only. */
+static bool same_text(const char *a, const char *b)
+{
+    return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+/* The spec's launch in the kernel's parameters holds at the launch the spec describes: when
+ * the file launches the kernel at several sites, they must be one launch (grid, block,
+ * shared memory and arguments written alike), else another site's grid (`<<<B * T, C>>>`
+ * where the spec has ceil_div(B * T * C, 64) blocks of 64) covers other elements than the
+ * count or bound computes. false with the two sites' lines in *l1, *l2 (from 1). */
+static bool launch_sites_agree(const rw_context *ctx, unsigned *l1, unsigned *l2)
+{
+    const an_model *m = ctx->m;
+    const char *name = ctx->kernel < m->n_funcs ? m->funcs[ctx->kernel].name : NULL;
+    const char *tail = name ? strrchr(name, ':') : NULL;
+    name = tail ? tail + 1 : name;
+    const an_launch *first = NULL;
+    for (size_t l = 0; name && l < m->n_launches; l++) {
+        const an_launch *la = &m->launches[l];
+        const char *k = la->kernel ? strrchr(la->kernel, ':') : NULL;
+        k = k ? k + 1 : la->kernel;
+        if (!k || strcmp(k, name) != 0)
+            continue;
+        if (!first) {
+            first = la;
+            continue;
+        }
+        bool same = la->form == first->form && same_text(la->grid, first->grid) &&
+                    same_text(la->block, first->block) && same_text(la->shmem, first->shmem) &&
+                    la->n_args == first->n_args;
+        for (size_t a = 0; same && a < la->n_args; a++)
+            same = same_text(la->args[a], first->args[a]);
+        if (!same) {
+            *l1 = first->span.start_row + 1;
+            *l2 = la->span.start_row + 1;
+            return false;
+        }
+    }
+    return true;
+}
+
 static char *launch_in_kernel_terms(const co_scan *s, const rw_context *ctx, const expr *e, int axis,
                                     const char *const *blk, char *why, size_t n, int *rc)
 {
     if (!ctx->spec || !e) {
         snprintf(why, n, "%s", EN(RW_CO_NO_SPEC));
+        return NULL;
+    }
+    unsigned l1 = 0, l2 = 0;
+    if (!launch_sites_agree(ctx, &l1, &l2)) {
+        snprintf(why, n, EN(RW_CO_SITES_DIFFER), l1, l2);
         return NULL;
     }
     const char *g = expr_text(e);
@@ -402,6 +516,10 @@ static char *launch_in_kernel_terms(const co_scan *s, const rw_context *ctx, con
         goto out;
     if (grid_terms(s, ctx, &t, g, 0, t.n, axis, blk, &b, why, n, rc) && !*rc && !(res = hk_buf_steal(&b)))
         *rc = HK_ENOMEM;
+    if (*rc == HK_ETOOBIG) {   /* an operand's or the whole text's buffer outgrown: a refusal */
+        *rc = HK_OK;
+        snprintf(why, n, EN(RW_CO_BOUND_TOO_LONG), (size_t)CO_TERMS_MAX);
+    }
 out:
     hk_buf_free(&b);
     rwl_toks_free(&t);

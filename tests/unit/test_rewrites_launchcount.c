@@ -437,6 +437,218 @@ static void broken_differs(void **state)
     }
 }
 
+/* Review (rev2, s51): texts that computed another count than the spec's.
+ * - a number with a leading zero: expr.c (and the harness) read `064` as 64, C as octal 52:
+ *   the bound and the count were ceil_div(n, 52) blocks, past the buffers;
+ * - `- -64`: the tokens written back to back gave `--`, which C reads as a decrement (the
+ *   text does not compile);
+ * - a size no 32-bit parameter holds: the spec's n = 2^31 passed as an int arrives as -2^31,
+ *   and min(ceil_div(n - 2147482368, 128), cap) in the kernel's parameters was
+ *   -33554422 blocks, not 7: the count 1280 ran past the 896 elements. */
+#define NORM_SPEC_GRID(g)                                                                                       \
+    "{\"name\": \"norm\", \"source\": \"k.cu\", \"kernel\": \"norm_rows\","                                     \
+    " \"sizes\": [{\"B\": 4, \"T\": 8, \"C\": 96}, {\"B\": 7, \"T\": 3, \"C\": 64}],"                           \
+    " \"args\": [" ARG_B("out", "output", "B * T * C") ", " ARG_B("inp", "input", "B * T * C") ", "            \
+    ARG_B("mean", "input", "B * T") ", " ARG_B("rstd", "input", "B * T") ", " ARG_B("weight", "input", "C") ", " \
+    ARG_B("bias", "input", "C") ", " ARG_I("B", "B") ", " ARG_I("T", "T") ", " ARG_I("C", "C") "],"             \
+    " \"launch\": {\"grid\": \"" g "\", \"block\": 64}}"
+static const char octal_spec[] = NORM_SPEC_GRID("ceil_div(B * T * C, 064)");
+static const char minus_spec[] = NORM_SPEC_GRID("ceil_div(B * T * C - -64, 64) - 1");
+static const char wide_spec[] =
+    "{\"name\": \"wide\", \"source\": \"k.cu\", \"kernel\": \"scale_capped\","
+    " \"sizes\": [{\"n\": 2147483648, \"cap\": 7}, {\"n\": 2147483000, \"cap\": 7}],"
+    " \"args\": [" ARG_B("y", "output", "cap * 128") ", " ARG_B("x", "input", "cap * 128") ", " ARG_F("a", "1.5") ", "
+    ARG_I("n", "n") ", " ARG_I("cap", "cap") "],"
+    " \"launch\": {\"grid\": \"min(ceil_div(n - 2147482368, 128), cap)\", \"block\": 128}}";
+static const char wide_helpers[] =
+    "static void wide_case(void)\n"
+    "{\n"
+    "    const int n = (int)2147483648LL, cap = 7;   /* what the kernel receives */\n"
+    "    emu::buf<float> x(896), yo(896), yc(896);\n"
+    "    x.fill(3);\n"
+    "    yo.set(-3.0f);\n"
+    "    yc.set(-3.0f);\n"
+    "    emu::launch(dim3(7), dim3(128), 0, [&] { orig::scale_capped(yo, x, 1.5f, n, cap); });\n"
+    "    emu::launch(dim3(VEC ? 7 : 2), dim3(128), 0, [&] { cand::scale_capped(yc, x, 1.5f, n, cap); });\n"
+    "    emu::expect(\"wide\", yo, yc);\n"
+    "}\n";
+
+/* A grid whose translation outgrows the operands' own buffers (16384 characters: seven
+ * nested ceil_div): a refusal, as a bound over 2048 is, not an error of the rewrite. */
+static const char deeper_spec[] = NORM_SPEC_GRID(
+    "ceil_div(ceil_div(ceil_div(ceil_div(ceil_div(ceil_div(ceil_div(B * T * C, 1), 1), 1), 1), 1), 1), 64)");
+
+static void review_deep_grid_refuses(void **state)
+{
+    (void)state;
+    fixture fx;
+    load_text(kernels, &fx);
+    spec *sp = parse_spec(deeper_spec);
+    rw_context ctx = {.text = fx.text, .len = fx.len, .m = fx.m, .kernel = kernel(&fx, "norm_rows"), .spec = sp};
+    rw_refusal why;
+    int rc = rw_applies(rw_find("coarsen"), &ctx, NULL, &why);
+    if (rc != HK_OK || !strstr(why.reason, "more than the bound holds"))
+        print_message("deeper grid: rc %d \"%s\" line %d: %s\n", rc, why.construct, why.line, why.reason);
+    assert_int_equal(rc, HK_OK);
+    assert_non_null(strstr(why.reason, "more than the bound holds"));
+    rw_result r;
+    int four[RW_MAX_PARAMS] = {4};
+    assert_int_equal(rw_apply_named("coarsen", &ctx, four, &r, NULL), HK_OK);
+    assert_false(r.applicable);
+    rw_result_free(&r);
+    assert_int_equal(rw_apply_named("vectorize", &ctx, four, &r, NULL), HK_OK);
+    assert_true(r.applicable);
+    assert_true(r.keeps_grid);
+    rw_result_free(&r);
+    spec_free(sp);
+    unload(&fx);
+}
+
+/* The file launches norm_rows at two sites: the spec's (ceil_div(B * T * C, 64) blocks of 64)
+ * and one row per block (B * T blocks of C threads). The spec's count in the kernel's
+ * parameters holds at the first only: under the second, with B * T * C no multiple of 64, it
+ * counts past the elements. Both rewrites keep to the launch's own grid there. */
+static const char host_sites[] =
+    "/* host */\n"
+    "void run(float *out, const float *inp, const float *mean, const float *rstd, const float *w,\n"
+    "         const float *b, int B, int T, int C)\n"
+    "{\n"
+    "    norm_rows<<<(B * T * C + 63) / 64, 64>>>(out, inp, mean, rstd, w, b, B, T, C);\n"
+    "    norm_rows<<<B * T, C>>>(out, inp, mean, rstd, w, b, B, T, C);\n"
+    "}\n";
+static const char rows_helpers[] =
+    "static void rows_launch_case(void)\n"
+    "{\n"
+    "    const int B = 7, T = 3, C = 96;\n"
+    "    const size_t n = (size_t)B * T * C;   /* 2016: no multiple of 64 */\n"
+    "    emu::buf<float> inp(n), mean((size_t)B * T), rstd((size_t)B * T), w(C), b(C), oo(n), oc(n);\n"
+    "    inp.fill(1);\n"
+    "    mean.fill(2);\n"
+    "    rstd.fill(3);\n"
+    "    w.fill(4);\n"
+    "    b.fill(5);\n"
+    "    oo.set(-1.0f);\n"
+    "    oc.set(-1.0f);\n"
+    "    emu::launch(dim3(B * T), dim3(C), 0, [&] { orig::norm_rows(oo, inp, mean, rstd, w, b, B, T, C); });\n"
+    "    emu::launch(dim3(B * T), dim3(C), 0, [&] { cand::norm_rows(oc, inp, mean, rstd, w, b, B, T, C); });\n"
+    "    emu::expect(\"rows launch\", oo, oc);\n"
+    "}\n";
+
+static void review_other_launch_sites(void **state)
+{
+    (void)state;
+    size_t tn = strlen(kernels) + strlen(host_sites) + 1;
+    char *text = malloc(tn);
+    assert_non_null(text);
+    snprintf(text, tn, "%s%s", kernels, host_sites);
+    fixture fx;
+    load_text(text, &fx);
+    spec *sp = parse_spec(norm_spec);
+    rw_context ctx = {.text = fx.text, .len = fx.len, .m = fx.m, .kernel = kernel(&fx, "norm_rows"), .spec = sp};
+    rw_result r;
+    int four[RW_MAX_PARAMS] = {4};
+    assert_int_equal(rw_apply_named("vectorize", &ctx, four, &r, NULL), HK_OK);
+    assert_true(r.applicable);
+    if (!r.keeps_grid)
+        print_message("two sites, vectorize:\n%s\n", r.text);
+    assert_true(r.keeps_grid);
+    char *cand = strdup(r.text);
+    assert_non_null(cand);
+    rw_result_free(&r);
+    rw_refusal why;
+    assert_int_equal(rw_applies(rw_find("coarsen"), &ctx, four, &why), HK_OK);
+    if (!strstr(why.reason, "launches the kernel at lines 32 and 33"))
+        print_message("two sites, coarsen: \"%s\" line %d: %s\n", why.construct, why.line, why.reason);
+    assert_non_null(strstr(why.reason, "launches the kernel at lines 32 and 33"));
+    spec_free(sp);
+    unload(&fx);
+    free(text);
+
+    SKIP_WITHOUT_EMULATOR();
+    char *host = strstr(cand, "/* host */");   /* the kernels only */
+    assert_non_null(host);
+    *host = '\0';
+    size_t hn = strlen(helpers) + strlen(rows_helpers) + 1;
+    char *h = malloc(hn);
+    assert_non_null(h);
+    snprintf(h, hn, "%s%s", helpers, rows_helpers);
+    emu_program p = {.dir = tmpdir, .tag = "rev2_sites", .orig = kernels, .orig_len = strlen(kernels),
+                     .cand = cand, .cand_len = strlen(cand), .helpers = h, .driver = "rows_launch_case();"};
+    static char log[16384];
+    int got = emu_run(&p, log, sizeof log);
+    if (got != EMU_OK)
+        print_message("two sites, emulated: %d %.600s\n", got, log);
+    assert_int_equal(got, EMU_OK);
+    free(h);
+    free(cand);
+}
+
+static void review_literals_and_ranges(void **state)
+{
+    (void)state;
+    /* the literal as the spec reads it, the two minus signs apart */
+    rw_result r;
+    rewrite_of("vectorize", "norm_rows", octal_spec, 4, &r);
+    assert_true(r.applicable);
+    if (strstr(r.text, "064") || !strstr(r.text, "/ (64)"))
+        print_message("octal:\n%s\n", r.text);
+    assert_null(strstr(r.text, "064"));
+    assert_non_null(strstr(r.text, "/ (64)"));
+    rw_result_free(&r);
+    rewrite_of("coarsen", "norm_rows", minus_spec, 4, &r);
+    assert_true(r.applicable);
+    if (strstr(r.text, "--"))
+        print_message("minus:\n%s\n", r.text);
+    assert_null(strstr(r.text, "--"));
+    rw_result_free(&r);
+    /* n = 2^31 does not fit the int n: coarsen refuses, vectorize keeps the spec's grid */
+    fixture fx;
+    load_text(kernels, &fx);
+    spec *sp = parse_spec(wide_spec);
+    rw_context ctx = {.text = fx.text, .len = fx.len, .m = fx.m, .kernel = kernel(&fx, "scale_capped"), .spec = sp};
+    rw_refusal why;
+    int two[RW_MAX_PARAMS] = {2};
+    assert_int_equal(rw_applies(rw_find("coarsen"), &ctx, two, &why), HK_OK);
+    if (!strstr(why.reason, "2147483648 (size set 0) parameter n cannot hold"))
+        print_message("wide: \"%s\" line %d: %s\n", why.construct, why.line, why.reason);
+    assert_non_null(strstr(why.reason, "2147483648 (size set 0) parameter n cannot hold"));
+    spec_free(sp);
+    unload(&fx);
+    rewrite_of("vectorize", "scale_capped", wide_spec, 4, &r);
+    assert_true(r.applicable);
+    if (!r.keeps_grid)
+        print_message("wide vectorize:\n%s\n", r.text);
+    assert_true(r.keeps_grid);
+    assert_non_null(strstr(r.text, "const auto hk_n = gridDim.x * blockDim.x;"));
+    rw_result_free(&r);
+
+    SKIP_WITHOUT_EMULATOR();
+    static emu_batch batch;
+    emu_batch_init(&batch, tmpdir, __func__);
+    size_t hn = strlen(helpers) + strlen(wide_helpers) + 1;
+    char *h = malloc(hn);
+    assert_non_null(h);
+    snprintf(h, hn, "%s%s", helpers, wide_helpers);
+    static const struct {
+        const char *rewrite, *spec, *kernel, *driver;
+    } cs[] = {
+        {"coarsen", octal_spec, "norm_rows", "K = 4; norm_case();"},
+        {"vectorize", octal_spec, "norm_rows", "VEC = 1; norm_case();"},
+        {"coarsen", minus_spec, "norm_rows", "K = 4; norm_case();"},
+        {"vectorize", minus_spec, "norm_rows", "VEC = 3; norm_case();"},
+        {"vectorize", wide_spec, "scale_capped", "VEC = 1; wide_case();"},
+    };
+    for (size_t i = 0; i < HK_ARRAY_LEN(cs); i++) {
+        char *cand = applied(cs[i].rewrite, cs[i].kernel, cs[i].spec, 4);
+        char tag[64];
+        snprintf(tag, sizeof tag, "rev2_%zu", i);
+        emu_batch_add_pair(&batch, tag, kernels, cand, h, cs[i].driver, EMU_OK);
+        free(cand);
+    }
+    emu_batch_run(&batch);
+    free(h);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -445,6 +657,9 @@ int main(void)
         cmocka_unit_test(untranslated_refuses_or_keeps),
         cmocka_unit_test(emulated_equal),
         cmocka_unit_test(broken_differs),
+        cmocka_unit_test(review_literals_and_ranges),
+        cmocka_unit_test(review_deep_grid_refuses),
+        cmocka_unit_test(review_other_launch_sites),
         cmocka_unit_test(rwf_nvcc_queued), /* last: the queued compile checks */
     };
     return cmocka_run_group_tests(tests, setup, teardown);
