@@ -701,7 +701,7 @@ static bool move_target(const rw_toks *ts, size_t k)
             break;
         else if (depth == 0 && (rwl_tok_is(ts, q, ",") || rwl_tok_is(ts, q, "?")))
             return false;
-        if (rwl_same_tok(ts, q, k) || rwl_tok_is_assign_op(ts, q) || rwl_tok_is(ts, q, "++") ||
+        if ((rwl_is_use(ts, q) && rwl_same_tok(ts, q, k)) || rwl_tok_is_assign_op(ts, q) || rwl_tok_is(ts, q, "++") ||
             rwl_tok_is(ts, q, "--"))
             return false;
         if (ts->t[q].kind == T_IDENT && rwl_tok_is(ts, q + 1, "(") && !rwl_pure_call_name(ts, q) &&

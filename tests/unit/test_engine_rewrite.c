@@ -297,6 +297,7 @@ static void test_move_scan_forms(void **state)
         {"{ float v = 0; for (; v < a; p++) v += *p; }", false},
         {"{ p += sizeof(float) * i + min(i, n); float v = p[0]; }", false},
         {"{ p += off[i]; float v = p[0]; }", false},
+        {"{ p += blockDim.x * s.p; float v = p[0]; }", false},
         {"{ p = p + (i ? 1 : 2); float v = p[0]; }", false},
         {"{ p += i; *p = 0; }", true},
         {"{ p += i; p[i] = a; }", true},
@@ -317,7 +318,8 @@ static void test_move_scan_forms(void **state)
         char text[768];
         snprintf(text, sizeof text,
                  "__device__ void f(float *x);\n__device__ int g(int x);\n"
-                 "__global__ void k(float *p, float *q0, const int *off, float a, int i, int n) %s\n",
+                 "struct S { int p; };\n"
+                 "__global__ void k(float *p, float *q0, const int *off, float a, int i, int n, S s) %s\n",
                  cases[c].body);
         an_model *m;
         assert_int_equal(an_analyze(text, strlen(text), &m), HK_OK);

@@ -641,9 +641,17 @@ static void refusals(void **state)
         "        x += blockDim.x;\n"
         "        y[i] = v;\n"
         "    }\n"
+        "}\n"
+        "__global__ void walk2(const float *x, float *y, int n)\n"
+        "{\n"
+        "    for (int i = threadIdx.x; i < n; i += blockDim.x) {\n"
+        "        y[i] = x[0] * 2.0f;\n"
+        "        x += blockDim.x;\n"
+        "    }\n"
         "}\n";
     static const rwf_refusal mcases[] = {
         {"walk", "write", 4, "`x` is written in the loop"},
+        {"walk2", "loop", 11, "loads nothing from a buffer the kernel never writes"},
     };
     rwf_expect_refusals(walk, "load_batching", mcases, HK_ARRAY_LEN(mcases));
 }
