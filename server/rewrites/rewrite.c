@@ -115,29 +115,43 @@ out:
 
 /* ------------------------------------------------------------------ restrict / const */
 
-static bool written_in(const rw_toks *ts, const char *name)
+/* moves_ok: a statement that only moves the pointer in place (rwl_pointer_move) writes the
+ * pointer variable, not the memory: it does not count */
+static bool written_in(const rw_toks *ts, const char *name, bool moves_ok)
 {
     for (size_t k = 0; k < ts->n; k++) {
         if (!rwl_tok_is_ident(ts, k, name))
             continue;
         if (k > 0 && (rwl_tok_is(ts, k - 1, ".") || rwl_tok_is(ts, k - 1, "->") || rwl_tok_is(ts, k - 1, "::")))
             continue;   /* a member of something else that happens to share the name */
+        if (moves_ok && rwl_pointer_move(ts, k))
+            continue;
         if (rwl_occurrence_writes(ts, k))
             return true;
     }
     return false;
 }
 
-bool rw_param_written(const char *text, size_t len, const an_function *f, const char *name)
+static bool param_written(const char *text, size_t len, const an_function *f, const char *name, bool moves_ok)
 {
     if (!text || !f || !name || f->body_span.end_byte > len)
         return true;
     rw_toks ts = {0};
     bool w = true;
     if (rwl_lex(text, f->body_span.start_byte, f->body_span.end_byte, &ts) == HK_OK)
-        w = written_in(&ts, name);
+        w = written_in(&ts, name, moves_ok);
     rwl_toks_free(&ts);
     return w;
+}
+
+bool rw_param_written(const char *text, size_t len, const an_function *f, const char *name)
+{
+    return param_written(text, len, f, name, false);
+}
+
+bool rw_param_pointee_written(const char *text, size_t len, const an_function *f, const char *name)
+{
+    return param_written(text, len, f, name, true);
 }
 
 bool rw_body_mentions(const char *text, size_t len, const an_function *f, const char *ident)
@@ -270,7 +284,7 @@ int rw_restrict(const char *text, size_t len, const an_model *m, size_t kernel, 
             if ((rc = hk_buf_printf(&rnames, "%s%s", rnames.len ? ", " : "", p->name)))
                 goto out;
         }
-        if (add_const && !p->is_const && !written_in(&body, p->name)) {
+        if (add_const && !p->is_const && !written_in(&body, p->name, true)) {
             if ((rc = rwl_edits_add(&es, p->span.start_byte, p->span.start_byte, "const ")))
                 goto out;
             if ((rc = hk_buf_printf(&cnames, "%s%s", cnames.len ? ", " : "", p->name)))

@@ -89,9 +89,17 @@ int rw_grid_stride(const char *text, size_t len, const an_model *m, size_t kerne
  * kernel's body. Used by the search to decide which axes make sense. */
 bool rw_body_mentions(const char *text, size_t len, const an_function *f, const char *ident);
 
-/* true when the kernel's body writes through (or lets escape) pointer parameter name;
- * the same scan rw_restrict uses for const. */
+/* true when the kernel's body writes through (or lets escape) pointer parameter name, or
+ * moves it (any assignment to the pointer counts). */
 bool rw_param_written(const char *text, size_t len, const an_function *f, const char *name);
+
+/* The same, except that statements which only move the pointer in place (`p += e;`,
+ * `p = p + e;`, `p++;` ..., rwl_pointer_move) do not count: true when the memory p points to
+ * may be written through it or p escapes. The scan rw_restrict uses for const (`const T *p`
+ * keeps p assignable), readonly_loads and load_batching use (issue 13). A rewrite that reads
+ * p[i] as one element for the whole body must still check that p is not moved where it
+ * looks (rw_param_written). */
+bool rw_param_pointee_written(const char *text, size_t len, const an_function *f, const char *name);
 
 /* Position (0-based) of template parameter name in a "template <int A, typename T>" text,
  * or -1 (params NULL, or no such parameter). */

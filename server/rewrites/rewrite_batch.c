@@ -41,7 +41,9 @@
  * the statements after them up to the first that may `continue`. A load is preloaded only
  * where the original body executes it (under the same continues and condition), so no
  * address is touched that the original does not touch. The loaded buffers are never
- * stored to, atomically updated, passed on or copied in the kernel, and any pointer the
+ * stored to, atomically updated, passed on or copied in the kernel (the pointer may be
+ * moved in place, `p += off;`, but never inside the loop, so every trip's preload forms the
+ * address from the p its body uses), and any pointer the
  * loop stores through either is __restrict__ (or the buffer is) or no launch in the file
  * passes the two the same expression (the rule rw_restrict adds __restrict__ by): so no
  * thread's store can change a preloaded value, and the values the bodies see are the
@@ -170,8 +172,12 @@ static bool declares(const rw_toks *ts, size_t q)
            rwl_tok_is(ts, p - 1, "(") || rwl_tok_is(ts, p - 1, ",");
 }
 
-/* A pointer parameter of one level that the kernel only reads: the read-only buffers. */
-static const an_param *readonly_buffer(lb_scan *s, size_t k)
+static bool written_in(const rw_toks *ts, size_t len, size_t a, size_t b, size_t q);
+
+/* A pointer parameter of one level that the kernel only reads: the read-only buffers. The
+ * pointer itself may be moved in place (`p += off;`, issue 13), but not inside loop L: the
+ * preload reads p[..] of later trips with p's value at the trip it runs in. */
+static const an_param *readonly_buffer(lb_scan *s, const lb_loop *L, size_t k)
 {
     if (!rwl_is_use(s->ts, k) || !rwl_tok_is(s->ts, k + 1, "["))
         return NULL;
@@ -186,8 +192,10 @@ static const an_param *readonly_buffer(lb_scan *s, size_t k)
     if (pi >= sizeof s->ro)
         return NULL;
     if (!s->ro[pi])
-        s->ro[pi] = rw_param_written(s->text, s->len, s->f, p->name) ? -1 : 1;
-    return s->ro[pi] > 0 ? p : NULL;
+        s->ro[pi] = rw_param_pointee_written(s->text, s->len, s->f, p->name) ? -1 : 1;
+    if (s->ro[pi] < 0 || written_in(s->ts, s->len, L->loop_a, L->loop_b, k))
+        return NULL;
+    return p;
 }
 
 /* Is the name at q written anywhere in [a, b)? Assigned, incremented, its address taken,
@@ -246,7 +254,7 @@ static bool pure_expr(lb_scan *s, const lb_loop *L, size_t a, size_t b, const si
             (rwl_tok_is(ts, q, "&") && rwl_unary_position(ts, q)))
             return refuse(s, q, "memory", EN(RW_LB_READS_POINTER), SPAN(ts, a, b));
         if (rwl_tok_is(ts, q, "[")) {
-            if (q == a || !readonly_buffer(s, q - 1))
+            if (q == a || !readonly_buffer(s, L, q - 1))
                 return refuse(s, q, "memory", EN(RW_LB_READS_WRITTEN), SPAN(ts, a, b));
             if (loads)
                 (*loads)++;
@@ -494,7 +502,7 @@ static bool plain_stmt_loads(lb_scan *s, lb_loop *L, size_t a, size_t b, const s
         if (rwl_tok_is(ts, q, "?") || rwl_tok_is(ts, q, "&&") || rwl_tok_is(ts, q, "||"))
             return true;
     for (size_t q = a + 1; q < b; q++) {
-        if (!rwl_tok_is(ts, q, "[") || rwl_tok_is(ts, q - 2, "[") || !readonly_buffer(s, q - 1))
+        if (!rwl_tok_is(ts, q, "[") || rwl_tok_is(ts, q - 2, "[") || !readonly_buffer(s, L, q - 1))
             continue;
         if (q >= a + 2 && (rwl_tok_is(ts, q - 2, ".") || rwl_tok_is(ts, q - 2, "->")))
             continue;
@@ -520,7 +528,7 @@ static bool plain_stmt_loads(lb_scan *s, lb_loop *L, size_t a, size_t b, const s
         ld->a = q - 1;
         ld->b = c + 1;
         ld->grp = grp;
-        ld->buf = readonly_buffer(s, q - 1);
+        ld->buf = readonly_buffer(s, L, q - 1);
         rwp_pointee_type(ld->buf, ld->type, sizeof ld->type);
         if (!ld->type[0] || !strcmp(ld->type, "void"))
             return refuse(s, q - 1, "load", EN(RW_LB_TYPE_UNKNOWN), ld->buf->name);
@@ -757,7 +765,7 @@ static size_t batched_buffers(lb_scan *s, const lb_loop *L, const an_param **out
     size_t n = 0;
     for (size_t i = 0; i < L->n_pre; i++)
         for (size_t q = L->st_a[i] + 1; q < L->st_b[i]; q++) {
-            const an_param *r = rwl_tok_is(s->ts, q, "[") ? readonly_buffer(s, q - 1) : NULL;
+            const an_param *r = rwl_tok_is(s->ts, q, "[") ? readonly_buffer(s, L, q - 1) : NULL;
             bool seen = !r;
             for (size_t j = 0; j < n && !seen; j++)
                 seen = out[j] == r;

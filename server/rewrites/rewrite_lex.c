@@ -616,6 +616,113 @@ bool rwl_occurrence_writes(const rw_toks *ts, size_t k)
     return rwl_tok_is_assign_op(ts, after) || rwl_tok_is(ts, after, "++") || rwl_tok_is(ts, after, "--");
 }
 
+/* Does the `(` matched by the `)` at k open an if, while or for header? */
+static bool closes_header(const rw_toks *ts, size_t k)
+{
+    int depth = 0;
+    for (size_t o = k + 1; o-- > 0;) {
+        if (rwl_tok_is(ts, o, ")") || rwl_tok_is(ts, o, "]") || rwl_tok_is(ts, o, "}"))
+            depth++;
+        else if (rwl_tok_is(ts, o, "(") || rwl_tok_is(ts, o, "[") || rwl_tok_is(ts, o, "{")) {
+            if (--depth == 0)
+                return rwl_tok_is(ts, o, "(") && o > 0 &&
+                       (rwl_tok_is_ident(ts, o - 1, "if") || rwl_tok_is_ident(ts, o - 1, "while") ||
+                        rwl_tok_is_ident(ts, o - 1, "for"));
+            if (depth < 0)
+                return false;
+        }
+    }
+    return false;
+}
+
+/* Is the `(` at o (unmatched, before the step) a for header's? */
+static bool opens_for(const rw_toks *ts, size_t o)
+{
+    return rwl_tok_is(ts, o, "(") && o > 0 && rwl_tok_is_ident(ts, o - 1, "for");
+}
+
+/* The statement starting at s (a name, or the `++`/`--` before it) moves name in place, and
+ * the move ends at token e: `;`, or the `)` of a for header when the statement follows the
+ * header's second `;`. */
+static bool move_ends(const rw_toks *ts, size_t s, size_t e)
+{
+    if (s == 0)
+        return false;
+    size_t b = s - 1;
+    bool start = rwl_tok_is(ts, b, "{") || rwl_tok_is(ts, b, "}") || rwl_tok_is_ident(ts, b, "else") ||
+                 (rwl_tok_is(ts, b, ")") && closes_header(ts, b));
+    if (rwl_tok_is(ts, e, ";"))
+        return start || rwl_tok_is(ts, b, ";");
+    if (!rwl_tok_is(ts, e, ")") || !rwl_tok_is(ts, b, ";"))
+        return false;
+    /* the for step: `for (init; cond; name++)`: the `(` before the two `;` */
+    int depth = 0, semis = 0;
+    for (size_t o = b + 1; o-- > 0;) {
+        if (rwl_tok_is(ts, o, ")") || rwl_tok_is(ts, o, "]") || rwl_tok_is(ts, o, "}"))
+            depth++;
+        else if (rwl_tok_is(ts, o, "(") || rwl_tok_is(ts, o, "[") || rwl_tok_is(ts, o, "{")) {
+            if (depth == 0)
+                return semis == 2 && opens_for(ts, o);
+            depth--;
+        } else if (depth == 0 && rwl_tok_is(ts, o, ";"))
+            semis++;
+    }
+    return false;
+}
+
+/* Is the occurrence at k the target of a move statement (see rwl_pointer_move)? */
+static bool move_target(const rw_toks *ts, size_t k)
+{
+    if (!rwl_is_use(ts, k) || (k > 0 && rwl_tok_is(ts, k - 1, "::")))
+        return false;
+    if (k > 0 && (rwl_tok_is(ts, k - 1, "++") || rwl_tok_is(ts, k - 1, "--")))
+        return move_ends(ts, k - 1, k + 1);
+    if (rwl_tok_is(ts, k + 1, "++") || rwl_tok_is(ts, k + 1, "--"))
+        return move_ends(ts, k, k + 2);
+    size_t e0;   /* E's first token */
+    bool plain = rwl_tok_is(ts, k + 1, "=");
+    if (rwl_tok_is(ts, k + 1, "+=") || rwl_tok_is(ts, k + 1, "-="))
+        e0 = k + 2;
+    else if (plain && k + 2 < ts->n && rwl_same_tok(ts, k + 2, k) && rwl_is_use(ts, k + 2) &&
+             (rwl_tok_is(ts, k + 3, "+") || rwl_tok_is(ts, k + 3, "-")))
+        e0 = k + 4;
+    else
+        return false;
+    int depth = 0;
+    size_t q = e0;
+    for (; q < ts->n; q++) {
+        if (rwl_tok_is(ts, q, "(") || rwl_tok_is(ts, q, "[") || rwl_tok_is(ts, q, "{"))
+            depth++;
+        else if (rwl_tok_is(ts, q, ")") || rwl_tok_is(ts, q, "]") || rwl_tok_is(ts, q, "}")) {
+            if (depth == 0)
+                break;
+            depth--;
+        } else if (depth == 0 && rwl_tok_is(ts, q, ";"))
+            break;
+        else if (depth == 0 && (rwl_tok_is(ts, q, ",") || rwl_tok_is(ts, q, "?")))
+            return false;
+        if ((rwl_is_use(ts, q) && rwl_same_tok(ts, q, k)) || rwl_tok_is_assign_op(ts, q) || rwl_tok_is(ts, q, "++") ||
+            rwl_tok_is(ts, q, "--"))
+            return false;
+        if (ts->t[q].kind == T_IDENT && rwl_tok_is(ts, q + 1, "(") && !rwl_pure_call_name(ts, q) &&
+            !rwl_tok_is_ident(ts, q, "sizeof"))
+            return false;
+    }
+    if (q >= ts->n || q == e0)
+        return false;
+    return move_ends(ts, k, q);
+}
+
+bool rwl_pointer_move(const rw_toks *ts, size_t k)
+{
+    if (k >= ts->n || ts->t[k].kind != T_IDENT)
+        return false;
+    if (move_target(ts, k))
+        return true;
+    /* the base of `name = name + E;` */
+    return k >= 2 && rwl_tok_is(ts, k - 1, "=") && rwl_same_tok(ts, k - 2, k) && move_target(ts, k - 2);
+}
+
 /* Whitespace-free copy of s into out (for comparing argument expressions). */
 void rwl_squeeze(const char *s, char *out, size_t size)
 {

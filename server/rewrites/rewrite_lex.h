@@ -162,6 +162,17 @@ bool rwl_pure_function_macro(const char *text, size_t len, const char *name, siz
  * because this scan cannot follow it. */
 bool rwl_occurrence_writes(const rw_toks *ts, size_t k);
 
+/* Is the token at k (an occurrence of a pointer's name) part of a statement that only moves
+ * the pointer in place: `name += E;`, `name -= E;`, `name = name + E;` (or `- E`), `name++;`,
+ * `++name;`, `name--;`, `--name;` -- or the same as a for header's step (`...; name++)`)?
+ * The statement starts a statement (after `;`, `{`, `}`, `else`, or the `)` of an if,
+ * while or for header); E does not mention name, assigns nothing, has no `++`/`--`, no
+ * comma and no `?` at its top level, and calls only pure functions (rwl_pure_call_name) or
+ * sizeof. Such a move writes the pointer variable, never the memory it points to, and
+ * hands the pointer's value to nothing else (issue 13: cuda-samples' convolutionSeparable,
+ * `d_Src += baseY * pitch + baseX;`). true also for the second name of `name = name + E`. */
+bool rwl_pointer_move(const rw_toks *ts, size_t k);
+
 /* Does [a, b) hold an assignment (any assignment operator), ++ or --? */
 bool rwl_writes_any(const rw_toks *ts, size_t a, size_t b);
 

@@ -2111,6 +2111,9 @@ int rw_readonly_loads(const char *text, size_t len, const an_model *m, size_t ke
         long p = param_named(f, &ts, k);
         if (p < 0 || f->params[p].pointer_depth < 1 || tok_member_or_scope(&ts, k) || in_ldg(&ts, k))
             continue;
+        /* `p += off;` moves the pointer, the memory stays read-only (issue 13) */
+        if (rwl_pointer_move(&ts, k))
+            continue;
         if (rwl_occurrence_writes(&ts, k))
             written[p] = true;
     }

@@ -274,6 +274,91 @@ static void test_write_scan_forms(void **state)
     }
 }
 
+/* Issue 13: a pointer parameter only moved in place (`p += e;`, `p = p + e;`, `p++;` ...)
+ * still points at memory the kernel never writes: rw_param_pointee_written says read-only,
+ * rw_param_written (any assignment) still says written. Near misses stay written: a store
+ * through the moved pointer, a copy, a call, the address, a move whose offset reads
+ * through p, steps a counter, calls an unknown function or picks a pointer with `?:`. */
+static void test_move_scan_forms(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *body;
+        bool pointee_written;
+    } cases[] = {
+        {"{ p += i; float v = p[0]; }", false},
+        {"{ p -= i * 4; float v = *p; }", false},
+        {"{ p = p + i; float v = p[1]; }", false},
+        {"{ p = p - n; float v = p[1]; }", false},
+        {"{ p++; float v = *p; }", false},
+        {"{ ++p; float v = p[0]; }", false},
+        {"{ p--; --p; float v = p[2]; }", false},
+        {"{ if (i > 0) p += i; else p -= i; float v = p[0]; }", false},
+        {"{ float v = 0; for (; v < a; p++) v += *p; }", false},
+        {"{ p += sizeof(float) * i + min(i, n); float v = p[0]; }", false},
+        {"{ p += off[i]; float v = p[0]; }", false},
+        {"{ p += blockDim.x * s.p; float v = p[0]; }", false},
+        {"{ p = p + (i ? 1 : 2); float v = p[0]; }", false},
+        {"{ p += i; *p = 0; }", true},
+        {"{ p += i; p[i] = a; }", true},
+        {"{ p += i; float *q = p; q[0] = 1.0f; }", true},
+        {"{ p += i; f(p); }", true},
+        {"{ p += i; float **pp = &p; }", true},
+        {"{ p += (int)p[0]; float v = p[0]; }", true},
+        {"{ p += i++; float v = p[0]; }", true},
+        {"{ p += g(i); float v = p[0]; }", true},
+        {"{ p = q0 + i; float v = p[0]; }", true},
+        {"{ p = p + i ? q0 : q0; float v = p[0]; }", true},
+        {"{ float v = *p++; }", true},
+        {"{ float *q = p += i; q[0] = 1.0f; }", true},
+        {"{ atomicAdd(p += i, 1.0f); }", true},
+        {"{ p += i, q0[0] = 1.0f; }", true},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        char text[768];
+        snprintf(text, sizeof text,
+                 "__device__ void f(float *x);\n__device__ int g(int x);\n"
+                 "struct S { int p; };\n"
+                 "__global__ void k(float *p, float *q0, const int *off, float a, int i, int n, S s) %s\n",
+                 cases[c].body);
+        an_model *m;
+        assert_int_equal(an_analyze(text, strlen(text), &m), HK_OK);
+        long k = an_model_find_kernel(m, "k");
+        assert_true(k >= 0);
+        bool w = rw_param_pointee_written(text, strlen(text), &m->funcs[k], "p");
+        if (w != cases[c].pointee_written)
+            print_message("move scan wrong for: %s\n", cases[c].body);
+        assert_int_equal(w, cases[c].pointee_written);
+        assert_true(rw_param_written(text, strlen(text), &m->funcs[k], "p"));
+        an_model_free(m);
+    }
+
+    /* restrict with const on convolutionSeparable's form: src (moved, read) gets
+     * `const float *__restrict__`, still assignable; dst (moved, stored) no const */
+    static const char rows[] =
+        "__global__ void rows(float *dst, float *src, int pitch)\n"
+        "{\n"
+        "    const int y = blockIdx.x;\n"
+        "    src += y * pitch;\n"
+        "    dst += y * pitch;\n"
+        "    for (int x = threadIdx.x; x < pitch; x += blockDim.x)\n"
+        "        dst[x] = 2.0f * src[x];\n"
+        "}\n";
+    an_model *m;
+    assert_int_equal(an_analyze(rows, strlen(rows), &m), HK_OK);
+    rw_result r;
+    assert_int_equal(rw_restrict(rows, strlen(rows), m, (size_t)an_model_find_kernel(m, "rows"), true, &r), HK_OK);
+    assert_true(r.applicable);
+    print_message("%s\n", r.description);
+    assert_non_null(strstr(r.text, "(float *__restrict__ dst, const float *__restrict__ src, int pitch)"));
+    assert_non_null(strstr(r.text, "    src += y * pitch;\n"));
+    assert_null(strstr(r.text, "* const"));
+    nvcc_compiles(r.text, "restrict_const_moved");
+    rw_result_free(&r);
+    an_model_free(m);
+    assert_int_equal(hk_alloc_live(), 0);
+}
+
 static void test_set_tunable(void **state)
 {
     fixture fx;
@@ -596,7 +681,8 @@ int main(void)
     hk_alloc_init_json();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_launch_bounds),   cmocka_unit_test(test_restrict_const),
-        cmocka_unit_test(test_write_scan_forms), cmocka_unit_test(test_set_tunable),
+        cmocka_unit_test(test_write_scan_forms), cmocka_unit_test(test_move_scan_forms),
+        cmocka_unit_test(test_set_tunable),
         cmocka_unit_test(test_grid_stride),     cmocka_unit_test(test_combined_and_alloc_failure),
         cmocka_unit_test(test_alloc_failure),   cmocka_unit_test(test_sweep_fixtures),
         cmocka_unit_test(test_compiles),

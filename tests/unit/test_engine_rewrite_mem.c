@@ -390,6 +390,66 @@ static void test_readonly_loads(void **state)
     assert_int_equal(hk_alloc_live(), 0);
 }
 
+/* Issue 13: a pointer moved in place (`src += y * pitch;`, `src++;`) and only read is
+ * read-only: its loads go through __ldg, the moves stay; one stored through after its move
+ * (dst), passed whole to a call (sink) or moved by an offset read through itself (self)
+ * is skipped as written. The wild suite's convolutionSeparable kernels (d_Src and d_Dst
+ * moved in place) take the rewrite and compile. */
+static void test_readonly_loads_moved(void **state)
+{
+    (void)state;
+    static const char src[] =
+        "__device__ void sink(float *p) { p[0] = 0.0f; }\n"
+        "__global__ void rows(float *dst, float *src, float *pass, float *self, int pitch)\n"
+        "{\n"
+        "    const int y = blockIdx.x;\n"
+        "    src += y * pitch;\n"
+        "    src++;\n"
+        "    dst = dst + y * pitch;\n"
+        "    pass += y;\n"
+        "    self += (int)self[0];\n"
+        "    for (int x = threadIdx.x; x < pitch; x += blockDim.x)\n"
+        "        dst[x] = 2.0f * src[x] + *self;\n"
+        "    sink(pass);\n"
+        "}\n";
+    fixture fx;
+    load_text(src, &fx);
+    rw_result r;
+    assert_int_equal(rw_readonly_loads(fx.text, fx.len, fx.m, kernel(&fx, "rows"), false, &r), HK_OK);
+    print_message("%s\n", r.description);
+    reanalyses(&r, "rows");
+    expect_text(&r, "dst[x] = 2.0f * __ldg(&src[x]) + *self;");
+    expect_text(&r, "    src += y * pitch;\n    src++;\n");
+    assert_non_null(strstr(r.description, "src (1)"));
+    assert_non_null(strstr(r.description, "dst (written"));
+    assert_non_null(strstr(r.description, "pass (written"));
+    assert_non_null(strstr(r.description, "self (written"));
+    add_job("ldg_moved", r.text, r.len);
+    rw_result_free(&r);
+    unload(&fx);
+
+    static const struct {
+        const char *id, *kernel;
+    } ks[] = {{"cs_conv_rows", "convolutionRowsKernel"}, {"cs_conv_cols", "convolutionColumnsKernel"}};
+    for (size_t i = 0; i < HK_ARRAY_LEN(ks); i++) {
+        if (!rwf_load_wild(ks[i].id, &fx))
+            continue;
+        assert_int_equal(rw_readonly_loads(fx.text, fx.len, fx.m, kernel(&fx, ks[i].kernel), false, &r), HK_OK);
+        if (!r.applicable)
+            fail_msg("%s: %s", ks[i].id, r.description);
+        print_message("%s\n", r.description);
+        expect_text(&r, "= __ldg(&d_Src[");
+        expect_text(&r, "d_Src += ");
+        assert_non_null(strstr(r.description, "skipped: d_Dst (written"));
+        char tag[64];
+        snprintf(tag, sizeof tag, "ldg_%s", ks[i].id);
+        add_job(tag, r.text, r.len);
+        rw_result_free(&r);
+        unload(&fx);
+    }
+    assert_int_equal(hk_alloc_live(), 0);
+}
+
 /* ------------------------------------------------------------------ unroll */
 
 static void test_unroll(void **state)
@@ -1288,6 +1348,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_vectorize_float_int), cmocka_unit_test(test_vectorize_half_bf16),
         cmocka_unit_test(test_vectorize_refusals),  cmocka_unit_test(test_readonly_loads),
+        cmocka_unit_test(test_readonly_loads_moved),
         cmocka_unit_test(test_unroll),              cmocka_unit_test(test_fast_math),
         cmocka_unit_test(test_vectorize_emulated),  cmocka_unit_test(test_ptx_evidence),
         cmocka_unit_test(test_vectorize_strided),   cmocka_unit_test(test_vectorize_strided_emulated),

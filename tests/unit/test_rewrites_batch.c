@@ -317,6 +317,32 @@ static const char relax_drv[] =
     "            NS::relax(w, out, n, rounds); }));\n"
     "    }\n";
 
+/* issue 13: pointers moved in place before the loop (cuda-samples' convolutionSeparable,
+ * `d_Src += baseY * pitch + baseX;`): src stays a read-only buffer, its loads are batched
+ * from the moved pointer; dst moved twice (`dst = dst + e;`, `dst++;`) and stored through */
+static const char moved[] =
+    "__global__ void moved(float *dst, float *src, int w, int pitch)\n"
+    "{\n"
+    "    const int y = blockIdx.x;\n"
+    "    src += y * pitch + threadIdx.x;\n"
+    "    dst = dst + y * pitch;\n"
+    "    dst++;\n"
+    "    float acc = 0.0f;\n"
+    "    for (int i = 0; i < w; i++) {\n"
+    "        float v = src[i * blockDim.x];\n"
+    "        acc = acc * 0.5f + v;\n"
+    "        dst[i * blockDim.x + threadIdx.x] = acc;\n"
+    "    }\n"
+    "}\n";
+
+static const char moved_drv[] =
+    "for (int w : {0, 1, 3, 4, 9}) {\n"
+    "    const int pitch = w * 32;\n"
+    "    emu::buf<float> src(3 * pitch + 1);\n"
+    "    src.fill(w + 2);\n"
+    "    PAIR(float, \"moved\", 3 * pitch + 1, emu::launch(dim3(3), dim3(32), 0, [&] { NS::moved(out, src, w, pitch); }));\n"
+    "}\n";
+
 static void emulated_runs(void **state)
 {
     (void)state;
@@ -333,6 +359,7 @@ static void emulated_runs(void **state)
         {"sweep", sweep, "sweep", sweep_drv},
         {"staged", staged, "staged", staged_drv},
         {"relax", relax, "relax", relax_drv},
+        {"moved", moved, "moved", moved_drv},
     };
     static const int Ks[] = {2, 4, 8};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
@@ -357,6 +384,18 @@ static void emulated_runs(void **state)
                 emu_batch_add_pair(&batch, "sweep_first", cases[i].src, b1, helpers, cases[i].driver, EMU_DIFFERS);
                 emu_batch_add_pair(&batch, "sweep_nobreak", cases[i].src, b2, helpers, cases[i].driver,
                                    EMU_DIFFERS);
+                free(b1);
+                free(b2);
+            }
+            if (j == 1 && !strcmp(cases[i].tag, "moved")) {
+                /* the preload without the lane's part of the move, or every body reading
+                 * the first trip's value: both must differ */
+                char *b1 = emu_replaced(cand, "float v = src[hk_lb_iv * blockDim.x];",
+                                        "float v = src[(int)(hk_lb_iv * blockDim.x) - (int)threadIdx.x];");
+                char *b2 = emu_replaced(cand, "float v = hk_lb_s_v[hk_lb_k];", "float v = hk_lb_s_v[0];");
+                emu_batch_add_pair(&batch, "moved_lane", cases[i].src, b1, helpers, cases[i].driver,
+                                   EMU_DIFFERS);
+                emu_batch_add_pair(&batch, "moved_first", cases[i].src, b2, helpers, cases[i].driver, EMU_DIFFERS);
                 free(b1);
                 free(b2);
             }
@@ -592,6 +631,29 @@ static void refusals(void **state)
         {"barrier", "barrier", 6, "`__syncwarp` in the loop"},
     };
     rwf_expect_refusals(refused, "barrier_load_batching", wcases, HK_ARRAY_LEN(wcases));
+    /* issue 13: a pointer moved inside the loop is no read-only buffer of that loop (the
+     * preload would read later trips through this trip's pointer) */
+    static const char walk[] =
+        "__global__ void walk(const float *x, float *y, int n)\n"
+        "{\n"
+        "    for (int i = threadIdx.x; i < n; i += blockDim.x) {\n"
+        "        float v = x[0];\n"
+        "        x += blockDim.x;\n"
+        "        y[i] = v;\n"
+        "    }\n"
+        "}\n"
+        "__global__ void walk2(const float *x, float *y, int n)\n"
+        "{\n"
+        "    for (int i = threadIdx.x; i < n; i += blockDim.x) {\n"
+        "        y[i] = x[0] * 2.0f;\n"
+        "        x += blockDim.x;\n"
+        "    }\n"
+        "}\n";
+    static const rwf_refusal mcases[] = {
+        {"walk", "write", 4, "`x` is written in the loop"},
+        {"walk2", "loop", 11, "loads nothing from a buffer the kernel never writes"},
+    };
+    rwf_expect_refusals(walk, "load_batching", mcases, HK_ARRAY_LEN(mcases));
 }
 
 /* The wild suite's two kernels the rewrite was made for, rewritten at K = 4 and 8, compile
@@ -605,6 +667,8 @@ static void wild_kernels_compile(void **state)
         {"cs_histogram256", "histogram256Kernel"},
         {"mmcv_tin_shift_fwd", "tin_shift_forward_cuda_kernel"},
         {"rodinia_pathfinder", "dynproc_kernel"},
+        {"cs_conv_rows", "convolutionRowsKernel"},   /* issue 13: d_Src moved in place */
+        {"cs_conv_cols", "convolutionColumnsKernel"},
     };
     for (size_t i = 0; i < HK_ARRAY_LEN(ks); i++) {
         fixture fx;
