@@ -31,3 +31,9 @@ case "${CALL:-1}" in
    WILD="mmcv_roi_align_rotated_fwd mmcv_deform_roi_pool_fwd" \
    bash "$here/../2026-12-07-session49/final.sh" ;;
 esac
+# Session 51's changes never measured, for the next session (carry/hkls rebuilt at HEAD): gap's vectorize/coarsen
+# on llm.c's normalize, offs's moved pointers (readonly_loads, load_batching) on the conv pair and mmcv's point kernels.
+case "${CALL:-1}" in
+5) D=${D:-560} WILD="llmc_layernorm_normalize cs_conv_rows cs_conv_cols mmcv_knn_fwd mmcv_three_nn_fwd mmcv_furthest_point_sample" \
+   bash "$here/../2026-12-07-session49/final.sh" ;;
+esac
