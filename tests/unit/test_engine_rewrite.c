@@ -331,6 +331,16 @@ static void test_move_scan_forms(void **state)
         {"{ p += i; ++*p; }", true},
         {"{ p++; (*p) += a; }", true},
         {"{ p = p + i; (p[0])--; }", true},
+        /* review s51 rev3: a move outside a statement of its own is not one */
+        {"{ if ((p += 1) != q0) q0[0] = a; }", true},
+        {"{ for (p += i; i < n; i++) { } }", true},
+        {"{ a = 1, p += i; }", true},
+        {"{ do p++; while (i--); }", true},
+        {"{ (void)p++; }", true},
+        {"{ float *r = p = p + 1; }", true},
+        {"{ s.p = p + 1; }", true},
+        {"{ for (int j = 0; p++ && j < 3; j++) { } }", true},
+        {"{ for (;; p++) { float v = *p; if (v > a) break; } }", false},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         char text[768];
